@@ -1,0 +1,118 @@
+"""The call graph (networkx) and the facts that follow its edges.
+
+Edges come from the solved call sites: plain calls, methods on `self`/`cls`, `super()`, calls
+through module aliases, Keras instance calls (`model(x)` reaches `Model.call`), constructors
+(`__init__`), and callbacks handed to tf.data / `tf.map_fn` / `strategy.run`. From the graph:
+recursion (a cycle through the function), tensor computation (a TF op anywhere below), and
+covered callers (every caller already runs as a graph).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import networkx as nx
+
+from analyzer.resolve import ProjectIndex
+from analyzer.tensors import TensorFacts
+
+
+
+def build_call_graph(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> nx.DiGraph:
+    """Functions as nodes, caller -> callee edges."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(keys)
+    for caller, calls in facts.calls.items():
+        for resolved in calls:
+            for kind, target in resolved.targets:
+                if kind == "class":
+                    init = index.find_method(target, "__init__")
+                    if init is None:
+                        continue
+                    target = init
+                graph.add_edge(caller, target, kind=kind)
+    for callee in facts.traced_callbacks:
+        for caller in facts.callers.get(callee, ()):
+            graph.add_edge(caller, callee, kind="callback")
+    return graph
+
+
+def recursive_functions(graph: nx.DiGraph) -> set[str]:
+    """Functions on a cycle: direct (self-loop) or mutual (a strongly connected component)."""
+    found: set[str] = set()
+    for component in nx.strongly_connected_components(graph):
+        if len(component) > 1:
+            found |= component
+        else:
+            (node,) = component
+            if graph.has_edge(node, node):
+                found.add(node)
+    return found
+
+
+def local_tensor_computation(facts: TensorFacts, key: str) -> bool:
+    """A TF op in the body itself: an API call, a Keras call, or an operator on tensors."""
+    for resolved in facts.calls.get(key, []):
+        if any(info.tensor_op for info in resolved.api):
+            return True
+        external_keras_call = not resolved.targets and any(
+            role in ("layer", "model", "loss", "metric") for role in resolved.receiver_roles
+        )
+        if external_keras_call:
+            return True
+    evaluator = facts.evaluators.get(key)
+    if evaluator is not None:
+        for sym, atoms in evaluator.memo.items():
+            if sym[0] in ("op", "item") and any(a[0] in ("tensor", "variable") for a in atoms):
+                return True
+    return False
+
+
+def tensor_computation(graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]) -> dict[str, bool]:
+    """Whether a TF op runs in the function or anything it (transitively) calls in user code."""
+    local = {k: local_tensor_computation(facts, k) for k in keys}
+    result = dict(local)
+    condensed = nx.condensation(graph)
+    members = condensed.graph["mapping"]
+    by_component: dict[int, list[str]] = {}
+    for node, comp in members.items():
+        by_component.setdefault(comp, []).append(node)
+    for comp in reversed(list(nx.topological_sort(condensed))):
+        nodes = by_component[comp]
+        value = any(local.get(n, False) for n in nodes) or any(
+            result.get(n2, False)
+            for succ in condensed.successors(comp)
+            for n2 in by_component[succ]
+        )
+        for n in nodes:
+            result[n] = value
+    return result
+
+
+def covered_callers(
+    graph: nx.DiGraph, facts: TensorFacts, hybrid: set[str], keys: Iterable[str]
+) -> dict[str, bool]:
+    """True when the function has callers and every one already runs as a graph.
+
+    A caller runs as a graph when it is hybrid, is a callback traced by tf.data or `tf.map_fn`,
+    or is itself covered. Module-level code and tests are never graphs.
+    """
+    traced = hybrid | facts.traced_callbacks
+    covered: dict[str, bool] = {}
+
+    def is_covered(key: str, stack: frozenset[str]) -> bool:
+        if key in covered:
+            return covered[key]
+        if key in facts.traced_callbacks:
+            covered[key] = True
+            return True
+        callers = [c for c in graph.predecessors(key) if c != key]
+        if not callers or key in stack:
+            return False
+        value = not any(c.endswith("::<module>") for c in callers) and all(
+            c in traced or is_covered(c, stack | {key}) for c in callers
+        )
+        covered[key] = value
+        return value
+
+    return {k: is_covered(k, frozenset()) for k in keys}

@@ -1,0 +1,69 @@
+"""The registry of checks: one stable code per reason a verdict fails or a hazard exists.
+
+Each check lives in its own module of this package as a subclass of `Check` with a code
+`HYnnn`, the failure name of VERDICTS.md it maps to, a one-line summary, a docstring with the
+sections "What it detects", "Why it matters in graph mode", "Example" and "Instead", and
+embedded `VALID` / `INVALID` programs: in every INVALID program the function named by
+`EXAMPLE_FUNCTION` gets a finding with this code, in every VALID one it does not. A single
+parametrised test runs them all. Families by hundreds: HY0xx eligibility and benefit, HY1xx
+Python side effects, HY2xx retracing, HY3xx eager-only escapes, HY4xx framework hazards, HY5xx
+structure, HY9xx tool errors.
+
+Checks do not walk trees: the analysis computes facts once, and the decision step attaches
+findings with these codes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+from typing import ClassVar
+
+from hybridize.model import Severity
+
+
+class Check:
+    """Documentation and examples of one finding code."""
+
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    severity: ClassVar[Severity] = "warning"
+    summary: ClassVar[str] = ""
+    EXAMPLE_FUNCTION: ClassVar[str] = "f"
+    VALID: ClassVar[tuple[str, ...]] = ()
+    INVALID: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The text `hybridize explain CODE` prints."""
+        doc = (cls.__doc__ or "").strip("\n")
+        lines = doc.splitlines()
+        indent = min((len(x) - len(x.lstrip()) for x in lines[1:] if x.strip()), default=0)
+        body = "\n".join([lines[0].strip(), *[x[indent:] for x in lines[1:]]]) if lines else ""
+        return f"{cls.code} {cls.name}: {cls.summary}\n\n{body}\n"
+
+
+@cache
+def registry() -> dict[str, type[Check]]:
+    """Every registered check by code, importing the modules of this package once."""
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
+    found: dict[str, type[Check]] = {}
+    stack = list(Check.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if cls.code:
+            found[cls.code] = cls
+    return dict(sorted(found.items()))
+
+
+def severity_of(code: str) -> Severity:
+    check = registry().get(code)
+    return check.severity if check is not None else "warning"
+
+
+def name_of(code: str, default: str) -> str:
+    check = registry().get(code)
+    return check.name if check is not None else default

@@ -1,0 +1,326 @@
+"""The side-effect analysis: what a function changes outside itself, transitively.
+
+A Python side effect runs while `tf.function` traces, not on every call, so a function that has
+one changes behaviour when compiled. Effects (VERDICTS.md section 1): printing, logging, file
+and OS I/O, drawing from Python's `random`, reading the clock, assigning a global or nonlocal,
+writing an attribute or item of an object the function did not create, mutating such a
+container, advancing an iterator it was given; and all of these in anything it calls.
+
+Whether an object was created within the call is tracked by *origin*: a parameter (named), a
+module-level object, a variable of an enclosing function, something fresh, or unknown. A
+callee that mutates its parameter is an effect of the caller only when the caller passes
+something it did not create itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from analyzer.frameworks import is_container_mutator
+from analyzer.ir import FunctionSummary, Sym
+from analyzer.resolve import ProjectIndex
+from analyzer.tensors import ResolvedCall, TensorFacts
+from hybridize.model import Span
+
+Origin = tuple  # type: ignore[type-arg]
+FRESH: Origin = ("fresh",)
+GLOBAL: Origin = ("global",)
+FREE: Origin = ("free",)
+UNKNOWN_ORIGIN: Origin = ("unknown",)
+
+EFFECT_CODES = {
+    "print": ("HY101", "prints"),
+    "logging": ("HY102", "logs"),
+    "io": ("HY103", "performs file or OS I/O"),
+    "input": ("HY103", "reads standard input"),
+    "random": ("HY104", "draws from Python's random number generator"),
+    "clock": ("HY105", "reads the clock"),
+    "trace_time": ("HY109", "changes global framework state"),
+}
+
+LIKELY_MUTATORS = frozenset(
+    {
+        "append", "extend", "insert", "appendleft", "extendleft", "popleft", "update",
+        "setdefault", "clear", "pop", "popitem", "remove", "add", "discard", "sort", "reverse",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One side effect with the finding code it maps to and where it happens."""
+
+    code: str
+    message: str
+    span: Span
+
+
+@dataclass(slots=True)
+class EffectSummary:
+    """A function's effects: unconditional ones, and parameters it mutates."""
+
+    effects: list[Effect] = field(default_factory=list)
+    mutated_params: dict[str, Span] = field(default_factory=dict)
+    undeterminable: list[Effect] = field(default_factory=list)
+
+    @property
+    def has_effects(self) -> bool:
+        return bool(self.effects or self.mutated_params)
+
+
+def origins(index: ProjectIndex, key: str, sym: Sym, seen: set[Sym] | None = None) -> set[Origin]:
+    """Where the object a symbolic value denotes was created, relative to function `key`."""
+    seen = seen if seen is not None else set()
+    if sym in seen:
+        return set()
+    seen.add(sym)
+    fn = index.function(key)
+    kind = sym[0]
+    if kind == "param":
+        return {("param", sym[1])}
+    if kind == "local":
+        out: set[Origin] = set()
+        for value in fn.locals.get(sym[1], ()):
+            out |= origins(index, key, value, seen)
+        return out
+    if kind == "name":
+        if sym[1] in fn.nonlocals_declared or _bound_in_parent(index, key, sym[1]):
+            return {FREE}
+        return {GLOBAL}
+    if kind in ("attr", "item", "iter", "enter"):
+        return origins(index, key, sym[1], seen)
+    if kind == "cond":
+        out = set()
+        for option in sym[1]:
+            out |= origins(index, key, option, seen)
+        return out
+    if kind == "import":
+        return {GLOBAL}
+    if kind == "?":
+        return {UNKNOWN_ORIGIN}
+    return {FRESH}
+
+
+def _bound_in_parent(index: ProjectIndex, key: str, name: str) -> bool:
+    relpath = key.split("::", 1)[0]
+    parent = index.function(key).parent_qualname
+    while parent is not None:
+        parent_fn = index.function(f"{relpath}::{parent}")
+        if name in parent_fn.locals:
+            return True
+        parent = parent_fn.parent_qualname
+    return False
+
+
+def _root_param(sym: Sym) -> str | None:
+    while sym[0] in ("attr", "item", "iter", "local"):
+        if sym[0] == "local":
+            return None
+        sym = sym[1]
+    return sym[1] if sym[0] == "param" else None
+
+
+class EffectAnalysis:
+    """Computes effect summaries for every function, iterated over the call graph."""
+
+    def __init__(self, index: ProjectIndex, facts: TensorFacts) -> None:
+        self.index = index
+        self.facts = facts
+        self.summaries: dict[str, EffectSummary] = {}
+
+    def run(self, keys: Iterable[str]) -> dict[str, EffectSummary]:
+        keys = [k for k in keys if not k.endswith("::<module>")]
+        local = {k: self._local(k) for k in keys}
+        self.summaries = {k: _copy(s) for k, s in local.items()}
+        for _ in range(len(keys) + 1):
+            changed = False
+            for key in keys:
+                summary = _copy(local[key])
+                self._transitive(key, summary)
+                old = self.summaries[key]
+                if (len(summary.effects), set(summary.mutated_params), len(summary.undeterminable)) != (
+                    len(old.effects),
+                    set(old.mutated_params),
+                    len(old.undeterminable),
+                ):
+                    changed = True
+                self.summaries[key] = summary
+            if not changed:
+                break
+        return self.summaries
+
+    # ------------------------------------------------------------------ local
+
+    def _exempt_self_store(self, fn: FunctionSummary, key: str, target: Sym) -> bool:
+        """Keras `build` writes weights to the layer: not a Python side effect."""
+        if fn.name != "build" or fn.class_qualname is None or not fn.binds_receiver:
+            return False
+        class_key = f"{key.split('::', 1)[0]}::{fn.class_qualname}"
+        return self.index.keras_role(class_key) is not None and bool(
+            {("param", fn.params[0].name)} & origins(self.index, key, target)
+        )
+
+    def _mutation(
+        self, key: str, fn: FunctionSummary, summary: EffectSummary, target: Sym, span: Span, what: str
+    ) -> None:
+        if self._exempt_self_store(fn, key, target):
+            return
+        found = origins(self.index, key, target)
+        for origin in found:
+            if origin == FRESH:
+                continue
+            if origin[0] == "param":
+                summary.mutated_params.setdefault(origin[1], span)
+                summary.effects.append(
+                    Effect("HY107", f"{what} an object passed in as `{origin[1]}`", span)
+                )
+            elif origin == FREE:
+                summary.effects.append(Effect("HY107", f"{what} a variable of an enclosing function", span))
+            elif origin == GLOBAL:
+                summary.effects.append(Effect("HY107", f"{what} a module-level object", span))
+            else:
+                summary.effects.append(Effect("HY107", f"{what} an object of unknown origin", span))
+
+    def _local(self, key: str) -> EffectSummary:
+        fn = self.index.function(key)
+        summary = EffectSummary()
+        for store in fn.stores:
+            if store.kind == "global":
+                summary.effects.append(
+                    Effect("HY106", f"assigns the global variable `{store.name}`", store.span)
+                )
+            elif store.kind == "nonlocal":
+                summary.effects.append(
+                    Effect("HY106", f"assigns the nonlocal variable `{store.name}`", store.span)
+                )
+            elif store.kind in ("attr", "del_attr"):
+                self._mutation(key, fn, summary, store.target, store.span, f"writes attribute `{store.name}` of")
+            else:
+                self._mutation(key, fn, summary, store.target, store.span, "writes an item of")
+        for resolved in self.facts.calls.get(key, []):
+            self._local_call(key, fn, summary, resolved)
+        return summary
+
+    def _local_call(
+        self, key: str, fn: FunctionSummary, summary: EffectSummary, resolved: ResolvedCall
+    ) -> None:
+        site = resolved.site
+        for info in resolved.api:
+            if info.effect in EFFECT_CODES:
+                code, verb = EFFECT_CODES[info.effect]
+                summary.effects.append(
+                    Effect(code, f"`{_short(info.name)}` {verb}; it runs only while tracing", site.span)
+                )
+            if info.name == "builtins.next" and site.args:
+                if origins(self.index, key, site.args[0]) - {FRESH}:
+                    summary.effects.append(
+                        Effect("HY108", "advances an iterator it did not create", site.span)
+                    )
+        callee = site.callee
+        if callee[0] == "attr":
+            method = callee[2]
+            roles = {a[1] for a in resolved.callee_atoms if a[0] == "boundext"}
+            unknown = not resolved.callee_atoms or all(a[0] == "?" for a in resolved.callee_atoms)
+            container_roles = {"list", "dict", "set", "tuple", "python", "deque"}
+            if (roles & container_roles and is_container_mutator(method)) or (
+                unknown and method in LIKELY_MUTATORS
+            ):
+                self._mutation(key, fn, summary, callee[1], site.span, f"calls `.{method}()` on")
+            if method == "__next__" and origins(self.index, key, callee[1]) - {FRESH}:
+                summary.effects.append(Effect("HY108", "advances an iterator it did not create", site.span))
+        if (
+            resolved.callee_atoms
+            and all(a[0] == "?" for a in resolved.callee_atoms)
+            and _root_param(callee) is not None
+            and (not fn.binds_receiver or _root_param(callee) != fn.params[0].name)
+        ):
+            summary.undeterminable.append(
+                Effect(
+                    "HY110",
+                    f"calls `{_root_param(callee)}`, a callable parameter whose effects are unknown",
+                    site.span,
+                )
+            )
+
+    # ------------------------------------------------------------------ transitive
+
+    def _transitive(self, key: str, summary: EffectSummary) -> None:
+        fn = self.index.function(key)
+        for resolved in self.facts.calls.get(key, []):
+            site = resolved.site
+            for kind, target in resolved.targets:
+                if kind == "class":
+                    init = self.index.find_method(target, "__init__")
+                    if init is None:
+                        continue
+                    target = init
+                if target == key:
+                    continue
+                callee_summary = self.summaries.get(target)
+                if callee_summary is None:
+                    continue
+                callee_fn = self.index.function(target)
+                name = callee_fn.qualname
+                if callee_summary.effects:
+                    own = [e for e in callee_summary.effects if not e.message.endswith("passed in as `self`")]
+                    non_param = [e for e in own if "passed in as" not in e.message]
+                    if non_param:
+                        first = non_param[0]
+                        summary.effects.append(
+                            Effect(
+                                first.code,
+                                f"calls `{name}`, which {first.message} (line {first.span.start_line})",
+                                site.span,
+                            )
+                        )
+                if callee_summary.undeterminable and not summary.undeterminable:
+                    summary.undeterminable.append(
+                        Effect("HY110", f"calls `{name}`, whose effects are unknown", site.span)
+                    )
+                for param, _span in callee_summary.mutated_params.items():
+                    arg = self._argument_for(callee_fn, kind, site, param)
+                    if arg is None:
+                        continue
+                    self._mutation(key, fn, summary, arg, site.span, f"calls `{name}`, which mutates")
+
+    def _argument_for(self, callee: FunctionSummary, kind: str, site: object, param: str) -> Sym | None:
+        from analyzer.ir import CallSite
+
+        assert isinstance(site, CallSite)
+        params = callee.params
+        receiver = params[0].name if callee.binds_receiver and params else None
+        if kind == "class" or (kind in ("method", "layer_call") and param == receiver):
+            if kind == "class":
+                return None if param == receiver else self._bound_sym(callee, site, param, 1)
+            callee_sym = site.callee
+            if kind == "layer_call":
+                return callee_sym
+            return callee_sym[1] if callee_sym[0] == "attr" else None
+        skip = 1 if kind in ("method", "layer_call", "class") and receiver else 0
+        return self._bound_sym(callee, site, param, skip)
+
+    @staticmethod
+    def _bound_sym(callee: FunctionSummary, site: object, param: str, skip: int) -> Sym | None:
+        from analyzer.ir import CallSite
+
+        assert isinstance(site, CallSite)
+        for name, value in site.kwargs:
+            if name == param:
+                return value
+        positional = [p.name for p in callee.params[skip:] if p.kind in ("posonly", "normal")]
+        if param in positional:
+            i = positional.index(param)
+            if i < len(site.args):
+                return site.args[i]
+        return None
+
+
+def _copy(summary: EffectSummary) -> EffectSummary:
+    return EffectSummary(
+        list(summary.effects), dict(summary.mutated_params), list(summary.undeterminable)
+    )
+
+
+def _short(name: str) -> str:
+    return name.removeprefix("builtins.")

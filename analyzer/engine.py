@@ -1,0 +1,303 @@
+"""The analysis pipeline: files -> summaries (parallel, cached) -> solved facts -> verdicts.
+
+Per-file work (decode, libcst parse, summary) depends on nothing but the file, so it runs on
+every core and is cached by content hash. The project-wide phase (name resolution, tensor
+flow, effects, call graph, decisions) is recomputed from the summaries on every run, so a
+change in an imported module always reaches the modules that import it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import libcst as cst
+
+from analyzer.cache import SummaryCache
+from analyzer.callgraph import build_call_graph, covered_callers, recursive_functions, tensor_computation
+from analyzer.decide import FunctionFacts, decide
+from analyzer.effects import EffectAnalysis
+from analyzer.ir import ModuleSummary
+from analyzer.resolve import ProjectIndex
+from analyzer.safety import safety_facts
+from analyzer.sources import discover, read_source
+from analyzer.speculation import speculate
+from analyzer.summarize import summarize_module
+from analyzer.tensors import TensorFacts, is_primitive, is_tensor_like, solve
+from hybridize.model import AnalysisResult, FileError, Finding, FunctionVerdict, ParamReport, TensorSpec
+
+PARALLEL_THRESHOLD = 40
+"""Below this many files a process pool costs more than it saves."""
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisOptions:
+    infer_input_signatures: bool = False
+    use_cache: bool = True
+    jobs: int | None = None
+
+
+def summarize_file(path: Path, root: Path) -> ModuleSummary | FileError:
+    """Read, decode, parse and summarise one file; every failure becomes a FileError."""
+    source = read_source(path, root)
+    if isinstance(source, FileError):
+        return source
+    return summarize_text(source.relpath, source.text)
+
+
+def summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
+    try:
+        tree = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        return FileError(relpath, f"SyntaxError: {exc.message} (line {exc.raw_line})")
+    except (RecursionError, MemoryError):
+        return FileError(relpath, "cannot parse: the file is nested too deeply")
+    except Exception as exc:  # libcst raises other errors on odd input  # noqa: BLE001
+        return FileError(relpath, f"cannot parse: {type(exc).__name__}: {exc}")
+    try:
+        return summarize_module(relpath, tree, text)
+    except RecursionError:
+        return FileError(relpath, "cannot analyse: the file is nested too deeply")
+
+
+def _summarize_batch(batch: list[tuple[str, str]], root: str, cache_dir: str | None) -> list[ModuleSummary | FileError]:
+    cache = SummaryCache(Path(cache_dir)) if cache_dir else None
+    return [_summarize_cached(Path(p), Path(root), cache) for p, _ in batch]
+
+
+def _summarize_cached(path: Path, root: Path, cache: SummaryCache | None) -> ModuleSummary | FileError:
+    if cache is None:
+        return summarize_file(path, root)
+    source = read_source(path, root)
+    if isinstance(source, FileError):
+        return source
+    cached = cache.get(source.raw, source.relpath)
+    if cached is not None:
+        return cached
+    result = summarize_text(source.relpath, source.text)
+    cache.put(source.raw, source.relpath, result)
+    return result
+
+
+def collect_summaries(
+    root: Path, options: AnalysisOptions
+) -> tuple[list[ModuleSummary], list[FileError], list[str]]:
+    """Summaries of every file below root, errors, and warnings (e.g. about the cache)."""
+    files, errors = discover(root)
+    base = root if root.is_dir() else root.parent
+    cache = SummaryCache.open() if options.use_cache else None
+    warnings = list(cache.warnings) if cache is not None else []
+    cache_dir = str(cache.directory) if cache is not None and cache.usable else None
+    jobs = options.jobs or os.cpu_count() or 1
+    results: list[ModuleSummary | FileError] = []
+    if jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
+        chunks = [[(str(p), "") for p in files[i::jobs * 4]] for i in range(jobs * 4)]
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(_summarize_batch, chunk, str(base), cache_dir) for chunk in chunks if chunk]
+            for future in futures:
+                results.extend(future.result())
+    else:
+        usable = cache if cache is not None and cache.usable else None
+        results = [_summarize_cached(p, base, usable) for p in files]
+    summaries = sorted((r for r in results if isinstance(r, ModuleSummary)), key=lambda s: s.relpath)
+    errors.extend(r for r in results if isinstance(r, FileError))
+    errors.sort(key=lambda e: e.file)
+    return summaries, errors, warnings
+
+
+def analyze_path(path: Path, options: AnalysisOptions | None = None) -> tuple[AnalysisResult, list[str]]:
+    """Analyse a file or folder as one project; returns the result and warnings."""
+    options = options or AnalysisOptions()
+    started = time.perf_counter()
+    root = path.resolve()
+    summaries, errors, warnings = collect_summaries(root, options)
+    verdicts = analyze_summaries(summaries, options)
+    result = AnalysisResult(
+        root=str(root),
+        functions=tuple(verdicts),
+        errors=tuple(errors),
+        seconds=time.perf_counter() - started,
+    )
+    return result, warnings
+
+
+def analyze_summaries(summaries: Iterable[ModuleSummary], options: AnalysisOptions) -> list[FunctionVerdict]:
+    """The project-wide phase over already computed summaries."""
+    index = ProjectIndex({s.relpath: s for s in summaries})
+    facts = solve(index)
+    keys = [f"{r}::{q}" for r, m in index.modules.items() for q in ["<module>", *m.functions]]
+    function_keys = [k for k in keys if not k.endswith("::<module>")]
+    effects = EffectAnalysis(index, facts).run(function_keys)
+    graph = build_call_graph(index, facts, keys)
+    recursive = recursive_functions(graph)
+    computation = tensor_computation(graph, facts, keys)
+    hybrid = {k for k in function_keys if is_hybrid(index, facts, k)}
+    covered = covered_callers(graph, facts, hybrid, function_keys)
+    verdicts = []
+    for key in function_keys:
+        verdicts.append(
+            _verdict(index, facts, key, effects[key], key in recursive, computation[key],
+                     covered[key], key in hybrid, options, graph)
+        )
+    verdicts.sort(key=lambda v: (v.file, v.line, v.qualname))
+    return verdicts
+
+
+def is_hybrid(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
+    """Decorated with tf.function under any spelling, or wrapped by `tf.function(f)`."""
+    if key in facts.wrapped_by_tf_function:
+        return True
+    relpath = key.split("::", 1)[0]
+    fn = index.function(key)
+    for decorator in fn.decorators:
+        ref = index.resolve_dotted(relpath, decorator.name)
+        if ref[0] == "ext" and ref[1] in ("tensorflow.function", "tensorflow.compat.v2.function"):
+            return True
+    return False
+
+
+TF_FUNCTION_POSITIONAL = (
+    "func",
+    "input_signature",
+    "autograph",
+    "jit_compile",
+    "reduce_retracing",
+    "experimental_implements",
+    "experimental_autograph_options",
+    "experimental_attributes",
+    "experimental_relax_shapes",
+    "experimental_compile",
+    "experimental_follow_type_hints",
+)
+DEPRECATED_ALIASES = {"experimental_relax_shapes": "reduce_retracing", "experimental_compile": "jit_compile"}
+
+
+def decorator_arguments(index: ProjectIndex, key: str) -> dict[str, bool]:
+    """Which tf.function arguments the decorator supplies (positional or keyword)."""
+    relpath = key.split("::", 1)[0]
+    fn = index.function(key)
+    found: dict[str, bool] = {}
+    for decorator in fn.decorators:
+        ref = index.resolve_dotted(relpath, decorator.name)
+        if not (ref[0] == "ext" and ref[1].endswith("function") and ref[1].startswith("tensorflow")):
+            continue
+        names = [TF_FUNCTION_POSITIONAL[i] for i in range(len(decorator.args)) if i < len(TF_FUNCTION_POSITIONAL)]
+        names += [k for k, _ in decorator.kwargs]
+        for name in names:
+            found[DEPRECATED_ALIASES.get(name, name)] = True
+    return found
+
+
+def _verdict(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: str,
+    effect_summary: object,
+    recursive: bool,
+    computation: bool,
+    covered: bool,
+    hybrid: bool,
+    options: AnalysisOptions,
+    graph: object,
+) -> FunctionVerdict:
+    from analyzer.effects import EffectSummary
+
+    assert isinstance(effect_summary, EffectSummary)
+    relpath = key.split("::", 1)[0]
+    fn = index.function(key)
+    explicit = fn.explicit_params
+    if fn.class_qualname is not None and "staticmethod" not in {d.name for d in fn.decorators}:
+        explicit = fn.params[1:] if fn.params else ()
+    evidence = facts.param_atoms.get(key, {})
+    evaluator_params: list[ParamReport] = []
+    from analyzer.tensors import get_evaluator
+
+    evaluator = get_evaluator(index, facts, key)
+    any_tensor = False
+    any_unknown = False
+    for p in explicit:
+        atoms = set(evidence.get(p.name, set())) | set(evaluator.hint_atoms(p.annotation))
+        tensor = any(is_tensor_like(a) for a in atoms)
+        if tensor:
+            any_tensor = True
+            is_tensor: bool | None = True
+        elif not atoms:
+            is_tensor = None if p.default is None and p.kind not in ("vararg", "kwarg") else False
+            if is_tensor is None:
+                any_unknown = True
+        elif any(a[0] == "?" for a in atoms):
+            is_tensor = None
+            any_unknown = True
+        else:
+            is_tensor = False
+        specs = tuple(
+            TensorSpec("TensorSpec", a[1], a[2]) for a in sorted(atoms, key=repr) if a[0] in ("tensor", "variable")
+        )
+        evaluator_params.append(ParamReport(p.name, is_tensor, specs))
+    has_tensor: bool | None
+    if any_tensor:
+        has_tensor = True
+    elif not explicit:
+        has_tensor = False
+    elif any_unknown:
+        has_tensor = None
+    else:
+        has_tensor = False
+    speculative = False
+    assumptions: list[str] = []
+    if has_tensor is None:
+        assumption = speculate(index, key)
+        if assumption is not None:
+            has_tensor, speculative = True, True
+            assumptions.append(assumption)
+    primitive: bool | None = bool(facts.primitive_params.get(key))
+    findings: list[Finding] = []
+    if primitive:
+        names = ", ".join(f"`{n}`" for n in sorted(facts.primitive_params[key]))
+        findings.append(
+            Finding("HY201", "has_primitive_parameters", "warning",
+                    f"a caller passes Python literals for {names}: each new value retraces", fn.span)
+        )
+    for effect in effect_summary.effects:
+        findings.append(Finding(effect.code, "has_python_side_effects", "error", effect.message, effect.span))
+    side_effects: bool | None = effect_summary.has_effects
+    if not side_effects and effect_summary.undeterminable:
+        side_effects = None
+        for effect in effect_summary.undeterminable[:1]:
+            findings.append(Finding(effect.code, "undeterminable_side_effects", "warning", effect.message, effect.span))
+    if recursive:
+        findings.append(Finding("HY501", "is_recursive", "error", "calls itself, directly or through other functions", fn.span))
+    safety, safety_findings = safety_facts(index, facts, key, graph)
+    findings.extend(safety_findings)
+    # Keep one finding per (code, line) so a loop of prints is not a wall of text.
+    unique: dict[tuple[str, int, int], Finding] = {}
+    for finding in findings:
+        unique.setdefault((finding.code, finding.span.start_line, finding.span.start_col), finding)
+    function_facts = FunctionFacts(
+        file=relpath,
+        qualname=fn.qualname,
+        line=fn.line,
+        span=fn.span,
+        is_hybrid=hybrid,
+        has_tensor_parameter=has_tensor,
+        has_primitive_parameters=primitive,
+        has_python_side_effects=side_effects,
+        is_recursive=recursive,
+        has_tensor_computation=computation,
+        caller_covered=covered,
+        safety=safety,
+        speculative=speculative,
+        assumptions=assumptions,
+        findings=list(unique.values()),
+        params=tuple(evaluator_params),
+        decorator_args=decorator_arguments(index, key) if hybrid else {},
+        infer_input_signatures=options.infer_input_signatures,
+    )
+    return decide(function_facts)
+
+
+__all__ = ["AnalysisOptions", "analyze_path", "analyze_summaries", "is_primitive"]

@@ -1,0 +1,155 @@
+"""The per-file intermediate representation: what one file says, before anything is resolved.
+
+Summarising a file needs only that file, so summaries are computed in parallel and cached by
+the file's content hash. Everything that needs other files (what `tf` is, which function a call
+reaches, whether an argument is a tensor) is left symbolic and solved project-wide later.
+
+Symbolic values (`Sym`) are small nested tuples, hashable and cheap to pickle:
+
+    ("?",)                          unknown
+    ("param", name)                 a parameter of the enclosing function
+    ("lit", type, value)            a Python literal: int, float, str, bytes, bool, none
+    ("local", name)                 a local variable (its assignments are in `locals`)
+    ("name", name)                  a free name: enclosing function, module global, or builtin
+    ("attr", base, name)            attribute read
+    ("item", base, index)           subscript read (`index` is a Sym or ("?",))
+    ("call", n)                     the result of the function's n-th call site
+    ("op", operands)                arithmetic, comparison, unary op over operands
+    ("iter", base)                  one element of iterating `base`
+    ("seq", kind, elements)         list/tuple/set display (a fresh object)
+    ("dict", values)                dict display (a fresh object)
+    ("fresh",)                      a fresh Python object of no interest (comprehension, f-string)
+    ("def", qualname)               a nested function or lambda defined here
+    ("cond", (a, b))                `a if c else b`, `a or b`
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hybridize.model import Span
+
+Sym = tuple  # type: ignore[type-arg]
+UNKNOWN: Sym = ("?",)
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    """One call in a function body, its callee and arguments still symbolic."""
+
+    callee: Sym
+    args: tuple[Sym, ...]
+    kwargs: tuple[tuple[str, Sym], ...]
+    span: Span
+    has_star_args: bool = False
+    name_arg_literal: Sym | None = None
+    """The value bound to `name=` when it is not a string (a hazard for TF ops), else None."""
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """A write the function performs: attribute, item, global or nonlocal."""
+
+    kind: str  # "attr" | "item" | "global" | "nonlocal" | "del_item" | "del_attr"
+    target: Sym
+    name: str
+    span: Span
+    value: Sym = UNKNOWN
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """A Python `for` loop: what it iterates, for iteration hazards."""
+
+    iterable: Sym
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A parameter as written: its name, kind, default and annotation."""
+
+    name: str
+    kind: str  # "posonly" | "normal" | "vararg" | "kwonly" | "kwarg"
+    default: Sym | None
+    annotation: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DecoratorInfo:
+    """A decorator: dotted name, whether it was called, and its arguments."""
+
+    name: str
+    called: bool
+    args: tuple[Sym, ...] = ()
+    kwargs: tuple[tuple[str, Sym], ...] = ()
+    arg_sources: tuple[tuple[str, str], ...] = ()
+    """Source text of each argument (keyword or `#n`), to model an input_signature later."""
+    span: Span = Span(1, 0, 1, 0)
+
+
+@dataclass(slots=True)
+class FunctionSummary:
+    """What one function body does, symbolically."""
+
+    qualname: str
+    name: str
+    line: int
+    span: Span
+    class_qualname: str | None
+    parent_qualname: str | None
+    params: tuple[Param, ...]
+    decorators: tuple[DecoratorInfo, ...]
+    binds_receiver: bool
+    calls: list[CallSite] = field(default_factory=list)
+    returns: list[Sym] = field(default_factory=list)
+    locals: dict[str, list[Sym]] = field(default_factory=dict)
+    stores: list[Store] = field(default_factory=list)
+    loops: list[Loop] = field(default_factory=list)
+    globals_declared: frozenset[str] = frozenset()
+    nonlocals_declared: frozenset[str] = frozenset()
+    is_generator: bool = False
+    is_async: bool = False
+    ignore_comment: bool = False
+    docstring: str | None = None
+    has_tensor_methods: bool = False
+
+    @property
+    def explicit_params(self) -> tuple[Param, ...]:
+        """Parameters a caller supplies (the bound `self`/`cls` dropped)."""
+        return self.params[1:] if self.binds_receiver and self.params else self.params
+
+
+@dataclass(frozen=True, slots=True)
+class ClassSummary:
+    """A class: its bases (dotted names as written) and method names."""
+
+    qualname: str
+    name: str
+    bases: tuple[str, ...]
+    methods: tuple[str, ...]
+    line: int
+    parent_qualname: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSummary:
+    """A name an import binds; `source` is the module as written (dots for relative)."""
+
+    local: str
+    source: str
+    member: str | None  # None for `import a.b [as c]`
+
+
+@dataclass(slots=True)
+class ModuleSummary:
+    """Everything the solver needs from one file; no libcst objects, so it pickles and caches."""
+
+    relpath: str
+    imports: dict[str, ImportSummary]
+    star_imports: list[str]
+    functions: dict[str, FunctionSummary]
+    classes: dict[str, ClassSummary]
+    module_code: FunctionSummary
+    all_names: tuple[str, ...] | None = None
+    line_count: int = 0

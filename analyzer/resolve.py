@@ -1,0 +1,278 @@
+"""Name resolution across the project: what a module-level name, an import or a base class is.
+
+Works on `ModuleSummary` values only, so it runs after the (parallel, cached) per-file phase.
+A reference (`Ref`) is one of:
+
+    ("module", relpath)        a module of the project
+    ("func", key)              a project function, key `relpath::qualname`
+    ("class", key)             a project class
+    ("global", relpath, name)  a module-level variable of the project
+    ("ext", "dotted.name")     something outside the project (tensorflow.keras.Model, print...)
+    ("?",)                     unknown
+
+Module lookup follows how Python finds a script's imports: the importing file's folder first,
+then each enclosing folder up to the root; a folder matches only through a `.py` file or an
+`__init__.py`, so a folder named `tensorflow` never shadows the real TensorFlow.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import PurePosixPath
+
+from analyzer.ir import ClassSummary, FunctionSummary, ImportSummary, ModuleSummary
+
+Ref = tuple  # type: ignore[type-arg]
+UNKNOWN_REF: Ref = ("?",)
+
+BUILTIN_NAMES = frozenset(dir(builtins))
+
+KERAS_ROOTS = {
+    "layer": ("keras.layers.Layer", "keras.Layer"),
+    "model": ("keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential"),
+}
+
+
+def canonical_external(dotted: str) -> str:
+    """Spellings of the same Keras/TF object reduced to one: `tensorflow.keras.X` -> `keras.X`."""
+    for prefix in ("tensorflow.keras.", "tensorflow.python.keras.", "tf_keras."):
+        if dotted.startswith(prefix):
+            return "keras." + dotted[len(prefix) :]
+    if dotted in ("tensorflow.keras", "tf_keras"):
+        return "keras"
+    if dotted.startswith("keras.src."):
+        return "keras." + dotted[len("keras.src.") :]
+    return dotted
+
+
+@cache
+def external_keras_role(dotted: str) -> str | None:
+    """'layer' / 'model' for Keras base classes known by name, else None."""
+    name = canonical_external(dotted)
+    if name in KERAS_ROOTS["model"] or name.endswith(".Model") and name.startswith("keras."):
+        return "model"
+    if name.startswith("keras.layers.") or name in KERAS_ROOTS["layer"]:
+        return "layer"
+    if name.startswith("keras.Sequential") or name.startswith("keras.models."):
+        return "model"
+    return None
+
+
+@dataclass(slots=True)
+class ProjectIndex:
+    """All module summaries of a project with cross-module lookups."""
+
+    modules: dict[str, ModuleSummary]
+    _module_ref_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
+    _global_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
+    _class_role_cache: dict[str, str | None] = field(default_factory=dict)
+
+    # ------------------------------------------------------------- lookups by key
+
+    def function(self, key: str) -> FunctionSummary:
+        relpath, qualname = key.split("::", 1)
+        module = self.modules[relpath]
+        if qualname == "<module>":
+            return module.module_code
+        return module.functions[qualname]
+
+    def klass(self, key: str) -> ClassSummary:
+        relpath, qualname = key.split("::", 1)
+        return self.modules[relpath].classes[qualname]
+
+    # ------------------------------------------------------------- modules
+
+    def find_module(self, dotted: str, importer: str) -> str | None:
+        """Relpath of the project module `import dotted` loads from `importer`, if any."""
+        if not dotted:
+            return None
+        key = (dotted, importer)
+        cached = self._module_ref_cache.get(key)
+        if cached is not None:
+            return cached[1] if cached else None
+        path = PurePosixPath(*dotted.split("."))
+        folder = PurePosixPath(importer).parent
+        found: str | None = None
+        while found is None:
+            for candidate in (f"{folder / path}.py", str(folder / path / "__init__.py")):
+                candidate = candidate[2:] if candidate.startswith("./") else candidate
+                if candidate in self.modules:
+                    found = candidate
+                    break
+            if found is not None or str(folder) in (".", "", "/"):
+                break
+            folder = folder.parent
+        self._module_ref_cache[key] = ("module", found) if found else ()
+        return found
+
+    def find_relative_module(self, source: str, importer: str) -> str | None:
+        level = len(source) - len(source.lstrip("."))
+        rest = source[level:]
+        folder = PurePosixPath(importer).parent
+        for _ in range(level - 1):
+            folder = folder.parent
+        path = folder / PurePosixPath(*rest.split(".")) if rest else folder
+        for candidate in (f"{path}.py", str(path / "__init__.py")):
+            candidate = candidate[2:] if candidate.startswith("./") else candidate
+            if candidate in self.modules:
+                return candidate
+        return None
+
+    def _source_module(self, source: str, importer: str) -> str | None:
+        if source.startswith("."):
+            return self.find_relative_module(source, importer)
+        return self.find_module(source, importer)
+
+    # ------------------------------------------------------------- names
+
+    def resolve_import(self, imp: ImportSummary, importer: str, depth: int = 0) -> Ref:
+        """What an import binds its local name to."""
+        if imp.member is None:
+            relpath = self._source_module(imp.source, importer)
+            if relpath is not None:
+                return ("module", relpath)
+            return ("ext", canonical_external(imp.source))
+        relpath = self._source_module(imp.source, importer)
+        if relpath is not None:
+            ref = self.resolve_global(relpath, imp.member, depth + 1)
+            if ref != UNKNOWN_REF:
+                return ref
+            package_dir = PurePosixPath(relpath).parent
+            for candidate in (f"{package_dir / imp.member}.py", str(package_dir / imp.member / "__init__.py")):
+                candidate = candidate[2:] if candidate.startswith("./") else candidate
+                if PurePosixPath(relpath).name == "__init__.py" and candidate in self.modules:
+                    return ("module", candidate)
+            return UNKNOWN_REF
+        if imp.source.startswith("."):
+            if imp.source.strip(".") == "":
+                # `from . import x` where x is a sibling module
+                folder = PurePosixPath(importer).parent
+                for _ in range(len(imp.source) - 1):
+                    folder = folder.parent
+                for candidate in (f"{folder / imp.member}.py", str(folder / imp.member / "__init__.py")):
+                    candidate = candidate[2:] if candidate.startswith("./") else candidate
+                    if candidate in self.modules:
+                        return ("module", candidate)
+            return UNKNOWN_REF
+        return ("ext", canonical_external(f"{imp.source}.{imp.member}"))
+
+    def resolve_global(self, relpath: str, name: str, depth: int = 0) -> Ref:
+        """A module-level name of a project module: def, class, import, variable, star, builtin."""
+        key = (relpath, name)
+        cached = self._global_cache.get(key)
+        if cached is not None:
+            return cached
+        if depth > 20:
+            return UNKNOWN_REF
+        self._global_cache[key] = UNKNOWN_REF  # guards import cycles
+        ref = self._resolve_global(relpath, name, depth)
+        self._global_cache[key] = ref
+        return ref
+
+    def _resolve_global(self, relpath: str, name: str, depth: int) -> Ref:
+        module = self.modules.get(relpath)
+        if module is None:
+            return UNKNOWN_REF
+        assigned = module.module_code.locals.get(name)
+        if assigned:
+            for sym in reversed(assigned):
+                if sym[0] == "def":
+                    return ("func", f"{relpath}::{sym[1]}")
+                if sym[0] == "class":
+                    return ("class", f"{relpath}::{sym[1]}")
+            return ("global", relpath, name)
+        imp = module.imports.get(name)
+        if imp is not None:
+            return self.resolve_import(imp, relpath, depth)
+        for source in module.star_imports:
+            star_module = self._source_module(source, relpath)
+            if star_module is not None:
+                exported = self.modules[star_module]
+                if exported.all_names is not None and name not in exported.all_names:
+                    continue
+                if name.startswith("_"):
+                    continue
+                ref = self.resolve_global(star_module, name, depth + 1)
+                if ref != UNKNOWN_REF:
+                    return ref
+            elif not source.startswith("."):
+                from analyzer.frameworks import lookup
+
+                candidate = canonical_external(f"{source}.{name}")
+                if lookup(candidate) is not None:
+                    return ("ext", candidate)
+        if name in BUILTIN_NAMES:
+            return ("ext", f"builtins.{name}")
+        return UNKNOWN_REF
+
+    def resolve_dotted(self, relpath: str, dotted: str) -> Ref:
+        """Resolve `a.b.c` as written in module `relpath` (annotations, decorators, bases)."""
+        first, *rest = dotted.split(".")
+        ref = self.resolve_global(relpath, first)
+        for part in rest:
+            ref = self.member(ref, part)
+        return ref
+
+    def member(self, ref: Ref, name: str) -> Ref:
+        """`ref.name` for namespaces: modules and external names."""
+        if ref[0] == "module":
+            inner = self.resolve_global(ref[1], name)
+            if inner == UNKNOWN_REF:
+                package_dir = PurePosixPath(ref[1]).parent
+                for candidate in (f"{package_dir / name}.py", str(package_dir / name / "__init__.py")):
+                    candidate = candidate[2:] if candidate.startswith("./") else candidate
+                    if candidate in self.modules:
+                        return ("module", candidate)
+            return inner
+        if ref[0] == "ext":
+            return ("ext", canonical_external(f"{ref[1]}.{name}"))
+        return UNKNOWN_REF
+
+    # ------------------------------------------------------------- classes
+
+    def base_refs(self, class_key: str) -> list[Ref]:
+        relpath = class_key.split("::", 1)[0]
+        cls = self.klass(class_key)
+        refs = []
+        for base in cls.bases:
+            refs.append(self.resolve_dotted(relpath, base))
+        return refs
+
+    def mro(self, class_key: str) -> list[str]:
+        """Project classes in method-resolution order (depth-first, left to right, no repeats)."""
+        order: list[str] = []
+        stack = [class_key]
+        while stack:
+            key = stack.pop(0)
+            if key in order:
+                continue
+            order.append(key)
+            stack[0:0] = [r[1] for r in self.base_refs(key) if r[0] == "class"]
+        return order
+
+    def find_method(self, class_key: str, name: str) -> str | None:
+        """Function key of `name` looked up through the class and its project bases."""
+        for key in self.mro(class_key):
+            relpath, qualname = key.split("::", 1)
+            cls = self.modules[relpath].classes[qualname]
+            if name in cls.methods:
+                return f"{relpath}::{qualname}.{name}"
+        return None
+
+    def keras_role(self, class_key: str) -> str | None:
+        """'model' or 'layer' when the class derives from a Keras Model or Layer, else None."""
+        if class_key in self._class_role_cache:
+            return self._class_role_cache[class_key]
+        self._class_role_cache[class_key] = None
+        role: str | None = None
+        for ref in self.base_refs(class_key):
+            if ref[0] == "class":
+                role = self.keras_role(ref[1])
+            elif ref[0] == "ext":
+                role = external_keras_role(ref[1])
+            if role == "model":
+                break
+        self._class_role_cache[class_key] = role
+        return role

@@ -1,0 +1,65 @@
+"""Cheap dtype and shape rules for the TF ops that create tensors.
+
+Only what can be read off the call: a `dtype=` argument naming a TF dtype, the Python type of
+a literal given to `tf.constant`. Shapes need ordered literal arguments and arrive with input
+signature inference; until then they stay unknown (`None`), which is always sound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+Atom = tuple  # type: ignore[type-arg]
+
+TF_DTYPES = frozenset(
+    {
+        "float16", "bfloat16", "float32", "float64", "half", "double",
+        "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+        "bool", "string", "complex64", "complex128",
+    }
+)
+ALIASES = {"half": "float16", "double": "float64"}
+LITERAL_DTYPES = {"float": "float32", "int": "int32", "bool": "bool", "str": "string"}
+
+
+def dtype_of(atoms: frozenset[Atom]) -> str | None:
+    """The TF dtype a `dtype=` argument names (`tf.float32`, `'float32'`), if exactly one."""
+    found: set[str] = set()
+    for atom in atoms:
+        if atom[0] == "ext" and atom[1].startswith("tensorflow."):
+            name = atom[1].rsplit(".", 1)[-1]
+            if name in TF_DTYPES:
+                found.add(ALIASES.get(name, name))
+        elif atom[0] == "lit" and atom[1] == "str" and atom[2] in TF_DTYPES:
+            found.add(ALIASES.get(atom[2], atom[2]))
+    return found.pop() if len(found) == 1 else None
+
+
+def infer_spec(
+    api_name: str, args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
+) -> tuple[str | None, tuple[int | None, ...] | None] | None:
+    """(dtype, shape) of the tensor a creating op returns, or None when nothing is known."""
+    dtype = dtype_of(kwargs["dtype"]) if "dtype" in kwargs else None
+    short = api_name.rsplit(".", 1)[-1]
+    if dtype is None and short in ("constant", "convert_to_tensor", "Variable") and args:
+        literal_types = {_literal_type(a) for a in args[0]}
+        if len(literal_types) == 1 and (only := literal_types.pop()) is not None:
+            dtype = LITERAL_DTYPES.get(only)
+    if dtype is None and short in ("cast", "zeros", "ones", "fill", "eye") and len(args) > 1:
+        dtype = dtype_of(args[1])
+    if dtype is None and short in ("zeros", "ones", "eye", "normal", "uniform", "truncated_normal"):
+        dtype = "float32"
+    if dtype is None:
+        return None
+    return dtype, None
+
+
+def _literal_type(atom: Atom, depth: int = 0) -> str | None:
+    if atom[0] == "lit":
+        return str(atom[1])
+    if atom[0] == "seq" and depth < 4:
+        types = {_literal_type(a, depth + 1) for a in atom[2]}
+        if types == {"int", "float"}:
+            return "float"
+        return types.pop() if len(types) == 1 else None
+    return None

@@ -1,0 +1,166 @@
+"""Finding the Python files of a project and reading them without ever raising on bad input.
+
+A project is a file or a directory. Bad input is a value, not an exception: an unreadable
+file, a binary or non-UTF-8 file, a file too large to be source code, or a symlink loop each
+becomes a `FileError` with a message a user can act on, and the walk goes on with the rest.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import tokenize
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from hybridize.model import FileError
+
+MAX_SOURCE_BYTES = 8 * 1024 * 1024
+"""Larger files are generated data, not code a person would hybridize; reading them would only
+cost memory."""
+
+SKIPPED_DIRECTORIES = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        "__pycache__",
+        "node_modules",
+        "site-packages",
+        ".eggs",
+    }
+)
+"""Folders that hold tooling state or third-party code, never the project's own sources."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A decoded Python source file: where it is, how it is named in reports, and its text."""
+
+    path: Path
+    relpath: str
+    text: str
+    raw: bytes
+    encoding: str
+
+
+def relative_name(path: Path, root: Path) -> str:
+    """The report's file name: relative to the analysed root, with '/' separators."""
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        rel = Path(os.path.relpath(path, root))
+    name = rel.as_posix()
+    return name if name != "." else path.name
+
+
+def discover(root: Path) -> tuple[list[Path], list[FileError]]:
+    """Every `.py` file below `root` (or `root` itself), sorted, plus the problems met on the way.
+
+    Symlinks to folders are followed once: a folder reached again through a link is a loop and
+    is reported, not walked forever.
+    """
+    errors: list[FileError] = []
+    if root.is_file() or (root.exists() and not root.is_dir()):
+        return [root], errors
+    base = root
+    files: list[Path] = []
+    seen_dirs: set[tuple[int, int]] = set()
+
+    def on_error(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename else base
+        reason = exc.strerror or str(exc)
+        errors.append(FileError(relative_name(where, base), f"cannot read folder: {reason}"))
+
+    for dirpath, dirnames, filenames in os.walk(base, onerror=on_error, followlinks=True):
+        current = Path(dirpath)
+        try:
+            st = current.stat()
+        except OSError as exc:
+            errors.append(FileError(relative_name(current, base), f"cannot read folder: {exc}"))
+            dirnames[:] = []
+            continue
+        identity = (st.st_dev, st.st_ino)
+        if identity in seen_dirs:
+            errors.append(
+                FileError(
+                    relative_name(current, base),
+                    "symlink loop: this folder was already analysed through another path",
+                )
+            )
+            dirnames[:] = []
+            continue
+        seen_dirs.add(identity)
+        dirnames[:] = sorted(
+            d for d in dirnames if d not in SKIPPED_DIRECTORIES and not d.endswith(".egg-info")
+        )
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                files.append(current / name)
+    return files, errors
+
+
+def read_source(path: Path, root: Path) -> SourceFile | FileError:
+    """Read and decode one file the way Python would (BOM, PEP 263 cookie, else UTF-8)."""
+    relpath = relative_name(path, root)
+    try:
+        if path.is_symlink() and not path.exists():
+            return FileError(relpath, "broken symlink: the file it points to does not exist")
+        size = path.stat().st_size
+        if size > MAX_SOURCE_BYTES:
+            return FileError(
+                relpath,
+                f"file too large to be analysed ({size // (1024 * 1024)} MiB, "
+                f"limit {MAX_SOURCE_BYTES // (1024 * 1024)} MiB)",
+            )
+        raw = path.read_bytes()
+    except PermissionError:
+        return FileError(relpath, "cannot read file: permission denied")
+    except OSError as exc:
+        return FileError(relpath, f"cannot read file: {exc.strerror or exc}")
+    decoded = decode_source(raw)
+    if isinstance(decoded, str):
+        return FileError(relpath, decoded)
+    text, encoding = decoded
+    return SourceFile(path=path, relpath=relpath, text=text, raw=raw, encoding=encoding)
+
+
+def decode_source(raw: bytes) -> tuple[str, str] | str:
+    """Decode source bytes to text and its encoding, or return the reason it cannot be decoded."""
+    if b"\x00" in raw:
+        return "binary file: contains NUL bytes, not Python source"
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError as exc:
+        return f"cannot decode: {exc}"
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        return f"cannot decode: unknown encoding {encoding!r}"
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        return (
+            f"cannot decode as {encoding}: invalid byte 0x{raw[exc.start]:02x} at offset "
+            f"{exc.start} (declare the file's encoding with a '# -*- coding: ... -*-' line)"
+        )
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, encoding
+
+
+def iter_sources(root: Path) -> Iterator[SourceFile | FileError]:
+    """Discover and read every file: sources and errors in a stable order."""
+    files, errors = discover(root)
+    yield from errors
+    for path in files:
+        yield read_source(path, root if root.is_dir() else root.parent)

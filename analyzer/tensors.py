@@ -1,0 +1,710 @@
+"""The tensor analysis: which values are tensors, solved across the whole project.
+
+Every symbolic value of the per-file summaries is evaluated to a set of *atoms*, the kinds of
+value it may hold at run time:
+
+    ("tensor", dtype, shape)     a TF tensor; dtype name or None, shape tuple or None
+    ("variable", dtype, shape)   a tf.Variable (also a tensor)
+    ("numpy",)                   a NumPy array (tensor-like as an argument)
+    ("symbolic",)                a Keras symbolic tensor (functional API)
+    ("dataset",) ("iterator",)   tf.data datasets and their iterators
+    ("obj", role, class_key)     an object of a known role: layer, model, optimizer, loss,
+                                 metric, tape, strategy, file, logger, instance (project class)
+    ("lit", type, value)         a Python literal (value None when computed)
+    ("seq", kind, atoms)         a list/tuple/set whose elements are `atoms`
+    ("dict", atoms)              a dict whose values are `atoms`
+    ("func", key) ("method", key) ("class", key) ("module", relpath) ("ext", dotted)
+    ("boundext", role, name)     a method of a framework object, e.g. tensor.numpy
+    ("python",)                  some other Python value
+    ("?",)                       unknown
+
+Parameters get the atoms of the arguments at their call sites (from anywhere in the project),
+return values flow back to callers, attributes stored on `self` flow to every method of the
+class; all of it is iterated to a fixed point.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
+from analyzer.ir import CallSite, FunctionSummary, Sym
+from analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
+
+Atom = tuple  # type: ignore[type-arg]
+Atoms = frozenset[Atom]
+
+UNKNOWN_ATOM: Atom = ("?",)
+TENSOR: Atom = ("tensor", None, None)
+PYTHON: Atom = ("python",)
+NO_ATOMS: Atoms = frozenset()
+MAX_ATOMS = 24
+MAX_ROUNDS = 12
+
+TENSOR_LIKE_KINDS = frozenset({"tensor", "variable", "numpy", "symbolic"})
+RETURN_ATOMS: dict[str, Atoms] = {
+    "tensor": frozenset({TENSOR}),
+    "tensors": frozenset({("seq", "list", frozenset({TENSOR})), TENSOR}),
+    "variable": frozenset({("variable", None, None)}),
+    "dataset": frozenset({("dataset",)}),
+    "iterator": frozenset({("iterator",)}),
+    "layer": frozenset({("obj", "layer", None)}),
+    "model": frozenset({("obj", "model", None)}),
+    "optimizer": frozenset({("obj", "optimizer", None)}),
+    "loss": frozenset({("obj", "loss", None)}),
+    "metric": frozenset({("obj", "metric", None)}),
+    "tape": frozenset({("obj", "tape", None)}),
+    "strategy": frozenset({("obj", "strategy", None)}),
+    "file": frozenset({("obj", "file", None)}),
+    "logger": frozenset({("obj", "logger", None)}),
+    "keras_symbolic": frozenset({("symbolic",)}),
+    "numpy": frozenset({("numpy",)}),
+    "dtype": frozenset({PYTHON}),
+    "spec": frozenset({PYTHON}),
+    "none": frozenset({("lit", "none", None)}),
+    "python": frozenset({PYTHON}),
+    "object": frozenset({PYTHON}),
+}
+
+
+def atoms_for_return(returns: str) -> Atoms:
+    """Atoms for what a framework API returns; object roles keep their name for method lookup."""
+    known = RETURN_ATOMS.get(returns)
+    if known is not None:
+        return known
+    if returns == "unknown":
+        return frozenset({UNKNOWN_ATOM})
+    if returns == "list":
+        return frozenset({("seq", "list", frozenset({UNKNOWN_ATOM}))})
+    if returns == "dict":
+        return frozenset({("dict", frozenset({UNKNOWN_ATOM}))})
+    if returns == "set":
+        return frozenset({("seq", "set", frozenset({UNKNOWN_ATOM}))})
+    if returns == "dataset_iterator":
+        return frozenset({("iterator",)})
+    return frozenset({("obj", returns, None)})
+
+
+def is_tensor_like(atom: Atom, depth: int = 0) -> bool:
+    """A tensor, variable, NumPy array, Keras symbolic tensor, or a container holding one."""
+    kind = atom[0]
+    if kind in TENSOR_LIKE_KINDS:
+        return True
+    if depth < 3 and kind == "seq":
+        return any(is_tensor_like(a, depth + 1) for a in atom[2])
+    if depth < 3 and kind == "dict":
+        return any(is_tensor_like(a, depth + 1) for a in atom[1])
+    return False
+
+
+def is_primitive(atom: Atom, depth: int = 0) -> bool:
+    """A Python int/float/str literal or a container of only such (booleans and None excluded)."""
+    if atom[0] == "lit":
+        return atom[1] in ("int", "float", "str")
+    if depth < 3 and atom[0] == "seq":
+        return bool(atom[2]) and all(is_primitive(a, depth + 1) for a in atom[2])
+    return False
+
+
+def is_known_non_tensor(atom: Atom) -> bool:
+    return not is_tensor_like(atom) and atom[0] != "?"
+
+
+def _cap(atoms: Iterable[Atom]) -> Atoms:
+    result = frozenset(atoms)
+    if len(result) > MAX_ATOMS:
+        keep = [a for a in result if is_tensor_like(a)][:MAX_ATOMS]
+        return frozenset([*keep, UNKNOWN_ATOM])
+    return result
+
+
+def _merge_tensor_specs(atoms: Atoms) -> Atoms:
+    """Collapse many tensor atoms with different shapes into one of unknown shape."""
+    tensors = [a for a in atoms if a[0] == "tensor"]
+    if len(tensors) <= 4:
+        return atoms
+    dtypes = {a[1] for a in tensors}
+    merged = ("tensor", dtypes.pop() if len(dtypes) == 1 else None, None)
+    return frozenset([a for a in atoms if a[0] != "tensor"] + [merged])
+
+
+@dataclass(slots=True)
+class ResolvedCall:
+    """A call site with what it reaches: project functions/classes and framework knowledge."""
+
+    site: CallSite
+    index: int
+    callee_atoms: Atoms
+    targets: list[tuple[str, str]]  # (kind, key): ("func"|"method"|"class"|"layer_call", key)
+    api: list[ApiInfo]
+    receiver_roles: list[str]
+    args: list[Atoms]
+    kwargs: dict[str, Atoms]
+    result: Atoms
+
+
+@dataclass(slots=True)
+class TensorFacts:
+    """The solution: per-function parameter evidence, returns, calls; per-class attributes."""
+
+    param_atoms: dict[str, dict[str, set[Atom]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
+    primitive_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    call_count: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    returns: dict[str, Atoms] = field(default_factory=dict)
+    attrs: dict[str, dict[str, set[Atom]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
+    calls: dict[str, list[ResolvedCall]] = field(default_factory=dict)
+    traced_callbacks: set[str] = field(default_factory=set)
+    wrapped_by_tf_function: set[str] = field(default_factory=set)
+    symbolic_args: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    evaluators: dict[str, Evaluator] = field(default_factory=dict)
+
+
+def get_evaluator(index: ProjectIndex, facts: TensorFacts, key: str) -> Evaluator:
+    """One evaluator (and memo) per function per round of the fixed point."""
+    evaluator = facts.evaluators.get(key)
+    if evaluator is None:
+        evaluator = Evaluator(index, facts, key)
+        facts.evaluators[key] = evaluator
+    return evaluator
+
+
+class Evaluator:
+    """Evaluates the symbolic values of one function under the current solution."""
+
+    def __init__(self, index: ProjectIndex, facts: TensorFacts, key: str) -> None:
+        self.index = index
+        self.facts = facts
+        self.key = key
+        self.relpath = key.split("::", 1)[0]
+        self.fn: FunctionSummary = index.function(key)
+        self.memo: dict[Sym, Atoms] = {}
+        self.call_results: dict[int, Atoms] = {}
+        self.active: set[Sym] = set()
+        self.class_key = (
+            f"{self.relpath}::{self.fn.class_qualname}" if self.fn.class_qualname else None
+        )
+
+    # ------------------------------------------------------------------ values
+
+    def eval(self, sym: Sym) -> Atoms:
+        cached = self.memo.get(sym)
+        if cached is not None:
+            return cached
+        if sym in self.active:
+            return NO_ATOMS
+        self.active.add(sym)
+        try:
+            result = _cap(self._eval(sym))
+        finally:
+            self.active.discard(sym)
+        self.memo[sym] = result
+        return result
+
+    def _eval(self, sym: Sym) -> Iterable[Atom]:  # noqa: C901
+        kind = sym[0]
+        if kind == "lit":
+            return (sym,)
+        if kind == "param":
+            return self._param(sym[1])
+        if kind == "local":
+            out: set[Atom] = set()
+            for value in self.fn.locals.get(sym[1], ()):
+                out |= self.eval(value)
+            return out
+        if kind == "name":
+            return self._free_name(sym[1])
+        if kind == "attr":
+            out = set()
+            for atom in self.eval(sym[1]):
+                out |= self.attribute(atom, sym[2])
+            return out
+        if kind == "item":
+            out = set()
+            for atom in self.eval(sym[1]):
+                out |= _item(atom, sym[2])
+            return out
+        if kind == "call":
+            return self.call_result(sym[1])
+        if kind == "op":
+            return _operation([self.eval(o) for o in sym[1]])
+        if kind == "iter":
+            out = set()
+            for atom in self.eval(sym[1]):
+                out |= _iterate(atom)
+            return out
+        if kind == "seq":
+            elements: set[Atom] = set()
+            for element in sym[2]:
+                elements |= self.eval(element)
+            return (("seq", sym[1], _cap(elements)),)
+        if kind == "dict":
+            values: set[Atom] = set()
+            for value in sym[1]:
+                values |= self.eval(value)
+            return (("dict", _cap(values)),)
+        if kind == "cond":
+            out = set()
+            for option in sym[1]:
+                out |= self.eval(option)
+            return out
+        if kind == "def":
+            return (("func", f"{self.relpath}::{sym[1]}"),)
+        if kind == "class":
+            return (("class", f"{self.relpath}::{sym[1]}"),)
+        if kind == "import":
+            from analyzer.ir import ImportSummary
+
+            ref = self.index.resolve_import(ImportSummary("", sym[1], sym[2]), self.relpath)
+            return self.ref_atoms(ref)
+        if kind == "enter":
+            out = set()
+            for atom in self.eval(sym[1]):
+                out.add(atom)
+            return out
+        if kind in ("fresh", "slice"):
+            return (PYTHON,)
+        return (UNKNOWN_ATOM,)
+
+    def _param(self, name: str) -> Iterable[Atom]:
+        fn = self.fn
+        if fn.binds_receiver and fn.params and fn.params[0].name == name and self.class_key:
+            if "classmethod" in {d.name for d in fn.decorators}:
+                return (("class", self.class_key),)
+            role = self.index.keras_role(self.class_key) or "instance"
+            return (("obj", role, self.class_key),)
+        evidence = self.facts.param_atoms[self.key].get(name)
+        param = next((p for p in fn.params if p.name == name), None)
+        out: set[Atom] = set(evidence) if evidence else set()
+        if param is not None:
+            hinted = self.hint_atoms(param.annotation)
+            out |= hinted
+            if param.kind == "vararg":
+                out = {("seq", "tuple", _cap(out))} if out else {("seq", "tuple", frozenset({UNKNOWN_ATOM}))}
+            elif param.kind == "kwarg":
+                out = {("dict", _cap(out))} if out else {("dict", frozenset({UNKNOWN_ATOM}))}
+            if param.default is not None and param.default != ("lit", "none", None):
+                out |= self.eval(param.default)
+        return out or (UNKNOWN_ATOM,)
+
+    def hint_atoms(self, annotation: str | None) -> Atoms:
+        """Atoms a type hint promises: tf.Tensor, tf.Variable, ragged/sparse, np.ndarray."""
+        if not annotation:
+            return NO_ATOMS
+        text = annotation.replace(" ", "")
+        head = text.split("[", 1)[0]
+        if head.replace(".", "").isidentifier():
+            ref = self.index.resolve_dotted(self.relpath, head)
+            name = ref[1] if ref[0] == "ext" else head
+        else:
+            name = text
+        last = name.rsplit(".", 1)[-1]
+        if name.startswith("tensorflow") or head.startswith(("tf.", "tensorflow.")):
+            if last in ("Tensor", "RaggedTensor", "SparseTensor", "IndexedSlices", "TensorLike"):
+                return frozenset({TENSOR})
+            if last == "Variable":
+                return frozenset({("variable", None, None)})
+        if name in ("numpy.ndarray", "numpy.typing.NDArray"):
+            return frozenset({("numpy",)})
+        return NO_ATOMS
+
+    def _free_name(self, name: str) -> Iterable[Atom]:
+        # Closures: a name bound in an enclosing function.
+        parent = self.fn.parent_qualname
+        while parent is not None:
+            parent_key = f"{self.relpath}::{parent}"
+            parent_fn = self.index.function(parent_key)
+            if name in parent_fn.locals:
+                return get_evaluator(self.index, self.facts, parent_key).eval(("local", name))
+            parent = parent_fn.parent_qualname
+        return self.ref_atoms(self.index.resolve_global(self.relpath, name))
+
+    def ref_atoms(self, ref: Ref) -> Atoms:
+        kind = ref[0]
+        if kind == "func":
+            return frozenset({("func", ref[1])})
+        if kind == "class":
+            return frozenset({("class", ref[1])})
+        if kind == "module":
+            return frozenset({("module", ref[1])})
+        if kind == "ext":
+            return frozenset({("ext", ref[1])})
+        if kind == "global":
+            module_key = f"{ref[1]}::<module>"
+            if module_key == f"{self.relpath}::{self.fn.qualname}":
+                return self.eval(("local", ref[2]))
+            return _module_evaluator(self.index, self.facts, ref[1]).eval(("local", ref[2]))
+        return frozenset({UNKNOWN_ATOM})
+
+    def attribute(self, atom: Atom, name: str) -> Atoms:  # noqa: C901
+        kind = atom[0]
+        if kind == "module":
+            return self.ref_atoms(self.index.member(("module", atom[1]), name))
+        if kind == "ext":
+            return frozenset({("ext", f"{atom[1]}.{name}")})
+        if kind in ("tensor", "variable", "symbolic", "numpy"):
+            role = "variable" if kind == "variable" else "tensor"
+            if kind == "numpy":
+                role = "numpy"
+            info = lookup_attribute(role, name)
+            if info is not None:
+                return atoms_for_return(info.returns)
+            if name in ("shape", "dtype", "ndim", "name", "device"):
+                return frozenset({PYTHON})
+            if name == "T":
+                return frozenset({atom})
+            return frozenset({("boundext", role, name)})
+        if kind == "obj":
+            role, class_key = atom[1], atom[2]
+            if class_key is not None:
+                method = self.index.find_method(class_key, name)
+                if method is not None:
+                    return frozenset({("method", method)})
+                stored: set[Atom] = set()
+                for key in self.index.mro(class_key):
+                    stored |= self.facts.attrs[key].get(name, set())
+                if stored:
+                    return frozenset(stored)
+            if role != "instance":
+                info = lookup_attribute(role, name)
+                if info is not None:
+                    return atoms_for_return(info.returns)
+                return frozenset({("boundext", role, name)})
+            return frozenset({UNKNOWN_ATOM})
+        if kind == "class":
+            method = self.index.find_method(atom[1], name)
+            if method is not None:
+                return frozenset({("func", method)})
+            return frozenset({UNKNOWN_ATOM})
+        if kind == "dataset":
+            return frozenset({("boundext", "dataset", name)})
+        if kind == "iterator":
+            return frozenset({("boundext", "iterator", name)})
+        if kind == "seq":
+            return frozenset({("boundext", "list" if atom[1] == "list" else atom[1], name)})
+        if kind == "dict":
+            return frozenset({("boundext", "dict", name)})
+        if kind == "lit" and atom[1] == "str":
+            return frozenset({("boundext", "str", name)})
+        return frozenset({UNKNOWN_ATOM})
+
+    # ------------------------------------------------------------------ calls
+
+    def call_result(self, index: int) -> Atoms:
+        cached = self.call_results.get(index)
+        if cached is not None:
+            return cached
+        resolved = self.resolve_call(index)
+        self.call_results[index] = resolved.result
+        return resolved.result
+
+    def resolve_call(self, index: int) -> ResolvedCall:  # noqa: C901
+        site = self.fn.calls[index]
+        callee_atoms = self.eval(site.callee)
+        args = [self.eval(a) for a in site.args]
+        kwargs = {k: self.eval(v) for k, v in site.kwargs}
+        targets: list[tuple[str, str]] = []
+        apis: list[ApiInfo] = []
+        roles: list[str] = []
+        result: set[Atom] = set()
+        tensor_args = any(is_tensor_like(a) for atoms in [*args, *kwargs.values()] for a in atoms)
+        symbolic_args = any(a[0] == "symbolic" for atoms in args for a in atoms)
+        for atom in callee_atoms:
+            kind = atom[0]
+            if kind in ("func", "method"):
+                targets.append((kind, atom[1]))
+                result |= self.facts.returns.get(atom[1], frozenset({UNKNOWN_ATOM}))
+            elif kind == "class":
+                targets.append(("class", atom[1]))
+                role = self.index.keras_role(atom[1]) or "instance"
+                result.add(("obj", role, atom[1]))
+            elif kind == "obj":
+                role, class_key = atom[1], atom[2]
+                call_method = self.index.find_method(class_key, "__call__") if class_key else None
+                if role in ("layer", "model") and class_key is not None:
+                    method = self.index.find_method(class_key, "call")
+                    if method is not None:
+                        targets.append(("layer_call", method))
+                        returned = self.facts.returns.get(method, frozenset({UNKNOWN_ATOM}))
+                        if symbolic_args:
+                            returned = frozenset({("symbolic",)})
+                        result |= returned
+                    else:
+                        result.add(("symbolic",) if symbolic_args else TENSOR)
+                    roles.append(role)
+                elif call_method is not None:
+                    targets.append(("method", call_method))
+                    result |= self.facts.returns.get(call_method, frozenset({UNKNOWN_ATOM}))
+                elif role in ("layer", "model", "loss", "metric"):
+                    roles.append(role)
+                    result.add(("symbolic",) if symbolic_args else TENSOR)
+                else:
+                    result.add(UNKNOWN_ATOM)
+            elif kind == "ext":
+                info = lookup(atom[1])
+                if info is None:
+                    result.add(UNKNOWN_ATOM)
+                    continue
+                apis.append(info)
+                result |= self._api_result(info, args, kwargs, tensor_args, symbolic_args)
+            elif kind == "boundext":
+                info = lookup_method(atom[1], atom[2])
+                roles.append(atom[1])
+                if info is None:
+                    result.add(TENSOR if atom[1] in ("tensor", "variable") else UNKNOWN_ATOM)
+                    continue
+                apis.append(info)
+                result |= self._api_result(info, args, kwargs, tensor_args, symbolic_args)
+            else:
+                result.add(UNKNOWN_ATOM)
+        resolved = ResolvedCall(
+            site=site,
+            index=index,
+            callee_atoms=callee_atoms,
+            targets=targets,
+            api=apis,
+            receiver_roles=roles,
+            args=args,
+            kwargs=kwargs,
+            result=_merge_tensor_specs(_cap(result)) if result else frozenset({UNKNOWN_ATOM}),
+        )
+        return resolved
+
+    def _api_result(
+        self,
+        info: ApiInfo,
+        args: list[Atoms],
+        kwargs: dict[str, Atoms],
+        tensor_args: bool,
+        symbolic_args: bool,
+    ) -> Atoms:
+        if info.name in ("tensorflow.function", "tf.function"):
+            # tf.function(g) returns g compiled: calling it reaches g.
+            return args[0] if args else frozenset({UNKNOWN_ATOM})
+        if symbolic_args and info.tensor_op:
+            return frozenset({("symbolic",)})
+        if info.returns in ("tensor", "variable"):
+            from analyzer.shapes import infer_spec
+
+            spec = infer_spec(info.name, args, kwargs)
+            if spec is not None:
+                return frozenset({(info.returns, spec[0], spec[1])})
+        if info.returns == "unknown" and info.framework == "builtins":
+            return frozenset({PYTHON})
+        return atoms_for_return(info.returns)
+
+
+def _module_evaluator(index: ProjectIndex, facts: TensorFacts, relpath: str) -> Evaluator:
+    return get_evaluator(index, facts, f"{relpath}::<module>")
+
+
+def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
+    kind = atom[0]
+    if kind in ("tensor", "variable"):
+        return (("tensor", atom[1], None),)
+    if kind in ("numpy", "symbolic"):
+        return (atom,)
+    if kind == "seq":
+        if index == ("slice",):
+            return (atom,)
+        return atom[2] or (UNKNOWN_ATOM,)
+    if kind == "dict":
+        return atom[1] or (UNKNOWN_ATOM,)
+    if kind == "lit" and atom[1] == "str":
+        return (("lit", "str", None),)
+    if kind == "dataset":
+        return (UNKNOWN_ATOM,)
+    return (UNKNOWN_ATOM,)
+
+
+def _iterate(atom: Atom) -> Iterable[Atom]:
+    kind = atom[0]
+    if kind in ("dataset", "iterator"):
+        return (TENSOR, ("seq", "tuple", frozenset({TENSOR})))
+    if kind in ("tensor", "variable"):
+        return (("tensor", atom[1], None),)
+    if kind in ("numpy", "symbolic"):
+        return (atom,)
+    if kind == "seq":
+        return atom[2] or (UNKNOWN_ATOM,)
+    if kind == "dict":
+        return (PYTHON,)
+    if kind == "lit" and atom[1] == "str":
+        return (("lit", "str", None),)
+    if kind == "ext" and atom[1].startswith("builtins."):
+        return (PYTHON,)
+    return (UNKNOWN_ATOM,)
+
+
+def _operation(operands: list[Atoms]) -> Iterable[Atom]:
+    """Arithmetic: tensors win over NumPy, NumPy over Python numbers; literals stay literals."""
+    flat = [a for atoms in operands for a in atoms]
+    if any(a[0] in ("tensor", "variable") for a in flat):
+        dtypes = {a[1] for a in flat if a[0] in ("tensor", "variable") and a[1] is not None}
+        return (("tensor", dtypes.pop() if len(dtypes) == 1 else None, None),)
+    if any(a[0] == "symbolic" for a in flat):
+        return (("symbolic",),)
+    if any(a[0] == "numpy" for a in flat):
+        return (("numpy",),)
+    if flat and all(a[0] == "lit" for a in flat):
+        types = {a[1] for a in flat}
+        if types <= {"int"}:
+            return (("lit", "int", None),)
+        if types <= {"int", "float", "bool"}:
+            return (("lit", "float", None),)
+        if types == {"str"}:
+            return (("lit", "str", None),)
+        return (PYTHON,)
+    if any(a[0] == "?" for a in flat):
+        return (UNKNOWN_ATOM,)
+    return (PYTHON,)
+
+
+# ---------------------------------------------------------------------- the solver
+
+
+def bind_arguments(
+    fn: FunctionSummary, args: list[Atoms], kwargs: dict[str, Atoms], *, skip_receiver: bool
+) -> dict[str, Atoms]:
+    """Map call-site arguments to parameter names (positional, keyword, *args, **kwargs)."""
+    params = fn.params[1:] if skip_receiver and fn.params else fn.params
+    positional = [p for p in params if p.kind in ("posonly", "normal")]
+    vararg = next((p for p in params if p.kind == "vararg"), None)
+    kwarg = next((p for p in params if p.kind == "kwarg"), None)
+    bound: dict[str, Atoms] = {}
+    for i, atoms in enumerate(args):
+        if i < len(positional):
+            bound[positional[i].name] = atoms
+        elif vararg is not None:
+            bound[vararg.name] = bound.get(vararg.name, NO_ATOMS) | atoms
+    names = {p.name for p in params if p.kind != "posonly"}
+    for name, atoms in kwargs.items():
+        if name in names:
+            bound[name] = atoms
+        elif kwarg is not None:
+            bound[kwarg.name] = bound.get(kwarg.name, NO_ATOMS) | atoms
+    return bound
+
+
+def solve(index: ProjectIndex) -> TensorFacts:
+    """Iterate parameter evidence, return values and class attributes to a fixed point."""
+    facts = TensorFacts()
+    keys = [
+        f"{relpath}::{q}"
+        for relpath, module in index.modules.items()
+        for q in ["<module>", *module.functions]
+    ]
+    previous_signature: int | None = None
+    for _round in range(MAX_ROUNDS):
+        facts.primitive_params = defaultdict(set)
+        facts.callers = defaultdict(set)
+        facts.call_count = defaultdict(int)
+        facts.traced_callbacks = set()
+        facts.wrapped_by_tf_function = set()
+        facts.symbolic_args = defaultdict(set)
+        facts.evaluators = {}
+        new_params: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
+        new_attrs: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
+        new_returns: dict[str, Atoms] = {}
+        for key in keys:
+            evaluator = get_evaluator(index, facts, key)
+            fn = evaluator.fn
+            resolved_calls = []
+            for i in range(len(fn.calls)):
+                resolved = evaluator.resolve_call(i)
+                evaluator.call_results[i] = resolved.result
+                resolved_calls.append(resolved)
+                _record_evidence(index, facts, key, resolved, new_params)
+            facts.calls[key] = resolved_calls
+            returned: set[Atom] = set()
+            for value in fn.returns:
+                returned |= evaluator.eval(value)
+            if fn.is_generator:
+                returned = {PYTHON}
+            new_returns[key] = _merge_tensor_specs(_cap(returned)) if returned else frozenset(
+                {("lit", "none", None)}
+            )
+            if evaluator.class_key is not None and fn.binds_receiver and fn.params:
+                receiver = fn.params[0].name
+                for store in fn.stores:
+                    if store.kind == "attr" and store.target in (("local", receiver), ("param", receiver)):
+                        new_attrs[evaluator.class_key][store.name] |= evaluator.eval(store.value)
+        signature = hash(
+            (
+                frozenset((k, p, frozenset(v)) for k, ps in new_params.items() for p, v in ps.items()),
+                frozenset(new_returns.items()),
+                frozenset((k, a, frozenset(v)) for k, attrs in new_attrs.items() for a, v in attrs.items()),
+            )
+        )
+        facts.param_atoms = new_params
+        facts.returns = new_returns
+        facts.attrs = new_attrs
+        if signature == previous_signature:
+            break
+        previous_signature = signature
+    return facts
+
+
+def _record_evidence(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    caller: str,
+    resolved: ResolvedCall,
+    new_params: dict[str, dict[str, set[Atom]]],
+) -> None:
+    """Arguments of a call become evidence for the callee's parameters."""
+    for kind, target in resolved.targets:
+        try:
+            callee = index.function(target) if kind != "class" else None
+        except KeyError:
+            continue
+        skip_receiver = kind in ("method", "layer_call")
+        if kind == "class":
+            init = index.find_method(target, "__init__")
+            if init is None:
+                continue
+            target = init
+            callee = index.function(init)
+            skip_receiver = True
+        elif kind == "func" and callee is not None and callee.binds_receiver:
+            skip_receiver = False  # Class.method(obj, x): the receiver is passed explicitly
+        assert callee is not None
+        facts.callers[target].add(caller)
+        facts.call_count[target] += 1
+        bound = bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
+        for name, atoms in bound.items():
+            new_params[target][name] |= atoms
+            if atoms and all(is_primitive(a) for a in atoms):
+                facts.primitive_params[target].add(name)
+            if any(a[0] == "symbolic" for a in atoms):
+                facts.symbolic_args[target].add(name)
+    for info in resolved.api:
+        positions = [*info.callback_args]
+        if info.name in ("tensorflow.function",) or info.name.endswith(".function") and info.framework == "tensorflow":
+            for atom in resolved.args[0] if resolved.args else ():
+                if atom[0] in ("func", "method"):
+                    facts.wrapped_by_tf_function.add(atom[1])
+            continue
+        for position in positions:
+            atoms = (
+                resolved.args[position]
+                if isinstance(position, int) and position < len(resolved.args)
+                else resolved.kwargs.get(str(position), NO_ATOMS)
+            )
+            for atom in atoms:
+                if atom[0] in ("func", "method"):
+                    facts.traced_callbacks.add(atom[1])
+                    facts.callers[atom[1]].add(caller)
+                    try:
+                        callback = index.function(atom[1])
+                    except KeyError:
+                        continue
+                    # Traced callbacks receive tensors (dataset elements, map_fn slices).
+                    for p in callback.explicit_params if atom[0] == "func" else callback.params[1:]:
+                        new_params[atom[1]][p.name].add(TENSOR)
+
+
+def resolve_ref_key(ref: Ref) -> str | None:
+    return ref[1] if ref[0] in ("func", "class") and ref != UNKNOWN_REF else None

@@ -1,0 +1,3 @@
+from hybridize.cli import main
+
+main()

@@ -1,0 +1,155 @@
+"""The data model shared by every layer: frozen, slotted values at each boundary.
+
+The analyzer produces these values, the renderers (text, JSON, SARIF), the refactoring engine and
+the language server consume them. Nothing here knows how facts are computed. Field names of
+`FunctionVerdict` are those of the public JSON report (`shared/design/REPORT_FORMAT.md`).
+
+Positions: lines are 1-based, columns are 0-based code-point offsets; each renderer converts at
+its edge (SARIF wants 1-based columns, LSP wants UTF-16 offsets).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Tristate = bool | None
+"""A fact that may be true, false or unknown (`null` in JSON): unknown is an honest answer."""
+
+Severity = Literal["ok", "info", "warning", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A region of a source file: 1-based lines, 0-based code-point columns, end exclusive."""
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One diagnostic behind a verdict: a check's code, the failure name it maps to, and where."""
+
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    span: Span
+    related: tuple[Span, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TensorSpec:
+    """A tensor type as the report writes it: spec class, dtype name (or None), shape (or None)."""
+
+    spec: str = "TensorSpec"
+    dtype: str | None = None
+    shape: tuple[int | None, ...] | None = None
+
+
+SpecTree = TensorSpec | tuple["SpecTree", ...]
+"""A parameter's type: a spec, or a nested list of specs for a list/tuple of tensors."""
+
+
+@dataclass(frozen=True, slots=True)
+class ParamReport:
+    """What the analysis knows about one parameter (self/cls excluded)."""
+
+    name: str
+    is_tensor: Tristate
+    tensor_types: tuple[SpecTree, ...] = ()
+
+
+DECORATOR_ARG_NAMES: tuple[str, ...] = (
+    "input_signature",
+    "autograph",
+    "jit_compile",
+    "reduce_retracing",
+    "experimental_implements",
+    "experimental_autograph_options",
+    "experimental_follow_type_hints",
+    "func",
+)
+"""The `tf.function` parameters the report tracks, in the report's order."""
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionVerdict:
+    """One function's facts and the decision about it: the JSON report's function object."""
+
+    file: str
+    qualname: str
+    line: int
+    span: Span
+    framework: str = "tensorflow"
+    is_hybrid: bool = False
+    has_tensor_parameter: Tristate = None
+    has_primitive_parameters: Tristate = False
+    has_python_side_effects: Tristate = False
+    is_recursive: Tristate = False
+    refactoring: str = "convert_eager_to_hybrid"
+    passes: bool = False
+    passing_precondition: str | None = None
+    transformation: str | None = None
+    failures: tuple[str, ...] = ()
+    speculative: bool = False
+    assumptions: tuple[str, ...] = ()
+    status_severity: Severity = "ok"
+    has_tensor_computation: Tristate = None
+    has_eager_only_calls: Tristate = False
+    has_numpy_calls_on_parameters: Tristate = False
+    has_invalid_name_arguments: Tristate = False
+    has_unresolved_statically_read_axes: Tristate = False
+    has_stale_variable_reads: Tristate = False
+    has_tensor_parameter_iteration: Tristate = False
+    has_conflicting_eager_dtype_coercions: Tristate = False
+    has_keras_symbolic_arguments: Tristate = False
+    caller_covered: Tristate = False
+    decorator_args: tuple[tuple[str, bool], ...] = tuple((n, False) for n in DECORATOR_ARG_NAMES)
+    supplied_input_signature: tuple[SpecTree, ...] | None = None
+    input_signature: tuple[SpecTree, ...] | None = None
+    input_signature_absence_reason: str | None = None
+    params: tuple[ParamReport, ...] = ()
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def has_errors(self) -> bool:
+        """True when any failure is reported (VERDICTS.md section 2)."""
+        return bool(self.failures)
+
+    @property
+    def key(self) -> str:
+        """A stable identifier, `file::qualname`, used by --select/--ignore globs and the corpus."""
+        return f"{self.file}::{self.qualname}"
+
+
+@dataclass(frozen=True, slots=True)
+class FileError:
+    """A file that could not be analysed, and why, in words a user can act on."""
+
+    file: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisResult:
+    """Everything one `analyze` run found; renderers are pure functions of this value."""
+
+    root: str
+    functions: tuple[FunctionVerdict, ...]
+    errors: tuple[FileError, ...] = ()
+    refactored_files: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def candidates(self) -> int:
+        """Functions for which a transformation was considered: every decided function."""
+        return sum(1 for f in self.functions if f.has_tensor_parameter is not False)
+
+    @property
+    def refactorable(self) -> int:
+        """Functions whose verdict passes (a transformation is chosen)."""
+        return sum(1 for f in self.functions if f.passes)

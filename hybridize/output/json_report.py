@@ -1,0 +1,200 @@
+"""The JSON report (`--format json`): a public, versioned interface (REPORT_FORMAT.md).
+
+Field names and their order are part of the interface: CI jobs, editors and the benchmark stage
+read them. Add fields, never rename or reorder them. `REPORT_KEYS`, `FUNCTION_KEYS` and the other
+key tuples below are the single place that fixes the order; `report_schema.py` describes the same
+shape as a JSON Schema.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hybridize.model import (
+    DECORATOR_ARG_NAMES,
+    AnalysisResult,
+    FileError,
+    Finding,
+    FunctionVerdict,
+    ParamReport,
+    SpecTree,
+    TensorSpec,
+)
+
+SCHEMA_VERSION = 1
+"""Bumped only on an incompatible change of the report; adding a field does not bump it."""
+
+TOOL_NAME = "hybridize"
+
+REPORT_KEYS: tuple[str, ...] = (
+    "schema_version",
+    "tool",
+    "root",
+    "errors",
+    "functions",
+    "refactored_files",
+    "summary",
+)
+TOOL_KEYS: tuple[str, ...] = ("name", "version")
+ERROR_KEYS: tuple[str, ...] = ("file", "message")
+FUNCTION_KEYS: tuple[str, ...] = (
+    "file",
+    "qualname",
+    "line",
+    "framework",
+    "is_hybrid",
+    "has_tensor_parameter",
+    "has_primitive_parameters",
+    "has_python_side_effects",
+    "is_recursive",
+    "refactoring",
+    "passes",
+    "passing_precondition",
+    "transformation",
+    "failures",
+    "has_errors",
+    "speculative",
+    "assumptions",
+    "status_severity",
+    "has_tensor_computation",
+    "has_eager_only_calls",
+    "has_numpy_calls_on_parameters",
+    "has_invalid_name_arguments",
+    "has_unresolved_statically_read_axes",
+    "has_stale_variable_reads",
+    "has_tensor_parameter_iteration",
+    "has_conflicting_eager_dtype_coercions",
+    "has_keras_symbolic_arguments",
+    "caller_covered",
+    "decorator_args",
+    "supplied_input_signature",
+    "input_signature",
+    "input_signature_absence_reason",
+    "params",
+    "findings",
+)
+DECORATOR_ARG_KEYS: tuple[str, ...] = DECORATOR_ARG_NAMES
+SPEC_KEYS: tuple[str, ...] = ("spec", "dtype", "shape")
+PARAM_KEYS: tuple[str, ...] = ("name", "is_tensor", "tensor_types")
+FINDING_KEYS: tuple[str, ...] = (
+    "code",
+    "name",
+    "severity",
+    "message",
+    "line",
+    "column",
+    "end_line",
+    "end_column",
+)
+SUMMARY_KEYS: tuple[str, ...] = ("functions", "candidates", "refactorable", "seconds")
+
+# Function fields copied verbatim from the model (scalars, tristates, strings). Everything else in
+# FUNCTION_KEYS needs a conversion and is handled by name in `_function_to_json`.
+_PLAIN_FUNCTION_KEYS: frozenset[str] = frozenset(FUNCTION_KEYS) - {
+    "failures",
+    "has_errors",
+    "assumptions",
+    "decorator_args",
+    "supplied_input_signature",
+    "input_signature",
+    "params",
+    "findings",
+}
+
+
+def spec_tree_to_json(tree: SpecTree) -> Any:
+    """A spec as `{"spec", "dtype", "shape"}`, a nested tuple of specs as a nested list."""
+    if isinstance(tree, TensorSpec):
+        return {
+            "spec": tree.spec,
+            "dtype": tree.dtype,
+            "shape": None if tree.shape is None else list(tree.shape),
+        }
+    return [spec_tree_to_json(item) for item in tree]
+
+
+def _signature_to_json(signature: tuple[SpecTree, ...] | None) -> list[Any] | None:
+    return None if signature is None else [spec_tree_to_json(item) for item in signature]
+
+
+def _decorator_args_to_json(pairs: tuple[tuple[str, bool], ...]) -> dict[str, bool]:
+    """Always the eight tracked keys, in the report's order; absent ones are false.
+
+    Names outside `DECORATOR_ARG_NAMES` are not part of the report's interface and are dropped
+    (the schema closes this object); a new tracked argument is added to the model's tuple first.
+    """
+    given = dict(pairs)
+    return {name: bool(given.get(name, False)) for name in DECORATOR_ARG_NAMES}
+
+
+def _param_to_json(param: ParamReport) -> dict[str, Any]:
+    return {
+        "name": param.name,
+        "is_tensor": param.is_tensor,
+        "tensor_types": [spec_tree_to_json(t) for t in param.tensor_types],
+    }
+
+
+def _finding_to_json(finding: Finding) -> dict[str, Any]:
+    span = finding.span
+    return {
+        "code": finding.code,
+        "name": finding.name,
+        "severity": finding.severity,
+        "message": finding.message,
+        "line": span.start_line,
+        "column": span.start_col,
+        "end_line": span.end_line,
+        "end_column": span.end_col,
+    }
+
+
+def _function_to_json(verdict: FunctionVerdict) -> dict[str, Any]:
+    converted: dict[str, Any] = {
+        "failures": list(verdict.failures),
+        "has_errors": verdict.has_errors,
+        "assumptions": list(verdict.assumptions),
+        "decorator_args": _decorator_args_to_json(verdict.decorator_args),
+        "supplied_input_signature": _signature_to_json(verdict.supplied_input_signature),
+        "input_signature": _signature_to_json(verdict.input_signature),
+        "params": [_param_to_json(p) for p in verdict.params],
+        "findings": [_finding_to_json(f) for f in verdict.findings],
+    }
+    return {
+        key: getattr(verdict, key) if key in _PLAIN_FUNCTION_KEYS else converted[key]
+        for key in FUNCTION_KEYS
+    }
+
+
+def _error_to_json(error: FileError) -> dict[str, str]:
+    return {"file": error.file, "message": error.message}
+
+
+def to_json_dict(result: AnalysisResult, version: str) -> dict[str, Any]:
+    """The report as plain JSON values (dicts in the documented key order, lists, scalars).
+
+    `version` is the tool's version string. Functions and errors keep the order of `result`;
+    `refactored_files` is sorted by path so that the output does not depend on dict history.
+    """
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": TOOL_NAME, "version": version},
+        "root": result.root,
+        "errors": [_error_to_json(e) for e in result.errors],
+        "functions": [_function_to_json(f) for f in result.functions],
+        "refactored_files": {
+            path: result.refactored_files[path] for path in sorted(result.refactored_files)
+        },
+        "summary": {
+            "functions": len(result.functions),
+            "candidates": result.candidates,
+            "refactorable": result.refactorable,
+            "seconds": round(result.seconds, 3),
+        },
+    }
+
+
+def render_json(result: AnalysisResult, version: str) -> str:
+    """The report as text: two-space indent, non-ASCII kept as is, one trailing newline."""
+    return json.dumps(to_json_dict(result, version), indent=2, ensure_ascii=False) + "\n"

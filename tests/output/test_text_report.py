@@ -1,0 +1,130 @@
+"""The terminal report: verdict lines, findings, assumptions, errors, summary."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from hybridize.model import AnalysisResult, Finding, Span
+from hybridize.output.text_report import render_text, summary_text, verdict_text
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_short_report_exact_text(result: AnalysisResult) -> None:
+    assert render_text(result) == (
+        "pkg/model.py:12: Model.call: refactorable (P1, convert_to_hybrid) [speculative]\n"
+        "  assumes: `x` is assumed to be a tensor: `call` of a Keras Model receives tensors\n"
+        "pkg/model.py:40: Model.predict: refactorable (P4, reconfigure) [hybrid]\n"
+        "  pkg/model.py:40:9: HY202 signature already right\n"
+        "  pkg/model.py:41:9: HY201 shapes vary\n"
+        "pkg/train.py:30: train_step: not refactorable: has_python_side_effects, is_recursive\n"
+        "  pkg/train.py:32:5: HY101 print() runs only while tracing\n"
+        "  pkg/train.py:38:12: HY501 train_step calls itself\n"
+        "error: bad.py: SyntaxError: invalid syntax (line 3)\n"
+        "error: dir with space/é#1.py: UnicodeDecodeError: invalid start byte\n"
+        "\n"
+        "4 functions, 3 candidates, 2 refactorable, 2 errors in 0.41 s\n"
+    )
+
+
+def test_short_report_hides_functions_without_transformation_or_findings(
+    result: AnalysisResult,
+) -> None:
+    text = render_text(result)
+    assert "helper" not in text
+    assert "pkg/util.py" not in text
+
+
+def test_verbose_report_lists_every_function(result: AnalysisResult) -> None:
+    lines = render_text(result, verbose=True).splitlines()
+    assert "pkg/util.py:3: helper: not refactorable: has_no_tensor_parameters" in lines
+    verdict_lines = [line for line in lines if not line.startswith((" ", "error:")) and line]
+    assert len(verdict_lines) == 5  # 4 functions + the summary line
+    # Listed by file and line: pkg/util.py comes after pkg/train.py.
+    assert lines.index("pkg/util.py:3: helper: not refactorable: has_no_tensor_parameters") == 8
+
+
+def test_finding_columns_are_one_based(result: AnalysisResult) -> None:
+    text = render_text(result)
+    assert "  pkg/train.py:32:5: HY101 print() runs only while tracing\n" in text  # model col 4
+    finding = Finding("HY101", "x", "error", "at the start", Span(1, 0, 1, 3))
+    verdict = replace(result.functions[1], findings=(finding,))
+    text = render_text(replace(result, functions=(verdict,)))
+    assert "  pkg/train.py:1:1: HY101 at the start\n" in text
+
+
+def test_findings_are_sorted_by_position_within_a_function(result: AnalysisResult) -> None:
+    lines = render_text(result).splitlines()
+    start = lines.index(
+        "pkg/train.py:30: train_step: not refactorable: has_python_side_effects, is_recursive"
+    )
+    assert lines[start + 1].startswith("  pkg/train.py:32:5: HY101")
+    assert lines[start + 2].startswith("  pkg/train.py:38:12: HY501")
+
+
+def test_output_does_not_depend_on_function_order(result: AnalysisResult) -> None:
+    shuffled = replace(result, functions=tuple(reversed(result.functions)))
+    assert render_text(shuffled) == render_text(result)
+    assert render_text(shuffled, verbose=True) == render_text(result, verbose=True)
+
+
+def test_verdict_words(result: AnalysisResult) -> None:
+    call, step, helper, predict = result.functions
+    assert verdict_text(call) == "refactorable (P1, convert_to_hybrid)"
+    assert verdict_text(predict) == "refactorable (P4, reconfigure)"
+    assert verdict_text(step) == "not refactorable: has_python_side_effects, is_recursive"
+    assert verdict_text(helper) == "not refactorable: has_no_tensor_parameters"
+    assert verdict_text(replace(helper, failures=())) == "no change"
+    bare = replace(call, passing_precondition=None, transformation=None)
+    assert verdict_text(bare) == "refactorable"
+
+
+def test_summary_singular_and_plural(result: AnalysisResult, empty_result: AnalysisResult) -> None:
+    assert summary_text(result) == "4 functions, 3 candidates, 2 refactorable, 2 errors in 0.41 s"
+    one = replace(result, functions=result.functions[:1], errors=result.errors[:1], seconds=2)
+    assert summary_text(one) == "1 function, 1 candidate, 1 refactorable, 1 error in 2.00 s"
+
+
+def test_empty_result_is_just_the_summary(empty_result: AnalysisResult) -> None:
+    assert (
+        render_text(empty_result)
+        == "0 functions, 0 candidates, 0 refactorable, 0 errors in 0.00 s\n"
+    )
+    assert render_text(empty_result, verbose=True) == render_text(empty_result)
+
+
+def test_errors_only(empty_result: AnalysisResult, result: AnalysisResult) -> None:
+    text = render_text(replace(empty_result, errors=result.errors))
+    assert text.splitlines() == [
+        "error: bad.py: SyntaxError: invalid syntax (line 3)",
+        "error: dir with space/é#1.py: UnicodeDecodeError: invalid start byte",
+        "",
+        "0 functions, 0 candidates, 0 refactorable, 2 errors in 0.00 s",
+    ]
+
+
+def test_unicode_names_and_messages(unicode_result: AnalysisResult) -> None:
+    assert render_text(unicode_result) == (
+        "données/modèle.py:7: Modèle.appel: not refactorable: has_python_side_effects\n"
+        "  données/modèle.py:8:9: HY101 écrit dans « journal » → une fois\n"
+        "\n"
+        "1 function, 1 candidate, 0 refactorable, 0 errors in 1.00 s\n"
+    )
+
+
+def test_multiline_messages_stay_indented(result: AnalysisResult) -> None:
+    finding = Finding("HY101", "x", "error", "first\nsecond", Span(5, 2, 5, 3))
+    verdict = replace(result.functions[1], findings=(finding,))
+    text = render_text(replace(result, functions=(verdict,), errors=()))
+    assert "  pkg/train.py:5:3: HY101 first\n    second\n" in text
+
+
+def test_color_adds_ansi_only_when_asked(result: AnalysisResult) -> None:
+    plain = render_text(result, verbose=True)
+    colored = render_text(result, color=True, verbose=True)
+    assert "\x1b[" not in plain
+    assert "\x1b[" in colored
+    assert ANSI.sub("", colored) == plain  # colour changes nothing but styling
+    assert "\x1b[1m\x1b[31mHY101\x1b[0m" in colored  # error findings are red
+    assert "\x1b[1m\x1b[32mrefactorable (P1, convert_to_hybrid)\x1b[0m" in colored
