@@ -17,7 +17,8 @@ import pickle
 import tempfile
 from pathlib import Path
 
-from analyzer.ir import ModuleSummary
+from hybridize.analyzer.ir import ModuleSummary
+
 from hybridize.model import FileError
 
 SUMMARY_FORMAT = "3"
@@ -46,8 +47,8 @@ class SummaryCache:
         cache = cls(directory or default_cache_dir() / f"summaries-v{SUMMARY_FORMAT}")
         try:
             cache.directory.mkdir(parents=True, exist_ok=True)
-            probe = tempfile.NamedTemporaryFile(dir=cache.directory, delete=True)
-            probe.close()
+            with tempfile.NamedTemporaryFile(dir=cache.directory, delete=True):
+                pass
         except OSError as exc:
             cache.usable = False
             cache.warnings.append(
@@ -75,9 +76,12 @@ class SummaryCache:
             return None
         try:
             value = pickle.loads(data)
-        except Exception:  # noqa: BLE001 - any corrupt entry is a miss, never an answer
+        except Exception:
             return None
-        if isinstance(value, ModuleSummary | FileError) and getattr(value, "relpath", getattr(value, "file", None)) == relpath:
+        if (
+            isinstance(value, ModuleSummary | FileError)
+            and getattr(value, "relpath", getattr(value, "file", None)) == relpath
+        ):
             return value
         return None
 

@@ -12,10 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import networkx as nx
-
-from analyzer.resolve import ProjectIndex
-from analyzer.tensors import TensorFacts
-
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.tensors import TensorFacts
 
 
 def build_call_graph(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> nx.DiGraph:
@@ -68,7 +66,9 @@ def local_tensor_computation(facts: TensorFacts, key: str) -> bool:
     return False
 
 
-def tensor_computation(graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]) -> dict[str, bool]:
+def tensor_computation(
+    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]
+) -> dict[str, bool]:
     """Whether a TF op runs in the function or anything it (transitively) calls in user code."""
     local = {k: local_tensor_computation(facts, k) for k in keys}
     result = dict(local)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from analyzer.checks import name_of, severity_of
+from hybridize.analyzer.checks import name_of, severity_of
+
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
     Finding,
@@ -151,7 +152,12 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
                 "P6": "no TensorFlow operation runs: tracing only adds overhead",
             }
             findings.append(
-                _finding("HY011", "convert_to_eager", f"remove @tf.function: {reasons[passing or 'P2']}", span)
+                _finding(
+                    "HY011",
+                    "convert_to_eager",
+                    f"remove @tf.function: {reasons[passing or 'P2']}",
+                    span,
+                )
             )
     if transformation == "convert_to_hybrid":
         findings.append(
@@ -159,7 +165,9 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         )
     if transformation == "reconfigure":
         findings.append(
-            _finding("HY012", "reconfigure", "add the inferred input_signature to @tf.function", span)
+            _finding(
+                "HY012", "reconfigure", "add the inferred input_signature to @tf.function", span
+            )
         )
     severity: Severity = "ok"
     if findings:
@@ -202,5 +210,7 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         input_signature=facts.input_signature,  # type: ignore[arg-type]
         input_signature_absence_reason=facts.input_signature_absence_reason,
         params=facts.params,
-        findings=tuple(sorted(findings, key=lambda f: (f.span.start_line, f.span.start_col, f.code))),
+        findings=tuple(
+            sorted(findings, key=lambda f: (f.span.start_line, f.span.start_col, f.code))
+        ),
     )

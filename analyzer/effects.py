@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from analyzer.frameworks import is_container_mutator
-from analyzer.ir import FunctionSummary, Sym
-from analyzer.resolve import ProjectIndex
-from analyzer.tensors import ResolvedCall, TensorFacts
+from hybridize.analyzer.frameworks import is_container_mutator
+from hybridize.analyzer.ir import FunctionSummary, Sym
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.tensors import ResolvedCall, TensorFacts
+
 from hybridize.model import Span
 
-Origin = tuple  # type: ignore[type-arg]
+Origin = tuple
 FRESH: Origin = ("fresh",)
 GLOBAL: Origin = ("global",)
 FREE: Origin = ("free",)
@@ -41,8 +42,22 @@ EFFECT_CODES = {
 
 LIKELY_MUTATORS = frozenset(
     {
-        "append", "extend", "insert", "appendleft", "extendleft", "popleft", "update",
-        "setdefault", "clear", "pop", "popitem", "remove", "add", "discard", "sort", "reverse",
+        "append",
+        "extend",
+        "insert",
+        "appendleft",
+        "extendleft",
+        "popleft",
+        "update",
+        "setdefault",
+        "clear",
+        "pop",
+        "popitem",
+        "remove",
+        "add",
+        "discard",
+        "sort",
+        "reverse",
     }
 )
 
@@ -139,7 +154,11 @@ class EffectAnalysis:
                 summary = _copy(local[key])
                 self._transitive(key, summary)
                 old = self.summaries[key]
-                if (len(summary.effects), set(summary.mutated_params), len(summary.undeterminable)) != (
+                if (
+                    len(summary.effects),
+                    set(summary.mutated_params),
+                    len(summary.undeterminable),
+                ) != (
                     len(old.effects),
                     set(old.mutated_params),
                     len(old.undeterminable),
@@ -162,7 +181,13 @@ class EffectAnalysis:
         )
 
     def _mutation(
-        self, key: str, fn: FunctionSummary, summary: EffectSummary, target: Sym, span: Span, what: str
+        self,
+        key: str,
+        fn: FunctionSummary,
+        summary: EffectSummary,
+        target: Sym,
+        span: Span,
+        what: str,
     ) -> None:
         if self._exempt_self_store(fn, key, target):
             return
@@ -176,7 +201,9 @@ class EffectAnalysis:
                     Effect("HY107", f"{what} an object passed in as `{origin[1]}`", span)
                 )
             elif origin == FREE:
-                summary.effects.append(Effect("HY107", f"{what} a variable of an enclosing function", span))
+                summary.effects.append(
+                    Effect("HY107", f"{what} a variable of an enclosing function", span)
+                )
             elif origin == GLOBAL:
                 summary.effects.append(Effect("HY107", f"{what} a module-level object", span))
             else:
@@ -195,7 +222,14 @@ class EffectAnalysis:
                     Effect("HY106", f"assigns the nonlocal variable `{store.name}`", store.span)
                 )
             elif store.kind in ("attr", "del_attr"):
-                self._mutation(key, fn, summary, store.target, store.span, f"writes attribute `{store.name}` of")
+                self._mutation(
+                    key,
+                    fn,
+                    summary,
+                    store.target,
+                    store.span,
+                    f"writes attribute `{store.name}` of",
+                )
             else:
                 self._mutation(key, fn, summary, store.target, store.span, "writes an item of")
         for resolved in self.facts.calls.get(key, []):
@@ -210,13 +244,18 @@ class EffectAnalysis:
             if info.effect in EFFECT_CODES:
                 code, verb = EFFECT_CODES[info.effect]
                 summary.effects.append(
-                    Effect(code, f"`{_short(info.name)}` {verb}; it runs only while tracing", site.span)
-                )
-            if info.name == "builtins.next" and site.args:
-                if origins(self.index, key, site.args[0]) - {FRESH}:
-                    summary.effects.append(
-                        Effect("HY108", "advances an iterator it did not create", site.span)
+                    Effect(
+                        code, f"`{_short(info.name)}` {verb}; it runs only while tracing", site.span
                     )
+                )
+            if (
+                info.name == "builtins.next"
+                and site.args
+                and (origins(self.index, key, site.args[0]) - {FRESH})
+            ):
+                summary.effects.append(
+                    Effect("HY108", "advances an iterator it did not create", site.span)
+                )
         callee = site.callee
         if callee[0] == "attr":
             method = callee[2]
@@ -228,7 +267,9 @@ class EffectAnalysis:
             ):
                 self._mutation(key, fn, summary, callee[1], site.span, f"calls `.{method}()` on")
             if method == "__next__" and origins(self.index, key, callee[1]) - {FRESH}:
-                summary.effects.append(Effect("HY108", "advances an iterator it did not create", site.span))
+                summary.effects.append(
+                    Effect("HY108", "advances an iterator it did not create", site.span)
+                )
         if (
             resolved.callee_atoms
             and all(a[0] == "?" for a in resolved.callee_atoms)
@@ -263,7 +304,11 @@ class EffectAnalysis:
                 callee_fn = self.index.function(target)
                 name = callee_fn.qualname
                 if callee_summary.effects:
-                    own = [e for e in callee_summary.effects if not e.message.endswith("passed in as `self`")]
+                    own = [
+                        e
+                        for e in callee_summary.effects
+                        if not e.message.endswith("passed in as `self`")
+                    ]
                     non_param = [e for e in own if "passed in as" not in e.message]
                     if non_param:
                         first = non_param[0]
@@ -282,10 +327,14 @@ class EffectAnalysis:
                     arg = self._argument_for(callee_fn, kind, site, param)
                     if arg is None:
                         continue
-                    self._mutation(key, fn, summary, arg, site.span, f"calls `{name}`, which mutates")
+                    self._mutation(
+                        key, fn, summary, arg, site.span, f"calls `{name}`, which mutates"
+                    )
 
-    def _argument_for(self, callee: FunctionSummary, kind: str, site: object, param: str) -> Sym | None:
-        from analyzer.ir import CallSite
+    def _argument_for(
+        self, callee: FunctionSummary, kind: str, site: object, param: str
+    ) -> Sym | None:
+        from hybridize.analyzer.ir import CallSite
 
         assert isinstance(site, CallSite)
         params = callee.params
@@ -302,7 +351,7 @@ class EffectAnalysis:
 
     @staticmethod
     def _bound_sym(callee: FunctionSummary, site: object, param: str, skip: int) -> Sym | None:
-        from analyzer.ir import CallSite
+        from hybridize.analyzer.ir import CallSite
 
         assert isinstance(site, CallSite)
         for name, value in site.kwargs:

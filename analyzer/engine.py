@@ -16,19 +16,31 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
+from hybridize.analyzer.cache import SummaryCache
+from hybridize.analyzer.callgraph import (
+    build_call_graph,
+    covered_callers,
+    recursive_functions,
+    tensor_computation,
+)
+from hybridize.analyzer.decide import FunctionFacts, decide
+from hybridize.analyzer.effects import EffectAnalysis
+from hybridize.analyzer.ir import ModuleSummary
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.safety import safety_facts
+from hybridize.analyzer.sources import discover, read_source
+from hybridize.analyzer.speculation import speculate
+from hybridize.analyzer.summarize import summarize_module
+from hybridize.analyzer.tensors import TensorFacts, is_primitive, is_tensor_like, solve
 
-from analyzer.cache import SummaryCache
-from analyzer.callgraph import build_call_graph, covered_callers, recursive_functions, tensor_computation
-from analyzer.decide import FunctionFacts, decide
-from analyzer.effects import EffectAnalysis
-from analyzer.ir import ModuleSummary
-from analyzer.resolve import ProjectIndex
-from analyzer.safety import safety_facts
-from analyzer.sources import discover, read_source
-from analyzer.speculation import speculate
-from analyzer.summarize import summarize_module
-from analyzer.tensors import TensorFacts, is_primitive, is_tensor_like, solve
-from hybridize.model import AnalysisResult, FileError, Finding, FunctionVerdict, ParamReport, TensorSpec
+from hybridize.model import (
+    AnalysisResult,
+    FileError,
+    Finding,
+    FunctionVerdict,
+    ParamReport,
+    TensorSpec,
+)
 
 PARALLEL_THRESHOLD = 40
 """Below this many files a process pool costs more than it saves."""
@@ -56,7 +68,7 @@ def summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
         return FileError(relpath, f"SyntaxError: {exc.message} (line {exc.raw_line})")
     except (RecursionError, MemoryError):
         return FileError(relpath, "cannot parse: the file is nested too deeply")
-    except Exception as exc:  # libcst raises other errors on odd input  # noqa: BLE001
+    except Exception as exc:  # libcst raises other errors on odd input
         return FileError(relpath, f"cannot parse: {type(exc).__name__}: {exc}")
     try:
         return summarize_module(relpath, tree, text)
@@ -64,12 +76,16 @@ def summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
         return FileError(relpath, "cannot analyse: the file is nested too deeply")
 
 
-def _summarize_batch(batch: list[tuple[str, str]], root: str, cache_dir: str | None) -> list[ModuleSummary | FileError]:
+def _summarize_batch(
+    batch: list[tuple[str, str]], root: str, cache_dir: str | None
+) -> list[ModuleSummary | FileError]:
     cache = SummaryCache(Path(cache_dir)) if cache_dir else None
     return [_summarize_cached(Path(p), Path(root), cache) for p, _ in batch]
 
 
-def _summarize_cached(path: Path, root: Path, cache: SummaryCache | None) -> ModuleSummary | FileError:
+def _summarize_cached(
+    path: Path, root: Path, cache: SummaryCache | None
+) -> ModuleSummary | FileError:
     if cache is None:
         return summarize_file(path, root)
     source = read_source(path, root)
@@ -95,21 +111,29 @@ def collect_summaries(
     jobs = options.jobs or os.cpu_count() or 1
     results: list[ModuleSummary | FileError] = []
     if jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
-        chunks = [[(str(p), "") for p in files[i::jobs * 4]] for i in range(jobs * 4)]
+        chunks = [[(str(p), "") for p in files[i :: jobs * 4]] for i in range(jobs * 4)]
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(_summarize_batch, chunk, str(base), cache_dir) for chunk in chunks if chunk]
+            futures = [
+                pool.submit(_summarize_batch, chunk, str(base), cache_dir)
+                for chunk in chunks
+                if chunk
+            ]
             for future in futures:
                 results.extend(future.result())
     else:
         usable = cache if cache is not None and cache.usable else None
         results = [_summarize_cached(p, base, usable) for p in files]
-    summaries = sorted((r for r in results if isinstance(r, ModuleSummary)), key=lambda s: s.relpath)
+    summaries = sorted(
+        (r for r in results if isinstance(r, ModuleSummary)), key=lambda s: s.relpath
+    )
     errors.extend(r for r in results if isinstance(r, FileError))
     errors.sort(key=lambda e: e.file)
     return summaries, errors, warnings
 
 
-def analyze_path(path: Path, options: AnalysisOptions | None = None) -> tuple[AnalysisResult, list[str]]:
+def analyze_path(
+    path: Path, options: AnalysisOptions | None = None
+) -> tuple[AnalysisResult, list[str]]:
     """Analyse a file or folder as one project; returns the result and warnings."""
     options = options or AnalysisOptions()
     started = time.perf_counter()
@@ -125,7 +149,9 @@ def analyze_path(path: Path, options: AnalysisOptions | None = None) -> tuple[An
     return result, warnings
 
 
-def analyze_summaries(summaries: Iterable[ModuleSummary], options: AnalysisOptions) -> list[FunctionVerdict]:
+def analyze_summaries(
+    summaries: Iterable[ModuleSummary], options: AnalysisOptions
+) -> list[FunctionVerdict]:
     """The project-wide phase over already computed summaries."""
     index = ProjectIndex({s.relpath: s for s in summaries})
     facts = solve(index)
@@ -140,8 +166,18 @@ def analyze_summaries(summaries: Iterable[ModuleSummary], options: AnalysisOptio
     verdicts = []
     for key in function_keys:
         verdicts.append(
-            _verdict(index, facts, key, effects[key], key in recursive, computation[key],
-                     covered[key], key in hybrid, options, graph)
+            _verdict(
+                index,
+                facts,
+                key,
+                effects[key],
+                key in recursive,
+                computation[key],
+                covered[key],
+                key in hybrid,
+                options,
+                graph,
+            )
         )
     verdicts.sort(key=lambda v: (v.file, v.line, v.qualname))
     return verdicts
@@ -173,7 +209,10 @@ TF_FUNCTION_POSITIONAL = (
     "experimental_compile",
     "experimental_follow_type_hints",
 )
-DEPRECATED_ALIASES = {"experimental_relax_shapes": "reduce_retracing", "experimental_compile": "jit_compile"}
+DEPRECATED_ALIASES = {
+    "experimental_relax_shapes": "reduce_retracing",
+    "experimental_compile": "jit_compile",
+}
 
 
 def decorator_arguments(index: ProjectIndex, key: str) -> dict[str, bool]:
@@ -183,9 +222,15 @@ def decorator_arguments(index: ProjectIndex, key: str) -> dict[str, bool]:
     found: dict[str, bool] = {}
     for decorator in fn.decorators:
         ref = index.resolve_dotted(relpath, decorator.name)
-        if not (ref[0] == "ext" and ref[1].endswith("function") and ref[1].startswith("tensorflow")):
+        if not (
+            ref[0] == "ext" and ref[1].endswith("function") and ref[1].startswith("tensorflow")
+        ):
             continue
-        names = [TF_FUNCTION_POSITIONAL[i] for i in range(len(decorator.args)) if i < len(TF_FUNCTION_POSITIONAL)]
+        names = [
+            TF_FUNCTION_POSITIONAL[i]
+            for i in range(len(decorator.args))
+            if i < len(TF_FUNCTION_POSITIONAL)
+        ]
         names += [k for k, _ in decorator.kwargs]
         for name in names:
             found[DEPRECATED_ALIASES.get(name, name)] = True
@@ -204,7 +249,7 @@ def _verdict(
     options: AnalysisOptions,
     graph: object,
 ) -> FunctionVerdict:
-    from analyzer.effects import EffectSummary
+    from hybridize.analyzer.effects import EffectSummary
 
     assert isinstance(effect_summary, EffectSummary)
     relpath = key.split("::", 1)[0]
@@ -214,7 +259,7 @@ def _verdict(
         explicit = fn.params[1:] if fn.params else ()
     evidence = facts.param_atoms.get(key, {})
     evaluator_params: list[ParamReport] = []
-    from analyzer.tensors import get_evaluator
+    from hybridize.analyzer.tensors import get_evaluator
 
     evaluator = get_evaluator(index, facts, key)
     any_tensor = False
@@ -235,7 +280,9 @@ def _verdict(
         else:
             is_tensor = False
         specs = tuple(
-            TensorSpec("TensorSpec", a[1], a[2]) for a in sorted(atoms, key=repr) if a[0] in ("tensor", "variable")
+            TensorSpec("TensorSpec", a[1], a[2])
+            for a in sorted(atoms, key=repr)
+            if a[0] in ("tensor", "variable")
         )
         evaluator_params.append(ParamReport(p.name, is_tensor, specs))
     has_tensor: bool | None
@@ -259,18 +306,41 @@ def _verdict(
     if primitive:
         names = ", ".join(f"`{n}`" for n in sorted(facts.primitive_params[key]))
         findings.append(
-            Finding("HY201", "has_primitive_parameters", "warning",
-                    f"a caller passes Python literals for {names}: each new value retraces", fn.span)
+            Finding(
+                "HY201",
+                "has_primitive_parameters",
+                "warning",
+                f"a caller passes Python literals for {names}: each new value retraces",
+                fn.span,
+            )
         )
     for effect in effect_summary.effects:
-        findings.append(Finding(effect.code, "has_python_side_effects", "error", effect.message, effect.span))
+        findings.append(
+            Finding(effect.code, "has_python_side_effects", "error", effect.message, effect.span)
+        )
     side_effects: bool | None = effect_summary.has_effects
     if not side_effects and effect_summary.undeterminable:
         side_effects = None
         for effect in effect_summary.undeterminable[:1]:
-            findings.append(Finding(effect.code, "undeterminable_side_effects", "warning", effect.message, effect.span))
+            findings.append(
+                Finding(
+                    effect.code,
+                    "undeterminable_side_effects",
+                    "warning",
+                    effect.message,
+                    effect.span,
+                )
+            )
     if recursive:
-        findings.append(Finding("HY501", "is_recursive", "error", "calls itself, directly or through other functions", fn.span))
+        findings.append(
+            Finding(
+                "HY501",
+                "is_recursive",
+                "error",
+                "calls itself, directly or through other functions",
+                fn.span,
+            )
+        )
     safety, safety_findings = safety_facts(index, facts, key, graph)
     findings.extend(safety_findings)
     # Keep one finding per (code, line) so a loop of prints is not a wall of text.

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 
 from hybridize.model import Span
 
-Sym = tuple  # type: ignore[type-arg]
+Sym = tuple
+NO_SPAN = Span(1, 0, 1, 0)
 UNKNOWN: Sym = ("?",)
 
 
@@ -85,7 +86,7 @@ class DecoratorInfo:
     kwargs: tuple[tuple[str, Sym], ...] = ()
     arg_sources: tuple[tuple[str, str], ...] = ()
     """Source text of each argument (keyword or `#n`), to model an input_signature later."""
-    span: Span = Span(1, 0, 1, 0)
+    span: Span = NO_SPAN
 
 
 @dataclass(slots=True)

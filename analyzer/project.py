@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 import libcst as cst
+from hybridize.analyzer.positions import PositionIndex
 
-from analyzer.positions import PositionIndex
 from hybridize.model import FileError, Span
 
 FunctionKey = str
@@ -243,22 +243,25 @@ class _Indexer:
             parent.nested[node.name.value] = info
         elif top:
             self.module.top_functions[node.name.value] = info
-        self._body(
-            _block_body(node.body), prefix=f"{qualname}.", cls=None, parent=info, top=False
-        )
+        self._body(_block_body(node.body), prefix=f"{qualname}.", cls=None, parent=info, top=False)
 
     def _class(
         self, node: cst.ClassDef, *, prefix: str, parent: FunctionInfo | None, top: bool
     ) -> None:
         qualname = f"{prefix}{node.name.value}"
-        bases = tuple(name for arg in node.bases if arg.keyword is None
-                      if (name := dotted_name(arg.value)) is not None)
+        bases = tuple(
+            name
+            for arg in node.bases
+            if arg.keyword is None
+            if (name := dotted_name(arg.value)) is not None
+        )
         info = ClassInfo(module=self.module, qualname=qualname, node=node, base_exprs=bases)
         self.module.classes[qualname] = info
         if top:
             self.module.top_classes[node.name.value] = info
-        self._body(_block_body(node.body), prefix=f"{qualname}.", cls=info, parent=parent,
-                   top=False)
+        self._body(
+            _block_body(node.body), prefix=f"{qualname}.", cls=info, parent=parent, top=False
+        )
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> None:
         project = self.module

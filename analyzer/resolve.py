@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath
 
-from analyzer.ir import ClassSummary, FunctionSummary, ImportSummary, ModuleSummary
+from hybridize.analyzer.ir import ClassSummary, FunctionSummary, ImportSummary, ModuleSummary
 
-Ref = tuple  # type: ignore[type-arg]
+Ref = tuple
 UNKNOWN_REF: Ref = ("?",)
 
 BUILTIN_NAMES = frozenset(dir(builtins))
@@ -51,7 +51,7 @@ def canonical_external(dotted: str) -> str:
 def external_keras_role(dotted: str) -> str | None:
     """'layer' / 'model' for Keras base classes known by name, else None."""
     name = canonical_external(dotted)
-    if name in KERAS_ROOTS["model"] or name.endswith(".Model") and name.startswith("keras."):
+    if name in KERAS_ROOTS["model"] or (name.endswith(".Model") and name.startswith("keras.")):
         return "model"
     if name.startswith("keras.layers.") or name in KERAS_ROOTS["layer"]:
         return "layer"
@@ -140,7 +140,10 @@ class ProjectIndex:
             if ref != UNKNOWN_REF:
                 return ref
             package_dir = PurePosixPath(relpath).parent
-            for candidate in (f"{package_dir / imp.member}.py", str(package_dir / imp.member / "__init__.py")):
+            for candidate in (
+                f"{package_dir / imp.member}.py",
+                str(package_dir / imp.member / "__init__.py"),
+            ):
                 candidate = candidate[2:] if candidate.startswith("./") else candidate
                 if PurePosixPath(relpath).name == "__init__.py" and candidate in self.modules:
                     return ("module", candidate)
@@ -151,7 +154,10 @@ class ProjectIndex:
                 folder = PurePosixPath(importer).parent
                 for _ in range(len(imp.source) - 1):
                     folder = folder.parent
-                for candidate in (f"{folder / imp.member}.py", str(folder / imp.member / "__init__.py")):
+                for candidate in (
+                    f"{folder / imp.member}.py",
+                    str(folder / imp.member / "__init__.py"),
+                ):
                     candidate = candidate[2:] if candidate.startswith("./") else candidate
                     if candidate in self.modules:
                         return ("module", candidate)
@@ -198,7 +204,7 @@ class ProjectIndex:
                 if ref != UNKNOWN_REF:
                     return ref
             elif not source.startswith("."):
-                from analyzer.frameworks import lookup
+                from hybridize.analyzer.frameworks import lookup
 
                 candidate = canonical_external(f"{source}.{name}")
                 if lookup(candidate) is not None:
@@ -221,7 +227,10 @@ class ProjectIndex:
             inner = self.resolve_global(ref[1], name)
             if inner == UNKNOWN_REF:
                 package_dir = PurePosixPath(ref[1]).parent
-                for candidate in (f"{package_dir / name}.py", str(package_dir / name / "__init__.py")):
+                for candidate in (
+                    f"{package_dir / name}.py",
+                    str(package_dir / name / "__init__.py"),
+                ):
                     candidate = candidate[2:] if candidate.startswith("./") else candidate
                     if candidate in self.modules:
                         return ("module", candidate)

@@ -9,13 +9,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-Atom = tuple  # type: ignore[type-arg]
+Atom = tuple
 
 TF_DTYPES = frozenset(
     {
-        "float16", "bfloat16", "float32", "float64", "half", "double",
-        "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-        "bool", "string", "complex64", "complex128",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "half",
+        "double",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "bool",
+        "string",
+        "complex64",
+        "complex128",
     }
 )
 ALIASES = {"half": "float16", "double": "float64"}

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
-from analyzer.resolve import ProjectIndex
+from hybridize.analyzer.resolve import ProjectIndex
 
-STEP_NAME = re.compile(r"(^|_)(train|test|eval|val|valid|validation|predict|inference|serve|serving)(_|$).*step|step.*(^|_)(train|test)(_|$)")
+STEP_NAME = re.compile(
+    r"(^|_)(train|test|eval|val|valid|validation|predict|inference|serve|serving)(_|$).*step|step.*(^|_)(train|test)(_|$)"
+)
 
 
 def speculate(index: ProjectIndex, key: str) -> str | None:
@@ -26,7 +28,13 @@ def speculate(index: ProjectIndex, key: str) -> str | None:
     if fn.class_qualname is not None:
         class_key = f"{key.split('::', 1)[0]}::{fn.class_qualname}"
         role = index.keras_role(class_key)
-        if role is not None and name in ("call", "__call__", "train_step", "test_step", "predict_step"):
+        if role is not None and name in (
+            "call",
+            "__call__",
+            "train_step",
+            "test_step",
+            "predict_step",
+        ):
             kind = "Keras Model" if role == "model" else "Keras Layer"
             return f"assumes {names} {plural} ({name} of a {kind}, called by Keras)"
     if name in ("train_step", "test_step") or STEP_NAME.search(name):

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
-
-from analyzer.ir import (
+from hybridize.analyzer.ir import (
     UNKNOWN,
     CallSite,
     ClassSummary,
@@ -25,8 +24,9 @@ from analyzer.ir import (
     Store,
     Sym,
 )
-from analyzer.positions import PositionIndex
-from analyzer.project import dotted_name
+from hybridize.analyzer.positions import PositionIndex
+from hybridize.analyzer.project import dotted_name
+
 from hybridize.model import Span
 
 IGNORE_MARKER = "hybridize: ignore"
@@ -168,11 +168,11 @@ class _ModuleBuilder:
             self._expr(small.value, scope)
         elif isinstance(small, cst.Assign):
             value = self._expr(small.value, scope)
-            for target in small.targets:
-                self._bind(target.target, value, scope, node=small)
+            for assign_target in small.targets:
+                self._bind(assign_target.target, value, scope, node=small)
             if module_level and len(small.targets) == 1:
-                target = small.targets[0].target
-                if isinstance(target, cst.Name) and target.value == "__all__":
+                first = small.targets[0].target
+                if isinstance(first, cst.Name) and first.value == "__all__":
                     self.all_names = _string_list(small.value)
         elif isinstance(small, cst.AnnAssign):
             if small.value is not None:
@@ -204,7 +204,9 @@ class _ModuleBuilder:
         elif isinstance(small, cst.Assert):
             self._expr(small.test, scope)
 
-    def _import(self, node: cst.Import | cst.ImportFrom, scope: _Scope, *, module_level: bool) -> None:
+    def _import(
+        self, node: cst.Import | cst.ImportFrom, scope: _Scope, *, module_level: bool
+    ) -> None:
         found: list[ImportSummary] = []
         if isinstance(node, cst.Import):
             for alias in node.names:
@@ -357,7 +359,9 @@ class _ModuleBuilder:
         if isinstance(target, cst.Name):
             name = target.value
             if name in summary.globals_declared and summary.qualname != "<module>":
-                summary.stores.append(Store("global", ("name", name), name, self.span(span_node), value))
+                summary.stores.append(
+                    Store("global", ("name", name), name, self.span(span_node), value)
+                )
             elif name in summary.nonlocals_declared:
                 summary.stores.append(
                     Store("nonlocal", ("name", name), name, self.span(span_node), value)
@@ -380,10 +384,12 @@ class _ModuleBuilder:
             )
         elif isinstance(target, cst.Subscript):
             base = self._expr(target.value, scope)
-            for element in target.slice:
-                if isinstance(element.slice, cst.Index):
-                    self._expr(element.slice.value, scope)
-            summary.stores.append(Store("item", base, "", self._store_span(target, span_node), value))
+            for subscript in target.slice:
+                if isinstance(subscript.slice, cst.Index):
+                    self._expr(subscript.slice.value, scope)
+            summary.stores.append(
+                Store("item", base, "", self._store_span(target, span_node), value)
+            )
 
     def _store_span(self, target: cst.CSTNode, statement: cst.CSTNode) -> Span:
         span = self.span(target)
@@ -418,7 +424,7 @@ class _ModuleBuilder:
             return ("local", name)
         return ("name", name)
 
-    def _expr(self, expr: cst.BaseExpression | None, scope: _Scope) -> Sym:  # noqa: C901
+    def _expr(self, expr: cst.BaseExpression | None, scope: _Scope) -> Sym:
         if expr is None:
             return UNKNOWN
         if isinstance(expr, cst.Name):
@@ -477,12 +483,13 @@ class _ModuleBuilder:
             if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
                 index = self._expr(expr.slice[0].slice.value, scope)
             else:
-                for element in expr.slice:
-                    if isinstance(element.slice, cst.Index):
-                        self._expr(element.slice.value, scope)
-                    else:
-                        for part in (element.slice.lower, element.slice.upper, element.slice.step):
-                            self._expr(part, scope)
+                for subscript in expr.slice:
+                    part_slice = subscript.slice
+                    if isinstance(part_slice, cst.Index):
+                        self._expr(part_slice.value, scope)
+                    elif isinstance(part_slice, cst.Slice):
+                        for bound in (part_slice.lower, part_slice.upper, part_slice.step):
+                            self._expr(bound, scope)
                 index = ("slice",)
             return ("item", base, index)
         if isinstance(expr, cst.List | cst.Tuple | cst.Set):
@@ -491,17 +498,15 @@ class _ModuleBuilder:
             return ("seq", kind, elements)
         if isinstance(expr, cst.Dict):
             values = []
-            for element in expr.elements:
-                if isinstance(element, cst.DictElement):
-                    self._expr(element.key, scope)
-                    values.append(self._expr(element.value, scope))
-                else:
-                    values.append(self._expr(element.value, scope))
+            for dict_element in expr.elements:
+                if isinstance(dict_element, cst.DictElement):
+                    self._expr(dict_element.key, scope)
+                values.append(self._expr(dict_element.value, scope))
             return ("dict", tuple(values))
         if isinstance(expr, cst.ListComp | cst.SetComp | cst.GeneratorExp):
             self._comprehension(expr.for_in, scope)
-            element = self._expr(expr.elt, scope)
-            return ("seq", "list", (element,)) if isinstance(expr, cst.ListComp) else ("fresh",)
+            produced = self._expr(expr.elt, scope)
+            return ("seq", "list", (produced,)) if isinstance(expr, cst.ListComp) else ("fresh",)
         if isinstance(expr, cst.DictComp):
             self._comprehension(expr.for_in, scope)
             self._expr(expr.key, scope)
@@ -518,11 +523,11 @@ class _ModuleBuilder:
         if isinstance(expr, cst.StarredElement):
             return self._expr(expr.value, scope)
         if isinstance(expr, cst.Yield):
-            value = expr.value
-            if isinstance(value, cst.From):
-                self._expr(value.item, scope)
-            elif value is not None:
-                self._expr(value, scope)
+            yielded = expr.value
+            if isinstance(yielded, cst.From):
+                self._expr(yielded.item, scope)
+            elif yielded is not None:
+                self._expr(yielded, scope)
             return UNKNOWN
         if isinstance(expr, cst.Ellipsis):
             return ("lit", "none", None)
@@ -556,16 +561,17 @@ class _ModuleBuilder:
                 continue
             if arg.keyword is not None:
                 kwargs.append((arg.keyword.value, value))
-                if arg.keyword.value == "name" and value[0] == "lit" and value[1] not in (
-                    "str",
-                    "none",
+                if (
+                    arg.keyword.value == "name"
+                    and value[0] == "lit"
+                    and value[1]
+                    not in (
+                        "str",
+                        "none",
+                    )
                 ):
                     name_literal = value
-                elif (
-                    arg.keyword.value == "name"
-                    and value[0] == "attr"
-                    and value[1][0] == "name"
-                ):
+                elif arg.keyword.value == "name" and value[0] == "attr" and value[1][0] == "name":
                     name_literal = value  # e.g. name=tf.float32: decided once resolved
             else:
                 args.append(value)

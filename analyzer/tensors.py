@@ -29,11 +29,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
-from analyzer.ir import CallSite, FunctionSummary, Sym
-from analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
+from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
+from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
+from hybridize.analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
 
-Atom = tuple  # type: ignore[type-arg]
+Atom = tuple
 Atoms = frozenset[Atom]
 
 UNKNOWN_ATOM: Atom = ("?",)
@@ -149,12 +149,16 @@ class ResolvedCall:
 class TensorFacts:
     """The solution: per-function parameter evidence, returns, calls; per-class attributes."""
 
-    param_atoms: dict[str, dict[str, set[Atom]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
+    param_atoms: dict[str, dict[str, set[Atom]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(set))
+    )
     primitive_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     call_count: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     returns: dict[str, Atoms] = field(default_factory=dict)
-    attrs: dict[str, dict[str, set[Atom]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
+    attrs: dict[str, dict[str, set[Atom]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(set))
+    )
     calls: dict[str, list[ResolvedCall]] = field(default_factory=dict)
     traced_callbacks: set[str] = field(default_factory=set)
     wrapped_by_tf_function: set[str] = field(default_factory=set)
@@ -203,7 +207,7 @@ class Evaluator:
         self.memo[sym] = result
         return result
 
-    def _eval(self, sym: Sym) -> Iterable[Atom]:  # noqa: C901
+    def _eval(self, sym: Sym) -> Iterable[Atom]:
         kind = sym[0]
         if kind == "lit":
             return (sym,)
@@ -219,12 +223,12 @@ class Evaluator:
         if kind == "attr":
             out = set()
             for atom in self.eval(sym[1]):
-                out |= self.attribute(atom, sym[2])
+                out.update(self.attribute(atom, sym[2]))
             return out
         if kind == "item":
             out = set()
             for atom in self.eval(sym[1]):
-                out |= _item(atom, sym[2])
+                out.update(_item(atom, sym[2]))
             return out
         if kind == "call":
             return self.call_result(sym[1])
@@ -233,7 +237,7 @@ class Evaluator:
         if kind == "iter":
             out = set()
             for atom in self.eval(sym[1]):
-                out |= _iterate(atom)
+                out.update(_iterate(atom))
             return out
         if kind == "seq":
             elements: set[Atom] = set()
@@ -255,7 +259,7 @@ class Evaluator:
         if kind == "class":
             return (("class", f"{self.relpath}::{sym[1]}"),)
         if kind == "import":
-            from analyzer.ir import ImportSummary
+            from hybridize.analyzer.ir import ImportSummary
 
             ref = self.index.resolve_import(ImportSummary("", sym[1], sym[2]), self.relpath)
             return self.ref_atoms(ref)
@@ -282,7 +286,11 @@ class Evaluator:
             hinted = self.hint_atoms(param.annotation)
             out |= hinted
             if param.kind == "vararg":
-                out = {("seq", "tuple", _cap(out))} if out else {("seq", "tuple", frozenset({UNKNOWN_ATOM}))}
+                out = (
+                    {("seq", "tuple", _cap(out))}
+                    if out
+                    else {("seq", "tuple", frozenset({UNKNOWN_ATOM}))}
+                )
             elif param.kind == "kwarg":
                 out = {("dict", _cap(out))} if out else {("dict", frozenset({UNKNOWN_ATOM}))}
             if param.default is not None and param.default != ("lit", "none", None):
@@ -338,7 +346,7 @@ class Evaluator:
             return _module_evaluator(self.index, self.facts, ref[1]).eval(("local", ref[2]))
         return frozenset({UNKNOWN_ATOM})
 
-    def attribute(self, atom: Atom, name: str) -> Atoms:  # noqa: C901
+    def attribute(self, atom: Atom, name: str) -> Atoms:
         kind = atom[0]
         if kind == "module":
             return self.ref_atoms(self.index.member(("module", atom[1]), name))
@@ -400,7 +408,7 @@ class Evaluator:
         self.call_results[index] = resolved.result
         return resolved.result
 
-    def resolve_call(self, index: int) -> ResolvedCall:  # noqa: C901
+    def resolve_call(self, index: int) -> ResolvedCall:
         site = self.fn.calls[index]
         callee_atoms = self.eval(site.callee)
         args = [self.eval(a) for a in site.args]
@@ -486,7 +494,7 @@ class Evaluator:
         if symbolic_args and info.tensor_op:
             return frozenset({("symbolic",)})
         if info.returns in ("tensor", "variable"):
-            from analyzer.shapes import infer_spec
+            from hybridize.analyzer.shapes import infer_spec
 
             spec = infer_spec(info.name, args, kwargs)
             if spec is not None:
@@ -623,19 +631,28 @@ def solve(index: ProjectIndex) -> TensorFacts:
                 returned |= evaluator.eval(value)
             if fn.is_generator:
                 returned = {PYTHON}
-            new_returns[key] = _merge_tensor_specs(_cap(returned)) if returned else frozenset(
-                {("lit", "none", None)}
+            new_returns[key] = (
+                _merge_tensor_specs(_cap(returned))
+                if returned
+                else frozenset({("lit", "none", None)})
             )
             if evaluator.class_key is not None and fn.binds_receiver and fn.params:
                 receiver = fn.params[0].name
                 for store in fn.stores:
-                    if store.kind == "attr" and store.target in (("local", receiver), ("param", receiver)):
+                    if store.kind == "attr" and store.target in (
+                        ("local", receiver),
+                        ("param", receiver),
+                    ):
                         new_attrs[evaluator.class_key][store.name] |= evaluator.eval(store.value)
         signature = hash(
             (
-                frozenset((k, p, frozenset(v)) for k, ps in new_params.items() for p, v in ps.items()),
+                frozenset(
+                    (k, p, frozenset(v)) for k, ps in new_params.items() for p, v in ps.items()
+                ),
                 frozenset(new_returns.items()),
-                frozenset((k, a, frozenset(v)) for k, attrs in new_attrs.items() for a, v in attrs.items()),
+                frozenset(
+                    (k, a, frozenset(v)) for k, attrs in new_attrs.items() for a, v in attrs.items()
+                ),
             )
         )
         facts.param_atoms = new_params
@@ -682,7 +699,9 @@ def _record_evidence(
                 facts.symbolic_args[target].add(name)
     for info in resolved.api:
         positions = [*info.callback_args]
-        if info.name in ("tensorflow.function",) or info.name.endswith(".function") and info.framework == "tensorflow":
+        if info.name in ("tensorflow.function",) or (
+            info.name.endswith(".function") and info.framework == "tensorflow"
+        ):
             for atom in resolved.args[0] if resolved.args else ():
                 if atom[0] in ("func", "method"):
                     facts.wrapped_by_tf_function.add(atom[1])

@@ -54,10 +54,14 @@ def main() -> None:
     show_default=True,
     help="Report format.",
 )
-@click.option("--infer-input-signatures", is_flag=True, help="Infer input_signature from call sites.")
+@click.option(
+    "--infer-input-signatures", is_flag=True, help="Infer input_signature from call sites."
+)
 @click.option("--no-cache", is_flag=True, help="Ignore and do not update the summary cache.")
 @click.option("--verbose", "-v", is_flag=True, help="Text format: list every function.")
-@click.option("--fail-on-refactorable", is_flag=True, help="Exit 1 if any function is refactorable.")
+@click.option(
+    "--fail-on-refactorable", is_flag=True, help="Exit 1 if any function is refactorable."
+)
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 when the analysis ran.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes.")
 def analyze(
@@ -71,7 +75,7 @@ def analyze(
     jobs: int | None,
 ) -> None:
     """Analyse PATH (a file or a folder, as one project) and report a verdict per function."""
-    from analyzer.engine import AnalysisOptions, analyze_path
+    from hybridize.analyzer.engine import AnalysisOptions, analyze_path
     from hybridize.output.json_report import render_json
     from hybridize.output.sarif import render_sarif
     from hybridize.output.text_report import render_text
@@ -96,7 +100,7 @@ def analyze(
 
 
 def sarif_rules() -> list[tuple[str, str, str, str | None]]:
-    from analyzer.checks import registry
+    from hybridize.analyzer.checks import registry
 
     return [(c.code, c.name, c.summary, None) for c in registry().values()]
 
@@ -105,7 +109,7 @@ def sarif_rules() -> list[tuple[str, str, str, str | None]]:
 @click.argument("code")
 def explain(code: str) -> None:
     """Explain a finding code: what it detects, why it matters in graph mode, what to do."""
-    from analyzer.checks import registry
+    from hybridize.analyzer.checks import registry
 
     check = registry().get(code.upper())
     if check is None:
@@ -117,7 +121,7 @@ def explain(code: str) -> None:
 @main.command()
 def checks() -> None:
     """List every finding code with its verdict name and summary."""
-    from analyzer.checks import registry
+    from hybridize.analyzer.checks import registry
 
     for check in registry().values():
         click.echo(f"{check.code}  {check.name:<40} {check.summary}")

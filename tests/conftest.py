@@ -29,6 +29,8 @@ def make_project(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
 
 
 @pytest.fixture(autouse=True)
-def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def isolated_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Never touch the user's cache from tests."""
     monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))

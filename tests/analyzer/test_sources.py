@@ -6,16 +6,17 @@ import os
 from pathlib import Path
 
 import pytest
-
-from analyzer.engine import AnalysisOptions, analyze_path
-from analyzer.sources import decode_source, discover
+from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+from hybridize.analyzer.sources import decode_source, discover
 
 GOOD = "import tensorflow as tf\n\ndef f(x):\n    return tf.square(x)\n\nf(tf.constant(1.0))\n"
 
 
 def analyse(root: Path) -> tuple[list[str], dict[str, str]]:
     result, _ = analyze_path(root, AnalysisOptions(use_cache=False))
-    return [f"{v.file}::{v.qualname}" for v in result.functions], {e.file: e.message for e in result.errors}
+    return [f"{v.file}::{v.qualname}" for v in result.functions], {
+        e.file: e.message for e in result.errors
+    }
 
 
 def test_syntax_error_is_reported_and_the_rest_analysed(make_project):
@@ -79,7 +80,7 @@ def test_unreadable_file_as_root_via_directory_in_place_of_file(make_project):
     """A name ending in .py that cannot be read as a file (a FIFO) is an error, not a hang."""
     root = make_project({"good.py": GOOD})
     (root / "pipe.py").mkdir()
-    functions, errors = analyse(root)
+    functions, _errors = analyse(root)
     assert functions == ["good.py::f"]
 
 
@@ -100,8 +101,13 @@ def test_broken_symlink(make_project):
 
 
 def test_tooling_folders_are_skipped(make_project):
-    root = make_project({"good.py": GOOD, ".venv/lib/x.py": "def hidden(): pass\n",
-                         "node_modules/y.py": "def hidden(): pass\n"})
+    root = make_project(
+        {
+            "good.py": GOOD,
+            ".venv/lib/x.py": "def hidden(): pass\n",
+            "node_modules/y.py": "def hidden(): pass\n",
+        }
+    )
     files, _ = discover(root)
     assert [p.name for p in files] == ["good.py"]
 

@@ -83,7 +83,9 @@ def test_fail_on_refactorable(make_project):
     root = make_project({"train.py": PROGRAM})
     result = CliRunner().invoke(main, ["analyze", str(root), "--fail-on-refactorable"])
     assert result.exit_code == 1
-    result = CliRunner().invoke(main, ["analyze", str(root), "--fail-on-refactorable", "--exit-zero"])
+    result = CliRunner().invoke(
+        main, ["analyze", str(root), "--fail-on-refactorable", "--exit-zero"]
+    )
     assert result.exit_code == 0
 
 
@@ -103,7 +105,9 @@ def test_module_entry_point_runs(make_project):
     root = make_project({"a.py": "def f(x):\n    return x\n"})
     completed = subprocess.run(
         [sys.executable, "-m", "hybridize", "analyze", str(root), "--format", "json"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert completed.returncode == 0, completed.stderr
     assert json.loads(completed.stdout)["functions"][0]["qualname"] == "f"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.engine import AnalysisOptions, analyze_path
+from hybridize.analyzer.engine import AnalysisOptions, analyze_path
 from corpus_programs import CORPUS, labels, programs
 
 FACTS = (
