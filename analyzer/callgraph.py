@@ -16,6 +16,11 @@ from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import TensorFacts
 
 
+CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
+"""APIs whose call runs TF ops even when the table does not mark them as ops: creating a
+variable, or a Keras Input (a model built on one creates its weights at once)."""
+
+
 def build_call_graph(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> nx.DiGraph:
     """Functions as nodes, caller -> callee edges."""
     graph = nx.DiGraph()
@@ -29,8 +34,8 @@ def build_call_graph(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str
                         continue
                     target = init
                 graph.add_edge(caller, target, kind=kind)
-    for callee in facts.traced_callbacks:
-        for caller in facts.callers.get(callee, ()):
+    for callee, callers in facts.callback_callers.items():
+        for caller in callers:
             graph.add_edge(caller, callee, kind="callback")
     return graph
 
@@ -51,7 +56,7 @@ def recursive_functions(graph: nx.DiGraph) -> set[str]:
 def local_tensor_computation(facts: TensorFacts, key: str) -> bool:
     """A TF op in the body itself: an API call, a Keras call, or an operator on tensors."""
     for resolved in facts.calls.get(key, []):
-        if any(info.tensor_op for info in resolved.api):
+        if any(info.tensor_op or info.returns in CREATES_TF_STATE for info in resolved.api):
             return True
         external_keras_call = not resolved.targets and any(
             role in ("layer", "model", "loss", "metric") for role in resolved.receiver_roles
@@ -103,15 +108,17 @@ def covered_callers(
     def is_covered(key: str, stack: frozenset[str]) -> bool:
         if key in covered:
             return covered[key]
-        if key in facts.traced_callbacks:
-            covered[key] = True
-            return True
-        callers = [c for c in graph.predecessors(key) if c != key]
-        if not callers or key in stack:
+        direct = [c for c in facts.callers.get(key, ()) if c != key]
+        if not direct:
+            # Only handed to tf.data / tf.map_fn (which trace it), or never called at all.
+            value = bool(facts.callback_callers.get(key))
+        elif key in stack:
             return False
-        value = not any(c.endswith("::<module>") for c in callers) and all(
-            c in traced or is_covered(c, stack | {key}) for c in callers
-        )
+        else:
+            value = all(
+                not c.endswith("::<module>") and (c in traced or is_covered(c, stack | {key}))
+                for c in direct
+            )
         covered[key] = value
         return value
 

@@ -240,7 +240,14 @@ class EffectAnalysis:
         self, key: str, fn: FunctionSummary, summary: EffectSummary, resolved: ResolvedCall
     ) -> None:
         site = resolved.site
+        receiver_fresh = (
+            site.callee[0] == "attr"
+            and any(a[0] == "boundext" for a in resolved.callee_atoms)
+            and origins(self.index, key, site.callee[1]) == {FRESH}
+        )
         for info in resolved.api:
+            if info.effect == "random" and receiver_fresh:
+                continue  # a generator created in this call: its state is the call's own
             if info.effect in EFFECT_CODES:
                 code, verb = EFFECT_CODES[info.effect]
                 summary.effects.append(

@@ -341,7 +341,7 @@ def _verdict(
                 fn.span,
             )
         )
-    safety, safety_findings = safety_facts(index, facts, key, graph)
+    safety, safety_findings = safety_facts(index, facts, key)
     findings.extend(safety_findings)
     # Keep one finding per (code, line) so a loop of prints is not a wall of text.
     unique: dict[tuple[str, int, int], Finding] = {}
@@ -366,6 +366,7 @@ def _verdict(
         params=tuple(evaluator_params),
         decorator_args=decorator_arguments(index, key) if hybrid else {},
         infer_input_signatures=options.infer_input_signatures,
+        has_unresolved_statically_read_axes=False,
     )
     return decide(function_facts)
 

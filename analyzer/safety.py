@@ -1,165 +1,336 @@
 """Safety facts: code that runs eagerly but crashes or changes meaning inside a graph.
 
-Each fact is true only on positive evidence; what this module cannot decide yet (stale variable
-reads, statically read axes, dtype coercions) is reported as unknown, which does not block a
-verdict (VERDICTS.md section 2, rule 5) but says honestly that it was not checked.
+Each fact is true only on positive evidence in the function's own body (VERDICTS.md section 1);
+one function per fact, each returning its findings. Statically read axes only matter once a
+signature is inferred (`--infer-input-signatures`); without one they cannot be unresolved.
 """
 
 from __future__ import annotations
 
-from hybridize.analyzer.ir import Sym
-from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import TensorFacts, get_evaluator
+from collections.abc import Iterator
 
-from hybridize.model import Finding, Tristate
+from hybridize.analyzer.ir import FunctionSummary, Sym
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.tensors import TensorFacts, get_evaluator, is_tensor_like
+from hybridize.model import Finding, Span, Tristate
 
 SHAPE_ONLY_ATTRIBUTES = frozenset({"dtype", "shape", "ndim", "name", "device"})
+GRADIENT_CONSUMERS = frozenset({"gradient", "apply_gradients", "minimize", "jacobian"})
+LAYER_ROLES = frozenset({"layer", "model"})
 
 
-def derives_from_parameter(
-    index: ProjectIndex,
-    facts: TensorFacts,
-    key: str,
-    sym: Sym,
-    receiver: str | None,
-    seen: set[Sym] | None = None,
-) -> bool:
-    """Whether a value is computed from a (non-receiver) parameter's contents."""
-    seen = seen if seen is not None else set()
-    if sym in seen:
-        return False
-    seen.add(sym)
-    fn = index.function(key)
-    kind = sym[0]
-    if kind == "param":
-        return sym[1] != receiver
-    if kind == "local":
-        return any(
-            derives_from_parameter(index, facts, key, v, receiver, seen)
-            for v in fn.locals.get(sym[1], ())
-        )
-    if kind == "attr":
-        if sym[2] in SHAPE_ONLY_ATTRIBUTES:
+class _Context:
+    """One function under inspection, with the solved facts at hand."""
+
+    def __init__(self, index: ProjectIndex, facts: TensorFacts, key: str) -> None:
+        self.index = index
+        self.facts = facts
+        self.key = key
+        self.fn: FunctionSummary = index.function(key)
+        self.receiver = self.fn.params[0].name if self.fn.binds_receiver and self.fn.params else None
+        self.evaluator = get_evaluator(index, facts, key)
+
+    def finding(self, code: str, name: str, message: str, span: Span) -> Finding:
+        return Finding(code, name, "error", message, span)
+
+    def may_be_tensor_parameter(self, name: str) -> bool:
+        """A parameter that may hold a tensor: tensor evidence, or no evidence at all."""
+        atoms = self.facts.param_atoms.get(self.key, {}).get(name)
+        if not atoms:
+            return True
+        return any(is_tensor_like(a) or a[0] == "?" for a in atoms)
+
+    def derives_from_parameter(self, sym: Sym, seen: set[Sym] | None = None) -> bool:
+        """Whether a value is computed from the contents of a parameter that may be a tensor."""
+        seen = seen if seen is not None else set()
+        if sym in seen:
             return False
-        return derives_from_parameter(index, facts, key, sym[1], receiver, seen)
-    if kind in ("item", "iter", "enter"):
-        return derives_from_parameter(index, facts, key, sym[1], receiver, seen)
-    if kind == "op" or kind == "cond":
-        return any(derives_from_parameter(index, facts, key, s, receiver, seen) for s in sym[1])
+        seen.add(sym)
+        kind = sym[0]
+        if kind == "param":
+            return sym[1] != self.receiver and self.may_be_tensor_parameter(sym[1])
+        if kind == "local":
+            return any(self.derives_from_parameter(v, seen) for v in self.fn.locals.get(sym[1], ()))
+        if kind == "attr":
+            if sym[2] in SHAPE_ONLY_ATTRIBUTES:
+                return False
+            return self.derives_from_parameter(sym[1], seen)
+        if kind in ("item", "iter", "enter"):
+            return self.derives_from_parameter(sym[1], seen)
+        if kind in ("op", "cond"):
+            return any(self.derives_from_parameter(s, seen) for s in sym[1])
+        if kind == "seq":
+            return any(self.derives_from_parameter(s, seen) for s in sym[2])
+        if kind == "dict":
+            return any(self.derives_from_parameter(s, seen) for s in sym[1])
+        if kind == "call":
+            site = self.fn.calls[sym[1]]
+            return any(self.derives_from_parameter(s, seen) for s in _arguments(site.args, site.kwargs))
+        return False
+
+
+def _arguments(args: tuple[Sym, ...], kwargs: tuple[tuple[str, Sym], ...]) -> Iterator[Sym]:
+    yield from args
+    for _, value in kwargs:
+        yield value
+
+
+def _mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym], depth: int = 0) -> bool:
+    """Whether `sym` is, or is built from, one of `targets` (through locals, calls, containers)."""
+    if sym in targets:
+        return True
+    if depth > 12:
+        return False
+    kind = sym[0]
+    if kind == "local":
+        return any(_mentions(fn, v, targets, depth + 1) for v in fn.locals.get(sym[1], ()))
+    if kind in ("attr", "item", "iter", "enter"):
+        return _mentions(fn, sym[1], targets, depth + 1)
+    if kind in ("op", "cond"):
+        return any(_mentions(fn, s, targets, depth + 1) for s in sym[1])
     if kind == "seq":
-        return any(derives_from_parameter(index, facts, key, s, receiver, seen) for s in sym[2])
-    if kind == "dict":
-        return any(derives_from_parameter(index, facts, key, s, receiver, seen) for s in sym[1])
+        return any(_mentions(fn, s, targets, depth + 1) for s in sym[2])
     if kind == "call":
         site = fn.calls[sym[1]]
-        return any(
-            derives_from_parameter(index, facts, key, s, receiver, seen) for s in site.args
-        ) or any(
-            derives_from_parameter(index, facts, key, s, receiver, seen) for _, s in site.kwargs
-        )
+        return any(_mentions(fn, s, targets, depth + 1) for s in _arguments(site.args, site.kwargs))
     return False
 
 
-def safety_facts(
-    index: ProjectIndex, facts: TensorFacts, key: str, graph: object
-) -> tuple[dict[str, Tristate], list[Finding]]:
-    """The safety facts of one function and their findings (direct evidence in the body)."""
-    fn = index.function(key)
-    receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
-    findings: list[Finding] = []
-    eager_only = False
-    numpy_on_params = False
-    invalid_names = False
-    for resolved in facts.calls.get(key, []):
+def eager_only_calls(ctx: _Context) -> list[Finding]:
+    """`.numpy()` on anything; Keras fit/predict/evaluate/... on a framework model."""
+    found = []
+    for resolved in ctx.facts.calls.get(ctx.key, []):
         site = resolved.site
         callee = site.callee
-        is_numpy_method = callee[0] == "attr" and callee[2] == "numpy" and not site.args
+        numpy_method = callee[0] == "attr" and callee[2] == "numpy" and not site.args
+        unknown_receiver = all(a[0] in ("?", "boundext") for a in resolved.callee_atoms)
         if any(info.effect == "eager_only" for info in resolved.api) or (
-            is_numpy_method and all(a[0] in ("?", "boundext") for a in resolved.callee_atoms)
+            numpy_method and unknown_receiver
         ):
-            eager_only = True
             what = f"`.{callee[2]}()`" if callee[0] == "attr" else "this call"
-            findings.append(
-                Finding(
+            found.append(
+                ctx.finding(
                     "HY301",
                     "has_eager_only_calls",
-                    "error",
                     f"{what} works only eagerly; it fails on a symbolic tensor",
                     site.span,
                 )
             )
+    return found
+
+
+def numpy_calls_on_parameters(ctx: _Context) -> list[Finding]:
+    """NumPy or SciPy applied to a value derived from a parameter that may be a tensor."""
+    found = []
+    for resolved in ctx.facts.calls.get(ctx.key, []):
+        site = resolved.site
+        numpy_api = any(info.framework in ("numpy", "scipy") for info in resolved.api)
         if (
-            any(info.framework in ("numpy", "scipy") for info in resolved.api)
+            numpy_api
             and not any(info.tensor_op for info in resolved.api)
-            and any(
-                derives_from_parameter(index, facts, key, s, receiver)
-                for s in (*site.args, *(v for _, v in site.kwargs))
-            )
+            and any(ctx.derives_from_parameter(s) for s in _arguments(site.args, site.kwargs))
         ):
-            numpy_on_params = True
-            findings.append(
-                Finding(
+            found.append(
+                ctx.finding(
                     "HY302",
                     "has_numpy_calls_on_parameters",
-                    "error",
-                    "NumPy is applied to a value derived from a parameter; a symbolic tensor cannot be evaluated by NumPy",
+                    "NumPy is applied to a value derived from a parameter; "
+                    "a symbolic tensor cannot be evaluated by NumPy",
                     site.span,
                 )
             )
-        if site.name_arg_literal is not None and any(info.tensor_op for info in resolved.api):
-            value = dict(site.kwargs).get("name")
-            atoms = (
-                get_evaluator(index, facts, key).eval(value) if value is not None else frozenset()
+    return found
+
+
+def invalid_name_arguments(ctx: _Context) -> list[Finding]:
+    """A non-string `name=` given to a TF op."""
+    found = []
+    for resolved in ctx.facts.calls.get(ctx.key, []):
+        site = resolved.site
+        if site.name_arg_literal is None or not any(info.tensor_op for info in resolved.api):
+            continue
+        value = dict(site.kwargs).get("name")
+        atoms = ctx.evaluator.eval(value) if value is not None else frozenset()
+        if atoms and not any(a[0] == "lit" and a[1] in ("str", "none") for a in atoms):
+            found.append(
+                ctx.finding(
+                    "HY401",
+                    "has_invalid_name_arguments",
+                    "`name=` must be a string; TensorFlow rejects other values when building a graph",
+                    site.span,
+                )
             )
-            if atoms and not any(a[0] == "lit" and a[1] in ("str", "none") for a in atoms):
-                invalid_names = True
-                findings.append(
-                    Finding(
-                        "HY401",
-                        "has_invalid_name_arguments",
-                        "error",
-                        "`name=` must be a string; TensorFlow rejects other values when building a graph",
-                        site.span,
+    return found
+
+
+def stale_variable_reads(ctx: _Context) -> list[Finding]:
+    """`model.trainable_variables` read before the model's first call and fed to a gradient.
+
+    In the first trace of a `tf.function` an unbuilt model has no variables yet: the snapshot
+    is an empty (or partial) list, and the gradient silently skips the weights.
+    """
+    fn = ctx.fn
+    found = []
+    for receiver, attribute, span in fn.variable_reads:
+        receiver_atoms = ctx.evaluator.eval(receiver)
+        if not any(a[0] == "obj" and a[1] in LAYER_ROLES for a in receiver_atoms):
+            continue
+        calls_of_receiver = [r.site.span for r in ctx.facts.calls.get(ctx.key, []) if r.site.callee == receiver]
+        if not calls_of_receiver:
+            continue
+        first_call = min(calls_of_receiver, key=lambda s: (s.start_line, s.start_col))
+        if (span.start_line, span.start_col) >= (first_call.start_line, first_call.start_col):
+            continue
+        read = ("attr", receiver, attribute)
+        snapshot: set[Sym] = {read}
+        snapshot |= {("local", name) for name, values in fn.locals.items() if read in values}
+        for resolved in ctx.facts.calls.get(ctx.key, []):
+            callee = resolved.site.callee
+            if callee[0] != "attr" or callee[2] not in GRADIENT_CONSUMERS:
+                continue
+            site = resolved.site
+            if any(_mentions(fn, s, snapshot) for s in _arguments(site.args, site.kwargs)):
+                found.append(
+                    ctx.finding(
+                        "HY402",
+                        "has_stale_variable_reads",
+                        f"`{attribute}` is read before the model's first call in this function "
+                        f"(line {first_call.start_line}) and fed to `{callee[2]}`; in the first "
+                        "trace the model may have no variables yet",
+                        span,
                     )
                 )
-    iteration = False
-    evaluator = get_evaluator(index, facts, key)
+                break
+    return found
+
+
+def tensor_parameter_iteration(ctx: _Context) -> list[Finding]:
+    """A Python `for` over a tensor parameter (not `tf.range`, not a list of tensors)."""
+    fn = ctx.fn
+    found = []
     for loop in fn.loops:
         root = loop.iterable
         while root[0] == "local" and len(fn.locals.get(root[1], ())) == 1:
             root = fn.locals[root[1]][0]
-        if root[0] == "param" and root[1] != receiver:
-            atoms = evaluator.eval(loop.iterable)
+        if root[0] == "param" and root[1] != ctx.receiver:
+            atoms = ctx.evaluator.eval(loop.iterable)
             if any(a[0] in ("tensor", "variable") for a in atoms):
-                iteration = True
-                findings.append(
-                    Finding(
+                found.append(
+                    ctx.finding(
                         "HY403",
                         "has_tensor_parameter_iteration",
-                        "error",
-                        f"iterates over the tensor parameter `{root[1]}` in Python; in a graph this unrolls or fails",
+                        f"iterates over the tensor parameter `{root[1]}` in Python; "
+                        "in a graph this unrolls or fails",
                         loop.span,
                     )
                 )
-    symbolic = bool(facts.symbolic_args.get(key))
+    return found
+
+
+def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
+    """A parameter meeting tensors of different dtypes (as operands of one operator or op)."""
+    fn = ctx.fn
+    partners: dict[str, set[str]] = {}
+    own: dict[str, set[str]] = {}
+    for name, atoms in ctx.facts.param_atoms.get(ctx.key, {}).items():
+        own[name] = {a[1] for a in atoms if a[0] in ("tensor", "variable") and a[1]}
+
+    def parameter_of(sym: Sym) -> str | None:
+        while sym[0] == "local" and len(fn.locals.get(sym[1], ())) == 1:
+            sym = fn.locals[sym[1]][0]
+        return sym[1] if sym[0] == "param" and sym[1] != ctx.receiver else None
+
+    def note(operands: list[Sym]) -> None:
+        params = [parameter_of(o) for o in operands]
+        for i, name in enumerate(params):
+            if name is None:
+                continue
+            for j, other in enumerate(operands):
+                if j == i or params[j] is not None:
+                    continue
+                for atom in ctx.evaluator.eval(other):
+                    if atom[0] in ("tensor", "variable") and atom[1]:
+                        partners.setdefault(name, set()).add(atom[1])
+
+    for sym in list(ctx.evaluator.memo):
+        if sym[0] == "op":
+            note(list(sym[1]))
+    for resolved in ctx.facts.calls.get(ctx.key, []):
+        if any(info.tensor_op for info in resolved.api):
+            note(list(resolved.site.args))
+    found = []
+    for name, dtypes in partners.items():
+        floats = {d for d in dtypes | own.get(name, set()) if d.startswith(("float", "bfloat"))}
+        if len(floats) > 1:
+            found.append(
+                ctx.finding(
+                    "HY405",
+                    "has_conflicting_eager_dtype_coercions",
+                    f"`{name}` meets tensors of different dtypes ({', '.join(sorted(floats))}); "
+                    "a traced graph fixes one dtype per signature",
+                    fn.span,
+                )
+            )
+    return found
+
+
+def keras_symbolic_arguments(ctx: _Context) -> list[Finding]:
+    """Keras symbolic tensors reach the function: from a caller, or from Keras' own build.
+
+    Keras 3 builds a layer or model whose class defines no `build` by calling `call` on
+    symbolic tensors; compiled, that call captures the sub-layers' weights as constants.
+    """
+    found = []
+    symbolic = ctx.facts.symbolic_args.get(ctx.key)
     if symbolic:
-        names = ", ".join(sorted(facts.symbolic_args[key]))
-        findings.append(
-            Finding(
+        names = ", ".join(f"`{n}`" for n in sorted(symbolic))
+        found.append(
+            ctx.finding(
                 "HY406",
                 "has_keras_symbolic_arguments",
-                "error",
                 f"a caller passes a Keras symbolic tensor for {names}",
-                fn.span,
+                ctx.fn.span,
             )
         )
-    safety: dict[str, Tristate] = {
-        "has_eager_only_calls": eager_only,
-        "has_numpy_calls_on_parameters": numpy_on_params,
-        "has_invalid_name_arguments": invalid_names,
-        "has_stale_variable_reads": None,
-        "has_tensor_parameter_iteration": iteration,
-        "has_conflicting_eager_dtype_coercions": None,
-        "has_keras_symbolic_arguments": symbolic,
+    fn = ctx.fn
+    if fn.name == "call" and fn.class_qualname is not None:
+        class_key = f"{ctx.key.split('::', 1)[0]}::{fn.class_qualname}"
+        role = ctx.index.keras_role(class_key)
+        if role is not None and ctx.index.find_method(class_key, "build") is None:
+            sublayers = any(
+                a[0] == "obj" and a[1] in LAYER_ROLES
+                for key in ctx.index.mro(class_key)
+                for atoms in ctx.facts.attrs.get(key, {}).values()
+                for a in atoms
+            )
+            if sublayers:
+                found.append(
+                    ctx.finding(
+                        "HY406",
+                        "has_keras_symbolic_arguments",
+                        "Keras builds this class (it has sub-layers and no `build`) by calling "
+                        "`call` on symbolic tensors; compiled, that call would freeze the "
+                        "sub-layers' weights",
+                        fn.span,
+                    )
+                )
+    return found
+
+
+def safety_facts(
+    index: ProjectIndex, facts: TensorFacts, key: str
+) -> tuple[dict[str, Tristate], list[Finding]]:
+    """The safety facts of one function and the findings behind them."""
+    ctx = _Context(index, facts, key)
+    checks = {
+        "has_eager_only_calls": eager_only_calls(ctx),
+        "has_numpy_calls_on_parameters": numpy_calls_on_parameters(ctx),
+        "has_invalid_name_arguments": invalid_name_arguments(ctx),
+        "has_stale_variable_reads": stale_variable_reads(ctx),
+        "has_tensor_parameter_iteration": tensor_parameter_iteration(ctx),
+        "has_conflicting_eager_dtype_coercions": conflicting_dtype_coercions(ctx),
+        "has_keras_symbolic_arguments": keras_symbolic_arguments(ctx),
     }
+    safety: dict[str, Tristate] = {fact: bool(found) for fact, found in checks.items()}
+    findings = [f for found in checks.values() for f in found]
     return safety, findings

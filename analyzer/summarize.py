@@ -30,6 +30,10 @@ from hybridize.analyzer.project import dotted_name
 from hybridize.model import Span
 
 IGNORE_MARKER = "hybridize: ignore"
+VARIABLE_LISTS = frozenset(
+    {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
+)
+"""Keras attributes listing a model's variables: a snapshot of them may go stale in a trace."""
 
 
 def summarize_module(relpath: str, tree: cst.Module, text: str) -> ModuleSummary:
@@ -390,6 +394,8 @@ class _ModuleBuilder:
             summary.stores.append(
                 Store("item", base, "", self._store_span(target, span_node), value)
             )
+            if base[0] == "local":
+                summary.locals.setdefault(base[1], []).append(("seq", "list", (value,)))
 
     def _store_span(self, target: cst.CSTNode, statement: cst.CSTNode) -> Span:
         span = self.span(target)
@@ -434,7 +440,10 @@ class _ModuleBuilder:
                 return ("lit", "none", None)
             return self._name(expr.value, scope)
         if isinstance(expr, cst.Attribute):
-            return ("attr", self._expr(expr.value, scope), expr.attr.value)
+            base = self._expr(expr.value, scope)
+            if expr.attr.value in VARIABLE_LISTS:
+                scope.summary.variable_reads.append((base, expr.attr.value, self.span(expr)))
+            return ("attr", base, expr.attr.value)
         if isinstance(expr, cst.Call):
             return self._call(expr, scope)
         if isinstance(expr, cst.Integer):
@@ -576,6 +585,17 @@ class _ModuleBuilder:
             else:
                 args.append(value)
         summary = scope.summary
+        if callee[0] == "attr" and callee[1][0] == "local" and args:
+            # `items.append(x)` grows the local list: its elements include x (flow-insensitive).
+            method = callee[2]
+            if method in ("append", "add", "appendleft"):
+                summary.locals.setdefault(callee[1][1], []).append(("seq", "list", (args[-1],)))
+            elif method in ("extend", "update"):
+                summary.locals.setdefault(callee[1][1], []).append(
+                    ("seq", "list", (("iter", args[0]),))
+                )
+            elif method == "insert" and len(args) == 2:
+                summary.locals.setdefault(callee[1][1], []).append(("seq", "list", (args[1],)))
         summary.calls.append(
             CallSite(
                 callee=callee,

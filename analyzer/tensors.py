@@ -26,7 +26,7 @@ class; all of it is iterated to a fixed point.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
@@ -42,6 +42,7 @@ PYTHON: Atom = ("python",)
 NO_ATOMS: Atoms = frozenset()
 MAX_ATOMS = 24
 MAX_ROUNDS = 12
+MAX_TUPLE = 8
 
 TENSOR_LIKE_KINDS = frozenset({"tensor", "variable", "numpy", "symbolic"})
 RETURN_ATOMS: dict[str, Atoms] = {
@@ -94,6 +95,8 @@ def is_tensor_like(atom: Atom, depth: int = 0) -> bool:
         return True
     if depth < 3 and kind == "seq":
         return any(is_tensor_like(a, depth + 1) for a in atom[2])
+    if depth < 3 and kind == "tup":
+        return any(is_tensor_like(a, depth + 1) for part in atom[1] for a in part)
     if depth < 3 and kind == "dict":
         return any(is_tensor_like(a, depth + 1) for a in atom[1])
     return False
@@ -105,6 +108,10 @@ def is_primitive(atom: Atom, depth: int = 0) -> bool:
         return atom[1] in ("int", "float", "str")
     if depth < 3 and atom[0] == "seq":
         return bool(atom[2]) and all(is_primitive(a, depth + 1) for a in atom[2])
+    if depth < 3 and atom[0] == "tup":
+        return bool(atom[1]) and all(
+            part and all(is_primitive(a, depth + 1) for a in part) for part in atom[1]
+        )
     return False
 
 
@@ -154,6 +161,7 @@ class TensorFacts:
     )
     primitive_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    callback_callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     call_count: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     returns: dict[str, Atoms] = field(default_factory=dict)
     attrs: dict[str, dict[str, set[Atom]]] = field(
@@ -164,6 +172,8 @@ class TensorFacts:
     wrapped_by_tf_function: set[str] = field(default_factory=set)
     symbolic_args: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     evaluators: dict[str, Evaluator] = field(default_factory=dict)
+    final: bool = False
+    """Set for the last round: parameters nobody passes are then unknown, not empty."""
 
 
 def get_evaluator(index: ProjectIndex, facts: TensorFacts, key: str) -> Evaluator:
@@ -187,6 +197,7 @@ class Evaluator:
         self.memo: dict[Sym, Atoms] = {}
         self.call_results: dict[int, Atoms] = {}
         self.active: set[Sym] = set()
+        self.partial: dict[Sym, Atoms] = {}
         self.class_key = (
             f"{self.relpath}::{self.fn.class_qualname}" if self.fn.class_qualname else None
         )
@@ -198,7 +209,8 @@ class Evaluator:
         if cached is not None:
             return cached
         if sym in self.active:
-            return NO_ATOMS
+            # A cycle (`ds = ds.batch(2)`): use what the earlier assignments gave so far.
+            return self.partial.get(sym, NO_ATOMS)
         self.active.add(sym)
         try:
             result = _cap(self._eval(sym))
@@ -217,6 +229,7 @@ class Evaluator:
             out: set[Atom] = set()
             for value in self.fn.locals.get(sym[1], ()):
                 out |= self.eval(value)
+                self.partial[sym] = frozenset(out)
             return out
         if kind == "name":
             return self._free_name(sym[1])
@@ -239,6 +252,11 @@ class Evaluator:
             for atom in self.eval(sym[1]):
                 out.update(_iterate(atom))
             return out
+        if kind == "seq" and sym[1] == "tuple" and len(sym[2]) <= MAX_TUPLE and all(
+            e[0] != "iter" for e in sym[2]
+        ):
+            # Short tuples keep their positions: `x, y = f()` must not mix x's and y's kinds.
+            return (("tup", tuple(self.eval(e) for e in sym[2])),)
         if kind == "seq":
             elements: set[Atom] = set()
             for element in sym[2]:
@@ -295,7 +313,11 @@ class Evaluator:
                 out = {("dict", _cap(out))} if out else {("dict", frozenset({UNKNOWN_ATOM}))}
             if param.default is not None and param.default != ("lit", "none", None):
                 out |= self.eval(param.default)
-        return out or (UNKNOWN_ATOM,)
+        if out:
+            return out
+        # No evidence yet: optimistic while iterating (so a self-call cannot keep "unknown"
+        # alive), honest in the final round.
+        return (UNKNOWN_ATOM,) if self.facts.final else ()
 
     def hint_atoms(self, annotation: str | None) -> Atoms:
         """Atoms a type hint promises: tf.Tensor, tf.Variable, ragged/sparse, np.ndarray."""
@@ -392,6 +414,8 @@ class Evaluator:
             return frozenset({("boundext", "iterator", name)})
         if kind == "seq":
             return frozenset({("boundext", "list" if atom[1] == "list" else atom[1], name)})
+        if kind == "tup":
+            return frozenset({("boundext", "tuple", name)})
         if kind == "dict":
             return frozenset({("boundext", "dict", name)})
         if kind == "lit" and atom[1] == "str":
@@ -450,6 +474,11 @@ class Evaluator:
                     result.add(("symbolic",) if symbolic_args else TENSOR)
                 else:
                     result.add(UNKNOWN_ATOM)
+            elif kind == "ext" and atom[1] in BUILTIN_RESULTS:
+                result |= BUILTIN_RESULTS[atom[1]](args)
+                info = lookup(atom[1])
+                if info is not None:
+                    apis.append(info)
             elif kind == "ext":
                 info = lookup(atom[1])
                 if info is None:
@@ -499,9 +528,75 @@ class Evaluator:
             spec = infer_spec(info.name, args, kwargs)
             if spec is not None:
                 return frozenset({(info.returns, spec[0], spec[1])})
-        if info.returns == "unknown" and info.framework == "builtins":
+        if info.returns == "unknown" and info.framework == "python":
             return frozenset({PYTHON})
         return atoms_for_return(info.returns)
+
+
+def _elements(args: list[Atoms], position: int = 0) -> set[Atom]:
+    out: set[Atom] = set()
+    if position < len(args):
+        for atom in args[position]:
+            out.update(_iterate(atom))
+    return out or {UNKNOWN_ATOM}
+
+
+def _sequence_of(elements: set[Atom], kind: str = "list") -> Atoms:
+    return frozenset({("seq", kind, _cap(elements))})
+
+
+def _numeric_builtin(kind: str) -> Callable[[list[Atoms]], Atoms]:
+    """int()/float() give a Python number, whatever they convert (a tensor too, eagerly)."""
+
+    def result(args: list[Atoms]) -> Atoms:
+        return frozenset({("lit", kind, None)})
+
+    return result
+
+
+def _reduce_builtin(args: list[Atoms]) -> Atoms:
+    flat = [a for atoms in args for a in atoms]
+    elements = _elements(args) if args else set()
+    if any(is_tensor_like(a) for a in [*flat, *elements]):
+        return frozenset({TENSOR})
+    if elements and all(a[0] == "lit" for a in elements):
+        return frozenset({("lit", "float", None)})
+    return frozenset({PYTHON})
+
+
+BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
+    "builtins.range": lambda args: frozenset({("seq", "range", frozenset({("lit", "int", None)}))}),
+    "builtins.len": lambda args: frozenset({("lit", "int", None)}),
+    "builtins.int": _numeric_builtin("int"),
+    "builtins.float": _numeric_builtin("float"),
+    "builtins.str": lambda args: frozenset({("lit", "str", None)}),
+    "builtins.repr": lambda args: frozenset({("lit", "str", None)}),
+    "builtins.bool": lambda args: frozenset({("lit", "bool", None)}),
+    "builtins.isinstance": lambda args: frozenset({("lit", "bool", None)}),
+    "builtins.iter": lambda args: frozenset(
+        {("iterator",)} if args and any(a[0] in ("dataset", "iterator") for a in args[0])
+        else _sequence_of(_elements(args))
+    ),
+    "builtins.next": lambda args: frozenset(_elements(args)),
+    "builtins.list": lambda args: _sequence_of(_elements(args)) if args else _sequence_of(set()),
+    "builtins.tuple": lambda args: _sequence_of(_elements(args), "tuple") if args else _sequence_of(set(), "tuple"),
+    "builtins.set": lambda args: _sequence_of(_elements(args), "set") if args else _sequence_of(set(), "set"),
+    "builtins.sorted": lambda args: _sequence_of(_elements(args)),
+    "builtins.reversed": lambda args: _sequence_of(_elements(args)),
+    "builtins.enumerate": lambda args: _sequence_of(
+        {("seq", "tuple", _cap({("lit", "int", None), *_elements(args)}))}
+    ),
+    "builtins.zip": lambda args: _sequence_of(
+        {("seq", "tuple", _cap(set().union(*(_elements(args, i) for i in range(len(args))))))}
+    ),
+    "builtins.sum": _reduce_builtin,
+    "builtins.min": _reduce_builtin,
+    "builtins.max": _reduce_builtin,
+    "builtins.abs": _reduce_builtin,
+    "builtins.round": _reduce_builtin,
+    "builtins.dict": lambda args: frozenset({("dict", frozenset({UNKNOWN_ATOM}))}),
+}
+"""What Python's builtins return, by the kinds of their arguments."""
 
 
 def _module_evaluator(index: ProjectIndex, facts: TensorFacts, relpath: str) -> Evaluator:
@@ -518,6 +613,12 @@ def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
         if index == ("slice",):
             return (atom,)
         return atom[2] or (UNKNOWN_ATOM,)
+    if kind == "tup":
+        if index[0] == "lit" and isinstance(index[2], int) and -len(atom[1]) <= index[2] < len(atom[1]):
+            return atom[1][index[2]]
+        if index == ("slice",):
+            return (atom,)
+        return [a for part in atom[1] for a in part] or (UNKNOWN_ATOM,)
     if kind == "dict":
         return atom[1] or (UNKNOWN_ATOM,)
     if kind == "lit" and atom[1] == "str":
@@ -537,6 +638,8 @@ def _iterate(atom: Atom) -> Iterable[Atom]:
         return (atom,)
     if kind == "seq":
         return atom[2] or (UNKNOWN_ATOM,)
+    if kind == "tup":
+        return [a for part in atom[1] for a in part] or (UNKNOWN_ATOM,)
     if kind == "dict":
         return (PYTHON,)
     if kind == "lit" and atom[1] == "str":
@@ -549,6 +652,8 @@ def _iterate(atom: Atom) -> Iterable[Atom]:
 def _operation(operands: list[Atoms]) -> Iterable[Atom]:
     """Arithmetic: tensors win over NumPy, NumPy over Python numbers; literals stay literals."""
     flat = [a for atoms in operands for a in atoms]
+    if not flat:
+        return ()
     if any(a[0] in ("tensor", "variable") for a in flat):
         dtypes = {a[1] for a in flat if a[0] in ("tensor", "variable") and a[1] is not None}
         return (("tensor", dtypes.pop() if len(dtypes) == 1 else None, None),)
@@ -605,9 +710,10 @@ def solve(index: ProjectIndex) -> TensorFacts:
         for q in ["<module>", *module.functions]
     ]
     previous_signature: int | None = None
-    for _round in range(MAX_ROUNDS):
+    for _round in range(MAX_ROUNDS + 1):
         facts.primitive_params = defaultdict(set)
         facts.callers = defaultdict(set)
+        facts.callback_callers = defaultdict(set)
         facts.call_count = defaultdict(int)
         facts.traced_callbacks = set()
         facts.wrapped_by_tf_function = set()
@@ -658,8 +764,10 @@ def solve(index: ProjectIndex) -> TensorFacts:
         facts.param_atoms = new_params
         facts.returns = new_returns
         facts.attrs = new_attrs
-        if signature == previous_signature:
+        if facts.final:
             break
+        if signature == previous_signature or _round == MAX_ROUNDS - 1:
+            facts.final = True
         previous_signature = signature
     return facts
 
@@ -715,7 +823,7 @@ def _record_evidence(
             for atom in atoms:
                 if atom[0] in ("func", "method"):
                     facts.traced_callbacks.add(atom[1])
-                    facts.callers[atom[1]].add(caller)
+                    facts.callback_callers[atom[1]].add(caller)
                     try:
                         callback = index.function(atom[1])
                     except KeyError:

@@ -1,0 +1,459 @@
+"""Framework knowledge as data: what TensorFlow, Keras, NumPy and Python APIs yield and do.
+
+The analyzer never imports TensorFlow, Keras or NumPy. What it knows about them lives in
+generated tables (``tensorflow_api.json``, ``numpy_api.json``: every public name, its kind,
+its role from the real class hierarchy, its aliases) and hand-curated rules
+(``tensorflow_rules``, ``higher_order``, ``methods``, ``numpy_rules``, ``python_stdlib``).
+
+Queries:
+
+* ``lookup(qualified_name)``: a function, class, module or constant by its fully qualified
+  name after import resolution (``"tensorflow.reduce_sum"``, ``"keras.layers.Dense"``,
+  ``"numpy.mean"``, ``"builtins.print"``, ``"os.path.join"``);
+* ``lookup_method(role, method)``: ``obj.method(...)`` where the role of ``obj`` is known
+  (``("model", "fit")``, ``("dataset", "map")``, ``("list", "append")``);
+* ``lookup_attribute(role, attribute)``: a non-call attribute read
+  (``("model", "trainable_variables")``, ``("tensor", "shape")``);
+* ``element_role(role)``: what ``for x in value`` binds;
+* ``is_container_mutator(method)``: ``append``, ``update``, ``__setitem__`` ...
+
+Every query is memoised: after the first call for a name it is a dict lookup. The JSON
+tables are read once, on first use. See ``api_info`` for the vocabulary of the answers.
+"""
+
+from __future__ import annotations
+
+import functools
+from fnmatch import fnmatchcase
+
+from . import (
+    higher_order,
+    methods,
+    numpy_rules,
+    python_stdlib,
+    tensorflow_rules,
+)
+from ._tables import ApiTable, Entry, numpy_table, tensorflow_table
+from .api_info import (
+    EFFECTS,
+    KINDS,
+    OBJECT,
+    PYTHON_EFFECTS,
+    RETURNS,
+    TENSOR_LIKE_RETURNS,
+    TENSOR_RETURNS,
+    UNKNOWN,
+    ApiInfo,
+    Behaviour,
+)
+
+__all__ = [
+    "EFFECTS",
+    "KINDS",
+    "PYTHON_EFFECTS",
+    "RETURNS",
+    "TENSOR_LIKE_RETURNS",
+    "TENSOR_RETURNS",
+    "ApiInfo",
+    "Behaviour",
+    "element_role",
+    "is_container_mutator",
+    "lookup",
+    "lookup_attribute",
+    "lookup_method",
+]
+
+#: Spellings that name the same API as their canonical prefix (applied until none matches).
+_PREFIX_REWRITES: tuple[tuple[str, str], ...] = (
+    ("tensorflow.compat.v1.keras.", "keras."),
+    ("tensorflow.compat.v2.", "tensorflow."),
+    ("tensorflow.keras.", "keras."),
+    ("tensorflow._api.v2.", "tensorflow."),
+    ("tensorflow.python.keras.", "keras."),
+    ("tf_keras.", "keras."),
+    ("keras._tf_keras.keras.", "keras."),
+    ("keras.api.", "keras."),
+)
+_EXACT_REWRITES: dict[str, str] = {
+    "tensorflow.keras": "keras",
+    "tensorflow.compat.v2": "tensorflow",
+    "tensorflow.compat.v1.keras": "keras",
+    "tf_keras": "keras",
+}
+
+_FRAMEWORK_OF_ROOT: dict[str, str] = {
+    "tensorflow": "tensorflow",
+    "keras": "keras",
+    "numpy": "numpy",
+    "scipy": "scipy",
+}
+
+
+def _normalise(name: str) -> str:
+    name = name.strip()
+    for _ in range(3):
+        if name in _EXACT_REWRITES:
+            return _EXACT_REWRITES[name]
+        for prefix, replacement in _PREFIX_REWRITES:
+            if name.startswith(prefix):
+                name = replacement + name[len(prefix) :]
+                break
+        else:
+            break
+    if "." not in name and name in python_stdlib.BUILTIN_NAMES:
+        return "builtins." + name
+    return name
+
+
+def _framework(name: str) -> str:
+    return _FRAMEWORK_OF_ROOT.get(name.split(".", 1)[0], "python")
+
+
+@functools.cache
+def lookup(qualified_name: str) -> ApiInfo | None:
+    """Resolve a fully qualified dotted name as written after import resolution.
+
+    Examples: ``"tensorflow.reduce_sum"``, ``"tensorflow.keras.layers.Dense"`` (answered as
+    ``keras.layers.Dense``), ``"keras.layers.Dense"``, ``"tensorflow.compat.v2.math.add"``,
+    ``"numpy.mean"``, ``"builtins.print"`` (or ``"print"``), ``"logging.info"``,
+    ``"time.time"``, ``"os.path.join"``. Aliases resolve to one canonical ``ApiInfo.name``
+    (``tensorflow.add`` -> ``tensorflow.math.add``).
+
+    Returns None for unknown names. Prefix-module fallback: an unknown name under a known
+    namespace gets that namespace's default (``"tensorflow.raw_ops.Foo"``, a private or newer
+    op, is a tensor op returning a tensor; ``"keras.layers.NewLayer"`` is a layer class);
+    an unknown static member of a known class answers like the method of its role
+    (``"keras.Model.fit"``).
+    """
+    name = _normalise(qualified_name)
+    framework = _framework(name)
+    if framework in ("tensorflow", "keras"):
+        found = _lookup_tensorflow(name)
+    elif framework == "numpy":
+        found = _lookup_numpy(name)
+    elif framework == "scipy":
+        found = _lookup_scipy(name)
+    else:
+        found = _lookup_python(name)
+    # Every spelling of one API shares one ApiInfo object.
+    return None if found is None else _INTERNED.setdefault(found, found)
+
+
+_INTERNED: dict[ApiInfo, ApiInfo] = {}
+
+
+@functools.cache
+def lookup_method(receiver_role: str, method: str) -> ApiInfo | None:
+    """Knowledge about ``obj.method(...)`` where the role of ``obj`` is known.
+
+    Roles: "tensor", "variable", "dataset", "dataset_iterator", "tape", "layer", "model",
+    "optimizer", "loss", "metric", "strategy", "checkpoint", "random_generator",
+    "summary_writer", "keras_symbolic", "numpy", "rng", "file" (result of ``open()``),
+    "logger", "path", "iterator", "list", "dict", "set", "str", "bytes", "tuple".
+    A "model" has the methods of a "layer", a "variable" those of a "tensor". A few methods
+    are known whatever the receiver (``.numpy()`` is eager-only on any framework object, and
+    on a receiver of unknown role: pass "object" or "unknown").
+    Returns None when the method is unknown (or is an attribute: see ``lookup_attribute``).
+    """
+    role = methods.ROLE_SYNONYMS.get(receiver_role, receiver_role)
+    behaviour = _role_lookup(role, method, methods.METHODS, "method")
+    if behaviour is None:
+        return None
+    return _member_info(role, method, "function", behaviour)
+
+
+@functools.cache
+def lookup_attribute(receiver_role: str, attribute: str) -> ApiInfo | None:
+    """Knowledge about reading ``obj.attribute`` (no call) where the role of ``obj`` is known.
+
+    ``("model", "trainable_variables")`` returns "tensors" (a list of variables);
+    ``("tensor", "shape")`` returns "python" (a static ``TensorShape``). ``kind`` is
+    "attribute". Returns None when unknown.
+    """
+    role = methods.ROLE_SYNONYMS.get(receiver_role, receiver_role)
+    behaviour = _role_lookup(role, attribute, methods.ATTRIBUTES, "attribute")
+    if behaviour is None:
+        return None
+    return _member_info(role, attribute, "attribute", behaviour)
+
+
+def element_role(receiver_role: str) -> str | None:
+    """What iterating a value of ``receiver_role`` binds (``for x in dataset`` -> "tensors").
+
+    None when unknown (e.g. a list: its elements are whatever was put in).
+    """
+    role = methods.ROLE_SYNONYMS.get(receiver_role, receiver_role)
+    return methods.ELEMENT_ROLES.get(role)
+
+
+def is_container_mutator(method: str) -> bool:
+    """True for method names that mutate a Python container in place (``append``,
+    ``extend``, ``insert``, ``pop``, ``update``, ``setdefault``, ``add``, ``__setitem__`` ...).
+    """
+    return method in methods.CONTAINER_MUTATORS
+
+
+# --- methods and attributes ------------------------------------------------------------------
+
+
+def _role_lookup(
+    role: str, member: str, tables: dict[str, dict[str, Behaviour]], member_kind: str
+) -> Behaviour | None:
+    current: str | None = role
+    while current is not None:
+        table = tables.get(current)
+        if table is not None and member in table:
+            return table[member]
+        current = methods.ROLE_PARENTS.get(current)
+    # Members the curated tables do not name: answer from the generated member lists.
+    current = role
+    while current is not None:
+        default = methods.MEMBER_DEFAULTS.get((current, member_kind))
+        if default is not None and _generated_members(current).get(member) == member_kind:
+            return default
+        current = methods.ROLE_PARENTS.get(current)
+    if member_kind == "method" and role not in methods.PLAIN_ROLES:
+        return methods.UNIVERSAL_METHODS.get(member)
+    return None
+
+
+def _generated_members(role: str) -> dict[str, str]:
+    if role in ("numpy", "rng"):
+        return numpy_table().role_members.get(role, {})
+    return tensorflow_table().role_members.get(role, {})
+
+
+def _member_info(role: str, member: str, kind: str, behaviour: Behaviour) -> ApiInfo:
+    type_name = methods.ROLE_TYPE_NAMES.get(role, role)
+    name = f"{type_name}.{member}"
+    return ApiInfo.of(name, _framework(name), kind, behaviour)
+
+
+# --- TensorFlow and Keras --------------------------------------------------------------------
+
+
+@functools.cache
+def _tensorflow_overrides() -> dict[str, Behaviour]:
+    """Curated TF/Keras behaviours keyed by both their written and their canonical name."""
+    table = tensorflow_table()
+    merged: dict[str, Behaviour] = {}
+    sources = (
+        tensorflow_rules.FUNCTION_OVERRIDES,
+        tensorflow_rules.CLASS_OVERRIDES,
+        {k: v for k, v in higher_order.HIGHER_ORDER.items() if not k.startswith("numpy.")},
+    )
+    for source in sources:
+        for written, behaviour in source.items():
+            spelled = _normalise(written)
+            merged[spelled] = behaviour
+            canonical = table.resolve(spelled)
+            if canonical is not None:
+                merged[canonical] = behaviour
+    return merged
+
+
+def _rule_names(name: str, table: ApiTable) -> tuple[str, ...]:
+    """``name`` and, for a compat.v1 name, its TF2 mirror in both spellings."""
+    names = tensorflow_rules.rule_names(name)
+    if len(names) == 1:
+        return names
+    mirror = names[1]
+    canonical = table.resolve(mirror)
+    if canonical is None or canonical == mirror:
+        return names
+    return (*names, canonical)
+
+
+def _class_behaviour(role: str) -> Behaviour:
+    behaviour = tensorflow_rules.CLASS_ROLE_BEHAVIOUR.get(role)
+    if behaviour is not None:
+        return behaviour
+    return Behaviour(role) if role in RETURNS else OBJECT
+
+
+def _tensorflow_behaviour(name: str, entry: Entry, table: ApiTable) -> Behaviour:
+    overrides = _tensorflow_overrides()
+    names = _rule_names(name, table)
+    if entry.kind in ("function", "class"):
+        for candidate in names:
+            if candidate in overrides:
+                return overrides[candidate]
+    if entry.kind == "class":
+        return _class_behaviour(entry.role)
+    if entry.kind == "constant":
+        return Behaviour(entry.role if entry.role in RETURNS else "object")
+    if entry.kind == "module":
+        return OBJECT
+    for pattern, behaviour in tensorflow_rules.PATTERNS:
+        if any(fnmatchcase(candidate, pattern) for candidate in names):
+            return behaviour
+    if entry.role:  # a static/class method: answers by the role of its class
+        member = tensorflow_rules.MEMBER_ROLE_BEHAVIOUR.get(entry.role)
+        if member is not None:
+            return member
+        if name.rsplit(".", 1)[-1].startswith("from_") and entry.role != "object":
+            return _class_behaviour(entry.role)
+        return UNKNOWN
+    return tensorflow_rules.namespace_default(name) or UNKNOWN
+
+
+def _lookup_tensorflow(name: str) -> ApiInfo | None:
+    table = tensorflow_table()
+    canonical = table.resolve(name)
+    if canonical is not None:
+        entry = table.entries[canonical]
+        behaviour = _tensorflow_behaviour(canonical, entry, table)
+        return ApiInfo.of(canonical, _framework(canonical), entry.kind, behaviour)
+    return _lookup_unknown_tensorflow(name, table)
+
+
+def _lookup_unknown_tensorflow(name: str, table: ApiTable) -> ApiInfo | None:
+    parent = table.nearest_known_parent(name)
+    if parent is None:
+        return None
+    parent_name, suffix, parent_entry = parent
+    guess = parent_name + suffix
+    if parent_entry.kind == "class":
+        return _class_member(guess, parent_entry.role)
+    if parent_entry.kind != "module":
+        return None  # an attribute of a function or constant
+    behaviour = tensorflow_rules.namespace_default(guess)
+    if behaviour is None:
+        return None  # a namespace where no guess is safe (private implementation modules)
+    last = guess.rsplit(".", 1)[-1]
+    if last[:1].isupper() and not _in_function_case_namespace(guess):
+        role = _capitalized_class_role(guess)
+        return ApiInfo.of(guess, _framework(guess), "class", _class_behaviour(role))
+    return ApiInfo.of(guess, _framework(guess), "function", behaviour)
+
+
+def _class_member(name: str, class_role: str) -> ApiInfo | None:
+    class_name, _, member = name.rpartition(".")
+    if "." in member or not member:
+        return None
+    if member.startswith("from_"):
+        behaviour = _class_behaviour(class_role)
+        return ApiInfo.of(name, _framework(name), "function", behaviour)
+    role = "tensor" if class_role == "tensor_type" else class_role
+    info = lookup_method(role, member)
+    kind = "function"
+    if info is None:
+        info = lookup_attribute(role, member)
+        kind = "attribute"
+    if info is None:
+        return None
+    return ApiInfo.of(name, _framework(class_name), kind, _behaviour_of(info))
+
+
+def _behaviour_of(info: ApiInfo) -> Behaviour:
+    return Behaviour(
+        returns=info.returns,
+        tensor_op=info.tensor_op,
+        effect=info.effect,
+        callback_args=info.callback_args,
+        untraced_callback_args=info.untraced_callback_args,
+        mutates_receiver=info.mutates_receiver,
+        mutated_args=info.mutated_args,
+        note=info.note,
+    )
+
+
+def _in_function_case_namespace(name: str) -> bool:
+    return any(name.startswith(ns + ".") for ns in tensorflow_rules.FUNCTION_CASE_NAMESPACES)
+
+
+def _capitalized_class_role(name: str) -> str:
+    end = len(name)
+    while (end := name.rfind(".", 0, end)) > 0:
+        role = tensorflow_rules.CAPITALIZED_CLASS_ROLES.get(name[:end])
+        if role is not None:
+            return role
+    return "object"
+
+
+# --- NumPy and SciPy -------------------------------------------------------------------------
+
+
+@functools.cache
+def _numpy_overrides() -> dict[str, Behaviour]:
+    table = numpy_table()
+    merged: dict[str, Behaviour] = {}
+    sources = (
+        numpy_rules.NUMPY_OVERRIDES,
+        {k: v for k, v in higher_order.HIGHER_ORDER.items() if k.startswith("numpy.")},
+    )
+    for source in sources:
+        for written, behaviour in source.items():
+            merged[written] = behaviour
+            canonical = table.resolve(written)
+            if canonical is not None:
+                merged[canonical] = behaviour
+    return merged
+
+
+def _lookup_numpy(name: str) -> ApiInfo | None:
+    table = numpy_table()
+    overrides = _numpy_overrides()
+    canonical = table.resolve(name)
+    if canonical is not None:
+        entry = table.entries[canonical]
+        behaviour = overrides.get(canonical)
+        if behaviour is None:
+            behaviour = _numpy_entry_behaviour(canonical, entry)
+        return ApiInfo.of(canonical, "numpy", entry.kind, behaviour)
+    parent = table.nearest_known_parent(name)
+    if parent is None:
+        return None
+    parent_name, suffix, parent_entry = parent
+    member = suffix[1:]
+    if parent_entry.kind == "class" and parent_entry.role in ("numpy", "rng") and "." not in member:
+        info = lookup_method(parent_entry.role, member) or lookup_attribute(
+            parent_entry.role, member
+        )
+        if info is None:
+            return None
+        return ApiInfo.of(f"{parent_name}.{member}", "numpy", info.kind, _behaviour_of(info))
+    if parent_entry.kind != "module":
+        return None
+    guess = parent_name + suffix
+    behaviour = overrides.get(guess) or numpy_rules.namespace_default(guess)
+    if behaviour is None:
+        return None
+    return ApiInfo.of(guess, "numpy", "function", behaviour)
+
+
+def _numpy_entry_behaviour(name: str, entry: Entry) -> Behaviour:
+    if entry.kind == "class":
+        return numpy_rules.CLASS_ROLE_BEHAVIOUR.get(entry.role, OBJECT)
+    if entry.kind == "constant":
+        return Behaviour("python")
+    if entry.kind == "module":
+        return OBJECT
+    return numpy_rules.namespace_default(name) or UNKNOWN
+
+
+def _lookup_scipy(name: str) -> ApiInfo | None:
+    behaviour = numpy_rules.SCIPY_OVERRIDES.get(name)
+    if behaviour is None:
+        for pattern, candidate in numpy_rules.SCIPY_PATTERNS:
+            if fnmatchcase(name, pattern):
+                behaviour = candidate
+                break
+    if behaviour is None:
+        behaviour = numpy_rules.namespace_default(name)
+    if behaviour is None:
+        return None
+    return ApiInfo.of(name, "scipy", "function", behaviour)
+
+
+# --- Python ----------------------------------------------------------------------------------
+
+
+def _lookup_python(name: str) -> ApiInfo | None:
+    behaviour = python_stdlib.STDLIB.get(name)
+    if behaviour is None:
+        behaviour = python_stdlib.namespace_default(name)
+    if behaviour is None:
+        return None
+    kind = "class" if name in python_stdlib.CLASSES else "function"
+    return ApiInfo.of(name, "python", kind, behaviour)

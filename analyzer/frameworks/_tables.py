@@ -1,0 +1,98 @@
+"""Loading of the generated API tables (``tensorflow_api.json``, ``numpy_api.json``).
+
+Each file is read once, on first use (``functools.cache``). Loading never imports the
+framework: the files were written by ``generate_tensorflow_api``/``generate_numpy_api``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One canonical name of a generated table."""
+
+    kind: str  # "function" | "class" | "module" | "constant"
+    role: str  # see generate_tensorflow_api; "" when the kind has no role
+
+
+@dataclass(frozen=True, slots=True)
+class ApiTable:
+    """A generated table: canonical entries, aliases, and the members of role classes."""
+
+    entries: dict[str, Entry]
+    aliases: dict[str, str]
+    role_members: dict[str, dict[str, str]]
+    versions: dict[str, str]
+
+    def resolve(self, name: str) -> str | None:
+        """Canonical name of ``name``, or None when no known name or module alias covers it.
+
+        A module alias stands for every name below it: ``tensorflow.compat.v1.raw_ops.Add``
+        resolves through the alias ``tensorflow.compat.v1.raw_ops`` -> ``tensorflow.raw_ops``.
+        """
+        for _ in range(4):  # alias chains are one step long; the bound guards cycles
+            if name in self.entries:
+                return name
+            target = self.aliases.get(name)
+            if target is not None:
+                name = target
+                continue
+            rewritten = self._through_module_alias(name)
+            if rewritten is None:
+                return None
+            name = rewritten
+        return None
+
+    def _through_module_alias(self, name: str) -> str | None:
+        end = len(name)
+        while True:
+            end = name.rfind(".", 0, end)
+            if end <= 0:
+                return None
+            prefix = name[:end]
+            target = self.aliases.get(prefix)
+            if target is not None:
+                return target + name[end:]
+            if prefix in self.entries:
+                # A known, non-aliased parent: nothing above it can be an alias of it.
+                return None
+
+    def nearest_known_parent(self, name: str) -> tuple[str, str, Entry] | None:
+        """The longest proper prefix of ``name`` that resolves to an entry, as
+        (canonical name of the prefix, the rest of ``name`` starting with ".", entry)."""
+        end = len(name)
+        while (end := name.rfind(".", 0, end)) > 0:
+            canonical = self.resolve(name[:end])
+            if canonical is not None:
+                return canonical, name[end:], self.entries[canonical]
+        return None
+
+
+def _load(filename: str) -> ApiTable:
+    text = Path(__file__).with_name(filename).read_text(encoding="utf-8")
+    raw: dict[str, Any] = json.loads(text)
+    entries = {name: Entry(kind, role) for name, (kind, role) in raw["entries"].items()}
+    return ApiTable(
+        entries=entries,
+        aliases=dict(raw["aliases"]),
+        role_members={role: dict(members) for role, members in raw["role_members"].items()},
+        versions=dict(raw.get("versions", {})),
+    )
+
+
+@functools.cache
+def tensorflow_table() -> ApiTable:
+    """TensorFlow and Keras (``tensorflow_api.json``)."""
+    return _load("tensorflow_api.json")
+
+
+@functools.cache
+def numpy_table() -> ApiTable:
+    """NumPy (``numpy_api.json``)."""
+    return _load("numpy_api.json")

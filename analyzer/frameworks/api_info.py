@@ -1,0 +1,206 @@
+"""The vocabulary of framework knowledge: what a call (or attribute read) yields and does.
+
+``Behaviour`` is what the curated tables write down; ``ApiInfo`` is a ``Behaviour`` with the
+name, framework and kind that the query API (``hybridize.analyzer.frameworks``) resolved.
+
+Vocabulary
+----------
+``returns`` -- what calling the API yields:
+
+* tensors: "tensor" (a ``tf.Tensor``, ``RaggedTensor``, ``SparseTensor`` ...), "tensors" (a
+  tuple, list or dict of tensors), "variable" (a ``tf.Variable`` or Keras variable);
+* framework objects: "dataset", "layer", "model", "optimizer", "loss", "metric", "tape",
+  "keras_symbolic" (a Keras functional-API ``KerasTensor``), "dtype", "spec" (a ``TypeSpec``),
+  "strategy", "checkpoint", "random_generator" (``tf.random.Generator``), "summary_writer",
+  "dataset_iterator";
+* other values: "numpy" (a NumPy array or scalar: tensor-like for call-site evidence),
+  "rng" (a NumPy/Python random generator), "file" (an open file-like object), "logger",
+  "path" (a ``pathlib.Path``), "list", "dict", "set" (fresh Python containers), "python"
+  (any other non-tensor Python value), "none", "object" (some other object), "unknown".
+
+Every value of ``returns`` that names an object with methods is also a *receiver role* of
+``lookup_method``/``lookup_attribute`` ("tensor", "variable", "dataset", "model", "file", ...).
+
+``effect`` -- what the call does besides computing its result:
+
+* None -- nothing observable;
+* "graph" -- a graph-safe effect: it becomes a stateful op and runs on every call of a
+  ``tf.function`` (``tf.print``, ``tf.summary.*``, ``Variable.assign``, ``apply_gradients``);
+* Python side effects, which run once per *trace* in a ``tf.function``: "print", "io" (files,
+  sockets, processes, the file system), "logging", "random" (Python/NumPy random draws: frozen
+  into the graph as constants), "clock" (reading the clock or sleeping), "input" (reading
+  stdin), "trace_time" (changes global framework or interpreter configuration, e.g.
+  ``tf.random.set_seed``, ``tf.config.*`` setters, ``np.set_printoptions``);
+* "eager_only" -- cannot work on symbolic tensors (``.numpy()``, ``Model.fit``/``predict``...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+#: ``effect`` values that are Python side effects (they run at trace time only in a graph).
+PYTHON_EFFECTS: frozenset[str] = frozenset(
+    {"print", "io", "logging", "random", "clock", "input", "trace_time"}
+)
+
+#: All ``effect`` values (besides None).
+EFFECTS: frozenset[str] = PYTHON_EFFECTS | {"graph", "eager_only"}
+
+#: ``returns`` values that are TensorFlow tensors (or containers of them).
+TENSOR_RETURNS: frozenset[str] = frozenset({"tensor", "tensors", "variable"})
+
+#: ``returns`` values that count as tensor-like arguments for call-site evidence (VERDICTS.md).
+TENSOR_LIKE_RETURNS: frozenset[str] = TENSOR_RETURNS | {"numpy"}
+
+#: Every ``returns`` value.
+RETURNS: frozenset[str] = frozenset(
+    {
+        "tensor",
+        "tensors",
+        "variable",
+        "dataset",
+        "layer",
+        "model",
+        "optimizer",
+        "loss",
+        "metric",
+        "tape",
+        "keras_symbolic",
+        "numpy",
+        "dtype",
+        "spec",
+        "none",
+        "python",
+        "object",
+        "unknown",
+        # receiver roles beyond the core vocabulary
+        "strategy",
+        "checkpoint",
+        "random_generator",
+        "summary_writer",
+        "dataset_iterator",
+        "rng",
+        "file",
+        "logger",
+        "path",
+        "list",
+        "dict",
+        "set",
+    }
+)
+
+#: ``kind`` values. "attribute" is used by ``lookup_attribute`` only.
+KINDS: frozenset[str] = frozenset({"function", "class", "module", "constant", "attribute"})
+
+CallbackArgs = tuple[int | str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Behaviour:
+    """What calling (or reading) an API does, independent of how it is spelled."""
+
+    returns: str
+    tensor_op: bool = False
+    effect: str | None = None
+    #: positions/keywords of callables that run as part of the call, in the caller's mode:
+    #: traced into the graph when the caller is traced (``tf.map_fn``, ``tf.cond``) or always
+    #: traced by tf.data (``Dataset.map``), or plainly called (``tf.nest.map_structure``).
+    callback_args: CallbackArgs = ()
+    #: positions/keywords of callables that TensorFlow runs eagerly, as Python, on every
+    #: execution even from a graph (``tf.py_function``, ``tf.numpy_function``).
+    untraced_callback_args: CallbackArgs = ()
+    #: the call mutates its receiver (``list.append``, ``ndarray.sort``, ``iterator.__next__``);
+    #: a Python side effect only when the receiver was not created in the analysed call.
+    mutates_receiver: bool = False
+    #: positions of arguments that the call mutates (``setattr`` 0, ``random.shuffle`` 0).
+    mutated_args: tuple[int, ...] = ()
+    #: free-text caveat worth showing in hovers and reports.
+    note: str = ""
+
+    def with_(self, **changes: Any) -> Behaviour:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class ApiInfo:
+    """Knowledge about one framework or standard-library API, as resolved by a query."""
+
+    #: canonical dotted name, e.g. "tensorflow.math.reduce_sum", "keras.layers.Dense",
+    #: "numpy.mean", "builtins.print", "random.random"; for methods the receiver's type, e.g.
+    #: "tensorflow.Variable.assign", "keras.Model.fit", "builtins.list.append"
+    name: str
+    #: "tensorflow" | "keras" | "numpy" | "python" | "scipy"
+    framework: str
+    #: "function" | "class" | "module" | "constant" (| "attribute" for lookup_attribute)
+    kind: str
+    #: what calling it yields (see the module docstring)
+    returns: str
+    #: calling it executes TensorFlow computation (counts as tensor computation)
+    tensor_op: bool
+    #: None | "graph" | "print" | "io" | "logging" | "random" | "clock" | "input" |
+    #: "eager_only" | "trace_time"
+    effect: str | None
+    #: positions/keywords of callables it runs in the caller's mode (traced in a graph)
+    callback_args: CallbackArgs = ()
+    #: positions/keywords of callables it runs eagerly as Python (``tf.py_function``)
+    untraced_callback_args: CallbackArgs = ()
+    #: the call mutates its receiver (methods only)
+    mutates_receiver: bool = False
+    #: positions of arguments the call mutates
+    mutated_args: tuple[int, ...] = ()
+    #: caveat for humans
+    note: str = ""
+
+    @property
+    def has_python_side_effect(self) -> bool:
+        """True when ``effect`` is a Python side effect (runs once per trace in a graph)."""
+        return self.effect in PYTHON_EFFECTS
+
+    @property
+    def is_eager_only(self) -> bool:
+        """True when the API cannot run on symbolic tensors."""
+        return self.effect == "eager_only"
+
+    @property
+    def returns_tensor(self) -> bool:
+        """True when the result is a tensor, a variable or a container of tensors."""
+        return self.returns in TENSOR_RETURNS
+
+    @classmethod
+    def of(cls, name: str, framework: str, kind: str, behaviour: Behaviour) -> ApiInfo:
+        """Combine a resolved name with the behaviour of the API it names."""
+        return cls(
+            name=name,
+            framework=framework,
+            kind=kind,
+            returns=behaviour.returns,
+            tensor_op=behaviour.tensor_op,
+            effect=behaviour.effect,
+            callback_args=behaviour.callback_args,
+            untraced_callback_args=behaviour.untraced_callback_args,
+            mutates_receiver=behaviour.mutates_receiver,
+            mutated_args=behaviour.mutated_args,
+            note=behaviour.note,
+        )
+
+
+# Shared behaviours: the tables below and in the sibling modules are written with these.
+TENSOR = Behaviour("tensor", tensor_op=True)
+TENSORS = Behaviour("tensors", tensor_op=True)
+PYTHON = Behaviour("python")
+OBJECT = Behaviour("object")
+NONE = Behaviour("none")
+UNKNOWN = Behaviour("unknown")
+NUMPY = Behaviour("numpy")
+GRAPH_EFFECT = Behaviour("none", tensor_op=True, effect="graph")
+IO = Behaviour("python", effect="io")
+IO_NONE = Behaviour("none", effect="io")
+PRINT = Behaviour("none", effect="print")
+LOGGING = Behaviour("none", effect="logging")
+RANDOM = Behaviour("python", effect="random")
+CLOCK = Behaviour("python", effect="clock")
+TRACE_TIME = Behaviour("none", effect="trace_time")
+EAGER_ONLY = Behaviour("python", effect="eager_only")
+MUTATOR = Behaviour("none", mutates_receiver=True)

@@ -1,0 +1,563 @@
+"""Hand-curated knowledge about TensorFlow and Keras functions that the generator cannot know.
+
+The generated table (``tensorflow_api.json``) says what each public name *is* (function,
+class with a role, module, constant). This module says what calling it *does*:
+
+* ``NAMESPACE_DEFAULTS``: the behaviour of a function by the namespace it lives in (every
+  function under ``tensorflow.math`` is a tensor op; under ``tensorflow.config`` none is);
+  also used for names the table does not know (``tensorflow.raw_ops.NewOp``);
+* ``FUNCTION_OVERRIDES``: exceptions, by name (any spelling: it is canonicalised on load);
+* ``PATTERNS``: exceptions by shell pattern (``tensorflow.debugging.assert_*``);
+* ``CLASS_ROLE_BEHAVIOUR``/``CLASS_OVERRIDES``: what constructing a class yields;
+* callables traced by higher-order functions live in ``higher_order``.
+
+Resolution order for a known function: explicit override, then pattern, then the namespace
+default of the longest enclosing namespace. Names under ``tensorflow.compat.v1`` fall back to
+the rules of their TF2 spelling (``tensorflow.compat.v1.X`` -> ``tensorflow.X``).
+"""
+
+from __future__ import annotations
+
+from .api_info import (
+    GRAPH_EFFECT,
+    IO,
+    IO_NONE,
+    LOGGING,
+    NONE,
+    NUMPY,
+    OBJECT,
+    PRINT,
+    PYTHON,
+    TENSOR,
+    TENSORS,
+    TRACE_TIME,
+    UNKNOWN,
+    Behaviour,
+)
+
+DATASET = Behaviour("dataset")
+MODEL = Behaviour("model")
+DTYPE = Behaviour("dtype")
+SPEC = Behaviour("spec")
+ASSERT = GRAPH_EFFECT.with_(
+    note="an assertion op: checked on every run (statically known failures raise at trace time)"
+)
+SUMMARY = Behaviour(
+    "tensor", tensor_op=True, effect="graph", note="writes a summary op (runs on every call)"
+)
+EAGER_NUMPY = Behaviour("numpy", effect="eager_only")
+CONTEXT = OBJECT.with_(note="a context manager")
+KERAS_SYMBOLIC = Behaviour(
+    "keras_symbolic",
+    note="a symbolic Keras tensor for the functional API: not a value a traced function can use",
+)
+MODEL_DOWNLOAD = Behaviour(
+    "model", effect="io", note="builds a model; downloads pretrained weights unless weights=None"
+)
+NUMPY_IO = Behaviour("numpy", effect="io")
+CREATES_VARIABLE = Behaviour(
+    "variable",
+    tensor_op=True,
+    note="a tf.function may create variables on its first trace only",
+)
+
+#: Behaviour of functions by enclosing namespace (longest match wins). None = unknown: no guess.
+NAMESPACE_DEFAULTS: dict[str, Behaviour | None] = {
+    "tensorflow": TENSOR,
+    "tensorflow.raw_ops": TENSOR,
+    "tensorflow.python": None,  # private implementation modules: no guess...
+    "tensorflow.python.ops": TENSOR,  # ...except the op modules
+    "tensorflow.autograph": PYTHON,
+    "tensorflow.compat": PYTHON,
+    "tensorflow.compat.v1": TENSOR,
+    "tensorflow.compat.v1.app": PYTHON,
+    "tensorflow.compat.v1.flags": PYTHON,
+    "tensorflow.compat.v1.gfile": IO,
+    "tensorflow.compat.v1.logging": LOGGING,
+    "tensorflow.compat.v1.python_io": IO,
+    "tensorflow.compat.v1.resource_loader": IO,
+    "tensorflow.compat.v1.train": TENSOR,  # v1 training ops: decays, global step, batching
+    "tensorflow.config": PYTHON,
+    "tensorflow.data": OBJECT,  # tf.data.experimental.* mostly build transformation functions
+    "tensorflow.distribute": PYTHON,
+    "tensorflow.dtensor": PYTHON,
+    "tensorflow.errors": OBJECT,
+    "tensorflow.experimental": PYTHON,
+    "tensorflow.experimental.dlpack": TENSOR,
+    "tensorflow.experimental.dtensor": PYTHON,
+    "tensorflow.experimental.numpy": TENSOR,
+    "tensorflow.feature_column": OBJECT,
+    "tensorflow.io.gfile": IO,
+    "tensorflow.lite": PYTHON,
+    "tensorflow.mlir": PYTHON,
+    "tensorflow.nest": UNKNOWN,
+    "tensorflow.profiler": PYTHON,
+    "tensorflow.saved_model": IO,
+    "tensorflow.security": PYTHON,
+    "tensorflow.summary": SUMMARY,
+    "tensorflow.sysconfig": PYTHON,
+    "tensorflow.test": PYTHON,
+    "tensorflow.tools": PYTHON,
+    "tensorflow.tpu": PYTHON,
+    "tensorflow.train": PYTHON,
+    "tensorflow.types": PYTHON,
+    "tensorflow.version": PYTHON,
+    "keras": PYTHON,  # utils, config, saving, models, callbacks, tree, export, ...
+    "keras.src": None,  # Keras' private implementation: no guess
+    "keras.activations": TENSOR,
+    "keras.applications": MODEL_DOWNLOAD,
+    "keras.backend": TENSOR,  # tf.keras' legacy backend ops
+    "keras.datasets": NUMPY_IO.with_(note="downloads and loads a dataset as NumPy arrays"),
+    "keras.layers": TENSOR,  # functional merge helpers: add, concatenate, ...
+    "keras.losses": TENSOR,
+    "keras.metrics": TENSOR,
+    "keras.ops": TENSOR,
+    "keras.preprocessing": NUMPY,
+    "keras.preprocessing.text": PYTHON,
+    "keras.quantizers": TENSOR,
+    "keras.random": TENSOR,
+    "keras.tree": UNKNOWN,  # structure utilities: the leaves are whatever was passed in
+    "keras.utils.bounding_boxes": TENSOR,
+    "keras.visualization": NUMPY,
+}
+
+#: Role of an unknown *capitalized* name (a class) by namespace; other unknown capitalized
+#: names are classes of role "object", except in FUNCTION_CASE_NAMESPACES.
+CAPITALIZED_CLASS_ROLES: dict[str, str] = {
+    "keras.layers": "layer",
+    "keras.losses": "loss",
+    "keras.metrics": "metric",
+    "keras.optimizers": "optimizer",
+    "keras.models": "model",
+    "tensorflow.data": "dataset",
+}
+
+#: Namespaces whose capitalized names are functions (raw ops, application builders).
+FUNCTION_CASE_NAMESPACES: frozenset[str] = frozenset(
+    {"tensorflow.raw_ops", "tensorflow.compat.v1.raw_ops", "keras.applications"}
+)
+
+_TUPLE_RESULTS = (
+    # TensorFlow ops whose result is a tuple/list/dict of tensors
+    "tensorflow.approx_top_k",
+    "tensorflow.clip_by_global_norm",
+    "tensorflow.dynamic_partition",
+    "tensorflow.gradients",
+    "tensorflow.hessians",
+    "tensorflow.identity_n",
+    "tensorflow.meshgrid",
+    "tensorflow.shape_n",
+    "tensorflow.split",
+    "tensorflow.tuple",
+    "tensorflow.unique",
+    "tensorflow.unique_with_counts",
+    "tensorflow.unstack",
+    "tensorflow.image.combined_non_max_suppression",
+    "tensorflow.image.image_gradients",
+    "tensorflow.image.non_max_suppression_padded",
+    "tensorflow.image.non_max_suppression_with_scores",
+    "tensorflow.image.sample_distorted_bounding_box",
+    "tensorflow.image.stateless_sample_distorted_bounding_box",
+    "tensorflow.io.decode_csv",
+    "tensorflow.io.parse_example",
+    "tensorflow.io.parse_sequence_example",
+    "tensorflow.io.parse_single_example",
+    "tensorflow.io.parse_single_sequence_example",
+    "tensorflow.linalg.eig",
+    "tensorflow.linalg.eigh",
+    "tensorflow.linalg.lu",
+    "tensorflow.linalg.qr",
+    "tensorflow.linalg.slogdet",
+    "tensorflow.linalg.svd",
+    "tensorflow.math.approx_max_k",
+    "tensorflow.math.approx_min_k",
+    "tensorflow.math.top_k",
+    "tensorflow.nn.compute_accidental_hits",
+    "tensorflow.nn.ctc_beam_search_decoder",
+    "tensorflow.nn.ctc_greedy_decoder",
+    "tensorflow.nn.ctc_unique_labels",
+    "tensorflow.nn.fractional_avg_pool",
+    "tensorflow.nn.fractional_max_pool",
+    "tensorflow.nn.max_pool_with_argmax",
+    "tensorflow.nn.moments",
+    "tensorflow.nn.normalize_moments",
+    "tensorflow.nn.sufficient_statistics",
+    "tensorflow.nn.weighted_moments",
+    "tensorflow.random.all_candidate_sampler",
+    "tensorflow.random.fixed_unigram_candidate_sampler",
+    "tensorflow.random.learned_unigram_candidate_sampler",
+    "tensorflow.random.log_uniform_candidate_sampler",
+    "tensorflow.random.uniform_candidate_sampler",
+    "tensorflow.ragged.stack_dynamic_partitions",
+    "tensorflow.sparse.fill_empty_rows",
+    "tensorflow.sparse.split",
+    "tensorflow.strings.unicode_decode_with_offsets",
+    "tensorflow.strings.unicode_split_with_offsets",
+    # Keras ops returning tuples
+    "keras.backend.ctc_decode",
+    "keras.backend.gradients",
+    "keras.ops.array_split",
+    "keras.ops.dsplit",
+    "keras.ops.eig",
+    "keras.ops.eigh",
+    "keras.ops.fft",
+    "keras.ops.fft2",
+    "keras.ops.histogram",
+    "keras.ops.hsplit",
+    "keras.ops.ifft2",
+    "keras.ops.lu_factor",
+    "keras.ops.meshgrid",
+    "keras.ops.moments",
+    "keras.ops.nonzero",
+    "keras.ops.qr",
+    "keras.ops.rfft",
+    "keras.ops.slogdet",
+    "keras.ops.split",
+    "keras.ops.stft",
+    "keras.ops.svd",
+    "keras.ops.top_k",
+    "keras.ops.unstack",
+    "keras.ops.vsplit",
+    "keras.quantizers.abs_max_quantize",
+)
+
+#: Explicit behaviours, keyed by any spelling of the name.
+FUNCTION_OVERRIDES: dict[str, Behaviour] = {
+    **{name: TENSORS for name in _TUPLE_RESULTS},
+    # --- top-level tf: not graph ops, or not returning tensors ---------------------------
+    "tensorflow.executing_eagerly": PYTHON.with_(
+        note="False while a tf.function is being traced: code branching on it is decided "
+        "once, at trace time"
+    ),
+    "tensorflow.inside_function": PYTHON.with_(note="True while tracing a tf.function"),
+    "tensorflow.get_logger": Behaviour("logger"),
+    "tensorflow.print": GRAPH_EFFECT.with_(note="a print op: prints on every call of a graph"),
+    "tensorflow.debugging.Assert": ASSERT,
+    "tensorflow.is_tensor": PYTHON,
+    "tensorflow.is_symbolic_tensor": PYTHON,
+    "tensorflow.get_static_value": NUMPY.with_(
+        note="the value when known at trace time (constant folding), else None"
+    ),
+    "tensorflow.make_ndarray": NUMPY,
+    "tensorflow.make_tensor_proto": OBJECT,
+    "tensorflow.as_dtype": DTYPE,
+    "tensorflow.type_spec_from_value": SPEC,
+    "tensorflow.broadcast_static_shape": PYTHON,
+    "tensorflow.get_current_name_scope": PYTHON,
+    "tensorflow.control_dependencies": CONTEXT,
+    "tensorflow.device": CONTEXT,
+    "tensorflow.init_scope": CONTEXT,
+    "tensorflow.variable_creator_scope": CONTEXT,
+    "tensorflow.no_op": Behaviour("object", tensor_op=True),
+    "tensorflow.group": Behaviour("object", tensor_op=True),
+    "tensorflow.timestamp": TENSOR.with_(note="a graph op: read on every call, not frozen"),
+    "tensorflow.register_tensor_conversion_function": TRACE_TIME,
+    "tensorflow.no_gradient": TRACE_TIME,
+    "tensorflow.load_library": TRACE_TIME,
+    "tensorflow.load_op_library": OBJECT.with_(effect="trace_time"),
+    "tensorflow.nondifferentiable_batch_function": OBJECT,
+    "tensorflow.graph_util.import_graph_def": TENSORS,
+    # --- tf.random ----------------------------------------------------------------------
+    "tensorflow.random.set_seed": TRACE_TIME.with_(
+        note="sets the global seed; in a tf.function it runs once, at trace time"
+    ),
+    "tensorflow.random.get_global_generator": Behaviour("random_generator"),
+    "tensorflow.random.set_global_generator": TRACE_TIME,
+    "tensorflow.random.create_rng_state": NUMPY,
+    "tensorflow.compat.v1.set_random_seed": TRACE_TIME,
+    "tensorflow.experimental.numpy.random.seed": TRACE_TIME,
+    "tensorflow.experimental.numpy.experimental_enable_numpy_behavior": TRACE_TIME,
+    # --- tf.config ------------------------------------------------------------------------
+    "tensorflow.config.run_functions_eagerly": TRACE_TIME.with_(
+        note="makes every tf.function run eagerly"
+    ),
+    "tensorflow.config.experimental_run_functions_eagerly": TRACE_TIME,
+    "tensorflow.config.functions_run_eagerly": PYTHON,
+    # --- tf.debugging ---------------------------------------------------------------------
+    "tensorflow.debugging.check_numerics": TENSOR,
+    "tensorflow.debugging.assert_proper_iterable": NONE,
+    "tensorflow.debugging.assert_same_float_dtype": DTYPE,
+    "tensorflow.debugging.get_log_device_placement": PYTHON,
+    "tensorflow.debugging.is_numeric_tensor": PYTHON,
+    "tensorflow.debugging.is_traceback_filtering_enabled": PYTHON,
+    # --- tf.summary -----------------------------------------------------------------------
+    "tensorflow.summary.create_file_writer": Behaviour(
+        "summary_writer", effect="io", note="creates the log directory and event file"
+    ),
+    "tensorflow.summary.create_noop_writer": Behaviour("summary_writer"),
+    "tensorflow.summary.record_if": CONTEXT,
+    "tensorflow.summary.should_record_summaries": TENSOR,
+    "tensorflow.summary.trace_on": TRACE_TIME,
+    "tensorflow.summary.trace_off": TRACE_TIME,
+    "tensorflow.summary.trace_export": IO_NONE,
+    "tensorflow.summary.flush": GRAPH_EFFECT,
+    "tensorflow.summary.experimental.set_step": TRACE_TIME,
+    "tensorflow.summary.experimental.get_step": UNKNOWN,
+    "tensorflow.summary.experimental.summary_scope": CONTEXT,
+    # --- tf.io ----------------------------------------------------------------------------
+    "tensorflow.io.write_file": GRAPH_EFFECT.with_(
+        note="a file-writing op: writes on every call of a graph (graph-safe)"
+    ),
+    "tensorflow.io.read_file": TENSOR.with_(note="a file-reading op: reads on every call"),
+    "tensorflow.io.write_graph": IO_NONE,
+    "tensorflow.io.match_filenames_once": CREATES_VARIABLE,
+    "tensorflow.io.gfile.join": PYTHON,
+    "tensorflow.io.gfile.get_registered_schemes": PYTHON,
+    # --- tf.data --------------------------------------------------------------------------
+    "tensorflow.data.experimental.cardinality": TENSOR,
+    "tensorflow.data.experimental.get_single_element": TENSORS,
+    "tensorflow.data.experimental.to_variant": TENSOR,
+    "tensorflow.data.experimental.get_next_as_optional": Behaviour("object", tensor_op=True),
+    "tensorflow.data.experimental.get_structure": SPEC,
+    "tensorflow.data.experimental.enable_debug_mode": TRACE_TIME,
+    "tensorflow.data.experimental.make_csv_dataset": DATASET,
+    "tensorflow.data.experimental.make_batched_features_dataset": DATASET,
+    "tensorflow.data.experimental.sample_from_datasets": DATASET,
+    "tensorflow.data.experimental.choose_from_datasets": DATASET,
+    "tensorflow.data.experimental.from_list": DATASET,
+    "tensorflow.data.experimental.from_variant": DATASET,
+    "tensorflow.data.experimental.Counter": DATASET,
+    "tensorflow.data.experimental.load": DATASET.with_(effect="io"),
+    "tensorflow.data.experimental.save": IO_NONE,
+    "tensorflow.data.experimental.distributed_save": IO_NONE,
+    "tensorflow.data.Dataset.load": DATASET.with_(effect="io"),
+    # --- tf.train / tf.saved_model / checkpoints ------------------------------------------
+    "tensorflow.train.latest_checkpoint": IO,
+    "tensorflow.train.get_checkpoint_state": IO,
+    "tensorflow.train.list_variables": IO,
+    "tensorflow.train.checkpoints_iterator": IO,
+    "tensorflow.train.load_checkpoint": OBJECT.with_(effect="io"),
+    "tensorflow.train.load_variable": NUMPY_IO,
+    "tensorflow.saved_model.save": IO_NONE,
+    "tensorflow.saved_model.load": OBJECT.with_(effect="io"),
+    "tensorflow.saved_model.contains_saved_model": IO,
+    # --- tf.distribute --------------------------------------------------------------------
+    "tensorflow.distribute.get_strategy": Behaviour("strategy"),
+    "tensorflow.distribute.experimental_set_strategy": TRACE_TIME,
+    "tensorflow.distribute.get_replica_context": OBJECT,
+    # --- tf.autograph / tf.nest / misc ----------------------------------------------------
+    "tensorflow.autograph.set_verbosity": TRACE_TIME,
+    "tensorflow.autograph.trace": PRINT.with_(note="prints at trace time only"),
+    "tensorflow.autograph.to_graph": OBJECT,
+    "tensorflow.autograph.experimental.set_loop_options": NONE,
+    "tensorflow.nest.is_nested": PYTHON,
+    "tensorflow.nest.assert_same_structure": NONE,
+    "tensorflow.dtypes.as_dtype": DTYPE,
+    "tensorflow.xla.experimental.jit_scope": CONTEXT,
+    "tensorflow.experimental.async_scope": CONTEXT,
+    "tensorflow.experimental.enable_strict_mode": TRACE_TIME,
+    "tensorflow.experimental.register_filesystem_plugin": TRACE_TIME,
+    "tensorflow.profiler.experimental.start": IO_NONE,
+    "tensorflow.profiler.experimental.stop": IO_NONE,
+    "tensorflow.test.compute_gradient": NUMPY,
+    "tensorflow.experimental.dtensor.call_with_layout": TENSOR,
+    "tensorflow.experimental.dtensor.copy_to_mesh": TENSOR,
+    "tensorflow.experimental.dtensor.pack": TENSOR,
+    "tensorflow.experimental.dtensor.relayout": TENSOR,
+    "tensorflow.experimental.dtensor.relayout_like": TENSOR,
+    "tensorflow.experimental.dtensor.unpack": TENSORS,
+    "tensorflow.compat.v1.get_variable": CREATES_VARIABLE,
+    "tensorflow.compat.v1.train.checkpoint_exists": IO,
+    "tensorflow.compat.v1.train.remove_checkpoint": IO_NONE,
+    "tensorflow.compat.v1.train.export_meta_graph": IO,
+    "tensorflow.compat.v1.train.import_meta_graph": OBJECT.with_(effect="io"),
+    "tensorflow.compat.v1.train.summary_iterator": IO,
+    "tensorflow.compat.v1.train.MonitoredTrainingSession": OBJECT,
+    "tensorflow.compat.v1.data.make_one_shot_iterator": Behaviour("dataset_iterator"),
+    "tensorflow.compat.v1.data.make_initializable_iterator": Behaviour("dataset_iterator"),
+    "tensorflow.compat.v1.reset_default_graph": TRACE_TIME,
+    "tensorflow.compat.v1.Print": GRAPH_EFFECT.with_(returns="tensor"),
+    # --- Keras: top level, layers, models, saving -----------------------------------------
+    "keras.Input": KERAS_SYMBOLIC,
+    "keras.device": CONTEXT,
+    "keras.version": PYTHON,
+    "keras.layers.serialize": PYTHON,
+    "keras.tree.is_nested": PYTHON,
+    "keras.tree.assert_same_structure": NONE,
+    "keras.tree.assert_same_paths": NONE,
+    "keras.models.clone_model": MODEL,
+    "keras.models.model_from_json": MODEL,
+    "keras.saving.load_model": MODEL.with_(effect="io"),
+    "keras.saving.save_model": IO_NONE,
+    "keras.saving.load_weights": IO_NONE,
+    "keras.saving.save_weights": IO_NONE,
+    "keras.saving.get_custom_objects": Behaviour("dict"),
+    "keras.saving.register_keras_serializable": OBJECT,
+    "keras.saving.deserialize_keras_object": OBJECT,
+    # --- keras.ops whose results are not tensors -----------------------------------------
+    "keras.ops.shape": PYTHON.with_(note="the static shape tuple (dims may be None)"),
+    "keras.ops.ndim": PYTHON,
+    "keras.ops.dtype": PYTHON,
+    "keras.ops.is_tensor": PYTHON,
+    "keras.ops.convert_to_numpy": EAGER_NUMPY,
+    # --- tf.keras legacy backend ----------------------------------------------------------
+    "keras.backend.clear_session": TRACE_TIME,
+    "keras.backend.set_epsilon": TRACE_TIME,
+    "keras.backend.set_floatx": TRACE_TIME,
+    "keras.backend.set_image_data_format": TRACE_TIME,
+    "keras.backend.epsilon": PYTHON,
+    "keras.backend.floatx": PYTHON,
+    "keras.backend.image_data_format": PYTHON,
+    "keras.backend.is_keras_tensor": PYTHON,
+    "keras.backend.is_float_dtype": PYTHON,
+    "keras.backend.is_int_dtype": PYTHON,
+    "keras.backend.is_sparse": PYTHON,
+    "keras.backend.standardize_dtype": PYTHON,
+    "keras.backend.result_type": PYTHON,
+    "keras.backend.int_shape": PYTHON,
+    "keras.backend.ndim": PYTHON,
+    "keras.backend.dtype": PYTHON,
+    "keras.backend.get_uid": PYTHON,
+    "keras.backend.count_params": PYTHON,
+    "keras.backend.name_scope": CONTEXT,
+    "keras.backend.eval": EAGER_NUMPY,
+    "keras.backend.get_value": EAGER_NUMPY,
+    "keras.backend.batch_get_value": EAGER_NUMPY,
+    "keras.backend.set_value": Behaviour(
+        "none", effect="eager_only", note="converts the value with NumPy before assigning"
+    ),
+    "keras.backend.batch_set_value": Behaviour("none", effect="eager_only"),
+    "keras.backend.variable": CREATES_VARIABLE,
+    "keras.backend.random_normal_variable": CREATES_VARIABLE,
+    "keras.backend.random_uniform_variable": CREATES_VARIABLE,
+    "keras.backend.update": GRAPH_EFFECT.with_(returns="variable"),
+    "keras.backend.update_add": GRAPH_EFFECT.with_(returns="variable"),
+    "keras.backend.update_sub": GRAPH_EFFECT.with_(returns="variable"),
+    "keras.backend.moving_average_update": GRAPH_EFFECT.with_(returns="variable"),
+    # --- keras.utils ----------------------------------------------------------------------
+    "keras.utils.set_random_seed": TRACE_TIME.with_(
+        note="seeds Python's random, NumPy and TensorFlow; in a tf.function only at trace time"
+    ),
+    "keras.utils.clear_session": TRACE_TIME,
+    "keras.utils.get_file": IO.with_(note="downloads a file"),
+    "keras.utils.plot_model": IO,
+    "keras.utils.model_to_dot": OBJECT,
+    "keras.utils.load_img": OBJECT.with_(effect="io"),
+    "keras.utils.save_img": IO_NONE,
+    "keras.utils.img_to_array": NUMPY,
+    "keras.utils.array_to_img": OBJECT,
+    "keras.utils.to_categorical": NUMPY,
+    "keras.utils.normalize": NUMPY,
+    "keras.utils.pad_sequences": NUMPY,
+    "keras.utils.image_dataset_from_directory": DATASET.with_(effect="io"),
+    "keras.utils.text_dataset_from_directory": DATASET.with_(effect="io"),
+    "keras.utils.audio_dataset_from_directory": DATASET.with_(effect="io"),
+    "keras.utils.timeseries_dataset_from_array": DATASET,
+    "keras.utils.split_dataset": OBJECT,
+    "keras.utils.pack_x_y_sample_weight": UNKNOWN,
+    "keras.utils.unpack_x_y_sample_weight": UNKNOWN,
+    # --- keras misc -----------------------------------------------------------------------
+    "keras.preprocessing.image.smart_resize": TENSOR,
+    "keras.preprocessing.image.random_brightness": NUMPY.with_(effect="random"),
+    "keras.preprocessing.image.random_channel_shift": NUMPY.with_(effect="random"),
+    "keras.preprocessing.image.random_rotation": NUMPY.with_(effect="random"),
+    "keras.preprocessing.image.random_shear": NUMPY.with_(effect="random"),
+    "keras.preprocessing.image.random_shift": NUMPY.with_(effect="random"),
+    "keras.preprocessing.image.random_zoom": NUMPY.with_(effect="random"),
+    "keras.preprocessing.sequence.skipgrams": PYTHON.with_(effect="random"),
+    "keras.distribution.set_distribution": TRACE_TIME,
+    "keras.distribution.initialize": TRACE_TIME,
+    "keras.distribution.distribute_tensor": TENSOR,
+    "keras.visualization.plot_bounding_box_gallery": OBJECT.with_(effect="io"),
+    "keras.visualization.plot_image_gallery": OBJECT.with_(effect="io"),
+    "keras.visualization.plot_segmentation_mask_gallery": OBJECT.with_(effect="io"),
+}
+
+#: Exceptions by shell pattern on the canonical name (``*`` also matches dots), in order.
+PATTERNS: tuple[tuple[str, Behaviour], ...] = (
+    ("tensorflow.debugging.assert_*", ASSERT),
+    ("tensorflow.debugging.*enable_*", TRACE_TIME),
+    ("tensorflow.debugging.*disable_*", TRACE_TIME),
+    ("tensorflow.debugging.set_*", TRACE_TIME),
+    ("tensorflow.config.*set_*", TRACE_TIME),
+    ("tensorflow.config.*enable_*", TRACE_TIME),
+    ("tensorflow.config.*disable_*", TRACE_TIME),
+    ("tensorflow.config.*reset_*", TRACE_TIME),
+    ("tensorflow.config.experimental_connect_to_*", TRACE_TIME),
+    ("tensorflow.compat.v1.enable_*", TRACE_TIME),
+    ("tensorflow.compat.v1.disable_*", TRACE_TIME),
+    ("tensorflow.experimental.dispatch_for_*", OBJECT.with_(effect="trace_time")),
+    ("tensorflow.experimental.unregister_dispatch_for", TRACE_TIME),
+    ("keras.config.set_*", TRACE_TIME),
+    ("keras.config.enable_*", TRACE_TIME),
+    ("keras.config.disable_*", TRACE_TIME),
+    ("keras.mixed_precision.set_*", TRACE_TIME),
+    ("keras.applications.*preprocess_input", TENSOR),
+    ("keras.applications.*decode_predictions", IO.with_(note="downloads the class index")),
+    ("keras.*.serialize", PYTHON),
+    ("keras.*.deserialize", OBJECT),
+    ("keras.*.get", OBJECT),
+)
+
+#: What constructing a class of each role yields.
+CLASS_ROLE_BEHAVIOUR: dict[str, Behaviour] = {
+    "tensor_type": TENSOR,
+    "variable": CREATES_VARIABLE,
+    "dataset": DATASET,
+    "file": Behaviour("file", effect="io", note="opens a file"),
+    "summary_writer": Behaviour("summary_writer", effect="io"),
+    "keras_symbolic": KERAS_SYMBOLIC,
+}
+
+#: Behaviour of the static/class methods of a class, by the class's role.
+MEMBER_ROLE_BEHAVIOUR: dict[str, Behaviour] = {
+    "tensor_type": TENSOR,
+    "dataset": DATASET,
+    "spec": SPEC,
+    "dtype": DTYPE,
+    "variable": Behaviour("variable"),
+}
+
+#: Classes whose construction does more than the role says (callbacks are in higher_order).
+CLASS_OVERRIDES: dict[str, Behaviour] = {
+    "tensorflow.TensorArray": Behaviour("object", tensor_op=True),
+    "tensorflow.name_scope": CONTEXT,
+    "keras.name_scope": CONTEXT,
+    "keras.utils.Progbar": OBJECT.with_(note="its update()/add() methods print a progress bar"),
+    "tensorflow.io.TFRecordWriter": Behaviour("file", effect="io", note="creates a file"),
+}
+
+
+def _strip_compat_v1(name: str) -> str | None:
+    prefix = "tensorflow.compat.v1."
+    if name.startswith(prefix):
+        return "tensorflow." + name[len(prefix) :]
+    return None
+
+
+def rule_names(name: str) -> tuple[str, ...]:
+    """The spellings whose rules apply to ``name``: itself, then its TF2 mirror."""
+    mirror = _strip_compat_v1(name)
+    return (name,) if mirror is None else (name, mirror)
+
+
+#: Namespaces too broad to beat a compat.v1 name's TF2 mirror.
+_GENERIC_NAMESPACES = frozenset({"tensorflow", "tensorflow.compat.v1"})
+
+
+def _longest_namespace(name: str) -> str | None:
+    end = len(name)
+    while (end := name.rfind(".", 0, end)) > 0:
+        if name[:end] in NAMESPACE_DEFAULTS:
+            return name[:end]
+    return None
+
+
+def namespace_default(name: str) -> Behaviour | None:
+    """Behaviour of a function ``name`` by its longest enclosing namespace (None: unknown).
+
+    A ``tensorflow.compat.v1`` name uses its TF2 mirror's namespace when that one is more
+    specific (``tensorflow.compat.v1.config.X`` behaves like ``tensorflow.config.X``).
+    """
+    found = _longest_namespace(name)
+    mirror = _strip_compat_v1(name)
+    if mirror is not None and (found is None or found in _GENERIC_NAMESPACES):
+        mirror_found = _longest_namespace(mirror)
+        if mirror_found is not None and mirror_found not in _GENERIC_NAMESPACES:
+            return NAMESPACE_DEFAULTS[mirror_found]
+    return NAMESPACE_DEFAULTS[found] if found is not None else None
+
+
+def enclosing_namespace(name: str) -> str | None:
+    """The longest namespace of NAMESPACE_DEFAULTS enclosing ``name``."""
+    return _longest_namespace(name)
