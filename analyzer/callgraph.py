@@ -15,7 +15,6 @@ import networkx as nx
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import TensorFacts
 
-
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs TF ops even when the table does not mark them as ops: creating a
 variable, or a Keras Input (a model built on one creates its weights at once)."""

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import TensorFacts, get_evaluator, is_tensor_like
+
 from hybridize.model import Finding, Span, Tristate
 
 SHAPE_ONLY_ATTRIBUTES = frozenset({"dtype", "shape", "ndim", "name", "device"})
@@ -27,21 +28,27 @@ class _Context:
         self.facts = facts
         self.key = key
         self.fn: FunctionSummary = index.function(key)
-        self.receiver = self.fn.params[0].name if self.fn.binds_receiver and self.fn.params else None
+        self.receiver = (
+            self.fn.params[0].name if self.fn.binds_receiver and self.fn.params else None
+        )
         self.evaluator = get_evaluator(index, facts, key)
 
     def finding(self, code: str, name: str, message: str, span: Span) -> Finding:
         return Finding(code, name, "error", message, span)
 
     def may_be_tensor_parameter(self, name: str) -> bool:
-        """A parameter that may hold a tensor: tensor evidence, or no evidence at all."""
+        """A parameter that may hold a tensor: tensor-like or unknown evidence, or none."""
         atoms = self.facts.param_atoms.get(self.key, {}).get(name)
         if not atoms:
             return True
         return any(is_tensor_like(a) or a[0] == "?" for a in atoms)
 
     def derives_from_parameter(self, sym: Sym, seen: set[Sym] | None = None) -> bool:
-        """Whether a value is computed from the contents of a parameter that may be a tensor."""
+        """Whether a value is computed from a parameter that may hold a tensor.
+
+        A parameter that every caller fills with Python values (a sample count, a seed) gives
+        NumPy a static value inside a trace too: only a possibly symbolic tensor is a hazard
+        (VERDICTS.md: "a symbolic tensor cannot be evaluated by NumPy")."""
         seen = seen if seen is not None else set()
         if sym in seen:
             return False
@@ -65,7 +72,9 @@ class _Context:
             return any(self.derives_from_parameter(s, seen) for s in sym[1])
         if kind == "call":
             site = self.fn.calls[sym[1]]
-            return any(self.derives_from_parameter(s, seen) for s in _arguments(site.args, site.kwargs))
+            return any(
+                self.derives_from_parameter(s, seen) for s in _arguments(site.args, site.kwargs)
+            )
         return False
 
 
@@ -175,7 +184,9 @@ def stale_variable_reads(ctx: _Context) -> list[Finding]:
         receiver_atoms = ctx.evaluator.eval(receiver)
         if not any(a[0] == "obj" and a[1] in LAYER_ROLES for a in receiver_atoms):
             continue
-        calls_of_receiver = [r.site.span for r in ctx.facts.calls.get(ctx.key, []) if r.site.callee == receiver]
+        calls_of_receiver = [
+            r.site.span for r in ctx.facts.calls.get(ctx.key, []) if r.site.callee == receiver
+        ]
         if not calls_of_receiver:
             continue
         first_call = min(calls_of_receiver, key=lambda s: (s.start_line, s.start_col))
@@ -295,26 +306,73 @@ def keras_symbolic_arguments(ctx: _Context) -> list[Finding]:
     fn = ctx.fn
     if fn.name == "call" and fn.class_qualname is not None:
         class_key = f"{ctx.key.split('::', 1)[0]}::{fn.class_qualname}"
-        role = ctx.index.keras_role(class_key)
-        if role is not None and ctx.index.find_method(class_key, "build") is None:
-            sublayers = any(
-                a[0] == "obj" and a[1] in LAYER_ROLES
-                for key in ctx.index.mro(class_key)
-                for atoms in ctx.facts.attrs.get(key, {}).values()
-                for a in atoms
-            )
-            if sublayers:
-                found.append(
-                    ctx.finding(
-                        "HY406",
-                        "has_keras_symbolic_arguments",
-                        "Keras builds this class (it has sub-layers and no `build`) by calling "
-                        "`call` on symbolic tensors; compiled, that call would freeze the "
-                        "sub-layers' weights",
-                        fn.span,
-                    )
+        built_symbolically = symbolically_built_classes(ctx.index, ctx.facts)
+        if class_key in built_symbolically:
+            found.append(
+                ctx.finding(
+                    "HY406",
+                    "has_keras_symbolic_arguments",
+                    f"Keras calls this `call` on symbolic tensors while building "
+                    f"{built_symbolically[class_key]}; compiled, that call would freeze "
+                    "the sub-layers' weights",
+                    fn.span,
                 )
+            )
     return found
+
+
+def _sublayer_classes(index: ProjectIndex, facts: TensorFacts, class_key: str) -> set[str]:
+    """Project Keras classes whose instances this class holds as attributes."""
+    found: set[str] = set()
+    for key in index.mro(class_key):
+        for atoms in facts.attrs.get(key, {}).values():
+            for atom in atoms:
+                if atom[0] == "obj" and atom[1] in LAYER_ROLES and atom[2] is not None:
+                    found.add(atom[2])
+    return found
+
+
+def _has_sublayers(index: ProjectIndex, facts: TensorFacts, class_key: str) -> bool:
+    return any(
+        a[0] == "obj" and a[1] in LAYER_ROLES
+        for key in index.mro(class_key)
+        for atoms in facts.attrs.get(key, {}).values()
+        for a in atoms
+    )
+
+
+def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[str, str]:
+    """Keras classes whose `call` Keras 3 runs on symbolic tensors to build them.
+
+    A layer or model with sub-layers and no `build` of its own is built by calling `call` on
+    symbolic tensors; every sub-layer it holds is then called symbolically too. Maps each
+    such class to the words that explain why.
+    """
+    cached = facts.cache.get("symbolically_built")
+    if isinstance(cached, dict):
+        return cached
+    result: dict[str, str] = {}
+    work: list[str] = []
+    for relpath, module in index.modules.items():
+        for qualname in module.classes:
+            key = f"{relpath}::{qualname}"
+            if (
+                index.keras_role(key) is not None
+                and index.find_method(key, "build") is None
+                and index.find_method(key, "call") is not None
+                and _has_sublayers(index, facts, key)
+            ):
+                result[key] = f"`{qualname}` (it has sub-layers and no `build`)"
+                work.append(key)
+    while work:
+        parent = work.pop()
+        for child in _sublayer_classes(index, facts, parent):
+            if child not in result:
+                parent_name = parent.split("::", 1)[1]
+                result[child] = f"`{parent_name}`, which holds it and is built symbolically"
+                work.append(child)
+    facts.cache["symbolically_built"] = result
+    return result
 
 
 def safety_facts(

@@ -119,8 +119,44 @@ def is_known_non_tensor(atom: Atom) -> bool:
     return not is_tensor_like(atom) and atom[0] != "?"
 
 
+MAX_NESTING = 3
+"""Deeper containers collapse to one summary atom: recursive data (trees of tuples) would
+otherwise grow a new level on every round of the fixed point."""
+
+
+def _shrink(atom: Atom, depth: int = 0) -> Atom:
+    kind = atom[0]
+    if kind not in ("seq", "tup", "dict"):
+        return atom
+    if depth >= MAX_NESTING:
+        if is_tensor_like(atom):
+            return ("seq", "list", frozenset({TENSOR}))
+        if is_primitive(atom):
+            return ("seq", "list", frozenset({("lit", "int", None)}))
+        return UNKNOWN_ATOM if _has_unknown(atom) else PYTHON
+    if kind == "seq":
+        return ("seq", atom[1], frozenset(_shrink(a, depth + 1) for a in atom[2]))
+    if kind == "tup":
+        return ("tup", tuple(frozenset(_shrink(a, depth + 1) for a in part) for part in atom[1]))
+    return ("dict", frozenset(_shrink(a, depth + 1) for a in atom[1]))
+
+
+def _has_unknown(atom: Atom, depth: int = 0) -> bool:
+    if atom[0] == "?":
+        return True
+    if depth > 6:
+        return False
+    if atom[0] == "seq":
+        return any(_has_unknown(a, depth + 1) for a in atom[2])
+    if atom[0] == "tup":
+        return any(_has_unknown(a, depth + 1) for part in atom[1] for a in part)
+    if atom[0] == "dict":
+        return any(_has_unknown(a, depth + 1) for a in atom[1])
+    return False
+
+
 def _cap(atoms: Iterable[Atom]) -> Atoms:
-    result = frozenset(atoms)
+    result = frozenset(_shrink(a) for a in atoms)
     if len(result) > MAX_ATOMS:
         keep = [a for a in result if is_tensor_like(a)][:MAX_ATOMS]
         return frozenset([*keep, UNKNOWN_ATOM])
@@ -147,6 +183,7 @@ class ResolvedCall:
     targets: list[tuple[str, str]]  # (kind, key): ("func"|"method"|"class"|"layer_call", key)
     api: list[ApiInfo]
     receiver_roles: list[str]
+    """Roles of framework objects called directly: `layer(x)`, `loss_fn(y, p)`."""
     args: list[Atoms]
     kwargs: dict[str, Atoms]
     result: Atoms
@@ -162,6 +199,11 @@ class TensorFacts:
     primitive_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     callback_callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    external_evidence: dict[str, dict[str, set[Atom]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(set))
+    )
+    """Argument kinds from call sites outside the function itself (recursive calls excluded:
+    their arguments derive from the parameter they feed)."""
     call_count: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     returns: dict[str, Atoms] = field(default_factory=dict)
     attrs: dict[str, dict[str, set[Atom]]] = field(
@@ -173,6 +215,8 @@ class TensorFacts:
     symbolic_args: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     evaluators: dict[str, Evaluator] = field(default_factory=dict)
     final: bool = False
+    cache: dict[str, object] = field(default_factory=dict)
+    """Derived project-wide facts computed once from the solution (by later stages)."""
     """Set for the last round: parameters nobody passes are then unknown, not empty."""
 
 
@@ -208,6 +252,11 @@ class Evaluator:
         cached = self.memo.get(sym)
         if cached is not None:
             return cached
+        if sym[0] != "local":
+            # Symbolic values are trees; only a local variable can lead back to itself.
+            result = _cap(self._eval(sym))
+            self.memo[sym] = result
+            return result
         if sym in self.active:
             # A cycle (`ds = ds.batch(2)`): use what the earlier assignments gave so far.
             return self.partial.get(sym, NO_ATOMS)
@@ -252,8 +301,11 @@ class Evaluator:
             for atom in self.eval(sym[1]):
                 out.update(_iterate(atom))
             return out
-        if kind == "seq" and sym[1] == "tuple" and len(sym[2]) <= MAX_TUPLE and all(
-            e[0] != "iter" for e in sym[2]
+        if (
+            kind == "seq"
+            and sym[1] == "tuple"
+            and len(sym[2]) <= MAX_TUPLE
+            and all(e[0] != "iter" for e in sym[2])
         ):
             # Short tuples keep their positions: `x, y = f()` must not mix x's and y's kinds.
             return (("tup", tuple(self.eval(e) for e in sym[2])),)
@@ -385,7 +437,7 @@ class Evaluator:
                 return frozenset({PYTHON})
             if name == "T":
                 return frozenset({atom})
-            return frozenset({("boundext", role, name)})
+            return frozenset({("boundext", role, name), UNKNOWN_ATOM})
         if kind == "obj":
             role, class_key = atom[1], atom[2]
             if class_key is not None:
@@ -401,6 +453,17 @@ class Evaluator:
                 info = lookup_attribute(role, name)
                 if info is not None:
                     return atoms_for_return(info.returns)
+                # Unknown to the tables: a method if called, else some attribute value.
+                return frozenset({("boundext", role, name), UNKNOWN_ATOM})
+            return frozenset({UNKNOWN_ATOM})
+        if kind == "super":
+            # super().name: the next class in the MRO that defines it.
+            for key in self.index.mro(atom[1])[1:]:
+                method = self.index.find_method(key, name)
+                if method is not None:
+                    return frozenset({("method", method)})
+            role = self.index.keras_role(atom[1])
+            if role is not None:
                 return frozenset({("boundext", role, name)})
             return frozenset({UNKNOWN_ATOM})
         if kind == "class":
@@ -423,6 +486,13 @@ class Evaluator:
         return frozenset({UNKNOWN_ATOM})
 
     # ------------------------------------------------------------------ calls
+
+    def returned(self, key: str) -> Atoms:
+        """What a project function returns so far (nothing yet is not "unknown" until the end)."""
+        found = self.facts.returns.get(key)
+        if found is not None:
+            return found
+        return frozenset({UNKNOWN_ATOM}) if self.facts.final else NO_ATOMS
 
     def call_result(self, index: int) -> Atoms:
         cached = self.call_results.get(index)
@@ -447,7 +517,7 @@ class Evaluator:
             kind = atom[0]
             if kind in ("func", "method"):
                 targets.append((kind, atom[1]))
-                result |= self.facts.returns.get(atom[1], frozenset({UNKNOWN_ATOM}))
+                result |= self.returned(atom[1])
             elif kind == "class":
                 targets.append(("class", atom[1]))
                 role = self.index.keras_role(atom[1]) or "instance"
@@ -459,7 +529,7 @@ class Evaluator:
                     method = self.index.find_method(class_key, "call")
                     if method is not None:
                         targets.append(("layer_call", method))
-                        returned = self.facts.returns.get(method, frozenset({UNKNOWN_ATOM}))
+                        returned = self.returned(method)
                         if symbolic_args:
                             returned = frozenset({("symbolic",)})
                         result |= returned
@@ -468,12 +538,14 @@ class Evaluator:
                     roles.append(role)
                 elif call_method is not None:
                     targets.append(("method", call_method))
-                    result |= self.facts.returns.get(call_method, frozenset({UNKNOWN_ATOM}))
+                    result |= self.returned(call_method)
                 elif role in ("layer", "model", "loss", "metric"):
                     roles.append(role)
                     result.add(("symbolic",) if symbolic_args else TENSOR)
                 else:
                     result.add(UNKNOWN_ATOM)
+            elif kind == "ext" and atom[1] == "builtins.super" and self.class_key:
+                result.add(("super", self.class_key))
             elif kind == "ext" and atom[1] in BUILTIN_RESULTS:
                 result |= BUILTIN_RESULTS[atom[1]](args)
                 info = lookup(atom[1])
@@ -488,7 +560,6 @@ class Evaluator:
                 result |= self._api_result(info, args, kwargs, tensor_args, symbolic_args)
             elif kind == "boundext":
                 info = lookup_method(atom[1], atom[2])
-                roles.append(atom[1])
                 if info is None:
                     result.add(TENSOR if atom[1] in ("tensor", "variable") else UNKNOWN_ATOM)
                     continue
@@ -496,6 +567,10 @@ class Evaluator:
                 result |= self._api_result(info, args, kwargs, tensor_args, symbolic_args)
             else:
                 result.add(UNKNOWN_ATOM)
+        if not result and not self.facts.final and not callee_atoms:
+            result = set()
+        elif not result:
+            result = {UNKNOWN_ATOM}
         resolved = ResolvedCall(
             site=site,
             index=index,
@@ -505,7 +580,7 @@ class Evaluator:
             receiver_roles=roles,
             args=args,
             kwargs=kwargs,
-            result=_merge_tensor_specs(_cap(result)) if result else frozenset({UNKNOWN_ATOM}),
+            result=_merge_tensor_specs(_cap(result)),
         )
         return resolved
 
@@ -528,8 +603,6 @@ class Evaluator:
             spec = infer_spec(info.name, args, kwargs)
             if spec is not None:
                 return frozenset({(info.returns, spec[0], spec[1])})
-        if info.returns == "unknown" and info.framework == "python":
-            return frozenset({PYTHON})
         return atoms_for_return(info.returns)
 
 
@@ -574,13 +647,18 @@ BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
     "builtins.bool": lambda args: frozenset({("lit", "bool", None)}),
     "builtins.isinstance": lambda args: frozenset({("lit", "bool", None)}),
     "builtins.iter": lambda args: frozenset(
-        {("iterator",)} if args and any(a[0] in ("dataset", "iterator") for a in args[0])
+        {("iterator",)}
+        if args and any(a[0] in ("dataset", "iterator") for a in args[0])
         else _sequence_of(_elements(args))
     ),
     "builtins.next": lambda args: frozenset(_elements(args)),
     "builtins.list": lambda args: _sequence_of(_elements(args)) if args else _sequence_of(set()),
-    "builtins.tuple": lambda args: _sequence_of(_elements(args), "tuple") if args else _sequence_of(set(), "tuple"),
-    "builtins.set": lambda args: _sequence_of(_elements(args), "set") if args else _sequence_of(set(), "set"),
+    "builtins.tuple": lambda args: (
+        _sequence_of(_elements(args), "tuple") if args else _sequence_of(set(), "tuple")
+    ),
+    "builtins.set": lambda args: (
+        _sequence_of(_elements(args), "set") if args else _sequence_of(set(), "set")
+    ),
     "builtins.sorted": lambda args: _sequence_of(_elements(args)),
     "builtins.reversed": lambda args: _sequence_of(_elements(args)),
     "builtins.enumerate": lambda args: _sequence_of(
@@ -614,7 +692,11 @@ def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
             return (atom,)
         return atom[2] or (UNKNOWN_ATOM,)
     if kind == "tup":
-        if index[0] == "lit" and isinstance(index[2], int) and -len(atom[1]) <= index[2] < len(atom[1]):
+        if (
+            index[0] == "lit"
+            and isinstance(index[2], int)
+            and -len(atom[1]) <= index[2] < len(atom[1])
+        ):
             return atom[1][index[2]]
         if index == ("slice",):
             return (atom,)
@@ -714,6 +796,7 @@ def solve(index: ProjectIndex) -> TensorFacts:
         facts.primitive_params = defaultdict(set)
         facts.callers = defaultdict(set)
         facts.callback_callers = defaultdict(set)
+        facts.external_evidence = defaultdict(lambda: defaultdict(set))
         facts.call_count = defaultdict(int)
         facts.traced_callbacks = set()
         facts.wrapped_by_tf_function = set()
@@ -801,6 +884,8 @@ def _record_evidence(
         bound = bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
         for name, atoms in bound.items():
             new_params[target][name] |= atoms
+            if caller != target:
+                facts.external_evidence[target][name] |= atoms
             if atoms and all(is_primitive(a) for a in atoms):
                 facts.primitive_params[target].add(name)
             if any(a[0] == "symbolic" for a in atoms):
@@ -831,6 +916,7 @@ def _record_evidence(
                     # Traced callbacks receive tensors (dataset elements, map_fn slices).
                     for p in callback.explicit_params if atom[0] == "func" else callback.params[1:]:
                         new_params[atom[1]][p.name].add(TENSOR)
+                        facts.external_evidence[atom[1]][p.name].add(TENSOR)
 
 
 def resolve_ref_key(ref: Ref) -> str | None:

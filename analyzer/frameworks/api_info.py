@@ -14,7 +14,7 @@ Vocabulary
   "strategy", "checkpoint", "random_generator" (``tf.random.Generator``), "summary_writer",
   "dataset_iterator";
 * other values: "numpy" (a NumPy array or scalar: tensor-like for call-site evidence),
-  "rng" (a NumPy/Python random generator), "file" (an open file-like object), "logger",
+  "rng" (a NumPy random Generator), "py_rng" (a Python `random.Random`), "file" (an open file-like object), "logger",
   "path" (a ``pathlib.Path``), "list", "dict", "set" (fresh Python containers), "python"
   (any other non-tensor Python value), "none", "object" (some other object), "unknown".
 
@@ -81,6 +81,7 @@ RETURNS: frozenset[str] = frozenset(
         "summary_writer",
         "dataset_iterator",
         "rng",
+        "py_rng",
         "file",
         "logger",
         "path",

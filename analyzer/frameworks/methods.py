@@ -93,6 +93,7 @@ ROLE_TYPE_NAMES: dict[str, str] = {
     "spec": "tensorflow.TypeSpec",
     "numpy": "numpy.ndarray",
     "rng": "numpy.random.Generator",
+    "py_rng": "random.Random",
     "file": "io.IOBase",
     "logger": "logging.Logger",
     "path": "pathlib.Path",
@@ -365,6 +366,14 @@ _LAYER_METHODS: dict[str, Behaviour] = {
 }
 
 _LAYER_ATTRIBUTES: dict[str, Behaviour] = {
+    # The weights built-in layers create in `build`, read as attributes (Dense.kernel, ...).
+    **{
+        name: Behaviour("variable", note="a weight of a built-in layer (exists once built)")
+        for name in _words(
+            "kernel bias embeddings gamma beta moving_mean moving_variance recurrent_kernel "
+            "depthwise_kernel pointwise_kernel"
+        )
+    },
     "trainable_variables": VARIABLE_LIST,
     "trainable_weights": VARIABLE_LIST,
     "non_trainable_variables": VARIABLE_LIST,
@@ -568,15 +577,31 @@ _NUMPY_ATTRIBUTES: dict[str, Behaviour] = {
     "data": OBJECT,
 }
 
-_RNG_METHODS: dict[str, Behaviour] = {
+_RNG_STATE_METHODS: dict[str, Behaviour] = {
     "seed": Behaviour("none", effect="random", note="reseeds the generator"),
     "set_state": Behaviour("none", effect="random"),
     "setstate": Behaviour("none", effect="random"),
     "get_state": PYTHON,
     "getstate": PYTHON,
-    "spawn": Behaviour("list", note="new child generators"),
     "shuffle": Behaviour("none", effect="random", mutated_args=(0,)),
-    # Python's random.Random
+}
+
+# numpy.random.Generator: draws return arrays (or NumPy scalars); any other method is a draw.
+_RNG_METHODS: dict[str, Behaviour] = {
+    **_RNG_STATE_METHODS,
+    "spawn": Behaviour("list", note="new child generators"),
+    **{
+        name: Behaviour("numpy", effect="random")
+        for name in _words(
+            "random integers choice uniform normal standard_normal permutation permuted "
+            "exponential poisson binomial beta gamma lognormal multivariate_normal bytes"
+        )
+    },
+}
+
+# Python's random.Random: draws return Python numbers or sequences.
+_PY_RNG_METHODS: dict[str, Behaviour] = {
+    **_RNG_STATE_METHODS,
     **{
         name: Behaviour("python", effect="random")
         for name in _words(
@@ -741,6 +766,7 @@ METHODS: dict[str, dict[str, Behaviour]] = {
     "keras_symbolic": _KERAS_SYMBOLIC_METHODS,
     "numpy": _NUMPY_METHODS,
     "rng": _RNG_METHODS,
+    "py_rng": _PY_RNG_METHODS,
     "file": _FILE_METHODS,
     "logger": _LOGGER_METHODS,
     "path": _PATH_METHODS,
@@ -788,7 +814,20 @@ UNIVERSAL_METHODS: dict[str, Behaviour] = {"numpy": EAGER_NUMPY}
 
 #: Roles of plain Python and NumPy values: UNIVERSAL_METHODS do not apply to them.
 PLAIN_ROLES: frozenset[str] = frozenset(
-    {"list", "dict", "set", "str", "bytes", "tuple", "numpy", "rng", "file", "logger", "path"}
+    {
+        "list",
+        "dict",
+        "set",
+        "str",
+        "bytes",
+        "tuple",
+        "numpy",
+        "rng",
+        "py_rng",
+        "file",
+        "logger",
+        "path",
+    }
 )
 
 #: Method names that mutate a Python container in place.

@@ -65,13 +65,15 @@ def _pure_builtins() -> dict[str, Behaviour]:
             table[f"builtins.{name}"] = PURE
     table.update(
         _each(
-            "abs all any ascii bin callable chr divmod format getattr hasattr hash hex id "
+            "abs all any ascii bin callable chr divmod format hasattr hash hex id "
             "isinstance issubclass len max min oct ord pow repr round sum dir globals locals "
             "vars aiter anext",
             PURE,
             "builtins.",
         )
     )
+    # getattr(obj, name) may return anything, a tensor or a function: the value is unknown.
+    table["builtins.getattr"] = Behaviour("unknown")
     return table
 
 
@@ -251,8 +253,8 @@ STDLIB: dict[str, Behaviour] = {
     "random.setstate": Behaviour("none", effect="random"),
     "random.getstate": PURE,
     "random.shuffle": Behaviour("none", effect="random", mutated_args=(0,)),
-    "random.Random": Behaviour("rng"),
-    "random.SystemRandom": Behaviour("rng"),
+    "random.Random": Behaviour("py_rng"),
+    "random.SystemRandom": Behaviour("py_rng"),
     "uuid.uuid1": RANDOM,
     "uuid.uuid4": RANDOM,
     "uuid.uuid3": PURE,

@@ -1,0 +1,134 @@
+"""HY001 has_no_tensor_parameters: no parameter receives a tensor."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class HasNoTensorParameters(Check):
+    """No parameter of the function receives a tensor.
+
+    What it detects
+    ---------------
+    A function without `@tf.function` whose parameters, at every call site the analysis
+    knows, receive only values that are not tensors: Python numbers and strings,
+    configuration objects, file paths; or a function that takes no parameters at all
+    (`self` does not count). This is an eligibility note, not a hazard: hybridize leaves
+    the function as it is.
+
+    Why it matters in graph mode
+    ----------------------------
+    `tf.function` pays off when it traces once for a kind of tensor input and then replays
+    the graph for every call with tensors of that kind. Non-tensor arguments are part of the
+    trace cache key instead: each new Python value builds a new graph, so a function fed
+    only Python values retraces or replays a graph of constants, and gains nothing over
+    running eagerly.
+
+    Example
+    -------
+    The function builds a model from hyperparameters; nothing flows in as a tensor:
+
+        def build_head(units, rate):
+            return tf.keras.Sequential([
+                tf.keras.layers.Dense(units, activation="relu"),
+                tf.keras.layers.Dropout(rate),
+            ])
+
+        head = build_head(64, 0.2)
+
+    Instead
+    -------
+    Leave such functions eager and compile the function that does the tensor work, the one
+    that receives the batch:
+
+        @tf.function
+        def predict(x):
+            return head(x, training=False)
+
+        predict(tf.ones((8, 32)))
+    """
+
+    code = "HY001"
+    name = "has_no_tensor_parameters"
+    severity = "info"
+    summary = "No parameter receives a tensor, so tracing the function buys nothing."
+    EXAMPLE_FUNCTION = "f"
+    VALID = (
+        # A tensor argument at the call site.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    return tf.reduce_sum(x, axis=-1)
+
+
+f(tf.ones((2, 3)))
+""",
+        # A type hint is evidence even without a call site.
+        """\
+import tensorflow as tf
+
+
+def f(x: tf.Tensor, scale=2.0):
+    return tf.nn.relu(x) * scale
+""",
+        # NumPy arrays count as tensor-like arguments.
+        """\
+import numpy as np
+import tensorflow as tf
+
+
+def f(images):
+    return tf.image.resize(images, (16, 16))
+
+
+f(np.zeros((4, 32, 32, 3), dtype=np.float32))
+""",
+    )
+    INVALID = (
+        # Only hyperparameters flow in.
+        """\
+import tensorflow as tf
+
+
+def f(units, rate):
+    return tf.keras.Sequential(
+        [
+            tf.keras.layers.Dense(units, activation="relu"),
+            tf.keras.layers.Dropout(rate),
+            tf.keras.layers.Dense(1),
+        ]
+    )
+
+
+model = f(64, 0.2)
+""",
+        # No parameters at all.
+        """\
+import tensorflow as tf
+
+
+def f():
+    return tf.random.normal((4, 8))
+
+
+noise = f()
+""",
+        # A configuration object, not a tensor.
+        """\
+import tensorflow as tf
+
+
+class Config:
+    def __init__(self):
+        self.learning_rate = 1e-3
+
+
+def f(config):
+    return tf.keras.optimizers.Adam(learning_rate=config.learning_rate)
+
+
+optimizer = f(Config())
+""",
+    )

@@ -1,0 +1,122 @@
+"""HY002 undeterminable_tensor_parameter: nothing shows whether a parameter gets a tensor."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class UndeterminableTensorParameter(Check):
+    """Whether a parameter receives a tensor cannot be decided.
+
+    What it detects
+    ---------------
+    A function whose parameters have no type hint naming a tensor type, and no call site in
+    the analysed code whose argument is known to be a tensor or known not to be one: a
+    library function that only other projects call, or a function called only with values
+    the analysis cannot type (the result of an unknown third-party call, a parameter of a
+    caller that is itself never called). No naming convention (`train_step`, Keras `call`)
+    lets the analysis assume tensors either. hybridize makes no change.
+
+    Why it matters in graph mode
+    ----------------------------
+    Whether `tf.function` helps depends on what the function receives: tensors are traced
+    once per shape and dtype and the graph is reused, Python values retrace on every new
+    value. Without knowing which it is, adding a decorator could just as well make the code
+    slower or change what it does, so the safe answer is to leave it alone.
+
+    Example
+    -------
+    A helper of a library; nothing in the project calls it:
+
+        def normalize(x):
+            return tf.math.l2_normalize(x, axis=-1)
+
+    Instead
+    -------
+    Give the analysis evidence: a type hint, or a call site (a test counts) that passes a
+    tensor:
+
+        def normalize(x: tf.Tensor) -> tf.Tensor:
+            return tf.math.l2_normalize(x, axis=-1)
+
+        def test_normalize():
+            assert normalize(tf.ones((2, 3))).shape == (2, 3)
+    """
+
+    code = "HY002"
+    name = "undeterminable_tensor_parameter"
+    severity = "info"
+    summary = "No call site or type hint shows whether a parameter receives a tensor."
+    EXAMPLE_FUNCTION = "f"
+    VALID = (
+        # A module-level call passes a tensor.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    return tf.math.l2_normalize(x, axis=-1)
+
+
+f(tf.ones((2, 3)))
+""",
+        # A type hint decides without a call site.
+        """\
+import tensorflow as tf
+
+
+def f(x: tf.Tensor) -> tf.Tensor:
+    return tf.math.l2_normalize(x, axis=-1)
+""",
+        # A pytest test is an entry point: its call is evidence.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    return tf.nn.softmax(x, axis=-1)
+
+
+def test_f_sums_to_one():
+    out = f(tf.constant([[1.0, 2.0, 3.0]]))
+    assert abs(float(tf.reduce_sum(out)) - 1.0) < 1e-6
+""",
+    )
+    INVALID = (
+        # A library function: no call site at all.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    return tf.math.l2_normalize(x, axis=-1)
+""",
+        # The only caller forwards its own parameter, which nothing calls.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    return tf.nn.softmax(x, axis=-1)
+
+
+def embed(batch):
+    return f(batch)
+""",
+        # The argument comes out of a queue: its type is not known statically.
+        """\
+import queue
+
+import tensorflow as tf
+
+batches = queue.Queue()
+batches.put(tf.ones((2, 3)))
+
+
+def f(x):
+    return tf.reduce_mean(x, axis=0)
+
+
+f(batches.get())
+""",
+    )

@@ -1,0 +1,130 @@
+"""HY005 has_no_primitive_parameters: an existing @tf.function that is already right."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class HasNoPrimitiveParameters(Check):
+    """An existing `@tf.function` that is already right: keep it.
+
+    What it detects
+    ---------------
+    A function already compiled with `@tf.function` (any spelling, or `tf.function(g)`) that
+    receives tensors, no Python literals, runs TensorFlow operations and has no Python side
+    effects, and for which no better decorator configuration was inferred. The optimize
+    refactoring finds nothing to change. This is a positive note: the decorator stays.
+
+    Why it matters in graph mode
+    ----------------------------
+    This is what a good `tf.function` looks like: tensor arguments give a stable trace cache
+    key, so the function traces once per input signature and then replays the graph;
+    without Python side effects the graph does the same as the eager code on every call.
+    Removing the decorator would only lose the speed-up.
+
+    Example
+    -------
+        @tf.function
+        def dense(x, w):
+            return tf.nn.relu(tf.matmul(x, w))
+
+        dense(tf.ones((2, 3)), tf.ones((3, 4)))
+
+    Instead
+    -------
+    Nothing to do. If the shapes vary a lot between calls, consider
+    `@tf.function(reduce_retracing=True)` or an explicit `input_signature` (see
+    `hybridize analyze --infer-input-signatures`, code HY012):
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32),
+                                      tf.TensorSpec([3, 4], tf.float32)])
+        def dense(x, w):
+            return tf.nn.relu(tf.matmul(x, w))
+    """
+
+    code = "HY005"
+    name = "has_no_primitive_parameters"
+    severity = "info"
+    summary = "An existing @tf.function is already right (tensor inputs, no side effects): keep it."
+    EXAMPLE_FUNCTION = "f"
+    VALID = (
+        # Not compiled yet: the verdict is convert_to_hybrid (HY010), not "keep".
+        """\
+import tensorflow as tf
+
+
+def f(x, w):
+    return tf.nn.relu(tf.matmul(x, w))
+
+
+f(tf.ones((2, 3)), tf.ones((3, 4)))
+""",
+        # Compiled, but printing: side effects block every change (HY101).
+        """\
+import tensorflow as tf
+
+
+@tf.function
+def f(x):
+    print("tracing with", x.shape)
+    return tf.reduce_sum(x)
+
+
+f(tf.ones((2, 3)))
+""",
+        # Compiled, but a Python literal varies: better eager (HY011).
+        """\
+import tensorflow as tf
+
+
+@tf.function
+def f(x, power):
+    return tf.reduce_sum(x**power)
+
+
+f(tf.ones((2, 3)), 2)
+f(tf.ones((2, 3)), 3)
+""",
+    )
+    INVALID = (
+        # The canonical good tf.function.
+        """\
+import tensorflow as tf
+
+
+@tf.function
+def f(x, w):
+    return tf.nn.relu(tf.matmul(x, w))
+
+
+f(tf.ones((2, 3)), tf.ones((3, 4)))
+""",
+        # With decorator arguments and a boolean flag (booleans do not count as literals).
+        """\
+import tensorflow as tf
+
+dense = tf.keras.layers.Dense(4)
+dropout = tf.keras.layers.Dropout(0.5)
+
+
+@tf.function(reduce_retracing=True)
+def f(x, training):
+    return dropout(dense(x), training=training)
+
+
+f(tf.ones((2, 3)), True)
+f(tf.ones((5, 3)), False)
+""",
+        # Compiled by wrapping instead of decorating.
+        """\
+import tensorflow as tf
+
+
+def f(y_true, y_pred):
+    return tf.reduce_mean(tf.keras.losses.mean_squared_error(y_true, y_pred))
+
+
+f = tf.function(f)
+f(tf.ones((4, 1)), tf.zeros((4, 1)))
+""",
+    )

@@ -1,0 +1,133 @@
+"""HY010 convert_to_hybrid: the function can get @tf.function (precondition P1)."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class ConvertToHybrid(Check):
+    """The function can safely run as a graph: add `@tf.function`.
+
+    What it detects
+    ---------------
+    A function without `@tf.function` that passes every precondition of the convert
+    refactoring (P1): a parameter receives tensors, no caller passes Python literals, it has
+    no Python side effects (also not in what it calls), it is not recursive, it has no
+    eager-only or otherwise graph-breaking calls, it runs TensorFlow operations, and at
+    least one caller runs it eagerly. This is a positive verdict; `hybridize refactor` adds
+    the decorator.
+
+    In the examples below, an INVALID program is one where this verdict is reported.
+
+    Why it matters in graph mode
+    ----------------------------
+    Run eagerly, every operation is dispatched from Python one at a time. Traced once into a
+    graph, the same computation runs as one call into the runtime, with constant folding,
+    op fusion and dead-code pruning, and optionally XLA (`jit_compile=True`). For small ops
+    in a loop, as in training steps, this is often several times faster, and the checks
+    above make sure the graph computes the same values as the eager code.
+
+    Example
+    -------
+        def mse(y_true, y_pred):
+            return tf.reduce_mean(tf.square(y_true - y_pred))
+
+        mse(tf.ones((4, 1)), tf.zeros((4, 1)))
+
+    Instead
+    -------
+    Apply the refactoring (`hybridize refactor --diff` shows it):
+
+        @tf.function
+        def mse(y_true, y_pred):
+            return tf.reduce_mean(tf.square(y_true - y_pred))
+    """
+
+    code = "HY010"
+    name = "convert_to_hybrid"
+    severity = "info"
+    summary = "Safe and beneficial to compile: add @tf.function."
+    EXAMPLE_FUNCTION = "f"
+    VALID = (
+        # A print makes it unsafe (HY101).
+        """\
+import tensorflow as tf
+
+
+def f(y_true, y_pred):
+    loss = tf.reduce_mean(tf.square(y_true - y_pred))
+    print("loss", loss)
+    return loss
+
+
+f(tf.ones((4, 1)), tf.zeros((4, 1)))
+""",
+        # Already compiled: the optimize refactoring decides instead (HY005).
+        """\
+import tensorflow as tf
+
+
+@tf.function
+def f(y_true, y_pred):
+    return tf.reduce_mean(tf.square(y_true - y_pred))
+
+
+f(tf.ones((4, 1)), tf.zeros((4, 1)))
+""",
+        # `.numpy()` needs an eager tensor (HY301).
+        """\
+import tensorflow as tf
+
+
+def f(logits):
+    return tf.argmax(logits, axis=-1).numpy()
+
+
+f(tf.random.normal((4, 10)))
+""",
+    )
+    INVALID = (
+        # A loss on tensors.
+        """\
+import tensorflow as tf
+
+
+def f(y_true, y_pred):
+    return tf.reduce_mean(tf.square(y_true - y_pred))
+
+
+f(tf.ones((4, 1)), tf.zeros((4, 1)))
+""",
+        # A training step on a module-level model and optimizer.
+        """\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+optimizer = tf.keras.optimizers.SGD(0.01)
+
+
+def f(x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x, training=True) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+
+
+for _ in range(3):
+    f(tf.random.normal((8, 3)), tf.random.normal((8, 1)))
+""",
+        # NumPy arrays from the data loader are tensor-like arguments.
+        """\
+import numpy as np
+import tensorflow as tf
+
+
+def f(images):
+    x = tf.image.resize(images, (32, 32))
+    return tf.image.per_image_standardization(x)
+
+
+f(np.random.rand(4, 64, 64, 3).astype(np.float32))
+""",
+    )

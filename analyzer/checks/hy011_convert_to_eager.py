@@ -1,0 +1,138 @@
+"""HY011 convert_to_eager: an existing @tf.function should be removed (P2, P3, P6)."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class ConvertToEager(Check):
+    """An existing `@tf.function` costs more than it gives: remove it.
+
+    What it detects
+    ---------------
+    A function compiled with `@tf.function` that has no Python side effects and where the
+    graph does not pay off, for one of three reasons:
+
+    - P2: no parameter receives a tensor, so there is nothing to trace;
+    - P3: a caller passes Python literals (int, float, str) next to the tensors, so every
+      new value traces a new graph;
+    - P6: it receives tensors but runs no TensorFlow operation, so tracing is pure overhead.
+
+    This is a positive verdict of the optimize refactoring; `hybridize refactor` removes the
+    decorator. In the examples below, an INVALID program is one where it is reported.
+
+    Why it matters in graph mode
+    ----------------------------
+    Tracing is expensive: Python runs the function symbolically, builds a `FuncGraph`,
+    optimises it and caches it under a key made of the argument types, shapes and the values
+    of non-tensor arguments. A function called with changing Python numbers retraces on each
+    new value (TensorFlow warns about "excessive retracing"), and one without tensors or
+    operations pays for the trace and the graph call without any work to speed up.
+
+    Example
+    -------
+        @tf.function
+        def scaled(x, factor):
+            return x * factor
+
+        scaled(tf.ones(3), 0.5)
+        scaled(tf.ones(3), 0.25)   # a second trace
+
+    Instead
+    -------
+    Remove the decorator, or keep it and pass the varying number as a tensor so one graph
+    serves every value:
+
+        @tf.function
+        def scaled(x, factor):
+            return x * factor
+
+        scaled(tf.ones(3), tf.constant(0.5))
+        scaled(tf.ones(3), tf.constant(0.25))   # same graph
+    """
+
+    code = "HY011"
+    name = "convert_to_eager"
+    severity = "info"
+    summary = "An existing @tf.function gains nothing or retraces per call: remove it."
+    EXAMPLE_FUNCTION = "f"
+    VALID = (
+        # A right tf.function: keep it (HY005).
+        """\
+import tensorflow as tf
+
+
+@tf.function
+def f(x, w):
+    return tf.nn.relu(tf.matmul(x, w))
+
+
+f(tf.ones((2, 3)), tf.ones((3, 4)))
+""",
+        # Side effects: removing the decorator would change how often it logs.
+        """\
+import logging
+
+import tensorflow as tf
+
+
+@tf.function
+def f(x, power):
+    logging.info("tracing for power %s", power)
+    return tf.reduce_sum(x**power)
+
+
+f(tf.ones((2, 3)), 2)
+f(tf.ones((2, 3)), 3)
+""",
+        # Not compiled: nothing to remove.
+        """\
+import tensorflow as tf
+
+
+def f(x, power):
+    return tf.reduce_sum(x**power)
+
+
+f(tf.ones((2, 3)), 2)
+""",
+    )
+    INVALID = (
+        # P3: a Python literal varies between calls.
+        """\
+import tensorflow as tf
+
+
+@tf.function
+def f(x, power):
+    return tf.reduce_sum(x**power)
+
+
+f(tf.ones((2, 3)), 2)
+f(tf.ones((2, 3)), 3)
+""",
+        # P6: tensors in, but no operation.
+        """\
+import tensorflow as tf
+
+
+@tf.function
+def f(image, label):
+    return {"image": image, "label": label}
+
+
+f(tf.zeros((28, 28, 1)), tf.constant(3))
+""",
+        # P2: no tensor parameter.
+        """\
+import tensorflow as tf
+
+
+@tf.function
+def f(num_classes):
+    return tf.eye(num_classes)
+
+
+f(10)
+""",
+    )

@@ -1,0 +1,122 @@
+"""HY105 has_python_side_effects: reading the clock or sleeping."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class ClockSideEffect(Check):
+    """Reads the clock or sleeps in Python.
+
+    What it detects
+    ---------------
+    A call to `time.time`, `time.perf_counter`, `time.monotonic`, `time.sleep`,
+    `datetime.datetime.now` and the like, in the function or in any user function it calls.
+
+    Why it matters in graph mode
+    ----------------------------
+    Clock reads happen while tracing: the graph contains the time of the trace as a
+    constant, so timings measure tracing instead of execution, and time-based logic
+    (timeouts, schedules, timestamps) sees the same moment forever. A `time.sleep` delays
+    the trace once instead of every call.
+
+    Example
+    -------
+        def train_step(x, y):
+            start = time.perf_counter()
+            loss = compute_loss(x, y)
+            elapsed = time.perf_counter() - start
+            return loss, elapsed
+
+    Instead
+    -------
+    Time the call from the eager caller, or use `tf.timestamp()`, a graph operation that
+    reads the clock on every execution:
+
+        @tf.function
+        def train_step(x, y):
+            start = tf.timestamp()
+            loss = compute_loss(x, y)
+            return loss, tf.timestamp() - start
+    """
+
+    code = "HY105"
+    name = "has_python_side_effects"
+    severity = "error"
+    summary = "Reads the clock or sleeps in Python, which happens only while tracing."
+    EXAMPLE_FUNCTION = "f"
+    VALID = (
+        # The eager caller measures the call.
+        """\
+import time
+
+import tensorflow as tf
+
+
+def f(x, w):
+    return tf.nn.relu(tf.matmul(x, w))
+
+
+start = time.perf_counter()
+f(tf.ones((2, 3)), tf.ones((3, 4)))
+print("took", time.perf_counter() - start)
+""",
+        # tf.timestamp reads the clock from the graph.
+        """\
+import tensorflow as tf
+
+
+def f(x, w):
+    start = tf.timestamp()
+    y = tf.nn.relu(tf.matmul(x, w))
+    return y, tf.timestamp() - start
+
+
+f(tf.ones((2, 3)), tf.ones((3, 4)))
+""",
+    )
+    INVALID = (
+        # A wall-clock timer.
+        """\
+import time
+
+import tensorflow as tf
+
+
+def f(x, w):
+    start = time.perf_counter()
+    y = tf.nn.relu(tf.matmul(x, w))
+    return y, time.perf_counter() - start
+
+
+f(tf.ones((2, 3)), tf.ones((3, 4)))
+""",
+        # A timestamp from datetime.
+        """\
+import datetime
+
+import tensorflow as tf
+
+
+def f(x):
+    stamp = datetime.datetime.now().isoformat()
+    return tf.strings.join([stamp, tf.strings.as_string(tf.reduce_sum(x))], separator=" ")
+
+
+f(tf.ones((2, 3)))
+""",
+        # Throttling with sleep.
+        """\
+import time
+
+import tensorflow as tf
+
+
+def f(x):
+    time.sleep(0.01)
+    return tf.reduce_mean(x)
+
+
+f(tf.ones((2, 3)))
+""",
+    )

@@ -1,0 +1,115 @@
+"""HY109 has_python_side_effects: changes global framework state at trace time."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class FrameworkStateSideEffect(Check):
+    """Changes global TensorFlow or interpreter configuration.
+
+    What it detects
+    ---------------
+    A call that reconfigures the framework process-wide, in the function or in any user
+    function it calls: `tf.random.set_seed`, the `tf.config` setters
+    (`tf.config.run_functions_eagerly`, `tf.config.set_visible_devices`,
+    `tf.config.experimental.set_memory_growth`, threading options, ...),
+    `tf.keras.mixed_precision.set_global_policy`, `tf.keras.backend.set_floatx`,
+    `np.set_printoptions` and similar.
+
+    Why it matters in graph mode
+    ----------------------------
+    These are Python calls with no graph operation behind them. Inside `tf.function` they
+    run once, while tracing, and in the middle of building a graph: a global seed set there
+    changes the op seeds of that trace only, so random sequences differ from the eager
+    program; device and memory settings fail once the runtime is initialised, and a dtype
+    policy changed mid-trace affects layers built afterwards in surprising ways.
+
+    Example
+    -------
+        def sample(shape_like, seed):
+            tf.random.set_seed(seed)
+            return tf.random.normal(tf.shape(shape_like))
+
+    Instead
+    -------
+    Configure the framework once at start-up, outside any function that could be traced; for
+    reproducible randomness inside a graph pass a seed tensor to the stateless random
+    operations or use a `tf.random.Generator`:
+
+        tf.random.set_seed(0)
+
+        @tf.function
+        def sample(shape_like, seed):
+            return tf.random.stateless_normal(tf.shape(shape_like), seed=seed)
+    """
+
+    code = "HY109"
+    name = "has_python_side_effects"
+    severity = "error"
+    summary = "Changes global framework state (seeds, tf.config), which happens while tracing."
+    EXAMPLE_FUNCTION = "f"
+    VALID = (
+        # Configured once at module level.
+        """\
+import tensorflow as tf
+
+tf.random.set_seed(0)
+
+
+def f(x):
+    return x + tf.random.normal(tf.shape(x), stddev=0.1)
+
+
+f(tf.ones((2, 3)))
+""",
+        # A seed tensor for stateless random ops.
+        """\
+import tensorflow as tf
+
+
+def f(x, seed):
+    return tf.random.stateless_uniform(tf.shape(x), seed=seed) * x
+
+
+f(tf.ones((2, 3)), tf.constant([3, 7]))
+""",
+    )
+    INVALID = (
+        # Resets the global seed on every (traced) call.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    tf.random.set_seed(1234)
+    return x + tf.random.normal(tf.shape(x), stddev=0.1)
+
+
+f(tf.ones((2, 3)))
+""",
+        # Switches functions to eager execution from inside a function.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    tf.config.run_functions_eagerly(True)
+    return tf.reduce_sum(x)
+
+
+f(tf.ones((2, 3)))
+""",
+        # Changes the Keras default float type.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    tf.keras.backend.set_floatx("float64")
+    return tf.cast(x, tf.keras.backend.floatx())
+
+
+f(tf.ones((2, 3)))
+""",
+    )

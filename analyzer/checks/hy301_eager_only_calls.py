@@ -1,0 +1,116 @@
+"""HY301 has_eager_only_calls: .numpy(), Keras fit/predict/evaluate inside the function."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class HasEagerOnlyCalls(Check):
+    """Calls an API that works only in eager mode.
+
+    What it detects
+    ---------------
+    A call that needs concrete values and cannot run on a symbolic tensor: `.numpy()` on a
+    tensor or variable, and the Keras training loop methods on a model (`fit`, `predict`,
+    `evaluate`, `train_on_batch`, `test_on_batch`, `predict_on_batch`, and the
+    `*_generator` variants).
+
+    Why it matters in graph mode
+    ----------------------------
+    While tracing, tensors are symbolic: they have a dtype and a shape but no value, so
+    `.numpy()` raises `AttributeError: 'SymbolicTensor' object has no attribute 'numpy'`.
+    Keras' `fit`/`predict`/`evaluate` run their own loops (and build their own
+    `tf.function`s) with Python logic that expects eager execution; called from a graph they
+    fail or do something other than the eager program. Adding `@tf.function` breaks the
+    code.
+
+    Example
+    -------
+        def top_class(logits):
+            return tf.argmax(logits, axis=-1).numpy()
+
+    Instead
+    -------
+    Keep the computation in TensorFlow and convert in the eager caller; call the model
+    directly (`model(x, training=False)`) instead of `predict`:
+
+        @tf.function
+        def top_class(logits):
+            return tf.argmax(logits, axis=-1)
+
+        classes = top_class(logits).numpy()
+    """
+
+    code = "HY301"
+    name = "has_eager_only_calls"
+    severity = "error"
+    summary = "Calls .numpy() or Keras fit/predict/evaluate, which fail on symbolic tensors."
+    EXAMPLE_FUNCTION = "f"
+    VALID = (
+        # .numpy() in the eager caller.
+        """\
+import tensorflow as tf
+
+
+def f(logits):
+    return tf.argmax(logits, axis=-1)
+
+
+classes = f(tf.random.normal((4, 10))).numpy()
+""",
+        # Calls the model instead of predict().
+        """\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+
+
+def f(x):
+    return tf.nn.softmax(model(x, training=False))
+
+
+f(tf.ones((2, 3)))
+""",
+    )
+    INVALID = (
+        # .numpy() on a computed tensor.
+        """\
+import tensorflow as tf
+
+
+def f(logits):
+    return tf.argmax(logits, axis=-1).numpy()
+
+
+f(tf.random.normal((4, 10)))
+""",
+        # Keras predict on a model.
+        """\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+
+
+def f(x):
+    probs = model.predict(x, verbose=0)
+    return tf.reduce_max(probs, axis=-1)
+
+
+f(tf.ones((2, 3)))
+""",
+        # Keras train_on_batch.
+        """\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+model.compile(optimizer="sgd", loss="mse")
+
+
+def f(x, y):
+    loss = model.train_on_batch(x, y)
+    return tf.constant(loss)
+
+
+f(tf.ones((4, 3)), tf.zeros((4, 1)))
+""",
+    )

@@ -1,0 +1,123 @@
+"""HY302 has_numpy_calls_on_parameters: NumPy applied to a value derived from a parameter."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class HasNumpyCallsOnParameters(Check):
+    """Applies NumPy (or SciPy) to a value computed from a parameter.
+
+    What it detects
+    ---------------
+    A call of a `numpy` or `scipy` function whose argument is a parameter or is computed
+    from one (`np.mean(x)`, `np.asarray(logits)`, `np.clip(x * 2, 0, 1)`). Static metadata
+    does not count: NumPy on `x.shape`, `x.dtype` or `x.ndim` is fine, as is NumPy on
+    constants.
+
+    Why it matters in graph mode
+    ----------------------------
+    NumPy computes on concrete arrays. Eagerly, a `tf.Tensor` converts to one implicitly;
+    while tracing it is symbolic and has no value, so NumPy raises
+    `NotImplementedError: Cannot convert a symbolic tf.Tensor to a numpy array`, or, for
+    functions that accept arbitrary objects, silently computes on the wrong thing. Adding
+    `@tf.function` breaks the code.
+
+    Example
+    -------
+        def normalize(x):
+            return (x - np.mean(x)) / np.std(x)
+
+    Instead
+    -------
+    Use the TensorFlow operation (`tf.reduce_mean`, `tf.math.reduce_std`, `tf.clip_by_value`,
+    or the NumPy-like API `tf.experimental.numpy`), or do the NumPy work in the eager
+    caller:
+
+        @tf.function
+        def normalize(x):
+            return (x - tf.reduce_mean(x)) / tf.math.reduce_std(x)
+    """
+
+    code = "HY302"
+    name = "has_numpy_calls_on_parameters"
+    severity = "error"
+    summary = "Applies NumPy to a value derived from a parameter; symbolic tensors have no value."
+    EXAMPLE_FUNCTION = "f"
+    VALID = (
+        # The TensorFlow operations instead.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    return (x - tf.reduce_mean(x)) / tf.math.reduce_std(x)
+
+
+f(tf.random.normal((4, 3)))
+""",
+        # NumPy on static shape metadata.
+        """\
+import numpy as np
+import tensorflow as tf
+
+
+def f(images):
+    flat = int(np.prod(images.shape[1:]))
+    return tf.reshape(images, (-1, flat))
+
+
+f(tf.ones((2, 8, 8, 3)))
+""",
+        # NumPy on a constant.
+        """\
+import numpy as np
+import tensorflow as tf
+
+
+def f(x):
+    return 0.5 * x * (1.0 + tf.math.erf(x / np.sqrt(2.0)))
+
+
+f(tf.ones((2, 3)))
+""",
+    )
+    INVALID = (
+        # np.mean / np.std on the parameter.
+        """\
+import numpy as np
+import tensorflow as tf
+
+
+def f(x):
+    return (x - np.mean(x)) / np.std(x)
+
+
+f(tf.random.normal((4, 3)))
+""",
+        # NumPy on a value computed from the parameter.
+        """\
+import numpy as np
+import tensorflow as tf
+
+
+def f(logits):
+    probs = tf.nn.softmax(logits)
+    return np.argmax(probs, axis=-1)
+
+
+f(tf.random.normal((4, 10)))
+""",
+        # np.clip on an arithmetic expression.
+        """\
+import numpy as np
+import tensorflow as tf
+
+
+def f(x, scale):
+    return tf.constant(np.clip(x * scale, 0.0, 1.0))
+
+
+f(tf.ones((2, 3)), tf.constant(0.5))
+""",
+    )

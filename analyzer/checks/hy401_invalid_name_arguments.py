@@ -1,0 +1,117 @@
+"""HY401 has_invalid_name_arguments: a non-string name= to a TensorFlow operation."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class HasInvalidNameArguments(Check):
+    """Passes a value that is not a string as `name` to a TensorFlow operation.
+
+    What it detects
+    ---------------
+    A TensorFlow operation whose `name` parameter receives a constant that is not a string
+    or `None`, by keyword (`name=0`, `name=tf.float32`) or by position. The positional case
+    is the usual mistake: `tf.sqrt(x, tf.float32)` looks like it passes a dtype, but the
+    second parameter of `tf.sqrt` is `name`.
+
+    Why it matters in graph mode
+    ----------------------------
+    Eagerly, most operations ignore `name`, so the mistake goes unnoticed. When building a
+    graph, TensorFlow uses the name for the node and validates it: a non-string raises
+    `TypeError` (or `ValueError` for an invalid scope name) while tracing. Adding
+    `@tf.function` breaks the code.
+
+    Example
+    -------
+        def rms(x):
+            return tf.sqrt(tf.reduce_mean(tf.square(x)), tf.float32)
+
+    Instead
+    -------
+    Pass the intended argument by its keyword (cast explicitly if a dtype was meant), and
+    give names as strings:
+
+        @tf.function
+        def rms(x):
+            return tf.sqrt(tf.cast(tf.reduce_mean(tf.square(x)), tf.float32), name="rms")
+    """
+
+    code = "HY401"
+    name = "has_invalid_name_arguments"
+    severity = "error"
+    summary = "Binds a non-string value to a TensorFlow op's name= parameter; graph building fails."
+    EXAMPLE_FUNCTION = "f"
+    VALID = (
+        # A string name.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    return tf.sqrt(tf.reduce_mean(tf.square(x)), name="rms")
+
+
+f(tf.ones((2, 3)))
+""",
+        # An explicit None.
+        """\
+import tensorflow as tf
+
+
+def f(logits):
+    return tf.nn.softmax(logits, axis=-1, name=None)
+
+
+f(tf.random.normal((4, 10)))
+""",
+        # A name built with an f-string.
+        """\
+import tensorflow as tf
+
+
+def f(x, w):
+    h = x
+    for i in range(2):
+        h = tf.nn.relu(tf.matmul(h, w), name=f"dense_{i}")
+    return h
+
+
+f(tf.ones((2, 3)), tf.ones((3, 3)))
+""",
+    )
+    INVALID = (
+        # A dtype passed where the name goes (the second parameter of tf.sqrt).
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    return tf.sqrt(tf.reduce_mean(tf.square(x)), tf.float32)
+
+
+f(tf.ones((2, 3)))
+""",
+        # A dtype passed by the name keyword.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    return tf.reduce_sum(x, axis=-1, name=tf.float32)
+
+
+f(tf.ones((2, 3)))
+""",
+        # An integer name.
+        """\
+import tensorflow as tf
+
+
+def f(x, w, b):
+    return tf.add(tf.matmul(x, w), b, name=0)
+
+
+f(tf.ones((2, 3)), tf.ones((3, 4)), tf.zeros((4,)))
+""",
+    )

@@ -1,0 +1,75 @@
+"""HY404 has_unresolved_statically_read_axes: x.shape[i] needed where the axis would be None."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class HasUnresolvedStaticallyReadAxes(Check):
+    """Reads a tensor axis as a Python int that the graph would leave unknown.
+
+    What it detects
+    ---------------
+    A function that needs `x.shape[i]` (or `x.get_shape()[i]`, `len(x)`) as a Python integer,
+    for `range`, a Python shape argument or arithmetic on ints, while the input signature
+    it would be compiled with leaves that axis `None` because the call sites disagree on
+    its size or an explicit signature says so.
+
+    Why it matters in graph mode
+    ----------------------------
+    Eagerly every axis has a size. In a graph traced with a relaxed signature the static
+    size is `None`: `range(x.shape[0])` raises `TypeError`, `tf.zeros((x.shape[0], 4))`
+    fails to build, and arithmetic on `None` raises. Without a relaxed signature the
+    function instead retraces for every new size.
+
+    Example
+    -------
+        @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+        def pad_rows(x):
+            return tf.concat([x, tf.zeros((x.shape[0], 1))], axis=1)
+
+    Instead
+    -------
+    Read dynamic sizes with `tf.shape(x)[i]`, which is a tensor available at run time:
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+        def pad_rows(x):
+            return tf.concat([x, tf.zeros((tf.shape(x)[0], 1))], axis=1)
+    """
+
+    code = "HY404"
+    name = "has_unresolved_statically_read_axes"
+    severity = "warning"
+    summary = "Needs x.shape[i] as a Python int where the signature would leave the axis None."
+    EXAMPLE_FUNCTION = "f"
+    VALID = (
+        # Dynamic sizes through tf.shape.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    return tf.concat([x, tf.zeros((tf.shape(x)[0], 1))], axis=1)
+
+
+f(tf.ones((2, 3)))
+f(tf.ones((5, 3)))
+""",
+        # The static axis read is the one every call site agrees on.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    features = x.shape[-1]
+    return tf.reshape(x, (-1, features))
+
+
+f(tf.ones((2, 4, 3)))
+f(tf.ones((7, 4, 3)))
+""",
+    )
+    # No INVALID programs yet: the engine does not compute this fact and emits no HY404
+    # finding (it needs the inferred input signature). The hazard is shown in the
+    # docstring's Example section.
+    INVALID = ()

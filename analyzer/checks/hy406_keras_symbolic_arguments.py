@@ -1,0 +1,126 @@
+"""HY406 has_keras_symbolic_arguments: a caller passes a tf.keras.Input value."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class HasKerasSymbolicArguments(Check):
+    """A caller passes a Keras symbolic tensor (`tf.keras.Input`).
+
+    What it detects
+    ---------------
+    A function that some caller invokes with a Keras functional-API symbolic tensor: a
+    value of `tf.keras.Input(...)` / `keras.layers.Input(...)`, or a layer output computed
+    from one while building a functional model.
+
+    Why it matters in graph mode
+    ----------------------------
+    Such a function is a model-building block: it connects layers once, when the model is
+    defined, and its "tensors" are `KerasTensor` placeholders, not `tf.Tensor`s.
+    `tf.function` cannot trace with them as inputs and fails with "KerasTensor cannot be
+    used as input to a TensorFlow function"; even if it could, the layers would be created
+    inside a graph and the functional model would not record them. Adding `@tf.function`
+    breaks the model definition.
+
+    Example
+    -------
+        def mlp_block(x):
+            x = tf.keras.layers.Dense(64, activation="relu")(x)
+            return tf.keras.layers.Dense(10)(x)
+
+        inputs = tf.keras.Input(shape=(32,))
+        model = tf.keras.Model(inputs, mlp_block(inputs))
+
+    Instead
+    -------
+    Leave model-building code eager. Compile the function that runs the built model on real
+    tensors (or rely on Keras, which compiles `fit`/`predict` itself):
+
+        @tf.function
+        def predict(x):
+            return model(x, training=False)
+
+        predict(tf.ones((8, 32)))
+    """
+
+    code = "HY406"
+    name = "has_keras_symbolic_arguments"
+    severity = "error"
+    summary = "A caller passes a Keras symbolic tensor (tf.keras.Input); it is model-building code."
+    EXAMPLE_FUNCTION = "f"
+    VALID = (
+        # Called with real tensors.
+        """\
+import tensorflow as tf
+
+hidden = tf.keras.layers.Dense(64, activation="relu")
+head = tf.keras.layers.Dense(10)
+
+
+def f(x):
+    return head(hidden(x))
+
+
+f(tf.ones((8, 32)))
+""",
+        # Runs a built functional model on real tensors.
+        """\
+import tensorflow as tf
+
+inputs = tf.keras.Input(shape=(32,))
+outputs = tf.keras.layers.Dense(10)(inputs)
+model = tf.keras.Model(inputs, outputs)
+
+
+def f(x):
+    return tf.nn.softmax(model(x, training=False))
+
+
+f(tf.ones((8, 32)))
+""",
+    )
+    INVALID = (
+        # A functional-API block applied to tf.keras.Input.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    x = tf.keras.layers.Dense(64, activation="relu")(x)
+    return tf.keras.layers.Dense(10)(x)
+
+
+inputs = tf.keras.Input(shape=(32,))
+model = tf.keras.Model(inputs, f(inputs))
+""",
+        # The standalone keras package spelling.
+        """\
+import keras
+import tensorflow as tf
+
+
+def f(images):
+    x = keras.layers.Conv2D(8, 3, activation="relu")(images)
+    x = keras.layers.GlobalAveragePooling2D()(x)
+    return keras.layers.Dense(10)(x)
+
+
+inputs = keras.layers.Input(shape=(28, 28, 1))
+model = keras.Model(inputs, f(inputs))
+model(tf.ones((2, 28, 28, 1)))
+""",
+        # A layer output computed from an Input is symbolic too.
+        """\
+import tensorflow as tf
+
+
+def f(features):
+    return tf.keras.layers.LayerNormalization()(features)
+
+
+inputs = tf.keras.Input(shape=(16,))
+hidden = tf.keras.layers.Dense(16)(inputs)
+model = tf.keras.Model(inputs, f(hidden))
+""",
+    )

@@ -1,0 +1,141 @@
+"""HY501 is_recursive: the function reaches itself through the call graph."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class IsRecursive(Check):
+    """The function calls itself, directly or through other functions.
+
+    What it detects
+    ---------------
+    A function on a cycle of the call graph: it calls itself (direct recursion) or calls a
+    function that, possibly through others, calls it again (mutual recursion).
+
+    Why it matters in graph mode
+    ----------------------------
+    Tracing runs the Python body to build the graph, and a recursive call is traced as
+    well. When the recursion ends on a tensor value, tracing cannot know where to stop, so
+    it recurses until Python's recursion limit; when it ends on a static property, the
+    graph contains the whole unrolled recursion, specialised to that property, and retraces
+    for every new one. A recursive `tf.function` calling itself also re-enters its own trace,
+    which TensorFlow does not support.
+
+    Example
+    -------
+        def tree_sum(x):
+            if x.shape[0] == 1:
+                return x
+            half = x.shape[0] // 2
+            return tree_sum(x[:half]) + tree_sum(x[half:])
+
+    Instead
+    -------
+    Express the repetition with a loop or a TensorFlow control-flow operation
+    (`tf.while_loop`, `tf.foldl`, a `for` over `tf.range`), or a vectorised reduction:
+
+        @tf.function
+        def tree_sum(x):
+            return tf.reduce_sum(x, axis=0, keepdims=True)
+    """
+
+    code = "HY501"
+    name = "is_recursive"
+    severity = "error"
+    summary = "Calls itself, directly or through other functions; tracing would unroll or loop."
+    EXAMPLE_FUNCTION = "f"
+    VALID = (
+        # A vectorised reduction.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    return tf.reduce_sum(x, axis=0, keepdims=True)
+
+
+f(tf.ones((4, 3)))
+""",
+        # A tf.while_loop instead of recursion.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    def halve(t):
+        return t[: tf.shape(t)[0] // 2] + t[tf.shape(t)[0] // 2 :]
+
+    return tf.while_loop(
+        lambda t: tf.shape(t)[0] > 1,
+        halve,
+        [x],
+        shape_invariants=[tf.TensorShape([None, 3])],
+    )[0]
+
+
+f(tf.ones((4, 3)))
+""",
+        # A helper with the same structure, but no cycle.
+        """\
+import tensorflow as tf
+
+
+def pairwise_sum(x):
+    half = x.shape[0] // 2
+    return x[:half] + x[half:]
+
+
+def f(x):
+    return pairwise_sum(pairwise_sum(x))
+
+
+f(tf.ones((4, 3)))
+""",
+    )
+    INVALID = (
+        # Direct recursion on the static shape.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    if x.shape[0] == 1:
+        return x
+    half = x.shape[0] // 2
+    return f(x[:half]) + f(x[half:])
+
+
+f(tf.ones((4, 3)))
+""",
+        # Mutual recursion.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    if x.shape[0] == 1:
+        return x
+    return g(x[1:]) + x[:1]
+
+
+def g(x):
+    return f(x) * 0.5
+
+
+f(tf.ones((4, 3)))
+""",
+        # Recursion over a nested structure of tensors.
+        """\
+import tensorflow as tf
+
+
+def f(tree):
+    if isinstance(tree, (list, tuple)):
+        return tf.add_n([f(t) for t in tree])
+    return tf.reduce_sum(tree)
+
+
+f([tf.ones(3), [tf.ones(2), tf.ones(4)]])
+""",
+    )
