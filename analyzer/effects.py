@@ -100,6 +100,8 @@ def origins(index: ProjectIndex, key: str, sym: Sym, seen: set[Sym] | None = Non
             out |= origins(index, key, value, seen)
         return out
     if kind == "name":
+        if sym[1] in fn.locals and sym[1] not in fn.globals_declared | fn.nonlocals_declared:
+            return origins(index, key, ("local", sym[1]), seen)
         if sym[1] in fn.nonlocals_declared or _bound_in_parent(index, key, sym[1]):
             return {FREE}
         return {GLOBAL}

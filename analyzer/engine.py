@@ -8,6 +8,7 @@ change in an imported module always reaches the modules that import it.
 
 from __future__ import annotations
 
+import ast
 import os
 import time
 from collections.abc import Iterable
@@ -65,7 +66,7 @@ def summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
     try:
         tree = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        return FileError(relpath, f"SyntaxError: {exc.message} (line {exc.raw_line})")
+        return FileError(relpath, _syntax_error_message(text, exc))
     except (RecursionError, MemoryError):
         return FileError(relpath, "cannot parse: the file is nested too deeply")
     except Exception as exc:  # libcst raises other errors on odd input
@@ -74,6 +75,18 @@ def summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
         return summarize_module(relpath, tree, text)
     except RecursionError:
         return FileError(relpath, "cannot analyse: the file is nested too deeply")
+
+
+def _syntax_error_message(text: str, exc: cst.ParserSyntaxError) -> str:
+    """CPython's own words for the error when it agrees the file is invalid (they are the
+    ones a user knows); libcst's otherwise."""
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        return f"SyntaxError: {error.msg} (line {error.lineno})"
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return f"SyntaxError: {exc.message} (line {exc.raw_line}); libcst cannot parse this file"
 
 
 def _summarize_batch(
@@ -104,9 +117,17 @@ def collect_summaries(
 ) -> tuple[list[ModuleSummary], list[FileError], list[str]]:
     """Summaries of every file below root, errors, and warnings (e.g. about the cache)."""
     files, errors = discover(root)
-    base = root if root.is_dir() else root.parent
     cache = SummaryCache.open() if options.use_cache else None
-    warnings = list(cache.warnings) if cache is not None else []
+    summaries, file_errors = _summaries(files, root, cache, options)
+    errors.extend(file_errors)
+    errors.sort(key=lambda e: e.file)
+    return summaries, errors, list(cache.warnings) if cache is not None else []
+
+
+def _summaries(
+    files: list[Path], root: Path, cache: SummaryCache | None, options: AnalysisOptions
+) -> tuple[list[ModuleSummary], list[FileError]]:
+    base = root if root.is_dir() else root.parent
     cache_dir = str(cache.directory) if cache is not None and cache.usable else None
     jobs = options.jobs or os.cpu_count() or 1
     results: list[ModuleSummary | FileError] = []
@@ -126,24 +147,47 @@ def collect_summaries(
     summaries = sorted(
         (r for r in results if isinstance(r, ModuleSummary)), key=lambda s: s.relpath
     )
-    errors.extend(r for r in results if isinstance(r, FileError))
-    errors.sort(key=lambda e: e.file)
-    return summaries, errors, warnings
+    return summaries, [r for r in results if isinstance(r, FileError)]
 
 
 def analyze_path(
     path: Path, options: AnalysisOptions | None = None
 ) -> tuple[AnalysisResult, list[str]]:
-    """Analyse a file or folder as one project; returns the result and warnings."""
+    """Analyse a file or folder as one project; returns the result and warnings.
+
+    With the cache on, a project whose files (content and names) and options are exactly
+    those of an earlier run gets that run's verdicts back; any change recomputes the
+    project-wide phase from per-file summaries, themselves cached by content.
+    """
     options = options or AnalysisOptions()
     started = time.perf_counter()
     root = path.resolve()
-    summaries, errors, warnings = collect_summaries(root, options)
+    files, errors = discover(root)
+    cache = SummaryCache.open() if options.use_cache else None
+    warnings = list(cache.warnings) if cache is not None else []
+    base = root if root.is_dir() else root.parent
+    project_key = None
+    if cache is not None and cache.usable:
+        project_key = cache.project_key(files, base, f"{options.infer_input_signatures}")
+        cached = cache.get_result(project_key)
+        if cached is not None:
+            verdicts, cached_errors = cached
+            result = AnalysisResult(
+                root=str(root),
+                functions=tuple(verdicts),
+                errors=tuple(sorted([*errors, *cached_errors], key=lambda e: e.file)),
+                seconds=time.perf_counter() - started,
+            )
+            return result, warnings
+    summaries, file_errors = _summaries(files, root, cache, options)
     verdicts = analyze_summaries(summaries, options)
+    if cache is not None and project_key is not None:
+        cache.put_result(project_key, (verdicts, file_errors))
+        warnings.extend(w for w in cache.warnings if w not in warnings)
     result = AnalysisResult(
         root=str(root),
         functions=tuple(verdicts),
-        errors=tuple(errors),
+        errors=tuple(sorted([*errors, *file_errors], key=lambda e: e.file)),
         seconds=time.perf_counter() - started,
     )
     return result, warnings

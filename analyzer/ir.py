@@ -107,8 +107,9 @@ class FunctionSummary:
     locals: dict[str, list[Sym]] = field(default_factory=dict)
     stores: list[Store] = field(default_factory=list)
     loops: list[Loop] = field(default_factory=list)
-    variable_reads: list[tuple[Sym, str, Span]] = field(default_factory=list)
-    """Reads of `model.trainable_variables` and friends: (receiver, attribute, where)."""
+    variable_reads: list[tuple[Sym, str, Span, int]] = field(default_factory=list)
+    """Reads of `model.trainable_variables` and friends: (receiver, attribute, where, number
+    of calls the walk had completed when it met the read)."""
     globals_declared: frozenset[str] = frozenset()
     nonlocals_declared: frozenset[str] = frozenset()
     is_generator: bool = False

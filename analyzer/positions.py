@@ -1,38 +1,26 @@
-"""Source positions for libcst nodes, without libcst's PositionProvider.
+"""Source positions for the libcst nodes the summariser records, without a second libcst walk.
 
 libcst nodes carry no positions, and its PositionProvider costs about twice the parse itself.
-CPython's `ast` parser is ten times faster than libcst and records positions on every node. Both
-trees contain the same definitions, calls and statements in the same source order, so the n-th
-libcst `Call` of a file (in pre-order) is the n-th `ast.Call` (sorted by start, outer first).
-This module pairs them up by kind and order. Should the counts ever disagree (they do not for
-any grammar both parsers accept), it falls back to PositionProvider for that file.
+CPython's `ast` parser is ten times faster than libcst and records a position on every node.
+Both trees hold the same definitions, calls, loops and simple statements in the same source
+order, so the n-th `Call` the summariser meets in pre-order is the n-th `ast.Call` sorted by
+start (an enclosing call before the calls inside it). `OrdinalPositions` hands out spans in
+that order (calls inside f-strings excepted: CPython 3.11 misplaces them, so they take the
+enclosing statement's span) and checks each pairing (the callee's name, the definition's name, the statement's
+type); on any disagreement it raises `PositionMismatch` and the caller redoes the file with
+`MetadataPositions`, libcst's exact but slower provider.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections import deque
+from typing import Protocol
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hybridize.model import Span
-
-CST_KINDS: dict[type[cst.CSTNode], str] = {
-    cst.FunctionDef: "def",
-    cst.ClassDef: "class",
-    cst.Call: "call",
-    cst.For: "for",
-    cst.Assign: "assign",
-    cst.AugAssign: "augassign",
-    cst.AnnAssign: "annassign",
-    cst.Del: "del",
-    cst.Global: "global",
-    cst.Nonlocal: "nonlocal",
-    cst.Return: "return",
-    cst.Attribute: "attribute",
-    cst.Subscript: "subscript",
-}
 
 AST_KINDS: dict[type[ast.AST], str] = {
     ast.FunctionDef: "def",
@@ -41,110 +29,154 @@ AST_KINDS: dict[type[ast.AST], str] = {
     ast.Call: "call",
     ast.For: "for",
     ast.AsyncFor: "for",
-    ast.Assign: "assign",
-    ast.AugAssign: "augassign",
-    ast.AnnAssign: "annassign",
-    ast.Delete: "del",
-    ast.Global: "global",
-    ast.Nonlocal: "nonlocal",
-    ast.Return: "return",
-    ast.Attribute: "attribute",
-    ast.Subscript: "subscript",
+    **{
+        t: "stmt"
+        for t in (
+            ast.Assign,
+            ast.AugAssign,
+            ast.AnnAssign,
+            ast.Delete,
+            ast.Global,
+            ast.Nonlocal,
+            ast.Return,
+            ast.Expr,
+            ast.Raise,
+            ast.Assert,
+            ast.Pass,
+            ast.Break,
+            ast.Continue,
+            ast.Import,
+            ast.ImportFrom,
+        )
+    },
 }
 
-
-def _ast_span(node: ast.AST) -> Span:
-    return Span(
-        node.lineno,  # type: ignore[attr-defined]
-        node.col_offset,  # type: ignore[attr-defined]
-        node.end_lineno or node.lineno,  # type: ignore[attr-defined]
-        node.end_col_offset if node.end_col_offset is not None else node.col_offset,  # type: ignore[attr-defined]
-    )
+CST_STATEMENT_NAMES = {
+    "Del": "Delete",
+}
+"""libcst class names of simple statements that `ast` spells differently."""
 
 
-def _utf8_to_codepoint_columns(lines: list[str]) -> Callable[[int, int], int]:
-    """`ast` columns are UTF-8 byte offsets; the model wants code points."""
+class PositionMismatch(Exception):
+    """The summariser's walk and CPython's tree disagree: use the exact provider instead."""
 
-    def convert(line: int, col: int) -> int:
-        if line - 1 >= len(lines):
+
+class Positions(Protocol):
+    def take(self, kind: str, node: cst.CSTNode, check: str | None = None) -> Span: ...
+
+    def finish(self) -> None: ...
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _check_value(kind: str, node: ast.AST) -> str | None:
+    if kind in ("def", "class"):
+        return node.name  # type: ignore[attr-defined, no-any-return]
+    if kind == "call":
+        return _dotted(node.func)  # type: ignore[attr-defined]
+    if kind == "stmt":
+        return type(node).__name__
+    return None
+
+
+class OrdinalPositions:
+    """Spans from `ast`, handed out per kind in the order the summariser asks for them."""
+
+    def __init__(self, text: str) -> None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            raise PositionMismatch(str(exc)) from exc
+        by_kind: dict[str, list[ast.AST]] = {
+            "def": [],
+            "class": [],
+            "call": [],
+            "for": [],
+            "stmt": [],
+        }
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            kind = AST_KINDS.get(type(node))
+            if kind is not None:
+                by_kind[kind].append(node)
+            if isinstance(node, ast.JoinedStr):
+                continue  # before 3.12, positions inside f-strings are unreliable: not paired
+            stack.extend(ast.iter_child_nodes(node))
+        self._queues: dict[str, deque[ast.AST]] = {}
+        for kind, nodes in by_kind.items():
+            nodes.sort(key=_preorder_key)
+            self._queues[kind] = deque(nodes)
+        self._lines = text.splitlines()
+
+    def take(self, kind: str, node: cst.CSTNode, check: str | None = None) -> Span:
+        queue = self._queues[kind]
+        if not queue:
+            raise PositionMismatch(f"more {kind} nodes than CPython sees")
+        found = queue.popleft()
+        if kind == "stmt":
+            check = CST_STATEMENT_NAMES.get(type(node).__name__, type(node).__name__)
+        if check is not None:
+            expected = _check_value(kind, found)
+            if expected is not None and expected != check:
+                raise PositionMismatch(f"{kind}: walked {check!r}, CPython has {expected!r}")
+        return self._span(found)
+
+    def finish(self) -> None:
+        left = {kind: len(queue) for kind, queue in self._queues.items() if queue}
+        if left:
+            raise PositionMismatch(f"nodes not walked: {left}")
+
+    def _span(self, node: ast.AST) -> Span:
+        line = node.lineno  # type: ignore[attr-defined]
+        end_line = node.end_lineno or line  # type: ignore[attr-defined]
+        col = node.col_offset  # type: ignore[attr-defined]
+        end_col = node.end_col_offset if node.end_col_offset is not None else col  # type: ignore[attr-defined]
+        return Span(
+            line, self._codepoints(line, col), end_line, self._codepoints(end_line, end_col)
+        )
+
+    def _codepoints(self, line: int, col: int) -> int:
+        """`ast` columns count UTF-8 bytes; the model counts code points."""
+        if line - 1 >= len(self._lines):
             return col
-        text = lines[line - 1]
+        text = self._lines[line - 1]
         if text.isascii():
             return col
         return len(text.encode("utf-8")[:col].decode("utf-8", errors="ignore"))
 
-    return convert
 
+class MetadataPositions:
+    """libcst's PositionProvider: exact for any walk order, about twice a parse in cost."""
 
-class _Collector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.by_kind: dict[str, list[cst.CSTNode]] = {k: [] for k in set(CST_KINDS.values())}
+    def __init__(self, module: cst.Module) -> None:
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self._positions = wrapper.resolve(PositionProvider)
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.Import | cst.ImportFrom):
-            return False  # libcst spells dotted module names as Attribute nodes; ast does not
-        kind = CST_KINDS.get(type(node))
-        if kind is not None:
-            self.by_kind[kind].append(node)
-        return True
+    def take(self, kind: str, node: cst.CSTNode, check: str | None = None) -> Span:
+        rng = self._positions.get(node)
+        if rng is None:
+            return Span(1, 0, 1, 0)
+        return Span(rng.start.line, rng.start.column, rng.end.line, rng.end.column)
 
-
-class PositionIndex:
-    """Maps libcst nodes of one module to spans; built on first use."""
-
-    def __init__(self, module: cst.Module, text: str) -> None:
-        self._module = module
-        self._text = text
-        self._spans: dict[int, Span] | None = None
-
-    def span(self, node: cst.CSTNode) -> Span:
-        """The node's span; (1, 0, 1, 0) for a node kind this index does not track."""
-        if self._spans is None:
-            self._spans = self._build()
-        return self._spans.get(id(node), Span(1, 0, 1, 0))
-
-    def _build(self) -> dict[int, Span]:
-        collector = _Collector()
-        self._module.visit(collector)
-        try:
-            tree = ast.parse(self._text)
-        except (SyntaxError, ValueError, RecursionError):
-            return self._fallback()
-        ast_by_kind: dict[str, list[ast.AST]] = {k: [] for k in set(AST_KINDS.values())}
-        for node in ast.walk(tree):
-            kind = AST_KINDS.get(type(node))
-            if kind is not None:
-                ast_by_kind[kind].append(node)
-        to_codepoints = _utf8_to_codepoint_columns(self._text.splitlines())
-        spans: dict[int, Span] = {}
-        for kind, cst_nodes in collector.by_kind.items():
-            ast_nodes = ast_by_kind[kind]
-            if len(ast_nodes) != len(cst_nodes):
-                return self._fallback()
-            ast_nodes.sort(key=_preorder_key)
-            for cst_node, ast_node in zip(cst_nodes, ast_nodes, strict=True):
-                raw = _ast_span(ast_node)
-                spans[id(cst_node)] = Span(
-                    raw.start_line,
-                    to_codepoints(raw.start_line, raw.start_col),
-                    raw.end_line,
-                    to_codepoints(raw.end_line, raw.end_col),
-                )
-        return spans
-
-    def _fallback(self) -> dict[int, Span]:
-        wrapper = MetadataWrapper(self._module, unsafe_skip_copy=True)
-        positions = wrapper.resolve(PositionProvider)
-        spans: dict[int, Span] = {}
-        for node, rng in positions.items():
-            if type(node) in CST_KINDS:
-                spans[id(node)] = Span(
-                    rng.start.line, rng.start.column, rng.end.line, rng.end.column
-                )
-        return spans
+    def finish(self) -> None:
+        return None
 
 
 def _preorder_key(node: ast.AST) -> tuple[int, int, int, int]:
     """Source order with an enclosing node before the nodes it contains."""
-    span = _ast_span(node)
-    return (span.start_line, span.start_col, -span.end_line, -span.end_col)
+    return (
+        node.lineno,  # type: ignore[attr-defined]
+        node.col_offset,  # type: ignore[attr-defined]
+        -(node.end_lineno or 0),  # type: ignore[attr-defined]
+        -(node.end_col_offset or 0),  # type: ignore[attr-defined]
+    )

@@ -68,6 +68,9 @@ class ProjectIndex:
     _module_ref_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _global_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _class_role_cache: dict[str, str | None] = field(default_factory=dict)
+    _mro_cache: dict[str, list[str]] = field(default_factory=dict)
+    _method_cache: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
 
     # ------------------------------------------------------------- lookups by key
 
@@ -215,6 +218,14 @@ class ProjectIndex:
 
     def resolve_dotted(self, relpath: str, dotted: str) -> Ref:
         """Resolve `a.b.c` as written in module `relpath` (annotations, decorators, bases)."""
+        cached = self._dotted_cache.get((relpath, dotted))
+        if cached is not None:
+            return cached
+        ref = self._resolve_dotted(relpath, dotted)
+        self._dotted_cache[(relpath, dotted)] = ref
+        return ref
+
+    def _resolve_dotted(self, relpath: str, dotted: str) -> Ref:
         first, *rest = dotted.split(".")
         ref = self.resolve_global(relpath, first)
         for part in rest:
@@ -251,6 +262,9 @@ class ProjectIndex:
 
     def mro(self, class_key: str) -> list[str]:
         """Project classes in method-resolution order (depth-first, left to right, no repeats)."""
+        cached = self._mro_cache.get(class_key)
+        if cached is not None:
+            return cached
         order: list[str] = []
         stack = [class_key]
         while stack:
@@ -259,10 +273,19 @@ class ProjectIndex:
                 continue
             order.append(key)
             stack[0:0] = [r[1] for r in self.base_refs(key) if r[0] == "class"]
+        self._mro_cache[class_key] = order
         return order
 
     def find_method(self, class_key: str, name: str) -> str | None:
         """Function key of `name` looked up through the class and its project bases."""
+        cache_key = (class_key, name)
+        if cache_key in self._method_cache:
+            return self._method_cache[cache_key]
+        found = self._find_method(class_key, name)
+        self._method_cache[cache_key] = found
+        return found
+
+    def _find_method(self, class_key: str, name: str) -> str | None:
         for key in self.mro(class_key):
             relpath, qualname = key.split("::", 1)
             cls = self.modules[relpath].classes[qualname]

@@ -180,18 +180,19 @@ def stale_variable_reads(ctx: _Context) -> list[Finding]:
     """
     fn = ctx.fn
     found = []
-    for receiver, attribute, span in fn.variable_reads:
+    for receiver, attribute, span, calls_before in fn.variable_reads:
         receiver_atoms = ctx.evaluator.eval(receiver)
         if not any(a[0] == "obj" and a[1] in LAYER_ROLES for a in receiver_atoms):
             continue
         calls_of_receiver = [
-            r.site.span for r in ctx.facts.calls.get(ctx.key, []) if r.site.callee == receiver
+            r for r in ctx.facts.calls.get(ctx.key, []) if r.site.callee == receiver
         ]
         if not calls_of_receiver:
             continue
-        first_call = min(calls_of_receiver, key=lambda s: (s.start_line, s.start_col))
-        if (span.start_line, span.start_col) >= (first_call.start_line, first_call.start_col):
-            continue
+        first = min(calls_of_receiver, key=lambda r: r.index)
+        if first.index < calls_before:
+            continue  # the model was called before the read: its variables exist
+        first_call = first.site.span
         read = ("attr", receiver, attribute)
         snapshot: set[Sym] = {read}
         snapshot |= {("local", name) for name, values in fn.locals.items() if read in values}

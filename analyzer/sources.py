@@ -141,7 +141,11 @@ def decode_source(raw: bytes) -> tuple[str, str] | str:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     except SyntaxError as exc:
-        return f"cannot decode: {exc}"
+        # No usable declaration and the first lines are not UTF-8: say where they break.
+        if b"coding" not in raw[:200]:
+            encoding = "utf-8"
+        else:
+            return f"cannot decode: {exc}"
     try:
         codecs.lookup(encoding)
     except LookupError:

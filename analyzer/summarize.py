@@ -24,10 +24,18 @@ from hybridize.analyzer.ir import (
     Store,
     Sym,
 )
-from hybridize.analyzer.positions import PositionIndex
-from hybridize.analyzer.project import dotted_name
+from hybridize.analyzer.positions import (
+    MetadataPositions,
+    OrdinalPositions,
+    PositionMismatch,
+    Positions,
+)
 
 from hybridize.model import Span
+
+Target = tuple
+"""A prepared assignment target: ("name", n), ("attr", base, a), ("item", base),
+("unpack", targets), ("star", target), ("none",)."""
 
 IGNORE_MARKER = "hybridize: ignore"
 VARIABLE_LISTS = frozenset(
@@ -36,11 +44,32 @@ VARIABLE_LISTS = frozenset(
 """Keras attributes listing a model's variables: a snapshot of them may go stale in a trace."""
 
 
+def dotted_name(expr: cst.BaseExpression | None) -> str | None:
+    """`a.b.c` for a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if isinstance(expr, cst.Name):
+        parts.append(expr.value)
+        return ".".join(reversed(parts))
+    return None
+
+
 def summarize_module(relpath: str, tree: cst.Module, text: str) -> ModuleSummary:
-    """Summarise one parsed file."""
-    positions = PositionIndex(tree, text)
-    builder = _ModuleBuilder(relpath, tree, positions)
-    return builder.build(text.count("\n") + 1)
+    """Summarise one parsed file.
+
+    Positions come from CPython's parser paired with the walk (fast); if the pairing ever
+    fails its checks, the file is summarised again with libcst's exact position provider.
+    """
+    line_count = text.count("\n") + 1
+    try:
+        positions: Positions = OrdinalPositions(text)
+        summary = _ModuleBuilder(relpath, tree, positions).build(line_count)
+        positions.finish()
+        return summary
+    except PositionMismatch:
+        return _ModuleBuilder(relpath, tree, MetadataPositions(tree)).build(line_count)
 
 
 class _Scope:
@@ -52,7 +81,7 @@ class _Scope:
 
 
 class _ModuleBuilder:
-    def __init__(self, relpath: str, tree: cst.Module, positions: PositionIndex) -> None:
+    def __init__(self, relpath: str, tree: cst.Module, positions: Positions) -> None:
         self.relpath = relpath
         self.tree = tree
         self.positions = positions
@@ -61,6 +90,9 @@ class _ModuleBuilder:
         self.imports: dict[str, ImportSummary] = {}
         self.star_imports: list[str] = []
         self.all_names: tuple[str, ...] | None = None
+        self.last_span = Span(1, 0, 1, 0)
+        self.in_fstring = 0
+        """Span of the last node taken: where an untracked expression (an attribute) starts."""
 
     # ----------------------------------------------------------------- structure
 
@@ -76,7 +108,7 @@ class _ModuleBuilder:
             decorators=(),
             binds_receiver=False,
         )
-        scope = _Scope(module_code, _bound_names(self.tree.body, module_level=True))
+        scope = _Scope(module_code, set())
         self._block(self.tree.body, scope, prefix="", cls=None, module_level=True)
         return ModuleSummary(
             relpath=self.relpath,
@@ -89,8 +121,13 @@ class _ModuleBuilder:
             line_count=line_count,
         )
 
-    def span(self, node: cst.CSTNode) -> Span:
-        return self.positions.span(node)
+    def take(self, kind: str, node: cst.CSTNode, check: str | None = None) -> Span:
+        """The node's span; must be called in pre-order for each kind (see positions.py)."""
+        if self.in_fstring and isinstance(self.positions, OrdinalPositions):
+            return self.last_span
+        span = self.positions.take(kind, node, check)
+        self.last_span = span
+        return span
 
     def _block(
         self,
@@ -137,9 +174,11 @@ class _ModuleBuilder:
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.For):
+            span = self.take("for", stmt)
+            target = self._prepare_target(stmt.target, scope)
             iterable = self._expr(stmt.iter, scope)
-            scope.summary.loops.append(Loop(iterable, self.span(stmt)))
-            self._bind(stmt.target, ("iter", iterable), scope)
+            scope.summary.loops.append(Loop(iterable, span))
+            self._bind(target, ("iter", iterable), scope, span)
             self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
@@ -147,51 +186,59 @@ class _ModuleBuilder:
             for item in stmt.items:
                 value = self._expr(item.item, scope)
                 if item.asname is not None:
-                    self._bind(item.asname.name, ("enter", value), scope)
+                    target = self._prepare_target(item.asname.name, scope)
+                    self._bind(target, ("enter", value), scope, None)
             self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.Try | cst.TryStar):
             self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
             for handler in stmt.handlers:
                 if handler.type is not None:
                     self._expr(handler.type, scope)
-                if handler.name is not None:
-                    self._bind(handler.name.name, ("fresh",), scope)
+                if handler.name is not None and isinstance(handler.name.name, cst.Name):
+                    scope.summary.locals.setdefault(handler.name.name.value, []).append(("fresh",))
                 self._block(_body(handler.body), scope, **kw)  # type: ignore[arg-type]
             if stmt.orelse is not None:
                 self._block(_body(stmt.orelse.body), scope, **kw)  # type: ignore[arg-type]
             if stmt.finalbody is not None:
                 self._block(_body(stmt.finalbody.body), scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.Match):
+            # Patterns may hold calls CPython does not see as calls: use exact positions.
+            if not isinstance(self.positions, MetadataPositions):
+                raise PositionMismatch("match statement")
             self._expr(stmt.subject, scope)
             for case in stmt.cases:
                 self._block(_body(case.body), scope, **kw)  # type: ignore[arg-type]
 
     def _small(self, small: cst.BaseSmallStatement, scope: _Scope, *, module_level: bool) -> None:
         summary = scope.summary
+        span = self.take("stmt", small)
         if isinstance(small, cst.Expr):
             self._expr(small.value, scope)
         elif isinstance(small, cst.Assign):
+            targets = [self._prepare_target(t.target, scope) for t in small.targets]
             value = self._expr(small.value, scope)
-            for assign_target in small.targets:
-                self._bind(assign_target.target, value, scope, node=small)
+            for target in targets:
+                self._bind(target, value, scope, span)
             if module_level and len(small.targets) == 1:
                 first = small.targets[0].target
                 if isinstance(first, cst.Name) and first.value == "__all__":
                     self.all_names = _string_list(small.value)
         elif isinstance(small, cst.AnnAssign):
+            target = self._prepare_target(small.target, scope)
+            self._expr(small.annotation.annotation, scope)
             if small.value is not None:
-                value = self._expr(small.value, scope)
-                self._bind(small.target, value, scope, node=small)
+                self._bind(target, self._expr(small.value, scope), scope, span)
         elif isinstance(small, cst.AugAssign):
+            target = self._prepare_target(small.target, scope)
+            current = _target_value(target)
             value = self._expr(small.value, scope)
-            current = self._expr(small.target, scope)
-            self._bind(small.target, ("op", (current, value)), scope, node=small)
+            self._bind(target, ("op", (current, value)), scope, span)
         elif isinstance(small, cst.Return):
             summary.returns.append(
                 self._expr(small.value, scope) if small.value is not None else ("lit", "none", None)
             )
         elif isinstance(small, cst.Del):
-            self._delete(small.target, scope, small)
+            self._delete(small.target, scope, span)
         elif isinstance(small, cst.Global):
             summary.globals_declared = summary.globals_declared | {
                 n.name.value for n in small.names
@@ -205,8 +252,12 @@ class _ModuleBuilder:
         elif isinstance(small, cst.Raise):
             if small.exc is not None:
                 self._expr(small.exc, scope)
+            if small.cause is not None:
+                self._expr(small.cause.item, scope)
         elif isinstance(small, cst.Assert):
             self._expr(small.test, scope)
+            if small.msg is not None:
+                self._expr(small.msg, scope)
 
     def _import(
         self, node: cst.Import | cst.ImportFrom, scope: _Scope, *, module_level: bool
@@ -245,17 +296,20 @@ class _ModuleBuilder:
     def _function(
         self, node: cst.FunctionDef, outer: _Scope, *, prefix: str, cls_name: str | None
     ) -> None:
+        span = self.take("def", node, node.name.value)
         qualname = f"{prefix}{node.name.value}"
         decorators = tuple(self._decorator(d, outer) for d in node.decorators)
         decorator_names = {d.name for d in decorators}
         binds_receiver = cls_name is not None and "staticmethod" not in decorator_names
         params = tuple(self._params(node.params, outer))
+        if node.returns is not None:
+            self._expr(node.returns.annotation, outer)
         parent = outer.summary.qualname if outer.summary.qualname != "<module>" else None
         summary = FunctionSummary(
             qualname=qualname,
             name=node.name.value,
-            line=self.span(node).start_line,
-            span=self.span(node),
+            line=span.start_line,
+            span=span,
             class_qualname=cls_name,
             parent_qualname=None if cls_name is not None else parent,
             params=params,
@@ -267,35 +321,56 @@ class _ModuleBuilder:
         )
         self.functions[qualname] = summary
         body = _body(node.body)
-        local_names = _bound_names(body, module_level=False) | {p.name for p in params}
+        local_names = _local_names(body) | {p.name for p in params}
         scope = _Scope(summary, local_names)
         for p in params:
             summary.locals.setdefault(p.name, []).append(("param", p.name))
-        summary.is_generator = _is_generator(node)
         self._block(body, scope, prefix=f"{qualname}.", cls=None)
 
     def _class(self, node: cst.ClassDef, outer: _Scope, *, prefix: str) -> None:
+        span = self.take("class", node, node.name.value)
         qualname = f"{prefix}{node.name.value}"
+        for decorator in node.decorators:
+            self._expr(decorator.decorator, outer)
         bases = []
         for arg in node.bases:
             self._expr(arg.value, outer)
             if arg.keyword is None and (name := dotted_name(arg.value)) is not None:
                 bases.append(name)
+        for arg in node.keywords:
+            self._expr(arg.value, outer)
         methods = []
-        class_scope = _Scope(outer.summary, outer.local_names)
+        # Class-level statements run once, at class creation: walked (for positions and
+        # nested definitions) in a scope of their own that no function reads.
+        body_summary = FunctionSummary(
+            qualname=f"{qualname}.<body>",
+            name="<body>",
+            line=span.start_line,
+            span=span,
+            class_qualname=None,
+            parent_qualname=None,
+            params=(),
+            decorators=(),
+            binds_receiver=False,
+        )
+        body_scope = _Scope(body_summary, set())
         for stmt in _body(node.body):
             if isinstance(stmt, cst.FunctionDef):
-                self._function(stmt, class_scope, prefix=f"{qualname}.", cls_name=qualname)
+                self._function(stmt, outer, prefix=f"{qualname}.", cls_name=qualname)
                 methods.append(stmt.name.value)
             elif isinstance(stmt, cst.ClassDef):
-                self._class(stmt, class_scope, prefix=f"{qualname}.")
+                self._class(stmt, outer, prefix=f"{qualname}.")
+            else:
+                self._statement(
+                    stmt, body_scope, prefix=f"{qualname}.", cls=None, module_level=False
+                )
         parent = outer.summary.qualname if outer.summary.qualname != "<module>" else None
         self.classes[qualname] = ClassSummary(
             qualname=qualname,
             name=node.name.value,
             bases=tuple(bases),
             methods=tuple(methods),
-            line=self.span(node).start_line,
+            line=span.start_line,
             parent_qualname=parent,
         )
         outer.summary.locals.setdefault(node.name.value, []).append(("class", qualname))
@@ -303,6 +378,8 @@ class _ModuleBuilder:
     def _decorator(self, decorator: cst.Decorator, scope: _Scope) -> DecoratorInfo:
         expr = decorator.decorator
         if isinstance(expr, cst.Call):
+            span = self.take("call", expr, dotted_name(expr.func))
+            self._expr(expr.func, scope)
             args: list[Sym] = []
             kwargs: list[tuple[str, Sym]] = []
             sources: list[tuple[str, str]] = []
@@ -321,20 +398,22 @@ class _ModuleBuilder:
                 args=tuple(args),
                 kwargs=tuple(kwargs),
                 arg_sources=tuple(sources),
-                span=self.span(expr),
+                span=span,
             )
+        self._expr(expr, scope)
         return DecoratorInfo(name=dotted_name(expr) or "", called=False)
 
     def _params(self, params: cst.Parameters, scope: _Scope) -> list[Param]:
         result: list[Param] = []
 
         def add(p: cst.Param, kind: str) -> None:
-            default = self._expr(p.default, scope) if p.default is not None else None
             annotation = None
             if p.annotation is not None:
+                self._expr(p.annotation.annotation, scope)
                 annotation = dotted_name(p.annotation.annotation) or _annotation_text(
                     self.tree, p.annotation.annotation
                 )
+            default = self._expr(p.default, scope) if p.default is not None else None
             result.append(Param(p.name.value, kind, default, annotation))
 
         for p in params.posonly_params:
@@ -351,72 +430,83 @@ class _ModuleBuilder:
 
     # ----------------------------------------------------------------- bindings
 
-    def _bind(
-        self,
-        target: cst.BaseExpression | cst.BaseAssignTargetExpression,
-        value: Sym,
-        scope: _Scope,
-        node: cst.CSTNode | None = None,
-    ) -> None:
-        summary = scope.summary
-        span_node = node if node is not None else target
+    def _prepare_target(self, target: cst.BaseExpression, scope: _Scope) -> Target:
+        """Walk an assignment target's own expressions (in source order, before the value)."""
         if isinstance(target, cst.Name):
-            name = target.value
-            if name in summary.globals_declared and summary.qualname != "<module>":
-                summary.stores.append(
-                    Store("global", ("name", name), name, self.span(span_node), value)
-                )
-            elif name in summary.nonlocals_declared:
-                summary.stores.append(
-                    Store("nonlocal", ("name", name), name, self.span(span_node), value)
-                )
-            else:
-                summary.locals.setdefault(name, []).append(value)
-        elif isinstance(target, cst.Tuple | cst.List):
-            for index, element in enumerate(target.elements):
-                inner = element.value
-                if isinstance(element, cst.StarredElement):
-                    self._bind(inner, ("fresh",), scope, node)
-                else:
-                    self._bind(inner, ("item", value, ("lit", "int", index)), scope, node)
-        elif isinstance(target, cst.StarredElement):
-            self._bind(target.value, ("fresh",), scope, node)
-        elif isinstance(target, cst.Attribute):
-            base = self._expr(target.value, scope)
-            summary.stores.append(
-                Store("attr", base, target.attr.value, self._store_span(target, span_node), value)
+            return ("name", target.value)
+        if isinstance(target, cst.Tuple | cst.List):
+            return (
+                "unpack",
+                tuple(
+                    self._prepare_target(e.value, scope)
+                    if not isinstance(e, cst.StarredElement)
+                    else ("star", self._prepare_target(e.value, scope))
+                    for e in target.elements
+                ),
             )
-        elif isinstance(target, cst.Subscript):
+        if isinstance(target, cst.StarredElement):
+            return ("star", self._prepare_target(target.value, scope))
+        if isinstance(target, cst.Attribute):
+            return ("attr", self._expr(target.value, scope), target.attr.value)
+        if isinstance(target, cst.Subscript):
             base = self._expr(target.value, scope)
             for subscript in target.slice:
-                if isinstance(subscript.slice, cst.Index):
-                    self._expr(subscript.slice.value, scope)
-            summary.stores.append(
-                Store("item", base, "", self._store_span(target, span_node), value)
-            )
+                self._slice(subscript.slice, scope)
+            return ("item", base)
+        self._expr(target, scope)
+        return ("none",)
+
+    def _bind(self, target: Target, value: Sym, scope: _Scope, span: Span | None) -> None:
+        summary = scope.summary
+        where = span or summary.span
+        kind = target[0]
+        if kind == "name":
+            name = target[1]
+            if name in summary.globals_declared and summary.qualname != "<module>":
+                summary.stores.append(Store("global", ("name", name), name, where, value))
+            elif name in summary.nonlocals_declared:
+                summary.stores.append(Store("nonlocal", ("name", name), name, where, value))
+            else:
+                summary.locals.setdefault(name, []).append(value)
+        elif kind == "unpack":
+            for index, element in enumerate(target[1]):
+                if element[0] == "star":
+                    self._bind(element[1], ("fresh",), scope, span)
+                else:
+                    self._bind(element, ("item", value, ("lit", "int", index)), scope, span)
+        elif kind == "star":
+            self._bind(target[1], ("fresh",), scope, span)
+        elif kind == "attr":
+            summary.stores.append(Store("attr", target[1], target[2], where, value))
+        elif kind == "item":
+            base = target[1]
+            summary.stores.append(Store("item", base, "", where, value))
             if base[0] == "local":
                 summary.locals.setdefault(base[1], []).append(("seq", "list", (value,)))
 
-    def _store_span(self, target: cst.CSTNode, statement: cst.CSTNode) -> Span:
-        span = self.span(target)
-        return span if span.start_line > 1 or span.end_col > 0 else self.span(statement)
-
-    def _delete(self, target: cst.BaseExpression, scope: _Scope, node: cst.Del) -> None:
+    def _delete(self, target: cst.BaseExpression, scope: _Scope, span: Span) -> None:
         if isinstance(target, cst.Tuple | cst.List):
             for element in target.elements:
-                self._delete(element.value, scope, node)
+                self._delete(element.value, scope, span)
         elif isinstance(target, cst.Subscript):
             base = self._expr(target.value, scope)
-            scope.summary.stores.append(Store("del_item", base, "", self.span(target)))
+            for subscript in target.slice:
+                self._slice(subscript.slice, scope)
+            scope.summary.stores.append(Store("del_item", base, "", span))
         elif isinstance(target, cst.Attribute):
             base = self._expr(target.value, scope)
-            scope.summary.stores.append(
-                Store("del_attr", base, target.attr.value, self.span(target))
-            )
+            scope.summary.stores.append(Store("del_attr", base, target.attr.value, span))
         elif isinstance(target, cst.Name):
             name = target.value
             if name in scope.summary.globals_declared:
-                scope.summary.stores.append(Store("global", ("name", name), name, self.span(node)))
+                scope.summary.stores.append(Store("global", ("name", name), name, span))
+
+    def _slice(self, part: cst.BaseSlice, scope: _Scope) -> None:
+        if isinstance(part, cst.Index):
+            self._expr(part.value, scope)
+        elif isinstance(part, cst.Slice):
+            for bound in (part.lower, part.upper, part.step):
+                self._expr(bound, scope)
 
     # ----------------------------------------------------------------- expressions
 
@@ -442,7 +532,9 @@ class _ModuleBuilder:
         if isinstance(expr, cst.Attribute):
             base = self._expr(expr.value, scope)
             if expr.attr.value in VARIABLE_LISTS:
-                scope.summary.variable_reads.append((base, expr.attr.value, self.span(expr)))
+                scope.summary.variable_reads.append(
+                    (base, expr.attr.value, self.last_span, len(scope.summary.calls))
+                )
             return ("attr", base, expr.attr.value)
         if isinstance(expr, cst.Call):
             return self._call(expr, scope)
@@ -458,9 +550,7 @@ class _ModuleBuilder:
                 return ("lit", "bytes", None)
             return ("lit", "str", value if value is None or len(value) < 200 else value[:200])
         if isinstance(expr, cst.FormattedString):
-            for part in expr.parts:
-                if isinstance(part, cst.FormattedStringExpression):
-                    self._expr(part.expression, scope)
+            self._formatted(expr.parts, scope)
             return ("lit", "str", None)
         if isinstance(expr, cst.BinaryOperation):
             return ("op", (self._expr(expr.left, scope), self._expr(expr.right, scope)))
@@ -484,8 +574,9 @@ class _ModuleBuilder:
                 return ("lit", "bool", None)
             return ("op", tuple(operands))
         if isinstance(expr, cst.IfExp):
+            body = self._expr(expr.body, scope)
             self._expr(expr.test, scope)
-            return ("cond", (self._expr(expr.body, scope), self._expr(expr.orelse, scope)))
+            return ("cond", (body, self._expr(expr.orelse, scope)))
         if isinstance(expr, cst.Subscript):
             base = self._expr(expr.value, scope)
             index: Sym = UNKNOWN
@@ -493,12 +584,7 @@ class _ModuleBuilder:
                 index = self._expr(expr.slice[0].slice.value, scope)
             else:
                 for subscript in expr.slice:
-                    part_slice = subscript.slice
-                    if isinstance(part_slice, cst.Index):
-                        self._expr(part_slice.value, scope)
-                    elif isinstance(part_slice, cst.Slice):
-                        for bound in (part_slice.lower, part_slice.upper, part_slice.step):
-                            self._expr(bound, scope)
+                    self._slice(subscript.slice, scope)
                 index = ("slice",)
             return ("item", base, index)
         if isinstance(expr, cst.List | cst.Tuple | cst.Set):
@@ -513,25 +599,32 @@ class _ModuleBuilder:
                 values.append(self._expr(dict_element.value, scope))
             return ("dict", tuple(values))
         if isinstance(expr, cst.ListComp | cst.SetComp | cst.GeneratorExp):
-            self._comprehension(expr.for_in, scope)
+            # Source order: the element first, then the loops that bind its names.
             produced = self._expr(expr.elt, scope)
+            self._comprehension(expr.for_in, scope)
             return ("seq", "list", (produced,)) if isinstance(expr, cst.ListComp) else ("fresh",)
         if isinstance(expr, cst.DictComp):
-            self._comprehension(expr.for_in, scope)
             self._expr(expr.key, scope)
-            return ("dict", (self._expr(expr.value, scope),))
+            value = self._expr(expr.value, scope)
+            self._comprehension(expr.for_in, scope)
+            return ("dict", (value,))
         if isinstance(expr, cst.Lambda):
+            for param in _lambda_params(expr.params):
+                if param.default is not None:
+                    self._expr(param.default, scope)
             self._expr(expr.body, scope)
             return ("fresh",)
         if isinstance(expr, cst.Await):
             return self._expr(expr.expression, scope)
         if isinstance(expr, cst.NamedExpr):
+            target = self._prepare_target(expr.target, scope)
             value = self._expr(expr.value, scope)
-            self._bind(expr.target, value, scope)
+            self._bind(target, value, scope, None)
             return value
         if isinstance(expr, cst.StarredElement):
             return self._expr(expr.value, scope)
         if isinstance(expr, cst.Yield):
+            scope.summary.is_generator = True
             yielded = expr.value
             if isinstance(yielded, cst.From):
                 self._expr(yielded.item, scope)
@@ -551,13 +644,26 @@ class _ModuleBuilder:
     def _comprehension(self, for_in: cst.CompFor, scope: _Scope) -> None:
         current: cst.CompFor | None = for_in
         while current is not None:
+            target = self._prepare_target(current.target, scope)
             iterable = self._expr(current.iter, scope)
-            self._bind(current.target, ("iter", iterable), scope)
+            self._bind(target, ("iter", iterable), scope, None)
             for condition in current.ifs:
                 self._expr(condition.test, scope)
             current = current.inner_for_in
 
+    def _formatted(self, parts: Sequence[cst.BaseFormattedStringContent], scope: _Scope) -> None:
+        self.in_fstring += 1
+        try:
+            for part in parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    self._expr(part.expression, scope)
+                    if part.format_spec is not None:
+                        self._formatted(part.format_spec, scope)
+        finally:
+            self.in_fstring -= 1
+
     def _call(self, call: cst.Call, scope: _Scope) -> Sym:
+        span = self.take("call", call, dotted_name(call.func))
         callee = self._expr(call.func, scope)
         args: list[Sym] = []
         kwargs: list[tuple[str, Sym]] = []
@@ -601,7 +707,7 @@ class _ModuleBuilder:
                 callee=callee,
                 args=tuple(args),
                 kwargs=tuple(kwargs),
-                span=self.span(call),
+                span=span,
                 has_star_args=star,
                 name_arg_literal=name_literal,
             )
@@ -672,88 +778,100 @@ def _has_ignore_comment(node: cst.FunctionDef) -> bool:
     return False
 
 
-class _YieldFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Yield(self, node: cst.Yield) -> bool:
-        self.found = True
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
+def _lambda_params(params: cst.Parameters) -> list[cst.Param]:
+    found = [*params.posonly_params, *params.params, *params.kwonly_params]
+    if isinstance(params.star_arg, cst.Param):
+        found.append(params.star_arg)
+    if params.star_kwarg is not None:
+        found.append(params.star_kwarg)
+    return found
 
 
-def _is_generator(node: cst.FunctionDef) -> bool:
-    finder = _YieldFinder()
-    node.body.visit(finder)
-    return finder.found
+def _target_value(target: Target) -> Sym:
+    """The current value of an augmented-assignment target (`x` in `x += 1`)."""
+    kind = target[0]
+    if kind == "name":
+        return ("name", target[1])
+    if kind == "attr":
+        return ("attr", target[1], target[2])
+    if kind == "item":
+        return ("item", target[1], UNKNOWN)
+    return UNKNOWN
 
 
-def _bound_names(
-    body: Sequence[cst.BaseStatement] | Sequence[cst.BaseSmallStatement], *, module_level: bool
-) -> set[str]:
-    """Names a function binds locally (assignment targets, defs, imports, loop targets)."""
-    finder = _BindingFinder()
-    for stmt in body:
-        stmt.visit(finder)
-    return finder.names
+def _local_names(body: Sequence[cst.BaseStatement]) -> set[str]:
+    """Names a function body binds by statements (assignments, loops, imports, defs, with,
+    except). One pass over statements only: names bound inside expressions (walrus,
+    comprehensions) are recognised later, when a read finds them among the locals."""
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = list(body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        names.update(_target_names(target.target))
+                elif isinstance(small, cst.AnnAssign | cst.AugAssign):
+                    names.update(_target_names(small.target))
+                elif isinstance(small, cst.Import):
+                    for alias in small.names:
+                        if alias.asname is not None:
+                            names.update(_target_names(alias.asname.name))  # type: ignore[arg-type]
+                        else:
+                            names.add((dotted_name(alias.name) or "").split(".")[0])
+                elif isinstance(small, cst.ImportFrom) and not isinstance(
+                    small.names, cst.ImportStar
+                ):
+                    for alias in small.names:
+                        if alias.asname is not None:
+                            names.update(_target_names(alias.asname.name))  # type: ignore[arg-type]
+                        elif isinstance(alias.name, cst.Name):
+                            names.add(alias.name.value)
+        elif isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+            names.add(stmt.name.value)
+        elif isinstance(stmt, cst.For):
+            names.update(_target_names(stmt.target))
+            stack.extend(_body(stmt.body))
+            if stmt.orelse is not None:
+                stack.extend(_body(stmt.orelse.body))
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                if item.asname is not None:
+                    names.update(_target_names(item.asname.name))  # type: ignore[arg-type]
+            stack.extend(_body(stmt.body))
+        elif isinstance(stmt, cst.If):
+            stack.extend(_body(stmt.body))
+            if stmt.orelse is not None:
+                stack.append(stmt.orelse)
+        elif isinstance(stmt, cst.Else | cst.While):
+            stack.extend(_body(stmt.body))
+            if isinstance(stmt, cst.While) and stmt.orelse is not None:
+                stack.extend(_body(stmt.orelse.body))
+        elif isinstance(stmt, cst.Try | cst.TryStar):
+            stack.extend(_body(stmt.body))
+            for handler in stmt.handlers:
+                if handler.name is not None:
+                    names.update(_target_names(handler.name.name))  # type: ignore[arg-type]
+                stack.extend(_body(handler.body))
+            if stmt.orelse is not None:
+                stack.extend(_body(stmt.orelse.body))
+            if stmt.finalbody is not None:
+                stack.extend(_body(stmt.finalbody.body))
+        elif isinstance(stmt, cst.Match):
+            for case in stmt.cases:
+                stack.extend(_body(case.body))
+    return names
 
 
-class _BindingFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def _targets(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Name):
-            self.names.add(target.value)
-        elif isinstance(target, cst.Tuple | cst.List):
-            for element in target.elements:
-                self._targets(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._targets(target.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._targets(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._targets(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._targets(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._targets(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        if isinstance(node.name, cst.Name):
-            self.names.add(node.name.value)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._targets(node.target)
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if node.asname is None:
-            name = dotted_name(node.name)
-            if name:
-                self.names.add(name.split(".")[0])
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.names.add(node.name.value)
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self.names.add(node.name.value)
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, cst.Tuple | cst.List):
+        found: set[str] = set()
+        for element in target.elements:
+            found |= _target_names(element.value)
+        return found
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return set()

@@ -35,6 +35,8 @@ from hybridize.analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
 
 Atom = tuple
 Atoms = frozenset[Atom]
+Dep = tuple[str, str]
+"""A fact an evaluation read: ("params", function), ("ret", function), ("attrs", class)."""
 
 UNKNOWN_ATOM: Atom = ("?",)
 TENSOR: Atom = ("tensor", None, None)
@@ -155,8 +157,15 @@ def _has_unknown(atom: Atom, depth: int = 0) -> bool:
     return False
 
 
+CONTAINER_KINDS = frozenset({"seq", "tup", "dict"})
+
+
 def _cap(atoms: Iterable[Atom]) -> Atoms:
-    result = frozenset(_shrink(a) for a in atoms)
+    result = atoms if type(atoms) is frozenset else frozenset(atoms)
+    for a in result:
+        if a[0] in CONTAINER_KINDS:
+            result = frozenset(_shrink(a) for a in result)
+            break
     if len(result) > MAX_ATOMS:
         keep = [a for a in result if is_tensor_like(a)][:MAX_ATOMS]
         return frozenset([*keep, UNKNOWN_ATOM])
@@ -242,6 +251,8 @@ class Evaluator:
         self.call_results: dict[int, Atoms] = {}
         self.active: set[Sym] = set()
         self.partial: dict[Sym, Atoms] = {}
+        self.deps: set[Dep] = {("params", key)}
+        """The facts this evaluation read: re-evaluate when one of them changes."""
         self.class_key = (
             f"{self.relpath}::{self.fn.class_qualname}" if self.fn.class_qualname else None
         )
@@ -393,13 +404,25 @@ class Evaluator:
         return NO_ATOMS
 
     def _free_name(self, name: str) -> Iterable[Atom]:
+        fn = self.fn
+        if (
+            name in fn.locals
+            and fn.qualname != "<module>"
+            and name not in fn.globals_declared
+            and name not in fn.nonlocals_declared
+        ):
+            # Bound inside an expression (walrus, comprehension): local all the same.
+            return self.eval(("local", name))
         # Closures: a name bound in an enclosing function.
         parent = self.fn.parent_qualname
         while parent is not None:
             parent_key = f"{self.relpath}::{parent}"
             parent_fn = self.index.function(parent_key)
             if name in parent_fn.locals:
-                return get_evaluator(self.index, self.facts, parent_key).eval(("local", name))
+                parent_evaluator = get_evaluator(self.index, self.facts, parent_key)
+                result = parent_evaluator.eval(("local", name))
+                self.deps |= parent_evaluator.deps
+                return result
             parent = parent_fn.parent_qualname
         return self.ref_atoms(self.index.resolve_global(self.relpath, name))
 
@@ -417,7 +440,10 @@ class Evaluator:
             module_key = f"{ref[1]}::<module>"
             if module_key == f"{self.relpath}::{self.fn.qualname}":
                 return self.eval(("local", ref[2]))
-            return _module_evaluator(self.index, self.facts, ref[1]).eval(("local", ref[2]))
+            module_evaluator = _module_evaluator(self.index, self.facts, ref[1])
+            result = module_evaluator.eval(("local", ref[2]))
+            self.deps |= module_evaluator.deps
+            return result
         return frozenset({UNKNOWN_ATOM})
 
     def attribute(self, atom: Atom, name: str) -> Atoms:
@@ -446,7 +472,8 @@ class Evaluator:
                     return frozenset({("method", method)})
                 stored: set[Atom] = set()
                 for key in self.index.mro(class_key):
-                    stored |= self.facts.attrs[key].get(name, set())
+                    self.deps.add(("attrs", key))
+                    stored |= self.facts.attrs.get(key, {}).get(name, set())
                 if stored:
                     return frozenset(stored)
             if role != "instance":
@@ -489,6 +516,7 @@ class Evaluator:
 
     def returned(self, key: str) -> Atoms:
         """What a project function returns so far (nothing yet is not "unknown" until the end)."""
+        self.deps.add(("ret", key))
         found = self.facts.returns.get(key)
         if found is not None:
             return found
@@ -511,8 +539,7 @@ class Evaluator:
         apis: list[ApiInfo] = []
         roles: list[str] = []
         result: set[Atom] = set()
-        tensor_args = any(is_tensor_like(a) for atoms in [*args, *kwargs.values()] for a in atoms)
-        symbolic_args = any(a[0] == "symbolic" for atoms in args for a in atoms)
+        symbolic_args = any(("symbolic",) in atoms for atoms in args)
         for atom in callee_atoms:
             kind = atom[0]
             if kind in ("func", "method"):
@@ -557,14 +584,14 @@ class Evaluator:
                     result.add(UNKNOWN_ATOM)
                     continue
                 apis.append(info)
-                result |= self._api_result(info, args, kwargs, tensor_args, symbolic_args)
+                result |= self._api_result(info, args, kwargs, symbolic_args)
             elif kind == "boundext":
                 info = lookup_method(atom[1], atom[2])
                 if info is None:
                     result.add(TENSOR if atom[1] in ("tensor", "variable") else UNKNOWN_ATOM)
                     continue
                 apis.append(info)
-                result |= self._api_result(info, args, kwargs, tensor_args, symbolic_args)
+                result |= self._api_result(info, args, kwargs, symbolic_args)
             else:
                 result.add(UNKNOWN_ATOM)
         if not result and not self.facts.final and not callee_atoms:
@@ -589,7 +616,6 @@ class Evaluator:
         info: ApiInfo,
         args: list[Atoms],
         kwargs: dict[str, Atoms],
-        tensor_args: bool,
         symbolic_args: bool,
     ) -> Atoms:
         if info.name in ("tensorflow.function", "tf.function"):
@@ -783,84 +809,139 @@ def bind_arguments(
     return bound
 
 
+@dataclass(slots=True)
+class Contribution:
+    """What evaluating one function adds to the project-wide solution in a round."""
+
+    calls: list[ResolvedCall] = field(default_factory=list)
+    evidence: list[tuple[str, str, Atoms, bool]] = field(default_factory=list)
+    """(callee, parameter, argument atoms, from outside the callee)"""
+    primitive: list[tuple[str, str]] = field(default_factory=list)
+    symbolic: list[tuple[str, str]] = field(default_factory=list)
+    callees: list[str] = field(default_factory=list)
+    callbacks: list[str] = field(default_factory=list)
+    wrapped: list[str] = field(default_factory=list)
+    attrs: list[tuple[str, str, Atoms]] = field(default_factory=list)
+    returns: Atoms = NO_ATOMS
+
+
+def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contribution, set[Dep]]:
+    evaluator = get_evaluator(index, facts, key)
+    fn = evaluator.fn
+    out = Contribution()
+    for i in range(len(fn.calls)):
+        resolved = evaluator.resolve_call(i)
+        evaluator.call_results[i] = resolved.result
+        out.calls.append(resolved)
+        _record_evidence(index, key, resolved, out)
+    returned: set[Atom] = set()
+    for value in fn.returns:
+        returned |= evaluator.eval(value)
+    if fn.is_generator:
+        returned = {PYTHON}
+    out.returns = (
+        _merge_tensor_specs(_cap(returned)) if returned else frozenset({("lit", "none", None)})
+    )
+    if evaluator.class_key is not None and fn.binds_receiver and fn.params:
+        receiver = fn.params[0].name
+        for store in fn.stores:
+            if store.kind == "attr" and store.target in (("local", receiver), ("param", receiver)):
+                out.attrs.append((evaluator.class_key, store.name, evaluator.eval(store.value)))
+    return out, evaluator.deps
+
+
+def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> set[Dep]:
+    """Rebuild the solution from every function's latest contribution; return what changed."""
+    params: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
+    external: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
+    attrs: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
+    facts.primitive_params = defaultdict(set)
+    facts.symbolic_args = defaultdict(set)
+    facts.callers = defaultdict(set)
+    facts.callback_callers = defaultdict(set)
+    facts.call_count = defaultdict(int)
+    facts.traced_callbacks = set()
+    facts.wrapped_by_tf_function = set()
+    returns: dict[str, Atoms] = {}
+    for caller, contribution in contributions.items():
+        returns[caller] = contribution.returns
+        facts.calls[caller] = contribution.calls
+        for callee, name, atoms, outside in contribution.evidence:
+            params[callee][name] |= atoms
+            if outside:
+                external[callee][name] |= atoms
+        for callee, name in contribution.primitive:
+            facts.primitive_params[callee].add(name)
+        for callee, name in contribution.symbolic:
+            facts.symbolic_args[callee].add(name)
+        for callee in contribution.callees:
+            facts.callers[callee].add(caller)
+            facts.call_count[callee] += 1
+        for callee in contribution.callbacks:
+            facts.traced_callbacks.add(callee)
+            facts.callback_callers[callee].add(caller)
+        facts.wrapped_by_tf_function.update(contribution.wrapped)
+        for class_key, attr, atoms in contribution.attrs:
+            attrs[class_key][attr] |= atoms
+    changed: set[Dep] = set()
+    for key in set(params) | set(facts.param_atoms):
+        if _frozen(params.get(key)) != _frozen(facts.param_atoms.get(key)):
+            changed.add(("params", key))
+    for key, value in returns.items():
+        if facts.returns.get(key) != value:
+            changed.add(("ret", key))
+    for key in set(attrs) | set(facts.attrs):
+        if _frozen(attrs.get(key)) != _frozen(facts.attrs.get(key)):
+            changed.add(("attrs", key))
+    facts.param_atoms = params
+    facts.external_evidence = external
+    facts.attrs = attrs
+    facts.returns = returns
+    return changed
+
+
+def _frozen(table: dict[str, set[Atom]] | None) -> frozenset[tuple[str, frozenset[Atom]]]:
+    if not table:
+        return frozenset()
+    return frozenset((name, frozenset(atoms)) for name, atoms in table.items() if atoms)
+
+
 def solve(index: ProjectIndex) -> TensorFacts:
-    """Iterate parameter evidence, return values and class attributes to a fixed point."""
+    """Iterate parameter evidence, return values and class attributes to a fixed point.
+
+    A worklist: after the first round only the functions that read a fact that changed
+    (a parameter's evidence, a callee's return, a class's attributes) are evaluated again.
+    A last round over every function then runs with unknowns made explicit.
+    """
     facts = TensorFacts()
     keys = [
         f"{relpath}::{q}"
         for relpath, module in index.modules.items()
         for q in ["<module>", *module.functions]
     ]
-    previous_signature: int | None = None
-    for _round in range(MAX_ROUNDS + 1):
-        facts.primitive_params = defaultdict(set)
-        facts.callers = defaultdict(set)
-        facts.callback_callers = defaultdict(set)
-        facts.external_evidence = defaultdict(lambda: defaultdict(set))
-        facts.call_count = defaultdict(int)
-        facts.traced_callbacks = set()
-        facts.wrapped_by_tf_function = set()
-        facts.symbolic_args = defaultdict(set)
+    contributions: dict[str, Contribution] = {}
+    deps: dict[str, set[Dep]] = {}
+    dirty: list[str] = keys
+    for _round in range(MAX_ROUNDS):
         facts.evaluators = {}
-        new_params: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
-        new_attrs: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
-        new_returns: dict[str, Atoms] = {}
-        for key in keys:
-            evaluator = get_evaluator(index, facts, key)
-            fn = evaluator.fn
-            resolved_calls = []
-            for i in range(len(fn.calls)):
-                resolved = evaluator.resolve_call(i)
-                evaluator.call_results[i] = resolved.result
-                resolved_calls.append(resolved)
-                _record_evidence(index, facts, key, resolved, new_params)
-            facts.calls[key] = resolved_calls
-            returned: set[Atom] = set()
-            for value in fn.returns:
-                returned |= evaluator.eval(value)
-            if fn.is_generator:
-                returned = {PYTHON}
-            new_returns[key] = (
-                _merge_tensor_specs(_cap(returned))
-                if returned
-                else frozenset({("lit", "none", None)})
-            )
-            if evaluator.class_key is not None and fn.binds_receiver and fn.params:
-                receiver = fn.params[0].name
-                for store in fn.stores:
-                    if store.kind == "attr" and store.target in (
-                        ("local", receiver),
-                        ("param", receiver),
-                    ):
-                        new_attrs[evaluator.class_key][store.name] |= evaluator.eval(store.value)
-        signature = hash(
-            (
-                frozenset(
-                    (k, p, frozenset(v)) for k, ps in new_params.items() for p, v in ps.items()
-                ),
-                frozenset(new_returns.items()),
-                frozenset(
-                    (k, a, frozenset(v)) for k, attrs in new_attrs.items() for a, v in attrs.items()
-                ),
-            )
-        )
-        facts.param_atoms = new_params
-        facts.returns = new_returns
-        facts.attrs = new_attrs
-        if facts.final:
+        for key in dirty:
+            contributions[key], deps[key] = _evaluate(index, facts, key)
+        changed = _aggregate(facts, contributions)
+        if not changed:
             break
-        if signature == previous_signature or _round == MAX_ROUNDS - 1:
-            facts.final = True
-        previous_signature = signature
+        dirty = [key for key in keys if deps[key] & changed]
+        if not dirty:
+            break
+    facts.final = True
+    facts.evaluators = {}
+    for key in keys:
+        contributions[key], deps[key] = _evaluate(index, facts, key)
+    _aggregate(facts, contributions)
     return facts
 
 
 def _record_evidence(
-    index: ProjectIndex,
-    facts: TensorFacts,
-    caller: str,
-    resolved: ResolvedCall,
-    new_params: dict[str, dict[str, set[Atom]]],
+    index: ProjectIndex, caller: str, resolved: ResolvedCall, out: Contribution
 ) -> None:
     """Arguments of a call become evidence for the callee's parameters."""
     for kind, target in resolved.targets:
@@ -879,44 +960,40 @@ def _record_evidence(
         elif kind == "func" and callee is not None and callee.binds_receiver:
             skip_receiver = False  # Class.method(obj, x): the receiver is passed explicitly
         assert callee is not None
-        facts.callers[target].add(caller)
-        facts.call_count[target] += 1
+        out.callees.append(target)
         bound = bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
         for name, atoms in bound.items():
-            new_params[target][name] |= atoms
-            if caller != target:
-                facts.external_evidence[target][name] |= atoms
+            out.evidence.append((target, name, atoms, caller != target))
             if atoms and all(is_primitive(a) for a in atoms):
-                facts.primitive_params[target].add(name)
+                out.primitive.append((target, name))
             if any(a[0] == "symbolic" for a in atoms):
-                facts.symbolic_args[target].add(name)
+                out.symbolic.append((target, name))
     for info in resolved.api:
-        positions = [*info.callback_args]
         if info.name in ("tensorflow.function",) or (
             info.name.endswith(".function") and info.framework == "tensorflow"
         ):
             for atom in resolved.args[0] if resolved.args else ():
                 if atom[0] in ("func", "method"):
-                    facts.wrapped_by_tf_function.add(atom[1])
+                    out.wrapped.append(atom[1])
             continue
-        for position in positions:
+        for position in info.callback_args:
             atoms = (
                 resolved.args[position]
                 if isinstance(position, int) and position < len(resolved.args)
                 else resolved.kwargs.get(str(position), NO_ATOMS)
             )
             for atom in atoms:
-                if atom[0] in ("func", "method"):
-                    facts.traced_callbacks.add(atom[1])
-                    facts.callback_callers[atom[1]].add(caller)
-                    try:
-                        callback = index.function(atom[1])
-                    except KeyError:
-                        continue
-                    # Traced callbacks receive tensors (dataset elements, map_fn slices).
-                    for p in callback.explicit_params if atom[0] == "func" else callback.params[1:]:
-                        new_params[atom[1]][p.name].add(TENSOR)
-                        facts.external_evidence[atom[1]][p.name].add(TENSOR)
+                if atom[0] not in ("func", "method"):
+                    continue
+                out.callbacks.append(atom[1])
+                try:
+                    callback = index.function(atom[1])
+                except KeyError:
+                    continue
+                # Traced callbacks receive tensors (dataset elements, map_fn slices).
+                params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
+                for p in params:
+                    out.evidence.append((atom[1], p.name, frozenset({TENSOR}), True))
 
 
 def resolve_ref_key(ref: Ref) -> str | None:

@@ -1,0 +1,119 @@
+"""The cache: warm runs agree with cold ones, edits invalidate, damage degrades to a cold run."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hybridize.analyzer.cache import default_cache_dir
+from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+
+HELPER_PURE = "import tensorflow as tf\n\ndef helper(x):\n    return tf.square(x)\n"
+HELPER_PRINTS = "import tensorflow as tf\n\ndef helper(x):\n    print(x)\n    return tf.square(x)\n"
+CALLER = (
+    "import tensorflow as tf\nfrom helpers import helper\n\n"
+    "def step(x):\n    return helper(x) + 1.0\n\nstep(tf.ones(3))\n"
+)
+
+
+def verdicts(root: Path, **options: bool) -> dict[str, tuple[bool, tuple[str, ...]]]:
+    result, _ = analyze_path(root, AnalysisOptions(**options))
+    return {f"{v.file}::{v.qualname}": (v.passes, v.failures) for v in result.functions}
+
+
+def test_warm_run_equals_cold_run(make_project, tmp_path, monkeypatch):
+    monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(tmp_path / "c"))
+    root = make_project({"helpers.py": HELPER_PURE, "train.py": CALLER})
+    cold = verdicts(root)
+    assert any((tmp_path / "c").rglob("*")), "the cold run wrote nothing to the cache"
+    assert verdicts(root) == cold == verdicts(root, use_cache=False)
+
+
+def test_edit_of_an_imported_module_reaches_its_importer(make_project, tmp_path, monkeypatch):
+    monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(tmp_path / "c"))
+    root = make_project({"helpers.py": HELPER_PURE, "train.py": CALLER})
+    assert verdicts(root)["train.py::step"][0] is True
+    (root / "helpers.py").write_text(HELPER_PRINTS, encoding="utf-8")
+    after = verdicts(root)
+    assert after["train.py::step"] == (False, ("has_python_side_effects",))
+    assert after == verdicts(root, use_cache=False)
+
+
+def test_renaming_a_file_is_a_different_project(make_project, tmp_path, monkeypatch):
+    monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(tmp_path / "c"))
+    root = make_project({"helpers.py": HELPER_PURE, "train.py": CALLER})
+    verdicts(root)
+    (root / "helpers.py").rename(root / "other.py")
+    after = verdicts(root)
+    assert "other.py::helper" in after and "helpers.py::helper" not in after
+
+
+def test_corrupt_entries_are_ignored(make_project, tmp_path, monkeypatch):
+    cache = tmp_path / "c"
+    monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(cache))
+    root = make_project({"helpers.py": HELPER_PURE, "train.py": CALLER})
+    cold = verdicts(root)
+    entries = [p for p in cache.rglob("*") if p.is_file()]
+    assert entries
+    for entry in entries:
+        entry.write_bytes(b"not a pickle \x00\xff")
+    assert verdicts(root) == cold
+
+
+def test_wrong_type_in_an_entry_is_ignored(make_project, tmp_path, monkeypatch):
+    import pickle
+
+    cache = tmp_path / "c"
+    monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(cache))
+    root = make_project({"helpers.py": HELPER_PURE, "train.py": CALLER})
+    cold = verdicts(root)
+    for entry in [p for p in cache.rglob("*") if p.is_file()]:
+        entry.write_bytes(pickle.dumps({"a": "dict, not a summary"}))
+    assert verdicts(root) == cold
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_cache_degrades_with_a_warning(make_project, tmp_path, monkeypatch):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(locked / "sub"))
+    root = make_project({"helpers.py": HELPER_PURE, "train.py": CALLER})
+    result, warnings = analyze_path(root, AnalysisOptions())
+    assert any("cache disabled" in w for w in warnings)
+    assert {v.qualname for v in result.functions} == {"helper", "step"}
+
+
+def test_cache_path_that_is_a_file_degrades_with_a_warning(make_project, tmp_path, monkeypatch):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(blocker))
+    root = make_project({"helpers.py": HELPER_PURE, "train.py": CALLER})
+    result, warnings = analyze_path(root, AnalysisOptions())
+    assert any("cache disabled" in w for w in warnings)
+    assert len(result.functions) == 2
+
+
+def test_no_cache_writes_nothing(make_project, tmp_path, monkeypatch):
+    cache = tmp_path / "c"
+    monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(cache))
+    root = make_project({"helpers.py": HELPER_PURE, "train.py": CALLER})
+    verdicts(root, use_cache=False)
+    assert not cache.exists()
+
+
+def test_default_location_follows_xdg(monkeypatch, tmp_path):
+    monkeypatch.delenv("HYBRIDIZE_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "xdg" / "hybridize"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert default_cache_dir() == Path.home() / ".cache" / "hybridize"
+
+
+def test_options_are_part_of_the_key(make_project, tmp_path, monkeypatch):
+    monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(tmp_path / "c"))
+    root = make_project({"helpers.py": HELPER_PURE, "train.py": CALLER})
+    verdicts(root)
+    result, _ = analyze_path(root, AnalysisOptions(infer_input_signatures=True))
+    assert len(result.functions) == 2
