@@ -80,7 +80,7 @@ def _dotted(node: ast.AST) -> str | None:
 
 def _check_value(kind: str, node: ast.AST) -> str | None:
     if kind in ("def", "class"):
-        return node.name  # type: ignore[attr-defined, no-any-return]
+        return node.name  # type: ignore[attr-defined]
     if kind == "call":
         return _dotted(node.func)  # type: ignore[attr-defined]
     if kind == "stmt":

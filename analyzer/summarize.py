@@ -817,7 +817,7 @@ def _local_names(body: Sequence[cst.BaseStatement]) -> set[str]:
                 elif isinstance(small, cst.Import):
                     for alias in small.names:
                         if alias.asname is not None:
-                            names.update(_target_names(alias.asname.name))  # type: ignore[arg-type]
+                            names.update(_target_names(alias.asname.name))
                         else:
                             names.add((dotted_name(alias.name) or "").split(".")[0])
                 elif isinstance(small, cst.ImportFrom) and not isinstance(
@@ -825,7 +825,7 @@ def _local_names(body: Sequence[cst.BaseStatement]) -> set[str]:
                 ):
                     for alias in small.names:
                         if alias.asname is not None:
-                            names.update(_target_names(alias.asname.name))  # type: ignore[arg-type]
+                            names.update(_target_names(alias.asname.name))
                         elif isinstance(alias.name, cst.Name):
                             names.add(alias.name.value)
         elif isinstance(stmt, cst.FunctionDef | cst.ClassDef):
@@ -838,7 +838,7 @@ def _local_names(body: Sequence[cst.BaseStatement]) -> set[str]:
         elif isinstance(stmt, cst.With):
             for item in stmt.items:
                 if item.asname is not None:
-                    names.update(_target_names(item.asname.name))  # type: ignore[arg-type]
+                    names.update(_target_names(item.asname.name))
             stack.extend(_body(stmt.body))
         elif isinstance(stmt, cst.If):
             stack.extend(_body(stmt.body))
@@ -852,7 +852,7 @@ def _local_names(body: Sequence[cst.BaseStatement]) -> set[str]:
             stack.extend(_body(stmt.body))
             for handler in stmt.handlers:
                 if handler.name is not None:
-                    names.update(_target_names(handler.name.name))  # type: ignore[arg-type]
+                    names.update(_target_names(handler.name.name))
                 stack.extend(_body(handler.body))
             if stmt.orelse is not None:
                 stack.extend(_body(stmt.orelse.body))
