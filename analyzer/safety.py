@@ -7,11 +7,11 @@ signature is inferred (`--infer-input-signatures`); without one they cannot be u
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import TensorFacts, get_evaluator, is_tensor_like
+from hybridize.analyzer.tensors import Atom, TensorFacts, get_evaluator, is_tensor_like
 
 from hybridize.model import Finding, Span, Tristate
 
@@ -239,18 +239,29 @@ def tensor_parameter_iteration(ctx: _Context) -> list[Finding]:
     return found
 
 
+FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
+DTYPE_KINDS = frozenset({"tensor", "variable", "numpy"})
+
+
 def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
-    """A parameter meeting tensors of different dtypes (as operands of one operator or op)."""
+    """A parameter meeting float operands of different dtypes, or receiving several.
+
+    Eagerly, TensorFlow converts a NumPy float64 array to the dtype of the tensor it meets;
+    a traced function receives it as a float64 tensor, and `float32 - float64` then fails.
+    """
     fn = ctx.fn
-    partners: dict[str, set[str]] = {}
-    own: dict[str, set[str]] = {}
-    for name, atoms in ctx.facts.param_atoms.get(ctx.key, {}).items():
-        own[name] = {a[1] for a in atoms if a[0] in ("tensor", "variable") and a[1]}
+    evidence = ctx.facts.param_atoms.get(ctx.key, {})
+
+    def dtypes(atoms: Iterable[Atom]) -> set[str]:
+        return {a[1] for a in atoms if a[0] in DTYPE_KINDS and a[1] in FLOAT_DTYPES}
 
     def parameter_of(sym: Sym) -> str | None:
         while sym[0] == "local" and len(fn.locals.get(sym[1], ())) == 1:
             sym = fn.locals[sym[1]][0]
         return sym[1] if sym[0] == "param" and sym[1] != ctx.receiver else None
+
+    partners: dict[str, set[str]] = {}
+    met: set[str] = set()
 
     def note(operands: list[Sym]) -> None:
         params = [parameter_of(o) for o in operands]
@@ -258,28 +269,29 @@ def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
             if name is None:
                 continue
             for j, other in enumerate(operands):
-                if j == i or params[j] is not None:
+                if j == i or params[j] == name:
                     continue
-                for atom in ctx.evaluator.eval(other):
-                    if atom[0] in ("tensor", "variable") and atom[1]:
-                        partners.setdefault(name, set()).add(atom[1])
+                met.add(name)
+                atoms = evidence.get(params[j], set()) if params[j] else ctx.evaluator.eval(other)
+                partners.setdefault(name, set()).update(dtypes(atoms))
 
     for sym in list(ctx.evaluator.memo):
-        if sym[0] == "op":
+        if sym[0] == "op" and len(sym[1]) > 1:
             note(list(sym[1]))
     for resolved in ctx.facts.calls.get(ctx.key, []):
-        if any(info.tensor_op for info in resolved.api):
+        if any(info.tensor_op for info in resolved.api) and len(resolved.site.args) > 1:
             note(list(resolved.site.args))
     found = []
-    for name, dtypes in partners.items():
-        floats = {d for d in dtypes | own.get(name, set()) if d.startswith(("float", "bfloat"))}
+    for name in sorted(met):
+        floats = partners.get(name, set()) | dtypes(evidence.get(name, ()))
         if len(floats) > 1:
             found.append(
                 ctx.finding(
                     "HY405",
                     "has_conflicting_eager_dtype_coercions",
-                    f"`{name}` meets tensors of different dtypes ({', '.join(sorted(floats))}); "
-                    "a traced graph fixes one dtype per signature",
+                    f"`{name}` meets float operands of different dtypes "
+                    f"({', '.join(sorted(floats))}); eagerly TensorFlow converts them, a "
+                    "traced graph receives them as they are and the operation fails",
                     fn.span,
                 )
             )

@@ -5,7 +5,7 @@ value it may hold at run time:
 
     ("tensor", dtype, shape)     a TF tensor; dtype name or None, shape tuple or None
     ("variable", dtype, shape)   a tf.Variable (also a tensor)
-    ("numpy",)                   a NumPy array (tensor-like as an argument)
+    ("numpy", dtype)             a NumPy array (tensor-like as an argument); dtype or None
     ("symbolic",)                a Keras symbolic tensor (functional API)
     ("dataset",) ("iterator",)   tf.data datasets and their iterators
     ("obj", role, class_key)     an object of a known role: layer, model, optimizer, loss,
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
+from hybridize.analyzer.shapes import infer_spec, numpy_dtype
 
 Atom = tuple
 Atoms = frozenset[Atom]
@@ -63,7 +64,7 @@ RETURN_ATOMS: dict[str, Atoms] = {
     "file": frozenset({("obj", "file", None)}),
     "logger": frozenset({("obj", "logger", None)}),
     "keras_symbolic": frozenset({("symbolic",)}),
-    "numpy": frozenset({("numpy",)}),
+    "numpy": frozenset({("numpy", None)}),
     "dtype": frozenset({PYTHON}),
     "spec": frozenset({PYTHON}),
     "none": frozenset({("lit", "none", None)}),
@@ -400,7 +401,7 @@ class Evaluator:
             if last == "Variable":
                 return frozenset({("variable", None, None)})
         if name in ("numpy.ndarray", "numpy.typing.NDArray"):
-            return frozenset({("numpy",)})
+            return frozenset({("numpy", None)})
         return NO_ATOMS
 
     def _free_name(self, name: str) -> Iterable[Atom]:
@@ -591,7 +592,8 @@ class Evaluator:
                     result.add(TENSOR if atom[1] in ("tensor", "variable") else UNKNOWN_ATOM)
                     continue
                 apis.append(info)
-                result |= self._api_result(info, args, kwargs, symbolic_args)
+                receiver = self.eval(site.callee[1]) if site.callee[0] == "attr" else NO_ATOMS
+                result |= self._api_result(info, args, kwargs, symbolic_args, receiver)
             else:
                 result.add(UNKNOWN_ATOM)
         if not result and not self.facts.final and not callee_atoms:
@@ -617,6 +619,7 @@ class Evaluator:
         args: list[Atoms],
         kwargs: dict[str, Atoms],
         symbolic_args: bool,
+        receiver: Atoms = NO_ATOMS,
     ) -> Atoms:
         if info.name in ("tensorflow.function", "tf.function"):
             # tf.function(g) returns g compiled: calling it reaches g.
@@ -624,11 +627,11 @@ class Evaluator:
         if symbolic_args and info.tensor_op:
             return frozenset({("symbolic",)})
         if info.returns in ("tensor", "variable"):
-            from hybridize.analyzer.shapes import infer_spec
-
             spec = infer_spec(info.name, args, kwargs)
             if spec is not None:
                 return frozenset({(info.returns, spec[0], spec[1])})
+        if info.returns == "numpy":
+            return frozenset({("numpy", numpy_dtype(info.name, args, kwargs, receiver))})
         return atoms_for_return(info.returns)
 
 
@@ -768,7 +771,10 @@ def _operation(operands: list[Atoms]) -> Iterable[Atom]:
     if any(a[0] == "symbolic" for a in flat):
         return (("symbolic",),)
     if any(a[0] == "numpy" for a in flat):
-        return (("numpy",),)
+        dtypes = {a[1] for a in flat if a[0] == "numpy"}
+        if "float64" in dtypes:
+            return (("numpy", "float64"),)
+        return (("numpy", dtypes.pop() if len(dtypes) == 1 else None),)
     if flat and all(a[0] == "lit" for a in flat):
         types = {a[1] for a in flat}
         if types <= {"int"}:

@@ -344,7 +344,11 @@ _LAYER_METHODS: dict[str, Behaviour] = {
         note="runs `call` (and `build` on the first call); symbolic inputs give KerasTensors"
     ),
     "call": TENSOR,
-    "build": NONE.with_(note="Keras build writes to the layer do not count as side effects"),
+    "build": NONE.with_(
+        tensor_op=True,
+        note="creates the layer's weights (initializer ops); Keras build writes to the layer "
+        "do not count as side effects",
+    ),
     "add_weight": CREATES_VARIABLE,
     "add_variable": CREATES_VARIABLE,
     "add_loss": GRAPH_EFFECT.with_(note="records a loss tensor on the layer"),
@@ -403,15 +407,17 @@ _EAGER_TRAINING_NOTE = "Keras' own training loop: call it eagerly, outside compi
 
 _MODEL_METHODS: dict[str, Behaviour] = {
     "compile": NONE.with_(note="configures training; call it outside compiled code"),
-    "fit": OBJECT.with_(effect="eager_only", note=_EAGER_TRAINING_NOTE),
-    "evaluate": PYTHON.with_(effect="eager_only", note=_EAGER_TRAINING_NOTE),
-    "predict": EAGER_NUMPY.with_(note=_EAGER_TRAINING_NOTE),
-    "train_on_batch": PYTHON.with_(effect="eager_only", note=_EAGER_TRAINING_NOTE),
-    "test_on_batch": PYTHON.with_(effect="eager_only", note=_EAGER_TRAINING_NOTE),
-    "predict_on_batch": EAGER_NUMPY.with_(note=_EAGER_TRAINING_NOTE),
-    "fit_generator": OBJECT.with_(effect="eager_only", note=_EAGER_TRAINING_NOTE),
-    "evaluate_generator": PYTHON.with_(effect="eager_only", note=_EAGER_TRAINING_NOTE),
-    "predict_generator": EAGER_NUMPY.with_(note=_EAGER_TRAINING_NOTE),
+    "fit": OBJECT.with_(tensor_op=True, effect="eager_only", note=_EAGER_TRAINING_NOTE),
+    "evaluate": PYTHON.with_(tensor_op=True, effect="eager_only", note=_EAGER_TRAINING_NOTE),
+    "predict": EAGER_NUMPY.with_(tensor_op=True, note=_EAGER_TRAINING_NOTE),
+    "train_on_batch": PYTHON.with_(tensor_op=True, effect="eager_only", note=_EAGER_TRAINING_NOTE),
+    "test_on_batch": PYTHON.with_(tensor_op=True, effect="eager_only", note=_EAGER_TRAINING_NOTE),
+    "predict_on_batch": EAGER_NUMPY.with_(tensor_op=True, note=_EAGER_TRAINING_NOTE),
+    "fit_generator": OBJECT.with_(tensor_op=True, effect="eager_only", note=_EAGER_TRAINING_NOTE),
+    "evaluate_generator": PYTHON.with_(
+        tensor_op=True, effect="eager_only", note=_EAGER_TRAINING_NOTE
+    ),
+    "predict_generator": EAGER_NUMPY.with_(tensor_op=True, note=_EAGER_TRAINING_NOTE),
     "summary": PRINT.with_(note="prints the model summary"),
     "save": IO_NONE,
     "save_weights": IO_NONE,
