@@ -23,7 +23,7 @@ from hybridize.analyzer.ir import ModuleSummary
 
 from hybridize.model import FileError, FunctionVerdict
 
-SUMMARY_FORMAT = "4"
+SUMMARY_FORMAT = "6"
 """Bump when the summary dataclasses or the summariser's output change."""
 
 ProjectResult = tuple[list[FunctionVerdict], list[FileError]]

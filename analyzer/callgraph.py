@@ -65,8 +65,13 @@ def local_tensor_computation(facts: TensorFacts, key: str) -> bool:
     evaluator = facts.evaluators.get(key)
     if evaluator is not None:
         for sym, atoms in evaluator.memo.items():
-            if sym[0] in ("op", "item") and any(a[0] in ("tensor", "variable") for a in atoms):
+            if sym[0] == "op" and any(a[0] in ("tensor", "variable") for a in atoms):
                 return True
+            if sym[0] == "item":
+                # Slicing a tensor is an op; picking an element of a Python tuple is not.
+                base = evaluator.memo.get(sym[1], frozenset())
+                if any(a[0] in ("tensor", "variable") for a in base):
+                    return True
     return False
 
 

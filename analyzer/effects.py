@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from hybridize.analyzer.frameworks import is_container_mutator
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import ResolvedCall, TensorFacts
+from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, get_evaluator
 
 from hybridize.model import Span
 
@@ -130,11 +130,18 @@ def _bound_in_parent(index: ProjectIndex, key: str, name: str) -> bool:
     return False
 
 
-def _root_param(sym: Sym) -> str | None:
-    while sym[0] in ("attr", "item", "iter", "local"):
+def _root_param(fn: FunctionSummary, sym: Sym) -> str | None:
+    """The parameter a value is read from (`p`, `p.attr`, `p[i]`), through plain aliases."""
+    for _ in range(20):
         if sym[0] == "local":
-            return None
-        sym = sym[1]
+            values = fn.locals.get(sym[1], [])
+            if len(values) != 1:
+                return None
+            sym = values[0]
+        elif sym[0] in ("attr", "item", "iter"):
+            sym = sym[1]
+        else:
+            break
     return sym[1] if sym[0] == "param" else None
 
 
@@ -223,6 +230,10 @@ class EffectAnalysis:
                 summary.effects.append(
                     Effect("HY106", f"assigns the nonlocal variable `{store.name}`", store.span)
                 )
+            elif store.kind == "inplace":
+                atoms = get_evaluator(self.index, self.facts, key).eval(store.target)
+                if any(a[0] in ("seq", "dict") and a[1] != "tuple" for a in atoms):
+                    self._mutation(key, fn, summary, store.target, store.span, "extends in place")
             elif store.kind in ("attr", "del_attr"):
                 self._mutation(
                     key,
@@ -257,6 +268,20 @@ class EffectAnalysis:
                         code, f"`{_short(info.name)}` {verb}; it runs only while tracing", site.span
                     )
                 )
+            if info.mutates_receiver and site.callee[0] == "attr" and not receiver_fresh:
+                self._mutation(
+                    key, fn, summary, site.callee[1], site.span, f"calls `.{site.callee[2]}()` on"
+                )
+            for position in info.mutated_args:
+                if info.name != "builtins.next" and position < len(site.args):
+                    self._mutation(
+                        key,
+                        fn,
+                        summary,
+                        site.args[position],
+                        site.span,
+                        f"calls `{_short(info.name)}` on",
+                    )
             if (
                 info.name == "builtins.next"
                 and site.args
@@ -279,16 +304,17 @@ class EffectAnalysis:
                 summary.effects.append(
                     Effect("HY108", "advances an iterator it did not create", site.span)
                 )
+        root = _root_param(fn, callee)
         if (
             resolved.callee_atoms
             and all(a[0] == "?" for a in resolved.callee_atoms)
-            and _root_param(callee) is not None
-            and (not fn.binds_receiver or _root_param(callee) != fn.params[0].name)
+            and root is not None
+            and (not fn.binds_receiver or root != fn.params[0].name)
         ):
             summary.undeterminable.append(
                 Effect(
                     "HY110",
-                    f"calls `{_root_param(callee)}`, a callable parameter whose effects are unknown",
+                    f"calls `{root}`, a callable parameter whose effects are unknown",
                     site.span,
                 )
             )

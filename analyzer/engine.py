@@ -25,6 +25,7 @@ from hybridize.analyzer.callgraph import (
     tensor_computation,
 )
 from hybridize.analyzer.decide import FunctionFacts, decide
+from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.effects import EffectAnalysis
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.resolve import ProjectIndex
@@ -200,8 +201,9 @@ def analyze_summaries(
     index = ProjectIndex({s.relpath: s for s in summaries})
     facts = solve(index)
     keys = [f"{r}::{q}" for r, m in index.modules.items() for q in ["<module>", *m.functions]]
-    function_keys = [k for k in keys if not k.endswith("::<module>")]
-    effects = EffectAnalysis(index, facts).run(function_keys)
+    analysed_keys = [k for k in keys if not k.endswith("::<module>")]
+    function_keys = [k for k in analysed_keys if not index.function(k).is_lambda]
+    effects = EffectAnalysis(index, facts).run(analysed_keys)
     graph = build_call_graph(index, facts, keys)
     recursive = recursive_functions(graph)
     computation = tensor_computation(graph, facts, keys)
@@ -240,45 +242,16 @@ def is_hybrid(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
     return False
 
 
-TF_FUNCTION_POSITIONAL = (
-    "func",
-    "input_signature",
-    "autograph",
-    "jit_compile",
-    "reduce_retracing",
-    "experimental_implements",
-    "experimental_autograph_options",
-    "experimental_attributes",
-    "experimental_relax_shapes",
-    "experimental_compile",
-    "experimental_follow_type_hints",
-)
-DEPRECATED_ALIASES = {
-    "experimental_relax_shapes": "reduce_retracing",
-    "experimental_compile": "jit_compile",
-}
-
-
-def decorator_arguments(index: ProjectIndex, key: str) -> dict[str, bool]:
-    """Which tf.function arguments the decorator supplies (positional or keyword)."""
+def decorator_arguments(index: ProjectIndex, facts: TensorFacts, key: str) -> dict[str, bool]:
+    """Which tf.function arguments the decorator (or a `tf.function(g, ...)` call) supplies."""
     relpath = key.split("::", 1)[0]
     fn = index.function(key)
-    found: dict[str, bool] = {}
+    found = set(facts.wrapper_arguments.get(key, set()))
     for decorator in fn.decorators:
         ref = index.resolve_dotted(relpath, decorator.name)
-        if not (
-            ref[0] == "ext" and ref[1].endswith("function") and ref[1].startswith("tensorflow")
-        ):
-            continue
-        names = [
-            TF_FUNCTION_POSITIONAL[i]
-            for i in range(len(decorator.args))
-            if i < len(TF_FUNCTION_POSITIONAL)
-        ]
-        names += [k for k, _ in decorator.kwargs]
-        for name in names:
-            found[DEPRECATED_ALIASES.get(name, name)] = True
-    return found
+        if ref[0] == "ext" and ref[1].endswith("function") and ref[1].startswith("tensorflow"):
+            found |= argument_names(len(decorator.args), (k for k, _ in decorator.kwargs))
+    return dict.fromkeys(found, True)
 
 
 def _verdict(
@@ -347,6 +320,20 @@ def _verdict(
             assumptions.append(assumption)
     primitive: bool | None = bool(facts.primitive_params.get(key))
     findings: list[Finding] = []
+    unknown_kind = facts.unknown_kind_params.get(key)
+    if not primitive and unknown_kind:
+        primitive = None
+        names = ", ".join(f"`{n}`" for n in sorted(unknown_kind))
+        findings.append(
+            Finding(
+                "HY202",
+                "undeterminable_primitive_parameter",
+                "warning",
+                f"a caller passes a value of unknown kind for {names}; a Python number "
+                "there would retrace on every new value",
+                fn.span,
+            )
+        )
     if primitive:
         names = ", ".join(f"`{n}`" for n in sorted(facts.primitive_params[key]))
         findings.append(
@@ -408,7 +395,7 @@ def _verdict(
         assumptions=assumptions,
         findings=list(unique.values()),
         params=tuple(evaluator_params),
-        decorator_args=decorator_arguments(index, key) if hybrid else {},
+        decorator_args=decorator_arguments(index, facts, key) if hybrid else {},
         infer_input_signatures=options.infer_input_signatures,
         has_unresolved_statically_read_axes=False,
     )

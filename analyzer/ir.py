@@ -51,7 +51,7 @@ class CallSite:
 class Store:
     """A write the function performs: attribute, item, global or nonlocal."""
 
-    kind: str  # "attr" | "item" | "global" | "nonlocal" | "del_item" | "del_attr"
+    kind: str  # "attr" | "item" | "global" | "nonlocal" | "del_item" | "del_attr" | "inplace"
     target: Sym
     name: str
     span: Span
@@ -113,6 +113,9 @@ class FunctionSummary:
     globals_declared: frozenset[str] = frozenset()
     nonlocals_declared: frozenset[str] = frozenset()
     is_generator: bool = False
+    yields: list[Sym] = field(default_factory=list)
+    is_lambda: bool = False
+    """A lambda: analysed like a function (its calls, its effects) but not reported."""
     is_async: bool = False
     ignore_comment: bool = False
     docstring: str | None = None

@@ -187,12 +187,18 @@ def stale_variable_reads(ctx: _Context) -> list[Finding]:
         calls_of_receiver = [
             r for r in ctx.facts.calls.get(ctx.key, []) if r.site.callee == receiver
         ]
-        if not calls_of_receiver:
-            continue
-        first = min(calls_of_receiver, key=lambda r: r.index)
-        if first.index < calls_before:
-            continue  # the model was called before the read: its variables exist
-        first_call = first.site.span
+        if calls_of_receiver:
+            first = min(calls_of_receiver, key=lambda r: r.index)
+            if first.index < calls_before:
+                continue  # the model was called before the read: its variables exist
+            first_call = first.site.span
+        else:
+            # Called only inside a closure or lambda defined here (`minimize(lambda: ...)`):
+            # that call runs after the read.
+            deferred = _deferred_calls_of(ctx, receiver)
+            if deferred is None:
+                continue
+            first_call = deferred
         read = ("attr", receiver, attribute)
         snapshot: set[Sym] = {read}
         snapshot |= {("local", name) for name, values in fn.locals.items() if read in values}
@@ -216,16 +222,66 @@ def stale_variable_reads(ctx: _Context) -> list[Finding]:
     return found
 
 
+ITERATION_WRAPPERS = frozenset(
+    {
+        "builtins.enumerate",
+        "builtins.zip",
+        "builtins.reversed",
+        "builtins.iter",
+        "builtins.list",
+        "builtins.tuple",
+        "builtins.sorted",
+    }
+)
+
+
+def _unwrap_iteration(ctx: _Context, sym: Sym) -> Sym:
+    """`enumerate(x)`, `zip(x, y)`, `reversed(x)` iterate x: look through them (first arg)."""
+    for _ in range(5):
+        if sym[0] != "call":
+            return sym
+        site = ctx.fn.calls[sym[1]]
+        callee = ctx.evaluator.eval(site.callee)
+        if site.args and any(a[0] == "ext" and a[1] in ITERATION_WRAPPERS for a in callee):
+            tensors = [a for a in site.args if _is_tensor_param(ctx, a)]
+            sym = tensors[0] if tensors else site.args[0]
+        else:
+            return sym
+    return sym
+
+
+def _is_tensor_param(ctx: _Context, sym: Sym) -> bool:
+    return any(a[0] in ("tensor", "variable") for a in ctx.evaluator.eval(sym))
+
+
+def _deferred_calls_of(ctx: _Context, receiver: Sym) -> Span | None:
+    """Span of a call of `receiver` inside a function or lambda nested in this one."""
+    name = receiver[1] if receiver[0] in ("local", "name") else None
+    if name is None:
+        return None
+    prefix = f"{ctx.fn.qualname}."
+    relpath = ctx.key.split("::", 1)[0]
+    for qualname, nested in ctx.index.modules[relpath].functions.items():
+        if not qualname.startswith(prefix):
+            continue
+        for resolved in ctx.facts.calls.get(f"{relpath}::{qualname}", []):
+            callee = resolved.site.callee
+            if callee[0] in ("local", "name") and callee[1] == name and name not in nested.locals:
+                return resolved.site.span
+    return None
+
+
 def tensor_parameter_iteration(ctx: _Context) -> list[Finding]:
     """A Python `for` over a tensor parameter (not `tf.range`, not a list of tensors)."""
     fn = ctx.fn
     found = []
     for loop in fn.loops:
-        root = loop.iterable
+        iterable = _unwrap_iteration(ctx, loop.iterable)
+        root = iterable
         while root[0] == "local" and len(fn.locals.get(root[1], ())) == 1:
             root = fn.locals[root[1]][0]
         if root[0] == "param" and root[1] != ctx.receiver:
-            atoms = ctx.evaluator.eval(loop.iterable)
+            atoms = ctx.evaluator.eval(iterable)
             if any(a[0] in ("tensor", "variable") for a in atoms):
                 found.append(
                     ctx.finding(
@@ -240,6 +296,7 @@ def tensor_parameter_iteration(ctx: _Context) -> list[Finding]:
 
 
 FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
+DTYPE_CONVERSIONS = frozenset({"cast", "saturate_cast", "convert_to_tensor", "bitcast"})
 DTYPE_KINDS = frozenset({"tensor", "variable", "numpy"})
 
 
@@ -279,11 +336,20 @@ def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
         if sym[0] == "op" and len(sym[1]) > 1:
             note(list(sym[1]))
     for resolved in ctx.facts.calls.get(ctx.key, []):
-        if any(info.tensor_op for info in resolved.api) and len(resolved.site.args) > 1:
+        converts = any(info.name.rsplit(".", 1)[-1] in DTYPE_CONVERSIONS for info in resolved.api)
+        if (
+            any(info.tensor_op for info in resolved.api)
+            and not converts
+            and len(resolved.site.args) > 1
+        ):
             note(list(resolved.site.args))
     found = []
     for name in sorted(met):
-        floats = partners.get(name, set()) | dtypes(evidence.get(name, ()))
+        # Only a parameter that meets a float operand can clash with it; one that receives
+        # several dtypes but is cast first (`tf.cast(x, w.dtype) * w`) is fine.
+        if not partners.get(name):
+            continue
+        floats = partners[name] | dtypes(evidence.get(name, ()))
         if len(floats) > 1:
             found.append(
                 ctx.finding(
@@ -354,12 +420,27 @@ def _has_sublayers(index: ProjectIndex, facts: TensorFacts, class_key: str) -> b
     )
 
 
+def _holds_weights(index: ProjectIndex, facts: TensorFacts, class_key: str) -> bool:
+    """Sub-layers, a `build` (which creates weights), or variables stored as attributes.
+
+    A stateless layer traced on symbolic tensors has nothing to freeze."""
+    if index.find_method(class_key, "build") is not None or _has_sublayers(index, facts, class_key):
+        return True
+    return any(
+        a[0] == "variable"
+        for key in index.mro(class_key)
+        for atoms in facts.attrs.get(key, {}).values()
+        for a in atoms
+    )
+
+
 def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[str, str]:
     """Keras classes whose `call` Keras 3 runs on symbolic tensors to build them.
 
     A layer or model with sub-layers and no `build` of its own is built by calling `call` on
-    symbolic tensors; every sub-layer it holds is then called symbolically too. Maps each
-    such class to the words that explain why.
+    symbolic tensors; every sub-layer it holds is then called symbolically too, which freezes
+    that sub-layer's own weights if it has any. Maps each such class to the words that
+    explain why.
     """
     cached = facts.cache.get("symbolically_built")
     if isinstance(cached, dict):
@@ -380,7 +461,7 @@ def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[
     while work:
         parent = work.pop()
         for child in _sublayer_classes(index, facts, parent):
-            if child not in result:
+            if child not in result and _holds_weights(index, facts, child):
                 parent_name = parent.split("::", 1)[1]
                 result[child] = f"`{parent_name}`, which holds it and is built symbolically"
                 work.append(child)

@@ -64,9 +64,68 @@ def infer_spec(
         dtype = dtype_of(args[1])
     if dtype is None and short in ("zeros", "ones", "eye", "normal", "uniform", "truncated_normal"):
         dtype = "float32"
+    if dtype is None and _preserves_dtype(api_name, short):
+        dtype = _common_dtype(args)
     if dtype is None:
         return None
     return dtype, None
+
+
+DTYPE_CHANGING = frozenset(
+    {
+        "cast",
+        "saturate_cast",
+        "bitcast",
+        "argmax",
+        "argmin",
+        "shape",
+        "shape_n",
+        "size",
+        "rank",
+        "one_hot",
+        "range",
+        "where",
+        "top_k",
+        "unique",
+        "histogram_fixed_width",
+        "count_nonzero",
+        "in_top_k",
+        "confusion_matrix",
+        "complex",
+        "real",
+        "imag",
+        "angle",
+        "string_to_number",
+        "as_string",
+        "fill",
+        "searchsorted",
+        "bincount",
+    }
+)
+"""TF ops whose result dtype is not the dtype of their tensor arguments."""
+
+
+def _preserves_dtype(api_name: str, short: str) -> bool:
+    """Elementwise math, reductions, reshapes and linear algebra keep their input's dtype."""
+    if not api_name.startswith("tensorflow.") or short in DTYPE_CHANGING:
+        return False
+    if short.startswith(("is_", "logical_", "arg")) or short in (
+        "equal",
+        "not_equal",
+        "less",
+        "less_equal",
+        "greater",
+        "greater_equal",
+    ):
+        return False
+    return True
+
+
+def _common_dtype(args: Sequence[frozenset[Atom]]) -> str | None:
+    dtypes = {
+        a[1] for atoms in args for a in atoms if a[0] in ("tensor", "variable") and a[1] is not None
+    }
+    return dtypes.pop() if len(dtypes) == 1 else None
 
 
 def _literal_type(atom: Atom, depth: int = 0) -> str | None:

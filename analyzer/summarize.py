@@ -92,6 +92,7 @@ class _ModuleBuilder:
         self.all_names: tuple[str, ...] | None = None
         self.last_span = Span(1, 0, 1, 0)
         self.in_fstring = 0
+        self.lambda_count = 0
         """Span of the last node taken: where an untracked expression (an attribute) starts."""
 
     # ----------------------------------------------------------------- structure
@@ -232,6 +233,11 @@ class _ModuleBuilder:
             target = self._prepare_target(small.target, scope)
             current = _target_value(target)
             value = self._expr(small.value, scope)
+            if target[0] == "name":
+                # `items += more` extends a list (or dict, set) in place: the object changes.
+                summary.stores.append(
+                    Store("inplace", self._name(target[1], scope), target[1], span, value)
+                )
             self._bind(target, ("op", (current, value)), scope, span)
         elif isinstance(small, cst.Return):
             summary.returns.append(
@@ -609,11 +615,7 @@ class _ModuleBuilder:
             self._comprehension(expr.for_in, scope)
             return ("dict", (value,))
         if isinstance(expr, cst.Lambda):
-            for param in _lambda_params(expr.params):
-                if param.default is not None:
-                    self._expr(param.default, scope)
-            self._expr(expr.body, scope)
-            return ("fresh",)
+            return self._lambda(expr, scope)
         if isinstance(expr, cst.Await):
             return self._expr(expr.expression, scope)
         if isinstance(expr, cst.NamedExpr):
@@ -627,13 +629,40 @@ class _ModuleBuilder:
             scope.summary.is_generator = True
             yielded = expr.value
             if isinstance(yielded, cst.From):
-                self._expr(yielded.item, scope)
+                scope.summary.yields.append(("iter", self._expr(yielded.item, scope)))
             elif yielded is not None:
-                self._expr(yielded, scope)
+                scope.summary.yields.append(self._expr(yielded, scope))
             return UNKNOWN
         if isinstance(expr, cst.Ellipsis):
             return ("lit", "none", None)
         return UNKNOWN
+
+    def _lambda(self, expr: cst.Lambda, scope: _Scope) -> Sym:
+        """A lambda becomes a function of its own (not reported): `ds.map(lambda x: f(x))`
+        must hand the dataset's tensors on to `f`."""
+        outer = scope.summary
+        self.lambda_count += 1
+        prefix = "" if outer.qualname == "<module>" else f"{outer.qualname}."
+        qualname = f"{prefix}<lambda{self.lambda_count}>"
+        params = tuple(self._params(expr.params, scope))
+        summary = FunctionSummary(
+            qualname=qualname,
+            name="<lambda>",
+            line=self.last_span.start_line,
+            span=self.last_span,
+            class_qualname=None,
+            parent_qualname=None if outer.qualname == "<module>" else outer.qualname,
+            params=params,
+            decorators=(),
+            binds_receiver=False,
+            is_lambda=True,
+        )
+        self.functions[qualname] = summary
+        inner = _Scope(summary, {p.name for p in params})
+        for p in params:
+            summary.locals.setdefault(p.name, []).append(("param", p.name))
+        summary.returns.append(self._expr(expr.body, inner))
+        return ("def", qualname)
 
     def _element(self, element: cst.BaseElement, scope: _Scope) -> Sym:
         value = self._expr(element.value, scope)

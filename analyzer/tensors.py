@@ -29,6 +29,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
@@ -207,6 +208,8 @@ class TensorFacts:
         default_factory=lambda: defaultdict(lambda: defaultdict(set))
     )
     primitive_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    unknown_kind_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    """Parameters some caller fills with a value of unknown kind (maybe a Python literal)."""
     callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     callback_callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     external_evidence: dict[str, dict[str, set[Atom]]] = field(
@@ -222,6 +225,7 @@ class TensorFacts:
     calls: dict[str, list[ResolvedCall]] = field(default_factory=dict)
     traced_callbacks: set[str] = field(default_factory=set)
     wrapped_by_tf_function: set[str] = field(default_factory=set)
+    wrapper_arguments: dict[str, set[str]] = field(default_factory=dict)
     symbolic_args: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     evaluators: dict[str, Evaluator] = field(default_factory=dict)
     final: bool = False
@@ -379,9 +383,23 @@ class Evaluator:
                 out |= self.eval(param.default)
         if out:
             return out
+        if self._is_keras_build_shape(name):
+            return (PYTHON,)
         # No evidence yet: optimistic while iterating (so a self-call cannot keep "unknown"
         # alive), honest in the final round.
         return (UNKNOWN_ATOM,) if self.facts.final else ()
+
+    def _is_keras_build_shape(self, name: str) -> bool:
+        """Keras calls `build(input_shape)` with a shape (a tuple or TensorShape), not data."""
+        fn = self.fn
+        explicit = fn.explicit_params
+        return (
+            fn.name == "build"
+            and self.class_key is not None
+            and bool(explicit)
+            and explicit[0].name == name
+            and self.index.keras_role(self.class_key) is not None
+        )
 
     def hint_atoms(self, annotation: str | None) -> Atoms:
         """Atoms a type hint promises: tf.Tensor, tf.Variable, ragged/sparse, np.ndarray."""
@@ -596,6 +614,15 @@ class Evaluator:
                 result |= self._api_result(info, args, kwargs, symbolic_args, receiver)
             else:
                 result.add(UNKNOWN_ATOM)
+        if (
+            UNKNOWN_ATOM in result
+            and not targets
+            and not apis
+            and any(is_tensor_like(a) for atoms in (*args, *kwargs.values()) for a in atoms)
+        ):
+            # An unknown function applied to tensors (a loaded SavedModel's signature, a
+            # third-party op): what comes back is taken to be tensor-like as well.
+            result.add(TENSOR)
         if not result and not self.facts.final and not callee_atoms:
             result = set()
         elif not result:
@@ -823,10 +850,12 @@ class Contribution:
     evidence: list[tuple[str, str, Atoms, bool]] = field(default_factory=list)
     """(callee, parameter, argument atoms, from outside the callee)"""
     primitive: list[tuple[str, str]] = field(default_factory=list)
+    unknown_kind: list[tuple[str, str]] = field(default_factory=list)
     symbolic: list[tuple[str, str]] = field(default_factory=list)
     callees: list[str] = field(default_factory=list)
     callbacks: list[str] = field(default_factory=list)
-    wrapped: list[str] = field(default_factory=list)
+    wrapped: list[tuple[str, frozenset[str]]] = field(default_factory=list)
+    """Functions compiled by `tf.function(g, ...)`, with the arguments that call supplies."""
     attrs: list[tuple[str, str, Atoms]] = field(default_factory=list)
     returns: Atoms = NO_ATOMS
 
@@ -844,7 +873,11 @@ def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contri
     for value in fn.returns:
         returned |= evaluator.eval(value)
     if fn.is_generator:
-        returned = {PYTHON}
+        # Calling a generator function gives an iterator over what it yields.
+        yielded: set[Atom] = set()
+        for value in fn.yields:
+            yielded |= evaluator.eval(value)
+        returned = {("seq", "generator", _cap(yielded or {UNKNOWN_ATOM}))}
     out.returns = (
         _merge_tensor_specs(_cap(returned)) if returned else frozenset({("lit", "none", None)})
     )
@@ -862,12 +895,14 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
     external: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
     attrs: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
     facts.primitive_params = defaultdict(set)
+    facts.unknown_kind_params = defaultdict(set)
     facts.symbolic_args = defaultdict(set)
     facts.callers = defaultdict(set)
     facts.callback_callers = defaultdict(set)
     facts.call_count = defaultdict(int)
     facts.traced_callbacks = set()
     facts.wrapped_by_tf_function = set()
+    facts.wrapper_arguments = {}
     returns: dict[str, Atoms] = {}
     for caller, contribution in contributions.items():
         returns[caller] = contribution.returns
@@ -878,6 +913,8 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
                 external[callee][name] |= atoms
         for callee, name in contribution.primitive:
             facts.primitive_params[callee].add(name)
+        for callee, name in contribution.unknown_kind:
+            facts.unknown_kind_params[callee].add(name)
         for callee, name in contribution.symbolic:
             facts.symbolic_args[callee].add(name)
         for callee in contribution.callees:
@@ -886,7 +923,11 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
         for callee in contribution.callbacks:
             facts.traced_callbacks.add(callee)
             facts.callback_callers[callee].add(caller)
-        facts.wrapped_by_tf_function.update(contribution.wrapped)
+        for wrapped, supplied in contribution.wrapped:
+            facts.wrapped_by_tf_function.add(wrapped)
+            facts.wrapper_arguments[wrapped] = (
+                facts.wrapper_arguments.get(wrapped, set()) | supplied
+            )
         for class_key, attr, atoms in contribution.attrs:
             attrs[class_key][attr] |= atoms
     changed: set[Dep] = set()
@@ -972,15 +1013,18 @@ def _record_evidence(
             out.evidence.append((target, name, atoms, caller != target))
             if atoms and all(is_primitive(a) for a in atoms):
                 out.primitive.append((target, name))
+            elif atoms and all(a[0] == "?" for a in atoms):
+                out.unknown_kind.append((target, name))
             if any(a[0] == "symbolic" for a in atoms):
                 out.symbolic.append((target, name))
     for info in resolved.api:
         if info.name in ("tensorflow.function",) or (
             info.name.endswith(".function") and info.framework == "tensorflow"
         ):
+            supplied = argument_names(len(resolved.args), resolved.kwargs)
             for atom in resolved.args[0] if resolved.args else ():
                 if atom[0] in ("func", "method"):
-                    out.wrapped.append(atom[1])
+                    out.wrapped.append((atom[1], frozenset(supplied)))
             continue
         for position in info.callback_args:
             atoms = (

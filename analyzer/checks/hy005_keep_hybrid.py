@@ -13,7 +13,8 @@ class HasNoPrimitiveParameters(Check):
     A function already compiled with `@tf.function` (any spelling, or `tf.function(g)`) that
     receives tensors, no Python literals, runs TensorFlow operations and has no Python side
     effects, and for which no better decorator configuration was inferred. The optimize
-    refactoring finds nothing to change. This is a positive note: the decorator stays.
+    refactoring finds nothing to change. This is a positive note: the decorator stays. In
+    the examples below, an INVALID program is one where this note is reported.
 
     Why it matters in graph mode
     ----------------------------

@@ -21,9 +21,9 @@ class HasStaleVariableReads(Check):
     weights afresh. In a graph the list is read while tracing and frozen into the graph, and
     TensorFlow traces a function that creates variables more than once on its first call.
     Which list each trace captures, and so which variables the compiled step differentiates
-    and updates, then depends on tracing internals instead of on the program: the compiled
-    step trains differently from the eager one, or fails while tracing when an optimizer
-    receives an empty variable list.
+    and updates, then depends on tracing internals instead of on the program. In practice
+    the compiled step updates the weights on the first call where the eager step did not,
+    and the two runs diverge from there.
 
     Example
     -------
@@ -93,7 +93,45 @@ def f(x, y):
 f(tf.ones((4, 3)), tf.zeros((4, 1)))
 """,
     )
-    # No INVALID programs yet: the engine does not detect stale variable reads; the fact is
-    # reported as unknown, which does not block a verdict (VERDICTS.md section 2, rule 5).
-    # The hazard is shown in the docstring's Example section.
-    INVALID = ()
+    INVALID = (
+        # The variable list is read before the model's first call and differentiated.
+        """\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+
+def f(x, y):
+    variables = model.trainable_variables
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, variables)
+    for grad, variable in zip(grads, variables):
+        variable.assign_sub(0.1 * grad)
+    return loss
+
+
+for _ in range(3):
+    f(tf.ones((4, 3)), tf.ones((4, 1)))
+""",
+        # The same with a layer's trainable_weights.
+        """\
+import tensorflow as tf
+
+dense = tf.keras.layers.Dense(1)
+
+
+def f(x, y):
+    weights = dense.trainable_weights
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(dense(x) - y))
+    grads = tape.gradient(loss, weights)
+    for grad, weight in zip(grads, weights):
+        weight.assign_sub(0.1 * grad)
+    return loss
+
+
+for _ in range(3):
+    f(tf.ones((4, 3)), tf.ones((4, 1)))
+""",
+    )

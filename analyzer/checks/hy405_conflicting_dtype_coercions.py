@@ -10,19 +10,19 @@ class HasConflictingEagerDtypeCoercions(Check):
 
     What it detects
     ---------------
-    A parameter that, in operations of the function, meets partners of different dtypes at
-    different call sites, e.g. `x * w` where `x` is float32 at one call and float64 at
-    another while `w` is fixed, or a Python float that eager execution converts to whatever
-    dtype the other operand has.
+    A parameter that, in an operation of the function, meets a partner of a different float
+    dtype: typically a NumPy array (float64 by default) combined with a float32 tensor, as
+    in `x * w` called with `np.ones(3)` and `tf.ones(3)`, or NumPy data standardised with
+    float32 statistics.
 
     Why it matters in graph mode
     ----------------------------
-    Eager execution converts Python numbers and NumPy arrays to tensors per operation,
-    taking the dtype from the context of each call. A traced function fixes one dtype per
-    input signature: a value that was silently coerced eagerly now meets an operand of the
-    wrong dtype and raises `InvalidArgumentError` / `TypeError: Input 'y' of 'Mul' Op has
-    type float64 that does not match type float32`, or a signature inferred from one call
-    rejects the other calls.
+    Eagerly, an operator such as `*` or `-` converts a NumPy operand to the dtype of the
+    tensor it meets, so float64 data silently becomes float32. A traced function converts
+    its NumPy arguments to tensors first, keeping their own dtype, and the same operation
+    then meets float64 and float32 and fails while tracing with `TypeError: Input 'y' of
+    'Mul' Op has type float32 that does not match type float64 of argument 'x'`. Adding
+    `@tf.function` breaks the code.
 
     Example
     -------
@@ -73,7 +73,45 @@ f(np.ones(3), tf.ones(3))
 f(tf.ones(3), tf.ones(3))
 """,
     )
-    # No INVALID programs yet: the engine does not detect dtype conflicts; the fact is
-    # reported as unknown, which does not block a verdict (VERDICTS.md section 2, rule 5).
-    # The hazard is shown in the docstring's Example section.
-    INVALID = ()
+    INVALID = (
+        # A NumPy float64 array meets a float32 tensor.
+        """\
+import numpy as np
+import tensorflow as tf
+
+
+def f(x, w):
+    return x * w
+
+
+f(np.ones(3), tf.ones(3))
+""",
+        # Standardising NumPy data with float32 statistics.
+        """\
+import numpy as np
+import tensorflow as tf
+
+MEAN = tf.constant([0.5, 0.5, 0.5])
+STD = tf.constant([0.25, 0.25, 0.25])
+
+
+def f(x):
+    return (x - MEAN) / STD
+
+
+f(np.random.rand(4, 3))
+""",
+        # Float64 labels from NumPy against float32 predictions.
+        """\
+import numpy as np
+import tensorflow as tf
+
+
+def f(predictions, labels):
+    return tf.reduce_mean(tf.square(predictions - labels))
+
+
+predictions = tf.sigmoid(tf.random.normal((2, 1)))
+f(predictions, np.array([[1.0], [0.0]]))
+""",
+    )

@@ -10,6 +10,9 @@ Queries:
 * ``lookup(qualified_name)``: a function, class, module or constant by its fully qualified
   name after import resolution (``"tensorflow.reduce_sum"``, ``"keras.layers.Dense"``,
   ``"numpy.mean"``, ``"builtins.print"``, ``"os.path.join"``);
+* ``lookup_parameters(qualified_name)``: the names of the parameters of a TensorFlow, Keras or
+  NumPy function or class (its constructor) that can be passed positionally
+  (``"tensorflow.sqrt"`` -> ``("x", "name")``), to map positional arguments to names;
 * ``lookup_method(role, method)``: ``obj.method(...)`` where the role of ``obj`` is known
   (``("model", "fit")``, ``("dataset", "map")``, ``("list", "append")``);
 * ``lookup_attribute(role, attribute)``: a non-call attribute read
@@ -54,6 +57,7 @@ __all__ = [
     "RETURNS",
     "TENSOR_LIKE_RETURNS",
     "TENSOR_RETURNS",
+    "VAR_POSITIONAL",
     "ApiInfo",
     "Behaviour",
     "element_role",
@@ -61,7 +65,11 @@ __all__ = [
     "lookup",
     "lookup_attribute",
     "lookup_method",
+    "lookup_parameters",
 ]
+
+#: Last element of a ``lookup_parameters`` answer for a function that also takes ``*args``.
+VAR_POSITIONAL = "*"
 
 #: Spellings that name the same API as their canonical prefix (applied until none matches).
 _PREFIX_REWRITES: tuple[tuple[str, str], ...] = (
@@ -140,6 +148,40 @@ def lookup(qualified_name: str) -> ApiInfo | None:
 
 
 _INTERNED: dict[ApiInfo, ApiInfo] = {}
+
+
+@functools.cache
+def lookup_parameters(qualified_name: str) -> tuple[str, ...] | None:
+    """Names of the parameters that can be passed positionally to a TF/Keras/NumPy API.
+
+    ``qualified_name`` is resolved exactly as ``lookup`` resolves it (prefix rewrites such as
+    ``tensorflow.keras.`` -> ``keras.``, then aliases to the canonical name), so every spelling
+    of one API answers alike: ``"tensorflow.sqrt"`` and ``"tensorflow.math.sqrt"`` ->
+    ``("x", "name")``; ``"tensorflow.constant"`` -> ``("value", "dtype", "shape", "name")``.
+
+    The answer lists the positional-only and positional-or-keyword parameters in order, as
+    recorded from ``inspect.signature`` by the generators. A class answers for its
+    constructor, without ``self`` (``"tensorflow.keras.layers.Dense"`` -> ``("units",
+    "activation", ...)``). When the API also takes ``*args`` the last element is
+    ``VAR_POSITIONAL`` (``"*"``): ``"tensorflow.print"`` -> ``("*",)``. An empty tuple means
+    keyword arguments only (every ``tensorflow.raw_ops`` op).
+
+    Returns None for unknown names, for names known only by ``lookup``'s prefix fallback, for
+    modules and constants, for APIs without an inspectable signature (protobuf message
+    classes, some C builtins) and for anything outside TensorFlow, Keras and NumPy.
+    """
+    name = _normalise(qualified_name)
+    framework = _framework(name)
+    if framework in ("tensorflow", "keras"):
+        table = tensorflow_table()
+    elif framework == "numpy":
+        table = numpy_table()
+    else:
+        return None
+    canonical = table.resolve(name)
+    if canonical is None:
+        return None
+    return table.parameters.get(canonical)
 
 
 @functools.cache

@@ -5,6 +5,7 @@ be imported by the analyzer at analysis time (the analyzer reads the JSON files 
 
 The walk records every public dotted name under some root modules, groups names that denote
 the same object, picks one canonical name per object and maps the others to it (aliases).
+``positional_parameters`` reads the positional parameter names of a function or constructor.
 """
 
 from __future__ import annotations
@@ -173,6 +174,86 @@ def member_kinds(cls: type) -> dict[str, str]:
         else:
             out[attr] = "attribute"
     return out
+
+
+#: Last element of a parameter list whose function also takes ``*args``.
+VAR_POSITIONAL_MARK = "*"
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
+def positional_parameters(
+    obj: object, *, unwrap: Callable[[object], object] | None = None
+) -> list[str] | None:
+    """Names of the parameters of ``obj`` that can be passed positionally, or None.
+
+    The names are those of the POSITIONAL_ONLY and POSITIONAL_OR_KEYWORD parameters, in
+    order, followed by ``VAR_POSITIONAL_MARK`` when ``obj`` also takes ``*args``. None when no
+    signature can be found (C types without a text signature, some builtins).
+
+    ``inspect.signature`` already follows ``__wrapped__`` (``tf_export`` and dispatch
+    wrappers); when it fails, ``inspect.unwrap(obj)`` and then ``unwrap(obj)`` (a framework's
+    own unwrapper, e.g. TF's ``tf_decorator.unwrap``) are tried.
+
+    A class answers for calling it, without ``self``: Python's own choice (metaclass
+    ``__call__``, else ``__new__``, else ``__init__``), except that a bare pass-through
+    ``(*args, **kwargs)`` (``tf.Variable``'s metaclass, Keras' ``Layer.__new__``) or a missing
+    signature gives way to the first ``__init__`` of the MRO when that one says more.
+    """
+    signature = _signature(obj, unwrap)
+    if inspect.isclass(obj) and (signature is None or _is_pass_through(signature)):
+        init = _init_signature(obj, unwrap)
+        if init is not None and not _is_pass_through(init):
+            signature = init
+    if signature is None:
+        return None
+    parameters = signature.parameters.values()
+    names = [p.name for p in parameters if p.kind in _POSITIONAL]
+    if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in parameters):
+        names.append(VAR_POSITIONAL_MARK)
+    return names
+
+
+def _signature(obj: object, unwrap: Callable[[object], object] | None) -> inspect.Signature | None:
+    unwrappers: list[Callable[[Any], object]] = [lambda o: o, inspect.unwrap]
+    if unwrap is not None:
+        unwrappers.append(unwrap)
+    for unwrapper in unwrappers:
+        try:
+            target = unwrapper(obj)
+            if callable(target):
+                return inspect.signature(target)
+        except Exception:  # no signature, broken wrappers, lazily loaded objects
+            continue
+    return None
+
+
+def _is_pass_through(signature: inspect.Signature) -> bool:
+    """True for ``(*args, **kwargs)``-like signatures, which say nothing about the call."""
+    parameters = signature.parameters.values()
+    return bool(parameters) and all(p.kind in _VARIADIC for p in parameters)
+
+
+def _init_signature(
+    cls: type, unwrap: Callable[[object], object] | None
+) -> inspect.Signature | None:
+    """Signature of the first ``__init__`` of ``cls``'s MRO, without ``self``."""
+    for base in cls.__mro__:
+        init = vars(base).get("__init__")
+        if init is not None:
+            break
+    else:
+        return None
+    if base is object:
+        return None
+    signature = _signature(init, unwrap)
+    if signature is None:
+        return None
+    parameters = list(signature.parameters.values())
+    if parameters and parameters[0].kind in _POSITIONAL:
+        parameters = parameters[1:]  # self
+    return signature.replace(parameters=parameters)
 
 
 def choose_canonical(names: list[str], preferred: list[str], rank: Callable[[str], Any]) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +23,17 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class ApiTable:
-    """A generated table: canonical entries, aliases, and the members of role classes."""
+    """A generated table: canonical entries, aliases, the members of role classes, and the
+    positional parameter names of functions and classes."""
 
     entries: dict[str, Entry]
     aliases: dict[str, str]
     role_members: dict[str, dict[str, str]]
     versions: dict[str, str]
+    #: canonical name of a function or class -> the names of its parameters that can be
+    #: passed positionally, in order (a class: its constructor, without ``self``), ending in
+    #: ``"*"`` when it also takes ``*args``. Names without an inspectable signature are absent.
+    parameters: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def resolve(self, name: str) -> str | None:
         """Canonical name of ``name``, or None when no known name or module alias covers it.
@@ -83,6 +88,7 @@ def _load(filename: str) -> ApiTable:
         aliases=dict(raw["aliases"]),
         role_members={role: dict(members) for role, members in raw["role_members"].items()},
         versions=dict(raw.get("versions", {})),
+        parameters={name: tuple(names) for name, names in raw.get("parameters", {}).items()},
     )
 
 

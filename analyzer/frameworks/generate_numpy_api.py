@@ -8,6 +8,9 @@ Same format as ``tensorflow_api.json`` (see ``generate_tensorflow_api``). Roles:
 "numpy" (``ndarray`` and the scalar types: calling them yields NumPy values), "dtype"
 (``numpy.dtype``), "rng" (``Generator``, ``RandomState``) or "object"; constants are "python".
 ``role_members`` lists the members of ``ndarray`` ("numpy") and of the random generators ("rng").
+``parameters`` holds the positional parameter names of functions and classes
+(``numpy.zeros`` -> ``["shape","dtype","order"]``); ufuncs and C functions without a text
+signature are absent when NumPy gives them no inspectable signature.
 Other submodules (numpy.ma, numpy.char, numpy.polynomial, ...) are recorded as modules but not
 walked: ``lookup()`` treats unknown names below ``numpy`` as NumPy functions.
 """
@@ -23,6 +26,7 @@ from ._apiwalk import (
     Walk,
     choose_canonical,
     member_kinds,
+    positional_parameters,
     walk_modules,
     write_api_json,
 )
@@ -73,12 +77,17 @@ def build() -> tuple[dict[str, object], dict[str, dict[str, Any]]]:
 
     entries: dict[str, list[str]] = {}
     aliases: dict[str, str] = {}
+    parameters: dict[str, list[str]] = {}
     for name, obj in walk.objects.items():
         canonical = canonical_of.get(name, name)
         if canonical != name:
             aliases[name] = canonical
             continue
         kind = walk.kinds[name]
+        if kind in ("function", "class"):
+            positional = positional_parameters(obj)
+            if positional is not None:
+                parameters[name] = positional
         role = ""
         if kind == "class":
             assert isinstance(obj, type)
@@ -100,7 +109,13 @@ def build() -> tuple[dict[str, object], dict[str, dict[str, Any]]]:
         "generated_by": "python -m hybridize.analyzer.frameworks.generate_numpy_api",
         "versions": {"numpy": np.__version__},
     }
-    return header, {"entries": entries, "aliases": aliases, "role_members": role_members}
+    sections: dict[str, dict[str, Any]] = {
+        "entries": entries,
+        "aliases": aliases,
+        "role_members": role_members,
+        "parameters": parameters,
+    }
+    return header, sections
 
 
 def main() -> int:
@@ -108,7 +123,7 @@ def main() -> int:
     write_api_json(OUTPUT, header, sections)
     print(
         f"wrote {OUTPUT}: {len(sections['entries'])} canonical names, "
-        f"{len(sections['aliases'])} aliases",
+        f"{len(sections['aliases'])} aliases, {len(sections['parameters'])} signatures",
         file=sys.stderr,
     )
     return 0

@@ -22,6 +22,12 @@ What is recorded:
 * ``role_members``: public members of the classes that stand for receiver roles
   (``"dataset": {"map": "method", "element_spec": "attribute", ...}``), used for methods that
   the curated tables do not name.
+* ``parameters``: canonical name of a function or class -> the names of its parameters that
+  can be passed positionally, in order (a class: its constructor, without ``self``), with
+  ``"*"`` last when it also takes ``*args`` (``tensorflow.math.sqrt`` -> ``["x","name"]``,
+  ``tensorflow.print`` -> ``["*"]``). Names without an inspectable signature are absent.
+  ``tensorflow.raw_ops.*`` take keyword arguments only (TF's ``kwarg_only`` wrapper raises on
+  positional ones), so they are recorded as ``[]`` although their signature names ``x, y``.
 
 Spelling: ``tensorflow.keras.X`` is walked as ``keras.X`` (Keras 3 is tf.keras), so every Keras
 name is canonical under ``keras.``. ``tensorflow.compat.v2`` is not walked: it mirrors
@@ -41,6 +47,7 @@ from ._apiwalk import (
     choose_canonical,
     member_kinds,
     object_key,
+    positional_parameters,
     walk_modules,
 )
 from ._apiwalk import (
@@ -206,6 +213,31 @@ def _role_classes() -> dict[str, list[type]]:
     }
 
 
+def _tf_unwrap(obj: object) -> object:
+    """The function or class under TF's decorators (``tf_decorator.unwrap``)."""
+    from tensorflow.python.util import tf_decorator
+
+    return tf_decorator.unwrap(obj)[1]
+
+
+def _keyword_only(obj: object) -> bool:
+    """True when TF's ``kwarg_only`` wrapper (every ``tf.raw_ops`` op) rejects positional
+    arguments: ``inspect.signature`` follows ``__wrapped__`` to the op's own parameters."""
+    from tensorflow.python.util import tf_decorator
+
+    try:
+        decorators = tf_decorator.unwrap(obj)[0]
+    except Exception:
+        return False
+    return any(getattr(d, "decorator_name", None) == "kwarg_only" for d in decorators)
+
+
+def _positional_parameters(obj: object) -> list[str] | None:
+    if _keyword_only(obj):
+        return []
+    return positional_parameters(obj, unwrap=_tf_unwrap)
+
+
 def build() -> tuple[dict[str, object], dict[str, dict[str, Any]]]:
     """Walk TensorFlow and Keras; return (header, sections) of the JSON file."""
     import keras
@@ -257,12 +289,17 @@ def build() -> tuple[dict[str, object], dict[str, dict[str, Any]]]:
 
     entries: dict[str, list[str]] = {}
     aliases: dict[str, str] = {}
+    parameters: dict[str, list[str]] = {}
     for name, obj in walk.objects.items():
         canonical = canonical_name(name)
         if canonical != name:
             aliases[name] = canonical
             continue
         kind = walk.kinds[name]
+        if kind in ("function", "class"):
+            positional = _positional_parameters(obj)
+            if positional is not None:
+                parameters[name] = positional
         if kind == "class":
             assert isinstance(obj, type)
             role = roles.of_class(obj)
@@ -292,7 +329,13 @@ def build() -> tuple[dict[str, object], dict[str, dict[str, Any]]]:
         "generated_by": "python -m hybridize.analyzer.frameworks.generate_tensorflow_api",
         "versions": {"tensorflow": tf.__version__, "keras": keras.__version__},
     }
-    return header, {"entries": entries, "aliases": aliases, "role_members": role_members}
+    sections: dict[str, dict[str, Any]] = {
+        "entries": entries,
+        "aliases": aliases,
+        "role_members": role_members,
+        "parameters": parameters,
+    }
+    return header, sections
 
 
 def main() -> int:
@@ -301,7 +344,8 @@ def main() -> int:
     write_json(OUTPUT, header, sections)
     entries = sections["entries"]
     print(
-        f"wrote {OUTPUT}: {len(entries)} canonical names, {len(sections['aliases'])} aliases",
+        f"wrote {OUTPUT}: {len(entries)} canonical names, {len(sections['aliases'])} aliases, "
+        f"{len(sections['parameters'])} signatures",
         file=sys.stderr,
     )
     return 0
