@@ -109,16 +109,8 @@ def _preserves_dtype(api_name: str, short: str) -> bool:
     """Elementwise math, reductions, reshapes and linear algebra keep their input's dtype."""
     if not api_name.startswith("tensorflow.") or short in DTYPE_CHANGING:
         return False
-    if short.startswith(("is_", "logical_", "arg")) or short in (
-        "equal",
-        "not_equal",
-        "less",
-        "less_equal",
-        "greater",
-        "greater_equal",
-    ):
-        return False
-    return True
+    comparisons = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+    return not (short.startswith(("is_", "logical_", "arg")) or short in comparisons)
 
 
 def _common_dtype(args: Sequence[frozenset[Atom]]) -> str | None:
