@@ -412,8 +412,13 @@ def _sublayer_classes(index: ProjectIndex, facts: TensorFacts, class_key: str) -
 
 
 def _has_sublayers(index: ProjectIndex, facts: TensorFacts, class_key: str) -> bool:
+    """Sub-layers that may still be unbuilt when the class is first called.
+
+    A framework Model held as an attribute (`keras.Model(inputs, outputs)`, typically built
+    from `keras.Input`) already has its weights; built-in layers (`Dense(8)`) and project
+    layers create theirs on first call."""
     return any(
-        a[0] == "obj" and a[1] in LAYER_ROLES
+        a[0] == "obj" and (a[1] == "layer" or (a[1] == "model" and a[2] is not None))
         for key in index.mro(class_key)
         for atoms in facts.attrs.get(key, {}).values()
         for a in atoms
