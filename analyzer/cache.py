@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from hybridize.analyzer.ir import ModuleSummary
-
 from hybridize.model import FileError, FunctionVerdict
 
 SUMMARY_FORMAT = "6"

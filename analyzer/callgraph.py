@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import networkx as nx
+
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import TensorFacts
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.checks import name_of, severity_of
-
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
     Finding,

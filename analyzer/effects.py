@@ -21,7 +21,6 @@ from hybridize.analyzer.frameworks import is_container_mutator
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, get_evaluator
-
 from hybridize.model import Span
 
 Origin = tuple

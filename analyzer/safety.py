@@ -12,7 +12,6 @@ from collections.abc import Iterable, Iterator
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import Atom, TensorFacts, get_evaluator, is_tensor_like
-
 from hybridize.model import Finding, Span, Tristate
 
 SHAPE_ONLY_ATTRIBUTES = frozenset({"dtype", "shape", "ndim", "name", "device"})

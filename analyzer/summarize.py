@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
+
 from hybridize.analyzer.ir import (
     UNKNOWN,
     CallSite,
@@ -30,7 +31,6 @@ from hybridize.analyzer.positions import (
     PositionMismatch,
     Positions,
 )
-
 from hybridize.model import Span
 
 Target = tuple

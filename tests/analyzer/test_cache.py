@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from hybridize.analyzer.cache import default_cache_dir
 from hybridize.analyzer.engine import AnalysisOptions, analyze_path
 

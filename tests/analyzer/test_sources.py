@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from hybridize.analyzer.engine import AnalysisOptions, analyze_path
 from hybridize.analyzer.sources import decode_source, discover
 

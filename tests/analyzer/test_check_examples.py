@@ -1,0 +1,98 @@
+"""Every registered check: its embedded examples hold, and its documentation is complete.
+
+In each INVALID program the analysis must report a finding with the check's code on the
+function named by `EXAMPLE_FUNCTION`; in each VALID program it must not. The examples are the
+executable specification of the check.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from hybridize.analyzer.checks import Check, registry
+from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries, summarize_text
+from hybridize.cli import main
+from hybridize.model import FileError, FunctionVerdict
+
+SECTIONS = ("What it detects", "Why it matters in graph mode", "Example", "Instead")
+SEVERITIES = ("info", "warning", "error")
+
+CHECKS = list(registry().values())
+
+
+def _examples() -> list[object]:
+    cases: list[object] = []
+    for check in CHECKS:
+        for kind, programs in (("valid", check.VALID), ("invalid", check.INVALID)):
+            for i, source in enumerate(programs):
+                cases.append(pytest.param(check, kind, source, id=f"{check.code}-{kind}-{i}"))
+    return cases
+
+
+def _verdict(source: str, qualname: str) -> FunctionVerdict:
+    summary = summarize_text("example.py", source)
+    assert not isinstance(summary, FileError), f"the example does not parse: {summary.message}"
+    verdicts = analyze_summaries([summary], AnalysisOptions(use_cache=False))
+    found = [v for v in verdicts if v.qualname == qualname]
+    names = sorted(v.qualname for v in verdicts)
+    assert found, f"no verdict for {qualname!r}; functions: {names}"
+    return found[0]
+
+
+@pytest.mark.parametrize(("check", "kind", "source"), _examples())
+def test_example(check: type[Check], kind: str, source: str) -> None:
+    verdict = _verdict(source, check.EXAMPLE_FUNCTION)
+    codes = [f.code for f in verdict.findings]
+    detail = (
+        f"findings: {[(f.code, f.message) for f in verdict.findings]}, failures: {verdict.failures}"
+    )
+    if kind == "invalid":
+        assert check.code in codes, f"{check.code} not reported; {detail}"
+    else:
+        assert check.code not in codes, f"{check.code} wrongly reported; {detail}"
+
+
+def test_registry_is_not_empty() -> None:
+    assert len(CHECKS) >= 30
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=[c.code for c in CHECKS])
+def test_documentation(check: type[Check]) -> None:
+    assert re.fullmatch(r"HY\d{3}", check.code)
+    assert check.name and re.fullmatch(r"[a-z_]+", check.name)
+    assert check.severity in SEVERITIES
+    assert check.summary.strip() and "\n" not in check.summary
+    assert check.EXAMPLE_FUNCTION
+    headings = [line.strip() for line in (check.__doc__ or "").splitlines()]
+    for section in SECTIONS:
+        assert section in headings, f"{check.code}: missing section heading {section!r}"
+    positions = [headings.index(section) for section in SECTIONS]
+    assert positions == sorted(positions), f"{check.code}: sections out of order"
+    documentation = check.documentation()
+    assert check.code in documentation
+    assert check.summary in documentation
+
+
+def test_codes_are_unique() -> None:
+    """The registry keys by code, so a duplicate would silently hide a check."""
+    stack = list(Check.__subclasses__())
+    codes: list[str] = []
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if cls.code:
+            codes.append(cls.code)
+    assert len(codes) == len(set(codes)), sorted(c for c in codes if codes.count(c) > 1)
+    assert set(codes) == set(registry())
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=[c.code for c in CHECKS])
+def test_explain_prints_documentation(check: type[Check]) -> None:
+    result = CliRunner().invoke(main, ["explain", check.code.lower()])
+    assert result.exit_code == 0, result.output
+    assert result.output == check.documentation()
+    for section in SECTIONS:
+        assert section in result.output

@@ -1,0 +1,279 @@
+"""`has_primitive_parameters`: Python literals at a call site force a retrace per value.
+
+VERDICTS.md section 1: some parameter receives only Python literals (int, float, str, or a
+container of them) at some call site; booleans and `None` do not count, nor does a defaulted
+parameter that no caller passes.
+"""
+
+from __future__ import annotations
+
+import pytest
+from facts_helpers import case, verdict
+
+CASES = [
+    case(
+        "int-literal",
+        """
+        import tensorflow as tf
+
+        def top_k(x, k):
+            return tf.math.top_k(x, k=k).values
+
+        top_k(tf.random.normal([10]), 3)
+        """,
+        "top_k",
+        True,
+    ),
+    case(
+        "float-literal",
+        """
+        import tensorflow as tf
+
+        def leaky(x, alpha):
+            return tf.nn.leaky_relu(x, alpha=alpha)
+
+        leaky(tf.ones([4]), 0.2)
+        """,
+        "leaky",
+        True,
+    ),
+    case(
+        "negative-int-literal",
+        """
+        import tensorflow as tf
+
+        def roll(x, shift):
+            return tf.roll(x, shift, axis=0)
+
+        roll(tf.range(5), -1)
+        """,
+        "roll",
+        True,
+    ),
+    case(
+        "str-literal",
+        """
+        import tensorflow as tf
+
+        def activate(x, kind):
+            return tf.nn.relu(x) if kind == "relu" else tf.nn.tanh(x)
+
+        activate(tf.ones([3]), "tanh")
+        """,
+        "activate",
+        True,
+    ),
+    case(
+        "list-of-literals",
+        """
+        import tensorflow as tf
+
+        def reshape_to(x, shape):
+            return tf.reshape(x, shape)
+
+        reshape_to(tf.range(6), [2, 3])
+        """,
+        "reshape_to",
+        True,
+    ),
+    case(
+        "tuple-of-literals-by-keyword",
+        """
+        import tensorflow as tf
+
+        def resize(images, size=(32, 32)):
+            return tf.image.resize(images, size)
+
+        resize(tf.zeros([1, 64, 64, 3]), size=(28, 28))
+        """,
+        "resize",
+        True,
+    ),
+    case(
+        "range-loop-variable",
+        """
+        import tensorflow as tf
+
+        def power(x, n):
+            return tf.pow(x, n)
+
+        for n in range(1, 4):
+            power(tf.constant(2.0), n)
+        """,
+        "power",
+        True,
+    ),
+    case(
+        "module-constant-holding-literal",
+        """
+        import tensorflow as tf
+
+        LEARNING_RATE = 0.01
+
+        def sgd_update(w, g, lr):
+            return w - lr * g
+
+        sgd_update(tf.ones([3]), tf.ones([3]), LEARNING_RATE)
+        """,
+        "sgd_update",
+        True,
+    ),
+    case(
+        "literal-passed-on-by-caller",
+        """
+        import tensorflow as tf
+
+        def dropout(x, rate):
+            return tf.nn.dropout(x, rate=rate)
+
+        def block(x, rate):
+            return dropout(tf.nn.relu(x), rate)
+
+        block(tf.ones([8]), 0.5)
+        """,
+        "dropout",
+        True,
+    ),
+    case(
+        "literal-at-one-site-tensor-at-another",
+        """
+        import tensorflow as tf
+
+        def scale(x, factor):
+            return x * factor
+
+        scale(tf.ones([3]), tf.constant(2.0))
+        scale(tf.ones([3]), 3.0)
+        """,
+        "scale",
+        True,
+    ),
+    case(
+        "python-only-function-with-literals",
+        """
+        def layer_name(prefix, index):
+            return f"{prefix}/{index}"
+
+        layer_name("dense", 1)
+        """,
+        "layer_name",
+        True,
+    ),
+    case(
+        "loop-over-list-of-literals",
+        """
+        import tensorflow as tf
+
+        def clip(x, limit):
+            return tf.clip_by_value(x, -limit, limit)
+
+        for limit in [0.5, 1.0, 2.0]:
+            clip(tf.random.normal([4]), limit)
+        """,
+        "clip",
+        True,
+    ),
+    case(
+        "int-keyword-axis",
+        """
+        import tensorflow as tf
+
+        def norm_along(x, axis=-1):
+            return tf.norm(x, axis=axis)
+
+        norm_along(tf.ones([2, 3]), axis=0)
+        """,
+        "norm_along",
+        True,
+    ),
+    # --- negatives ------------------------------------------------------------------------
+    case(
+        "boolean-does-not-count",
+        """
+        import tensorflow as tf
+
+        def dense_block(x, training):
+            return tf.nn.dropout(x, 0.1) if training else x
+
+        dense_block(tf.ones([4]), True)
+        dense_block(tf.ones([4]), False)
+        """,
+        "dense_block",
+        False,
+    ),
+    case(
+        "boolean-keyword-does-not-count",
+        """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+
+        def forward(x, training=False):
+            return model(x, training=training)
+
+        forward(tf.ones([1, 4]), training=True)
+        """,
+        "forward",
+        False,
+    ),
+    case(
+        "none-does-not-count",
+        """
+        import tensorflow as tf
+
+        def masked_sum(x, mask):
+            if mask is None:
+                return tf.reduce_sum(x)
+            return tf.reduce_sum(tf.boolean_mask(x, mask))
+
+        masked_sum(tf.ones([4]), None)
+        """,
+        "masked_sum",
+        False,
+    ),
+    case(
+        "default-nobody-passes",
+        """
+        import tensorflow as tf
+
+        def smooth(x, factor=0.9):
+            return x * factor
+
+        smooth(tf.ones([3]))
+        smooth(tf.zeros([3]))
+        """,
+        "smooth",
+        False,
+    ),
+    case(
+        "only-tensors",
+        """
+        import tensorflow as tf
+
+        def mse(y_true, y_pred):
+            return tf.reduce_mean(tf.square(y_true - y_pred))
+
+        mse(tf.ones([4]), tf.zeros([4]))
+        """,
+        "mse",
+        False,
+    ),
+    case(
+        "tensor-made-from-literal-is-not-a-literal",
+        """
+        import tensorflow as tf
+
+        def leaky(x, alpha):
+            return tf.nn.leaky_relu(x, alpha=alpha)
+
+        leaky(tf.ones([4]), tf.constant(0.2))
+        """,
+        "leaky",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
+def test_has_primitive_parameters(files, qualname, expected):
+    assert verdict(files, qualname).has_primitive_parameters is expected
