@@ -32,9 +32,9 @@ UNKNOWN_ORIGIN: Origin = ("unknown",)
 EFFECT_CODES = {
     "print": ("HY101", "prints"),
     "logging": ("HY102", "logs"),
-    "io": ("HY103", "performs file or OS I/O"),
+    "io": ("HY103", "does file or OS I/O"),
     "input": ("HY103", "reads standard input"),
-    "random": ("HY104", "draws from Python's random number generator"),
+    "random": ("HY104", "draws a random number in Python"),
     "clock": ("HY105", "reads the clock"),
     "trace_time": ("HY109", "changes global framework state"),
 }
@@ -63,11 +63,23 @@ LIKELY_MUTATORS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Effect:
-    """One side effect with the finding code it maps to and where it happens."""
+    """One side effect with the finding code it maps to and where it happens.
+
+    `what` is a phrase that reads after "it" or "which" ("prints with `print`"); `param` names
+    the parameter whose object the effect changes, when that is all it changes.
+    """
 
     code: str
-    message: str
+    what: str
     span: Span
+    param: str | None = None
+    traced_only: bool = False
+
+    @property
+    def message(self) -> str:
+        if self.traced_only:
+            return f"{self.what}: in a graph this runs once, while tracing, not on every call"
+        return self.what
 
 
 @dataclass(slots=True)
@@ -206,7 +218,7 @@ class EffectAnalysis:
             if origin[0] == "param":
                 summary.mutated_params.setdefault(origin[1], span)
                 summary.effects.append(
-                    Effect("HY107", f"{what} an object passed in as `{origin[1]}`", span)
+                    Effect("HY107", f"{what} an object passed in as `{origin[1]}`", span, origin[1])
                 )
             elif origin == FREE:
                 summary.effects.append(
@@ -263,9 +275,7 @@ class EffectAnalysis:
             if info.effect in EFFECT_CODES:
                 code, verb = EFFECT_CODES[info.effect]
                 summary.effects.append(
-                    Effect(
-                        code, f"`{_short(info.name)}` {verb}; it runs only while tracing", site.span
-                    )
+                    Effect(code, f"{verb} with `{_short(info.name)}`", site.span, traced_only=True)
                 )
             if info.mutates_receiver and site.callee[0] == "attr" and not receiver_fresh:
                 self._mutation(
@@ -337,22 +347,19 @@ class EffectAnalysis:
                     continue
                 callee_fn = self.index.function(target)
                 name = callee_fn.qualname
-                if callee_summary.effects:
-                    own = [
-                        e
-                        for e in callee_summary.effects
-                        if not e.message.endswith("passed in as `self`")
-                    ]
-                    non_param = [e for e in own if "passed in as" not in e.message]
-                    if non_param:
-                        first = non_param[0]
-                        summary.effects.append(
-                            Effect(
-                                first.code,
-                                f"calls `{name}`, which {first.message} (line {first.span.start_line})",
-                                site.span,
-                            )
+                # Effects on the callee's parameters are mapped through the arguments below;
+                # the rest happen whatever the caller passes.
+                unconditional = [e for e in callee_summary.effects if e.param is None]
+                if unconditional:
+                    first = unconditional[0]
+                    summary.effects.append(
+                        Effect(
+                            first.code,
+                            f"calls `{name}`, which {first.what} (line {first.span.start_line})",
+                            site.span,
+                            traced_only=first.traced_only,
                         )
+                    )
                 if callee_summary.undeterminable and not summary.undeterminable:
                     summary.undeterminable.append(
                         Effect("HY110", f"calls `{name}`, whose effects are unknown", site.span)
