@@ -23,6 +23,24 @@ def margin_stats(logits, labels):
     return tf.reduce_mean(margin), tf.reduce_mean(tf.cast(margin > 0.0, tf.float32))
 
 
+def predict_classes(model, x):
+    return tf.argmax(model(x), axis=-1, output_type=tf.int32)
+
+
+def per_class_recall(cm):
+    cm = tf.cast(cm, tf.float32)
+    return tf.linalg.diag_part(cm) / tf.maximum(tf.reduce_sum(cm, axis=1), 1.0)
+
+
+def report(history, acc, recall):
+    balanced = float(tf.reduce_mean(recall))
+    print(f"final train loss {history[-1]:.4f}  test acc {float(acc):.4f}  "
+          f"balanced acc {balanced:.4f}")
+    for k, r in enumerate(recall):
+        print(f"  class {k}: recall {float(r):.3f}")
+    return balanced
+
+
 def main():
     np.random.seed(0)
     tf.keras.utils.set_random_seed(0)  # seeds Python, NumPy and TF (Keras initializers included)
@@ -35,13 +53,15 @@ def main():
     acc, cm = tr.evaluate(model, x_test, y_test)
     spread = embedding_spread(model, x_test)
     mean_margin, frac_positive = margin_stats(model(x_test), y_test)
+    predicted_counts = tf.math.bincount(predict_classes(model, x_test), minlength=3)
 
     print("confusion matrix:\n", cm.numpy())
-    print(f"test acc {float(acc):.4f}  embedding spread {float(spread):.4f}  "
-          f"margin {float(mean_margin):.4f}")
+    print("predicted class counts:", predicted_counts.numpy())
+    balanced = report(history, acc, per_class_recall(cm))
+    print(f"embedding spread {float(spread):.4f}  margin {float(mean_margin):.4f}")
     print("digest:", " ".join(f"{v:.4f}" for v in (
-        history[-1], float(acc), float(spread), float(mean_margin), float(frac_positive),
-        float(tf.linalg.trace(tf.cast(cm, tf.float32))))))
+        history[-1], float(acc), balanced, float(spread), float(mean_margin),
+        float(frac_positive), float(predicted_counts[0]))))
 
 
 if __name__ == "__main__":
