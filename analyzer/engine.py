@@ -56,6 +56,8 @@ def _no_cyclic_gc() -> Iterator[None]:
     try:
         yield
     finally:
+        # What survives the analysis lives until the end of the run: keep the collector off it.
+        gc.freeze()
         if enabled:
             gc.enable()
 

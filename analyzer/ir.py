@@ -43,8 +43,6 @@ class CallSite:
     kwargs: tuple[tuple[str, Sym], ...]
     span: Span
     has_star_args: bool = False
-    name_arg_literal: Sym | None = None
-    """The value bound to `name=` when it is not a string (a hazard for TF ops), else None."""
 
 
 @dataclass(frozen=True, slots=True)

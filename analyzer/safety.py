@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from hybridize.analyzer.frameworks import lookup_parameters
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import Atom, TensorFacts, get_evaluator, is_tensor_like
@@ -151,20 +152,34 @@ def numpy_calls_on_parameters(ctx: _Context) -> list[Finding]:
 
 
 def invalid_name_arguments(ctx: _Context) -> list[Finding]:
-    """A non-string `name=` given to a TF op."""
+    """A non-string `name` given to a TF op, by keyword or by position (`tf.sqrt(x, tf.float32)`
+    passes a dtype where `name` stands)."""
     found = []
     for resolved in ctx.facts.calls.get(ctx.key, []):
         site = resolved.site
-        if site.name_arg_literal is None or not any(info.tensor_op for info in resolved.api):
+        ops = [info for info in resolved.api if info.tensor_op]
+        if not ops:
             continue
-        value = dict(site.kwargs).get("name")
-        atoms = ctx.evaluator.eval(value) if value is not None else frozenset()
-        if atoms and not any(a[0] == "lit" and a[1] in ("str", "none") for a in atoms):
+        value: Sym | None = dict(site.kwargs).get("name")
+        if value is None:
+            for info in ops:
+                params = lookup_parameters(info.name) or ()
+                if "name" in params and params.index("name") < len(site.args):
+                    value = site.args[params.index("name")]
+                    break
+        if value is None:
+            continue
+        atoms = ctx.evaluator.eval(value)
+        if (
+            atoms
+            and not any(a[0] == "lit" and a[1] in ("str", "none") for a in atoms)
+            and not any(a[0] == "?" for a in atoms)
+        ):
             found.append(
                 ctx.finding(
                     "HY401",
                     "has_invalid_name_arguments",
-                    "`name=` must be a string; TensorFlow rejects other values when building a graph",
+                    "`name` must be a string; TensorFlow rejects other values when building a graph",
                     site.span,
                 )
             )

@@ -697,7 +697,6 @@ class _ModuleBuilder:
         args: list[Sym] = []
         kwargs: list[tuple[str, Sym]] = []
         star = False
-        name_literal: Sym | None = None
         for arg in call.args:
             value = self._expr(arg.value, scope)
             if arg.star:
@@ -705,18 +704,6 @@ class _ModuleBuilder:
                 continue
             if arg.keyword is not None:
                 kwargs.append((arg.keyword.value, value))
-                if (
-                    arg.keyword.value == "name"
-                    and value[0] == "lit"
-                    and value[1]
-                    not in (
-                        "str",
-                        "none",
-                    )
-                ):
-                    name_literal = value
-                elif arg.keyword.value == "name" and value[0] == "attr" and value[1][0] == "name":
-                    name_literal = value  # e.g. name=tf.float32: decided once resolved
             else:
                 args.append(value)
         summary = scope.summary
@@ -738,7 +725,6 @@ class _ModuleBuilder:
                 kwargs=tuple(kwargs),
                 span=span,
                 has_star_args=star,
-                name_arg_literal=name_literal,
             )
         )
         return ("call", len(summary.calls) - 1)

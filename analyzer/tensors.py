@@ -229,6 +229,7 @@ class TensorFacts:
     symbolic_args: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     evaluators: dict[str, Evaluator] = field(default_factory=dict)
     final: bool = False
+    latest_evaluators: dict[str, Evaluator] = field(default_factory=dict)
     cache: dict[str, object] = field(default_factory=dict)
     """Derived project-wide facts computed once from the solution (by later stages)."""
     """Set for the last round: parameters nobody passes are then unknown, not empty."""
@@ -257,6 +258,8 @@ class Evaluator:
         self.active: set[Sym] = set()
         self.partial: dict[Sym, Atoms] = {}
         self.deps: set[Dep] = {("params", key)}
+        self.optimistic = False
+        """Set when a missing fact was read as "nothing yet" rather than "unknown"."""
         """The facts this evaluation read: re-evaluate when one of them changes."""
         self.class_key = (
             f"{self.relpath}::{self.fn.class_qualname}" if self.fn.class_qualname else None
@@ -387,6 +390,7 @@ class Evaluator:
             return (PYTHON,)
         # No evidence yet: optimistic while iterating (so a self-call cannot keep "unknown"
         # alive), honest in the final round.
+        self.optimistic = True
         return (UNKNOWN_ATOM,) if self.facts.final else ()
 
     def _is_keras_build_shape(self, name: str) -> bool:
@@ -539,6 +543,7 @@ class Evaluator:
         found = self.facts.returns.get(key)
         if found is not None:
             return found
+        self.optimistic = True
         return frozenset({UNKNOWN_ATOM}) if self.facts.final else NO_ATOMS
 
     def call_result(self, index: int) -> Atoms:
@@ -623,6 +628,8 @@ class Evaluator:
             # An unknown function applied to tensors (a loaded SavedModel's signature, a
             # third-party op): what comes back is taken to be tensor-like as well.
             result.add(TENSOR)
+        if not result and not callee_atoms:
+            self.optimistic = True
         if not result and not self.facts.final and not callee_atoms:
             result = set()
         elif not result:
@@ -862,6 +869,7 @@ class Contribution:
 
 def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contribution, set[Dep]]:
     evaluator = get_evaluator(index, facts, key)
+    facts.latest_evaluators[key] = evaluator
     fn = evaluator.fn
     out = Contribution()
     for i in range(len(fn.calls)):
@@ -886,7 +894,14 @@ def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contri
         for store in fn.stores:
             if store.kind == "attr" and store.target in (("local", receiver), ("param", receiver)):
                 out.attrs.append((evaluator.class_key, store.name, evaluator.eval(store.value)))
-    return out, evaluator.deps
+    deps = set(evaluator.deps)
+    if evaluator.optimistic:
+        deps.add(OPTIMISTIC)
+    return out, deps
+
+
+OPTIMISTIC: Dep = ("optimistic", "")
+"""Marks an evaluation that read a missing fact optimistically: the final round redoes it."""
 
 
 def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> set[Dep]:
@@ -979,11 +994,21 @@ def solve(index: ProjectIndex) -> TensorFacts:
         dirty = [key for key in keys if deps[key] & changed]
         if not dirty:
             break
+    # Final rounds: missing facts now read as "unknown". Only evaluations that relied on a
+    # missing fact can change, and then whatever read what they changed.
     facts.final = True
-    facts.evaluators = {}
-    for key in keys:
-        contributions[key], deps[key] = _evaluate(index, facts, key)
-    _aggregate(facts, contributions)
+    dirty = [key for key in keys if OPTIMISTIC in deps[key]]
+    for _round in range(MAX_ROUNDS):
+        if not dirty:
+            break
+        facts.evaluators = {}
+        for key in dirty:
+            contributions[key], deps[key] = _evaluate(index, facts, key)
+        changed = _aggregate(facts, contributions)
+        dirty = [key for key in keys if deps[key] & changed]
+    # Each function's latest evaluation read only facts that have not changed since: its
+    # memo is the solution's view of the function, for the analyses that follow.
+    facts.evaluators = dict(facts.latest_evaluators)
     return facts
 
 

@@ -246,9 +246,6 @@ CASES = [
         "root",
         True,
         field="has_invalid_name_arguments",
-        xfail=(
-            "a dtype passed positionally into the name slot (tf.sqrt(x, tf.float32)) is not flagged"
-        ),
     ),
     case(
         "name-string",
