@@ -1,4 +1,4 @@
-"""HY406 has_keras_symbolic_arguments: a caller passes a tf.keras.Input value."""
+"""HY406 has_keras_symbolic_arguments: Keras symbolic tensors reach the function."""
 
 from __future__ import annotations
 
@@ -6,13 +6,20 @@ from . import Check
 
 
 class HasKerasSymbolicArguments(Check):
-    """A caller passes a Keras symbolic tensor (`tf.keras.Input`).
+    """A caller, or Keras itself while building a model, passes Keras symbolic tensors.
 
     What it detects
     ---------------
     A function that some caller invokes with a Keras functional-API symbolic tensor: a
     value of `tf.keras.Input(...)` / `keras.layers.Input(...)`, or a layer output computed
     from one while building a functional model.
+
+    Also the `call` of a Keras `Layer`/`Model` subclass that Keras 3 builds symbolically:
+    one with sub-layers that may be unbuilt and no `build` method of its own (Keras then
+    runs `call` on symbolic tensors to create the weights), and the `call` of every stateful
+    layer such a class holds. A `@tf.function` on that `call` is first traced during the
+    symbolic pass and keeps the sub-layers' initial weights: training then reports "No
+    gradients provided for any variable", or silently stops improving.
 
     Why it matters in graph mode
     ----------------------------
@@ -34,6 +41,8 @@ class HasKerasSymbolicArguments(Check):
 
     Instead
     -------
+    For a subclassed layer or model, give it a `build(self, input_shape)` that builds its
+    sub-layers, or leave `call` undecorated and compile the training step instead.
     Leave model-building code eager. Compile the function that runs the built model on real
     tensors (or rely on Keras, which compiles `fit`/`predict` itself):
 
@@ -47,7 +56,10 @@ class HasKerasSymbolicArguments(Check):
     code = "HY406"
     name = "has_keras_symbolic_arguments"
     severity = "error"
-    summary = "A caller passes a Keras symbolic tensor (tf.keras.Input); it is model-building code."
+    summary = (
+        "Keras symbolic tensors reach it (from tf.keras.Input, or Keras' symbolic build of a "
+        "layer without build): model-building code."
+    )
     EXAMPLE_FUNCTION = "f"
     VALID = (
         # Called with real tensors.
