@@ -243,7 +243,7 @@ class EffectAnalysis:
                 )
             elif store.kind == "inplace":
                 atoms = get_evaluator(self.index, self.facts, key).eval(store.target)
-                if any(a[0] in ("seq", "dict") and a[1] != "tuple" for a in atoms):
+                if any(_mutable_container(a) for a in atoms):
                     self._mutation(key, fn, summary, store.target, store.span, "extends in place")
             elif store.kind in ("attr", "del_attr"):
                 self._mutation(
@@ -404,6 +404,15 @@ class EffectAnalysis:
             if i < len(site.args):
                 return site.args[i]
         return None
+
+
+def _mutable_container(atom: tuple) -> bool:
+    """A list, dict or set (not a tuple): `+=` changes it in place."""
+    if atom[0] == "seq":
+        return bool(atom[1] != "tuple")
+    if atom[0] == "tup":
+        return len(atom) > 2 and atom[2] == "list"
+    return atom[0] == "dict"
 
 
 def _copy(summary: EffectSummary) -> EffectSummary:

@@ -1,13 +1,15 @@
-"""Cheap dtype and shape rules for the TF ops that create tensors.
+"""Cheap dtype and shape rules for TF ops, and NumPy dtypes.
 
-Only what can be read off the call: a `dtype=` argument naming a TF dtype, the Python type of
-a literal given to `tf.constant`. Shapes need ordered literal arguments and arrive with input
-signature inference; until then they stay unknown (`None`), which is always sound.
+What can be read off a call: a `dtype=` argument, the Python type and nesting of a literal
+given to `tf.constant`, literal shapes given to `zeros`/`ones`/`random.*`/`reshape`, and the
+shapes of tensor arguments flowing through `matmul`, broadcasting elementwise ops,
+reductions, `concat`, `stack`, `cast`. Anything else stays unknown (`None`), which is sound:
+an unknown axis only makes a signature less specific.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 Atom = tuple
 
@@ -50,25 +52,357 @@ def dtype_of(atoms: frozenset[Atom]) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+Shape = tuple[int | None, ...] | None
+"""A tensor shape: a tuple of axes (None where unknown), or None for an unknown rank."""
+
+
 def infer_spec(
     api_name: str, args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
-) -> tuple[str | None, tuple[int | None, ...] | None] | None:
-    """(dtype, shape) of the tensor a creating op returns, or None when nothing is known."""
-    dtype = dtype_of(kwargs["dtype"]) if "dtype" in kwargs else None
+) -> tuple[str | None, Shape] | None:
+    """(dtype, shape) of the tensor a TF op returns, or None when nothing is known."""
     short = api_name.rsplit(".", 1)[-1]
+    dtype = _result_dtype(api_name, short, args, kwargs)
+    shape = _result_shape(short, args, kwargs) if api_name.startswith("tensorflow.") else None
+    if dtype is None and shape is None:
+        return None
+    return dtype, shape
+
+
+def _result_dtype(
+    api_name: str,
+    short: str,
+    args: Sequence[frozenset[Atom]],
+    kwargs: Mapping[str, frozenset[Atom]],
+) -> str | None:
+    dtype = dtype_of(kwargs["dtype"]) if "dtype" in kwargs else None
     if dtype is None and short in ("constant", "convert_to_tensor", "Variable") and args:
         literal_types = {_literal_type(a) for a in args[0]}
         if len(literal_types) == 1 and (only := literal_types.pop()) is not None:
             dtype = LITERAL_DTYPES.get(only)
+        else:
+            dtype = _common_dtype(args[:1])
     if dtype is None and short in ("cast", "zeros", "ones", "constant") and len(args) > 1:
         dtype = dtype_of(args[1])
     if dtype is None and short in ("zeros", "ones", "eye", "normal", "uniform", "truncated_normal"):
         dtype = "float32"
     if dtype is None and _preserves_dtype(api_name, short):
         dtype = _common_dtype(args)
-    if dtype is None:
+    return dtype
+
+
+def _arg(
+    args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]], index: int, name: str
+) -> frozenset[Atom] | None:
+    if name in kwargs:
+        return kwargs[name]
+    return args[index] if index < len(args) else None
+
+
+def literal_ints(atoms: frozenset[Atom] | None) -> tuple[int | None, ...] | None:
+    """`(2, 3)`, `[2, 3]` or `4` given as a shape: its axes (None for -1, None or unknown)."""
+    if not atoms or len(atoms) != 1:
         return None
-    return dtype, None
+    (atom,) = atoms
+    if atom[0] == "lit" and atom[1] == "int":
+        return (atom[2] if isinstance(atom[2], int) and atom[2] >= 0 else None,)
+    if atom[0] != "tup":
+        return None
+    axes: list[int | None] = []
+    for part in atom[1]:
+        values = [a[2] for a in part if a[0] == "lit" and a[1] == "int"]
+        if len(part) == 1 and len(values) == 1 and isinstance(values[0], int) and values[0] >= 0:
+            axes.append(values[0])
+        else:
+            axes.append(None)
+    return tuple(axes)
+
+
+def _literal_structure_shape(atoms: frozenset[Atom]) -> Shape:
+    """The shape of a nested literal: `[[1., 2.], [3., 4.]]` -> (2, 2); `3.0` -> ()."""
+    if len(atoms) != 1:
+        return None
+    (atom,) = atoms
+    if atom[0] == "lit" and atom[1] in ("int", "float", "bool", "str"):
+        return ()
+    if atom[0] == "tup":
+        inner = {_literal_structure_shape(part) for part in atom[1]}
+        if len(inner) == 1 and (only := inner.pop()) is not None:
+            return (len(atom[1]), *only)
+        return None
+    if atom[0] in ("tensor", "variable"):
+        shape: Shape = atom[2]
+        return shape
+    return None
+
+
+def shapes_of(atoms: frozenset[Atom] | None) -> set[Shape]:
+    """Shapes of the tensors among the atoms (None for a tensor of unknown rank)."""
+    if not atoms:
+        return set()
+    return {a[2] for a in atoms if a[0] in ("tensor", "variable")}
+
+
+def _one_shape(atoms: frozenset[Atom] | None) -> Shape:
+    found = shapes_of(atoms)
+    return found.pop() if len(found) == 1 else None
+
+
+def broadcast(shapes: Sequence[Shape]) -> Shape:
+    """NumPy broadcasting of known shapes; unknown where any input is unknown or disagrees."""
+    if not shapes or any(s is None for s in shapes):
+        return None
+    known = [s for s in shapes if s is not None]
+    rank = max(len(s) for s in known)
+    result: list[int | None] = []
+    for i in range(rank):
+        axis: set[int | None] = set()
+        for s in known:
+            offset = rank - len(s)
+            if i >= offset:
+                axis.add(s[i - offset])
+        if len(axis) > 1:
+            axis.discard(1)
+        result.append(axis.pop() if len(axis) == 1 else None)
+    return tuple(result)
+
+
+ELEMENTWISE = frozenset(
+    {
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "truediv",
+        "maximum",
+        "minimum",
+        "pow",
+        "square",
+        "sqrt",
+        "rsqrt",
+        "exp",
+        "log",
+        "log1p",
+        "abs",
+        "negative",
+        "sign",
+        "relu",
+        "relu6",
+        "elu",
+        "selu",
+        "gelu",
+        "sigmoid",
+        "tanh",
+        "softplus",
+        "softsign",
+        "softmax",
+        "log_softmax",
+        "sin",
+        "cos",
+        "tan",
+        "floor",
+        "ceil",
+        "round",
+        "reciprocal",
+        "squared_difference",
+        "identity",
+        "stop_gradient",
+        "clip_by_value",
+        "dropout",
+        "l2_normalize",
+        "leaky_relu",
+        "silu",
+        "swish",
+        "erf",
+        "floordiv",
+        "floormod",
+        "mod",
+        "divide_no_nan",
+        "multiply_no_nan",
+        "cast",
+        "zeros_like",
+        "ones_like",
+    }
+)
+"""Ops whose result has the broadcast shape of their tensor arguments."""
+
+
+def _result_shape(
+    short: str, args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
+) -> Shape:
+    rule = SHAPE_RULES.get(short)
+    if rule is not None:
+        return rule(args, kwargs)
+    if short.startswith("reduce_"):
+        return _reduction(args, kwargs)
+    if short in ELEMENTWISE:
+        tensors = [_one_shape(a) for a in args if shapes_of(a)]
+        return broadcast(tensors) if tensors else None
+    return None
+
+
+def _constant(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
+    if "shape" in kwargs:
+        return literal_ints(kwargs["shape"])
+    value = _arg(args, kwargs, 0, "value") or _arg(args, kwargs, 0, "initial_value")
+    return _literal_structure_shape(value) if value else None
+
+
+def _created(
+    name: str,
+) -> Callable[[Sequence[frozenset[Atom]], Mapping[str, frozenset[Atom]]], Shape]:
+    def rule(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
+        return literal_ints(_arg(args, kwargs, 0, name))
+
+    return rule
+
+
+def _eye(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
+    rows = literal_ints(_arg(args, kwargs, 0, "num_rows"))
+    cols = literal_ints(_arg(args, kwargs, 1, "num_columns"))
+    if rows is None or len(rows) != 1:
+        return None
+    return (rows[0], cols[0] if cols is not None and len(cols) == 1 else rows[0])
+
+
+def _reshape(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
+    raw = _arg(args, kwargs, 1, "shape")
+    target = literal_ints(raw)
+    if target is None:
+        return None
+    return _resolve_minus_one(target, _one_shape(_arg(args, kwargs, 0, "tensor")), raw)
+
+
+def _matmul(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
+    a, b = _one_shape(_arg(args, kwargs, 0, "a")), _one_shape(_arg(args, kwargs, 1, "b"))
+    if "transpose_a" in kwargs or "transpose_b" in kwargs or a is None or b is None:
+        return None
+    if len(a) < 2 or len(b) < 2:
+        return None
+    batch = broadcast([a[:-2], b[:-2]])
+    return None if batch is None else (*batch, a[-2], b[-1])
+
+
+def _reduction(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
+    source = _one_shape(_arg(args, kwargs, 0, "input_tensor"))
+    if source is None:
+        return None
+    axis_atoms = _arg(args, kwargs, 1, "axis")
+    keepdims = kwargs.get("keepdims") == frozenset({("lit", "bool", True)})
+    if axis_atoms is None or axis_atoms == frozenset({("lit", "none", None)}):
+        return tuple(1 for _ in source) if keepdims else ()
+    axes = _axes(axis_atoms, len(source))
+    if axes is None:
+        return None
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(source))
+    return tuple(d for i, d in enumerate(source) if i not in axes)
+
+
+def _axes(atoms: frozenset[Atom], rank: int) -> set[int] | None:
+    """Literal axis arguments, negative ones counted from the end."""
+    if len(atoms) != 1:
+        return None
+    (atom,) = atoms
+    parts = [frozenset({atom})] if atom[0] == "lit" else list(atom[1]) if atom[0] == "tup" else []
+    axes: set[int] = set()
+    for part in parts:
+        values = [a[2] for a in part if a[0] == "lit" and a[1] == "int"]
+        if len(values) != 1 or not isinstance(values[0], int) or not -rank <= values[0] < rank:
+            return None
+        axes.add(values[0] % rank)
+    return axes or None
+
+
+def _joined(
+    stack: bool,
+) -> Callable[[Sequence[frozenset[Atom]], Mapping[str, frozenset[Atom]]], Shape]:
+    def rule(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
+        values = _arg(args, kwargs, 0, "values")
+        if not values or len(values) != 1:
+            return None
+        (container,) = values
+        if container[0] != "tup":
+            return None
+        parts = [_one_shape(part) for part in container[1]]
+        known = [p for p in parts if p is not None]
+        if len(known) != len(parts) or len({len(p) for p in known}) != 1:
+            return None
+        rank = len(known[0]) + (1 if stack else 0)
+        axes = _axes(_arg(args, kwargs, 1, "axis") or frozenset({("lit", "int", 0)}), rank)
+        if axes is None or len(axes) != 1:
+            return None
+        (axis,) = axes
+        if stack:
+            merged = broadcast(known)
+            return None if merged is None else (*merged[:axis], len(known), *merged[axis:])
+        sizes = [p[axis] for p in known]
+        total = None if any(s is None for s in sizes) else sum(s or 0 for s in sizes)
+        others = broadcast([(*p[:axis], *p[axis + 1 :]) for p in known])
+        return None if others is None else (*others[:axis], total, *others[axis:])
+
+    return rule
+
+
+def _transpose(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
+    if "perm" in kwargs or len(args) != 1:
+        return None
+    source = _one_shape(args[0])
+    return None if source is None else tuple(reversed(source))
+
+
+SHAPE_RULES: dict[
+    str, Callable[[Sequence[frozenset[Atom]], Mapping[str, frozenset[Atom]]], Shape]
+] = {
+    "constant": _constant,
+    "convert_to_tensor": _constant,
+    "Variable": _constant,
+    "zeros": _created("shape"),
+    "ones": _created("shape"),
+    "normal": _created("shape"),
+    "uniform": _created("shape"),
+    "truncated_normal": _created("shape"),
+    "fill": _created("dims"),
+    "eye": _eye,
+    "reshape": _reshape,
+    "matmul": _matmul,
+    "concat": _joined(stack=False),
+    "stack": _joined(stack=True),
+    "transpose": _transpose,
+}
+"""Shape rules by op name (the last part of its TensorFlow name)."""
+
+
+def _resolve_minus_one(
+    target: tuple[int | None, ...], source: Shape, raw: frozenset[Atom] | None
+) -> Shape:
+    """`reshape(x, [-1, 4])`: the -1 axis is known when every other size is."""
+    minus_one = _minus_one_index(raw)
+    if minus_one is None or source is None or any(d is None for d in source):
+        return target
+    known = [d for i, d in enumerate(target) if i != minus_one]
+    if any(d is None for d in known):
+        return target
+    total = 1
+    for d in source:
+        total *= d or 0
+    rest = 1
+    for d in known:
+        rest *= d or 0
+    if rest == 0 or total % rest:
+        return target
+    return (*target[:minus_one], total // rest, *target[minus_one + 1 :])
+
+
+def _minus_one_index(raw: frozenset[Atom] | None) -> int | None:
+    if not raw or len(raw) != 1:
+        return None
+    (atom,) = raw
+    if atom[0] != "tup":
+        return None
+    for i, part in enumerate(atom[1]):
+        if ("lit", "int", -1) in part:
+            return i
+    return None
 
 
 DTYPE_CHANGING = frozenset(
@@ -123,6 +457,11 @@ def _common_dtype(args: Sequence[frozenset[Atom]]) -> str | None:
 def _literal_type(atom: Atom, depth: int = 0) -> str | None:
     if atom[0] == "lit":
         return str(atom[1])
+    if atom[0] == "tup" and depth < 4:
+        types = {_literal_type(a, depth + 1) for part in atom[1] for a in part}
+        if types == {"int", "float"}:
+            return "float"
+        return types.pop() if len(types) == 1 else None
     if atom[0] == "seq" and depth < 4:
         types = {_literal_type(a, depth + 1) for a in atom[2]}
         if types == {"int", "float"}:

@@ -12,6 +12,7 @@ value it may hold at run time:
                                  metric, tape, strategy, file, logger, instance (project class)
     ("lit", type, value)         a Python literal (value None when computed)
     ("seq", kind, atoms)         a list/tuple/set whose elements are `atoms`
+    ("tup", parts, kind)         a short tuple or list display: `parts[i]` holds element i
     ("dict", atoms)              a dict whose values are `atoms`
     ("func", key) ("method", key) ("class", key) ("module", relpath) ("ext", dotted)
     ("boundext", role, name)     a method of a framework object, e.g. tensor.numpy
@@ -33,7 +34,7 @@ from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
-from hybridize.analyzer.shapes import infer_spec, numpy_dtype
+from hybridize.analyzer.shapes import Shape, broadcast, infer_spec, numpy_dtype
 
 Atom = tuple
 Atoms = frozenset[Atom]
@@ -141,7 +142,8 @@ def _shrink(atom: Atom, depth: int = 0) -> Atom:
     if kind == "seq":
         return ("seq", atom[1], frozenset(_shrink(a, depth + 1) for a in atom[2]))
     if kind == "tup":
-        return ("tup", tuple(frozenset(_shrink(a, depth + 1) for a in part) for part in atom[1]))
+        parts = tuple(frozenset(_shrink(a, depth + 1) for a in part) for part in atom[1])
+        return ("tup", parts, *atom[2:])
     return ("dict", frozenset(_shrink(a, depth + 1) for a in atom[1]))
 
 
@@ -322,12 +324,13 @@ class Evaluator:
             return out
         if (
             kind == "seq"
-            and sym[1] == "tuple"
+            and sym[1] in ("tuple", "list")
             and len(sym[2]) <= MAX_TUPLE
             and all(e[0] != "iter" for e in sym[2])
         ):
-            # Short tuples keep their positions: `x, y = f()` must not mix x's and y's kinds.
-            return (("tup", tuple(self.eval(e) for e in sym[2])),)
+            # Short tuple and list displays keep their positions: `x, y = f()` must not mix
+            # the kinds of x and y, and `tf.zeros([4, 8])` has a shape.
+            return (("tup", tuple(self.eval(e) for e in sym[2]), sym[1]),)
         if kind == "seq":
             elements: set[Atom] = set()
             for element in sym[2]:
@@ -528,7 +531,7 @@ class Evaluator:
         if kind == "seq":
             return frozenset({("boundext", "list" if atom[1] == "list" else atom[1], name)})
         if kind == "tup":
-            return frozenset({("boundext", "tuple", name)})
+            return frozenset({("boundext", atom[2] if len(atom) > 2 else "tuple", name)})
         if kind == "dict":
             return frozenset({("boundext", "dict", name)})
         if kind == "lit" and atom[1] == "str":
@@ -747,6 +750,9 @@ def _module_evaluator(index: ProjectIndex, facts: TensorFacts, relpath: str) -> 
 def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
     kind = atom[0]
     if kind in ("tensor", "variable"):
+        shape = atom[2]
+        if shape and index[0] == "lit" and index[1] == "int":
+            return (("tensor", atom[1], shape[1:]),)  # x[i] drops the first axis
         return (("tensor", atom[1], None),)
     if kind in ("numpy", "symbolic"):
         return (atom,)
@@ -778,7 +784,7 @@ def _iterate(atom: Atom) -> Iterable[Atom]:
     if kind in ("dataset", "iterator"):
         return (TENSOR, ("seq", "tuple", frozenset({TENSOR})))
     if kind in ("tensor", "variable"):
-        return (("tensor", atom[1], None),)
+        return (("tensor", atom[1], atom[2][1:] if atom[2] else None),)
     if kind in ("numpy", "symbolic"):
         return (atom,)
     if kind == "seq":
@@ -794,6 +800,20 @@ def _iterate(atom: Atom) -> Iterable[Atom]:
     return (UNKNOWN_ATOM,)
 
 
+def _operand_shape(operands: list[Atoms]) -> Shape:
+    """Broadcast shape of an operator's operands: Python numbers are scalars."""
+    shapes: list[Shape] = []
+    for atoms in operands:
+        kinds = {a[0] for a in atoms}
+        if kinds <= {"lit"} and atoms:
+            shapes.append(())
+        elif kinds <= {"tensor", "variable"} and len({a[2] for a in atoms}) == 1:
+            shapes.append(next(iter(atoms))[2])
+        else:
+            return None
+    return broadcast(shapes)
+
+
 def _operation(operands: list[Atoms]) -> Iterable[Atom]:
     """Arithmetic: tensors win over NumPy, NumPy over Python numbers; literals stay literals."""
     flat = [a for atoms in operands for a in atoms]
@@ -801,7 +821,7 @@ def _operation(operands: list[Atoms]) -> Iterable[Atom]:
         return ()
     if any(a[0] in ("tensor", "variable") for a in flat):
         dtypes = {a[1] for a in flat if a[0] in ("tensor", "variable") and a[1] is not None}
-        return (("tensor", dtypes.pop() if len(dtypes) == 1 else None, None),)
+        return (("tensor", dtypes.pop() if len(dtypes) == 1 else None, _operand_shape(operands)),)
     if any(a[0] == "symbolic" for a in flat):
         return (("symbolic",),)
     if any(a[0] == "numpy" for a in flat):
