@@ -33,6 +33,7 @@ from hybridize.analyzer.effects import EffectAnalysis
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.safety import safety_facts
+from hybridize.analyzer.signatures import compare, infer_signature, supplied_signature
 from hybridize.analyzer.sources import discover, read_source
 from hybridize.analyzer.speculation import speculate
 from hybridize.analyzer.summarize import summarize_module
@@ -404,6 +405,40 @@ def _verdict(
         )
     safety, safety_findings = safety_facts(index, facts, key)
     findings.extend(safety_findings)
+    supplied = supplied_signature(index, facts, key) if hybrid else None
+    signature: tuple[object, ...] | None = None
+    absence: str | None = None
+    static_axes = False
+    if options.infer_input_signatures:
+        inference = infer_signature(index, facts, key, speculative=speculative)
+        signature, absence, static_axes = (
+            inference.signature,
+            inference.reason,
+            inference.unresolved_static_axes,
+        )
+        if static_axes:
+            findings.append(
+                Finding(
+                    "HY404",
+                    "has_unresolved_statically_read_axes",
+                    "warning",
+                    f"no input_signature: {absence}",
+                    fn.span,
+                )
+            )
+        if supplied is not None and inference.signature is not None:
+            relation = compare(supplied, inference.signature)
+            findings.append(
+                Finding(
+                    "HY013",
+                    "supplied_input_signature",
+                    "info" if relation in ("equal", "broader") else "warning",
+                    f"the decorator's input_signature is {relation} than the call sites need"
+                    if relation in ("broader", "tighter")
+                    else f"the decorator's input_signature is {relation} to the call sites",
+                    fn.span,
+                )
+            )
     # Keep one finding per (code, line) so a loop of prints is not a wall of text.
     unique: dict[tuple[str, int, int], Finding] = {}
     for finding in findings:
@@ -427,7 +462,10 @@ def _verdict(
         params=tuple(evaluator_params),
         decorator_args=decorator_arguments(index, facts, key) if hybrid else {},
         infer_input_signatures=options.infer_input_signatures,
-        has_unresolved_statically_read_axes=False,
+        has_unresolved_statically_read_axes=static_axes,
+        input_signature=signature,
+        supplied_input_signature=supplied,
+        input_signature_absence_reason=absence if signature is None else None,
     )
     return decide(function_facts)
 

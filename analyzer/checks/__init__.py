@@ -31,6 +31,8 @@ class Check:
     severity: ClassVar[Severity] = "warning"
     summary: ClassVar[str] = ""
     EXAMPLE_FUNCTION: ClassVar[str] = "f"
+    INFER_INPUT_SIGNATURES: ClassVar[bool] = False
+    """Run the examples with `--infer-input-signatures` (checks about signatures)."""
     VALID: ClassVar[tuple[str, ...]] = ()
     INVALID: ClassVar[tuple[str, ...]] = ()
 

@@ -45,8 +45,59 @@ class Reconfigure(Check):
     severity = "info"
     summary = "Add the inferred input_signature to an existing @tf.function."
     EXAMPLE_FUNCTION = "f"
-    # No embedded examples: this verdict exists only with --infer-input-signatures, and the
-    # example test runs the default analysis (AnalysisOptions() without inference), where
-    # P4 never applies.
-    VALID = ()
-    INVALID = ()
+    INFER_INPUT_SIGNATURES = True
+    VALID = (
+        # The decorator already has a signature: never overwritten.
+        """\
+import tensorflow as tf
+
+
+@tf.function(input_signature=[tf.TensorSpec(shape=[None, 4], dtype=tf.float32)])
+def f(x):
+    return tf.reduce_sum(x * x, axis=1)
+
+
+f(tf.ones((2, 4)))
+f(tf.ones((3, 4)))
+""",
+        # Callers disagree on the dtype: no signature can be inferred.
+        """\
+import tensorflow as tf
+
+
+@tf.function
+def f(x):
+    return tf.reduce_sum(x)
+
+
+f(tf.ones((2, 4)))
+f(tf.ones((2, 4), dtype=tf.float64))
+""",
+    )
+    INVALID = (
+        # Batch sizes vary: the batch axis becomes None, the feature axis stays 4.
+        """\
+import tensorflow as tf
+
+
+@tf.function
+def f(x):
+    return tf.reduce_sum(x * x, axis=1)
+
+
+f(tf.ones((2, 4)))
+f(tf.ones((3, 4)))
+""",
+        # A jit-compiled function keeps its other arguments.
+        """\
+import tensorflow as tf
+
+
+@tf.function(jit_compile=True)
+def f(x, w):
+    return tf.matmul(x, w)
+
+
+f(tf.zeros([8, 3]), tf.zeros([3, 2]))
+""",
+    )

@@ -42,6 +42,7 @@ class HasUnresolvedStaticallyReadAxes(Check):
     severity = "warning"
     summary = "Needs x.shape[i] as a Python int where the signature would leave the axis None."
     EXAMPLE_FUNCTION = "f"
+    INFER_INPUT_SIGNATURES = True
     VALID = (
         # Dynamic sizes through tf.shape.
         """\
@@ -69,7 +70,31 @@ f(tf.ones((2, 4, 3)))
 f(tf.ones((7, 4, 3)))
 """,
     )
-    # No INVALID programs yet: the engine does not compute this fact and emits no HY404
-    # finding (it needs the inferred input signature). The hazard is shown in the
-    # docstring's Example section.
-    INVALID = ()
+    INVALID = (
+        # The batch axis varies, and the body needs it as a Python int.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    batch = x.shape[0]
+    return tf.reshape(x, (batch, -1))
+
+
+f(tf.ones((2, 4, 3)))
+f(tf.ones((7, 4, 3)))
+""",
+        # range() over a varying axis.
+        """\
+import tensorflow as tf
+
+
+def f(x):
+    rows = [tf.reduce_sum(x[i]) for i in range(x.shape[0])]
+    return tf.stack(rows)
+
+
+f(tf.ones((2, 3)))
+f(tf.ones((5, 3)))
+""",
+    )

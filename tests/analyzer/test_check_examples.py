@@ -32,10 +32,11 @@ def _examples() -> list[object]:
     return cases
 
 
-def _verdict(source: str, qualname: str) -> FunctionVerdict:
+def _verdict(source: str, qualname: str, *, infer: bool = False) -> FunctionVerdict:
     summary = summarize_text("example.py", source)
     assert not isinstance(summary, FileError), f"the example does not parse: {summary.message}"
-    verdicts = analyze_summaries([summary], AnalysisOptions(use_cache=False))
+    options = AnalysisOptions(use_cache=False, infer_input_signatures=infer)
+    verdicts = analyze_summaries([summary], options)
     found = [v for v in verdicts if v.qualname == qualname]
     names = sorted(v.qualname for v in verdicts)
     assert found, f"no verdict for {qualname!r}; functions: {names}"
@@ -44,7 +45,7 @@ def _verdict(source: str, qualname: str) -> FunctionVerdict:
 
 @pytest.mark.parametrize(("check", "kind", "source"), _examples())
 def test_example(check: type[Check], kind: str, source: str) -> None:
-    verdict = _verdict(source, check.EXAMPLE_FUNCTION)
+    verdict = _verdict(source, check.EXAMPLE_FUNCTION, infer=check.INFER_INPUT_SIGNATURES)
     codes = [f.code for f in verdict.findings]
     detail = (
         f"findings: {[(f.code, f.message) for f in verdict.findings]}, failures: {verdict.failures}"

@@ -1,0 +1,91 @@
+"""HY013 supplied_input_signature: how a decorator's own signature relates to the call sites."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class SuppliedInputSignature(Check):
+    """Compares an existing `input_signature` with what the call sites pass.
+
+    What it detects
+    ---------------
+    With `--infer-input-signatures`, a `@tf.function(input_signature=[...])` whose signature
+    can be modelled is compared with the signature the call sites imply: it is *equal*,
+    *broader* (accepts more shapes than any caller passes: fine, one trace serves all),
+    *tighter* (fixes an axis the callers vary: some call will be rejected) or
+    *incomparable* (a dtype or a fixed size that no caller matches).
+
+    Why it matters in graph mode
+    ----------------------------
+    A function with an input signature is traced once and then refuses every argument that
+    does not match: a signature tighter than the callers raises a `ValueError` at the call,
+    and hybridize never overwrites a signature the developer wrote.
+
+    Example
+    -------
+        @tf.function(input_signature=[tf.TensorSpec([8, 4], tf.float32)])
+        def f(x):
+            return tf.reduce_sum(x)
+
+        f(tf.ones((8, 4)))
+        f(tf.ones((3, 4)))      # rejected: the signature fixes the batch axis at 8
+
+    Instead
+    -------
+    Leave the axes that vary `None`:
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+        def f(x):
+            return tf.reduce_sum(x)
+    """
+
+    code = "HY013"
+    name = "supplied_input_signature"
+    severity = "warning"
+    summary = "An existing input_signature is tighter, broader or incomparable to the call sites."
+    EXAMPLE_FUNCTION = "f"
+    INFER_INPUT_SIGNATURES = True
+    VALID = (
+        # No signature supplied: nothing to compare.
+        """\
+import tensorflow as tf
+
+
+@tf.function
+def f(x):
+    return tf.reduce_sum(x)
+
+
+f(tf.ones((8, 4)))
+""",
+    )
+    INVALID = (
+        # Tighter than the callers.
+        """\
+import tensorflow as tf
+
+
+@tf.function(input_signature=[tf.TensorSpec([8, 4], tf.float32)])
+def f(x):
+    return tf.reduce_sum(x)
+
+
+f(tf.ones((8, 4)))
+f(tf.ones((3, 4)))
+""",
+        # Broader, from a module-level signature.
+        """\
+import tensorflow as tf
+
+SIGNATURE = [tf.TensorSpec(shape=[None, None], dtype=tf.float32)]
+
+
+@tf.function(input_signature=SIGNATURE)
+def f(x):
+    return tf.reduce_sum(x)
+
+
+f(tf.ones((8, 4)))
+""",
+    )

@@ -1,0 +1,303 @@
+"""Input signatures: modelling a supplied one, inferring one from call sites, comparing them.
+
+VERDICTS.md section 3. From all call-site evidence per parameter: equal dtypes required;
+ranks that differ or are unknown give `shape=None`; each axis keeps the value all call sites
+agree on and becomes `None` otherwise; lists/tuples of tensors become nested lists of specs.
+A parameter receiving Python values, a parameter known only from a type hint (no dtype) or a
+speculative tensor blocks the signature. A signature whose `None` axis the body reads as a
+Python int (`x.shape[0]` in `range`, `reshape`, arithmetic...) is withheld: that axis would
+be unknown inside the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from hybridize.analyzer.ir import FunctionSummary, Sym
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.shapes import dtype_of, literal_ints
+from hybridize.analyzer.tensors import Atom, TensorFacts, get_evaluator
+from hybridize.model import SpecTree, TensorSpec
+
+SPEC_CLASSES = {
+    "tensorflow.TensorSpec": "TensorSpec",
+    "tensorflow.SparseTensorSpec": "SparseTensorSpec",
+    "tensorflow.RaggedTensorSpec": "RaggedTensorSpec",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Inference:
+    """An inferred signature, or why there is none; and the axes the body reads statically."""
+
+    signature: tuple[SpecTree, ...] | None
+    reason: str | None
+    unresolved_static_axes: bool = False
+
+
+# ---------------------------------------------------------------------- supplied
+
+
+def owner_key(index: ProjectIndex, key: str) -> str:
+    """The function whose body evaluates this function's decorators (its enclosing scope)."""
+    relpath = key.split("::", 1)[0]
+    fn = index.function(key)
+    if fn.parent_qualname is not None:
+        return f"{relpath}::{fn.parent_qualname}"
+    if fn.class_qualname is not None:
+        parent = index.modules[relpath].classes[fn.class_qualname].parent_qualname
+        if parent is not None:
+            return f"{relpath}::{parent}"
+    return f"{relpath}::<module>"
+
+
+def supplied_signature(
+    index: ProjectIndex, facts: TensorFacts, key: str
+) -> tuple[SpecTree, ...] | None:
+    """The `input_signature=` a tf.function decorator gives, when it can be modelled."""
+    relpath = key.split("::", 1)[0]
+    fn = index.function(key)
+    for decorator in fn.decorators:
+        ref = index.resolve_dotted(relpath, decorator.name)
+        if not (
+            ref[0] == "ext" and ref[1].startswith("tensorflow") and ref[1].endswith("function")
+        ):
+            continue
+        value = dict(decorator.kwargs).get("input_signature")
+        if value is None and len(decorator.args) > 1:
+            value = decorator.args[1]
+        if value is None:
+            continue
+        modelled = _model(index, facts, owner_key(index, key), value, depth=0)
+        if isinstance(modelled, tuple):
+            return modelled
+    return None
+
+
+def _model(
+    index: ProjectIndex, facts: TensorFacts, owner: str, sym: Sym, depth: int
+) -> SpecTree | None:
+    if depth > 8:
+        return None
+    fn = index.function(owner)
+    kind = sym[0]
+    if kind == "seq" and sym[1] in ("list", "tuple"):
+        parts = [_model(index, facts, owner, element, depth + 1) for element in sym[2]]
+        if any(p is None for p in parts):
+            return None
+        return tuple(p for p in parts if p is not None)
+    if kind in ("local", "name"):
+        values = fn.locals.get(sym[1], [])
+        if kind == "name" and not values:
+            module = f"{owner.split('::', 1)[0]}::<module>"
+            if module != owner:
+                return _model(index, facts, module, sym, depth + 1)
+        return _model(index, facts, owner, values[0], depth + 1) if len(values) == 1 else None
+    if kind == "call":
+        site = fn.calls[sym[1]]
+        evaluator = get_evaluator(index, facts, owner)
+        callee = evaluator.eval(site.callee)
+        classes = {SPEC_CLASSES.get(a[1]) for a in callee if a[0] == "ext"}
+        if len(classes) != 1 or None in classes:
+            return None
+        kwargs = dict(site.kwargs)
+        shape_sym = kwargs.get("shape", site.args[0] if site.args else None)
+        dtype_sym = kwargs.get("dtype", site.args[1] if len(site.args) > 1 else None)
+        shape = None
+        if shape_sym is not None and shape_sym != ("lit", "none", None):
+            shape = literal_ints(evaluator.eval(shape_sym))
+            if shape is None:
+                return None
+        dtype = dtype_of(evaluator.eval(dtype_sym)) if dtype_sym is not None else "float32"
+        return TensorSpec(classes.pop() or "TensorSpec", dtype, shape)
+    return None
+
+
+# ---------------------------------------------------------------------- inferred
+
+
+def _spec_of(atoms: frozenset[Atom] | set[Atom], depth: int = 0) -> SpecTree | str:
+    """One parameter's spec from the kinds its call sites pass, or the reason there is none."""
+    if not atoms:
+        return "no call site passes it"
+    kinds = {a[0] for a in atoms}
+    if kinds <= {"tensor", "variable", "numpy"}:
+        dtypes = {a[1] for a in atoms}
+        if None in dtypes:
+            return "the dtype of some argument is unknown"
+        if len(dtypes) > 1:
+            return f"callers pass different dtypes ({', '.join(sorted(dtypes))})"
+        shapes = {a[2] if a[0] != "numpy" else None for a in atoms}
+        return TensorSpec("TensorSpec", dtypes.pop(), _merge_shapes(shapes))
+    if kinds == {"tup"} and depth < 3:
+        lengths = {len(a[1]) for a in atoms}
+        if len(lengths) != 1:
+            return "callers pass lists of different lengths"
+        parts: list[SpecTree] = []
+        for i in range(lengths.pop()):
+            element: set[Atom] = set()
+            for a in atoms:
+                element |= a[1][i]
+            spec = _spec_of(element, depth + 1)
+            if isinstance(spec, str):
+                return spec
+            parts.append(spec)
+        return tuple(parts)
+    if "?" in kinds:
+        return "the kind of some argument is unknown"
+    return "it receives non-tensor values (Python values or objects)"
+
+
+def _merge_shapes(shapes: set[tuple[int | None, ...] | None]) -> tuple[int | None, ...] | None:
+    if None in shapes:
+        return None
+    ranks = {len(s) for s in shapes if s is not None}
+    if len(ranks) != 1:
+        return None
+    rank = ranks.pop()
+    merged: list[int | None] = []
+    for axis in range(rank):
+        values = {s[axis] for s in shapes if s is not None}
+        merged.append(values.pop() if len(values) == 1 else None)
+    return tuple(merged)
+
+
+def infer_signature(
+    index: ProjectIndex, facts: TensorFacts, key: str, *, speculative: bool
+) -> Inference:
+    """The signature all call sites agree on, or the reason there is none."""
+    fn = index.function(key)
+    params = list(fn.explicit_params)
+    if fn.class_qualname is not None and "staticmethod" not in {d.name for d in fn.decorators}:
+        params = list(fn.params[1:])
+    if speculative:
+        return Inference(None, "its tensor parameters are assumed, not seen at a call site")
+    evidence = facts.external_evidence.get(key, {})
+    passed = [p for p in params if evidence.get(p.name)]
+    if not passed:
+        return Inference(None, "no call site passes its parameters")
+    last = max(params.index(p) for p in passed)
+    specs: list[SpecTree] = []
+    for param in params[: last + 1]:
+        if param.kind in ("vararg", "kwarg", "kwonly"):
+            return Inference(None, f"`{param.name}` is a *args, **kwargs or keyword-only parameter")
+        spec = _spec_of(evidence.get(param.name, set()))
+        if isinstance(spec, str):
+            return Inference(None, f"`{param.name}`: {spec}")
+        specs.append(spec)
+    signature = tuple(specs)
+    names = [p.name for p in params[: last + 1]]
+    for name, axis in statically_read_axes(fn):
+        if name not in names:
+            continue
+        spec = signature[names.index(name)]
+        if isinstance(spec, TensorSpec) and _axis_unknown(spec, axis):
+            return Inference(
+                None,
+                f"the body reads `{name}.shape[{axis}]` as a Python int, and the call sites "
+                "do not agree on that axis",
+                unresolved_static_axes=True,
+            )
+    return Inference(signature, None)
+
+
+def _axis_unknown(spec: TensorSpec, axis: int) -> bool:
+    if spec.shape is None:
+        return True
+    if not -len(spec.shape) <= axis < len(spec.shape):
+        return True
+    return spec.shape[axis] is None
+
+
+def statically_read_axes(fn: FunctionSummary) -> set[tuple[str, int]]:
+    """(parameter, axis) for every `p.shape[i]` the body reads as a Python value."""
+    found: set[tuple[str, int]] = set()
+    for sym in _all_syms(fn):
+        if (
+            sym[0] == "item"
+            and sym[1][0] == "attr"
+            and sym[1][2] == "shape"
+            and sym[2][0] == "lit"
+            and isinstance(sym[2][2], int)
+        ):
+            param = _parameter(fn, sym[1][1])
+            if param is not None:
+                found.add((param, sym[2][2]))
+    return found
+
+
+def _parameter(fn: FunctionSummary, sym: Sym) -> str | None:
+    for _ in range(10):
+        if sym[0] in ("local", "name") and len(fn.locals.get(sym[1], [])) == 1:
+            sym = fn.locals[sym[1]][0]
+        else:
+            break
+    return sym[1] if sym[0] == "param" else None
+
+
+def _all_syms(fn: FunctionSummary) -> Iterator[Sym]:
+    stack: list[Sym] = []
+    for site in fn.calls:
+        stack.append(site.callee)
+        stack.extend(site.args)
+        stack.extend(value for _, value in site.kwargs)
+    for values in fn.locals.values():
+        stack.extend(values)
+    stack.extend(fn.returns)
+    stack.extend(store.value for store in fn.stores)
+    stack.extend(loop.iterable for loop in fn.loops)
+    seen: set[Sym] = set()
+    while stack:
+        sym = stack.pop()
+        if sym in seen or not isinstance(sym, tuple) or not sym:
+            continue
+        seen.add(sym)
+        yield sym
+        for part in sym[1:]:
+            if isinstance(part, tuple) and part and isinstance(part[0], str):
+                stack.append(part)
+            elif isinstance(part, tuple):
+                stack.extend(p for p in part if isinstance(p, tuple))
+
+
+# ---------------------------------------------------------------------- comparison
+
+
+def compare(supplied: tuple[SpecTree, ...], inferred: tuple[SpecTree, ...]) -> str:
+    """How a supplied signature relates to the call sites: equal, broader, tighter or
+    incomparable (it rejects some call site and accepts what none passes)."""
+    if supplied == inferred:
+        return "equal"
+    if len(supplied) != len(inferred):
+        return "incomparable"
+    broader = tighter = False
+    for s, i in zip(supplied, inferred, strict=True):
+        if not isinstance(s, TensorSpec) or not isinstance(i, TensorSpec):
+            if s != i:
+                return "incomparable"
+            continue
+        if s.dtype != i.dtype or s.spec != i.spec:
+            return "incomparable"
+        if s.shape is None and i.shape is not None:
+            broader = True
+            continue
+        if i.shape is None and s.shape is not None:
+            tighter = True
+            continue
+        if s.shape is None or i.shape is None:
+            continue
+        if len(s.shape) != len(i.shape):
+            return "incomparable"
+        for a, b in zip(s.shape, i.shape, strict=True):
+            if a == b:
+                continue
+            if a is None:
+                broader = True
+            elif b is None:
+                tighter = True
+            else:
+                return "incomparable"
+    if broader and tighter:
+        return "incomparable"
+    return "broader" if broader else "tighter" if tighter else "equal"
