@@ -129,7 +129,10 @@ def _spec_of(atoms: frozenset[Atom] | set[Atom], depth: int = 0) -> SpecTree | s
         if len(dtypes) > 1:
             return f"callers pass different dtypes ({', '.join(sorted(dtypes))})"
         shapes = {a[2] if a[0] != "numpy" else None for a in atoms}
-        return TensorSpec("TensorSpec", dtypes.pop(), _merge_shapes(shapes))
+        classes = {a[3] if len(a) > 3 else "TensorSpec" for a in atoms}
+        if len(classes) > 1:
+            return "callers pass both dense and sparse or ragged tensors"
+        return TensorSpec(classes.pop(), dtypes.pop(), _merge_shapes(shapes))
     if kinds == {"tup"} and depth < 3:
         lengths = {len(a[1]) for a in atoms}
         if len(lengths) != 1:

@@ -34,7 +34,7 @@ from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
-from hybridize.analyzer.shapes import Shape, broadcast, infer_spec, numpy_dtype
+from hybridize.analyzer.shapes import Shape, broadcast, infer_spec, literal_ints, numpy_dtype
 
 Atom = tuple
 Atoms = frozenset[Atom]
@@ -595,7 +595,7 @@ class Evaluator:
                     result |= self.returned(call_method)
                 elif role in ("layer", "model", "loss", "metric"):
                     roles.append(role)
-                    result.add(("symbolic",) if symbolic_args else TENSOR)
+                    result.add(("symbolic",) if symbolic_args else _layer_output(atom, args))
                 else:
                     result.add(UNKNOWN_ATOM)
             elif kind == "ext" and atom[1] == "builtins.super" and self.class_key:
@@ -665,11 +665,39 @@ class Evaluator:
             return frozenset({("symbolic",)})
         if info.returns in ("tensor", "variable"):
             spec = infer_spec(info.name, args, kwargs)
+            composite = composite_spec(info.name)
+            if composite is not None:
+                dtype = spec[0] if spec is not None else None
+                return frozenset({("tensor", dtype, None, composite)})
             if spec is not None:
                 return frozenset({(info.returns, spec[0], spec[1])})
+        if info.returns == "layer" and info.name == "keras.layers.Dense":
+            units = literal_ints(args[0] if args else kwargs.get("units"))
+            if units is not None and len(units) == 1 and units[0] is not None:
+                return frozenset({("obj", "layer", None, ("dense", units[0]))})
         if info.returns == "numpy":
             return frozenset({("numpy", numpy_dtype(info.name, args, kwargs, receiver))})
         return atoms_for_return(info.returns)
+
+
+def composite_spec(api_name: str) -> str | None:
+    """SparseTensorSpec / RaggedTensorSpec for the ops that build those composite tensors."""
+    if api_name.startswith("tensorflow.sparse.") or api_name.endswith("SparseTensor"):
+        return "SparseTensorSpec"
+    if api_name.startswith(("tensorflow.ragged.", "tensorflow.RaggedTensor.")):
+        return "RaggedTensorSpec"
+    return None
+
+
+def _layer_output(layer: Atom, args: list[Atoms]) -> Atom:
+    """A built-in layer applied to a tensor: `Dense(units)` maps (..., n) to (..., units)."""
+    config = layer[3] if len(layer) > 3 else None
+    if config is not None and config[0] == "dense" and args:
+        shapes = {a[2] for a in args[0] if a[0] in ("tensor", "variable")}
+        if len(shapes) == 1 and (shape := shapes.pop()) is not None and len(shape) >= 1:
+            return ("tensor", "float32", (*shape[:-1], config[1]))
+        return ("tensor", "float32", None)
+    return TENSOR
 
 
 def _elements(args: list[Atoms], position: int = 0) -> set[Atom]:
