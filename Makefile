@@ -3,7 +3,7 @@
 #   make test   set up .venv with every extra, run lint, type check and the whole test suite
 # Re-running is fast: .venv is rebuilt only when pyproject.toml changes.
 
-PYTHON ?= python3.11
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 DEMO_OUT := build/demo
