@@ -33,7 +33,13 @@ from hybridize.analyzer.effects import EffectAnalysis
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.safety import safety_facts
-from hybridize.analyzer.signatures import compare, infer_signature, supplied_signature
+from hybridize.analyzer.signatures import (
+    compare,
+    infer_signature,
+    parameter_names,
+    supplied_signature,
+    unresolved_axis,
+)
 from hybridize.analyzer.sources import discover, read_source
 from hybridize.analyzer.speculation import speculate
 from hybridize.analyzer.summarize import summarize_module
@@ -205,7 +211,8 @@ def analyze_path(
             )
             return result, warnings
     summaries, file_errors = _summaries(files, root, cache, options)
-    verdicts = analyze_summaries(summaries, options)
+    verdicts, internal_errors = analyze_summaries_with_errors(summaries, options)
+    file_errors.extend(internal_errors)
     if cache is not None and project_key is not None:
         cache.put_result(project_key, (verdicts, file_errors))
         warnings.extend(w for w in cache.warnings if w not in warnings)
@@ -222,13 +229,24 @@ def analyze_summaries(
     summaries: Iterable[ModuleSummary], options: AnalysisOptions
 ) -> list[FunctionVerdict]:
     """The project-wide phase over already computed summaries."""
+    return analyze_summaries_with_errors(summaries, options)[0]
+
+
+def analyze_summaries_with_errors(
+    summaries: Iterable[ModuleSummary], options: AnalysisOptions
+) -> tuple[list[FunctionVerdict], list[FileError]]:
+    """Verdicts, and the internal errors met on the way (one per function at most).
+
+    A defect of the analysis on some unusual code must cost that function its verdict, not
+    the whole run: the function is reported with unknown facts and the error is listed.
+    """
     with _no_cyclic_gc():
         return _analyze_summaries(summaries, options)
 
 
 def _analyze_summaries(
     summaries: Iterable[ModuleSummary], options: AnalysisOptions
-) -> list[FunctionVerdict]:
+) -> tuple[list[FunctionVerdict], list[FileError]]:
     index = ProjectIndex({s.relpath: s for s in summaries})
     facts = solve(index)
     keys = [f"{r}::{q}" for r, m in index.modules.items() for q in ["<module>", *m.functions]]
@@ -241,9 +259,16 @@ def _analyze_summaries(
     hybrid = {k for k in function_keys if is_hybrid(index, facts, k)}
     covered = covered_callers(graph, facts, hybrid, function_keys)
     verdicts = []
+    errors = [
+        FileError(
+            key.split("::", 1)[0],
+            f"internal error while analysing {key.split('::', 1)[1]}: {message}",
+        )
+        for key, message in facts.internal_errors.items()
+    ]
     for key in function_keys:
-        verdicts.append(
-            _verdict(
+        try:
+            verdict = _verdict(
                 index,
                 facts,
                 key,
@@ -255,9 +280,48 @@ def _analyze_summaries(
                 options,
                 graph,
             )
-        )
+        except Exception as exc:
+            verdict = _undecided(index, key, exc)
+            errors.append(
+                FileError(
+                    verdict.file,
+                    f"internal error while deciding {verdict.qualname}: "
+                    f"{type(exc).__name__}: {exc} (please report it)",
+                )
+            )
+        verdicts.append(verdict)
     verdicts.sort(key=lambda v: (v.file, v.line, v.qualname))
-    return verdicts
+    return verdicts, errors
+
+
+def _undecided(index: ProjectIndex, key: str, exc: Exception) -> FunctionVerdict:
+    """The verdict of a function the analysis failed on: nothing known, nothing changed."""
+    relpath = key.split("::", 1)[0]
+    fn = index.function(key)
+    facts = FunctionFacts(
+        file=relpath,
+        qualname=fn.qualname,
+        line=fn.line,
+        span=fn.span,
+        is_hybrid=False,
+        has_tensor_parameter=None,
+        has_primitive_parameters=None,
+        has_python_side_effects=None,
+        is_recursive=None,
+        has_tensor_computation=None,
+        caller_covered=None,
+        safety={},
+        findings=[
+            Finding(
+                "HY902",
+                "internal_error",
+                "warning",
+                f"the analysis failed on this function ({type(exc).__name__}); no change is proposed",
+                fn.span,
+            )
+        ],
+    )
+    return decide(facts)
 
 
 def is_hybrid(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
@@ -406,17 +470,29 @@ def _verdict(
     safety, safety_findings = safety_facts(index, facts, key)
     findings.extend(safety_findings)
     supplied = supplied_signature(index, facts, key) if hybrid else None
+
     signature: tuple[object, ...] | None = None
     absence: str | None = None
     static_axes = False
+    if supplied is not None:
+        unresolved = unresolved_axis(fn, parameter_names(index, key), supplied)
+        if unresolved is not None:
+            static_axes = True
+            findings.append(
+                Finding(
+                    "HY404",
+                    "has_unresolved_statically_read_axes",
+                    "warning",
+                    f"the body reads `{unresolved[0]}.shape[{unresolved[1]}]` as a Python int, "
+                    "but the input_signature leaves that axis None: inside the graph it is None",
+                    fn.span,
+                )
+            )
     if options.infer_input_signatures:
         inference = infer_signature(index, facts, key, speculative=speculative)
-        signature, absence, static_axes = (
-            inference.signature,
-            inference.reason,
-            inference.unresolved_static_axes,
-        )
-        if static_axes:
+        signature, absence = inference.signature, inference.reason
+        static_axes = static_axes or inference.unresolved_static_axes
+        if inference.unresolved_static_axes:
             findings.append(
                 Finding(
                     "HY404",

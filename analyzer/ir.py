@@ -12,7 +12,7 @@ Symbolic values (`Sym`) are small nested tuples, hashable and cheap to pickle:
     ("local", name)                 a local variable (its assignments are in `locals`)
     ("name", name)                  a free name: enclosing function, module global, or builtin
     ("attr", base, name)            attribute read
-    ("item", base, index)           subscript read (`index` is a Sym or ("?",))
+    ("item", base, index)           subscript read (`index` is a Sym, or ("slice", bounds))
     ("call", n)                     the result of the function's n-th call site
     ("op", operands)                arithmetic, comparison, unary op over operands
     ("iter", base)                  one element of iterating `base`

@@ -81,6 +81,19 @@ class ProjectIndex:
             return module.module_code
         return module.functions[qualname]
 
+    def owner_key(self, key: str) -> str:
+        """The function whose body runs this function's `def`: where its decorators and
+        parameter defaults are evaluated (the enclosing function, else the module)."""
+        relpath = key.split("::", 1)[0]
+        fn = self.function(key)
+        if fn.parent_qualname is not None:
+            return f"{relpath}::{fn.parent_qualname}"
+        if fn.class_qualname is not None:
+            parent = self.modules[relpath].classes[fn.class_qualname].parent_qualname
+            if parent is not None:
+                return f"{relpath}::{parent}"
+        return f"{relpath}::<module>"
+
     def klass(self, key: str) -> ClassSummary:
         relpath, qualname = key.split("::", 1)
         return self.modules[relpath].classes[qualname]

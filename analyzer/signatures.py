@@ -39,19 +39,6 @@ class Inference:
 # ---------------------------------------------------------------------- supplied
 
 
-def owner_key(index: ProjectIndex, key: str) -> str:
-    """The function whose body evaluates this function's decorators (its enclosing scope)."""
-    relpath = key.split("::", 1)[0]
-    fn = index.function(key)
-    if fn.parent_qualname is not None:
-        return f"{relpath}::{fn.parent_qualname}"
-    if fn.class_qualname is not None:
-        parent = index.modules[relpath].classes[fn.class_qualname].parent_qualname
-        if parent is not None:
-            return f"{relpath}::{parent}"
-    return f"{relpath}::<module>"
-
-
 def supplied_signature(
     index: ProjectIndex, facts: TensorFacts, key: str
 ) -> tuple[SpecTree, ...] | None:
@@ -69,7 +56,12 @@ def supplied_signature(
             value = decorator.args[1]
         if value is None:
             continue
-        modelled = _model(index, facts, owner_key(index, key), value, depth=0)
+        modelled = _model(index, facts, index.owner_key(key), value, depth=0)
+        if isinstance(modelled, tuple):
+            return modelled
+    wrapper = facts.wrapper_signatures.get(key)
+    if wrapper is not None:
+        modelled = _model(index, facts, wrapper[0], wrapper[1], depth=0)
         if isinstance(modelled, tuple):
             return modelled
     return None
@@ -190,19 +182,37 @@ def infer_signature(
             return Inference(None, f"`{param.name}`: {spec}")
         specs.append(spec)
     signature = tuple(specs)
-    names = [p.name for p in params[: last + 1]]
-    for name, axis in statically_read_axes(fn):
-        if name not in names:
+    unresolved = unresolved_axis(fn, [p.name for p in params[: last + 1]], signature)
+    if unresolved is not None:
+        name, axis = unresolved
+        return Inference(
+            None,
+            f"the body reads `{name}.shape[{axis}]` as a Python int, and the call sites "
+            "do not agree on that axis",
+            unresolved_static_axes=True,
+        )
+    return Inference(signature, None)
+
+
+def unresolved_axis(
+    fn: FunctionSummary, names: list[str], signature: tuple[SpecTree, ...]
+) -> tuple[str, int] | None:
+    """A (parameter, axis) the body reads as a Python int that the signature leaves None."""
+    for name, axis in sorted(statically_read_axes(fn)):
+        if name not in names or names.index(name) >= len(signature):
             continue
         spec = signature[names.index(name)]
         if isinstance(spec, TensorSpec) and _axis_unknown(spec, axis):
-            return Inference(
-                None,
-                f"the body reads `{name}.shape[{axis}]` as a Python int, and the call sites "
-                "do not agree on that axis",
-                unresolved_static_axes=True,
-            )
-    return Inference(signature, None)
+            return name, axis
+    return None
+
+
+def parameter_names(index: ProjectIndex, key: str) -> list[str]:
+    """The parameters a signature covers, in order (the bound `self`/`cls` excluded)."""
+    fn = index.function(key)
+    if fn.class_qualname is not None and "staticmethod" not in {d.name for d in fn.decorators}:
+        return [p.name for p in fn.params[1:]]
+    return [p.name for p in fn.explicit_params]
 
 
 def _axis_unknown(spec: TensorSpec, axis: int) -> bool:
@@ -214,20 +224,43 @@ def _axis_unknown(spec: TensorSpec, axis: int) -> bool:
 
 
 def statically_read_axes(fn: FunctionSummary) -> set[tuple[str, int]]:
-    """(parameter, axis) for every `p.shape[i]` the body reads as a Python value."""
+    """(parameter, axis) for every axis the body reads as a Python value: `p.shape[i]`,
+    `p.get_shape()[i]`, `p.shape.as_list()[i]`, `n, d = p.shape`, and `len(p)` (axis 0)."""
     found: set[tuple[str, int]] = set()
     for sym in _all_syms(fn):
-        if (
-            sym[0] == "item"
-            and sym[1][0] == "attr"
-            and sym[1][2] == "shape"
-            and sym[2][0] == "lit"
-            and isinstance(sym[2][2], int)
-        ):
-            param = _parameter(fn, sym[1][1])
+        if sym[0] == "item" and sym[2][0] == "lit" and isinstance(sym[2][2], int):
+            param = _shape_owner(fn, sym[1])
             if param is not None:
                 found.add((param, sym[2][2]))
+        elif sym[0] == "call":
+            site = fn.calls[sym[1]]
+            if site.callee in (("name", "len"),) and len(site.args) == 1:
+                param = _parameter(fn, site.args[0])
+                if param is not None:
+                    found.add((param, 0))
     return found
+
+
+def _shape_owner(fn: FunctionSummary, sym: Sym) -> str | None:
+    """The parameter whose static shape `sym` is (`p.shape`, `p.get_shape()`, `.as_list()`)."""
+    for _ in range(4):
+        if sym[0] == "local" and len(fn.locals.get(sym[1], [])) == 1:
+            sym = fn.locals[sym[1]][0]
+        elif sym[0] == "call":
+            callee = fn.calls[sym[1]].callee
+            if callee[0] != "attr":
+                return None
+            if callee[2] == "as_list":
+                sym = callee[1]
+            elif callee[2] == "get_shape":
+                return _parameter(fn, callee[1])
+            else:
+                return None
+        elif sym[0] == "attr" and sym[2] == "shape":
+            return _parameter(fn, sym[1])
+        else:
+            return None
+    return None
 
 
 def _parameter(fn: FunctionSummary, sym: Sym) -> str | None:

@@ -91,6 +91,9 @@ class _ModuleBuilder:
         self.star_imports: list[str] = []
         self.all_names: tuple[str, ...] | None = None
         self.last_span = Span(1, 0, 1, 0)
+        self.statement_span = Span(1, 0, 1, 0)
+        """Span of a node enclosing the expression being walked (its statement, or for a
+        compound statement's header, the enclosing function)."""
         self.in_fstring = 0
         self.lambda_count = 0
         """Span of the last node taken: where an untracked expression (an attribute) starts."""
@@ -125,7 +128,7 @@ class _ModuleBuilder:
     def take(self, kind: str, node: cst.CSTNode, check: str | None = None) -> Span:
         """The node's span; must be called in pre-order for each kind (see positions.py)."""
         if self.in_fstring and isinstance(self.positions, OrdinalPositions):
-            return self.last_span
+            return self.statement_span
         span = self.positions.take(kind, node, check)
         self.last_span = span
         return span
@@ -152,6 +155,9 @@ class _ModuleBuilder:
         module_level: bool,
     ) -> None:
         kw = {"prefix": prefix, "cls": cls, "module_level": module_level}
+        if not isinstance(stmt, cst.SimpleStatementLine | cst.For):
+            # Headers of `if`, `while`, `with`, `try`: the enclosing function encloses them.
+            self.statement_span = scope.summary.span
         if isinstance(stmt, cst.FunctionDef):
             self._function(stmt, scope, prefix=prefix, cls_name=None)
             scope.summary.locals.setdefault(stmt.name.value, []).append(
@@ -176,6 +182,7 @@ class _ModuleBuilder:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.For):
             span = self.take("for", stmt)
+            self.statement_span = span
             target = self._prepare_target(stmt.target, scope)
             iterable = self._expr(stmt.iter, scope)
             scope.summary.loops.append(Loop(iterable, span))
@@ -213,6 +220,7 @@ class _ModuleBuilder:
     def _small(self, small: cst.BaseSmallStatement, scope: _Scope, *, module_level: bool) -> None:
         summary = scope.summary
         span = self.take("stmt", small)
+        self.statement_span = span
         if isinstance(small, cst.Expr):
             self._expr(small.value, scope)
         elif isinstance(small, cst.Assign):
@@ -507,12 +515,15 @@ class _ModuleBuilder:
             if name in scope.summary.globals_declared:
                 scope.summary.stores.append(Store("global", ("name", name), name, span))
 
-    def _slice(self, part: cst.BaseSlice, scope: _Scope) -> None:
+    def _slice(self, part: cst.BaseSlice, scope: _Scope) -> list[Sym]:
+        """The values a subscript uses (slice bounds, indices), walked in source order."""
         if isinstance(part, cst.Index):
-            self._expr(part.value, scope)
-        elif isinstance(part, cst.Slice):
-            for bound in (part.lower, part.upper, part.step):
-                self._expr(bound, scope)
+            return [self._expr(part.value, scope)]
+        if isinstance(part, cst.Slice):
+            return [
+                self._expr(bound, scope) for bound in (part.lower, part.upper, part.step) if bound
+            ]
+        return []
 
     # ----------------------------------------------------------------- expressions
 
@@ -589,9 +600,10 @@ class _ModuleBuilder:
             if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
                 index = self._expr(expr.slice[0].slice.value, scope)
             else:
+                bounds: list[Sym] = []
                 for subscript in expr.slice:
-                    self._slice(subscript.slice, scope)
-                index = ("slice",)
+                    bounds.extend(self._slice(subscript.slice, scope))
+                index = ("slice", tuple(bounds))
             return ("item", base, index)
         if isinstance(expr, cst.List | cst.Tuple | cst.Set):
             kind = type(expr).__name__.lower()

@@ -228,11 +228,14 @@ class TensorFacts:
     traced_callbacks: set[str] = field(default_factory=set)
     wrapped_by_tf_function: set[str] = field(default_factory=set)
     wrapper_arguments: dict[str, set[str]] = field(default_factory=dict)
+    wrapper_signatures: dict[str, tuple[str, Sym]] = field(default_factory=dict)
     symbolic_args: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     evaluators: dict[str, Evaluator] = field(default_factory=dict)
     final: bool = False
     latest_evaluators: dict[str, Evaluator] = field(default_factory=dict)
     cache: dict[str, object] = field(default_factory=dict)
+    internal_errors: dict[str, str] = field(default_factory=dict)
+    """Functions the analysis failed on, with the error: they get unknown facts."""
     """Derived project-wide facts computed once from the solution (by later stages)."""
     """Set for the last round: parameters nobody passes are then unknown, not empty."""
 
@@ -386,7 +389,10 @@ class Evaluator:
             elif param.kind == "kwarg":
                 out = {("dict", _cap(out))} if out else {("dict", frozenset({UNKNOWN_ATOM}))}
             if param.default is not None and param.default != ("lit", "none", None):
-                out |= self.eval(param.default)
+                # Defaults are evaluated where the `def` runs, not in the body.
+                owner = get_evaluator(self.index, self.facts, self.index.owner_key(self.key))
+                out |= owner.eval(param.default)
+                self.deps |= owner.deps
         if out:
             return out
         if self._is_keras_build_shape(name):
@@ -785,7 +791,7 @@ def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
     if kind in ("numpy", "symbolic"):
         return (atom,)
     if kind == "seq":
-        if index == ("slice",):
+        if index[0] == "slice":
             return (atom,)
         return atom[2] or (UNKNOWN_ATOM,)
     if kind == "tup":
@@ -795,7 +801,7 @@ def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
             and -len(atom[1]) <= index[2] < len(atom[1])
         ):
             return atom[1][index[2]]
-        if index == ("slice",):
+        if index[0] == "slice":
             return (atom,)
         return [a for part in atom[1] for a in part] or (UNKNOWN_ATOM,)
     if kind == "dict":
@@ -910,6 +916,8 @@ class Contribution:
     callees: list[str] = field(default_factory=list)
     callbacks: list[str] = field(default_factory=list)
     wrapped: list[tuple[str, frozenset[str]]] = field(default_factory=list)
+    wrapper_signatures: list[tuple[str, Sym]] = field(default_factory=list)
+    """`tf.function(g, input_signature=...)`: g and the signature, in this caller's scope."""
     """Functions compiled by `tf.function(g, ...)`, with the arguments that call supplies."""
     attrs: list[tuple[str, str, Atoms]] = field(default_factory=list)
     returns: Atoms = NO_ATOMS
@@ -952,6 +960,17 @@ OPTIMISTIC: Dep = ("optimistic", "")
 """Marks an evaluation that read a missing fact optimistically: the final round redoes it."""
 
 
+def _evaluate_guarded(
+    index: ProjectIndex, facts: TensorFacts, key: str
+) -> tuple[Contribution, set[Dep]]:
+    """`_evaluate`, with a defect of the analysis confined to the function it happened in."""
+    try:
+        return _evaluate(index, facts, key)
+    except (RecursionError, Exception) as exc:
+        facts.internal_errors[key] = f"{type(exc).__name__}: {exc} (please report it)"
+        return Contribution(), {("params", key)}
+
+
 def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> set[Dep]:
     """Rebuild the solution from every function's latest contribution; return what changed."""
     params: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
@@ -966,6 +985,7 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
     facts.traced_callbacks = set()
     facts.wrapped_by_tf_function = set()
     facts.wrapper_arguments = {}
+    facts.wrapper_signatures = {}
     returns: dict[str, Atoms] = {}
     for caller, contribution in contributions.items():
         returns[caller] = contribution.returns
@@ -986,6 +1006,8 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
         for callee in contribution.callbacks:
             facts.traced_callbacks.add(callee)
             facts.callback_callers[callee].add(caller)
+        for wrapped, signature in contribution.wrapper_signatures:
+            facts.wrapper_signatures[wrapped] = (caller, signature)
         for wrapped, supplied in contribution.wrapped:
             facts.wrapped_by_tf_function.add(wrapped)
             facts.wrapper_arguments[wrapped] = (
@@ -1035,7 +1057,7 @@ def solve(index: ProjectIndex) -> TensorFacts:
     for _round in range(MAX_ROUNDS):
         facts.evaluators = {}
         for key in dirty:
-            contributions[key], deps[key] = _evaluate(index, facts, key)
+            contributions[key], deps[key] = _evaluate_guarded(index, facts, key)
         changed = _aggregate(facts, contributions)
         if not changed:
             break
@@ -1051,7 +1073,7 @@ def solve(index: ProjectIndex) -> TensorFacts:
             break
         facts.evaluators = {}
         for key in dirty:
-            contributions[key], deps[key] = _evaluate(index, facts, key)
+            contributions[key], deps[key] = _evaluate_guarded(index, facts, key)
         changed = _aggregate(facts, contributions)
         dirty = [key for key in keys if deps[key] & changed]
     # Each function's latest evaluation read only facts that have not changed since: its
@@ -1095,9 +1117,15 @@ def _record_evidence(
             info.name.endswith(".function") and info.framework == "tensorflow"
         ):
             supplied = argument_names(len(resolved.args), resolved.kwargs)
+            site = resolved.site
+            signature = dict(site.kwargs).get("input_signature")
+            if signature is None and len(site.args) > 1:
+                signature = site.args[1]
             for atom in resolved.args[0] if resolved.args else ():
                 if atom[0] in ("func", "method"):
                     out.wrapped.append((atom[1], frozenset(supplied)))
+                    if signature is not None:
+                        out.wrapper_signatures.append((atom[1], signature))
             continue
         for position in info.callback_args:
             atoms = (

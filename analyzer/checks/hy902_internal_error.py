@@ -1,0 +1,36 @@
+"""HY902 internal_error: the analysis failed on this function."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class InternalError(Check):
+    """The analysis itself failed on this function.
+
+    What it detects
+    ---------------
+    A defect of hybridize met on some code it did not expect. The function is reported with
+    unknown facts, no change is proposed for it, and the error is listed in the report's
+    `errors` with the function's name, so the rest of the project is still analysed.
+
+    Why it matters in graph mode
+    ----------------------------
+    It does not: nothing is decided about the function, so nothing about it changes. It only
+    means this function was not checked.
+
+    Example
+    -------
+        errors: pkg/model.py: internal error while deciding Model.call: ... (please report it)
+
+    Instead
+    -------
+    Report the message and a reduced example; until then, review the function by hand.
+    """
+
+    code = "HY902"
+    name = "internal_error"
+    severity = "warning"
+    summary = "The analysis failed on this function; it is reported undecided and unchanged."
+    VALID = ()  # an internal error cannot be provoked on purpose by a correct analysis
+    INVALID = ()
