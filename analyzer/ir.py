@@ -113,7 +113,8 @@ class FunctionSummary:
     is_generator: bool = False
     yields: list[Sym] = field(default_factory=list)
     is_lambda: bool = False
-    """A lambda: analysed like a function (its calls, its effects) but not reported."""
+    """A lambda or a class body: analysed like a function (its calls, its effects) but not
+    reported as one."""
     is_async: bool = False
     ignore_comment: bool = False
     docstring: str | None = None

@@ -366,7 +366,9 @@ class _ModuleBuilder:
             params=(),
             decorators=(),
             binds_receiver=False,
+            is_lambda=True,
         )
+        self.functions[body_summary.qualname] = body_summary
         body_scope = _Scope(body_summary, set())
         for stmt in _body(node.body):
             if isinstance(stmt, cst.FunctionDef):
