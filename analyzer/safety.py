@@ -296,7 +296,9 @@ def tensor_parameter_iteration(ctx: _Context) -> list[Finding]:
             root = fn.locals[root[1]][0]
         if root[0] == "param" and root[1] != ctx.receiver:
             atoms = ctx.evaluator.eval(iterable)
-            if any(a[0] in ("tensor", "variable") for a in atoms):
+            known = [a for a in atoms if a[0] != "?"]
+            # Only when it is a tensor for sure: `tape.gradient` may give a list or a tensor.
+            if known and all(a[0] in ("tensor", "variable") for a in known):
                 found.append(
                     ctx.finding(
                         "HY403",
@@ -343,7 +345,12 @@ def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
                 if j == i or params[j] == name:
                     continue
                 met.add(name)
-                atoms = evidence.get(params[j], set()) if params[j] else ctx.evaluator.eval(other)
+                if params[j]:
+                    atoms: Iterable[Atom] = evidence.get(params[j], set())
+                else:
+                    # A NumPy constant in the body is converted to the dtype of the tensor
+                    # it meets, traced or not; only arguments cross the boundary as they are.
+                    atoms = [a for a in ctx.evaluator.eval(other) if a[0] != "numpy"]
                 partners.setdefault(name, set()).update(dtypes(atoms))
 
     for sym in list(ctx.evaluator.memo):

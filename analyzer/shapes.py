@@ -62,7 +62,11 @@ def infer_spec(
     """(dtype, shape) of the tensor a TF op returns, or None when nothing is known."""
     short = api_name.rsplit(".", 1)[-1]
     dtype = _result_dtype(api_name, short, args, kwargs)
-    shape = _result_shape(short, args, kwargs) if api_name.startswith("tensorflow.") else None
+    if api_name.startswith("tensorflow.ragged."):
+        rule = RAGGED_SHAPE_RULES.get(short)
+        shape = rule(args, kwargs) if rule is not None else None
+    else:
+        shape = _result_shape(short, args, kwargs) if api_name.startswith("tensorflow.") else None
     if dtype is None and shape is None:
         return None
     return dtype, shape
@@ -75,7 +79,13 @@ def _result_dtype(
     kwargs: Mapping[str, frozenset[Atom]],
 ) -> str | None:
     dtype = dtype_of(kwargs["dtype"]) if "dtype" in kwargs else None
-    if dtype is None and short in ("constant", "convert_to_tensor", "Variable") and args:
+    if (
+        dtype is None
+        and short in ("constant", "convert_to_tensor", "Variable", "SparseTensor")
+        and args
+    ):
+        if short == "SparseTensor":
+            args = args[1:2]  # the values
         literal_types = {_literal_type(a) for a in args[0]}
         if len(literal_types) == 1 and (only := literal_types.pop()) is not None:
             dtype = LITERAL_DTYPES.get(only)
@@ -83,6 +93,12 @@ def _result_dtype(
             dtype = _common_dtype(args[:1])
     if dtype is None and short in ("cast", "zeros", "ones", "constant") and len(args) > 1:
         dtype = dtype_of(args[1])
+    if dtype is None and short == "fill" and len(args) > 1:
+        literal = {_literal_type(a) for a in args[1]}
+        dtype = LITERAL_DTYPES.get(literal.pop() or "") if len(literal) == 1 else None
+    if dtype is None and short == "range":
+        literal = {_literal_type(a) for atoms in args for a in atoms}
+        dtype = "float32" if "float" in literal else "int32" if literal == {"int"} else None
     if dtype is None and short in ("zeros", "ones", "eye", "normal", "uniform", "truncated_normal"):
         dtype = "float32"
     if dtype is None and _preserves_dtype(api_name, short):
@@ -274,8 +290,29 @@ def _reshape(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Ato
 
 def _matmul(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
     a, b = _one_shape(_arg(args, kwargs, 0, "a")), _one_shape(_arg(args, kwargs, 1, "b"))
-    if "transpose_a" in kwargs or "transpose_b" in kwargs or a is None or b is None:
+    if a is None or b is None or len(a) < 2 or len(b) < 2:
         return None
+    for flag, which in (
+        ("transpose_a", "a"),
+        ("transpose_b", "b"),
+        ("adjoint_a", "a"),
+        ("adjoint_b", "b"),
+    ):
+        if flag not in kwargs:
+            continue
+        value = kwargs[flag]
+        if value == frozenset({("lit", "bool", True)}):
+            if which == "a":
+                a = (*a[:-2], a[-1], a[-2])
+            else:
+                b = (*b[:-2], b[-1], b[-2])
+        elif value != frozenset({("lit", "bool", False)}):
+            return None
+    return matmul_shape(a, b)
+
+
+def matmul_shape(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> Shape:
+    """`a @ b` for known ranks >= 2: batch axes broadcast, (n, k) @ (k, m) -> (n, m)."""
     if len(a) < 2 or len(b) < 2:
         return None
     batch = broadcast([a[:-2], b[:-2]])
@@ -350,6 +387,47 @@ def _transpose(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[A
     return None if source is None else tuple(reversed(source))
 
 
+def _range(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
+    values = [literal_ints(a) for a in args[:3]]
+    if not values or any(v is None or len(v) != 1 or v[0] is None for v in values):
+        return (None,)
+    numbers = [v[0] for v in values if v is not None]
+    start, limit, delta = (
+        (0, numbers[0], 1) if len(numbers) == 1 else (*numbers[:2], *(numbers[2:] or [1]))
+    )
+    if start is None or limit is None or not delta:
+        return (None,)
+    return (max(0, -(-(limit - start) // delta)),)
+
+
+def _sparse_from_dense(
+    args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
+) -> Shape:
+    return _one_shape(_arg(args, kwargs, 0, "tensor"))
+
+
+def _sparse_tensor(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
+    return literal_ints(_arg(args, kwargs, 2, "dense_shape"))
+
+
+def _ragged_constant(
+    args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
+) -> Shape:
+    """`tf.ragged.constant([[1, 2], [3]])`: known rows, ragged second axis."""
+    value = _arg(args, kwargs, 0, "pylist")
+    if not value or len(value) != 1:
+        return None
+    (atom,) = value
+    if atom[0] != "tup":
+        return None
+    depth = 1
+    inner: set[Atom] = set(atom[1][0]) if atom[1] else set()
+    while inner and all(a[0] == "tup" for a in inner):
+        depth += 1
+        inner = {b for a in inner for part in a[1] for b in part}
+    return (len(atom[1]), *([None] * (depth - 1)))
+
+
 SHAPE_RULES: dict[
     str, Callable[[Sequence[frozenset[Atom]], Mapping[str, frozenset[Atom]]], Shape]
 ] = {
@@ -368,8 +446,14 @@ SHAPE_RULES: dict[
     "concat": _joined(stack=False),
     "stack": _joined(stack=True),
     "transpose": _transpose,
+    "range": _range,
+    "from_dense": _sparse_from_dense,
+    "SparseTensor": _sparse_tensor,
 }
 """Shape rules by op name (the last part of its TensorFlow name)."""
+
+RAGGED_SHAPE_RULES = {"constant": _ragged_constant}
+"""Shape rules of `tf.ragged.*` ops, whose names repeat the dense ones (`constant`)."""
 
 
 def _resolve_minus_one(
@@ -448,9 +532,15 @@ def _preserves_dtype(api_name: str, short: str) -> bool:
 
 
 def _common_dtype(args: Sequence[frozenset[Atom]]) -> str | None:
-    dtypes = {
-        a[1] for atoms in args for a in atoms if a[0] in ("tensor", "variable") and a[1] is not None
-    }
+    """The one dtype of the tensors among the arguments (also inside a list of tensors)."""
+    dtypes: set[str | None] = set()
+    for atoms in args:
+        for a in atoms:
+            if a[0] in ("tensor", "variable"):
+                dtypes.add(a[1])
+            elif a[0] == "tup":
+                dtypes.update(b[1] for part in a[1] for b in part if b[0] in ("tensor", "variable"))
+    dtypes.discard(None)
     return dtypes.pop() if len(dtypes) == 1 else None
 
 

@@ -572,7 +572,10 @@ class _ModuleBuilder:
             self._formatted(expr.parts, scope)
             return ("lit", "str", None)
         if isinstance(expr, cst.BinaryOperation):
-            return ("op", (self._expr(expr.left, scope), self._expr(expr.right, scope)))
+            pair = (self._expr(expr.left, scope), self._expr(expr.right, scope))
+            if isinstance(expr.operator, cst.MatrixMultiply):
+                return ("op", pair, "matmul")
+            return ("op", pair)
         if isinstance(expr, cst.UnaryOperation):
             operand = self._expr(expr.expression, scope)
             if isinstance(expr.operator, cst.Not):
@@ -689,6 +692,7 @@ class _ModuleBuilder:
         while current is not None:
             target = self._prepare_target(current.target, scope)
             iterable = self._expr(current.iter, scope)
+            scope.summary.loops.append(Loop(iterable, self.statement_span))
             self._bind(target, ("iter", iterable), scope, None)
             for condition in current.ifs:
                 self._expr(condition.test, scope)

@@ -34,7 +34,14 @@ from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
-from hybridize.analyzer.shapes import Shape, broadcast, infer_spec, literal_ints, numpy_dtype
+from hybridize.analyzer.shapes import (
+    Shape,
+    broadcast,
+    infer_spec,
+    literal_ints,
+    matmul_shape,
+    numpy_dtype,
+)
 
 Atom = tuple
 Atoms = frozenset[Atom]
@@ -319,7 +326,7 @@ class Evaluator:
         if kind == "call":
             return self.call_result(sym[1])
         if kind == "op":
-            return _operation([self.eval(o) for o in sym[1]])
+            return _operation([self.eval(o) for o in sym[1]], sym[2] if len(sym) > 2 else None)
         if kind == "iter":
             out = set()
             for atom in self.eval(sym[1]):
@@ -572,7 +579,7 @@ class Evaluator:
         apis: list[ApiInfo] = []
         roles: list[str] = []
         result: set[Atom] = set()
-        symbolic_args = any(("symbolic",) in atoms for atoms in args)
+        symbolic_args = any(_holds_symbolic(atoms) for atoms in args)
         for atom in callee_atoms:
             kind = atom[0]
             if kind in ("func", "method"):
@@ -684,6 +691,18 @@ class Evaluator:
         if info.returns == "numpy":
             return frozenset({("numpy", numpy_dtype(info.name, args, kwargs, receiver))})
         return atoms_for_return(info.returns)
+
+
+def _holds_symbolic(atoms: Atoms) -> bool:
+    """A Keras symbolic tensor, or a list/tuple holding one (`Concatenate()([a, b])`)."""
+    for atom in atoms:
+        if atom[0] == "symbolic":
+            return True
+        if atom[0] == "tup" and any(("symbolic",) in part for part in atom[1]):
+            return True
+        if atom[0] == "seq" and ("symbolic",) in atom[2]:
+            return True
+    return False
 
 
 def composite_spec(api_name: str) -> str | None:
@@ -834,6 +853,14 @@ def _iterate(atom: Atom) -> Iterable[Atom]:
     return (UNKNOWN_ATOM,)
 
 
+def _matmul_operands(operands: list[Atoms]) -> Shape:
+    shapes = [{a[2] for a in atoms if a[0] in ("tensor", "variable")} for atoms in operands]
+    if len(shapes) != 2 or any(len(s) != 1 for s in shapes):
+        return None
+    a, b = next(iter(shapes[0])), next(iter(shapes[1]))
+    return None if a is None or b is None else matmul_shape(a, b)
+
+
 def _operand_shape(operands: list[Atoms]) -> Shape:
     """Broadcast shape of an operator's operands: Python numbers are scalars."""
     shapes: list[Shape] = []
@@ -848,14 +875,17 @@ def _operand_shape(operands: list[Atoms]) -> Shape:
     return broadcast(shapes)
 
 
-def _operation(operands: list[Atoms]) -> Iterable[Atom]:
+def _operation(operands: list[Atoms], operator: str | None = None) -> Iterable[Atom]:
     """Arithmetic: tensors win over NumPy, NumPy over Python numbers; literals stay literals."""
     flat = [a for atoms in operands for a in atoms]
     if not flat:
         return ()
     if any(a[0] in ("tensor", "variable") for a in flat):
         dtypes = {a[1] for a in flat if a[0] in ("tensor", "variable") and a[1] is not None}
-        return (("tensor", dtypes.pop() if len(dtypes) == 1 else None, _operand_shape(operands)),)
+        dtype = dtypes.pop() if len(dtypes) == 1 else None
+        if operator == "matmul":
+            return (("tensor", dtype, _matmul_operands(operands)),)
+        return (("tensor", dtype, _operand_shape(operands)),)
     if any(a[0] == "symbolic" for a in flat):
         return (("symbolic",),)
     if any(a[0] == "numpy" for a in flat):
