@@ -79,13 +79,14 @@ def _result_dtype(
     kwargs: Mapping[str, frozenset[Atom]],
 ) -> str | None:
     dtype = dtype_of(kwargs["dtype"]) if "dtype" in kwargs else None
+    if short == "SparseTensor":
+        values = _arg(args, kwargs, 1, "values")
+        args = [values] if values is not None else []  # its dtype is that of its values
     if (
         dtype is None
         and short in ("constant", "convert_to_tensor", "Variable", "SparseTensor")
         and args
     ):
-        if short == "SparseTensor":
-            args = args[1:2]  # the values
         literal_types = {_literal_type(a) for a in args[0]}
         if len(literal_types) == 1 and (only := literal_types.pop()) is not None:
             dtype = LITERAL_DTYPES.get(only)
@@ -683,4 +684,24 @@ def numpy_dtype(
     if short in NUMPY_DTYPE_PRESERVING:
         source = receiver if receiver else (args[0] if args else frozenset())
         return _array_dtype(source)
+    return None
+
+
+def numpy_shape(
+    api_name: str,
+    args: Sequence[frozenset[Atom]],
+    kwargs: Mapping[str, frozenset[Atom]],
+    receiver: frozenset[Atom],
+) -> Shape:
+    """The shape of the NumPy array a call returns, when literal arguments give it."""
+    short = api_name.rsplit(".", 1)[-1]
+    if short in ("zeros", "ones", "empty", "full") and api_name.count(".") == 1:
+        return literal_ints(_arg(args, kwargs, 0, "shape"))
+    if "size" in kwargs:
+        return literal_ints(kwargs["size"])
+    if short in ("array", "asarray") and args:
+        return _literal_structure_shape(args[0])
+    if short in ("astype", "copy") and receiver:
+        shapes = {a[2] if len(a) > 2 else None for a in receiver if a[0] == "numpy"}
+        return shapes.pop() if len(shapes) == 1 else None
     return None

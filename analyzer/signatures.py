@@ -120,7 +120,7 @@ def _spec_of(atoms: frozenset[Atom] | set[Atom], depth: int = 0) -> SpecTree | s
             return "the dtype of some argument is unknown"
         if len(dtypes) > 1:
             return f"callers pass different dtypes ({', '.join(sorted(dtypes))})"
-        shapes = {a[2] if a[0] != "numpy" else None for a in atoms}
+        shapes = {a[2] if len(a) > 2 else None for a in atoms}
         classes = {a[3] if len(a) > 3 else "TensorSpec" for a in atoms}
         if len(classes) > 1:
             return "callers pass both dense and sparse or ragged tensors"

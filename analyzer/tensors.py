@@ -5,7 +5,7 @@ value it may hold at run time:
 
     ("tensor", dtype, shape)     a TF tensor; dtype name or None, shape tuple or None
     ("variable", dtype, shape)   a tf.Variable (also a tensor)
-    ("numpy", dtype)             a NumPy array (tensor-like as an argument); dtype or None
+    ("numpy", dtype[, shape])    a NumPy array (tensor-like as an argument); dtype or None
     ("symbolic",)                a Keras symbolic tensor (functional API)
     ("dataset",) ("iterator",)   tf.data datasets and their iterators
     ("obj", role, class_key)     an object of a known role: layer, model, optimizer, loss,
@@ -41,6 +41,7 @@ from hybridize.analyzer.shapes import (
     literal_ints,
     matmul_shape,
     numpy_dtype,
+    numpy_shape,
 )
 
 Atom = tuple
@@ -680,8 +681,8 @@ class Evaluator:
             spec = infer_spec(info.name, args, kwargs)
             composite = composite_spec(info.name)
             if composite is not None:
-                dtype = spec[0] if spec is not None else None
-                return frozenset({("tensor", dtype, None, composite)})
+                dtype, shape = spec if spec is not None else (None, None)
+                return frozenset({("tensor", dtype, shape, composite)})
             if spec is not None:
                 return frozenset({(info.returns, spec[0], spec[1])})
         if info.returns == "layer" and info.name == "keras.layers.Dense":
@@ -689,7 +690,8 @@ class Evaluator:
             if units is not None and len(units) == 1 and units[0] is not None:
                 return frozenset({("obj", "layer", None, ("dense", units[0]))})
         if info.returns == "numpy":
-            return frozenset({("numpy", numpy_dtype(info.name, args, kwargs, receiver))})
+            dtype = numpy_dtype(info.name, args, kwargs, receiver)
+            return frozenset({("numpy", dtype, numpy_shape(info.name, args, kwargs, receiver))})
         return atoms_for_return(info.returns)
 
 

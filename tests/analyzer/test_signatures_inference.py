@@ -684,7 +684,6 @@ INFERRED = [
         """,
         "relu",
         (dense("float32", (4, 2)),),
-        xfail="NumPy creator shapes are not modelled (shape None)",
     ),
     case(
         "numpy-default-float64",
@@ -699,7 +698,6 @@ INFERRED = [
         """,
         "column_sums",
         (dense("float64", (2, 3)),),
-        xfail="NumPy creator shapes are not modelled (shape None)",
     ),
     # --- where the evidence comes from ----------------------------------------------------
     case(
@@ -879,7 +877,6 @@ INFERRED = [
         """,
         "densify",
         (sparse("float32", (3, 4)),),
-        xfail="the tf.SparseTensor constructor is not modelled (no spec)",
     ),
     case(
         "sparse-from-dense",
@@ -893,7 +890,6 @@ INFERRED = [
         """,
         "row_sums",
         (sparse("float32", (2, 3)),),
-        xfail="tf.sparse.from_dense keeps the dtype but drops the dense shape",
     ),
     case(
         "ragged-constant",
@@ -907,7 +903,6 @@ INFERRED = [
         """,
         "row_lengths",
         (ragged("int32", (2, None)),),
-        xfail="tf.ragged.constant gives shape None instead of (rows, None)",
     ),
     case(
         "ragged-sites-disagree-on-rows",
@@ -922,7 +917,6 @@ INFERRED = [
         """,
         "row_means",
         (ragged("float32", (None, None)),),
-        xfail="tf.ragged.constant gives shape None instead of (rows, None)",
     ),
 ]
 
