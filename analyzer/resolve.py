@@ -101,7 +101,14 @@ class ProjectIndex:
     # ------------------------------------------------------------- modules
 
     def find_module(self, dotted: str, importer: str) -> str | None:
-        """Relpath of the project module `import dotted` loads from `importer`, if any."""
+        """Relpath of the project module `import dotted` loads from `importer`, if any.
+
+        Absolute imports are searched where Python would find them: in the folder that holds
+        the importer's top-level package (for a script outside any package, its own folder,
+        which Python puts first on `sys.path`), then at the analysed root. A module inside a
+        package never sees its siblings as top-level modules: `import jax.numpy` in
+        `backend/jax/numpy.py` is the real JAX, not the file itself.
+        """
         if not dotted:
             return None
         key = (dotted, importer)
@@ -109,19 +116,28 @@ class ProjectIndex:
         if cached is not None:
             return cached[1] if cached else None
         path = PurePosixPath(*dotted.split("."))
-        folder = PurePosixPath(importer).parent
         found: str | None = None
-        while found is None:
+        for folder in (self._import_root(importer), PurePosixPath(".")):
             for candidate in (f"{folder / path}.py", str(folder / path / "__init__.py")):
                 candidate = candidate[2:] if candidate.startswith("./") else candidate
                 if candidate in self.modules:
                     found = candidate
                     break
-            if found is not None or str(folder) in (".", "", "/"):
+            if found is not None:
                 break
-            folder = folder.parent
         self._module_ref_cache[key] = ("module", found) if found else ()
         return found
+
+    def _import_root(self, importer: str) -> PurePosixPath:
+        """The folder above the importer's outermost package (`__init__.py` chain)."""
+        folder = PurePosixPath(importer).parent
+        while str(folder) not in (".", "", "/") and self._is_package(folder):
+            folder = folder.parent
+        return folder
+
+    def _is_package(self, folder: PurePosixPath) -> bool:
+        init = str(folder / "__init__.py")
+        return (init[2:] if init.startswith("./") else init) in self.modules
 
     def find_relative_module(self, source: str, importer: str) -> str | None:
         level = len(source) - len(source.lstrip("."))

@@ -1,0 +1,93 @@
+"""Absolute imports resolve where Python looks, not in every enclosing folder."""
+
+from __future__ import annotations
+
+import textwrap
+
+from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries, summarize_text
+from hybridize.model import FunctionVerdict
+
+
+def analyse(files: dict[str, str]) -> dict[str, FunctionVerdict]:
+    summaries = [summarize_text(name, textwrap.dedent(src)) for name, src in files.items()]
+    verdicts = analyze_summaries(summaries, AnalysisOptions(use_cache=False))
+    return {f"{v.file}::{v.qualname}": v for v in verdicts}
+
+
+def test_a_package_module_named_like_a_library_is_not_the_library() -> None:
+    verdicts = analyse(
+        {
+            "backend/__init__.py": "",
+            "backend/jax/__init__.py": "",
+            "backend/jax/numpy.py": """
+                import jax.numpy as jnp
+
+                def fmod(x1, x2):
+                    return jnp.fmod(x1, x2)
+            """,
+        }
+    )
+    assert verdicts["backend/jax/numpy.py::fmod"].is_recursive is False
+
+
+def test_a_script_imports_its_sibling() -> None:
+    verdicts = analyse(
+        {
+            "app/main.py": """
+                import tensorflow as tf
+                from helpers import square
+
+                def run(x):
+                    return square(x)
+
+                run(tf.ones(3))
+            """,
+            "app/helpers.py": """
+                import tensorflow as tf
+
+                def square(x):
+                    return tf.square(x)
+            """,
+        }
+    )
+    assert verdicts["app/helpers.py::square"].has_tensor_parameter is True
+
+
+def test_a_package_module_imports_from_the_package_root() -> None:
+    verdicts = analyse(
+        {
+            "proj/pkg/__init__.py": "",
+            "proj/pkg/ops.py": """
+                import tensorflow as tf
+
+                def double(x):
+                    return x * 2.0
+            """,
+            "proj/pkg/model.py": """
+                import tensorflow as tf
+                from pkg.ops import double
+
+                def forward(x):
+                    return double(x)
+
+                forward(tf.ones(3))
+            """,
+        }
+    )
+    assert verdicts["proj/pkg/ops.py::double"].has_tensor_parameter is True
+
+
+def test_a_sibling_is_not_a_top_level_module_inside_a_package() -> None:
+    verdicts = analyse(
+        {
+            "pkg/__init__.py": "",
+            "pkg/random.py": """
+                import random
+
+                def draw():
+                    return random.random()
+            """,
+        }
+    )
+    assert verdicts["pkg/random.py::draw"].is_recursive is False
+    assert verdicts["pkg/random.py::draw"].has_python_side_effects is True
