@@ -199,7 +199,9 @@ def analyze_path(
     base = root if root.is_dir() else root.parent
     project_key = None
     if cache is not None and cache.usable:
-        project_key = cache.project_key(files, base, f"{options.infer_input_signatures}")
+        project_key = cache.project_key(
+            files, base, f"{options.infer_input_signatures}/{enclosing_package(base)}"
+        )
         cached = cache.get_result(project_key)
         if cached is not None:
             verdicts, cached_errors = cached
@@ -211,7 +213,8 @@ def analyze_path(
             )
             return result, warnings
     summaries, file_errors = _summaries(files, root, cache, options)
-    verdicts, internal_errors = analyze_summaries_with_errors(summaries, options)
+    package = enclosing_package(base)
+    verdicts, internal_errors = analyze_summaries_with_errors(summaries, options, package)
     file_errors.extend(internal_errors)
     if cache is not None and project_key is not None:
         cache.put_result(project_key, (verdicts, file_errors))
@@ -226,14 +229,14 @@ def analyze_path(
 
 
 def analyze_summaries(
-    summaries: Iterable[ModuleSummary], options: AnalysisOptions
+    summaries: Iterable[ModuleSummary], options: AnalysisOptions, package: str = ""
 ) -> list[FunctionVerdict]:
     """The project-wide phase over already computed summaries."""
-    return analyze_summaries_with_errors(summaries, options)[0]
+    return analyze_summaries_with_errors(summaries, options, package)[0]
 
 
 def analyze_summaries_with_errors(
-    summaries: Iterable[ModuleSummary], options: AnalysisOptions
+    summaries: Iterable[ModuleSummary], options: AnalysisOptions, package: str = ""
 ) -> tuple[list[FunctionVerdict], list[FileError]]:
     """Verdicts, and the internal errors met on the way (one per function at most).
 
@@ -241,13 +244,13 @@ def analyze_summaries_with_errors(
     the whole run: the function is reported with unknown facts and the error is listed.
     """
     with _no_cyclic_gc():
-        return _analyze_summaries(summaries, options)
+        return _analyze_summaries(summaries, options, package)
 
 
 def _analyze_summaries(
-    summaries: Iterable[ModuleSummary], options: AnalysisOptions
+    summaries: Iterable[ModuleSummary], options: AnalysisOptions, package: str
 ) -> tuple[list[FunctionVerdict], list[FileError]]:
-    index = ProjectIndex({s.relpath: s for s in summaries})
+    index = ProjectIndex({s.relpath: s for s in summaries}, package)
     facts = solve(index)
     keys = [f"{r}::{q}" for r, m in index.modules.items() for q in ["<module>", *m.functions]]
     analysed_keys = [k for k in keys if not k.endswith("::<module>")]
@@ -259,7 +262,18 @@ def _analyze_summaries(
     hybrid = {k for k in function_keys if is_hybrid(index, facts, k)}
     covered = covered_callers(graph, facts, hybrid, function_keys)
     verdicts = []
-    errors = [
+    errors = (
+        []
+        if facts.converged
+        else [
+            FileError(
+                ".",
+                "the analysis did not settle within its round limit: on this project some "
+                "call-site evidence may be missing (please report it)",
+            )
+        ]
+    )
+    errors += [
         FileError(
             key.split("::", 1)[0],
             f"internal error while analysing {key.split('::', 1)[1]}: {message}",
@@ -322,6 +336,19 @@ def _undecided(index: ProjectIndex, key: str, exc: Exception) -> FunctionVerdict
         ],
     )
     return decide(facts)
+
+
+def enclosing_package(folder: Path) -> str:
+    """The dotted package name of a folder that is itself a package (has `__init__.py`),
+    found by walking up while the parents are packages too; "" for a plain folder."""
+    parts: list[str] = []
+    current = folder
+    while (current / "__init__.py").is_file() and current.name.isidentifier():
+        parts.append(current.name)
+        if current.parent == current:
+            break
+        current = current.parent
+    return ".".join(reversed(parts))
 
 
 def is_hybrid(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:

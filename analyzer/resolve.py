@@ -65,6 +65,9 @@ class ProjectIndex:
     """All module summaries of a project with cross-module lookups."""
 
     modules: dict[str, ModuleSummary]
+    package: str = ""
+    """The dotted name of the analysed folder when it is itself inside a package
+    (`keras.src` for `site-packages/keras/src`): `import keras.src.ops` then means `ops`."""
     _module_ref_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _global_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _class_role_cache: dict[str, str | None] = field(default_factory=dict)
@@ -115,6 +118,12 @@ class ProjectIndex:
         cached = self._module_ref_cache.get(key)
         if cached is not None:
             return cached[1] if cached else None
+        if self.package and dotted.startswith(self.package + "."):
+            dotted = dotted[len(self.package) + 1 :]
+        elif self.package and dotted == self.package:
+            found_init = "__init__.py" if "__init__.py" in self.modules else None
+            self._module_ref_cache[key] = ("module", found_init) if found_init else ()
+            return found_init
         path = PurePosixPath(*dotted.split("."))
         found: str | None = None
         for folder in (self._import_root(importer), PurePosixPath(".")):

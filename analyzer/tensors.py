@@ -54,7 +54,19 @@ TENSOR: Atom = ("tensor", None, None)
 PYTHON: Atom = ("python",)
 NO_ATOMS: Atoms = frozenset()
 MAX_ATOMS = 24
-MAX_ROUNDS = 12
+MAX_ROUNDS = 10
+MAX_FINAL_ROUNDS = 4
+"""Bounds on the rounds of the fixed point (optimistic, then with unknowns explicit). Facts
+only grow and are widened after WIDEN_AFTER rounds, so real projects settle well within
+them; past the bound the facts found so far are used, an under-approximation of call-site
+evidence in the rare project that needs more."""
+WIDEN_AFTER = 6
+"""Rounds after which shapes and literal values are dropped from the project-wide facts.
+
+Flow-insensitive values that feed themselves through calls (`x = tf.concat([x, y], 0)` in a
+loop, a counter passed to a recursive call) would otherwise take a new shape or value every
+round and never settle. Without them the facts range over a finite set, so the fixed point
+is reached; projects that settle earlier keep every shape."""
 MAX_TUPLE = 8
 
 TENSOR_LIKE_KINDS = frozenset({"tensor", "variable", "numpy", "symbolic"})
@@ -179,8 +191,12 @@ def _cap(atoms: Iterable[Atom]) -> Atoms:
             result = frozenset(_shrink(a) for a in result)
             break
     if len(result) > MAX_ATOMS:
-        keep = [a for a in result if is_tensor_like(a)][:MAX_ATOMS]
-        return frozenset([*keep, UNKNOWN_ATOM])
+        # Too many kinds to track: keep whether it may be a tensor (a deterministic choice,
+        # so that the same input always gives the same output and the fixed point settles).
+        tensor_like = sorted((a for a in result if is_tensor_like(a)), key=repr)
+        if len(tensor_like) >= MAX_ATOMS:
+            tensor_like = [TENSOR]
+        return frozenset([*tensor_like, UNKNOWN_ATOM])
     return result
 
 
@@ -241,6 +257,9 @@ class TensorFacts:
     evaluators: dict[str, Evaluator] = field(default_factory=dict)
     final: bool = False
     latest_evaluators: dict[str, Evaluator] = field(default_factory=dict)
+    rounds: int = 0
+    converged: bool = True
+    """False when the round bounds stopped the fixed point before it settled."""
     cache: dict[str, object] = field(default_factory=dict)
     internal_errors: dict[str, str] = field(default_factory=dict)
     """Functions the analysis failed on, with the error: they get unknown facts."""
@@ -645,12 +664,11 @@ class Evaluator:
             # An unknown function applied to tensors (a loaded SavedModel's signature, a
             # third-party op): what comes back is taken to be tensor-like as well.
             result.add(TENSOR)
-        if not result and not callee_atoms:
+        if not result:
+            # Nothing known yet (a callee not evaluated so far): empty while iterating, so
+            # the value only grows; unknown in the final rounds.
             self.optimistic = True
-        if not result and not self.facts.final and not callee_atoms:
-            result = set()
-        elif not result:
-            result = {UNKNOWN_ATOM}
+            result = {UNKNOWN_ATOM} if self.facts.final else set()
         resolved = ResolvedCall(
             site=site,
             index=index,
@@ -1047,6 +1065,20 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
             )
         for class_key, attr, atoms in contribution.attrs:
             attrs[class_key][attr] |= atoms
+    facts.rounds += 1
+    if facts.rounds > WIDEN_AFTER:
+        # A project still changing after a few rounds: from now on facts only grow (each
+        # round joined to the last) and lose shapes and literal values, so the iteration
+        # climbs a finite lattice and stops even where evaluations are not monotone.
+        _join_table(params, facts.param_atoms)
+        _join_table(external, facts.external_evidence)
+        _join_table(attrs, facts.attrs)
+        for key, old in facts.returns.items():
+            returns[key] = _cap(returns.get(key, NO_ATOMS) | old)
+        params = _widen_table(params)
+        external = _widen_table(external)
+        attrs = _widen_table(attrs)
+        returns = {key: frozenset(_widen(a) for a in atoms) for key, atoms in returns.items()}
     changed: set[Dep] = set()
     for key in set(params) | set(facts.param_atoms):
         if _frozen(params.get(key)) != _frozen(facts.param_atoms.get(key)):
@@ -1062,6 +1094,39 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
     facts.attrs = attrs
     facts.returns = returns
     return changed
+
+
+def _widen(atom: Atom, depth: int = 0) -> Atom:
+    kind = atom[0]
+    if kind in ("tensor", "variable", "numpy") and len(atom) > 2 and atom[2] is not None:
+        return (kind, atom[1], None, *atom[3:])
+    if kind == "lit" and atom[1] in ("int", "float", "str") and atom[2] is not None:
+        return ("lit", atom[1], None)
+    if depth < MAX_NESTING and kind == "tup":
+        parts = tuple(frozenset(_widen(a, depth + 1) for a in part) for part in atom[1])
+        return ("tup", parts, *atom[2:])
+    if depth < MAX_NESTING and kind == "seq":
+        return ("seq", atom[1], frozenset(_widen(a, depth + 1) for a in atom[2]))
+    if depth < MAX_NESTING and kind == "dict":
+        return ("dict", frozenset(_widen(a, depth + 1) for a in atom[1]))
+    return atom
+
+
+def _join_table(
+    table: dict[str, dict[str, set[Atom]]], previous: dict[str, dict[str, set[Atom]]]
+) -> None:
+    for key, entries in previous.items():
+        for name, atoms in entries.items():
+            joined = table[key][name] | atoms
+            table[key][name] = set(_cap(joined))
+
+
+def _widen_table(table: dict[str, dict[str, set[Atom]]]) -> dict[str, dict[str, set[Atom]]]:
+    widened: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
+    for key, entries in table.items():
+        for name, atoms in entries.items():
+            widened[key][name] = {_widen(a) for a in atoms}
+    return widened
 
 
 def _frozen(table: dict[str, set[Atom]] | None) -> frozenset[tuple[str, frozenset[Atom]]]:
@@ -1091,16 +1156,16 @@ def solve(index: ProjectIndex) -> TensorFacts:
         for key in dirty:
             contributions[key], deps[key] = _evaluate_guarded(index, facts, key)
         changed = _aggregate(facts, contributions)
-        if not changed:
-            break
-        dirty = [key for key in keys if deps[key] & changed]
+        dirty = [key for key in keys if deps[key] & changed] if changed else []
         if not dirty:
             break
     # Final rounds: missing facts now read as "unknown". Only evaluations that relied on a
-    # missing fact can change, and then whatever read what they changed.
+    # missing fact can change (or had not settled yet), and then whatever read what changed.
     facts.final = True
-    dirty = [key for key in keys if OPTIMISTIC in deps[key]]
-    for _round in range(MAX_ROUNDS):
+    facts.rounds = 0  # the final phase gets its own rounds before widening
+    unsettled = set(dirty)
+    dirty = [key for key in keys if OPTIMISTIC in deps[key] or key in unsettled]
+    for _round in range(MAX_FINAL_ROUNDS):
         if not dirty:
             break
         facts.evaluators = {}
@@ -1108,6 +1173,7 @@ def solve(index: ProjectIndex) -> TensorFacts:
             contributions[key], deps[key] = _evaluate_guarded(index, facts, key)
         changed = _aggregate(facts, contributions)
         dirty = [key for key in keys if deps[key] & changed]
+    facts.converged = not dirty
     # Each function's latest evaluation read only facts that have not changed since: its
     # memo is the solution's view of the function, for the analyses that follow.
     facts.evaluators = dict(facts.latest_evaluators)

@@ -91,3 +91,24 @@ def test_a_sibling_is_not_a_top_level_module_inside_a_package() -> None:
     )
     assert verdicts["pkg/random.py::draw"].is_recursive is False
     assert verdicts["pkg/random.py::draw"].has_python_side_effects is True
+
+
+def test_analysing_a_folder_inside_a_package_resolves_its_absolute_imports(tmp_path) -> None:
+    from hybridize.analyzer.engine import analyze_path
+
+    root = tmp_path / "lib" / "src"
+    (root / "backend").mkdir(parents=True)
+    (tmp_path / "lib" / "__init__.py").write_text("")
+    (root / "__init__.py").write_text("")
+    (root / "backend" / "__init__.py").write_text("")
+    (root / "backend" / "state.py").write_text(
+        "STATE = {}\n\ndef set_value(v):\n    STATE['v'] = v\n"
+    )
+    (root / "api.py").write_text(
+        "import tensorflow as tf\nfrom lib.src.backend import state\n\n"
+        "def configure(x):\n    state.set_value(x)\n    return tf.square(x)\n\n"
+        "configure(tf.ones(2))\n"
+    )
+    result, _ = analyze_path(root, AnalysisOptions(use_cache=False))
+    by_name = {v.qualname: v for v in result.functions}
+    assert by_name["configure"].has_python_side_effects is True
