@@ -54,8 +54,8 @@ TENSOR: Atom = ("tensor", None, None)
 PYTHON: Atom = ("python",)
 NO_ATOMS: Atoms = frozenset()
 MAX_ATOMS = 24
-MAX_ROUNDS = 10
-MAX_FINAL_ROUNDS = 4
+MAX_ROUNDS = 20
+MAX_FINAL_ROUNDS = 12
 """Bounds on the rounds of the fixed point (optimistic, then with unknowns explicit). Facts
 only grow and are widened after WIDEN_AFTER rounds, so real projects settle well within
 them; past the bound the facts found so far are used, an under-approximation of call-site

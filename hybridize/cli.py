@@ -127,18 +127,327 @@ def checks() -> None:
         click.echo(f"{check.code}  {check.name:<40} {check.summary}")
 
 
-@main.command()
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
-def refactor(path: Path) -> None:
-    """Plan and show the refactorings (arrives with the refactoring engine issue)."""
-    raise click.ClickException("`hybridize refactor` is not implemented yet (see issue 5)")
+EPILOG_REFACTOR = """\b
+Examples:
+  hybridize refactor src/                   # show the planned changes as unified diffs
+  hybridize refactor src/ --apply           # write them (atomically, file by file)
+  hybridize refactor --check                # CI and pre-commit: exit 1 if anything would change
+  hybridize refactor . --select HY010       # only add decorators (HY011 remove, HY012 reconfigure)
+  hybridize refactor . --ignore 'tests/*' --ignore '*::Model.call'
+
+\b
+A `# hybridize: ignore` comment on a def (or a decorator line, or just above it) leaves that
+function alone. Defaults come from [tool.hybridize] in pyproject.toml (select, ignore,
+infer-input-signatures).
+"""
 
 
-@main.command()
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
-def bench(path: Path) -> None:
-    """Compile and benchmark candidate functions (arrives with the compiler issue)."""
-    raise click.ClickException("`hybridize bench` is not implemented yet (see issue 6)")
+@main.command(epilog=EPILOG_REFACTOR)
+@click.argument(
+    "path", type=click.Path(exists=True, path_type=Path), default=Path("."), required=False
+)
+@click.option(
+    "--diff",
+    "show_diff",
+    is_flag=True,
+    help="Print unified diffs (the default without --apply/--check).",
+)
+@click.option("--apply", "apply_changes", is_flag=True, help="Write the changes to the files.")
+@click.option("--check", is_flag=True, help="Exit 1 if anything would change (CI, pre-commit).")
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="PATTERN",
+    help="Refactor only these: a code (HY010 add, HY011 remove, HY012 reconfigure) or a glob "
+    "on file::qualname. Repeatable or comma-separated; replaces the configured select.",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    metavar="PATTERN",
+    help="Never refactor these (same patterns); adds to the configured ignore.",
+)
+@click.option(
+    "--infer-input-signatures/--no-infer-input-signatures",
+    default=None,
+    help="Infer input_signature from call sites (enables HY012 reconfigure).",
+)
+@click.option("--no-config", is_flag=True, help="Ignore [tool.hybridize] in pyproject.toml.")
+@click.option(
+    "--no-cache", is_flag=True, help="Ignore and do not update the summary and plan caches."
+)
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes.")
+@click.option(
+    "--verbose", "-v", is_flag=True, help="Also list functions left alone by `# hybridize: ignore`."
+)
+def refactor(
+    path: Path,
+    show_diff: bool,
+    apply_changes: bool,
+    check: bool,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    infer_input_signatures: bool | None,
+    no_config: bool,
+    no_cache: bool,
+    jobs: int | None,
+    verbose: bool,
+) -> None:
+    """Plan the transformation of every function whose verdict passes (add, remove or
+    reconfigure @tf.function) and show it as diffs, write it (--apply) or check it (--check).
+
+    Exit status: 0 when the command ran; 1 with --check when something would change (or was
+    changed, with --apply --check), and when a planned file could not be written; 2 on a usage
+    error (a path that does not exist, a bad option or configuration).
+    """
+    from hybridize.analyzer.checks import registry
+    from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+    from hybridize.config import Config, ConfigError, load_config
+    from hybridize.refactor import (
+        PlanCache,
+        Selection,
+        apply_plan,
+        plan_refactorings,
+        read_snapshot,
+    )
+    from hybridize.refactor.selection import split_patterns
+
+    try:
+        config = Config() if no_config else load_config(path)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from exc
+    for warning in config.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    selection = Selection(
+        split_patterns(select) if select else config.select,
+        (*config.ignore, *split_patterns(ignore)),
+    )
+    unknown = selection.unknown_codes(registry())
+    if unknown:
+        raise click.UsageError(
+            f"unknown code {unknown[0]!r}; `hybridize checks` lists them (HY010 add, HY011 "
+            "remove, HY012 reconfigure)"
+        )
+    infer = (
+        config.infer_input_signatures if infer_input_signatures is None else infer_input_signatures
+    )
+    snapshot = read_snapshot(path)
+    options = AnalysisOptions(infer_input_signatures=infer, use_cache=not no_cache, jobs=jobs)
+    result, warnings = analyze_path(path, options)
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for error in result.errors:
+        click.echo(f"skipped {error.file}: {error.message}", err=True)
+    cache = None if no_cache else PlanCache()
+    plan = plan_refactorings(result, selection, snapshot, cache, jobs)
+    for notice in plan.notices:
+        if notice.level != "ignored" or verbose:
+            label = {"skipped": "skipped", "ignored": "ignored", "note": "note"}[notice.level]
+            click.echo(f"{label} {notice}", err=True)
+    if show_diff or not (apply_changes or check):
+        click.echo(plan.diff(), nl=False)
+    elif check and not apply_changes:
+        for change in plan.changes:
+            click.echo(str(change))
+    functions = len(plan.changes)
+    files = len(plan.files)
+    counted = f"{functions} function{'s' if functions != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+    failed = False
+    if apply_changes:
+        report = apply_plan(plan)
+        for notice in report.failed:
+            click.echo(f"error {notice}", err=True)
+        failed = bool(report.failed)
+        written = sum(len(f.changes) for f in report.written)
+        click.echo(
+            f"refactored {written} function{'s' if written != 1 else ''} in "
+            f"{len(report.written)} file{'s' if len(report.written) != 1 else ''}"
+            + (f"; {len(report.failed)} not written" if report.failed else ""),
+            err=True,
+        )
+    elif functions:
+        click.echo(f"{counted} would change", err=True)
+    else:
+        click.echo("nothing to refactor", err=True)
+    if failed or (check and functions):
+        sys.exit(1)
+
+
+@main.command(
+    epilog="""\b
+Examples:
+  hybridize bench corpus/tensorflow/mlp_gradient_tape --entry "python main.py"
+  hybridize bench proj/ --entry "python train.py --steps 5" --out build/bench
+  hybridize bench proj/ --pytest               # inputs recorded while the tests run
+  hybridize bench proj/ --inputs examples.py   # inputs from a file (EXAMPLE_INPUTS)
+  hybridize bench corpus/tensorflow/* --entry "python main.py" --program-runs 1
+
+Writes report.json, report.md and report.html to --out. Exit status: 0 when the
+benchmark ran (whatever it measured, crashes of the user's code included), 2 on a usage
+or tool error (no such path, a bad --entry, TensorFlow missing in the worker).
+"""
+)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--entry", help='Run this command eagerly to record inputs, e.g. "python main.py".')
+@click.option("--pytest", "use_pytest", is_flag=True, help="Record inputs while pytest runs.")
+@click.option(
+    "--inputs",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A Python file defining EXAMPLE_INPUTS {'file.py::qualname': [args, ...]}.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("build/bench"),
+    show_default=True,
+    help="Folder for report.json, report.md, report.html.",
+)
+@click.option(
+    "--argument-sets",
+    type=click.IntRange(1, 20),
+    default=3,
+    show_default=True,
+    help="Argument sets recorded per function.",
+)
+@click.option(
+    "--budget",
+    type=click.FloatRange(min=0.0),
+    default=2.0,
+    show_default=True,
+    help="Seconds of timing per function (after the minimum rounds).",
+)
+@click.option(
+    "--min-rounds",
+    type=click.IntRange(min=3),
+    default=7,
+    show_default=True,
+    help="Minimum timing samples per mode.",
+)
+@click.option(
+    "--program-runs",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="Whole-program runs of each variant (0: none).",
+)
+@click.option(
+    "--min-speedup",
+    type=click.FloatRange(min=1.0),
+    default=1.10,
+    show_default=True,
+    help="Smallest median speed-up that counts as a win.",
+)
+@click.option("--rtol", type=float, default=1e-5, show_default=True, help="Equivalence rtol.")
+@click.option("--atol", type=float, default=1e-6, show_default=True, help="Equivalence atol.")
+@click.option(
+    "--digest-atol",
+    type=float,
+    default=1e-3,
+    show_default=True,
+    help="Tolerance for the numbers of a 'digest:' line.",
+)
+@click.option("--no-xla", is_flag=True, help="Do not try jit_compile=True.")
+@click.option(
+    "--no-amortize",
+    is_flag=True,
+    help="Ignore whether the observed calls pay for tracing and compilation.",
+)
+@click.option(
+    "--none-size",
+    type=click.IntRange(min=1),
+    default=16,
+    show_default=True,
+    help="Size of a None axis of an inferred input signature.",
+)
+@click.option("--select", multiple=True, help="Only functions whose file::qualname matches (glob).")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1.0),
+    default=180.0,
+    show_default=True,
+    help="Seconds allowed per function.",
+)
+@click.option(
+    "--entry-timeout",
+    type=click.FloatRange(min=1.0),
+    default=600.0,
+    show_default=True,
+    help="Seconds allowed for one run of the entry.",
+)
+@click.option(
+    "--memory-limit",
+    type=click.IntRange(min=0),
+    default=8192,
+    show_default=True,
+    help="Address-space limit of the worker in MiB (0: none).",
+)
+@click.option(
+    "--python",
+    "python_path",
+    default=None,
+    help="Interpreter with TensorFlow for the worker (default: this one).",
+)
+@click.option("--no-cache", is_flag=True, help="Ignore and do not update the summary cache.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
+def bench(
+    paths: tuple[Path, ...],
+    entry: str | None,
+    use_pytest: bool,
+    inputs: Path | None,
+    out: Path,
+    argument_sets: int,
+    budget: float,
+    min_rounds: int,
+    program_runs: int,
+    min_speedup: float,
+    rtol: float,
+    atol: float,
+    digest_atol: float,
+    no_xla: bool,
+    no_amortize: bool,
+    none_size: int,
+    select: tuple[str, ...],
+    timeout: float,
+    entry_timeout: float,
+    memory_limit: int,
+    python_path: str | None,
+    no_cache: bool,
+    quiet: bool,
+) -> None:
+    """Measure PATHS' candidate functions eager, as graphs and with XLA; decide and report.
+
+    Each PATH is a project (a folder, or a file and its folder); it is copied to a temporary
+    folder and its code runs only in a subprocess with time and memory limits.
+    """
+    from hybridize.compiler.cli_support import run_bench_command
+
+    code = run_bench_command(
+        paths=list(paths),
+        entry=entry,
+        use_pytest=use_pytest,
+        inputs=inputs,
+        out=out,
+        argument_sets=argument_sets,
+        budget=budget,
+        min_rounds=min_rounds,
+        program_runs=program_runs,
+        min_speedup=min_speedup,
+        rtol=rtol,
+        atol=atol,
+        digest_atol=digest_atol,
+        xla=not no_xla,
+        amortize=not no_amortize,
+        none_size=none_size,
+        select=select,
+        timeout=timeout,
+        entry_timeout=entry_timeout,
+        memory_limit=memory_limit,
+        python=python_path,
+        use_cache=not no_cache,
+        quiet=quiet,
+    )
+    if code:
+        sys.exit(code)
 
 
 @main.command()

@@ -1,0 +1,45 @@
+"""The refactoring engine: from verdicts to minimal, exact, atomically written edits.
+
+Modules, one concept each:
+
+- `document`: a file's exact bytes, encoding, BOM and line endings;
+- `locate`: finding a verdict's function in the file's syntax tree by qualname (and `def`
+  line), its decorators' lines, and the `# hybridize: ignore` comment;
+- `decorators`: the codemods that add, remove and reconfigure `@tf.function`, and the
+  assumption comment of a speculative verdict;
+- `signature`: an inferred input signature written as `tf.TensorSpec(...)` source;
+- `names`: the names a module binds (scope by scope) and reads;
+- `imports`: the module's TensorFlow spelling, a new import when there is none, dropping one
+  that a removal leaves unused;
+- `edits`: line edits on the original text, and their unified diff;
+- `file_plan`: one file's plan, put together from the above and checked to parse;
+- `plan`: the project's plan (snapshot, cache, several processes) and writing it;
+- `plan_cache`: plans of unchanged files and verdicts, reused;
+- `writer`: atomic writes that survive interruption;
+- `selection`: `--select` / `--ignore` by function glob or finding code.
+"""
+
+from hybridize.refactor.file_plan import FilePlan, Notice, PlannedChange, plan_file
+from hybridize.refactor.plan import (
+    ApplyReport,
+    RefactorPlan,
+    apply_plan,
+    plan_refactorings,
+    read_snapshot,
+)
+from hybridize.refactor.plan_cache import PlanCache
+from hybridize.refactor.selection import Selection
+
+__all__ = [
+    "ApplyReport",
+    "FilePlan",
+    "Notice",
+    "PlanCache",
+    "PlannedChange",
+    "RefactorPlan",
+    "Selection",
+    "apply_plan",
+    "plan_file",
+    "plan_refactorings",
+    "read_snapshot",
+]

@@ -1,0 +1,212 @@
+"""The decorator codemods: add `@tf.function`, remove it, give it an `input_signature`.
+
+Each returns a line edit on the original text (see `edits`):
+
+- adding inserts one line (two with an assumption comment) directly above the `def`, so the
+  decorator is the innermost one, below `@staticmethod`, `@classmethod`, `@property` and any
+  other decorator, with the indentation and line ending of the `def` line itself;
+- removing deletes the decorator's own lines, arguments and trailing comment included, and the
+  assumption comment that this tool wrote above it, if it is still there;
+- reconfiguring rewrites the decorator expression with `input_signature=[...]` after the
+  arguments it already has (parsed and printed by libcst, so layout and comments stay).
+
+`tf.function` is recognised under the spellings the analysis accepts: `tf.function`,
+`tensorflow.function`, `from tensorflow import function` (aliased or not), `tf.compat.v2`, a
+module-level alias (`compile = tf.function`) and a wildcard import from TensorFlow.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+
+import libcst as cst
+
+from hybridize.refactor.document import Document
+from hybridize.refactor.edits import LineEdit
+from hybridize.refactor.locate import FoundFunction, Function, SourceIndex
+from hybridize.refactor.names import TF_FUNCTIONS, ModuleNames, scope_chain
+
+ASSUMPTION_PREFIX = "# hybridize: "
+ASSUMPTION_SUFFIX = "; remove the decorator if not"
+
+_INDENT = re.compile(r"[ \t\f]*")
+_SPACES = re.compile(r"\s+")
+
+
+def dotted_name(node: ast.expr) -> str | None:
+    """`tf.function` for an attribute chain of names, None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = dotted_name(node.value)
+        return f"{head}.{node.attr}" if head is not None else None
+    return None
+
+
+def callee(decorator: ast.expr) -> ast.expr:
+    """`tf.function` in both `@tf.function` and `@tf.function(jit_compile=True)`."""
+    return decorator.func if isinstance(decorator, ast.Call) else decorator
+
+
+class DecoratorFinder:
+    """Recognises `tf.function` decorators in one module."""
+
+    def __init__(self, names: ModuleNames, module: ast.Module) -> None:
+        self.names = names
+        self.module = module
+
+    def is_tf_function(self, decorator: ast.expr, chain: Sequence[int]) -> bool:
+        """Whether `decorator`, evaluated in the scopes `chain` (see `scope_chain`), is
+        `tf.function`."""
+        name = dotted_name(callee(decorator))
+        if name is None:
+            return False
+        head, _, rest = name.partition(".")
+        target = self.names.target_in(head, chain)
+        if target is not None:
+            return (f"{target}.{rest}" if rest else target) in TF_FUNCTIONS
+        if not rest and head in self.names.tf_function_aliases:
+            return True
+        return self.names.tensorflow_star and name == "function" and head not in self.names.bound
+
+    def find(self, found: FoundFunction) -> list[int]:
+        """Indexes (in `decorator_list`) of the function's `tf.function` decorators."""
+        chain = scope_chain(found, self.module)
+        decorators = found.node.decorator_list
+        return [i for i, d in enumerate(decorators) if self.is_tf_function(d, chain)]
+
+
+def assumption_comment(assumptions: Sequence[str]) -> str:
+    """The comment above a speculative decorator, e.g. `# hybridize: assumes x and y are
+    tensors (train_step of a Keras Model, called by Keras); remove the decorator if not`."""
+    parts = []
+    for assumption in assumptions:
+        text = _SPACES.sub(" ", "".join(c if c.isprintable() else " " for c in assumption))
+        text = text.replace("`", "").strip().rstrip(".;").strip()
+        if text:
+            parts.append(text)
+    body = "; ".join(parts) or "assumes the parameters are tensors"
+    return f"{ASSUMPTION_PREFIX}{body}{ASSUMPTION_SUFFIX}"
+
+
+def add_decorator(
+    document: Document, function: Function, decorator: str, comment: str | None
+) -> LineEdit:
+    """Insert `@decorator` (and `comment` above it) right above the `def` line."""
+    line = function.lineno
+    indent = _INDENT.match(document.line(line))
+    prefix = indent.group() if indent is not None else ""
+    newline = document.ending_of(line)
+    inserted = f"{prefix}@{decorator}{newline}"
+    if comment is not None:
+        inserted = f"{prefix}{comment}{newline}{inserted}"
+    return LineEdit(line, line, inserted, order=1)
+
+
+def remove_decorator(index: SourceIndex, function: Function, position: int) -> LineEdit:
+    """Delete one decorator's lines, and the assumption comment just above it if any."""
+    first, last = index.decorator_lines(function)[position]
+    above = index.line(first - 1).strip()
+    if (
+        index.is_comment_line(first - 1)
+        and above.startswith(ASSUMPTION_PREFIX)
+        and above.endswith(ASSUMPTION_SUFFIX)
+    ):
+        first -= 1
+    return LineEdit(first, last + 1, "")
+
+
+def has_input_signature(decorator: ast.expr) -> bool:
+    """Whether the decorator already passes `input_signature` (by keyword or position)."""
+    if not isinstance(decorator, ast.Call):
+        return False
+    positional = [a for a in decorator.args if not isinstance(a, ast.Starred)]
+    return len(positional) >= 2 or any(k.arg == "input_signature" for k in decorator.keywords)
+
+
+def reconfigure_decorator(document: Document, decorator: ast.expr, signature: str) -> LineEdit:
+    """Rewrite the decorator expression's lines with `input_signature=...` added."""
+    first, last = decorator.lineno, decorator.end_lineno or decorator.lineno
+    start = _char_column(document.line(first), decorator.col_offset)
+    end = _char_column(document.line(last), decorator.end_col_offset or 0)
+    lines = [document.line(n) for n in range(first, last + 1)]
+    text = "".join(lines)
+    expr_end = len(text) - len(lines[-1]) + end
+    newline = document.ending_of(first)
+    config = cst.PartialParserConfig(default_newline=newline)
+    expr = cst.parse_expression(text[start:expr_end], config)
+    new = with_input_signature(expr, signature)
+    code = cst.Module(body=(), default_newline=newline).code_for_node(new)
+    return LineEdit(first, last + 1, text[:start] + code + text[expr_end:])
+
+
+def _char_column(line: str, utf8_offset: int) -> int:
+    """CPython's columns count UTF-8 bytes; text edits count characters."""
+    return len(line.encode("utf-8")[:utf8_offset].decode("utf-8", "replace"))
+
+
+def with_input_signature(expr: cst.BaseExpression, signature: str) -> cst.BaseExpression:
+    """`expr` with `input_signature=<signature>` as its last argument, the other arguments and
+    their layout kept: in a call written over several lines the new argument gets a line of its
+    own, indented like the others, and comments stay on the lines they were on."""
+    argument = cst.Arg(
+        value=cst.parse_expression(signature),
+        keyword=cst.Name("input_signature"),
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        ),
+    )
+    if not isinstance(expr, cst.Call):
+        return cst.Call(func=expr, args=[argument])
+    args = list(expr.args)
+    if not args:
+        return expr.with_changes(args=[argument])
+    last = args[-1]
+    trailing = last.comma
+    lead = _argument_lead(expr)
+    if isinstance(trailing, cst.Comma):
+        after = trailing.whitespace_after
+        if isinstance(after, cst.ParenthesizedWhitespace):
+            # `    last=1,  # note\n)`: the note stays, the new argument goes on the next line.
+            if lead is None:
+                lead = after.with_changes(
+                    last_line=cst.SimpleWhitespace(after.last_line.value + "    ")
+                )
+            args[-1] = last.with_changes(
+                comma=trailing.with_changes(
+                    whitespace_after=lead.with_changes(
+                        first_line=after.first_line, empty_lines=after.empty_lines
+                    )
+                )
+            )
+            closing = after.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=())
+            args.append(argument.with_changes(comma=cst.Comma(whitespace_after=closing)))
+        else:
+            args[-1] = last.with_changes(
+                comma=trailing.with_changes(whitespace_after=cst.SimpleWhitespace(" "))
+            )
+            args.append(argument.with_changes(comma=cst.Comma(whitespace_after=after)))
+        return expr.with_changes(args=args)
+    after_arg = last.whitespace_after_arg
+    separator: cst.BaseParenthesizableWhitespace = lead or cst.SimpleWhitespace(" ")
+    args[-1] = last.with_changes(
+        whitespace_after_arg=cst.SimpleWhitespace(""),
+        comma=cst.Comma(whitespace_after=separator),
+    )
+    args.append(argument.with_changes(whitespace_after_arg=after_arg))
+    return expr.with_changes(args=args)
+
+
+def _argument_lead(call: cst.Call) -> cst.ParenthesizedWhitespace | None:
+    """The line break and indentation before an argument of a call written over several lines."""
+    if len(call.args) >= 2:
+        comma = call.args[-2].comma
+        if isinstance(comma, cst.Comma) and isinstance(
+            comma.whitespace_after, cst.ParenthesizedWhitespace
+        ):
+            return comma.whitespace_after
+    if isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
+        return call.whitespace_before_args
+    return None

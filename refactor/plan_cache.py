@@ -1,0 +1,80 @@
+"""A content-addressed cache of file plans, so that planning an unchanged project is nearly free.
+
+A file's plan depends on its bytes, its name, the verdicts about its functions and the version
+of the planner, which together form the key; a plan that looked at other files (to decide
+whether an import may be dropped) is not cached. Entries live next to the analysis cache
+(`$HYBRIDIZE_CACHE_DIR`, else `$XDG_CACHE_HOME/hybridize`, else `~/.cache/hybridize`). Like that
+cache, this one never fails a run: an entry that cannot be read, written or unpickled is a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hybridize.analyzer.cache import default_cache_dir
+from hybridize.model import FunctionVerdict
+
+PLAN_FORMAT = "1"
+"""Bump when the planner's output for the same input may change."""
+
+
+def _version_tag() -> bytes:
+    from hybridize import __version__
+
+    return f"{__version__}/plan{PLAN_FORMAT}".encode()
+
+
+class PlanCache:
+    """Pickled per-file plan results keyed by everything they depend on."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or default_cache_dir() / f"plans-v{PLAN_FORMAT}"
+
+    @staticmethod
+    def key(relpath: str, raw: bytes, verdicts: Sequence[FunctionVerdict]) -> str:
+        digest = hashlib.blake2b(raw, digest_size=20)
+        digest.update(b"\0" + relpath.encode("utf-8", "surrogatepass"))
+        digest.update(b"\0" + _version_tag())
+        for v in verdicts:
+            fingerprint = (
+                v.qualname,
+                v.line,
+                v.transformation,
+                v.is_hybrid,
+                v.speculative,
+                v.assumptions,
+                v.input_signature,
+            )
+            digest.update(b"\0" + repr(fingerprint).encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.pickle"
+
+    def get(self, key: str) -> Any:
+        try:
+            with open(self._path(key), "rb") as stream:
+                return pickle.load(stream)
+        except Exception:  # missing, unreadable or corrupt: a miss, never an error
+            return None
+
+    def put(self, key: str, value: object) -> None:
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as stream:
+                    pickle.dump(value, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(name, path)
+            except BaseException:
+                Path(name).unlink(missing_ok=True)
+                raise
+        except Exception:
+            return  # a cache that cannot be written only costs time

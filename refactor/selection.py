@@ -1,0 +1,83 @@
+"""Which planned refactorings to make: `--select` / `--ignore` by function or by code.
+
+A pattern is either a finding code (`HY010`, or a prefix such as `HY01`, any case) or a glob
+matched against the function's `file::qualname` key (`pkg/*::train_step`, `*::Model.*`). A
+glob without `::` also matches by file alone (`pkg/models.py`, `tests/*`).
+
+A function is refactored when it matches the selection and no ignore pattern. The selection is
+the conjunction of its two kinds: with codes and globs both given, a function must match one of
+the codes *and* one of the globs (`--select HY010 --select 'pkg/*'`: only additions, only in
+`pkg/`). A function's codes are its transformation's (HY010 add, HY011 remove, HY012
+reconfigure) and those of the findings behind its verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from hybridize.model import FunctionVerdict
+
+TRANSFORMATION_CODES = {
+    "convert_to_hybrid": "HY010",
+    "convert_to_eager": "HY011",
+    "reconfigure": "HY012",
+}
+"""The finding code that names each transformation."""
+
+_CODE = re.compile(r"HY\d{0,3}", re.IGNORECASE)
+
+
+def is_code(pattern: str) -> bool:
+    """A finding code or code prefix (`HY010`, `hy01`, `HY`), as opposed to a glob."""
+    return _CODE.fullmatch(pattern) is not None
+
+
+def split_patterns(values: Iterable[str]) -> tuple[str, ...]:
+    """Patterns from option values that may each hold several, separated by commas."""
+    return tuple(p.strip() for value in values for p in value.split(",") if p.strip())
+
+
+def verdict_codes(verdict: FunctionVerdict) -> set[str]:
+    codes = {finding.code for finding in verdict.findings}
+    if verdict.transformation in TRANSFORMATION_CODES:
+        codes.add(TRANSFORMATION_CODES[verdict.transformation])
+    return codes
+
+
+def _matches(pattern: str, verdict: FunctionVerdict, codes: set[str]) -> bool:
+    if is_code(pattern):
+        prefix = pattern.upper()
+        return any(code.startswith(prefix) for code in codes)
+    if fnmatchcase(verdict.key, pattern):
+        return True
+    return "::" not in pattern and fnmatchcase(verdict.file, pattern)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Select and ignore patterns; the empty selection selects everything."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def includes(self, verdict: FunctionVerdict) -> bool:
+        codes = verdict_codes(verdict)
+        if any(_matches(p, verdict, codes) for p in self.ignore):
+            return False
+        code_patterns = [p for p in self.select if is_code(p)]
+        glob_patterns = [p for p in self.select if not is_code(p)]
+        if code_patterns and not any(_matches(p, verdict, codes) for p in code_patterns):
+            return False
+        return not glob_patterns or any(_matches(p, verdict, codes) for p in glob_patterns)
+
+    def unknown_codes(self, known: Iterable[str]) -> list[str]:
+        """Code patterns that no known code starts with (most likely typos)."""
+        known_codes = [k.upper() for k in known]
+        return [
+            p
+            for p in (*self.select, *self.ignore)
+            if is_code(p) and not any(k.startswith(p.upper()) for k in known_codes)
+        ]
