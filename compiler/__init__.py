@@ -1,0 +1,18 @@
+"""The compile-and-benchmark stage (`hybridize bench`): measure what compiling would give.
+
+Only `worker.py`, run as a subprocess, imports TensorFlow; every other module is importable in
+the CLI process. One concept per module:
+
+- `instrument`: input capture, the candidate functions instrumented while the program runs;
+- `inputs`: the other sources of example inputs (a user file, inferred signatures);
+- `protocol`: the worker subprocess protocol, time and memory limits, restarts;
+- `worker`: the subprocess: eager / graph / XLA runs of each candidate;
+- `timing`: steady-state timing, interleaved, medians and spread;
+- `equivalence`: outputs and variables compared with stated tolerances;
+- `graphstats`: graph ops, HLO instructions before/after optimisation, fusions;
+- `decisions`: keep eager, graph or XLA; `load_applied_changes` for `refactor --from-bench`;
+- `report`: the report model, its JSON schema and summary; `render_md`, `render_html` and
+  `chart` (SVG) render it;
+- `rewrite` and `whole_program`: the refactored temporary copy, whole-program runs compared;
+- `bench`: the orchestration; `cli_support` and `terminal`: the command's terminal side.
+"""

@@ -180,6 +180,14 @@ infer-input-signatures).
 @click.option(
     "--verbose", "-v", is_flag=True, help="Also list functions left alone by `# hybridize: ignore`."
 )
+@click.option(
+    "--from-bench",
+    "from_bench",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Apply only the wins measured by `hybridize bench` (its report.json), writing "
+    "jit_compile=True where XLA won.",
+)
 def refactor(
     path: Path,
     show_diff: bool,
@@ -192,6 +200,7 @@ def refactor(
     no_cache: bool,
     jobs: int | None,
     verbose: bool,
+    from_bench: Path | None,
 ) -> None:
     """Plan the transformation of every function whose verdict passes (add, remove or
     reconfigure @tf.function) and show it as diffs, write it (--apply) or check it (--check).
@@ -239,6 +248,14 @@ def refactor(
     for error in result.errors:
         click.echo(f"skipped {error.file}: {error.message}", err=True)
     cache = None if no_cache else PlanCache()
+    if from_bench is not None:
+        from hybridize.refactor.measured import keep_measured_wins
+
+        try:
+            result = keep_measured_wins(result, from_bench)
+        except (OSError, ValueError, KeyError) as exc:
+            raise click.UsageError(f"cannot read the bench report {from_bench}: {exc}") from exc
+        cache = None  # the plan depends on the report, not only on the files
     plan = plan_refactorings(result, selection, snapshot, cache, jobs)
     for notice in plan.notices:
         if notice.level != "ignored" or verbose:

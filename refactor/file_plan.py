@@ -249,13 +249,20 @@ class _FilePlanner:
         spelling = self.imports.spelling_at(found, need_module=signature is not None)
         decorator = spelling.decorator
         words = f"add @{decorator}"
+        arguments: list[str] = []
         if signature is not None and spelling.module is not None:
             try:
-                decorator += f"(input_signature={render_signature(signature, spelling.module)})"
+                arguments.append(f"input_signature={render_signature(signature, spelling.module)}")
                 words = f"add @{spelling.decorator} with input_signature"
                 self.used_names.add(spelling.module)
             except SignatureError as exc:
                 self._notice(verdict, f"input_signature left out: {exc}", "note")
+        if dict(verdict.decorator_args).get("jit_compile"):
+            # A measured XLA win (`refactor --from-bench`).
+            arguments.append("jit_compile=True")
+            words += " with jit_compile=True"
+        if arguments:
+            decorator += f"({', '.join(arguments)})"
         comment = assumption_comment(verdict.assumptions) if verdict.speculative else None
         if comment is not None:
             words += " (speculative: the comment above it states the assumption)"

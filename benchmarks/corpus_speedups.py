@@ -1,0 +1,118 @@
+"""Benchmark: measured speed-ups of the changes hybridize applies, over the bundled corpus.
+
+Usage: python benchmarks/corpus_speedups.py [--out build/corpus-bench] [--program-runs 3]
+                                             [--budget 2] [PROGRAM ...]
+
+Runs `hybridize bench corpus/tensorflow/<program> --entry "python main.py"` for every program
+(or those named), each with the `digest_atol` of its expected.json, merges the reports into
+OUT/report.{json,md,html} and prints the summary figures. Targets: geometric-mean per-call
+speed-up of the applied changes >= 2.16x (the research average), whole programs >= 1.5x,
+zero applied slow-downs, zero equivalence failures among applied changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "corpus" / "tensorflow"
+
+sys.path.insert(0, str(ROOT))
+from hybridize.compiler.bench import write_reports  # noqa: E402
+from hybridize.compiler.report import merge_reports  # noqa: E402
+
+TARGETS = {
+    "geomean_speedup_applied": 2.16,
+    "whole_program_speedup": 1.5,
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("programs", nargs="*", help="program folder names (default: all)")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "corpus-bench")
+    parser.add_argument("--program-runs", type=int, default=3)
+    parser.add_argument("--budget", type=float, default=2.0)
+    args = parser.parse_args()
+    programs = sorted(p.parent for p in CORPUS.glob("*/expected.json"))
+    if args.programs:
+        programs = [p for p in programs if p.name in args.programs]
+    hybridize = Path(sys.executable).with_name("hybridize")
+    reports = []
+    started = time.perf_counter()
+    for program in programs:
+        atol = json.loads((program / "expected.json").read_text(encoding="utf-8"))["digest_atol"]
+        out = args.out / program.name
+        command = [
+            str(hybridize),
+            "bench",
+            str(program),
+            "--entry",
+            "python main.py",
+            "--out",
+            str(out),
+            "--program-runs",
+            str(args.program_runs),
+            "--budget",
+            str(args.budget),
+            "--digest-atol",
+            str(atol),
+            "--quiet",
+            "--no-cache",
+        ]
+        print(f"== {program.name}", flush=True)
+        completed = subprocess.run(command, check=False)
+        if completed.returncode != 0:
+            print(f"   bench failed with exit status {completed.returncode}", flush=True)
+            continue
+        report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+        s = report["summary"]
+        whole = s["whole_program_speedup"]
+        print(
+            f"   applied {s['changes_applied']}, geomean {s['geomean_speedup_applied'] or 0:.2f}x, "
+            f"program {whole or 0:.2f}x",
+            flush=True,
+        )
+        reports.append(report)
+    if not reports:
+        print("no report")
+        return 1
+    merged = merge_reports(reports)
+    write_reports(merged, args.out)
+    s = merged["summary"]
+    print(f"\ncorpus: {len(reports)} programs, {time.perf_counter() - started:.0f} s")
+    for name in (
+        "functions",
+        "functions_measured",
+        "changes_applied",
+        "applied_graph",
+        "applied_xla",
+        "geomean_speedup_applied",
+        "min_speedup_applied",
+        "max_speedup_applied",
+        "applied_slowdowns",
+        "equivalence_failures",
+        "slowdowns_measured",
+        "equivalence_differences_measured",
+        "geomean_speedup_graph_measured",
+        "geomean_speedup_xla_measured",
+        "whole_programs_compared",
+        "whole_program_speedup",
+        "whole_program_wall_speedup",
+        "whole_program_output_mismatches",
+    ):
+        value = s[name]
+        target = TARGETS.get(name)
+        shown = f"{value:.3f}" if isinstance(value, float) else str(value)
+        print(f"{name:36} {shown}" + (f"   (target >= {target})" if target else ""))
+    print(f"reports: {args.out}/report.json, report.md, report.html")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

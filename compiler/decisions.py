@@ -1,0 +1,238 @@
+"""Per function: keep it as it is, compile it (`tf.function`), or compile it with XLA.
+
+The *baseline* is how the program runs the function today: eager for a plain function, graph
+(or XLA, with `jit_compile=True` already there) for an existing `tf.function`. A change away
+from the baseline is applied only when it is a *measured win*:
+
+1. the mode ran without error on every argument set, and its outputs and the variables after
+   the calls are equivalent to the reference (`equivalence.py`: eager for a plain function,
+   the existing compiled form for a hybrid one);
+2. it does not retrace in steady state (the same arguments traced again);
+3. it is faster than the baseline by at least `min_speedup` (1.10) at the median, and the
+   interquartile ranges do not overlap (`timing.clearly_faster`);
+4. with call counts from an entry run (and `amortize` on): the calls observed save more time
+   than `trace_cost_factor` (2) times the measured tracing and compiling time. A function
+   called once per run rarely pays for its trace, and the worker measures the trace warm (the
+   program has already built its models and optimizers): in a fresh program the first trace
+   also pays for AutoGraph and Keras' graph-mode code paths running for the first time, and
+   for a second trace when the first call creates variables (an optimizer's slots);
+5. XLA is chosen over plain graph mode only when it also beats graph mode by rules 3 and 1.
+
+Removing an existing decorator is never applied here (the analysis' `convert_to_eager` verdicts
+are reported with the measured eager time, for information). Slow-downs (a mode slower than the
+baseline) and retracing are flagged whatever the decision.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hybridize.compiler.timing import TimingStats, clearly_faster
+
+MODE_CHANGE = {
+    ("eager", "graph"): "add_tf_function",
+    ("eager", "xla"): "add_tf_function_jit",
+    ("graph", "xla"): "add_jit_compile",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionSettings:
+    min_speedup: float = 1.10
+    amortize: bool = True
+    trace_cost_factor: float = 2.0
+
+
+@dataclass(slots=True)
+class Decision:
+    baseline: str
+    mode: str
+    applied: bool
+    change: str | None
+    speedup: float | None
+    reasons: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "baseline": self.baseline,
+            "mode": self.mode,
+            "applied": self.applied,
+            "change": self.change,
+            "speedup": self.speedup,
+            "reasons": self.reasons,
+            "flags": self.flags,
+        }
+
+
+def _stats(mode_info: dict[str, Any]) -> TimingStats | None:
+    timing = mode_info.get("timing")
+    if not timing or not timing.get("median_seconds"):
+        return None
+    return TimingStats(
+        median=timing["median_seconds"],
+        p25=timing["p25_seconds"],
+        p75=timing["p75_seconds"],
+        minimum=timing["min_seconds"],
+        maximum=timing["max_seconds"],
+        samples=timing["samples"],
+        loops=timing["loops"],
+    )
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
+
+
+def decide(result: dict[str, Any], is_hybrid: bool, settings: DecisionSettings) -> Decision:
+    """The decision for one function's worker result."""
+    modes: dict[str, dict[str, Any]] = result.get("modes") or {}
+    baseline = "eager"
+    if is_hybrid:
+        baseline = "xla" if result.get("reference") == "xla" else "graph"
+    if result.get("status") != "measured":
+        reason = result.get("error") or result.get("status") or "not measured"
+        return Decision(baseline, baseline, False, None, None, [f"not measured: {reason}"])
+    base_stats = _stats(modes.get(baseline, {}))
+    if base_stats is None:
+        return Decision(
+            baseline, baseline, False, None, None, [f"the {baseline} mode could not be timed"]
+        )
+    decision = Decision(baseline, baseline, False, None, 1.0)
+    calls = (
+        result.get("calls_observed")
+        if result.get("input_source") in ("entry", "pytest", "entry+pytest")
+        else None
+    )
+    if result.get("deterministic") is False:
+        decision.flags.append("nondeterministic")
+        decision.reasons.append(
+            "the reference mode gives different results when run twice from the same state"
+        )
+    eligible: dict[str, TimingStats] = {}
+    for mode, info in modes.items():
+        if mode == baseline:
+            continue
+        stats = _stats(info)
+        if info.get("error"):
+            decision.flags.append(f"error:{mode}")
+            decision.reasons.append(f"{mode}: fails ({info['error'].splitlines()[0]})")
+            continue
+        if stats is None:
+            continue
+        ratio = base_stats.median / stats.median
+        if ratio * settings.min_speedup < 1.0:
+            decision.flags.append(f"slowdown:{mode}")
+        equivalence = (info.get("equivalence") or {}).get("status")
+        tensor_signatures = int(result.get("tensor_signatures") or 1)
+        if mode != "eager" and (info.get("traces_warmup") or 0) > tensor_signatures:
+            decision.flags.append(f"retracing:{mode}")
+            decision.reasons.append(
+                f"{mode}: traced {info['traces_warmup']} times for {tensor_signatures} tensor "
+                "signature(s): Python values in the arguments force retracing"
+            )
+            continue
+        if mode != "eager" and (info.get("steady_retraces") or 0) > 0:
+            decision.flags.append(f"retracing:{mode}")
+            decision.reasons.append(
+                f"{mode}: retraced {info['steady_retraces']} times in steady state"
+            )
+            continue
+        if equivalence not in ("equal", "reference"):
+            decision.flags.append(f"not-equivalent:{mode}")
+            first = ((info.get("equivalence") or {}).get("mismatches") or ["?"])[0]
+            decision.reasons.append(f"{mode}: results differ ({equivalence}: {first})")
+            continue
+        if mode == "eager":
+            continue  # removing a decorator is reported, never applied
+        if not clearly_faster(base_stats, stats, settings.min_speedup):
+            word = "slower" if ratio < 1 else "not clearly faster"
+            decision.reasons.append(
+                f"{mode}: {word} ({ratio:.2f}x vs {baseline}; needs >= {settings.min_speedup:.2f}x"
+                " with separated quartiles)"
+            )
+            continue
+        trace = float(info.get("trace_seconds") or 0.0)
+        if settings.amortize and calls is not None:
+            saved = calls * (base_stats.median - stats.median)
+            if saved < trace * settings.trace_cost_factor:
+                decision.reasons.append(
+                    f"{mode}: {calls} calls in the entry run save {_ms(saved)}, less than "
+                    f"{settings.trace_cost_factor:g} x its {_ms(trace)} of tracing/compilation"
+                )
+                decision.flags.append(f"not-amortized:{mode}")
+                continue
+        eligible[mode] = stats
+    choice = None
+    if "graph" in eligible and baseline == "eager":
+        choice = "graph"
+    if "xla" in eligible:
+        xla = eligible["xla"]
+        if choice == "graph":
+            graph = eligible["graph"]
+            if clearly_faster(graph, xla, settings.min_speedup):
+                choice = "xla"
+            else:
+                decision.reasons.append(
+                    f"xla: not clearly faster than graph ({graph.median / xla.median:.2f}x)"
+                )
+        else:
+            choice = "xla"
+    if choice is not None:
+        decision.mode = choice
+        decision.applied = True
+        decision.change = MODE_CHANGE.get((baseline, choice))
+        decision.speedup = base_stats.median / eligible[choice].median
+        decision.reasons.insert(
+            0, f"{choice}: {decision.speedup:.2f}x faster than {baseline}, equivalent"
+        )
+    elif not decision.reasons:
+        decision.reasons.append(f"keep {baseline}")
+    return decision
+
+
+def _common_root(roots: list[Path]) -> Path:
+    if len(roots) == 1:
+        return roots[0]
+    parts = [r.parts for r in roots]
+    common = []
+    for items in zip(*parts, strict=False):
+        if len(set(items)) != 1:
+            break
+        common.append(items[0])
+    return Path(*common) if common else Path("/")
+
+
+def load_applied_changes(report_path: Path | str, root: Path | str | None = None) -> dict[str, str]:
+    """`file::qualname` -> "graph" or "xla" for every measured win in a `report.json`.
+
+    "graph" means add `@tf.function`; "xla" means `@tf.function(jit_compile=True)` (or add
+    `jit_compile=True` to an existing decorator). `file` is relative to `root` when given
+    (only projects inside it are kept); otherwise relative to the project when the report
+    covers one project, or to the projects' common parent folder when it covers several (the
+    paths `hybridize refactor` on that folder reports).
+    """
+    data = json.loads(Path(report_path).read_text(encoding="utf-8"))
+    projects = [Path(p["root"]).resolve() for p in data.get("projects", [])]
+    base = (
+        Path(root).resolve() if root is not None else (_common_root(projects) if projects else None)
+    )
+    out: dict[str, str] = {}
+    for function in data.get("functions", []):
+        decision = function.get("decision") or {}
+        if not decision.get("applied") or decision.get("mode") not in ("graph", "xla"):
+            continue
+        project = Path(function["project"]).resolve()
+        path = project / function["file"]
+        if base is not None:
+            try:
+                relative = path.relative_to(base).as_posix()
+            except ValueError:
+                continue
+        else:
+            relative = function["file"]
+        out[f"{relative}::{function['qualname']}"] = decision["mode"]
+    return out

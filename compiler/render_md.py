@@ -1,0 +1,173 @@
+"""`report.md`: the benchmark report as Markdown (a pure function of report.json's object)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def fmt_seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if value < 1e-6:
+        return f"{value * 1e9:.0f} ns"
+    if value < 1e-3:
+        return f"{value * 1e6:.0f} µs"
+    if value < 1:
+        return f"{value * 1e3:.3g} ms"
+    return f"{value:.3g} s"
+
+
+def fmt_ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def mode_cell(function: Mapping[str, Any], mode: str) -> str:
+    info = function["modes"].get(mode)
+    if not info:
+        return "-"
+    if info.get("error"):
+        return "error"
+    timing = info.get("timing") or {}
+    text = fmt_seconds(timing.get("median_seconds"))
+    if mode != function["decision"]["baseline"] and info.get("speedup") is not None:
+        text += f" ({fmt_ratio(info['speedup'])})"
+    equivalence = (info.get("equivalence") or {}).get("status")
+    if equivalence in ("different", "not-comparable"):
+        text += f" ≠ {equivalence}"
+    return text
+
+
+def decision_cell(function: Mapping[str, Any]) -> str:
+    decision = function["decision"]
+    if function["status"] != "measured":
+        return f"{function['status']}"
+    if decision["applied"]:
+        return f"**{decision['mode']}** ({fmt_ratio(decision['speedup'])})"
+    return f"keep {decision['baseline']}"
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(report: Mapping[str, Any]) -> str:
+    summary = report["summary"]
+    lines = ["# hybridize bench report", ""]
+    lines.append(
+        f"{report['tool']['name']} {report['tool']['version']}, {report['created']}; "
+        f"machine: {_escape(str(report['machine'].get('description', '')))}"
+    )
+    lines += ["", "## Summary", "", "| figure | value |", "|---|---|"]
+    rows = [
+        ("functions measured", f"{summary['functions_measured']} of {summary['functions']}"),
+        (
+            "changes applied (graph / xla)",
+            f"{summary['changes_applied']} ({summary['applied_graph']} / {summary['applied_xla']})",
+        ),
+        (
+            "geomean per-call speed-up of applied changes",
+            fmt_ratio(summary["geomean_speedup_applied"]),
+        ),
+        (
+            "whole-program speed-up (run time after `import tensorflow`)",
+            fmt_ratio(summary["whole_program_speedup"]),
+        ),
+        ("whole-program speed-up (wall time)", fmt_ratio(summary["whole_program_wall_speedup"])),
+        ("applied slow-downs", str(summary["applied_slowdowns"])),
+        ("equivalence failures among applied changes", str(summary["equivalence_failures"])),
+        ("slow-downs measured (not applied)", str(summary["slowdowns_measured"])),
+        ("results that differ (not applied)", str(summary["equivalence_differences_measured"])),
+        ("retracing flagged", str(summary["retracing_flags"])),
+        (
+            "if every plain candidate were compiled: graph / xla geomean",
+            f"{fmt_ratio(summary['geomean_speedup_graph_measured'])} / {fmt_ratio(summary['geomean_speedup_xla_measured'])}",
+        ),
+        ("whole-program output mismatches", str(summary["whole_program_output_mismatches"])),
+        (
+            "functions without inputs / failed",
+            f"{summary['functions_without_inputs']} / {summary['functions_failed']}",
+        ),
+    ]
+    lines += [f"| {name} | {value} |" for name, value in rows]
+    lines += ["", "## Functions", ""]
+    lines.append("| project | function | inputs | eager | graph | xla | decision | flags |")
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for function in report["functions"]:
+        name = function["qualname"] + (" (hybrid)" if function["is_hybrid"] else "")
+        source = function["input_source"] or "-"
+        if function["argument_sets"]:
+            source += f" ×{function['argument_sets']}"
+        flags = ", ".join(function["decision"]["flags"]) or ""
+        lines.append(
+            f"| {_escape(_project_name(report, function))} | `{function['file']}::{_escape(name)}` | {source} | "
+            f"{mode_cell(function, 'eager')} | {mode_cell(function, 'graph')} | "
+            f"{mode_cell(function, 'xla')} | {decision_cell(function)} | {_escape(flags)} |"
+        )
+    lines += ["", "## Compilation statistics", ""]
+    lines.append(
+        "| function | traces (graph) | trace time | graph ops | xla compile | HLO before | HLO after | fusions |"
+    )
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for function in report["functions"]:
+        if function["status"] != "measured":
+            continue
+        graph = function["modes"].get("graph") or {}
+        xla = function["modes"].get("xla") or {}
+        graph_stats = graph.get("graph") or {}
+        hlo = xla.get("hlo") or {}
+        lines.append(
+            f"| `{function['file']}::{_escape(function['qualname'])}` | {graph.get('traces', '-')}"
+            f"{' (+' + str(graph['steady_retraces']) + ' in steady state)' if graph.get('steady_retraces') else ''} | "
+            f"{fmt_seconds(graph.get('trace_seconds'))} | {graph_stats.get('graph_ops', '-')} | "
+            f"{fmt_seconds(xla.get('trace_seconds'))} | {hlo.get('instructions_before', '-')} | "
+            f"{hlo.get('instructions_after', '-')} | {hlo.get('fusions', '-')} |"
+        )
+    lines += ["", "## Why", ""]
+    for function in report["functions"]:
+        reasons = function["decision"]["reasons"]
+        detail = "; ".join(reasons) if reasons else ""
+        if function["error"] and function["status"] != "measured":
+            detail = function["error"]
+        lines.append(
+            f"- `{function['file']}::{function['qualname']}` ({_escape(_project_name(report, function))}): {_escape(detail)}"
+        )
+    lines += ["", "## Whole programs", ""]
+    lines.append(
+        "| project | command | changes | original run / wall | refactored run / wall | speed-up (run / wall) | output |"
+    )
+    lines.append("|---|---|---|---|---|---|---|")
+    for project in report["projects"]:
+        whole = project.get("whole_program")
+        if not whole:
+            note = project.get("whole_program_note") or "-"
+            lines.append(
+                f"| {project['name']} | {project['entry'] or '-'} | {len(project['changes'])} | - | - | - | {_escape(note)} |"
+            )
+            continue
+        original, refactored = whole["original"], whole["refactored"]
+        lines.append(
+            f"| {project['name']} | `{whole['command']}` ×{whole['runs']} | {len(project['changes'])} | "
+            f"{fmt_seconds(original['median_run_seconds'])} / {fmt_seconds(original['median_wall_seconds'])} | "
+            f"{fmt_seconds(refactored['median_run_seconds'])} / {fmt_seconds(refactored['median_wall_seconds'])} | "
+            f"{fmt_ratio(whole['speedup'])} / {fmt_ratio(whole['wall_speedup'])} | "
+            f"{'same' if whole['output_match'] else 'DIFFERENT'} ({whole['comparison']}) |"
+        )
+    errors = [(p["name"], e) for p in report["projects"] for e in p["errors"]]
+    errors += [
+        (p["name"], p["capture_error"]) for p in report["projects"] if p.get("capture_error")
+    ]
+    if errors:
+        lines += ["", "## Errors", ""]
+        lines += [f"- {name}: {_escape(str(e))}" for name, e in errors]
+    lines += ["", "## Assumptions", ""]
+    lines += [f"- {a}" for a in report["assumptions"]]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _project_name(report: Mapping[str, Any], function: Mapping[str, Any]) -> str:
+    for project in report["projects"]:
+        if project["root"] == function["project"]:
+            return str(project["name"])
+    return str(function["project"])

@@ -1,0 +1,620 @@
+"""The worker subprocess: the only place where TensorFlow is imported.
+
+`python -m hybridize.compiler.worker JOB.json` (started by `protocol.run_job`):
+
+1. imports TensorFlow and says hello;
+2. with an entry (`python main.py ...`, `python -m pkg ...`) or `--pytest`, runs the user's
+   program eagerly in this process with the candidates instrumented (`instrument.py`), keeping a
+   few real argument sets per function; the objects the program built (models, optimizers)
+   stay alive for the measurements;
+3. measures every candidate in turn (`measure_function`): eager, `tf.function` and
+   `tf.function(jit_compile=True)`, equivalence of outputs and variables, traces, graph and
+   HLO statistics, steady-state timing. An exception is that function's result; the rest goes
+   on (crashes and hangs are the parent's business, see `protocol.py`).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import re
+import shlex
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hybridize.compiler import equivalence, graphstats, inputs, instrument, timing
+from hybridize.compiler.protocol import PROTOCOL_FD_ENV, Channel
+
+MODES = ("eager", "graph", "xla")
+_PYTHON_VALUE = re.compile(r"\b(int|float|str) [^,)\]}]+")
+SEED = 1234
+
+
+class EntryTimeout(BaseException):
+    """The instrumented run took longer than its limit: stop it and measure what was seen."""
+
+
+def _short_error(error: BaseException) -> str:
+    text = f"{type(error).__name__}: {error}".strip()
+    lines = text.splitlines()
+    if len(lines) > 12:
+        text = "\n".join([*lines[:12], "..."])
+    return text[:2000]
+
+
+def _where(error: BaseException, root: str) -> str:
+    """The innermost traceback frame inside the user's project, as `file:line`."""
+    frames = traceback.extract_tb(error.__traceback__)
+    for frame in reversed(frames):
+        if frame.filename.startswith(root):
+            return f"{os.path.relpath(frame.filename, root)}:{frame.lineno}"
+    return ""
+
+
+class Worker:
+    def __init__(self, job: dict[str, Any], channel: Channel) -> None:
+        import numpy as np
+        import tensorflow as tf
+
+        self.tf = tf
+        self.np = np
+        self.job = job
+        self.channel = channel
+        self.root = Path(job["root"]).resolve()
+        self.settings: dict[str, Any] = job.get("settings", {})
+        self.targets = [
+            instrument.Target(c["key"], c["file"], c["qualname"], int(c["line"]))
+            for c in job.get("candidates", [])
+        ]
+        self.registry = instrument.CaptureRegistry(
+            int(self.settings.get("argument_sets", 3)),
+            executing_eagerly=tf.executing_eagerly,
+            is_symbolic=self._is_symbolic,
+            is_ndarray=lambda v: isinstance(v, np.ndarray),
+            describe=self.describe,
+        )
+        self.capture_kind: str | None = None
+        self.user_inputs: dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]] = {}
+        self.user_inputs_error: str | None = None
+        self.keep_alive: list[Any] = []
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    def _is_symbolic(self, value: Any) -> bool:
+        name = type(value).__name__
+        if name == "KerasTensor":
+            return True
+        if isinstance(value, self.tf.Tensor):
+            return not hasattr(value, "numpy") or self.tf.is_symbolic_tensor(value)
+        return False
+
+    def describe(self, value: Any) -> str:
+        """A short type description of arguments: `(float32[64,8], int, Sequential)`."""
+        tf = self.tf
+
+        def one(v: Any, depth: int = 0) -> str:
+            if depth > 4:
+                return "..."
+            if isinstance(v, tf.Tensor | tf.Variable):
+                dims = (
+                    ",".join("?" if d is None else str(d) for d in v.shape.as_list())
+                    if v.shape.rank is not None
+                    else "*"
+                )
+                prefix = "var " if isinstance(v, tf.Variable) else ""
+                return f"{prefix}{v.dtype.name}[{dims}]"
+            if isinstance(v, self.np.ndarray):
+                return f"np.{v.dtype.name}[{','.join(map(str, v.shape))}]"
+            if isinstance(v, bool | int | float):
+                return f"{type(v).__name__} {v!r}"
+            if isinstance(v, str):
+                return f"str {v[:20]!r}"
+            if v is None:
+                return "None"
+            if isinstance(v, list | tuple):
+                inner = ", ".join(one(x, depth + 1) for x in list(v)[:6])
+                more = ", ..." if len(v) > 6 else ""
+                return f"[{inner}{more}]" if isinstance(v, list) else f"({inner}{more})"
+            if isinstance(v, dict):
+                items = list(v.items())[:6]
+                return "{" + ", ".join(f"{k}: {one(x, depth + 1)}" for k, x in items) + "}"
+            return type(v).__name__
+
+        args, kwargs = value
+        text = ", ".join(one(a) for a in args)
+        if kwargs:
+            text += ", " + ", ".join(f"{k}={one(v)}" for k, v in kwargs.items())
+        return text
+
+    def all_variables(self) -> list[Any]:
+        tf = self.tf
+        seen: set[int] = set()
+        found = []
+        for obj in gc.get_objects():
+            if isinstance(obj, tf.Variable) and id(obj) not in seen:
+                seen.add(id(obj))
+                found.append(obj)
+        return found
+
+    # --- capture ----------------------------------------------------------------------------
+
+    def capture(self) -> None:
+        entry = self.job.get("entry")
+        use_pytest = bool(self.job.get("pytest"))
+        if not (entry or use_pytest) or not self.job.get("capture", True):
+            return
+        kinds = [k for k, on in (("entry", bool(entry)), ("pytest", use_pytest)) if on]
+        self.capture_kind = "+".join(kinds)
+        self.channel.send("capture_start", kind=self.capture_kind)
+        finder = instrument.InstrumentingFinder(self.root, self.targets)
+        sys.meta_path.insert(0, finder)
+        self.registry.install()
+        runs: list[dict[str, Any]] = []
+        limit = float(self.settings.get("capture_seconds", 600))
+        started = time.perf_counter()
+        saved_argv, saved_path = list(sys.argv), list(sys.path)
+
+        def on_alarm(signum: int, frame: Any) -> None:
+            raise EntryTimeout(f"stopped after {limit:g} s")
+
+        signal.signal(signal.SIGALRM, on_alarm)
+        if entry:
+            runs.append(self._run_entry(entry, finder, limit))
+        if use_pytest:
+            runs.append(self._run_pytest(limit))
+        signal.alarm(0)
+        sys.argv = saved_argv
+        sys.path[:] = [*saved_path, *[p for p in sys.path if p not in saved_path]]
+        self.registry.uninstall(self.root)
+        functions = {
+            key: {
+                "calls": c.calls,
+                "symbolic_calls": c.symbolic_calls,
+                "argument_sets": len(c.sets),
+                "signatures": list(c.signatures),
+            }
+            for key, c in self.registry.captured.items()
+        }
+        self.channel.send(
+            "capture_done",
+            capture={
+                "kind": self.capture_kind,
+                "seconds": time.perf_counter() - started,
+                "runs": runs,
+                "functions": functions,
+            },
+        )
+
+    def _run_entry(
+        self, entry: list[str], finder: instrument.InstrumentingFinder, limit: float
+    ) -> dict[str, Any]:
+        cwd = Path(self.job.get("cwd") or self.root)
+        os.chdir(cwd)
+        started = time.perf_counter()
+        record: dict[str, Any] = {"kind": "entry", "command": shlex.join(["python", *entry])}
+        signal.alarm(max(1, int(limit)))
+        try:
+            if entry[0] == "-m":
+                sys.path.insert(0, str(cwd))
+                instrument.run_module(entry[1], entry[2:], finder)
+            else:
+                instrument.run_script((cwd / entry[0]).resolve(), entry[1:], finder)
+            record["exit_status"] = 0
+        except SystemExit as stop:
+            code = stop.code
+            record["exit_status"] = code if isinstance(code, int) else (0 if code is None else 1)
+        except EntryTimeout as stop:
+            record["exit_status"] = None
+            record["error"] = f"the program did not finish: {stop}"
+        except BaseException as error:
+            record["exit_status"] = 1
+            record["error"] = _short_error(error)
+            where = _where(error, str(self.root))
+            if where:
+                record["error"] += f" (at {where})"
+        finally:
+            signal.alarm(0)
+            main_module = sys.modules.get("__main__")
+            if main_module is not None:
+                self.keep_alive.append(main_module)
+            sys.stdout.flush()
+        record["seconds"] = time.perf_counter() - started
+        return record
+
+    def _run_pytest(self, limit: float) -> dict[str, Any]:
+        started = time.perf_counter()
+        record: dict[str, Any] = {"kind": "pytest", "command": "pytest --assert=plain"}
+        os.chdir(self.job.get("cwd") or self.root)
+        signal.alarm(max(1, int(limit)))
+        try:
+            import pytest
+
+            code = pytest.main([str(self.root), "-q", "--assert=plain", "-p", "no:cacheprovider"])
+            record["exit_status"] = int(code)
+        except EntryTimeout as stop:
+            record["exit_status"] = None
+            record["error"] = f"the tests did not finish: {stop}"
+        except BaseException as error:
+            record["exit_status"] = 1
+            record["error"] = _short_error(error)
+        finally:
+            signal.alarm(0)
+            sys.stdout.flush()
+        record["seconds"] = time.perf_counter() - started
+        return record
+
+    def load_user_inputs(self) -> None:
+        path = self.job.get("inputs")
+        if not path:
+            return
+        if str(self.root) not in sys.path:
+            sys.path.insert(0, str(self.root))
+        try:
+            self.user_inputs = inputs.load_user_inputs(Path(path))
+        except BaseException as error:
+            self.user_inputs_error = f"{path}: {_short_error(error)}"
+
+    # --- argument sets ----------------------------------------------------------------------
+
+    def argument_sets(
+        self, candidate: dict[str, Any]
+    ) -> tuple[
+        str | None,
+        Any,
+        bool,
+        list[tuple[tuple[Any, ...], dict[str, Any]]],
+        str | None,
+        dict[str, Any],
+    ]:
+        """(source, function, is_method, sets, reason when none, capture facts)."""
+        key = candidate["key"]
+        captured = self.registry.captured.get(key)
+        facts: dict[str, Any] = {}
+        if captured is not None:
+            facts = {"calls_observed": captured.calls, "symbolic_calls": captured.symbolic_calls}
+        if captured is not None and captured.sets:
+            first = captured.sets[0]
+            sets = [(s.args, s.kwargs) for s in captured.sets if s.function is first.function]
+            facts["signatures"] = [
+                sig
+                for s, sig in zip(captured.sets, captured.signatures, strict=True)
+                if s.function is first.function
+            ]
+            return self.capture_kind, first.function, first.is_method, sets, None, facts
+        reasons = []
+        if self.capture_kind:
+            if captured is None or (captured.calls == 0 and captured.symbolic_calls == 0):
+                reasons.append(f"not called during the {self.capture_kind} run")
+            elif captured.calls == 0:
+                reasons.append(
+                    f"called only while being traced ({captured.symbolic_calls} symbolic calls)"
+                )
+        user = self.user_inputs.get(key) or self.user_inputs.get(candidate["qualname"])
+        if user:
+            try:
+                function, is_method = inputs.resolve_function(
+                    self.root, candidate["file"], candidate["qualname"]
+                )
+            except BaseException as error:
+                reasons.append(
+                    f"the user file gives inputs but the function cannot be found: {_short_error(error)}"
+                )
+            else:
+                facts["signatures"] = [self.describe(s) for s in user]
+                return "user-file", function, is_method, user, None, facts
+        signature = candidate.get("input_signature")
+        if signature and "." not in candidate["qualname"]:
+            try:
+                sets = inputs.signature_argument_sets(
+                    signature,
+                    self.tf,
+                    int(self.settings.get("none_axis_size", inputs.NONE_AXIS_SIZE)),
+                )
+                function, is_method = inputs.resolve_function(
+                    self.root, candidate["file"], candidate["qualname"]
+                )
+            except BaseException as error:
+                reasons.append(f"no inputs from the inferred signature: {_short_error(error)}")
+            else:
+                pairs: list[tuple[tuple[Any, ...], dict[str, Any]]] = [(s, {}) for s in sets]
+                facts["signatures"] = [self.describe(p) for p in pairs]
+                return "signature", function, is_method, pairs, None, facts
+        elif not signature:
+            reasons.append("no complete input signature was inferred")
+        else:
+            reasons.append("a method needs an instance: the signature gives no inputs")
+        if not self.capture_kind and not self.user_inputs:
+            reasons.append("no --entry, --pytest or --inputs given")
+        return None, None, False, [], "; ".join(reasons), facts
+
+    # --- measuring --------------------------------------------------------------------------
+
+    def measure(self, candidate: dict[str, Any]) -> dict[str, Any]:
+        tf = self.tf
+        source, function, is_method, sets, reason, facts = self.argument_sets(candidate)
+        result: dict[str, Any] = {"input_source": source, "argument_sets": len(sets), **facts}
+        if source is None:
+            result.update(status="no-inputs", error=reason)
+            return result
+        python_function = getattr(function, "python_function", function)
+        compiled_function = python_function
+        if candidate.get("compile_instead"):
+            # A hand-written rewrite to check against the original: graph and XLA modes
+            # compile it, eager runs the original.
+            replacement, _ = inputs.resolve_function(
+                self.root, candidate["file"], candidate["compile_instead"]
+            )
+            compiled_function = getattr(replacement, "python_function", replacement)
+        options: dict[str, Any] = {}
+        if hasattr(function, "python_function"):  # an existing tf.function: keep its options
+            options["input_signature"] = getattr(function, "input_signature", None)
+            options["reduce_retracing"] = bool(getattr(function, "_reduce_retracing", False))
+            options["autograph"] = bool(getattr(function, "_autograph", True))
+            if getattr(function, "_jit_compile", None):
+                options["jit_compile"] = True
+        existing = "xla" if options.get("jit_compile") else "graph"
+        reference = existing if candidate.get("is_hybrid") else "eager"
+        modes = [m for m in MODES if m != "xla" or self.settings.get("xla", True)]
+        result["reference"] = reference
+        signatures = facts.get("signatures") or []
+        result["tensor_signatures"] = len({_PYTHON_VALUE.sub(r"\1", s) for s in signatures}) or 1
+        rtol = float(self.settings.get("rtol", equivalence.DEFAULT_RTOL))
+        atol = float(self.settings.get("atol", equivalence.DEFAULT_ATOL))
+
+        compiled: dict[str, Any] = {}
+        for mode in ("graph", "xla"):
+            mode_options = {
+                **options,
+                "jit_compile": True if mode == "xla" else options.get("jit_compile"),
+            }
+            if mode == "graph" and existing == "xla":
+                mode_options["jit_compile"] = None
+            compiled[mode] = tf.function(compiled_function, **mode_options)
+        bound: dict[tuple[str, int], Any] = {}
+
+        def callable_for(mode: str, args: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...]]:
+            if mode == "eager":
+                return python_function, args
+            if is_method and args:
+                owner = args[0]
+                slot = (mode, id(owner))
+                if slot not in bound:
+                    bound[slot] = compiled[mode].__get__(owner, type(owner))
+                return bound[slot], args[1:]
+            return compiled[mode], args
+
+        calls = []
+        for mode in modes:
+            mode_calls = []
+            for args, kwargs in sets:
+                target, call_args = callable_for(mode, args)
+                mode_calls.append((target, call_args, kwargs))
+            calls.append((mode, mode_calls))
+        call_table = dict(calls)
+
+        def tracing_count(mode: str) -> int:
+            if mode == "eager":
+                return 0
+            objects = {id(t): t for t, _, _ in call_table[mode]}
+            return sum(int(t.experimental_get_tracing_count()) for t in objects.values())
+
+        state = equivalence.VariableState(self.all_variables())
+        start_state = state.snapshot()
+
+        def run(mode: str) -> dict[str, Any]:
+            state.restore(start_state)
+            tf.random.set_seed(SEED)
+            outputs, first_calls = [], []
+            try:
+                for target, call_args, kwargs in call_table[mode]:
+                    begin = time.perf_counter()
+                    value = target(*call_args, **kwargs)
+                    first_calls.append(time.perf_counter() - begin)
+                    outputs.append(equivalence.to_host(value))
+            except BaseException as error:
+                if isinstance(error, KeyboardInterrupt | SystemExit):
+                    raise
+                where = _where(error, str(self.root))
+                message = _short_error(error) + (f" (at {where})" if where else "")
+                return {"error": message}
+            return {"outputs": outputs, "state": state.snapshot(), "first_calls": first_calls}
+
+        runs: dict[str, dict[str, Any]] = {}
+        for mode in modes:
+            runs[mode] = run(mode)
+        if "error" in runs.get(reference, {}) and reference != "eager":
+            reference = "eager"
+            result["reference"] = reference
+        if "error" in runs["eager"] and reference == "eager":
+            result.update(status="error", error=f"the eager call failed: {runs['eager']['error']}")
+            state.restore(start_state)
+            return result
+        repeat = run(reference)  # is the reference itself deterministic?
+        deterministic = (
+            "error" not in repeat
+            and not equivalence.compare(
+                runs[reference]["outputs"], repeat["outputs"], rtol=rtol, atol=atol
+            )
+            and not equivalence.compare_states(
+                state.names, runs[reference]["state"], repeat["state"], rtol=rtol, atol=atol
+            )
+        )
+        result["deterministic"] = deterministic
+        changed = state.changed(start_state, runs[reference]["state"])
+        result["variables"] = len(state.variables)
+        result["variables_changed"] = len(changed)
+        result["changed_variable_names"] = [state.names[i] for i in changed[:8]]
+        random_ops: list[str] = []
+
+        mode_results: dict[str, dict[str, Any]] = {}
+        for mode in modes:
+            info: dict[str, Any] = {"error": runs[mode].get("error")}
+            if mode != "eager":
+                info["traces_warmup"] = tracing_count(mode)
+            if info["error"] is None:
+                info["first_call_seconds"] = sum(runs[mode]["first_calls"])
+                if mode == reference:
+                    info["equivalence"] = {"status": "reference", "mismatches": []}
+                else:
+                    mismatches = equivalence.compare(
+                        runs[reference]["outputs"], runs[mode]["outputs"], rtol=rtol, atol=atol
+                    ) + equivalence.compare_states(
+                        state.names,
+                        runs[reference]["state"],
+                        runs[mode]["state"],
+                        rtol=rtol,
+                        atol=atol,
+                    )
+                    if not mismatches:
+                        status = "equal"
+                    elif not deterministic:
+                        status = "not-comparable"
+                    else:
+                        status = "different"
+                    info["equivalence"] = {
+                        "status": status,
+                        "mismatches": [f"{m.path}: {m.problem}" for m in mismatches],
+                    }
+            mode_results[mode] = info
+
+        # Graph and HLO statistics (before timing: a failure here must not cost the timing).
+        if mode_results.get("graph", {}).get("error") is None and "graph" in call_table:
+            target, call_args, kwargs = call_table["graph"][0]
+            try:
+                graph_def = target.get_concrete_function(*call_args, **kwargs).graph.as_graph_def()
+                mode_results["graph"]["graph"] = graphstats.graph_def_stats(graph_def)
+                random_ops = graphstats.stateful_random_ops(graph_def)
+            except BaseException as error:
+                mode_results["graph"]["graph"] = {"error": _short_error(error)}
+        if "xla" in call_table and mode_results["xla"].get("error") is None:
+            target, call_args, kwargs = call_table["xla"][0]
+            try:
+                ir = target.experimental_get_compiler_ir(*call_args, **kwargs)
+                before = graphstats.parse_hlo(ir(stage="hlo"))
+                after = graphstats.parse_hlo(ir(stage="optimized_hlo"))
+                mode_results["xla"]["hlo"] = {
+                    "instructions_before": before.instructions,
+                    "instructions_after": after.scheduled_instructions,
+                    "instructions_after_total": after.instructions,
+                    "fusions": after.fusions,
+                    "computations_before": before.computations,
+                }
+            except BaseException as error:
+                mode_results["xla"]["hlo"] = {"error": _short_error(error)}
+        result["random_ops"] = random_ops
+        if random_ops:
+            for mode in modes:
+                equiv = mode_results[mode].get("equivalence")
+                if equiv and equiv["status"] == "different":
+                    equiv["status"] = "not-comparable"
+                    equiv["mismatches"].append(
+                        "stateful random ops draw different numbers in eager and graph mode: "
+                        + ", ".join(random_ops)
+                    )
+
+        # Steady-state timing, modes interleaved, variables restored before each sample.
+        timed = {m: call_table[m] for m in modes if mode_results[m]["error"] is None}
+        warm = {m: tracing_count(m) for m in timed}
+
+        def make_pass(
+            entries: list[tuple[Any, tuple[Any, ...], dict[str, Any]]],
+        ) -> Callable[[], None]:
+            def run_pass() -> None:
+                for target, call_args, kwargs in entries:
+                    target(*call_args, **kwargs)
+
+            return run_pass
+
+        restore: Callable[[], None] | None = (
+            (lambda: state.restore(start_state)) if changed else None
+        )
+        try:
+            stats = timing.measure(
+                {m: make_pass(entries) for m, entries in timed.items()},
+                len(sets),
+                before_sample=restore,
+                min_rounds=int(self.settings.get("min_rounds", 7)),
+                max_rounds=int(self.settings.get("max_rounds", 41)),
+                budget_seconds=float(self.settings.get("budget_seconds", 2.0)),
+                min_sample_seconds=float(self.settings.get("min_sample_seconds", 0.02)),
+            )
+        except BaseException as error:
+            if isinstance(error, KeyboardInterrupt | SystemExit):
+                raise
+            state.restore(start_state)
+            result.update(
+                status="error",
+                error=f"failed while timing: {_short_error(error)}",
+                modes=mode_results,
+            )
+            return result
+        for mode, stat in stats.items():
+            info = mode_results[mode]
+            info["timing"] = stat.as_dict()
+            if mode != "eager":
+                info["traces"] = tracing_count(mode)
+                info["steady_retraces"] = info["traces"] - warm[mode]
+                trace = info["first_call_seconds"] - stat.median * len(sets)
+                info["trace_seconds"] = max(0.0, trace)
+        state.restore(start_state)
+        result.update(status="measured", error=None, modes=mode_results)
+        return result
+
+
+def _clean(value: Any) -> Any:
+    """JSON-safe: non-finite floats become None."""
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else None
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def main(argv: list[str]) -> int:
+    fd = int(os.environ.get(PROTOCOL_FD_ENV, "-1"))
+    if fd < 0:
+        print("hybridize worker: started without a protocol pipe", file=sys.stderr)
+        return 2
+    channel = Channel(fd)
+    job = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    try:
+        worker = Worker(job, channel)
+    except BaseException as error:
+        channel.send("fatal", message=f"cannot start the worker: {_short_error(error)}")
+        return 1
+    channel.send("hello", pid=os.getpid(), tensorflow=worker.tf.__version__)
+    sys.path.insert(0, str(worker.root))
+    os.chdir(job.get("cwd") or worker.root)
+    worker.capture()
+    worker.load_user_inputs()
+    skip = set(job.get("skip", []))
+    for candidate in job.get("candidates", []):
+        key = candidate["key"]
+        if key in skip:
+            continue
+        channel.send("function_start", key=key)
+        try:
+            result = worker.measure(candidate)
+        except BaseException as error:
+            if isinstance(error, KeyboardInterrupt):
+                raise
+            result = {"status": "error", "error": _short_error(error)}
+        if worker.user_inputs_error and result.get("status") == "no-inputs":
+            result["error"] = f"{result.get('error')}; {worker.user_inputs_error}"
+        channel.send("function_done", key=key, result=_clean(result))
+    channel.send("done")
+    sys.stdout.flush()
+    # Skip interpreter teardown: user objects and TensorFlow can take seconds to finalize.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,310 @@
+"""The report: JSON schema, Markdown, self-contained HTML (and a headless-Chromium screenshot)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hybridize.compiler import decisions, report
+from hybridize.compiler.bench import BenchOptions, assumptions, write_reports
+from hybridize.compiler.render_html import render_html
+from hybridize.compiler.render_md import render_markdown
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def _timing(median: float) -> dict[str, Any]:
+    return {
+        "median_seconds": median,
+        "p25_seconds": median * 0.98,
+        "p75_seconds": median * 1.02,
+        "min_seconds": median * 0.9,
+        "max_seconds": median * 1.3,
+        "samples": 9,
+        "loops": 4,
+    }
+
+
+def _result(
+    eager: float, graph: float, xla: float | None, status: str = "measured"
+) -> dict[str, Any]:
+    if status != "measured":
+        return {"status": status, "error": "killed by signal SIGSEGV"}
+    equal = {"status": "equal", "mismatches": []}
+    modes: dict[str, Any] = {
+        "eager": {
+            "error": None,
+            "timing": _timing(eager),
+            "equivalence": {"status": "reference", "mismatches": []},
+        },
+        "graph": {
+            "error": None,
+            "timing": _timing(graph),
+            "equivalence": equal,
+            "traces": 1,
+            "traces_warmup": 1,
+            "steady_retraces": 0,
+            "trace_seconds": 0.05,
+            "first_call_seconds": 0.06,
+            "graph": {
+                "graph_ops": 42,
+                "library_functions": 0,
+                "library_ops": 0,
+                "top_ops": [["MatMul", 4]],
+            },
+        },
+    }
+    if xla is not None:
+        modes["xla"] = {
+            "error": None,
+            "timing": _timing(xla),
+            "equivalence": equal,
+            "traces": 1,
+            "traces_warmup": 1,
+            "steady_retraces": 0,
+            "trace_seconds": 0.4,
+            "first_call_seconds": 0.41,
+            "hlo": {"instructions_before": 120, "instructions_after": 30, "fusions": 9},
+        }
+    else:
+        modes["xla"] = {"error": "InvalidArgumentError: unsupported op"}
+    return {
+        "status": "measured",
+        "error": None,
+        "input_source": "entry",
+        "argument_sets": 3,
+        "signatures": ["float32[64,8]"],
+        "calls_observed": 500,
+        "reference": "eager",
+        "deterministic": True,
+        "variables_changed": 0,
+        "random_ops": [],
+        "modes": modes,
+    }
+
+
+def sample_report() -> dict[str, Any]:
+    root = "/tmp/project"
+    rows = [
+        ("train_step", _result(0.030, 0.001, 0.0012)),
+        ("eval_step", _result(0.005, 0.002, 0.0008)),
+        ("tiny_metric", _result(0.0002, 0.0004, 0.0003)),
+        ("uses_strings", _result(0.004, 0.001, None)),
+        ("segfaults", _result(0, 0, 0, status="crash")),
+    ]
+    functions = []
+    for line, (name, result) in enumerate(rows, start=10):
+        decision = decisions.decide(result, False, decisions.DecisionSettings())
+        verdict = {
+            "file": "main.py",
+            "qualname": name,
+            "line": line,
+            "is_hybrid": False,
+            "passes": True,
+            "transformation": "convert_to_hybrid",
+            "passing_precondition": "P1",
+            "speculative": False,
+        }
+        functions.append(
+            report.function_entry(
+                project=root, verdict=verdict, result=result, decision=decision.as_dict()
+            )
+        )
+    whole = {
+        "command": "python main.py",
+        "runs": 3,
+        "original": {
+            "exit_status": [0, 0, 0],
+            "wall_seconds": [5.0, 5.1, 5.2],
+            "run_seconds": [3.0, 3.1, 3.2],
+            "import_seconds": [2.0, 2.0, 2.0],
+            "median_wall_seconds": 5.1,
+            "median_run_seconds": 3.1,
+            "digest": "digest: 1.0",
+            "stderr_tail": "",
+        },
+        "refactored": {
+            "exit_status": [0, 0, 0],
+            "wall_seconds": [3.0, 3.1, 3.2],
+            "run_seconds": [1.0, 1.1, 1.2],
+            "import_seconds": [2.0, 2.0, 2.0],
+            "median_wall_seconds": 3.1,
+            "median_run_seconds": 1.1,
+            "digest": "digest: 1.0",
+            "stderr_tail": "",
+        },
+        "speedup": 3.1 / 1.1,
+        "wall_speedup": 5.1 / 3.1,
+        "output_match": True,
+        "original_output_stable": True,
+        "comparison": "digest",
+        "detail": "digest: 1.0",
+    }
+    projects = [
+        {
+            "root": root,
+            "name": "project",
+            "entry": "python main.py",
+            "pytest": False,
+            "capture": {"kind": "entry"},
+            "capture_error": None,
+            "errors": [],
+            "changes": [
+                f"main.py::{f['qualname']} -> {f['decision']['mode']}"
+                for f in functions
+                if f["decision"]["applied"]
+            ],
+            "whole_program": whole,
+            "whole_program_note": None,
+        }
+    ]
+    return {
+        "schema_version": 1,
+        "tool": {"name": "hybridize", "version": "0.1.0"},
+        "created": "2026-11-30T00:00:00+00:00",
+        "machine": {"description": "Linux x86_64, 2 CPUs"},
+        "settings": BenchOptions().settings(),
+        "assumptions": assumptions(BenchOptions(entry="python main.py")),
+        "projects": projects,
+        "functions": functions,
+        "summary": report.summarize(functions, projects, 12.0),
+    }
+
+
+def test_sample_report_validates_and_summarizes() -> None:
+    data = json.loads(json.dumps(sample_report()))
+    assert report.validate_report(data) == []
+    summary = data["summary"]
+    assert summary["functions_measured"] == 4
+    assert summary["changes_applied"] == 3  # train_step graph, eval_step xla, uses_strings graph
+    assert summary["applied_xla"] == 1
+    assert summary["applied_slowdowns"] == 0 and summary["equivalence_failures"] == 0
+    assert summary["slowdowns_measured"] == 2  # tiny_metric graph and xla
+    assert summary["whole_program_speedup"] == pytest.approx(3.1 / 1.1)
+    broken = json.loads(json.dumps(data))
+    del broken["summary"]["geomean_speedup_applied"]
+    broken["functions"][0]["status"] = "fine"
+    errors = report.validate_report(broken)
+    assert any("geomean_speedup_applied" in e for e in errors)
+    assert any("functions[0].status" in e for e in errors)
+
+
+def test_markdown_and_html_render_everything() -> None:
+    data = sample_report()
+    markdown = render_markdown(data)
+    assert "| geomean per-call speed-up of applied changes |" in markdown
+    assert "tiny_metric" in markdown and "slowdown:graph" in markdown
+    html = render_html(data)
+    assert html.startswith("<!DOCTYPE html>")
+    assert "<svg" in html and 'id="chart-functions"' in html and 'id="chart-programs"' in html
+    assert "<script" not in html and "<link" not in html
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "https://" not in html
+    assert html.count('class="bar bar-graph"') == 4
+    assert "#d1342f" in html  # the slow-down colour is drawn
+
+
+def test_merge_recomputes_the_summary() -> None:
+    one, two = sample_report(), sample_report()
+    two["projects"][0]["root"] = "/tmp/other"
+    merged = report.merge_reports([one, two])
+    assert merged["summary"]["changes_applied"] == 6
+    assert merged["summary"]["whole_programs_compared"] == 2
+
+
+def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
+    """Decode an 8-bit RGB/RGBA PNG (what Chromium writes) into rows of raw pixels."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    position, idat, header = 8, b"", b""
+    while position < len(data):
+        length = struct.unpack(">I", data[position : position + 4])[0]
+        kind = data[position + 4 : position + 8]
+        body = data[position + 8 : position + 8 + length]
+        if kind == b"IHDR":
+            header = body
+        elif kind == b"IDAT":
+            idat += body
+        position += 12 + length
+    width, height, depth, color = struct.unpack(">IIBB", header[:10])
+    assert depth == 8 and color in (2, 6)
+    channels = 3 if color == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows: list[bytes] = []
+    previous = bytearray(stride)
+    offset = 0
+    for _ in range(height):
+        kind = raw[offset]
+        line = bytearray(raw[offset + 1 : offset + 1 + stride])
+        offset += 1 + stride
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up = previous[i]
+            corner = previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + up) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                predictor = left if pa <= pb and pa <= pc else up if pb <= pc else corner
+                line[i] = (line[i] + predictor) & 0xFF
+        rows.append(
+            bytes(line) if channels == 3 else bytes(b for j, b in enumerate(line) if j % 4 != 3)
+        )
+        previous = line
+    return width, height, rows
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not CHROMIUM.exists() or shutil.which("chromium") is None, reason="no headless Chromium"
+)
+def test_html_report_screenshot_shows_the_chart(tmp_path: Path) -> None:
+    paths = write_reports(sample_report(), tmp_path / "out")
+    html = paths[2]
+    screenshot = tmp_path / "shot.png"
+    completed = subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--no-first-run",
+            "--disable-extensions",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1280,1400",
+            f"--screenshot={screenshot}",
+            html.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert screenshot.exists(), completed.stderr[-2000:]
+    width, height, rows = _png_pixels(screenshot.read_bytes())
+    assert (width, height) == (1280, 1400)
+    colours: dict[bytes, int] = {}
+    for row in rows:
+        for i in range(0, len(row), 3):
+            pixel = row[i : i + 3]
+            colours[pixel] = colours.get(pixel, 0) + 1
+    graph_blue = bytes.fromhex("2f6fdb")
+    xla_orange = bytes.fromhex("e08a00")
+    slowdown_red = bytes.fromhex("d1342f")
+    assert colours.get(graph_blue, 0) > 200, "no graph bars visible"
+    assert colours.get(xla_orange, 0) > 200, "no xla bars visible"
+    assert colours.get(slowdown_red, 0) > 50, "no slow-down bars visible"
+    (tmp_path / "report-screenshot.png").write_bytes(screenshot.read_bytes())

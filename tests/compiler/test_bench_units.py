@@ -1,0 +1,441 @@
+"""The compile-and-benchmark stage's pure parts: no TensorFlow, no subprocess (fast)."""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from hybridize.compiler import decisions, equivalence, graphstats, instrument, rewrite, timing
+from hybridize.compiler.bench import EntryError, parse_entry
+
+HLO = """HloModule a_inference_f_10__.5, entry_computation_layout={(f32[4]{0})->f32[]}
+
+%fused_computation (param_0: f32[4]) -> f32[4] {
+  %param_0 = f32[4]{0} parameter(0)
+  %constant_1 = f32[] constant(2)
+  %broadcast = f32[4]{0} broadcast(f32[] %constant_1), dimensions={}
+  ROOT %multiply = f32[4]{0} multiply(f32[4]{0} %param_0, f32[4]{0} %broadcast)
+}
+
+%add_computation (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %add = f32[] add(f32[] %a, f32[] %b)
+}
+
+ENTRY %main.5 (Arg_0.1: f32[4]) -> (f32[], f32[4]) {
+  %Arg_0.1 = f32[4]{0} parameter(0)
+  %multiply_fusion = f32[4]{0} fusion(f32[4]{0} %Arg_0.1), kind=kLoop, calls=%fused_computation
+  %constant_0 = f32[] constant(0)
+  %reduce = f32[] reduce(f32[4]{0} %multiply_fusion, f32[] %constant_0), dimensions={0}, to_apply=%add_computation
+  ROOT %tuple = (f32[], f32[4]{0}) tuple(f32[] %reduce, f32[4]{0} %multiply_fusion)
+}
+"""
+
+
+def test_hlo_statistics_count_instructions_and_fusions() -> None:
+    stats = graphstats.parse_hlo(HLO)
+    assert stats.computations == 3
+    assert stats.instructions == 4 + 3 + 5
+    assert stats.fusions == 1
+    assert stats.scheduled_instructions == 3 + 5  # the fused body runs as one instruction
+
+
+class _Node:
+    def __init__(self, op: str) -> None:
+        self.op = op
+
+
+class _GraphDef:
+    def __init__(self, ops: list[str], library: list[list[str]]) -> None:
+        self.node = [_Node(op) for op in ops]
+
+        self.library = type("Library", (), {})()
+        self.library.function = [
+            type("F", (), {"node_def": [_Node(o) for o in f]})() for f in library
+        ]
+
+
+def test_graph_statistics_and_random_ops() -> None:
+    graph = _GraphDef(
+        ["Placeholder", "MatMul", "RandomStandardNormal", "Identity"], [["Add", "Mul"]]
+    )
+    stats = graphstats.graph_def_stats(graph)
+    assert stats["graph_ops"] == 4
+    assert stats["library_ops"] == 2
+    assert graphstats.stateful_random_ops(graph) == ["RandomStandardNormal"]
+
+
+def test_equivalence_of_nested_structures() -> None:
+    a = {"loss": np.float32(1.0), "parts": (np.ones(3, np.float32), [np.int32(2), "x"])}
+    close = {"loss": np.float32(1.0 + 1e-7), "parts": (np.ones(3, np.float32), [np.int32(2), "x"])}
+    assert equivalence.compare(a, close) == []
+    far = {"loss": np.float32(1.01), "parts": (np.ones(3, np.float32), [np.int32(2), "x"])}
+    [mismatch] = equivalence.compare(a, far)
+    assert mismatch.path == "output['loss']"
+    assert "max abs difference" in mismatch.problem
+    shape = {"loss": np.float32(1.0), "parts": (np.ones(4, np.float32), [np.int32(2), "x"])}
+    assert "shape" in equivalence.compare(a, shape)[0].problem
+    dtype = {"loss": np.float64(1.0), "parts": (np.ones(3, np.float32), [np.int32(2), "x"])}
+    assert "dtype" in equivalence.compare(a, dtype)[0].problem
+    assert equivalence.compare((1, 2), [1, 2])  # a tuple is not a list
+    assert equivalence.compare({"a": 1}, {"b": 1})
+
+
+def test_equivalence_tolerances_are_those_stated() -> None:
+    base = np.array([1.0, 100.0], np.float32)
+    assert not equivalence.compare(base, base * (1 + 5e-6))
+    assert equivalence.compare(base, base * (1 + 5e-5))
+    assert not equivalence.compare(base, base * (1 + 5e-5), rtol=1e-4)
+
+
+def test_to_host_converts_tensor_likes() -> None:
+    class FakeTensor:
+        def numpy(self) -> np.ndarray:
+            return np.arange(3)
+
+    marker = object()
+    host = equivalence.to_host((FakeTensor(), {"k": [1.5, None]}, marker))
+    assert isinstance(host[0], np.ndarray)
+    assert host[1] == {"k": [1.5, None]}
+    assert host[2] == equivalence.Opaque(marker)
+
+
+def test_variable_state_snapshot_restore_and_compare() -> None:
+    class Var:
+        def __init__(self, value: float, name: str) -> None:
+            self.value = np.array(value)
+            self.name = name
+
+        def numpy(self) -> np.ndarray:
+            return self.value
+
+        def assign(self, value: np.ndarray) -> None:
+            self.value = np.array(value)
+
+    v, w = Var(1.0, "v"), Var(2.0, "w")
+    state = equivalence.VariableState([v, w])
+    before = state.snapshot()
+    v.assign(np.array(5.0))
+    after = state.snapshot()
+    assert state.changed(before, after) == [0]
+    [problem] = equivalence.compare_states(state.names, before, after)
+    assert problem.path == "variable v"
+    state.restore(before)
+    assert float(v.value) == 1.0
+
+
+def test_timing_prefers_the_faster_mode_and_reports_spread() -> None:
+    def slow() -> None:
+        time.sleep(0.002)
+
+    def fast() -> None:
+        pass
+
+    stats = timing.measure(
+        {"slow": slow, "fast": fast}, 1, min_rounds=5, max_rounds=5, min_sample_seconds=0.002
+    )
+    assert stats["slow"].samples == stats["fast"].samples == 5
+    assert stats["fast"].median < stats["slow"].median
+    assert stats["slow"].p25 <= stats["slow"].median <= stats["slow"].p75
+    assert timing.clearly_faster(stats["slow"], stats["fast"], 1.1)
+    assert timing.speedup(stats["slow"], stats["fast"]) > 10
+
+
+def test_quantiles_and_geometric_mean() -> None:
+    assert timing.quantile([1, 2, 3, 4], 0.5) == 2.5
+    assert timing.quantile([5], 0.25) == 5
+    assert math.isclose(timing.geometric_mean([2.0, 8.0]) or 0, 4.0)
+    assert timing.geometric_mean([]) is None
+
+
+def _timing(median: float, spread: float = 0.02) -> dict[str, Any]:
+    return {
+        "median_seconds": median,
+        "p25_seconds": median * (1 - spread),
+        "p75_seconds": median * (1 + spread),
+        "min_seconds": median * 0.9,
+        "max_seconds": median * 1.2,
+        "samples": 9,
+        "loops": 3,
+    }
+
+
+def _result(eager: float, graph: float, xla: float, **overrides: Any) -> dict[str, Any]:
+    equal = {"status": "equal", "mismatches": []}
+    result = {
+        "status": "measured",
+        "input_source": "entry",
+        "calls_observed": 1000,
+        "reference": "eager",
+        "deterministic": True,
+        "tensor_signatures": 1,
+        "modes": {
+            "eager": {
+                "error": None,
+                "timing": _timing(eager),
+                "equivalence": {"status": "reference", "mismatches": []},
+            },
+            "graph": {
+                "error": None,
+                "timing": _timing(graph),
+                "equivalence": dict(equal),
+                "trace_seconds": 0.05,
+                "traces_warmup": 1,
+                "steady_retraces": 0,
+            },
+            "xla": {
+                "error": None,
+                "timing": _timing(xla),
+                "equivalence": dict(equal),
+                "trace_seconds": 0.3,
+                "traces_warmup": 1,
+                "steady_retraces": 0,
+            },
+        },
+    }
+    result.update(overrides)
+    return result
+
+
+SETTINGS = decisions.DecisionSettings()
+
+
+def test_decision_applies_graph_when_measured_faster_and_equivalent() -> None:
+    decision = decisions.decide(_result(0.010, 0.001, 0.00095), False, SETTINGS)
+    assert decision.applied and decision.mode == "graph"  # xla not clearly faster than graph
+    assert decision.change == "add_tf_function"
+    assert decision.speedup == pytest.approx(10.0)
+
+
+def test_decision_prefers_xla_only_when_it_beats_graph() -> None:
+    decision = decisions.decide(_result(0.010, 0.002, 0.001), False, SETTINGS)
+    assert decision.mode == "xla" and decision.change == "add_tf_function_jit"
+    hybrid = _result(0.010, 0.002, 0.001, reference="graph")
+    decision = decisions.decide(hybrid, True, SETTINGS)
+    assert decision.baseline == "graph" and decision.mode == "xla"
+    assert decision.change == "add_jit_compile"
+    assert decision.speedup == pytest.approx(2.0)
+
+
+def test_decision_keeps_eager_for_slowdowns_and_flags_them() -> None:
+    decision = decisions.decide(_result(0.0002, 0.0004, 0.0003), False, SETTINGS)
+    assert not decision.applied and decision.mode == "eager"
+    assert "slowdown:graph" in decision.flags and "slowdown:xla" in decision.flags
+
+
+def test_decision_refuses_a_change_with_different_results() -> None:
+    result = _result(0.010, 0.001, 0.0005)
+    result["modes"]["graph"]["equivalence"] = {
+        "status": "different",
+        "mismatches": ["output: values differ"],
+    }
+    result["modes"]["xla"]["equivalence"] = {"status": "not-comparable", "mismatches": ["random"]}
+    decision = decisions.decide(result, False, SETTINGS)
+    assert not decision.applied
+    assert {"not-equivalent:graph", "not-equivalent:xla"} <= set(decision.flags)
+
+
+def test_decision_flags_retracing() -> None:
+    result = _result(0.010, 0.001, 0.0005)
+    result["modes"]["graph"]["traces_warmup"] = 3
+    result["modes"]["xla"]["steady_retraces"] = 4
+    decision = decisions.decide(result, False, SETTINGS)
+    assert not decision.applied
+    assert {"retracing:graph", "retracing:xla"} <= set(decision.flags)
+
+
+def test_decision_requires_tracing_to_pay_off_over_the_observed_calls() -> None:
+    result = _result(0.010, 0.001, 0.001, calls_observed=2)
+    decision = decisions.decide(result, False, SETTINGS)
+    assert not decision.applied and "not-amortized:graph" in decision.flags
+    decision = decisions.decide(result, False, decisions.DecisionSettings(amortize=False))
+    assert decision.applied
+
+
+def test_decision_for_functions_not_measured() -> None:
+    decision = decisions.decide(
+        {"status": "crash", "error": "killed by signal SIGSEGV"}, False, SETTINGS
+    )
+    assert not decision.applied and "SIGSEGV" in decision.reasons[0]
+
+
+def test_load_applied_changes(tmp_path: Path) -> None:
+    def function(project: str, qualname: str, applied: bool, mode: str) -> dict[str, Any]:
+        return {
+            "project": project,
+            "file": "main.py",
+            "qualname": qualname,
+            "decision": {"applied": applied, "mode": mode},
+        }
+
+    report = {
+        "projects": [{"root": str(tmp_path / "a")}, {"root": str(tmp_path / "b")}],
+        "functions": [
+            function(str(tmp_path / "a"), "train_step", True, "graph"),
+            function(str(tmp_path / "a"), "tiny", False, "eager"),
+            function(str(tmp_path / "b"), "Model.call", True, "xla"),
+        ],
+    }
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report))
+    assert decisions.load_applied_changes(path) == {
+        "a/main.py::train_step": "graph",
+        "b/main.py::Model.call": "xla",
+    }
+    assert decisions.load_applied_changes(path, tmp_path / "b") == {"main.py::Model.call": "xla"}
+
+
+SOURCE = '''"""Doc."""
+from __future__ import annotations
+
+import tensorflow as tf
+
+
+def step(x):
+    return x * 2
+
+
+class Model:
+    @staticmethod
+    def helper(x):
+        return x + 1
+
+    @tf.function
+    def call(self, x):
+        return x
+
+    @tf.function(reduce_retracing=True)
+    def other(self, x):
+        return x
+'''
+
+
+def test_rewrite_adds_decorators_and_jit_compile() -> None:
+    changes = [
+        rewrite.Change("step", 7, "graph", False),
+        rewrite.Change("Model.helper", 13, "xla", False),
+        rewrite.Change("Model.call", 17, "xla", True),
+        rewrite.Change("Model.other", 21, "xla", True),
+    ]
+    out = rewrite.apply_changes(SOURCE, changes)
+    assert "@tf.function\ndef step(x):" in out
+    assert "    @staticmethod\n    @tf.function(jit_compile=True)\n    def helper(x):" in out
+    assert "    @tf.function(jit_compile=True)\n    def call(self, x):" in out
+    assert "@tf.function(reduce_retracing=True, jit_compile=True)" in out
+    compile(out, "x.py", "exec")
+
+
+def test_rewrite_adds_the_import_when_the_module_has_none() -> None:
+    out = rewrite.apply_changes(
+        '"""Doc."""\ndef f(x):\n    return x\n', [rewrite.Change("f", 2, "graph", False)]
+    )
+    assert out == '"""Doc."""\nimport tensorflow as tf\n@tf.function\ndef f(x):\n    return x\n'
+    aliased = "import tensorflow as T\n\ndef f(x):\n    return x\n"
+    assert "@T.function(jit_compile=True)\ndef f" in rewrite.apply_changes(
+        aliased, [rewrite.Change("f", 3, "xla", False)]
+    )
+
+
+def test_parse_entry() -> None:
+    assert parse_entry("python main.py --steps 5") == ["main.py", "--steps", "5"]
+    assert parse_entry("python3.11 -m pkg.run") == ["-m", "pkg.run"]
+    assert parse_entry("train.py") == ["train.py"]
+    for bad in ("python", "bash run.sh", "python -c 'x'", "python -m", "'unclosed"):
+        with pytest.raises(EntryError):
+            parse_entry(bad)
+
+
+def test_instrumented_source_records_real_calls_only(tmp_path: Path) -> None:
+    source = textwrap.dedent(
+        """
+        class Box:
+            def scale(self, x, k=2):
+                return x * k
+
+            @staticmethod
+            def twice(x):
+                return 2 * x
+
+        def outer(x):
+            def inner(y):
+                return y + 1
+            return inner(x)
+
+        RESULTS = [Box().scale([1, 2]), Box.twice(3), outer(4), outer(5)]
+        """
+    )
+    targets = [
+        instrument.Target("m.py::Box.scale", "m.py", "Box.scale", 3),
+        instrument.Target("m.py::Box.twice", "m.py", "Box.twice", 7),
+        instrument.Target("m.py::outer.inner", "m.py", "outer.inner", 11),
+    ]
+    eager = [True]
+    registry = instrument.CaptureRegistry(
+        2,
+        executing_eagerly=lambda: eager[0],
+        is_symbolic=lambda v: isinstance(v, float),
+        is_ndarray=lambda v: isinstance(v, np.ndarray),
+        describe=repr,
+    )
+    registry.install()
+    namespace: dict[str, Any] = {}
+    exec(instrument.instrument_source(source, "m.py", targets), namespace)
+    assert namespace["RESULTS"] == [[1, 2, 1, 2], 6, 5, 6]
+    scale = registry.captured["m.py::Box.scale"]
+    assert scale.calls == 1 and scale.sets[0].is_method
+    assert scale.sets[0].args[1] == [1, 2]
+    assert not registry.captured["m.py::Box.twice"].sets[0].is_method
+    inner = registry.captured["m.py::outer.inner"]
+    assert inner.calls == 2 and [s.args for s in inner.sets] == [(4,), (5,)]
+    registry.captured.clear()
+    namespace["outer"](1.5)
+    assert registry.captured["m.py::outer.inner"].symbolic_calls == 1
+    assert instrument.instrumented_keys(source, targets) == {t.key for t in targets}
+
+
+def test_the_capture_wrappers_are_removed_after_the_run(tmp_path: Path) -> None:
+    (tmp_path / "helpers_for_uninstall.py").write_text(
+        "class K:\n    @staticmethod\n    def s(x):\n        return x\n\n    def m(self, x):\n"
+        "        return x\n\n\ndef f(x):\n    return x + 1\n"
+    )
+    targets = [
+        instrument.Target("h::f", "helpers_for_uninstall.py", "f", 9),
+        instrument.Target("h::K.s", "helpers_for_uninstall.py", "K.s", 3),
+        instrument.Target("h::K.m", "helpers_for_uninstall.py", "K.m", 6),
+    ]
+    registry = instrument.CaptureRegistry(
+        1,
+        executing_eagerly=lambda: True,
+        is_symbolic=lambda v: False,
+        is_ndarray=lambda v: False,
+        describe=repr,
+    )
+    registry.install()
+    finder = instrument.InstrumentingFinder(tmp_path, targets)
+    import importlib
+    import sys
+
+    sys.meta_path.insert(0, finder)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("helpers_for_uninstall")
+        assert module.f(1) == 2 and module.K.s(3) == 3 and module.K().m(4) == 4
+        assert hasattr(module.f, "__hybridize_target__")
+        assert registry.captured["h::K.m"].calls == 1
+        assert registry.uninstall(tmp_path) == 3
+        assert not hasattr(module.f, "__hybridize_target__")
+        assert not hasattr(module.K.s, "__hybridize_target__")
+        assert not hasattr(module.K.m, "__hybridize_target__")
+        assert module.f(1) == 2 and module.K().m(4) == 4
+    finally:
+        sys.meta_path.remove(finder)
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("helpers_for_uninstall", None)
