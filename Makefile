@@ -1,5 +1,6 @@
 # The two commands of the README. Each works on a fresh machine with only Python 3.11:
-#   make demo   set up .venv, run the analysis on the bundled corpus, say where the results are
+#   make demo   set up .venv, analyse the bundled corpus, show the refactoring as a diff, bench a
+#               few programs, say where the results are
 #   make test   set up .venv with every extra, run lint, type check and the whole test suite
 # Re-running is fast: .venv is rebuilt only when pyproject.toml changes.
 
@@ -39,10 +40,11 @@ demo: $(VENV)/.installed-base $(VENV)/.installed-tf
 	$(BIN)/hybridize analyze corpus --no-cache > $(DEMO_OUT)/analysis.txt
 	$(BIN)/hybridize analyze corpus --no-cache --format json > $(DEMO_OUT)/analysis.json
 	$(BIN)/hybridize analyze corpus --no-cache --format sarif > $(DEMO_OUT)/analysis.sarif
+	$(BIN)/hybridize refactor corpus --no-cache > $(DEMO_OUT)/refactor.diff
 	$(BIN)/hybridize bench $(addprefix corpus/tensorflow/,$(DEMO_BENCH)) --entry "python main.py" \
 		--out $(DEMO_OUT) --budget 0.5 --min-rounds 5 --program-runs 1 --no-cache
 	tail -n 1 $(DEMO_OUT)/analysis.txt
-	@echo "Results: $(DEMO_OUT)/analysis.txt, $(DEMO_OUT)/analysis.json, $(DEMO_OUT)/analysis.sarif, $(DEMO_OUT)/report.{json,md,html}"
+	@echo "Results: $(DEMO_OUT)/analysis.txt, $(DEMO_OUT)/analysis.json, $(DEMO_OUT)/analysis.sarif, $(DEMO_OUT)/refactor.diff, $(DEMO_OUT)/report.{json,md,html}"
 
 lint: $(VENV)/.installed-all
 	$(BIN)/ruff check .
