@@ -3,9 +3,11 @@
 Each check lives in its own module of this package as a subclass of `Check` with a code
 `HYnnn`, the failure name of VERDICTS.md it maps to, a one-line summary, a docstring with the
 sections "What it detects", "Why it matters in graph mode", "Example" and "Instead", and
-embedded `VALID` / `INVALID` programs: in every INVALID program the function named by
+`VALID` / `INVALID` programs: in every INVALID program the function named by
 `EXAMPLE_FUNCTION` gets a finding with this code, in every VALID one it does not. A single
-parametrised test runs them all. Families by hundreds: HY0xx eligibility and benefit, HY1xx
+parametrised test runs them all. The programs live beside the checks, in
+`examples/HYnnn/valid-N.txt` and `invalid-N.txt` (a first comment line says what each shows):
+they import TensorFlow, and the analyzer's own modules never spell such an import. Families by hundreds: HY0xx eligibility and benefit, HY1xx
 Python side effects, HY2xx retracing, HY3xx eager-only escapes, HY4xx framework hazards, HY5xx
 structure, HY9xx tool errors.
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import cache
+from pathlib import Path
 from typing import ClassVar
 
 from hybridize.model import Severity
@@ -36,6 +39,13 @@ class Check:
     VALID: ClassVar[tuple[str, ...]] = ()
     INVALID: ClassVar[tuple[str, ...]] = ()
 
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """Read the check's example programs from `examples/<code>/`."""
+        super().__init_subclass__(**kwargs)
+        if cls.code:
+            cls.VALID = cls.VALID or _examples(cls.code, "valid")
+            cls.INVALID = cls.INVALID or _examples(cls.code, "invalid")
+
     @classmethod
     def documentation(cls) -> str:
         """The text `hybridize explain CODE` prints."""
@@ -44,6 +54,15 @@ class Check:
         indent = min((len(x) - len(x.lstrip()) for x in lines[1:] if x.strip()), default=0)
         body = "\n".join([lines[0].strip(), *[x[indent:] for x in lines[1:]]]) if lines else ""
         return f"{cls.code} {cls.name}: {cls.summary}\n\n{body}\n"
+
+
+EXAMPLES = Path(__file__).parent / "examples"
+
+
+def _examples(code: str, kind: str) -> tuple[str, ...]:
+    """The `kind` ("valid" or "invalid") programs of a check, in their numbered order."""
+    files = sorted((EXAMPLES / code).glob(f"{kind}-*.txt"), key=lambda p: int(p.stem.split("-")[1]))
+    return tuple(path.read_text(encoding="utf-8") for path in files)
 
 
 @cache
