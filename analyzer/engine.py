@@ -394,8 +394,6 @@ def _verdict(
     relpath = key.split("::", 1)[0]
     fn = index.function(key)
     explicit = fn.explicit_params
-    if fn.class_qualname is not None and "staticmethod" not in {d.name for d in fn.decorators}:
-        explicit = fn.params[1:] if fn.params else ()
     evidence = facts.external_evidence.get(key) or facts.param_atoms.get(key, {})
     evaluator_params: list[ParamReport] = []
     from hybridize.analyzer.tensors import get_evaluator

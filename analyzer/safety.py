@@ -43,6 +43,14 @@ class _Context:
             return True
         return any(is_tensor_like(a) or a[0] == "?" for a in atoms)
 
+    def parameter_behind(self, sym: Sym) -> str | None:
+        """The (non-receiver) parameter a value is, through locals assigned exactly once."""
+        for _ in range(20):  # bounded: `a = b; b = a` must not loop
+            if sym[0] != "local" or len(self.fn.locals.get(sym[1], ())) != 1:
+                break
+            sym = self.fn.locals[sym[1]][0]
+        return sym[1] if sym[0] == "param" and sym[1] != self.receiver else None
+
     def derives_from_parameter(self, sym: Sym, seen: set[Sym] | None = None) -> bool:
         """Whether a value is computed from a parameter that may hold a tensor.
 
@@ -291,10 +299,8 @@ def tensor_parameter_iteration(ctx: _Context) -> list[Finding]:
     found = []
     for loop in fn.loops:
         iterable = _unwrap_iteration(ctx, loop.iterable)
-        root = iterable
-        while root[0] == "local" and len(fn.locals.get(root[1], ())) == 1:
-            root = fn.locals[root[1]][0]
-        if root[0] == "param" and root[1] != ctx.receiver:
+        name = ctx.parameter_behind(iterable)
+        if name is not None:
             atoms = ctx.evaluator.eval(iterable)
             known = [a for a in atoms if a[0] != "?"]
             # Only when it is a tensor for sure: `tape.gradient` may give a list or a tensor.
@@ -303,7 +309,7 @@ def tensor_parameter_iteration(ctx: _Context) -> list[Finding]:
                     ctx.finding(
                         "HY403",
                         "has_tensor_parameter_iteration",
-                        f"iterates over the tensor parameter `{root[1]}` in Python; "
+                        f"iterates over the tensor parameter `{name}` in Python; "
                         "in a graph this unrolls or fails",
                         loop.span,
                     )
@@ -328,16 +334,11 @@ def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
     def dtypes(atoms: Iterable[Atom]) -> set[str]:
         return {a[1] for a in atoms if a[0] in DTYPE_KINDS and a[1] in FLOAT_DTYPES}
 
-    def parameter_of(sym: Sym) -> str | None:
-        while sym[0] == "local" and len(fn.locals.get(sym[1], ())) == 1:
-            sym = fn.locals[sym[1]][0]
-        return sym[1] if sym[0] == "param" and sym[1] != ctx.receiver else None
-
     partners: dict[str, set[str]] = {}
     met: set[str] = set()
 
     def note(operands: list[Sym]) -> None:
-        params = [parameter_of(o) for o in operands]
+        params = [ctx.parameter_behind(o) for o in operands]
         for i, name in enumerate(params):
             if name is None:
                 continue

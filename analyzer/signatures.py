@@ -164,8 +164,6 @@ def infer_signature(
     """The signature all call sites agree on, or the reason there is none."""
     fn = index.function(key)
     params = list(fn.explicit_params)
-    if fn.class_qualname is not None and "staticmethod" not in {d.name for d in fn.decorators}:
-        params = list(fn.params[1:])
     if speculative:
         return Inference(None, "its tensor parameters are assumed, not seen at a call site")
     evidence = facts.external_evidence.get(key, {})
@@ -209,10 +207,7 @@ def unresolved_axis(
 
 def parameter_names(index: ProjectIndex, key: str) -> list[str]:
     """The parameters a signature covers, in order (the bound `self`/`cls` excluded)."""
-    fn = index.function(key)
-    if fn.class_qualname is not None and "staticmethod" not in {d.name for d in fn.decorators}:
-        return [p.name for p in fn.params[1:]]
-    return [p.name for p in fn.explicit_params]
+    return [p.name for p in index.function(key).explicit_params]
 
 
 def _axis_unknown(spec: TensorSpec, axis: int) -> bool:
