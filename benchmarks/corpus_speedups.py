@@ -1,7 +1,7 @@
 """Benchmark: measured speed-ups of the changes hybridize applies, over the bundled corpus.
 
 Usage: python benchmarks/corpus_speedups.py [--out build/corpus-bench] [--program-runs 3]
-                                             [--budget 2] [PROGRAM ...]
+                                             [--budget 2] [--min-rounds N] [PROGRAM ...]
 
 Runs `hybridize bench corpus/tensorflow/<program> --entry "python main.py"` for every program
 (or those named), each with the `digest_atol` of its expected.json, merges the reports into
@@ -38,6 +38,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "corpus-bench")
     parser.add_argument("--program-runs", type=int, default=3)
     parser.add_argument("--budget", type=float, default=2.0)
+    parser.add_argument("--min-rounds", type=int, help="bench's --min-rounds (default: its own)")
     args = parser.parse_args()
     programs = sorted(p.parent for p in CORPUS.glob("*/expected.json"))
     if args.programs:
@@ -65,6 +66,8 @@ def main() -> int:
             "--quiet",
             "--no-cache",
         ]
+        if args.min_rounds is not None:
+            command += ["--min-rounds", str(args.min_rounds)]
         print(f"== {program.name}", flush=True)
         completed = subprocess.run(command, check=False)
         if completed.returncode != 0:

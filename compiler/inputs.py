@@ -8,8 +8,10 @@ Sources, best first (the report says which one each function used):
    to a list of calls, each a tuple of positional arguments or `{"args": [...], "kwargs":
    {...}}`. For a method, the first argument is the instance. The file runs in the worker with
    the project's root on `sys.path`, so it may import the project and build models.
-3. `signature`: the input signature the analysis inferred, for module-level functions whose
-   every parameter is a tensor. Each `None` axis becomes `NONE_AXIS_SIZE` (16); floating-point
+3. `signature`: the input signature the analysis inferred, for functions whose every
+   parameter is a tensor. A method also needs an instance: one the entry run passed to any
+   recorded call (as `self` or as an argument), else `Class()` when the constructor takes no
+   required argument; otherwise the method gets no input. Each `None` axis becomes `NONE_AXIS_SIZE` (16); floating-point
    tensors are drawn from a standard normal distribution, integers uniformly from [0, n) where
    n is 8 or the smallest known axis of the other parameters if that is smaller (integers are
    often indices into them), booleans at random (all with fixed seeds). A spec of unknown rank or dtype, a sparse or a
@@ -28,7 +30,7 @@ import importlib
 import inspect
 import runpy
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +56,12 @@ def resolve_function(root: Path, file: str, qualname: str) -> tuple[Any, bool]:
     hybrid function); `is_method` is true for a plain method of a class (the first argument is
     then the instance). Raises on failure, with a message a user can act on.
     """
+    _, function, is_method = resolve_member(root, file, qualname)
+    return function, is_method
+
+
+def resolve_member(root: Path, file: str, qualname: str) -> tuple[Any, Any, bool]:
+    """Like `resolve_function`, also returning the class that owns a method (else None)."""
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     module = importlib.import_module(module_name_for(file))
@@ -68,8 +76,31 @@ def resolve_function(root: Path, file: str, qualname: str) -> tuple[Any, bool]:
         static = inspect.getattr_static(owner, name)
         is_method = not isinstance(static, staticmethod | classmethod)
         function = static.__func__ if isinstance(static, staticmethod) else getattr(owner, name)
-        return function, is_method
-    return getattr(owner, name), False
+        return owner, function, is_method
+    return None, getattr(owner, name), False
+
+
+def find_instance(owner: type, recorded: Iterable[Any]) -> Any:
+    """An instance of `owner` for calling one of its methods; raises LookupError if none.
+
+    First an object the program itself made: any leaf of `recorded` (the arguments of the calls
+    seen during the entry run, `self` included) that is an instance of `owner`. Then a fresh
+    `owner()` when the constructor binds without arguments. A constructor that needs arguments
+    is never guessed at.
+    """
+    for value in recorded:
+        if isinstance(value, owner):
+            return value
+    try:
+        inspect.signature(owner).bind()
+    except TypeError as error:
+        raise LookupError(
+            f"a method needs an instance: none was passed to a recorded call, and "
+            f"{owner.__name__}() needs arguments ({error})"
+        ) from None
+    except ValueError:  # no signature to inspect (a builtin): try the call itself
+        pass
+    return owner()
 
 
 def _known_axes(spec: Any) -> list[int]:

@@ -24,7 +24,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -262,6 +262,12 @@ class Worker:
 
     # --- argument sets ----------------------------------------------------------------------
 
+    def recorded_leaves(self) -> Iterator[Any]:
+        """Every argument (instances included) of the calls recorded during the entry run."""
+        for captured in self.registry.captured.values():
+            for argument_set in captured.sets:
+                yield from instrument.iter_leaves((argument_set.args, argument_set.kwargs))
+
     def argument_sets(
         self, candidate: dict[str, Any]
     ) -> tuple[
@@ -309,26 +315,27 @@ class Worker:
                 facts["signatures"] = [self.describe(s) for s in user]
                 return "user-file", function, is_method, user, None, facts
         signature = candidate.get("input_signature")
-        if signature and "." not in candidate["qualname"]:
+        if signature:
             try:
                 sets = inputs.signature_argument_sets(
                     signature,
                     self.tf,
                     int(self.settings.get("none_axis_size", inputs.NONE_AXIS_SIZE)),
                 )
-                function, is_method = inputs.resolve_function(
+                owner, function, is_method = inputs.resolve_member(
                     self.root, candidate["file"], candidate["qualname"]
                 )
+                if is_method:
+                    instance = inputs.find_instance(owner, self.recorded_leaves())
+                    sets = [(instance, *s) for s in sets]
             except BaseException as error:
                 reasons.append(f"no inputs from the inferred signature: {_short_error(error)}")
             else:
                 pairs: list[tuple[tuple[Any, ...], dict[str, Any]]] = [(s, {}) for s in sets]
-                facts["signatures"] = [self.describe(p) for p in pairs]
+                facts["signatures"] = [self.describe((s[1:] if is_method else s, {})) for s in sets]
                 return "signature", function, is_method, pairs, None, facts
-        elif not signature:
-            reasons.append("no complete input signature was inferred")
         else:
-            reasons.append("a method needs an instance: the signature gives no inputs")
+            reasons.append("no complete input signature was inferred")
         if not self.capture_kind and not self.user_inputs:
             reasons.append("no --entry, --pytest or --inputs given")
         return None, None, False, [], "; ".join(reasons), facts

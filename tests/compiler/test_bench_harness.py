@@ -53,6 +53,26 @@ def raises(x):
     raise ValueError("boom")
 
 
+class Scaler:
+    def __init__(self, factor=2.0):
+        self.factor = factor
+
+    def apply(self, x):
+        return tf.tanh(x) * self.factor
+
+
+class NeedsWidth:
+    def __init__(self, width):
+        self.width = width
+
+    def apply(self, x):
+        return x[:, : self.width]
+
+
+def normalized(x):
+    return x / (tf.norm(x, axis=-1, keepdims=True) + 1.0)
+
+
 class Counter:
     def __init__(self):
         self.total = tf.Variable(0.0)
@@ -98,6 +118,16 @@ def line_of(source: str, name: str) -> int:
     raise AssertionError(name)
 
 
+def _method_line(qualname: str) -> int:
+    owner, name = qualname.split(".")
+    lines = FUNCTIONS.splitlines()
+    start = next(i for i, text in enumerate(lines) if text.startswith(f"class {owner}"))
+    for number, text in enumerate(lines[start:], start=start + 1):
+        if text.strip().startswith(f"def {name}("):
+            return number
+    raise AssertionError(qualname)
+
+
 @pytest.fixture(scope="module")
 def outcome(tmp_path_factory: pytest.TempPathFactory) -> WorkerOutcome:
     root = tmp_path_factory.mktemp("harness")
@@ -115,6 +145,11 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> WorkerOutcome:
         ),
     )
     candidates.append(candidate("Counter.bump", line_of(FUNCTIONS, "bump")))
+    matrix = [{"spec": "TensorSpec", "shape": [None, 3], "dtype": "float32"}]
+    for qualname in ("normalized", "Scaler.apply", "NeedsWidth.apply"):
+        name = qualname.split(".")[-1]
+        line = line_of(FUNCTIONS, name) if "." not in qualname else _method_line(qualname)
+        candidates.append(candidate(qualname, line, input_signature=matrix))
     job = {
         "root": str(root),
         "cwd": str(root),
@@ -184,3 +219,23 @@ def test_crash_hang_and_exception_are_isolated(outcome: WorkerOutcome) -> None:
     # Functions after the crash and the hang were still measured.
     assert outcome.results["fns.py::scale"]["status"] == "measured"
     assert outcome.results["fns.py::Counter.bump"]["status"] == "measured"
+
+
+def test_inferred_signatures_give_inputs_to_functions_and_methods(outcome: WorkerOutcome) -> None:
+    function = outcome.results["fns.py::normalized"]
+    assert function["status"] == "measured", function
+    assert function["input_source"] == "signature"
+    assert function["signatures"] == ["float32[16,3]", "float32[16,3]"]  # None axis -> 16
+    # A method: the instance comes from the constructor, which needs no argument; the
+    # signature describes the arguments after `self`.
+    method = outcome.results["fns.py::Scaler.apply"]
+    assert method["status"] == "measured", method
+    assert method["input_source"] == "signature"
+    assert method["signatures"] == ["float32[16,3]", "float32[16,3]"]
+    assert method["modes"]["graph"]["equivalence"]["status"] == "equal"
+
+
+def test_a_method_whose_instance_cannot_be_made_gets_no_inputs(outcome: WorkerOutcome) -> None:
+    result = outcome.results["fns.py::NeedsWidth.apply"]
+    assert result["status"] == "no-inputs"
+    assert "NeedsWidth() needs arguments" in result["error"], result

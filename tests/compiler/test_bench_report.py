@@ -283,6 +283,11 @@ def test_html_report_screenshot_shows_the_chart(tmp_path: Path) -> None:
             "--hide-scrollbars",
             "--no-first-run",
             "--disable-extensions",
+            # The machine's network is closed: no background connections, no updates.
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-quic",
             f"--user-data-dir={tmp_path / 'profile'}",
             "--window-size=1280,1400",
             f"--screenshot={screenshot}",

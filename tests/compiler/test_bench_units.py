@@ -12,7 +12,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hybridize.compiler import decisions, equivalence, graphstats, instrument, rewrite, timing
+from hybridize.compiler import (
+    decisions,
+    equivalence,
+    graphstats,
+    inputs,
+    instrument,
+    rewrite,
+    timing,
+)
 from hybridize.compiler.bench import EntryError, parse_entry
 
 HLO = """HloModule a_inference_f_10__.5, entry_computation_layout={(f32[4]{0})->f32[]}
@@ -439,3 +447,51 @@ def test_the_capture_wrappers_are_removed_after_the_run(tmp_path: Path) -> None:
         sys.meta_path.remove(finder)
         sys.path.remove(str(tmp_path))
         sys.modules.pop("helpers_for_uninstall", None)
+
+
+class _Model:
+    def __init__(self, units: int) -> None:
+        self.units = units
+
+
+class _SubModel(_Model):
+    pass
+
+
+class _Plain:
+    def __init__(self, scale: float = 1.0) -> None:
+        self.scale = scale
+
+
+def test_find_instance_prefers_an_object_the_program_made() -> None:
+    made = _SubModel(7)
+    assert inputs.find_instance(_Model, [1.5, "x", made]) is made
+    # Without one, a constructor that needs no argument is called...
+    fresh = inputs.find_instance(_Plain, [made])
+    assert isinstance(fresh, _Plain) and fresh.scale == 1.0
+    # ...and one that needs arguments is never guessed at.
+    with pytest.raises(LookupError, match=r"_Model\(\) needs arguments"):
+        inputs.find_instance(_Model, [1.5, _Plain()])
+
+
+def test_resolve_member_returns_the_owner_of_a_method(tmp_path: Path) -> None:
+    (tmp_path / "resolve_member_pkg").mkdir()
+    (tmp_path / "resolve_member_pkg" / "__init__.py").write_text("")
+    (tmp_path / "resolve_member_pkg" / "shapes_mod.py").write_text(
+        "class Box:\n"
+        "    def area(self, x):\n        return x\n"
+        "    @staticmethod\n    def unit(x):\n        return x\n"
+        "def free(x):\n    return x\n"
+    )
+    owner, method, is_method = inputs.resolve_member(
+        tmp_path, "resolve_member_pkg/shapes_mod.py", "Box.area"
+    )
+    assert owner.__name__ == "Box" and method.__name__ == "area" and is_method
+    owner, static, is_method = inputs.resolve_member(
+        tmp_path, "resolve_member_pkg/shapes_mod.py", "Box.unit"
+    )
+    assert owner.__name__ == "Box" and static.__name__ == "unit" and not is_method
+    owner, free, is_method = inputs.resolve_member(
+        tmp_path, "resolve_member_pkg/shapes_mod.py", "free"
+    )
+    assert owner is None and free.__name__ == "free" and not is_method
