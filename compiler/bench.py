@@ -276,9 +276,18 @@ def run_project(
     )
     functions = []
     changes: dict[str, list[Change]] = {}
+    results = {
+        verdict["key"]: outcome.results.get(
+            verdict["key"], {"status": "error", "error": "no result"}
+        )
+        for verdict in verdicts
+    }
+    decided = decisions.decide_all(
+        [(v["key"], results[v["key"]], v["is_hybrid"]) for v in verdicts], settings
+    )
     for verdict in verdicts:
-        result = outcome.results.get(verdict["key"], {"status": "error", "error": "no result"})
-        decision = decisions.decide(result, verdict["is_hybrid"], settings)
+        result = results[verdict["key"]]
+        decision = decided[verdict["key"]]
         functions.append(
             report.function_entry(
                 project=str(root), verdict=verdict, result=result, decision=decision.as_dict()

@@ -18,6 +18,11 @@ from the baseline is applied only when it is a *measured win*:
    for a second trace when the first call creates variables (an optimizer's slots);
 5. XLA is chosen over plain graph mode only when it also beats graph mode by rules 3 and 1.
 
+Calls made inside a function that is itself compiled gain nothing from compiling the callee
+too: they already run in the caller's graph. `decide_all` therefore decides callers first
+(the entry run records, per function, which other candidates were running at each call) and
+counts, for rule 4, only the calls not made inside a caller it compiles.
+
 Removing an existing decorator is never applied here (the analysis' `convert_to_eager` verdicts
 are reported with the measured eager time, for information). Slow-downs (a mode slower than the
 baseline) and retracing are flagged whatever the decision.
@@ -25,7 +30,9 @@ baseline) and retracing are flagged whatever the decision.
 
 from __future__ import annotations
 
+import graphlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,8 +94,17 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
 
 
-def decide(result: dict[str, Any], is_hybrid: bool, settings: DecisionSettings) -> Decision:
-    """The decision for one function's worker result."""
+def decide(
+    result: dict[str, Any],
+    is_hybrid: bool,
+    settings: DecisionSettings,
+    compiled_callers: frozenset[str] = frozenset(),
+) -> Decision:
+    """The decision for one function's worker result.
+
+    `compiled_callers`: keys of the functions already decided to be compiled; the calls made
+    inside them do not count towards paying for this function's tracing.
+    """
     modes: dict[str, dict[str, Any]] = result.get("modes") or {}
     baseline = "eager"
     if is_hybrid:
@@ -107,6 +123,22 @@ def decide(result: dict[str, Any], is_hybrid: bool, settings: DecisionSettings) 
         if result.get("input_source") in ("entry", "pytest", "entry+pytest")
         else None
     )
+    if calls is not None and compiled_callers:
+        inside = calls_inside(result, compiled_callers)
+        if inside:
+            callers = sorted(
+                {
+                    caller
+                    for item in result.get("calls_within") or []
+                    for caller in item["callers"]
+                    if caller in compiled_callers
+                }
+            )
+            decision.reasons.append(
+                f"{inside} of its {calls} calls in the entry run happen inside "
+                f"{', '.join(callers)}, compiled: they run in that graph already"
+            )
+            calls -= inside
     if result.get("deterministic") is False:
         decision.flags.append("nondeterministic")
         decision.reasons.append(
@@ -192,6 +224,44 @@ def decide(result: dict[str, Any], is_hybrid: bool, settings: DecisionSettings) 
     elif not decision.reasons:
         decision.reasons.append(f"keep {baseline}")
     return decision
+
+
+def calls_inside(result: dict[str, Any], callers: frozenset[str]) -> int:
+    """How many of the recorded calls were made while one of `callers` was running."""
+    return sum(
+        int(item["calls"])
+        for item in result.get("calls_within") or []
+        if callers.intersection(item["callers"])
+    )
+
+
+def decide_all(
+    candidates: Sequence[tuple[str, dict[str, Any], bool]], settings: DecisionSettings
+) -> dict[str, Decision]:
+    """Decisions for (key, worker result, is_hybrid) triples, callers before their callees.
+
+    A caller is decided before every function it was seen calling, so a callee's calls inside
+    a caller that gets compiled are known when the callee is decided. Candidates that call each
+    other both ways (mutual recursion) are decided in the order given.
+    """
+    graph: dict[str, set[str]] = {key: set() for key, _, _ in candidates}
+    for key, result, _ in candidates:
+        for item in result.get("calls_within") or []:
+            graph[key].update(c for c in item["callers"] if c in graph and c != key)
+    try:
+        order = list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError:
+        order = [key for key, _, _ in candidates]
+    by_key = {key: (result, is_hybrid) for key, result, is_hybrid in candidates}
+    compiled: set[str] = set()
+    out: dict[str, Decision] = {}
+    for key in order:
+        result, is_hybrid = by_key[key]
+        decision = decide(result, is_hybrid, settings, frozenset(compiled))
+        if decision.applied or (is_hybrid and decision.mode in ("graph", "xla")):
+            compiled.add(key)
+        out[key] = decision
+    return out
 
 
 def _common_root(roots: list[Path]) -> Path:

@@ -27,7 +27,9 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+import threading
 import types
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +70,10 @@ class Captured:
     symbolic_calls: int = 0
     sets: list[ArgumentSet] = field(default_factory=list)
     signatures: list[str] = field(default_factory=list)
+    within: Counter[frozenset[str]] = field(default_factory=Counter)
+    """Eager calls made while other instrumented functions were running, by the set of them:
+    compiling one of those callers takes these calls into its graph, where compiling this
+    function as well gains nothing."""
 
 
 # --- the source transformation -------------------------------------------------------------
@@ -253,6 +259,15 @@ class CaptureRegistry:
         self._describe = describe
         self.enabled = True
         self.wrappers: dict[int, tuple[Any, Any]] = {}
+        self._thread = threading.local()
+
+    @property
+    def running(self) -> list[str]:
+        """Keys of the instrumented functions now running in this thread, outermost first."""
+        stack: list[str] | None = getattr(self._thread, "stack", None)
+        if stack is None:
+            stack = self._thread.stack = []
+        return stack
 
     def install(self) -> None:
         """Make the injected decorator name resolve to this registry's decorator."""
@@ -269,10 +284,14 @@ class CaptureRegistry:
             def wrapper(*args: Any, **kwargs: Any) -> Any:
                 if registry.enabled:
                     registry.record(key, function, is_method, args, kwargs)
-                if is_method and args and hasattr(function, "__get__"):
-                    bound = function.__get__(args[0], type(args[0]))
-                    return bound(*args[1:], **kwargs)
-                return function(*args, **kwargs)
+                registry.running.append(key)
+                try:
+                    if is_method and args and hasattr(function, "__get__"):
+                        bound = function.__get__(args[0], type(args[0]))
+                        return bound(*args[1:], **kwargs)
+                    return function(*args, **kwargs)
+                finally:
+                    registry.running.pop()
 
             for attribute in ("__module__", "__name__", "__qualname__", "__doc__"):
                 with contextlib.suppress(AttributeError):
@@ -346,6 +365,9 @@ class CaptureRegistry:
             entry.symbolic_calls += 1
             return
         entry.calls += 1
+        callers = frozenset(self.running) - {key}
+        if callers:
+            entry.within[callers] += 1
         try:
             signature = self._describe((args[1:] if is_method else args, kwargs))
         except Exception:

@@ -93,6 +93,7 @@ def function_entry(
         "argument_sets": int(result.get("argument_sets") or 0),
         "argument_signatures": list(result.get("signatures") or []),
         "calls_observed": result.get("calls_observed"),
+        "calls_within": [dict(item) for item in result.get("calls_within") or []],
         "reference": result.get("reference"),
         "deterministic": result.get("deterministic"),
         "variables_changed": result.get("variables_changed"),
@@ -280,6 +281,14 @@ REPORT_SCHEMA: dict[str, Any] = {
                 "argument_sets": {"type": "integer"},
                 "argument_signatures": _STRINGS,
                 "calls_observed": _INT_OR_NULL,
+                "calls_within": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["callers", "calls"],
+                        "properties": {"callers": _STRINGS, "calls": {"type": "integer"}},
+                    },
+                },
                 "reference": {"enum": [*MODES, None]},
                 "deterministic": _BOOL_OR_NULL,
                 "variables_changed": _INT_OR_NULL,

@@ -40,6 +40,14 @@ class EntryTimeout(BaseException):
     """The instrumented run took longer than its limit: stop it and measure what was seen."""
 
 
+def _calls_within(captured: instrument.Captured) -> list[dict[str, Any]]:
+    """`Captured.within` as JSON: [{"callers": [keys], "calls": n}], most calls first."""
+    return [
+        {"callers": sorted(callers), "calls": calls}
+        for callers, calls in captured.within.most_common()
+    ]
+
+
 def _short_error(error: BaseException) -> str:
     text = f"{type(error).__name__}: {error}".strip()
     lines = text.splitlines()
@@ -178,6 +186,7 @@ class Worker:
                 "symbolic_calls": c.symbolic_calls,
                 "argument_sets": len(c.sets),
                 "signatures": list(c.signatures),
+                "calls_within": _calls_within(c),
             }
             for key, c in self.registry.captured.items()
         }
@@ -283,7 +292,11 @@ class Worker:
         captured = self.registry.captured.get(key)
         facts: dict[str, Any] = {}
         if captured is not None:
-            facts = {"calls_observed": captured.calls, "symbolic_calls": captured.symbolic_calls}
+            facts = {
+                "calls_observed": captured.calls,
+                "symbolic_calls": captured.symbolic_calls,
+                "calls_within": _calls_within(captured),
+            }
         if captured is not None and captured.sets:
             first = captured.sets[0]
             sets = [(s.args, s.kwargs) for s in captured.sets if s.function is first.function]

@@ -268,6 +268,52 @@ def test_decision_requires_tracing_to_pay_off_over_the_observed_calls() -> None:
     assert decision.applied
 
 
+def test_calls_inside_a_compiled_caller_do_not_pay_for_the_callee() -> None:
+    # step: 100 calls, 10x faster as a graph. loss: 100 calls, 90 of them made by step; on
+    # its own it would pay for its trace (100 x 9 ms saved vs 2 x 50 ms), but once step is
+    # compiled only its 10 calls from elsewhere count (10 x 9 ms < 2 x 50 ms).
+    step = _result(0.010, 0.001, 0.001, calls_observed=100)
+    loss = _result(
+        0.010,
+        0.001,
+        0.001,
+        calls_observed=100,
+        calls_within=[{"callers": ["m.py::step"], "calls": 90}],
+    )
+    assert decisions.decide(loss, False, SETTINGS).applied
+    # The callee listed first: callers are still decided before it.
+    decided = decisions.decide_all(
+        [("m.py::loss", loss, False), ("m.py::step", step, False)], SETTINGS
+    )
+    assert decided["m.py::step"].applied
+    assert not decided["m.py::loss"].applied
+    assert "not-amortized:graph" in decided["m.py::loss"].flags
+    assert any(
+        "90 of its 100 calls" in r and "m.py::step" in r for r in decided["m.py::loss"].reasons
+    )
+    # When the caller stays eager (here: its graph gives other results), the callee's calls
+    # all count again.
+    differs = {"status": "different", "mismatches": ["output[0]: values differ"]}
+    wrong_step = _result(0.010, 0.001, 0.001, calls_observed=100)
+    for mode in ("graph", "xla"):
+        wrong_step["modes"][mode]["equivalence"] = differs
+    decided = decisions.decide_all(
+        [("m.py::loss", loss, False), ("m.py::step", wrong_step, False)], SETTINGS
+    )
+    assert not decided["m.py::step"].applied
+    assert decided["m.py::loss"].applied
+
+
+def test_decide_all_with_mutual_callers_keeps_the_given_order() -> None:
+    a = _result(0.010, 0.001, 0.001, calls_observed=100)
+    a["calls_within"] = [{"callers": ["m.py::b"], "calls": 50}]
+    b = _result(0.010, 0.001, 0.001, calls_observed=100)
+    b["calls_within"] = [{"callers": ["m.py::a"], "calls": 50}]
+    decided = decisions.decide_all([("m.py::a", a, False), ("m.py::b", b, False)], SETTINGS)
+    assert decided["m.py::a"].applied  # decided first, with all its calls
+    assert any("50 of its 100 calls" in r for r in decided["m.py::b"].reasons)
+
+
 def test_decision_for_functions_not_measured() -> None:
     decision = decisions.decide(
         {"status": "crash", "error": "killed by signal SIGSEGV"}, False, SETTINGS
@@ -407,6 +453,45 @@ def test_instrumented_source_records_real_calls_only(tmp_path: Path) -> None:
     namespace["outer"](1.5)
     assert registry.captured["m.py::outer.inner"].symbolic_calls == 1
     assert instrument.instrumented_keys(source, targets) == {t.key for t in targets}
+
+
+def test_the_capture_records_which_instrumented_callers_were_running() -> None:
+    source = textwrap.dedent(
+        """
+        def loss(x):
+            return x * 2
+
+        def step(x):
+            return loss(x) + loss(x + 1)
+
+        def epoch(xs):
+            return [step(x) for x in xs]
+
+        RESULTS = [epoch([1, 2]), loss(3)]
+        """
+    )
+    targets = [
+        instrument.Target("m.py::loss", "m.py", "loss", 2),
+        instrument.Target("m.py::step", "m.py", "step", 5),
+        instrument.Target("m.py::epoch", "m.py", "epoch", 8),
+    ]
+    registry = instrument.CaptureRegistry(
+        2,
+        executing_eagerly=lambda: True,
+        is_symbolic=lambda v: False,
+        is_ndarray=lambda v: False,
+        describe=repr,
+    )
+    registry.install()
+    namespace: dict[str, Any] = {}
+    exec(instrument.instrument_source(source, "m.py", targets), namespace)
+    assert namespace["RESULTS"] == [[6, 10], 6]
+    loss = registry.captured["m.py::loss"]
+    assert loss.calls == 5
+    assert dict(loss.within) == {frozenset({"m.py::step", "m.py::epoch"}): 4}
+    assert dict(registry.captured["m.py::step"].within) == {frozenset({"m.py::epoch"}): 2}
+    assert not registry.captured["m.py::epoch"].within
+    assert registry.running == []  # balanced, also after the calls return
 
 
 def test_the_capture_wrappers_are_removed_after_the_run(tmp_path: Path) -> None:
