@@ -4,6 +4,8 @@ The data lives near a 3-dimensional subspace inside 20 dimensions; the
 autoencoder compresses it to 4 codes.  Model and losses live in their own
 modules, the training loop is here.
 """
+import argparse
+
 import numpy as np
 import tensorflow as tf
 
@@ -86,4 +88,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--epochs", type=int, default=EPOCHS,
+                        help="passes over the training set")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
     main()

@@ -3,6 +3,7 @@
 Trains next-character prediction with a GradientTape loop over a tf.data pipeline of
 fixed-length windows, then samples new text one character at a time with Python's random.
 """
+import argparse
 import random
 
 import numpy as np
@@ -15,6 +16,7 @@ TEXT = ("the quick brown fox jumps over the lazy dog. " * 6
 VOCAB = sorted(set(TEXT))
 CHAR2IDX = {c: i for i, c in enumerate(VOCAB)}
 SEQ_LEN = 24
+EPOCHS = 8
 
 
 def encode(text):
@@ -103,7 +105,7 @@ def main():
     model = CharGRU(len(VOCAB), 16, 48)
     optimizer = tf.keras.optimizers.Adam(learning_rate=0.02)
 
-    for epoch in range(8):
+    for epoch in range(EPOCHS):
         losses = []
         for inputs, targets in ds:
             losses.append(float(train_step(model, optimizer, inputs, targets)))
@@ -121,4 +123,8 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--epochs", type=int, default=EPOCHS, help="passes over the text")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
     main()

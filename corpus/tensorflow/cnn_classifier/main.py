@@ -3,6 +3,8 @@
 Each image is noise plus a bright square in one of four quadrants; the label is
 the quadrant.  Keras Sequential CNN, custom training step, tf.data input pipeline.
 """
+import argparse
+
 import numpy as np
 import tensorflow as tf
 from tensorflow.keras import layers
@@ -10,6 +12,7 @@ from tensorflow.keras import layers
 IMAGE_SIZE = 16
 NUM_CLASSES = 4
 BATCH_SIZE = 32
+EPOCHS = 3
 
 np.random.seed(3)
 tf.random.set_seed(3)
@@ -89,7 +92,7 @@ def main():
     optimizer = tf.keras.optimizers.Adam(learning_rate=5e-3)
     loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
-    for epoch in range(3):
+    for epoch in range(EPOCHS):
         losses = [train_step(model, optimizer, loss_fn, x, y) for x, y in train_ds]
         mean_loss = tf.reduce_mean(losses).numpy()
         print(f"epoch {epoch + 1}: loss={mean_loss:.4f}")
@@ -102,4 +105,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--epochs", type=int, default=EPOCHS,
+                        help="passes over the training images")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
     main()

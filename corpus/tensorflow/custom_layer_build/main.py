@@ -3,10 +3,13 @@
 An MLP made of custom layers (a dense layer that counts its calls, RMS normalisation and a
 Keras Dense head) is compared with a linear baseline built from a single custom Linear layer.
 """
+import argparse
 import random
 
 import numpy as np
 import tensorflow
+
+EPOCHS = 5
 
 
 class Linear(tensorflow.keras.layers.Layer):
@@ -116,7 +119,7 @@ def main():
 
     model = Regressor(32)
     optimizer = tensorflow.keras.optimizers.Adam(learning_rate=0.01)
-    train(model, optimizer, x_train, y_train, epochs=5, batch_size=32)
+    train(model, optimizer, x_train, y_train, epochs=EPOCHS, batch_size=32)
 
     baseline = Linear(1)
     baseline_opt = tensorflow.keras.optimizers.SGD(learning_rate=0.05)
@@ -132,4 +135,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--epochs", type=int, default=EPOCHS,
+                        help="passes over the training set (MLP)")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
     main()

@@ -4,6 +4,7 @@ Generator and discriminator are Keras Sequential MLPs, each with its own Adam op
 training step follows the DCGAN tutorial: both tapes are opened together and the step is
 compiled with @tf.function.
 """
+import argparse
 import random
 
 import numpy as np
@@ -153,4 +154,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--steps", type=int, default=TRAIN_STEPS,
+                        help="training steps (one batch each)")
+    args = parser.parse_args()
+    TRAIN_STEPS = int(args.steps)
     main()

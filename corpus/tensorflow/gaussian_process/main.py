@@ -3,12 +3,14 @@
 Posterior mean/variance through a Cholesky factorisation, and type-II maximum
 likelihood of the kernel hyper-parameters (stored as unconstrained tf.Variables).
 """
+import argparse
 import math
 
 import numpy as np
 import tensorflow as tf
 
 JITTER = 1e-4
+NUM_STEPS = 80
 
 # Unconstrained hyper-parameters; positivity through exp().
 log_lengthscale = tf.Variable(0.0, name="log_lengthscale")
@@ -112,7 +114,7 @@ def main():
     print(f"hand-picked kernel condition number: {float(cond_hand):.3e}")
 
     lml_before = log_marginal_likelihood(x_train, y_train)
-    fit_hyperparameters(x_train, y_train, num_steps=80, learning_rate=0.08)
+    fit_hyperparameters(x_train, y_train, num_steps=NUM_STEPS, learning_rate=0.08)
     lml_after = log_marginal_likelihood(x_train, y_train)
 
     mean, var = gp_posterior(x_train, y_train, x_test)
@@ -128,4 +130,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--steps", type=int, default=NUM_STEPS,
+                        help="optimizer steps on the marginal likelihood")
+    args = parser.parse_args()
+    NUM_STEPS = int(args.steps)
     main()

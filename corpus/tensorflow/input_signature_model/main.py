@@ -1,5 +1,6 @@
 """Train a small regressor, wrap it in a tf.Module with fixed serving signatures and
 export it as a SavedModel (to a temporary directory), then reload and check it."""
+import argparse
 import os
 import random
 import tempfile
@@ -8,6 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 NUM_FEATURES = 8
+EPOCHS = 12
 
 # Shared by the export: every serving entry point takes a [batch, 8] float32 matrix.
 SERVING_SIGNATURE = [tf.TensorSpec(shape=[None, 8], dtype=tf.float32)]
@@ -111,7 +113,7 @@ def main():
 
     mean, std = feature_statistics(x_train)
     model = build_regressor(16)
-    final_loss = fit(model, standardize(x_train, mean, std), y_train, epochs=12)
+    final_loss = fit(model, standardize(x_train, mean, std), y_train, epochs=EPOCHS)
 
     serving = ServingModule(model, mean, std)
     describe_signatures(serving)
@@ -132,4 +134,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--epochs", type=int, default=EPOCHS,
+                        help="passes over the training set")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
     main()

@@ -4,9 +4,13 @@ calibrated post hoc with temperature scaling (Guo et al., 2017).
 The Keras model is driven through small helpers around fit/evaluate/predict; the calibration
 step is a tiny user class that happens to have its own fit and predict methods.
 """
+import argparse
+
 import numpy as np
 import tensorflow as tf
 from tensorflow import keras
+
+EPOCHS = 8
 
 
 def make_blobs(n):
@@ -110,7 +114,7 @@ def main():
     x_test, y_test = x[500:], y[500:]
 
     model = build_classifier(3)
-    train_loss = fit_model(model, x_train, y_train, 8)
+    train_loss = fit_model(model, x_train, y_train, EPOCHS)
     test_loss, test_acc = evaluate_model(model, x_test, y_test)
     probs = predict_proba(model, x_test)
     ece_before = float(expected_calibration_error(probs, tf.constant(y_test), 10))
@@ -132,4 +136,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--epochs", type=int, default=EPOCHS,
+                        help="passes over the training set in model.fit")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
     main()

@@ -1,5 +1,6 @@
 """MLP regression trained like a research script: progress through `logging`, wall-clock
 timing of inference, a metrics CSV and TensorBoard summaries, all under a temp dir."""
+import argparse
 import csv
 import logging
 import os
@@ -122,4 +123,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="MLP regression with logging and TensorBoard.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS,
+                        help="number of training epochs")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
     main()

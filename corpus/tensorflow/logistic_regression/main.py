@@ -4,6 +4,8 @@ No Keras: the weights are two tf.Variables, the gradients come from a
 GradientTape inside a compiled function, and plain SGD updates them in place.
 A module-level counter tracks how many optimisation steps were taken.
 """
+import argparse
+
 import numpy as np
 import tensorflow as tf
 
@@ -113,4 +115,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Binary logistic regression.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS,
+                        help="passes over the training set (default: %(default)s)")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
     main()

@@ -4,6 +4,7 @@ Sliding windows over a synthetic series, an LSTM regressor trained with a
 GradientTape loop, an autoregressive multi-step forecast and exponential
 smoothing of the forecast.
 """
+import argparse
 import math
 import random
 
@@ -115,4 +116,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="LSTM sine-wave forecaster.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS,
+                        help="passes over the training windows (default: %(default)s)")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
     main()

@@ -3,6 +3,7 @@
 Three Gaussian blobs in 8 dimensions, a two-layer MLP, Adam, and a hand-written
 training loop that logs metrics after every epoch.
 """
+import argparse
 import random
 
 import numpy as np
@@ -108,4 +109,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="MLP on Gaussian blobs.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS,
+                        help="number of training epochs")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
     main()

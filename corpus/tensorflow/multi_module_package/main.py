@@ -3,12 +3,16 @@
 The package spreads the code over modules the way small research repos do: custom layers,
 a subclassed model, a GradientTape training loop and utilities pulled in with a star import.
 """
+import argparse
+
 import numpy as np
 import tensorflow as tf
 
 import mlpkg.train as tr
 from mlpkg import MLPClassifier
 from mlpkg.utils import make_rings
+
+EPOCHS = 8
 
 
 def embedding_spread(model, x):
@@ -49,7 +53,7 @@ def main():
     x_test, y_test = tf.constant(x[480:]), tf.constant(y[480:])
 
     model = MLPClassifier(32, 3)
-    history = tr.fit(model, x[:480], y[:480], 8, 64)
+    history = tr.fit(model, x[:480], y[:480], EPOCHS, 64)
     acc, cm = tr.evaluate(model, x_test, y_test)
     spread = embedding_spread(model, x_test)
     mean_margin, frac_positive = margin_stats(model(x_test), y_test)
@@ -65,4 +69,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="mlpkg MLP on synthetic rings.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS,
+                        help="number of training epochs")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
     main()

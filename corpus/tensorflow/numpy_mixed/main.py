@@ -4,8 +4,12 @@ NumPy prepares the data (features, split, standardisation) and computes a closed
 least-squares baseline; TensorFlow fits the same model by gradient descent with a Huber
 loss whose threshold is re-estimated every epoch from the current residuals.
 """
+import argparse
+
 import numpy as np
 import tensorflow as tf
+
+EPOCHS = 25
 
 
 def make_data(n, noise):
@@ -102,7 +106,7 @@ def main():
     ds = tf.data.Dataset.from_tensor_slices((x_tr, y_tr)).shuffle(192, seed=1).batch(32)
     x_tr_t, y_tr_t = tf.constant(x_tr), tf.constant(y_tr)
 
-    for epoch in range(25):
+    for epoch in range(EPOCHS):
         delta = robust_delta(batch_residuals(w, b, x_tr_t, y_tr_t))
         for xb, yb in ds:
             loss = train_step(w, b, xb, yb, delta, optimizer)
@@ -119,4 +123,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Polynomial regression, NumPy + TF.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS,
+                        help="gradient-descent epochs (default: %(default)s)")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
     main()

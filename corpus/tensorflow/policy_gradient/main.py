@@ -3,6 +3,7 @@
 The environment is plain Python; the policy is a small Keras model trained with a
 GradientTape on whole episodes (fixed horizon, so every batch has the same shape).
 """
+import argparse
 import random
 
 import numpy as np
@@ -144,4 +145,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="REINFORCE on a slippery corridor.")
+    parser.add_argument("--episodes", type=int, default=NUM_EPISODES,
+                        help="training episodes (default: %(default)s)")
+    args = parser.parse_args()
+    NUM_EPISODES = int(args.episodes)
     main()

@@ -4,6 +4,7 @@ A tiny recursive (tree-structured) encoder scores random binary parse trees, a
 recursive reduction computes the L2 penalty over a nested dict of weights, and a
 Markov chain over the vocabulary is mixed with matrix powers by repeated squaring.
 """
+import argparse
 import random
 
 import numpy as np
@@ -12,6 +13,7 @@ import tensorflow
 VOCAB = 12
 EMBED_DIM = 8
 TEMPERATURE = 2.0
+TRAIN_STEPS = 20
 
 random.seed(0)
 np.random.seed(0)
@@ -112,7 +114,7 @@ def main():
     optimizer = tensorflow.keras.optimizers.Adam(learning_rate=0.03)
     first_mse = train_step(forest, targets, optimizer)
     mse = first_mse
-    for step in range(1, 20):
+    for step in range(1, TRAIN_STEPS):
         mse = train_step(forest, targets, optimizer)
         if step % 5 == 0:
             print(f"step {step:2d}  mse {float(mse):.4f}")
@@ -131,4 +133,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Recursive tree encoder.")
+    parser.add_argument("--steps", type=int, default=TRAIN_STEPS,
+                        help="optimisation steps (default: %(default)s)")
+    args = parser.parse_args()
+    TRAIN_STEPS = int(args.steps)
     main()

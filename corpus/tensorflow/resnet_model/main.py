@@ -3,6 +3,7 @@
 Each 16x16 image holds a bright square in one of four quadrants; the class is the quadrant.
 Training: a short warm-up with plain SGD, then SGD with momentum and a cosine learning rate.
 """
+import argparse
 import random
 
 import numpy as np
@@ -151,4 +152,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Small ResNet on synthetic quadrant images.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS, help="number of training epochs")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
+    TOTAL_STEPS = EPOCHS * 256 // BATCH_SIZE
     main()

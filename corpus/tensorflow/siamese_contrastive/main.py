@@ -5,16 +5,19 @@ embeds each side; the contrastive loss (Hadsell et al., 2006) pulls same pairs t
 pushes different pairs at least a margin apart. A closure warms the gradient scale up over
 the first steps, and the training step counts its steps on the run's config object.
 """
+import argparse
 import dataclasses
 
 import numpy as np
 import tensorflow
 from tensorflow.keras import layers
 
+EPOCHS = 6
+
 
 @dataclasses.dataclass
 class Config:
-    epochs: int = 6
+    epochs: int = EPOCHS
     batch_size: int = 64
     step: int = 0
 
@@ -113,7 +116,7 @@ def nearest_neighbor_accuracy(emb, labels):
 
 def main():
     tensorflow.keras.utils.set_random_seed(0)
-    config = Config()
+    config = Config(epochs=EPOCHS)
 
     x, labels = make_clusters(400)
     xa, xb, y = make_pairs(x[:300], labels[:300], 512)
@@ -141,4 +144,8 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Siamese encoder with a contrastive loss.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS, help="number of training epochs")
+    args = parser.parse_args()
+    EPOCHS = args.epochs
     main()

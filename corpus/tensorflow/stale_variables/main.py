@@ -4,8 +4,12 @@ model_a uses a step that snapshots `model.trainable_variables` before the forwar
 only works because the model was built up front with an Input layer); model_b uses the
 usual step. Input statistics are computed once in float64 with NumPy.
 """
+import argparse
+
 import numpy as np
 import tensorflow as tf
+
+EPOCHS = 12
 
 
 def make_regression(n):
@@ -93,7 +97,7 @@ def main():
     model_a, model_b = build_mlp(), build_mlp()
     opt_a = tf.keras.optimizers.Adam(learning_rate=0.02)
     opt_b = tf.keras.optimizers.Adam(learning_rate=0.02)
-    for epoch in range(12):
+    for epoch in range(EPOCHS):
         for xb, yb in ds:
             loss_a = train_step_snapshot(model_a, opt_a, xb, yb)
             loss_b = train_step(model_b, opt_b, xb, yb)
@@ -114,4 +118,8 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Two regression MLPs trained side by side.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS, help="number of training epochs")
+    args = parser.parse_args()
+    EPOCHS = args.epochs
     main()

@@ -3,6 +3,7 @@
 The author put @tf.function on most helpers "for speed", including some where it
 only adds tracing overhead.
 """
+import argparse
 import math
 import random
 
@@ -126,4 +127,9 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Tabular 3-class classifier.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS, help="number of training epochs")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
+    NUM_STEPS = EPOCHS * STEPS_PER_EPOCH
     main()

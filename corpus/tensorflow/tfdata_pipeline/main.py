@@ -5,6 +5,7 @@ Raw uint8 images (a horizontal, vertical or diagonal stroke, some blank frames f
 augmentation and batching. A few warm-up steps pull batches from an iterator, then the model is
 trained epoch by epoch on the batched dataset.
 """
+import argparse
 import random
 
 import numpy as np
@@ -13,6 +14,7 @@ import tensorflow as tf
 NUM_CLASSES = 3
 IMAGE_SIZE = 12
 BATCH_SIZE = 32
+EPOCHS = 4
 
 
 def make_raw_data(n, seed):
@@ -128,7 +130,7 @@ def main():
         warmup_loss = train_on_next_batch(model, optimizer, warmup_iter, class_weights)
 
     epoch_losses = []
-    for epoch in range(4):
+    for epoch in range(EPOCHS):
         total, batches = 0.0, 0
         for images, labels in train_ds:
             total += float(train_step(model, optimizer, images, labels, class_weights))
@@ -143,4 +145,8 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Small CNN fed by a tf.data pipeline.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS, help="number of training epochs")
+    args = parser.parse_args()
+    EPOCHS = args.epochs
     main()

@@ -4,6 +4,7 @@ Multi-head attention is a custom Layer whose projection matrices are created in 
 `add_weight`; the encoder block wraps it with a feed-forward network, dropout and layer norm.
 The task: label a sequence of token ids by whether the marker token 1 occurs in it.
 """
+import argparse
 import random
 
 import numpy as np
@@ -14,6 +15,7 @@ MAX_LEN = 12
 D_MODEL = 32
 NUM_HEADS = 4
 DFF = 64
+EPOCHS = 3
 
 
 def positional_encoding(length, depth):
@@ -164,7 +166,7 @@ def main():
     train_ds = tf.data.Dataset.from_tensor_slices((tokens[:320], labels[:320])).batch(32)
     model = SequenceClassifier(VOCAB_SIZE, D_MODEL, NUM_HEADS, DFF, num_classes=2)
     optimizer = tf.keras.optimizers.Adam(learning_rate=2e-3)
-    losses = fit(model, optimizer, train_ds, epochs=3)
+    losses = fit(model, optimizer, train_ds, epochs=EPOCHS)
     test_acc = accuracy(model, tokens[320:], labels[320:])
     probe = tf.constant(tokens[320:324])
     _, attn = model.encoder.mha(model.embedding(probe), model.embedding(probe),
@@ -175,4 +177,8 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="One-block Transformer sequence classifier.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS, help="number of training epochs")
+    args = parser.parse_args()
+    EPOCHS = int(args.epochs)
     main()

@@ -5,6 +5,7 @@ Sampling layer implementing the reparameterization trick, a Bernoulli decoder
 and the usual ELBO = reconstruction + KL objective, trained with GradientTape.
 Per-epoch metrics go to a small text log in a temporary directory.
 """
+import argparse
 import os
 import random
 import shutil
@@ -150,4 +151,8 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Variational autoencoder on binary patterns.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS, help="number of training epochs")
+    args = parser.parse_args()
+    EPOCHS = args.epochs
     main()

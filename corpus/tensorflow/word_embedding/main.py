@@ -3,6 +3,7 @@
 Each sentence is drawn from one of four topics, each topic owning ten word ids (id 0 is padding),
 so after training the nearest neighbours of a word should come from the same topic.
 """
+import argparse
 import random
 
 import numpy as np
@@ -14,6 +15,7 @@ WINDOW_SIZE = 2
 NUM_NS = 4
 NUM_NEIGHBORS = 5
 BATCH_SIZE = 256
+EPOCHS = 3
 
 
 def generate_corpus(num_sentences, sentence_len):
@@ -111,7 +113,7 @@ def main():
 
     model = Word2Vec(VOCAB_SIZE, EMBEDDING_DIM)
     optimizer = tf.keras.optimizers.Adam(learning_rate=0.02)
-    for epoch in range(3):
+    for epoch in range(EPOCHS):
         for (target, context), batch_labels in dataset:
             loss = train_step(model, optimizer, target, context, batch_labels)
         print(f"epoch {epoch + 1}: loss {loss.numpy():.4f}")
@@ -126,4 +128,8 @@ def main():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Skip-gram word embeddings on a synthetic corpus.")
+    parser.add_argument("--epochs", type=int, default=EPOCHS, help="number of training epochs")
+    args = parser.parse_args()
+    EPOCHS = args.epochs
     main()
