@@ -22,6 +22,12 @@ Examples:
 """
 
 
+JOBS_OPTION = click.option(
+    "--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes."
+)
+"""The analysis' worker processes (default: one per core), for every command that analyses."""
+
+
 class _Group(click.Group):
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         if self.epilog:
@@ -63,7 +69,7 @@ def main() -> None:
     "--fail-on-refactorable", is_flag=True, help="Exit 1 if any function is refactorable."
 )
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 when the analysis ran.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes.")
+@JOBS_OPTION
 def analyze(
     path: Path,
     output_format: str,
@@ -176,7 +182,7 @@ infer-input-signatures).
 @click.option(
     "--no-cache", is_flag=True, help="Ignore and do not update the summary and plan caches."
 )
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes.")
+@JOBS_OPTION
 @click.option(
     "--verbose", "-v", is_flag=True, help="Also list functions left alone by `# hybridize: ignore`."
 )
