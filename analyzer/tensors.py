@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
+from hybridize.analyzer.frameworks.python_stdlib import COMMAND_LINE_FLAGS
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
 from hybridize.analyzer.shapes import (
@@ -510,6 +511,8 @@ class Evaluator:
         if kind == "module":
             return self.ref_atoms(self.index.member(("module", atom[1]), name))
         if kind == "ext":
+            if atom[1] in COMMAND_LINE_FLAGS:
+                return frozenset({UNKNOWN_ATOM})  # FLAGS.batch_size: a value of unknown kind
             return frozenset({("ext", f"{atom[1]}.{name}")})
         if kind in ("tensor", "variable", "symbolic", "numpy"):
             role = "variable" if kind == "variable" else "tensor"

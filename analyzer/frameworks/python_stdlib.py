@@ -321,6 +321,19 @@ STDLIB: dict[str, Behaviour] = {
     "subprocess.list2cmdline": PURE,
 }
 
+#: Objects whose attributes are the program's command-line flags (absl and TF 1 style). A flag
+#: is a Python value of the flag's declared type, or of a custom parser's: what kind of value a
+#: parameter receives from one is not known here, like a field of argparse's `parse_args()`.
+COMMAND_LINE_FLAGS: frozenset[str] = frozenset(
+    {
+        "absl.flags.FLAGS",
+        "tensorflow.compat.v1.flags.FLAGS",
+        "tensorflow.compat.v1.app.flags.FLAGS",
+        "tensorflow.app.flags.FLAGS",
+        "tensorflow.flags.FLAGS",
+    }
+)
+
 #: Behaviour of unknown names by enclosing module (longest match wins). None: no guess.
 NAMESPACE_DEFAULTS: dict[str, Behaviour | None] = {
     "absl.flags": PURE,

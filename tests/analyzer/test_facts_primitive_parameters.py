@@ -271,6 +271,59 @@ CASES = [
         "leaky",
         False,
     ),
+    # Command-line values: Python values of a type the parser decides (a custom `type=` may
+    # return anything), so whether the parameter gets Python literals is undeterminable.
+    case(
+        "argparse-field-is-undeterminable",
+        """
+        import argparse
+        import tensorflow as tf
+
+        def scale(x, factor):
+            return tf.reduce_sum(x) * factor
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--factor", type=float, default=2.0)
+        args = parser.parse_args()
+        scale(tf.ones([4]), args.factor)
+        """,
+        "scale",
+        None,
+    ),
+    case(
+        "absl-flag-is-undeterminable",
+        """
+        import tensorflow as tf
+        from absl import flags
+
+        FLAGS = flags.FLAGS
+        flags.DEFINE_integer("width", 8, "layer width")
+
+        def widen(x, width):
+            return tf.tile(x, [1, width])
+
+        def main(argv):
+            return widen(tf.ones([2, 2]), FLAGS.width)
+        """,
+        "widen",
+        None,
+    ),
+    case(
+        "tf-compat-v1-flag-is-undeterminable",
+        """
+        import tensorflow as tf
+
+        def temper(logits, temperature):
+            return tf.nn.softmax(logits / temperature)
+
+        def run(logits):
+            return temper(logits, tf.compat.v1.flags.FLAGS.temperature)
+
+        run(tf.ones([2, 3]))
+        """,
+        "temper",
+        None,
+    ),
 ]
 
 
