@@ -17,6 +17,11 @@ from the baseline is applied only when it is a *measured win*:
    also pays for AutoGraph and Keras' graph-mode code paths running for the first time, and
    for a second trace when the first call creates variables (an optimizer's slots);
 5. XLA is chosen over plain graph mode only when it also beats graph mode by rules 3 and 1.
+6. for a function that changes variables, a call from variable values never seen before is not
+   much slower than the timed median (`NEW_STATE_FACTOR`): XLA compiles some inputs as
+   constants, and a training step reading the optimizer's step count that way recompiles on
+   every step of a real run, while the timed samples, all started from the same restored
+   state, hit the compilation cache.
 
 Calls made inside a function that is itself compiled gain nothing from compiling the callee
 too: they already run in the caller's graph. `decide_all` therefore decides callers first
@@ -44,6 +49,12 @@ MODE_CHANGE = {
     ("eager", "xla"): "add_tf_function_jit",
     ("graph", "xla"): "add_jit_compile",
 }
+
+
+NEW_STATE_FACTOR = 3.0
+"""Rule 6: a call from a new variable state may take at most this many times the median..."""
+NEW_STATE_SLACK_SECONDS = 0.002
+"""...plus this (noise on sub-millisecond calls)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +184,16 @@ def decide(
                 f"{mode}: retraced {info['steady_retraces']} times in steady state"
             )
             continue
+        new_states = info.get("new_state_seconds")
+        if mode != "eager" and new_states and stats is not None:
+            per_call = min(new_states) / max(1, int(result.get("argument_sets") or 1))
+            if per_call > stats.median * NEW_STATE_FACTOR + NEW_STATE_SLACK_SECONDS:
+                decision.flags.append(f"recompiles:{mode}")
+                decision.reasons.append(
+                    f"{mode}: a call from new variable values takes {_ms(per_call)}, not "
+                    f"{_ms(stats.median)}: it is compiled again as the variables change"
+                )
+                continue
         if equivalence not in ("equal", "reference"):
             decision.flags.append(f"not-equivalent:{mode}")
             first = ((info.get("equivalence") or {}).get("mismatches") or ["?"])[0]

@@ -44,6 +44,7 @@ MODE_FIELDS = (
     "trace_seconds",
     "traces",
     "steady_retraces",
+    "new_state_seconds",
     "equivalence",
     "graph",
     "hlo",
@@ -229,6 +230,7 @@ REPORT_SCHEMA: dict[str, Any] = {
                 "trace_seconds": _NUM_OR_NULL,
                 "traces": _INT_OR_NULL,
                 "steady_retraces": _INT_OR_NULL,
+                "new_state_seconds": {"anyOf": [_NUMBERS, {"type": "null"}]},
                 "equivalence": {
                     "anyOf": [
                         _closed(

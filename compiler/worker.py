@@ -355,6 +355,29 @@ class Worker:
 
     # --- measuring --------------------------------------------------------------------------
 
+    @staticmethod
+    def time_new_states(run_pass: Callable[[], None]) -> list[float] | None:
+        """Seconds of `NEW_STATE_PASSES` passes, each from variable values not seen before.
+
+        Called with the variables at the start state, which the equivalence run has already
+        taken one pass further: that pass runs untimed, the next ones are timed. The timed
+        samples all start from the same restored variables, so they replay the same sequence
+        of states, and a compiled function whose code depends on a variable's value (XLA
+        compiles some inputs as constants) is served from its compilation cache there. A
+        program moves on to new states on every step, so such a function compiles again on
+        every call. None when a pass fails.
+        """
+        durations = []
+        try:
+            run_pass()
+            for _ in range(NEW_STATE_PASSES):
+                begin = time.perf_counter()
+                run_pass()
+                durations.append(time.perf_counter() - begin)
+        except Exception:
+            return None
+        return durations
+
     def measure(self, candidate: dict[str, Any]) -> dict[str, Any]:
         tf = self.tf
         source, function, is_method, sets, reason, facts = self.argument_sets(candidate)
@@ -554,6 +577,15 @@ class Worker:
         restore: Callable[[], None] | None = (
             (lambda: state.restore(start_state)) if changed else None
         )
+        # Before the timing loops: they compile many states, after which TensorFlow may stop
+        # compiling the function at all, which would hide the cost a real run pays.
+        new_states: dict[str, list[float] | None] = {}
+        if changed:
+            for mode in timed:
+                if mode != "eager":
+                    state.restore(start_state)
+                    new_states[mode] = self.time_new_states(make_pass(timed[mode]))
+            state.restore(start_state)
         try:
             stats = timing.measure(
                 {m: make_pass(entries) for m, entries in timed.items()},
@@ -582,9 +614,14 @@ class Worker:
                 info["steady_retraces"] = info["traces"] - warm[mode]
                 trace = info["first_call_seconds"] - stat.median * len(sets)
                 info["trace_seconds"] = max(0.0, trace)
+                info["new_state_seconds"] = new_states.get(mode)
         state.restore(start_state)
         result.update(status="measured", error=None, modes=mode_results)
         return result
+
+
+NEW_STATE_PASSES = 3
+"""Passes timed from variable states never seen before (see `Worker.time_new_states`)."""
 
 
 def _clean(value: Any) -> Any:

@@ -69,6 +69,15 @@ class NeedsWidth:
         return x[:, : self.width]
 
 
+STEPS_TAKEN = tf.Variable(3)
+
+
+def grow(x):
+    # The variable's value sets a shape: XLA compiles it as a constant, once per value.
+    STEPS_TAKEN.assign_add(1)
+    return tf.reduce_sum(tf.ones([STEPS_TAKEN])) + tf.reduce_sum(x)
+
+
 def normalized(x):
     return x / (tf.norm(x, axis=-1, keepdims=True) + 1.0)
 
@@ -94,6 +103,7 @@ EXAMPLE_INPUTS = {
     "scale": [(X, 1), (X, 2), (X, 3)],
     "hang": [(X,)],
     "raises": [(X,)],
+    "grow": [(X,)],
     "fns.py::Counter.bump": [(COUNTER, X)],
 }
 """
@@ -133,7 +143,7 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> WorkerOutcome:
     root = tmp_path_factory.mktemp("harness")
     (root / "fns.py").write_text(textwrap.dedent(FUNCTIONS))
     (root / "example_inputs.py").write_text(textwrap.dedent(INPUTS))
-    names = ["good", "crash", "scale", "hang", "raises"]
+    names = ["good", "crash", "scale", "hang", "raises", "grow"]
     candidates = [candidate(n, line_of(FUNCTIONS, n)) for n in names]
     candidates.insert(
         1,
@@ -239,3 +249,17 @@ def test_a_method_whose_instance_cannot_be_made_gets_no_inputs(outcome: WorkerOu
     result = outcome.results["fns.py::NeedsWidth.apply"]
     assert result["status"] == "no-inputs"
     assert "NeedsWidth() needs arguments" in result["error"], result
+
+
+def test_recompiling_for_each_new_variable_state_is_caught(outcome: WorkerOutcome) -> None:
+    result = outcome.results["fns.py::grow"]
+    assert result["status"] == "measured", result
+    xla = result["modes"]["xla"]
+    graph = result["modes"]["graph"]
+    # The timed samples replay the same states (cache hits); new states recompile under XLA.
+    assert min(xla["new_state_seconds"]) > 3 * xla["timing"]["median_seconds"]
+    assert graph["new_state_seconds"] is not None
+    decision = decisions.decide(result, False, decisions.DecisionSettings(amortize=False))
+    assert "recompiles:xla" in decision.flags, decision
+    assert "recompiles:graph" not in decision.flags
+    assert decision.mode != "xla"

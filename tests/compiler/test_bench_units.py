@@ -314,6 +314,16 @@ def test_decide_all_with_mutual_callers_keeps_the_given_order() -> None:
     assert any("50 of its 100 calls" in r for r in decided["m.py::b"].reasons)
 
 
+def test_decision_refuses_a_mode_that_recompiles_for_new_variable_values() -> None:
+    result = _result(0.010, 0.002, 0.001, argument_sets=2)
+    result["modes"]["xla"]["new_state_seconds"] = [0.2, 0.21, 0.2]  # 100 ms a call, not 1 ms
+    result["modes"]["graph"]["new_state_seconds"] = [0.0041, 0.004, 0.0042]
+    decision = decisions.decide(result, False, SETTINGS)
+    assert decision.applied and decision.mode == "graph", decision
+    assert "recompiles:xla" in decision.flags
+    assert any("compiled again as the variables change" in r for r in decision.reasons)
+
+
 def test_decision_for_functions_not_measured() -> None:
     decision = decisions.decide(
         {"status": "crash", "error": "killed by signal SIGSEGV"}, False, SETTINGS
