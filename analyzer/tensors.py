@@ -760,6 +760,18 @@ def _sequence_of(elements: set[Atom], kind: str = "list") -> Atoms:
     return frozenset({("seq", kind, _cap(elements))})
 
 
+def _pair_of(positions: list[set[Atom]]) -> Atom:
+    """The tuple `enumerate` or `zip` yields: position i holds what `positions[i]` holds.
+
+    Kept apart, so that `for step, x in enumerate(dataset)` gives `step` an int and `x` a
+    tensor (merged, `step` would look like a tensor and a Python counter go unnoticed).
+    """
+    if not positions or len(positions) > MAX_TUPLE:
+        merged = set().union(*positions) if positions else set()
+        return ("seq", "tuple", _cap(merged or {UNKNOWN_ATOM}))
+    return ("tup", tuple(_cap(p or {UNKNOWN_ATOM}) for p in positions), "tuple")
+
+
 def _numeric_builtin(kind: str) -> Callable[[list[Atoms]], Atoms]:
     """int()/float() give a Python number, whatever they convert (a tensor too, eagerly)."""
 
@@ -804,10 +816,10 @@ BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
     "builtins.sorted": lambda args: _sequence_of(_elements(args)),
     "builtins.reversed": lambda args: _sequence_of(_elements(args)),
     "builtins.enumerate": lambda args: _sequence_of(
-        {("seq", "tuple", _cap({("lit", "int", None), *_elements(args)}))}
+        {_pair_of([{("lit", "int", None)}, _elements(args)])}
     ),
     "builtins.zip": lambda args: _sequence_of(
-        {("seq", "tuple", _cap(set().union(*(_elements(args, i) for i in range(len(args))))))}
+        {_pair_of([_elements(args, i) for i in range(len(args))])}
     ),
     "builtins.sum": _reduce_builtin,
     "builtins.min": _reduce_builtin,

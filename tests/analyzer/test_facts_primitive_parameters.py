@@ -271,6 +271,65 @@ CASES = [
         "leaky",
         False,
     ),
+    # enumerate/zip keep their tuple positions apart: the counter is a Python int.
+    case(
+        "enumerate-counter-over-a-dataset",
+        """
+        import tensorflow as tf
+
+        def step_fn(x, step):
+            return x * tf.cast(step, tf.float32)
+
+        ds = tf.data.Dataset.from_tensor_slices(tf.ones([8, 2])).batch(2)
+        for step, x in enumerate(ds):
+            step_fn(x, step)
+        """,
+        "step_fn",
+        True,
+    ),
+    case(
+        "zip-of-range-and-tensors",
+        """
+        import tensorflow as tf
+
+        def scale(x, i):
+            return x * i
+
+        xs = [tf.ones([2]), tf.ones([2])]
+        for i, x in zip(range(2), xs):
+            scale(x, i)
+        """,
+        "scale",
+        True,
+    ),
+    case(
+        "enumerate-pair-indexed",
+        """
+        import tensorflow as tf
+
+        def scale(x, i):
+            return x * i
+
+        for pair in enumerate([tf.ones([2]), tf.ones([2])]):
+            scale(pair[1], pair[0])
+        """,
+        "scale",
+        True,
+    ),
+    case(
+        "zip-of-two-tensor-lists-has-no-literal",
+        """
+        import tensorflow as tf
+
+        def add(a, b):
+            return a + b
+
+        for a, b in zip([tf.ones([2])], [tf.zeros([2])]):
+            add(a, b)
+        """,
+        "add",
+        False,
+    ),
     # Command-line values: Python values of a type the parser decides (a custom `type=` may
     # return anything), so whether the parameter gets Python literals is undeterminable.
     case(
