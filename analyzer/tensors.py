@@ -129,11 +129,17 @@ def is_tensor_like(atom: Atom, depth: int = 0) -> bool:
 
 
 def is_primitive(atom: Atom, depth: int = 0) -> bool:
-    """A Python int/float/str literal or a container of only such (booleans and None excluded)."""
+    """A Python int/float/str literal or a container of only such (booleans and None excluded).
+
+    Containers include dicts (their values): `tf.function` keys its cache on every Python
+    leaf of a nested argument, so `{"scale": 2.0}` retraces per value like `2.0` does.
+    """
     if atom[0] == "lit":
         return atom[1] in ("int", "float", "str")
     if depth < 3 and atom[0] == "seq":
         return bool(atom[2]) and all(is_primitive(a, depth + 1) for a in atom[2])
+    if depth < 3 and atom[0] == "dict":
+        return bool(atom[1]) and all(is_primitive(a, depth + 1) for a in atom[1])
     if depth < 3 and atom[0] == "tup":
         return bool(atom[1]) and all(
             part and all(is_primitive(a, depth + 1) for a in part) for part in atom[1]

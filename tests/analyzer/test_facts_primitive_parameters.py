@@ -271,6 +271,33 @@ CASES = [
         "leaky",
         False,
     ),
+    case(
+        "dict-of-literals",
+        """
+        import tensorflow as tf
+
+        def scale(x, config):
+            return x * config["scale"]
+
+        scale(tf.ones([2]), {"scale": 2.0})
+        scale(tf.ones([2]), {"scale": 3.0})
+        """,
+        "scale",
+        True,
+    ),
+    case(
+        "dict-of-tensors-is-not-primitive",
+        """
+        import tensorflow as tf
+
+        def total(batch):
+            return batch["x"] + batch["y"]
+
+        total({"x": tf.ones([2]), "y": tf.zeros([2])})
+        """,
+        "total",
+        False,
+    ),
     # enumerate/zip keep their tuple positions apart: the counter is a Python int.
     case(
         "enumerate-counter-over-a-dataset",
