@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from hybridize.analyzer.frameworks import lookup_parameters
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.shapes import dtype_of
 from hybridize.analyzer.tensors import Atom, TensorFacts, get_evaluator, is_tensor_like
 from hybridize.model import Finding, Span, Tristate
 
@@ -159,6 +160,26 @@ def numpy_calls_on_parameters(ctx: _Context) -> list[Finding]:
     return found
 
 
+_NEVER_STRING_KINDS = frozenset(
+    {"tensor", "variable", "numpy", "symbolic", "dataset", "iterator", "obj", "seq", "tup"}
+    | {"dict", "func", "method", "class", "module"}
+)
+
+
+def _never_a_string(atom: Atom) -> bool:
+    """The value is certainly not a `str`: a number, a tensor, a TF dtype, a container, ...
+
+    Values the analysis cannot type (an attribute such as `metric.name` or `var.name`, a
+    string method's result, a dict key) may well be strings: HY401 stays silent on them.
+    """
+    kind = atom[0]
+    if kind == "lit":
+        return atom[1] in ("int", "float", "bool")
+    if kind == "ext":
+        return dtype_of(frozenset({atom})) is not None
+    return kind in _NEVER_STRING_KINDS
+
+
 def invalid_name_arguments(ctx: _Context) -> list[Finding]:
     """A non-string `name` given to a TF op, by keyword or by position (`tf.sqrt(x, tf.float32)`
     passes a dtype where `name` stands)."""
@@ -178,11 +199,7 @@ def invalid_name_arguments(ctx: _Context) -> list[Finding]:
         if value is None:
             continue
         atoms = ctx.evaluator.eval(value)
-        if (
-            atoms
-            and not any(a[0] == "lit" and a[1] in ("str", "none") for a in atoms)
-            and not any(a[0] == "?" for a in atoms)
-        ):
+        if atoms and all(_never_a_string(a) for a in atoms):
             found.append(
                 ctx.finding(
                     "HY401",

@@ -275,6 +275,68 @@ CASES = [
         False,
         field="has_invalid_name_arguments",
     ),
+    # Names computed from objects are strings the analysis cannot type: no finding.
+    case(
+        "name-from-a-metric-attribute",
+        """
+        import tensorflow as tf
+
+        loss_metric = tf.keras.metrics.Mean(name="loss")
+
+        def log_metric(metric, step):
+            tf.summary.scalar(metric.name, metric.result(), step=step)
+
+        log_metric(loss_metric, tf.constant(1, tf.int64))
+        """,
+        "log_metric",
+        False,
+        field="has_invalid_name_arguments",
+    ),
+    case(
+        "name-from-variable-names",
+        """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+
+        def log_weights(step):
+            for var in model.trainable_variables:
+                tf.summary.histogram(var.name, var, step=step)
+
+        log_weights(tf.constant(0, tf.int64))
+        """,
+        "log_weights",
+        False,
+        field="has_invalid_name_arguments",
+    ),
+    case(
+        "name-from-a-string-method",
+        """
+        import tensorflow as tf
+
+        def named_sum(x, label):
+            return tf.reduce_sum(x, name=label.upper())
+
+        named_sum(tf.ones([3]), "total")
+        """,
+        "named_sum",
+        False,
+        field="has_invalid_name_arguments",
+    ),
+    case(
+        "float-name-is-invalid",
+        """
+        import tensorflow as tf
+
+        def f(x):
+            return tf.identity(x, name=1.5)
+
+        f(tf.ones([3]))
+        """,
+        "f",
+        True,
+        field="has_invalid_name_arguments",
+    ),
     # --- iteration over tensor parameters -------------------------------------------------
     case(
         "for-over-tensor-parameter",
