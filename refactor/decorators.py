@@ -126,8 +126,16 @@ def has_input_signature(decorator: ast.expr) -> bool:
     return len(positional) >= 2 or any(k.arg == "input_signature" for k in decorator.keywords)
 
 
-def reconfigure_decorator(document: Document, decorator: ast.expr, signature: str) -> LineEdit:
-    """Rewrite the decorator expression's lines with `input_signature=...` added."""
+def has_keyword(decorator: ast.expr, name: str) -> bool:
+    """Whether the decorator call already passes the keyword argument `name`."""
+    return isinstance(decorator, ast.Call) and any(k.arg == name for k in decorator.keywords)
+
+
+def reconfigure_decorator(
+    document: Document, decorator: ast.expr, keywords: list[tuple[str, str]]
+) -> LineEdit:
+    """Rewrite the decorator expression's lines with the `(name, source)` keywords added
+    (`input_signature=[...]`, `jit_compile=True`), in that order, after the existing ones."""
     first, last = decorator.lineno, decorator.end_lineno or decorator.lineno
     start = _char_column(document.line(first), decorator.col_offset)
     end = _char_column(document.line(last), decorator.end_col_offset or 0)
@@ -136,8 +144,9 @@ def reconfigure_decorator(document: Document, decorator: ast.expr, signature: st
     expr_end = len(text) - len(lines[-1]) + end
     newline = document.ending_of(first)
     config = cst.PartialParserConfig(default_newline=newline)
-    expr = cst.parse_expression(text[start:expr_end], config)
-    new = with_input_signature(expr, signature)
+    new = cst.parse_expression(text[start:expr_end], config)
+    for name, value in keywords:
+        new = with_keyword(new, name, value)
     code = cst.Module(body=(), default_newline=newline).code_for_node(new)
     return LineEdit(first, last + 1, text[:start] + code + text[expr_end:])
 
@@ -147,13 +156,13 @@ def _char_column(line: str, utf8_offset: int) -> int:
     return len(line.encode("utf-8")[:utf8_offset].decode("utf-8", "replace"))
 
 
-def with_input_signature(expr: cst.BaseExpression, signature: str) -> cst.BaseExpression:
-    """`expr` with `input_signature=<signature>` as its last argument, the other arguments and
-    their layout kept: in a call written over several lines the new argument gets a line of its
-    own, indented like the others, and comments stay on the lines they were on."""
+def with_keyword(expr: cst.BaseExpression, name: str, value: str) -> cst.BaseExpression:
+    """`expr` with `name=<value>` as its last argument, the other arguments and their layout
+    kept: in a call written over several lines the new argument gets a line of its own,
+    indented like the others, and comments stay on the lines they were on."""
     argument = cst.Arg(
-        value=cst.parse_expression(signature),
-        keyword=cst.Name("input_signature"),
+        value=cst.parse_expression(value),
+        keyword=cst.Name(name),
         equal=cst.AssignEqual(
             whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
         ),

@@ -30,6 +30,7 @@ from hybridize.refactor.decorators import (
     callee,
     dotted_name,
     has_input_signature,
+    has_keyword,
     reconfigure_decorator,
     remove_decorator,
 )
@@ -286,21 +287,31 @@ class _FilePlanner:
             self._notice(verdict, "not refactored: no @tf.function decorator found", "skipped")
             return
         decorator = found.node.decorator_list[positions[-1]]
-        if has_input_signature(decorator):
-            return  # never overwrite one, and a second run finds its own
-        if verdict.input_signature is None:
-            self._notice(verdict, "not refactored: the verdict has no input signature", "skipped")
+        keywords: list[tuple[str, str]] = []
+        # Never overwrite an argument the decorator has: a second run then finds its own.
+        if verdict.input_signature is not None and not has_input_signature(decorator):
+            spelling = self.imports.spelling_at(found, need_module=True)
+            module = spelling.module or self.imports.new_name()
+            try:
+                signature = render_signature(verdict.input_signature, module)
+            except SignatureError as exc:
+                self._notice(verdict, f"not refactored: {exc}", "skipped")
+                return
+            self.used_names.add(module)
+            keywords.append(("input_signature", signature))
+        if dict(verdict.decorator_args).get("jit_compile") is True and not has_keyword(
+            decorator, "jit_compile"
+        ):
+            keywords.append(("jit_compile", "True"))
+        if not keywords:
+            if verdict.input_signature is None and not has_input_signature(decorator):
+                self._notice(
+                    verdict, "not refactored: the verdict has no input signature", "skipped"
+                )
             return
-        spelling = self.imports.spelling_at(found, need_module=True)
-        module = spelling.module or self.imports.new_name()
-        try:
-            signature = render_signature(verdict.input_signature, module)
-        except SignatureError as exc:
-            self._notice(verdict, f"not refactored: {exc}", "skipped")
-            return
-        self.used_names.add(module)
-        self.edits.append(reconfigure_decorator(self.document, decorator, signature))
-        self._change(verdict, found, "add input_signature to @tf.function")
+        self.edits.append(reconfigure_decorator(self.document, decorator, keywords))
+        added = " and ".join(name for name, _ in keywords)
+        self._change(verdict, found, f"add {added} to @tf.function")
 
     def _change(self, verdict: FunctionVerdict, found: FoundFunction, description: str) -> None:
         assert verdict.transformation is not None
