@@ -352,10 +352,13 @@ class EffectAnalysis:
                 unconditional = [e for e in callee_summary.effects if e.param is None]
                 if unconditional:
                     first = unconditional[0]
+                    # Through a chain of calls only the deepest line is named: the line of
+                    # the effect itself, where the reader has to look.
+                    where = "" if "(line " in first.what else f" (line {first.span.start_line})"
                     summary.effects.append(
                         Effect(
                             first.code,
-                            f"calls `{name}`, which {first.what} (line {first.span.start_line})",
+                            f"calls `{name}`, which {first.what}{where}",
                             site.span,
                             traced_only=first.traced_only,
                         )

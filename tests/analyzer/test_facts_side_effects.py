@@ -1106,3 +1106,33 @@ def test_side_effect_reporting(files, qualname, field, expected):
         assert (field[4:] in field_value(v, "finding_codes")) is expected
     else:
         assert field_value(v, field) == expected
+
+
+def test_an_effect_two_calls_deep_names_the_line_of_the_effect_once() -> None:
+    files = {
+        "main.py": """
+import tensorflow as tf
+from data import load
+
+
+def step(x):
+    return load(x) * 2.0
+
+
+step(tf.ones([2]))
+""",
+        "data.py": """
+def create(x):
+    with open("cache.txt", "w") as f:
+        f.write("x")
+    return x
+
+
+def load(x):
+    return create(x)
+""",
+    }
+    v = verdict(files, "main.py::step")
+    [message] = [f.message for f in v.findings if f.code == "HY103"]
+    assert "calls `load`, which calls `create`, which" in message, message
+    assert message.count("(line ") == 1 and "(line 3)" in message, message
