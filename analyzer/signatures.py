@@ -185,8 +185,8 @@ def infer_signature(
         name, axis = unresolved
         return Inference(
             None,
-            f"the body reads `{name}.shape[{axis}]` as a Python int, and the call sites "
-            "do not agree on that axis",
+            f"the body reads `{name}.shape[{axis}]` as a Python int, and the signature "
+            "would leave that axis None (the call sites do not fix its size)",
             unresolved_static_axes=True,
         )
     return Inference(signature, None)
