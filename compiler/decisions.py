@@ -26,7 +26,10 @@ from the baseline is applied only when it is a *measured win*:
 Calls made inside a function that is itself compiled gain nothing from compiling the callee
 too: they already run in the caller's graph. `decide_all` therefore decides callers first
 (the entry run records, per function, which other candidates were running at each call) and
-counts, for rule 4, only the calls not made inside a caller it compiles.
+counts, for rule 4, only the calls not made inside a caller it compiles. A function called
+inside a caller that gets XLA stays as it is: the caller was measured with it undecorated, and
+a `tf.function` nested in an XLA-compiled one can be far slower (seen: a Keras `call` made a
+function that ran in 2 ms take 1.5 s per call).
 
 Removing an existing decorator is never applied here (the analysis' `convert_to_eager` verdicts
 are reported with the measured eager time, for information). Slow-downs (a mode slower than the
@@ -137,14 +140,7 @@ def decide(
     if calls is not None and compiled_callers:
         inside = calls_inside(result, compiled_callers)
         if inside:
-            callers = sorted(
-                {
-                    caller
-                    for item in result.get("calls_within") or []
-                    for caller in item["callers"]
-                    if caller in compiled_callers
-                }
-            )
+            callers = sorted(_callers(result) & compiled_callers)
             decision.reasons.append(
                 f"{inside} of its {calls} calls in the entry run happen inside "
                 f"{', '.join(callers)}, compiled: they run in that graph already"
@@ -275,14 +271,37 @@ def decide_all(
         order = [key for key, _, _ in candidates]
     by_key = {key: (result, is_hybrid) for key, result, is_hybrid in candidates}
     compiled: set[str] = set()
+    with_xla: set[str] = set()
     out: dict[str, Decision] = {}
     for key in order:
         result, is_hybrid = by_key[key]
         decision = decide(result, is_hybrid, settings, frozenset(compiled))
+        xla_callers = sorted(_callers(result) & with_xla)
+        if decision.applied and xla_callers:
+            decision = Decision(
+                decision.baseline,
+                decision.baseline,
+                False,
+                None,
+                1.0,
+                [
+                    f"called inside {', '.join(xla_callers)}, compiled with XLA as measured "
+                    "with this function as it is: a tf.function nested in it was not measured",
+                    *decision.reasons,
+                ],
+                [*decision.flags, "inside-xla"],
+            )
         if decision.applied or (is_hybrid and decision.mode in ("graph", "xla")):
             compiled.add(key)
+        if decision.mode == "xla":
+            with_xla.add(key)
         out[key] = decision
     return out
+
+
+def _callers(result: dict[str, Any]) -> set[str]:
+    """The candidates that were running when this function was called, at any call."""
+    return {caller for item in result.get("calls_within") or [] for caller in item["callers"]}
 
 
 def _common_root(roots: list[Path]) -> Path:

@@ -304,6 +304,32 @@ def test_calls_inside_a_compiled_caller_do_not_pay_for_the_callee() -> None:
     assert decided["m.py::loss"].applied
 
 
+def test_a_callee_inside_an_xla_caller_stays_as_measured() -> None:
+    # step wins with XLA; model_call, 100 calls of which 10 inside step, would win on its
+    # own, but step was measured with model_call undecorated.
+    step = _result(0.010, 0.002, 0.001, calls_observed=100)
+    model_call = _result(
+        0.010,
+        0.001,
+        0.001,
+        calls_observed=100,
+        calls_within=[{"callers": ["m.py::step"], "calls": 10}],
+    )
+    decided = decisions.decide_all(
+        [("m.py::model_call", model_call, False), ("m.py::step", step, False)], SETTINGS
+    )
+    assert decided["m.py::step"].mode == "xla" and decided["m.py::step"].applied
+    assert not decided["m.py::model_call"].applied
+    assert "inside-xla" in decided["m.py::model_call"].flags
+    # Under a caller compiled as a plain graph, the callee's own win stands.
+    graph_step = _result(0.010, 0.002, 0.0019, calls_observed=100)
+    decided = decisions.decide_all(
+        [("m.py::model_call", model_call, False), ("m.py::step", graph_step, False)], SETTINGS
+    )
+    assert decided["m.py::step"].mode == "graph"
+    assert decided["m.py::model_call"].applied
+
+
 def test_decide_all_with_mutual_callers_keeps_the_given_order() -> None:
     a = _result(0.010, 0.001, 0.001, calls_observed=100)
     a["calls_within"] = [{"callers": ["m.py::b"], "calls": 50}]
