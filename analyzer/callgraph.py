@@ -9,16 +9,28 @@ covered callers (every caller already runs as a graph).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import networkx as nx
 
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import TensorFacts
+from hybridize.analyzer.tensors import ResolvedCall, TensorFacts
 
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs TF ops even when the table does not mark them as ops: creating a
 variable, or a Keras Input (a model built on one creates its weights at once)."""
+
+
+def callees(index: ProjectIndex, resolved: ResolvedCall) -> Iterator[tuple[str, str]]:
+    """The project functions a call runs, with how it reaches each: ("func" | "method" |
+    "layer_call" | "class", key); constructing a class runs its `__init__`."""
+    for kind, target in resolved.targets:
+        if kind == "class":
+            init = index.find_method(target, "__init__")
+            if init is None:
+                continue
+            target = init
+        yield kind, target
 
 
 def build_call_graph(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> nx.DiGraph:
@@ -27,12 +39,7 @@ def build_call_graph(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str
     graph.add_nodes_from(keys)
     for caller, calls in facts.calls.items():
         for resolved in calls:
-            for kind, target in resolved.targets:
-                if kind == "class":
-                    init = index.find_method(target, "__init__")
-                    if init is None:
-                        continue
-                    target = init
+            for kind, target in callees(index, resolved):
                 graph.add_edge(caller, target, kind=kind)
     for callee, callers in facts.callback_callers.items():
         for caller in callers:
@@ -80,23 +87,36 @@ def tensor_computation(
     graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]
 ) -> dict[str, bool]:
     """Whether a TF op runs in the function or anything it (transitively) calls in user code."""
-    local = {k: local_tensor_computation(facts, k) for k in keys}
+    return reaching(graph, {k: local_tensor_computation(facts, k) for k in keys})
+
+
+def reaching(graph: nx.DiGraph, local: dict[str, bool]) -> dict[str, bool]:
+    """Whether each function, or anything it (transitively) calls, has a `local` property."""
     result = dict(local)
-    condensed = nx.condensation(graph)
-    members = condensed.graph["mapping"]
-    by_component: dict[int, list[str]] = {}
-    for node, comp in members.items():
-        by_component.setdefault(comp, []).append(node)
-    for comp in reversed(list(nx.topological_sort(condensed))):
-        nodes = by_component[comp]
+    for nodes in components_bottom_up(graph):
         value = any(local.get(n, False) for n in nodes) or any(
-            result.get(n2, False)
-            for succ in condensed.successors(comp)
-            for n2 in by_component[succ]
+            result.get(callee, False) for n in nodes for callee in graph.successors(n)
         )
         for n in nodes:
             result[n] = value
     return result
+
+
+def components_bottom_up(graph: nx.DiGraph) -> list[list[str]]:
+    """The strongly connected components (a cycle, or one function), callees first: a fact
+    that flows from callees to callers is complete for every component when it is reached,
+    except through the component's own cycle. Computed once per graph (it does not change
+    once built) and shared by the facts that follow the edges."""
+    cached = graph.graph.get("components_bottom_up")
+    if cached is not None:
+        return list(cached)
+    condensed = nx.condensation(graph)
+    by_component: dict[int, list[str]] = {}
+    for node, comp in condensed.graph["mapping"].items():
+        by_component.setdefault(comp, []).append(node)
+    order = [by_component[comp] for comp in reversed(list(nx.topological_sort(condensed)))]
+    graph.graph["components_bottom_up"] = order
+    return list(order)
 
 
 def covered_callers(

@@ -30,6 +30,7 @@ from hybridize.analyzer.callgraph import (
 from hybridize.analyzer.decide import FunctionFacts, decide
 from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.effects import EffectAnalysis
+from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.safety import safety_facts
@@ -257,6 +258,7 @@ def _analyze_summaries(
     function_keys = [k for k in analysed_keys if not index.function(k).is_lambda]
     effects = EffectAnalysis(index, facts).run(analysed_keys)
     graph = build_call_graph(index, facts, keys)
+    helpers = HelperSafety(index, facts, graph)
     recursive = recursive_functions(graph)
     computation = tensor_computation(graph, facts, keys)
     hybrid = {k for k in function_keys if is_hybrid(index, facts, k)}
@@ -292,7 +294,7 @@ def _analyze_summaries(
                 covered[key],
                 key in hybrid,
                 options,
-                graph,
+                helpers,
             )
         except Exception as exc:
             verdict = _undecided(index, key, exc)
@@ -386,7 +388,7 @@ def _verdict(
     covered: bool,
     hybrid: bool,
     options: AnalysisOptions,
-    graph: object,
+    helpers: HelperSafety,
 ) -> FunctionVerdict:
     from hybridize.analyzer.effects import EffectSummary
 
@@ -492,7 +494,7 @@ def _verdict(
                 fn.span,
             )
         )
-    safety, safety_findings = safety_facts(index, facts, key)
+    safety, safety_findings = safety_facts(index, facts, key, helpers)
     findings.extend(safety_findings)
     supplied = supplied_signature(index, facts, key) if hybrid else None
 

@@ -1,20 +1,32 @@
 """Safety facts: code that runs eagerly but crashes or changes meaning inside a graph.
 
 Each fact is true only on positive evidence in the function's own body (VERDICTS.md section 1);
-one function per fact, each returning its findings. Statically read axes only matter once a
+one function per fact, each returning its findings. The eager-only and NumPy facts also follow
+calls into project helpers, which run inside the caller's graph (`helper_safety`), and the
+call predicates here are shared with it. Statically read axes only matter once a
 signature is inferred (`--infer-input-signatures`); without one they cannot be unresolved.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from hybridize.analyzer.frameworks import lookup_parameters
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.shapes import dtype_of
-from hybridize.analyzer.tensors import Atom, TensorFacts, get_evaluator, is_tensor_like
+from hybridize.analyzer.tensors import (
+    Atom,
+    ResolvedCall,
+    TensorFacts,
+    get_evaluator,
+    is_tensor_like,
+)
 from hybridize.model import Finding, Span, Tristate
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.helper_safety import HelperSafety
 
 SHAPE_ONLY_ATTRIBUTES = frozenset({"dtype", "shape", "ndim", "name", "device"})
 GRADIENT_CONSUMERS = frozenset({"gradient", "apply_gradients", "minimize", "jacobian"})
@@ -114,17 +126,30 @@ def _mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym], depth: int = 0) 
     return False
 
 
+def is_eager_only_call(resolved: ResolvedCall) -> bool:
+    """An API the tables mark eager-only, or `.numpy()` on a receiver of unknown kind."""
+    callee = resolved.site.callee
+    numpy_method = callee[0] == "attr" and callee[2] == "numpy" and not resolved.site.args
+    unknown_receiver = all(a[0] in ("?", "boundext") for a in resolved.callee_atoms)
+    return any(info.effect == "eager_only" for info in resolved.api) or (
+        numpy_method and unknown_receiver
+    )
+
+
+def numpy_function(resolved: ResolvedCall) -> str | None:
+    """The NumPy or SciPy function a call runs (None for TF's NumPy-like ops)."""
+    if any(info.tensor_op for info in resolved.api):
+        return None
+    return next((i.name for i in resolved.api if i.framework in ("numpy", "scipy")), None)
+
+
 def eager_only_calls(ctx: _Context) -> list[Finding]:
     """`.numpy()` on anything; Keras fit/predict/evaluate/... on a framework model."""
     found = []
     for resolved in ctx.facts.calls.get(ctx.key, []):
         site = resolved.site
         callee = site.callee
-        numpy_method = callee[0] == "attr" and callee[2] == "numpy" and not site.args
-        unknown_receiver = all(a[0] in ("?", "boundext") for a in resolved.callee_atoms)
-        if any(info.effect == "eager_only" for info in resolved.api) or (
-            numpy_method and unknown_receiver
-        ):
+        if is_eager_only_call(resolved):
             what = f"`.{callee[2]}()`" if callee[0] == "attr" else "this call"
             found.append(
                 ctx.finding(
@@ -142,11 +167,8 @@ def numpy_calls_on_parameters(ctx: _Context) -> list[Finding]:
     found = []
     for resolved in ctx.facts.calls.get(ctx.key, []):
         site = resolved.site
-        numpy_api = any(info.framework in ("numpy", "scipy") for info in resolved.api)
-        if (
-            numpy_api
-            and not any(info.tensor_op for info in resolved.api)
-            and any(ctx.derives_from_parameter(s) for s in _arguments(site.args, site.kwargs))
+        if numpy_function(resolved) is not None and any(
+            ctx.derives_from_parameter(s) for s in _arguments(site.args, site.kwargs)
         ):
             found.append(
                 ctx.finding(
@@ -514,9 +536,12 @@ def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[
 
 
 def safety_facts(
-    index: ProjectIndex, facts: TensorFacts, key: str
+    index: ProjectIndex, facts: TensorFacts, key: str, helpers: HelperSafety | None = None
 ) -> tuple[dict[str, Tristate], list[Finding]]:
-    """The safety facts of one function and the findings behind them."""
+    """The safety facts of one function and the findings behind them.
+
+    With `helpers`, the eager-only and NumPy facts also hold when a project function it
+    calls fails inside its graph (a helper is traced with its caller)."""
     ctx = _Context(index, facts, key)
     checks = {
         "has_eager_only_calls": eager_only_calls(ctx),
@@ -527,6 +552,10 @@ def safety_facts(
         "has_conflicting_eager_dtype_coercions": conflicting_dtype_coercions(ctx),
         "has_keras_symbolic_arguments": keras_symbolic_arguments(ctx),
     }
+    if helpers is not None:
+        through = helpers.findings(key)
+        for fact, found in through.items():
+            checks[fact].extend(found)
     safety: dict[str, Tristate] = {fact: bool(found) for fact, found in checks.items()}
     findings = [f for found in checks.values() for f in found]
     return safety, findings

@@ -13,7 +13,10 @@ class HasEagerOnlyCalls(Check):
     A call that needs concrete values and cannot run on a symbolic tensor: `.numpy()` on a
     tensor or variable, and the Keras training loop methods on a model (`fit`, `predict`,
     `evaluate`, `train_on_batch`, `test_on_batch`, `predict_on_batch`, and the
-    `*_generator` variants).
+    `*_generator` variants), and `tf.constant` applied to a value that is a tensor in the
+    graph (a tensor or NumPy parameter, a TF op's result). Also such a call in a project
+    function this one calls, at any depth, on a value of this function's graph: the helper
+    is traced inside it.
 
     Why it matters in graph mode
     ----------------------------

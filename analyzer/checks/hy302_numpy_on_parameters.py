@@ -13,7 +13,9 @@ class HasNumpyCallsOnParameters(Check):
     A call of a `numpy` or `scipy` function whose argument is a parameter or is computed
     from one (`np.mean(x)`, `np.asarray(logits)`, `np.clip(x * 2, 0, 1)`). Static metadata
     does not count: NumPy on `x.shape`, `x.dtype` or `x.ndim` is fine, as is NumPy on
-    constants.
+    constants. Also a project function this one calls, at any depth, that applies NumPy to
+    its parameter when this function passes it a value that is a tensor in its graph: the
+    helper is traced inside it.
 
     Why it matters in graph mode
     ----------------------------

@@ -394,6 +394,7 @@ def _behaviour_of(info: ApiInfo) -> Behaviour:
         effect=info.effect,
         callback_args=info.callback_args,
         untraced_callback_args=info.untraced_callback_args,
+        concrete_args=info.concrete_args,
         mutates_receiver=info.mutates_receiver,
         mutated_args=info.mutated_args,
         note=info.note,

@@ -32,6 +32,10 @@ Every value of ``returns`` that names an object with methods is also a *receiver
   stdin), "trace_time" (changes global framework or interpreter configuration, e.g.
   ``tf.random.set_seed``, ``tf.config.*`` setters, ``np.set_printoptions``);
 * "eager_only" -- cannot work on symbolic tensors (``.numpy()``, ``Model.fit``/``predict``...).
+
+``concrete_args`` -- arguments that must hold concrete values: the API works eagerly on a
+tensor there but raises on a symbolic one (``tf.constant(x)``), so it is eager-only exactly
+when a symbolic tensor reaches those arguments.
 """
 
 from __future__ import annotations
@@ -111,6 +115,9 @@ class Behaviour:
     #: positions/keywords of callables that TensorFlow runs eagerly, as Python, on every
     #: execution even from a graph (``tf.py_function``, ``tf.numpy_function``).
     untraced_callback_args: CallbackArgs = ()
+    #: positions/keywords of arguments that must be concrete (Python or NumPy) values: fine
+    #: eagerly on a tensor, but a symbolic tensor there raises while tracing (``tf.constant``).
+    concrete_args: CallbackArgs = ()
     #: the call mutates its receiver (``list.append``, ``ndarray.sort``, ``iterator.__next__``);
     #: a Python side effect only when the receiver was not created in the analysed call.
     mutates_receiver: bool = False
@@ -147,6 +154,8 @@ class ApiInfo:
     callback_args: CallbackArgs = ()
     #: positions/keywords of callables it runs eagerly as Python (``tf.py_function``)
     untraced_callback_args: CallbackArgs = ()
+    #: positions/keywords of arguments that a symbolic tensor must not reach (``tf.constant``)
+    concrete_args: CallbackArgs = ()
     #: the call mutates its receiver (methods only)
     mutates_receiver: bool = False
     #: positions of arguments the call mutates
@@ -181,6 +190,7 @@ class ApiInfo:
             effect=behaviour.effect,
             callback_args=behaviour.callback_args,
             untraced_callback_args=behaviour.untraced_callback_args,
+            concrete_args=behaviour.concrete_args,
             mutates_receiver=behaviour.mutates_receiver,
             mutated_args=behaviour.mutated_args,
             note=behaviour.note,

@@ -232,6 +232,11 @@ FUNCTION_OVERRIDES: dict[str, Behaviour] = {
     "tensorflow.inside_function": PYTHON.with_(note="True while tracing a tf.function"),
     "tensorflow.get_logger": Behaviour("logger"),
     "tensorflow.print": GRAPH_EFFECT.with_(note="a print op: prints on every call of a graph"),
+    "tensorflow.constant": TENSOR.with_(
+        concrete_args=(0, "value"),
+        note="embeds a Python or NumPy value in the graph; given a symbolic tensor while "
+        "tracing it raises (tf.convert_to_tensor accepts both)",
+    ),
     "tensorflow.debugging.Assert": ASSERT,
     "tensorflow.is_tensor": PYTHON,
     "tensorflow.is_symbolic_tensor": PYTHON,

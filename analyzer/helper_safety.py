@@ -1,0 +1,510 @@
+"""Safety facts carried through calls: a project helper runs inside its caller's graph.
+
+When a function is traced, every project function it calls is traced with it, on the values
+of the caller's graph. A helper that calls `.numpy()` or NumPy on such a value fails there
+although it is fine eagerly, so the caller fails `has_eager_only_calls` or
+`has_numpy_calls_on_parameters` too (VERDICTS.md section 1; the side-effect and tensor
+computation facts are transitive in the same way).
+
+Whether a helper fails depends on what it is given: `np.zeros(n)` is fine for a Python `n`,
+`np.mean(x)` fails for a tensor `x`. So a value is described as `Symbolic`: symbolic in any
+graph (the result of a TF op, a variable), or when one of the function's parameters is. Each
+function gets a summary of what it returns and of the hazards that fire inside a caller's
+graph, either always or when a given parameter receives a symbolic value; a call site maps
+the callee's summary onto its own arguments. Summaries are computed once, callees first over
+the call graph, and iterated to a fixed point on cycles. Callbacks handed to tf.data,
+`tf.map_fn` and friends are not calls here: TensorFlow traces them on their own.
+
+The same description decides `tf.constant(x)` (any API with `concrete_args`): eagerly it
+takes a tensor, while tracing a symbolic tensor makes it raise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from hybridize.analyzer.callgraph import callees, components_bottom_up, reaching
+from hybridize.analyzer.effects import FREE, origins
+from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
+from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.safety import SHAPE_ONLY_ATTRIBUTES, is_eager_only_call, numpy_function
+from hybridize.analyzer.tensors import (
+    ResolvedCall,
+    TensorFacts,
+    bind_arguments,
+    get_evaluator,
+    is_known_non_tensor,
+    is_tensor_like,
+)
+from hybridize.model import Finding, Span
+
+EAGER_ONLY = "has_eager_only_calls"
+NUMPY = "has_numpy_calls_on_parameters"
+CODES = {EAGER_ONLY: "HY301", NUMPY: "HY302"}
+CONSEQUENCES = {
+    EAGER_ONLY: "that works only eagerly, not in this function's graph",
+    NUMPY: "NumPy cannot evaluate the symbolic tensor it receives in this function's graph",
+}
+
+SYMBOLIC_KINDS = frozenset({"tensor", "variable", "symbolic"})
+"""Atoms of tensors: what a call gives is symbolic in a graph when it is one of them."""
+VALUE_ROLES = frozenset({"tensor", "variable", "numpy"})
+"""Receivers whose eager-only methods need the receiver's value (`x.numpy()`); on a
+framework object (`model.fit`, `dataset.as_numpy_iterator`) they fail in any graph."""
+MAX_FIXED_POINT_ROUNDS = 50
+MAX_RETURN_DEPTH = 40
+"""How many nested project calls a return value is followed through on demand; deeper, a
+call gives what its arguments are, or a tensor (more often symbolic: the safe side)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Symbolic:
+    """When a value is a symbolic tensor in a graph: always, or when one of `params` is.
+
+    `params` are also the parameters the value is computed from, which is what
+    `has_numpy_calls_on_parameters` asks for."""
+
+    always: bool = False
+    params: frozenset[str] = frozenset()
+
+    def __or__(self, other: Symbolic) -> Symbolic:
+        if not other.always and not other.params:
+            return self
+        if not self.always and not self.params:
+            return other
+        return Symbolic(self.always or other.always, self.params | other.params)
+
+    def given(self, symbolic_params: Collection[str]) -> bool:
+        """Symbolic when the function's `symbolic_params` hold symbolic tensors."""
+        return self.always or any(p in symbolic_params for p in self.params)
+
+
+CONCRETE = Symbolic()
+ALWAYS = Symbolic(always=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Hazard:
+    """Why a function fails in a graph, as a phrase that reads after "which", and where."""
+
+    what: str
+    line: int
+
+
+@dataclass(slots=True)
+class HelperSummary:
+    """What a function does inside a caller's graph: what it returns, and per fact the first
+    hazard that fires always or when a given parameter receives a symbolic value."""
+
+    returns: Symbolic = CONCRETE
+    always: dict[str, Hazard] = field(default_factory=dict)
+    when: dict[str, dict[str, Hazard]] = field(default_factory=dict)
+
+    def add(self, fact: str, condition: Symbolic, hazard: Hazard) -> None:
+        if condition.always:
+            self.always.setdefault(fact, hazard)
+        elif condition.params:
+            by_param = self.when.setdefault(fact, {})
+            for param in sorted(condition.params):
+                by_param.setdefault(param, hazard)
+
+    def shape(self) -> tuple[Symbolic, frozenset[str], frozenset[tuple[str, str]]]:
+        """What the fixed point compares: which hazards exist, not their wording."""
+        conditional = frozenset((f, p) for f, by_param in self.when.items() for p in by_param)
+        return self.returns, frozenset(self.always), conditional
+
+
+class HelperSafety:
+    """Helper summaries of every function of a project, and the findings they give a caller.
+
+    Only functions that may fail in a graph, or call one that may, get a summary (`relevant`);
+    what other functions return is worked out when a value walk needs it."""
+
+    def __init__(self, index: ProjectIndex, facts: TensorFacts, graph: nx.DiGraph) -> None:
+        self.index = index
+        self.facts = facts
+        self.summaries: dict[str, HelperSummary] = {}
+        local = {
+            key: any(_may_fail_in_a_graph(resolved) for resolved in facts.calls.get(key, []))
+            for key in graph.nodes
+            if not key.endswith("::<module>")
+        }
+        self.relevant = reaching(graph, local)
+        self._returns: dict[str, Symbolic] = {}
+        self._computing: set[str] = set()
+        for component in components_bottom_up(graph):
+            self._summarise(sorted(k for k in component if local.get(k) is not None))
+
+    def _summarise(self, keys: list[str]) -> None:
+        if not keys or not self.relevant.get(keys[0]):
+            return
+        # A cycle starts from empty summaries and grows them until nothing changes; each
+        # round adds a hazard or a symbolic return, so the rounds are bounded anyway.
+        for _ in range(MAX_FIXED_POINT_ROUNDS):
+            changed = False
+            for key in keys:
+                summary = self._summary(key)
+                old = self.summaries.get(key)
+                changed = changed or old is None or old.shape() != summary.shape()
+                self.summaries[key] = summary
+            if not changed or not any(self._calls_within(k, keys) for k in keys):
+                return
+
+    def _summary(self, key: str) -> HelperSummary:
+        """The function's summary; a defect of the analysis on unusual code costs only that
+        function its summary (reported like the tensor analysis' own internal errors)."""
+        try:
+            return _Values(self, key).summary()
+        except (RecursionError, Exception) as exc:
+            self.facts.internal_errors.setdefault(
+                key, f"{type(exc).__name__}: {exc} (please report it)"
+            )
+            return HelperSummary()
+
+    def _calls_within(self, key: str, keys: list[str]) -> bool:
+        return any(
+            target in keys
+            for resolved in self.facts.calls.get(key, [])
+            for _, target in callees(self.index, resolved)
+        )
+
+    def returns_of(self, key: str) -> Symbolic | None:
+        """When what a project function returns is symbolic, in terms of its parameters;
+        None while that is being worked out (a cycle) or past MAX_RETURN_DEPTH."""
+        summary = self.summaries.get(key)
+        if summary is not None:
+            return summary.returns
+        found = self._returns.get(key)
+        if found is not None:
+            return found
+        if key in self._computing or len(self._computing) >= MAX_RETURN_DEPTH:
+            return None
+        self._computing.add(key)
+        try:
+            found = _Values(self, key).returns()
+        finally:
+            self._computing.discard(key)
+        self._returns[key] = found
+        return found
+
+    def findings(self, key: str) -> dict[str, list[Finding]]:
+        """Findings of function `key` traced on its own (its parameters that may hold tensors
+        are symbolic): through the helpers it calls, and `concrete_args` given a symbolic
+        tensor in its own body."""
+        found: dict[str, list[Finding]] = {EAGER_ONLY: [], NUMPY: []}
+        if not self.relevant.get(key):
+            return found
+        symbolic_params = self.symbolic_parameters(key)
+        values = _Values(self, key)
+        for resolved in values.calls:
+            site = resolved.site
+            for info, condition in values.concrete_arguments(resolved):
+                if condition.given(symbolic_params):
+                    found[EAGER_ONLY].append(
+                        Finding(
+                            "HY301",
+                            EAGER_ONLY,
+                            "error",
+                            f"`{_display(info.name)}` needs a concrete value, but in this "
+                            "function's graph it is given a symbolic tensor and raises; "
+                            "`tf.convert_to_tensor` accepts both",
+                            site.span,
+                        )
+                    )
+            for fact, condition, hazard in values.lifted(resolved):
+                if condition.given(symbolic_params) and not _reported(found[fact], site.span):
+                    found[fact].append(
+                        Finding(
+                            CODES[fact],
+                            fact,
+                            "error",
+                            f"{hazard.what}; {CONSEQUENCES[fact]}",
+                            site.span,
+                        )
+                    )
+        return found
+
+    def symbolic_parameters(self, key: str) -> set[str]:
+        """Parameters that hold symbolic tensors when the function itself is traced: those
+        that may receive a tensor-like value (tf.function turns NumPy arrays into tensors),
+        or whose kind is unknown."""
+        fn = self.index.function(key)
+        evaluator = get_evaluator(self.index, self.facts, key)
+        found = set()
+        for param in fn.explicit_params:
+            atoms = evaluator.eval(("param", param.name))
+            if not atoms or any(is_tensor_like(a) or a[0] == "?" for a in atoms):
+                found.add(param.name)
+        return found
+
+
+def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:
+    """A call that may fail on a symbolic value: eager-only, `concrete_args`, or NumPy."""
+    return (
+        is_eager_only_call(resolved)
+        or any(info.concrete_args for info in resolved.api)
+        or numpy_function(resolved) is not None
+    )
+
+
+def _reported(findings: list[Finding], span: Span) -> bool:
+    return any(f.span == span for f in findings)
+
+
+def _selected(site: CallSite, positions: CallbackArgs) -> Iterator[Sym]:
+    """The arguments at `positions` (indices or keywords) of a call."""
+    keywords = dict(site.kwargs)
+    for position in positions:
+        if isinstance(position, int):
+            if position < len(site.args):
+                yield site.args[position]
+        elif position in keywords:
+            yield keywords[position]
+
+
+def _display(name: str) -> str:
+    if name.startswith("tensorflow."):
+        return "tf." + name.removeprefix("tensorflow.")
+    return name.removeprefix("builtins.")
+
+
+class _Values:
+    """Which values of one function are symbolic in a graph, in terms of its parameters."""
+
+    def __init__(self, helpers: HelperSafety, key: str) -> None:
+        self.helpers = helpers
+        self.index = helpers.index
+        self.key = key
+        self.fn: FunctionSummary = self.index.function(key)
+        self.receiver = (
+            self.fn.params[0].name if self.fn.binds_receiver and self.fn.params else None
+        )
+        self.evaluator = get_evaluator(self.index, helpers.facts, key)
+        self.calls: list[ResolvedCall] = helpers.facts.calls.get(key, [])
+        self.by_index = {resolved.index: resolved for resolved in self.calls}
+        self.memo: dict[Sym, Symbolic] = {}
+        self.active: set[Sym] = set()
+        self.reentered: set[Sym] = set()
+
+    # ------------------------------------------------------------------ values
+
+    def of(self, sym: Sym) -> Symbolic:
+        found = self.memo.get(sym)
+        if found is not None:
+            return found
+        if sym in self.active:
+            # A local that feeds itself (`x = x + 1`): every step is a union, so the first
+            # pass without the back edge already gives the whole answer for `sym` itself.
+            self.reentered.add(sym)
+            return CONCRETE
+        self.active.add(sym)
+        try:
+            result = self._of(sym)
+        finally:
+            self.active.discard(sym)
+            self.reentered.discard(sym)
+        if not self.reentered:
+            self.memo[sym] = result  # not memoised when an open cycle cut it short
+        return result
+
+    def union(self, syms: Iterable[Sym]) -> Symbolic:
+        result = CONCRETE
+        for sym in syms:
+            result = result | self.of(sym)
+        return result
+
+    def _of(self, sym: Sym) -> Symbolic:
+        kind = sym[0]
+        if kind == "param":
+            return CONCRETE if sym[1] == self.receiver else Symbolic(params=frozenset({sym[1]}))
+        if kind == "local":
+            return self.union(self.fn.locals.get(sym[1], ()))
+        if kind == "name":
+            if sym[1] in self.fn.locals and sym[1] not in self.fn.globals_declared:
+                return self.of(("local", sym[1]))
+            return self._outside(sym)
+        if kind == "attr" and sym[2] in SHAPE_ONLY_ATTRIBUTES:
+            return CONCRETE
+        if kind in ("attr", "item", "iter", "enter"):
+            base = self.of(sym[1])
+            if base.always or base.params:
+                variable = any(a[0] == "variable" for a in self.evaluator.eval(sym))
+                return ALWAYS | base if variable else base  # `p.kernel`: a variable read
+            if kind in ("item", "iter") and self._eager_tensor(sym[1]):
+                return ALWAYS  # slicing an outside tensor is an op of the graph
+            return self._outside(sym)
+        if kind == "op":
+            result = self.union(sym[1])
+            if not result.always and any(self._eager_tensor(o) for o in sym[1]):
+                return ALWAYS | result  # `EPS * x`: an op of the graph on an outside tensor
+            return result
+        if kind == "cond":
+            return self.union(sym[1])
+        if kind == "seq":
+            return self.union(sym[2])
+        if kind == "dict":
+            return self.union(sym[1])
+        if kind == "call":
+            resolved = self.by_index.get(sym[1])
+            if resolved is None:
+                site = self.fn.calls[sym[1]]
+                return self.union(_operands(site))
+            return self._call(resolved)
+        return CONCRETE
+
+    def _outside(self, sym: Sym) -> Symbolic:
+        """A value that does not come from the parameters (a global, an attribute of `self`,
+        a variable of an enclosing function): symbolic if it is a variable (read by an op)
+        or a tensor of the enclosing function, which is traced with it. A tensor made
+        eagerly outside (a module-level constant) is still an eager tensor while tracing."""
+        atoms = self.evaluator.eval(sym)
+        if any(a[0] in ("variable", "symbolic") for a in atoms):
+            return ALWAYS
+        if any(a[0] == "tensor" for a in atoms) and FREE in origins(self.index, self.key, sym):
+            return ALWAYS
+        return CONCRETE
+
+    def _eager_tensor(self, sym: Sym) -> bool:
+        """A tensor that is not symbolic where it is read: a graph op on it makes one."""
+        found = self.of(sym)
+        if found.always or found.params:
+            return False
+        return any(a[0] == "tensor" for a in self.evaluator.eval(sym))
+
+    def _call(self, resolved: ResolvedCall) -> Symbolic:
+        site = resolved.site
+        operands = self.union(_operands(site))
+        if any(info.tensor_op or info.returns in TENSOR_RETURNS for info in resolved.api) or (
+            resolved.receiver_roles and not resolved.targets
+        ):
+            return ALWAYS | operands  # a TF op or a Keras layer: its result is symbolic
+        targets = list(callees(self.index, resolved))
+        if targets:
+            result = CONCRETE
+            for kind, target in targets:
+                if kind == "class":
+                    continue  # the result is the new object
+                returned = self.helpers.returns_of(target)
+                if returned is None:
+                    # Not known yet (a cycle) or too deep: what flows in, or a tensor.
+                    result = result | operands | _tensor_if(resolved.result)
+                    continue
+                result = result | Symbolic(returned.always)
+                for param in returned.params:
+                    result = result | self._argument(resolved, kind, target, param)
+            return result
+        if resolved.result and all(
+            a[0] == "numpy" or is_known_non_tensor(a) for a in resolved.result
+        ):
+            # `len(x)`, `int(n)`, `np.mean(a)`, `t.numpy()`: a Python or NumPy value, concrete
+            # while tracing (NumPy or `.numpy()` on a symbolic tensor is a hazard of its own).
+            return CONCRETE
+        return operands
+
+    def _argument(self, resolved: ResolvedCall, kind: str, target: str, param: str) -> Symbolic:
+        """What the call passes to `param` of a project callee."""
+        site = resolved.site
+        callee = self.index.function(target)
+        receiver = callee.params[0].name if callee.binds_receiver and callee.params else None
+        if param == receiver and kind != "func":
+            return CONCRETE  # the bound object (`Class.method(obj, x)` passes it explicitly)
+        bound = bind_arguments(
+            callee,
+            [frozenset({a}) for a in site.args],
+            {name: frozenset({value}) for name, value in site.kwargs},
+            skip_receiver=kind in ("method", "layer_call", "class"),
+        )
+        if param in bound:
+            return self.union(bound[param])
+        if site.has_star_args:
+            # `f(*args)`: what reaches the parameter is not written out; trust the evidence.
+            atoms = self.helpers.facts.param_atoms.get(target, {}).get(param, set())
+            return ALWAYS if any(is_tensor_like(a) or a[0] == "?" for a in atoms) else CONCRETE
+        return CONCRETE  # the default, evaluated where the `def` ran
+
+    # ------------------------------------------------------------------ hazards
+
+    def returns(self) -> Symbolic:
+        """What calling the function gives (for a generator: what iterating it yields)."""
+        return self.union([*self.fn.returns, *(self.fn.yields if self.fn.is_generator else ())])
+
+    def summary(self) -> HelperSummary:
+        summary = HelperSummary(returns=self.returns())
+        for resolved in self.calls:
+            for fact, condition, hazard in self._local_hazards(resolved):
+                summary.add(fact, condition, hazard)
+            for fact, condition, hazard in self.lifted(resolved):
+                summary.add(fact, condition, hazard)
+        return summary
+
+    def _local_hazards(self, resolved: ResolvedCall) -> Iterator[tuple[str, Symbolic, Hazard]]:
+        site = resolved.site
+        line = site.span.start_line
+        callee = site.callee
+        if is_eager_only_call(resolved):
+            if callee[0] == "attr":
+                what = f"`.{callee[2]}()`"
+            else:  # a function such as `tf.keras.backend.get_value`
+                what = f"`{_display(next(i.name for i in resolved.api if i.is_eager_only))}`"
+            roles = {a[1] for a in resolved.callee_atoms if a[0] == "boundext"}
+            if roles - VALUE_ROLES:
+                condition = ALWAYS  # Keras' training loop, a dataset's eager iteration, ...
+            else:
+                receiver = [callee[1]] if callee[0] == "attr" else []
+                condition = self.union([*receiver, *_operands(site)])
+            yield EAGER_ONLY, condition, Hazard(f"calls {what}", line)
+        for info, condition in self.concrete_arguments(resolved):
+            what = f"calls `{_display(info.name)}` on a value that must be concrete"
+            yield EAGER_ONLY, condition, Hazard(what, line)
+        numpy_name = numpy_function(resolved)
+        if numpy_name is not None:
+            for argument in _operands(site):
+                condition = self.of(argument)
+                for param in sorted(condition.params):
+                    # Only what comes from a parameter, as for the function itself.
+                    hazard = Hazard(
+                        f"applies `{_display(numpy_name)}` to a value derived from `{param}`", line
+                    )
+                    yield NUMPY, Symbolic(condition.always, frozenset({param})), hazard
+
+    def concrete_arguments(self, resolved: ResolvedCall) -> Iterator[tuple[ApiInfo, Symbolic]]:
+        """APIs of a call that need concrete arguments, with when those are symbolic."""
+        for info in resolved.api:
+            if info.concrete_args:
+                yield info, self.union(_selected(resolved.site, info.concrete_args))
+
+    def lifted(self, resolved: ResolvedCall) -> Iterator[tuple[str, Symbolic, Hazard]]:
+        """The hazards of the project functions a call runs, in this function's terms."""
+        line = resolved.site.span.start_line
+        for kind, target in callees(self.index, resolved):
+            summary = self.helpers.summaries.get(target)
+            if summary is None or target == self.key:
+                continue  # a call of itself adds nothing it does not do already
+            name = self.index.function(target).qualname
+            for fact, hazard in summary.always.items():
+                yield fact, ALWAYS, _via(name, hazard, line)
+            for fact, by_param in summary.when.items():
+                for param, hazard in by_param.items():
+                    condition = self._argument(resolved, kind, target, param)
+                    if condition.always or condition.params:
+                        yield fact, condition, _via(name, hazard, line)
+
+
+def _via(callee: str, hazard: Hazard, line: int) -> Hazard:
+    """A callee's hazard as the caller's, at the line of the call."""
+    return Hazard(f"calls `{callee}` (line {hazard.line}), which {hazard.what}", line)
+
+
+def _tensor_if(atoms: Iterable[tuple]) -> Symbolic:
+    """Symbolic in any graph when the value is a tensor (or a variable)."""
+    return ALWAYS if any(a[0] in SYMBOLIC_KINDS for a in atoms) else CONCRETE
+
+
+def _operands(site: CallSite) -> Iterator[Sym]:
+    yield from site.args
+    for _, value in site.kwargs:
+        yield value
