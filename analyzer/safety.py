@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from hybridize.analyzer.frameworks import lookup_parameters
-from hybridize.analyzer.ir import FunctionSummary, Sym
+from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.shapes import dtype_of
 from hybridize.analyzer.tensors import (
@@ -159,6 +159,66 @@ def eager_only_calls(ctx: _Context) -> list[Finding]:
                     site.span,
                 )
             )
+    return found
+
+
+VARIABLE_OWNING_ROLES = frozenset({"variable", "metric", "optimizer", "layer", "model"})
+"""What a constructor makes that holds variables: `tf.Variable`, a Keras metric or optimizer
+(variables at once), a layer or model (variables when first called)."""
+
+
+def variables_made_per_call(ctx: _Context) -> list[Finding]:
+    """A variable, or a Keras object holding variables, made anew on every call.
+
+    `tf.function` lets a function create variables on its first trace only; the next trace
+    (which follows at once, to check exactly that) raises "tf.function only supports
+    singleton tf.Variables created on the first call". An object stored away (`self.dense =
+    Dense(4)` behind an `if`, a global) is the singleton pattern and is left alone.
+
+    Only objects put to work on values derived from the parameters count (`Dense(4)(x)`,
+    `Mean().update_state(values)`, `tf.Variable(tf.zeros_like(x))`, an optimizer applying
+    gradients of them): a model factory, which builds from Python values, is not a function
+    anyone compiles, and VERDICTS.md's `has_eager_only_calls` does not list object creation.
+    """
+    kept = set()
+    for store in ctx.fn.stores:
+        kept.add(store.value)
+        if store.value[0] == "local":
+            kept.update(ctx.fn.locals.get(store.value[1], ()))
+    found = []
+    calls = ctx.facts.calls.get(ctx.key, [])
+
+    def on_tensors(site: CallSite) -> bool:
+        return any(ctx.derives_from_parameter(a) for a in _arguments(site.args, site.kwargs))
+
+    for index, resolved in enumerate(calls):
+        made = next(
+            (
+                info
+                for info in resolved.api
+                if info.kind == "class" and info.returns in VARIABLE_OWNING_ROLES
+            ),
+            None,
+        )
+        if made is None or ("call", index) in kept:
+            continue
+        target = {("call", index)}
+        used = (made.returns == "variable" and on_tensors(resolved.site)) or any(
+            _mentions(ctx.fn, other.site.callee, target) and on_tensors(other.site)
+            for other in calls
+        )
+        if not used:
+            continue
+        what = "a variable" if made.returns == "variable" else f"a Keras {made.returns}"
+        found.append(
+            ctx.finding(
+                "HY301",
+                "has_eager_only_calls",
+                f"makes {what} (`{made.name.removeprefix('tensorflow.')}`) on every call; "
+                "a tf.function may create variables on its first trace only",
+                resolved.site.span,
+            )
+        )
     return found
 
 
@@ -544,7 +604,7 @@ def safety_facts(
     calls fails inside its graph (a helper is traced with its caller)."""
     ctx = _Context(index, facts, key)
     checks = {
-        "has_eager_only_calls": eager_only_calls(ctx),
+        "has_eager_only_calls": eager_only_calls(ctx) + variables_made_per_call(ctx),
         "has_numpy_calls_on_parameters": numpy_calls_on_parameters(ctx),
         "has_invalid_name_arguments": invalid_name_arguments(ctx),
         "has_stale_variable_reads": stale_variable_reads(ctx),

@@ -275,6 +275,88 @@ CASES = [
         False,
         field="has_invalid_name_arguments",
     ),
+    # Variables made anew on every call: a tf.function may create them on its first trace only.
+    case(
+        "layer-made-and-called-per-call",
+        """
+        import tensorflow as tf
+
+        def project(x):
+            dense = tf.keras.layers.Dense(4)
+            return dense(x)
+
+        project(tf.ones([2, 3]))
+        """,
+        "project",
+        True,
+        field="has_eager_only_calls",
+    ),
+    case(
+        "metric-made-per-call",
+        """
+        import tensorflow as tf
+
+        def mean_metric(values):
+            m = tf.keras.metrics.Mean()
+            m.update_state(values)
+            return m.result()
+
+        mean_metric(tf.ones([3]))
+        """,
+        "mean_metric",
+        True,
+        field="has_eager_only_calls",
+    ),
+    case(
+        "variable-made-from-a-parameter",
+        """
+        import tensorflow as tf
+
+        def running_sum(x):
+            acc = tf.Variable(tf.zeros_like(x))
+            acc.assign_add(x)
+            return acc.read_value()
+
+        running_sum(tf.ones([3]))
+        """,
+        "running_sum",
+        True,
+        field="has_eager_only_calls",
+    ),
+    case(
+        "layer-kept-on-self-is-the-singleton-pattern",
+        """
+        import tensorflow as tf
+
+        class Head:
+            def __init__(self):
+                self.dense = None
+
+            def apply(self, x):
+                if self.dense is None:
+                    self.dense = tf.keras.layers.Dense(4)
+                return self.dense(x)
+
+        Head().apply(tf.ones([2, 3]))
+        """,
+        "Head.apply",
+        False,
+        field="has_eager_only_calls",
+    ),
+    case(
+        "model-factory-from-python-values",
+        """
+        import tensorflow as tf
+
+        def build(units):
+            return tf.keras.Sequential([tf.keras.layers.Dense(units)])
+
+        build(4)
+        """,
+        "build",
+        False,
+        field="has_eager_only_calls",
+    ),
     # Names computed from objects are strings the analysis cannot type: no finding.
     case(
         "name-from-a-metric-attribute",
