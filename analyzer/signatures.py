@@ -141,6 +141,9 @@ def _spec_of(atoms: frozenset[Atom] | set[Atom], depth: int = 0) -> SpecTree | s
         return tuple(parts)
     if "?" in kinds:
         return "the kind of some argument is unknown"
+    if "seq" in kinds and kinds <= {"tensor", "variable", "numpy", "seq"}:
+        # A dataset element: a tensor or a tuple of them, its structure not known statically.
+        return "it receives tensors or sequences of them whose structure is not known"
     return "it receives non-tensor values (Python values or objects)"
 
 

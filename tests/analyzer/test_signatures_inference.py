@@ -1060,3 +1060,26 @@ def test_default_mode_has_no_signature_and_no_reason():
     )
     assert v.input_signature is None
     assert v.input_signature_absence_reason is None
+
+
+def test_dataset_elements_of_unknown_structure_are_named_as_such():
+    """Iterating a dataset gives a tensor or a tuple of them: the reason says so, not that
+    the parameter receives Python values."""
+    v = signature_verdict(
+        """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+        def train_step(images):
+            return tf.reduce_sum(model(images))
+
+        ds = tf.data.Dataset.from_tensor_slices(tf.ones([8, 3])).batch(2)
+        for batch in ds:
+            train_step(batch)
+        """,
+        "train_step",
+    )
+    assert v.input_signature is None
+    reason = v.input_signature_absence_reason or ""
+    assert "structure is not known" in reason and "non-tensor" not in reason, reason
