@@ -144,8 +144,19 @@ def numpy_function(resolved: ResolvedCall) -> str | None:
 
 
 def eager_only_calls(ctx: _Context) -> list[Finding]:
-    """`.numpy()` on anything; Keras fit/predict/evaluate/... on a framework model."""
+    """`.numpy()` on anything; Keras fit/predict/evaluate/... on a framework model; a generator
+    function (a tf.function must return tensors, not a generator object)."""
     found = []
+    if ctx.fn.is_generator:
+        found.append(
+            ctx.finding(
+                "HY301",
+                "has_eager_only_calls",
+                "is a generator (it yields): a tf.function must return tensors, and calling "
+                "it would fail on the generator object",
+                ctx.fn.span,
+            )
+        )
     for resolved in ctx.facts.calls.get(ctx.key, []):
         site = resolved.site
         callee = site.callee

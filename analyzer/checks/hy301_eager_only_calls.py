@@ -16,7 +16,8 @@ class HasEagerOnlyCalls(Check):
     `*_generator` variants), and `tf.constant` applied to a value that is a tensor in the
     graph (a tensor or NumPy parameter, a TF op's result), and a `tf.Variable` or a Keras
     layer, metric or optimizer made anew on every call and put to work on the parameters'
-    values (a tf.function may create variables on its first trace only). Also such a call in a project
+    values (a tf.function may create variables on its first trace only), and a generator
+    function (a tf.function must return tensors). Also such a call in a project
     function this one calls, at any depth, on a value of this function's graph: the helper
     is traced inside it.
 

@@ -275,6 +275,22 @@ CASES = [
         False,
         field="has_invalid_name_arguments",
     ),
+    case(
+        "generator-function",
+        """
+        import tensorflow as tf
+
+        def rows(x):
+            for row in tf.unstack(x):
+                yield tf.square(row)
+
+        for r in rows(tf.ones([3, 2])):
+            pass
+        """,
+        "rows",
+        True,
+        field="has_eager_only_calls",
+    ),
     # Variables made anew on every call: a tf.function may create them on its first trace only.
     case(
         "layer-made-and-called-per-call",
