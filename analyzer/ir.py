@@ -105,6 +105,8 @@ class FunctionSummary:
     locals: dict[str, list[Sym]] = field(default_factory=dict)
     stores: list[Store] = field(default_factory=list)
     loops: list[Loop] = field(default_factory=list)
+    conditions: list[Sym] = field(default_factory=list)
+    """Tests of `if` and `while` statements: a comparison of tensors there is a TF op too."""
     variable_reads: list[tuple[Sym, str, Span, int]] = field(default_factory=list)
     """Reads of `model.trainable_variables` and friends: (receiver, attribute, where, number
     of calls the walk had completed when it met the read)."""

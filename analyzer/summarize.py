@@ -169,14 +169,14 @@ class _ModuleBuilder:
             for small in stmt.body:
                 self._small(small, scope, module_level=module_level)
         elif isinstance(stmt, cst.If):
-            self._expr(stmt.test, scope)
+            scope.summary.conditions.append(self._expr(stmt.test, scope))
             self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.Else):
             self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.While):
-            self._expr(stmt.test, scope)
+            scope.summary.conditions.append(self._expr(stmt.test, scope))
             self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]

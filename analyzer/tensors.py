@@ -1004,6 +1004,8 @@ def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contri
         evaluator.call_results[i] = resolved.result
         out.calls.append(resolved)
         _record_evidence(index, key, resolved, out)
+    for condition in fn.conditions:
+        evaluator.eval(condition)  # memoised: an operator on tensors there is computation
     returned: set[Atom] = set()
     for value in fn.returns:
         returned |= evaluator.eval(value)

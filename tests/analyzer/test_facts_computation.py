@@ -25,6 +25,36 @@ HYBRID_CALLER = """
 
 COMPUTATION = [
     case(
+        "tensor-comparison-in-an-if-test",
+        """
+        import tensorflow as tf
+
+        def pick(loss, best):
+            if loss < best:
+                return loss
+            return best
+
+        pick(tf.constant(1.0), tf.constant(2.0))
+        """,
+        "pick",
+        True,
+    ),
+    case(
+        "python-comparison-in-a-while-test",
+        """
+        import tensorflow as tf
+
+        def countdown(x, n):
+            while n > 0:
+                n -= 1
+            return x
+
+        countdown(tf.constant(1.0), 3)
+        """,
+        "countdown",
+        False,
+    ),
+    case(
         "python-string-work",
         """
         def describe(shape):
