@@ -124,8 +124,10 @@ def covered_callers(
 ) -> dict[str, bool]:
     """True when the function has callers and every one already runs as a graph.
 
-    A caller runs as a graph when it is hybrid, is a callback traced by tf.data or `tf.map_fn`,
-    or is itself covered. Module-level code and tests are never graphs.
+    A caller runs as a graph when it is hybrid, is a callback that TensorFlow traces whatever
+    its caller's mode (tf.data's `Dataset.map`, `tf.function(f)`), or is itself covered. A
+    `tf.map_fn`/`tf.cond` callback runs in its caller's mode, so its caller counts as a direct
+    one. Module-level code and tests are never graphs.
     """
     traced = hybrid | facts.traced_callbacks
     covered: dict[str, bool] = {}
@@ -133,10 +135,14 @@ def covered_callers(
     def is_covered(key: str, stack: frozenset[str]) -> bool:
         if key in covered:
             return covered[key]
-        direct = [c for c in facts.callers.get(key, ()) if c != key]
+        direct = [
+            c
+            for c in (*facts.callers.get(key, ()), *facts.caller_mode_callbacks.get(key, ()))
+            if c != key
+        ]
         if not direct:
-            # Only handed to tf.data / tf.map_fn (which trace it), or never called at all.
-            value = bool(facts.callback_callers.get(key))
+            # Only handed to tf.data (which traces it), or never called at all.
+            value = key in facts.traced_callbacks
         elif key in stack:
             return False
         else:

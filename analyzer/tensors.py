@@ -257,6 +257,9 @@ class TensorFacts:
     )
     calls: dict[str, list[ResolvedCall]] = field(default_factory=dict)
     traced_callbacks: set[str] = field(default_factory=set)
+    """Callbacks TensorFlow traces whatever the caller's mode (`Dataset.map`, `tf.function`)."""
+    caller_mode_callbacks: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    """Callback -> the functions that hand it to an API running it in their mode (`tf.map_fn`)."""
     wrapped_by_tf_function: set[str] = field(default_factory=set)
     wrapper_arguments: dict[str, set[str]] = field(default_factory=dict)
     wrapper_signatures: dict[str, tuple[str, Sym]] = field(default_factory=dict)
@@ -985,7 +988,9 @@ class Contribution:
     unknown_kind: list[tuple[str, str]] = field(default_factory=list)
     symbolic: list[tuple[str, str]] = field(default_factory=list)
     callees: list[str] = field(default_factory=list)
-    callbacks: list[str] = field(default_factory=list)
+    callbacks: list[tuple[str, bool]] = field(default_factory=list)
+    """Callables handed to a framework API, and whether it traces them whatever the caller's
+    mode (`Dataset.map`) or runs them in the caller's mode (`tf.map_fn`)."""
     wrapped: list[tuple[str, frozenset[str]]] = field(default_factory=list)
     wrapper_signatures: list[tuple[str, Sym]] = field(default_factory=list)
     """`tf.function(g, input_signature=...)`: g and the signature, in this caller's scope."""
@@ -1056,6 +1061,7 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
     facts.callback_callers = defaultdict(set)
     facts.call_count = defaultdict(int)
     facts.traced_callbacks = set()
+    facts.caller_mode_callbacks = defaultdict(set)
     facts.wrapped_by_tf_function = set()
     facts.wrapper_arguments = {}
     facts.wrapper_signatures = {}
@@ -1076,8 +1082,11 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
         for callee in contribution.callees:
             facts.callers[callee].add(caller)
             facts.call_count[callee] += 1
-        for callee in contribution.callbacks:
-            facts.traced_callbacks.add(callee)
+        for callee, always_traced in contribution.callbacks:
+            if always_traced:
+                facts.traced_callbacks.add(callee)
+            else:
+                facts.caller_mode_callbacks[callee].add(caller)
             facts.callback_callers[callee].add(caller)
         for wrapped, signature in contribution.wrapper_signatures:
             facts.wrapper_signatures[wrapped] = (caller, signature)
@@ -1257,7 +1266,7 @@ def _record_evidence(
             for atom in atoms:
                 if atom[0] not in ("func", "method"):
                     continue
-                out.callbacks.append(atom[1])
+                out.callbacks.append((atom[1], info.traces_callbacks))
                 try:
                     callback = index.function(atom[1])
                 except KeyError:

@@ -393,6 +393,7 @@ def _behaviour_of(info: ApiInfo) -> Behaviour:
         tensor_op=info.tensor_op,
         effect=info.effect,
         callback_args=info.callback_args,
+        traces_callbacks=info.traces_callbacks,
         untraced_callback_args=info.untraced_callback_args,
         concrete_args=info.concrete_args,
         mutates_receiver=info.mutates_receiver,

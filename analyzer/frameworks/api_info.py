@@ -112,6 +112,10 @@ class Behaviour:
     #: traced into the graph when the caller is traced (``tf.map_fn``, ``tf.cond``) or always
     #: traced by tf.data (``Dataset.map``), or plainly called (``tf.nest.map_structure``).
     callback_args: CallbackArgs = ()
+    #: the callbacks are traced whatever the caller's mode (``Dataset.map``, ``tf.function``);
+    #: otherwise they run in the caller's mode (``tf.map_fn`` called eagerly runs its callback
+    #: eagerly, element by element).
+    traces_callbacks: bool = False
     #: positions/keywords of callables that TensorFlow runs eagerly, as Python, on every
     #: execution even from a graph (``tf.py_function``, ``tf.numpy_function``).
     untraced_callback_args: CallbackArgs = ()
@@ -152,6 +156,8 @@ class ApiInfo:
     effect: str | None
     #: positions/keywords of callables it runs in the caller's mode (traced in a graph)
     callback_args: CallbackArgs = ()
+    #: the callbacks are traced even when the caller runs eagerly (``Dataset.map``)
+    traces_callbacks: bool = False
     #: positions/keywords of callables it runs eagerly as Python (``tf.py_function``)
     untraced_callback_args: CallbackArgs = ()
     #: positions/keywords of arguments that a symbolic tensor must not reach (``tf.constant``)
@@ -189,6 +195,7 @@ class ApiInfo:
             tensor_op=behaviour.tensor_op,
             effect=behaviour.effect,
             callback_args=behaviour.callback_args,
+            traces_callbacks=behaviour.traces_callbacks,
             untraced_callback_args=behaviour.untraced_callback_args,
             concrete_args=behaviour.concrete_args,
             mutates_receiver=behaviour.mutates_receiver,

@@ -1,9 +1,11 @@
 """Higher-order framework functions: which arguments are callables, and how they run.
 
 ``callback_args`` lists the positions and keywords of callables that run as part of the call
-in the caller's mode: traced into the graph (``tf.map_fn``, ``tf.cond``, ``tf.while_loop``),
-traced by tf.data even in eager mode (``Dataset.map``: Python side effects in the callback
-run once, when the pipeline is built), or called plainly (``tf.nest.map_structure``).
+in the caller's mode: traced into the graph when the caller is traced, run eagerly when it
+runs eagerly (``tf.map_fn``, ``tf.cond``, ``tf.while_loop``: eager ``map_fn`` calls its
+callback element by element), or called plainly (``tf.nest.map_structure``). With
+``traces_callbacks`` they are traced whatever the caller's mode (``Dataset.map``, traced by
+tf.data when the pipeline is built; ``tf.function``).
 The analyzer treats them as called by the caller: their effects and tensor flow count.
 
 ``untraced_callback_args`` lists callables that TensorFlow runs eagerly as Python on every
@@ -55,7 +57,9 @@ HIGHER_ORDER: dict[str, Behaviour] = {
     "tensorflow.recompute_grad": OBJECT.with_(callback_args=(0, "f")),
     "tensorflow.grad_pass_through": OBJECT.with_(callback_args=(0, "f")),
     "tensorflow.function": OBJECT.with_(
-        callback_args=(0, "func"), note="compiles the callable: it is traced into a graph"
+        callback_args=(0, "func"),
+        traces_callbacks=True,
+        note="compiles the callable: it is traced into a graph",
     ),
     "tensorflow.autograph.experimental.do_not_convert": OBJECT.with_(callback_args=(0, "func")),
     "tensorflow.xla.experimental.compile": TENSORS.with_(callback_args=(0, "computation")),

@@ -238,25 +238,29 @@ _VARIABLE_ATTRIBUTES: dict[str, Behaviour] = {
 
 _DATASET_METHODS: dict[str, Behaviour] = {
     "map": DATASET.with_(
+        traces_callbacks=True,
         callback_args=(0, "map_func"),
         note="tf.data traces map_func into a graph even in eager mode: Python side effects "
         "in it run once, when the pipeline is built",
     ),
-    "filter": DATASET.with_(callback_args=(0, "predicate")),
-    "flat_map": DATASET.with_(callback_args=(0, "map_func")),
-    "interleave": DATASET.with_(callback_args=(0, "map_func")),
-    "take_while": DATASET.with_(callback_args=(0, "predicate")),
-    "scan": DATASET.with_(callback_args=(1, "scan_func")),
+    "filter": DATASET.with_(traces_callbacks=True, callback_args=(0, "predicate")),
+    "flat_map": DATASET.with_(traces_callbacks=True, callback_args=(0, "map_func")),
+    "interleave": DATASET.with_(traces_callbacks=True, callback_args=(0, "map_func")),
+    "take_while": DATASET.with_(traces_callbacks=True, callback_args=(0, "predicate")),
+    "scan": DATASET.with_(traces_callbacks=True, callback_args=(1, "scan_func")),
     "group_by_window": DATASET.with_(
-        callback_args=(0, 1, 3, "key_func", "reduce_func", "window_size_func")
+        traces_callbacks=True,
+        callback_args=(0, 1, 3, "key_func", "reduce_func", "window_size_func"),
     ),
-    "bucket_by_sequence_length": DATASET.with_(callback_args=(0, "element_length_func")),
-    "rejection_resample": DATASET.with_(callback_args=(0, "class_func")),
+    "bucket_by_sequence_length": DATASET.with_(
+        traces_callbacks=True, callback_args=(0, "element_length_func")
+    ),
+    "rejection_resample": DATASET.with_(traces_callbacks=True, callback_args=(0, "class_func")),
     "apply": DATASET.with_(
         callback_args=(0, "transformation_func"),
         note="calls the function with the dataset, as plain Python",
     ),
-    "reduce": TENSORS.with_(callback_args=(1, "reduce_func")),
+    "reduce": TENSORS.with_(traces_callbacks=True, callback_args=(1, "reduce_func")),
     "get_single_element": TENSORS,
     "cardinality": TENSOR,
     "fingerprint": TENSOR,

@@ -201,6 +201,50 @@ COMPUTATION = [
 
 COVERED = [
     case("only-called-from-tf-function", HYBRID_CALLER, "squash", True),
+    # tf.map_fn runs its callback in the caller's mode: eagerly from eager code.
+    case(
+        "map-fn-callback-from-eager-code-is-not-covered",
+        """
+        import tensorflow as tf
+
+        def row_norm(row):
+            return tf.norm(row)
+
+        norms = tf.map_fn(row_norm, tf.ones([1000, 8]))
+        """,
+        "row_norm",
+        False,
+    ),
+    case(
+        "map-fn-callback-inside-a-tf-function-is-covered",
+        """
+        import tensorflow as tf
+
+        def row_norm(row):
+            return tf.norm(row)
+
+        @tf.function
+        def norms(x):
+            return tf.map_fn(row_norm, x)
+
+        norms(tf.ones([10, 8]))
+        """,
+        "row_norm",
+        True,
+    ),
+    case(
+        "dataset-map-callback-is-covered-even-from-eager-code",
+        """
+        import tensorflow as tf
+
+        def scale(x):
+            return x * 2.0
+
+        ds = tf.data.Dataset.from_tensor_slices(tf.ones([4, 2])).map(scale)
+        """,
+        "scale",
+        True,
+    ),
     case(
         "transitively-covered",
         """
