@@ -34,6 +34,7 @@ EFFECT_CODES = {
     "logging": ("HY102", "logs"),
     "io": ("HY103", "does file or OS I/O"),
     "input": ("HY103", "reads standard input"),
+    "plot": ("HY103", "draws a matplotlib figure"),
     "random": ("HY104", "draws a random number in Python"),
     "clock": ("HY105", "reads the clock"),
     "trace_time": ("HY109", "changes global framework state"),

@@ -29,7 +29,8 @@ Every value of ``returns`` that names an object with methods is also a *receiver
 * Python side effects, which run once per *trace* in a ``tf.function``: "print", "io" (files,
   sockets, processes, the file system), "logging", "random" (Python/NumPy random draws: frozen
   into the graph as constants), "clock" (reading the clock or sleeping), "input" (reading
-  stdin), "trace_time" (changes global framework or interpreter configuration, e.g.
+  stdin), "plot" (draws into matplotlib's figures), "trace_time" (changes global framework
+  or interpreter configuration, e.g.
   ``tf.random.set_seed``, ``tf.config.*`` setters, ``np.set_printoptions``);
 * "eager_only" -- cannot work on symbolic tensors (``.numpy()``, ``Model.fit``/``predict``...).
 
@@ -45,7 +46,7 @@ from typing import Any
 
 #: ``effect`` values that are Python side effects (they run at trace time only in a graph).
 PYTHON_EFFECTS: frozenset[str] = frozenset(
-    {"print", "io", "logging", "random", "clock", "input", "trace_time"}
+    {"print", "io", "logging", "random", "clock", "input", "plot", "trace_time"}
 )
 
 #: All ``effect`` values (besides None).
@@ -151,7 +152,7 @@ class ApiInfo:
     returns: str
     #: calling it executes TensorFlow computation (counts as tensor computation)
     tensor_op: bool
-    #: None | "graph" | "print" | "io" | "logging" | "random" | "clock" | "input" |
+    #: None | "graph" | "print" | "io" | "logging" | "random" | "clock" | "input" | "plot" |
     #: "eager_only" | "trace_time"
     effect: str | None
     #: positions/keywords of callables it runs in the caller's mode (traced in a graph)

@@ -5,7 +5,7 @@ Names are fully qualified as written after import resolution: ``builtins.print``
 helpers (``absl.logging``, ``tqdm``, ``requests``, ``matplotlib.pyplot``, ``wandb``, ...) are
 included because deep-learning code calls them from training steps.
 
-Effect categories (``ApiInfo.effect``): "print", "io", "logging", "random", "clock", "input",
+Effect categories (``ApiInfo.effect``): "print", "io", "logging", "random", "clock", "input", "plot",
 "trace_time" (changes interpreter-wide state such as ``atexit`` hooks). Decisions:
 
 * File-system *writes* (``os.makedirs``, ``os.remove``, ``shutil.*``, ``open``, file
@@ -368,7 +368,7 @@ NAMESPACE_DEFAULTS: dict[str, Behaviour | None] = {
     "logging": LOGGING,
     "math": PURE,
     "matplotlib.pyplot": Behaviour(
-        "object", effect="io", note="draws into matplotlib's global figure state"
+        "object", effect="plot", note="draws into matplotlib's global figure state"
     ),
     "mlflow": IO,
     "multiprocessing": Behaviour("object", effect="io"),

@@ -1136,3 +1136,24 @@ def load(x):
     [message] = [f.message for f in v.findings if f.code == "HY103"]
     assert "calls `load`, which calls `create`, which" in message, message
     assert message.count("(line ") == 1 and "(line 3)" in message, message
+
+
+def test_plotting_is_a_side_effect_named_as_such() -> None:
+    v = verdict(
+        """
+import matplotlib.pyplot as plt
+import tensorflow as tf
+
+
+def show(x):
+    plt.imshow(x)
+    return tf.reduce_sum(x)
+
+
+show(tf.ones([2, 2]))
+""",
+        "show",
+    )
+    assert v.has_python_side_effects is True
+    [message] = [f.message for f in v.findings if f.code == "HY103"]
+    assert "matplotlib figure" in message and "file" not in message, message
