@@ -321,13 +321,13 @@ class EffectAnalysis:
             and root is not None
             and (not fn.binds_receiver or root != fn.params[0].name)
         ):
-            summary.undeterminable.append(
-                Effect(
-                    "HY110",
-                    f"calls `{root}`, a callable parameter whose effects are unknown",
-                    site.span,
-                )
+            what = (
+                f"calls `{root}`, a callable parameter whose effects are unknown"
+                if callee == ("param", root)
+                else f"calls `{_dotted(callee)}` on `{root}`, a parameter of unknown kind: "
+                "what the call does is unknown"
             )
+            summary.undeterminable.append(Effect("HY110", what, site.span))
 
     # ------------------------------------------------------------------ transitive
 
@@ -423,6 +423,15 @@ def _copy(summary: EffectSummary) -> EffectSummary:
     return EffectSummary(
         list(summary.effects), dict(summary.mutated_params), list(summary.undeterminable)
     )
+
+
+def _dotted(sym: Sym) -> str:
+    """`config.get` for an attribute chain on a parameter or local; `...` for the rest."""
+    if sym[0] == "attr":
+        return f"{_dotted(sym[1])}.{sym[2]}"
+    if sym[0] in ("param", "local"):
+        return str(sym[1])
+    return "..."
 
 
 def _short(name: str) -> str:

@@ -1157,3 +1157,24 @@ show(tf.ones([2, 2]))
     assert v.has_python_side_effects is True
     [message] = [f.message for f in v.findings if f.code == "HY103"]
     assert "matplotlib figure" in message and "file" not in message, message
+
+
+def test_a_method_of_an_unknown_parameter_is_named_as_a_method() -> None:
+    v = verdict(
+        """
+import json
+import tensorflow as tf
+
+cfg = json.load(open("cfg.json"))
+
+
+def scale(x, config):
+    return x * config.get("scale", 1.0)
+
+
+scale(tf.ones([2]), cfg)
+""",
+        "scale",
+    )
+    [message] = [f.message for f in v.findings if f.code == "HY110"]
+    assert "`config.get`" in message and "callable parameter" not in message, message
