@@ -1113,13 +1113,13 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
         returns = {key: frozenset(_widen(a) for a in atoms) for key, atoms in returns.items()}
     changed: set[Dep] = set()
     for key in set(params) | set(facts.param_atoms):
-        if _frozen(params.get(key)) != _frozen(facts.param_atoms.get(key)):
+        if _table_changed(params.get(key), facts.param_atoms.get(key)):
             changed.add(("params", key))
     for key, value in returns.items():
         if facts.returns.get(key) != value:
             changed.add(("ret", key))
     for key in set(attrs) | set(facts.attrs):
-        if _frozen(attrs.get(key)) != _frozen(facts.attrs.get(key)):
+        if _table_changed(attrs.get(key), facts.attrs.get(key)):
             changed.add(("attrs", key))
     facts.param_atoms = params
     facts.external_evidence = external
@@ -1159,6 +1159,14 @@ def _widen_table(table: dict[str, dict[str, set[Atom]]]) -> dict[str, dict[str, 
         for name, atoms in entries.items():
             widened[key][name] = {_widen(a) for a in atoms}
     return widened
+
+
+def _table_changed(new: dict[str, set[Atom]] | None, old: dict[str, set[Atom]] | None) -> bool:
+    """Whether two name -> atoms tables differ, empty entries aside. Most tables are equal
+    from one round to the next: the plain comparison settles those at C speed."""
+    if new == old:
+        return False
+    return _frozen(new) != _frozen(old)
 
 
 def _frozen(table: dict[str, set[Atom]] | None) -> frozenset[tuple[str, frozenset[Atom]]]:

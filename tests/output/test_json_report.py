@@ -265,7 +265,13 @@ def test_errors_refactored_files_and_summary(result: AnalysisResult) -> None:
 def test_render_json_text_form(result: AnalysisResult) -> None:
     text = render_json(result, "0.1.0")
     assert text.endswith("}\n") and not text.endswith("\n\n")
-    assert text.startswith('{\n  "schema_version": 1,\n  "tool": {\n    "name": "hybridize"')
+    assert text.startswith('{\n  "schema_version": 1,\n  "tool": {"name": "hybridize"')
+    # One function per line: grep and diff work record by record.
+    lines = text.splitlines()
+    functions = lines.index('  "functions": [')
+    assert all(line.startswith('    {"file": ') for line in lines[functions + 1 : functions + 3]), (
+        lines[functions : functions + 3]
+    )
     assert "ünï" in text and "\\u" not in text  # ensure_ascii=False
     assert json.loads(text) == to_json_dict(result, "0.1.0")  # only JSON-native values
     assert render_json(result, "0.1.0") == text  # deterministic
