@@ -304,12 +304,59 @@ def run_project(
                 root, workdir, entry, changes, options, progress, name
             )
             project["whole_program_note"] = note
+            withdrawn = _withdrawal_reason(project["whole_program"])
+            if withdrawn is not None:
+                _withdraw(functions, withdrawn)
+                project["whole_program"]["changes_withdrawn"] = withdrawn
+                project["changes"] = []
         else:
             project["whole_program_note"] = "no change applied: the program is unchanged"
         progress.advance()
     elif entry:
         project["whole_program_note"] = "whole-program runs disabled (--program-runs 0)"
     return project, functions, outcome.tensorflow
+
+
+WITHDRAW_BELOW = 0.9
+"""A refactored program this much slower (or worse), every run slower than every original
+run, has its changes withdrawn: something the per-function measurements could not see (how
+the changes interact, the program's real call pattern) made it slower."""
+
+
+def _withdrawal_reason(whole: dict[str, Any] | None) -> str | None:
+    """Why the measured whole program rules out the project's changes, if it does."""
+    if whole is None:
+        return None
+    if not whole.get("output_match") and whole.get("original_output_stable"):
+        return f"the refactored program's output differs ({whole.get('detail') or 'stdout'})"
+    original = whole["original"].get("run_seconds") or []
+    refactored = whole["refactored"].get("run_seconds") or []
+    speedup = whole.get("speedup")
+    if (
+        speedup is not None
+        and speedup < WITHDRAW_BELOW
+        and original
+        and refactored
+        and min(refactored) > max(original)
+    ):
+        return f"the refactored program ran slower ({speedup:.2f}x the original's speed)"
+    return None
+
+
+def _withdraw(functions: list[dict[str, Any]], reason: str) -> None:
+    """Turn the project's applied changes into kept-as-is decisions, saying why."""
+    for function in functions:
+        decision = function["decision"]
+        if not decision.get("applied"):
+            continue
+        decision.update(
+            applied=False,
+            mode=decision["baseline"],
+            change=None,
+            speedup=1.0,
+            reasons=[f"withdrawn: {reason}", *decision["reasons"]],
+            flags=[*decision["flags"], "whole-program-withdrawn"],
+        )
 
 
 def _whole_program(

@@ -19,7 +19,9 @@ seconds, speed-ups are ratios of median per-call times (baseline / chosen, > 1 i
 - `whole_program_speedup`: with an entry, the geometric mean over the projects that had changes
   applied of (original run time / refactored run time), run time being the time after
   `import tensorflow` (`whole_program.py`); `whole_program_wall_speedup` the same on the whole
-  process' wall time; null without an entry.
+  process' wall time; null without an entry. A project whose changes were withdrawn (the
+  refactored program printed other results, or ran clearly slower) is left out and counted in
+  `whole_programs_withdrawn`: the tool recommends no change there.
 """
 
 from __future__ import annotations
@@ -144,7 +146,10 @@ def summarize(
         != "equal"
     )
     compared = [p["whole_program"] for p in projects if p.get("whole_program")]
-    with_changes = [w for w in compared if w.get("speedup") is not None]
+    withdrawn = [w for w in compared if w.get("changes_withdrawn")]
+    with_changes = [
+        w for w in compared if w.get("speedup") is not None and not w.get("changes_withdrawn")
+    ]
     return {
         "projects": len(projects),
         "functions": len(functions),
@@ -176,6 +181,7 @@ def summarize(
         else None,
         "whole_programs_compared": len(with_changes),
         "whole_program_output_mismatches": sum(1 for w in compared if not w.get("output_match")),
+        "whole_programs_withdrawn": len(withdrawn),
         "seconds": seconds,
     }
 

@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 
 from hybridize.compiler import (
+    bench,
     decisions,
     equivalence,
     graphstats,
     inputs,
     instrument,
+    report,
     rewrite,
     timing,
 )
@@ -616,3 +618,62 @@ def test_resolve_member_returns_the_owner_of_a_method(tmp_path: Path) -> None:
         tmp_path, "resolve_member_pkg/shapes_mod.py", "free"
     )
     assert owner is None and free.__name__ == "free" and not is_method
+
+
+def _whole(original: list[float], refactored: list[float], **extra: Any) -> dict[str, Any]:
+    speedup = sorted(original)[len(original) // 2] / sorted(refactored)[len(refactored) // 2]
+    return {
+        "original": {"run_seconds": original},
+        "refactored": {"run_seconds": refactored},
+        "speedup": speedup,
+        "output_match": True,
+        "original_output_stable": True,
+        **extra,
+    }
+
+
+def test_a_clearly_slower_or_different_program_withdraws_its_changes() -> None:
+    assert bench._withdrawal_reason(_whole([2.0, 2.1, 2.2], [1.0, 1.1, 1.0])) is None
+    # Slower, but the runs overlap: noise, not a verdict.
+    assert bench._withdrawal_reason(_whole([2.0, 2.1, 2.6], [2.5, 2.3, 2.4])) is None
+    slower = bench._withdrawal_reason(_whole([1.0, 1.1, 1.0], [9.0, 9.5, 9.2]))
+    assert slower is not None and "slower" in slower
+    differs = bench._withdrawal_reason(
+        _whole([2.0, 2.0, 2.0], [1.0, 1.0, 1.0], output_match=False, detail="digest 0.5 != 0.6")
+    )
+    assert differs is not None and "digest 0.5 != 0.6" in differs
+    # An original that prints other numbers on every run says nothing about the changes.
+    unstable = _whole([2.0], [1.0], output_match=False, original_output_stable=False)
+    assert bench._withdrawal_reason(unstable) is None
+
+
+def test_withdrawn_changes_are_kept_as_is_and_left_out_of_the_summary() -> None:
+    applied = {
+        "status": "measured",
+        "is_hybrid": False,
+        "modes": {},
+        "decision": decisions.Decision(
+            "eager", "graph", True, "add_tf_function", 9.0, ["graph: 9x"], []
+        ).as_dict(),
+    }
+    kept = {
+        "status": "measured",
+        "is_hybrid": False,
+        "modes": {},
+        "decision": decisions.Decision("eager", "eager", False, None, 1.0, ["slower"]).as_dict(),
+    }
+    bench._withdraw([applied, kept], "the refactored program ran slower (0.11x)")
+    assert applied["decision"]["applied"] is False
+    assert applied["decision"]["mode"] == "eager" and applied["decision"]["change"] is None
+    assert applied["decision"]["reasons"][0].startswith("withdrawn: the refactored program")
+    assert "whole-program-withdrawn" in applied["decision"]["flags"]
+    assert kept["decision"]["reasons"] == ["slower"]
+    projects = [
+        {"whole_program": {**_whole([1.0], [9.0]), "changes_withdrawn": "slower"}},
+        {"whole_program": _whole([2.0], [1.0])},
+    ]
+    summary = report.summarize([applied, kept], projects, 1.0)
+    assert summary["changes_applied"] == 0
+    assert summary["whole_programs_withdrawn"] == 1
+    assert summary["whole_programs_compared"] == 1
+    assert summary["whole_program_speedup"] == pytest.approx(2.0)
