@@ -316,7 +316,13 @@ def render_html(report: Mapping[str, Any]) -> str:
             f"<td class=num>{fmt_seconds(original['median_run_seconds'])} / {fmt_seconds(original['median_wall_seconds'])}</td>"
             f"<td class=num>{fmt_seconds(refactored['median_run_seconds'])} / {fmt_seconds(refactored['median_wall_seconds'])}</td>"
             f"<td class=num>{fmt_ratio(whole['speedup'])} / {fmt_ratio(whole['wall_speedup'])}</td>"
-            f"<td class='{css}' title=\"{escape(whole['detail'])}\">{match} ({escape(whole['comparison'])})</td></tr>"
+            f"<td class='{css}' title=\"{escape(whole['detail'])}\">{match} ({escape(whole['comparison'])})"
+            + (
+                f"; changes withdrawn: {escape(whole['changes_withdrawn'])}"
+                if whole.get("changes_withdrawn")
+                else ""
+            )
+            + "</td></tr>"
         )
     out.append("</table>")
     errors = [(p["name"], e) for p in report["projects"] for e in p["errors"]]

@@ -85,6 +85,10 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         ),
         ("whole-program output mismatches", str(summary["whole_program_output_mismatches"])),
         (
+            "programs whose changes were withdrawn (other output, or slower)",
+            str(summary.get("whole_programs_withdrawn", 0)),
+        ),
+        (
             "functions without inputs / failed",
             f"{summary['functions_without_inputs']} / {summary['functions_failed']}",
         ),
@@ -151,7 +155,13 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             f"{fmt_seconds(original['median_run_seconds'])} / {fmt_seconds(original['median_wall_seconds'])} | "
             f"{fmt_seconds(refactored['median_run_seconds'])} / {fmt_seconds(refactored['median_wall_seconds'])} | "
             f"{fmt_ratio(whole['speedup'])} / {fmt_ratio(whole['wall_speedup'])} | "
-            f"{'same' if whole['output_match'] else 'DIFFERENT'} ({whole['comparison']}) |"
+            f"{'same' if whole['output_match'] else 'DIFFERENT'} ({whole['comparison']})"
+            + (
+                f"; changes withdrawn: {_escape(whole['changes_withdrawn'])}"
+                if whole.get("changes_withdrawn")
+                else ""
+            )
+            + " |"
         )
     errors = [(p["name"], e) for p in report["projects"] for e in p["errors"]]
     errors += [

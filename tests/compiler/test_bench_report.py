@@ -313,3 +313,13 @@ def test_html_report_screenshot_shows_the_chart(tmp_path: Path) -> None:
     assert colours.get(xla_orange, 0) > 200, "no xla bars visible"
     assert colours.get(slowdown_red, 0) > 50, "no slow-down bars visible"
     (tmp_path / "report-screenshot.png").write_bytes(screenshot.read_bytes())
+
+
+def test_withdrawn_changes_are_shown() -> None:
+    data = sample_report()
+    whole = data["projects"][0]["whole_program"]
+    whole["changes_withdrawn"] = "the refactored program ran slower (0.11x the original's speed)"
+    markdown = render_markdown(data)
+    html = render_html(data)
+    for text in (markdown, html):
+        assert "changes withdrawn: the refactored program ran slower" in text
