@@ -493,6 +493,17 @@ def test_instrumented_source_records_real_calls_only(tmp_path: Path) -> None:
     assert instrument.instrumented_keys(source, targets) == {t.key for t in targets}
 
 
+def _eager_registry(max_sets: int) -> instrument.CaptureRegistry:
+    """A registry for plain Python calls: everything eager, nothing symbolic or NumPy."""
+    return instrument.CaptureRegistry(
+        max_sets,
+        executing_eagerly=lambda: True,
+        is_symbolic=lambda v: False,
+        is_ndarray=lambda v: False,
+        describe=repr,
+    )
+
+
 def test_the_capture_records_which_instrumented_callers_were_running() -> None:
     source = textwrap.dedent(
         """
@@ -513,13 +524,7 @@ def test_the_capture_records_which_instrumented_callers_were_running() -> None:
         instrument.Target("m.py::step", "m.py", "step", 5),
         instrument.Target("m.py::epoch", "m.py", "epoch", 8),
     ]
-    registry = instrument.CaptureRegistry(
-        2,
-        executing_eagerly=lambda: True,
-        is_symbolic=lambda v: False,
-        is_ndarray=lambda v: False,
-        describe=repr,
-    )
+    registry = _eager_registry(2)
     registry.install()
     namespace: dict[str, Any] = {}
     exec(instrument.instrument_source(source, "m.py", targets), namespace)
@@ -542,13 +547,7 @@ def test_the_capture_wrappers_are_removed_after_the_run(tmp_path: Path) -> None:
         instrument.Target("h::K.s", "helpers_for_uninstall.py", "K.s", 3),
         instrument.Target("h::K.m", "helpers_for_uninstall.py", "K.m", 6),
     ]
-    registry = instrument.CaptureRegistry(
-        1,
-        executing_eagerly=lambda: True,
-        is_symbolic=lambda v: False,
-        is_ndarray=lambda v: False,
-        describe=repr,
-    )
+    registry = _eager_registry(1)
     registry.install()
     finder = instrument.InstrumentingFinder(tmp_path, targets)
     import importlib
