@@ -124,7 +124,8 @@ def main() -> int:
         value = s[name]
         target = TARGETS.get(name)
         shown = f"{value:.3f}" if isinstance(value, float) else str(value)
-        print(f"{name:36} {shown}" + (f"   (target >= {target})" if target else ""))
+        where = " for bench_entry runs" if args.default_length and "whole" in name else ""
+        print(f"{name:36} {shown}" + (f"   (target >= {target}{where})" if target else ""))
     print(f"reports: {args.out}/report.json, report.md, report.html")
     return 0
 
