@@ -488,8 +488,9 @@ def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
                     "HY405",
                     "has_conflicting_eager_dtype_coercions",
                     f"`{name}` meets float operands of different dtypes "
-                    f"({', '.join(sorted(floats))}); eagerly TensorFlow converts them, a "
-                    "traced graph receives them as they are and the operation fails",
+                    f"({', '.join(sorted(floats))}); eagerly an operator converts a NumPy "
+                    "operand to the other operand's dtype, but a traced graph receives the "
+                    "array as a tensor of its own dtype and the operation fails",
                     fn.span,
                 )
             )
