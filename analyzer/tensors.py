@@ -664,7 +664,11 @@ class Evaluator:
                     continue
                 apis.append(info)
                 receiver = self.eval(site.callee[1]) if site.callee[0] == "attr" else NO_ATOMS
-                result |= self._api_result(info, args, kwargs, symbolic_args, receiver)
+                view = _dict_view(atom[2], receiver, args) if atom[1] == "dict" else None
+                if view is not None:
+                    result |= view
+                else:
+                    result |= self._api_result(info, args, kwargs, symbolic_args, receiver)
             else:
                 result.add(UNKNOWN_ATOM)
         if (
@@ -723,6 +727,33 @@ class Evaluator:
             dtype = numpy_dtype(info.name, args, kwargs, receiver)
             return frozenset({("numpy", dtype, numpy_shape(info.name, args, kwargs, receiver))})
         return atoms_for_return(info.returns)
+
+
+DICT_KEY: Atom = ("lit", "str", None)
+"""A dict key: a hashable Python value (a tensor is not hashable), taken to be a string, the
+usual key; either way a Python literal, which retraces per value as an argument."""
+
+
+def _dict_view(method: str, receiver: Atoms, args: list[Atoms]) -> Atoms | None:
+    """What `d.items()`, `.values()`, `.keys()`, `.get()`, `.pop()`, `.setdefault()` give for
+    the dicts `receiver` may be; None for other methods or receivers."""
+    dicts = [a for a in receiver if a[0] == "dict"]
+    if not dicts:
+        return None
+    values: set[Atom] = set()
+    for d in dicts:
+        values |= d[1]
+    values = values or {UNKNOWN_ATOM}
+    if method == "values":
+        return _sequence_of(values)
+    if method == "keys":
+        return _sequence_of({DICT_KEY})
+    if method == "items":
+        return _sequence_of({("tup", (frozenset({DICT_KEY}), _cap(values)), "tuple")})
+    if method in ("get", "pop", "setdefault"):
+        default = args[1] if len(args) > 1 else frozenset({("lit", "none", None)})
+        return _cap(values | default)
+    return None
 
 
 def _holds_symbolic(atoms: Atoms) -> bool:
@@ -889,7 +920,7 @@ def _iterate(atom: Atom) -> Iterable[Atom]:
     if kind == "tup":
         return [a for part in atom[1] for a in part] or (UNKNOWN_ATOM,)
     if kind == "dict":
-        return (PYTHON,)
+        return (DICT_KEY,)
     if kind == "lit" and atom[1] == "str":
         return (("lit", "str", None),)
     if kind == "ext" and atom[1].startswith("builtins."):

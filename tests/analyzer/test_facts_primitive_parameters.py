@@ -298,6 +298,37 @@ CASES = [
         "total",
         False,
     ),
+    # Dict keys are hashable Python values (never tensors): each one retraces.
+    case(
+        "dict-key-from-iterating-a-dict",
+        """
+        import tensorflow as tf
+
+        def g(k, x):
+            return tf.reduce_sum(x)
+
+        d = {"a": tf.ones([3]), "b": tf.ones([3])}
+        for k in d:
+            g(k, d[k])
+        """,
+        "g",
+        True,
+    ),
+    case(
+        "dict-items-key-and-tensor-value",
+        """
+        import tensorflow as tf
+
+        def summarize(tag, t):
+            return tf.reduce_mean(t), tag
+
+        d = {"a": tf.ones([3]), "b": tf.zeros([3])}
+        for name, t in d.items():
+            summarize(name, t)
+        """,
+        "summarize",
+        True,
+    ),
     # enumerate/zip keep their tuple positions apart: the counter is a Python int.
     case(
         "enumerate-counter-over-a-dataset",

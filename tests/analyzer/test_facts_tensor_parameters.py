@@ -843,3 +843,34 @@ def test_has_tensor_parameter(files, qualname, expected):
 @pytest.mark.parametrize(("files", "qualname", "field", "expected"), OTHER_FIELDS)
 def test_tensor_parameter_details(files, qualname, field, expected):
     assert field_value(verdict(files, qualname), field) == expected
+
+
+def test_dict_views_carry_the_values() -> None:
+    """`d.items()`, `d.values()` and `d.get(k)` give the dict's values: tensors here."""
+    src = """
+import tensorflow as tf
+
+
+def norm(t):
+    return tf.norm(t)
+
+
+def first(t):
+    return t * 2.0
+
+
+def got(t):
+    return t + 1.0
+
+
+weights = {"w": tf.ones([3]), "b": tf.zeros([3])}
+for _, value in weights.items():
+    norm(value)
+for value in weights.values():
+    first(value)
+got(weights.get("w"))
+"""
+    for name in ("norm", "first"):
+        assert verdict(src, name).has_tensor_parameter is True, name
+    # .get may also return its default (None here): still a tensor where it returns one.
+    assert verdict(src, "got").has_tensor_parameter is True
