@@ -22,6 +22,7 @@ tensorflow import function, constant` keeps `constant`.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -155,15 +156,29 @@ class TensorFlowImports:
             return LineEdit(line, line, f"{statement}{self.document.newline}", order=0)
         first = body[0]
         if isinstance(first, ast.FunctionDef | ast.AsyncFunctionDef):
-            line = self.index.first_line(first)
+            line = self._above_attached_comments(self.index.first_line(first))
         elif isinstance(first, ast.ClassDef) and first.decorator_list:
             line = min(d.lineno for d in first.decorator_list)
             while line > 1 and not self.index.line(line).lstrip().startswith("@"):
                 line -= 1
+            line = self._above_attached_comments(line)
         else:
             line = self.index.logical_lines(first)[0]
         newline = self.document.ending_of(line)
         return LineEdit(line, line, f"{statement}{newline}{newline}", order=0)
+
+    def _above_attached_comments(self, line: int) -> int:
+        """The first line of the comments written right above `line` (no blank line between):
+        they belong to the definition (`# hybridize: ignore` among them), so an import goes
+        above them. A shebang or an encoding declaration stays first."""
+        while line > 1 and self.index.is_comment_line(line - 1):
+            above = self.index.line(line - 1).lstrip()
+            if (line - 1 == 1 and above.startswith("#!")) or (
+                line - 1 <= 2 and _CODING.search(above)
+            ):
+                break
+            line -= 1
+        return line
 
     def _anchors(self) -> tuple[ast.stmt | None, ast.stmt | None]:
         """Where the new import goes, among the top-level statements before the first one that
@@ -288,6 +303,10 @@ def _cst_bound_name(statement: cst.Import | cst.ImportFrom, alias: cst.ImportAli
         while isinstance(node, cst.Attribute):
             node = node.value
     return node.value if isinstance(node, cst.Name) else None
+
+
+_CODING = re.compile(r"^#.*coding[:=]\s*[-\w.]+")
+"""PEP 263's encoding declaration."""
 
 
 def _head(decorator: ast.expr) -> str | None:

@@ -1437,6 +1437,51 @@ PAIRS = [
         """,
         notice="no input signature",
     ),
+    # --- a new import goes above the comments attached to the first definition -------------
+    Pair(
+        "add/import-above-an-ignore-comment",
+        """\
+        # hybridize: ignore
+        def keep(x):
+            return x
+
+
+        def loss(x):
+            return x * 2.0
+        """,
+        (hybrid("keep"), hybrid("loss")),
+        """\
+        import tensorflow as tf
+
+        # hybridize: ignore
+        def keep(x):
+            return x
+
+
+        @tf.function
+        def loss(x):
+            return x * 2.0
+        """,
+    ),
+    Pair(
+        "add/import-below-a-shebang",
+        """\
+        #!/usr/bin/env python
+        # the training step
+        def loss(x):
+            return x * 2.0
+        """,
+        (hybrid("loss"),),
+        """\
+        #!/usr/bin/env python
+        import tensorflow as tf
+
+        # the training step
+        @tf.function
+        def loss(x):
+            return x * 2.0
+        """,
+    ),
     # --- locating -------------------------------------------------------------------------
     Pair(
         "locate/missing-function-is-a-notice",
