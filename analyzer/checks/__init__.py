@@ -5,9 +5,10 @@ Each check lives in its own module of this package as a subclass of `Check` with
 sections "What it detects", "Why it matters in graph mode", "Example" and "Instead", and
 `VALID` / `INVALID` programs: in every INVALID program the function named by
 `EXAMPLE_FUNCTION` gets a finding with this code, in every VALID one it does not. A single
-parametrised test runs them all. The programs live beside the checks, in
-`examples/HYnnn/valid-N.txt` and `invalid-N.txt` (a first comment line says what each shows):
-they import TensorFlow, and the analyzer's own modules never spell such an import. Families by hundreds: HY0xx eligibility and benefit, HY1xx
+parametrised test runs them all. The programs are data of the `hybridize` package, in
+`hybridize/check_examples/HYnnn/valid-N.txt` and `invalid-N.txt` (a first comment line says
+what each shows): they import TensorFlow, and nothing under analyzer/ spells such an import,
+not even as text. Families by hundreds: HY0xx eligibility and benefit, HY1xx
 Python side effects, HY2xx retracing, HY3xx eager-only escapes, HY4xx framework hazards, HY5xx
 structure, HY9xx tool errors.
 
@@ -23,6 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import ClassVar
 
+import hybridize
 from hybridize.model import Severity
 
 
@@ -40,7 +42,7 @@ class Check:
     INVALID: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: object) -> None:
-        """Read the check's example programs from `examples/<code>/`."""
+        """Read the check's example programs from `check_examples/<code>/`."""
         super().__init_subclass__(**kwargs)
         if cls.code:
             cls.VALID = cls.VALID or _examples(cls.code, "valid")
@@ -56,7 +58,7 @@ class Check:
         return f"{cls.code} {cls.name}: {cls.summary}\n\n{body}\n"
 
 
-EXAMPLES = Path(__file__).parent / "examples"
+EXAMPLES = Path(hybridize.__file__).parent / "check_examples"
 
 
 def _examples(code: str, kind: str) -> tuple[str, ...]:
