@@ -346,17 +346,10 @@ def _withdrawal_reason(whole: dict[str, Any] | None) -> str | None:
 def _withdraw(functions: list[dict[str, Any]], reason: str) -> None:
     """Turn the project's applied changes into kept-as-is decisions, saying why."""
     for function in functions:
-        decision = function["decision"]
-        if not decision.get("applied"):
-            continue
-        decision.update(
-            applied=False,
-            mode=decision["baseline"],
-            change=None,
-            speedup=1.0,
-            reasons=[f"withdrawn: {reason}", *decision["reasons"]],
-            flags=[*decision["flags"], "whole-program-withdrawn"],
-        )
+        if function["decision"].get("applied"):
+            applied = decisions.Decision(**function["decision"])
+            withdrawn = applied.kept_as_is(f"withdrawn: {reason}", "whole-program-withdrawn")
+            function["decision"] = withdrawn.as_dict()
 
 
 def _whole_program(

@@ -88,6 +88,18 @@ class Decision:
             "flags": self.flags,
         }
 
+    def kept_as_is(self, reason: str, flag: str) -> Decision:
+        """This decision overruled: the function stays as the program has it, saying why."""
+        return Decision(
+            self.baseline,
+            self.baseline,
+            False,
+            None,
+            1.0,
+            [reason, *self.reasons],
+            [*self.flags, flag],
+        )
+
 
 def _stats(mode_info: dict[str, Any]) -> TimingStats | None:
     timing = mode_info.get("timing")
@@ -278,18 +290,10 @@ def decide_all(
         decision = decide(result, is_hybrid, settings, frozenset(compiled))
         xla_callers = sorted(_callers(result) & with_xla)
         if decision.applied and xla_callers:
-            decision = Decision(
-                decision.baseline,
-                decision.baseline,
-                False,
-                None,
-                1.0,
-                [
-                    f"called inside {', '.join(xla_callers)}, compiled with XLA as measured "
-                    "with this function as it is: a tf.function nested in it was not measured",
-                    *decision.reasons,
-                ],
-                [*decision.flags, "inside-xla"],
+            decision = decision.kept_as_is(
+                f"called inside {', '.join(xla_callers)}, compiled with XLA as measured "
+                "with this function as it is: a tf.function nested in it was not measured",
+                "inside-xla",
             )
         if decision.applied or (is_hybrid and decision.mode in ("graph", "xla")):
             compiled.add(key)

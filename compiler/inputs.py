@@ -11,8 +11,8 @@ Sources, best first (the report says which one each function used):
 3. `signature`: the input signature the analysis inferred, for functions whose every
    parameter is a tensor. A method also needs an instance: one the entry run passed to any
    recorded call (as `self` or as an argument), else `Class()` when the constructor takes no
-   required argument; otherwise the method gets no input. Each `None` axis becomes `NONE_AXIS_SIZE` (16); floating-point
-   tensors are drawn from a standard normal distribution, integers uniformly from [0, n) where
+   required argument; otherwise the method gets no input. Each `None` axis becomes
+   `NONE_AXIS_SIZE` (16); floating-point tensors are drawn from a standard normal distribution, integers uniformly from [0, n) where
    n is 8 or the smallest known axis of the other parameters if that is smaller (integers are
    often indices into them), booleans at random (all with fixed seeds). A spec of unknown rank or dtype, a sparse or a
    ragged spec gives no input. Such synthetic values may take branches that real data never
