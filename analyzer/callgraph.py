@@ -9,28 +9,16 @@ covered callers (every caller already runs as a graph).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 import networkx as nx
 
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import ResolvedCall, TensorFacts
+from hybridize.analyzer.tensors import TensorFacts, callees
 
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs TF ops even when the table does not mark them as ops: creating a
 variable, or a Keras Input (a model built on one creates its weights at once)."""
-
-
-def callees(index: ProjectIndex, resolved: ResolvedCall) -> Iterator[tuple[str, str]]:
-    """The project functions a call runs, with how it reaches each: ("func" | "method" |
-    "layer_call" | "class", key); constructing a class runs its `__init__`."""
-    for kind, target in resolved.targets:
-        if kind == "class":
-            init = index.find_method(target, "__init__")
-            if init is None:
-                continue
-            target = init
-        yield kind, target
 
 
 def build_call_graph(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> nx.DiGraph:

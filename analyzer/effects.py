@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from hybridize.analyzer.frameworks import is_container_mutator
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, get_evaluator
+from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, callees, get_evaluator
 from hybridize.model import Span
 
 Origin = tuple
@@ -335,12 +335,7 @@ class EffectAnalysis:
         fn = self.index.function(key)
         for resolved in self.facts.calls.get(key, []):
             site = resolved.site
-            for kind, target in resolved.targets:
-                if kind == "class":
-                    init = self.index.find_method(target, "__init__")
-                    if init is None:
-                        continue
-                    target = init
+            for kind, target in callees(self.index, resolved):
                 if target == key:
                     continue
                 callee_summary = self.summaries.get(target)

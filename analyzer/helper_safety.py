@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from hybridize.analyzer.callgraph import callees, components_bottom_up, reaching
+from hybridize.analyzer.callgraph import components_bottom_up, reaching
 from hybridize.analyzer.effects import FREE, origins
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
@@ -36,6 +36,7 @@ from hybridize.analyzer.tensors import (
     ResolvedCall,
     TensorFacts,
     bind_arguments,
+    callees,
     get_evaluator,
     is_known_non_tensor,
     is_tensor_like,

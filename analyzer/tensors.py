@@ -27,7 +27,7 @@ class; all of it is iterated to a fixed point.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.decorators import argument_names
@@ -1251,26 +1251,30 @@ def solve(index: ProjectIndex) -> TensorFacts:
     return facts
 
 
-def _record_evidence(
-    index: ProjectIndex, caller: str, resolved: ResolvedCall, out: Contribution
-) -> None:
-    """Arguments of a call become evidence for the callee's parameters."""
+def callees(index: ProjectIndex, resolved: ResolvedCall) -> Iterator[tuple[str, str]]:
+    """The project functions a call runs, with how it reaches each: ("func" | "method" |
+    "layer_call" | "class", key); constructing a class runs its `__init__`."""
     for kind, target in resolved.targets:
-        try:
-            callee = index.function(target) if kind != "class" else None
-        except KeyError:
-            continue
-        skip_receiver = kind in ("method", "layer_call")
         if kind == "class":
             init = index.find_method(target, "__init__")
             if init is None:
                 continue
             target = init
-            callee = index.function(init)
-            skip_receiver = True
-        elif kind == "func" and callee is not None and callee.binds_receiver:
-            skip_receiver = False  # Class.method(obj, x): the receiver is passed explicitly
-        assert callee is not None
+        yield kind, target
+
+
+def _record_evidence(
+    index: ProjectIndex, caller: str, resolved: ResolvedCall, out: Contribution
+) -> None:
+    """Arguments of a call become evidence for the callee's parameters."""
+    for kind, target in callees(index, resolved):
+        try:
+            callee = index.function(target)
+        except KeyError:
+            continue
+        # A method call or a construction binds the receiver; `Class.method(obj, x)` (a
+        # "func" target) passes it explicitly.
+        skip_receiver = kind in ("method", "layer_call", "class")
         out.callees.append(target)
         bound = bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
         for name, atoms in bound.items():
