@@ -49,7 +49,7 @@ demo: $(VENV)/.installed-base $(VENV)/.installed-tf
 
 lint: $(VENV)/.installed-all
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check hybridize analyzer refactor lsp compiler tests benchmarks
+	$(BIN)/ruff format --check hybridize analyzer refactor lsp compiler tools tests benchmarks
 
 typecheck: $(VENV)/.installed-all
 	$(BIN)/mypy

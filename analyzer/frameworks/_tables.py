@@ -1,7 +1,8 @@
 """Loading of the generated API tables (``tensorflow_api.json``, ``numpy_api.json``).
 
 Each file is read once, on first use (``functools.cache``). Loading never imports the
-framework: the files were written by ``generate_tensorflow_api``/``generate_numpy_api``.
+framework: the files were written by ``tools/api_tables/generate_tensorflow_api.py`` and
+``generate_numpy_api.py``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Run by hand whenever the pinned NumPy version changes::
 
-    .venv/bin/python -m hybridize.analyzer.frameworks.generate_numpy_api
+    .venv/bin/python -m tools.api_tables.generate_numpy_api
 
 Same format as ``tensorflow_api.json`` (see ``generate_tensorflow_api``). Roles: classes are
 "numpy" (``ndarray`` and the scalar types: calling them yields NumPy values), "dtype"
@@ -31,7 +31,7 @@ from ._apiwalk import (
     write_api_json,
 )
 
-OUTPUT = Path(__file__).with_name("numpy_api.json")
+OUTPUT = Path(__file__).resolve().parents[2] / "analyzer" / "frameworks" / "numpy_api.json"
 
 WALKED = ("numpy", "numpy.linalg", "numpy.random", "numpy.fft")
 
@@ -106,7 +106,7 @@ def build() -> tuple[dict[str, object], dict[str, dict[str, Any]]]:
     role_members = {"numpy": member_kinds(np.ndarray), "rng": rng_members}
     header: dict[str, object] = {
         "format": 1,
-        "generated_by": "python -m hybridize.analyzer.frameworks.generate_numpy_api",
+        "generated_by": "python -m tools.api_tables.generate_numpy_api",
         "versions": {"numpy": np.__version__},
     }
     sections: dict[str, dict[str, Any]] = {

@@ -2,7 +2,7 @@
 
 Run by hand whenever the pinned TensorFlow or Keras version changes::
 
-    .venv/bin/python -m hybridize.analyzer.frameworks.generate_tensorflow_api
+    .venv/bin/python -m tools.api_tables.generate_tensorflow_api
 
 This is the only place that imports TensorFlow: the analyzer reads the JSON it writes.
 
@@ -54,7 +54,7 @@ from ._apiwalk import (
     write_api_json as write_json,
 )
 
-OUTPUT = Path(__file__).with_name("tensorflow_api.json")
+OUTPUT = Path(__file__).resolve().parents[2] / "analyzer" / "frameworks" / "tensorflow_api.json"
 
 #: Dotted names never walked (nor anything below them).
 SKIPPED = (
@@ -326,7 +326,7 @@ def build() -> tuple[dict[str, object], dict[str, dict[str, Any]]]:
     assert object_key(None) is None
     header: dict[str, object] = {
         "format": 1,
-        "generated_by": "python -m hybridize.analyzer.frameworks.generate_tensorflow_api",
+        "generated_by": "python -m tools.api_tables.generate_tensorflow_api",
         "versions": {"tensorflow": tf.__version__, "keras": keras.__version__},
     }
     sections: dict[str, dict[str, Any]] = {

@@ -1,0 +1,1 @@
+"""Maintenance tools run by hand from the repository root; not part of the installed package."""
