@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.frameworks import is_container_mutator
-from hybridize.analyzer.ir import FunctionSummary, Sym
+from hybridize.analyzer.ir import FunctionSummary, Store, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, callees, get_evaluator
 from hybridize.model import Span
@@ -243,9 +243,7 @@ class EffectAnalysis:
                     Effect("HY106", f"assigns the nonlocal variable `{store.name}`", store.span)
                 )
             elif store.kind == "inplace":
-                atoms = get_evaluator(self.index, self.facts, key).eval(store.target)
-                if any(_mutable_container(a) for a in atoms):
-                    self._mutation(key, fn, summary, store.target, store.span, "extends in place")
+                self._in_place(key, fn, summary, store)
             elif store.kind in ("attr", "del_attr"):
                 self._mutation(
                     key,
@@ -260,6 +258,31 @@ class EffectAnalysis:
         for resolved in self.facts.calls.get(key, []):
             self._local_call(key, fn, summary, resolved)
         return summary
+
+    def _in_place(
+        self, key: str, fn: FunctionSummary, summary: EffectSummary, store: Store
+    ) -> None:
+        """`x += y`: a list, dict, set or NumPy array changes in place; a tensor (immutable),
+        a number or a string is rebound and nothing outside the function changes. The store's
+        target holds only the values that reach the line, so `x = tf.convert_to_tensor(x)`
+        before it makes `x` the function's own tensor whatever the caller passed."""
+        atoms = get_evaluator(self.index, self.facts, key).eval(store.target)
+        if any(_mutable_container(a) for a in atoms):
+            self._mutation(key, fn, summary, store.target, store.span, "changes in place")
+        elif (
+            not atoms or any(a[0] in UNKNOWN_KINDS for a in atoms)
+        ) and not self._exempt_self_store(fn, key, store.target):
+            outside = origins(self.index, key, store.target) - {FRESH}
+            if outside:
+                summary.undeterminable.append(
+                    Effect(
+                        "HY110",
+                        f"an augmented assignment (`+=`, `*=`, ...) changes `{store.name}`, a "
+                        "value of unknown kind the function did not create: a list, dict or "
+                        "array would change in place",
+                        store.span,
+                    )
+                )
 
     def _local_call(
         self, key: str, fn: FunctionSummary, summary: EffectSummary, resolved: ResolvedCall
@@ -405,13 +428,18 @@ class EffectAnalysis:
         return None
 
 
+UNKNOWN_KINDS = frozenset({"?", "ext", "boundext"})
+"""Values the tables do not describe: one of them may be a list as well as a number."""
+
+
 def _mutable_container(atom: tuple) -> bool:
-    """A list, dict or set (not a tuple): `+=` changes it in place."""
+    """A list, dict, set (not a tuple, a range or a generator) or a NumPy array: an augmented
+    assignment changes it in place (`ndarray.__iadd__` writes into the array)."""
     if atom[0] == "seq":
-        return bool(atom[1] != "tuple")
+        return bool(atom[1] in ("list", "set", "deque"))
     if atom[0] == "tup":
         return len(atom) > 2 and atom[2] == "list"
-    return atom[0] == "dict"
+    return atom[0] in ("dict", "numpy")
 
 
 def _copy(summary: EffectSummary) -> EffectSummary:
