@@ -410,7 +410,10 @@ def _verdict(
             any_tensor = True
             is_tensor: bool | None = True
         elif not atoms:
-            is_tensor = None if p.default is None and p.kind not in ("vararg", "kwarg") else False
+            # No evidence: a parameter without a default is unknown, and so are `*args` and
+            # `**kwargs` (a caller may pass tensors through them, e.g. `f(*batch)`, or a
+            # framework may; nothing shows they stay empty). Only an unused default is known.
+            is_tensor = None if p.default is None else False
             if is_tensor is None:
                 any_unknown = True
         elif any(a[0] == "?" for a in atoms):
