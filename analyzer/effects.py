@@ -18,9 +18,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.frameworks import is_container_mutator
-from hybridize.analyzer.ir import FunctionSummary, Store, Sym
+from hybridize.analyzer.ir import CallSite, FunctionSummary, Store, Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, callees, get_evaluator
+from hybridize.analyzer.tensors import (
+    ResolvedCall,
+    TensorFacts,
+    callback_atoms,
+    callees,
+    get_evaluator,
+)
 from hybridize.model import Span
 
 Origin = tuple
@@ -358,34 +364,23 @@ class EffectAnalysis:
         fn = self.index.function(key)
         for resolved in self.facts.calls.get(key, []):
             site = resolved.site
+            for info in resolved.api:
+                if info.traces_callbacks:
+                    continue  # tf.data traces it once, whatever the caller's mode
+                # A callback run in the caller's mode (`tf.map_fn`, `strategy.run`) runs
+                # eagerly on every call of an eager caller and once per trace of a compiled
+                # one: its effects are the caller's.
+                for atom in callback_atoms(resolved, info):
+                    if atom[1] != key:
+                        self._through(summary, site, atom[1])
             for kind, target in callees(self.index, resolved):
                 if target == key:
                     continue
-                callee_summary = self.summaries.get(target)
+                callee_summary = self._through(summary, site, target)
                 if callee_summary is None:
                     continue
                 callee_fn = self.index.function(target)
                 name = callee_fn.qualname
-                # Effects on the callee's parameters are mapped through the arguments below;
-                # the rest happen whatever the caller passes.
-                unconditional = [e for e in callee_summary.effects if e.param is None]
-                if unconditional:
-                    first = unconditional[0]
-                    # Through a chain of calls only the deepest line is named: the line of
-                    # the effect itself, where the reader has to look.
-                    where = "" if "(line " in first.what else f" (line {first.span.start_line})"
-                    summary.effects.append(
-                        Effect(
-                            first.code,
-                            f"calls `{name}`, which {first.what}{where}",
-                            site.span,
-                            traced_only=first.traced_only,
-                        )
-                    )
-                if callee_summary.undeterminable and not summary.undeterminable:
-                    summary.undeterminable.append(
-                        Effect("HY110", f"calls `{name}`, whose effects are unknown", site.span)
-                    )
                 for param, _span in callee_summary.mutated_params.items():
                     arg = self._argument_for(callee_fn, kind, site, param)
                     if arg is None:
@@ -393,6 +388,34 @@ class EffectAnalysis:
                     self._mutation(
                         key, fn, summary, arg, site.span, f"calls `{name}`, which mutates"
                     )
+
+    def _through(self, summary: EffectSummary, site: CallSite, target: str) -> EffectSummary | None:
+        """Add the effects a callee has whatever it is passed; return its summary."""
+        callee_summary = self.summaries.get(target)
+        if callee_summary is None:
+            return None
+        name = self.index.function(target).qualname
+        # Effects on the callee's parameters are mapped through the arguments by the caller;
+        # the rest happen whatever the caller passes.
+        unconditional = [e for e in callee_summary.effects if e.param is None]
+        if unconditional:
+            first = unconditional[0]
+            # Through a chain of calls only the deepest line is named: the line of the
+            # effect itself, where the reader has to look.
+            where = "" if "(line " in first.what else f" (line {first.span.start_line})"
+            summary.effects.append(
+                Effect(
+                    first.code,
+                    f"calls `{name}`, which {first.what}{where}",
+                    site.span,
+                    traced_only=first.traced_only,
+                )
+            )
+        if callee_summary.undeterminable and not summary.undeterminable:
+            summary.undeterminable.append(
+                Effect("HY110", f"calls `{name}`, whose effects are unknown", site.span)
+            )
+        return callee_summary
 
     def _argument_for(
         self, callee: FunctionSummary, kind: str, site: object, param: str

@@ -1300,24 +1300,65 @@ def _record_evidence(
                     if signature is not None:
                         out.wrapper_signatures.append((atom[1], signature))
             continue
-        for position in info.callback_args:
-            atoms = (
-                resolved.args[position]
-                if isinstance(position, int) and position < len(resolved.args)
-                else resolved.kwargs.get(str(position), NO_ATOMS)
-            )
-            for atom in atoms:
-                if atom[0] not in ("func", "method"):
-                    continue
-                out.callbacks.append((atom[1], info.traces_callbacks))
-                try:
-                    callback = index.function(atom[1])
-                except KeyError:
-                    continue
-                # Traced callbacks receive tensors (dataset elements, map_fn slices).
-                params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
-                for p in params:
-                    out.evidence.append((atom[1], p.name, frozenset({TENSOR}), True))
+        for atom in callback_atoms(resolved, info):
+            out.callbacks.append((atom[1], info.traces_callbacks))
+            try:
+                callback = index.function(atom[1])
+            except KeyError:
+                continue
+            if info.callback_args_tuple:
+                # `strategy.run(fn, args=(x, y))` calls `fn(x, y)`: the arguments flow.
+                passed = _argument(resolved, info.callback_args_tuple)
+                bound = bind_arguments(
+                    callback, _positional(passed), {}, skip_receiver=atom[0] == "method"
+                )
+                for name, atoms in bound.items():
+                    out.evidence.append((atom[1], name, atoms, True))
+                    if atoms and all(is_primitive(a) for a in atoms):
+                        out.primitive.append((atom[1], name))
+                continue
+            # Traced callbacks receive tensors (dataset elements, map_fn slices).
+            params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
+            for p in params:
+                out.evidence.append((atom[1], p.name, frozenset({TENSOR}), True))
+
+
+def _argument(resolved: ResolvedCall, where: tuple[int | str, ...]) -> Atoms | None:
+    """The atoms of the argument at a position or keyword of `where`; None when absent."""
+    for position in where:
+        if isinstance(position, int) and position < len(resolved.args):
+            return resolved.args[position]
+        if isinstance(position, str) and position in resolved.kwargs:
+            return resolved.kwargs[position]
+    return None
+
+
+def _positional(passed: Atoms | None) -> list[Atoms]:
+    """The arguments a tuple of arguments spreads into (`fn(*args)`): by position for a
+    short tuple display, else one argument of every element kind; none when absent."""
+    if passed is None:
+        return []
+    tuples = [a for a in passed if a[0] == "tup"]
+    if len(tuples) == 1 and len(passed) == 1:
+        return list(tuples[0][1])
+    elements: set[Atom] = set()
+    for atom in passed:
+        elements.update(_iterate(atom))
+    return [_cap(elements)] if elements else []
+
+
+def callback_atoms(resolved: ResolvedCall, info: ApiInfo) -> Iterator[Atom]:
+    """The project functions (`func`/`method` atoms) a call hands to `info` as callbacks that
+    run as part of the call (`tf.map_fn(f, x)`, `strategy.run(f, args=...)`, `ds.map(f)`)."""
+    for position in info.callback_args:
+        atoms = (
+            resolved.args[position]
+            if isinstance(position, int) and position < len(resolved.args)
+            else resolved.kwargs.get(str(position), NO_ATOMS)
+        )
+        for atom in atoms:
+            if atom[0] in ("func", "method"):
+                yield atom
 
 
 def resolve_ref_key(ref: Ref) -> str | None:
