@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import libcst as cst
 
@@ -165,18 +166,19 @@ class _ModuleBuilder:
         self,
         body: Sequence[cst.BaseStatement] | Sequence[cst.BaseSmallStatement],
         scope: _Scope,
+        kw: dict[str, Any],
         *,
         loop: bool = False,
-        **kw: object,
     ) -> None:
-        """Walk a block that may not run, or may run many times (a branch, a loop body)."""
+        """Walk a block that may not run, or may run many times (a branch, a loop body);
+        `kw` holds `_block`'s keyword arguments."""
         self.block_count += 1
         if loop:
             self.loop_blocks.add(self.block_count)
         outer = scope.path
         scope.path = (*outer, self.block_count)
         try:
-            self._block(body, scope, **kw)  # type: ignore[arg-type]
+            self._block(body, scope, **kw)
         finally:
             scope.path = outer
 
@@ -230,14 +232,14 @@ class _ModuleBuilder:
                 self._small(small, scope, module_level=module_level)
         elif isinstance(stmt, cst.If):
             scope.summary.conditions.append(self._expr(stmt.test, scope))
-            self._nested(_body(stmt.body), scope, **kw)
+            self._nested(_body(stmt.body), scope, kw)
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.Else):
-            self._nested(_body(stmt.body), scope, **kw)
+            self._nested(_body(stmt.body), scope, kw)
         elif isinstance(stmt, cst.While):
             scope.summary.conditions.append(self._expr(stmt.test, scope))
-            self._nested(_body(stmt.body), scope, loop=True, **kw)
+            self._nested(_body(stmt.body), scope, kw, loop=True)
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.For):
@@ -266,24 +268,24 @@ class _ModuleBuilder:
                     self._bind(target, ("enter", value), scope, None)
             self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.Try | cst.TryStar):
-            self._nested(_body(stmt.body), scope, **kw)
+            self._nested(_body(stmt.body), scope, kw)
             for handler in stmt.handlers:
                 if handler.type is not None:
                     self._expr(handler.type, scope)
                 if handler.name is not None and isinstance(handler.name.name, cst.Name):
                     scope.summary.locals.setdefault(handler.name.name.value, []).append(("fresh",))
-                self._nested(_body(handler.body), scope, **kw)
+                self._nested(_body(handler.body), scope, kw)
             if stmt.orelse is not None:
-                self._nested(_body(stmt.orelse.body), scope, **kw)
+                self._nested(_body(stmt.orelse.body), scope, kw)
             if stmt.finalbody is not None:
-                self._nested(_body(stmt.finalbody.body), scope, **kw)
+                self._nested(_body(stmt.finalbody.body), scope, kw)
         elif isinstance(stmt, cst.Match):
             # Patterns may hold calls CPython does not see as calls: use exact positions.
             if not isinstance(self.positions, MetadataPositions):
                 raise PositionMismatch("match statement")
             self._expr(stmt.subject, scope)
             for case in stmt.cases:
-                self._nested(_body(case.body), scope, **kw)
+                self._nested(_body(case.body), scope, kw)
 
     def _small(self, small: cst.BaseSmallStatement, scope: _Scope, *, module_level: bool) -> None:
         summary = scope.summary
