@@ -1283,7 +1283,9 @@ def _record_evidence(
                 out.primitive.append((target, name))
             elif atoms and all(a[0] == "?" for a in atoms):
                 out.unknown_kind.append((target, name))
-            if any(a[0] == "symbolic" for a in atoms):
+            if any(a[0] == "symbolic" for a in atoms) and not (
+                kind == "layer_call" and _builds_itself(index, resolved)
+            ):
                 out.symbolic.append((target, name))
     for info in resolved.api:
         if info.name in ("tensorflow.function",) or (
@@ -1321,6 +1323,15 @@ def _record_evidence(
             params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
             for p in params:
                 out.evidence.append((atom[1], p.name, frozenset({TENSOR}), True))
+
+
+def _builds_itself(index: ProjectIndex, resolved: ResolvedCall) -> bool:
+    """Every Keras layer or model called here defines `build`: Keras 3 then creates its
+    weights by calling `build(input_shape)` before the first call, outside the symbolic pass,
+    so that a symbolic call (functional API) only reads initialised variables and a compiled
+    `call` captures them by reference."""
+    classes = [a[2] for a in resolved.callee_atoms if a[0] == "obj" and a[2] is not None]
+    return bool(classes) and all(index.find_method(c, "build") is not None for c in classes)
 
 
 def _argument(resolved: ResolvedCall, where: tuple[int | str, ...]) -> Atoms | None:
