@@ -24,7 +24,10 @@ from hybridize.analyzer.cache import SummaryCache
 from hybridize.analyzer.callgraph import (
     build_call_graph,
     covered_callers,
+    framework_compiled,
+    opaque_tensor_calls,
     recursive_functions,
+    stateful_computation,
     tensor_computation,
 )
 from hybridize.analyzer.decide import FunctionFacts, decide
@@ -261,8 +264,11 @@ def _analyze_summaries(
     helpers = HelperSafety(index, facts, graph)
     recursive = recursive_functions(graph)
     computation = tensor_computation(graph, facts, keys)
+    opaque = opaque_tensor_calls(graph, facts, keys)
+    stateful = stateful_computation(graph, facts, keys)
     hybrid = {k for k in function_keys if is_hybrid(index, facts, k)}
-    covered = covered_callers(graph, facts, hybrid, function_keys)
+    compiled = framework_compiled(index, facts, function_keys)
+    covered = covered_callers(graph, facts, hybrid, function_keys, compiled)
     verdicts = []
     errors = (
         []
@@ -295,6 +301,8 @@ def _analyze_summaries(
                 key in hybrid,
                 options,
                 helpers,
+                opaque[key],
+                stateful[key],
             )
         except Exception as exc:
             verdict = _undecided(index, key, exc)
@@ -378,6 +386,77 @@ def decorator_arguments(index: ProjectIndex, facts: TensorFacts, key: str) -> di
     return dict.fromkeys(found, True)
 
 
+def keep_reason(
+    index: ProjectIndex,
+    key: str,
+    decorator_args: dict[str, bool],
+    has_tensor: bool | None,
+    computation: bool,
+    opaque: bool,
+    stateful: bool,
+) -> str | None:
+    """Why an existing `tf.function` stays even where P2/P3/P6 would remove it, or None.
+
+    A supplied `input_signature` is a deliberate contract (fixed dtypes and shapes, one
+    trace); a decorator written inside a test exercises graph mode on purpose; a function
+    without tensor parameters that still runs TensorFlow operations computes on what it
+    captures or is given (variables, models, layers: calling one is TensorFlow computation)
+    and the graph speeds that up; a call of an unknown callable on tensors (a loaded model) may be
+    all the computation there is.
+    """
+    if decorator_args.get("input_signature"):
+        return "its input_signature fixes the traced dtypes and shapes on purpose"
+    test = enclosing_test(index, key)
+    if test is not None:
+        return f"it is defined in the test `{test}`, which exercises graph mode on purpose"
+    if has_tensor is False and stateful:
+        return (
+            "no parameter is a tensor, but it runs TensorFlow operations on variables, models "
+            "or layers it captures or is given, which the graph speeds up"
+        )
+    if not computation and opaque:
+        return (
+            "it applies a callable of unknown kind to tensors, which may run TensorFlow operations"
+        )
+    return None
+
+
+def enclosing_test(index: ProjectIndex, key: str) -> str | None:
+    """The test function or test class the function is defined in (pytest's `test_*`
+    functions and `Test*` classes, unittest's `TestCase` subclasses), or None."""
+    relpath = key.split("::", 1)[0]
+    module = index.modules[relpath]
+    fn = index.function(key)
+    class_qualname = fn.class_qualname
+    parent = fn.parent_qualname
+    while parent is not None or class_qualname is not None:
+        if class_qualname is not None:
+            cls = module.classes.get(class_qualname)
+            if cls is None:
+                break
+            if cls.name.startswith("Test") or _is_test_case(index, f"{relpath}::{class_qualname}"):
+                return cls.qualname
+            parent, class_qualname = cls.parent_qualname, None
+            continue
+        assert parent is not None
+        outer = module.functions.get(parent)
+        if outer is None:
+            break
+        if outer.name.startswith("test"):
+            return outer.qualname
+        parent, class_qualname = outer.parent_qualname, outer.class_qualname
+    return None
+
+
+def _is_test_case(index: ProjectIndex, class_key: str) -> bool:
+    """A subclass of `unittest.TestCase` or `tf.test.TestCase`, through project bases."""
+    for key in index.mro(class_key):
+        for ref in index.base_refs(key):
+            if ref[0] == "ext" and ref[1].endswith("TestCase"):
+                return True
+    return False
+
+
 def _verdict(
     index: ProjectIndex,
     facts: TensorFacts,
@@ -389,6 +468,8 @@ def _verdict(
     hybrid: bool,
     options: AnalysisOptions,
     helpers: HelperSafety,
+    opaque: bool = False,
+    stateful: bool = False,
 ) -> FunctionVerdict:
     from hybridize.analyzer.effects import EffectSummary
 
@@ -549,6 +630,7 @@ def _verdict(
     unique: dict[tuple[str, int, int], Finding] = {}
     for finding in findings:
         unique.setdefault((finding.code, finding.span.start_line, finding.span.start_col), finding)
+    decorator_args = decorator_arguments(index, facts, key) if hybrid else {}
     function_facts = FunctionFacts(
         file=relpath,
         qualname=fn.qualname,
@@ -566,7 +648,12 @@ def _verdict(
         assumptions=assumptions,
         findings=list(unique.values()),
         params=tuple(evaluator_params),
-        decorator_args=decorator_arguments(index, facts, key) if hybrid else {},
+        decorator_args=decorator_args,
+        keep_reason=keep_reason(
+            index, key, decorator_args, has_tensor, computation, opaque, stateful
+        )
+        if hybrid
+        else None,
         infer_input_signatures=options.infer_input_signatures,
         has_unresolved_statically_read_axes=static_axes,
         input_signature=signature,
