@@ -36,6 +36,7 @@ from hybridize.analyzer.effects import EffectAnalysis
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.retracing import LiteralVariation, Retrace
 from hybridize.analyzer.safety import safety_facts
 from hybridize.analyzer.signatures import (
     compare,
@@ -54,6 +55,7 @@ from hybridize.model import (
     Finding,
     FunctionVerdict,
     ParamReport,
+    Span,
     TensorSpec,
 )
 
@@ -269,6 +271,7 @@ def _analyze_summaries(
     hybrid = {k for k in function_keys if is_hybrid(index, facts, k)}
     compiled = framework_compiled(index, facts, function_keys)
     covered = covered_callers(graph, facts, hybrid, function_keys, compiled)
+    variation = LiteralVariation(index, facts)
     verdicts = []
     errors = (
         []
@@ -303,6 +306,7 @@ def _analyze_summaries(
                 helpers,
                 opaque[key],
                 stateful[key],
+                variation,
             )
         except Exception as exc:
             verdict = _undecided(index, key, exc)
@@ -384,6 +388,55 @@ def decorator_arguments(index: ProjectIndex, facts: TensorFacts, key: str) -> di
         if ref[0] == "ext" and ref[1].endswith("function") and ref[1].startswith("tensorflow"):
             found |= argument_names(len(decorator.args), (k for k, _ in decorator.kwargs))
     return dict.fromkeys(found, True)
+
+
+def retracing_findings(
+    index: ProjectIndex, variation: LiteralVariation, key: str, def_span: Span
+) -> tuple[bool | None, list[Finding]]:
+    """`has_primitive_parameters` and its HY201/HY202 findings, each at the call site that
+    shows the retrace (in this file; a caller in another file is named in the message and the
+    finding stays on the `def`)."""
+    relpath = key.split("::", 1)[0]
+
+    def finding(code: str, name: str, params: dict[str, Retrace], text: str) -> Finding:
+        sites = [r.site for r in params.values()]
+        others = [o for r in params.values() for o in r.others]
+        here = [s.span for s in [*sites, *others] if s.caller.startswith(relpath + "::")]
+        span, where = def_span, ""
+        if here:
+            span = min(here, key=lambda s: (s.start_line, s.start_col))
+            primary = [s.span for s in sites if s.caller.startswith(relpath + "::")]
+            span = min(primary or here, key=lambda s: (s.start_line, s.start_col))
+        else:
+            first = min(sites, key=lambda s: (s.caller, s.span.start_line))
+            where = f" (the call at {first.caller.split('::', 1)[0]}:{first.span.start_line})"
+        parts = ", ".join(f"`{n}` ({params[n].reason})" for n in sorted(params))
+        related = tuple(dict.fromkeys(s for s in here if s != span))
+        return Finding(code, name, "warning", text.format(parts=parts) + where, span, related)
+
+    retracing = variation.retracing(key)
+    if retracing:
+        return True, [
+            finding(
+                "HY201",
+                "has_primitive_parameters",
+                retracing,
+                "a caller passes Python literals that differ between calls for {parts}: "
+                "each new value retraces",
+            )
+        ]
+    unknown = variation.retracing(key, unknown_kind=True)
+    if unknown:
+        return None, [
+            finding(
+                "HY202",
+                "undeterminable_primitive_parameter",
+                unknown,
+                "a caller passes values of unknown kind that differ between calls for "
+                "{parts}: a Python number there would retrace on every new value",
+            )
+        ]
+    return False, []
 
 
 def keep_reason(
@@ -470,6 +523,7 @@ def _verdict(
     helpers: HelperSafety,
     opaque: bool = False,
     stateful: bool = False,
+    variation: LiteralVariation | None = None,
 ) -> FunctionVerdict:
     from hybridize.analyzer.effects import EffectSummary
 
@@ -524,33 +578,10 @@ def _verdict(
         if assumption is not None:
             has_tensor, speculative = True, True
             assumptions.append(assumption)
-    primitive: bool | None = bool(facts.primitive_params.get(key))
     findings: list[Finding] = []
-    unknown_kind = facts.unknown_kind_params.get(key)
-    if not primitive and unknown_kind:
-        primitive = None
-        names = ", ".join(f"`{n}`" for n in sorted(unknown_kind))
-        findings.append(
-            Finding(
-                "HY202",
-                "undeterminable_primitive_parameter",
-                "warning",
-                f"a caller passes a value of unknown kind for {names}; a Python number "
-                "there would retrace on every new value",
-                fn.span,
-            )
-        )
-    if primitive:
-        names = ", ".join(f"`{n}`" for n in sorted(facts.primitive_params[key]))
-        findings.append(
-            Finding(
-                "HY201",
-                "has_primitive_parameters",
-                "warning",
-                f"a caller passes Python literals for {names}: each new value retraces",
-                fn.span,
-            )
-        )
+    variation = variation or LiteralVariation(index, facts)
+    primitive, primitive_findings = retracing_findings(index, variation, key, fn.span)
+    findings.extend(primitive_findings)
     for effect in effect_summary.effects:
         findings.append(
             Finding(effect.code, "has_python_side_effects", "error", effect.message, effect.span)

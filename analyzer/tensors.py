@@ -44,6 +44,7 @@ from hybridize.analyzer.shapes import (
     numpy_dtype,
     numpy_shape,
 )
+from hybridize.model import Span
 
 Atom = tuple
 Atoms = frozenset[Atom]
@@ -217,6 +218,16 @@ def _merge_tensor_specs(atoms: Atoms) -> Atoms:
     return frozenset([a for a in atoms if a[0] != "tensor"] + [merged])
 
 
+@dataclass(frozen=True, slots=True)
+class LiteralSite:
+    """A call site passing a parameter only Python literals, or a value of unknown kind."""
+
+    caller: str
+    span: Span
+    argument: Sym
+    unknown_kind: bool = False
+
+
 @dataclass(slots=True)
 class ResolvedCall:
     """A call site with what it reaches: project functions/classes and framework knowledge."""
@@ -243,6 +254,11 @@ class TensorFacts:
     primitive_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     unknown_kind_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     """Parameters some caller fills with a value of unknown kind (maybe a Python literal)."""
+    literal_sites: dict[str, dict[str, list[LiteralSite]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
+    """Callee -> parameter -> the call sites that pass it only Python literals (or values of
+    unknown kind): which caller, where, and the argument as written (see `retracing`)."""
     callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     callback_callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     external_evidence: dict[str, dict[str, set[Atom]]] = field(
@@ -1017,6 +1033,9 @@ class Contribution:
     """(callee, parameter, argument atoms, from outside the callee)"""
     primitive: list[tuple[str, str]] = field(default_factory=list)
     unknown_kind: list[tuple[str, str]] = field(default_factory=list)
+    literal_sites: list[tuple[str, str, bool, Span, Sym]] = field(default_factory=list)
+    """(callee, parameter, whether the kind is unknown rather than literal, the call's span,
+    the argument as written): the sites behind `primitive` and `unknown_kind`."""
     symbolic: list[tuple[str, str]] = field(default_factory=list)
     callees: list[str] = field(default_factory=list)
     callbacks: list[tuple[str, bool]] = field(default_factory=list)
@@ -1087,6 +1106,7 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
     attrs: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
     facts.primitive_params = defaultdict(set)
     facts.unknown_kind_params = defaultdict(set)
+    facts.literal_sites = defaultdict(lambda: defaultdict(list))
     facts.symbolic_args = defaultdict(set)
     facts.callers = defaultdict(set)
     facts.callback_callers = defaultdict(set)
@@ -1108,6 +1128,8 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
             facts.primitive_params[callee].add(name)
         for callee, name in contribution.unknown_kind:
             facts.unknown_kind_params[callee].add(name)
+        for callee, name, unknown, span, argument in contribution.literal_sites:
+            facts.literal_sites[callee][name].append(LiteralSite(caller, span, argument, unknown))
         for callee, name in contribution.symbolic:
             facts.symbolic_args[callee].add(name)
         for callee in contribution.callees:
@@ -1277,12 +1299,29 @@ def _record_evidence(
         skip_receiver = kind in ("method", "layer_call", "class")
         out.callees.append(target)
         bound = bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
+        written = bind_arguments(
+            callee,
+            [frozenset({s}) for s in resolved.site.args],
+            {k: frozenset({v}) for k, v in resolved.site.kwargs},
+            skip_receiver=skip_receiver,
+        )
         for name, atoms in bound.items():
             out.evidence.append((target, name, atoms, caller != target))
-            if atoms and all(is_primitive(a) for a in atoms):
+            literal = bool(atoms) and all(is_primitive(a) for a in atoms)
+            unknown = not literal and bool(atoms) and all(a[0] == "?" for a in atoms)
+            if literal:
                 out.primitive.append((target, name))
-            elif atoms and all(a[0] == "?" for a in atoms):
+            elif unknown:
                 out.unknown_kind.append((target, name))
+            if literal or unknown:
+                syms = written.get(name, frozenset())
+                argument = next(iter(syms)) if len(syms) == 1 else ("seq", "tuple", tuple(syms))
+                out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
+        params = callee.params[1:] if skip_receiver and callee.params else callee.params
+        for p in params:
+            if p.name not in bound and p.default is not None and _constant(p.default):
+                # The call takes the default: one more value the parameter receives.
+                out.literal_sites.append((target, p.name, False, resolved.site.span, p.default))
             if any(a[0] == "symbolic" for a in atoms) and not (
                 kind == "layer_call" and _builds_itself(index, resolved)
             ):
@@ -1314,15 +1353,29 @@ def _record_evidence(
                 bound = bind_arguments(
                     callback, _positional(passed), {}, skip_receiver=atom[0] == "method"
                 )
-                for name, atoms in bound.items():
+                elements = _written_elements(resolved, info.callback_args_tuple)
+                for i, (name, atoms) in enumerate(bound.items()):
                     out.evidence.append((atom[1], name, atoms, True))
                     if atoms and all(is_primitive(a) for a in atoms):
                         out.primitive.append((atom[1], name))
+                        element = elements[i] if i < len(elements) else ("?",)
+                        out.literal_sites.append(
+                            (atom[1], name, False, resolved.site.span, element)
+                        )
                 continue
             # Traced callbacks receive tensors (dataset elements, map_fn slices).
             params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
             for p in params:
                 out.evidence.append((atom[1], p.name, frozenset({TENSOR}), True))
+
+
+def _constant(sym: Sym, depth: int = 0) -> bool:
+    """A literal int, float or str as written, or a list/tuple display of them."""
+    if sym[0] == "lit":
+        return sym[1] in ("int", "float", "str") and sym[2] is not None
+    if sym[0] == "seq" and depth < 3:
+        return bool(sym[2]) and all(_constant(e, depth + 1) for e in sym[2])
+    return False
 
 
 def _builds_itself(index: ProjectIndex, resolved: ResolvedCall) -> bool:
@@ -1342,6 +1395,21 @@ def _argument(resolved: ResolvedCall, where: tuple[int | str, ...]) -> Atoms | N
         if isinstance(position, str) and position in resolved.kwargs:
             return resolved.kwargs[position]
     return None
+
+
+def _written_elements(resolved: ResolvedCall, where: tuple[int | str, ...]) -> tuple[Sym, ...]:
+    """The elements of a tuple display given as the callback's arguments (`args=(x, 2.0)`),
+    as written; empty when it is not a display."""
+    site = resolved.site
+    for position in where:
+        sym: Sym | None = None
+        if isinstance(position, int) and position < len(site.args):
+            sym = site.args[position]
+        elif isinstance(position, str):
+            sym = dict(site.kwargs).get(position)
+        if sym is not None:
+            return tuple(sym[2]) if sym[0] == "seq" else ()
+    return ()
 
 
 def _positional(passed: Atoms | None) -> list[Atoms]:
