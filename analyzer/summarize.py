@@ -606,8 +606,12 @@ class _ModuleBuilder:
         if isinstance(part, cst.Index):
             return [self._expr(part.value, scope)]
         if isinstance(part, cst.Slice):
+            # Always three bounds (lower, upper, step), `None` where omitted: `p.shape[1:]`
+            # and `p.shape[:1]` read different axes.
+            none: Sym = ("lit", "none", None)
             return [
-                self._expr(bound, scope) for bound in (part.lower, part.upper, part.step) if bound
+                self._expr(bound, scope) if bound is not None else none
+                for bound in (part.lower, part.upper, part.step)
             ]
         return []
 
