@@ -55,6 +55,7 @@ class LiteralVariation:
         self.facts = facts
         self.active: set[tuple[object, ...]] = set()
         self.param_memo: dict[tuple[str, str, bool], Value] = {}
+        self.value_memo: dict[tuple[str, Sym], Value] = {}
         self._written_attributes: set[str] | None = None
         self._reassigned_globals: set[tuple[str, str]] | None = None
 
@@ -120,7 +121,17 @@ class LiteralVariation:
     # ------------------------------------------------------------------ per value
 
     def value(self, key: str, sym: Sym, depth: int = 0) -> Value:
-        """What a value written in function `key` is across the calls of `key`."""
+        """What a value written in function `key` is across the calls of `key`; memoised, so
+        that long chains of locals are walked once (a cycle met on the way reads as varying,
+        the conservative answer)."""
+        memo_key = (key, sym)
+        found = self.value_memo.get(memo_key)
+        if found is None:
+            found = self._value(key, sym, depth)
+            self.value_memo[memo_key] = found
+        return found
+
+    def _value(self, key: str, sym: Sym, depth: int) -> Value:
         if depth > 25:
             return ("fixed", (key, sym))
         fn = self.index.function(key)
