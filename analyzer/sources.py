@@ -99,7 +99,9 @@ def discover(root: Path) -> tuple[list[Path], list[FileError]]:
     """
     errors: list[FileError] = []
     if root.is_file() or (root.exists() and not root.is_dir()):
-        problem = _file_problem(root)
+        problem = (
+            _undecodable_name(root.name, "file") if not is_encodable(root.name) else None
+        ) or _file_problem(root)
         if problem is not None:
             return [], [FileError(display_name(root.name), problem)]
         return [root], errors

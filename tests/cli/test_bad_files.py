@@ -102,3 +102,13 @@ def test_refactor_apply_writes_the_good_files(bad_project: Path) -> None:
     assert "@tf.function" in (bad_project / "x.py" / "inner.py").read_text()
     assert (bad_project / "deep.py").read_text().startswith("x = (((")
     assert "@tf.function" not in (bad_project / os.fsdecode(b"caf\xe9\xff.py")).read_text()
+
+
+def test_a_single_file_with_a_non_utf8_name(tmp_path: Path) -> None:
+    path = tmp_path / os.fsdecode(b"m\xe9.py")
+    path.write_text(GOOD)
+    done = run("analyze", os.fsdecode(path), "--format", "json", "--no-cache")
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    report = json.loads(done.stdout.decode("utf-8"))
+    assert report["functions"] == []
+    assert [e["file"] for e in report["errors"]] == ["m\ufffd.py"]
