@@ -9,11 +9,11 @@ change in an imported module always reaches the modules that import it.
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 import os
 import time
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +32,7 @@ from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.effects import EffectAnalysis
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
+from hybridize.analyzer.parse_guard import screen
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.safety import safety_facts
 from hybridize.analyzer.signatures import (
@@ -41,10 +42,11 @@ from hybridize.analyzer.signatures import (
     supplied_signature,
     unresolved_axis,
 )
-from hybridize.analyzer.sources import discover, read_source
+from hybridize.analyzer.sources import discover, read_source, relative_name
 from hybridize.analyzer.speculation import speculate
 from hybridize.analyzer.summarize import summarize_module
 from hybridize.analyzer.tensors import TensorFacts, is_primitive, is_tensor_like, solve
+from hybridize.analyzer.workers import run_isolated
 from hybridize.model import (
     AnalysisResult,
     FileError,
@@ -95,6 +97,10 @@ def summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
 
 
 def _summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
+    # Nesting is measured before libcst's native parser, which crashes on deep nesting.
+    screened = screen(text)
+    if screened.problem is not None:
+        return FileError(relpath, screened.problem)
     try:
         tree = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -104,7 +110,7 @@ def _summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
     except Exception as exc:  # libcst raises other errors on odd input
         return FileError(relpath, f"cannot parse: {type(exc).__name__}: {exc}")
     try:
-        return summarize_module(relpath, tree, text)
+        return summarize_module(relpath, tree, text, screened.tree)
     except RecursionError:
         return FileError(relpath, "cannot analyse: the file is nested too deeply")
 
@@ -121,11 +127,22 @@ def _syntax_error_message(text: str, exc: cst.ParserSyntaxError) -> str:
     return f"SyntaxError: {exc.message} (line {exc.raw_line}); libcst cannot parse this file"
 
 
-def _summarize_batch(
-    batch: list[tuple[str, str]], root: str, cache_dir: str | None
-) -> list[ModuleSummary | FileError]:
-    cache = SummaryCache(Path(cache_dir)) if cache_dir else None
-    return [_summarize_cached(Path(p), Path(root), cache) for p, _ in batch]
+_WORKER_CACHES: dict[str, SummaryCache] = {}
+"""A worker process' summary cache, opened once per folder."""
+
+
+def _summarize_in_worker(path: str, root: str, cache_dir: str | None) -> ModuleSummary | FileError:
+    cache = None
+    if cache_dir is not None:
+        cache = _WORKER_CACHES.get(cache_dir)
+        if cache is None:
+            cache = _WORKER_CACHES[cache_dir] = SummaryCache(Path(cache_dir))
+    return _summarize_cached(Path(path), Path(root), cache)
+
+
+def _left_out(root: Path, path: str, reason: str) -> FileError:
+    """The error entry of a file whose worker crashed or ran out of time: the rest goes on."""
+    return FileError(relative_name(Path(path), root), f"cannot analyse: {reason}; left out")
 
 
 def _summarize_cached(
@@ -164,15 +181,13 @@ def _summaries(
     jobs = options.jobs or os.cpu_count() or 1
     results: list[ModuleSummary | FileError] = []
     if jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
-        chunks = [[(str(p), "") for p in files[i :: jobs * 4]] for i in range(jobs * 4)]
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [
-                pool.submit(_summarize_batch, chunk, str(base), cache_dir)
-                for chunk in chunks
-                if chunk
-            ]
-            for future in futures:
-                results.extend(future.result())
+        # One file at a time per worker: a worker that crashes costs only its file.
+        results = run_isolated(
+            functools.partial(_summarize_in_worker, root=str(base), cache_dir=cache_dir),
+            [str(p) for p in files],
+            jobs,
+            functools.partial(_left_out, base),
+        )
     else:
         usable = cache if cache is not None and cache.usable else None
         results = [_summarize_cached(p, base, usable) for p in files]

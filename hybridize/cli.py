@@ -96,13 +96,20 @@ def analyze(
         from hybridize.refactor_plan import refactored_files
 
         result = refactored_files(result)
-        click.echo(render_json(result, __version__), nl=False)
+        _emit(render_json(result, __version__), "utf-8")
     elif output_format == "sarif":
-        click.echo(render_sarif(result, __version__, sarif_rules()), nl=False)
+        _emit(render_sarif(result, __version__, sarif_rules()), "utf-8")
     else:
-        click.echo(render_text(result, color=sys.stdout.isatty(), verbose=verbose), nl=False)
+        text = render_text(result, color=sys.stdout.isatty(), verbose=verbose)
+        _emit(text, getattr(sys.stdout, "encoding", None) or "utf-8")
     if fail_on_refactorable and not exit_zero and result.refactorable:
         sys.exit(1)
+
+
+def _emit(text: str, encoding: str) -> None:
+    """Write a report as bytes: JSON and SARIF are UTF-8 whatever the locale says, and a
+    character the terminal's encoding lacks becomes '?' rather than a traceback."""
+    click.echo(text.encode(encoding, "replace"), nl=False)
 
 
 def sarif_rules() -> list[tuple[str, str, str, str | None]]:
