@@ -16,7 +16,9 @@ import pytest
 import pytest_lsp
 from click.testing import CliRunner
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from hybridize.cli import main
 from hybridize.lsp.positions import apply_text_edits
@@ -66,17 +68,42 @@ def scale(x):
 TIMEOUT = 20.0
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "hybridize", "lsp"])
-)
-async def client(lsp_client: LanguageClient) -> Any:
-    registrations: list[types.Registration] = []
+class RecordingClient(LanguageClient):
+    """pytest-lsp's client, also keeping every publication and registration it receives."""
 
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def __init__(self) -> None:
+        super().__init__(converter_factory=default_converter)
+        self.published: list[types.PublishDiagnosticsParams] = []
+        self.registrations: list[types.Registration] = []
+
+
+def make_client() -> RecordingClient:
+    client = RecordingClient()
+
+    def publish(params: types.PublishDiagnosticsParams) -> None:
+        client.published.append(params)
+        client.diagnostics[params.uri] = params.diagnostics
+
     def register(params: types.RegistrationParams) -> None:
-        registrations.extend(params.registrations)
+        client.registrations.extend(params.registrations)
 
-    lsp_client.registrations = registrations  # type: ignore[attr-defined]
+    register_lsp_features(
+        client,
+        {
+            **DEFAULT_CLIENT_FEATURES,
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
+            types.CLIENT_REGISTER_CAPABILITY: register,
+        },
+    )
+    return client
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=[sys.executable, "-m", "hybridize", "lsp"], client_factory=make_client
+    )
+)
+async def client(lsp_client: RecordingClient) -> Any:
     yield
     await lsp_client.shutdown_session()
 
@@ -281,14 +308,12 @@ async def test_project_awareness_buffers_watched_files_and_deletion(
     )
     assert hovered is not None
     # The server asked to be told about changes on disk.
-    assert any(
-        r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
-        for r in client.registrations  # type: ignore[attr-defined]
-    )
+    assert isinstance(client, RecordingClient)
+    assert any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registrations)
 
 
 @pytest.mark.asyncio
-async def test_hover_and_documents_outside_the_project(
+async def test_hover_outside_the_project_and_debouncing(
     client: LanguageClient, make_project: MakeProject
 ) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
@@ -316,6 +341,17 @@ async def test_hover_and_documents_outside_the_project(
     assert await hover_at(uri, 0, 2) is None
     # A document outside the workspace gets nothing, and nothing fails.
     assert await hover_at((root.parent / "elsewhere.py").as_uri(), 0, 0) is None
+
+    # Quick edits are debounced: only the last version is analysed and published.
+    assert isinstance(client, RecordingClient)
+    text = (root / "main.py").read_text()
+    before = len(client.published)
+    for version in range(2, 7):  # five quick edits, each moving `total` one line down
+        change_file(client, uri, version, "#\n" * (version - 1) + text)
+    await diagnostics_until(client, uri, lambda d: ("HY010", 10) in codes_by_line(d))
+    await asyncio.sleep(1.0)
+    burst = [p for p in client.published[before:] if p.uri == uri]
+    assert [p.version for p in burst] == [6]
 
 
 @pytest.mark.asyncio

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
@@ -47,6 +47,7 @@ texts = st.lists(st.tuples(line, ending), max_size=6).map(
 )
 
 
+@settings(deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 @given(texts, texts, st.sampled_from(ENCODINGS), st.booleans())
 def test_text_edits_round_trip(old: str, new: str, encoding: str, cut: bool) -> None:
     if cut and old:
