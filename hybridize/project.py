@@ -18,14 +18,17 @@ here stays collectable (`survivors_collectable`): a server replaces its results 
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import time
 from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from hybridize.analyzer.cache import SummaryCache
 from hybridize.analyzer.engine import (
+    PARALLEL_THRESHOLD,
     AnalysisOptions,
     analyze_summaries_with_errors,
     enclosing_package,
@@ -59,6 +62,8 @@ class ProjectOptions:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     use_cache: bool = True
+    jobs: int | None = None
+    """Processes for the first summaries of a large project (default: one per core)."""
 
     @classmethod
     def from_config(cls, config: Config, *, use_cache: bool = True) -> ProjectOptions:
@@ -67,7 +72,7 @@ class ProjectOptions:
 
     @property
     def analysis(self) -> AnalysisOptions:
-        # One process: a project is re-analysed file by file, never as a cold batch.
+        # The solve runs in this process; `jobs` only serves the first summaries.
         return AnalysisOptions(self.infer_input_signatures, use_cache=self.use_cache, jobs=1)
 
     @property
@@ -81,6 +86,9 @@ class FileResult:
 
     `plan` is the file's part of the project's refactoring plan (None when nothing changes);
     its `new_text` is what `hybridize refactor --apply` would write for the same texts.
+    `error` says why the file could not be read, decoded or parsed (internal errors of the
+    analysis are in `Project.results().errors`: they cost one function its verdict, not the
+    file its diagnostics).
     """
 
     file: str
@@ -116,8 +124,15 @@ class Project:
         """Read and summarise every Python file below `root` (a folder or a file)."""
         project = cls(root, options or ProjectOptions())
         files, project._folder_errors = discover(project.root)
-        for path in files:
-            project._read(path)
+        sources = [read_source(path, project.base) for path in files]
+        readable = [s for s in sources if not isinstance(s, FileError)]
+        summaries = project._summarize_many([(s.relpath, s.raw) for s in readable])
+        for source in sources:
+            if isinstance(source, FileError):
+                project._summaries[source.file] = source
+            else:
+                project._raw[source.relpath] = source.raw
+                project._summaries[source.relpath] = summaries[source.relpath]
         return project
 
     # -- changes ----------------------------------------------------------------------------
@@ -209,21 +224,50 @@ class Project:
         self._result = None
         self._plans.clear()
 
-    def _summarize(self, relpath: str, raw: bytes) -> ModuleSummary | FileError:
-        """A file's summary from its bytes, decoded as Python would (the disk's way)."""
-        if len(raw) > MAX_SOURCE_BYTES:
-            return FileError(relpath, "file too large to be analysed")
-        if self._cache is not None and self._cache.usable:
-            cached = self._cache.get(raw, relpath)
+    def _summarize_many(
+        self, files: list[tuple[str, bytes]]
+    ) -> dict[str, ModuleSummary | FileError]:
+        """Summaries of many files: from the cache, else on every core for a large project
+        (as `hybridize analyze` does), else here."""
+        out: dict[str, ModuleSummary | FileError] = {}
+        missing: list[tuple[str, bytes]] = []
+        for relpath, raw in files:
+            cached = self._cached(relpath, raw)
             if cached is not None:
-                return cached
-        decoded = decode_source(raw)
-        if isinstance(decoded, str):
-            return FileError(relpath, decoded)
-        with survivors_collectable():
-            summary = summarize_text(relpath, decoded[0])
+                out[relpath] = cached
+            else:
+                missing.append((relpath, raw))
+        jobs = self.options.jobs or os.cpu_count() or 1
+        if jobs > 1 and len(missing) >= PARALLEL_THRESHOLD:
+            chunks = [missing[i :: jobs * 4] for i in range(jobs * 4)]
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                raws = dict(missing)
+                for chunk in pool.map(_summarize_chunk, [c for c in chunks if c]):
+                    for relpath, summary in chunk:
+                        out[relpath] = summary
+                        self._store(relpath, raws[relpath], summary)
+        else:
+            for relpath, raw in missing:
+                out[relpath] = self._summarize(relpath, raw)
+        return out
+
+    def _cached(self, relpath: str, raw: bytes) -> ModuleSummary | FileError | None:
+        if self._cache is None or not self._cache.usable:
+            return None
+        return self._cache.get(raw, relpath)
+
+    def _store(self, relpath: str, raw: bytes, summary: ModuleSummary | FileError) -> None:
         if self._cache is not None and self._cache.usable:
             self._cache.put(raw, relpath, summary)
+
+    def _summarize(self, relpath: str, raw: bytes) -> ModuleSummary | FileError:
+        """A file's summary from its bytes, decoded as Python would (the disk's way)."""
+        cached = self._cached(relpath, raw)
+        if cached is not None:
+            return cached
+        with survivors_collectable():
+            summary = summarize_raw(relpath, raw)
+        self._store(relpath, raw, summary)
         return summary
 
     # -- results ----------------------------------------------------------------------------
@@ -285,7 +329,8 @@ class Project:
             plan = self._plan_verdicts(verdicts)
             self._plans[relpath] = (plan.files[0] if plan.files else None, plan.notices)
         file_plan, notices = self._plans[relpath]
-        error = next((e for e in result.errors if e.file == relpath), None)
+        summary = self._summaries[relpath]
+        error = summary if isinstance(summary, FileError) else None
         return FileResult(relpath, self.text(relpath), verdicts, error, file_plan, notices)
 
     def function_plan(self, path: str | Path, qualname: str) -> FilePlan | None:
@@ -338,3 +383,20 @@ def encode_buffer(text: str) -> bytes:
             except (LookupError, UnicodeEncodeError, UnicodeDecodeError):
                 break
     return text.encode("utf-8", "surrogatepass")
+
+
+def summarize_raw(relpath: str, raw: bytes) -> ModuleSummary | FileError:
+    """A file's summary from its bytes: size limit and decoding as for a file on disk."""
+    if len(raw) > MAX_SOURCE_BYTES:
+        return FileError(relpath, "file too large to be analysed")
+    decoded = decode_source(raw)
+    if isinstance(decoded, str):
+        return FileError(relpath, decoded)
+    return summarize_text(relpath, decoded[0])
+
+
+def _summarize_chunk(
+    files: list[tuple[str, bytes]],
+) -> list[tuple[str, ModuleSummary | FileError]]:
+    """A worker's share of the first summaries (a worker process exits with its garbage)."""
+    return [(relpath, summarize_raw(relpath, raw)) for relpath, raw in files]

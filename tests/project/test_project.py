@@ -9,6 +9,7 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from hybridize.analyzer.engine import (
@@ -78,6 +79,18 @@ def test_results_equal_the_cli_analysis(make_project: MakeProject) -> None:
         True,
         "convert_to_hybrid",
     )
+
+
+def test_a_large_project_is_summarised_on_several_processes(
+    make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("hybridize.project.PARALLEL_THRESHOLD", 2)
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS, "bad.py": "def f(:\n"})
+    project = Project.open(root, ProjectOptions(use_cache=False, jobs=2))
+    expected, _ = analyze_path(root, AnalysisOptions(use_cache=False, jobs=1))
+    assert project.results().functions == expected.functions
+    assert project.results().errors == expected.errors
+    assert project.files == ["bad.py", "helpers.py", "main.py"]
 
 
 def test_results_are_recomputed_only_after_a_change(make_project: MakeProject) -> None:
