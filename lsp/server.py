@@ -28,7 +28,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import to_fs_path
 
 from hybridize import __version__
 from hybridize.lsp.actions import SOURCE_ACTION, code_actions
@@ -98,7 +98,9 @@ class HybridizeServer(LanguageServer):
 
     @property
     def encoding(self) -> str:
-        return str(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
+        """The negotiated position encoding's name (`utf-16` unless the client chose)."""
+        chosen = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        return chosen.value if isinstance(chosen, types.PositionEncodingKind) else str(chosen)
 
     def open_project(self, root: Path) -> Project:
         self.root = root
@@ -125,11 +127,6 @@ class HybridizeServer(LanguageServer):
         project = self.project or self.open_project(Path(path).parent)
         relpath = project.relpath(Path(path))
         return (project, relpath) if relpath is not None else None
-
-    def uri_of(self, relpath: str) -> str | None:
-        if self.project is None:
-            return None
-        return from_fs_path(str(self.project.base / relpath))
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
         logger.info(message)

@@ -355,12 +355,12 @@ async def test_hover_outside_the_project_and_debouncing(
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize(("encoding", "column"), [("utf-16", 24), ("utf-32", 23)])
+@pytest.mark.parametrize(("encoding", "column"), [("utf-8", 27), ("utf-16", 24)])
 async def test_settings_and_hints_in_the_negotiated_encoding(
     client: LanguageClient, make_project: MakeProject, encoding: str, column: int
 ) -> None:
-    """A print after an emoji: its column counts the emoji as two UTF-16 units, one code
-    point. The pyproject's ignore applies; the editor's setting turns hints on."""
+    """A print after an emoji and an é (code-point column 23): they take 6 UTF-8 bytes and 3
+    UTF-16 units. The pyproject's ignore applies; the editor's setting turns hints on."""
     source = textwrap.dedent(MAIN).replace(
         '    print("résumé 😀", x)\n', '    label = "😀" + "é"; print(label, x)\n'
     )
