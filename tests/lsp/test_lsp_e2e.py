@@ -293,6 +293,15 @@ async def test_project_awareness_buffers_watched_files_and_deletion(
         )
     )
     await diagnostics_until(client, main_uri, lambda d: ("HY010", 5) not in codes_by_line(d))
+    # A rename over it brings the pure helper back.
+    (root / "fresh.py").write_text(textwrap.dedent(HELPERS))
+    (root / "fresh.py").replace(root / "helpers.py")
+    client.workspace_did_rename_files(
+        types.RenameFilesParams(
+            files=[types.FileRename(old_uri=(root / "fresh.py").as_uri(), new_uri=helpers_uri)]
+        )
+    )
+    await diagnostics_until(client, main_uri, lambda d: ("HY010", 5) in codes_by_line(d))
     # The open file disappears from the disk: its buffer still counts, the server goes on.
     (root / "main.py").unlink()
     client.workspace_did_change_watched_files(
@@ -352,6 +361,13 @@ async def test_hover_outside_the_project_and_debouncing(
     await asyncio.sleep(1.0)
     burst = [p for p in client.published[before:] if p.uri == uri]
     assert [p.version for p in burst] == [6]
+    # Saving publishes at once.
+    saved = len(client.published)
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    await diagnostics_until(client, uri, lambda d: len(client.published) > saved)
+    assert client.published[-1].version == 6
 
 
 @pytest.mark.asyncio

@@ -20,7 +20,7 @@ from hybridize.analyzer.engine import (
 )
 from hybridize.cli import main
 from hybridize.project import Project, ProjectOptions, encode_buffer
-from hybridize.refactor import plan_refactorings, read_snapshot
+from hybridize.refactor import apply_plan, plan_refactorings, read_snapshot
 
 MakeProject = Callable[[dict[str, str | bytes]], Path]
 
@@ -270,3 +270,36 @@ def test_encode_buffer_follows_the_declared_encoding() -> None:
     text = "# -*- coding: latin-1 -*-\nname = 'café'\n"
     assert encode_buffer(text) == text.encode("latin-1")
     assert encode_buffer("name = 'café'\n") == "name = 'café'\n".encode()
+
+
+def test_a_plan_made_on_a_buffer_is_never_written_over_a_different_disk(
+    make_project: MakeProject,
+) -> None:
+    """The planner's safety holds for buffers: `apply_plan` writes a file only if the disk
+    still holds the bytes the plan was made on."""
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root)
+    disk = (root / "main.py").read_bytes()
+    project.update("main.py", textwrap.dedent(MAIN) + "\n# unsaved\n")
+    plan = project.plan()
+    assert [f.file for f in plan.files] == ["helpers.py", "main.py"]
+    report = apply_plan(plan)
+    assert [f.file for f in report.written] == ["helpers.py"]  # its buffer is the disk's
+    assert [n.file for n in report.failed] == ["main.py"]
+    assert (root / "main.py").read_bytes() == disk
+    project.reload("main.py")  # the disk's text again: now the plan may be written
+    project.reload("helpers.py")
+    report = apply_plan(project.plan())
+    assert [f.file for f in report.written] == ["main.py"]
+    assert "@tf.function\ndef total(x):" in (root / "main.py").read_text()
+
+
+def test_a_single_file_project(make_project: MakeProject) -> None:
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root / "main.py")
+    assert project.files == ["main.py"]
+    expected, _ = analyze_path(root / "main.py", AnalysisOptions(use_cache=False))
+    assert project.results().functions == expected.functions
+    assert project.update("helpers.py", HELPERS) is None  # not part of this project
+    assert project.update(root / "main.py", "def f(x):\n    return x\n") == "main.py"
+    assert [v.qualname for v in project.results().functions] == ["f"]
