@@ -11,6 +11,9 @@ analysis, the planning and the edits are the library's (the model is jedi-langua
   for an older version is dropped). Every change can alter the verdicts of other files
   (call sites cross files), so every open document is published again. A document that stops
   parsing keeps its last good diagnostics until it parses again.
+- The project is analysed in a worker thread, one piece of work at a time (`run`), so the
+  event loop keeps reading messages during a solve; code actions computed for a text the
+  client has since changed are withdrawn (their line numbers would be wrong).
 - Robustness: a malformed message is logged and skipped; a request whose parameters do not
   fit its method gets an `InvalidParams` error; an unknown request gets `MethodNotFound`
   (pygls); an exception in a handler is logged and the server goes on; the server exits when
@@ -21,8 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -76,8 +81,19 @@ class HybridizeProtocol(LanguageServerProtocol):
         super().handle_message(message)
 
 
+Texts = dict[str, tuple[int | None, str]]
+"""Open documents by URI: their version and text, as the client last sent them."""
+
+Outcome = TypeVar("Outcome")
+
+
 class HybridizeServer(LanguageServer):
-    """The server's state: the project, the settings and what was last published."""
+    """The server's state: the project, the settings and what was last published.
+
+    The project is only touched by `run`: in a worker thread, one piece of work at a time.
+    The event loop stays free to read messages while a solve runs, so a newer change can
+    arrive meanwhile, and a result computed for an older version is then dropped.
+    """
 
     def __init__(self) -> None:
         super().__init__(
@@ -93,14 +109,30 @@ class HybridizeServer(LanguageServer):
         self.docs = CodeDocs()
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.published: dict[str, list[types.Diagnostic]] = {}
+        self.lock = threading.Lock()
 
-    # -- project ----------------------------------------------------------------------------
+    # -- the project, in a worker thread ----------------------------------------------------
+
+    async def run(self, work: Callable[[], Outcome]) -> Outcome:
+        """Run `work` (which may touch the project) in a worker thread, under the lock."""
+
+        def locked() -> Outcome:
+            with self.lock:
+                return work()
+
+        return await asyncio.to_thread(locked)
 
     @property
     def encoding(self) -> str:
         """The negotiated position encoding's name (`utf-16` unless the client chose)."""
         chosen = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
         return chosen.value if isinstance(chosen, types.PositionEncodingKind) else str(chosen)
+
+    def texts(self, *uris: str) -> Texts:
+        """The open documents' versions and texts now (all of them without `uris`)."""
+        documents = self.workspace.text_documents
+        wanted = uris or tuple(documents)
+        return {u: (documents[u].version, documents[u].source) for u in wanted if u in documents}
 
     def open_project(self, root: Path) -> Project:
         self.root = root
@@ -111,6 +143,7 @@ class HybridizeServer(LanguageServer):
         return self.project
 
     def apply_settings(self, editor: Any) -> None:
+        """New editor settings (or a changed pyproject.toml); call through `run`."""
         self.editor_settings = dict(editor) if isinstance(editor, dict) else {}
         self.settings = load_settings(self.root, self.editor_settings)
         for warning in self.settings.warnings:
@@ -128,6 +161,82 @@ class HybridizeServer(LanguageServer):
         relpath = project.relpath(Path(path))
         return (project, relpath) if relpath is not None else None
 
+    def file_result(self, uri: str, texts: Texts) -> tuple[FileResult, Project] | None:
+        """The document's result for the given buffer texts (every open buffer is given to
+        the project first: each can change the verdicts of the others)."""
+        for open_uri, (_, text) in texts.items():
+            found = self.project_for(open_uri)
+            if found is not None:
+                found[0].update(found[1], text)
+        found = self.project_for(uri)
+        if found is None:
+            return None
+        result = found[0].file_result(found[1])
+        return (result, found[0]) if result is not None else None
+
+    def diagnose(self, texts: Texts) -> dict[str, list[types.Diagnostic] | None]:
+        """Each open document's diagnostics (None: it does not parse now, keep the last)."""
+        out: dict[str, list[types.Diagnostic] | None] = {}
+        for uri in texts:
+            found = self.file_result(uri, texts)
+            if found is None:
+                continue
+            result = found[0]
+            if result.error is not None or result.text is None:
+                out[uri] = None
+                continue
+            lines = Lines(result.text, self.encoding)
+            out[uri] = file_diagnostics(result, lines, self.docs, hints=self.settings.hints)
+        return out
+
+    # -- publishing, on the event loop ------------------------------------------------------
+
+    async def refresh(self, changed: str | None = None) -> None:
+        """Publish every open document's diagnostics: the `changed` document's always, the
+        others' when they differ from what was sent; a result for a version the client has
+        since replaced is dropped (its own run publishes)."""
+        texts = self.texts()
+        computed = await self.run(lambda: self.diagnose(texts))
+        for uri, diagnostics in computed.items():
+            document = self.workspace.text_documents.get(uri)
+            if document is None or document.version != texts[uri][0] or diagnostics is None:
+                continue
+            if uri != changed and self.published.get(uri) == diagnostics:
+                continue
+            self.published[uri] = diagnostics
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=uri, diagnostics=diagnostics, version=document.version
+                )
+            )
+
+    def clear(self, uri: str) -> None:
+        self.published.pop(uri, None)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
+
+    def cancel_pending(self, uri: str) -> None:
+        previous = self.pending.pop(uri, None)
+        if previous is not None:
+            previous.cancel()
+
+    def schedule(self, uri: str) -> None:
+        """Analyse after the document has been quiet for a while; a newer change wins."""
+        self.cancel_pending(uri)
+        document = self.workspace.get_text_document(uri)
+        self.pending[uri] = asyncio.ensure_future(self._later(uri, document.version))
+
+    async def _later(self, uri: str, version: int | None) -> None:
+        await asyncio.sleep(DEBOUNCE_SECONDS)
+        document = self.workspace.text_documents.get(uri)
+        if document is None or document.version != version:
+            return  # closed, or changed again: that change's own run will publish
+        self.pending.pop(uri, None)
+        await self.refresh(changed=uri)
+
+    # -- logging ----------------------------------------------------------------------------
+
     def log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
         logger.info(message)
         try:
@@ -138,78 +247,6 @@ class HybridizeServer(LanguageServer):
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log what went wrong (pygls would pop up a message for every malformed byte)."""
         self.log(f"error: {type(error).__name__}: {error}", types.MessageType.Error)
-
-    # -- diagnostics ------------------------------------------------------------------------
-
-    def file_result(self, uri: str) -> tuple[FileResult, Project] | None:
-        """The document's result for its current text (an open buffer is taken first, so
-        that edits are computed on exactly what the client holds)."""
-        found = self.project_for(uri)
-        if found is None:
-            return None
-        project, relpath = found
-        self.take_buffer(uri)
-        result = project.file_result(relpath)
-        return (result, project) if result is not None else None
-
-    def publish_all(self, changed: str | None = None) -> None:
-        """Publish every open document's diagnostics from the current project state: the
-        `changed` document's always, the others' when they differ from what was sent."""
-        documents = list(self.workspace.text_documents)
-        for uri in documents:
-            self.take_buffer(uri)  # every buffer first: each can change the others' verdicts
-        for uri in documents:
-            self.publish(uri, force=uri == changed)
-
-    def take_buffer(self, uri: str) -> None:
-        """Give the project the open document's current text."""
-        found = self.project_for(uri)
-        document = self.workspace.text_documents.get(uri)
-        if found is not None and document is not None:
-            found[0].update(found[1], document.source)
-
-    def publish(self, uri: str, *, force: bool = False) -> None:
-        found = self.file_result(uri)
-        if found is None:
-            return
-        result, _ = found
-        if result.error is not None or result.text is None:
-            return  # does not parse now: its last good diagnostics stay
-        lines = Lines(result.text, self.encoding)
-        diagnostics = file_diagnostics(result, lines, self.docs, hints=self.settings.hints)
-        if not force and self.published.get(uri) == diagnostics:
-            return
-        self.published[uri] = diagnostics
-        document = self.workspace.text_documents.get(uri)
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri=uri,
-                diagnostics=diagnostics,
-                version=document.version if document is not None else None,
-            )
-        )
-
-    def clear(self, uri: str) -> None:
-        self.published.pop(uri, None)
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
-        )
-
-    def schedule(self, uri: str) -> None:
-        """Analyse after the document has been quiet for a while; a newer change wins."""
-        previous = self.pending.pop(uri, None)
-        if previous is not None:
-            previous.cancel()
-        document = self.workspace.get_text_document(uri)
-        self.pending[uri] = asyncio.ensure_future(self._later(uri, document.version))
-
-    async def _later(self, uri: str, version: int | None) -> None:
-        await asyncio.sleep(DEBOUNCE_SECONDS)
-        document = self.workspace.text_documents.get(uri)
-        if document is None or document.version != version:
-            return  # closed, or changed again: that change's own run will publish
-        self.pending.pop(uri, None)
-        self.publish_all(changed=uri)
 
 
 server = HybridizeServer()
@@ -263,8 +300,9 @@ async def refresh_configuration(ls: HybridizeServer) -> None:
         ls.log(f"cannot read the editor's settings: {exc}", types.MessageType.Warning)
         return
     if answer and isinstance(answer[0], dict):
-        ls.apply_settings({**ls.editor_settings, **answer[0]})
-        ls.publish_all()
+        editor = {**ls.editor_settings, **answer[0]}
+        await ls.run(lambda: ls.apply_settings(editor))
+        await ls.refresh()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -273,15 +311,15 @@ async def did_change_configuration(
 ) -> None:
     settings = params.settings
     if isinstance(settings, dict) and isinstance(settings.get(SECTION), dict):
-        ls.apply_settings(settings[SECTION])
-        ls.publish_all()
+        await ls.run(lambda: ls.apply_settings(settings[SECTION]))
+        await ls.refresh()
     else:
         await refresh_configuration(ls)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-def did_open(ls: HybridizeServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.publish_all(changed=params.text_document.uri)
+async def did_open(ls: HybridizeServer, params: types.DidOpenTextDocumentParams) -> None:
+    await ls.refresh(changed=params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -290,81 +328,75 @@ def did_change(ls: HybridizeServer, params: types.DidChangeTextDocumentParams) -
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-def did_save(ls: HybridizeServer, params: types.DidSaveTextDocumentParams) -> None:
-    pending = ls.pending.pop(params.text_document.uri, None)
-    if pending is not None:
-        pending.cancel()
-    ls.publish_all(changed=params.text_document.uri)
+async def did_save(ls: HybridizeServer, params: types.DidSaveTextDocumentParams) -> None:
+    ls.cancel_pending(params.text_document.uri)
+    await ls.refresh(changed=params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-def did_close(ls: HybridizeServer, params: types.DidCloseTextDocumentParams) -> None:
+async def did_close(ls: HybridizeServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
-    pending = ls.pending.pop(uri, None)
-    if pending is not None:
-        pending.cancel()
-    found = ls.project_for(uri)
-    if found is not None:
-        project, relpath = found
-        project.reload(relpath)  # the disk counts again (or the file is gone)
+    ls.cancel_pending(uri)
+
+    def reload() -> None:
+        found = ls.project_for(uri)
+        if found is not None:
+            found[0].reload(found[1])  # the disk counts again (or the file is gone)
+
+    await ls.run(reload)
     ls.clear(uri)
-    ls.publish_all()
+    await ls.refresh()
+
+
+async def disk_changed(ls: HybridizeServer, changes: list[tuple[str, bool]]) -> None:
+    """Files changed (False) or gone (True) on disk; an open buffer still overrides the disk,
+    even a deleted file's. A pyproject.toml reloads the settings."""
+    opened = set(ls.workspace.text_documents)
+
+    def apply() -> None:
+        settings_changed = False
+        for uri, deleted in changes:
+            path = to_fs_path(uri)
+            if path is not None and Path(path).name == "pyproject.toml":
+                settings_changed = True
+                continue
+            found = ls.project_for(uri)
+            if found is None or uri in opened:
+                continue
+            if deleted:
+                found[0].remove(found[1])
+            else:
+                found[0].reload(found[1])
+        if settings_changed:
+            ls.apply_settings(ls.editor_settings)
+
+    await ls.run(apply)
+    await ls.refresh()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-def did_change_watched_files(
+async def did_change_watched_files(
     ls: HybridizeServer, params: types.DidChangeWatchedFilesParams
 ) -> None:
-    settings_changed = False
-    for change in params.changes:
-        path = to_fs_path(change.uri)
-        if path is None:
-            continue
-        if Path(path).name == "pyproject.toml":
-            settings_changed = True
-            continue
-        if change.uri in ls.workspace.text_documents:
-            continue  # an open buffer overrides the disk, even a deleted file's
-        found = ls.project_for(change.uri)
-        if found is None:
-            continue
-        project, relpath = found
-        if change.type == types.FileChangeType.Deleted:
-            project.remove(relpath)
-        else:
-            project.reload(relpath)
-    if settings_changed:
-        ls.apply_settings(ls.editor_settings)
-    ls.publish_all()
+    await disk_changed(
+        ls, [(c.uri, c.type == types.FileChangeType.Deleted) for c in params.changes]
+    )
 
 
-@server.feature(
-    types.WORKSPACE_DID_RENAME_FILES,
-    types.FileOperationRegistrationOptions(
-        filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*.py"))]
-    ),
+PYTHON_FILES = types.FileOperationRegistrationOptions(
+    filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*.py"))]
 )
-def did_rename_files(ls: HybridizeServer, params: types.RenameFilesParams) -> None:
-    for renamed in params.files:
-        for uri in (renamed.old_uri, renamed.new_uri):
-            found = ls.project_for(uri)
-            if found is not None and uri not in ls.workspace.text_documents:
-                found[0].reload(found[1])
-    ls.publish_all()
 
 
-@server.feature(
-    types.WORKSPACE_DID_DELETE_FILES,
-    types.FileOperationRegistrationOptions(
-        filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*.py"))]
-    ),
-)
-def did_delete_files(ls: HybridizeServer, params: types.DeleteFilesParams) -> None:
-    for deleted in params.files:
-        found = ls.project_for(deleted.uri)
-        if found is not None and deleted.uri not in ls.workspace.text_documents:
-            found[0].remove(found[1])
-    ls.publish_all()
+@server.feature(types.WORKSPACE_DID_RENAME_FILES, PYTHON_FILES)
+async def did_rename_files(ls: HybridizeServer, params: types.RenameFilesParams) -> None:
+    # Each side is read again: the old name is gone from the disk, the new one is there.
+    await disk_changed(ls, [(uri, False) for f in params.files for uri in (f.old_uri, f.new_uri)])
+
+
+@server.feature(types.WORKSPACE_DID_DELETE_FILES, PYTHON_FILES)
+async def did_delete_files(ls: HybridizeServer, params: types.DeleteFilesParams) -> None:
+    await disk_changed(ls, [(f.uri, True) for f in params.files])
 
 
 @server.feature(
@@ -374,20 +406,33 @@ def did_delete_files(ls: HybridizeServer, params: types.DeleteFilesParams) -> No
         resolve_provider=False,
     ),
 )
-def code_action(ls: HybridizeServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-    found = ls.file_result(params.text_document.uri)
-    if found is None:
-        return []
-    result, project = found
-    return code_actions(
-        project, result, params.text_document.uri, params.range, params.context, ls.encoding
-    )
+async def code_action(
+    ls: HybridizeServer, params: types.CodeActionParams
+) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    texts, encoding = ls.texts(), ls.encoding
+
+    def actions() -> list[types.CodeAction]:
+        found = ls.file_result(uri, texts)
+        if found is None:
+            return []
+        return code_actions(found[1], found[0], uri, params.range, params.context, encoding)
+
+    answer = await ls.run(actions)
+    # Edits are line numbers in the text they were made on: none for a text since replaced.
+    return answer if ls.texts(uri).get(uri) == texts.get(uri) else []
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
-def on_hover(ls: HybridizeServer, params: types.HoverParams) -> types.Hover | None:
-    found = ls.file_result(params.text_document.uri)
-    return hover(found[0], params.position, ls.encoding) if found is not None else None
+async def on_hover(ls: HybridizeServer, params: types.HoverParams) -> types.Hover | None:
+    uri = params.text_document.uri
+    texts, encoding = ls.texts(), ls.encoding
+
+    def answer() -> types.Hover | None:
+        found = ls.file_result(uri, texts)
+        return hover(found[0], params.position, encoding) if found is not None else None
+
+    return await ls.run(answer)
 
 
 def serve(tcp: str | None = None) -> None:
