@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import queue
+import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -143,3 +145,40 @@ def test_tcp_option_is_validated() -> None:
     outcome = CliRunner().invoke(main, ["lsp", "--tcp", "localhost"])
     assert outcome.exit_code == 2
     assert "HOST:PORT" in outcome.output
+
+
+def test_serves_over_tcp(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hybridize", "lsp", "--tcp", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=tmp_path,
+    )
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            try:
+                connection = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server never listened"
+                time.sleep(0.2)
+        with connection:
+            body = json.dumps(
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+            ).encode()
+            connection.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            stream = connection.makefile("rb")
+            length = 0
+            while (header := stream.readline()) not in (b"\r\n", b""):
+                if header.lower().startswith(b"content-length:"):
+                    length = int(header.split(b":")[1])
+            answer = json.loads(stream.read(length))
+            assert answer["id"] == 1 and "capabilities" in answer["result"]
+            assert answer["result"]["serverInfo"]["name"] == "hybridize"
+    finally:
+        process.kill()
+        process.wait(timeout=TIMEOUT)
