@@ -303,3 +303,26 @@ def test_a_single_file_project(make_project: MakeProject) -> None:
     assert project.update("helpers.py", HELPERS) is None  # not part of this project
     assert project.update(root / "main.py", "def f(x):\n    return x\n") == "main.py"
     assert [v.qualname for v in project.results().functions] == ["f"]
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "tensorflow"
+
+
+@pytest.mark.slow
+def test_the_whole_corpus_through_the_project_equals_the_cli() -> None:
+    """Every labelled program as one project: the same verdicts as `hybridize analyze`, and
+    per-file plans equal to `hybridize refactor`'s (with input-signature inference on, so that
+    reconfigurations are planned too)."""
+    options = AnalysisOptions(infer_input_signatures=True, use_cache=False, jobs=1)
+    expected, _ = analyze_path(CORPUS, options)
+    wanted = plan_refactorings(expected, snapshot=read_snapshot(CORPUS)).refactored_files()
+    project = Project.open(CORPUS, ProjectOptions(infer_input_signatures=True, use_cache=False))
+    assert project.results().functions == expected.functions
+    planned = {}
+    for name in project.files:
+        found = project.file_result(name)
+        assert found is not None
+        if found.plan is not None:
+            planned[name] = found.plan.new_text
+    assert planned == wanted
+    assert len(planned) >= 10  # the corpus has changes in most programs
