@@ -110,6 +110,7 @@ class HybridizeServer(LanguageServer):
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.published: dict[str, list[types.Diagnostic]] = {}
         self.lock = threading.Lock()
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     # -- the project, in a worker thread ----------------------------------------------------
 
@@ -120,6 +121,7 @@ class HybridizeServer(LanguageServer):
             with self.lock:
                 return work()
 
+        self.loop = asyncio.get_running_loop()
         return await asyncio.to_thread(locked)
 
     @property
@@ -238,11 +240,23 @@ class HybridizeServer(LanguageServer):
     # -- logging ----------------------------------------------------------------------------
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
+        """Log locally and to the client; from a worker thread, the sending is handed to the
+        event loop (a TCP transport must only be written from its loop)."""
         logger.info(message)
+
+        def send() -> None:
+            try:
+                self.window_log_message(types.LogMessageParams(type=kind, message=message))
+            except Exception:  # the client may be gone: logging must never fail a handler
+                logger.debug("cannot send a log message", exc_info=True)
+
         try:
-            self.window_log_message(types.LogMessageParams(type=kind, message=message))
-        except Exception:  # the client may be gone: logging must never fail a handler
-            logger.debug("cannot send a log message", exc_info=True)
+            asyncio.get_running_loop()
+        except RuntimeError:
+            if self.loop is not None and self.loop.is_running():
+                self.loop.call_soon_threadsafe(send)
+                return
+        send()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log what went wrong (pygls would pop up a message for every malformed byte)."""

@@ -390,7 +390,7 @@ async def test_settings_and_hints_in_the_negotiated_encoding(
         {
             "main.py": source,
             "helpers.py": HELPERS,
-            "pyproject.toml": '[tool.hybridize]\nignore = ["*::total"]\n',
+            "pyproject.toml": '[tool.hybridize]\nignore = ["*::total"]\ncolour = true\n',
         }
     )
     result = await initialize(client, root, settings={"hints": True}, encodings=[encoding])
@@ -402,3 +402,6 @@ async def test_settings_and_hints_in_the_negotiated_encoding(
     [hint] = [d for d in diagnostics if d.code == "HY101"]
     assert hint.range.start == types.Position(line=10, character=column)
     assert all(d.code != "HY010" for d in diagnostics)  # ignored by [tool.hybridize]
+    # The configuration's warnings reach the client's log (also from the worker thread).
+    warned = [m for m in client.log_messages if "unknown key 'colour'" in m.message]
+    assert len(warned) >= 2 and all(m.type == types.MessageType.Warning for m in warned)
