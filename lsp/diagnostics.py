@@ -4,8 +4,8 @@
   `@tf.function`), Warning for HY011 (remove it) and HY012 (reconfigure it), with the verdict's
   own one-line reason (and the assumption of a speculative verdict). Only what the plan changes
   is reported, so `--select`/`--ignore` settings and `# hybridize: ignore` silence it.
-- With hints on, a blocked candidate's findings (a function that could take tensors but fails)
-  are Hints on the lines that cause them.
+- With hints on, a blocked candidate's findings (a function that could take tensors but fails,
+  see `blocking_findings`) are Hints on the lines that cause them.
 
 Every diagnostic's code links to that code's documentation (`codeDescription.href`), see
 `docs`.
@@ -45,6 +45,17 @@ def name_span(verdict: FunctionVerdict, lines: Lines) -> Span:
     return Span(line, match.start(1), line, match.end(1))
 
 
+def blocking_findings(verdict: FunctionVerdict) -> list[Finding]:
+    """The findings that keep a function from its transformation: every finding of an eager
+    function that stays eager; for an existing `@tf.function`, its warnings and errors (an
+    informational "keep it" does not block anything)."""
+    if verdict.passes:
+        return []
+    if verdict.is_hybrid:
+        return [f for f in verdict.findings if f.severity in ("warning", "error")]
+    return list(verdict.findings)
+
+
 def file_diagnostics(
     found: FileResult, lines: Lines, docs: CodeDocs, *, hints: bool
 ) -> list[types.Diagnostic]:
@@ -54,8 +65,8 @@ def file_diagnostics(
     for verdict in found.verdicts:
         if verdict.qualname in planned and verdict.transformation in TRANSFORMATION_CODES:
             out.append(_transformation(verdict, lines, docs))
-        elif hints and not verdict.passes and verdict.has_tensor_parameter is not False:
-            out.extend(_hint(verdict, finding, lines, docs) for finding in verdict.findings)
+        elif hints and verdict.has_tensor_parameter is not False:
+            out.extend(_hint(verdict, f, lines, docs) for f in blocking_findings(verdict))
     out.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code)))
     return out
 
@@ -83,7 +94,11 @@ def _hint(
 ) -> types.Diagnostic:
     return types.Diagnostic(
         range=lines.span_range(finding.span),
-        message=f"{verdict.qualname} cannot run as a graph: {finding.message}",
+        message=(
+            f"{verdict.qualname}: {finding.message}"
+            if verdict.is_hybrid
+            else f"{verdict.qualname} stays eager: {finding.message}"
+        ),
         severity=types.DiagnosticSeverity.Hint,
         code=finding.code,
         code_description=docs.description(finding.code),

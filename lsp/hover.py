@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from hybridize.lsp.diagnostics import name_span
+from hybridize.lsp.diagnostics import blocking_findings, name_span
 from hybridize.lsp.positions import Lines
 from hybridize.model import FunctionVerdict, ParamReport, SpecTree, TensorSpec, Tristate
 from hybridize.output.text_report import verdict_text
@@ -64,8 +64,8 @@ def verdict_markdown(verdict: FunctionVerdict, planned: str | None) -> str:
         out += ["", "Parameters:"] + [f"- {_parameter(p)}" for p in verdict.params]
     if verdict.assumptions:
         out += ["", "Assumes:"] + [f"- {a}" for a in verdict.assumptions]
-    blocking = [f for f in verdict.findings if f.severity in ("warning", "error")]
-    if blocking and not verdict.passes:
+    blocking = blocking_findings(verdict)
+    if blocking:
         out += ["", "Blocked by:"]
         out += [
             f"- line {f.span.start_line}: {f.code} {f.message}"
