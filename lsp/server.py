@@ -142,6 +142,8 @@ class HybridizeServer(LanguageServer):
         for warning in self.settings.warnings:
             self.log(warning, types.MessageType.Warning)
         self.project = Project.open(root, self.settings.options)
+        for warning in self.project.warnings:
+            self.log(warning, types.MessageType.Warning)
         return self.project
 
     def apply_settings(self, editor: Any) -> None:
@@ -272,8 +274,9 @@ def initialize(ls: HybridizeServer, params: types.InitializeParams) -> None:
     uri = folders[0].uri if folders else params.root_uri
     path = to_fs_path(uri) if uri else params.root_path
     options = params.initialization_options
-    if isinstance(options, dict):
-        ls.editor_settings = dict(options.get(SECTION, options))
+    section = options.get(SECTION, options) if isinstance(options, dict) else None
+    if isinstance(section, dict):
+        ls.editor_settings = dict(section)
     if path and Path(path).is_dir():
         ls.open_project(Path(path))
 

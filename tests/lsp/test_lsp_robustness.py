@@ -71,7 +71,12 @@ def initialize(client: RawClient, root: Path) -> None:
         {
             "id": 1,
             "method": "initialize",
-            "params": {"processId": None, "rootUri": root.as_uri(), "capabilities": {}},
+            "params": {
+                "processId": None,
+                "rootUri": root.as_uri(),
+                "capabilities": {},
+                "initializationOptions": {"hybridize": 5},  # not settings: ignored
+            },
         }
     )
     assert "capabilities" in client.response(1)["result"]
