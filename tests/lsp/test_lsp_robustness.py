@@ -50,6 +50,15 @@ class RawClient:
                     break
             self.messages.put(json.loads(stream.read(length)))
 
+    def close(self) -> None:
+        """Stop the server if it still runs, and close the pipes."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=TIMEOUT)
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None and not stream.closed:
+                stream.close()
+
     def send_bytes(self, body: bytes) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
@@ -129,8 +138,7 @@ def test_malformed_messages_get_errors_or_are_skipped(tmp_path: Path) -> None:
         client.send({"method": "exit"})
         assert client.process.wait(timeout=TIMEOUT) == 0
     finally:
-        if client.process.poll() is None:
-            client.process.kill()
+        client.close()
 
 
 def test_the_server_exits_when_the_client_disappears(tmp_path: Path) -> None:
@@ -139,11 +147,12 @@ def test_the_server_exits_when_the_client_disappears(tmp_path: Path) -> None:
         initialize(client, tmp_path)
         assert client.process.stdin is not None
         client.process.stdin.close()
-        client.process.wait(timeout=TIMEOUT)
-    finally:
-        if client.process.poll() is None:
-            client.process.kill()
+        try:
+            client.process.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
             pytest.fail("the server kept running after its client went away")
+    finally:
+        client.close()
 
 
 def test_tcp_option_is_validated() -> None:
