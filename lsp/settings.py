@@ -10,6 +10,7 @@ the findings that block a candidate as Hint diagnostics.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,9 +49,8 @@ def load_settings(root: Path | None, editor: Mapping[str, Any] | None) -> Settin
             warnings.append(f"{exc}; using the defaults")
     warnings.extend(config.warnings)
     editor = editor if isinstance(editor, Mapping) else {}
-    select = config.select
-    ignore = config.ignore
-    infer = config.infer_input_signatures
+    defaults = ProjectOptions.from_config(config)
+    select, ignore, infer = defaults.select, defaults.ignore, defaults.infer_input_signatures
     if "select" in editor:
         chosen = _patterns(editor["select"])
         if chosen is None:
@@ -67,5 +67,7 @@ def load_settings(root: Path | None, editor: Mapping[str, Any] | None) -> Settin
     if isinstance(value, bool):
         infer = value
     hints = editor.get("hints", False)
-    options = ProjectOptions(infer, select, ignore)
+    options = dataclasses.replace(
+        defaults, infer_input_signatures=infer, select=select, ignore=ignore
+    )
     return Settings(options, hints is True, tuple(warnings))

@@ -10,8 +10,9 @@ from hybridize.lsp.diagnostics import blocking_findings, file_diagnostics, name_
 from hybridize.lsp.docs import CodeDocs
 from hybridize.lsp.hover import hover
 from hybridize.lsp.positions import Lines
+from hybridize.lsp.settings import load_settings
 from hybridize.model import Finding, FunctionVerdict, Span
-from hybridize.project import FileResult
+from hybridize.project import FileResult, ProjectOptions
 
 TEXT = "import tensorflow as tf\n\n\n@tf.function\ndef step(x):\n    print(x)\n    return x\n"
 
@@ -77,3 +78,31 @@ def test_an_unwritable_docs_folder_gives_a_data_link(tmp_path: Path) -> None:
     href = CodeDocs(blocker / "docs").href("HY010")
     assert href is not None and href.startswith("data:text/markdown")
     assert CodeDocs(tmp_path).href("HY999") is None
+
+
+def test_settings_combine_pyproject_and_editor_like_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.hybridize]\nselect = ["HY010"]\nignore = ["tests/*"]\n'
+        "infer-input-signatures = true\n"
+    )
+    plain = load_settings(tmp_path, None)
+    assert plain.options.select == ("HY010",) and plain.options.ignore == ("tests/*",)
+    assert plain.options.infer_input_signatures is True and plain.hints is False
+    edited = load_settings(
+        tmp_path,
+        {
+            "select": "HY011",
+            "ignore": ["*::legacy_*"],
+            "inferInputSignatures": False,
+            "hints": True,
+        },
+    )
+    assert edited.options.select == ("HY011",)  # replaces
+    assert edited.options.ignore == ("tests/*", "*::legacy_*")  # adds
+    assert edited.options.infer_input_signatures is False and edited.hints is True
+    wrong = load_settings(tmp_path, {"select": 3, "hints": "yes"})
+    assert wrong.options.select == ("HY010",) and wrong.hints is False
+    assert any("hybridize.select" in w for w in wrong.warnings)
+    (tmp_path / "pyproject.toml").write_text("[tool.hybridize\nselect = 1\n")
+    broken = load_settings(tmp_path, None)
+    assert broken.options == ProjectOptions() and broken.warnings
