@@ -15,6 +15,7 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +62,24 @@ from hybridize.model import (
     TensorSpec,
 )
 
+_FREEZE_SURVIVORS: ContextVar[bool] = ContextVar("freeze_survivors", default=True)
+"""Whether an analysis moves what survives it to the permanent generation (`gc.freeze`)."""
+
+
+@contextmanager
+def survivors_collectable() -> Iterator[None]:
+    """Analyses inside this block leave their survivors to the cycle collector.
+
+    A command runs one analysis and exits, so freezing what survives it is free. A long-running
+    process (the language server, a `Project` re-analysing on every edit) replaces its results
+    again and again: frozen, every old result would stay in memory until the process ends.
+    """
+    token = _FREEZE_SURVIVORS.set(False)
+    try:
+        yield
+    finally:
+        _FREEZE_SURVIVORS.reset(token)
+
 
 @contextmanager
 def _no_cyclic_gc() -> Iterator[None]:
@@ -71,8 +90,10 @@ def _no_cyclic_gc() -> Iterator[None]:
     try:
         yield
     finally:
-        # What survives the analysis lives until the end of the run: keep the collector off it.
-        gc.freeze()
+        if _FREEZE_SURVIVORS.get():
+            # What survives the analysis lives until the end of the run: keep the collector
+            # off it (unless `survivors_collectable` says the process outlives the result).
+            gc.freeze()
         if enabled:
             gc.enable()
 
@@ -709,4 +730,10 @@ def _verdict(
     return decide(function_facts)
 
 
-__all__ = ["AnalysisOptions", "analyze_path", "analyze_summaries", "is_primitive"]
+__all__ = [
+    "AnalysisOptions",
+    "analyze_path",
+    "analyze_summaries",
+    "is_primitive",
+    "survivors_collectable",
+]
