@@ -9,12 +9,13 @@ change in an imported module always reaches the modules that import it.
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 import os
 import time
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,7 @@ from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.effects import EffectAnalysis
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
+from hybridize.analyzer.parse_guard import screen
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.retracing import LiteralVariation, Retrace
 from hybridize.analyzer.safety import safety_facts
@@ -45,10 +47,11 @@ from hybridize.analyzer.signatures import (
     supplied_signature,
     unresolved_axis,
 )
-from hybridize.analyzer.sources import discover, read_source
+from hybridize.analyzer.sources import discover, read_source, relative_name
 from hybridize.analyzer.speculation import speculate
 from hybridize.analyzer.summarize import summarize_module
 from hybridize.analyzer.tensors import TensorFacts, is_primitive, is_tensor_like, solve
+from hybridize.analyzer.workers import run_isolated
 from hybridize.model import (
     AnalysisResult,
     FileError,
@@ -58,6 +61,24 @@ from hybridize.model import (
     Span,
     TensorSpec,
 )
+
+_FREEZE_SURVIVORS: ContextVar[bool] = ContextVar("freeze_survivors", default=True)
+"""Whether an analysis moves what survives it to the permanent generation (`gc.freeze`)."""
+
+
+@contextmanager
+def survivors_collectable() -> Iterator[None]:
+    """Analyses inside this block leave their survivors to the cycle collector.
+
+    A command runs one analysis and exits, so freezing what survives it is free. A long-running
+    process (the language server, a `Project` re-analysing on every edit) replaces its results
+    again and again: frozen, every old result would stay in memory until the process ends.
+    """
+    token = _FREEZE_SURVIVORS.set(False)
+    try:
+        yield
+    finally:
+        _FREEZE_SURVIVORS.reset(token)
 
 
 @contextmanager
@@ -69,8 +90,10 @@ def _no_cyclic_gc() -> Iterator[None]:
     try:
         yield
     finally:
-        # What survives the analysis lives until the end of the run: keep the collector off it.
-        gc.freeze()
+        if _FREEZE_SURVIVORS.get():
+            # What survives the analysis lives until the end of the run: keep the collector
+            # off it (unless `survivors_collectable` says the process outlives the result).
+            gc.freeze()
         if enabled:
             gc.enable()
 
@@ -100,6 +123,10 @@ def summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
 
 
 def _summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
+    # Nesting is measured before libcst's native parser, which crashes on deep nesting.
+    screened = screen(text)
+    if screened.problem is not None:
+        return FileError(relpath, screened.problem)
     try:
         tree = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -109,7 +136,7 @@ def _summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
     except Exception as exc:  # libcst raises other errors on odd input
         return FileError(relpath, f"cannot parse: {type(exc).__name__}: {exc}")
     try:
-        return summarize_module(relpath, tree, text)
+        return summarize_module(relpath, tree, text, screened.tree)
     except RecursionError:
         return FileError(relpath, "cannot analyse: the file is nested too deeply")
 
@@ -126,11 +153,22 @@ def _syntax_error_message(text: str, exc: cst.ParserSyntaxError) -> str:
     return f"SyntaxError: {exc.message} (line {exc.raw_line}); libcst cannot parse this file"
 
 
-def _summarize_batch(
-    batch: list[tuple[str, str]], root: str, cache_dir: str | None
-) -> list[ModuleSummary | FileError]:
-    cache = SummaryCache(Path(cache_dir)) if cache_dir else None
-    return [_summarize_cached(Path(p), Path(root), cache) for p, _ in batch]
+_WORKER_CACHES: dict[str, SummaryCache] = {}
+"""A worker process' summary cache, opened once per folder."""
+
+
+def _summarize_in_worker(path: str, root: str, cache_dir: str | None) -> ModuleSummary | FileError:
+    cache = None
+    if cache_dir is not None:
+        cache = _WORKER_CACHES.get(cache_dir)
+        if cache is None:
+            cache = _WORKER_CACHES[cache_dir] = SummaryCache(Path(cache_dir))
+    return _summarize_cached(Path(path), Path(root), cache)
+
+
+def _left_out(root: Path, path: str, reason: str) -> FileError:
+    """The error entry of a file whose worker crashed or ran out of time: the rest goes on."""
+    return FileError(relative_name(Path(path), root), f"cannot analyse: {reason}; left out")
 
 
 def _summarize_cached(
@@ -169,15 +207,13 @@ def _summaries(
     jobs = options.jobs or os.cpu_count() or 1
     results: list[ModuleSummary | FileError] = []
     if jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
-        chunks = [[(str(p), "") for p in files[i :: jobs * 4]] for i in range(jobs * 4)]
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [
-                pool.submit(_summarize_batch, chunk, str(base), cache_dir)
-                for chunk in chunks
-                if chunk
-            ]
-            for future in futures:
-                results.extend(future.result())
+        # One file at a time per worker: a worker that crashes costs only its file.
+        results = run_isolated(
+            functools.partial(_summarize_in_worker, root=str(base), cache_dir=cache_dir),
+            [str(p) for p in files],
+            jobs,
+            functools.partial(_left_out, base),
+        )
     else:
         usable = cache if cache is not None and cache.usable else None
         results = [_summarize_cached(p, base, usable) for p in files]
@@ -694,4 +730,10 @@ def _verdict(
     return decide(function_facts)
 
 
-__all__ = ["AnalysisOptions", "analyze_path", "analyze_summaries", "is_primitive"]
+__all__ = [
+    "AnalysisOptions",
+    "analyze_path",
+    "analyze_summaries",
+    "is_primitive",
+    "survivors_collectable",
+]

@@ -8,6 +8,7 @@ analysis within a small factor of the parse itself.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -58,15 +59,18 @@ def dotted_name(expr: cst.BaseExpression | None) -> str | None:
     return None
 
 
-def summarize_module(relpath: str, tree: cst.Module, text: str) -> ModuleSummary:
+def summarize_module(
+    relpath: str, tree: cst.Module, text: str, ast_tree: ast.Module | None = None
+) -> ModuleSummary:
     """Summarise one parsed file.
 
-    Positions come from CPython's parser paired with the walk (fast); if the pairing ever
-    fails its checks, the file is summarised again with libcst's exact position provider.
+    Positions come from CPython's parser paired with the walk (fast; `ast_tree` is its tree
+    when the caller parsed it already); if the pairing ever fails its checks, the file is
+    summarised again with libcst's exact position provider.
     """
     line_count = text.count("\n") + 1
     try:
-        positions: Positions = OrdinalPositions(text)
+        positions: Positions = OrdinalPositions(text, ast_tree)
         summary = _ModuleBuilder(relpath, tree, positions).build(line_count)
         positions.finish()
         return summary

@@ -56,12 +56,13 @@ TENSOR: Atom = ("tensor", None, None)
 PYTHON: Atom = ("python",)
 NO_ATOMS: Atoms = frozenset()
 MAX_ATOMS = 24
-MAX_ROUNDS = 20
-MAX_FINAL_ROUNDS = 12
-"""Bounds on the rounds of the fixed point (optimistic, then with unknowns explicit). Facts
-only grow and are widened after WIDEN_AFTER rounds, so real projects settle well within
-them; past the bound the facts found so far are used, an under-approximation of call-site
-evidence in the rare project that needs more."""
+MAX_ROUNDS = 60
+MAX_FINAL_ROUNDS = 60
+"""Safety bounds on the rounds of the fixed point (optimistic, then with unknowns explicit).
+Termination comes from widening, not from these: after WIDEN_AFTER rounds facts only grow,
+over a finite shallow domain (`_widen`). Evidence moves one call down a chain per round, so
+the bounds are set well above real call depths (TensorFlow's own ops settle in about 25);
+past them the facts found so far are used and the run reports it."""
 WIDEN_AFTER = 6
 """Rounds after which shapes and literal values are dropped from the project-wide facts.
 
@@ -162,17 +163,22 @@ def _shrink(atom: Atom, depth: int = 0) -> Atom:
     if kind not in ("seq", "tup", "dict"):
         return atom
     if depth >= MAX_NESTING:
-        if is_tensor_like(atom):
-            return ("seq", "list", frozenset({TENSOR}))
-        if is_primitive(atom):
-            return ("seq", "list", frozenset({("lit", "int", None)}))
-        return UNKNOWN_ATOM if _has_unknown(atom) else PYTHON
+        return _collapse(atom)
     if kind == "seq":
         return ("seq", atom[1], frozenset(_shrink(a, depth + 1) for a in atom[2]))
     if kind == "tup":
         parts = tuple(frozenset(_shrink(a, depth + 1) for a in part) for part in atom[1])
         return ("tup", parts, *atom[2:])
     return ("dict", frozenset(_shrink(a, depth + 1) for a in atom[1]))
+
+
+def _collapse(container: Atom) -> Atom:
+    """One summary atom for a container too deep to track: what matters of it downstream."""
+    if is_tensor_like(container):
+        return ("seq", "list", frozenset({TENSOR}))
+    if is_primitive(container):
+        return ("seq", "list", frozenset({("lit", "int", None)}))
+    return UNKNOWN_ATOM if _has_unknown(container) else PYTHON
 
 
 def _has_unknown(atom: Atom, depth: int = 0) -> bool:
@@ -192,11 +198,29 @@ def _has_unknown(atom: Atom, depth: int = 0) -> bool:
 CONTAINER_KINDS = frozenset({"seq", "tup", "dict"})
 
 
+_SHRUNK: dict[Atom, Atom] = {}
+"""`_shrink` of container atoms already seen. Every evaluation caps its result, and on real
+code the same large container atoms come back thousands of times (half the solver's time
+went into shrinking them again); `_shrink` is idempotent, so its result maps to itself."""
+MAX_SHRUNK = 200_000
+
+
+def _shrunk(atom: Atom) -> Atom:
+    found = _SHRUNK.get(atom)
+    if found is None:
+        if len(_SHRUNK) >= MAX_SHRUNK:
+            _SHRUNK.clear()
+        found = _shrink(atom)
+        _SHRUNK[atom] = found
+        _SHRUNK[found] = found
+    return found
+
+
 def _cap(atoms: Iterable[Atom]) -> Atoms:
     result = atoms if type(atoms) is frozenset else frozenset(atoms)
     for a in result:
         if a[0] in CONTAINER_KINDS:
-            result = frozenset(_shrink(a) for a in result)
+            result = frozenset(_shrunk(a) if a[0] in CONTAINER_KINDS else a for a in result)
             break
     if len(result) > MAX_ATOMS:
         # Too many kinds to track: keep whether it may be a tensor (a deterministic choice,
@@ -1182,17 +1206,27 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
 
 
 def _widen(atom: Atom, depth: int = 0) -> Atom:
+    """An atom of the widened domain: no shapes, no literal values, and containers one level
+    deep (a container inside a container is summarised as `_shrink` does past MAX_NESTING).
+
+    Shapes and literal values alone do not make the domain small: containers of containers
+    combine without end on real code (TensorFlow's own `data_flow_ops` gained a new nesting
+    of lists and tuples in every round for twenty rounds). One level of containers, over a
+    finite set of element atoms, makes the widened domain finite and shallow, so joined facts
+    stop growing after a few rounds whatever the project."""
     kind = atom[0]
     if kind in ("tensor", "variable", "numpy") and len(atom) > 2 and atom[2] is not None:
         return (kind, atom[1], None, *atom[3:])
     if kind == "lit" and atom[1] in ("int", "float", "str") and atom[2] is not None:
         return ("lit", atom[1], None)
-    if depth < MAX_NESTING and kind == "tup":
+    if kind in CONTAINER_KINDS and depth >= 1:
+        return _collapse(atom)
+    if kind == "tup":
         parts = tuple(frozenset(_widen(a, depth + 1) for a in part) for part in atom[1])
         return ("tup", parts, *atom[2:])
-    if depth < MAX_NESTING and kind == "seq":
+    if kind == "seq":
         return ("seq", atom[1], frozenset(_widen(a, depth + 1) for a in atom[2]))
-    if depth < MAX_NESTING and kind == "dict":
+    if kind == "dict":
         return ("dict", frozenset(_widen(a, depth + 1) for a in atom[1]))
     return atom
 
