@@ -480,10 +480,30 @@ def bench(
         sys.exit(code)
 
 
-@main.command()
-def lsp() -> None:
-    """Run the language server over stdio (arrives with the language-server issue)."""
-    raise click.ClickException("`hybridize lsp` is not implemented yet")
+def _host_port(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    _host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.BadParameter("expected HOST:PORT, e.g. 127.0.0.1:2087")
+    return value
+
+
+@main.command(
+    epilog="""\b
+Examples:
+  hybridize lsp                        # over stdin/stdout, as editors start it
+  hybridize lsp --tcp 127.0.0.1:2087   # over TCP, to attach an editor or a debugger
+"""
+)
+@click.option(
+    "--tcp", metavar="HOST:PORT", callback=_host_port, help="Listen on TCP instead of stdio."
+)
+def lsp(tcp: str | None) -> None:
+    """Run the language server: diagnostics, quick fixes and hovers for the workspace."""
+    from hybridize.lsp.server import serve
+
+    serve(tcp)
 
 
 if __name__ == "__main__":  # pragma: no cover
