@@ -258,6 +258,11 @@ def defines_functions(data: bytes) -> bool:
     return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) for n in ast.walk(tree))
 
 
+def display_name(name: str) -> str:
+    """A file name as the reports show it: bytes that are not UTF-8 become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _hybridize(
     args: list[str], cache: Path
 ) -> tuple[subprocess.CompletedProcess[bytes] | None, float]:
@@ -269,7 +274,7 @@ def _hybridize(
             capture_output=True,
             timeout=RUN_TIMEOUT,
             env=env,
-            cwd=REPO,
+            cwd=cache.parent,  # not the repository: its `hybridize/` folder would shadow the install
         )
     except subprocess.TimeoutExpired:
         return None, time.perf_counter() - started
@@ -322,7 +327,6 @@ def _process_failures(label: str, done: subprocess.CompletedProcess[bytes]) -> l
 
 
 def _report_failures(batch: Batch, report: dict[str, object]) -> list[str]:
-    from hybridize.analyzer.sources import display_name
     from hybridize.output.report_schema import validate_report
 
     failures = []
