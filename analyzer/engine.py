@@ -27,6 +27,7 @@ from hybridize.analyzer.callgraph import (
     recursive_functions,
     tensor_computation,
 )
+from hybridize.analyzer.candidacy import Candidacy, NotCandidate
 from hybridize.analyzer.decide import FunctionFacts, decide
 from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.effects import EffectAnalysis
@@ -263,6 +264,7 @@ def _analyze_summaries(
     computation = tensor_computation(graph, facts, keys)
     hybrid = {k for k in function_keys if is_hybrid(index, facts, k)}
     covered = covered_callers(graph, facts, hybrid, function_keys)
+    candidacy = Candidacy(index, facts, graph, keys)
     verdicts = []
     errors = (
         []
@@ -283,6 +285,8 @@ def _analyze_summaries(
         for key, message in facts.internal_errors.items()
     ]
     for key in function_keys:
+        if not candidacy.reported(key):
+            continue  # not TensorFlow code: no TensorFlow verdict
         try:
             verdict = _verdict(
                 index,
@@ -295,6 +299,7 @@ def _analyze_summaries(
                 key in hybrid,
                 options,
                 helpers,
+                candidacy.reasons(key),
             )
         except Exception as exc:
             verdict = _undecided(index, key, exc)
@@ -389,6 +394,7 @@ def _verdict(
     hybrid: bool,
     options: AnalysisOptions,
     helpers: HelperSafety,
+    not_candidate: list[NotCandidate],
 ) -> FunctionVerdict:
     from hybridize.analyzer.effects import EffectSummary
 
@@ -559,6 +565,7 @@ def _verdict(
         has_tensor_computation=computation,
         caller_covered=covered,
         safety=safety,
+        not_candidate=not_candidate,
         speculative=speculative,
         assumptions=assumptions,
         findings=list(unique.values()),

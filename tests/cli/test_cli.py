@@ -102,7 +102,7 @@ def test_explain_and_checks():
 
 
 def test_module_entry_point_runs(make_project):
-    root = make_project({"a.py": "def f(x):\n    return x\n"})
+    root = make_project({"a.py": "import tensorflow as tf\n\n\ndef f(x):\n    return x\n"})
     completed = subprocess.run(
         [sys.executable, "-m", "hybridize", "analyze", str(root), "--format", "json"],
         capture_output=True,
