@@ -23,7 +23,7 @@ The facts here are computed once per project from the solved tensor facts and th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import networkx as nx
@@ -36,11 +36,12 @@ from hybridize.analyzer.frameworks.tensorflow_rules import (
     KERAS_BACKEND_QUERIES,
     KERAS_OTHER_BACKENDS,
     KERAS_PACKAGES,
-    TENSORFLOW_PACKAGES,
+    is_tensorflow_package,
 )
 from hybridize.analyzer.ir import ImportSummary, ModuleSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import Atom, ResolvedCall, TensorFacts, is_tensor_like
+from hybridize.model import Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,8 @@ class NotCandidate:
     failure: str
     code: str
     message: str
+    span: Span | None = None
+    """The call that shows it, when it is in the function's own body; else the `def`."""
 
 
 def module_imports(module: ModuleSummary) -> Iterator[ImportSummary]:
@@ -64,8 +67,9 @@ def module_imports(module: ModuleSummary) -> Iterator[ImportSummary]:
                     yield ImportSummary("", value[1], value[2])
 
 
-def _reaching_modules(index: ProjectIndex, packages: frozenset[str]) -> set[str]:
-    """Modules that import one of `packages`, directly or through project modules."""
+def _reaching_modules(index: ProjectIndex, is_package: Callable[[str], bool]) -> set[str]:
+    """Modules that import a package `is_package` accepts (by its top-level name), directly
+    or through the project modules they import."""
     direct: set[str] = set()
     imported_by: dict[str, set[str]] = {}
     for relpath, module in index.modules.items():
@@ -74,7 +78,7 @@ def _reaching_modules(index: ProjectIndex, packages: frozenset[str]) -> set[str]
             if targets:
                 for target in targets:
                     imported_by.setdefault(target, set()).add(relpath)
-            elif not imp.source.startswith(".") and imp.source.split(".")[0] in packages:
+            elif not imp.source.startswith(".") and is_package(imp.source.split(".")[0]):
                 direct.add(relpath)
     found = set(direct)
     stack = list(direct)
@@ -138,8 +142,8 @@ class Candidacy:
     ) -> None:
         self.index = index
         self.facts = facts
-        self.tensorflow_modules = _reaching_modules(index, TENSORFLOW_PACKAGES)
-        self.keras_modules = _reaching_modules(index, KERAS_PACKAGES)
+        self.tensorflow_modules = _reaching_modules(index, is_tensorflow_package)
+        self.keras_modules = _reaching_modules(index, KERAS_PACKAGES.__contains__)
         keys = list(keys)
         calls = {k: facts.calls.get(k, []) for k in keys}
         self.tf1 = following_calls(
@@ -171,7 +175,9 @@ class Candidacy:
         found: list[NotCandidate] = []
         agnostic = self._backend_agnostic(key)
         if agnostic is not None:
-            found.append(NotCandidate("not_tensorflow_code", "HY006", agnostic))
+            message, shows = agnostic
+            span = self._first_call(key, shows)
+            found.append(NotCandidate("not_tensorflow_code", "HY006", message, span))
         if self.tf1.get(key, False) or key.split("::", 1)[0] in self.graph_mode_modules:
             found.append(
                 NotCandidate(
@@ -179,6 +185,7 @@ class Candidacy:
                     "HY007",
                     "builds or runs a TensorFlow 1 graph (placeholders, sessions, variable "
                     "scopes, graph collections): it fails inside a tf.function",
+                    self._first_call(key, lambda info: info.tf1_graph),
                 )
             )
         if self._returns_dataset(key):
@@ -192,23 +199,36 @@ class Candidacy:
             )
         return found
 
-    def _backend_agnostic(self, key: str) -> str | None:
+    def _first_call(self, key: str, shows: Callable[[ApiInfo], bool]) -> Span | None:
+        """Where the body first calls an API that `shows` the reason, if it does itself."""
+        spans = [
+            resolved.site.span
+            for resolved in self.facts.calls.get(key, [])
+            if any(shows(info) for info in resolved.api)
+        ]
+        return min(spans, key=lambda s: (s.start_line, s.start_col), default=None)
+
+    def _backend_agnostic(self, key: str) -> tuple[str, Callable[[ApiInfo], bool]] | None:
+        """Why the function is Keras 3 backend-agnostic code, and which calls show it."""
         relpath = key.split("::", 1)[0]
         if relpath in self.keras_modules and relpath not in self.tensorflow_modules:
             return (
                 "the module uses Keras without TensorFlow: under Keras 3 its values are "
                 "tensors of whichever backend runs, and a tf.function would tie it to "
-                "TensorFlow"
+                "TensorFlow",
+                _is_backend_agnostic,
             )
         if self._branches_on_backend(key):
             return (
                 "branches on the Keras backend (`keras.backend.backend()`): multi-backend "
-                "code that a tf.function would tie to TensorFlow"
+                "code that a tf.function would tie to TensorFlow",
+                lambda info: info.name in KERAS_BACKEND_QUERIES,
             )
         if self.agnostic_ops.get(key, False) and not self.tensorflow_ops.get(key, False):
             return (
                 "computes with Keras 3 backend-agnostic ops (`keras.ops`, `keras.random`) "
-                "and no TensorFlow op: a tf.function would tie it to the TensorFlow backend"
+                "and no TensorFlow op: a tf.function would tie it to the TensorFlow backend",
+                _is_backend_agnostic,
             )
         return None
 

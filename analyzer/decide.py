@@ -107,7 +107,10 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
             if facts.safety.get(fact) is True:
                 fail(fact)
         for reason in facts.not_candidate:
-            fail(reason.failure, reason.code, reason.message)
+            fail(reason.failure)
+            if not any(f.code == reason.code for f in findings):
+                where = reason.span or span
+                findings.append(_finding(reason.code, reason.failure, reason.message, where))
         if facts.has_tensor_computation is False:
             fail("no_tensor_computation", "HY003", "no TensorFlow operation runs in this function")
         if facts.caller_covered is True:

@@ -72,9 +72,18 @@ TF1_SESSION = Behaviour(
     note="a TF1 Session runs a graph built beforehand; it cannot run inside a tf.function",
 )
 
-#: Top-level packages whose import makes a module TensorFlow code (``tf_keras`` is Keras 2,
-#: which runs on TensorFlow only).
-TENSORFLOW_PACKAGES: frozenset[str] = frozenset({"tensorflow", "tf_keras"})
+#: Top-level packages whose import makes a module TensorFlow code: TensorFlow, and libraries
+#: that run on TensorFlow only (``tf_keras`` is Keras 2; ``tensorflow_probability``,
+#: ``tensorflow_datasets``, ``tensorflow_hub``... by the ``tensorflow_`` prefix).
+TENSORFLOW_PACKAGES: frozenset[str] = frozenset({"tensorflow", "tf_keras", "tf_agents"})
+TENSORFLOW_PACKAGE_PREFIX = "tensorflow_"
+
+
+def is_tensorflow_package(root: str) -> bool:
+    """Whether importing the top-level package ``root`` makes a module TensorFlow code."""
+    return root in TENSORFLOW_PACKAGES or root.startswith(TENSORFLOW_PACKAGE_PREFIX)
+
+
 #: Keras as a package of its own: Keras 3 runs on TensorFlow, JAX or PyTorch.
 KERAS_PACKAGES: frozenset[str] = frozenset({"keras"})
 #: Keras 3 namespaces whose ops compute with whatever backend Keras runs on.
