@@ -144,6 +144,44 @@ def test_compat_v1_names_follow_their_tf2_rules() -> None:
     assert info("tensorflow.compat.v1.config.list_physical_devices").returns == "python"
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tensorflow.compat.v1.placeholder",
+        "tensorflow.compat.v1.get_variable",
+        "tensorflow.compat.v1.Session",
+        "tensorflow.compat.v1.variable_scope",
+        "tensorflow.compat.v1.global_variables_initializer",
+        "tensorflow.compat.v1.train.Saver",
+        "tensorflow.Graph",
+        # TF1 code through `import tensorflow as tf`: the names TF2 keeps under compat.v1
+        "tensorflow.placeholder",
+        "tensorflow.Session",
+        "tensorflow.get_variable",
+    ],
+)
+def test_tf1_graph_and_session_apis(name: str) -> None:
+    assert info(name).tf1_graph
+
+
+@pytest.mark.parametrize(
+    "name", ["tensorflow.compat.v1.nn.relu", "tensorflow.compat.v1.reduce_sum", "tensorflow.add"]
+)
+def test_tf1_spellings_of_tf2_ops_are_not_graph_code(name: str) -> None:
+    assert not info(name).tf1_graph
+
+
+def test_a_session_runs_graphs() -> None:
+    assert info("tensorflow.Session").returns == "session"
+    run = lookup_method("session", "run")
+    assert run is not None and run.tf1_graph
+
+
+def test_tf1_top_level_names_resolve_to_compat_v1() -> None:
+    assert info("tensorflow.placeholder").name == "tensorflow.compat.v1.placeholder"
+    assert info("tensorflow.Session").name == "tensorflow.compat.v1.Session"
+
+
 # --- classes and constants -------------------------------------------------------------------
 
 
