@@ -14,10 +14,11 @@ class LegacyGraphCode(Check):
     functions it calls: `tf.compat.v1.placeholder`, a `Session` (`InteractiveSession`,
     `MonitoredSession`) and its `run`, `get_variable` and `variable_scope`, graph collections
     (`get_collection`, `add_to_collection`), variable initializers, `train.Saver`,
-    `tf.Graph()` and `get_default_graph()`. TF1 spellings through `import tensorflow as tf`
-    (`tf.placeholder`, `tf.Session`) count the same as their `tf.compat.v1` names. Every
-    function of a module that switches the program to graph mode
-    (`tf.compat.v1.disable_eager_execution()`, `disable_v2_behavior()`) is TF1 code too.
+    a new `tf.Graph()`. TF1 spellings through `import tensorflow as tf` (`tf.placeholder`,
+    `tf.Session`) count the same as their `tf.compat.v1` names. Every function of a module
+    that switches the program to graph mode (`tf.compat.v1.disable_eager_execution()`,
+    `disable_v2_behavior()`) is TF1 code too. Reading `get_default_graph()` alone is not: in
+    a `tf.function` it is the function's own graph.
 
     Why it matters in graph mode
     ----------------------------

@@ -418,7 +418,6 @@ FUNCTION_OVERRIDES: dict[str, Behaviour] = {
         "new variable on each trace, or refuse to",
     ),
     "tensorflow.compat.v1.get_local_variable": CREATES_VARIABLE.with_(tf1_graph=True),
-    "tensorflow.compat.v1.get_default_graph": TF1_GRAPH,
     "tensorflow.compat.v1.get_collection": TF1_GRAPH.with_(returns="list"),
     "tensorflow.compat.v1.get_collection_ref": TF1_GRAPH.with_(returns="list"),
     "tensorflow.compat.v1.add_to_collection": TF1_GRAPH.with_(returns="none"),

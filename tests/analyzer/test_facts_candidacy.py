@@ -564,6 +564,23 @@ FACTS = [
         "failure:legacy_graph_code",
     ),
     case(
+        "reading-the-default-graph-is-not-legacy",
+        """
+        import tensorflow as tf
+
+        cache = {}
+
+        def schedule(step):
+            graph = tf.compat.v1.get_default_graph()
+            return cache.get(graph, tf.cast(step, tf.float32) * 0.1)
+
+        schedule(tf.constant(3))
+        """,
+        "schedule",
+        False,
+        "failure:legacy_graph_code",
+    ),
+    case(
         "compat-v1-ops-are-tf2-ops",
         """
         import tensorflow as tf
