@@ -224,6 +224,12 @@ class Candidacy:
                 "code that a tf.function would tie to TensorFlow",
                 lambda info: info.name in KERAS_BACKEND_QUERIES,
             )
+        if self._branches_on_backend(f"{relpath}::<module>"):
+            return (
+                "its module branches on the Keras backend (`keras.backend.backend()`): "
+                "multi-backend code that a tf.function would tie to TensorFlow",
+                _is_backend_agnostic,
+            )
         if self.agnostic_ops.get(key, False) and not self.tensorflow_ops.get(key, False):
             return (
                 "computes with Keras 3 backend-agnostic ops (`keras.ops`, `keras.random`) "

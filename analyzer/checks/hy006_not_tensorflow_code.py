@@ -15,8 +15,9 @@ class NotTensorflowCode(Check):
     TensorFlow op; or it lives in a module that imports Keras but not TensorFlow (neither
     itself nor through the project modules it imports); or it branches on
     `keras.backend.backend()` (or `keras.config.backend()`) against another backend
-    ("jax", "torch", ...). A module that imports neither TensorFlow nor Keras gets no verdict
-    at all: it is not TensorFlow code.
+    ("jax", "torch", ...) with `==` or `!=`, itself or at its module's top level. A module
+    that imports neither TensorFlow nor Keras gets no verdict at all: it is not TensorFlow
+    code.
 
     Why it matters in graph mode
     ----------------------------

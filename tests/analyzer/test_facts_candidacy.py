@@ -421,6 +421,26 @@ FACTS = [
         "failure:not_tensorflow_code",
     ),
     case(
+        "module-branching-on-another-backend",
+        """
+        import keras
+        import tensorflow as tf
+
+        if keras.config.backend() == "jax":
+            import jax.numpy as xnp
+        else:
+            import tensorflow.experimental.numpy as xnp
+
+        def act(x):
+            return xnp.maximum(x, 0.0) + tf.zeros_like(x)
+
+        act(tf.ones([3]))
+        """,
+        "act",
+        True,
+        "failure:not_tensorflow_code",
+    ),
+    case(
         "requiring-the-tensorflow-backend-is-tensorflow-code",
         """
         import keras
