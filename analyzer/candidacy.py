@@ -6,16 +6,16 @@ APIs) and yet gain nothing from a decorator, or break under one:
 * **Not TensorFlow code.** A module that never imports TensorFlow, neither itself nor through
   the project modules it imports, holds no TensorFlow function: it gets no verdict at all.
   Keras 3 code written against the backend-agnostic API (`keras.ops`, `keras.random`, a
-  module that imports Keras but not TensorFlow, a branch on `keras.backend.backend()` naming
-  another backend) computes on *backend* tensors: a `tf.function` around it ties it to the
+  project that imports Keras but never TensorFlow, a branch on `keras.backend.backend()`
+  naming another backend) computes on *backend* tensors: a `tf.function` around it ties it to the
   TensorFlow backend and breaks it under JAX or PyTorch.
 * **TF1 graph code.** Placeholders, sessions and `sess.run`, `get_variable` and variable
   scopes, graph collections and `tf.Graph().as_default()` build or run a TF1 graph; a
   `tf.function` refuses placeholders, cannot run a session inside its trace and creates
   variables on its first trace only. A module that switches the program to graph mode
   (`disable_eager_execution`, `disable_v2_behavior`) is a TF1 program as a whole.
-* **tf.data pipeline builders.** A function that returns a `tf.data.Dataset` builds a Python
-  object once; tf.data traces the callbacks (`map`, `filter`, ...) into graphs by itself, so a
+* **tf.data pipeline builders.** A function that returns a `tf.data.Dataset` (or an iterator
+  over one) builds a Python object once; tf.data traces the callbacks (`map`, `filter`, ...) into graphs by itself, so a
   decorator around the builder adds a trace and nothing else.
 
 The facts here are computed once per project from the solved tensor facts and the call graph.
@@ -193,8 +193,8 @@ class Candidacy:
                 NotCandidate(
                     "dataset_builder",
                     "HY008",
-                    "builds and returns a tf.data pipeline: a Python object built once, whose "
-                    "callbacks tf.data already traces",
+                    "builds and returns a tf.data pipeline (or its iterator): a Python object "
+                    "built once, whose callbacks tf.data already traces",
                 )
             )
         return found
@@ -211,9 +211,12 @@ class Candidacy:
     def _backend_agnostic(self, key: str) -> tuple[str, Callable[[ApiInfo], bool]] | None:
         """Why the function is Keras 3 backend-agnostic code, and which calls show it."""
         relpath = key.split("::", 1)[0]
-        if relpath in self.keras_modules and relpath not in self.tensorflow_modules:
+        if relpath in self.keras_modules and not self.tensorflow_modules:
+            # Keras in a project that never imports TensorFlow is Keras 3 on whichever
+            # backend runs; next to TensorFlow it is TensorFlow's Keras (Keras 2 runs on
+            # TensorFlow only, Keras 3 there most likely on its TensorFlow backend).
             return (
-                "the module uses Keras without TensorFlow: under Keras 3 its values are "
+                "the project uses Keras without TensorFlow: under Keras 3 its values are "
                 "tensors of whichever backend runs, and a tf.function would tie it to "
                 "TensorFlow",
                 _is_backend_agnostic,
@@ -279,6 +282,6 @@ class Candidacy:
 
     def _returns_dataset(self, key: str) -> bool:
         returned = list(_flatten(self.facts.returns.get(key, frozenset())))
-        return any(a[0] == "dataset" for a in returned) and not any(
+        return any(a[0] in ("dataset", "iterator") for a in returned) and not any(
             is_tensor_like(a) for a in returned
         )

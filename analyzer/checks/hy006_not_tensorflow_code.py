@@ -12,8 +12,8 @@ class NotTensorflowCode(Check):
     ---------------
     A function whose tensor work is written against Keras 3's backend-agnostic API and not
     against TensorFlow: it computes with `keras.ops` or `keras.random` and reaches no
-    TensorFlow op; or it lives in a module that imports Keras but not TensorFlow (neither
-    itself nor through the project modules it imports); or it branches on
+    TensorFlow op; or it belongs to a project that imports Keras but never TensorFlow; or it
+    branches on
     `keras.backend.backend()` (or `keras.config.backend()`) against another backend
     ("jax", "torch", ...) with `==` or `!=`, itself or at its module's top level. A module
     that imports neither TensorFlow nor Keras gets no verdict at all: it is not TensorFlow

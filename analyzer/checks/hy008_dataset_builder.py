@@ -10,9 +10,9 @@ class DatasetBuilder(Check):
 
     What it detects
     ---------------
-    A function that returns a `tf.data.Dataset` (or several): it creates one
-    (`from_tensor_slices`, `TFRecordDataset`, `range`, ...) or takes one, and chains
-    transformations (`map`, `filter`, `shuffle`, `batch`, `prefetch`). Transforming a
+    A function that returns a `tf.data.Dataset` (or several, or an iterator over one): it
+    creates one (`from_tensor_slices`, `TFRecordDataset`, `range`, ...) or takes one, and
+    chains transformations (`map`, `filter`, `shuffle`, `batch`, `prefetch`). Transforming a
     dataset is not tensor computation either, and a dataset argument is not a tensor
     argument: a function that only builds a pipeline also fails `no_tensor_computation`.
 

@@ -192,6 +192,20 @@ FACTS = [
         "failure:dataset_builder",
     ),
     case(
+        "returns-an-iterator-over-a-pipeline",
+        """
+        import tensorflow as tf
+
+        def batches(x):
+            return iter(tf.data.Dataset.from_tensor_slices(x).repeat().batch(4))
+
+        batches(tf.ones((16, 3)))
+        """,
+        "batches",
+        True,
+        "failure:dataset_builder",
+    ),
+    case(
         "consumer-of-a-dataset-is-no-builder",
         """
         import tensorflow as tf
@@ -469,6 +483,18 @@ FACTS = [
         """,
         "head",
         True,
+        "failure:not_tensorflow_code",
+    ),
+    case(
+        "keras-module-in-a-tensorflow-project-is-tensorflow-code",
+        {
+            "model.py": "import keras\n\n\ndef head(model, x):\n    return model(x) * 2.0\n",
+            "train.py": "import tensorflow as tf\n\nfrom model import head\n\n"
+            "net = tf.keras.Sequential([tf.keras.layers.Dense(2)])\n"
+            "head(net, tf.ones((2, 3)))\n",
+        },
+        "model.py::head",
+        False,
         "failure:not_tensorflow_code",
     ),
     case(
