@@ -1334,10 +1334,12 @@ def _record_evidence(
                     callback = index.function(atom[1])
                 except KeyError:
                     continue
-                # Traced callbacks receive tensors (dataset elements, map_fn slices).
+                # Callbacks receive tensors (dataset elements, map_fn slices), or what the
+                # API says it hands them (`Dataset.apply` passes the dataset).
                 params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
+                received = atoms_for_return(info.callback_input)
                 for p in params:
-                    out.evidence.append((atom[1], p.name, frozenset({TENSOR}), True))
+                    out.evidence.append((atom[1], p.name, received, True))
 
 
 def resolve_ref_key(ref: Ref) -> str | None:

@@ -123,6 +123,9 @@ class Behaviour:
     #: otherwise they run in the caller's mode (``tf.map_fn`` called eagerly runs its callback
     #: eagerly, element by element).
     traces_callbacks: bool = False
+    #: what the callbacks are called with (a ``returns`` value): tensors (dataset elements,
+    #: ``map_fn`` slices), or the dataset itself (``Dataset.apply``'s transformation).
+    callback_input: str = "tensor"
     #: positions/keywords of callables that TensorFlow runs eagerly, as Python, on every
     #: execution even from a graph (``tf.py_function``, ``tf.numpy_function``).
     untraced_callback_args: CallbackArgs = ()
@@ -167,6 +170,8 @@ class ApiInfo:
     callback_args: CallbackArgs = ()
     #: the callbacks are traced even when the caller runs eagerly (``Dataset.map``)
     traces_callbacks: bool = False
+    #: what the callbacks are called with: "tensor", or "dataset" (``Dataset.apply``)
+    callback_input: str = "tensor"
     #: positions/keywords of callables it runs eagerly as Python (``tf.py_function``)
     untraced_callback_args: CallbackArgs = ()
     #: positions/keywords of arguments that a symbolic tensor must not reach (``tf.constant``)
@@ -207,6 +212,7 @@ class ApiInfo:
             effect=behaviour.effect,
             callback_args=behaviour.callback_args,
             traces_callbacks=behaviour.traces_callbacks,
+            callback_input=behaviour.callback_input,
             untraced_callback_args=behaviour.untraced_callback_args,
             concrete_args=behaviour.concrete_args,
             mutates_receiver=behaviour.mutates_receiver,

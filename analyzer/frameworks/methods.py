@@ -259,6 +259,7 @@ _DATASET_METHODS: dict[str, Behaviour] = {
     "rejection_resample": DATASET.with_(traces_callbacks=True, callback_args=(0, "class_func")),
     "apply": DATASET.with_(
         callback_args=(0, "transformation_func"),
+        callback_input="dataset",
         note="calls the function with the dataset, as plain Python",
     ),
     "reduce": TENSORS.with_(traces_callbacks=True, callback_args=(1, "reduce_func")),

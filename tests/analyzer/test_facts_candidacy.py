@@ -206,6 +206,39 @@ FACTS = [
         "failure:dataset_builder",
     ),
     case(
+        "dataset-apply-hands-over-the-dataset",
+        """
+        import tensorflow as tf
+
+        def batched(ds):
+            return ds.batch(4)
+
+        tf.data.Dataset.range(10).apply(batched)
+        """,
+        "batched",
+        (False, True),
+        "has_tensor_parameter+failure:dataset_builder",
+    ),
+    case(
+        "tf-data-factory-callbacks-are-traced-by-tf-data",
+        """
+        import tensorflow as tf
+
+        def key(x):
+            return x % 2
+
+        def reduce(k, window):
+            return window.batch(2)
+
+        ds = tf.data.Dataset.range(10).apply(
+            tf.data.experimental.group_by_window(key, reduce, window_size=2)
+        )
+        """,
+        "key",
+        True,
+        "caller_covered",
+    ),
+    case(
         "consumer-of-a-dataset-is-no-builder",
         """
         import tensorflow as tf

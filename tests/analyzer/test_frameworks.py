@@ -177,6 +177,18 @@ def test_a_session_runs_graphs() -> None:
     assert run is not None and run.tf1_graph
 
 
+def test_dataset_apply_hands_its_callback_the_dataset() -> None:
+    apply = lookup_method("dataset", "apply")
+    assert apply is not None and apply.callback_input == "dataset"
+    assert not apply.traces_callbacks  # apply calls it as plain Python
+    assert info("tensorflow.data.Dataset.map").callback_input == "tensor"
+
+
+def test_tf_data_transformation_factories_trace_their_callbacks() -> None:
+    assert info("tensorflow.data.experimental.group_by_window").traces_callbacks
+    assert info("tensorflow.data.experimental.scan").traces_callbacks
+
+
 def test_tf1_top_level_names_resolve_to_compat_v1() -> None:
     assert info("tensorflow.placeholder").name == "tensorflow.compat.v1.placeholder"
     assert info("tensorflow.Session").name == "tensorflow.compat.v1.Session"
@@ -578,6 +590,7 @@ def test_every_generated_name_gets_a_valid_answer() -> None:
             assert api.returns in RETURNS, (name, api.returns)
             assert api.kind in KINDS, (name, api.kind)
             assert api.effect is None or api.effect in EFFECTS, (name, api.effect)
+            assert api.callback_input in RETURNS, (name, api.callback_input)
 
 
 def test_every_curated_name_exists_in_the_generated_tables() -> None:
