@@ -142,13 +142,13 @@ class Candidacy:
     ) -> None:
         self.index = index
         self.facts = facts
+        self.graph = graph
         self.tensorflow_modules = _reaching_modules(index, is_tensorflow_package)
         self.keras_modules = _reaching_modules(index, KERAS_PACKAGES.__contains__)
         keys = list(keys)
         calls = {k: facts.calls.get(k, []) for k in keys}
-        self.tf1 = following_calls(
-            graph, facts, {k: any(i.tf1_graph for r in calls[k] for i in r.api) for k in keys}
-        )
+        local_tf1 = {k: any(i.tf1_graph for r in calls[k] for i in r.api) for k in keys}
+        self.tf1 = following_calls(graph, facts, local_tf1)
         self.graph_mode_modules = {
             k.split("::", 1)[0]
             for k in keys
@@ -163,6 +163,46 @@ class Candidacy:
             facts,
             {k: any(_is_backend_agnostic(i) for r in calls[k] for i in r.api) for k in keys},
         )
+        builders = {
+            k for k in keys if local_tf1[k] or k.split("::", 1)[0] in self.graph_mode_modules
+        }
+        self.legacy = {k for k in keys if self.tf1[k]} | self._called_only_from(builders, keys)
+        """TF1 graph code (itself or through its callees), and the helpers that only code
+        building a TF1 graph itself calls: their tensors are that graph's symbolic tensors
+        (placeholders and what is built on them). A caller of TF1 code does not make its other
+        callees TF1 code: module-level code calls everything."""
+        agnostic = {k: reason for k in keys if (reason := self._backend_agnostic(k)) is not None}
+        self.agnostic = dict(agnostic)
+        functions = {k for k in agnostic if not k.endswith("::<module>")}
+        for k in self._called_only_from(functions, keys) - set(agnostic):
+            self.agnostic[k] = (
+                "only Keras 3 backend-agnostic code calls it: its values are tensors of "
+                "whichever backend Keras runs on, and a tf.function would tie it to TensorFlow",
+                _is_backend_agnostic,
+            )
+
+    def _called_only_from(self, flagged: set[str], keys: list[str]) -> set[str]:
+        """`flagged`, and the functions every known caller of which is in the result (callbacks
+        run in the caller's mode count as calls; a tf.data callback runs in tf.data's graph)."""
+        known = set(keys)
+        result = set(flagged)
+        stack = list(flagged)
+        while stack:
+            for callee in self.graph.successors(stack.pop()):
+                if callee in result or callee not in known:
+                    continue
+                callers = {
+                    c
+                    for c in (
+                        *self.facts.callers.get(callee, ()),
+                        *self.facts.caller_mode_callbacks.get(callee, ()),
+                    )
+                    if c != callee
+                }
+                if callers and callers <= result:
+                    result.add(callee)
+                    stack.append(callee)
+        return result
 
     def reported(self, key: str) -> bool:
         """Functions of modules that use TensorFlow or Keras get a verdict; others are not
@@ -173,12 +213,12 @@ class Candidacy:
     def reasons(self, key: str) -> list[NotCandidate]:
         """Why the function is no candidate, in decision order (empty when it may be one)."""
         found: list[NotCandidate] = []
-        agnostic = self._backend_agnostic(key)
+        agnostic = self.agnostic.get(key)
         if agnostic is not None:
             message, shows = agnostic
             span = self._first_call(key, shows)
             found.append(NotCandidate("not_tensorflow_code", "HY006", message, span))
-        if self.tf1.get(key, False) or key.split("::", 1)[0] in self.graph_mode_modules:
+        if key in self.legacy:
             found.append(
                 NotCandidate(
                     "legacy_graph_code",

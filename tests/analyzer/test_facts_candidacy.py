@@ -431,6 +431,24 @@ FACTS = [
         "failure:not_tensorflow_code",
     ),
     case(
+        "helper-called-only-from-keras-ops-code",
+        """
+        import tensorflow as tf
+        from keras import ops
+
+        def _scale(x):
+            return x * 0.5
+
+        def gelu(x):
+            return _scale(x) * (1.0 + ops.tanh(0.79788456 * x))
+
+        gelu(tf.ones([3]))
+        """,
+        "_scale",
+        True,
+        "failure:not_tensorflow_code",
+    ),
+    case(
         "branch-on-another-backend",
         """
         import keras
@@ -658,6 +676,62 @@ FACTS = [
         "schedule",
         False,
         "failure:legacy_graph_code",
+    ),
+    case(
+        "helper-called-only-from-tf1-graph-code",
+        """
+        import tensorflow as tf
+
+        def dense(x, w):
+            return tf.matmul(x, w)
+
+        def build():
+            x = tf.compat.v1.placeholder(tf.float32, [None, 4])
+            return dense(x, tf.ones((4, 2)))
+
+        build()
+        """,
+        "dense",
+        True,
+        "failure:legacy_graph_code",
+    ),
+    case(
+        "helper-also-called-from-tf2-code",
+        """
+        import tensorflow as tf
+
+        def dense(x, w):
+            return tf.matmul(x, w)
+
+        def build():
+            x = tf.compat.v1.placeholder(tf.float32, [None, 4])
+            return dense(x, tf.ones((4, 2)))
+
+        dense(tf.ones((2, 4)), tf.ones((4, 2)))
+        """,
+        "dense",
+        False,
+        "failure:legacy_graph_code",
+    ),
+    case(
+        "a-sibling-of-tf1-code-is-not-tf1-code",
+        """
+        import tensorflow as tf
+
+        def legacy_dense(x):
+            with tf.compat.v1.variable_scope("dense"):
+                w = tf.compat.v1.get_variable("w", [4, 4])
+            return tf.matmul(x, w)
+
+        def loss(x, y):
+            return tf.reduce_mean(tf.square(x - y))
+
+        batch = tf.ones((2, 4))
+        loss(legacy_dense(batch), batch)
+        """,
+        "loss",
+        True,
+        "passes",
     ),
     case(
         "compat-v1-ops-are-tf2-ops",
