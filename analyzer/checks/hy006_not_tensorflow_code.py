@@ -15,7 +15,8 @@ class NotTensorflowCode(Check):
     TensorFlow op; or it belongs to a project that imports Keras but never TensorFlow; or it
     branches on
     `keras.backend.backend()` (or `keras.config.backend()`) against another backend
-    ("jax", "torch", ...) with `==` or `!=`, itself or at its module's top level. A module
+    ("jax", "torch", ...) with `==` or `!=`, itself or at its module's top level; or only
+    such functions call it. A module
     that imports neither TensorFlow nor Keras gets no verdict at all: it is not TensorFlow
     code.
 

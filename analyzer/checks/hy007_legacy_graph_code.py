@@ -17,8 +17,9 @@ class LegacyGraphCode(Check):
     a new `tf.Graph()`. TF1 spellings through `import tensorflow as tf` (`tf.placeholder`,
     `tf.Session`) count the same as their `tf.compat.v1` names. Every function of a module
     that switches the program to graph mode (`tf.compat.v1.disable_eager_execution()`,
-    `disable_v2_behavior()`) is TF1 code too. Reading `get_default_graph()` alone is not: in
-    a `tf.function` it is the function's own graph.
+    `disable_v2_behavior()`) is TF1 code too, and so is a helper that only such graph-building
+    code calls (its tensors are placeholders and what is built on them). Reading
+    `get_default_graph()` alone is not: in a `tf.function` it is the function's own graph.
 
     Why it matters in graph mode
     ----------------------------
