@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import networkx as nx
 
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import TensorFacts, callees
+from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, callees
 
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs TF ops even when the table does not mark them as ops: creating a
@@ -56,15 +56,20 @@ def recursive_functions(graph: nx.DiGraph) -> set[str]:
     return found
 
 
+def external_keras_call(resolved: ResolvedCall) -> bool:
+    """A call of a Keras layer, model, loss or metric that is not a project class: it runs
+    framework ops."""
+    return not resolved.targets and any(
+        role in ("layer", "model", "loss", "metric") for role in resolved.receiver_roles
+    )
+
+
 def local_tensor_computation(facts: TensorFacts, key: str) -> bool:
     """A TF op in the body itself: an API call, a Keras call, or an operator on tensors."""
     for resolved in facts.calls.get(key, []):
         if any(info.tensor_op or info.returns in CREATES_TF_STATE for info in resolved.api):
             return True
-        external_keras_call = not resolved.targets and any(
-            role in ("layer", "model", "loss", "metric") for role in resolved.receiver_roles
-        )
-        if external_keras_call:
+        if external_keras_call(resolved):
             return True
     evaluator = facts.evaluators.get(key)
     if evaluator is not None:

@@ -3,20 +3,20 @@
 Some functions look like candidates to the tensor analysis (they take arrays, call framework
 APIs) and yet gain nothing from a decorator, or break under one:
 
-* **Not TensorFlow code.** A module that never imports TensorFlow, neither itself nor through
-  the project modules it imports, holds no TensorFlow function: it gets no verdict at all.
-  Keras 3 code written against the backend-agnostic API (`keras.ops`, `keras.random`, a
-  project that imports Keras but never TensorFlow, a branch on `keras.backend.backend()`
-  naming another backend) computes on *backend* tensors: a `tf.function` around it ties it to the
-  TensorFlow backend and breaks it under JAX or PyTorch.
+* **Not TensorFlow code.** A module that imports neither TensorFlow nor Keras, itself or
+  through the project modules it imports, holds no TensorFlow function: it gets no verdict
+  at all. Keras 3 code written against the backend-agnostic API (`keras.ops`, `keras.random`,
+  a project that imports Keras but never TensorFlow, a branch on `keras.backend.backend()`
+  naming another backend) computes on *backend* tensors: a `tf.function` around it ties it
+  to the TensorFlow backend and breaks it under JAX or PyTorch.
 * **TF1 graph code.** Placeholders, sessions and `sess.run`, `get_variable` and variable
   scopes, graph collections and `tf.Graph().as_default()` build or run a TF1 graph; a
   `tf.function` refuses placeholders, cannot run a session inside its trace and creates
   variables on its first trace only. A module that switches the program to graph mode
   (`disable_eager_execution`, `disable_v2_behavior`) is a TF1 program as a whole.
 * **tf.data pipeline builders.** A function that returns a `tf.data.Dataset` (or an iterator
-  over one) builds a Python object once; tf.data traces the callbacks (`map`, `filter`, ...) into graphs by itself, so a
-  decorator around the builder adds a trace and nothing else.
+  over one) builds a Python object once; tf.data traces the callbacks (`map`, `filter`, ...)
+  into graphs by itself, so a decorator around the builder adds a trace and nothing else.
 
 The facts here are computed once per project from the solved tensor facts and the call graph.
 """
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from hybridize.analyzer.callgraph import following_calls
+from hybridize.analyzer.callgraph import external_keras_call, following_calls
 from hybridize.analyzer.frameworks import ApiInfo
 from hybridize.analyzer.frameworks.tensorflow_rules import (
     GRAPH_MODE_SWITCHES,
@@ -117,9 +117,7 @@ def _tensorflow_specific(resolved: ResolvedCall) -> bool:
     """A call that ties the code to TensorFlow: a TF or tf.keras op, a Keras object's call."""
     if any(info.tensor_op and not _is_backend_agnostic(info) for info in resolved.api):
         return True
-    return not resolved.targets and any(
-        role in ("layer", "model", "loss", "metric") for role in resolved.receiver_roles
-    )
+    return external_keras_call(resolved)
 
 
 def _flatten(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
