@@ -418,6 +418,9 @@ FUNCTION_OVERRIDES: dict[str, Behaviour] = {
         "new variable on each trace, or refuse to",
     ),
     "tensorflow.compat.v1.get_local_variable": CREATES_VARIABLE.with_(tf1_graph=True),
+    "tensorflow.compat.v1.get_default_graph": OBJECT.with_(
+        note="the current graph (a tf.function's own while it traces): not an op"
+    ),
     "tensorflow.compat.v1.get_collection": TF1_GRAPH.with_(returns="list"),
     "tensorflow.compat.v1.get_collection_ref": TF1_GRAPH.with_(returns="list"),
     "tensorflow.compat.v1.add_to_collection": TF1_GRAPH.with_(returns="none"),

@@ -171,6 +171,11 @@ def test_tf1_spellings_of_tf2_ops_are_not_graph_code(name: str) -> None:
     assert not info(name).tf1_graph
 
 
+def test_reading_the_default_graph_is_neither_an_op_nor_tf1_code() -> None:
+    api = info("tensorflow.compat.v1.get_default_graph")
+    assert (api.returns, api.tensor_op, api.tf1_graph) == ("object", False, False)
+
+
 def test_a_session_runs_graphs() -> None:
     assert info("tensorflow.Session").returns == "session"
     run = lookup_method("session", "run")
