@@ -279,22 +279,34 @@ class Candidacy:
             )
         return None
 
-    def _branches_on_backend(self, key: str) -> bool:
-        """A test comparing `keras.backend.backend()` with a backend other than TensorFlow."""
-        fn = self.index.function(key)
-        queries = {
+    def _backend_queries(self, key: str) -> set[int]:
+        """Indexes of the function's calls that read the Keras backend's name."""
+        return {
             r.index
             for r in self.facts.calls.get(key, [])
             if any(i.name in KERAS_BACKEND_QUERIES for i in r.api)
         }
+
+    def _branches_on_backend(self, key: str) -> bool:
+        """A test comparing `keras.backend.backend()` (called there, or stored in a local or a
+        module global) with a backend other than TensorFlow."""
+        fn = self.index.function(key)
+        module_key = f"{key.split('::', 1)[0]}::<module>"
+        module = self.index.function(module_key)
+        queries = {(key, i) for i in self._backend_queries(key)}
+        queries |= {(module_key, i) for i in self._backend_queries(module_key)}
         if not queries:
             return False
 
-        def is_query(sym: Sym, depth: int = 0) -> bool:
+        def is_query(sym: Sym, owner: str, depth: int = 0) -> bool:
             if sym[0] == "call":
-                return sym[1] in queries
+                return (owner, sym[1]) in queries
+            scope = fn if owner == key else module
             if sym[0] == "local" and depth < 2:
-                return any(is_query(v, depth + 1) for v in fn.locals.get(sym[1], ()))
+                return any(is_query(v, owner, depth + 1) for v in scope.locals.get(sym[1], ()))
+            if sym[0] == "name" and depth < 2:
+                values = module.locals.get(sym[1], ())
+                return any(is_query(v, module_key, depth + 1) for v in values)
             return False
 
         def names_other_backend(sym: Sym) -> bool:
@@ -309,7 +321,7 @@ class Candidacy:
                 return False
             if sym[0] == "op":
                 operands = sym[1]
-                if any(is_query(o) for o in operands) and any(
+                if any(is_query(o, key) for o in operands) and any(
                     names_other_backend(o) for o in operands
                 ):
                     return True

@@ -486,6 +486,25 @@ FACTS = [
         "failure:not_tensorflow_code",
     ),
     case(
+        "backend-read-into-a-module-global",
+        """
+        import keras
+        import tensorflow as tf
+
+        BACKEND = keras.backend.backend()
+
+        def act(x):
+            if BACKEND == "jax":
+                return x * (x > 0)
+            return tf.nn.relu(x)
+
+        act(tf.ones([3]))
+        """,
+        "act",
+        True,
+        "failure:not_tensorflow_code",
+    ),
+    case(
         "module-branching-on-another-backend",
         """
         import keras
