@@ -126,6 +126,10 @@ class Behaviour:
     #: what the callbacks are called with (a ``returns`` value): tensors (dataset elements,
     #: ``map_fn`` slices), or the dataset itself (``Dataset.apply``'s transformation).
     callback_input: str = "tensor"
+    #: position/keyword of the tuple of arguments the callbacks are called with
+    #: (``strategy.run(fn, args=(x, y))`` calls ``fn(x, y)``); empty when the API supplies
+    #: the arguments itself (``tf.map_fn`` passes slices of tensors).
+    callback_args_tuple: CallbackArgs = ()
     #: positions/keywords of callables that TensorFlow runs eagerly, as Python, on every
     #: execution even from a graph (``tf.py_function``, ``tf.numpy_function``).
     untraced_callback_args: CallbackArgs = ()
@@ -172,6 +176,8 @@ class ApiInfo:
     traces_callbacks: bool = False
     #: what the callbacks are called with: "tensor", or "dataset" (``Dataset.apply``)
     callback_input: str = "tensor"
+    #: position/keyword of the tuple of arguments the callbacks are called with
+    callback_args_tuple: CallbackArgs = ()
     #: positions/keywords of callables it runs eagerly as Python (``tf.py_function``)
     untraced_callback_args: CallbackArgs = ()
     #: positions/keywords of arguments that a symbolic tensor must not reach (``tf.constant``)
@@ -213,6 +219,7 @@ class ApiInfo:
             callback_args=behaviour.callback_args,
             traces_callbacks=behaviour.traces_callbacks,
             callback_input=behaviour.callback_input,
+            callback_args_tuple=behaviour.callback_args_tuple,
             untraced_callback_args=behaviour.untraced_callback_args,
             concrete_args=behaviour.concrete_args,
             mutates_receiver=behaviour.mutates_receiver,
