@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hybridize.analyzer.candidacy import NotCandidate
 from hybridize.analyzer.checks import name_of, severity_of
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
@@ -47,6 +48,8 @@ class FunctionFacts:
     has_tensor_computation: Tristate
     caller_covered: Tristate
     safety: dict[str, Tristate]
+    not_candidate: list[NotCandidate] = field(default_factory=list)
+    """Why the function is no candidate by its nature (candidacy.py), in decision order."""
     has_unresolved_statically_read_axes: Tristate = None
     speculative: bool = False
     assumptions: list[str] = field(default_factory=list)
@@ -106,6 +109,11 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         for fact, _code in SAFETY_FACTS:
             if facts.safety.get(fact) is True:
                 fail(fact)
+        for reason in facts.not_candidate:
+            fail(reason.failure)
+            if not any(f.code == reason.code for f in findings):
+                where = reason.span or span
+                findings.append(_finding(reason.code, reason.failure, reason.message, where))
         if facts.has_tensor_computation is False:
             fail("no_tensor_computation", "HY003", "no TensorFlow operation runs in this function")
         if facts.caller_covered is True:

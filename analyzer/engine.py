@@ -31,6 +31,7 @@ from hybridize.analyzer.callgraph import (
     stateful_computation,
     tensor_computation,
 )
+from hybridize.analyzer.candidacy import Candidacy, NotCandidate
 from hybridize.analyzer.decide import FunctionFacts, decide
 from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.effects import EffectAnalysis
@@ -308,6 +309,7 @@ def _analyze_summaries(
     compiled = framework_compiled(index, facts, function_keys)
     covered = covered_callers(graph, facts, hybrid, function_keys, compiled)
     variation = LiteralVariation(index, facts)
+    candidacy = Candidacy(index, facts, graph, keys)
     verdicts = []
     errors = (
         []
@@ -328,6 +330,8 @@ def _analyze_summaries(
         for key, message in facts.internal_errors.items()
     ]
     for key in function_keys:
+        if not candidacy.reported(key):
+            continue  # not TensorFlow code: no TensorFlow verdict
         try:
             verdict = _verdict(
                 index,
@@ -343,6 +347,7 @@ def _analyze_summaries(
                 opaque[key],
                 stateful[key],
                 variation,
+                candidacy.reasons(key),
             )
         except Exception as exc:
             verdict = _undecided(index, key, exc)
@@ -560,6 +565,7 @@ def _verdict(
     opaque: bool = False,
     stateful: bool = False,
     variation: LiteralVariation | None = None,
+    not_candidate: list[NotCandidate] | None = None,
 ) -> FunctionVerdict:
     from hybridize.analyzer.effects import EffectSummary
 
@@ -711,6 +717,7 @@ def _verdict(
         has_tensor_computation=computation,
         caller_covered=covered,
         safety=safety,
+        not_candidate=not_candidate or [],
         speculative=speculative,
         assumptions=assumptions,
         findings=list(unique.values()),

@@ -667,6 +667,10 @@ class _ModuleBuilder:
             pair = (self._expr(expr.left, scope), self._expr(expr.right, scope))
             if isinstance(expr.operator, cst.MatrixMultiply):
                 return ("op", pair, "matmul")
+            if isinstance(expr.operator, cst.Modulo) and pair[0][:2] == ("lit", "str"):
+                # `"%s" % x` is Python's string formatting whatever x is (str.__mod__ never
+                # defers to the right operand): a string, not an operation on a tensor.
+                return ("lit", "str", None)
             return ("op", pair)
         if isinstance(expr, cst.UnaryOperation):
             operand = self._expr(expr.expression, scope)

@@ -715,10 +715,12 @@ class Evaluator:
             UNKNOWN_ATOM in result
             and not targets
             and not apis
-            and any(is_tensor_like(a) for atoms in (*args, *kwargs.values()) for a in atoms)
+            and any(_holds_tf_tensor(atoms) for atoms in (*args, *kwargs.values()))
         ):
-            # An unknown function applied to tensors (a loaded SavedModel's signature, a
-            # third-party op): what comes back is taken to be tensor-like as well.
+            # An unknown function applied to TF tensors (a loaded SavedModel's signature, a
+            # third-party op): what comes back is taken to be a tensor as well. Not so for
+            # NumPy arrays: a third-party function on arrays (scikit-learn, SciPy) computes
+            # with NumPy and gives NumPy or Python values back, never a TF tensor.
             result.add(TENSOR)
         if not result:
             # Nothing known yet (a callee not evaluated so far): empty while iterating, so
@@ -794,6 +796,24 @@ def _dict_view(method: str, receiver: Atoms, args: list[Atoms]) -> Atoms | None:
         default = args[1] if len(args) > 1 else frozenset({("lit", "none", None)})
         return _cap(values | default)
     return None
+
+
+TF_TENSOR_KINDS = frozenset({"tensor", "variable", "symbolic"})
+
+
+def _holds_tf_tensor(atoms: Atoms, depth: int = 0) -> bool:
+    """A TensorFlow (or Keras symbolic) tensor, or a container holding one; not NumPy."""
+    for atom in atoms:
+        kind = atom[0]
+        if kind in TF_TENSOR_KINDS:
+            return True
+        if depth < 3 and kind == "seq" and _holds_tf_tensor(atom[2], depth + 1):
+            return True
+        if depth < 3 and kind == "tup" and any(_holds_tf_tensor(p, depth + 1) for p in atom[1]):
+            return True
+        if depth < 3 and kind == "dict" and _holds_tf_tensor(atom[1], depth + 1):
+            return True
+    return False
 
 
 def _holds_symbolic(atoms: Atoms) -> bool:
@@ -1397,10 +1417,12 @@ def _record_evidence(
                             (atom[1], name, False, resolved.site.span, element)
                         )
                 continue
-            # Traced callbacks receive tensors (dataset elements, map_fn slices).
+            # Callbacks receive tensors (dataset elements, map_fn slices), or what the API
+            # says it hands them (`Dataset.apply` passes the dataset).
             params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
+            received = atoms_for_return(info.callback_input)
             for p in params:
-                out.evidence.append((atom[1], p.name, frozenset({TENSOR}), True))
+                out.evidence.append((atom[1], p.name, received, True))
 
 
 def _constant(sym: Sym, depth: int = 0) -> bool:

@@ -33,6 +33,8 @@ CODES = {
     "has_tensor_parameter_iteration", "has_conflicting_eager_dtype_coercions",
     "has_keras_symbolic_arguments", "no_tensor_computation", "has_covered_callers",
     "has_no_primitive_parameters",
+    # no candidates by their nature (analyzer/candidacy.py, README "How it decides" step 6)
+    "not_tensorflow_code", "legacy_graph_code", "dataset_builder",
 }
 
 
