@@ -533,15 +533,39 @@ def keras_symbolic_arguments(ctx: _Context) -> list[Finding]:
     return found
 
 
-def _sublayer_classes(index: ProjectIndex, facts: TensorFacts, class_key: str) -> set[str]:
-    """Project Keras classes whose instances this class holds as attributes."""
-    found: set[str] = set()
+def _held_atoms(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
+    """The atoms an attribute holds, looking into lists, tuples and dicts.
+
+    Keras tracks layers kept in a list or dict attribute (`self.blocks = [Dense(8) for _ in
+    range(3)]`, `self.heads = {"a": Dense(1)}`) as sub-layers, exactly like a layer kept
+    directly: for the symbolic build they count the same."""
+    for atom in atoms:
+        kind = atom[0]
+        if depth < 3 and kind == "seq":
+            yield from _held_atoms(atom[2], depth + 1)
+        elif depth < 3 and kind == "tup":
+            for part in atom[1]:
+                yield from _held_atoms(part, depth + 1)
+        elif depth < 3 and kind == "dict":
+            yield from _held_atoms(atom[1], depth + 1)
+        else:
+            yield atom
+
+
+def _attribute_atoms(index: ProjectIndex, facts: TensorFacts, class_key: str) -> Iterator[Atom]:
+    """Everything stored on instances of the class (its bases included), containers opened."""
     for key in index.mro(class_key):
         for atoms in facts.attrs.get(key, {}).values():
-            for atom in atoms:
-                if atom[0] == "obj" and atom[1] in LAYER_ROLES and atom[2] is not None:
-                    found.add(atom[2])
-    return found
+            yield from _held_atoms(atoms)
+
+
+def _sublayer_classes(index: ProjectIndex, facts: TensorFacts, class_key: str) -> set[str]:
+    """Project Keras classes whose instances this class holds as attributes."""
+    return {
+        atom[2]
+        for atom in _attribute_atoms(index, facts, class_key)
+        if atom[0] == "obj" and atom[1] in LAYER_ROLES and atom[2] is not None
+    }
 
 
 def _has_sublayers(index: ProjectIndex, facts: TensorFacts, class_key: str) -> bool:
@@ -552,9 +576,7 @@ def _has_sublayers(index: ProjectIndex, facts: TensorFacts, class_key: str) -> b
     layers create theirs on first call."""
     return any(
         a[0] == "obj" and (a[1] == "layer" or (a[1] == "model" and a[2] is not None))
-        for key in index.mro(class_key)
-        for atoms in facts.attrs.get(key, {}).values()
-        for a in atoms
+        for a in _attribute_atoms(index, facts, class_key)
     )
 
 
@@ -564,12 +586,7 @@ def _holds_weights(index: ProjectIndex, facts: TensorFacts, class_key: str) -> b
     A stateless layer traced on symbolic tensors has nothing to freeze."""
     if index.find_method(class_key, "build") is not None or _has_sublayers(index, facts, class_key):
         return True
-    return any(
-        a[0] == "variable"
-        for key in index.mro(class_key)
-        for atoms in facts.attrs.get(key, {}).values()
-        for a in atoms
-    )
+    return any(a[0] == "variable" for a in _attribute_atoms(index, facts, class_key))
 
 
 def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[str, str]:

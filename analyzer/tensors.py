@@ -1056,13 +1056,51 @@ def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contri
     )
     if evaluator.class_key is not None and fn.binds_receiver and fn.params:
         receiver = fn.params[0].name
+        selves = (("local", receiver), ("param", receiver))
         for store in fn.stores:
-            if store.kind == "attr" and store.target in (("local", receiver), ("param", receiver)):
+            if store.kind == "attr" and store.target in selves:
                 out.attrs.append((evaluator.class_key, store.name, evaluator.eval(store.value)))
+            elif store.kind == "item" and store.target[0] == "attr" and store.target[1] in selves:
+                # `self.heads["a"] = Dense(1)`: the dict attribute holds the value too.
+                held = ("dict", evaluator.eval(store.value))
+                out.attrs.append((evaluator.class_key, store.target[2], frozenset({held})))
+        for site in fn.calls:
+            grown = _grown_attribute(evaluator, site, selves)
+            if grown is not None:
+                out.attrs.append((evaluator.class_key, *grown))
     deps = set(evaluator.deps)
     if evaluator.optimistic:
         deps.add(OPTIMISTIC)
     return out, deps
+
+
+CONTAINER_GROWERS = frozenset({"append", "appendleft", "add", "insert", "extend", "update"})
+
+
+def _grown_attribute(
+    evaluator: Evaluator, site: CallSite, selves: tuple[Sym, ...]
+) -> tuple[str, Atoms] | None:
+    """`self.blocks.append(layer)` (or `extend`, `insert`, `update`): the container kept in
+    attribute `blocks` now holds `layer` too, as `items.append(x)` does for a local."""
+    callee = site.callee
+    if (
+        callee[0] != "attr"
+        or callee[2] not in CONTAINER_GROWERS
+        or callee[1][0] != "attr"
+        or callee[1][1] not in selves
+        or not site.args
+    ):
+        return None
+    if callee[2] in ("extend", "update"):
+        elements: set[Atom] = set()
+        for atom in evaluator.eval(site.args[0]):
+            if atom[0] == "dict":
+                elements |= atom[1]
+            else:
+                elements.update(_iterate(atom))
+    else:
+        elements = set(evaluator.eval(site.args[-1]))
+    return callee[1][2], frozenset({("seq", "list", _cap(elements))})
 
 
 OPTIMISTIC: Dep = ("optimistic", "")
