@@ -56,6 +56,10 @@ SYMBOLIC_KINDS = frozenset({"tensor", "variable", "symbolic"})
 VALUE_ROLES = frozenset({"tensor", "variable", "numpy"})
 """Receivers whose eager-only methods need the receiver's value (`x.numpy()`); on a
 framework object (`model.fit`, `dataset.as_numpy_iterator`) they fail in any graph."""
+CLOSURE = "^"
+"""Prefix of a pseudo-parameter: a variable of an enclosing function that a nested function
+or lambda reads (`lambda: np.mean(x)`). A call from the enclosing function maps it onto that
+function's own value of the name, as it maps a parameter onto the argument."""
 MAX_FIXED_POINT_ROUNDS = 50
 MAX_RETURN_DEPTH = 40
 """How many nested project calls a return value is followed through on demand; deeper, a
@@ -327,6 +331,10 @@ class _Values:
         if kind == "name":
             if sym[1] in self.fn.locals and sym[1] not in self.fn.globals_declared:
                 return self.of(("local", sym[1]))
+            if FREE in origins(self.index, self.key, sym):
+                # A variable of an enclosing function: what it is depends on that function,
+                # which maps it onto its own values where it calls this one (`_argument`).
+                return Symbolic(params=frozenset({CLOSURE + sym[1]}))
             return self._outside(sym)
         if kind == "attr" and sym[2] in SHAPE_ONLY_ATTRIBUTES:
             return CONCRETE
@@ -407,9 +415,12 @@ class _Values:
         return operands
 
     def _argument(self, resolved: ResolvedCall, kind: str, target: str, param: str) -> Symbolic:
-        """What the call passes to `param` of a project callee."""
+        """What the call passes to `param` of a project callee (for a closure variable of
+        the callee, what that variable is here)."""
         site = resolved.site
         callee = self.index.function(target)
+        if param.startswith(CLOSURE):
+            return self._closure_value(param)
         receiver = callee.params[0].name if callee.binds_receiver and callee.params else None
         if param == receiver and kind != "func":
             return CONCRETE  # the bound object (`Class.method(obj, x)` passes it explicitly)
@@ -426,6 +437,12 @@ class _Values:
             atoms = self.helpers.facts.param_atoms.get(target, {}).get(param, set())
             return ALWAYS if any(is_tensor_like(a) or a[0] == "?" for a in atoms) else CONCRETE
         return CONCRETE  # the default, evaluated where the `def` ran
+
+    def _closure_value(self, param: str) -> Symbolic:
+        """A nested function's variable `param` of an enclosing function, seen from here: this
+        function's own value of that name (a local or parameter of it, or again a variable of
+        a function enclosing this one)."""
+        return self.of(("name", param.removeprefix(CLOSURE)))
 
     # ------------------------------------------------------------------ hazards
 
@@ -468,7 +485,9 @@ class _Values:
                 for param in sorted(condition.params):
                     # Only what comes from a parameter, as for the function itself.
                     hazard = Hazard(
-                        f"applies `{_display(numpy_name)}` to a value derived from `{param}`", line
+                        f"applies `{_display(numpy_name)}` to a value derived from "
+                        f"{_describe(param)}",
+                        line,
                     )
                     yield NUMPY, Symbolic(condition.always, frozenset({param})), hazard
 
@@ -479,7 +498,8 @@ class _Values:
                 yield info, self.union(_selected(resolved.site, info.concrete_args))
 
     def lifted(self, resolved: ResolvedCall) -> Iterator[tuple[str, Symbolic, Hazard]]:
-        """The hazards of the project functions a call runs, in this function's terms."""
+        """The hazards of the project functions a call runs, in this function's terms: the
+        functions it calls, and callbacks that the API runs in this function's mode."""
         line = resolved.site.span.start_line
         for kind, target in callees(self.index, resolved):
             summary = self.helpers.summaries.get(target)
@@ -493,6 +513,38 @@ class _Values:
                     condition = self._argument(resolved, kind, target, param)
                     if condition.always or condition.params:
                         yield fact, condition, _via(name, hazard, line)
+        for target in self._caller_mode_callbacks(resolved):
+            summary = self.helpers.summaries.get(target)
+            if summary is None or target == self.key:
+                continue
+            name = self.index.function(target).qualname
+            for fact, hazard in summary.always.items():
+                yield fact, ALWAYS, _via(name, hazard, line)
+            for fact, by_param in summary.when.items():
+                for param, hazard in by_param.items():
+                    # The API hands the callback tensors (`tf.map_fn` slices, loop variables):
+                    # symbolic in this function's graph; its closure variables are ours.
+                    condition = self._closure_value(param) if param.startswith(CLOSURE) else ALWAYS
+                    if condition.always or condition.params:
+                        yield fact, condition, _via(name, hazard, line)
+
+    def _caller_mode_callbacks(self, resolved: ResolvedCall) -> Iterator[str]:
+        """Project functions handed to an API that runs them in the caller's mode: traced
+        into this function's graph when it is traced (`tf.map_fn`, `tf.cond`, `tf.scan`)."""
+        for info in resolved.api:
+            if info.traces_callbacks or not info.callback_args:
+                continue
+            for sym in _selected(resolved.site, info.callback_args):
+                for atom in self.evaluator.eval(sym):
+                    if atom[0] in ("func", "method"):
+                        yield atom[1]
+
+
+def _describe(param: str) -> str:
+    """A parameter, or a variable of an enclosing function, in words."""
+    if param.startswith(CLOSURE):
+        return f"`{param.removeprefix(CLOSURE)}` of an enclosing function"
+    return f"`{param}`"
 
 
 def _via(callee: str, hazard: Hazard, line: int) -> Hazard:

@@ -77,7 +77,13 @@ class _Context:
         kind = sym[0]
         if kind == "param":
             return sym[1] != self.receiver and self.may_be_tensor_parameter(sym[1])
-        if kind == "local":
+        if kind in ("local", "name"):
+            # A name bound inside an expression (a comprehension's target, a walrus) is read
+            # as a free name before the walk meets its binding: local all the same.
+            if kind == "name" and (
+                sym[1] not in self.fn.locals or sym[1] in self.fn.globals_declared
+            ):
+                return False
             return any(self.derives_from_parameter(v, seen) for v in self.fn.locals.get(sym[1], ()))
         if kind == "attr":
             if sym[2] in SHAPE_ONLY_ATTRIBUTES:
@@ -112,7 +118,9 @@ def _mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym], depth: int = 0) 
     if depth > 12:
         return False
     kind = sym[0]
-    if kind == "local":
+    if kind == "local" or (
+        kind == "name" and sym[1] in fn.locals and sym[1] not in fn.globals_declared
+    ):
         return any(_mentions(fn, v, targets, depth + 1) for v in fn.locals.get(sym[1], ()))
     if kind in ("attr", "item", "iter", "enter"):
         return _mentions(fn, sym[1], targets, depth + 1)
