@@ -29,6 +29,12 @@ import networkx as nx
 from hybridize.analyzer.callgraph import components_bottom_up, reaching
 from hybridize.analyzer.effects import FREE, origins
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
+from hybridize.analyzer.frameworks.python_stdlib import (
+    AUTOGRAPH_CASTS,
+    AUTOGRAPH_LEN,
+    GRAPH_TRUTH_VALUE,
+    PYTHON_CONTAINER_KINDS,
+)
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.safety import SHAPE_ONLY_ATTRIBUTES, is_eager_only_call, numpy_function
@@ -46,6 +52,8 @@ from hybridize.model import Finding, Span
 EAGER_ONLY = "has_eager_only_calls"
 NUMPY = "has_numpy_calls_on_parameters"
 CODES = {EAGER_ONLY: "HY301", NUMPY: "HY302"}
+PYTHON_VALUE_CODE = "HY303"
+"""A value that is a tensor in the graph used as a Python value (fact `has_eager_only_calls`)."""
 CONSEQUENCES = {
     EAGER_ONLY: "that works only eagerly, not in this function's graph",
     NUMPY: "NumPy cannot evaluate the symbolic tensor it receives in this function's graph",
@@ -56,6 +64,10 @@ SYMBOLIC_KINDS = frozenset({"tensor", "variable", "symbolic"})
 VALUE_ROLES = frozenset({"tensor", "variable", "numpy"})
 """Receivers whose eager-only methods need the receiver's value (`x.numpy()`); on a
 framework object (`model.fit`, `dataset.as_numpy_iterator`) they fail in any graph."""
+INDEXING = (
+    "indexes a Python list, tuple or range with a value that is a tensor in a graph "
+    "(`int()`/`len()` of a tensor give a tensor there), which raises TypeError"
+)
 CLOSURE = "^"
 """Prefix of a pseudo-parameter: a variable of an enclosing function that a nested function
 or lambda reads (`lambda: np.mean(x)`). A call from the enclosing function maps it onto that
@@ -98,6 +110,8 @@ class Hazard:
 
     what: str
     line: int
+    code: str = ""
+    """The finding code when it is not the fact's usual one (HY303 for a Python-value use)."""
 
 
 @dataclass(slots=True)
@@ -135,6 +149,7 @@ class HelperSafety:
         self.summaries: dict[str, HelperSummary] = {}
         local = {
             key: any(_may_fail_in_a_graph(resolved) for resolved in facts.calls.get(key, []))
+            or _indexes_python_sequences(index, facts, key)
             for key in graph.nodes
             if not key.endswith("::<module>")
         }
@@ -205,8 +220,25 @@ class HelperSafety:
             return found
         symbolic_params = self.symbolic_parameters(key)
         values = _Values(self, key)
+        for _sym, condition in values.python_indexing():
+            if condition.given(symbolic_params):
+                found[EAGER_ONLY].append(
+                    Finding(
+                        PYTHON_VALUE_CODE,
+                        EAGER_ONLY,
+                        "error",
+                        INDEXING,
+                        self.index.function(key).span,
+                    )
+                )
+                break
         for resolved in values.calls:
             site = resolved.site
+            for what, condition in values.python_value_arguments(resolved):
+                if condition.given(symbolic_params):
+                    found[EAGER_ONLY].append(
+                        Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, site.span)
+                    )
             for info, condition in values.concrete_arguments(resolved):
                 if condition.given(symbolic_params):
                     found[EAGER_ONLY].append(
@@ -224,7 +256,7 @@ class HelperSafety:
                 if condition.given(symbolic_params) and not _reported(found[fact], site.span):
                     found[fact].append(
                         Finding(
-                            CODES[fact],
+                            hazard.code or CODES[fact],
                             fact,
                             "error",
                             f"{hazard.what}; {CONSEQUENCES[fact]}",
@@ -248,11 +280,28 @@ class HelperSafety:
 
 
 def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:
-    """A call that may fail on a symbolic value: eager-only, `concrete_args`, or NumPy."""
+    """A call that may fail on a symbolic value: eager-only, `concrete_args`, NumPy, or one
+    that needs a Python value (`bool`, a Keras layer's configuration)."""
     return (
         is_eager_only_call(resolved)
-        or any(info.concrete_args for info in resolved.api)
+        or any(
+            info.concrete_args
+            or info.name in GRAPH_TRUTH_VALUE
+            or (info.kind == "class" and info.framework == "keras" and info.returns == "layer")
+            for info in resolved.api
+        )
         or numpy_function(resolved) is not None
+    )
+
+
+def _indexes_python_sequences(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
+    """Whether the function indexes a Python sequence with a computed value (`items[n]`)."""
+    evaluator = get_evaluator(index, facts, key)
+    return any(
+        sym[0] == "item"
+        and sym[2][0] not in ("lit", "slice")
+        and any(a[0] in PYTHON_CONTAINER_KINDS for a in evaluator.eval(sym[1]))
+        for sym in list(evaluator.memo)
     )
 
 
@@ -410,9 +459,38 @@ class _Values:
             a[0] == "numpy" or is_known_non_tensor(a) for a in resolved.result
         ):
             # `len(x)`, `int(n)`, `np.mean(a)`, `t.numpy()`: a Python or NumPy value, concrete
-            # while tracing (NumPy or `.numpy()` on a symbolic tensor is a hazard of its own).
-            return CONCRETE
+            # while tracing (NumPy or `.numpy()` on a symbolic tensor is a hazard of its own),
+            # except where AutoGraph turns the builtin into an op on a symbolic tensor.
+            return self._autograph_builtin(resolved, operands)
         return operands
+
+    def _autograph_builtin(self, resolved: ResolvedCall, operands: Symbolic) -> Symbolic:
+        """What AutoGraph makes of `int(t)`, `float(t)`, `len(t)` in a traced function: a cast
+        (symbolic when `t` is), and `len` a tensor unless `t`'s first axis is static: a
+        parameter's is, since tf.function traces each new input shape (without a signature)."""
+        names = {info.name for info in resolved.api}
+        if names & AUTOGRAPH_CASTS:
+            return operands
+        if AUTOGRAPH_LEN in names and resolved.site.args:
+            argument = resolved.site.args[0]
+            static = any(
+                a[0] in ("tensor", "variable") and a[2] and a[2][0] is not None
+                for a in self.evaluator.eval(argument)
+            )
+            if static or self._parameter_behind(argument) is not None:
+                return CONCRETE
+            return operands
+        return CONCRETE
+
+    def _parameter_behind(self, sym: Sym) -> str | None:
+        """The parameter a value is, through locals assigned once (names bound in expressions
+        included)."""
+        for _ in range(20):
+            if sym[0] in ("local", "name") and len(self.fn.locals.get(sym[1], ())) == 1:
+                sym = self.fn.locals[sym[1]][0]
+            else:
+                break
+        return sym[1] if sym[0] == "param" and sym[1] != self.receiver else None
 
     def _argument(self, resolved: ResolvedCall, kind: str, target: str, param: str) -> Symbolic:
         """What the call passes to `param` of a project callee (for a closure variable of
@@ -457,6 +535,8 @@ class _Values:
                 summary.add(fact, condition, hazard)
             for fact, condition, hazard in self.lifted(resolved):
                 summary.add(fact, condition, hazard)
+        for _sym, condition in self.python_indexing():
+            summary.add(EAGER_ONLY, condition, Hazard(INDEXING, self.fn.line, PYTHON_VALUE_CODE))
         return summary
 
     def _local_hazards(self, resolved: ResolvedCall) -> Iterator[tuple[str, Symbolic, Hazard]]:
@@ -478,6 +558,8 @@ class _Values:
         for info, condition in self.concrete_arguments(resolved):
             what = f"calls `{_display(info.name)}` on a value that must be concrete"
             yield EAGER_ONLY, condition, Hazard(what, line)
+        for what, condition in self.python_value_arguments(resolved):
+            yield EAGER_ONLY, condition, Hazard(what, line, PYTHON_VALUE_CODE)
         numpy_name = numpy_function(resolved)
         if numpy_name is not None:
             for argument in _operands(site):
@@ -490,6 +572,35 @@ class _Values:
                         line,
                     )
                     yield NUMPY, Symbolic(condition.always, frozenset({param})), hazard
+
+    def python_value_arguments(self, resolved: ResolvedCall) -> Iterator[tuple[str, Symbolic]]:
+        """Calls that need a Python value where a symbolic tensor fails, with when it is one:
+        `bool(t)` (the truth value of a symbolic tensor raises) and the configuration of a
+        Keras layer (`Dense(int(n))`: Keras validates `units` as a Python int)."""
+        operands = list(_operands(resolved.site))
+        for info in resolved.api:
+            if info.name in GRAPH_TRUTH_VALUE and operands:
+                what = f"calls `{_display(info.name)}` on a value that is a tensor in a graph"
+                yield f"{what}, which raises OperatorNotAllowedInGraphError", self.union(operands)
+            elif info.kind == "class" and info.framework == "keras" and info.returns == "layer":
+                yield (
+                    f"configures `{_display(info.name)}` with a value that is a tensor in a "
+                    "graph (`int()`/`len()` of a tensor give a tensor there), where Keras "
+                    "needs a Python value",
+                    self.union(operands),
+                )
+
+    def python_indexing(self) -> Iterator[tuple[Sym, Symbolic]]:
+        """Python lists, tuples and ranges indexed by a value, with when that value is a
+        symbolic tensor (`items[int(t)]` raises TypeError in a graph)."""
+        for sym in list(self.evaluator.memo):
+            if sym[0] != "item" or sym[2][0] in ("lit", "slice"):
+                continue
+            bases = self.evaluator.eval(sym[1])
+            if bases and all(a[0] in PYTHON_CONTAINER_KINDS for a in bases):
+                condition = self.of(sym[2])
+                if condition.always or condition.params:
+                    yield sym, condition
 
     def concrete_arguments(self, resolved: ResolvedCall) -> Iterator[tuple[ApiInfo, Symbolic]]:
         """APIs of a call that need concrete arguments, with when those are symbolic."""
@@ -549,7 +660,7 @@ def _describe(param: str) -> str:
 
 def _via(callee: str, hazard: Hazard, line: int) -> Hazard:
     """A callee's hazard as the caller's, at the line of the call."""
-    return Hazard(f"calls `{callee}` (line {hazard.line}), which {hazard.what}", line)
+    return Hazard(f"calls `{callee}` (line {hazard.line}), which {hazard.what}", line, hazard.code)
 
 
 def _tensor_if(atoms: Iterable[tuple]) -> Symbolic:

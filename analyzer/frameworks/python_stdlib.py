@@ -456,3 +456,16 @@ def namespace_default(name: str) -> Behaviour | None:
         if prefix in NAMESPACE_DEFAULTS:
             return NAMESPACE_DEFAULTS[prefix]
     return None
+
+
+AUTOGRAPH_CASTS = frozenset({"builtins.int", "builtins.float"})
+"""Builtins that AutoGraph replaces inside a traced function: given a tensor, `int(t)` and
+`float(t)` become `tf.cast` and give a tensor, not a Python number (TensorFlow 2.21)."""
+AUTOGRAPH_LEN = "builtins.len"
+"""AutoGraph's `len(t)`: the static first axis of `t` when it is known, else a tensor."""
+GRAPH_TRUTH_VALUE = frozenset({"builtins.bool"})
+"""Builtins that need the truth value of their argument: on a symbolic tensor they raise
+`OperatorNotAllowedInGraphError` (AutoGraph converts `if` and `while` tests, not `bool()`)."""
+PYTHON_CONTAINER_KINDS = frozenset({"seq", "tup"})
+"""Atoms of Python sequences (lists, tuples, ranges): an index must be a Python int, and a
+symbolic tensor raises "list indices must be integers or slices"."""
