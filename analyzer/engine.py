@@ -33,6 +33,7 @@ from hybridize.analyzer.effects import EffectAnalysis
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.returns import python_value_returns
 from hybridize.analyzer.safety import safety_facts
 from hybridize.analyzer.signatures import (
     compare,
@@ -263,6 +264,7 @@ def _analyze_summaries(
     computation = tensor_computation(graph, facts, keys)
     hybrid = {k for k in function_keys if is_hybrid(index, facts, k)}
     covered = covered_callers(graph, facts, hybrid, function_keys)
+    traced = hybrid | {k for k in function_keys if covered[k]}
     verdicts = []
     errors = (
         []
@@ -295,6 +297,8 @@ def _analyze_summaries(
                 key in hybrid,
                 options,
                 helpers,
+                traced,
+                hybrid,
             )
         except Exception as exc:
             verdict = _undecided(index, key, exc)
@@ -389,6 +393,8 @@ def _verdict(
     hybrid: bool,
     options: AnalysisOptions,
     helpers: HelperSafety,
+    traced: set[str],
+    hybrid_keys: set[str],
 ) -> FunctionVerdict:
     from hybridize.analyzer.effects import EffectSummary
 
@@ -496,6 +502,17 @@ def _verdict(
         )
     safety, safety_findings = safety_facts(index, facts, key, helpers)
     findings.extend(safety_findings)
+    # Only for a function that may be compiled: one that takes no tensor is never decorated
+    # (HY001), and a model factory returning a Keras model is not a hazard of its own.
+    return_findings, return_assumptions = (
+        python_value_returns(index, facts, key, hybrid_keys, traced)
+        if has_tensor is not False
+        else ([], [])
+    )
+    safety["has_python_value_returns"] = bool(return_findings)
+    safety["has_frozen_python_state_reads"] = False
+    findings.extend(return_findings)
+    assumptions.extend(return_assumptions)
     supplied = supplied_signature(index, facts, key) if hybrid else None
 
     signature: tuple[object, ...] | None = None

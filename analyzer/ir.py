@@ -118,6 +118,8 @@ class FunctionSummary:
     """A lambda or a class body: analysed like a function (its calls, its effects) but not
     reported as one."""
     is_async: bool = False
+    may_fall_through: bool = False
+    """The end of the body may be reached: the call then returns None without a `return`."""
     ignore_comment: bool = False
     docstring: str | None = None
     has_tensor_methods: bool = False

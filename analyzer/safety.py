@@ -22,6 +22,7 @@ from hybridize.analyzer.tensors import (
     TensorFacts,
     get_evaluator,
     is_tensor_like,
+    leaf_atoms,
 )
 from hybridize.model import Finding, Span, Tristate
 
@@ -541,30 +542,11 @@ def keras_symbolic_arguments(ctx: _Context) -> list[Finding]:
     return found
 
 
-def _held_atoms(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
-    """The atoms an attribute holds, looking into lists, tuples and dicts.
-
-    Keras tracks layers kept in a list or dict attribute (`self.blocks = [Dense(8) for _ in
-    range(3)]`, `self.heads = {"a": Dense(1)}`) as sub-layers, exactly like a layer kept
-    directly: for the symbolic build they count the same."""
-    for atom in atoms:
-        kind = atom[0]
-        if depth < 3 and kind == "seq":
-            yield from _held_atoms(atom[2], depth + 1)
-        elif depth < 3 and kind == "tup":
-            for part in atom[1]:
-                yield from _held_atoms(part, depth + 1)
-        elif depth < 3 and kind == "dict":
-            yield from _held_atoms(atom[1], depth + 1)
-        else:
-            yield atom
-
-
 def _attribute_atoms(index: ProjectIndex, facts: TensorFacts, class_key: str) -> Iterator[Atom]:
     """Everything stored on instances of the class (its bases included), containers opened."""
     for key in index.mro(class_key):
         for atoms in facts.attrs.get(key, {}).values():
-            yield from _held_atoms(atoms)
+            yield from leaf_atoms(atoms)
 
 
 def _sublayer_classes(index: ProjectIndex, facts: TensorFacts, class_key: str) -> set[str]:

@@ -336,6 +336,7 @@ class _ModuleBuilder:
         self.functions[qualname] = summary
         body = _body(node.body)
         local_names = _local_names(body) | {p.name for p in params}
+        summary.may_fall_through = _may_fall_through(body)
         scope = _Scope(summary, local_names)
         for p in params:
             summary.locals.setdefault(p.name, []).append(("param", p.name))
@@ -895,6 +896,38 @@ def _local_names(body: Sequence[cst.BaseStatement]) -> set[str]:
             for case in stmt.cases:
                 stack.extend(_body(case.body))
     return names
+
+
+def _may_fall_through(body: Sequence[cst.BaseStatement]) -> bool:
+    """Whether running a body may reach its end (and the function return None implicitly).
+
+    Syntactic and on the safe side for the question it serves (may None be returned?): a
+    body ending in `return` or `raise`, or in an `if`/`try` whose every branch does, does not
+    fall through; loops and anything else may."""
+    if not body:
+        return True
+    last = body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return not (last.body and isinstance(last.body[-1], cst.Return | cst.Raise))
+    if isinstance(last, cst.If):
+        if _may_fall_through(_body(last.body)):
+            return True
+        orelse = last.orelse
+        if orelse is None:
+            return True
+        if isinstance(orelse, cst.If):
+            return _may_fall_through([orelse])
+        return _may_fall_through(_body(orelse.body))
+    if isinstance(last, cst.With):
+        return _may_fall_through(_body(last.body))
+    if isinstance(last, cst.Try | cst.TryStar):
+        if last.finalbody is not None and not _may_fall_through(_body(last.finalbody.body)):
+            return False
+        ending = _body(last.orelse.body) if last.orelse is not None else _body(last.body)
+        return _may_fall_through(ending) or any(
+            _may_fall_through(_body(handler.body)) for handler in last.handlers
+        )
+    return True
 
 
 def _target_names(target: cst.BaseExpression) -> set[str]:

@@ -188,6 +188,25 @@ def _has_unknown(atom: Atom, depth: int = 0) -> bool:
     return False
 
 
+def leaf_atoms(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
+    """The atoms a value may hold, looking into lists, tuples and dicts (to MAX_NESTING).
+
+    Keras tracks layers kept in a list or dict attribute (`self.blocks = [Dense(8) for _ in
+    range(3)]`) as sub-layers, and tf.function converts every leaf of a returned structure:
+    both ask what the leaves are."""
+    for atom in atoms:
+        kind = atom[0]
+        if depth < MAX_NESTING and kind == "seq":
+            yield from leaf_atoms(atom[2], depth + 1)
+        elif depth < MAX_NESTING and kind == "tup":
+            for part in atom[1]:
+                yield from leaf_atoms(part, depth + 1)
+        elif depth < MAX_NESTING and kind == "dict":
+            yield from leaf_atoms(atom[1], depth + 1)
+        else:
+            yield atom
+
+
 CONTAINER_KINDS = frozenset({"seq", "tup", "dict"})
 
 
