@@ -30,6 +30,7 @@ from hybridize.analyzer.callgraph import (
 from hybridize.analyzer.decide import FunctionFacts, decide
 from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.effects import EffectAnalysis
+from hybridize.analyzer.frozen_state import frozen_state_reads
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.resolve import ProjectIndex
@@ -502,15 +503,17 @@ def _verdict(
         )
     safety, safety_findings = safety_facts(index, facts, key, helpers)
     findings.extend(safety_findings)
-    # Only for a function that may be compiled: one that takes no tensor is never decorated
-    # (HY001), and a model factory returning a Keras model is not a hazard of its own.
+    # What compiling would change, only for a function that may be compiled: one that takes
+    # no tensor is never decorated (HY001), and a model factory returning a Keras model or
+    # an environment's `step` reading its own state are not hazards of their own.
+    compilable = has_tensor is not False
     return_findings, return_assumptions = (
-        python_value_returns(index, facts, key, hybrid_keys, traced)
-        if has_tensor is not False
-        else ([], [])
+        python_value_returns(index, facts, key, hybrid_keys, traced) if compilable else ([], [])
     )
     safety["has_python_value_returns"] = bool(return_findings)
-    safety["has_frozen_python_state_reads"] = False
+    frozen_findings = frozen_state_reads(index, facts, key) if compilable and not hybrid else []
+    safety["has_frozen_python_state_reads"] = bool(frozen_findings)
+    findings.extend(frozen_findings)
     findings.extend(return_findings)
     assumptions.extend(return_assumptions)
     supplied = supplied_signature(index, facts, key) if hybrid else None

@@ -62,6 +62,8 @@ class Loop:
 
     iterable: Sym
     span: Span
+    comprehension: bool = False
+    """A comprehension's `for` (its span is the enclosing statement's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +120,9 @@ class FunctionSummary:
     """A lambda or a class body: analysed like a function (its calls, its effects) but not
     reported as one."""
     is_async: bool = False
+    name_bindings: list[tuple[str, Span]] = field(default_factory=list)
+    """Module code only: each assignment of a module-level name, where it happens (to tell
+    initialisation from a reassignment between calls)."""
     may_fall_through: bool = False
     """The end of the body may be reached: the call then returns None without a `return`."""
     ignore_comment: bool = False

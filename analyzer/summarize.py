@@ -485,6 +485,8 @@ class _ModuleBuilder:
                 summary.stores.append(Store("nonlocal", ("name", name), name, where, value))
             else:
                 summary.locals.setdefault(name, []).append(value)
+                if summary.qualname == "<module>":
+                    summary.name_bindings.append((name, where))
         elif kind == "unpack":
             for index, element in enumerate(target[1]):
                 if element[0] == "star":
@@ -693,7 +695,7 @@ class _ModuleBuilder:
         while current is not None:
             target = self._prepare_target(current.target, scope)
             iterable = self._expr(current.iter, scope)
-            scope.summary.loops.append(Loop(iterable, self.statement_span))
+            scope.summary.loops.append(Loop(iterable, self.statement_span, comprehension=True))
             self._bind(target, ("iter", iterable), scope, None)
             for condition in current.ifs:
                 self._expr(condition.test, scope)
