@@ -247,30 +247,35 @@ def _python_kind(atom: Atom) -> str | None:
     return None
 
 
-def _static_shape(fn: FunctionSummary, sym: Sym, depth: int = 0) -> bool:
+def _static_shape(fn: FunctionSummary, sym: Sym, memo: dict[Sym, bool] | None = None) -> bool:
     """A value computed from static shapes only: `x.shape[0]`, `x.shape.as_list()`,
-    `x.ndim * 2` (not `tf.shape(x)`, which is a tensor)."""
-    if depth > 12:
-        return False
+    `x.ndim * 2` (not `tf.shape(x)`, which is a tensor). Each value is visited once; one
+    that feeds itself (`n = n * 2`) is static when everything else it is made of is."""
+    memo = memo if memo is not None else {}
+    if sym in memo:
+        return memo[sym]
+    memo[sym] = True  # a value reached again through itself adds nothing new
     kind = sym[0]
+    result = False
     if kind in ("local", "name"):
         values = fn.locals.get(sym[1], ())
-        return bool(values) and all(_static_shape(fn, v, depth + 1) for v in values)
-    if kind == "attr":
-        return sym[2] in STATIC_SHAPE_ATTRIBUTES
-    if kind == "item":
-        return _static_shape(fn, sym[1], depth + 1)
-    if kind == "op":
+        result = bool(values) and all(_static_shape(fn, v, memo) for v in values)
+    elif kind == "attr":
+        result = sym[2] in STATIC_SHAPE_ATTRIBUTES
+    elif kind == "item":
+        result = _static_shape(fn, sym[1], memo)
+    elif kind == "op":
         operands = [o for o in sym[1] if o[0] != "lit"]
-        return bool(operands) and all(_static_shape(fn, o, depth + 1) for o in operands)
-    if kind == "call":
+        result = bool(operands) and all(_static_shape(fn, o, memo) for o in operands)
+    elif kind == "call":
         callee = fn.calls[sym[1]].callee
-        return (
+        result = (
             callee[0] == "attr"
             and callee[2] in STATIC_SHAPE_METHODS
-            and _static_shape(fn, callee[1], depth + 1)
+            and _static_shape(fn, callee[1], memo)
         )
-    return False
+    memo[sym] = result
+    return result
 
 
 # ---------------------------------------------------------------------- how callers use it
@@ -367,32 +372,36 @@ def _flows(
     sym: Sym,
     result: Sym,
     casts: list[ResolvedCall] | None,
-    depth: int = 0,
 ) -> bool:
     """Whether `sym` is `result`, or holds or computes from it without leaving tensors:
     through locals, arithmetic, conditionals and displays; with `casts` (a traced caller)
-    also through AutoGraph's `int()`/`float()`/`len()`, which give tensors there."""
-    if sym == result:
-        return True
-    if depth > 12:
-        return False
-    kind = sym[0]
-    if kind in ("local", "name"):
-        if kind == "name" and sym[1] not in fn.locals:
-            return False
-        return any(_flows(fn, v, result, casts, depth + 1) for v in fn.locals.get(sym[1], ()))
-    if kind in ("op", "cond"):
-        return any(_flows(fn, o, result, casts, depth + 1) for o in sym[1])
-    if kind == "seq":
-        return any(_flows(fn, e, result, casts, depth + 1) for e in sym[2])
-    if kind == "dict":
-        return any(_flows(fn, e, result, casts, depth + 1) for e in sym[1])
-    if kind == "item":
-        return _flows(fn, sym[1], result, casts, depth + 1)
-    if kind == "call" and casts is not None:
-        resolved = next((r for r in casts if r.index == sym[1]), None)
-        if resolved is not None and any(
-            info.name in AUTOGRAPH_CASTS or info.name == AUTOGRAPH_LEN for info in resolved.api
-        ):
-            return any(_flows(fn, a, result, casts, depth + 1) for a in resolved.site.args)
+    also through AutoGraph's `int()`/`float()`/`len()`, which give tensors there. A
+    reachability question, so each value is visited once."""
+    by_index = {resolved.index: resolved for resolved in casts or ()}
+    seen: set[Sym] = set()
+    stack = [sym]
+    while stack:
+        current = stack.pop()
+        if current == result:
+            return True
+        if current in seen:
+            continue
+        seen.add(current)
+        kind = current[0]
+        if kind in ("local", "name"):
+            stack.extend(fn.locals.get(current[1], ()))
+        elif kind in ("op", "cond"):
+            stack.extend(current[1])
+        elif kind == "seq":
+            stack.extend(current[2])
+        elif kind == "dict":
+            stack.extend(current[1])
+        elif kind == "item":
+            stack.append(current[1])
+        elif kind == "call" and current[1] in by_index:
+            resolved = by_index[current[1]]
+            if any(
+                info.name in AUTOGRAPH_CASTS or info.name == AUTOGRAPH_LEN for info in resolved.api
+            ):
+                stack.extend(resolved.site.args)
     return False
