@@ -352,12 +352,14 @@ def _python_use(
             scalar = [a for a in receiver if a[0] in ("lit", "numpy", "variable")]
             if scalar and lookup_method("tensor", callee[2]) is None:
                 return f"calls `.{callee[2]}()` on it, which a tensor does not have"
-    if traced:
-        for sym in list(evaluator.memo):
-            if sym[0] == "item" and sym[2][0] not in ("lit", "slice") and flows(sym[2]):
-                bases = evaluator.eval(sym[1])
-                if bases and all(a[0] in PYTHON_CONTAINER_KINDS for a in bases):
-                    return "indexes a Python list with it, which needs a Python int in its graph"
+    for sym in list(evaluator.memo):
+        if sym[0] != "item" or sym[2][0] in ("lit", "slice") or not flows(sym[2]):
+            continue
+        bases = evaluator.eval(sym[1])
+        if any(a[0] == "dict" for a in bases):
+            return "looks it up as a dict key, and a tensor is not hashable"
+        if traced and bases and all(a[0] in PYTHON_CONTAINER_KINDS for a in bases):
+            return "indexes a Python list with it, which needs a Python int in its graph"
     return None
 
 

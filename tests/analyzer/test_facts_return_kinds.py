@@ -184,6 +184,21 @@ CASES = [
         True,
     ),
     case(
+        "static-length-looked-up-in-a-dict",
+        program(
+            """
+        NAMES = {3: "three", 4: "four"}
+
+        def f(x):
+            return x.shape[0]
+
+        print(NAMES[f(x)].upper())
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
         "traced-caller-indexes-a-list-with-it",
         program(
             """
