@@ -68,6 +68,9 @@ INDEXING = (
     "indexes a Python list, tuple or range with a value that is a tensor in a graph "
     "(`int()`/`len()` of a tensor give a tensor there), which raises TypeError"
 )
+PYTHON_SCALAR_HINTS = frozenset({"int", "float", "bool", "str"})
+"""Type hints of parameters that hold Python values: a caller passing a tensor there breaks
+its own contract, so they are not taken to be symbolic."""
 CLOSURE = "^"
 """Prefix of a pseudo-parameter: a variable of an enclosing function that a nested function
 or lambda reads (`lambda: np.mean(x)`). A call from the enclosing function maps it onto that
@@ -270,11 +273,13 @@ class HelperSafety:
     def symbolic_parameters(self, key: str) -> set[str]:
         """Parameters that hold symbolic tensors when the function itself is traced: those
         that may receive a tensor-like value (tf.function turns NumPy arrays into tensors),
-        or whose kind is unknown."""
+        or whose kind is unknown, unless a hint promises a Python scalar (`i: int`)."""
         fn = self.index.function(key)
         evaluator = get_evaluator(self.index, self.facts, key)
         found = set()
         for param in fn.explicit_params:
+            if param.annotation in PYTHON_SCALAR_HINTS:
+                continue
             atoms = evaluator.eval(("param", param.name))
             if not atoms or any(is_tensor_like(a) or a[0] == "?" for a in atoms):
                 found.add(param.name)

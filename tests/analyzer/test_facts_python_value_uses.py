@@ -193,6 +193,34 @@ CASES = [
         field=EAGER,
     ),
     case(
+        "list-indexed-with-an-int-hinted-parameter",
+        """
+        import tensorflow as tf
+
+        WEIGHTS = [0.5, 1.0]
+
+        def f(x: tf.Tensor, i: int):
+            return x * WEIGHTS[i]
+        """,
+        "f",
+        False,
+        field=EAGER,
+    ),
+    case(
+        "list-indexed-with-a-parameter-of-unknown-kind",
+        """
+        import tensorflow as tf
+
+        WEIGHTS = [0.5, 1.0]
+
+        def f(x: tf.Tensor, i):
+            return x * WEIGHTS[i]
+        """,
+        "f",
+        True,
+        field=EAGER,
+    ),
+    case(
         "bool-of-a-python-flag",
         """
         import tensorflow as tf
