@@ -45,35 +45,61 @@ StateKey = tuple[str, str, str]
 """("attr", class key, attribute) or ("global", module relpath, name)."""
 
 
+MAX_HELPER_DEPTH = 4
+"""How far into the project functions a traced function calls its reads are followed."""
+
+
 def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
     """Reads of `self` attributes and module globals holding values a trace freezes, when
-    the project reassigns them outside initialisation."""
+    the project reassigns them outside initialisation; in the function or in a project
+    function it calls (traced with it)."""
     fn = index.function(key)
     if fn.is_lambda or key.endswith("::<module>"):
         return []
     writes = _writes(index, facts)
-    evaluator = get_evaluator(index, facts, key)
-    for what, state in _reads(index, facts, key, fn):
-        atoms = evaluator.eval(state[1])
-        if not _frozen(atoms):
-            continue
-        for write in writes.get(state[0], ()):
-            if write.writer == key or not _after_initialisation(index, facts, key, write):
+    for reader, via in _traced_with(index, facts, key):
+        evaluator = get_evaluator(index, facts, reader)
+        for what, state in _reads(index, facts, reader, index.function(reader)):
+            if not _frozen(evaluator.eval(state[1])):
                 continue
-            writer = index.function(write.writer)
-            who = "module code" if writer.qualname == "<module>" else f"`{writer.qualname}`"
-            where = write.writer.split("::", 1)[0]
-            return [
-                Finding(
-                    CODE,
-                    FACT,
-                    "error",
-                    f"reads {what}, which {who} reassigns ({where}, line "
-                    f"{write.span.start_line}): a graph keeps the value it saw while tracing",
-                    fn.span,
-                )
-            ]
+            for write in writes.get(state[0], ()):
+                if write.writer in (key, reader) or not _after_initialisation(
+                    index, facts, key, write
+                ):
+                    continue
+                writer = index.function(write.writer)
+                who = "module code" if writer.qualname == "<module>" else f"`{writer.qualname}`"
+                where = write.writer.split("::", 1)[0]
+                return [
+                    Finding(
+                        CODE,
+                        FACT,
+                        "error",
+                        f"{via}reads {what}, which {who} reassigns ({where}, line "
+                        f"{write.span.start_line}): a graph keeps the value it saw while "
+                        "tracing",
+                        fn.span,
+                    )
+                ]
     return []
+
+
+def _traced_with(index: ProjectIndex, facts: TensorFacts, key: str) -> Iterator[tuple[str, str]]:
+    """The function and the project functions it calls (to MAX_HELPER_DEPTH), each with
+    the words that lead to it ("calls `helper`, which ")."""
+    seen = {key}
+    frontier = [(key, "")]
+    for _ in range(MAX_HELPER_DEPTH + 1):
+        following: list[tuple[str, str]] = []
+        for current, via in frontier:
+            yield current, via
+            for resolved in facts.calls.get(current, []):
+                for _, target in callees(index, resolved):
+                    if target not in seen:
+                        seen.add(target)
+                        name = index.function(target).qualname
+                        following.append((target, f"{via}calls `{name}`, which "))
+        frontier = following
 
 
 def _frozen(atoms: frozenset[Atom]) -> bool:

@@ -14,7 +14,8 @@ class HasFrozenPythonStateReads(Check):
     module-level object, holding a Python value or a tensor (not a `tf.Variable`), when the
     project assigns that attribute or global somewhere else after initialisation: in a
     method other than `__init__` (or a Keras `build`), in a function declaring it `global`,
-    or in module code inside a loop or after a call of the function.
+    or in module code inside a loop or after a call of the function. Reads in the project
+    functions it calls count too: they are traced with it.
 
     Why it matters in graph mode
     ----------------------------

@@ -173,6 +173,25 @@ CASES = [
         "Shift.apply",
         True,
     ),
+    case(
+        "a-helper-reads-the-global",
+        """
+        import tensorflow as tf
+
+        THRESHOLD = 0.5
+
+        def mask(x):
+            return tf.cast(x > THRESHOLD, tf.float32)
+
+        def f(x):
+            return mask(x) * x
+
+        f(tf.ones((2, 3)))
+        THRESHOLD = 0.9
+        """,
+        "f",
+        True,
+    ),
     # --- not frozen -----------------------------------------------------------------------
     case(
         "variable-attribute-assigned-elsewhere",
