@@ -33,12 +33,12 @@ from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
     AUTOGRAPH_LEN,
     GRAPH_TRUTH_VALUE,
-    PYTHON_CONTAINER_KINDS,
 )
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.safety import SHAPE_ONLY_ATTRIBUTES, is_eager_only_call, numpy_function
 from hybridize.analyzer.tensors import (
+    PYTHON_SEQUENCE_KINDS,
     ResolvedCall,
     TensorFacts,
     bind_arguments,
@@ -286,15 +286,19 @@ class HelperSafety:
         return found
 
 
+def configures_keras_layer(info: ApiInfo) -> bool:
+    """A Keras layer's constructor: its arguments are configuration, validated as Python
+    values (`Dense(units)` rejects a tensor)."""
+    return info.kind == "class" and info.framework == "keras" and info.returns == "layer"
+
+
 def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:
     """A call that may fail on a symbolic value: eager-only, `concrete_args`, NumPy, or one
     that needs a Python value (`bool`, a Keras layer's configuration)."""
     return (
         is_eager_only_call(resolved)
         or any(
-            info.concrete_args
-            or info.name in GRAPH_TRUTH_VALUE
-            or (info.kind == "class" and info.framework == "keras" and info.returns == "layer")
+            info.concrete_args or info.name in GRAPH_TRUTH_VALUE or configures_keras_layer(info)
             for info in resolved.api
         )
         or numpy_function(resolved) is not None
@@ -307,7 +311,7 @@ def _indexes_python_sequences(index: ProjectIndex, facts: TensorFacts, key: str)
     return any(
         sym[0] == "item"
         and sym[2][0] not in ("lit", "slice")
-        and any(a[0] in PYTHON_CONTAINER_KINDS for a in evaluator.eval(sym[1]))
+        and any(a[0] in PYTHON_SEQUENCE_KINDS for a in evaluator.eval(sym[1]))
         for sym in list(evaluator.memo)
     )
 
@@ -617,7 +621,7 @@ class _Values:
             if info.name in GRAPH_TRUTH_VALUE and operands:
                 what = f"calls `{_display(info.name)}` on a value that is a tensor in a graph"
                 yield f"{what}, which raises OperatorNotAllowedInGraphError", self.union(operands)
-            elif info.kind == "class" and info.framework == "keras" and info.returns == "layer":
+            elif configures_keras_layer(info):
                 yield (
                     f"configures `{_display(info.name)}` with a value that is a tensor in a "
                     "graph (`int()`/`len()` of a tensor give a tensor there), where Keras "
@@ -632,7 +636,7 @@ class _Values:
             if sym[0] != "item" or sym[2][0] in ("lit", "slice"):
                 continue
             bases = self.evaluator.eval(sym[1])
-            if bases and all(a[0] in PYTHON_CONTAINER_KINDS for a in bases):
+            if bases and all(a[0] in PYTHON_SEQUENCE_KINDS for a in bases):
                 condition = self.of(sym[2])
                 if condition.always or condition.params:
                     yield sym, condition

@@ -34,11 +34,12 @@ from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
     AUTOGRAPH_LEN,
     GRAPH_TRUTH_VALUE,
-    PYTHON_CONTAINER_KINDS,
 )
+from hybridize.analyzer.helper_safety import configures_keras_layer
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import (
+    PYTHON_SEQUENCE_KINDS,
     Atom,
     Evaluator,
     ResolvedCall,
@@ -332,7 +333,7 @@ def _python_use(
         passed = any(flows(a) for a in arguments)
         for info in resolved.api if passed else ():
             name = _display(info.name)
-            if info.kind == "class" and info.framework == "keras" and info.returns == "layer":
+            if configures_keras_layer(info):
                 return f"configures `{name}` with it, where Keras needs a Python value"
             if info.effect in OUTPUT_EFFECTS:
                 return (
@@ -358,7 +359,7 @@ def _python_use(
         bases = evaluator.eval(sym[1])
         if any(a[0] == "dict" for a in bases):
             return "looks it up as a dict key, and a tensor is not hashable"
-        if traced and bases and all(a[0] in PYTHON_CONTAINER_KINDS for a in bases):
+        if traced and bases and all(a[0] in PYTHON_SEQUENCE_KINDS for a in bases):
             return "indexes a Python list with it, which needs a Python int in its graph"
     return None
 

@@ -208,6 +208,9 @@ def leaf_atoms(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
 
 
 CONTAINER_KINDS = frozenset({"seq", "tup", "dict"})
+PYTHON_SEQUENCE_KINDS = frozenset({"seq", "tup"})
+"""Atoms of Python sequences (lists, tuples, ranges): an index must be a Python int, and a
+symbolic tensor raises "list indices must be integers or slices"."""
 
 
 def _cap(atoms: Iterable[Atom]) -> Atoms:

@@ -466,6 +466,3 @@ AUTOGRAPH_LEN = "builtins.len"
 GRAPH_TRUTH_VALUE = frozenset({"builtins.bool"})
 """Builtins that need the truth value of their argument: on a symbolic tensor they raise
 `OperatorNotAllowedInGraphError` (AutoGraph converts `if` and `while` tests, not `bool()`)."""
-PYTHON_CONTAINER_KINDS = frozenset({"seq", "tup"})
-"""Atoms of Python sequences (lists, tuples, ranges): an index must be a Python int, and a
-symbolic tensor raises "list indices must be integers or slices"."""
