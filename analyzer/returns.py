@@ -191,7 +191,8 @@ def _operation(fn: FunctionSummary, sym: Sym, calls: dict[int, ResolvedCall]) ->
     if sym[0] != "call" or sym[1] not in calls:
         return None
     for info in calls[sym[1]].api:
-        if info.tensor_op and info.returns in OPERATION_RETURNS:
+        # Keras 3 is backend-agnostic: its methods that give nothing give None in a graph too.
+        if info.tensor_op and info.returns in OPERATION_RETURNS and info.framework == "tensorflow":
             return "tf." + info.name.removeprefix("tensorflow.")
     return None
 

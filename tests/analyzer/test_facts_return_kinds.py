@@ -55,6 +55,19 @@ CASES = [
         True,
     ),
     case(
+        "returns-what-tf-debugging-assert-gives",
+        program(
+            """
+        def f(x):
+            return tf.debugging.assert_equal(x, x * 1.0)
+
+        f(x)
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
         "returns-an-instance-of-a-plain-class",
         program(
             """
@@ -286,6 +299,22 @@ CASES = [
             """
         def f(x):
             return tf.reduce_sum(x), None
+
+        f(x)
+            """
+        ),
+        "f",
+        False,
+    ),
+    case(
+        # Keras 3 is backend-agnostic: `update_state` gives None in a graph too.
+        "returns-what-a-keras-metric-update-gives",
+        program(
+            """
+        mean = tf.keras.metrics.Mean()
+
+        def f(x):
+            return mean.update_state(x)
 
         f(x)
             """
