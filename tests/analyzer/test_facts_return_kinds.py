@@ -389,3 +389,23 @@ def test_no_known_caller_states_the_assumption():
     )
     assert found.has_python_value_returns is False
     assert any("tf.function would return as a tensor" in a for a in found.assumptions)
+
+
+def test_static_shape_methods_of_a_tensor_are_not_unknown_effects():
+    """`x.shape.as_list()` on a tensor parameter is a TensorShape method, not a call of
+    unknown effect (HY110) on a parameter of unknown kind."""
+    found = verdict(
+        """
+        import tensorflow as tf
+
+        def f(x):
+            rows, cols = x.shape.as_list()
+            return tf.reshape(x, (cols, rows))
+
+        f(tf.ones((2, 3)))
+        """,
+        "f",
+    )
+    assert found.has_python_side_effects is False
+    assert "HY110" not in {f.code for f in found.findings}
+    assert found.passes
