@@ -18,7 +18,8 @@ Symbolic values (`Sym`) are small nested tuples, hashable and cheap to pickle:
     ("iter", base)                  one element of iterating `base`
     ("seq", kind, elements)         list/tuple/set display (a fresh object)
     ("dict", values)                dict display (a fresh object)
-    ("fresh",)                      a fresh Python object of no interest (comprehension, f-string)
+    ("fresh",)                      a fresh Python object of no interest (comprehension)
+    ("fstr", values)                an f-string converting `values` with `!s` or `!r`
     ("def", qualname)               a nested function or lambda defined here
     ("cond", (a, b))                `a if c else b`, `a or b`
 """

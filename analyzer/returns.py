@@ -74,8 +74,10 @@ OPERATION_RETURNS = frozenset({"none", "object"})
 `tf.Operation` (eagerly `None`)."""
 SYMBOLIC_KINDS = frozenset({"tensor", "variable", "symbolic"})
 TEXT_CONVERSIONS = frozenset(
-    {"builtins.str", "builtins.repr", "builtins.format", "builtins.hash", "json.dumps", "json.dump"}
+    {"builtins.str", "builtins.repr", "builtins.hash", "json.dumps", "json.dump"}
 )
+"""Where a tensor is not the value: `str`/`repr` give `tf.Tensor(8, shape=(), ...)`, `hash`
+and `json` raise. (`format()`, `str.format` and f-strings without `!s`/`!r` show the value.)"""
 OUTPUT_EFFECTS = frozenset({"print", "logging", "io"})
 STATIC_SHAPE_ATTRIBUTES = frozenset({"shape", "ndim"})
 STATIC_SHAPE_METHODS = frozenset({"as_list", "num_elements"})
@@ -341,7 +343,7 @@ def _python_use(
                     f"passes it to `{name}`, which shows a tensor as `tf.Tensor(...)`, not as "
                     "the value"
                 )
-            if info.name in TEXT_CONVERSIONS or info.name == "builtins.str.format":
+            if info.name in TEXT_CONVERSIONS:
                 return f"converts it with `{name}`"
             if traced and (
                 info.name in GRAPH_TRUTH_VALUE
@@ -354,7 +356,9 @@ def _python_use(
             scalar = [a for a in receiver if a[0] in ("lit", "numpy", "variable")]
             if scalar and lookup_method("tensor", callee[2]) is None:
                 return f"calls `.{callee[2]}()` on it, which a tensor does not have"
-    for sym in list(evaluator.memo):
+    for sym in _values_of(fn):
+        if sym[0] == "fstr" and any(flows(value) for value in sym[1]):
+            return "shows it in an f-string through `!s`/`!r`, as `tf.Tensor(...)`"
         if sym[0] != "item" or sym[2][0] in ("lit", "slice") or not flows(sym[2]):
             continue
         bases = evaluator.eval(sym[1])
@@ -363,6 +367,33 @@ def _python_use(
         if traced and bases and all(a[0] in PYTHON_SEQUENCE_KINDS for a in bases):
             return "indexes a Python list with it, which needs a Python int in its graph"
     return None
+
+
+def _values_of(fn: FunctionSummary) -> Iterator[Sym]:
+    """Every value the function's body writes down, and the values they are made of."""
+    stack: list[Sym] = [*fn.returns, *fn.conditions]
+    for values in fn.locals.values():
+        stack.extend(values)
+    for store in fn.stores:
+        stack.extend((store.target, store.value))
+    for site in fn.calls:
+        stack.extend((site.callee, *site.args, *(value for _, value in site.kwargs)))
+    seen: set[Sym] = set()
+    while stack:
+        sym = stack.pop()
+        if sym in seen:
+            continue
+        seen.add(sym)
+        yield sym
+        kind = sym[0]
+        if kind in ("attr", "iter", "enter"):
+            stack.append(sym[1])
+        elif kind == "item":
+            stack.extend((sym[1], sym[2]))
+        elif kind in ("op", "cond", "dict", "fstr"):
+            stack.extend(sym[1])
+        elif kind == "seq":
+            stack.extend(sym[2])
 
 
 def _display(name: str) -> str:
@@ -398,7 +429,7 @@ def _flows(
             stack.extend(current[1])
         elif kind == "seq":
             stack.extend(current[2])
-        elif kind == "dict":
+        elif kind in ("dict", "fstr"):
             stack.extend(current[1])
         elif kind == "item":
             stack.append(current[1])

@@ -572,8 +572,8 @@ class _ModuleBuilder:
                 return ("lit", "bytes", None)
             return ("lit", "str", value if value is None or len(value) < 200 else value[:200])
         if isinstance(expr, cst.FormattedString):
-            self._formatted(expr.parts, scope)
-            return ("lit", "str", None)
+            shown = self._formatted(expr.parts, scope)
+            return ("fstr", tuple(shown)) if shown else ("lit", "str", None)
         if isinstance(expr, cst.BinaryOperation):
             pair = (self._expr(expr.left, scope), self._expr(expr.right, scope))
             if isinstance(expr.operator, cst.MatrixMultiply):
@@ -701,16 +701,25 @@ class _ModuleBuilder:
                 self._expr(condition.test, scope)
             current = current.inner_for_in
 
-    def _formatted(self, parts: Sequence[cst.BaseFormattedStringContent], scope: _Scope) -> None:
+    def _formatted(
+        self, parts: Sequence[cst.BaseFormattedStringContent], scope: _Scope
+    ) -> list[Sym]:
+        """Walk an f-string; return the values it converts with `!s`/`!r`, which is where a
+        tensor shows as `tf.Tensor(...)` (without a conversion, `format()` shows a scalar
+        tensor's value)."""
+        shown: list[Sym] = []
         self.in_fstring += 1
         try:
             for part in parts:
                 if isinstance(part, cst.FormattedStringExpression):
-                    self._expr(part.expression, scope)
+                    value = self._expr(part.expression, scope)
                     if part.format_spec is not None:
                         self._formatted(part.format_spec, scope)
+                    if part.conversion in ("s", "r"):
+                        shown.append(value)
         finally:
             self.in_fstring -= 1
+        return shown
 
     def _call(self, call: cst.Call, scope: _Scope) -> Sym:
         span = self.take("call", call, dotted_name(call.func))

@@ -424,6 +424,8 @@ class Evaluator:
             return out
         if kind in ("fresh", "slice"):
             return (PYTHON,)
+        if kind == "fstr":
+            return (("lit", "str", None),)
         return (UNKNOWN_ATOM,)
 
     def _param(self, name: str) -> Iterable[Atom]:

@@ -252,6 +252,35 @@ CASES = [
         False,
     ),
     case(
+        "converted-with-repr-in-an-f-string",
+        program(
+            """
+        def f(x):
+            return x.shape[0]
+
+        message = f"rows: {f(x)!r}"
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        # format() and f-strings show a scalar eager tensor's value: "rows: 4".
+        "formatted-in-an-f-string-and-with-format",
+        program(
+            """
+        def f(x):
+            return x.shape[0]
+
+        first = f"rows: {f(x)}"
+        second = "rows: {}".format(f(x))
+        third = f"rows: {f(x):3d}"
+            """
+        ),
+        "f",
+        False,
+    ),
+    case(
         "tensor-result-printed",
         program(
             """
