@@ -35,7 +35,7 @@ from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_LEN,
     GRAPH_TRUTH_VALUE,
 )
-from hybridize.analyzer.helper_safety import configures_keras_layer
+from hybridize.analyzer.helper_safety import SYMBOLIC_KINDS, configures_keras_layer
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import (
@@ -72,7 +72,6 @@ CALLABLE_KINDS = {
 OPERATION_RETURNS = frozenset({"none", "object"})
 """What the API tables say a TF op returns when it gives no tensor: in a graph that is a
 `tf.Operation` (eagerly `None`)."""
-SYMBOLIC_KINDS = frozenset({"tensor", "variable", "symbolic"})
 TEXT_CONVERSIONS = frozenset(
     {"builtins.str", "builtins.repr", "builtins.hash", "json.dumps", "json.dump"}
 )
