@@ -68,6 +68,16 @@ INDEXING = (
     "indexes a Python list, tuple or range with a value that is a tensor in a graph "
     "(`int()`/`len()` of a tensor give a tensor there), which raises TypeError"
 )
+RANGE_LOOP = (
+    "grows a Python list in a loop over `range()` of a value that is a tensor in a graph: "
+    "AutoGraph makes it a tf.while_loop, whose tensors the list cannot keep "
+    "(InaccessibleTensorError); use a tf.TensorArray"
+)
+RANGE_COMPREHENSION = (
+    "iterates `range()` of a value that is a tensor in a graph in a comprehension: AutoGraph "
+    "makes it tf.range, and iterating a symbolic tensor in Python raises"
+)
+LIST_GROWERS = frozenset({"append", "extend", "insert"})
 PYTHON_SCALAR_HINTS = frozenset({"int", "float", "bool", "str"})
 """Type hints of parameters that hold Python values: a caller passing a tensor there breaks
 its own contract, so they are not taken to be symbolic."""
@@ -154,7 +164,7 @@ class HelperSafety:
         self.summaries: dict[str, HelperSummary] = {}
         local = {
             key: any(_may_fail_in_a_graph(resolved) for resolved in facts.calls.get(key, []))
-            or _indexes_python_sequences(index, facts, key)
+            or _may_need_python_values(index, facts, key)
             for key in graph.nodes
             if not key.endswith("::<module>")
         }
@@ -237,6 +247,11 @@ class HelperSafety:
                     )
                 )
                 break
+        for span, what, condition in values.tensor_range_loops():
+            if condition.given(symbolic_params):
+                found[EAGER_ONLY].append(
+                    Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, span)
+                )
         for resolved in values.calls:
             site = resolved.site
             for what, condition in values.python_value_arguments(resolved):
@@ -305,15 +320,30 @@ def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:
     )
 
 
-def _indexes_python_sequences(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
-    """Whether the function indexes a Python sequence with a computed value (`items[n]`)."""
+def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
+    """Whether the function indexes a Python sequence with a computed value (`items[n]`) or
+    loops over `range()` of one: places where a tensor in the graph may not do."""
     evaluator = get_evaluator(index, facts, key)
-    return any(
+    calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
+    ranges = any(
+        loop.iterable[0] == "call"
+        and loop.iterable[1] in calls
+        and any(info.name == "builtins.range" for info in calls[loop.iterable[1]].api)
+        for loop in index.function(key).loops
+    )
+    return ranges or any(
         sym[0] == "item"
         and sym[2][0] not in ("lit", "slice")
         and any(a[0] in PYTHON_SEQUENCE_KINDS for a in evaluator.eval(sym[1]))
         for sym in list(evaluator.memo)
     )
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return (outer.start_line, outer.start_col) <= (inner.start_line, inner.start_col) and (
+        inner.end_line,
+        inner.end_col,
+    ) <= (outer.end_line, outer.end_col)
 
 
 def _reported(findings: list[Finding], span: Span) -> bool:
@@ -576,6 +606,8 @@ class _Values:
                 summary.add(fact, condition, hazard)
         for _sym, condition in self.python_indexing():
             summary.add(EAGER_ONLY, condition, Hazard(INDEXING, self.fn.line, PYTHON_VALUE_CODE))
+        for span, what, condition in self.tensor_range_loops():
+            summary.add(EAGER_ONLY, condition, Hazard(what, span.start_line, PYTHON_VALUE_CODE))
         return summary
 
     def _local_hazards(self, resolved: ResolvedCall) -> Iterator[tuple[str, Symbolic, Hazard]]:
@@ -628,6 +660,38 @@ class _Values:
                     "needs a Python value",
                     self.union(operands),
                 )
+
+    def tensor_range_loops(self) -> Iterator[tuple[Span, str, Symbolic]]:
+        """Loops over `range(n)` that break when `n` is a tensor, with when it is one.
+
+        AutoGraph turns `range(t)` into `tf.range`: a `for` statement over it becomes a
+        `tf.while_loop`, whose body cannot grow a Python list (InaccessibleTensorError), and
+        a comprehension iterates the symbolic tensor in Python, which raises."""
+        for loop in self.fn.loops:
+            iterable = loop.iterable
+            resolved = self.by_index.get(iterable[1]) if iterable[0] == "call" else None
+            if resolved is None or not any(i.name == "builtins.range" for i in resolved.api):
+                continue
+            condition = self.union(_operands(resolved.site))
+            if not (condition.always or condition.params):
+                continue
+            if loop.comprehension:
+                yield loop.span, RANGE_COMPREHENSION, condition
+            elif self._grows_a_list_within(loop.span):
+                yield loop.span, RANGE_LOOP, condition
+
+    def _grows_a_list_within(self, span: Span) -> bool:
+        """A Python list grown (`append`, `extend`, `insert`) by a call inside `span`."""
+        for resolved in self.calls:
+            callee = resolved.site.callee
+            if (
+                callee[0] == "attr"
+                and callee[2] in LIST_GROWERS
+                and _within(resolved.site.span, span)
+                and any(a[0] in PYTHON_SEQUENCE_KINDS for a in self.evaluator.eval(callee[1]))
+            ):
+                return True
+        return False
 
     def python_indexing(self) -> Iterator[tuple[Sym, Symbolic]]:
         """Python lists, tuples and ranges indexed by a value, with when that value is a

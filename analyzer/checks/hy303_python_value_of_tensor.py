@@ -13,7 +13,8 @@ class PythonValueOfSymbolicTensor(Check):
     A value computed from a tensor parameter or a TensorFlow op used where only a Python
     value works: `bool(t)`; a Python list, tuple or range indexed with it
     (`labels[int(t)]`, `names[len(mask)]`); a Keras layer configured with it
-    (`Dense(int(n))`). Also such a use in a project function this one calls, at any depth,
+    (`Dense(int(n))`); a loop over `range(n)` of such a value that grows a Python list, or
+    a comprehension over it. Also such a use in a project function this one calls, at any depth,
     on a value of this function's graph (reported under HY301: the helper is traced inside
     it).
 
@@ -28,8 +29,10 @@ class PythonValueOfSymbolicTensor(Check):
     Eagerly every one of these is a concrete number. While tracing it is a symbolic tensor:
     `bool()` raises `OperatorNotAllowedInGraphError`, a list index raises
     `TypeError: list indices must be integers or slices, not SymbolicTensor`, and Keras
-    rejects the layer's configuration with `ValueError`. Adding `@tf.function` breaks the
-    code.
+    rejects the layer's configuration with `ValueError`. `range(t)` becomes `tf.range`: a
+    `for` statement over it becomes a `tf.while_loop`, whose tensors a Python list cannot
+    keep (`InaccessibleTensorError`), and a comprehension iterates a symbolic tensor, which
+    raises. Adding `@tf.function` breaks the code.
 
     Example
     -------

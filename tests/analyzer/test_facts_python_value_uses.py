@@ -125,7 +125,64 @@ CASES = [
         True,
         field="has_numpy_calls_on_parameters",
     ),
+    case(
+        "list-grown-in-a-loop-over-range-of-a-dynamic-length",
+        program(
+            """
+        def f(x):
+            outputs = []
+            for i in range(tf.shape(x)[0]):
+                outputs.append(x[i] * 2.0)
+            return tf.stack(outputs)
+            """
+        ),
+        "f",
+        True,
+        field=EAGER,
+    ),
+    case(
+        "comprehension-over-range-of-a-dynamic-length",
+        program(
+            """
+        def f(x):
+            return tf.stack([x[i] * 2.0 for i in range(tf.shape(x)[0])])
+            """
+        ),
+        "f",
+        True,
+        field=EAGER,
+    ),
     # --- no hazard ------------------------------------------------------------------------
+    case(
+        "list-grown-in-a-loop-over-range-of-a-static-length",
+        program(
+            """
+        def f(x):
+            outputs = []
+            for i in range(x.shape[0]):
+                outputs.append(x[i] * 2.0)
+            return tf.stack(outputs)
+            """
+        ),
+        "f",
+        False,
+        field=EAGER,
+    ),
+    case(
+        "tensor-accumulated-in-a-loop-over-range-of-a-dynamic-length",
+        program(
+            """
+        def f(x):
+            total = tf.zeros(x.shape[1:])
+            for i in range(tf.shape(x)[0]):
+                total += x[i]
+            return total
+            """
+        ),
+        "f",
+        False,
+        field=EAGER,
+    ),
     case(
         "int-of-a-tensor-in-a-shape",
         program(
