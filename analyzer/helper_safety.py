@@ -32,7 +32,7 @@ from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, Call
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
     AUTOGRAPH_LEN,
-    GRAPH_TRUTH_VALUE,
+    PYTHON_VALUE_BUILTINS,
 )
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
@@ -313,7 +313,7 @@ def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:
     return (
         is_eager_only_call(resolved)
         or any(
-            info.concrete_args or info.name in GRAPH_TRUTH_VALUE or configures_keras_layer(info)
+            info.concrete_args or info.name in PYTHON_VALUE_BUILTINS or configures_keras_layer(info)
             for info in resolved.api
         )
         or numpy_function(resolved) is not None
@@ -646,13 +646,16 @@ class _Values:
 
     def python_value_arguments(self, resolved: ResolvedCall) -> Iterator[tuple[str, Symbolic]]:
         """Calls that need a Python value where a symbolic tensor fails, with when it is one:
-        `bool(t)` (the truth value of a symbolic tensor raises) and the configuration of a
-        Keras layer (`Dense(int(n))`: Keras validates `units` as a Python int)."""
+        `bool(t)`, `max(t, 1)` and the other builtins AutoGraph leaves alone (the truth
+        value or a comparison of a symbolic tensor raises), and the configuration of a Keras
+        layer (`Dense(int(n))`: Keras validates `units` as a Python int). With `key=`, what
+        `max`/`sorted` compare is the key's result: not judged here."""
         operands = list(_operands(resolved.site))
+        keyed = any(name == "key" for name, _ in resolved.site.kwargs)
         for info in resolved.api:
-            if info.name in GRAPH_TRUTH_VALUE and operands:
+            if info.name in PYTHON_VALUE_BUILTINS and operands and not keyed:
                 what = f"calls `{_display(info.name)}` on a value that is a tensor in a graph"
-                yield f"{what}, which raises OperatorNotAllowedInGraphError", self.union(operands)
+                yield f"{what}: it needs the Python value and raises", self.union(operands)
             elif configures_keras_layer(info):
                 yield (
                     f"configures `{_display(info.name)}` with a value that is a tensor in a "

@@ -33,7 +33,7 @@ from hybridize.analyzer.frameworks import lookup, lookup_method
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
     AUTOGRAPH_LEN,
-    GRAPH_TRUTH_VALUE,
+    PYTHON_VALUE_BUILTINS,
 )
 from hybridize.analyzer.helper_safety import SYMBOLIC_KINDS, configures_keras_layer
 from hybridize.analyzer.ir import FunctionSummary, Sym
@@ -345,7 +345,7 @@ def _python_use(
             if info.name in TEXT_CONVERSIONS:
                 return f"converts it with `{name}`"
             if traced and (
-                info.name in GRAPH_TRUTH_VALUE
+                info.name in PYTHON_VALUE_BUILTINS
                 or (info.framework in ("numpy", "scipy") and not info.tensor_op)
             ):
                 return f"passes it to `{name}`, which needs a Python value in its graph"

@@ -463,6 +463,20 @@ AUTOGRAPH_CASTS = frozenset({"builtins.int", "builtins.float"})
 `float(t)` become `tf.cast` and give a tensor, not a Python number (TensorFlow 2.21)."""
 AUTOGRAPH_LEN = "builtins.len"
 """AutoGraph's `len(t)`: the static first axis of `t` when it is known, else a tensor."""
-GRAPH_TRUTH_VALUE = frozenset({"builtins.bool"})
-"""Builtins that need the truth value of their argument: on a symbolic tensor they raise
-`OperatorNotAllowedInGraphError` (AutoGraph converts `if` and `while` tests, not `bool()`)."""
+PYTHON_VALUE_BUILTINS = frozenset(
+    {
+        "builtins.bool",
+        "builtins.max",
+        "builtins.min",
+        "builtins.any",
+        "builtins.all",
+        "builtins.sorted",
+        "builtins.round",
+        "builtins.divmod",
+    }
+)
+"""Builtins that AutoGraph leaves alone and that need the Python value of their arguments:
+the truth value (`bool`, `any`, `all`), comparisons (`max`, `min`, `sorted`), rounding. On
+a symbolic tensor they raise `OperatorNotAllowedInGraphError`, `AttributeError` or
+`TypeError` (TensorFlow 2.21; AutoGraph converts `if` and `while` tests, `abs` and `sum`
+work on tensors)."""

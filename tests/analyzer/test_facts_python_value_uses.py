@@ -152,7 +152,58 @@ CASES = [
         True,
         field=EAGER,
     ),
+    case(
+        "max-of-a-tensor-and-a-number",
+        program(
+            """
+        def f(x):
+            return x / max(tf.reduce_sum(x), 1.0)
+            """
+        ),
+        "f",
+        True,
+        field=EAGER,
+    ),
+    case(
+        "any-over-tensor-comparisons",
+        program(
+            """
+        def f(x):
+            if any([tf.reduce_sum(x) > 0, tf.reduce_min(x) < 0]):
+                return x
+            return -x
+            """
+        ),
+        "f",
+        True,
+        field=EAGER,
+    ),
     # --- no hazard ------------------------------------------------------------------------
+    case(
+        "max-of-static-dimensions-and-abs-of-a-tensor",
+        program(
+            """
+        def f(x):
+            return abs(tf.reduce_sum(x)) * max(x.shape[0], 1)
+            """
+        ),
+        "f",
+        False,
+        field=EAGER,
+    ),
+    case(
+        "sorted-with-a-python-key",
+        program(
+            """
+        def f(x):
+            rows = tf.unstack(x)
+            return tf.stack(sorted(rows, key=lambda r: r.shape[0]))
+            """
+        ),
+        "f",
+        False,
+        field=EAGER,
+    ),
     case(
         "list-grown-in-a-loop-over-range-of-a-static-length",
         program(
