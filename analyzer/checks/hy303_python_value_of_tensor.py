@@ -11,13 +11,12 @@ class PythonValueOfSymbolicTensor(Check):
     What it detects
     ---------------
     A value computed from a tensor parameter or a TensorFlow op used where only a Python
-    value works: `bool(t)`, `max`/`min`/`any`/`all`/`sorted`/`round` of it; a Python
-    list, tuple or range indexed with it
-    (`labels[int(t)]`, `names[len(mask)]`); a Keras layer configured with it
-    (`Dense(int(n))`); a loop over `range(n)` of such a value that grows a Python list, or
-    a comprehension over it. Also such a use in a project function this one calls, at any depth,
-    on a value of this function's graph (reported under HY301: the helper is traced inside
-    it).
+    value works: `bool(t)`, `max`/`min`/`any`/`all`/`sorted`/`round` of it; a Python list,
+    tuple or range indexed with it (`labels[int(t)]`, `names[len(mask)]`); a Keras layer
+    configured with it (`Dense(int(n))`); a loop over `range(n)` of such a value that grows
+    a Python list, or a comprehension over it. Also such a use in a project function this
+    one calls, at any depth, on a value of this function's graph: the helper is traced
+    inside it.
 
     Under `tf.function` AutoGraph rewrites `int(t)` and `float(t)` to `tf.cast` and `len(t)`
     to the static first axis, or to a tensor when that axis is not static (a
