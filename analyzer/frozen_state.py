@@ -21,16 +21,17 @@ from dataclasses import dataclass
 
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import Atom, TensorFacts, callees, get_evaluator
+from hybridize.analyzer.tensors import Atom, TensorFacts, callees, get_evaluator, leaf_atoms
 from hybridize.model import Finding, Span
 
 CODE = "HY408"
 FACT = "has_frozen_python_state_reads"
 INITIALISERS = frozenset({"__init__", "__new__", "__post_init__"})
 """Methods that set an object up before anyone calls it."""
-FROZEN_KINDS = frozenset({"lit", "seq", "tup", "dict", "python", "tensor", "numpy"})
-"""Values a trace embeds as they are (Python values, eager tensors); a variable, a Keras
-object or a function is read through a reference that stays live."""
+FROZEN_KINDS = frozenset({"lit", "python", "tensor", "numpy"})
+"""Values a trace embeds as they are (Python values, eager tensors, and containers of only
+those); a variable, a Keras object or a function is read through a reference that stays
+live."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +104,10 @@ def _traced_with(index: ProjectIndex, facts: TensorFacts, key: str) -> Iterator[
 
 
 def _frozen(atoms: frozenset[Atom]) -> bool:
-    kinds = {a[0] for a in atoms}
-    return bool(kinds & FROZEN_KINDS) and "variable" not in kinds
+    """Every value the state may hold is one a trace embeds: a value of unknown kind may be
+    a variable (`self.w = self.add_weight(...)` through unresolved code), so it is not."""
+    leaves = list(leaf_atoms(atoms))
+    return bool(leaves) and all(a[0] in FROZEN_KINDS for a in leaves)
 
 
 def _reads(
