@@ -63,12 +63,8 @@ UNRETURNABLE_ROLES = {
     "file": "a file object",
     "logger": "a logger",
 }
-CALLABLE_KINDS = {
-    "func": "a function",
-    "method": "a method",
-    "class": "a class",
-    "module": "a module",
-}
+CALLABLE_KINDS = {"func": "a function", "class": "a class", "module": "a module"}
+"""(A "method" atom is left out: the tensor analysis gives one for a `@property` read too.)"""
 OPERATION_RETURNS = frozenset({"none", "object"})
 """What the API tables say a TF op returns when it gives no tensor: in a graph that is a
 `tf.Operation` (eagerly `None`)."""
