@@ -28,6 +28,8 @@ SAFETY_FACTS: tuple[tuple[str, str], ...] = (
     ("has_tensor_parameter_iteration", "HY403"),
     ("has_conflicting_eager_dtype_coercions", "HY405"),
     ("has_keras_symbolic_arguments", "HY406"),
+    ("has_python_value_returns", "HY407"),
+    ("has_frozen_python_state_reads", "HY408"),
 )
 """Safety facts in decision-table order (VERDICTS.md section 2, rule 5) with their codes."""
 
@@ -221,6 +223,8 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
             "has_conflicting_eager_dtype_coercions"
         ),
         has_keras_symbolic_arguments=facts.safety.get("has_keras_symbolic_arguments"),
+        has_python_value_returns=facts.safety.get("has_python_value_returns"),
+        has_frozen_python_state_reads=facts.safety.get("has_frozen_python_state_reads"),
         caller_covered=facts.caller_covered,
         decorator_args=decorator_args,
         supplied_input_signature=facts.supplied_input_signature,  # type: ignore[arg-type]

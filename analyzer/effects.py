@@ -364,6 +364,7 @@ class EffectAnalysis:
             and all(a[0] == "?" for a in resolved.callee_atoms)
             and root is not None
             and (not fn.binds_receiver or root != fn.params[0].name)
+            and not self._tensor_member(key, root, callee)
         ):
             what = (
                 f"calls `{root}`, a callable parameter whose effects are unknown"
@@ -372,6 +373,14 @@ class EffectAnalysis:
                 "what the call does is unknown"
             )
             summary.undeterminable.append(Effect("HY110", what, site.span))
+
+    def _tensor_member(self, key: str, root: str, callee: Sym) -> bool:
+        """A method of a tensor parameter's static metadata (`x.shape.as_list()`,
+        `x.dtype.is_floating`): TensorShape and DType methods change nothing."""
+        if callee[0] != "attr" or callee[1][0] != "attr":
+            return False
+        atoms = get_evaluator(self.index, self.facts, key).eval(("param", root))
+        return bool(atoms) and all(a[0] in ("tensor", "variable") for a in atoms)
 
     # ------------------------------------------------------------------ transitive
 

@@ -195,7 +195,29 @@ def _has_unknown(atom: Atom, depth: int = 0) -> bool:
     return False
 
 
+def leaf_atoms(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
+    """The atoms a value may hold, looking into lists, tuples and dicts (to MAX_NESTING).
+
+    Keras tracks layers kept in a list or dict attribute (`self.blocks = [Dense(8) for _ in
+    range(3)]`) as sub-layers, and tf.function converts every leaf of a returned structure:
+    both ask what the leaves are."""
+    for atom in atoms:
+        kind = atom[0]
+        if depth < MAX_NESTING and kind == "seq":
+            yield from leaf_atoms(atom[2], depth + 1)
+        elif depth < MAX_NESTING and kind == "tup":
+            for part in atom[1]:
+                yield from leaf_atoms(part, depth + 1)
+        elif depth < MAX_NESTING and kind == "dict":
+            yield from leaf_atoms(atom[1], depth + 1)
+        else:
+            yield atom
+
+
 CONTAINER_KINDS = frozenset({"seq", "tup", "dict"})
+PYTHON_SEQUENCE_KINDS = frozenset({"seq", "tup"})
+"""Atoms of Python sequences (lists, tuples, ranges): an index must be a Python int, and a
+symbolic tensor raises "list indices must be integers or slices"."""
 
 
 _SHRUNK: dict[Atom, Atom] = {}
@@ -442,6 +464,8 @@ class Evaluator:
             return out
         if kind in ("fresh", "slice"):
             return (PYTHON,)
+        if kind == "fstr":
+            return (("lit", "str", None),)
         return (UNKNOWN_ATOM,)
 
     def _param(self, name: str) -> Iterable[Atom]:
@@ -1119,13 +1143,51 @@ def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contri
     )
     if evaluator.class_key is not None and fn.binds_receiver and fn.params:
         receiver = fn.params[0].name
+        selves = (("local", receiver), ("param", receiver))
         for store in fn.stores:
-            if store.kind == "attr" and store.target in (("local", receiver), ("param", receiver)):
+            if store.kind == "attr" and store.target in selves:
                 out.attrs.append((evaluator.class_key, store.name, evaluator.eval(store.value)))
+            elif store.kind == "item" and store.target[0] == "attr" and store.target[1] in selves:
+                # `self.heads["a"] = Dense(1)`: the dict attribute holds the value too.
+                held = ("dict", evaluator.eval(store.value))
+                out.attrs.append((evaluator.class_key, store.target[2], frozenset({held})))
+        for site in fn.calls:
+            grown = _grown_attribute(evaluator, site, selves)
+            if grown is not None:
+                out.attrs.append((evaluator.class_key, *grown))
     deps = set(evaluator.deps)
     if evaluator.optimistic:
         deps.add(OPTIMISTIC)
     return out, deps
+
+
+CONTAINER_GROWERS = frozenset({"append", "appendleft", "add", "insert", "extend", "update"})
+
+
+def _grown_attribute(
+    evaluator: Evaluator, site: CallSite, selves: tuple[Sym, ...]
+) -> tuple[str, Atoms] | None:
+    """`self.blocks.append(layer)` (or `extend`, `insert`, `update`): the container kept in
+    attribute `blocks` now holds `layer` too, as `items.append(x)` does for a local."""
+    callee = site.callee
+    if (
+        callee[0] != "attr"
+        or callee[2] not in CONTAINER_GROWERS
+        or callee[1][0] != "attr"
+        or callee[1][1] not in selves
+        or not site.args
+    ):
+        return None
+    if callee[2] in ("extend", "update"):
+        elements: set[Atom] = set()
+        for atom in evaluator.eval(site.args[0]):
+            if atom[0] == "dict":
+                elements |= atom[1]
+            else:
+                elements.update(_iterate(atom))
+    else:
+        elements = set(evaluator.eval(site.args[-1]))
+    return callee[1][2], frozenset({("seq", "list", _cap(elements))})
 
 
 OPTIMISTIC: Dep = ("optimistic", "")
