@@ -97,6 +97,11 @@ def pytest_configure(config: pytest.Config) -> None:
                     _targets[(os.path.realpath(target["path"]), line)] = target["key"]
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The collected test ids: after a timeout they tell which files had not finished."""
+    _write({"kind": "collected", "nodeids": [item.nodeid for item in session.items]})
+
+
 def _target_of_code(code: Any) -> str | None:
     return _targets.get((_real(code.co_filename), code.co_firstlineno))
 
