@@ -37,8 +37,9 @@ class Library:
     """Seconds one test file may take (the subprocess' timeout is this times its files)."""
     tests_limit: int | None = None
     """Test files run by default (None: all); `--tests-limit` overrides it."""
-    test_roots: tuple[str, ...] = ()
-    """Folders (relative to the copy) whose test files run; empty: every package."""
+    slow_tests: tuple[str, ...] = ()
+    """Globs (relative to the copy) of test files left out by default (`--all-tests` runs
+    them): suites that take far longer than the rest."""
 
     @property
     def requirement(self) -> str:
@@ -52,6 +53,9 @@ LIBRARIES: dict[str, Library] = {
             "sonnet",
             ("dm-sonnet==2.0.2", "dm-tree==0.1.10", "tabulate==0.10.0", "attrs==26.1.0"),
             ("sonnet",),
+            # the conformance suite runs every module through 16 harnesses (checkpoints,
+            # pickling, distribution, XLA, goldens...): thousands of tests, an hour on 2 cores
+            slow_tests=("sonnet/src/conformance/*",),
         ),
         Library(
             "recommenders",

@@ -28,7 +28,8 @@ after, the newly failing tests and the unsafe functions with the tests naming th
 line of totals; writes the details to OUT/results.json (per failing test the exception's last
 line and text, per unsafe function the tests and errors).
 
-Test files: every `*_test.py` / `test_*.py` of the library, or `--tests-limit N` of them (the
+Test files: every `*_test.py` / `test_*.py` of the library (but sonnet's conformance suite, an
+hour on its own, unless `--all-tests`), or `--tests-limit N` of them (the
 tf-models default is 10 of its 340, each file cut at 4 minutes: about 20 minutes for the three
 libraries on 2 idle cores). The sample is deterministic: files testing a module the refactoring
 changed first (`foo_test.py` next to a rewritten `foo.py`, then files in a folder holding a
@@ -49,6 +50,7 @@ import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -122,11 +124,15 @@ def _run(command: Sequence[str], **kwargs: Any) -> subprocess.CompletedProcess[s
     return subprocess.run(list(command), text=True, capture_output=True, **kwargs)
 
 
+class InstallError(RuntimeError):
+    """A pinned package could not be installed (no network, no such release)."""
+
+
 def _pip(python: Path, *args: str) -> None:
     result = _run([str(python), "-m", "pip", "install", "--quiet", *args])
     if result.returncode != 0:
         tail = "\n".join(result.stderr.strip().splitlines()[-15:])
-        raise RuntimeError(f"pip install {' '.join(args)} failed:\n{tail}")
+        raise InstallError(f"pip install {' '.join(args)} failed:\n{tail}")
 
 
 def scratch_python(out: Path, venv: Path | None) -> Path:
@@ -467,6 +473,10 @@ def judge_library(
         for p in (work / "original" / package).rglob("*.py")
         if is_test_file(p.name)
     )
+    if not args.all_tests:
+        test_files = [
+            f for f in test_files if not any(fnmatchcase(f, g) for g in library.slow_tests)
+        ]
     limit = args.tests_limit if args.tests_limit is not None else library.tests_limit
     selected = select_test_files(test_files, rewritten_files, limit)
     print(
@@ -701,6 +711,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--chunk-files", type=int, default=6, help="test files per subprocess")
     parser.add_argument("--keep", action="store_true", help="keep the copies and logs")
+    parser.add_argument(
+        "--all-tests", action="store_true", help="also the suites a library marks slow"
+    )
     args = parser.parse_args(argv)
     args.names = [n.strip() for n in args.libraries.split(",") if n.strip()]
     unknown = [n for n in args.names if n not in LIBRARIES]
