@@ -336,6 +336,7 @@ def _run_plugin(root: Path, env: dict[str, str]) -> tuple[int, list[dict[str, ob
         "PYTHONPATH": os.pathsep.join([str(root), str(BENCHMARKS)]),
         "ORACLE_OUTCOMES": str(outcomes),
         "ORACLE_ROOT": str(root),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # only the plugin under test, and fast
         **env,
     }
     process = subprocess.run(
