@@ -163,6 +163,14 @@ def unsafe_functions(
 
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_MODULE_PATH = re.compile(r"^(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_]\w*:)")
+
+
+def _same_error_key(nodeid: str, error: str) -> tuple[str, str]:
+    """An error line with object addresses and the exception's module path left out (a
+    repeated error may name its type `ConversionError` or
+    `tensorflow.python.autograph.impl.api.ConversionError`)."""
+    return test_file_of(nodeid), _MODULE_PATH.sub("", _ADDRESS.sub("0x?", error))
 
 
 def borrow_blame(failures: Mapping[str, tuple[str, list[str]]]) -> dict[str, list[str]]:
@@ -174,12 +182,12 @@ def borrow_blame(failures: Mapping[str, tuple[str, list[str]]]) -> dict[str, lis
     named: dict[tuple[str, str], list[str]] = {}
     for nodeid, (error, blamed) in sorted(failures.items()):
         if blamed:
-            key = (test_file_of(nodeid), _ADDRESS.sub("0x?", error))
+            key = _same_error_key(nodeid, error)
             named.setdefault(key, [])
             named[key].extend(k for k in blamed if k not in named[key])
     borrowed: dict[str, list[str]] = {}
     for nodeid, (error, blamed) in sorted(failures.items()):
-        key = (test_file_of(nodeid), _ADDRESS.sub("0x?", error))
+        key = _same_error_key(nodeid, error)
         if not blamed and key in named:
             borrowed[nodeid] = list(named[key])
     return borrowed

@@ -238,7 +238,7 @@ def test_unsafe_functions_gather_their_tests_most_blamed_first() -> None:
 
 def test_a_repeated_error_borrows_the_blame_within_its_file_only() -> None:
     error = "ConversionError: converting <Function object at 0x7f01>: no __code__"
-    same = error.replace("0x7f01", "0x7f99")
+    same = "tensorflow.python.autograph.impl.api." + error.replace("0x7f01", "0x7f99")
     borrowed = borrow_blame(
         {
             "a.py::T::t0": (error, ["pkg/m.py::f"]),
