@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import networkx as nx
 
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import TensorFacts, callees
+from hybridize.analyzer.tensors import TensorFacts, callees, is_tensor_like
 
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs TF ops even when the table does not mark them as ops: creating a
@@ -71,6 +71,115 @@ def local_tensor_computation(facts: TensorFacts, key: str) -> bool:
     return False
 
 
+def local_opaque_tensor_call(facts: TensorFacts, key: str) -> bool:
+    """A call in the body of something the analysis cannot see (a model loaded from disk, a
+    callable of unknown kind) applied to tensors: it may well run TensorFlow operations."""
+    for resolved in facts.calls.get(key, []):
+        unknown_callee = not resolved.targets and not resolved.api and not resolved.receiver_roles
+        if unknown_callee and all(a[0] == "?" for a in resolved.callee_atoms):
+            arguments = [*resolved.args, *resolved.kwargs.values()]
+            if any(is_tensor_like(a) for atoms in arguments for a in atoms):
+                return True
+    return False
+
+
+def opaque_tensor_calls(
+    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]
+) -> dict[str, bool]:
+    """Whether the function, or anything it calls, applies an unknown callable to tensors."""
+    return reaching(graph, {k: local_opaque_tensor_call(facts, k) for k in keys})
+
+
+def _holds_variable(atoms: Iterable[tuple], depth: int = 0) -> bool:
+    """A `tf.Variable`, or a container of them (`model.trainable_variables`)."""
+    for atom in atoms:
+        if atom[0] == "variable":
+            return True
+        if depth < 3 and atom[0] == "seq" and _holds_variable(atom[2], depth + 1):
+            return True
+        if (
+            depth < 3
+            and atom[0] == "tup"
+            and any(_holds_variable(part, depth + 1) for part in atom[1])
+        ):
+            return True
+    return False
+
+
+def local_stateful_computation(facts: TensorFacts, key: str) -> bool:
+    """TensorFlow computation on state: a model or layer called (its weights are read), a
+    variable read or updated by an op or an operator. Such a body computes on variables it
+    captures (`self.w`, a module-level `tf.Variable`, a model held by a closure) or reaches
+    through a non-tensor argument, even when no parameter is a tensor."""
+    for resolved in facts.calls.get(key, []):
+        if any(kind == "layer_call" for kind, _ in resolved.targets) or any(
+            role in ("layer", "model") for role in resolved.receiver_roles
+        ):
+            return True
+        variable_method = any(
+            a[0] == "boundext" and a[1] == "variable" for a in resolved.callee_atoms
+        )
+        if variable_method or any(info.tensor_op for info in resolved.api):
+            arguments = [*resolved.args, *resolved.kwargs.values()]
+            if variable_method or any(_holds_variable(atoms) for atoms in arguments):
+                return True
+    evaluator = facts.evaluators.get(key)
+    if evaluator is not None:
+        for receiver, _attribute, _span, _calls in evaluator.fn.variable_reads:
+            # `model.trainable_variables`: the weights themselves, whatever is done with them.
+            if any(a[0] == "obj" and a[1] in ("layer", "model") for a in evaluator.eval(receiver)):
+                return True
+        for sym in evaluator.memo:
+            if sym[0] == "op" and any(
+                _holds_variable(evaluator.memo.get(operand, ())) for operand in sym[1]
+            ):
+                return True
+    return False
+
+
+def stateful_computation(
+    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]
+) -> dict[str, bool]:
+    """Whether the function, or anything it calls, computes on variables, models or layers."""
+    return reaching(graph, {k: local_stateful_computation(facts, k) for k in keys})
+
+
+KERAS_COMPILED_STEPS = frozenset({"train_step", "test_step", "predict_step"})
+"""Methods of a Keras Model that `fit`/`evaluate`/`predict` wrap in a `tf.function` of their
+own (`make_train_function` and friends) unless the model runs eagerly."""
+
+
+def framework_compiled(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> set[str]:
+    """Functions a framework calls from a graph of its own: the `train_step`, `test_step` and
+    `predict_step` overrides of Keras models. None when the project asks Keras to run eagerly
+    anywhere (`compile(run_eagerly=True)`, `model.run_eagerly = True`): then Keras calls them
+    as plain Python."""
+    if _runs_keras_eagerly(index, facts):
+        return set()
+    found = set()
+    for key in keys:
+        fn = index.function(key)
+        if fn.name not in KERAS_COMPILED_STEPS or fn.class_qualname is None:
+            continue
+        class_key = f"{key.split('::', 1)[0]}::{fn.class_qualname}"
+        if index.keras_role(class_key) == "model":
+            found.add(key)
+    return found
+
+
+def _runs_keras_eagerly(index: ProjectIndex, facts: TensorFacts) -> bool:
+    for calls in facts.calls.values():
+        for resolved in calls:
+            for name, value in resolved.site.kwargs:
+                if name == "run_eagerly" and value != ("lit", "bool", False):
+                    return True
+    for module in index.modules.values():
+        for fn in (module.module_code, *module.functions.values()):
+            if any(s.kind == "attr" and s.name == "run_eagerly" for s in fn.stores):
+                return True
+    return False
+
+
 def tensor_computation(
     graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]
 ) -> dict[str, bool]:
@@ -108,16 +217,22 @@ def components_bottom_up(graph: nx.DiGraph) -> list[list[str]]:
 
 
 def covered_callers(
-    graph: nx.DiGraph, facts: TensorFacts, hybrid: set[str], keys: Iterable[str]
+    graph: nx.DiGraph,
+    facts: TensorFacts,
+    hybrid: set[str],
+    keys: Iterable[str],
+    compiled_by_framework: set[str] | None = None,
 ) -> dict[str, bool]:
     """True when the function has callers and every one already runs as a graph.
 
     A caller runs as a graph when it is hybrid, is a callback that TensorFlow traces whatever
     its caller's mode (tf.data's `Dataset.map`, `tf.function(f)`), or is itself covered. A
-    `tf.map_fn`/`tf.cond` callback runs in its caller's mode, so its caller counts as a direct
-    one. Module-level code and tests are never graphs.
+    `tf.map_fn`/`tf.cond`/`strategy.run` callback runs in its caller's mode, so its caller
+    counts as a direct one. A function a framework calls from its own graph (a Keras
+    `train_step`, see `framework_compiled`) has that caller too. Module-level code and tests
+    are never graphs.
     """
-    traced = hybrid | facts.traced_callbacks
+    traced = hybrid | facts.traced_callbacks | (compiled_by_framework or set())
     covered: dict[str, bool] = {}
 
     def is_covered(key: str, stack: frozenset[str]) -> bool:
@@ -129,8 +244,8 @@ def covered_callers(
             if c != key
         ]
         if not direct:
-            # Only handed to tf.data (which traces it), or never called at all.
-            value = key in facts.traced_callbacks
+            # Only handed to tf.data or a framework (which trace it), or never called at all.
+            value = key in facts.traced_callbacks or key in (compiled_by_framework or set())
         elif key in stack:
             return False
         else:

@@ -58,6 +58,9 @@ class FunctionFacts:
     supplied_input_signature: tuple[object, ...] | None = None
     input_signature_absence_reason: str | None = None
     framework: str = "tensorflow"
+    keep_reason: str | None = None
+    """Why an existing decorator must stay even where P2/P3/P6 would remove it (a deliberate
+    input_signature, a test of graph mode, computation on captured state), in words."""
 
 
 def _finding(code: str, name: str, message: str, span: Span) -> Finding:
@@ -143,6 +146,13 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
                 "has_no_primitive_parameters",
                 "HY005",
                 "already compiled and nothing to improve: keep the decorator",
+            )
+        if transformation == "convert_to_eager" and facts.keep_reason is not None:
+            passing, transformation = None, None
+            fail(
+                "has_no_primitive_parameters",
+                "HY005",
+                f"already compiled: keep the decorator ({facts.keep_reason})",
             )
         if transformation == "convert_to_eager":
             reasons = {

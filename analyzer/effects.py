@@ -18,9 +18,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.frameworks import is_container_mutator
-from hybridize.analyzer.ir import FunctionSummary, Sym
+from hybridize.analyzer.ir import CallSite, FunctionSummary, Store, Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, callees, get_evaluator
+from hybridize.analyzer.tensors import (
+    ResolvedCall,
+    TensorFacts,
+    callback_atoms,
+    callees,
+    get_evaluator,
+)
 from hybridize.model import Span
 
 Origin = tuple
@@ -243,9 +249,7 @@ class EffectAnalysis:
                     Effect("HY106", f"assigns the nonlocal variable `{store.name}`", store.span)
                 )
             elif store.kind == "inplace":
-                atoms = get_evaluator(self.index, self.facts, key).eval(store.target)
-                if any(_mutable_container(a) for a in atoms):
-                    self._mutation(key, fn, summary, store.target, store.span, "extends in place")
+                self._in_place(key, fn, summary, store)
             elif store.kind in ("attr", "del_attr"):
                 self._mutation(
                     key,
@@ -260,6 +264,31 @@ class EffectAnalysis:
         for resolved in self.facts.calls.get(key, []):
             self._local_call(key, fn, summary, resolved)
         return summary
+
+    def _in_place(
+        self, key: str, fn: FunctionSummary, summary: EffectSummary, store: Store
+    ) -> None:
+        """`x += y`: a list, dict, set or NumPy array changes in place; a tensor (immutable),
+        a number or a string is rebound and nothing outside the function changes. The store's
+        target holds only the values that reach the line, so `x = tf.convert_to_tensor(x)`
+        before it makes `x` the function's own tensor whatever the caller passed."""
+        atoms = get_evaluator(self.index, self.facts, key).eval(store.target)
+        if any(_mutable_container(a) for a in atoms):
+            self._mutation(key, fn, summary, store.target, store.span, "changes in place")
+        elif (
+            not atoms or any(a[0] in UNKNOWN_KINDS for a in atoms)
+        ) and not self._exempt_self_store(fn, key, store.target):
+            outside = origins(self.index, key, store.target) - {FRESH}
+            if outside:
+                summary.undeterminable.append(
+                    Effect(
+                        "HY110",
+                        f"an augmented assignment (`+=`, `*=`, ...) changes `{store.name}`, a "
+                        "value of unknown kind the function did not create: a list, dict or "
+                        "array would change in place",
+                        store.span,
+                    )
+                )
 
     def _local_call(
         self, key: str, fn: FunctionSummary, summary: EffectSummary, resolved: ResolvedCall
@@ -335,34 +364,23 @@ class EffectAnalysis:
         fn = self.index.function(key)
         for resolved in self.facts.calls.get(key, []):
             site = resolved.site
+            for info in resolved.api:
+                if info.traces_callbacks:
+                    continue  # tf.data traces it once, whatever the caller's mode
+                # A callback run in the caller's mode (`tf.map_fn`, `strategy.run`) runs
+                # eagerly on every call of an eager caller and once per trace of a compiled
+                # one: its effects are the caller's.
+                for atom in callback_atoms(resolved, info):
+                    if atom[1] != key:
+                        self._through(summary, site, atom[1])
             for kind, target in callees(self.index, resolved):
                 if target == key:
                     continue
-                callee_summary = self.summaries.get(target)
+                callee_summary = self._through(summary, site, target)
                 if callee_summary is None:
                     continue
                 callee_fn = self.index.function(target)
                 name = callee_fn.qualname
-                # Effects on the callee's parameters are mapped through the arguments below;
-                # the rest happen whatever the caller passes.
-                unconditional = [e for e in callee_summary.effects if e.param is None]
-                if unconditional:
-                    first = unconditional[0]
-                    # Through a chain of calls only the deepest line is named: the line of
-                    # the effect itself, where the reader has to look.
-                    where = "" if "(line " in first.what else f" (line {first.span.start_line})"
-                    summary.effects.append(
-                        Effect(
-                            first.code,
-                            f"calls `{name}`, which {first.what}{where}",
-                            site.span,
-                            traced_only=first.traced_only,
-                        )
-                    )
-                if callee_summary.undeterminable and not summary.undeterminable:
-                    summary.undeterminable.append(
-                        Effect("HY110", f"calls `{name}`, whose effects are unknown", site.span)
-                    )
                 for param, _span in callee_summary.mutated_params.items():
                     arg = self._argument_for(callee_fn, kind, site, param)
                     if arg is None:
@@ -370,6 +388,34 @@ class EffectAnalysis:
                     self._mutation(
                         key, fn, summary, arg, site.span, f"calls `{name}`, which mutates"
                     )
+
+    def _through(self, summary: EffectSummary, site: CallSite, target: str) -> EffectSummary | None:
+        """Add the effects a callee has whatever it is passed; return its summary."""
+        callee_summary = self.summaries.get(target)
+        if callee_summary is None:
+            return None
+        name = self.index.function(target).qualname
+        # Effects on the callee's parameters are mapped through the arguments by the caller;
+        # the rest happen whatever the caller passes.
+        unconditional = [e for e in callee_summary.effects if e.param is None]
+        if unconditional:
+            first = unconditional[0]
+            # Through a chain of calls only the deepest line is named: the line of the
+            # effect itself, where the reader has to look.
+            where = "" if "(line " in first.what else f" (line {first.span.start_line})"
+            summary.effects.append(
+                Effect(
+                    first.code,
+                    f"calls `{name}`, which {first.what}{where}",
+                    site.span,
+                    traced_only=first.traced_only,
+                )
+            )
+        if callee_summary.undeterminable and not summary.undeterminable:
+            summary.undeterminable.append(
+                Effect("HY110", f"calls `{name}`, whose effects are unknown", site.span)
+            )
+        return callee_summary
 
     def _argument_for(
         self, callee: FunctionSummary, kind: str, site: object, param: str
@@ -405,13 +451,18 @@ class EffectAnalysis:
         return None
 
 
+UNKNOWN_KINDS = frozenset({"?", "ext", "boundext"})
+"""Values the tables do not describe: one of them may be a list as well as a number."""
+
+
 def _mutable_container(atom: tuple) -> bool:
-    """A list, dict or set (not a tuple): `+=` changes it in place."""
+    """A list, dict, set (not a tuple, a range or a generator) or a NumPy array: an augmented
+    assignment changes it in place (`ndarray.__iadd__` writes into the array)."""
     if atom[0] == "seq":
-        return bool(atom[1] != "tuple")
+        return bool(atom[1] in ("list", "set", "deque"))
     if atom[0] == "tup":
         return len(atom) > 2 and atom[2] == "list"
-    return atom[0] == "dict"
+    return atom[0] in ("dict", "numpy")
 
 
 def _copy(summary: EffectSummary) -> EffectSummary:

@@ -9,12 +9,13 @@ change in an imported module always reaches the modules that import it.
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 import os
 import time
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +25,10 @@ from hybridize.analyzer.cache import SummaryCache
 from hybridize.analyzer.callgraph import (
     build_call_graph,
     covered_callers,
+    framework_compiled,
+    opaque_tensor_calls,
     recursive_functions,
+    stateful_computation,
     tensor_computation,
 )
 from hybridize.analyzer.decide import FunctionFacts, decide
@@ -32,7 +36,9 @@ from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.effects import EffectAnalysis
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
+from hybridize.analyzer.parse_guard import screen
 from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.retracing import LiteralVariation, Retrace
 from hybridize.analyzer.safety import safety_facts
 from hybridize.analyzer.signatures import (
     compare,
@@ -41,18 +47,38 @@ from hybridize.analyzer.signatures import (
     supplied_signature,
     unresolved_axis,
 )
-from hybridize.analyzer.sources import discover, read_source
+from hybridize.analyzer.sources import discover, read_source, relative_name
 from hybridize.analyzer.speculation import speculate
 from hybridize.analyzer.summarize import summarize_module
 from hybridize.analyzer.tensors import TensorFacts, is_primitive, is_tensor_like, solve
+from hybridize.analyzer.workers import run_isolated
 from hybridize.model import (
     AnalysisResult,
     FileError,
     Finding,
     FunctionVerdict,
     ParamReport,
+    Span,
     TensorSpec,
 )
+
+_FREEZE_SURVIVORS: ContextVar[bool] = ContextVar("freeze_survivors", default=True)
+"""Whether an analysis moves what survives it to the permanent generation (`gc.freeze`)."""
+
+
+@contextmanager
+def survivors_collectable() -> Iterator[None]:
+    """Analyses inside this block leave their survivors to the cycle collector.
+
+    A command runs one analysis and exits, so freezing what survives it is free. A long-running
+    process (the language server, a `Project` re-analysing on every edit) replaces its results
+    again and again: frozen, every old result would stay in memory until the process ends.
+    """
+    token = _FREEZE_SURVIVORS.set(False)
+    try:
+        yield
+    finally:
+        _FREEZE_SURVIVORS.reset(token)
 
 
 @contextmanager
@@ -64,8 +90,10 @@ def _no_cyclic_gc() -> Iterator[None]:
     try:
         yield
     finally:
-        # What survives the analysis lives until the end of the run: keep the collector off it.
-        gc.freeze()
+        if _FREEZE_SURVIVORS.get():
+            # What survives the analysis lives until the end of the run: keep the collector
+            # off it (unless `survivors_collectable` says the process outlives the result).
+            gc.freeze()
         if enabled:
             gc.enable()
 
@@ -95,6 +123,10 @@ def summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
 
 
 def _summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
+    # Nesting is measured before libcst's native parser, which crashes on deep nesting.
+    screened = screen(text)
+    if screened.problem is not None:
+        return FileError(relpath, screened.problem)
     try:
         tree = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -104,7 +136,7 @@ def _summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
     except Exception as exc:  # libcst raises other errors on odd input
         return FileError(relpath, f"cannot parse: {type(exc).__name__}: {exc}")
     try:
-        return summarize_module(relpath, tree, text)
+        return summarize_module(relpath, tree, text, screened.tree)
     except RecursionError:
         return FileError(relpath, "cannot analyse: the file is nested too deeply")
 
@@ -121,11 +153,22 @@ def _syntax_error_message(text: str, exc: cst.ParserSyntaxError) -> str:
     return f"SyntaxError: {exc.message} (line {exc.raw_line}); libcst cannot parse this file"
 
 
-def _summarize_batch(
-    batch: list[tuple[str, str]], root: str, cache_dir: str | None
-) -> list[ModuleSummary | FileError]:
-    cache = SummaryCache(Path(cache_dir)) if cache_dir else None
-    return [_summarize_cached(Path(p), Path(root), cache) for p, _ in batch]
+_WORKER_CACHES: dict[str, SummaryCache] = {}
+"""A worker process' summary cache, opened once per folder."""
+
+
+def _summarize_in_worker(path: str, root: str, cache_dir: str | None) -> ModuleSummary | FileError:
+    cache = None
+    if cache_dir is not None:
+        cache = _WORKER_CACHES.get(cache_dir)
+        if cache is None:
+            cache = _WORKER_CACHES[cache_dir] = SummaryCache(Path(cache_dir))
+    return _summarize_cached(Path(path), Path(root), cache)
+
+
+def _left_out(root: Path, path: str, reason: str) -> FileError:
+    """The error entry of a file whose worker crashed or ran out of time: the rest goes on."""
+    return FileError(relative_name(Path(path), root), f"cannot analyse: {reason}; left out")
 
 
 def _summarize_cached(
@@ -164,15 +207,13 @@ def _summaries(
     jobs = options.jobs or os.cpu_count() or 1
     results: list[ModuleSummary | FileError] = []
     if jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
-        chunks = [[(str(p), "") for p in files[i :: jobs * 4]] for i in range(jobs * 4)]
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [
-                pool.submit(_summarize_batch, chunk, str(base), cache_dir)
-                for chunk in chunks
-                if chunk
-            ]
-            for future in futures:
-                results.extend(future.result())
+        # One file at a time per worker: a worker that crashes costs only its file.
+        results = run_isolated(
+            functools.partial(_summarize_in_worker, root=str(base), cache_dir=cache_dir),
+            [str(p) for p in files],
+            jobs,
+            functools.partial(_left_out, base),
+        )
     else:
         usable = cache if cache is not None and cache.usable else None
         results = [_summarize_cached(p, base, usable) for p in files]
@@ -261,8 +302,12 @@ def _analyze_summaries(
     helpers = HelperSafety(index, facts, graph)
     recursive = recursive_functions(graph)
     computation = tensor_computation(graph, facts, keys)
+    opaque = opaque_tensor_calls(graph, facts, keys)
+    stateful = stateful_computation(graph, facts, keys)
     hybrid = {k for k in function_keys if is_hybrid(index, facts, k)}
-    covered = covered_callers(graph, facts, hybrid, function_keys)
+    compiled = framework_compiled(index, facts, function_keys)
+    covered = covered_callers(graph, facts, hybrid, function_keys, compiled)
+    variation = LiteralVariation(index, facts)
     verdicts = []
     errors = (
         []
@@ -295,6 +340,9 @@ def _analyze_summaries(
                 key in hybrid,
                 options,
                 helpers,
+                opaque[key],
+                stateful[key],
+                variation,
             )
         except Exception as exc:
             verdict = _undecided(index, key, exc)
@@ -378,6 +426,126 @@ def decorator_arguments(index: ProjectIndex, facts: TensorFacts, key: str) -> di
     return dict.fromkeys(found, True)
 
 
+def retracing_findings(
+    index: ProjectIndex, variation: LiteralVariation, key: str, def_span: Span
+) -> tuple[bool | None, list[Finding]]:
+    """`has_primitive_parameters` and its HY201/HY202 findings, each at the call site that
+    shows the retrace (in this file; a caller in another file is named in the message and the
+    finding stays on the `def`)."""
+    relpath = key.split("::", 1)[0]
+
+    def finding(code: str, name: str, params: dict[str, Retrace], text: str) -> Finding:
+        sites = [r.site for r in params.values()]
+        others = [o for r in params.values() for o in r.others]
+        here = [s.span for s in [*sites, *others] if s.caller.startswith(relpath + "::")]
+        span, where = def_span, ""
+        if here:
+            span = min(here, key=lambda s: (s.start_line, s.start_col))
+            primary = [s.span for s in sites if s.caller.startswith(relpath + "::")]
+            span = min(primary or here, key=lambda s: (s.start_line, s.start_col))
+        else:
+            first = min(sites, key=lambda s: (s.caller, s.span.start_line))
+            where = f" (the call at {first.caller.split('::', 1)[0]}:{first.span.start_line})"
+        parts = ", ".join(f"`{n}` ({params[n].reason})" for n in sorted(params))
+        related = tuple(dict.fromkeys(s for s in here if s != span))
+        return Finding(code, name, "warning", text.format(parts=parts) + where, span, related)
+
+    retracing = variation.retracing(key)
+    if retracing:
+        return True, [
+            finding(
+                "HY201",
+                "has_primitive_parameters",
+                retracing,
+                "a caller passes Python literals that differ between calls for {parts}: "
+                "each new value retraces",
+            )
+        ]
+    unknown = variation.retracing(key, unknown_kind=True)
+    if unknown:
+        return None, [
+            finding(
+                "HY202",
+                "undeterminable_primitive_parameter",
+                unknown,
+                "a caller passes values of unknown kind that differ between calls for "
+                "{parts}: a Python number there would retrace on every new value",
+            )
+        ]
+    return False, []
+
+
+def keep_reason(
+    index: ProjectIndex,
+    key: str,
+    decorator_args: dict[str, bool],
+    has_tensor: bool | None,
+    computation: bool,
+    opaque: bool,
+    stateful: bool,
+) -> str | None:
+    """Why an existing `tf.function` stays even where P2/P3/P6 would remove it, or None.
+
+    A supplied `input_signature` is a deliberate contract (fixed dtypes and shapes, one
+    trace); a decorator written inside a test exercises graph mode on purpose; a function
+    without tensor parameters that still runs TensorFlow operations computes on what it
+    captures or is given (variables, models, layers: calling one is TensorFlow computation)
+    and the graph speeds that up; a call of an unknown callable on tensors (a loaded model) may be
+    all the computation there is.
+    """
+    if decorator_args.get("input_signature"):
+        return "its input_signature fixes the traced dtypes and shapes on purpose"
+    test = enclosing_test(index, key)
+    if test is not None:
+        return f"it is defined in the test `{test}`, which exercises graph mode on purpose"
+    if has_tensor is False and stateful:
+        return (
+            "no parameter is a tensor, but it runs TensorFlow operations on variables, models "
+            "or layers it captures or is given, which the graph speeds up"
+        )
+    if not computation and opaque:
+        return (
+            "it applies a callable of unknown kind to tensors, which may run TensorFlow operations"
+        )
+    return None
+
+
+def enclosing_test(index: ProjectIndex, key: str) -> str | None:
+    """The test function or test class the function is defined in (pytest's `test_*`
+    functions and `Test*` classes, unittest's `TestCase` subclasses), or None."""
+    relpath = key.split("::", 1)[0]
+    module = index.modules[relpath]
+    fn = index.function(key)
+    class_qualname = fn.class_qualname
+    parent = fn.parent_qualname
+    while parent is not None or class_qualname is not None:
+        if class_qualname is not None:
+            cls = module.classes.get(class_qualname)
+            if cls is None:
+                break
+            if cls.name.startswith("Test") or _is_test_case(index, f"{relpath}::{class_qualname}"):
+                return cls.qualname
+            parent, class_qualname = cls.parent_qualname, None
+            continue
+        assert parent is not None
+        outer = module.functions.get(parent)
+        if outer is None:
+            break
+        if outer.name.startswith("test"):
+            return outer.qualname
+        parent, class_qualname = outer.parent_qualname, outer.class_qualname
+    return None
+
+
+def _is_test_case(index: ProjectIndex, class_key: str) -> bool:
+    """A subclass of `unittest.TestCase` or `tf.test.TestCase`, through project bases."""
+    for key in index.mro(class_key):
+        for ref in index.base_refs(key):
+            if ref[0] == "ext" and ref[1].endswith("TestCase"):
+                return True
+    return False
+
+
 def _verdict(
     index: ProjectIndex,
     facts: TensorFacts,
@@ -389,6 +557,9 @@ def _verdict(
     hybrid: bool,
     options: AnalysisOptions,
     helpers: HelperSafety,
+    opaque: bool = False,
+    stateful: bool = False,
+    variation: LiteralVariation | None = None,
 ) -> FunctionVerdict:
     from hybridize.analyzer.effects import EffectSummary
 
@@ -410,7 +581,10 @@ def _verdict(
             any_tensor = True
             is_tensor: bool | None = True
         elif not atoms:
-            is_tensor = None if p.default is None and p.kind not in ("vararg", "kwarg") else False
+            # No evidence: a parameter without a default is unknown, and so are `*args` and
+            # `**kwargs` (a caller may pass tensors through them, e.g. `f(*batch)`, or a
+            # framework may; nothing shows they stay empty). Only an unused default is known.
+            is_tensor = None if p.default is None else False
             if is_tensor is None:
                 any_unknown = True
         elif any(a[0] == "?" for a in atoms):
@@ -440,33 +614,10 @@ def _verdict(
         if assumption is not None:
             has_tensor, speculative = True, True
             assumptions.append(assumption)
-    primitive: bool | None = bool(facts.primitive_params.get(key))
     findings: list[Finding] = []
-    unknown_kind = facts.unknown_kind_params.get(key)
-    if not primitive and unknown_kind:
-        primitive = None
-        names = ", ".join(f"`{n}`" for n in sorted(unknown_kind))
-        findings.append(
-            Finding(
-                "HY202",
-                "undeterminable_primitive_parameter",
-                "warning",
-                f"a caller passes a value of unknown kind for {names}; a Python number "
-                "there would retrace on every new value",
-                fn.span,
-            )
-        )
-    if primitive:
-        names = ", ".join(f"`{n}`" for n in sorted(facts.primitive_params[key]))
-        findings.append(
-            Finding(
-                "HY201",
-                "has_primitive_parameters",
-                "warning",
-                f"a caller passes Python literals for {names}: each new value retraces",
-                fn.span,
-            )
-        )
+    variation = variation or LiteralVariation(index, facts)
+    primitive, primitive_findings = retracing_findings(index, variation, key, fn.span)
+    findings.extend(primitive_findings)
     for effect in effect_summary.effects:
         findings.append(
             Finding(effect.code, "has_python_side_effects", "error", effect.message, effect.span)
@@ -546,6 +697,7 @@ def _verdict(
     unique: dict[tuple[str, int, int], Finding] = {}
     for finding in findings:
         unique.setdefault((finding.code, finding.span.start_line, finding.span.start_col), finding)
+    decorator_args = decorator_arguments(index, facts, key) if hybrid else {}
     function_facts = FunctionFacts(
         file=relpath,
         qualname=fn.qualname,
@@ -563,7 +715,12 @@ def _verdict(
         assumptions=assumptions,
         findings=list(unique.values()),
         params=tuple(evaluator_params),
-        decorator_args=decorator_arguments(index, facts, key) if hybrid else {},
+        decorator_args=decorator_args,
+        keep_reason=keep_reason(
+            index, key, decorator_args, has_tensor, computation, opaque, stateful
+        )
+        if hybrid
+        else None,
         infer_input_signatures=options.infer_input_signatures,
         has_unresolved_statically_read_axes=static_axes,
         input_signature=signature,
@@ -573,4 +730,10 @@ def _verdict(
     return decide(function_facts)
 
 
-__all__ = ["AnalysisOptions", "analyze_path", "analyze_summaries", "is_primitive"]
+__all__ = [
+    "AnalysisOptions",
+    "analyze_path",
+    "analyze_summaries",
+    "is_primitive",
+    "survivors_collectable",
+]

@@ -57,6 +57,8 @@ VALUE_ROLES = frozenset({"tensor", "variable", "numpy"})
 """Receivers whose eager-only methods need the receiver's value (`x.numpy()`); on a
 framework object (`model.fit`, `dataset.as_numpy_iterator`) they fail in any graph."""
 MAX_FIXED_POINT_ROUNDS = 50
+MAX_LOCAL_PASSES = 12
+"""Passes over one function's values before its answer is widened (see `_Values.of`)."""
 MAX_RETURN_DEPTH = 40
 """How many nested project calls a return value is followed through on demand; deeper, a
 call gives what its arguments are, or a tensor (more often symbolic: the safe side)."""
@@ -287,29 +289,57 @@ class _Values:
         self.evaluator = get_evaluator(self.index, helpers.facts, key)
         self.calls: list[ResolvedCall] = helpers.facts.calls.get(key, [])
         self.by_index = {resolved.index: resolved for resolved in self.calls}
+        self.final: dict[Sym, Symbolic] = {}
         self.memo: dict[Sym, Symbolic] = {}
+        self.estimate: dict[Sym, Symbolic] = {}
+        self.back_edges: dict[Sym, Symbolic] = {}
         self.active: set[Sym] = set()
-        self.reentered: set[Sym] = set()
 
     # ------------------------------------------------------------------ values
 
     def of(self, sym: Sym) -> Symbolic:
+        """When `sym` is symbolic, solved to a fixed point over the function's values.
+
+        A value can feed itself (`x = x + y` in a loop, `a, b = b, a + b`): there, the walk
+        reads the value's current estimate instead of recursing. Each pass memoises every
+        value it computes, so a pass costs the number of values, never the number of paths
+        through the assignments (without that a long numeric loop took minutes); passes
+        repeat while an estimate read through such a back edge has grown since. Estimates
+        only grow (each is the join of what the passes gave), so they settle; past
+        MAX_LOCAL_PASSES the answer is widened to the most symbolic one, the safe side."""
+        if self.active:
+            return self._in_pass(sym)
+        found = self.final.get(sym)
+        if found is not None:
+            return found
+        for _ in range(MAX_LOCAL_PASSES):
+            self.memo = {}
+            self.back_edges = {}
+            result = self._in_pass(sym)
+            if all(self.estimate.get(s, CONCRETE) == v for s, v in self.back_edges.items()):
+                self.final.update(self.memo)
+                return result
+        widened = Symbolic(True, frozenset(p.name for p in self.fn.explicit_params))
+        self.final[sym] = widened
+        return widened
+
+    def _in_pass(self, sym: Sym) -> Symbolic:
         found = self.memo.get(sym)
+        if found is None:
+            found = self.final.get(sym)
         if found is not None:
             return found
         if sym in self.active:
-            # A local that feeds itself (`x = x + 1`): every step is a union, so the first
-            # pass without the back edge already gives the whole answer for `sym` itself.
-            self.reentered.add(sym)
-            return CONCRETE
+            estimate = self.estimate.get(sym, CONCRETE)
+            self.back_edges[sym] = estimate
+            return estimate
         self.active.add(sym)
         try:
             result = self._of(sym)
         finally:
             self.active.discard(sym)
-            self.reentered.discard(sym)
-        if not self.reentered:
-            self.memo[sym] = result  # not memoised when an open cycle cut it short
+        self.memo[sym] = result
+        self.estimate[sym] = self.estimate.get(sym, CONCRETE) | result
         return result
 
     def union(self, syms: Iterable[Sym]) -> Symbolic:

@@ -91,11 +91,13 @@ def _check_value(kind: str, node: ast.AST) -> str | None:
 class OrdinalPositions:
     """Spans from `ast`, handed out per kind in the order the summariser asks for them."""
 
-    def __init__(self, text: str) -> None:
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-            raise PositionMismatch(str(exc)) from exc
+    def __init__(self, text: str, tree: ast.Module | None = None) -> None:
+        """`tree`: CPython's tree of `text` when the caller has it already (one parse less)."""
+        if tree is None:
+            try:
+                tree = ast.parse(text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+                raise PositionMismatch(str(exc)) from exc
         by_kind: dict[str, list[ast.AST]] = {
             "def": [],
             "class": [],

@@ -265,10 +265,35 @@ class ProjectIndex:
 
     def _resolve_dotted(self, relpath: str, dotted: str) -> Ref:
         first, *rest = dotted.split(".")
-        ref = self.resolve_global(relpath, first)
+        ref = self.alias_target(self.resolve_global(relpath, first))
         for part in rest:
-            ref = self.member(ref, part)
+            ref = self.alias_target(self.member(ref, part))
         return ref
+
+    def alias_target(self, ref: Ref, depth: int = 0) -> Ref:
+        """What a module-level alias names: `layers = tf.keras.layers` or `Base = mod.Base`,
+        assigned once, at module level, to a dotted name, stands for that name (Python binds
+        the very same object). Other refs, and variables holding computed values, are
+        returned as they are."""
+        if ref[0] != "global" or depth > 20:
+            return ref
+        module = self.modules.get(ref[1])
+        values = module.module_code.locals.get(ref[2], []) if module is not None else []
+        if len(values) != 1:
+            return ref
+        target = self._dotted_sym(ref[1], values[0], depth)
+        return ref if target == UNKNOWN_REF else target
+
+    def _dotted_sym(self, relpath: str, sym: tuple, depth: int) -> Ref:
+        """The ref of a module-level name or attribute chain (`a.b.c`), else unknown."""
+        if sym[0] == "name":
+            return self.alias_target(self.resolve_global(relpath, sym[1]), depth + 1)
+        if sym[0] == "attr":
+            base = self._dotted_sym(relpath, sym[1], depth + 1)
+            if base == UNKNOWN_REF:
+                return UNKNOWN_REF
+            return self.alias_target(self.member(base, sym[2]), depth + 1)
+        return UNKNOWN_REF
 
     def member(self, ref: Ref, name: str) -> Ref:
         """`ref.name` for namespaces: modules and external names."""

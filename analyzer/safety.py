@@ -105,24 +105,32 @@ def _arguments(args: tuple[Sym, ...], kwargs: tuple[tuple[str, Sym], ...]) -> It
         yield value
 
 
-def _mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym], depth: int = 0) -> bool:
-    """Whether `sym` is, or is built from, one of `targets` (through locals, calls, containers)."""
-    if sym in targets:
-        return True
-    if depth > 12:
-        return False
-    kind = sym[0]
-    if kind == "local":
-        return any(_mentions(fn, v, targets, depth + 1) for v in fn.locals.get(sym[1], ()))
-    if kind in ("attr", "item", "iter", "enter"):
-        return _mentions(fn, sym[1], targets, depth + 1)
-    if kind in ("op", "cond"):
-        return any(_mentions(fn, s, targets, depth + 1) for s in sym[1])
-    if kind == "seq":
-        return any(_mentions(fn, s, targets, depth + 1) for s in sym[2])
-    if kind == "call":
-        site = fn.calls[sym[1]]
-        return any(_mentions(fn, s, targets, depth + 1) for s in _arguments(site.args, site.kwargs))
+def _mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym]) -> bool:
+    """Whether `sym` is, or is built from, one of `targets` (through locals, calls, containers).
+
+    A reachability question over the function's values, so each value is visited once: a
+    walk of every path took exponential time on long loops that reassign many locals."""
+    seen: set[Sym] = set()
+    stack = [sym]
+    while stack:
+        current = stack.pop()
+        if current in targets:
+            return True
+        if current in seen:
+            continue
+        seen.add(current)
+        kind = current[0]
+        if kind == "local":
+            stack.extend(fn.locals.get(current[1], ()))
+        elif kind in ("attr", "item", "iter", "enter"):
+            stack.append(current[1])
+        elif kind in ("op", "cond"):
+            stack.extend(current[1])
+        elif kind == "seq":
+            stack.extend(current[2])
+        elif kind == "call":
+            site = fn.calls[current[1]]
+            stack.extend(_arguments(site.args, site.kwargs))
     return False
 
 

@@ -197,15 +197,44 @@ def infer_signature(
 
 def unresolved_axis(
     fn: FunctionSummary, names: list[str], signature: tuple[SpecTree, ...]
-) -> tuple[str, int] | None:
-    """A (parameter, axis) the body reads as a Python int that the signature leaves None."""
+) -> tuple[str, int | str] | None:
+    """A (parameter, axis) the body reads as a Python int that the signature leaves None;
+    for a slice of the shape (`p.shape[1:]`) the axis is written as the slice (`"1:"`)."""
     for name, axis in sorted(statically_read_axes(fn)):
         if name not in names or names.index(name) >= len(signature):
             continue
         spec = signature[names.index(name)]
         if isinstance(spec, TensorSpec) and _axis_unknown(spec, axis):
             return name, axis
+    for name, start in sorted(statically_read_slices(fn)):
+        if name not in names or names.index(name) >= len(signature):
+            continue
+        spec = signature[names.index(name)]
+        if isinstance(spec, TensorSpec) and (
+            spec.shape is None or any(d is None for d in spec.shape[start:])
+        ):
+            return name, f"{start}:"  # a negative start counts from the end, as in Python
     return None
+
+
+def statically_read_slices(fn: FunctionSummary) -> set[tuple[str, int]]:
+    """(parameter, first axis) for every slice of a static shape the body reads as Python
+    values (`np.prod(p.shape[1:])`, `p.shape[1:].num_elements()`): inside a trace each axis
+    in it is an int only if the signature fixes it. (A plain `tf.function` traces every new
+    shape with all its axes known; only an input_signature, or `reduce_retracing`, leaves an
+    axis None.)"""
+    found: set[tuple[str, int]] = set()
+    for sym in _all_syms(fn):
+        if sym[0] == "item" and sym[2][0] == "slice" and len(sym[2][1]) == 3:
+            start = sym[2][1][0]
+            if start == ("lit", "none", None):
+                start = ("lit", "int", 0)
+            if start[0] != "lit" or not isinstance(start[2], int) or isinstance(start[2], bool):
+                continue
+            param = _shape_owner(fn, sym[1])
+            if param is not None:
+                found.add((param, start[2]))
+    return found
 
 
 def parameter_names(index: ProjectIndex, key: str) -> list[str]:

@@ -8,8 +8,10 @@ becomes a `FileError` with a message a user can act on, and the walk goes on wit
 from __future__ import annotations
 
 import codecs
+import errno
 import io
 import os
+import stat
 import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -53,6 +55,32 @@ class SourceFile:
     encoding: str
 
 
+def display_name(name: str) -> str:
+    """A name as reports show it: bytes that are not UTF-8 (kept by the file system as lone
+    surrogates, PEP 383) become U+FFFD, so that every report stays valid UTF-8."""
+    if is_encodable(name):
+        return name
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def is_encodable(name: str) -> bool:
+    """Whether a file name is valid UTF-8 (reports, diffs and imports can all spell it)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _undecodable_name(name: str, what: str) -> str:
+    raw = name.encode("utf-8", "surrogateescape")
+    files = "its files are" if what == "folder" else "it is"
+    return (
+        f"{what} name is not valid UTF-8 (its bytes are {raw!r}; U+FFFD stands for the ones "
+        f"that are not UTF-8 here): {files} not analysed; rename it to analyse it"
+    )
+
+
 def relative_name(path: Path, root: Path) -> str:
     """The report's file name: relative to the analysed root, with '/' separators."""
     try:
@@ -71,6 +99,11 @@ def discover(root: Path) -> tuple[list[Path], list[FileError]]:
     """
     errors: list[FileError] = []
     if root.is_file() or (root.exists() and not root.is_dir()):
+        problem = (
+            _undecodable_name(root.name, "file") if not is_encodable(root.name) else None
+        ) or _file_problem(root)
+        if problem is not None:
+            return [], [FileError(display_name(root.name), problem)]
         return [root], errors
     base = root
     files: list[Path] = []
@@ -100,21 +133,55 @@ def discover(root: Path) -> tuple[list[Path], list[FileError]]:
             dirnames[:] = []
             continue
         seen_dirs.add(identity)
-        dirnames[:] = sorted(
-            d for d in dirnames if d not in SKIPPED_DIRECTORIES and not d.endswith(".egg-info")
-        )
+        kept = []
+        for d in sorted(dirnames):
+            if d in SKIPPED_DIRECTORIES or d.endswith(".egg-info"):
+                continue
+            if not is_encodable(d):
+                name = display_name(relative_name(current / d, base))
+                errors.append(FileError(name, _undecodable_name(d, "folder")))
+                continue
+            kept.append(d)
+        dirnames[:] = kept
         for name in sorted(filenames):
-            if name.endswith(".py"):
-                files.append(current / name)
+            if not name.endswith(".py"):
+                continue
+            path = current / name
+            problem = (
+                _undecodable_name(name, "file") if not is_encodable(name) else _file_problem(path)
+            )
+            if problem is None:
+                files.append(path)
+            else:
+                errors.append(FileError(display_name(relative_name(path, base)), problem))
     return files, errors
+
+
+def _file_problem(path: Path) -> str | None:
+    """Why a `.py` entry is not a source file to read (a FIFO would block the read forever,
+    a symlink loop never resolves), or None for a regular file or a link to one."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symlink loop: the link never reaches a file"
+        if path.is_symlink():
+            return "broken symlink: the file it points to does not exist"
+        return f"cannot read file: {exc.strerror or exc}"
+    if stat.S_ISDIR(mode):
+        return None  # a folder named like a module: os.walk lists it with the folders
+    if not stat.S_ISREG(mode):
+        return "not a regular file (a pipe, socket or device): not read"
+    return None
 
 
 def read_source(path: Path, root: Path) -> SourceFile | FileError:
     """Read and decode one file the way Python would (BOM, PEP 263 cookie, else UTF-8)."""
     relpath = relative_name(path, root)
+    problem = _file_problem(path)
+    if problem is not None:
+        return FileError(display_name(relpath), problem)
     try:
-        if path.is_symlink() and not path.exists():
-            return FileError(relpath, "broken symlink: the file it points to does not exist")
         size = path.stat().st_size
         if size > MAX_SOURCE_BYTES:
             return FileError(

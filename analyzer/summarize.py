@@ -8,7 +8,10 @@ analysis within a small factor of the parse itself.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
 import libcst as cst
 
@@ -56,15 +59,18 @@ def dotted_name(expr: cst.BaseExpression | None) -> str | None:
     return None
 
 
-def summarize_module(relpath: str, tree: cst.Module, text: str) -> ModuleSummary:
+def summarize_module(
+    relpath: str, tree: cst.Module, text: str, ast_tree: ast.Module | None = None
+) -> ModuleSummary:
     """Summarise one parsed file.
 
-    Positions come from CPython's parser paired with the walk (fast); if the pairing ever
-    fails its checks, the file is summarised again with libcst's exact position provider.
+    Positions come from CPython's parser paired with the walk (fast; `ast_tree` is its tree
+    when the caller parsed it already); if the pairing ever fails its checks, the file is
+    summarised again with libcst's exact position provider.
     """
     line_count = text.count("\n") + 1
     try:
-        positions: Positions = OrdinalPositions(text)
+        positions: Positions = OrdinalPositions(text, ast_tree)
         summary = _ModuleBuilder(relpath, tree, positions).build(line_count)
         positions.finish()
         return summary
@@ -73,11 +79,24 @@ def summarize_module(relpath: str, tree: cst.Module, text: str) -> ModuleSummary
 
 
 class _Scope:
-    """The function being summarised and the names it binds locally."""
+    """The function being summarised and the names it binds locally.
+
+    Beside the flow-insensitive `locals`, a scope remembers where each plain assignment of a
+    name happened (the path of nested blocks) so that an augmented assignment can be given
+    the values that may reach it: `x = tf.convert_to_tensor(x); x *= 2` multiplies a tensor,
+    whatever list the caller passed (see `_reaching`).
+    """
 
     def __init__(self, summary: FunctionSummary, local_names: set[str]) -> None:
         self.summary = summary
         self.local_names = local_names
+        self.path: tuple[int, ...] = ()
+        """The nested blocks (if/else branches, loop bodies, try parts) being walked."""
+        self.kills: dict[str, dict[int, tuple[int, ...]]] = {}
+        """name -> {index in `locals[name]` of a plain assignment: the path it happened at}."""
+        self.pending: list[tuple[int, str, tuple[int, ...], int]] = []
+        """In-place stores awaiting their reaching values: (store index, name, path, number
+        of values the name had then)."""
 
 
 class _ModuleBuilder:
@@ -96,6 +115,8 @@ class _ModuleBuilder:
         compound statement's header, the enclosing function)."""
         self.in_fstring = 0
         self.lambda_count = 0
+        self.block_count = 0
+        self.loop_blocks: set[int] = set()
         """Span of the last node taken: where an untracked expression (an attribute) starts."""
 
     # ----------------------------------------------------------------- structure
@@ -145,6 +166,51 @@ class _ModuleBuilder:
         for stmt in body:
             self._statement(stmt, scope, prefix=prefix, cls=cls, module_level=module_level)
 
+    def _nested(
+        self,
+        body: Sequence[cst.BaseStatement] | Sequence[cst.BaseSmallStatement],
+        scope: _Scope,
+        kw: dict[str, Any],
+        *,
+        loop: bool = False,
+    ) -> None:
+        """Walk a block that may not run, or may run many times (a branch, a loop body);
+        `kw` holds `_block`'s keyword arguments."""
+        self.block_count += 1
+        if loop:
+            self.loop_blocks.add(self.block_count)
+        outer = scope.path
+        scope.path = (*outer, self.block_count)
+        try:
+            self._block(body, scope, **kw)
+        finally:
+            scope.path = outer
+
+    def _reaching(self, scope: _Scope) -> None:
+        """Give each in-place store (`x += y`) the values of `x` that may reach it.
+
+        The last plain assignment in a block enclosing the statement (the same block or an
+        outer one, earlier in the text) kills the values before it; assignments after it
+        reach. Inside a loop with no such assignment in its body, values assigned later in
+        the text reach too, through the next iteration.
+        """
+        summary = scope.summary
+        for store_index, name, path, count in scope.pending:
+            values = summary.locals.get(name, [])
+            kills = scope.kills.get(name, {})
+            dominating = [i for i, p in kills.items() if i < count and path[: len(p)] == p]
+            start = max(dominating) if dominating else 0
+            reaching = list(range(start, min(count, len(values))))
+            killed_in = kills.get(start, ()) if dominating else ()
+            if any(b in self.loop_blocks and b not in killed_in for b in path):
+                reaching.extend(range(count, len(values)))
+            if not dominating or not reaching:
+                continue
+            store = summary.stores[store_index]
+            syms = tuple(values[i] for i in reaching)
+            target = syms[0] if len(syms) == 1 else ("cond", syms)
+            summary.stores[store_index] = replace(store, target=target)
+
     def _statement(
         self,
         stmt: cst.CSTNode,
@@ -170,14 +236,14 @@ class _ModuleBuilder:
                 self._small(small, scope, module_level=module_level)
         elif isinstance(stmt, cst.If):
             scope.summary.conditions.append(self._expr(stmt.test, scope))
-            self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
+            self._nested(_body(stmt.body), scope, kw)
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.Else):
-            self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
+            self._nested(_body(stmt.body), scope, kw)
         elif isinstance(stmt, cst.While):
             scope.summary.conditions.append(self._expr(stmt.test, scope))
-            self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
+            self._nested(_body(stmt.body), scope, kw, loop=True)
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.For):
@@ -186,8 +252,16 @@ class _ModuleBuilder:
             target = self._prepare_target(stmt.target, scope)
             iterable = self._expr(stmt.iter, scope)
             scope.summary.loops.append(Loop(iterable, span))
-            self._bind(target, ("iter", iterable), scope, span)
-            self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
+            self.block_count += 1
+            loop_block = self.block_count
+            self.loop_blocks.add(loop_block)
+            outer = scope.path
+            scope.path = (*outer, loop_block)
+            try:
+                self._bind(target, ("iter", iterable), scope, span)
+                self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
+            finally:
+                scope.path = outer
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.With):
@@ -198,24 +272,24 @@ class _ModuleBuilder:
                     self._bind(target, ("enter", value), scope, None)
             self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.Try | cst.TryStar):
-            self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
+            self._nested(_body(stmt.body), scope, kw)
             for handler in stmt.handlers:
                 if handler.type is not None:
                     self._expr(handler.type, scope)
                 if handler.name is not None and isinstance(handler.name.name, cst.Name):
                     scope.summary.locals.setdefault(handler.name.name.value, []).append(("fresh",))
-                self._block(_body(handler.body), scope, **kw)  # type: ignore[arg-type]
+                self._nested(_body(handler.body), scope, kw)
             if stmt.orelse is not None:
-                self._block(_body(stmt.orelse.body), scope, **kw)  # type: ignore[arg-type]
+                self._nested(_body(stmt.orelse.body), scope, kw)
             if stmt.finalbody is not None:
-                self._block(_body(stmt.finalbody.body), scope, **kw)  # type: ignore[arg-type]
+                self._nested(_body(stmt.finalbody.body), scope, kw)
         elif isinstance(stmt, cst.Match):
             # Patterns may hold calls CPython does not see as calls: use exact positions.
             if not isinstance(self.positions, MetadataPositions):
                 raise PositionMismatch("match statement")
             self._expr(stmt.subject, scope)
             for case in stmt.cases:
-                self._block(_body(case.body), scope, **kw)  # type: ignore[arg-type]
+                self._nested(_body(case.body), scope, kw)
 
     def _small(self, small: cst.BaseSmallStatement, scope: _Scope, *, module_level: bool) -> None:
         summary = scope.summary
@@ -242,7 +316,17 @@ class _ModuleBuilder:
             current = _target_value(target)
             value = self._expr(small.value, scope)
             if target[0] == "name":
-                # `items += more` extends a list (or dict, set) in place: the object changes.
+                # `items += more` extends a list (or dict, set, array) in place: the object
+                # changes. `x *= y` on a tensor rebinds `x`: which it is depends on the
+                # values that reach this line (resolved when the function is complete).
+                scope.pending.append(
+                    (
+                        len(summary.stores),
+                        target[1],
+                        scope.path,
+                        len(summary.locals.get(target[1], ())),
+                    )
+                )
                 summary.stores.append(
                     Store("inplace", self._name(target[1], scope), target[1], span, value)
                 )
@@ -338,8 +422,10 @@ class _ModuleBuilder:
         local_names = _local_names(body) | {p.name for p in params}
         scope = _Scope(summary, local_names)
         for p in params:
+            scope.kills.setdefault(p.name, {})[len(summary.locals.get(p.name, ()))] = ()
             summary.locals.setdefault(p.name, []).append(("param", p.name))
         self._block(body, scope, prefix=f"{qualname}.", cls=None)
+        self._reaching(scope)
 
     def _class(self, node: cst.ClassDef, outer: _Scope, *, prefix: str) -> None:
         span = self.take("class", node, node.name.value)
@@ -483,7 +569,9 @@ class _ModuleBuilder:
             elif name in summary.nonlocals_declared:
                 summary.stores.append(Store("nonlocal", ("name", name), name, where, value))
             else:
-                summary.locals.setdefault(name, []).append(value)
+                values = summary.locals.setdefault(name, [])
+                scope.kills.setdefault(name, {})[len(values)] = scope.path
+                values.append(value)
         elif kind == "unpack":
             for index, element in enumerate(target[1]):
                 if element[0] == "star":
@@ -522,8 +610,12 @@ class _ModuleBuilder:
         if isinstance(part, cst.Index):
             return [self._expr(part.value, scope)]
         if isinstance(part, cst.Slice):
+            # Always three bounds (lower, upper, step), `None` where omitted: `p.shape[1:]`
+            # and `p.shape[:1]` read different axes.
+            none: Sym = ("lit", "none", None)
             return [
-                self._expr(bound, scope) for bound in (part.lower, part.upper, part.step) if bound
+                self._expr(bound, scope) if bound is not None else none
+                for bound in (part.lower, part.upper, part.step)
             ]
         return []
 
@@ -688,6 +780,16 @@ class _ModuleBuilder:
         return value
 
     def _comprehension(self, for_in: cst.CompFor, scope: _Scope) -> None:
+        # Its names are its own (Python 3): binding them must not kill the function's values.
+        self.block_count += 1
+        outer = scope.path
+        scope.path = (*outer, self.block_count)
+        try:
+            self._comprehension_loops(for_in, scope)
+        finally:
+            scope.path = outer
+
+    def _comprehension_loops(self, for_in: cst.CompFor, scope: _Scope) -> None:
         current: cst.CompFor | None = for_in
         while current is not None:
             target = self._prepare_target(current.target, scope)

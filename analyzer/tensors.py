@@ -44,6 +44,7 @@ from hybridize.analyzer.shapes import (
     numpy_dtype,
     numpy_shape,
 )
+from hybridize.model import Span
 
 Atom = tuple
 Atoms = frozenset[Atom]
@@ -55,12 +56,13 @@ TENSOR: Atom = ("tensor", None, None)
 PYTHON: Atom = ("python",)
 NO_ATOMS: Atoms = frozenset()
 MAX_ATOMS = 24
-MAX_ROUNDS = 20
-MAX_FINAL_ROUNDS = 12
-"""Bounds on the rounds of the fixed point (optimistic, then with unknowns explicit). Facts
-only grow and are widened after WIDEN_AFTER rounds, so real projects settle well within
-them; past the bound the facts found so far are used, an under-approximation of call-site
-evidence in the rare project that needs more."""
+MAX_ROUNDS = 60
+MAX_FINAL_ROUNDS = 60
+"""Safety bounds on the rounds of the fixed point (optimistic, then with unknowns explicit).
+Termination comes from widening, not from these: after WIDEN_AFTER rounds facts only grow,
+over a finite shallow domain (`_widen`). Evidence moves one call down a chain per round, so
+the bounds are set well above real call depths (TensorFlow's own ops settle in about 25);
+past them the facts found so far are used and the run reports it."""
 WIDEN_AFTER = 6
 """Rounds after which shapes and literal values are dropped from the project-wide facts.
 
@@ -161,17 +163,22 @@ def _shrink(atom: Atom, depth: int = 0) -> Atom:
     if kind not in ("seq", "tup", "dict"):
         return atom
     if depth >= MAX_NESTING:
-        if is_tensor_like(atom):
-            return ("seq", "list", frozenset({TENSOR}))
-        if is_primitive(atom):
-            return ("seq", "list", frozenset({("lit", "int", None)}))
-        return UNKNOWN_ATOM if _has_unknown(atom) else PYTHON
+        return _collapse(atom)
     if kind == "seq":
         return ("seq", atom[1], frozenset(_shrink(a, depth + 1) for a in atom[2]))
     if kind == "tup":
         parts = tuple(frozenset(_shrink(a, depth + 1) for a in part) for part in atom[1])
         return ("tup", parts, *atom[2:])
     return ("dict", frozenset(_shrink(a, depth + 1) for a in atom[1]))
+
+
+def _collapse(container: Atom) -> Atom:
+    """One summary atom for a container too deep to track: what matters of it downstream."""
+    if is_tensor_like(container):
+        return ("seq", "list", frozenset({TENSOR}))
+    if is_primitive(container):
+        return ("seq", "list", frozenset({("lit", "int", None)}))
+    return UNKNOWN_ATOM if _has_unknown(container) else PYTHON
 
 
 def _has_unknown(atom: Atom, depth: int = 0) -> bool:
@@ -191,11 +198,29 @@ def _has_unknown(atom: Atom, depth: int = 0) -> bool:
 CONTAINER_KINDS = frozenset({"seq", "tup", "dict"})
 
 
+_SHRUNK: dict[Atom, Atom] = {}
+"""`_shrink` of container atoms already seen. Every evaluation caps its result, and on real
+code the same large container atoms come back thousands of times (half the solver's time
+went into shrinking them again); `_shrink` is idempotent, so its result maps to itself."""
+MAX_SHRUNK = 200_000
+
+
+def _shrunk(atom: Atom) -> Atom:
+    found = _SHRUNK.get(atom)
+    if found is None:
+        if len(_SHRUNK) >= MAX_SHRUNK:
+            _SHRUNK.clear()
+        found = _shrink(atom)
+        _SHRUNK[atom] = found
+        _SHRUNK[found] = found
+    return found
+
+
 def _cap(atoms: Iterable[Atom]) -> Atoms:
     result = atoms if type(atoms) is frozenset else frozenset(atoms)
     for a in result:
         if a[0] in CONTAINER_KINDS:
-            result = frozenset(_shrink(a) for a in result)
+            result = frozenset(_shrunk(a) if a[0] in CONTAINER_KINDS else a for a in result)
             break
     if len(result) > MAX_ATOMS:
         # Too many kinds to track: keep whether it may be a tensor (a deterministic choice,
@@ -215,6 +240,16 @@ def _merge_tensor_specs(atoms: Atoms) -> Atoms:
     dtypes = {a[1] for a in tensors}
     merged = ("tensor", dtypes.pop() if len(dtypes) == 1 else None, None)
     return frozenset([a for a in atoms if a[0] != "tensor"] + [merged])
+
+
+@dataclass(frozen=True, slots=True)
+class LiteralSite:
+    """A call site passing a parameter only Python literals, or a value of unknown kind."""
+
+    caller: str
+    span: Span
+    argument: Sym
+    unknown_kind: bool = False
 
 
 @dataclass(slots=True)
@@ -243,6 +278,11 @@ class TensorFacts:
     primitive_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     unknown_kind_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     """Parameters some caller fills with a value of unknown kind (maybe a Python literal)."""
+    literal_sites: dict[str, dict[str, list[LiteralSite]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
+    """Callee -> parameter -> the call sites that pass it only Python literals (or values of
+    unknown kind): which caller, where, and the argument as written (see `retracing`)."""
     callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     callback_callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     external_evidence: dict[str, dict[str, set[Atom]]] = field(
@@ -1017,6 +1057,9 @@ class Contribution:
     """(callee, parameter, argument atoms, from outside the callee)"""
     primitive: list[tuple[str, str]] = field(default_factory=list)
     unknown_kind: list[tuple[str, str]] = field(default_factory=list)
+    literal_sites: list[tuple[str, str, bool, Span, Sym]] = field(default_factory=list)
+    """(callee, parameter, whether the kind is unknown rather than literal, the call's span,
+    the argument as written): the sites behind `primitive` and `unknown_kind`."""
     symbolic: list[tuple[str, str]] = field(default_factory=list)
     callees: list[str] = field(default_factory=list)
     callbacks: list[tuple[str, bool]] = field(default_factory=list)
@@ -1087,6 +1130,7 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
     attrs: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
     facts.primitive_params = defaultdict(set)
     facts.unknown_kind_params = defaultdict(set)
+    facts.literal_sites = defaultdict(lambda: defaultdict(list))
     facts.symbolic_args = defaultdict(set)
     facts.callers = defaultdict(set)
     facts.callback_callers = defaultdict(set)
@@ -1108,6 +1152,8 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
             facts.primitive_params[callee].add(name)
         for callee, name in contribution.unknown_kind:
             facts.unknown_kind_params[callee].add(name)
+        for callee, name, unknown, span, argument in contribution.literal_sites:
+            facts.literal_sites[callee][name].append(LiteralSite(caller, span, argument, unknown))
         for callee, name in contribution.symbolic:
             facts.symbolic_args[callee].add(name)
         for callee in contribution.callees:
@@ -1160,17 +1206,27 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
 
 
 def _widen(atom: Atom, depth: int = 0) -> Atom:
+    """An atom of the widened domain: no shapes, no literal values, and containers one level
+    deep (a container inside a container is summarised as `_shrink` does past MAX_NESTING).
+
+    Shapes and literal values alone do not make the domain small: containers of containers
+    combine without end on real code (TensorFlow's own `data_flow_ops` gained a new nesting
+    of lists and tuples in every round for twenty rounds). One level of containers, over a
+    finite set of element atoms, makes the widened domain finite and shallow, so joined facts
+    stop growing after a few rounds whatever the project."""
     kind = atom[0]
     if kind in ("tensor", "variable", "numpy") and len(atom) > 2 and atom[2] is not None:
         return (kind, atom[1], None, *atom[3:])
     if kind == "lit" and atom[1] in ("int", "float", "str") and atom[2] is not None:
         return ("lit", atom[1], None)
-    if depth < MAX_NESTING and kind == "tup":
+    if kind in CONTAINER_KINDS and depth >= 1:
+        return _collapse(atom)
+    if kind == "tup":
         parts = tuple(frozenset(_widen(a, depth + 1) for a in part) for part in atom[1])
         return ("tup", parts, *atom[2:])
-    if depth < MAX_NESTING and kind == "seq":
+    if kind == "seq":
         return ("seq", atom[1], frozenset(_widen(a, depth + 1) for a in atom[2]))
-    if depth < MAX_NESTING and kind == "dict":
+    if kind == "dict":
         return ("dict", frozenset(_widen(a, depth + 1) for a in atom[1]))
     return atom
 
@@ -1277,13 +1333,32 @@ def _record_evidence(
         skip_receiver = kind in ("method", "layer_call", "class")
         out.callees.append(target)
         bound = bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
+        written = bind_arguments(
+            callee,
+            [frozenset({s}) for s in resolved.site.args],
+            {k: frozenset({v}) for k, v in resolved.site.kwargs},
+            skip_receiver=skip_receiver,
+        )
         for name, atoms in bound.items():
             out.evidence.append((target, name, atoms, caller != target))
-            if atoms and all(is_primitive(a) for a in atoms):
+            literal = bool(atoms) and all(is_primitive(a) for a in atoms)
+            unknown = not literal and bool(atoms) and all(a[0] == "?" for a in atoms)
+            if literal:
                 out.primitive.append((target, name))
-            elif atoms and all(a[0] == "?" for a in atoms):
+            elif unknown:
                 out.unknown_kind.append((target, name))
-            if any(a[0] == "symbolic" for a in atoms):
+            if literal or unknown:
+                syms = written.get(name, frozenset())
+                argument = next(iter(syms)) if len(syms) == 1 else ("seq", "tuple", tuple(syms))
+                out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
+        params = callee.params[1:] if skip_receiver and callee.params else callee.params
+        for p in params:
+            if p.name not in bound and p.default is not None and _constant(p.default):
+                # The call takes the default: one more value the parameter receives.
+                out.literal_sites.append((target, p.name, False, resolved.site.span, p.default))
+            if any(a[0] == "symbolic" for a in atoms) and not (
+                kind == "layer_call" and _builds_itself(index, resolved)
+            ):
                 out.symbolic.append((target, name))
     for info in resolved.api:
         if info.name in ("tensorflow.function",) or (
@@ -1300,24 +1375,103 @@ def _record_evidence(
                     if signature is not None:
                         out.wrapper_signatures.append((atom[1], signature))
             continue
-        for position in info.callback_args:
-            atoms = (
-                resolved.args[position]
-                if isinstance(position, int) and position < len(resolved.args)
-                else resolved.kwargs.get(str(position), NO_ATOMS)
-            )
-            for atom in atoms:
-                if atom[0] not in ("func", "method"):
-                    continue
-                out.callbacks.append((atom[1], info.traces_callbacks))
-                try:
-                    callback = index.function(atom[1])
-                except KeyError:
-                    continue
-                # Traced callbacks receive tensors (dataset elements, map_fn slices).
-                params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
-                for p in params:
-                    out.evidence.append((atom[1], p.name, frozenset({TENSOR}), True))
+        for atom in callback_atoms(resolved, info):
+            out.callbacks.append((atom[1], info.traces_callbacks))
+            try:
+                callback = index.function(atom[1])
+            except KeyError:
+                continue
+            if info.callback_args_tuple:
+                # `strategy.run(fn, args=(x, y))` calls `fn(x, y)`: the arguments flow.
+                passed = _argument(resolved, info.callback_args_tuple)
+                bound = bind_arguments(
+                    callback, _positional(passed), {}, skip_receiver=atom[0] == "method"
+                )
+                elements = _written_elements(resolved, info.callback_args_tuple)
+                for i, (name, atoms) in enumerate(bound.items()):
+                    out.evidence.append((atom[1], name, atoms, True))
+                    if atoms and all(is_primitive(a) for a in atoms):
+                        out.primitive.append((atom[1], name))
+                        element = elements[i] if i < len(elements) else ("?",)
+                        out.literal_sites.append(
+                            (atom[1], name, False, resolved.site.span, element)
+                        )
+                continue
+            # Traced callbacks receive tensors (dataset elements, map_fn slices).
+            params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
+            for p in params:
+                out.evidence.append((atom[1], p.name, frozenset({TENSOR}), True))
+
+
+def _constant(sym: Sym, depth: int = 0) -> bool:
+    """A literal int, float or str as written, or a list/tuple display of them."""
+    if sym[0] == "lit":
+        return sym[1] in ("int", "float", "str") and sym[2] is not None
+    if sym[0] == "seq" and depth < 3:
+        return bool(sym[2]) and all(_constant(e, depth + 1) for e in sym[2])
+    return False
+
+
+def _builds_itself(index: ProjectIndex, resolved: ResolvedCall) -> bool:
+    """Every Keras layer or model called here defines `build`: Keras 3 then creates its
+    weights by calling `build(input_shape)` before the first call, outside the symbolic pass,
+    so that a symbolic call (functional API) only reads initialised variables and a compiled
+    `call` captures them by reference."""
+    classes = [a[2] for a in resolved.callee_atoms if a[0] == "obj" and a[2] is not None]
+    return bool(classes) and all(index.find_method(c, "build") is not None for c in classes)
+
+
+def _argument(resolved: ResolvedCall, where: tuple[int | str, ...]) -> Atoms | None:
+    """The atoms of the argument at a position or keyword of `where`; None when absent."""
+    for position in where:
+        if isinstance(position, int) and position < len(resolved.args):
+            return resolved.args[position]
+        if isinstance(position, str) and position in resolved.kwargs:
+            return resolved.kwargs[position]
+    return None
+
+
+def _written_elements(resolved: ResolvedCall, where: tuple[int | str, ...]) -> tuple[Sym, ...]:
+    """The elements of a tuple display given as the callback's arguments (`args=(x, 2.0)`),
+    as written; empty when it is not a display."""
+    site = resolved.site
+    for position in where:
+        sym: Sym | None = None
+        if isinstance(position, int) and position < len(site.args):
+            sym = site.args[position]
+        elif isinstance(position, str):
+            sym = dict(site.kwargs).get(position)
+        if sym is not None:
+            return tuple(sym[2]) if sym[0] == "seq" else ()
+    return ()
+
+
+def _positional(passed: Atoms | None) -> list[Atoms]:
+    """The arguments a tuple of arguments spreads into (`fn(*args)`): by position for a
+    short tuple display, else one argument of every element kind; none when absent."""
+    if passed is None:
+        return []
+    tuples = [a for a in passed if a[0] == "tup"]
+    if len(tuples) == 1 and len(passed) == 1:
+        return list(tuples[0][1])
+    elements: set[Atom] = set()
+    for atom in passed:
+        elements.update(_iterate(atom))
+    return [_cap(elements)] if elements else []
+
+
+def callback_atoms(resolved: ResolvedCall, info: ApiInfo) -> Iterator[Atom]:
+    """The project functions (`func`/`method` atoms) a call hands to `info` as callbacks that
+    run as part of the call (`tf.map_fn(f, x)`, `strategy.run(f, args=...)`, `ds.map(f)`)."""
+    for position in info.callback_args:
+        atoms = (
+            resolved.args[position]
+            if isinstance(position, int) and position < len(resolved.args)
+            else resolved.kwargs.get(str(position), NO_ATOMS)
+        )
+        for atom in atoms:
+            if atom[0] in ("func", "method"):
+                yield atom
 
 
 def resolve_ref_key(ref: Ref) -> str | None:

@@ -96,13 +96,20 @@ def analyze(
         from hybridize.refactor_plan import refactored_files
 
         result = refactored_files(result)
-        click.echo(render_json(result, __version__), nl=False)
+        _emit(render_json(result, __version__), "utf-8")
     elif output_format == "sarif":
-        click.echo(render_sarif(result, __version__, sarif_rules()), nl=False)
+        _emit(render_sarif(result, __version__, sarif_rules()), "utf-8")
     else:
-        click.echo(render_text(result, color=sys.stdout.isatty(), verbose=verbose), nl=False)
+        text = render_text(result, color=sys.stdout.isatty(), verbose=verbose)
+        _emit(text, getattr(sys.stdout, "encoding", None) or "utf-8")
     if fail_on_refactorable and not exit_zero and result.refactorable:
         sys.exit(1)
+
+
+def _emit(text: str, encoding: str) -> None:
+    """Write a report as bytes: JSON and SARIF are UTF-8 whatever the locale says, and a
+    character the terminal's encoding lacks becomes '?' rather than a traceback."""
+    click.echo(text.encode(encoding, "replace"), nl=False)
 
 
 def sarif_rules() -> list[tuple[str, str, str, str | None]]:
@@ -473,10 +480,30 @@ def bench(
         sys.exit(code)
 
 
-@main.command()
-def lsp() -> None:
-    """Run the language server over stdio (arrives with the language-server issue)."""
-    raise click.ClickException("`hybridize lsp` is not implemented yet")
+def _host_port(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    _host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.BadParameter("expected HOST:PORT, e.g. 127.0.0.1:2087")
+    return value
+
+
+@main.command(
+    epilog="""\b
+Examples:
+  hybridize lsp                        # over stdin/stdout, as editors start it
+  hybridize lsp --tcp 127.0.0.1:2087   # over TCP, to attach an editor or a debugger
+"""
+)
+@click.option(
+    "--tcp", metavar="HOST:PORT", callback=_host_port, help="Listen on TCP instead of stdio."
+)
+def lsp(tcp: str | None) -> None:
+    """Run the language server: diagnostics, quick fixes and hovers for the workspace."""
+    from hybridize.lsp.server import serve
+
+    serve(tcp)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -16,7 +16,8 @@ Modules, one concept each:
 - `plan`: the project's plan (snapshot, cache, several processes) and writing it;
 - `plan_cache`: plans of unchanged files and verdicts, reused;
 - `writer`: atomic writes that survive interruption;
-- `selection`: `--select` / `--ignore` by function glob or finding code.
+- `selection`: `--select` / `--ignore` by function glob or finding code;
+- `ignore_comment`: writing `# hybridize: ignore` above a function (the editor's action).
 """
 
 from hybridize.refactor.file_plan import FilePlan, Notice, PlannedChange, plan_file

@@ -91,13 +91,18 @@ def assumption_comment(assumptions: Sequence[str]) -> str:
     return f"{ASSUMPTION_PREFIX}{body}{ASSUMPTION_SUFFIX}"
 
 
+def indentation(document: Document, line: int) -> str:
+    """The leading whitespace of the 1-based `line`: what a line inserted above it takes."""
+    indent = _INDENT.match(document.line(line))
+    return indent.group() if indent is not None else ""
+
+
 def add_decorator(
     document: Document, function: Function, decorator: str, comment: str | None
 ) -> LineEdit:
     """Insert `@decorator` (and `comment` above it) right above the `def` line."""
     line = function.lineno
-    indent = _INDENT.match(document.line(line))
-    prefix = indent.group() if indent is not None else ""
+    prefix = indentation(document, line)
     newline = document.ending_of(line)
     inserted = f"{prefix}@{decorator}{newline}"
     if comment is not None:

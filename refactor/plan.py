@@ -15,12 +15,12 @@ import gc
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from hybridize.analyzer.sources import discover, relative_name
+from hybridize.analyzer.workers import run_isolated
 from hybridize.model import AnalysisResult, FunctionVerdict
 from hybridize.refactor.document import Document
 from hybridize.refactor.edits import LineEdit
@@ -150,12 +150,12 @@ def _plan_many(
     out: dict[str, tuple[Payload, bool]] = {}
     redo = work
     if workers > 1 and len(work) >= PARALLEL_THRESHOLD:
-        chunks = [work[i :: workers * 4] for i in range(workers * 4)]
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for chunk in pool.map(_plan_chunk, [c for c in chunks if c]):
-                for relpath, payload, consulted in chunk:
-                    if not consulted:
-                        out[relpath] = (payload, True)
+        # One file at a time per worker: a worker that crashes costs only its file's plan.
+        for relpath, payload, consulted in run_isolated(_plan_in_worker, work, workers, _failed):
+            if consulted is None:
+                out[relpath] = (payload, False)  # failed: reported, never cached nor redone here
+            elif not consulted:
+                out[relpath] = (payload, True)
         # A worker cannot see the other files: a plan that asked about them is made here.
         redo = [item for item in work if item[0] not in out]
     with _no_cyclic_gc():
@@ -167,16 +167,23 @@ def _plan_many(
     return out
 
 
-def _plan_chunk(
-    work: list[tuple[str, bytes, list[FunctionVerdict]]],
-) -> list[tuple[str, Payload, bool]]:
-    """A worker's share: plans made without the other files (asking about them is reported)."""
+def _plan_in_worker(
+    item: tuple[str, bytes, list[FunctionVerdict]],
+) -> tuple[str, Payload, bool | None]:
+    """A worker's plan of one file, made without the other files (asking about them is
+    reported, and the plan is then made again in the parent)."""
+    relpath, raw, verdicts = item
     with _no_cyclic_gc():
-        out = []
-        for relpath, raw, verdicts in work:
-            payload, consulted = _plan_payload(relpath, raw, verdicts, lambda name: True)
-            out.append((relpath, payload, consulted))
-        return out
+        payload, consulted = _plan_payload(relpath, raw, verdicts, lambda name: True)
+    return relpath, payload, consulted
+
+
+def _failed(
+    item: tuple[str, bytes, list[FunctionVerdict]], reason: str
+) -> tuple[str, Payload, bool | None]:
+    """The plan of a file whose worker crashed or ran out of time: unchanged, with a notice."""
+    relpath = item[0]
+    return relpath, (None, (), (), (Notice(relpath, None, f"cannot refactor: {reason}"),)), None
 
 
 def _plan_payload(

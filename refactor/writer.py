@@ -75,8 +75,9 @@ def write_atomically(path: Path, expected: bytes, new: bytes) -> str | None:
 
 def _replace(target: Path, before: os.stat_result, expected: bytes, new: bytes) -> str | None:
     try:
+        # The name's start only: a 250-byte file name plus the suffix would be too long.
         fd, name = tempfile.mkstemp(
-            dir=target.parent, prefix=f".{target.name}.", suffix=TEMP_SUFFIX
+            dir=target.parent, prefix=f".{target.name[:40]}.", suffix=TEMP_SUFFIX
         )
     except OSError as exc:
         return f"cannot create a temporary file next to it: {exc.strerror or exc}"

@@ -12,8 +12,12 @@ class HasCoveredCallers(Check):
     ---------------
     A function without `@tf.function` all of whose known callers are already traced: they
     are decorated with `@tf.function`, are callbacks that `tf.data` traces
-    (`Dataset.map`, `filter`, ...), or are themselves only called from such code. Module
-    level code and tests are eager callers; one of them is enough to make this not apply.
+    (`Dataset.map`, `filter`, ...), are the `train_step`/`test_step`/`predict_step` of a
+    Keras Model (Keras compiles them in `fit`/`evaluate`/`predict` unless the project sets
+    `run_eagerly`), or are themselves only called from such code; a callback of
+    `tf.map_fn`, `tf.cond`, `tf.while_loop` or `strategy.run` runs in its caller's mode and
+    counts as called by it. Module level code and tests are eager callers; one of them is
+    enough to make this not apply.
     This is an eligibility note, not a hazard.
 
     Why it matters in graph mode

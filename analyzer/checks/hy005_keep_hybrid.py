@@ -14,7 +14,10 @@ class HasNoPrimitiveParameters(Check):
     receives tensors, no Python literals, runs TensorFlow operations and has no Python side
     effects, and for which no better decorator configuration was inferred. The optimize
     refactoring finds nothing to change. This is a positive note: the decorator stays. In
-    the examples below, an INVALID program is one where this note is reported.
+    the examples below, an INVALID program is one where this note is reported. It is also
+    the note of a decorator that P2, P3 or P6 would remove but that must stay, with the
+    reason in its message: an `input_signature`, a test of graph mode, computation on
+    captured variables, models or layers, or a call of an unknown callable on tensors.
 
     Why it matters in graph mode
     ----------------------------

@@ -18,6 +18,13 @@ class ConvertToEager(Check):
       new value traces a new graph;
     - P6: it receives tensors but runs no TensorFlow operation, so tracing is pure overhead.
 
+    The decorator stays (HY005, with the reason) when it has an `input_signature` (a
+    deliberate contract), when it is written inside a test (`test_*` function, `Test*` or
+    `TestCase` class: the test exercises graph mode on purpose), when a function without
+    tensor parameters computes on variables, models or layers it captures or is given
+    (calling a model or layer is TensorFlow computation), or when it applies a callable of
+    unknown kind (a loaded model) to tensors.
+
     This is a positive verdict of the optimize refactoring; `hybridize refactor` removes the
     decorator. In the examples below, an INVALID program is one where it is reported.
 

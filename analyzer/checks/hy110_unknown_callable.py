@@ -14,7 +14,10 @@ class UndeterminableSideEffects(Check):
     the analysis cannot tell which function it is at some call site, for example because
     the caller looks it up dynamically with `getattr` or receives it from outside the
     analysed code; also when the function calls a user function that does this. When every
-    caller passes a known function, that function's own effects are checked instead.
+    caller passes a known function, that function's own effects are checked instead. Also an
+    augmented assignment (`v += w`) to a value the function did not create and whose kind is
+    unknown: on a list, dict or NumPy array it changes the caller's object in place, on a
+    tensor or a number it only rebinds the local name.
 
     Why it matters in graph mode
     ----------------------------

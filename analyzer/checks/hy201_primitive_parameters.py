@@ -6,13 +6,21 @@ from . import Check
 
 
 class HasPrimitiveParameters(Check):
-    """A caller passes Python literals for a parameter.
+    """Callers pass Python literals for a parameter that differ between calls.
 
     What it detects
     ---------------
-    A parameter that receives only Python literals (an `int`, `float` or `str`, or a list
-    or tuple of them) at some call site. Booleans and `None` do not count (they have two
-    values at most), nor does a parameter with a default that no caller passes.
+    A parameter that receives only Python literals (an `int`, `float` or `str`, or a list,
+    tuple or dict of them) at some call site, when those values can differ from one call to
+    the next: two call sites pass different constants (a default taken at one site counts
+    as a value), a site passes a loop variable or an element of an iteration, a value
+    recomputed from a changing source, a parameter of the caller that itself receives
+    differing values, a global that a function reassigns, an attribute written outside
+    `__init__`, or `int()`/`float()` of a tensor. The same constant at every call (a module
+    setting, `len(self.layers)`, `beam_width + 1` of a fixed `beam_width`) traces once and is
+    not reported. Booleans and `None` do not count (they have two values at most), nor does
+    a parameter with a default that no caller passes. The finding points at the call that
+    shows the varying value (a call in another file is named in the message).
 
     Why it matters in graph mode
     ----------------------------
@@ -46,5 +54,8 @@ class HasPrimitiveParameters(Check):
     code = "HY201"
     name = "has_primitive_parameters"
     severity = "warning"
-    summary = "A caller passes Python int/float/str literals: each new value forces a retrace."
+    summary = (
+        "Callers pass Python int/float/str literals that differ between calls: each new value "
+        "forces a retrace."
+    )
     EXAMPLE_FUNCTION = "f"

@@ -13,7 +13,11 @@ class UndeterminablePrimitiveParameter(Check):
     A function without `@tf.function` where a caller passes, for some parameter, a value the
     analysis cannot classify as a tensor or a Python value: a field of a parsed command
     line, an entry of a configuration loaded at run time, the result of an unknown
-    third-party call. The tensor parameters are known; the other arguments are not.
+    third-party call; and those values can differ between calls (an element of a list read
+    from a file, two different fields at two call sites, a loop over them). One such value
+    that stays the same through the run (a single command-line option passed at every call)
+    traces at most once even if it is a Python number, and is not reported. The finding
+    points at the call that passes it.
 
     Why it matters in graph mode
     ----------------------------
@@ -24,20 +28,21 @@ class UndeterminablePrimitiveParameter(Check):
 
     Example
     -------
-        args = parser.parse_args()
+        config = json.load(open("config.json"))
 
         def scaled_softmax(logits, temperature):
             return tf.nn.softmax(logits / temperature)
 
-        scaled_softmax(logits, args.temperature)
+        for temperature in config["temperatures"]:
+            scaled_softmax(logits, temperature)
 
     Instead
     -------
     Convert the value to a tensor where it enters the program, so the analysis and
     `tf.function` both see a tensor:
 
-        temperature = tf.constant(args.temperature, dtype=tf.float32)
-        scaled_softmax(logits, temperature)
+        for temperature in config["temperatures"]:
+            scaled_softmax(logits, tf.constant(temperature, dtype=tf.float32))
     """
 
     code = "HY202"

@@ -13,7 +13,11 @@ class HasNumpyCallsOnParameters(Check):
     A call of a `numpy` or `scipy` function whose argument is a parameter or is computed
     from one (`np.mean(x)`, `np.asarray(logits)`, `np.clip(x * 2, 0, 1)`). Static metadata
     does not count: NumPy on `x.shape`, `x.dtype` or `x.ndim` is fine, as is NumPy on
-    constants. Also a project function this one calls, at any depth, that applies NumPy to
+    constants. While tracing, `x.shape` is a TensorShape of Python ints wherever the trace
+    knows the axis: a plain `tf.function` traces each new shape with every axis known, so
+    `np.prod(x.shape[1:])` or `np.sqrt(x.shape[-1])` computes at trace time. Only an
+    `input_signature` (or `reduce_retracing`) leaves an axis `None`; a read of such an axis,
+    by index or in a slice, is HY404. Also a project function this one calls, at any depth, that applies NumPy to
     its parameter when this function passes it a value that is a tensor in its graph: the
     helper is traced inside it.
 

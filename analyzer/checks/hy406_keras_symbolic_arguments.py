@@ -12,7 +12,10 @@ class HasKerasSymbolicArguments(Check):
     ---------------
     A function that some caller invokes with a Keras functional-API symbolic tensor: a
     value of `tf.keras.Input(...)` / `keras.layers.Input(...)`, or a layer output computed
-    from one while building a functional model.
+    from one while building a functional model. The `call` of a layer or model that defines
+    (or inherits) a `build` is exempt from this part: Keras creates its weights with
+    `build(input_shape)` before the functional call, so that call only reads initialised
+    variables, which a compiled `call` captures by reference.
 
     Also the `call` of a Keras `Layer`/`Model` subclass that Keras 3 builds symbolically:
     one with sub-layers that may be unbuilt and no `build` method of its own (Keras then

@@ -394,6 +394,7 @@ def _behaviour_of(info: ApiInfo) -> Behaviour:
         effect=info.effect,
         callback_args=info.callback_args,
         traces_callbacks=info.traces_callbacks,
+        callback_args_tuple=info.callback_args_tuple,
         untraced_callback_args=info.untraced_callback_args,
         concrete_args=info.concrete_args,
         mutates_receiver=info.mutates_receiver,

@@ -117,6 +117,10 @@ class Behaviour:
     #: otherwise they run in the caller's mode (``tf.map_fn`` called eagerly runs its callback
     #: eagerly, element by element).
     traces_callbacks: bool = False
+    #: position/keyword of the tuple of arguments the callbacks are called with
+    #: (``strategy.run(fn, args=(x, y))`` calls ``fn(x, y)``); empty when the API supplies
+    #: the arguments itself (``tf.map_fn`` passes slices of tensors).
+    callback_args_tuple: CallbackArgs = ()
     #: positions/keywords of callables that TensorFlow runs eagerly, as Python, on every
     #: execution even from a graph (``tf.py_function``, ``tf.numpy_function``).
     untraced_callback_args: CallbackArgs = ()
@@ -159,6 +163,8 @@ class ApiInfo:
     callback_args: CallbackArgs = ()
     #: the callbacks are traced even when the caller runs eagerly (``Dataset.map``)
     traces_callbacks: bool = False
+    #: position/keyword of the tuple of arguments the callbacks are called with
+    callback_args_tuple: CallbackArgs = ()
     #: positions/keywords of callables it runs eagerly as Python (``tf.py_function``)
     untraced_callback_args: CallbackArgs = ()
     #: positions/keywords of arguments that a symbolic tensor must not reach (``tf.constant``)
@@ -197,6 +203,7 @@ class ApiInfo:
             effect=behaviour.effect,
             callback_args=behaviour.callback_args,
             traces_callbacks=behaviour.traces_callbacks,
+            callback_args_tuple=behaviour.callback_args_tuple,
             untraced_callback_args=behaviour.untraced_callback_args,
             concrete_args=behaviour.concrete_args,
             mutates_receiver=behaviour.mutates_receiver,

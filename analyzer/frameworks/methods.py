@@ -486,10 +486,16 @@ _METRIC_ATTRIBUTES: dict[str, Behaviour] = {
     "dtype": PYTHON,
 }
 
+_STRATEGY_RUN = TENSORS.with_(
+    callback_args=(0, "fn"),
+    callback_args_tuple=(1, "args"),
+    note="calls fn(*args, **kwargs) on every replica, in the caller's mode; results are "
+    "per-replica values",
+)
+
 _STRATEGY_METHODS: dict[str, Behaviour] = {
-    "run": TENSORS.with_(
-        callback_args=(0, "fn"), note="runs fn on every replica; results are per-replica values"
-    ),
+    "run": _STRATEGY_RUN,
+    "experimental_run_v2": _STRATEGY_RUN.with_(note="the TF 2.0-2.1 name of `run`"),
     "scope": OBJECT.with_(note="a context manager"),
     "reduce": TENSOR,
     "gather": TENSOR,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hybridize.analyzer.sources import display_name
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
     AnalysisResult,
@@ -217,4 +218,6 @@ def render_json(result: AnalysisResult, version: str) -> str:
             lines.append(f"  {encode(key)}: {{\n{entries}\n  }}")
         else:
             lines.append(f"  {encode(key)}: {encode(value)}")
-    return "{\n" + ",\n".join(lines) + "\n}\n"
+    # A name the file system holds as undecodable bytes (a root folder, a message quoting a
+    # path) would make the report invalid UTF-8: such bytes are shown as U+FFFD.
+    return display_name("{\n" + ",\n".join(lines) + "\n}\n")

@@ -16,6 +16,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 from urllib.parse import quote
 
+from hybridize.analyzer.sources import display_name
 from hybridize.model import AnalysisResult, FunctionVerdict, Severity, Span
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -186,4 +187,5 @@ def render_sarif(
     code has a descriptor carry its `ruleIndex`.
     """
     log = to_sarif_dict(result, version, rules, information_uri=information_uri)
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    # Undecodable bytes of a name (PEP 383 surrogates) are shown as U+FFFD: valid UTF-8 always.
+    return display_name(json.dumps(log, indent=2, ensure_ascii=False) + "\n")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from hybridize.analyzer.sources import display_name
 from hybridize.model import AnalysisResult, Finding, FunctionVerdict, Severity
 
 _RESET = "\x1b[0m"
@@ -130,4 +131,5 @@ def render_text(result: AnalysisResult, *, color: bool = False, verbose: bool = 
     if lines:
         lines.append("")
     lines.append(paint(summary_text(result), _BOLD))
-    return "\n".join(lines) + "\n"
+    # Undecodable bytes of a name (PEP 383 surrogates) are shown as U+FFFD: printable always.
+    return display_name("\n".join(lines) + "\n")

@@ -414,6 +414,7 @@ DECISIONS = [
 
         fast_leaky = tf.function(leaky)
         fast_leaky(tf.ones([4]), 0.3)
+        fast_leaky(tf.ones([4]), 0.1)
         """,
         "leaky",
         "P3",

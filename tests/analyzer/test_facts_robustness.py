@@ -95,6 +95,7 @@ CASES = [
                     return x
 
         activate(tf.ones([2]), "gelu")
+        activate(tf.ones([2]), "relu")
         """,
         "activate",
         True,

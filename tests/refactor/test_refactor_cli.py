@@ -261,35 +261,31 @@ def test_pre_commit_hooks_offer_the_check() -> None:
     assert "language: python" in hooks
 
 
-KERAS_MODEL = """\
+KERAS_LAYER = """\
 import tensorflow as tf
 
 
-class Net(tf.keras.Model):
-    def __init__(self):
-        super().__init__()
-        self.dense = tf.keras.layers.Dense(1)
+class Scale(tf.keras.layers.Layer):
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones")
 
-    def train_step(self, data):
-        x, y = data
-        with tf.GradientTape() as tape:
-            loss = tf.reduce_mean(tf.square(self.dense(x) - y))
-        grads = tape.gradient(loss, self.trainable_variables)
-        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
-        return {"loss": loss}
+    def call(self, inputs):
+        return inputs * self.w
 """
 
 
 def test_speculative_verdict_gets_its_assumption_and_a_second_run_keeps_it(
     make_project: MakeProject,
 ) -> None:
-    root = make_project({"model.py": KERAS_MODEL})
+    # A Layer's `call`, which nothing in the project calls: Keras calls it with tensors.
+    # (A Model's `train_step` would not do: Keras compiles it in `fit` itself.)
+    root = make_project({"model.py": KERAS_LAYER})
     code, _, err = run(str(root), "--apply")
     assert code == 0, err
-    assert (root / "model.py").read_text() == KERAS_MODEL.replace(
-        "    def train_step",
-        "    # hybridize: assumes data is a tensor (train_step of a Keras Model, called by Keras);"
-        " remove the decorator if not\n    @tf.function\n    def train_step",
+    assert (root / "model.py").read_text() == KERAS_LAYER.replace(
+        "    def call",
+        "    # hybridize: assumes inputs is a tensor (call of a Keras Layer, called by Keras);"
+        " remove the decorator if not\n    @tf.function\n    def call",
     )
     code, out, _ = run(str(root), "--check")
     assert (code, out) == (0, "")

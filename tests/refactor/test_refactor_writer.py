@@ -31,6 +31,15 @@ def test_replaces_the_content(tmp_path: Path) -> None:
     assert leftovers(tmp_path) == []
 
 
+def test_a_file_name_near_the_length_limit(tmp_path: Path) -> None:
+    """The temporary file's name must fit too (found by benchmarks/mutation_fuzz.py)."""
+    path = tmp_path / ("m" * 250 + ".py")
+    path.write_bytes(b"old\n")
+    assert write_atomically(path, b"old\n", b"new\n") is None
+    assert path.read_bytes() == b"new\n"
+    assert leftovers(tmp_path) == []
+
+
 @posix_only
 def test_keeps_permission_bits(tmp_path: Path) -> None:
     path = tmp_path / "script.py"

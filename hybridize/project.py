@@ -1,0 +1,406 @@
+"""A project held in memory: per-file summaries, the solved verdicts, and per-file plans.
+
+`hybridize analyze` and `hybridize refactor` read a folder once and exit. A language server
+(or any long-running tool) keeps the project open while files change: an editor buffer
+overrides the file on disk, a file appears, another is deleted. `Project` is that state:
+
+- every file's bytes (the buffer's when one is open, else the disk's) and its summary,
+  re-made only for the file that changed (the summary cache still serves known contents);
+- the project-wide result, solved again lazily, the first time it is asked for after a change;
+- per-file results: verdicts, findings and the planned edits exactly as `hybridize refactor`
+  would make them for the same texts (the same planner, given the in-memory bytes).
+
+The project-wide phase is re-run in full on a change (`_solve`): the solve has no incremental
+form yet, and `_solve` is the one place to replace when it has one. What survives an analysis
+here stays collectable (`survivors_collectable`): a server replaces its results on every edit.
+
+`hybridize analyze` and `refactor` do not go through `Project` yet: they rely on the cache of
+whole-project results (`analyze_path`), which makes a repeated run on unchanged files take a
+tenth of a cold one; a `Project` solves once per change instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import time
+from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from hybridize.analyzer.cache import SummaryCache
+from hybridize.analyzer.engine import (
+    PARALLEL_THRESHOLD,
+    AnalysisOptions,
+    analyze_summaries_with_errors,
+    enclosing_package,
+    summarize_text,
+    survivors_collectable,
+)
+from hybridize.analyzer.ir import ModuleSummary
+from hybridize.analyzer.sources import (
+    MAX_SOURCE_BYTES,
+    SKIPPED_DIRECTORIES,
+    decode_source,
+    discover,
+    read_source,
+    relative_name,
+)
+from hybridize.config import Config
+from hybridize.model import AnalysisResult, FileError, FunctionVerdict
+from hybridize.refactor.document import Document
+from hybridize.refactor.file_plan import FilePlan, Notice
+from hybridize.refactor.ignore_comment import add_ignore_comment
+from hybridize.refactor.plan import RefactorPlan, plan_refactorings
+from hybridize.refactor.selection import Selection
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectOptions:
+    """What the analysis infers and which transformations are planned (plain values: the
+    CLI fills them from its options, the server from the editor's settings)."""
+
+    infer_input_signatures: bool = False
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    use_cache: bool = True
+    jobs: int | None = None
+    """Processes for the first summaries of a large project (default: one per core)."""
+
+    @classmethod
+    def from_config(cls, config: Config, *, use_cache: bool = True) -> ProjectOptions:
+        """The defaults of a `[tool.hybridize]` table."""
+        return cls(config.infer_input_signatures, config.select, config.ignore, use_cache)
+
+    @property
+    def analysis(self) -> AnalysisOptions:
+        # The solve runs in this process; `jobs` only serves the first summaries.
+        return AnalysisOptions(self.infer_input_signatures, use_cache=self.use_cache, jobs=1)
+
+    @property
+    def selection(self) -> Selection:
+        return Selection(self.select, self.ignore)
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """One file as the project sees it now: its text, verdicts, planned edits and problems.
+
+    `plan` is the file's part of the project's refactoring plan (None when nothing changes);
+    its `new_text` is what `hybridize refactor --apply` would write for the same texts.
+    `error` says why the file could not be read, decoded or parsed (internal errors of the
+    analysis are in `Project.results().errors`: they cost one function its verdict, not the
+    file its diagnostics).
+    """
+
+    file: str
+    text: str | None
+    verdicts: tuple[FunctionVerdict, ...]
+    error: FileError | None
+    plan: FilePlan | None
+    notices: tuple[Notice, ...]
+
+    def verdict(self, qualname: str) -> FunctionVerdict | None:
+        return next((v for v in self.verdicts if v.qualname == qualname), None)
+
+
+class Project:
+    """A folder (or one file) analysed as one project, kept up to date in memory."""
+
+    def __init__(self, root: Path, options: ProjectOptions) -> None:
+        self.root = root.resolve()
+        self.base = self.root if self.root.is_dir() else self.root.parent
+        self.options = options
+        self.package = enclosing_package(self.base)
+        self._cache = SummaryCache.open() if options.use_cache else None
+        self.warnings: list[str] = list(self._cache.warnings) if self._cache else []
+        self._raw: dict[str, bytes] = {}
+        self._summaries: dict[str, ModuleSummary | FileError] = {}
+        self._folder_errors: list[FileError] = []
+        self._buffers: set[str] = set()
+        self._result: AnalysisResult | None = None
+        self._plans: dict[str, tuple[FilePlan | None, tuple[Notice, ...]]] = {}
+
+    @classmethod
+    def open(cls, root: Path, options: ProjectOptions | None = None) -> Project:
+        """Read and summarise every Python file below `root` (a folder or a file)."""
+        project = cls(root, options or ProjectOptions())
+        files, project._folder_errors = discover(project.root)
+        sources = [read_source(path, project.base) for path in files]
+        readable = [s for s in sources if not isinstance(s, FileError)]
+        summaries = project._summarize_many([(s.relpath, s.raw) for s in readable])
+        for source in sources:
+            if isinstance(source, FileError):
+                project._summaries[source.file] = source
+            else:
+                project._raw[source.relpath] = source.raw
+                project._summaries[source.relpath] = summaries[source.relpath]
+        return project
+
+    # -- changes ----------------------------------------------------------------------------
+
+    def relpath(self, path: str | Path) -> str | None:
+        """The report name of `path` (a report name, or a path absolute or relative to the
+        project's folder), or None when it is not a Python file of this project."""
+        if isinstance(path, str) and Path(path).is_absolute():
+            path = Path(path)
+        if isinstance(path, Path):
+            absolute = path if path.is_absolute() else self.base / path
+            name = relative_name(absolute, self.base)
+        else:
+            name = path
+        parts = PurePosixPath(name).parts
+        if self.root.is_file():
+            return name if name == self.root.name else None
+        if not name.endswith(".py") or not parts or ".." in parts or name.startswith("/"):
+            return None
+        if any(p in SKIPPED_DIRECTORIES or p.endswith(".egg-info") for p in parts[:-1]):
+            return None
+        return name
+
+    def update(self, path: str | Path, text: str | bytes) -> str | None:
+        """Take `text` (an editor buffer) as the content of `path`, whatever the disk holds.
+
+        Returns the file's report name, or None when the file is not part of the project.
+        """
+        relpath = self.relpath(path)
+        if relpath is None:
+            return None
+        raw = text if isinstance(text, bytes) else encode_buffer(text)
+        self._buffers.add(relpath)
+        if self._raw.get(relpath) == raw and relpath in self._summaries:
+            return relpath
+        self._set(relpath, raw, self._summarize(relpath, raw))
+        return relpath
+
+    def reload(self, path: str | Path) -> str | None:
+        """Forget the buffer of `path` and read the disk again (a file closed, or changed on
+        disk); a file that no longer exists is removed."""
+        relpath = self.relpath(path)
+        if relpath is None:
+            return None
+        self._buffers.discard(relpath)
+        disk = self.base / relpath
+        if not disk.is_file():
+            self.remove(relpath)
+        else:
+            self._read(disk)
+        return relpath
+
+    def remove(self, path: str | Path) -> str | None:
+        """Drop `path` from the project (deleted, or renamed away)."""
+        relpath = self.relpath(path)
+        if relpath is None:
+            return None
+        self._buffers.discard(relpath)
+        known = self._raw.pop(relpath, None) is not None
+        if self._summaries.pop(relpath, None) is not None or known:
+            self._changed()
+        return relpath
+
+    def set_options(self, options: ProjectOptions) -> None:
+        if options == self.options:
+            return
+        solve_again = options.analysis != self.options.analysis
+        self.options = options
+        self._plans.clear()
+        if solve_again:
+            self._result = None
+
+    def _read(self, path: Path) -> None:
+        source = read_source(path, self.base)
+        if isinstance(source, FileError):
+            relpath = source.file
+            self._raw.pop(relpath, None)
+            self._summaries[relpath] = source
+            self._changed()
+            return
+        self._set(source.relpath, source.raw, self._summarize(source.relpath, source.raw))
+
+    def _set(self, relpath: str, raw: bytes, summary: ModuleSummary | FileError) -> None:
+        self._raw[relpath] = raw
+        self._summaries[relpath] = summary
+        self._changed()
+
+    def _changed(self) -> None:
+        self._result = None
+        self._plans.clear()
+
+    def _summarize_many(
+        self, files: list[tuple[str, bytes]]
+    ) -> dict[str, ModuleSummary | FileError]:
+        """Summaries of many files: from the cache, else on every core for a large project
+        (as `hybridize analyze` does), else here."""
+        out: dict[str, ModuleSummary | FileError] = {}
+        missing: list[tuple[str, bytes]] = []
+        for relpath, raw in files:
+            cached = self._cached(relpath, raw)
+            if cached is not None:
+                out[relpath] = cached
+            else:
+                missing.append((relpath, raw))
+        jobs = self.options.jobs or os.cpu_count() or 1
+        if jobs > 1 and len(missing) >= PARALLEL_THRESHOLD:
+            chunks = [missing[i :: jobs * 4] for i in range(jobs * 4)]
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                raws = dict(missing)
+                for chunk in pool.map(_summarize_chunk, [c for c in chunks if c]):
+                    for relpath, summary in chunk:
+                        out[relpath] = summary
+                        self._store(relpath, raws[relpath], summary)
+        else:
+            for relpath, raw in missing:
+                out[relpath] = self._summarize(relpath, raw)
+        return out
+
+    def _cached(self, relpath: str, raw: bytes) -> ModuleSummary | FileError | None:
+        if self._cache is None or not self._cache.usable:
+            return None
+        return self._cache.get(raw, relpath)
+
+    def _store(self, relpath: str, raw: bytes, summary: ModuleSummary | FileError) -> None:
+        if self._cache is not None and self._cache.usable:
+            self._cache.put(raw, relpath, summary)
+
+    def _summarize(self, relpath: str, raw: bytes) -> ModuleSummary | FileError:
+        """A file's summary from its bytes, decoded as Python would (the disk's way)."""
+        cached = self._cached(relpath, raw)
+        if cached is not None:
+            return cached
+        with survivors_collectable():
+            summary = summarize_raw(relpath, raw)
+        self._store(relpath, raw, summary)
+        return summary
+
+    # -- results ----------------------------------------------------------------------------
+
+    @property
+    def files(self) -> list[str]:
+        """Report names of every file of the project, readable or not."""
+        return sorted(self._summaries)
+
+    @property
+    def buffers(self) -> frozenset[str]:
+        """Files whose content is an editor buffer rather than the disk's."""
+        return frozenset(self._buffers)
+
+    def snapshot(self) -> Mapping[str, bytes]:
+        """Every readable file's bytes as the analysis sees them (buffers included)."""
+        return dict(self._raw)
+
+    def results(self) -> AnalysisResult:
+        """The project's verdicts and errors, solved again only if something changed."""
+        if self._result is None:
+            self._result = self._solve()
+        return self._result
+
+    def _solve(self) -> AnalysisResult:
+        """The project-wide phase over the current summaries, in full.
+
+        The one place a change is propagated: an incremental re-solve (only what depends on
+        the changed file) replaces this method without changing its callers.
+        """
+        started = time.perf_counter()
+        summaries = [s for s in self._summaries.values() if isinstance(s, ModuleSummary)]
+        with survivors_collectable():
+            verdicts, internal = analyze_summaries_with_errors(
+                sorted(summaries, key=lambda s: s.relpath), self.options.analysis, self.package
+            )
+        file_errors = [s for s in self._summaries.values() if isinstance(s, FileError)]
+        errors = sorted([*self._folder_errors, *file_errors, *internal], key=lambda e: e.file)
+        return AnalysisResult(
+            root=str(self.root),
+            functions=tuple(verdicts),
+            errors=tuple(errors),
+            seconds=time.perf_counter() - started,
+        )
+
+    def plan(self) -> RefactorPlan:
+        """The whole project's refactoring plan, as `hybridize refactor` makes it."""
+        return self._plan_verdicts(self.results().functions)
+
+    def file_result(self, path: str | Path) -> FileResult | None:
+        """The current verdicts, text, plan and problems of one file (None: not in the
+        project)."""
+        relpath = self.relpath(path)
+        if relpath is None or relpath not in self._summaries:
+            return None
+        result = self.results()
+        verdicts = tuple(v for v in result.functions if v.file == relpath)
+        if relpath not in self._plans:
+            plan = self._plan_verdicts(verdicts)
+            self._plans[relpath] = (plan.files[0] if plan.files else None, plan.notices)
+        file_plan, notices = self._plans[relpath]
+        summary = self._summaries[relpath]
+        error = summary if isinstance(summary, FileError) else None
+        return FileResult(relpath, self.text(relpath), verdicts, error, file_plan, notices)
+
+    def function_plan(self, path: str | Path, qualname: str) -> FilePlan | None:
+        """The plan of one function alone (its edits and the imports they need), as
+        `hybridize refactor --select 'FILE::QUALNAME'` would make it."""
+        found = self.file_result(path)
+        if found is None:
+            return None
+        verdicts = tuple(v for v in found.verdicts if v.qualname == qualname)
+        plan = self._plan_verdicts(verdicts)
+        return plan.files[0] if plan.files else None
+
+    def ignored_text(self, path: str | Path, qualname: str, line: int) -> str | None:
+        """The file's text with `# hybridize: ignore` above the function (None: not found,
+        or already ignored)."""
+        relpath = self.relpath(path)
+        if relpath is None or relpath not in self._raw:
+            return None
+        document = Document.from_bytes(self._raw[relpath])
+        if isinstance(document, str):
+            return None
+        return add_ignore_comment(document, qualname, line)
+
+    def text(self, path: str | Path) -> str | None:
+        """The decoded text of a file as the analysis sees it (None: unreadable)."""
+        relpath = self.relpath(path)
+        raw = self._raw.get(relpath) if relpath is not None else None
+        if raw is None:
+            return None
+        decoded = decode_source(raw)
+        return None if isinstance(decoded, str) else decoded[0]
+
+    def _plan_verdicts(self, verdicts: tuple[FunctionVerdict, ...]) -> RefactorPlan:
+        result = dataclasses.replace(self.results(), functions=verdicts)
+        return plan_refactorings(result, self.options.selection, self._raw, cache=None, jobs=1)
+
+
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
+
+
+def encode_buffer(text: str) -> bytes:
+    """An editor buffer's text as the bytes the file would hold: in the encoding its PEP 263
+    declaration names (on one of its first two lines), else UTF-8."""
+    head = text.encode("utf-8", "surrogatepass").split(b"\n", 2)[:2]
+    for line in head:
+        match = _CODING.match(line)
+        if match:
+            try:
+                return text.encode(match.group(1).decode("ascii"))
+            except (LookupError, UnicodeEncodeError, UnicodeDecodeError):
+                break
+    return text.encode("utf-8", "surrogatepass")
+
+
+def summarize_raw(relpath: str, raw: bytes) -> ModuleSummary | FileError:
+    """A file's summary from its bytes: size limit and decoding as for a file on disk."""
+    if len(raw) > MAX_SOURCE_BYTES:
+        return FileError(relpath, "file too large to be analysed")
+    decoded = decode_source(raw)
+    if isinstance(decoded, str):
+        return FileError(relpath, decoded)
+    return summarize_text(relpath, decoded[0])
+
+
+def _summarize_chunk(
+    files: list[tuple[str, bytes]],
+) -> list[tuple[str, ModuleSummary | FileError]]:
+    """A worker's share of the first summaries (a worker process exits with its garbage)."""
+    return [(relpath, summarize_raw(relpath, raw)) for relpath, raw in files]

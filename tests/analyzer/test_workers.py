@@ -1,0 +1,70 @@
+"""A worker that crashes, hangs or cannot send its result costs its item, never the run."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from hybridize.analyzer.workers import run_isolated
+
+GOOD = "import tensorflow as tf\n\ndef f(x):\n    return tf.square(x)\n\nf(tf.constant(1.0))\n"
+
+
+def _work(item: str) -> object:
+    if item == "segfault":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if item == "hang":
+        time.sleep(60)
+    if item == "raise":
+        raise ValueError("bad item")
+    if item == "unpicklable":
+        return lambda: None
+    if item == "exit":
+        os._exit(3)
+    return item.upper()
+
+
+def _failed(item: str, reason: str) -> object:
+    return f"failed {item}: {reason}"
+
+
+def test_every_item_gets_a_result_in_order() -> None:
+    items = ["a", "segfault", "b", "raise", "c", "unpicklable", "exit", "d", "hang", "e"]
+    results = run_isolated(_work, items, 2, _failed, timeout=3.0)
+    assert [r for r in results if not str(r).startswith("failed")] == ["A", "B", "C", "D", "E"]
+    by_item = dict(zip(items, results, strict=True))
+    assert "SIGSEGV" in str(by_item["segfault"])
+    assert "ValueError: bad item" in str(by_item["raise"])
+    assert "could not be sent back" in str(by_item["unpicklable"])
+    assert "status 3" in str(by_item["exit"])
+    assert "more than 3 s" in str(by_item["hang"])
+
+
+def test_one_worker_and_no_items() -> None:
+    assert run_isolated(_work, [], 1, _failed) == []
+    assert run_isolated(_work, ["x", "segfault", "y"], 1, _failed)[::2] == ["X", "Y"]
+
+
+@pytest.mark.skipif(
+    multiprocessing.get_start_method() != "fork", reason="the patch reaches workers by fork"
+)
+def test_a_file_that_kills_its_worker_is_left_out_of_the_project(
+    make_project: Callable[[dict[str, str | bytes]], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the depth guard libcst crashes on this file: the other files are analysed."""
+    from hybridize.analyzer import engine
+    from hybridize.analyzer.parse_guard import Screened
+
+    files: dict[str, str | bytes] = {f"m{i:02}.py": GOOD for i in range(engine.PARALLEL_THRESHOLD)}
+    files["deep.py"] = "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
+    root = make_project(files)
+    monkeypatch.setattr(engine, "screen", lambda text: Screened(None, None))
+    result, _ = engine.analyze_path(root, engine.AnalysisOptions(use_cache=False, jobs=2))
+    assert [(e.file, "crashed" in e.message) for e in result.errors] == [("deep.py", True)]
+    assert len({v.file for v in result.functions}) == engine.PARALLEL_THRESHOLD

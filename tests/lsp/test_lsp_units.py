@@ -1,0 +1,108 @@
+"""Diagnostics and hover from hand-made verdicts, without a server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from hybridize.lsp.diagnostics import blocking_findings, file_diagnostics, name_span
+from hybridize.lsp.docs import CodeDocs
+from hybridize.lsp.hover import hover
+from hybridize.lsp.positions import Lines
+from hybridize.lsp.settings import load_settings
+from hybridize.model import Finding, FunctionVerdict, Span
+from hybridize.project import FileResult, ProjectOptions
+
+TEXT = "import tensorflow as tf\n\n\n@tf.function\ndef step(x):\n    print(x)\n    return x\n"
+
+
+def finding(code: str, severity: str, line: int = 5) -> Finding:
+    return Finding(code, "name", severity, f"message of {code}", Span(line, 4, line, 9))  # type: ignore[arg-type]
+
+
+def verdict(*findings: Finding, hybrid: bool, passes: bool = False) -> FunctionVerdict:
+    return FunctionVerdict(
+        file="m.py",
+        qualname="step",
+        line=5,
+        span=Span(5, 0, 7, 12),
+        is_hybrid=hybrid,
+        has_tensor_parameter=True,
+        passes=passes,
+        findings=findings,
+    )
+
+
+def test_blocking_findings_of_eager_and_hybrid_functions() -> None:
+    keep = finding("HY005", "info")
+    printed = finding("HY101", "error", 6)
+    covered = finding("HY004", "info")
+    assert blocking_findings(verdict(keep, hybrid=True)) == []
+    assert blocking_findings(verdict(keep, printed, hybrid=True)) == [printed]
+    assert blocking_findings(verdict(covered, hybrid=False)) == [covered]
+    assert blocking_findings(verdict(covered, hybrid=False, passes=True)) == []
+
+
+def test_hints_only_when_asked_and_only_blocking(tmp_path: Path) -> None:
+    found = FileResult(
+        "m.py",
+        TEXT,
+        (verdict(finding("HY005", "info"), finding("HY101", "error", 6), hybrid=True),),
+        None,
+        None,
+        (),
+    )
+    docs = CodeDocs(tmp_path)
+    assert file_diagnostics(found, Lines(TEXT), docs, hints=False) == []
+    [hint] = file_diagnostics(found, Lines(TEXT), docs, hints=True)
+    assert hint.code == "HY101" and hint.severity == types.DiagnosticSeverity.Hint
+    assert hint.range.start == types.Position(line=5, character=4)
+    assert hint.code_description is not None
+    assert "HY101" in (tmp_path / "HY101.md").read_text(encoding="utf-8")
+    assert hint.code_description.href == (tmp_path / "HY101.md").resolve().as_uri()
+
+
+def test_name_span_and_hover_position() -> None:
+    text = "async def  größe(x):\n    return x\n"
+    named = FunctionVerdict(file="m.py", qualname="C.größe", line=1, span=Span(1, 0, 2, 12))
+    assert name_span(named, Lines(text)) == Span(1, 11, 1, 16)
+    found = FileResult("m.py", text, (named,), None, None, ())
+    assert hover(found, types.Position(line=0, character=12), "utf-16") is not None
+    assert hover(found, types.Position(line=0, character=2), "utf-16") is None
+
+
+def test_an_unwritable_docs_folder_gives_a_data_link(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    href = CodeDocs(blocker / "docs").href("HY010")
+    assert href is not None and href.startswith("data:text/markdown")
+    assert CodeDocs(tmp_path).href("HY999") is None
+
+
+def test_settings_combine_pyproject_and_editor_like_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.hybridize]\nselect = ["HY010"]\nignore = ["tests/*"]\n'
+        "infer-input-signatures = true\n"
+    )
+    plain = load_settings(tmp_path, None)
+    assert plain.options.select == ("HY010",) and plain.options.ignore == ("tests/*",)
+    assert plain.options.infer_input_signatures is True and plain.hints is False
+    edited = load_settings(
+        tmp_path,
+        {
+            "select": "HY011",
+            "ignore": ["*::legacy_*"],
+            "inferInputSignatures": False,
+            "hints": True,
+        },
+    )
+    assert edited.options.select == ("HY011",)  # replaces
+    assert edited.options.ignore == ("tests/*", "*::legacy_*")  # adds
+    assert edited.options.infer_input_signatures is False and edited.hints is True
+    wrong = load_settings(tmp_path, {"select": 3, "hints": "yes"})
+    assert wrong.options.select == ("HY010",) and wrong.hints is False
+    assert any("hybridize.select" in w for w in wrong.warnings)
+    (tmp_path / "pyproject.toml").write_text("[tool.hybridize\nselect = 1\n")
+    broken = load_settings(tmp_path, None)
+    assert broken.options == ProjectOptions() and broken.warnings

@@ -1,0 +1,328 @@
+"""The in-memory `Project`: updates, removals, buffers over disk, plans equal to the CLI's."""
+
+from __future__ import annotations
+
+import ast
+import gc
+import shutil
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hybridize.analyzer.engine import (
+    AnalysisOptions,
+    analyze_path,
+    analyze_summaries,
+    collect_summaries,
+)
+from hybridize.cli import main
+from hybridize.project import Project, ProjectOptions, encode_buffer
+from hybridize.refactor import apply_plan, plan_refactorings, read_snapshot
+
+MakeProject = Callable[[dict[str, str | bytes]], Path]
+
+MAIN = """\
+    import tensorflow as tf
+
+    from helpers import scale
+
+
+    def total(x):
+        return tf.reduce_sum(scale(x))
+
+
+    def report(x):
+        print(x)
+        return tf.reduce_sum(x)
+
+
+    if __name__ == "__main__":
+        value = tf.constant([1.0, 2.0])
+        total(value)
+        report(value)
+"""
+
+HELPERS = """\
+    import tensorflow as tf
+
+
+    def scale(x):
+        return x * 2.0
+"""
+
+HELPERS_WITH_EFFECT = """\
+import tensorflow as tf
+
+LOG = []
+
+
+def scale(x):
+    LOG.append(x)
+    return x * 2.0
+"""
+
+
+def verdicts_by_key(functions: object) -> dict[str, tuple[bool, str | None]]:
+    assert isinstance(functions, tuple)
+    return {f.key: (f.passes, f.transformation) for f in functions}
+
+
+def test_results_equal_the_cli_analysis(make_project: MakeProject) -> None:
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root, ProjectOptions(use_cache=False))
+    expected, _ = analyze_path(root, AnalysisOptions(use_cache=False))
+    assert project.results().functions == expected.functions
+    assert verdicts_by_key(project.results().functions)["main.py::total"] == (
+        True,
+        "convert_to_hybrid",
+    )
+
+
+def test_a_large_project_is_summarised_on_several_processes(
+    make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("hybridize.project.PARALLEL_THRESHOLD", 2)
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS, "bad.py": "def f(:\n"})
+    project = Project.open(root, ProjectOptions(use_cache=False, jobs=2))
+    expected, _ = analyze_path(root, AnalysisOptions(use_cache=False, jobs=1))
+    assert project.results().functions == expected.functions
+    assert project.results().errors == expected.errors
+    assert project.files == ["bad.py", "helpers.py", "main.py"]
+
+
+def test_results_are_recomputed_only_after_a_change(make_project: MakeProject) -> None:
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root)
+    first = project.results()
+    assert project.results() is first
+    project.update("helpers.py", HELPERS_WITH_EFFECT)
+    assert project.results() is not first
+
+
+def test_a_buffer_overrides_the_disk_and_reaches_its_importers(make_project: MakeProject) -> None:
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root)
+    assert verdicts_by_key(project.results().functions)["main.py::total"][0] is True
+    # The helper now mutates a module-level list: its caller has a side effect too.
+    assert project.update(root / "helpers.py", HELPERS_WITH_EFFECT) == "helpers.py"
+    assert verdicts_by_key(project.results().functions)["main.py::total"][0] is False
+    assert "LOG" not in (root / "helpers.py").read_text()  # the disk is untouched
+    assert project.buffers == {"helpers.py"}
+    project.reload("helpers.py")  # the buffer is closed: the disk counts again
+    assert verdicts_by_key(project.results().functions)["main.py::total"][0] is True
+    assert project.buffers == frozenset()
+
+
+def test_update_equals_a_fresh_analysis_of_the_same_texts(
+    make_project: MakeProject, tmp_path: Path
+) -> None:
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root)
+    project.update("helpers.py", HELPERS_WITH_EFFECT)
+    other = tmp_path / "other"
+    shutil.copytree(root, other)
+    (other / "helpers.py").write_text(HELPERS_WITH_EFFECT)
+    expected, _ = analyze_path(other, AnalysisOptions(use_cache=False))
+    assert project.results().functions == expected.functions
+
+
+def test_remove_and_add_files(make_project: MakeProject) -> None:
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root)
+    assert project.remove("helpers.py") == "helpers.py"
+    assert project.files == ["main.py"]
+    keys = verdicts_by_key(project.results().functions)
+    assert "helpers.py::scale" not in keys and "main.py::total" in keys
+    # A new file that exists only as a buffer is part of the project.
+    assert project.update("extra.py", "def f(x):\n    return x\n") == "extra.py"
+    assert "extra.py::f" in verdicts_by_key(project.results().functions)
+    # A deleted file that is reloaded disappears.
+    (root / "main.py").unlink()
+    project.reload("main.py")
+    assert project.files == ["extra.py"]
+
+
+def test_files_outside_the_project_are_not_taken(make_project: MakeProject) -> None:
+    root = make_project({"main.py": MAIN})
+    project = Project.open(root)
+    assert project.update(root.parent / "elsewhere.py", "x = 1\n") is None
+    assert project.update("notes.txt", "x") is None
+    assert project.update(".venv/lib/m.py", "x = 1\n") is None
+    assert project.file_result("missing.py") is None
+    assert project.files == ["main.py"]
+
+
+def test_a_syntax_error_is_a_file_error_and_the_rest_is_analysed(
+    make_project: MakeProject,
+) -> None:
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root)
+    project.update("helpers.py", "def scale(x:\n")
+    result = project.file_result("helpers.py")
+    assert result is not None and result.error is not None
+    assert "SyntaxError" in result.error.message
+    assert result.verdicts == () and result.plan is None
+    assert "main.py::report" in verdicts_by_key(project.results().functions)
+
+
+def test_file_plan_equals_the_refactor_plan_on_disk(make_project: MakeProject) -> None:
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root)
+    analysed, _ = analyze_path(root, AnalysisOptions(use_cache=False))
+    expected = plan_refactorings(analysed, snapshot=read_snapshot(root))
+    for name in ("main.py", "helpers.py"):
+        found = project.file_result(name)
+        assert found is not None
+        wanted = next((f for f in expected.files if f.file == name), None)
+        assert (found.plan.new_text if found.plan else None) == (
+            wanted.new_text if wanted else None
+        )
+    assert project.plan().refactored_files() == expected.refactored_files()
+    main_plan = project.file_result("main.py")
+    assert main_plan is not None and main_plan.plan is not None
+    assert "@tf.function\ndef total(x):" in main_plan.plan.new_text
+
+
+def test_file_plan_of_a_buffer_equals_the_cli_refactor_of_that_text(
+    make_project: MakeProject, tmp_path: Path
+) -> None:
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root)
+    buffer = (
+        textwrap.dedent(MAIN).replace("print(x)\n", "")
+        + "\n\ndef more(x):\n    return total(x) * 3.0\n\n\nmore(tf.ones([2]))\n"
+    )
+    project.update("main.py", buffer)
+    found = project.file_result("main.py")
+    assert found is not None and found.plan is not None
+    other = tmp_path / "cli-copy"
+    shutil.copytree(root, other)
+    (other / "main.py").write_bytes(encode_buffer(buffer))
+    outcome = CliRunner().invoke(main, ["refactor", str(other), "--apply", "--no-cache"])
+    assert outcome.exit_code == 0, outcome.output
+    written = (other / "main.py").read_text()
+    assert found.plan.new_text == written
+    ast.parse(written)
+    assert written != buffer  # something was planned: the comparison says something
+    assert (root / "main.py").read_text() == textwrap.dedent(MAIN)
+
+
+def test_selection_options_filter_the_plan(make_project: MakeProject) -> None:
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root)
+    found = project.file_result("main.py")
+    assert found is not None and found.plan is not None
+    assert [c.qualname for c in found.plan.changes] == ["total"]
+    project.set_options(ProjectOptions(ignore=("*::total",)))
+    ignored = project.file_result("main.py")
+    assert ignored is not None and ignored.plan is None
+    project.set_options(ProjectOptions(select=("HY011",)))  # removals only: none here
+    assert project.plan().files == ()
+
+
+def test_function_plan_and_ignore_comment(make_project: MakeProject) -> None:
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root)
+    found = project.file_result("main.py")
+    assert found is not None
+    total = found.verdict("total")
+    assert total is not None and total.passes
+    alone = project.function_plan("main.py", "total")
+    assert alone is not None and [c.qualname for c in alone.changes] == ["total"]
+    ignored = project.ignored_text("main.py", "total", total.line)
+    assert ignored is not None
+    assert "\n# hybridize: ignore\ndef total(x):" in ignored
+    project.update("main.py", ignored)
+    after = project.file_result("main.py")
+    assert after is not None
+    assert after.plan is None or all(c.qualname != "total" for c in after.plan.changes)
+    assert project.ignored_text("main.py", "total", total.line + 1) is None  # already ignored
+
+
+def test_repeated_updates_do_not_freeze_garbage(make_project: MakeProject) -> None:
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root, ProjectOptions(use_cache=False))
+    project.results()
+    before = gc.get_freeze_count()
+    for i in range(5):
+        project.update("helpers.py", HELPERS_WITH_EFFECT + f"\nVERSION = {i}\n")
+        project.results()
+        project.file_result("main.py")
+    assert gc.get_freeze_count() == before
+
+
+def test_a_command_line_analysis_still_freezes_its_survivors(make_project: MakeProject) -> None:
+    """The default is unchanged: a one-shot analysis keeps the collector off its result."""
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    summaries, _, _ = collect_summaries(root, AnalysisOptions(use_cache=False))
+    gc.unfreeze()
+    try:
+        analyze_summaries(summaries, AnalysisOptions())
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
+def test_encode_buffer_follows_the_declared_encoding() -> None:
+    text = "# -*- coding: latin-1 -*-\nname = 'café'\n"
+    assert encode_buffer(text) == text.encode("latin-1")
+    assert encode_buffer("name = 'café'\n") == "name = 'café'\n".encode()
+
+
+def test_a_plan_made_on_a_buffer_is_never_written_over_a_different_disk(
+    make_project: MakeProject,
+) -> None:
+    """The planner's safety holds for buffers: `apply_plan` writes a file only if the disk
+    still holds the bytes the plan was made on."""
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root)
+    disk = (root / "main.py").read_bytes()
+    project.update("main.py", textwrap.dedent(MAIN) + "\n# unsaved\n")
+    plan = project.plan()
+    assert [f.file for f in plan.files] == ["helpers.py", "main.py"]
+    report = apply_plan(plan)
+    assert [f.file for f in report.written] == ["helpers.py"]  # its buffer is the disk's
+    assert [n.file for n in report.failed] == ["main.py"]
+    assert (root / "main.py").read_bytes() == disk
+    project.reload("main.py")  # the disk's text again: now the plan may be written
+    project.reload("helpers.py")
+    report = apply_plan(project.plan())
+    assert [f.file for f in report.written] == ["main.py"]
+    assert "@tf.function\ndef total(x):" in (root / "main.py").read_text()
+
+
+def test_a_single_file_project(make_project: MakeProject) -> None:
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root / "main.py")
+    assert project.files == ["main.py"]
+    expected, _ = analyze_path(root / "main.py", AnalysisOptions(use_cache=False))
+    assert project.results().functions == expected.functions
+    assert project.update("helpers.py", HELPERS) is None  # not part of this project
+    assert project.update(root / "main.py", "def f(x):\n    return x\n") == "main.py"
+    assert [v.qualname for v in project.results().functions] == ["f"]
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "tensorflow"
+
+
+@pytest.mark.slow
+def test_the_whole_corpus_through_the_project_equals_the_cli() -> None:
+    """Every labelled program as one project: the same verdicts as `hybridize analyze`, and
+    per-file plans equal to `hybridize refactor`'s (with input-signature inference on, so that
+    reconfigurations are planned too)."""
+    options = AnalysisOptions(infer_input_signatures=True, use_cache=False, jobs=1)
+    expected, _ = analyze_path(CORPUS, options)
+    wanted = plan_refactorings(expected, snapshot=read_snapshot(CORPUS)).refactored_files()
+    project = Project.open(CORPUS, ProjectOptions(infer_input_signatures=True, use_cache=False))
+    assert project.results().functions == expected.functions
+    planned = {}
+    for name in project.files:
+        found = project.file_result(name)
+        assert found is not None
+        if found.plan is not None:
+            planned[name] = found.plan.new_text
+    assert planned == wanted
+    assert len(planned) >= 10  # the corpus has changes in most programs
