@@ -1,0 +1,115 @@
+"""The real TF2 libraries the oracle judges the analysis with, pinned.
+
+Each library ships its own test suite inside its wheel; none was written here. A library is
+installed with `pip install --no-deps --target` into its own folder, together with the
+pinned dependencies its tests need that the base environment (TensorFlow, tf-keras, pytest,
+pytest-timeout) lacks: `--no-deps` because some pin a TensorFlow other than the one under test
+(tf-models-official wants `tensorflow~=2.20`), and because a target folder would otherwise get
+a second copy of TensorFlow and NumPy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+BASE_REQUIREMENTS = (
+    "tensorflow-cpu==2.21.0",
+    "tf-keras==2.21.0",
+    "pytest==9.2.0",
+    "pytest-timeout==2.4.0",
+)
+"""The scratch environment every library's tests run in (the TensorFlow of the project's `tf`
+extra)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Library:
+    """A pinned library, the packages of it that are copied and rewritten, and how its tests
+    run."""
+
+    name: str
+    requirements: tuple[str, ...]
+    packages: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    test_timeout: int = 300
+    """Seconds one test may take (pytest-timeout)."""
+    file_timeout: int = 600
+    """Seconds one test file may take (the subprocess' timeout is this times its files)."""
+    tests_limit: int | None = None
+    """Test files run by default (None: all); `--tests-limit` overrides it."""
+    slow_tests: tuple[str, ...] = ()
+    """Globs (relative to the copy) of test files left out by default (`--all-tests` runs
+    them): suites that take far longer than the rest."""
+
+    @property
+    def requirement(self) -> str:
+        return self.requirements[0]
+
+
+LIBRARIES: dict[str, Library] = {
+    library.name: library
+    for library in (
+        Library(
+            "sonnet",
+            ("dm-sonnet==2.0.2", "dm-tree==0.1.10", "tabulate==0.10.0", "attrs==26.1.0"),
+            ("sonnet",),
+            # the conformance suite runs every module through 16 harnesses (checkpoints,
+            # pickling, distribution, XLA, goldens...): thousands of tests, an hour on 2 cores
+            slow_tests=("sonnet/src/conformance/*",),
+        ),
+        Library(
+            "recommenders",
+            ("tensorflow-recommenders==0.7.7",),
+            ("tensorflow_recommenders",),
+            env={"TF_USE_LEGACY_KERAS": "1"},
+        ),
+        # 340 test files, many slow (one takes 10 minutes on a busy 2-core machine): by default
+        # 10 of them, chosen first among those testing a module the refactoring changed (see
+        # `select_test_files`), each cut at 4 minutes, so that the whole oracle stays near 20
+        # minutes on 2 cores.
+        Library(
+            "tf-models",
+            (
+                "tf-models-official==2.20.0",
+                "gin-config==0.5.0",
+                "tf-slim==1.1.0",
+                "tensorflow-hub==0.16.1",
+                "tensorflow-model-optimization==0.8.1",
+                "tensorflow-text==2.21.1",
+                "pyyaml==6.0.4",
+                "pandas==3.1.1",
+                "python-dateutil==4.0.0",
+                "pytz==2026.6",
+                "tzdata==2026.6",
+                "scipy==1.17.1",
+                "immutabledict==4.3.1",
+                "sentencepiece==0.2.3",
+                "psutil==7.2.2",
+                "py-cpuinfo==9.0.0",
+                "dm-tree==0.1.10",
+                "attrs==26.1.0",
+            ),
+            ("official", "orbit"),
+            env={"TF_USE_LEGACY_KERAS": "1"},
+            test_timeout=120,
+            file_timeout=240,
+            tests_limit=10,
+        ),
+        Library(
+            "trfl",
+            (
+                "trfl==1.2.0",
+                "dm-tree==0.1.10",
+                "attrs==26.1.0",
+                "tensorflow-probability==0.25.0",
+                "cloudpickle==3.1.2",
+                "decorator==5.2.1",
+            ),
+            ("trfl",),
+            env={"TF_USE_LEGACY_KERAS": "1"},
+        ),
+    )
+}
+"""Every library by its short name (`--libraries`)."""
+
+DEFAULT_LIBRARIES = ("sonnet", "recommenders", "tf-models")

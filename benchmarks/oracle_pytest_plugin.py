@@ -1,0 +1,223 @@
+"""pytest plugin of the real-code oracle, loaded with `-p oracle_pytest_plugin` into a library's
+own test run (in the library's scratch environment, so it uses only the standard library and
+pytest).
+
+The oracle compares a library's test outcomes before and after `hybridize refactor --apply`; it
+needs from each test run three things that pytest's own output does not give reliably:
+
+- one outcome per test, written as soon as the test ends (a JSON line in `$ORACLE_OUTCOMES`), so
+  that a run that crashes or times out half way still tells which tests ran;
+- for a failing test, the exception's text and the frames of its traceback (file, line), so the
+  oracle can name the rewritten function an error comes from;
+- with `$ORACLE_TRACE` (a JSON list of the rewritten functions' code locations), which of them
+  ran during each test: a profile hook sees every Python call, and a `tf.function` call is
+  recognised by its public `python_function` attribute (the traced body runs as AutoGraph's
+  converted copy, not as the original code object).
+
+`$ORACLE_SHADOW` ("pkg=/abs/folder,...") makes the run refuse to start unless each package is
+imported from that folder: the copy must shadow the installed library, or the comparison would
+test the installed code twice.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+import sys
+import threading
+from collections.abc import Generator
+from types import FrameType
+from typing import Any
+
+import pytest
+
+_OUT = os.environ.get("ORACLE_OUTCOMES")
+_ROOT = os.path.realpath(os.environ.get("ORACLE_ROOT", os.getcwd()))
+_TRACE_FILE = os.environ.get("ORACLE_TRACE")
+_SHADOW = os.environ.get("ORACLE_SHADOW", "")
+
+_ERROR_TEXT_LIMIT = 4000
+_USER_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+_phases: dict[str, dict[str, Any]] = {}
+_targets: dict[tuple[str, int], str] = {}
+_hits: list[str] = []
+_tf_call_types: dict[type, bool] = {}
+_real_paths: dict[str, str] = {}
+
+
+def _write(record: dict[str, Any]) -> None:
+    if not _OUT:
+        return
+    with open(_OUT, "a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
+        out.flush()
+
+
+def _real(path: str) -> str:
+    known = _real_paths.get(path)
+    if known is None:
+        known = _real_paths[path] = os.path.realpath(path)
+    return known
+
+
+def _in_root(path: str) -> bool:
+    return _real(path).startswith(_ROOT + os.sep)
+
+
+_NAMED = re.compile(r"^[\w.]+(Error|Exception|Warning|Exit|Interrupt|Failed|Timeout)\b")
+
+
+def error_line(type_name: str, text: str) -> str:
+    """The exception's last line (TensorFlow's graph errors put the cause last, after the user
+    frames), led by the exception's type when that line does not name one."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return type_name
+    last = lines[-1]
+    return last if _NAMED.match(last) else f"{type_name}: {last}"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Check that the copies shadow the installed packages, and load the trace targets."""
+    for entry in filter(None, _SHADOW.split(",")):
+        package, _, folder = entry.partition("=")
+        module = importlib.import_module(package)
+        where = os.path.realpath(getattr(module, "__file__", "") or "")
+        expected = os.path.realpath(folder) + os.sep
+        if not where.startswith(expected):
+            _write({"kind": "shadow_error", "package": package, "file": where})
+            raise pytest.UsageError(f"{package} imported from {where}, not from {expected}")
+    if _TRACE_FILE:
+        with open(_TRACE_FILE, encoding="utf-8") as handle:
+            for target in json.load(handle):
+                for line in {target["first_line"], target["def_line"]}:
+                    _targets[(os.path.realpath(target["path"]), line)] = target["key"]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The collected test ids: after a timeout they tell which files had not finished."""
+    _write({"kind": "collected", "nodeids": [item.nodeid for item in session.items]})
+
+
+def _target_of_code(code: Any) -> str | None:
+    return _targets.get((_real(code.co_filename), code.co_firstlineno))
+
+
+def _tf_function_target(frame: FrameType) -> str | None:
+    """The rewritten function a `tf.function` object's `__call__` frame is calling, if any."""
+    owner: Any = frame.f_locals.get("self")
+    kind = type(owner)
+    is_function = _tf_call_types.get(kind)
+    if is_function is None:
+        is_function = _tf_call_types[kind] = any(
+            "python_function" in vars(base) for base in kind.__mro__
+        )
+    if not is_function:
+        return None
+    try:
+        function = owner.python_function
+    except Exception:  # a broken object is not what this run is about
+        return None
+    seen = 0
+    while seen < 20:
+        seen += 1
+        inner = getattr(function, "__func__", None) or getattr(function, "__wrapped__", None)
+        code = getattr(function, "__code__", None)
+        if code is not None:
+            hit = _target_of_code(code)
+            if hit is not None:
+                return hit
+        if inner is None:
+            return None
+        function = inner
+    return None
+
+
+def _profile(frame: FrameType, event: str, arg: object) -> None:
+    if event != "call":
+        return
+    code = frame.f_code
+    hit = _target_of_code(code)
+    if hit is None and code.co_name == "__call__":
+        hit = _tf_function_target(frame)
+    if hit is not None and hit not in _hits:
+        _hits.append(hit)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None]:
+    """Run one test (traced when asked) and write its record once every phase has reported."""
+    _hits.clear()
+    tracing = bool(_targets)
+    if tracing:
+        threading.setprofile(_profile)
+        sys.setprofile(_profile)
+    try:
+        yield
+    finally:
+        if tracing:
+            sys.setprofile(None)
+            threading.setprofile(None)
+    record = _phases.pop(item.nodeid, {"outcome": "missing"})
+    record.update(kind="test", nodeid=item.nodeid)
+    if tracing:
+        record["exercised"] = list(_hits)
+    _write(record)
+
+
+def _frames(excinfo: pytest.ExceptionInfo[BaseException], text: str) -> list[list[object]]:
+    """(file, line) of the traceback's frames in the analysed copy, and of the frames an error
+    message quotes (TensorFlow quotes the user code a graph error comes from)."""
+    frames: list[list[object]] = []
+    for entry in excinfo.traceback:
+        path = str(entry.path)
+        if _in_root(path):
+            frames.append([_real(path), entry.lineno + 1])
+    for match in _USER_FRAME.finditer(text):
+        if _in_root(match.group(1)):
+            frames.append([_real(match.group(1)), int(match.group(2))])
+    unique: list[list[object]] = []
+    for frame in frames:
+        if frame not in unique:
+            unique.append(frame)
+    return unique
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
+    outcome = yield
+    report = outcome.get_result()
+    record = _phases.setdefault(item.nodeid, {"outcome": "passed"})
+    if report.skipped and record["outcome"] == "passed":
+        record["outcome"] = "skipped"
+    if report.failed and record["outcome"] in ("passed", "skipped"):
+        record["outcome"] = "failed" if report.when == "call" else "error"
+        excinfo = call.excinfo
+        if excinfo is not None:
+            text = excinfo.exconly()
+            record["error"] = error_line(type(excinfo.value).__name__, text)
+            record["error_text"] = text[:_ERROR_TEXT_LIMIT]
+            record["frames"] = _frames(excinfo, text)
+        else:
+            lines = str(report.longrepr).strip().splitlines()
+            record["error"] = lines[-1] if lines else "failed"
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """A module that fails to import fails every test it holds: record it."""
+    if report.failed:
+        text = str(report.longrepr)
+        lines = [line for line in text.splitlines() if line.strip()]
+        _write(
+            {
+                "kind": "collect_error",
+                "nodeid": report.nodeid,
+                "error": lines[-1] if lines else "collection failed",
+                "error_text": text[-_ERROR_TEXT_LIMIT:],
+            }
+        )
