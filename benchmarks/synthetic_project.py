@@ -174,3 +174,46 @@ def generate(root: Path, total_lines: int, seed: int = 0) -> int:
         (package / f"{name}.py").write_text(textwrap.dedent(text), encoding="utf-8")
         written += text.count("\n")
     return written
+
+
+def write_large_module(root: Path, total_lines: int, name: str = "large", seed: int = 1) -> Path:
+    """Write one module of about `total_lines` lines into the project `generate` wrote below
+    root (an editor's large file: one header, then the template's definitions again and again
+    under distinct names, each with its own imports of other modules); returns its path.
+
+    Its definitions use the project's other modules as the generated modules do; no module
+    imports it.
+    """
+    rng = random.Random(seed)
+    package = root / "synthproj"
+    others = sorted(p.stem for p in package.glob("m*.py"))
+    if len(others) < 3:
+        raise ValueError("generate the project first: the large module imports its modules")
+    parts: list[str] = []
+    written = 0
+    index = 0
+    while written < total_lines:
+        deps = rng.sample(others, 3)
+        text = MODULE_TEMPLATE.format(
+            name=f"{name}{index:03d}",
+            pkg="synthproj",
+            dep1=deps[0],
+            dep2=deps[1],
+            dep3=deps[2],
+            units=rng.choice([16, 32, 64]),
+            classes=rng.choice([2, 4, 10]),
+            dim=rng.choice([8, 16, 32]),
+            seed=seed * 1000 + index,
+        )
+        if index:  # the docstring and standard imports once; each part's own project imports
+            text = text[text.index(f"from synthproj import {deps[0]}") :]
+            text = text.replace("dep_a", f"dep_{index:03d}").replace(
+                "logger = logging.getLogger(__name__)\n", ""
+            )
+        text = text.split('\nif __name__ == "__main__":\n', 1)[0]
+        parts.append(text)
+        written += text.count("\n")
+        index += 1
+    path = package / f"{name}.py"
+    path.write_text("".join(parts), encoding="utf-8")
+    return path

@@ -1,0 +1,340 @@
+"""Benchmark: what an editor waits for from `hybridize lsp`, measured over stdio.
+
+Usage: python benchmarks/lsp_speed.py [--lines 100000] [--large 2000] [--changes 20]
+
+Generates a synthetic TensorFlow project (benchmarks/synthetic_project.py) of `--lines` lines,
+one of its modules a large file of about `--large` lines, and starts `hybridize lsp` on it
+under pygls' language client, as an editor would. With the workspace warm (the large file
+open, its first diagnostics in, a few changes made), it measures:
+
+- `didChange` -> `publishDiagnostics`: an incremental change of one line of the large file,
+  then the time until the diagnostics of that document version arrive (median and p95). The
+  changes insert and take out again a print at the start of a function's first line, so
+  every change flips that function's HY010, and the benchmark checks that the diagnostics
+  follow it.
+  The figure includes the server's debounce (`DEBOUNCE_SECONDS`: it waits for the document to
+  be quiet before analysing), which is printed beside it;
+- `codeAction` and `hover` on that function's name (median);
+- the server's peak resident memory (its VmHWM; the summary workers it may start while
+  opening the project are separate processes, sampled with it as the process tree's peak).
+
+The server re-runs the project-wide phase on every change today, so the change figures grow
+with the project's size: they are what an incremental re-solve would improve.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+from synthetic_project import generate, write_large_module
+
+from hybridize.lsp.server import DEBOUNCE_SECONDS
+
+MIB = 2**20
+PRINT = "print(0); "
+"""What each change inserts at the start of the first body line of a function with an HY010,
+and the next change takes out again: a print makes the function impure, so its HY010 goes
+and comes back."""
+
+TARGETS = {
+    "change_median": 0.300,
+    "change_p95": 0.600,
+    "code_action_median": 0.050,
+    "hover_median": 0.050,
+    "memory": 1024 * MIB,
+}
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """The nearest-rank percentile: a measured value, not an interpolation."""
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * fraction // 1))
+    return ordered[int(rank) - 1]
+
+
+def status_bytes(pid: int, field: str) -> int:
+    """A memory field of /proc/PID/status (VmRSS, VmHWM) in bytes; 0 when gone or absent."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def descendants(pid: int) -> list[int]:
+    """The process and every process below it (Linux /proc)."""
+    found, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        found.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            try:
+                queue.extend(int(child) for child in task.read_text().split())
+            except (OSError, ValueError):
+                continue
+    return found
+
+
+class TreeSampler(threading.Thread):
+    """Samples the resident memory of a process tree, keeping the largest total seen."""
+
+    def __init__(self, pid: int, interval: float = 0.1) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.interval, self.peak = pid, interval, 0
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.wait(self.interval):
+            total = sum(status_bytes(p, "VmRSS") for p in descendants(self.pid))
+            self.peak = max(self.peak, total)
+
+
+class BenchClient(LanguageClient):
+    """pygls' client, recording when each version of each document got its diagnostics."""
+
+    def __init__(self) -> None:
+        super().__init__("hybridize-lsp-speed", "1")
+        self.published: dict[str, list[tuple[int | None, float, list[types.Diagnostic]]]] = {}
+        self.arrived = asyncio.Event()
+
+    def record(self, params: types.PublishDiagnosticsParams) -> None:
+        arrival = time.perf_counter()
+        self.published.setdefault(params.uri, []).append(
+            (params.version, arrival, params.diagnostics)
+        )
+        self.arrived.set()
+
+    async def diagnostics_of(
+        self, uri: str, version: int, timeout: float
+    ) -> tuple[float, list[types.Diagnostic]]:
+        """The arrival time and diagnostics of `uri`'s first publication for `version`."""
+
+        async def wait() -> tuple[float, list[types.Diagnostic]]:
+            while True:
+                for published, arrival, diagnostics in self.published.get(uri, []):
+                    if published == version:
+                        return arrival, diagnostics
+                self.arrived.clear()
+                await self.arrived.wait()
+
+        return await asyncio.wait_for(wait(), timeout)
+
+
+def make_client() -> BenchClient:
+    client = BenchClient()
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def publish(params: types.PublishDiagnosticsParams) -> None:
+        client.record(params)
+
+    return client
+
+
+def hy010_name(diagnostic: types.Diagnostic) -> str | None:
+    """The function an HY010 diagnostic is about (its data names it)."""
+    data = diagnostic.data
+    name = data.get("qualname") if isinstance(data, dict) else None
+    return name if diagnostic.code == "HY010" and isinstance(name, str) else None
+
+
+def line_change(
+    uri: str, version: int, line: int, column: int, removed: str, inserted: str
+) -> types.DidChangeTextDocumentParams:
+    """An incremental change at `line`:`column` replacing `removed` with `inserted` (ASCII
+    text, so UTF-16 columns are characters)."""
+    end = types.Position(line=line, character=column + len(removed))
+    return types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[
+            types.TextDocumentContentChangePartial(
+                range=types.Range(start=types.Position(line=line, character=column), end=end),
+                text=inserted,
+            )
+        ],
+    )
+
+
+async def measure(args: argparse.Namespace, root: Path, large: Path) -> dict[str, float]:
+    client = make_client()
+    await client.start_io(sys.executable, "-m", "hybridize", "lsp")
+    server = client._server  # pygls keeps the subprocess; its pid is what we sample
+    assert server is not None
+    sampler = TreeSampler(server.pid)
+    sampler.start()
+    figures: dict[str, float] = {}
+    try:
+        await client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(
+                    text_document=types.TextDocumentClientCapabilities(
+                        publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
+                            version_support=True
+                        )
+                    )
+                ),
+                root_uri=root.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")],
+            )
+        )
+        client.initialized(types.InitializedParams())
+        uri = large.as_uri()
+        text = large.read_text(encoding="utf-8")
+        started = time.perf_counter()
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id="python", version=1, text=text
+                )
+            )
+        )
+        arrival, diagnostics = await client.diagnostics_of(uri, 1, args.timeout)
+        figures["open"] = arrival - started
+        # The edited function: of those with an HY010 whose first body line is a simple
+        # statement, the one nearest the file's middle.
+        lines = text.splitlines()
+        candidates = [
+            (d.range.start.line, name)
+            for d in diagnostics
+            if (name := hy010_name(d)) is not None
+            and d.range.start.line + 1 < len(lines)
+            and not lines[d.range.start.line + 1].rstrip().endswith(":")
+        ]
+        if not candidates:
+            raise SystemExit("no function of the large file has an HY010 and a simple first line")
+        def_line, name = min(candidates, key=lambda c: abs(c[0] - len(lines) // 2))
+        body = def_line + 1
+        column = len(lines[body]) - len(lines[body].lstrip())
+
+        version = 1
+        timings: list[float] = []
+        changes = args.warmup + args.changes + (args.warmup + args.changes) % 2
+        for i in range(changes):  # an even number: the function ends as it began
+            printing = i % 2 == 0
+            version += 1
+            removed, inserted = ("", PRINT) if printing else (PRINT, "")
+            sent = time.perf_counter()
+            client.text_document_did_change(
+                line_change(uri, version, body, column, removed, inserted)
+            )
+            arrival, diagnostics = await client.diagnostics_of(uri, version, args.timeout)
+            flagged = any(hy010_name(d) == name for d in diagnostics)
+            if flagged == printing:
+                raise SystemExit(
+                    f"version {version}: the HY010 of {name} did not follow the change"
+                )
+            if args.warmup <= i < args.warmup + args.changes:
+                timings.append(arrival - sent)
+        figures["change_median"] = statistics.median(timings)
+        figures["change_p95"] = percentile(timings, 0.95)
+        figures["change_max"] = max(timings)
+
+        name_line = lines[def_line]
+        position = types.Position(line=def_line, character=name_line.index(name) + 1)
+        action_times, hover_times = [], []
+        for _ in range(args.requests):
+            started = time.perf_counter()
+            actions = await client.text_document_code_action_async(
+                types.CodeActionParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    range=types.Range(start=position, end=position),
+                    context=types.CodeActionContext(diagnostics=[]),
+                )
+            )
+            action_times.append(time.perf_counter() - started)
+            if not actions or not any(f"({name})" in a.title for a in actions):
+                raise SystemExit(f"no code action for {name}: {actions}")
+            started = time.perf_counter()
+            hovered = await client.text_document_hover_async(
+                types.HoverParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri), position=position
+                )
+            )
+            hover_times.append(time.perf_counter() - started)
+            if hovered is None:
+                raise SystemExit(f"no hover on {name}")
+        figures["code_action_median"] = statistics.median(action_times)
+        figures["hover_median"] = statistics.median(hover_times)
+        figures["memory"] = status_bytes(server.pid, "VmHWM")
+        await client.shutdown_async(None)
+        client.exit(None)
+    finally:
+        if server.returncode is None and "memory" not in figures:
+            server.terminate()  # a failed run: no shutdown was sent, the server would wait
+        await asyncio.wait_for(client.stop(), args.timeout)
+        sampler.stopped.set()
+        sampler.join()
+        figures["tree_memory"] = sampler.peak
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=100_000, help="the project's size")
+    parser.add_argument("--large", type=int, default=2_000, help="the edited file's size")
+    parser.add_argument("--changes", type=int, default=20, help="measured changes")
+    parser.add_argument("--warmup", type=int, default=2, help="changes made before measuring")
+    parser.add_argument("--requests", type=int, default=20, help="code actions and hovers")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per wait")
+    args = parser.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="hybridize-lsp-bench-"))
+    os.environ["HYBRIDIZE_CACHE_DIR"] = str(workdir / "cache")  # the server inherits it
+    try:
+        root = workdir / "project"
+        written = generate(root, max(args.lines - args.large, 0))
+        large = write_large_module(root, args.large)
+        size = written + large.read_text(encoding="utf-8").count("\n")
+        files = len(list(root.rglob("*.py")))
+        figures = asyncio.run(measure(args, root, large))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    def verdict(key: str) -> str:
+        return "met" if figures[key] <= TARGETS[key] else "NOT met"
+
+    ms = 1000
+    print(
+        f"project: {size} lines in {files} files; edited file: {large.name}, "
+        f"{args.large} lines requested; {args.changes} changes, {args.requests} requests"
+    )
+    print(f"open + first diagnostics (cold cache): {figures['open']:8.2f} s")
+    print(
+        f"didChange -> diagnostics, median: {figures['change_median'] * ms:8.0f} ms"
+        f"  (target <= 300 ms, aim 150: {verdict('change_median')})"
+    )
+    print(
+        f"didChange -> diagnostics, p95:    {figures['change_p95'] * ms:8.0f} ms"
+        f"  (target <= 600 ms: {verdict('change_p95')}; max {figures['change_max'] * ms:.0f} ms)"
+    )
+    print(f"  each includes the server's debounce of {DEBOUNCE_SECONDS * ms:.0f} ms")
+    print(
+        f"codeAction, median:               {figures['code_action_median'] * ms:8.0f} ms"
+        f"  (target <= 50 ms: {verdict('code_action_median')})"
+    )
+    print(
+        f"hover, median:                    {figures['hover_median'] * ms:8.0f} ms"
+        f"  (target <= 50 ms: {verdict('hover_median')})"
+    )
+    print(
+        f"server peak memory (VmHWM):       {figures['memory'] / MIB:8.0f} MiB"
+        f"  (target < 1 GiB: {verdict('memory')}; process tree sampled peak "
+        f"{figures['tree_memory'] / MIB:.0f} MiB)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
