@@ -114,7 +114,7 @@ class BenchClient(LanguageClient):
     def record(self, params: types.PublishDiagnosticsParams) -> None:
         arrival = time.perf_counter()
         self.published.setdefault(params.uri, []).append(
-            (params.version, arrival, params.diagnostics)
+            (params.version, arrival, list(params.diagnostics))
         )
         self.arrived.set()
 
