@@ -14,11 +14,16 @@ from collections.abc import Iterable
 import networkx as nx
 
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import TensorFacts, callees, is_tensor_like
+from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, callees, is_tensor_like
 
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs TF ops even when the table does not mark them as ops: creating a
 variable, or a Keras Input (a model built on one creates its weights at once)."""
+
+
+TRACED = "traced_callback"
+"""Edge kind of a callback that TensorFlow traces into a graph of its own whatever the
+caller's mode (`Dataset.map`): its ops run in that graph, not in the caller."""
 
 
 def build_call_graph(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> nx.DiGraph:
@@ -31,7 +36,10 @@ def build_call_graph(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str
                 graph.add_edge(caller, target, kind=kind)
     for callee, callers in facts.callback_callers.items():
         for caller in callers:
-            graph.add_edge(caller, callee, kind="callback")
+            if graph.has_edge(caller, callee):
+                continue  # also called directly: the call runs in the caller's mode
+            in_callers_mode = caller in facts.caller_mode_callbacks.get(callee, ())
+            graph.add_edge(caller, callee, kind="callback" if in_callers_mode else TRACED)
     return graph
 
 
@@ -48,15 +56,20 @@ def recursive_functions(graph: nx.DiGraph) -> set[str]:
     return found
 
 
+def external_keras_call(resolved: ResolvedCall) -> bool:
+    """A call of a Keras layer, model, loss or metric that is not a project class: it runs
+    framework ops."""
+    return not resolved.targets and any(
+        role in ("layer", "model", "loss", "metric") for role in resolved.receiver_roles
+    )
+
+
 def local_tensor_computation(facts: TensorFacts, key: str) -> bool:
     """A TF op in the body itself: an API call, a Keras call, or an operator on tensors."""
     for resolved in facts.calls.get(key, []):
         if any(info.tensor_op or info.returns in CREATES_TF_STATE for info in resolved.api):
             return True
-        external_keras_call = not resolved.targets and any(
-            role in ("layer", "model", "loss", "metric") for role in resolved.receiver_roles
-        )
-        if external_keras_call:
+        if external_keras_call(resolved):
             return True
     evaluator = facts.evaluators.get(key)
     if evaluator is not None:
@@ -183,16 +196,35 @@ def _runs_keras_eagerly(index: ProjectIndex, facts: TensorFacts) -> bool:
 def tensor_computation(
     graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]
 ) -> dict[str, bool]:
-    """Whether a TF op runs in the function or anything it (transitively) calls in user code."""
-    return reaching(graph, {k: local_tensor_computation(facts, k) for k in keys})
+    """Whether a TF op runs in the function or anything it (transitively) calls in user code.
+
+    A callback that tf.data traces (`ds.map(fn)`) runs in a graph of tf.data's, not in the
+    function that builds the pipeline: building a dataset is not tensor computation.
+    """
+    return following_calls(graph, facts, {k: local_tensor_computation(facts, k) for k in keys})
 
 
-def reaching(graph: nx.DiGraph, local: dict[str, bool]) -> dict[str, bool]:
-    """Whether each function, or anything it (transitively) calls, has a `local` property."""
+def following_calls(
+    graph: nx.DiGraph, facts: TensorFacts, local: dict[str, bool]
+) -> dict[str, bool]:
+    """Whether each function, or anything it runs as part of its own execution (calls, and
+    callbacks run in its mode), has a `local` property; callbacks that TensorFlow traces
+    separately (`Dataset.map`) are not part of the caller's execution."""
+    return reaching(graph, local, skip_kinds=frozenset({TRACED}))
+
+
+def reaching(
+    graph: nx.DiGraph, local: dict[str, bool], skip_kinds: frozenset[str] = frozenset()
+) -> dict[str, bool]:
+    """Whether each function, or anything it (transitively) calls, has a `local` property;
+    edges of a kind in `skip_kinds` are not followed."""
     result = dict(local)
     for nodes in components_bottom_up(graph):
         value = any(local.get(n, False) for n in nodes) or any(
-            result.get(callee, False) for n in nodes for callee in graph.successors(n)
+            result.get(callee, False)
+            for n in nodes
+            for callee, attrs in graph[n].items()
+            if attrs.get("kind") not in skip_kinds
         )
         for n in nodes:
             result[n] = value

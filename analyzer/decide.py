@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hybridize.analyzer.candidacy import NotCandidate
 from hybridize.analyzer.checks import name_of, severity_of
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
@@ -27,6 +28,8 @@ SAFETY_FACTS: tuple[tuple[str, str], ...] = (
     ("has_tensor_parameter_iteration", "HY403"),
     ("has_conflicting_eager_dtype_coercions", "HY405"),
     ("has_keras_symbolic_arguments", "HY406"),
+    ("has_python_value_returns", "HY407"),
+    ("has_frozen_python_state_reads", "HY408"),
 )
 """Safety facts in decision-table order (VERDICTS.md section 2, rule 5) with their codes."""
 
@@ -47,6 +50,8 @@ class FunctionFacts:
     has_tensor_computation: Tristate
     caller_covered: Tristate
     safety: dict[str, Tristate]
+    not_candidate: list[NotCandidate] = field(default_factory=list)
+    """Why the function is no candidate by its nature (candidacy.py), in decision order."""
     has_unresolved_statically_read_axes: Tristate = None
     speculative: bool = False
     assumptions: list[str] = field(default_factory=list)
@@ -106,6 +111,11 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         for fact, _code in SAFETY_FACTS:
             if facts.safety.get(fact) is True:
                 fail(fact)
+        for reason in facts.not_candidate:
+            fail(reason.failure)
+            if not any(f.code == reason.code for f in findings):
+                where = reason.span or span
+                findings.append(_finding(reason.code, reason.failure, reason.message, where))
         if facts.has_tensor_computation is False:
             fail("no_tensor_computation", "HY003", "no TensorFlow operation runs in this function")
         if facts.caller_covered is True:
@@ -213,6 +223,8 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
             "has_conflicting_eager_dtype_coercions"
         ),
         has_keras_symbolic_arguments=facts.safety.get("has_keras_symbolic_arguments"),
+        has_python_value_returns=facts.safety.get("has_python_value_returns"),
+        has_frozen_python_state_reads=facts.safety.get("has_frozen_python_state_reads"),
         caller_covered=facts.caller_covered,
         decorator_args=decorator_args,
         supplied_input_signature=facts.supplied_input_signature,  # type: ignore[arg-type]

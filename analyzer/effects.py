@@ -20,12 +20,14 @@ from dataclasses import dataclass, field
 from hybridize.analyzer.frameworks import is_container_mutator
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Store, Sym
 from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.speculation import speculate
 from hybridize.analyzer.tensors import (
     ResolvedCall,
     TensorFacts,
     callback_atoms,
     callees,
     get_evaluator,
+    is_tensor_like,
 )
 from hybridize.model import Span
 
@@ -279,6 +281,8 @@ class EffectAnalysis:
             not atoms or any(a[0] in UNKNOWN_KINDS for a in atoms)
         ) and not self._exempt_self_store(fn, key, store.target):
             outside = origins(self.index, key, store.target) - {FRESH}
+            if outside and self._speculated_tensors(key, outside):
+                return  # the speculative verdict assumes these parameters are tensors
             if outside:
                 summary.undeterminable.append(
                     Effect(
@@ -289,6 +293,17 @@ class EffectAnalysis:
                         store.span,
                     )
                 )
+
+    def _speculated_tensors(self, key: str, found: set[Origin]) -> bool:
+        """Every origin is a parameter no call site gives evidence for, in a function that
+        speculation takes to receive tensors (a Keras `call`, a `train_step`): under that
+        stated assumption `x *= y` rebinds a tensor, and the verdict says so in words."""
+        evidence = self.facts.param_atoms.get(key, {})
+        if not all(o[0] == "param" and not evidence.get(o[1]) for o in found):
+            return False
+        if any(is_tensor_like(a) for atoms in evidence.values() for a in atoms):
+            return False  # a tensor parameter is known: the verdict will not be speculative
+        return speculate(self.index, key) is not None
 
     def _local_call(
         self, key: str, fn: FunctionSummary, summary: EffectSummary, resolved: ResolvedCall
@@ -349,6 +364,7 @@ class EffectAnalysis:
             and all(a[0] == "?" for a in resolved.callee_atoms)
             and root is not None
             and (not fn.binds_receiver or root != fn.params[0].name)
+            and not self._tensor_member(key, root, callee)
         ):
             what = (
                 f"calls `{root}`, a callable parameter whose effects are unknown"
@@ -357,6 +373,14 @@ class EffectAnalysis:
                 "what the call does is unknown"
             )
             summary.undeterminable.append(Effect("HY110", what, site.span))
+
+    def _tensor_member(self, key: str, root: str, callee: Sym) -> bool:
+        """A method of a tensor parameter's static metadata (`x.shape.as_list()`,
+        `x.dtype.is_floating`): TensorShape and DType methods change nothing."""
+        if callee[0] != "attr" or callee[1][0] != "attr":
+            return False
+        atoms = get_evaluator(self.index, self.facts, key).eval(("param", root))
+        return bool(atoms) and all(a[0] in ("tensor", "variable") for a in atoms)
 
     # ------------------------------------------------------------------ transitive
 

@@ -13,7 +13,7 @@ import functools
 import gc
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -31,14 +31,17 @@ from hybridize.analyzer.callgraph import (
     stateful_computation,
     tensor_computation,
 )
+from hybridize.analyzer.candidacy import Candidacy, NotCandidate
 from hybridize.analyzer.decide import FunctionFacts, decide
 from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.effects import EffectAnalysis
+from hybridize.analyzer.frozen_state import frozen_state_reads
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.parse_guard import screen
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.retracing import LiteralVariation, Retrace
+from hybridize.analyzer.returns import python_value_returns
 from hybridize.analyzer.safety import safety_facts
 from hybridize.analyzer.signatures import (
     compare,
@@ -308,6 +311,8 @@ def _analyze_summaries(
     compiled = framework_compiled(index, facts, function_keys)
     covered = covered_callers(graph, facts, hybrid, function_keys, compiled)
     variation = LiteralVariation(index, facts)
+    candidacy = Candidacy(index, facts, graph, keys)
+    traced = hybrid | {k for k in function_keys if covered[k]}
     verdicts = []
     errors = (
         []
@@ -328,6 +333,8 @@ def _analyze_summaries(
         for key, message in facts.internal_errors.items()
     ]
     for key in function_keys:
+        if not candidacy.reported(key):
+            continue  # not TensorFlow code: no TensorFlow verdict
         try:
             verdict = _verdict(
                 index,
@@ -343,6 +350,9 @@ def _analyze_summaries(
                 opaque[key],
                 stateful[key],
                 variation,
+                candidacy.reasons(key),
+                traced,
+                hybrid,
             )
         except Exception as exc:
             verdict = _undecided(index, key, exc)
@@ -560,6 +570,9 @@ def _verdict(
     opaque: bool = False,
     stateful: bool = False,
     variation: LiteralVariation | None = None,
+    not_candidate: list[NotCandidate] | None = None,
+    traced: Collection[str] = frozenset(),
+    hybrid_keys: Collection[str] = frozenset(),
 ) -> FunctionVerdict:
     from hybridize.analyzer.effects import EffectSummary
 
@@ -647,6 +660,19 @@ def _verdict(
         )
     safety, safety_findings = safety_facts(index, facts, key, helpers)
     findings.extend(safety_findings)
+    # What compiling would change, only for a function that may be compiled: one that takes
+    # no tensor is never decorated (HY001), and a model factory returning a Keras model or
+    # an environment's `step` reading its own state are not hazards of their own.
+    compilable = has_tensor is not False
+    return_findings, return_assumptions = (
+        python_value_returns(index, facts, key, hybrid_keys, traced) if compilable else ([], [])
+    )
+    safety["has_python_value_returns"] = bool(return_findings)
+    frozen_findings = frozen_state_reads(index, facts, key) if compilable and not hybrid else []
+    safety["has_frozen_python_state_reads"] = bool(frozen_findings)
+    findings.extend(frozen_findings)
+    findings.extend(return_findings)
+    assumptions.extend(return_assumptions)
     supplied = supplied_signature(index, facts, key) if hybrid else None
 
     signature: tuple[object, ...] | None = None
@@ -711,6 +737,7 @@ def _verdict(
         has_tensor_computation=computation,
         caller_covered=covered,
         safety=safety,
+        not_candidate=not_candidate or [],
         speculative=speculative,
         assumptions=assumptions,
         findings=list(unique.values()),

@@ -29,10 +29,16 @@ import networkx as nx
 from hybridize.analyzer.callgraph import components_bottom_up, reaching
 from hybridize.analyzer.effects import FREE, origins
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
+from hybridize.analyzer.frameworks.python_stdlib import (
+    AUTOGRAPH_CASTS,
+    AUTOGRAPH_LEN,
+    PYTHON_VALUE_BUILTINS,
+)
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.safety import SHAPE_ONLY_ATTRIBUTES, is_eager_only_call, numpy_function
 from hybridize.analyzer.tensors import (
+    PYTHON_SEQUENCE_KINDS,
     ResolvedCall,
     TensorFacts,
     bind_arguments,
@@ -46,6 +52,8 @@ from hybridize.model import Finding, Span
 EAGER_ONLY = "has_eager_only_calls"
 NUMPY = "has_numpy_calls_on_parameters"
 CODES = {EAGER_ONLY: "HY301", NUMPY: "HY302"}
+PYTHON_VALUE_CODE = "HY303"
+"""A value that is a tensor in the graph used as a Python value (fact `has_eager_only_calls`)."""
 CONSEQUENCES = {
     EAGER_ONLY: "that works only eagerly, not in this function's graph",
     NUMPY: "NumPy cannot evaluate the symbolic tensor it receives in this function's graph",
@@ -56,6 +64,27 @@ SYMBOLIC_KINDS = frozenset({"tensor", "variable", "symbolic"})
 VALUE_ROLES = frozenset({"tensor", "variable", "numpy"})
 """Receivers whose eager-only methods need the receiver's value (`x.numpy()`); on a
 framework object (`model.fit`, `dataset.as_numpy_iterator`) they fail in any graph."""
+INDEXING = (
+    "indexes a Python list, tuple or range with a value that is a tensor in a graph "
+    "(`int()`/`len()` of a tensor give a tensor there), which raises TypeError"
+)
+RANGE_LOOP = (
+    "grows a Python list in a loop over `range()` of a value that is a tensor in a graph: "
+    "AutoGraph makes it a tf.while_loop, whose tensors the list cannot keep "
+    "(InaccessibleTensorError); use a tf.TensorArray"
+)
+RANGE_COMPREHENSION = (
+    "iterates `range()` of a value that is a tensor in a graph in a comprehension: AutoGraph "
+    "makes it tf.range, and iterating a symbolic tensor in Python raises"
+)
+LIST_GROWERS = frozenset({"append", "extend", "insert"})
+PYTHON_SCALAR_HINTS = frozenset({"int", "float", "bool", "str"})
+"""Type hints of parameters that hold Python values: a caller passing a tensor there breaks
+its own contract, so they are not taken to be symbolic."""
+CLOSURE = "^"
+"""Prefix of a pseudo-parameter: a variable of an enclosing function that a nested function
+or lambda reads (`lambda: np.mean(x)`). A call from the enclosing function maps it onto that
+function's own value of the name, as it maps a parameter onto the argument."""
 MAX_FIXED_POINT_ROUNDS = 50
 MAX_LOCAL_PASSES = 12
 """Passes over one function's values before its answer is widened (see `_Values.of`)."""
@@ -96,6 +125,8 @@ class Hazard:
 
     what: str
     line: int
+    code: str = ""
+    """The finding code when it is not the fact's usual one (HY303 for a Python-value use)."""
 
 
 @dataclass(slots=True)
@@ -133,6 +164,7 @@ class HelperSafety:
         self.summaries: dict[str, HelperSummary] = {}
         local = {
             key: any(_may_fail_in_a_graph(resolved) for resolved in facts.calls.get(key, []))
+            or _may_need_python_values(index, facts, key)
             for key in graph.nodes
             if not key.endswith("::<module>")
         }
@@ -203,8 +235,30 @@ class HelperSafety:
             return found
         symbolic_params = self.symbolic_parameters(key)
         values = _Values(self, key)
+        for _sym, condition in values.python_indexing():
+            if condition.given(symbolic_params):
+                found[EAGER_ONLY].append(
+                    Finding(
+                        PYTHON_VALUE_CODE,
+                        EAGER_ONLY,
+                        "error",
+                        INDEXING,
+                        self.index.function(key).span,
+                    )
+                )
+                break
+        for span, what, condition in values.tensor_range_loops():
+            if condition.given(symbolic_params):
+                found[EAGER_ONLY].append(
+                    Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, span)
+                )
         for resolved in values.calls:
             site = resolved.site
+            for what, condition in values.python_value_arguments(resolved):
+                if condition.given(symbolic_params):
+                    found[EAGER_ONLY].append(
+                        Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, site.span)
+                    )
             for info, condition in values.concrete_arguments(resolved):
                 if condition.given(symbolic_params):
                     found[EAGER_ONLY].append(
@@ -222,7 +276,7 @@ class HelperSafety:
                 if condition.given(symbolic_params) and not _reported(found[fact], site.span):
                     found[fact].append(
                         Finding(
-                            CODES[fact],
+                            hazard.code or CODES[fact],
                             fact,
                             "error",
                             f"{hazard.what}; {CONSEQUENCES[fact]}",
@@ -234,24 +288,62 @@ class HelperSafety:
     def symbolic_parameters(self, key: str) -> set[str]:
         """Parameters that hold symbolic tensors when the function itself is traced: those
         that may receive a tensor-like value (tf.function turns NumPy arrays into tensors),
-        or whose kind is unknown."""
+        or whose kind is unknown, unless a hint promises a Python scalar (`i: int`)."""
         fn = self.index.function(key)
         evaluator = get_evaluator(self.index, self.facts, key)
         found = set()
         for param in fn.explicit_params:
+            if param.annotation in PYTHON_SCALAR_HINTS:
+                continue
             atoms = evaluator.eval(("param", param.name))
             if not atoms or any(is_tensor_like(a) or a[0] == "?" for a in atoms):
                 found.add(param.name)
         return found
 
 
+def configures_keras_layer(info: ApiInfo) -> bool:
+    """A Keras layer's constructor: its arguments are configuration, validated as Python
+    values (`Dense(units)` rejects a tensor)."""
+    return info.kind == "class" and info.framework == "keras" and info.returns == "layer"
+
+
 def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:
-    """A call that may fail on a symbolic value: eager-only, `concrete_args`, or NumPy."""
+    """A call that may fail on a symbolic value: eager-only, `concrete_args`, NumPy, or one
+    that needs a Python value (`bool`, a Keras layer's configuration)."""
     return (
         is_eager_only_call(resolved)
-        or any(info.concrete_args for info in resolved.api)
+        or any(
+            info.concrete_args or info.name in PYTHON_VALUE_BUILTINS or configures_keras_layer(info)
+            for info in resolved.api
+        )
         or numpy_function(resolved) is not None
     )
+
+
+def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
+    """Whether the function indexes a Python sequence with a computed value (`items[n]`) or
+    loops over `range()` of one: places where a tensor in the graph may not do."""
+    evaluator = get_evaluator(index, facts, key)
+    calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
+    ranges = any(
+        loop.iterable[0] == "call"
+        and loop.iterable[1] in calls
+        and any(info.name == "builtins.range" for info in calls[loop.iterable[1]].api)
+        for loop in index.function(key).loops
+    )
+    return ranges or any(
+        sym[0] == "item"
+        and sym[2][0] not in ("lit", "slice")
+        and any(a[0] in PYTHON_SEQUENCE_KINDS for a in evaluator.eval(sym[1]))
+        for sym in list(evaluator.memo)
+    )
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return (outer.start_line, outer.start_col) <= (inner.start_line, inner.start_col) and (
+        inner.end_line,
+        inner.end_col,
+    ) <= (outer.end_line, outer.end_col)
 
 
 def _reported(findings: list[Finding], span: Span) -> bool:
@@ -357,6 +449,10 @@ class _Values:
         if kind == "name":
             if sym[1] in self.fn.locals and sym[1] not in self.fn.globals_declared:
                 return self.of(("local", sym[1]))
+            if FREE in origins(self.index, self.key, sym):
+                # A variable of an enclosing function: what it is depends on that function,
+                # which maps it onto its own values where it calls this one (`_argument`).
+                return Symbolic(params=frozenset({CLOSURE + sym[1]}))
             return self._outside(sym)
         if kind == "attr" and sym[2] in SHAPE_ONLY_ATTRIBUTES:
             return CONCRETE
@@ -432,14 +528,46 @@ class _Values:
             a[0] == "numpy" or is_known_non_tensor(a) for a in resolved.result
         ):
             # `len(x)`, `int(n)`, `np.mean(a)`, `t.numpy()`: a Python or NumPy value, concrete
-            # while tracing (NumPy or `.numpy()` on a symbolic tensor is a hazard of its own).
-            return CONCRETE
+            # while tracing (NumPy or `.numpy()` on a symbolic tensor is a hazard of its own),
+            # except where AutoGraph turns the builtin into an op on a symbolic tensor.
+            return self._autograph_builtin(resolved, operands)
         return operands
 
+    def _autograph_builtin(self, resolved: ResolvedCall, operands: Symbolic) -> Symbolic:
+        """What AutoGraph makes of `int(t)`, `float(t)`, `len(t)` in a traced function: a cast
+        (symbolic when `t` is), and `len` a tensor unless `t`'s first axis is static: a
+        parameter's is, since tf.function traces each new input shape (without a signature)."""
+        names = {info.name for info in resolved.api}
+        if names & AUTOGRAPH_CASTS:
+            return operands
+        if AUTOGRAPH_LEN in names and resolved.site.args:
+            argument = resolved.site.args[0]
+            static = any(
+                a[0] in ("tensor", "variable") and a[2] and a[2][0] is not None
+                for a in self.evaluator.eval(argument)
+            )
+            if static or self._parameter_behind(argument) is not None:
+                return CONCRETE
+            return operands
+        return CONCRETE
+
+    def _parameter_behind(self, sym: Sym) -> str | None:
+        """The parameter a value is, through locals assigned once (names bound in expressions
+        included)."""
+        for _ in range(20):
+            if sym[0] in ("local", "name") and len(self.fn.locals.get(sym[1], ())) == 1:
+                sym = self.fn.locals[sym[1]][0]
+            else:
+                break
+        return sym[1] if sym[0] == "param" and sym[1] != self.receiver else None
+
     def _argument(self, resolved: ResolvedCall, kind: str, target: str, param: str) -> Symbolic:
-        """What the call passes to `param` of a project callee."""
+        """What the call passes to `param` of a project callee (for a closure variable of
+        the callee, what that variable is here)."""
         site = resolved.site
         callee = self.index.function(target)
+        if param.startswith(CLOSURE):
+            return self._closure_value(param)
         receiver = callee.params[0].name if callee.binds_receiver and callee.params else None
         if param == receiver and kind != "func":
             return CONCRETE  # the bound object (`Class.method(obj, x)` passes it explicitly)
@@ -457,6 +585,12 @@ class _Values:
             return ALWAYS if any(is_tensor_like(a) or a[0] == "?" for a in atoms) else CONCRETE
         return CONCRETE  # the default, evaluated where the `def` ran
 
+    def _closure_value(self, param: str) -> Symbolic:
+        """A nested function's variable `param` of an enclosing function, seen from here: this
+        function's own value of that name (a local or parameter of it, or again a variable of
+        a function enclosing this one)."""
+        return self.of(("name", param.removeprefix(CLOSURE)))
+
     # ------------------------------------------------------------------ hazards
 
     def returns(self) -> Symbolic:
@@ -470,6 +604,10 @@ class _Values:
                 summary.add(fact, condition, hazard)
             for fact, condition, hazard in self.lifted(resolved):
                 summary.add(fact, condition, hazard)
+        for _sym, condition in self.python_indexing():
+            summary.add(EAGER_ONLY, condition, Hazard(INDEXING, self.fn.line, PYTHON_VALUE_CODE))
+        for span, what, condition in self.tensor_range_loops():
+            summary.add(EAGER_ONLY, condition, Hazard(what, span.start_line, PYTHON_VALUE_CODE))
         return summary
 
     def _local_hazards(self, resolved: ResolvedCall) -> Iterator[tuple[str, Symbolic, Hazard]]:
@@ -491,6 +629,8 @@ class _Values:
         for info, condition in self.concrete_arguments(resolved):
             what = f"calls `{_display(info.name)}` on a value that must be concrete"
             yield EAGER_ONLY, condition, Hazard(what, line)
+        for what, condition in self.python_value_arguments(resolved):
+            yield EAGER_ONLY, condition, Hazard(what, line, PYTHON_VALUE_CODE)
         numpy_name = numpy_function(resolved)
         if numpy_name is not None:
             for argument in _operands(site):
@@ -498,9 +638,75 @@ class _Values:
                 for param in sorted(condition.params):
                     # Only what comes from a parameter, as for the function itself.
                     hazard = Hazard(
-                        f"applies `{_display(numpy_name)}` to a value derived from `{param}`", line
+                        f"applies `{_display(numpy_name)}` to a value derived from "
+                        f"{_describe(param)}",
+                        line,
                     )
                     yield NUMPY, Symbolic(condition.always, frozenset({param})), hazard
+
+    def python_value_arguments(self, resolved: ResolvedCall) -> Iterator[tuple[str, Symbolic]]:
+        """Calls that need a Python value where a symbolic tensor fails, with when it is one:
+        `bool(t)`, `max(t, 1)` and the other builtins AutoGraph leaves alone (the truth
+        value or a comparison of a symbolic tensor raises), and the configuration of a Keras
+        layer (`Dense(int(n))`: Keras validates `units` as a Python int). With `key=`, what
+        `max`/`sorted` compare is the key's result: not judged here."""
+        operands = list(_operands(resolved.site))
+        keyed = any(name == "key" for name, _ in resolved.site.kwargs)
+        for info in resolved.api:
+            if info.name in PYTHON_VALUE_BUILTINS and operands and not keyed:
+                what = f"calls `{_display(info.name)}` on a value that is a tensor in a graph"
+                yield f"{what}: it needs the Python value and raises", self.union(operands)
+            elif configures_keras_layer(info):
+                yield (
+                    f"configures `{_display(info.name)}` with a value that is a tensor in a "
+                    "graph (`int()`/`len()` of a tensor give a tensor there), where Keras "
+                    "needs a Python value",
+                    self.union(operands),
+                )
+
+    def tensor_range_loops(self) -> Iterator[tuple[Span, str, Symbolic]]:
+        """Loops over `range(n)` that break when `n` is a tensor, with when it is one.
+
+        AutoGraph turns `range(t)` into `tf.range`: a `for` statement over it becomes a
+        `tf.while_loop`, whose body cannot grow a Python list (InaccessibleTensorError), and
+        a comprehension iterates the symbolic tensor in Python, which raises."""
+        for loop in self.fn.loops:
+            iterable = loop.iterable
+            resolved = self.by_index.get(iterable[1]) if iterable[0] == "call" else None
+            if resolved is None or not any(i.name == "builtins.range" for i in resolved.api):
+                continue
+            condition = self.union(_operands(resolved.site))
+            if not (condition.always or condition.params):
+                continue
+            if loop.comprehension:
+                yield loop.span, RANGE_COMPREHENSION, condition
+            elif self._grows_a_list_within(loop.span):
+                yield loop.span, RANGE_LOOP, condition
+
+    def _grows_a_list_within(self, span: Span) -> bool:
+        """A Python list grown (`append`, `extend`, `insert`) by a call inside `span`."""
+        for resolved in self.calls:
+            callee = resolved.site.callee
+            if (
+                callee[0] == "attr"
+                and callee[2] in LIST_GROWERS
+                and _within(resolved.site.span, span)
+                and any(a[0] in PYTHON_SEQUENCE_KINDS for a in self.evaluator.eval(callee[1]))
+            ):
+                return True
+        return False
+
+    def python_indexing(self) -> Iterator[tuple[Sym, Symbolic]]:
+        """Python lists, tuples and ranges indexed by a value, with when that value is a
+        symbolic tensor (`items[int(t)]` raises TypeError in a graph)."""
+        for sym in list(self.evaluator.memo):
+            if sym[0] != "item" or sym[2][0] in ("lit", "slice"):
+                continue
+            bases = self.evaluator.eval(sym[1])
+            if bases and all(a[0] in PYTHON_SEQUENCE_KINDS for a in bases):
+                condition = self.of(sym[2])
+                if condition.always or condition.params:
+                    yield sym, condition
 
     def concrete_arguments(self, resolved: ResolvedCall) -> Iterator[tuple[ApiInfo, Symbolic]]:
         """APIs of a call that need concrete arguments, with when those are symbolic."""
@@ -509,7 +715,8 @@ class _Values:
                 yield info, self.union(_selected(resolved.site, info.concrete_args))
 
     def lifted(self, resolved: ResolvedCall) -> Iterator[tuple[str, Symbolic, Hazard]]:
-        """The hazards of the project functions a call runs, in this function's terms."""
+        """The hazards of the project functions a call runs, in this function's terms: the
+        functions it calls, and callbacks that the API runs in this function's mode."""
         line = resolved.site.span.start_line
         for kind, target in callees(self.index, resolved):
             summary = self.helpers.summaries.get(target)
@@ -523,11 +730,43 @@ class _Values:
                     condition = self._argument(resolved, kind, target, param)
                     if condition.always or condition.params:
                         yield fact, condition, _via(name, hazard, line)
+        for target in self._caller_mode_callbacks(resolved):
+            summary = self.helpers.summaries.get(target)
+            if summary is None or target == self.key:
+                continue
+            name = self.index.function(target).qualname
+            for fact, hazard in summary.always.items():
+                yield fact, ALWAYS, _via(name, hazard, line)
+            for fact, by_param in summary.when.items():
+                for param, hazard in by_param.items():
+                    # The API hands the callback tensors (`tf.map_fn` slices, loop variables):
+                    # symbolic in this function's graph; its closure variables are ours.
+                    condition = self._closure_value(param) if param.startswith(CLOSURE) else ALWAYS
+                    if condition.always or condition.params:
+                        yield fact, condition, _via(name, hazard, line)
+
+    def _caller_mode_callbacks(self, resolved: ResolvedCall) -> Iterator[str]:
+        """Project functions handed to an API that runs them in the caller's mode: traced
+        into this function's graph when it is traced (`tf.map_fn`, `tf.cond`, `tf.scan`)."""
+        for info in resolved.api:
+            if info.traces_callbacks or not info.callback_args:
+                continue
+            for sym in _selected(resolved.site, info.callback_args):
+                for atom in self.evaluator.eval(sym):
+                    if atom[0] in ("func", "method"):
+                        yield atom[1]
+
+
+def _describe(param: str) -> str:
+    """A parameter, or a variable of an enclosing function, in words."""
+    if param.startswith(CLOSURE):
+        return f"`{param.removeprefix(CLOSURE)}` of an enclosing function"
+    return f"`{param}`"
 
 
 def _via(callee: str, hazard: Hazard, line: int) -> Hazard:
     """A callee's hazard as the caller's, at the line of the call."""
-    return Hazard(f"calls `{callee}` (line {hazard.line}), which {hazard.what}", line)
+    return Hazard(f"calls `{callee}` (line {hazard.line}), which {hazard.what}", line, hazard.code)
 
 
 def _tensor_if(atoms: Iterable[tuple]) -> Symbolic:

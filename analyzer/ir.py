@@ -18,7 +18,8 @@ Symbolic values (`Sym`) are small nested tuples, hashable and cheap to pickle:
     ("iter", base)                  one element of iterating `base`
     ("seq", kind, elements)         list/tuple/set display (a fresh object)
     ("dict", values)                dict display (a fresh object)
-    ("fresh",)                      a fresh Python object of no interest (comprehension, f-string)
+    ("fresh",)                      a fresh Python object of no interest (comprehension)
+    ("fstr", values)                an f-string converting `values` with `!s` or `!r`
     ("def", qualname)               a nested function or lambda defined here
     ("cond", (a, b))                `a if c else b`, `a or b`
 """
@@ -62,6 +63,8 @@ class Loop:
 
     iterable: Sym
     span: Span
+    comprehension: bool = False
+    """A comprehension's `for` (its span is the enclosing statement's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +121,11 @@ class FunctionSummary:
     """A lambda or a class body: analysed like a function (its calls, its effects) but not
     reported as one."""
     is_async: bool = False
+    name_bindings: list[tuple[str, Span]] = field(default_factory=list)
+    """Module code only: each assignment of a module-level name, where it happens (to tell
+    initialisation from a reassignment between calls)."""
+    may_fall_through: bool = False
+    """The end of the body may be reached: the call then returns None without a `return`."""
     ignore_comment: bool = False
     docstring: str | None = None
     has_tensor_methods: bool = False

@@ -22,6 +22,7 @@ from hybridize.analyzer.tensors import (
     TensorFacts,
     get_evaluator,
     is_tensor_like,
+    leaf_atoms,
 )
 from hybridize.model import Finding, Span, Tristate
 
@@ -77,7 +78,13 @@ class _Context:
         kind = sym[0]
         if kind == "param":
             return sym[1] != self.receiver and self.may_be_tensor_parameter(sym[1])
-        if kind == "local":
+        if kind in ("local", "name"):
+            # A name bound inside an expression (a comprehension's target, a walrus) is read
+            # as a free name before the walk meets its binding: local all the same.
+            if kind == "name" and (
+                sym[1] not in self.fn.locals or sym[1] in self.fn.globals_declared
+            ):
+                return False
             return any(self.derives_from_parameter(v, seen) for v in self.fn.locals.get(sym[1], ()))
         if kind == "attr":
             if sym[2] in SHAPE_ONLY_ATTRIBUTES:
@@ -120,7 +127,10 @@ def _mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym]) -> bool:
             continue
         seen.add(current)
         kind = current[0]
-        if kind == "local":
+        if kind == "local" or (
+            # A name bound inside an expression (a comprehension's target) is local too.
+            kind == "name" and current[1] in fn.locals and current[1] not in fn.globals_declared
+        ):
             stack.extend(fn.locals.get(current[1], ()))
         elif kind in ("attr", "item", "iter", "enter"):
             stack.append(current[1])
@@ -541,15 +551,20 @@ def keras_symbolic_arguments(ctx: _Context) -> list[Finding]:
     return found
 
 
-def _sublayer_classes(index: ProjectIndex, facts: TensorFacts, class_key: str) -> set[str]:
-    """Project Keras classes whose instances this class holds as attributes."""
-    found: set[str] = set()
+def _attribute_atoms(index: ProjectIndex, facts: TensorFacts, class_key: str) -> Iterator[Atom]:
+    """Everything stored on instances of the class (its bases included), containers opened."""
     for key in index.mro(class_key):
         for atoms in facts.attrs.get(key, {}).values():
-            for atom in atoms:
-                if atom[0] == "obj" and atom[1] in LAYER_ROLES and atom[2] is not None:
-                    found.add(atom[2])
-    return found
+            yield from leaf_atoms(atoms)
+
+
+def _sublayer_classes(index: ProjectIndex, facts: TensorFacts, class_key: str) -> set[str]:
+    """Project Keras classes whose instances this class holds as attributes."""
+    return {
+        atom[2]
+        for atom in _attribute_atoms(index, facts, class_key)
+        if atom[0] == "obj" and atom[1] in LAYER_ROLES and atom[2] is not None
+    }
 
 
 def _has_sublayers(index: ProjectIndex, facts: TensorFacts, class_key: str) -> bool:
@@ -560,9 +575,7 @@ def _has_sublayers(index: ProjectIndex, facts: TensorFacts, class_key: str) -> b
     layers create theirs on first call."""
     return any(
         a[0] == "obj" and (a[1] == "layer" or (a[1] == "model" and a[2] is not None))
-        for key in index.mro(class_key)
-        for atoms in facts.attrs.get(key, {}).values()
-        for a in atoms
+        for a in _attribute_atoms(index, facts, class_key)
     )
 
 
@@ -572,12 +585,7 @@ def _holds_weights(index: ProjectIndex, facts: TensorFacts, class_key: str) -> b
     A stateless layer traced on symbolic tensors has nothing to freeze."""
     if index.find_method(class_key, "build") is not None or _has_sublayers(index, facts, class_key):
         return True
-    return any(
-        a[0] == "variable"
-        for key in index.mro(class_key)
-        for atoms in facts.attrs.get(key, {}).values()
-        for a in atoms
-    )
+    return any(a[0] == "variable" for a in _attribute_atoms(index, facts, class_key))
 
 
 def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[str, str]:

@@ -420,6 +420,7 @@ class _ModuleBuilder:
         self.functions[qualname] = summary
         body = _body(node.body)
         local_names = _local_names(body) | {p.name for p in params}
+        summary.may_fall_through = _may_fall_through(body)
         scope = _Scope(summary, local_names)
         for p in params:
             scope.kills.setdefault(p.name, {})[len(summary.locals.get(p.name, ()))] = ()
@@ -572,6 +573,8 @@ class _ModuleBuilder:
                 values = summary.locals.setdefault(name, [])
                 scope.kills.setdefault(name, {})[len(values)] = scope.path
                 values.append(value)
+                if summary.qualname == "<module>":
+                    summary.name_bindings.append((name, where))
         elif kind == "unpack":
             for index, element in enumerate(target[1]):
                 if element[0] == "star":
@@ -661,12 +664,16 @@ class _ModuleBuilder:
                 return ("lit", "bytes", None)
             return ("lit", "str", value if value is None or len(value) < 200 else value[:200])
         if isinstance(expr, cst.FormattedString):
-            self._formatted(expr.parts, scope)
-            return ("lit", "str", None)
+            shown = self._formatted(expr.parts, scope)
+            return ("fstr", tuple(shown)) if shown else ("lit", "str", None)
         if isinstance(expr, cst.BinaryOperation):
             pair = (self._expr(expr.left, scope), self._expr(expr.right, scope))
             if isinstance(expr.operator, cst.MatrixMultiply):
                 return ("op", pair, "matmul")
+            if isinstance(expr.operator, cst.Modulo) and pair[0][:2] == ("lit", "str"):
+                # `"%s" % x` is Python's string formatting whatever x is (str.__mod__ never
+                # defers to the right operand): a string, not an operation on a tensor.
+                return ("lit", "str", None)
             return ("op", pair)
         if isinstance(expr, cst.UnaryOperation):
             operand = self._expr(expr.expression, scope)
@@ -794,22 +801,31 @@ class _ModuleBuilder:
         while current is not None:
             target = self._prepare_target(current.target, scope)
             iterable = self._expr(current.iter, scope)
-            scope.summary.loops.append(Loop(iterable, self.statement_span))
+            scope.summary.loops.append(Loop(iterable, self.statement_span, comprehension=True))
             self._bind(target, ("iter", iterable), scope, None)
             for condition in current.ifs:
                 self._expr(condition.test, scope)
             current = current.inner_for_in
 
-    def _formatted(self, parts: Sequence[cst.BaseFormattedStringContent], scope: _Scope) -> None:
+    def _formatted(
+        self, parts: Sequence[cst.BaseFormattedStringContent], scope: _Scope
+    ) -> list[Sym]:
+        """Walk an f-string; return the values it converts with `!s`/`!r`, which is where a
+        tensor shows as `tf.Tensor(...)` (without a conversion, `format()` shows a scalar
+        tensor's value)."""
+        shown: list[Sym] = []
         self.in_fstring += 1
         try:
             for part in parts:
                 if isinstance(part, cst.FormattedStringExpression):
-                    self._expr(part.expression, scope)
+                    value = self._expr(part.expression, scope)
                     if part.format_spec is not None:
                         self._formatted(part.format_spec, scope)
+                    if part.conversion in ("s", "r"):
+                        shown.append(value)
         finally:
             self.in_fstring -= 1
+        return shown
 
     def _call(self, call: cst.Call, scope: _Scope) -> Sym:
         span = self.take("call", call, dotted_name(call.func))
@@ -997,6 +1013,38 @@ def _local_names(body: Sequence[cst.BaseStatement]) -> set[str]:
             for case in stmt.cases:
                 stack.extend(_body(case.body))
     return names
+
+
+def _may_fall_through(body: Sequence[cst.BaseStatement]) -> bool:
+    """Whether running a body may reach its end (and the function return None implicitly).
+
+    Syntactic and on the safe side for the question it serves (may None be returned?): a
+    body ending in `return` or `raise`, or in an `if`/`try` whose every branch does, does not
+    fall through; loops and anything else may."""
+    if not body:
+        return True
+    last = body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return not (last.body and isinstance(last.body[-1], cst.Return | cst.Raise))
+    if isinstance(last, cst.If):
+        if _may_fall_through(_body(last.body)):
+            return True
+        orelse = last.orelse
+        if orelse is None:
+            return True
+        if isinstance(orelse, cst.If):
+            return _may_fall_through([orelse])
+        return _may_fall_through(_body(orelse.body))
+    if isinstance(last, cst.With):
+        return _may_fall_through(_body(last.body))
+    if isinstance(last, cst.Try | cst.TryStar):
+        if last.finalbody is not None and not _may_fall_through(_body(last.finalbody.body)):
+            return False
+        ending = _body(last.orelse.body) if last.orelse is not None else _body(last.body)
+        return _may_fall_through(ending) or any(
+            _may_fall_through(_body(handler.body)) for handler in last.handlers
+        )
+    return True
 
 
 def _target_names(target: cst.BaseExpression) -> set[str]:

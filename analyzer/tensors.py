@@ -195,7 +195,29 @@ def _has_unknown(atom: Atom, depth: int = 0) -> bool:
     return False
 
 
+def leaf_atoms(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
+    """The atoms a value may hold, looking into lists, tuples and dicts (to MAX_NESTING).
+
+    Keras tracks layers kept in a list or dict attribute (`self.blocks = [Dense(8) for _ in
+    range(3)]`) as sub-layers, and tf.function converts every leaf of a returned structure:
+    both ask what the leaves are."""
+    for atom in atoms:
+        kind = atom[0]
+        if depth < MAX_NESTING and kind == "seq":
+            yield from leaf_atoms(atom[2], depth + 1)
+        elif depth < MAX_NESTING and kind == "tup":
+            for part in atom[1]:
+                yield from leaf_atoms(part, depth + 1)
+        elif depth < MAX_NESTING and kind == "dict":
+            yield from leaf_atoms(atom[1], depth + 1)
+        else:
+            yield atom
+
+
 CONTAINER_KINDS = frozenset({"seq", "tup", "dict"})
+PYTHON_SEQUENCE_KINDS = frozenset({"seq", "tup"})
+"""Atoms of Python sequences (lists, tuples, ranges): an index must be a Python int, and a
+symbolic tensor raises "list indices must be integers or slices"."""
 
 
 _SHRUNK: dict[Atom, Atom] = {}
@@ -442,6 +464,8 @@ class Evaluator:
             return out
         if kind in ("fresh", "slice"):
             return (PYTHON,)
+        if kind == "fstr":
+            return (("lit", "str", None),)
         return (UNKNOWN_ATOM,)
 
     def _param(self, name: str) -> Iterable[Atom]:
@@ -715,10 +739,12 @@ class Evaluator:
             UNKNOWN_ATOM in result
             and not targets
             and not apis
-            and any(is_tensor_like(a) for atoms in (*args, *kwargs.values()) for a in atoms)
+            and any(_holds_tf_tensor(atoms) for atoms in (*args, *kwargs.values()))
         ):
-            # An unknown function applied to tensors (a loaded SavedModel's signature, a
-            # third-party op): what comes back is taken to be tensor-like as well.
+            # An unknown function applied to TF tensors (a loaded SavedModel's signature, a
+            # third-party op): what comes back is taken to be a tensor as well. Not so for
+            # NumPy arrays: a third-party function on arrays (scikit-learn, SciPy) computes
+            # with NumPy and gives NumPy or Python values back, never a TF tensor.
             result.add(TENSOR)
         if not result:
             # Nothing known yet (a callee not evaluated so far): empty while iterating, so
@@ -794,6 +820,24 @@ def _dict_view(method: str, receiver: Atoms, args: list[Atoms]) -> Atoms | None:
         default = args[1] if len(args) > 1 else frozenset({("lit", "none", None)})
         return _cap(values | default)
     return None
+
+
+TF_TENSOR_KINDS = frozenset({"tensor", "variable", "symbolic"})
+
+
+def _holds_tf_tensor(atoms: Atoms, depth: int = 0) -> bool:
+    """A TensorFlow (or Keras symbolic) tensor, or a container holding one; not NumPy."""
+    for atom in atoms:
+        kind = atom[0]
+        if kind in TF_TENSOR_KINDS:
+            return True
+        if depth < 3 and kind == "seq" and _holds_tf_tensor(atom[2], depth + 1):
+            return True
+        if depth < 3 and kind == "tup" and any(_holds_tf_tensor(p, depth + 1) for p in atom[1]):
+            return True
+        if depth < 3 and kind == "dict" and _holds_tf_tensor(atom[1], depth + 1):
+            return True
+    return False
 
 
 def _holds_symbolic(atoms: Atoms) -> bool:
@@ -1099,13 +1143,51 @@ def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contri
     )
     if evaluator.class_key is not None and fn.binds_receiver and fn.params:
         receiver = fn.params[0].name
+        selves = (("local", receiver), ("param", receiver))
         for store in fn.stores:
-            if store.kind == "attr" and store.target in (("local", receiver), ("param", receiver)):
+            if store.kind == "attr" and store.target in selves:
                 out.attrs.append((evaluator.class_key, store.name, evaluator.eval(store.value)))
+            elif store.kind == "item" and store.target[0] == "attr" and store.target[1] in selves:
+                # `self.heads["a"] = Dense(1)`: the dict attribute holds the value too.
+                held = ("dict", evaluator.eval(store.value))
+                out.attrs.append((evaluator.class_key, store.target[2], frozenset({held})))
+        for site in fn.calls:
+            grown = _grown_attribute(evaluator, site, selves)
+            if grown is not None:
+                out.attrs.append((evaluator.class_key, *grown))
     deps = set(evaluator.deps)
     if evaluator.optimistic:
         deps.add(OPTIMISTIC)
     return out, deps
+
+
+CONTAINER_GROWERS = frozenset({"append", "appendleft", "add", "insert", "extend", "update"})
+
+
+def _grown_attribute(
+    evaluator: Evaluator, site: CallSite, selves: tuple[Sym, ...]
+) -> tuple[str, Atoms] | None:
+    """`self.blocks.append(layer)` (or `extend`, `insert`, `update`): the container kept in
+    attribute `blocks` now holds `layer` too, as `items.append(x)` does for a local."""
+    callee = site.callee
+    if (
+        callee[0] != "attr"
+        or callee[2] not in CONTAINER_GROWERS
+        or callee[1][0] != "attr"
+        or callee[1][1] not in selves
+        or not site.args
+    ):
+        return None
+    if callee[2] in ("extend", "update"):
+        elements: set[Atom] = set()
+        for atom in evaluator.eval(site.args[0]):
+            if atom[0] == "dict":
+                elements |= atom[1]
+            else:
+                elements.update(_iterate(atom))
+    else:
+        elements = set(evaluator.eval(site.args[-1]))
+    return callee[1][2], frozenset({("seq", "list", _cap(elements))})
 
 
 OPTIMISTIC: Dep = ("optimistic", "")
@@ -1351,15 +1433,15 @@ def _record_evidence(
                 syms = written.get(name, frozenset())
                 argument = next(iter(syms)) if len(syms) == 1 else ("seq", "tuple", tuple(syms))
                 out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
+            if any(a[0] == "symbolic" for a in atoms) and not (
+                kind == "layer_call" and _builds_itself(index, resolved)
+            ):
+                out.symbolic.append((target, name))
         params = callee.params[1:] if skip_receiver and callee.params else callee.params
         for p in params:
             if p.name not in bound and p.default is not None and _constant(p.default):
                 # The call takes the default: one more value the parameter receives.
                 out.literal_sites.append((target, p.name, False, resolved.site.span, p.default))
-            if any(a[0] == "symbolic" for a in atoms) and not (
-                kind == "layer_call" and _builds_itself(index, resolved)
-            ):
-                out.symbolic.append((target, name))
     for info in resolved.api:
         if info.name in ("tensorflow.function",) or (
             info.name.endswith(".function") and info.framework == "tensorflow"
@@ -1397,10 +1479,12 @@ def _record_evidence(
                             (atom[1], name, False, resolved.site.span, element)
                         )
                 continue
-            # Traced callbacks receive tensors (dataset elements, map_fn slices).
+            # Callbacks receive tensors (dataset elements, map_fn slices), or what the API
+            # says it hands them (`Dataset.apply` passes the dataset).
             params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
+            received = atoms_for_return(info.callback_input)
             for p in params:
-                out.evidence.append((atom[1], p.name, frozenset({TENSOR}), True))
+                out.evidence.append((atom[1], p.name, received, True))
 
 
 def _constant(sym: Sym, depth: int = 0) -> bool:

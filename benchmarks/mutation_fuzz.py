@@ -15,8 +15,9 @@ processes with time limits:
 
 A failure is a crash or a traceback, a run over its time limit, an exit status other than 0,
 output that is not valid UTF-8 (or not valid JSON / SARIF / report schema), a file CPython
-cannot parse that the JSON report does not list under `errors`, a file with functions that is
-in neither list, or a file that CPython parsed before `refactor --apply` and does not after.
+cannot parse that the JSON report does not list under `errors`, a file that imports TensorFlow
+or Keras and defines functions that is in neither list, or a file that CPython parsed before
+`refactor --apply` and does not after.
 Prints the files tried and every failure found; exits 1 when there is one.
 """
 
@@ -234,7 +235,9 @@ def write_batch(rng: random.Random, pool: list[Path], count: int, folder: Path) 
         os.mkfifo(folder / "fifo.py")
         os.symlink("loop.py", folder / "loop.py")
         (folder / "x.py").mkdir()
-        (folder / "x.py" / "inner.py").write_text("def f(x):\n    return x\n")
+        (folder / "x.py" / "inner.py").write_text(
+            "import tensorflow as tf\n\n\ndef f(x):\n    return tf.square(x)\n"
+        )
         batch.files["x.py/inner.py"] = (folder / "x.py" / "inner.py").read_bytes()
         batch.special += ["fifo.py", "loop.py"]
     return batch
@@ -252,10 +255,37 @@ def cpython_parses(data: bytes) -> bool:
 
 
 def defines_functions(data: bytes) -> bool:
+    """Whether the file defines functions and imports TensorFlow or Keras itself: such a file
+    must get verdicts (a file that imports neither, itself or through the project, is not
+    TensorFlow code and gets none; one that imports them only through another module may)."""
+    from hybridize.analyzer.frameworks.tensorflow_rules import (
+        KERAS_PACKAGES,
+        is_tensorflow_package,
+    )
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tree = ast.parse(data)
-    return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) for n in ast.walk(tree))
+    roots = {
+        name.split(".")[0]
+        for n in ast.walk(tree)
+        for name in (
+            [a.name for a in n.names]
+            if isinstance(n, ast.Import)
+            else [n.module or ""]
+            if isinstance(n, ast.ImportFrom) and not n.level
+            else []
+        )
+    }
+    framework = any(is_tensorflow_package(r) or r in KERAS_PACKAGES for r in roots)
+    return framework and any(
+        isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) for n in ast.walk(tree)
+    )
+
+
+def display_name(name: str) -> str:
+    """A file name as the reports show it: bytes that are not UTF-8 become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _hybridize(
@@ -269,7 +299,7 @@ def _hybridize(
             capture_output=True,
             timeout=RUN_TIMEOUT,
             env=env,
-            cwd=REPO,
+            cwd=cache.parent,  # not the repository: its `hybridize/` folder would shadow the install
         )
     except subprocess.TimeoutExpired:
         return None, time.perf_counter() - started
@@ -322,7 +352,6 @@ def _process_failures(label: str, done: subprocess.CompletedProcess[bytes]) -> l
 
 
 def _report_failures(batch: Batch, report: dict[str, object]) -> list[str]:
-    from hybridize.analyzer.sources import display_name
     from hybridize.output.report_schema import validate_report
 
     failures = []

@@ -26,7 +26,6 @@ import os
 import re
 import time
 from collections.abc import Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -48,6 +47,7 @@ from hybridize.analyzer.sources import (
     read_source,
     relative_name,
 )
+from hybridize.analyzer.workers import run_isolated
 from hybridize.config import Config
 from hybridize.model import AnalysisResult, FileError, FunctionVerdict
 from hybridize.refactor.document import Document
@@ -243,13 +243,18 @@ class Project:
                 missing.append((relpath, raw))
         jobs = self.options.jobs or os.cpu_count() or 1
         if jobs > 1 and len(missing) >= PARALLEL_THRESHOLD:
-            chunks = [missing[i :: jobs * 4] for i in range(jobs * 4)]
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                raws = dict(missing)
-                for chunk in pool.map(_summarize_chunk, [c for c in chunks if c]):
-                    for relpath, summary in chunk:
-                        out[relpath] = summary
-                        self._store(relpath, raws[relpath], summary)
+            # One file at a time per worker: a worker that crashes costs only its file.
+            failed: set[str] = set()
+
+            def left_out(item: tuple[str, bytes], reason: str) -> FileError:
+                failed.add(item[0])
+                return FileError(item[0], f"cannot analyse: {reason}; left out")
+
+            summaries = run_isolated(_summarize_one, missing, jobs, left_out)
+            for (relpath, raw), summary in zip(missing, summaries, strict=True):
+                out[relpath] = summary
+                if relpath not in failed:
+                    self._store(relpath, raw, summary)
         else:
             for relpath, raw in missing:
                 out[relpath] = self._summarize(relpath, raw)
@@ -399,8 +404,6 @@ def summarize_raw(relpath: str, raw: bytes) -> ModuleSummary | FileError:
     return summarize_text(relpath, decoded[0])
 
 
-def _summarize_chunk(
-    files: list[tuple[str, bytes]],
-) -> list[tuple[str, ModuleSummary | FileError]]:
-    """A worker's share of the first summaries (a worker process exits with its garbage)."""
-    return [(relpath, summarize_raw(relpath, raw)) for relpath, raw in files]
+def _summarize_one(item: tuple[str, bytes]) -> ModuleSummary | FileError:
+    """A worker's summary of one file (a worker process exits with its garbage)."""
+    return summarize_raw(*item)

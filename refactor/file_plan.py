@@ -264,9 +264,13 @@ class _FilePlanner:
             words += " with jit_compile=True"
         if arguments:
             decorator += f"({', '.join(arguments)})"
-        comment = assumption_comment(verdict.assumptions) if verdict.speculative else None
+        # Every assumption the verdict rests on is written above the decorator: that the
+        # parameters are tensors (a speculative verdict), that no caller needs a returned
+        # Python value as such (`has_python_value_returns`).
+        comment = assumption_comment(verdict.assumptions) if verdict.assumptions else None
         if comment is not None:
-            words += " (speculative: the comment above it states the assumption)"
+            kind = "speculative: " if verdict.speculative else ""
+            words += f" ({kind}the comment above it states the assumption)"
         self.used_names.add(spelling.decorator.split(".")[0])
         self.edits.append(add_decorator(self.document, found.node, decorator, comment))
         self._change(verdict, found, words)

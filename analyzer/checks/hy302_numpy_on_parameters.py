@@ -19,7 +19,10 @@ class HasNumpyCallsOnParameters(Check):
     `input_signature` (or `reduce_retracing`) leaves an axis `None`; a read of such an axis,
     by index or in a slice, is HY404. Also a project function this one calls, at any depth, that applies NumPy to
     its parameter when this function passes it a value that is a tensor in its graph: the
-    helper is traced inside it.
+    helper is traced inside it. The same holds in every scope that runs inside the graph:
+    a comprehension or generator expression, a lambda or nested function that reads one of
+    this function's variables (`lambda: np.mean(x)`), and a callback that `tf.map_fn`,
+    `tf.cond`, `tf.scan` and friends run in this function's mode.
 
     Why it matters in graph mode
     ----------------------------

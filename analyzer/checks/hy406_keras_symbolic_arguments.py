@@ -20,7 +20,9 @@ class HasKerasSymbolicArguments(Check):
     Also the `call` of a Keras `Layer`/`Model` subclass that Keras 3 builds symbolically:
     one with sub-layers that may be unbuilt and no `build` method of its own (Keras then
     runs `call` on symbolic tensors to create the weights), and the `call` of every stateful
-    layer such a class holds. A `@tf.function` on that `call` is first traced during the
+    layer such a class holds. Sub-layers kept in a list or dict attribute
+    (`self.blocks = [Dense(8) for _ in range(3)]`, `self.heads = {"a": Dense(1)}`, or
+    appended/stored there one by one) count like direct ones: Keras tracks them the same way. A `@tf.function` on that `call` is first traced during the
     symbolic pass and keeps the sub-layers' initial weights: training then reports "No
     gradients provided for any variable", or silently stops improving.
 

@@ -346,7 +346,24 @@ def _lookup_tensorflow(name: str) -> ApiInfo | None:
         entry = table.entries[canonical]
         behaviour = _tensorflow_behaviour(canonical, entry, table)
         return ApiInfo.of(canonical, _framework(canonical), entry.kind, behaviour)
+    v1 = _tf1_top_level(name, table)
+    if v1 is not None:
+        return _lookup_tensorflow(v1)
     return _lookup_unknown_tensorflow(name, table)
+
+
+def _tf1_top_level(name: str, table: ApiTable) -> str | None:
+    """The `tensorflow.compat.v1` name of a TF1 top-level name that TF2 dropped.
+
+    TF1 code written against `import tensorflow as tf` spells `tf.placeholder`,
+    `tf.Session`, `tf.get_variable`: TF2 keeps exactly those under `tf.compat.v1`, so a
+    `tensorflow.X` unknown to the table but known as `tensorflow.compat.v1.X` is that API.
+    """
+    prefix = "tensorflow."
+    if not name.startswith(prefix) or name.startswith("tensorflow.compat."):
+        return None
+    v1 = "tensorflow.compat.v1." + name[len(prefix) :]
+    return v1 if table.resolve(v1) is not None else None
 
 
 def _lookup_unknown_tensorflow(name: str, table: ApiTable) -> ApiInfo | None:
@@ -394,11 +411,13 @@ def _behaviour_of(info: ApiInfo) -> Behaviour:
         effect=info.effect,
         callback_args=info.callback_args,
         traces_callbacks=info.traces_callbacks,
+        callback_input=info.callback_input,
         callback_args_tuple=info.callback_args_tuple,
         untraced_callback_args=info.untraced_callback_args,
         concrete_args=info.concrete_args,
         mutates_receiver=info.mutates_receiver,
         mutated_args=info.mutated_args,
+        tf1_graph=info.tf1_graph,
         note=info.note,
     )
 

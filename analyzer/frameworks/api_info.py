@@ -15,7 +15,7 @@ Vocabulary
   "dataset_iterator";
 * other values: "numpy" (a NumPy array or scalar: tensor-like for call-site evidence),
   "rng" (a NumPy random Generator), "py_rng" (a Python `random.Random`), "file" (an open file-like object), "logger",
-  "path" (a ``pathlib.Path``), "list", "dict", "set" (fresh Python containers), "python"
+  "path" (a ``pathlib.Path``), "session" (a TF1 ``Session``), "list", "dict", "set" (fresh Python containers), "python"
   (any other non-tensor Python value), "none", "object" (some other object), "unknown".
 
 Every value of ``returns`` that names an object with methods is also a *receiver role* of
@@ -33,6 +33,11 @@ Every value of ``returns`` that names an object with methods is also a *receiver
   or interpreter configuration, e.g.
   ``tf.random.set_seed``, ``tf.config.*`` setters, ``np.set_printoptions``);
 * "eager_only" -- cannot work on symbolic tensors (``.numpy()``, ``Model.fit``/``predict``...).
+
+``tf1_graph`` -- the API belongs to TensorFlow 1's graph-and-session model (a placeholder, a
+``Session`` and its ``run``, ``get_variable`` and variable scopes, graph collections,
+``tf.Graph``): it fails inside a ``tf.function`` (placeholders are not allowed there, a session
+cannot run inside a trace, ``get_variable`` reuse needs variable scopes of a TF1 graph).
 
 ``concrete_args`` -- arguments that must hold concrete values: the API works eagerly on a
 tensor there but raises on a symbolic one (``tf.constant(x)``), so it is eager-only exactly
@@ -90,6 +95,7 @@ RETURNS: frozenset[str] = frozenset(
         "file",
         "logger",
         "path",
+        "session",
         "list",
         "dict",
         "set",
@@ -117,6 +123,9 @@ class Behaviour:
     #: otherwise they run in the caller's mode (``tf.map_fn`` called eagerly runs its callback
     #: eagerly, element by element).
     traces_callbacks: bool = False
+    #: what the callbacks are called with (a ``returns`` value): tensors (dataset elements,
+    #: ``map_fn`` slices), or the dataset itself (``Dataset.apply``'s transformation).
+    callback_input: str = "tensor"
     #: position/keyword of the tuple of arguments the callbacks are called with
     #: (``strategy.run(fn, args=(x, y))`` calls ``fn(x, y)``); empty when the API supplies
     #: the arguments itself (``tf.map_fn`` passes slices of tensors).
@@ -132,6 +141,8 @@ class Behaviour:
     mutates_receiver: bool = False
     #: positions of arguments that the call mutates (``setattr`` 0, ``random.shuffle`` 0).
     mutated_args: tuple[int, ...] = ()
+    #: TensorFlow 1 graph-and-session API: it fails inside a ``tf.function``.
+    tf1_graph: bool = False
     #: free-text caveat worth showing in hovers and reports.
     note: str = ""
 
@@ -163,6 +174,8 @@ class ApiInfo:
     callback_args: CallbackArgs = ()
     #: the callbacks are traced even when the caller runs eagerly (``Dataset.map``)
     traces_callbacks: bool = False
+    #: what the callbacks are called with: "tensor", or "dataset" (``Dataset.apply``)
+    callback_input: str = "tensor"
     #: position/keyword of the tuple of arguments the callbacks are called with
     callback_args_tuple: CallbackArgs = ()
     #: positions/keywords of callables it runs eagerly as Python (``tf.py_function``)
@@ -173,6 +186,8 @@ class ApiInfo:
     mutates_receiver: bool = False
     #: positions of arguments the call mutates
     mutated_args: tuple[int, ...] = ()
+    #: TensorFlow 1 graph-and-session API (placeholders, sessions, variable scopes)
+    tf1_graph: bool = False
     #: caveat for humans
     note: str = ""
 
@@ -203,11 +218,13 @@ class ApiInfo:
             effect=behaviour.effect,
             callback_args=behaviour.callback_args,
             traces_callbacks=behaviour.traces_callbacks,
+            callback_input=behaviour.callback_input,
             callback_args_tuple=behaviour.callback_args_tuple,
             untraced_callback_args=behaviour.untraced_callback_args,
             concrete_args=behaviour.concrete_args,
             mutates_receiver=behaviour.mutates_receiver,
             mutated_args=behaviour.mutated_args,
+            tf1_graph=behaviour.tf1_graph,
             note=behaviour.note,
         )
 

@@ -21,6 +21,10 @@ from __future__ import annotations
 
 from .api_info import NUMPY, OBJECT, TENSOR, TENSORS, Behaviour
 
+TF_DATA_FACTORY = OBJECT.with_(traces_callbacks=True)
+"""A tf.data transformation factory: `Dataset.apply` runs the transformation it returns, and
+tf.data traces the callbacks handed to it into graphs of its own."""
+
 _PY_FUNCTION_NOTE = (
     "runs the Python callable eagerly on every execution, even inside a graph: "
     "its side effects and NumPy calls are fine"
@@ -66,22 +70,31 @@ HIGHER_ORDER: dict[str, Behaviour] = {
     "tensorflow.nest.map_structure": Behaviour("unknown", callback_args=(0, "func")),
     "tensorflow.ragged.map_flat_values": TENSOR.with_(callback_args=(0, "op")),
     "tensorflow.sparse.map_values": TENSOR.with_(callback_args=(0, "op")),
-    # --- tf.data transformation factories (used with Dataset.apply) ----------------------
-    "tensorflow.data.experimental.map_and_batch": OBJECT.with_(callback_args=(0, "map_func")),
-    "tensorflow.data.experimental.parallel_interleave": OBJECT.with_(callback_args=(0, "map_func")),
-    "tensorflow.data.experimental.scan": OBJECT.with_(callback_args=(1, "scan_func")),
-    "tensorflow.data.experimental.group_by_window": OBJECT.with_(
+    # --- tf.data transformation factories (used with Dataset.apply): tf.data traces their
+    # callbacks into graphs of its own, as it does those of Dataset.map --------------------
+    "tensorflow.data.experimental.map_and_batch": TF_DATA_FACTORY.with_(
+        callback_args=(0, "map_func")
+    ),
+    "tensorflow.data.experimental.parallel_interleave": TF_DATA_FACTORY.with_(
+        callback_args=(0, "map_func")
+    ),
+    "tensorflow.data.experimental.scan": TF_DATA_FACTORY.with_(callback_args=(1, "scan_func")),
+    "tensorflow.data.experimental.group_by_window": TF_DATA_FACTORY.with_(
         callback_args=(0, 1, 3, "key_func", "reduce_func", "window_size_func")
     ),
-    "tensorflow.data.experimental.group_by_reducer": OBJECT.with_(callback_args=(0, "key_func")),
-    "tensorflow.data.experimental.bucket_by_sequence_length": OBJECT.with_(
+    "tensorflow.data.experimental.group_by_reducer": TF_DATA_FACTORY.with_(
+        callback_args=(0, "key_func")
+    ),
+    "tensorflow.data.experimental.bucket_by_sequence_length": TF_DATA_FACTORY.with_(
         callback_args=(0, "element_length_func")
     ),
-    "tensorflow.data.experimental.rejection_resample": OBJECT.with_(
+    "tensorflow.data.experimental.rejection_resample": TF_DATA_FACTORY.with_(
         callback_args=(0, "class_func")
     ),
-    "tensorflow.data.experimental.take_while": OBJECT.with_(callback_args=(0, "predicate")),
-    "tensorflow.data.experimental.Reducer": OBJECT.with_(
+    "tensorflow.data.experimental.take_while": TF_DATA_FACTORY.with_(
+        callback_args=(0, "predicate")
+    ),
+    "tensorflow.data.experimental.Reducer": TF_DATA_FACTORY.with_(
         callback_args=(0, 1, 2, "init_func", "reduce_func", "finalize_func")
     ),
     "tensorflow.data.Dataset.from_generator": Behaviour(

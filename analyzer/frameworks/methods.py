@@ -97,6 +97,7 @@ ROLE_TYPE_NAMES: dict[str, str] = {
     "file": "io.IOBase",
     "logger": "logging.Logger",
     "path": "pathlib.Path",
+    "session": "tensorflow.compat.v1.Session",
     "iterator": "collections.abc.Iterator",
     "list": "builtins.list",
     "dict": "builtins.dict",
@@ -258,6 +259,7 @@ _DATASET_METHODS: dict[str, Behaviour] = {
     "rejection_resample": DATASET.with_(traces_callbacks=True, callback_args=(0, "class_func")),
     "apply": DATASET.with_(
         callback_args=(0, "transformation_func"),
+        callback_input="dataset",
         note="calls the function with the dataset, as plain Python",
     ),
     "reduce": TENSORS.with_(traces_callbacks=True, callback_args=(1, "reduce_func")),
@@ -284,6 +286,20 @@ _DATASET_METHODS: dict[str, Behaviour] = {
 }
 
 _DATASET_ATTRIBUTES: dict[str, Behaviour] = {"element_spec": Behaviour("spec")}
+
+_SESSION_RUN = Behaviour(
+    "unknown",
+    tf1_graph=True,
+    note="runs a TF1 graph: a Session cannot run inside a tf.function",
+)
+_SESSION_METHODS: dict[str, Behaviour] = {
+    "run": _SESSION_RUN,
+    "partial_run": _SESSION_RUN,
+    "partial_run_setup": _SESSION_RUN,
+    "make_callable": _SESSION_RUN.with_(returns="object"),
+    "as_default": OBJECT.with_(tf1_graph=True, note="a context manager"),
+    "close": NONE,
+}
 
 _DATASET_ITERATOR_METHODS: dict[str, Behaviour] = {
     "get_next": TENSORS.with_(effect="graph", note="advances the iterator (graph-safe)"),
@@ -786,6 +802,7 @@ METHODS: dict[str, dict[str, Behaviour]] = {
     "file": _FILE_METHODS,
     "logger": _LOGGER_METHODS,
     "path": _PATH_METHODS,
+    "session": _SESSION_METHODS,
     "list": _LIST_METHODS,
     "dict": _DICT_METHODS,
     "set": _SET_METHODS,

@@ -61,6 +61,43 @@ CREATES_VARIABLE = Behaviour(
     note="a tf.function may create variables on its first trace only",
 )
 
+TF1_GRAPH = Behaviour(
+    "object",
+    tf1_graph=True,
+    note="TensorFlow 1 graph-and-session API: it fails inside a tf.function",
+)
+TF1_SESSION = Behaviour(
+    "session",
+    tf1_graph=True,
+    note="a TF1 Session runs a graph built beforehand; it cannot run inside a tf.function",
+)
+
+#: Top-level packages whose import makes a module TensorFlow code: TensorFlow, and libraries
+#: that run on TensorFlow only (``tf_keras`` is Keras 2; ``tensorflow_probability``,
+#: ``tensorflow_datasets``, ``tensorflow_hub``... by the ``tensorflow_`` prefix).
+TENSORFLOW_PACKAGES: frozenset[str] = frozenset({"tensorflow", "tf_keras", "tf_agents"})
+TENSORFLOW_PACKAGE_PREFIX = "tensorflow_"
+
+
+def is_tensorflow_package(root: str) -> bool:
+    """Whether importing the top-level package ``root`` makes a module TensorFlow code."""
+    return root in TENSORFLOW_PACKAGES or root.startswith(TENSORFLOW_PACKAGE_PREFIX)
+
+
+#: Keras as a package of its own: Keras 3 runs on TensorFlow, JAX or PyTorch.
+KERAS_PACKAGES: frozenset[str] = frozenset({"keras"})
+#: Keras 3 namespaces whose ops compute with whatever backend Keras runs on.
+KERAS_BACKEND_AGNOSTIC_NAMESPACES: tuple[str, ...] = ("keras.ops.", "keras.random.")
+#: Calls that name the running Keras backend.
+KERAS_BACKEND_QUERIES: frozenset[str] = frozenset({"keras.backend.backend", "keras.config.backend"})
+#: Keras backends other than TensorFlow: code branching on one of them is multi-backend.
+KERAS_OTHER_BACKENDS: frozenset[str] = frozenset({"jax", "torch", "numpy", "openvino", "mlx"})
+#: Calls that switch the whole program to TF1 graph mode: the module that makes them is a
+#: TF1 program, and every function in it builds graph code.
+GRAPH_MODE_SWITCHES: frozenset[str] = frozenset(
+    {"tensorflow.compat.v1.disable_eager_execution", "tensorflow.compat.v1.disable_v2_behavior"}
+)
+
 #: Behaviour of functions by enclosing namespace (longest match wins). None = unknown: no guess.
 NAMESPACE_DEFAULTS: dict[str, Behaviour | None] = {
     "tensorflow": TENSOR,
@@ -361,17 +398,39 @@ FUNCTION_OVERRIDES: dict[str, Behaviour] = {
     "tensorflow.experimental.dtensor.relayout": TENSOR,
     "tensorflow.experimental.dtensor.relayout_like": TENSOR,
     "tensorflow.experimental.dtensor.unpack": TENSORS,
-    "tensorflow.compat.v1.get_variable": CREATES_VARIABLE,
     "tensorflow.compat.v1.train.checkpoint_exists": IO,
     "tensorflow.compat.v1.train.remove_checkpoint": IO_NONE,
     "tensorflow.compat.v1.train.export_meta_graph": IO,
     "tensorflow.compat.v1.train.import_meta_graph": OBJECT.with_(effect="io"),
     "tensorflow.compat.v1.train.summary_iterator": IO,
-    "tensorflow.compat.v1.train.MonitoredTrainingSession": OBJECT,
     "tensorflow.compat.v1.data.make_one_shot_iterator": Behaviour("dataset_iterator"),
     "tensorflow.compat.v1.data.make_initializable_iterator": Behaviour("dataset_iterator"),
     "tensorflow.compat.v1.reset_default_graph": TRACE_TIME,
     "tensorflow.compat.v1.Print": GRAPH_EFFECT.with_(returns="tensor"),
+    # --- TensorFlow 1 graphs and sessions: they fail inside a tf.function ----------------
+    "tensorflow.compat.v1.placeholder": TF1_GRAPH.with_(
+        returns="tensor", note="a TF1 graph input: a tf.function does not accept placeholders"
+    ),
+    "tensorflow.compat.v1.sparse.placeholder": TF1_GRAPH.with_(returns="tensor"),
+    "tensorflow.compat.v1.get_variable": CREATES_VARIABLE.with_(
+        tf1_graph=True,
+        note="TF1 variable sharing through variable scopes: a tf.function would create a "
+        "new variable on each trace, or refuse to",
+    ),
+    "tensorflow.compat.v1.get_local_variable": CREATES_VARIABLE.with_(tf1_graph=True),
+    "tensorflow.compat.v1.get_default_graph": OBJECT.with_(
+        note="the current graph (a tf.function's own while it traces): not an op"
+    ),
+    "tensorflow.compat.v1.get_collection": TF1_GRAPH.with_(returns="list"),
+    "tensorflow.compat.v1.get_collection_ref": TF1_GRAPH.with_(returns="list"),
+    "tensorflow.compat.v1.add_to_collection": TF1_GRAPH.with_(returns="none"),
+    "tensorflow.compat.v1.add_to_collections": TF1_GRAPH.with_(returns="none"),
+    "tensorflow.compat.v1.initializers.global_variables": TF1_GRAPH,
+    "tensorflow.compat.v1.initializers.local_variables": TF1_GRAPH,
+    "tensorflow.compat.v1.initializers.variables": TF1_GRAPH,
+    "tensorflow.compat.v1.initializers.tables_initializer": TF1_GRAPH,
+    "tensorflow.compat.v1.train.start_queue_runners": TF1_GRAPH,
+    "tensorflow.compat.v1.train.MonitoredTrainingSession": TF1_SESSION,
     # --- Keras: top level, layers, models, saving -----------------------------------------
     "keras.Input": KERAS_SYMBOLIC,
     "keras.device": CONTEXT,
@@ -520,6 +579,15 @@ CLASS_OVERRIDES: dict[str, Behaviour] = {
     "keras.name_scope": CONTEXT,
     "keras.utils.Progbar": OBJECT.with_(note="its update()/add() methods print a progress bar"),
     "tensorflow.io.TFRecordWriter": Behaviour("file", effect="io", note="creates a file"),
+    "tensorflow.compat.v1.Session": TF1_SESSION,
+    "tensorflow.compat.v1.InteractiveSession": TF1_SESSION,
+    "tensorflow.compat.v1.train.MonitoredSession": TF1_SESSION,
+    "tensorflow.compat.v1.train.SingularMonitoredSession": TF1_SESSION,
+    "tensorflow.compat.v1.variable_scope": CONTEXT.with_(tf1_graph=True),
+    "tensorflow.compat.v1.train.Saver": Behaviour("checkpoint", tf1_graph=True),
+    "tensorflow.Graph": TF1_GRAPH.with_(
+        note="a graph of its own: ops built under its as_default() leave the traced function"
+    ),
 }
 
 

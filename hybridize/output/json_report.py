@@ -67,6 +67,8 @@ FUNCTION_KEYS: tuple[str, ...] = (
     "has_tensor_parameter_iteration",
     "has_conflicting_eager_dtype_coercions",
     "has_keras_symbolic_arguments",
+    "has_python_value_returns",
+    "has_frozen_python_state_reads",
     "caller_covered",
     "decorator_args",
     "supplied_input_signature",

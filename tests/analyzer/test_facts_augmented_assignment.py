@@ -228,3 +228,57 @@ CASES = [
 @pytest.mark.parametrize(("files", "qualname", "field", "expected"), CASES)
 def test_augmented_assignment(files, qualname, field, expected):
     assert field_value(verdict(files, qualname), field) == expected
+
+
+SPECULATED = [
+    case(
+        "keras-call-speculated-tensor",
+        """
+        import tensorflow as tf
+
+        class Scale(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.w = self.add_weight(shape=(input_shape[-1],))
+
+            def call(self, inputs):
+                inputs *= self.w
+                return inputs
+        """,
+        "Scale.call",
+        False,
+        field="has_python_side_effects",
+    ),
+    case(
+        "step-speculated-tensor-states-its-assumption",
+        """
+        import tensorflow as tf
+
+        def train_step(x, y):
+            x /= 255.0
+            return tf.reduce_mean(x - y)
+        """,
+        "train_step",
+        True,
+        field="speculative",
+    ),
+    case(
+        "no-speculation-without-a-convention",
+        """
+        import tensorflow as tf
+
+        def normalise(x):
+            x /= 255.0
+            return tf.reduce_mean(x)
+        """,
+        "normalise",
+        None,
+        field="has_python_side_effects",
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "qualname", "field", "expected"), SPECULATED)
+def test_augmented_assignment_under_speculation(files, qualname, field, expected):
+    """Where speculation assumes the parameters are tensors (and says so), `x *= y` rebinds;
+    elsewhere a parameter nobody passes stays of unknown kind."""
+    assert field_value(verdict(files, qualname), field) == expected

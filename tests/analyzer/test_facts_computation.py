@@ -57,6 +57,8 @@ COMPUTATION = [
     case(
         "python-string-work",
         """
+        import tensorflow as tf
+
         def describe(shape):
             return "x".join(str(d) for d in shape)
 
@@ -69,6 +71,7 @@ COMPUTATION = [
         "numpy-only",
         """
         import numpy as np
+        import tensorflow as tf
 
         def standardize(a):
             return (a - np.mean(a)) / np.std(a)

@@ -282,6 +282,8 @@ DECISIONS = [
     case(
         "failures-no-tensor-side-effect-no-computation",
         """
+        import tensorflow as tf
+
         def banner():
             print("=" * 40)
 

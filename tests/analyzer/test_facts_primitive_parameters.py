@@ -163,6 +163,8 @@ CASES = [
     case(
         "python-only-function-with-literals",
         """
+        import tensorflow as tf
+
         def layer_name(prefix, index):
             return f"{prefix}/{index}"
 

@@ -654,6 +654,8 @@ CASES = [
     case(
         "only-python-values",
         """
+        import tensorflow as tf
+
         def make_layer_name(prefix, index):
             return f"{prefix}_{index}"
 

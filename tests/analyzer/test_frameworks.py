@@ -144,6 +144,61 @@ def test_compat_v1_names_follow_their_tf2_rules() -> None:
     assert info("tensorflow.compat.v1.config.list_physical_devices").returns == "python"
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tensorflow.compat.v1.placeholder",
+        "tensorflow.compat.v1.get_variable",
+        "tensorflow.compat.v1.Session",
+        "tensorflow.compat.v1.variable_scope",
+        "tensorflow.compat.v1.global_variables_initializer",
+        "tensorflow.compat.v1.train.Saver",
+        "tensorflow.Graph",
+        # TF1 code through `import tensorflow as tf`: the names TF2 keeps under compat.v1
+        "tensorflow.placeholder",
+        "tensorflow.Session",
+        "tensorflow.get_variable",
+    ],
+)
+def test_tf1_graph_and_session_apis(name: str) -> None:
+    assert info(name).tf1_graph
+
+
+@pytest.mark.parametrize(
+    "name", ["tensorflow.compat.v1.nn.relu", "tensorflow.compat.v1.reduce_sum", "tensorflow.add"]
+)
+def test_tf1_spellings_of_tf2_ops_are_not_graph_code(name: str) -> None:
+    assert not info(name).tf1_graph
+
+
+def test_reading_the_default_graph_is_neither_an_op_nor_tf1_code() -> None:
+    api = info("tensorflow.compat.v1.get_default_graph")
+    assert (api.returns, api.tensor_op, api.tf1_graph) == ("object", False, False)
+
+
+def test_a_session_runs_graphs() -> None:
+    assert info("tensorflow.Session").returns == "session"
+    run = lookup_method("session", "run")
+    assert run is not None and run.tf1_graph
+
+
+def test_dataset_apply_hands_its_callback_the_dataset() -> None:
+    apply = lookup_method("dataset", "apply")
+    assert apply is not None and apply.callback_input == "dataset"
+    assert not apply.traces_callbacks  # apply calls it as plain Python
+    assert info("tensorflow.data.Dataset.map").callback_input == "tensor"
+
+
+def test_tf_data_transformation_factories_trace_their_callbacks() -> None:
+    assert info("tensorflow.data.experimental.group_by_window").traces_callbacks
+    assert info("tensorflow.data.experimental.scan").traces_callbacks
+
+
+def test_tf1_top_level_names_resolve_to_compat_v1() -> None:
+    assert info("tensorflow.placeholder").name == "tensorflow.compat.v1.placeholder"
+    assert info("tensorflow.Session").name == "tensorflow.compat.v1.Session"
+
+
 # --- classes and constants -------------------------------------------------------------------
 
 
@@ -540,6 +595,7 @@ def test_every_generated_name_gets_a_valid_answer() -> None:
             assert api.returns in RETURNS, (name, api.returns)
             assert api.kind in KINDS, (name, api.kind)
             assert api.effect is None or api.effect in EFFECTS, (name, api.effect)
+            assert api.callback_input in RETURNS, (name, api.callback_input)
 
 
 def test_every_curated_name_exists_in_the_generated_tables() -> None:

@@ -21,6 +21,7 @@ def test_a_package_module_named_like_a_library_is_not_the_library() -> None:
             "backend/jax/__init__.py": "",
             "backend/jax/numpy.py": """
                 import jax.numpy as jnp
+                import tensorflow as tf
 
                 def fmod(x1, x2):
                     return jnp.fmod(x1, x2)
@@ -83,6 +84,8 @@ def test_a_sibling_is_not_a_top_level_module_inside_a_package() -> None:
             "pkg/__init__.py": "",
             "pkg/random.py": """
                 import random
+
+                import tensorflow as tf
 
                 def draw():
                     return random.random()

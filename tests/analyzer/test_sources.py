@@ -37,7 +37,7 @@ def test_non_utf8_file_without_cookie(make_project):
 
 
 def test_latin1_file_with_coding_cookie_is_decoded(make_project):
-    source = "# -*- coding: latin-1 -*-\ndef g(x):\n    return 'caf\xe9'\n"
+    source = "# -*- coding: latin-1 -*-\nimport tensorflow\n\ndef g(x):\n    return 'caf\xe9'\n"
     root = make_project({"latin.py": source.encode("latin-1")})
     functions, errors = analyse(root)
     assert functions == ["latin.py::g"]
@@ -45,7 +45,7 @@ def test_latin1_file_with_coding_cookie_is_decoded(make_project):
 
 
 def test_utf8_bom_is_accepted(make_project):
-    root = make_project({"bom.py": b"\xef\xbb\xbfdef h(x):\n    return x\n"})
+    root = make_project({"bom.py": b"\xef\xbb\xbfimport tensorflow\n\ndef h(x):\n    return x\n"})
     functions, errors = analyse(root)
     assert functions == ["bom.py::h"]
     assert errors == {}

@@ -102,7 +102,7 @@ def test_explain_and_checks():
 
 
 def test_module_entry_point_runs(make_project):
-    root = make_project({"a.py": "def f(x):\n    return x\n"})
+    root = make_project({"a.py": "import tensorflow as tf\n\n\ndef f(x):\n    return x\n"})
     completed = subprocess.run(
         [sys.executable, "-m", "hybridize", "analyze", str(root), "--format", "json"],
         capture_output=True,
@@ -111,3 +111,86 @@ def test_module_entry_point_runs(make_project):
     )
     assert completed.returncode == 0, completed.stderr
     assert json.loads(completed.stdout)["functions"][0]["qualname"] == "f"
+
+
+NOT_CANDIDATES = {
+    "prep.py": """\
+import numpy as np
+
+
+def standardize(a):
+    return (a - a.mean(axis=0)) / a.std(axis=0)
+""",
+    "data.py": """\
+import tensorflow as tf
+
+from prep import standardize
+
+
+def scale(x):
+    return tf.cast(x, tf.float32) * 2.0
+
+
+def make_dataset(x, batch_size):
+    ds = tf.data.Dataset.from_tensor_slices(standardize(x)).map(scale)
+    return ds.shuffle(64).batch(batch_size).prefetch(tf.data.AUTOTUNE)
+""",
+    "legacy.py": """\
+import tensorflow.compat.v1 as tf
+
+
+def dense(x):
+    with tf.variable_scope("dense"):
+        w = tf.get_variable("w", [4, 4])
+    return tf.matmul(x, w)
+""",
+    "portable.py": """\
+from keras import ops
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + ops.tanh(0.79788456 * (x + 0.044715 * ops.power(x, 3))))
+""",
+    "train.py": """\
+import numpy as np
+import tensorflow as tf
+
+from data import make_dataset
+from legacy import dense
+from portable import gelu
+
+
+def loss(x, y):
+    return tf.reduce_mean(tf.square(x - y))
+
+
+for batch in make_dataset(np.ones((8, 4), np.float32), 4):
+    loss(gelu(batch), dense(batch))
+""",
+}
+
+
+def test_only_tensorflow_candidates_are_reported_and_refactored(make_project):
+    """A NumPy module gets no verdict; a pipeline builder, TF1 code and Keras 3 ops are not
+    proposed, each with its own finding; only the real candidate is rewritten."""
+    root = make_project(NOT_CANDIDATES)
+    result = CliRunner().invoke(main, ["analyze", str(root), "--format", "json", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert validate_report(report) == []
+    by_name = {f["qualname"]: f for f in report["functions"]}
+    assert "standardize" not in by_name
+    assert all(f["framework"] == "tensorflow" for f in report["functions"])
+    expected_codes = {"make_dataset": "HY008", "dense": "HY007", "gelu": "HY006"}
+    for name, code in expected_codes.items():
+        assert by_name[name]["passes"] is False, name
+        assert code in {f["code"] for f in by_name[name]["findings"]}, name
+    assert by_name["loss"]["passes"] is True
+    assert set(report["refactored_files"]) == {"train.py"}
+    diff = CliRunner().invoke(main, ["refactor", str(root), "--no-cache"])
+    assert diff.exit_code == 0, diff.output
+    added = [line for line in diff.output.splitlines() if line.startswith("+@tf.function")]
+    assert len(added) == 1
+    assert [line for line in diff.output.splitlines() if line.startswith("+++")] == [
+        "+++ b/train.py"
+    ]

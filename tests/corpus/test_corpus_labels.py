@@ -31,8 +31,11 @@ CODES = {
     "is_recursive", "cant_approximate_recursion", "has_eager_only_calls",
     "has_numpy_calls_on_parameters", "has_invalid_name_arguments", "has_stale_variable_reads",
     "has_tensor_parameter_iteration", "has_conflicting_eager_dtype_coercions",
-    "has_keras_symbolic_arguments", "no_tensor_computation", "has_covered_callers",
+    "has_keras_symbolic_arguments", "has_python_value_returns", "has_frozen_python_state_reads",
+    "no_tensor_computation", "has_covered_callers",
     "has_no_primitive_parameters",
+    # no candidates by their nature (analyzer/candidacy.py, README "How it decides" step 6)
+    "not_tensorflow_code", "legacy_graph_code", "dataset_builder",
 }
 
 

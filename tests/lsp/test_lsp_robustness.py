@@ -93,7 +93,7 @@ def initialize(client: RawClient, root: Path) -> None:
 
 
 def test_malformed_messages_get_errors_or_are_skipped(tmp_path: Path) -> None:
-    (tmp_path / "main.py").write_text("def f(x):\n    return x\n")
+    (tmp_path / "main.py").write_text("import tensorflow as tf\n\n\ndef f(x):\n    return x\n")
     client = RawClient(tmp_path)
     try:
         initialize(client, tmp_path)
@@ -126,7 +126,7 @@ def test_malformed_messages_get_errors_or_are_skipped(tmp_path: Path) -> None:
                 "method": "textDocument/hover",
                 "params": {
                     "textDocument": {"uri": (tmp_path / "main.py").as_uri()},
-                    "position": {"line": 0, "character": 4},
+                    "position": {"line": 3, "character": 4},
                 },
             }
         )

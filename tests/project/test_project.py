@@ -137,7 +137,8 @@ def test_remove_and_add_files(make_project: MakeProject) -> None:
     keys = verdicts_by_key(project.results().functions)
     assert "helpers.py::scale" not in keys and "main.py::total" in keys
     # A new file that exists only as a buffer is part of the project.
-    assert project.update("extra.py", "def f(x):\n    return x\n") == "extra.py"
+    extra = "import tensorflow as tf\n\n\ndef f(x):\n    return x\n"
+    assert project.update("extra.py", extra) == "extra.py"
     assert "extra.py::f" in verdicts_by_key(project.results().functions)
     # A deleted file that is reloaded disappears.
     (root / "main.py").unlink()
@@ -301,7 +302,8 @@ def test_a_single_file_project(make_project: MakeProject) -> None:
     expected, _ = analyze_path(root / "main.py", AnalysisOptions(use_cache=False))
     assert project.results().functions == expected.functions
     assert project.update("helpers.py", HELPERS) is None  # not part of this project
-    assert project.update(root / "main.py", "def f(x):\n    return x\n") == "main.py"
+    replaced = "import tensorflow as tf\n\n\ndef f(x):\n    return x\n"
+    assert project.update(root / "main.py", replaced) == "main.py"
     assert [v.qualname for v in project.results().functions] == ["f"]
 
 

@@ -746,6 +746,34 @@ PAIRS = [
         """,
     ),
     Pair(
+        "add/assumption-comment-of-a-non-speculative-verdict",
+        """\
+        import tensorflow as tf
+
+
+        def width(x):
+            return x.shape[-1] * tf.reduce_max(x)
+        """,
+        (
+            hybrid(
+                "width",
+                assumptions=(
+                    "returns a Python int, which tf.function would return as a tensor: no "
+                    "caller is known, and none is assumed to need it as a Python value",
+                ),
+            ),
+        ),
+        """\
+        import tensorflow as tf
+
+
+        # hybridize: returns a Python int, which tf.function would return as a tensor: no caller is known, and none is assumed to need it as a Python value; remove the decorator if not
+        @tf.function
+        def width(x):
+            return x.shape[-1] * tf.reduce_max(x)
+        """,
+    ),
+    Pair(
         "add/speculative-comment-below-staticmethod",
         """\
         import tensorflow as tf

@@ -1,0 +1,337 @@
+"""Code that is not a `@tf.function` candidate by its nature, whatever its parameters.
+
+Some functions look like candidates to the tensor analysis (they take arrays, call framework
+APIs) and yet gain nothing from a decorator, or break under one:
+
+* **Not TensorFlow code.** A module that imports neither TensorFlow nor Keras, itself or
+  through the project modules it imports, holds no TensorFlow function: it gets no verdict
+  at all. Keras 3 code written against the backend-agnostic API (`keras.ops`, `keras.random`,
+  a project that imports Keras but never TensorFlow, a branch on `keras.backend.backend()`
+  naming another backend) computes on *backend* tensors: a `tf.function` around it ties it
+  to the TensorFlow backend and breaks it under JAX or PyTorch.
+* **TF1 graph code.** Placeholders, sessions and `sess.run`, `get_variable` and variable
+  scopes, graph collections and `tf.Graph().as_default()` build or run a TF1 graph; a
+  `tf.function` refuses placeholders, cannot run a session inside its trace and creates
+  variables on its first trace only. A module that switches the program to graph mode
+  (`disable_eager_execution`, `disable_v2_behavior`) is a TF1 program as a whole.
+* **tf.data pipeline builders.** A function that returns a `tf.data.Dataset` (or an iterator
+  over one) builds a Python object once; tf.data traces the callbacks (`map`, `filter`, ...)
+  into graphs by itself, so a decorator around the builder adds a trace and nothing else.
+
+The facts here are computed once per project from the solved tensor facts and the call graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+import networkx as nx
+
+from hybridize.analyzer.callgraph import external_keras_call, following_calls
+from hybridize.analyzer.frameworks import ApiInfo
+from hybridize.analyzer.frameworks.tensorflow_rules import (
+    GRAPH_MODE_SWITCHES,
+    KERAS_BACKEND_AGNOSTIC_NAMESPACES,
+    KERAS_BACKEND_QUERIES,
+    KERAS_OTHER_BACKENDS,
+    KERAS_PACKAGES,
+    is_tensorflow_package,
+)
+from hybridize.analyzer.ir import ImportSummary, ModuleSummary, Sym
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.tensors import Atom, ResolvedCall, TensorFacts, is_tensor_like
+from hybridize.model import Span
+
+
+@dataclass(frozen=True, slots=True)
+class NotCandidate:
+    """Why a function is no candidate: a failure name of the verdict, its check, in words."""
+
+    failure: str
+    code: str
+    message: str
+    span: Span | None = None
+    """The call that shows it, when it is in the function's own body; else the `def`."""
+
+
+def module_imports(module: ModuleSummary) -> Iterator[ImportSummary]:
+    """Every import a module performs: at module level, star imports, inside functions."""
+    yield from module.imports.values()
+    for source in module.star_imports:
+        yield ImportSummary("*", source, None)
+    for fn in (module.module_code, *module.functions.values()):
+        for values in fn.locals.values():
+            for value in values:
+                if value[0] == "import":
+                    yield ImportSummary("", value[1], value[2])
+
+
+def _reaching_modules(index: ProjectIndex, is_package: Callable[[str], bool]) -> set[str]:
+    """Modules that import a package `is_package` accepts (by its top-level name), directly
+    or through the project modules they import."""
+    direct: set[str] = set()
+    imported_by: dict[str, set[str]] = {}
+    for relpath, module in index.modules.items():
+        for imp in module_imports(module):
+            targets = _project_modules(index, imp, relpath)
+            if targets:
+                for target in targets:
+                    imported_by.setdefault(target, set()).add(relpath)
+            elif not imp.source.startswith(".") and is_package(imp.source.split(".")[0]):
+                direct.add(relpath)
+    found = set(direct)
+    stack = list(direct)
+    while stack:
+        for importer in imported_by.get(stack.pop(), ()):
+            if importer not in found:
+                found.add(importer)
+                stack.append(importer)
+    return found
+
+
+def _project_modules(index: ProjectIndex, imp: ImportSummary, importer: str) -> set[str]:
+    """The project modules an import loads (the source module, and a submodule member)."""
+    found: set[str] = set()
+    source = (
+        index.find_relative_module(imp.source, importer)
+        if imp.source.startswith(".")
+        else index.find_module(imp.source, importer)
+    )
+    if source is not None:
+        found.add(source)
+    if imp.member is not None:
+        ref = index.resolve_import(imp, importer)
+        if ref[0] in ("module", "global"):
+            found.add(ref[1])
+        elif ref[0] in ("func", "class"):
+            found.add(ref[1].split("::", 1)[0])
+    return found
+
+
+def _is_backend_agnostic(info: ApiInfo) -> bool:
+    return info.tensor_op and info.name.startswith(KERAS_BACKEND_AGNOSTIC_NAMESPACES)
+
+
+def _tensorflow_specific(resolved: ResolvedCall) -> bool:
+    """A call that ties the code to TensorFlow: a TF or tf.keras op, a Keras object's call."""
+    if any(info.tensor_op and not _is_backend_agnostic(info) for info in resolved.api):
+        return True
+    return external_keras_call(resolved)
+
+
+def _flatten(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
+    for atom in atoms:
+        yield atom
+        if depth < 3 and atom[0] == "seq":
+            yield from _flatten(atom[2], depth + 1)
+        elif depth < 3 and atom[0] == "tup":
+            for part in atom[1]:
+                yield from _flatten(part, depth + 1)
+        elif depth < 3 and atom[0] == "dict":
+            yield from _flatten(atom[1], depth + 1)
+
+
+class Candidacy:
+    """Which functions are reported at all, and which are no candidate, and why."""
+
+    def __init__(
+        self, index: ProjectIndex, facts: TensorFacts, graph: nx.DiGraph, keys: Iterable[str]
+    ) -> None:
+        self.index = index
+        self.facts = facts
+        self.graph = graph
+        self.tensorflow_modules = _reaching_modules(index, is_tensorflow_package)
+        self.keras_modules = _reaching_modules(index, KERAS_PACKAGES.__contains__)
+        keys = list(keys)
+        calls = {k: facts.calls.get(k, []) for k in keys}
+        local_tf1 = {k: any(i.tf1_graph for r in calls[k] for i in r.api) for k in keys}
+        self.tf1 = following_calls(graph, facts, local_tf1)
+        self.graph_mode_modules = {
+            k.split("::", 1)[0]
+            for k in keys
+            if any(i.name in GRAPH_MODE_SWITCHES for r in calls[k] for i in r.api)
+        }
+        """Modules that switch the program to TF1 graph mode (`disable_eager_execution`)."""
+        self.tensorflow_ops = following_calls(
+            graph, facts, {k: any(_tensorflow_specific(r) for r in calls[k]) for k in keys}
+        )
+        self.agnostic_ops = following_calls(
+            graph,
+            facts,
+            {k: any(_is_backend_agnostic(i) for r in calls[k] for i in r.api) for k in keys},
+        )
+        builders = {
+            k for k in keys if local_tf1[k] or k.split("::", 1)[0] in self.graph_mode_modules
+        }
+        self.legacy = {k for k in keys if self.tf1[k]} | self._called_only_from(builders, keys)
+        """TF1 graph code (itself or through its callees), and the helpers that only code
+        building a TF1 graph itself calls: their tensors are that graph's symbolic tensors
+        (placeholders and what is built on them). A caller of TF1 code does not make its other
+        callees TF1 code: module-level code calls everything."""
+        agnostic = {k: reason for k in keys if (reason := self._backend_agnostic(k)) is not None}
+        self.agnostic = dict(agnostic)
+        functions = {k for k in agnostic if not k.endswith("::<module>")}
+        for k in self._called_only_from(functions, keys) - set(agnostic):
+            self.agnostic[k] = (
+                "only Keras 3 backend-agnostic code calls it: its values are tensors of "
+                "whichever backend Keras runs on, and a tf.function would tie it to TensorFlow",
+                _is_backend_agnostic,
+            )
+
+    def _called_only_from(self, flagged: set[str], keys: list[str]) -> set[str]:
+        """`flagged`, and the functions every known caller of which is in the result (callbacks
+        run in the caller's mode count as calls; a tf.data callback runs in tf.data's graph)."""
+        known = set(keys)
+        result = set(flagged)
+        stack = list(flagged)
+        while stack:
+            for callee in self.graph.successors(stack.pop()):
+                if callee in result or callee not in known:
+                    continue
+                callers = {
+                    c
+                    for c in (
+                        *self.facts.callers.get(callee, ()),
+                        *self.facts.caller_mode_callbacks.get(callee, ()),
+                    )
+                    if c != callee
+                }
+                if callers and callers <= result:
+                    result.add(callee)
+                    stack.append(callee)
+        return result
+
+    def reported(self, key: str) -> bool:
+        """Functions of modules that use TensorFlow or Keras get a verdict; others are not
+        TensorFlow code at all (a NumPy script, a PyTorch module, plain Python)."""
+        relpath = key.split("::", 1)[0]
+        return relpath in self.tensorflow_modules or relpath in self.keras_modules
+
+    def reasons(self, key: str) -> list[NotCandidate]:
+        """Why the function is no candidate, in decision order (empty when it may be one)."""
+        found: list[NotCandidate] = []
+        agnostic = self.agnostic.get(key)
+        if agnostic is not None:
+            message, shows = agnostic
+            span = self._first_call(key, shows)
+            found.append(NotCandidate("not_tensorflow_code", "HY006", message, span))
+        if key in self.legacy:
+            found.append(
+                NotCandidate(
+                    "legacy_graph_code",
+                    "HY007",
+                    "builds or runs a TensorFlow 1 graph (placeholders, sessions, variable "
+                    "scopes, graph collections): it fails inside a tf.function",
+                    self._first_call(key, lambda info: info.tf1_graph),
+                )
+            )
+        if self._returns_dataset(key):
+            found.append(
+                NotCandidate(
+                    "dataset_builder",
+                    "HY008",
+                    "builds and returns a tf.data pipeline (or its iterator): a Python object "
+                    "built once, whose callbacks tf.data already traces",
+                )
+            )
+        return found
+
+    def _first_call(self, key: str, shows: Callable[[ApiInfo], bool]) -> Span | None:
+        """Where the body first calls an API that `shows` the reason, if it does itself."""
+        spans = [
+            resolved.site.span
+            for resolved in self.facts.calls.get(key, [])
+            if any(shows(info) for info in resolved.api)
+        ]
+        return min(spans, key=lambda s: (s.start_line, s.start_col), default=None)
+
+    def _backend_agnostic(self, key: str) -> tuple[str, Callable[[ApiInfo], bool]] | None:
+        """Why the function is Keras 3 backend-agnostic code, and which calls show it."""
+        relpath = key.split("::", 1)[0]
+        if relpath in self.keras_modules and not self.tensorflow_modules:
+            # Keras in a project that never imports TensorFlow is Keras 3 on whichever
+            # backend runs; next to TensorFlow it is TensorFlow's Keras (Keras 2 runs on
+            # TensorFlow only, Keras 3 there most likely on its TensorFlow backend).
+            return (
+                "the project uses Keras without TensorFlow: under Keras 3 its values are "
+                "tensors of whichever backend runs, and a tf.function would tie it to "
+                "TensorFlow",
+                _is_backend_agnostic,
+            )
+        if self._branches_on_backend(key):
+            return (
+                "branches on the Keras backend (`keras.backend.backend()`): multi-backend "
+                "code that a tf.function would tie to TensorFlow",
+                lambda info: info.name in KERAS_BACKEND_QUERIES,
+            )
+        if self._branches_on_backend(f"{relpath}::<module>"):
+            return (
+                "its module branches on the Keras backend (`keras.backend.backend()`): "
+                "multi-backend code that a tf.function would tie to TensorFlow",
+                _is_backend_agnostic,
+            )
+        if self.agnostic_ops.get(key, False) and not self.tensorflow_ops.get(key, False):
+            return (
+                "computes with Keras 3 backend-agnostic ops (`keras.ops`, `keras.random`) "
+                "and no TensorFlow op: a tf.function would tie it to the TensorFlow backend",
+                _is_backend_agnostic,
+            )
+        return None
+
+    def _backend_queries(self, key: str) -> set[int]:
+        """Indexes of the function's calls that read the Keras backend's name."""
+        return {
+            r.index
+            for r in self.facts.calls.get(key, [])
+            if any(i.name in KERAS_BACKEND_QUERIES for i in r.api)
+        }
+
+    def _branches_on_backend(self, key: str) -> bool:
+        """A test comparing `keras.backend.backend()` (called there, or stored in a local or a
+        module global) with a backend other than TensorFlow."""
+        fn = self.index.function(key)
+        module_key = f"{key.split('::', 1)[0]}::<module>"
+        module = self.index.function(module_key)
+        queries = {(key, i) for i in self._backend_queries(key)}
+        queries |= {(module_key, i) for i in self._backend_queries(module_key)}
+        if not queries:
+            return False
+
+        def is_query(sym: Sym, owner: str, depth: int = 0) -> bool:
+            if sym[0] == "call":
+                return (owner, sym[1]) in queries
+            scope = fn if owner == key else module
+            if sym[0] == "local" and depth < 2:
+                return any(is_query(v, owner, depth + 1) for v in scope.locals.get(sym[1], ()))
+            if sym[0] == "name" and depth < 2:
+                values = module.locals.get(sym[1], ())
+                return any(is_query(v, module_key, depth + 1) for v in values)
+            return False
+
+        def names_other_backend(sym: Sym) -> bool:
+            if sym[0] == "lit":
+                return sym[1] == "str" and sym[2] in KERAS_OTHER_BACKENDS
+            if sym[0] == "seq":
+                return any(names_other_backend(e) for e in sym[2])
+            return False
+
+        def visit(sym: Sym, depth: int = 0) -> bool:
+            if depth > 6 or not isinstance(sym, tuple) or not sym:
+                return False
+            if sym[0] == "op":
+                operands = sym[1]
+                if any(is_query(o, key) for o in operands) and any(
+                    names_other_backend(o) for o in operands
+                ):
+                    return True
+                return any(visit(o, depth + 1) for o in operands)
+            return False
+
+        return any(visit(condition) for condition in fn.conditions)
+
+    def _returns_dataset(self, key: str) -> bool:
+        returned = list(_flatten(self.facts.returns.get(key, frozenset())))
+        return any(a[0] in ("dataset", "iterator") for a in returned) and not any(
+            is_tensor_like(a) for a in returned
+        )

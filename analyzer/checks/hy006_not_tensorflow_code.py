@@ -1,0 +1,54 @@
+"""HY006 not_tensorflow_code: Keras 3 backend-agnostic code, not TensorFlow code."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class NotTensorflowCode(Check):
+    """The function is Keras 3 backend-agnostic code: a tf.function would tie it to TensorFlow.
+
+    What it detects
+    ---------------
+    A function whose tensor work is written against Keras 3's backend-agnostic API and not
+    against TensorFlow: it computes with `keras.ops` or `keras.random` and reaches no
+    TensorFlow op; or it belongs to a project that imports Keras but never TensorFlow; or it
+    branches on
+    `keras.backend.backend()` (or `keras.config.backend()`) against another backend
+    ("jax", "torch", ...) with `==` or `!=`, itself or at its module's top level; or only
+    such functions call it. A module
+    that imports neither TensorFlow nor Keras gets no verdict at all: it is not TensorFlow
+    code.
+
+    Why it matters in graph mode
+    ----------------------------
+    Under Keras 3 the values such code computes on are tensors of whichever backend Keras runs
+    on: JAX arrays, PyTorch tensors, or TensorFlow tensors. `tf.function` traces TensorFlow
+    code only; around backend-agnostic code it converts JAX or PyTorch inputs to TensorFlow
+    tensors (or fails on them), and a branch for another backend is decided once, at trace
+    time. The code stops being portable, and under the TensorFlow backend Keras already
+    compiles what it runs in `fit` (`jit_compile`, `tf.function` of its own train step).
+
+    Example
+    -------
+        from keras import ops
+
+        def f(x):
+            return 0.5 * x * (1.0 + ops.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+
+    Instead
+    -------
+    Leave it to Keras: `model.compile(jit_compile=True)` compiles with the running backend.
+    When the project is TensorFlow-only, write the function with TensorFlow ops, then
+    compile it:
+
+        @tf.function
+        def f(x):
+            return tf.nn.gelu(x, approximate=True)
+    """
+
+    code = "HY006"
+    name = "not_tensorflow_code"
+    severity = "info"
+    summary = "Keras 3 backend-agnostic code: a tf.function would tie it to TensorFlow."
+    EXAMPLE_FUNCTION = "f"

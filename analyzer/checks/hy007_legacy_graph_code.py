@@ -1,0 +1,55 @@
+"""HY007 legacy_graph_code: the function builds or runs a TensorFlow 1 graph."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class LegacyGraphCode(Check):
+    """The function builds or runs a TensorFlow 1 graph, which a tf.function cannot hold.
+
+    What it detects
+    ---------------
+    A function that uses TensorFlow 1's graph-and-session API, itself or through the
+    functions it calls: `tf.compat.v1.placeholder`, a `Session` (`InteractiveSession`,
+    `MonitoredSession`) and its `run`, `get_variable` and `variable_scope`, graph collections
+    (`get_collection`, `add_to_collection`), variable initializers, `train.Saver`,
+    a new `tf.Graph()`. TF1 spellings through `import tensorflow as tf` (`tf.placeholder`,
+    `tf.Session`) count the same as their `tf.compat.v1` names. Every function of a module
+    that switches the program to graph mode (`tf.compat.v1.disable_eager_execution()`,
+    `disable_v2_behavior()`) is TF1 code too, and so is a helper that only such graph-building
+    code calls (its tensors are placeholders and what is built on them). Reading
+    `get_default_graph()` alone is not: in a `tf.function` it is the function's own graph.
+
+    Why it matters in graph mode
+    ----------------------------
+    TF1 code builds a graph first and runs it later in a session; `tf.function` builds and
+    runs a graph of its own on every call. Placeholders are rejected inside it, a session
+    cannot run a graph from inside another graph's trace, `get_variable` relies on the
+    variable scopes of a TF1 graph (a `tf.function` may create variables on its first trace
+    only), and ops built under `tf.Graph().as_default()` leave the traced function. A
+    decorator breaks such code instead of speeding it up.
+
+    Example
+    -------
+        def f(features):
+            x = tf.compat.v1.placeholder(tf.float32, [None, 4])
+            with tf.compat.v1.Session() as sess:
+                return sess.run(tf.reduce_sum(x), feed_dict={x: features})
+
+    Instead
+    -------
+    Migrate the code to TensorFlow 2 first (eager tensors in place of placeholders, plain
+    calls in place of `sess.run`, `tf.Variable` or Keras layers in place of `get_variable`),
+    then compile the migrated function:
+
+        @tf.function
+        def f(x):
+            return tf.reduce_sum(x)
+    """
+
+    code = "HY007"
+    name = "legacy_graph_code"
+    severity = "info"
+    summary = "TensorFlow 1 graph or session code: a tf.function cannot hold it."
+    EXAMPLE_FUNCTION = "f"

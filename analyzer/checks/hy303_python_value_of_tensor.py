@@ -1,0 +1,61 @@
+"""HY303 has_eager_only_calls: a value that is a tensor in the graph is used as a Python value."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class PythonValueOfSymbolicTensor(Check):
+    """Uses a value that is a symbolic tensor in the graph where Python needs a plain value.
+
+    What it detects
+    ---------------
+    A value computed from a tensor parameter or a TensorFlow op used where only a Python
+    value works: `bool(t)`, `max`/`min`/`any`/`all`/`sorted`/`round` of it; a Python list,
+    tuple or range indexed with it (`labels[int(t)]`, `names[len(mask)]`); a Keras layer
+    configured with it (`Dense(int(n))`); a loop over `range(n)` of such a value that grows
+    a Python list, or a comprehension over it. Also such a use in a project function this
+    one calls, at any depth, on a value of this function's graph: the helper is traced
+    inside it.
+
+    Under `tf.function` AutoGraph rewrites `int(t)` and `float(t)` to `tf.cast` and `len(t)`
+    to the static first axis, or to a tensor when that axis is not static (a
+    `tf.boolean_mask`, `tf.unique`, `tf.where` result): they no longer give Python numbers.
+    `int(x.shape[0])` and `len(x)` of a parameter stay Python ints (each new input shape is
+    traced anew), and AutoGraph converts an `if`/`while` test on a tensor by itself.
+
+    Why it matters in graph mode
+    ----------------------------
+    Eagerly every one of these is a concrete number. While tracing it is a symbolic tensor:
+    `bool()` raises `OperatorNotAllowedInGraphError`, a list index raises
+    `TypeError: list indices must be integers or slices, not SymbolicTensor`, and Keras
+    rejects the layer's configuration with `ValueError`. `range(t)` becomes `tf.range`: a
+    `for` statement over it becomes a `tf.while_loop`, whose tensors a Python list cannot
+    keep (`InaccessibleTensorError`), and a comprehension iterates a symbolic tensor, which
+    raises. Adding `@tf.function` breaks the code.
+
+    Example
+    -------
+        def pick(x):
+            n = int(tf.reduce_sum(x))
+            return tf.constant([0.1, 0.2, 0.3][n % 3]) * x
+
+    Instead
+    -------
+    Keep the value a tensor and use TensorFlow to select with it (`tf.gather`, `tf.cond`,
+    `tf.where`), or compute the Python value in the eager caller and pass the result in:
+
+        @tf.function
+        def pick(x):
+            n = tf.cast(tf.reduce_sum(x), tf.int32)
+            return tf.gather(tf.constant([0.1, 0.2, 0.3]), n % 3) * x
+    """
+
+    code = "HY303"
+    name = "has_eager_only_calls"
+    severity = "error"
+    summary = (
+        "Uses a value that is a tensor in the graph (e.g. `int(t)`, `len(mask)`) as a Python "
+        "value: a list index, `bool()`, a Keras layer's configuration."
+    )
+    EXAMPLE_FUNCTION = "f"

@@ -1,0 +1,68 @@
+"""HY407 has_python_value_returns: tf.function cannot return it, or returns it as a tensor."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class HasPythonValueReturns(Check):
+    """Returns something tf.function cannot return, or a Python value a caller needs as such.
+
+    What it detects
+    ---------------
+    A function that may take tensors and returns, on some path:
+
+    - a value `tf.function` cannot return at all: a Keras layer, model or optimizer, an
+      instance of a plain project class, a function or class, a dtype, or what `tf.group`,
+      `tf.no_op`, `tf.print` or a `tf.debugging.assert_*` op gives (a `tf.Operation` in a
+      graph);
+    - `None` on one path and a tensor on another while the body branches on a tensor;
+    - a Python value (a number, string or bool, `x.shape[i]`, `x.shape.as_list()`, a NumPy
+      value) or a `tf.Variable`, which `tf.function` returns as a tensor, when a caller uses
+      the result where a tensor does not do: to configure a Keras layer
+      (`Dense(units=f(x))`), printed, logged or written, through `str`/`repr`/`json`, with a
+      method a tensor lacks (`.upper()`, `.assign()`); in a caller that itself runs as a
+      graph, also as a list index, in `bool()` or NumPy.
+
+    An eager tensor stands in for a Python number in most uses (a list index, `range(n)`,
+    an `if` comparison, `"%d" % n`, `int(n)`): those callers are fine. When no caller is
+    known, the verdict states the assumption that none needs the Python value.
+
+    Why it matters in graph mode
+    ----------------------------
+    `tf.function` converts every returned leaf with `tf.nest`: Python numbers, strings,
+    NumPy values and static shapes become tensors, a variable its current value, and other
+    objects raise `TypeError: To be compatible with tf.function, Python functions must
+    return zero or more Tensors or ExtensionTypes or None values`. A branch on a tensor
+    becomes `tf.cond`, whose branches must return the same structure, so `None` against a
+    tensor raises `ValueError`. A caller that needed the Python value then fails (Keras:
+    "Received an invalid value for `units`") or silently prints `tf.Tensor(4, shape=(),
+    dtype=int32)` instead of `4`.
+
+    Example
+    -------
+        def hidden_width(x):
+            return x.shape[-1] * 2
+
+        head = tf.keras.layers.Dense(hidden_width(features))
+
+    Instead
+    -------
+    Leave functions that compute configuration or Python values eager, and compile the
+    function that does the tensor work. Return tensors (or None on every path) from a
+    compiled function, and keep Keras objects and operations inside it:
+
+        @tf.function
+        def step(x):
+            v.assign_add(tf.reduce_sum(x))
+            return v.read_value()
+    """
+
+    code = "HY407"
+    name = "has_python_value_returns"
+    severity = "error"
+    summary = (
+        "Returns what tf.function cannot return (a Keras object, a tf.Operation, None or a "
+        "tensor), or a Python value that a caller needs as such."
+    )
+    EXAMPLE_FUNCTION = "f"

@@ -1,0 +1,58 @@
+"""HY408 has_frozen_python_state_reads: reads state that other code reassigns between calls."""
+
+from __future__ import annotations
+
+from . import Check
+
+
+class HasFrozenPythonStateReads(Check):
+    """Reads an attribute of `self` or a module global that other code reassigns.
+
+    What it detects
+    ---------------
+    A function that reads `self.threshold`, a module global, or an attribute of a
+    module-level object, holding a Python value or a tensor (not a `tf.Variable`), when the
+    project assigns that attribute or global somewhere else after initialisation: in a
+    method other than `__init__` (or a Keras `build`), in a function declaring it `global`,
+    or in module code inside a loop or after a call of the function. Reads in the project
+    functions it calls count too: they are traced with it.
+
+    Why it matters in graph mode
+    ----------------------------
+    `tf.function` runs the Python body once, while tracing, and keeps what it read: a
+    Python number becomes a constant of the graph, an eager tensor a captured constant.
+    The cache key holds the function's arguments, not the state it reads, so a later
+    `model.threshold = 0.9` or `global THRESHOLD` assignment does not retrace: the graph
+    keeps computing with the old value, silently. A `tf.Variable` is captured by reference
+    and stays live.
+
+    Example
+    -------
+        THRESHOLD = 0.5
+
+        def masked(x):
+            return tf.cast(x > THRESHOLD, tf.float32) * x
+
+        for THRESHOLD in (0.1, 0.5, 0.9):
+            masked(features)
+
+    Instead
+    -------
+    Keep state that changes in a `tf.Variable` and `assign` it, or pass the value as an
+    argument (a tensor, so that it does not retrace per value):
+
+        threshold = tf.Variable(0.5)
+
+        @tf.function
+        def masked(x):
+            return tf.cast(x > threshold, tf.float32) * x
+    """
+
+    code = "HY408"
+    name = "has_frozen_python_state_reads"
+    severity = "error"
+    summary = (
+        "Reads a `self` attribute or a global that other code reassigns: a graph keeps the "
+        "value it saw while tracing."
+    )
+    EXAMPLE_FUNCTION = "f"

@@ -1,0 +1,234 @@
+"""Python state a function reads while other code reassigns it: frozen at trace time.
+
+A traced function reads `self.threshold` or a module global while tracing, and the graph
+keeps what it saw: a Python value, or an eager tensor, is embedded as a constant. When other
+code assigns a new value between calls, the eager function sees it and the graph does not
+(nothing in the cache key changed, so it does not retrace). A `tf.Variable` read this way is
+captured by reference and stays live; so are objects such as layers, whose own variables
+are what the graph reads.
+
+The fact holds only on evidence: the analysis sees, elsewhere in the project, an assignment
+to that attribute or global after initialisation. Initialisation is the class's `__init__`
+(and a Keras `build`, which runs before the first call), and module code that runs before
+the first call of the function outside any loop.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from hybridize.analyzer.ir import FunctionSummary, Sym
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.tensors import Atom, TensorFacts, callees, get_evaluator, leaf_atoms
+from hybridize.model import Finding, Span
+
+CODE = "HY408"
+FACT = "has_frozen_python_state_reads"
+INITIALISERS = frozenset({"__init__", "__new__", "__post_init__"})
+"""Methods that set an object up before anyone calls it."""
+FROZEN_KINDS = frozenset({"lit", "python", "tensor", "numpy"})
+"""Values a trace embeds as they are (Python values, eager tensors, and containers of only
+those); a variable, a Keras object or a function is read through a reference that stays
+live."""
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """An assignment that may change state between calls: who does it, and where."""
+
+    writer: str
+    span: Span
+
+
+StateKey = tuple[str, str, str]
+"""("attr", class key, attribute) or ("global", module relpath, name)."""
+
+
+MAX_HELPER_DEPTH = 4
+"""How far into the project functions a traced function calls its reads are followed."""
+
+
+def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
+    """Reads of `self` attributes and module globals holding values a trace freezes, when
+    the project reassigns them outside initialisation; in the function or in a project
+    function it calls (traced with it)."""
+    fn = index.function(key)
+    if fn.is_lambda or key.endswith("::<module>"):
+        return []
+    writes = _writes(index, facts)
+    for reader, via in _traced_with(index, facts, key):
+        evaluator = get_evaluator(index, facts, reader)
+        for what, state in _reads(index, facts, reader, index.function(reader)):
+            if not _frozen(evaluator.eval(state[1])):
+                continue
+            for write in writes.get(state[0], ()):
+                if write.writer in (key, reader) or not _after_initialisation(
+                    index, facts, key, write
+                ):
+                    continue
+                writer = index.function(write.writer)
+                who = "module code" if writer.qualname == "<module>" else f"`{writer.qualname}`"
+                where = write.writer.split("::", 1)[0]
+                return [
+                    Finding(
+                        CODE,
+                        FACT,
+                        "error",
+                        f"{via}reads {what}, which {who} reassigns ({where}, line "
+                        f"{write.span.start_line}): a graph keeps the value it saw while "
+                        "tracing",
+                        fn.span,
+                    )
+                ]
+    return []
+
+
+def _traced_with(index: ProjectIndex, facts: TensorFacts, key: str) -> Iterator[tuple[str, str]]:
+    """The function and the project functions it calls (to MAX_HELPER_DEPTH), each with
+    the words that lead to it ("calls `helper`, which ")."""
+    seen = {key}
+    frontier = [(key, "")]
+    for _ in range(MAX_HELPER_DEPTH + 1):
+        following: list[tuple[str, str]] = []
+        for current, via in frontier:
+            yield current, via
+            for resolved in facts.calls.get(current, []):
+                for _, target in callees(index, resolved):
+                    if target not in seen:
+                        seen.add(target)
+                        name = index.function(target).qualname
+                        following.append((target, f"{via}calls `{name}`, which "))
+        frontier = following
+
+
+def _frozen(atoms: frozenset[Atom]) -> bool:
+    """Every value the state may hold is one a trace embeds: a value of unknown kind may be
+    a variable (`self.w = self.add_weight(...)` through unresolved code), so it is not."""
+    leaves = list(leaf_atoms(atoms))
+    return bool(leaves) and all(a[0] in FROZEN_KINDS for a in leaves)
+
+
+def _reads(
+    index: ProjectIndex, facts: TensorFacts, key: str, fn: FunctionSummary
+) -> Iterator[tuple[str, tuple[StateKey, Sym]]]:
+    """The state the function reads: attributes of `self`, and module globals."""
+    relpath = key.split("::", 1)[0]
+    receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
+    class_key = f"{relpath}::{fn.class_qualname}" if fn.class_qualname else None
+    selves = {("param", receiver), ("local", receiver)} if receiver else set()
+    evaluator = get_evaluator(index, facts, key)
+    for sym in sorted(evaluator.memo, key=repr):
+        if sym[0] == "attr" and sym[1] in selves and class_key is not None:
+            if index.find_method(class_key, sym[2]) is None:
+                yield f"`{receiver}.{sym[2]}`", (("attr", class_key, sym[2]), sym)
+        elif sym[0] == "attr" and _free_name(index, key, fn, sym[1]):
+            # An attribute of a module-level object (`config.temperature`), or a global of
+            # another module (`settings.SCALE`).
+            for atom in evaluator.eval(sym[1]):
+                if (
+                    atom[0] == "obj"
+                    and atom[2] is not None
+                    and index.find_method(atom[2], sym[2]) is None
+                ):
+                    yield f"`{sym[1][1]}.{sym[2]}`", (("attr", atom[2], sym[2]), sym)
+                elif atom[0] == "module":
+                    ref = index.member(("module", atom[1]), sym[2])
+                    if ref[0] == "global":
+                        yield f"`{sym[1][1]}.{sym[2]}`", (("global", ref[1], ref[2]), sym)
+        elif sym[0] == "name" and (found := _global(index, key, fn, sym)) is not None:
+            yield f"the global `{sym[1]}`", (found, sym)
+
+
+def _free_name(index: ProjectIndex, key: str, fn: FunctionSummary, sym: Sym) -> bool:
+    """A name the function reads from its module (a global, an imported module)."""
+    return (
+        sym[0] == "name"
+        and (sym[1] not in fn.locals or sym[1] in fn.globals_declared)
+        and not _enclosing_binds(index, key, sym[1])
+    )
+
+
+def _global(index: ProjectIndex, key: str, fn: FunctionSummary, sym: Sym) -> StateKey | None:
+    """The module global a free name read denotes, if it is one."""
+    if not _free_name(index, key, fn, sym):
+        return None
+    ref = index.resolve_global(key.split("::", 1)[0], sym[1])
+    return ("global", ref[1], ref[2]) if ref[0] == "global" else None
+
+
+def _enclosing_binds(index: ProjectIndex, key: str, name: str) -> bool:
+    """The name is a variable of an enclosing function, not a global."""
+    relpath = key.split("::", 1)[0]
+    parent = index.function(key).parent_qualname
+    while parent is not None:
+        parent_fn = index.function(f"{relpath}::{parent}")
+        if name in parent_fn.locals:
+            return True
+        parent = parent_fn.parent_qualname
+    return False
+
+
+def _writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKey, list[Write]]:
+    """Every assignment of an instance attribute or a module global in the project."""
+    cached = facts.cache.get("state_writes")
+    if isinstance(cached, dict):
+        return cached
+    found: dict[StateKey, list[Write]] = defaultdict(list)
+    for relpath, module in index.modules.items():
+        for qualname in ["<module>", *module.functions]:
+            writer = f"{relpath}::{qualname}"
+            fn = index.function(writer)
+            evaluator = get_evaluator(index, facts, writer)
+            for store in fn.stores:
+                if store.kind == "global":
+                    found[("global", relpath, store.name)].append(Write(writer, store.span))
+                elif store.kind == "attr":
+                    for atom in evaluator.eval(store.target):
+                        if atom[0] == "obj" and atom[2] is not None:
+                            for class_key in index.mro(atom[2]):
+                                found[("attr", class_key, store.name)].append(
+                                    Write(writer, store.span)
+                                )
+                        elif atom[0] == "module":
+                            found[("global", atom[1], store.name)].append(Write(writer, store.span))
+            for name, span in fn.name_bindings:
+                # Initialisation or not is decided per reader (`_after_initialisation`).
+                found[("global", relpath, name)].append(Write(writer, span))
+    facts.cache["state_writes"] = dict(found)
+    return dict(found)
+
+
+def _in_loop(fn: FunctionSummary, span: Span) -> bool:
+    """Inside a `for` statement of the module, or its target (a comprehension repeats
+    nothing around it)."""
+    return any(_inside(span, loop.span) for loop in fn.loops if not loop.comprehension)
+
+
+def _inside(inner: Span, outer: Span) -> bool:
+    return (outer.start_line, outer.start_col) <= (inner.start_line, inner.start_col) and (
+        inner.end_line,
+        inner.end_col,
+    ) <= (outer.end_line, outer.end_col)
+
+
+def _after_initialisation(index: ProjectIndex, facts: TensorFacts, key: str, write: Write) -> bool:
+    """Whether a write may run between calls of function `key`: not in an initialiser, and
+    at module level only in a loop or after a call of the function."""
+    writer = index.function(write.writer)
+    if writer.name in INITIALISERS:
+        return False
+    if writer.name == "build" and writer.class_qualname is not None:
+        class_key = f"{write.writer.split('::', 1)[0]}::{writer.class_qualname}"
+        if index.keras_role(class_key) is not None:
+            return False
+    if writer.qualname != "<module>":
+        return True
+    if _in_loop(writer, write.span):
+        return True
+    return any(
+        target == key and resolved.site.span.start_line < write.span.start_line
+        for resolved in facts.calls.get(write.writer, [])
+        for _, target in callees(index, resolved)
+    )

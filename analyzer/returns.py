@@ -1,0 +1,437 @@
+"""What a function returns, and whether its callers still get what they use once it is compiled.
+
+`tf.function` passes every returned value through `tf.nest` and converts each leaf (checked
+with TensorFlow 2.21):
+
+- tensors, variables (returned as a tensor of their value), composite tensors (ragged,
+  sparse, `tf.data` datasets and iterators) and `None` come back as such;
+- Python numbers, strings and booleans, NumPy values and a static `TensorShape` come back as
+  tensors: `x.shape[0]` as an int32 tensor, `x.shape.as_list()` as a list of them;
+- anything else raises `TypeError: To be compatible with tf.function, Python functions must
+  return zero or more Tensors or ExtensionTypes or None values` while tracing: a Keras layer,
+  model or optimizer, an instance of a plain project class, a function, a `tf.Operation`
+  (what `tf.group`, `tf.no_op`, `tf.print` and the `tf.debugging.assert_*` ops give in a
+  graph);
+- `None` on one path and a tensor on another fails as soon as the paths depend on a tensor
+  (AutoGraph turns the branch into `tf.cond`, whose branches must return the same structure).
+
+A returned Python value that becomes a tensor is harmless where the caller uses it as a
+number (an eager tensor indexes a list, sizes a `range`, compares in an `if`, formats with
+`%d`), but not where the caller needs the Python value itself: a Keras layer's configuration
+(`Dense(units=f(x))` raises ValueError), printed or logged or written text (an eager tensor
+shows as `tf.Tensor(3, shape=(), dtype=int32)`), `str`/`repr`/`json` conversions, methods a
+tensor does not have (`.upper()` of a string, `.assign()` of a variable). In a caller that is
+itself traced the result is a symbolic tensor: every Python-value use fails there (a list
+index, `bool()`, NumPy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+
+from hybridize.analyzer.frameworks import lookup, lookup_method
+from hybridize.analyzer.frameworks.python_stdlib import (
+    AUTOGRAPH_CASTS,
+    AUTOGRAPH_LEN,
+    PYTHON_VALUE_BUILTINS,
+)
+from hybridize.analyzer.helper_safety import SYMBOLIC_KINDS, configures_keras_layer
+from hybridize.analyzer.ir import FunctionSummary, Sym
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.tensors import (
+    PYTHON_SEQUENCE_KINDS,
+    Atom,
+    Evaluator,
+    ResolvedCall,
+    TensorFacts,
+    callees,
+    get_evaluator,
+    leaf_atoms,
+)
+from hybridize.model import Finding
+
+CODE = "HY407"
+FACT = "has_python_value_returns"
+UNRETURNABLE_ROLES = {
+    "layer": "a Keras layer",
+    "model": "a Keras model",
+    "optimizer": "a Keras optimizer",
+    "loss": "a Keras loss object",
+    "metric": "a Keras metric",
+    "tape": "a GradientTape",
+    "strategy": "a distribution strategy",
+    "file": "a file object",
+    "logger": "a logger",
+}
+CALLABLE_KINDS = {"func": "a function", "class": "a class", "module": "a module"}
+"""(A "method" atom is left out: the tensor analysis gives one for a `@property` read too.)"""
+OPERATION_RETURNS = frozenset({"none", "object"})
+"""What the API tables say a TF op returns when it gives no tensor: in a graph that is a
+`tf.Operation` (eagerly `None`)."""
+TEXT_CONVERSIONS = frozenset(
+    {"builtins.str", "builtins.repr", "builtins.hash", "json.dumps", "json.dump"}
+)
+"""Where a tensor is not the value: `str`/`repr` give `tf.Tensor(8, shape=(), ...)`, `hash`
+and `json` raise. (`format()`, `str.format` and f-strings without `!s`/`!r` show the value.)"""
+OUTPUT_EFFECTS = frozenset({"print", "logging", "io"})
+STATIC_SHAPE_ATTRIBUTES = frozenset({"shape", "ndim"})
+STATIC_SHAPE_METHODS = frozenset({"as_list", "num_elements"})
+
+
+def python_value_returns(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: str,
+    hybrid: Collection[str],
+    traced: Collection[str],
+) -> tuple[list[Finding], list[str]]:
+    """Findings of `has_python_value_returns` for one function, and the assumption it rests
+    on when no caller is known. `hybrid` are the compiled functions, `traced` those that run
+    as graphs (compiled, or called only from graphs)."""
+    fn = index.function(key)
+    if fn.is_generator or fn.is_lambda or key in hybrid:
+        # A generator is HY301's; a lambda is not compiled on its own; a function that runs
+        # as a graph already gives its callers what they get now.
+        return [], []
+    evaluator = get_evaluator(index, facts, key)
+    reasons = [*_unreturnable(index, facts, key, fn, evaluator), *_none_or_tensor(fn, evaluator)]
+    findings = [Finding(CODE, FACT, "error", reason, fn.span) for reason in reasons[:1]]
+    kinds = _python_kinds(fn, evaluator)
+    assumptions: list[str] = []
+    if kinds and not findings:
+        described = " or ".join(sorted(kinds))
+        use = _first_python_use(index, facts, key, traced)
+        if use is not None:
+            findings.append(
+                Finding(
+                    CODE,
+                    FACT,
+                    "error",
+                    f"returns {described}, which tf.function returns as a tensor, and {use}",
+                    fn.span,
+                )
+            )
+        elif not _has_callers(facts, key):
+            assumptions.append(
+                f"returns {described}, which tf.function would return as a tensor: no caller "
+                "is known, and none is assumed to need it as a Python value"
+            )
+    return findings, assumptions
+
+
+# ---------------------------------------------------------------------- what is returned
+
+
+def _unreturnable(
+    index: ProjectIndex, facts: TensorFacts, key: str, fn: FunctionSummary, evaluator: Evaluator
+) -> Iterator[str]:
+    """Why some returned value cannot be returned from a tf.function at all."""
+    calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
+    for sym in fn.returns:
+        operation = _operation(fn, sym, calls)
+        if operation is not None:
+            yield (
+                f"returns what `{operation}` gives, a tf.Operation in a graph: tf.function "
+                "cannot return it (TypeError while tracing)"
+            )
+            return
+        for atom in leaf_atoms(evaluator.eval(sym)):
+            what = _unreturnable_atom(index, atom)
+            if what is not None:
+                yield f"returns {what}, which tf.function cannot return (TypeError while tracing)"
+                return
+
+
+def _unreturnable_atom(index: ProjectIndex, atom: Atom) -> str | None:
+    kind = atom[0]
+    if kind in CALLABLE_KINDS:
+        return CALLABLE_KINDS[kind]
+    if kind == "ext":
+        info = lookup(atom[1])
+        if info is not None and info.returns in ("dtype", "spec"):
+            return f"`{_display(info.name)}`, a {info.returns}"
+        # The Python tables file module constants with functions (`math.pi`): only the
+        # framework tables tell a function from a constant.
+        if info is not None and info.kind in ("function", "class") and info.framework != "python":
+            return f"the {info.kind} `{_display(info.name)}`"
+        return None
+    if kind != "obj":
+        return None
+    role, class_key = atom[1], atom[2]
+    if role in UNRETURNABLE_ROLES:
+        return UNRETURNABLE_ROLES[role]
+    if role == "instance" and class_key is not None and _plain_project_class(index, class_key):
+        return f"an instance of `{class_key.split('::', 1)[1]}`"
+    return None
+
+
+def _plain_project_class(index: ProjectIndex, class_key: str) -> bool:
+    """A class of the project whose bases are all project classes (or none): not a
+    `tf.experimental.ExtensionType` or another framework type tf.function might accept."""
+    for key in index.mro(class_key):
+        try:
+            refs = index.base_refs(key)
+        except KeyError:
+            return False
+        if any(ref[0] != "class" and ref != ("ext", "builtins.object") for ref in refs):
+            return False
+    return True
+
+
+def _operation(fn: FunctionSummary, sym: Sym, calls: dict[int, ResolvedCall]) -> str | None:
+    """The TF op whose result (a tf.Operation in a graph) the returned value is, if any."""
+    for _ in range(20):
+        if sym[0] in ("local", "name") and len(fn.locals.get(sym[1], ())) == 1:
+            sym = fn.locals[sym[1]][0]
+        else:
+            break
+    if sym[0] != "call" or sym[1] not in calls:
+        return None
+    for info in calls[sym[1]].api:
+        # Keras 3 is backend-agnostic: its methods that give nothing give None in a graph too.
+        if info.tensor_op and info.returns in OPERATION_RETURNS and info.framework == "tensorflow":
+            return "tf." + info.name.removeprefix("tensorflow.")
+    return None
+
+
+def _none_or_tensor(fn: FunctionSummary, evaluator: Evaluator) -> Iterator[str]:
+    """None on one path and a tensor on another, with a branch on a tensor in the body."""
+    returns_none = fn.may_fall_through or ("lit", "none", None) in fn.returns
+    if not returns_none:
+        return
+    tensor = any(
+        atom[0] in SYMBOLIC_KINDS
+        for sym in fn.returns
+        if sym != ("lit", "none", None)
+        for atom in leaf_atoms(evaluator.eval(sym))
+    )
+    branches_on_tensor = any(
+        any(atom[0] in SYMBOLIC_KINDS for atom in evaluator.eval(test)) for test in fn.conditions
+    )
+    if tensor and branches_on_tensor:
+        yield (
+            "returns None on one path and a tensor on another, and branches on a tensor: in "
+            "a graph the branch becomes tf.cond, whose branches must return the same "
+            "structure (ValueError while tracing)"
+        )
+
+
+def _python_kinds(fn: FunctionSummary, evaluator: Evaluator) -> set[str]:
+    """The Python values among what the function returns, in words."""
+    kinds: set[str] = set()
+    for sym in fn.returns:
+        if _static_shape(fn, sym):
+            kinds.add("a static shape value (a Python int or list)")
+            continue
+        leaves = list(leaf_atoms(evaluator.eval(sym)))
+        found = {_python_kind(atom) for atom in leaves}
+        if leaves and None not in found:
+            # Only a value that is Python on every path: one that may be a tensor already
+            # gives its callers a tensor eagerly too.
+            kinds |= {kind for kind in found if kind}
+    return kinds
+
+
+def _python_kind(atom: Atom) -> str | None:
+    """What tf.function turns into a tensor, in words; "" for None (returned as is); None
+    for anything else (a tensor, an unknown value)."""
+    if atom == ("lit", "none", None):
+        return ""
+    if atom[0] == "lit" and atom[1] in ("int", "float", "str", "bool"):
+        return f"a Python {atom[1]}"
+    if atom[0] == "numpy":
+        return "a NumPy value"
+    if atom[0] == "variable":
+        return "a tf.Variable (returned as a tensor of its value)"
+    return None
+
+
+def _static_shape(fn: FunctionSummary, sym: Sym, memo: dict[Sym, bool] | None = None) -> bool:
+    """A value computed from static shapes only: `x.shape[0]`, `x.shape.as_list()`,
+    `x.ndim * 2` (not `tf.shape(x)`, which is a tensor). Each value is visited once; one
+    that feeds itself (`n = n * 2`) is static when everything else it is made of is."""
+    memo = memo if memo is not None else {}
+    if sym in memo:
+        return memo[sym]
+    memo[sym] = True  # a value reached again through itself adds nothing new
+    kind = sym[0]
+    result = False
+    if kind in ("local", "name"):
+        values = fn.locals.get(sym[1], ())
+        result = bool(values) and all(_static_shape(fn, v, memo) for v in values)
+    elif kind == "attr":
+        result = sym[2] in STATIC_SHAPE_ATTRIBUTES
+    elif kind == "item":
+        result = _static_shape(fn, sym[1], memo)
+    elif kind == "op":
+        operands = [o for o in sym[1] if o[0] != "lit"]
+        result = bool(operands) and all(_static_shape(fn, o, memo) for o in operands)
+    elif kind == "call":
+        callee = fn.calls[sym[1]].callee
+        result = (
+            callee[0] == "attr"
+            and callee[2] in STATIC_SHAPE_METHODS
+            and _static_shape(fn, callee[1], memo)
+        )
+    memo[sym] = result
+    return result
+
+
+# ---------------------------------------------------------------------- how callers use it
+
+
+def _has_callers(facts: TensorFacts, key: str) -> bool:
+    return bool(
+        facts.callers.get(key)
+        or facts.callback_callers.get(key)
+        or key in facts.traced_callbacks
+        or key in facts.wrapped_by_tf_function
+    )
+
+
+def _first_python_use(
+    index: ProjectIndex, facts: TensorFacts, key: str, traced: Collection[str]
+) -> str | None:
+    """How some caller uses the function's result as a Python value, in words."""
+    for caller in sorted(facts.callers.get(key, ())):
+        if caller == key:
+            continue
+        caller_fn = index.function(caller)
+        calls = facts.calls.get(caller, [])
+        evaluator = get_evaluator(index, facts, caller)
+        for resolved in calls:
+            if not any(target == key for _, target in callees(index, resolved)):
+                continue
+            use = _python_use(
+                caller_fn, calls, evaluator, ("call", resolved.index), caller in traced
+            )
+            if use is not None:
+                line = resolved.site.span.start_line
+                where = "" if caller.endswith("::<module>") else f"`{caller_fn.qualname}` "
+                return f"{where or 'module code '}(line {line}) {use}"
+    return None
+
+
+def _python_use(
+    fn: FunctionSummary,
+    calls: list[ResolvedCall],
+    evaluator: Evaluator,
+    result: Sym,
+    traced: bool,
+) -> str | None:
+    """How a caller uses `result` where a tensor does not do: in an eager caller only what
+    an eager tensor cannot stand in for; in a traced one, any use needing a Python value."""
+
+    def flows(sym: Sym) -> bool:
+        return _flows(fn, sym, result, calls if traced else None)
+
+    for resolved in calls:
+        site = resolved.site
+        arguments = [*site.args, *(value for _, value in site.kwargs)]
+        passed = any(flows(a) for a in arguments)
+        for info in resolved.api if passed else ():
+            name = _display(info.name)
+            if configures_keras_layer(info):
+                return f"configures `{name}` with it, where Keras needs a Python value"
+            if info.effect in OUTPUT_EFFECTS:
+                return (
+                    f"passes it to `{name}`, which shows a tensor as `tf.Tensor(...)`, not as "
+                    "the value"
+                )
+            if info.name in TEXT_CONVERSIONS:
+                return f"converts it with `{name}`"
+            if traced and (
+                info.name in PYTHON_VALUE_BUILTINS
+                or (info.framework in ("numpy", "scipy") and not info.tensor_op)
+            ):
+                return f"passes it to `{name}`, which needs a Python value in its graph"
+        callee = site.callee
+        if callee[0] == "attr" and flows(callee[1]) and not passed:
+            receiver = evaluator.eval(callee[1])
+            scalar = [a for a in receiver if a[0] in ("lit", "numpy", "variable")]
+            if scalar and lookup_method("tensor", callee[2]) is None:
+                return f"calls `.{callee[2]}()` on it, which a tensor does not have"
+    for sym in _values_of(fn):
+        if sym[0] == "fstr" and any(flows(value) for value in sym[1]):
+            return "shows it in an f-string through `!s`/`!r`, as `tf.Tensor(...)`"
+        if sym[0] != "item" or sym[2][0] in ("lit", "slice") or not flows(sym[2]):
+            continue
+        bases = evaluator.eval(sym[1])
+        if any(a[0] == "dict" for a in bases):
+            return "looks it up as a dict key, and a tensor is not hashable"
+        if traced and bases and all(a[0] in PYTHON_SEQUENCE_KINDS for a in bases):
+            return "indexes a Python list with it, which needs a Python int in its graph"
+    return None
+
+
+def _values_of(fn: FunctionSummary) -> Iterator[Sym]:
+    """Every value the function's body writes down, and the values they are made of."""
+    stack: list[Sym] = [*fn.returns, *fn.conditions]
+    for values in fn.locals.values():
+        stack.extend(values)
+    for store in fn.stores:
+        stack.extend((store.target, store.value))
+    for site in fn.calls:
+        stack.extend((site.callee, *site.args, *(value for _, value in site.kwargs)))
+    seen: set[Sym] = set()
+    while stack:
+        sym = stack.pop()
+        if sym in seen:
+            continue
+        seen.add(sym)
+        yield sym
+        kind = sym[0]
+        if kind in ("attr", "iter", "enter"):
+            stack.append(sym[1])
+        elif kind == "item":
+            stack.extend((sym[1], sym[2]))
+        elif kind in ("op", "cond", "dict", "fstr"):
+            stack.extend(sym[1])
+        elif kind == "seq":
+            stack.extend(sym[2])
+
+
+def _display(name: str) -> str:
+    if name.startswith("tensorflow."):
+        return "tf." + name.removeprefix("tensorflow.")
+    return name.removeprefix("builtins.")
+
+
+def _flows(
+    fn: FunctionSummary,
+    sym: Sym,
+    result: Sym,
+    casts: list[ResolvedCall] | None,
+) -> bool:
+    """Whether `sym` is `result`, or holds or computes from it without leaving tensors:
+    through locals, arithmetic, conditionals and displays; with `casts` (a traced caller)
+    also through AutoGraph's `int()`/`float()`/`len()`, which give tensors there. A
+    reachability question, so each value is visited once."""
+    by_index = {resolved.index: resolved for resolved in casts or ()}
+    seen: set[Sym] = set()
+    stack = [sym]
+    while stack:
+        current = stack.pop()
+        if current == result:
+            return True
+        if current in seen:
+            continue
+        seen.add(current)
+        kind = current[0]
+        if kind in ("local", "name"):
+            stack.extend(fn.locals.get(current[1], ()))
+        elif kind in ("op", "cond"):
+            stack.extend(current[1])
+        elif kind == "seq":
+            stack.extend(current[2])
+        elif kind in ("dict", "fstr"):
+            stack.extend(current[1])
+        elif kind == "item":
+            stack.append(current[1])
+        elif kind == "call" and current[1] in by_index:
+            resolved = by_index[current[1]]
+            if any(
+                info.name in AUTOGRAPH_CASTS or info.name == AUTOGRAPH_LEN for info in resolved.api
+            ):
+                stack.extend(resolved.site.args)
+    return False

@@ -1,0 +1,440 @@
+"""What a function returns under tf.function (`has_python_value_returns`, HY407).
+
+tf.function converts every returned leaf: Python numbers, strings, NumPy values and static
+shapes become tensors, a variable its value; Keras objects, plain class instances, functions
+and tf.Operations cannot be returned at all; None on one path and a tensor on another fails
+when the paths depend on a tensor. A converted value is a hazard only where a caller needs the
+Python value itself. Each expected value was checked against TensorFlow 2.21.
+"""
+
+from __future__ import annotations
+
+import pytest
+from facts_helpers import case, verdict
+
+FACT = "has_python_value_returns"
+HEADER = """
+        import json
+        import tensorflow as tf
+
+        x = tf.ones((4, 3))
+        v = tf.Variable(1.0)
+"""
+
+
+def program(body: str) -> str:
+    return HEADER + body
+
+
+CASES = [
+    # --- cannot be returned at all --------------------------------------------------------
+    case(
+        "returns-a-keras-layer",
+        program(
+            """
+        def f(x):
+            return tf.keras.layers.Dense(tf.shape(x)[-1])
+
+        f(x)
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "returns-the-operation-of-tf-group",
+        program(
+            """
+        def f(x):
+            return tf.group(v.assign_add(tf.reduce_sum(x)))
+
+        f(x)
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "returns-what-tf-debugging-assert-gives",
+        program(
+            """
+        def f(x):
+            return tf.debugging.assert_equal(x, x * 1.0)
+
+        f(x)
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "returns-an-instance-of-a-plain-class",
+        program(
+            """
+        class Box:
+            def __init__(self, value):
+                self.value = value
+
+        def f(x):
+            return Box(tf.reduce_sum(x))
+
+        f(x)
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "returns-a-tuple-holding-a-function",
+        program(
+            """
+        def f(x):
+            return tf.reduce_sum(x), tf.nn.relu
+
+        f(x)
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "returns-none-or-a-tensor-on-a-tensor-branch",
+        program(
+            """
+        def f(x):
+            if tf.reduce_sum(x) > 0:
+                return x * 2
+            return None
+
+        f(x)
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "falls-through-to-none-on-a-tensor-branch",
+        program(
+            """
+        def f(x):
+            if tf.reduce_sum(x) > 0:
+                return x * 2
+
+        f(x)
+            """
+        ),
+        "f",
+        True,
+    ),
+    # --- a Python value that a caller needs as such --------------------------------------
+    case(
+        "static-width-configures-a-dense-layer",
+        program(
+            """
+        def f(x):
+            return x.shape[-1] * 2
+
+        head = tf.keras.layers.Dense(f(x))
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "shape-list-is-printed",
+        program(
+            """
+        def f(x):
+            return x.shape.as_list()
+
+        print(f(x))
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "string-result-gets-a-string-method",
+        program(
+            """
+        def f(x):
+            return "big" if x.shape[0] > 2 else "small"
+
+        f(x).upper()
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "variable-result-is-assigned",
+        program(
+            """
+        def f(x):
+            v.assign_add(tf.reduce_sum(x))
+            return v
+
+        f(x).assign(0.0)
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "python-float-goes-to-json",
+        program(
+            """
+        def f(x):
+            return float(x.shape[0]) / 2
+
+        def report(x):
+            return json.dumps({"half": f(x)})
+
+        report(x)
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "static-length-looked-up-in-a-dict",
+        program(
+            """
+        NAMES = {3: "three", 4: "four"}
+
+        def f(x):
+            return x.shape[0]
+
+        print(NAMES[f(x)].upper())
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "traced-caller-indexes-a-list-with-it",
+        program(
+            """
+        SIZES = [1.0, 2.0, 3.0, 4.0, 5.0]
+
+        def f(x):
+            return x.shape[0]
+
+        @tf.function
+        def g(x):
+            return x * SIZES[f(x)]
+
+        g(x)
+            """
+        ),
+        "f",
+        True,
+    ),
+    # --- fine -----------------------------------------------------------------------------
+    case(
+        "eager-caller-indexes-and-loops-with-it",
+        program(
+            """
+        SIZES = [1.0, 2.0, 3.0, 4.0, 5.0]
+
+        def f(x):
+            return x.shape[0]
+
+        n = f(x)
+        total = SIZES[n]
+        for i in range(n):
+            total += i
+        if n > 2:
+            total = "%d rows" % n
+            """
+        ),
+        "f",
+        False,
+    ),
+    case(
+        "converted-with-repr-in-an-f-string",
+        program(
+            """
+        def f(x):
+            return x.shape[0]
+
+        message = f"rows: {f(x)!r}"
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        # format() and f-strings show a scalar eager tensor's value: "rows: 4".
+        "formatted-in-an-f-string-and-with-format",
+        program(
+            """
+        def f(x):
+            return x.shape[0]
+
+        first = f"rows: {f(x)}"
+        second = "rows: {}".format(f(x))
+        third = f"rows: {f(x):3d}"
+            """
+        ),
+        "f",
+        False,
+    ),
+    case(
+        "tensor-result-printed",
+        program(
+            """
+        def f(x):
+            return tf.reduce_sum(x) * 2
+
+        print(f(x))
+            """
+        ),
+        "f",
+        False,
+    ),
+    case(
+        "none-or-tensor-on-a-python-flag",
+        program(
+            """
+        def f(x, flag):
+            if flag:
+                return None
+            return x * 2
+
+        f(x, False)
+            """
+        ),
+        "f",
+        False,
+    ),
+    case(
+        "returns-a-dataset",
+        program(
+            """
+        def f(x):
+            return tf.data.Dataset.from_tensor_slices(x * 2)
+
+        for row in f(x):
+            pass
+            """
+        ),
+        "f",
+        False,
+    ),
+    case(
+        "returns-a-tensor-and-none",
+        program(
+            """
+        def f(x):
+            return tf.reduce_sum(x), None
+
+        f(x)
+            """
+        ),
+        "f",
+        False,
+    ),
+    case(
+        # Keras 3 is backend-agnostic: `update_state` gives None in a graph too.
+        "returns-what-a-keras-metric-update-gives",
+        program(
+            """
+        mean = tf.keras.metrics.Mean()
+
+        def f(x):
+            return mean.update_state(x)
+
+        f(x)
+            """
+        ),
+        "f",
+        False,
+    ),
+    case(
+        "model-factory-takes-no-tensor",
+        program(
+            """
+        def f(units):
+            return tf.keras.Sequential([tf.keras.layers.Dense(units)])
+
+        f(4)
+            """
+        ),
+        "f",
+        False,
+    ),
+    case(
+        "already-compiled",
+        program(
+            """
+        @tf.function
+        def f(x):
+            return x.shape.as_list()
+
+        print(f(x))
+            """
+        ),
+        "f",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
+def test_return_kinds(files, qualname, expected):
+    assert getattr(verdict(files, qualname), FACT) == expected
+
+
+def test_the_fact_fails_the_conversion():
+    found = verdict(
+        program(
+            """
+        def f(x):
+            return tf.group(v.assign_add(tf.reduce_sum(x)))
+
+        f(x)
+            """
+        ),
+        "f",
+    )
+    assert FACT in found.failures
+    assert not found.passes
+    assert [f.code for f in found.findings if f.name == FACT] == ["HY407"]
+
+
+def test_no_known_caller_states_the_assumption():
+    found = verdict(
+        """
+        import tensorflow as tf
+
+        def f(x: tf.Tensor):
+            return tf.reduce_sum(x) if x.shape[0] else x.shape[0]
+
+        def g(x: tf.Tensor):
+            return x.shape.as_list()
+        """,
+        "g",
+    )
+    assert found.has_python_value_returns is False
+    assert any("tf.function would return as a tensor" in a for a in found.assumptions)
+
+
+def test_static_shape_methods_of_a_tensor_are_not_unknown_effects():
+    """`x.shape.as_list()` on a tensor parameter is a TensorShape method, not a call of
+    unknown effect (HY110) on a parameter of unknown kind."""
+    found = verdict(
+        """
+        import tensorflow as tf
+
+        def f(x):
+            rows, cols = x.shape.as_list()
+            return tf.reshape(x, (cols, rows))
+
+        f(tf.ones((2, 3)))
+        """,
+        "f",
+    )
+    assert found.has_python_side_effects is False
+    assert "HY110" not in {f.code for f in found.findings}
+    assert found.passes

@@ -1,0 +1,39 @@
+"""A file whose planning kills its worker process costs that file's plan, not the run."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+from hybridize.refactor import plan as plan_module
+from hybridize.refactor.plan import PARALLEL_THRESHOLD, plan_refactorings
+
+GOOD = "import tensorflow as tf\n\n\ndef f(x):\n    return tf.square(x)\n\n\nf(tf.constant(1.0))\n"
+
+
+@pytest.mark.skipif(
+    multiprocessing.get_start_method() != "fork", reason="the patch reaches workers by fork"
+)
+def test_a_crash_while_planning_one_file_leaves_the_others_planned(
+    make_project: Callable[[dict[str, str | bytes]], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    count = PARALLEL_THRESHOLD + 2
+    root = make_project({f"m{i:02}.py": GOOD for i in range(count)})
+    result, _ = analyze_path(root, AnalysisOptions(use_cache=False, jobs=1))
+    real = plan_module.plan_file
+
+    def crashing(relpath: str, *args: object, **kwargs: object) -> object:
+        if relpath == "m07.py":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return real(relpath, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(plan_module, "plan_file", crashing)
+    plan = plan_refactorings(result, jobs=2)
+    assert sorted(f.file for f in plan.files) == [f"m{i:02}.py" for i in range(count) if i != 7]
+    assert [(n.file, "SIGSEGV" in n.message) for n in plan.notices] == [("m07.py", True)]
