@@ -43,7 +43,6 @@ from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import Atom, ResolvedCall, TensorFacts, is_tensor_like
 from hybridize.model import Span
 
-
 TRANSPARENT_DECORATORS = frozenset(
     {
         "builtins.staticmethod",
