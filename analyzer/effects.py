@@ -455,7 +455,12 @@ class EffectAnalysis:
             callee_sym = site.callee
             if kind == "layer_call":
                 return callee_sym
-            return callee_sym[1] if callee_sym[0] == "attr" else None
+            if callee_sym[0] == "attr":
+                return callee_sym[1]  # `obj.method(...)`: the receiver is `obj`
+            # `obj(...)` runs `obj.__call__`, whose receiver is `obj` itself: a module that
+            # builds its variables on its first call mutates the object it was handed
+            # (Sonnet's `apply_split_linear` broke a test so).
+            return callee_sym
         skip = 1 if kind in ("method", "layer_call", "class") and receiver else 0
         return self._bound_sym(callee, site, param, skip)
 
