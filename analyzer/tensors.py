@@ -1433,15 +1433,15 @@ def _record_evidence(
                 syms = written.get(name, frozenset())
                 argument = next(iter(syms)) if len(syms) == 1 else ("seq", "tuple", tuple(syms))
                 out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
+            if any(a[0] == "symbolic" for a in atoms) and not (
+                kind == "layer_call" and _builds_itself(index, resolved)
+            ):
+                out.symbolic.append((target, name))
         params = callee.params[1:] if skip_receiver and callee.params else callee.params
         for p in params:
             if p.name not in bound and p.default is not None and _constant(p.default):
                 # The call takes the default: one more value the parameter receives.
                 out.literal_sites.append((target, p.name, False, resolved.site.span, p.default))
-            if any(a[0] == "symbolic" for a in atoms) and not (
-                kind == "layer_call" and _builds_itself(index, resolved)
-            ):
-                out.symbolic.append((target, name))
     for info in resolved.api:
         if info.name in ("tensorflow.function",) or (
             info.name.endswith(".function") and info.framework == "tensorflow"
