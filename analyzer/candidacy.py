@@ -43,6 +43,28 @@ from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import Atom, ResolvedCall, TensorFacts, is_tensor_like
 from hybridize.model import Span
 
+TRANSPARENT_DECORATORS = frozenset(
+    {
+        "builtins.staticmethod",
+        "builtins.classmethod",
+        "builtins.property",
+        "abc.abstractmethod",
+        "typing.overload",
+        "typing.final",
+        "typing.override",
+        "typing_extensions.final",
+        "typing_extensions.override",
+        "typing_extensions.overload",
+    }
+)
+"""Decorators that take any callable and hand it on unchanged (or bind it as a method)."""
+PROPERTY_ACCESSORS = frozenset({"setter", "getter", "deleter"})
+
+
+def is_tf_function_name(name: str) -> bool:
+    """`tf.function` under its public spellings (the decorator itself, already compiled)."""
+    return name in ("tensorflow.function", "tensorflow.compat.v2.function")
+
 
 @dataclass(frozen=True, slots=True)
 class NotCandidate:
@@ -226,6 +248,16 @@ class Candidacy:
                     self._first_call(key, lambda info: info.tf1_graph),
                 )
             )
+        wrapper = self._opaque_decorator(key)
+        if wrapper is not None:
+            found.append(
+                NotCandidate(
+                    "wrapped_by_unknown_decorator",
+                    "HY009",
+                    f"the decorator `{wrapper}` would receive a compiled tf.function instead of "
+                    "this Python function (it may convert, inspect or re-wrap it); not changed",
+                )
+            )
         if self._returns_dataset(key):
             found.append(
                 NotCandidate(
@@ -236,6 +268,27 @@ class Candidacy:
                 )
             )
         return found
+
+    def _opaque_decorator(self, key: str) -> str | None:
+        """The first decorator that is not known to hand the function on unchanged.
+
+        `@tf.function` goes innermost, so every other decorator receives the compiled
+        `Function` instead of the Python function. Python's own method decorators and
+        markers take any callable; an unknown decorator may not: Sonnet's
+        `smart_autograph` runs AutoGraph on its argument, which needs `__code__` (its tests
+        broke under the decorator), `tf.custom_gradient` needs the function to return a
+        gradient function, which a `tf.function` cannot return."""
+        relpath = key.split("::", 1)[0]
+        for decorator in self.index.function(key).decorators:
+            if decorator.name.rsplit(".", 1)[-1] in PROPERTY_ACCESSORS:
+                continue  # `@value.setter` of a property
+            ref = self.index.resolve_dotted(relpath, decorator.name)
+            if ref[0] == "ext" and (
+                ref[1] in TRANSPARENT_DECORATORS or is_tf_function_name(ref[1])
+            ):
+                continue
+            return decorator.name
+        return None
 
     def _first_call(self, key: str, shows: Callable[[ApiInfo], bool]) -> Span | None:
         """Where the body first calls an API that `shows` the reason, if it does itself."""

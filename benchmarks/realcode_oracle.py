@@ -500,6 +500,7 @@ def judge_library(
             trace,
         )
 
+    shutil.rmtree(work / "logs", ignore_errors=True)  # a previous run's chunks are not this one's
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         before_chunks = submit_tests(pool, make_run("original"), selected, args.chunk_files)
         after_chunks = submit_tests(pool, make_run("rewritten"), selected, args.chunk_files)

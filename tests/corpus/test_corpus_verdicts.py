@@ -20,9 +20,7 @@ KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {}
 
 @pytest.mark.parametrize("program", programs(), ids=lambda p: p.name)
 def test_verdicts_and_facts_match_the_labels(program: Path) -> None:
-    found = [
-        d for d in disagreements(program) if (d[0], d[1]) not in KNOWN_DISAGREEMENTS
-    ]
+    found = [d for d in disagreements(program) if (d[0], d[1]) not in KNOWN_DISAGREEMENTS]
     assert found == [], "\n".join(
         f"{name}: {field} expected {expected!r}, analysis says {actual!r}"
         for name, field, expected, actual in found
