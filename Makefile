@@ -9,7 +9,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_OUT := build/demo
 
-.PHONY: demo test lint typecheck pytest clean
+.PHONY: demo test test-pythons lint typecheck pytest clean
 
 $(VENV)/.installed-base: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -58,6 +58,11 @@ pytest: $(VENV)/.installed-all
 	$(BIN)/python -m pytest -q
 
 test: lint typecheck pytest
+
+# The framework-free suites on the other supported Pythons (3.10, 3.12, 3.13 from pyenv), each in
+# its own venv under build/; the development .venv stays on 3.11.
+test-pythons:
+	bash tools/test_pythons.sh
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache

@@ -122,7 +122,7 @@ def origins(index: ProjectIndex, key: str, sym: Sym, seen: set[Sym] | None = Non
     if kind == "name":
         if sym[1] in fn.locals and sym[1] not in fn.globals_declared | fn.nonlocals_declared:
             return origins(index, key, ("local", sym[1]), seen)
-        if sym[1] in fn.nonlocals_declared or _bound_in_parent(index, key, sym[1]):
+        if sym[1] in fn.nonlocals_declared or bound_in_enclosing_function(index, key, sym[1]):
             return {FREE}
         return {GLOBAL}
     if kind in ("attr", "item", "iter", "enter"):
@@ -139,7 +139,8 @@ def origins(index: ProjectIndex, key: str, sym: Sym, seen: set[Sym] | None = Non
     return {FRESH}
 
 
-def _bound_in_parent(index: ProjectIndex, key: str, name: str) -> bool:
+def bound_in_enclosing_function(index: ProjectIndex, key: str, name: str) -> bool:
+    """The name is a variable of an enclosing function (a closure), not a global."""
     relpath = key.split("::", 1)[0]
     parent = index.function(key).parent_qualname
     while parent is not None:
@@ -455,7 +456,12 @@ class EffectAnalysis:
             callee_sym = site.callee
             if kind == "layer_call":
                 return callee_sym
-            return callee_sym[1] if callee_sym[0] == "attr" else None
+            if callee_sym[0] == "attr":
+                return callee_sym[1]  # `obj.method(...)`: the receiver is `obj`
+            # `obj(...)` runs `obj.__call__`, whose receiver is `obj` itself: a module that
+            # builds its variables on its first call mutates the object it was handed
+            # (Sonnet's `apply_split_linear` broke a test so).
+            return callee_sym
         skip = 1 if kind in ("method", "layer_call", "class") and receiver else 0
         return self._bound_sym(callee, site, param, skip)
 

@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from hybridize.analyzer.effects import bound_in_enclosing_function
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import Atom, TensorFacts, callees, get_evaluator, leaf_atoms
@@ -146,7 +147,7 @@ def _free_name(index: ProjectIndex, key: str, fn: FunctionSummary, sym: Sym) -> 
     return (
         sym[0] == "name"
         and (sym[1] not in fn.locals or sym[1] in fn.globals_declared)
-        and not _enclosing_binds(index, key, sym[1])
+        and not bound_in_enclosing_function(index, key, sym[1])
     )
 
 
@@ -156,18 +157,6 @@ def _global(index: ProjectIndex, key: str, fn: FunctionSummary, sym: Sym) -> Sta
         return None
     ref = index.resolve_global(key.split("::", 1)[0], sym[1])
     return ("global", ref[1], ref[2]) if ref[0] == "global" else None
-
-
-def _enclosing_binds(index: ProjectIndex, key: str, name: str) -> bool:
-    """The name is a variable of an enclosing function, not a global."""
-    relpath = key.split("::", 1)[0]
-    parent = index.function(key).parent_qualname
-    while parent is not None:
-        parent_fn = index.function(f"{relpath}::{parent}")
-        if name in parent_fn.locals:
-            return True
-        parent = parent_fn.parent_qualname
-    return False
 
 
 def _writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKey, list[Write]]:

@@ -417,7 +417,7 @@ def run_bench(
     return {
         "schema_version": report.SCHEMA_VERSION,
         "tool": {"name": "hybridize", "version": __version__},
-        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine_description(tensorflow),
         "settings": options.settings(),
         "assumptions": assumptions(options),

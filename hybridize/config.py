@@ -15,10 +15,17 @@ file named; an unknown key is a warning (a newer version may know it).
 
 from __future__ import annotations
 
-import tomllib
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+# tomllib is in the standard library from 3.11 on; on 3.10 its source, the tomli package, is a
+# marker-selected dependency with the same API, so editors on 3.10 can read the configuration.
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised by the 3.10 run of tools/test_pythons.sh
+    import tomli as tomllib
 
 KNOWN_KEYS = ("select", "ignore", "infer-input-signatures")
 
