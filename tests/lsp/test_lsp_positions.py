@@ -32,6 +32,8 @@ def test_columns_count_the_negotiated_units(encoding: str, expected: int) -> Non
         ("é😀\rz\n", "é😀\rz\ny\n"),
         ("", "import tensorflow as tf\n"),
         ("a\nb\nc\n", "c\n"),
+        ("a\na\na\n", "a\na\n"),  # common head and tail overlap
+        ("x\ny\nx\n", "x\nx\ny\nx\n"),
     ],
 )
 def test_text_edits_reproduce_the_new_text(encoding: str, old: str, new: str) -> None:
