@@ -44,7 +44,7 @@ slice was written. Far fewer would mean the analysis became safe by rewriting no
 KNOWN_ERROR_TYPE_CHANGES = {
     "sonnet/src/nets/vqvae_test.py::VqvaeTest::testShapeChecking0": "ValueError",
 }
-"""Newly failing tests of one open kind, listed one by one, each still required to fail so:
+"""Newly failing tests of one open kind, tolerated one by one and only with this error:
 an input of the wrong shape makes the eager `tf.reshape` raise `InvalidArgumentError` when it
 runs, while under `tf.function` TensorFlow's static shape inference rejects it with a
 `ValueError` while tracing. Behaviour on valid inputs is the same; whether a changed error type
