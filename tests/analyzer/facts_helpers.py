@@ -73,3 +73,18 @@ def decorator_args(**supplied: bool) -> tuple[tuple[str, bool], ...]:
     unknown = set(supplied) - set(DECORATOR_ARG_NAMES)
     assert not unknown, unknown
     return tuple((name, supplied.get(name, False)) for name in DECORATOR_ARG_NAMES)
+
+
+TENSOR_PROGRAM_HEADER = """
+        import numpy as np
+        import tensorflow as tf
+"""
+TENSOR_PROGRAM_CALL = """
+        f(tf.ones((4, 3)))
+"""
+
+
+def program(body: str) -> str:
+    """A module importing NumPy and TensorFlow, `body` (defining `f`), then `f` called once on
+    a float tensor of shape (4, 3): the shared frame of the table tests of one function."""
+    return TENSOR_PROGRAM_HEADER + body + TENSOR_PROGRAM_CALL

@@ -9,22 +9,9 @@ expected value was checked against TensorFlow 2.21 running the function under `t
 from __future__ import annotations
 
 import pytest
-from facts_helpers import case, verdict
+from facts_helpers import case, program, verdict
 
 NUMPY = "has_numpy_calls_on_parameters"
-HEADER = """
-        import numpy as np
-        import tensorflow as tf
-"""
-CALL = """
-        f(tf.ones((4, 3)))
-"""
-
-
-def program(body: str) -> str:
-    return HEADER + body + CALL
-
-
 CASES = [
     # --- hazards --------------------------------------------------------------------------
     case(

@@ -11,22 +11,9 @@ TensorFlow 2.21 running the function (from a file, so that AutoGraph converts it
 from __future__ import annotations
 
 import pytest
-from facts_helpers import case, verdict
+from facts_helpers import case, program, verdict
 
 EAGER = "has_eager_only_calls"
-HEADER = """
-        import numpy as np
-        import tensorflow as tf
-"""
-CALL = """
-        f(tf.ones((4, 3)))
-"""
-
-
-def program(body: str) -> str:
-    return HEADER + body + CALL
-
-
 CASES = [
     # --- hazards --------------------------------------------------------------------------
     case(
