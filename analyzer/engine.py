@@ -9,6 +9,7 @@ change in an imported module always reaches the modules that import it.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import gc
 import os
@@ -17,10 +18,12 @@ from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from pathlib import Path
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePosixPath
 
 import libcst as cst
 
+from hybridize.analyzer.benefit import BenefitModel
 from hybridize.analyzer.cache import SummaryCache
 from hybridize.analyzer.callgraph import (
     build_call_graph,
@@ -313,6 +316,7 @@ def _analyze_summaries(
     variation = LiteralVariation(index, facts)
     candidacy = Candidacy(index, facts, graph, keys)
     traced = hybrid | {k for k in function_keys if covered[k]}
+    benefits = BenefitModel(index, facts, graph, covered, lambda k: is_test_code(index, k))
     verdicts = []
     errors = (
         []
@@ -353,6 +357,10 @@ def _analyze_summaries(
                 candidacy.reasons(key),
                 traced,
                 hybrid,
+            )
+            benefit = benefits.estimate(key)
+            verdict = dataclasses.replace(
+                verdict, benefit=benefit.level, benefit_reasons=benefit.reasons
             )
         except Exception as exc:
             verdict = _undecided(index, key, exc)
@@ -545,6 +553,30 @@ def enclosing_test(index: ProjectIndex, key: str) -> str | None:
             return outer.qualname
         parent, class_qualname = outer.parent_qualname, outer.class_qualname
     return None
+
+
+TEST_FILE_PATTERNS = ("test_*.py", "*_test.py", "conftest.py")
+"""pytest's default test files (and its fixtures module)."""
+
+
+def is_test_code(index: ProjectIndex, key: str) -> bool:
+    """Code that only a test run executes: a test file's functions and module code, a test
+    function or method, or anything defined inside one."""
+    relpath, qualname = key.split("::", 1)
+    if any(fnmatchcase(PurePosixPath(relpath).name, p) for p in TEST_FILE_PATTERNS):
+        return True
+    if qualname == "<module>":
+        return False
+    fn = index.function(key)
+    if fn.name.startswith("test"):
+        return True
+    if fn.class_qualname is not None:
+        cls = index.modules[relpath].classes.get(fn.class_qualname)
+        if cls is not None and (
+            cls.name.startswith("Test") or _is_test_case(index, f"{relpath}::{cls.qualname}")
+        ):
+            return True
+    return enclosing_test(index, key) is not None
 
 
 def _is_test_case(index: ProjectIndex, class_key: str) -> bool:

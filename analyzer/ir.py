@@ -44,6 +44,9 @@ class CallSite:
     kwargs: tuple[tuple[str, Sym], ...]
     span: Span
     has_star_args: bool = False
+    in_loop: bool = False
+    """Inside a loop body or a comprehension's element of its function: it may run many
+    times per call of the function (how often code runs decides what compiling it saves)."""
 
 
 @dataclass(frozen=True, slots=True)

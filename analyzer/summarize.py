@@ -92,6 +92,9 @@ class _Scope:
         self.local_names = local_names
         self.path: tuple[int, ...] = ()
         """The nested blocks (if/else branches, loop bodies, try parts) being walked."""
+        self.repeated_expressions = 0
+        """How many comprehension elements enclose the expression being walked: what they
+        compute runs once per element, as a loop body does."""
         self.kills: dict[str, dict[int, tuple[int, ...]]] = {}
         """name -> {index in `locals[name]` of a plain assignment: the path it happened at}."""
         self.pending: list[tuple[int, str, tuple[int, ...], int]] = []
@@ -722,12 +725,20 @@ class _ModuleBuilder:
             return ("dict", tuple(values))
         if isinstance(expr, cst.ListComp | cst.SetComp | cst.GeneratorExp):
             # Source order: the element first, then the loops that bind its names.
-            produced = self._expr(expr.elt, scope)
+            scope.repeated_expressions += 1
+            try:
+                produced = self._expr(expr.elt, scope)
+            finally:
+                scope.repeated_expressions -= 1
             self._comprehension(expr.for_in, scope)
             return ("seq", "list", (produced,)) if isinstance(expr, cst.ListComp) else ("fresh",)
         if isinstance(expr, cst.DictComp):
-            self._expr(expr.key, scope)
-            value = self._expr(expr.value, scope)
+            scope.repeated_expressions += 1
+            try:
+                self._expr(expr.key, scope)
+                value = self._expr(expr.value, scope)
+            finally:
+                scope.repeated_expressions -= 1
             self._comprehension(expr.for_in, scope)
             return ("dict", (value,))
         if isinstance(expr, cst.Lambda):
@@ -861,6 +872,8 @@ class _ModuleBuilder:
                 kwargs=tuple(kwargs),
                 span=span,
                 has_star_args=star,
+                in_loop=scope.repeated_expressions > 0
+                or any(block in self.loop_blocks for block in scope.path),
             )
         )
         return ("call", len(summary.calls) - 1)

@@ -380,7 +380,9 @@ def _refactor_failures(
 ) -> list[str]:
     copy = work / "copy"
     shutil.copytree(batch.folder, copy, symlinks=True, ignore=_no_fifos)
-    done, seconds["refactor"] = _hybridize(["refactor", str(copy), "--apply", *extra], cache)
+    done, seconds["refactor"] = _hybridize(
+        ["refactor", str(copy), "--apply", "--include-low-benefit", *extra], cache
+    )
     if done is None:
         return [f"refactor --apply: no result within {RUN_TIMEOUT:.0f} s"]
     failures = _process_failures("refactor --apply", done)

@@ -232,6 +232,7 @@ def rewrite(work: Path, jobs: int) -> Rewrite:
         "--apply",
         "--diff",
         "--no-config",
+        "--include-low-benefit",  # safety is judged on every safe rewrite, paying or not
         *ignores,
         cache=cache,
         jobs=jobs,

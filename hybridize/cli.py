@@ -194,6 +194,12 @@ infer-input-signatures).
     "--verbose", "-v", is_flag=True, help="Also list functions left alone by `# hybridize: ignore`."
 )
 @click.option(
+    "--include-low-benefit",
+    is_flag=True,
+    help="Also add decorators predicted not to pay (benefit low or none): by default only "
+    "safe changes predicted to pay are made.",
+)
+@click.option(
     "--from-bench",
     "from_bench",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -213,6 +219,7 @@ def refactor(
     no_cache: bool,
     jobs: int | None,
     verbose: bool,
+    include_low_benefit: bool,
     from_bench: Path | None,
 ) -> None:
     """Plan the transformation of every function whose verdict passes (add, remove or
@@ -240,9 +247,13 @@ def refactor(
         raise click.UsageError(str(exc)) from exc
     for warning in config.warnings:
         click.echo(f"warning: {warning}", err=True)
+    # Measured wins (--from-bench) take precedence over the static benefit prediction.
     selection = Selection(
         split_patterns(select) if select else config.select,
         (*config.ignore, *split_patterns(ignore)),
+        include_low_benefit=(
+            from_bench is not None or include_low_benefit or config.include_low_benefit
+        ),
     )
     unknown = selection.unknown_codes(registry())
     if unknown:

@@ -5,6 +5,7 @@
 select = ["HY010"]                     # codes (or prefixes) and/or file::qualname globs
 ignore = ["tests/*", "*::legacy_*"]    # never refactor these
 infer-input-signatures = false         # what --infer-input-signatures turns on
+include-low-benefit = false            # what --include-low-benefit turns on
 ```
 
 The file is looked up from the analysed path upwards; the first pyproject.toml with a
@@ -27,7 +28,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised by the 3.10 run of tools/test_pythons.sh
     import tomli as tomllib
 
-KNOWN_KEYS = ("select", "ignore", "infer-input-signatures")
+KNOWN_KEYS = ("select", "ignore", "infer-input-signatures", "include-low-benefit")
 
 
 class ConfigError(Exception):
@@ -39,6 +40,7 @@ class Config:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     infer_input_signatures: bool = False
+    include_low_benefit: bool = False
     source: Path | None = None
     warnings: tuple[str, ...] = ()
 
@@ -108,16 +110,23 @@ def read_config(path: Path) -> Config:
         for key in values
         if key not in KNOWN_KEYS
     )
-    infer = values.get("infer-input-signatures", False)
-    if not isinstance(infer, bool):
-        raise ConfigError(f"{path}: infer-input-signatures must be true or false")
+    infer = _flag(path, values, "infer-input-signatures")
+    low_benefit = _flag(path, values, "include-low-benefit")
     return Config(
         select=_patterns(path, "select", values.get("select", [])),
         ignore=_patterns(path, "ignore", values.get("ignore", [])),
         infer_input_signatures=infer,
+        include_low_benefit=low_benefit,
         source=path,
         warnings=warnings,
     )
+
+
+def _flag(path: Path, values: dict[str, Any], key: str) -> bool:
+    value = values.get(key, False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{path}: {key} must be true or false")
+    return value
 
 
 def _patterns(path: Path, key: str, value: Any) -> tuple[str, ...]:

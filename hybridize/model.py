@@ -18,6 +18,9 @@ Tristate = bool | None
 
 Severity = Literal["ok", "info", "warning", "error"]
 
+Benefit = Literal["high", "low", "none"]
+"""Predicted gain of compiling a function: pays, may pay (or unknown), cannot pay."""
+
 
 @dataclass(frozen=True, slots=True)
 class Span:
@@ -116,6 +119,10 @@ class FunctionVerdict:
     input_signature_absence_reason: str | None = None
     params: tuple[ParamReport, ...] = ()
     findings: tuple[Finding, ...] = ()
+    benefit: Benefit | None = None
+    """What compiling the function is predicted to gain (`analyzer/benefit.py`): "high"
+    (refactor applies it by default), "low" or "none"; None where nothing was estimated."""
+    benefit_reasons: tuple[str, ...] = ()
 
     @property
     def has_errors(self) -> bool:

@@ -68,11 +68,19 @@ class ProjectOptions:
     use_cache: bool = True
     jobs: int | None = None
     """Processes for the first summaries of a large project (default: one per core)."""
+    include_low_benefit: bool = False
+    """Also plan additions predicted not to pay (see `Selection`)."""
 
     @classmethod
     def from_config(cls, config: Config, *, use_cache: bool = True) -> ProjectOptions:
         """The defaults of a `[tool.hybridize]` table."""
-        return cls(config.infer_input_signatures, config.select, config.ignore, use_cache)
+        return cls(
+            config.infer_input_signatures,
+            config.select,
+            config.ignore,
+            use_cache,
+            include_low_benefit=config.include_low_benefit,
+        )
 
     @property
     def analysis(self) -> AnalysisOptions:
@@ -81,7 +89,7 @@ class ProjectOptions:
 
     @property
     def selection(self) -> Selection:
-        return Selection(self.select, self.ignore)
+        return Selection(self.select, self.ignore, self.include_low_benefit)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,8 @@ def refactored_files(result: AnalysisResult) -> AnalysisResult:
     context = click.get_current_context(silent=True)
     no_cache = bool(context is not None and context.params.get("no_cache"))
     plan = plan_refactorings(
-        result, Selection(config.select, config.ignore), cache=None if no_cache else PlanCache()
+        result,
+        Selection(config.select, config.ignore, config.include_low_benefit),
+        cache=None if no_cache else PlanCache(),
     )
     return dataclasses.replace(result, refactored_files=plan.refactored_files())

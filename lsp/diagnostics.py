@@ -78,6 +78,8 @@ def _transformation(verdict: FunctionVerdict, lines: Lines, docs: CodeDocs) -> t
     message = finding.message if finding is not None else verdict.transformation
     if verdict.speculative and verdict.assumptions:
         message += f" (assumes: {'; '.join(verdict.assumptions)})"
+    if verdict.benefit is not None and verdict.benefit_reasons:
+        message += f"; benefit {verdict.benefit}: {verdict.benefit_reasons[0]}"
     return types.Diagnostic(
         range=lines.span_range(name_span(verdict, lines)),
         message=f"{verdict.qualname}: {message}",

@@ -56,6 +56,9 @@ def verdict_markdown(verdict: FunctionVerdict, planned: str | None) -> str:
     out = [f"**hybridize** `{verdict.qualname}`: {verdict_text(verdict)}{tags}", ""]
     if planned:
         out += [f"Planned: {planned}", ""]
+    if verdict.benefit is not None:
+        out += [f"Benefit: {verdict.benefit}"] + [f"- {r}" for r in verdict.benefit_reasons]
+        out.append("")
     out.append("Facts:")
     out += [f"- {label}: {_word(getattr(verdict, name))}" for name, label in FACTS]
     risky = [name for name in SAFETY if getattr(verdict, name) is not False]

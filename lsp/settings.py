@@ -1,10 +1,10 @@
 """The server's settings: `[tool.hybridize]` of the workspace, then the editor's own.
 
 The project's pyproject.toml gives the defaults the CLI uses (`select`, `ignore`,
-`infer-input-signatures`), so an editor shows what `hybridize refactor` would do. The editor's
+`infer-input-signatures`, `include-low-benefit`), so an editor shows what `hybridize refactor` would do. The editor's
 settings (section `hybridize` of `workspace/configuration`, or the initialization options)
 combine with them as the command-line options do: `select` replaces, `ignore` adds,
-`inferInputSignatures` overrides. `hints` (default off) is an editor preference only: it shows
+`inferInputSignatures` and `includeLowBenefit` override. `hints` (default off) is an editor preference only: it shows
 the findings that block a candidate as Hint diagnostics.
 """
 
@@ -66,8 +66,16 @@ def load_settings(root: Path | None, editor: Mapping[str, Any] | None) -> Settin
     value = editor.get("inferInputSignatures", editor.get("infer-input-signatures"))
     if isinstance(value, bool):
         infer = value
+    low_benefit = defaults.include_low_benefit
+    value = editor.get("includeLowBenefit", editor.get("include-low-benefit"))
+    if isinstance(value, bool):
+        low_benefit = value
     hints = editor.get("hints", False)
     options = dataclasses.replace(
-        defaults, infer_input_signatures=infer, select=select, ignore=ignore
+        defaults,
+        infer_input_signatures=infer,
+        select=select,
+        ignore=ignore,
+        include_low_benefit=low_benefit,
     )
     return Settings(options, hints is True, tuple(warnings))

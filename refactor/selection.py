@@ -47,6 +47,13 @@ def verdict_codes(verdict: FunctionVerdict) -> set[str]:
     return codes
 
 
+def predicted_to_pay(verdict: FunctionVerdict) -> bool:
+    """An addition predicted to pay (benefit "high", or no estimate), or another change."""
+    if verdict.transformation != "convert_to_hybrid":
+        return True
+    return verdict.benefit in (None, "high")
+
+
 def _matches(pattern: str, verdict: FunctionVerdict, codes: set[str]) -> bool:
     if is_code(pattern):
         prefix = pattern.upper()
@@ -58,12 +65,21 @@ def _matches(pattern: str, verdict: FunctionVerdict, codes: set[str]) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Selection:
-    """Select and ignore patterns; the empty selection selects everything."""
+    """Select and ignore patterns, and whether additions predicted not to pay are made.
+
+    The empty selection selects every change predicted to pay: removals and
+    reconfigurations always (they fix or tune an existing decorator), additions
+    (`convert_to_hybrid`) when their `benefit` is "high" or was not estimated. With
+    `include_low_benefit`, every safe addition.
+    """
 
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    include_low_benefit: bool = False
 
     def includes(self, verdict: FunctionVerdict) -> bool:
+        if not self.include_low_benefit and not predicted_to_pay(verdict):
+            return False
         codes = verdict_codes(verdict)
         if any(_matches(p, verdict, codes) for p in self.ignore):
             return False

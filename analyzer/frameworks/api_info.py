@@ -143,6 +143,9 @@ class Behaviour:
     mutated_args: tuple[int, ...] = ()
     #: TensorFlow 1 graph-and-session API: it fails inside a ``tf.function``.
     tf1_graph: bool = False
+    #: computes gradients or applies a training update (``tape.gradient``,
+    #: ``optimizer.apply_gradients``): the work of a training step, where graphs gain most.
+    training_update: bool = False
     #: free-text caveat worth showing in hovers and reports.
     note: str = ""
 
@@ -188,6 +191,8 @@ class ApiInfo:
     mutated_args: tuple[int, ...] = ()
     #: TensorFlow 1 graph-and-session API (placeholders, sessions, variable scopes)
     tf1_graph: bool = False
+    #: computes gradients or applies a training update (a training step's work)
+    training_update: bool = False
     #: caveat for humans
     note: str = ""
 
@@ -225,6 +230,7 @@ class ApiInfo:
             mutates_receiver=behaviour.mutates_receiver,
             mutated_args=behaviour.mutated_args,
             tf1_graph=behaviour.tf1_graph,
+            training_update=behaviour.training_update,
             note=behaviour.note,
         )
 

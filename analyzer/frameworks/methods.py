@@ -316,9 +316,11 @@ _ITERATOR_METHODS: dict[str, Behaviour] = {
 }
 
 _TAPE_METHODS: dict[str, Behaviour] = {
-    "gradient": TENSORS.with_(note="a tensor when `sources` is a single tensor"),
-    "jacobian": TENSOR,
-    "batch_jacobian": TENSOR,
+    "gradient": TENSORS.with_(
+        training_update=True, note="a tensor when `sources` is a single tensor"
+    ),
+    "jacobian": TENSOR.with_(training_update=True),
+    "batch_jacobian": TENSOR.with_(training_update=True),
     "watch": NONE,
     "watched_variables": TENSORS,
     "stop_recording": OBJECT.with_(note="a context manager"),
@@ -329,11 +331,17 @@ _TAPE_METHODS: dict[str, Behaviour] = {
 
 _OPTIMIZER_METHODS: dict[str, Behaviour] = {
     "apply_gradients": Behaviour(
-        "variable", tensor_op=True, effect="graph", note="updates the variables (graph-safe)"
+        "variable",
+        tensor_op=True,
+        effect="graph",
+        training_update=True,
+        note="updates the variables (graph-safe)",
     ),
-    "apply": GRAPH_EFFECT,
+    "apply": GRAPH_EFFECT.with_(training_update=True),
     "minimize": GRAPH_EFFECT.with_(
-        callback_args=(0, "loss"), note="`loss` may be a callable computing the loss"
+        callback_args=(0, "loss"),
+        training_update=True,
+        note="`loss` may be a callable computing the loss",
     ),
     "assign": GRAPH_EFFECT,
     "assign_add": GRAPH_EFFECT,

@@ -76,6 +76,8 @@ FUNCTION_KEYS: tuple[str, ...] = (
     "input_signature_absence_reason",
     "params",
     "findings",
+    "benefit",
+    "benefit_reasons",
 )
 DECORATOR_ARG_KEYS: tuple[str, ...] = DECORATOR_ARG_NAMES
 SPEC_KEYS: tuple[str, ...] = ("spec", "dtype", "shape")
@@ -103,6 +105,7 @@ _PLAIN_FUNCTION_KEYS: frozenset[str] = frozenset(FUNCTION_KEYS) - {
     "input_signature",
     "params",
     "findings",
+    "benefit_reasons",
 }
 
 
@@ -158,6 +161,7 @@ def _function_to_json(verdict: FunctionVerdict) -> dict[str, Any]:
         "failures": list(verdict.failures),
         "has_errors": verdict.has_errors,
         "assumptions": list(verdict.assumptions),
+        "benefit_reasons": list(verdict.benefit_reasons),
         "decorator_args": _decorator_args_to_json(verdict.decorator_args),
         "supplied_input_signature": _signature_to_json(verdict.supplied_input_signature),
         "input_signature": _signature_to_json(verdict.input_signature),

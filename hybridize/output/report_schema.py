@@ -146,6 +146,8 @@ REPORT_JSON_SCHEMA: dict[str, Any] = {
                 "input_signature_absence_reason": {"type": ["string", "null"]},
                 "params": {"type": "array", "items": {"$ref": "#/$defs/param"}},
                 "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"}},
+                "benefit": {"enum": ["high", "low", "none", None]},
+                "benefit_reasons": {"type": "array", "items": {"type": "string"}},
             }
         ),
         "summary": _closed_object(

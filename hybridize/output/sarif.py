@@ -117,6 +117,12 @@ def _function_results(verdict: FunctionVerdict, rule_index: dict[str, int]) -> l
     if verdict.passes:
         result = _result("HY000", rule_index, "note", refactorable_message(verdict))
         result["locations"] = [_location(verdict.file, verdict.span)]
+        if verdict.benefit is not None:
+            # SARIF's property bag: where tools put facts of their own.
+            result["properties"] = {
+                "benefit": verdict.benefit,
+                "benefitReasons": list(verdict.benefit_reasons),
+            }
         results.append(result)
     for finding in verdict.findings:
         result = _result(

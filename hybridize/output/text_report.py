@@ -1,10 +1,14 @@
 """The terminal report (`--format text`), in the style of ruff and pyflakes.
 
-One verdict line per listed function, `path:line: qualname: verdict`, followed by its findings as
-`  path:line:col: CODE message` (columns 1-based here, as editors and other linters expect when
-jumping to `path:line:col`) and its assumptions as `  assumes: ...`; then the files that could not
-be analysed as `error: file: message`; then one summary line. Functions are listed by file and
-line, so the output depends only on the result, never on analysis order.
+It leads with what to do: the proposed changes ranked by predicted benefit, then the blocked
+functions that do TensorFlow work; functions with nothing to compile only with `-v`. One
+verdict line per listed function, `path:line: qualname: verdict [tags]`, followed by the main
+benefit reason, its findings as `  path:line:col: CODE message` (columns 1-based here, as
+editors and other linters expect when jumping to `path:line:col`; one line per code, the
+other lines of the same code listed after it) and its assumptions as `  assumes: ...`; then the
+files that could not be analysed as `error: file: message`, a table of findings per code and
+one summary line. Within a section functions are listed by file and line, so the output
+depends only on the result, never on analysis order.
 """
 
 from __future__ import annotations
@@ -66,6 +70,8 @@ def _tags(verdict: FunctionVerdict) -> list[str]:
         tags.append("[hybrid]")
     if verdict.speculative:
         tags.append("[speculative]")
+    if verdict.passes and verdict.benefit is not None:
+        tags.append(f"[benefit: {verdict.benefit}]")
     return tags
 
 
@@ -88,20 +94,67 @@ def _finding_line(file: str, finding: Finding, paint: _Painter) -> str:
     return f"  {location} {code} {_one_line(finding.message, '    ')}"
 
 
+def _collapsed(findings: Iterable[Finding]) -> list[tuple[Finding, list[int]]]:
+    """Findings by position, one line per code: a model's `__init__` storing eighteen
+    attributes says HY107 once, with the other lines listed after it."""
+    ordered = sorted(
+        findings, key=lambda f: (f.span.start_line, f.span.start_col, f.code, f.message)
+    )
+    first: dict[str, tuple[Finding, list[int]]] = {}
+    for finding in ordered:
+        if finding.code in first:
+            first[finding.code][1].append(finding.span.start_line)
+        else:
+            first[finding.code] = (finding, [])
+    return list(first.values())
+
+
 def _function_lines(verdict: FunctionVerdict, paint: _Painter) -> Iterable[str]:
     yield _verdict_line(verdict, paint)
-    ordered = sorted(
-        verdict.findings,
-        key=lambda f: (f.span.start_line, f.span.start_col, f.code, f.message),
-    )
-    for finding in ordered:
-        yield _finding_line(verdict.file, finding, paint)
+    if verdict.benefit is not None and verdict.passes and verdict.benefit_reasons:
+        yield f"  {paint('benefit:', _DIM)} {_one_line(verdict.benefit_reasons[0], '    ')}"
+    for finding, more in _collapsed(verdict.findings):
+        line = _finding_line(verdict.file, finding, paint)
+        if more:
+            lines = sorted(set(more))
+            where = ", ".join(str(n) for n in lines)
+            line += f" (and {len(more)} more: line{'s' if len(lines) > 1 else ''} {where})"
+        yield line
     for assumption in verdict.assumptions:
         yield f"  {paint('assumes:', _DIM)} {_one_line(assumption, '    ')}"
 
 
-def _is_listed(verdict: FunctionVerdict, verbose: bool) -> bool:
-    return verbose or verdict.passes or bool(verdict.findings)
+_BENEFIT_RANK = {"high": 0, None: 1, "low": 2, "none": 3}
+
+
+def _proposed(verdict: FunctionVerdict) -> bool:
+    return verdict.passes
+
+
+def _blocked_tensor_work(verdict: FunctionVerdict) -> bool:
+    """A function that does TensorFlow work and may not be compiled: worth a look."""
+    return (
+        not verdict.passes
+        and bool(verdict.failures)
+        and (verdict.has_tensor_computation is True or verdict.is_hybrid)
+    )
+
+
+def _code_table(functions: Iterable[FunctionVerdict]) -> list[str]:
+    """Findings per code, most frequent first: where a project's problems concentrate."""
+    counts: dict[str, int] = {}
+    names: dict[str, str] = {}
+    for verdict in functions:
+        for finding in verdict.findings:
+            counts[finding.code] = counts.get(finding.code, 0) + 1
+            names.setdefault(finding.code, finding.name)
+    if not counts:
+        return []
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    width = len(str(rows[0][1]))
+    return ["Findings by code:"] + [
+        f"  {code} {count:>{width}}  {names[code]}" for code, count in rows
+    ]
 
 
 def summary_text(result: AnalysisResult) -> str:
@@ -115,19 +168,52 @@ def summary_text(result: AnalysisResult) -> str:
 
 
 def render_text(result: AnalysisResult, *, color: bool = False, verbose: bool = False) -> str:
-    """The terminal report. Without `verbose`, only refactorable functions and functions with
-    findings are listed; with it, every function. `color` adds ANSI styles. Ends with a newline.
+    """The terminal report, leading with what to do.
+
+    First the proposed changes, ranked by predicted benefit (`high` first: what `refactor`
+    applies by default); then the blocked functions that do TensorFlow work, with their
+    findings (one line per code); with `verbose`, every other function; then the files that
+    could not be analysed, a table of findings per code, and the summary line. `color` adds
+    ANSI styles. The output depends only on the result, never on analysis order. Ends with a
+    newline.
     """
     paint = _Painter(color)
     lines: list[str] = []
     functions = sorted(result.functions, key=lambda f: (f.file, f.line, f.qualname))
-    for verdict in functions:
-        if _is_listed(verdict, verbose):
+    proposed = sorted(
+        (f for f in functions if _proposed(f)),
+        key=lambda f: (_BENEFIT_RANK.get(f.benefit, 1), f.file, f.line, f.qualname),
+    )
+    blocked = [f for f in functions if _blocked_tensor_work(f)]
+    others = [f for f in functions if not _proposed(f) and not _blocked_tensor_work(f)]
+    if proposed:
+        lines.append(paint(f"Proposed changes ({len(proposed)}), by predicted benefit:", _BOLD))
+        for verdict in proposed:
             lines.extend(_function_lines(verdict, paint))
+    if blocked:
+        lines.append(paint(f"Blocked functions that do TensorFlow work ({len(blocked)}):", _BOLD))
+        for verdict in blocked:
+            lines.extend(_function_lines(verdict, paint))
+    if verbose and others:
+        lines.append(paint(f"Other functions ({len(others)}):", _BOLD))
+        for verdict in others:
+            lines.extend(_function_lines(verdict, paint))
+    elif others:
+        lines.append(
+            paint(
+                f"{_plural(len(others), 'other function')} without TensorFlow work to "
+                "compile (listed with -v)",
+                _DIM,
+            )
+        )
     for error in result.errors:
         lines.append(
             f"{paint('error:', _BOLD + _RED)} {error.file}: {_one_line(error.message, '  ')}"
         )
+    table = _code_table(functions)
+    if table:
+        lines.append("")
+        lines.extend(table)
     if lines:
         lines.append("")
     lines.append(paint(summary_text(result), _BOLD))

@@ -132,6 +132,7 @@ def unicode_function() -> FunctionVerdict:
         span=Span(7, 4, 9, 0),
         has_tensor_parameter=True,
         has_python_side_effects=True,
+        has_tensor_computation=True,
         failures=("has_python_side_effects",),
         findings=(
             Finding(

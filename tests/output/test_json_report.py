@@ -62,6 +62,8 @@ EXPECTED_FUNCTION_KEYS = [
     "input_signature_absence_reason",
     "params",
     "findings",
+    "benefit",
+    "benefit_reasons",
 ]
 EXPECTED_DECORATOR_ARG_KEYS = [
     "input_signature",

@@ -13,16 +13,25 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 def test_short_report_exact_text(result: AnalysisResult) -> None:
     assert render_text(result) == (
+        "Proposed changes (2), by predicted benefit:\n"
         "pkg/model.py:12: Model.call: refactorable (P1, convert_to_hybrid) [speculative]\n"
         "  assumes: `x` is assumed to be a tensor: `call` of a Keras Model receives tensors\n"
         "pkg/model.py:40: Model.predict: refactorable (P4, reconfigure) [hybrid]\n"
         "  pkg/model.py:40:9: HY202 signature already right\n"
         "  pkg/model.py:41:9: HY201 shapes vary\n"
+        "Blocked functions that do TensorFlow work (1):\n"
         "pkg/train.py:30: train_step: not refactorable: has_python_side_effects, is_recursive\n"
         "  pkg/train.py:32:5: HY101 print() runs only while tracing\n"
         "  pkg/train.py:38:12: HY501 train_step calls itself\n"
+        "1 other function without TensorFlow work to compile (listed with -v)\n"
         "error: bad.py: SyntaxError: invalid syntax (line 3)\n"
         "error: dir with space/é#1.py: UnicodeDecodeError: invalid start byte\n"
+        "\n"
+        "Findings by code:\n"
+        "  HY101 1  has_python_side_effects\n"
+        "  HY201 1  retracing\n"
+        "  HY202 1  fine\n"
+        "  HY501 1  is_recursive\n"
         "\n"
         "4 functions, 3 candidates, 2 refactorable, 2 errors in 0.41 s\n"
     )
@@ -39,10 +48,41 @@ def test_short_report_hides_functions_without_transformation_or_findings(
 def test_verbose_report_lists_every_function(result: AnalysisResult) -> None:
     lines = render_text(result, verbose=True).splitlines()
     assert "pkg/util.py:3: helper: not refactorable: has_no_tensor_parameters" in lines
-    verdict_lines = [line for line in lines if not line.startswith((" ", "error:")) and line]
-    assert len(verdict_lines) == 5  # 4 functions + the summary line
-    # Listed by file and line: pkg/util.py comes after pkg/train.py.
-    assert lines.index("pkg/util.py:3: helper: not refactorable: has_no_tensor_parameters") == 8
+    verdict_lines = [line for line in lines if line.startswith("pkg/")]
+    assert len(verdict_lines) == 4
+    # The other functions come last, after their heading.
+    assert lines.index("Other functions (1):") + 1 == lines.index(
+        "pkg/util.py:3: helper: not refactorable: has_no_tensor_parameters"
+    )
+
+
+def test_proposed_changes_are_ranked_by_benefit(result: AnalysisResult) -> None:
+    call, step, helper, predict = result.functions
+    low = replace(call, benefit="low", benefit_reasons=("runs in a loop, but tiny",))
+    high = replace(
+        predict, qualname="Z.fit", line=90, benefit="high", benefit_reasons=("a training step",)
+    )
+    lines = render_text(replace(result, functions=(low, step, helper, high))).splitlines()
+    high_line = "pkg/model.py:90: Z.fit: refactorable (P4, reconfigure) [hybrid] [benefit: high]"
+    low_line = (
+        "pkg/model.py:12: Model.call: refactorable (P1, convert_to_hybrid) [speculative] "
+        "[benefit: low]"
+    )
+    assert lines.index(high_line) < lines.index(low_line)  # despite its later line
+    assert lines[lines.index(high_line) + 1] == "  benefit: a training step"
+    assert lines[lines.index(low_line) + 1] == "  benefit: runs in a loop, but tiny"
+
+
+def test_findings_of_one_code_collapse_into_one_line(result: AnalysisResult) -> None:
+    stores = tuple(
+        Finding("HY107", "has_python_side_effects", "error", f"stores self.w{n}", Span(n, 8, n, 9))
+        for n in (14, 12, 13, 12)
+    )
+    step = replace(result.functions[1], findings=stores)
+    lines = render_text(replace(result, functions=(step,), errors=())).splitlines()
+    hy107 = [line for line in lines if "HY107 stores" in line]
+    assert hy107 == ["  pkg/train.py:12:9: HY107 stores self.w12 (and 3 more: lines 12, 13, 14)"]
+    assert "  HY107 4  has_python_side_effects" in lines  # the table counts every finding
 
 
 def test_finding_columns_are_one_based(result: AnalysisResult) -> None:
@@ -106,8 +146,12 @@ def test_errors_only(empty_result: AnalysisResult, result: AnalysisResult) -> No
 
 def test_unicode_names_and_messages(unicode_result: AnalysisResult) -> None:
     assert render_text(unicode_result) == (
+        "Blocked functions that do TensorFlow work (1):\n"
         "données/modèle.py:7: Modèle.appel: not refactorable: has_python_side_effects\n"
         "  données/modèle.py:8:9: HY101 écrit dans « journal » → une fois\n"
+        "\n"
+        "Findings by code:\n"
+        "  HY101 1  has_python_side_effects\n"
         "\n"
         "1 function, 1 candidate, 0 refactorable, 0 errors in 1.00 s\n"
     )

@@ -18,7 +18,8 @@ from refactor_helpers import corpus_programs
 
 from hybridize.analyzer.engine import AnalysisOptions, analyze_path
 from hybridize.cli import main
-from hybridize.refactor import apply_plan, plan_refactorings
+from hybridize.refactor import Selection, apply_plan, plan_refactorings
+from hybridize.refactor.selection import predicted_to_pay
 
 
 @pytest.mark.parametrize("program", corpus_programs(), ids=lambda p: p.name)
@@ -26,17 +27,21 @@ def test_plan_is_complete_parses_and_is_idempotent(program: Path, tmp_path: Path
     copy = tmp_path / program.name
     shutil.copytree(program, copy)
     result, _ = analyze_path(copy, AnalysisOptions(use_cache=False))
-    plan = plan_refactorings(result)
+    everything = Selection(include_low_benefit=True)
+    plan = plan_refactorings(result, everything)
     assert plan.notices == ()
     passing = {v.key for v in result.functions if v.passes}
     assert {c.key for c in plan.changes} == passing
+    # By default, additions predicted not to pay are left out, and nothing else.
+    default = {c.key for c in plan_refactorings(result).changes}
+    assert default == {v.key for v in result.functions if v.passes and predicted_to_pay(v)}
     for file_plan in plan.files:
         ast.parse(file_plan.new_text)
     report = apply_plan(plan)
     assert report.failed == []
     again, _ = analyze_path(copy, AnalysisOptions(use_cache=False))
     assert [v.key for v in again.functions if v.passes] == []
-    assert plan_refactorings(again).files == ()
+    assert plan_refactorings(again, everything).files == ()
 
 
 def test_json_report_carries_the_plan() -> None:

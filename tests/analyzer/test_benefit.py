@@ -1,0 +1,215 @@
+"""The static benefit estimate (`benefit`, `benefit_reasons`): what compiling would gain.
+
+Each case is a small program and the level the estimate must reach, from how TensorFlow
+executes it: a `tf.function` call costs ~0.2 ms of fixed overhead and its first call traces
+(tens of ms), so compiling pays only for bodies with real work that run many times, and never
+for code already inside a compiled caller.
+"""
+
+from __future__ import annotations
+
+import pytest
+from facts_helpers import case, verdict
+
+from hybridize.analyzer.benefit import HIGH_WORK
+
+TRAINING_STEP = """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+        optimizer = tf.keras.optimizers.SGD(0.1)
+
+        def train_step(x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(x) - y))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+"""
+
+SMALL_METRIC = """
+        import tensorflow as tf
+
+        def accuracy(logits, labels):
+            return tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), labels), tf.float32))
+"""
+
+CASES = [
+    case(
+        "training-step-in-a-loop",
+        TRAINING_STEP
+        + """
+        for step in range(100):
+            train_step(tf.ones((8, 3)), tf.ones((8, 4)))
+        """,
+        "train_step",
+        "high",
+    ),
+    case(
+        "training-step-in-a-while-loop",
+        TRAINING_STEP
+        + """
+        step = 0
+        while step < 100:
+            train_step(tf.ones((8, 3)), tf.ones((8, 4)))
+            step += 1
+        """,
+        "train_step",
+        "high",
+    ),
+    case(
+        "training-step-called-once",
+        TRAINING_STEP
+        + """
+        train_step(tf.ones((8, 3)), tf.ones((8, 4)))
+        """,
+        "train_step",
+        "none",
+    ),
+    case(
+        "training-step-called-by-a-loop-of-its-caller",
+        TRAINING_STEP
+        + """
+        def fit(data):
+            for x, y in data:
+                train_step(x, y)
+
+        fit([(tf.ones((8, 3)), tf.ones((8, 4)))])
+        """,
+        "train_step",
+        "high",
+    ),
+    case(
+        "helper-of-a-step-run-in-a-loop-is-repeated-too",
+        """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+
+        def forward(x):
+            return model(x)
+
+        def step(x):
+            return forward(x) * 2.0
+
+        for _ in range(10):
+            step(tf.ones((2, 3)))
+        """,
+        "forward",
+        "high",
+    ),
+    case(
+        "small-metric-in-a-loop",
+        SMALL_METRIC
+        + """
+        for step in range(100):
+            accuracy(tf.ones((8, 3)), tf.ones((8,), tf.int64))
+        """,
+        "accuracy",
+        "low",
+    ),
+    case(
+        "small-metric-in-a-comprehension",
+        SMALL_METRIC
+        + """
+        scores = [accuracy(tf.ones((8, 3)), tf.ones((8,), tf.int64)) for _ in range(10)]
+        """,
+        "accuracy",
+        "low",
+    ),
+    case(
+        "called-only-by-a-test",
+        SMALL_METRIC
+        + """
+        def test_accuracy():
+            for _ in range(3):
+                assert accuracy(tf.ones((8, 3)), tf.ones((8,), tf.int64)) >= 0
+        """,
+        "accuracy",
+        "none",
+    ),
+    case(
+        "no-call-site-in-the-project",
+        TRAINING_STEP,
+        "train_step",
+        "low",
+    ),
+    case(
+        "inside-a-compiled-caller",
+        """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+
+        def forward(x):
+            return model(x)
+
+        @tf.function
+        def step(x):
+            return forward(x) * 2.0
+
+        for _ in range(10):
+            step(tf.ones((2, 3)))
+        """,
+        "forward",
+        "none",
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
+def test_benefit_level(files: str, qualname: str, expected: str) -> None:
+    v = verdict(files, qualname)
+    assert v.benefit == expected, v.benefit_reasons
+    assert v.benefit_reasons and all(r.strip() for r in v.benefit_reasons)
+
+
+def test_work_counts_ops_of_the_body_and_its_callees() -> None:
+    """A chain of ops reaches HIGH_WORK whether written in the body or in a helper."""
+    ops = "\n".join(f"            x = tf.sin(x) + {i}.0" for i in range(HIGH_WORK))
+    inline = f"""
+        import tensorflow as tf
+
+        def chain(x):
+{ops}
+            return x
+
+        for _ in range(10):
+            chain(tf.ones((2, 3)))
+        """
+    assert verdict(inline, "chain").benefit == "high"
+    split = f"""
+        import tensorflow as tf
+
+        def inner(x):
+{ops}
+            return x
+
+        def chain(x):
+            return inner(x)
+
+        for _ in range(10):
+            chain(tf.ones((2, 3)))
+        """
+    assert verdict(split, "chain").benefit == "high"
+    assert verdict(split.replace("tf.sin(x) + ", "x + 0 * "), "chain").benefit == "high"
+
+
+def test_varying_shapes_are_a_stated_retracing_risk() -> None:
+    source = """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+
+        def forward(x):
+            return model(x) + model(x)
+
+        for n in range(10):
+            forward(tf.ones((8, 3)))
+            forward(tf.ones((16, 3)))
+        """
+    v = verdict(source, "forward")
+    assert v.benefit == "high"
+    assert any("reduce_retracing" in r for r in v.benefit_reasons), v.benefit_reasons
+    same = source.replace("(16, 3)", "(8, 3)")
+    assert not any("reduce_retracing" in r for r in verdict(same, "forward").benefit_reasons)
