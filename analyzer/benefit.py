@@ -122,13 +122,16 @@ class BenefitModel:
         if work >= HIGH_WORK:
             return Benefit(
                 "high",
-                (f"runs in a loop, and each call holds {what}", *self._retracing_risk(key)),
+                (
+                    f"runs in a loop, and each call holds {what.removeprefix('only ')}",
+                    *self._retracing_risk(key),
+                ),
             )
         return Benefit(
             "low",
             (
-                f"runs in a loop, but each call holds only {what}: a graph call's fixed "
-                "overhead (about 0.2 ms) is as large as the work it saves",
+                f"runs in a loop, but each call holds {what}: a graph call's fixed overhead "
+                "(about 0.2 ms) is as large as the work it saves",
             ),
         )
 
@@ -241,4 +244,4 @@ def _work_in_words(work: int, training: bool) -> str:
         return "no TensorFlow op of its own"
     if work >= WORK_CAP:
         return "a large amount of TensorFlow work"
-    return f"about {work} unit{'s' if work != 1 else ''} of TensorFlow work"
+    return f"only about {work} unit{'s' if work != 1 else ''} of TensorFlow work"

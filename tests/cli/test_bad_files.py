@@ -95,7 +95,7 @@ def test_text_and_sarif_are_valid_utf8(bad_project: Path, output_format: str) ->
 
 
 def test_refactor_apply_writes_the_good_files(bad_project: Path) -> None:
-    done = run("refactor", str(bad_project), "--apply", "--no-cache")
+    done = run("refactor", str(bad_project), "--apply", "--no-cache", "--include-low-benefit")
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     assert b"Traceback" not in done.stderr
     assert "@tf.function" in (bad_project / "good.py").read_text()

@@ -173,7 +173,8 @@ for batch in make_dataset(np.ones((8, 4), np.float32), 4):
 def test_only_tensorflow_candidates_are_reported_and_refactored(make_project):
     """A NumPy module gets no verdict; a pipeline builder, TF1 code and Keras 3 ops are not
     proposed, each with its own finding; only the real candidate is rewritten."""
-    root = make_project(NOT_CANDIDATES)
+    every_change = "[tool.hybridize]\ninclude-low-benefit = true\n"  # `loss` runs once
+    root = make_project({**NOT_CANDIDATES, "pyproject.toml": every_change})
     result = CliRunner().invoke(main, ["analyze", str(root), "--format", "json", "--no-cache"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
@@ -187,7 +188,7 @@ def test_only_tensorflow_candidates_are_reported_and_refactored(make_project):
         assert code in {f["code"] for f in by_name[name]["findings"]}, name
     assert by_name["loss"]["passes"] is True
     assert set(report["refactored_files"]) == {"train.py"}
-    diff = CliRunner().invoke(main, ["refactor", str(root), "--no-cache"])
+    diff = CliRunner().invoke(main, ["refactor", str(root), "--no-cache", "--include-low-benefit"])
     assert diff.exit_code == 0, diff.output
     added = [line for line in diff.output.splitlines() if line.startswith("+@tf.function")]
     assert len(added) == 1

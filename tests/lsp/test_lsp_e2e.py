@@ -68,6 +68,10 @@ def scale(x):
     return x * 2.0
 """
 
+EVERY_CHANGE = "[tool.hybridize]\ninclude-low-benefit = true\n"
+"""These programs call each function once: the server and the CLI plan every safe change
+(the benefit gate has tests of its own)."""
+
 TIMEOUT = 20.0
 
 
@@ -215,7 +219,7 @@ def cli_refactor(root: Path, tmp_path: Path, files: dict[str, str], *options: st
 async def test_diagnose_fix_ignore_and_survive_a_syntax_error(
     client: LanguageClient, make_project: MakeProject, tmp_path: Path
 ) -> None:
-    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS, "pyproject.toml": EVERY_CHANGE})
     await initialize(client, root)
     text = (root / "main.py").read_text()
     uri = open_file(client, root / "main.py")
@@ -275,7 +279,7 @@ async def test_diagnose_fix_ignore_and_survive_a_syntax_error(
 async def test_project_awareness_buffers_watched_files_and_deletion(
     client: LanguageClient, make_project: MakeProject
 ) -> None:
-    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS, "pyproject.toml": EVERY_CHANGE})
     await initialize(client, root)
     main_uri = open_file(client, root / "main.py")
     await diagnostics_until(client, main_uri, lambda d: ("HY010", 5) in codes_by_line(d))
@@ -331,7 +335,7 @@ async def test_project_awareness_buffers_watched_files_and_deletion(
 async def test_hover_outside_the_project_and_debouncing(
     client: LanguageClient, make_project: MakeProject
 ) -> None:
-    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS, "pyproject.toml": EVERY_CHANGE})
     await initialize(client, root)
     uri = open_file(client, root / "main.py")
     await diagnostics_until(client, uri, lambda d: bool(d))
@@ -390,7 +394,7 @@ async def test_settings_and_hints_in_the_negotiated_encoding(
         {
             "main.py": source,
             "helpers.py": HELPERS,
-            "pyproject.toml": '[tool.hybridize]\nignore = ["*::total"]\ncolour = true\n',
+            "pyproject.toml": EVERY_CHANGE + 'ignore = ["*::total"]\ncolour = true\n',
         }
     )
     result = await initialize(client, root, settings={"hints": True}, encodings=[encoding])

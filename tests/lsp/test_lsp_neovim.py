@@ -34,10 +34,13 @@ pytestmark = pytest.mark.skipif(NVIM is None, reason="no Neovim (apt-get install
 
 
 def copy_program(folder: Path) -> Path:
-    """The corpus program as a project of its own: its main.py and an empty pyproject.toml."""
+    """The corpus program as a project of its own: its main.py and a pyproject.toml asking
+    for every safe change (the editor and the CLI read it alike), paying or not."""
     folder.mkdir()
     shutil.copy(PROGRAM / "main.py", folder / "main.py")
-    (folder / "pyproject.toml").write_text("", encoding="utf-8")
+    (folder / "pyproject.toml").write_text(
+        "[tool.hybridize]\ninclude-low-benefit = true\n", encoding="utf-8"
+    )
     return folder
 
 

@@ -20,9 +20,13 @@ from hybridize.analyzer.engine import (
 )
 from hybridize.cli import main
 from hybridize.project import Project, ProjectOptions, encode_buffer
-from hybridize.refactor import apply_plan, plan_refactorings, read_snapshot
+from hybridize.refactor import Selection, apply_plan, plan_refactorings, read_snapshot
 
 MakeProject = Callable[[dict[str, str | bytes]], Path]
+
+EVERY_CHANGE = ProjectOptions(include_low_benefit=True)
+"""These small programs call each function once: every safe change is planned, the benefit
+gate aside (it has tests of its own)."""
 
 MAIN = """\
     import tensorflow as tf
@@ -72,7 +76,7 @@ def verdicts_by_key(functions: object) -> dict[str, tuple[bool, str | None]]:
 
 def test_results_equal_the_cli_analysis(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    project = Project.open(root, ProjectOptions(use_cache=False))
+    project = Project.open(root, ProjectOptions(use_cache=False, include_low_benefit=True))
     expected, _ = analyze_path(root, AnalysisOptions(use_cache=False))
     assert project.results().functions == expected.functions
     assert verdicts_by_key(project.results().functions)["main.py::total"] == (
@@ -86,7 +90,7 @@ def test_a_large_project_is_summarised_on_several_processes(
 ) -> None:
     monkeypatch.setattr("hybridize.project.PARALLEL_THRESHOLD", 2)
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS, "bad.py": "def f(:\n"})
-    project = Project.open(root, ProjectOptions(use_cache=False, jobs=2))
+    project = Project.open(root, ProjectOptions(use_cache=False, jobs=2, include_low_benefit=True))
     expected, _ = analyze_path(root, AnalysisOptions(use_cache=False, jobs=1))
     assert project.results().functions == expected.functions
     assert project.results().errors == expected.errors
@@ -95,7 +99,7 @@ def test_a_large_project_is_summarised_on_several_processes(
 
 def test_results_are_recomputed_only_after_a_change(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    project = Project.open(root)
+    project = Project.open(root, EVERY_CHANGE)
     first = project.results()
     assert project.results() is first
     project.update("helpers.py", HELPERS_WITH_EFFECT)
@@ -104,7 +108,7 @@ def test_results_are_recomputed_only_after_a_change(make_project: MakeProject) -
 
 def test_a_buffer_overrides_the_disk_and_reaches_its_importers(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    project = Project.open(root)
+    project = Project.open(root, EVERY_CHANGE)
     assert verdicts_by_key(project.results().functions)["main.py::total"][0] is True
     # The helper now mutates a module-level list: its caller has a side effect too.
     assert project.update(root / "helpers.py", HELPERS_WITH_EFFECT) == "helpers.py"
@@ -120,7 +124,7 @@ def test_update_equals_a_fresh_analysis_of_the_same_texts(
     make_project: MakeProject, tmp_path: Path
 ) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    project = Project.open(root)
+    project = Project.open(root, EVERY_CHANGE)
     project.update("helpers.py", HELPERS_WITH_EFFECT)
     other = tmp_path / "other"
     shutil.copytree(root, other)
@@ -131,7 +135,7 @@ def test_update_equals_a_fresh_analysis_of_the_same_texts(
 
 def test_remove_and_add_files(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    project = Project.open(root)
+    project = Project.open(root, EVERY_CHANGE)
     assert project.remove("helpers.py") == "helpers.py"
     assert project.files == ["main.py"]
     keys = verdicts_by_key(project.results().functions)
@@ -148,7 +152,7 @@ def test_remove_and_add_files(make_project: MakeProject) -> None:
 
 def test_files_outside_the_project_are_not_taken(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN})
-    project = Project.open(root)
+    project = Project.open(root, EVERY_CHANGE)
     assert project.update(root.parent / "elsewhere.py", "x = 1\n") is None
     assert project.update("notes.txt", "x") is None
     assert project.update(".venv/lib/m.py", "x = 1\n") is None
@@ -160,7 +164,7 @@ def test_a_syntax_error_is_a_file_error_and_the_rest_is_analysed(
     make_project: MakeProject,
 ) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    project = Project.open(root)
+    project = Project.open(root, EVERY_CHANGE)
     project.update("helpers.py", "def scale(x:\n")
     result = project.file_result("helpers.py")
     assert result is not None and result.error is not None
@@ -171,9 +175,11 @@ def test_a_syntax_error_is_a_file_error_and_the_rest_is_analysed(
 
 def test_file_plan_equals_the_refactor_plan_on_disk(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    project = Project.open(root)
+    project = Project.open(root, EVERY_CHANGE)
     analysed, _ = analyze_path(root, AnalysisOptions(use_cache=False))
-    expected = plan_refactorings(analysed, snapshot=read_snapshot(root))
+    expected = plan_refactorings(
+        analysed, Selection(include_low_benefit=True), snapshot=read_snapshot(root)
+    )
     for name in ("main.py", "helpers.py"):
         found = project.file_result(name)
         assert found is not None
@@ -191,7 +197,7 @@ def test_file_plan_of_a_buffer_equals_the_cli_refactor_of_that_text(
     make_project: MakeProject, tmp_path: Path
 ) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    project = Project.open(root)
+    project = Project.open(root, EVERY_CHANGE)
     buffer = (
         textwrap.dedent(MAIN).replace("print(x)\n", "")
         + "\n\ndef more(x):\n    return total(x) * 3.0\n\n\nmore(tf.ones([2]))\n"
@@ -202,7 +208,9 @@ def test_file_plan_of_a_buffer_equals_the_cli_refactor_of_that_text(
     other = tmp_path / "cli-copy"
     shutil.copytree(root, other)
     (other / "main.py").write_bytes(encode_buffer(buffer))
-    outcome = CliRunner().invoke(main, ["refactor", str(other), "--apply", "--no-cache"])
+    outcome = CliRunner().invoke(
+        main, ["refactor", str(other), "--apply", "--no-cache", "--include-low-benefit"]
+    )
     assert outcome.exit_code == 0, outcome.output
     written = (other / "main.py").read_text()
     assert found.plan.new_text == written
@@ -213,20 +221,22 @@ def test_file_plan_of_a_buffer_equals_the_cli_refactor_of_that_text(
 
 def test_selection_options_filter_the_plan(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    project = Project.open(root)
+    project = Project.open(root, EVERY_CHANGE)
     found = project.file_result("main.py")
     assert found is not None and found.plan is not None
     assert [c.qualname for c in found.plan.changes] == ["total"]
-    project.set_options(ProjectOptions(ignore=("*::total",)))
+    project.set_options(ProjectOptions(ignore=("*::total",), include_low_benefit=True))
     ignored = project.file_result("main.py")
     assert ignored is not None and ignored.plan is None
-    project.set_options(ProjectOptions(select=("HY011",)))  # removals only: none here
+    project.set_options(
+        ProjectOptions(select=("HY011",), include_low_benefit=True)
+    )  # removals only: none here
     assert project.plan().files == ()
 
 
 def test_function_plan_and_ignore_comment(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    project = Project.open(root)
+    project = Project.open(root, EVERY_CHANGE)
     found = project.file_result("main.py")
     assert found is not None
     total = found.verdict("total")
@@ -245,7 +255,7 @@ def test_function_plan_and_ignore_comment(make_project: MakeProject) -> None:
 
 def test_repeated_updates_do_not_freeze_garbage(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    project = Project.open(root, ProjectOptions(use_cache=False))
+    project = Project.open(root, ProjectOptions(use_cache=False, include_low_benefit=True))
     project.results()
     before = gc.get_freeze_count()
     for i in range(5):
@@ -279,7 +289,7 @@ def test_a_plan_made_on_a_buffer_is_never_written_over_a_different_disk(
     """The planner's safety holds for buffers: `apply_plan` writes a file only if the disk
     still holds the bytes the plan was made on."""
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    project = Project.open(root)
+    project = Project.open(root, EVERY_CHANGE)
     disk = (root / "main.py").read_bytes()
     project.update("main.py", textwrap.dedent(MAIN) + "\n# unsaved\n")
     plan = project.plan()
@@ -297,7 +307,7 @@ def test_a_plan_made_on_a_buffer_is_never_written_over_a_different_disk(
 
 def test_a_single_file_project(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    project = Project.open(root / "main.py")
+    project = Project.open(root / "main.py", EVERY_CHANGE)
     assert project.files == ["main.py"]
     expected, _ = analyze_path(root / "main.py", AnalysisOptions(use_cache=False))
     assert project.results().functions == expected.functions

@@ -46,7 +46,9 @@ REFACTORED = PROGRAM.replace("\ndef loss", "\n@tf.function\ndef loss").replace(
 
 
 def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, ["refactor", *args, "--no-cache"])
+    """The CLI with every safe change (these programs call each function once: the benefit
+    gate, tested on its own below, would leave the additions out)."""
+    result = CliRunner().invoke(main, ["refactor", *args, "--no-cache", "--include-low-benefit"])
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -230,6 +232,7 @@ def test_file_changed_during_the_analysis_is_not_written(
 
 
 def test_analyze_json_carries_the_same_refactored_files(project: Path) -> None:
+    (project / "pyproject.toml").write_text("[tool.hybridize]\ninclude-low-benefit = true\n")
     result = CliRunner().invoke(main, ["analyze", str(project), "--format", "json", "--no-cache"])
     assert result.exit_code == 0
     report = json.loads(result.stdout)
@@ -289,3 +292,30 @@ def test_speculative_verdict_gets_its_assumption_and_a_second_run_keeps_it(
     )
     code, out, _ = run(str(root), "--check")
     assert (code, out) == (0, "")
+
+
+def test_by_default_only_changes_predicted_to_pay_are_made(make_project: MakeProject) -> None:
+    """`loss` runs once (module code): tracing it would cost more than it saves, so the
+    default leaves it eager; removing `pack`'s decorator is not gated. The flag, or the
+    configuration key, makes every safe change."""
+    root = make_project({"train.py": PROGRAM})
+    default = CliRunner().invoke(main, ["refactor", str(root), "--no-cache"])
+    assert default.exit_code == 0, default.output
+    assert "def loss" not in default.stdout
+    assert "-@tf.function\n def pack" in default.stdout
+    assert "1 function in 1 file would change" in default.stderr
+    flagged = CliRunner().invoke(
+        main, ["refactor", str(root), "--no-cache", "--include-low-benefit"]
+    )
+    assert "+@tf.function\n def loss" in flagged.stdout
+    (root / "pyproject.toml").write_text("[tool.hybridize]\ninclude-low-benefit = true\n")
+    configured = CliRunner().invoke(main, ["refactor", str(root), "--no-cache"])
+    assert configured.stdout == flagged.stdout
+    looped = PROGRAM.replace(
+        "loss(tf.ones((2, 2)), tf.zeros((2, 2)))",
+        "for step in range(100):\n    loss(tf.ones((2, 2)), tf.zeros((2, 2)))",
+    )
+    (root / "train.py").write_text(looped)
+    (root / "pyproject.toml").unlink()
+    small = CliRunner().invoke(main, ["refactor", str(root), "--no-cache"])
+    assert "def loss" not in small.stdout  # in a loop, but three ops: the overhead is the work

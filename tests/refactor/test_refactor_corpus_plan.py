@@ -50,4 +50,10 @@ def test_json_report_carries_the_plan() -> None:
     report = json.loads(result.stdout)
     analysis, _ = analyze_path(program, AnalysisOptions(use_cache=False))
     assert report["refactored_files"] == plan_refactorings(analysis).refactored_files()
-    assert "@tf.function\ndef validation_report" in report["refactored_files"]["main.py"]
+    # The misused decorators go whatever the benefit; `validation_report` is called from one
+    # place, never in a loop: its new decorator would not pay, so only the flag adds it.
+    original = (program / "main.py").read_text(encoding="utf-8")
+    assert report["refactored_files"]["main.py"] != original
+    assert "@tf.function\ndef validation_report" not in report["refactored_files"]["main.py"]
+    everything = plan_refactorings(analysis, Selection(include_low_benefit=True))
+    assert "@tf.function\ndef validation_report" in everything.refactored_files()["main.py"]

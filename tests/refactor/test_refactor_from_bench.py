@@ -76,7 +76,9 @@ def test_without_the_report_every_passing_function_is_planned(tmp_path: Path) ->
     root = tmp_path / "project"
     root.mkdir()
     (root / "train.py").write_text(PROGRAM, encoding="utf-8")
-    result = CliRunner().invoke(main, ["refactor", str(root), "--no-cache"])
+    result = CliRunner().invoke(
+        main, ["refactor", str(root), "--no-cache", "--include-low-benefit"]
+    )
     assert result.exit_code == 0
     assert result.output.count("+@tf.function") == 3
 

@@ -13,6 +13,7 @@ import pytest
 from hybridize.analyzer.engine import AnalysisOptions, analyze_path
 from hybridize.refactor import plan as plan_module
 from hybridize.refactor.plan import PARALLEL_THRESHOLD, plan_refactorings
+from hybridize.refactor.selection import Selection
 
 GOOD = "import tensorflow as tf\n\n\ndef f(x):\n    return tf.square(x)\n\n\nf(tf.constant(1.0))\n"
 
@@ -34,6 +35,6 @@ def test_a_crash_while_planning_one_file_leaves_the_others_planned(
         return real(relpath, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(plan_module, "plan_file", crashing)
-    plan = plan_refactorings(result, jobs=2)
+    plan = plan_refactorings(result, Selection(include_low_benefit=True), jobs=2)
     assert sorted(f.file for f in plan.files) == [f"m{i:02}.py" for i in range(count) if i != 7]
     assert [(n.file, "SIGSEGV" in n.message) for n in plan.notices] == [("m07.py", True)]
