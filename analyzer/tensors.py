@@ -1434,12 +1434,7 @@ def _record_evidence(
         skip_receiver = kind in ("method", "layer_call", "class")
         out.callees.append(target)
         bound = bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
-        written = bind_arguments(
-            callee,
-            [frozenset({s}) for s in resolved.site.args],
-            {k: frozenset({v}) for k, v in resolved.site.kwargs},
-            skip_receiver=skip_receiver,
-        )
+        written: dict[str, Atoms] | None = None  # the arguments as written, when a site needs them
         for name, atoms in bound.items():
             out.evidence.append((target, name, atoms, caller != target))
             literal = bool(atoms) and all(is_primitive(a) for a in atoms)
@@ -1449,6 +1444,13 @@ def _record_evidence(
             elif unknown:
                 out.unknown_kind.append((target, name))
             if literal or unknown:
+                if written is None:
+                    written = bind_arguments(
+                        callee,
+                        [frozenset({s}) for s in resolved.site.args],
+                        {k: frozenset({v}) for k, v in resolved.site.kwargs},
+                        skip_receiver=skip_receiver,
+                    )
                 syms = written.get(name, frozenset())
                 argument = next(iter(syms)) if len(syms) == 1 else ("seq", "tuple", tuple(syms))
                 out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
