@@ -163,6 +163,8 @@ class Candidacy:
         self.index = index
         self.facts = facts
         self.graph = graph
+        self._queries: dict[str, frozenset[int]] = {}
+        self._branching: dict[str, bool] = {}
         self.tensorflow_modules = _reaching_modules(index, is_tensorflow_package)
         self.keras_modules = _reaching_modules(index, KERAS_PACKAGES.__contains__)
         keys = list(keys)
@@ -332,17 +334,31 @@ class Candidacy:
             )
         return None
 
-    def _backend_queries(self, key: str) -> set[int]:
-        """Indexes of the function's calls that read the Keras backend's name."""
-        return {
-            r.index
-            for r in self.facts.calls.get(key, [])
-            if any(i.name in KERAS_BACKEND_QUERIES for i in r.api)
-        }
+    def _backend_queries(self, key: str) -> frozenset[int]:
+        """Indexes of the function's calls that read the Keras backend's name.
+
+        Memoised: every function of a module also asks about its module's code, and a
+        generated module has thousands of module-level calls (walked once per function, that
+        was quadratic: a second per TensorFlow `gen_*_ops.py` file)."""
+        found = self._queries.get(key)
+        if found is None:
+            found = self._queries[key] = frozenset(
+                r.index
+                for r in self.facts.calls.get(key, [])
+                if any(i.name in KERAS_BACKEND_QUERIES for i in r.api)
+            )
+        return found
 
     def _branches_on_backend(self, key: str) -> bool:
         """A test comparing `keras.backend.backend()` (called there, or stored in a local or a
-        module global) with a backend other than TensorFlow."""
+        module global) with a backend other than TensorFlow (memoised: every function of a
+        module asks it about the module)."""
+        found = self._branching.get(key)
+        if found is None:
+            found = self._branching[key] = self._compute_branches_on_backend(key)
+        return found
+
+    def _compute_branches_on_backend(self, key: str) -> bool:
         fn = self.index.function(key)
         module_key = f"{key.split('::', 1)[0]}::<module>"
         module = self.index.function(module_key)

@@ -60,11 +60,8 @@ def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: str) -> lis
         return []
     writes = _writes(index, facts)
     for reader, via in _traced_with(index, facts, key):
-        evaluator = get_evaluator(index, facts, reader)
-        for what, state in _reads(index, facts, reader, index.function(reader)):
-            if not _frozen(evaluator.eval(state[1])):
-                continue
-            for write in writes.get(state[0], ()):
+        for what, state in _frozen_reads(index, facts, reader):
+            for write in writes.get(state, ()):
                 if write.writer in (key, reader) or not _after_initialisation(
                     index, facts, key, write
                 ):
@@ -102,6 +99,27 @@ def _traced_with(index: ProjectIndex, facts: TensorFacts, key: str) -> Iterator[
                         name = index.function(target).qualname
                         following.append((target, f"{via}calls `{name}`, which "))
         frontier = following
+
+
+def _frozen_reads(
+    index: ProjectIndex, facts: TensorFacts, reader: str
+) -> list[tuple[str, StateKey]]:
+    """The state `reader` reads that holds only values a trace freezes, in a fixed order.
+
+    Memoised per reader: every function that calls it (to MAX_HELPER_DEPTH) asks again, and
+    on a large project the same helpers are read thousands of times (sorting their values
+    each time took a third of the verdict phase on TensorFlow's own ops)."""
+    memo = facts.cache.setdefault("frozen_reads", {})
+    assert isinstance(memo, dict)
+    found = memo.get(reader)
+    if found is None:
+        evaluator = get_evaluator(index, facts, reader)
+        found = memo[reader] = [
+            (what, state)
+            for what, (state, sym) in _reads(index, facts, reader, index.function(reader))
+            if _frozen(evaluator.eval(sym))
+        ]
+    return found
 
 
 def _frozen(atoms: frozenset[Atom]) -> bool:

@@ -92,16 +92,24 @@ def tree_depth(tree: ast.AST) -> int:
     deepest = 0
     stack: list[tuple[ast.AST, int]] = [(tree, 1)]
     pop, push = stack.pop, stack.append
-    children = ast.iter_child_nodes
+    node_type, bool_op = ast.AST, ast.BoolOp
     while stack:
         node, depth = pop()
-        if isinstance(node, ast.BoolOp):
+        if type(node) is bool_op:
             depth += len(node.values) - 1
         if depth > deepest:
             deepest = depth
         depth += 1
-        for child in children(node):
-            push((child, depth))
+        # `ast.iter_child_nodes`, inlined: its two generators per node were half the walk's
+        # time on large files (this walk runs on every file before libcst sees it).
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, node_type):
+                        push((item, depth))
+            elif isinstance(value, node_type):
+                push((value, depth))
     return deepest
 
 

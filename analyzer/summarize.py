@@ -662,7 +662,7 @@ class _ModuleBuilder:
         if isinstance(expr, cst.Imaginary):
             return ("lit", "complex", None)
         if isinstance(expr, cst.SimpleString | cst.ConcatenatedString):
-            value = expr.evaluated_value
+            value = _string_value(expr)
             if isinstance(value, bytes):
                 return ("lit", "bytes", None)
             return ("lit", "str", value if value is None or len(value) < 200 else value[:200])
@@ -891,11 +891,32 @@ def _body(block: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
 
 
 def _safe_literal(node: cst.Integer | cst.Float) -> int | float | None:
+    """The number a literal denotes. `int`/`float` read every form of Python's numeric
+    literals once the digit separators are gone; libcst's `evaluated_value` compiles each
+    literal instead (thousands of compiles on a generated module)."""
+    text = node.value.replace("_", "")
+    try:
+        return int(text, 0) if isinstance(node, cst.Integer) else float(text)
+    except ValueError:
+        pass
     try:
         value = node.evaluated_value
     except (ValueError, SyntaxError):
         return None
     return value
+
+
+def _string_value(node: cst.SimpleString | cst.ConcatenatedString) -> str | bytes | None:
+    """What a string literal denotes, as libcst's `evaluated_value` gives it, without its
+    compile for the common case: a text (not bytes) literal whose characters are its value
+    (raw, or without backslashes; no carriage return, which Python's reader would
+    normalise)."""
+    if isinstance(node, cst.SimpleString):
+        prefix = node.prefix.lower()
+        raw = node.raw_value
+        if "b" not in prefix and "\r" not in raw and ("r" in prefix or "\\" not in raw):
+            return raw
+    return node.evaluated_value
 
 
 def _string_list(value: cst.BaseExpression) -> tuple[str, ...] | None:
@@ -904,17 +925,17 @@ def _string_list(value: cst.BaseExpression) -> tuple[str, ...] | None:
     names: list[str] = []
     for element in value.elements:
         if isinstance(element.value, cst.SimpleString) and isinstance(
-            element.value.evaluated_value, str
+            text := _string_value(element.value), str
         ):
-            names.append(element.value.evaluated_value)
+            names.append(text)
         else:
             return None
     return tuple(names)
 
 
 def _annotation_text(tree: cst.Module, node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
-        return node.evaluated_value  # a string annotation: "tf.Tensor"
+    if isinstance(node, cst.SimpleString) and isinstance(value := _string_value(node), str):
+        return value  # a string annotation: "tf.Tensor"
     if isinstance(node, cst.Subscript | cst.BinaryOperation):
         return tree.code_for_node(node)
     return None

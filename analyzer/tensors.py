@@ -1287,7 +1287,26 @@ def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> se
     return changed
 
 
+_WIDENED: dict[Atom, Atom] = {}
+"""`_widen` of container atoms already seen (and `_collapse` of nested ones). After
+WIDEN_AFTER rounds every fact of the project is widened again in every round, and the same
+container atoms come back each time (on TensorFlow's own ops a quarter of the solver's time
+went into widening them again); widening is idempotent and a pure function of the atom."""
+
+
 def _widen(atom: Atom, depth: int = 0) -> Atom:
+    if atom[0] not in CONTAINER_KINDS:
+        return _widen_atom(atom, depth)
+    key = (atom, depth >= 1)
+    found = _WIDENED.get(key)
+    if found is None:
+        if len(_WIDENED) >= MAX_SHRUNK:
+            _WIDENED.clear()
+        found = _WIDENED[key] = _widen_atom(atom, depth)
+    return found
+
+
+def _widen_atom(atom: Atom, depth: int) -> Atom:
     """An atom of the widened domain: no shapes, no literal values, and containers one level
     deep (a container inside a container is summarised as `_shrink` does past MAX_NESTING).
 
@@ -1415,12 +1434,7 @@ def _record_evidence(
         skip_receiver = kind in ("method", "layer_call", "class")
         out.callees.append(target)
         bound = bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
-        written = bind_arguments(
-            callee,
-            [frozenset({s}) for s in resolved.site.args],
-            {k: frozenset({v}) for k, v in resolved.site.kwargs},
-            skip_receiver=skip_receiver,
-        )
+        written: dict[str, Atoms] | None = None  # the arguments as written, when a site needs them
         for name, atoms in bound.items():
             out.evidence.append((target, name, atoms, caller != target))
             literal = bool(atoms) and all(is_primitive(a) for a in atoms)
@@ -1430,6 +1444,13 @@ def _record_evidence(
             elif unknown:
                 out.unknown_kind.append((target, name))
             if literal or unknown:
+                if written is None:
+                    written = bind_arguments(
+                        callee,
+                        [frozenset({s}) for s in resolved.site.args],
+                        {k: frozenset({v}) for k, v in resolved.site.kwargs},
+                        skip_receiver=skip_receiver,
+                    )
                 syms = written.get(name, frozenset())
                 argument = next(iter(syms)) if len(syms) == 1 else ("seq", "tuple", tuple(syms))
                 out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
