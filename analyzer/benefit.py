@@ -31,6 +31,7 @@ from hybridize.analyzer.callgraph import TRACED, components_bottom_up, external_
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import TensorFacts, callees
 from hybridize.model import Benefit as BenefitLevel
+from hybridize.model import FunctionVerdict
 
 HIGH_WORK = 8
 """Work units (see `_local_work`) from which one call is predicted to cost clearly more in
@@ -77,6 +78,8 @@ class BenefitModel:
         self.covered = covered
         self.is_test_code = is_test_code
         self._work, self._training = self._total_work()
+        self._loop_edges: set[tuple[str, str]] = set()
+        """(caller, callee) pairs with a call in a loop of the caller."""
         self._repeated = self._repeated_functions()
 
     def estimate(self, key: str) -> Benefit:
@@ -135,6 +138,40 @@ class BenefitModel:
             ),
         )
 
+    def inside_proposed_graphs(self, verdicts: dict[str, FunctionVerdict]) -> dict[str, str]:
+        """Additions predicted to pay whose every caller will run as a graph once the proposed
+        changes are made (a kept `@tf.function`, or a caller's own addition predicted to pay):
+        their calls run inside those graphs, so a decorator of their own gains nothing (and a
+        `tf.function` nested in an XLA-compiled one can be much slower). Decided callers
+        first; returns key -> the reason, naming one such caller."""
+        in_graph = {
+            key
+            for key, v in verdicts.items()
+            if (v.is_hybrid and v.transformation != "convert_to_eager")
+            or (v.passes and v.transformation == "convert_to_hybrid" and v.benefit == "high")
+        }
+        covered: dict[str, str] = {}
+        for nodes in reversed(components_bottom_up(self.graph)):
+            for key in sorted(nodes):
+                v = verdicts.get(key)
+                if v is None or v.transformation != "convert_to_hybrid" or v.benefit != "high":
+                    continue
+                # The callers that call it often: a call in a loop, or a caller that runs often
+                # itself. Its other calls are a few (its tracing would not pay for them).
+                callers = sorted(
+                    c
+                    for c in self._callers(key)
+                    if (c, key) in self._loop_edges or c in self._repeated
+                ) or sorted(self._callers(key))
+                if callers and all(c in in_graph for c in callers):
+                    caller = callers[0].split("::", 1)[1]
+                    covered[key] = (
+                        f"every caller runs as a graph once the proposed changes are made "
+                        f"(`{caller}`): it runs inside their graphs, a decorator of its own "
+                        "gains nothing"
+                    )
+        return covered
+
     # -- how often -----------------------------------------------------------------------
 
     def frequency(self, key: str) -> Frequency:
@@ -160,6 +197,7 @@ class BenefitModel:
                 if not resolved.site.in_loop or self.is_test_code(caller):
                     continue
                 for _kind, target in callees(self.index, resolved):
+                    self._loop_edges.add((caller, target))
                     if target not in repeated:
                         repeated.add(target)
                         pending.append(target)

@@ -372,7 +372,10 @@ def _analyze_summaries(
                 )
             )
         verdicts.append(verdict)
-    verdicts.sort(key=lambda v: (v.file, v.line, v.qualname))
+    by_key = {f"{v.file}::{v.qualname}": v for v in verdicts}
+    for key, reason in benefits.inside_proposed_graphs(by_key).items():
+        by_key[key] = dataclasses.replace(by_key[key], benefit="none", benefit_reasons=(reason,))
+    verdicts = sorted(by_key.values(), key=lambda v: (v.file, v.line, v.qualname))
     return verdicts, errors
 
 

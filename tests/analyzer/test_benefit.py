@@ -95,7 +95,7 @@ CASES = [
         for _ in range(10):
             step(tf.ones((2, 3)))
         """,
-        "forward",
+        "step",
         "high",
     ),
     case(
@@ -213,3 +213,29 @@ def test_varying_shapes_are_a_stated_retracing_risk() -> None:
     assert any("reduce_retracing" in r for r in v.benefit_reasons), v.benefit_reasons
     same = source.replace("(16, 3)", "(8, 3)")
     assert not any("reduce_retracing" in r for r in verdict(same, "forward").benefit_reasons)
+
+
+def test_a_helper_of_a_step_that_gets_compiled_gains_nothing_of_its_own() -> None:
+    """`forward` holds a model call and runs in a loop, but its only caller `step` is itself
+    proposed: once `step` is a graph, `forward` runs inside it."""
+    source = """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+
+        def forward(x):
+            return model(x)
+
+        def step(x):
+            return forward(x) * 2.0
+
+        for _ in range(10):
+            step(tf.ones((2, 3)))
+        """
+    assert verdict(source, "step").benefit == "high"
+    helper = verdict(source, "forward")
+    assert helper.passes and helper.benefit == "none"
+    assert "`step`" in helper.benefit_reasons[0]
+    # Called in a loop of module code too, it keeps its own benefit.
+    looped = source + "\n        for _ in range(10):\n            forward(tf.ones((2, 3)))\n"
+    assert verdict(looped, "forward").benefit == "high"
