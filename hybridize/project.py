@@ -307,6 +307,12 @@ class Project:
         """Files whose content is an editor buffer rather than the disk's."""
         return frozenset(self._buffers)
 
+    @property
+    def solver(self) -> Solver | None:
+        """The solver of the last solve (None before the first): its facts, and whether they
+        widened (then the next edit is solved from scratch)."""
+        return self._solver
+
     def snapshot(self) -> Mapping[str, bytes]:
         """Every readable file's bytes as the analysis sees them (buffers included)."""
         return dict(self._raw)
