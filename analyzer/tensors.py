@@ -1732,9 +1732,12 @@ class Solver:
         # Each function's latest evaluation read only facts that have not changed since: its
         # memo is the solution's view of the function, for the analyses that follow.
         facts.evaluators = dict(facts.latest_evaluators)
-        self.settled = {
-            key: (len(e.memo), len(e.call_results)) for key, e in facts.evaluators.items()
-        }
+        # What each evaluator holds now, so that `update` can forget what the analyses after
+        # the solve add to it (an evaluator not evaluated again keeps its earlier size).
+        for key in facts.evaluators.keys() if not incremental else evaluated:
+            evaluator = facts.evaluators.get(key)
+            if evaluator is not None:
+                self.settled[key] = (len(evaluator.memo), len(evaluator.call_results))
         return True
 
     def _dirty(self, keys: list[str], changed: set[Dep]) -> list[str]:
@@ -1786,8 +1789,11 @@ class Solver:
         facts = self.facts
         old_keys = [k for k in self.keys if k.split("::", 1)[0] in modules]
         self.index = index
-        self.keys = project_keys(index)
-        order = {key: i for i, key in enumerate(self.keys)}
+        keys = project_keys(index)
+        order = self.aggregate.order
+        if keys != self.keys:
+            self.keys = keys
+            order = {key: i for i, key in enumerate(keys)}
         new_keys = [k for k in self.keys if k.split("::", 1)[0] in modules]
         direct = set(old_keys) | set(new_keys)
         for key in old_keys:
@@ -1816,6 +1822,7 @@ class Solver:
             self.aggregate.replace(key, None, touched)
             facts.internal_errors.pop(key, None)
             facts.latest_evaluators.pop(key, None)
+            self.settled.pop(key, None)
             self._read(key, None)
         for key in direct - set(self.keys):
             touched.returns.discard(key)

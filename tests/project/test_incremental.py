@@ -196,7 +196,7 @@ def test_random_edits_of_a_corpus_program_equal_fresh_analyses(
 ) -> None:
     root = tmp_path / program
     shutil.copytree(REPO / "corpus" / "tensorflow" / program, root)
-    run_edits(root, edits=12, seed=len(program))
+    run_edits(root, edits=8, seed=len(program))
 
 
 def test_body_edits_take_the_incremental_path(tmp_path: Path) -> None:
