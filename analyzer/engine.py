@@ -56,7 +56,13 @@ from hybridize.analyzer.signatures import (
 from hybridize.analyzer.sources import discover, read_source, relative_name
 from hybridize.analyzer.speculation import speculate
 from hybridize.analyzer.summarize import summarize_module
-from hybridize.analyzer.tensors import TensorFacts, is_primitive, is_tensor_like, solve
+from hybridize.analyzer.tensors import (
+    TensorFacts,
+    is_primitive,
+    is_tensor_like,
+    project_keys,
+    solve,
+)
 from hybridize.analyzer.workers import run_isolated
 from hybridize.model import (
     AnalysisResult,
@@ -88,7 +94,7 @@ def survivors_collectable() -> Iterator[None]:
 
 
 @contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
+def no_cyclic_gc() -> Iterator[None]:
     """Pause Python's cycle collector: the analysis builds millions of small acyclic tuples,
     and each full collection would walk them all (measured: more than half the run time)."""
     enabled = gc.isenabled()
@@ -124,7 +130,7 @@ def summarize_file(path: Path, root: Path) -> ModuleSummary | FileError:
 
 
 def summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
-    with _no_cyclic_gc():
+    with no_cyclic_gc():
         return _summarize_text(relpath, text)
 
 
@@ -291,7 +297,7 @@ def analyze_summaries_with_errors(
     A defect of the analysis on some unusual code must cost that function its verdict, not
     the whole run: the function is reported with unknown facts and the error is listed.
     """
-    with _no_cyclic_gc():
+    with no_cyclic_gc():
         return _analyze_summaries(summaries, options, package)
 
 
@@ -299,8 +305,22 @@ def _analyze_summaries(
     summaries: Iterable[ModuleSummary], options: AnalysisOptions, package: str
 ) -> tuple[list[FunctionVerdict], list[FileError]]:
     index = ProjectIndex({s.relpath: s for s in summaries}, package)
-    facts = solve(index)
-    keys = [f"{r}::{q}" for r, m in index.modules.items() for q in ["<module>", *m.functions]]
+    return _decide_all(index, solve(index), options)
+
+
+def analyze_solved(
+    index: ProjectIndex, facts: TensorFacts, options: AnalysisOptions
+) -> tuple[list[FunctionVerdict], list[FileError]]:
+    """Verdicts and internal errors from solved facts (`Solver`): what follows the solve in
+    `analyze_summaries_with_errors`, for a caller that keeps the solver between edits."""
+    with no_cyclic_gc():
+        return _decide_all(index, facts, options)
+
+
+def _decide_all(
+    index: ProjectIndex, facts: TensorFacts, options: AnalysisOptions
+) -> tuple[list[FunctionVerdict], list[FileError]]:
+    keys = project_keys(index)
     analysed_keys = [k for k in keys if not k.endswith("::<module>")]
     function_keys = [k for k in analysed_keys if not index.function(k).is_lambda]
     effects = EffectAnalysis(index, facts).run(analysed_keys)

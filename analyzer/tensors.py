@@ -27,7 +27,7 @@ class; all of it is iterated to a fixed point.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.decorators import argument_names
@@ -1205,86 +1205,398 @@ def _evaluate_guarded(
         return Contribution(), {("params", key)}
 
 
-def _aggregate(facts: TensorFacts, contributions: dict[str, Contribution]) -> set[Dep]:
-    """Rebuild the solution from every function's latest contribution; return what changed."""
-    params: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
-    external: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
-    attrs: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
-    facts.primitive_params = defaultdict(set)
-    facts.unknown_kind_params = defaultdict(set)
-    facts.literal_sites = defaultdict(lambda: defaultdict(list))
-    facts.symbolic_args = defaultdict(set)
-    facts.callers = defaultdict(set)
-    facts.callback_callers = defaultdict(set)
-    facts.call_count = defaultdict(int)
-    facts.traced_callbacks = set()
-    facts.caller_mode_callbacks = defaultdict(set)
-    facts.wrapped_by_tf_function = set()
-    facts.wrapper_arguments = {}
-    facts.wrapper_signatures = {}
-    returns: dict[str, Atoms] = {}
-    for caller, contribution in contributions.items():
-        returns[caller] = contribution.returns
-        facts.calls[caller] = contribution.calls
-        for callee, name, atoms, outside in contribution.evidence:
-            params[callee][name] |= atoms
-            if outside:
-                external[callee][name] |= atoms
-        for callee, name in contribution.primitive:
-            facts.primitive_params[callee].add(name)
-        for callee, name in contribution.unknown_kind:
-            facts.unknown_kind_params[callee].add(name)
-        for callee, name, unknown, span, argument in contribution.literal_sites:
-            facts.literal_sites[callee][name].append(LiteralSite(caller, span, argument, unknown))
-        for callee, name in contribution.symbolic:
-            facts.symbolic_args[callee].add(name)
-        for callee in contribution.callees:
-            facts.callers[callee].add(caller)
-            facts.call_count[callee] += 1
-        for callee, always_traced in contribution.callbacks:
-            if always_traced:
-                facts.traced_callbacks.add(callee)
-            else:
-                facts.caller_mode_callbacks[callee].add(caller)
-            facts.callback_callers[callee].add(caller)
-        for wrapped, signature in contribution.wrapper_signatures:
-            facts.wrapper_signatures[wrapped] = (caller, signature)
-        for wrapped, supplied in contribution.wrapped:
-            facts.wrapped_by_tf_function.add(wrapped)
-            facts.wrapper_arguments[wrapped] = (
-                facts.wrapper_arguments.get(wrapped, set()) | supplied
+class Aggregate:
+    """The project-wide facts as the join of every function's latest `Contribution`, kept
+    up to date one contribution at a time.
+
+    Each fact remembers who contributed what (callee parameter -> caller -> atoms, and so
+    on), so replacing a function's contribution subtracts exactly what it added before and
+    only the entries it touched are joined again. A round of the fixed point then costs what
+    changed, not the whole project; the incremental re-solve of `Project` rests on the same
+    exact removal. `order` fixes the order of the lists built from several contributors
+    (`literal_sites`) to that of a rebuild from scratch over the keys in project order.
+    """
+
+    def __init__(self, order: dict[str, int]) -> None:
+        self.order = order
+        self.contributions: dict[str, Contribution] = {}
+        self.params: dict[tuple[str, str], dict[str, Atoms]] = {}
+        self.external: dict[tuple[str, str], dict[str, Atoms]] = {}
+        self.attrs: dict[tuple[str, str], dict[str, Atoms]] = {}
+        self.primitive: dict[tuple[str, str], set[str]] = {}
+        self.unknown_kind: dict[tuple[str, str], set[str]] = {}
+        self.symbolic: dict[tuple[str, str], set[str]] = {}
+        self.literal: dict[tuple[str, str], dict[str, list[LiteralSite]]] = {}
+        self.callees: dict[str, dict[str, int]] = {}
+        self.callbacks: dict[str, dict[str, tuple[bool, bool]]] = {}
+        self.wrapped: dict[str, dict[str, frozenset[str]]] = {}
+        self.signatures: dict[str, dict[str, Sym]] = {}
+        self.widened = False
+        """The facts were last joined and widened (`WIDEN_AFTER`): the next plain round
+        rebuilds every entry, as a rebuild from scratch would."""
+
+    # ---------------------------------------------------------------- contributors
+
+    def replace(self, caller: str, contribution: Contribution | None, touched: _Touched) -> None:
+        """Put `contribution` in place of the caller's last one (None: the caller is gone),
+        adding the entries that may change to `touched`."""
+        old = self.contributions.pop(caller, None)
+        if old is not None:
+            self._apply(caller, old, touched, remove=True)
+        if contribution is not None:
+            self.contributions[caller] = contribution
+            self._apply(caller, contribution, touched, remove=False)
+        touched.returns.add(caller)
+
+    def _apply(self, caller: str, c: Contribution, touched: _Touched, *, remove: bool) -> None:
+        if c.evidence:
+            evidence: dict[tuple[str, str], set[Atom]] = {}
+            outside: dict[tuple[str, str], set[Atom]] = {}
+            for callee, name, atoms, from_outside in c.evidence:
+                pair = (callee, name)
+                found = evidence.get(pair)
+                if found is None:
+                    evidence[pair] = found = set()
+                found |= atoms
+                if from_outside:
+                    found = outside.get(pair)
+                    if found is None:
+                        outside[pair] = found = set()
+                    found |= atoms
+            _put_all(self.params, caller, evidence, remove, touched.params)
+            _put_all(self.external, caller, outside, remove, touched.external)
+        if c.attrs:
+            stored: dict[tuple[str, str], set[Atom]] = {}
+            for class_key, attr, atoms in c.attrs:
+                stored.setdefault((class_key, attr), set()).update(atoms)
+            _put_all(self.attrs, caller, stored, remove, touched.attrs)
+        if c.primitive or c.unknown_kind or c.symbolic:
+            for table, pairs, names in (
+                (self.primitive, c.primitive, touched.primitive),
+                (self.unknown_kind, c.unknown_kind, touched.unknown_kind),
+                (self.symbolic, c.symbolic, touched.symbolic),
+            ):
+                for pair in pairs:
+                    _mark(table, pair, caller, remove)
+                    names.add(pair)
+        if c.literal_sites:
+            self._apply_sites(caller, c, touched, remove)
+        if c.callees:
+            self._apply_callees(caller, c, touched, remove)
+        if c.callbacks or c.wrapped or c.wrapper_signatures:
+            self._apply_callbacks(caller, c, touched, remove)
+
+    def _apply_sites(self, caller: str, c: Contribution, touched: _Touched, remove: bool) -> None:
+        sites: dict[tuple[str, str], list[LiteralSite]] = {}
+        for callee, name, unknown, span, argument in c.literal_sites:
+            sites.setdefault((callee, name), []).append(
+                LiteralSite(caller, span, argument, unknown)
             )
-        for class_key, attr, atoms in contribution.attrs:
-            attrs[class_key][attr] |= atoms
-    facts.rounds += 1
-    if facts.rounds > WIDEN_AFTER:
-        # A project still changing after a few rounds: from now on facts only grow (each
-        # round joined to the last) and lose shapes and literal values, so the iteration
-        # climbs a finite lattice and stops even where evaluations are not monotone.
-        _join_table(params, facts.param_atoms)
-        _join_table(external, facts.external_evidence)
-        _join_table(attrs, facts.attrs)
-        for key, old in facts.returns.items():
-            returns[key] = _cap(returns.get(key, NO_ATOMS) | old)
-        params = _widen_table(params)
-        external = _widen_table(external)
-        attrs = _widen_table(attrs)
-        returns = {key: frozenset(_widen(a) for a in atoms) for key, atoms in returns.items()}
-    changed: set[Dep] = set()
-    for key in set(params) | set(facts.param_atoms):
-        if _table_changed(params.get(key), facts.param_atoms.get(key)):
-            changed.add(("params", key))
-    for key, value in returns.items():
-        if facts.returns.get(key) != value:
-            changed.add(("ret", key))
-    for key in set(attrs) | set(facts.attrs):
-        if _table_changed(attrs.get(key), facts.attrs.get(key)):
-            changed.add(("attrs", key))
-    facts.param_atoms = params
-    facts.external_evidence = external
-    facts.attrs = attrs
-    facts.returns = returns
-    return changed
+        for pair, found in sites.items():
+            by_caller = self.literal.setdefault(pair, {})
+            if remove:
+                by_caller.pop(caller, None)
+                if not by_caller:
+                    del self.literal[pair]
+            else:
+                by_caller[caller] = found
+            touched.literal.add(pair)
+
+    def _apply_callees(self, caller: str, c: Contribution, touched: _Touched, remove: bool) -> None:
+        counts: dict[str, int] = {}
+        for callee in c.callees:
+            counts[callee] = counts.get(callee, 0) + 1
+        for callee, count in counts.items():
+            by_caller_count = self.callees.setdefault(callee, {})
+            if remove:
+                by_caller_count.pop(caller, None)
+                if not by_caller_count:
+                    del self.callees[callee]
+            else:
+                by_caller_count[caller] = count
+            touched.callees.add(callee)
+
+    def _apply_callbacks(
+        self, caller: str, c: Contribution, touched: _Touched, remove: bool
+    ) -> None:
+        modes: dict[str, tuple[bool, bool]] = {}
+        for callee, always_traced in c.callbacks:
+            traced, in_mode = modes.get(callee, (False, False))
+            modes[callee] = (traced or always_traced, in_mode or not always_traced)
+        for callee, mode in modes.items():
+            by_caller_mode = self.callbacks.setdefault(callee, {})
+            if remove:
+                by_caller_mode.pop(caller, None)
+                if not by_caller_mode:
+                    del self.callbacks[callee]
+            else:
+                by_caller_mode[caller] = mode
+            touched.callbacks.add(callee)
+        supplied_by: dict[str, frozenset[str]] = {}
+        for wrapped, supplied in c.wrapped:
+            supplied_by[wrapped] = supplied_by.get(wrapped, frozenset()) | supplied
+        for wrapped, supplied in supplied_by.items():
+            by_caller_supplied = self.wrapped.setdefault(wrapped, {})
+            if remove:
+                by_caller_supplied.pop(caller, None)
+                if not by_caller_supplied:
+                    del self.wrapped[wrapped]
+            else:
+                by_caller_supplied[caller] = supplied
+            touched.wrapped.add(wrapped)
+        last: dict[str, Sym] = {}
+        for wrapped, signature in c.wrapper_signatures:
+            last[wrapped] = signature
+        for wrapped, signature in last.items():
+            by_caller_signature = self.signatures.setdefault(wrapped, {})
+            if remove:
+                by_caller_signature.pop(caller, None)
+                if not by_caller_signature:
+                    del self.signatures[wrapped]
+            else:
+                by_caller_signature[caller] = signature
+            touched.signatures.add(wrapped)
+
+    # ---------------------------------------------------------------- facts
+
+    def publish(self, facts: TensorFacts, touched: _Touched) -> set[Dep]:
+        """Write the touched entries into `facts` (every entry when widening or after it);
+        return the facts that changed."""
+        facts.rounds += 1
+        if facts.rounds > WIDEN_AFTER or self.widened:
+            return self._publish_all(facts)
+        changed: set[Dep] = set()
+        for caller in touched.returns:
+            contribution = self.contributions.get(caller)
+            if contribution is None:
+                facts.calls.pop(caller, None)
+                if facts.returns.pop(caller, None) is not None:
+                    changed.add(("ret", caller))
+                continue
+            facts.calls[caller] = contribution.calls
+            if facts.returns.get(caller) != contribution.returns:
+                changed.add(("ret", caller))
+            facts.returns[caller] = contribution.returns
+        for table, pairs, target, kind in (
+            (self.params, touched.params, facts.param_atoms, "params"),
+            (self.external, touched.external, facts.external_evidence, ""),
+            (self.attrs, touched.attrs, facts.attrs, "attrs"),
+        ):
+            by_key: dict[str, list[str]] = {}
+            for key, name in pairs:
+                by_key.setdefault(key, []).append(name)
+            for key, names in by_key.items():
+                before = _frozen(target.get(key))
+                entries = target.get(key)
+                for name in names:
+                    found = table.get((key, name))
+                    if found is None:
+                        if entries is not None:
+                            entries.pop(name, None)
+                        continue
+                    if entries is None:
+                        entries = target[key] = defaultdict(set)
+                    entries[name] = _union(found.values())
+                if entries is not None and not entries:
+                    del target[key]
+                if kind and _frozen(target.get(key)) != before:
+                    changed.add((kind, key))
+        self._publish_small(facts, touched)
+        return changed
+
+    def _publish_small(self, facts: TensorFacts, touched: _Touched) -> None:
+        """The tables no evaluation reads during the solve (callers, literal sites, ...)."""
+        for table, pairs, target in (
+            (self.primitive, touched.primitive, facts.primitive_params),
+            (self.unknown_kind, touched.unknown_kind, facts.unknown_kind_params),
+            (self.symbolic, touched.symbolic, facts.symbolic_args),
+        ):
+            for callee, name in pairs:
+                names = target.get(callee)
+                if (callee, name) in table:
+                    target[callee].add(name)
+                elif names is not None:
+                    names.discard(name)
+                    if not names:
+                        del target[callee]
+        for callee, name in touched.literal:
+            by_caller = self.literal.get((callee, name))
+            entries = facts.literal_sites.get(callee)
+            if by_caller is None:
+                if entries is not None:
+                    entries.pop(name, None)
+                    if not entries:
+                        del facts.literal_sites[callee]
+                continue
+            ordered = sorted(by_caller, key=self.order.__getitem__)
+            facts.literal_sites[callee][name] = [s for c in ordered for s in by_caller[c]]
+        for callee in touched.callees:
+            by_count = self.callees.get(callee)
+            if by_count is None:
+                facts.callers.pop(callee, None)
+                facts.call_count.pop(callee, None)
+                continue
+            facts.callers[callee] = set(by_count)
+            facts.call_count[callee] = sum(by_count.values())
+        for callee in touched.callbacks:
+            modes = self.callbacks.get(callee)
+            facts.traced_callbacks.discard(callee)
+            facts.caller_mode_callbacks.pop(callee, None)
+            facts.callback_callers.pop(callee, None)
+            if modes is None:
+                continue
+            if any(traced for traced, _ in modes.values()):
+                facts.traced_callbacks.add(callee)
+            in_mode = {caller for caller, (_, mode) in modes.items() if mode}
+            if in_mode:
+                facts.caller_mode_callbacks[callee] = in_mode
+            facts.callback_callers[callee] = set(modes)
+        for wrapped in touched.wrapped:
+            supplied_by = self.wrapped.get(wrapped)
+            if supplied_by is None:
+                facts.wrapped_by_tf_function.discard(wrapped)
+                facts.wrapper_arguments.pop(wrapped, None)
+                continue
+            facts.wrapped_by_tf_function.add(wrapped)
+            facts.wrapper_arguments[wrapped] = set().union(*supplied_by.values())
+        for wrapped in touched.signatures:
+            by_caller = self.signatures.get(wrapped)
+            if by_caller is None:
+                facts.wrapper_signatures.pop(wrapped, None)
+                continue
+            caller = max(by_caller, key=self.order.__getitem__)
+            facts.wrapper_signatures[wrapped] = (caller, by_caller[caller])
+
+    def _publish_all(self, facts: TensorFacts) -> set[Dep]:
+        """Every entry from the contributors: joined with the last round and widened past
+        WIDEN_AFTER rounds (from then on facts only grow, over a finite shallow domain, so
+        the iteration stops even where evaluations are not monotone), plain otherwise."""
+        params = _table_of(self.params)
+        external = _table_of(self.external)
+        attrs = _table_of(self.attrs)
+        returns = {caller: c.returns for caller, c in self.contributions.items()}
+        widening = facts.rounds > WIDEN_AFTER
+        if widening:
+            _join_table(params, facts.param_atoms)
+            _join_table(external, facts.external_evidence)
+            _join_table(attrs, facts.attrs)
+            for key, old in facts.returns.items():
+                returns[key] = _cap(returns.get(key, NO_ATOMS) | old)
+            params = _widen_table(params)
+            external = _widen_table(external)
+            attrs = _widen_table(attrs)
+            returns = {key: frozenset(_widen(a) for a in atoms) for key, atoms in returns.items()}
+        self.widened = widening
+        changed: set[Dep] = set()
+        for key in set(params) | set(facts.param_atoms):
+            if _table_changed(params.get(key), facts.param_atoms.get(key)):
+                changed.add(("params", key))
+        for key, value in returns.items():
+            if facts.returns.get(key) != value:
+                changed.add(("ret", key))
+        for key in set(attrs) | set(facts.attrs):
+            if _table_changed(attrs.get(key), facts.attrs.get(key)):
+                changed.add(("attrs", key))
+        facts.param_atoms = params
+        facts.external_evidence = external
+        facts.attrs = attrs
+        facts.returns = returns
+        facts.calls = {caller: c.calls for caller, c in self.contributions.items()}
+        facts.primitive_params = defaultdict(set)
+        facts.unknown_kind_params = defaultdict(set)
+        facts.symbolic_args = defaultdict(set)
+        facts.literal_sites = defaultdict(lambda: defaultdict(list))
+        facts.callers = defaultdict(set)
+        facts.call_count = defaultdict(int)
+        facts.traced_callbacks = set()
+        facts.caller_mode_callbacks = defaultdict(set)
+        facts.callback_callers = defaultdict(set)
+        facts.wrapped_by_tf_function = set()
+        facts.wrapper_arguments = {}
+        facts.wrapper_signatures = {}
+        self._publish_small(facts, self.everything())
+        return changed
+
+    def everything(self) -> _Touched:
+        """Every entry of every table, as touched."""
+        touched = _Touched()
+        touched.returns = set(self.contributions)
+        touched.params = set(self.params)
+        touched.external = set(self.external)
+        touched.attrs = set(self.attrs)
+        touched.primitive = set(self.primitive)
+        touched.unknown_kind = set(self.unknown_kind)
+        touched.symbolic = set(self.symbolic)
+        touched.literal = set(self.literal)
+        touched.callees = set(self.callees)
+        touched.callbacks = set(self.callbacks)
+        touched.wrapped = set(self.wrapped)
+        touched.signatures = set(self.signatures)
+        return touched
+
+
+@dataclass(slots=True)
+class _Touched:
+    """The entries of the aggregate that replacing contributions may have changed."""
+
+    returns: set[str] = field(default_factory=set)
+    params: set[tuple[str, str]] = field(default_factory=set)
+    external: set[tuple[str, str]] = field(default_factory=set)
+    attrs: set[tuple[str, str]] = field(default_factory=set)
+    primitive: set[tuple[str, str]] = field(default_factory=set)
+    unknown_kind: set[tuple[str, str]] = field(default_factory=set)
+    symbolic: set[tuple[str, str]] = field(default_factory=set)
+    literal: set[tuple[str, str]] = field(default_factory=set)
+    callees: set[str] = field(default_factory=set)
+    callbacks: set[str] = field(default_factory=set)
+    wrapped: set[str] = field(default_factory=set)
+    signatures: set[str] = field(default_factory=set)
+
+
+def _put_all(
+    table: dict[tuple[str, str], dict[str, Atoms]],
+    caller: str,
+    found: dict[tuple[str, str], set[Atom]],
+    remove: bool,
+    touched: set[tuple[str, str]],
+) -> None:
+    for pair, atoms in found.items():
+        by_caller = table.setdefault(pair, {})
+        if remove:
+            by_caller.pop(caller, None)
+            if not by_caller:
+                del table[pair]
+        else:
+            by_caller[caller] = frozenset(atoms)
+        touched.add(pair)
+
+
+def _mark(
+    table: dict[tuple[str, str], set[str]], pair: tuple[str, str], caller: str, remove: bool
+) -> None:
+    callers = table.setdefault(pair, set())
+    if remove:
+        callers.discard(caller)
+        if not callers:
+            del table[pair]
+    else:
+        callers.add(caller)
+
+
+def _union(parts: Iterable[Atoms]) -> set[Atom]:
+    out: set[Atom] = set()
+    for atoms in parts:
+        out |= atoms
+    return out
+
+
+def _table_of(
+    table: dict[tuple[str, str], dict[str, Atoms]],
+) -> dict[str, dict[str, set[Atom]]]:
+    out: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
+    for (key, name), by_caller in table.items():
+        out[key][name] = _union(by_caller.values())
+    return out
 
 
 _WIDENED: dict[Atom, Atom] = {}
@@ -1364,48 +1676,208 @@ def _frozen(table: dict[str, set[Atom]] | None) -> frozenset[tuple[str, frozense
 
 
 def solve(index: ProjectIndex) -> TensorFacts:
-    """Iterate parameter evidence, return values and class attributes to a fixed point.
+    """Iterate parameter evidence, return values and class attributes to a fixed point."""
+    return Solver(index).facts
 
-    A worklist: after the first round only the functions that read a fact that changed
-    (a parameter's evidence, a callee's return, a class's attributes) are evaluated again.
-    A last round over every function then runs with unknowns made explicit.
-    """
-    facts = TensorFacts()
-    keys = [
+
+def project_keys(index: ProjectIndex) -> list[str]:
+    """Every function key of the project (module code first), in project order."""
+    return [
         f"{relpath}::{q}"
         for relpath, module in index.modules.items()
         for q in ["<module>", *module.functions]
     ]
-    contributions: dict[str, Contribution] = {}
-    deps: dict[str, set[Dep]] = {}
-    dirty: list[str] = keys
-    for _round in range(MAX_ROUNDS):
+
+
+class Solver:
+    """The fixed point of the tensor facts, and what it needs to be solved again after an
+    edit without starting over.
+
+    A worklist: after the first round only the functions that read a fact that changed
+    (a parameter's evidence, a callee's return, a class's attributes) are evaluated again,
+    found through `readers` (fact -> the functions whose latest evaluation read it). A last
+    phase then runs with unknowns made explicit. Rounds are Jacobi rounds (every evaluation
+    of a round reads the facts of the previous one), so what a function contributes depends
+    only on the facts it read, which is what makes `update` possible.
+    """
+
+    def __init__(self, index: ProjectIndex) -> None:
+        self.index = index
+        self.facts = TensorFacts()
+        self.keys = project_keys(index)
+        self.aggregate = Aggregate({key: i for i, key in enumerate(self.keys)})
+        self.deps: dict[str, set[Dep]] = {}
+        self.readers: dict[Dep, set[str]] = defaultdict(set)
+        self.widened = False
+        """Some phase ran past WIDEN_AFTER rounds: its facts depend on the whole history of
+        the iteration, so an edit is solved again from scratch."""
+        self.settled: dict[str, tuple[int, int]] = {}
+        self._solve(self.keys, set(), incremental=False)
+
+    # ---------------------------------------------------------------- the fixed point
+
+    def _solve(self, dirty: list[str], changed: set[Dep], *, incremental: bool) -> bool:
+        """Both phases from `dirty` (and the readers of `changed`); False when a phase of an
+        incremental re-solve would reach the widening rounds (`update` then gives up)."""
+        facts = self.facts
+        evaluated: set[str] = set()
+        facts.final = False
+        facts.rounds = 0
+        dirty = self._dirty(dirty, changed)
+        for _round in range(MAX_ROUNDS):
+            if not dirty:
+                break
+            if incremental and facts.rounds >= WIDEN_AFTER:
+                return False
+            evaluated.update(dirty)
+            dirty = self._dirty([], self._round(dirty))
+        unsettled = set(dirty)
+        self.widened = facts.rounds > WIDEN_AFTER
+        # Final rounds: missing facts now read as "unknown". Only evaluations that relied on a
+        # missing fact can change (or had not settled yet), and then whatever read what changed.
+        facts.final = True
+        facts.rounds = 0  # the final phase gets its own rounds before widening
+        optimistic = self.readers.get(OPTIMISTIC, set()) & evaluated
+        dirty = self._dirty(sorted(optimistic | unsettled), set())
+        for _round in range(MAX_FINAL_ROUNDS):
+            if not dirty:
+                break
+            if incremental and facts.rounds >= WIDEN_AFTER:
+                return False
+            evaluated.update(dirty)
+            dirty = self._dirty([], self._round(dirty))
+        self.widened = self.widened or facts.rounds > WIDEN_AFTER
+        facts.converged = not dirty
+        # Each function's latest evaluation read only facts that have not changed since: its
+        # memo is the solution's view of the function, for the analyses that follow.
+        facts.evaluators = dict(facts.latest_evaluators)
+        # What each evaluator holds now, so that `update` can forget what the analyses after
+        # the solve add to it (an evaluator not evaluated again keeps its earlier size).
+        for key in facts.evaluators.keys() if not incremental else evaluated:
+            evaluator = facts.evaluators.get(key)
+            if evaluator is not None:
+                self.settled[key] = (len(evaluator.memo), len(evaluator.call_results))
+        return True
+
+    def _dirty(self, keys: list[str], changed: set[Dep]) -> list[str]:
+        """`keys` and the readers of `changed`, in project order."""
+        found = set(keys)
+        for dep in changed:
+            found |= self.readers.get(dep, set())
+        return sorted(found, key=self.aggregate.order.__getitem__)
+
+    def _round(self, dirty: list[str]) -> set[Dep]:
+        facts = self.facts
         facts.evaluators = {}
+        touched = _Touched()
         for key in dirty:
-            contributions[key], deps[key] = _evaluate_guarded(index, facts, key)
-        changed = _aggregate(facts, contributions)
-        dirty = [key for key in keys if deps[key] & changed] if changed else []
-        if not dirty:
-            break
-    # Final rounds: missing facts now read as "unknown". Only evaluations that relied on a
-    # missing fact can change (or had not settled yet), and then whatever read what changed.
-    facts.final = True
-    facts.rounds = 0  # the final phase gets its own rounds before widening
-    unsettled = set(dirty)
-    dirty = [key for key in keys if OPTIMISTIC in deps[key] or key in unsettled]
-    for _round in range(MAX_FINAL_ROUNDS):
-        if not dirty:
-            break
-        facts.evaluators = {}
-        for key in dirty:
-            contributions[key], deps[key] = _evaluate_guarded(index, facts, key)
-        changed = _aggregate(facts, contributions)
-        dirty = [key for key in keys if deps[key] & changed]
-    facts.converged = not dirty
-    # Each function's latest evaluation read only facts that have not changed since: its
-    # memo is the solution's view of the function, for the analyses that follow.
-    facts.evaluators = dict(facts.latest_evaluators)
-    return facts
+            contribution, deps = _evaluate_guarded(self.index, facts, key)
+            self._read(key, deps)
+            self.aggregate.replace(key, contribution, touched)
+        return self.aggregate.publish(facts, touched)
+
+    def _read(self, key: str, deps: set[Dep] | None) -> None:
+        """Record what `key`'s latest evaluation read (None: the key is gone)."""
+        for dep in self.deps.pop(key, ()):
+            readers = self.readers.get(dep)
+            if readers is not None:
+                readers.discard(key)
+        if deps is not None:
+            self.deps[key] = deps
+            for dep in deps:
+                self.readers[dep].add(key)
+
+    # ---------------------------------------------------------------- after an edit
+
+    def update(self, index: ProjectIndex, modules: Collection[str]) -> bool:
+        """Solve again after the summaries of `modules` changed, re-evaluating only what
+        depends on them; False when that is not possible (the caller solves from scratch).
+
+        The caller promises that no other module changed and that name resolution through
+        `modules` is unchanged (same files, same module-level names: see `project.py`).
+        The functions of `modules`, and those that evaluated their code (closures, readers
+        of their globals), are reset to nothing, with the functions on a one-step cycle
+        with them (a caller that passes them their own results): what those contributed
+        may rest on the old code, and a fact that only supports itself must not survive
+        the edit. Then the worklist runs from there in both phases: every function that
+        reads a fact that changes is evaluated again, so the rest stays as it was. A
+        history-dependent solution (widened) is never updated.
+        """
+        if self.widened or not self.facts.converged:
+            return False
+        facts = self.facts
+        old_keys = [k for k in self.keys if k.split("::", 1)[0] in modules]
+        self.index = index
+        keys = project_keys(index)
+        order = self.aggregate.order
+        if keys != self.keys:
+            self.keys = keys
+            order = {key: i for i, key in enumerate(keys)}
+        new_keys = [k for k in self.keys if k.split("::", 1)[0] in modules]
+        direct = set(old_keys) | set(new_keys)
+        for key in old_keys:
+            direct |= self.readers.get(("params", key), set())
+        reset = set(direct)
+        for key in direct:
+            written = self._writes(key)
+            for dep in self.deps.get(key, ()):
+                for writer in self._writers(dep):
+                    if self.deps.get(writer, set()) & written:
+                        reset.add(writer)
+        # Evaluators kept from the last solve forget what later analyses evaluated since.
+        for key, evaluator in facts.latest_evaluators.items():
+            evaluator.index = index
+            size = self.settled.get(key)
+            if size is not None and len(evaluator.memo) > size[0]:
+                for sym in list(evaluator.memo)[size[0] :]:
+                    del evaluator.memo[sym]
+            if size is not None and len(evaluator.call_results) > size[1]:
+                for i in list(evaluator.call_results)[size[1] :]:
+                    del evaluator.call_results[i]
+        facts.cache.clear()
+        self.aggregate.order = order
+        touched = _Touched()
+        for key in reset:
+            self.aggregate.replace(key, None, touched)
+            facts.internal_errors.pop(key, None)
+            facts.latest_evaluators.pop(key, None)
+            self.settled.pop(key, None)
+            self._read(key, None)
+        for key in direct - set(self.keys):
+            touched.returns.discard(key)
+            facts.returns.pop(key, None)
+            facts.calls.pop(key, None)
+        facts.rounds = 0
+        changed = self.aggregate.publish(facts, touched)
+        dirty = sorted((reset & set(order)), key=order.__getitem__)
+        return self._solve(dirty, changed, incremental=True)
+
+    def _writes(self, key: str) -> set[Dep]:
+        """The facts `key`'s contribution adds to."""
+        contribution = self.aggregate.contributions.get(key)
+        written: set[Dep] = {("ret", key)}
+        if contribution is not None:
+            written.update(("params", callee) for callee, _, _, _ in contribution.evidence)
+            written.update(("attrs", class_key) for class_key, _, _ in contribution.attrs)
+        return written
+
+    def _writers(self, dep: Dep) -> set[str]:
+        """The functions whose contribution adds to the fact `dep`."""
+        kind, key = dep
+        if kind == "ret":
+            return {key}
+        if kind == "params":
+            return set(self.aggregate.callees.get(key, ())) | set(
+                self.aggregate.callbacks.get(key, ())
+            )
+        if kind == "attrs":
+            return {
+                caller
+                for (class_key, _), by_caller in self.aggregate.attrs.items()
+                if class_key == key
+                for caller in by_caller
+            }
+        return set()
 
 
 def callees(index: ProjectIndex, resolved: ResolvedCall) -> Iterator[tuple[str, str]]:

@@ -18,8 +18,9 @@ open, its first diagnostics in, a few changes made), it measures:
 - the server's peak resident memory (its VmHWM; the summary workers it may start while
   opening the project are separate processes, sampled with it as the process tree's peak).
 
-The server re-runs the project-wide phase on every change today, so the change figures grow
-with the project's size: they are what an incremental re-solve would improve.
+The server re-solves the project-wide facts incrementally on a body edit (`Solver.update`),
+but still decides every function's verdict again, so the change figures still grow with the
+project's size.
 """
 
 from __future__ import annotations

@@ -10,9 +10,14 @@ overrides the file on disk, a file appears, another is deleted. `Project` is tha
 - per-file results: verdicts, findings and the planned edits exactly as `hybridize refactor`
   would make them for the same texts (the same planner, given the in-memory bytes).
 
-The project-wide phase is re-run in full on a change (`_solve`): the solve has no incremental
-form yet, and `_solve` is the one place to replace when it has one. What survives an analysis
-here stays collectable (`survivors_collectable`): a server replaces its results on every edit.
+The project-wide phase is solved again on a change (`_solve`), incrementally when it can be:
+the `Solver` of the last solve is kept, and when the changed files are the same files with the
+same interface (`module_interface`: names, imports, signatures; bodies may differ) only the
+functions that depend on them are evaluated again (`Solver.update`). A file added, removed or
+broken, or a changed interface, solves from scratch. Either way the verdicts equal those of a
+fresh analysis of the same texts (`tests/project/test_incremental.py` checks it over many
+edits of the corpus). What survives an analysis here stays collectable
+(`survivors_collectable`): a server replaces its results on every edit.
 
 `hybridize analyze` and `refactor` do not go through `Project` yet: they rely on the cache of
 whole-project results (`analyze_path`), which makes a repeated run on unchanged files take a
@@ -33,12 +38,15 @@ from hybridize.analyzer.cache import SummaryCache
 from hybridize.analyzer.engine import (
     PARALLEL_THRESHOLD,
     AnalysisOptions,
-    analyze_summaries_with_errors,
+    analyze_solved,
     enclosing_package,
+    no_cyclic_gc,
     summarize_text,
     survivors_collectable,
 )
+from hybridize.analyzer.interface import module_interface
 from hybridize.analyzer.ir import ModuleSummary
+from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.sources import (
     MAX_SOURCE_BYTES,
     SKIPPED_DIRECTORIES,
@@ -47,6 +55,7 @@ from hybridize.analyzer.sources import (
     read_source,
     relative_name,
 )
+from hybridize.analyzer.tensors import Solver
 from hybridize.analyzer.workers import run_isolated
 from hybridize.config import Config
 from hybridize.model import AnalysisResult, FileError, FunctionVerdict
@@ -130,6 +139,13 @@ class Project:
         self._buffers: set[str] = set()
         self._result: AnalysisResult | None = None
         self._plans: dict[str, tuple[FilePlan | None, tuple[Notice, ...]]] = {}
+        self._solver: Solver | None = None
+        self._solved: dict[str, ModuleSummary] = {}
+        """The summaries the solver's facts are of."""
+        self.incremental_solves = 0
+        """How many solves were incremental (the rest started from scratch)."""
+        self.facts_seconds = 0.0
+        """How long the last solve of the facts took (the verdicts that follow aside)."""
 
     @classmethod
     def open(cls, root: Path, options: ProjectOptions | None = None) -> Project:
@@ -299,6 +315,12 @@ class Project:
         """Files whose content is an editor buffer rather than the disk's."""
         return frozenset(self._buffers)
 
+    @property
+    def solver(self) -> Solver | None:
+        """The solver of the last solve (None before the first): its facts, and whether they
+        widened (then the next edit is solved from scratch)."""
+        return self._solver
+
     def snapshot(self) -> Mapping[str, bytes]:
         """Every readable file's bytes as the analysis sees them (buffers included)."""
         return dict(self._raw)
@@ -310,17 +332,20 @@ class Project:
         return self._result
 
     def _solve(self) -> AnalysisResult:
-        """The project-wide phase over the current summaries, in full.
-
-        The one place a change is propagated: an incremental re-solve (only what depends on
-        the changed file) replaces this method without changing its callers.
-        """
+        """The project-wide phase over the current summaries: the facts re-solved from the
+        last solve where only bodies changed (`_facts`), then every verdict."""
         started = time.perf_counter()
-        summaries = [s for s in self._summaries.values() if isinstance(s, ModuleSummary)]
+        summaries = {
+            relpath: s
+            for relpath, s in sorted(self._summaries.items())
+            if isinstance(s, ModuleSummary)
+        }
         with survivors_collectable():
-            verdicts, internal = analyze_summaries_with_errors(
-                sorted(summaries, key=lambda s: s.relpath), self.options.analysis, self.package
-            )
+            index = ProjectIndex(summaries, self.package)
+            with no_cyclic_gc():
+                solver = self._facts(index)
+            self.facts_seconds = time.perf_counter() - started
+            verdicts, internal = analyze_solved(index, solver.facts, self.options.analysis)
         file_errors = [s for s in self._summaries.values() if isinstance(s, FileError)]
         errors = sorted([*self._folder_errors, *file_errors, *internal], key=lambda e: e.file)
         return AnalysisResult(
@@ -329,6 +354,30 @@ class Project:
             errors=tuple(errors),
             seconds=time.perf_counter() - started,
         )
+
+    def _facts(self, index: ProjectIndex) -> Solver:
+        """The solved facts of `index`: updated from the last solve when the same files
+        changed only where no other module can see (`module_interface`), else solved anew."""
+        solver, previous = self._solver, self._solved
+        self._solver, self._solved = None, {}
+        changed = {
+            relpath
+            for relpath in previous.keys() | index.modules.keys()
+            if previous.get(relpath) is not index.modules.get(relpath)
+        }
+        if (
+            solver is None
+            or previous.keys() != index.modules.keys()
+            or any(
+                module_interface(previous[r]) != module_interface(index.modules[r]) for r in changed
+            )
+            or not solver.update(index, changed)
+        ):
+            solver = Solver(index)
+        elif changed:
+            self.incremental_solves += 1
+        self._solver, self._solved = solver, dict(index.modules)
+        return solver
 
     def plan(self) -> RefactorPlan:
         """The whole project's refactoring plan, as `hybridize refactor` makes it."""

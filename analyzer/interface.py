@@ -1,0 +1,46 @@
+"""What other modules can see of a module: the names it binds and its functions' signatures.
+
+Name resolution across modules (`ProjectIndex`: imports, re-exports, star imports, module
+aliases, base classes and method lookup) and argument binding at call sites read only this
+part of a summary, never a function's body. An edit that leaves it unchanged (a body
+rewritten, a call added, lines moved) changes what the module's own functions compute and
+nothing about how the rest of the project reaches them, which is what lets `Solver.update`
+re-evaluate only what depends on the edited module.
+"""
+
+from __future__ import annotations
+
+from hybridize.analyzer.ir import FunctionSummary, ModuleSummary
+
+
+def module_interface(summary: ModuleSummary) -> tuple[object, ...]:
+    """A comparable value that changes whenever another module could see the change."""
+    return (
+        summary.relpath,
+        summary.imports,
+        tuple(summary.star_imports),
+        summary.all_names,
+        {
+            qualname: (cls.name, cls.bases, cls.methods, cls.parent_qualname)
+            for qualname, cls in summary.classes.items()
+        },
+        {qualname: _signature(fn) for qualname, fn in summary.functions.items()},
+        summary.module_code.locals,
+        summary.module_code.globals_declared,
+    )
+
+
+def _signature(fn: FunctionSummary) -> tuple[object, ...]:
+    """How a function is called and what it is (positions left out: lines move on edits)."""
+    decorators = tuple((d.name, d.called, d.args, d.kwargs, d.arg_sources) for d in fn.decorators)
+    return (
+        fn.name,
+        fn.class_qualname,
+        fn.parent_qualname,
+        fn.params,
+        decorators,
+        fn.binds_receiver,
+        fn.is_lambda,
+        fn.is_generator,
+        fn.is_async,
+    )

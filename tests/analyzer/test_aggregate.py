@@ -1,0 +1,175 @@
+"""The incremental aggregate of the solver: replacing contributions one at a time gives the
+facts of a rebuild from scratch, removal is exact, and only real changes are reported."""
+
+from __future__ import annotations
+
+import random
+
+from hybridize.analyzer.tensors import (
+    Aggregate,
+    Contribution,
+    TensorFacts,
+    _Touched,
+)
+from hybridize.model import Span
+
+CALLERS = ["m.py::<module>", "m.py::a", "m.py::b", "n.py::c", "n.py::d"]
+CALLEES = ["m.py::a", "m.py::b", "n.py::c", "n.py::Model.call"]
+ATOMS = [
+    frozenset({("tensor", "float32", (3,))}),
+    frozenset({("lit", "int", 1)}),
+    frozenset({("?",)}),
+    frozenset(),
+    frozenset({("tensor", None, None), ("python",)}),
+]
+ORDER = {key: i for i, key in enumerate(CALLERS)}
+
+
+def random_contribution(rng: random.Random) -> Contribution:
+    out = Contribution()
+    for _ in range(rng.randint(0, 4)):
+        callee = rng.choice(CALLEES)
+        name = rng.choice(["x", "y"])
+        out.evidence.append((callee, name, rng.choice(ATOMS), rng.random() < 0.7))
+        out.callees.append(callee)
+        if rng.random() < 0.3:
+            out.primitive.append((callee, name))
+        if rng.random() < 0.2:
+            out.unknown_kind.append((callee, name))
+        if rng.random() < 0.3:
+            line = rng.randint(1, 50)
+            site = (callee, name, rng.random() < 0.5, Span(line, 0, line, 5), ("lit", "int", line))
+            out.literal_sites.append(site)
+        if rng.random() < 0.2:
+            out.symbolic.append((callee, name))
+    for _ in range(rng.randint(0, 2)):
+        out.callbacks.append((rng.choice(CALLEES), rng.random() < 0.5))
+    if rng.random() < 0.3:
+        wrapped = rng.choice(CALLEES)
+        out.wrapped.append((wrapped, frozenset(rng.sample(["jit_compile", "reduce_retracing"], 1))))
+        out.wrapper_signatures.append((wrapped, ("seq", "list", (rng.randint(0, 3),))))
+    for _ in range(rng.randint(0, 2)):
+        out.attrs.append(("n.py::Model", rng.choice(["w", "dense"]), rng.choice(ATOMS)))
+    out.returns = rng.choice(ATOMS) or frozenset({("lit", "none", None)})
+    return out
+
+
+def snapshot(facts: TensorFacts) -> dict[str, object]:
+    """Every aggregate table of `facts` as plain values, empty entries left out."""
+
+    def table(t: dict[str, dict[str, set[tuple]]]) -> dict[str, dict[str, frozenset[tuple]]]:
+        return {k: {n: frozenset(a) for n, a in v.items()} for k, v in t.items() if v}
+
+    return {
+        "params": table(facts.param_atoms),
+        "external": table(facts.external_evidence),
+        "attrs": table(facts.attrs),
+        "returns": dict(facts.returns),
+        "calls": dict(facts.calls),
+        "primitive": {k: set(v) for k, v in facts.primitive_params.items() if v},
+        "unknown": {k: set(v) for k, v in facts.unknown_kind_params.items() if v},
+        "symbolic": {k: set(v) for k, v in facts.symbolic_args.items() if v},
+        "literal": {
+            k: {n: list(s) for n, s in v.items() if s} for k, v in facts.literal_sites.items() if v
+        },
+        "callers": {k: set(v) for k, v in facts.callers.items() if v},
+        "call_count": {k: v for k, v in facts.call_count.items() if v},
+        "callback_callers": {k: set(v) for k, v in facts.callback_callers.items() if v},
+        "traced": set(facts.traced_callbacks),
+        "caller_mode": {k: set(v) for k, v in facts.caller_mode_callbacks.items() if v},
+        "wrapped": set(facts.wrapped_by_tf_function),
+        "wrapper_arguments": dict(facts.wrapper_arguments),
+        "wrapper_signatures": dict(facts.wrapper_signatures),
+    }
+
+
+def rebuilt(contributions: dict[str, Contribution]) -> TensorFacts:
+    """The facts of these contributions, aggregated at once in project order."""
+    facts = TensorFacts()
+    aggregate = Aggregate(ORDER)
+    touched = _Touched()
+    for caller in sorted(contributions, key=ORDER.__getitem__):
+        aggregate.replace(caller, contributions[caller], touched)
+    aggregate.publish(facts, touched)
+    return facts
+
+
+def test_replacing_contributions_one_by_one_equals_a_rebuild() -> None:
+    for seed in range(60):
+        rng = random.Random(seed)
+        facts = TensorFacts()
+        aggregate = Aggregate(ORDER)
+        latest: dict[str, Contribution] = {}
+        for _ in range(12):
+            touched = _Touched()
+            for caller in rng.sample(CALLERS, rng.randint(1, 3)):
+                if rng.random() < 0.15 and caller in latest:
+                    del latest[caller]
+                    aggregate.replace(caller, None, touched)
+                else:
+                    latest[caller] = random_contribution(rng)
+                    aggregate.replace(caller, latest[caller], touched)
+            aggregate.publish(facts, touched)
+            facts.rounds = 0  # stay below the widening rounds
+            assert snapshot(facts) == snapshot(rebuilt(latest)), seed
+
+
+def test_removing_a_contribution_removes_exactly_what_it_added() -> None:
+    rng = random.Random(7)
+    base = {caller: random_contribution(rng) for caller in CALLERS[:3]}
+    extra = random_contribution(rng)
+    extra.evidence.append(("m.py::a", "only_here", ATOMS[0], True))
+    facts = TensorFacts()
+    aggregate = Aggregate(ORDER)
+    touched = _Touched()
+    for caller, contribution in base.items():
+        aggregate.replace(caller, contribution, touched)
+    aggregate.replace("n.py::d", extra, touched)
+    aggregate.publish(facts, touched)
+    assert "only_here" in facts.param_atoms["m.py::a"]
+    touched = _Touched()
+    aggregate.replace("n.py::d", None, touched)
+    changed = aggregate.publish(facts, touched)
+    assert ("params", "m.py::a") in changed
+    assert ("ret", "n.py::d") in changed
+    assert "n.py::d" not in facts.returns
+    assert snapshot(facts) == snapshot(rebuilt(base))
+
+
+def test_only_facts_that_differ_are_reported_changed() -> None:
+    rng = random.Random(3)
+    contributions = {caller: random_contribution(rng) for caller in CALLERS}
+    facts = TensorFacts()
+    aggregate = Aggregate(ORDER)
+    touched = _Touched()
+    for caller, contribution in contributions.items():
+        aggregate.replace(caller, contribution, touched)
+    aggregate.publish(facts, touched)
+    same = _Touched()
+    aggregate.replace("m.py::b", contributions["m.py::b"], same)
+    assert aggregate.publish(facts, same) == set()
+    different = Contribution(
+        evidence=[("n.py::c", "fresh_name", ATOMS[0], True)],
+        returns=frozenset({("lit", "str", "changed")}),
+    )
+    touched = _Touched()
+    aggregate.replace("m.py::b", different, touched)
+    changed = aggregate.publish(facts, touched)
+    assert ("params", "n.py::c") in changed
+    assert ("ret", "m.py::b") in changed
+    untouched = {caller for caller in CALLERS if caller != "m.py::b"}
+    assert not {("ret", caller) for caller in untouched} & changed
+
+
+def test_literal_sites_keep_project_order_whatever_the_order_of_replacement() -> None:
+    span = Span(1, 0, 1, 1)
+    first = Contribution(literal_sites=[("m.py::a", "x", False, span, ("lit", "int", 1))])
+    second = Contribution(literal_sites=[("m.py::a", "x", False, span, ("lit", "int", 2))])
+    facts = TensorFacts()
+    aggregate = Aggregate(ORDER)
+    touched = _Touched()
+    aggregate.replace("n.py::d", second, touched)
+    aggregate.replace("m.py::<module>", first, touched)
+    aggregate.publish(facts, touched)
+    callers = [site.caller for site in facts.literal_sites["m.py::a"]["x"]]
+    assert callers == ["m.py::<module>", "n.py::d"]
