@@ -189,6 +189,9 @@ async def measure(args: argparse.Namespace, root: Path, large: Path) -> dict[str
                 ),
                 root_uri=root.as_uri(),
                 workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")],
+                # The generated functions run once: every safe change is offered, so that
+                # each edit flips an HY010 whatever the benefit gate predicts.
+                initialization_options={"hybridize": {"includeLowBenefit": True}},
             )
         )
         client.initialized(types.InitializedParams())
