@@ -262,7 +262,9 @@ def test_repeated_updates_do_not_freeze_garbage(make_project: MakeProject) -> No
         project.update("helpers.py", HELPERS_WITH_EFFECT + f"\nVERSION = {i}\n")
         project.results()
         project.file_result("main.py")
-    assert gc.get_freeze_count() == before
+    # Nothing new is frozen. (The count may drop: Python 3.13 counts frozen objects that
+    # other tests froze and that are freed meanwhile.)
+    assert gc.get_freeze_count() <= before
 
 
 def test_a_command_line_analysis_still_freezes_its_survivors(make_project: MakeProject) -> None:
