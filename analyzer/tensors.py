@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
@@ -1293,13 +1294,7 @@ class Aggregate:
                 LiteralSite(caller, span, argument, unknown)
             )
         for pair, found in sites.items():
-            by_caller = self.literal.setdefault(pair, {})
-            if remove:
-                by_caller.pop(caller, None)
-                if not by_caller:
-                    del self.literal[pair]
-            else:
-                by_caller[caller] = found
+            _put(self.literal, pair, caller, found, remove)
             touched.literal.add(pair)
 
     def _apply_callees(self, caller: str, c: Contribution, touched: _Touched, remove: bool) -> None:
@@ -1307,13 +1302,7 @@ class Aggregate:
         for callee in c.callees:
             counts[callee] = counts.get(callee, 0) + 1
         for callee, count in counts.items():
-            by_caller_count = self.callees.setdefault(callee, {})
-            if remove:
-                by_caller_count.pop(caller, None)
-                if not by_caller_count:
-                    del self.callees[callee]
-            else:
-                by_caller_count[caller] = count
+            _put(self.callees, callee, caller, count, remove)
             touched.callees.add(callee)
 
     def _apply_callbacks(
@@ -1324,37 +1313,19 @@ class Aggregate:
             traced, in_mode = modes.get(callee, (False, False))
             modes[callee] = (traced or always_traced, in_mode or not always_traced)
         for callee, mode in modes.items():
-            by_caller_mode = self.callbacks.setdefault(callee, {})
-            if remove:
-                by_caller_mode.pop(caller, None)
-                if not by_caller_mode:
-                    del self.callbacks[callee]
-            else:
-                by_caller_mode[caller] = mode
+            _put(self.callbacks, callee, caller, mode, remove)
             touched.callbacks.add(callee)
         supplied_by: dict[str, frozenset[str]] = {}
         for wrapped, supplied in c.wrapped:
             supplied_by[wrapped] = supplied_by.get(wrapped, frozenset()) | supplied
         for wrapped, supplied in supplied_by.items():
-            by_caller_supplied = self.wrapped.setdefault(wrapped, {})
-            if remove:
-                by_caller_supplied.pop(caller, None)
-                if not by_caller_supplied:
-                    del self.wrapped[wrapped]
-            else:
-                by_caller_supplied[caller] = supplied
+            _put(self.wrapped, wrapped, caller, supplied, remove)
             touched.wrapped.add(wrapped)
         last: dict[str, Sym] = {}
         for wrapped, signature in c.wrapper_signatures:
             last[wrapped] = signature
         for wrapped, signature in last.items():
-            by_caller_signature = self.signatures.setdefault(wrapped, {})
-            if remove:
-                by_caller_signature.pop(caller, None)
-                if not by_caller_signature:
-                    del self.signatures[wrapped]
-            else:
-                by_caller_signature[caller] = signature
+            _put(self.signatures, wrapped, caller, signature, remove)
             touched.signatures.add(wrapped)
 
     # ---------------------------------------------------------------- facts
@@ -1553,6 +1524,10 @@ class _Touched:
     signatures: set[str] = field(default_factory=set)
 
 
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
 def _put_all(
     table: dict[tuple[str, str], dict[str, Atoms]],
     caller: str,
@@ -1561,14 +1536,20 @@ def _put_all(
     touched: set[tuple[str, str]],
 ) -> None:
     for pair, atoms in found.items():
-        by_caller = table.setdefault(pair, {})
-        if remove:
-            by_caller.pop(caller, None)
-            if not by_caller:
-                del table[pair]
-        else:
-            by_caller[caller] = frozenset(atoms)
+        _put(table, pair, caller, frozenset(atoms), remove)
         touched.add(pair)
+
+
+def _put(table: dict[_K, dict[str, _V]], key: _K, caller: str, value: _V, remove: bool) -> None:
+    """Set (or, with `remove`, drop) one contributor's value of a fact; a fact left without
+    contributors disappears, so that an exact removal leaves the table as a rebuild would."""
+    by_caller = table.setdefault(key, {})
+    if remove:
+        by_caller.pop(caller, None)
+        if not by_caller:
+            del table[key]
+    else:
+        by_caller[caller] = value
 
 
 def _mark(
