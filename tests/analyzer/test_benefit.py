@@ -27,6 +27,22 @@ TRAINING_STEP = """
             return loss
 """
 
+FORWARD_AND_STEP = """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+
+        def forward(x):
+            return model(x)
+
+        def step(x):
+            return forward(x) * 2.0
+
+        for _ in range(10):
+            step(tf.ones((2, 3)))
+        """
+"""A step calling a helper that calls a model, run in a loop of module code."""
+
 SMALL_METRIC = """
         import tensorflow as tf
 
@@ -80,21 +96,8 @@ CASES = [
         "high",
     ),
     case(
-        "helper-of-a-step-run-in-a-loop-is-repeated-too",
-        """
-        import tensorflow as tf
-
-        model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
-
-        def forward(x):
-            return model(x)
-
-        def step(x):
-            return forward(x) * 2.0
-
-        for _ in range(10):
-            step(tf.ones((2, 3)))
-        """,
+        "step-calling-a-model-helper-in-a-loop",
+        FORWARD_AND_STEP,
         "step",
         "high",
     ),
@@ -136,21 +139,7 @@ CASES = [
     ),
     case(
         "inside-a-compiled-caller",
-        """
-        import tensorflow as tf
-
-        model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
-
-        def forward(x):
-            return model(x)
-
-        @tf.function
-        def step(x):
-            return forward(x) * 2.0
-
-        for _ in range(10):
-            step(tf.ones((2, 3)))
-        """,
+        FORWARD_AND_STEP.replace("        def step", "        @tf.function\n        def step"),
         "forward",
         "none",
     ),
@@ -218,20 +207,7 @@ def test_varying_shapes_are_a_stated_retracing_risk() -> None:
 def test_a_helper_of_a_step_that_gets_compiled_gains_nothing_of_its_own() -> None:
     """`forward` holds a model call and runs in a loop, but its only caller `step` is itself
     proposed: once `step` is a graph, `forward` runs inside it."""
-    source = """
-        import tensorflow as tf
-
-        model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
-
-        def forward(x):
-            return model(x)
-
-        def step(x):
-            return forward(x) * 2.0
-
-        for _ in range(10):
-            step(tf.ones((2, 3)))
-        """
+    source = FORWARD_AND_STEP
     assert verdict(source, "step").benefit == "high"
     helper = verdict(source, "forward")
     assert helper.passes and helper.benefit == "none"
