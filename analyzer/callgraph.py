@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.resolve import ProjectIndex, canonical_external
 from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, callees, is_tensor_like
 
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
@@ -160,11 +160,34 @@ def stateful_computation(
 KERAS_COMPILED_STEPS = frozenset({"train_step", "test_step", "predict_step"})
 """Methods of a Keras Model that `fit`/`evaluate`/`predict` wrap in a `tf.function` of their
 own (`make_train_function` and friends) unless the model runs eagerly."""
+KERAS_OPTIMIZER_HOOKS = frozenset(
+    {
+        "update_step",
+        "_update_step",
+        "_resource_apply_dense",
+        "_resource_apply_sparse",
+        "_resource_apply_sparse_duplicate_indices",
+        "_apply_dense",
+        "_apply_sparse",
+    }
+)
+"""Per-variable update hooks of a Keras optimizer (Keras 3, Keras 2 and the legacy
+`OptimizerV2`): `apply_gradients` calls them once per variable, inside the train function
+Keras compiles in `fit`, or inside the caller's own step, which is the function to compile
+(Keras 2 also compiles `update_step` with XLA itself under `jit_compile`). A decorator of
+their own would trace once per variable shape and dtype, and pay a call's overhead per
+variable and step for a few element-wise ops."""
+FRAMEWORK_COMPILED_METHODS: dict[str, frozenset[str]] = {
+    "model": KERAS_COMPILED_STEPS,
+    "optimizer": KERAS_OPTIMIZER_HOOKS,
+}
+"""Methods that Keras calls from a graph of its own, by the Keras role of their class."""
 
 
 def framework_compiled(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> set[str]:
     """Functions a framework calls from a graph of its own: the `train_step`, `test_step` and
-    `predict_step` overrides of Keras models. None when the project asks Keras to run eagerly
+    `predict_step` overrides of Keras models, the per-variable update hooks of Keras
+    optimizers (`FRAMEWORK_COMPILED_METHODS`). None when the project asks Keras to run eagerly
     anywhere (`compile(run_eagerly=True)`, `model.run_eagerly = True`): then Keras calls them
     as plain Python."""
     if _runs_keras_eagerly(index, facts):
@@ -172,12 +195,28 @@ def framework_compiled(index: ProjectIndex, facts: TensorFacts, keys: Iterable[s
     found = set()
     for key in keys:
         fn = index.function(key)
-        if fn.name not in KERAS_COMPILED_STEPS or fn.class_qualname is None:
+        if fn.class_qualname is None:
             continue
         class_key = f"{key.split('::', 1)[0]}::{fn.class_qualname}"
-        if index.keras_role(class_key) == "model":
+        role = index.keras_role(class_key) or _keras_optimizer_role(index, class_key)
+        if role is not None and fn.name in FRAMEWORK_COMPILED_METHODS.get(role, ()):
             found.add(key)
     return found
+
+
+def _keras_optimizer_role(index: ProjectIndex, class_key: str) -> str | None:
+    """The role "optimizer" when the class derives from a Keras optimizer (`keras.optimizers.*`,
+    `keras.Optimizer`, in any of their spellings)."""
+    for key in index.mro(class_key):
+        try:
+            refs = index.base_refs(key)
+        except KeyError:
+            return None
+        for ref in refs:
+            name = canonical_external(ref[1]) if ref[0] == "ext" else ""
+            if name.startswith("keras.optimizers.") or name == "keras.Optimizer":
+                return "optimizer"
+    return None
 
 
 def _runs_keras_eagerly(index: ProjectIndex, facts: TensorFacts) -> bool:

@@ -7,6 +7,8 @@ with TensorFlow 2.21):
   sparse, `tf.data` datasets and iterators) and `None` come back as such;
 - Python numbers, strings and booleans, NumPy values and a static `TensorShape` come back as
   tensors: `x.shape[0]` as an int32 tensor, `x.shape.as_list()` as a list of them;
+- a `tf.TensorArray` comes back as a variant tensor (`tf.Tensor(<TensorList>, dtype=variant)`):
+  the caller's `.read()` or `.stack()` fails;
 - anything else raises `TypeError: To be compatible with tf.function, Python functions must
   return zero or more Tensors or ExtensionTypes or None values` while tracing: a Keras layer,
   model or optimizer, an instance of a plain project class, a function, a `tf.Operation`
@@ -63,6 +65,13 @@ UNRETURNABLE_ROLES = {
     "file": "a file object",
     "logger": "a logger",
 }
+CHANGED_ROLES = {
+    "tensor_array": (
+        "a tf.TensorArray, which tf.function returns as a variant tensor without the "
+        "TensorArray's methods (a caller's `.read()`, `.stack()` or `.write()` fails)"
+    ),
+}
+"""Objects tf.function does return, but as something else: checked with TensorFlow 2.21."""
 CALLABLE_KINDS = {"func": "a function", "class": "a class", "module": "a module"}
 """(A "method" atom is left out: the tensor analysis gives one for a `@property` read too.)"""
 OPERATION_RETURNS = frozenset({"none", "object"})
@@ -136,6 +145,9 @@ def _unreturnable(
             )
             return
         for atom in leaf_atoms(evaluator.eval(sym)):
+            if atom[0] == "obj" and atom[1] in CHANGED_ROLES:
+                yield f"returns {CHANGED_ROLES[atom[1]]}"
+                return
             what = _unreturnable_atom(index, atom)
             if what is not None:
                 yield f"returns {what}, which tf.function cannot return (TypeError while tracing)"

@@ -778,6 +778,8 @@ class Evaluator:
             return args[0] if args else frozenset({UNKNOWN_ATOM})
         if symbolic_args and info.tensor_op:
             return frozenset({("symbolic",)})
+        if info.returns == "callback_results":
+            return self._mapped_structure(info, args, kwargs)
         if info.returns in ("tensor", "variable"):
             spec = infer_spec(info.name, args, kwargs)
             composite = composite_spec(info.name)
@@ -794,6 +796,49 @@ class Evaluator:
             dtype = numpy_dtype(info.name, args, kwargs, receiver)
             return frozenset({("numpy", dtype, numpy_shape(info.name, args, kwargs, receiver))})
         return atoms_for_return(info.returns)
+
+    def _mapped_structure(
+        self, info: ApiInfo, args: list[Atoms], kwargs: dict[str, Atoms]
+    ) -> Atoms:
+        """`map_structure(fn, structure)`: the structure with each leaf replaced by what `fn`
+        returns for it. The structure is the first positional argument after the callback."""
+        callback = _argument_atoms(args, kwargs, info.callback_args)
+        positions = [p for p in info.callback_args if isinstance(p, int)]
+        after = max(positions) + 1 if positions else len(args)
+        structure = args[after] if after < len(args) else frozenset({UNKNOWN_ATOM})
+        leaves = frozenset(leaf_atoms(structure))
+        results: set[Atom] = set()
+        for atom in callback or (UNKNOWN_ATOM,):
+            if atom[0] in ("func", "method"):
+                results |= self.returned(atom[1])
+                continue
+            callee = lookup(atom[1]) if atom[0] == "ext" else None
+            if callee is None:
+                results.add(UNKNOWN_ATOM)
+            else:
+                results |= self._api_result(callee, [leaves], {}, _holds_symbolic(leaves))
+        return _mapped_leaves(structure, frozenset(results))
+
+
+def _mapped_leaves(structure: Atoms, results: Atoms, depth: int = 0) -> Atoms:
+    """`structure` with every leaf replaced by `results` (lists, tuples and dicts kept, to
+    MAX_NESTING); an unknown structure may be a container of results or a single one."""
+    out: set[Atom] = set()
+    for atom in structure:
+        kind = atom[0]
+        if depth < MAX_NESTING and kind == "seq":
+            out.add(("seq", atom[1], _mapped_leaves(atom[2], results, depth + 1)))
+        elif depth < MAX_NESTING and kind == "tup":
+            parts = tuple(_mapped_leaves(part, results, depth + 1) for part in atom[1])
+            out.add(("tup", parts, *atom[2:]))
+        elif depth < MAX_NESTING and kind == "dict":
+            out.add(("dict", _mapped_leaves(atom[1], results, depth + 1), *atom[2:]))
+        elif atom == UNKNOWN_ATOM:
+            out |= results
+            out.add(UNKNOWN_ATOM)
+        else:
+            out |= results
+    return frozenset(out) if out else results
 
 
 DICT_KEY: Atom = ("lit", "str", None)
@@ -1981,11 +2026,17 @@ def _builds_itself(index: ProjectIndex, resolved: ResolvedCall) -> bool:
 
 def _argument(resolved: ResolvedCall, where: tuple[int | str, ...]) -> Atoms | None:
     """The atoms of the argument at a position or keyword of `where`; None when absent."""
+    return _argument_atoms(resolved.args, resolved.kwargs, where)
+
+
+def _argument_atoms(
+    args: list[Atoms], kwargs: dict[str, Atoms], where: tuple[int | str, ...]
+) -> Atoms | None:
     for position in where:
-        if isinstance(position, int) and position < len(resolved.args):
-            return resolved.args[position]
-        if isinstance(position, str) and position in resolved.kwargs:
-            return resolved.kwargs[position]
+        if isinstance(position, int) and position < len(args):
+            return args[position]
+        if isinstance(position, str) and position in kwargs:
+            return kwargs[position]
     return None
 
 

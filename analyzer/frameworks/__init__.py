@@ -514,7 +514,7 @@ def _lookup_scipy(name: str) -> ApiInfo | None:
 
 
 def _lookup_python(name: str) -> ApiInfo | None:
-    behaviour = python_stdlib.STDLIB.get(name)
+    behaviour = python_stdlib.STDLIB.get(name) or higher_order.THIRD_PARTY.get(name)
     if behaviour is None:
         behaviour = python_stdlib.namespace_default(name)
     if behaviour is None:

@@ -12,11 +12,14 @@ Vocabulary
 * framework objects: "dataset", "layer", "model", "optimizer", "loss", "metric", "tape",
   "keras_symbolic" (a Keras functional-API ``KerasTensor``), "dtype", "spec" (a ``TypeSpec``),
   "strategy", "checkpoint", "random_generator" (``tf.random.Generator``), "summary_writer",
-  "dataset_iterator";
+  "dataset_iterator", "tensor_array" (a ``tf.TensorArray``: returned from a ``tf.function`` it
+  comes back as a variant tensor without its methods);
 * other values: "numpy" (a NumPy array or scalar: tensor-like for call-site evidence),
   "rng" (a NumPy random Generator), "py_rng" (a Python `random.Random`), "file" (an open file-like object), "logger",
   "path" (a ``pathlib.Path``), "session" (a TF1 ``Session``), "list", "dict", "set" (fresh Python containers), "python"
-  (any other non-tensor Python value), "none", "object" (some other object), "unknown".
+  (any other non-tensor Python value), "none", "object" (some other object), "unknown";
+* "callback_results": the structure given to the call with each leaf replaced by what the
+  callback returns for it (``tf.nest.map_structure(fn, x)``).
 
 Every value of ``returns`` that names an object with methods is also a *receiver role* of
 ``lookup_method``/``lookup_attribute`` ("tensor", "variable", "dataset", "model", "file", ...).
@@ -90,6 +93,8 @@ RETURNS: frozenset[str] = frozenset(
         "random_generator",
         "summary_writer",
         "dataset_iterator",
+        "tensor_array",
+        "callback_results",
         "rng",
         "py_rng",
         "file",

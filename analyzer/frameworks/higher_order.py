@@ -21,6 +21,10 @@ from __future__ import annotations
 
 from .api_info import NUMPY, OBJECT, TENSOR, TENSORS, Behaviour
 
+MAPS_STRUCTURE = Behaviour("callback_results")
+"""`map_structure(fn, structure)`: the structure with every leaf replaced by `fn(leaf)`, run
+as plain Python calls in the caller's mode."""
+
 TF_DATA_FACTORY = OBJECT.with_(traces_callbacks=True)
 """A tf.data transformation factory: `Dataset.apply` runs the transformation it returns, and
 tf.data traces the callbacks handed to it into graphs of its own."""
@@ -67,7 +71,7 @@ HIGHER_ORDER: dict[str, Behaviour] = {
     ),
     "tensorflow.autograph.experimental.do_not_convert": OBJECT.with_(callback_args=(0, "func")),
     "tensorflow.xla.experimental.compile": TENSORS.with_(callback_args=(0, "computation")),
-    "tensorflow.nest.map_structure": Behaviour("unknown", callback_args=(0, "func")),
+    "tensorflow.nest.map_structure": MAPS_STRUCTURE.with_(callback_args=(0, "func")),
     "tensorflow.ragged.map_flat_values": TENSOR.with_(callback_args=(0, "op")),
     "tensorflow.sparse.map_values": TENSOR.with_(callback_args=(0, "op")),
     # --- tf.data transformation factories (used with Dataset.apply): tf.data traces their
@@ -128,9 +132,9 @@ HIGHER_ORDER: dict[str, Behaviour] = {
         callback_args=(1, 2, "then_expression", "else_expression"),
         note="the branches may be tensors or callables",
     ),
-    "keras.tree.map_structure": Behaviour("unknown", callback_args=(0, "func")),
-    "keras.tree.map_structure_up_to": Behaviour("unknown", callback_args=(1, "func")),
-    "keras.tree.map_shape_structure": Behaviour("unknown", callback_args=(0, "func")),
+    "keras.tree.map_structure": MAPS_STRUCTURE.with_(callback_args=(0, "func")),
+    "keras.tree.map_structure_up_to": MAPS_STRUCTURE.with_(callback_args=(1, "func")),
+    "keras.tree.map_shape_structure": MAPS_STRUCTURE.with_(callback_args=(0, "func")),
     "keras.tree.traverse": Behaviour("unknown", callback_args=(0, "func")),
     # --- NumPy (the callables run as plain Python) -----------------------------------------
     "numpy.vectorize": OBJECT.with_(callback_args=(0, "pyfunc")),
@@ -139,4 +143,18 @@ HIGHER_ORDER: dict[str, Behaviour] = {
     "numpy.apply_over_axes": NUMPY.with_(callback_args=(0, "func")),
     "numpy.piecewise": NUMPY.with_(callback_args=(2, "funclist")),
     "numpy.fromfunction": NUMPY.with_(callback_args=(0, "function")),
+}
+
+#: Higher-order functions of libraries without generated tables, by their dotted name:
+#: dm-tree (DeepMind's `tree`, used by Sonnet, Acme, TF-Agents...), signatures of 0.1.10.
+THIRD_PARTY: dict[str, Behaviour] = {
+    "tree.map_structure": MAPS_STRUCTURE.with_(callback_args=(0, "func")),
+    "tree.map_structure_up_to": MAPS_STRUCTURE.with_(callback_args=(1, "func")),
+    "tree.map_structure_with_path": MAPS_STRUCTURE.with_(
+        callback_args=(0, "func"), callback_input="unknown", note="the callback gets the path first"
+    ),
+    "tree.map_structure_with_path_up_to": MAPS_STRUCTURE.with_(
+        callback_args=(1, "func"), callback_input="unknown", note="the callback gets the path first"
+    ),
+    "tree.traverse": Behaviour("unknown", callback_args=(0, "fn"), callback_input="unknown"),
 }

@@ -90,6 +90,7 @@ ROLE_TYPE_NAMES: dict[str, str] = {
     "checkpoint": "tensorflow.train.Checkpoint",
     "random_generator": "tensorflow.random.Generator",
     "summary_writer": "tensorflow.summary.SummaryWriter",
+    "tensor_array": "tensorflow.TensorArray",
     "spec": "tensorflow.TypeSpec",
     "numpy": "numpy.ndarray",
     "rng": "numpy.random.Generator",
@@ -313,6 +314,32 @@ _ITERATOR_METHODS: dict[str, Behaviour] = {
     "send": Behaviour("unknown", mutates_receiver=True),
     "throw": Behaviour("unknown", mutates_receiver=True),
     "close": MUTATOR,
+}
+
+_TENSOR_ARRAY = Behaviour("tensor_array", tensor_op=True)
+_TENSOR_ARRAY_METHODS: dict[str, Behaviour] = {
+    # In a graph `write`/`unstack`/`scatter`/`split` return a new TensorArray holding the new
+    # flow (eagerly they also update the receiver): the result must be used.
+    "write": _TENSOR_ARRAY,
+    "unstack": _TENSOR_ARRAY,
+    "scatter": _TENSOR_ARRAY,
+    "split": _TENSOR_ARRAY,
+    "identity": _TENSOR_ARRAY,
+    "grad": _TENSOR_ARRAY,
+    "read": TENSOR,
+    "stack": TENSOR,
+    "concat": TENSOR,
+    "gather": TENSOR,
+    "size": TENSOR,
+    "close": GRAPH_EFFECT,
+}
+
+_TENSOR_ARRAY_ATTRIBUTES: dict[str, Behaviour] = {
+    "flow": TENSOR,
+    "handle": TENSOR,
+    "dtype": Behaviour("dtype"),
+    "element_shape": PYTHON,
+    "dynamic_size": PYTHON,
 }
 
 _TAPE_METHODS: dict[str, Behaviour] = {
@@ -803,6 +830,7 @@ METHODS: dict[str, dict[str, Behaviour]] = {
     "checkpoint": _CHECKPOINT_METHODS,
     "random_generator": _RANDOM_GENERATOR_METHODS,
     "summary_writer": _SUMMARY_WRITER_METHODS,
+    "tensor_array": _TENSOR_ARRAY_METHODS,
     "keras_symbolic": _KERAS_SYMBOLIC_METHODS,
     "numpy": _NUMPY_METHODS,
     "rng": _RNG_METHODS,
@@ -832,6 +860,7 @@ ATTRIBUTES: dict[str, dict[str, Behaviour]] = {
     "strategy": _STRATEGY_ATTRIBUTES,
     "checkpoint": _CHECKPOINT_ATTRIBUTES,
     "random_generator": _RANDOM_GENERATOR_ATTRIBUTES,
+    "tensor_array": _TENSOR_ARRAY_ATTRIBUTES,
     "keras_symbolic": _KERAS_SYMBOLIC_ATTRIBUTES,
     "numpy": _NUMPY_ATTRIBUTES,
     "file": _FILE_ATTRIBUTES,

@@ -574,7 +574,7 @@ MEMBER_ROLE_BEHAVIOUR: dict[str, Behaviour] = {
 
 #: Classes whose construction does more than the role says (callbacks are in higher_order).
 CLASS_OVERRIDES: dict[str, Behaviour] = {
-    "tensorflow.TensorArray": Behaviour("object", tensor_op=True),
+    "tensorflow.TensorArray": Behaviour("tensor_array", tensor_op=True),
     "tensorflow.name_scope": CONTEXT,
     "keras.name_scope": CONTEXT,
     "keras.utils.Progbar": OBJECT.with_(note="its update()/add() methods print a progress bar"),

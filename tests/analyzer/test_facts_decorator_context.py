@@ -8,7 +8,9 @@ the graph; a call of an unknown callable on tensors may be all the computation t
 Covered (no HY010): code already traced by its caller: `tf.map_fn`/`tf.cond`/`tf.while_loop`
 and `strategy.run` callbacks reached from compiled code, `Dataset.map` functions (tf.data
 always traces them), Keras `train_step`/`test_step`/`predict_step` overrides (Keras compiles
-them in `fit`/`evaluate`/`predict` unless the model runs eagerly).
+them in `fit`/`evaluate`/`predict` unless the model runs eagerly), and the per-variable hooks
+of a Keras optimizer (`update_step`, `_resource_apply_dense`...: `apply_gradients` runs them
+inside Keras' compiled train function or the caller's own step).
 """
 
 from __future__ import annotations
@@ -292,6 +294,49 @@ CASES = [
                 return tf.reduce_sum(x)
         """,
         "Block.train_step",
+        False,
+        field="caller_covered",
+    ),
+    case(
+        "update-step-of-a-keras-optimizer-is-keras-s",
+        """
+        import tensorflow as tf
+
+        class Clipped(tf.keras.optimizers.Optimizer):
+            def update_step(self, grad: tf.Tensor, variable: tf.Variable, learning_rate):
+                scale = tf.where(grad == 0.0, 1.0, tf.abs(grad))
+                variable.assign_sub(tf.cast(learning_rate, variable.dtype) * grad * scale)
+        """,
+        "Clipped.update_step",
+        True,
+        field="caller_covered",
+    ),
+    case(
+        "legacy-optimizer-apply-hook-is-keras-s",
+        """
+        import tensorflow as tf
+
+        class Base(tf.keras.optimizers.legacy.Optimizer):
+            pass
+
+        class Sgd(Base):
+            def _resource_apply_dense(self, grad: tf.Tensor, var: tf.Variable, apply_state=None):
+                return var.assign_sub(0.1 * grad)
+        """,
+        "Sgd._resource_apply_dense",
+        True,
+        field="caller_covered",
+    ),
+    case(
+        "update-step-of-a-plain-class-is-not-keras-s",
+        """
+        import tensorflow as tf
+
+        class Updater:
+            def update_step(self, grad: tf.Tensor, variable: tf.Variable):
+                variable.assign_sub(0.1 * grad)
+        """,
+        "Updater.update_step",
         False,
         field="caller_covered",
     ),

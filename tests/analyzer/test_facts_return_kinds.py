@@ -2,7 +2,7 @@
 
 tf.function converts every returned leaf: Python numbers, strings, NumPy values and static
 shapes become tensors, a variable its value; Keras objects, plain class instances, functions
-and tf.Operations cannot be returned at all; None on one path and a tensor on another fails
+and tf.Operations cannot be returned at all; a TensorArray comes back as a variant tensor; None on one path and a tensor on another fails
 when the paths depend on a tensor. A converted value is a hazard only where a caller needs the
 Python value itself. Each expected value was checked against TensorFlow 2.21.
 """
@@ -359,6 +359,80 @@ CASES = [
             return tf.keras.Sequential([tf.keras.layers.Dense(units)])
 
         f(4)
+            """
+        ),
+        "f",
+        False,
+    ),
+    # --- returned, but as something else: a TensorArray comes back as a variant tensor ----
+    case(
+        "returns-a-tensor-array",
+        program(
+            """
+        def f(x):
+            ta = tf.TensorArray(tf.float32, size=4)
+            ta = ta.unstack(x)
+            return ta
+
+        f(x).read(0)
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "returns-tensor-arrays-built-by-tf-nest-map-structure",
+        program(
+            """
+        def f(xs):
+            return tf.nest.map_structure(lambda t: tf.TensorArray(t.dtype, 4).unstack(t), xs)
+
+        f([x, x])[0].read(0)
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "returns-tensor-arrays-built-by-dm-tree-map-structure-in-a-tuple",
+        program(
+            """
+        import tree
+
+        def make_array(t):
+            return tf.TensorArray(t.dtype, tf.shape(t)[0]).unstack(t)
+
+        def f(xs):
+            return tree.map_structure(make_array, xs), tf.shape(x)[0]
+
+        arrays, steps = f({"a": x})
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "returns-what-a-tensor-array-stacks",
+        program(
+            """
+        def f(x):
+            ta = tf.TensorArray(tf.float32, size=4).unstack(x)
+            return ta.stack() * 2.0
+
+        f(x)
+            """
+        ),
+        "f",
+        False,
+    ),
+    case(
+        "returns-tensors-mapped-by-tf-nest-map-structure",
+        program(
+            """
+        def f(xs):
+            return tf.nest.map_structure(lambda t: t * 2.0, xs)
+
+        f([x, x])
             """
         ),
         "f",

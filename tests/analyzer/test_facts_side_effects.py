@@ -47,6 +47,24 @@ CASES = [
         True,
     ),
     case(
+        "prints-in-a-dm-tree-map-structure-callback",
+        """
+        import tensorflow as tf
+        import tree
+
+        def log_leaf(t):
+            print("leaf", t)
+            return t * 2.0
+
+        def scale_all(xs):
+            return tree.map_structure(log_leaf, xs)
+
+        scale_all([tf.ones([2])])
+        """,
+        "scale_all",
+        True,
+    ),
+    case(
         "sys-stdout-write",
         """
         import sys
