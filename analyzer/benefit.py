@@ -21,7 +21,7 @@ pay: already compiled by a caller, or runs too few times).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -71,16 +71,26 @@ class BenefitModel:
         graph: nx.DiGraph,
         covered: dict[str, bool],
         is_test_code: Callable[[str], bool],
+        *,
+        scope: nx.DiGraph | None = None,
+        previous: BenefitModel | None = None,
     ) -> None:
+        """`graph` is the project's call graph. With `scope` (part of it, closed under
+        callees) only the functions of `scope` are estimated; `previous` is the model of the
+        last phase, whose frequencies outside `scope` still hold."""
         self.index = index
         self.facts = facts
         self.graph = graph
         self.covered = covered
         self.is_test_code = is_test_code
+        self.scope = graph if scope is None else scope
         self._work, self._training = self._total_work()
         self._loop_edges: set[tuple[str, str]] = set()
         """(caller, callee) pairs with a call in a loop of the caller."""
-        self._repeated = self._repeated_functions()
+        if scope is None or previous is None:
+            self._repeated = self._repeated_functions()
+        else:
+            self._repeated = self._repeated_within(previous)
 
     def estimate(self, key: str) -> Benefit:
         """The level and its reasons, most decisive reason first."""
@@ -138,7 +148,9 @@ class BenefitModel:
             ),
         )
 
-    def inside_proposed_graphs(self, verdicts: dict[str, FunctionVerdict]) -> dict[str, str]:
+    def inside_proposed_graphs(
+        self, verdicts: dict[str, FunctionVerdict], keys: Iterable[str] | None = None
+    ) -> dict[str, str]:
         """Additions predicted to pay whose every caller will run as a graph once the proposed
         changes are made (a kept `@tf.function`, or a caller's own addition predicted to pay):
         their calls run inside those graphs, so a decorator of their own gains nothing (and a
@@ -151,7 +163,8 @@ class BenefitModel:
             or (v.passes and v.transformation == "convert_to_hybrid" and v.benefit == "high")
         }
         covered: dict[str, str] = {}
-        for nodes in reversed(components_bottom_up(self.graph)):
+        groups = reversed(components_bottom_up(self.graph)) if keys is None else [sorted(keys)]
+        for nodes in groups:
             for key in sorted(nodes):
                 v = verdicts.get(key)
                 if v is None or v.transformation != "convert_to_hybrid" or v.benefit != "high":
@@ -211,6 +224,42 @@ class BenefitModel:
                     pending.append(callee)
         return repeated
 
+    def _repeated_within(self, previous: BenefitModel) -> set[str]:
+        """`_repeated_functions` for the functions of `scope`, the rest as `previous` found:
+        loops outside `scope` call into it as before, and a repeated function outside it
+        repeats what it calls."""
+        scope = self.scope
+        self._loop_edges = {(c, t) for c, t in previous._loop_edges if c not in scope}
+        repeated = {k for k in previous._repeated if k not in scope}
+        found: set[str] = set()
+        pending: list[str] = []
+
+        def add(key: str) -> None:
+            if key in scope and key not in found:
+                found.add(key)
+                pending.append(key)
+
+        for _caller, target in self._loop_edges:
+            add(target)
+        for caller in scope:
+            if self.is_test_code(caller):
+                continue
+            for resolved in self.facts.calls.get(caller, []):
+                if not resolved.site.in_loop:
+                    continue
+                for _kind, target in callees(self.index, resolved):
+                    self._loop_edges.add((caller, target))
+                    add(target)
+        for key in scope:
+            for caller, attrs in self.graph.pred[key].items():
+                if caller not in scope and caller in repeated and attrs.get("kind") != TRACED:
+                    add(key)
+        while pending:
+            for callee, attrs in self.graph[pending.pop()].items():
+                if attrs.get("kind") != TRACED:
+                    add(callee)
+        return repeated | found
+
     # -- how much work per call ----------------------------------------------------------
 
     def _total_work(self) -> tuple[dict[str, int], dict[str, bool]]:
@@ -219,13 +268,13 @@ class BenefitModel:
         a training update. Cycles share one total."""
         work: dict[str, int] = {}
         training: dict[str, bool] = {}
-        for nodes in components_bottom_up(self.graph):
+        for nodes in components_bottom_up(self.scope):
             local = [self._local_work(n) for n in nodes]
             total = sum(w for w, _ in local)
             trains = any(t for _, t in local)
             members = set(nodes)
             for n in nodes:
-                for callee, attrs in self.graph[n].items():
+                for callee, attrs in self.scope[n].items():
                     if callee in members or attrs.get("kind") == TRACED:
                         continue
                     total += work.get(callee, 0)
