@@ -94,34 +94,56 @@ CandidacyModules = tuple[set[str], set[str], set[str]]
 graph mode: facts of the whole project."""
 
 
+ModuleImports = dict[str, tuple[ModuleSummary, tuple[tuple[frozenset[str], str], ...]]]
+"""Per module: its summary, and each import's project modules with its source."""
+
+
 def candidacy_modules(
-    index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]
+    index: ProjectIndex,
+    facts: TensorFacts,
+    keys: Iterable[str],
+    imports: ModuleImports | None = None,
 ) -> CandidacyModules:
-    """The project-wide module sets of `Candidacy`, over every function `keys` names."""
+    """The project-wide module sets of `Candidacy`, over every function `keys` names.
+
+    `imports` memoises what each module's imports load: kept from an earlier call while
+    name resolution is unchanged, it is reused for the modules whose summary is the same."""
     graph_mode = {
         k.split("::", 1)[0]
         for k in keys
         if any(i.name in GRAPH_MODE_SWITCHES for r in facts.calls.get(k, []) for i in r.api)
     }
+    imports = {} if imports is None else imports
+    for relpath, module in index.modules.items():
+        known = imports.get(relpath)
+        if known is None or known[0] is not module:
+            imports[relpath] = (
+                module,
+                tuple(
+                    (frozenset(_project_modules(index, imp, relpath)), imp.source)
+                    for imp in module_imports(module)
+                ),
+            )
+    for relpath in [r for r in imports if r not in index.modules]:
+        del imports[relpath]
     return (
-        _reaching_modules(index, is_tensorflow_package),
-        _reaching_modules(index, KERAS_PACKAGES.__contains__),
+        _reaching_modules(imports, is_tensorflow_package),
+        _reaching_modules(imports, KERAS_PACKAGES.__contains__),
         graph_mode,
     )
 
 
-def _reaching_modules(index: ProjectIndex, is_package: Callable[[str], bool]) -> set[str]:
+def _reaching_modules(imports: ModuleImports, is_package: Callable[[str], bool]) -> set[str]:
     """Modules that import a package `is_package` accepts (by its top-level name), directly
     or through the project modules they import."""
     direct: set[str] = set()
     imported_by: dict[str, set[str]] = {}
-    for relpath, module in index.modules.items():
-        for imp in module_imports(module):
-            targets = _project_modules(index, imp, relpath)
+    for relpath, (_module, loaded) in imports.items():
+        for targets, source in loaded:
             if targets:
                 for target in targets:
                     imported_by.setdefault(target, set()).add(relpath)
-            elif not imp.source.startswith(".") and is_package(imp.source.split(".")[0]):
+            elif not source.startswith(".") and is_package(source.split(".")[0]):
                 direct.add(relpath)
     found = set(direct)
     stack = list(direct)

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import libcst as cst
 import networkx as nx
@@ -38,6 +38,7 @@ from hybridize.analyzer.callgraph import (
 from hybridize.analyzer.candidacy import (
     Candidacy,
     CandidacyModules,
+    ModuleImports,
     NotCandidate,
     candidacy_modules,
 )
@@ -355,6 +356,8 @@ class VerdictMemory:
     """How many functions the phase decided (the others kept their verdicts)."""
     incremental: bool
     """Only part of the project was decided again."""
+    imports: ModuleImports
+    """What each module's imports load (`candidacy_modules`), while name resolution holds."""
 
 
 def _decide_all(
@@ -511,6 +514,7 @@ def _decide(
         _cached(facts, "state_writes"),
         len(function_keys),
         memory is not None and scope is not None,
+        project.imports,
     )
     return verdicts, errors, memory
 
@@ -529,6 +533,7 @@ class ProjectWide:
     compiled: set[str]
     variation: LiteralVariation
     built_symbolically: dict[str, str]
+    imports: ModuleImports
 
     def fingerprint(self) -> tuple[object, ...]:
         return (
@@ -540,18 +545,22 @@ class ProjectWide:
         )
 
 
-def project_wide(index: ProjectIndex, facts: TensorFacts, keys: list[str]) -> ProjectWide:
+def project_wide(
+    index: ProjectIndex, facts: TensorFacts, keys: list[str], imports: ModuleImports | None = None
+) -> ProjectWide:
     function_keys = [
         k for k in keys if not k.endswith("::<module>") and not index.function(k).is_lambda
     ]
     variation = LiteralVariation(index, facts)
     variation.written_attributes()
     variation.reassigned_globals()
+    imports = {} if imports is None else imports
     return ProjectWide(
-        candidacy_modules(index, facts, keys),
+        candidacy_modules(index, facts, keys, imports),
         framework_compiled(index, facts, function_keys),
         variation,
         symbolically_built_classes(index, facts),
+        imports,
     )
 
 
@@ -573,7 +582,7 @@ def decide_incrementally(
         if memory is None or before is None:
             return _decide(index, facts, options)
         keys = project_keys(index)
-        project = project_wide(index, facts, keys)
+        project = project_wide(index, facts, keys, memory.imports)
         if project.fingerprint() != memory.project_wide:
             return _decide(index, facts, options, project=project)
         changes = compare_facts(before, facts)
@@ -783,7 +792,7 @@ def is_test_code(index: ProjectIndex, key: str) -> bool:
     """Code that only a test run executes: a test file's functions and module code, a test
     function or method, or anything defined inside one."""
     relpath, qualname = key.split("::", 1)
-    if any(fnmatchcase(PurePosixPath(relpath).name, p) for p in TEST_FILE_PATTERNS):
+    if any(fnmatchcase(relpath.rsplit("/", 1)[-1], p) for p in TEST_FILE_PATTERNS):
         return True
     if qualname == "<module>":
         return False

@@ -42,14 +42,11 @@ SKIPPED_TABLES = frozenset(
 compared by identity: the solve replaces a function's list when it evaluates it again)."""
 
 
-def _frozen(value: object) -> object:
-    """A copy of a table entry that later in-place changes cannot reach."""
-    if isinstance(value, dict):
-        return {k: _frozen(v) for k, v in value.items()}
-    if isinstance(value, set | frozenset):
-        return frozenset(value)
-    if isinstance(value, list):
-        return tuple(value)
+def _copied(value: object) -> object:
+    """A copy of a table entry that the solve's in-place changes cannot reach (it replaces
+    the sets and lists inside an entry, and adds to or removes from the entry itself)."""
+    if isinstance(value, dict | set):
+        return value.copy()
     return value
 
 
@@ -70,7 +67,7 @@ def snapshot(facts: TensorFacts) -> FactSnapshot:
             continue
         value = getattr(facts, f.name)
         if isinstance(value, dict):
-            tables[f.name] = {k: _frozen(v) for k, v in value.items()}
+            tables[f.name] = {k: _copied(v) for k, v in value.items()}
         elif isinstance(value, set):
             tables[f.name] = frozenset(value)
     return FactSnapshot(tables, dict(facts.calls), dict(facts.evaluators), dict(facts.cache))
@@ -96,10 +93,14 @@ def compare_facts(before: FactSnapshot, facts: TensorFacts) -> FactChanges:
     for name, old in before.tables.items():
         new = getattr(facts, name)
         if isinstance(old, frozenset):
+            if old == new:
+                continue
             differing = {str(k) for k in old.symmetric_difference(new)}
         else:
             assert isinstance(old, dict)
-            differing = {k for k in old.keys() | new.keys() if old.get(k) != _frozen(new.get(k))}
+            if old == new:
+                continue
+            differing = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
         keys |= differing
         kind = {"param_atoms": "params", "returns": "ret", "attrs": "attrs"}.get(name)
         if kind is not None:
