@@ -240,19 +240,48 @@ def _shrunk(atom: Atom) -> Atom:
 
 
 def _cap(atoms: Iterable[Atom]) -> Atoms:
+    result = _shrunk_containers(atoms)
+    return _cut(result, collapse=False) if len(result) > MAX_ATOMS else result
+
+
+def _shrunk_containers(atoms: Iterable[Atom]) -> Atoms:
     result = atoms if type(atoms) is frozenset else frozenset(atoms)
     for a in result:
         if a[0] in CONTAINER_KINDS:
-            result = frozenset(_shrunk(a) if a[0] in CONTAINER_KINDS else a for a in result)
-            break
-    if len(result) > MAX_ATOMS:
-        # Too many kinds to track: keep whether it may be a tensor (a deterministic choice,
-        # so that the same input always gives the same output and the fixed point settles).
-        tensor_like = sorted((a for a in result if is_tensor_like(a)), key=repr)
-        if len(tensor_like) >= MAX_ATOMS:
-            tensor_like = [TENSOR]
-        return frozenset([*tensor_like, UNKNOWN_ATOM])
+            return frozenset(_shrunk(a) if a[0] in CONTAINER_KINDS else a for a in result)
     return result
+
+
+def _cut(result: Atoms, *, collapse: bool) -> Atoms:
+    """Too many kinds to track: keep whether it may be a tensor (a deterministic choice, so
+    that the same input always gives the same output and the fixed point settles); with
+    `collapse`, or when the tensor-like kinds alone are too many, only that it may be one."""
+    tensor_like = sorted((a for a in result if is_tensor_like(a)), key=repr)
+    if tensor_like and (collapse or len(tensor_like) >= MAX_ATOMS):
+        tensor_like = [TENSOR]
+    return frozenset([*tensor_like, UNKNOWN_ATOM])
+
+
+CutEntry = tuple[str, str, str]
+"""A fact of the joined tables: (table, function or class, name)."""
+
+
+def _join_capped(joined: Iterable[Atom], cut: dict[CutEntry, bool], entry: CutEntry) -> Atoms:
+    """A widened fact joined with its last value, capped once and for all.
+
+    A fact cut at MAX_ATOMS must stay cut: otherwise the cut value joined with the next
+    round's evaluations fits under the cap again, grows past it, is cut again, and the fixed
+    point oscillates with period two (it did on TensorFlow's own `python/ops`). So `cut`
+    remembers every entry cut in the widening rounds of a phase (True once its tensor-like
+    kinds were collapsed too), and those entries only ever get the cut form of their join,
+    which grows monotonically over a finite domain."""
+    result = _shrunk_containers(joined)
+    collapsed = cut.get(entry)
+    if collapsed is None and len(result) <= MAX_ATOMS:
+        return result
+    collapse = bool(collapsed) or sum(map(is_tensor_like, result)) >= MAX_ATOMS
+    cut[entry] = collapse
+    return _cut(result, collapse=collapse)
 
 
 def _merge_tensor_specs(atoms: Atoms) -> Atoms:
@@ -803,9 +832,7 @@ class Evaluator:
         """`map_structure(fn, structure)`: the structure with each leaf replaced by what `fn`
         returns for it. The structure is the first positional argument after the callback."""
         callback = _argument_atoms(args, kwargs, info.callback_args)
-        positions = [p for p in info.callback_args if isinstance(p, int)]
-        after = max(positions) + 1 if positions else len(args)
-        structure = args[after] if after < len(args) else frozenset({UNKNOWN_ATOM})
+        structure = _mapped_structure_argument(info, args)
         leaves = frozenset(leaf_atoms(structure))
         results: set[Atom] = set()
         for atom in callback or (UNKNOWN_ATOM,):
@@ -818,6 +845,14 @@ class Evaluator:
             else:
                 results |= self._api_result(callee, [leaves], {}, _holds_symbolic(leaves))
         return _mapped_leaves(structure, frozenset(results))
+
+
+def _mapped_structure_argument(info: ApiInfo, args: list[Atoms]) -> Atoms:
+    """The structure a `map_structure` call maps: its first positional argument after the
+    callback (unknown when absent or given by keyword)."""
+    positions = [p for p in info.callback_args if isinstance(p, int)]
+    after = max(positions) + 1 if positions else len(args)
+    return args[after] if after < len(args) else frozenset({UNKNOWN_ATOM})
 
 
 def _mapped_leaves(structure: Atoms, results: Atoms, depth: int = 0) -> Atoms:
@@ -1280,6 +1315,9 @@ class Aggregate:
         self.widened = False
         """The facts were last joined and widened (`WIDEN_AFTER`): the next plain round
         rebuilds every entry, as a rebuild from scratch would."""
+        self.cut: dict[CutEntry, bool] = {}
+        """The entries cut at MAX_ATOMS in the widening rounds of the current phase
+        (`_join_capped`); a plain round forgets them."""
 
     # ---------------------------------------------------------------- contributors
 
@@ -1493,16 +1531,19 @@ class Aggregate:
         returns = {caller: c.returns for caller, c in self.contributions.items()}
         widening = facts.rounds > WIDEN_AFTER
         if widening:
-            _join_table(params, facts.param_atoms)
-            _join_table(external, facts.external_evidence)
-            _join_table(attrs, facts.attrs)
+            cut = self.cut
+            _join_table(params, facts.param_atoms, cut, "params")
+            _join_table(external, facts.external_evidence, cut, "external")
+            _join_table(attrs, facts.attrs, cut, "attrs")
             for key, old in facts.returns.items():
-                returns[key] = _cap(returns.get(key, NO_ATOMS) | old)
+                returns[key] = _join_capped(returns.get(key, NO_ATOMS) | old, cut, ("ret", key, ""))
             params = _widen_table(params)
             external = _widen_table(external)
             attrs = _widen_table(attrs)
             returns = {key: frozenset(_widen(a) for a in atoms) for key, atoms in returns.items()}
         self.widened = widening
+        if not widening:
+            self.cut.clear()
         changed: set[Dep] = set()
         for key in set(params) | set(facts.param_atoms):
             if _table_changed(params.get(key), facts.param_atoms.get(key)):
@@ -1671,12 +1712,15 @@ def _widen_atom(atom: Atom, depth: int) -> Atom:
 
 
 def _join_table(
-    table: dict[str, dict[str, set[Atom]]], previous: dict[str, dict[str, set[Atom]]]
+    table: dict[str, dict[str, set[Atom]]],
+    previous: dict[str, dict[str, set[Atom]]],
+    cut: dict[CutEntry, bool],
+    label: str,
 ) -> None:
     for key, entries in previous.items():
         for name, atoms in entries.items():
             joined = table[key][name] | atoms
-            table[key][name] = set(_cap(joined))
+            table[key][name] = set(_join_capped(joined, cut, (label, key, name)))
 
 
 def _widen_table(table: dict[str, dict[str, set[Atom]]]) -> dict[str, dict[str, set[Atom]]]:
@@ -1998,10 +2042,14 @@ def _record_evidence(
                             (atom[1], name, False, resolved.site.span, element)
                         )
                 continue
-            # Callbacks receive tensors (dataset elements, map_fn slices), or what the API
-            # says it hands them (`Dataset.apply` passes the dataset).
+            # Callbacks receive tensors (dataset elements, map_fn slices), what the API
+            # says it hands them (`Dataset.apply` passes the dataset), or the leaves of the
+            # structure `map_structure` maps, whatever they are.
             params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
-            received = atoms_for_return(info.callback_input)
+            if info.returns == "callback_results" and info.callback_input == "tensor":
+                received = frozenset(leaf_atoms(_mapped_structure_argument(info, resolved.args)))
+            else:
+                received = atoms_for_return(info.callback_input)
             for p in params:
                 out.evidence.append((atom[1], p.name, received, True))
 

@@ -6,9 +6,14 @@ from __future__ import annotations
 import random
 
 from hybridize.analyzer.tensors import (
+    MAX_ATOMS,
+    TENSOR,
+    UNKNOWN_ATOM,
     Aggregate,
     Contribution,
+    CutEntry,
     TensorFacts,
+    _join_capped,
     _Touched,
 )
 from hybridize.model import Span
@@ -173,3 +178,33 @@ def test_literal_sites_keep_project_order_whatever_the_order_of_replacement() ->
     aggregate.publish(facts, touched)
     callers = [site.caller for site in facts.literal_sites["m.py::a"]["x"]]
     assert callers == ["m.py::<module>", "n.py::d"]
+
+
+def test_a_fact_cut_at_the_cap_stays_cut_in_the_widening_rounds() -> None:
+    """Once joined past MAX_ATOMS a fact keeps its cut form: the cut value joined with a
+    round that brings few kinds again would fit under the cap, regrow past it and be cut
+    again, and the fixed point would oscillate with period two (it did on TensorFlow's own
+    `python/ops`)."""
+    cut: dict[CutEntry, bool] = {}
+    entry = ("params", "m.py::f", "x")
+    many = {("lit", "int", i) for i in range(MAX_ATOMS)} | {TENSOR}
+    first = _join_capped(many, cut, entry)
+    assert first == {TENSOR, UNKNOWN_ATOM}
+    again = _join_capped(first | {("lit", "str", None), ("numpy", "float64")}, cut, entry)
+    assert again == {TENSOR, ("numpy", "float64"), UNKNOWN_ATOM}
+    assert _join_capped(again | {("lit", "str", None)}, cut, entry) == again
+    # a fact never cut keeps every kind
+    assert _join_capped({("lit", "str", None), TENSOR}, cut, ("params", "m.py::f", "y")) == {
+        ("lit", "str", None),
+        TENSOR,
+    }
+
+
+def test_a_fact_collapsed_to_tensor_stays_collapsed() -> None:
+    cut: dict[CutEntry, bool] = {}
+    entry = ("ret", "m.py::f", "")
+    tensors = {("tensor", f"dtype{i}", None) for i in range(MAX_ATOMS + 1)}
+    collapsed = _join_capped(tensors, cut, entry)
+    assert collapsed == {TENSOR, UNKNOWN_ATOM}
+    few = collapsed | {("tensor", "float16", None), ("numpy", "float64")}
+    assert _join_capped(few, cut, entry) == collapsed

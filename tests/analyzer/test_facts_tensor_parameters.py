@@ -454,6 +454,44 @@ CASES = [
         "is_positive",
         True,
     ),
+    case(
+        "map-structure-callback-gets-the-tensor-leaves",
+        """
+        import tensorflow as tf
+
+        def double(t):
+            return t * 2.0
+
+        def double_all(xs):
+            return tf.nest.map_structure(double, xs)
+
+        double_all({"a": tf.ones([2]), "b": [tf.zeros([3])]})
+        """,
+        "double",
+        True,
+    ),
+    case(
+        "map-structure-callback-gets-leaves-of-unknown-kind",
+        # dm-tree hands the callback every leaf, not a tensor: here the leaves of `*args`,
+        # which may be anything (sonnet's mixed_precision casts only the float tensors)
+        """
+        import tensorflow as tf
+        import tree
+
+        def cast_leaf(v, dtype):
+            if isinstance(v, tf.Tensor) and v.dtype.is_floating:
+                v = tf.cast(v, dtype)
+            return v
+
+        def cast_all(structure, dtype):
+            return tree.map_structure(lambda v: cast_leaf(v, dtype), structure)
+
+        def call_cast(f, *args):
+            return f(*cast_all(args, tf.float16))
+        """,
+        "cast_leaf",
+        None,
+    ),
     # --- type hints ---------------------------------------------------------------------
     case(
         "hint-tf-tensor",
