@@ -17,7 +17,7 @@ from pathlib import Path
 from hybridize.project import Project, ProjectOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_incremental import _functions, _indent, add_call, change_body, check, generate  # noqa: E402
+from test_incremental import _functions, _indent, add_call, change_body, check, generate
 
 
 def print_argument(text: str, rng: random.Random) -> str | None:
