@@ -14,7 +14,10 @@ The project-wide phase is solved again on a change (`_solve`), incrementally whe
 the `Solver` of the last solve is kept, and when the changed files are the same files with the
 same interface (`module_interface`: names, imports, signatures; bodies may differ) only the
 functions that depend on them are evaluated again (`Solver.update`). A file added, removed or
-broken, or a changed interface, solves from scratch. Either way the verdicts equal those of a
+broken, or a changed interface, solves from scratch. After an incremental solve the verdict
+phase is incremental too (`decide_incrementally`): only the functions whose inputs the changed
+facts can reach are decided again (`analyzer/verdict_scope.py`), the others keep their
+verdicts. Either way the verdicts equal those of a
 fresh analysis of the same texts (`tests/project/test_incremental.py` checks it over many
 edits of the corpus). What survives an analysis here stays collectable
 (`survivors_collectable`): a server replaces its results on every edit.
