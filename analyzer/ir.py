@@ -111,6 +111,10 @@ class FunctionSummary:
     binds_receiver: bool
     calls: list[CallSite] = field(default_factory=list)
     returns: list[Sym] = field(default_factory=list)
+    rebound_at_returns: list[frozenset[str]] = field(default_factory=list)
+    """For each of `returns`: the parameters the body rebinds before it in every path (a plain
+    assignment at the top level of the body, earlier in the text): there the name no longer
+    holds what the caller passed (`seq, state = self.gru(x, initial_state=state)`)."""
     locals: dict[str, list[Sym]] = field(default_factory=dict)
     stores: list[Store] = field(default_factory=list)
     loops: list[Loop] = field(default_factory=list)

@@ -29,7 +29,7 @@ index, `bool()`, NumPy).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_method
 from hybridize.analyzer.frameworks.python_stdlib import (
@@ -249,57 +249,102 @@ def _unknown_from_callers(
     unknown = [
         p.name
         for p in fn.params
-        if p.name in given and UNKNOWN_ATOM in leaf_atoms(params.get(p.name, ()))
+        if given.get(p.name) and UNKNOWN_ATOM in leaf_atoms(params.get(p.name, ()))
     ]
     if unknown:
         names = ", ".join(f"`{name}`" for name in unknown[:3])
         yield (
-            f"may return {names} as given, and callers pass values of unknown kind there: "
-            "tf.function returns only tensors, None and composite tensors (a Python number "
-            "comes back as a tensor, a dtype or another object fails while tracing)"
+            f"may return {names} as given when it is not a tensor (its type is tested), and "
+            "callers pass values of unknown kind there: tf.function returns only tensors, "
+            "None and composite tensors (a Python number comes back as a tensor, a dtype or "
+            "another object fails while tracing)"
         )
 
 
 def passed_through(
     index: ProjectIndex, facts: TensorFacts, key: str, active: frozenset[str] = frozenset()
-) -> frozenset[str]:
+) -> dict[str, bool]:
     """The parameters of `key` whose value (or a leaf of it) the function may return as
     given: returned directly, through locals, branches and containers, indexed, as the
     result of a project function that passes its own argument through, or as a leaf of a
-    `map_structure` whose callback passes its argument through. Memoised per solution; a
-    recursive cycle contributes nothing more."""
+    `map_structure` whose callback passes its argument through; each with whether the body
+    asks if it is a tensor (`isinstance(x, tf.Tensor)`, `tf.is_tensor(x)`, here or in that
+    function): a function that tests whether what it returns as given is a tensor is written
+    for values that are not. Memoised per solution; a recursive cycle contributes nothing
+    more."""
     cache = facts.cache.setdefault("passed_through", {})
     found = cache.get(key)
     if found is not None:
         return found
     if key in active:
-        return frozenset()
+        return {}
     fn = index.function(key)
     calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
-    seen: set[Sym] = set()
-    names: set[str] = set()
-    stack = list(fn.returns)
+    seen: set[tuple[Sym, frozenset[str]]] = set()
+    names: dict[str, bool] = {}
+    tested = _type_tested(fn, calls.values())
+    rebound = fn.rebound_at_returns
+    nothing: frozenset[str] = frozenset()
+    # Each value with the parameters rebound where it is returned: a name read there holds
+    # its later values, not the caller's (the values of other names are what they were).
+    stack = [(sym, rebound[i] if i < len(rebound) else nothing) for i, sym in enumerate(fn.returns)]
     while stack:
-        sym = stack.pop()
-        if sym in seen or len(seen) > MAX_PASSTHROUGH_WALK:
+        sym, killed = stack.pop()
+        if (sym, killed) in seen or len(seen) > MAX_PASSTHROUGH_WALK:
             continue
-        seen.add(sym)
+        seen.add((sym, killed))
         kind = sym[0]
         if kind == "param":
-            names.add(sym[1])
+            names[sym[1]] = names.get(sym[1], False) or sym[1] in tested
         elif kind in ("local", "name"):
-            stack.extend(fn.locals.get(sym[1], ()))
+            values = fn.locals.get(sym[1], ())
+            if sym[1] in killed:
+                values = [v for v in values if v != ("param", sym[1])]
+            stack.extend((v, nothing) for v in values)
         elif kind == "cond":
-            stack.extend(sym[1])
+            stack.extend((part, killed) for part in sym[1])
         elif kind in ("seq", "dict"):
-            stack.extend(sym[2] if kind == "seq" else sym[1])
+            stack.extend((part, killed) for part in (sym[2] if kind == "seq" else sym[1]))
         elif kind == "item":
-            stack.append(sym[1])
+            stack.append((sym[1], killed))
         elif kind == "call" and sym[1] in calls:
-            stack.extend(_passed_by_call(index, facts, calls[sym[1]], active | {key}))
-    result = frozenset(names)
-    cache[key] = result
-    return result
+            for part, part_tested in _passed_by_call(index, facts, calls[sym[1]], active | {key}):
+                if part_tested and part[0] in ("local", "param"):
+                    tested = tested | {part[1]}
+                stack.append((part, killed))
+    cache[key] = names
+    return names
+
+
+TENSOR_TESTS = frozenset({"tensorflow.is_tensor", "keras.ops.is_tensor"})
+"""Calls that ask whether a value is a tensor (besides `isinstance` with a tensor class)."""
+TENSOR_CLASS_ROLES = frozenset({"tensor", "tensor_type", "variable", "numpy"})
+
+
+def _type_tested(fn: FunctionSummary, calls: Iterable[ResolvedCall]) -> frozenset[str]:
+    """The parameters the body asks whether they are tensors (`isinstance(x, tf.Tensor)`,
+    `isinstance(x, (tf.Tensor, tf.Variable))`, `tf.is_tensor(x)`)."""
+    params = {p.name for p in fn.params}
+    found = set()
+    for resolved in calls:
+        names = {info.name for info in resolved.api}
+        site = resolved.site
+        if not site.args or site.args[0][0] not in ("local", "param"):
+            continue
+        if site.args[0][1] not in params:
+            continue
+        if names & TENSOR_TESTS or (
+            "builtins.isinstance" in names
+            and len(resolved.args) > 1
+            and any(_tensor_class(atom) for atom in leaf_atoms(resolved.args[1]))
+        ):
+            found.add(site.args[0][1])
+    return frozenset(found)
+
+
+def _tensor_class(atom: Atom) -> bool:
+    info = lookup(atom[1]) if atom[0] == "ext" else None
+    return info is not None and info.kind == "class" and info.returns in TENSOR_CLASS_ROLES
 
 
 MAX_PASSTHROUGH_WALK = 2_000
@@ -308,8 +353,9 @@ MAX_PASSTHROUGH_WALK = 2_000
 
 def _passed_by_call(
     index: ProjectIndex, facts: TensorFacts, resolved: ResolvedCall, active: frozenset[str]
-) -> Iterator[Sym]:
-    """The argument values (as written) that a call may give back as its result."""
+) -> Iterator[tuple[Sym, bool]]:
+    """The argument values (as written) that a call may give back as its result, each with
+    whether the callee tests if it is a tensor."""
     site = resolved.site
     for kind, target in callees(index, resolved):
         try:
@@ -325,15 +371,18 @@ def _passed_by_call(
             {k: frozenset({v}) for k, v in site.kwargs},
             skip_receiver=kind in ("method", "layer_call", "class"),
         )
-        for name in given:
-            yield from bound.get(name, ())
+        for name, is_tested in given.items():
+            for argument in bound.get(name, ()):
+                yield argument, is_tested
     for info in resolved.api:
         if info.returns != "callback_results":
             continue
         for atom in callback_atoms(resolved, info):
-            if passed_through(index, facts, atom[1], active):
+            given = passed_through(index, facts, atom[1], active)
+            if given:
                 # the callback gives a leaf back: the mapped structure's leaves come back
-                yield from _written_structure(info, site.args)
+                for argument in _written_structure(info, site.args):
+                    yield argument, any(given.values())
 
 
 def _written_structure(info: ApiInfo, args: tuple[Sym, ...]) -> Iterator[Sym]:

@@ -97,6 +97,8 @@ class _Scope:
         compute runs once per element, as a loop body does."""
         self.loops: tuple[int, ...] = ()
         """The loops enclosing the code being walked (`CallSite.loops`)."""
+        self.rebound: set[str] = set()
+        """Parameters rebound so far by a plain assignment at the top level of the body."""
         self.kills: dict[str, dict[int, tuple[int, ...]]] = {}
         """name -> {index in `locals[name]` of a plain assignment: the path it happened at}."""
         self.pending: list[tuple[int, str, tuple[int, ...], int]] = []
@@ -348,6 +350,7 @@ class _ModuleBuilder:
             summary.returns.append(
                 self._expr(small.value, scope) if small.value is not None else ("lit", "none", None)
             )
+            summary.rebound_at_returns.append(frozenset(scope.rebound))
         elif isinstance(small, cst.Del):
             self._delete(small.target, scope, span)
         elif isinstance(small, cst.Global):
@@ -586,6 +589,8 @@ class _ModuleBuilder:
                 values = summary.locals.setdefault(name, [])
                 scope.kills.setdefault(name, {})[len(values)] = scope.path
                 values.append(value)
+                if not scope.path and any(p.name == name for p in summary.params):
+                    scope.rebound.add(name)
                 if summary.qualname == "<module>":
                     summary.name_bindings.append((name, where))
         elif kind == "unpack":
@@ -805,6 +810,7 @@ class _ModuleBuilder:
         for p in params:
             summary.locals.setdefault(p.name, []).append(("param", p.name))
         summary.returns.append(self._expr(expr.body, inner))
+        summary.rebound_at_returns.append(frozenset())
         return ("def", qualname)
 
     def _element(self, element: cst.BaseElement, scope: _Scope) -> Sym:

@@ -484,6 +484,43 @@ CASES = [
         True,
     ),
     case(
+        "returns-an-argument-it-does-not-test-as-given",
+        # unknown kinds come from imprecise evaluation as often as from arbitrary values: the
+        # finding needs the body to ask whether the value is a tensor
+        program(
+            """
+        def pair(image, label):
+            return tf.cast(image, tf.float32) / 255.0, label
+
+        def apply(f, s):
+            return pair(x, f(s))
+
+        pair(x, x)
+            """
+        ),
+        "pair",
+        False,
+    ),
+    case(
+        "rebinds-a-tested-argument-before-returning-it",
+        program(
+            """
+        def step(inputs, state):
+            if not isinstance(state, tf.Tensor):
+                state = tf.zeros_like(inputs)
+            out, state = tf.tanh(inputs + state), inputs
+            return out, state
+
+        def apply(f, s):
+            return step(x, f(s))
+
+        step(x, None)
+            """
+        ),
+        "step",
+        False,
+    ),
+    case(
         "returns-its-tensor-argument-as-given",
         program(
             """
