@@ -79,10 +79,9 @@ def _wrap(record: _Recorded, limit: int) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if _ACTIVE or torch.compiler.is_compiling() or len(record.calls) >= limit:
             return function(*args, **kwargs)
-        try:
+        # non-leaf tensors, open files: not replayable, the call is not recorded
+        with contextlib.suppress(Exception):
             record.calls.append(copy.deepcopy((args, kwargs)))
-        except Exception:  # non-leaf tensors, open files: not replayable
-            pass
         return function(*args, **kwargs)
 
     return wrapper
