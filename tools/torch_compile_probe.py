@@ -79,12 +79,30 @@ def _wrap(record: _Recorded, limit: int) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if _ACTIVE or torch.compiler.is_compiling() or len(record.calls) >= limit:
             return function(*args, **kwargs)
-        # non-leaf tensors, open files: not replayable, the call is not recorded
+        # open files, generators...: not replayable, the call is not recorded
         with contextlib.suppress(Exception):
-            record.calls.append(copy.deepcopy((args, kwargs)))
+            record.calls.append(_copy((args, kwargs)))
         return function(*args, **kwargs)
 
     return wrapper
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy; tensors inside autograd graphs (which refuse ``deepcopy``) become leaf
+    copies with the same values and ``requires_grad``."""
+    import torch
+
+    try:
+        return copy.deepcopy(value)
+    except RuntimeError:
+        pass
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone().requires_grad_(value.requires_grad)
+    if isinstance(value, tuple | list):
+        return type(value)(_copy(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    return copy.deepcopy(value)
 
 
 def _instrument(program: Path, limit: int) -> tuple[list[_Recorded], Any]:
@@ -143,7 +161,7 @@ def _same(a: Any, b: Any) -> bool:
 def _run(function: Callable[..., Any], call: Any) -> tuple[Any, str]:
     import torch
 
-    args, kwargs = copy.deepcopy(call)
+    args, kwargs = _copy(call)
     torch.manual_seed(0)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -161,7 +179,7 @@ def _probe(record: _Recorded) -> Probe:
         return probe
     try:
         dynamo.reset()
-        args, kwargs = copy.deepcopy(record.calls[0])
+        args, kwargs = _copy(record.calls[0])
         with contextlib.redirect_stdout(io.StringIO()):
             explained = dynamo.explain(record.function)(*args, **kwargs)
         probe.graphs = explained.graph_count
@@ -201,7 +219,8 @@ def probe_program(program: Path, *, limit: int = CALLS, skip: frozenset[str]) ->
     _ACTIVE = True
     probes = []
     for record in records:
-        if record.qualname in skip:
+        # __init__ is recorded before it runs (a half-built module): nothing to replay
+        if record.qualname in skip or record.qualname.endswith(".__init__"):
             probes.append(Probe(record.qualname, record.file, error="skipped"))
             continue
         probes.append(_probe(record))

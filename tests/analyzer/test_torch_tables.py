@@ -184,6 +184,8 @@ def test_every_curated_torch_name_exists_in_the_generated_table(table: ApiTable)
             continue
         missing.append(name)
     assert missing == []
+    for name in torch_rules.FRAME_SKIPPING_MODULES | torch_rules.FRAME_SKIPPING_ITERABLES:
+        assert entry(table, name)[0] == "class", name
     for name in torch_rules.CLASS_OVERRIDES:
         assert entry(table, name)[0] == "class", name
     for name in torch_rules.FUNCTION_OVERRIDES:
