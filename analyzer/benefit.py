@@ -21,6 +21,7 @@ pay: already compiled by a caller, or runs too few times).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -28,8 +29,15 @@ from typing import Literal
 import networkx as nx
 
 from hybridize.analyzer.callgraph import TRACED, components_bottom_up, external_keras_call
+from hybridize.analyzer.ir import CallSite, Loop, Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import TensorFacts, callees
+from hybridize.analyzer.tensors import (
+    Evaluator,
+    ResolvedCall,
+    TensorFacts,
+    callees,
+    get_evaluator,
+)
 from hybridize.model import Benefit as BenefitLevel
 from hybridize.model import FunctionVerdict
 
@@ -49,6 +57,15 @@ times."""
 
 WORK_CAP = 10_000
 """Work is summed over callees: capped, as only the comparison with HIGH_WORK matters."""
+
+MANY_CALLS = 50
+"""Calls per run from which tracing (100-500 ms for a training step, more with XLA) is
+predicted to be paid back by what each graph call saves (a few ms to tens of ms): a step
+run 20 to 40 times (once per epoch) did not pay on the corpus's bench. Calibrated with
+benchmarks/benefit_calibration.py."""
+
+MANY = math.inf
+"""A call count the code does not bound: a loop over a dataset or a `while`, recursion."""
 
 Frequency = Literal["repeated", "once", "tests", "uncalled"]
 
@@ -78,9 +95,11 @@ class BenefitModel:
         self.covered = covered
         self.is_test_code = is_test_code
         self._work, self._training = self._total_work()
-        self._loop_edges: set[tuple[str, str]] = set()
-        """(caller, callee) pairs with a call in a loop of the caller."""
-        self._repeated = self._repeated_functions()
+        self._edge_runs = self._runs_per_edge()
+        """(caller, callee) -> how many times the callee runs per call of the caller."""
+        self._calls = self._calls_per_run()
+        """Function -> how many times it runs per run of the program (MANY when unbounded);
+        absent when no code outside tests calls it."""
 
     def estimate(self, key: str) -> Benefit:
         """The level and its reasons, most decisive reason first."""
@@ -96,12 +115,13 @@ class BenefitModel:
         if frequency == "tests":
             return Benefit("none", ("only tests call it",))
         if frequency == "once":
-            count = self.facts.call_count.get(key, 0)
+            runs = int(self._calls.get(key, 1))
             return Benefit(
                 "none",
                 (
-                    f"called from {count} place{'s' if count != 1 else ''} and never in a loop: "
-                    "tracing it (tens of milliseconds) costs more than a few calls save",
+                    f"runs about {runs} time{'s' if runs != 1 else ''} per run of the program "
+                    f"(fewer than {MANY_CALLS}): tracing it (tens to hundreds of milliseconds) "
+                    "costs more than those calls save",
                     what,
                 ),
             )
@@ -139,77 +159,142 @@ class BenefitModel:
         )
 
     def inside_proposed_graphs(self, verdicts: dict[str, FunctionVerdict]) -> dict[str, str]:
-        """Additions predicted to pay whose every caller will run as a graph once the proposed
-        changes are made (a kept `@tf.function`, or a caller's own addition predicted to pay):
-        their calls run inside those graphs, so a decorator of their own gains nothing (and a
-        `tf.function` nested in an XLA-compiled one can be much slower). Decided callers
-        first; returns key -> the reason, naming one such caller."""
+        """Additions predicted to pay whose calls, once the proposed changes are made (a kept
+        `@tf.function`, or a caller's own addition predicted to pay), run inside those graphs
+        but for fewer than MANY_CALLS eager ones: a decorator of their own gains nothing (and
+        a `tf.function` nested in an XLA-compiled one can be much slower). Returns key -> the
+        reason, naming one such caller."""
         in_graph = {
             key
             for key, v in verdicts.items()
             if (v.is_hybrid and v.transformation != "convert_to_eager")
             or (v.passes and v.transformation == "convert_to_hybrid" and v.benefit == "high")
         }
+        eager = self._runs_per_program(stops=in_graph)
         covered: dict[str, str] = {}
-        for nodes in reversed(components_bottom_up(self.graph)):
-            for key in sorted(nodes):
-                v = verdicts.get(key)
-                if v is None or v.transformation != "convert_to_hybrid" or v.benefit != "high":
-                    continue
-                # The callers that call it often: a call in a loop, or a caller that runs often
-                # itself. Its other calls are a few (its tracing would not pay for them).
-                callers = sorted(
-                    c
-                    for c in self._callers(key)
-                    if (c, key) in self._loop_edges or c in self._repeated
-                ) or sorted(self._callers(key))
-                if callers and all(c in in_graph for c in callers):
-                    caller = callers[0].split("::", 1)[1]
-                    covered[key] = (
-                        f"every caller runs as a graph once the proposed changes are made "
-                        f"(`{caller}`): it runs inside their graphs, a decorator of its own "
-                        "gains nothing"
-                    )
+        for key, v in verdicts.items():
+            if v.transformation != "convert_to_hybrid" or v.benefit != "high":
+                continue
+            # Most of its calls happen inside graphs; those made eagerly are too few to pay
+            # for its tracing.
+            runs, eager_runs = self._calls.get(key, 0), eager.get(key, 0)
+            if eager_runs >= MANY_CALLS or eager_runs >= runs:
+                continue
+            inside = sorted(
+                c
+                for c in self._callers(key)
+                if not self.is_test_code(c) and (c in in_graph or eager.get(c, 1) < MANY_CALLS)
+            )
+            caller = inside[0].split("::", 1)[1] if inside else "?"
+            covered[key] = (
+                f"its callers run as graphs once the proposed changes are made (`{caller}`): "
+                f"it runs inside their graphs, and about {int(eager_runs)} eager call"
+                f"{'s' if int(eager_runs) != 1 else ''} would not pay for a trace of its own"
+            )
         return covered
 
     # -- how often -----------------------------------------------------------------------
 
     def frequency(self, key: str) -> Frequency:
-        if key in self._repeated:
-            return "repeated"
-        callers = self._callers(key)
-        if not callers:
-            return "uncalled"
-        if all(self.is_test_code(c) for c in callers):
-            return "tests"
-        return "once"
+        runs = self._calls.get(key)
+        if runs is not None:
+            return "repeated" if runs >= MANY_CALLS else "once"
+        return "tests" if self._callers(key) else "uncalled"
 
     def _callers(self, key: str) -> set[str]:
         return {c for c in self.graph.predecessors(key) if c != key}
 
-    def _repeated_functions(self) -> set[str]:
-        """Functions that may run many times per run: called in a loop, or by a function that
-        is (a model's `call` run by a training step in a loop, a helper of a per-batch step)."""
-        repeated: set[str] = set()
-        pending: list[str] = []
+    def _runs_per_edge(self) -> dict[tuple[str, str], float]:
+        """How many times each call edge runs per call of its caller: the sum over its call
+        sites of the product of their enclosing loops' trip counts (`_trips`)."""
+        runs: dict[tuple[str, str], float] = {}
         for caller, calls in self.facts.calls.items():
-            for resolved in calls:
-                if not resolved.site.in_loop or self.is_test_code(caller):
-                    continue
-                for _kind, target in callees(self.index, resolved):
-                    self._loop_edges.add((caller, target))
-                    if target not in repeated:
-                        repeated.add(target)
-                        pending.append(target)
-        while pending:
-            key = pending.pop()
-            if key not in self.graph:
+            if self.is_test_code(caller):
                 continue
-            for callee, attrs in self.graph[key].items():
-                if attrs.get("kind") != TRACED and callee not in repeated:
-                    repeated.add(callee)
-                    pending.append(callee)
-        return repeated
+            for resolved in calls:
+                trips = self._trips(caller, resolved.site)
+                for _kind, target in callees(self.index, resolved):
+                    runs[(caller, target)] = runs.get((caller, target), 0) + trips
+        return runs
+
+    def _calls_per_run(self) -> dict[str, float]:
+        return self._runs_per_program(stops=set())
+
+    def _runs_per_program(self, stops: set[str]) -> dict[str, float]:
+        """How many times each function runs per run of the program outside the graphs of
+        `stops`: module code once, a function no code calls (an entry point) once per call of
+        its own, each other the sum over its callers (tests aside, and those in `stops`) of
+        their runs times the edge's; MANY through a cycle. Callbacks that TensorFlow traces
+        separately run in their own graphs, not counted."""
+        calls: dict[str, float] = {}
+        for nodes in reversed(components_bottom_up(self.graph)):
+            members = set(nodes)
+            cyclic = len(nodes) > 1 or any(self.graph.has_edge(n, n) for n in nodes)
+            for key in nodes:
+                if key.endswith("::<module>"):
+                    calls[key] = 1
+                    continue
+                total = 0.0
+                counted = False
+                for caller in self.graph.predecessors(key):
+                    if caller in members or self.is_test_code(caller):
+                        continue
+                    if self.graph[caller][key].get("kind") == TRACED:
+                        continue
+                    counted = True
+                    if caller not in stops:
+                        total += calls.get(caller, 1) * self._edge_runs.get((caller, key), 1)
+                if counted:
+                    calls[key] = MANY if cyclic and total else total
+        return calls
+
+    def _trips(self, caller: str, site: CallSite) -> float:
+        """How many times a call site runs per call of its function: the product of the trip
+        counts of its enclosing loops, MANY when one is not read from the code."""
+        if not site.in_loop:
+            return 1
+        if not site.loops:
+            return MANY
+        loops = self.index.function(caller).loops
+        product = 1.0
+        for i in site.loops:
+            trips = self._loop_trips(caller, loops[i]) if 0 <= i < len(loops) else None
+            if trips is None:
+                return MANY
+            product *= trips
+        return product
+
+    def _loop_trips(self, caller: str, loop: Loop) -> int | None:
+        """The trip count of a `for` loop over `range(...)` of literal bounds (module
+        constants and literal defaults resolve to theirs) or over a list or tuple display;
+        None otherwise (a dataset, a tensor, a list built at run time)."""
+        iterable = loop.iterable
+        if iterable[0] == "seq" and iterable[1] in ("list", "tuple"):
+            return len(iterable[2])
+        if iterable[0] != "call":
+            return None
+        resolved = self._resolved(caller, iterable[1])
+        if resolved is None or not any(i.name == "builtins.range" for i in resolved.api):
+            return None
+        if resolved.kwargs or not 1 <= len(resolved.args) <= 3:
+            return None
+        evaluator = get_evaluator(self.index, self.facts, caller)
+        bounds = []
+        for arg in resolved.site.args:
+            value = _int_estimate(evaluator, arg)
+            if value is None:
+                return None
+            bounds.append(value)
+        try:
+            return len(range(*bounds))
+        except ValueError:  # a step of 0
+            return None
+
+    def _resolved(self, caller: str, index: int) -> ResolvedCall | None:
+        for resolved in self.facts.calls.get(caller, ()):
+            if resolved.index == index:
+                return resolved
+        return None
 
     # -- how much work per call ----------------------------------------------------------
 
@@ -273,6 +358,30 @@ class BenefitModel:
             f"call sites pass {names} with different shapes: each new shape traces again "
             "(consider `reduce_retracing=True` or an input_signature with None axes)",
         )
+
+
+def _int_estimate(evaluator: Evaluator, sym: Sym) -> int | None:
+    """The value of an int the code fixes: a literal, a constant or parameter that holds one
+    literal int (and maybe ints computed at run time), or such a value offset by a small literal (`epochs + 1`: summaries do not
+    keep the operator, and a trip count only needs its magnitude)."""
+    if sym[0] == "op" and len(sym) == 2 and len(sym[1]) == 2:
+        left, right = (_int_estimate(evaluator, part) for part in sym[1])
+        if left is not None and right is not None:
+            small = [v for v in (left, right) if abs(v) <= SMALL_OFFSET]
+            if small:
+                return left + right - small[0]
+        return None
+    atoms = evaluator.eval(sym)
+    if any(a[0] != "lit" or a[1] != "int" for a in atoms):
+        return None
+    # A constant the command line may override (`EPOCHS = int(args.epochs)`) is estimated
+    # by its literal default.
+    values = {a[2] for a in atoms if isinstance(a[2], int)}
+    return values.pop() if len(values) == 1 else None
+
+
+SMALL_OFFSET = 2
+"""`n + 1`, `n - 1`, `n * 2`: estimated as `n` (a trip count is compared with MANY_CALLS)."""
 
 
 def _work_in_words(work: int, training: bool) -> str:

@@ -47,6 +47,9 @@ class CallSite:
     in_loop: bool = False
     """Inside a loop body or a comprehension's element of its function: it may run many
     times per call of the function (how often code runs decides what compiling it saves)."""
+    loops: tuple[int, ...] = ()
+    """The `for` loops enclosing it, outermost first, as indexes into the function's `loops`;
+    -1 for a `while` loop or a comprehension, whose trip count is not read from the code."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 
-from hybridize.analyzer.frameworks import lookup, lookup_method
+from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_method
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
     AUTOGRAPH_LEN,
@@ -42,10 +42,13 @@ from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import (
     PYTHON_SEQUENCE_KINDS,
+    UNKNOWN_ATOM,
     Atom,
     Evaluator,
     ResolvedCall,
     TensorFacts,
+    bind_arguments,
+    callback_atoms,
     callees,
     get_evaluator,
     leaf_atoms,
@@ -103,7 +106,11 @@ def python_value_returns(
         # as a graph already gives its callers what they get now.
         return [], []
     evaluator = get_evaluator(index, facts, key)
-    reasons = [*_unreturnable(index, facts, key, fn, evaluator), *_none_or_tensor(fn, evaluator)]
+    reasons = [
+        *_unreturnable(index, facts, key, fn, evaluator),
+        *_none_or_tensor(fn, evaluator),
+        *_unknown_from_callers(index, facts, key, fn),
+    ]
     findings = [Finding(CODE, FACT, "error", reason, fn.span) for reason in reasons[:1]]
     kinds = _python_kinds(fn, evaluator)
     assumptions: list[str] = []
@@ -226,6 +233,114 @@ def _none_or_tensor(fn: FunctionSummary, evaluator: Evaluator) -> Iterator[str]:
             "a graph the branch becomes tf.cond, whose branches must return the same "
             "structure (ValueError while tracing)"
         )
+
+
+def _unknown_from_callers(
+    index: ProjectIndex, facts: TensorFacts, key: str, fn: FunctionSummary
+) -> Iterator[str]:
+    """A function that returns what a caller gave it (`return x`, a leaf of a structure it
+    maps, a helper's result that is its argument), where some caller gives a value of unknown
+    kind: tf.function returns only tensors, None and composite tensors, so that value may come
+    back as a tensor or fail. Sonnet's `_maybe_cast_element` returns its argument when it is
+    not a float tensor: under tf.function a dtype argument failed while tracing and a Python
+    float came back as a tensor."""
+    params = facts.param_atoms.get(key, {})
+    given = passed_through(index, facts, key)
+    unknown = [
+        p.name
+        for p in fn.params
+        if p.name in given and UNKNOWN_ATOM in leaf_atoms(params.get(p.name, ()))
+    ]
+    if unknown:
+        names = ", ".join(f"`{name}`" for name in unknown[:3])
+        yield (
+            f"may return {names} as given, and callers pass values of unknown kind there: "
+            "tf.function returns only tensors, None and composite tensors (a Python number "
+            "comes back as a tensor, a dtype or another object fails while tracing)"
+        )
+
+
+def passed_through(
+    index: ProjectIndex, facts: TensorFacts, key: str, active: frozenset[str] = frozenset()
+) -> frozenset[str]:
+    """The parameters of `key` whose value (or a leaf of it) the function may return as
+    given: returned directly, through locals, branches and containers, indexed, as the
+    result of a project function that passes its own argument through, or as a leaf of a
+    `map_structure` whose callback passes its argument through. Memoised per solution; a
+    recursive cycle contributes nothing more."""
+    cache = facts.cache.setdefault("passed_through", {})
+    found = cache.get(key)
+    if found is not None:
+        return found
+    if key in active:
+        return frozenset()
+    fn = index.function(key)
+    calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
+    seen: set[Sym] = set()
+    names: set[str] = set()
+    stack = list(fn.returns)
+    while stack:
+        sym = stack.pop()
+        if sym in seen or len(seen) > MAX_PASSTHROUGH_WALK:
+            continue
+        seen.add(sym)
+        kind = sym[0]
+        if kind == "param":
+            names.add(sym[1])
+        elif kind in ("local", "name"):
+            stack.extend(fn.locals.get(sym[1], ()))
+        elif kind == "cond":
+            stack.extend(sym[1])
+        elif kind in ("seq", "dict"):
+            stack.extend(sym[2] if kind == "seq" else sym[1])
+        elif kind == "item":
+            stack.append(sym[1])
+        elif kind == "call" and sym[1] in calls:
+            stack.extend(_passed_by_call(index, facts, calls[sym[1]], active | {key}))
+    result = frozenset(names)
+    cache[key] = result
+    return result
+
+
+MAX_PASSTHROUGH_WALK = 2_000
+"""Values visited per function (a bound for generated code; real functions visit dozens)."""
+
+
+def _passed_by_call(
+    index: ProjectIndex, facts: TensorFacts, resolved: ResolvedCall, active: frozenset[str]
+) -> Iterator[Sym]:
+    """The argument values (as written) that a call may give back as its result."""
+    site = resolved.site
+    for kind, target in callees(index, resolved):
+        try:
+            callee = index.function(target)
+        except KeyError:
+            continue
+        given = passed_through(index, facts, target, active)
+        if not given:
+            continue
+        bound = bind_arguments(
+            callee,
+            [frozenset({a}) for a in site.args],
+            {k: frozenset({v}) for k, v in site.kwargs},
+            skip_receiver=kind in ("method", "layer_call", "class"),
+        )
+        for name in given:
+            yield from bound.get(name, ())
+    for info in resolved.api:
+        if info.returns != "callback_results":
+            continue
+        for atom in callback_atoms(resolved, info):
+            if passed_through(index, facts, atom[1], active):
+                # the callback gives a leaf back: the mapped structure's leaves come back
+                yield from _written_structure(info, site.args)
+
+
+def _written_structure(info: ApiInfo, args: tuple[Sym, ...]) -> Iterator[Sym]:
+    positions = [p for p in info.callback_args if isinstance(p, int)]
+    after = max(positions) + 1 if positions else len(args)
+    if after < len(args):
+        yield args[after]
 
 
 def _python_kinds(fn: FunctionSummary, evaluator: Evaluator) -> set[str]:

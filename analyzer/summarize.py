@@ -95,6 +95,8 @@ class _Scope:
         self.repeated_expressions = 0
         """How many comprehension elements enclose the expression being walked: what they
         compute runs once per element, as a loop body does."""
+        self.loops: tuple[int, ...] = ()
+        """The loops enclosing the code being walked (`CallSite.loops`)."""
         self.kills: dict[str, dict[int, tuple[int, ...]]] = {}
         """name -> {index in `locals[name]` of a plain assignment: the path it happened at}."""
         self.pending: list[tuple[int, str, tuple[int, ...], int]] = []
@@ -246,7 +248,12 @@ class _ModuleBuilder:
             self._nested(_body(stmt.body), scope, kw)
         elif isinstance(stmt, cst.While):
             scope.summary.conditions.append(self._expr(stmt.test, scope))
-            self._nested(_body(stmt.body), scope, kw, loop=True)
+            outer_loops = scope.loops
+            scope.loops = (*outer_loops, -1)
+            try:
+                self._nested(_body(stmt.body), scope, kw, loop=True)
+            finally:
+                scope.loops = outer_loops
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.For):
@@ -260,11 +267,14 @@ class _ModuleBuilder:
             self.loop_blocks.add(loop_block)
             outer = scope.path
             scope.path = (*outer, loop_block)
+            outer_loops = scope.loops
+            scope.loops = (*outer_loops, len(scope.summary.loops) - 1)
             try:
                 self._bind(target, ("iter", iterable), scope, span)
                 self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
             finally:
                 scope.path = outer
+                scope.loops = outer_loops
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.With):
@@ -726,19 +736,25 @@ class _ModuleBuilder:
         if isinstance(expr, cst.ListComp | cst.SetComp | cst.GeneratorExp):
             # Source order: the element first, then the loops that bind its names.
             scope.repeated_expressions += 1
+            outer_loops = scope.loops
+            scope.loops = (*outer_loops, -1)
             try:
                 produced = self._expr(expr.elt, scope)
             finally:
                 scope.repeated_expressions -= 1
+                scope.loops = outer_loops
             self._comprehension(expr.for_in, scope)
             return ("seq", "list", (produced,)) if isinstance(expr, cst.ListComp) else ("fresh",)
         if isinstance(expr, cst.DictComp):
             scope.repeated_expressions += 1
+            outer_loops = scope.loops
+            scope.loops = (*outer_loops, -1)
             try:
                 self._expr(expr.key, scope)
                 value = self._expr(expr.value, scope)
             finally:
                 scope.repeated_expressions -= 1
+                scope.loops = outer_loops
             self._comprehension(expr.for_in, scope)
             return ("dict", (value,))
         if isinstance(expr, cst.Lambda):
@@ -874,6 +890,7 @@ class _ModuleBuilder:
                 has_star_args=star,
                 in_loop=scope.repeated_expressions > 0
                 or any(block in self.loop_blocks for block in scope.path),
+                loops=scope.loops,
             )
         )
         return ("call", len(summary.calls) - 1)

@@ -438,6 +438,79 @@ CASES = [
         "f",
         False,
     ),
+    # --- returns what callers gave it, and callers give values of unknown kind -----------
+    case(
+        "returns-an-argument-of-unknown-kind-as-given",
+        program("""
+        import tree
+
+        def cast_leaf(v, dtype):
+            if isinstance(v, tf.Tensor) and v.dtype.is_floating:
+                v = tf.cast(v, dtype)
+            return v
+
+        def cast_all(structure, dtype):
+            return tree.map_structure(lambda v: cast_leaf(v, dtype), structure)
+
+        def call_cast(f, *args):
+            return f(*cast_all(args, tf.float16))
+
+        cast_all([x], tf.float16)
+        cast_leaf(x, tf.float16)
+            """),
+        "cast_leaf",
+        True,
+    ),
+    case(
+        "maps-a-structure-of-unknown-leaves-with-a-pass-through-callback",
+        program("""
+        import tree
+
+        def cast_leaf(v, dtype):
+            if isinstance(v, tf.Tensor) and v.dtype.is_floating:
+                v = tf.cast(v, dtype)
+            return v
+
+        def cast_all(structure, dtype):
+            return tree.map_structure(lambda v: cast_leaf(v, dtype), structure)
+
+        def call_cast(f, *args):
+            return f(*cast_all(args, tf.float16))
+
+        cast_all([x], tf.float16)
+        cast_leaf(x, tf.float16)
+            """),
+        "cast_all",
+        True,
+    ),
+    case(
+        "returns-its-tensor-argument-as-given",
+        program(
+            """
+        def first(t, u):
+            return t if u is None else tf.concat([t, u], 0)
+
+        first(x, None)
+        first(x, x)
+            """
+        ),
+        "first",
+        False,
+    ),
+    case(
+        "computes-on-an-argument-of-unknown-kind",
+        program(
+            """
+        def double(t):
+            return t * 2.0
+
+        def apply(f, *args):
+            return double(*args)
+            """
+        ),
+        "double",
+        False,
+    ),
     case(
         "already-compiled",
         program(
