@@ -22,7 +22,7 @@ pay: already compiled by a caller, or runs too few times).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -88,18 +88,38 @@ class BenefitModel:
         graph: nx.DiGraph,
         covered: dict[str, bool],
         is_test_code: Callable[[str], bool],
+        *,
+        scope: nx.DiGraph | None = None,
+        previous: BenefitModel | None = None,
     ) -> None:
+        """`graph` is the project's call graph. With `scope` (part of it, closed under
+        callees, and holding every caller of its members that the edit may have changed) only
+        the functions of `scope` are estimated; `previous` is the model of the last phase,
+        whose counts outside `scope` still hold: a function outside `scope` has no caller
+        inside it."""
         self.index = index
         self.facts = facts
         self.graph = graph
         self.covered = covered
         self.is_test_code = is_test_code
+        self.scope = graph if scope is None else scope
+        last = previous if scope is not None else None
         self._work, self._training = self._total_work()
-        self._edge_runs = self._runs_per_edge()
+        self._edge_runs: dict[tuple[str, str], float] = self._runs_per_edge(
+            None if last is None else last._edge_runs
+        )
         """(caller, callee) -> how many times the callee runs per call of the caller."""
-        self._calls = self._calls_per_run()
+        self._calls: dict[str, float] = self._runs_per_program(
+            stops=set(), known=None if last is None else last._calls
+        )
         """Function -> how many times it runs per run of the program (MANY when unbounded);
         absent when no code outside tests calls it."""
+        self._eager: dict[str, float] = {}
+        """Function -> its runs outside the graphs of the proposed changes (set by
+        `inside_proposed_graphs`)."""
+        self._known_eager = None if last is None else last._eager
+        """The last phase's `_eager` (only its tables are kept, not the model: a chain of
+        models would grow with every edit)."""
 
     def estimate(self, key: str) -> Benefit:
         """The level and its reasons, most decisive reason first."""
@@ -158,21 +178,27 @@ class BenefitModel:
             ),
         )
 
-    def inside_proposed_graphs(self, verdicts: dict[str, FunctionVerdict]) -> dict[str, str]:
+    def inside_proposed_graphs(
+        self, verdicts: dict[str, FunctionVerdict], keys: Iterable[str] | None = None
+    ) -> dict[str, str]:
         """Additions predicted to pay whose calls, once the proposed changes are made (a kept
         `@tf.function`, or a caller's own addition predicted to pay), run inside those graphs
         but for fewer than MANY_CALLS eager ones: a decorator of their own gains nothing (and
-        a `tf.function` nested in an XLA-compiled one can be much slower). Returns key -> the
-        reason, naming one such caller."""
+        a `tf.function` nested in an XLA-compiled one can be much slower). `keys` limits the
+        functions decided (those of the scope). Returns key -> the reason, naming one such
+        caller."""
         in_graph = {
             key
             for key, v in verdicts.items()
             if (v.is_hybrid and v.transformation != "convert_to_eager")
             or (v.passes and v.transformation == "convert_to_hybrid" and v.benefit == "high")
         }
-        eager = self._runs_per_program(stops=in_graph)
+        eager = self._runs_per_program(stops=in_graph, known=self._known_eager)
+        self._known_eager = None
+        self._eager = eager
         covered: dict[str, str] = {}
-        for key, v in verdicts.items():
+        for key in verdicts if keys is None else keys:
+            v = verdicts[key]
             if v.transformation != "convert_to_hybrid" or v.benefit != "high":
                 continue
             # Most of its calls happen inside graphs; those made eagerly are too few to pay
@@ -204,30 +230,40 @@ class BenefitModel:
     def _callers(self, key: str) -> set[str]:
         return {c for c in self.graph.predecessors(key) if c != key}
 
-    def _runs_per_edge(self) -> dict[tuple[str, str], float]:
+    def _runs_per_edge(
+        self, known: dict[tuple[str, str], float] | None
+    ) -> dict[tuple[str, str], float]:
         """How many times each call edge runs per call of its caller: the sum over its call
-        sites of the product of their enclosing loops' trip counts (`_trips`)."""
+        sites of the product of their enclosing loops' trip counts (`_trips`). `known`: the
+        last phase's, which hold for the callers outside the scope."""
         runs: dict[tuple[str, str], float] = {}
-        for caller, calls in self.facts.calls.items():
+        callers: Iterable[str] = self.facts.calls
+        if known is not None:
+            scope = self.scope
+            runs = {edge: n for edge, n in known.items() if edge[0] not in scope}
+            callers = [c for c in scope if c in self.facts.calls]
+        for caller in callers:
             if self.is_test_code(caller):
                 continue
-            for resolved in calls:
+            for resolved in self.facts.calls[caller]:
                 trips = self._trips(caller, resolved.site)
                 for _kind, target in callees(self.index, resolved):
                     runs[(caller, target)] = runs.get((caller, target), 0) + trips
         return runs
 
-    def _calls_per_run(self) -> dict[str, float]:
-        return self._runs_per_program(stops=set())
-
-    def _runs_per_program(self, stops: set[str]) -> dict[str, float]:
+    def _runs_per_program(
+        self, stops: set[str], known: dict[str, float] | None = None
+    ) -> dict[str, float]:
         """How many times each function runs per run of the program outside the graphs of
         `stops`: module code once, a function no code calls (an entry point) once per call of
         its own, each other the sum over its callers (tests aside, and those in `stops`) of
         their runs times the edge's; MANY through a cycle. Callbacks that TensorFlow traces
-        separately run in their own graphs, not counted."""
+        separately run in their own graphs, not counted. `known`: the counts of the last
+        phase, which hold outside the scope."""
         calls: dict[str, float] = {}
-        for nodes in reversed(components_bottom_up(self.graph)):
+        if known is not None:
+            calls = {k: n for k, n in known.items() if k not in self.scope}
+        for nodes in reversed(components_bottom_up(self.scope)):
             members = set(nodes)
             cyclic = len(nodes) > 1 or any(self.graph.has_edge(n, n) for n in nodes)
             for key in nodes:
@@ -304,13 +340,13 @@ class BenefitModel:
         a training update. Cycles share one total."""
         work: dict[str, int] = {}
         training: dict[str, bool] = {}
-        for nodes in components_bottom_up(self.graph):
+        for nodes in components_bottom_up(self.scope):
             local = [self._local_work(n) for n in nodes]
             total = sum(w for w, _ in local)
             trains = any(t for _, t in local)
             members = set(nodes)
             for n in nodes:
-                for callee, attrs in self.graph[n].items():
+                for callee, attrs in self.scope[n].items():
                     if callee in members or attrs.get("kind") == TRACED:
                         continue
                     total += work.get(callee, 0)

@@ -89,18 +89,61 @@ def module_imports(module: ModuleSummary) -> Iterator[ImportSummary]:
                     yield ImportSummary("", value[1], value[2])
 
 
-def _reaching_modules(index: ProjectIndex, is_package: Callable[[str], bool]) -> set[str]:
+CandidacyModules = tuple[set[str], set[str], set[str]]
+"""Modules reached by TensorFlow imports, by Keras imports, and modules that switch to TF1
+graph mode: facts of the whole project."""
+
+
+ModuleImports = dict[str, tuple[ModuleSummary, tuple[tuple[frozenset[str], str], ...]]]
+"""Per module: its summary, and each import's project modules with its source."""
+
+
+def candidacy_modules(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    keys: Iterable[str],
+    imports: ModuleImports | None = None,
+) -> CandidacyModules:
+    """The project-wide module sets of `Candidacy`, over every function `keys` names.
+
+    `imports` memoises what each module's imports load: kept from an earlier call while
+    name resolution is unchanged, it is reused for the modules whose summary is the same."""
+    graph_mode = {
+        k.split("::", 1)[0]
+        for k in keys
+        if any(i.name in GRAPH_MODE_SWITCHES for r in facts.calls.get(k, []) for i in r.api)
+    }
+    imports = {} if imports is None else imports
+    for relpath, module in index.modules.items():
+        known = imports.get(relpath)
+        if known is None or known[0] is not module:
+            imports[relpath] = (
+                module,
+                tuple(
+                    (frozenset(_project_modules(index, imp, relpath)), imp.source)
+                    for imp in module_imports(module)
+                ),
+            )
+    for relpath in [r for r in imports if r not in index.modules]:
+        del imports[relpath]
+    return (
+        _reaching_modules(imports, is_tensorflow_package),
+        _reaching_modules(imports, KERAS_PACKAGES.__contains__),
+        graph_mode,
+    )
+
+
+def _reaching_modules(imports: ModuleImports, is_package: Callable[[str], bool]) -> set[str]:
     """Modules that import a package `is_package` accepts (by its top-level name), directly
     or through the project modules they import."""
     direct: set[str] = set()
     imported_by: dict[str, set[str]] = {}
-    for relpath, module in index.modules.items():
-        for imp in module_imports(module):
-            targets = _project_modules(index, imp, relpath)
+    for relpath, (_module, loaded) in imports.items():
+        for targets, source in loaded:
             if targets:
                 for target in targets:
                     imported_by.setdefault(target, set()).add(relpath)
-            elif not imp.source.startswith(".") and is_package(imp.source.split(".")[0]):
+            elif not source.startswith(".") and is_package(source.split(".")[0]):
                 direct.add(relpath)
     found = set(direct)
     stack = list(direct)
@@ -158,25 +201,32 @@ class Candidacy:
     """Which functions are reported at all, and which are no candidate, and why."""
 
     def __init__(
-        self, index: ProjectIndex, facts: TensorFacts, graph: nx.DiGraph, keys: Iterable[str]
+        self,
+        index: ProjectIndex,
+        facts: TensorFacts,
+        graph: nx.DiGraph,
+        keys: Iterable[str],
+        *,
+        modules: CandidacyModules | None = None,
+        known: tuple[set[str], set[str]] = (set(), set()),
     ) -> None:
+        """`keys` are the functions to decide, closed under callees (`graph` holds them and
+        their calls). `modules` are the project-wide module sets when `keys` are only part
+        of the project, and `known` the members of the two caller walks outside `keys`
+        (`_called_only_from`: TF1 graph builders' helpers, backend-agnostic helpers)."""
         self.index = index
         self.facts = facts
         self.graph = graph
         self._queries: dict[str, frozenset[int]] = {}
         self._branching: dict[str, bool] = {}
-        self.tensorflow_modules = _reaching_modules(index, is_tensorflow_package)
-        self.keras_modules = _reaching_modules(index, KERAS_PACKAGES.__contains__)
         keys = list(keys)
         calls = {k: facts.calls.get(k, []) for k in keys}
+        if modules is None:
+            modules = candidacy_modules(index, facts, keys)
+        self.modules = modules
+        self.tensorflow_modules, self.keras_modules, self.graph_mode_modules = modules
         local_tf1 = {k: any(i.tf1_graph for r in calls[k] for i in r.api) for k in keys}
         self.tf1 = following_calls(graph, facts, local_tf1)
-        self.graph_mode_modules = {
-            k.split("::", 1)[0]
-            for k in keys
-            if any(i.name in GRAPH_MODE_SWITCHES for r in calls[k] for i in r.api)
-        }
-        """Modules that switch the program to TF1 graph mode (`disable_eager_execution`)."""
         self.tensorflow_ops = following_calls(
             graph, facts, {k: any(_tensorflow_specific(r) for r in calls[k]) for k in keys}
         )
@@ -188,7 +238,8 @@ class Candidacy:
         builders = {
             k for k in keys if local_tf1[k] or k.split("::", 1)[0] in self.graph_mode_modules
         }
-        self.legacy = {k for k in keys if self.tf1[k]} | self._called_only_from(builders, keys)
+        self.legacy_walk = self._called_only_from(builders, keys, known[0])
+        self.legacy = {k for k in keys if self.tf1[k]} | self.legacy_walk
         """TF1 graph code (itself or through its callees), and the helpers that only code
         building a TF1 graph itself calls: their tensors are that graph's symbolic tensors
         (placeholders and what is built on them). A caller of TF1 code does not make its other
@@ -196,34 +247,50 @@ class Candidacy:
         agnostic = {k: reason for k in keys if (reason := self._backend_agnostic(k)) is not None}
         self.agnostic = dict(agnostic)
         functions = {k for k in agnostic if not k.endswith("::<module>")}
-        for k in self._called_only_from(functions, keys) - set(agnostic):
+        self.agnostic_walk = self._called_only_from(functions, keys, known[1])
+        for k in self.agnostic_walk - set(agnostic):
             self.agnostic[k] = (
                 "only Keras 3 backend-agnostic code calls it: its values are tensors of "
                 "whichever backend Keras runs on, and a tf.function would tie it to TensorFlow",
                 _is_backend_agnostic,
             )
 
-    def _called_only_from(self, flagged: set[str], keys: list[str]) -> set[str]:
+    def _called_only_from(
+        self,
+        flagged: set[str],
+        keys: list[str],
+        outside: set[str] = frozenset(),  # type: ignore[assignment]
+    ) -> set[str]:
         """`flagged`, and the functions every known caller of which is in the result (callbacks
-        run in the caller's mode count as calls; a tf.data callback runs in tf.data's graph)."""
+        run in the caller's mode count as calls; a tf.data callback runs in tf.data's graph).
+        `outside` are members of the result among functions not in `keys` (returned too)."""
         known = set(keys)
-        result = set(flagged)
+        result = set(flagged) | set(outside)
         stack = list(flagged)
+
+        def consider(callee: str) -> None:
+            if callee in result or callee not in known:
+                return
+            callers = {
+                c
+                for c in (
+                    *self.facts.callers.get(callee, ()),
+                    *self.facts.caller_mode_callbacks.get(callee, ()),
+                )
+                if c != callee
+            }
+            if callers and callers <= result:
+                result.add(callee)
+                stack.append(callee)
+
+        if outside:
+            for key in keys:
+                if not self.graph.has_node(key):
+                    continue
+                consider(key)
         while stack:
             for callee in self.graph.successors(stack.pop()):
-                if callee in result or callee not in known:
-                    continue
-                callers = {
-                    c
-                    for c in (
-                        *self.facts.callers.get(callee, ()),
-                        *self.facts.caller_mode_callbacks.get(callee, ()),
-                    )
-                    if c != callee
-                }
-                if callers and callers <= result:
-                    result.add(callee)
-                    stack.append(callee)
+                consider(callee)
         return result
 
     def reported(self, key: str) -> bool:

@@ -19,9 +19,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import libcst as cst
+import networkx as nx
 
 from hybridize.analyzer.benefit import BenefitModel
 from hybridize.analyzer.cache import SummaryCache
@@ -34,18 +35,24 @@ from hybridize.analyzer.callgraph import (
     stateful_computation,
     tensor_computation,
 )
-from hybridize.analyzer.candidacy import Candidacy, NotCandidate
+from hybridize.analyzer.candidacy import (
+    Candidacy,
+    CandidacyModules,
+    ModuleImports,
+    NotCandidate,
+    candidacy_modules,
+)
 from hybridize.analyzer.decide import FunctionFacts, decide
 from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.effects import EffectAnalysis
-from hybridize.analyzer.frozen_state import frozen_state_reads
+from hybridize.analyzer.frozen_state import frozen_state_reads, frozen_state_writes
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.parse_guard import screen
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.retracing import LiteralVariation, Retrace
 from hybridize.analyzer.returns import python_value_returns
-from hybridize.analyzer.safety import safety_facts
+from hybridize.analyzer.safety import safety_facts, symbolically_built_classes
 from hybridize.analyzer.signatures import (
     compare,
     infer_signature,
@@ -63,6 +70,16 @@ from hybridize.analyzer.tensors import (
     project_keys,
     solve,
 )
+from hybridize.analyzer.verdict_scope import (
+    FactSnapshot,
+    affected,
+    changed_state,
+    compare_facts,
+    induced,
+    readers_of,
+    refresh_edges,
+)
+from hybridize.analyzer.verdict_scope import seeds as scope_seeds
 from hybridize.analyzer.workers import run_isolated
 from hybridize.model import (
     AnalysisResult,
@@ -317,27 +334,102 @@ def analyze_solved(
         return _decide_all(index, facts, options)
 
 
+@dataclass(slots=True)
+class VerdictMemory:
+    """What a verdict phase leaves for the next one (`decide_incrementally`): the call graph
+    and every project-wide intermediate result a verdict reads of other functions."""
+
+    graph: nx.DiGraph
+    hybrid: set[str]
+    covered: dict[str, bool]
+    candidacy_walks: tuple[set[str], set[str]]
+    benefits: BenefitModel
+    decided: dict[str, FunctionVerdict]
+    """Verdicts before `inside_proposed_graphs`."""
+    final: dict[str, FunctionVerdict]
+    errors: dict[str, FileError]
+    """Internal errors met while deciding, by function."""
+    project_wide: tuple[object, ...]
+    frozen_reads: dict[object, object]
+    state_writes: dict[object, object]
+    decided_again: int
+    """How many functions the phase decided (the others kept their verdicts)."""
+    incremental: bool
+    """Only part of the project was decided again."""
+    imports: ModuleImports
+    """What each module's imports load (`candidacy_modules`), while name resolution holds."""
+
+
 def _decide_all(
     index: ProjectIndex, facts: TensorFacts, options: AnalysisOptions
 ) -> tuple[list[FunctionVerdict], list[FileError]]:
+    verdicts, errors, _memory = _decide(index, facts, options)
+    return verdicts, errors
+
+
+def _decide(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    options: AnalysisOptions,
+    scope: set[str] | None = None,
+    memory: VerdictMemory | None = None,
+    project: ProjectWide | None = None,
+) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
+    """The verdicts of every function, or (with `scope` and the `memory` of the last phase)
+    of the functions in `scope` only, a set closed under callees (`verdict_scope`)."""
     keys = project_keys(index)
-    analysed_keys = [k for k in keys if not k.endswith("::<module>")]
+    if scope is None or memory is None:
+        graph = None
+        within = keys
+    else:
+        within = [k for k in keys if k in scope]
+    analysed_keys = [k for k in within if not k.endswith("::<module>")]
     function_keys = [k for k in analysed_keys if not index.function(k).is_lambda]
     effects = EffectAnalysis(index, facts).run(analysed_keys)
-    graph = build_call_graph(index, facts, keys)
-    helpers = HelperSafety(index, facts, graph)
-    recursive = recursive_functions(graph)
-    computation = tensor_computation(graph, facts, keys)
-    opaque = opaque_tensor_calls(graph, facts, keys)
-    stateful = stateful_computation(graph, facts, keys)
+    if memory is None or scope is None:
+        graph = build_call_graph(index, facts, keys)
+        part = graph
+    else:
+        graph = memory.graph
+        part = induced(graph, within)
+    helpers = HelperSafety(index, facts, part)
+    recursive = recursive_functions(part)
+    computation = tensor_computation(part, facts, within)
+    opaque = opaque_tensor_calls(part, facts, within)
+    stateful = stateful_computation(part, facts, within)
     hybrid = {k for k in function_keys if is_hybrid(index, facts, k)}
-    compiled = framework_compiled(index, facts, function_keys)
+    if memory is not None and scope is not None:
+        hybrid |= {k for k in memory.hybrid if k not in scope}
+    if project is None:
+        project = project_wide(index, facts, keys)
+    compiled = project.compiled
     covered = covered_callers(graph, facts, hybrid, function_keys, compiled)
-    variation = LiteralVariation(index, facts)
-    candidacy = Candidacy(index, facts, graph, keys)
-    traced = hybrid | {k for k in function_keys if covered[k]}
-    benefits = BenefitModel(index, facts, graph, covered, lambda k: is_test_code(index, k))
-    verdicts = []
+    if memory is not None and scope is not None:
+        covered = {**{k: v for k, v in memory.covered.items() if k not in scope}, **covered}
+    variation = project.variation
+    candidacy = Candidacy(
+        index,
+        facts,
+        part,
+        within,
+        modules=project.modules,
+        known=(set(), set())
+        if memory is None or scope is None
+        else (
+            {k for k in memory.candidacy_walks[0] if k not in scope},
+            {k for k in memory.candidacy_walks[1] if k not in scope},
+        ),
+    )
+    traced = hybrid | {k for k, v in covered.items() if v}
+    benefits = BenefitModel(
+        index,
+        facts,
+        graph,
+        covered,
+        lambda k: is_test_code(index, k),
+        scope=None if memory is None or scope is None else part,
+        previous=None if memory is None else memory.benefits,
+    )
     errors = (
         []
         if facts.converged
@@ -356,6 +448,8 @@ def _decide_all(
         )
         for key, message in facts.internal_errors.items()
     ]
+    decided: dict[str, FunctionVerdict] = {}
+    failed: dict[str, FileError] = {}
     for key in function_keys:
         if not candidacy.reported(key):
             continue  # not TensorFlow code: no TensorFlow verdict
@@ -384,19 +478,131 @@ def _decide_all(
             )
         except Exception as exc:
             verdict = _undecided(index, key, exc)
-            errors.append(
-                FileError(
-                    verdict.file,
-                    f"internal error while deciding {verdict.qualname}: "
-                    f"{type(exc).__name__}: {exc} (please report it)",
-                )
+            failed[key] = FileError(
+                verdict.file,
+                f"internal error while deciding {verdict.qualname}: "
+                f"{type(exc).__name__}: {exc} (please report it)",
             )
-        verdicts.append(verdict)
-    by_key = {f"{v.file}::{v.qualname}": v for v in verdicts}
-    for key, reason in benefits.inside_proposed_graphs(by_key).items():
-        by_key[key] = dataclasses.replace(by_key[key], benefit="none", benefit_reasons=(reason,))
-    verdicts = sorted(by_key.values(), key=lambda v: (v.file, v.line, v.qualname))
-    return verdicts, errors
+        decided[key] = verdict
+    final: dict[str, FunctionVerdict] = {}
+    if memory is not None and scope is not None:
+        decided = {**{k: v for k, v in memory.decided.items() if k not in scope}, **decided}
+        failed = {**{k: v for k, v in memory.errors.items() if k not in scope}, **failed}
+        final = {k: v for k, v in memory.final.items() if k not in scope}
+        inside = benefits.inside_proposed_graphs(
+            decided, [k for k in function_keys if k in decided]
+        )
+        final.update((k, decided[k]) for k in function_keys if k in decided)
+    else:
+        inside = benefits.inside_proposed_graphs(decided)
+        final = dict(decided)
+    for key, reason in inside.items():
+        final[key] = dataclasses.replace(final[key], benefit="none", benefit_reasons=(reason,))
+    errors += [failed[k] for k in keys if k in failed]
+    verdicts = sorted(final.values(), key=lambda v: (v.file, v.line, v.qualname))
+    memory = VerdictMemory(
+        graph,
+        hybrid,
+        covered,
+        (candidacy.legacy_walk, candidacy.agnostic_walk),
+        benefits,
+        decided,
+        final,
+        failed,
+        project.fingerprint(),
+        dict(_cached(facts, "frozen_reads")),
+        _cached(facts, "state_writes"),
+        len(function_keys),
+        memory is not None and scope is not None,
+        project.imports,
+    )
+    return verdicts, errors, memory
+
+
+def _cached(facts: TensorFacts, name: str) -> dict[object, object]:
+    found = facts.cache.get(name)
+    return found if isinstance(found, dict) else {}
+
+
+@dataclass(slots=True)
+class ProjectWide:
+    """The facts of the verdict phase that span the whole project: any change in them may
+    change verdicts anywhere, so an incremental phase compares them and gives up."""
+
+    modules: CandidacyModules
+    compiled: set[str]
+    variation: LiteralVariation
+    built_symbolically: dict[str, str]
+    imports: ModuleImports
+
+    def fingerprint(self) -> tuple[object, ...]:
+        return (
+            self.modules,
+            self.compiled,
+            self.variation.written_attributes(),
+            self.variation.reassigned_globals(),
+            self.built_symbolically,
+        )
+
+
+def project_wide(
+    index: ProjectIndex, facts: TensorFacts, keys: list[str], imports: ModuleImports | None = None
+) -> ProjectWide:
+    function_keys = [
+        k for k in keys if not k.endswith("::<module>") and not index.function(k).is_lambda
+    ]
+    variation = LiteralVariation(index, facts)
+    variation.written_attributes()
+    variation.reassigned_globals()
+    imports = {} if imports is None else imports
+    return ProjectWide(
+        candidacy_modules(index, facts, keys, imports),
+        framework_compiled(index, facts, function_keys),
+        variation,
+        symbolically_built_classes(index, facts),
+        imports,
+    )
+
+
+def decide_incrementally(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    options: AnalysisOptions,
+    memory: VerdictMemory | None,
+    before: FactSnapshot | None,
+    modules: Collection[str],
+) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
+    """The verdicts after `Solver.update` re-solved the edited `modules` in place, deciding
+    again only the functions whose inputs may have changed (`verdict_scope`); every
+    function when there is nothing to start from or a project-wide fact changed.
+
+    `memory` is what the last phase left, `before` the facts as they were before the
+    update (`verdict_scope.snapshot`). The result equals that of `_decide_all`."""
+    with no_cyclic_gc():
+        if memory is None or before is None:
+            return _decide(index, facts, options)
+        keys = project_keys(index)
+        project = project_wide(index, facts, keys, memory.imports)
+        if project.fingerprint() != memory.project_wide:
+            return _decide(index, facts, options, project=project)
+        changes = compare_facts(before, facts)
+        writes = frozen_state_writes(index, facts)
+        stale = readers_of(memory.frozen_reads, changed_state(memory.state_writes, writes, modules))
+        seeds = scope_seeds(index, facts, keys, modules, changes, stale, before.calls)
+        graph = memory.graph
+        refresh = set(seeds)
+        for key in changes.keys:
+            if key in graph:
+                refresh.update(graph.predecessors(key))
+            refresh.update(facts.callback_callers.get(key, ()))
+            refresh.update(facts.callers.get(key, ()))
+        rewired, dropped = refresh_edges(graph, index, facts, sorted(refresh))
+        scope = affected(graph, seeds | rewired, dropped)
+        # What the memoised frozen-state reads of the functions kept still say.
+        facts.cache["frozen_reads"] = {
+            k: v for k, v in memory.frozen_reads.items() if k not in scope
+        }
+        return _decide(index, facts, options, scope, memory, project)
 
 
 def _undecided(index: ProjectIndex, key: str, exc: Exception) -> FunctionVerdict:
@@ -586,7 +792,7 @@ def is_test_code(index: ProjectIndex, key: str) -> bool:
     """Code that only a test run executes: a test file's functions and module code, a test
     function or method, or anything defined inside one."""
     relpath, qualname = key.split("::", 1)
-    if any(fnmatchcase(PurePosixPath(relpath).name, p) for p in TEST_FILE_PATTERNS):
+    if any(fnmatchcase(relpath.rsplit("/", 1)[-1], p) for p in TEST_FILE_PATTERNS):
         return True
     if qualname == "<module>":
         return False

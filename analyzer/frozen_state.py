@@ -177,6 +177,11 @@ def _global(index: ProjectIndex, key: str, fn: FunctionSummary, sym: Sym) -> Sta
     return ("global", ref[1], ref[2]) if ref[0] == "global" else None
 
 
+def frozen_state_writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKey, list[Write]]:
+    """Every write of module state the frozen-state check weighs (memoised in the facts)."""
+    return _writes(index, facts)
+
+
 def _writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKey, list[Write]]:
     """Every assignment of an instance attribute or a module global in the project."""
     cached = facts.cache.get("state_writes")

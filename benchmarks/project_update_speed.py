@@ -9,8 +9,9 @@ edited file (what the language server does before it publishes diagnostics). It 
 the last result equals a project opened fresh on the same texts, and that the process's
 memory does not grow with the number of edits (old results are collected, not frozen).
 The facts are re-solved incrementally (only what depends on the edited module, see
-`Solver.update`); the verdicts that follow are still decided for every function, and the
-figure says how much of each edit the solve of the facts took.
+`Solver.update`), and so are the verdicts that follow (only the functions the changed facts
+can reach, see `analyzer/verdict_scope.py`); the figures say how much of each edit the solve
+of the facts took and how many functions were decided again.
 """
 
 from __future__ import annotations
@@ -90,6 +91,10 @@ def main() -> int:
         print(
             f"  of which solving the facts (median): {statistics.median(solving):7.2f} s;"
             f" incremental solves: {project.incremental_solves} of {len(timings)}"
+        )
+        print(
+            f"  incremental verdict phases: {project.incremental_verdicts} of {len(timings)};"
+            f" functions decided again in the last: {project.decided_again} of {functions}"
         )
         print(f"resident memory after each edit: {', '.join(f'{m:.0f}' for m in memory)} MiB")
     finally:

@@ -14,7 +14,10 @@ The project-wide phase is solved again on a change (`_solve`), incrementally whe
 the `Solver` of the last solve is kept, and when the changed files are the same files with the
 same interface (`module_interface`: names, imports, signatures; bodies may differ) only the
 functions that depend on them are evaluated again (`Solver.update`). A file added, removed or
-broken, or a changed interface, solves from scratch. Either way the verdicts equal those of a
+broken, or a changed interface, solves from scratch. After an incremental solve the verdict
+phase is incremental too (`decide_incrementally`): only the functions whose inputs the changed
+facts can reach are decided again (`analyzer/verdict_scope.py`), the others keep their
+verdicts. Either way the verdicts equal those of a
 fresh analysis of the same texts (`tests/project/test_incremental.py` checks it over many
 edits of the corpus). What survives an analysis here stays collectable
 (`survivors_collectable`): a server replaces its results on every edit.
@@ -38,7 +41,8 @@ from hybridize.analyzer.cache import SummaryCache
 from hybridize.analyzer.engine import (
     PARALLEL_THRESHOLD,
     AnalysisOptions,
-    analyze_solved,
+    VerdictMemory,
+    decide_incrementally,
     enclosing_package,
     no_cyclic_gc,
     summarize_text,
@@ -56,6 +60,7 @@ from hybridize.analyzer.sources import (
     relative_name,
 )
 from hybridize.analyzer.tensors import Solver
+from hybridize.analyzer.verdict_scope import FactSnapshot, snapshot
 from hybridize.analyzer.workers import run_isolated
 from hybridize.config import Config
 from hybridize.model import AnalysisResult, FileError, FunctionVerdict
@@ -146,6 +151,16 @@ class Project:
         """How many solves were incremental (the rest started from scratch)."""
         self.facts_seconds = 0.0
         """How long the last solve of the facts took (the verdicts that follow aside)."""
+        self._memory: VerdictMemory | None = None
+        """What the last verdict phase left for the next (`decide_incrementally`)."""
+        self._before: FactSnapshot | None = None
+        self._edited: set[str] = set()
+        """The facts before the last incremental solve, and the modules it re-solved (no
+        snapshot: the solve started from scratch, so every verdict is decided again)."""
+        self.incremental_verdicts = 0
+        """How many verdict phases decided only the functions an edit can reach."""
+        self.decided_again = 0
+        """How many functions the last verdict phase decided (the others kept theirs)."""
 
     @classmethod
     def open(cls, root: Path, options: ProjectOptions | None = None) -> Project:
@@ -345,7 +360,14 @@ class Project:
             with no_cyclic_gc():
                 solver = self._facts(index)
             self.facts_seconds = time.perf_counter() - started
-            verdicts, internal = analyze_solved(index, solver.facts, self.options.analysis)
+            memory = self._memory if self._before is not None else None
+            self._memory = None
+            verdicts, internal, self._memory = decide_incrementally(
+                index, solver.facts, self.options.analysis, memory, self._before, self._edited
+            )
+            self._before = None
+            self.incremental_verdicts += self._memory.incremental
+            self.decided_again = self._memory.decided_again
         file_errors = [s for s in self._summaries.values() if isinstance(s, FileError)]
         errors = sorted([*self._folder_errors, *file_errors, *internal], key=lambda e: e.file)
         return AnalysisResult(
@@ -360,22 +382,26 @@ class Project:
         changed only where no other module can see (`module_interface`), else solved anew."""
         solver, previous = self._solver, self._solved
         self._solver, self._solved = None, {}
+        self._before, self._edited = None, set()
         changed = {
             relpath
             for relpath in previous.keys() | index.modules.keys()
             if previous.get(relpath) is not index.modules.get(relpath)
         }
+        before = None
         if (
             solver is None
             or previous.keys() != index.modules.keys()
             or any(
                 module_interface(previous[r]) != module_interface(index.modules[r]) for r in changed
             )
+            or (before := snapshot(solver.facts)) is None
             or not solver.update(index, changed)
         ):
             solver = Solver(index)
         elif changed:
             self.incremental_solves += 1
+            self._before, self._edited = before, changed
         self._solver, self._solved = solver, dict(index.modules)
         return solver
 

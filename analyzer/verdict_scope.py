@@ -1,0 +1,279 @@
+"""Which verdicts an incremental re-solve can have changed, from what the solve changed.
+
+After `Solver.update` only a few functions' facts differ from the last solve. A verdict reads
+the facts of its own function, and through the call graph those of its callees (effects,
+helper safety, tensor computation and recursion flow up from callees) and of its callers
+(covered callers, how often it runs, literal arguments, the graphs proposed around it flow
+down from callers). So the verdicts that may change are those of:
+
+- the *seeds*: the functions of the edited modules; every function whose entry in a fact
+  table changed (its evidence, return, callers, literal sites, wrapping, ...) or that the
+  solve evaluated again; every function whose evaluator read a fact that changed, in the
+  solve or in the verdict phase after it (`Evaluator.deps` keeps both); the methods of a
+  class whose attributes changed; the readers of module state whose writes changed; and
+  the functions enclosing any of these (a body looks at the calls of its nested functions);
+- their callers, transitively (`up`), and then everything those call, transitively
+  (`down`): the result is closed under callees, so the analyses that flow up can run on it
+  alone, and what it reads of a caller outside it is unchanged since the last phase (every
+  ancestor of an outside function is outside too).
+
+`engine.decide_incrementally` recomputes those verdicts and keeps the others; the facts
+that span the whole project (which modules use TensorFlow, which attributes are written,
+which Keras classes are built symbolically, ...) are compared, and any change there makes
+it decide everything again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+
+import networkx as nx
+
+from hybridize.analyzer.frameworks.tensorflow_rules import KERAS_BACKEND_QUERIES
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.tensors import Dep, Evaluator, TensorFacts
+
+SKIPPED_TABLES = frozenset(
+    {"evaluators", "latest_evaluators", "cache", "internal_errors", "calls", "final", "rounds"}
+)
+"""Fields of `TensorFacts` that are not per-function tables of the solution (`calls` is
+compared by identity: the solve replaces a function's list when it evaluates it again)."""
+
+
+def _copied(value: object) -> object:
+    """A copy of a table entry that the solve's in-place changes cannot reach (it replaces
+    the sets and lists inside an entry, and adds to or removes from the entry itself)."""
+    if isinstance(value, dict | set):
+        return value.copy()
+    return value
+
+
+@dataclass(slots=True)
+class FactSnapshot:
+    """The per-function tables of a solution before an update, to compare after it."""
+
+    tables: dict[str, dict[str, object] | frozenset[object]]
+    calls: dict[str, object]
+    evaluators: dict[str, Evaluator]
+    cache: dict[str, object]
+
+
+def snapshot(facts: TensorFacts) -> FactSnapshot:
+    tables: dict[str, dict[str, object] | frozenset[object]] = {}
+    for f in dataclasses.fields(facts):
+        if f.name in SKIPPED_TABLES:
+            continue
+        value = getattr(facts, f.name)
+        if isinstance(value, dict):
+            tables[f.name] = {k: _copied(v) for k, v in value.items()}
+        elif isinstance(value, set):
+            tables[f.name] = frozenset(value)
+    return FactSnapshot(tables, dict(facts.calls), dict(facts.evaluators), dict(facts.cache))
+
+
+@dataclass(slots=True)
+class FactChanges:
+    """What differs between a snapshot and the solution after the update."""
+
+    keys: set[str]
+    """Functions (or classes, for `attrs`) with a table entry, call list or evaluator that
+    differs."""
+    deps: set[Dep]
+    """The facts an evaluator may read that differ."""
+    classes: set[str]
+    """Classes whose stored attributes differ."""
+
+
+def compare_facts(before: FactSnapshot, facts: TensorFacts) -> FactChanges:
+    keys: set[str] = set()
+    deps: set[Dep] = set()
+    classes: set[str] = set()
+    for name, old in before.tables.items():
+        new = getattr(facts, name)
+        if isinstance(old, frozenset):
+            if old == new:
+                continue
+            differing = {str(k) for k in old.symmetric_difference(new)}
+        else:
+            assert isinstance(old, dict)
+            if old == new:
+                continue
+            differing = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+        keys |= differing
+        kind = {"param_atoms": "params", "returns": "ret", "attrs": "attrs"}.get(name)
+        if kind is not None:
+            deps.update((kind, k) for k in differing)
+        if name == "attrs":
+            classes |= differing
+    for table_old, table_new in (
+        (before.calls, facts.calls),
+        (before.evaluators, facts.evaluators),
+    ):
+        for k in table_old.keys() | table_new.keys():
+            if table_old.get(k) is not table_new.get(k):
+                keys.add(k)
+    return FactChanges(keys, deps, classes)
+
+
+def seeds(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    keys: Iterable[str],
+    modules: Collection[str],
+    changes: FactChanges,
+    stale_readers: Collection[str],
+    before_calls: Mapping[str, object],
+) -> set[str]:
+    """The functions whose own inputs to the verdict phase may have changed (see the
+    module docstring), among `keys`."""
+    keys = list(keys)
+    known = set(keys)
+    found = {k for k in keys if k.split("::", 1)[0] in modules}
+    found |= changes.keys & known
+    found |= set(stale_readers) & known
+    if changes.deps:
+        for key, evaluator in facts.evaluators.items():
+            if key in known and not evaluator.deps.isdisjoint(changes.deps):
+                found.add(key)
+    if changes.classes:
+        for key in keys:
+            fn = index.function(key)
+            if fn.class_qualname is not None:
+                class_key = f"{key.split('::', 1)[0]}::{fn.class_qualname}"
+                if not changes.classes.isdisjoint(index.mro(class_key)):
+                    found.add(key)
+    for key in [k for k in found if k.endswith("::<module>")]:
+        # A function asks whether its module's code branches on the Keras backend.
+        if module_queries_backend(facts.calls.get(key, ())) or module_queries_backend(
+            before_calls.get(key, ())
+        ):
+            relpath = key.split("::", 1)[0]
+            found.update(k for k in keys if k.split("::", 1)[0] == relpath)
+    for key in list(found):
+        relpath = key.split("::", 1)[0]
+        parent = index.function(key).parent_qualname if key in known else None
+        while parent is not None:
+            found.add(f"{relpath}::{parent}")
+            parent = index.function(f"{relpath}::{parent}").parent_qualname
+    return found
+
+
+def module_queries_backend(calls: object) -> bool:
+    """Some call reads the Keras backend's name (`Candidacy._backend_queries`)."""
+    return isinstance(calls, list | tuple) and any(
+        info.name in KERAS_BACKEND_QUERIES for resolved in calls for info in resolved.api
+    )
+
+
+def affected(graph: nx.DiGraph, start: Iterable[str], extra_down: Iterable[str] = ()) -> set[str]:
+    """The callers of `start` transitively, then everything they (and `extra_down`) call."""
+    up = set(start)
+    stack = list(up)
+    while stack:
+        for caller in graph.predecessors(stack.pop()):
+            if caller not in up:
+                up.add(caller)
+                stack.append(caller)
+    down = up | {k for k in extra_down if k in graph}
+    stack = list(down)
+    while stack:
+        for callee in graph.successors(stack.pop()):
+            if callee not in down:
+                down.add(callee)
+                stack.append(callee)
+    return down
+
+
+def changed_state(
+    old: object, new: Mapping[object, list[object]], modules: Collection[str]
+) -> set[object]:
+    """The module state (`frozen_state._writes`) whose writes differ, and the state module
+    code of an edited module writes (whether such a write follows a call of the reader
+    depends on the module code's calls); every state when there was no record."""
+    if not isinstance(old, dict):
+        return set(new)
+    found = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+    for state, writes in new.items():
+        for write in writes:
+            writer = getattr(write, "writer", "")
+            relpath, _, qualname = writer.partition("::")
+            if qualname == "<module>" and relpath in modules:
+                found.add(state)
+    return found
+
+
+def readers_of(frozen_reads: object, states: Collection[object]) -> set[str]:
+    """The functions whose memoised frozen-state reads (`frozen_state._frozen_reads`) name
+    one of `states`."""
+    if not states or not isinstance(frozen_reads, dict):
+        return set()
+    return {
+        reader
+        for reader, reads in frozen_reads.items()
+        if any(state in states for _what, state in reads)
+    }
+
+
+def out_edges(
+    index: ProjectIndex, facts: TensorFacts, caller: str, callbacks_of: Mapping[str, set[str]]
+) -> dict[str, str]:
+    """The edges `build_call_graph` gives `caller`: callee -> kind (`callbacks_of` maps a
+    caller to the callees it hands on as callbacks)."""
+    from hybridize.analyzer.callgraph import TRACED
+    from hybridize.analyzer.tensors import callees
+
+    found: dict[str, str] = {}
+    for resolved in facts.calls.get(caller, []):
+        for kind, target in callees(index, resolved):
+            found[target] = kind
+    for callee in sorted(callbacks_of.get(caller, ())):
+        if callee not in found:
+            in_mode = caller in facts.caller_mode_callbacks.get(callee, ())
+            found[callee] = "callback" if in_mode else TRACED
+    return found
+
+
+def callbacks_by_caller(facts: TensorFacts) -> dict[str, set[str]]:
+    by_caller: dict[str, set[str]] = {}
+    for callee, callers in facts.callback_callers.items():
+        for caller in callers:
+            by_caller.setdefault(caller, set()).add(callee)
+    return by_caller
+
+
+def refresh_edges(
+    graph: nx.DiGraph, index: ProjectIndex, facts: TensorFacts, callers: Iterable[str]
+) -> tuple[set[str], set[str]]:
+    """Replace the out-edges of `callers` by those of the current facts; return the callers
+    whose edges changed, and the callees they had before."""
+    by_caller = callbacks_by_caller(facts)
+    changed: set[str] = set()
+    before: set[str] = set()
+    for caller in callers:
+        if caller not in graph:
+            continue
+        old = {t: a.get("kind") for t, a in graph[caller].items()}
+        new = out_edges(index, facts, caller, by_caller)
+        if old == new and list(old) == list(new):
+            continue
+        changed.add(caller)
+        before.update(old)
+        graph.remove_edges_from([(caller, t) for t in old])
+        for target, kind in new.items():
+            graph.add_edge(caller, target, kind=kind)
+    graph.graph.pop("components_bottom_up", None)
+    return changed, before
+
+
+def induced(graph: nx.DiGraph, keys: list[str]) -> nx.DiGraph:
+    """The part of `graph` on `keys` (in their order), as a graph of its own."""
+    members = set(keys)
+    part = nx.DiGraph()
+    part.add_nodes_from(keys)
+    for key in keys:
+        for target, attrs in graph[key].items():
+            if target in members:
+                part.add_edge(key, target, **attrs)
+    return part
