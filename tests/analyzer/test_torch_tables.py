@@ -99,6 +99,12 @@ def test_a_function_with_disagreeing_overloads_has_no_role(table: ApiTable) -> N
         # two documented overloads merged position by position
         ("torch.sum", ("input", "dim", "keepdim")),
         ("torch.randn", ("*",)),
+        # a defaulted parameter before a required one: torch.arange(5) binds `end`, so the
+        # documented `arange(start=0, end, step=1)` says nothing reliable about positions
+        ("torch.arange", ()),
+        ("torch.randint", ()),
+        # a reST-escaped keyword-only star (`\*, dtype=None`) ends the positional list
+        ("torch.full_like", ("input", "fill_value")),
         ("torch.nn.functional.relu", ("input", "inplace")),
         ("torch.nn.Linear", ("in_features", "out_features", "bias", "device", "dtype")),
         ("torch.optim.Adam", ("params", "lr", "betas", "eps", "weight_decay", "amsgrad")),

@@ -211,10 +211,16 @@ Overload = tuple[list[str], str]
 
 
 def _split_parameters(text: str) -> list[str]:
-    """Positional parameter names of a documented parameter list ``input, dim, *, out=None``."""
+    """Positional parameter names of a documented parameter list ``input, dim, *, out=None``.
+
+    A defaulted parameter before a required one (``arange(start=0, end, step=1)``,
+    ``randint(low=0, high, size)``) documents an overloaded binding where one positional
+    argument binds the *later* name: the positions from the defaulted one on are unknown.
+    """
     names: list[str] = []
+    defaulted_at: int | None = None
     for raw in text.split(","):
-        part = raw.strip()
+        part = raw.strip().replace("\\*", "*")  # reST escapes the star: ``\*, out=None``
         if not part:
             continue
         if part == "*" or part.startswith("**"):
@@ -225,6 +231,10 @@ def _split_parameters(text: str) -> list[str]:
         name = part.split("=")[0].split(":")[0].strip()
         if not name.isidentifier():
             return []
+        if "=" in part:
+            defaulted_at = len(names) if defaulted_at is None else defaulted_at
+        elif defaulted_at is not None:
+            return names[:defaulted_at]
         names.append(name)
     return names
 
