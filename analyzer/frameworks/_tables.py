@@ -20,7 +20,9 @@ class Entry:
     """One canonical name of a generated table."""
 
     kind: str  # "function" | "class" | "module" | "constant"
-    role: str  # see generate_tensorflow_api; "" when the kind has no role
+    #: see generate_tensorflow_api; "" when the kind has no role. In torch_api.json the role
+    #: of a function that is not a class member is what calling it returns (generate_torch_api).
+    role: str
 
 
 @dataclass(frozen=True, slots=True)
