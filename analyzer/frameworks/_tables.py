@@ -1,8 +1,9 @@
-"""Loading of the generated API tables (``tensorflow_api.json``, ``numpy_api.json``).
+"""Loading of the generated API tables (``tensorflow_api.json``, ``numpy_api.json``,
+``torch_api.json``).
 
 Each file is read once, on first use (``functools.cache``). Loading never imports the
 framework: the files were written by ``tools/api_tables/generate_tensorflow_api.py`` and
-``generate_numpy_api.py``.
+``generate_numpy_api.py`` and ``generate_torch_api.py``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ class Entry:
     """One canonical name of a generated table."""
 
     kind: str  # "function" | "class" | "module" | "constant"
-    role: str  # see generate_tensorflow_api; "" when the kind has no role
+    #: see generate_tensorflow_api; "" when the kind has no role. In torch_api.json the role
+    #: of a function that is not a class member is what calling it returns (generate_torch_api).
+    role: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +38,11 @@ class ApiTable:
     #: passed positionally, in order (a class: its constructor, without ``self``), ending in
     #: ``"*"`` when it also takes ``*args``. Names without an inspectable signature are absent.
     parameters: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: receiver role -> method -> what calling it yields (a ``returns`` value); only tables
+    #: whose framework documents its methods' results have it (``torch_api.json``).
+    member_returns: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: receiver role -> method -> positional parameter names without ``self`` (same source).
+    member_parameters: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def resolve(self, name: str) -> str | None:
         """Canonical name of ``name``, or None when no known name or module alias covers it.
@@ -90,6 +98,13 @@ def _load(filename: str) -> ApiTable:
         role_members={role: dict(members) for role, members in raw["role_members"].items()},
         versions=dict(raw.get("versions", {})),
         parameters={name: tuple(names) for name, names in raw.get("parameters", {}).items()},
+        member_returns={
+            role: dict(members) for role, members in raw.get("member_returns", {}).items()
+        },
+        member_parameters={
+            role: {member: tuple(names) for member, names in members.items()}
+            for role, members in raw.get("member_parameters", {}).items()
+        },
     )
 
 
@@ -103,3 +118,10 @@ def tensorflow_table() -> ApiTable:
 def numpy_table() -> ApiTable:
     """NumPy (``numpy_api.json``)."""
     return _load("numpy_api.json")
+
+
+@functools.cache
+def torch_table() -> ApiTable:
+    """PyTorch (``torch_api.json``): data for the PyTorch adapter; ``lookup`` does not read it
+    yet."""
+    return _load("torch_api.json")

@@ -7,11 +7,15 @@ from pathlib import Path
 from typing import Any
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+#: The programs the analysis judges today. corpus/torch/ is labelled for torch.compile and is
+#: judged once the PyTorch adapter exists (issue 13; corpus/README.md).
+TENSORFLOW_CORPUS = CORPUS / "tensorflow"
 
 
 def programs() -> list[Path]:
-    """Every program folder: corpus/<framework>/<name>/ holding main.py and expected.json."""
-    return sorted(p.parent for p in CORPUS.glob("*/*/expected.json"))
+    """Every TensorFlow program folder: corpus/tensorflow/<name>/ with main.py and
+    expected.json."""
+    return sorted(p.parent for p in TENSORFLOW_CORPUS.glob("*/expected.json"))
 
 
 def labels(program: Path) -> dict[str, Any]:

@@ -65,5 +65,6 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 
 
 def corpus_programs() -> list[Path]:
-    """Every corpus program folder (it holds main.py and expected.json)."""
-    return sorted(p.parent for p in CORPUS.glob("*/*/expected.json"))
+    """Every TensorFlow corpus program folder (it holds main.py and expected.json); the
+    corpus/torch programs are refactored once the PyTorch adapter exists (issue 13)."""
+    return sorted(p.parent for p in (CORPUS / "tensorflow").glob("*/expected.json"))

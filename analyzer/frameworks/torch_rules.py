@@ -1,0 +1,311 @@
+"""Hand-curated knowledge about PyTorch under ``torch.compile`` that the generator cannot know.
+
+Data only: the PyTorch adapter (issue 13) will read it; ``lookup`` does not yet. The generated
+table (``torch_api.json``, ``_tables.torch_table``) says what each public name *is* and, for
+functions and ``Tensor`` methods, what it returns. This module says what calling it *does*
+under ``torch.compile``, in the vocabulary of ``api_info`` plus the facts that only
+``torch.compile`` has (graph breaks and recompilations).
+
+How ``torch.compile`` differs from ``tf.function`` (the difference the adapter must carry):
+Dynamo, its front end, interprets the function's bytecode; what it cannot put into a graph it
+does not freeze into the graph as ``tf.function`` would, it *breaks the graph*: compiles the
+graph so far, runs the unsupported code as ordinary Python, and resumes tracing after it
+("Dynamo Core Concepts", https://docs.pytorch.org/docs/stable/compile/
+programming_model.dynamo_core_concepts.html). So a ``print`` under ``torch.compile`` runs on
+every call, and a Python side effect Dynamo can model (appending to a global list, bumping a
+counter) is replayed after the graph: the behaviour is kept, the cost is a graph break or a
+recompilation. What changes is *profit*, and, in a few measured places, *values*.
+
+Every claim marked "measured" was checked with torch 2.13.0 on CPU: ``torch._dynamo.explain``
+for graph and graph-break counts and reasons, and a ``CompileCounter`` backend over several
+calls for recompilations (see ``tools/torch_compile_probe.py``).
+"""
+
+from __future__ import annotations
+
+from .api_info import (
+    IO_NONE,
+    LOGGING,
+    NONE,
+    OBJECT,
+    PRINT,
+    PYTHON,
+    TENSOR,
+    Behaviour,
+)
+
+#: Top-level packages whose import makes a module PyTorch code.
+TORCH_PACKAGES: frozenset[str] = frozenset({"torch", "torchvision", "torchaudio", "torchtext"})
+
+# --- the compile decorator ------------------------------------------------------------------
+
+#: How the compile target is spelled: ``@torch.compile`` on a function or a ``forward``, or
+#: ``model = torch.compile(model)`` at a module's construction site.
+COMPILE_DECORATOR = "torch.compile"
+#: ``torch.compile``'s keyword arguments (``torch_api.json`` has its positional ``model``).
+COMPILE_ARGUMENTS: frozenset[str] = frozenset(
+    {"fullgraph", "dynamic", "backend", "mode", "options", "disable"}
+)
+#: Decorators that keep a function out of compilation (the function runs eagerly, and a
+#: compiled caller graph-breaks around it).
+COMPILE_DISABLERS: frozenset[str] = frozenset({"torch.compiler.disable"})
+
+# --- graph breaks -----------------------------------------------------------------------------
+
+#: Calls that end the current graph: Dynamo compiles the graph so far, runs the call as Python,
+#: and resumes. Name -> the break reason ``torch._dynamo.explain`` gave (measured). The
+#: behaviour is kept (the call runs on every call of the compiled function).
+#: "Common Graph Breaks": https://docs.pytorch.org/docs/stable/compile/
+#: programming_model.common_graph_breaks.html (data-dependent operations, ``.item()``).
+GRAPH_BREAK_CALLS: dict[str, str] = {
+    "builtins.print": "Failed to trace builtin operator (print)",
+    "logging.Logger.info": "logging.Logger method not supported for non-export cases",
+    "logging.Logger.debug": "logging.Logger method not supported for non-export cases",
+    "logging.Logger.warning": "logging.Logger method not supported for non-export cases",
+    "warnings.warn": "Attempted to call function marked as skipped",
+    # the clock: a break, and a float read from it recompiles once (measured: 3 frames over 6
+    # calls of ``x * 0 + time.time()``), not at every call
+    "time.time": "Attempted to call function marked as skipped",
+    "time.perf_counter": "Attempted to call function marked as skipped",
+    "torch.Tensor.item": "Unsupported Tensor.item() call with capture_scalar_outputs=False",
+    "torch.Tensor.backward": "Unsupported Tensor.backward() call (compiled autograd is off)",
+    "torch.masked_select": "Dynamic shape operator (output size depends on the data)",
+}
+
+#: Indexing a tensor with a boolean tensor (``x[x > 0]``) breaks like ``masked_select``
+#: (measured: "Dynamic shape operator", aten.nonzero). ``torch.nonzero``, ``Tensor.nonzero``
+#: and ``torch.unique`` called directly did *not* break in torch 2.13 (measured: 1 graph).
+BOOLEAN_MASK_INDEXING_BREAKS = "Dynamic shape operator (output size depends on the data)"
+
+#: Python conversions of a tensor that read its value: ``float(t)``, ``int(t)``, ``bool(t)``
+#: call ``Tensor.item`` (measured: ``float(x.sum())`` breaks with the ``item()`` reason), and
+#: so does branching on a tensor (``if t > 0``: "generic_jump TensorVariable()", measured).
+VALUE_READING_BUILTINS: frozenset[str] = frozenset(
+    {"builtins.float", "builtins.int", "builtins.bool"}
+)
+
+#: Calls Dynamo does not break on but skips the *whole frame* for: the function runs eagerly
+#: and no graph is compiled at all (measured: a function opening a file with ``with
+#: open(...)`` compiled zero frames). Same outcome as a graph break with nothing around it.
+FRAME_SKIPPING_CALLS: frozenset[str] = frozenset({"builtins.open"})
+
+#: Modules whose call makes Dynamo leave the calling frame uncompiled: RNN modules are not
+#: traced while ``torch._dynamo.config.allow_rnn`` is False (the default). Measured: a
+#: function calling ``nn.LSTM`` and then a ``Linear`` compiled 0 graphs.
+FRAME_SKIPPING_MODULES: frozenset[str] = frozenset(
+    {"torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN", "torch.nn.RNNBase"}
+)
+
+#: Iterating these objects in a ``for`` loop makes Dynamo skip the frame (measured: a loop
+#: over a ``DataLoader`` compiled 0 graphs in that frame; the model calls inside it are
+#: compiled as frames of their own).
+FRAME_SKIPPING_ITERABLES: frozenset[str] = frozenset({"torch.utils.data.DataLoader"})
+
+#: Calls that read a tensor's data into Python but that Dynamo traces without a break
+#: (measured with torch 2.13): NumPy interop is traced through ``torch._numpy``. They still
+#: make the result depend on data that a guard then pins (see ``VALUE_SPECIALISING_CALLS``).
+TRACED_DATA_READS: dict[str, str] = {
+    "torch.Tensor.numpy": "traced as NumPy-on-tensors (torch._numpy): no graph break",
+    "torch.Tensor.tolist": "no graph break; guards on the values (recompiles when they change)",
+}
+
+# --- recompilations -------------------------------------------------------------------------
+
+#: Calls whose result Dynamo guards on, so that a different value at the next call recompiles
+#: the function once (after which the value is dynamic). Measured: ``Tensor.tolist`` on data
+#: that changed at every call compiled 2 frames over 6 calls.
+VALUE_SPECIALISING_CALLS: frozenset[str] = frozenset({"torch.Tensor.tolist"})
+
+#: Recompile hazards that are not calls; the adapter detects them from the code.
+#: "Dealing with Recompilations": https://docs.pytorch.org/docs/stable/compile/
+#: programming_model.recompilation.html ("int / float variables are treated as constants and
+#: are guarded on their exact value"; ``dynamic=None`` tries dynamic shapes after the first
+#: recompilation). ``torch.compiler.config.allow_unspec_int_on_nn_module`` is False by default:
+#: "TorchDynamo specializes on all integer module attributes".
+RECOMPILE_HAZARDS: dict[str, str] = {
+    "python_scalar_arguments": (
+        "an int or float argument that varies per call: one recompilation, then Dynamo "
+        "makes it dynamic (measured: 5 distinct floats or ints -> 2 frames)"
+    ),
+    "varying_shapes": (
+        "tensor shapes that vary per call: one recompilation, then dynamic (measured: 4 "
+        "batch sizes -> 2 frames); dynamic=True compiles dynamic from the first call"
+    ),
+    "module_int_attribute_mutation": (
+        "an nn.Module int attribute changed in forward or between calls (a step counter): "
+        "recompiles on every call until recompile_limit (measured: 6 calls -> 6 frames)"
+    ),
+    "lazy_optimizer_state": (
+        "an optimizer that creates its state at the first step (Adam, AdamW, SGD with "
+        "momentum): a compiled training step recompiles once at its second call (measured: "
+        "a step split into 3 graphs by backward compiled 6 frames over 4 calls)"
+    ),
+    "global_state_mutation": (
+        "mutating a global Python value read by the compiled code (a call counter in a "
+        "global list): the side effect is replayed, but the guard on the old value fails "
+        "at the next call (measured: 6 calls -> 6 frames)"
+    ),
+}
+
+# --- behaviours (api_info vocabulary) -------------------------------------------------------
+
+CONTEXT = OBJECT.with_(note="a context manager")
+GRAD_MODE = OBJECT.with_(
+    note="grad-mode context manager: traced by torch.compile (measured: no graph break)"
+)
+TRAINING_STEP = Behaviour("none", tensor_op=True, training_update=True)
+IN_PLACE_INIT = Behaviour(
+    "tensor",
+    tensor_op=True,
+    mutated_args=(0,),
+    note="initialises its tensor argument in place",
+)
+RANDOM_TENSOR = Behaviour(
+    "tensor",
+    tensor_op=True,
+    note=(
+        "a random op: traced into the graph; Inductor draws with its own RNG, so values "
+        "differ from eager unless torch._inductor.config.fallback_random is set (aot_eager "
+        "matches eager)"
+    ),
+)
+SEED = Behaviour(
+    "random_generator",
+    effect="graph",
+    note=(
+        "reseeds the global generator; under torch.compile it is traced and reapplied on "
+        "every call (measured: three compiled calls drew the same numbers as eager, no "
+        "graph break), unlike tf.random.set_seed in a tf.function"
+    ),
+)
+COMPILE = Behaviour("unknown", note="wraps a function or module for compilation")
+
+#: Behaviour of functions by enclosing namespace (longest match wins). None: no guess.
+NAMESPACE_DEFAULTS: dict[str, Behaviour | None] = {
+    "torch": TENSOR,
+    "torch.nn.functional": TENSOR,
+    "torch.linalg": TENSOR,
+    "torch.fft": TENSOR,
+    "torch.special": TENSOR,
+    "torch.nn.init": IN_PLACE_INIT,
+    "torch.nn.utils": None,
+    "torch.distributions": OBJECT,
+    "torch.utils.data": OBJECT,
+    "torch.optim": OBJECT,
+    "torch.optim.lr_scheduler": OBJECT,
+    "torch.autograd": TENSOR,
+    "torch.random": None,
+    "torch.amp": OBJECT,
+    "torch.compiler": PYTHON,
+}
+
+#: Exceptions to the namespace defaults, by canonical name of ``torch_api.json``.
+FUNCTION_OVERRIDES: dict[str, Behaviour] = {
+    "torch.manual_seed": SEED,
+    "torch.random.seed": SEED,
+    "torch.seed": SEED,
+    "torch.compile": COMPILE,
+    "torch.compiler.disable": COMPILE,
+    "torch.is_grad_enabled": PYTHON,
+    "torch.is_tensor": PYTHON,
+    "torch.numel": PYTHON,
+    "torch.save": IO_NONE.with_(note="writes a file: the compiled frame graph-breaks around it"),
+    "torch.load": Behaviour("unknown", effect="io", note="reads a file"),
+    "torch.autograd.grad": Behaviour("tensors", tensor_op=True, training_update=True),
+    "torch.autograd.backward": TRAINING_STEP,
+    "torch.nn.utils.clip_grad_norm_": Behaviour(
+        "tensor", tensor_op=True, training_update=True, note="scales .grad in place"
+    ),
+    "torch.nn.utils.clip_grad_value_": TRAINING_STEP,
+    "torch.rand": RANDOM_TENSOR,
+    "torch.randn": RANDOM_TENSOR,
+    "torch.randint": RANDOM_TENSOR,
+    "torch.randperm": RANDOM_TENSOR,
+    "torch.rand_like": RANDOM_TENSOR,
+    "torch.randn_like": RANDOM_TENSOR,
+    "torch.randint_like": RANDOM_TENSOR,
+    "torch.bernoulli": RANDOM_TENSOR,
+    "torch.multinomial": RANDOM_TENSOR,
+    "torch.normal": RANDOM_TENSOR,
+    "torch.poisson": RANDOM_TENSOR,
+    "torch.nn.functional.dropout": RANDOM_TENSOR,
+    "torch.from_numpy": TENSOR.with_(note="shares memory with the NumPy array"),
+}
+
+#: What constructing a class yields and does, beyond its role (``torch_api.json``).
+CLASS_OVERRIDES: dict[str, Behaviour] = {
+    "torch.no_grad": GRAD_MODE,
+    "torch.enable_grad": GRAD_MODE,
+    "torch.inference_mode": GRAD_MODE,
+    "torch.set_grad_enabled": GRAD_MODE,
+    "torch.autocast": CONTEXT,
+    "torch.nn.Dropout": Behaviour(
+        "layer", note="random in training mode: see RANDOM_TENSOR's note on Inductor's RNG"
+    ),
+}
+
+#: Methods by receiver role (a ``role_members`` role of ``torch_api.json``) whose behaviour the
+#: returns table alone does not give.
+METHOD_OVERRIDES: dict[str, dict[str, Behaviour]] = {
+    "tensor": {
+        "item": Behaviour(
+            "python", effect="eager_only", note=GRAPH_BREAK_CALLS["torch.Tensor.item"]
+        ),
+        "tolist": Behaviour("python", note=TRACED_DATA_READS["torch.Tensor.tolist"]),
+        "numpy": Behaviour("numpy", note=TRACED_DATA_READS["torch.Tensor.numpy"]),
+        "backward": Behaviour(
+            "none",
+            tensor_op=True,
+            training_update=True,
+            note=GRAPH_BREAK_CALLS["torch.Tensor.backward"]
+            + "; AOTAutograd still compiles the backward of the graph before it",
+        ),
+        "register_hook": OBJECT.with_(note="a Python callback run during backward"),
+        "uniform_": RANDOM_TENSOR.with_(mutates_receiver=True),
+        "normal_": RANDOM_TENSOR.with_(mutates_receiver=True),
+        "bernoulli_": RANDOM_TENSOR.with_(mutates_receiver=True),
+        "random_": RANDOM_TENSOR.with_(mutates_receiver=True),
+        "exponential_": RANDOM_TENSOR.with_(mutates_receiver=True),
+    },
+    "optimizer": {
+        "step": TRAINING_STEP.with_(
+            note="updates the parameters in place (measured: traced, no graph break)"
+        ),
+        "zero_grad": Behaviour("none", tensor_op=True, note="resets .grad (traced)"),
+        "state_dict": Behaviour("dict"),
+        "load_state_dict": NONE,
+    },
+    "layer": {
+        "train": Behaviour("layer", mutates_receiver=True, note="switches training mode"),
+        "eval": Behaviour("layer", mutates_receiver=True, note="switches evaluation mode"),
+        "parameters": Behaviour("unknown", note="an iterator over the module's parameters"),
+        "named_parameters": Behaviour("unknown"),
+        "zero_grad": Behaviour("none", tensor_op=True),
+        "state_dict": Behaviour("dict"),
+        "load_state_dict": Behaviour("python", mutates_receiver=True),
+        "to": Behaviour("layer", mutates_receiver=True),
+    },
+    "dataset": {
+        "__iter__": Behaviour(
+            "unknown",
+            note="iterating a DataLoader runs its workers, sampler and collate_fn in Python",
+        ),
+    },
+}
+
+#: In-place tensor methods: PyTorch's convention is a trailing underscore (``add_``,
+#: ``copy_``, ``zero_``), which ``torch_api.json``'s ``role_members["tensor"]`` lists. In-place
+#: ops are traced (measured: ``x.add_(1)`` on an input, no graph break); they matter for
+#: autograd when they overwrite a value the backward needs, and they mutate the caller's
+#: tensor when applied to a parameter of the compiled function.
+IN_PLACE_SUFFIX = "_"
+#: Trailing-underscore tensor members that are not in-place tensor ops.
+NOT_IN_PLACE: frozenset[str] = frozenset({"requires_grad_", "share_memory_"})
+
+#: Python-level effects under ``torch.compile`` of the standard library calls hybridize
+#: already knows (``python_stdlib``): print, logging and file I/O keep running on every call
+#: (graph break or skipped frame), they are not frozen at trace time as in a tf.function.
+PYTHON_EFFECT_BEHAVIOURS: dict[str, Behaviour] = {
+    "builtins.print": PRINT.with_(note=GRAPH_BREAK_CALLS["builtins.print"]),
+    "logging.Logger.info": LOGGING.with_(note=GRAPH_BREAK_CALLS["logging.Logger.info"]),
+}

@@ -1,0 +1,225 @@
+"""The measured claims of ``torch_rules`` still hold for the installed PyTorch.
+
+``torch_rules`` is data the analyzer reads without importing torch; its graph-break reasons,
+frame skips and recompilation counts were measured with torch 2.13 on CPU. These tests measure
+them again (``torch._dynamo.explain`` and a counting backend), so that a PyTorch upgrade that
+changes Dynamo's behaviour fails here instead of silently making the rules wrong.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from hybridize.analyzer.frameworks import torch_rules
+
+pytestmark = [
+    pytest.mark.torch,
+    pytest.mark.slow,
+    pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent"),
+]
+
+_logger = logging.getLogger("hybridize.tests.torch_rules")
+_COUNTER = [0]
+
+
+def _explain(function: Callable[..., Any], *args: Any) -> tuple[int, list[str]]:
+    """(graphs, break reasons) of one call."""
+    import torch._dynamo as dynamo
+
+    dynamo.reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        explained = dynamo.explain(function)(*args)
+    return explained.graph_count, [str(b.reason) for b in explained.break_reasons]
+
+
+def _frames(function: Callable[..., Any], calls: list[tuple[Any, ...]]) -> int:
+    """Frames compiled over ``calls`` (a recompilation adds frames)."""
+    import torch
+    import torch._dynamo as dynamo
+    from torch._dynamo.testing import CompileCounter
+
+    dynamo.reset()
+    counter = CompileCounter()
+    compiled = torch.compile(function, backend=counter)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for args in calls:
+            compiled(*args)
+    return counter.frame_count
+
+
+def _breaks_with(name: str, function: Callable[..., Any]) -> None:
+    import torch
+
+    graphs, reasons = _explain(function, torch.ones(3))
+    expected = torch_rules.GRAPH_BREAK_CALLS[name].split(" (")[0]
+    assert graphs >= 2, (name, graphs)
+    assert any(expected in reason for reason in reasons), (name, reasons)
+
+
+def test_print_logging_item_backward_and_the_clock_break_the_graph() -> None:
+    import torch
+
+    def with_print(x: Any) -> Any:
+        y = x * 2
+        print("step")
+        return y + 1
+
+    def with_logging(x: Any) -> Any:
+        y = x * 2
+        _logger.info("step")
+        return y + 1
+
+    def with_item(x: Any) -> Any:
+        return x * x.sum().item()
+
+    def with_clock(x: Any) -> Any:
+        return x * 0 + time.time()
+
+    def with_backward(x: Any) -> Any:
+        leaf = x.detach().requires_grad_()
+        (leaf * leaf).sum().backward()
+        return leaf.grad * 2
+
+    def with_masked_select(x: Any) -> Any:
+        return torch.masked_select(x, x > 0) * 2
+
+    def with_mask_index(x: Any) -> Any:
+        return x[x > 0] * 2
+
+    def with_nonzero(x: Any) -> Any:
+        return torch.nonzero(x) * 2
+
+    _breaks_with("builtins.print", with_print)
+    _breaks_with("logging.Logger.info", with_logging)
+    _breaks_with("torch.Tensor.item", with_item)
+    _breaks_with("time.time", with_clock)
+    _breaks_with("torch.Tensor.backward", with_backward)
+    _breaks_with("torch.masked_select", with_masked_select)
+    graphs, reasons = _explain(with_mask_index, torch.ones(3))
+    assert graphs == 2, reasons
+    assert any(torch_rules.BOOLEAN_MASK_INDEXING_BREAKS.split(" (")[0] in r for r in reasons)
+    # nonzero itself is captured (this is why it is not listed)
+    assert _explain(with_nonzero, torch.ones(3)) == (1, [])
+
+
+def test_float_of_a_tensor_and_branching_on_one_read_its_value() -> None:
+    def with_float(x: Any) -> Any:
+        return x * float(x.sum())
+
+    def with_branch(x: Any) -> Any:
+        if x.sum() > 0:
+            return x * 2
+        return x - 1
+
+    import torch
+
+    assert "builtins.float" in torch_rules.VALUE_READING_BUILTINS
+    graphs, reasons = _explain(with_float, torch.ones(3))
+    assert graphs == 2 and any("item()" in r for r in reasons), reasons
+    graphs, reasons = _explain(with_branch, torch.ones(3))
+    assert graphs == 2 and any("generic_jump" in r for r in reasons), reasons
+
+
+def test_numpy_tolist_grad_modes_seeding_and_in_place_ops_trace_without_a_break() -> None:
+    import torch
+
+    def with_numpy(x: Any) -> Any:
+        return torch.from_numpy(x.numpy() * 2)
+
+    def with_no_grad(x: Any) -> Any:
+        with torch.no_grad():
+            return x * 2
+
+    def with_seed(x: Any) -> Any:
+        torch.manual_seed(0)
+        return x + torch.rand(3)
+
+    def in_place(x: Any) -> Any:
+        x.add_(1)
+        return x * 2
+
+    assert "torch.Tensor.numpy" in torch_rules.TRACED_DATA_READS
+    assert torch_rules.FUNCTION_OVERRIDES["torch.manual_seed"].effect == "graph"
+    for function in (with_numpy, with_no_grad, with_seed, in_place):
+        graphs, reasons = _explain(function, torch.ones(3))
+        assert (graphs, reasons) == (1, []), function.__name__
+    # seeding is applied at every call, not once at trace time
+    compiled = torch.compile(with_seed, backend="eager")
+    first, second = compiled(torch.ones(3)), compiled(torch.ones(3))
+    assert torch.equal(first, second)
+
+
+def test_rnn_modules_open_and_dataloader_loops_leave_the_frame_uncompiled() -> None:
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    lstm = torch.nn.LSTM(1, 4, batch_first=True)
+    loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4)
+
+    def with_lstm(x: Any) -> Any:
+        return lstm(x)[0].sum() * 2
+
+    def with_loader(x: Any) -> Any:
+        total = x * 0
+        for (batch,) in loader:
+            total = total + batch.sum()
+        return total
+
+    def with_open(x: Any) -> Any:
+        with open(__file__, encoding="utf-8") as handle:
+            handle.read(1)
+        return x * 2
+
+    assert "torch.nn.LSTM" in torch_rules.FRAME_SKIPPING_MODULES
+    assert "torch.utils.data.DataLoader" in torch_rules.FRAME_SKIPPING_ITERABLES
+    assert "builtins.open" in torch_rules.FRAME_SKIPPING_CALLS
+    assert _explain(with_lstm, torch.randn(2, 5, 1))[0] == 0
+    assert _explain(with_loader, torch.ones(3))[0] == 0
+    assert _frames(with_open, [(torch.ones(3),)]) == 0
+
+
+def test_recompilations() -> None:
+    import torch
+
+    class Counting(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = torch.nn.Linear(3, 3)
+            self.calls = 0
+
+        def forward(self, x: Any) -> Any:
+            self.calls += 1
+            return self.linear(x)
+
+    module = Counting()
+
+    def bump_global(x: Any) -> Any:
+        _COUNTER[0] += 1
+        return x * 2
+
+    def scale(x: Any, s: float) -> Any:
+        return x * s
+
+    def tolist(x: Any) -> Any:
+        return x * sum(x.tolist())
+
+    same = [(torch.ones(2, 3),)] * 5
+    # a module's int attribute and a global counter: a new frame at every call
+    assert _frames(module, same) == 5
+    assert _frames(bump_global, same) == 5
+    # a varying float or a varying shape: one recompilation, then dynamic
+    assert _frames(scale, [(torch.ones(3), 0.1 * i) for i in range(5)]) == 2
+    assert _frames(lambda x: x.sum(0) * 2, [(torch.ones(i + 2, 3),) for i in range(5)]) == 2
+    assert "torch.Tensor.tolist" in torch_rules.VALUE_SPECIALISING_CALLS
+    assert _frames(tolist, [(torch.ones(3) * i,) for i in range(5)]) == 2
+    for key in ("module_int_attribute_mutation", "global_state_mutation", "varying_shapes"):
+        assert key in torch_rules.RECOMPILE_HAZARDS
