@@ -133,14 +133,17 @@ def test_an_os_error_mid_write_is_a_message(
 
 
 SIGINT_DURING_WRITE = """
-import os, signal, sys, time
+import os, signal, sys, threading, time
 from pathlib import Path
 from hybridize.refactor import writer
 
 real_replace = os.replace
 
 def replace_after_ctrl_c(src, dst):
-    os.kill(os.getpid(), signal.SIGINT)
+    # To the main thread itself: `os.kill` of the process lets the kernel pick any thread,
+    # and on a loaded machine one that imports started may only run its C handler after the
+    # write is over (the test then saw the signal too late, not a held one).
+    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
     time.sleep(0.05)  # the signal arrives here, and is held
     real_replace(src, dst)
 
