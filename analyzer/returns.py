@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator
 
-from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_method
+from hybridize.analyzer.frameworks import lookup, lookup_method
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
     AUTOGRAPH_LEN,
@@ -52,6 +52,7 @@ from hybridize.analyzer.tensors import (
     callees,
     get_evaluator,
     leaf_atoms,
+    mapped_structure_position,
 )
 from hybridize.model import Finding
 
@@ -381,15 +382,9 @@ def _passed_by_call(
             given = passed_through(index, facts, atom[1], active)
             if given:
                 # the callback gives a leaf back: the mapped structure's leaves come back
-                for argument in _written_structure(info, site.args):
-                    yield argument, any(given.values())
-
-
-def _written_structure(info: ApiInfo, args: tuple[Sym, ...]) -> Iterator[Sym]:
-    positions = [p for p in info.callback_args if isinstance(p, int)]
-    after = max(positions) + 1 if positions else len(args)
-    if after < len(args):
-        yield args[after]
+                position = mapped_structure_position(info)
+                if position is not None and position < len(site.args):
+                    yield site.args[position], any(given.values())
 
 
 def _python_kinds(fn: FunctionSummary, evaluator: Evaluator) -> set[str]:

@@ -847,12 +847,19 @@ class Evaluator:
         return _mapped_leaves(structure, frozenset(results))
 
 
-def _mapped_structure_argument(info: ApiInfo, args: list[Atoms]) -> Atoms:
-    """The structure a `map_structure` call maps: its first positional argument after the
-    callback (unknown when absent or given by keyword)."""
+def mapped_structure_position(info: ApiInfo) -> int | None:
+    """Where a `map_structure` call takes the structure it maps: the first positional
+    argument after the callback (None when the callback has no position)."""
     positions = [p for p in info.callback_args if isinstance(p, int)]
-    after = max(positions) + 1 if positions else len(args)
-    return args[after] if after < len(args) else frozenset({UNKNOWN_ATOM})
+    return max(positions) + 1 if positions else None
+
+
+def _mapped_structure_argument(info: ApiInfo, args: list[Atoms]) -> Atoms:
+    """The structure a `map_structure` call maps (unknown when absent or given by keyword)."""
+    position = mapped_structure_position(info)
+    if position is None or position >= len(args):
+        return frozenset({UNKNOWN_ATOM})
+    return args[position]
 
 
 def _mapped_leaves(structure: Atoms, results: Atoms, depth: int = 0) -> Atoms:
