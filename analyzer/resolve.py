@@ -73,6 +73,8 @@ class ProjectIndex:
     _class_role_cache: dict[str, str | None] = field(default_factory=dict)
     _mro_cache: dict[str, list[str]] = field(default_factory=dict)
     _method_cache: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _dispatch_cache: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    _direct_subclasses: dict[str, list[str]] | None = None
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
 
     # ------------------------------------------------------------- lookups by key
@@ -355,6 +357,49 @@ class ProjectIndex:
             if name in cls.methods:
                 return f"{relpath}::{qualname}.{name}"
         return None
+
+    def subclasses(self, class_key: str) -> list[str]:
+        """Project classes deriving from `class_key`, directly or not (each once)."""
+        if self._direct_subclasses is None:
+            direct: dict[str, list[str]] = {}
+            for relpath, module in self.modules.items():
+                for qualname in module.classes:
+                    key = f"{relpath}::{qualname}"
+                    for ref in self.base_refs(key):
+                        if ref[0] == "class" and ref[1] != key:
+                            direct.setdefault(ref[1], []).append(key)
+            self._direct_subclasses = direct
+        found: list[str] = []
+        seen = {class_key}
+        stack = list(self._direct_subclasses.get(class_key, ()))
+        while stack:
+            key = stack.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            found.append(key)
+            stack.extend(self._direct_subclasses.get(key, ()))
+        return found
+
+    def dispatch(self, class_key: str, name: str) -> tuple[str, ...]:
+        """Every method `obj.name` may run when `obj` is an instance of `class_key` or of
+        one of its project subclasses: `self.index(...)` in a base class runs the override of
+        whichever subclass `self` is. The class's own lookup comes first."""
+        cache_key = (class_key, name)
+        cached = self._dispatch_cache.get(cache_key)
+        if cached is not None:
+            return cached
+        found: list[str] = []
+        own = self.find_method(class_key, name)
+        if own is not None:
+            found.append(own)
+        for subclass in self.subclasses(class_key):
+            method = self.find_method(subclass, name)
+            if method is not None and method not in found:
+                found.append(method)
+        result = tuple(found)
+        self._dispatch_cache[cache_key] = result
+        return result
 
     def keras_role(self, class_key: str) -> str | None:
         """'model' or 'layer' when the class derives from a Keras Model or Layer, else None."""

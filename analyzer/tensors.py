@@ -631,23 +631,26 @@ class Evaluator:
             return frozenset({("boundext", role, name), UNKNOWN_ATOM})
         if kind == "obj":
             role, class_key = atom[1], atom[2]
+            # The object may be an instance of a project subclass (`self` always may be):
+            # its attribute is then whichever override that subclass defines.
+            overrides: frozenset[Atom] = NO_ATOMS
             if class_key is not None:
-                method = self.index.find_method(class_key, name)
-                if method is not None:
-                    return frozenset({("method", method)})
+                overrides = frozenset(("method", m) for m in self.index.dispatch(class_key, name))
+                if self.index.find_method(class_key, name) is not None:
+                    return overrides
                 stored: set[Atom] = set()
                 for key in self.index.mro(class_key):
                     self.deps.add(("attrs", key))
                     stored |= self.facts.attrs.get(key, {}).get(name, set())
                 if stored:
-                    return frozenset(stored)
+                    return frozenset(stored) | overrides
             if role != "instance":
                 info = lookup_attribute(role, name)
                 if info is not None:
-                    return atoms_for_return(info.returns)
+                    return atoms_for_return(info.returns) | overrides
                 # Unknown to the tables: a method if called, else some attribute value.
-                return frozenset({("boundext", role, name), UNKNOWN_ATOM})
-            return frozenset({UNKNOWN_ATOM})
+                return frozenset({("boundext", role, name), UNKNOWN_ATOM}) | overrides
+            return frozenset({UNKNOWN_ATOM}) | overrides
         if kind == "super":
             # super().name: the next class in the MRO that defines it.
             for key in self.index.mro(atom[1])[1:]:
@@ -717,21 +720,24 @@ class Evaluator:
                 result.add(("obj", role, atom[1]))
             elif kind == "obj":
                 role, class_key = atom[1], atom[2]
-                call_method = self.index.find_method(class_key, "__call__") if class_key else None
+                call_methods = self.index.dispatch(class_key, "__call__") if class_key else ()
                 if role in ("layer", "model") and class_key is not None:
-                    method = self.index.find_method(class_key, "call")
-                    if method is not None:
+                    layer_calls = self.index.dispatch(class_key, "call")
+                    for method in layer_calls:
                         targets.append(("layer_call", method))
                         returned = self.returned(method)
                         if symbolic_args:
                             returned = frozenset({("symbolic",)})
                         result |= returned
-                    else:
+                    if not layer_calls or self.index.find_method(class_key, "call") is None:
                         result.add(("symbolic",) if symbolic_args else TENSOR)
                     roles.append(role)
-                elif call_method is not None:
-                    targets.append(("method", call_method))
-                    result |= self.returned(call_method)
+                elif call_methods:
+                    for call_method in call_methods:
+                        targets.append(("method", call_method))
+                        result |= self.returned(call_method)
+                    if class_key and self.index.find_method(class_key, "__call__") is None:
+                        result.add(UNKNOWN_ATOM)
                 elif role in ("layer", "model", "loss", "metric"):
                     roles.append(role)
                     result.add(("symbolic",) if symbolic_args else _layer_output(atom, args))
