@@ -100,7 +100,7 @@ LIBRARIES: dict[str, Library] = {
                 "pillow==13.0.0",
                 "opencv-python-headless==5.0.0.93",
                 "matplotlib==3.11.2",
-                "contourpy==1.4.0",
+                "contourpy==1.3.3",
                 "pyparsing==3.3.3",
                 "cycler==0.12.1",
                 "kiwisolver==1.5.1",
