@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from hybridize.analyzer.frameworks import lookup_parameters
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.shapes import dtype_of
+from hybridize.analyzer.shapes import dtype_of, preserves_dtype
 from hybridize.analyzer.tensors import (
     Atom,
     ResolvedCall,
@@ -450,6 +450,29 @@ DTYPE_CONVERSIONS = frozenset({"cast", "saturate_cast", "convert_to_tensor", "bi
 DTYPE_KINDS = frozenset({"tensor", "variable", "numpy"})
 
 
+def _dtype_parameters(ctx: _Context, sym: Sym, depth: int = 0) -> set[str]:
+    """Parameters whose dtype a value takes: through locals assigned once, arithmetic and
+    TensorFlow ops that keep their input's dtype (`tf.math.log(tf.clip_by_value(p, ...))`
+    is as float64 as `p`). A cast or a conversion with a dtype ends the chain."""
+    if depth > 8:
+        return set()
+    name = ctx.parameter_behind(sym)
+    if name is not None:
+        return {name}
+    if sym[0] == "local" and len(ctx.fn.locals.get(sym[1], ())) == 1:
+        return _dtype_parameters(ctx, ctx.fn.locals[sym[1]][0], depth + 1)
+    if sym[0] == "op":
+        return {p for operand in sym[1] for p in _dtype_parameters(ctx, operand, depth + 1)}
+    if sym[0] == "call":
+        site = ctx.fn.calls[sym[1]]
+        if site.kwargs and any(k == "dtype" for k, _ in site.kwargs):
+            return set()
+        names = [a[1] for a in ctx.evaluator.eval(site.callee) if a[0] == "ext"]
+        if names and all(preserves_dtype(n) for n in names):
+            return {p for arg in site.args for p in _dtype_parameters(ctx, arg, depth + 1)}
+    return set()
+
+
 def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
     """A parameter meeting float operands of different dtypes, or receiving several.
 
@@ -478,8 +501,12 @@ def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
                     atoms: Iterable[Atom] = evidence.get(params[j], set())
                 else:
                     # A NumPy constant in the body is converted to the dtype of the tensor
-                    # it meets, traced or not; only arguments cross the boundary as they are.
+                    # it meets, traced or not; only arguments cross the boundary as they are,
+                    # also through ops that keep their input's dtype (`tf.math.log(p)`).
                     atoms = [a for a in ctx.evaluator.eval(other) if a[0] != "numpy"]
+                    for source in _dtype_parameters(ctx, other):
+                        if source != name:
+                            atoms.extend(evidence.get(source, ()))
                 partners.setdefault(name, set()).update(dtypes(atoms))
 
     for sym in list(ctx.evaluator.memo):

@@ -9,7 +9,7 @@ an unknown axis only makes a signature less specific.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 Atom = tuple
 
@@ -524,6 +524,11 @@ DTYPE_CHANGING = frozenset(
 """TF ops whose result dtype is not the dtype of their tensor arguments."""
 
 
+def preserves_dtype(api_name: str) -> bool:
+    """Whether a TensorFlow op's result has its (first) tensor input's dtype."""
+    return _preserves_dtype(api_name, api_name.rsplit(".", 1)[-1])
+
+
 def _preserves_dtype(api_name: str, short: str) -> bool:
     """Elementwise math, reductions, reshapes and linear algebra keep their input's dtype."""
     if not api_name.startswith("tensorflow.") or short in DTYPE_CHANGING:
@@ -670,7 +675,11 @@ def numpy_dtype(
         return numpy_dtype_of(args[0])
     if short == "numpy" and receiver:
         return _array_dtype(receiver)
-    if short in ("array", "asarray") and args:
+    # `choice(a)` draws elements of `np.array(a)`: its dtype is that of the population
+    # (`rng.choice([0., 1.])` is float64, whatever array it is later multiplied with).
+    if short in ("array", "asarray") or (short == "choice" and api_name.startswith("numpy.")):
+        if not args:
+            return None
         literal = {_literal_type(a) for a in args[0]}
         if literal == {"float"}:
             return "float64"
@@ -685,6 +694,40 @@ def numpy_dtype(
         source = receiver if receiver else (args[0] if args else frozenset())
         return _array_dtype(source)
     return None
+
+
+NUMPY_FLOAT_BITS = {"float16": 16, "float32": 32, "float64": 64}
+NUMPY_INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+
+
+def numpy_result_dtype(dtypes: Iterable[str | None]) -> str | None:
+    """The dtype NumPy gives an arithmetic result of arrays of these dtypes (None: unknown).
+
+    NumPy promotes to a type that holds both operands: float32 with float64 is float64, and
+    an int32 or int64 array with a float32 one is float64 too, unlike TensorFlow, which
+    refuses to mix them. Python scalars are not arrays and do not take part (NEP 50).
+    A float64 operand makes the result float64 whatever the other operands are.
+    """
+    known = set(dtypes)
+    if "float64" in known:
+        return "float64"
+    if None in known or not known:
+        return None
+    known.discard("bool")
+    if not known:
+        return "bool"
+    if len(known) == 1:
+        return known.pop()
+    if not known <= NUMPY_FLOAT_BITS.keys() | NUMPY_INT_BITS.keys():
+        return None
+    floats = [NUMPY_FLOAT_BITS[d] for d in known if d in NUMPY_FLOAT_BITS]
+    ints = [NUMPY_INT_BITS[d] for d in known if d in NUMPY_INT_BITS]
+    if not floats:
+        return f"int{max(ints)}"
+    # the smallest float that holds every integer operand exactly: int8 -> 16, int16 -> 32,
+    # int32/int64 -> 64 bits
+    needed = max([*floats, *(min(64, 2 * bits) if bits > 8 else 16 for bits in ints)])
+    return f"float{needed}"
 
 
 def numpy_shape(

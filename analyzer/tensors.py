@@ -43,6 +43,7 @@ from hybridize.analyzer.shapes import (
     literal_ints,
     matmul_shape,
     numpy_dtype,
+    numpy_result_dtype,
     numpy_shape,
 )
 from hybridize.model import Span
@@ -721,7 +722,12 @@ class Evaluator:
             elif kind == "obj":
                 role, class_key = atom[1], atom[2]
                 call_methods = self.index.dispatch(class_key, "__call__") if class_key else ()
-                if role in ("layer", "model") and class_key is not None:
+                # A project `__call__` (on a Keras layer too) is what calling the object runs;
+                # Keras' own `__call__` runs the layer's `call`.
+                own_call = class_key is not None and bool(
+                    self.index.find_method(class_key, "__call__")
+                )
+                if role in ("layer", "model") and class_key is not None and not own_call:
                     layer_calls = self.index.dispatch(class_key, "call")
                     for method in layer_calls:
                         targets.append(("layer_call", method))
@@ -736,7 +742,7 @@ class Evaluator:
                     for call_method in call_methods:
                         targets.append(("method", call_method))
                         result |= self.returned(call_method)
-                    if class_key and self.index.find_method(class_key, "__call__") is None:
+                    if not own_call:
                         result.add(UNKNOWN_ATOM)
                 elif role in ("layer", "model", "loss", "metric"):
                     roles.append(role)
@@ -1142,10 +1148,14 @@ def _operation(operands: list[Atoms], operator: str | None = None) -> Iterable[A
     if any(a[0] == "symbolic" for a in flat):
         return (("symbolic",),)
     if any(a[0] == "numpy" for a in flat):
-        dtypes = {a[1] for a in flat if a[0] == "numpy"}
-        if "float64" in dtypes:
-            return (("numpy", "float64"),)
-        return (("numpy", dtypes.pop() if len(dtypes) == 1 else None),)
+        if len(operands) == 2:
+            # each pair of possible operand arrays gives its own promoted dtype
+            left = {a[1] for a in operands[0] if a[0] == "numpy"} or {"weak"}
+            right = {a[1] for a in operands[1] if a[0] == "numpy"} or {"weak"}
+            return tuple(
+                ("numpy", numpy_result_dtype({x, y} - {"weak"})) for x in left for y in right
+            )
+        return (("numpy", numpy_result_dtype(a[1] for a in flat if a[0] == "numpy")),)
     if flat and all(a[0] == "lit" for a in flat):
         types = {a[1] for a in flat}
         if types <= {"int"}:
