@@ -770,7 +770,7 @@ def enclosing_test(index: ProjectIndex, key: str) -> str | None:
             cls = module.classes.get(class_qualname)
             if cls is None:
                 break
-            if cls.name.startswith("Test") or _is_test_case(index, f"{relpath}::{class_qualname}"):
+            if cls.name.startswith("Test") or index.is_test_case(f"{relpath}::{class_qualname}"):
                 return cls.qualname
             parent, class_qualname = cls.parent_qualname, None
             continue
@@ -802,19 +802,10 @@ def is_test_code(index: ProjectIndex, key: str) -> bool:
     if fn.class_qualname is not None:
         cls = index.modules[relpath].classes.get(fn.class_qualname)
         if cls is not None and (
-            cls.name.startswith("Test") or _is_test_case(index, f"{relpath}::{cls.qualname}")
+            cls.name.startswith("Test") or index.is_test_case(f"{relpath}::{cls.qualname}")
         ):
             return True
     return enclosing_test(index, key) is not None
-
-
-def _is_test_case(index: ProjectIndex, class_key: str) -> bool:
-    """A subclass of `unittest.TestCase` or `tf.test.TestCase`, through project bases."""
-    for key in index.mro(class_key):
-        for ref in index.base_refs(key):
-            if ref[0] == "ext" and ref[1].endswith("TestCase"):
-                return True
-    return False
 
 
 def _verdict(

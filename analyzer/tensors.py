@@ -504,8 +504,7 @@ class Evaluator:
         if fn.binds_receiver and fn.params and fn.params[0].name == name and self.class_key:
             if "classmethod" in {d.name for d in fn.decorators}:
                 return (("class", self.class_key),)
-            role = self.index.keras_role(self.class_key) or "instance"
-            return (("obj", role, self.class_key),)
+            return (("obj", self.index.object_role(self.class_key), self.class_key),)
         evidence = self.facts.param_atoms[self.key].get(name)
         param = next((p for p in fn.params if p.name == name), None)
         out: set[Atom] = set(evidence) if evidence else set()
@@ -717,8 +716,7 @@ class Evaluator:
                 result |= self.returned(atom[1])
             elif kind == "class":
                 targets.append(("class", atom[1]))
-                role = self.index.keras_role(atom[1]) or "instance"
-                result.add(("obj", role, atom[1]))
+                result.add(("obj", self.index.object_role(atom[1]), atom[1]))
             elif kind == "obj":
                 role, class_key = atom[1], atom[2]
                 call_methods = self.index.dispatch(class_key, "__call__") if class_key else ()
