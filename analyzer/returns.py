@@ -41,6 +41,7 @@ from hybridize.analyzer.helper_safety import SYMBOLIC_KINDS, configures_keras_la
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import (
+    MAX_NESTING,
     PYTHON_SEQUENCE_KINDS,
     UNKNOWN_ATOM,
     Atom,
@@ -152,7 +153,21 @@ def _unreturnable(
                 "cannot return it (TypeError while tracing)"
             )
             return
-        for atom in leaf_atoms(evaluator.eval(sym)):
+        returned = evaluator.eval(sym)
+        iterator = _iterator_in(returned)
+        if iterator is not None:
+            yield (
+                f"returns {iterator}, which tf.function cannot return (TypeError while "
+                "tracing): only tensors, None and structures of them"
+            )
+            return
+        if _constructs(sym, calls, "tensorflow.TensorShape"):
+            yield (
+                "returns a `tf.TensorShape`: tf.function cannot return one with an unknown "
+                "dimension (TypeError while tracing) and returns a known one as a tensor"
+            )
+            return
+        for atom in leaf_atoms(returned):
             if atom[0] == "obj" and atom[1] in CHANGED_ROLES:
                 yield f"returns {CHANGED_ROLES[atom[1]]}"
                 return
@@ -160,6 +175,40 @@ def _unreturnable(
             if what is not None:
                 yield f"returns {what}, which tf.function cannot return (TypeError while tracing)"
                 return
+
+
+ITERATOR_KINDS = {
+    "iterator": "an iterator (`zip`, `map`, `enumerate`, `reversed`, `filter`)",
+    "generator": "a generator",
+}
+
+
+def _iterator_in(atoms: Iterable[Atom], depth: int = 0) -> str | None:
+    """What one-shot iterator a returned value may be or hold (in a list, tuple or dict)."""
+    for atom in atoms:
+        if atom[0] == "seq" and atom[1] in ITERATOR_KINDS:
+            return ITERATOR_KINDS[atom[1]]
+        if depth >= MAX_NESTING:
+            continue
+        if atom[0] == "seq" or atom[0] == "dict":
+            inner = atom[2] if atom[0] == "seq" else atom[1]
+            found = _iterator_in(inner, depth + 1)
+            if found is not None:
+                return found
+        elif atom[0] == "tup":
+            for part in atom[1]:
+                found = _iterator_in(part, depth + 1)
+                if found is not None:
+                    return found
+    return None
+
+
+def _constructs(sym: Sym, calls: dict[int, ResolvedCall], api: str) -> bool:
+    """Whether a returned value is the result of a call of `api` (by its canonical name)."""
+    if sym[0] != "call":
+        return False
+    resolved = calls.get(sym[1])
+    return resolved is not None and any(info.name == api for info in resolved.api)
 
 
 def _unreturnable_atom(index: ProjectIndex, atom: Atom) -> str | None:

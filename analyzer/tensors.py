@@ -1043,13 +1043,17 @@ BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
         _sequence_of(_elements(args), "set") if args else _sequence_of(set(), "set")
     ),
     "builtins.sorted": lambda args: _sequence_of(_elements(args)),
-    "builtins.reversed": lambda args: _sequence_of(_elements(args)),
+    # Python 3's zip, enumerate, reversed, map and filter give one-shot iterators, not lists:
+    # iterated like a list, but tf.function cannot return one (TypeError while tracing).
+    "builtins.reversed": lambda args: _sequence_of(_elements(args), "iterator"),
     "builtins.enumerate": lambda args: _sequence_of(
-        {_pair_of([{("lit", "int", None)}, _elements(args)])}
+        {_pair_of([{("lit", "int", None)}, _elements(args)])}, "iterator"
     ),
     "builtins.zip": lambda args: _sequence_of(
-        {_pair_of([_elements(args, i) for i in range(len(args))])}
+        {_pair_of([_elements(args, i) for i in range(len(args))])}, "iterator"
     ),
+    "builtins.map": lambda args: _sequence_of({UNKNOWN_ATOM}, "iterator"),
+    "builtins.filter": lambda args: _sequence_of(_elements(args, 1), "iterator"),
     "builtins.sum": _reduce_builtin,
     "builtins.min": _reduce_builtin,
     "builtins.max": _reduce_builtin,

@@ -622,3 +622,56 @@ def test_static_shape_methods_of_a_tensor_are_not_unknown_effects():
     assert found.has_python_side_effects is False
     assert "HY110" not in {f.code for f in found.findings}
     assert found.passes
+
+
+# --- iterators and TensorShapes (measured with TF 2.21: both raise "To be compatible with
+# tf.function, Python functions must return zero or more Tensors") ---------------------------
+
+ITERATORS = """
+import tensorflow as tf
+
+
+def run_callbacks(callbacks, grads_and_vars):
+    for callback in callbacks:
+        grads_and_vars = callback(grads_and_vars)
+    return grads_and_vars
+
+
+def pairs(grads, variables):
+    return zip(grads, variables)
+
+
+def listed_pairs(grads, variables):
+    return list(zip(grads, variables))
+
+
+def keep_last_dim(tensor):
+    shape = tensor.shape.as_list()
+    for i in range(len(shape) - 1):
+        shape[i] = None
+    return tf.TensorShape(shape)
+
+
+def main():
+    run_callbacks([], zip([tf.ones([2])], [tf.Variable(tf.ones([2]))]))
+    pairs([tf.ones([2])], [tf.Variable(tf.ones([2]))])
+    listed_pairs([tf.ones([2])], [tf.Variable(tf.ones([2]))])
+    keep_last_dim(tf.ones([2, 3]))
+"""
+
+
+def test_a_zip_a_caller_passes_and_the_function_returns_as_given_is_blocked() -> None:
+    v = verdict(ITERATORS, "run_callbacks")
+    assert v.has_python_value_returns is True
+    assert any("iterator" in f.message for f in v.findings if f.code == "HY407")
+
+
+def test_returning_a_zip_is_blocked_and_a_list_of_its_pairs_is_not() -> None:
+    assert verdict(ITERATORS, "pairs").has_python_value_returns is True
+    assert verdict(ITERATORS, "listed_pairs").has_python_value_returns is False
+
+
+def test_returning_a_constructed_tensor_shape_is_blocked() -> None:
+    v = verdict(ITERATORS, "keep_last_dim")
+    assert v.has_python_value_returns is True
+    assert any("TensorShape" in f.message for f in v.findings if f.code == "HY407")
