@@ -279,7 +279,7 @@ class BenefitModel:
                         continue
                     counted = True
                     if caller not in stops:
-                        total += calls.get(caller, 1) * self._edge_runs.get((caller, key), 1)
+                        total += _times(calls.get(caller, 1), self._edge_runs.get((caller, key), 1))
                 if counted:
                     calls[key] = MANY if cyclic and total else total
         return calls
@@ -297,7 +297,7 @@ class BenefitModel:
             trips = self._loop_trips(caller, loops[i]) if 0 <= i < len(loops) else None
             if trips is None:
                 return MANY
-            product *= trips
+            product = _times(product, trips)
         return product
 
     def _loop_trips(self, caller: str, loop: Loop) -> int | None:
@@ -428,3 +428,9 @@ def _work_in_words(work: int, training: bool) -> str:
     if work >= WORK_CAP:
         return "a large amount of TensorFlow work"
     return f"only about {work} unit{'s' if work != 1 else ''} of TensorFlow work"
+
+
+def _times(runs: float, per_run: float) -> float:
+    """`runs * per_run` where zero wins: a call in a loop over an empty list runs 0 times
+    however often its function does (`inf * 0` would be NaN, and poison every sum)."""
+    return 0.0 if runs == 0 or per_run == 0 else runs * per_run

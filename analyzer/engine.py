@@ -489,12 +489,12 @@ def _decide(
         decided = {**{k: v for k, v in memory.decided.items() if k not in scope}, **decided}
         failed = {**{k: v for k, v in memory.errors.items() if k not in scope}, **failed}
         final = {k: v for k, v in memory.final.items() if k not in scope}
-        inside = benefits.inside_proposed_graphs(
-            decided, [k for k in function_keys if k in decided]
+        inside = _inside_proposed_graphs(
+            benefits, decided, [k for k in function_keys if k in decided], errors
         )
         final.update((k, decided[k]) for k in function_keys if k in decided)
     else:
-        inside = benefits.inside_proposed_graphs(decided)
+        inside = _inside_proposed_graphs(benefits, decided, None, errors)
         final = dict(decided)
     for key, reason in inside.items():
         final[key] = dataclasses.replace(final[key], benefit="none", benefit_reasons=(reason,))
@@ -517,6 +517,28 @@ def _decide(
         project.imports,
     )
     return verdicts, errors, memory
+
+
+def _inside_proposed_graphs(
+    benefits: BenefitModel,
+    decided: dict[str, FunctionVerdict],
+    keys: list[str] | None,
+    errors: list[FileError],
+) -> dict[str, str]:
+    """`BenefitModel.inside_proposed_graphs`, whose failure on some unusual project costs the
+    additions that refinement of their benefit, not the project its verdicts."""
+    try:
+        return benefits.inside_proposed_graphs(decided, keys)
+    except Exception as exc:
+        errors.append(
+            FileError(
+                ".",
+                "internal error while estimating which additions run inside proposed graphs: "
+                f"{type(exc).__name__}: {exc} (benefits are left as estimated per function; "
+                "please report it)",
+            )
+        )
+        return {}
 
 
 def _cached(facts: TensorFacts, name: str) -> dict[object, object]:
@@ -770,7 +792,7 @@ def enclosing_test(index: ProjectIndex, key: str) -> str | None:
             cls = module.classes.get(class_qualname)
             if cls is None:
                 break
-            if cls.name.startswith("Test") or _is_test_case(index, f"{relpath}::{class_qualname}"):
+            if cls.name.startswith("Test") or index.is_test_case(f"{relpath}::{class_qualname}"):
                 return cls.qualname
             parent, class_qualname = cls.parent_qualname, None
             continue
@@ -802,19 +824,10 @@ def is_test_code(index: ProjectIndex, key: str) -> bool:
     if fn.class_qualname is not None:
         cls = index.modules[relpath].classes.get(fn.class_qualname)
         if cls is not None and (
-            cls.name.startswith("Test") or _is_test_case(index, f"{relpath}::{cls.qualname}")
+            cls.name.startswith("Test") or index.is_test_case(f"{relpath}::{cls.qualname}")
         ):
             return True
     return enclosing_test(index, key) is not None
-
-
-def _is_test_case(index: ProjectIndex, class_key: str) -> bool:
-    """A subclass of `unittest.TestCase` or `tf.test.TestCase`, through project bases."""
-    for key in index.mro(class_key):
-        for ref in index.base_refs(key):
-            if ref[0] == "ext" and ref[1].endswith("TestCase"):
-                return True
-    return False
 
 
 def _verdict(

@@ -401,6 +401,23 @@ class ProjectIndex:
         self._dispatch_cache[cache_key] = result
         return result
 
+    def object_role(self, class_key: str) -> str:
+        """The receiver role of an instance of a project class: its Keras role, "test_case"
+        for a unittest/absltest/`tf.test` test case (whose assertions are eager-only), else
+        "instance"."""
+        role = self.keras_role(class_key)
+        if role is not None:
+            return role
+        return "test_case" if self.is_test_case(class_key) else "instance"
+
+    def is_test_case(self, class_key: str) -> bool:
+        """A subclass of `unittest.TestCase` or `tf.test.TestCase`, through project bases."""
+        for key in self.mro(class_key):
+            for ref in self.base_refs(key):
+                if ref[0] == "ext" and ref[1].endswith("TestCase"):
+                    return True
+        return False
+
     def keras_role(self, class_key: str) -> str | None:
         """'model' or 'layer' when the class derives from a Keras Model or Layer, else None."""
         if class_key in self._class_role_cache:

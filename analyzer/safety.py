@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from hybridize.analyzer.frameworks import lookup_parameters
+from hybridize.analyzer.frameworks import literal_order_inputs, lookup_parameters
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.shapes import dtype_of, preserves_dtype
@@ -473,6 +473,57 @@ def _dtype_parameters(ctx: _Context, sym: Sym, depth: int = 0) -> set[str]:
     return set()
 
 
+LITERAL_DEFAULT_DTYPES = {"int": "int32", "float": "float32"}
+
+
+def _leading_literal_conflicts(ctx: _Context) -> list[Finding]:
+    """`tf.maximum(0, x)` with a float `x`, `tf.where(c, 1., x)` with a float64 `x`.
+
+    Eagerly the op converts the Python number to the tensor's dtype; while tracing, the op
+    builder converts it first, to its own default dtype (int32, float32), and the tensor then
+    mismatches (TypeError). Which ops do so is measured (`literal_order_inputs`). The tensor's
+    dtype must be known to differ: from its own value or from the parameters it is computed
+    from, whose arguments keep their dtype when they cross the graph boundary.
+    """
+    evidence = ctx.facts.param_atoms.get(ctx.key, {})
+    found = []
+    for resolved in ctx.facts.calls.get(ctx.key, []):
+        for info in resolved.api:
+            order = literal_order_inputs(info.name)
+            if order is None:
+                continue
+            (first, second), kinds = order
+            args = resolved.site.args
+            if len(args) <= second:
+                continue
+            literal = {a[1] if a[0] == "lit" else None for a in ctx.evaluator.eval(args[first])}
+            if len(literal) != 1 or (kind := literal.pop()) not in kinds or kind is None:
+                continue
+            atoms = [a for a in ctx.evaluator.eval(args[second]) if a[0] in ("tensor", "variable")]
+            for source in _dtype_parameters(ctx, args[second]):
+                atoms.extend(evidence.get(source, ()))
+            default = LITERAL_DEFAULT_DTYPES[kind]
+            clashing = sorted(
+                {a[1] for a in atoms if a[0] in DTYPE_KINDS and a[1] and a[1] != default}
+                - ({"int32", "int64", "uint8", "int8", "int16"} if kind == "float" else set())
+            )
+            if clashing:
+                short = info.name.rsplit(".", 1)[-1]
+                found.append(
+                    ctx.finding(
+                        "HY405",
+                        "has_conflicting_eager_dtype_coercions",
+                        f"`{short}` gets the Python {kind} first and a {'/'.join(clashing)} "
+                        f"tensor after it: eagerly the number takes the tensor's dtype, but "
+                        f"while tracing it is converted first, as {default}, and the op "
+                        "fails with a TypeError",
+                        resolved.site.span,
+                    )
+                )
+                break
+    return found
+
+
 def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
     """A parameter meeting float operands of different dtypes, or receiving several.
 
@@ -520,7 +571,7 @@ def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
             and len(resolved.site.args) > 1
         ):
             note(list(resolved.site.args))
-    found = []
+    found = _leading_literal_conflicts(ctx)
     for name in sorted(met):
         # Only a parameter that meets a float operand can clash with it; one that receives
         # several dtypes but is cast first (`tf.cast(x, w.dtype) * w`) is fine.

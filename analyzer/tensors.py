@@ -46,6 +46,13 @@ from hybridize.analyzer.shapes import (
     numpy_result_dtype,
     numpy_shape,
 )
+from hybridize.analyzer.test_parameters import (
+    PYTEST_PARAMETRIZE,
+    absl_cases,
+    is_tuple_display,
+    pytest_cases,
+    receives_cases,
+)
 from hybridize.model import Span
 
 Atom = tuple
@@ -504,8 +511,7 @@ class Evaluator:
         if fn.binds_receiver and fn.params and fn.params[0].name == name and self.class_key:
             if "classmethod" in {d.name for d in fn.decorators}:
                 return (("class", self.class_key),)
-            role = self.index.keras_role(self.class_key) or "instance"
-            return (("obj", role, self.class_key),)
+            return (("obj", self.index.object_role(self.class_key), self.class_key),)
         evidence = self.facts.param_atoms[self.key].get(name)
         param = next((p for p in fn.params if p.name == name), None)
         out: set[Atom] = set(evidence) if evidence else set()
@@ -717,8 +723,7 @@ class Evaluator:
                 result |= self.returned(atom[1])
             elif kind == "class":
                 targets.append(("class", atom[1]))
-                role = self.index.keras_role(atom[1]) or "instance"
-                result.add(("obj", role, atom[1]))
+                result.add(("obj", self.index.object_role(atom[1]), atom[1]))
             elif kind == "obj":
                 role, class_key = atom[1], atom[2]
                 call_methods = self.index.dispatch(class_key, "__call__") if class_key else ()
@@ -1231,6 +1236,8 @@ def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contri
         evaluator.call_results[i] = resolved.result
         out.calls.append(resolved)
         _record_evidence(index, key, resolved, out)
+    if receives_cases(fn):
+        _record_test_cases(index, facts, key, fn, out, evaluator)
     for condition in fn.conditions:
         evaluator.eval(condition)  # memoised: an operator on tensors there is computation
     returned: set[Atom] = set()
@@ -1263,6 +1270,39 @@ def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contri
     if evaluator.optimistic:
         deps.add(OPTIMISTIC)
     return out, deps
+
+
+def _record_test_cases(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: str,
+    fn: FunctionSummary,
+    out: Contribution,
+    evaluator: Evaluator,
+) -> None:
+    """A parameterized test's cases (`test_parameters`) are calls of it: evidence for its
+    parameters, evaluated where its decorators are (the enclosing scope)."""
+    relpath = key.split("::", 1)[0]
+    owner = get_evaluator(index, facts, index.owner_key(key))
+    for decorator in fn.decorators:
+        if not decorator.called:
+            continue
+        ref = index.resolve_dotted(relpath, decorator.name)
+        if ref[0] != "ext":
+            continue
+        args = [owner.eval(a) for a in decorator.args]
+        calls: list[tuple[list[Atoms], dict[str, Atoms]]] = []
+        single_display = len(decorator.args) == 1 and is_tuple_display(decorator.args[0])
+        positional = absl_cases(ref[1], args, single_display)
+        if positional is not None:
+            calls = [(case, {}) for case in positional]
+        elif ref[1] == PYTEST_PARAMETRIZE and len(args) >= 2:
+            calls = [([], case) for case in pytest_cases(args[0], args[1])]
+        for case_args, case_kwargs in calls:
+            bound = bind_arguments(fn, case_args, case_kwargs, skip_receiver=fn.binds_receiver)
+            for name, atoms in bound.items():
+                out.evidence.append((key, name, atoms, True))
+    evaluator.deps |= owner.deps
 
 
 CONTAINER_GROWERS = frozenset({"append", "appendleft", "add", "insert", "extend", "update"})

@@ -14,6 +14,7 @@ way; `blamed` is the sharper of the two, since a test exercises many functions.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -191,3 +192,57 @@ def borrow_blame(failures: Mapping[str, tuple[str, list[str]]]) -> dict[str, lis
         if not blamed and key in named:
             borrowed[nodeid] = list(named[key])
     return borrowed
+
+
+RAISES_ASSERTIONS = ("assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "raises")
+"""unittest's, absltest's and pytest's "this must raise" (called, or as a context manager)."""
+
+
+def _is_raises_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in RAISES_ASSERTIONS or name.startswith("assertRaises")
+
+
+def expects_an_error(source: str, line: int) -> bool:
+    """Whether `line` of a test file runs where the test asserts that an exception is raised:
+    inside `self.assertRaises(Error, f, ...)` or the body of `with self.assertRaises*(...)` /
+    `with pytest.raises(...)`.
+
+    A rewritten function that still raises there, but another exception, changed only which
+    error invalid input gets: `tf.function` reports a shape mismatch at trace time as a
+    `ValueError` where eager code raises `InvalidArgumentError`, and Python iteration of a
+    tensor as `OperatorNotAllowedInGraphError`. Such tests are reported apart from the
+    unsafe rewrites, which change what valid programs compute.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if _is_raises_call(node) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            return True
+        if isinstance(node, ast.With | ast.AsyncWith) and any(
+            _is_raises_call(item.context_expr) for item in node.items
+        ):
+            body_start = node.body[0].lineno
+            if body_start <= line <= (node.end_lineno or body_start):
+                return True
+    return False
+
+
+def error_changed(error: str, frames: Iterable[tuple[str, int]], test_path: str) -> bool:
+    """A newly failing test whose innermost frame in its own file expects an exception and
+    got another one (not "... not raised": a check that vanished is a real change)."""
+    if not error or error.startswith("AssertionError"):
+        return False
+    lines = [line for path, line in frames if path == test_path]
+    if not lines:
+        return False
+    try:
+        source = Path(test_path).read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return expects_an_error(source, lines[-1])

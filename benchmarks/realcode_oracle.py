@@ -69,6 +69,7 @@ from oracle_outcomes import (  # noqa: E402
     blamed_functions,
     borrow_blame,
     count,
+    error_changed,
     newly_failing,
     read_outcome_file,
     test_file_of,
@@ -549,6 +550,7 @@ def judge_library(
     failing_records = []
     attribution: dict[str, tuple[list[str], list[str]]] = {}
     flaky = []
+    error_changes: list[str] = []  # invalid input raises another exception: not counted unsafe
     for failure in failures:
         first = after.outcomes.get(failure.nodeid)
         again = traced.get(failure.nodeid)
@@ -556,20 +558,29 @@ def judge_library(
         blamed = blamed_functions(frames, done.rewritten, path_of)
         exercised = (again.exercised or []) if again else []
         reproduced = again is None or again.outcome not in ("passed", "skipped")
+        test_path = str((rewritten_root / test_file_of(failure.nodeid)).resolve())
+        changed_error = error_changed(failure.error, frames, test_path)
         record = {
             **asdict(failure),
             "error_text": first.error_text if first else "",
             "blamed": blamed,
             "exercised": exercised,
             "reproduced": reproduced,
+            "error_changed": changed_error,
         }
         failing_records.append(record)
-        if reproduced:
-            attribution[failure.nodeid] = (blamed, exercised)
-        else:
+        if not reproduced:
             flaky.append(failure.nodeid)
+        elif changed_error:
+            error_changes.append(failure.nodeid)
+        else:
+            attribution[failure.nodeid] = (blamed, exercised)
     borrowed = borrow_blame(
-        {r["nodeid"]: (r["error"], r["blamed"]) for r in failing_records if r["reproduced"]}
+        {
+            r["nodeid"]: (r["error"], r["blamed"])
+            for r in failing_records
+            if r["reproduced"] and not r["error_changed"]
+        }
     )
     for record in failing_records:
         if record["nodeid"] in borrowed:
@@ -596,6 +607,7 @@ def judge_library(
         "file_failures_after": after.file_failures,
         "newly_failing": failing_records,
         "flaky": flaky,
+        "error_changes": error_changes,
         "timed_out_after": [asdict(f) for f in timed_out],
         "unattributed": unattributed,
         "unsafe_functions": [
@@ -626,7 +638,8 @@ COLUMNS = (
 
 
 def _row(result: dict[str, Any]) -> dict[str, str]:
-    confirmed = len(result["newly_failing"]) - len(result["flaky"])
+    changes = len(result.get("error_changes", []))
+    confirmed = len(result["newly_failing"]) - len(result["flaky"]) - changes
     return {
         "library": result["requirement"],
         "functions_analysed": str(result["functions_analysed"]),
@@ -634,7 +647,8 @@ def _row(result: dict[str, Any]) -> dict[str, str]:
         "tests": f"{result['tests_before']}/{result['tests_after']}",
         "passing": f"{result['passing_before']}/{result['passing_after']}",
         "new_failures": str(confirmed)
-        + (f" (+{len(result['flaky'])} flaky)" if result["flaky"] else ""),
+        + (f" (+{len(result['flaky'])} flaky)" if result["flaky"] else "")
+        + (f" (+{changes} error type)" if changes else ""),
         "unsafe": str(len(result["unsafe_functions"])),
     }
 
@@ -651,8 +665,12 @@ def totals(results: Sequence[dict[str, Any]]) -> dict[str, int]:
         "tests_after": total("tests_after"),
         "passing_before": total("passing_before"),
         "passing_after": total("passing_after"),
-        "newly_failing": sum(len(r["newly_failing"]) - len(r["flaky"]) for r in results),
+        "newly_failing": sum(
+            len(r["newly_failing"]) - len(r["flaky"]) - len(r.get("error_changes", []))
+            for r in results
+        ),
         "flaky": sum(len(r["flaky"]) for r in results),
+        "error_changes": sum(len(r.get("error_changes", [])) for r in results),
         "unsafe_functions": sum(len(r["unsafe_functions"]) for r in results),
     }
 
@@ -666,6 +684,11 @@ def render(results: Sequence[dict[str, Any]]) -> str:
         if result.get("error"):
             lines.append(f"\n{result['library']}: not judged: {result['error']}")
             continue
+        if result.get("error_changes"):
+            lines.append(f"\n{result['requirement']}: tests expecting an error that got another")
+        for nodeid in result.get("error_changes", []):
+            error = next(r["error"] for r in result["newly_failing"] if r["nodeid"] == nodeid)
+            lines.append(f"  {nodeid}: {error[:140]}")
         if not result["unsafe_functions"] and not result["unattributed"]:
             continue
         lines.append(f"\n{result['requirement']}: unsafe rewrites")
@@ -686,7 +709,8 @@ def render(results: Sequence[dict[str, Any]]) -> str:
         f"\ntotal: {t['libraries']} libraries, {t['functions_analysed']} functions analysed, "
         f"{t['rewritten']} rewritten, tests {t['tests_before']}/{t['tests_after']}, passing "
         f"{t['passing_before']}/{t['passing_after']}, {t['newly_failing']} newly failing "
-        f"({t['flaky']} flaky), {t['unsafe_functions']} unsafe functions"
+        f"({t['flaky']} flaky, {t['error_changes']} error-type changes on invalid input), "
+        f"{t['unsafe_functions']} unsafe functions"
     )
     return "\n".join(lines)
 

@@ -13,7 +13,8 @@ class HasConflictingEagerDtypeCoercions(Check):
     A parameter that, in an operation of the function, meets a partner of a different float
     dtype: typically a NumPy array (float64 by default) combined with a float32 tensor, as
     in `x * w` called with `np.ones(3)` and `tf.ones(3)`, or NumPy data standardised with
-    float32 statistics.
+    float32 statistics. Also a Python number before a tensor in an op whose inputs share a
+    dtype (`tf.maximum(0, x)` with a float `x`, `tf.where(c, 1., x)` with a float64 `x`).
 
     Why it matters in graph mode
     ----------------------------
@@ -22,7 +23,10 @@ class HasConflictingEagerDtypeCoercions(Check):
     its NumPy arguments to tensors first, keeping their own dtype, and the same operation
     then meets float64 and float32 and fails while tracing with `TypeError: Input 'y' of
     'Mul' Op has type float32 that does not match type float64 of argument 'x'`. Adding
-    `@tf.function` breaks the code.
+    `@tf.function` breaks the code. Likewise an op such as `tf.maximum` converts a leading
+    Python number to the first tensor's dtype eagerly, but while tracing converts it first,
+    to its own default (int32, float32), and then fails on the tensor (the ops that do so
+    were measured: `tensorflow_literal_order.json`).
 
     Example
     -------

@@ -36,7 +36,7 @@ from . import (
     python_stdlib,
     tensorflow_rules,
 )
-from ._tables import ApiTable, Entry, numpy_table, tensorflow_table
+from ._tables import ApiTable, Entry, literal_order_table, numpy_table, tensorflow_table
 from .api_info import (
     EFFECTS,
     KINDS,
@@ -182,6 +182,23 @@ def lookup_parameters(qualified_name: str) -> tuple[str, ...] | None:
     if canonical is None:
         return None
     return table.parameters.get(canonical)
+
+
+@functools.cache
+def literal_order_inputs(qualified_name: str) -> tuple[tuple[int, int], frozenset[str]] | None:
+    """For an op whose two inputs share one dtype and whose graph builder converts a leading
+    Python number to its own default dtype (measured: ``tensorflow_literal_order.json``), the
+    positions of those inputs and the literal kinds ("int", "float") that break only in a
+    graph; else None. ``tf.maximum(0, x)`` -> ``((0, 1), {"int", "float"})``."""
+    name = _normalise(qualified_name)
+    if _framework(name) != "tensorflow":
+        return None
+    canonical = tensorflow_table().resolve(name)
+    found = literal_order_table().get(canonical or "")
+    if found is None:
+        return None
+    first, second = found["inputs"]
+    return (first, second), frozenset(found["literals"])
 
 
 @functools.cache

@@ -115,6 +115,15 @@ def tensorflow_table() -> ApiTable:
 
 
 @functools.cache
+def literal_order_table() -> dict[str, Any]:
+    """TensorFlow ops where a leading Python number breaks only in a graph
+    (``tensorflow_literal_order.json``, measured by ``generate_literal_order.py``)."""
+    path = Path(__file__).with_name("tensorflow_literal_order.json")
+    ops: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))["ops"]
+    return ops
+
+
+@functools.cache
 def numpy_table() -> ApiTable:
     """NumPy (``numpy_api.json``)."""
     return _load("numpy_api.json")

@@ -813,6 +813,33 @@ def _pure_methods_of(type_: type) -> dict[str, Behaviour]:
     return {name: PYTHON for name in dir(type_) if not name.startswith("_")}
 
 
+_TEST_ASSERTION = Behaviour(
+    "python",
+    effect="eager_only",
+    note="a test assertion: it reads tensor values in Python (`self.evaluate`), which a "
+    "traced function cannot",
+)
+_TF_TEST_CASE_EXTRAS = _words(
+    """assertAllEqual assertAllClose assertAllCloseAccordingToType assertAllGreater
+    assertAllGreaterEqual assertAllLess assertAllLessEqual assertAllInRange assertAllInSet
+    assertArrayNear assertNear assertNDArrayNear assertNotAllClose assertNotAllEqual
+    assertShapeEqual assertDTypeEqual assertDeviceEqual assertProtoEquals
+    assertProtoEqualsVersion assertRaisesOpError assertRaisesWithPredicateMatch
+    assertRaisesIncompatibleShapesError assertStartsWith assertLen assertEmpty
+    assertNotEmpty assertBetween assertContainsSubset assertNoCommonElements
+    assertSameElements assertSameStructure assertSequenceStartsWith assertDictContainsSubset
+    assertJsonEqual assertUrlEqual assertTotallyOrdered evaluate"""
+)
+
+
+def _test_case_methods() -> dict[str, Behaviour]:
+    """unittest's, absltest's and `tf.test.TestCase`'s assertions (and `evaluate`)."""
+    import unittest
+
+    names = {n for n in dir(unittest.TestCase) if n.startswith(("assert", "fail"))}
+    return {name: _TEST_ASSERTION for name in sorted(names | set(_TF_TEST_CASE_EXTRAS))}
+
+
 #: role -> method -> behaviour
 METHODS: dict[str, dict[str, Behaviour]] = {
     "tensor": _TENSOR_METHODS,
@@ -831,6 +858,7 @@ METHODS: dict[str, dict[str, Behaviour]] = {
     "random_generator": _RANDOM_GENERATOR_METHODS,
     "summary_writer": _SUMMARY_WRITER_METHODS,
     "tensor_array": _TENSOR_ARRAY_METHODS,
+    "test_case": _test_case_methods(),
     "keras_symbolic": _KERAS_SYMBOLIC_METHODS,
     "numpy": _NUMPY_METHODS,
     "rng": _RNG_METHODS,

@@ -8,6 +8,8 @@ for code already inside a compiled caller.
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 from facts_helpers import case, verdict
 
@@ -256,3 +258,47 @@ def test_a_helper_of_a_step_that_gets_compiled_gains_nothing_of_its_own() -> Non
     # Called in a loop of module code too, it keeps its own benefit.
     looped = source + "\n        for _ in range(100):\n            forward(tf.ones((2, 3)))\n"
     assert verdict(looped, "forward").benefit == "high"
+
+
+def test_a_call_in_a_loop_that_never_runs_counts_zero_however_often_its_caller_runs() -> None:
+    """`inf * 0` is NaN: an unbounded caller of a call in a loop over an empty list made the
+    count of the callee NaN, which hid its 100 calls from module code (and crashed the
+    benefit phase on tf-models, formatting NaN as a count)."""
+    ops = "\n".join(f"            x = tf.sin(x) + {i}.0" for i in range(HIGH_WORK))
+    source = f"""
+        import tensorflow as tf
+
+        def chain(x):
+{ops}
+            return x
+
+        def outer(x):
+            for _ in []:
+                chain(x)
+            return x
+
+        while True:
+            outer(tf.ones((2, 3)))
+
+        for _ in range(100):
+            chain(tf.ones((2, 3)))
+        """
+    v = verdict(source, "chain")
+    assert v.benefit == "high", v.benefit_reasons
+
+
+def test_a_failure_of_the_project_wide_benefit_step_costs_no_verdict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hybridize.analyzer import benefit
+    from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries_with_errors
+    from hybridize.analyzer.engine import summarize_text as summarize
+
+    def broken(self: object, *args: object) -> dict[str, str]:
+        raise ValueError("cannot convert float NaN to integer")
+
+    monkeypatch.setattr(benefit.BenefitModel, "inside_proposed_graphs", broken)
+    summary = summarize("main.py", textwrap.dedent(FORWARD_AND_STEP))
+    verdicts, errors = analyze_summaries_with_errors([summary], AnalysisOptions(use_cache=False))
+    assert {v.qualname for v in verdicts} >= {"step", "forward"}
+    assert any("NaN" in e.message for e in errors)

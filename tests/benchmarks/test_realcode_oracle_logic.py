@@ -22,6 +22,8 @@ from oracle_outcomes import (  # noqa: E402
     Outcome,
     blamed_functions,
     borrow_blame,
+    error_changed,
+    expects_an_error,
     newly_failing,
     read_outcomes,
     unsafe_functions,
@@ -251,6 +253,48 @@ def test_a_repeated_error_borrows_the_blame_within_its_file_only() -> None:
         }
     )
     assert borrowed == {"a.py::T::t1": ["pkg/m.py::f"]}
+
+
+RAISING_TEST = """\
+import pytest
+
+
+class T:
+    def test_call_form(self):
+        self.assertRaises(ValueError, f,
+                          1)
+
+    def test_context_form(self):
+        x = 1
+        with self.assertRaisesRegex(ValueError, "bad"):
+            f(x)
+        f(x)
+
+    def test_pytest_form(self):
+        with pytest.raises(TypeError):
+            f(2)
+"""
+
+
+def test_a_line_inside_an_assertion_that_something_raises_expects_an_error() -> None:
+    assert expects_an_error(RAISING_TEST, 7)  # the call form's second line
+    assert expects_an_error(RAISING_TEST, 12)  # inside the with block
+    assert not expects_an_error(RAISING_TEST, 13)  # after it
+    assert not expects_an_error(RAISING_TEST, 10)  # before it
+    assert expects_an_error(RAISING_TEST, 17)  # pytest.raises
+
+
+def test_only_another_exception_where_one_is_expected_is_an_error_change(tmp_path: Path) -> None:
+    test_file = tmp_path / "t_test.py"
+    test_file.write_text(RAISING_TEST)
+    path = str(test_file)
+    frames = [(path, 12), ("/lib/mod.py", 40)]
+    assert error_changed("OperatorNotAllowedInGraphError: iterating", frames, path)
+    # the expected exception is no longer raised: the check vanished, a real change
+    assert not error_changed("AssertionError: ValueError not raised", frames, path)
+    # the failure comes from a line that expects nothing
+    assert not error_changed("TypeError: x", [(path, 13)], path)
+    assert not error_changed("TypeError: x", [("/lib/mod.py", 40)], path)
 
 
 def test_the_error_line_is_the_exceptions_last_line_named() -> None:

@@ -1,0 +1,85 @@
+"""A parameterized test's cases are calls of it (absl `parameterized`, pytest `parametrize`).
+
+tf-models' `edgetpu_test.test_sharded_size` receives `algorithm` from
+`@parameterized.parameters(([16], 8, _sharded_nms, True), ...)` and calls it with
+`tf_keras.Input` tensors: under `@tf.function` the library's `_greater` then received Keras
+symbolic tensors and failed (measured on the oracle). The cases must reach the test's
+parameters for that call to be seen.
+"""
+
+from __future__ import annotations
+
+from facts_helpers import verdict
+
+LIBRARY = """
+import tensorflow as tf
+
+
+def _greater(x):
+    x_clip = tf.minimum(tf.nn.relu(x), tf.constant(1, dtype=x.dtype))
+    return -tf.math.floor(-x_clip)
+
+
+def sharded(boxes, scores, top):
+    return _greater(scores) * top
+
+
+def plain(boxes, scores, top):
+    return scores * top
+
+
+def scale(x, factor):
+    return x * factor
+"""
+
+ABSL_TEST = """
+import tensorflow as tf
+import tf_keras
+from absl.testing import parameterized
+
+from lib import sharded, plain
+
+
+class ShardTest(parameterized.TestCase, tf.test.TestCase):
+    @parameterized.parameters(([16], 8, sharded), ([4], 2, sharded))
+    def test_size(self, shape, top, algorithm):
+        scores = tf_keras.Input(shape=shape, batch_size=1)
+        boxes = tf_keras.Input(shape=shape + [4], batch_size=1)
+        algorithm(boxes, scores, top)
+
+    @parameterized.named_parameters(("small", [4], 2, plain))
+    def test_plain(self, shape, top, algorithm):
+        algorithm(tf.ones(shape + [4]), tf.ones(shape), top)
+"""
+
+PYTEST_TEST = """
+import pytest
+import tensorflow as tf
+
+from lib import scale
+
+
+@pytest.mark.parametrize("factor", [tf.constant(2.0), tf.constant(3.0)])
+def test_scale(factor):
+    scale(tf.ones([3]), factor)
+"""
+
+
+def test_absl_cases_carry_a_function_that_receives_keras_symbolic_tensors() -> None:
+    files = {"lib.py": LIBRARY, "lib_test.py": ABSL_TEST}
+    assert verdict(files, "lib.py::sharded").has_keras_symbolic_arguments is True
+    # and through the helper it calls
+    assert verdict(files, "lib.py::_greater").has_keras_symbolic_arguments is True
+
+
+def test_named_cases_drop_the_test_name() -> None:
+    files = {"lib.py": LIBRARY, "lib_test.py": ABSL_TEST}
+    v = verdict(files, "lib.py::plain")
+    assert v.has_keras_symbolic_arguments is False
+    assert {p.name: p.is_tensor for p in v.params}["scores"] is True
+
+
+def test_pytest_cases_are_arguments() -> None:
+    files = {"lib.py": LIBRARY, "test_lib.py": PYTEST_TEST}
+    v = verdict(files, "lib.py::scale")
+    assert {p.name: p.is_tensor for p in v.params}["factor"] is True
