@@ -767,15 +767,20 @@ def run_oracle(args: argparse.Namespace) -> dict[str, Any]:
         if not args.keep:
             for label in ("original", "rewritten", "logs", "hybridize-cache"):
                 shutil.rmtree(args.out / name / label, ignore_errors=True)
+        # written after every library: a run stopped in a long suite keeps the ones judged
+        document = _document(results, python)
+        (args.out / "results.json").write_text(json.dumps(document, indent=2) + "\n")
+    return _document(results, python)
+
+
+def _document(results: list[dict[str, Any]], python: Path) -> dict[str, Any]:
     judged = [r for r in results if not r.get("error")]
-    document = {
+    return {
         "hybridize_commit": _git_commit(),
         "python": str(python),
         "libraries": results,
         "totals": totals(judged),
     }
-    (args.out / "results.json").write_text(json.dumps(document, indent=2) + "\n")
-    return document
 
 
 def main(argv: Sequence[str] | None = None) -> int:
