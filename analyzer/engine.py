@@ -322,7 +322,23 @@ def _analyze_summaries(
     summaries: Iterable[ModuleSummary], options: AnalysisOptions, package: str
 ) -> tuple[list[FunctionVerdict], list[FileError]]:
     index = ProjectIndex({s.relpath: s for s in summaries}, package)
-    return _decide_all(index, solve(index), options)
+    facts = solve(index)
+    try:
+        return _decide_all(index, facts, options)
+    finally:
+        _release(facts)
+
+
+def _release(facts: TensorFacts) -> None:
+    """Drop the solution's references to its evaluators (each refers back to the solution).
+
+    With the cycle collector paused and what survives frozen (`no_cyclic_gc`), that cycle
+    would keep every fact and memo of the project in memory until the process ends, beside
+    the report being written; without it, reference counting frees them when the verdicts
+    are made."""
+    facts.evaluators = {}
+    facts.latest_evaluators = {}
+    facts.cache.clear()
 
 
 def analyze_solved(

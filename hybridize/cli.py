@@ -7,6 +7,7 @@ Exit status: 0 when the command ran (whatever the verdicts), 1 when `--fail-on-r
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -82,7 +83,7 @@ def analyze(
 ) -> None:
     """Analyse PATH (a file or a folder, as one project) and report a verdict per function."""
     from hybridize.analyzer.engine import AnalysisOptions, analyze_path
-    from hybridize.output.json_report import render_json
+    from hybridize.output.json_report import json_chunks
     from hybridize.output.sarif import render_sarif
     from hybridize.output.text_report import render_text
 
@@ -96,7 +97,7 @@ def analyze(
         from hybridize.refactor_plan import refactored_files
 
         result = refactored_files(result)
-        _emit(render_json(result, __version__), "utf-8")
+        _emit_pieces(json_chunks(result, __version__), "utf-8")
     elif output_format == "sarif":
         _emit(render_sarif(result, __version__, sarif_rules()), "utf-8")
     else:
@@ -110,6 +111,25 @@ def _emit(text: str, encoding: str) -> None:
     """Write a report as bytes: JSON and SARIF are UTF-8 whatever the locale says, and a
     character the terminal's encoding lacks becomes '?' rather than a traceback."""
     click.echo(text.encode(encoding, "replace"), nl=False)
+
+
+EMIT_BATCH = 1 << 20
+"""Characters of a report written at once when it comes in pieces."""
+
+
+def _emit_pieces(pieces: Iterable[str], encoding: str) -> None:
+    """`_emit` of a report made of pieces, written in batches as they come (the report of a
+    large project is never held whole)."""
+    batch: list[str] = []
+    size = 0
+    for piece in pieces:
+        batch.append(piece)
+        size += len(piece)
+        if size >= EMIT_BATCH:
+            _emit("".join(batch), encoding)
+            batch, size = [], 0
+    if batch:
+        _emit("".join(batch), encoding)
 
 
 def sarif_rules() -> list[tuple[str, str, str, str | None]]:

@@ -9,6 +9,7 @@ shape as a JSON Schema.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from hybridize.analyzer.sources import display_name
@@ -184,12 +185,18 @@ def to_json_dict(result: AnalysisResult, version: str) -> dict[str, Any]:
     `version` is the tool's version string. Functions and errors keep the order of `result`;
     `refactored_files` is sorted by path so that the output does not depend on dict history.
     """
+    return _report(result, version, [_function_to_json(f) for f in result.functions])
+
+
+def _report(
+    result: AnalysisResult, version: str, functions: list[dict[str, Any]]
+) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": version},
         "root": result.root,
         "errors": [_error_to_json(e) for e in result.errors],
-        "functions": [_function_to_json(f) for f in result.functions],
+        "functions": functions,
         "refactored_files": {
             path: result.refactored_files[path] for path in sorted(result.refactored_files)
         },
@@ -209,21 +216,38 @@ def render_json(result: AnalysisResult, version: str) -> str:
     Line-per-record keeps a report of thousands of functions readable with grep and diff, and
     lets the C encoder write each record: an indented dump goes through json's pure-Python
     encoder, four times slower on a large project."""
-    report = to_json_dict(result, version)
+    return "".join(json_chunks(result, version))
+
+
+def json_chunks(result: AnalysisResult, version: str) -> Iterator[str]:
+    """The text of `render_json` piece by piece, one function record at a time.
+
+    A report of tens of thousands of functions (keras/src: 14k functions, 67 MB of JSON) held
+    whole as JSON values, then as lines, then joined, cost more memory than the analysis that
+    produced it; written as it is encoded, it never exists whole."""
 
     def encode(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)
 
-    lines = []
-    for key, value in report.items():
-        if isinstance(value, list) and value:
+    # A name the file system holds as undecodable bytes (a root folder, a message quoting a
+    # path) would make the report invalid UTF-8: such bytes are shown as U+FFFD. Pieces end
+    # between JSON values, never inside a string, so each can be shown on its own.
+    yield "{\n"
+    report = _report(result, version, [])
+    for i, (key, value) in enumerate(report.items()):
+        separator = ",\n" if i else ""
+        if key == "functions" and result.functions:
+            yield f"{separator}  {encode(key)}: [\n"
+            for j, verdict in enumerate(result.functions):
+                joint = ",\n" if j else ""
+                yield display_name(f"{joint}    {encode(_function_to_json(verdict))}")
+            yield "\n  ]"
+        elif isinstance(value, list) and value:
             items = ",\n".join(f"    {encode(item)}" for item in value)
-            lines.append(f"  {encode(key)}: [\n{items}\n  ]")
+            yield display_name(f"{separator}  {encode(key)}: [\n{items}\n  ]")
         elif key == "refactored_files" and isinstance(value, dict) and value:
             entries = ",\n".join(f"    {encode(k)}: {encode(v)}" for k, v in value.items())
-            lines.append(f"  {encode(key)}: {{\n{entries}\n  }}")
+            yield display_name(f"{separator}  {encode(key)}: {{\n{entries}\n  }}")
         else:
-            lines.append(f"  {encode(key)}: {encode(value)}")
-    # A name the file system holds as undecodable bytes (a root folder, a message quoting a
-    # path) would make the report invalid UTF-8: such bytes are shown as U+FFFD.
-    return display_name("{\n" + ",\n".join(lines) + "\n}\n")
+            yield display_name(f"{separator}  {encode(key)}: {encode(value)}")
+    yield "\n}\n"

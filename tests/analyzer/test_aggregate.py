@@ -9,6 +9,7 @@ from hybridize.analyzer.tensors import (
     MAX_ATOMS,
     TENSOR,
     UNKNOWN_ATOM,
+    WIDEN_AFTER,
     Aggregate,
     Contribution,
     CutEntry,
@@ -208,3 +209,51 @@ def test_a_fact_collapsed_to_tensor_stays_collapsed() -> None:
     assert collapsed == {TENSOR, UNKNOWN_ATOM}
     few = collapsed | {("tensor", "float16", None), ("numpy", "float64")}
     assert _join_capped(few, cut, entry) == collapsed
+
+
+def ordered(facts: TensorFacts) -> dict[str, object]:
+    """The order of the entries of the tables later stages walk (which witness they report
+    first depends on it)."""
+    return {
+        "params": [(k, list(v)) for k, v in facts.param_atoms.items()],
+        "external": [(k, list(v)) for k, v in facts.external_evidence.items()],
+        "attrs": [(k, list(v)) for k, v in facts.attrs.items()],
+        "returns": list(facts.returns),
+        "calls": list(facts.calls),
+    }
+
+
+WIDE_ATOMS = [
+    *ATOMS,
+    frozenset({("tensor", "float32", (2, i)) for i in range(3)}),
+    frozenset({("lit", "int", i) for i in range(MAX_ATOMS + 2)}),
+    frozenset({("tensor", f"dtype{i}", None) for i in range(MAX_ATOMS)}),
+    frozenset({("seq", "list", frozenset({("seq", "tuple", frozenset({TENSOR}))}))}),
+]
+
+
+def test_widening_rounds_published_entry_by_entry_equal_a_full_rebuild() -> None:
+    """After the first widening round only the entries whose contributions changed, or that
+    their last join changed, are joined again (`_publish_widened`): the facts, what is
+    reported changed and the order of the entries are those of joining every entry again."""
+    for seed in range(40):
+        rng = random.Random(seed)
+        partial_facts, full_facts = TensorFacts(), TensorFacts()
+        partial, full = Aggregate(ORDER), Aggregate(ORDER)
+        partial_facts.rounds = full_facts.rounds = WIDEN_AFTER - 2
+        for _ in range(14):
+            touched_partial, touched_full = _Touched(), _Touched()
+            for caller in rng.sample(CALLERS, rng.randint(0, 3)):
+                contribution = random_contribution(rng)
+                for i, (callee, name, _, outside) in enumerate(contribution.evidence):
+                    contribution.evidence[i] = (callee, name, rng.choice(WIDE_ATOMS), outside)
+                contribution.returns = rng.choice(WIDE_ATOMS) or contribution.returns
+                partial.replace(caller, contribution, touched_partial)
+                full.replace(caller, contribution, touched_full)
+            full.widened = False  # every round takes the full rebuild (`_publish_all`)
+            changed_partial = partial.publish(partial_facts, touched_partial)
+            changed_full = full.publish(full_facts, touched_full)
+            assert changed_partial == changed_full, seed
+            assert snapshot(partial_facts) == snapshot(full_facts), seed
+            assert ordered(partial_facts) == ordered(full_facts), seed
+        assert partial.unsettled is not None  # the entry-by-entry rounds ran

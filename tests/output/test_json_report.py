@@ -9,6 +9,7 @@ from typing import Any
 from hybridize.model import AnalysisResult, Finding, Span
 from hybridize.output.json_report import (
     FUNCTION_KEYS,
+    json_chunks,
     render_json,
     spec_tree_to_json,
     to_json_dict,
@@ -342,3 +343,24 @@ def test_related_spans_are_not_part_of_the_json_finding(result: AnalysisResult) 
             "end_column": 1,
         }
     ]
+
+
+def test_the_report_written_in_pieces_is_the_report_built_whole(result: AnalysisResult) -> None:
+    """`json_chunks` encodes one function record at a time (a large project's report is
+    never held whole); the text is that of the report built at once from `to_json_dict`."""
+    report = to_json_dict(result, "0.1.0")
+    lines = []
+    for key, value in report.items():
+        name = json.dumps(key)
+        if isinstance(value, list) and value:
+            items = ",\n".join(f"    {json.dumps(v, ensure_ascii=False)}" for v in value)
+            lines.append(f"  {name}: [\n{items}\n  ]")
+        elif isinstance(value, dict) and value and key == "refactored_files":
+            entries = ",\n".join(f"    {json.dumps(k)}: {json.dumps(v)}" for k, v in value.items())
+            lines.append(f"  {name}: {{\n{entries}\n  }}")
+        else:
+            lines.append(f"  {name}: {json.dumps(value, ensure_ascii=False)}")
+    whole = "{\n" + ",\n".join(lines) + "\n}\n"
+    pieces = list(json_chunks(result, "0.1.0"))
+    assert "".join(pieces) == whole
+    assert len(pieces) > len(result.functions) > 1
