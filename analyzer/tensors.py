@@ -1287,14 +1287,19 @@ def _record_test_cases(
     """A parameterized test's cases (`test_parameters`) are calls of it: evidence for its
     parameters, evaluated where its decorators are (the enclosing scope)."""
     relpath = key.split("::", 1)[0]
-    # A method's decorators run in its class body: they may name the body's own attributes
-    # (`_sharded_nms = edgetpu.non_max_suppression_padded` then `parameters((8,
-    # _sharded_nms))`); other names fall back to the module's.
-    body_key = f"{relpath}::{fn.class_qualname}.<body>" if fn.class_qualname else None
-    if body_key is not None and f"{fn.class_qualname}.<body>" in index.modules[relpath].functions:
-        owner = get_evaluator(index, facts, body_key)
-    else:
-        owner = get_evaluator(index, facts, index.owner_key(key))
+    owner = get_evaluator(index, facts, index.owner_key(key))
+    body = index.modules[relpath].functions.get(f"{fn.class_qualname}.<body>")
+    if body is not None:
+        # A method's decorators run in its class body: they may name the body's own
+        # attributes (`_sharded_nms = edgetpu.non_max_suppression_padded`, then
+        # `parameters((8, _sharded_nms))`). The summary wrote them in the enclosing scope (its
+        # call indices are that scope's), where such a name is unresolved: a fresh evaluator
+        # of that scope gets those names' values from the body's evaluator.
+        body_evaluator = get_evaluator(index, facts, f"{relpath}::{body.qualname}")
+        owner = Evaluator(index, facts, index.owner_key(key))
+        for name in body.locals:
+            owner.memo[("name", name)] = body_evaluator.eval(("local", name))
+        evaluator.deps |= body_evaluator.deps
     for decorator in fn.decorators:
         if not decorator.called:
             continue

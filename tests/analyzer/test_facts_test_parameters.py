@@ -109,3 +109,32 @@ def test_cases_may_name_attributes_of_the_test_class_body() -> None:
     an attribute of its class body, in its cases (the oracle measured the failure)."""
     files = {"lib.py": LIBRARY, "lib_test.py": CLASS_ATTRIBUTE_CASES}
     assert verdict(files, "lib.py::sharded").has_keras_symbolic_arguments is True
+
+
+def test_cases_with_calls_in_a_class_with_body_attributes_cost_no_verdict() -> None:
+    """The cases are summarised in the enclosing scope (its call indices): evaluating them in
+    the class body's scope raised IndexError on tf-models' `dict(...)` cases."""
+    import textwrap
+
+    from hybridize.analyzer.engine import (
+        AnalysisOptions,
+        analyze_summaries_with_errors,
+        summarize_text,
+    )
+
+    source = """
+    import tensorflow as tf
+    from absl.testing import parameterized
+
+
+    class ScheduleTest(parameterized.TestCase):
+        _rate = 0.1
+
+        @parameterized.parameters(dict(step=1, expected=tf.ones([2])), dict(step=2, expected=_rate))
+        def test_schedule(self, step, expected):
+            return tf.add(expected, step)
+    """
+    summary = summarize_text("schedule_test.py", textwrap.dedent(source))
+    verdicts, errors = analyze_summaries_with_errors([summary], AnalysisOptions(use_cache=False))
+    assert errors == []
+    assert any(v.qualname == "ScheduleTest.test_schedule" for v in verdicts)
