@@ -1151,9 +1151,14 @@ def _operation(operands: list[Atoms], operator: str | None = None) -> Iterable[A
     if any(a[0] in ("tensor", "variable") for a in flat):
         dtypes = {a[1] for a in flat if a[0] in ("tensor", "variable") and a[1] is not None}
         dtype = dtypes.pop() if len(dtypes) == 1 else None
+        # An operand that may be a Keras symbolic tensor makes a result that may be one too
+        # (`-scores` of a `tf_keras.Input` is a KerasTensor): the kinds are possibilities.
+        symbolic: tuple[Atom, ...] = (
+            (("symbolic",),) if any(a[0] == "symbolic" for a in flat) else ()
+        )
         if operator == "matmul":
-            return (("tensor", dtype, _matmul_operands(operands)),)
-        return (("tensor", dtype, _operand_shape(operands)),)
+            return (("tensor", dtype, _matmul_operands(operands)), *symbolic)
+        return (("tensor", dtype, _operand_shape(operands)), *symbolic)
     if any(a[0] == "symbolic" for a in flat):
         return (("symbolic",),)
     if any(a[0] == "numpy" for a in flat):

@@ -138,3 +138,33 @@ def test_cases_with_calls_in_a_class_with_body_attributes_cost_no_verdict() -> N
     verdicts, errors = analyze_summaries_with_errors([summary], AnalysisOptions(use_cache=False))
     assert errors == []
     assert any(v.qualname == "ScheduleTest.test_schedule" for v in verdicts)
+
+
+MIXED_KINDS = """
+import tensorflow as tf
+import tf_keras
+
+
+def _sum_vectors(a, b):
+    return tf.reshape(a, [-1]) + b
+
+
+def _same(x):
+    return tf.constant(1, dtype=x.dtype) + tf.math.floor(-tf.abs(x))
+
+
+def nms(scores):
+    return _same(_sum_vectors(scores, -scores))
+
+
+def build():
+    nms(tf.ones([4]))
+    nms(tf_keras.Input(shape=[4], batch_size=1))
+"""
+
+
+def test_arithmetic_on_a_value_that_may_be_symbolic_may_be_symbolic() -> None:
+    """`-scores` of a value that is a tensor in one call and a Keras symbolic tensor in
+    another may be either: the result kept only "tensor", and tf-models' `edgetpu._same`
+    passed (its test builds a functional model through it)."""
+    assert verdict(MIXED_KINDS, "_same").has_keras_symbolic_arguments is True
