@@ -148,6 +148,10 @@ def replace_after_ctrl_c(src, dst):
     real_replace(src, dst)
 
 writer.os.replace = replace_after_ctrl_c
+# Python's own handler, whatever this process inherited: a shell that starts a command in the
+# background (`cmd &`, as CI runners may) makes SIGINT ignored, Python then keeps it ignored,
+# and the held signal is rightly delivered to "ignore" (the test saw "not interrupted").
+signal.signal(signal.SIGINT, signal.default_int_handler)
 try:
     writer.write_atomically(Path(sys.argv[1]), b"old\\n", b"new\\n")
 except KeyboardInterrupt:
