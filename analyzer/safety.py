@@ -474,6 +474,13 @@ def _dtype_parameters(ctx: _Context, sym: Sym, depth: int = 0) -> set[str]:
 
 
 LITERAL_DEFAULT_DTYPES = {"int": "int32", "float": "float32"}
+"""The dtype a traced op builder gives a leading Python number of each kind."""
+EAGER_REJECTED_DTYPES = {
+    "int": frozenset(),
+    "float": frozenset({"int8", "int16", "int32", "int64", "uint8"}),
+}
+"""Tensor dtypes a Python number of each kind cannot take eagerly either (`tf.maximum(0.5, i)`
+with an integer `i` fails before and after tracing): no difference for HY405 to report."""
 
 
 def _leading_literal_conflicts(ctx: _Context) -> list[Finding]:
@@ -505,7 +512,7 @@ def _leading_literal_conflicts(ctx: _Context) -> list[Finding]:
             default = LITERAL_DEFAULT_DTYPES[kind]
             clashing = sorted(
                 {a[1] for a in atoms if a[0] in DTYPE_KINDS and a[1] and a[1] != default}
-                - ({"int32", "int64", "uint8", "int8", "int16"} if kind == "float" else set())
+                - EAGER_REJECTED_DTYPES[kind]
             )
             if clashing:
                 short = info.name.rsplit(".", 1)[-1]
