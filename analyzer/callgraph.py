@@ -282,7 +282,11 @@ def components_bottom_up(graph: nx.DiGraph) -> list[list[str]]:
     by_component: dict[int, list[str]] = {}
     for node, comp in condensed.graph["mapping"].items():
         by_component.setdefault(comp, []).append(node)
-    order = [by_component[comp] for comp in reversed(list(nx.topological_sort(condensed)))]
+    # A cycle's members sorted: the facts iterated over a cycle then name the same first
+    # witness in any file order.
+    order = [
+        sorted(by_component[comp]) for comp in reversed(list(nx.topological_sort(condensed)))
+    ]
     graph.graph["components_bottom_up"] = order
     return list(order)
 

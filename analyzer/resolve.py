@@ -77,6 +77,13 @@ class ProjectIndex:
     _direct_subclasses: dict[str, list[str]] | None = None
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # The project order (`project_keys`) is the order of the paths, whatever order the
+        # summaries came in (workers finish in any order): the fixed points iterate in it,
+        # and the first witness a finding names must not depend on it.
+        if list(self.modules) != sorted(self.modules):
+            self.modules = dict(sorted(self.modules.items()))
+
     # ------------------------------------------------------------- lookups by key
 
     def function(self, key: str) -> FunctionSummary:
@@ -384,20 +391,19 @@ class ProjectIndex:
     def dispatch(self, class_key: str, name: str) -> tuple[str, ...]:
         """Every method `obj.name` may run when `obj` is an instance of `class_key` or of
         one of its project subclasses: `self.index(...)` in a base class runs the override of
-        whichever subclass `self` is. The class's own lookup comes first."""
+        whichever subclass `self` is. The class's own lookup comes first, then the overrides
+        sorted (the same in any file order)."""
         cache_key = (class_key, name)
         cached = self._dispatch_cache.get(cache_key)
         if cached is not None:
             return cached
-        found: list[str] = []
         own = self.find_method(class_key, name)
-        if own is not None:
-            found.append(own)
-        for subclass in self.subclasses(class_key):
-            method = self.find_method(subclass, name)
-            if method is not None and method not in found:
-                found.append(method)
-        result = tuple(found)
+        overrides = {self.find_method(subclass, name) for subclass in self.subclasses(class_key)}
+        overrides.discard(None)
+        overrides.discard(own)
+        result = tuple([own] if own is not None else []) + tuple(
+            sorted(m for m in overrides if m is not None)
+        )
         self._dispatch_cache[cache_key] = result
         return result
 

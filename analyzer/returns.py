@@ -167,14 +167,21 @@ def _unreturnable(
                 "dimension (TypeError while tracing) and returns a known one as a tensor"
             )
             return
+        # Every reason is gathered and the first in sort order named: the atoms are a set,
+        # whose order changes between runs.
+        reasons = set()
         for atom in leaf_atoms(returned):
             if atom[0] == "obj" and atom[1] in CHANGED_ROLES:
-                yield f"returns {CHANGED_ROLES[atom[1]]}"
-                return
+                reasons.add(f"returns {CHANGED_ROLES[atom[1]]}")
+                continue
             what = _unreturnable_atom(index, atom)
             if what is not None:
-                yield f"returns {what}, which tf.function cannot return (TypeError while tracing)"
-                return
+                reasons.add(
+                    f"returns {what}, which tf.function cannot return (TypeError while tracing)"
+                )
+        if reasons:
+            yield min(reasons)
+            return
 
 
 ITERATOR_KINDS = {
@@ -183,24 +190,26 @@ ITERATOR_KINDS = {
 }
 
 
-def _iterator_in(atoms: Iterable[Atom], depth: int = 0) -> str | None:
-    """What one-shot iterator a returned value may be or hold (in a list, tuple or dict)."""
+def _iterator_in(atoms: Iterable[Atom]) -> str | None:
+    """What one-shot iterator a returned value may be or hold (in a list, tuple or dict); the
+    first kind in sort order when it may be several."""
+    found = _iterator_kinds(atoms, 0)
+    return ITERATOR_KINDS[min(found)] if found else None
+
+
+def _iterator_kinds(atoms: Iterable[Atom], depth: int) -> set[str]:
+    found = set()
     for atom in atoms:
         if atom[0] == "seq" and atom[1] in ITERATOR_KINDS:
-            return ITERATOR_KINDS[atom[1]]
-        if depth >= MAX_NESTING:
+            found.add(atom[1])
+        elif depth >= MAX_NESTING:
             continue
-        if atom[0] == "seq" or atom[0] == "dict":
-            inner = atom[2] if atom[0] == "seq" else atom[1]
-            found = _iterator_in(inner, depth + 1)
-            if found is not None:
-                return found
+        elif atom[0] == "seq" or atom[0] == "dict":
+            found |= _iterator_kinds(atom[2] if atom[0] == "seq" else atom[1], depth + 1)
         elif atom[0] == "tup":
             for part in atom[1]:
-                found = _iterator_in(part, depth + 1)
-                if found is not None:
-                    return found
-    return None
+                found |= _iterator_kinds(part, depth + 1)
+    return found
 
 
 def _constructs(sym: Sym, calls: dict[int, ResolvedCall], api: str) -> bool:

@@ -793,6 +793,13 @@ class Evaluator:
             # NumPy arrays: a third-party function on arrays (scikit-learn, SciPy) computes
             # with NumPy and gives NumPy or Python values back, never a TF tensor.
             result.add(TENSOR)
+        if len(targets) > 1:
+            # The callee's atoms are a set, iterated in an order that changes between runs
+            # (string hashing): sorted, the first hazard or effect found through them, and the
+            # path a finding names, are the same in every run.
+            targets.sort()
+        if len(apis) > 1:
+            apis.sort(key=lambda info: info.name)
         if not result:
             # Nothing known yet (a callee not evaluated so far): empty while iterating, so
             # the value only grows; unknown in the final rounds.
@@ -2196,7 +2203,13 @@ def _record_evidence(
                         skip_receiver=skip_receiver,
                     )
                 syms = written.get(name, frozenset())
-                argument = next(iter(syms)) if len(syms) == 1 else ("seq", "tuple", tuple(syms))
+                # Several arguments collected by `**kwargs` or `*args`: sorted (the
+                # set would name a different one first in every run).
+                argument = (
+                    next(iter(syms))
+                    if len(syms) == 1
+                    else ("seq", "tuple", tuple(sorted(syms, key=repr)))
+                )
                 out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
             if any(a[0] == "symbolic" for a in atoms) and not (
                 kind == "layer_call" and _builds_itself(index, resolved)

@@ -8,7 +8,11 @@ a no-op. These tests analyse the whole bundled corpus as one project in several 
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,3 +76,95 @@ def test_jobs_do_not_change_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     two, _ = analyze_path(CORPUS, AnalysisOptions(use_cache=False, jobs=2))
     assert _essence(one.functions) == _essence(two.functions)
     assert one.errors == two.errors
+
+
+WITNESS_PROJECT = {
+    "shapes.py": """
+import numpy as np
+import tensorflow as tf
+
+
+def _constant_if_small(shape):
+    return np.prod(shape)
+
+
+def zeros(shape):
+    return tf.zeros(_constant_if_small(shape))
+
+
+def ones(shape):
+    return tf.ones(_constant_if_small(shape))
+
+
+def like(x, fill):
+    make = zeros if fill == 0 else ones
+    return make(tf.shape(x))
+
+
+class Diag:
+    pass
+
+
+class TriL:
+    pass
+
+
+class Scaled:
+    pass
+
+
+def pick(x, kind):
+    adder = Diag() if kind == 1 else TriL() if kind == 2 else Scaled()
+    return tf.reduce_sum(x), adder
+""",
+    "main.py": """
+import tensorflow as tf
+from shapes import like, pick
+
+like(tf.ones([2]), 0)
+like(tf.ones([2]), 1)
+pick(tf.ones([2]), 1)
+pick(tf.ones([2]), 2)
+""",
+}
+
+
+def _messages_with_hash_seed(root: Path, seed: int) -> list[tuple[str, str, str]]:
+    env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hybridize",
+            "analyze",
+            str(root),
+            "--format",
+            "json",
+            "--no-cache",
+            "--exit-zero",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=300,
+    )
+    report = json.loads(completed.stdout)
+    return sorted(
+        (f["qualname"], finding["code"], finding["message"])
+        for f in report["functions"]
+        for finding in f["findings"]
+    )
+
+
+def test_the_witness_a_finding_names_does_not_depend_on_string_hashing(tmp_path: Path) -> None:
+    """A call whose callee may be one of several functions (`zeros` or `ones`), a value that
+    may be one of several classes: the finding names one of them, and the same one in every
+    run (sets of atoms iterate in an order that changes with the hash seed)."""
+    for name, text in WITNESS_PROJECT.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    runs = [_messages_with_hash_seed(tmp_path, seed) for seed in (1, 2, 3, 4, 5)]
+    assert any("HY302" == code and "calls `" in message for _, code, message in runs[0]), runs[0]
+    assert any(code == "HY407" for _, code, _ in runs[0]), runs[0]
+    for other in runs[1:]:
+        assert other == runs[0]
