@@ -164,7 +164,7 @@ def test_the_witness_a_finding_names_does_not_depend_on_string_hashing(tmp_path:
     for name, text in WITNESS_PROJECT.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     runs = [_messages_with_hash_seed(tmp_path, seed) for seed in (1, 2, 3, 4, 5)]
-    assert any("HY302" == code and "calls `" in message for _, code, message in runs[0]), runs[0]
+    assert any(code == "HY302" and "calls `" in message for _, code, message in runs[0]), runs[0]
     assert any(code == "HY407" for _, code, _ in runs[0]), runs[0]
     for other in runs[1:]:
         assert other == runs[0]
