@@ -284,9 +284,7 @@ def components_bottom_up(graph: nx.DiGraph) -> list[list[str]]:
         by_component.setdefault(comp, []).append(node)
     # A cycle's members sorted: the facts iterated over a cycle then name the same first
     # witness in any file order.
-    order = [
-        sorted(by_component[comp]) for comp in reversed(list(nx.topological_sort(condensed)))
-    ]
+    order = [sorted(by_component[comp]) for comp in reversed(list(nx.topological_sort(condensed)))]
     graph.graph["components_bottom_up"] = order
     return list(order)
 
