@@ -13,8 +13,15 @@ from collections.abc import Iterable
 
 import networkx as nx
 
+from hybridize.analyzer.ir import Sym
 from hybridize.analyzer.resolve import ProjectIndex, canonical_external
-from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, callees, is_tensor_like
+from hybridize.analyzer.tensors import (
+    ResolvedCall,
+    TensorFacts,
+    callees,
+    get_evaluator,
+    is_tensor_like,
+)
 
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs TF ops even when the table does not mark them as ops: creating a
@@ -187,10 +194,12 @@ FRAMEWORK_COMPILED_METHODS: dict[str, frozenset[str]] = {
 def framework_compiled(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> set[str]:
     """Functions a framework calls from a graph of its own: the `train_step`, `test_step` and
     `predict_step` overrides of Keras models, the per-variable update hooks of Keras
-    optimizers (`FRAMEWORK_COMPILED_METHODS`). None when the project asks Keras to run eagerly
-    anywhere (`compile(run_eagerly=True)`, `model.run_eagerly = True`): then Keras calls them
-    as plain Python."""
-    if _runs_keras_eagerly(index, facts):
+    optimizers (`FRAMEWORK_COMPILED_METHODS`). Not the steps of a model the project asks to
+    run eagerly (`compile(run_eagerly=True)`, `model.run_eagerly = True`): Keras calls them as
+    plain Python. That model's class and the classes it inherits the steps from are the ones
+    concerned; when what is told to run eagerly is not known, every model is."""
+    eager = _eager_model_classes(index, facts)
+    if eager is None:
         return set()
     found = set()
     for key in keys:
@@ -199,6 +208,8 @@ def framework_compiled(index: ProjectIndex, facts: TensorFacts, keys: Iterable[s
             continue
         class_key = f"{key.split('::', 1)[0]}::{fn.class_qualname}"
         role = index.keras_role(class_key) or _keras_optimizer_role(index, class_key)
+        if role == "model" and class_key in eager:
+            continue
         if role is not None and fn.name in FRAMEWORK_COMPILED_METHODS.get(role, ()):
             found.add(key)
     return found
@@ -219,17 +230,49 @@ def _keras_optimizer_role(index: ProjectIndex, class_key: str) -> str | None:
     return None
 
 
-def _runs_keras_eagerly(index: ProjectIndex, facts: TensorFacts) -> bool:
-    for calls in facts.calls.values():
+def _eager_model_classes(index: ProjectIndex, facts: TensorFacts) -> set[str] | None:
+    """The project model classes whose steps Keras runs eagerly: the class of every object
+    compiled with `run_eagerly` not False or given `.run_eagerly = ...`, with the classes it
+    inherits from (its steps may be defined there). None when such an object's class is not
+    known (a parameter, a factory's result): then any model may run eagerly."""
+    eager: set[str] = set()
+    for key, calls in facts.calls.items():
         for resolved in calls:
-            for name, value in resolved.site.kwargs:
-                if name == "run_eagerly" and value != ("lit", "bool", False):
-                    return True
-    for module in index.modules.values():
+            site = resolved.site
+            if not any(n == "run_eagerly" and v != ("lit", "bool", False) for n, v in site.kwargs):
+                continue
+            receiver = site.callee[1] if site.callee[0] == "attr" else None
+            if receiver is None or not _add_model_classes(index, facts, key, receiver, eager):
+                return None
+    for relpath, module in index.modules.items():
         for fn in (module.module_code, *module.functions.values()):
-            if any(s.kind == "attr" and s.name == "run_eagerly" for s in fn.stores):
-                return True
-    return False
+            for store in fn.stores:
+                if store.kind == "attr" and store.name == "run_eagerly":
+                    key = f"{relpath}::{fn.qualname}"
+                    if not _add_model_classes(index, facts, key, store.target, eager):
+                        return None
+    return {base for class_key in eager for base in index.mro(class_key)}
+
+
+def _add_model_classes(
+    index: ProjectIndex, facts: TensorFacts, key: str, receiver: Sym, eager: set[str]
+) -> bool:
+    """Add the project classes `receiver` may be an instance of; False when it may be
+    something unknown. A Keras object of no project class (`keras.Sequential([...])`) has no
+    step of the project's to run."""
+    try:
+        atoms = get_evaluator(index, facts, key).eval(receiver)
+    except KeyError:
+        return False
+    if not atoms:
+        return False
+    for atom in atoms:
+        if atom[0] == "obj":
+            if atom[2] is not None:
+                eager.add(atom[2])
+        elif atom[0] != "lit":
+            return False
+    return True
 
 
 def tensor_computation(

@@ -285,6 +285,93 @@ CASES = [
         field="caller_covered",
     ),
     case(
+        "run-eagerly-concerns-only-the-model-compiled-so",
+        """
+        import tensorflow as tf
+
+        class Net(tf.keras.Model):
+            def call(self, x):
+                return x
+
+            def train_step(self, data):
+                x, y = data
+                return {"loss": tf.reduce_mean((self(x) - y) ** 2)}
+
+        class Debug(tf.keras.Model):
+            def call(self, x):
+                return x
+
+        Net().compile(optimizer="sgd")
+        Debug().compile(optimizer="sgd", run_eagerly=True)
+        """,
+        "Net.train_step",
+        True,
+        field="caller_covered",
+    ),
+    case(
+        "run-eagerly-on-a-subclass-keeps-the-inherited-step-eager",
+        """
+        import tensorflow as tf
+
+        class Net(tf.keras.Model):
+            def call(self, x):
+                return x
+
+            def train_step(self, data):
+                x, y = data
+                return {"loss": tf.reduce_mean((self(x) - y) ** 2)}
+
+        class Debug(Net):
+            pass
+
+        Debug().compile(optimizer="sgd", run_eagerly=True)
+        """,
+        "Net.train_step",
+        False,
+        field="caller_covered",
+    ),
+    case(
+        "run-eagerly-set-on-self-keeps-the-step-eager",
+        """
+        import tensorflow as tf
+
+        class Net(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.run_eagerly = True
+
+            def call(self, x):
+                return x
+
+            def train_step(self, data):
+                x, y = data
+                return {"loss": tf.reduce_mean((self(x) - y) ** 2)}
+        """,
+        "Net.train_step",
+        False,
+        field="caller_covered",
+    ),
+    case(
+        "run-eagerly-on-a-model-of-unknown-class-concerns-every-model",
+        """
+        import tensorflow as tf
+
+        class Net(tf.keras.Model):
+            def call(self, x):
+                return x
+
+            def train_step(self, data):
+                x, y = data
+                return {"loss": tf.reduce_mean((self(x) - y) ** 2)}
+
+        def debug(model):
+            model.compile(optimizer="sgd", run_eagerly=True)
+        """,
+        "Net.train_step",
+        False,
+        field="caller_covered",
+    ),
+    case(
         "train-step-of-a-layer-is-not-keras-s",
         """
         import tensorflow as tf
