@@ -144,6 +144,10 @@ class Project:
         self._buffers: set[str] = set()
         self._result: AnalysisResult | None = None
         self._plans: dict[str, tuple[FilePlan | None, tuple[Notice, ...]]] = {}
+        self._function_plans: dict[tuple[str, str], FilePlan | None] = {}
+        self._ignored: dict[tuple[str, str, int], str | None] = {}
+        """Per function, its plan alone and the text with it ignored, for the current texts:
+        an editor asks for the code actions at the cursor again and again between edits."""
         self._solver: Solver | None = None
         self._solved: dict[str, ModuleSummary] = {}
         """The summaries the solver's facts are of."""
@@ -244,7 +248,7 @@ class Project:
             return
         solve_again = options.analysis != self.options.analysis
         self.options = options
-        self._plans.clear()
+        self._forget_plans()
         if solve_again:
             self._result = None
 
@@ -265,7 +269,12 @@ class Project:
 
     def _changed(self) -> None:
         self._result = None
+        self._forget_plans()
+
+    def _forget_plans(self) -> None:
         self._plans.clear()
+        self._function_plans.clear()
+        self._ignored.clear()
 
     def _summarize_many(
         self, files: list[tuple[str, bytes]]
@@ -431,9 +440,12 @@ class Project:
         found = self.file_result(path)
         if found is None:
             return None
-        verdicts = tuple(v for v in found.verdicts if v.qualname == qualname)
-        plan = self._plan_verdicts(verdicts)
-        return plan.files[0] if plan.files else None
+        key = (found.file, qualname)
+        if key not in self._function_plans:
+            verdicts = tuple(v for v in found.verdicts if v.qualname == qualname)
+            plan = self._plan_verdicts(verdicts)
+            self._function_plans[key] = plan.files[0] if plan.files else None
+        return self._function_plans[key]
 
     def ignored_text(self, path: str | Path, qualname: str, line: int) -> str | None:
         """The file's text with `# hybridize: ignore` above the function (None: not found,
@@ -441,10 +453,14 @@ class Project:
         relpath = self.relpath(path)
         if relpath is None or relpath not in self._raw:
             return None
-        document = Document.from_bytes(self._raw[relpath])
-        if isinstance(document, str):
-            return None
-        return add_ignore_comment(document, qualname, line)
+        key = (relpath, qualname, line)
+        if key not in self._ignored:
+            document = Document.from_bytes(self._raw[relpath])
+            ignored = (
+                None if isinstance(document, str) else add_ignore_comment(document, qualname, line)
+            )
+            self._ignored[key] = ignored
+        return self._ignored[key]
 
     def text(self, path: str | Path) -> str | None:
         """The decoded text of a file as the analysis sees it (None: unreadable)."""

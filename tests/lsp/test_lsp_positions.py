@@ -58,3 +58,21 @@ def test_text_edits_round_trip(old: str, new: str, encoding: str, cut: bool) -> 
     assert apply_text_edits(old, edits, encoding) == new
     assert all(e.range.start.line <= e.range.end.line for e in edits)
     assert all(isinstance(e, types.TextEdit) for e in edits)
+
+
+def test_text_edits_of_far_apart_changes_in_a_long_repetitive_file() -> None:
+    """An import at the top and decorators all over a 3,000-line file of repeated lines (the
+    source action): difflib's popularity heuristic applies there, and the edits must still
+    give the new text exactly."""
+    block = ["def f{n}(x):\n", "    y = x * 2\n", "\n", "    return y\n", "\n", "\n"]
+    old_lines = [line.format(n=i) for i in range(500) for line in block]
+    new_lines = ["import tensorflow as tf\n"]
+    for i, line in enumerate(old_lines):
+        if line.startswith("def ") and i % 36 == 0:
+            new_lines.append("@tf.function\n")
+        new_lines.append(line)
+    old, new = "".join(old_lines), "".join(new_lines)
+    edits = text_edits(old, new)
+    assert apply_text_edits(old, edits, types.PositionEncodingKind.Utf16) == new
+    assert len(edits) <= 2 * (len(new_lines) - len(old_lines))
+    assert text_edits(old, new) == edits  # asked again: the same edits

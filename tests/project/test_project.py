@@ -243,13 +243,17 @@ def test_function_plan_and_ignore_comment(make_project: MakeProject) -> None:
     assert total is not None and total.passes
     alone = project.function_plan("main.py", "total")
     assert alone is not None and [c.qualname for c in alone.changes] == ["total"]
+    # Asked again for the same texts (an editor's cursor), it is not planned again.
+    assert project.function_plan("main.py", "total") is alone
     ignored = project.ignored_text("main.py", "total", total.line)
     assert ignored is not None
     assert "\n# hybridize: ignore\ndef total(x):" in ignored
+    assert project.ignored_text("main.py", "total", total.line) is ignored
     project.update("main.py", ignored)
     after = project.file_result("main.py")
     assert after is not None
     assert after.plan is None or all(c.qualname != "total" for c in after.plan.changes)
+    assert project.function_plan("main.py", "total") is None  # the new text's, not the old
     assert project.ignored_text("main.py", "total", total.line + 1) is None  # already ignored
 
 
