@@ -46,6 +46,11 @@ COMPILE_DECORATOR = "torch.compile"
 COMPILE_ARGUMENTS: frozenset[str] = frozenset(
     {"fullgraph", "dynamic", "backend", "mode", "options", "disable"}
 )
+#: ``torch.compile`` has no input-signature argument: ``dynamic=True`` is how shapes are
+#: generalised, and guards decide when to recompile.
+COMPILE_SIGNATURE_ARGUMENT: str | None = None
+#: Names a new ``import torch`` binds, in order of preference.
+IMPORT_ALIASES: tuple[str, ...] = ("torch",)
 #: Decorators that keep a function out of compilation (the function runs eagerly, and a
 #: compiled caller graph-breaks around it).
 COMPILE_DISABLERS: frozenset[str] = frozenset({"torch.compiler.disable"})
