@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from hybridize.analyzer.candidacy import NotCandidate
 from hybridize.analyzer.checks import name_of, severity_of
+from hybridize.analyzer.frameworks.framework import TENSORFLOW
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
     Finding,
@@ -62,7 +63,8 @@ class FunctionFacts:
     input_signature: tuple[object, ...] | None = None
     supplied_input_signature: tuple[object, ...] | None = None
     input_signature_absence_reason: str | None = None
-    framework: str = "tensorflow"
+    framework: str = TENSORFLOW.name
+    """The function's compile target (`Framework.name`), that of its module."""
     keep_reason: str | None = None
     """Why an existing decorator must stay even where P2/P3/P6 would remove it (a deliberate
     input_signature, a test of graph mode, computation on captured state), in words."""
