@@ -35,8 +35,10 @@ class Framework:
 
     name: str
     """The report's `framework` value: "tensorflow" or "torch"."""
-    is_package: Callable[[str], bool]
-    """Whether importing this top-level package makes a module this framework's code."""
+    packages: frozenset[str]
+    """Top-level packages whose import makes a module this framework's code."""
+    package_prefixes: tuple[str, ...]
+    """Prefixes of such packages (`tensorflow_` for `tensorflow_probability`, ...)."""
     decorator: str
     """The decorator's canonical qualified name (`tensorflow.function`, `torch.compile`)."""
     decorator_spellings: frozenset[str]
@@ -56,7 +58,7 @@ class Framework:
 
     def uses(self, root: str) -> bool:
         """Whether importing the top-level package `root` makes a module this framework's."""
-        return self.is_package(root)
+        return root in self.packages or root.startswith(self.package_prefixes)
 
     @property
     def module(self) -> str:
@@ -133,15 +135,12 @@ class Framework:
         return None
 
 
-def _tensorflow_code(root: str) -> bool:
-    """TensorFlow and the libraries that run on it only; and Keras, whose code the analysis
-    treats as TensorFlow code (Keras 3 backend-agnostic code is then reported as HY006)."""
-    return tensorflow_rules.is_tensorflow_package(root) or root in tensorflow_rules.KERAS_PACKAGES
-
-
 TENSORFLOW = Framework(
     name="tensorflow",
-    is_package=_tensorflow_code,
+    # TensorFlow and the libraries that run on it only; and Keras, whose code the analysis
+    # treats as TensorFlow code (Keras 3 backend-agnostic code is then reported as HY006).
+    packages=tensorflow_rules.TENSORFLOW_PACKAGES | tensorflow_rules.KERAS_PACKAGES,
+    package_prefixes=(tensorflow_rules.TENSORFLOW_PACKAGE_PREFIX,),
     decorator=tensorflow_rules.COMPILE_DECORATOR,
     decorator_spellings=tensorflow_rules.COMPILE_DECORATOR_SPELLINGS,
     import_aliases=tensorflow_rules.IMPORT_ALIASES,
@@ -154,7 +153,8 @@ TENSORFLOW = Framework(
 
 TORCH = Framework(
     name="torch",
-    is_package=torch_rules.TORCH_PACKAGES.__contains__,
+    packages=torch_rules.TORCH_PACKAGES,
+    package_prefixes=(),
     decorator=torch_rules.COMPILE_DECORATOR,
     decorator_spellings=frozenset({torch_rules.COMPILE_DECORATOR}),
     import_aliases=torch_rules.IMPORT_ALIASES,

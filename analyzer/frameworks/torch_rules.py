@@ -1,9 +1,10 @@
 """Hand-curated knowledge about PyTorch under ``torch.compile`` that the generator cannot know.
 
-Data only: the PyTorch adapter (issue 13) will read it; ``lookup`` does not yet. The generated
-table (``torch_api.json``, ``_tables.torch_table``) says what each public name *is* and, for
-functions and ``Tensor`` methods, what it returns. This module says what calling it *does*
-under ``torch.compile``, in the vocabulary of ``api_info`` plus the facts that only
+Data only: the ``TORCH`` compile target (``framework.py``) reads its compile-decorator facts;
+the rest waits for the PyTorch analysis (issue 13), and ``lookup`` does not read it yet. The
+generated table (``torch_api.json``, ``_tables.torch_table``) says what each public name *is*
+and, for functions and ``Tensor`` methods, what it returns. This module says what calling it
+*does* under ``torch.compile``, in the vocabulary of ``api_info`` plus the facts that only
 ``torch.compile`` has (graph breaks and recompilations).
 
 How ``torch.compile`` differs from ``tf.function`` (the difference the adapter must carry):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from hybridize.analyzer.frameworks import lookup
@@ -13,6 +15,7 @@ from hybridize.analyzer.frameworks.framework import (
     framework_named,
     framework_of_imports,
 )
+from hybridize.analyzer.frameworks.tensorflow_rules import is_tensorflow_package
 from hybridize.output.report_schema import FRAMEWORKS as REPORT_FRAMEWORKS
 
 
@@ -143,3 +146,15 @@ def test_compile_call_is_recognised_by_canonical_name():
     py_function = lookup("tensorflow.py_function")
     assert py_function is not None
     assert compiler_named(py_function.name) is None
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS, ids=lambda f: f.name)
+def test_a_framework_is_plain_data_that_survives_pickling(framework):
+    """Frameworks are part of project-wide facts, which are compared and sent to workers."""
+    assert pickle.loads(pickle.dumps(framework)) == framework
+    assert hash(framework) == hash(pickle.loads(pickle.dumps(framework)))
+
+
+@pytest.mark.parametrize("root", ["tensorflow", "tf_keras", "tensorflow_hub", "tensorflowx", "jax"])
+def test_tensorflow_packages_are_those_of_the_rules(root):
+    assert TENSORFLOW.uses(root) is is_tensorflow_package(root)
