@@ -232,17 +232,21 @@ def _keras_optimizer_role(index: ProjectIndex, class_key: str) -> str | None:
 
 def _eager_model_classes(index: ProjectIndex, facts: TensorFacts) -> set[str] | None:
     """The project model classes whose steps Keras runs eagerly: the class of every object
-    compiled with `run_eagerly` not False or given `.run_eagerly = ...`, with the classes it
+    compiled with `run_eagerly` not False (`.compile(run_eagerly=...)`) or given
+    `.run_eagerly = ...`, with the classes it
     inherits from (its steps may be defined there). None when such an object's class is not
     known (a parameter, a factory's result): then any model may run eagerly."""
     eager: set[str] = set()
     for key, calls in facts.calls.items():
         for resolved in calls:
             site = resolved.site
+            # `compile` is the Keras API that takes `run_eagerly` (a flag definition or a
+            # config object of the same keyword sets nothing; its value reaches `compile`).
+            if site.callee[0] != "attr" or site.callee[2] != "compile":
+                continue
             if not any(n == "run_eagerly" and v != ("lit", "bool", False) for n, v in site.kwargs):
                 continue
-            receiver = site.callee[1] if site.callee[0] == "attr" else None
-            if receiver is None or not _add_model_classes(index, facts, key, receiver, eager):
+            if not _add_model_classes(index, facts, key, site.callee[1], eager):
                 return None
     for relpath, module in index.modules.items():
         for fn in (module.module_code, *module.functions.values()):

@@ -372,6 +372,30 @@ CASES = [
         field="caller_covered",
     ),
     case(
+        "a-run-eagerly-flag-definition-compiles-nothing-eagerly",
+        """
+        import tensorflow as tf
+        from absl import flags
+
+        def define_base(run_eagerly=False, train_epochs=False):
+            if run_eagerly:
+                flags.DEFINE_boolean("run_eagerly", False, "Run the model op by op.")
+
+        class Net(tf.keras.Model):
+            def call(self, x):
+                return x
+
+            def train_step(self, data):
+                x, y = data
+                return {"loss": tf.reduce_mean((self(x) - y) ** 2)}
+
+        define_base(run_eagerly=True, train_epochs=True)
+        """,
+        "Net.train_step",
+        True,
+        field="caller_covered",
+    ),
+    case(
         "train-step-of-a-layer-is-not-keras-s",
         """
         import tensorflow as tf
