@@ -25,11 +25,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import networkx as nx
 
 from hybridize.analyzer.callgraph import external_keras_call, following_calls
 from hybridize.analyzer.frameworks import ApiInfo
+from hybridize.analyzer.frameworks.framework import (
+    FRAMEWORKS,
+    TENSORFLOW,
+    Framework,
+    framework_of_imports,
+)
 from hybridize.analyzer.frameworks.tensorflow_rules import (
     GRAPH_MODE_SWITCHES,
     KERAS_BACKEND_AGNOSTIC_NAMESPACES,
@@ -61,11 +68,6 @@ TRANSPARENT_DECORATORS = frozenset(
 PROPERTY_ACCESSORS = frozenset({"setter", "getter", "deleter"})
 
 
-def is_tf_function_name(name: str) -> bool:
-    """`tf.function` under its public spellings (the decorator itself, already compiled)."""
-    return name in ("tensorflow.function", "tensorflow.compat.v2.function")
-
-
 @dataclass(frozen=True, slots=True)
 class NotCandidate:
     """Why a function is no candidate: a failure name of the verdict, its check, in words."""
@@ -89,9 +91,28 @@ def module_imports(module: ModuleSummary) -> Iterator[ImportSummary]:
                     yield ImportSummary("", value[1], value[2])
 
 
-CandidacyModules = tuple[set[str], set[str], set[str]]
-"""Modules reached by TensorFlow imports, by Keras imports, and modules that switch to TF1
-graph mode: facts of the whole project."""
+ANALYSED_FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW,)
+"""The frameworks whose code gets verdicts: those the analysis has the knowledge for. A module
+of another framework (a PyTorch module) gets none until its analysis exists."""
+
+
+class CandidacyModules(NamedTuple):
+    """Facts of the whole project about its modules, from their imports."""
+
+    tensorflow: set[str]
+    """Modules reached by TensorFlow imports (themselves or through project modules)."""
+    keras: set[str]
+    """Modules reached by Keras imports."""
+    graph_mode: set[str]
+    """Modules that switch to TF1 graph mode."""
+    frameworks: dict[str, Framework]
+    """The framework of each module that some framework's imports reach
+    (`framework_of_imports` of the packages reaching it)."""
+
+    def framework(self, relpath: str) -> Framework:
+        """The compile target of a module's functions: its framework, TensorFlow (the
+        default target, whose decorator the analysis has always looked for) when none."""
+        return self.frameworks.get(relpath, TENSORFLOW)
 
 
 ModuleImports = dict[str, tuple[ModuleSummary, tuple[tuple[frozenset[str], str], ...]]]
@@ -126,33 +147,41 @@ def candidacy_modules(
             )
     for relpath in [r for r in imports if r not in index.modules]:
         del imports[relpath]
-    return (
-        _reaching_modules(imports, is_tensorflow_package),
-        _reaching_modules(imports, KERAS_PACKAGES.__contains__),
+    roots = _reaching_roots(imports, lambda root: any(f.uses(root) for f in FRAMEWORKS))
+    frameworks = {
+        relpath: found
+        for relpath, packages in roots.items()
+        if (found := framework_of_imports(packages)) is not None
+    }
+    return CandidacyModules(
+        {r for r, packages in roots.items() if any(map(is_tensorflow_package, packages))},
+        {r for r, packages in roots.items() if any(map(KERAS_PACKAGES.__contains__, packages))},
         graph_mode,
+        frameworks,
     )
 
 
-def _reaching_modules(imports: ModuleImports, is_package: Callable[[str], bool]) -> set[str]:
-    """Modules that import a package `is_package` accepts (by its top-level name), directly
-    or through the project modules they import."""
-    direct: set[str] = set()
+def _reaching_roots(imports: ModuleImports, relevant: Callable[[str], bool]) -> dict[str, set[str]]:
+    """The top-level packages `relevant` accepts that each module imports, directly or
+    through the project modules it imports (modules reached by none are left out)."""
+    roots: dict[str, set[str]] = {}
     imported_by: dict[str, set[str]] = {}
     for relpath, (_module, loaded) in imports.items():
         for targets, source in loaded:
             if targets:
                 for target in targets:
                     imported_by.setdefault(target, set()).add(relpath)
-            elif not source.startswith(".") and is_package(source.split(".")[0]):
-                direct.add(relpath)
-    found = set(direct)
-    stack = list(direct)
+            elif not source.startswith(".") and relevant(root := source.split(".")[0]):
+                roots.setdefault(relpath, set()).add(root)
+    stack = list(roots)
     while stack:
-        for importer in imported_by.get(stack.pop(), ()):
-            if importer not in found:
-                found.add(importer)
+        module = stack.pop()
+        for importer in imported_by.get(module, ()):
+            known = roots.setdefault(importer, set())
+            if not roots[module] <= known:
+                known |= roots[module]
                 stack.append(importer)
-    return found
+    return roots
 
 
 def _project_modules(index: ProjectIndex, imp: ImportSummary, importer: str) -> set[str]:
@@ -224,7 +253,9 @@ class Candidacy:
         if modules is None:
             modules = candidacy_modules(index, facts, keys)
         self.modules = modules
-        self.tensorflow_modules, self.keras_modules, self.graph_mode_modules = modules
+        self.tensorflow_modules = modules.tensorflow
+        self.keras_modules = modules.keras
+        self.graph_mode_modules = modules.graph_mode
         local_tf1 = {k: any(i.tf1_graph for r in calls[k] for i in r.api) for k in keys}
         self.tf1 = following_calls(graph, facts, local_tf1)
         self.tensorflow_ops = following_calls(
@@ -293,11 +324,16 @@ class Candidacy:
                 consider(callee)
         return result
 
+    def framework(self, key: str) -> Framework:
+        """The compile target of the function (that of its module)."""
+        return self.modules.framework(key.split("::", 1)[0])
+
     def reported(self, key: str) -> bool:
-        """Functions of modules that use TensorFlow or Keras get a verdict; others are not
-        TensorFlow code at all (a NumPy script, a PyTorch module, plain Python)."""
+        """Functions of modules that use an analysed framework (TensorFlow, and Keras, whose
+        code is analysed as TensorFlow code) get a verdict; others are not such code at all
+        (a NumPy script, a PyTorch module, plain Python)."""
         relpath = key.split("::", 1)[0]
-        return relpath in self.tensorflow_modules or relpath in self.keras_modules
+        return self.modules.frameworks.get(relpath) in ANALYSED_FRAMEWORKS
 
     def reasons(self, key: str) -> list[NotCandidate]:
         """Why the function is no candidate, in decision order (empty when it may be one)."""
@@ -348,12 +384,13 @@ class Candidacy:
         broke under the decorator), `tf.custom_gradient` needs the function to return a
         gradient function, which a `tf.function` cannot return."""
         relpath = key.split("::", 1)[0]
+        framework = self.framework(key)
         for decorator in self.index.function(key).decorators:
             if decorator.name.rsplit(".", 1)[-1] in PROPERTY_ACCESSORS:
                 continue  # `@value.setter` of a property
             ref = self.index.resolve_dotted(relpath, decorator.name)
             if ref[0] == "ext" and (
-                ref[1] in TRANSPARENT_DECORATORS or is_tf_function_name(ref[1])
+                ref[1] in TRANSPARENT_DECORATORS or framework.is_decorator(ref[1])
             ):
                 continue
             return decorator.name

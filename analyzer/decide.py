@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.candidacy import NotCandidate
-from hybridize.analyzer.checks import name_of, severity_of
+from hybridize.analyzer.checks import applies, name_of, severity_of
+from hybridize.analyzer.frameworks.framework import TENSORFLOW, framework_named
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
     Finding,
@@ -62,7 +63,8 @@ class FunctionFacts:
     input_signature: tuple[object, ...] | None = None
     supplied_input_signature: tuple[object, ...] | None = None
     input_signature_absence_reason: str | None = None
-    framework: str = "tensorflow"
+    framework: str = TENSORFLOW.name
+    """The function's compile target (`Framework.name`), that of its module."""
     keep_reason: str | None = None
     """Why an existing decorator must stay even where P2/P3/P6 would remove it (a deliberate
     input_signature, a test of graph mode, computation on captured state), in words."""
@@ -79,6 +81,7 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
     passing: str | None = None
     transformation: str | None = None
     span = facts.span
+    decorator = framework_named(facts.framework).idiom
 
     def fail(code: str, finding_code: str | None = None, message: str = "") -> None:
         if code not in failures:
@@ -174,20 +177,22 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
                 _finding(
                     "HY011",
                     "convert_to_eager",
-                    f"remove @tf.function: {reasons[passing or 'P2']}",
+                    f"remove @{decorator}: {reasons[passing or 'P2']}",
                     span,
                 )
             )
     if transformation == "convert_to_hybrid":
         findings.append(
-            _finding("HY010", "convert_to_hybrid", "can run as a graph: add @tf.function", span)
+            _finding("HY010", "convert_to_hybrid", f"can run as a graph: add @{decorator}", span)
         )
     if transformation == "reconfigure":
         findings.append(
             _finding(
-                "HY012", "reconfigure", "add the inferred input_signature to @tf.function", span
+                "HY012", "reconfigure", f"add the inferred input_signature to @{decorator}", span
             )
         )
+    # Only the findings of checks that apply to the function's framework.
+    findings = [f for f in findings if applies(f.code, facts.framework)]
     severity: Severity = "ok"
     if findings:
         order = {"ok": 0, "info": 1, "warning": 2, "error": 3}

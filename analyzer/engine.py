@@ -43,8 +43,8 @@ from hybridize.analyzer.candidacy import (
     candidacy_modules,
 )
 from hybridize.analyzer.decide import FunctionFacts, decide
-from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.effects import EffectAnalysis
+from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
 from hybridize.analyzer.frozen_state import frozen_state_reads, frozen_state_writes
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
@@ -413,11 +413,16 @@ def _decide(
     computation = tensor_computation(part, facts, within)
     opaque = opaque_tensor_calls(part, facts, within)
     stateful = stateful_computation(part, facts, within)
-    hybrid = {k for k in function_keys if is_hybrid(index, facts, k)}
-    if memory is not None and scope is not None:
-        hybrid |= {k for k in memory.hybrid if k not in scope}
     if project is None:
         project = project_wide(index, facts, keys)
+    modules = project.modules
+    hybrid = {
+        k
+        for k in function_keys
+        if is_hybrid(index, facts, k, modules.framework(k.split("::", 1)[0]))
+    }
+    if memory is not None and scope is not None:
+        hybrid |= {k for k in memory.hybrid if k not in scope}
     compiled = project.compiled
     covered = covered_callers(graph, facts, hybrid, function_keys, compiled)
     if memory is not None and scope is not None:
@@ -487,13 +492,14 @@ def _decide(
                 candidacy.reasons(key),
                 traced,
                 hybrid,
+                framework=candidacy.framework(key),
             )
             benefit = benefits.estimate(key)
             verdict = dataclasses.replace(
                 verdict, benefit=benefit.level, benefit_reasons=benefit.reasons
             )
         except Exception as exc:
-            verdict = _undecided(index, key, exc)
+            verdict = _undecided(index, key, exc, candidacy.framework(key))
             failed[key] = FileError(
                 verdict.file,
                 f"internal error while deciding {verdict.qualname}: "
@@ -643,7 +649,9 @@ def decide_incrementally(
         return _decide(index, facts, options, scope, memory, project)
 
 
-def _undecided(index: ProjectIndex, key: str, exc: Exception) -> FunctionVerdict:
+def _undecided(
+    index: ProjectIndex, key: str, exc: Exception, framework: Framework
+) -> FunctionVerdict:
     """The verdict of a function the analysis failed on: nothing known, nothing changed."""
     relpath = key.split("::", 1)[0]
     fn = index.function(key)
@@ -660,6 +668,7 @@ def _undecided(index: ProjectIndex, key: str, exc: Exception) -> FunctionVerdict
         has_tensor_computation=None,
         caller_covered=None,
         safety={},
+        framework=framework.name,
         findings=[
             Finding(
                 "HY902",
@@ -686,28 +695,34 @@ def enclosing_package(folder: Path) -> str:
     return ".".join(reversed(parts))
 
 
-def is_hybrid(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
-    """Decorated with tf.function under any spelling, or wrapped by `tf.function(f)`."""
+def is_hybrid(
+    index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework = TENSORFLOW
+) -> bool:
+    """Decorated with the framework's compile decorator (`tf.function`) under any spelling,
+    or wrapped by a call of it (`tf.function(f)`)."""
     if key in facts.wrapped_by_tf_function:
         return True
     relpath = key.split("::", 1)[0]
     fn = index.function(key)
     for decorator in fn.decorators:
         ref = index.resolve_dotted(relpath, decorator.name)
-        if ref[0] == "ext" and ref[1] in ("tensorflow.function", "tensorflow.compat.v2.function"):
+        if ref[0] == "ext" and framework.is_decorator(ref[1]):
             return True
     return False
 
 
-def decorator_arguments(index: ProjectIndex, facts: TensorFacts, key: str) -> dict[str, bool]:
-    """Which tf.function arguments the decorator (or a `tf.function(g, ...)` call) supplies."""
+def decorator_arguments(
+    index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework = TENSORFLOW
+) -> dict[str, bool]:
+    """Which arguments of the compile decorator (`tf.function`) the decorator, or a call
+    compiling the function (`tf.function(g, ...)`), supplies."""
     relpath = key.split("::", 1)[0]
     fn = index.function(key)
     found = set(facts.wrapper_arguments.get(key, set()))
     for decorator in fn.decorators:
         ref = index.resolve_dotted(relpath, decorator.name)
-        if ref[0] == "ext" and ref[1].endswith("function") and ref[1].startswith("tensorflow"):
-            found |= argument_names(len(decorator.args), (k for k, _ in decorator.kwargs))
+        if ref[0] == "ext" and framework.is_decorator(ref[1]):
+            found |= framework.argument_names(len(decorator.args), (k for k, _ in decorator.kwargs))
     return dict.fromkeys(found, True)
 
 
@@ -863,6 +878,7 @@ def _verdict(
     not_candidate: list[NotCandidate] | None = None,
     traced: Collection[str] = frozenset(),
     hybrid_keys: Collection[str] = frozenset(),
+    framework: Framework = TENSORFLOW,
 ) -> FunctionVerdict:
     from hybridize.analyzer.effects import EffectSummary
 
@@ -963,7 +979,7 @@ def _verdict(
     findings.extend(frozen_findings)
     findings.extend(return_findings)
     assumptions.extend(return_assumptions)
-    supplied = supplied_signature(index, facts, key) if hybrid else None
+    supplied = supplied_signature(index, facts, key, framework) if hybrid else None
 
     signature: tuple[object, ...] | None = None
     absence: str | None = None
@@ -1013,7 +1029,7 @@ def _verdict(
     unique: dict[tuple[str, int, int], Finding] = {}
     for finding in findings:
         unique.setdefault((finding.code, finding.span.start_line, finding.span.start_col), finding)
-    decorator_args = decorator_arguments(index, facts, key) if hybrid else {}
+    decorator_args = decorator_arguments(index, facts, key, framework) if hybrid else {}
     function_facts = FunctionFacts(
         file=relpath,
         qualname=fn.qualname,
@@ -1043,6 +1059,7 @@ def _verdict(
         input_signature=signature,
         supplied_input_signature=supplied,
         input_signature_absence_reason=absence if signature is None else None,
+        framework=framework.name,
     )
     return decide(function_facts)
 

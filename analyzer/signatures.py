@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.shapes import dtype_of, literal_ints
@@ -40,20 +41,19 @@ class Inference:
 
 
 def supplied_signature(
-    index: ProjectIndex, facts: TensorFacts, key: str
+    index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework = TENSORFLOW
 ) -> tuple[SpecTree, ...] | None:
-    """The `input_signature=` a tf.function decorator gives, when it can be modelled."""
+    """The input signature the compile decorator gives (`tf.function(input_signature=...)`),
+    or a call compiling the function does, when it can be modelled."""
     relpath = key.split("::", 1)[0]
     fn = index.function(key)
     for decorator in fn.decorators:
         ref = index.resolve_dotted(relpath, decorator.name)
-        if not (
-            ref[0] == "ext" and ref[1].startswith("tensorflow") and ref[1].endswith("function")
-        ):
+        if not (ref[0] == "ext" and framework.is_decorator(ref[1])):
             continue
-        value = dict(decorator.kwargs).get("input_signature")
-        if value is None and len(decorator.args) > 1:
-            value = decorator.args[1]
+        value = framework.argument(
+            decorator.args, dict(decorator.kwargs), framework.signature_argument
+        )
         if value is None:
             continue
         modelled = _model(index, facts, index.owner_key(key), value, depth=0)

@@ -31,8 +31,8 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from hybridize.analyzer.decorators import argument_names
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
+from hybridize.analyzer.frameworks.framework import compiler_named
 from hybridize.analyzer.frameworks.python_stdlib import COMMAND_LINE_FLAGS
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
@@ -826,7 +826,7 @@ class Evaluator:
         symbolic_args: bool,
         receiver: Atoms = NO_ATOMS,
     ) -> Atoms:
-        if info.name in ("tensorflow.function", "tf.function"):
+        if compiler_named(info.name) is not None:
             # tf.function(g) returns g compiled: calling it reaches g.
             return args[0] if args else frozenset({UNKNOWN_ATOM})
         if symbolic_args and info.tensor_op:
@@ -2221,14 +2221,12 @@ def _record_evidence(
                 # The call takes the default: one more value the parameter receives.
                 out.literal_sites.append((target, p.name, False, resolved.site.span, p.default))
     for info in resolved.api:
-        if info.name in ("tensorflow.function",) or (
-            info.name.endswith(".function") and info.framework == "tensorflow"
-        ):
-            supplied = argument_names(len(resolved.args), resolved.kwargs)
+        compiler = compiler_named(info.name)
+        if compiler is not None:
+            # `tf.function(g, ...)`: g is compiled with the arguments this call supplies.
+            supplied = compiler.argument_names(len(resolved.args), resolved.kwargs)
             site = resolved.site
-            signature = dict(site.kwargs).get("input_signature")
-            if signature is None and len(site.args) > 1:
-                signature = site.args[1]
+            signature = compiler.argument(site.args, dict(site.kwargs), compiler.signature_argument)
             for atom in resolved.args[0] if resolved.args else ():
                 if atom[0] in ("func", "method"):
                     out.wrapped.append((atom[1], frozenset(supplied)))

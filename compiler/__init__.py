@@ -13,6 +13,7 @@ the CLI process. One concept per module:
 - `decisions`: keep eager, graph or XLA; `load_applied_changes` for `refactor --from-bench`;
 - `report`: the report model, its JSON schema and summary; `render_md`, `render_html` and
   `chart` (SVG) render it;
-- `rewrite` and `whole_program`: the refactored temporary copy, whole-program runs compared;
+- `refactored_copy` and `whole_program`: the refactored temporary copy (written by refactor's
+  planner), whole-program runs compared;
 - `bench`: the orchestration; `cli_support` and `terminal`: the command's terminal side.
 """

@@ -25,7 +25,7 @@ from typing import Any
 
 from hybridize.compiler import decisions, report, whole_program
 from hybridize.compiler.protocol import Limits, run_job
-from hybridize.compiler.rewrite import Change, apply_changes
+from hybridize.compiler.refactored_copy import Change, write_changes
 
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 
@@ -176,6 +176,7 @@ def _verdict_dict(verdict: Any) -> dict[str, Any]:
         "passing_precondition": verdict.passing_precondition,
         "speculative": verdict.speculative,
         "input_signature": signature,
+        "framework": verdict.framework,
     }
 
 
@@ -295,7 +296,13 @@ def run_project(
         )
         if decision.applied:
             changes.setdefault(verdict["file"], []).append(
-                Change(verdict["qualname"], verdict["line"], decision.mode, verdict["is_hybrid"])
+                Change(
+                    verdict["qualname"],
+                    verdict["line"],
+                    decision.mode,
+                    verdict["is_hybrid"],
+                    verdict["framework"],
+                )
             )
             project["changes"].append(f"{verdict['key']} -> {decision.mode}")
     if entry and options.program_runs > 0:
@@ -364,11 +371,9 @@ def _whole_program(
     original = whole_program.copy_project(root, workdir / "original" / name)
     refactored = whole_program.copy_project(root, workdir / "refactored" / name)
     for file, file_changes in changes.items():
-        target = refactored / file
         try:
-            source = target.read_text(encoding="utf-8")
-            target.write_text(apply_changes(source, file_changes), encoding="utf-8")
-        except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as error:
+            write_changes(refactored, file, file_changes)
+        except (OSError, LookupError) as error:
             return None, f"could not write the refactored copy of {file}: {error}"
 
     def on_run(variant: str, index: int) -> None:

@@ -5,12 +5,13 @@ Modules, one concept each:
 - `document`: a file's exact bytes, encoding, BOM and line endings;
 - `locate`: finding a verdict's function in the file's syntax tree by qualname (and `def`
   line), its decorators' lines, and the `# hybridize: ignore` comment;
-- `decorators`: the codemods that add, remove and reconfigure `@tf.function`, and the
-  assumption comment of a speculative verdict;
+- `decorators`: the codemods that add, remove and reconfigure the compile decorator
+  (`@tf.function`; which one is the verdict's `Framework`'s to say), and the assumption
+  comment of a speculative verdict;
 - `signature`: an inferred input signature written as `tf.TensorSpec(...)` source;
 - `names`: the names a module binds (scope by scope) and reads;
-- `imports`: the module's TensorFlow spelling, a new import when there is none, dropping one
-  that a removal leaves unused;
+- `imports`: the module's spelling of its framework, a new import when there is none,
+  dropping one that a removal leaves unused;
 - `edits`: line edits on the original text, and their unified diff;
 - `file_plan`: one file's plan, put together from the above and checked to parse;
 - `plan`: the project's plan (snapshot, cache, several processes) and writing it;

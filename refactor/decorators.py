@@ -10,9 +10,10 @@ Each returns a line edit on the original text (see `edits`):
 - reconfiguring rewrites the decorator expression with `input_signature=[...]` after the
   arguments it already has (parsed and printed by libcst, so layout and comments stay).
 
-`tf.function` is recognised under the spellings the analysis accepts: `tf.function`,
-`tensorflow.function`, `from tensorflow import function` (aliased or not), `tf.compat.v2`, a
-module-level alias (`compile = tf.function`) and a wildcard import from TensorFlow.
+The decorator is recognised under the spellings the analysis accepts, which the `Framework`
+lists (for TensorFlow: `tf.function`, `tensorflow.function`, `tf.compat.v2.function`), however
+the module reaches them: a module alias, `from tensorflow import function` (aliased or not), a
+module-level alias (`compile = tf.function`) and a wildcard import from the framework.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import libcst as cst
 from hybridize.refactor.document import Document
 from hybridize.refactor.edits import LineEdit
 from hybridize.refactor.locate import FoundFunction, Function, SourceIndex
-from hybridize.refactor.names import TF_FUNCTIONS, ModuleNames, scope_chain
+from hybridize.refactor.names import ModuleNames, scope_chain
 
 ASSUMPTION_PREFIX = "# hybridize: "
 ASSUMPTION_SUFFIX = "; remove the decorator if not"
@@ -51,31 +52,37 @@ def callee(decorator: ast.expr) -> ast.expr:
 
 
 class DecoratorFinder:
-    """Recognises `tf.function` decorators in one module."""
+    """Recognises the compile decorators (`tf.function`) of one module, for the framework its
+    `ModuleNames` were read for."""
 
     def __init__(self, names: ModuleNames, module: ast.Module) -> None:
         self.names = names
         self.module = module
 
-    def is_tf_function(self, decorator: ast.expr, chain: Sequence[int]) -> bool:
-        """Whether `decorator`, evaluated in the scopes `chain` (see `scope_chain`), is
-        `tf.function`."""
+    def is_compile_decorator(self, decorator: ast.expr, chain: Sequence[int]) -> bool:
+        """Whether `decorator`, evaluated in the scopes `chain` (see `scope_chain`), is the
+        framework's compile decorator (`tf.function`)."""
         name = dotted_name(callee(decorator))
         if name is None:
             return False
         head, _, rest = name.partition(".")
         target = self.names.target_in(head, chain)
+        framework = self.names.framework
         if target is not None:
-            return (f"{target}.{rest}" if rest else target) in TF_FUNCTIONS
-        if not rest and head in self.names.tf_function_aliases:
+            return framework.is_decorator(f"{target}.{rest}" if rest else target)
+        if not rest and head in self.names.decorator_aliases:
             return True
-        return self.names.tensorflow_star and name == "function" and head not in self.names.bound
+        return (
+            self.names.framework_star
+            and name == framework.attribute
+            and head not in self.names.bound
+        )
 
     def find(self, found: FoundFunction) -> list[int]:
-        """Indexes (in `decorator_list`) of the function's `tf.function` decorators."""
+        """Indexes (in `decorator_list`) of the function's compile decorators."""
         chain = scope_chain(found, self.module)
         decorators = found.node.decorator_list
-        return [i for i, d in enumerate(decorators) if self.is_tf_function(d, chain)]
+        return [i for i, d in enumerate(decorators) if self.is_compile_decorator(d, chain)]
 
 
 def assumption_comment(assumptions: Sequence[str]) -> str:

@@ -6,6 +6,9 @@ transformation; then the import edits they need; then applies all of them to the
 and checks that CPython parses the result and that the file's encoding can hold it. A problem
 skips the function or the file with a `Notice` and never raises.
 
+The decorator and its imports are those of the file's framework (the `framework` of its
+verdicts: one module, one framework).
+
 Planning is idempotent by construction: a function that already has `@tf.function` gets none
 added, a decorator that is gone is not removed twice, an `input_signature` is never overwritten;
 so a plan made on the refactored text, with the same verdicts or with new ones, is empty.
@@ -22,6 +25,7 @@ from typing import Literal
 
 import libcst as cst
 
+from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework, framework_named
 from hybridize.model import FunctionVerdict
 from hybridize.refactor.decorators import (
     DecoratorFinder,
@@ -36,7 +40,7 @@ from hybridize.refactor.decorators import (
 )
 from hybridize.refactor.document import Document
 from hybridize.refactor.edits import EditConflict, LineEdit, apply_edits, unified_diff
-from hybridize.refactor.imports import TensorFlowImports
+from hybridize.refactor.imports import FrameworkImports
 from hybridize.refactor.locate import FoundFunction, SourceIndex, locate
 from hybridize.refactor.names import ModuleNames
 from hybridize.refactor.selection import TRANSFORMATION_CODES
@@ -149,7 +153,8 @@ class _FilePlanner:
         self.index = index
         self._names: ModuleNames | None = None
         self._finder: DecoratorFinder | None = None
-        self._imports: TensorFlowImports | None = None
+        self._imports: FrameworkImports | None = None
+        self.framework: Framework = TENSORFLOW
         self.used_elsewhere = used_elsewhere
         self.notices: list[Notice] = []
         self.edits: list[LineEdit] = []
@@ -162,7 +167,7 @@ class _FilePlanner:
     @property
     def names(self) -> ModuleNames:
         if self._names is None:
-            self._names = ModuleNames.of(self.index.tree)
+            self._names = ModuleNames.of(self.index.tree, self.framework)
         return self._names
 
     @property
@@ -172,7 +177,7 @@ class _FilePlanner:
         return self._finder
 
     @property
-    def imports(self) -> TensorFlowImports:
+    def imports(self) -> FrameworkImports:
         if self._imports is None:
             existing = [
                 name
@@ -181,11 +186,22 @@ class _FilePlanner:
                 for position in self.finder.find(found)
                 if (name := dotted_name(callee(found.node.decorator_list[position]))) is not None
             ]
-            self._imports = TensorFlowImports(self.index, self.names, self.document, existing)
+            self._imports = FrameworkImports(self.index, self.names, self.document, existing)
         return self._imports
 
     def plan(self, verdicts: Iterable[FunctionVerdict]) -> tuple[FilePlan | None, list[Notice]]:
+        verdicts = list(verdicts)
+        if verdicts:
+            self.framework = framework_named(verdicts[0].framework)
         for verdict in verdicts:
+            if verdict.framework != self.framework.name:
+                self._notice(
+                    verdict,
+                    f"not refactored: its framework ({verdict.framework}) is not the one the "
+                    f"file is refactored for ({self.framework.name})",
+                    "skipped",
+                )
+                continue
             self._plan_function(verdict)
         if not self.edits:
             return None, self.notices
@@ -238,8 +254,8 @@ class _FilePlanner:
             elif verdict.is_hybrid:
                 self._notice(
                     verdict,
-                    "not refactored: it is compiled by a `tf.function(...)` call, not a "
-                    "decorator; remove that call by hand",
+                    f"not refactored: it is compiled by a `{self.framework.idiom}(...)` call, "
+                    "not a decorator; remove that call by hand",
                     "skipped",
                 )
         elif verdict.transformation == "reconfigure":
@@ -281,14 +297,16 @@ class _FilePlanner:
             self.edits.append(remove_decorator(self.index, found.node, position))
             self.removed.append((found.node.decorator_list[position], spans[position]))
         first = found.node.decorator_list[positions[0]]
-        spelled = dotted_name(callee(first)) or "tf.function"
+        spelled = dotted_name(callee(first)) or self.framework.idiom
         self._change(verdict, found, f"remove @{spelled}")
 
     def _reconfigure(
         self, verdict: FunctionVerdict, found: FoundFunction, positions: list[int]
     ) -> None:
         if not positions:
-            self._notice(verdict, "not refactored: no @tf.function decorator found", "skipped")
+            self._notice(
+                verdict, f"not refactored: no @{self.framework.idiom} decorator found", "skipped"
+            )
             return
         decorator = found.node.decorator_list[positions[-1]]
         keywords: list[tuple[str, str]] = []
@@ -315,7 +333,7 @@ class _FilePlanner:
             return
         self.edits.append(reconfigure_decorator(self.document, decorator, keywords))
         added = " and ".join(name for name, _ in keywords)
-        self._change(verdict, found, f"add {added} to @tf.function")
+        self._change(verdict, found, f"add {added} to @{self.framework.idiom}")
 
     def _change(self, verdict: FunctionVerdict, found: FoundFunction, description: str) -> None:
         assert verdict.transformation is not None

@@ -1,5 +1,7 @@
-"""Import management: how a module spells `tf.function`, a TensorFlow import when there is none,
-and dropping an import that a removed decorator leaves unused (names: see `names`).
+"""Import management: how a module spells the compile decorator (`tf.function`), an import of
+the framework when there is none, and dropping an import that a removed decorator leaves unused
+(names: see `names`). The decorator, its modules and the import's spelling are the `Framework`'s
+(`ModuleNames.framework`); TensorFlow is described here.
 
 Spelling. A decorator is written the way the module already writes it: the spelling of its
 existing `tf.function` decorators first, else a module alias (`import tensorflow as tf`,
@@ -32,8 +34,6 @@ from hybridize.refactor.document import Document
 from hybridize.refactor.edits import LineEdit
 from hybridize.refactor.locate import FoundFunction, SourceIndex
 from hybridize.refactor.names import (
-    TF_FUNCTIONS,
-    TF_MODULES,
     ImportStatement,
     ModuleNames,
     scope_chain,
@@ -43,15 +43,16 @@ from hybridize.refactor.names import (
 
 @dataclass(frozen=True, slots=True)
 class Spelling:
-    """How to write `tf.function` (`decorator`) and the TensorFlow module (`module`, for
-    `TensorSpec` and dtypes) at one place; `module` is None when no name for it reaches there."""
+    """How to write the compile decorator (`decorator`) and the framework's module (`module`,
+    for `TensorSpec` and dtypes) at one place; `module` is None when no name for it reaches
+    there."""
 
     decorator: str
     module: str | None
 
 
-class TensorFlowImports:
-    """What one module binds to TensorFlow, and the import edits a plan needs."""
+class FrameworkImports:
+    """What one module binds to its framework (TensorFlow), and the import edits a plan needs."""
 
     def __init__(
         self,
@@ -64,12 +65,13 @@ class TensorFlowImports:
         self.names = names
         self.document = document
         self.existing = _by_frequency(existing_spellings)
-        tensorflow = TF_MODULES | TF_FUNCTIONS
+        self.framework = framework = names.framework
+        targets = framework.decorator_modules | framework.decorator_spellings
         self.candidates = sorted(
-            (n for n, bs in names.bound.items() if any(b.target in tensorflow for b in bs)),
-            key=lambda n: (n != "tf", n != "tensorflow", n),
+            (n for n, bs in names.bound.items() if any(b.target in targets for b in bs)),
+            key=lambda n: (framework.alias_rank(n), n),
         )
-        """Names that some import binds to TensorFlow: the only ones worth resolving."""
+        """Names that some import binds to the framework: the only ones worth resolving."""
         self._new_name: str | None = None
         self.needs_import = False
 
@@ -78,27 +80,32 @@ class TensorFlowImports:
     def spelling_at(self, found: FoundFunction, need_module: bool) -> Spelling:
         """How to write the decorator of a function; uses (and records the need for) a new
         import when no existing name reaches it."""
+        framework = self.framework
         reaching = {n: self._reaches(n, found) for n in self.candidates}
-        module_names = [n for n in self.candidates if reaching[n] in TF_MODULES]
+        module_names = [n for n in self.candidates if reaching[n] in framework.decorator_modules]
         module = module_names[0] if module_names else None
         decorator = None
         for spelling in self.existing:
             head, _, rest = spelling.partition(".")
             target = self._reaches(head, found)
-            if target is not None and (f"{target}.{rest}" if rest else target) in TF_FUNCTIONS:
+            if target is not None and framework.is_decorator(
+                f"{target}.{rest}" if rest else target
+            ):
                 decorator = spelling
                 if head in module_names:
                     module = head
                 break
         if decorator is None and module is not None:
-            decorator = f"{module}.function"
+            decorator = framework.decorator_at(module)
         if decorator is None:
-            decorator = next((n for n in self.candidates if reaching[n] in TF_FUNCTIONS), None)
+            decorator = next(
+                (n for n in self.candidates if framework.is_decorator(reaching[n] or "")), None
+            )
         if decorator is None or (need_module and module is None):
             new = self.new_name()
             self.needs_import = True
             module = module or new
-            decorator = decorator or f"{new}.function"
+            decorator = decorator or framework.decorator_at(new)
         return Spelling(decorator, module)
 
     def _reaches(self, name: str, found: FoundFunction) -> str | None:
@@ -129,10 +136,10 @@ class TensorFlowImports:
     # -- adding -----------------------------------------------------------------------------
 
     def new_name(self) -> str:
-        """A name for a new `import tensorflow`: `tf` unless the module uses that name for
-        anything, then `tensorflow`, then `tf2`, `tf3`, ..."""
+        """A name for a new import of the framework: for TensorFlow `tf` unless the module uses
+        that name for anything, then `tensorflow`, then `tf2`, `tf3`, ..."""
         if self._new_name is None:
-            candidates = ["tf", "tensorflow", *(f"tf{i}" for i in range(2, 1000))]
+            candidates = self.framework.alias_candidates()
             self._new_name = next(n for n in candidates if self.names.is_free(n))
         return self._new_name
 
@@ -140,8 +147,7 @@ class TensorFlowImports:
         """The new import statement's line, if some decorator needs it."""
         if not self.needs_import:
             return None
-        name = self.new_name()
-        statement = "import tensorflow" if name == "tensorflow" else f"import tensorflow as {name}"
+        statement = self.framework.import_statement(self.new_name())
         before, after = self._anchors()
         if before is not None:
             line = self.index.logical_lines(before)[0]
@@ -182,8 +188,9 @@ class TensorFlowImports:
 
     def _anchors(self) -> tuple[ast.stmt | None, ast.stmt | None]:
         """Where the new import goes, among the top-level statements before the first one that
-        defines a function or class: right before the first TensorFlow import (where a sorted
-        import block has it), else right after the last import, else after the docstring."""
+        defines a function or class: right before the first import of the framework (where a
+        sorted import block has it), else right after the last import, else after the
+        docstring."""
         first_tensorflow: ast.stmt | None = None
         last: ast.stmt | None = None
         for position, statement in enumerate(self.index.tree.body):
@@ -191,7 +198,7 @@ class TensorFlowImports:
                 break
             if isinstance(statement, ast.Import | ast.ImportFrom):
                 last = statement
-                if first_tensorflow is None and _imports_tensorflow(statement):
+                if first_tensorflow is None and _imports_package(statement, self.framework.module):
                     first_tensorflow = statement
             elif position == 0 and _is_docstring(statement):
                 last = statement
@@ -323,10 +330,12 @@ def _by_frequency(spellings: Sequence[str]) -> list[str]:
     return sorted(counts, key=lambda s: (-counts[s], s))
 
 
-def _imports_tensorflow(statement: ImportStatement) -> bool:
+def _imports_package(statement: ImportStatement, module: str) -> bool:
+    """Whether the statement imports from the top-level package of `module`."""
+    package = module.split(".")[0]
     if isinstance(statement, ast.Import):
-        return any(a.name.split(".")[0] == "tensorflow" for a in statement.names)
-    return not statement.level and (statement.module or "").split(".")[0] == "tensorflow"
+        return any(a.name.split(".")[0] == package for a in statement.names)
+    return not statement.level and (statement.module or "").split(".")[0] == package
 
 
 def _is_docstring(statement: ast.stmt) -> bool:

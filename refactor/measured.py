@@ -24,7 +24,7 @@ def keep_measured_wins(result: AnalysisResult, report: Path) -> AnalysisResult:
         # Measured on another copy of this project (a CI checkout, a temporary folder): its
         # paths, relative to the project it measured, are this project's paths.
         wins = load_applied_changes(report)
-    functions = tuple(_measured(verdict, wins.get(verdict.key)) for verdict in result.functions)
+    functions = tuple(with_measurement(v, wins.get(v.key)) for v in result.functions)
     return dataclasses.replace(result, functions=functions)
 
 
@@ -33,7 +33,9 @@ def _projects(report: Path) -> int:
     return len(json.loads(report.read_text(encoding="utf-8")).get("projects", []))
 
 
-def _measured(verdict: FunctionVerdict, mode: str | None) -> FunctionVerdict:
+def with_measurement(verdict: FunctionVerdict, mode: str | None) -> FunctionVerdict:
+    """The verdict as the measurement decides it: `mode` is the mode that won ("graph",
+    "xla") or None (nothing applied). Also how the bench writes its refactored copy."""
     if verdict.is_hybrid and mode == "xla":
         # Measured: the existing decorator with jit_compile=True. Nothing else was measured,
         # so no input_signature is added with it.

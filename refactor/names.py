@@ -8,7 +8,8 @@ records its scope (module, function, class, lambda or comprehension), so the mea
 in a decorator is read from the scopes the decorator is evaluated in (the class or function
 right around the `def`, the functions around that, the module), the way Python resolves it.
 A name means an import only when every binding of it in the innermost scope that binds it is
-that same import.
+that same import. What counts as the compile decorator (and as its module, for a wildcard
+import) is the `Framework`'s to say.
 """
 
 from __future__ import annotations
@@ -20,10 +21,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
 from hybridize.refactor.locate import FoundFunction
 
-TF_MODULES = frozenset({"tensorflow", "tensorflow.compat.v2"})
-TF_FUNCTIONS = frozenset({"tensorflow.function", "tensorflow.compat.v2.function"})
 DYNAMIC_GLOBALS = frozenset({"globals", "locals", "vars", "eval", "exec", "__import__"})
 """Calls through which a module may use any of its names without spelling them."""
 
@@ -81,12 +81,17 @@ class ModuleNames:
     """name -> the lines where it is read."""
     strings: list[str] = field(default_factory=list)
     nonlocal_names: set[str] = field(default_factory=set)
-    tensorflow_star: bool = False
-    tf_function_aliases: set[str] = field(default_factory=set)
+    framework: Framework = TENSORFLOW
+    """The compile target whose decorator the names are read for."""
+    framework_star: bool = False
+    """A wildcard import from a module whose attribute is the decorator (`from tensorflow
+    import *`)."""
+    decorator_aliases: set[str] = field(default_factory=set)
+    """Module-level names assigned the decorator (`compile = tf.function`)."""
 
     @classmethod
-    def of(cls, tree: ast.Module) -> ModuleNames:
-        names = cls(module=id(tree))
+    def of(cls, tree: ast.Module, framework: Framework = TENSORFLOW) -> ModuleNames:
+        names = cls(module=id(tree), framework=framework)
         parent_scope: dict[int, int] = {}
         globals_in: dict[int, set[str]] = {}
         comprehensions: set[int] = set()
@@ -152,8 +157,10 @@ class ModuleNames:
         for alias in statement.names:
             if alias.name == "*":
                 module = statement.module if isinstance(statement, ast.ImportFrom) else None
-                if module in TF_MODULES and not getattr(statement, "level", 0):
-                    self.tensorflow_star = True
+                if module in self.framework.decorator_modules and not getattr(
+                    statement, "level", 0
+                ):
+                    self.framework_star = True
                 continue
             binding = Binding(scope, statement, import_target(statement, alias))
             self.bound.setdefault(bound_name(statement, alias), []).append(binding)
@@ -171,10 +178,10 @@ class ModuleNames:
                 if value is not None:
                     head, _, rest = value.partition(".")
                     target = self.import_target(head)
-                    if target is not None and (f"{target}.{rest}" if rest else target) in (
-                        TF_FUNCTIONS
+                    if target is not None and self.framework.is_decorator(
+                        f"{target}.{rest}" if rest else target
                     ):
-                        self.tf_function_aliases.add(statement.targets[0].id)
+                        self.decorator_aliases.add(statement.targets[0].id)
 
     def import_target(self, name: str) -> str | None:
         """What `name` means, when every binding of it anywhere in the module is an import

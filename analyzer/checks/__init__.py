@@ -14,6 +14,12 @@ structure, HY9xx tool errors.
 
 Checks do not walk trees: the analysis computes facts once, and the decision step attaches
 findings with these codes.
+
+Each check declares the frameworks (compile targets, `Framework.name`) it applies to: what a
+`print` does under `tf.function` is not what it does under `torch.compile`, so a check written
+from TensorFlow's semantics applies to TensorFlow only until its reasoning is checked against
+another framework's. The decision step keeps only the findings of checks that apply to the
+function's framework (`applies`).
 """
 
 from __future__ import annotations
@@ -25,7 +31,11 @@ from pathlib import Path
 from typing import ClassVar
 
 import hybridize
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS, TENSORFLOW
 from hybridize.model import Severity
+
+ALL_FRAMEWORKS: frozenset[str] = frozenset(f.name for f in FRAMEWORKS)
+"""For checks that are about the tool, not about a framework (file and internal errors)."""
 
 
 class Check:
@@ -35,6 +45,8 @@ class Check:
     name: ClassVar[str] = ""
     severity: ClassVar[Severity] = "warning"
     summary: ClassVar[str] = ""
+    frameworks: ClassVar[frozenset[str]] = frozenset({TENSORFLOW.name})
+    """The frameworks (`Framework.name`) whose functions this check's findings apply to."""
     EXAMPLE_FUNCTION: ClassVar[str] = "f"
     INFER_INPUT_SIGNATURES: ClassVar[bool] = False
     """Run the examples with `--infer-input-signatures` (checks about signatures)."""
@@ -80,6 +92,18 @@ def registry() -> dict[str, type[Check]]:
         if cls.code:
             found[cls.code] = cls
     return dict(sorted(found.items()))
+
+
+def checks_for(framework: str) -> dict[str, type[Check]]:
+    """The registered checks that apply to functions of `framework` (`Framework.name`)."""
+    return {code: check for code, check in registry().items() if framework in check.frameworks}
+
+
+def applies(code: str, framework: str) -> bool:
+    """Whether a finding with `code` belongs on a function of `framework`: its check applies
+    to that framework (a code no check documents is kept: nothing says otherwise)."""
+    check = registry().get(code)
+    return check is None or framework in check.frameworks
 
 
 def severity_of(code: str) -> Severity:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import ALL_FRAMEWORKS, Check
 
 
 class FileErrorCheck(Check):
@@ -44,6 +44,7 @@ class FileErrorCheck(Check):
     code = "HY901"
     name = "file_error"
     severity = "error"
+    frameworks = ALL_FRAMEWORKS
     summary = "A file cannot be read, decoded or parsed; it is listed in the report's errors."
     EXAMPLE_FUNCTION = "f"
     # No embedded examples: a file error is not a finding on a function (it is a FileError

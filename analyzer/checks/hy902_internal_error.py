@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import ALL_FRAMEWORKS, Check
 
 
 class InternalError(Check):
@@ -31,6 +31,7 @@ class InternalError(Check):
     code = "HY902"
     name = "internal_error"
     severity = "warning"
+    frameworks = ALL_FRAMEWORKS
     summary = "The analysis failed on this function; it is reported undecided and unchanged."
     VALID = ()  # an internal error cannot be provoked on purpose by a correct analysis
     INVALID = ()

@@ -131,6 +131,6 @@ def numpy_table() -> ApiTable:
 
 @functools.cache
 def torch_table() -> ApiTable:
-    """PyTorch (``torch_api.json``): data for the PyTorch adapter; ``lookup`` does not read it
-    yet."""
+    """PyTorch (``torch_api.json``): the ``TORCH`` compile target reads ``torch.compile``'s
+    parameters from it; ``lookup`` does not read it yet."""
     return _load("torch_api.json")

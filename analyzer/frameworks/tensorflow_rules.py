@@ -84,6 +84,31 @@ def is_tensorflow_package(root: str) -> bool:
     return root in TENSORFLOW_PACKAGES or root.startswith(TENSORFLOW_PACKAGE_PREFIX)
 
 
+# --- the compile decorator ----------------------------------------------------------------
+
+#: ``tf.function``'s canonical name: ``tf.function(func=None, input_signature=None, ...)``. Its
+#: parameters are those the generated table records for it (``tensorflow_api.json``).
+COMPILE_DECORATOR = "tensorflow.function"
+#: Every fully qualified name the analysis and the refactoring treat as ``tf.function`` in a
+#: decorator (``tf.compat.v2`` is TF2 itself). A *call* ``tf.function(g)`` is recognised by
+#: its canonical name (``lookup``), which also folds ``tf.compat.v1.function`` into it.
+COMPILE_DECORATOR_SPELLINGS: frozenset[str] = frozenset(
+    {"tensorflow.function", "tensorflow.compat.v2.function"}
+)
+#: Deprecated ``tf.function`` arguments and the current names they are reported under.
+COMPILE_DEPRECATED_ARGUMENTS: dict[str, str] = {
+    "experimental_relax_shapes": "reduce_retracing",
+    "experimental_compile": "jit_compile",
+}
+#: The argument that fixes the traced input types (written with ``tf.TensorSpec``).
+COMPILE_SIGNATURE_ARGUMENT = "input_signature"
+#: Decorators that keep one function out of ``tf.function``: none. Running functions eagerly
+#: is global (``tf.config.run_functions_eagerly``, HY109), and ``tf.autograph.experimental.
+#: do_not_convert`` only stops AutoGraph: the function is still traced.
+COMPILE_DISABLERS: frozenset[str] = frozenset()
+#: Names a new ``import tensorflow`` binds, in order of preference (the first is the idiom).
+IMPORT_ALIASES: tuple[str, ...] = ("tf", "tensorflow")
+
 #: Keras as a package of its own: Keras 3 runs on TensorFlow, JAX or PyTorch.
 KERAS_PACKAGES: frozenset[str] = frozenset({"keras"})
 #: Keras 3 namespaces whose ops compute with whatever backend Keras runs on.

@@ -1,9 +1,10 @@
 """Hand-curated knowledge about PyTorch under ``torch.compile`` that the generator cannot know.
 
-Data only: the PyTorch adapter (issue 13) will read it; ``lookup`` does not yet. The generated
-table (``torch_api.json``, ``_tables.torch_table``) says what each public name *is* and, for
-functions and ``Tensor`` methods, what it returns. This module says what calling it *does*
-under ``torch.compile``, in the vocabulary of ``api_info`` plus the facts that only
+Data only: the ``TORCH`` compile target (``framework.py``) reads its compile-decorator facts;
+the rest waits for the PyTorch analysis (issue 13), and ``lookup`` does not read it yet. The
+generated table (``torch_api.json``, ``_tables.torch_table``) says what each public name *is*
+and, for functions and ``Tensor`` methods, what it returns. This module says what calling it
+*does* under ``torch.compile``, in the vocabulary of ``api_info`` plus the facts that only
 ``torch.compile`` has (graph breaks and recompilations).
 
 How ``torch.compile`` differs from ``tf.function`` (the difference the adapter must carry):
@@ -46,6 +47,11 @@ COMPILE_DECORATOR = "torch.compile"
 COMPILE_ARGUMENTS: frozenset[str] = frozenset(
     {"fullgraph", "dynamic", "backend", "mode", "options", "disable"}
 )
+#: ``torch.compile`` has no input-signature argument: ``dynamic=True`` is how shapes are
+#: generalised, and guards decide when to recompile.
+COMPILE_SIGNATURE_ARGUMENT: str | None = None
+#: Names a new ``import torch`` binds, in order of preference.
+IMPORT_ALIASES: tuple[str, ...] = ("torch",)
 #: Decorators that keep a function out of compilation (the function runs eagerly, and a
 #: compiled caller graph-breaks around it).
 COMPILE_DISABLERS: frozenset[str] = frozenset({"torch.compiler.disable"})

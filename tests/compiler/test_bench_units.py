@@ -19,8 +19,8 @@ from hybridize.compiler import (
     graphstats,
     inputs,
     instrument,
+    refactored_copy,
     report,
-    rewrite,
     timing,
 )
 from hybridize.compiler.bench import EntryError, parse_entry
@@ -410,30 +410,53 @@ class Model:
 '''
 
 
-def test_rewrite_adds_decorators_and_jit_compile() -> None:
-    changes = [
-        rewrite.Change("step", 7, "graph", False),
-        rewrite.Change("Model.helper", 13, "xla", False),
-        rewrite.Change("Model.call", 17, "xla", True),
-        rewrite.Change("Model.other", 21, "xla", True),
-    ]
-    out = rewrite.apply_changes(SOURCE, changes)
+def _written(tmp_path: Path, text: str, *changes: refactored_copy.Change) -> str:
+    (tmp_path / "m.py").write_text(text, encoding="utf-8")
+    refactored_copy.write_changes(tmp_path, "m.py", changes)
+    return (tmp_path / "m.py").read_text(encoding="utf-8")
+
+
+def test_refactored_copy_adds_decorators_and_jit_compile(tmp_path: Path) -> None:
+    out = _written(
+        tmp_path,
+        SOURCE,
+        refactored_copy.Change("step", 7, "graph", False),
+        refactored_copy.Change("Model.helper", 13, "xla", False),
+        refactored_copy.Change("Model.call", 17, "xla", True),
+        refactored_copy.Change("Model.other", 21, "xla", True),
+    )
     assert "@tf.function\ndef step(x):" in out
     assert "    @staticmethod\n    @tf.function(jit_compile=True)\n    def helper(x):" in out
     assert "    @tf.function(jit_compile=True)\n    def call(self, x):" in out
     assert "@tf.function(reduce_retracing=True, jit_compile=True)" in out
     compile(out, "x.py", "exec")
+    # Nothing else changes: the added lines are the only difference.
+    added = [line for line in out.splitlines() if line not in SOURCE.splitlines()]
+    assert len(out.splitlines()) == len(SOURCE.splitlines()) + 2
+    assert len(added) == 4
 
 
-def test_rewrite_adds_the_import_when_the_module_has_none() -> None:
-    out = rewrite.apply_changes(
-        '"""Doc."""\ndef f(x):\n    return x\n', [rewrite.Change("f", 2, "graph", False)]
+def test_refactored_copy_adds_the_import_when_the_module_has_none(tmp_path: Path) -> None:
+    out = _written(
+        tmp_path,
+        '"""Doc."""\ndef f(x):\n    return x\n',
+        refactored_copy.Change("f", 2, "graph", False),
     )
     assert out == '"""Doc."""\nimport tensorflow as tf\n@tf.function\ndef f(x):\n    return x\n'
     aliased = "import tensorflow as T\n\ndef f(x):\n    return x\n"
-    assert "@T.function(jit_compile=True)\ndef f" in rewrite.apply_changes(
-        aliased, [rewrite.Change("f", 3, "xla", False)]
-    )
+    out = _written(tmp_path, aliased, refactored_copy.Change("f", 3, "xla", False))
+    assert "@T.function(jit_compile=True)\ndef f" in out
+
+
+def test_refactored_copy_leaves_a_hybrid_graph_win_as_it_is(tmp_path: Path) -> None:
+    out = _written(tmp_path, SOURCE, refactored_copy.Change("Model.call", 17, "graph", True))
+    assert out == SOURCE
+
+
+def test_refactored_copy_refuses_a_change_it_cannot_make(tmp_path: Path) -> None:
+    with pytest.raises(LookupError, match="gone"):
+        _written(tmp_path, SOURCE, refactored_copy.Change("gone", 3, "graph", False))
+    assert (tmp_path / "m.py").read_text(encoding="utf-8") == SOURCE
 
 
 def test_parse_entry() -> None:

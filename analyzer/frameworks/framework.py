@@ -1,0 +1,193 @@
+"""The compile target: which framework's decorator a function would get, and how it is written.
+
+The analysis, the refactoring and the bench each need the same few facts about the decorator
+they reason about: which imports make a module that framework's code, what the decorator is
+called and under which names it is recognised, how it is written in a module that imports the
+framework under some alias (and how that import is written when there is none), which arguments
+it takes, how an input signature is passed, and which decorators keep a function out of it.
+Asking one `Framework` for them, instead of spelling `tf.function` at every site, is what lets
+a second target (`torch.compile`) be added as data.
+
+The facts are read from the framework's rule module (`tensorflow_rules`, `torch_rules`) and its
+generated API table (the decorator's positional parameters): nothing is repeated here.
+
+What a framework's *API* does (op tables, Keras roles, effect tables) is not in this adapter:
+`lookup` answers that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from . import tensorflow_rules, torch_rules
+from ._tables import ApiTable, tensorflow_table, torch_table
+
+T = TypeVar("T")
+
+_NUMBERED_ALIASES = range(2, 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class Framework:
+    """One compile target: its name in the report and everything about its decorator."""
+
+    name: str
+    """The report's `framework` value: "tensorflow" or "torch"."""
+    packages: frozenset[str]
+    """Top-level packages whose import makes a module this framework's code."""
+    package_prefixes: tuple[str, ...]
+    """Prefixes of such packages (`tensorflow_` for `tensorflow_probability`, ...)."""
+    decorator: str
+    """The decorator's canonical qualified name (`tensorflow.function`, `torch.compile`)."""
+    decorator_spellings: frozenset[str]
+    """Every qualified name that counts as the decorator (after import resolution)."""
+    import_aliases: tuple[str, ...]
+    """Names a new import of the framework binds, in order of preference."""
+    keyword_arguments: frozenset[str]
+    """Keyword-only arguments of the decorator (its positional ones come from the table)."""
+    deprecated_arguments: tuple[tuple[str, str], ...]
+    """(old name, current name): deprecated arguments reported under their current names."""
+    signature_argument: str | None
+    """The argument that fixes the traced input types, if the decorator has one."""
+    disablers: frozenset[str]
+    """Decorators that keep a function out of compilation."""
+    table: Callable[[], ApiTable]
+    """The framework's generated API table (read lazily: it is large)."""
+
+    def uses(self, root: str) -> bool:
+        """Whether importing the top-level package `root` makes a module this framework's."""
+        return root in self.packages or root.startswith(self.package_prefixes)
+
+    @property
+    def module(self) -> str:
+        """The module the decorator is an attribute of: `tensorflow`, `torch`."""
+        return self.decorator.rpartition(".")[0]
+
+    @property
+    def attribute(self) -> str:
+        """The decorator's name in its module: `function`, `compile`."""
+        return self.decorator.rpartition(".")[2]
+
+    @property
+    def decorator_modules(self) -> frozenset[str]:
+        """Modules whose attribute (`attribute`) is the decorator, and whose wildcard import
+        binds it (`tensorflow`, `tensorflow.compat.v2`)."""
+        return frozenset(s.rpartition(".")[0] for s in self.decorator_spellings)
+
+    def is_decorator(self, qualified: str) -> bool:
+        """Whether the qualified name (after import resolution) is the compile decorator."""
+        return qualified in self.decorator_spellings
+
+    def decorator_at(self, alias: str) -> str:
+        """The decorator written through a module alias: `tf.function`, `torch.compile`."""
+        return f"{alias}.{self.attribute}"
+
+    @property
+    def idiom(self) -> str:
+        """The decorator as the framework's documentation writes it: `tf.function`."""
+        return self.decorator_at(self.import_aliases[0])
+
+    def import_statement(self, alias: str) -> str:
+        """The statement binding `alias` to the framework: `import tensorflow as tf`."""
+        return (
+            f"import {self.module}" if alias == self.module else f"import {self.module} as {alias}"
+        )
+
+    def alias_candidates(self) -> Iterator[str]:
+        """Names for a new import, the preferred first: `tf`, `tensorflow`, `tf2`, `tf3`, ..."""
+        yield from self.import_aliases
+        for number in _NUMBERED_ALIASES:
+            yield f"{self.import_aliases[0]}{number}"
+
+    def alias_rank(self, name: str) -> int:
+        """Where `name` stands among the preferred aliases (after them when it is none)."""
+        aliases = self.import_aliases
+        return aliases.index(name) if name in aliases else len(aliases)
+
+    def positional_arguments(self) -> tuple[str, ...]:
+        """The decorator's parameters that may be passed positionally, in order."""
+        return self.table().parameters.get(self.decorator, ())
+
+    def arguments(self) -> frozenset[str]:
+        """Every argument name the decorator accepts (deprecated names included)."""
+        return frozenset(self.positional_arguments()) | self.keyword_arguments
+
+    def argument_names(self, positional: int, keywords: Iterable[str]) -> set[str]:
+        """The names of the arguments a decorator call supplies (`positional` of them by
+        position, then `keywords`), deprecated names translated to their current ones."""
+        parameters = self.positional_arguments()
+        names = [parameters[i] for i in range(min(positional, len(parameters)))]
+        names.extend(keywords)
+        renamed = dict(self.deprecated_arguments)
+        return {renamed.get(name, name) for name in names}
+
+    def argument(self, args: Sequence[T], kwargs: Mapping[str, T], name: str | None) -> T | None:
+        """The value a call passes for the parameter `name`, by keyword or by position."""
+        if name is None:
+            return None
+        if name in kwargs:
+            return kwargs[name]
+        parameters = self.positional_arguments()
+        if name in parameters and parameters.index(name) < len(args):
+            return args[parameters.index(name)]
+        return None
+
+
+TENSORFLOW = Framework(
+    name="tensorflow",
+    # TensorFlow and the libraries that run on it only; and Keras, whose code the analysis
+    # treats as TensorFlow code (Keras 3 backend-agnostic code is then reported as HY006).
+    packages=tensorflow_rules.TENSORFLOW_PACKAGES | tensorflow_rules.KERAS_PACKAGES,
+    package_prefixes=(tensorflow_rules.TENSORFLOW_PACKAGE_PREFIX,),
+    decorator=tensorflow_rules.COMPILE_DECORATOR,
+    decorator_spellings=tensorflow_rules.COMPILE_DECORATOR_SPELLINGS,
+    import_aliases=tensorflow_rules.IMPORT_ALIASES,
+    keyword_arguments=frozenset(),
+    deprecated_arguments=tuple(sorted(tensorflow_rules.COMPILE_DEPRECATED_ARGUMENTS.items())),
+    signature_argument=tensorflow_rules.COMPILE_SIGNATURE_ARGUMENT,
+    disablers=tensorflow_rules.COMPILE_DISABLERS,
+    table=tensorflow_table,
+)
+
+TORCH = Framework(
+    name="torch",
+    packages=torch_rules.TORCH_PACKAGES,
+    package_prefixes=(),
+    decorator=torch_rules.COMPILE_DECORATOR,
+    decorator_spellings=frozenset({torch_rules.COMPILE_DECORATOR}),
+    import_aliases=torch_rules.IMPORT_ALIASES,
+    keyword_arguments=torch_rules.COMPILE_ARGUMENTS,
+    deprecated_arguments=(),
+    signature_argument=torch_rules.COMPILE_SIGNATURE_ARGUMENT,
+    disablers=torch_rules.COMPILE_DISABLERS,
+    table=torch_table,
+)
+
+FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW, TORCH)
+"""Every compile target, in order of precedence (see `framework_of_imports`)."""
+
+
+def framework_of_imports(roots: Iterable[str]) -> Framework | None:
+    """The framework a module with these top-level imports uses, None for none.
+
+    A module importing both TensorFlow (or Keras) and PyTorch counts as TensorFlow code for
+    now: the analysis of TensorFlow is the one that exists. Choosing per function by what it
+    calls is a later step of issue 13."""
+    found = set(roots)
+    return next((f for f in FRAMEWORKS if any(f.uses(root) for root in found)), None)
+
+
+def framework_named(name: str) -> Framework:
+    """The framework a report names (a verdict's `framework`); KeyError for an unknown one."""
+    for framework in FRAMEWORKS:
+        if framework.name == name:
+            return framework
+    raise KeyError(name)
+
+
+def compiler_named(canonical: str) -> Framework | None:
+    """The framework whose decorator has this canonical API name (`lookup(...).name`): a call
+    `tf.function(g)` compiles `g`."""
+    return next((f for f in FRAMEWORKS if f.decorator == canonical), None)

@@ -1,0 +1,77 @@
+"""Checks declare the frameworks they apply to, and a verdict keeps only the findings of
+checks that apply to its function's framework."""
+
+from __future__ import annotations
+
+import pytest
+
+from hybridize.analyzer.checks import ALL_FRAMEWORKS, applies, checks_for, registry
+from hybridize.analyzer.decide import FunctionFacts, decide
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS
+from hybridize.model import Finding, Span
+
+SPAN = Span(3, 0, 4, 10)
+
+
+def test_every_check_names_known_frameworks():
+    known = {f.name for f in FRAMEWORKS}
+    for code, check in registry().items():
+        assert check.frameworks, code
+        assert check.frameworks <= known, code
+
+
+def test_registry_filters_by_framework():
+    for framework in ALL_FRAMEWORKS:
+        selected = checks_for(framework)
+        assert set(selected) <= set(registry())
+        for code, check in registry().items():
+            assert (code in selected) is (framework in check.frameworks)
+            assert applies(code, framework) is (framework in check.frameworks)
+    # Tool errors are about the tool, not about a framework.
+    assert {"HY901", "HY902"} <= set(checks_for("torch"))
+    # Today's checks reason from tf.function's semantics: TensorFlow only.
+    assert "HY101" not in checks_for("torch")
+    assert "HY101" in checks_for("tensorflow")
+
+
+def _facts(framework: str) -> FunctionFacts:
+    return FunctionFacts(
+        file="m.py",
+        qualname="f",
+        line=3,
+        span=SPAN,
+        is_hybrid=False,
+        has_tensor_parameter=True,
+        has_primitive_parameters=False,
+        has_python_side_effects=True,
+        is_recursive=False,
+        has_tensor_computation=True,
+        caller_covered=False,
+        safety={},
+        findings=[
+            Finding("HY101", "has_python_side_effects", "error", "calls print", SPAN),
+            Finding("HY902", "internal_error", "warning", "failed", SPAN),
+        ],
+        framework=framework,
+    )
+
+
+@pytest.mark.parametrize(
+    ("framework", "codes"),
+    [("tensorflow", ["HY101", "HY902"]), ("torch", ["HY902"])],
+)
+def test_decide_keeps_the_findings_of_checks_that_apply(framework, codes):
+    verdict = decide(_facts(framework))
+    assert verdict.framework == framework
+    assert [f.code for f in verdict.findings] == codes
+    # The failure is a fact of the function, not a finding: it stays.
+    assert "has_python_side_effects" in verdict.failures
+
+
+def test_hy010_names_the_decorator_and_applies_to_tensorflow_only():
+    facts = _facts("tensorflow")
+    facts.has_python_side_effects = False
+    facts.findings = []
+    assert [f.message for f in decide(facts).findings] == ["can run as a graph: add @tf.function"]
+    facts.framework = "torch"
+    assert [f.message for f in decide(facts).findings] == []  # HY010 is a TensorFlow check

@@ -1,0 +1,98 @@
+"""Each function's compile target comes from its module's imports (the `Framework` adapter).
+
+The verdict's `framework`, which decorator counts as compiling a function, and which modules
+get verdicts at all are answered by the adapter of the function's module."""
+
+from __future__ import annotations
+
+import pytest
+from facts_helpers import analyse
+
+from hybridize.analyzer.candidacy import _reaching_roots
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_imports
+
+
+def _imports(**modules: list[str]) -> dict:
+    """`ModuleImports` for modules importing the named packages (a name ending in `.py` is a
+    project module)."""
+    return {
+        relpath: (
+            None,
+            tuple(
+                (frozenset({name}), name) if name.endswith(".py") else (frozenset(), name)
+                for name in names
+            ),
+        )
+        for relpath, names in modules.items()
+    }
+
+
+def test_packages_reach_importers_through_project_modules():
+    imports = _imports(
+        **{
+            "ops.py": ["torch.nn", "os"],
+            "model.py": ["ops.py", "tensorflow"],
+            "train.py": ["model.py"],
+            "plain.py": ["numpy"],
+            "cycle_a.py": ["cycle_b.py", "torchvision"],
+            "cycle_b.py": ["cycle_a.py"],
+        }
+    )
+    roots = _reaching_roots(imports, lambda root: any(f.uses(root) for f in FRAMEWORKS))
+    assert roots["ops.py"] == {"torch"}
+    assert roots["model.py"] == roots["train.py"] == {"torch", "tensorflow"}
+    assert "plain.py" not in roots
+    assert roots["cycle_b.py"] == {"torchvision"}
+    assert framework_of_imports(roots["train.py"]).name == "tensorflow"
+    assert framework_of_imports(roots["cycle_b.py"]).name == "torch"
+
+
+TF_STEP = """
+import tensorflow as tf
+{extra}
+
+{decorator}
+def step(x):
+    return tf.reduce_sum(x * 2.0)
+
+
+step(tf.ones([3]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "decorator", "hybrid"),
+    [
+        ("", "", False),
+        ("", "@tf.function", True),
+        ("import torch", "@tf.function", True),  # both frameworks: TensorFlow for now
+        ("import torch", "@torch.compile", False),  # not the module's decorator
+    ],
+)
+def test_verdict_framework_and_decorator_of_a_tensorflow_module(extra, decorator, hybrid):
+    verdicts = analyse(TF_STEP.format(extra=extra, decorator=decorator))
+    assert verdicts["step"].framework == "tensorflow"
+    assert verdicts["step"].is_hybrid is hybrid
+
+
+def test_keras_module_and_module_reaching_tensorflow_through_the_project():
+    verdicts = analyse(
+        {
+            "ops.py": "import tensorflow as tf\n\n\ndef double(x):\n    return tf.add(x, x)\n",
+            "use.py": "from ops import double\n\n\ndef twice(x):\n    return double(double(x))\n",
+            "head.py": "import keras\n\n\ndef head(model, x):\n    return model(x)\n",
+        }
+    )
+    assert {key: v.framework for key, v in verdicts.items()} == {
+        "ops.py::double": "tensorflow",
+        "use.py::twice": "tensorflow",
+        "head.py::head": "tensorflow",
+    }
+
+
+def test_torch_module_gets_no_verdict_yet():
+    verdicts = analyse(
+        "import torch\n\n\n@torch.compile\ndef step(x):\n    return torch.relu(x)\n\n\n"
+        "step(torch.ones(3))\n"
+    )
+    assert verdicts == {}
