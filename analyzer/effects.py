@@ -221,8 +221,9 @@ class EffectAnalysis:
     ) -> None:
         if self._exempt_self_store(fn, key, target):
             return
-        found = origins(self.index, key, target)
-        for origin in found:
+        # Sorted: the first effect of a function is what its callers name, the same in every
+        # run (a set of origins iterates in an order that changes with string hashing).
+        for origin in sorted(origins(self.index, key, target)):
             if origin == FRESH:
                 continue
             if origin[0] == "param":

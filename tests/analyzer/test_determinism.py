@@ -113,18 +113,33 @@ class Scaled:
     pass
 
 
+DEFAULT_CLASSES = [Diag]
+
+
+def _patch(target, value):
+    target.append(value)
+
+
+def patch_all(x, classes=None):
+    if classes is None:
+        classes = DEFAULT_CLASSES
+    _patch(classes, TriL)
+    return x * 2.0
+
+
 def pick(x, kind):
     adder = Diag() if kind == 1 else TriL() if kind == 2 else Scaled()
     return tf.reduce_sum(x), adder
 """,
     "main.py": """
 import tensorflow as tf
-from shapes import like, pick
+from shapes import Scaled, like, patch_all, pick
 
 like(tf.ones([2]), 0)
 like(tf.ones([2]), 1)
 pick(tf.ones([2]), 1)
 pick(tf.ones([2]), 2)
+patch_all(tf.ones([2]), [Scaled])
 """,
 }
 
@@ -166,5 +181,6 @@ def test_the_witness_a_finding_names_does_not_depend_on_string_hashing(tmp_path:
     runs = [_messages_with_hash_seed(tmp_path, seed) for seed in (1, 2, 3, 4, 5)]
     assert any(code == "HY302" and "calls `" in message for _, code, message in runs[0]), runs[0]
     assert any(code == "HY407" for _, code, _ in runs[0]), runs[0]
+    assert any(q == "patch_all" and code == "HY107" for q, code, _ in runs[0]), runs[0]
     for other in runs[1:]:
         assert other == runs[0]
