@@ -126,6 +126,9 @@ class FunctionSummary:
     variable_reads: list[tuple[Sym, str, Span, int]] = field(default_factory=list)
     """Reads of `model.trainable_variables` and friends: (receiver, attribute, where, number
     of calls the walk had completed when it met the read)."""
+    index_reads: dict[Sym, Span] = field(default_factory=dict)
+    """Subscript reads by a computed index (`items[n]`), each with the statement where it
+    first happens: a finding about the index points there."""
     globals_declared: frozenset[str] = frozenset()
     nonlocals_declared: frozenset[str] = frozenset()
     is_generator: bool = False

@@ -738,7 +738,10 @@ class _ModuleBuilder:
                 for subscript in expr.slice:
                     bounds.extend(self._slice(subscript.slice, scope))
                 index = ("slice", tuple(bounds))
-            return ("item", base, index)
+            read = ("item", base, index)
+            if index[0] not in ("lit", "slice"):
+                scope.summary.index_reads.setdefault(read, self.statement_span)
+            return read
         if isinstance(expr, cst.List | cst.Tuple | cst.Set):
             kind = type(expr).__name__.lower()
             elements = tuple(self._element(e, scope) for e in expr.elements)
