@@ -59,7 +59,7 @@ def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: str) -> lis
     if fn.is_lambda or key.endswith("::<module>"):
         return []
     writes = _writes(index, facts)
-    for reader, via in _traced_with(index, facts, key):
+    for reader, via in traced_with(index, facts, key):
         for what, state in _frozen_reads(index, facts, reader):
             for write in writes.get(state, ()):
                 if write.writer in (key, reader) or not _after_initialisation(
@@ -83,7 +83,7 @@ def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: str) -> lis
     return []
 
 
-def _traced_with(index: ProjectIndex, facts: TensorFacts, key: str) -> Iterator[tuple[str, str]]:
+def traced_with(index: ProjectIndex, facts: TensorFacts, key: str) -> Iterator[tuple[str, str]]:
     """The function and the project functions it calls (to MAX_HELPER_DEPTH), each with
     the words that lead to it ("calls `helper`, which ")."""
     seen = {key}

@@ -43,6 +43,7 @@ CODES = {
     "has_keras_symbolic_arguments",
     "has_python_value_returns",
     "has_frozen_python_state_reads",
+    "draws_seeded_global_random",
     "no_tensor_computation",
     "has_covered_callers",
     "has_no_primitive_parameters",
