@@ -50,10 +50,10 @@ from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.parse_guard import screen
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.seeded_random import GlobalSeeding, global_seeding, seeded_random_draws
 from hybridize.analyzer.retracing import LiteralVariation, Retrace
 from hybridize.analyzer.returns import python_value_returns
 from hybridize.analyzer.safety import safety_facts, symbolically_built_classes
+from hybridize.analyzer.seeded_random import GlobalSeeding, global_seeding, seeded_random_draws
 from hybridize.analyzer.signatures import (
     compare,
     infer_signature,
