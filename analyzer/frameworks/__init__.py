@@ -435,6 +435,7 @@ def _behaviour_of(info: ApiInfo) -> Behaviour:
         mutates_receiver=info.mutates_receiver,
         mutated_args=info.mutated_args,
         tf1_graph=info.tf1_graph,
+        global_random=info.global_random,
         note=info.note,
     )
 

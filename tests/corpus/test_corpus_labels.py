@@ -44,6 +44,7 @@ CODES = {
     "has_python_value_returns",
     "has_frozen_python_state_reads",
     "has_unhashable_arguments",
+    "draws_seeded_global_random",
     "no_tensor_computation",
     "has_covered_callers",
     "has_no_primitive_parameters",
