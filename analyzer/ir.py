@@ -91,6 +91,10 @@ class StatementLoop:
     rebinds: tuple[tuple[str, int, Span], ...] = ()
     """Plain assignments in the body (nested blocks included): the name, the index of the
     value in `FunctionSummary.locals[name]`, and the statement."""
+    entry: tuple[tuple[str, int, int], ...] = ()
+    """For each rebound name: the values `locals[name][start:end]` it may hold when the loop
+    is entered (from the last assignment in the same or an enclosing block before it; a
+    parameter is `locals[name][0]`). Empty range: not bound before the loop."""
 
 
 @dataclass(frozen=True, slots=True)

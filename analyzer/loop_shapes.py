@@ -146,13 +146,20 @@ class _Shapes:
                 return f"`{_display(api)}` sizes it by a tensor, known only at run time"
             return None
         # "follows" and "grows": as data-dependent as what they are computed from.
-        return next(
+        why = next(
             (
                 why
                 for a in self._arguments(resolved, api, rule.args)
                 if (why := self.dynamic(a, depth + 1, seen))
             ),
             None,
+        )
+        if why is None:
+            return None
+        return (
+            f"{why}, `{_display(api)}`"
+            if ", through " in why
+            else f"{why}, through `{_display(api)}`"
         )
 
     def keeps(self, sym: Sym, name: str, depth: int = 0) -> bool:
@@ -190,13 +197,10 @@ class _Shapes:
         return None
 
     def before(self, loop: StatementLoop, name: str) -> list[Sym]:
-        """The values `name` may hold when the loop starts: its bindings earlier in the text,
-        or the parameter."""
-        first = min(i for n, i, _ in loop.rebinds if n == name)
-        if first > 0:
-            return self.fn.locals[name][:first]
-        if any(p.name == name for p in self.fn.explicit_params):
-            return [("param", name)]
+        """The values `name` may hold when the loop is entered (`StatementLoop.entry`)."""
+        for entered, start, end in loop.entry:
+            if entered == name:
+                return self.fn.locals[name][start:end]
         return []
 
     def may_be_tensor(self, values: list[Sym]) -> bool:

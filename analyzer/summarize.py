@@ -264,7 +264,13 @@ class _ModuleBuilder:
                 scope.loops = outer_loops
                 rebinds = scope.open_loops.pop()
             scope.summary.statement_loops.append(
-                StatementLoop("while", test, scope.summary.span, rebinds=tuple(rebinds))
+                StatementLoop(
+                    "while",
+                    test,
+                    scope.summary.span,
+                    rebinds=tuple(rebinds),
+                    entry=_loop_entry(scope, rebinds, scope.path),
+                )
             )
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
@@ -296,6 +302,7 @@ class _ModuleBuilder:
                     span,
                     frozenset(_target_names(stmt.target)),
                     tuple(rebinds),
+                    _loop_entry(scope, rebinds, outer),
                 )
             )
             if stmt.orelse is not None:
@@ -1128,6 +1135,20 @@ def _may_fall_through(body: Sequence[cst.BaseStatement]) -> bool:
             _may_fall_through(_body(handler.body)) for handler in last.handlers
         )
     return True
+
+
+def _loop_entry(
+    scope: _Scope, rebinds: list[tuple[str, int, Span]], path: tuple[int, ...]
+) -> tuple[tuple[str, int, int], ...]:
+    """`StatementLoop.entry`: like `_Scope._reaching`, the last plain assignment before the
+    loop in a block enclosing it (`path`) kills the values before it."""
+    entry = []
+    for name in dict.fromkeys(n for n, _, _ in rebinds):
+        first = min(i for n, i, _ in rebinds if n == name)
+        kills = scope.kills.get(name, {})
+        dominating = [i for i, p in kills.items() if i < first and path[: len(p)] == p]
+        entry.append((name, max(dominating) if dominating else 0, first))
+    return tuple(entry)
 
 
 def _target_names(target: cst.BaseExpression) -> set[str]:
