@@ -31,6 +31,7 @@ SAFETY_FACTS: tuple[tuple[str, str], ...] = (
     ("has_keras_symbolic_arguments", "HY406"),
     ("has_python_value_returns", "HY407"),
     ("has_frozen_python_state_reads", "HY408"),
+    ("has_unhashable_arguments", "HY409"),
     ("has_loop_carried_shape_changes", "HY410"),
 )
 """Safety facts in decision-table order (VERDICTS.md section 2, rule 5) with their codes."""
@@ -231,6 +232,7 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         has_keras_symbolic_arguments=facts.safety.get("has_keras_symbolic_arguments"),
         has_python_value_returns=facts.safety.get("has_python_value_returns"),
         has_frozen_python_state_reads=facts.safety.get("has_frozen_python_state_reads"),
+        has_unhashable_arguments=facts.safety.get("has_unhashable_arguments"),
         has_loop_carried_shape_changes=facts.safety.get("has_loop_carried_shape_changes"),
         caller_covered=facts.caller_covered,
         decorator_args=decorator_args,

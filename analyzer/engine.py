@@ -46,6 +46,7 @@ from hybridize.analyzer.decide import FunctionFacts, decide
 from hybridize.analyzer.effects import EffectAnalysis
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
 from hybridize.analyzer.frozen_state import frozen_state_reads, frozen_state_writes
+from hybridize.analyzer.hashability import unhashable_arguments
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.parse_guard import screen
@@ -977,6 +978,9 @@ def _verdict(
     frozen_findings = frozen_state_reads(index, facts, key) if compilable and not hybrid else []
     safety["has_frozen_python_state_reads"] = bool(frozen_findings)
     findings.extend(frozen_findings)
+    unhashable = unhashable_arguments(index, facts, key) if compilable and not hybrid else []
+    safety["has_unhashable_arguments"] = bool(unhashable)
+    findings.extend(unhashable)
     findings.extend(return_findings)
     assumptions.extend(return_assumptions)
     supplied = supplied_signature(index, facts, key, framework) if hybrid else None

@@ -174,7 +174,7 @@ class FunctionSummary:
 
 @dataclass(frozen=True, slots=True)
 class ClassSummary:
-    """A class: its bases (dotted names as written) and method names."""
+    """A class: its bases (dotted names as written), method names and decorators."""
 
     qualname: str
     name: str
@@ -182,6 +182,9 @@ class ClassSummary:
     methods: tuple[str, ...]
     line: int
     parent_qualname: str | None = None
+    decorators: tuple[DecoratorInfo, ...] = ()
+    """As written, innermost last; only name, `called` and keyword arguments are kept (a
+    record decorator such as `@dataclass(frozen=True)` decides whether instances hash)."""
 
 
 @dataclass(frozen=True, slots=True)

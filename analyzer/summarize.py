@@ -475,8 +475,7 @@ class _ModuleBuilder:
     def _class(self, node: cst.ClassDef, outer: _Scope, *, prefix: str) -> None:
         span = self.take("class", node, node.name.value)
         qualname = f"{prefix}{node.name.value}"
-        for decorator in node.decorators:
-            self._expr(decorator.decorator, outer)
+        decorators = [self._class_decorator(d, outer) for d in node.decorators]
         bases = []
         for arg in node.bases:
             self._expr(arg.value, outer)
@@ -519,8 +518,21 @@ class _ModuleBuilder:
             methods=tuple(methods),
             line=span.start_line,
             parent_qualname=parent,
+            decorators=tuple(decorators),
         )
         outer.summary.locals.setdefault(node.name.value, []).append(("class", qualname))
+
+    def _class_decorator(self, decorator: cst.Decorator, outer: _Scope) -> DecoratorInfo:
+        """A class decorator, evaluated in the enclosing scope (where it runs); a call's
+        keyword arguments are read back from the call site the evaluation recorded."""
+        expr = decorator.decorator
+        value = self._expr(expr, outer)
+        if isinstance(expr, cst.Call) and value[0] == "call":
+            site = outer.summary.calls[value[1]]
+            return DecoratorInfo(
+                name=dotted_name(expr.func) or "", called=True, kwargs=site.kwargs, span=site.span
+            )
+        return DecoratorInfo(name=dotted_name(expr) or "", called=False)
 
     def _decorator(self, decorator: cst.Decorator, scope: _Scope) -> DecoratorInfo:
         expr = decorator.decorator

@@ -43,6 +43,7 @@ CODES = {
     "has_keras_symbolic_arguments",
     "has_python_value_returns",
     "has_frozen_python_state_reads",
+    "has_unhashable_arguments",
     "has_loop_carried_shape_changes",
     "no_tensor_computation",
     "has_covered_callers",

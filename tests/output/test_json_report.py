@@ -56,6 +56,7 @@ EXPECTED_FUNCTION_KEYS = [
     "has_keras_symbolic_arguments",
     "has_python_value_returns",
     "has_frozen_python_state_reads",
+    "has_unhashable_arguments",
     "has_loop_carried_shape_changes",
     "caller_covered",
     "decorator_args",
