@@ -32,6 +32,7 @@ SAFETY_FACTS: tuple[tuple[str, str], ...] = (
     ("has_python_value_returns", "HY407"),
     ("has_frozen_python_state_reads", "HY408"),
     ("has_unhashable_arguments", "HY409"),
+    ("has_loop_carried_shape_changes", "HY410"),
     ("draws_seeded_global_random", "HY411"),
 )
 """Safety facts in decision-table order (VERDICTS.md section 2, rule 5) with their codes."""
@@ -233,6 +234,7 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         has_python_value_returns=facts.safety.get("has_python_value_returns"),
         has_frozen_python_state_reads=facts.safety.get("has_frozen_python_state_reads"),
         has_unhashable_arguments=facts.safety.get("has_unhashable_arguments"),
+        has_loop_carried_shape_changes=facts.safety.get("has_loop_carried_shape_changes"),
         draws_seeded_global_random=facts.safety.get("draws_seeded_global_random"),
         caller_covered=facts.caller_covered,
         decorator_args=decorator_args,

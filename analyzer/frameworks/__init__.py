@@ -33,6 +33,7 @@ from . import (
     higher_order,
     methods,
     numpy_rules,
+    output_shapes,
     python_stdlib,
     tensorflow_rules,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "lookup_attribute",
     "lookup_method",
     "lookup_parameters",
+    "output_shape_rule",
 ]
 
 #: Last element of a ``lookup_parameters`` answer for a function that also takes ``*args``.
@@ -539,3 +541,15 @@ def _lookup_python(name: str) -> ApiInfo | None:
         return None
     kind = "class" if name in python_stdlib.CLASSES else "function"
     return ApiInfo.of(name, "python", kind, behaviour)
+
+
+@functools.cache
+def output_shape_rule(qualified_name: str) -> output_shapes.OutputShape | None:
+    """How a TensorFlow op's output shape relates to its inputs, when it may not keep a loop
+    variable's static shape (``output_shapes``): ``"tensorflow.boolean_mask"`` ->
+    ``OutputShape("data_dependent")``; None for an op not listed (no evidence)."""
+    name = _normalise(qualified_name)
+    if _framework(name) != "tensorflow":
+        return None
+    canonical = tensorflow_table().resolve(name) or name
+    return output_shapes.OUTPUT_SHAPES.get(canonical)
