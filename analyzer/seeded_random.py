@@ -29,8 +29,9 @@ from hybridize.analyzer.frameworks.tensorflow_rules import (
     SEEDING_TEST_CASES,
 )
 from hybridize.analyzer.frozen_state import traced_with
+from hybridize.analyzer.ir import Sym
 from hybridize.analyzer.resolve import ProjectIndex, canonical_external
-from hybridize.analyzer.tensors import ResolvedCall, TensorFacts
+from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, get_evaluator
 from hybridize.model import Finding
 
 CODE = "HY411"
@@ -82,7 +83,7 @@ def seeded_random_draws(
     for reader, via, entry in traced_with(index, facts, key):
         for resolved in facts.calls.get(reader, []):
             op = next((i for i in resolved.api if i.global_random), None)
-            if op is None or _has_op_seed(resolved, op):
+            if op is None or _has_op_seed(index, facts, reader, resolved, op):
                 continue
             where = "" if reader == key else f" (line {resolved.site.span.start_line})"
             return [
@@ -99,9 +100,13 @@ def seeded_random_draws(
     return []
 
 
-def _has_op_seed(resolved: ResolvedCall, op: ApiInfo) -> bool:
-    """The call passes an op-level seed (anything but a literal None): its draws then do not
-    depend on the op counter, and are the same compiled."""
+def _has_op_seed(
+    index: ProjectIndex, facts: TensorFacts, reader: str, resolved: ResolvedCall, op: ApiInfo
+) -> bool:
+    """The call passes an op-level seed that cannot be None: its draws then do not depend
+    on the op counter, and are the same compiled. A seed handed on from a parameter that
+    defaults to None (`def random_crop(..., seed=None)`), or that a caller passes as None,
+    may be None: then the op draws from the global stream like one without a seed."""
     site = resolved.site
     if site.has_star_args:
         return True  # the seed may be among the unpacked arguments: no evidence of a hazard
@@ -111,7 +116,24 @@ def _has_op_seed(resolved: ResolvedCall, op: ApiInfo) -> bool:
         if OP_SEED_ARGUMENT in positional:
             at = positional.index(OP_SEED_ARGUMENT)
             given = site.args[at] if at < len(site.args) else None
-    return given is not None and given[:2] != ("lit", "none")
+    if given is None or given[:2] == ("lit", "none"):
+        return False
+    return not _may_be_none(index, facts, reader, given)
+
+
+def _may_be_none(index: ProjectIndex, facts: TensorFacts, reader: str, value: Sym) -> bool:
+    """Whether a seed argument may be None: a parameter defaulting to None (a caller may
+    leave it out), through locals assigned once, or a value some caller passes as None."""
+    fn = index.function(reader)
+    for _ in range(20):  # bounded: `a = b; b = a` must not loop
+        if value[0] != "local" or len(fn.locals.get(value[1], ())) != 1:
+            break
+        value = fn.locals[value[1]][0]
+    if value[0] == "param":
+        param = next((p for p in fn.params if p.name == value[1]), None)
+        if param is not None and param.default == ("lit", "none", None):
+            return True
+    return ("lit", "none", None) in get_evaluator(index, facts, reader).eval(value)
 
 
 def _seeding_test_case(index: ProjectIndex, class_key: str) -> bool:

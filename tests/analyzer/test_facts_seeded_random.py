@@ -114,7 +114,54 @@ CASES = [
         "f",
         True,
     ),
+    case(
+        "seed-parameter-defaulting-to-none",
+        """
+        import tensorflow as tf
+
+        tf.random.set_seed(0)
+
+        def f(x, seed=None):
+            return x * tf.random.uniform(tf.shape(x), seed=seed)
+
+        f(tf.ones((2, 3)))
+        """,
+        "f",
+        True,
+    ),
+    case(
+        "seed-parameter-a-caller-passes-as-none",
+        """
+        import tensorflow as tf
+
+        tf.random.set_seed(0)
+
+        def f(x, seed):
+            op_seed = seed
+            return x * tf.random.uniform(tf.shape(x), seed=op_seed)
+
+        f(tf.ones((2, 3)), 3)
+        f(tf.ones((2, 3)), None)
+        """,
+        "f",
+        True,
+    ),
     # --- not flagged ----------------------------------------------------------------------
+    case(
+        "seed-parameter-every-caller-sets",
+        """
+        import tensorflow as tf
+
+        tf.random.set_seed(0)
+
+        def f(x, seed):
+            return x * tf.random.uniform(tf.shape(x), seed=seed)
+
+        f(tf.ones((2, 3)), 3)
+        """,
+        "f",
+        False,
+    ),
     case("no-seed-anywhere", DRAWS, "negate", False),
     case(
         "a-plain-unittest-case-does-not-seed",
