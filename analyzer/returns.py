@@ -13,7 +13,7 @@ with TensorFlow 2.21):
   return zero or more Tensors or ExtensionTypes or None values` while tracing: a Keras layer,
   model or optimizer, an instance of a plain project class, a function, a `tf.Operation`
   (what `tf.group`, `tf.no_op`, `tf.print` and the `tf.debugging.assert_*` ops give in a
-  graph);
+  graph), a Keras symbolic tensor (`keras.Input(...)`, in Keras 2 and 3);
 - `None` on one path and a tensor on another fails as soon as the paths depend on a tensor
   (AutoGraph turns the branch into `tf.cond`, whose branches must return the same structure).
 
@@ -171,6 +171,8 @@ def _unreturnable(
         # whose order changes between runs.
         reasons = set()
         for atom in leaf_atoms(returned):
+            if atom[0] == "symbolic" and _symbolic_from_keras(facts, key, fn):
+                continue
             if atom[0] == "obj" and atom[1] in CHANGED_ROLES:
                 reasons.add(f"returns {CHANGED_ROLES[atom[1]]}")
                 continue
@@ -220,10 +222,24 @@ def _constructs(sym: Sym, calls: dict[int, ResolvedCall], api: str) -> bool:
     return resolved is not None and any(info.name == api for info in resolved.api)
 
 
+def _symbolic_from_keras(facts: TensorFacts, key: str, fn: FunctionSummary) -> bool:
+    """The symbolic value may come from Keras' functional build: a caller passes symbolic
+    tensors (HY406 decides those), or it is a layer's `call`, which Keras runs on graph
+    tensors of its own while building (what it returns there is a tf.Tensor). Only a
+    symbolic tensor the function makes itself (`keras.Input`) is returned as such."""
+    return bool(facts.symbolic_args.get(key)) or (
+        fn.name == "call" and fn.class_qualname is not None
+    )
+
+
 def _unreturnable_atom(index: ProjectIndex, atom: Atom) -> str | None:
     kind = atom[0]
     if kind in CALLABLE_KINDS:
         return CALLABLE_KINDS[kind]
+    if kind == "symbolic":
+        # `keras.Input(...)` made inside the function (measured, Keras 2 and 3): a
+        # KerasTensor is no tf.Tensor, and tf.function cannot return it.
+        return "a Keras symbolic tensor (what `keras.Input` gives)"
     if kind == "ext":
         info = lookup(atom[1])
         if info is not None and info.returns in ("dtype", "spec"):

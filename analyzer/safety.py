@@ -12,7 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from hybridize.analyzer.frameworks import literal_order_inputs, lookup_parameters
+from hybridize.analyzer.frameworks import (
+    literal_order_inputs,
+    lookup_attribute,
+    lookup_method,
+    lookup_parameters,
+)
+from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.loop_shapes import loop_carried_shape_changes
 from hybridize.analyzer.resolve import ProjectIndex
@@ -253,10 +259,28 @@ def variables_made_per_call(ctx: _Context) -> list[Finding]:
 
 
 def numpy_calls_on_parameters(ctx: _Context) -> list[Finding]:
-    """NumPy or SciPy applied to a value derived from a parameter that may be a tensor."""
+    """NumPy or SciPy applied to a value derived from a parameter that may be a tensor, or a
+    NumPy array method (`.astype`) called on one that may be a NumPy array: tf.function
+    converts a NumPy argument to a tensor, which has those methods only with NumPy behaviour
+    enabled (AttributeError while tracing; tf-models' `PanopticQuality._naively_combine_labels`
+    broke so). A project that enables NumPy behaviour anywhere is not claimed."""
     found = []
+    numpy_behavior = _enables_numpy_behavior(ctx.index, ctx.facts)
     for resolved in ctx.facts.calls.get(ctx.key, []):
         site = resolved.site
+        method = _numpy_array_method(ctx, site, numpy_behavior)
+        if method is not None:
+            found.append(
+                ctx.finding(
+                    "HY302",
+                    "has_numpy_calls_on_parameters",
+                    f"`.{method}()` is called on a value derived from a parameter that may be a "
+                    "NumPy array; tf.function converts the array to a tensor, which has no "
+                    f"`.{method}()` unless NumPy behaviour is enabled",
+                    site.span,
+                )
+            )
+            continue
         if numpy_function(resolved) is not None and any(
             ctx.derives_from_parameter(s) for s in _arguments(site.args, site.kwargs)
         ):
@@ -270,6 +294,47 @@ def numpy_calls_on_parameters(ctx: _Context) -> list[Finding]:
                 )
             )
     return found
+
+
+def _numpy_array_method(ctx: _Context, site: CallSite, numpy_behavior: bool) -> str | None:
+    """The NumPy array method a call runs on a parameter's NumPy array that a tf.Tensor
+    lacks: one NumPy behaviour adds (unless the project enables it), or one the tables know
+    for arrays and not for tensors at all (`.copy()`, `.item()`)."""
+    callee = site.callee
+    if callee[0] != "attr":
+        return None
+    name = callee[2]
+    if name in NUMPY_BEHAVIOR_METHODS:
+        if numpy_behavior:
+            return None
+    elif lookup_method("numpy", name) is None or (
+        lookup_method("tensor", name) is not None or lookup_attribute("tensor", name) is not None
+    ):
+        return None
+    receiver = callee[1]
+    if not ctx.derives_from_parameter(receiver):
+        return None
+    if any(atom[0] == "numpy" for atom in ctx.evaluator.eval(receiver)):
+        return str(callee[2])
+    return None
+
+
+def _enables_numpy_behavior(index: ProjectIndex, facts: TensorFacts) -> bool:
+    """Whether some code of the project turns NumPy behaviour on for tensors."""
+    cached = facts.cache.get("enables_numpy_behavior")
+    if isinstance(cached, bool):
+        return cached
+    enables = any(
+        info.name.endswith(NUMPY_BEHAVIOR_SWITCH)
+        for calls in facts.calls.values()
+        for resolved in calls
+        for info in resolved.api
+    )
+    facts.cache["enables_numpy_behavior"] = enables
+    return enables
+
+
+NUMPY_BEHAVIOR_SWITCH = "experimental_enable_numpy_behavior"
 
 
 _NEVER_STRING_KINDS = frozenset(

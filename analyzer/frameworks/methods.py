@@ -183,6 +183,12 @@ _TENSOR_METHODS: dict[str, Behaviour] = {
     "tolist": EAGER_ONLY.with_(note=_NUMPY_BEHAVIOR_NOTE),
 }
 
+NUMPY_BEHAVIOR_METHODS: frozenset[str] = frozenset(
+    name for name, behaviour in _TENSOR_METHODS.items() if behaviour.note == _NUMPY_BEHAVIOR_NOTE
+)
+"""NumPy array methods a tf.Tensor has only once NumPy behaviour is enabled: eagerly a NumPy
+argument has them, but tf.function converts a NumPy argument to a tensor, which has not."""
+
 _TENSOR_ATTRIBUTES: dict[str, Behaviour] = {
     "shape": PYTHON.with_(note="the static TensorShape: dimensions may be None"),
     "dtype": Behaviour("dtype"),

@@ -42,6 +42,23 @@ CASES = [
         True,
     ),
     case(
+        # tf-models' KerasTestCase.toKerasInputs: measured, Keras 2 and 3 (TypeError).
+        "returns-keras-inputs-made-in-a-structure-callback",
+        program(
+            """
+        def f(inputs):
+            def to_input(t):
+                return tf.keras.Input(t.shape[1:], dtype=t.dtype)
+
+            return tf.nest.map_structure(to_input, inputs)
+
+        f({"a": x})
+            """
+        ),
+        "f",
+        True,
+    ),
+    case(
         "returns-the-operation-of-tf-group",
         program(
             """
