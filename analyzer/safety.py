@@ -293,6 +293,31 @@ def numpy_calls_on_parameters(ctx: _Context) -> list[Finding]:
                     site.span,
                 )
             )
+    found.extend(_numpy_item_stores(ctx))
+    return found
+
+
+def _numpy_item_stores(ctx: _Context) -> list[Finding]:
+    """`array[i] = value` into a NumPy array, of a value computed from a parameter that may
+    be a tensor: NumPy converts the value, and a symbolic tensor cannot be converted
+    (NotImplementedError while tracing; tf-models' `paste_instance_masks.expand_boxes`
+    fills `boxes_exp[:, 0] = x_c - w_half` from its NumPy argument, a tensor once traced)."""
+    found = []
+    for store in ctx.fn.stores:
+        if store.kind != "item" or not ctx.derives_from_parameter(store.value):
+            continue
+        if not any(a[0] == "numpy" for a in ctx.evaluator.eval(store.target)):
+            continue
+        if any(is_tensor_like(a) or a[0] == "?" for a in ctx.evaluator.eval(store.value)):
+            found.append(
+                ctx.finding(
+                    "HY302",
+                    "has_numpy_calls_on_parameters",
+                    "a value derived from a parameter is stored into a NumPy array; in a "
+                    "graph it is a symbolic tensor, which NumPy cannot convert",
+                    store.span,
+                )
+            )
     return found
 
 

@@ -1,11 +1,14 @@
-"""NumPy array methods on a parameter that receives NumPy arrays (HY302).
+"""NumPy array methods on, and NumPy stores of, a parameter's values (HY302).
 
 tf.function converts a NumPy argument to a tensor (measured, TF 2.21), and a tf.Tensor has
 NumPy's `.astype`, `.reshape`, `.ravel`, `.T` ... only once
 `tf.experimental.numpy.experimental_enable_numpy_behavior()` ran, and `.copy()`/`.item()`
 never: the method that worked eagerly raises AttributeError while tracing. Found by the
 differential oracle: tf-models' `PanopticQuality._naively_combine_labels(category_mask,
-instance_mask)` calls `.astype(np.uint32)` on the masks its callers pass as arrays.
+instance_mask)` calls `.astype(np.uint32)` on the masks its callers pass as arrays, and
+`paste_instance_masks.expand_boxes` stores `x_c - w_half`, computed from its argument, into a
+NumPy array (`boxes_exp[:, 0] = ...`): traced, that value is a symbolic tensor and NumPy's
+conversion raises NotImplementedError.
 """
 
 from __future__ import annotations
@@ -55,6 +58,24 @@ CASES = [
     case(
         "numpy-behaviour-enabled-by-the-project",
         program("    return x.astype(np.float32) * y", NUMPY_CALL, enable=True),
+        "f",
+        False,
+    ),
+    case(
+        "store-of-a-value-computed-from-the-argument-into-a-numpy-array",
+        program(
+            "    out = np.zeros(x.shape)\n    out[:, 0] = x[:, 1] * 0.5\n    return out + y",
+            NUMPY_CALL,
+        ),
+        "f",
+        True,
+    ),
+    case(
+        "store-of-a-constant-into-a-local-numpy-array",
+        program(
+            "    out = np.zeros((3,))\n    out[0] = 1.0\n    return tf.constant(out) * y",
+            "f(tf.zeros((2, 2)), tf.ones((3,)))",
+        ),
         "f",
         False,
     ),
