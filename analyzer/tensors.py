@@ -406,6 +406,8 @@ class Evaluator:
         self.class_key = (
             f"{self.relpath}::{self.fn.class_qualname}" if self.fn.class_qualname else None
         )
+        self.framework = index.code_framework(self.relpath)
+        """Whose tables answer the methods and attributes of this function's values."""
 
     # ------------------------------------------------------------------ values
 
@@ -628,7 +630,7 @@ class Evaluator:
             role = "variable" if kind == "variable" else "tensor"
             if kind == "numpy":
                 role = "numpy"
-            info = lookup_attribute(role, name)
+            info = lookup_attribute(role, name, self.framework)
             if info is not None:
                 return atoms_for_return(info.returns)
             if name in ("shape", "dtype", "ndim", "name", "device"):
@@ -652,9 +654,12 @@ class Evaluator:
                 if stored:
                     return frozenset(stored) | overrides
             if role != "instance":
-                info = lookup_attribute(role, name)
+                info = lookup_attribute(role, name, self.framework)
                 if info is not None:
                     return atoms_for_return(info.returns) | overrides
+                if lookup_method(role, name, self.framework) is not None:
+                    # A method the tables know: what calling it gives is theirs to say.
+                    return frozenset({("boundext", role, name)}) | overrides
                 # Unknown to the tables: a method if called, else some attribute value.
                 return frozenset({("boundext", role, name), UNKNOWN_ATOM}) | overrides
             return frozenset({UNKNOWN_ATOM}) | overrides
@@ -733,14 +738,16 @@ class Evaluator:
                     self.index.find_method(class_key, "__call__")
                 )
                 if role in ("layer", "model") and class_key is not None and not own_call:
-                    layer_calls = self.index.dispatch(class_key, "call")
+                    # Keras' `__call__` runs `call`, PyTorch's runs `forward`.
+                    runs = self.index.instance_call(class_key)
+                    layer_calls = self.index.dispatch(class_key, runs)
                     for method in layer_calls:
                         targets.append(("layer_call", method))
                         returned = self.returned(method)
                         if symbolic_args:
                             returned = frozenset({("symbolic",)})
                         result |= returned
-                    if not layer_calls or self.index.find_method(class_key, "call") is None:
+                    if not layer_calls or self.index.find_method(class_key, runs) is None:
                         result.add(("symbolic",) if symbolic_args else TENSOR)
                     roles.append(role)
                 elif call_methods:
@@ -752,6 +759,12 @@ class Evaluator:
                 elif role in ("layer", "model", "loss", "metric"):
                     roles.append(role)
                     result.add(("symbolic",) if symbolic_args else _layer_output(atom, args))
+                elif (called := lookup_method(role, "__call__", self.framework)) is not None:
+                    # An object whose role's tables say what calling it does (a PyTorch
+                    # RNN module: its calling frame is not compiled).
+                    roles.append(role)
+                    apis.append(called)
+                    result |= self._api_result(called, args, kwargs, symbolic_args)
                 else:
                     result.add(UNKNOWN_ATOM)
             elif kind == "ext" and atom[1] == "builtins.super" and self.class_key:
@@ -769,7 +782,7 @@ class Evaluator:
                 apis.append(info)
                 result |= self._api_result(info, args, kwargs, symbolic_args)
             elif kind == "boundext":
-                info = lookup_method(atom[1], atom[2])
+                info = lookup_method(atom[1], atom[2], self.framework)
                 if info is None:
                     result.add(TENSOR if atom[1] in ("tensor", "variable") else UNKNOWN_ATOM)
                     continue
@@ -1104,6 +1117,10 @@ def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
         return (("lit", "str", None),)
     if kind == "dataset":
         return (UNKNOWN_ATOM,)
+    if kind == "python":
+        # A non-tensor Python value (`x.shape`, a config): its items are no tensors either
+        # (a container of tensors is "tensors", never "python").
+        return (PYTHON,)
     return (UNKNOWN_ATOM,)
 
 

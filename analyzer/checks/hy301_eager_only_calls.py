@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class HasEagerOnlyCalls(Check):
@@ -45,9 +45,16 @@ class HasEagerOnlyCalls(Check):
             return tf.argmax(logits, axis=-1)
 
         classes = top_class(logits).numpy()
+
+    Under torch.compile
+    -------------------
+    The torch calls Dynamo cannot trace are graph breaks or skipped frames, which the
+    labelling policy counts as eager-only: `.item()`, `.backward()`, `torch.autograd.grad`,
+    `masked_select`/`bincount`, RNN module calls (`torch_rules`).
     """
 
     code = "HY301"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_eager_only_calls"
     severity = "error"
     summary = "Calls .numpy() or Keras fit/predict/evaluate, which fail on symbolic tensors."

@@ -104,6 +104,7 @@ RETURNS: frozenset[str] = frozenset(
         "list",
         "dict",
         "set",
+        "rnn_module",
     }
 )
 
@@ -144,8 +145,9 @@ class Behaviour:
     #: the call mutates its receiver (``list.append``, ``ndarray.sort``, ``iterator.__next__``);
     #: a Python side effect only when the receiver was not created in the analysed call.
     mutates_receiver: bool = False
-    #: positions of arguments that the call mutates (``setattr`` 0, ``random.shuffle`` 0).
-    mutated_args: tuple[int, ...] = ()
+    #: positions/keywords of arguments that the call mutates (``setattr`` 0,
+    #: ``random.shuffle`` 0, ``torch.randn``'s ``generator``, whose state a draw advances).
+    mutated_args: CallbackArgs = ()
     #: TensorFlow 1 graph-and-session API: it fails inside a ``tf.function``.
     tf1_graph: bool = False
     #: computes gradients or applies a training update (``tape.gradient``,
@@ -192,8 +194,8 @@ class ApiInfo:
     concrete_args: CallbackArgs = ()
     #: the call mutates its receiver (methods only)
     mutates_receiver: bool = False
-    #: positions of arguments the call mutates
-    mutated_args: tuple[int, ...] = ()
+    #: positions/keywords of arguments the call mutates
+    mutated_args: CallbackArgs = ()
     #: TensorFlow 1 graph-and-session API (placeholders, sessions, variable scopes)
     tf1_graph: bool = False
     #: computes gradients or applies a training update (a training step's work)

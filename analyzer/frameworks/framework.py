@@ -55,6 +55,14 @@ class Framework:
     """Decorators that keep a function out of compilation."""
     table: Callable[[], ApiTable]
     """The framework's generated API table (read lazily: it is large)."""
+    tensor_condition_break: str | None = None
+    """Why an `if`/`while` testing a tensor's value leaves compiled code (None when the
+    compiler converts the test, as AutoGraph does for `tf.function`)."""
+    boolean_mask_break: str | None = None
+    """Why indexing a tensor with a boolean tensor (`x[x > 0]`) leaves compiled code."""
+    value_reading_builtins: frozenset[str] = frozenset()
+    """Builtins that read a tensor's value into Python (`float(t)`): left to eager Python
+    (None of them for `tf.function`, whose AutoGraph turns `int(t)`/`float(t)` into casts)."""
 
     def uses(self, root: str) -> bool:
         """Whether importing the top-level package `root` makes a module this framework's."""
@@ -163,6 +171,9 @@ TORCH = Framework(
     signature_argument=torch_rules.COMPILE_SIGNATURE_ARGUMENT,
     disablers=torch_rules.COMPILE_DISABLERS,
     table=torch_table,
+    tensor_condition_break=torch_rules.TENSOR_CONDITION_BREAKS,
+    boolean_mask_break=torch_rules.BOOLEAN_MASK_INDEXING_BREAKS,
+    value_reading_builtins=torch_rules.VALUE_READING_BUILTINS,
 )
 
 FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW, TORCH)
