@@ -29,6 +29,7 @@ import networkx as nx
 from hybridize.analyzer.callgraph import components_bottom_up, reaching
 from hybridize.analyzer.effects import FREE, origins
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
+from hybridize.analyzer.frameworks.framework import Framework, framework_named
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
     AUTOGRAPH_LEN,
@@ -165,6 +166,7 @@ class HelperSafety:
         local = {
             key: any(_may_fail_in_a_graph(resolved) for resolved in facts.calls.get(key, []))
             or _may_need_python_values(index, facts, key)
+            or _tests_values(index, key)
             for key in graph.nodes
             if not key.endswith("::<module>")
         }
@@ -252,6 +254,12 @@ class HelperSafety:
                 found[EAGER_ONLY].append(
                     Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, span)
                 )
+        for what, condition in values.tensor_tests():
+            if condition.given(symbolic_params):
+                found[EAGER_ONLY].append(
+                    Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, values.fn.span)
+                )
+                break
         for resolved in values.calls:
             site = resolved.site
             for what, condition in values.python_value_arguments(resolved):
@@ -336,6 +344,20 @@ def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: str) -
         and sym[2][0] not in ("lit", "slice")
         and any(a[0] in PYTHON_SEQUENCE_KINDS for a in evaluator.eval(sym[1]))
         for sym in list(evaluator.memo)
+    )
+
+
+def _framework_of(index: ProjectIndex, key: str) -> Framework:
+    """The compile target whose rules judge the function's code (`code_framework`)."""
+    return framework_named(index.code_framework(key.split("::", 1)[0]))
+
+
+def _tests_values(index: ProjectIndex, key: str) -> bool:
+    """Whether the function has `if`/`while` tests that its framework's compiler does not
+    convert when they read a tensor (`Framework.tensor_condition_break`)."""
+    return (
+        bool(index.function(key).conditions)
+        and _framework_of(index, key).tensor_condition_break is not None
     )
 
 
@@ -608,7 +630,25 @@ class _Values:
             summary.add(EAGER_ONLY, condition, Hazard(INDEXING, self.fn.line, PYTHON_VALUE_CODE))
         for span, what, condition in self.tensor_range_loops():
             summary.add(EAGER_ONLY, condition, Hazard(what, span.start_line, PYTHON_VALUE_CODE))
+        for what, condition in self.tensor_tests():
+            summary.add(EAGER_ONLY, condition, Hazard(what, self.fn.line, PYTHON_VALUE_CODE))
         return summary
+
+    def tensor_tests(self) -> Iterator[tuple[str, Symbolic]]:
+        """`if`/`while` tests that read a value that is a tensor in the graph, with when it is
+        one, where the framework's compiler does not convert such a test (`torch.compile`
+        breaks the graph there; AutoGraph converts it for `tf.function`)."""
+        reason = _framework_of(self.index, self.key).tensor_condition_break
+        if reason is None:
+            return
+        for test in self.fn.conditions:
+            condition = self.of(test)
+            if condition.always or condition.params:
+                yield (
+                    f"branches in an `if`/`while` on a value that is a tensor in the graph "
+                    f"({reason})",
+                    condition,
+                )
 
     def _local_hazards(self, resolved: ResolvedCall) -> Iterator[tuple[str, Symbolic, Hazard]]:
         site = resolved.site

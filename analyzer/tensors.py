@@ -326,6 +326,9 @@ class ResolvedCall:
     args: list[Atoms]
     kwargs: dict[str, Atoms]
     result: Atoms
+    chained: dict[str, list[Atoms]] = field(default_factory=dict)
+    """Targets a container module calls on another value than the call's arguments (the
+    second module of an `nn.Sequential` gets the first one's output): their arguments."""
 
 
 @dataclass(slots=True)
@@ -720,6 +723,7 @@ class Evaluator:
         apis: list[ApiInfo] = []
         roles: list[str] = []
         result: set[Atom] = set()
+        chained: dict[str, list[Atoms]] = {}
         symbolic_args = any(_holds_symbolic(atoms) for atoms in args)
         for atom in callee_atoms:
             kind = atom[0]
@@ -756,6 +760,9 @@ class Evaluator:
                         result |= self.returned(call_method)
                     if not own_call:
                         result.add(UNKNOWN_ATOM)
+                elif len(atom) > 3 and atom[3][0] == "chain":
+                    roles.append(role)
+                    result |= self._chain(atom[3][1], args, targets, chained)
                 elif role in ("layer", "model", "loss", "metric"):
                     roles.append(role)
                     result.add(("symbolic",) if symbolic_args else _layer_output(atom, args))
@@ -828,8 +835,41 @@ class Evaluator:
             args=args,
             kwargs=kwargs,
             result=_merge_tensor_specs(_cap(result)),
+            chained=chained,
         )
         return resolved
+
+    def _chain(
+        self,
+        positions: tuple[Atoms, ...],
+        args: list[Atoms],
+        targets: list[tuple[str, str]],
+        chained: dict[str, list[Atoms]],
+    ) -> Atoms:
+        """Calling a container module (`nn.Sequential`): each module it holds is called on
+        the previous one's output, the first on the call's arguments; the result is the last
+        one's output. The project modules it reaches become targets, with their arguments
+        in `chained` when they are not the call's own."""
+        current = args
+        for position, modules in enumerate(positions):
+            outputs: set[Atom] = set()
+            for module in modules:
+                class_key = module[2] if module[0] == "obj" else None
+                if class_key is not None and self.index.keras_role(class_key) is not None:
+                    for method in self.index.dispatch(
+                        class_key, self.index.instance_call(class_key)
+                    ):
+                        targets.append(("layer_call", method))
+                        if position:
+                            known = chained.get(method)
+                            chained[method] = current if known is None else [known[0] | current[0]]
+                        outputs |= self.returned(method)
+                elif module[0] == "obj" and module[1] in ("layer", "model", "loss", "metric"):
+                    outputs.add(_layer_output(module, current))
+                else:
+                    outputs.add(UNKNOWN_ATOM)
+            current = [frozenset(outputs or {UNKNOWN_ATOM})]
+        return current[0] if positions else frozenset({UNKNOWN_ATOM})
 
     def _api_result(
         self,
@@ -854,6 +894,9 @@ class Evaluator:
                 return frozenset({("tensor", dtype, shape, composite)})
             if spec is not None:
                 return frozenset({(info.returns, spec[0], spec[1])})
+        if info.chains_modules:
+            # The modules given to the container, in order (`nn.Sequential(a, b)`).
+            return frozenset({("obj", info.returns, None, ("chain", tuple(args)))})
         if info.returns == "layer" and info.name == "keras.layers.Dense":
             units = literal_ints(args[0] if args else kwargs.get("units"))
             if units is not None and len(units) == 1 and units[0] is not None:
@@ -2201,7 +2244,12 @@ def _record_evidence(
         # "func" target) passes it explicitly.
         skip_receiver = kind in ("method", "layer_call", "class")
         out.callees.append(target)
-        bound = bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
+        chained = resolved.chained.get(target)
+        bound = (
+            bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
+            if chained is None
+            else bind_arguments(callee, chained, {}, skip_receiver=skip_receiver)
+        )
         written: dict[str, Atoms] | None = None  # the arguments as written, when a site needs them
         for name, atoms in bound.items():
             out.evidence.append((target, name, atoms, caller != target))

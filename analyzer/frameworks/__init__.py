@@ -483,6 +483,8 @@ def _behaviour_of(info: ApiInfo) -> Behaviour:
         mutates_receiver=info.mutates_receiver,
         mutated_args=info.mutated_args,
         tf1_graph=info.tf1_graph,
+        training_update=info.training_update,
+        chains_modules=info.chains_modules,
         note=info.note,
     )
 

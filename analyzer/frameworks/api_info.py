@@ -153,6 +153,9 @@ class Behaviour:
     #: computes gradients or applies a training update (``tape.gradient``,
     #: ``optimizer.apply_gradients``): the work of a training step, where graphs gain most.
     training_update: bool = False
+    #: constructing it makes a container module that calls the modules given to it in turn,
+    #: each on the previous one's output (``nn.Sequential(a, b)(x)`` is ``b(a(x))``).
+    chains_modules: bool = False
     #: free-text caveat worth showing in hovers and reports.
     note: str = ""
 
@@ -200,6 +203,8 @@ class ApiInfo:
     tf1_graph: bool = False
     #: computes gradients or applies a training update (a training step's work)
     training_update: bool = False
+    #: a container module calling the modules given to it in turn (``nn.Sequential``)
+    chains_modules: bool = False
     #: caveat for humans
     note: str = ""
 
@@ -238,6 +243,7 @@ class ApiInfo:
             mutated_args=behaviour.mutated_args,
             tf1_graph=behaviour.tf1_graph,
             training_update=behaviour.training_update,
+            chains_modules=behaviour.chains_modules,
             note=behaviour.note,
         )
 

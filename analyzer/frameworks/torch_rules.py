@@ -275,6 +275,8 @@ CLASS_OVERRIDES: dict[str, Behaviour] = {
         name: Behaviour("rnn_module", tensor_op=True, note="see FRAME_SKIPPING_MODULES")
         for name in sorted(FRAME_SKIPPING_MODULES)
     },
+    # `Sequential(a, b)(x)` runs `b(a(x))`: the project modules given to it are called.
+    "torch.nn.Sequential": Behaviour("layer", tensor_op=True, chains_modules=True),
     "torch.nn.Dropout": Behaviour(
         "layer", note="random in training mode: see RANDOM_TENSOR's note on Inductor's RNG"
     ),
