@@ -166,7 +166,7 @@ class HelperSafety:
         local = {
             key: any(_may_fail_in_a_graph(resolved) for resolved in facts.calls.get(key, []))
             or _may_need_python_values(index, facts, key)
-            or _tests_values(index, key)
+            or _reads_tensor_values(index, facts, key)
             for key in graph.nodes
             if not key.endswith("::<module>")
         }
@@ -254,7 +254,7 @@ class HelperSafety:
                 found[EAGER_ONLY].append(
                     Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, span)
                 )
-        for what, condition in values.tensor_tests():
+        for what, condition in (*values.tensor_tests(), *values.boolean_masks()):
             if condition.given(symbolic_params):
                 found[EAGER_ONLY].append(
                     Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, values.fn.span)
@@ -352,12 +352,18 @@ def _framework_of(index: ProjectIndex, key: str) -> Framework:
     return framework_named(index.code_framework(key.split("::", 1)[0]))
 
 
-def _tests_values(index: ProjectIndex, key: str) -> bool:
-    """Whether the function has `if`/`while` tests that its framework's compiler does not
-    convert when they read a tensor (`Framework.tensor_condition_break`)."""
-    return (
-        bool(index.function(key).conditions)
-        and _framework_of(index, key).tensor_condition_break is not None
+def _reads_tensor_values(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
+    """Whether the function has `if`/`while` tests, or indexes with a computed value, where
+    its framework's compiler leaves a tensor there to eager code
+    (`Framework.tensor_condition_break`, `Framework.boolean_mask_break`)."""
+    framework = _framework_of(index, key)
+    if framework.tensor_condition_break is not None and index.function(key).conditions:
+        return True
+    if framework.boolean_mask_break is None:
+        return False
+    evaluator = get_evaluator(index, facts, key)
+    return any(
+        sym[0] == "item" and sym[2][0] not in ("lit", "slice") for sym in list(evaluator.memo)
     )
 
 
@@ -630,9 +636,28 @@ class _Values:
             summary.add(EAGER_ONLY, condition, Hazard(INDEXING, self.fn.line, PYTHON_VALUE_CODE))
         for span, what, condition in self.tensor_range_loops():
             summary.add(EAGER_ONLY, condition, Hazard(what, span.start_line, PYTHON_VALUE_CODE))
-        for what, condition in self.tensor_tests():
+        for what, condition in (*self.tensor_tests(), *self.boolean_masks()):
             summary.add(EAGER_ONLY, condition, Hazard(what, self.fn.line, PYTHON_VALUE_CODE))
         return summary
+
+    def boolean_masks(self) -> Iterator[tuple[str, Symbolic]]:
+        """A tensor indexed with a boolean tensor (`x[x > 0]`), with when it is in the graph,
+        where the framework's compiler leaves such indexing to eager code (its result's
+        shape depends on the data: `Framework.boolean_mask_break`)."""
+        reason = _framework_of(self.index, self.key).boolean_mask_break
+        if reason is None:
+            return
+        for sym in list(self.evaluator.memo):
+            if sym[0] != "item" or sym[2][0] in ("lit", "slice"):
+                continue
+            bases = self.evaluator.eval(sym[1])
+            indexes = self.evaluator.eval(sym[2])
+            if any(a[0] in ("tensor", "variable") for a in bases) and any(
+                a[0] in ("tensor", "variable") and a[1] == "bool" for a in indexes
+            ):
+                condition = self.of(sym[1]) | self.of(sym[2])
+                if condition.always or condition.params:
+                    yield f"indexes a tensor with a boolean mask ({reason})", condition
 
     def tensor_tests(self) -> Iterator[tuple[str, Symbolic]]:
         """`if`/`while` tests that read a value that is a tensor in the graph, with when it is

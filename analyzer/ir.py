@@ -15,6 +15,7 @@ Symbolic values (`Sym`) are small nested tuples, hashable and cheap to pickle:
     ("item", base, index)           subscript read (`index` is a Sym, or ("slice", bounds))
     ("call", n)                     the result of the function's n-th call site
     ("op", operands)                arithmetic, comparison, unary op over operands
+    ("op", operands, operator)      the same, where the operator matters: "matmul", "compare"
     ("iter", base)                  one element of iterating `base`
     ("seq", kind, elements)         list/tuple/set display (a fresh object)
     ("dict", values)                dict display (a fresh object)

@@ -1073,6 +1073,19 @@ def _numeric_builtin(kind: str) -> Callable[[list[Atoms]], Atoms]:
     return result
 
 
+def _choose_builtin(args: list[Atoms]) -> Atoms:
+    """`min`/`max`: of several arguments (`min(1.0, x)`), one of the arguments; of one
+    iterable, one of its elements."""
+    if len(args) > 1:
+        chosen = [a for atoms in args for a in atoms]
+        if any(is_tensor_like(a) for a in chosen):
+            return frozenset({TENSOR})
+        if chosen and all(a[0] == "lit" for a in chosen):
+            return frozenset({("lit", "float", None)})
+        return frozenset({PYTHON})
+    return _reduce_builtin(args)
+
+
 def _reduce_builtin(args: list[Atoms]) -> Atoms:
     flat = [a for atoms in args for a in atoms]
     elements = _elements(args) if args else set()
@@ -1118,8 +1131,8 @@ BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
     "builtins.map": lambda args: _sequence_of({UNKNOWN_ATOM}, "iterator"),
     "builtins.filter": lambda args: _sequence_of(_elements(args, 1), "iterator"),
     "builtins.sum": _reduce_builtin,
-    "builtins.min": _reduce_builtin,
-    "builtins.max": _reduce_builtin,
+    "builtins.min": _choose_builtin,
+    "builtins.max": _choose_builtin,
     "builtins.abs": _reduce_builtin,
     "builtins.round": _reduce_builtin,
     "builtins.dict": lambda args: frozenset({("dict", frozenset({UNKNOWN_ATOM}))}),
@@ -1225,6 +1238,9 @@ def _operation(operands: list[Atoms], operator: str | None = None) -> Iterable[A
         )
         if operator == "matmul":
             return (("tensor", dtype, _matmul_operands(operands)), *symbolic)
+        if operator == "compare":
+            # `x > 0` of a tensor is a boolean tensor (a mask).
+            return (("tensor", "bool", _operand_shape(operands)), *symbolic)
         return (("tensor", dtype, _operand_shape(operands)), *symbolic)
     if any(a[0] == "symbolic" for a in flat):
         return (("symbolic",),)

@@ -339,7 +339,7 @@ METHOD_OVERRIDES: dict[str, dict[str, Behaviour]] = {
         # (labelling policy, corpus/README.md).
         "train": Behaviour("layer", note="switches training mode (replayed by Dynamo)"),
         "eval": Behaviour("layer", note="switches evaluation mode (replayed by Dynamo)"),
-        "parameters": Behaviour("unknown", note="an iterator over the module's parameters"),
+        "parameters": Behaviour("tensors", note="an iterator over the module's parameters"),
         "named_parameters": Behaviour("unknown"),
         "zero_grad": Behaviour("none", tensor_op=True),
         "state_dict": Behaviour("dict"),
