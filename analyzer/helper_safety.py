@@ -28,6 +28,7 @@ import networkx as nx
 
 from hybridize.analyzer.callgraph import components_bottom_up, reaching
 from hybridize.analyzer.effects import FREE, origins
+from hybridize.analyzer.frameworks import lookup_method
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
 from hybridize.analyzer.frameworks.framework import Framework, framework_named
 from hybridize.analyzer.frameworks.python_stdlib import (
@@ -40,6 +41,7 @@ from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.safety import SHAPE_ONLY_ATTRIBUTES, is_eager_only_call, numpy_function
 from hybridize.analyzer.tensors import (
     PYTHON_SEQUENCE_KINDS,
+    Atom,
     ResolvedCall,
     TensorFacts,
     bind_arguments,
@@ -167,6 +169,7 @@ class HelperSafety:
             key: any(_may_fail_in_a_graph(resolved) for resolved in facts.calls.get(key, []))
             or _may_need_python_values(index, facts, key)
             or _reads_tensor_values(index, facts, key)
+            or _iterates_eagerly(index, facts, key)
             for key in graph.nodes
             if not key.endswith("::<module>")
         }
@@ -254,6 +257,8 @@ class HelperSafety:
                 found[EAGER_ONLY].append(
                     Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, span)
                 )
+        for span, what in values.eager_iterations():
+            found[EAGER_ONLY].append(Finding(CODES[EAGER_ONLY], EAGER_ONLY, "error", what, span))
         for what, condition in (*values.tensor_tests(), *values.boolean_masks()):
             if condition.given(symbolic_params):
                 found[EAGER_ONLY].append(
@@ -345,6 +350,27 @@ def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: str) -
         and any(a[0] in PYTHON_SEQUENCE_KINDS for a in evaluator.eval(sym[1]))
         for sym in list(evaluator.memo)
     )
+
+
+def _eager_iteration(index: ProjectIndex, key: str, atoms: Iterable[Atom]) -> ApiInfo | None:
+    """The eager-only `__iter__` of what a loop iterates, in the function's framework."""
+    framework = index.code_framework(key.split("::", 1)[0])
+    for atom in atoms:
+        role = "dataset" if atom[0] == "dataset" else atom[1] if atom[0] == "obj" else None
+        info = lookup_method(role, "__iter__", framework) if role is not None else None
+        if info is not None and info.is_eager_only:
+            return info
+    return None
+
+
+def _iterates_eagerly(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
+    """Whether a `for` loop of the function iterates an object whose iteration its framework
+    leaves to eager code (`_eager_iteration`)."""
+    loops = index.function(key).loops
+    if not loops:
+        return False
+    evaluator = get_evaluator(index, facts, key)
+    return any(_eager_iteration(index, key, evaluator.eval(loop.iterable)) for loop in loops)
 
 
 def _framework_of(index: ProjectIndex, key: str) -> Framework:
@@ -638,7 +664,17 @@ class _Values:
             summary.add(EAGER_ONLY, condition, Hazard(what, span.start_line, PYTHON_VALUE_CODE))
         for what, condition in (*self.tensor_tests(), *self.boolean_masks()):
             summary.add(EAGER_ONLY, condition, Hazard(what, self.fn.line, PYTHON_VALUE_CODE))
+        for span, what in self.eager_iterations():
+            summary.add(EAGER_ONLY, ALWAYS, Hazard(what, span.start_line))
         return summary
+
+    def eager_iterations(self) -> Iterator[tuple[Span, str]]:
+        """`for` loops over an object whose iteration its framework leaves to eager code (a
+        PyTorch `DataLoader`: Dynamo skips the frame), by the role's `__iter__`."""
+        for loop in self.fn.loops:
+            info = _eager_iteration(self.index, self.key, self.evaluator.eval(loop.iterable))
+            if info is not None:
+                yield loop.span, f"iterates `{_display(info.name)}` in a `for` loop ({info.note})"
 
     def boolean_masks(self) -> Iterator[tuple[str, Symbolic]]:
         """A tensor indexed with a boolean tensor (`x[x > 0]`), with when it is in the graph,

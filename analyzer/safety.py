@@ -148,7 +148,9 @@ def is_eager_only_call(resolved: ResolvedCall) -> bool:
     """An API the tables mark eager-only, or `.numpy()` on a receiver of unknown kind."""
     callee = resolved.site.callee
     numpy_method = callee[0] == "attr" and callee[2] == "numpy" and not resolved.site.args
-    unknown_receiver = all(a[0] in ("?", "boundext") for a in resolved.callee_atoms)
+    unknown_receiver = all(a[0] in ("?", "boundext") for a in resolved.callee_atoms) and not any(
+        info.name.endswith(".numpy") for info in resolved.api
+    )  # a `.numpy()` the tables know is judged by them (traced for a PyTorch tensor)
     return any(info.effect == "eager_only" for info in resolved.api) or (
         numpy_method and unknown_receiver
     )

@@ -347,9 +347,12 @@ METHOD_OVERRIDES: dict[str, dict[str, Behaviour]] = {
         "to": Behaviour("layer", mutates_receiver=True),
     },
     "dataset": {
+        # The labelling policy counts the skipped frame as eager-only (FRAME_SKIPPING_ITERABLES).
         "__iter__": Behaviour(
             "unknown",
-            note="iterating a DataLoader runs its workers, sampler and collate_fn in Python",
+            effect="eager_only",
+            note="iterating a DataLoader runs its workers, sampler and collate_fn in Python: "
+            "Dynamo skips the frame (measured: 0 graphs)",
         ),
     },
     # Calling an RNN module: the calling frame is not compiled (FRAME_SKIPPING_MODULES).
