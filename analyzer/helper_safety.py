@@ -379,11 +379,17 @@ def _framework_of(index: ProjectIndex, key: str) -> Framework:
 
 
 def _reads_tensor_values(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
-    """Whether the function has `if`/`while` tests, or indexes with a computed value, where
-    its framework's compiler leaves a tensor there to eager code
-    (`Framework.tensor_condition_break`, `Framework.boolean_mask_break`)."""
+    """Whether the function has `if`/`while` tests, calls builtins reading values, or indexes
+    with a computed value, where its framework's compiler leaves a tensor there to eager code
+    (`Framework.tensor_condition_break`, `value_reading_builtins`, `boolean_mask_break`)."""
     framework = _framework_of(index, key)
     if framework.tensor_condition_break is not None and index.function(key).conditions:
+        return True
+    if any(
+        info.name in framework.value_reading_builtins
+        for resolved in facts.calls.get(key, [])
+        for info in resolved.api
+    ):
         return True
     if framework.boolean_mask_break is None:
         return False
@@ -753,8 +759,10 @@ class _Values:
         `max`/`sorted` compare is the key's result: not judged here."""
         operands = list(_operands(resolved.site))
         keyed = any(name == "key" for name, _ in resolved.site.kwargs)
+        # `float(t)` is a cast under AutoGraph, a read of the value under torch.compile.
+        reading = PYTHON_VALUE_BUILTINS | _framework_of(self.index, self.key).value_reading_builtins
         for info in resolved.api:
-            if info.name in PYTHON_VALUE_BUILTINS and operands and not keyed:
+            if info.name in reading and operands and not keyed:
                 what = f"calls `{_display(info.name)}` on a value that is a tensor in a graph"
                 yield f"{what}: it needs the Python value and raises", self.union(operands)
             elif configures_keras_layer(info):

@@ -50,7 +50,11 @@ class HasEagerOnlyCalls(Check):
     -------------------
     The torch calls Dynamo cannot trace are graph breaks or skipped frames, which the
     labelling policy counts as eager-only: `.item()`, `.backward()`, `torch.autograd.grad`,
-    `masked_select`/`bincount`, RNN module calls (`torch_rules`).
+    `masked_select`/`bincount`, RNN module calls, a `for` loop over a `DataLoader`
+    (`torch_rules`). Also a function whose result a caller differentiates with
+    `create_graph=True`: AOTAutograd cannot differentiate its compiled backward again
+    (measured: "does not currently support double backward"). `.numpy()` on a tensor is
+    traced (through `torch._numpy`) and is not reported.
     """
 
     code = "HY301"

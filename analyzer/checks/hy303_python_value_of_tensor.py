@@ -53,7 +53,10 @@ class PythonValueOfSymbolicTensor(Check):
     Under torch.compile
     -------------------
     Under torch.compile `bool()`/`int()`/`float()` of a tensor, and a tensor used as a
-    Python index, call `Tensor.item()`: a graph break (measured), counted as eager-only.
+    Python index, call `Tensor.item()`: a graph break (measured), counted as eager-only. So
+    does an `if`/`while` testing a tensor (no AutoGraph converts it: "generic_jump
+    TensorVariable()", measured), and indexing a tensor with a boolean mask (`x[x > 0]`: a
+    data-dependent shape).
     """
 
     code = "HY303"

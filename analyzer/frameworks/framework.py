@@ -60,6 +60,9 @@ class Framework:
     compiler converts the test, as AutoGraph does for `tf.function`)."""
     boolean_mask_break: str | None = None
     """Why indexing a tensor with a boolean tensor (`x[x > 0]`) leaves compiled code."""
+    double_backward_calls: tuple[tuple[str, str], ...] = ()
+    """(API, keyword): calls that, with the keyword True, differentiate their first argument
+    twice, which the compiled backward of the function computing it does not support."""
     value_reading_builtins: frozenset[str] = frozenset()
     """Builtins that read a tensor's value into Python (`float(t)`): left to eager Python
     (None of them for `tf.function`, whose AutoGraph turns `int(t)`/`float(t)` into casts)."""
@@ -174,6 +177,7 @@ TORCH = Framework(
     tensor_condition_break=torch_rules.TENSOR_CONDITION_BREAKS,
     boolean_mask_break=torch_rules.BOOLEAN_MASK_INDEXING_BREAKS,
     value_reading_builtins=torch_rules.VALUE_READING_BUILTINS,
+    double_backward_calls=torch_rules.DOUBLE_BACKWARD_CALLS,
 )
 
 FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW, TORCH)

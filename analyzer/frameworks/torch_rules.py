@@ -91,6 +91,15 @@ VALUE_READING_BUILTINS: frozenset[str] = frozenset(
     {"builtins.float", "builtins.int", "builtins.bool"}
 )
 
+#: Calls that differentiate their first argument and, with the keyword set to True, build a
+#: differentiable backward of it (higher-order gradients). A compiled function whose result
+#: is differentiated so fails: "torch.compile with aot_autograd does not currently support
+#: double backward" (measured: the gradient-penalty critic of corpus/torch/gan).
+DOUBLE_BACKWARD_CALLS: tuple[tuple[str, str], ...] = (
+    ("torch.autograd.grad", "create_graph"),
+    ("torch.Tensor.backward", "create_graph"),
+)
+
 #: Testing a tensor in an ``if`` or ``while`` reads its value: a graph break (measured:
 #: "generic_jump TensorVariable()"; inside a loop Dynamo runs the whole frame eagerly).
 TENSOR_CONDITION_BREAKS = "generic_jump TensorVariable(): the test reads the tensor's value"

@@ -55,6 +55,7 @@ def test_python_side_effects_fail_under_torch_compile(body, code):
         ("def f(x):\n    if x.sum() > 0:\n        return x\n    return -x\n", "HY303"),
         ("def f(x):\n    while x.sum() > 1:\n        x = x / 2\n    return x\n", "HY303"),
         ("def f(x):\n    return x[x > 0].mean()\n", "HY303"),
+        ("def f(x):\n    return x * float(x.sum())\n", "HY303"),
         ("def f(x):\n    return torch.bincount(x.long().flatten())\n", "HY301"),
     ],
 )
@@ -65,14 +66,16 @@ def test_graph_breaks_are_eager_only_under_torch_compile(body, code):
     assert v.passes is False
 
 
-def test_a_branch_on_a_tensor_is_fine_for_tf_function():
-    """AutoGraph converts the `if` for tf.function: the same code is no hazard there."""
-    program = (
-        "import tensorflow as tf\n\n"
-        "def f(x):\n    if tf.reduce_sum(x) > 0:\n        return x\n    return -x\n\n"
-        "f(tf.ones((4, 3)))\n"
-    )
-    v = verdict(program, "f")
+@pytest.mark.parametrize(
+    "body",
+    [
+        "def f(x):\n    if tf.reduce_sum(x) > 0:\n        return x\n    return -x\n",
+        "def f(x):\n    return x * float(tf.reduce_sum(x))\n",
+    ],
+)
+def test_a_branch_on_a_tensor_or_a_cast_is_fine_for_tf_function(body):
+    """AutoGraph converts the `if` and the `float()` for tf.function: no hazard there."""
+    v = verdict("import tensorflow as tf\n\n" + body + "\nf(tf.ones((4, 3)))\n", "f")
     assert v.framework == "tensorflow"
     assert v.has_eager_only_calls is False
 
@@ -171,3 +174,37 @@ def test_a_generator_argument_advanced_by_a_draw_is_a_side_effect():
     v = verdict(torch_program(body, call), "f")
     assert v.has_python_side_effects is True
     assert dict((p.name, p.is_tensor) for p in v.params) == {"n": False, "generator": False}
+
+
+def test_a_function_whose_result_is_differentiated_twice_is_eager_only():
+    """AOTAutograd has no double backward: compiled, `score`'s graph cannot be differentiated
+    by the `create_graph=True` gradient and then again (measured in corpus/torch/gan)."""
+    body = (
+        "def score(x):\n    return (x * x).sum()\n\n"
+        "def penalty(x):\n"
+        "    x = x.requires_grad_(True)\n"
+        "    (g,) = torch.autograd.grad(score(x), x, create_graph=True)\n"
+        "    return g.norm()\n\n"
+        "def plain(x):\n"
+        "    x = x.requires_grad_(True)\n"
+        "    (g,) = torch.autograd.grad(score(x), x)\n"
+        "    return g.norm()\n\n"
+        "def f(x):\n    return penalty(x) + plain(x)\n"
+    )
+    program = torch_program(body)
+    assert verdict(program, "score").has_eager_only_calls is True
+    assert verdict(program, "penalty").has_eager_only_calls is True  # autograd.grad breaks
+
+
+def test_a_single_backward_leaves_the_function_compilable():
+    body = (
+        "def score(x):\n    return (x * x).sum()\n\n"
+        "def plain(x):\n"
+        "    x = x.requires_grad_(True)\n"
+        "    (g,) = torch.autograd.grad(score(x), x)\n"
+        "    return g.norm()\n\n"
+        "def f(x):\n    return plain(x)\n"
+    )
+    v = verdict(torch_program(body), "score")
+    assert v.has_eager_only_calls is False
+    assert v.transformation == "convert_to_hybrid"

@@ -4,10 +4,9 @@ reaches the labels.
 The labels are checked with ``ast`` (not with the analyzer): every function of every file has
 exactly one well-formed label. Then the analysis' verdicts and facts are compared with them the
 way ``test_corpus_verdicts.py`` compares the TensorFlow ones (``corpus_programs.disagreements``);
-a disagreement the analysis cannot resolve by a general rule yet is listed in
-``KNOWN_DISAGREEMENTS`` with the reason, and a strict expected failure checks that it still
-disagrees (so that a fix removes it from the list). Each program runs and ends with a digest
-line when PyTorch is installed.
+a disagreement the analysis cannot resolve by a general rule would be listed in
+``KNOWN_DISAGREEMENTS`` with the reason (the list is empty: the analysis agrees with every
+label). Each program runs and ends with a digest line when PyTorch is installed.
 """
 
 from __future__ import annotations
@@ -41,15 +40,7 @@ CODES = {
 }
 
 
-KNOWN_DISAGREEMENTS: dict[str, str] = {
-    "gan/main.py::Critic.forward": (
-        "labelled eager-only because its callers differentiate its output twice "
-        "(gradient_penalty's torch.autograd.grad with create_graph=True, then critic_step's "
-        "backward), which AOTAutograd cannot compile (double backward); the function's own "
-        "body is a clean MLP forward, and no rule yet carries a caller's use of a result "
-        "back into the facts of the function that computed it"
-    ),
-}
+KNOWN_DISAGREEMENTS: dict[str, str] = {}
 """Function (program/file::qualname) -> why the analysis does not reach its label yet."""
 
 
@@ -126,18 +117,6 @@ def test_verdicts_and_facts_match_the_labels(program: Path) -> None:
         f"{name}: {field} expected {expected!r}, analysis says {actual!r}"
         for name, field, expected, actual in found
     )
-
-
-@pytest.mark.parametrize(
-    "function",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=reason))
-        for name, reason in sorted(KNOWN_DISAGREEMENTS.items())
-    ],
-)
-def test_known_disagreements_still_disagree(function: str) -> None:
-    program = TORCH_CORPUS / function.split("/", 1)[0]
-    assert [d for d in disagreements(program) if d[0] == function] == []
 
 
 def test_every_torch_verdict_names_torch() -> None:
