@@ -221,6 +221,10 @@ class EffectAnalysis:
     ) -> None:
         if self._exempt_self_store(fn, key, target):
             return
+        if _star_parameter_itself(fn, target):
+            # The tuple or dict a `*args`/`**kwargs` parameter holds is made by the call
+            # (`kwargs.pop("name")` changes nothing of the caller's); its elements are not.
+            return
         # Sorted: the first effect of a function is what its callers name, the same in every
         # run (a set of origins iterates in an order that changes with string hashing).
         for origin in sorted(origins(self.index, key, target)):
@@ -469,18 +473,51 @@ class EffectAnalysis:
 
     @staticmethod
     def _bound_sym(callee: FunctionSummary, site: object, param: str, skip: int) -> Sym | None:
+        """The caller's value that the callee's parameter `param` receives at `site`: an
+        argument, the extra arguments a `*args`/`**kwargs` parameter collects, or what the
+        site unpacks with `*x`/`**y` when no other argument binds the parameter (a wrapper's
+        `self.layer(x, *args, **kwargs)` hands on its caller's `cache=` dict)."""
         from hybridize.analyzer.ir import CallSite
 
         assert isinstance(site, CallSite)
         for name, value in site.kwargs:
             if name == param:
                 return value
-        positional = [p.name for p in callee.params[skip:] if p.kind in ("posonly", "normal")]
+        params = callee.params[skip:]
+        positional = [p.name for p in params if p.kind in ("posonly", "normal")]
+        unpacked = [("item", value) for value in site.star_values]
+        kind = next((p.kind for p in params if p.name == param), None)
         if param in positional:
             i = positional.index(param)
             if i < len(site.args):
                 return site.args[i]
+            return _one_of(unpacked)
+        if kind == "vararg":
+            return _one_of([*site.args[len(positional) :], *unpacked])
+        if kind == "kwarg":
+            named = {p.name for p in params}
+            return _one_of([v for n, v in site.kwargs if n not in named] + unpacked)
+        if kind == "kwonly":
+            return _one_of(unpacked)
         return None
+
+
+def _star_parameter_itself(fn: FunctionSummary, target: Sym) -> bool:
+    """Whether `target` is the `*args` tuple or `**kwargs` dict of `fn` itself (its name, not
+    an element of it, and not rebound)."""
+    if target[0] not in ("param", "local", "name"):
+        return False
+    name = target[1]
+    if not any(p.name == name and p.kind in ("vararg", "kwarg") for p in fn.params):
+        return False
+    return target[0] == "param" or all(v == ("param", name) for v in fn.locals.get(name, ()))
+
+
+def _one_of(options: list[Sym]) -> Sym | None:
+    """A value that is one of `options` (None for none)."""
+    if not options:
+        return None
+    return options[0] if len(options) == 1 else ("cond", tuple(options))
 
 
 UNKNOWN_KINDS = frozenset({"?", "ext", "boundext"})

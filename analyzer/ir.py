@@ -46,6 +46,9 @@ class CallSite:
     kwargs: tuple[tuple[str, Sym], ...]
     span: Span
     has_star_args: bool = False
+    star_values: tuple[Sym, ...] = ()
+    """What `*x` and `**y` unpack into the call (`x`, `y`): a parameter the other arguments do
+    not bind may be bound from their elements."""
     in_loop: bool = False
     """Inside a loop body or a comprehension's element of its function: it may run many
     times per call of the function (how often code runs decides what compiling it saves)."""

@@ -866,10 +866,12 @@ class _ModuleBuilder:
         args: list[Sym] = []
         kwargs: list[tuple[str, Sym]] = []
         star = False
+        star_values: list[Sym] = []
         for arg in call.args:
             value = self._expr(arg.value, scope)
             if arg.star:
                 star = True
+                star_values.append(value)
                 continue
             if arg.keyword is not None:
                 kwargs.append((arg.keyword.value, value))
@@ -894,6 +896,7 @@ class _ModuleBuilder:
                 kwargs=tuple(kwargs),
                 span=span,
                 has_star_args=star,
+                star_values=tuple(star_values),
                 in_loop=scope.repeated_expressions > 0
                 or any(block in self.loop_blocks for block in scope.path),
                 loops=scope.loops,
