@@ -81,7 +81,8 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
     passing: str | None = None
     transformation: str | None = None
     span = facts.span
-    decorator = framework_named(facts.framework).idiom
+    framework = framework_named(facts.framework)
+    decorator = framework.idiom
     # A safety fact is a hazard only for the frameworks its check applies to (NumPy on a
     # parameter is traced by torch.compile): for the others it is false.
     safety = {
@@ -126,7 +127,11 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
                 where = reason.span or span
                 findings.append(_finding(reason.code, reason.failure, reason.message, where))
         if facts.has_tensor_computation is False:
-            fail("no_tensor_computation", "HY003", "no TensorFlow operation runs in this function")
+            fail(
+                "no_tensor_computation",
+                "HY003",
+                f"no {framework.title} operation runs in this function",
+            )
         if facts.caller_covered is True:
             fail(
                 "has_covered_callers",
@@ -177,7 +182,7 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
             reasons = {
                 "P2": "no parameter receives a tensor: graph mode buys nothing",
                 "P3": "Python literals passed for a parameter force a retrace per value",
-                "P6": "no TensorFlow operation runs: tracing only adds overhead",
+                "P6": f"no {framework.title} operation runs: tracing only adds overhead",
             }
             findings.append(
                 _finding(

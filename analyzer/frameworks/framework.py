@@ -55,6 +55,8 @@ class Framework:
     """Decorators that keep a function out of compilation."""
     table: Callable[[], ApiTable]
     """The framework's generated API table (read lazily: it is large)."""
+    title: str = ""
+    """The framework's name in messages: "TensorFlow", "PyTorch"."""
     tensor_condition_break: str | None = None
     """Why an `if`/`while` testing a tensor's value leaves compiled code (None when the
     compiler converts the test, as AutoGraph does for `tf.function`)."""
@@ -160,6 +162,7 @@ TENSORFLOW = Framework(
     signature_argument=tensorflow_rules.COMPILE_SIGNATURE_ARGUMENT,
     disablers=tensorflow_rules.COMPILE_DISABLERS,
     table=tensorflow_table,
+    title="TensorFlow",
 )
 
 TORCH = Framework(
@@ -174,6 +177,7 @@ TORCH = Framework(
     signature_argument=torch_rules.COMPILE_SIGNATURE_ARGUMENT,
     disablers=torch_rules.COMPILE_DISABLERS,
     table=torch_table,
+    title="PyTorch",
     tensor_condition_break=torch_rules.TENSOR_CONDITION_BREAKS,
     boolean_mask_break=torch_rules.BOOLEAN_MASK_INDEXING_BREAKS,
     value_reading_builtins=torch_rules.VALUE_READING_BUILTINS,
