@@ -1077,12 +1077,9 @@ def _choose_builtin(args: list[Atoms]) -> Atoms:
     """`min`/`max`: of several arguments (`min(1.0, x)`), one of the arguments; of one
     iterable, one of its elements."""
     if len(args) > 1:
-        chosen = [a for atoms in args for a in atoms]
-        if any(is_tensor_like(a) for a in chosen):
-            return frozenset({TENSOR})
-        if chosen and all(a[0] == "lit" for a in chosen):
-            return frozenset({("lit", "float", None)})
-        return frozenset({PYTHON})
+        # Exactly one of the arguments, whatever it is: a Keras symbolic tensor stays one
+        # (a kind dropped here hid HY406 from tf-models' `vertical_flip_boxes`).
+        return frozenset(a for atoms in args for a in atoms)
     return _reduce_builtin(args)
 
 
