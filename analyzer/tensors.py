@@ -82,6 +82,13 @@ is reached; projects that settle earlier keep every shape."""
 MAX_TUPLE = 8
 
 TENSOR_LIKE_KINDS = frozenset({"tensor", "variable", "numpy", "symbolic"})
+KIND_REPRESENTATIVES: dict[str, Atom] = {
+    "tensor": TENSOR,
+    "variable": ("variable", None, None),
+    "numpy": ("numpy", None),
+    "symbolic": ("symbolic",),
+}
+"""The atom a collapsed value keeps for each tensor-like kind it may hold (`_cut`)."""
 RETURN_ATOMS: dict[str, Atoms] = {
     "tensor": frozenset({TENSOR}),
     "tensors": frozenset({("seq", "list", frozenset({TENSOR})), TENSOR}),
@@ -263,10 +270,15 @@ def _shrunk_containers(atoms: Iterable[Atom]) -> Atoms:
 def _cut(result: Atoms, *, collapse: bool) -> Atoms:
     """Too many kinds to track: keep whether it may be a tensor (a deterministic choice, so
     that the same input always gives the same output and the fixed point settles); with
-    `collapse`, or when the tensor-like kinds alone are too many, only that it may be one."""
+    `collapse`, or when the tensor-like kinds alone are too many, only which kinds of tensor
+    it may be: one atom per kind, so that a Keras symbolic tensor, a variable or a NumPy array
+    among many tensors of different shapes stays known (tf-models' `vertical_flip_boxes` lost
+    its symbolic caller when comparisons gave more tensor shapes)."""
     tensor_like = sorted((a for a in result if is_tensor_like(a)), key=repr)
     if tensor_like and (collapse or len(tensor_like) >= MAX_ATOMS):
-        tensor_like = [TENSOR]
+        tensor_like = sorted(
+            {KIND_REPRESENTATIVES.get(a[0], TENSOR) for a in tensor_like}, key=repr
+        )
     return frozenset([*tensor_like, UNKNOWN_ATOM])
 
 

@@ -208,7 +208,10 @@ def test_a_fact_collapsed_to_tensor_stays_collapsed() -> None:
     collapsed = _join_capped(tensors, cut, entry)
     assert collapsed == {TENSOR, UNKNOWN_ATOM}
     few = collapsed | {("tensor", "float16", None), ("numpy", "float64")}
-    assert _join_capped(few, cut, entry) == collapsed
+    # Still collapsed: one atom per tensor kind (a NumPy array stays known), no new shapes.
+    kept = _join_capped(few, cut, entry)
+    assert kept == {TENSOR, ("numpy", None), UNKNOWN_ATOM}
+    assert _join_capped(kept | {("tensor", "int8", None)}, cut, entry) == kept
 
 
 def ordered(facts: TensorFacts) -> dict[str, object]:
