@@ -233,9 +233,9 @@ def _keras_optimizer_role(index: ProjectIndex, class_key: str) -> str | None:
 def _eager_model_classes(index: ProjectIndex, facts: TensorFacts) -> set[str] | None:
     """The project model classes whose steps Keras runs eagerly: the class of every object
     compiled with `run_eagerly` not False (`.compile(run_eagerly=...)`) or given
-    `.run_eagerly = ...`, with the classes it
-    inherits from (its steps may be defined there). None when such an object's class is not
-    known (a parameter, a factory's result): then any model may run eagerly."""
+    `.run_eagerly = ...`, with the classes it inherits from (its steps may be defined there).
+    None when such an object's class is not known (a parameter, a factory's result): then any
+    model may run eagerly."""
     eager: set[str] = set()
     for key, calls in facts.calls.items():
         for resolved in calls:

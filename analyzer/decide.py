@@ -31,6 +31,9 @@ SAFETY_FACTS: tuple[tuple[str, str], ...] = (
     ("has_keras_symbolic_arguments", "HY406"),
     ("has_python_value_returns", "HY407"),
     ("has_frozen_python_state_reads", "HY408"),
+    ("has_unhashable_arguments", "HY409"),
+    ("has_loop_carried_shape_changes", "HY410"),
+    ("draws_seeded_global_random", "HY411"),
 )
 """Safety facts in decision-table order (VERDICTS.md section 2, rule 5) with their codes."""
 
@@ -239,6 +242,9 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         has_keras_symbolic_arguments=safety.get("has_keras_symbolic_arguments"),
         has_python_value_returns=safety.get("has_python_value_returns"),
         has_frozen_python_state_reads=safety.get("has_frozen_python_state_reads"),
+        has_unhashable_arguments=safety.get("has_unhashable_arguments"),
+        has_loop_carried_shape_changes=safety.get("has_loop_carried_shape_changes"),
+        draws_seeded_global_random=safety.get("draws_seeded_global_random"),
         caller_covered=facts.caller_covered,
         decorator_args=decorator_args,
         supplied_input_signature=facts.supplied_input_signature,  # type: ignore[arg-type]

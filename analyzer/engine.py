@@ -46,6 +46,7 @@ from hybridize.analyzer.decide import FunctionFacts, decide
 from hybridize.analyzer.effects import EffectAnalysis
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
 from hybridize.analyzer.frozen_state import frozen_state_reads, frozen_state_writes
+from hybridize.analyzer.hashability import unhashable_arguments
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.parse_guard import screen
@@ -53,6 +54,7 @@ from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.retracing import LiteralVariation, Retrace
 from hybridize.analyzer.returns import python_value_returns
 from hybridize.analyzer.safety import safety_facts, symbolically_built_classes
+from hybridize.analyzer.seeded_random import GlobalSeeding, global_seeding, seeded_random_draws
 from hybridize.analyzer.signatures import (
     compare,
     infer_signature,
@@ -493,6 +495,7 @@ def _decide(
                 traced,
                 hybrid,
                 framework=candidacy.framework(key),
+                seeding=project.seeding,
             )
             benefit = benefits.estimate(key)
             verdict = dataclasses.replace(
@@ -578,6 +581,7 @@ class ProjectWide:
     variation: LiteralVariation
     built_symbolically: dict[str, str]
     imports: ModuleImports
+    seeding: GlobalSeeding | None = None
 
     def fingerprint(self) -> tuple[object, ...]:
         return (
@@ -586,6 +590,7 @@ class ProjectWide:
             self.variation.written_attributes(),
             self.variation.reassigned_globals(),
             self.built_symbolically,
+            self.seeding,
         )
 
 
@@ -605,6 +610,7 @@ def project_wide(
         variation,
         symbolically_built_classes(index, facts),
         imports,
+        global_seeding(index, facts),
     )
 
 
@@ -879,6 +885,7 @@ def _verdict(
     traced: Collection[str] = frozenset(),
     hybrid_keys: Collection[str] = frozenset(),
     framework: Framework = TENSORFLOW,
+    seeding: GlobalSeeding | None = None,
 ) -> FunctionVerdict:
     from hybridize.analyzer.effects import EffectSummary
 
@@ -977,6 +984,14 @@ def _verdict(
     frozen_findings = frozen_state_reads(index, facts, key) if compilable and not hybrid else []
     safety["has_frozen_python_state_reads"] = bool(frozen_findings)
     findings.extend(frozen_findings)
+    unhashable = unhashable_arguments(index, facts, key) if compilable and not hybrid else []
+    safety["has_unhashable_arguments"] = bool(unhashable)
+    findings.extend(unhashable)
+    seeded_findings = (
+        seeded_random_draws(index, facts, key, seeding) if compilable and not hybrid else []
+    )
+    safety["draws_seeded_global_random"] = bool(seeded_findings)
+    findings.extend(seeded_findings)
     findings.extend(return_findings)
     assumptions.extend(return_assumptions)
     supplied = supplied_signature(index, facts, key, framework) if hybrid else None

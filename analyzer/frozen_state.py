@@ -59,7 +59,7 @@ def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: str) -> lis
     if fn.is_lambda or key.endswith("::<module>"):
         return []
     writes = _writes(index, facts)
-    for reader, via in _traced_with(index, facts, key):
+    for reader, via, entry in traced_with(index, facts, key):
         for what, state in _frozen_reads(index, facts, reader):
             for write in writes.get(state, ()):
                 if write.writer in (key, reader) or not _after_initialisation(
@@ -77,27 +77,32 @@ def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: str) -> lis
                         f"{via}reads {what}, which {who} reassigns ({where}, line "
                         f"{write.span.start_line}): a graph keeps the value it saw while "
                         "tracing",
-                        fn.span,
+                        entry,
                     )
                 ]
     return []
 
 
-def _traced_with(index: ProjectIndex, facts: TensorFacts, key: str) -> Iterator[tuple[str, str]]:
+def traced_with(
+    index: ProjectIndex, facts: TensorFacts, key: str
+) -> Iterator[tuple[str, str, Span]]:
     """The function and the project functions it calls (to MAX_HELPER_DEPTH), each with
-    the words that lead to it ("calls `helper`, which ")."""
+    the words that lead to it ("calls `helper`, which ") and the call in the function's own
+    body that leads to it (the function's span for the function itself): a finding about a
+    helper points at the statement that brings it into the trace."""
     seen = {key}
-    frontier = [(key, "")]
+    frontier = [(key, "", index.function(key).span)]
     for _ in range(MAX_HELPER_DEPTH + 1):
-        following: list[tuple[str, str]] = []
-        for current, via in frontier:
-            yield current, via
+        following: list[tuple[str, str, Span]] = []
+        for current, via, entry in frontier:
+            yield current, via, entry
             for resolved in facts.calls.get(current, []):
                 for _, target in callees(index, resolved):
                     if target not in seen:
                         seen.add(target)
                         name = index.function(target).qualname
-                        following.append((target, f"{via}calls `{name}`, which "))
+                        step = resolved.site.span if current == key else entry
+                        following.append((target, f"{via}calls `{name}`, which ", step))
         frontier = following
 
 

@@ -240,15 +240,16 @@ class HelperSafety:
             return found
         symbolic_params = self.symbolic_parameters(key)
         values = _Values(self, key)
-        for _sym, condition in values.python_indexing():
+        for sym, condition in values.python_indexing():
             if condition.given(symbolic_params):
+                fn = self.index.function(key)
                 found[EAGER_ONLY].append(
                     Finding(
                         PYTHON_VALUE_CODE,
                         EAGER_ONLY,
                         "error",
                         INDEXING,
-                        self.index.function(key).span,
+                        fn.index_reads.get(sym, fn.span),
                     )
                 )
                 break
@@ -664,8 +665,9 @@ class _Values:
                 summary.add(fact, condition, hazard)
             for fact, condition, hazard in self.lifted(resolved):
                 summary.add(fact, condition, hazard)
-        for _sym, condition in self.python_indexing():
-            summary.add(EAGER_ONLY, condition, Hazard(INDEXING, self.fn.line, PYTHON_VALUE_CODE))
+        for sym, condition in self.python_indexing():
+            line = self.fn.index_reads.get(sym, self.fn.span).start_line
+            summary.add(EAGER_ONLY, condition, Hazard(INDEXING, line, PYTHON_VALUE_CODE))
         for span, what, condition in self.tensor_range_loops():
             summary.add(EAGER_ONLY, condition, Hazard(what, span.start_line, PYTHON_VALUE_CODE))
         for what, condition in (*self.tensor_tests(), *self.boolean_masks()):

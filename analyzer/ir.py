@@ -79,6 +79,27 @@ class Loop:
 
 
 @dataclass(frozen=True, slots=True)
+class StatementLoop:
+    """A `for` or `while` statement and the locals its body rebinds: what AutoGraph would
+    carry through a `tf.while_loop` if the loop is tensor-dependent (`loop_shapes`)."""
+
+    kind: str  # "for" | "while"
+    header: Sym
+    """The iterable of a `for`, the test of a `while`."""
+    span: Span
+    """The `for` statement; for a `while`, the enclosing function (no position is taken)."""
+    targets: frozenset[str] = frozenset()
+    """Names the `for` binds to each element: fed by the iteration, not carried."""
+    rebinds: tuple[tuple[str, int, Span], ...] = ()
+    """Plain assignments in the body (nested blocks included): the name, the index of the
+    value in `FunctionSummary.locals[name]`, and the statement."""
+    entry: tuple[tuple[str, int, int], ...] = ()
+    """For each rebound name: the values `locals[name][start:end]` it may hold when the loop
+    is entered (from the last assignment in the same or an enclosing block before it; a
+    parameter is `locals[name][0]`). Empty range: not bound before the loop."""
+
+
+@dataclass(frozen=True, slots=True)
 class Param:
     """A parameter as written: its name, kind, default and annotation."""
 
@@ -123,11 +144,16 @@ class FunctionSummary:
     locals: dict[str, list[Sym]] = field(default_factory=dict)
     stores: list[Store] = field(default_factory=list)
     loops: list[Loop] = field(default_factory=list)
+    statement_loops: list[StatementLoop] = field(default_factory=list)
+    """Every `for` and `while` statement (not comprehensions), innermost first when nested."""
     conditions: list[Sym] = field(default_factory=list)
     """Tests of `if` and `while` statements: a comparison of tensors there is a TF op too."""
     variable_reads: list[tuple[Sym, str, Span, int]] = field(default_factory=list)
     """Reads of `model.trainable_variables` and friends: (receiver, attribute, where, number
     of calls the walk had completed when it met the read)."""
+    index_reads: dict[Sym, Span] = field(default_factory=dict)
+    """Subscript reads by a computed index (`items[n]`), each with the statement where it
+    first happens: a finding about the index points there."""
     globals_declared: frozenset[str] = frozenset()
     nonlocals_declared: frozenset[str] = frozenset()
     is_generator: bool = False
@@ -153,7 +179,7 @@ class FunctionSummary:
 
 @dataclass(frozen=True, slots=True)
 class ClassSummary:
-    """A class: its bases (dotted names as written) and method names."""
+    """A class: its bases (dotted names as written), method names and decorators."""
 
     qualname: str
     name: str
@@ -161,6 +187,9 @@ class ClassSummary:
     methods: tuple[str, ...]
     line: int
     parent_qualname: str | None = None
+    decorators: tuple[DecoratorInfo, ...] = ()
+    """As written, innermost last; only name, `called` and keyword arguments are kept (a
+    record decorator such as `@dataclass(frozen=True)` decides whether instances hash)."""
 
 
 @dataclass(frozen=True, slots=True)

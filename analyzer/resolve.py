@@ -430,12 +430,12 @@ class ProjectIndex:
         if cached is not None:
             return cached
         own = self.find_method(class_key, name)
-        overrides = {self.find_method(subclass, name) for subclass in self.subclasses(class_key)}
-        overrides.discard(None)
-        overrides.discard(own)
-        result = tuple([own] if own is not None else []) + tuple(
-            sorted(m for m in overrides if m is not None)
-        )
+        overrides = {
+            method
+            for subclass in self.subclasses(class_key)
+            if (method := self.find_method(subclass, name)) is not None and method != own
+        }
+        result = ((own,) if own is not None else ()) + tuple(sorted(overrides))
         self._dispatch_cache[cache_key] = result
         return result
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from hybridize.analyzer.frameworks import literal_order_inputs, lookup_parameters
 from hybridize.analyzer.frameworks.framework import framework_named
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
+from hybridize.analyzer.loop_shapes import loop_carried_shape_changes
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.shapes import dtype_of, preserves_dtype
 from hybridize.analyzer.tensors import (
@@ -823,6 +824,7 @@ def safety_facts(
         "has_tensor_parameter_iteration": tensor_parameter_iteration(ctx),
         "has_conflicting_eager_dtype_coercions": conflicting_dtype_coercions(ctx),
         "has_keras_symbolic_arguments": keras_symbolic_arguments(ctx),
+        "has_loop_carried_shape_changes": loop_carried_shape_changes(index, facts, key),
     }
     if helpers is not None:
         through = helpers.findings(key)

@@ -25,6 +25,7 @@ from hybridize.analyzer.ir import (
     Loop,
     ModuleSummary,
     Param,
+    StatementLoop,
     Store,
     Sym,
 )
@@ -97,6 +98,9 @@ class _Scope:
         compute runs once per element, as a loop body does."""
         self.loops: tuple[int, ...] = ()
         """The loops enclosing the code being walked (`CallSite.loops`)."""
+        self.open_loops: list[list[tuple[str, int, Span]]] = []
+        """For each `for`/`while` statement being walked, outermost first: the plain
+        assignments met in its body so far (`StatementLoop.rebinds`)."""
         self.rebound: set[str] = set()
         """Parameters rebound so far by a plain assignment at the top level of the body."""
         self.kills: dict[str, dict[int, tuple[int, ...]]] = {}
@@ -249,13 +253,25 @@ class _ModuleBuilder:
         elif isinstance(stmt, cst.Else):
             self._nested(_body(stmt.body), scope, kw)
         elif isinstance(stmt, cst.While):
-            scope.summary.conditions.append(self._expr(stmt.test, scope))
+            test = self._expr(stmt.test, scope)
+            scope.summary.conditions.append(test)
             outer_loops = scope.loops
             scope.loops = (*outer_loops, -1)
+            scope.open_loops.append([])
             try:
                 self._nested(_body(stmt.body), scope, kw, loop=True)
             finally:
                 scope.loops = outer_loops
+                rebinds = scope.open_loops.pop()
+            scope.summary.statement_loops.append(
+                StatementLoop(
+                    "while",
+                    test,
+                    scope.summary.span,
+                    rebinds=tuple(rebinds),
+                    entry=_loop_entry(scope, rebinds, scope.path),
+                )
+            )
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.For):
@@ -273,10 +289,22 @@ class _ModuleBuilder:
             scope.loops = (*outer_loops, len(scope.summary.loops) - 1)
             try:
                 self._bind(target, ("iter", iterable), scope, span)
+                scope.open_loops.append([])  # after the target: fed by iteration, not carried
                 self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
             finally:
                 scope.path = outer
                 scope.loops = outer_loops
+                rebinds = scope.open_loops.pop()
+            scope.summary.statement_loops.append(
+                StatementLoop(
+                    "for",
+                    iterable,
+                    span,
+                    frozenset(_target_names(stmt.target)),
+                    tuple(rebinds),
+                    _loop_entry(scope, rebinds, outer),
+                )
+            )
             if stmt.orelse is not None:
                 self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
         elif isinstance(stmt, cst.With):
@@ -447,8 +475,7 @@ class _ModuleBuilder:
     def _class(self, node: cst.ClassDef, outer: _Scope, *, prefix: str) -> None:
         span = self.take("class", node, node.name.value)
         qualname = f"{prefix}{node.name.value}"
-        for decorator in node.decorators:
-            self._expr(decorator.decorator, outer)
+        decorators = [self._class_decorator(d, outer) for d in node.decorators]
         bases = []
         for arg in node.bases:
             self._expr(arg.value, outer)
@@ -491,8 +518,21 @@ class _ModuleBuilder:
             methods=tuple(methods),
             line=span.start_line,
             parent_qualname=parent,
+            decorators=tuple(decorators),
         )
         outer.summary.locals.setdefault(node.name.value, []).append(("class", qualname))
+
+    def _class_decorator(self, decorator: cst.Decorator, outer: _Scope) -> DecoratorInfo:
+        """A class decorator, evaluated in the enclosing scope (where it runs); a call's
+        keyword arguments are read back from the call site the evaluation recorded."""
+        expr = decorator.decorator
+        value = self._expr(expr, outer)
+        if isinstance(expr, cst.Call) and value[0] == "call":
+            site = outer.summary.calls[value[1]]
+            return DecoratorInfo(
+                name=dotted_name(expr.func) or "", called=True, kwargs=site.kwargs, span=site.span
+            )
+        return DecoratorInfo(name=dotted_name(expr) or "", called=False)
 
     def _decorator(self, decorator: cst.Decorator, scope: _Scope) -> DecoratorInfo:
         expr = decorator.decorator
@@ -588,6 +628,8 @@ class _ModuleBuilder:
             else:
                 values = summary.locals.setdefault(name, [])
                 scope.kills.setdefault(name, {})[len(values)] = scope.path
+                for rebinds in scope.open_loops:
+                    rebinds.append((name, len(values), where))
                 values.append(value)
                 if not scope.path and any(p.name == name for p in summary.params):
                     scope.rebound.add(name)
@@ -726,7 +768,10 @@ class _ModuleBuilder:
                 for subscript in expr.slice:
                     bounds.extend(self._slice(subscript.slice, scope))
                 index = ("slice", tuple(bounds))
-            return ("item", base, index)
+            read = ("item", base, index)
+            if index[0] not in ("lit", "slice"):
+                scope.summary.index_reads.setdefault(read, self.statement_span)
+            return read
         if isinstance(expr, cst.List | cst.Tuple | cst.Set):
             kind = type(expr).__name__.lower()
             elements = tuple(self._element(e, scope) for e in expr.elements)
@@ -1105,6 +1150,20 @@ def _may_fall_through(body: Sequence[cst.BaseStatement]) -> bool:
             _may_fall_through(_body(handler.body)) for handler in last.handlers
         )
     return True
+
+
+def _loop_entry(
+    scope: _Scope, rebinds: list[tuple[str, int, Span]], path: tuple[int, ...]
+) -> tuple[tuple[str, int, int], ...]:
+    """`StatementLoop.entry`: like `_Scope._reaching`, the last plain assignment before the
+    loop in a block enclosing it (`path`) kills the values before it."""
+    entry = []
+    for name in dict.fromkeys(n for n, _, _ in rebinds):
+        first = min(i for n, i, _ in rebinds if n == name)
+        kills = scope.kills.get(name, {})
+        dominating = [i for i, p in kills.items() if i < first and path[: len(p)] == p]
+        entry.append((name, max(dominating) if dominating else 0, first))
+    return tuple(entry)
 
 
 def _target_names(target: cst.BaseExpression) -> set[str]:

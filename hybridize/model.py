@@ -112,6 +112,9 @@ class FunctionVerdict:
     has_keras_symbolic_arguments: Tristate = False
     has_python_value_returns: Tristate = False
     has_frozen_python_state_reads: Tristate = False
+    has_unhashable_arguments: Tristate = False
+    has_loop_carried_shape_changes: Tristate = False
+    draws_seeded_global_random: Tristate = False
     caller_covered: Tristate = False
     decorator_args: tuple[tuple[str, bool], ...] = tuple((n, False) for n in DECORATOR_ARG_NAMES)
     supplied_input_signature: tuple[SpecTree, ...] | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from hybridize.analyzer.decide import SAFETY_FACTS
 from hybridize.lsp.diagnostics import blocking_findings, name_span
 from hybridize.lsp.positions import Lines
 from hybridize.model import FunctionVerdict, ParamReport, SpecTree, TensorSpec, Tristate
@@ -21,16 +22,12 @@ FACTS = (
     ("caller_covered", "every caller is already a graph"),
 )
 
-SAFETY = (
-    "has_eager_only_calls",
-    "has_numpy_calls_on_parameters",
-    "has_invalid_name_arguments",
+SAFETY: tuple[str, ...] = (
+    *(name for name, _code in SAFETY_FACTS),
     "has_unresolved_statically_read_axes",
-    "has_stale_variable_reads",
-    "has_tensor_parameter_iteration",
-    "has_conflicting_eager_dtype_coercions",
-    "has_keras_symbolic_arguments",
 )
+"""The safety facts a hover lists when they may hold: the decision table's, so a new check
+shows up here without being listed twice."""
 
 
 def _word(value: Tristate) -> str:

@@ -4,7 +4,8 @@ Each check lives in its own module of this package as a subclass of `Check` with
 `HYnnn`, the failure name of VERDICTS.md it maps to, a one-line summary, a docstring with the
 sections "What it detects", "Why it matters in graph mode", "Example" and "Instead", and
 `VALID` / `INVALID` programs: in every INVALID program the function named by
-`EXAMPLE_FUNCTION` gets a finding with this code, in every VALID one it does not. A single
+`EXAMPLE_FUNCTION` gets a finding with this code, starting on exactly the lines marked
+`# expect: HYnnn`, in every VALID one it does not. A single
 parametrised test runs them all. The programs are data of the `hybridize` package, in
 `hybridize/check_examples/HYnnn/valid-N.txt` and `invalid-N.txt` (a first comment line says
 what each shows): they import TensorFlow, and nothing under analyzer/ spells such an import,

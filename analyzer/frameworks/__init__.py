@@ -33,6 +33,7 @@ from . import (
     higher_order,
     methods,
     numpy_rules,
+    output_shapes,
     python_stdlib,
     tensorflow_rules,
     torch_rules,
@@ -75,6 +76,7 @@ __all__ = [
     "lookup_attribute",
     "lookup_method",
     "lookup_parameters",
+    "output_shape_rule",
 ]
 
 #: Last element of a ``lookup_parameters`` answer for a function that also takes ``*args``.
@@ -485,6 +487,7 @@ def _behaviour_of(info: ApiInfo) -> Behaviour:
         tf1_graph=info.tf1_graph,
         training_update=info.training_update,
         chains_modules=info.chains_modules,
+        global_random=info.global_random,
         note=info.note,
     )
 
@@ -683,3 +686,15 @@ def _torch_member(role: str, member: str, member_kind: str) -> Behaviour | None:
                 return Behaviour(returns) if returns in RETURNS else UNKNOWN
         current = methods.ROLE_PARENTS.get(current)
     return None
+
+
+@functools.cache
+def output_shape_rule(qualified_name: str) -> output_shapes.OutputShape | None:
+    """How a TensorFlow op's output shape relates to its inputs, when it may not keep a loop
+    variable's static shape (``output_shapes``): ``"tensorflow.boolean_mask"`` ->
+    ``OutputShape("data_dependent")``; None for an op not listed (no evidence)."""
+    name = _normalise(qualified_name)
+    if _framework(name) != "tensorflow":
+        return None
+    canonical = tensorflow_table().resolve(name) or name
+    return output_shapes.OUTPUT_SHAPES.get(canonical)

@@ -42,6 +42,12 @@ Every value of ``returns`` that names an object with methods is also a *receiver
 ``tf.Graph``): it fails inside a ``tf.function`` (placeholders are not allowed there, a session
 cannot run inside a trace, ``get_variable`` reuse needs variable scopes of a TF1 graph).
 
+``global_random`` -- a stateful TensorFlow random op whose stream follows the global seed and
+an op counter when no op-level ``seed`` is given (``tf.random.uniform``, ``tf.nn.dropout``,
+``tf.image.random_flip_left_right``): a ``tf.function`` draws other numbers than the eager
+calls did under the same ``tf.random.set_seed``, and leaves the eager stream after it shifted
+(measured: ``tensorflow_rules.GLOBAL_SEED_RANDOM_OPS``).
+
 ``concrete_args`` -- arguments that must hold concrete values: the API works eagerly on a
 tensor there but raises on a symbolic one (``tf.constant(x)``), so it is eager-only exactly
 when a symbolic tensor reaches those arguments.
@@ -156,6 +162,9 @@ class Behaviour:
     #: constructing it makes a container module that calls the modules given to it in turn,
     #: each on the previous one's output (``nn.Sequential(a, b)(x)`` is ``b(a(x))``).
     chains_modules: bool = False
+    #: a stateful random op seeded from the global seed and an op counter unless given its
+    #: own ``seed``: compiled, it draws other numbers than eagerly under a global seed.
+    global_random: bool = False
     #: free-text caveat worth showing in hovers and reports.
     note: str = ""
 
@@ -205,6 +214,8 @@ class ApiInfo:
     training_update: bool = False
     #: a container module calling the modules given to it in turn (``nn.Sequential``)
     chains_modules: bool = False
+    #: stateful random op seeded from the global seed and an op counter (no op ``seed``)
+    global_random: bool = False
     #: caveat for humans
     note: str = ""
 
@@ -244,6 +255,7 @@ class ApiInfo:
             tf1_graph=behaviour.tf1_graph,
             training_update=behaviour.training_update,
             chains_modules=behaviour.chains_modules,
+            global_random=behaviour.global_random,
             note=behaviour.note,
         )
 

@@ -552,6 +552,100 @@ FUNCTION_OVERRIDES: dict[str, Behaviour] = {
     "keras.visualization.plot_segmentation_mask_gallery": OBJECT.with_(effect="io"),
 }
 
+# --- random ops seeded from the global seed ------------------------------------------------
+
+#: Stateful TensorFlow random ops whose op seed, when no ``seed=`` is given, comes from the
+#: global seed (``tf.random.set_seed``) and a counter of the ops drawn so far. Eagerly the
+#: counter lives in the eager context; a ``tf.function`` takes its op seeds from its own graph
+#: and does not advance the eager counter. Measured with TensorFlow 2.21 (CPU), Keras 3.15,
+#: after ``tf.random.set_seed(1234)``, three calls of a function drawing once, then one eager
+#: ``tf.random.uniform([2])``:
+#:
+#: ======================================= ================ ======================= =========
+#: case                                    eager            compiled                after it
+#: ======================================= ================ ======================= =========
+#: ``uniform([])``, global seed only       .538 .325 .598   .131 .609 .197          differs
+#: ``uniform([]) > .5`` as a sign          1 -1 1           -1 1 -1                 differs
+#: ``uniform([], seed=7)``, global seed    .797 .811 .170   .797 .811 .170          same
+#: no global seed at all                   new each process new each process        --
+#: ``stateless_uniform(seed=[1, 2])``      .844 x3          .844 x3                 same
+#: ``Generator.from_seed(5).uniform``      .567 .349 .830   .567 .349 .830          same
+#: ``keras.layers.Dropout``/``RandomFlip`` same (seeded by ``keras.utils.set_random_seed``)
+#: ``keras.random.uniform``                same; not reproducible under tf.random.set_seed
+#: ``shuffle``, ``categorical``, ``normal``, ``truncated_normal``, ``gamma``, ``poisson``,
+#: ``nn.dropout``, ``image.random_flip_left_right``, ``random_crop``, ``random_brightness``,
+#: ``sample_distorted_bounding_box``, ``compat.v1.random_uniform``,
+#: ``experimental.numpy.random.uniform``: draws differ compiled, as ``uniform``
+#: ======================================= ================ ======================= =========
+#:
+#: "after it": the eager draw that follows the three calls; compiled, it repeats the first
+#: eager draw after the seed, since the function did not advance the eager counter. With an
+#: op-level ``seed`` the draws and the stream after them are the same, so a call passing a
+#: ``seed`` other than ``None`` is no hazard. Without a global seed nothing is reproducible,
+#: eagerly or compiled, so nothing a program could rely on changes.
+GLOBAL_SEED_RANDOM_OPS: tuple[str, ...] = (
+    "tensorflow.random.uniform",
+    "tensorflow.random.normal",
+    "tensorflow.random.truncated_normal",
+    "tensorflow.random.gamma",
+    "tensorflow.random.poisson",
+    "tensorflow.random.shuffle",
+    "tensorflow.random.categorical",
+    "tensorflow.random.all_candidate_sampler",
+    "tensorflow.random.fixed_unigram_candidate_sampler",
+    "tensorflow.random.learned_unigram_candidate_sampler",
+    "tensorflow.random.log_uniform_candidate_sampler",
+    "tensorflow.random.uniform_candidate_sampler",
+    "tensorflow.compat.v1.random.multinomial",
+    "tensorflow.compat.v1.random.poisson",
+    "tensorflow.nn.dropout",
+    "tensorflow.compat.v1.nn.dropout",
+    "tensorflow.image.random_brightness",
+    "tensorflow.image.random_contrast",
+    "tensorflow.image.random_crop",
+    "tensorflow.image.random_flip_left_right",
+    "tensorflow.image.random_flip_up_down",
+    "tensorflow.image.random_hue",
+    "tensorflow.image.random_jpeg_quality",
+    "tensorflow.image.random_saturation",
+    "tensorflow.image.sample_distorted_bounding_box",
+    "tensorflow.compat.v1.image.sample_distorted_bounding_box",
+    "tensorflow.experimental.numpy.random.poisson",
+    "tensorflow.experimental.numpy.random.rand",
+    "tensorflow.experimental.numpy.random.randint",
+    "tensorflow.experimental.numpy.random.randn",
+    "tensorflow.experimental.numpy.random.random",
+    "tensorflow.experimental.numpy.random.standard_normal",
+    "tensorflow.experimental.numpy.random.uniform",
+)
+#: The argument of those ops that gives an op-level seed (then the draws match compiled).
+OP_SEED_ARGUMENT = "seed"
+FUNCTION_OVERRIDES.update(
+    {
+        name: FUNCTION_OVERRIDES.get(name, TENSOR).with_(global_random=True)
+        for name in GLOBAL_SEED_RANDOM_OPS
+    }
+)
+
+#: Calls that set the global seed: with one anywhere in the project, the draws of the ops
+#: above are reproducible, which is what compiling changes (``keras.utils.set_random_seed``
+#: seeds Python, NumPy and TensorFlow; measured: the same draws as ``tf.random.set_seed``).
+GLOBAL_SEED_SETTERS: frozenset[str] = frozenset(
+    {
+        "tensorflow.random.set_seed",
+        "tensorflow.compat.v1.set_random_seed",
+        "tensorflow.compat.v1.random.set_random_seed",
+        "tensorflow.experimental.numpy.random.seed",
+        "keras.utils.set_random_seed",
+    }
+)
+#: Test base classes whose ``setUp`` sets the global seed before every test:
+#: ``tf.test.TestCase`` (``TensorFlowTestCase.setUp`` calls
+#: ``random_seed.set_random_seed(DEFAULT_GRAPH_SEED)`` unless ``_set_default_seed`` is False).
+SEEDING_TEST_CASES: frozenset[str] = frozenset(
+    {"tensorflow.test.TestCase", "tensorflow.python.framework.test_util.TensorFlowTestCase"}
+)
+
 #: Exceptions by shell pattern on the canonical name (``*`` also matches dots), in order.
 PATTERNS: tuple[tuple[str, Behaviour], ...] = (
     ("tensorflow.debugging.assert_*", ASSERT),

@@ -1,7 +1,8 @@
 """Every registered check: its embedded examples hold, and its documentation is complete.
 
 In each INVALID program the analysis must report a finding with the check's code on the
-function named by `EXAMPLE_FUNCTION`; in each VALID program it must not. The examples are the
+function named by `EXAMPLE_FUNCTION`, starting exactly on the lines marked `# expect: HYnnn`;
+in each VALID program it must not. The examples are the
 executable specification of the check.
 """
 
@@ -52,8 +53,37 @@ def test_example(check: type[Check], kind: str, source: str) -> None:
     )
     if kind == "invalid":
         assert check.code in codes, f"{check.code} not reported; {detail}"
+        lines = {f.span.start_line for f in verdict.findings if f.code == check.code}
+        assert lines == expected_lines(source, check.code), detail
     else:
         assert check.code not in codes, f"{check.code} wrongly reported; {detail}"
+        assert not expected_lines(source, check.code), "a valid example marks an expected line"
+
+
+EXPECT = re.compile(r"#\s*expect:\s*(HY\d{3}(?:\s*,\s*HY\d{3})*)\s*$")
+
+
+def expected_lines(source: str, code: str) -> set[int]:
+    """Lines marked `# expect: HYnnn` (several codes comma-separated): where the example's
+    findings of that code must start, so that a finding pointing at the wrong statement
+    fails like a missing one."""
+    marked = set()
+    for number, line in enumerate(source.splitlines(), 1):
+        match = EXPECT.search(line)
+        if match and code in {c.strip() for c in match.group(1).split(",")}:
+            marked.add(number)
+    return marked
+
+
+def test_every_invalid_example_marks_its_lines() -> None:
+    """Each INVALID program says where its findings go."""
+    unmarked = [
+        f"{check.code} invalid-{i}"
+        for check in CHECKS
+        for i, source in enumerate(check.INVALID, 1)
+        if not expected_lines(source, check.code)
+    ]
+    assert not unmarked
 
 
 def test_registry_is_not_empty() -> None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from lsprotocol import types
 
+from hybridize.analyzer.decide import SAFETY_FACTS
 from hybridize.lsp.diagnostics import blocking_findings, file_diagnostics, name_span
 from hybridize.lsp.docs import CodeDocs
-from hybridize.lsp.hover import hover
+from hybridize.lsp.hover import hover, verdict_markdown
 from hybridize.lsp.positions import Lines
 from hybridize.lsp.settings import load_settings
 from hybridize.model import Finding, FunctionVerdict, Span
@@ -106,3 +108,13 @@ def test_settings_combine_pyproject_and_editor_like_the_command_line(tmp_path: P
     (tmp_path / "pyproject.toml").write_text("[tool.hybridize\nselect = 1\n")
     broken = load_settings(tmp_path, None)
     assert broken.options == ProjectOptions() and broken.warnings
+
+
+def test_hover_lists_every_safety_fact_that_may_hold() -> None:
+    """The hover's safety facts are the decision table's: each one that holds is shown (a
+    check added later, such as HY409-HY411, must not be missing from the editor)."""
+    for name, _code in SAFETY_FACTS:
+        shown = verdict_markdown(replace(verdict(hybrid=False), **{name: True}), None)
+        assert f"- {name}: yes" in shown
+    quiet = verdict_markdown(verdict(hybrid=False), None)
+    assert not any(f"- {name}:" in quiet for name, _code in SAFETY_FACTS)

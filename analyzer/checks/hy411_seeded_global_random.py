@@ -1,0 +1,75 @@
+"""HY411 draws_seeded_global_random: compiled, a seeded program draws other random numbers."""
+
+from __future__ import annotations
+
+from . import TENSORFLOW_ONLY, Check
+
+
+class DrawsSeededGlobalRandom(Check):
+    """Draws from a global-seeded TensorFlow random op in a program that sets the seed.
+
+    What it detects
+    ---------------
+    A function that calls a stateful TensorFlow random op without an op-level `seed`
+    (`tf.random.uniform`, `normal`, `shuffle`, `categorical`, `tf.nn.dropout`,
+    `tf.image.random_*`...), itself or in a project function traced with it, when the
+    project makes the global random stream reproducible: it calls `tf.random.set_seed`,
+    `tf.compat.v1.set_random_seed` or `keras.utils.set_random_seed` anywhere (tests
+    included), or defines a `tf.test.TestCase`, whose `setUp` sets the global seed before
+    every test. Without a global seed nothing is reproducible, eagerly or compiled, and the
+    function is not flagged.
+
+    Why it matters in graph mode
+    ----------------------------
+    Without an op seed, such an op derives its seed from the global seed and a counter of
+    the random ops made so far. Eagerly the counter lives in the eager context; a
+    `tf.function` numbers the ops of its own graph and leaves the eager counter alone.
+    Measured (TensorFlow 2.21) after `tf.random.set_seed(1234)`, three calls of
+    `uniform([])`:
+
+    ========================== ================== ================== ==================
+    op                         eager              compiled           next eager draw
+    ========================== ================== ================== ==================
+    `uniform([])`              .538 .325 .598     .131 .609 .197     .910 / .538
+    `uniform([], seed=7)`      .797 .811 .170     .797 .811 .170     the same
+    `stateless_uniform`        .844 .844 .844     .844 .844 .844     the same
+    `Generator.from_seed(5)`   .567 .349 .830     .567 .349 .830     the same
+    ========================== ================== ================== ==================
+
+    So the compiled function draws other numbers, and every eager draw after it shifts:
+    a seeded test or an experiment someone reproduces sees other results (an augmentation
+    policy chosen by a draw takes another branch). Keras 3 layers and `keras.random` are
+    seeded by their own seed generators and draw the same compiled.
+
+    Example
+    -------
+        tf.random.set_seed(42)
+
+        def f(x):
+            sign = tf.where(tf.random.uniform([]) > 0.5, 1.0, -1.0)
+            return x * sign
+
+    Instead
+    -------
+    Draw with a stateless op and an explicit seed, or from a `tf.random.Generator` passed
+    in (its state is a variable: the same draws compiled), or keep the function eager:
+
+        def f(x, rng):
+            sign = tf.where(rng.uniform([]) > 0.5, 1.0, -1.0)
+            return x * sign
+
+    Not for torch.compile
+    ---------------------
+    The hazard is TensorFlow's op-level seeds (global seed and a per-graph op counter); the
+    tables mark only TensorFlow's stateful random ops (`global_random`), none of PyTorch's.
+    """
+
+    code = "HY411"
+    frameworks = TENSORFLOW_ONLY
+    name = "draws_seeded_global_random"
+    severity = "error"
+    summary = (
+        "Draws from a global-seeded TensorFlow random op while the project sets the seed: "
+        "compiled, it draws other numbers and shifts the eager draws after it."
+    )
+    EXAMPLE_FUNCTION = "f"
