@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from hybridize.analyzer.argument_layers import argument_layers_called
 from hybridize.analyzer.frameworks import literal_order_inputs, lookup_parameters
 from hybridize.analyzer.frameworks.framework import framework_named
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
@@ -817,6 +818,7 @@ def safety_facts(
     checks = {
         "has_eager_only_calls": eager_only_calls(ctx)
         + variables_made_per_call(ctx)
+        + argument_layers_called(index, facts, key)
         + double_backward(ctx),
         "has_numpy_calls_on_parameters": numpy_calls_on_parameters(ctx),
         "has_invalid_name_arguments": invalid_name_arguments(ctx),
