@@ -328,9 +328,12 @@ def may_differ(index: ProjectIndex, facts: TensorFacts, key: str, param: str) ->
     """Positive evidence that the function's calls may pass different objects for `param`,
     one of which may be unbuilt: its call sites (followed through callers' parameters) pass
     values of two origins, not all called before, or one that changes per loop iteration or
-    is made anew by a function run from two places."""
+    is made anew by a function run from two places; or no call site in the project shows
+    what it is given."""
     origins = _origins(index, facts, key, param, frozenset())
-    if origins is None:
+    if not origins:
+        # None: evidence of different objects; empty: no call site in the project (the
+        # layer is known from an annotation), so callers elsewhere may pass several.
         return True
     return len(origins) >= 2 and not all(origins.values())
 

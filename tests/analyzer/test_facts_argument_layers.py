@@ -282,6 +282,13 @@ CASES = [
         True,
     ),
     case(
+        "a layer parameter known from its default, no call site in the project",
+        HEADER + "\nDENSE = keras.layers.Dense(4)\n\n\ndef apply(x, layer=DENSE):\n"
+        "    return layer(x) * 2.0\n",
+        "apply",
+        True,
+    ),
+    case(
         "a tensor parameter is not a layer",
         program(DIRECT, "apply(tf.nn.relu, x)"),
         "apply",
