@@ -34,6 +34,7 @@ from hybridize.analyzer.frameworks import ApiInfo
 from hybridize.analyzer.frameworks.framework import (
     FRAMEWORKS,
     TENSORFLOW,
+    TORCH,
     Framework,
     framework_of_imports,
 )
@@ -45,7 +46,7 @@ from hybridize.analyzer.frameworks.tensorflow_rules import (
     KERAS_PACKAGES,
     is_tensorflow_package,
 )
-from hybridize.analyzer.ir import ImportSummary, ModuleSummary, Sym
+from hybridize.analyzer.ir import ImportSummary, ModuleSummary, Sym, module_imports
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import Atom, ResolvedCall, TensorFacts, is_tensor_like
 from hybridize.model import Span
@@ -79,21 +80,9 @@ class NotCandidate:
     """The call that shows it, when it is in the function's own body; else the `def`."""
 
 
-def module_imports(module: ModuleSummary) -> Iterator[ImportSummary]:
-    """Every import a module performs: at module level, star imports, inside functions."""
-    yield from module.imports.values()
-    for source in module.star_imports:
-        yield ImportSummary("*", source, None)
-    for fn in (module.module_code, *module.functions.values()):
-        for values in fn.locals.values():
-            for value in values:
-                if value[0] == "import":
-                    yield ImportSummary("", value[1], value[2])
-
-
-ANALYSED_FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW,)
-"""The frameworks whose code gets verdicts: those the analysis has the knowledge for. A module
-of another framework (a PyTorch module) gets none until its analysis exists."""
+ANALYSED_FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW, TORCH)
+"""The frameworks whose code gets verdicts: those the analysis has the knowledge for (their
+API tables and rules, and the checks that declare them)."""
 
 
 class CandidacyModules(NamedTuple):

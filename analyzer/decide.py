@@ -84,7 +84,14 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
     passing: str | None = None
     transformation: str | None = None
     span = facts.span
-    decorator = framework_named(facts.framework).idiom
+    framework = framework_named(facts.framework)
+    decorator = framework.idiom
+    # A safety fact is a hazard only for the frameworks its check applies to (NumPy on a
+    # parameter is traced by torch.compile): for the others it is false.
+    safety = {
+        fact: facts.safety.get(fact) if applies(code, facts.framework) else False
+        for fact, code in SAFETY_FACTS
+    }
 
     def fail(code: str, finding_code: str | None = None, message: str = "") -> None:
         if code not in failures:
@@ -115,7 +122,7 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         elif facts.is_recursive is None:
             fail("cant_approximate_recursion")
         for fact, _code in SAFETY_FACTS:
-            if facts.safety.get(fact) is True:
+            if safety[fact] is True:
                 fail(fact)
         for reason in facts.not_candidate:
             fail(reason.failure)
@@ -123,7 +130,11 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
                 where = reason.span or span
                 findings.append(_finding(reason.code, reason.failure, reason.message, where))
         if facts.has_tensor_computation is False:
-            fail("no_tensor_computation", "HY003", "no TensorFlow operation runs in this function")
+            fail(
+                "no_tensor_computation",
+                "HY003",
+                f"no {framework.title} operation runs in this function",
+            )
         if facts.caller_covered is True:
             fail(
                 "has_covered_callers",
@@ -174,7 +185,7 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
             reasons = {
                 "P2": "no parameter receives a tensor: graph mode buys nothing",
                 "P3": "Python literals passed for a parameter force a retrace per value",
-                "P6": "no TensorFlow operation runs: tracing only adds overhead",
+                "P6": f"no {framework.title} operation runs: tracing only adds overhead",
             }
             findings.append(
                 _finding(
@@ -221,21 +232,19 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         assumptions=tuple(facts.assumptions),
         status_severity=severity,
         has_tensor_computation=facts.has_tensor_computation,
-        has_eager_only_calls=facts.safety.get("has_eager_only_calls"),
-        has_numpy_calls_on_parameters=facts.safety.get("has_numpy_calls_on_parameters"),
-        has_invalid_name_arguments=facts.safety.get("has_invalid_name_arguments"),
+        has_eager_only_calls=safety.get("has_eager_only_calls"),
+        has_numpy_calls_on_parameters=safety.get("has_numpy_calls_on_parameters"),
+        has_invalid_name_arguments=safety.get("has_invalid_name_arguments"),
         has_unresolved_statically_read_axes=facts.has_unresolved_statically_read_axes,
-        has_stale_variable_reads=facts.safety.get("has_stale_variable_reads"),
-        has_tensor_parameter_iteration=facts.safety.get("has_tensor_parameter_iteration"),
-        has_conflicting_eager_dtype_coercions=facts.safety.get(
-            "has_conflicting_eager_dtype_coercions"
-        ),
-        has_keras_symbolic_arguments=facts.safety.get("has_keras_symbolic_arguments"),
-        has_python_value_returns=facts.safety.get("has_python_value_returns"),
-        has_frozen_python_state_reads=facts.safety.get("has_frozen_python_state_reads"),
-        has_unhashable_arguments=facts.safety.get("has_unhashable_arguments"),
-        has_loop_carried_shape_changes=facts.safety.get("has_loop_carried_shape_changes"),
-        draws_seeded_global_random=facts.safety.get("draws_seeded_global_random"),
+        has_stale_variable_reads=safety.get("has_stale_variable_reads"),
+        has_tensor_parameter_iteration=safety.get("has_tensor_parameter_iteration"),
+        has_conflicting_eager_dtype_coercions=safety.get("has_conflicting_eager_dtype_coercions"),
+        has_keras_symbolic_arguments=safety.get("has_keras_symbolic_arguments"),
+        has_python_value_returns=safety.get("has_python_value_returns"),
+        has_frozen_python_state_reads=safety.get("has_frozen_python_state_reads"),
+        has_unhashable_arguments=safety.get("has_unhashable_arguments"),
+        has_loop_carried_shape_changes=safety.get("has_loop_carried_shape_changes"),
+        draws_seeded_global_random=safety.get("draws_seeded_global_random"),
         caller_covered=facts.caller_covered,
         decorator_args=decorator_args,
         supplied_input_signature=facts.supplied_input_signature,  # type: ignore[arg-type]

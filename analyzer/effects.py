@@ -333,14 +333,15 @@ class EffectAnalysis:
                     key, fn, summary, site.callee[1], site.span, f"calls `.{site.callee[2]}()` on"
                 )
             for position in info.mutated_args:
-                if info.name != "builtins.next" and position < len(site.args):
+                if info.name == "builtins.next":
+                    continue
+                if isinstance(position, str):
+                    mutated = dict(site.kwargs).get(position)
+                else:
+                    mutated = site.args[position] if position < len(site.args) else None
+                if mutated is not None:
                     self._mutation(
-                        key,
-                        fn,
-                        summary,
-                        site.args[position],
-                        site.span,
-                        f"calls `{_short(info.name)}` on",
+                        key, fn, summary, mutated, site.span, f"calls `{_short(info.name)}` on"
                     )
             if (
                 info.name == "builtins.next"

@@ -28,7 +28,9 @@ import networkx as nx
 
 from hybridize.analyzer.callgraph import components_bottom_up, reaching
 from hybridize.analyzer.effects import FREE, origins
+from hybridize.analyzer.frameworks import lookup_method
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
+from hybridize.analyzer.frameworks.framework import Framework, framework_named
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
     AUTOGRAPH_LEN,
@@ -39,6 +41,7 @@ from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.safety import SHAPE_ONLY_ATTRIBUTES, is_eager_only_call, numpy_function
 from hybridize.analyzer.tensors import (
     PYTHON_SEQUENCE_KINDS,
+    Atom,
     ResolvedCall,
     TensorFacts,
     bind_arguments,
@@ -165,6 +168,8 @@ class HelperSafety:
         local = {
             key: any(_may_fail_in_a_graph(resolved) for resolved in facts.calls.get(key, []))
             or _may_need_python_values(index, facts, key)
+            or _reads_tensor_values(index, facts, key)
+            or _iterates_eagerly(index, facts, key)
             for key in graph.nodes
             if not key.endswith("::<module>")
         }
@@ -253,6 +258,14 @@ class HelperSafety:
                 found[EAGER_ONLY].append(
                     Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, span)
                 )
+        for span, what in values.eager_iterations():
+            found[EAGER_ONLY].append(Finding(CODES[EAGER_ONLY], EAGER_ONLY, "error", what, span))
+        for what, condition in (*values.tensor_tests(), *values.boolean_masks()):
+            if condition.given(symbolic_params):
+                found[EAGER_ONLY].append(
+                    Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, values.fn.span)
+                )
+                break
         for resolved in values.calls:
             site = resolved.site
             for what, condition in values.python_value_arguments(resolved):
@@ -337,6 +350,53 @@ def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: str) -
         and sym[2][0] not in ("lit", "slice")
         and any(a[0] in PYTHON_SEQUENCE_KINDS for a in evaluator.eval(sym[1]))
         for sym in list(evaluator.memo)
+    )
+
+
+def _eager_iteration(index: ProjectIndex, key: str, atoms: Iterable[Atom]) -> ApiInfo | None:
+    """The eager-only `__iter__` of what a loop iterates, in the function's framework."""
+    framework = index.code_framework(key.split("::", 1)[0])
+    for atom in atoms:
+        role = "dataset" if atom[0] == "dataset" else atom[1] if atom[0] == "obj" else None
+        info = lookup_method(role, "__iter__", framework) if role is not None else None
+        if info is not None and info.is_eager_only:
+            return info
+    return None
+
+
+def _iterates_eagerly(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
+    """Whether a `for` loop of the function iterates an object whose iteration its framework
+    leaves to eager code (`_eager_iteration`)."""
+    loops = index.function(key).loops
+    if not loops:
+        return False
+    evaluator = get_evaluator(index, facts, key)
+    return any(_eager_iteration(index, key, evaluator.eval(loop.iterable)) for loop in loops)
+
+
+def _framework_of(index: ProjectIndex, key: str) -> Framework:
+    """The compile target whose rules judge the function's code (`code_framework`)."""
+    return framework_named(index.code_framework(key.split("::", 1)[0]))
+
+
+def _reads_tensor_values(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
+    """Whether the function has `if`/`while` tests, calls builtins reading values, or indexes
+    with a computed value, where its framework's compiler leaves a tensor there to eager code
+    (`Framework.tensor_condition_break`, `value_reading_builtins`, `boolean_mask_break`)."""
+    framework = _framework_of(index, key)
+    if framework.tensor_condition_break is not None and index.function(key).conditions:
+        return True
+    if any(
+        info.name in framework.value_reading_builtins
+        for resolved in facts.calls.get(key, [])
+        for info in resolved.api
+    ):
+        return True
+    if framework.boolean_mask_break is None:
+        return False
+    evaluator = get_evaluator(index, facts, key)
+    return any(
+        sym[0] == "item" and sym[2][0] not in ("lit", "slice") for sym in list(evaluator.memo)
     )
 
 
@@ -610,7 +670,54 @@ class _Values:
             summary.add(EAGER_ONLY, condition, Hazard(INDEXING, line, PYTHON_VALUE_CODE))
         for span, what, condition in self.tensor_range_loops():
             summary.add(EAGER_ONLY, condition, Hazard(what, span.start_line, PYTHON_VALUE_CODE))
+        for what, condition in (*self.tensor_tests(), *self.boolean_masks()):
+            summary.add(EAGER_ONLY, condition, Hazard(what, self.fn.line, PYTHON_VALUE_CODE))
+        for span, what in self.eager_iterations():
+            summary.add(EAGER_ONLY, ALWAYS, Hazard(what, span.start_line))
         return summary
+
+    def eager_iterations(self) -> Iterator[tuple[Span, str]]:
+        """`for` loops over an object whose iteration its framework leaves to eager code (a
+        PyTorch `DataLoader`: Dynamo skips the frame), by the role's `__iter__`."""
+        for loop in self.fn.loops:
+            info = _eager_iteration(self.index, self.key, self.evaluator.eval(loop.iterable))
+            if info is not None:
+                yield loop.span, f"iterates `{_display(info.name)}` in a `for` loop ({info.note})"
+
+    def boolean_masks(self) -> Iterator[tuple[str, Symbolic]]:
+        """A tensor indexed with a boolean tensor (`x[x > 0]`), with when it is in the graph,
+        where the framework's compiler leaves such indexing to eager code (its result's
+        shape depends on the data: `Framework.boolean_mask_break`)."""
+        reason = _framework_of(self.index, self.key).boolean_mask_break
+        if reason is None:
+            return
+        for sym in list(self.evaluator.memo):
+            if sym[0] != "item" or sym[2][0] in ("lit", "slice"):
+                continue
+            bases = self.evaluator.eval(sym[1])
+            indexes = self.evaluator.eval(sym[2])
+            if any(a[0] in ("tensor", "variable") for a in bases) and any(
+                a[0] in ("tensor", "variable") and a[1] == "bool" for a in indexes
+            ):
+                condition = self.of(sym[1]) | self.of(sym[2])
+                if condition.always or condition.params:
+                    yield f"indexes a tensor with a boolean mask ({reason})", condition
+
+    def tensor_tests(self) -> Iterator[tuple[str, Symbolic]]:
+        """`if`/`while` tests that read a value that is a tensor in the graph, with when it is
+        one, where the framework's compiler does not convert such a test (`torch.compile`
+        breaks the graph there; AutoGraph converts it for `tf.function`)."""
+        reason = _framework_of(self.index, self.key).tensor_condition_break
+        if reason is None:
+            return
+        for test in self.fn.conditions:
+            condition = self.of(test)
+            if condition.always or condition.params:
+                yield (
+                    f"branches in an `if`/`while` on a value that is a tensor in the graph "
+                    f"({reason})",
+                    condition,
+                )
 
     def _local_hazards(self, resolved: ResolvedCall) -> Iterator[tuple[str, Symbolic, Hazard]]:
         site = resolved.site
@@ -654,8 +761,10 @@ class _Values:
         `max`/`sorted` compare is the key's result: not judged here."""
         operands = list(_operands(resolved.site))
         keyed = any(name == "key" for name, _ in resolved.site.kwargs)
+        # `float(t)` is a cast under AutoGraph, a read of the value under torch.compile.
+        reading = PYTHON_VALUE_BUILTINS | _framework_of(self.index, self.key).value_reading_builtins
         for info in resolved.api:
-            if info.name in PYTHON_VALUE_BUILTINS and operands and not keyed:
+            if info.name in reading and operands and not keyed:
                 what = f"calls `{_display(info.name)}` on a value that is a tensor in a graph"
                 yield f"{what}: it needs the Python value and raises", self.union(operands)
             elif configures_keras_layer(info):

@@ -15,6 +15,7 @@ Symbolic values (`Sym`) are small nested tuples, hashable and cheap to pickle:
     ("item", base, index)           subscript read (`index` is a Sym, or ("slice", bounds))
     ("call", n)                     the result of the function's n-th call site
     ("op", operands)                arithmetic, comparison, unary op over operands
+    ("op", operands, operator)      the same, where the operator matters: "matmul", "compare"
     ("iter", base)                  one element of iterating `base`
     ("seq", kind, elements)         list/tuple/set display (a fresh object)
     ("dict", values)                dict display (a fresh object)
@@ -26,6 +27,7 @@ Symbolic values (`Sym`) are small nested tuples, hashable and cheap to pickle:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from hybridize.model import Span
@@ -211,3 +213,15 @@ class ModuleSummary:
     module_code: FunctionSummary
     all_names: tuple[str, ...] | None = None
     line_count: int = 0
+
+
+def module_imports(module: ModuleSummary) -> Iterator[ImportSummary]:
+    """Every import a module performs: at module level, star imports, inside functions."""
+    yield from module.imports.values()
+    for source in module.star_imports:
+        yield ImportSummary("*", source, None)
+    for fn in (module.module_code, *module.functions.values()):
+        for values in fn.locals.values():
+            for value in values:
+                if value[0] == "import":
+                    yield ImportSummary("", value[1], value[2])

@@ -22,12 +22,21 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath
 
-from hybridize.analyzer.ir import ClassSummary, FunctionSummary, ImportSummary, ModuleSummary
+from hybridize.analyzer.ir import (
+    ClassSummary,
+    FunctionSummary,
+    ImportSummary,
+    ModuleSummary,
+    module_imports,
+)
 
 Ref = tuple
 UNKNOWN_REF: Ref = ("?",)
 
 BUILTIN_NAMES = frozenset(dir(builtins))
+
+INSTANCE_CALL_METHODS = {"keras": "call"}
+"""Keras' own layer call, for Keras bases known by name (`external_keras_role`)."""
 
 KERAS_ROOTS = {
     "layer": ("keras.layers.Layer", "keras.Layer"),
@@ -60,6 +69,28 @@ def external_keras_role(dotted: str) -> str | None:
     return None
 
 
+LAYER_ROLES = frozenset({"layer", "model"})
+"""Class roles whose instances are called like functions and run a method of their own."""
+
+
+@cache
+def external_class_role(dotted: str) -> tuple[str, str] | None:
+    """(role, the method calling an instance runs) for a framework base class whose instances
+    are layers: a Keras layer or model by name (`external_keras_role`: its `call`), else
+    whatever the framework tables say is a class of a layer role (a PyTorch `nn.Module`:
+    its `forward`)."""
+    role = external_keras_role(dotted)
+    if role is not None:
+        return role, INSTANCE_CALL_METHODS["keras"]
+    from hybridize.analyzer.frameworks import instance_call_method, lookup
+
+    info = lookup(dotted)
+    if info is None or info.kind != "class" or info.returns not in LAYER_ROLES:
+        return None
+    method = instance_call_method(info.framework)
+    return None if method is None else (info.returns, method)
+
+
 @dataclass(slots=True)
 class ProjectIndex:
     """All module summaries of a project with cross-module lookups."""
@@ -70,12 +101,13 @@ class ProjectIndex:
     (`keras.src` for `site-packages/keras/src`): `import keras.src.ops` then means `ops`."""
     _module_ref_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _global_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
-    _class_role_cache: dict[str, str | None] = field(default_factory=dict)
+    _class_role_cache: dict[str, tuple[str, str] | None] = field(default_factory=dict)
     _mro_cache: dict[str, list[str]] = field(default_factory=dict)
     _method_cache: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _dispatch_cache: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     _direct_subclasses: dict[str, list[str]] | None = None
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
+    _framework_cache: dict[str, tuple[ModuleSummary, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # The project order (`project_keys`) is the order of the paths, whatever order the
@@ -424,18 +456,54 @@ class ProjectIndex:
                     return True
         return False
 
+    def code_framework(self, relpath: str) -> str:
+        """The framework (`Framework.name`) whose objects the module's own imports name: whose
+        tables answer the methods of its values (`x.item()` on a PyTorch tensor). TensorFlow,
+        the default target, when the module imports no framework itself (a helper module
+        without imports is answered by the shared tables)."""
+        from hybridize.analyzer.frameworks.framework import TENSORFLOW, framework_of_imports
+
+        module = self.modules.get(relpath)
+        if module is None:
+            return TENSORFLOW.name
+        found = self._framework_cache.get(relpath)
+        if found is not None and found[0] is module:
+            return found[1]
+        roots = {
+            imp.source.split(".")[0]
+            for imp in module_imports(module)
+            if not imp.source.startswith(".")
+        }
+        framework = framework_of_imports(roots)
+        name = TENSORFLOW.name if framework is None else framework.name
+        self._framework_cache[relpath] = (module, name)
+        return name
+
     def keras_role(self, class_key: str) -> str | None:
-        """'model' or 'layer' when the class derives from a Keras Model or Layer, else None."""
+        """'model' or 'layer' when the class derives from a framework's layer class (a Keras
+        Model or Layer, a PyTorch `nn.Module`), else None."""
+        found = self._layer_base(class_key)
+        return None if found is None else found[0]
+
+    def instance_call(self, class_key: str) -> str:
+        """The method that calling an instance of a layer class runs (`keras_role` not None):
+        `call` for Keras, `forward` for PyTorch (`frameworks.instance_call_method`)."""
+        found = self._layer_base(class_key)
+        return INSTANCE_CALL_METHODS["keras"] if found is None else found[1]
+
+    def _layer_base(self, class_key: str) -> tuple[str, str] | None:
+        """(role, instance call method) of the class's framework layer base, through project
+        bases; a "model" base wins over a "layer" one."""
         if class_key in self._class_role_cache:
             return self._class_role_cache[class_key]
         self._class_role_cache[class_key] = None
-        role: str | None = None
+        found: tuple[str, str] | None = None
         for ref in self.base_refs(class_key):
             if ref[0] == "class":
-                role = self.keras_role(ref[1])
+                found = self._layer_base(ref[1])
             elif ref[0] == "ext":
-                role = external_keras_role(ref[1])
-            if role == "model":
+                found = external_class_role(ref[1])
+            if found is not None and found[0] == "model":
                 break
-        self._class_role_cache[class_key] = role
-        return role
+        self._class_role_cache[class_key] = found
+        return found

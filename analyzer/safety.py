@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from hybridize.analyzer.argument_layers import argument_layers_called
 from hybridize.analyzer.frameworks import (
     literal_order_inputs,
     lookup_attribute,
     lookup_method,
     lookup_parameters,
 )
+from hybridize.analyzer.frameworks.framework import framework_named
 from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.loop_shapes import loop_carried_shape_changes
@@ -27,6 +29,7 @@ from hybridize.analyzer.tensors import (
     Atom,
     ResolvedCall,
     TensorFacts,
+    callees,
     get_evaluator,
     is_tensor_like,
     leaf_atoms,
@@ -155,7 +158,9 @@ def is_eager_only_call(resolved: ResolvedCall) -> bool:
     """An API the tables mark eager-only, or `.numpy()` on a receiver of unknown kind."""
     callee = resolved.site.callee
     numpy_method = callee[0] == "attr" and callee[2] == "numpy" and not resolved.site.args
-    unknown_receiver = all(a[0] in ("?", "boundext") for a in resolved.callee_atoms)
+    unknown_receiver = all(a[0] in ("?", "boundext") for a in resolved.callee_atoms) and not any(
+        info.name.endswith(".numpy") for info in resolved.api
+    )  # a `.numpy()` the tables know is judged by them (traced for a PyTorch tensor)
     return any(info.effect == "eager_only" for info in resolved.api) or (
         numpy_method and unknown_receiver
     )
@@ -799,6 +804,99 @@ def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[
     return result
 
 
+def double_backward_targets(index: ProjectIndex, facts: TensorFacts) -> dict[str, str]:
+    """Project functions whose result some function differentiates twice (`torch.autograd.grad
+    (out, x, create_graph=True)`, `Framework.double_backward_calls`): compiled, their backward
+    cannot be differentiated again. Maps each to the function that does it."""
+    cached = facts.cache.get("double_backward")
+    if isinstance(cached, dict):
+        return cached
+    result: dict[str, str] = {}
+    for key, calls in facts.calls.items():
+        framework = framework_named(index.code_framework(key.split("::", 1)[0]))
+        if not framework.double_backward_calls:
+            continue
+        by_index = {resolved.index: resolved for resolved in calls}
+        for resolved in calls:
+            if not _asks_double_backward(resolved, framework.double_backward_calls):
+                continue
+            site = resolved.site
+            # `loss.backward(...)` differentiates its receiver, `grad(out, x, ...)` its first
+            # argument.
+            method = site.callee[0] == "attr" and any(
+                a[0] == "boundext" for a in resolved.callee_atoms
+            )
+            differentiated = site.callee[1] if method else site.args[0] if site.args else None
+            if differentiated is None:
+                continue
+            fn = index.function(key)
+            for target in sorted(_producers(index, fn, by_index, differentiated)):
+                result.setdefault(target, key)
+    facts.cache["double_backward"] = result
+    return result
+
+
+def _asks_double_backward(resolved: ResolvedCall, calls: tuple[tuple[str, str], ...]) -> bool:
+    kwargs = dict(resolved.site.kwargs)
+    return any(
+        info.name == name and kwargs.get(keyword, ("?",))[:3] == ("lit", "bool", True)
+        for info in resolved.api
+        for name, keyword in calls
+    )
+
+
+def _producers(
+    index: ProjectIndex,
+    fn: FunctionSummary,
+    by_index: dict[int, ResolvedCall],
+    sym: Sym,
+    seen: set[Sym] | None = None,
+) -> set[str]:
+    """The project functions whose results a value is computed from, in this function."""
+    seen = set() if seen is None else seen
+    if sym in seen or len(seen) > 200:
+        return set()
+    seen.add(sym)
+    kind = sym[0]
+    found: set[str] = set()
+    parts: list[Sym] = []
+    if kind in ("local", "name") and sym[1] in fn.locals:
+        parts = list(fn.locals[sym[1]])
+    elif kind == "call" and sym[1] in by_index:
+        resolved = by_index[sym[1]]
+        found = {target for _, target in callees(index, resolved)}
+        site = resolved.site
+        parts = [*_arguments(site.args, site.kwargs)]
+        if site.callee[0] == "attr":
+            parts.append(site.callee[1])
+    elif kind in ("attr", "item", "iter", "enter"):
+        parts = [sym[1]]
+    elif kind in ("op", "cond"):
+        parts = list(sym[1])
+    elif kind == "seq":
+        parts = list(sym[2])
+    for part in parts:
+        found |= _producers(index, fn, by_index, part, seen)
+    return found
+
+
+def double_backward(ctx: _Context) -> list[Finding]:
+    """The function's result is differentiated twice by a caller (`double_backward_targets`)."""
+    caller = double_backward_targets(ctx.index, ctx.facts).get(ctx.key)
+    if caller is None:
+        return []
+    name = caller.split("::", 1)[1]
+    return [
+        ctx.finding(
+            "HY301",
+            "has_eager_only_calls",
+            f"`{name}` differentiates its result with a differentiable backward "
+            "(create_graph=True): a compiled backward cannot be differentiated again",
+            ctx.fn.span,
+        )
+    ]
+
+
 def safety_facts(
     index: ProjectIndex, facts: TensorFacts, key: str, helpers: HelperSafety | None = None
 ) -> tuple[dict[str, Tristate], list[Finding]]:
@@ -808,7 +906,10 @@ def safety_facts(
     calls fails inside its graph (a helper is traced with its caller)."""
     ctx = _Context(index, facts, key)
     checks = {
-        "has_eager_only_calls": eager_only_calls(ctx) + variables_made_per_call(ctx),
+        "has_eager_only_calls": eager_only_calls(ctx)
+        + variables_made_per_call(ctx)
+        + argument_layers_called(index, facts, key)
+        + double_backward(ctx),
         "has_numpy_calls_on_parameters": numpy_calls_on_parameters(ctx),
         "has_invalid_name_arguments": invalid_name_arguments(ctx),
         "has_stale_variable_reads": stale_variable_reads(ctx),

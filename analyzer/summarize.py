@@ -753,7 +753,7 @@ class _ModuleBuilder:
                 for c in expr.comparisons
             ):
                 return ("lit", "bool", None)
-            return ("op", tuple(operands))
+            return ("op", tuple(operands), "compare")
         if isinstance(expr, cst.IfExp):
             body = self._expr(expr.body, scope)
             self._expr(expr.test, scope)

@@ -338,6 +338,9 @@ class ResolvedCall:
     args: list[Atoms]
     kwargs: dict[str, Atoms]
     result: Atoms
+    chained: dict[str, list[Atoms]] = field(default_factory=dict)
+    """Targets a container module calls on another value than the call's arguments (the
+    second module of an `nn.Sequential` gets the first one's output): their arguments."""
 
 
 @dataclass(slots=True)
@@ -418,6 +421,8 @@ class Evaluator:
         self.class_key = (
             f"{self.relpath}::{self.fn.class_qualname}" if self.fn.class_qualname else None
         )
+        self.framework = index.code_framework(self.relpath)
+        """Whose tables answer the methods and attributes of this function's values."""
 
     # ------------------------------------------------------------------ values
 
@@ -640,7 +645,7 @@ class Evaluator:
             role = "variable" if kind == "variable" else "tensor"
             if kind == "numpy":
                 role = "numpy"
-            info = lookup_attribute(role, name)
+            info = lookup_attribute(role, name, self.framework)
             if info is not None:
                 return atoms_for_return(info.returns)
             if name in ("shape", "dtype", "ndim", "name", "device"):
@@ -664,9 +669,12 @@ class Evaluator:
                 if stored:
                     return frozenset(stored) | overrides
             if role != "instance":
-                info = lookup_attribute(role, name)
+                info = lookup_attribute(role, name, self.framework)
                 if info is not None:
                     return atoms_for_return(info.returns) | overrides
+                if lookup_method(role, name, self.framework) is not None:
+                    # A method the tables know: what calling it gives is theirs to say.
+                    return frozenset({("boundext", role, name)}) | overrides
                 # Unknown to the tables: a method if called, else some attribute value.
                 return frozenset({("boundext", role, name), UNKNOWN_ATOM}) | overrides
             return frozenset({UNKNOWN_ATOM}) | overrides
@@ -727,6 +735,7 @@ class Evaluator:
         apis: list[ApiInfo] = []
         roles: list[str] = []
         result: set[Atom] = set()
+        chained: dict[str, list[Atoms]] = {}
         symbolic_args = any(_holds_symbolic(atoms) for atoms in args)
         for atom in callee_atoms:
             kind = atom[0]
@@ -745,14 +754,16 @@ class Evaluator:
                     self.index.find_method(class_key, "__call__")
                 )
                 if role in ("layer", "model") and class_key is not None and not own_call:
-                    layer_calls = self.index.dispatch(class_key, "call")
+                    # Keras' `__call__` runs `call`, PyTorch's runs `forward`.
+                    runs = self.index.instance_call(class_key)
+                    layer_calls = self.index.dispatch(class_key, runs)
                     for method in layer_calls:
                         targets.append(("layer_call", method))
                         returned = self.returned(method)
                         if symbolic_args:
                             returned = frozenset({("symbolic",)})
                         result |= returned
-                    if not layer_calls or self.index.find_method(class_key, "call") is None:
+                    if not layer_calls or self.index.find_method(class_key, runs) is None:
                         result.add(("symbolic",) if symbolic_args else TENSOR)
                     roles.append(role)
                 elif call_methods:
@@ -761,9 +772,18 @@ class Evaluator:
                         result |= self.returned(call_method)
                     if not own_call:
                         result.add(UNKNOWN_ATOM)
+                elif len(atom) > 3 and atom[3][0] == "chain":
+                    roles.append(role)
+                    result |= self._chain(atom[3][1], args, targets, chained)
                 elif role in ("layer", "model", "loss", "metric"):
                     roles.append(role)
                     result.add(("symbolic",) if symbolic_args else _layer_output(atom, args))
+                elif (called := lookup_method(role, "__call__", self.framework)) is not None:
+                    # An object whose role's tables say what calling it does (a PyTorch
+                    # RNN module: its calling frame is not compiled).
+                    roles.append(role)
+                    apis.append(called)
+                    result |= self._api_result(called, args, kwargs, symbolic_args)
                 else:
                     result.add(UNKNOWN_ATOM)
             elif kind == "ext" and atom[1] == "builtins.super" and self.class_key:
@@ -781,7 +801,7 @@ class Evaluator:
                 apis.append(info)
                 result |= self._api_result(info, args, kwargs, symbolic_args)
             elif kind == "boundext":
-                info = lookup_method(atom[1], atom[2])
+                info = lookup_method(atom[1], atom[2], self.framework)
                 if info is None:
                     result.add(TENSOR if atom[1] in ("tensor", "variable") else UNKNOWN_ATOM)
                     continue
@@ -827,8 +847,41 @@ class Evaluator:
             args=args,
             kwargs=kwargs,
             result=_merge_tensor_specs(_cap(result)),
+            chained=chained,
         )
         return resolved
+
+    def _chain(
+        self,
+        positions: tuple[Atoms, ...],
+        args: list[Atoms],
+        targets: list[tuple[str, str]],
+        chained: dict[str, list[Atoms]],
+    ) -> Atoms:
+        """Calling a container module (`nn.Sequential`): each module it holds is called on
+        the previous one's output, the first on the call's arguments; the result is the last
+        one's output. The project modules it reaches become targets, with their arguments
+        in `chained` when they are not the call's own."""
+        current = args
+        for position, modules in enumerate(positions):
+            outputs: set[Atom] = set()
+            for module in modules:
+                class_key = module[2] if module[0] == "obj" else None
+                if class_key is not None and self.index.keras_role(class_key) is not None:
+                    for method in self.index.dispatch(
+                        class_key, self.index.instance_call(class_key)
+                    ):
+                        targets.append(("layer_call", method))
+                        if position:
+                            known = chained.get(method)
+                            chained[method] = current if known is None else [known[0] | current[0]]
+                        outputs |= self.returned(method)
+                elif module[0] == "obj" and module[1] in ("layer", "model", "loss", "metric"):
+                    outputs.add(_layer_output(module, current))
+                else:
+                    outputs.add(UNKNOWN_ATOM)
+            current = [frozenset(outputs or {UNKNOWN_ATOM})]
+        return current[0] if positions else frozenset({UNKNOWN_ATOM})
 
     def _api_result(
         self,
@@ -853,6 +906,9 @@ class Evaluator:
                 return frozenset({("tensor", dtype, shape, composite)})
             if spec is not None:
                 return frozenset({(info.returns, spec[0], spec[1])})
+        if info.chains_modules:
+            # The modules given to the container, in order (`nn.Sequential(a, b)`).
+            return frozenset({("obj", info.returns, None, ("chain", tuple(args)))})
         if info.returns == "layer" and info.name == "keras.layers.Dense":
             units = literal_ints(args[0] if args else kwargs.get("units"))
             if units is not None and len(units) == 1 and units[0] is not None:
@@ -1029,6 +1085,16 @@ def _numeric_builtin(kind: str) -> Callable[[list[Atoms]], Atoms]:
     return result
 
 
+def _choose_builtin(args: list[Atoms]) -> Atoms:
+    """`min`/`max`: of several arguments (`min(1.0, x)`), one of the arguments; of one
+    iterable, one of its elements."""
+    if len(args) > 1:
+        # Exactly one of the arguments, whatever it is: a Keras symbolic tensor stays one
+        # (a kind dropped here hid HY406 from tf-models' `vertical_flip_boxes`).
+        return frozenset(a for atoms in args for a in atoms)
+    return _reduce_builtin(args)
+
+
 def _reduce_builtin(args: list[Atoms]) -> Atoms:
     flat = [a for atoms in args for a in atoms]
     elements = _elements(args) if args else set()
@@ -1074,8 +1140,8 @@ BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
     "builtins.map": lambda args: _sequence_of({UNKNOWN_ATOM}, "iterator"),
     "builtins.filter": lambda args: _sequence_of(_elements(args, 1), "iterator"),
     "builtins.sum": _reduce_builtin,
-    "builtins.min": _reduce_builtin,
-    "builtins.max": _reduce_builtin,
+    "builtins.min": _choose_builtin,
+    "builtins.max": _choose_builtin,
     "builtins.abs": _reduce_builtin,
     "builtins.round": _reduce_builtin,
     "builtins.dict": lambda args: frozenset({("dict", frozenset({UNKNOWN_ATOM}))}),
@@ -1116,6 +1182,10 @@ def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
         return (("lit", "str", None),)
     if kind == "dataset":
         return (UNKNOWN_ATOM,)
+    if kind == "python":
+        # A non-tensor Python value (`x.shape`, a config): its items are no tensors either
+        # (a container of tensors is "tensors", never "python").
+        return (PYTHON,)
     return (UNKNOWN_ATOM,)
 
 
@@ -1177,6 +1247,9 @@ def _operation(operands: list[Atoms], operator: str | None = None) -> Iterable[A
         )
         if operator == "matmul":
             return (("tensor", dtype, _matmul_operands(operands)), *symbolic)
+        if operator == "compare":
+            # `x > 0` of a tensor is a boolean tensor (a mask).
+            return (("tensor", "bool", _operand_shape(operands)), *symbolic)
         return (("tensor", dtype, _operand_shape(operands)), *symbolic)
     if any(a[0] == "symbolic" for a in flat):
         return (("symbolic",),)
@@ -2196,7 +2269,12 @@ def _record_evidence(
         # "func" target) passes it explicitly.
         skip_receiver = kind in ("method", "layer_call", "class")
         out.callees.append(target)
-        bound = bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
+        chained = resolved.chained.get(target)
+        bound = (
+            bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
+            if chained is None
+            else bind_arguments(callee, chained, {}, skip_receiver=skip_receiver)
+        )
         written: dict[str, Atoms] | None = None  # the arguments as written, when a site needs them
         for name, atoms in bound.items():
             out.evidence.append((target, name, atoms, caller != target))

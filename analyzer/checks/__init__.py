@@ -20,7 +20,8 @@ Each check declares the frameworks (compile targets, `Framework.name`) it applie
 `print` does under `tf.function` is not what it does under `torch.compile`, so a check written
 from TensorFlow's semantics applies to TensorFlow only until its reasoning is checked against
 another framework's. The decision step keeps only the findings of checks that apply to the
-function's framework (`applies`).
+function's framework (`applies`), and a safety fact whose check does not apply to the
+function's framework is no hazard there: it reads false (`decide`).
 """
 
 from __future__ import annotations
@@ -32,11 +33,16 @@ from pathlib import Path
 from typing import ClassVar
 
 import hybridize
-from hybridize.analyzer.frameworks.framework import FRAMEWORKS, TENSORFLOW
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS, TENSORFLOW, TORCH
 from hybridize.model import Severity
 
 ALL_FRAMEWORKS: frozenset[str] = frozenset(f.name for f in FRAMEWORKS)
 """For checks that are about the tool, not about a framework (file and internal errors)."""
+TENSORFLOW_ONLY: frozenset[str] = frozenset({TENSORFLOW.name})
+"""For checks whose hazard exists under `tf.function` only (each says why in its docstring)."""
+TENSORFLOW_AND_TORCH: frozenset[str] = frozenset({TENSORFLOW.name, TORCH.name})
+"""For checks whose fact means the same under `torch.compile`, by the labelling policy of
+corpus/README.md (each says how in its docstring, section "Under torch.compile")."""
 
 
 class Check:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class HasNoTensorParameters(Check):
@@ -46,9 +46,15 @@ class HasNoTensorParameters(Check):
             return head(x, training=False)
 
         predict(tf.ones((8, 32)))
+
+    Under torch.compile
+    -------------------
+    The same fact: a function no parameter of which receives a tensor gains nothing from
+    torch.compile either (an nn.Module, optimizer or DataLoader argument is not a tensor).
     """
 
     code = "HY001"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_no_tensor_parameters"
     severity = "info"
     summary = "No parameter receives a tensor, so tracing the function buys nothing."

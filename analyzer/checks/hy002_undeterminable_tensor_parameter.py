@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class UndeterminableTensorParameter(Check):
@@ -41,9 +41,15 @@ class UndeterminableTensorParameter(Check):
 
         def test_normalize():
             assert normalize(tf.ones((2, 3))).shape == (2, 3)
+
+    Under torch.compile
+    -------------------
+    The same fact: without call-site evidence the inputs of a torch.compile'd function are
+    unknown as well.
     """
 
     code = "HY002"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "undeterminable_tensor_parameter"
     severity = "info"
     summary = "No call site or type hint shows whether a parameter receives a tensor."

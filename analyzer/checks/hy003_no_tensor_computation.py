@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class NoTensorComputation(Check):
@@ -34,9 +34,14 @@ class NoTensorComputation(Check):
         @tf.function
         def preprocess(image, label):
             return to_features(tf.image.per_image_standardization(image), label)
+
+    Under torch.compile
+    -------------------
+    A function that runs no torch op gives Dynamo nothing to put in a graph.
     """
 
     code = "HY003"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "no_tensor_computation"
     severity = "info"
     summary = "No TensorFlow operation runs in the function, so a graph has nothing to speed up."

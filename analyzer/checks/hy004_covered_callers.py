@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class HasCoveredCallers(Check):
@@ -45,9 +45,15 @@ class HasCoveredCallers(Check):
         @tf.function
         def train_step(x, w):
             return tf.reduce_sum(dense_relu(x, w))
+
+    Under torch.compile
+    -------------------
+    A function only called from compiled code is traced inline by Dynamo: its own decorator
+    adds nothing.
     """
 
     code = "HY004"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_covered_callers"
     severity = "info"
     summary = "Every caller already runs as a graph; its own decorator would add nothing."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class HasNoPrimitiveParameters(Check):
@@ -44,9 +44,14 @@ class HasNoPrimitiveParameters(Check):
                                       tf.TensorSpec([3, 4], tf.float32)])
         def dense(x, w):
             return tf.nn.relu(tf.matmul(x, w))
+
+    Under torch.compile
+    -------------------
+    An existing @torch.compile that is right is kept, for the same reasons.
     """
 
     code = "HY005"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_no_primitive_parameters"
     severity = "info"
     summary = "An existing @tf.function is already right (tensor inputs, no side effects): keep it."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class NotTensorflowCode(Check):
@@ -45,9 +45,15 @@ class NotTensorflowCode(Check):
         @tf.function
         def f(x):
             return tf.nn.gelu(x, approximate=True)
+
+    Not for torch.compile
+    ---------------------
+    About Keras 3 backend-agnostic code, which a tf.function ties to TensorFlow; PyTorch
+    code has no such split.
     """
 
     code = "HY006"
+    frameworks = TENSORFLOW_ONLY
     name = "not_tensorflow_code"
     severity = "info"
     summary = "Keras 3 backend-agnostic code: a tf.function would tie it to TensorFlow."

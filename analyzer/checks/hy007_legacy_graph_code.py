@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class LegacyGraphCode(Check):
@@ -46,9 +46,14 @@ class LegacyGraphCode(Check):
         @tf.function
         def f(x):
             return tf.reduce_sum(x)
+
+    Not for torch.compile
+    ---------------------
+    TensorFlow 1 graph and session code does not exist in PyTorch.
     """
 
     code = "HY007"
+    frameworks = TENSORFLOW_ONLY
     name = "legacy_graph_code"
     severity = "info"
     summary = "TensorFlow 1 graph or session code: a tf.function cannot hold it."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class DatasetBuilder(Check):
@@ -41,9 +41,15 @@ class DatasetBuilder(Check):
 
         for images, labels in f(x, y, 32):
             train_step(images, labels)
+
+    Under torch.compile
+    -------------------
+    A function returning a torch DataLoader builds a Python object whose iteration Dynamo
+    does not trace (labelling policy, corpus/README.md).
     """
 
     code = "HY008"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "dataset_builder"
     severity = "info"
     summary = "Builds a tf.data pipeline: tf.data traces its callbacks, the builder gains nothing."

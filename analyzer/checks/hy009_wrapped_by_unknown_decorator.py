@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class WrappedByUnknownDecorator(Check):
@@ -40,9 +40,15 @@ class WrappedByUnknownDecorator(Check):
         @tf.function
         def step(x, w):
             return f(x, w)
+
+    Under torch.compile
+    -------------------
+    Another decorator would receive the compiled function instead of the Python one under
+    torch.compile too.
     """
 
     code = "HY009"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "wrapped_by_unknown_decorator"
     severity = "info"
     summary = "Another decorator would receive the compiled tf.function; left as it is."

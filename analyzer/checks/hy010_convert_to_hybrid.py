@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class ConvertToHybrid(Check):
@@ -41,9 +41,14 @@ class ConvertToHybrid(Check):
         @tf.function
         def mse(y_true, y_pred):
             return tf.reduce_mean(tf.square(y_true - y_pred))
+
+    Under torch.compile
+    -------------------
+    The decision table is the same for torch.compile; the decorator named is @torch.compile.
     """
 
     code = "HY010"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "convert_to_hybrid"
     severity = "info"
     summary = "Safe and beneficial to compile: add @tf.function."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class ConvertToEager(Check):
@@ -56,9 +56,15 @@ class ConvertToEager(Check):
 
         scaled(tf.ones(3), tf.constant(0.5))
         scaled(tf.ones(3), tf.constant(0.25))   # same graph
+
+    Under torch.compile
+    -------------------
+    Removing a @torch.compile that buys nothing (no tensor input, no torch op) follows the
+    same table.
     """
 
     code = "HY011"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "convert_to_eager"
     severity = "info"
     summary = "An existing @tf.function gains nothing or retraces per call: remove it."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class Reconfigure(Check):
@@ -38,9 +38,15 @@ class Reconfigure(Check):
         @tf.function(input_signature=[tf.TensorSpec([None, 32], tf.float32)])
         def predict(x):
             return model(x, training=False)
+
+    Not for torch.compile
+    ---------------------
+    torch.compile has no input-signature argument (shapes are generalised with
+    `dynamic=True`): nothing to reconfigure.
     """
 
     code = "HY012"
+    frameworks = TENSORFLOW_ONLY
     name = "reconfigure"
     severity = "info"
     summary = "Add the inferred input_signature to an existing @tf.function."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class SuppliedInputSignature(Check):
@@ -38,9 +38,14 @@ class SuppliedInputSignature(Check):
         @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
         def f(x):
             return tf.reduce_sum(x)
+
+    Not for torch.compile
+    ---------------------
+    About tf.function's `input_signature`, which torch.compile does not have.
     """
 
     code = "HY013"
+    frameworks = TENSORFLOW_ONLY
     name = "supplied_input_signature"
     severity = "warning"
     summary = "An existing input_signature is tighter, broader or incomparable to the call sites."

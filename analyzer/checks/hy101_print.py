@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class PrintSideEffect(Check):
@@ -39,9 +39,16 @@ class PrintSideEffect(Check):
             loss = compute_loss(x, y)
             tf.print("loss:", loss)
             return loss
+
+    Under torch.compile
+    -------------------
+    `print` is a graph break under torch.compile (measured: "Failed to trace builtin
+    operator"): the call keeps running, but the graph is split around it (labelling policy,
+    corpus/README.md).
     """
 
     code = "HY101"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"
     summary = "Calls print(), pprint or sys.stdout.write, which run only while tracing."

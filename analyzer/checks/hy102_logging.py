@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class LoggingSideEffect(Check):
@@ -41,9 +41,15 @@ class LoggingSideEffect(Check):
 
         loss = train_step(x, y)
         logging.info("loss %.4f", float(loss))
+
+    Under torch.compile
+    -------------------
+    `logging` calls are graph breaks under torch.compile (measured: "logging.Logger method
+    not supported").
     """
 
     code = "HY102"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"
     summary = "Emits Python log records, which are written only while tracing."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class IoSideEffect(Check):
@@ -42,9 +42,15 @@ class IoSideEffect(Check):
         loss = train_step(x, y)
         with open("losses.txt", "a") as fh:
             fh.write(f"{float(loss)}\\n")
+
+    Under torch.compile
+    -------------------
+    File I/O and `torch.save` are graph breaks or skip the whole frame under torch.compile
+    (measured: a function opening a file compiled zero frames).
     """
 
     code = "HY103"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"
     summary = "Performs Python file, OS, network or stdin I/O, which runs only while tracing."

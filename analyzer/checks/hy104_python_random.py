@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class PythonRandomSideEffect(Check):
@@ -38,9 +38,15 @@ class PythonRandomSideEffect(Check):
         def augment(image):
             flip = tf.random.uniform(()) < 0.5
             return tf.cond(flip, lambda: tf.image.flip_left_right(image), lambda: image)
+
+    Under torch.compile
+    -------------------
+    Python's `random` is global interpreter state: torch.compile guards on it or breaks the
+    graph; counted as for TensorFlow.
     """
 
     code = "HY104"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"
     summary = "Draws Python/NumPy random numbers, which are frozen into the graph as constants."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class ClockSideEffect(Check):
@@ -38,9 +38,15 @@ class ClockSideEffect(Check):
             start = tf.timestamp()
             loss = compute_loss(x, y)
             return loss, tf.timestamp() - start
+
+    Under torch.compile
+    -------------------
+    Reading the clock is a graph break under torch.compile (`time.time` is marked as
+    skipped, measured), and a float read from it recompiles.
     """
 
     code = "HY105"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"
     summary = "Reads the clock or sleeps in Python, which happens only while tracing."

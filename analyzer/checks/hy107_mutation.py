@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class MutationSideEffect(Check):
@@ -45,9 +45,17 @@ class MutationSideEffect(Check):
             return compute_loss(x, y)
 
         history = [train_step(x, y) for x, y in dataset]
+
+    Under torch.compile
+    -------------------
+    Mutating an argument or `self` (an int attribute of an nn.Module bumped in forward, a
+    Generator advanced) forces a recompilation per call or leaves the graph (measured);
+    Dynamo-replayed mutations (in-place tensor ops, optimizer updates, `train()`/`eval()`)
+    are not reported.
     """
 
     code = "HY107"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"
     summary = "Mutates a parameter, self, a module-level or enclosing object while tracing only."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class IteratorSideEffect(Check):
@@ -38,9 +38,14 @@ class IteratorSideEffect(Check):
 
         for x, y in dataset:
             train_step(x, y)
+
+    Under torch.compile
+    -------------------
+    Advancing an iterator given from outside is Python state Dynamo cannot keep in a graph.
     """
 
     code = "HY108"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"
     summary = "Advances an iterator it was given, which happens only while tracing."

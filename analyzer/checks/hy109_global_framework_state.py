@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class FrameworkStateSideEffect(Check):
@@ -42,9 +42,15 @@ class FrameworkStateSideEffect(Check):
         @tf.function
         def sample(shape_like, seed):
             return tf.random.stateless_normal(tf.shape(shape_like), seed=seed)
+
+    Under torch.compile
+    -------------------
+    Process-wide configuration calls are Python calls Dynamo does not trace
+    (torch.manual_seed is traced and is not reported: its table entry says so).
     """
 
     code = "HY109"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"
     summary = "Changes global framework state (seeds, tf.config), which happens while tracing."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class UndeterminableSideEffects(Check):
@@ -43,9 +43,14 @@ class UndeterminableSideEffects(Check):
         ACTIVATIONS = {"relu": tf.nn.relu, "gelu": tf.nn.gelu}
 
         dense(x, w, ACTIVATIONS[config["activation"]])
+
+    Under torch.compile
+    -------------------
+    An unknown callable may do any of the above under torch.compile too.
     """
 
     code = "HY110"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "undeterminable_side_effects"
     severity = "warning"
     summary = "Calls a callable parameter whose side effects are unknown."

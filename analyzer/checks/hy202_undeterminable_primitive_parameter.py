@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class UndeterminablePrimitiveParameter(Check):
@@ -43,9 +43,14 @@ class UndeterminablePrimitiveParameter(Check):
 
         for temperature in config["temperatures"]:
             scaled_softmax(logits, tf.constant(temperature, dtype=tf.float32))
+
+    Under torch.compile
+    -------------------
+    Unknown parameter kinds may be Python numbers that recompile, as for TensorFlow.
     """
 
     code = "HY202"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "undeterminable_primitive_parameter"
     severity = "warning"
     summary = "A caller passes a value that may be a Python literal; retracing is undeterminable."

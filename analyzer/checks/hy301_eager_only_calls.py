@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class HasEagerOnlyCalls(Check):
@@ -16,7 +16,14 @@ class HasEagerOnlyCalls(Check):
     `*_generator` variants), and `tf.constant` applied to a value that is a tensor in the
     graph (a tensor or NumPy parameter, a TF op's result), and a `tf.Variable` or a Keras
     layer, metric or optimizer made anew on every call and put to work on the parameters'
-    values (a tf.function may create variables on its first trace only), and a generator
+    values (a tf.function may create variables on its first trace only), a Keras layer or
+    model that a parameter holds (directly, as an item of a list/tuple/dict argument, or as
+    an attribute of an argument object) called in the function or in a project function it
+    hands it to, when its callers may pass different layers not all called before: each
+    distinct layer object is a new trace, and a layer not yet built creates its variables
+    there ("tf.function only supports singleton tf.Variables created on the first call";
+    `argument_layers`; a method's own `self.dense` and a global layer are one object each),
+    and a generator
     function (a tf.function must return tensors). Also such a call in a project
     function this one calls, at any depth, on a value of this function's graph: the helper
     is traced inside it.
@@ -45,9 +52,21 @@ class HasEagerOnlyCalls(Check):
             return tf.argmax(logits, axis=-1)
 
         classes = top_class(logits).numpy()
+
+    Under torch.compile
+    -------------------
+    The torch calls Dynamo cannot trace are graph breaks or skipped frames, which the
+    labelling policy counts as eager-only: `.item()`, `.backward()`, `torch.autograd.grad`,
+    `masked_select`/`bincount`, RNN module calls, a `for` loop over a `DataLoader`
+    (`torch_rules`). Also a function whose result a caller differentiates with
+    `create_graph=True`: AOTAutograd cannot differentiate its compiled backward again
+    (measured: "does not currently support double backward"). `.numpy()` on a tensor is
+    traced (through `torch._numpy`) and is not reported, nor is a module received as an
+    argument (Dynamo recompiles for another module; it has no first-trace-only variables).
     """
 
     code = "HY301"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_eager_only_calls"
     severity = "error"
     summary = "Calls .numpy() or Keras fit/predict/evaluate, which fail on symbolic tensors."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class HasNumpyCallsOnParameters(Check):
@@ -46,9 +46,15 @@ class HasNumpyCallsOnParameters(Check):
         @tf.function
         def normalize(x):
             return (x - tf.reduce_mean(x)) / tf.math.reduce_std(x)
+
+    Not for torch.compile
+    ---------------------
+    Dynamo traces NumPy on tensors and arrays through `torch._numpy` (labelling policy,
+    corpus/README.md): not a hazard under torch.compile.
     """
 
     code = "HY302"
+    frameworks = TENSORFLOW_ONLY
     name = "has_numpy_calls_on_parameters"
     severity = "error"
     summary = "Applies NumPy to a value derived from a parameter; symbolic tensors have no value."

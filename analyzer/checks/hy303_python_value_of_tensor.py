@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class PythonValueOfSymbolicTensor(Check):
@@ -49,9 +49,18 @@ class PythonValueOfSymbolicTensor(Check):
         def pick(x):
             n = tf.cast(tf.reduce_sum(x), tf.int32)
             return tf.gather(tf.constant([0.1, 0.2, 0.3]), n % 3) * x
+
+    Under torch.compile
+    -------------------
+    Under torch.compile `bool()`/`int()`/`float()` of a tensor, and a tensor used as a
+    Python index, call `Tensor.item()`: a graph break (measured), counted as eager-only. So
+    does an `if`/`while` testing a tensor (no AutoGraph converts it: "generic_jump
+    TensorVariable()", measured), and indexing a tensor with a boolean mask (`x[x > 0]`: a
+    data-dependent shape).
     """
 
     code = "HY303"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "has_eager_only_calls"
     severity = "error"
     summary = (

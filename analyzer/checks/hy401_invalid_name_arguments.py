@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class HasInvalidNameArguments(Check):
@@ -35,9 +35,14 @@ class HasInvalidNameArguments(Check):
         @tf.function
         def rms(x):
             return tf.sqrt(tf.cast(tf.reduce_mean(tf.square(x)), tf.float32), name="rms")
+
+    Not for torch.compile
+    ---------------------
+    About the `name=` argument of TensorFlow ops; PyTorch ops have none.
     """
 
     code = "HY401"
+    frameworks = TENSORFLOW_ONLY
     name = "has_invalid_name_arguments"
     severity = "error"
     summary = "Binds a non-string value to a TensorFlow op's name= parameter; graph building fails."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class HasStaleVariableReads(Check):
@@ -47,9 +47,15 @@ class HasStaleVariableReads(Check):
                 loss = loss_fn(y, model(x))
             grads = tape.gradient(loss, model.trainable_variables)
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+    Not for torch.compile
+    ---------------------
+    About Keras' lazily built `trainable_variables`; nn.Module parameters exist from
+    construction.
     """
 
     code = "HY402"
+    frameworks = TENSORFLOW_ONLY
     name = "has_stale_variable_reads"
     severity = "error"
     summary = "Reads model.trainable_variables before the model's first call and trains on them."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class HasTensorParameterIteration(Check):
@@ -42,9 +42,15 @@ class HasTensorParameterIteration(Check):
             for i in tf.range(tf.shape(x)[0]):
                 total += x[i]
             return total
+
+    Not for torch.compile
+    ---------------------
+    Dynamo unrolls a Python loop over a tensor's first axis (guarding on its size): a
+    recompilation per size, not a failure.
     """
 
     code = "HY403"
+    frameworks = TENSORFLOW_ONLY
     name = "has_tensor_parameter_iteration"
     severity = "error"
     summary = "Loops over a tensor parameter in Python; in a graph this unrolls or fails."

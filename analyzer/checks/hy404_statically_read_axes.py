@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class HasUnresolvedStaticallyReadAxes(Check):
@@ -35,9 +35,14 @@ class HasUnresolvedStaticallyReadAxes(Check):
         @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
         def pad_rows(x):
             return tf.concat([x, tf.zeros((tf.shape(x)[0], 1))], axis=1)
+
+    Not for torch.compile
+    ---------------------
+    About axes an input signature leaves unknown; torch.compile has no input signature.
     """
 
     code = "HY404"
+    frameworks = TENSORFLOW_ONLY
     name = "has_unresolved_statically_read_axes"
     severity = "warning"
     summary = "Needs x.shape[i] as a Python int where the signature would leave the axis None."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class HasConflictingEagerDtypeCoercions(Check):
@@ -43,9 +43,15 @@ class HasConflictingEagerDtypeCoercions(Check):
         @tf.function
         def scale(x, w):
             return tf.cast(x, w.dtype) * w
+
+    Not for torch.compile
+    ---------------------
+    About tf.function's stricter dtype conversion of Python numbers; PyTorch promotes types
+    the same way eagerly and compiled.
     """
 
     code = "HY405"
+    frameworks = TENSORFLOW_ONLY
     name = "has_conflicting_eager_dtype_coercions"
     severity = "error"
     summary = "A parameter meets partners of different dtypes (e.g. float32 and float64)."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class HasKerasSymbolicArguments(Check):
@@ -56,9 +56,14 @@ class HasKerasSymbolicArguments(Check):
             return model(x, training=False)
 
         predict(tf.ones((8, 32)))
+
+    Not for torch.compile
+    ---------------------
+    About Keras symbolic tensors; PyTorch has none.
     """
 
     code = "HY406"
+    frameworks = TENSORFLOW_ONLY
     name = "has_keras_symbolic_arguments"
     severity = "error"
     summary = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class HasPythonValueReturns(Check):
@@ -56,9 +56,15 @@ class HasPythonValueReturns(Check):
         def step(x):
             v.assign_add(tf.reduce_sum(x))
             return v.read_value()
+
+    Not for torch.compile
+    ---------------------
+    tf.function returns Python values as tensors; Dynamo returns them as the eager code
+    does.
     """
 
     code = "HY407"
+    frameworks = TENSORFLOW_ONLY
     name = "has_python_value_returns"
     severity = "error"
     summary = (

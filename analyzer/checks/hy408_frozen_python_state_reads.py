@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class HasFrozenPythonStateReads(Check):
@@ -46,9 +46,15 @@ class HasFrozenPythonStateReads(Check):
         @tf.function
         def masked(x):
             return tf.cast(x > threshold, tf.float32) * x
+
+    Not for torch.compile
+    ---------------------
+    tf.function freezes Python state read at trace time; Dynamo guards on it and recompiles
+    when it changes, so the values stay right.
     """
 
     code = "HY408"
+    frameworks = TENSORFLOW_ONLY
     name = "has_frozen_python_state_reads"
     severity = "error"
     summary = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class HasUnhashableArguments(Check):
@@ -50,9 +50,15 @@ class HasUnhashableArguments(Check):
     frozenset instead of a set, pass the fields the function needs (numbers become
     constants; tensors stay inputs), or compile the tensor code below the function that
     reads the configuration.
+
+    Not for torch.compile
+    ---------------------
+    `tf.function` hashes every argument to key its traces; Dynamo guards on the arguments'
+    contents (a set, an unhashable object) instead of hashing them, so the call does not fail.
     """
 
     code = "HY409"
+    frameworks = TENSORFLOW_ONLY
     name = "has_unhashable_arguments"
     severity = "error"
     summary = (

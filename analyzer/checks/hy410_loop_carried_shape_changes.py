@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class HasLoopCarriedShapeChanges(Check):
@@ -95,9 +95,15 @@ class HasLoopCarriedShapeChanges(Check):
                 )
                 boxes = tf.boolean_mask(boxes, boxes[:, 0] > 0)
             return boxes
+
+    Not for torch.compile
+    ---------------------
+    The hazard is AutoGraph's `tf.while_loop`, whose loop variables keep one static shape;
+    Dynamo unrolls a Python loop (or breaks the graph), so no loop variable has a fixed shape.
     """
 
     code = "HY410"
+    frameworks = TENSORFLOW_ONLY
     name = "has_loop_carried_shape_changes"
     severity = "error"
     summary = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_ONLY, Check
 
 
 class DrawsSeededGlobalRandom(Check):
@@ -57,9 +57,15 @@ class DrawsSeededGlobalRandom(Check):
         def f(x, rng):
             sign = tf.where(rng.uniform([]) > 0.5, 1.0, -1.0)
             return x * sign
+
+    Not for torch.compile
+    ---------------------
+    The hazard is TensorFlow's op-level seeds (global seed and a per-graph op counter); the
+    tables mark only TensorFlow's stateful random ops (`global_random`), none of PyTorch's.
     """
 
     code = "HY411"
+    frameworks = TENSORFLOW_ONLY
     name = "draws_seeded_global_random"
     severity = "error"
     summary = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class IsRecursive(Check):
@@ -38,9 +38,15 @@ class IsRecursive(Check):
         @tf.function
         def tree_sum(x):
             return tf.reduce_sum(x, axis=0, keepdims=True)
+
+    Under torch.compile
+    -------------------
+    Dynamo inlines calls; a recursive function recurses at trace time until it hits the
+    inlining limits and breaks the graph.
     """
 
     code = "HY501"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "is_recursive"
     severity = "error"
     summary = "Calls itself, directly or through other functions; tracing would unroll or loop."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from . import TENSORFLOW_AND_TORCH, Check
 
 
 class CantApproximateRecursion(Check):
@@ -35,9 +35,14 @@ class CantApproximateRecursion(Check):
         @tf.function
         def visit(x):
             return tf.foldl(lambda acc, row: acc + row, x)
+
+    Under torch.compile
+    -------------------
+    The same call graph limits apply.
     """
 
     code = "HY502"
+    frameworks = TENSORFLOW_AND_TORCH
     name = "cant_approximate_recursion"
     severity = "warning"
     summary = "Calls cannot be resolved well enough to rule out recursion."

@@ -36,8 +36,16 @@ from . import (
     output_shapes,
     python_stdlib,
     tensorflow_rules,
+    torch_rules,
 )
-from ._tables import ApiTable, Entry, literal_order_table, numpy_table, tensorflow_table
+from ._tables import (
+    ApiTable,
+    Entry,
+    literal_order_table,
+    numpy_table,
+    tensorflow_table,
+    torch_table,
+)
 from .api_info import (
     EFFECTS,
     KINDS,
@@ -62,6 +70,7 @@ __all__ = [
     "ApiInfo",
     "Behaviour",
     "element_role",
+    "instance_call_method",
     "is_container_mutator",
     "lookup",
     "lookup_attribute",
@@ -96,6 +105,7 @@ _FRAMEWORK_OF_ROOT: dict[str, str] = {
     "keras": "keras",
     "numpy": "numpy",
     "scipy": "scipy",
+    **{root: "torch" for root in torch_rules.TORCH_PACKAGES},
 }
 
 
@@ -143,6 +153,8 @@ def lookup(qualified_name: str) -> ApiInfo | None:
         found = _lookup_numpy(name)
     elif framework == "scipy":
         found = _lookup_scipy(name)
+    elif framework == "torch":
+        found = _lookup_torch(name)
     else:
         found = _lookup_python(name)
     # Every spelling of one API shares one ApiInfo object.
@@ -178,6 +190,8 @@ def lookup_parameters(qualified_name: str) -> tuple[str, ...] | None:
         table = tensorflow_table()
     elif framework == "numpy":
         table = numpy_table()
+    elif framework == "torch":
+        table = torch_table()
     else:
         return None
     canonical = table.resolve(name)
@@ -204,7 +218,7 @@ def literal_order_inputs(qualified_name: str) -> tuple[tuple[int, int], frozense
 
 
 @functools.cache
-def lookup_method(receiver_role: str, method: str) -> ApiInfo | None:
+def lookup_method(receiver_role: str, method: str, framework: str = "tensorflow") -> ApiInfo | None:
     """Knowledge about ``obj.method(...)`` where the role of ``obj`` is known.
 
     Roles: "tensor", "variable", "dataset", "dataset_iterator", "tape", "layer", "model",
@@ -214,9 +228,17 @@ def lookup_method(receiver_role: str, method: str) -> ApiInfo | None:
     A "model" has the methods of a "layer", a "variable" those of a "tensor". A few methods
     are known whatever the receiver (``.numpy()`` is eager-only on any framework object, and
     on a receiver of unknown role: pass "object" or "unknown").
+    ``framework`` is the framework of the calling code (``Framework.name``): the roles are
+    shared, but a "tensor" of PyTorch code is a ``torch.Tensor`` (``x.item()``, ``.backward()``
+    answered from ``torch_api.json`` and ``torch_rules``), a "layer" an ``nn.Module``; what
+    PyTorch's tables do not name is answered by the shared tables (Python containers, files).
     Returns None when the method is unknown (or is an attribute: see ``lookup_attribute``).
     """
     role = methods.ROLE_SYNONYMS.get(receiver_role, receiver_role)
+    if framework == "torch":
+        found = _torch_member(role, method, "method")
+        if found is not None:
+            return _member_info(role, method, "function", found, torch_rules.ROLE_TYPE_NAMES)
     behaviour = _role_lookup(role, method, methods.METHODS, "method")
     if behaviour is None:
         return None
@@ -224,14 +246,20 @@ def lookup_method(receiver_role: str, method: str) -> ApiInfo | None:
 
 
 @functools.cache
-def lookup_attribute(receiver_role: str, attribute: str) -> ApiInfo | None:
+def lookup_attribute(
+    receiver_role: str, attribute: str, framework: str = "tensorflow"
+) -> ApiInfo | None:
     """Knowledge about reading ``obj.attribute`` (no call) where the role of ``obj`` is known.
 
     ``("model", "trainable_variables")`` returns "tensors" (a list of variables);
     ``("tensor", "shape")`` returns "python" (a static ``TensorShape``). ``kind`` is
-    "attribute". Returns None when unknown.
+    "attribute". ``framework`` as for ``lookup_method``. Returns None when unknown.
     """
     role = methods.ROLE_SYNONYMS.get(receiver_role, receiver_role)
+    if framework == "torch":
+        found = _torch_member(role, attribute, "attribute")
+        if found is not None:
+            return _member_info(role, attribute, "attribute", found, torch_rules.ROLE_TYPE_NAMES)
     behaviour = _role_lookup(role, attribute, methods.ATTRIBUTES, "attribute")
     if behaviour is None:
         return None
@@ -245,6 +273,20 @@ def element_role(receiver_role: str) -> str | None:
     """
     role = methods.ROLE_SYNONYMS.get(receiver_role, receiver_role)
     return methods.ELEMENT_ROLES.get(role)
+
+
+#: By ``ApiInfo.framework``: the method that calling an object of a layer class runs.
+_INSTANCE_CALL_METHODS: dict[str, str] = {
+    "tensorflow": tensorflow_rules.INSTANCE_CALL_METHOD,
+    "keras": tensorflow_rules.INSTANCE_CALL_METHOD,
+    "torch": torch_rules.INSTANCE_CALL_METHOD,
+}
+
+
+def instance_call_method(framework: str) -> str | None:
+    """The method calling a layer object of `framework` (``ApiInfo.framework``) runs:
+    "call" for a Keras layer, "forward" for a PyTorch module; None when it has none."""
+    return _INSTANCE_CALL_METHODS.get(framework)
 
 
 def is_container_mutator(method: str) -> bool:
@@ -284,8 +326,14 @@ def _generated_members(role: str) -> dict[str, str]:
     return tensorflow_table().role_members.get(role, {})
 
 
-def _member_info(role: str, member: str, kind: str, behaviour: Behaviour) -> ApiInfo:
-    type_name = methods.ROLE_TYPE_NAMES.get(role, role)
+def _member_info(
+    role: str,
+    member: str,
+    kind: str,
+    behaviour: Behaviour,
+    type_names: dict[str, str] = methods.ROLE_TYPE_NAMES,
+) -> ApiInfo:
+    type_name = type_names.get(role, role)
     name = f"{type_name}.{member}"
     return ApiInfo.of(name, _framework(name), kind, behaviour)
 
@@ -437,6 +485,8 @@ def _behaviour_of(info: ApiInfo) -> Behaviour:
         mutates_receiver=info.mutates_receiver,
         mutated_args=info.mutated_args,
         tf1_graph=info.tf1_graph,
+        training_update=info.training_update,
+        chains_modules=info.chains_modules,
         global_random=info.global_random,
         note=info.note,
     )
@@ -541,6 +591,101 @@ def _lookup_python(name: str) -> ApiInfo | None:
         return None
     kind = "class" if name in python_stdlib.CLASSES else "function"
     return ApiInfo.of(name, "python", kind, behaviour)
+
+
+# --- PyTorch ---------------------------------------------------------------------------------
+
+
+def _torch_class_behaviour(role: str) -> Behaviour:
+    behaviour = torch_rules.CLASS_ROLE_BEHAVIOUR.get(role)
+    if behaviour is not None:
+        return behaviour
+    return Behaviour(role) if role in RETURNS else OBJECT
+
+
+def _torch_returns(returns: str, tensor_op: bool) -> Behaviour:
+    """What a function or method the generated table says returns `returns` does: computing
+    a tensor is a tensor op (`tensor_op` says whether a non-tensor result is one too)."""
+    if returns not in RETURNS:
+        return UNKNOWN
+    return Behaviour(returns, tensor_op=tensor_op or returns in TENSOR_RETURNS)
+
+
+def _torch_namespace_default(name: str) -> Behaviour | None:
+    """The behaviour of the longest enclosing namespace of `torch_rules.NAMESPACE_DEFAULTS`."""
+    end = len(name)
+    while (end := name.rfind(".", 0, end)) > 0:
+        namespace = name[:end]
+        if namespace in torch_rules.NAMESPACE_DEFAULTS:
+            return torch_rules.NAMESPACE_DEFAULTS[namespace]
+    return None
+
+
+def _torch_behaviour(name: str, entry: Entry) -> Behaviour:
+    if entry.kind == "class":
+        override = torch_rules.CLASS_OVERRIDES.get(name)
+        return override if override is not None else _torch_class_behaviour(entry.role)
+    if entry.kind == "function":
+        override = torch_rules.FUNCTION_OVERRIDES.get(name)
+        if override is not None:
+            return override
+        if entry.role:
+            return _torch_returns(entry.role, False)
+        return _torch_namespace_default(name) or UNKNOWN
+    if entry.kind == "constant":
+        return Behaviour(entry.role if entry.role in RETURNS else "object")
+    return OBJECT
+
+
+def _lookup_torch(name: str) -> ApiInfo | None:
+    table = torch_table()
+    canonical = table.resolve(name)
+    if canonical is not None:
+        entry = table.entries[canonical]
+        return ApiInfo.of(canonical, "torch", entry.kind, _torch_behaviour(canonical, entry))
+    parent = table.nearest_known_parent(name)
+    if parent is None:
+        return None
+    parent_name, suffix, parent_entry = parent
+    member = suffix[1:]
+    if parent_entry.kind == "class" and "." not in member:
+        # `torch.Tensor.add(x, y)`, `nn.Module.train(m)`: the member of the class's role.
+        role = methods.ROLE_SYNONYMS.get(parent_entry.role, parent_entry.role)
+        info = lookup_method(role, member, "torch") or lookup_attribute(role, member, "torch")
+        if info is None:
+            return None
+        return ApiInfo.of(f"{parent_name}.{member}", "torch", info.kind, _behaviour_of(info))
+    if parent_entry.kind != "module":
+        return None
+    guess = parent_name + suffix
+    behaviour = _torch_namespace_default(guess)
+    if behaviour is None or member[:1].isupper():
+        return None  # no safe guess (an unknown class, a namespace without a default)
+    return ApiInfo.of(guess, "torch", "function", behaviour)
+
+
+def _torch_member(role: str, member: str, member_kind: str) -> Behaviour | None:
+    """A member of a PyTorch object of `role` (its parents' too): the curated behaviours of
+    `torch_rules`, then what the generated table says the method returns."""
+    table = torch_table()
+    overrides = (
+        torch_rules.METHOD_OVERRIDES if member_kind == "method" else torch_rules.ATTRIBUTE_OVERRIDES
+    )
+    current: str | None = role
+    while current is not None:
+        found = overrides.get(current, {}).get(member)
+        if found is not None:
+            return found
+        if member_kind == "method":
+            returns = table.member_returns.get(current, {}).get(member)
+            if returns is not None:
+                # A tensor's method computing a tensor is a tensor op; a module's or an
+                # optimizer's method is bookkeeping (its tensor work is in `torch_rules`).
+                if current in TENSOR_RETURNS:
+                    return _torch_returns(returns, False)
+                return Behaviour(returns) if returns in RETURNS else UNKNOWN
+        current = methods.ROLE_PARENTS.get(current)
+    return None
 
 
 @functools.cache

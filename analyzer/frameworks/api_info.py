@@ -110,6 +110,7 @@ RETURNS: frozenset[str] = frozenset(
         "list",
         "dict",
         "set",
+        "rnn_module",
     }
 )
 
@@ -150,13 +151,17 @@ class Behaviour:
     #: the call mutates its receiver (``list.append``, ``ndarray.sort``, ``iterator.__next__``);
     #: a Python side effect only when the receiver was not created in the analysed call.
     mutates_receiver: bool = False
-    #: positions of arguments that the call mutates (``setattr`` 0, ``random.shuffle`` 0).
-    mutated_args: tuple[int, ...] = ()
+    #: positions/keywords of arguments that the call mutates (``setattr`` 0,
+    #: ``random.shuffle`` 0, ``torch.randn``'s ``generator``, whose state a draw advances).
+    mutated_args: CallbackArgs = ()
     #: TensorFlow 1 graph-and-session API: it fails inside a ``tf.function``.
     tf1_graph: bool = False
     #: computes gradients or applies a training update (``tape.gradient``,
     #: ``optimizer.apply_gradients``): the work of a training step, where graphs gain most.
     training_update: bool = False
+    #: constructing it makes a container module that calls the modules given to it in turn,
+    #: each on the previous one's output (``nn.Sequential(a, b)(x)`` is ``b(a(x))``).
+    chains_modules: bool = False
     #: a stateful random op seeded from the global seed and an op counter unless given its
     #: own ``seed``: compiled, it draws other numbers than eagerly under a global seed.
     global_random: bool = False
@@ -201,12 +206,14 @@ class ApiInfo:
     concrete_args: CallbackArgs = ()
     #: the call mutates its receiver (methods only)
     mutates_receiver: bool = False
-    #: positions of arguments the call mutates
-    mutated_args: tuple[int, ...] = ()
+    #: positions/keywords of arguments the call mutates
+    mutated_args: CallbackArgs = ()
     #: TensorFlow 1 graph-and-session API (placeholders, sessions, variable scopes)
     tf1_graph: bool = False
     #: computes gradients or applies a training update (a training step's work)
     training_update: bool = False
+    #: a container module calling the modules given to it in turn (``nn.Sequential``)
+    chains_modules: bool = False
     #: stateful random op seeded from the global seed and an op counter (no op ``seed``)
     global_random: bool = False
     #: caveat for humans
@@ -247,6 +254,7 @@ class ApiInfo:
             mutated_args=behaviour.mutated_args,
             tf1_graph=behaviour.tf1_graph,
             training_update=behaviour.training_update,
+            chains_modules=behaviour.chains_modules,
             global_random=behaviour.global_random,
             note=behaviour.note,
         )

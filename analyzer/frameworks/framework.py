@@ -55,6 +55,19 @@ class Framework:
     """Decorators that keep a function out of compilation."""
     table: Callable[[], ApiTable]
     """The framework's generated API table (read lazily: it is large)."""
+    title: str = ""
+    """The framework's name in messages: "TensorFlow", "PyTorch"."""
+    tensor_condition_break: str | None = None
+    """Why an `if`/`while` testing a tensor's value leaves compiled code (None when the
+    compiler converts the test, as AutoGraph does for `tf.function`)."""
+    boolean_mask_break: str | None = None
+    """Why indexing a tensor with a boolean tensor (`x[x > 0]`) leaves compiled code."""
+    double_backward_calls: tuple[tuple[str, str], ...] = ()
+    """(API, keyword): calls that, with the keyword True, differentiate their first argument
+    twice, which the compiled backward of the function computing it does not support."""
+    value_reading_builtins: frozenset[str] = frozenset()
+    """Builtins that read a tensor's value into Python (`float(t)`): left to eager Python
+    (None of them for `tf.function`, whose AutoGraph turns `int(t)`/`float(t)` into casts)."""
 
     def uses(self, root: str) -> bool:
         """Whether importing the top-level package `root` makes a module this framework's."""
@@ -149,6 +162,7 @@ TENSORFLOW = Framework(
     signature_argument=tensorflow_rules.COMPILE_SIGNATURE_ARGUMENT,
     disablers=tensorflow_rules.COMPILE_DISABLERS,
     table=tensorflow_table,
+    title="TensorFlow",
 )
 
 TORCH = Framework(
@@ -163,6 +177,11 @@ TORCH = Framework(
     signature_argument=torch_rules.COMPILE_SIGNATURE_ARGUMENT,
     disablers=torch_rules.COMPILE_DISABLERS,
     table=torch_table,
+    title="PyTorch",
+    tensor_condition_break=torch_rules.TENSOR_CONDITION_BREAKS,
+    boolean_mask_break=torch_rules.BOOLEAN_MASK_INDEXING_BREAKS,
+    value_reading_builtins=torch_rules.VALUE_READING_BUILTINS,
+    double_backward_calls=torch_rules.DOUBLE_BACKWARD_CALLS,
 )
 
 FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW, TORCH)

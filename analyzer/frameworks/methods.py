@@ -61,6 +61,7 @@ ROLE_PARENTS: dict[str, str] = {
     "model": "layer",
     "variable": "tensor",
     "dataset_iterator": "iterator",
+    "rnn_module": "layer",
 }
 
 #: Other spellings of roles.

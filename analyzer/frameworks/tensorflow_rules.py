@@ -673,6 +673,9 @@ PATTERNS: tuple[tuple[str, Behaviour], ...] = (
 )
 
 #: What constructing a class of each role yields.
+#: The method calling a Keras layer or model object runs (``Layer.__call__`` runs ``call``).
+INSTANCE_CALL_METHOD = "call"
+
 CLASS_ROLE_BEHAVIOUR: dict[str, Behaviour] = {
     "tensor_type": TENSOR,
     "variable": CREATES_VARIABLE,

@@ -1,7 +1,8 @@
 """Hand-curated knowledge about PyTorch under ``torch.compile`` that the generator cannot know.
 
-Data only: the ``TORCH`` compile target (``framework.py``) reads its compile-decorator facts;
-the rest waits for the PyTorch analysis (issue 13), and ``lookup`` does not read it yet. The
+Data only: the ``TORCH`` compile target (``framework.py``) reads its compile-decorator facts,
+and ``lookup``/``lookup_method``/``lookup_attribute`` (``frameworks/__init__.py``) answer
+``torch.*`` names and the members of PyTorch objects from it and the generated table. The
 generated table (``torch_api.json``, ``_tables.torch_table``) says what each public name *is*
 and, for functions and ``Tensor`` methods, what it returns. This module says what calling it
 *does* under ``torch.compile``, in the vocabulary of ``api_info`` plus the facts that only
@@ -90,6 +91,19 @@ VALUE_READING_BUILTINS: frozenset[str] = frozenset(
     {"builtins.float", "builtins.int", "builtins.bool"}
 )
 
+#: Calls that differentiate their first argument and, with the keyword set to True, build a
+#: differentiable backward of it (higher-order gradients). A compiled function whose result
+#: is differentiated so fails: "torch.compile with aot_autograd does not currently support
+#: double backward" (measured: the gradient-penalty critic of corpus/torch/gan).
+DOUBLE_BACKWARD_CALLS: tuple[tuple[str, str], ...] = (
+    ("torch.autograd.grad", "create_graph"),
+    ("torch.Tensor.backward", "create_graph"),
+)
+
+#: Testing a tensor in an ``if`` or ``while`` reads its value: a graph break (measured:
+#: "generic_jump TensorVariable()"; inside a loop Dynamo runs the whole frame eagerly).
+TENSOR_CONDITION_BREAKS = "generic_jump TensorVariable(): the test reads the tensor's value"
+
 #: Calls Dynamo does not break on but skips the *whole frame* for: the function runs eagerly
 #: and no graph is compiled at all (measured: a function opening a file with ``with
 #: open(...)`` compiled zero frames). Same outcome as a graph break with nothing around it.
@@ -169,6 +183,9 @@ IN_PLACE_INIT = Behaviour(
 RANDOM_TENSOR = Behaviour(
     "tensor",
     tensor_op=True,
+    # A `torch.Generator` passed as `generator=` is advanced by the draw: state of an
+    # argument (labelling policy; measured: Dynamo cannot put it into the graph).
+    mutated_args=("generator",),
     note=(
         "a random op: traced into the graph; Inductor draws with its own RNG, so values "
         "differ from eager unless torch._inductor.config.fallback_random is set (aot_eager "
@@ -185,6 +202,7 @@ SEED = Behaviour(
     ),
 )
 COMPILE = Behaviour("unknown", note="wraps a function or module for compilation")
+DATA_DEPENDENT_SHAPE = "Dynamic shape operator (output size depends on the data): a graph break"
 
 #: Behaviour of functions by enclosing namespace (longest match wins). None: no guess.
 NAMESPACE_DEFAULTS: dict[str, Behaviour | None] = {
@@ -217,8 +235,25 @@ FUNCTION_OVERRIDES: dict[str, Behaviour] = {
     "torch.numel": PYTHON,
     "torch.save": IO_NONE.with_(note="writes a file: the compiled frame graph-breaks around it"),
     "torch.load": Behaviour("unknown", effect="io", note="reads a file"),
-    "torch.autograd.grad": Behaviour("tensors", tensor_op=True, training_update=True),
-    "torch.autograd.backward": TRAINING_STEP,
+    "torch.autograd.grad": Behaviour(
+        "tensors",
+        tensor_op=True,
+        effect="eager_only",
+        training_update=True,
+        note="a graph break while compiled autograd is off (measured)",
+    ),
+    "torch.autograd.backward": TRAINING_STEP.with_(
+        effect="eager_only", note=GRAPH_BREAK_CALLS["torch.Tensor.backward"]
+    ),
+    "torch.masked_select": Behaviour(
+        "tensor",
+        tensor_op=True,
+        effect="eager_only",
+        note=GRAPH_BREAK_CALLS["torch.masked_select"],
+    ),
+    "torch.bincount": Behaviour(
+        "tensor", tensor_op=True, effect="eager_only", note=DATA_DEPENDENT_SHAPE
+    ),
     "torch.nn.utils.clip_grad_norm_": Behaviour(
         "tensor", tensor_op=True, training_update=True, note="scales .grad in place"
     ),
@@ -245,6 +280,12 @@ CLASS_OVERRIDES: dict[str, Behaviour] = {
     "torch.inference_mode": GRAD_MODE,
     "torch.set_grad_enabled": GRAD_MODE,
     "torch.autocast": CONTEXT,
+    **{
+        name: Behaviour("rnn_module", tensor_op=True, note="see FRAME_SKIPPING_MODULES")
+        for name in sorted(FRAME_SKIPPING_MODULES)
+    },
+    # `Sequential(a, b)(x)` runs `b(a(x))`: the project modules given to it are called.
+    "torch.nn.Sequential": Behaviour("layer", tensor_op=True, chains_modules=True),
     "torch.nn.Dropout": Behaviour(
         "layer", note="random in training mode: see RANDOM_TENSOR's note on Inductor's RNG"
     ),
@@ -259,19 +300,40 @@ METHOD_OVERRIDES: dict[str, dict[str, Behaviour]] = {
         ),
         "tolist": Behaviour("python", note=TRACED_DATA_READS["torch.Tensor.tolist"]),
         "numpy": Behaviour("numpy", note=TRACED_DATA_READS["torch.Tensor.numpy"]),
+        # A graph break the labelling policy counts as eager-only (corpus/README.md): a
+        # training step calling it does not compile as a whole; the model's forward does.
         "backward": Behaviour(
             "none",
             tensor_op=True,
+            effect="eager_only",
             training_update=True,
             note=GRAPH_BREAK_CALLS["torch.Tensor.backward"]
             + "; AOTAutograd still compiles the backward of the graph before it",
         ),
+        "masked_select": Behaviour(
+            "tensor",
+            tensor_op=True,
+            effect="eager_only",
+            note=GRAPH_BREAK_CALLS["torch.masked_select"],
+        ),
+        "bincount": Behaviour(
+            "tensor", tensor_op=True, effect="eager_only", note=DATA_DEPENDENT_SHAPE
+        ),
         "register_hook": OBJECT.with_(note="a Python callback run during backward"),
-        "uniform_": RANDOM_TENSOR.with_(mutates_receiver=True),
-        "normal_": RANDOM_TENSOR.with_(mutates_receiver=True),
-        "bernoulli_": RANDOM_TENSOR.with_(mutates_receiver=True),
-        "random_": RANDOM_TENSOR.with_(mutates_receiver=True),
-        "exponential_": RANDOM_TENSOR.with_(mutates_receiver=True),
+        # In-place fills: traced in-place tensor ops, which Dynamo replays (not a Python
+        # side effect under the labelling policy, like `add_`).
+        "uniform_": RANDOM_TENSOR,
+        "normal_": RANDOM_TENSOR,
+        "bernoulli_": RANDOM_TENSOR,
+        "random_": RANDOM_TENSOR,
+        "exponential_": RANDOM_TENSOR,
+    },
+    "random_generator": {
+        "manual_seed": Behaviour("random_generator", note="reseeds this generator, returns it"),
+        "seed": PYTHON,
+        "initial_seed": PYTHON,
+        "get_state": TENSOR.with_(tensor_op=False),
+        "set_state": Behaviour("random_generator"),
     },
     "optimizer": {
         "step": TRAINING_STEP.with_(
@@ -282,9 +344,11 @@ METHOD_OVERRIDES: dict[str, dict[str, Behaviour]] = {
         "load_state_dict": NONE,
     },
     "layer": {
-        "train": Behaviour("layer", mutates_receiver=True, note="switches training mode"),
-        "eval": Behaviour("layer", mutates_receiver=True, note="switches evaluation mode"),
-        "parameters": Behaviour("unknown", note="an iterator over the module's parameters"),
+        # Dynamo replays the mode switch without recompiling: no side effect to report
+        # (labelling policy, corpus/README.md).
+        "train": Behaviour("layer", note="switches training mode (replayed by Dynamo)"),
+        "eval": Behaviour("layer", note="switches evaluation mode (replayed by Dynamo)"),
+        "parameters": Behaviour("tensors", note="an iterator over the module's parameters"),
         "named_parameters": Behaviour("unknown"),
         "zero_grad": Behaviour("none", tensor_op=True),
         "state_dict": Behaviour("dict"),
@@ -292,11 +356,68 @@ METHOD_OVERRIDES: dict[str, dict[str, Behaviour]] = {
         "to": Behaviour("layer", mutates_receiver=True),
     },
     "dataset": {
+        # The labelling policy counts the skipped frame as eager-only (FRAME_SKIPPING_ITERABLES).
         "__iter__": Behaviour(
             "unknown",
-            note="iterating a DataLoader runs its workers, sampler and collate_fn in Python",
+            effect="eager_only",
+            note="iterating a DataLoader runs its workers, sampler and collate_fn in Python: "
+            "Dynamo skips the frame (measured: 0 graphs)",
         ),
     },
+    # Calling an RNN module: the calling frame is not compiled (FRAME_SKIPPING_MODULES).
+    "rnn_module": {
+        "__call__": Behaviour(
+            "tensors",
+            tensor_op=True,
+            effect="eager_only",
+            note="RNN modules are not traced while torch._dynamo.config.allow_rnn is off: "
+            "the calling frame compiles nothing (measured)",
+        ),
+    },
+}
+
+#: Attributes by receiver role whose behaviour the shared tables (``methods``) do not give.
+ATTRIBUTE_OVERRIDES: dict[str, dict[str, Behaviour]] = {
+    "tensor": {
+        "grad": Behaviour("tensor", note="the accumulated gradient (None before backward)"),
+        "data": TENSOR.with_(tensor_op=False),
+        "requires_grad": PYTHON,
+        "is_leaf": PYTHON,
+        "mT": TENSOR,
+    },
+    "layer": {
+        "weight": Behaviour("variable", note="the parameter of a built-in module"),
+        "bias": Behaviour("variable", note="the parameter of a built-in module"),
+        "training": PYTHON,
+    },
+}
+
+#: The method calling an ``nn.Module`` object runs (``Module.__call__`` runs its hooks and
+#: ``forward``): ``module(x)`` reaches ``forward`` as a Keras layer's call reaches ``call``.
+INSTANCE_CALL_METHOD = "forward"
+
+#: What constructing a class of a role yields, where it is not just an object of the role.
+#: ``nn`` modules initialise their parameters with torch ops when constructed (labelling
+#: policy: constructing layers *is* tensor computation, unlike Keras' lazily built layers).
+CLASS_ROLE_BEHAVIOUR: dict[str, Behaviour] = {
+    "tensor_type": TENSOR,
+    "variable": TENSOR.with_(returns="variable"),
+    "layer": Behaviour("layer", tensor_op=True),
+    "loss": Behaviour("loss"),
+    "dataset": Behaviour("dataset"),
+    "optimizer": Behaviour("optimizer"),
+}
+
+#: The PyTorch type standing for a receiver role, used to name members (``torch.Tensor.item``).
+ROLE_TYPE_NAMES: dict[str, str] = {
+    "tensor": "torch.Tensor",
+    "variable": "torch.nn.Parameter",
+    "layer": "torch.nn.Module",
+    "loss": "torch.nn.Module",
+    "rnn_module": "torch.nn.RNNBase",
+    "optimizer": "torch.optim.Optimizer",
+    "dataset": "torch.utils.data.DataLoader",
+    "random_generator": "torch.Generator",
 }
 
 #: In-place tensor methods: PyTorch's convention is a trailing underscore (``add_``,

@@ -29,9 +29,12 @@ def test_registry_filters_by_framework():
             assert applies(code, framework) is (framework in check.frameworks)
     # Tool errors are about the tool, not about a framework.
     assert {"HY901", "HY902"} <= set(checks_for("torch"))
-    # Today's checks reason from tf.function's semantics: TensorFlow only.
-    assert "HY101" not in checks_for("torch")
+    # print is a graph break under torch.compile (labelling policy): a side effect for both;
+    # NumPy on parameters is traced by Dynamo: a hazard under tf.function only.
+    assert "HY101" in checks_for("torch")
     assert "HY101" in checks_for("tensorflow")
+    assert "HY302" not in checks_for("torch")
+    assert "HY302" in checks_for("tensorflow")
 
 
 def _facts(framework: str) -> FunctionFacts:
@@ -50,6 +53,7 @@ def _facts(framework: str) -> FunctionFacts:
         safety={},
         findings=[
             Finding("HY101", "has_python_side_effects", "error", "calls print", SPAN),
+            Finding("HY403", "has_tensor_parameter_iteration", "error", "loops", SPAN),
             Finding("HY902", "internal_error", "warning", "failed", SPAN),
         ],
         framework=framework,
@@ -58,7 +62,7 @@ def _facts(framework: str) -> FunctionFacts:
 
 @pytest.mark.parametrize(
     ("framework", "codes"),
-    [("tensorflow", ["HY101", "HY902"]), ("torch", ["HY902"])],
+    [("tensorflow", ["HY101", "HY403", "HY902"]), ("torch", ["HY101", "HY902"])],
 )
 def test_decide_keeps_the_findings_of_checks_that_apply(framework, codes):
     verdict = decide(_facts(framework))
@@ -68,10 +72,34 @@ def test_decide_keeps_the_findings_of_checks_that_apply(framework, codes):
     assert "has_python_side_effects" in verdict.failures
 
 
-def test_hy010_names_the_decorator_and_applies_to_tensorflow_only():
+def test_hy010_names_the_decorator_of_the_framework():
     facts = _facts("tensorflow")
     facts.has_python_side_effects = False
     facts.findings = []
     assert [f.message for f in decide(facts).findings] == ["can run as a graph: add @tf.function"]
     facts.framework = "torch"
-    assert [f.message for f in decide(facts).findings] == []  # HY010 is a TensorFlow check
+    assert [f.message for f in decide(facts).findings] == ["can run as a graph: add @torch.compile"]
+
+
+@pytest.mark.parametrize(
+    ("framework", "numpy_fact", "passes"), [("tensorflow", True, False), ("torch", False, True)]
+)
+def test_a_safety_fact_of_a_check_that_does_not_apply_reads_false(framework, numpy_fact, passes):
+    facts = _facts(framework)
+    facts.has_python_side_effects = False
+    facts.findings = []
+    facts.safety = {"has_numpy_calls_on_parameters": True, "has_eager_only_calls": False}
+    verdict = decide(facts)
+    assert verdict.has_numpy_calls_on_parameters is numpy_fact
+    assert verdict.passes is passes
+    assert ("has_numpy_calls_on_parameters" in verdict.failures) is numpy_fact
+
+
+def test_an_eager_only_fact_fails_a_torch_function_too():
+    facts = _facts("torch")
+    facts.has_python_side_effects = False
+    facts.findings = []
+    facts.safety = {"has_eager_only_calls": True}
+    verdict = decide(facts)
+    assert verdict.failures == ("has_eager_only_calls",)
+    assert verdict.has_eager_only_calls is True

@@ -102,13 +102,13 @@ REPORTED = [
             "step(torch.ones(3))\n"
         },
         "main.py::step",
-        False,
+        True,
     ),
 ]
 
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), REPORTED)
-def test_reported_only_in_tensorflow_code(files, qualname, expected):
+def test_reported_only_in_analysed_framework_code(files, qualname, expected):
     reported = {f"{v.file}::{v.qualname}" for v in analyse(files).values()}
     assert (qualname in reported) is expected
 

@@ -914,3 +914,24 @@ got(weights.get("w"))
         assert verdict(src, name).has_tensor_parameter is True, name
     # .get may also return its default (None here): still a tensor where it returns one.
     assert verdict(src, "got").has_tensor_parameter is True
+
+
+def test_an_item_of_a_static_shape_is_no_tensor():
+    """`x.shape[0]` is a Python int (or None): a parameter receiving only it holds no tensor."""
+    src = """
+import tensorflow as tf
+
+
+def noise(batch_size, dim):
+    return tf.random.normal([batch_size, dim])
+
+
+def step(real):
+    return real + noise(real.shape[0], 2)
+
+
+step(tf.ones([3, 2]))
+"""
+    v = verdict(src, "noise")
+    assert v.has_tensor_parameter is False
+    assert v.failures == ("has_no_tensor_parameters",)

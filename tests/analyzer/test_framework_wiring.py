@@ -90,9 +90,17 @@ def test_keras_module_and_module_reaching_tensorflow_through_the_project():
     }
 
 
-def test_torch_module_gets_no_verdict_yet():
+def test_torch_module_gets_torch_verdicts():
     verdicts = analyse(
         "import torch\n\n\n@torch.compile\ndef step(x):\n    return torch.relu(x)\n\n\n"
-        "step(torch.ones(3))\n"
+        "def plain(x):\n    return torch.relu(x) + 1\n\n\n"
+        "step(torch.ones(3))\nplain(torch.ones(3))\n"
     )
-    assert verdicts == {}
+    assert {key: v.framework for key, v in verdicts.items()} == {
+        "step": "torch",
+        "plain": "torch",
+    }
+    assert verdicts["step"].is_hybrid is True
+    assert verdicts["step"].failures == ("has_no_primitive_parameters",)  # keep it
+    assert verdicts["plain"].is_hybrid is False
+    assert verdicts["plain"].transformation == "convert_to_hybrid"

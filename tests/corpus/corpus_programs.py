@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
-#: The programs the analysis judges today. corpus/torch/ is labelled for torch.compile and is
-#: judged once the PyTorch adapter exists (issue 13; corpus/README.md).
+#: The TensorFlow programs. corpus/torch/ is labelled for torch.compile and judged by
+#: test_torch_corpus.py with the same `disagreements` (corpus/README.md).
 TENSORFLOW_CORPUS = CORPUS / "tensorflow"
 
 

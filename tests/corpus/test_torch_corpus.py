@@ -1,9 +1,12 @@
-"""corpus/torch is fully labelled and runnable, before any analysis of it exists.
+"""corpus/torch: every function has one well-formed label, each program runs, and the analysis
+reaches the labels.
 
-The analysis judges these programs once the PyTorch adapter exists (issue 13); until then the
-labels themselves are checked: every function of every file has exactly one well-formed label
-(found with ``ast``, not with the analyzer, which does not know PyTorch yet), and each program
-runs and ends with a digest line when PyTorch is installed.
+The labels are checked with ``ast`` (not with the analyzer): every function of every file has
+exactly one well-formed label. Then the analysis' verdicts and facts are compared with them the
+way ``test_corpus_verdicts.py`` compares the TensorFlow ones (``corpus_programs.disagreements``);
+a disagreement the analysis cannot resolve by a general rule would be listed in
+``KNOWN_DISAGREEMENTS`` with the reason (the list is empty: the analysis agrees with every
+label). Each program runs and ends with a digest line when PyTorch is installed.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus_programs import CORPUS, FACT_FIELDS, labels
+from corpus_programs import CORPUS, FACT_FIELDS, disagreements, labels
 
 TORCH_CORPUS = CORPUS / "torch"
 PROGRAMS = sorted(p.parent for p in TORCH_CORPUS.glob("*/expected.json"))
@@ -35,6 +38,10 @@ CODES = {
     "no_tensor_computation",
     "has_covered_callers",
 }
+
+
+KNOWN_DISAGREEMENTS: dict[str, str] = {}
+"""Function (program/file::qualname) -> why the analysis does not reach its label yet."""
 
 
 def _qualnames(path: Path) -> set[str]:
@@ -101,3 +108,21 @@ def test_program_runs_and_prints_a_digest(program: Path) -> None:
     last = completed.stdout.strip().splitlines()[-1]
     assert last.startswith("digest: "), last
     assert [float(n) for n in last.removeprefix("digest: ").split()]
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.name)
+def test_verdicts_and_facts_match_the_labels(program: Path) -> None:
+    found = [d for d in disagreements(program) if d[0] not in KNOWN_DISAGREEMENTS]
+    assert found == [], "\n".join(
+        f"{name}: {field} expected {expected!r}, analysis says {actual!r}"
+        for name, field, expected, actual in found
+    )
+
+
+def test_every_torch_verdict_names_torch() -> None:
+    from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+
+    result, _ = analyze_path(TORCH_CORPUS, AnalysisOptions(use_cache=False))
+    labelled = sum(len(labels(program)["functions"]) for program in PROGRAMS)
+    assert len(result.functions) == labelled
+    assert {v.framework for v in result.functions} == {"torch"}

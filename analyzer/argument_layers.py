@@ -1,0 +1,353 @@
+"""Layers received as arguments: each distinct layer object is a new trace that may build it.
+
+`tf.function` keys its traces on its arguments, and a Python object (a Keras layer or model)
+is keyed by identity: every distinct layer a caller passes starts a new trace. A layer that
+has not been built yet creates its weights when it is first called, so an unbuilt layer
+passed on a call after the first creates variables in a later trace, which raises
+"tf.function only supports singleton tf.Variables created on the first call" (measured on
+TF 2.21 with Keras 2 and Keras 3: two unbuilt `Dense` layers passed one after the other fail,
+directly, as elements of a list, and as an unbuilt `Sequential`; built layers and
+weightless layers pass). Whether a caller's layer is already built is not known statically,
+so a call of a layer or model that a parameter holds is a hazard when the function may be
+given different objects for it: positive evidence is call sites passing values of two
+origins (two attributes, two locals; a caller's parameter is followed to its own callers), an
+argument that changes with a loop's iteration (`tower(x, convs[level])`), or a layer made
+anew by a function run from two places; origins that are all called before they are passed
+on (which builds them; line order is the evidence) are built (tf-models'
+`RetinaNetHead._apply_prediction_tower(features, convs, norms)`, called per level with the
+classification and the box towers, fails that way). A function given the one model of a
+training loop (`train_step(model, optimizer, x)` from a single call site) traces it once.
+
+A method's own layers (`self.dense(x)`) are not arguments: a decorated method gets one
+`tf.function` per instance, which builds the instance's layers on its first trace; nor are
+layers a function reads from a global or a closure. A layer held by a parameter is followed
+through locals, items, iteration, attributes (`model.encoder(x)`: a layer of the argument
+object), the methods of the object a parameter holds (`layers.values()`) and Python's
+builtins that hand their arguments' elements on (`zip`, `enumerate`, `reversed`); a project
+function given such a value is followed to what it does with it: it is traced with its
+caller. PyTorch code is not concerned (modules are not trace keys of `torch.compile`).
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from hybridize.analyzer.frameworks.framework import TENSORFLOW
+from hybridize.analyzer.ir import FunctionSummary, Sym
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, bind_arguments, callees
+from hybridize.model import Finding
+
+CODE = "HY301"
+FACT = "has_eager_only_calls"
+LAYER_ROLES = frozenset({"layer", "model"})
+"""Framework objects that build their variables when first called."""
+MEMO = "argument_layers"
+SITES = "argument_layers_sites"
+
+
+def _follows_arguments(resolved: ResolvedCall) -> bool:
+    """A Python builtin (`zip`, `enumerate`, `list`): its result holds its arguments' items."""
+    return bool(resolved.api) and all(info.framework == "python" for info in resolved.api)
+
+
+def held_parameters(
+    fn: FunctionSummary, calls: dict[int, ResolvedCall], sym: Sym, receiver: str | None
+) -> list[str]:
+    """The parameters (not the receiver) whose object, or one of whose items, `sym` may be
+    (`conv` of `for conv, norm in zip(convs, norms)` may be either's), sorted."""
+    held: set[str] = set()
+    seen: set[Sym] = set()
+    stack = [sym]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        kind = current[0]
+        if kind == "param":
+            if current[1] != receiver:
+                held.add(str(current[1]))
+        elif kind == "local" or (
+            kind == "name" and current[1] in fn.locals and current[1] not in fn.globals_declared
+        ):
+            stack.extend(fn.locals.get(current[1], ()))
+        elif kind in ("attr", "item", "iter", "enter"):
+            stack.append(current[1])
+        elif kind == "cond":
+            stack.extend(current[1])
+        elif kind == "seq":
+            stack.extend(current[2])
+        elif kind == "dict":
+            stack.extend(current[1])
+        elif kind == "call":
+            site = fn.calls[current[1]]
+            resolved = calls.get(current[1])
+            if site.callee[0] == "attr" and (resolved is None or not resolved.targets):
+                stack.append(site.callee[1])  # `layers.values()`, `model.get_layer(name)`
+            if resolved is not None and _follows_arguments(resolved):
+                stack.extend(site.args)
+                stack.extend(value for _, value in site.kwargs)
+    return sorted(held)
+
+
+def _naming(params: list[str]) -> str:
+    return " or ".join(f"`{p}`" for p in params)
+
+
+def _is_tensorflow(index: ProjectIndex, key: str) -> bool:
+    return index.code_framework(key.split("::", 1)[0]) == TENSORFLOW.name
+
+
+def _called_parameters(
+    index: ProjectIndex, facts: TensorFacts, key: str, visiting: frozenset[str]
+) -> tuple[dict[str, list[Finding]], bool]:
+    """The parameters whose layers the function calls (itself or through a project function
+    it hands them to), each with the findings at the calls; and whether a call cycle was cut
+    on the way (the answer is then not memoised: it may lack what the cycle adds)."""
+    memo = cast(dict[str, dict[str, list[Finding]]], facts.cache.setdefault(MEMO, {}))
+    if key in memo:
+        return memo[key], False
+    cut = False
+    fn = index.function(key)
+    receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
+    resolved_calls = facts.calls.get(key, [])
+    calls = {r.index: r for r in resolved_calls}
+    found: dict[str, list[Finding]] = {}
+    visiting = visiting | {key}
+    for resolved in resolved_calls:
+        site = resolved.site
+        if LAYER_ROLES & set(resolved.receiver_roles):
+            params = held_parameters(fn, calls, site.callee, receiver)
+            if params:
+                finding = Finding(
+                    CODE,
+                    FACT,
+                    "error",
+                    f"calls a Keras layer or model that parameter {_naming(params)} holds: each "
+                    "distinct layer object is a new trace, and one not yet built creates "
+                    "its variables there (tf.function allows them on the first trace only)",
+                    site.span,
+                )
+                for param in params:
+                    found.setdefault(param, []).append(finding)
+                continue
+        for kind, target in callees(index, resolved):
+            if kind == "layer_call":
+                continue
+            if target in visiting:
+                cut = True
+                continue
+            inner, inner_cut = _called_parameters(index, facts, target, visiting)
+            cut = cut or inner_cut
+            if not inner:
+                continue
+            callee = index.function(target)
+            bound = bind_arguments(
+                callee,
+                [frozenset({a}) for a in site.args],
+                {name: frozenset({value}) for name, value in site.kwargs},
+                skip_receiver=kind in ("method", "class"),
+            )
+            for name, values in bound.items():
+                if name not in inner:
+                    continue
+                for value in values:
+                    params = held_parameters(fn, calls, value, receiver)
+                    if not params:
+                        continue
+                    finding = Finding(
+                        CODE,
+                        FACT,
+                        "error",
+                        f"hands the layers that parameter {_naming(params)} holds to "
+                        f"`{callee.qualname}`, which calls them (line "
+                        f"{inner[name][0].span.start_line}): each distinct layer object is "
+                        "a new trace, and one not yet built creates its variables there",
+                        site.span,
+                    )
+                    for param in params:
+                        found.setdefault(param, []).append(finding)
+    if not cut:
+        memo[key] = found
+    return found, cut
+
+
+def _call_sites(
+    index: ProjectIndex, facts: TensorFacts
+) -> dict[str, list[tuple[str, str, Sym, int]]]:
+    """The arguments every project call site passes to each function, as (caller, parameter,
+    argument, the call's line), memoised per project."""
+    sites = cast(dict[str, list[tuple[str, str, Sym, int]]] | None, facts.cache.get(SITES))
+    if sites is not None:
+        return sites
+    sites = {}
+    for caller, resolved_calls in facts.calls.items():
+        for resolved in resolved_calls:
+            site = resolved.site
+            for kind, target in callees(index, resolved):
+                if kind == "layer_call":
+                    continue
+                try:
+                    callee = index.function(target)
+                except KeyError:
+                    continue
+                bound = bind_arguments(
+                    callee,
+                    [frozenset({a}) for a in site.args],
+                    {name: frozenset({value}) for name, value in site.kwargs},
+                    skip_receiver=kind in ("method", "class"),
+                )
+                for name, values in bound.items():
+                    for value in values:
+                        sites.setdefault(target, []).append(
+                            (caller, name, value, site.span.start_line)
+                        )
+    facts.cache[SITES] = sites
+    return sites
+
+
+def _varies_per_iteration(fn: FunctionSummary, sym: Sym) -> bool:
+    """Whether a value is computed from a loop's or a comprehension's current item."""
+    seen: set[Sym] = set()
+    stack = [sym]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        kind = current[0]
+        if kind == "iter":
+            return True
+        if kind == "local" or (
+            kind == "name" and current[1] in fn.locals and current[1] not in fn.globals_declared
+        ):
+            stack.extend(fn.locals.get(current[1], ()))
+        elif kind in ("attr", "item", "enter"):
+            stack.append(current[1])
+            if kind == "item" and isinstance(current[2], tuple):
+                stack.append(current[2])
+        elif kind in ("op", "cond"):
+            stack.extend(current[1])
+        elif kind == "seq":
+            stack.extend(current[2])
+        elif kind == "dict":
+            stack.extend(current[1])
+        elif kind == "call":
+            site = fn.calls[current[1]]
+            stack.append(site.callee)
+            stack.extend(site.args)
+            stack.extend(value for _, value in site.kwargs)
+    return False
+
+
+def _resolved_local(fn: FunctionSummary, sym: Sym) -> Sym:
+    """A value through the locals assigned exactly once (`model = Model(); f(model)`)."""
+    for _ in range(20):  # bounded: `a = b; b = a` must not loop
+        if sym[0] != "local" or len(fn.locals.get(sym[1], ())) != 1:
+            break
+        sym = fn.locals[sym[1]][0]
+    return sym
+
+
+def _built_before(
+    index: ProjectIndex, facts: TensorFacts, caller: str, origin: Sym, line: int
+) -> bool:
+    """Whether the function calls the object `origin` is (which builds a layer) on a line
+    before `line`: directly, or by handing it to a project function that calls it. Line order
+    is the evidence: a call under a condition that does not hold is not told apart."""
+    fn = index.function(caller)
+    for resolved in facts.calls.get(caller, []):
+        site = resolved.site
+        if site.span.start_line >= line:
+            continue
+        if LAYER_ROLES & set(resolved.receiver_roles) and (
+            _resolved_local(fn, site.callee) == origin
+        ):
+            return True
+        for kind, target in callees(index, resolved):
+            if kind == "layer_call":
+                continue
+            inner, _ = _called_parameters(index, facts, target, frozenset())
+            if not inner:
+                continue
+            bound = bind_arguments(
+                index.function(target),
+                [frozenset({a}) for a in site.args],
+                {name: frozenset({value}) for name, value in site.kwargs},
+                skip_receiver=kind in ("method", "class"),
+            )
+            if any(
+                name in inner and _resolved_local(fn, value) == origin
+                for name, values in bound.items()
+                for value in values
+            ):
+                return True
+    return False
+
+
+def _origins(
+    index: ProjectIndex, facts: TensorFacts, key: str, param: str, visiting: frozenset[str]
+) -> dict[tuple[str, Sym], bool] | None:
+    """Where the objects passed for `param` come from: (function, value) pairs, a caller's
+    parameter followed to its own callers, each with whether it is built (called) before
+    every call that passes it on; None on positive evidence that one origin gives different
+    objects (a value that changes per loop iteration, or made anew in a function run from
+    two places)."""
+    sites = _call_sites(index, facts)
+    found: dict[tuple[str, Sym], bool] = {}
+    visiting = visiting | {key}
+    for caller, name, value, line in sites.get(key, []):
+        if name != param:
+            continue
+        fn = index.function(caller)
+        if _varies_per_iteration(fn, value):
+            return None
+        receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
+        calls = {r.index: r for r in facts.calls.get(caller, [])}
+        outer = held_parameters(fn, calls, value, receiver)
+        if not outer:
+            origin = _resolved_local(fn, value)
+            if origin[0] == "call" and len(sites.get(caller, [])) >= 2:
+                return None  # a new object on each run of a function run from two places
+            built = _built_before(index, facts, caller, origin, line)
+            found[(caller, origin)] = found.get((caller, origin), True) and built
+            continue
+        for outer_param in outer:
+            if caller in visiting:
+                continue
+            inner = _origins(index, facts, caller, outer_param, visiting)
+            if inner is None:
+                return None
+            for place, built in inner.items():
+                found[place] = found.get(place, True) and built
+    return found
+
+
+def may_differ(index: ProjectIndex, facts: TensorFacts, key: str, param: str) -> bool:
+    """Positive evidence that the function's calls may pass different objects for `param`,
+    one of which may be unbuilt: its call sites (followed through callers' parameters) pass
+    values of two origins, not all called before, or one that changes per loop iteration or
+    is made anew by a function run from two places; or no call site in the project shows
+    what it is given."""
+    origins = _origins(index, facts, key, param, frozenset())
+    if not origins:
+        # None: evidence of different objects; empty: no call site in the project (the
+        # layer is known from an annotation), so callers elsewhere may pass several.
+        return True
+    return len(origins) >= 2 and not all(origins.values())
+
+
+def argument_layers_called(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
+    """The calls of layers the function's parameters hold, when it may be given different
+    layer objects (TensorFlow code only)."""
+    if not _is_tensorflow(index, key):
+        return []
+    found, _ = _called_parameters(index, facts, key, frozenset())
+    unique = {
+        f
+        for param, findings in found.items()
+        if may_differ(index, facts, key, param)
+        for f in findings
+    }
+    return sorted(unique, key=lambda f: (f.span.start_line, f.span.start_col, f.message))

@@ -1,0 +1,210 @@
+"""The facts and verdicts of PyTorch code under torch.compile's semantics.
+
+Each case is decided from what Dynamo does with the code, by the labelling policy of
+corpus/README.md ("Labelling policy for torch.compile"): graph breaks and skipped frames are
+eager-only, Python state changed outside the function is a side effect, NumPy on tensors is
+traced, Python numbers that vary recompile. Where the same code means something else under
+tf.function, the TensorFlow twin is checked too: the difference comes from the framework's
+rules, not from the code.
+"""
+
+from __future__ import annotations
+
+import pytest
+from facts_helpers import verdict
+
+HEADER = """
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+"""
+
+CALL = """
+f(torch.ones(4, 3))
+"""
+
+
+def torch_program(body: str, call: str = CALL) -> str:
+    return HEADER + body + call
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ("def f(x):\n    print(x.shape)\n    return x * 2\n", "HY101"),
+        ("import logging\n\ndef f(x):\n    logging.info('x')\n    return x * 2\n", "HY102"),
+        ("def f(x):\n    torch.save(x, 'x.pt')\n    return x * 2\n", "HY103"),
+        ("STEPS = [0]\n\ndef f(x):\n    STEPS.append(1)\n    return x * 2\n", "HY107"),
+    ],
+)
+def test_python_side_effects_fail_under_torch_compile(body, code):
+    v = verdict(torch_program(body), "f")
+    assert v.framework == "torch"
+    assert v.has_python_side_effects is True
+    assert code in {f.code for f in v.findings}
+    assert "has_python_side_effects" in v.failures
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ("def f(x):\n    return x * x.sum().item()\n", "HY301"),
+        ("def f(x):\n    y = (x * 2).sum()\n    y.backward()\n    return y\n", "HY301"),
+        ("def f(x):\n    if x.sum() > 0:\n        return x\n    return -x\n", "HY303"),
+        ("def f(x):\n    while x.sum() > 1:\n        x = x / 2\n    return x\n", "HY303"),
+        ("def f(x):\n    return x[x > 0].mean()\n", "HY303"),
+        ("def f(x):\n    return x * float(x.sum())\n", "HY303"),
+        ("def f(x):\n    return torch.bincount(x.long().flatten())\n", "HY301"),
+    ],
+)
+def test_graph_breaks_are_eager_only_under_torch_compile(body, code):
+    v = verdict(torch_program(body), "f")
+    assert v.has_eager_only_calls is True
+    assert code in {f.code for f in v.findings}
+    assert v.passes is False
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "def f(x):\n    if tf.reduce_sum(x) > 0:\n        return x\n    return -x\n",
+        "def f(x):\n    return x * float(tf.reduce_sum(x))\n",
+    ],
+)
+def test_a_branch_on_a_tensor_or_a_cast_is_fine_for_tf_function(body):
+    """AutoGraph converts the `if` and the `float()` for tf.function: no hazard there."""
+    v = verdict("import tensorflow as tf\n\n" + body + "\nf(tf.ones((4, 3)))\n", "f")
+    assert v.framework == "tensorflow"
+    assert v.has_eager_only_calls is False
+
+
+def test_a_branch_on_a_shape_is_no_hazard():
+    body = "def f(x):\n    if x.shape[0] == 1:\n        return x\n    return x * 2\n"
+    v = verdict(torch_program(body), "f")
+    assert v.has_eager_only_calls is False
+    assert v.transformation == "convert_to_hybrid"
+
+
+def test_numpy_on_a_tensor_parameter_is_no_hazard_under_torch_compile():
+    body = "def f(x):\n    return torch.from_numpy(np.tanh(x.numpy()))\n"
+    v = verdict(torch_program(body), "f")
+    assert v.has_numpy_calls_on_parameters is False
+    assert v.has_eager_only_calls is False
+    assert v.transformation == "convert_to_hybrid"
+
+
+def test_varying_python_numbers_recompile():
+    body = "def f(x, scale):\n    return x * scale\n"
+    call = "\nf(torch.ones(3), 0.5)\nf(torch.ones(3), 2.0)\n"
+    v = verdict(torch_program(body, call), "f")
+    assert v.has_primitive_parameters is True
+    assert v.failures == ("has_primitive_parameters",)
+
+
+def test_a_module_call_reaches_forward():
+    body = (
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = nn.Linear(3, 2)\n\n"
+        "    def forward(self, x):\n"
+        "        return torch.relu(self.fc(x))\n\n"
+        "def f(x):\n    return Net()(x)\n"
+    )
+    v = verdict(torch_program(body), "Net.forward")
+    assert v.has_tensor_parameter is True
+    assert v.has_python_side_effects is False
+    assert v.transformation == "convert_to_hybrid"
+    init = verdict(torch_program(body), "Net.__init__")
+    assert init.has_python_side_effects is True  # stores sub-modules on self
+    assert init.has_tensor_computation is True  # nn.Linear initialises its parameters
+
+
+def test_sequential_calls_each_module_on_the_previous_output():
+    body = (
+        "class Block(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x * 2\n\n"
+        "def f(x):\n    return nn.Sequential(nn.Linear(3, 3), Block())(x)\n"
+    )
+    v = verdict(torch_program(body), "Block.forward")
+    assert v.has_tensor_parameter is True
+    assert v.transformation == "convert_to_hybrid"
+
+
+def test_calling_an_rnn_module_is_eager_only():
+    body = "def f(x):\n    out, _ = nn.LSTM(3, 4, batch_first=True)(x)\n    return out\n"
+    call = "\nf(torch.ones(2, 5, 3))\n"
+    v = verdict(torch_program(body, call), "f")
+    assert v.has_eager_only_calls is True
+
+
+def test_a_loop_over_a_dataloader_is_eager_only_and_its_batches_are_tensors():
+    body = (
+        "def step(model, xb):\n    return model(xb).sum()\n\n"
+        "def f(x):\n"
+        "    model = nn.Linear(3, 1)\n"
+        "    loader = DataLoader(TensorDataset(x), batch_size=2)\n"
+        "    total = 0.0\n"
+        "    for (xb,) in loader:\n"
+        "        total = total + step(model, xb)\n"
+        "    return total\n"
+    )
+    program = torch_program(body)
+    assert verdict(program, "f").has_eager_only_calls is True
+    step = verdict(program, "step")
+    assert dict((p.name, p.is_tensor) for p in step.params) == {"model": False, "xb": True}
+
+
+def test_no_grad_blocks_and_in_place_updates_are_fine():
+    body = (
+        "def f(x):\n    with torch.no_grad():\n        y = x * 2\n        y.add_(1)\n    return y\n"
+    )
+    v = verdict(torch_program(body), "f")
+    assert v.has_python_side_effects is False
+    assert v.has_eager_only_calls is False
+    assert v.transformation == "convert_to_hybrid"
+
+
+def test_a_generator_argument_advanced_by_a_draw_is_a_side_effect():
+    body = "def f(n, generator):\n    return torch.randn(n, 2, generator=generator)\n"
+    call = "\nf(4, torch.Generator().manual_seed(0))\n"
+    v = verdict(torch_program(body, call), "f")
+    assert v.has_python_side_effects is True
+    assert dict((p.name, p.is_tensor) for p in v.params) == {"n": False, "generator": False}
+
+
+def test_a_function_whose_result_is_differentiated_twice_is_eager_only():
+    """AOTAutograd has no double backward: compiled, `score`'s graph cannot be differentiated
+    by the `create_graph=True` gradient and then again (measured in corpus/torch/gan)."""
+    body = (
+        "def score(x):\n    return (x * x).sum()\n\n"
+        "def penalty(x):\n"
+        "    x = x.requires_grad_(True)\n"
+        "    (g,) = torch.autograd.grad(score(x), x, create_graph=True)\n"
+        "    return g.norm()\n\n"
+        "def plain(x):\n"
+        "    x = x.requires_grad_(True)\n"
+        "    (g,) = torch.autograd.grad(score(x), x)\n"
+        "    return g.norm()\n\n"
+        "def f(x):\n    return penalty(x) + plain(x)\n"
+    )
+    program = torch_program(body)
+    assert verdict(program, "score").has_eager_only_calls is True
+    assert verdict(program, "penalty").has_eager_only_calls is True  # autograd.grad breaks
+
+
+def test_a_single_backward_leaves_the_function_compilable():
+    body = (
+        "def score(x):\n    return (x * x).sum()\n\n"
+        "def plain(x):\n"
+        "    x = x.requires_grad_(True)\n"
+        "    (g,) = torch.autograd.grad(score(x), x)\n"
+        "    return g.norm()\n\n"
+        "def f(x):\n    return plain(x)\n"
+    )
+    v = verdict(torch_program(body), "score")
+    assert v.has_eager_only_calls is False
+    assert v.transformation == "convert_to_hybrid"

@@ -1,0 +1,148 @@
+"""`lookup` and the member queries answer PyTorch names from torch_api.json and torch_rules.
+
+Each expectation is what the name does under torch.compile by the labelling policy of
+corpus/README.md (graph breaks counted as eager-only, Dynamo-replayed mutations not counted),
+not what the tables happen to hold: a wrong generator or a wrong rule fails here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hybridize.analyzer.frameworks import (
+    instance_call_method,
+    lookup,
+    lookup_attribute,
+    lookup_method,
+    lookup_parameters,
+)
+from hybridize.analyzer.resolve import external_class_role
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "returns", "tensor_op"),
+    [
+        ("torch.zeros", "function", "tensor", True),
+        ("torch.nn.functional.relu", "function", "tensor", True),
+        ("torch.cat", "function", "tensor", True),
+        # constructing an nn layer initialises its parameters with torch ops
+        ("torch.nn.Linear", "class", "layer", True),
+        ("torch.utils.data.DataLoader", "class", "dataset", False),
+        ("torch.optim.Adam", "class", "optimizer", False),
+        ("torch.no_grad", "class", "object", False),
+        # a name the table lacks under a namespace of tensor functions
+        ("torch.nn.functional.not_in_the_table", "function", "tensor", True),
+    ],
+)
+def test_torch_names_are_torch_apis(name, kind, returns, tensor_op):
+    info = lookup(name)
+    assert info is not None, name
+    assert (info.framework, info.kind, info.returns, info.tensor_op) == (
+        "torch",
+        kind,
+        returns,
+        tensor_op,
+    )
+
+
+def test_unknown_torch_class_names_get_no_guess():
+    assert lookup("torch.nn.NotAModuleOfTorch") is None
+
+
+@pytest.mark.parametrize(
+    "name", ["torch.autograd.grad", "torch.bincount", "torch.masked_select", "torch.Tensor.item"]
+)
+def test_graph_breaking_calls_are_eager_only(name):
+    info = lookup(name)
+    assert info is not None and info.is_eager_only, name
+
+
+def test_torch_save_is_io_and_seeding_is_traced():
+    save = lookup("torch.save")
+    assert save is not None and save.effect == "io"
+    seed = lookup("torch.manual_seed")
+    assert seed is not None and not seed.has_python_side_effect
+
+
+def test_a_draw_mutates_the_generator_passed_by_keyword():
+    info = lookup("torch.randn")
+    assert info is not None and "generator" in info.mutated_args
+    assert info.effect is None  # the global generator's draw is traced
+
+
+@pytest.mark.parametrize(
+    ("role", "method", "returns", "effect"),
+    [
+        ("tensor", "item", "python", "eager_only"),
+        ("tensor", "backward", "none", "eager_only"),
+        ("tensor", "sum", "tensor", None),
+        ("tensor", "detach", "tensor", None),
+        # NumPy on a tensor is traced through torch._numpy: not eager-only for torch
+        ("tensor", "numpy", "numpy", None),
+        ("variable", "add_", "tensor", None),
+        ("layer", "parameters", "tensors", None),
+        ("optimizer", "step", "none", None),
+        ("random_generator", "manual_seed", "random_generator", None),
+        ("rnn_module", "__call__", "tensors", "eager_only"),
+        # Python roles are answered by the shared tables
+        ("list", "append", "none", None),
+    ],
+)
+def test_members_of_torch_objects(role, method, returns, effect):
+    info = lookup_method(role, method, "torch")
+    assert info is not None, (role, method)
+    assert (info.returns, info.effect) == (returns, effect)
+
+
+def test_mode_switches_and_in_place_ops_do_not_mutate_for_torch():
+    for role, method in (("layer", "train"), ("layer", "eval"), ("tensor", "uniform_")):
+        info = lookup_method(role, method, "torch")
+        assert info is not None and not info.mutates_receiver, (role, method)
+
+
+def test_tensorflow_members_are_unchanged_by_default():
+    numpy = lookup_method("tensor", "numpy")
+    assert numpy is not None and numpy.is_eager_only
+    assert numpy.framework == "tensorflow"
+    assert lookup_method("tensor", "item") is None  # not a tf.Tensor method
+
+
+def test_attributes_of_torch_objects():
+    weight = lookup_attribute("layer", "weight", "torch")
+    assert weight is not None and weight.returns == "variable"
+    grad = lookup_attribute("tensor", "grad", "torch")
+    assert grad is not None and grad.returns == "tensor"
+    shape = lookup_attribute("tensor", "shape", "torch")
+    assert shape is not None and shape.returns == "python"
+
+
+def test_torch_parameters_come_from_the_torch_table():
+    assert lookup_parameters("torch.nn.Linear")[:2] == ("in_features", "out_features")
+
+
+def test_sequential_chains_its_modules():
+    info = lookup("torch.nn.Sequential")
+    assert info is not None and info.chains_modules
+    linear = lookup("torch.nn.Linear")
+    assert linear is not None and not linear.chains_modules
+
+
+@pytest.mark.parametrize(
+    ("base", "expected"),
+    [
+        ("torch.nn.Module", ("layer", "forward")),
+        ("torch.nn.Linear", ("layer", "forward")),
+        ("tensorflow.keras.layers.Layer", ("layer", "call")),
+        ("keras.Model", ("model", "call")),
+        ("torch.optim.Adam", None),
+        ("tensorflow.Module", None),
+    ],
+)
+def test_layer_bases_and_the_method_their_call_runs(base, expected):
+    assert external_class_role(base) == expected
+
+
+def test_instance_call_methods_by_framework():
+    assert instance_call_method("torch") == "forward"
+    assert instance_call_method("keras") == "call"
+    assert instance_call_method("numpy") is None
