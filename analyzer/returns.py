@@ -171,7 +171,7 @@ def _unreturnable(
         # whose order changes between runs.
         reasons = set()
         for atom in leaf_atoms(returned):
-            if atom[0] == "symbolic" and _symbolic_from_keras(facts, key, fn):
+            if atom[0] == "symbolic" and not _makes_symbolic(facts, key):
                 continue
             if atom[0] == "obj" and atom[1] in CHANGED_ROLES:
                 reasons.add(f"returns {CHANGED_ROLES[atom[1]]}")
@@ -222,14 +222,28 @@ def _constructs(sym: Sym, calls: dict[int, ResolvedCall], api: str) -> bool:
     return resolved is not None and any(info.name == api for info in resolved.api)
 
 
-def _symbolic_from_keras(facts: TensorFacts, key: str, fn: FunctionSummary) -> bool:
-    """The symbolic value may come from Keras' functional build: a caller passes symbolic
-    tensors (HY406 decides those), or it is a layer's `call`, which Keras runs on graph
-    tensors of its own while building (what it returns there is a tf.Tensor). Only a
-    symbolic tensor the function makes itself (`keras.Input`) is returned as such."""
-    return bool(facts.symbolic_args.get(key)) or (
-        fn.name == "call" and fn.class_qualname is not None
-    )
+def _makes_symbolic(facts: TensorFacts, key: str) -> bool:
+    """The function makes a Keras symbolic tensor itself (`keras.Input`), or through a
+    callback or helper it calls. A symbolic value that only flows in (a caller's, or Keras'
+    functional build running a layer's `call` on graph tensors of its own) is HY406's to
+    judge: what the function returns there is no KerasTensor."""
+    frontier, seen = [key], {key}
+    for _ in range(2):  # the function, then what it calls or hands a callback
+        following: list[str] = []
+        for current in frontier:
+            for resolved in facts.calls.get(current, []):
+                if any(info.returns == "keras_symbolic" for info in resolved.api):
+                    return True
+                following.extend(t for _kind, t in resolved.targets if t not in seen)
+                following.extend(
+                    atom[1]
+                    for info in resolved.api
+                    for atom in callback_atoms(resolved, info)
+                    if atom[0] in ("func", "method") and atom[1] not in seen
+                )
+        seen.update(following)
+        frontier = following
+    return False
 
 
 def _unreturnable_atom(index: ProjectIndex, atom: Atom) -> str | None:

@@ -2353,7 +2353,17 @@ def _record_evidence(
                 received = frozenset(leaf_atoms(_mapped_structure_argument(info, resolved.args)))
             else:
                 received = atoms_for_return(info.callback_input)
-            for p in params:
+            initial = (
+                _argument(resolved, info.callback_accumulator)
+                if info.callback_accumulator
+                else None
+            )
+            for i, p in enumerate(params):
+                if i == 0 and initial is not None:
+                    # A fold's accumulator: the initializer, then what the callback returns
+                    # (a tuple holding a tf.TensorArray stays one, not "a tensor").
+                    out.evidence.append((atom[1], p.name, initial, True))
+                    continue
                 out.evidence.append((atom[1], p.name, received, True))
 
 

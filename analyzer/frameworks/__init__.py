@@ -480,6 +480,7 @@ def _behaviour_of(info: ApiInfo) -> Behaviour:
         traces_callbacks=info.traces_callbacks,
         callback_input=info.callback_input,
         callback_args_tuple=info.callback_args_tuple,
+        callback_accumulator=info.callback_accumulator,
         untraced_callback_args=info.untraced_callback_args,
         concrete_args=info.concrete_args,
         mutates_receiver=info.mutates_receiver,

@@ -142,6 +142,9 @@ class Behaviour:
     #: (``strategy.run(fn, args=(x, y))`` calls ``fn(x, y)``); empty when the API supplies
     #: the arguments itself (``tf.map_fn`` passes slices of tensors).
     callback_args_tuple: CallbackArgs = ()
+    #: position/keyword of the initial accumulator a fold (``tf.foldl``, ``tf.scan``) hands
+    #: its callback's first parameter, with the callback's own results after it.
+    callback_accumulator: CallbackArgs = ()
     #: positions/keywords of callables that TensorFlow runs eagerly, as Python, on every
     #: execution even from a graph (``tf.py_function``, ``tf.numpy_function``).
     untraced_callback_args: CallbackArgs = ()
@@ -200,6 +203,9 @@ class ApiInfo:
     callback_input: str = "tensor"
     #: position/keyword of the tuple of arguments the callbacks are called with
     callback_args_tuple: CallbackArgs = ()
+    #: position/keyword of the initial accumulator a fold hands the callback's first
+    #: parameter (``tf.foldl(fn, elems, initializer)`` calls ``fn(acc, elem)``)
+    callback_accumulator: CallbackArgs = ()
     #: positions/keywords of callables it runs eagerly as Python (``tf.py_function``)
     untraced_callback_args: CallbackArgs = ()
     #: positions/keywords of arguments that a symbolic tensor must not reach (``tf.constant``)
@@ -248,6 +254,7 @@ class ApiInfo:
             traces_callbacks=behaviour.traces_callbacks,
             callback_input=behaviour.callback_input,
             callback_args_tuple=behaviour.callback_args_tuple,
+            callback_accumulator=behaviour.callback_accumulator,
             untraced_callback_args=behaviour.untraced_callback_args,
             concrete_args=behaviour.concrete_args,
             mutates_receiver=behaviour.mutates_receiver,

@@ -39,9 +39,15 @@ HIGHER_ORDER: dict[str, Behaviour] = {
     # --- TensorFlow control flow and functional ops ------------------------------------
     "tensorflow.map_fn": TENSOR.with_(callback_args=(0, "fn")),
     "tensorflow.vectorized_map": TENSOR.with_(callback_args=(0, "fn")),
-    "tensorflow.scan": TENSOR.with_(callback_args=(0, "fn")),
-    "tensorflow.foldl": TENSOR.with_(callback_args=(0, "fn")),
-    "tensorflow.foldr": TENSOR.with_(callback_args=(0, "fn")),
+    "tensorflow.scan": TENSOR.with_(
+        callback_args=(0, "fn"), callback_accumulator=(2, "initializer")
+    ),
+    "tensorflow.foldl": TENSOR.with_(
+        callback_args=(0, "fn"), callback_accumulator=(2, "initializer")
+    ),
+    "tensorflow.foldr": TENSOR.with_(
+        callback_args=(0, "fn"), callback_accumulator=(2, "initializer")
+    ),
     "tensorflow.while_loop": TENSORS.with_(callback_args=(0, 1, "cond", "body")),
     "tensorflow.cond": TENSOR.with_(callback_args=(1, 2, "true_fn", "false_fn")),
     "tensorflow.case": TENSOR.with_(
@@ -126,8 +132,12 @@ HIGHER_ORDER: dict[str, Behaviour] = {
     "keras.remat": OBJECT.with_(callback_args=(0, "f")),
     "keras.backend.rnn": TENSORS.with_(callback_args=(0, "step_function")),
     "keras.backend.map_fn": TENSOR.with_(callback_args=(0, "fn")),
-    "keras.backend.foldl": TENSOR.with_(callback_args=(0, "fn")),
-    "keras.backend.foldr": TENSOR.with_(callback_args=(0, "fn")),
+    "keras.backend.foldl": TENSOR.with_(
+        callback_args=(0, "fn"), callback_accumulator=(2, "initializer")
+    ),
+    "keras.backend.foldr": TENSOR.with_(
+        callback_args=(0, "fn"), callback_accumulator=(2, "initializer")
+    ),
     "keras.backend.switch": TENSOR.with_(
         callback_args=(1, 2, "then_expression", "else_expression"),
         note="the branches may be tensors or callables",

@@ -59,6 +59,45 @@ CASES = [
         True,
     ),
     case(
+        # HY406's to judge: the symbolic value comes in from the caller, the function
+        # makes none itself (the tf-models run saw 47 helpers blocked so, wrongly).
+        "returns-what-it-computes-from-a-symbolic-argument",
+        program(
+            """
+        def f(t):
+            return t * 2.0
+
+        f(tf.keras.Input((3,)))
+            """
+        ),
+        "f",
+        False,
+    ),
+    case(
+        # tf-models' matchers `_greedy_assignment._assign_row` (oracle, 60-file run): a fold's
+        # accumulator is its initializer, here holding an eager tf.TensorArray; decorated,
+        # returning it fails ("Attempting to build a graph-mode TF2-style TensorArray from
+        # an eager-mode TensorArray", measured).
+        "fold-callback-returns-the-tensor-array-of-its-accumulator",
+        program(
+            """
+        def g(adj):
+            ta = tf.TensorArray(tf.bool, 3)
+
+            def f(acc, row):
+                idx, ta, seen = acc
+                return idx + 1, ta.write(idx, row), seen | row
+
+            _, ta, _ = tf.foldl(f, adj, (0, ta, tf.zeros((3,), tf.bool)))
+            return ta.stack()
+
+        g(tf.ones((3, 3), tf.bool))
+            """
+        ),
+        "g.f",
+        True,
+    ),
+    case(
         "returns-the-operation-of-tf-group",
         program(
             """
