@@ -3,13 +3,17 @@
 The documentation lives in the checks' docstrings, not on a web site, so the link is to a
 local Markdown file holding exactly what `hybridize explain CODE` prints, written once per
 code into the cache folder (`$HYBRIDIZE_CACHE_DIR`, else `$XDG_CACHE_HOME/hybridize`, else
-`~/.cache/hybridize`) under `docs/`. Editors open a `file:` link in a tab. When that folder
+`~/.cache/hybridize`) under `docs/`, named by code and by a digest of the text: two versions
+of hybridize serving at once (two editors, a tool upgrade) share the cache folder, and a file
+one of them rewrote under the other's link showed the wrong text. Editors open a `file:` link
+in a tab. When that folder
 cannot be written, the link is a `data:` URL of the same text (every URI-aware client can
 still show it); an unknown code gets no link.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from urllib.parse import quote
@@ -41,7 +45,8 @@ class CodeDocs:
         if check is None:
             return None
         text = check.documentation()
-        path = self.folder / f"{code}.md"
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+        path = self.folder / f"{code}-{digest}.md"
         try:
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
                 self.folder.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from hybridize.analyzer.checks import registry
 from hybridize.analyzer.decide import SAFETY_FACTS
 from hybridize.lsp.diagnostics import blocking_findings, file_diagnostics, name_span
 from hybridize.lsp.docs import CodeDocs
@@ -61,8 +62,9 @@ def test_hints_only_when_asked_and_only_blocking(tmp_path: Path) -> None:
     assert hint.code == "HY101" and hint.severity == types.DiagnosticSeverity.Hint
     assert hint.range.start == types.Position(line=5, character=4)
     assert hint.code_description is not None
-    assert "HY101" in (tmp_path / "HY101.md").read_text(encoding="utf-8")
-    assert hint.code_description.href == (tmp_path / "HY101.md").resolve().as_uri()
+    [written] = tmp_path.glob("HY101-*.md")
+    assert written.read_text(encoding="utf-8") == registry()["HY101"].documentation()
+    assert hint.code_description.href == written.resolve().as_uri()
 
 
 def test_name_span_and_hover_position() -> None:
@@ -118,3 +120,15 @@ def test_hover_lists_every_safety_fact_that_may_hold() -> None:
         assert f"- {name}: yes" in shown
     quiet = verdict_markdown(verdict(hybrid=False), None)
     assert not any(f"- {name}:" in quiet for name, _code in SAFETY_FACTS)
+
+
+def test_another_versions_documentation_never_replaces_the_linked_file(tmp_path: Path) -> None:
+    """Two hybridize versions share the cache folder: each links a file of its own text."""
+    href = CodeDocs(tmp_path).href("HY010")
+    assert href is not None
+    (tmp_path / "HY010.md").write_text("another version's text", encoding="utf-8")
+    for other in tmp_path.glob("*.md"):
+        if other.resolve().as_uri() != href:
+            other.write_text("another version's text", encoding="utf-8")
+    linked = [p for p in tmp_path.glob("HY010-*.md") if p.resolve().as_uri() == href]
+    assert linked and linked[0].read_text(encoding="utf-8") == registry()["HY010"].documentation()
