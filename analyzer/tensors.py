@@ -114,6 +114,12 @@ RETURN_ATOMS: dict[str, Atoms] = {
 }
 
 
+CONTAINER_OBJECT_RESULTS = frozenset({"tensor_array"})
+"""What an op makes from symbolic arguments that is no symbolic tensor itself: a
+`tf.TensorArray` sized by a symbolic value is a TensorArray all the same (what a fold's
+callback returns of it decides whether it can be compiled)."""
+
+
 def atoms_for_return(returns: str) -> Atoms:
     """Atoms for what a framework API returns; object roles keep their name for method lookup."""
     known = RETURN_ATOMS.get(returns)
@@ -894,7 +900,7 @@ class Evaluator:
         if compiler_named(info.name) is not None:
             # tf.function(g) returns g compiled: calling it reaches g.
             return args[0] if args else frozenset({UNKNOWN_ATOM})
-        if symbolic_args and info.tensor_op:
+        if symbolic_args and info.tensor_op and info.returns not in CONTAINER_OBJECT_RESULTS:
             return frozenset({("symbolic",)})
         if info.returns == "callback_results":
             return self._mapped_structure(info, args, kwargs)

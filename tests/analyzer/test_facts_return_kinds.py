@@ -98,6 +98,28 @@ CASES = [
         True,
     ),
     case(
+        # The same with a symbolic caller (tf-models: a test hands `_greedy_assignment` a
+        # value the analysis keeps symbolic): the TensorArray sized by it is still one.
+        "fold-callback-returns-a-tensor-array-sized-by-a-symbolic-value",
+        program(
+            """
+        def g(adj):
+            ta = tf.TensorArray(tf.bool, tf.shape(adj)[0])
+
+            def f(acc, row):
+                idx, ta = acc
+                return idx + 1, ta.write(idx, row)
+
+            _, ta = tf.foldl(f, adj, (0, ta))
+            return ta.stack()
+
+        g(tf.keras.Input((3,), dtype=tf.bool))
+            """
+        ),
+        "g.f",
+        True,
+    ),
+    case(
         "returns-the-operation-of-tf-group",
         program(
             """
