@@ -349,6 +349,10 @@ def _numpy_array_method(ctx: _Context, site: CallSite, numpy_behavior: bool) -> 
     return None
 
 
+NUMPY_BEHAVIOR_SWITCH = "experimental_enable_numpy_behavior"
+"""The TensorFlow call that gives tensors NumPy's methods (`.astype`, `.reshape`, ...)."""
+
+
 def _enables_numpy_behavior(index: ProjectIndex, facts: TensorFacts) -> bool:
     """Whether some code of the project turns NumPy behaviour on for tensors."""
     cached = facts.cache.get("enables_numpy_behavior")
@@ -362,9 +366,6 @@ def _enables_numpy_behavior(index: ProjectIndex, facts: TensorFacts) -> bool:
     )
     facts.cache["enables_numpy_behavior"] = enables
     return enables
-
-
-NUMPY_BEHAVIOR_SWITCH = "experimental_enable_numpy_behavior"
 
 
 _NEVER_STRING_KINDS = frozenset(
