@@ -22,7 +22,7 @@ from typing import Any
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.model import FileError, FunctionVerdict
 
-SUMMARY_FORMAT = "29"
+SUMMARY_FORMAT = "30"
 """Bump when the summary dataclasses or the summariser's output change."""
 
 ProjectResult = tuple[list[FunctionVerdict], list[FileError]]

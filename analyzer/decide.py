@@ -32,6 +32,7 @@ SAFETY_FACTS: tuple[tuple[str, str], ...] = (
     ("has_python_value_returns", "HY407"),
     ("has_frozen_python_state_reads", "HY408"),
     ("has_unhashable_arguments", "HY409"),
+    ("has_rank_losing_slices", "HY412"),
     ("has_loop_carried_shape_changes", "HY410"),
     ("draws_seeded_global_random", "HY411"),
 )
@@ -243,6 +244,7 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         has_python_value_returns=safety.get("has_python_value_returns"),
         has_frozen_python_state_reads=safety.get("has_frozen_python_state_reads"),
         has_unhashable_arguments=safety.get("has_unhashable_arguments"),
+        has_rank_losing_slices=safety.get("has_rank_losing_slices"),
         has_loop_carried_shape_changes=safety.get("has_loop_carried_shape_changes"),
         draws_seeded_global_random=safety.get("draws_seeded_global_random"),
         caller_covered=facts.caller_covered,

@@ -50,6 +50,7 @@ from hybridize.analyzer.hashability import unhashable_arguments
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.parse_guard import screen
+from hybridize.analyzer.rank_losing_slices import rank_losing_slices
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.retracing import LiteralVariation, Retrace
 from hybridize.analyzer.returns import python_value_returns
@@ -987,6 +988,9 @@ def _verdict(
     unhashable = unhashable_arguments(index, facts, key) if compilable and not hybrid else []
     safety["has_unhashable_arguments"] = bool(unhashable)
     findings.extend(unhashable)
+    rank_lost = rank_losing_slices(index, facts, key) if compilable and not hybrid else []
+    safety["has_rank_losing_slices"] = bool(rank_lost)
+    findings.extend(rank_lost)
     seeded_findings = (
         seeded_random_draws(index, facts, key, seeding) if compilable and not hybrid else []
     )

@@ -154,6 +154,9 @@ class FunctionSummary:
     index_reads: dict[Sym, Span] = field(default_factory=dict)
     """Subscript reads by a computed index (`items[n]`), each with the statement where it
     first happens: a finding about the index points there."""
+    stepped_slices: dict[Sym, tuple[Sym, Span]] = field(default_factory=dict)
+    """Slices whose step is computed (`x[:, ::stride]`), each with its step and statement: a
+    tensor step leaves the result's static rank unknown in a graph."""
     globals_declared: frozenset[str] = frozenset()
     nonlocals_declared: frozenset[str] = frozenset()
     is_generator: bool = False

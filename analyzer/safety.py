@@ -122,7 +122,7 @@ def _arguments(args: tuple[Sym, ...], kwargs: tuple[tuple[str, Sym], ...]) -> It
         yield value
 
 
-def _mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym]) -> bool:
+def mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym]) -> bool:
     """Whether `sym` is, or is built from, one of `targets` (through locals, calls, containers).
 
     A reachability question over the function's values, so each value is visited once: a
@@ -245,7 +245,7 @@ def variables_made_per_call(ctx: _Context) -> list[Finding]:
             continue
         target = {("call", index)}
         used = (made.returns == "variable" and on_tensors(resolved.site)) or any(
-            _mentions(ctx.fn, other.site.callee, target) and on_tensors(other.site)
+            mentions(ctx.fn, other.site.callee, target) and on_tensors(other.site)
             for other in calls
         )
         if not used:
@@ -454,7 +454,7 @@ def stale_variable_reads(ctx: _Context) -> list[Finding]:
             if callee[0] != "attr" or callee[2] not in GRADIENT_CONSUMERS:
                 continue
             site = resolved.site
-            if any(_mentions(fn, s, snapshot) for s in _arguments(site.args, site.kwargs)):
+            if any(mentions(fn, s, snapshot) for s in _arguments(site.args, site.kwargs)):
                 found.append(
                     ctx.finding(
                         "HY402",

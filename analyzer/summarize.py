@@ -765,9 +765,19 @@ class _ModuleBuilder:
                 index = self._expr(expr.slice[0].slice.value, scope)
             else:
                 bounds: list[Sym] = []
+                steps: list[Sym] = []
                 for subscript in expr.slice:
-                    bounds.extend(self._slice(subscript.slice, scope))
+                    part = self._slice(subscript.slice, scope)
+                    bounds.extend(part)
+                    if isinstance(subscript.slice, cst.Slice) and subscript.slice.step is not None:
+                        steps.append(part[2])
                 index = ("slice", tuple(bounds))
+                computed = [step for step in steps if step[0] != "lit"]
+                if computed:
+                    read = ("item", base, index)
+                    scope.summary.stepped_slices.setdefault(
+                        read, (computed[0], self.statement_span)
+                    )
             read = ("item", base, index)
             if index[0] not in ("lit", "slice"):
                 scope.summary.index_reads.setdefault(read, self.statement_span)

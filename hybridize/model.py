@@ -113,6 +113,7 @@ class FunctionVerdict:
     has_python_value_returns: Tristate = False
     has_frozen_python_state_reads: Tristate = False
     has_unhashable_arguments: Tristate = False
+    has_rank_losing_slices: Tristate = False
     has_loop_carried_shape_changes: Tristate = False
     draws_seeded_global_random: Tristate = False
     caller_covered: Tristate = False

@@ -140,6 +140,7 @@ REPORT_JSON_SCHEMA: dict[str, Any] = {
                 "has_python_value_returns": _TRISTATE,
                 "has_frozen_python_state_reads": _TRISTATE,
                 "has_unhashable_arguments": _TRISTATE,
+                "has_rank_losing_slices": _TRISTATE,
                 "has_loop_carried_shape_changes": _TRISTATE,
                 "draws_seeded_global_random": _TRISTATE,
                 "caller_covered": _TRISTATE,

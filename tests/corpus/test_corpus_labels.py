@@ -44,6 +44,7 @@ CODES = {
     "has_python_value_returns",
     "has_frozen_python_state_reads",
     "has_unhashable_arguments",
+    "has_rank_losing_slices",
     "has_loop_carried_shape_changes",
     "draws_seeded_global_random",
     "no_tensor_computation",
