@@ -69,11 +69,7 @@ class _Context:
 
     def parameter_behind(self, sym: Sym) -> str | None:
         """The (non-receiver) parameter a value is, through locals assigned exactly once."""
-        for _ in range(20):  # bounded: `a = b; b = a` must not loop
-            if sym[0] != "local" or len(self.fn.locals.get(sym[1], ())) != 1:
-                break
-            sym = self.fn.locals[sym[1]][0]
-        return sym[1] if sym[0] == "param" and sym[1] != self.receiver else None
+        return parameter_behind(self.fn, sym, self.receiver)
 
     def derives_from_parameter(self, sym: Sym, seen: set[Sym] | None = None) -> bool:
         """Whether a value is computed from a parameter that may hold a tensor.
@@ -114,6 +110,15 @@ class _Context:
                 self.derives_from_parameter(s, seen) for s in _arguments(site.args, site.kwargs)
             )
         return False
+
+
+def parameter_behind(fn: FunctionSummary, sym: Sym, receiver: str | None) -> str | None:
+    """The parameter (not `receiver`) a value is, through locals assigned exactly once."""
+    for _ in range(20):  # bounded: `a = b; b = a` must not loop
+        if sym[0] != "local" or len(fn.locals.get(sym[1], ())) != 1:
+            break
+        sym = fn.locals[sym[1]][0]
+    return sym[1] if sym[0] == "param" and sym[1] != receiver else None
 
 
 def _arguments(args: tuple[Sym, ...], kwargs: tuple[tuple[str, Sym], ...]) -> Iterator[Sym]:

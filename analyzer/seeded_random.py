@@ -31,6 +31,7 @@ from hybridize.analyzer.frameworks.tensorflow_rules import (
 from hybridize.analyzer.frozen_state import traced_with
 from hybridize.analyzer.ir import Sym
 from hybridize.analyzer.resolve import ProjectIndex, canonical_external
+from hybridize.analyzer.safety import parameter_behind
 from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, get_evaluator
 from hybridize.model import Finding
 
@@ -125,12 +126,9 @@ def _may_be_none(index: ProjectIndex, facts: TensorFacts, reader: str, value: Sy
     """Whether a seed argument may be None: a parameter defaulting to None (a caller may
     leave it out), through locals assigned once, or a value some caller passes as None."""
     fn = index.function(reader)
-    for _ in range(20):  # bounded: `a = b; b = a` must not loop
-        if value[0] != "local" or len(fn.locals.get(value[1], ())) != 1:
-            break
-        value = fn.locals[value[1]][0]
-    if value[0] == "param":
-        param = next((p for p in fn.params if p.name == value[1]), None)
+    name = parameter_behind(fn, value, None)
+    if name is not None:
+        param = next((p for p in fn.params if p.name == name), None)
         if param is not None and param.default == ("lit", "none", None):
             return True
     return ("lit", "none", None) in get_evaluator(index, facts, reader).eval(value)

@@ -761,24 +761,23 @@ class _ModuleBuilder:
         if isinstance(expr, cst.Subscript):
             base = self._expr(expr.value, scope)
             index: Sym = UNKNOWN
+            computed_steps: list[Sym] = []
             if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
                 index = self._expr(expr.slice[0].slice.value, scope)
             else:
                 bounds: list[Sym] = []
-                steps: list[Sym] = []
                 for subscript in expr.slice:
                     part = self._slice(subscript.slice, scope)
                     bounds.extend(part)
-                    if isinstance(subscript.slice, cst.Slice) and subscript.slice.step is not None:
-                        steps.append(part[2])
+                    step = subscript.slice.step if isinstance(subscript.slice, cst.Slice) else None
+                    if step is not None and part[2][0] != "lit":
+                        computed_steps.append(part[2])
                 index = ("slice", tuple(bounds))
-                computed = [step for step in steps if step[0] != "lit"]
-                if computed:
-                    read = ("item", base, index)
-                    scope.summary.stepped_slices.setdefault(
-                        read, (computed[0], self.statement_span)
-                    )
             read = ("item", base, index)
+            if computed_steps:
+                scope.summary.stepped_slices.setdefault(
+                    read, (computed_steps[0], self.statement_span)
+                )
             if index[0] not in ("lit", "slice"):
                 scope.summary.index_reads.setdefault(read, self.statement_span)
             return read
