@@ -16,6 +16,7 @@ import hashlib
 import os
 import pickle
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -89,18 +90,26 @@ class SummaryCache:
     # ------------------------------------------------------------------ results
 
     def project_key(self, files: list[Path], base: Path, options: str) -> str | None:
-        """A key naming every file's path and content, and the options; None if unreadable."""
+        """A key naming every file's path and content, and the options."""
         from hybridize.analyzer.sources import relative_name
 
+        entries: list[tuple[str, bytes | None]] = []
+        for path in files:
+            try:
+                raw: bytes | None = path.read_bytes()
+            except OSError:
+                raw = None
+            entries.append((relative_name(path, base), raw))
+        return self.result_key(entries, options)
+
+    def result_key(self, files: Iterable[tuple[str, bytes | None]], options: str) -> str:
+        """The key of a whole result: every file's report name and bytes (None: unreadable),
+        in the order given, and the options."""
         digest = hashlib.blake2b(digest_size=20)
         digest.update(_version_tag() + b"\0" + options.encode())
-        for path in files:
-            relpath = relative_name(path, base)
-            try:
-                raw = path.read_bytes()
-            except OSError:
-                raw = b"\0unreadable"
-            digest.update(b"\0" + self.file_digest(raw, relpath).encode())
+        for relpath, raw in files:
+            content = b"\0unreadable" if raw is None else raw
+            digest.update(b"\0" + self.file_digest(content, relpath).encode())
         return digest.hexdigest()
 
     def get_result(self, key: str | None) -> ProjectResult | None:

@@ -329,10 +329,10 @@ def _analyze_summaries(
     try:
         return _decide_all(index, facts, options)
     finally:
-        _release(facts)
+        release_facts(facts)
 
 
-def _release(facts: TensorFacts) -> None:
+def release_facts(facts: TensorFacts) -> None:
     """Drop the solution's references to its evaluators (each refers back to the solution).
 
     With the cycle collector paused and what survives frozen (`no_cyclic_gc`), that cycle

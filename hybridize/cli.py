@@ -6,6 +6,7 @@ Exit status: 0 when the command ran (whatever the verdicts), 1 when `--fail-on-r
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -82,21 +83,30 @@ def analyze(
     jobs: int | None,
 ) -> None:
     """Analyse PATH (a file or a folder, as one project) and report a verdict per function."""
-    from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+    from hybridize.config import Config, ConfigError, load_config
     from hybridize.output.json_report import json_chunks
     from hybridize.output.sarif import render_sarif
     from hybridize.output.text_report import render_text
+    from hybridize.project import Project, ProjectOptions
 
-    options = AnalysisOptions(
-        infer_input_signatures=infer_input_signatures, use_cache=not no_cache, jobs=jobs
+    try:
+        # The JSON report's `refactored_files` is what `hybridize refactor` would write with
+        # the project's `[tool.hybridize]` selection; `refactor` reports a configuration
+        # that cannot be read.
+        config = load_config(path)
+    except ConfigError:
+        config = Config()
+    options = dataclasses.replace(
+        ProjectOptions.from_config(config, use_cache=not no_cache),
+        infer_input_signatures=infer_input_signatures,
+        jobs=jobs,
     )
-    result, warnings = analyze_path(path, options)
-    for warning in warnings:
+    project = Project.open(path, options, long_running=False)
+    result = project.results()
+    for warning in project.warnings:
         click.echo(f"warning: {warning}", err=True)
     if output_format == "json":
-        from hybridize.refactor_plan import refactored_files
-
-        result = refactored_files(result)
+        result = dataclasses.replace(result, refactored_files=project.plan().refactored_files())
         _emit_pieces(json_chunks(result, __version__), "utf-8")
     elif output_format == "sarif":
         _emit(render_sarif(result, __version__, sarif_rules()), "utf-8")
@@ -250,15 +260,9 @@ def refactor(
     error (a path that does not exist, a bad option or configuration).
     """
     from hybridize.analyzer.checks import registry
-    from hybridize.analyzer.engine import AnalysisOptions, analyze_path
     from hybridize.config import Config, ConfigError, load_config
-    from hybridize.refactor import (
-        PlanCache,
-        Selection,
-        apply_plan,
-        plan_refactorings,
-        read_snapshot,
-    )
+    from hybridize.project import Project, ProjectOptions
+    from hybridize.refactor import Selection, apply_plan
     from hybridize.refactor.selection import split_patterns
 
     try:
@@ -284,14 +288,25 @@ def refactor(
     infer = (
         config.infer_input_signatures if infer_input_signatures is None else infer_input_signatures
     )
-    snapshot = read_snapshot(path)
-    options = AnalysisOptions(infer_input_signatures=infer, use_cache=not no_cache, jobs=jobs)
-    result, warnings = analyze_path(path, options)
-    for warning in warnings:
+    # The files are read once: the verdicts are about those bytes, and a file must still hold
+    # them when it is written.
+    project = Project.open(
+        path,
+        ProjectOptions(
+            infer,
+            selection.select,
+            selection.ignore,
+            use_cache=not no_cache,
+            jobs=jobs,
+            include_low_benefit=selection.include_low_benefit,
+        ),
+        long_running=False,
+    )
+    result = project.results()
+    for warning in project.warnings:
         click.echo(f"warning: {warning}", err=True)
     for error in result.errors:
         click.echo(f"skipped {error.file}: {error.message}", err=True)
-    cache = None if no_cache else PlanCache()
     if from_bench is not None:
         from hybridize.refactor.measured import keep_measured_wins
 
@@ -299,8 +314,7 @@ def refactor(
             result = keep_measured_wins(result, from_bench)
         except (OSError, ValueError, KeyError) as exc:
             raise click.UsageError(f"cannot read the bench report {from_bench}: {exc}") from exc
-        cache = None  # the plan depends on the report, not only on the files
-    plan = plan_refactorings(result, selection, snapshot, cache, jobs)
+    plan = project.plan(result)
     for notice in plan.notices:
         if notice.level != "ignored" or verbose:
             label = {"skipped": "skipped", "ignored": "ignored", "note": "note"}[notice.level]

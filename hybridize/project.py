@@ -22,13 +22,16 @@ fresh analysis of the same texts (`tests/project/test_incremental.py` checks it 
 edits of the corpus). What survives an analysis here stays collectable
 (`survivors_collectable`): a server replaces its results on every edit.
 
-`hybridize analyze` and `refactor` do not go through `Project` yet: they rely on the cache of
-whole-project results (`analyze_path`), which makes a repeated run on unchanged files take a
-tenth of a cold one; a `Project` solves once per change instead.
+`hybridize analyze` and `hybridize refactor` are a `Project` opened once (`long_running=False`):
+the files are read at once and summarised only when a solve needs them, so that a repeated run
+on unchanged files is served by the cache of whole results (keyed by every file's name and
+bytes and the options) without summarising anything; and what the one solve leaves is released
+or frozen rather than kept for an edit that never comes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -45,6 +48,7 @@ from hybridize.analyzer.engine import (
     decide_incrementally,
     enclosing_package,
     no_cyclic_gc,
+    release_facts,
     summarize_text,
     survivors_collectable,
 )
@@ -68,6 +72,7 @@ from hybridize.refactor.document import Document
 from hybridize.refactor.file_plan import FilePlan, Notice
 from hybridize.refactor.ignore_comment import add_ignore_comment
 from hybridize.refactor.plan import RefactorPlan, plan_refactorings
+from hybridize.refactor.plan_cache import PlanCache
 from hybridize.refactor.selection import Selection
 
 
@@ -131,15 +136,22 @@ class FileResult:
 class Project:
     """A folder (or one file) analysed as one project, kept up to date in memory."""
 
-    def __init__(self, root: Path, options: ProjectOptions) -> None:
+    def __init__(self, root: Path, options: ProjectOptions, *, long_running: bool = True) -> None:
         self.root = root.resolve()
         self.base = self.root if self.root.is_dir() else self.root.parent
         self.options = options
+        self.long_running = long_running
+        """A server or another tool that keeps the project open across edits (the default):
+        each solve keeps its solver for the next edit and leaves what survives it to the cycle
+        collector. A command that solves once (`False`) releases the solver's facts instead
+        and freezes the survivors (`no_cyclic_gc`)."""
         self.package = enclosing_package(self.base)
         self._cache = SummaryCache.open() if options.use_cache else None
         self.warnings: list[str] = list(self._cache.warnings) if self._cache else []
         self._raw: dict[str, bytes] = {}
         self._summaries: dict[str, ModuleSummary | FileError] = {}
+        """Per file, its summary or why it has none; a readable file is summarised only when
+        a solve needs it (`_summarize_pending`), so a cached whole result needs none."""
         self._folder_errors: list[FileError] = []
         self._buffers: set[str] = set()
         self._result: AnalysisResult | None = None
@@ -167,19 +179,19 @@ class Project:
         """How many functions the last verdict phase decided (the others kept theirs)."""
 
     @classmethod
-    def open(cls, root: Path, options: ProjectOptions | None = None) -> Project:
-        """Read and summarise every Python file below `root` (a folder or a file)."""
-        project = cls(root, options or ProjectOptions())
+    def open(
+        cls, root: Path, options: ProjectOptions | None = None, *, long_running: bool = True
+    ) -> Project:
+        """Read every Python file below `root` (a folder or a file); the first `results()`
+        summarises and solves them."""
+        project = cls(root, options or ProjectOptions(), long_running=long_running)
         files, project._folder_errors = discover(project.root)
-        sources = [read_source(path, project.base) for path in files]
-        readable = [s for s in sources if not isinstance(s, FileError)]
-        summaries = project._summarize_many([(s.relpath, s.raw) for s in readable])
-        for source in sources:
+        for path in files:
+            source = read_source(path, project.base)
             if isinstance(source, FileError):
                 project._summaries[source.file] = source
             else:
                 project._raw[source.relpath] = source.raw
-                project._summaries[source.relpath] = summaries[source.relpath]
         return project
 
     # -- changes ----------------------------------------------------------------------------
@@ -213,9 +225,9 @@ class Project:
             return None
         raw = text if isinstance(text, bytes) else encode_buffer(text)
         self._buffers.add(relpath)
-        if self._raw.get(relpath) == raw and relpath in self._summaries:
+        if self._raw.get(relpath) == raw:
             return relpath
-        self._set(relpath, raw, self._summarize(relpath, raw))
+        self._set(relpath, raw)
         return relpath
 
     def reload(self, path: str | Path) -> str | None:
@@ -260,11 +272,12 @@ class Project:
             self._summaries[relpath] = source
             self._changed()
             return
-        self._set(source.relpath, source.raw, self._summarize(source.relpath, source.raw))
+        self._set(source.relpath, source.raw)
 
-    def _set(self, relpath: str, raw: bytes, summary: ModuleSummary | FileError) -> None:
+    def _set(self, relpath: str, raw: bytes) -> None:
+        """Take `raw` as the file's bytes; its summary is made when a solve needs it."""
         self._raw[relpath] = raw
-        self._summaries[relpath] = summary
+        self._summaries.pop(relpath, None)
         self._changed()
 
     def _changed(self) -> None:
@@ -275,6 +288,12 @@ class Project:
         self._plans.clear()
         self._function_plans.clear()
         self._ignored.clear()
+
+    def _summarize_pending(self) -> None:
+        """Summarise every readable file that has no summary yet."""
+        pending = [(r, raw) for r, raw in sorted(self._raw.items()) if r not in self._summaries]
+        if pending:
+            self._summaries.update(self._summarize_many(pending))
 
     def _summarize_many(
         self, files: list[tuple[str, bytes]]
@@ -322,17 +341,21 @@ class Project:
         cached = self._cached(relpath, raw)
         if cached is not None:
             return cached
-        with survivors_collectable():
+        with self._collectable():
             summary = summarize_raw(relpath, raw)
         self._store(relpath, raw, summary)
         return summary
+
+    def _collectable(self) -> contextlib.AbstractContextManager[None]:
+        """`survivors_collectable` in a long-running project, nothing for one solve."""
+        return survivors_collectable() if self.long_running else contextlib.nullcontext()
 
     # -- results ----------------------------------------------------------------------------
 
     @property
     def files(self) -> list[str]:
         """Report names of every file of the project, readable or not."""
-        return sorted(self._summaries)
+        return sorted(self._summaries.keys() | self._raw.keys())
 
     @property
     def buffers(self) -> frozenset[str]:
@@ -352,39 +375,66 @@ class Project:
     def results(self) -> AnalysisResult:
         """The project's verdicts and errors, solved again only if something changed."""
         if self._result is None:
-            self._result = self._solve()
+            started = time.perf_counter()
+            key = self._result_key()
+            cached = self._cache.get_result(key) if self._cache is not None else None
+            if cached is not None:
+                verdicts, errors = cached
+            else:
+                verdicts, errors = self._solve()
+                if self._cache is not None and key is not None:
+                    self._cache.put_result(key, (verdicts, errors))
+                    self.warnings.extend(w for w in self._cache.warnings if w not in self.warnings)
+            self._result = AnalysisResult(
+                root=str(self.root),
+                functions=tuple(verdicts),
+                errors=tuple(sorted([*self._folder_errors, *errors], key=lambda e: e.file)),
+                seconds=time.perf_counter() - started,
+            )
         return self._result
 
-    def _solve(self) -> AnalysisResult:
+    def _result_key(self) -> str | None:
+        """The cache key of the whole result for the current texts and options (None: no
+        usable cache)."""
+        if self._cache is None or not self._cache.usable:
+            return None
+        files = [(relpath, self._raw.get(relpath)) for relpath in self.files]
+        return self._cache.result_key(
+            files, f"{self.options.infer_input_signatures}/{self.package}"
+        )
+
+    def _solve(self) -> tuple[list[FunctionVerdict], list[FileError]]:
         """The project-wide phase over the current summaries: the facts re-solved from the
-        last solve where only bodies changed (`_facts`), then every verdict."""
+        last solve where only bodies changed (`_facts`), then every verdict. Returns the
+        verdicts and every file's and function's error (those of the folder aside)."""
+        self._summarize_pending()
         started = time.perf_counter()
         summaries = {
             relpath: s
             for relpath, s in sorted(self._summaries.items())
             if isinstance(s, ModuleSummary)
         }
-        with survivors_collectable():
+        with self._collectable():
             index = ProjectIndex(summaries, self.package)
             with no_cyclic_gc():
                 solver = self._facts(index)
             self.facts_seconds = time.perf_counter() - started
             memory = self._memory if self._before is not None else None
             self._memory = None
-            verdicts, internal, self._memory = decide_incrementally(
+            verdicts, internal, memory = decide_incrementally(
                 index, solver.facts, self.options.analysis, memory, self._before, self._edited
             )
             self._before = None
-            self.incremental_verdicts += self._memory.incremental
-            self.decided_again = self._memory.decided_again
+            self.incremental_verdicts += memory.incremental
+            self.decided_again = memory.decided_again
+            if self.long_running:
+                self._memory = memory
+            else:
+                # Nothing will be updated: free the facts now, not at exit (`release_facts`).
+                release_facts(solver.facts)
+                self._solver, self._solved = None, {}
         file_errors = [s for s in self._summaries.values() if isinstance(s, FileError)]
-        errors = sorted([*self._folder_errors, *file_errors, *internal], key=lambda e: e.file)
-        return AnalysisResult(
-            root=str(self.root),
-            functions=tuple(verdicts),
-            errors=tuple(errors),
-            seconds=time.perf_counter() - started,
-        )
+        return verdicts, [*file_errors, *internal]
 
     def _facts(self, index: ProjectIndex) -> Solver:
         """The solved facts of `index`: updated from the last solve when the same files
@@ -414,17 +464,25 @@ class Project:
         self._solver, self._solved = solver, dict(index.modules)
         return solver
 
-    def plan(self) -> RefactorPlan:
-        """The whole project's refactoring plan, as `hybridize refactor` makes it."""
-        return self._plan_verdicts(self.results().functions)
+    def plan(self, result: AnalysisResult | None = None) -> RefactorPlan:
+        """The whole project's refactoring plan, as `hybridize refactor` makes it: of the
+        current results, or of `result` (the current results as a caller amended them, e.g.
+        to the wins a bench measured). Plans of files planned before come from the plan
+        cache; many files are planned on `jobs` processes."""
+        cache = PlanCache() if self.options.use_cache else None
+        return plan_refactorings(
+            result or self.results(), self.options.selection, self._raw, cache, self.options.jobs
+        )
 
     def file_result(self, path: str | Path) -> FileResult | None:
         """The current verdicts, text, plan and problems of one file (None: not in the
         project)."""
         relpath = self.relpath(path)
-        if relpath is None or relpath not in self._summaries:
+        if relpath is None or (relpath not in self._raw and relpath not in self._summaries):
             return None
         result = self.results()
+        if relpath not in self._summaries:  # the result came from the cache
+            self._summaries[relpath] = self._summarize(relpath, self._raw[relpath])
         verdicts = tuple(v for v in result.functions if v.file == relpath)
         if relpath not in self._plans:
             plan = self._plan_verdicts(verdicts)

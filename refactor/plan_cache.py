@@ -20,7 +20,7 @@ from typing import Any
 from hybridize.analyzer.cache import default_cache_dir
 from hybridize.model import FunctionVerdict
 
-PLAN_FORMAT = "1"
+PLAN_FORMAT = "2"
 """Bump when the planner's output for the same input may change."""
 
 
@@ -50,6 +50,8 @@ class PlanCache:
                 v.speculative,
                 v.assumptions,
                 v.input_signature,
+                v.decorator_args,
+                v.framework,
             )
             digest.update(b"\0" + repr(fingerprint).encode("utf-8", "surrogatepass"))
         return digest.hexdigest()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import json
 import shutil
 import textwrap
 from collections.abc import Callable
@@ -281,6 +282,67 @@ def test_a_command_line_analysis_still_freezes_its_survivors(make_project: MakeP
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_a_one_shot_project_freezes_its_survivors_and_keeps_no_solver(
+    make_project: MakeProject,
+) -> None:
+    """What the commands open (`long_running=False`): nothing is kept for an edit that never
+    comes, and the report is written with the collector off the result."""
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    options = ProjectOptions(use_cache=False, include_low_benefit=True)
+    kept = Project.open(root, options)
+    kept.results()
+    assert kept.solver is not None
+    gc.unfreeze()
+    try:
+        once = Project.open(root, options, long_running=False)
+        assert once.results().functions == kept.results().functions
+        assert once.solver is None
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
+def test_a_repeated_command_is_answered_from_the_cache_without_summarising(
+    make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`hybridize analyze` twice on the same files: the second reads the whole result from the
+    cache, so it parses nothing; an edit of an imported module misses it and is analysed."""
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    runner = CliRunner()
+    first = runner.invoke(main, ["analyze", str(root), "--format", "json"])
+    assert first.exit_code == 0, first.output
+
+    def not_again(*args: object) -> object:
+        raise AssertionError("summarised or solved again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Project, "_summarize_many", not_again)
+        patched.setattr(Project, "_solve", not_again)
+        second = runner.invoke(main, ["analyze", str(root), "--format", "json"])
+        assert second.exit_code == 0, second.output
+    assert without_timing(second.stdout) == without_timing(first.stdout)
+
+    (root / "helpers.py").write_text(HELPERS_WITH_EFFECT, encoding="utf-8")
+    edited = runner.invoke(main, ["analyze", str(root), "--format", "json"])
+    fresh = runner.invoke(main, ["analyze", str(root), "--format", "json", "--no-cache"])
+    assert without_timing(edited.stdout) != without_timing(first.stdout)
+    assert '"has_python_side_effects"' in edited.stdout
+    assert without_timing(edited.stdout) == without_timing(fresh.stdout)
+
+
+def without_timing(report: str) -> object:
+    """A JSON report with its timings left out (they differ between any two runs)."""
+
+    def strip(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k != "seconds"}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return strip(json.loads(report))
 
 
 def test_encode_buffer_follows_the_declared_encoding() -> None:

@@ -215,16 +215,16 @@ def test_file_changed_after_the_analysis_is_not_written(project: Path) -> None:
 def test_file_changed_during_the_analysis_is_not_written(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hybridize.analyzer.engine as engine
+    from hybridize.project import Project
 
-    real = engine.analyze_path
+    real = Project.results
 
-    def analyze_while_someone_edits(path: Path, options: AnalysisOptions) -> object:
-        outcome = real(path, options)
+    def analyze_while_someone_edits(self: Project) -> object:
+        outcome = real(self)
         (project / "train.py").write_text(PROGRAM + "# edited\n")
         return outcome
 
-    monkeypatch.setattr(engine, "analyze_path", analyze_while_someone_edits)
+    monkeypatch.setattr(Project, "results", analyze_while_someone_edits)
     code, _, err = run(str(project), "--apply")
     assert code == 1
     assert "not written: it changed on disk since it was analysed" in err
