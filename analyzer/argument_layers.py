@@ -30,10 +30,13 @@ caller. PyTorch code is not concerned (modules are not trace keys of `torch.comp
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import cast
 
+from hybridize.analyzer.call_closure import reach, solve
 from hybridize.analyzer.frameworks.framework import TENSORFLOW
-from hybridize.analyzer.ir import FunctionSummary, Sym
+from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, bind_arguments, callees
 from hybridize.model import Finding
@@ -43,6 +46,7 @@ FACT = "has_eager_only_calls"
 LAYER_ROLES = frozenset({"layer", "model"})
 """Framework objects that build their variables when first called."""
 MEMO = "argument_layers"
+CALLING = "argument_layers_calling"
 SITES = "argument_layers_sites"
 
 
@@ -99,52 +103,42 @@ def _is_tensorflow(index: ProjectIndex, key: str) -> bool:
     return index.code_framework(key.split("::", 1)[0]) == TENSORFLOW.name
 
 
-def _called_parameters(
-    index: ProjectIndex, facts: TensorFacts, key: str, visiting: frozenset[str]
-) -> tuple[dict[str, list[Finding]], bool]:
-    """The parameters whose layers the function calls (itself or through a project function
-    it hands them to), each with the findings at the calls; and whether a call cycle was cut
-    on the way (the answer is then not memoised: it may lack what the cycle adds)."""
-    memo = cast(dict[str, dict[str, list[Finding]]], facts.cache.setdefault(MEMO, {}))
-    if key in memo:
-        return memo[key], False
-    cut = False
+@dataclass(frozen=True, slots=True)
+class _LayerUse:
+    """A call in a function that calls the layers of `params`: directly (`target` None), or
+    by handing them to the project function `target` as its parameter `name`."""
+
+    params: tuple[str, ...]
+    site: CallSite
+    target: str | None = None
+    name: str = ""
+
+
+def _layer_uses(
+    index: ProjectIndex, facts: TensorFacts, key: str, calling: Callable[[str], frozenset[str]]
+) -> list[_LayerUse]:
+    """The function's calls of layers its parameters hold, in call order, given which
+    parameters' layers each project function calls (`calling`)."""
     fn = index.function(key)
     receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
     resolved_calls = facts.calls.get(key, [])
     calls = {r.index: r for r in resolved_calls}
-    found: dict[str, list[Finding]] = {}
-    visiting = visiting | {key}
+    uses: list[_LayerUse] = []
     for resolved in resolved_calls:
         site = resolved.site
         if LAYER_ROLES & set(resolved.receiver_roles):
             params = held_parameters(fn, calls, site.callee, receiver)
             if params:
-                finding = Finding(
-                    CODE,
-                    FACT,
-                    "error",
-                    f"calls a Keras layer or model that parameter {_naming(params)} holds: each "
-                    "distinct layer object is a new trace, and one not yet built creates "
-                    "its variables there (tf.function allows them on the first trace only)",
-                    site.span,
-                )
-                for param in params:
-                    found.setdefault(param, []).append(finding)
+                uses.append(_LayerUse(tuple(params), site))
                 continue
         for kind, target in callees(index, resolved):
             if kind == "layer_call":
                 continue
-            if target in visiting:
-                cut = True
-                continue
-            inner, inner_cut = _called_parameters(index, facts, target, visiting)
-            cut = cut or inner_cut
+            inner = calling(target)
             if not inner:
                 continue
-            callee = index.function(target)
             bound = bind_arguments(
-                callee,
+                index.function(target),
                 [frozenset({a}) for a in site.args],
                 {name: frozenset({value}) for name, value in site.kwargs},
                 skip_receiver=kind in ("method", "class"),
@@ -154,23 +148,67 @@ def _called_parameters(
                     continue
                 for value in values:
                     params = held_parameters(fn, calls, value, receiver)
-                    if not params:
-                        continue
-                    finding = Finding(
-                        CODE,
-                        FACT,
-                        "error",
-                        f"hands the layers that parameter {_naming(params)} holds to "
-                        f"`{callee.qualname}`, which calls them (line "
-                        f"{inner[name][0].span.start_line}): each distinct layer object is "
-                        "a new trace, and one not yet built creates its variables there",
-                        site.span,
-                    )
-                    for param in params:
-                        found.setdefault(param, []).append(finding)
-    if not cut:
-        memo[key] = found
-    return found, cut
+                    if params:
+                        uses.append(_LayerUse(tuple(params), site, target, name))
+    return uses
+
+
+def _calling(index: ProjectIndex, facts: TensorFacts, key: str) -> dict[str, frozenset[str]]:
+    """Per function, the parameters whose layers it calls, itself or through the project
+    functions it hands them to: for every function `key` reaches, memoised per project (a
+    least fixed point, `call_closure`: parameters are only added, so it ends)."""
+    memo = cast(dict[str, frozenset[str]], facts.cache.setdefault(CALLING, {}))
+    if key in memo:
+        return memo
+    reached, callers = reach(index, facts, key, memo)
+
+    def step(current: str, calling: Callable[[str], frozenset[str]]) -> frozenset[str]:
+        uses = _layer_uses(index, facts, current, calling)
+        return frozenset(p for use in uses for p in use.params)
+
+    return solve(reached, callers, frozenset(), step, memo)
+
+
+def _called_parameters(
+    index: ProjectIndex, facts: TensorFacts, key: str
+) -> dict[str, list[Finding]]:
+    """The parameters whose layers the function calls (itself or through a project function
+    it hands them to), each with the findings at the calls, memoised per project."""
+    memo = cast(dict[str, dict[str, list[Finding]]], facts.cache.setdefault(MEMO, {}))
+    if key in memo:
+        return memo[key]
+    solved = _calling(index, facts, key)
+
+    def calling(target: str) -> frozenset[str]:
+        return solved.get(target, frozenset())
+
+    found: dict[str, list[Finding]] = {}
+    for use in _layer_uses(index, facts, key, calling):
+        if use.target is None:
+            message = (
+                f"calls a Keras layer or model that parameter {_naming(list(use.params))} "
+                "holds: each distinct layer object is a new trace, and one not yet built "
+                "creates its variables there (tf.function allows them on the first trace only)"
+            )
+        else:
+            callee = index.function(use.target)
+            # The witness: a direct call of the layer where there is one, else a hand-off
+            # to another function than this one (a cycle's own call explains nothing).
+            line = min(
+                (u.target is not None, u.target in (key, use.target), u.site.span.start_line)
+                for u in _layer_uses(index, facts, use.target, calling)
+                if use.name in u.params
+            )[2]
+            message = (
+                f"hands the layers that parameter {_naming(list(use.params))} holds to "
+                f"`{callee.qualname}`, which calls them (line {line}): each distinct layer "
+                "object is a new trace, and one not yet built creates its variables there"
+            )
+        finding = Finding(CODE, FACT, "error", message, use.site.span)
+        for param in use.params:
+            found.setdefault(param, []).append(finding)
+    memo[key] = found
+    return found
 
 
 def _call_sites(
@@ -268,7 +306,7 @@ def _built_before(
         for kind, target in callees(index, resolved):
             if kind == "layer_call":
                 continue
-            inner, _ = _called_parameters(index, facts, target, frozenset())
+            inner = _calling(index, facts, target)[target]
             if not inner:
                 continue
             bound = bind_arguments(
@@ -287,40 +325,38 @@ def _built_before(
 
 
 def _origins(
-    index: ProjectIndex, facts: TensorFacts, key: str, param: str, visiting: frozenset[str]
+    index: ProjectIndex, facts: TensorFacts, key: str, param: str
 ) -> dict[tuple[str, Sym], bool] | None:
     """Where the objects passed for `param` come from: (function, value) pairs, a caller's
     parameter followed to its own callers, each with whether it is built (called) before
     every call that passes it on; None on positive evidence that one origin gives different
     objects (a value that changes per loop iteration, or made anew in a function run from
-    two places)."""
+    two places). A walk over (function, parameter) pairs, each visited once."""
     sites = _call_sites(index, facts)
     found: dict[tuple[str, Sym], bool] = {}
-    visiting = visiting | {key}
-    for caller, name, value, line in sites.get(key, []):
-        if name != param:
-            continue
-        fn = index.function(caller)
-        if _varies_per_iteration(fn, value):
-            return None
-        receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
-        calls = {r.index: r for r in facts.calls.get(caller, [])}
-        outer = held_parameters(fn, calls, value, receiver)
-        if not outer:
-            origin = _resolved_local(fn, value)
-            if origin[0] == "call" and len(sites.get(caller, [])) >= 2:
-                return None  # a new object on each run of a function run from two places
-            built = _built_before(index, facts, caller, origin, line)
-            found[(caller, origin)] = found.get((caller, origin), True) and built
-            continue
-        for outer_param in outer:
-            if caller in visiting:
+    walk = [(key, param)]
+    seen = set(walk)
+    for current, wanted in walk:  # grows while iterated
+        for caller, name, value, line in sites.get(current, []):
+            if name != wanted:
                 continue
-            inner = _origins(index, facts, caller, outer_param, visiting)
-            if inner is None:
+            fn = index.function(caller)
+            if _varies_per_iteration(fn, value):
                 return None
-            for place, built in inner.items():
-                found[place] = found.get(place, True) and built
+            receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
+            calls = {r.index: r for r in facts.calls.get(caller, [])}
+            outer = held_parameters(fn, calls, value, receiver)
+            if not outer:
+                origin = _resolved_local(fn, value)
+                if origin[0] == "call" and len(sites.get(caller, [])) >= 2:
+                    return None  # a new object on each run of a function run from two places
+                built = _built_before(index, facts, caller, origin, line)
+                found[(caller, origin)] = found.get((caller, origin), True) and built
+                continue
+            for outer_param in outer:
+                if (caller, outer_param) not in seen:
+                    seen.add((caller, outer_param))
+                    walk.append((caller, outer_param))
     return found
 
 
@@ -330,7 +366,7 @@ def may_differ(index: ProjectIndex, facts: TensorFacts, key: str, param: str) ->
     values of two origins, not all called before, or one that changes per loop iteration or
     is made anew by a function run from two places; or no call site in the project shows
     what it is given."""
-    origins = _origins(index, facts, key, param, frozenset())
+    origins = _origins(index, facts, key, param)
     if not origins:
         # None: evidence of different objects; empty: no call site in the project (the
         # layer is known from an annotation), so callers elsewhere may pass several.
@@ -343,7 +379,7 @@ def argument_layers_called(index: ProjectIndex, facts: TensorFacts, key: str) ->
     layer objects (TensorFlow code only)."""
     if not _is_tensorflow(index, key):
         return []
-    found, _ = _called_parameters(index, facts, key, frozenset())
+    found = _called_parameters(index, facts, key)
     unique = {
         f
         for param, findings in found.items()

@@ -19,9 +19,10 @@ traced inside its caller's graph.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import cast
 
+from hybridize.analyzer.call_closure import reach, solve
 from hybridize.analyzer.frameworks import lookup_parameters, output_shape_rule
 from hybridize.analyzer.frameworks.output_shapes import OutputShape
 from hybridize.analyzer.ir import FunctionSummary, StatementLoop, Sym
@@ -40,6 +41,8 @@ from hybridize.model import Finding
 
 CODE = "HY410"
 FACT = "has_loop_carried_shape_changes"
+OWN = "loop_shapes_own"
+DISTANCE = "loop_shapes_distance"
 MAX_DEPTH = 12
 """How far a value is followed through locals and ops before giving up (no evidence)."""
 LOOP_ITERABLE_KINDS = frozenset({"tensor", "variable"})
@@ -250,39 +253,98 @@ def _own_findings(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Fin
 
 def loop_carried_shape_changes(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
     """The function's own hazards, or those of the project functions it calls: a callee is
-    traced into its caller's graph, where its loop fails the same way. Memoised per project."""
-    return _traced(index, facts, key, frozenset())[0]
+    traced into its caller's graph, where its loop fails the same way. Memoised per project.
 
-
-def _traced(
-    index: ProjectIndex, facts: TensorFacts, key: str, visiting: frozenset[str]
-) -> tuple[list[Finding], bool]:
-    """The findings, and whether a call cycle was cut on the way (then not memoised)."""
+    Each call of a function that reaches a hazard is a finding; its message follows the
+    fewest calls down to the loop (`_calls_to_hazard`), so a cycle never explains itself."""
     memo = cast(dict[str, list[Finding]], facts.cache.setdefault(FACT, {}))
-    if key in memo:
-        return memo[key], False
-    found = _own_findings(index, facts, key)
-    visiting = visiting | {key}
-    cut = False
+    found = memo.get(key)
+    if found is not None:
+        return found
+    distance = _calls_to_hazard(index, facts, key)
+    found = list(_own(index, facts, key))
+    if distance[key] == NO_HAZARD:
+        memo[key] = found
+        return found
     for resolved in facts.calls.get(key, []):
-        for _, target in callees(index, resolved):
-            if target in visiting:
-                cut = True
+        if any(f.span == resolved.site.span for f in found):
+            continue
+        for kind, target in callees(index, resolved):
+            if kind == "layer_call" or distance.get(target, NO_HAZARD) == NO_HAZARD:
                 continue
-            inner, inner_cut = _traced(index, facts, target, visiting)
-            cut = cut or inner_cut
-            if inner and not any(f.span == resolved.site.span for f in found):
-                callee = index.function(target).qualname
-                found.append(
-                    Finding(
-                        CODE,
-                        FACT,
-                        "error",
-                        f"calls `{callee}` (line {inner[0].span.start_line}), traced in this "
-                        f"function's graph, where {inner[0].message}",
-                        resolved.site.span,
-                    )
-                )
-    if not cut or not visiting - {key}:
-        memo[key] = found  # from the top, every path was walked: complete even on a cycle
-    return found, cut
+            found.append(_call_finding(index, facts, resolved, target, distance))
+            break
+    memo[key] = found
+    return found
+
+
+NO_HAZARD = 1 << 30
+"""The distance of a function from which no hazard is reached."""
+
+
+def _own(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
+    """The function's own hazards, memoised per project."""
+    memo = cast(dict[str, list[Finding]], facts.cache.setdefault(OWN, {}))
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _own_findings(index, facts, key)
+    return found
+
+
+def _calls_to_hazard(index: ProjectIndex, facts: TensorFacts, key: str) -> dict[str, int]:
+    """Per function `key` reaches, the fewest calls down to a function with a hazard of its
+    own (0: itself; NO_HAZARD: none), memoised per project (distances only shrink)."""
+    memo = cast(dict[str, int], facts.cache.setdefault(DISTANCE, {}))
+    if key in memo:
+        return memo
+    reached, callers = reach(index, facts, key, memo)
+
+    def step(current: str, distance: Callable[[str], int]) -> int:
+        if _own(index, facts, current):
+            return 0
+        nearest = min(
+            (
+                distance(target)
+                for resolved in facts.calls.get(current, [])
+                for kind, target in callees(index, resolved)
+                if kind != "layer_call"
+            ),
+            default=NO_HAZARD,
+        )
+        return NO_HAZARD if nearest == NO_HAZARD else nearest + 1
+
+    return solve(reached, callers, NO_HAZARD, step, memo)
+
+
+def _call_finding(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    resolved: ResolvedCall,
+    target: str,
+    distance: dict[str, int],
+) -> Finding:
+    """The finding at a call of `target`, a function that reaches a hazard: its message
+    names the call and, along the fewest calls, the loop at the end."""
+    steps = [f"calls `{index.function(target).qualname}`"]
+    current = target
+    while distance[current] > 0:
+        nearer = next(
+            (r, t)
+            for r in facts.calls.get(current, [])
+            for kind, t in callees(index, r)
+            if kind != "layer_call" and distance.get(t, NO_HAZARD) == distance[current] - 1
+        )
+        steps.append(
+            f"(line {nearer[0].site.span.start_line}), traced in this function's graph, where "
+            f"calls `{index.function(nearer[1]).qualname}`"
+        )
+        current = nearer[1]
+    own = _own(index, facts, current)[0]
+    return Finding(
+        CODE,
+        FACT,
+        "error",
+        " ".join(steps) + f" (line {own.span.start_line}), traced in this function's graph, "
+        f"where {own.message}",
+        resolved.site.span,
+    )

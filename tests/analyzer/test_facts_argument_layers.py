@@ -337,3 +337,48 @@ apply(nn.Linear(3, 4), torch.ones(2, 3))
 """
     v = verdict(src, "apply")
     assert not any("`module`" in f.message for f in v.findings), v.findings
+
+
+def recursive_chain(depth: int) -> str:
+    """`step0` .. `stepN`, each handing its layer to the next twice and back to `step0` (a
+    cycle through the whole chain), the last one calling it: every function calls the layer."""
+    steps = []
+    for i in range(depth):
+        if i == depth - 1:
+            body = "    return layer(x) * 2.0"
+        else:
+            body = (
+                f"    if x.shape[0] > 9:\n        return step0(layer, x)\n"
+                f"    return step{i + 1}(layer, x) + step{i + 1}(layer, x * 2.0)"
+            )
+        steps.append(f"def step{i}(layer, x):\n{body}\n")
+    calls = "step0(keras.layers.Dense(3), x)\nstep0(keras.layers.Dense(3), x)\n"
+    return program("\n\n".join(steps), calls)
+
+
+def test_a_recursive_chain_is_followed_once_per_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found on the installed `keras/src`: the walk from a function to the layers its callees
+    call was not memoised where a call cycle cut it, so each diamond of a cyclic call graph
+    doubled it (the analysis of `keras/src` did not end in half an hour). Now a fixed point
+    evaluates each function a few times, and the hazard still travels the whole chain."""
+    import hybridize.analyzer.argument_layers as argument_layers
+
+    evaluated: list[str] = []
+    real = argument_layers._layer_uses
+
+    def counting(*args: object) -> object:
+        evaluated.append(str(args[2]))
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(argument_layers, "_layer_uses", counting)
+    counts = {}
+    for depth in (12, 24):
+        evaluated.clear()
+        v = verdict(recursive_chain(depth), "step0")
+        counts[depth] = len(evaluated)
+        hands = [f for f in v.findings if f.code == "HY301" and "hands the layers" in f.message]
+        assert any("`step1`" in f.message for f in hands), hands
+        assert not v.passes
+    # Linear in the number of functions (the walk of every path doubled per function).
+    assert counts[24] <= 2.5 * counts[12], counts
+    assert counts[24] <= 8 * 24, counts

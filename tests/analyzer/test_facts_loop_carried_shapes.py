@@ -328,3 +328,37 @@ def test_a_caller_is_told_which_helper_fails():
     )
     messages = [f.message for f in found.findings if f.code == "HY410"]
     assert messages and "`grow`" in messages[0] and "`tf.concat`" in messages[0], messages
+
+
+def test_a_cyclic_chain_of_helpers_is_walked_once_per_function(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each helper calls the next twice and the first again (a cycle through the chain); the
+    last has the loop. The walk of every path doubled per helper (found on `keras/src`); now
+    each helper's own loops are looked at once, and the caller is told the way down."""
+    import hybridize.analyzer.loop_shapes as loop_shapes
+
+    depth = 20
+    steps = ["import tensorflow as tf\n"]
+    for i in range(depth - 1):
+        steps.append(
+            f"def step{i}(x, n):\n    if n > 9:\n        return step0(x, n - 1)\n"
+            f"    return step{i + 1}(x, n) + step{i + 1}(x * 2.0, n)\n"
+        )
+    steps.append(
+        f"def step{depth - 1}(x, n):\n    for _ in tf.range(n):\n"
+        "        x = tf.concat([x, x], 0)\n    return x\n"
+    )
+    looked: list[str] = []
+    real = loop_shapes._own_findings
+
+    def counting(*args: object) -> object:
+        looked.append(str(args[2]))
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loop_shapes, "_own_findings", counting)
+    found = verdict("\n".join(steps) + "\nstep0(tf.ones((2, 3)), tf.constant(3))\n", "step0")
+    messages = [f.message for f in found.findings if f.code == "HY410"]
+    down = [m for m in messages if m.startswith("calls `step1`")]
+    assert down and f"`step{depth - 1}`" in down[0] and "`tf.concat`" in down[0], messages
+    assert len(looked) == len(set(looked)) == depth
