@@ -155,6 +155,10 @@ class Project:
         self._folder_errors: list[FileError] = []
         self._buffers: set[str] = set()
         self._result: AnalysisResult | None = None
+        self._as_opened = True
+        """No file changed since `open`: the whole result may come from (and go to) the
+        cache. After an edit it never does: an editor's texts are new at every keystroke,
+        and storing every result would cost a pickle of the whole project per edit."""
         self._plans: dict[str, tuple[FilePlan | None, tuple[Notice, ...]]] = {}
         self._function_plans: dict[tuple[str, str], FilePlan | None] = {}
         self._ignored: dict[tuple[str, str, int], str | None] = {}
@@ -282,6 +286,7 @@ class Project:
 
     def _changed(self) -> None:
         self._result = None
+        self._as_opened = False
         self._forget_plans()
 
     def _forget_plans(self) -> None:
@@ -396,7 +401,7 @@ class Project:
     def _result_key(self) -> str | None:
         """The cache key of the whole result for the current texts and options (None: no
         usable cache)."""
-        if self._cache is None or not self._cache.usable:
+        if self._cache is None or not self._cache.usable or not self._as_opened:
             return None
         files = [(relpath, self._raw.get(relpath)) for relpath in self.files]
         return self._cache.result_key(

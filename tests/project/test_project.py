@@ -406,3 +406,26 @@ def test_the_whole_corpus_through_the_project_equals_the_cli() -> None:
             planned[name] = found.plan.new_text
     assert planned == wanted
     assert len(planned) >= 10  # the corpus has changes in most programs
+
+
+def test_after_an_edit_the_whole_result_cache_is_neither_read_nor_written(
+    make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor's buffer is a new text at every keystroke: storing each result would pickle
+    the whole project per edit, and going back to an earlier text must still be solved (from
+    the project's own solver, not a stale whole result)."""
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root, ProjectOptions(include_low_benefit=True))
+    first = project.results().functions
+    stored: list[object] = []
+    solved: list[object] = []
+    real_solve = Project._solve
+    monkeypatch.setattr(
+        "hybridize.analyzer.cache.SummaryCache.put_result", lambda *a: stored.append(a)
+    )
+    monkeypatch.setattr(Project, "_solve", lambda self: solved.append(1) or real_solve(self))
+    project.update("helpers.py", HELPERS_WITH_EFFECT)
+    assert project.results().functions != first
+    project.update("helpers.py", textwrap.dedent(HELPERS))
+    assert project.results().functions == first
+    assert len(solved) == 2 and not stored
