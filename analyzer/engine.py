@@ -24,7 +24,9 @@ from pathlib import Path
 import libcst as cst
 import networkx as nx
 
+from hybridize.analyzer import budget
 from hybridize.analyzer.benefit import BenefitModel
+from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
 from hybridize.analyzer.cache import SummaryCache
 from hybridize.analyzer.callgraph import (
     build_call_graph,
@@ -478,29 +480,37 @@ def _decide(
         if not candidacy.reported(key):
             continue  # not TensorFlow code: no TensorFlow verdict
         try:
-            verdict = _verdict(
-                index,
-                facts,
-                key,
-                effects[key],
-                key in recursive,
-                computation[key],
-                covered[key],
-                key in hybrid,
-                options,
-                helpers,
-                opaque[key],
-                stateful[key],
-                variation,
-                candidacy.reasons(key),
-                traced,
-                hybrid,
-                framework=candidacy.framework(key),
-                seeding=project.seeding,
-            )
-            benefit = benefits.estimate(key)
-            verdict = dataclasses.replace(
-                verdict, benefit=benefit.level, benefit_reasons=benefit.reasons
+            with cpu_budget(budget.VERDICT_SECONDS):
+                verdict = _verdict(
+                    index,
+                    facts,
+                    key,
+                    effects[key],
+                    key in recursive,
+                    computation[key],
+                    covered[key],
+                    key in hybrid,
+                    options,
+                    helpers,
+                    opaque[key],
+                    stateful[key],
+                    variation,
+                    candidacy.reasons(key),
+                    traced,
+                    hybrid,
+                    framework=candidacy.framework(key),
+                    seeding=project.seeding,
+                )
+                benefit = benefits.estimate(key)
+                verdict = dataclasses.replace(
+                    verdict, benefit=benefit.level, benefit_reasons=benefit.reasons
+                )
+        except BudgetExceeded as exc:
+            verdict = _undecided(index, key, exc, candidacy.framework(key))
+            failed[key] = FileError(
+                verdict.file,
+                f"the analysis of {verdict.qualname} {exc}: it is left undecided and "
+                "unchanged (please report it)",
             )
         except Exception as exc:
             verdict = _undecided(index, key, exc, candidacy.framework(key))
@@ -681,7 +691,13 @@ def _undecided(
                 "HY902",
                 "internal_error",
                 "warning",
-                f"the analysis failed on this function ({type(exc).__name__}); no change is proposed",
+                (
+                    f"the analysis of this function {exc}; nothing is known of it and no "
+                    "change is proposed"
+                    if isinstance(exc, BudgetExceeded)
+                    else f"the analysis failed on this function ({type(exc).__name__}); no "
+                    "change is proposed"
+                ),
                 fn.span,
             )
         ],

@@ -10,9 +10,11 @@ class InternalError(Check):
 
     What it detects
     ---------------
-    A defect of hybridize met on some code it did not expect. The function is reported with
-    unknown facts, no change is proposed for it, and the error is listed in the report's
-    `errors` with the function's name, so the rest of the project is still analysed.
+    A defect of hybridize met on some code it did not expect, or a verdict that ran past its
+    budget of CPU time (`analyzer/budget.py`: 20 s, far above what any verdict takes on real
+    code, so only a walk that blows up reaches it). The function is reported with unknown
+    facts, no change is proposed for it, and the error is listed in the report's `errors`
+    with the function's name, so the rest of the project is still analysed.
 
     Why it matters in graph mode
     ----------------------------
@@ -22,6 +24,7 @@ class InternalError(Check):
     Example
     -------
         errors: pkg/model.py: internal error while deciding Model.call: ... (please report it)
+        errors: pkg/ops.py: the analysis of conv ran past its budget of 20 s of CPU time: ...
 
     Instead
     -------

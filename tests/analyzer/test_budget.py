@@ -1,0 +1,88 @@
+"""A function whose verdict runs away costs that function its verdict, not the project."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from hybridize.analyzer import budget, engine
+from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
+from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries_with_errors, summarize_text
+from hybridize.analyzer.ir import ModuleSummary
+
+SOURCE = """\
+import tensorflow as tf
+
+
+def runaway(x):
+    return tf.reduce_sum(x * 2.0)
+
+
+def ordinary(x):
+    return tf.reduce_sum(x * 3.0)
+
+
+runaway(tf.ones(3))
+ordinary(tf.ones(3))
+"""
+
+
+def spin(seconds: float) -> None:
+    """Burn CPU time (the budget counts CPU, not wall time)."""
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def test_a_runaway_verdict_is_left_undecided_and_the_rest_is_decided(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    summary = summarize_text("main.py", SOURCE)
+    assert isinstance(summary, ModuleSummary)
+    real = engine._verdict
+
+    def verdict(index: object, facts: object, key: str, *args: object, **kwargs: object) -> object:
+        if key.endswith("::runaway"):
+            spin(30)  # a walk of every path: far past the budget
+        return real(index, facts, key, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "_verdict", verdict)
+    monkeypatch.setattr(budget, "VERDICT_SECONDS", 0.3)
+    started = time.process_time()
+    verdicts, errors = analyze_summaries_with_errors([summary], AnalysisOptions(use_cache=False))
+    assert time.process_time() - started < 20, "the budget did not stop the walk"
+    by_name = {v.qualname: v for v in verdicts}
+    runaway, ordinary = by_name["runaway"], by_name["ordinary"]
+    assert not runaway.passes and runaway.transformation is None
+    budget_findings = [f for f in runaway.findings if f.code == "HY902"]
+    assert len(budget_findings) == 1
+    assert "budget of 0.3 s of CPU time" in budget_findings[0].message
+    assert any("runaway" in e.message and "budget" in e.message for e in errors), errors
+    assert ordinary.passes, ordinary
+
+
+def test_the_budget_raises_only_past_its_time_and_leaves_no_timer_behind() -> None:
+    with cpu_budget(5.0):
+        spin(0.05)
+    with pytest.raises(BudgetExceeded), cpu_budget(0.1):
+        spin(5)
+    spin(0.3)  # no timer left running: nothing is raised here
+
+
+def test_outside_the_main_thread_the_block_runs_without_a_budget() -> None:
+    outcome: list[str] = []
+
+    def work() -> None:
+        try:
+            with cpu_budget(0.05):
+                spin(0.2)
+            outcome.append("finished")
+        except BudgetExceeded:
+            outcome.append("stopped")
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert outcome == ["finished"]
