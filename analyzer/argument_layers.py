@@ -35,10 +35,10 @@ from dataclasses import dataclass
 from typing import cast
 
 from hybridize.analyzer.call_closure import reach, solve
+from hybridize.analyzer.evaluator import ResolvedCall, TensorFacts, bind_arguments, callees
 from hybridize.analyzer.frameworks.framework import TENSORFLOW
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, bind_arguments, callees
 from hybridize.model import Finding
 
 CODE = "HY301"

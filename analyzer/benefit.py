@@ -29,15 +29,15 @@ from typing import Literal
 import networkx as nx
 
 from hybridize.analyzer.callgraph import TRACED, components_bottom_up, external_keras_call
-from hybridize.analyzer.ir import CallSite, Loop, Sym
-from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import (
+from hybridize.analyzer.evaluator import (
     Evaluator,
     ResolvedCall,
     TensorFacts,
     callees,
     get_evaluator,
 )
+from hybridize.analyzer.ir import CallSite, Loop, Sym
+from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.model import Benefit as BenefitLevel
 from hybridize.model import FunctionVerdict
 

@@ -18,8 +18,8 @@ from collections import deque
 from collections.abc import Callable, Container, Hashable
 from typing import TypeVar
 
+from hybridize.analyzer.evaluator import TensorFacts, callees
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import TensorFacts, callees
 
 V = TypeVar("V", bound=Hashable)
 

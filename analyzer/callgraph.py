@@ -13,15 +13,10 @@ from collections.abc import Iterable
 
 import networkx as nx
 
+from hybridize.analyzer.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
 from hybridize.analyzer.ir import Sym
 from hybridize.analyzer.resolve import ProjectIndex, canonical_external
-from hybridize.analyzer.tensors import (
-    ResolvedCall,
-    TensorFacts,
-    callees,
-    get_evaluator,
-    is_tensor_like,
-)
+from hybridize.analyzer.values import is_tensor_like
 
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs TF ops even when the table does not mark them as ops: creating a

@@ -30,6 +30,7 @@ from typing import NamedTuple
 import networkx as nx
 
 from hybridize.analyzer.callgraph import external_keras_call, following_calls
+from hybridize.analyzer.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.frameworks import ApiInfo
 from hybridize.analyzer.frameworks.framework import (
     FRAMEWORKS,
@@ -48,7 +49,7 @@ from hybridize.analyzer.frameworks.tensorflow_rules import (
 )
 from hybridize.analyzer.ir import ImportSummary, ModuleSummary, Sym, module_imports
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import Atom, ResolvedCall, TensorFacts, is_tensor_like
+from hybridize.analyzer.values import Atom, is_tensor_like
 from hybridize.model import Span
 
 TRANSPARENT_DECORATORS = frozenset(

@@ -17,18 +17,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from hybridize.analyzer.frameworks import is_container_mutator
-from hybridize.analyzer.ir import CallSite, FunctionSummary, Store, Sym
-from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.speculation import speculate
-from hybridize.analyzer.tensors import (
+from hybridize.analyzer.evaluator import (
     ResolvedCall,
     TensorFacts,
     callback_atoms,
     callees,
     get_evaluator,
-    is_tensor_like,
 )
+from hybridize.analyzer.frameworks import is_container_mutator
+from hybridize.analyzer.ir import CallSite, FunctionSummary, Store, Sym
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.speculation import speculate
+from hybridize.analyzer.values import is_tensor_like
 from hybridize.model import Span
 
 Origin = tuple

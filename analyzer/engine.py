@@ -46,6 +46,7 @@ from hybridize.analyzer.candidacy import (
 )
 from hybridize.analyzer.decide import FunctionFacts, decide
 from hybridize.analyzer.effects import EffectAnalysis
+from hybridize.analyzer.evaluator import TensorFacts
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
 from hybridize.analyzer.frozen_state import frozen_state_reads, frozen_state_writes
 from hybridize.analyzer.hashability import unhashable_arguments
@@ -65,16 +66,11 @@ from hybridize.analyzer.signatures import (
     supplied_signature,
     unresolved_axis,
 )
+from hybridize.analyzer.solver import project_keys, solve
 from hybridize.analyzer.sources import discover, read_source, relative_name
 from hybridize.analyzer.speculation import speculate
 from hybridize.analyzer.summarize import summarize_module
-from hybridize.analyzer.tensors import (
-    TensorFacts,
-    is_primitive,
-    is_tensor_like,
-    project_keys,
-    solve,
-)
+from hybridize.analyzer.values import is_primitive, is_tensor_like
 from hybridize.analyzer.verdict_scope import (
     FactSnapshot,
     affected,
@@ -912,7 +908,7 @@ def _verdict(
     explicit = fn.explicit_params
     evidence = facts.external_evidence.get(key) or facts.param_atoms.get(key, {})
     evaluator_params: list[ParamReport] = []
-    from hybridize.analyzer.tensors import get_evaluator
+    from hybridize.analyzer.evaluator import get_evaluator
 
     evaluator = get_evaluator(index, facts, key)
     any_tensor = False

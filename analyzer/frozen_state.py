@@ -20,9 +20,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hybridize.analyzer.effects import bound_in_enclosing_function
+from hybridize.analyzer.evaluator import TensorFacts, callees, get_evaluator
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import Atom, TensorFacts, callees, get_evaluator, leaf_atoms
+from hybridize.analyzer.values import Atom, leaf_atoms
 from hybridize.model import Finding, Span
 
 CODE = "HY408"

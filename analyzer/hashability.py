@@ -27,10 +27,11 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
+from hybridize.analyzer.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
 from hybridize.analyzer.ir import DecoratorInfo, Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import MAX_NESTING, Atom, TensorFacts, get_evaluator
+from hybridize.analyzer.values import MAX_NESTING, Atom
 from hybridize.model import Finding
 
 CODE = "HY409"

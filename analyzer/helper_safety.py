@@ -28,6 +28,13 @@ import networkx as nx
 
 from hybridize.analyzer.callgraph import components_bottom_up, reaching
 from hybridize.analyzer.effects import FREE, origins
+from hybridize.analyzer.evaluator import (
+    ResolvedCall,
+    TensorFacts,
+    bind_arguments,
+    callees,
+    get_evaluator,
+)
 from hybridize.analyzer.frameworks import lookup_method
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
 from hybridize.analyzer.frameworks.framework import Framework, framework_named
@@ -39,14 +46,9 @@ from hybridize.analyzer.frameworks.python_stdlib import (
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.safety import SHAPE_ONLY_ATTRIBUTES, is_eager_only_call, numpy_function
-from hybridize.analyzer.tensors import (
+from hybridize.analyzer.values import (
     PYTHON_SEQUENCE_KINDS,
     Atom,
-    ResolvedCall,
-    TensorFacts,
-    bind_arguments,
-    callees,
-    get_evaluator,
     is_known_non_tensor,
     is_tensor_like,
 )

@@ -23,20 +23,19 @@ from collections.abc import Callable, Iterator
 from typing import cast
 
 from hybridize.analyzer.call_closure import reach, solve
-from hybridize.analyzer.frameworks import lookup_parameters, output_shape_rule
-from hybridize.analyzer.frameworks.output_shapes import OutputShape
-from hybridize.analyzer.ir import FunctionSummary, StatementLoop, Sym
-from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import (
+from hybridize.analyzer.evaluator import (
     TF_TENSOR_KINDS,
     Evaluator,
     ResolvedCall,
     TensorFacts,
     callees,
     get_evaluator,
-    is_tensor_like,
-    leaf_atoms,
 )
+from hybridize.analyzer.frameworks import lookup_parameters, output_shape_rule
+from hybridize.analyzer.frameworks.output_shapes import OutputShape
+from hybridize.analyzer.ir import FunctionSummary, StatementLoop, Sym
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.values import is_tensor_like, leaf_atoms
 from hybridize.model import Finding
 
 CODE = "HY410"

@@ -16,10 +16,11 @@ sliced value through locals, arithmetic and calls (shape-preserving in practice)
 
 from __future__ import annotations
 
+from hybridize.analyzer.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.ir import Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.safety import mentions
-from hybridize.analyzer.tensors import TensorFacts, get_evaluator, is_tensor_like
+from hybridize.analyzer.values import is_tensor_like
 from hybridize.model import Finding
 
 CODE = "HY412"

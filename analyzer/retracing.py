@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hybridize.analyzer.evaluator import LiteralSite, ResolvedCall, TensorFacts
 from hybridize.analyzer.ir import Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import LiteralSite, ResolvedCall, TensorFacts, is_tensor_like
+from hybridize.analyzer.values import is_tensor_like
 
 Value = tuple
 """("const", value) a known constant; ("fixed", token) the same value at every call, unknown

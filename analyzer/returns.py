@@ -31,6 +31,16 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator
 
+from hybridize.analyzer.evaluator import (
+    Evaluator,
+    ResolvedCall,
+    TensorFacts,
+    bind_arguments,
+    callback_atoms,
+    callees,
+    get_evaluator,
+    mapped_structure_position,
+)
 from hybridize.analyzer.frameworks import lookup, lookup_method
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
@@ -40,20 +50,12 @@ from hybridize.analyzer.frameworks.python_stdlib import (
 from hybridize.analyzer.helper_safety import SYMBOLIC_KINDS, configures_keras_layer
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import (
+from hybridize.analyzer.values import (
     MAX_NESTING,
     PYTHON_SEQUENCE_KINDS,
     UNKNOWN_ATOM,
     Atom,
-    Evaluator,
-    ResolvedCall,
-    TensorFacts,
-    bind_arguments,
-    callback_atoms,
-    callees,
-    get_evaluator,
     leaf_atoms,
-    mapped_structure_position,
 )
 from hybridize.model import Finding
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from hybridize.analyzer.argument_layers import argument_layers_called
+from hybridize.analyzer.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
 from hybridize.analyzer.frameworks import (
     literal_order_inputs,
     lookup_attribute,
@@ -25,15 +26,7 @@ from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.loop_shapes import loop_carried_shape_changes
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.shapes import dtype_of, preserves_dtype
-from hybridize.analyzer.tensors import (
-    Atom,
-    ResolvedCall,
-    TensorFacts,
-    callees,
-    get_evaluator,
-    is_tensor_like,
-    leaf_atoms,
-)
+from hybridize.analyzer.values import Atom, is_tensor_like, leaf_atoms
 from hybridize.model import Finding, Span, Tristate
 
 if TYPE_CHECKING:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hybridize.analyzer.evaluator import ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.frameworks import lookup_parameters
 from hybridize.analyzer.frameworks.api_info import ApiInfo
 from hybridize.analyzer.frameworks.tensorflow_rules import (
@@ -32,7 +33,6 @@ from hybridize.analyzer.frozen_state import traced_with
 from hybridize.analyzer.ir import Sym
 from hybridize.analyzer.resolve import ProjectIndex, canonical_external
 from hybridize.analyzer.safety import parameter_behind
-from hybridize.analyzer.tensors import ResolvedCall, TensorFacts, get_evaluator
 from hybridize.model import Finding
 
 CODE = "HY411"

@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from hybridize.analyzer.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.shapes import dtype_of, literal_ints
-from hybridize.analyzer.tensors import Atom, TensorFacts, get_evaluator
+from hybridize.analyzer.values import Atom
 from hybridize.model import SpecTree, TensorSpec
 
 SPEC_CLASSES = {

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from hybridize.analyzer.ir import FunctionSummary, Sym
 
-Atom = tuple  # the analysis' value atoms (see tensors.py); kept loose to avoid a cycle
+Atom = tuple  # the analysis' value atoms (see values.py); kept loose to avoid a cycle
 Atoms = frozenset
 
 ABSL_CASES = {

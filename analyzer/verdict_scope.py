@@ -31,9 +31,10 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from hybridize.analyzer.evaluator import Evaluator, TensorFacts
 from hybridize.analyzer.frameworks.tensorflow_rules import KERAS_BACKEND_QUERIES
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.tensors import Dep, Evaluator, TensorFacts
+from hybridize.analyzer.values import Dep
 
 SKIPPED_TABLES = frozenset(
     {"evaluators", "latest_evaluators", "cache", "internal_errors", "calls", "final", "rounds"}
@@ -222,7 +223,7 @@ def out_edges(
     """The edges `build_call_graph` gives `caller`: callee -> kind (`callbacks_of` maps a
     caller to the callees it hands on as callbacks)."""
     from hybridize.analyzer.callgraph import TRACED
-    from hybridize.analyzer.tensors import callees
+    from hybridize.analyzer.evaluator import callees
 
     found: dict[str, str] = {}
     for resolved in facts.calls.get(caller, []):

@@ -55,6 +55,7 @@ from hybridize.analyzer.engine import (
 from hybridize.analyzer.interface import module_interface
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.solver import Solver
 from hybridize.analyzer.sources import (
     MAX_SOURCE_BYTES,
     SKIPPED_DIRECTORIES,
@@ -63,7 +64,6 @@ from hybridize.analyzer.sources import (
     read_source,
     relative_name,
 )
-from hybridize.analyzer.tensors import Solver
 from hybridize.analyzer.verdict_scope import FactSnapshot, snapshot
 from hybridize.analyzer.workers import run_isolated
 from hybridize.config import Config

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import random
 
-from hybridize.analyzer.tensors import (
+from hybridize.analyzer.evaluator import TensorFacts
+from hybridize.analyzer.solver import Aggregate, Contribution, _Touched
+from hybridize.analyzer.values import (
     MAX_ATOMS,
     TENSOR,
     UNKNOWN_ATOM,
     WIDEN_AFTER,
-    Aggregate,
-    Contribution,
     CutEntry,
-    TensorFacts,
     _join_capped,
-    _Touched,
 )
 from hybridize.model import Span
 

@@ -109,7 +109,8 @@ def test_widened_atoms_are_shallow_and_stable() -> None:
     """Past WIDEN_AFTER rounds every fact is widened: containers keep one level, so the
     domain is finite (TensorFlow's own queue code grew a new nesting of lists and tuples in
     every round before); widening twice changes nothing, so widened facts can only settle."""
-    from hybridize.analyzer.tensors import TENSOR, _widen
+    from hybridize.analyzer.solver import _widen
+    from hybridize.analyzer.values import TENSOR
 
     int_lit = ("lit", "int", 3)
     deep = (
@@ -148,7 +149,7 @@ def test_nested_containers_through_calls_settle() -> None:
     recursion through a wrapping helper, as TensorFlow's own queue code does with dtypes):
     the widened domain keeps containers one level deep, so the facts stop growing and the
     solver settles well before its safety bound instead of being cut off by it."""
-    from hybridize.analyzer import tensors
+    from hybridize.analyzer import solver
     from hybridize.analyzer.engine import summarize_text
     from hybridize.analyzer.ir import ModuleSummary
     from hybridize.analyzer.resolve import ProjectIndex
@@ -177,7 +178,7 @@ def test_nested_containers_through_calls_settle() -> None:
     )
     summary = summarize_text("main.py", source)
     assert isinstance(summary, ModuleSummary)
-    facts = tensors.solve(ProjectIndex({"main.py": summary}, ""))
+    facts = solver.solve(ProjectIndex({"main.py": summary}, ""))
     assert facts.converged
     for entries in facts.param_atoms.values():
         for atoms in entries.values():

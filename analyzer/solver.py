@@ -1,0 +1,1167 @@
+"""The solver of the tensor analysis: the project-wide fixed point of the facts.
+
+Each function's evaluation (`evaluator.py`) yields a `Contribution`: evidence for the
+parameters of the functions it calls, its return value, the attributes it stores on `self`.
+`Aggregate` joins every function's latest contribution into `TensorFacts`, one contribution
+at a time, and `Solver` iterates: after the first round only the functions that read a fact
+that changed are evaluated again; past WIDEN_AFTER rounds facts are widened so that the
+iteration ends; a final phase makes missing facts explicit unknowns. `Solver.update`
+re-solves only what an edit can reach (the language server's incremental analysis).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from hybridize.analyzer.evaluator import (
+    Evaluator,
+    LiteralSite,
+    ResolvedCall,
+    TensorFacts,
+    _argument_atoms,
+    _iterate,
+    _mapped_structure_argument,
+    bind_arguments,
+    callback_atoms,
+    callees,
+    get_evaluator,
+)
+from hybridize.analyzer.frameworks.framework import compiler_named
+from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
+from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.test_parameters import (
+    PYTEST_PARAMETRIZE,
+    absl_cases,
+    is_tuple_display,
+    pytest_cases,
+    receives_cases,
+)
+from hybridize.analyzer.values import (
+    CONTAINER_KINDS,
+    MAX_FINAL_ROUNDS,
+    MAX_ROUNDS,
+    MAX_SHRUNK,
+    NO_ATOMS,
+    UNKNOWN_ATOM,
+    WIDEN_AFTER,
+    Atom,
+    Atoms,
+    CutEntry,
+    Dep,
+    _cap,
+    _collapse,
+    _join_capped,
+    _merge_tensor_specs,
+    atoms_for_return,
+    is_primitive,
+    leaf_atoms,
+)
+from hybridize.model import Span
+
+
+@dataclass(slots=True)
+class Contribution:
+    """What evaluating one function adds to the project-wide solution in a round."""
+
+    calls: list[ResolvedCall] = field(default_factory=list)
+    evidence: list[tuple[str, str, Atoms, bool]] = field(default_factory=list)
+    """(callee, parameter, argument atoms, from outside the callee)"""
+    primitive: list[tuple[str, str]] = field(default_factory=list)
+    unknown_kind: list[tuple[str, str]] = field(default_factory=list)
+    literal_sites: list[tuple[str, str, bool, Span, Sym]] = field(default_factory=list)
+    """(callee, parameter, whether the kind is unknown rather than literal, the call's span,
+    the argument as written): the sites behind `primitive` and `unknown_kind`."""
+    symbolic: list[tuple[str, str]] = field(default_factory=list)
+    callees: list[str] = field(default_factory=list)
+    callbacks: list[tuple[str, bool]] = field(default_factory=list)
+    """Callables handed to a framework API, and whether it traces them whatever the caller's
+    mode (`Dataset.map`) or runs them in the caller's mode (`tf.map_fn`)."""
+    wrapped: list[tuple[str, frozenset[str]]] = field(default_factory=list)
+    wrapper_signatures: list[tuple[str, Sym]] = field(default_factory=list)
+    """`tf.function(g, input_signature=...)`: g and the signature, in this caller's scope."""
+    """Functions compiled by `tf.function(g, ...)`, with the arguments that call supplies."""
+    attrs: list[tuple[str, str, Atoms]] = field(default_factory=list)
+    returns: Atoms = NO_ATOMS
+
+
+def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contribution, set[Dep]]:
+    evaluator = get_evaluator(index, facts, key)
+    facts.latest_evaluators[key] = evaluator
+    fn = evaluator.fn
+    out = Contribution()
+    for i in range(len(fn.calls)):
+        resolved = evaluator.resolve_call(i)
+        evaluator.call_results[i] = resolved.result
+        out.calls.append(resolved)
+        _record_evidence(index, key, resolved, out)
+    if receives_cases(fn):
+        _record_test_cases(index, facts, key, fn, out, evaluator)
+    for condition in fn.conditions:
+        evaluator.eval(condition)  # memoised: an operator on tensors there is computation
+    returned: set[Atom] = set()
+    for value in fn.returns:
+        returned |= evaluator.eval(value)
+    if fn.is_generator:
+        # Calling a generator function gives an iterator over what it yields.
+        yielded: set[Atom] = set()
+        for value in fn.yields:
+            yielded |= evaluator.eval(value)
+        returned = {("seq", "generator", _cap(yielded or {UNKNOWN_ATOM}))}
+    out.returns = (
+        _merge_tensor_specs(_cap(returned)) if returned else frozenset({("lit", "none", None)})
+    )
+    if evaluator.class_key is not None and fn.binds_receiver and fn.params:
+        receiver = fn.params[0].name
+        selves = (("local", receiver), ("param", receiver))
+        for store in fn.stores:
+            if store.kind == "attr" and store.target in selves:
+                out.attrs.append((evaluator.class_key, store.name, evaluator.eval(store.value)))
+            elif store.kind == "item" and store.target[0] == "attr" and store.target[1] in selves:
+                # `self.heads["a"] = Dense(1)`: the dict attribute holds the value too.
+                held = ("dict", evaluator.eval(store.value))
+                out.attrs.append((evaluator.class_key, store.target[2], frozenset({held})))
+        for site in fn.calls:
+            grown = _grown_attribute(evaluator, site, selves)
+            if grown is not None:
+                out.attrs.append((evaluator.class_key, *grown))
+    deps = set(evaluator.deps)
+    if evaluator.optimistic:
+        deps.add(OPTIMISTIC)
+    return out, deps
+
+
+def _record_test_cases(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: str,
+    fn: FunctionSummary,
+    out: Contribution,
+    evaluator: Evaluator,
+) -> None:
+    """A parameterized test's cases (`test_parameters`) are calls of it: evidence for its
+    parameters, evaluated where its decorators are (the enclosing scope)."""
+    relpath = key.split("::", 1)[0]
+    owner = get_evaluator(index, facts, index.owner_key(key))
+    body = index.modules[relpath].functions.get(f"{fn.class_qualname}.<body>")
+    if body is not None:
+        # A method's decorators run in its class body: they may name the body's own
+        # attributes (`_sharded_nms = edgetpu.non_max_suppression_padded`, then
+        # `parameters((8, _sharded_nms))`). The summary wrote them in the enclosing scope (its
+        # call indices are that scope's), where such a name is unresolved: a fresh evaluator
+        # of that scope gets those names' values from the body's evaluator.
+        body_evaluator = get_evaluator(index, facts, f"{relpath}::{body.qualname}")
+        owner = Evaluator(index, facts, index.owner_key(key))
+        for name in body.locals:
+            owner.memo[("name", name)] = body_evaluator.eval(("local", name))
+        evaluator.deps |= body_evaluator.deps
+    for decorator in fn.decorators:
+        if not decorator.called:
+            continue
+        ref = index.resolve_dotted(relpath, decorator.name)
+        if ref[0] != "ext":
+            continue
+        args = [owner.eval(a) for a in decorator.args]
+        calls: list[tuple[list[Atoms], dict[str, Atoms]]] = []
+        single_display = len(decorator.args) == 1 and is_tuple_display(decorator.args[0])
+        positional = absl_cases(ref[1], args, single_display)
+        if positional is not None:
+            calls = [(case, {}) for case in positional]
+        elif ref[1] == PYTEST_PARAMETRIZE and len(args) >= 2:
+            calls = [([], case) for case in pytest_cases(args[0], args[1])]
+        for case_args, case_kwargs in calls:
+            bound = bind_arguments(fn, case_args, case_kwargs, skip_receiver=fn.binds_receiver)
+            for name, atoms in bound.items():
+                out.evidence.append((key, name, atoms, True))
+    evaluator.deps |= owner.deps
+
+
+CONTAINER_GROWERS = frozenset({"append", "appendleft", "add", "insert", "extend", "update"})
+
+
+def _grown_attribute(
+    evaluator: Evaluator, site: CallSite, selves: tuple[Sym, ...]
+) -> tuple[str, Atoms] | None:
+    """`self.blocks.append(layer)` (or `extend`, `insert`, `update`): the container kept in
+    attribute `blocks` now holds `layer` too, as `items.append(x)` does for a local."""
+    callee = site.callee
+    if (
+        callee[0] != "attr"
+        or callee[2] not in CONTAINER_GROWERS
+        or callee[1][0] != "attr"
+        or callee[1][1] not in selves
+        or not site.args
+    ):
+        return None
+    if callee[2] in ("extend", "update"):
+        elements: set[Atom] = set()
+        for atom in evaluator.eval(site.args[0]):
+            if atom[0] == "dict":
+                elements |= atom[1]
+            else:
+                elements.update(_iterate(atom))
+    else:
+        elements = set(evaluator.eval(site.args[-1]))
+    return callee[1][2], frozenset({("seq", "list", _cap(elements))})
+
+
+OPTIMISTIC: Dep = ("optimistic", "")
+"""Marks an evaluation that read a missing fact optimistically: the final round redoes it."""
+
+
+def _evaluate_guarded(
+    index: ProjectIndex, facts: TensorFacts, key: str
+) -> tuple[Contribution, set[Dep]]:
+    """`_evaluate`, with a defect of the analysis confined to the function it happened in."""
+    try:
+        return _evaluate(index, facts, key)
+    except (RecursionError, Exception) as exc:
+        facts.internal_errors[key] = f"{type(exc).__name__}: {exc} (please report it)"
+        return Contribution(), {("params", key)}
+
+
+class Aggregate:
+    """The project-wide facts as the join of every function's latest `Contribution`, kept
+    up to date one contribution at a time.
+
+    Each fact remembers who contributed what (callee parameter -> caller -> atoms, and so
+    on), so replacing a function's contribution subtracts exactly what it added before and
+    only the entries it touched are joined again. A round of the fixed point then costs what
+    changed, not the whole project; the incremental re-solve of `Project` rests on the same
+    exact removal. `order` fixes the order of the lists built from several contributors
+    (`literal_sites`) to that of a rebuild from scratch over the keys in project order.
+    """
+
+    def __init__(self, order: dict[str, int]) -> None:
+        self.order = order
+        self.contributions: dict[str, Contribution] = {}
+        self.params: dict[tuple[str, str], dict[str, Atoms]] = {}
+        self.external: dict[tuple[str, str], dict[str, Atoms]] = {}
+        self.attrs: dict[tuple[str, str], dict[str, Atoms]] = {}
+        self.primitive: dict[tuple[str, str], set[str]] = {}
+        self.unknown_kind: dict[tuple[str, str], set[str]] = {}
+        self.symbolic: dict[tuple[str, str], set[str]] = {}
+        self.literal: dict[tuple[str, str], dict[str, list[LiteralSite]]] = {}
+        self.callees: dict[str, dict[str, int]] = {}
+        self.callbacks: dict[str, dict[str, tuple[bool, bool]]] = {}
+        self.wrapped: dict[str, dict[str, frozenset[str]]] = {}
+        self.signatures: dict[str, dict[str, Sym]] = {}
+        self.widened = False
+        """The facts were last joined and widened (`WIDEN_AFTER`): the next plain round
+        rebuilds every entry, as a rebuild from scratch would."""
+        self.cut: dict[CutEntry, bool] = {}
+        """The entries cut at MAX_ATOMS in the widening rounds of the current phase
+        (`_join_capped`); a plain round forgets them."""
+        self.unsettled: dict[str, set[tuple[str, str]]] | None = None
+        """Widening rounds: the entries (by table; returns as (caller, "")) whose last join
+        changed them. Only those and the entries whose contributions changed can change in
+        the next widening round (`_publish_widened`); None: every entry."""
+
+    # ---------------------------------------------------------------- contributors
+
+    def replace(self, caller: str, contribution: Contribution | None, touched: _Touched) -> None:
+        """Put `contribution` in place of the caller's last one (None: the caller is gone),
+        adding the entries that may change to `touched`."""
+        old = self.contributions.pop(caller, None)
+        if old is not None:
+            self._apply(caller, old, touched, remove=True)
+        if contribution is not None:
+            self.contributions[caller] = contribution
+            self._apply(caller, contribution, touched, remove=False)
+        touched.returns.add(caller)
+
+    def _apply(self, caller: str, c: Contribution, touched: _Touched, *, remove: bool) -> None:
+        if c.evidence:
+            evidence: dict[tuple[str, str], set[Atom]] = {}
+            outside: dict[tuple[str, str], set[Atom]] = {}
+            for callee, name, atoms, from_outside in c.evidence:
+                pair = (callee, name)
+                found = evidence.get(pair)
+                if found is None:
+                    evidence[pair] = found = set()
+                found |= atoms
+                if from_outside:
+                    found = outside.get(pair)
+                    if found is None:
+                        outside[pair] = found = set()
+                    found |= atoms
+            _put_all(self.params, caller, evidence, remove, touched.params)
+            _put_all(self.external, caller, outside, remove, touched.external)
+        if c.attrs:
+            stored: dict[tuple[str, str], set[Atom]] = {}
+            for class_key, attr, atoms in c.attrs:
+                stored.setdefault((class_key, attr), set()).update(atoms)
+            _put_all(self.attrs, caller, stored, remove, touched.attrs)
+        if c.primitive or c.unknown_kind or c.symbolic:
+            for table, pairs, names in (
+                (self.primitive, c.primitive, touched.primitive),
+                (self.unknown_kind, c.unknown_kind, touched.unknown_kind),
+                (self.symbolic, c.symbolic, touched.symbolic),
+            ):
+                for pair in pairs:
+                    _mark(table, pair, caller, remove)
+                    names.add(pair)
+        if c.literal_sites:
+            self._apply_sites(caller, c, touched, remove)
+        if c.callees:
+            self._apply_callees(caller, c, touched, remove)
+        if c.callbacks or c.wrapped or c.wrapper_signatures:
+            self._apply_callbacks(caller, c, touched, remove)
+
+    def _apply_sites(self, caller: str, c: Contribution, touched: _Touched, remove: bool) -> None:
+        sites: dict[tuple[str, str], list[LiteralSite]] = {}
+        for callee, name, unknown, span, argument in c.literal_sites:
+            sites.setdefault((callee, name), []).append(
+                LiteralSite(caller, span, argument, unknown)
+            )
+        for pair, found in sites.items():
+            _put(self.literal, pair, caller, found, remove)
+            touched.literal.add(pair)
+
+    def _apply_callees(self, caller: str, c: Contribution, touched: _Touched, remove: bool) -> None:
+        counts: dict[str, int] = {}
+        for callee in c.callees:
+            counts[callee] = counts.get(callee, 0) + 1
+        for callee, count in counts.items():
+            _put(self.callees, callee, caller, count, remove)
+            touched.callees.add(callee)
+
+    def _apply_callbacks(
+        self, caller: str, c: Contribution, touched: _Touched, remove: bool
+    ) -> None:
+        modes: dict[str, tuple[bool, bool]] = {}
+        for callee, always_traced in c.callbacks:
+            traced, in_mode = modes.get(callee, (False, False))
+            modes[callee] = (traced or always_traced, in_mode or not always_traced)
+        for callee, mode in modes.items():
+            _put(self.callbacks, callee, caller, mode, remove)
+            touched.callbacks.add(callee)
+        supplied_by: dict[str, frozenset[str]] = {}
+        for wrapped, supplied in c.wrapped:
+            supplied_by[wrapped] = supplied_by.get(wrapped, frozenset()) | supplied
+        for wrapped, supplied in supplied_by.items():
+            _put(self.wrapped, wrapped, caller, supplied, remove)
+            touched.wrapped.add(wrapped)
+        last: dict[str, Sym] = {}
+        for wrapped, signature in c.wrapper_signatures:
+            last[wrapped] = signature
+        for wrapped, signature in last.items():
+            _put(self.signatures, wrapped, caller, signature, remove)
+            touched.signatures.add(wrapped)
+
+    # ---------------------------------------------------------------- facts
+
+    def publish(self, facts: TensorFacts, touched: _Touched) -> set[Dep]:
+        """Write the touched entries into `facts` (every entry when widening or after it);
+        return the facts that changed."""
+        facts.rounds += 1
+        if facts.rounds > WIDEN_AFTER and self.widened:
+            return self._publish_widened(facts, touched)
+        if facts.rounds > WIDEN_AFTER or self.widened:
+            return self._publish_all(facts)
+        changed: set[Dep] = set()
+        for caller in touched.returns:
+            contribution = self.contributions.get(caller)
+            if contribution is None:
+                facts.calls.pop(caller, None)
+                if facts.returns.pop(caller, None) is not None:
+                    changed.add(("ret", caller))
+                continue
+            facts.calls[caller] = contribution.calls
+            if facts.returns.get(caller) != contribution.returns:
+                changed.add(("ret", caller))
+            facts.returns[caller] = contribution.returns
+        for table, pairs, target, kind in (
+            (self.params, touched.params, facts.param_atoms, "params"),
+            (self.external, touched.external, facts.external_evidence, ""),
+            (self.attrs, touched.attrs, facts.attrs, "attrs"),
+        ):
+            by_key: dict[str, list[str]] = {}
+            for key, name in pairs:
+                by_key.setdefault(key, []).append(name)
+            for key, names in by_key.items():
+                before = _frozen(target.get(key))
+                entries = target.get(key)
+                for name in names:
+                    found = table.get((key, name))
+                    if found is None:
+                        if entries is not None:
+                            entries.pop(name, None)
+                        continue
+                    if entries is None:
+                        entries = target[key] = defaultdict(set)
+                    entries[name] = _union(found.values())
+                if entries is not None and not entries:
+                    del target[key]
+                if kind and _frozen(target.get(key)) != before:
+                    changed.add((kind, key))
+        self._publish_small(facts, touched)
+        return changed
+
+    def _publish_small(self, facts: TensorFacts, touched: _Touched) -> None:
+        """The tables no evaluation reads during the solve (callers, literal sites, ...)."""
+        for table, pairs, target in (
+            (self.primitive, touched.primitive, facts.primitive_params),
+            (self.unknown_kind, touched.unknown_kind, facts.unknown_kind_params),
+            (self.symbolic, touched.symbolic, facts.symbolic_args),
+        ):
+            for callee, name in pairs:
+                names = target.get(callee)
+                if (callee, name) in table:
+                    target[callee].add(name)
+                elif names is not None:
+                    names.discard(name)
+                    if not names:
+                        del target[callee]
+        for callee, name in touched.literal:
+            by_caller = self.literal.get((callee, name))
+            entries = facts.literal_sites.get(callee)
+            if by_caller is None:
+                if entries is not None:
+                    entries.pop(name, None)
+                    if not entries:
+                        del facts.literal_sites[callee]
+                continue
+            ordered = sorted(by_caller, key=self.order.__getitem__)
+            facts.literal_sites[callee][name] = [s for c in ordered for s in by_caller[c]]
+        for callee in touched.callees:
+            by_count = self.callees.get(callee)
+            if by_count is None:
+                facts.callers.pop(callee, None)
+                facts.call_count.pop(callee, None)
+                continue
+            facts.callers[callee] = set(by_count)
+            facts.call_count[callee] = sum(by_count.values())
+        for callee in touched.callbacks:
+            modes = self.callbacks.get(callee)
+            facts.traced_callbacks.discard(callee)
+            facts.caller_mode_callbacks.pop(callee, None)
+            facts.callback_callers.pop(callee, None)
+            if modes is None:
+                continue
+            if any(traced for traced, _ in modes.values()):
+                facts.traced_callbacks.add(callee)
+            in_mode = {caller for caller, (_, mode) in modes.items() if mode}
+            if in_mode:
+                facts.caller_mode_callbacks[callee] = in_mode
+            facts.callback_callers[callee] = set(modes)
+        for wrapped in touched.wrapped:
+            supplied_by = self.wrapped.get(wrapped)
+            if supplied_by is None:
+                facts.wrapped_by_tf_function.discard(wrapped)
+                facts.wrapper_arguments.pop(wrapped, None)
+                continue
+            facts.wrapped_by_tf_function.add(wrapped)
+            facts.wrapper_arguments[wrapped] = set().union(*supplied_by.values())
+        for wrapped in touched.signatures:
+            by_caller = self.signatures.get(wrapped)
+            if by_caller is None:
+                facts.wrapper_signatures.pop(wrapped, None)
+                continue
+            caller = max(by_caller, key=self.order.__getitem__)
+            facts.wrapper_signatures[wrapped] = (caller, by_caller[caller])
+
+    def _publish_all(self, facts: TensorFacts) -> set[Dep]:
+        """Every entry from the contributors: joined with the last round and widened past
+        WIDEN_AFTER rounds (from then on facts only grow, over a finite shallow domain, so
+        the iteration stops even where evaluations are not monotone), plain otherwise."""
+        params = _table_of(self.params)
+        external = _table_of(self.external)
+        attrs = _table_of(self.attrs)
+        returns = {caller: c.returns for caller, c in self.contributions.items()}
+        widening = facts.rounds > WIDEN_AFTER
+        if widening:
+            cut = self.cut
+            _join_table(params, facts.param_atoms, cut, "params")
+            _join_table(external, facts.external_evidence, cut, "external")
+            _join_table(attrs, facts.attrs, cut, "attrs")
+            for key, old in facts.returns.items():
+                returns[key] = _join_capped(returns.get(key, NO_ATOMS) | old, cut, ("ret", key, ""))
+            params = _widen_table(params)
+            external = _widen_table(external)
+            attrs = _widen_table(attrs)
+            returns = {key: frozenset(_widen(a) for a in atoms) for key, atoms in returns.items()}
+        self.widened = widening
+        self.unsettled = None
+        if not widening:
+            self.cut.clear()
+        changed: set[Dep] = set()
+        for key in set(params) | set(facts.param_atoms):
+            if _table_changed(params.get(key), facts.param_atoms.get(key)):
+                changed.add(("params", key))
+        for key, value in returns.items():
+            if facts.returns.get(key) != value:
+                changed.add(("ret", key))
+        for key in set(attrs) | set(facts.attrs):
+            if _table_changed(attrs.get(key), facts.attrs.get(key)):
+                changed.add(("attrs", key))
+        facts.param_atoms = params
+        facts.external_evidence = external
+        facts.attrs = attrs
+        facts.returns = returns
+        facts.calls = {caller: c.calls for caller, c in self.contributions.items()}
+        facts.primitive_params = defaultdict(set)
+        facts.unknown_kind_params = defaultdict(set)
+        facts.symbolic_args = defaultdict(set)
+        facts.literal_sites = defaultdict(lambda: defaultdict(list))
+        facts.callers = defaultdict(set)
+        facts.call_count = defaultdict(int)
+        facts.traced_callbacks = set()
+        facts.caller_mode_callbacks = defaultdict(set)
+        facts.callback_callers = defaultdict(set)
+        facts.wrapped_by_tf_function = set()
+        facts.wrapper_arguments = {}
+        facts.wrapper_signatures = {}
+        self._publish_small(facts, self.everything())
+        return changed
+
+    def _publish_widened(self, facts: TensorFacts, touched: _Touched) -> set[Dep]:
+        """A widening round after a widening round, entry by entry: what `_publish_all`
+        computes, without rebuilding the entries that cannot change.
+
+        A widened entry is a function of its contributions, its last value and whether it
+        was cut (`_join_capped`): an entry whose contributions did not change and whose last
+        join gave back its previous value, cut state and all, gives it back again. Rebuilding
+        every table every round cost more than the evaluations in the late rounds (1.5 s a
+        round on TensorFlow's own `python/ops`, for a handful of changed functions)."""
+        everything = self.unsettled is None
+        unsettled = self.unsettled or {}
+        settling: dict[str, set[tuple[str, str]]] = {}
+        changed: set[Dep] = set()
+        cut = self.cut
+        for table, previous, label, kind, pairs in (
+            (self.params, facts.param_atoms, "params", "params", touched.params),
+            (self.external, facts.external_evidence, "external", "", touched.external),
+            (self.attrs, facts.attrs, "attrs", "attrs", touched.attrs),
+        ):
+            if everything:
+                todo = set(table) | {(k, n) for k, entries in previous.items() for n in entries}
+            else:
+                todo = pairs | unsettled.get(label, set())
+            moving = settling[label] = set()
+            by_key: dict[str, list[str]] = {}
+            for key, name in todo:
+                by_key.setdefault(key, []).append(name)
+            for key, names in by_key.items():
+                entries = previous.get(key)
+                before = _frozen(entries) if kind else None
+                for name in names:
+                    found = table.get((key, name))
+                    had = entries is not None and name in entries
+                    if found is None and not had:
+                        continue
+                    joined = _union(found.values()) if found is not None else set()
+                    entry = (label, key, name)
+                    was_cut = cut.get(entry)
+                    old = entries[name] if entries is not None and had else None
+                    if old is not None:
+                        joined = set(_join_capped(joined | old, cut, entry))
+                    new = {_widen(a) for a in joined}
+                    if old is None or new != old or cut.get(entry) != was_cut:
+                        moving.add((key, name))
+                    if entries is None:
+                        entries = previous[key] = defaultdict(set)
+                    entries[name] = new
+                if kind and _frozen(entries) != before:
+                    changed.add((kind, key))
+        if everything:
+            callers = set(self.contributions) | set(facts.returns)
+        else:
+            callers = touched.returns | {c for c, _ in unsettled.get("ret", set())}
+        moving = settling["ret"] = set()
+        for caller in callers:
+            contribution = self.contributions.get(caller)
+            if contribution is None:
+                facts.calls.pop(caller, None)
+            else:
+                facts.calls[caller] = contribution.calls
+            previous_returns = facts.returns.get(caller)
+            entry = ("ret", caller, "")
+            was_cut = cut.get(entry)
+            if previous_returns is not None:
+                value = _join_capped(
+                    (NO_ATOMS if contribution is None else contribution.returns) | previous_returns,
+                    cut,
+                    entry,
+                )
+            elif contribution is None:
+                continue
+            else:
+                value = contribution.returns
+            widened = frozenset(_widen(a) for a in value)
+            if previous_returns is None or widened != previous_returns:
+                changed.add(("ret", caller))
+                moving.add((caller, ""))
+            elif cut.get(entry) != was_cut:
+                moving.add((caller, ""))
+            facts.returns[caller] = widened
+        self.unsettled = settling
+        self._publish_small(facts, touched)
+        self._in_rebuild_order(facts)
+        return changed
+
+    def _in_rebuild_order(self, facts: TensorFacts) -> None:
+        """Put the entries of the widened tables in the order `_publish_all` builds them in
+        (contributors first, in the aggregate's order, then entries only the last round
+        had): later stages walk these tables, and what they report first (a witness path
+        among several) must not depend on how the facts were published."""
+        facts.calls = {caller: c.calls for caller, c in self.contributions.items()}
+        facts.returns = {
+            **{caller: facts.returns[caller] for caller in self.contributions},
+            **facts.returns,
+        }
+        for table, name in (
+            (self.params, "param_atoms"),
+            (self.external, "external_evidence"),
+            (self.attrs, "attrs"),
+        ):
+            previous: dict[str, dict[str, set[Atom]]] = getattr(facts, name)
+            ordered: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
+            for key, entry in table:
+                ordered[key][entry] = previous[key][entry]
+            for key, entries in previous.items():
+                for entry, atoms in entries.items():
+                    into = ordered[key]
+                    if entry not in into:
+                        into[entry] = atoms
+            setattr(facts, name, ordered)
+
+    def everything(self) -> _Touched:
+        """Every entry of every table, as touched."""
+        touched = _Touched()
+        touched.returns = set(self.contributions)
+        touched.params = set(self.params)
+        touched.external = set(self.external)
+        touched.attrs = set(self.attrs)
+        touched.primitive = set(self.primitive)
+        touched.unknown_kind = set(self.unknown_kind)
+        touched.symbolic = set(self.symbolic)
+        touched.literal = set(self.literal)
+        touched.callees = set(self.callees)
+        touched.callbacks = set(self.callbacks)
+        touched.wrapped = set(self.wrapped)
+        touched.signatures = set(self.signatures)
+        return touched
+
+
+@dataclass(slots=True)
+class _Touched:
+    """The entries of the aggregate that replacing contributions may have changed."""
+
+    returns: set[str] = field(default_factory=set)
+    params: set[tuple[str, str]] = field(default_factory=set)
+    external: set[tuple[str, str]] = field(default_factory=set)
+    attrs: set[tuple[str, str]] = field(default_factory=set)
+    primitive: set[tuple[str, str]] = field(default_factory=set)
+    unknown_kind: set[tuple[str, str]] = field(default_factory=set)
+    symbolic: set[tuple[str, str]] = field(default_factory=set)
+    literal: set[tuple[str, str]] = field(default_factory=set)
+    callees: set[str] = field(default_factory=set)
+    callbacks: set[str] = field(default_factory=set)
+    wrapped: set[str] = field(default_factory=set)
+    signatures: set[str] = field(default_factory=set)
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _put_all(
+    table: dict[tuple[str, str], dict[str, Atoms]],
+    caller: str,
+    found: dict[tuple[str, str], set[Atom]],
+    remove: bool,
+    touched: set[tuple[str, str]],
+) -> None:
+    for pair, atoms in found.items():
+        _put(table, pair, caller, frozenset(atoms), remove)
+        touched.add(pair)
+
+
+def _put(table: dict[_K, dict[str, _V]], key: _K, caller: str, value: _V, remove: bool) -> None:
+    """Set (or, with `remove`, drop) one contributor's value of a fact; a fact left without
+    contributors disappears, so that an exact removal leaves the table as a rebuild would."""
+    by_caller = table.setdefault(key, {})
+    if remove:
+        by_caller.pop(caller, None)
+        if not by_caller:
+            del table[key]
+    else:
+        by_caller[caller] = value
+
+
+def _mark(
+    table: dict[tuple[str, str], set[str]], pair: tuple[str, str], caller: str, remove: bool
+) -> None:
+    callers = table.setdefault(pair, set())
+    if remove:
+        callers.discard(caller)
+        if not callers:
+            del table[pair]
+    else:
+        callers.add(caller)
+
+
+def _union(parts: Iterable[Atoms]) -> set[Atom]:
+    out: set[Atom] = set()
+    for atoms in parts:
+        out |= atoms
+    return out
+
+
+def _table_of(
+    table: dict[tuple[str, str], dict[str, Atoms]],
+) -> dict[str, dict[str, set[Atom]]]:
+    out: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
+    for (key, name), by_caller in table.items():
+        out[key][name] = _union(by_caller.values())
+    return out
+
+
+_WIDENED: dict[Atom, Atom] = {}
+"""`_widen` of container atoms already seen (and `_collapse` of nested ones). After
+WIDEN_AFTER rounds every fact of the project is widened again in every round, and the same
+container atoms come back each time (on TensorFlow's own ops a quarter of the solver's time
+went into widening them again); widening is idempotent and a pure function of the atom."""
+
+
+def _widen(atom: Atom, depth: int = 0) -> Atom:
+    if atom[0] not in CONTAINER_KINDS:
+        return _widen_atom(atom, depth)
+    key = (atom, depth >= 1)
+    found = _WIDENED.get(key)
+    if found is None:
+        if len(_WIDENED) >= MAX_SHRUNK:
+            _WIDENED.clear()
+        found = _WIDENED[key] = _widen_atom(atom, depth)
+    return found
+
+
+def _widen_atom(atom: Atom, depth: int) -> Atom:
+    """An atom of the widened domain: no shapes, no literal values, and containers one level
+    deep (a container inside a container is summarised as `_shrink` does past MAX_NESTING).
+
+    Shapes and literal values alone do not make the domain small: containers of containers
+    combine without end on real code (TensorFlow's own `data_flow_ops` gained a new nesting
+    of lists and tuples in every round for twenty rounds). One level of containers, over a
+    finite set of element atoms, makes the widened domain finite and shallow, so joined facts
+    stop growing after a few rounds whatever the project."""
+    kind = atom[0]
+    if kind in ("tensor", "variable", "numpy") and len(atom) > 2 and atom[2] is not None:
+        return (kind, atom[1], None, *atom[3:])
+    if kind == "lit" and atom[1] in ("int", "float", "str") and atom[2] is not None:
+        return ("lit", atom[1], None)
+    if kind in CONTAINER_KINDS and depth >= 1:
+        return _collapse(atom)
+    if kind == "tup":
+        parts = tuple(frozenset(_widen(a, depth + 1) for a in part) for part in atom[1])
+        return ("tup", parts, *atom[2:])
+    if kind == "seq":
+        return ("seq", atom[1], frozenset(_widen(a, depth + 1) for a in atom[2]))
+    if kind == "dict":
+        return ("dict", frozenset(_widen(a, depth + 1) for a in atom[1]))
+    return atom
+
+
+def _join_table(
+    table: dict[str, dict[str, set[Atom]]],
+    previous: dict[str, dict[str, set[Atom]]],
+    cut: dict[CutEntry, bool],
+    label: str,
+) -> None:
+    for key, entries in previous.items():
+        for name, atoms in entries.items():
+            joined = table[key][name] | atoms
+            table[key][name] = set(_join_capped(joined, cut, (label, key, name)))
+
+
+def _widen_table(table: dict[str, dict[str, set[Atom]]]) -> dict[str, dict[str, set[Atom]]]:
+    widened: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
+    for key, entries in table.items():
+        for name, atoms in entries.items():
+            widened[key][name] = {_widen(a) for a in atoms}
+    return widened
+
+
+def _table_changed(new: dict[str, set[Atom]] | None, old: dict[str, set[Atom]] | None) -> bool:
+    """Whether two name -> atoms tables differ, empty entries aside. Most tables are equal
+    from one round to the next: the plain comparison settles those at C speed."""
+    if new == old:
+        return False
+    return _frozen(new) != _frozen(old)
+
+
+def _frozen(table: dict[str, set[Atom]] | None) -> frozenset[tuple[str, frozenset[Atom]]]:
+    if not table:
+        return frozenset()
+    return frozenset((name, frozenset(atoms)) for name, atoms in table.items() if atoms)
+
+
+def solve(index: ProjectIndex) -> TensorFacts:
+    """Iterate parameter evidence, return values and class attributes to a fixed point."""
+    return Solver(index).facts
+
+
+def project_keys(index: ProjectIndex) -> list[str]:
+    """Every function key of the project (module code first), in project order."""
+    return [
+        f"{relpath}::{q}"
+        for relpath, module in index.modules.items()
+        for q in ["<module>", *module.functions]
+    ]
+
+
+class Solver:
+    """The fixed point of the tensor facts, and what it needs to be solved again after an
+    edit without starting over.
+
+    A worklist: after the first round only the functions that read a fact that changed
+    (a parameter's evidence, a callee's return, a class's attributes) are evaluated again,
+    found through `readers` (fact -> the functions whose latest evaluation read it). A last
+    phase then runs with unknowns made explicit. Rounds are Jacobi rounds (every evaluation
+    of a round reads the facts of the previous one), so what a function contributes depends
+    only on the facts it read, which is what makes `update` possible.
+    """
+
+    def __init__(self, index: ProjectIndex) -> None:
+        self.index = index
+        self.facts = TensorFacts()
+        self.keys = project_keys(index)
+        self.aggregate = Aggregate({key: i for i, key in enumerate(self.keys)})
+        self.deps: dict[str, set[Dep]] = {}
+        self.readers: dict[Dep, set[str]] = defaultdict(set)
+        self.widened = False
+        """Some phase ran past WIDEN_AFTER rounds: its facts depend on the whole history of
+        the iteration, so an edit is solved again from scratch."""
+        self.settled: dict[str, tuple[int, int]] = {}
+        self._solve(self.keys, set(), incremental=False)
+
+    # ---------------------------------------------------------------- the fixed point
+
+    def _solve(self, dirty: list[str], changed: set[Dep], *, incremental: bool) -> bool:
+        """Both phases from `dirty` (and the readers of `changed`); False when a phase of an
+        incremental re-solve would reach the widening rounds (`update` then gives up)."""
+        facts = self.facts
+        evaluated: set[str] = set()
+        facts.final = False
+        facts.rounds = 0
+        dirty = self._dirty(dirty, changed)
+        for _round in range(MAX_ROUNDS):
+            if not dirty:
+                break
+            if incremental and facts.rounds >= WIDEN_AFTER:
+                return False
+            evaluated.update(dirty)
+            dirty = self._dirty([], self._round(dirty))
+        unsettled = set(dirty)
+        self.widened = facts.rounds > WIDEN_AFTER
+        # Final rounds: missing facts now read as "unknown". Only evaluations that relied on a
+        # missing fact can change (or had not settled yet), and then whatever read what changed.
+        facts.final = True
+        facts.rounds = 0  # the final phase gets its own rounds before widening
+        optimistic = self.readers.get(OPTIMISTIC, set()) & evaluated
+        dirty = self._dirty(sorted(optimistic | unsettled), set())
+        for _round in range(MAX_FINAL_ROUNDS):
+            if not dirty:
+                break
+            if incremental and facts.rounds >= WIDEN_AFTER:
+                return False
+            evaluated.update(dirty)
+            dirty = self._dirty([], self._round(dirty))
+        self.widened = self.widened or facts.rounds > WIDEN_AFTER
+        facts.converged = not dirty
+        # Each function's latest evaluation read only facts that have not changed since: its
+        # memo is the solution's view of the function, for the analyses that follow.
+        facts.evaluators = dict(facts.latest_evaluators)
+        # What each evaluator holds now, so that `update` can forget what the analyses after
+        # the solve add to it (an evaluator not evaluated again keeps its earlier size).
+        for key in facts.evaluators.keys() if not incremental else evaluated:
+            evaluator = facts.evaluators.get(key)
+            if evaluator is not None:
+                self.settled[key] = (len(evaluator.memo), len(evaluator.call_results))
+        return True
+
+    def _dirty(self, keys: list[str], changed: set[Dep]) -> list[str]:
+        """`keys` and the readers of `changed`, in project order."""
+        found = set(keys)
+        for dep in changed:
+            found |= self.readers.get(dep, set())
+        return sorted(found, key=self.aggregate.order.__getitem__)
+
+    def _round(self, dirty: list[str]) -> set[Dep]:
+        facts = self.facts
+        facts.evaluators = {}
+        touched = _Touched()
+        for key in dirty:
+            contribution, deps = _evaluate_guarded(self.index, facts, key)
+            self._read(key, deps)
+            self.aggregate.replace(key, contribution, touched)
+        return self.aggregate.publish(facts, touched)
+
+    def _read(self, key: str, deps: set[Dep] | None) -> None:
+        """Record what `key`'s latest evaluation read (None: the key is gone)."""
+        for dep in self.deps.pop(key, ()):
+            readers = self.readers.get(dep)
+            if readers is not None:
+                readers.discard(key)
+        if deps is not None:
+            self.deps[key] = deps
+            for dep in deps:
+                self.readers[dep].add(key)
+
+    # ---------------------------------------------------------------- after an edit
+
+    def update(self, index: ProjectIndex, modules: Collection[str]) -> bool:
+        """Solve again after the summaries of `modules` changed, re-evaluating only what
+        depends on them; False when that is not possible (the caller solves from scratch).
+
+        The caller promises that no other module changed and that name resolution through
+        `modules` is unchanged (same files, same module-level names: see `project.py`).
+        The functions of `modules`, and those that evaluated their code (closures, readers
+        of their globals), are reset to nothing, with the functions on a one-step cycle
+        with them (a caller that passes them their own results): what those contributed
+        may rest on the old code, and a fact that only supports itself must not survive
+        the edit. Then the worklist runs from there in both phases: every function that
+        reads a fact that changes is evaluated again, so the rest stays as it was. A
+        history-dependent solution (widened) is never updated.
+        """
+        if self.widened or not self.facts.converged:
+            return False
+        facts = self.facts
+        old_keys = [k for k in self.keys if k.split("::", 1)[0] in modules]
+        self.index = index
+        keys = project_keys(index)
+        order = self.aggregate.order
+        if keys != self.keys:
+            self.keys = keys
+            order = {key: i for i, key in enumerate(keys)}
+        new_keys = [k for k in self.keys if k.split("::", 1)[0] in modules]
+        direct = set(old_keys) | set(new_keys)
+        for key in old_keys:
+            direct |= self.readers.get(("params", key), set())
+        reset = set(direct)
+        for key in direct:
+            written = self._writes(key)
+            for dep in self.deps.get(key, ()):
+                for writer in self._writers(dep):
+                    if self.deps.get(writer, set()) & written:
+                        reset.add(writer)
+        # Evaluators kept from the last solve forget what later analyses evaluated since.
+        for key, evaluator in facts.latest_evaluators.items():
+            evaluator.index = index
+            size = self.settled.get(key)
+            if size is not None and len(evaluator.memo) > size[0]:
+                for sym in list(evaluator.memo)[size[0] :]:
+                    del evaluator.memo[sym]
+            if size is not None and len(evaluator.call_results) > size[1]:
+                for i in list(evaluator.call_results)[size[1] :]:
+                    del evaluator.call_results[i]
+        facts.cache.clear()
+        self.aggregate.order = order
+        touched = _Touched()
+        for key in reset:
+            self.aggregate.replace(key, None, touched)
+            facts.internal_errors.pop(key, None)
+            facts.latest_evaluators.pop(key, None)
+            self.settled.pop(key, None)
+            self._read(key, None)
+        for key in direct - set(self.keys):
+            touched.returns.discard(key)
+            facts.returns.pop(key, None)
+            facts.calls.pop(key, None)
+        facts.rounds = 0
+        changed = self.aggregate.publish(facts, touched)
+        dirty = sorted((reset & set(order)), key=order.__getitem__)
+        return self._solve(dirty, changed, incremental=True)
+
+    def _writes(self, key: str) -> set[Dep]:
+        """The facts `key`'s contribution adds to."""
+        contribution = self.aggregate.contributions.get(key)
+        written: set[Dep] = {("ret", key)}
+        if contribution is not None:
+            written.update(("params", callee) for callee, _, _, _ in contribution.evidence)
+            written.update(("attrs", class_key) for class_key, _, _ in contribution.attrs)
+        return written
+
+    def _writers(self, dep: Dep) -> set[str]:
+        """The functions whose contribution adds to the fact `dep`."""
+        kind, key = dep
+        if kind == "ret":
+            return {key}
+        if kind == "params":
+            return set(self.aggregate.callees.get(key, ())) | set(
+                self.aggregate.callbacks.get(key, ())
+            )
+        if kind == "attrs":
+            return {
+                caller
+                for (class_key, _), by_caller in self.aggregate.attrs.items()
+                if class_key == key
+                for caller in by_caller
+            }
+        return set()
+
+
+def _record_evidence(
+    index: ProjectIndex, caller: str, resolved: ResolvedCall, out: Contribution
+) -> None:
+    """Arguments of a call become evidence for the callee's parameters."""
+    for kind, target in callees(index, resolved):
+        try:
+            callee = index.function(target)
+        except KeyError:
+            continue
+        # A method call or a construction binds the receiver; `Class.method(obj, x)` (a
+        # "func" target) passes it explicitly.
+        skip_receiver = kind in ("method", "layer_call", "class")
+        out.callees.append(target)
+        chained = resolved.chained.get(target)
+        bound = (
+            bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
+            if chained is None
+            else bind_arguments(callee, chained, {}, skip_receiver=skip_receiver)
+        )
+        written: dict[str, Atoms] | None = None  # the arguments as written, when a site needs them
+        for name, atoms in bound.items():
+            out.evidence.append((target, name, atoms, caller != target))
+            literal = bool(atoms) and all(is_primitive(a) for a in atoms)
+            unknown = not literal and bool(atoms) and all(a[0] == "?" for a in atoms)
+            if literal:
+                out.primitive.append((target, name))
+            elif unknown:
+                out.unknown_kind.append((target, name))
+            if literal or unknown:
+                if written is None:
+                    written = bind_arguments(
+                        callee,
+                        [frozenset({s}) for s in resolved.site.args],
+                        {k: frozenset({v}) for k, v in resolved.site.kwargs},
+                        skip_receiver=skip_receiver,
+                    )
+                syms = written.get(name, frozenset())
+                # Several arguments collected by `**kwargs` or `*args`: sorted (the
+                # set would name a different one first in every run).
+                argument = (
+                    next(iter(syms))
+                    if len(syms) == 1
+                    else ("seq", "tuple", tuple(sorted(syms, key=repr)))
+                )
+                out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
+            if any(a[0] == "symbolic" for a in atoms) and not (
+                kind == "layer_call" and _builds_itself(index, resolved)
+            ):
+                out.symbolic.append((target, name))
+        params = callee.params[1:] if skip_receiver and callee.params else callee.params
+        for p in params:
+            if p.name not in bound and p.default is not None and _constant(p.default):
+                # The call takes the default: one more value the parameter receives.
+                out.literal_sites.append((target, p.name, False, resolved.site.span, p.default))
+    for info in resolved.api:
+        compiler = compiler_named(info.name)
+        if compiler is not None:
+            # `tf.function(g, ...)`: g is compiled with the arguments this call supplies.
+            supplied = compiler.argument_names(len(resolved.args), resolved.kwargs)
+            site = resolved.site
+            signature = compiler.argument(site.args, dict(site.kwargs), compiler.signature_argument)
+            for atom in resolved.args[0] if resolved.args else ():
+                if atom[0] in ("func", "method"):
+                    out.wrapped.append((atom[1], frozenset(supplied)))
+                    if signature is not None:
+                        out.wrapper_signatures.append((atom[1], signature))
+            continue
+        for atom in callback_atoms(resolved, info):
+            out.callbacks.append((atom[1], info.traces_callbacks))
+            try:
+                callback = index.function(atom[1])
+            except KeyError:
+                continue
+            if info.callback_args_tuple:
+                # `strategy.run(fn, args=(x, y))` calls `fn(x, y)`: the arguments flow.
+                passed = _argument(resolved, info.callback_args_tuple)
+                bound = bind_arguments(
+                    callback, _positional(passed), {}, skip_receiver=atom[0] == "method"
+                )
+                elements = _written_elements(resolved, info.callback_args_tuple)
+                for i, (name, atoms) in enumerate(bound.items()):
+                    out.evidence.append((atom[1], name, atoms, True))
+                    if atoms and all(is_primitive(a) for a in atoms):
+                        out.primitive.append((atom[1], name))
+                        element = elements[i] if i < len(elements) else ("?",)
+                        out.literal_sites.append(
+                            (atom[1], name, False, resolved.site.span, element)
+                        )
+                continue
+            # Callbacks receive tensors (dataset elements, map_fn slices), what the API
+            # says it hands them (`Dataset.apply` passes the dataset), or the leaves of the
+            # structure `map_structure` maps, whatever they are.
+            params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
+            if info.returns == "callback_results" and info.callback_input == "tensor":
+                received = frozenset(leaf_atoms(_mapped_structure_argument(info, resolved.args)))
+            else:
+                received = atoms_for_return(info.callback_input)
+            initial = (
+                _argument(resolved, info.callback_accumulator)
+                if info.callback_accumulator
+                else None
+            )
+            for i, p in enumerate(params):
+                if i == 0 and initial is not None:
+                    # A fold's accumulator: the initializer, then what the callback returns
+                    # (a tuple holding a tf.TensorArray stays one, not "a tensor").
+                    out.evidence.append((atom[1], p.name, initial, True))
+                    continue
+                out.evidence.append((atom[1], p.name, received, True))
+
+
+def _constant(sym: Sym, depth: int = 0) -> bool:
+    """A literal int, float or str as written, or a list/tuple display of them."""
+    if sym[0] == "lit":
+        return sym[1] in ("int", "float", "str") and sym[2] is not None
+    if sym[0] == "seq" and depth < 3:
+        return bool(sym[2]) and all(_constant(e, depth + 1) for e in sym[2])
+    return False
+
+
+def _builds_itself(index: ProjectIndex, resolved: ResolvedCall) -> bool:
+    """Every Keras layer or model called here defines `build`: Keras 3 then creates its
+    weights by calling `build(input_shape)` before the first call, outside the symbolic pass,
+    so that a symbolic call (functional API) only reads initialised variables and a compiled
+    `call` captures them by reference."""
+    classes = [a[2] for a in resolved.callee_atoms if a[0] == "obj" and a[2] is not None]
+    return bool(classes) and all(index.find_method(c, "build") is not None for c in classes)
+
+
+def _argument(resolved: ResolvedCall, where: tuple[int | str, ...]) -> Atoms | None:
+    """The atoms of the argument at a position or keyword of `where`; None when absent."""
+    return _argument_atoms(resolved.args, resolved.kwargs, where)
+
+
+def _written_elements(resolved: ResolvedCall, where: tuple[int | str, ...]) -> tuple[Sym, ...]:
+    """The elements of a tuple display given as the callback's arguments (`args=(x, 2.0)`),
+    as written; empty when it is not a display."""
+    site = resolved.site
+    for position in where:
+        sym: Sym | None = None
+        if isinstance(position, int) and position < len(site.args):
+            sym = site.args[position]
+        elif isinstance(position, str):
+            sym = dict(site.kwargs).get(position)
+        if sym is not None:
+            return tuple(sym[2]) if sym[0] == "seq" else ()
+    return ()
+
+
+def _positional(passed: Atoms | None) -> list[Atoms]:
+    """The arguments a tuple of arguments spreads into (`fn(*args)`): by position for a
+    short tuple display, else one argument of every element kind; none when absent."""
+    if passed is None:
+        return []
+    tuples = [a for a in passed if a[0] == "tup"]
+    if len(tuples) == 1 and len(passed) == 1:
+        return list(tuples[0][1])
+    elements: set[Atom] = set()
+    for atom in passed:
+        elements.update(_iterate(atom))
+    return [_cap(elements)] if elements else []
