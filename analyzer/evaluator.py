@@ -640,6 +640,14 @@ class Evaluator:
                 return frozenset({("tensor", dtype, shape, composite)})
             if spec is not None:
                 return frozenset({(info.returns, spec[0], spec[1])})
+        if info.holds_modules:
+            # The modules given (a list or dict display, a comprehension), held as given.
+            if args:
+                return args[0]
+            empty = (
+                ("seq", "list", NO_ATOMS) if info.holds_modules == "list" else ("dict", NO_ATOMS)
+            )
+            return frozenset({empty})
         if info.chains_modules:
             # The modules given to the container, in order (`nn.Sequential(a, b)`).
             return frozenset({("obj", info.returns, None, ("chain", tuple(args)))})

@@ -488,6 +488,7 @@ def _behaviour_of(info: ApiInfo) -> Behaviour:
         tf1_graph=info.tf1_graph,
         training_update=info.training_update,
         chains_modules=info.chains_modules,
+        holds_modules=info.holds_modules,
         global_random=info.global_random,
         note=info.note,
     )

@@ -165,6 +165,9 @@ class Behaviour:
     #: constructing it makes a container module that calls the modules given to it in turn,
     #: each on the previous one's output (``nn.Sequential(a, b)(x)`` is ``b(a(x))``).
     chains_modules: bool = False
+    #: constructing it makes a container of the modules given to it, used as a Python
+    #: ``"list"`` or ``"dict"`` is (``nn.ModuleList``: iterated, indexed; ``nn.ModuleDict``).
+    holds_modules: str = ""
     #: a stateful random op seeded from the global seed and an op counter unless given its
     #: own ``seed``: compiled, it draws other numbers than eagerly under a global seed.
     global_random: bool = False
@@ -220,6 +223,8 @@ class ApiInfo:
     training_update: bool = False
     #: a container module calling the modules given to it in turn (``nn.Sequential``)
     chains_modules: bool = False
+    #: a container of the modules given to it, used as a "list" or "dict" (``nn.ModuleList``)
+    holds_modules: str = ""
     #: stateful random op seeded from the global seed and an op counter (no op ``seed``)
     global_random: bool = False
     #: caveat for humans
@@ -262,6 +267,7 @@ class ApiInfo:
             tf1_graph=behaviour.tf1_graph,
             training_update=behaviour.training_update,
             chains_modules=behaviour.chains_modules,
+            holds_modules=behaviour.holds_modules,
             global_random=behaviour.global_random,
             note=behaviour.note,
         )

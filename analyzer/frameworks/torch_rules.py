@@ -286,6 +286,11 @@ CLASS_OVERRIDES: dict[str, Behaviour] = {
     },
     # `Sequential(a, b)(x)` runs `b(a(x))`: the project modules given to it are called.
     "torch.nn.Sequential": Behaviour("layer", tensor_op=True, chains_modules=True),
+    # `ModuleList(mods)` and `ModuleDict(mods)` register the modules and are iterated,
+    # indexed and appended to like the list or dict given: `for block in self.blocks:
+    # x = block(x)` calls each block's `forward`.
+    "torch.nn.ModuleList": Behaviour("layer", holds_modules="list"),
+    "torch.nn.ModuleDict": Behaviour("layer", holds_modules="dict"),
     "torch.nn.Dropout": Behaviour(
         "layer", note="random in training mode: see RANDOM_TENSOR's note on Inductor's RNG"
     ),

@@ -1,7 +1,7 @@
 """The terminal report (`--format text`), in the style of ruff and pyflakes.
 
 It leads with what to do: the proposed changes ranked by predicted benefit, then the blocked
-functions that do TensorFlow work; functions with nothing to compile only with `-v`. One
+functions that do tensor work (TensorFlow or PyTorch); functions with nothing to compile only with `-v`. One
 verdict line per listed function, `path:line: qualname: verdict [tags]`, followed by the main
 benefit reason, its findings as `  path:line:col: CODE message` (columns 1-based here, as
 editors and other linters expect when jumping to `path:line:col`; one line per code, the
@@ -132,7 +132,7 @@ def _proposed(verdict: FunctionVerdict) -> bool:
 
 
 def _blocked_tensor_work(verdict: FunctionVerdict) -> bool:
-    """A function that does TensorFlow work and may not be compiled: worth a look."""
+    """A function that does tensor work (TensorFlow or PyTorch) and may not be compiled: worth a look."""
     return (
         not verdict.passes
         and bool(verdict.failures)
@@ -171,7 +171,7 @@ def render_text(result: AnalysisResult, *, color: bool = False, verbose: bool = 
     """The terminal report, leading with what to do.
 
     First the proposed changes, ranked by predicted benefit (`high` first: what `refactor`
-    applies by default); then the blocked functions that do TensorFlow work, with their
+    applies by default); then the blocked functions that do tensor work, with their
     findings (one line per code); with `verbose`, every other function; then the files that
     could not be analysed, a table of findings per code, and the summary line. `color` adds
     ANSI styles. The output depends only on the result, never on analysis order. Ends with a
@@ -191,7 +191,7 @@ def render_text(result: AnalysisResult, *, color: bool = False, verbose: bool = 
         for verdict in proposed:
             lines.extend(_function_lines(verdict, paint))
     if blocked:
-        lines.append(paint(f"Blocked functions that do TensorFlow work ({len(blocked)}):", _BOLD))
+        lines.append(paint(f"Blocked functions that do tensor work ({len(blocked)}):", _BOLD))
         for verdict in blocked:
             lines.extend(_function_lines(verdict, paint))
     if verbose and others:
@@ -201,7 +201,7 @@ def render_text(result: AnalysisResult, *, color: bool = False, verbose: bool = 
     elif others:
         lines.append(
             paint(
-                f"{_plural(len(others), 'other function')} without TensorFlow work to "
+                f"{_plural(len(others), 'other function')} without tensor work to "
                 "compile (listed with -v)",
                 _DIM,
             )

@@ -134,6 +134,56 @@ def test_sequential_calls_each_module_on_the_previous_output():
     assert v.transformation == "convert_to_hybrid"
 
 
+MODULE_CONTAINERS = (
+    "class Block(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.fc = nn.Linear(3, 3)\n\n"
+    "    def forward(self, x):\n"
+    "        return torch.relu(self.fc(x))\n\n"
+    "class Logged(nn.Module):\n"
+    "    def forward(self, x):\n"
+    "        print(x.shape)\n"
+    "        return x\n\n"
+    "class Net(nn.Module):\n"
+    "    def __init__(self, depth):\n"
+    "        super().__init__()\n"
+    "        self.blocks = nn.ModuleList([Block() for _ in range(depth)])\n"
+    "        self.extra = nn.ModuleList()\n"
+    "        self.extra.append(Block())\n"
+    "        self.heads = nn.ModuleDict({'main': nn.Linear(3, 2), 'debug': Logged()})\n\n"
+    "    def forward(self, x):\n"
+    "        for block in self.blocks:\n"
+    "            x = block(x)\n"
+    "        return self.extra[0](x)\n\n"
+    "    def debug(self, x):\n"
+    "        return self.heads['debug'](self.forward(x))\n\n"
+    "net = Net(3)\n"
+    "net(torch.ones(2, 3))\n"
+    "net.debug(torch.ones(2, 3))\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("qualname", "tensor_parameter", "effects", "passes"),
+    [
+        # Iterated out of a ModuleList (a comprehension, and one appended to): calls forward.
+        ("Block.forward", True, False, True),
+        ("Net.forward", True, False, True),
+        # Indexed out of a ModuleDict: Logged.forward prints, so `debug` has its effect.
+        ("Logged.forward", True, True, False),
+        ("Net.debug", True, True, False),
+    ],
+)
+def test_module_lists_and_dicts_hold_the_modules_they_are_given(
+    qualname: str, tensor_parameter: bool, effects: bool, passes: bool
+) -> None:
+    v = verdict(torch_program(MODULE_CONTAINERS), qualname)
+    assert v.has_tensor_parameter is tensor_parameter, v
+    assert v.has_python_side_effects is effects, v
+    assert v.passes is passes, v
+
+
 def test_calling_an_rnn_module_is_eager_only():
     body = "def f(x):\n    out, _ = nn.LSTM(3, 4, batch_first=True)(x)\n    return out\n"
     call = "\nf(torch.ones(2, 5, 3))\n"

@@ -19,11 +19,11 @@ def test_short_report_exact_text(result: AnalysisResult) -> None:
         "pkg/model.py:40: Model.predict: refactorable (P4, reconfigure) [hybrid]\n"
         "  pkg/model.py:40:9: HY202 signature already right\n"
         "  pkg/model.py:41:9: HY201 shapes vary\n"
-        "Blocked functions that do TensorFlow work (1):\n"
+        "Blocked functions that do tensor work (1):\n"
         "pkg/train.py:30: train_step: not refactorable: has_python_side_effects, is_recursive\n"
         "  pkg/train.py:32:5: HY101 print() runs only while tracing\n"
         "  pkg/train.py:38:12: HY501 train_step calls itself\n"
-        "1 other function without TensorFlow work to compile (listed with -v)\n"
+        "1 other function without tensor work to compile (listed with -v)\n"
         "error: bad.py: SyntaxError: invalid syntax (line 3)\n"
         "error: dir with space/é#1.py: UnicodeDecodeError: invalid start byte\n"
         "\n"
@@ -146,7 +146,7 @@ def test_errors_only(empty_result: AnalysisResult, result: AnalysisResult) -> No
 
 def test_unicode_names_and_messages(unicode_result: AnalysisResult) -> None:
     assert render_text(unicode_result) == (
-        "Blocked functions that do TensorFlow work (1):\n"
+        "Blocked functions that do tensor work (1):\n"
         "données/modèle.py:7: Modèle.appel: not refactorable: has_python_side_effects\n"
         "  données/modèle.py:8:9: HY101 écrit dans « journal » → une fois\n"
         "\n"
