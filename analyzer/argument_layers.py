@@ -212,37 +212,33 @@ def _called_parameters(
 
 
 def _call_sites(
-    index: ProjectIndex, facts: TensorFacts
-) -> dict[str, list[tuple[str, str, Sym, int]]]:
-    """The arguments every project call site passes to each function, as (caller, parameter,
-    argument, the call's line), memoised per project."""
-    sites = cast(dict[str, list[tuple[str, str, Sym, int]]] | None, facts.cache.get(SITES))
-    if sites is not None:
-        return sites
-    sites = {}
-    for caller, resolved_calls in facts.calls.items():
-        for resolved in resolved_calls:
+    index: ProjectIndex, facts: TensorFacts, key: str
+) -> list[tuple[str, str, Sym, int]]:
+    """The arguments the project's call sites pass to `key`, as (caller, parameter, argument,
+    the call's line), memoised per function: only its callers' calls are read (an edit's
+    verdicts must not cost a pass over every call of the project)."""
+    memo = cast(dict[str, list[tuple[str, str, Sym, int]]], facts.cache.setdefault(SITES, {}))
+    found = memo.get(key)
+    if found is not None:
+        return found
+    found = []
+    for caller in sorted(facts.callers.get(key, ())):
+        for resolved in facts.calls.get(caller, []):
             site = resolved.site
             for kind, target in callees(index, resolved):
-                if kind == "layer_call":
-                    continue
-                try:
-                    callee = index.function(target)
-                except KeyError:
+                if kind == "layer_call" or target != key:
                     continue
                 bound = bind_arguments(
-                    callee,
+                    index.function(target),
                     [frozenset({a}) for a in site.args],
                     {name: frozenset({value}) for name, value in site.kwargs},
                     skip_receiver=kind in ("method", "class"),
                 )
                 for name, values in bound.items():
                     for value in values:
-                        sites.setdefault(target, []).append(
-                            (caller, name, value, site.span.start_line)
-                        )
-    facts.cache[SITES] = sites
-    return sites
+                        found.append((caller, name, value, site.span.start_line))
+    memo[key] = found
+    return found
 
 
 def _varies_per_iteration(fn: FunctionSummary, sym: Sym) -> bool:
@@ -332,12 +328,11 @@ def _origins(
     every call that passes it on; None on positive evidence that one origin gives different
     objects (a value that changes per loop iteration, or made anew in a function run from
     two places). A walk over (function, parameter) pairs, each visited once."""
-    sites = _call_sites(index, facts)
     found: dict[tuple[str, Sym], bool] = {}
     walk = [(key, param)]
     seen = set(walk)
     for current, wanted in walk:  # grows while iterated
-        for caller, name, value, line in sites.get(current, []):
+        for caller, name, value, line in _call_sites(index, facts, current):
             if name != wanted:
                 continue
             fn = index.function(caller)
@@ -348,7 +343,7 @@ def _origins(
             outer = held_parameters(fn, calls, value, receiver)
             if not outer:
                 origin = _resolved_local(fn, value)
-                if origin[0] == "call" and len(sites.get(caller, [])) >= 2:
+                if origin[0] == "call" and len(_call_sites(index, facts, caller)) >= 2:
                     return None  # a new object on each run of a function run from two places
                 built = _built_before(index, facts, caller, origin, line)
                 found[(caller, origin)] = found.get((caller, origin), True) and built
