@@ -114,6 +114,20 @@ class _LayerUse:
     name: str = ""
 
 
+def _bound_values(
+    index: ProjectIndex, site: CallSite, kind: str, target: str
+) -> dict[str, frozenset[Sym]]:
+    """The caller's values a call reaching `target` as `kind` passes to each of its
+    parameters: the symbols as written, not their atoms (what holds a layer is read from
+    them)."""
+    return bind_arguments(
+        index.function(target),
+        [frozenset({a}) for a in site.args],
+        {name: frozenset({value}) for name, value in site.kwargs},
+        skip_receiver=kind in ("method", "class"),
+    )
+
+
 def _layer_uses(
     index: ProjectIndex, facts: TensorFacts, key: str, calling: Callable[[str], frozenset[str]]
 ) -> list[_LayerUse]:
@@ -137,12 +151,7 @@ def _layer_uses(
             inner = calling(target)
             if not inner:
                 continue
-            bound = bind_arguments(
-                index.function(target),
-                [frozenset({a}) for a in site.args],
-                {name: frozenset({value}) for name, value in site.kwargs},
-                skip_receiver=kind in ("method", "class"),
-            )
+            bound = _bound_values(index, site, kind, target)
             for name, values in bound.items():
                 if name not in inner:
                     continue
@@ -182,6 +191,13 @@ def _called_parameters(
     def calling(target: str) -> frozenset[str]:
         return solved.get(target, frozenset())
 
+    target_uses: dict[str, list[_LayerUse]] = {}
+
+    def _uses_of(target: str) -> list[_LayerUse]:
+        if target not in target_uses:
+            target_uses[target] = _layer_uses(index, facts, target, calling)
+        return target_uses[target]
+
     found: dict[str, list[Finding]] = {}
     for use in _layer_uses(index, facts, key, calling):
         if use.target is None:
@@ -196,7 +212,7 @@ def _called_parameters(
             # to another function than this one (a cycle's own call explains nothing).
             line = min(
                 (u.target is not None, u.target in (key, use.target), u.site.span.start_line)
-                for u in _layer_uses(index, facts, use.target, calling)
+                for u in _uses_of(use.target)
                 if use.name in u.params
             )[2]
             message = (
@@ -228,12 +244,7 @@ def _call_sites(
             for kind, target in callees(index, resolved):
                 if kind == "layer_call" or target != key:
                     continue
-                bound = bind_arguments(
-                    index.function(target),
-                    [frozenset({a}) for a in site.args],
-                    {name: frozenset({value}) for name, value in site.kwargs},
-                    skip_receiver=kind in ("method", "class"),
-                )
+                bound = _bound_values(index, site, kind, target)
                 for name, values in bound.items():
                     for value in values:
                         found.append((caller, name, value, site.span.start_line))
@@ -305,12 +316,7 @@ def _built_before(
             inner = _calling(index, facts, target)[target]
             if not inner:
                 continue
-            bound = bind_arguments(
-                index.function(target),
-                [frozenset({a}) for a in site.args],
-                {name: frozenset({value}) for name, value in site.kwargs},
-                skip_receiver=kind in ("method", "class"),
-            )
+            bound = _bound_values(index, site, kind, target)
             if any(
                 name in inner and _resolved_local(fn, value) == origin
                 for name, values in bound.items()

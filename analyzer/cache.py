@@ -89,8 +89,10 @@ class SummaryCache:
 
     # ------------------------------------------------------------------ results
 
-    def project_key(self, files: list[Path], base: Path, options: str) -> str | None:
-        """A key naming every file's path and content, and the options."""
+    def project_key(
+        self, files: list[Path], base: Path, infer_input_signatures: bool, package: str
+    ) -> str:
+        """`result_key` of the files on disk."""
         from hybridize.analyzer.sources import relative_name
 
         entries: list[tuple[str, bytes | None]] = []
@@ -100,12 +102,19 @@ class SummaryCache:
             except OSError:
                 raw = None
             entries.append((relative_name(path, base), raw))
-        return self.result_key(entries, options)
+        return self.result_key(entries, infer_input_signatures, package)
 
-    def result_key(self, files: Iterable[tuple[str, bytes | None]], options: str) -> str:
+    def result_key(
+        self,
+        files: Iterable[tuple[str, bytes | None]],
+        infer_input_signatures: bool,
+        package: str,
+    ) -> str:
         """The key of a whole result: every file's report name and bytes (None: unreadable),
-        in the order given, and the options."""
+        in the order given, and what else the verdicts depend on (the options, the package
+        the analysed folder is part of)."""
         digest = hashlib.blake2b(digest_size=20)
+        options = f"{infer_input_signatures}/{package}"
         digest.update(_version_tag() + b"\0" + options.encode())
         for relpath, raw in files:
             content = b"\0unreadable" if raw is None else raw

@@ -272,7 +272,7 @@ def analyze_path(
     project_key = None
     if cache is not None and cache.usable:
         project_key = cache.project_key(
-            files, base, f"{options.infer_input_signatures}/{enclosing_package(base)}"
+            files, base, options.infer_input_signatures, enclosing_package(base)
         )
         cached = cache.get_result(project_key)
         if cached is not None:
@@ -501,18 +501,14 @@ def _decide(
                 verdict = dataclasses.replace(
                     verdict, benefit=benefit.level, benefit_reasons=benefit.reasons
                 )
-        except BudgetExceeded as exc:
-            verdict = _undecided(index, key, exc, candidacy.framework(key))
-            failed[key] = FileError(
-                verdict.file,
-                f"the analysis of {verdict.qualname} {exc}: it is left undecided and "
-                "unchanged (please report it)",
-            )
         except Exception as exc:
             verdict = _undecided(index, key, exc, candidacy.framework(key))
             failed[key] = FileError(
                 verdict.file,
-                f"internal error while deciding {verdict.qualname}: "
+                f"the analysis of {verdict.qualname} {exc}: it is left undecided and "
+                "unchanged (please report it)"
+                if isinstance(exc, BudgetExceeded)
+                else f"internal error while deciding {verdict.qualname}: "
                 f"{type(exc).__name__}: {exc} (please report it)",
             )
         decided[key] = verdict

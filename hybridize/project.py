@@ -404,9 +404,7 @@ class Project:
         if self._cache is None or not self._cache.usable or not self._as_opened:
             return None
         files = [(relpath, self._raw.get(relpath)) for relpath in self.files]
-        return self._cache.result_key(
-            files, f"{self.options.infer_input_signatures}/{self.package}"
-        )
+        return self._cache.result_key(files, self.options.infer_input_signatures, self.package)
 
     def _solve(self) -> tuple[list[FunctionVerdict], list[FileError]]:
         """The project-wide phase over the current summaries: the facts re-solved from the
