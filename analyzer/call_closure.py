@@ -15,13 +15,25 @@ step must be monotone (a value only moves one way), so the worklist ends.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Container, Hashable
+from collections.abc import Callable, Container, Hashable, Iterator
 from typing import TypeVar
 
-from hybridize.analyzer.evaluator import TensorFacts, callees
+from hybridize.analyzer.evaluator import ResolvedCall, TensorFacts, callees
 from hybridize.analyzer.resolve import ProjectIndex
 
 V = TypeVar("V", bound=Hashable)
+
+
+def project_calls(
+    index: ProjectIndex, facts: TensorFacts, key: str
+) -> Iterator[tuple[ResolvedCall, str]]:
+    """The function's calls of project functions, each with a function it runs, in call order.
+    Calls of layers (`layer_call`) are left out: the layer's own `call` is analysed as a method
+    of its class."""
+    for resolved in facts.calls.get(key, []):
+        for kind, target in callees(index, resolved):
+            if kind != "layer_call":
+                yield resolved, target
 
 
 def reach(
@@ -29,20 +41,18 @@ def reach(
 ) -> tuple[list[str], dict[str, set[str]]]:
     """The project functions `key` reaches through its calls (itself first, breadth first),
     not entering those in `known` (already solved); and, for each function reached, the
-    reached functions that call it. Calls of layers (`layer_call`) are not followed: the
-    layer's own `call` is analysed as a method of its class."""
+    reached functions that call it (`project_calls`)."""
     reached = [key]
     seen = {key}
     callers: dict[str, set[str]] = {}
     for current in reached:  # grows while iterated
-        for resolved in facts.calls.get(current, []):
-            for kind, target in callees(index, resolved):
-                if kind == "layer_call" or target in known:
-                    continue
-                callers.setdefault(target, set()).add(current)
-                if target not in seen:
-                    seen.add(target)
-                    reached.append(target)
+        for _, target in project_calls(index, facts, current):
+            if target in known:
+                continue
+            callers.setdefault(target, set()).add(current)
+            if target not in seen:
+                seen.add(target)
+                reached.append(target)
     return reached, callers
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import cast
 
-from hybridize.analyzer.call_closure import reach, solve
+from hybridize.analyzer.call_closure import project_calls, reach, solve
 from hybridize.analyzer.evaluator import (
     TF_TENSOR_KINDS,
     Evaluator,
@@ -302,12 +302,7 @@ def _calls_to_hazard(index: ProjectIndex, facts: TensorFacts, key: str) -> dict[
         if _own(index, facts, current):
             return 0
         nearest = min(
-            (
-                distance(target)
-                for resolved in facts.calls.get(current, [])
-                for kind, target in callees(index, resolved)
-                if kind != "layer_call"
-            ),
+            (distance(target) for _, target in project_calls(index, facts, current)),
             default=NO_HAZARD,
         )
         return NO_HAZARD if nearest == NO_HAZARD else nearest + 1
@@ -329,9 +324,8 @@ def _call_finding(
     while distance[current] > 0:
         nearer = next(
             (r, t)
-            for r in facts.calls.get(current, [])
-            for kind, t in callees(index, r)
-            if kind != "layer_call" and distance.get(t, NO_HAZARD) == distance[current] - 1
+            for r, t in project_calls(index, facts, current)
+            if distance.get(t, NO_HAZARD) == distance[current] - 1
         )
         steps.append(
             f"(line {nearer[0].site.span.start_line}), traced in this function's graph, where "
