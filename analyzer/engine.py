@@ -66,13 +66,12 @@ from hybridize.analyzer.signatures import (
     supplied_signature,
     unresolved_axis,
 )
-from hybridize.analyzer.solver import project_keys, solve
+from hybridize.analyzer.solver import FactJournal, project_keys, solve
 from hybridize.analyzer.sources import discover, read_source, relative_name
 from hybridize.analyzer.speculation import speculate
 from hybridize.analyzer.summarize import summarize_module
 from hybridize.analyzer.values import is_primitive, is_tensor_like
 from hybridize.analyzer.verdict_scope import (
-    FactSnapshot,
     affected,
     changed_state,
     compare_facts,
@@ -622,7 +621,7 @@ def decide_incrementally(
     facts: TensorFacts,
     options: AnalysisOptions,
     memory: VerdictMemory | None,
-    before: FactSnapshot | None,
+    before: FactJournal | None,
     modules: Collection[str],
 ) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
     """The verdicts after `Solver.update` re-solved the edited `modules` in place, deciding
@@ -630,7 +629,7 @@ def decide_incrementally(
     function when there is nothing to start from or a project-wide fact changed.
 
     `memory` is what the last phase left, `before` the facts as they were before the
-    update (`verdict_scope.snapshot`). The result equals that of `_decide_all`."""
+    update (`Solver.journal`). The result equals that of `_decide_all`."""
     with no_cyclic_gc():
         if memory is None or before is None:
             return _decide(index, facts, options)
@@ -641,7 +640,9 @@ def decide_incrementally(
         changes = compare_facts(before, facts)
         writes = frozen_state_writes(index, facts)
         stale = readers_of(memory.frozen_reads, changed_state(memory.state_writes, writes, modules))
-        seeds = scope_seeds(index, facts, keys, modules, changes, stale, before.calls)
+        seeds = scope_seeds(
+            index, facts, keys, modules, changes, stale, lambda k: before.calls_before(facts, k)
+        )
         graph = memory.graph
         refresh = set(seeds)
         for key in changes.keys:

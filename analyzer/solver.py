@@ -254,6 +254,8 @@ class Aggregate:
         self.cut: dict[CutEntry, bool] = {}
         """The entries cut at MAX_ATOMS in the widening rounds of the current phase
         (`_join_capped`); a plain round forgets them."""
+        self.journal: FactJournal | None = None
+        """While `Solver.update` runs: the entries of the facts as they were before it."""
         self.unsettled: dict[str, set[tuple[str, str]]] | None = None
         """Widening rounds: the entries (by table; returns as (caller, "")) whose last join
         changed them. Only those and the entries whose contributions changed can change in
@@ -357,10 +359,14 @@ class Aggregate:
         """Write the touched entries into `facts` (every entry when widening or after it);
         return the facts that changed."""
         facts.rounds += 1
-        if facts.rounds > WIDEN_AFTER and self.widened:
-            return self._publish_widened(facts, touched)
         if facts.rounds > WIDEN_AFTER or self.widened:
+            if self.journal is not None:
+                self.journal.complete = False  # every entry is rewritten
+            if facts.rounds > WIDEN_AFTER and self.widened:
+                return self._publish_widened(facts, touched)
             return self._publish_all(facts)
+        if self.journal is not None:
+            self.journal.note(facts, touched)
         changed: set[Dep] = set()
         for caller in touched.returns:
             contribution = self.contributions.get(caller)
@@ -664,6 +670,92 @@ class _Touched:
     signatures: set[str] = field(default_factory=set)
 
 
+_MISSING = object()
+"""A journal's record of an entry that was absent."""
+
+_TOUCHED_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("returns", ("calls", "returns")),
+    ("params", ("param_atoms",)),
+    ("external", ("external_evidence",)),
+    ("attrs", ("attrs",)),
+    ("primitive", ("primitive_params",)),
+    ("unknown_kind", ("unknown_kind_params",)),
+    ("symbolic", ("symbolic_args",)),
+    ("literal", ("literal_sites",)),
+    ("callees", ("callers", "call_count")),
+    ("callbacks", ("traced_callbacks", "caller_mode_callbacks", "callback_callers")),
+    ("wrapped", ("wrapped_by_tf_function", "wrapper_arguments")),
+    ("signatures", ("wrapper_signatures",)),
+)
+"""Which tables of `TensorFacts` `Aggregate.publish` writes for each field of `_Touched`
+(the entries of a pair field are those of its first element, the function)."""
+
+
+class FactJournal:
+    """The entries of the facts as they were before an incremental update, recorded as the
+    update is about to write them: what the verdict phase compares afterwards
+    (`verdict_scope.compare_facts`) costs what the update wrote, not the whole project.
+
+    Each entry is recorded once, the first time it is written; dict and set entries are
+    copied (the update replaces the sets and lists inside an entry, and adds to or removes
+    from the entry itself). `calls` entries are compared by identity (the solve replaces a
+    function's list when it evaluates it again), the evaluators too."""
+
+    def __init__(self, facts: TensorFacts) -> None:
+        self.tables: dict[str, dict[str, object]] = {}
+        self.evaluators = dict(facts.evaluators)
+        self.complete = True
+        """False when the update rewrote every entry (widening): nothing to compare with."""
+
+    def note(self, facts: TensorFacts, touched: _Touched) -> None:
+        """Record the entries `touched` names that are not recorded yet."""
+        for field_name, table_names in _TOUCHED_TABLES:
+            entries = getattr(touched, field_name)
+            if not entries:
+                continue
+            keys = {e[0] if isinstance(e, tuple) else e for e in entries}
+            for table_name in table_names:
+                self.note_keys(facts, table_name, keys)
+
+    def note_keys(self, facts: TensorFacts, table_name: str, keys: Iterable[str]) -> None:
+        table = getattr(facts, table_name)
+        recorded = self.tables.setdefault(table_name, {})
+        for key in keys:
+            if key in recorded:
+                continue
+            if isinstance(table, set):
+                recorded[key] = key in table
+            else:
+                value = table.get(key, _MISSING)
+                recorded[key] = value.copy() if isinstance(value, dict | set) else value
+
+    def changed_entries(self, facts: TensorFacts) -> dict[str, set[str]]:
+        """Per table, the recorded keys whose entry differs now."""
+        found: dict[str, set[str]] = {}
+        for table_name, recorded in self.tables.items():
+            table = getattr(facts, table_name)
+            differing: set[str] = set()
+            for key, old in recorded.items():
+                if isinstance(table, set):
+                    if old != (key in table):
+                        differing.add(key)
+                    continue
+                new = table.get(key, _MISSING)
+                if (old is not new) if table_name == "calls" else (old != new):
+                    differing.add(key)
+            if differing:
+                found[table_name] = differing
+        return found
+
+    def calls_before(self, facts: TensorFacts, key: str) -> object:
+        """A function's resolved calls as they were before the update."""
+        recorded = self.tables.get("calls", {})
+        if key not in recorded:
+            return facts.calls.get(key, ())
+        old = recorded[key]
+        return () if old is _MISSING else old
+
+
 _K = TypeVar("_K")
 _V = TypeVar("_V")
 
@@ -836,6 +928,8 @@ class Solver:
         """Some phase ran past WIDEN_AFTER rounds: its facts depend on the whole history of
         the iteration, so an edit is solved again from scratch."""
         self.settled: dict[str, tuple[int, int]] = {}
+        self.journal: FactJournal | None = None
+        """After a successful `update`: the entries of the facts as they were before it."""
         self._solve(self.keys, set(), incremental=False)
 
     # ---------------------------------------------------------------- the fixed point
@@ -927,9 +1021,22 @@ class Solver:
         reads a fact that changes is evaluated again, so the rest stays as it was. A
         history-dependent solution (widened) is never updated.
         """
+        self.journal = None
         if self.widened or not self.facts.converged:
             return False
         facts = self.facts
+        journal = self.aggregate.journal = FactJournal(facts)
+        try:
+            solved = self._update(index, modules)
+        finally:
+            self.aggregate.journal = None
+        self.journal = journal if solved and journal.complete else None
+        return solved
+
+    def _update(self, index: ProjectIndex, modules: Collection[str]) -> bool:
+        facts = self.facts
+        journal = self.aggregate.journal
+        assert journal is not None
         old_keys = [k for k in self.keys if k.split("::", 1)[0] in modules]
         self.index = index
         keys = project_keys(index)
@@ -967,7 +1074,10 @@ class Solver:
             facts.latest_evaluators.pop(key, None)
             self.settled.pop(key, None)
             self._read(key, None)
-        for key in direct - set(self.keys):
+        gone = direct - set(self.keys)
+        journal.note_keys(facts, "returns", gone)
+        journal.note_keys(facts, "calls", gone)
+        for key in gone:
             touched.returns.discard(key)
             facts.returns.pop(key, None)
             facts.calls.pop(key, None)

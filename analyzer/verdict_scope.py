@@ -25,58 +25,21 @@ it decide everything again.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 import networkx as nx
 
-from hybridize.analyzer.evaluator import Evaluator, TensorFacts
+from hybridize.analyzer.evaluator import TensorFacts
 from hybridize.analyzer.frameworks.tensorflow_rules import KERAS_BACKEND_QUERIES
 from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.solver import FactJournal
 from hybridize.analyzer.values import Dep
-
-SKIPPED_TABLES = frozenset(
-    {"evaluators", "latest_evaluators", "cache", "internal_errors", "calls", "final", "rounds"}
-)
-"""Fields of `TensorFacts` that are not per-function tables of the solution (`calls` is
-compared by identity: the solve replaces a function's list when it evaluates it again)."""
-
-
-def _copied(value: object) -> object:
-    """A copy of a table entry that the solve's in-place changes cannot reach (it replaces
-    the sets and lists inside an entry, and adds to or removes from the entry itself)."""
-    if isinstance(value, dict | set):
-        return value.copy()
-    return value
-
-
-@dataclass(slots=True)
-class FactSnapshot:
-    """The per-function tables of a solution before an update, to compare after it."""
-
-    tables: dict[str, dict[str, object] | frozenset[object]]
-    calls: dict[str, object]
-    evaluators: dict[str, Evaluator]
-    cache: dict[str, object]
-
-
-def snapshot(facts: TensorFacts) -> FactSnapshot:
-    tables: dict[str, dict[str, object] | frozenset[object]] = {}
-    for f in dataclasses.fields(facts):
-        if f.name in SKIPPED_TABLES:
-            continue
-        value = getattr(facts, f.name)
-        if isinstance(value, dict):
-            tables[f.name] = {k: _copied(v) for k, v in value.items()}
-        elif isinstance(value, set):
-            tables[f.name] = frozenset(value)
-    return FactSnapshot(tables, dict(facts.calls), dict(facts.evaluators), dict(facts.cache))
 
 
 @dataclass(slots=True)
 class FactChanges:
-    """What differs between a snapshot and the solution after the update."""
+    """What differs between the facts before an update (its `FactJournal`) and after it."""
 
     keys: set[str]
     """Functions (or classes, for `attrs`) with a table entry, call list or evaluator that
@@ -87,34 +50,27 @@ class FactChanges:
     """Classes whose stored attributes differ."""
 
 
-def compare_facts(before: FactSnapshot, facts: TensorFacts) -> FactChanges:
+DEP_KINDS = {"param_atoms": "params", "returns": "ret", "attrs": "attrs"}
+"""The tables an evaluator reads during the solve, by the kind of their `Dep`."""
+
+
+def compare_facts(before: FactJournal, facts: TensorFacts) -> FactChanges:
+    """The changes of an update: the entries it wrote that differ now (the journal knows
+    which), and the functions whose evaluator was replaced."""
     keys: set[str] = set()
     deps: set[Dep] = set()
     classes: set[str] = set()
-    for name, old in before.tables.items():
-        new = getattr(facts, name)
-        if isinstance(old, frozenset):
-            if old == new:
-                continue
-            differing = {str(k) for k in old.symmetric_difference(new)}
-        else:
-            assert isinstance(old, dict)
-            if old == new:
-                continue
-            differing = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+    for name, differing in before.changed_entries(facts).items():
         keys |= differing
-        kind = {"param_atoms": "params", "returns": "ret", "attrs": "attrs"}.get(name)
+        kind = DEP_KINDS.get(name)
         if kind is not None:
             deps.update((kind, k) for k in differing)
         if name == "attrs":
             classes |= differing
-    for table_old, table_new in (
-        (before.calls, facts.calls),
-        (before.evaluators, facts.evaluators),
-    ):
-        for k in table_old.keys() | table_new.keys():
-            if table_old.get(k) is not table_new.get(k):
-                keys.add(k)
+    old, new = before.evaluators, facts.evaluators
+    for k in old.keys() | new.keys():
+        if old.get(k) is not new.get(k):
+            keys.add(k)
     return FactChanges(keys, deps, classes)
 
 
@@ -125,7 +81,7 @@ def seeds(
     modules: Collection[str],
     changes: FactChanges,
     stale_readers: Collection[str],
-    before_calls: Mapping[str, object],
+    calls_before: Callable[[str], object],
 ) -> set[str]:
     """The functions whose own inputs to the verdict phase may have changed (see the
     module docstring), among `keys`."""
@@ -148,7 +104,7 @@ def seeds(
     for key in [k for k in found if k.endswith("::<module>")]:
         # A function asks whether its module's code branches on the Keras backend.
         if module_queries_backend(facts.calls.get(key, ())) or module_queries_backend(
-            before_calls.get(key, ())
+            calls_before(key)
         ):
             relpath = key.split("::", 1)[0]
             found.update(k for k in keys if k.split("::", 1)[0] == relpath)

@@ -55,7 +55,7 @@ from hybridize.analyzer.engine import (
 from hybridize.analyzer.interface import module_interface
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.solver import Solver
+from hybridize.analyzer.solver import FactJournal, Solver
 from hybridize.analyzer.sources import (
     MAX_SOURCE_BYTES,
     SKIPPED_DIRECTORIES,
@@ -64,7 +64,6 @@ from hybridize.analyzer.sources import (
     read_source,
     relative_name,
 )
-from hybridize.analyzer.verdict_scope import FactSnapshot, snapshot
 from hybridize.analyzer.workers import run_isolated
 from hybridize.config import Config
 from hybridize.model import AnalysisResult, FileError, FunctionVerdict
@@ -173,10 +172,11 @@ class Project:
         """How long the last solve of the facts took (the verdicts that follow aside)."""
         self._memory: VerdictMemory | None = None
         """What the last verdict phase left for the next (`decide_incrementally`)."""
-        self._before: FactSnapshot | None = None
+        self._before: FactJournal | None = None
         self._edited: set[str] = set()
-        """The facts before the last incremental solve, and the modules it re-solved (no
-        snapshot: the solve started from scratch, so every verdict is decided again)."""
+        """The facts before the last incremental solve (what it wrote of them), and the
+        modules it re-solved (no journal: the solve started from scratch, or widened, so
+        every verdict is decided again)."""
         self.incremental_verdicts = 0
         """How many verdict phases decided only the functions an edit can reach."""
         self.decided_again = 0
@@ -450,20 +450,18 @@ class Project:
             for relpath in previous.keys() | index.modules.keys()
             if previous.get(relpath) is not index.modules.get(relpath)
         }
-        before = None
         if (
             solver is None
             or previous.keys() != index.modules.keys()
             or any(
                 module_interface(previous[r]) != module_interface(index.modules[r]) for r in changed
             )
-            or (before := snapshot(solver.facts)) is None
             or not solver.update(index, changed)
         ):
             solver = Solver(index)
         elif changed:
             self.incremental_solves += 1
-            self._before, self._edited = before, changed
+            self._before, self._edited = solver.journal, changed
         self._solver, self._solved = solver, dict(index.modules)
         return solver
 

@@ -12,6 +12,8 @@ incremental path; the test checks that they did, or it would prove nothing about
 from __future__ import annotations
 
 import ast
+import copy
+import dataclasses
 import random
 import shutil
 import sys
@@ -290,3 +292,70 @@ def test_a_solution_that_widened_is_solved_again_from_scratch(tmp_path: Path) ->
     project.update("main.py", edited)
     check(project, "body edit of a widened project")
     assert project.incremental_solves == 0
+
+
+def _whole_tables(project: Project) -> dict[str, dict[str, object]]:
+    """Every per-function table of the solved facts, copied whole (what the journal avoids)."""
+    solver = project.solver
+    assert solver is not None
+    found: dict[str, dict[str, object]] = {}
+    for f in dataclasses.fields(solver.facts):
+        value = getattr(solver.facts, f.name)
+        if f.name in ("evaluators", "latest_evaluators", "cache", "internal_errors"):
+            continue
+        if isinstance(value, dict):
+            found[f.name] = {
+                k: (v if f.name == "calls" else copy.deepcopy(v)) for k, v in value.items()
+            }
+        elif isinstance(value, set):
+            found[f.name] = {k: True for k in value}
+    return found
+
+
+def test_the_journal_of_an_update_names_every_entry_that_changed(tmp_path: Path) -> None:
+    """`Solver.journal` records only what the update writes: the entries it says changed
+    must be exactly those that differ between whole copies of the facts before and after
+    (calls by identity), on random body edits of a project of importing modules."""
+    root = tmp_path / "synthetic"
+    generate(root, 1_000)
+    project = Project.open(root, ProjectOptions(use_cache=False))
+    project.results()
+    rng = random.Random(11)
+    files = sorted(f for f in project.files if project.text(f) is not None)
+    compared = 0
+    for _ in range(12):
+        relpath = rng.choice(files)
+        original = project.text(relpath)
+        assert original is not None
+        changed = rng.choice(BODY_EDITS)(original, rng)
+        if changed is None or changed == original:
+            continue
+        for text in (changed, original):
+            before = _whole_tables(project)
+            project.update(relpath, text)
+            project.results()
+            solver = project.solver
+            assert solver is not None
+            if solver.journal is None:
+                continue  # solved from scratch
+            compared += 1
+            after = _whole_tables(project)
+            expected = {}
+            for name in before.keys() | after.keys():
+                old, new = before.get(name, {}), after.get(name, {})
+                differing = {
+                    k
+                    for k in old.keys() | new.keys()
+                    if (
+                        old.get(k) is not new.get(k)
+                        if name == "calls"
+                        else old.get(k) != new.get(k)
+                    )
+                    # An entry a read created empty (a defaultdict) is no change of the facts.
+                    and not (k not in old and new.get(k) in ({}, set(), [], 0))
+                    and not (k not in new and old.get(k) in ({}, set(), [], 0))
+                }
+                if differing:
+                    expected[name] = differing
+            assert solver.journal.changed_entries(solver.facts) == expected, relpath
+    assert compared >= 8
