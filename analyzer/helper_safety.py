@@ -43,6 +43,7 @@ from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_LEN,
     PYTHON_VALUE_BUILTINS,
 )
+from hybridize.analyzer.graph_kernel_gaps import kernel_gap, may_have_kernel_gap
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.safety import SHAPE_ONLY_ATTRIBUTES, is_eager_only_call, numpy_function
@@ -333,6 +334,7 @@ def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:
             for info in resolved.api
         )
         or numpy_function(resolved) is not None
+        or may_have_kernel_gap(resolved)
     )
 
 
@@ -737,6 +739,9 @@ class _Values:
                 receiver = [callee[1]] if callee[0] == "attr" else []
                 condition = self.union([*receiver, *_operands(site)])
             yield EAGER_ONLY, condition, Hazard(f"calls {what}", line)
+        gap = kernel_gap(self.fn, self.by_index, resolved)
+        if gap is not None:
+            yield EAGER_ONLY, ALWAYS, Hazard(gap, line)
         for info, condition in self.concrete_arguments(resolved):
             what = f"calls `{_display(info.name)}` on a value that must be concrete"
             yield EAGER_ONLY, condition, Hazard(what, line)

@@ -22,6 +22,7 @@ from hybridize.analyzer.frameworks import (
 )
 from hybridize.analyzer.frameworks.framework import framework_named
 from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
+from hybridize.analyzer.graph_kernel_gaps import kernel_gap
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.loop_shapes import loop_carried_shape_changes
 from hybridize.analyzer.resolve import ProjectIndex
@@ -185,7 +186,9 @@ def eager_only_calls(ctx: _Context) -> list[Finding]:
                 ctx.fn.span,
             )
         )
-    for resolved in ctx.facts.calls.get(ctx.key, []):
+    calls = ctx.facts.calls.get(ctx.key, [])
+    by_index = {resolved.index: resolved for resolved in calls}
+    for resolved in calls:
         site = resolved.site
         callee = site.callee
         if is_eager_only_call(resolved):
@@ -198,6 +201,9 @@ def eager_only_calls(ctx: _Context) -> list[Finding]:
                     site.span,
                 )
             )
+        gap = kernel_gap(ctx.fn, by_index, resolved)
+        if gap is not None:
+            found.append(ctx.finding("HY301", "has_eager_only_calls", gap, site.span))
     return found
 
 
