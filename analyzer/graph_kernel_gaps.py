@@ -50,9 +50,9 @@ def kernel_gap(
     names = {info.name for info in resolved.api}
     if names & MISH_FUNCTIONS:
         return MISH_FUSION
-    if names & TANH and resolved.site.args:
-        if _computed_by(fn, by_index, resolved.site.args[0], SOFTPLUS, set()):
-            return MISH_FUSION
+    args = resolved.site.args
+    if names & TANH and args and _computed_by(fn, by_index, args[0], SOFTPLUS, set()):
+        return MISH_FUSION
     return None
 
 
