@@ -14,8 +14,9 @@ from collections.abc import Iterable
 import networkx as nx
 
 from hybridize.analyzer.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
-from hybridize.analyzer.ir import Sym
+from hybridize.analyzer.ir import ModuleSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex, canonical_external
+from hybridize.analyzer.scan_memo import per_function, per_module
 from hybridize.analyzer.values import is_tensor_like
 
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
@@ -197,16 +198,28 @@ def framework_compiled(index: ProjectIndex, facts: TensorFacts, keys: Iterable[s
     if eager is None:
         return set()
     found = set()
-    for key in keys:
-        fn = index.function(key)
+    wanted = set(keys)
+    hooks = per_module(facts, index, "framework_hooks", lambda r, m: _framework_hooks(index, r, m))
+    for module_hooks in hooks.values():
+        for key, class_key, role in module_hooks:
+            if key in wanted and not (role == "model" and class_key in eager):
+                found.add(key)
+    return found
+
+
+def _framework_hooks(
+    index: ProjectIndex, relpath: str, module: ModuleSummary
+) -> list[tuple[str, str, str]]:
+    """The methods of a module's classes that the framework calls from a graph of its own
+    (`FRAMEWORK_COMPILED_METHODS`), with their class and its Keras role."""
+    found = []
+    for qualname, fn in module.functions.items():
         if fn.class_qualname is None:
             continue
-        class_key = f"{key.split('::', 1)[0]}::{fn.class_qualname}"
+        class_key = f"{relpath}::{fn.class_qualname}"
         role = index.keras_role(class_key) or _keras_optimizer_role(index, class_key)
-        if role == "model" and class_key in eager:
-            continue
         if role is not None and fn.name in FRAMEWORK_COMPILED_METHODS.get(role, ()):
-            found.add(key)
+            found.append((f"{relpath}::{qualname}", class_key, role))
     return found
 
 
@@ -232,25 +245,41 @@ def _eager_model_classes(index: ProjectIndex, facts: TensorFacts) -> set[str] | 
     None when such an object's class is not known (a parameter, a factory's result): then any
     model may run eagerly."""
     eager: set[str] = set()
-    for key, calls in facts.calls.items():
-        for resolved in calls:
-            site = resolved.site
-            # `compile` is the Keras API that takes `run_eagerly` (a flag definition or a
-            # config object of the same keyword sets nothing; its value reaches `compile`).
-            if site.callee[0] != "attr" or site.callee[2] != "compile":
-                continue
-            if not any(n == "run_eagerly" and v != ("lit", "bool", False) for n, v in site.kwargs):
-                continue
-            if not _add_model_classes(index, facts, key, site.callee[1], eager):
+    compiled = per_function(facts, "eager_compiles", _eager_compiles)
+    for key, receivers in compiled.items():
+        for receiver in receivers:
+            if not _add_model_classes(index, facts, key, receiver, eager):
                 return None
-    for relpath, module in index.modules.items():
-        for fn in (module.module_code, *module.functions.values()):
-            for store in fn.stores:
-                if store.kind == "attr" and store.name == "run_eagerly":
-                    key = f"{relpath}::{fn.qualname}"
-                    if not _add_model_classes(index, facts, key, store.target, eager):
-                        return None
+    stores = per_module(facts, index, "run_eagerly_stores", _run_eagerly_stores)
+    for module_stores in stores.values():
+        for key, target in module_stores:
+            if not _add_model_classes(index, facts, key, target, eager):
+                return None
     return {base for class_key in eager for base in index.mro(class_key)}
+
+
+def _eager_compiles(_key: str, calls: list[ResolvedCall]) -> list[Sym]:
+    """The receivers of a function's `.compile(run_eagerly=...)` calls (not False)."""
+    found = []
+    for resolved in calls:
+        site = resolved.site
+        # `compile` is the Keras API that takes `run_eagerly` (a flag definition or a
+        # config object of the same keyword sets nothing; its value reaches `compile`).
+        if site.callee[0] != "attr" or site.callee[2] != "compile":
+            continue
+        if any(n == "run_eagerly" and v != ("lit", "bool", False) for n, v in site.kwargs):
+            found.append(site.callee[1])
+    return found
+
+
+def _run_eagerly_stores(relpath: str, module: ModuleSummary) -> list[tuple[str, Sym]]:
+    """Where a module's code assigns `.run_eagerly`: the function and the object."""
+    return [
+        (f"{relpath}::{fn.qualname}", store.target)
+        for fn in (module.module_code, *module.functions.values())
+        for store in fn.stores
+        if store.kind == "attr" and store.name == "run_eagerly"
+    ]
 
 
 def _add_model_classes(

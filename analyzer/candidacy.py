@@ -49,6 +49,7 @@ from hybridize.analyzer.frameworks.tensorflow_rules import (
 )
 from hybridize.analyzer.ir import ImportSummary, ModuleSummary, Sym, module_imports
 from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.scan_memo import per_function
 from hybridize.analyzer.values import Atom, is_tensor_like
 from hybridize.model import Span
 
@@ -119,11 +120,8 @@ def candidacy_modules(
 
     `imports` memoises what each module's imports load: kept from an earlier call while
     name resolution is unchanged, it is reused for the modules whose summary is the same."""
-    graph_mode = {
-        k.split("::", 1)[0]
-        for k in keys
-        if any(i.name in GRAPH_MODE_SWITCHES for r in facts.calls.get(k, []) for i in r.api)
-    }
+    switching = per_function(facts, "graph_mode_switches", _switches_graph_mode)
+    graph_mode = {k.split("::", 1)[0] for k in switching.keys() & set(keys)}
     imports = {} if imports is None else imports
     for relpath, module in index.modules.items():
         known = imports.get(relpath)
@@ -149,6 +147,10 @@ def candidacy_modules(
         graph_mode,
         frameworks,
     )
+
+
+def _switches_graph_mode(_key: str, calls: list[ResolvedCall]) -> bool:
+    return any(i.name in GRAPH_MODE_SWITCHES for r in calls for i in r.api)
 
 
 def _reaching_roots(imports: ModuleImports, relevant: Callable[[str], bool]) -> dict[str, set[str]]:

@@ -339,6 +339,7 @@ def release_facts(facts: TensorFacts) -> None:
     facts.evaluators = {}
     facts.latest_evaluators = {}
     facts.cache.clear()
+    facts.scans.clear()
 
 
 def analyze_solved(
@@ -599,16 +600,13 @@ class ProjectWide:
 def project_wide(
     index: ProjectIndex, facts: TensorFacts, keys: list[str], imports: ModuleImports | None = None
 ) -> ProjectWide:
-    function_keys = [
-        k for k in keys if not k.endswith("::<module>") and not index.function(k).is_lambda
-    ]
     variation = LiteralVariation(index, facts)
     variation.written_attributes()
     variation.reassigned_globals()
     imports = {} if imports is None else imports
     return ProjectWide(
         candidacy_modules(index, facts, keys, imports),
-        framework_compiled(index, facts, function_keys),
+        framework_compiled(index, facts, keys),  # only methods can be framework hooks
         variation,
         symbolically_built_classes(index, facts),
         imports,

@@ -120,6 +120,9 @@ class TensorFacts:
     converged: bool = True
     """False when the round bounds stopped the fixed point before it settled."""
     cache: dict[str, object] = field(default_factory=dict)
+    scans: dict[str, object] = field(default_factory=dict)
+    """Per-function and per-module parts of project-wide facts, kept across incremental
+    updates by the identity of what each came from (`scan_memo`)."""
     internal_errors: dict[str, str] = field(default_factory=dict)
     """Functions the analysis failed on, with the error: they get unknown facts."""
     """Derived project-wide facts computed once from the solution (by later stages)."""

@@ -25,8 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hybridize.analyzer.evaluator import LiteralSite, ResolvedCall, TensorFacts
-from hybridize.analyzer.ir import Sym
+from hybridize.analyzer.ir import ModuleSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.scan_memo import per_module
 from hybridize.analyzer.values import is_tensor_like
 
 Value = tuple
@@ -280,24 +281,37 @@ class LiteralVariation:
     def written_attributes(self) -> set[str]:
         """Attribute names that some function other than an initialiser assigns."""
         if self._written_attributes is None:
-            found: set[str] = set()
-            for module in self.index.modules.values():
-                for fn in module.functions.values():
-                    if fn.name in INITIALISERS or fn.is_lambda:
-                        continue
-                    found.update(s.name for s in fn.stores if s.kind == "attr")
-            self._written_attributes = found
+            written = per_module(self.facts, self.index, "written_attributes", _written_attributes)
+            self._written_attributes = set().union(*written.values())
         return self._written_attributes
 
     def reassigned_globals(self) -> set[tuple[str, str]]:
         """(module, name) of globals that a function assigns through `global`."""
         if self._reassigned_globals is None:
-            found: set[tuple[str, str]] = set()
-            for relpath, module in self.index.modules.items():
-                for fn in module.functions.values():
-                    found.update((relpath, s.name) for s in fn.stores if s.kind == "global")
-            self._reassigned_globals = found
+            assigned = per_module(self.facts, self.index, "global_statements", _global_statements)
+            self._reassigned_globals = set().union(*assigned.values())
         return self._reassigned_globals
+
+
+def _written_attributes(_relpath: str, module: ModuleSummary) -> set[str]:
+    """Attribute names a module's functions other than initialisers assign."""
+    return {
+        s.name
+        for fn in module.functions.values()
+        if fn.name not in INITIALISERS and not fn.is_lambda
+        for s in fn.stores
+        if s.kind == "attr"
+    }
+
+
+def _global_statements(relpath: str, module: ModuleSummary) -> set[tuple[str, str]]:
+    """(module, name) of the globals a module's functions assign through `global`."""
+    return {
+        (relpath, s.name)
+        for fn in module.functions.values()
+        for s in fn.stores
+        if s.kind == "global"
+    }
 
 
 def _show(value: Value) -> str:

@@ -26,6 +26,7 @@ from hybridize.analyzer.graph_kernel_gaps import kernel_gap
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.loop_shapes import loop_carried_shape_changes
 from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.scan_memo import per_function
 from hybridize.analyzer.shapes import dtype_of, preserves_dtype
 from hybridize.analyzer.values import Atom, is_tensor_like, leaf_atoms
 from hybridize.model import Finding, Span, Tristate
@@ -362,14 +363,13 @@ def _enables_numpy_behavior(index: ProjectIndex, facts: TensorFacts) -> bool:
     cached = facts.cache.get("enables_numpy_behavior")
     if isinstance(cached, bool):
         return cached
-    enables = any(
-        info.name.endswith(NUMPY_BEHAVIOR_SWITCH)
-        for calls in facts.calls.values()
-        for resolved in calls
-        for info in resolved.api
-    )
+    enables = bool(per_function(facts, "numpy_behavior_switches", _switches_numpy_behavior))
     facts.cache["enables_numpy_behavior"] = enables
     return enables
+
+
+def _switches_numpy_behavior(_key: str, calls: list[ResolvedCall]) -> bool:
+    return any(info.name.endswith(NUMPY_BEHAVIOR_SWITCH) for r in calls for info in r.api)
 
 
 _NEVER_STRING_KINDS = frozenset(
@@ -817,28 +817,36 @@ def double_backward_targets(index: ProjectIndex, facts: TensorFacts) -> dict[str
     if isinstance(cached, dict):
         return cached
     result: dict[str, str] = {}
-    for key, calls in facts.calls.items():
-        framework = framework_named(index.code_framework(key.split("::", 1)[0]))
-        if not framework.double_backward_calls:
-            continue
-        by_index = {resolved.index: resolved for resolved in calls}
-        for resolved in calls:
-            if not _asks_double_backward(resolved, framework.double_backward_calls):
-                continue
-            site = resolved.site
-            # `loss.backward(...)` differentiates its receiver, `grad(out, x, ...)` its first
-            # argument.
-            method = site.callee[0] == "attr" and any(
-                a[0] == "boundext" for a in resolved.callee_atoms
-            )
-            differentiated = site.callee[1] if method else site.args[0] if site.args else None
-            if differentiated is None:
-                continue
-            fn = index.function(key)
-            for target in sorted(_producers(index, fn, by_index, differentiated)):
-                result.setdefault(target, key)
+    found = per_function(
+        facts, "double_backward", lambda key, calls: _double_backward_of(index, key, calls)
+    )
+    for key in sorted(found):
+        for target in found[key]:
+            result.setdefault(target, key)
     facts.cache["double_backward"] = result
     return result
+
+
+def _double_backward_of(index: ProjectIndex, key: str, calls: list[ResolvedCall]) -> list[str]:
+    """The project functions whose results this function differentiates twice."""
+    framework = framework_named(index.code_framework(key.split("::", 1)[0]))
+    if not framework.double_backward_calls:
+        return []
+    by_index = {resolved.index: resolved for resolved in calls}
+    found: list[str] = []
+    for resolved in calls:
+        if not _asks_double_backward(resolved, framework.double_backward_calls):
+            continue
+        site = resolved.site
+        # `loss.backward(...)` differentiates its receiver, `grad(out, x, ...)` its first
+        # argument.
+        method = site.callee[0] == "attr" and any(a[0] == "boundext" for a in resolved.callee_atoms)
+        differentiated = site.callee[1] if method else site.args[0] if site.args else None
+        if differentiated is None:
+            continue
+        fn = index.function(key)
+        found.extend(sorted(_producers(index, fn, by_index, differentiated)))
+    return found
 
 
 def _asks_double_backward(resolved: ResolvedCall, calls: tuple[tuple[str, str], ...]) -> bool:

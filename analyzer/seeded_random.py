@@ -30,9 +30,10 @@ from hybridize.analyzer.frameworks.tensorflow_rules import (
     SEEDING_TEST_CASES,
 )
 from hybridize.analyzer.frozen_state import traced_with
-from hybridize.analyzer.ir import Sym
+from hybridize.analyzer.ir import ModuleSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex, canonical_external
 from hybridize.analyzer.safety import parameter_behind
+from hybridize.analyzer.scan_memo import per_function, per_module
 from hybridize.model import Finding
 
 CODE = "HY411"
@@ -56,21 +57,40 @@ def global_seeding(index: ProjectIndex, facts: TensorFacts) -> GlobalSeeding | N
     """Where the project makes TensorFlow's global random stream reproducible, if it does:
     a call of a global seed setter in any module (test files included), else a subclass of
     a test case that seeds in its `setUp`."""
-    for relpath in sorted(index.modules):
+    setters = per_function(facts, "global_seed_setters", _seed_setter)
+    for relpath in sorted({key.split("::", 1)[0] for key in setters} & index.modules.keys()):
         module = index.modules[relpath]
         for qualname in ["<module>", *module.functions]:
-            for resolved in facts.calls.get(f"{relpath}::{qualname}", []):
-                for info in resolved.api:
-                    if info.name in GLOBAL_SEED_SETTERS:
-                        how = f"`{_display(info.name)}`"
-                        return GlobalSeeding(how, relpath, resolved.site.span.start_line)
-    for relpath in sorted(index.modules):
-        for class_qualname in index.modules[relpath].classes:
-            class_key = f"{relpath}::{class_qualname}"
-            if _seeding_test_case(index, class_key):
-                how = f"the tf.test.TestCase `{class_qualname}` (its setUp seeds every test)"
-                return GlobalSeeding(how, relpath, index.klass(class_key).line)
+            found = setters.get(f"{relpath}::{qualname}")
+            if found is not None:
+                return GlobalSeeding(f"`{_display(found[0])}`", relpath, found[1])
+    cases = per_module(facts, index, "seeding_test_cases", lambda r, m: _seeding_cases(index, r, m))
+    for relpath in sorted(cases):
+        class_qualname, line = cases[relpath][0]
+        how = f"the tf.test.TestCase `{class_qualname}` (its setUp seeds every test)"
+        return GlobalSeeding(how, relpath, line)
     return None
+
+
+def _seed_setter(_key: str, calls: list[ResolvedCall]) -> tuple[str, int] | None:
+    """The first global seed setter a function calls, and its line."""
+    for resolved in calls:
+        for info in resolved.api:
+            if info.name in GLOBAL_SEED_SETTERS:
+                return info.name, resolved.site.span.start_line
+    return None
+
+
+def _seeding_cases(
+    index: ProjectIndex, relpath: str, module: ModuleSummary
+) -> list[tuple[str, int]]:
+    """The classes of a module that are seeding test cases, with their lines."""
+    found = []
+    for class_qualname in module.classes:
+        class_key = f"{relpath}::{class_qualname}"
+        if _seeding_test_case(index, class_key):
+            found.append((class_qualname, index.klass(class_key).line))
+    return found
 
 
 def seeded_random_draws(

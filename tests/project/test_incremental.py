@@ -301,7 +301,7 @@ def _whole_tables(project: Project) -> dict[str, dict[str, object]]:
     found: dict[str, dict[str, object]] = {}
     for f in dataclasses.fields(solver.facts):
         value = getattr(solver.facts, f.name)
-        if f.name in ("evaluators", "latest_evaluators", "cache", "internal_errors"):
+        if f.name in ("evaluators", "latest_evaluators", "cache", "scans", "internal_errors"):
             continue
         if isinstance(value, dict):
             found[f.name] = {

@@ -1,0 +1,85 @@
+"""Per-function and per-module parts of the project-wide facts, kept across incremental updates.
+
+The verdict phase starts from facts that span the project (which modules switch TensorFlow to
+graph mode, where the global seed is set, which Keras models run eagerly, which attributes
+are written outside initialisers, ...). Each is a union over functions or modules, and an
+editor asks for it again after every keystroke. `Solver.update` replaces the resolved calls
+of the functions it evaluates again, and `Project` the summaries of the edited modules; every
+other object stays as it was. So a part computed from one function's resolved calls alone
+(or one module's summary alone) is kept with the object it came from, and computed again only
+when that object was replaced: the union then costs a lookup per function, not a walk over
+its calls.
+
+Only computations that read nothing else may use it, besides the project's interface (class
+hierarchy, imports, module-level names), which an incremental update leaves unchanged
+(`project.py`); the memo lives in the facts, which a solve from scratch makes anew.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from hybridize.analyzer.evaluator import ResolvedCall, TensorFacts
+from hybridize.analyzer.ir import ModuleSummary
+from hybridize.analyzer.resolve import ProjectIndex
+
+T = TypeVar("T")
+
+
+class _Scan:
+    """One memoised scan: per key, the object it was computed from and the value; and the
+    keys whose value is not empty (most are), which is what callers iterate."""
+
+    __slots__ = ("by_key", "found")
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, tuple[object, object]] = {}
+        self.found: dict[str, object] = {}
+
+    def refresh(self, items: dict[str, object], compute: Callable[[str, object], object]) -> None:
+        by_key, found = self.by_key, self.found
+        for key, source in items.items():
+            known = by_key.get(key)
+            if known is not None and known[0] is source:
+                continue
+            value = compute(key, source)
+            by_key[key] = (source, value)
+            if value:
+                found[key] = value
+            else:
+                found.pop(key, None)
+        if len(by_key) != len(items):
+            for key in by_key.keys() - items.keys():
+                del by_key[key]
+                found.pop(key, None)
+
+
+def _scan(facts: TensorFacts, name: str) -> _Scan:
+    scan = facts.scans.get(name)
+    if not isinstance(scan, _Scan):
+        scan = facts.scans[name] = _Scan()
+    return scan
+
+
+def per_function(
+    facts: TensorFacts, name: str, compute: Callable[[str, list[ResolvedCall]], T]
+) -> dict[str, T]:
+    """`compute(key, calls)` of every function with resolved calls, for those where it is
+    not empty (falsy), memoised under `name` by the identity of the calls list."""
+    scan = _scan(facts, name)
+    scan.refresh(facts.calls, compute)  # type: ignore[arg-type]
+    return scan.found  # type: ignore[return-value]
+
+
+def per_module(
+    facts: TensorFacts,
+    index: ProjectIndex,
+    name: str,
+    compute: Callable[[str, ModuleSummary], T],
+) -> dict[str, T]:
+    """`compute(relpath, module)` of every module of `index`, for those where it is not
+    empty, memoised under `name` by the identity of the module's summary."""
+    scan = _scan(facts, name)
+    scan.refresh(index.modules, compute)
+    return scan.found  # type: ignore[return-value]
