@@ -48,7 +48,11 @@ from hybridize.analyzer.decide import FunctionFacts, decide
 from hybridize.analyzer.effects import EffectAnalysis
 from hybridize.analyzer.evaluator import TensorFacts
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
-from hybridize.analyzer.frozen_state import frozen_state_reads, frozen_state_writes
+from hybridize.analyzer.frozen_state import (
+    forget_writers,
+    frozen_state_reads,
+    frozen_state_writes,
+)
 from hybridize.analyzer.hashability import unhashable_arguments
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
@@ -73,6 +77,7 @@ from hybridize.analyzer.summarize import summarize_module
 from hybridize.analyzer.values import is_primitive, is_tensor_like
 from hybridize.analyzer.verdict_scope import (
     affected,
+    changed_readers,
     changed_state,
     compare_facts,
     induced,
@@ -630,12 +635,14 @@ def decide_incrementally(
     update (`Solver.journal`). The result equals that of `_decide_all`."""
     with no_cyclic_gc():
         if memory is None or before is None:
+            forget_writers(facts, None)
             return _decide(index, facts, options)
+        changes = compare_facts(before, facts)
+        forget_writers(facts, changed_readers(facts, changes) | changes.keys)
         keys = project_keys(index)
         project = project_wide(index, facts, keys, memory.imports)
         if project.fingerprint() != memory.project_wide:
             return _decide(index, facts, options, project=project)
-        changes = compare_facts(before, facts)
         writes = frozen_state_writes(index, facts)
         stale = readers_of(memory.frozen_reads, changed_state(memory.state_writes, writes, modules))
         seeds = scope_seeds(

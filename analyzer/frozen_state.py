@@ -16,7 +16,7 @@ the first call of the function outside any loop.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from hybridize.analyzer.effects import bound_in_enclosing_function
@@ -189,33 +189,69 @@ def frozen_state_writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKe
 
 
 def _writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKey, list[Write]]:
-    """Every assignment of an instance attribute or a module global in the project."""
+    """Every assignment of an instance attribute or a module global in the project.
+
+    Each writer's part is kept across incremental updates with the evaluator it was read
+    through (`WRITES_BY_WRITER` in `facts.scans`): a writer evaluated again has a new one,
+    and `forget_writers` drops those whose evaluator read a fact that changed."""
     cached = facts.cache.get("state_writes")
     if isinstance(cached, dict):
         return cached
+    memo = facts.scans.get(WRITES_BY_WRITER)
+    if not isinstance(memo, dict):
+        memo = facts.scans[WRITES_BY_WRITER] = {}
     found: dict[StateKey, list[Write]] = defaultdict(list)
     for relpath, module in index.modules.items():
         for qualname in ["<module>", *module.functions]:
             writer = f"{relpath}::{qualname}"
-            fn = index.function(writer)
             evaluator = get_evaluator(index, facts, writer)
-            for store in fn.stores:
-                if store.kind == "global":
-                    found[("global", relpath, store.name)].append(Write(writer, store.span))
-                elif store.kind == "attr":
-                    for atom in evaluator.eval(store.target):
-                        if atom[0] == "obj" and atom[2] is not None:
-                            for class_key in index.mro(atom[2]):
-                                found[("attr", class_key, store.name)].append(
-                                    Write(writer, store.span)
-                                )
-                        elif atom[0] == "module":
-                            found[("global", atom[1], store.name)].append(Write(writer, store.span))
-            for name, span in fn.name_bindings:
-                # Initialisation or not is decided per reader (`_after_initialisation`).
-                found[("global", relpath, name)].append(Write(writer, span))
+            known = memo.get(writer)
+            if known is None or known[0] is not evaluator:
+                known = memo[writer] = (evaluator, _writes_of(index, facts, writer))
+            for state, write in known[1]:
+                found[state].append(write)
     facts.cache["state_writes"] = dict(found)
     return dict(found)
+
+
+WRITES_BY_WRITER = "state_writes_by_writer"
+
+
+def forget_writers(facts: TensorFacts, writers: Iterable[str] | None) -> None:
+    """Drop the kept writes of `writers` (all when None): what their evaluators read
+    changed, so a target may now be another object."""
+    memo = facts.scans.get(WRITES_BY_WRITER)
+    if not isinstance(memo, dict):
+        return
+    if writers is None:
+        memo.clear()
+        return
+    for writer in writers:
+        memo.pop(writer, None)
+
+
+def _writes_of(
+    index: ProjectIndex, facts: TensorFacts, writer: str
+) -> list[tuple[StateKey, Write]]:
+    """The state one function (or module code) assigns, in its order."""
+    relpath = writer.split("::", 1)[0]
+    fn = index.function(writer)
+    evaluator = get_evaluator(index, facts, writer)
+    found: list[tuple[StateKey, Write]] = []
+    for store in fn.stores:
+        if store.kind == "global":
+            found.append((("global", relpath, store.name), Write(writer, store.span)))
+        elif store.kind == "attr":
+            for atom in evaluator.eval(store.target):
+                if atom[0] == "obj" and atom[2] is not None:
+                    for class_key in index.mro(atom[2]):
+                        found.append((("attr", class_key, store.name), Write(writer, store.span)))
+                elif atom[0] == "module":
+                    found.append((("global", atom[1], store.name), Write(writer, store.span)))
+    for name, span in fn.name_bindings:
+        # Initialisation or not is decided per reader (`_after_initialisation`).
+        found.append((("global", relpath, name), Write(writer, span)))
+    return found
 
 
 def _in_loop(fn: FunctionSummary, span: Span) -> bool:

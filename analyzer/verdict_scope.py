@@ -74,6 +74,17 @@ def compare_facts(before: FactJournal, facts: TensorFacts) -> FactChanges:
     return FactChanges(keys, deps, classes)
 
 
+def changed_readers(facts: TensorFacts, changes: FactChanges) -> set[str]:
+    """The functions whose evaluator read a fact that changed (in the solve or after it)."""
+    if not changes.deps:
+        return set()
+    return {
+        key
+        for key, evaluator in facts.evaluators.items()
+        if not evaluator.deps.isdisjoint(changes.deps)
+    }
+
+
 def seeds(
     index: ProjectIndex,
     facts: TensorFacts,
@@ -90,10 +101,7 @@ def seeds(
     found = {k for k in keys if k.split("::", 1)[0] in modules}
     found |= changes.keys & known
     found |= set(stale_readers) & known
-    if changes.deps:
-        for key, evaluator in facts.evaluators.items():
-            if key in known and not evaluator.deps.isdisjoint(changes.deps):
-                found.add(key)
+    found |= changed_readers(facts, changes) & known
     if changes.classes:
         for key in keys:
             fn = index.function(key)

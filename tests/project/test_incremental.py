@@ -359,3 +359,76 @@ def test_the_journal_of_an_update_names_every_entry_that_changed(tmp_path: Path)
                     expected[name] = differing
             assert solver.journal.changed_entries(solver.facts) == expected, relpath
     assert compared >= 8
+
+
+FROZEN_MODELS = """\
+import tensorflow as tf
+
+
+class A:
+    def __init__(self):
+        self.threshold = 0.1
+
+    def call(self, x):
+        return x * self.threshold
+
+
+class B:
+    def __init__(self):
+        self.threshold = 0.1
+
+    def call(self, x):
+        return x * self.threshold
+"""
+
+FROZEN_HOLDER = """\
+class Holder:
+    def set_sub(self, sub):
+        self.sub = sub
+
+    def tune(self):
+        self.sub.threshold = 0.5
+"""
+
+FROZEN_MAIN = """\
+import tensorflow as tf
+
+from holder import Holder
+from models import A, B
+
+
+def run():
+    a = A()
+    b = B()
+    holder = Holder()
+    holder.set_sub(a)
+    holder.tune()
+    for _ in range(100):
+        a.call(tf.ones(3))
+        b.call(tf.ones(3))
+"""
+
+
+def test_a_write_whose_target_changes_without_a_new_solve_of_the_writer(tmp_path: Path) -> None:
+    """`Holder.tune` assigns `self.sub.threshold`; what `self.sub` is, only the verdict phase
+    asks (the solve never evaluates that target), so the solve does not evaluate `tune` again
+    when `run` hands the holder a `B` instead of an `A`. The writes kept from the last phase
+    must be dropped all the same: after the edit `B.call` reads state assigned between its
+    calls, `A.call` no longer."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "models.py").write_text(FROZEN_MODELS, encoding="utf-8")
+    (root / "holder.py").write_text(FROZEN_HOLDER, encoding="utf-8")
+    (root / "main.py").write_text(FROZEN_MAIN, encoding="utf-8")
+    project = Project.open(root, ProjectOptions(use_cache=False))
+    check(project, "opened")
+
+    def frozen(qualname: str) -> bool:
+        verdict = next(v for v in project.results().functions if v.qualname == qualname)
+        return any(f.code == "HY408" for f in verdict.findings)
+
+    assert frozen("A.call") and not frozen("B.call")
+    project.update("main.py", FROZEN_MAIN.replace("set_sub(a)", "set_sub(b)"))
+    check(project, "set_sub(b)")
+    assert project.incremental_solves == 1
+    assert frozen("B.call") and not frozen("A.call")
