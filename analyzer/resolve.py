@@ -116,6 +116,22 @@ class ProjectIndex:
         if list(self.modules) != sorted(self.modules):
             self.modules = dict(sorted(self.modules.items()))
 
+    def share_interface_caches(self, previous: ProjectIndex) -> None:
+        """Take over what `previous` resolved, when every module's interface is the same
+        (`interface.module_interface`: imports, module-level names, classes with their bases
+        and methods, function signatures) and only bodies differ: name resolution, class
+        hierarchies and method lookups read nothing else. An edit then costs no new walk
+        over every class of the project (`subclasses`)."""
+        self._module_ref_cache = previous._module_ref_cache
+        self._global_cache = previous._global_cache
+        self._class_role_cache = previous._class_role_cache
+        self._mro_cache = previous._mro_cache
+        self._method_cache = previous._method_cache
+        self._dispatch_cache = previous._dispatch_cache
+        self._direct_subclasses = previous._direct_subclasses
+        self._dotted_cache = previous._dotted_cache
+        self._framework_cache = previous._framework_cache
+
     # ------------------------------------------------------------- lookups by key
 
     def function(self, key: str) -> FunctionSummary:

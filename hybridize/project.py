@@ -450,14 +450,16 @@ class Project:
             for relpath in previous.keys() | index.modules.keys()
             if previous.get(relpath) is not index.modules.get(relpath)
         }
-        if (
-            solver is None
-            or previous.keys() != index.modules.keys()
-            or any(
-                module_interface(previous[r]) != module_interface(index.modules[r]) for r in changed
+        same_interface = (
+            solver is not None
+            and previous.keys() == index.modules.keys()
+            and all(
+                module_interface(previous[r]) == module_interface(index.modules[r]) for r in changed
             )
-            or not solver.update(index, changed)
-        ):
+        )
+        if solver is not None and same_interface:
+            index.share_interface_caches(solver.index)
+        if solver is None or not same_interface or not solver.update(index, changed):
             solver = Solver(index)
         elif changed:
             self.incremental_solves += 1
