@@ -638,7 +638,8 @@ def decide_incrementally(
             forget_writers(facts, None)
             return _decide(index, facts, options)
         changes = compare_facts(before, facts)
-        forget_writers(facts, changed_readers(facts, changes) | changes.keys)
+        readers = changed_readers(facts, changes)
+        forget_writers(facts, readers | changes.keys)
         keys = project_keys(index)
         project = project_wide(index, facts, keys, memory.imports)
         if project.fingerprint() != memory.project_wide:
@@ -646,7 +647,14 @@ def decide_incrementally(
         writes = frozen_state_writes(index, facts)
         stale = readers_of(memory.frozen_reads, changed_state(memory.state_writes, writes, modules))
         seeds = scope_seeds(
-            index, facts, keys, modules, changes, stale, lambda k: before.calls_before(facts, k)
+            index,
+            facts,
+            keys,
+            modules,
+            changes,
+            stale,
+            lambda k: before.calls_before(facts, k),
+            readers,
         )
         graph = memory.graph
         refresh = set(seeds)

@@ -1049,10 +1049,15 @@ class Solver:
         for key in old_keys:
             direct |= self.readers.get(("params", key), set())
         reset = set(direct)
+        attr_writers: dict[str, set[str]] | None = None  # class -> who stores attributes
         for key in direct:
             written = self._writes(key)
             for dep in self.deps.get(key, ()):
-                for writer in self._writers(dep):
+                if dep[0] == "attrs" and attr_writers is None:
+                    attr_writers = defaultdict(set)
+                    for (class_key, _), by_caller in self.aggregate.attrs.items():
+                        attr_writers[class_key].update(by_caller)
+                for writer in self._writers(dep, attr_writers or {}):
                     if self.deps.get(writer, set()) & written:
                         reset.add(writer)
         # Evaluators kept from the last solve forget what later analyses evaluated since.
@@ -1095,8 +1100,9 @@ class Solver:
             written.update(("attrs", class_key) for class_key, _, _ in contribution.attrs)
         return written
 
-    def _writers(self, dep: Dep) -> set[str]:
-        """The functions whose contribution adds to the fact `dep`."""
+    def _writers(self, dep: Dep, attr_writers: dict[str, set[str]]) -> set[str]:
+        """The functions whose contribution adds to the fact `dep` (`attr_writers`: per
+        class, the functions that store its attributes)."""
         kind, key = dep
         if kind == "ret":
             return {key}
@@ -1105,12 +1111,7 @@ class Solver:
                 self.aggregate.callbacks.get(key, ())
             )
         if kind == "attrs":
-            return {
-                caller
-                for (class_key, _), by_caller in self.aggregate.attrs.items()
-                if class_key == key
-                for caller in by_caller
-            }
+            return attr_writers.get(key, set())
         return set()
 
 
