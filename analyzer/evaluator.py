@@ -123,10 +123,25 @@ class TensorFacts:
     scans: dict[str, object] = field(default_factory=dict)
     """Per-function and per-module parts of project-wide facts, kept across incremental
     updates by the identity of what each came from (`scan_memo`)."""
+    calls_log: list[str] = field(default_factory=list)
+    """The functions whose `calls` entry was replaced or removed in place, in order
+    (`scan_memo` catches up from it); cleared, with `calls_epoch` counted up, when it
+    outgrows the project."""
+    calls_epoch: int = 0
     internal_errors: dict[str, str] = field(default_factory=dict)
     """Functions the analysis failed on, with the error: they get unknown facts."""
     """Derived project-wide facts computed once from the solution (by later stages)."""
     """Set for the last round: parameters nobody passes are then unknown, not empty."""
+
+
+def calls_written(facts: TensorFacts, keys: Iterable[str]) -> None:
+    """Log that the `calls` entries of `keys` were just replaced or removed (in place: a
+    new `calls` dict needs no log, its identity says it all)."""
+    log = facts.calls_log
+    log.extend(keys)
+    if len(log) > 2 * len(facts.calls) + 64:
+        log.clear()
+        facts.calls_epoch += 1
 
 
 def get_evaluator(index: ProjectIndex, facts: TensorFacts, key: str) -> Evaluator:

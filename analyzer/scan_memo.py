@@ -17,7 +17,7 @@ hierarchy, imports, module-level names), which an incremental update leaves unch
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from hybridize.analyzer.evaluator import ResolvedCall, TensorFacts
@@ -25,17 +25,45 @@ from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.resolve import ProjectIndex
 
 T = TypeVar("T")
+_ABSENT = object()
 
 
 class _Scan:
     """One memoised scan: per key, the object it was computed from and the value; and the
     keys whose value is not empty (most are), which is what callers iterate."""
 
-    __slots__ = ("by_key", "found")
+    __slots__ = ("by_key", "found", "synced")
 
     def __init__(self) -> None:
         self.by_key: dict[str, tuple[object, object]] = {}
         self.found: dict[str, object] = {}
+        self.synced: tuple[object, int, int] | None = None
+        """For a function scan: the `calls` dict, `calls_epoch` and position in `calls_log`
+        it last caught up with."""
+
+    def refresh_keys(
+        self,
+        items: dict[str, object],
+        keys: Iterable[str],
+        compute: Callable[[str, object], object],
+    ) -> None:
+        """Catch up with `items` where only `keys` may have changed."""
+        by_key, found = self.by_key, self.found
+        for key in set(keys):
+            source = items.get(key, _ABSENT)
+            if source is _ABSENT:
+                by_key.pop(key, None)
+                found.pop(key, None)
+                continue
+            known = by_key.get(key)
+            if known is not None and known[0] is source:
+                continue
+            value = compute(key, source)
+            by_key[key] = (source, value)
+            if value:
+                found[key] = value
+            else:
+                found.pop(key, None)
 
     def refresh(self, items: dict[str, object], compute: Callable[[str, object], object]) -> None:
         by_key, found = self.by_key, self.found
@@ -68,7 +96,13 @@ def per_function(
     """`compute(key, calls)` of every function with resolved calls, for those where it is
     not empty (falsy), memoised under `name` by the identity of the calls list."""
     scan = _scan(facts, name)
-    scan.refresh(facts.calls, compute)  # type: ignore[arg-type]
+    synced = scan.synced
+    if synced is not None and synced[0] is facts.calls and synced[1] == facts.calls_epoch:
+        # Only the entries logged since (`calls_written`) may differ.
+        scan.refresh_keys(facts.calls, facts.calls_log[synced[2] :], compute)  # type: ignore[arg-type]
+    else:
+        scan.refresh(facts.calls, compute)  # type: ignore[arg-type]
+    scan.synced = (facts.calls, facts.calls_epoch, len(facts.calls_log))
     return scan.found  # type: ignore[return-value]
 
 

@@ -27,6 +27,7 @@ from hybridize.analyzer.evaluator import (
     bind_arguments,
     callback_atoms,
     callees,
+    calls_written,
     get_evaluator,
 )
 from hybridize.analyzer.frameworks.framework import compiler_named
@@ -368,6 +369,7 @@ class Aggregate:
         if self.journal is not None:
             self.journal.note(facts, touched)
         changed: set[Dep] = set()
+        calls_written(facts, touched.returns)
         for caller in touched.returns:
             contribution = self.contributions.get(caller)
             if contribution is None:
@@ -577,6 +579,7 @@ class Aggregate:
         else:
             callers = touched.returns | {c for c, _ in unsettled.get("ret", set())}
         moving = settling["ret"] = set()
+        calls_written(facts, callers)
         for caller in callers:
             contribution = self.contributions.get(caller)
             if contribution is None:
@@ -1082,6 +1085,7 @@ class Solver:
         gone = direct - set(self.keys)
         journal.note_keys(facts, "returns", gone)
         journal.note_keys(facts, "calls", gone)
+        calls_written(facts, gone)
         for key in gone:
             touched.returns.discard(key)
             facts.returns.pop(key, None)
