@@ -48,39 +48,33 @@ class _Scan:
         compute: Callable[[str, object], object],
     ) -> None:
         """Catch up with `items` where only `keys` may have changed."""
-        by_key, found = self.by_key, self.found
         for key in set(keys):
             source = items.get(key, _ABSENT)
             if source is _ABSENT:
-                by_key.pop(key, None)
-                found.pop(key, None)
-                continue
-            known = by_key.get(key)
-            if known is not None and known[0] is source:
-                continue
-            value = compute(key, source)
-            by_key[key] = (source, value)
-            if value:
-                found[key] = value
+                self.by_key.pop(key, None)
+                self.found.pop(key, None)
             else:
-                found.pop(key, None)
+                self._catch_up(key, source, compute)
 
     def refresh(self, items: dict[str, object], compute: Callable[[str, object], object]) -> None:
-        by_key, found = self.by_key, self.found
+        """Catch up with every entry of `items`."""
         for key, source in items.items():
-            known = by_key.get(key)
-            if known is not None and known[0] is source:
-                continue
-            value = compute(key, source)
-            by_key[key] = (source, value)
-            if value:
-                found[key] = value
-            else:
-                found.pop(key, None)
-        if len(by_key) != len(items):
-            for key in by_key.keys() - items.keys():
-                del by_key[key]
-                found.pop(key, None)
+            self._catch_up(key, source, compute)
+        if len(self.by_key) != len(items):
+            for key in self.by_key.keys() - items.keys():
+                del self.by_key[key]
+                self.found.pop(key, None)
+
+    def _catch_up(self, key: str, source: object, compute: Callable[[str, object], object]) -> None:
+        known = self.by_key.get(key)
+        if known is not None and known[0] is source:
+            return
+        value = compute(key, source)
+        self.by_key[key] = (source, value)
+        if value:
+            self.found[key] = value
+        else:
+            self.found.pop(key, None)
 
 
 def _scan(facts: TensorFacts, name: str) -> _Scan:
