@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -49,6 +50,57 @@ def cpu_budget(seconds: float) -> Iterator[None]:
     signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
+EVALUATION_SECONDS = 10.0
+"""CPU seconds one evaluation of one function in the fixed point may take."""
+
+WATCH_INTERVAL = 0.5
+"""How often (CPU seconds) the step watch looks at the step that runs."""
+
+
+class StepWatch:
+    """A budget over many short steps (the fixed point evaluates ~10^5 functions): a timer
+    that fires every `WATCH_INTERVAL` of CPU time checks how long the current step has run,
+    so that each step costs one clock read, not a timer of its own. A step past `seconds`
+    raises `BudgetExceeded` inside it; between steps nothing is raised."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.started: float | None = None
+
+    def step(self) -> None:
+        """A step starts now."""
+        self.started = time.process_time()
+
+    def idle(self) -> None:
+        """No step runs."""
+        self.started = None
+
+    def _check(self, _signum: int, _frame: FrameType | None) -> None:
+        started = self.started
+        if started is not None and time.process_time() - started > self.seconds:
+            self.started = None
+            raise BudgetExceeded(self.seconds)
+
+
+@contextmanager
+def step_watch(seconds: float) -> Iterator[StepWatch]:
+    """A `StepWatch` active inside the block (inert outside the main thread, as `cpu_budget`)."""
+    watch = StepWatch(seconds)
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+        signal, "setitimer"
+    ):
+        yield watch
+        return
+    previous = signal.signal(signal.SIGPROF, watch._check)
+    interval = min(WATCH_INTERVAL, seconds)
+    signal.setitimer(signal.ITIMER_PROF, interval, interval)
+    try:
+        yield watch
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, previous)

@@ -477,9 +477,18 @@ def _decide(
     ]
     decided: dict[str, FunctionVerdict] = {}
     failed: dict[str, FileError] = {}
+    unevaluated = _unevaluated(graph, facts.internal_errors)
     for key in function_keys:
         if not candidacy.reported(key):
             continue  # not TensorFlow code: no TensorFlow verdict
+        evaluation_failure = unevaluated.get(key)
+        if evaluation_failure is not None:
+            # The fixed point could not evaluate the function (reported in `errors` above):
+            # its facts are missing, so it is undecided, never judged on what is left.
+            decided[key] = _undecided(
+                index, key, EvaluationFailed(evaluation_failure), candidacy.framework(key)
+            )
+            continue
         try:
             with cpu_budget(budget.VERDICT_SECONDS):
                 verdict = _verdict(
@@ -672,6 +681,29 @@ def decide_incrementally(
         return _decide(index, facts, options, scope, memory, project)
 
 
+def _unevaluated(graph: nx.DiGraph, failures: dict[str, str]) -> dict[str, str]:
+    """The functions the fixed point failed to evaluate, and every function that calls one,
+    directly or not (what such a callee does is not known, so neither is what the caller
+    does), each with why."""
+    found = dict(failures)
+    root = {k: k for k in failures}
+    stack = [k for k in failures if k in graph]
+    while stack:
+        callee = stack.pop()
+        for caller in graph.predecessors(callee):
+            if caller not in found:
+                root[caller] = root[callee]
+                name = callee.split("::", 1)[1]
+                reason = failures[root[callee]]
+                found[caller] = f"it calls `{name}`, which could not be analysed ({reason})"
+                stack.append(caller)
+    return found
+
+
+class EvaluationFailed(Exception):
+    """The fixed point failed to evaluate a function (its message says how)."""
+
+
 def _undecided(
     index: ProjectIndex, key: str, exc: Exception, framework: Framework
 ) -> FunctionVerdict:
@@ -701,6 +733,9 @@ def _undecided(
                     f"the analysis of this function {exc}; nothing is known of it and no "
                     "change is proposed"
                     if isinstance(exc, BudgetExceeded)
+                    else f"the analysis of this function failed: {exc}; nothing is known of it "
+                    "and no change is proposed"
+                    if isinstance(exc, EvaluationFailed)
                     else f"the analysis failed on this function ({type(exc).__name__}); no "
                     "change is proposed"
                 ),

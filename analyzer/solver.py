@@ -16,6 +16,8 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from hybridize.analyzer import budget
+from hybridize.analyzer.budget import BudgetExceeded, StepWatch, step_watch
 from hybridize.analyzer.evaluator import (
     Evaluator,
     LiteralSite,
@@ -213,14 +215,25 @@ OPTIMISTIC: Dep = ("optimistic", "")
 
 
 def _evaluate_guarded(
-    index: ProjectIndex, facts: TensorFacts, key: str
+    index: ProjectIndex, facts: TensorFacts, key: str, watch: StepWatch | None = None
 ) -> tuple[Contribution, set[Dep]]:
-    """`_evaluate`, with a defect of the analysis confined to the function it happened in."""
+    """`_evaluate`, with a defect of the analysis confined to the function it happened in:
+    an exception, or an evaluation that runs past its CPU budget (`watch`). The function
+    then contributes nothing and returns what is not known."""
     try:
-        return _evaluate(index, facts, key)
+        if watch is not None:
+            watch.step()
+        try:
+            return _evaluate(index, facts, key)
+        finally:
+            if watch is not None:
+                watch.idle()
     except (RecursionError, Exception) as exc:
-        facts.internal_errors[key] = f"{type(exc).__name__}: {exc} (please report it)"
-        return Contribution(), {("params", key)}
+        if isinstance(exc, BudgetExceeded):
+            facts.internal_errors[key] = f"its evaluation {exc}"
+        else:
+            facts.internal_errors[key] = f"{type(exc).__name__}: {exc} (please report it)"
+        return Contribution(returns=frozenset({UNKNOWN_ATOM})), {("params", key)}
 
 
 class Aggregate:
@@ -991,10 +1004,11 @@ class Solver:
         facts = self.facts
         facts.evaluators = {}
         touched = _Touched()
-        for key in dirty:
-            contribution, deps = _evaluate_guarded(self.index, facts, key)
-            self._read(key, deps)
-            self.aggregate.replace(key, contribution, touched)
+        with step_watch(budget.EVALUATION_SECONDS) as watch:
+            for key in dirty:
+                contribution, deps = _evaluate_guarded(self.index, facts, key, watch)
+                self._read(key, deps)
+                self.aggregate.replace(key, contribution, touched)
         return self.aggregate.publish(facts, touched)
 
     def _read(self, key: str, deps: set[Dep] | None) -> None:

@@ -86,3 +86,78 @@ def test_outside_the_main_thread_the_block_runs_without_a_budget() -> None:
     thread.start()
     thread.join()
     assert outcome == ["finished"]
+
+
+CALLER_SOURCE = """\
+import tensorflow as tf
+
+
+def runaway(x):
+    return tf.reduce_sum(x * 2.0)
+
+
+def ordinary(x):
+    return tf.reduce_sum(x * 3.0)
+
+
+def caller(x):
+    return runaway(x) + 1.0
+
+
+runaway(tf.ones(3))
+ordinary(tf.ones(3))
+caller(tf.ones(3))
+"""
+
+
+def test_a_runaway_evaluation_in_the_fixed_point_is_left_undecided(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The solve evaluates each function ~10 times; one evaluation that runs away (a walk
+    of every path) costs that function its facts: it is undecided (HY902) and returns what
+    is not known to its callers, and the rest is decided."""
+    from hybridize.analyzer import solver
+
+    summary = summarize_text("main.py", CALLER_SOURCE)
+    assert isinstance(summary, ModuleSummary)
+    real = solver._evaluate
+
+    def evaluate(index: object, facts: object, key: str) -> object:
+        if key.endswith("::runaway"):
+            spin(30)
+        return real(index, facts, key)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(solver, "_evaluate", evaluate)
+    monkeypatch.setattr(budget, "EVALUATION_SECONDS", 0.2)
+    monkeypatch.setattr(budget, "WATCH_INTERVAL", 0.05)
+    started = time.process_time()
+    verdicts, errors = analyze_summaries_with_errors([summary], AnalysisOptions(use_cache=False))
+    assert time.process_time() - started < 20, "the watch did not stop the evaluation"
+    by_name = {v.qualname: v for v in verdicts}
+    runaway = by_name["runaway"]
+    assert not runaway.passes and runaway.transformation is None
+    budget_findings = [f for f in runaway.findings if f.code == "HY902"]
+    assert len(budget_findings) == 1
+    assert "budget of 0.2 s of CPU time" in budget_findings[0].message
+    assert any("runaway" in e.message and "budget" in e.message for e in errors), errors
+    assert by_name["ordinary"].passes
+    # What `runaway` does is not known, so neither is what its caller does.
+    caller = by_name["caller"]
+    assert not caller.passes and caller.transformation is None
+    assert any(
+        f.code == "HY902" and "it calls `runaway`, which could not be analysed" in f.message
+        for f in caller.findings
+    ), caller.findings
+
+
+def test_the_step_watch_raises_only_inside_a_step_past_its_time() -> None:
+    with budget.step_watch(0.2) as watch:
+        watch.step()
+        spin(0.05)
+        watch.idle()
+        spin(0.6)  # no step runs: nothing is raised
+        watch.step()
+        with pytest.raises(BudgetExceeded):
+            spin(5)
+        watch.idle()
+    spin(0.6)  # no timer left running
