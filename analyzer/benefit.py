@@ -262,7 +262,9 @@ class BenefitModel:
         phase, which hold outside the scope."""
         calls: dict[str, float] = {}
         if known is not None:
-            calls = {k: n for k, n in known.items() if k not in self.scope}
+            calls = dict(known)  # a C copy, then the scope out: O(scope), not O(project)
+            for key in self.scope:
+                calls.pop(key, None)
         for nodes in reversed(components_bottom_up(self.scope)):
             members = set(nodes)
             cyclic = len(nodes) > 1 or any(self.graph.has_edge(n, n) for n in nodes)

@@ -20,6 +20,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import TypeVar
 
 import libcst as cst
 import networkx as nx
@@ -528,9 +529,11 @@ def _decide(
         decided[key] = verdict
     final: dict[str, FunctionVerdict] = {}
     if memory is not None and scope is not None:
-        decided = {**{k: v for k, v in memory.decided.items() if k not in scope}, **decided}
-        failed = {**{k: v for k, v in memory.errors.items() if k not in scope}, **failed}
-        final = {k: v for k, v in memory.final.items() if k not in scope}
+        # The last phase's entries outside the scope, then the new ones (copies in C, then
+        # the scope taken out: O(scope), in the order of a filtered rebuild).
+        decided = _outside(memory.decided, scope) | decided
+        failed = _outside(memory.errors, scope) | failed
+        final = _outside(memory.final, scope)
         inside = _inside_proposed_graphs(
             benefits, decided, [k for k in function_keys if k in decided], errors
         )
@@ -679,6 +682,17 @@ def decide_incrementally(
             k: v for k, v in memory.frozen_reads.items() if k not in scope
         }
         return _decide(index, facts, options, scope, memory, project)
+
+
+_V = TypeVar("_V")
+
+
+def _outside(table: dict[str, _V], scope: Collection[str]) -> dict[str, _V]:
+    """A copy of `table` without the keys of `scope`."""
+    kept = dict(table)
+    for key in scope:
+        kept.pop(key, None)
+    return kept
 
 
 def _unevaluated(graph: nx.DiGraph, failures: dict[str, str]) -> dict[str, str]:
