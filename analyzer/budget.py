@@ -34,12 +34,15 @@ class BudgetExceeded(Exception):
         self.seconds = seconds
 
 
+def _timers_usable() -> bool:
+    """CPU-time timers can interrupt this code: the main thread, where `setitimer` exists."""
+    return threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+
+
 @contextmanager
 def cpu_budget(seconds: float) -> Iterator[None]:
     """Raise `BudgetExceeded` inside the block once it has used `seconds` of CPU time."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(
-        signal, "setitimer"
-    ):
+    if not _timers_usable():
         yield
         return
 
@@ -91,9 +94,7 @@ class StepWatch:
 def step_watch(seconds: float) -> Iterator[StepWatch]:
     """A `StepWatch` active inside the block (inert outside the main thread, as `cpu_budget`)."""
     watch = StepWatch(seconds)
-    if threading.current_thread() is not threading.main_thread() or not hasattr(
-        signal, "setitimer"
-    ):
+    if not _timers_usable():
         yield watch
         return
     previous = signal.signal(signal.SIGPROF, watch._check)

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from hybridize.analyzer.effects import bound_in_enclosing_function
-from hybridize.analyzer.evaluator import TensorFacts, callees, get_evaluator
+from hybridize.analyzer.evaluator import Evaluator, TensorFacts, callees, get_evaluator
 from hybridize.analyzer.ir import FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.values import Atom, leaf_atoms
@@ -207,7 +207,7 @@ def _writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKey, list[Writ
             evaluator = get_evaluator(index, facts, writer)
             known = memo.get(writer)
             if known is None or known[0] is not evaluator:
-                known = memo[writer] = (evaluator, _writes_of(index, facts, writer))
+                known = memo[writer] = (evaluator, _writes_of(index, writer, evaluator))
             for state, write in known[1]:
                 found[state].append(write)
     facts.cache["state_writes"] = dict(found)
@@ -231,12 +231,11 @@ def forget_writers(facts: TensorFacts, writers: Iterable[str] | None) -> None:
 
 
 def _writes_of(
-    index: ProjectIndex, facts: TensorFacts, writer: str
+    index: ProjectIndex, writer: str, evaluator: Evaluator
 ) -> list[tuple[StateKey, Write]]:
     """The state one function (or module code) assigns, in its order."""
     relpath = writer.split("::", 1)[0]
     fn = index.function(writer)
-    evaluator = get_evaluator(index, facts, writer)
     found: list[tuple[StateKey, Write]] = []
     for store in fn.stores:
         if store.kind == "global":

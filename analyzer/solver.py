@@ -957,15 +957,10 @@ class Solver:
         evaluated: set[str] = set()
         facts.final = False
         facts.rounds = 0
-        dirty = self._dirty(dirty, changed)
-        for _round in range(MAX_ROUNDS):
-            if not dirty:
-                break
-            if incremental and facts.rounds >= WIDEN_AFTER:
-                return False
-            evaluated.update(dirty)
-            dirty = self._dirty([], self._round(dirty))
-        unsettled = set(dirty)
+        left = self._phase(self._dirty(dirty, changed), MAX_ROUNDS, evaluated, incremental)
+        if left is None:
+            return False
+        unsettled = set(left)
         self.widened = facts.rounds > WIDEN_AFTER
         # Final rounds: missing facts now read as "unknown". Only evaluations that relied on a
         # missing fact can change (or had not settled yet), and then whatever read what changed.
@@ -973,15 +968,11 @@ class Solver:
         facts.rounds = 0  # the final phase gets its own rounds before widening
         optimistic = self.readers.get(OPTIMISTIC, set()) & evaluated
         dirty = self._dirty(sorted(optimistic | unsettled), set())
-        for _round in range(MAX_FINAL_ROUNDS):
-            if not dirty:
-                break
-            if incremental and facts.rounds >= WIDEN_AFTER:
-                return False
-            evaluated.update(dirty)
-            dirty = self._dirty([], self._round(dirty))
+        left = self._phase(dirty, MAX_FINAL_ROUNDS, evaluated, incremental)
+        if left is None:
+            return False
         self.widened = self.widened or facts.rounds > WIDEN_AFTER
-        facts.converged = not dirty
+        facts.converged = not left
         # Each function's latest evaluation read only facts that have not changed since: its
         # memo is the solution's view of the function, for the analyses that follow.
         facts.evaluators = dict(facts.latest_evaluators)
@@ -992,6 +983,21 @@ class Solver:
             if evaluator is not None:
                 self.settled[key] = (len(evaluator.memo), len(evaluator.call_results))
         return True
+
+    def _phase(
+        self, dirty: list[str], rounds: int, evaluated: set[str], incremental: bool
+    ) -> list[str] | None:
+        """Rounds from `dirty` until nothing is left or `rounds` ran out; returns what was
+        left to evaluate (`evaluated` gains what was), or None when an incremental re-solve
+        would reach the widening rounds."""
+        for _round in range(rounds):
+            if not dirty:
+                break
+            if incremental and self.facts.rounds >= WIDEN_AFTER:
+                return None
+            evaluated.update(dirty)
+            dirty = self._dirty([], self._round(dirty))
+        return dirty
 
     def _dirty(self, keys: list[str], changed: set[Dep]) -> list[str]:
         """`keys` and the readers of `changed`, in project order."""

@@ -93,16 +93,16 @@ def seeds(
     changes: FactChanges,
     stale_readers: Collection[str],
     calls_before: Callable[[str], object],
-    readers: set[str] | None = None,
+    readers: set[str],
 ) -> set[str]:
     """The functions whose own inputs to the verdict phase may have changed (see the
-    module docstring), among `keys` (`readers`: `changed_readers`, when known)."""
+    module docstring), among `keys` (`readers`: `changed_readers` of `changes`)."""
     keys = list(keys)
     known = set(keys)
     found = {k for k in keys if k.split("::", 1)[0] in modules}
     found |= changes.keys & known
     found |= set(stale_readers) & known
-    found |= (changed_readers(facts, changes) if readers is None else readers) & known
+    found |= readers & known
     if changes.classes:
         for key in keys:
             fn = index.function(key)
