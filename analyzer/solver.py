@@ -1201,10 +1201,11 @@ def _record_evidence(
             site = resolved.site
             signature = compiler.argument(site.args, dict(site.kwargs), compiler.signature_argument)
             for atom in resolved.args[0] if resolved.args else ():
-                if atom[0] in ("func", "method"):
-                    out.wrapped.append((atom[1], frozenset(supplied)))
+                compiled = _compiled_function(index, atom)
+                if compiled is not None:
+                    out.wrapped.append((compiled, frozenset(supplied)))
                     if signature is not None:
-                        out.wrapper_signatures.append((atom[1], signature))
+                        out.wrapper_signatures.append((compiled, signature))
             continue
         for atom in callback_atoms(resolved, info):
             out.callbacks.append((atom[1], info.traces_callbacks))
@@ -1257,6 +1258,21 @@ def _constant(sym: Sym, depth: int = 0) -> bool:
     if sym[0] == "seq" and depth < 3:
         return bool(sym[2]) and all(_constant(e, depth + 1) for e in sym[2])
     return False
+
+
+def _compiled_function(index: ProjectIndex, atom: Atom) -> str | None:
+    """The project function a compile call (`tf.function(g)`, `torch.compile(g)`) compiles
+    when `g` is this value: a function or bound method itself; an object its call method
+    (`model = torch.compile(model)` compiles the module's `forward`, `tf.function(layer)`
+    traces the layer's `__call__`, which runs its `call`; another object's `__call__`)."""
+    if atom[0] in ("func", "method"):
+        return str(atom[1])
+    if atom[0] != "obj" or atom[2] is None:
+        return None
+    class_key = str(atom[2])
+    if index.keras_role(class_key) is not None:
+        return index.find_method(class_key, index.instance_call(class_key))
+    return index.find_method(class_key, "__call__")
 
 
 def _builds_itself(index: ProjectIndex, resolved: ResolvedCall) -> bool:

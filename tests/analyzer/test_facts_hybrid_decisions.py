@@ -183,6 +183,114 @@ IS_HYBRID = [
         "forward",
         False,
     ),
+    # `torch.compile(model)` compiles the module's forward (the idiom at a construction site);
+    # `tf.function(layer)` traces the layer's __call__, which runs its call.
+    case(
+        "torch-compile-of-a-module-instance",
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+
+            def forward(self, x):
+                return torch.relu(self.fc(x))
+
+        model = Net()
+        model = torch.compile(model)
+        model(torch.ones(3, 4))
+        """,
+        "Net.forward",
+        True,
+    ),
+    case(
+        "torch-compile-of-a-subclass-instance-reaches-the-inherited-forward",
+        """
+        import torch
+        from torch import nn
+
+        class Base(nn.Module):
+            def forward(self, x):
+                return torch.relu(x)
+
+        class Net(Base):
+            pass
+
+        fast = torch.compile(Net())
+        fast(torch.ones(3, 4))
+        """,
+        "Base.forward",
+        True,
+    ),
+    case(
+        "tf-function-of-a-keras-layer-instance",
+        """
+        import tensorflow as tf
+
+        class Scale(tf.keras.layers.Layer):
+            def call(self, x):
+                return x * 2.0
+
+        layer = Scale()
+        fast = tf.function(layer)
+        fast(tf.ones([2]))
+        """,
+        "Scale.call",
+        True,
+    ),
+    case(
+        "module-instance-passed-to-another-call-is-not-compiled",
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return torch.relu(x)
+
+        model = Net()
+        params = list(model.parameters())
+        model(torch.ones(3, 4))
+        """,
+        "Net.forward",
+        False,
+    ),
+    case(
+        "plain-class-instance-is-not-a-module",
+        """
+        import torch
+
+        class Scaler:
+            def forward(self, x):
+                return x * 2
+
+            def __call__(self, x):
+                return self.forward(x)
+
+        fast = torch.compile(Scaler())
+        fast(torch.ones(3))
+        """,
+        "Scaler.forward",
+        False,
+    ),
+    case(
+        "torch-compile-of-a-callable-object-compiles-its-call",
+        """
+        import torch
+
+        class Scaler:
+            def __call__(self, x):
+                return x * 2
+
+        fast = torch.compile(Scaler())
+        fast(torch.ones(3))
+        """,
+        "Scaler.__call__",
+        True,
+    ),
 ]
 
 DECISIONS = [
