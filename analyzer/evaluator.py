@@ -1087,16 +1087,18 @@ def _argument_atoms(
 
 def callback_atoms(resolved: ResolvedCall, info: ApiInfo) -> Iterator[Atom]:
     """The project functions (`func`/`method` atoms) a call hands to `info` as callbacks that
-    run as part of the call (`tf.map_fn(f, x)`, `strategy.run(f, args=...)`, `ds.map(f)`)."""
+    run as part of the call (`tf.map_fn(f, x)`, `strategy.run(f, args=...)`, `ds.map(f)`).
+
+    Sorted by key, as a call's targets are: the argument's atoms are a set, iterated in an
+    order that changes between runs (string hashing), and the first effect or hazard found
+    through the callbacks, and the path a finding names, must be the same in every run."""
     for position in info.callback_args:
         atoms = (
             resolved.args[position]
             if isinstance(position, int) and position < len(resolved.args)
             else resolved.kwargs.get(str(position), NO_ATOMS)
         )
-        for atom in atoms:
-            if atom[0] in ("func", "method"):
-                yield atom
+        yield from sorted((a for a in atoms if a[0] in ("func", "method")), key=lambda a: a[1])
 
 
 def resolve_ref_key(ref: Ref) -> str | None:

@@ -865,14 +865,15 @@ class _Values:
 
     def _caller_mode_callbacks(self, resolved: ResolvedCall) -> Iterator[str]:
         """Project functions handed to an API that runs them in the caller's mode: traced
-        into this function's graph when it is traced (`tf.map_fn`, `tf.cond`, `tf.scan`)."""
+        into this function's graph when it is traced (`tf.map_fn`, `tf.cond`, `tf.scan`).
+        Sorted: a value's atoms are a set in hash order, and the first hazard found through
+        them, and the path its finding names, must not change between runs."""
         for info in resolved.api:
             if info.traces_callbacks or not info.callback_args:
                 continue
             for sym in _selected(resolved.site, info.callback_args):
-                for atom in self.evaluator.eval(sym):
-                    if atom[0] in ("func", "method"):
-                        yield atom[1]
+                atoms = self.evaluator.eval(sym)
+                yield from sorted(a[1] for a in atoms if a[0] in ("func", "method"))
 
 
 def _describe(param: str) -> str:

@@ -131,8 +131,41 @@ def pick(x, kind):
     adder = Diag() if kind == 1 else TriL() if kind == 2 else Scaled()
     return tf.reduce_sum(x), adder
 """,
+    "callbacks.py": """
+import random
+
+import tensorflow as tf
+
+
+def _log_row(row):
+    print("row")
+    return row
+
+
+def _jitter_row(row):
+    return row * random.random()
+
+
+def _row_as_array(row):
+    return row.numpy()
+
+
+def _row_as_list(row):
+    return row.numpy().tolist()
+
+
+def map_rows(x, kind):
+    fn = _log_row if kind == 0 else _jitter_row
+    return tf.map_fn(fn, x)
+
+
+def convert_rows(x, kind):
+    fn = _row_as_array if kind == 0 else _row_as_list
+    return tf.map_fn(fn, x)
+""",
     "main.py": """
 import tensorflow as tf
+from callbacks import convert_rows, map_rows
 from shapes import Scaled, like, patch_all, pick
 
 like(tf.ones([2]), 0)
@@ -140,6 +173,10 @@ like(tf.ones([2]), 1)
 pick(tf.ones([2]), 1)
 pick(tf.ones([2]), 2)
 patch_all(tf.ones([2]), [Scaled])
+map_rows(tf.ones([2, 3]), 0)
+map_rows(tf.ones([2, 3]), 1)
+convert_rows(tf.ones([2, 3]), 0)
+convert_rows(tf.ones([2, 3]), 1)
 """,
 }
 
@@ -175,12 +212,16 @@ def _messages_with_hash_seed(root: Path, seed: int) -> list[tuple[str, str, str]
 def test_the_witness_a_finding_names_does_not_depend_on_string_hashing(tmp_path: Path) -> None:
     """A call whose callee may be one of several functions (`zeros` or `ones`), a value that
     may be one of several classes: the finding names one of them, and the same one in every
-    run (sets of atoms iterate in an order that changes with the hash seed)."""
+    run (sets of atoms iterate in an order that changes with the hash seed). So too for a
+    callback that may be one of several functions (`tf.map_fn(fn, x)`): its effect and its
+    eager-only call are named through the same one in every run."""
     for name, text in WITNESS_PROJECT.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     runs = [_messages_with_hash_seed(tmp_path, seed) for seed in (1, 2, 3, 4, 5)]
     assert any(code == "HY302" and "calls `" in message for _, code, message in runs[0]), runs[0]
     assert any(code == "HY407" for _, code, _ in runs[0]), runs[0]
     assert any(q == "patch_all" and code == "HY107" for q, code, _ in runs[0]), runs[0]
+    assert any(q == "map_rows" and code in ("HY101", "HY104") for q, code, _ in runs[0]), runs[0]
+    assert any(q == "convert_rows" and code == "HY301" for q, code, _ in runs[0]), runs[0]
     for other in runs[1:]:
         assert other == runs[0]
