@@ -15,6 +15,7 @@ import contextlib
 import faulthandler
 import multiprocessing
 import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -52,7 +53,7 @@ def run_isolated(
     item whose worker died, timed out, raised, or returned something that cannot be pickled
     gets `on_failure(item, reason)` instead, with the reason in words.
     """
-    context = multiprocessing.get_context()
+    context = _context(func)
     results: dict[int, R] = {}
     pending: deque[int] = deque(range(len(items)))
     active: list[_Worker[T]] = []
@@ -115,6 +116,25 @@ def run_isolated(
         for worker in active:
             _stop(worker)
     return [results[i] for i in range(len(items))]
+
+
+def _context(
+    func: Callable[..., Any],
+) -> multiprocessing.context.DefaultContext | multiprocessing.context.ForkServerContext:
+    """The platform's default start method, except `forkserver` where `fork` would copy a
+    process with other threads running (the language server reads stdin on one thread while
+    it analyses on another). A forked child inherits their locks as they were: multiprocessing
+    closes the child's stdin first thing, waits for the lock the reading thread held, and every
+    worker hangs until its item times out. The fork server starts clean; it imports the
+    worker function's module once and forks each worker from there."""
+    context = multiprocessing.get_context()
+    if context.get_start_method() != "fork" or threading.active_count() == 1:
+        return context
+    server = multiprocessing.get_context("forkserver")
+    module = getattr(getattr(func, "func", func), "__module__", None)
+    if module and module != "__main__":
+        server.set_forkserver_preload([module])
+    return server
 
 
 def _wait_time(active: Sequence[_Worker[Any]], timeout: float | None) -> float | None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -68,3 +70,46 @@ def test_a_file_that_kills_its_worker_is_left_out_of_the_project(
     result, _ = engine.analyze_path(root, engine.AnalysisOptions(use_cache=False, jobs=2))
     assert [(e.file, "crashed" in e.message) for e in result.errors] == [("deep.py", True)]
     assert len({v.file for v in result.functions}) == engine.PARALLEL_THRESHOLD
+
+
+STDIN_READER = """
+import sys
+import threading
+
+from hybridize.analyzer.workers import run_isolated
+
+
+def upper(item):
+    return item.upper()
+
+
+def failed(item, reason):
+    return "failed " + item + ": " + reason
+
+
+if __name__ == "__main__":
+    # A thread blocked reading stdin holds its buffer's lock, as the language server's does.
+    threading.Thread(target=sys.stdin.readline, daemon=True).start()
+    print(run_isolated(upper, ["a", "b", "c"], 2, failed, timeout=20.0))
+"""
+
+
+def test_workers_started_while_another_thread_reads_stdin_do_not_hang(tmp_path: Path) -> None:
+    """A forked worker would inherit the stdin lock held by the reading thread and hang when
+    multiprocessing closes its stdin; the workers start from a fork server instead."""
+    script = tmp_path / "reader.py"
+    script.write_text(STDIN_READER, encoding="utf-8")
+    reading, writing = os.pipe()
+    try:
+        completed = subprocess.run(
+            [sys.executable, str(script)],
+            stdin=reading,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+    finally:
+        os.close(reading)
+        os.close(writing)
+    assert completed.stdout.strip() == "['A', 'B', 'C']", completed.stdout + completed.stderr
