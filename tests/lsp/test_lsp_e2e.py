@@ -8,6 +8,7 @@ import asyncio
 import shutil
 import sys
 import textwrap
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -409,3 +410,26 @@ async def test_settings_and_hints_in_the_negotiated_encoding(
     # The configuration's warnings reach the client's log (also from the worker thread).
     warned = [m for m in client.log_messages if "unknown key 'colour'" in m.message]
     assert len(warned) >= 2 and all(m.type == types.MessageType.Warning for m in warned)
+
+
+@pytest.mark.asyncio
+async def test_a_workspace_large_enough_for_summary_workers_is_diagnosed(
+    client: LanguageClient, make_project: MakeProject
+) -> None:
+    """From PARALLEL_THRESHOLD files on, the project is summarised by worker processes, which
+    the server starts while its other thread reads stdin. Forked, they could inherit that
+    thread's stdin lock and hang (whether they do depends on timing: the benchmark's 20,000
+    lines hung every time; tests/analyzer/test_workers.py holds the lock for certain)."""
+    from hybridize.analyzer.engine import PARALLEL_THRESHOLD
+
+    run = uuid.uuid4().hex  # new files every run: none of them is in the summary cache
+    files: dict[str, str | bytes] = {
+        f"layer_{i}.py": f"# {run}\nimport tensorflow as tf\n\n\ndef layer_{i}(x):\n    return x * {i}.0\n"
+        for i in range(PARALLEL_THRESHOLD)
+    }
+    files.update({"main.py": MAIN, "helpers.py": HELPERS, "pyproject.toml": EVERY_CHANGE})
+    root = make_project(files)
+    await initialize(client, root)
+    uri = open_file(client, root / "main.py")
+    diagnostics = await diagnostics_until(client, uri, lambda d: bool(d))
+    assert ("HY010", 5) in codes_by_line(diagnostics)
