@@ -41,6 +41,14 @@ MODES = ("eager", "graph", "xla")
 STATUSES = ("measured", "no-inputs", "error", "crash", "timeout")
 SOURCES = ("entry", "pytest", "entry+pytest", "user-file", "signature", None)
 
+TORCH_MODE_FIELDS = (
+    "label",
+    "compile_seconds",
+    "recompiles",
+    "graphs",
+    "graph_breaks",
+    "break_reasons",
+)
 MODE_FIELDS = (
     "error",
     "timing",
@@ -53,12 +61,7 @@ MODE_FIELDS = (
     "equivalence",
     "graph",
     "hlo",
-    "label",
-    "compile_seconds",
-    "recompiles",
-    "graphs",
-    "graph_breaks",
-    "break_reasons",
+    *TORCH_MODE_FIELDS,
 )
 """A mode's fields. The last six are torch.compile's (null for TensorFlow's modes): the name
 the mode is shown under (`torch.compile (inductor)`), the first call's time (the cold
@@ -210,18 +213,7 @@ _STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
 _NUMBERS: dict[str, Any] = {"type": "array", "items": {"type": "number"}}
 
 
-ADDED_FIELDS = frozenset(
-    {
-        "framework",
-        "notes",
-        "label",
-        "compile_seconds",
-        "recompiles",
-        "graphs",
-        "graph_breaks",
-        "break_reasons",
-    }
-)
+ADDED_FIELDS = frozenset({"framework", "notes", *TORCH_MODE_FIELDS})
 """Fields added with the PyTorch bench: always written, but not required, so that reports
 written before them still validate (fields are added, never renamed)."""
 

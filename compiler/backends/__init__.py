@@ -23,6 +23,9 @@ from typing import Any, Protocol
 FRAMEWORKS = ("tensorflow", "torch")
 """The verdicts' `framework` values, each the name of its backend module here."""
 
+CallTable = dict[str, list[tuple[Any, tuple[Any, ...], dict[str, Any]]]]
+"""Per mode, the calls the worker makes: (callable, positional arguments, keyword arguments)."""
+
 
 class StateTracker(Protocol):
     """The program's state a call may change (variables; parameters, buffers, gradients,
@@ -126,12 +129,10 @@ class Backend(Protocol):
         ...
 
     def statistics(
-        self,
-        call_table: dict[str, list[tuple[Any, tuple[Any, ...], dict[str, Any]]]],
-        mode_results: dict[str, dict[str, Any]],
-        prepared: Prepared,
+        self, call_table: CallTable, results: dict[str, dict[str, Any]], prepared: Prepared
     ) -> list[str]:
-        """Add the compiler's statistics to `mode_results`; the stateful random ops found."""
+        """Add the compiler's statistics to the modes' `results`; the stateful random ops
+        found."""
         ...
 
     def signature_argument_sets(

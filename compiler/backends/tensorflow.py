@@ -15,7 +15,7 @@ from typing import Any
 import tensorflow as tf
 
 from hybridize.compiler import equivalence, graphstats, inputs
-from hybridize.compiler.backends import Prepared, StateTracker
+from hybridize.compiler.backends import CallTable, Prepared, StateTracker
 from hybridize.compiler.errors import short_error
 
 MODES = ("eager", "graph", "xla")
@@ -110,27 +110,24 @@ class TensorFlowBackend:
         return sum(int(t.experimental_get_tracing_count()) for t in objects.values())
 
     def statistics(
-        self,
-        call_table: dict[str, list[tuple[Any, tuple[Any, ...], dict[str, Any]]]],
-        mode_results: dict[str, dict[str, Any]],
-        prepared: Prepared,
+        self, call_table: CallTable, results: dict[str, dict[str, Any]], prepared: Prepared
     ) -> list[str]:
         random_ops: list[str] = []
-        if mode_results.get("graph", {}).get("error") is None and "graph" in call_table:
+        if results.get("graph", {}).get("error") is None and "graph" in call_table:
             target, call_args, kwargs = call_table["graph"][0]
             try:
                 graph_def = target.get_concrete_function(*call_args, **kwargs).graph.as_graph_def()
-                mode_results["graph"]["graph"] = graphstats.graph_def_stats(graph_def)
+                results["graph"]["graph"] = graphstats.graph_def_stats(graph_def)
                 random_ops = graphstats.stateful_random_ops(graph_def)
             except BaseException as error:
-                mode_results["graph"]["graph"] = {"error": short_error(error)}
-        if "xla" in call_table and mode_results["xla"].get("error") is None:
+                results["graph"]["graph"] = {"error": short_error(error)}
+        if "xla" in call_table and results["xla"].get("error") is None:
             target, call_args, kwargs = call_table["xla"][0]
             try:
                 ir = target.experimental_get_compiler_ir(*call_args, **kwargs)
                 before = graphstats.parse_hlo(ir(stage="hlo"))
                 after = graphstats.parse_hlo(ir(stage="optimized_hlo"))
-                mode_results["xla"]["hlo"] = {
+                results["xla"]["hlo"] = {
                     "instructions_before": before.instructions,
                     "instructions_after": after.scheduled_instructions,
                     "instructions_after_total": after.instructions,
@@ -138,7 +135,7 @@ class TensorFlowBackend:
                     "computations_before": before.computations,
                 }
             except BaseException as error:
-                mode_results["xla"]["hlo"] = {"error": short_error(error)}
+                results["xla"]["hlo"] = {"error": short_error(error)}
         return random_ops
 
     def signature_argument_sets(

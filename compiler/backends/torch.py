@@ -37,7 +37,7 @@ import torch
 import torch._dynamo as dynamo
 
 from hybridize.compiler import equivalence
-from hybridize.compiler.backends import Prepared, StateTracker
+from hybridize.compiler.backends import CallTable, Prepared, StateTracker
 from hybridize.compiler.errors import short_error
 
 BACKENDS = ("inductor", "aot_eager")
@@ -312,12 +312,9 @@ class TorchBackend:
         return len(_debug_get_cache_entry_list(self._code))
 
     def statistics(
-        self,
-        call_table: dict[str, list[tuple[Any, tuple[Any, ...], dict[str, Any]]]],
-        mode_results: dict[str, dict[str, Any]],
-        prepared: Prepared,
+        self, call_table: CallTable, results: dict[str, dict[str, Any]], prepared: Prepared
     ) -> list[str]:
-        info = mode_results.get("graph")
+        info = results.get("graph")
         if info is None or info.get("error") is not None or not call_table.get("eager"):
             return []
         _, call_args, kwargs = call_table["eager"][0]

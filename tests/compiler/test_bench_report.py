@@ -90,6 +90,21 @@ def _result(
     }
 
 
+def _verdict(name: str, line: int, **extra: Any) -> dict[str, Any]:
+    """A plain function's verdict that passes for compilation."""
+    return {
+        "file": "main.py",
+        "qualname": name,
+        "line": line,
+        "is_hybrid": False,
+        "passes": True,
+        "transformation": "convert_to_hybrid",
+        "passing_precondition": "P1",
+        "speculative": False,
+        **extra,
+    }
+
+
 def sample_report() -> dict[str, Any]:
     root = "/tmp/project"
     rows = [
@@ -102,16 +117,7 @@ def sample_report() -> dict[str, Any]:
     functions = []
     for line, (name, result) in enumerate(rows, start=10):
         decision = decisions.decide(result, False, decisions.DecisionSettings())
-        verdict = {
-            "file": "main.py",
-            "qualname": name,
-            "line": line,
-            "is_hybrid": False,
-            "passes": True,
-            "transformation": "convert_to_hybrid",
-            "passing_precondition": "P1",
-            "speculative": False,
-        }
+        verdict = _verdict(name, line)
         functions.append(
             report.function_entry(
                 project=root, verdict=verdict, result=result, decision=decision.as_dict()
@@ -356,17 +362,7 @@ def mixed_report() -> dict[str, Any]:
     ]
     for line, (name, result) in enumerate(torch_rows, start=30):
         decision = decisions.decide(result, False, decisions.DecisionSettings())
-        verdict = {
-            "file": "main.py",
-            "qualname": name,
-            "line": line,
-            "is_hybrid": False,
-            "passes": True,
-            "transformation": "convert_to_hybrid",
-            "passing_precondition": "P1",
-            "speculative": False,
-            "framework": "torch",
-        }
+        verdict = _verdict(name, line, framework="torch")
         data["functions"].append(
             report.function_entry(
                 project=root, verdict=verdict, result=result, decision=decision.as_dict()
