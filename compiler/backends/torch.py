@@ -228,6 +228,7 @@ class TorchBackend:
         self.version = str(torch.__version__)
         self.backend = requested
         self._notes: list[str] = []
+        self._probed = False
         self._code: Any = None
         self._source: Any = None
 
@@ -243,8 +244,9 @@ class TorchBackend:
     def fallback(self, error: str) -> bool:
         """After a compiled mode failed: whether Inductor itself is unusable here, in which
         case the backend now uses `aot_eager` and the candidate should be measured again."""
-        if self.backend != "inductor":
-            return False
+        if self.backend != "inductor" or self._probed:
+            return False  # probed once: the toolchain does not change within a worker
+        self._probed = True
         problem = inductor_usable()
         if problem is None:
             return False
