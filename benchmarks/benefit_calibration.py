@@ -74,6 +74,8 @@ def verdicts_of(program: Path) -> dict[str, FunctionVerdict]:
 def cases(report: dict, programs: list[Path]) -> list[Case]:
     by_project: dict[str, list[dict]] = {}
     for entry in report["functions"]:
+        if entry.get("framework", "tensorflow") != "tensorflow":
+            continue  # corpus/torch programs share names with TensorFlow ones (`gan`)
         by_project.setdefault(Path(entry["project"]).name, []).append(entry)
     found = []
     for program in programs:

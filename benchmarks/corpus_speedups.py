@@ -2,10 +2,13 @@
 
 Usage: python benchmarks/corpus_speedups.py [--out build/corpus-bench] [--program-runs 3]
                                              [--budget 2] [--min-rounds N] [--default-length]
+                                             [--framework tensorflow|torch|all]
+                                             [--torch-backend inductor|aot_eager]
                                              [PROGRAM ...]
 
-Runs `hybridize bench corpus/tensorflow/<program> --entry ENTRY` for every program (or those
-named), each with the `digest_atol` of its expected.json, merges the reports into
+Runs `hybridize bench corpus/<framework>/<program> --entry ENTRY` for every program of the
+chosen frameworks (default all: corpus/tensorflow, then corpus/torch), or those named, each
+with the `digest_atol` of its expected.json, merges the reports into
 OUT/report.{json,md,html} and prints the summary figures. ENTRY is the program's `bench_entry`
 (expected.json: the same program at five times its default training length, as a real training
 run is long next to its tracing and start-up), or `python main.py` (the short length the tests
@@ -24,7 +27,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "corpus" / "tensorflow"
+CORPUS = ROOT / "corpus"
+FRAMEWORKS = ("tensorflow", "torch")
 
 sys.path.insert(0, str(ROOT))
 from hybridize.compiler.bench import write_reports  # noqa: E402
@@ -48,8 +52,24 @@ def main() -> int:
         action="store_true",
         help="run `python main.py` (the tests' short length) instead of each bench_entry",
     )
+    parser.add_argument(
+        "--framework",
+        choices=[*FRAMEWORKS, "all"],
+        default="all",
+        help="which corpus to bench (default: all, merged into one report)",
+    )
+    parser.add_argument(
+        "--torch-backend",
+        choices=["inductor", "aot_eager"],
+        help="bench's --torch-backend for the torch programs (default: its own, inductor)",
+    )
     args = parser.parse_args()
-    programs = sorted(p.parent for p in CORPUS.glob("*/expected.json"))
+    frameworks = FRAMEWORKS if args.framework == "all" else (args.framework,)
+    programs = [
+        p.parent
+        for framework in frameworks
+        for p in sorted((CORPUS / framework).glob("*/expected.json"))
+    ]
     if args.programs:
         programs = [p for p in programs if p.name in args.programs]
     hybridize = Path(sys.executable).with_name("hybridize")
@@ -61,7 +81,10 @@ def main() -> int:
         entry = "python main.py"
         if not args.default_length:
             entry = labels.get("bench_entry", entry)
+        # Torch programs apart: some have the names of TensorFlow ones (`gan`, `autoencoder`).
         out = args.out / program.name
+        if program.parent.name != "tensorflow":
+            out = args.out / program.parent.name / program.name
         command = [
             str(hybridize),
             "bench",
@@ -81,7 +104,9 @@ def main() -> int:
         ]
         if args.min_rounds is not None:
             command += ["--min-rounds", str(args.min_rounds)]
-        print(f"== {program.name}: {entry}", flush=True)
+        if args.torch_backend is not None and program.parent.name == "torch":
+            command += ["--torch-backend", args.torch_backend]
+        print(f"== {program.parent.name}/{program.name}: {entry}", flush=True)
         completed = subprocess.run(command, check=False)
         if completed.returncode != 0:
             print(f"   bench failed with exit status {completed.returncode}", flush=True)

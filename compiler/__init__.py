@@ -1,12 +1,16 @@
 """The compile-and-benchmark stage (`hybridize bench`): measure what compiling would give.
 
-Only `worker.py`, run as a subprocess, imports TensorFlow; every other module is importable in
-the CLI process. One concept per module:
+Only the worker subprocess imports TensorFlow or PyTorch (`worker.py` loads the backend of each
+framework its candidates use); every other module is importable in the CLI process. One concept
+per module:
 
 - `instrument`: input capture, the candidate functions instrumented while the program runs;
 - `inputs`: the other sources of example inputs (a user file, inferred signatures);
 - `protocol`: the worker subprocess protocol, time and memory limits, restarts;
-- `worker`: the subprocess: eager / graph / XLA runs of each candidate;
+- `worker`: the subprocess: eager and compiled runs of each candidate;
+- `backends`: the `Backend` protocol; `backends.tensorflow` (eager / `tf.function` / XLA) and
+  `backends.torch` (eager / `torch.compile`), each importing its framework when loaded;
+- `errors`: the user's exceptions as short report text;
 - `timing`: steady-state timing, interleaved, medians and spread;
 - `equivalence`: outputs and variables compared with stated tolerances;
 - `graphstats`: graph ops, HLO instructions before/after optimisation, fusions;

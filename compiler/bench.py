@@ -1,6 +1,6 @@
 """`hybridize bench`: analysis -> worker measurements -> decisions -> whole programs -> report.
 
-Runs in the CLI process and never imports TensorFlow: the analysis is static, the measuring
+Runs in the CLI process and never imports TensorFlow or PyTorch: the analysis is static, the measuring
 happens in `worker.py` subprocesses (`protocol.py`), the whole-program runs in plain
 subprocesses (`whole_program.py`). Each PATH is a project (a folder, or one file and its
 folder); every project is copied to a temporary folder before anything of it runs.
@@ -74,6 +74,7 @@ class BenchOptions:
     amortize: bool = True
     trace_cost_factor: float = 2.0
     xla: bool = True
+    torch_backend: str = "inductor"
     none_axis_size: int = 16
     digest_atol: float = 1e-3
     limits: Limits = field(default_factory=Limits)
@@ -103,7 +104,7 @@ class Progress:
         """Steps done."""
 
 
-def assumptions(options: BenchOptions) -> list[str]:
+def assumptions(options: BenchOptions, frameworks: Sequence[str] = ("tensorflow",)) -> list[str]:
     out = [
         "Per-call times are medians over interleaved samples of the steady state (after one "
         "warm-up call per argument set); trace and compile times are reported apart "
@@ -130,9 +131,21 @@ def assumptions(options: BenchOptions) -> list[str]:
             f"calls save must exceed {options.trace_cost_factor:g} times the trace/compile time "
             "measured in the warmed-up worker (a fresh process traces more slowly)."
         )
-    if options.entry:
+    if "torch" in frameworks:
         out.append(
-            "Whole-program speed-up: median over the runs of the time after `import tensorflow` "
+            "PyTorch functions: eager against torch.compile "
+            f"(backend={options.torch_backend!r}; Inductor falls back to 'aot_eager' when it "
+            "cannot compile on the machine, as the project's notes then say), shown as the "
+            "`graph` mode and decided by the same rules. The compile time is the first call of "
+            "the compiled function with Dynamo's caches reset and the FX graph cache off; "
+            "traces count Dynamo's compilations of the function's own frame (a recompile is a "
+            "second one); graphs and graph breaks come from torch._dynamo.explain. State "
+            "compared and restored: parameters, buffers, gradients and optimizer state."
+        )
+    if options.entry:
+        imported = " and ".join(f"`import {name}`" for name in frameworks)
+        out.append(
+            f"Whole-program speed-up: median over the runs of the time after {imported} "
             "to the program's end, original / refactored copy (the ~2 s import is the same for "
             "both); the wall-time ratio of the whole process is reported beside it. Outputs are "
             f"compared on the `digest:` line (numbers within {options.digest_atol:g}) or on the "
@@ -141,15 +154,26 @@ def assumptions(options: BenchOptions) -> list[str]:
     return out
 
 
-def machine_description(tensorflow: str | None) -> dict[str, Any]:
-    return {
+def machine_description(
+    tensorflow: str | None, torch: str | None = None, frameworks: Sequence[str] = ("tensorflow",)
+) -> dict[str, Any]:
+    """The machine and the framework versions the workers imported."""
+    versions = []
+    if "tensorflow" in frameworks:
+        versions.append(f"TensorFlow {tensorflow or '?'}")
+    if "torch" in frameworks:
+        versions.append(f"PyTorch {torch or '?'}")
+    data = {
         "description": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"Python {platform.python_version()}, TensorFlow {tensorflow or '?'}",
+        f"Python {platform.python_version()}, {', '.join(versions)}",
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "tensorflow": tensorflow,
         "platform": platform.platform(),
     }
+    if "torch" in frameworks:
+        data["torch"] = torch
+    return data
 
 
 def _verdict_dict(verdict: Any) -> dict[str, Any]:
@@ -216,7 +240,7 @@ def run_project(
     progress: Progress,
     scratch: Path,
     entry: list[str] | None,
-) -> tuple[dict[str, Any], list[dict[str, Any]], str | None]:
+) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, str]]:
     root, verdicts, notes = analysed
     name = root.name
     project: dict[str, Any] = {
@@ -227,13 +251,14 @@ def run_project(
         "capture": None,
         "capture_error": None,
         "errors": notes,
+        "notes": [],
         "changes": [],
         "whole_program": None,
         "whole_program_note": None,
     }
     if not verdicts:
         project["whole_program_note"] = "no candidate function"
-        return project, [], None
+        return project, [], {}
     workdir = scratch / f"{len(list(scratch.iterdir()))}-{name}"
     workdir.mkdir()
     copy = whole_program.copy_project(root, workdir / "capture" / name)
@@ -252,6 +277,7 @@ def run_project(
             "rtol": options.rtol,
             "atol": options.atol,
             "xla": options.xla,
+            "torch_backend": options.torch_backend,
             "none_axis_size": options.none_axis_size,
             "capture_seconds": options.limits.capture_seconds,
         },
@@ -288,6 +314,9 @@ def run_project(
     )
     for verdict in verdicts:
         result = results[verdict["key"]]
+        for note in result.get("notes") or []:
+            if note not in project["notes"]:
+                project["notes"].append(note)
         decision = decided[verdict["key"]]
         functions.append(
             report.function_entry(
@@ -308,7 +337,7 @@ def run_project(
     if entry and options.program_runs > 0:
         if changes:
             project["whole_program"], note = _whole_program(
-                root, workdir, entry, changes, options, progress, name
+                root, workdir, entry, changes, options, progress, name, _runtime(verdicts, results)
             )
             project["whole_program_note"] = note
             withdrawn = _withdrawal_reason(project["whole_program"])
@@ -321,7 +350,21 @@ def run_project(
         progress.advance()
     elif entry:
         project["whole_program_note"] = "whole-program runs disabled (--program-runs 0)"
-    return project, functions, outcome.tensorflow
+    return project, functions, outcome.frameworks
+
+
+def _runtime(
+    verdicts: Sequence[dict[str, Any]], results: dict[str, dict[str, Any]]
+) -> whole_program.Runtime:
+    """What the whole-program runs import, and torch.compile's backend as the worker measured
+    it (aot_eager when Inductor was asked for and could not compile here)."""
+    frameworks = tuple(sorted({str(v.get("framework") or "tensorflow") for v in verdicts}))
+    labels = {
+        str(((r.get("modes") or {}).get("graph") or {}).get("label") or "")
+        for r in results.values()
+    }
+    backend = "aot_eager" if "torch.compile (aot_eager)" in labels else None
+    return whole_program.Runtime(frameworks, backend)
 
 
 WITHDRAW_BELOW = 0.9
@@ -367,6 +410,7 @@ def _whole_program(
     options: BenchOptions,
     progress: Progress,
     name: str,
+    runtime: whole_program.Runtime,
 ) -> tuple[dict[str, Any] | None, str | None]:
     original = whole_program.copy_project(root, workdir / "original" / name)
     refactored = whole_program.copy_project(root, workdir / "refactored" / name)
@@ -391,6 +435,7 @@ def _whole_program(
         digest_atol=options.digest_atol,
         limits=options.limits,
         on_run=on_run,
+        runtime=runtime,
     )
     return result, None
 
@@ -406,26 +451,31 @@ def run_bench(
     started = time.perf_counter()
     projects: list[dict[str, Any]] = []
     functions: list[dict[str, Any]] = []
-    tensorflow: str | None = None
+    versions: dict[str, str] = {}
     analysed = [candidates_for(path, options) for path in paths]
+    frameworks = sorted(
+        {str(v.get("framework") or "tensorflow") for _, verdicts, _ in analysed for v in verdicts}
+    ) or ["tensorflow"]
     whole = 1 if entry and options.program_runs > 0 else 0
     progress.start(sum(len(verdicts) + (whole if verdicts else 0) for _, verdicts, _ in analysed))
     with tempfile.TemporaryDirectory(prefix="hybridize-bench-") as scratch:
         for item in analysed:
-            project, project_functions, version = run_project(
+            project, project_functions, imported = run_project(
                 item, options, progress, Path(scratch), entry
             )
             projects.append(project)
             functions.extend(project_functions)
-            tensorflow = tensorflow or version
+            versions = {**imported, **versions}
     seconds = time.perf_counter() - started
     return {
         "schema_version": report.SCHEMA_VERSION,
         "tool": {"name": "hybridize", "version": __version__},
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine_description(tensorflow),
+        "machine": machine_description(
+            versions.get("tensorflow"), versions.get("torch"), frameworks
+        ),
         "settings": options.settings(),
-        "assumptions": assumptions(options),
+        "assumptions": assumptions(options, frameworks),
         "projects": projects,
         "functions": functions,
         "summary": report.summarize(functions, projects, seconds),

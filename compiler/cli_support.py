@@ -25,8 +25,13 @@ from hybridize.compiler.bench import (
 from hybridize.compiler.protocol import Limits
 
 
-def _has_tensorflow(python: str) -> bool:
-    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('tensorflow') is None)"
+def _has_a_framework(python: str) -> bool:
+    """Whether TensorFlow or PyTorch is installed for `python` (the worker imports the one its
+    candidates need and reports a missing one per function)."""
+    probe = (
+        "import importlib.util, sys; "
+        "sys.exit(all(importlib.util.find_spec(m) is None for m in ('tensorflow', 'torch')))"
+    )
     try:
         return subprocess.run([python, "-c", probe], check=False, timeout=60).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
@@ -49,6 +54,7 @@ def run_bench_command(
     atol: float,
     digest_atol: float,
     xla: bool,
+    torch_backend: str,
     amortize: bool,
     none_size: int,
     select: tuple[str, ...],
@@ -70,9 +76,10 @@ def run_bench_command(
                 if not (folder / words[0]).is_file():
                     raise click.UsageError(f"--entry: {words[0]} is not a file in {folder}")
     python = python or sys.executable
-    if not _has_tensorflow(python):
+    if not _has_a_framework(python):
         raise click.UsageError(
-            f"TensorFlow is not installed for {python}; install hybridize[tf] or pass --python"
+            f"neither TensorFlow nor PyTorch is installed for {python}; install hybridize[tf] "
+            "or hybridize[torch], or pass --python"
         )
     options = BenchOptions(
         entry=entry,
@@ -88,6 +95,7 @@ def run_bench_command(
         min_speedup=min_speedup,
         amortize=amortize,
         xla=xla,
+        torch_backend=torch_backend,
         none_axis_size=none_size,
         digest_atol=digest_atol,
         limits=Limits(

@@ -52,6 +52,9 @@ MODE_CHANGE = {
     ("eager", "xla"): "add_tf_function_jit",
     ("graph", "xla"): "add_jit_compile",
 }
+TORCH_MODE_CHANGE = {("eager", "graph"): "add_torch_compile"}
+"""torch.compile is a torch function's `graph` mode: the same rules decide it, and the change
+is `@torch.compile` (the worker marks a torch result with `framework`)."""
 
 
 NEW_STATE_FACTOR = 3.0
@@ -167,10 +170,11 @@ def decide(
     for mode, info in modes.items():
         if mode == baseline:
             continue
+        shown = info.get("label") or mode  # torch's graph mode: `torch.compile (inductor)`
         stats = _stats(info)
         if info.get("error"):
             decision.flags.append(f"error:{mode}")
-            decision.reasons.append(f"{mode}: fails ({info['error'].splitlines()[0]})")
+            decision.reasons.append(f"{shown}: fails ({info['error'].splitlines()[0]})")
             continue
         if stats is None:
             continue
@@ -182,14 +186,14 @@ def decide(
         if mode != "eager" and (info.get("traces_warmup") or 0) > tensor_signatures:
             decision.flags.append(f"retracing:{mode}")
             decision.reasons.append(
-                f"{mode}: traced {info['traces_warmup']} times for {tensor_signatures} tensor "
+                f"{shown}: traced {info['traces_warmup']} times for {tensor_signatures} tensor "
                 "signature(s): Python values in the arguments force retracing"
             )
             continue
         if mode != "eager" and (info.get("steady_retraces") or 0) > 0:
             decision.flags.append(f"retracing:{mode}")
             decision.reasons.append(
-                f"{mode}: retraced {info['steady_retraces']} times in steady state"
+                f"{shown}: retraced {info['steady_retraces']} times in steady state"
             )
             continue
         new_states = info.get("new_state_seconds")
@@ -198,21 +202,21 @@ def decide(
             if per_call > stats.median * NEW_STATE_FACTOR + NEW_STATE_SLACK_SECONDS:
                 decision.flags.append(f"recompiles:{mode}")
                 decision.reasons.append(
-                    f"{mode}: a call from new variable values takes {_ms(per_call)}, not "
+                    f"{shown}: a call from new variable values takes {_ms(per_call)}, not "
                     f"{_ms(stats.median)}: it is compiled again as the variables change"
                 )
                 continue
         if equivalence not in ("equal", "reference"):
             decision.flags.append(f"not-equivalent:{mode}")
             first = ((info.get("equivalence") or {}).get("mismatches") or ["?"])[0]
-            decision.reasons.append(f"{mode}: results differ ({equivalence}: {first})")
+            decision.reasons.append(f"{shown}: results differ ({equivalence}: {first})")
             continue
         if mode == "eager":
             continue  # removing a decorator is reported, never applied
         if not clearly_faster(base_stats, stats, settings.min_speedup):
             word = "slower" if ratio < 1 else "not clearly faster"
             decision.reasons.append(
-                f"{mode}: {word} ({ratio:.2f}x vs {baseline}; needs >= {settings.min_speedup:.2f}x"
+                f"{shown}: {word} ({ratio:.2f}x vs {baseline}; needs >= {settings.min_speedup:.2f}x"
                 " with separated quartiles)"
             )
             continue
@@ -221,7 +225,7 @@ def decide(
             saved = calls * (base_stats.median - stats.median)
             if saved < trace * settings.trace_cost_factor:
                 decision.reasons.append(
-                    f"{mode}: {calls} calls in the entry run save {_ms(saved)}, less than "
+                    f"{shown}: {calls} calls in the entry run save {_ms(saved)}, less than "
                     f"{settings.trace_cost_factor:g} x its {_ms(trace)} of tracing/compilation"
                 )
                 decision.flags.append(f"not-amortized:{mode}")
@@ -245,10 +249,12 @@ def decide(
     if choice is not None:
         decision.mode = choice
         decision.applied = True
-        decision.change = MODE_CHANGE.get((baseline, choice))
+        changes = TORCH_MODE_CHANGE if result.get("framework") == "torch" else MODE_CHANGE
+        decision.change = changes.get((baseline, choice))
         decision.speedup = base_stats.median / eligible[choice].median
+        shown = modes[choice].get("label") or choice
         decision.reasons.insert(
-            0, f"{choice}: {decision.speedup:.2f}x faster than {baseline}, equivalent"
+            0, f"{shown}: {decision.speedup:.2f}x faster than {baseline}, equivalent"
         )
     elif not decision.reasons:
         decision.reasons.append(f"keep {baseline}")

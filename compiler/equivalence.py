@@ -14,7 +14,7 @@ optimisation and XLA fusion perform, and nothing more visible.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,20 +53,30 @@ class Opaque:
         return f"<{self.type_name}>"
 
 
-def to_host(value: Any, depth: int = 0) -> Any:
-    """A copy of `value` with tensors as NumPy arrays; containers keep their shape of nesting."""
+def to_host(
+    value: Any, depth: int = 0, leaf: Callable[[Any], np.ndarray | None] | None = None
+) -> Any:
+    """A copy of `value` with tensors as NumPy arrays; containers keep their shape of nesting.
+
+    `leaf` converts a framework's own tensors first (None: not one of them): a torch tensor
+    that requires grad refuses `numpy()`.
+    """
     if depth > 50:
         return Opaque(value)
     if value is None or isinstance(value, bool | int | float | complex | str | bytes):
         return value
     if isinstance(value, np.ndarray | np.generic):
         return np.array(value, copy=True)
+    if leaf is not None:
+        converted = leaf(value)
+        if converted is not None:
+            return converted
     if isinstance(value, dict):
-        return {k: to_host(v, depth + 1) for k, v in value.items()}
+        return {k: to_host(v, depth + 1, leaf) for k, v in value.items()}
     if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return (type(value).__name__, tuple(to_host(v, depth + 1) for v in value))
+        return (type(value).__name__, tuple(to_host(v, depth + 1, leaf) for v in value))
     if isinstance(value, list | tuple):
-        return type(value)(to_host(v, depth + 1) for v in value)
+        return type(value)(to_host(v, depth + 1, leaf) for v in value)
     to_list = getattr(value, "to_list", None)  # tf.RaggedTensor
     if callable(to_list) and type(value).__name__ == "RaggedTensor":
         return ("RaggedTensor", to_host(to_list(), depth + 1))

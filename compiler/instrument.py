@@ -211,18 +211,23 @@ class InstrumentingFinder(importlib.abc.MetaPathFinder):
 # --- the recording ---------------------------------------------------------------------------
 
 
-def copy_arguments(value: Any, is_ndarray: Callable[[Any], bool]) -> Any:
-    """A copy safe to replay later: containers and arrays copied, everything else shared."""
+def copy_arguments(
+    value: Any,
+    is_ndarray: Callable[[Any], bool],
+    copy_leaf: Callable[[Any], Any] | None = None,
+) -> Any:
+    """A copy safe to replay later: containers and arrays copied, everything else shared,
+    except what `copy_leaf` copies (torch tensors, which the program may change in place)."""
     if is_ndarray(value):
         return value.copy()
     if isinstance(value, list):
-        return [copy_arguments(v, is_ndarray) for v in value]
+        return [copy_arguments(v, is_ndarray, copy_leaf) for v in value]
     if isinstance(value, tuple):
-        items = [copy_arguments(v, is_ndarray) for v in value]
+        items = [copy_arguments(v, is_ndarray, copy_leaf) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     if isinstance(value, dict):
-        return {k: copy_arguments(v, is_ndarray) for k, v in value.items()}
-    return value
+        return {k: copy_arguments(v, is_ndarray, copy_leaf) for k, v in value.items()}
+    return value if copy_leaf is None else copy_leaf(value)
 
 
 def iter_leaves(value: Any, depth: int = 0) -> Iterable[Any]:
@@ -250,8 +255,10 @@ class CaptureRegistry:
         is_symbolic: Callable[[Any], bool],
         is_ndarray: Callable[[Any], bool],
         describe: Callable[[Any], str],
+        copy_leaf: Callable[[Any], Any] | None = None,
     ) -> None:
         self.max_sets = max_sets
+        self._copy_leaf = copy_leaf
         self.captured: dict[str, Captured] = {}
         self._executing_eagerly = executing_eagerly
         self._is_symbolic = is_symbolic
@@ -386,8 +393,8 @@ class CaptureRegistry:
             del entry.sets[index]
             del entry.signatures[index]
         try:
-            copied_args = copy_arguments(args, self._is_ndarray)
-            copied_kwargs = copy_arguments(kwargs, self._is_ndarray)
+            copied_args = copy_arguments(args, self._is_ndarray, self._copy_leaf)
+            copied_kwargs = copy_arguments(kwargs, self._is_ndarray, self._copy_leaf)
         except Exception:
             return
         entry.sets.append(ArgumentSet(function, copied_args, copied_kwargs, is_method))

@@ -1,19 +1,19 @@
 """The worker subprocess protocol: a job file in, JSON-lines events out, limits and restarts.
 
-The CLI process never imports TensorFlow. It writes a *job* (JSON: the project copy, the entry,
+The CLI process never imports TensorFlow or PyTorch. It writes a *job* (JSON: the project copy, the entry,
 the candidates, the settings) and starts `python -m hybridize.compiler.worker JOB` in its own
 process group, with an address-space limit (`RLIMIT_AS`), no core dumps, and a pipe whose file
 descriptor is named by `HYBRIDIZE_PROTOCOL_FD`. The user's program keeps stdout and stderr
 (redirected to files); the worker speaks only on the pipe, one JSON object per line:
 
-    {"event": "hello", "pid": 123, "tensorflow": "2.21.0"}
+    {"event": "hello", "pid": 123, "tensorflow": "2.21.0", "frameworks": {"tensorflow": "2.21.0"}}
     {"event": "capture_start", "kind": "entry"}
     {"event": "capture_done", "capture": {...}}
     {"event": "function_start", "key": "main.py::train_step"}
     {"event": "function_done", "key": "main.py::train_step", "result": {...}}
     {"event": "done"}
 
-Time limits are kept here, per phase: start-up (importing TensorFlow), the instrumented entry run
+Time limits are kept here, per phase: start-up (importing the frameworks), the instrumented entry run
 and each function. When the worker dies (a crash, the memory limit) or a limit passes (a hang),
 the process group is killed, the function in progress is reported as `crash` or `timeout` with
 the end of the worker's stderr, and a new worker resumes with the remaining functions (it reruns
@@ -60,6 +60,8 @@ class WorkerOutcome:
     capture_error: str | None = None
     errors: list[str] = field(default_factory=list)
     tensorflow: str | None = None
+    frameworks: dict[str, str] = field(default_factory=dict)
+    """{framework: version} the workers imported (only the frameworks the candidates use)."""
     restarts: int = 0
 
 
@@ -227,6 +229,7 @@ def run_job(
                 kind = event.get("event")
                 if kind == "hello":
                     outcome.tensorflow = event.get("tensorflow")
+                    outcome.frameworks.update(event.get("frameworks") or {})
                     phase, deadline = "ready", time.monotonic() + limits.startup_seconds
                 elif kind == "capture_start":
                     phase = "capture"

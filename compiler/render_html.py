@@ -7,7 +7,15 @@ from html import escape
 from typing import Any
 
 from hybridize.compiler.chart import Bar, bar_chart
-from hybridize.compiler.render_md import decision_cell, fmt_ratio, fmt_seconds
+from hybridize.compiler.render_md import (
+    NOT_A_MODE,
+    decision_cell,
+    fmt_ratio,
+    fmt_seconds,
+    framework_cell,
+    graph_breaks_cell,
+    has_mode,
+)
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1180px;color:#1d232a;padding:0 16px}
@@ -112,11 +120,13 @@ def program_chart(report: Mapping[str, Any]) -> str:
     if not groups:
         return ""
     return bar_chart(
-        groups, "Whole-program speed-up (run time after importing TensorFlow)", "chart-programs"
+        groups, "Whole-program speed-up (run time after importing the framework)", "chart-programs"
     )
 
 
 def _mode_cell(function: Mapping[str, Any], mode: str) -> str:
+    if not has_mode(function, mode):
+        return f"<td class=num>{NOT_A_MODE}</td>"
     info = function["modes"].get(mode)
     if not info:
         return "<td class=num>-</td>"
@@ -213,7 +223,8 @@ def render_html(report: Mapping[str, Any]) -> str:
     if programs:
         out.append(programs)
     out.append(
-        "<h2>Functions</h2><table><tr><th>project</th><th>function</th><th>inputs</th>"
+        "<h2>Functions</h2><table><tr><th>project</th><th>function</th><th>framework</th>"
+        "<th>inputs</th>"
         "<th>eager</th><th>graph</th><th>xla</th><th>decision</th><th>flags</th></tr>"
     )
     for function in report["functions"]:
@@ -232,7 +243,7 @@ def render_html(report: Mapping[str, Any]) -> str:
             reasons = function["error"]
         out.append(
             f"<tr><td>{escape(_project_name(report, function))}</td><td><code>{name}</code>{hybrid}</td>"
-            f"<td>{source}</td>{_mode_cell(function, 'eager')}{_mode_cell(function, 'graph')}"
+            f"<td>{escape(framework_cell(function))}</td><td>{source}</td>{_mode_cell(function, 'eager')}{_mode_cell(function, 'graph')}"
             f"{_mode_cell(function, 'xla')}<td class='{css}' title=\"{escape(reasons)}\">"
             f"{escape(decision_cell(function).replace('**', ''))}</td>"
             f"<td>{_flags(decision['flags'])}</td></tr>"
@@ -241,7 +252,8 @@ def render_html(report: Mapping[str, Any]) -> str:
     out.append(
         "<h2>Graph and HLO statistics</h2><table><tr><th>function</th><th>traces</th>"
         "<th>steady retraces</th><th>trace time</th><th>graph ops</th><th>top ops</th>"
-        "<th>XLA compile</th><th>HLO before</th><th>HLO after</th><th>fusions</th></tr>"
+        "<th>XLA compile</th><th>HLO before</th><th>HLO after</th><th>fusions</th>"
+        "<th>cold compile (torch)</th><th>graphs / breaks (torch)</th></tr>"
     )
     for function in report["functions"]:
         if function["status"] != "measured":
@@ -257,10 +269,13 @@ def render_html(report: Mapping[str, Any]) -> str:
             f"<td class=num>{graph.get('steady_retraces', '-')}</td>"
             f"<td class=num>{fmt_seconds(graph.get('trace_seconds'))}</td>"
             f"<td class=num>{stats.get('graph_ops', stats.get('error', '-'))}</td><td>{escape(top)}</td>"
-            f"<td class=num>{fmt_seconds(xla.get('trace_seconds'))}</td>"
+            f"<td class=num>{fmt_seconds(xla.get('trace_seconds')) if has_mode(function, 'xla') else NOT_A_MODE}</td>"
             f"<td class=num>{hlo.get('instructions_before', '-')}</td>"
             f"<td class=num>{hlo.get('instructions_after', '-')}</td>"
-            f"<td class=num>{hlo.get('fusions', '-')}</td></tr>"
+            f"<td class=num>{hlo.get('fusions', '-')}</td>"
+            f"<td class=num>{fmt_seconds(graph.get('compile_seconds'))}</td>"
+            f'<td class=num title="{escape("; ".join(graph.get("break_reasons") or []))}">'
+            f"{graph_breaks_cell(graph)}</td></tr>"
         )
     out.append("</table>")
     out.append(
@@ -273,6 +288,9 @@ def render_html(report: Mapping[str, Any]) -> str:
         cells = []
         details = []
         for mode in ("graph", "xla"):
+            if not has_mode(function, mode):
+                cells.append(f"<td>{NOT_A_MODE}</td>")
+                continue
             info = function["modes"].get(mode) or {}
             equivalence = info.get("equivalence") or {}
             status = equivalence.get("status") or ("error" if info.get("error") else "-")
@@ -325,6 +343,11 @@ def render_html(report: Mapping[str, Any]) -> str:
             + "</td></tr>"
         )
     out.append("</table>")
+    notes = [(p["name"], n) for p in report["projects"] for n in p.get("notes") or []]
+    if notes:
+        out.append("<h2>Notes</h2><ul>")
+        out += [f"<li>{escape(name)}: {escape(str(n))}</li>" for name, n in notes]
+        out.append("</ul>")
     errors = [(p["name"], e) for p in report["projects"] for e in p["errors"]]
     errors += [
         (p["name"], p["capture_error"]) for p in report["projects"] if p.get("capture_error")

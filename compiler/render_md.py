@@ -22,7 +22,34 @@ def fmt_ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}x"
 
 
+NOT_A_MODE = "—"
+"""A mode the function's framework does not have (XLA for a torch function), as opposed to
+"-", a mode that was not measured."""
+
+
+def has_mode(function: Mapping[str, Any], mode: str) -> bool:
+    """Whether the function's framework has the mode (torch has no `xla`)."""
+    return mode != "xla" or (function.get("framework") or "tensorflow") == "tensorflow"
+
+
+def framework_cell(function: Mapping[str, Any]) -> str:
+    """`tensorflow`, or `torch: torch.compile (inductor)`: the framework and, when the compiled
+    mode has a name of its own, that name (it says which backend was measured)."""
+    framework = str(function.get("framework") or "tensorflow")
+    label = (function["modes"].get("graph") or {}).get("label")
+    return f"{framework}: {label}" if label else framework
+
+
+def graph_breaks_cell(info: Mapping[str, Any]) -> str:
+    """`graphs / breaks` of a torch.compile mode, "-" when not counted."""
+    if info.get("graphs") is None:
+        return "-"
+    return f"{info['graphs']} / {info.get('graph_breaks', '-')}"
+
+
 def mode_cell(function: Mapping[str, Any], mode: str) -> str:
+    if not has_mode(function, mode):
+        return NOT_A_MODE
     info = function["modes"].get(mode)
     if not info:
         return "-"
@@ -95,8 +122,10 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     ]
     lines += [f"| {name} | {value} |" for name, value in rows]
     lines += ["", "## Functions", ""]
-    lines.append("| project | function | inputs | eager | graph | xla | decision | flags |")
-    lines.append("|---|---|---|---|---|---|---|---|")
+    lines.append(
+        "| project | function | framework | inputs | eager | graph | xla | decision | flags |"
+    )
+    lines.append("|---|---|---|---|---|---|---|---|---|")
     for function in report["functions"]:
         name = function["qualname"] + (" (hybrid)" if function["is_hybrid"] else "")
         source = function["input_source"] or "-"
@@ -104,15 +133,17 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             source += f" ×{function['argument_sets']}"
         flags = ", ".join(function["decision"]["flags"]) or ""
         lines.append(
-            f"| {_escape(_project_name(report, function))} | `{function['file']}::{_escape(name)}` | {source} | "
+            f"| {_escape(_project_name(report, function))} | `{function['file']}::{_escape(name)}` | "
+            f"{framework_cell(function)} | {source} | "
             f"{mode_cell(function, 'eager')} | {mode_cell(function, 'graph')} | "
             f"{mode_cell(function, 'xla')} | {decision_cell(function)} | {_escape(flags)} |"
         )
     lines += ["", "## Compilation statistics", ""]
     lines.append(
-        "| function | traces (graph) | trace time | graph ops | xla compile | HLO before | HLO after | fusions |"
+        "| function | traces (graph) | trace time | graph ops | xla compile | HLO before | HLO after | fusions "
+        "| cold compile (torch) | graphs / breaks (torch) |"
     )
-    lines.append("|---|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
     for function in report["functions"]:
         if function["status"] != "measured":
             continue
@@ -124,12 +155,19 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             f"| `{function['file']}::{_escape(function['qualname'])}` | {graph.get('traces', '-')}"
             f"{' (+' + str(graph['steady_retraces']) + ' in steady state)' if graph.get('steady_retraces') else ''} | "
             f"{fmt_seconds(graph.get('trace_seconds'))} | {graph_stats.get('graph_ops', '-')} | "
-            f"{fmt_seconds(xla.get('trace_seconds'))} | {hlo.get('instructions_before', '-')} | "
-            f"{hlo.get('instructions_after', '-')} | {hlo.get('fusions', '-')} |"
+            f"{fmt_seconds(xla.get('trace_seconds')) if has_mode(function, 'xla') else NOT_A_MODE} | "
+            f"{hlo.get('instructions_before', '-')} | "
+            f"{hlo.get('instructions_after', '-')} | {hlo.get('fusions', '-')} | "
+            f"{fmt_seconds(graph.get('compile_seconds'))} | {graph_breaks_cell(graph)} |"
         )
     lines += ["", "## Why", ""]
     for function in report["functions"]:
-        reasons = function["decision"]["reasons"]
+        reasons = list(function["decision"]["reasons"])
+        graph = function["modes"].get("graph") or {}
+        if graph.get("break_reasons"):
+            reasons.append("graph breaks: " + "; ".join(graph["break_reasons"]))
+        if graph.get("recompiles"):
+            reasons.append(f"recompiled {graph['recompiles']} times over the argument sets")
         detail = "; ".join(reasons) if reasons else ""
         if function["error"] and function["status"] != "measured":
             detail = function["error"]
@@ -163,6 +201,10 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             )
             + " |"
         )
+    notes = [(p["name"], n) for p in report["projects"] for n in p.get("notes") or []]
+    if notes:
+        lines += ["", "## Notes", ""]
+        lines += [f"- {name}: {_escape(str(n))}" for name, n in notes]
     errors = [(p["name"], e) for p in report["projects"] for e in p["errors"]]
     errors += [
         (p["name"], p["capture_error"]) for p in report["projects"] if p.get("capture_error")

@@ -1,7 +1,10 @@
 """The benchmark report model: `report.json`, its schema, and the summary figures.
 
 The report is one JSON object (`schema_version` 1); `report.md` and `report.html` are pure
-functions of it. Every function object has all its fields (null when unknown); timings are in
+functions of it. Every function carries its verdict's `framework` ("tensorflow", "torch"); a
+torch function has the modes `eager` and `graph` (`torch.compile`, labelled with its backend),
+never `xla`. A project's `notes` say how its measuring deviated from the settings (Inductor
+unusable, `aot_eager` measured instead). Every function object has all its fields (null when unknown); timings are in
 seconds, speed-ups are ratios of median per-call times (baseline / chosen, > 1 is faster).
 
 `summary` (always present):
@@ -38,6 +41,14 @@ MODES = ("eager", "graph", "xla")
 STATUSES = ("measured", "no-inputs", "error", "crash", "timeout")
 SOURCES = ("entry", "pytest", "entry+pytest", "user-file", "signature", None)
 
+TORCH_MODE_FIELDS = (
+    "label",
+    "compile_seconds",
+    "recompiles",
+    "graphs",
+    "graph_breaks",
+    "break_reasons",
+)
 MODE_FIELDS = (
     "error",
     "timing",
@@ -50,7 +61,12 @@ MODE_FIELDS = (
     "equivalence",
     "graph",
     "hlo",
+    *TORCH_MODE_FIELDS,
 )
+"""A mode's fields. The last six are torch.compile's (null for TensorFlow's modes): the name
+the mode is shown under (`torch.compile (inductor)`), the first call's time (the cold
+compile), compilations of the function's frame beyond the first over the recorded argument
+sets, and `torch._dynamo.explain`'s graph and graph-break counts with the breaks' reasons."""
 
 
 def mode_entry(info: Mapping[str, Any] | None, baseline_median: float | None) -> dict[str, Any]:
@@ -83,6 +99,7 @@ def function_entry(
         "qualname": verdict["qualname"],
         "key": f"{verdict['file']}::{verdict['qualname']}",
         "line": verdict["line"],
+        "framework": verdict.get("framework") or "tensorflow",
         "is_hybrid": verdict["is_hybrid"],
         "analysis": {
             "passes": verdict["passes"],
@@ -196,10 +213,15 @@ _STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
 _NUMBERS: dict[str, Any] = {"type": "array", "items": {"type": "number"}}
 
 
+ADDED_FIELDS = frozenset({"framework", "notes", *TORCH_MODE_FIELDS})
+"""Fields added with the PyTorch bench: always written, but not required, so that reports
+written before them still validate (fields are added, never renamed)."""
+
+
 def _closed(properties: dict[str, Any]) -> dict[str, Any]:
     return {
         "type": "object",
-        "required": list(properties),
+        "required": [name for name in properties if name not in ADDED_FIELDS],
         "properties": properties,
         "additionalProperties": False,
     }
@@ -252,6 +274,12 @@ REPORT_SCHEMA: dict[str, Any] = {
                 },
                 "graph": {"type": ["object", "null"]},
                 "hlo": {"type": ["object", "null"]},
+                "label": _STR_OR_NULL,
+                "compile_seconds": _NUM_OR_NULL,
+                "recompiles": _INT_OR_NULL,
+                "graphs": _INT_OR_NULL,
+                "graph_breaks": _INT_OR_NULL,
+                "break_reasons": {"anyOf": [_STRINGS, {"type": "null"}]},
             }
         ),
         "decision": _closed(
@@ -260,7 +288,13 @@ REPORT_SCHEMA: dict[str, Any] = {
                 "mode": {"enum": list(MODES)},
                 "applied": {"type": "boolean"},
                 "change": {
-                    "enum": ["add_tf_function", "add_tf_function_jit", "add_jit_compile", None]
+                    "enum": [
+                        "add_tf_function",
+                        "add_tf_function_jit",
+                        "add_jit_compile",
+                        "add_torch_compile",
+                        None,
+                    ]
                 },
                 "speedup": _NUM_OR_NULL,
                 "reasons": _STRINGS,
@@ -274,6 +308,7 @@ REPORT_SCHEMA: dict[str, Any] = {
                 "qualname": {"type": "string"},
                 "key": {"type": "string"},
                 "line": {"type": "integer"},
+                "framework": {"enum": ["tensorflow", "torch"]},
                 "is_hybrid": {"type": "boolean"},
                 "analysis": _closed(
                     {
@@ -341,6 +376,7 @@ REPORT_SCHEMA: dict[str, Any] = {
                 "capture": {"type": ["object", "null"]},
                 "capture_error": _STR_OR_NULL,
                 "errors": _STRINGS,
+                "notes": _STRINGS,
                 "changes": {"type": "array", "items": {"type": "string"}},
                 "whole_program": {"anyOf": [{"$ref": "#/$defs/whole_program"}, {"type": "null"}]},
                 "whole_program_note": _STR_OR_NULL,
@@ -386,6 +422,16 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     functions = [f for r in reports for f in r["functions"]]
     seconds = sum(float(r["summary"].get("seconds") or 0.0) for r in reports)
     merged = dict(first)
+    merged["machine"] = dict(first["machine"])
+    merged["assumptions"] = list(first["assumptions"])
+    for other in reports[1:]:
+        # Reports of other frameworks' programs: their versions and assumptions join in.
+        machine = other["machine"]
+        for name, title in (("tensorflow", "TensorFlow"), ("torch", "PyTorch")):
+            if machine.get(name) and not merged["machine"].get(name):
+                merged["machine"][name] = machine[name]
+                merged["machine"]["description"] += f", {title} {machine[name]}"
+        merged["assumptions"] += [a for a in other["assumptions"] if a not in merged["assumptions"]]
     merged["projects"] = projects
     merged["functions"] = functions
     merged["summary"] = summarize(functions, projects, seconds)

@@ -16,7 +16,13 @@ from rich.progress import Progress as RichProgressBar
 from rich.table import Table
 
 from hybridize.compiler.bench import Progress
-from hybridize.compiler.render_md import fmt_ratio, fmt_seconds
+from hybridize.compiler.render_md import (
+    NOT_A_MODE,
+    fmt_ratio,
+    fmt_seconds,
+    framework_cell,
+    has_mode,
+)
 
 
 class RichProgress(Progress):
@@ -52,6 +58,8 @@ class RichProgress(Progress):
 
 
 def _mode(function: Mapping[str, Any], mode: str) -> str:
+    if not has_mode(function, mode):
+        return NOT_A_MODE
     info = function["modes"].get(mode)
     if not info:
         return "-"
@@ -71,7 +79,7 @@ def _mode(function: Mapping[str, Any], mode: str) -> str:
 
 def summary_table(report: Mapping[str, Any]) -> Table:
     table = Table(title="hybridize bench", show_lines=False, expand=False)
-    for column in ("function", "inputs", "eager", "graph", "xla", "decision"):
+    for column in ("function", "framework", "inputs", "eager", "graph", "xla", "decision"):
         table.add_column(column, no_wrap=column != "function")
     several = len(report["projects"]) > 1
     names = {p["root"]: p["name"] for p in report["projects"]}
@@ -91,6 +99,7 @@ def summary_table(report: Mapping[str, Any]) -> Table:
         source = function["input_source"] or "-"
         table.add_row(
             label,
+            framework_cell(function),
             source,
             _mode(function, "eager"),
             _mode(function, "graph"),

@@ -4,10 +4,11 @@ Both variants run from temporary copies of the project (the user's folder is nev
 run in: programs write logs and checkpoints next to themselves), with the same entry command,
 alternately (original first in even rounds, refactored first in odd rounds) so that a change of
 machine load hits both. Each run goes through a small launcher that notes the time spent
-importing TensorFlow apart from the rest, so the report gives two figures:
+importing the frameworks apart from the rest, so the report gives two figures:
 
-- *run time*: from after `import tensorflow` to the end of the program, the part that the
-  refactoring can change (the import costs ~2 s and is the same for both);
+- *run time*: from after `import tensorflow` (or `import torch`: the frameworks the project's
+  candidates use) to the end of the program, the part that the refactoring can change (the
+  import costs ~2 s and is the same for both);
 - *wall time*: the whole process, interpreter start-up and import included.
 
 Outputs are compared on the last `digest:` line when both variants print one (numbers within an
@@ -47,9 +48,14 @@ IGNORED = shutil.ignore_patterns(
 )
 
 LAUNCHER = r"""
-import atexit, json, os, runpy, sys, time
+import atexit, importlib, json, os, runpy, sys, time
 _t0 = time.perf_counter()
-import tensorflow
+for _framework in os.environ["HYBRIDIZE_FRAMEWORKS"].split(","):
+    importlib.import_module(_framework)
+if os.environ.get("HYBRIDIZE_TORCH_BACKEND"):
+    # Measured with another backend than Inductor: @torch.compile in both copies means it.
+    import functools, torch
+    torch.compile = functools.partial(torch.compile, backend=os.environ["HYBRIDIZE_TORCH_BACKEND"])
 _t1 = time.perf_counter()
 def _hybridize_times():
     with open(os.environ["HYBRIDIZE_TIMES"], "w") as f:
@@ -74,6 +80,21 @@ def copy_project(source: Path, destination: Path) -> Path:
 
 
 @dataclass(frozen=True, slots=True)
+class Runtime:
+    """What a run imports before the program starts (and the clock that the run time is read
+    from starts after), and torch.compile's backend when it is not Inductor, the default."""
+
+    frameworks: tuple[str, ...] = ("tensorflow",)
+    torch_backend: str | None = None
+
+    def environment(self) -> dict[str, str]:
+        env = {"HYBRIDIZE_FRAMEWORKS": ",".join(self.frameworks)}
+        if self.torch_backend and self.torch_backend != "inductor":
+            env["HYBRIDIZE_TORCH_BACKEND"] = self.torch_backend
+        return env
+
+
+@dataclass(frozen=True, slots=True)
 class RunRecord:
     exit_status: int | None
     wall_seconds: float
@@ -84,7 +105,12 @@ class RunRecord:
 
 
 def run_once(
-    python: str, cwd: Path, entry: Sequence[str], limits: Limits, timeout: float
+    python: str,
+    cwd: Path,
+    entry: Sequence[str],
+    limits: Limits,
+    timeout: float,
+    runtime: Runtime | None = None,
 ) -> RunRecord:
     """Run the entry once through the launcher; never raises for the program's failures."""
     with tempfile.TemporaryDirectory(prefix="hybridize-run-") as scratch:
@@ -92,6 +118,7 @@ def run_once(
         env = {
             **os.environ,
             "HYBRIDIZE_TIMES": str(times_path),
+            **(runtime or Runtime()).environment(),
             "TF_CPP_MIN_LOG_LEVEL": "2",
             "PYTHONHASHSEED": "0",
             "PYTHONDONTWRITEBYTECODE": "1",
@@ -187,6 +214,7 @@ def compare_programs(
     digest_atol: float,
     limits: Limits,
     on_run: Callable[[str, int], None] | None = None,
+    runtime: Runtime | None = None,
 ) -> dict[str, Any]:
     """Run both copies `runs` times each, interleaved; timings and the output comparison."""
     records: dict[str, list[RunRecord]] = {"original": [], "refactored": []}
@@ -197,7 +225,7 @@ def compare_programs(
             if on_run is not None:
                 on_run(variant, round_index)
             records[variant].append(
-                run_once(python, folders[variant], entry, limits, limits.capture_seconds)
+                run_once(python, folders[variant], entry, limits, limits.capture_seconds, runtime)
             )
     original_stats = _stats(records["original"])
     refactored_stats = _stats(records["refactored"])

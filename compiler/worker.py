@@ -1,21 +1,22 @@
-"""The worker subprocess: the only place where TensorFlow is imported.
+"""The worker subprocess: the only place where TensorFlow or PyTorch is imported.
 
 `python -m hybridize.compiler.worker JOB.json` (started by `protocol.run_job`):
 
-1. imports TensorFlow and says hello;
+1. loads the backend (`backends/`) of every framework the job's candidates have, importing
+   only those frameworks, and says hello;
 2. with an entry (`python main.py ...`, `python -m pkg ...`) or `--pytest`, runs the user's
    program eagerly in this process with the candidates instrumented (`instrument.py`), keeping a
    few real argument sets per function; the objects the program built (models, optimizers)
    stay alive for the measurements;
-3. measures every candidate in turn (`measure_function`): eager, `tf.function` and
-   `tf.function(jit_compile=True)`, equivalence of outputs and variables, traces, graph and
-   HLO statistics, steady-state timing. An exception is that function's result; the rest goes
-   on (crashes and hangs are the parent's business, see `protocol.py`).
+3. measures every candidate in turn (`Worker.measure`) with the backend of its framework:
+   eager and the compiled modes (`tf.function` and `tf.function(jit_compile=True)`;
+   `torch.compile`), equivalence of outputs and state, traces, the compiler's statistics,
+   steady-state timing. An exception is that function's result; the rest goes on (crashes and
+   hangs are the parent's business, see `protocol.py`).
 """
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import re
@@ -23,12 +24,13 @@ import shlex
 import signal
 import sys
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from hybridize.compiler import equivalence, graphstats, inputs, instrument, timing
+from hybridize.compiler import backends, equivalence, inputs, instrument, timing
+from hybridize.compiler.errors import short_error as _short_error
+from hybridize.compiler.errors import where as _where
 from hybridize.compiler.protocol import PROTOCOL_FD_ENV, Channel
 
 MODES = ("eager", "graph", "xla")
@@ -48,44 +50,32 @@ def _calls_within(captured: instrument.Captured) -> list[dict[str, Any]]:
     ]
 
 
-def _short_error(error: BaseException) -> str:
-    text = f"{type(error).__name__}: {error}".strip()
-    lines = text.splitlines()
-    if len(lines) > 12:
-        text = "\n".join([*lines[:12], "..."])
-    return text[:2000]
-
-
-def _where(error: BaseException, root: str) -> str:
-    """The innermost traceback frame inside the user's project, as `file:line`."""
-    frames = traceback.extract_tb(error.__traceback__)
-    for frame in reversed(frames):
-        if frame.filename.startswith(root):
-            return f"{os.path.relpath(frame.filename, root)}:{frame.lineno}"
-    return ""
-
-
 class Worker:
     def __init__(self, job: dict[str, Any], channel: Channel) -> None:
         import numpy as np
-        import tensorflow as tf
 
-        self.tf = tf
         self.np = np
         self.job = job
         self.channel = channel
         self.root = Path(job["root"]).resolve()
         self.settings: dict[str, Any] = job.get("settings", {})
+        frameworks = sorted(
+            {str(c.get("framework") or "tensorflow") for c in job.get("candidates", [])}
+        )
+        self.backends: dict[str, backends.Backend] = {
+            name: backends.load(name, self.settings) for name in frameworks
+        }
         self.targets = [
             instrument.Target(c["key"], c["file"], c["qualname"], int(c["line"]))
             for c in job.get("candidates", [])
         ]
         self.registry = instrument.CaptureRegistry(
             int(self.settings.get("argument_sets", 3)),
-            executing_eagerly=tf.executing_eagerly,
+            executing_eagerly=self._executing_eagerly,
             is_symbolic=self._is_symbolic,
             is_ndarray=lambda v: isinstance(v, np.ndarray),
             describe=self.describe,
+            copy_leaf=self._copy_leaf,
         )
         self.capture_kind: str | None = None
         self.user_inputs: dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]] = {}
@@ -94,29 +84,32 @@ class Worker:
 
     # --- helpers ----------------------------------------------------------------------------
 
+    def versions(self) -> dict[str, str]:
+        """{framework: version} of the frameworks this worker imported."""
+        return {name: backend.version for name, backend in self.backends.items()}
+
+    def _executing_eagerly(self) -> bool:
+        return all(backend.executing_eagerly() for backend in self.backends.values())
+
     def _is_symbolic(self, value: Any) -> bool:
-        name = type(value).__name__
-        if name == "KerasTensor":
-            return True
-        if isinstance(value, self.tf.Tensor):
-            return not hasattr(value, "numpy") or self.tf.is_symbolic_tensor(value)
-        return False
+        return any(backend.is_symbolic(value) for backend in self.backends.values())
+
+    def _copy_leaf(self, value: Any) -> Any:
+        for backend in self.backends.values():
+            if backend.owns(value):
+                return backend.copy_leaf(value)
+        return value
 
     def describe(self, value: Any) -> str:
         """A short type description of arguments: `(float32[64,8], int, Sequential)`."""
-        tf = self.tf
 
         def one(v: Any, depth: int = 0) -> str:
             if depth > 4:
                 return "..."
-            if isinstance(v, tf.Tensor | tf.Variable):
-                dims = (
-                    ",".join("?" if d is None else str(d) for d in v.shape.as_list())
-                    if v.shape.rank is not None
-                    else "*"
-                )
-                prefix = "var " if isinstance(v, tf.Variable) else ""
-                return f"{prefix}{v.dtype.name}[{dims}]"
+            for backend in self.backends.values():
+                text = backend.describe_leaf(v)
+                if text is not None:
+                    return text
             if isinstance(v, self.np.ndarray):
                 return f"np.{v.dtype.name}[{','.join(map(str, v.shape))}]"
             if isinstance(v, bool | int | float):
@@ -139,16 +132,6 @@ class Worker:
         if kwargs:
             text += ", " + ", ".join(f"{k}={one(v)}" for k, v in kwargs.items())
         return text
-
-    def all_variables(self) -> list[Any]:
-        tf = self.tf
-        seen: set[int] = set()
-        found = []
-        for obj in gc.get_objects():
-            if isinstance(obj, tf.Variable) and id(obj) not in seen:
-                seen.add(id(obj))
-                found.append(obj)
-        return found
 
     # --- capture ----------------------------------------------------------------------------
 
@@ -330,10 +313,8 @@ class Worker:
         signature = candidate.get("input_signature")
         if signature:
             try:
-                sets = inputs.signature_argument_sets(
-                    signature,
-                    self.tf,
-                    int(self.settings.get("none_axis_size", inputs.NONE_AXIS_SIZE)),
+                sets = self.backend_for(candidate).signature_argument_sets(
+                    signature, int(self.settings.get("none_axis_size", inputs.NONE_AXIS_SIZE))
                 )
                 owner, function, is_method = inputs.resolve_member(
                     self.root, candidate["file"], candidate["qualname"]
@@ -378,47 +359,54 @@ class Worker:
             return None
         return durations
 
+    def backend_for(self, candidate: dict[str, Any]) -> backends.Backend:
+        """The backend of the candidate's verdict (`framework`; TensorFlow when absent)."""
+        return self.backends[str(candidate.get("framework") or "tensorflow")]
+
     def measure(self, candidate: dict[str, Any]) -> dict[str, Any]:
-        tf = self.tf
+        """One candidate's measurements; measured again when its backend falls back (Inductor
+        unusable on this machine: `Backend.fallback`)."""
+        backend = self.backend_for(candidate)
+        result = self._measure(candidate, backend)
+        failure = next(
+            (
+                info["error"]
+                for mode, info in (result.get("modes") or {}).items()
+                if mode != "eager" and info.get("error")
+            ),
+            None,
+        )
+        if failure is not None and backend.fallback(failure):
+            result = self._measure(candidate, backend)
+        notes = backend.notes()
+        if notes:
+            result["notes"] = notes
+        return result
+
+    def _measure(self, candidate: dict[str, Any], backend: backends.Backend) -> dict[str, Any]:
         source, function, is_method, sets, reason, facts = self.argument_sets(candidate)
         result: dict[str, Any] = {"input_source": source, "argument_sets": len(sets), **facts}
+        if backend.framework != "tensorflow":
+            result["framework"] = backend.framework
         if source is None:
             result.update(status="no-inputs", error=reason)
             return result
-        python_function = getattr(function, "python_function", function)
-        compiled_function = python_function
+        compiled_function = function
         if candidate.get("compile_instead"):
-            # A hand-written rewrite to check against the original: graph and XLA modes
-            # compile it, eager runs the original.
-            replacement, _ = inputs.resolve_function(
+            # A hand-written rewrite to check against the original: compiled modes compile
+            # it, eager runs the original.
+            compiled_function, _ = inputs.resolve_function(
                 self.root, candidate["file"], candidate["compile_instead"]
             )
-            compiled_function = getattr(replacement, "python_function", replacement)
-        options: dict[str, Any] = {}
-        if hasattr(function, "python_function"):  # an existing tf.function: keep its options
-            options["input_signature"] = getattr(function, "input_signature", None)
-            options["reduce_retracing"] = bool(getattr(function, "_reduce_retracing", False))
-            options["autograph"] = bool(getattr(function, "_autograph", True))
-            if getattr(function, "_jit_compile", None):
-                options["jit_compile"] = True
-        existing = "xla" if options.get("jit_compile") else "graph"
-        reference = existing if candidate.get("is_hybrid") else "eager"
-        modes = [m for m in MODES if m != "xla" or self.settings.get("xla", True)]
+        modes = list(backend.modes(self.settings))
+        prepared = backend.prepare(function, compiled_function, modes)
+        python_function, compiled = prepared.python_function, prepared.compiled
+        reference = prepared.existing if candidate.get("is_hybrid") else "eager"
         result["reference"] = reference
         signatures = facts.get("signatures") or []
         result["tensor_signatures"] = len({_PYTHON_VALUE.sub(r"\1", s) for s in signatures}) or 1
         rtol = float(self.settings.get("rtol", equivalence.DEFAULT_RTOL))
         atol = float(self.settings.get("atol", equivalence.DEFAULT_ATOL))
-
-        compiled: dict[str, Any] = {}
-        for mode in ("graph", "xla"):
-            mode_options = {
-                **options,
-                "jit_compile": True if mode == "xla" else options.get("jit_compile"),
-            }
-            if mode == "graph" and existing == "xla":
-                mode_options["jit_compile"] = None
-            compiled[mode] = tf.function(compiled_function, **mode_options)
         bound: dict[tuple[str, int], Any] = {}
 
         def callable_for(mode: str, args: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...]]:
@@ -444,22 +432,21 @@ class Worker:
         def tracing_count(mode: str) -> int:
             if mode == "eager":
                 return 0
-            objects = {id(t): t for t, _, _ in call_table[mode]}
-            return sum(int(t.experimental_get_tracing_count()) for t in objects.values())
+            return backend.tracing_count(mode, [t for t, _, _ in call_table[mode]])
 
-        state = equivalence.VariableState(self.all_variables())
+        state = backend.state()
         start_state = state.snapshot()
 
         def run(mode: str) -> dict[str, Any]:
             state.restore(start_state)
-            tf.random.set_seed(SEED)
+            backend.seed(SEED)
             outputs, first_calls = [], []
             try:
                 for target, call_args, kwargs in call_table[mode]:
                     begin = time.perf_counter()
                     value = target(*call_args, **kwargs)
                     first_calls.append(time.perf_counter() - begin)
-                    outputs.append(equivalence.to_host(value))
+                    outputs.append(backend.to_host(value))
             except BaseException as error:
                 if isinstance(error, KeyboardInterrupt | SystemExit):
                     raise
@@ -490,18 +477,23 @@ class Worker:
         )
         result["deterministic"] = deterministic
         changed = state.changed(start_state, runs[reference]["state"])
-        result["variables"] = len(state.variables)
+        result["variables"] = len(state.names)
         result["variables_changed"] = len(changed)
         result["changed_variable_names"] = [state.names[i] for i in changed[:8]]
-        random_ops: list[str] = []
 
         mode_results: dict[str, dict[str, Any]] = {}
         for mode in modes:
             info: dict[str, Any] = {"error": runs[mode].get("error")}
+            if mode in prepared.labels:
+                info["label"] = prepared.labels[mode]
             if mode != "eager":
                 info["traces_warmup"] = tracing_count(mode)
             if info["error"] is None:
                 info["first_call_seconds"] = sum(runs[mode]["first_calls"])
+                if mode in prepared.labels and runs[mode]["first_calls"]:
+                    # The first call of a torch.compile'd function compiles it: cold.
+                    info["compile_seconds"] = runs[mode]["first_calls"][0]
+                    info["recompiles"] = max(0, info["traces_warmup"] - 1)
                 if mode == reference:
                     info["equivalence"] = {"status": "reference", "mismatches": []}
                 else:
@@ -526,33 +518,9 @@ class Worker:
                     }
             mode_results[mode] = info
 
-        # Graph and HLO statistics (before timing: a failure here must not cost the timing).
-        if mode_results.get("graph", {}).get("error") is None and "graph" in call_table:
-            target, call_args, kwargs = call_table["graph"][0]
-            try:
-                graph_def = target.get_concrete_function(*call_args, **kwargs).graph.as_graph_def()
-                mode_results["graph"]["graph"] = graphstats.graph_def_stats(graph_def)
-                random_ops = graphstats.stateful_random_ops(graph_def)
-            except BaseException as error:
-                mode_results["graph"]["graph"] = {"error": _short_error(error)}
-        if "xla" in call_table and mode_results["xla"].get("error") is None:
-            target, call_args, kwargs = call_table["xla"][0]
-            try:
-                ir = target.experimental_get_compiler_ir(*call_args, **kwargs)
-                before = graphstats.parse_hlo(ir(stage="hlo"))
-                after = graphstats.parse_hlo(ir(stage="optimized_hlo"))
-                mode_results["xla"]["hlo"] = {
-                    "instructions_before": before.instructions,
-                    "instructions_after": after.scheduled_instructions,
-                    "instructions_after_total": after.instructions,
-                    "fusions": after.fusions,
-                    "computations_before": before.computations,
-                }
-            except BaseException as error:
-                mode_results["xla"]["hlo"] = {"error": _short_error(error)}
-        result["random_ops"] = random_ops
-        if random_ops:
-            for mode in modes:
+        def mark_random_ops(random_ops: list[str]) -> None:
+            result["random_ops"] = random_ops
+            for mode in modes if random_ops else ():
                 equiv = mode_results[mode].get("equivalence")
                 if equiv and equiv["status"] == "different":
                     equiv["status"] = "not-comparable"
@@ -560,6 +528,11 @@ class Worker:
                         "stateful random ops draw different numbers in eager and graph mode: "
                         + ", ".join(random_ops)
                     )
+
+        # The compiler's statistics: before timing, so that a failure here does not cost the
+        # timing, unless gathering them disturbs the compiled callables' caches.
+        if not backend.statistics_after_timing:
+            mark_random_ops(backend.statistics(call_table, mode_results, prepared))
 
         # Steady-state timing, modes interleaved, variables restored before each sample.
         timed = {m: call_table[m] for m in modes if mode_results[m]["error"] is None}
@@ -615,6 +588,9 @@ class Worker:
                 trace = info["first_call_seconds"] - stat.median * len(sets)
                 info["trace_seconds"] = max(0.0, trace)
                 info["new_state_seconds"] = new_states.get(mode)
+        if backend.statistics_after_timing:
+            state.restore(start_state)
+            mark_random_ops(backend.statistics(call_table, mode_results, prepared))
         state.restore(start_state)
         result.update(status="measured", error=None, modes=mode_results)
         return result
@@ -647,7 +623,10 @@ def main(argv: list[str]) -> int:
     except BaseException as error:
         channel.send("fatal", message=f"cannot start the worker: {_short_error(error)}")
         return 1
-    channel.send("hello", pid=os.getpid(), tensorflow=worker.tf.__version__)
+    versions = worker.versions()
+    channel.send(
+        "hello", pid=os.getpid(), tensorflow=versions.get("tensorflow"), frameworks=versions
+    )
     sys.path.insert(0, str(worker.root))
     os.chdir(job.get("cwd") or worker.root)
     worker.capture()
@@ -669,7 +648,7 @@ def main(argv: list[str]) -> int:
         channel.send("function_done", key=key, result=_clean(result))
     channel.send("done")
     sys.stdout.flush()
-    # Skip interpreter teardown: user objects and TensorFlow can take seconds to finalize.
+    # Skip interpreter teardown: user objects and the frameworks can take seconds to finalize.
     os._exit(0)
 
 

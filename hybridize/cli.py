@@ -423,6 +423,14 @@ or tool error (no such path, a bad --entry, TensorFlow missing in the worker).
 )
 @click.option("--no-xla", is_flag=True, help="Do not try jit_compile=True.")
 @click.option(
+    "--torch-backend",
+    type=click.Choice(["inductor", "aot_eager"]),
+    default="inductor",
+    show_default=True,
+    help="torch.compile's backend for PyTorch functions (inductor falls back to aot_eager "
+    "when no C++ compiler works).",
+)
+@click.option(
     "--no-amortize",
     is_flag=True,
     help="Ignore whether the observed calls pay for tracing and compilation.",
@@ -460,7 +468,7 @@ or tool error (no such path, a bad --entry, TensorFlow missing in the worker).
     "--python",
     "python_path",
     default=None,
-    help="Interpreter with TensorFlow for the worker (default: this one).",
+    help="Interpreter with TensorFlow or PyTorch for the worker (default: this one).",
 )
 @click.option("--no-cache", is_flag=True, help="Ignore and do not update the summary cache.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
@@ -479,6 +487,7 @@ def bench(
     atol: float,
     digest_atol: float,
     no_xla: bool,
+    torch_backend: str,
     no_amortize: bool,
     none_size: int,
     select: tuple[str, ...],
@@ -489,7 +498,8 @@ def bench(
     no_cache: bool,
     quiet: bool,
 ) -> None:
-    """Measure PATHS' candidate functions eager, as graphs and with XLA; decide and report.
+    """Measure PATHS' candidate functions eager and compiled (tf.function and XLA;
+    torch.compile); decide and report.
 
     Each PATH is a project (a folder, or a file and its folder); it is copied to a temporary
     folder and its code runs only in a subprocess with time and memory limits.
@@ -511,6 +521,7 @@ def bench(
         atol=atol,
         digest_atol=digest_atol,
         xla=not no_xla,
+        torch_backend=torch_backend,
         amortize=not no_amortize,
         none_size=none_size,
         select=select,

@@ -188,6 +188,15 @@ def test_a_correct_compilation_is_equivalent(outcome: WorkerOutcome) -> None:
     assert hlo["instructions_before"] > 0 and hlo["fusions"] >= 1
 
 
+def test_a_tensorflow_job_loads_the_tensorflow_backend_only(outcome: WorkerOutcome) -> None:
+    assert set(outcome.frameworks) == {"tensorflow"}
+    assert outcome.tensorflow == outcome.frameworks["tensorflow"]
+    result = outcome.results["fns.py::good"]
+    # TensorFlow results are as they were: no torch-only fields in the worker's result.
+    assert "framework" not in result and "notes" not in result
+    assert not {"label", "compile_seconds", "recompiles"} & set(result["modes"]["graph"])
+
+
 def test_a_wrong_rewrite_is_caught(outcome: WorkerOutcome) -> None:
     result = outcome.results["fns.py::good (wrong rewrite)"]
     assert result["status"] == "measured"

@@ -90,6 +90,21 @@ def _result(
     }
 
 
+def _verdict(name: str, line: int, **extra: Any) -> dict[str, Any]:
+    """A plain function's verdict that passes for compilation."""
+    return {
+        "file": "main.py",
+        "qualname": name,
+        "line": line,
+        "is_hybrid": False,
+        "passes": True,
+        "transformation": "convert_to_hybrid",
+        "passing_precondition": "P1",
+        "speculative": False,
+        **extra,
+    }
+
+
 def sample_report() -> dict[str, Any]:
     root = "/tmp/project"
     rows = [
@@ -102,16 +117,7 @@ def sample_report() -> dict[str, Any]:
     functions = []
     for line, (name, result) in enumerate(rows, start=10):
         decision = decisions.decide(result, False, decisions.DecisionSettings())
-        verdict = {
-            "file": "main.py",
-            "qualname": name,
-            "line": line,
-            "is_hybrid": False,
-            "passes": True,
-            "transformation": "convert_to_hybrid",
-            "passing_precondition": "P1",
-            "speculative": False,
-        }
+        verdict = _verdict(name, line)
         functions.append(
             report.function_entry(
                 project=root, verdict=verdict, result=result, decision=decision.as_dict()
@@ -323,3 +329,117 @@ def test_withdrawn_changes_are_shown() -> None:
     html = render_html(data)
     for text in (markdown, html):
         assert "changes withdrawn: the refactored program ran slower" in text
+
+
+def _torch_result(eager: float, compiled: float) -> dict[str, Any]:
+    """A torch function's worker result: eager and torch.compile (the `graph` mode), no xla."""
+    result = _result(eager, compiled, None)
+    del result["modes"]["xla"]
+    result["framework"] = "torch"
+    graph = result["modes"]["graph"]
+    graph.pop("graph")
+    graph.update(
+        label="torch.compile (inductor)",
+        compile_seconds=17.5,
+        first_call_seconds=17.6,
+        trace_seconds=17.5,
+        recompiles=1,
+        graphs=2,
+        graph_breaks=1,
+        break_reasons=["Unsupported Tensor.item() call with capture_scalar_outputs=False"],
+    )
+    result["calls_observed"] = 100_000
+    return result
+
+
+def mixed_report() -> dict[str, Any]:
+    """The sample report with a torch project beside the TensorFlow one."""
+    data = sample_report()
+    root = "/tmp/torchproject"
+    torch_rows = [
+        ("Net.forward", _torch_result(0.004, 0.001)),
+        ("metric", _torch_result(1e-4, 3e-4)),
+    ]
+    for line, (name, result) in enumerate(torch_rows, start=30):
+        decision = decisions.decide(result, False, decisions.DecisionSettings())
+        verdict = _verdict(name, line, framework="torch")
+        data["functions"].append(
+            report.function_entry(
+                project=root, verdict=verdict, result=result, decision=decision.as_dict()
+            )
+        )
+    data["projects"].append(
+        {
+            **data["projects"][0],
+            "root": root,
+            "name": "torchproject",
+            "whole_program": None,
+            "whole_program_note": "no change applied",
+            "changes": [],
+            "notes": ["Inductor cannot compile on this machine (...)"],
+        }
+    )
+    data["assumptions"] = assumptions(BenchOptions(entry="python main.py"), ("tensorflow", "torch"))
+    data["summary"] = report.summarize(data["functions"], data["projects"], 20.0)
+    return json.loads(json.dumps(data))
+
+
+def test_a_report_with_both_frameworks_validates_and_renders() -> None:
+    data = mixed_report()
+    assert report.validate_report(data) == []
+    by_name = {f["qualname"]: f for f in data["functions"]}
+    assert by_name["train_step"]["framework"] == "tensorflow"
+    forward = by_name["Net.forward"]
+    assert forward["framework"] == "torch"
+    assert set(forward["modes"]) == {"eager", "graph"}
+    assert forward["modes"]["graph"]["compile_seconds"] == 17.5
+    assert forward["decision"]["change"] == "add_torch_compile"
+    assert forward["decision"]["reasons"][0].startswith("torch.compile (inductor): ")
+    assert data["summary"]["applied_graph"] == 3  # two TensorFlow graphs, one torch.compile
+    markdown = render_markdown(data)
+    row = next(line for line in markdown.splitlines() if "`main.py::Net.forward`" in line)
+    cells = [c.strip() for c in row.split("|")]
+    assert cells[3] == "torch: torch.compile (inductor)"
+    assert cells[7] == "—"  # no xla for torch
+    stats = [line for line in markdown.splitlines() if line.startswith("| `main.py::Net.forward`")]
+    assert "17.5 s" in stats[0] and "2 / 1" in stats[0]
+    assert "graph breaks: Unsupported Tensor.item()" in markdown
+    assert "## Notes" in markdown and "Inductor cannot compile" in markdown
+    tf_row = next(line for line in markdown.splitlines() if "`main.py::train_step`" in line)
+    assert [c.strip() for c in tf_row.split("|")][3] == "tensorflow"
+    assert "—" not in tf_row
+    html = render_html(data)
+    assert "torch: torch.compile (inductor)" in html and "Inductor cannot compile" in html
+    from rich.console import Console
+
+    from hybridize.compiler.terminal import summary_table
+
+    console = Console(width=250, record=True)
+    console.print(summary_table(data))
+    text = console.export_text()
+    assert "torch: torch.compile (inductor)" in text and "—" in text
+
+
+def test_a_report_written_before_the_torch_fields_still_validates() -> None:
+    data = json.loads(json.dumps(sample_report()))
+    for project in data["projects"]:
+        project.pop("notes", None)
+    for function in data["functions"]:
+        function.pop("framework")
+        for mode in function["modes"].values():
+            for name in ("label", "compile_seconds", "recompiles", "graphs", "graph_breaks"):
+                mode.pop(name)
+            mode.pop("break_reasons")
+    assert report.validate_report(data) == []
+
+
+def test_merging_reports_of_both_frameworks_names_both_versions() -> None:
+    tf_report = sample_report()
+    tf_report["machine"] = {"description": "Linux, TensorFlow 2.21.0", "tensorflow": "2.21.0"}
+    torch_report = mixed_report()
+    torch_report["machine"] = {"description": "Linux, PyTorch 2.13.0", "torch": "2.13.0"}
+    merged = report.merge_reports([tf_report, torch_report])
+    assert merged["machine"]["torch"] == "2.13.0"
+    assert merged["machine"]["description"].endswith("PyTorch 2.13.0")
+    assert len(merged["assumptions"]) == len(set(merged["assumptions"]))
+    assert any("torch.compile" in a for a in merged["assumptions"])

@@ -699,3 +699,28 @@ def test_withdrawn_changes_are_kept_as_is_and_left_out_of_the_summary() -> None:
     assert summary["whole_programs_withdrawn"] == 1
     assert summary["whole_programs_compared"] == 1
     assert summary["whole_program_speedup"] == pytest.approx(2.0)
+
+
+def test_whole_program_runtime_follows_the_frameworks_and_the_measured_backend() -> None:
+    verdicts = [{"key": "a", "framework": "torch"}, {"key": "b", "framework": "tensorflow"}]
+    measured = {"a": {"modes": {"graph": {"label": "torch.compile (inductor)"}}}, "b": {}}
+    runtime = bench._runtime(verdicts, measured)
+    assert runtime.frameworks == ("tensorflow", "torch")
+    assert runtime.environment() == {"HYBRIDIZE_FRAMEWORKS": "tensorflow,torch"}
+    fell_back = {"a": {"modes": {"graph": {"label": "torch.compile (aot_eager)"}}}, "b": {}}
+    runtime = bench._runtime(verdicts[:1], fell_back)
+    assert runtime.environment() == {
+        "HYBRIDIZE_FRAMEWORKS": "torch",
+        "HYBRIDIZE_TORCH_BACKEND": "aot_eager",
+    }
+    assert bench._runtime([{"key": "c"}], {"c": {}}).frameworks == ("tensorflow",)
+
+
+def test_torch_assumptions_only_for_torch_projects() -> None:
+    options = bench.BenchOptions(entry="python main.py")
+    tf_only = bench.assumptions(options)
+    assert not any("torch.compile" in a for a in tf_only)
+    assert any("`import tensorflow`" in a for a in tf_only)
+    both = bench.assumptions(options, ("tensorflow", "torch"))
+    assert any("torch.compile" in a for a in both)
+    assert any("`import tensorflow` and `import torch`" in a for a in both)
