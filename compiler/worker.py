@@ -33,7 +33,6 @@ from hybridize.compiler.errors import short_error as _short_error
 from hybridize.compiler.errors import where as _where
 from hybridize.compiler.protocol import PROTOCOL_FD_ENV, Channel
 
-MODES = ("eager", "graph", "xla")
 _PYTHON_VALUE = re.compile(r"\b(int|float|str) [^,)\]}]+")
 SEED = 1234
 
@@ -50,6 +49,11 @@ def _calls_within(captured: instrument.Captured) -> list[dict[str, Any]]:
     ]
 
 
+def _framework(candidate: dict[str, Any]) -> str:
+    """The framework of a candidate's verdict (TensorFlow for a job that names none)."""
+    return str(candidate.get("framework") or "tensorflow")
+
+
 class Worker:
     def __init__(self, job: dict[str, Any], channel: Channel) -> None:
         import numpy as np
@@ -59,9 +63,7 @@ class Worker:
         self.channel = channel
         self.root = Path(job["root"]).resolve()
         self.settings: dict[str, Any] = job.get("settings", {})
-        frameworks = sorted(
-            {str(c.get("framework") or "tensorflow") for c in job.get("candidates", [])}
-        )
+        frameworks = sorted({_framework(c) for c in job.get("candidates", [])})
         self.backends: dict[str, backends.Backend] = {
             name: backends.load(name, self.settings) for name in frameworks
         }
@@ -361,7 +363,7 @@ class Worker:
 
     def backend_for(self, candidate: dict[str, Any]) -> backends.Backend:
         """The backend of the candidate's verdict (`framework`; TensorFlow when absent)."""
-        return self.backends[str(candidate.get("framework") or "tensorflow")]
+        return self.backends[_framework(candidate)]
 
     def measure(self, candidate: dict[str, Any]) -> dict[str, Any]:
         """One candidate's measurements; measured again when its backend falls back (Inductor

@@ -28,7 +28,6 @@ class TensorFlowBackend:
     statistics_after_timing = False
 
     def __init__(self, settings: dict[str, Any]) -> None:
-        self.settings = settings
         self.version = str(tf.__version__)
 
     def modes(self, settings: dict[str, Any]) -> tuple[str, ...]:

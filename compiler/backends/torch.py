@@ -95,10 +95,6 @@ class TorchState:
         self.names += [name, f"{name}.grad"]
         self._entries += [("value", parameter), ("grad", parameter)]
 
-    @property
-    def variables(self) -> list[Any]:
-        return [value for _, value in self._entries]
-
     def snapshot(self) -> list[Any]:
         values: list[Any] = []
         for kind, item in self._entries:
@@ -224,7 +220,6 @@ class TorchBackend:
         requested = str(settings.get("torch_backend") or "inductor")
         if requested not in BACKENDS:
             raise ValueError(f"torch_backend must be one of {', '.join(BACKENDS)}: {requested!r}")
-        self.settings = settings
         self.version = str(torch.__version__)
         self.backend = requested
         self._notes: list[str] = []
