@@ -714,14 +714,20 @@ class FactJournal:
 
     Each entry is recorded once, the first time it is written; dict and set entries are
     copied (the update replaces the sets and lists inside an entry, and adds to or removes
-    from the entry itself). `calls` entries are compared by identity (the solve replaces a
-    function's list when it evaluates it again), the evaluators too."""
+    from the entry itself). A `calls` entry that is another list is compared by value (a
+    function evaluated again with the same inputs gives equal calls in a new list)."""
 
     def __init__(self, facts: TensorFacts) -> None:
         self.tables: dict[str, dict[str, object]] = {}
         self.evaluators = dict(facts.evaluators)
         self.complete = True
         """False when the update rewrote every entry (widening): nothing to compare with."""
+        self.reset: set[str] = set()
+        """The functions whose code, or code they evaluate, the update got anew: those of
+        the edited modules and those that evaluate their code (closures, readers of their
+        globals). Any other function it evaluated again (even one it started from nothing, to
+        drop a fact that only supported itself) reads only facts: its new evaluator differs
+        from the old one only if one of those did."""
 
     def note(self, facts: TensorFacts, touched: _Touched) -> None:
         """Record the entries `touched` names that are not recorded yet."""
@@ -757,7 +763,7 @@ class FactJournal:
                         differing.add(key)
                     continue
                 new = table.get(key, _MISSING)
-                if (old is not new) if table_name == "calls" else (old != new):
+                if old is not new and old != new:
                     differing.add(key)
             if differing:
                 found[table_name] = differing
@@ -1096,6 +1102,7 @@ class Solver:
         facts.cache.clear()
         self.aggregate.order = order
         touched = _Touched()
+        journal.reset = direct
         for key in reset:
             self.aggregate.replace(key, None, touched)
             facts.internal_errors.pop(key, None)
