@@ -843,7 +843,10 @@ def _put_all(
 
 
 def _count(
-    counts: dict[tuple[str, str], dict[Atom, int]], pair: tuple[str, str], atoms: Iterable[Atom], step: int
+    counts: dict[tuple[str, str], dict[Atom, int]],
+    pair: tuple[str, str],
+    atoms: Iterable[Atom],
+    step: int,
 ) -> None:
     """Add `step` to the count of each of `atoms` in the entry `pair`; an entry whose atoms
     all count zero disappears (as its contributors did)."""
