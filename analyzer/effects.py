@@ -14,7 +14,7 @@ something it did not create itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.evaluator import (
@@ -174,10 +174,16 @@ class EffectAnalysis:
         self.facts = facts
         self.summaries: dict[str, EffectSummary] = {}
 
-    def run(self, keys: Iterable[str]) -> dict[str, EffectSummary]:
+    def run(
+        self, keys: Iterable[str], known: Mapping[str, EffectSummary] | None = None
+    ) -> dict[str, EffectSummary]:
+        """The summaries of `keys`, and of the functions in `known` as given: summaries of
+        an earlier run that still hold (an incremental verdict phase passes those of functions
+        whose facts and callees are unchanged, which call none of `keys`)."""
         keys = [k for k in keys if not k.endswith("::<module>")]
         local = {k: self._local(k) for k in keys}
-        self.summaries = {k: _copy(s) for k, s in local.items()}
+        self.summaries = dict(known or {})
+        self.summaries.update((k, _copy(s)) for k, s in local.items())
         for _ in range(len(keys) + 1):
             changed = False
             for key in keys:

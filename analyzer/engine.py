@@ -46,7 +46,7 @@ from hybridize.analyzer.candidacy import (
     candidacy_modules,
 )
 from hybridize.analyzer.decide import FunctionFacts, decide
-from hybridize.analyzer.effects import EffectAnalysis
+from hybridize.analyzer.effects import EffectAnalysis, EffectSummary
 from hybridize.analyzer.evaluator import TensorFacts
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
 from hybridize.analyzer.frozen_state import (
@@ -381,6 +381,13 @@ class VerdictMemory:
     """Only part of the project was decided again."""
     imports: ModuleImports
     """What each module's imports load (`candidacy_modules`), while name resolution holds."""
+    effects: dict[str, EffectSummary]
+    helpers: HelperSafety
+    """Every function's effect and helper summaries: a settled function keeps them."""
+    reasons: dict[str, list[NotCandidate]]
+    """Why each function is no candidate (empty: it may be one)."""
+    traced: set[str]
+    """The functions that run as graphs (hybrid or covered)."""
 
 
 def _decide_all(
@@ -397,25 +404,40 @@ def _decide(
     scope: set[str] | None = None,
     memory: VerdictMemory | None = None,
     project: ProjectWide | None = None,
+    fresh: set[str] | None = None,
 ) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
     """The verdicts of every function, or (with `scope` and the `memory` of the last phase)
-    of the functions in `scope` only, a set closed under callees (`verdict_scope`)."""
+    of the functions in `scope` only, a set closed under callees (`verdict_scope`).
+
+    `fresh` (a part of `scope` holding every caller of its members) are the functions whose
+    facts or callees changed; the rest of the scope is *settled*: what flows up from callees
+    is the last phase's, and a settled function whose callers are settled too and whose
+    inputs from callers (covered, traced callers, candidacy) are unchanged keeps its verdict
+    (with its benefit estimated again)."""
     keys = project_keys(index)
     if scope is None or memory is None:
         graph = None
         within = keys
     else:
         within = [k for k in keys if k in scope]
+    if fresh is None or memory is None or scope is None:
+        fresh = set(within)
+    settled = set() if memory is None or scope is None else scope - fresh
     analysed_keys = [k for k in within if not k.endswith("::<module>")]
     function_keys = [k for k in analysed_keys if not index.function(k).is_lambda]
-    effects = EffectAnalysis(index, facts).run(analysed_keys)
+    effects = EffectAnalysis(index, facts).run(
+        [k for k in analysed_keys if k not in settled],
+        None if memory is None or scope is None else _outside(memory.effects, fresh),
+    )
     if memory is None or scope is None:
         graph = build_call_graph(index, facts, keys)
         part = graph
     else:
         graph = memory.graph
         part = induced(graph, within)
-    helpers = HelperSafety(index, facts, part)
+    helpers = HelperSafety(
+        index, facts, part, None if memory is None or scope is None else memory.helpers, fresh
+    )
     recursive = recursive_functions(part)
     computation = tensor_computation(part, facts, within)
     opaque = opaque_tensor_calls(part, facts, within)
@@ -478,10 +500,26 @@ def _decide(
     ]
     decided: dict[str, FunctionVerdict] = {}
     failed: dict[str, FileError] = {}
+    reasons: dict[str, list[NotCandidate]] = {}
+    kept = 0
     unevaluated = _unevaluated(graph, facts.internal_errors)
     for key in function_keys:
         if not candidacy.reported(key):
             continue  # not TensorFlow code: no TensorFlow verdict
+        reasons[key] = candidacy.reasons(key)
+        if (
+            memory is not None
+            and key in settled
+            and _keeps_verdict(key, graph, fresh, memory, covered, traced, reasons[key])
+        ):
+            benefit = benefits.estimate(key)
+            decided[key] = dataclasses.replace(
+                memory.decided[key], benefit=benefit.level, benefit_reasons=benefit.reasons
+            )
+            if key in memory.errors:
+                failed[key] = memory.errors[key]
+            kept += 1
+            continue
         evaluation_failure = unevaluated.get(key)
         if evaluation_failure is not None:
             # The fixed point could not evaluate the function (reported in `errors` above):
@@ -506,7 +544,7 @@ def _decide(
                     opaque[key],
                     stateful[key],
                     variation,
-                    candidacy.reasons(key),
+                    reasons[key],
                     traced,
                     hybrid,
                     framework=candidacy.framework(key),
@@ -545,6 +583,8 @@ def _decide(
         final[key] = dataclasses.replace(final[key], benefit="none", benefit_reasons=(reason,))
     errors += [failed[k] for k in keys if k in failed]
     verdicts = sorted(final.values(), key=lambda v: (v.file, v.line, v.qualname))
+    if memory is not None and scope is not None:
+        reasons = _outside(memory.reasons, scope) | reasons
     memory = VerdictMemory(
         graph,
         hybrid,
@@ -557,11 +597,39 @@ def _decide(
         project.fingerprint(),
         dict(_cached(facts, "frozen_reads")),
         _cached(facts, "state_writes"),
-        len(function_keys),
+        len(function_keys) - kept,
         memory is not None and scope is not None,
         project.imports,
+        effects,
+        helpers,
+        reasons,
+        traced,
     )
     return verdicts, errors, memory
+
+
+def _keeps_verdict(
+    key: str,
+    graph: nx.DiGraph,
+    fresh: Collection[str],
+    memory: VerdictMemory,
+    covered: dict[str, bool],
+    traced: Collection[str],
+    reasons: list[NotCandidate],
+) -> bool:
+    """A settled function (its facts and callees unchanged) keeps the last phase's verdict
+    when nothing it reads of its callers changed either: no caller is fresh (a check may read
+    a caller's calls and values: how it uses the result, what it passes), it is covered or
+    not as before, the same callers run traced, and its candidacy (which may follow from its
+    callers: a helper only TF1 code calls) is the same."""
+    if key not in memory.decided or covered.get(key) != memory.covered.get(key):
+        return False
+    callers = list(graph.predecessors(key)) if key in graph else []
+    if any(c in fresh for c in callers):
+        return False
+    if any((c in traced) != (c in memory.traced) for c in callers):
+        return False
+    return reasons == memory.reasons.get(key)
 
 
 def _inside_proposed_graphs(
@@ -676,12 +744,12 @@ def decide_incrementally(
             refresh.update(facts.callback_callers.get(key, ()))
             refresh.update(facts.callers.get(key, ()))
         rewired, dropped = refresh_edges(graph, index, facts, sorted(refresh))
-        scope = affected(graph, seeds | rewired, dropped)
+        fresh, scope = affected(graph, seeds | rewired, dropped)
         # What the memoised frozen-state reads of the functions kept still say.
         facts.cache["frozen_reads"] = {
             k: v for k, v in memory.frozen_reads.items() if k not in scope
         }
-        return _decide(index, facts, options, scope, memory, project)
+        return _decide(index, facts, options, scope, memory, project, fresh)
 
 
 _V = TypeVar("_V")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import networkx as nx
 
@@ -54,6 +55,8 @@ from hybridize.analyzer.values import (
     is_tensor_like,
 )
 from hybridize.model import Finding, Span
+
+_T = TypeVar("_T")
 
 EAGER_ONLY = "has_eager_only_calls"
 NUMPY = "has_numpy_calls_on_parameters"
@@ -164,23 +167,47 @@ class HelperSafety:
     Only functions that may fail in a graph, or call one that may, get a summary (`relevant`);
     what other functions return is worked out when a value walk needs it."""
 
-    def __init__(self, index: ProjectIndex, facts: TensorFacts, graph: nx.DiGraph) -> None:
+    def __init__(
+        self,
+        index: ProjectIndex,
+        facts: TensorFacts,
+        graph: nx.DiGraph,
+        previous: HelperSafety | None = None,
+        fresh: Collection[str] = (),
+    ) -> None:
+        """Summaries of the functions of `graph`; with `previous` (an earlier phase's), only
+        those of `fresh` are worked out again and every other function keeps what it had: an
+        incremental verdict phase passes the functions whose facts or callees changed (a
+        function that calls one of them is one of them), so the rest still hold."""
         self.index = index
         self.facts = facts
         self.summaries: dict[str, HelperSummary] = {}
-        local = {
-            key: any(_may_fail_in_a_graph(resolved) for resolved in facts.calls.get(key, []))
-            or _may_need_python_values(index, facts, key)
-            or _reads_tensor_values(index, facts, key)
-            or _iterates_eagerly(index, facts, key)
-            for key in graph.nodes
-            if not key.endswith("::<module>")
-        }
-        self.relevant = reaching(graph, local)
+        self.local: dict[str, bool] = {}
+        self.relevant: dict[str, bool] = {}
         self._returns: dict[str, Symbolic] = {}
+        if previous is not None:
+            self.summaries = _without(previous.summaries, fresh)
+            self.local = _without(previous.local, fresh)
+            self.relevant = _without(previous.relevant, fresh)
+            self._returns = _without(previous._returns, fresh)
+        redo = set(graph.nodes) if previous is None else set(fresh) & set(graph.nodes)
+        self.local.update(
+            (
+                key,
+                any(_may_fail_in_a_graph(resolved) for resolved in facts.calls.get(key, []))
+                or _may_need_python_values(index, facts, key)
+                or _reads_tensor_values(index, facts, key)
+                or _iterates_eagerly(index, facts, key),
+            )
+            for key in redo
+            if not key.endswith("::<module>")
+        )
+        local = {k: self.local[k] for k in graph.nodes if k in self.local}
+        self.relevant.update(reaching(graph, local))
         self._computing: set[str] = set()
         for component in components_bottom_up(graph):
-            self._summarise(sorted(k for k in component if local.get(k) is not None))
+            if component and component[0] in redo:  # a cycle is fresh as a whole
+                self._summarise(sorted(k for k in component if local.get(k) is not None))
 
     def _summarise(self, keys: list[str]) -> None:
         if not keys or not self.relevant.get(keys[0]):
@@ -874,6 +901,14 @@ class _Values:
             for sym in _selected(resolved.site, info.callback_args):
                 atoms = self.evaluator.eval(sym)
                 yield from sorted(a[1] for a in atoms if a[0] in ("func", "method"))
+
+
+def _without(table: dict[str, _T], keys: Collection[str]) -> dict[str, _T]:
+    """A copy of `table` without `keys`."""
+    kept = dict(table)
+    for key in keys:
+        kept.pop(key, None)
+    return kept
 
 
 def _describe(param: str) -> str:

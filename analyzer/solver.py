@@ -4,13 +4,15 @@ Each function's evaluation (`evaluator.py`) yields a `Contribution`: evidence fo
 parameters of the functions it calls, its return value, the attributes it stores on `self`.
 `Aggregate` joins every function's latest contribution into `TensorFacts`, one contribution
 at a time, and `Solver` iterates: after the first round only the functions that read a fact
-that changed are evaluated again; past WIDEN_AFTER rounds facts are widened so that the
+that changed are evaluated again, in sweeps that take callers first and callees first in
+turn (evidence flows down, returns up); past WIDEN_AFTER rounds facts are widened so that the
 iteration ends; a final phase makes missing facts explicit unknowns. `Solver.update`
 re-solves only what an edit can reach (the language server's incremental analysis).
 """
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
@@ -254,6 +256,15 @@ class Aggregate:
         self.params: dict[tuple[str, str], dict[str, Atoms]] = {}
         self.external: dict[tuple[str, str], dict[str, Atoms]] = {}
         self.attrs: dict[tuple[str, str], dict[str, Atoms]] = {}
+        self.joined: dict[int, dict[tuple[str, str], dict[Atom, int]]] = {
+            id(self.params): {},
+            id(self.external): {},
+            id(self.attrs): {},
+        }
+        """Per table above and entry: how many contributors give each atom. The entry's join
+        is then the atoms counted, kept up to date as contributions come and go, instead of
+        a union over every contributor each time one changes (a callee with thousands of
+        callers, published after each evaluation, made that quadratic)."""
         self.primitive: dict[tuple[str, str], set[str]] = {}
         self.unknown_kind: dict[tuple[str, str], set[str]] = {}
         self.symbolic: dict[tuple[str, str], set[str]] = {}
@@ -303,13 +314,13 @@ class Aggregate:
                     if found is None:
                         outside[pair] = found = set()
                     found |= atoms
-            _put_all(self.params, caller, evidence, remove, touched.params)
-            _put_all(self.external, caller, outside, remove, touched.external)
+            _put_all(self.params, self.joined, caller, evidence, remove, touched.params)
+            _put_all(self.external, self.joined, caller, outside, remove, touched.external)
         if c.attrs:
             stored: dict[tuple[str, str], set[Atom]] = {}
             for class_key, attr, atoms in c.attrs:
                 stored.setdefault((class_key, attr), set()).update(atoms)
-            _put_all(self.attrs, caller, stored, remove, touched.attrs)
+            _put_all(self.attrs, self.joined, caller, stored, remove, touched.attrs)
         if c.primitive or c.unknown_kind or c.symbolic:
             for table, pairs, names in (
                 (self.primitive, c.primitive, touched.primitive),
@@ -369,10 +380,20 @@ class Aggregate:
 
     # ---------------------------------------------------------------- facts
 
-    def publish(self, facts: TensorFacts, touched: _Touched) -> set[Dep]:
+    def publishes_in_place(self, facts: TensorFacts) -> bool:
+        """Whether the next round may publish after each evaluation (`Solver._sweep`): not
+        a widening round, nor the plain round after one (both rebuild every entry)."""
+        return not self.widened and facts.rounds < WIDEN_AFTER
+
+    def publish(
+        self, facts: TensorFacts, touched: _Touched, *, within_round: _Touched | None = None
+    ) -> set[Dep]:
         """Write the touched entries into `facts` (every entry when widening or after it);
-        return the facts that changed."""
-        facts.rounds += 1
+        return the facts that changed. `within_round`: a publication within a round already
+        counted (only while `publishes_in_place`), which leaves the tables no evaluation
+        reads to `publish_unread` at the round's end, collected there."""
+        if within_round is None:
+            facts.rounds += 1
         if facts.rounds > WIDEN_AFTER or self.widened:
             if self.journal is not None:
                 self.journal.complete = False  # every entry is rewritten
@@ -402,26 +423,32 @@ class Aggregate:
             by_key: dict[str, list[str]] = {}
             for key, name in pairs:
                 by_key.setdefault(key, []).append(name)
+            joined = self.joined[id(table)]
             for key, names in by_key.items():
-                before = _frozen(target.get(key))
                 entries = target.get(key)
+                differs = False
                 for name in names:
-                    found = table.get((key, name))
-                    if found is None:
+                    old = entries.get(name) if entries is not None else None
+                    if (key, name) not in table:
                         if entries is not None:
                             entries.pop(name, None)
+                        differs = differs or bool(old)
                         continue
                     if entries is None:
                         entries = target[key] = defaultdict(set)
-                    entries[name] = _union(found.values())
+                    new = entries[name] = set(joined.get((key, name), ()))
+                    differs = differs or new != (old or set())
                 if entries is not None and not entries:
                     del target[key]
-                if kind and _frozen(target.get(key)) != before:
+                if kind and differs:
                     changed.add((kind, key))
-        self._publish_small(facts, touched)
+        if within_round is None:
+            self.publish_unread(facts, touched)
+        else:
+            touched.unread_into(within_round)
         return changed
 
-    def _publish_small(self, facts: TensorFacts, touched: _Touched) -> None:
+    def publish_unread(self, facts: TensorFacts, touched: _Touched) -> None:
         """The tables no evaluation reads during the solve (callers, literal sites, ...)."""
         for table, pairs, target in (
             (self.primitive, touched.primitive, facts.primitive_params),
@@ -535,7 +562,7 @@ class Aggregate:
         facts.wrapped_by_tf_function = set()
         facts.wrapper_arguments = {}
         facts.wrapper_signatures = {}
-        self._publish_small(facts, self.everything())
+        self.publish_unread(facts, self.everything())
         return changed
 
     def _publish_widened(self, facts: TensorFacts, touched: _Touched) -> set[Dep]:
@@ -562,6 +589,7 @@ class Aggregate:
             else:
                 todo = pairs | unsettled.get(label, set())
             moving = settling[label] = set()
+            counts = self.joined[id(table)]
             by_key: dict[str, list[str]] = {}
             for key, name in todo:
                 by_key.setdefault(key, []).append(name)
@@ -573,7 +601,7 @@ class Aggregate:
                     had = entries is not None and name in entries
                     if found is None and not had:
                         continue
-                    joined = _union(found.values()) if found is not None else set()
+                    joined = set(counts.get((key, name), ())) if found is not None else set()
                     entry = (label, key, name)
                     was_cut = cut.get(entry)
                     old = entries[name] if entries is not None and had else None
@@ -620,7 +648,7 @@ class Aggregate:
                 moving.add((caller, ""))
             facts.returns[caller] = widened
         self.unsettled = settling
-        self._publish_small(facts, touched)
+        self.publish_unread(facts, touched)
         self._in_rebuild_order(facts)
         return changed
 
@@ -685,6 +713,17 @@ class _Touched:
     wrapped: set[str] = field(default_factory=set)
     signatures: set[str] = field(default_factory=set)
 
+    def unread_into(self, other: _Touched) -> None:
+        """Add the entries of the tables no evaluation reads to `other`'s."""
+        other.primitive |= self.primitive
+        other.unknown_kind |= self.unknown_kind
+        other.symbolic |= self.symbolic
+        other.literal |= self.literal
+        other.callees |= self.callees
+        other.callbacks |= self.callbacks
+        other.wrapped |= self.wrapped
+        other.signatures |= self.signatures
+
 
 _MISSING = object()
 """A journal's record of an entry that was absent."""
@@ -714,14 +753,20 @@ class FactJournal:
 
     Each entry is recorded once, the first time it is written; dict and set entries are
     copied (the update replaces the sets and lists inside an entry, and adds to or removes
-    from the entry itself). `calls` entries are compared by identity (the solve replaces a
-    function's list when it evaluates it again), the evaluators too."""
+    from the entry itself). A `calls` entry that is another list is compared by value (a
+    function evaluated again with the same inputs gives equal calls in a new list)."""
 
     def __init__(self, facts: TensorFacts) -> None:
         self.tables: dict[str, dict[str, object]] = {}
         self.evaluators = dict(facts.evaluators)
         self.complete = True
         """False when the update rewrote every entry (widening): nothing to compare with."""
+        self.reset: set[str] = set()
+        """The functions whose code, or code they evaluate, the update got anew: those of
+        the edited modules and those that evaluate their code (closures, readers of their
+        globals). Any other function it evaluated again (even one it started from nothing, to
+        drop a fact that only supported itself) reads only facts: its new evaluator differs
+        from the old one only if one of those did."""
 
     def note(self, facts: TensorFacts, touched: _Touched) -> None:
         """Record the entries `touched` names that are not recorded yet."""
@@ -757,7 +802,7 @@ class FactJournal:
                         differing.add(key)
                     continue
                 new = table.get(key, _MISSING)
-                if (old is not new) if table_name == "calls" else (old != new):
+                if old is not new and old != new:
                     differing.add(key)
             if differing:
                 found[table_name] = differing
@@ -778,14 +823,44 @@ _V = TypeVar("_V")
 
 def _put_all(
     table: dict[tuple[str, str], dict[str, Atoms]],
+    joined: dict[int, dict[tuple[str, str], dict[Atom, int]]],
     caller: str,
     found: dict[tuple[str, str], set[Atom]],
     remove: bool,
     touched: set[tuple[str, str]],
 ) -> None:
+    """`_put` of each entry of `found`, keeping the table's atom counts (`Aggregate.joined`)."""
+    counts = joined[id(table)]
     for pair, atoms in found.items():
+        by_caller = table.get(pair)
+        previous = by_caller.get(caller) if by_caller is not None else None
+        if previous is not None:
+            _count(counts, pair, previous, -1)
+        if not remove:
+            _count(counts, pair, atoms, 1)
         _put(table, pair, caller, frozenset(atoms), remove)
         touched.add(pair)
+
+
+def _count(
+    counts: dict[tuple[str, str], dict[Atom, int]],
+    pair: tuple[str, str],
+    atoms: Iterable[Atom],
+    step: int,
+) -> None:
+    """Add `step` to the count of each of `atoms` in the entry `pair`; an entry whose atoms
+    all count zero disappears (as its contributors did)."""
+    counted = counts.get(pair)
+    if counted is None:
+        counted = counts[pair] = {}
+    for atom in atoms:
+        n = counted.get(atom, 0) + step
+        if n:
+            counted[atom] = n
+        else:
+            del counted[atom]
+    if not counted:
+        del counts[pair]
 
 
 def _put(table: dict[_K, dict[str, _V]], key: _K, caller: str, value: _V, remove: bool) -> None:
@@ -928,9 +1003,12 @@ class Solver:
     A worklist: after the first round only the functions that read a fact that changed
     (a parameter's evidence, a callee's return, a class's attributes) are evaluated again,
     found through `readers` (fact -> the functions whose latest evaluation read it). A last
-    phase then runs with unknowns made explicit. Rounds are Jacobi rounds (every evaluation
-    of a round reads the facts of the previous one), so what a function contributes depends
-    only on the facts it read, which is what makes `update` possible.
+    phase then runs with unknowns made explicit. Until widening, rounds are Gauss-Seidel
+    sweeps (`_sweep`: each evaluation publishes at once, callers and callees taken in turn
+    first); widening rounds are Jacobi rounds (every evaluation reads the facts of the
+    previous round, then every entry is joined and widened). Either way what a function
+    contributes depends only on the facts it read, recorded in `readers`, which is what
+    makes `update` possible.
     """
 
     def __init__(self, index: ProjectIndex) -> None:
@@ -996,7 +1074,10 @@ class Solver:
             if incremental and self.facts.rounds >= WIDEN_AFTER:
                 return None
             evaluated.update(dirty)
-            dirty = self._dirty([], self._round(dirty))
+            if self.aggregate.publishes_in_place(self.facts):
+                dirty = self._sweep(dirty)
+            else:
+                dirty = self._dirty([], self._round(dirty))
         return dirty
 
     def _dirty(self, keys: list[str], changed: set[Dep]) -> list[str]:
@@ -1016,6 +1097,90 @@ class Solver:
                 self._read(key, deps)
                 self.aggregate.replace(key, contribution, touched)
         return self.aggregate.publish(facts, touched)
+
+    def _sweep(self, dirty: list[str]) -> list[str]:
+        """A Gauss-Seidel round: each evaluation's contribution is published at once, so a
+        function later in the round reads what an earlier one found. Returns what the next
+        round evaluates: the readers of a fact that changed after they were evaluated (or
+        that come earlier in the round's order).
+
+        Evidence flows from callers to callees and returns the other way: the rounds take
+        the project's order forwards and backwards in turn, so that a chain of calls settles
+        in a few rounds rather than one round per call (a round past WIDEN_AFTER drops
+        precision, and makes the solution one an edit cannot update). Within a round the
+        functions before the one evaluated are done; whatever reads a fact it changed and
+        comes after it joins this round, the others the next one.
+        """
+        facts = self.facts
+        order = self._calls_first_order()
+        sign = 1 if facts.rounds % 2 == 0 else -1
+        facts.rounds += 1
+        facts.evaluators = {}
+        queue = [(sign * order[key], key) for key in dirty]
+        heapq.heapify(queue)
+        pending = set(dirty)
+        later: set[str] = set()
+        unread = _Touched()
+        with step_watch(budget.EVALUATION_SECONDS) as watch:
+            while queue:
+                position, key = heapq.heappop(queue)
+                pending.discard(key)
+                contribution, deps = _evaluate_guarded(self.index, facts, key, watch)
+                self._read(key, deps)
+                touched = _Touched()
+                self.aggregate.replace(key, contribution, touched)
+                changed = self.aggregate.publish(facts, touched, within_round=unread)
+                if not changed:
+                    continue
+                # Evaluators made for this round read the facts before the change.
+                facts.evaluators = {}
+                for dep in changed:
+                    for reader in self.readers.get(dep, ()):
+                        if reader in pending:
+                            continue
+                        reader_position = sign * order[reader]
+                        if reader_position > position:
+                            pending.add(reader)
+                            heapq.heappush(queue, (reader_position, reader))
+                        else:
+                            later.add(reader)
+        self.aggregate.publish_unread(facts, unread)
+        return sorted(later, key=self.aggregate.order.__getitem__)
+
+    def _calls_first_order(self) -> dict[str, int]:
+        """Every function's position with callers before their callees, as far as the
+        facts know the calls (a depth-first reverse post-order of the call graph; functions
+        the graph does not order stay in project order, and on a cycle the one met first
+        comes first). Forwards a round carries evidence down to callees; backwards,
+        returns up to callers."""
+        project = self.aggregate.order
+        callees: dict[str, list[str]] = defaultdict(list)
+        for table in (self.aggregate.callees, self.aggregate.callbacks):
+            for callee, by_caller in table.items():
+                if callee in project:
+                    for caller in by_caller:
+                        if caller in project:
+                            callees[caller].append(callee)
+        for found in callees.values():
+            found.sort(key=project.__getitem__, reverse=True)
+        seen: set[str] = set()
+        post: list[str] = []
+        for root in reversed(project):
+            if root in seen:
+                continue
+            seen.add(root)
+            stack = [(root, iter(callees.get(root, ())))]
+            while stack:
+                key, children = stack[-1]
+                for child in children:
+                    if child not in seen:
+                        seen.add(child)
+                        stack.append((child, iter(callees.get(child, ()))))
+                        break
+                else:
+                    stack.pop()
+                    post.append(key)
+        return {key: i for i, key in enumerate(reversed(post))}
 
     def _read(self, key: str, deps: set[Dep] | None) -> None:
         """Record what `key`'s latest evaluation read (None: the key is gone)."""
@@ -1096,6 +1261,7 @@ class Solver:
         facts.cache.clear()
         self.aggregate.order = order
         touched = _Touched()
+        journal.reset = direct
         for key in reset:
             self.aggregate.replace(key, None, touched)
             facts.internal_errors.pop(key, None)

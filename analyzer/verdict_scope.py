@@ -56,7 +56,9 @@ DEP_KINDS = {"param_atoms": "params", "returns": "ret", "attrs": "attrs"}
 
 def compare_facts(before: FactJournal, facts: TensorFacts) -> FactChanges:
     """The changes of an update: the entries it wrote that differ now (the journal knows
-    which), and the functions whose evaluator was replaced."""
+    which), and the functions it started from nothing (`FactJournal.reset`) or added or
+    removed. A function it merely evaluated again, with the facts it reads unchanged, has
+    an equal evaluator (what it reads that changed makes it a reader: `changed_readers`)."""
     keys: set[str] = set()
     deps: set[Dep] = set()
     classes: set[str] = set()
@@ -69,7 +71,7 @@ def compare_facts(before: FactJournal, facts: TensorFacts) -> FactChanges:
             classes |= differing
     old, new = before.evaluators, facts.evaluators
     for k in old.keys() | new.keys():
-        if old.get(k) is not new.get(k):
+        if old.get(k) is not new.get(k) and (k in before.reset or k not in old or k not in new):
             keys.add(k)
     return FactChanges(keys, deps, classes)
 
@@ -133,8 +135,12 @@ def module_queries_backend(calls: object) -> bool:
     )
 
 
-def affected(graph: nx.DiGraph, start: Iterable[str], extra_down: Iterable[str] = ()) -> set[str]:
-    """The callers of `start` transitively, then everything they (and `extra_down`) call."""
+def affected(
+    graph: nx.DiGraph, start: Iterable[str], extra_down: Iterable[str] = ()
+) -> tuple[set[str], set[str]]:
+    """`up`, `start` and its callers transitively, and the scope: `up` and everything it
+    (and `extra_down`) calls. A function of the scope outside `up` calls none of `up`, so
+    what flows up from callees (effects, helper hazards, recursion) is unchanged for it."""
     up = set(start)
     stack = list(up)
     while stack:
@@ -149,7 +155,7 @@ def affected(graph: nx.DiGraph, start: Iterable[str], extra_down: Iterable[str] 
             if callee not in down:
                 down.add(callee)
                 stack.append(callee)
-    return down
+    return up, down
 
 
 def changed_state(

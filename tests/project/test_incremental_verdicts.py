@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from hybridize.project import Project, ProjectOptions
@@ -91,3 +92,69 @@ def test_incremental_verdicts_equal_fresh_analyses_over_random_edits(tmp_path: P
                 partial += project.decided_again < total
     assert phases >= 10
     assert partial >= phases // 2
+
+
+HELPERS = """\
+import tensorflow as tf
+
+from ops import squares
+
+
+def dims(x):
+    return x.shape.as_list()
+
+
+def total(x):
+    return tf.reduce_sum(squares(x))
+"""
+
+DEEP = """\
+import tensorflow as tf
+
+
+def squares(x):
+    return tf.square(x)"""
+
+MAIN = """\
+import tensorflow as tf
+
+from helpers import dims, total
+
+
+def run(x):
+    shape = dims(x)
+    return total(x) + len(shape)
+
+
+for _ in range(100):
+    run(tf.ones([2]))
+"""
+
+
+def test_a_callee_whose_caller_changed_how_it_uses_the_result_is_decided_again(
+    make_project: Callable[[dict[str, str | bytes]], Path],
+) -> None:
+    """`dims` and `total` keep their facts and callees when `run` starts printing what `dims`
+    returns, so they are settled; but a check reads how a caller uses the result (a printed
+    list is a Python value `tf.function` would not return as such: HY407), so a callee of an
+    edited caller is decided again. `squares`, two calls away, keeps its verdict."""
+    root = make_project({"app.py": MAIN, "helpers.py": HELPERS, "ops.py": DEEP})
+    project = Project.open(root, ProjectOptions(use_cache=False))
+    check(project, "opened")
+    assert "HY407" not in _codes(project, "dims")
+    printed = MAIN.replace("    shape = dims(x)\n", "    shape = dims(x)\n    print(shape)\n")
+    before = project.incremental_verdicts
+    project.update(root / "app.py", printed)
+    check(project, "run prints the list dims returns")
+    assert project.incremental_verdicts == before + 1
+    assert "HY407" in _codes(project, "dims")
+    # run, dims and total (module code gets no verdict); not squares (its caller is settled).
+    assert project.decided_again == 3
+    project.update(root / "app.py", MAIN)
+    check(project, "undone")
+    assert "HY407" not in _codes(project, "dims")
+
+
+def _codes(project: Project, qualname: str) -> list[str]:
+    [verdict] = [v for v in project.results().functions if v.qualname == qualname]
+    return [f.code for f in verdict.findings]
