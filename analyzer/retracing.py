@@ -67,7 +67,10 @@ class LiteralVariation:
         """The parameters of `key` whose literal (or unknown-kind) arguments differ between
         calls, each with the reason and the site that shows it."""
         found: dict[str, Retrace] = {}
-        for param, sites in self.facts.literal_sites.get(key, {}).items():
+        # By name: the solver adds a callee's parameters to the table in the order in which
+        # their sites were published, which follows string hashing; the finding's spans
+        # follow this order.
+        for param, sites in sorted(self.facts.literal_sites.get(key, {}).items()):
             chosen = [s for s in sites if s.unknown_kind == unknown_kind]
             if chosen:
                 verdict = self._decide(chosen)

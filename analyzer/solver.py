@@ -5,8 +5,8 @@ parameters of the functions it calls, its return value, the attributes it stores
 `Aggregate` joins every function's latest contribution into `TensorFacts`, one contribution
 at a time, and `Solver` iterates: after the first round only the functions that read a fact
 that changed are evaluated again, in sweeps that take callers first and callees first in
-turn (evidence flows down, returns up); past WIDEN_AFTER rounds facts are widened so that the
-iteration ends; a final phase makes missing facts explicit unknowns. `Solver.update`
+turn (evidence flows down, returns up); an entry still changing past WIDEN_AFTER rounds is
+widened, so that the iteration ends; a final phase makes missing facts explicit unknowns. `Solver.update`
 re-solves only what an edit can reach (the language server's incremental analysis).
 """
 
@@ -273,18 +273,16 @@ class Aggregate:
         self.callbacks: dict[str, dict[str, tuple[bool, bool]]] = {}
         self.wrapped: dict[str, dict[str, frozenset[str]]] = {}
         self.signatures: dict[str, dict[str, Sym]] = {}
-        self.widened = False
-        """The facts were last joined and widened (`WIDEN_AFTER`): the next plain round
-        rebuilds every entry, as a rebuild from scratch would."""
+        self.changes: dict[CutEntry, tuple[int, int]] = {}
+        """Per entry of the facts (returns as ("ret", caller, "")): in how many rounds of the
+        current phase its published value changed, and the last of them."""
+        self.wide: set[CutEntry] = set()
+        """The entries that changed in more than WIDEN_AFTER rounds of a phase: from then on
+        they are widened and joined with their last value (`_settle`), for the whole solve."""
         self.cut: dict[CutEntry, bool] = {}
-        """The entries cut at MAX_ATOMS in the widening rounds of the current phase
-        (`_join_capped`); a plain round forgets them."""
+        """The widened entries cut at MAX_ATOMS (`_join_capped`): they stay cut."""
         self.journal: FactJournal | None = None
         """While `Solver.update` runs: the entries of the facts as they were before it."""
-        self.unsettled: dict[str, set[tuple[str, str]]] | None = None
-        """Widening rounds: the entries (by table; returns as (caller, "")) whose last join
-        changed them. Only those and the entries whose contributions changed can change in
-        the next widening round (`_publish_widened`); None: every entry."""
 
     # ---------------------------------------------------------------- contributors
 
@@ -380,64 +378,69 @@ class Aggregate:
 
     # ---------------------------------------------------------------- facts
 
-    def publishes_in_place(self, facts: TensorFacts) -> bool:
-        """Whether the next round may publish after each evaluation (`Solver._sweep`): not
-        a widening round, nor the plain round after one (both rebuild every entry)."""
-        return not self.widened and facts.rounds < WIDEN_AFTER
+    def start_phase(self) -> None:
+        """A phase of the fixed point begins: every entry may change WIDEN_AFTER more rounds
+        before it is widened (those widened already stay so)."""
+        self.changes.clear()
 
     def publish(
         self, facts: TensorFacts, touched: _Touched, *, within_round: _Touched | None = None
     ) -> set[Dep]:
-        """Write the touched entries into `facts` (every entry when widening or after it);
-        return the facts that changed. `within_round`: a publication within a round already
-        counted (only while `publishes_in_place`), which leaves the tables no evaluation
-        reads to `publish_unread` at the round's end, collected there."""
+        """Write the touched entries into `facts`; return the facts that changed.
+        `within_round`: a publication within a round already counted (`Solver._sweep`), which
+        leaves the tables no evaluation reads to `publish_unread` at the round's end,
+        collected there; without it, a round of its own."""
         if within_round is None:
             facts.rounds += 1
-        if facts.rounds > WIDEN_AFTER or self.widened:
-            if self.journal is not None:
-                self.journal.complete = False  # every entry is rewritten
-            if facts.rounds > WIDEN_AFTER and self.widened:
-                return self._publish_widened(facts, touched)
-            return self._publish_all(facts)
         if self.journal is not None:
             self.journal.note(facts, touched)
         changed: set[Dep] = set()
         calls_written(facts, touched.returns)
         for caller in touched.returns:
             contribution = self.contributions.get(caller)
+            entry = ("ret", caller, "")
+            old = facts.returns.get(caller)
             if contribution is None:
                 facts.calls.pop(caller, None)
-                if facts.returns.pop(caller, None) is not None:
-                    changed.add(("ret", caller))
-                continue
-            facts.calls[caller] = contribution.calls
-            if facts.returns.get(caller) != contribution.returns:
+                if entry not in self.wide:
+                    if facts.returns.pop(caller, None) is not None:
+                        changed.add(("ret", caller))
+                    continue
+                returns = NO_ATOMS
+            else:
+                facts.calls[caller] = contribution.calls
+                returns = contribution.returns
+            value = frozenset(self._settle(facts, entry, returns, old))
+            if value != old:
                 changed.add(("ret", caller))
-            facts.returns[caller] = contribution.returns
-        for table, pairs, target, kind in (
-            (self.params, touched.params, facts.param_atoms, "params"),
-            (self.external, touched.external, facts.external_evidence, ""),
-            (self.attrs, touched.attrs, facts.attrs, "attrs"),
+            facts.returns[caller] = value
+        for table, pairs, target, label, kind in (
+            (self.params, touched.params, facts.param_atoms, "params", "params"),
+            (self.external, touched.external, facts.external_evidence, "external", ""),
+            (self.attrs, touched.attrs, facts.attrs, "attrs", "attrs"),
         ):
             by_key: dict[str, list[str]] = {}
-            for key, name in pairs:
+            # Sorted: the order in which names enter an entry is the order later stages
+            # meet them in, and a set of strings iterates in an order set by string hashing.
+            for key, name in sorted(pairs):
                 by_key.setdefault(key, []).append(name)
             joined = self.joined[id(table)]
             for key, names in by_key.items():
                 entries = target.get(key)
                 differs = False
                 for name in names:
-                    old = entries.get(name) if entries is not None else None
-                    if (key, name) not in table:
+                    old_atoms = entries.get(name) if entries is not None else None
+                    entry = (label, key, name)
+                    if (key, name) not in table and entry not in self.wide:
                         if entries is not None:
                             entries.pop(name, None)
-                        differs = differs or bool(old)
+                        differs = differs or bool(old_atoms)
                         continue
                     if entries is None:
                         entries = target[key] = defaultdict(set)
-                    new = entries[name] = set(joined.get((key, name), ()))
-                    differs = differs or new != (old or set())
+                    new = self._settle(facts, entry, joined.get((key, name), ()), old_atoms)
+                    entries[name] = new
+                    differs = differs or new != (old_atoms or set())
                 if entries is not None and not entries:
                     del target[key]
                 if kind and differs:
@@ -447,6 +450,36 @@ class Aggregate:
         else:
             touched.unread_into(within_round)
         return changed
+
+    def _settle(
+        self, facts: TensorFacts, entry: CutEntry, joined: Iterable[Atom], old: Atoms | None
+    ) -> set[Atom]:
+        """The value an entry of the facts takes: its contributors' join, or, once it has
+        changed in more than WIDEN_AFTER rounds of a phase, that join widened and joined
+        with its last value.
+
+        Flow-insensitive values that feed themselves through calls (`x = tf.concat([x, y],
+        0)` in a loop, a state passed to a recursive call nesting one tuple deeper) take a
+        new shape or value every round and never settle. Widened, an entry ranges over a
+        finite shallow domain and only grows, so it settles; an entry that keeps changing
+        is widened, so the iteration ends. Only those entries lose their shapes and literal
+        values: the rest of the project keeps the precise solution (widening every fact at
+        once, as before, also set off a round that evaluated most of the project again)."""
+        new = set(joined)
+        if entry not in self.wide:
+            if new == (old or set()):
+                return new
+            counted = self.changes.get(entry)
+            if counted is not None and counted[1] == facts.rounds:
+                return new
+            rounds = 1 if counted is None else counted[0] + 1
+            self.changes[entry] = (rounds, facts.rounds)
+            if rounds <= WIDEN_AFTER:
+                return new
+            self.wide.add(entry)
+        if old:
+            new |= old
+        return {_widen(a) for a in _join_capped(new, self.cut, entry)}
 
     def publish_unread(self, facts: TensorFacts, touched: _Touched) -> None:
         """The tables no evaluation reads during the solve (callers, literal sites, ...)."""
@@ -463,7 +496,7 @@ class Aggregate:
                     names.discard(name)
                     if not names:
                         del target[callee]
-        for callee, name in touched.literal:
+        for callee, name in sorted(touched.literal):
             by_caller = self.literal.get((callee, name))
             entries = facts.literal_sites.get(callee)
             if by_caller is None:
@@ -510,190 +543,6 @@ class Aggregate:
                 continue
             caller = max(by_caller, key=self.order.__getitem__)
             facts.wrapper_signatures[wrapped] = (caller, by_caller[caller])
-
-    def _publish_all(self, facts: TensorFacts) -> set[Dep]:
-        """Every entry from the contributors: joined with the last round and widened past
-        WIDEN_AFTER rounds (from then on facts only grow, over a finite shallow domain, so
-        the iteration stops even where evaluations are not monotone), plain otherwise."""
-        params = _table_of(self.params)
-        external = _table_of(self.external)
-        attrs = _table_of(self.attrs)
-        returns = {caller: c.returns for caller, c in self.contributions.items()}
-        widening = facts.rounds > WIDEN_AFTER
-        if widening:
-            cut = self.cut
-            _join_table(params, facts.param_atoms, cut, "params")
-            _join_table(external, facts.external_evidence, cut, "external")
-            _join_table(attrs, facts.attrs, cut, "attrs")
-            for key, old in facts.returns.items():
-                returns[key] = _join_capped(returns.get(key, NO_ATOMS) | old, cut, ("ret", key, ""))
-            params = _widen_table(params)
-            external = _widen_table(external)
-            attrs = _widen_table(attrs)
-            returns = {key: frozenset(_widen(a) for a in atoms) for key, atoms in returns.items()}
-        self.widened = widening
-        self.unsettled = None
-        if not widening:
-            self.cut.clear()
-        changed: set[Dep] = set()
-        for key in set(params) | set(facts.param_atoms):
-            if _table_changed(params.get(key), facts.param_atoms.get(key)):
-                changed.add(("params", key))
-        for key, value in returns.items():
-            if facts.returns.get(key) != value:
-                changed.add(("ret", key))
-        for key in set(attrs) | set(facts.attrs):
-            if _table_changed(attrs.get(key), facts.attrs.get(key)):
-                changed.add(("attrs", key))
-        facts.param_atoms = params
-        facts.external_evidence = external
-        facts.attrs = attrs
-        facts.returns = returns
-        facts.calls = {caller: c.calls for caller, c in self.contributions.items()}
-        facts.primitive_params = defaultdict(set)
-        facts.unknown_kind_params = defaultdict(set)
-        facts.symbolic_args = defaultdict(set)
-        facts.literal_sites = defaultdict(lambda: defaultdict(list))
-        facts.callers = defaultdict(set)
-        facts.call_count = defaultdict(int)
-        facts.traced_callbacks = set()
-        facts.caller_mode_callbacks = defaultdict(set)
-        facts.callback_callers = defaultdict(set)
-        facts.wrapped_by_tf_function = set()
-        facts.wrapper_arguments = {}
-        facts.wrapper_signatures = {}
-        self.publish_unread(facts, self.everything())
-        return changed
-
-    def _publish_widened(self, facts: TensorFacts, touched: _Touched) -> set[Dep]:
-        """A widening round after a widening round, entry by entry: what `_publish_all`
-        computes, without rebuilding the entries that cannot change.
-
-        A widened entry is a function of its contributions, its last value and whether it
-        was cut (`_join_capped`): an entry whose contributions did not change and whose last
-        join gave back its previous value, cut state and all, gives it back again. Rebuilding
-        every table every round cost more than the evaluations in the late rounds (1.5 s a
-        round on TensorFlow's own `python/ops`, for a handful of changed functions)."""
-        everything = self.unsettled is None
-        unsettled = self.unsettled or {}
-        settling: dict[str, set[tuple[str, str]]] = {}
-        changed: set[Dep] = set()
-        cut = self.cut
-        for table, previous, label, kind, pairs in (
-            (self.params, facts.param_atoms, "params", "params", touched.params),
-            (self.external, facts.external_evidence, "external", "", touched.external),
-            (self.attrs, facts.attrs, "attrs", "attrs", touched.attrs),
-        ):
-            if everything:
-                todo = set(table) | {(k, n) for k, entries in previous.items() for n in entries}
-            else:
-                todo = pairs | unsettled.get(label, set())
-            moving = settling[label] = set()
-            counts = self.joined[id(table)]
-            by_key: dict[str, list[str]] = {}
-            for key, name in todo:
-                by_key.setdefault(key, []).append(name)
-            for key, names in by_key.items():
-                entries = previous.get(key)
-                before = _frozen(entries) if kind else None
-                for name in names:
-                    found = table.get((key, name))
-                    had = entries is not None and name in entries
-                    if found is None and not had:
-                        continue
-                    joined = set(counts.get((key, name), ())) if found is not None else set()
-                    entry = (label, key, name)
-                    was_cut = cut.get(entry)
-                    old = entries[name] if entries is not None and had else None
-                    if old is not None:
-                        joined = set(_join_capped(joined | old, cut, entry))
-                    new = {_widen(a) for a in joined}
-                    if old is None or new != old or cut.get(entry) != was_cut:
-                        moving.add((key, name))
-                    if entries is None:
-                        entries = previous[key] = defaultdict(set)
-                    entries[name] = new
-                if kind and _frozen(entries) != before:
-                    changed.add((kind, key))
-        if everything:
-            callers = set(self.contributions) | set(facts.returns)
-        else:
-            callers = touched.returns | {c for c, _ in unsettled.get("ret", set())}
-        moving = settling["ret"] = set()
-        calls_written(facts, callers)
-        for caller in callers:
-            contribution = self.contributions.get(caller)
-            if contribution is None:
-                facts.calls.pop(caller, None)
-            else:
-                facts.calls[caller] = contribution.calls
-            previous_returns = facts.returns.get(caller)
-            entry = ("ret", caller, "")
-            was_cut = cut.get(entry)
-            if previous_returns is not None:
-                value = _join_capped(
-                    (NO_ATOMS if contribution is None else contribution.returns) | previous_returns,
-                    cut,
-                    entry,
-                )
-            elif contribution is None:
-                continue
-            else:
-                value = contribution.returns
-            widened = frozenset(_widen(a) for a in value)
-            if previous_returns is None or widened != previous_returns:
-                changed.add(("ret", caller))
-                moving.add((caller, ""))
-            elif cut.get(entry) != was_cut:
-                moving.add((caller, ""))
-            facts.returns[caller] = widened
-        self.unsettled = settling
-        self.publish_unread(facts, touched)
-        self._in_rebuild_order(facts)
-        return changed
-
-    def _in_rebuild_order(self, facts: TensorFacts) -> None:
-        """Put the entries of the widened tables in the order `_publish_all` builds them in
-        (contributors first, in the aggregate's order, then entries only the last round
-        had): later stages walk these tables, and what they report first (a witness path
-        among several) must not depend on how the facts were published."""
-        facts.calls = {caller: c.calls for caller, c in self.contributions.items()}
-        facts.returns = {
-            **{caller: facts.returns[caller] for caller in self.contributions},
-            **facts.returns,
-        }
-        for table, name in (
-            (self.params, "param_atoms"),
-            (self.external, "external_evidence"),
-            (self.attrs, "attrs"),
-        ):
-            previous: dict[str, dict[str, set[Atom]]] = getattr(facts, name)
-            ordered: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
-            for key, entry in table:
-                ordered[key][entry] = previous[key][entry]
-            for key, entries in previous.items():
-                for entry, atoms in entries.items():
-                    into = ordered[key]
-                    if entry not in into:
-                        into[entry] = atoms
-            setattr(facts, name, ordered)
-
-    def everything(self) -> _Touched:
-        """Every entry of every table, as touched."""
-        touched = _Touched()
-        touched.returns = set(self.contributions)
-        touched.params = set(self.params)
-        touched.external = set(self.external)
-        touched.attrs = set(self.attrs)
-        touched.primitive = set(self.primitive)
-        touched.unknown_kind = set(self.unknown_kind)
-        touched.symbolic = set(self.symbolic)
-        touched.literal = set(self.literal)
-        touched.callees = set(self.callees)
-        touched.callbacks = set(self.callbacks)
-        touched.wrapped = set(self.wrapped)
-        touched.signatures = set(self.signatures)
-        return touched
 
 
 @dataclass(slots=True)
@@ -759,8 +608,6 @@ class FactJournal:
     def __init__(self, facts: TensorFacts) -> None:
         self.tables: dict[str, dict[str, object]] = {}
         self.evaluators = dict(facts.evaluators)
-        self.complete = True
-        """False when the update rewrote every entry (widening): nothing to compare with."""
         self.reset: set[str] = set()
         """The functions whose code, or code they evaluate, the update got anew: those of
         the edited modules and those that evaluate their code (closures, readers of their
@@ -887,27 +734,11 @@ def _mark(
         callers.add(caller)
 
 
-def _union(parts: Iterable[Atoms]) -> set[Atom]:
-    out: set[Atom] = set()
-    for atoms in parts:
-        out |= atoms
-    return out
-
-
-def _table_of(
-    table: dict[tuple[str, str], dict[str, Atoms]],
-) -> dict[str, dict[str, set[Atom]]]:
-    out: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
-    for (key, name), by_caller in table.items():
-        out[key][name] = _union(by_caller.values())
-    return out
-
-
 _WIDENED: dict[Atom, Atom] = {}
-"""`_widen` of container atoms already seen (and `_collapse` of nested ones). After
-WIDEN_AFTER rounds every fact of the project is widened again in every round, and the same
-container atoms come back each time (on TensorFlow's own ops a quarter of the solver's time
-went into widening them again); widening is idempotent and a pure function of the atom."""
+"""`_widen` of container atoms already seen (and `_collapse` of nested ones). A widened
+entry is widened again each time it is published, and the same container atoms come back
+each time (on TensorFlow's own ops a quarter of the solver's time once went into widening
+them again); widening is idempotent and a pure function of the atom."""
 
 
 def _widen(atom: Atom, depth: int = 0) -> Atom:
@@ -948,40 +779,6 @@ def _widen_atom(atom: Atom, depth: int) -> Atom:
     return atom
 
 
-def _join_table(
-    table: dict[str, dict[str, set[Atom]]],
-    previous: dict[str, dict[str, set[Atom]]],
-    cut: dict[CutEntry, bool],
-    label: str,
-) -> None:
-    for key, entries in previous.items():
-        for name, atoms in entries.items():
-            joined = table[key][name] | atoms
-            table[key][name] = set(_join_capped(joined, cut, (label, key, name)))
-
-
-def _widen_table(table: dict[str, dict[str, set[Atom]]]) -> dict[str, dict[str, set[Atom]]]:
-    widened: dict[str, dict[str, set[Atom]]] = defaultdict(lambda: defaultdict(set))
-    for key, entries in table.items():
-        for name, atoms in entries.items():
-            widened[key][name] = {_widen(a) for a in atoms}
-    return widened
-
-
-def _table_changed(new: dict[str, set[Atom]] | None, old: dict[str, set[Atom]] | None) -> bool:
-    """Whether two name -> atoms tables differ, empty entries aside. Most tables are equal
-    from one round to the next: the plain comparison settles those at C speed."""
-    if new == old:
-        return False
-    return _frozen(new) != _frozen(old)
-
-
-def _frozen(table: dict[str, set[Atom]] | None) -> frozenset[tuple[str, frozenset[Atom]]]:
-    if not table:
-        return frozenset()
-    return frozenset((name, frozenset(atoms)) for name, atoms in table.items() if atoms)
-
-
 def solve(index: ProjectIndex) -> TensorFacts:
     """Iterate parameter evidence, return values and class attributes to a fixed point."""
     return Solver(index).facts
@@ -1003,12 +800,11 @@ class Solver:
     A worklist: after the first round only the functions that read a fact that changed
     (a parameter's evidence, a callee's return, a class's attributes) are evaluated again,
     found through `readers` (fact -> the functions whose latest evaluation read it). A last
-    phase then runs with unknowns made explicit. Until widening, rounds are Gauss-Seidel
-    sweeps (`_sweep`: each evaluation publishes at once, callers and callees taken in turn
-    first); widening rounds are Jacobi rounds (every evaluation reads the facts of the
-    previous round, then every entry is joined and widened). Either way what a function
-    contributes depends only on the facts it read, recorded in `readers`, which is what
-    makes `update` possible.
+    phase then runs with unknowns made explicit. Rounds are Gauss-Seidel sweeps (`_sweep`:
+    each evaluation publishes at once, callers and callees taken in turn first); an entry
+    of the facts that keeps changing past WIDEN_AFTER rounds is widened
+    (`Aggregate._settle`), which ends the iteration. What a function contributes depends
+    only on the facts it read, recorded in `readers`, which is what makes `update` possible.
     """
 
     def __init__(self, index: ProjectIndex) -> None:
@@ -1019,7 +815,7 @@ class Solver:
         self.deps: dict[str, set[Dep]] = {}
         self.readers: dict[Dep, set[str]] = defaultdict(set)
         self.widened = False
-        """Some phase ran past WIDEN_AFTER rounds: its facts depend on the whole history of
+        """Some entry of the facts was widened: the solution depends on the whole history of
         the iteration, so an edit is solved again from scratch."""
         self.settled: dict[str, tuple[int, int]] = {}
         self.journal: FactJournal | None = None
@@ -1030,26 +826,27 @@ class Solver:
 
     def _solve(self, dirty: list[str], changed: set[Dep], *, incremental: bool) -> bool:
         """Both phases from `dirty` (and the readers of `changed`); False when a phase of an
-        incremental re-solve would reach the widening rounds (`update` then gives up)."""
+        incremental re-solve could widen an entry (`update` then gives up)."""
         facts = self.facts
         evaluated: set[str] = set()
         facts.final = False
         facts.rounds = 0
+        self.aggregate.start_phase()
         left = self._phase(self._dirty(dirty, changed), MAX_ROUNDS, evaluated, incremental)
         if left is None:
             return False
         unsettled = set(left)
-        self.widened = facts.rounds > WIDEN_AFTER
         # Final rounds: missing facts now read as "unknown". Only evaluations that relied on a
         # missing fact can change (or had not settled yet), and then whatever read what changed.
         facts.final = True
         facts.rounds = 0  # the final phase gets its own rounds before widening
+        self.aggregate.start_phase()
         optimistic = self.readers.get(OPTIMISTIC, set()) & evaluated
         dirty = self._dirty(sorted(optimistic | unsettled), set())
         left = self._phase(dirty, MAX_FINAL_ROUNDS, evaluated, incremental)
         if left is None:
             return False
-        self.widened = self.widened or facts.rounds > WIDEN_AFTER
+        self.widened = bool(self.aggregate.wide)
         facts.converged = not left
         # Each function's latest evaluation read only facts that have not changed since: its
         # memo is the solution's view of the function, for the analyses that follow.
@@ -1067,17 +864,14 @@ class Solver:
     ) -> list[str] | None:
         """Rounds from `dirty` until nothing is left or `rounds` ran out; returns what was
         left to evaluate (`evaluated` gains what was), or None when an incremental re-solve
-        would reach the widening rounds."""
+        could widen an entry (a fresh solve might widen others)."""
         for _round in range(rounds):
             if not dirty:
                 break
             if incremental and self.facts.rounds >= WIDEN_AFTER:
                 return None
             evaluated.update(dirty)
-            if self.aggregate.publishes_in_place(self.facts):
-                dirty = self._sweep(dirty)
-            else:
-                dirty = self._dirty([], self._round(dirty))
+            dirty = self._sweep(dirty)
         return dirty
 
     def _dirty(self, keys: list[str], changed: set[Dep]) -> list[str]:
@@ -1087,17 +881,6 @@ class Solver:
             found |= self.readers.get(dep, set())
         return sorted(found, key=self.aggregate.order.__getitem__)
 
-    def _round(self, dirty: list[str]) -> set[Dep]:
-        facts = self.facts
-        facts.evaluators = {}
-        touched = _Touched()
-        with step_watch(budget.EVALUATION_SECONDS) as watch:
-            for key in dirty:
-                contribution, deps = _evaluate_guarded(self.index, facts, key, watch)
-                self._read(key, deps)
-                self.aggregate.replace(key, contribution, touched)
-        return self.aggregate.publish(facts, touched)
-
     def _sweep(self, dirty: list[str]) -> list[str]:
         """A Gauss-Seidel round: each evaluation's contribution is published at once, so a
         function later in the round reads what an earlier one found. Returns what the next
@@ -1106,8 +889,8 @@ class Solver:
 
         Evidence flows from callers to callees and returns the other way: the rounds take
         the project's order forwards and backwards in turn, so that a chain of calls settles
-        in a few rounds rather than one round per call (a round past WIDEN_AFTER drops
-        precision, and makes the solution one an edit cannot update). Within a round the
+        in a few rounds rather than one round per call (an entry still changing past
+        WIDEN_AFTER rounds is widened, and makes the solution one an edit cannot update). Within a round the
         functions before the one evaluated are done; whatever reads a fact it changed and
         comes after it joins this round, the others the next one.
         """
@@ -1218,7 +1001,7 @@ class Solver:
             solved = self._update(index, modules)
         finally:
             self.aggregate.journal = None
-        self.journal = journal if solved and journal.complete else None
+        self.journal = journal if solved else None
         return solved
 
     def _update(self, index: ProjectIndex, modules: Collection[str]) -> bool:

@@ -42,21 +42,21 @@ MAX_ATOMS = 24
 MAX_ROUNDS = 60
 MAX_FINAL_ROUNDS = 60
 """Safety bounds on the rounds of the fixed point (optimistic, then with unknowns explicit).
-Termination comes from widening, not from these: after WIDEN_AFTER rounds facts only grow,
-over a finite shallow domain (`_widen`). Evidence moves at least one call down a chain per round, so
-the bounds are set well above real call depths (TensorFlow's own ops settle in about 25);
-past them the facts found so far are used and the run reports it."""
+Termination comes from widening, not from these: an entry that changed in WIDEN_AFTER rounds
+only grows from then on, over a finite shallow domain (`_widen`), so every entry settles.
+Evidence moves at least one call down a chain per round, so the bounds are set well above
+real call depths; past them the facts found so far are used and the run reports it."""
 WIDEN_AFTER = 10
-"""Rounds after which shapes and literal values are dropped from the project-wide facts.
-
-A solution reached before it keeps every shape and is the one an edit can update
-(`Solver.update`); the Gauss-Seidel sweeps settle real libraries within it (Sonnet in 9
-rounds, the corpus in 7), where Jacobi rounds took one round per call and widened them all.
+"""Rounds of a phase in which an entry of the project-wide facts (a function's parameter
+evidence, its return, a class's attribute) may change before its shapes and literal values
+are dropped (`Aggregate._settle`).
 
 Flow-insensitive values that feed themselves through calls (`x = tf.concat([x, y], 0)` in a
 loop, a counter passed to a recursive call) would otherwise take a new shape or value every
-round and never settle. Without them the facts range over a finite set, so the fixed point
-is reached; projects that settle earlier keep every shape."""
+round and never settle. Widened, they range over a finite set, so the fixed point is
+reached; every other entry keeps its shapes. A solution with no widened entry is the one an
+edit can update (`Solver.update`); the Gauss-Seidel sweeps settle real libraries well within
+it (Sonnet in 9 rounds, the corpus in 7)."""
 MAX_TUPLE = 8
 
 TENSOR_LIKE_KINDS = frozenset({"tensor", "variable", "numpy", "symbolic"})

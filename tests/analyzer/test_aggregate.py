@@ -9,9 +9,11 @@ from hybridize.analyzer.evaluator import TensorFacts
 from hybridize.analyzer.solver import Aggregate, Contribution, _Touched
 from hybridize.analyzer.values import (
     MAX_ATOMS,
+    PYTHON,
     TENSOR,
     UNKNOWN_ATOM,
     WIDEN_AFTER,
+    Atoms,
     CutEntry,
     _join_capped,
 )
@@ -212,49 +214,61 @@ def test_a_fact_collapsed_to_tensor_stays_collapsed() -> None:
     assert _join_capped(kept | {("tensor", "int8", None)}, cut, entry) == kept
 
 
-def ordered(facts: TensorFacts) -> dict[str, object]:
-    """The order of the entries of the tables later stages walk (which witness they report
-    first depends on it)."""
-    return {
-        "params": [(k, list(v)) for k, v in facts.param_atoms.items()],
-        "external": [(k, list(v)) for k, v in facts.external_evidence.items()],
-        "attrs": [(k, list(v)) for k, v in facts.attrs.items()],
-        "returns": list(facts.returns),
-        "calls": list(facts.calls),
-    }
+def _evidence(atoms: Atoms) -> Contribution:
+    """A contribution that passes `atoms` to `m.py::a`'s `x` and returns them."""
+    contribution = Contribution()
+    contribution.evidence.append(("m.py::a", "x", atoms, True))
+    contribution.returns = atoms
+    return contribution
 
 
-WIDE_ATOMS = [
-    *ATOMS,
-    frozenset({("tensor", "float32", (2, i)) for i in range(3)}),
-    frozenset({("lit", "int", i) for i in range(MAX_ATOMS + 2)}),
-    frozenset({("tensor", f"dtype{i}", None) for i in range(MAX_ATOMS)}),
-    frozenset({("seq", "list", frozenset({("seq", "tuple", frozenset({TENSOR}))}))}),
-]
-
-
-def test_widening_rounds_published_entry_by_entry_equal_a_full_rebuild() -> None:
-    """After the first widening round only the entries whose contributions changed, or that
-    their last join changed, are joined again (`_publish_widened`): the facts, what is
-    reported changed and the order of the entries are those of joining every entry again."""
-    for seed in range(40):
-        rng = random.Random(seed)
-        partial_facts, full_facts = TensorFacts(), TensorFacts()
-        partial, full = Aggregate(ORDER), Aggregate(ORDER)
-        partial_facts.rounds = full_facts.rounds = WIDEN_AFTER - 2
-        for _ in range(14):
-            touched_partial, touched_full = _Touched(), _Touched()
-            for caller in rng.sample(CALLERS, rng.randint(0, 3)):
-                contribution = random_contribution(rng)
-                for i, (callee, name, _, outside) in enumerate(contribution.evidence):
-                    contribution.evidence[i] = (callee, name, rng.choice(WIDE_ATOMS), outside)
-                contribution.returns = rng.choice(WIDE_ATOMS) or contribution.returns
-                partial.replace(caller, contribution, touched_partial)
-                full.replace(caller, contribution, touched_full)
-            full.widened = False  # every round takes the full rebuild (`_publish_all`)
-            changed_partial = partial.publish(partial_facts, touched_partial)
-            changed_full = full.publish(full_facts, touched_full)
-            assert changed_partial == changed_full, seed
-            assert snapshot(partial_facts) == snapshot(full_facts), seed
-            assert ordered(partial_facts) == ordered(full_facts), seed
-        assert partial.unsettled is not None  # the entry-by-entry rounds ran
+def test_only_the_entries_that_keep_changing_are_widened() -> None:
+    """An entry that changes in more than WIDEN_AFTER rounds of a phase loses its shapes and
+    only grows from then on, so a value that takes a new shape every round settles; an entry
+    that settled keeps its shapes, and changes within one round count once."""
+    aggregate, facts = Aggregate(ORDER), TensorFacts()
+    aggregate.start_phase()
+    steady = frozenset({("tensor", "float32", (3,))})
+    wide_tensor = ("tensor", "float32", None)
+    entry = ("params", "m.py::a", "x")
+    for round_ in range(1, WIDEN_AFTER + 4):
+        facts.rounds = round_
+        growing = frozenset({("tensor", "float32", (round_,))})
+        unread = _Touched()
+        changed: set[tuple[str, str]] = set()
+        # Two publications within the round change the entry twice: one round is counted.
+        for caller, atoms in (
+            ("m.py::b", growing),
+            ("m.py::b", growing | {PYTHON}),
+            ("n.py::c", steady),
+        ):
+            touched = _Touched()
+            aggregate.replace(caller, _evidence(atoms), touched)
+            changed |= aggregate.publish(facts, touched, within_round=unread)
+        aggregate.publish_unread(facts, unread)
+        value = facts.param_atoms["m.py::a"]["x"]
+        if round_ <= WIDEN_AFTER:
+            assert value == growing | {PYTHON} | steady, round_
+            assert not aggregate.wide and ("params", "m.py::a") in changed
+        elif round_ == WIDEN_AFTER + 1:
+            # Widened: no shapes, joined with the last value.
+            assert value == {wide_tensor, PYTHON}
+            assert entry in aggregate.wide and ("ret", "m.py::b", "") in aggregate.wide
+            assert ("params", "m.py::a") in changed
+        else:
+            # A new shape every round, but the widened entries no longer change.
+            assert value == {wide_tensor, PYTHON}
+            assert changed == set(), changed
+    # The return of n.py::c never changed after the first round: it keeps its shape.
+    assert facts.returns["n.py::c"] == steady
+    assert ("ret", "n.py::c", "") not in aggregate.wide
+    # A widened entry only grows: a contribution that gives less does not shrink it.
+    touched = _Touched()
+    aggregate.replace("m.py::b", _evidence(frozenset()), touched)
+    facts.rounds += 1
+    assert aggregate.publish(facts, touched) == set()
+    assert facts.returns["m.py::b"] == {wide_tensor, PYTHON}
+    assert facts.param_atoms["m.py::a"]["x"] == {wide_tensor, PYTHON}
+    # A new phase counts afresh, and what was widened stays widened.
+    aggregate.start_phase()
+    assert aggregate.changes == {} and entry in aggregate.wide

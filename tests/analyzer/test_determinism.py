@@ -14,6 +14,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -163,9 +164,37 @@ def convert_rows(x, kind):
     fn = _row_as_array if kind == 0 else _row_as_list
     return tf.map_fn(fn, x)
 """,
+    "literals.py": """
+import tensorflow as tf
+
+
+def scaled(x, alpha, beta, gamma, delta):
+    return x * alpha + beta * gamma - delta
+
+
+def base(x):
+    return scaled(x, 1.0, 1.0, 1.0, 1.0)
+
+
+def first(x):
+    return scaled(x, 2.0, 1.0, 1.0, 1.0)
+
+
+def second(x):
+    return scaled(x, 1.0, 2.0, 1.0, 1.0)
+
+
+def third(x):
+    return scaled(x, 1.0, 1.0, 2.0, 1.0)
+
+
+def fourth(x):
+    return scaled(x, 1.0, 1.0, 1.0, 2.0)
+""",
     "main.py": """
 import tensorflow as tf
 from callbacks import convert_rows, map_rows
+from literals import base, first, fourth, second, third
 from shapes import Scaled, like, patch_all, pick
 
 like(tf.ones([2]), 0)
@@ -177,36 +206,41 @@ map_rows(tf.ones([2, 3]), 0)
 map_rows(tf.ones([2, 3]), 1)
 convert_rows(tf.ones([2, 3]), 0)
 convert_rows(tf.ones([2, 3]), 1)
+base(tf.ones([2]))
+first(tf.ones([2]))
+second(tf.ones([2]))
+third(tf.ones([2]))
+fourth(tf.ones([2]))
 """,
 }
 
 
-def _messages_with_hash_seed(root: Path, seed: int) -> list[tuple[str, str, str]]:
+def _analyze_with_hash_seed(root: Path, seed: int, output: str) -> Any:
     env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+    command = ["analyze", str(root), "--format", output, "--no-cache", "--exit-zero"]
     completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "hybridize",
-            "analyze",
-            str(root),
-            "--format",
-            "json",
-            "--no-cache",
-            "--exit-zero",
-        ],
+        [sys.executable, "-m", "hybridize", *command],
         capture_output=True,
         text=True,
         env=env,
         check=True,
         timeout=300,
     )
-    report = json.loads(completed.stdout)
+    return json.loads(completed.stdout)
+
+
+def _messages_with_hash_seed(root: Path, seed: int) -> list[tuple[str, str, str, str]]:
+    """Each finding of the JSON report, with its locations and related locations (SARIF's)."""
+    report = _analyze_with_hash_seed(root, seed, "json")
+    sarif = _analyze_with_hash_seed(root, seed, "sarif")
+    locations = sorted(
+        json.dumps(result, sort_keys=True) for run in sarif["runs"] for result in run["results"]
+    )
     return sorted(
-        (f["qualname"], finding["code"], finding["message"])
+        (f["qualname"], finding["code"], finding["message"], "")
         for f in report["functions"]
         for finding in f["findings"]
-    )
+    ) + [("", "", "", location) for location in locations]
 
 
 def test_the_witness_a_finding_names_does_not_depend_on_string_hashing(tmp_path: Path) -> None:
@@ -214,14 +248,18 @@ def test_the_witness_a_finding_names_does_not_depend_on_string_hashing(tmp_path:
     may be one of several classes: the finding names one of them, and the same one in every
     run (sets of atoms iterate in an order that changes with the hash seed). So too for a
     callback that may be one of several functions (`tf.map_fn(fn, x)`): its effect and its
-    eager-only call are named through the same one in every run."""
+    eager-only call are named through the same one in every run. Literal arguments that
+    differ for several parameters, each between other calls: the finding's related
+    locations come in the same order in every run."""
     for name, text in WITNESS_PROJECT.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     runs = [_messages_with_hash_seed(tmp_path, seed) for seed in (1, 2, 3, 4, 5)]
-    assert any(code == "HY302" and "calls `" in message for _, code, message in runs[0]), runs[0]
-    assert any(code == "HY407" for _, code, _ in runs[0]), runs[0]
-    assert any(q == "patch_all" and code == "HY107" for q, code, _ in runs[0]), runs[0]
-    assert any(q == "map_rows" and code in ("HY101", "HY104") for q, code, _ in runs[0]), runs[0]
-    assert any(q == "convert_rows" and code == "HY301" for q, code, _ in runs[0]), runs[0]
+    first = runs[0]
+    assert any(code == "HY302" and "calls `" in message for _, code, message, _ in first), first
+    assert any(code == "HY407" for _, code, _, _ in first), first
+    assert any(q == "patch_all" and code == "HY107" for q, code, _, _ in first), first
+    assert any(q == "map_rows" and code in ("HY101", "HY104") for q, code, _, _ in first), first
+    assert any(q == "convert_rows" and code == "HY301" for q, code, _, _ in first), first
+    assert any(q == "scaled" and code == "HY201" for q, code, _, _ in first), first
     for other in runs[1:]:
         assert other == runs[0]

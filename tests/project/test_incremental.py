@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from hybridize.analyzer import solver as solver_module
 from hybridize.analyzer.engine import analyze_summaries_with_errors
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.model import FileError
@@ -296,21 +297,25 @@ def unroll(core, xs):
 
 unroll(step, [tf.ones((1,)), tf.ones((1,))])
 """
-"""The state `unroll` passes `step` nests one tuple deeper each round (through `pair`): only
-widening settles it."""
+"""The state `unroll` passes `step` nests one tuple deeper each round (through `pair`), for
+about ten rounds until the nesting is cut: with WIDEN_AFTER lowered, its entries are
+widened."""
 
 
-def test_a_solution_that_widened_is_solved_again_from_scratch(tmp_path: Path) -> None:
-    """Past WIDEN_AFTER rounds the facts depend on the whole history of the iteration (they
-    were joined and widened), which no partial re-solve can reproduce: such a project takes
+def test_a_solution_that_widened_is_solved_again_from_scratch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A widened entry depends on the whole history of the iteration (it was joined with its
+    last values and widened), which no partial re-solve can reproduce: such a project takes
     the full solve after an edit, and still gets the fresh verdicts."""
+    monkeypatch.setattr(solver_module, "WIDEN_AFTER", 3)
     root = tmp_path / "project"
     root.mkdir()
     (root / "main.py").write_text(GROWING, encoding="utf-8")
     project = Project.open(root, ProjectOptions(use_cache=False))
     project.results()
     solver = project.solver
-    assert solver is not None and solver.widened
+    assert solver is not None and solver.widened and solver.aggregate.wide
     edited = GROWING.replace("x * 2.0", "x * 3.0")
     project.update("main.py", edited)
     check(project, "body edit of a widened project")
