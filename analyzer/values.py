@@ -258,11 +258,11 @@ def _cut(result: Atoms, *, collapse: bool) -> Atoms:
     it may be: one atom per kind, so that a Keras symbolic tensor, a variable or a NumPy array
     among many tensors of different shapes stays known (tf-models' `vertical_flip_boxes` lost
     its symbolic caller when comparisons gave more tensor shapes)."""
-    tensor_like = sorted((a for a in result if is_tensor_like(a)), key=repr)
+    tensor_like = [a for a in result if is_tensor_like(a)]
     if tensor_like and (collapse or len(tensor_like) >= MAX_ATOMS):
-        tensor_like = sorted(
-            {KIND_REPRESENTATIVES.get(a[0], TENSOR) for a in tensor_like}, key=repr
-        )
+        return frozenset({KIND_REPRESENTATIVES.get(a[0], TENSOR) for a in tensor_like}) | {
+            UNKNOWN_ATOM
+        }
     return frozenset([*tensor_like, UNKNOWN_ATOM])
 
 
