@@ -261,7 +261,7 @@ async def test_diagnose_fix_ignore_and_survive_a_syntax_error(
     # A text that does not parse keeps the last good diagnostics and offers nothing.
     good = list(client.diagnostics[uri])
     change_file(client, uri, 3, buffer.replace("def total(x):", "def total(x:"))
-    await asyncio.sleep(1.0)  # three debounce periods: long enough for a publish to arrive
+    await asyncio.sleep(1.0)  # ten debounce periods: long enough for a publish to arrive
     assert list(client.diagnostics[uri]) == good
     assert await actions_at(client, uri, 6, []) == []
 
