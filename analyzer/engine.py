@@ -705,9 +705,9 @@ def decide_incrementally(
     options: AnalysisOptions,
     memory: VerdictMemory | None,
     before: FactJournal | None,
-    modules: Collection[str],
+    edited: Collection[str],
 ) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
-    """The verdicts after `Solver.update` re-solved the edited `modules` in place, deciding
+    """The verdicts after `Solver.update` re-solved the `edited` functions in place, deciding
     again only the functions whose inputs may have changed (`verdict_scope`); every
     function when there is nothing to start from or a project-wide fact changed.
 
@@ -725,12 +725,12 @@ def decide_incrementally(
         if project.fingerprint() != memory.project_wide:
             return _decide(index, facts, options, project=project)
         writes = frozen_state_writes(index, facts)
-        stale = readers_of(memory.frozen_reads, changed_state(memory.state_writes, writes, modules))
+        stale = readers_of(memory.frozen_reads, changed_state(memory.state_writes, writes, edited))
         seeds = scope_seeds(
             index,
             facts,
             keys,
-            modules,
+            edited,
             changes,
             stale,
             lambda k: before.calls_before(facts, k),

@@ -44,3 +44,30 @@ def _signature(fn: FunctionSummary) -> tuple[object, ...]:
         fn.is_generator,
         fn.is_async,
     )
+
+
+def edited_keys(old: ModuleSummary, new: ModuleSummary) -> set[str] | None:
+    """The keys of the functions an edit changed, when it changed nothing else of the module
+    (imports, classes, module code, line count); None when it did: then every function of
+    the module counts as edited.
+
+    A function whose summary is equal, positions and all, reads and contributes exactly what
+    it did: its evaluation, facts and verdict stay valid (the solver and the verdict phase
+    still re-examine it when a fact it reads changes). An edit inside one function that
+    moves no line, the common case while typing, then touches one function instead of the
+    whole file; an edit that moves lines changes the positions of every function below it."""
+    if (
+        old.relpath != new.relpath
+        or old.imports != new.imports
+        or old.star_imports != new.star_imports
+        or old.all_names != new.all_names
+        or old.line_count != new.line_count
+        or old.classes != new.classes
+        or old.module_code != new.module_code
+    ):
+        return None
+    return {
+        f"{new.relpath}::{qualname}"
+        for qualname in old.functions.keys() | new.functions.keys()
+        if old.functions.get(qualname) != new.functions.get(qualname)
+    }

@@ -609,8 +609,8 @@ class FactJournal:
         self.tables: dict[str, dict[str, object]] = {}
         self.evaluators = dict(facts.evaluators)
         self.reset: set[str] = set()
-        """The functions whose code, or code they evaluate, the update got anew: those of
-        the edited modules and those that evaluate their code (closures, readers of their
+        """The functions whose code, or code they evaluate, the update got anew: the edited
+        functions and those that evaluate their code (closures, readers of their
         globals). Any other function it evaluated again (even one it started from nothing, to
         drop a fact that only supported itself) reads only facts: its new evaluator differs
         from the old one only if one of those did."""
@@ -978,13 +978,17 @@ class Solver:
 
     # ---------------------------------------------------------------- after an edit
 
-    def update(self, index: ProjectIndex, modules: Collection[str]) -> bool:
+    def update(
+        self, index: ProjectIndex, modules: Collection[str], edited: Collection[str] | None = None
+    ) -> bool:
         """Solve again after the summaries of `modules` changed, re-evaluating only what
         depends on them; False when that is not possible (the caller solves from scratch).
 
         The caller promises that no other module changed and that name resolution through
-        `modules` is unchanged (same files, same module-level names: see `project.py`).
-        The functions of `modules`, and those that evaluated their code (closures, readers
+        `modules` is unchanged (same files, same module-level names: see `project.py`), and,
+        with `edited`, that only those functions of `modules` changed
+        (`interface.edited_keys`; None: any of them may have).
+        The edited functions, and those that evaluated their code (closures, readers
         of their globals), are reset to nothing, with the functions on a one-step cycle
         with them (a caller that passes them their own results): what those contributed
         may rest on the old code, and a fact that only supports itself must not survive
@@ -998,24 +1002,30 @@ class Solver:
         facts = self.facts
         journal = self.aggregate.journal = FactJournal(facts)
         try:
-            solved = self._update(index, modules)
+            solved = self._update(index, modules, edited)
         finally:
             self.aggregate.journal = None
         self.journal = journal if solved else None
         return solved
 
-    def _update(self, index: ProjectIndex, modules: Collection[str]) -> bool:
+    def _update(
+        self, index: ProjectIndex, modules: Collection[str], edited: Collection[str] | None
+    ) -> bool:
         facts = self.facts
         journal = self.aggregate.journal
         assert journal is not None
-        old_keys = [k for k in self.keys if k.split("::", 1)[0] in modules]
+
+        def is_edited(key: str) -> bool:
+            return key in edited if edited is not None else key.split("::", 1)[0] in modules
+
+        old_keys = [k for k in self.keys if is_edited(k)]
         self.index = index
         keys = project_keys(index)
         order = self.aggregate.order
         if keys != self.keys:
             self.keys = keys
             order = {key: i for i, key in enumerate(keys)}
-        new_keys = [k for k in self.keys if k.split("::", 1)[0] in modules]
+        new_keys = [k for k in self.keys if is_edited(k)]
         direct = set(old_keys) | set(new_keys)
         for key in old_keys:
             direct |= self.readers.get(("params", key), set())

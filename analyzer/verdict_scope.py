@@ -6,7 +6,7 @@ helper safety, tensor computation and recursion flow up from callees) and of its
 (covered callers, how often it runs, literal arguments, the graphs proposed around it flow
 down from callers). So the verdicts that may change are those of:
 
-- the *seeds*: the functions of the edited modules; every function whose entry in a fact
+- the *seeds*: the edited functions (`interface.edited_keys`); every function whose entry in a fact
   table changed (its evidence, return, callers, literal sites, wrapping, ...) or that the
   solve evaluated again; every function whose evaluator read a fact that changed, in the
   solve or in the verdict phase after it (`Evaluator.deps` keeps both); the methods of a
@@ -91,7 +91,7 @@ def seeds(
     index: ProjectIndex,
     facts: TensorFacts,
     keys: Iterable[str],
-    modules: Collection[str],
+    edited: Collection[str],
     changes: FactChanges,
     stale_readers: Collection[str],
     calls_before: Callable[[str], object],
@@ -101,7 +101,7 @@ def seeds(
     module docstring), among `keys` (`readers`: `changed_readers` of `changes`)."""
     keys = list(keys)
     known = set(keys)
-    found = {k for k in keys if k.split("::", 1)[0] in modules}
+    found = {k for k in keys if k in edited}
     found |= changes.keys & known
     found |= set(stale_readers) & known
     found |= readers & known
@@ -159,19 +159,18 @@ def affected(
 
 
 def changed_state(
-    old: object, new: Mapping[object, list[object]], modules: Collection[str]
+    old: object, new: Mapping[object, list[object]], edited: Collection[str]
 ) -> set[object]:
-    """The module state (`frozen_state._writes`) whose writes differ, and the state module
-    code of an edited module writes (whether such a write follows a call of the reader
-    depends on the module code's calls); every state when there was no record."""
+    """The module state (`frozen_state._writes`) whose writes differ, and the state edited
+    module code writes (whether such a write follows a call of the reader depends on the
+    module code's calls); every state when there was no record."""
     if not isinstance(old, dict):
         return set(new)
     found = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
     for state, writes in new.items():
         for write in writes:
             writer = getattr(write, "writer", "")
-            relpath, _, qualname = writer.partition("::")
-            if qualname == "<module>" and relpath in modules:
+            if writer.endswith("::<module>") and writer in edited:
                 found.add(state)
     return found
 

@@ -52,7 +52,7 @@ from hybridize.analyzer.engine import (
     summarize_text,
     survivors_collectable,
 )
-from hybridize.analyzer.interface import module_interface
+from hybridize.analyzer.interface import edited_keys, module_interface
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.solver import FactJournal, Solver
@@ -174,6 +174,7 @@ class Project:
         """What the last verdict phase left for the next (`decide_incrementally`)."""
         self._before: FactJournal | None = None
         self._edited: set[str] = set()
+        """The keys of the functions the last incremental update found edited."""
         """The facts before the last incremental solve (what it wrote of them), and the
         modules it re-solved (no journal: the solve started from scratch, or widened, so
         every verdict is decided again)."""
@@ -459,11 +460,12 @@ class Project:
         )
         if solver is not None and same_interface:
             index.share_interface_caches(solver.index)
-        if solver is None or not same_interface or not solver.update(index, changed):
+        edited = _edited_keys(previous, index.modules, changed) if same_interface else set()
+        if solver is None or not same_interface or not solver.update(index, changed, edited):
             solver = Solver(index)
         elif changed:
             self.incremental_solves += 1
-            self._before, self._edited = solver.journal, changed
+            self._before, self._edited = solver.journal, edited
         self._solver, self._solved = solver, dict(index.modules)
         return solver
 
@@ -538,6 +540,21 @@ class Project:
 
 
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
+
+
+def _edited_keys(
+    before: Mapping[str, ModuleSummary], after: Mapping[str, ModuleSummary], changed: set[str]
+) -> set[str]:
+    """The keys of the functions the edit of the `changed` modules touched: those whose
+    summary changed, or every function of a module whose other parts changed."""
+    found: set[str] = set()
+    for relpath in changed:
+        old, new = before[relpath], after[relpath]
+        keys = edited_keys(old, new)
+        if keys is None:
+            keys = {f"{relpath}::{q}" for q in ["<module>", *old.functions, *new.functions]}
+        found |= keys
+    return found
 
 
 def encode_buffer(text: str) -> bytes:

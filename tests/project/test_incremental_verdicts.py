@@ -158,3 +158,87 @@ def test_a_callee_whose_caller_changed_how_it_uses_the_result_is_decided_again(
 def _codes(project: Project, qualname: str) -> list[str]:
     [verdict] = [v for v in project.results().functions if v.qualname == qualname]
     return [f.code for f in verdict.findings]
+
+
+LAYERS = """\
+import tensorflow as tf
+
+
+def scale(x):
+    return x * 2.0
+
+
+def shift(x):
+    return x + 1.0
+
+
+def norm(x):
+    return tf.reduce_sum(x * x)
+
+
+def mix(x):
+    return scale(x) + norm(x)
+
+
+def spare(x):
+    return tf.reduce_mean(x)
+
+
+spare(tf.ones([2]))
+"""
+
+LAYERS_MAIN = """\
+import tensorflow as tf
+
+from layers import mix, shift
+
+for _ in range(100):
+    mix(tf.ones([3]))
+    shift(tf.ones([3]))
+"""
+
+
+def test_an_edit_within_one_function_reaches_only_that_function(
+    make_project: Callable[[dict[str, str | bytes]], Path],
+) -> None:
+    """An edit that moves no line changes one function's summary, and only that function
+    is reset in the solve and decided again, with its callers: the module's other functions
+    keep their evaluations and verdicts. An edit that moves lines changes every function
+    below it (their positions), and one that adds a line to the module touches all of it."""
+    root = make_project({"layers.py": LAYERS, "main.py": LAYERS_MAIN})
+    project = Project.open(root, ProjectOptions(use_cache=False), long_running=True)
+    check(project, "opened")
+    solver = project.solver
+    assert solver is not None
+    evaluations: list[str] = []
+    original = solver._sweep
+
+    def counting(dirty: list[str]) -> list[str]:
+        evaluations.extend(dirty)
+        return original(dirty)
+
+    solver._sweep = counting  # type: ignore[method-assign]
+    inline = LAYERS.replace("    return x * 2.0\n", '    print("scale"); return x * 2.0\n')
+    project.update(root / "layers.py", inline)
+    check(project, "scale prints, on its own line")
+    assert project.incremental_solves == 1
+    assert "HY101" in _codes(project, "scale") or "HY102" in _codes(project, "scale")
+    # scale is reset and solved again, and what reads its facts while they settle; shift
+    # and spare read nothing scale gives and keep their evaluations.
+    assert "layers.py::scale" in evaluations
+    assert not {"layers.py::shift", "layers.py::spare"} & set(evaluations)
+    # scale, mix (the effect flows up to its caller), and, since main's code was evaluated
+    # again, everything it calls: mix, norm and shift; not spare, which only its own module
+    # calls (the whole module was decided again before).
+    assert project.decided_again == 4
+    evaluations.clear()
+    project.update(root / "layers.py", LAYERS)
+    check(project, "undone")
+    assert not {"layers.py::shift", "layers.py::spare"} & set(evaluations)
+    # A new line in scale moves every line below it: the whole module is edited.
+    moved = LAYERS.replace("    return x * 2.0\n", '    print("scale")\n    return x * 2.0\n')
+    evaluations.clear()
+    project.update(root / "layers.py", moved)
+    check(project, "scale prints, on a new line")
+    assert {"layers.py::shift", "layers.py::spare"} <= set(evaluations)
+    assert project.incremental_solves == 3
