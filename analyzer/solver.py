@@ -779,6 +779,18 @@ def _widen_atom(atom: Atom, depth: int) -> Atom:
     return atom
 
 
+class _OrderWithNewcomers(dict[str, int]):
+    """A kept sweep order that places a function it does not know (added since) after every
+    function it does, in project order."""
+
+    def __init__(self, order: dict[str, int], project: dict[str, int]) -> None:
+        super().__init__(order)
+        self.project = project
+
+    def __missing__(self, key: str) -> int:
+        return len(self) + self.project[key]
+
+
 def solve(index: ProjectIndex) -> TensorFacts:
     """Iterate parameter evidence, return values and class attributes to a fixed point."""
     return Solver(index).facts
@@ -820,6 +832,8 @@ class Solver:
         self.settled: dict[str, tuple[int, int]] = {}
         self.journal: FactJournal | None = None
         """After a successful `update`: the entries of the facts as they were before it."""
+        self.order: dict[str, int] = {}
+        """The last sweep's order (`_calls_first_order`), which updates reuse."""
         self._solve(self.keys, set(), incremental=False)
 
     # ---------------------------------------------------------------- the fixed point
@@ -871,7 +885,7 @@ class Solver:
             if incremental and self.facts.rounds >= WIDEN_AFTER:
                 return None
             evaluated.update(dirty)
-            dirty = self._sweep(dirty)
+            dirty = self._sweep(dirty, reuse_order=incremental)
         return dirty
 
     def _dirty(self, keys: list[str], changed: set[Dep]) -> list[str]:
@@ -881,7 +895,7 @@ class Solver:
             found |= self.readers.get(dep, set())
         return sorted(found, key=self.aggregate.order.__getitem__)
 
-    def _sweep(self, dirty: list[str]) -> list[str]:
+    def _sweep(self, dirty: list[str], *, reuse_order: bool = False) -> list[str]:
         """A Gauss-Seidel round: each evaluation's contribution is published at once, so a
         function later in the round reads what an earlier one found. Returns what the next
         round evaluates: the readers of a fact that changed after they were evaluated (or
@@ -895,7 +909,13 @@ class Solver:
         comes after it joins this round, the others the next one.
         """
         facts = self.facts
-        order = self._calls_first_order()
+        # An edit's few evaluations take the order of the last solve: computing it walks the
+        # whole call graph (0.06 s a sweep at 100,000 lines), and the order only decides how
+        # soon the sweeps settle, not where.
+        order = self.order if reuse_order and self.order else self._calls_first_order()
+        self.order = order
+        if reuse_order:
+            order = _OrderWithNewcomers(order, self.aggregate.order)
         sign = 1 if facts.rounds % 2 == 0 else -1
         facts.rounds += 1
         facts.evaluators = {}

@@ -213,11 +213,19 @@ def test_an_edit_within_one_function_reaches_only_that_function(
     evaluations: list[str] = []
     original = solver._sweep
 
-    def counting(dirty: list[str]) -> list[str]:
+    def counting(dirty: list[str], *, reuse_order: bool = False) -> list[str]:
         evaluations.extend(dirty)
-        return original(dirty)
+        return original(dirty, reuse_order=reuse_order)
 
     solver._sweep = counting  # type: ignore[method-assign]
+    orders: list[int] = []
+    computed = solver._calls_first_order
+
+    def ordering() -> dict[str, int]:
+        orders.append(1)
+        return computed()
+
+    solver._calls_first_order = ordering  # type: ignore[method-assign]
     inline = LAYERS.replace("    return x * 2.0\n", '    print("scale"); return x * 2.0\n')
     project.update(root / "layers.py", inline)
     check(project, "scale prints, on its own line")
@@ -231,6 +239,8 @@ def test_an_edit_within_one_function_reaches_only_that_function(
     # again, everything it calls: mix, norm and shift; not spare, which only its own module
     # calls (the whole module was decided again before).
     assert project.decided_again == 4
+    # The update's sweeps take the last solve's order: no walk of the whole call graph.
+    assert orders == []
     evaluations.clear()
     project.update(root / "layers.py", LAYERS)
     check(project, "undone")
