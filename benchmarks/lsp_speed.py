@@ -18,9 +18,10 @@ open, its first diagnostics in, a few changes made), it measures:
 - the server's peak resident memory (its VmHWM; the summary workers it may start while
   opening the project are separate processes, sampled with it as the process tree's peak).
 
-The server re-solves the project-wide facts incrementally on a body edit (`Solver.update`),
-but still decides every function's verdict again, so the change figures still grow with the
-project's size.
+The server re-solves the project-wide facts incrementally on a body edit (`Solver.update`)
+and decides again only the verdicts the edit can reach; an edit that moves no line (as these
+do) touches only the edited function (`interface.edited_keys`). What remains per change is
+mostly the edited file's own parse, summary and refactoring plan.
 """
 
 from __future__ import annotations
