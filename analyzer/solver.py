@@ -779,16 +779,20 @@ def _widen_atom(atom: Atom, depth: int) -> Atom:
     return atom
 
 
-class _OrderWithNewcomers(dict[str, int]):
+class _OrderWithNewcomers:
     """A kept sweep order that places a function it does not know (added since) after every
-    function it does, in project order."""
+    function it does, in project order. A view, not a copy: an update's sweeps are few and
+    short, and copying the order would cost as much as the project is large."""
+
+    __slots__ = ("order", "project")
 
     def __init__(self, order: dict[str, int], project: dict[str, int]) -> None:
-        super().__init__(order)
+        self.order = order
         self.project = project
 
-    def __missing__(self, key: str) -> int:
-        return len(self) + self.project[key]
+    def __getitem__(self, key: str) -> int:
+        found = self.order.get(key)
+        return found if found is not None else len(self.order) + self.project[key]
 
 
 def solve(index: ProjectIndex) -> TensorFacts:
@@ -914,12 +918,13 @@ class Solver:
         # soon the sweeps settle, not where.
         order = self.order if reuse_order and self.order else self._calls_first_order()
         self.order = order
+        position_of: dict[str, int] | _OrderWithNewcomers = order
         if reuse_order:
-            order = _OrderWithNewcomers(order, self.aggregate.order)
+            position_of = _OrderWithNewcomers(order, self.aggregate.order)
         sign = 1 if facts.rounds % 2 == 0 else -1
         facts.rounds += 1
         facts.evaluators = {}
-        queue = [(sign * order[key], key) for key in dirty]
+        queue = [(sign * position_of[key], key) for key in dirty]
         heapq.heapify(queue)
         pending = set(dirty)
         later: set[str] = set()
@@ -941,7 +946,7 @@ class Solver:
                     for reader in self.readers.get(dep, ()):
                         if reader in pending:
                             continue
-                        reader_position = sign * order[reader]
+                        reader_position = sign * position_of[reader]
                         if reader_position > position:
                             pending.add(reader)
                             heapq.heappush(queue, (reader_position, reader))
