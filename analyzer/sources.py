@@ -11,6 +11,7 @@ import codecs
 import errno
 import io
 import os
+import re
 import stat
 import tokenize
 from collections.abc import Iterator
@@ -235,3 +236,14 @@ def iter_sources(root: Path) -> Iterator[SourceFile | FileError]:
     yield from errors
     for path in files:
         yield read_source(path, root if root.is_dir() else root.parent)
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+"""A physical line with its ending. Python ends lines only at CR, LF or CRLF: not at form feeds,
+vertical tabs or U+2028, which `str.splitlines` would also split at."""
+
+
+def split_lines(text: str) -> list[str]:
+    """Physical lines, each with its own line ending (the last one may have none): the lines
+    CPython's positions count."""
+    return _LINE.findall(text)

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
+from hybridize.analyzer.sources import split_lines
 from hybridize.model import Span
-from hybridize.refactor.document import line_ending, split_lines
+from hybridize.refactor.document import line_ending
 
 
 class Lines:

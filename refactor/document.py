@@ -12,18 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hybridize.analyzer.sources import decode_source
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-"""A physical line with its ending. Python ends lines only at CR, LF or CRLF: not at form feeds,
-vertical tabs or U+2028, which `str.splitlines` would also split at."""
+from hybridize.analyzer.sources import decode_source, split_lines
 
 _ENDING = re.compile(r"\r\n|\r|\n")
-
-
-def split_lines(text: str) -> list[str]:
-    """Physical lines, each with its own line ending (the last one may have none)."""
-    return _LINE.findall(text)
 
 
 def line_ending(line: str) -> str:

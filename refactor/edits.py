@@ -12,8 +12,8 @@ import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from hybridize.analyzer.sources import split_lines
 from hybridize.model import Span
-from hybridize.refactor.document import split_lines
 
 
 class EditConflict(Exception):

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from refactor_helpers import verdict
 
+from hybridize.analyzer.sources import split_lines
 from hybridize.model import FunctionVerdict, TensorSpec
 from hybridize.refactor import plan_file
-from hybridize.refactor.document import split_lines
 
 IMPORTS = {
     "tf": ("import tensorflow as tf", "tf.function", "tf"),

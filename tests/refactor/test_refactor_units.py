@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from refactor_helpers import refactor_twice, verdict
 
+from hybridize.analyzer.sources import split_lines
 from hybridize.model import AnalysisResult, TensorSpec
 from hybridize.refactor import PlanCache, plan_refactorings
-from hybridize.refactor.document import Document, split_lines
+from hybridize.refactor.document import Document
 from hybridize.refactor.edits import EditConflict, LineEdit, apply_edits, unified_diff
 from hybridize.refactor.signature import SignatureError, render_signature, render_spec
 
