@@ -23,7 +23,7 @@ from typing import Any
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.model import FileError, FunctionVerdict
 
-SUMMARY_FORMAT = "30"
+SUMMARY_FORMAT = "31"
 """Bump when the summary dataclasses or the summariser's output change."""
 
 ProjectResult = tuple[list[FunctionVerdict], list[FileError]]

@@ -1,6 +1,6 @@
 """The analysis pipeline: files -> summaries (parallel, cached) -> solved facts -> verdicts.
 
-Per-file work (decode, libcst parse, summary) depends on nothing but the file, so it runs on
+Per-file work (decode, parse, summary) depends on nothing but the file, so it runs on
 every core and is cached by content hash. The project-wide phase (name resolution, tensor
 flow, effects, call graph, decisions) is recomputed from the summaries on every run, so a
 change in an imported module always reaches the modules that import it.
@@ -22,7 +22,6 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TypeVar
 
-import libcst as cst
 import networkx as nx
 
 from hybridize.analyzer import budget
@@ -158,34 +157,28 @@ def summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
 
 
 def _summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
-    # Nesting is measured before libcst's native parser, which crashes on deep nesting.
+    # Nesting is measured first: the summary's walk recurses, and so does libcst's native
+    # parser when the refactoring later rewrites a line of the file.
     screened = screen(text)
     if screened.problem is not None:
         return FileError(relpath, screened.problem)
+    if screened.tree is None:
+        return FileError(relpath, _syntax_error_message(text))
     try:
-        tree = cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        return FileError(relpath, _syntax_error_message(text, exc))
-    except (RecursionError, MemoryError):
-        return FileError(relpath, "cannot parse: the file is nested too deeply")
-    except Exception as exc:  # libcst raises other errors on odd input
-        return FileError(relpath, f"cannot parse: {type(exc).__name__}: {exc}")
-    try:
-        return summarize_module(relpath, tree, text, screened.tree)
+        return summarize_module(relpath, text, screened.tree)
     except RecursionError:
         return FileError(relpath, "cannot analyse: the file is nested too deeply")
 
 
-def _syntax_error_message(text: str, exc: cst.ParserSyntaxError) -> str:
-    """CPython's own words for the error when it agrees the file is invalid (they are the
-    ones a user knows); libcst's otherwise."""
+def _syntax_error_message(text: str) -> str:
+    """CPython's own words for why it rejects the file (the ones a user knows)."""
     try:
         ast.parse(text)
     except SyntaxError as error:
         return f"SyntaxError: {error.msg} (line {error.lineno})"
-    except (ValueError, RecursionError, MemoryError):
-        pass
-    return f"SyntaxError: {exc.message} (line {exc.raw_line}); libcst cannot parse this file"
+    except (ValueError, RecursionError, MemoryError) as error:
+        return f"cannot parse: {type(error).__name__}: {error}"
+    return "cannot parse the file"
 
 
 _WORKER_CACHES: dict[str, SummaryCache] = {}

@@ -206,7 +206,7 @@ class ImportSummary:
 
 @dataclass(slots=True)
 class ModuleSummary:
-    """Everything the solver needs from one file; no libcst objects, so it pickles and caches."""
+    """Everything the solver needs from one file; no syntax tree, so it pickles and caches."""
 
     relpath: str
     imports: dict[str, ImportSummary]

@@ -1,21 +1,22 @@
-"""Whether a file's text is shallow enough for libcst's native parser and the walks after it.
+"""Whether a file's text is shallow enough for the walks over its tree and for libcst.
 
-libcst parses in native code with no depth guard: 5,000 nested brackets, a 20,000-long `and`
-chain or 5,000 brackets inside an f-string overflow its stack and kill the whole process
-(SIGSEGV: no exception, no report), and its time grows with the square of the nesting (a
-1,000-deep dict took more than 30 s). The summariser and the position pairing walk the tree
-recursively too. So nesting is measured first, by means that cannot crash:
+The summary's walk recurses over CPython's tree, and the refactoring parses the lines it
+rewrites with libcst, which parses in native code with no depth guard: 5,000 nested
+brackets, a 20,000-long `and` chain or 5,000 brackets inside an f-string overflow its stack
+and kill the whole process (SIGSEGV: no exception, no report), and its time grows with the
+square of the nesting (a 1,000-deep dict took more than 30 s). So nesting is measured first,
+by means that cannot crash:
 
 - CPython's own parser, which has depth guards of its own (200 nested brackets, 100 levels of
   indentation, its recursion limit) and raises instead of crashing, then an iterative walk of
   its tree. A `BoolOp` counts one level per operand, because libcst nests `a and b and c` as
   pairs; f-strings are entered, because libcst parses their expressions too.
-- When CPython rejects the file for another reason (a syntax error, or syntax newer than the
-  running Python that libcst may still accept), a pass over `tokenize`'s tokens bounds the
-  same depth: brackets, plus the operators and trailers chained inside each bracket.
+- When CPython rejects the file for another reason (a syntax error), a pass over `tokenize`'s
+  tokens bounds the same depth (brackets, plus the operators and trailers chained inside each
+  bracket), so that the message says the file is also nested too deeply.
 
 TensorFlow's and Keras' own sources stay below 30 levels (measured over 1,244 files);
-`MAX_DEPTH` allows 100. CPython's tree is handed on, so the positions need no second parse.
+`MAX_DEPTH` allows 100. CPython's tree is handed on to the summary: one parse per file.
 """
 
 from __future__ import annotations
@@ -72,8 +73,8 @@ def _is_depth_error(exc: SyntaxError) -> bool:
 
 
 def _rejected_and_deep(text: str, error: str) -> str | None:
-    """None when text CPython rejects is shallow enough for libcst to try (its error message
-    is then the report's), else CPython's error and the depth found."""
+    """None when text CPython rejects is shallow (CPython's error message is then the
+    report's), else CPython's error and the depth found."""
     deep = token_depth_problem(text)
     if deep is None:
         return None

@@ -1,9 +1,14 @@
-"""From a libcst tree to a `ModuleSummary`: one walk over statements and expressions.
+"""From CPython's syntax tree to a `ModuleSummary`: one walk over statements and expressions.
 
 The walk is flow-insensitive within a function: a local variable's value is the union of
 everything assigned to it anywhere in the body. That is the precision the decisions need (is
 this ever a tensor? is this object a parameter?) at the cost of one pass, which keeps the
 analysis within a small factor of the parse itself.
+
+The tree is `ast`'s, not libcst's: CPython's parser is about ten times faster and puts a
+position on every node, and a summary needs neither comments (the one comment that counts,
+`# hybridize: ignore`, is read from the lines: `definition_lines`) nor formatting. libcst is
+left to the refactoring, for the few lines it rewrites.
 """
 
 from __future__ import annotations
@@ -11,10 +16,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
-import libcst as cst
-
+from hybridize.analyzer.definition_lines import IGNORE_MARKER, DefinitionLines
 from hybridize.analyzer.ir import (
     UNKNOWN,
     CallSite,
@@ -29,54 +33,41 @@ from hybridize.analyzer.ir import (
     Store,
     Sym,
 )
-from hybridize.analyzer.positions import (
-    MetadataPositions,
-    OrdinalPositions,
-    PositionMismatch,
-    Positions,
-)
+from hybridize.analyzer.sources import split_lines
 from hybridize.model import Span
 
 Target = tuple
 """A prepared assignment target: ("name", n), ("attr", base, a), ("item", base),
 ("unpack", targets), ("star", target), ("none",)."""
 
-IGNORE_MARKER = "hybridize: ignore"
 VARIABLE_LISTS = frozenset(
     {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
 )
 """Keras attributes listing a model's variables: a snapshot of them may go stale in a trace."""
 
+Function = ast.FunctionDef | ast.AsyncFunctionDef
 
-def dotted_name(expr: cst.BaseExpression | None) -> str | None:
+_CONVERSIONS_SHOWN = frozenset({ord("s"), ord("r")})
+"""`!s` and `!r` in an f-string (and `{x=}`, which means `!r`)."""
+
+NONE: Sym = ("lit", "none", None)
+
+
+def dotted_name(expr: ast.AST | None) -> str | None:
     """`a.b.c` for a Name/Attribute chain, else None."""
     parts: list[str] = []
-    while isinstance(expr, cst.Attribute):
-        parts.append(expr.attr.value)
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
         expr = expr.value
-    if isinstance(expr, cst.Name):
-        parts.append(expr.value)
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
         return ".".join(reversed(parts))
     return None
 
 
-def summarize_module(
-    relpath: str, tree: cst.Module, text: str, ast_tree: ast.Module | None = None
-) -> ModuleSummary:
-    """Summarise one parsed file.
-
-    Positions come from CPython's parser paired with the walk (fast; `ast_tree` is its tree
-    when the caller parsed it already); if the pairing ever fails its checks, the file is
-    summarised again with libcst's exact position provider.
-    """
-    line_count = text.count("\n") + 1
-    try:
-        positions: Positions = OrdinalPositions(text, ast_tree)
-        summary = _ModuleBuilder(relpath, tree, positions).build(line_count)
-        positions.finish()
-        return summary
-    except PositionMismatch:
-        return _ModuleBuilder(relpath, tree, MetadataPositions(tree)).build(line_count)
+def summarize_module(relpath: str, text: str, tree: ast.Module) -> ModuleSummary:
+    """Summarise one file, given CPython's tree of its text."""
+    return _ModuleBuilder(relpath, text, tree).build(text.count("\n") + 1)
 
 
 class _Scope:
@@ -111,16 +102,18 @@ class _Scope:
 
 
 class _ModuleBuilder:
-    def __init__(self, relpath: str, tree: cst.Module, positions: Positions) -> None:
+    def __init__(self, relpath: str, text: str, tree: ast.Module) -> None:
         self.relpath = relpath
+        self.text = text
         self.tree = tree
-        self.positions = positions
+        self.lines = split_lines(text)
         self.functions: dict[str, FunctionSummary] = {}
         self.classes: dict[str, ClassSummary] = {}
         self.imports: dict[str, ImportSummary] = {}
         self.star_imports: list[str] = []
         self.all_names: tuple[str, ...] | None = None
         self.last_span = Span(1, 0, 1, 0)
+        """Span of the last node taken: where an untracked expression (an attribute) starts."""
         self.statement_span = Span(1, 0, 1, 0)
         """Span of a node enclosing the expression being walked (its statement, or for a
         compound statement's header, the enclosing function)."""
@@ -128,7 +121,10 @@ class _ModuleBuilder:
         self.lambda_count = 0
         self.block_count = 0
         self.loop_blocks: set[int] = set()
-        """Span of the last node taken: where an untracked expression (an attribute) starts."""
+        self.ignore_comments: DefinitionLines | None = (
+            DefinitionLines(tree, self.lines) if IGNORE_MARKER in text else None
+        )
+        """Only a file that holds the marker somewhere has its definitions' lines read."""
 
     # ----------------------------------------------------------------- structure
 
@@ -157,17 +153,48 @@ class _ModuleBuilder:
             line_count=line_count,
         )
 
-    def take(self, kind: str, node: cst.CSTNode, check: str | None = None) -> Span:
-        """The node's span; must be called in pre-order for each kind (see positions.py)."""
-        if self.in_fstring and isinstance(self.positions, OrdinalPositions):
+    def take(self, node: ast.AST) -> Span:
+        """The node's span, which becomes `last_span`. Inside an f-string, the enclosing
+        statement's: before Python 3.12 CPython misplaces the nodes there."""
+        if self.in_fstring:
             return self.statement_span
-        span = self.positions.take(kind, node, check)
+        span = self.span(node)
         self.last_span = span
         return span
 
+    def span(self, node: Any) -> Span:
+        line: int = node.lineno
+        end_line: int = node.end_lineno or line
+        col: int = node.col_offset
+        end_col: int = node.end_col_offset if node.end_col_offset is not None else col
+        return Span(
+            line, self._codepoints(line, col), end_line, self._codepoints(end_line, end_col)
+        )
+
+    def _codepoints(self, line: int, col: int) -> int:
+        """`ast` columns count UTF-8 bytes; the model counts code points."""
+        if line - 1 >= len(self.lines):
+            return col
+        text = self.lines[line - 1]
+        if text.isascii():
+            return col
+        return len(text.encode("utf-8")[:col].decode("utf-8", errors="ignore"))
+
+    def source(self, node: Any) -> str:
+        """The text of a node as written (its columns count UTF-8 bytes)."""
+        first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+        if not 0 <= first <= last < len(self.lines):
+            return ""
+        if first == last:
+            line = self.lines[first].encode("utf-8")
+            return line[node.col_offset : node.end_col_offset].decode("utf-8", errors="replace")
+        head = self.lines[first].encode("utf-8")[node.col_offset :].decode("utf-8", "replace")
+        tail = self.lines[last].encode("utf-8")[: node.end_col_offset].decode("utf-8", "replace")
+        return head + "".join(self.lines[first + 1 : last]) + tail
+
     def _block(
         self,
-        body: Sequence[cst.BaseStatement] | Sequence[cst.BaseSmallStatement],
+        body: Sequence[ast.stmt],
         scope: _Scope,
         *,
         prefix: str,
@@ -179,7 +206,7 @@ class _ModuleBuilder:
 
     def _nested(
         self,
-        body: Sequence[cst.BaseStatement] | Sequence[cst.BaseSmallStatement],
+        body: Sequence[ast.stmt],
         scope: _Scope,
         kw: dict[str, Any],
         *,
@@ -196,6 +223,12 @@ class _ModuleBuilder:
             self._block(body, scope, **kw)
         finally:
             scope.path = outer
+
+    def _else(self, body: Sequence[ast.stmt], scope: _Scope, kw: dict[str, Any]) -> None:
+        """An `else:` block (of `if`, `for`, `while`)."""
+        if body:
+            self.statement_span = scope.summary.span
+            self._nested(body, scope, kw)
 
     def _reaching(self, scope: _Scope) -> None:
         """Give each in-place store (`x += y`) the values of `x` that may reach it.
@@ -224,42 +257,41 @@ class _ModuleBuilder:
 
     def _statement(
         self,
-        stmt: cst.CSTNode,
+        stmt: ast.stmt,
         scope: _Scope,
         *,
         prefix: str,
         cls: ClassSummary | None,
         module_level: bool,
     ) -> None:
-        kw = {"prefix": prefix, "cls": cls, "module_level": module_level}
-        if not isinstance(stmt, cst.SimpleStatementLine | cst.For):
+        kw: dict[str, Any] = {"prefix": prefix, "cls": cls, "module_level": module_level}
+        kind = type(stmt)
+        if kind in _SIMPLE_STATEMENTS:
+            self._simple(stmt, scope, module_level=module_level)
+            return
+        if kind is not ast.For and kind is not ast.AsyncFor:
             # Headers of `if`, `while`, `with`, `try`: the enclosing function encloses them.
             self.statement_span = scope.summary.span
-        if isinstance(stmt, cst.FunctionDef):
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             self._function(stmt, scope, prefix=prefix, cls_name=None)
-            scope.summary.locals.setdefault(stmt.name.value, []).append(
-                ("def", f"{prefix}{stmt.name.value}")
-            )
-        elif isinstance(stmt, cst.ClassDef):
+            scope.summary.locals.setdefault(stmt.name, []).append(("def", f"{prefix}{stmt.name}"))
+        elif isinstance(stmt, ast.ClassDef):
             self._class(stmt, scope, prefix=prefix)
-        elif isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                self._small(small, scope, module_level=module_level)
-        elif isinstance(stmt, cst.If):
+        elif isinstance(stmt, ast.If):
             scope.summary.conditions.append(self._expr(stmt.test, scope))
-            self._nested(_body(stmt.body), scope, kw)
-            if stmt.orelse is not None:
-                self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
-        elif isinstance(stmt, cst.Else):
-            self._nested(_body(stmt.body), scope, kw)
-        elif isinstance(stmt, cst.While):
+            self._nested(stmt.body, scope, kw)
+            if self._is_elif(stmt.orelse):
+                self._statement(stmt.orelse[0], scope, **kw)
+            else:
+                self._else(stmt.orelse, scope, kw)
+        elif isinstance(stmt, ast.While):
             test = self._expr(stmt.test, scope)
             scope.summary.conditions.append(test)
             outer_loops = scope.loops
             scope.loops = (*outer_loops, -1)
             scope.open_loops.append([])
             try:
-                self._nested(_body(stmt.body), scope, kw, loop=True)
+                self._nested(stmt.body, scope, kw, loop=True)
             finally:
                 scope.loops = outer_loops
                 rebinds = scope.open_loops.pop()
@@ -272,10 +304,9 @@ class _ModuleBuilder:
                     entry=_loop_entry(scope, rebinds, scope.path),
                 )
             )
-            if stmt.orelse is not None:
-                self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
-        elif isinstance(stmt, cst.For):
-            span = self.take("for", stmt)
+            self._else(stmt.orelse, scope, kw)
+        elif isinstance(stmt, ast.For | ast.AsyncFor):
+            span = self.take(stmt)
             self.statement_span = span
             target = self._prepare_target(stmt.target, scope)
             iterable = self._expr(stmt.iter, scope)
@@ -290,7 +321,7 @@ class _ModuleBuilder:
             try:
                 self._bind(target, ("iter", iterable), scope, span)
                 scope.open_loops.append([])  # after the target: fed by iteration, not carried
-                self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
+                self._block(stmt.body, scope, **kw)
             finally:
                 scope.path = outer
                 scope.loops = outer_loops
@@ -305,56 +336,64 @@ class _ModuleBuilder:
                     _loop_entry(scope, rebinds, outer),
                 )
             )
-            if stmt.orelse is not None:
-                self._statement(stmt.orelse, scope, **kw)  # type: ignore[arg-type]
-        elif isinstance(stmt, cst.With):
+            self._else(stmt.orelse, scope, kw)
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
             for item in stmt.items:
-                value = self._expr(item.item, scope)
-                if item.asname is not None:
-                    target = self._prepare_target(item.asname.name, scope)
+                value = self._expr(item.context_expr, scope)
+                if item.optional_vars is not None:
+                    target = self._prepare_target(item.optional_vars, scope)
                     self._bind(target, ("enter", value), scope, None)
-            self._block(_body(stmt.body), scope, **kw)  # type: ignore[arg-type]
-        elif isinstance(stmt, cst.Try | cst.TryStar):
-            self._nested(_body(stmt.body), scope, kw)
+            self._block(stmt.body, scope, **kw)
+        elif isinstance(stmt, _TRY_STATEMENTS):
+            stmt = cast(ast.Try, stmt)
+            self._nested(stmt.body, scope, kw)
             for handler in stmt.handlers:
                 if handler.type is not None:
                     self._expr(handler.type, scope)
-                if handler.name is not None and isinstance(handler.name.name, cst.Name):
-                    scope.summary.locals.setdefault(handler.name.name.value, []).append(("fresh",))
-                self._nested(_body(handler.body), scope, kw)
-            if stmt.orelse is not None:
-                self._nested(_body(stmt.orelse.body), scope, kw)
-            if stmt.finalbody is not None:
-                self._nested(_body(stmt.finalbody.body), scope, kw)
-        elif isinstance(stmt, cst.Match):
-            # Patterns may hold calls CPython does not see as calls: use exact positions.
-            if not isinstance(self.positions, MetadataPositions):
-                raise PositionMismatch("match statement")
+                if handler.name is not None:
+                    scope.summary.locals.setdefault(handler.name, []).append(("fresh",))
+                self._nested(handler.body, scope, kw)
+            if stmt.orelse:
+                self._nested(stmt.orelse, scope, kw)
+            if stmt.finalbody:
+                self._nested(stmt.finalbody, scope, kw)
+        elif isinstance(stmt, ast.Match):
             self._expr(stmt.subject, scope)
             for case in stmt.cases:
-                self._nested(_body(case.body), scope, kw)
+                if case.guard is not None:
+                    self._expr(case.guard, scope)
+                self._nested(case.body, scope, kw)
 
-    def _small(self, small: cst.BaseSmallStatement, scope: _Scope, *, module_level: bool) -> None:
+    def _is_elif(self, orelse: list[ast.stmt]) -> bool:
+        """Whether an `if`'s else part is an `elif` (CPython's tree spells `elif c:` and
+        `else:` holding only `if c:` alike; the `elif` starts at its keyword)."""
+        if len(orelse) != 1 or type(orelse[0]) is not ast.If:
+            return False
+        node = orelse[0]
+        line = self.lines[node.lineno - 1] if node.lineno <= len(self.lines) else ""
+        return line.encode("utf-8")[node.col_offset : node.col_offset + 4] == b"elif"
+
+    def _simple(self, small: ast.stmt, scope: _Scope, *, module_level: bool) -> None:
         summary = scope.summary
-        span = self.take("stmt", small)
+        span = self.take(small)
         self.statement_span = span
-        if isinstance(small, cst.Expr):
+        if isinstance(small, ast.Expr):
             self._expr(small.value, scope)
-        elif isinstance(small, cst.Assign):
-            targets = [self._prepare_target(t.target, scope) for t in small.targets]
+        elif isinstance(small, ast.Assign):
+            targets = [self._prepare_target(t, scope) for t in small.targets]
             value = self._expr(small.value, scope)
             for target in targets:
                 self._bind(target, value, scope, span)
             if module_level and len(small.targets) == 1:
-                first = small.targets[0].target
-                if isinstance(first, cst.Name) and first.value == "__all__":
+                first = small.targets[0]
+                if isinstance(first, ast.Name) and first.id == "__all__":
                     self.all_names = _string_list(small.value)
-        elif isinstance(small, cst.AnnAssign):
+        elif isinstance(small, ast.AnnAssign):
             target = self._prepare_target(small.target, scope)
-            self._expr(small.annotation.annotation, scope)
+            self._expr(small.annotation, scope)
             if small.value is not None:
                 self._bind(target, self._expr(small.value, scope), scope, span)
-        elif isinstance(small, cst.AugAssign):
+        elif isinstance(small, ast.AugAssign):
             target = self._prepare_target(small.target, scope)
             current = _target_value(target)
             value = self._expr(small.value, scope)
@@ -374,58 +413,49 @@ class _ModuleBuilder:
                     Store("inplace", self._name(target[1], scope), target[1], span, value)
                 )
             self._bind(target, ("op", (current, value)), scope, span)
-        elif isinstance(small, cst.Return):
+        elif isinstance(small, ast.Return):
             summary.returns.append(
-                self._expr(small.value, scope) if small.value is not None else ("lit", "none", None)
+                self._expr(small.value, scope) if small.value is not None else NONE
             )
             summary.rebound_at_returns.append(frozenset(scope.rebound))
-        elif isinstance(small, cst.Del):
-            self._delete(small.target, scope, span)
-        elif isinstance(small, cst.Global):
-            summary.globals_declared = summary.globals_declared | {
-                n.name.value for n in small.names
-            }
-        elif isinstance(small, cst.Nonlocal):
-            summary.nonlocals_declared = summary.nonlocals_declared | {
-                n.name.value for n in small.names
-            }
-        elif isinstance(small, cst.Import | cst.ImportFrom):
+        elif isinstance(small, ast.Delete):
+            for deleted in small.targets:
+                self._delete(deleted, scope, span)
+        elif isinstance(small, ast.Global):
+            summary.globals_declared = summary.globals_declared | set(small.names)
+        elif isinstance(small, ast.Nonlocal):
+            summary.nonlocals_declared = summary.nonlocals_declared | set(small.names)
+        elif isinstance(small, ast.Import | ast.ImportFrom):
             self._import(small, scope, module_level=module_level)
-        elif isinstance(small, cst.Raise):
+        elif isinstance(small, ast.Raise):
             if small.exc is not None:
                 self._expr(small.exc, scope)
             if small.cause is not None:
-                self._expr(small.cause.item, scope)
-        elif isinstance(small, cst.Assert):
+                self._expr(small.cause, scope)
+        elif isinstance(small, ast.Assert):
             self._expr(small.test, scope)
             if small.msg is not None:
                 self._expr(small.msg, scope)
 
     def _import(
-        self, node: cst.Import | cst.ImportFrom, scope: _Scope, *, module_level: bool
+        self, node: ast.Import | ast.ImportFrom, scope: _Scope, *, module_level: bool
     ) -> None:
         found: list[ImportSummary] = []
-        if isinstance(node, cst.Import):
+        if isinstance(node, ast.Import):
             for alias in node.names:
-                full = dotted_name(alias.name) or ""
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    found.append(ImportSummary(alias.asname.name.value, full, None))
+                full = alias.name
+                if alias.asname is not None:
+                    found.append(ImportSummary(alias.asname, full, None))
                 else:
                     found.append(ImportSummary(full.split(".")[0], full.split(".")[0], None))
         else:
-            source = "." * len(node.relative) + (
-                dotted_name(node.module) or "" if node.module is not None else ""
-            )
-            if isinstance(node.names, cst.ImportStar):
+            source = "." * node.level + (node.module or "")
+            if any(alias.name == "*" for alias in node.names):
                 if module_level:
                     self.star_imports.append(source)
                 return
             for alias in node.names:
-                name = alias.name.value if isinstance(alias.name, cst.Name) else ""
-                local = name
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    local = alias.asname.name.value
-                found.append(ImportSummary(local, source, name))
+                found.append(ImportSummary(alias.asname or alias.name, source, alias.name))
         for imp in found:
             if module_level:
                 self.imports[imp.local] = imp
@@ -436,20 +466,20 @@ class _ModuleBuilder:
                 )
 
     def _function(
-        self, node: cst.FunctionDef, outer: _Scope, *, prefix: str, cls_name: str | None
+        self, node: Function, outer: _Scope, *, prefix: str, cls_name: str | None
     ) -> None:
-        span = self.take("def", node, node.name.value)
-        qualname = f"{prefix}{node.name.value}"
-        decorators = tuple(self._decorator(d, outer) for d in node.decorators)
+        span = self.take(node)
+        qualname = f"{prefix}{node.name}"
+        decorators = tuple(self._decorator(d, outer) for d in node.decorator_list)
         decorator_names = {d.name for d in decorators}
         binds_receiver = cls_name is not None and "staticmethod" not in decorator_names
-        params = tuple(self._params(node.params, outer))
+        params = tuple(self._params(node.args, outer))
         if node.returns is not None:
-            self._expr(node.returns.annotation, outer)
+            self._expr(node.returns, outer)
         parent = outer.summary.qualname if outer.summary.qualname != "<module>" else None
         summary = FunctionSummary(
             qualname=qualname,
-            name=node.name.value,
+            name=node.name,
             line=span.start_line,
             span=span,
             class_qualname=cls_name,
@@ -457,12 +487,13 @@ class _ModuleBuilder:
             params=params,
             decorators=decorators,
             binds_receiver=binds_receiver,
-            is_async=node.asynchronous is not None,
-            ignore_comment=_has_ignore_comment(node),
-            docstring=node.get_docstring(),
+            is_async=isinstance(node, ast.AsyncFunctionDef),
+            ignore_comment=self.ignore_comments is not None
+            and self.ignore_comments.has_ignore_comment(node),
+            docstring=ast.get_docstring(node),
         )
         self.functions[qualname] = summary
-        body = _body(node.body)
+        body = node.body
         local_names = _local_names(body) | {p.name for p in params}
         summary.may_fall_through = _may_fall_through(body)
         scope = _Scope(summary, local_names)
@@ -472,17 +503,18 @@ class _ModuleBuilder:
         self._block(body, scope, prefix=f"{qualname}.", cls=None)
         self._reaching(scope)
 
-    def _class(self, node: cst.ClassDef, outer: _Scope, *, prefix: str) -> None:
-        span = self.take("class", node, node.name.value)
-        qualname = f"{prefix}{node.name.value}"
-        decorators = [self._class_decorator(d, outer) for d in node.decorators]
+    def _class(self, node: ast.ClassDef, outer: _Scope, *, prefix: str) -> None:
+        span = self.take(node)
+        qualname = f"{prefix}{node.name}"
+        decorators = [self._class_decorator(d, outer) for d in node.decorator_list]
         bases = []
-        for arg in node.bases:
-            self._expr(arg.value, outer)
-            if arg.keyword is None and (name := dotted_name(arg.value)) is not None:
+        for base in node.bases:
+            self._expr(base, outer)
+            named = base.value if isinstance(base, ast.Starred) else base
+            if (name := dotted_name(named)) is not None:
                 bases.append(name)
-        for arg in node.keywords:
-            self._expr(arg.value, outer)
+        for keyword in node.keywords:
+            self._expr(keyword.value, outer)
         methods = []
         # Class-level statements run once, at class creation: walked (for positions and
         # nested definitions) in a scope of their own that no function reads.
@@ -500,11 +532,11 @@ class _ModuleBuilder:
         )
         self.functions[body_summary.qualname] = body_summary
         body_scope = _Scope(body_summary, set())
-        for stmt in _body(node.body):
-            if isinstance(stmt, cst.FunctionDef):
+        for stmt in node.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._function(stmt, outer, prefix=f"{qualname}.", cls_name=qualname)
-                methods.append(stmt.name.value)
-            elif isinstance(stmt, cst.ClassDef):
+                methods.append(stmt.name)
+            elif isinstance(stmt, ast.ClassDef):
                 self._class(stmt, outer, prefix=f"{qualname}.")
             else:
                 self._statement(
@@ -513,41 +545,39 @@ class _ModuleBuilder:
         parent = outer.summary.qualname if outer.summary.qualname != "<module>" else None
         self.classes[qualname] = ClassSummary(
             qualname=qualname,
-            name=node.name.value,
+            name=node.name,
             bases=tuple(bases),
             methods=tuple(methods),
             line=span.start_line,
             parent_qualname=parent,
             decorators=tuple(decorators),
         )
-        outer.summary.locals.setdefault(node.name.value, []).append(("class", qualname))
+        outer.summary.locals.setdefault(node.name, []).append(("class", qualname))
 
-    def _class_decorator(self, decorator: cst.Decorator, outer: _Scope) -> DecoratorInfo:
+    def _class_decorator(self, expr: ast.expr, outer: _Scope) -> DecoratorInfo:
         """A class decorator, evaluated in the enclosing scope (where it runs); a call's
         keyword arguments are read back from the call site the evaluation recorded."""
-        expr = decorator.decorator
         value = self._expr(expr, outer)
-        if isinstance(expr, cst.Call) and value[0] == "call":
+        if isinstance(expr, ast.Call) and value[0] == "call":
             site = outer.summary.calls[value[1]]
             return DecoratorInfo(
                 name=dotted_name(expr.func) or "", called=True, kwargs=site.kwargs, span=site.span
             )
         return DecoratorInfo(name=dotted_name(expr) or "", called=False)
 
-    def _decorator(self, decorator: cst.Decorator, scope: _Scope) -> DecoratorInfo:
-        expr = decorator.decorator
-        if isinstance(expr, cst.Call):
-            span = self.take("call", expr, dotted_name(expr.func))
+    def _decorator(self, expr: ast.expr, scope: _Scope) -> DecoratorInfo:
+        if isinstance(expr, ast.Call):
+            span = self.take(expr)
             self._expr(expr.func, scope)
             args: list[Sym] = []
             kwargs: list[tuple[str, Sym]] = []
             sources: list[tuple[str, str]] = []
-            for i, arg in enumerate(expr.args):
-                value = self._expr(arg.value, scope)
-                text = self.tree.code_for_node(arg.value)
-                if arg.keyword is not None:
-                    kwargs.append((arg.keyword.value, value))
-                    sources.append((arg.keyword.value, text))
+            for i, (keyword, value_node, _star) in enumerate(_arguments(expr)):
+                value = self._expr(value_node, scope)
+                text = self.source(value_node)
+                if keyword is not None:
+                    kwargs.append((keyword, value))
+                    sources.append((keyword, text))
                 else:
                     args.append(value)
                     sources.append((f"#{i}", text))
@@ -562,55 +592,53 @@ class _ModuleBuilder:
         self._expr(expr, scope)
         return DecoratorInfo(name=dotted_name(expr) or "", called=False)
 
-    def _params(self, params: cst.Parameters, scope: _Scope) -> list[Param]:
+    def _params(self, params: ast.arguments, scope: _Scope) -> list[Param]:
         result: list[Param] = []
 
-        def add(p: cst.Param, kind: str) -> None:
+        def add(p: ast.arg, kind: str, default_node: ast.expr | None) -> None:
             annotation = None
             if p.annotation is not None:
-                self._expr(p.annotation.annotation, scope)
-                annotation = dotted_name(p.annotation.annotation) or _annotation_text(
-                    self.tree, p.annotation.annotation
-                )
-            default = self._expr(p.default, scope) if p.default is not None else None
-            result.append(Param(p.name.value, kind, default, annotation))
+                self._expr(p.annotation, scope)
+                annotation = dotted_name(p.annotation) or self._annotation_text(p.annotation)
+            default = self._expr(default_node, scope) if default_node is not None else None
+            result.append(Param(p.arg, kind, default, annotation))
 
-        for p in params.posonly_params:
-            add(p, "posonly")
-        for p in params.params:
-            add(p, "normal")
-        if isinstance(params.star_arg, cst.Param):
-            add(params.star_arg, "vararg")
-        for p in params.kwonly_params:
-            add(p, "kwonly")
-        if params.star_kwarg is not None:
-            add(params.star_kwarg, "kwarg")
+        positional = [*params.posonlyargs, *params.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(params.defaults))
+        defaults.extend(params.defaults)
+        for i, p in enumerate(positional):
+            add(p, "posonly" if i < len(params.posonlyargs) else "normal", defaults[i])
+        if params.vararg is not None:
+            add(params.vararg, "vararg", None)
+        for p, default in zip(params.kwonlyargs, params.kw_defaults, strict=False):
+            add(p, "kwonly", default)
+        if params.kwarg is not None:
+            add(params.kwarg, "kwarg", None)
         return result
+
+    def _annotation_text(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value  # a string annotation: "tf.Tensor"
+        if isinstance(node, ast.Subscript | ast.BinOp):
+            return self.source(node)
+        return None
 
     # ----------------------------------------------------------------- bindings
 
-    def _prepare_target(self, target: cst.BaseExpression, scope: _Scope) -> Target:
+    def _prepare_target(self, target: ast.expr, scope: _Scope) -> Target:
         """Walk an assignment target's own expressions (in source order, before the value)."""
-        if isinstance(target, cst.Name):
-            return ("name", target.value)
-        if isinstance(target, cst.Tuple | cst.List):
-            return (
-                "unpack",
-                tuple(
-                    self._prepare_target(e.value, scope)
-                    if not isinstance(e, cst.StarredElement)
-                    else ("star", self._prepare_target(e.value, scope))
-                    for e in target.elements
-                ),
-            )
-        if isinstance(target, cst.StarredElement):
+        if isinstance(target, ast.Name):
+            return ("name", target.id)
+        if isinstance(target, ast.Tuple | ast.List):
+            return ("unpack", tuple(self._prepare_target(e, scope) for e in target.elts))
+        if isinstance(target, ast.Starred):
             return ("star", self._prepare_target(target.value, scope))
-        if isinstance(target, cst.Attribute):
-            return ("attr", self._expr(target.value, scope), target.attr.value)
-        if isinstance(target, cst.Subscript):
+        if isinstance(target, ast.Attribute):
+            return ("attr", self._expr(target.value, scope), target.attr)
+        if isinstance(target, ast.Subscript):
             base = self._expr(target.value, scope)
-            for subscript in target.slice:
-                self._slice(subscript.slice, scope)
+            for part in self._subscript_parts(target.slice):
+                self._slice(part, scope)
             return ("item", base)
         self._expr(target, scope)
         return ("none",)
@@ -651,36 +679,57 @@ class _ModuleBuilder:
             if base[0] == "local":
                 summary.locals.setdefault(base[1], []).append(("seq", "list", (value,)))
 
-    def _delete(self, target: cst.BaseExpression, scope: _Scope, span: Span) -> None:
-        if isinstance(target, cst.Tuple | cst.List):
-            for element in target.elements:
-                self._delete(element.value, scope, span)
-        elif isinstance(target, cst.Subscript):
+    def _delete(self, target: ast.expr, scope: _Scope, span: Span) -> None:
+        if isinstance(target, ast.Tuple | ast.List):
+            for element in target.elts:
+                self._delete(element, scope, span)
+        elif isinstance(target, ast.Subscript):
             base = self._expr(target.value, scope)
-            for subscript in target.slice:
-                self._slice(subscript.slice, scope)
+            for part in self._subscript_parts(target.slice):
+                self._slice(part, scope)
             scope.summary.stores.append(Store("del_item", base, "", span))
-        elif isinstance(target, cst.Attribute):
+        elif isinstance(target, ast.Attribute):
             base = self._expr(target.value, scope)
-            scope.summary.stores.append(Store("del_attr", base, target.attr.value, span))
-        elif isinstance(target, cst.Name):
-            name = target.value
+            scope.summary.stores.append(Store("del_attr", base, target.attr, span))
+        elif isinstance(target, ast.Name):
+            name = target.id
             if name in scope.summary.globals_declared:
                 scope.summary.stores.append(Store("global", ("name", name), name, span))
 
-    def _slice(self, part: cst.BaseSlice, scope: _Scope) -> list[Sym]:
-        """The values a subscript uses (slice bounds, indices), walked in source order."""
-        if isinstance(part, cst.Index):
-            return [self._expr(part.value, scope)]
-        if isinstance(part, cst.Slice):
+    def _subscript_parts(self, index: ast.expr) -> list[ast.expr]:
+        """The comma-separated parts of a subscript: `x[a, 1:2]` has two, `x[(a, b)]` one
+        (a tuple written in brackets of its own is an index like any other)."""
+        if type(index) is not ast.Tuple or self._parenthesized(index):
+            return [index]
+        return index.elts
+
+    def _parenthesized(self, node: ast.Tuple) -> bool:
+        """Whether a tuple is written in parentheses of its own (its position then covers
+        them: `(a, b)`, where `(a), b` starts at the same bracket but closes it earlier)."""
+        text = self.source(node)
+        if not text.startswith("("):
+            return False
+        depth = 0
+        for i, char in enumerate(text):
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth -= 1
+                if depth == 0:
+                    return i == len(text) - 1
+        return False
+
+    def _slice(self, part: ast.expr, scope: _Scope) -> list[Sym]:
+        """The values a subscript part uses (slice bounds, an index), walked in source
+        order."""
+        if isinstance(part, ast.Slice):
             # Always three bounds (lower, upper, step), `None` where omitted: `p.shape[1:]`
             # and `p.shape[:1]` read different axes.
-            none: Sym = ("lit", "none", None)
             return [
-                self._expr(bound, scope) if bound is not None else none
+                self._expr(bound, scope) if bound is not None else NONE
                 for bound in (part.lower, part.upper, part.step)
             ]
-        return []
+        return [self._expr(part, scope)]
 
     # ----------------------------------------------------------------- expressions
 
@@ -694,159 +743,177 @@ class _ModuleBuilder:
             return ("local", name)
         return ("name", name)
 
-    def _expr(self, expr: cst.BaseExpression | None, scope: _Scope) -> Sym:
+    def _expr(self, expr: ast.expr | None, scope: _Scope) -> Sym:
         if expr is None:
             return UNKNOWN
-        if isinstance(expr, cst.Name):
-            if expr.value in ("True", "False"):
-                return ("lit", "bool", expr.value == "True")
-            if expr.value == "None":
-                return ("lit", "none", None)
-            return self._name(expr.value, scope)
-        if isinstance(expr, cst.Attribute):
-            base = self._expr(expr.value, scope)
-            if expr.attr.value in VARIABLE_LISTS:
-                scope.summary.variable_reads.append(
-                    (base, expr.attr.value, self.last_span, len(scope.summary.calls))
-                )
-            return ("attr", base, expr.attr.value)
-        if isinstance(expr, cst.Call):
-            return self._call(expr, scope)
-        if isinstance(expr, cst.Integer):
-            return ("lit", "int", _safe_literal(expr))
-        if isinstance(expr, cst.Float):
-            return ("lit", "float", _safe_literal(expr))
-        if isinstance(expr, cst.Imaginary):
-            return ("lit", "complex", None)
-        if isinstance(expr, cst.SimpleString | cst.ConcatenatedString):
-            value = _string_value(expr)
-            if isinstance(value, bytes):
-                return ("lit", "bytes", None)
-            return ("lit", "str", value if value is None or len(value) < 200 else value[:200])
-        if isinstance(expr, cst.FormattedString):
-            shown = self._formatted(expr.parts, scope)
-            return ("fstr", tuple(shown)) if shown else ("lit", "str", None)
-        if isinstance(expr, cst.BinaryOperation):
-            pair = (self._expr(expr.left, scope), self._expr(expr.right, scope))
-            if isinstance(expr.operator, cst.MatrixMultiply):
-                return ("op", pair, "matmul")
-            if isinstance(expr.operator, cst.Modulo) and pair[0][:2] == ("lit", "str"):
-                # `"%s" % x` is Python's string formatting whatever x is (str.__mod__ never
-                # defers to the right operand): a string, not an operation on a tensor.
-                return ("lit", "str", None)
-            return ("op", pair)
-        if isinstance(expr, cst.UnaryOperation):
-            operand = self._expr(expr.expression, scope)
-            if isinstance(expr.operator, cst.Not):
-                return ("lit", "bool", None)
-            if operand[0] == "lit" and isinstance(expr.operator, cst.Minus):
-                value = operand[2]
-                return ("lit", operand[1], -value if isinstance(value, int | float) else value)
-            return ("op", (operand,))
-        if isinstance(expr, cst.BooleanOperation):
-            return ("cond", (self._expr(expr.left, scope), self._expr(expr.right, scope)))
-        if isinstance(expr, cst.Comparison):
-            operands = [self._expr(expr.left, scope)]
-            operands.extend(self._expr(c.comparator, scope) for c in expr.comparisons)
-            if any(
-                isinstance(c.operator, cst.In | cst.NotIn | cst.Is | cst.IsNot)
-                for c in expr.comparisons
-            ):
-                return ("lit", "bool", None)
-            return ("op", tuple(operands), "compare")
-        if isinstance(expr, cst.IfExp):
-            body = self._expr(expr.body, scope)
-            self._expr(expr.test, scope)
-            return ("cond", (body, self._expr(expr.orelse, scope)))
-        if isinstance(expr, cst.Subscript):
-            base = self._expr(expr.value, scope)
-            index: Sym = UNKNOWN
-            computed_steps: list[Sym] = []
-            if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
-                index = self._expr(expr.slice[0].slice.value, scope)
-            else:
-                bounds: list[Sym] = []
-                for subscript in expr.slice:
-                    part = self._slice(subscript.slice, scope)
-                    bounds.extend(part)
-                    step = subscript.slice.step if isinstance(subscript.slice, cst.Slice) else None
-                    if step is not None and part[2][0] != "lit":
-                        computed_steps.append(part[2])
-                index = ("slice", tuple(bounds))
-            read = ("item", base, index)
-            if computed_steps:
-                scope.summary.stepped_slices.setdefault(
-                    read, (computed_steps[0], self.statement_span)
-                )
-            if index[0] not in ("lit", "slice"):
-                scope.summary.index_reads.setdefault(read, self.statement_span)
-            return read
-        if isinstance(expr, cst.List | cst.Tuple | cst.Set):
-            kind = type(expr).__name__.lower()
-            elements = tuple(self._element(e, scope) for e in expr.elements)
-            return ("seq", kind, elements)
-        if isinstance(expr, cst.Dict):
-            values = []
-            for dict_element in expr.elements:
-                if isinstance(dict_element, cst.DictElement):
-                    self._expr(dict_element.key, scope)
-                values.append(self._expr(dict_element.value, scope))
-            return ("dict", tuple(values))
-        if isinstance(expr, cst.ListComp | cst.SetComp | cst.GeneratorExp):
-            # Source order: the element first, then the loops that bind its names.
-            scope.repeated_expressions += 1
-            outer_loops = scope.loops
-            scope.loops = (*outer_loops, -1)
-            try:
-                produced = self._expr(expr.elt, scope)
-            finally:
-                scope.repeated_expressions -= 1
-                scope.loops = outer_loops
-            self._comprehension(expr.for_in, scope)
-            return ("seq", "list", (produced,)) if isinstance(expr, cst.ListComp) else ("fresh",)
-        if isinstance(expr, cst.DictComp):
-            scope.repeated_expressions += 1
-            outer_loops = scope.loops
-            scope.loops = (*outer_loops, -1)
-            try:
-                self._expr(expr.key, scope)
-                value = self._expr(expr.value, scope)
-            finally:
-                scope.repeated_expressions -= 1
-                scope.loops = outer_loops
-            self._comprehension(expr.for_in, scope)
-            return ("dict", (value,))
-        if isinstance(expr, cst.Lambda):
-            return self._lambda(expr, scope)
-        if isinstance(expr, cst.Await):
-            return self._expr(expr.expression, scope)
-        if isinstance(expr, cst.NamedExpr):
-            target = self._prepare_target(expr.target, scope)
-            value = self._expr(expr.value, scope)
-            self._bind(target, value, scope, None)
-            return value
-        if isinstance(expr, cst.StarredElement):
-            return self._expr(expr.value, scope)
-        if isinstance(expr, cst.Yield):
-            scope.summary.is_generator = True
-            yielded = expr.value
-            if isinstance(yielded, cst.From):
-                scope.summary.yields.append(("iter", self._expr(yielded.item, scope)))
-            elif yielded is not None:
-                scope.summary.yields.append(self._expr(yielded, scope))
+        handler = _EXPRESSIONS.get(type(expr))
+        if handler is None:
             return UNKNOWN
-        if isinstance(expr, cst.Ellipsis):
-            return ("lit", "none", None)
+        result: Sym = handler(self, expr, scope)
+        return result
+
+    def _name_expr(self, expr: ast.Name, scope: _Scope) -> Sym:
+        return self._name(expr.id, scope)
+
+    def _constant(self, expr: ast.Constant, scope: _Scope) -> Sym:
+        value = expr.value
+        if value is None or value is Ellipsis:
+            return NONE
+        if value is True or value is False:
+            return ("lit", "bool", value)
+        if isinstance(value, str):
+            return ("lit", "str", value if len(value) < 200 else value[:200])
+        if isinstance(value, int):
+            return ("lit", "int", value)
+        if isinstance(value, float):
+            return ("lit", "float", value)
+        if isinstance(value, bytes):
+            return ("lit", "bytes", None)
+        if isinstance(value, complex):
+            return ("lit", "complex", None)
         return UNKNOWN
 
-    def _lambda(self, expr: cst.Lambda, scope: _Scope) -> Sym:
+    def _attribute(self, expr: ast.Attribute, scope: _Scope) -> Sym:
+        base = self._expr(expr.value, scope)
+        if expr.attr in VARIABLE_LISTS:
+            scope.summary.variable_reads.append(
+                (base, expr.attr, self.last_span, len(scope.summary.calls))
+            )
+        return ("attr", base, expr.attr)
+
+    def _joined_string(self, expr: ast.JoinedStr, scope: _Scope) -> Sym:
+        shown = self._formatted(expr.values, scope)
+        return ("fstr", tuple(shown)) if shown else ("lit", "str", None)
+
+    def _binary(self, expr: ast.BinOp, scope: _Scope) -> Sym:
+        pair = (self._expr(expr.left, scope), self._expr(expr.right, scope))
+        if type(expr.op) is ast.MatMult:
+            return ("op", pair, "matmul")
+        if type(expr.op) is ast.Mod and pair[0][:2] == ("lit", "str"):
+            # `"%s" % x` is Python's string formatting whatever x is (str.__mod__ never
+            # defers to the right operand): a string, not an operation on a tensor.
+            return ("lit", "str", None)
+        return ("op", pair)
+
+    def _unary(self, expr: ast.UnaryOp, scope: _Scope) -> Sym:
+        operand = self._expr(expr.operand, scope)
+        if type(expr.op) is ast.Not:
+            return ("lit", "bool", None)
+        if operand[0] == "lit" and type(expr.op) is ast.USub:
+            value = operand[2]
+            return ("lit", operand[1], -value if isinstance(value, int | float) else value)
+        return ("op", (operand,))
+
+    def _boolean(self, expr: ast.BoolOp, scope: _Scope) -> Sym:
+        # Pairs, the first operands innermost: `a and b and c` is ((a, b), c).
+        values = expr.values
+        result = self._expr(values[0], scope)
+        for operand in values[1:]:
+            result = ("cond", (result, self._expr(operand, scope)))
+        return result
+
+    def _compare(self, expr: ast.Compare, scope: _Scope) -> Sym:
+        operands = [self._expr(expr.left, scope)]
+        operands.extend(self._expr(c, scope) for c in expr.comparators)
+        if any(type(op) in _IDENTITY_TESTS for op in expr.ops):
+            return ("lit", "bool", None)
+        return ("op", tuple(operands), "compare")
+
+    def _if_expression(self, expr: ast.IfExp, scope: _Scope) -> Sym:
+        body = self._expr(expr.body, scope)
+        self._expr(expr.test, scope)
+        return ("cond", (body, self._expr(expr.orelse, scope)))
+
+    def _subscript(self, expr: ast.Subscript, scope: _Scope) -> Sym:
+        base = self._expr(expr.value, scope)
+        index: Sym = UNKNOWN
+        computed_steps: list[Sym] = []
+        parts = self._subscript_parts(expr.slice)
+        if len(parts) == 1 and type(parts[0]) is not ast.Slice:
+            index = self._expr(parts[0], scope)
+        else:
+            bounds: list[Sym] = []
+            for part in parts:
+                found = self._slice(part, scope)
+                bounds.extend(found)
+                if type(part) is ast.Slice and part.step is not None and found[2][0] != "lit":
+                    computed_steps.append(found[2])
+            index = ("slice", tuple(bounds))
+        read = ("item", base, index)
+        if computed_steps:
+            scope.summary.stepped_slices.setdefault(read, (computed_steps[0], self.statement_span))
+        if index[0] not in ("lit", "slice"):
+            scope.summary.index_reads.setdefault(read, self.statement_span)
+        return read
+
+    def _display(self, expr: ast.List | ast.Tuple | ast.Set, scope: _Scope) -> Sym:
+        kind = _DISPLAY_KINDS[type(expr)]
+        return ("seq", kind, tuple(self._element(e, scope) for e in expr.elts))
+
+    def _dict(self, expr: ast.Dict, scope: _Scope) -> Sym:
+        values = []
+        for key, value in zip(expr.keys, expr.values, strict=True):
+            if key is not None:
+                self._expr(key, scope)
+            values.append(self._expr(value, scope))
+        return ("dict", tuple(values))
+
+    def _comprehension_expr(
+        self, expr: ast.ListComp | ast.SetComp | ast.GeneratorExp, scope: _Scope
+    ) -> Sym:
+        # Source order: the element first, then the loops that bind its names.
+        scope.repeated_expressions += 1
+        outer_loops = scope.loops
+        scope.loops = (*outer_loops, -1)
+        try:
+            produced = self._expr(expr.elt, scope)
+        finally:
+            scope.repeated_expressions -= 1
+            scope.loops = outer_loops
+        self._comprehension(expr.generators, scope)
+        return ("seq", "list", (produced,)) if type(expr) is ast.ListComp else ("fresh",)
+
+    def _dict_comprehension(self, expr: ast.DictComp, scope: _Scope) -> Sym:
+        scope.repeated_expressions += 1
+        outer_loops = scope.loops
+        scope.loops = (*outer_loops, -1)
+        try:
+            self._expr(expr.key, scope)
+            value = self._expr(expr.value, scope)
+        finally:
+            scope.repeated_expressions -= 1
+            scope.loops = outer_loops
+        self._comprehension(expr.generators, scope)
+        return ("dict", (value,))
+
+    def _await(self, expr: ast.Await, scope: _Scope) -> Sym:
+        return self._expr(expr.value, scope)
+
+    def _named(self, expr: ast.NamedExpr, scope: _Scope) -> Sym:
+        target = self._prepare_target(expr.target, scope)
+        value = self._expr(expr.value, scope)
+        self._bind(target, value, scope, None)
+        return value
+
+    def _starred(self, expr: ast.Starred, scope: _Scope) -> Sym:
+        return self._expr(expr.value, scope)
+
+    def _yield(self, expr: ast.Yield | ast.YieldFrom, scope: _Scope) -> Sym:
+        scope.summary.is_generator = True
+        if type(expr) is ast.YieldFrom:
+            scope.summary.yields.append(("iter", self._expr(expr.value, scope)))
+        elif expr.value is not None:
+            scope.summary.yields.append(self._expr(expr.value, scope))
+        return UNKNOWN
+
+    def _lambda(self, expr: ast.Lambda, scope: _Scope) -> Sym:
         """A lambda becomes a function of its own (not reported): `ds.map(lambda x: f(x))`
         must hand the dataset's tensors on to `f`."""
         outer = scope.summary
         self.lambda_count += 1
         prefix = "" if outer.qualname == "<module>" else f"{outer.qualname}."
         qualname = f"{prefix}<lambda{self.lambda_count}>"
-        params = tuple(self._params(expr.params, scope))
+        params = tuple(self._params(expr.args, scope))
         summary = FunctionSummary(
             qualname=qualname,
             name="<lambda>",
@@ -867,36 +934,28 @@ class _ModuleBuilder:
         summary.rebound_at_returns.append(frozenset())
         return ("def", qualname)
 
-    def _element(self, element: cst.BaseElement, scope: _Scope) -> Sym:
-        value = self._expr(element.value, scope)
-        if isinstance(element, cst.StarredElement):
-            return ("iter", value)
-        return value
+    def _element(self, element: ast.expr, scope: _Scope) -> Sym:
+        if type(element) is ast.Starred:
+            return ("iter", self._expr(element.value, scope))
+        return self._expr(element, scope)
 
-    def _comprehension(self, for_in: cst.CompFor, scope: _Scope) -> None:
+    def _comprehension(self, generators: list[ast.comprehension], scope: _Scope) -> None:
         # Its names are its own (Python 3): binding them must not kill the function's values.
         self.block_count += 1
         outer = scope.path
         scope.path = (*outer, self.block_count)
         try:
-            self._comprehension_loops(for_in, scope)
+            for generator in generators:
+                target = self._prepare_target(generator.target, scope)
+                iterable = self._expr(generator.iter, scope)
+                scope.summary.loops.append(Loop(iterable, self.statement_span, comprehension=True))
+                self._bind(target, ("iter", iterable), scope, None)
+                for condition in generator.ifs:
+                    self._expr(condition, scope)
         finally:
             scope.path = outer
 
-    def _comprehension_loops(self, for_in: cst.CompFor, scope: _Scope) -> None:
-        current: cst.CompFor | None = for_in
-        while current is not None:
-            target = self._prepare_target(current.target, scope)
-            iterable = self._expr(current.iter, scope)
-            scope.summary.loops.append(Loop(iterable, self.statement_span, comprehension=True))
-            self._bind(target, ("iter", iterable), scope, None)
-            for condition in current.ifs:
-                self._expr(condition.test, scope)
-            current = current.inner_for_in
-
-    def _formatted(
-        self, parts: Sequence[cst.BaseFormattedStringContent], scope: _Scope
-    ) -> list[Sym]:
+    def _formatted(self, parts: Sequence[ast.expr], scope: _Scope) -> list[Sym]:
         """Walk an f-string; return the values it converts with `!s`/`!r`, which is where a
         tensor shows as `tf.Tensor(...)` (without a conversion, `format()` shows a scalar
         tensor's value)."""
@@ -904,31 +963,31 @@ class _ModuleBuilder:
         self.in_fstring += 1
         try:
             for part in parts:
-                if isinstance(part, cst.FormattedStringExpression):
-                    value = self._expr(part.expression, scope)
+                if type(part) is ast.FormattedValue:
+                    value = self._expr(part.value, scope)
                     if part.format_spec is not None:
-                        self._formatted(part.format_spec, scope)
-                    if part.conversion in ("s", "r"):
+                        self._formatted(part.format_spec.values, scope)  # type: ignore[attr-defined]
+                    if part.conversion in _CONVERSIONS_SHOWN:
                         shown.append(value)
         finally:
             self.in_fstring -= 1
         return shown
 
-    def _call(self, call: cst.Call, scope: _Scope) -> Sym:
-        span = self.take("call", call, dotted_name(call.func))
+    def _call(self, call: ast.Call, scope: _Scope) -> Sym:
+        span = self.take(call)
         callee = self._expr(call.func, scope)
         args: list[Sym] = []
         kwargs: list[tuple[str, Sym]] = []
         star = False
         star_values: list[Sym] = []
-        for arg in call.args:
-            value = self._expr(arg.value, scope)
-            if arg.star:
+        for keyword, value_node, starred in _arguments(call):
+            value = self._expr(value_node, scope)
+            if starred:
                 star = True
                 star_values.append(value)
                 continue
-            if arg.keyword is not None:
-                kwargs.append((arg.keyword.value, value))
+            if keyword is not None:
+                kwargs.append((keyword, value))
             else:
                 args.append(value)
         summary = scope.summary
@@ -959,97 +1018,101 @@ class _ModuleBuilder:
         return ("call", len(summary.calls) - 1)
 
 
+_SIMPLE_STATEMENTS = frozenset(
+    {
+        ast.Expr,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.AugAssign,
+        ast.Return,
+        ast.Delete,
+        ast.Global,
+        ast.Nonlocal,
+        ast.Import,
+        ast.ImportFrom,
+        ast.Raise,
+        ast.Assert,
+        ast.Pass,
+        ast.Break,
+        ast.Continue,
+    }
+)
+"""Statements without a block: each is its own `statement_span`."""
+
+_TRY_STATEMENTS: tuple[type[ast.stmt], ...] = (ast.Try, getattr(ast, "TryStar", ast.Try))
+"""`try` and, from Python 3.11, `try`/`except*` (the same fields)."""
+
+_IDENTITY_TESTS = frozenset({ast.In, ast.NotIn, ast.Is, ast.IsNot})
+"""Comparisons that give a Python bool whatever the operands (no tensor op)."""
+
+_DISPLAY_KINDS: dict[type[ast.expr], str] = {ast.List: "list", ast.Tuple: "tuple", ast.Set: "set"}
+
+_EXPRESSIONS: dict[type[ast.AST], Any] = {
+    ast.Name: _ModuleBuilder._name_expr,
+    ast.Constant: _ModuleBuilder._constant,
+    ast.Attribute: _ModuleBuilder._attribute,
+    ast.Call: _ModuleBuilder._call,
+    ast.JoinedStr: _ModuleBuilder._joined_string,
+    ast.BinOp: _ModuleBuilder._binary,
+    ast.UnaryOp: _ModuleBuilder._unary,
+    ast.BoolOp: _ModuleBuilder._boolean,
+    ast.Compare: _ModuleBuilder._compare,
+    ast.IfExp: _ModuleBuilder._if_expression,
+    ast.Subscript: _ModuleBuilder._subscript,
+    ast.List: _ModuleBuilder._display,
+    ast.Tuple: _ModuleBuilder._display,
+    ast.Set: _ModuleBuilder._display,
+    ast.Dict: _ModuleBuilder._dict,
+    ast.ListComp: _ModuleBuilder._comprehension_expr,
+    ast.SetComp: _ModuleBuilder._comprehension_expr,
+    ast.GeneratorExp: _ModuleBuilder._comprehension_expr,
+    ast.DictComp: _ModuleBuilder._dict_comprehension,
+    ast.Lambda: _ModuleBuilder._lambda,
+    ast.Await: _ModuleBuilder._await,
+    ast.NamedExpr: _ModuleBuilder._named,
+    ast.Starred: _ModuleBuilder._starred,
+    ast.Yield: _ModuleBuilder._yield,
+    ast.YieldFrom: _ModuleBuilder._yield,
+}
+"""The walk of each kind of expression (a dict lookup, not a chain of isinstance tests: the
+walk meets millions of expressions on a large project)."""
+
+
 # --------------------------------------------------------------------- helpers
 
 
-def _body(block: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
-    if isinstance(block, cst.IndentedBlock):
-        return block.body
-    if isinstance(block, cst.SimpleStatementSuite):
-        return [cst.SimpleStatementLine(body=block.body)]
-    return []
+def _arguments(call: ast.Call) -> list[tuple[str | None, ast.expr, bool]]:
+    """A call's arguments in source order: (keyword or None, value, whether `*x`/`**x`).
+    CPython's tree keeps positional and keyword arguments apart; they interleave only where
+    a `*x` follows a keyword (`f(a=1, *rest)`)."""
+    found: list[tuple[str | None, ast.expr, bool]] = []
+    for arg in call.args:
+        if type(arg) is ast.Starred:
+            found.append((None, arg.value, True))
+        else:
+            found.append((None, arg, False))
+    if not call.keywords:
+        return found
+    keywords = [(k.arg, k.value, k.arg is None) for k in call.keywords]
+    if call.args and _before(call.keywords[0].value, call.args[-1]):
+        return sorted(found + keywords, key=lambda a: (a[1].lineno, a[1].col_offset))
+    return found + keywords
 
 
-def _safe_literal(node: cst.Integer | cst.Float) -> int | float | None:
-    """The number a literal denotes. `int`/`float` read every form of Python's numeric
-    literals once the digit separators are gone; libcst's `evaluated_value` compiles each
-    literal instead (thousands of compiles on a generated module)."""
-    text = node.value.replace("_", "")
-    try:
-        return int(text, 0) if isinstance(node, cst.Integer) else float(text)
-    except ValueError:
-        pass
-    try:
-        value = node.evaluated_value
-    except (ValueError, SyntaxError):
-        return None
-    return value
+def _before(a: ast.expr, b: ast.expr) -> bool:
+    return (a.lineno, a.col_offset) < (b.lineno, b.col_offset)
 
 
-def _string_value(node: cst.SimpleString | cst.ConcatenatedString) -> str | bytes | None:
-    """What a string literal denotes, as libcst's `evaluated_value` gives it, without its
-    compile for the common case: a text (not bytes) literal whose characters are its value
-    (raw, or without backslashes; no carriage return, which Python's reader would
-    normalise)."""
-    if isinstance(node, cst.SimpleString):
-        prefix = node.prefix.lower()
-        raw = node.raw_value
-        if "b" not in prefix and "\r" not in raw and ("r" in prefix or "\\" not in raw):
-            return raw
-    return node.evaluated_value
-
-
-def _string_list(value: cst.BaseExpression) -> tuple[str, ...] | None:
-    if not isinstance(value, cst.List | cst.Tuple):
+def _string_list(value: ast.expr) -> tuple[str, ...] | None:
+    if not isinstance(value, ast.List | ast.Tuple):
         return None
     names: list[str] = []
-    for element in value.elements:
-        if isinstance(element.value, cst.SimpleString) and isinstance(
-            text := _string_value(element.value), str
-        ):
-            names.append(text)
+    for element in value.elts:
+        if isinstance(element, ast.Constant) and isinstance(element.value, str):
+            names.append(element.value)
         else:
             return None
     return tuple(names)
-
-
-def _annotation_text(tree: cst.Module, node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.SimpleString) and isinstance(value := _string_value(node), str):
-        return value  # a string annotation: "tf.Tensor"
-    if isinstance(node, cst.Subscript | cst.BinaryOperation):
-        return tree.code_for_node(node)
-    return None
-
-
-def _has_ignore_comment(node: cst.FunctionDef) -> bool:
-    """`# hybridize: ignore` on the def line, on a decorator line, or just above the def."""
-    for line in node.leading_lines:
-        if line.comment is not None and IGNORE_MARKER in line.comment.value:
-            return True
-    for decorator in node.decorators:
-        for line in decorator.leading_lines:
-            if line.comment is not None and IGNORE_MARKER in line.comment.value:
-                return True
-        comment = decorator.trailing_whitespace.comment
-        if comment is not None and IGNORE_MARKER in comment.value:
-            return True
-    body = node.body
-    if isinstance(body, cst.IndentedBlock):
-        comment = body.header.comment
-        return comment is not None and IGNORE_MARKER in comment.value
-    if isinstance(body, cst.SimpleStatementSuite):
-        comment = body.trailing_whitespace.comment
-        return comment is not None and IGNORE_MARKER in comment.value
-    return False
-
-
-def _lambda_params(params: cst.Parameters) -> list[cst.Param]:
-    found = [*params.posonly_params, *params.params, *params.kwonly_params]
-    if isinstance(params.star_arg, cst.Param):
-        found.append(params.star_arg)
-    if params.star_kwarg is not None:
-        found.append(params.star_kwarg)
-    return found
 
 
 def _target_value(target: Target) -> Sym:
@@ -1064,72 +1127,56 @@ def _target_value(target: Target) -> Sym:
     return UNKNOWN
 
 
-def _local_names(body: Sequence[cst.BaseStatement]) -> set[str]:
+def _local_names(body: Sequence[ast.stmt]) -> set[str]:
     """Names a function body binds by statements (assignments, loops, imports, defs, with,
     except). One pass over statements only: names bound inside expressions (walrus,
     comprehensions) are recognised later, when a read finds them among the locals."""
     names: set[str] = set()
-    stack: list[cst.CSTNode] = list(body)
+    stack: list[ast.stmt] = list(body)
     while stack:
         stmt = stack.pop()
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assign):
-                    for target in small.targets:
-                        names.update(_target_names(target.target))
-                elif isinstance(small, cst.AnnAssign | cst.AugAssign):
-                    names.update(_target_names(small.target))
-                elif isinstance(small, cst.Import):
-                    for alias in small.names:
-                        if alias.asname is not None:
-                            names.update(_target_names(alias.asname.name))
-                        else:
-                            names.add((dotted_name(alias.name) or "").split(".")[0])
-                elif isinstance(small, cst.ImportFrom) and not isinstance(
-                    small.names, cst.ImportStar
-                ):
-                    for alias in small.names:
-                        if alias.asname is not None:
-                            names.update(_target_names(alias.asname.name))
-                        elif isinstance(alias.name, cst.Name):
-                            names.add(alias.name.value)
-        elif isinstance(stmt, cst.FunctionDef | cst.ClassDef):
-            names.add(stmt.name.value)
-        elif isinstance(stmt, cst.For):
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                names.update(_target_names(target))
+        elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
             names.update(_target_names(stmt.target))
-            stack.extend(_body(stmt.body))
-            if stmt.orelse is not None:
-                stack.extend(_body(stmt.orelse.body))
-        elif isinstance(stmt, cst.With):
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                names.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                if alias.name != "*":
+                    names.add(alias.asname or alias.name)
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(stmt.name)
+        elif isinstance(stmt, ast.For | ast.AsyncFor):
+            names.update(_target_names(stmt.target))
+            stack.extend(stmt.body)
+            stack.extend(stmt.orelse)
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
             for item in stmt.items:
-                if item.asname is not None:
-                    names.update(_target_names(item.asname.name))
-            stack.extend(_body(stmt.body))
-        elif isinstance(stmt, cst.If):
-            stack.extend(_body(stmt.body))
-            if stmt.orelse is not None:
-                stack.append(stmt.orelse)
-        elif isinstance(stmt, cst.Else | cst.While):
-            stack.extend(_body(stmt.body))
-            if isinstance(stmt, cst.While) and stmt.orelse is not None:
-                stack.extend(_body(stmt.orelse.body))
-        elif isinstance(stmt, cst.Try | cst.TryStar):
-            stack.extend(_body(stmt.body))
+                if item.optional_vars is not None:
+                    names.update(_target_names(item.optional_vars))
+            stack.extend(stmt.body)
+        elif isinstance(stmt, ast.If | ast.While):
+            stack.extend(stmt.body)
+            stack.extend(stmt.orelse)
+        elif isinstance(stmt, _TRY_STATEMENTS):
+            stmt = cast(ast.Try, stmt)
+            stack.extend(stmt.body)
             for handler in stmt.handlers:
                 if handler.name is not None:
-                    names.update(_target_names(handler.name.name))
-                stack.extend(_body(handler.body))
-            if stmt.orelse is not None:
-                stack.extend(_body(stmt.orelse.body))
-            if stmt.finalbody is not None:
-                stack.extend(_body(stmt.finalbody.body))
-        elif isinstance(stmt, cst.Match):
+                    names.add(handler.name)
+                stack.extend(handler.body)
+            stack.extend(stmt.orelse)
+            stack.extend(stmt.finalbody)
+        elif isinstance(stmt, ast.Match):
             for case in stmt.cases:
-                stack.extend(_body(case.body))
+                stack.extend(case.body)
     return names
 
 
-def _may_fall_through(body: Sequence[cst.BaseStatement]) -> bool:
+def _may_fall_through(body: Sequence[ast.stmt]) -> bool:
     """Whether running a body may reach its end (and the function return None implicitly).
 
     Syntactic and on the safe side for the question it serves (may None be returned?): a
@@ -1138,25 +1185,19 @@ def _may_fall_through(body: Sequence[cst.BaseStatement]) -> bool:
     if not body:
         return True
     last = body[-1]
-    if isinstance(last, cst.SimpleStatementLine):
-        return not (last.body and isinstance(last.body[-1], cst.Return | cst.Raise))
-    if isinstance(last, cst.If):
-        if _may_fall_through(_body(last.body)):
-            return True
-        orelse = last.orelse
-        if orelse is None:
-            return True
-        if isinstance(orelse, cst.If):
-            return _may_fall_through([orelse])
-        return _may_fall_through(_body(orelse.body))
-    if isinstance(last, cst.With):
-        return _may_fall_through(_body(last.body))
-    if isinstance(last, cst.Try | cst.TryStar):
-        if last.finalbody is not None and not _may_fall_through(_body(last.finalbody.body)):
+    if isinstance(last, ast.Return | ast.Raise):
+        return False
+    if isinstance(last, ast.If):
+        return _may_fall_through(last.body) or _may_fall_through(last.orelse)
+    if isinstance(last, ast.With | ast.AsyncWith):
+        return _may_fall_through(last.body)
+    if isinstance(last, _TRY_STATEMENTS):
+        last = cast(ast.Try, last)
+        if last.finalbody and not _may_fall_through(last.finalbody):
             return False
-        ending = _body(last.orelse.body) if last.orelse is not None else _body(last.body)
+        ending = last.orelse if last.orelse else last.body
         return _may_fall_through(ending) or any(
-            _may_fall_through(_body(handler.body)) for handler in last.handlers
+            _may_fall_through(handler.body) for handler in last.handlers
         )
     return True
 
@@ -1175,14 +1216,14 @@ def _loop_entry(
     return tuple(entry)
 
 
-def _target_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, cst.Tuple | cst.List):
+def _target_names(target: ast.expr) -> set[str]:
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, ast.Tuple | ast.List):
         found: set[str] = set()
-        for element in target.elements:
-            found |= _target_names(element.value)
+        for element in target.elts:
+            found |= _target_names(element)
         return found
-    if isinstance(target, cst.StarredElement):
+    if isinstance(target, ast.Starred):
         return _target_names(target.value)
     return set()

@@ -59,16 +59,26 @@ def test_one_worker_and_no_items() -> None:
 def test_a_file_that_kills_its_worker_is_left_out_of_the_project(
     make_project: Callable[[dict[str, str | bytes]], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Without the depth guard libcst crashes on this file: the other files are analysed."""
+    """A file whose summary kills the process (as libcst's native parser did on deep nesting
+    before the depth guard): it becomes an error entry, and the other files are analysed."""
+    import os
+    import signal
+
     from hybridize.analyzer import engine
-    from hybridize.analyzer.parse_guard import Screened
 
     files: dict[str, str | bytes] = {f"m{i:02}.py": GOOD for i in range(engine.PARALLEL_THRESHOLD)}
-    files["deep.py"] = "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
+    files["deadly.py"] = GOOD
     root = make_project(files)
-    monkeypatch.setattr(engine, "screen", lambda text: Screened(None, None))
+    summarize = engine.summarize_module
+
+    def crash_on_deadly(relpath: str, text: str, tree: object) -> object:
+        if relpath == "deadly.py":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return summarize(relpath, text, tree)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "summarize_module", crash_on_deadly)
     result, _ = engine.analyze_path(root, engine.AnalysisOptions(use_cache=False, jobs=2))
-    assert [(e.file, "crashed" in e.message) for e in result.errors] == [("deep.py", True)]
+    assert [(e.file, "crashed" in e.message) for e in result.errors] == [("deadly.py", True)]
     assert len({v.file for v in result.functions}) == engine.PARALLEL_THRESHOLD
 
 
