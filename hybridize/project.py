@@ -39,6 +39,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from hybridize.analyzer.cache import SummaryCache
 from hybridize.analyzer.engine import (
@@ -67,12 +68,13 @@ from hybridize.analyzer.sources import (
 from hybridize.analyzer.workers import run_isolated
 from hybridize.config import Config
 from hybridize.model import AnalysisResult, FileError, FunctionVerdict
-from hybridize.refactor.document import Document
-from hybridize.refactor.file_plan import FilePlan, Notice
-from hybridize.refactor.ignore_comment import add_ignore_comment
-from hybridize.refactor.plan import RefactorPlan, plan_refactorings
-from hybridize.refactor.plan_cache import PlanCache
-from hybridize.refactor.selection import Selection
+
+if TYPE_CHECKING:
+    # The refactoring (and libcst with it, a fifth of a second to import) is loaded the first
+    # time a plan is asked for: `hybridize analyze` never needs it.
+    from hybridize.refactor.file_plan import FilePlan, Notice
+    from hybridize.refactor.plan import RefactorPlan
+    from hybridize.refactor.selection import Selection
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,8 @@ class ProjectOptions:
 
     @property
     def selection(self) -> Selection:
+        from hybridize.refactor.selection import Selection
+
         return Selection(self.select, self.ignore, self.include_low_benefit)
 
 
@@ -474,6 +478,9 @@ class Project:
         current results, or of `result` (the current results as a caller amended them, e.g.
         to the wins a bench measured). Plans of files planned before come from the plan
         cache; many files are planned on `jobs` processes."""
+        from hybridize.refactor.plan import plan_refactorings
+        from hybridize.refactor.plan_cache import PlanCache
+
         cache = PlanCache() if self.options.use_cache else None
         return plan_refactorings(
             result or self.results(), self.options.selection, self._raw, cache, self.options.jobs
@@ -518,6 +525,9 @@ class Project:
             return None
         key = (relpath, qualname, line)
         if key not in self._ignored:
+            from hybridize.refactor.document import Document
+            from hybridize.refactor.ignore_comment import add_ignore_comment
+
             document = Document.from_bytes(self._raw[relpath])
             ignored = (
                 None if isinstance(document, str) else add_ignore_comment(document, qualname, line)
@@ -535,6 +545,8 @@ class Project:
         return None if isinstance(decoded, str) else decoded[0]
 
     def _plan_verdicts(self, verdicts: tuple[FunctionVerdict, ...]) -> RefactorPlan:
+        from hybridize.refactor.plan import plan_refactorings
+
         result = dataclasses.replace(self.results(), functions=verdicts)
         return plan_refactorings(result, self.options.selection, self._raw, cache=None, jobs=1)
 
