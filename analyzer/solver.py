@@ -281,6 +281,11 @@ class Aggregate:
         they are widened and joined with their last value (`_settle`), for the whole solve."""
         self.cut: dict[CutEntry, bool] = {}
         """The widened entries cut at MAX_ATOMS (`_join_capped`): they stay cut."""
+        self.fresh: dict[CutEntry, set[Atom]] = {}
+        """Per widened entry of the tables above: the atoms its contributors gave since it was
+        last published. A widened entry only grows, so only those can change it (a callee
+        with thousands of callers widened, and joined again from all of them at each
+        publication, once took most of `keras/src`'s solve)."""
         self.journal: FactJournal | None = None
         """While `Solver.update` runs: the entries of the facts as they were before it."""
 
@@ -312,13 +317,13 @@ class Aggregate:
                     if found is None:
                         outside[pair] = found = set()
                     found |= atoms
-            _put_all(self.params, self.joined, caller, evidence, remove, touched.params)
-            _put_all(self.external, self.joined, caller, outside, remove, touched.external)
+            self._put_all("params", self.params, caller, evidence, remove, touched.params)
+            self._put_all("external", self.external, caller, outside, remove, touched.external)
         if c.attrs:
             stored: dict[tuple[str, str], set[Atom]] = {}
             for class_key, attr, atoms in c.attrs:
                 stored.setdefault((class_key, attr), set()).update(atoms)
-            _put_all(self.attrs, self.joined, caller, stored, remove, touched.attrs)
+            self._put_all("attrs", self.attrs, caller, stored, remove, touched.attrs)
         if c.primitive or c.unknown_kind or c.symbolic:
             for table, pairs, names in (
                 (self.primitive, c.primitive, touched.primitive),
@@ -376,6 +381,33 @@ class Aggregate:
             _put(self.signatures, wrapped, caller, signature, remove)
             touched.signatures.add(wrapped)
 
+    def _put_all(
+        self,
+        label: str,
+        table: dict[tuple[str, str], dict[str, Atoms]],
+        caller: str,
+        found: dict[tuple[str, str], set[Atom]],
+        remove: bool,
+        touched: set[tuple[str, str]],
+    ) -> None:
+        """`_put` of each entry of `found`, keeping the table's atom counts (`joined`) and
+        the fresh atoms of widened entries (`fresh`)."""
+        counts = self.joined[id(table)]
+        wide = self.wide
+        for pair, atoms in found.items():
+            by_caller = table.get(pair)
+            previous = by_caller.get(caller) if by_caller is not None else None
+            if previous is not None:
+                _count(counts, pair, previous, -1)
+            if not remove:
+                added = _count(counts, pair, atoms, 1)
+                if added and wide:
+                    entry = (label, *pair)
+                    if entry in wide:
+                        self.fresh.setdefault(entry, set()).update(added)
+            _put(table, pair, caller, frozenset(atoms), remove)
+            touched.add(pair)
+
     # ---------------------------------------------------------------- facts
 
     def start_phase(self) -> None:
@@ -410,7 +442,7 @@ class Aggregate:
             else:
                 facts.calls[caller] = contribution.calls
                 returns = contribution.returns
-            value = frozenset(self._settle(facts, entry, returns, old))
+            value = frozenset(self._settle(facts, entry, returns, old, counted=False))
             if value != old:
                 changed.add(("ret", caller))
             facts.returns[caller] = value
@@ -452,11 +484,18 @@ class Aggregate:
         return changed
 
     def _settle(
-        self, facts: TensorFacts, entry: CutEntry, joined: Iterable[Atom], old: Atoms | None
+        self,
+        facts: TensorFacts,
+        entry: CutEntry,
+        joined: Iterable[Atom],
+        old: Atoms | None,
+        *,
+        counted: bool = True,
     ) -> set[Atom]:
         """The value an entry of the facts takes: its contributors' join, or, once it has
         changed in more than WIDEN_AFTER rounds of a phase, that join widened and joined
-        with its last value.
+        with its last value. `counted`: an entry of the counted tables, whose widened form
+        is fed by `fresh` (a return has one contributor, `joined`).
 
         Flow-insensitive values that feed themselves through calls (`x = tf.concat([x, y],
         0)` in a loop, a state passed to a recursive call nesting one tuple deeper) take a
@@ -464,19 +503,31 @@ class Aggregate:
         finite shallow domain and only grows, so it settles; an entry that keeps changing
         is widened, so the iteration ends. Only those entries lose their shapes and literal
         values: the rest of the project keeps the precise solution (widening every fact at
-        once, as before, also set off a round that evaluated most of the project again)."""
-        new = set(joined)
-        if entry not in self.wide:
+        once, as before, also set off a round that evaluated most of the project again).
+        The atoms are widened before they are joined and capped at MAX_ATOMS: tensors that
+        differ only in shape are one atom, not many that overflow the cap."""
+        if entry in self.wide:
+            added: Iterable[Atom]
+            if counted:
+                added = self.fresh.pop(entry, ())
+                if not added and old is not None:
+                    return set(old)
+            else:
+                added = joined
+            new = {_widen(a) for a in added}
+        else:
+            new = set(joined)
             if new == (old or set()):
                 return new
-            counted = self.changes.get(entry)
-            if counted is not None and counted[1] == facts.rounds:
+            counted_rounds = self.changes.get(entry)
+            if counted_rounds is not None and counted_rounds[1] == facts.rounds:
                 return new
-            rounds = 1 if counted is None else counted[0] + 1
+            rounds = 1 if counted_rounds is None else counted_rounds[0] + 1
             self.changes[entry] = (rounds, facts.rounds)
             if rounds <= WIDEN_AFTER:
                 return new
             self.wide.add(entry)
+            new = {_widen(a) for a in new}
         if old:
             new |= old
         return {_widen(a) for a in _join_capped(new, self.cut, entry)}
@@ -668,46 +719,31 @@ _K = TypeVar("_K")
 _V = TypeVar("_V")
 
 
-def _put_all(
-    table: dict[tuple[str, str], dict[str, Atoms]],
-    joined: dict[int, dict[tuple[str, str], dict[Atom, int]]],
-    caller: str,
-    found: dict[tuple[str, str], set[Atom]],
-    remove: bool,
-    touched: set[tuple[str, str]],
-) -> None:
-    """`_put` of each entry of `found`, keeping the table's atom counts (`Aggregate.joined`)."""
-    counts = joined[id(table)]
-    for pair, atoms in found.items():
-        by_caller = table.get(pair)
-        previous = by_caller.get(caller) if by_caller is not None else None
-        if previous is not None:
-            _count(counts, pair, previous, -1)
-        if not remove:
-            _count(counts, pair, atoms, 1)
-        _put(table, pair, caller, frozenset(atoms), remove)
-        touched.add(pair)
-
-
 def _count(
     counts: dict[tuple[str, str], dict[Atom, int]],
     pair: tuple[str, str],
     atoms: Iterable[Atom],
     step: int,
-) -> None:
+) -> list[Atom]:
     """Add `step` to the count of each of `atoms` in the entry `pair`; an entry whose atoms
-    all count zero disappears (as its contributors did)."""
+    all count zero disappears (as its contributors did). Returns the atoms that were not
+    counted before."""
     counted = counts.get(pair)
     if counted is None:
         counted = counts[pair] = {}
+    added = []
     for atom in atoms:
-        n = counted.get(atom, 0) + step
+        before = counted.get(atom, 0)
+        n = before + step
         if n:
             counted[atom] = n
+            if not before:
+                added.append(atom)
         else:
             del counted[atom]
     if not counted:
         del counts[pair]
+    return added
 
 
 def _put(table: dict[_K, dict[str, _V]], key: _K, caller: str, value: _V, remove: bool) -> None:

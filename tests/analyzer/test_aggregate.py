@@ -272,3 +272,50 @@ def test_only_the_entries_that_keep_changing_are_widened() -> None:
     # A new phase counts afresh, and what was widened stays widened.
     aggregate.start_phase()
     assert aggregate.changes == {} and entry in aggregate.wide
+
+
+def _widen_entry(aggregate: Aggregate, facts: TensorFacts, caller: str) -> None:
+    """Publish a new shape from `caller` to `m.py::a`'s `x` until the entry is widened."""
+    for round_ in range(1, WIDEN_AFTER + 2):
+        facts.rounds = round_
+        touched = _Touched()
+        aggregate.replace(caller, _evidence(frozenset({("tensor", "float32", (round_,))})), touched)
+        aggregate.publish(facts, touched)
+    assert ("params", "m.py::a", "x") in aggregate.wide
+
+
+def test_a_widened_entry_joins_widened_atoms_before_the_cap() -> None:
+    """Many callers passing tensors that differ only in shape: widened, they are one atom,
+    not MAX_ATOMS shapes that cut the entry to 'unknown'."""
+    aggregate, facts = Aggregate(ORDER), TensorFacts()
+    aggregate.start_phase()
+    _widen_entry(aggregate, facts, "m.py::b")
+    touched = _Touched()
+    for i in range(MAX_ATOMS + 5):
+        caller = f"many.py::f{i}"
+        aggregate.order[caller] = len(aggregate.order)
+        aggregate.replace(caller, _evidence(frozenset({("tensor", "float32", (i, 7))})), touched)
+    facts.rounds += 1
+    aggregate.publish(facts, touched)
+    assert facts.param_atoms["m.py::a"]["x"] == {("tensor", "float32", None)}
+    assert ("params", "m.py::a", "x") not in aggregate.cut
+
+
+def test_a_widened_entry_takes_what_its_contributors_add_and_keeps_what_they_drop() -> None:
+    aggregate, facts = Aggregate(ORDER), TensorFacts()
+    aggregate.start_phase()
+    _widen_entry(aggregate, facts, "m.py::b")
+    wide_tensor = ("tensor", "float32", None)
+    assert facts.param_atoms["m.py::a"]["x"] == {wide_tensor}
+    for atoms, expected in (
+        (frozenset({("lit", "int", 3)}), {wide_tensor, ("lit", "int", None)}),
+        (frozenset({PYTHON}), {wide_tensor, ("lit", "int", None), PYTHON}),
+        (frozenset(), {wide_tensor, ("lit", "int", None), PYTHON}),
+    ):
+        touched = _Touched()
+        aggregate.replace("n.py::c", _evidence(atoms), touched)
+        facts.rounds += 1
+        changed = aggregate.publish(facts, touched)
+        assert facts.param_atoms["m.py::a"]["x"] == expected
+        assert (("params", "m.py::a") in changed) == bool(atoms)
+    assert aggregate.fresh == {}
