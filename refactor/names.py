@@ -137,8 +137,16 @@ class ModuleNames:
                 captured = getattr(node, "name", None) or getattr(node, "rest", None)
                 if isinstance(captured, str):
                     names._bind(captured, scope)
-            for child in ast.iter_child_nodes(node):
-                stack.append((child, inner))
+            # `ast.iter_child_nodes`, inlined: its generators were half of this walk, which
+            # runs on every plan of a file (the language server's, after each change).
+            for field_name in node._fields:
+                value = getattr(node, field_name, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            stack.append((item, inner))
+                elif isinstance(value, ast.AST):
+                    stack.append((value, inner))
         # `global tf` in a function: its assignments rebind the module's `tf`.
         for name, bindings in names.bound.items():
             names.bound[name] = [
