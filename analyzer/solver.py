@@ -256,12 +256,12 @@ class Aggregate:
         self.params: dict[tuple[str, str], dict[str, Atoms]] = {}
         self.external: dict[tuple[str, str], dict[str, Atoms]] = {}
         self.attrs: dict[tuple[str, str], dict[str, Atoms]] = {}
-        self.joined: dict[int, dict[tuple[str, str], dict[Atom, int]]] = {
-            id(self.params): {},
-            id(self.external): {},
-            id(self.attrs): {},
+        self.joined: dict[str, dict[tuple[str, str], dict[Atom, int]]] = {
+            "params": {},
+            "external": {},
+            "attrs": {},
         }
-        """Per table above and entry: how many contributors give each atom. The entry's join
+        """Per table above (by its label in `CutEntry`) and entry: how many contributors give each atom. The entry's join
         is then the atoms counted, kept up to date as contributions come and go, instead of
         a union over every contributor each time one changes (a callee with thousands of
         callers, published after each evaluation, made that quadratic)."""
@@ -392,7 +392,7 @@ class Aggregate:
     ) -> None:
         """`_put` of each entry of `found`, keeping the table's atom counts (`joined`) and
         the fresh atoms of widened entries (`fresh`)."""
-        counts = self.joined[id(table)]
+        counts = self.joined[label]
         wide = self.wide
         for pair, atoms in found.items():
             by_caller = table.get(pair)
@@ -456,7 +456,7 @@ class Aggregate:
             # meet them in, and a set of strings iterates in an order set by string hashing.
             for key, name in sorted(pairs):
                 by_key.setdefault(key, []).append(name)
-            joined = self.joined[id(table)]
+            joined = self.joined[label]
             for key, names in by_key.items():
                 entries = target.get(key)
                 differs = False

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, cast
 
-from hybridize.analyzer.definition_lines import IGNORE_MARKER, DefinitionLines
+from hybridize.analyzer.definition_lines import IGNORE_MARKER, DefinitionLines, Function
 from hybridize.analyzer.ir import (
     UNKNOWN,
     CallSite,
@@ -44,8 +44,6 @@ VARIABLE_LISTS = frozenset(
     {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
 )
 """Keras attributes listing a model's variables: a snapshot of them may go stale in a trace."""
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 _CONVERSIONS_SHOWN = frozenset({ord("s"), ord("r")})
 """`!s` and `!r` in an f-string (and `{x=}`, which means `!r`)."""
@@ -104,7 +102,6 @@ class _Scope:
 class _ModuleBuilder:
     def __init__(self, relpath: str, text: str, tree: ast.Module) -> None:
         self.relpath = relpath
-        self.text = text
         self.tree = tree
         self.lines = split_lines(text)
         self.functions: dict[str, FunctionSummary] = {}

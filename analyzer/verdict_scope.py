@@ -101,7 +101,7 @@ def seeds(
     module docstring), among `keys` (`readers`: `changed_readers` of `changes`)."""
     keys = list(keys)
     known = set(keys)
-    found = {k for k in keys if k in edited}
+    found = known & set(edited)
     found |= changes.keys & known
     found |= set(stale_readers) & known
     found |= readers & known

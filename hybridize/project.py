@@ -178,10 +178,9 @@ class Project:
         """What the last verdict phase left for the next (`decide_incrementally`)."""
         self._before: FactJournal | None = None
         self._edited: set[str] = set()
-        """The keys of the functions the last incremental update found edited."""
-        """The facts before the last incremental solve (what it wrote of them), and the
-        modules it re-solved (no journal: the solve started from scratch, or widened, so
-        every verdict is decided again)."""
+        """The facts before the last incremental solve (what it wrote of them), and the keys
+        of the functions it found edited (no journal: the solve started from scratch, or
+        widened, so every verdict is decided again)."""
         self.incremental_verdicts = 0
         """How many verdict phases decided only the functions an edit can reach."""
         self.decided_again = 0

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from hybridize.analyzer.summarize import dotted_name
 from hybridize.refactor.document import Document
 from hybridize.refactor.edits import LineEdit
 from hybridize.refactor.locate import FoundFunction, Function, SourceIndex
@@ -34,16 +35,6 @@ ASSUMPTION_SUFFIX = "; remove the decorator if not"
 
 _INDENT = re.compile(r"[ \t\f]*")
 _SPACES = re.compile(r"\s+")
-
-
-def dotted_name(node: ast.expr) -> str | None:
-    """`tf.function` for an attribute chain of names, None for anything else."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        head = dotted_name(node.value)
-        return f"{head}.{node.attr}" if head is not None else None
-    return None
 
 
 def callee(decorator: ast.expr) -> ast.expr:

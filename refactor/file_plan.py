@@ -26,13 +26,13 @@ from typing import Literal
 import libcst as cst
 
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework, framework_named
+from hybridize.analyzer.summarize import dotted_name
 from hybridize.model import FunctionVerdict
 from hybridize.refactor.decorators import (
     DecoratorFinder,
     add_decorator,
     assumption_comment,
     callee,
-    dotted_name,
     has_input_signature,
     has_keyword,
     reconfigure_decorator,

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
+from hybridize.analyzer.summarize import dotted_name
 from hybridize.refactor.locate import FoundFunction
 
 DYNAMIC_GLOBALS = frozenset({"globals", "locals", "vars", "eval", "exec", "__import__"})
@@ -182,7 +183,7 @@ class ModuleNames:
                 and isinstance(statement.targets[0], ast.Name)
                 and len(self.bound.get(statement.targets[0].id, ())) == 1
             ):
-                value = _dotted(statement.value)
+                value = dotted_name(statement.value)
                 if value is not None:
                     head, _, rest = value.partition(".")
                     target = self.import_target(head)
@@ -248,12 +249,3 @@ def scope_chain(found: FoundFunction, module: ast.Module) -> list[int]:
             chain.append(id(parent))
     chain.append(id(module))
     return chain
-
-
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        head = _dotted(node.value)
-        return f"{head}.{node.attr}" if head is not None else None
-    return None
