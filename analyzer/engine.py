@@ -8,15 +8,9 @@ change in an imported module always reaches the modules that import it.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import functools
-import gc
-import os
 import time
-from collections.abc import Collection, Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -44,9 +38,16 @@ from hybridize.analyzer.candidacy import (
     NotCandidate,
     candidacy_modules,
 )
+from hybridize.analyzer.cycle_collector import no_cyclic_gc, survivors_collectable
 from hybridize.analyzer.decide import FunctionFacts, decide
 from hybridize.analyzer.effects import EffectAnalysis, EffectSummary
 from hybridize.analyzer.evaluator import TensorFacts
+from hybridize.analyzer.file_summaries import (
+    PARALLEL_THRESHOLD,
+    collect_summaries,
+    summaries_of,
+    summarize_text,
+)
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
 from hybridize.analyzer.frozen_state import (
     forget_writers,
@@ -56,7 +57,7 @@ from hybridize.analyzer.frozen_state import (
 from hybridize.analyzer.hashability import unhashable_arguments
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
-from hybridize.analyzer.parse_guard import screen
+from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.rank_losing_slices import rank_losing_slices
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.retracing import LiteralVariation, Retrace
@@ -71,9 +72,8 @@ from hybridize.analyzer.signatures import (
     unresolved_axis,
 )
 from hybridize.analyzer.solver import FactJournal, project_keys, solve
-from hybridize.analyzer.sources import discover, read_source, relative_name
+from hybridize.analyzer.sources import discover, enclosing_package
 from hybridize.analyzer.speculation import speculate
-from hybridize.analyzer.summarize import summarize_module
 from hybridize.analyzer.values import is_primitive, is_tensor_like
 from hybridize.analyzer.verdict_scope import (
     affected,
@@ -85,7 +85,6 @@ from hybridize.analyzer.verdict_scope import (
     refresh_edges,
 )
 from hybridize.analyzer.verdict_scope import seeds as scope_seeds
-from hybridize.analyzer.workers import run_isolated
 from hybridize.model import (
     AnalysisResult,
     FileError,
@@ -95,160 +94,6 @@ from hybridize.model import (
     Span,
     TensorSpec,
 )
-
-_FREEZE_SURVIVORS: ContextVar[bool] = ContextVar("freeze_survivors", default=True)
-"""Whether an analysis moves what survives it to the permanent generation (`gc.freeze`)."""
-
-
-@contextmanager
-def survivors_collectable() -> Iterator[None]:
-    """Analyses inside this block leave their survivors to the cycle collector.
-
-    A command runs one analysis and exits, so freezing what survives it is free. A long-running
-    process (the language server, a `Project` re-analysing on every edit) replaces its results
-    again and again: frozen, every old result would stay in memory until the process ends.
-    """
-    token = _FREEZE_SURVIVORS.set(False)
-    try:
-        yield
-    finally:
-        _FREEZE_SURVIVORS.reset(token)
-
-
-@contextmanager
-def no_cyclic_gc() -> Iterator[None]:
-    """Pause Python's cycle collector: the analysis builds millions of small acyclic tuples,
-    and each full collection would walk them all (measured: more than half the run time)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if _FREEZE_SURVIVORS.get():
-            # What survives the analysis lives until the end of the run: keep the collector
-            # off it (unless `survivors_collectable` says the process outlives the result).
-            gc.freeze()
-        if enabled:
-            gc.enable()
-
-
-PARALLEL_THRESHOLD = 40
-"""Below this many files a process pool costs more than it saves."""
-
-
-@dataclass(frozen=True, slots=True)
-class AnalysisOptions:
-    infer_input_signatures: bool = False
-    use_cache: bool = True
-    jobs: int | None = None
-
-
-def summarize_file(path: Path, root: Path) -> ModuleSummary | FileError:
-    """Read, decode, parse and summarise one file; every failure becomes a FileError."""
-    source = read_source(path, root)
-    if isinstance(source, FileError):
-        return source
-    return summarize_text(source.relpath, source.text)
-
-
-def summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
-    with no_cyclic_gc():
-        return _summarize_text(relpath, text)
-
-
-def _summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
-    # Nesting is measured first: the summary's walk recurses, and so does libcst's native
-    # parser when the refactoring later rewrites a line of the file.
-    screened = screen(text)
-    if screened.problem is not None:
-        return FileError(relpath, screened.problem)
-    if screened.tree is None:
-        return FileError(relpath, _syntax_error_message(text))
-    try:
-        return summarize_module(relpath, text, screened.tree)
-    except RecursionError:
-        return FileError(relpath, "cannot analyse: the file is nested too deeply")
-
-
-def _syntax_error_message(text: str) -> str:
-    """CPython's own words for why it rejects the file (the ones a user knows)."""
-    try:
-        ast.parse(text)
-    except SyntaxError as error:
-        return f"SyntaxError: {error.msg} (line {error.lineno})"
-    except (ValueError, RecursionError, MemoryError) as error:
-        return f"cannot parse: {type(error).__name__}: {error}"
-    return "cannot parse the file"
-
-
-_WORKER_CACHES: dict[str, SummaryCache] = {}
-"""A worker process' summary cache, opened once per folder."""
-
-
-def _summarize_in_worker(path: str, root: str, cache_dir: str | None) -> ModuleSummary | FileError:
-    cache = None
-    if cache_dir is not None:
-        cache = _WORKER_CACHES.get(cache_dir)
-        if cache is None:
-            cache = _WORKER_CACHES[cache_dir] = SummaryCache(Path(cache_dir))
-    return _summarize_cached(Path(path), Path(root), cache)
-
-
-def _left_out(root: Path, path: str, reason: str) -> FileError:
-    """The error entry of a file whose worker crashed or ran out of time: the rest goes on."""
-    return FileError(relative_name(Path(path), root), f"cannot analyse: {reason}; left out")
-
-
-def _summarize_cached(
-    path: Path, root: Path, cache: SummaryCache | None
-) -> ModuleSummary | FileError:
-    if cache is None:
-        return summarize_file(path, root)
-    source = read_source(path, root)
-    if isinstance(source, FileError):
-        return source
-    cached = cache.get(source.raw, source.relpath)
-    if cached is not None:
-        return cached
-    result = summarize_text(source.relpath, source.text)
-    cache.put(source.raw, source.relpath, result)
-    return result
-
-
-def collect_summaries(
-    root: Path, options: AnalysisOptions
-) -> tuple[list[ModuleSummary], list[FileError], list[str]]:
-    """Summaries of every file below root, errors, and warnings (e.g. about the cache)."""
-    files, errors = discover(root)
-    cache = SummaryCache.open() if options.use_cache else None
-    summaries, file_errors = _summaries(files, root, cache, options)
-    errors.extend(file_errors)
-    errors.sort(key=lambda e: e.file)
-    return summaries, errors, list(cache.warnings) if cache is not None else []
-
-
-def _summaries(
-    files: list[Path], root: Path, cache: SummaryCache | None, options: AnalysisOptions
-) -> tuple[list[ModuleSummary], list[FileError]]:
-    base = root if root.is_dir() else root.parent
-    cache_dir = str(cache.directory) if cache is not None and cache.usable else None
-    jobs = options.jobs or os.cpu_count() or 1
-    results: list[ModuleSummary | FileError] = []
-    if jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
-        # One file at a time per worker: a worker that crashes costs only its file.
-        results = run_isolated(
-            functools.partial(_summarize_in_worker, root=str(base), cache_dir=cache_dir),
-            [str(p) for p in files],
-            jobs,
-            functools.partial(_left_out, base),
-        )
-    else:
-        usable = cache if cache is not None and cache.usable else None
-        results = [_summarize_cached(p, base, usable) for p in files]
-    summaries = sorted(
-        (r for r in results if isinstance(r, ModuleSummary)), key=lambda s: s.relpath
-    )
-    return summaries, [r for r in results if isinstance(r, FileError)]
 
 
 def analyze_path(
@@ -282,7 +127,7 @@ def analyze_path(
                 seconds=time.perf_counter() - started,
             )
             return result, warnings
-    summaries, file_errors = _summaries(files, root, cache, options)
+    summaries, file_errors = summaries_of(files, root, cache, options)
     package = enclosing_package(base)
     verdicts, internal_errors = analyze_summaries_with_errors(summaries, options, package)
     file_errors.extend(internal_errors)
@@ -821,19 +666,6 @@ def _undecided(
     return decide(facts)
 
 
-def enclosing_package(folder: Path) -> str:
-    """The dotted package name of a folder that is itself a package (has `__init__.py`),
-    found by walking up while the parents are packages too; "" for a plain folder."""
-    parts: list[str] = []
-    current = folder
-    while (current / "__init__.py").is_file() and current.name.isidentifier():
-        parts.append(current.name)
-        if current.parent == current:
-            break
-        current = current.parent
-    return ".".join(reversed(parts))
-
-
 def is_hybrid(
     index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework = TENSORFLOW
 ) -> bool:
@@ -1216,9 +1048,13 @@ def _verdict(
 
 
 __all__ = [
+    # The pipeline's entry points, with the per-file phase's own (`file_summaries`).
+    "PARALLEL_THRESHOLD",
     "AnalysisOptions",
     "analyze_path",
     "analyze_summaries",
+    "collect_summaries",
     "is_primitive",
+    "summarize_text",
     "survivors_collectable",
 ]

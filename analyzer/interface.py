@@ -10,6 +10,8 @@ re-evaluate only what depends on the edited module.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Set
+
 from hybridize.analyzer.ir import FunctionSummary, ModuleSummary
 
 
@@ -71,3 +73,19 @@ def edited_keys(old: ModuleSummary, new: ModuleSummary) -> set[str] | None:
         for qualname in old.functions.keys() | new.functions.keys()
         if old.functions.get(qualname) != new.functions.get(qualname)
     }
+
+
+def edited_functions(
+    before: Mapping[str, ModuleSummary], after: Mapping[str, ModuleSummary], changed: Set[str]
+) -> set[str]:
+    """The keys of the functions an edit of the `changed` modules touched: those whose
+    summary changed (`edited_keys`), or every function of a module whose other parts
+    changed."""
+    found: set[str] = set()
+    for relpath in changed:
+        old, new = before[relpath], after[relpath]
+        keys = edited_keys(old, new)
+        if keys is None:
+            keys = {f"{relpath}::{q}" for q in ["<module>", *old.functions, *new.functions]}
+        found |= keys
+    return found

@@ -247,3 +247,16 @@ def split_lines(text: str) -> list[str]:
     """Physical lines, each with its own line ending (the last one may have none): the lines
     CPython's positions count."""
     return _LINE.findall(text)
+
+
+def enclosing_package(folder: Path) -> str:
+    """The dotted package name of a folder that is itself a package (has `__init__.py`),
+    found by walking up while the parents are packages too; "" for a plain folder."""
+    parts: list[str] = []
+    current = folder
+    while (current / "__init__.py").is_file() and current.name.isidentifier():
+        parts.append(current.name)
+        if current.parent == current:
+            break
+        current = current.parent
+    return ".".join(reversed(parts))

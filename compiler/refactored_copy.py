@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hybridize.model import FunctionVerdict, Span
-from hybridize.refactor import plan_file
+from hybridize.refactor.file_plan import plan_file
 from hybridize.refactor.measured import with_measurement
 
 

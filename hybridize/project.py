@@ -42,26 +42,16 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from hybridize.analyzer.cache import SummaryCache
-from hybridize.analyzer.engine import (
-    PARALLEL_THRESHOLD,
-    AnalysisOptions,
-    VerdictMemory,
-    decide_incrementally,
-    enclosing_package,
-    no_cyclic_gc,
-    release_facts,
-    summarize_text,
-    survivors_collectable,
-)
-from hybridize.analyzer.interface import edited_keys, module_interface
+from hybridize.analyzer.cycle_collector import no_cyclic_gc, survivors_collectable
+from hybridize.analyzer.file_summaries import PARALLEL_THRESHOLD, summarize_text
 from hybridize.analyzer.ir import ModuleSummary
-from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.solver import FactJournal, Solver
+from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.sources import (
     MAX_SOURCE_BYTES,
     SKIPPED_DIRECTORIES,
     decode_source,
     discover,
+    enclosing_package,
     read_source,
     relative_name,
 )
@@ -70,10 +60,16 @@ from hybridize.config import Config
 from hybridize.model import AnalysisResult, FileError, FunctionVerdict
 
 if TYPE_CHECKING:
+    # The project-wide phase (networkx, the evaluator's tables: 0.4 s to import) is loaded by
+    # the first solve: a command whose whole result is in the cache never needs it.
+    from hybridize.analyzer.engine import VerdictMemory
+    from hybridize.analyzer.resolve import ProjectIndex
+    from hybridize.analyzer.solver import FactJournal, Solver
+    from hybridize.refactor.plan import RefactorPlan
+
     # The refactoring (and libcst with it, a fifth of a second to import) is loaded the first
     # time a plan is asked for: `hybridize analyze` never needs it.
-    from hybridize.refactor.file_plan import FilePlan, Notice
-    from hybridize.refactor.plan import RefactorPlan
+    from hybridize.refactor.planned import FilePlan, Notice
     from hybridize.refactor.selection import Selection
 
 
@@ -414,6 +410,9 @@ class Project:
         """The project-wide phase over the current summaries: the facts re-solved from the
         last solve where only bodies changed (`_facts`), then every verdict. Returns the
         verdicts and every file's and function's error (those of the folder aside)."""
+        from hybridize.analyzer.engine import decide_incrementally, release_facts
+        from hybridize.analyzer.resolve import ProjectIndex
+
         self._summarize_pending()
         started = time.perf_counter()
         summaries = {
@@ -446,6 +445,9 @@ class Project:
     def _facts(self, index: ProjectIndex) -> Solver:
         """The solved facts of `index`: updated from the last solve when the same files
         changed only where no other module can see (`module_interface`), else solved anew."""
+        from hybridize.analyzer.interface import edited_functions, module_interface
+        from hybridize.analyzer.solver import Solver
+
         solver, previous = self._solver, self._solved
         self._solver, self._solved = None, {}
         self._before, self._edited = None, set()
@@ -463,7 +465,7 @@ class Project:
         )
         if solver is not None and same_interface:
             index.share_interface_caches(solver.index)
-        edited = _edited_keys(previous, index.modules, changed) if same_interface else set()
+        edited = edited_functions(previous, index.modules, changed) if same_interface else set()
         if solver is None or not same_interface or not solver.update(index, changed, edited):
             solver = Solver(index)
         elif changed:
@@ -551,21 +553,6 @@ class Project:
 
 
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
-
-
-def _edited_keys(
-    before: Mapping[str, ModuleSummary], after: Mapping[str, ModuleSummary], changed: set[str]
-) -> set[str]:
-    """The keys of the functions the edit of the `changed` modules touched: those whose
-    summary changed, or every function of a module whose other parts changed."""
-    found: set[str] = set()
-    for relpath in changed:
-        old, new = before[relpath], after[relpath]
-        keys = edited_keys(old, new)
-        if keys is None:
-            keys = {f"{relpath}::{q}" for q in ["<module>", *old.functions, *new.functions]}
-        found |= keys
-    return found
 
 
 def encode_buffer(text: str) -> bytes:

@@ -13,7 +13,9 @@ Modules, one concept each:
 - `imports`: the module's spelling of its framework, a new import when there is none,
   dropping one that a removal leaves unused;
 - `edits`: line edits on the original text, and their unified diff;
-- `file_plan`: one file's plan, put together from the above and checked to parse;
+- `planned`: what a plan says (changes, notices, a file's new text), without the planner;
+- `file_plan`: one file's plan, put together from the above and checked to parse (imported
+  only when a file is planned, not when its plan comes from the cache);
 - `plan`: the project's plan (snapshot, cache, several processes) and writing it;
 - `plan_cache`: plans of unchanged files and verdicts, reused;
 - `writer`: atomic writes that survive interruption;
@@ -21,7 +23,6 @@ Modules, one concept each:
 - `ignore_comment`: writing `# hybridize: ignore` above a function (the editor's action).
 """
 
-from hybridize.refactor.file_plan import FilePlan, Notice, PlannedChange, plan_file
 from hybridize.refactor.plan import (
     ApplyReport,
     RefactorPlan,
@@ -30,6 +31,7 @@ from hybridize.refactor.plan import (
     read_snapshot,
 )
 from hybridize.refactor.plan_cache import PlanCache
+from hybridize.refactor.planned import FilePlan, Notice, PlannedChange
 from hybridize.refactor.selection import Selection
 
 __all__ = [
@@ -41,7 +43,6 @@ __all__ = [
     "RefactorPlan",
     "Selection",
     "apply_plan",
-    "plan_file",
     "plan_refactorings",
     "read_snapshot",
 ]

@@ -22,8 +22,6 @@ import ast
 import re
 from collections.abc import Sequence
 
-import libcst as cst
-
 from hybridize.analyzer.summarize import dotted_name
 from hybridize.refactor.document import Document
 from hybridize.refactor.edits import LineEdit
@@ -145,80 +143,12 @@ def reconfigure_decorator(
     lines = [document.line(n) for n in range(first, last + 1)]
     text = "".join(lines)
     expr_end = len(text) - len(lines[-1]) + end
-    newline = document.ending_of(first)
-    config = cst.PartialParserConfig(default_newline=newline)
-    new = cst.parse_expression(text[start:expr_end], config)
-    for name, value in keywords:
-        new = with_keyword(new, name, value)
-    code = cst.Module(body=(), default_newline=newline).code_for_node(new)
+    from hybridize.refactor.snippet_rewrites import expression_with_keywords  # libcst: lazily
+
+    code = expression_with_keywords(text[start:expr_end], keywords, document.ending_of(first))
     return LineEdit(first, last + 1, text[:start] + code + text[expr_end:])
 
 
 def _char_column(line: str, utf8_offset: int) -> int:
     """CPython's columns count UTF-8 bytes; text edits count characters."""
     return len(line.encode("utf-8")[:utf8_offset].decode("utf-8", "replace"))
-
-
-def with_keyword(expr: cst.BaseExpression, name: str, value: str) -> cst.BaseExpression:
-    """`expr` with `name=<value>` as its last argument, the other arguments and their layout
-    kept: in a call written over several lines the new argument gets a line of its own,
-    indented like the others, and comments stay on the lines they were on."""
-    argument = cst.Arg(
-        value=cst.parse_expression(value),
-        keyword=cst.Name(name),
-        equal=cst.AssignEqual(
-            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
-        ),
-    )
-    if not isinstance(expr, cst.Call):
-        return cst.Call(func=expr, args=[argument])
-    args = list(expr.args)
-    if not args:
-        return expr.with_changes(args=[argument])
-    last = args[-1]
-    trailing = last.comma
-    lead = _argument_lead(expr)
-    if isinstance(trailing, cst.Comma):
-        after = trailing.whitespace_after
-        if isinstance(after, cst.ParenthesizedWhitespace):
-            # `    last=1,  # note\n)`: the note stays, the new argument goes on the next line.
-            if lead is None:
-                lead = after.with_changes(
-                    last_line=cst.SimpleWhitespace(after.last_line.value + "    ")
-                )
-            args[-1] = last.with_changes(
-                comma=trailing.with_changes(
-                    whitespace_after=lead.with_changes(
-                        first_line=after.first_line, empty_lines=after.empty_lines
-                    )
-                )
-            )
-            closing = after.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=())
-            args.append(argument.with_changes(comma=cst.Comma(whitespace_after=closing)))
-        else:
-            args[-1] = last.with_changes(
-                comma=trailing.with_changes(whitespace_after=cst.SimpleWhitespace(" "))
-            )
-            args.append(argument.with_changes(comma=cst.Comma(whitespace_after=after)))
-        return expr.with_changes(args=args)
-    after_arg = last.whitespace_after_arg
-    separator: cst.BaseParenthesizableWhitespace = lead or cst.SimpleWhitespace(" ")
-    args[-1] = last.with_changes(
-        whitespace_after_arg=cst.SimpleWhitespace(""),
-        comma=cst.Comma(whitespace_after=separator),
-    )
-    args.append(argument.with_changes(whitespace_after_arg=after_arg))
-    return expr.with_changes(args=args)
-
-
-def _argument_lead(call: cst.Call) -> cst.ParenthesizedWhitespace | None:
-    """The line break and indentation before an argument of a call written over several lines."""
-    if len(call.args) >= 2:
-        comma = call.args[-2].comma
-        if isinstance(comma, cst.Comma) and isinstance(
-            comma.whitespace_after, cst.ParenthesizedWhitespace
-        ):
-            return comma.whitespace_after
-    if isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
-        return call.whitespace_before_args
-    return None

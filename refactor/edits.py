@@ -20,6 +20,11 @@ class EditConflict(Exception):
     """Two edits of one file touch the same lines: a bug in the planner, never user input."""
 
 
+class SnippetSyntaxError(Exception):
+    """libcst rejects a snippet of a line that CPython accepted (`snippet_rewrites`): a bug, or
+    a construct newer than the libcst this runs with. The file is not refactored."""
+
+
 @dataclass(frozen=True, slots=True)
 class LineEdit:
     """Replace lines `start` to `end` (1-based, end exclusive) by `new_text`.

@@ -19,11 +19,7 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-
-import libcst as cst
 
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework, framework_named
 from hybridize.analyzer.summarize import dotted_name
@@ -39,77 +35,17 @@ from hybridize.refactor.decorators import (
     remove_decorator,
 )
 from hybridize.refactor.document import Document
-from hybridize.refactor.edits import EditConflict, LineEdit, apply_edits, unified_diff
+from hybridize.refactor.edits import (
+    EditConflict,
+    LineEdit,
+    SnippetSyntaxError,
+    apply_edits,
+)
 from hybridize.refactor.imports import FrameworkImports
 from hybridize.refactor.locate import FoundFunction, SourceIndex, locate
 from hybridize.refactor.names import ModuleNames
-from hybridize.refactor.selection import TRANSFORMATION_CODES
+from hybridize.refactor.planned import FilePlan, Notice, NoticeLevel, PlannedChange
 from hybridize.refactor.signature import SignatureError, render_signature
-
-TRANSFORMATIONS = tuple(TRANSFORMATION_CODES)
-
-NoticeLevel = Literal["skipped", "ignored", "note"]
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedChange:
-    """One function's planned transformation, in words."""
-
-    file: str
-    qualname: str
-    line: int
-    transformation: str
-    description: str
-
-    @property
-    def code(self) -> str:
-        return TRANSFORMATION_CODES[self.transformation]
-
-    @property
-    def key(self) -> str:
-        return f"{self.file}::{self.qualname}"
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.code} {self.qualname}: {self.description}"
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """Why a planned change was not made (`skipped`), was left out on request (`ignored`), or
-    was made differently than the verdict suggests (`note`)."""
-
-    file: str
-    qualname: str | None
-    message: str
-    level: NoticeLevel = "skipped"
-
-    def __str__(self) -> str:
-        where = f"{self.file}::{self.qualname}" if self.qualname else self.file
-        return f"{where}: {self.message}"
-
-
-@dataclass(frozen=True, slots=True)
-class FilePlan:
-    """The planned edits of one file and its text after them."""
-
-    file: str
-    path: Path
-    document: Document
-    edits: tuple[LineEdit, ...]
-    changes: tuple[PlannedChange, ...]
-    new_text: str
-
-    @property
-    def old_text(self) -> str:
-        return self.document.text
-
-    def diff(self) -> str:
-        return unified_diff(self.file, self.old_text, self.new_text)
-
-    def new_bytes(self) -> bytes:
-        encoded = self.document.encode(self.new_text)
-        assert isinstance(encoded, bytes), "checked when the plan was made"
-        return encoded
 
 
 def plan_file(
@@ -134,8 +70,8 @@ def plan_file(
         return _FilePlanner(relpath, path, document, index, used_elsewhere).plan(verdicts)
     except (EditConflict, RecursionError) as exc:
         return None, [Notice(relpath, None, f"cannot refactor: internal error: {exc}")]
-    except cst.ParserSyntaxError as exc:
-        return None, [Notice(relpath, None, f"cannot refactor: internal error: {exc.message}")]
+    except SnippetSyntaxError as exc:
+        return None, [Notice(relpath, None, f"cannot refactor: internal error: {exc}")]
 
 
 class _FilePlanner:

@@ -28,8 +28,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import libcst as cst
-
 from hybridize.refactor.document import Document
 from hybridize.refactor.edits import LineEdit
 from hybridize.refactor.locate import FoundFunction, SourceIndex
@@ -257,59 +255,10 @@ class FrameworkImports:
         statements, by parsing just those lines with libcst."""
         text = "".join(self.index.line(n) for n in range(first, last + 1))
         indent = text[: len(text) - len(text.lstrip(" \t\f"))]
-        newline = self.document.ending_of(first)
-        try:
-            module = cst.parse_module(
-                text[len(indent) :], cst.PartialParserConfig(default_newline=newline)
-            )
-        except cst.ParserSyntaxError:
-            return None
-        if len(module.body) != 1 or not isinstance(module.body[0], cst.SimpleStatementLine):
-            return None
-        line = module.body[0]
-        new_line = _without_name(line, name)
-        if new_line is None:
-            return None
-        code = module.with_changes(body=[new_line]).code
-        return LineEdit(first, last + 1, indent + code)
+        from hybridize.refactor.snippet_rewrites import statements_without_import  # libcst
 
-
-def _without_name(line: cst.SimpleStatementLine, name: str) -> cst.SimpleStatementLine | None:
-    """The statement line without the import alias binding `name` (and without the whole
-    import if that was its only name); None if no import on the line binds it."""
-    body = list(line.body)
-    for position, small in enumerate(body):
-        if not isinstance(small, cst.Import | cst.ImportFrom) or isinstance(
-            small.names, cst.ImportStar
-        ):
-            continue
-        aliases = list(small.names)
-        keep = [a for a in aliases if _cst_bound_name(small, a) != name]
-        if len(keep) == len(aliases):
-            continue
-        if keep:
-            if aliases[-1] not in keep:
-                keep[-1] = keep[-1].with_changes(comma=aliases[-1].comma)
-            body[position] = small.with_changes(names=keep)
-            return line.with_changes(body=body)
-        if len(body) == 1:
-            return None
-        del body[position]
-        if position == len(body):
-            body[-1] = body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
-        return line.with_changes(body=body)
-    return None
-
-
-def _cst_bound_name(statement: cst.Import | cst.ImportFrom, alias: cst.ImportAlias) -> str | None:
-    if alias.asname is not None:
-        target = alias.asname.name
-        return target.value if isinstance(target, cst.Name) else None
-    node: cst.BaseExpression = alias.name
-    if isinstance(statement, cst.Import):
-        while isinstance(node, cst.Attribute):
-            node = node.value
-    return node.value if isinstance(node, cst.Name) else None
+        code = statements_without_import(text[len(indent) :], name, self.document.ending_of(first))
+        return None if code is None else LineEdit(first, last + 1, indent + code)
 
 
 _CODING = re.compile(r"^#.*coding[:=]\s*[-\w.]+")

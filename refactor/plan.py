@@ -24,14 +24,8 @@ from hybridize.analyzer.workers import run_isolated
 from hybridize.model import AnalysisResult, FunctionVerdict
 from hybridize.refactor.document import Document
 from hybridize.refactor.edits import LineEdit
-from hybridize.refactor.file_plan import (
-    TRANSFORMATIONS,
-    FilePlan,
-    Notice,
-    PlannedChange,
-    plan_file,
-)
 from hybridize.refactor.plan_cache import PlanCache
+from hybridize.refactor.planned import TRANSFORMATIONS, FilePlan, Notice, PlannedChange
 from hybridize.refactor.selection import Selection
 from hybridize.refactor.writer import write_atomically
 
@@ -195,6 +189,8 @@ def _plan_payload(
     def asking(name: str) -> bool:
         consulted.append(name)
         return used_elsewhere(name)
+
+    from hybridize.refactor.file_plan import plan_file  # the planner: only for a cache miss
 
     file_plan, notices = plan_file(relpath, Path(relpath), raw, verdicts, asking)
     if file_plan is None:

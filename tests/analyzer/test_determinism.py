@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from hybridize.analyzer import engine
+from hybridize.analyzer import file_summaries
 from hybridize.analyzer.engine import (
     AnalysisOptions,
     analyze_path,
@@ -72,7 +72,7 @@ def test_file_order_does_not_change_verdicts() -> None:
 @pytest.mark.slow
 def test_jobs_do_not_change_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     # The corpus is smaller than the size from which the pool pays: use it regardless.
-    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr(file_summaries, "PARALLEL_THRESHOLD", 1)
     one, _ = analyze_path(CORPUS, AnalysisOptions(use_cache=False, jobs=1))
     two, _ = analyze_path(CORPUS, AnalysisOptions(use_cache=False, jobs=2))
     assert _essence(one.functions) == _essence(two.functions)

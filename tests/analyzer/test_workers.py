@@ -64,19 +64,19 @@ def test_a_file_that_kills_its_worker_is_left_out_of_the_project(
     import os
     import signal
 
-    from hybridize.analyzer import engine
+    from hybridize.analyzer import engine, file_summaries
 
     files: dict[str, str | bytes] = {f"m{i:02}.py": GOOD for i in range(engine.PARALLEL_THRESHOLD)}
     files["deadly.py"] = GOOD
     root = make_project(files)
-    summarize = engine.summarize_module
+    summarize = file_summaries.summarize_module
 
     def crash_on_deadly(relpath: str, text: str, tree: object) -> object:
         if relpath == "deadly.py":
             os.kill(os.getpid(), signal.SIGSEGV)
         return summarize(relpath, text, tree)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine, "summarize_module", crash_on_deadly)
+    monkeypatch.setattr(file_summaries, "summarize_module", crash_on_deadly)
     result, _ = engine.analyze_path(root, engine.AnalysisOptions(use_cache=False, jobs=2))
     assert [(e.file, "crashed" in e.message) for e in result.errors] == [("deadly.py", True)]
     assert len({v.file for v in result.functions}) == engine.PARALLEL_THRESHOLD

@@ -332,6 +332,42 @@ def test_a_repeated_command_is_answered_from_the_cache_without_summarising(
     assert without_timing(edited.stdout) == without_timing(fresh.stdout)
 
 
+def test_a_repeated_command_loads_neither_the_analysis_nor_the_planner(
+    make_project: MakeProject,
+) -> None:
+    """What a cached run costs is mostly imports: the second `hybridize analyze` of the same
+    files (JSON, so the refactoring's plans are in it) imports neither the project-wide phase
+    (networkx, the evaluator), nor the planner, nor libcst; the first one needs the first two
+    (libcst only for a rewrite inside a line, which this program does not need)."""
+    import subprocess
+    import sys
+
+    corpus = Path(__file__).resolve().parents[2] / "corpus" / "tensorflow"
+    program = (corpus / "mlp_gradient_tape" / "main.py").read_text(encoding="utf-8")
+    root = make_project({"main.py": program})
+    probe = (
+        "import sys\n"
+        "from hybridize.cli import main\n"
+        "try:\n"
+        "    main(['analyze', sys.argv[1], '--format', 'json'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ['networkx', 'libcst', 'hybridize.analyzer.engine',\n"
+        "         'hybridize.analyzer.evaluator', 'hybridize.refactor.file_plan']\n"
+        "print('LOADED', [m for m in heavy if m in sys.modules], file=sys.stderr)\n"
+    )
+
+    def loaded() -> str:
+        run = subprocess.run(
+            [sys.executable, "-c", probe, str(root)], capture_output=True, text=True, check=True
+        )
+        return run.stderr.rpartition("LOADED ")[2].strip()
+
+    first = loaded()
+    assert all(m in first for m in ("networkx", "hybridize.refactor.file_plan"))
+    assert loaded() == "[]"
+
+
 def without_timing(report: str) -> object:
     """A JSON report with its timings left out (they differ between any two runs)."""
 

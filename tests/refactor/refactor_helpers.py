@@ -6,7 +6,8 @@ import textwrap
 from pathlib import Path
 
 from hybridize.model import FunctionVerdict, Span, SpecTree
-from hybridize.refactor import Notice, plan_file
+from hybridize.refactor import Notice
+from hybridize.refactor.file_plan import plan_file
 
 
 def verdict(

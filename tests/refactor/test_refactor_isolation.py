@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hybridize.analyzer.engine import AnalysisOptions, analyze_path
-from hybridize.refactor import plan as plan_module
+from hybridize.refactor import file_plan
 from hybridize.refactor.plan import PARALLEL_THRESHOLD, plan_refactorings
 from hybridize.refactor.selection import Selection
 
@@ -27,14 +27,14 @@ def test_a_crash_while_planning_one_file_leaves_the_others_planned(
     count = PARALLEL_THRESHOLD + 2
     root = make_project({f"m{i:02}.py": GOOD for i in range(count)})
     result, _ = analyze_path(root, AnalysisOptions(use_cache=False, jobs=1))
-    real = plan_module.plan_file
+    real = file_plan.plan_file
 
     def crashing(relpath: str, *args: object, **kwargs: object) -> object:
         if relpath == "m07.py":
             os.kill(os.getpid(), signal.SIGSEGV)
         return real(relpath, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(plan_module, "plan_file", crashing)
+    monkeypatch.setattr(file_plan, "plan_file", crashing)
     plan = plan_refactorings(result, Selection(include_low_benefit=True), jobs=2)
     assert sorted(f.file for f in plan.files) == [f"m{i:02}.py" for i in range(count) if i != 7]
     assert [(n.file, "SIGSEGV" in n.message) for n in plan.notices] == [("m07.py", True)]

@@ -21,7 +21,7 @@ from refactor_helpers import verdict
 
 from hybridize.analyzer.sources import split_lines
 from hybridize.model import FunctionVerdict, TensorSpec
-from hybridize.refactor import plan_file
+from hybridize.refactor.file_plan import plan_file
 
 IMPORTS = {
     "tf": ("import tensorflow as tf", "tf.function", "tf"),
