@@ -24,7 +24,7 @@ The facts here are computed once per project from the solved tensor facts and th
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import networkx as nx
@@ -106,8 +106,21 @@ class CandidacyModules(NamedTuple):
         return self.frameworks.get(relpath, TENSORFLOW)
 
 
-ModuleImports = dict[str, tuple[ModuleSummary, tuple[tuple[frozenset[str], str], ...]]]
-"""Per module: its summary, and each import's project modules with its source."""
+LoadedImports = tuple[tuple[frozenset[str], str], ...]
+"""Each import of a module: the project modules it loads, and its source."""
+
+
+@dataclass(slots=True)
+class ModuleImports:
+    """What each module's imports load, kept from one verdict phase to the next while name
+    resolution is unchanged (an edit that keeps every interface), with the framework packages
+    each module reaches through them: an edit rarely changes an import, and then neither is
+    walked again."""
+
+    loaded: dict[str, tuple[ModuleSummary, LoadedImports]] = field(default_factory=dict)
+    """Per module: the summary its entry was made from, and its loaded imports."""
+    roots: dict[str, set[str]] | None = None
+    """`_reaching_roots` of `loaded` (None: to be found again)."""
 
 
 def candidacy_modules(
@@ -122,20 +135,24 @@ def candidacy_modules(
     name resolution is unchanged, it is reused for the modules whose summary is the same."""
     switching = per_function(facts, "graph_mode_switches", _switches_graph_mode)
     graph_mode = {k.split("::", 1)[0] for k in switching.keys() & set(keys)}
-    imports = {} if imports is None else imports
+    imports = ModuleImports() if imports is None else imports
+    loaded = imports.loaded
     for relpath, module in index.modules.items():
-        known = imports.get(relpath)
+        known = loaded.get(relpath)
         if known is None or known[0] is not module:
-            imports[relpath] = (
-                module,
-                tuple(
-                    (frozenset(_project_modules(index, imp, relpath)), imp.source)
-                    for imp in module_imports(module)
-                ),
+            entry = tuple(
+                (frozenset(_project_modules(index, imp, relpath)), imp.source)
+                for imp in module_imports(module)
             )
-    for relpath in [r for r in imports if r not in index.modules]:
-        del imports[relpath]
-    roots = _reaching_roots(imports, lambda root: any(f.uses(root) for f in FRAMEWORKS))
+            if known is None or known[1] != entry:
+                imports.roots = None
+            loaded[relpath] = (module, entry)
+    for relpath in [r for r in loaded if r not in index.modules]:
+        del loaded[relpath]
+        imports.roots = None
+    if imports.roots is None:
+        imports.roots = _reaching_roots(loaded, lambda root: any(f.uses(root) for f in FRAMEWORKS))
+    roots = imports.roots
     frameworks = {
         relpath: found
         for relpath, packages in roots.items()
@@ -153,7 +170,9 @@ def _switches_graph_mode(_key: str, calls: list[ResolvedCall]) -> bool:
     return any(i.name in GRAPH_MODE_SWITCHES for r in calls for i in r.api)
 
 
-def _reaching_roots(imports: ModuleImports, relevant: Callable[[str], bool]) -> dict[str, set[str]]:
+def _reaching_roots(
+    imports: dict[str, tuple[ModuleSummary, LoadedImports]], relevant: Callable[[str], bool]
+) -> dict[str, set[str]]:
     """The top-level packages `relevant` accepts that each module imports, directly or
     through the project modules it imports (modules reached by none are left out)."""
     roots: dict[str, set[str]] = {}

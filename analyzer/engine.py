@@ -526,7 +526,7 @@ def project_wide(
     variation = LiteralVariation(index, facts)
     variation.written_attributes()
     variation.reassigned_globals()
-    imports = {} if imports is None else imports
+    imports = ModuleImports() if imports is None else imports
     return ProjectWide(
         candidacy_modules(index, facts, keys, imports),
         framework_compiled(index, facts, keys),  # only methods can be framework hooks

@@ -45,12 +45,31 @@ class Screened:
     problem: str | None
 
 
+_last_parsed: tuple[str, ast.Module] | None = None
+"""The last text parsed (`parse`) and its tree."""
+
+
+def parse(text: str) -> ast.Module:
+    """CPython's tree of `text`, SyntaxWarnings silenced (invalid escapes and the like are not
+    this tool's business); for the text parsed last, the same tree again. The language server
+    summarises an edited buffer and then plans it: the summary and the plan share one parse.
+    Only one tree is kept, so that a run over many files holds no more. Callers only read the
+    tree."""
+    global _last_parsed
+    last = _last_parsed
+    if last is not None and last[0] == text:
+        return last[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tree = ast.parse(text)
+    _last_parsed = (text, tree)
+    return tree
+
+
 def screen(text: str) -> Screened:
     """Parse with CPython and measure the nesting; never raises, never recurses in Python."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escape sequences and the like
-            tree = ast.parse(text)
+        tree = parse(text)
     except RecursionError:
         return Screened(None, _too_deep("more levels than CPython's parser accepts"))
     except MemoryError:

@@ -18,6 +18,7 @@ then each enclosing folder up to the root; a folder matches only through a `.py`
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath
@@ -108,6 +109,7 @@ class ProjectIndex:
     _direct_subclasses: dict[str, list[str]] | None = None
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _framework_cache: dict[str, tuple[ModuleSummary, str]] = field(default_factory=dict)
+    _keys: list[str] | None = None
 
     def __post_init__(self) -> None:
         # The project order (`project_keys`) is the order of the paths, whatever order the
@@ -116,12 +118,13 @@ class ProjectIndex:
         if list(self.modules) != sorted(self.modules):
             self.modules = dict(sorted(self.modules.items()))
 
-    def share_interface_caches(self, previous: ProjectIndex) -> None:
+    def share_interface_caches(self, previous: ProjectIndex, changed: Iterable[str]) -> None:
         """Take over what `previous` resolved, when every module's interface is the same
         (`interface.module_interface`: imports, module-level names, classes with their bases
         and methods, function signatures) and only bodies differ: name resolution, class
         hierarchies and method lookups read nothing else. An edit then costs no new walk
-        over every class of the project (`subclasses`)."""
+        over every class of the project (`subclasses`), and the project's function keys
+        when the `changed` modules list their functions in the same order."""
         self._module_ref_cache = previous._module_ref_cache
         self._global_cache = previous._global_cache
         self._class_role_cache = previous._class_role_cache
@@ -131,6 +134,23 @@ class ProjectIndex:
         self._direct_subclasses = previous._direct_subclasses
         self._dotted_cache = previous._dotted_cache
         self._framework_cache = previous._framework_cache
+        if all(
+            list(self.modules[r].functions) == list(previous.modules[r].functions) for r in changed
+        ):
+            self._keys = previous._keys  # the same functions, and in the same order
+
+    def function_keys(self) -> list[str]:
+        """Every function key of the project (module code first), in project order: made
+        once per index (the solver and the verdict phase each ask after every edit), and
+        taken over with the interface, which fixes the modules and their functions. The
+        list is shared: callers do not change it."""
+        if self._keys is None:
+            self._keys = [
+                f"{relpath}::{q}"
+                for relpath, module in self.modules.items()
+                for q in ["<module>", *module.functions]
+            ]
+        return self._keys
 
     # ------------------------------------------------------------- lookups by key
 

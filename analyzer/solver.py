@@ -838,11 +838,7 @@ def solve(index: ProjectIndex) -> TensorFacts:
 
 def project_keys(index: ProjectIndex) -> list[str]:
     """Every function key of the project (module code first), in project order."""
-    return [
-        f"{relpath}::{q}"
-        for relpath, module in index.modules.items()
-        for q in ["<module>", *module.functions]
-    ]
+    return index.function_keys()
 
 
 class Solver:

@@ -464,7 +464,7 @@ class Project:
             )
         )
         if solver is not None and same_interface:
-            index.share_interface_caches(solver.index)
+            index.share_interface_caches(solver.index, changed)
         edited = edited_functions(previous, index.modules, changed) if same_interface else set()
         if solver is None or not same_interface or not solver.update(index, changed, edited):
             solver = Solver(index)

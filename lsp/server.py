@@ -6,9 +6,10 @@ analysis, the planning and the edits are the library's (the model is jedi-langua
 - The workspace's first folder is one project (a document opened without a workspace makes
   its own folder the project); an open buffer overrides the file on disk; watched-file events,
   deletions and renames keep the project in step with the disk.
-- Diagnostics are published on open and save at once, and after a change once the document
-  has been quiet for `DEBOUNCE_SECONDS` (a newer change cancels the pending run, and a result
-  for an older version is dropped). Every change can alter the verdicts of other files
+- Diagnostics are published on open and save at once, and after a change at once when the
+  document had been quiet for `DEBOUNCE_SECONDS`, else once it has been (a newer change
+  cancels the pending run, a run whose document changed again before it could start is
+  skipped, and a result for an older version is dropped). Every change can alter the verdicts of other files
   (call sites cross files), so every open document is published again. A document that stops
   parsing keeps its last good diagnostics until it parses again.
 - The project is analysed in a worker thread, one piece of work at a time (`run`), so the
@@ -47,12 +48,20 @@ from hybridize.project import FileResult, Project
 logger = logging.getLogger("hybridize.lsp")
 
 DEBOUNCE_SECONDS = 0.1
-"""How long a document must be quiet after a change before it is analysed again: long
-enough that the changes an editor sends in one go (a paste, a replayed macro, several
-cursors) are analysed once, short enough to leave most of the 300 ms from a change to its
-diagnostics to the analysis (an incremental update takes 0.2-0.4 s on a 100,000-line
-project). While someone types, each pause starts an analysis; a result for a version the
-editor has since replaced is dropped."""
+"""How long a document must have been quiet before a change is analysed at once. A change
+after a pause (the first keystroke, a paste, a replayed command) starts its analysis
+immediately; changes that follow it within this time (a burst: a macro, several cursors, fast
+typing) wait until the document has been quiet this long, and are analysed once. A result for
+a version the editor has since replaced is dropped, and an analysis whose document changed
+again while it waited for the one before never starts."""
+
+
+def analysis_delay(now: float, previous_change: float | None, waiting: bool) -> float:
+    """How long to wait before analysing a change that arrives at `now`: nothing when the
+    document had been quiet (its last change `DEBOUNCE_SECONDS` ago or more, and no run of
+    it `waiting`), else `DEBOUNCE_SECONDS` (the change is part of a burst)."""
+    quiet = not waiting and (previous_change is None or now - previous_change >= DEBOUNCE_SECONDS)
+    return 0.0 if quiet else DEBOUNCE_SECONDS
 
 
 class _Unusable:
@@ -113,6 +122,8 @@ class HybridizeServer(LanguageServer):
         self.settings = Settings()
         self.docs = CodeDocs()
         self.pending: dict[str, asyncio.Task[None]] = {}
+        self.last_change: dict[str, float] = {}
+        """Per document, when its last change arrived (the event loop's clock)."""
         self.published: dict[str, list[types.Diagnostic]] = {}
         self.lock = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -203,9 +214,16 @@ class HybridizeServer(LanguageServer):
     async def refresh(self, changed: str | None = None) -> None:
         """Publish every open document's diagnostics: the `changed` document's always, the
         others' when they differ from what was sent; a result for a version the client has
-        since replaced is dropped (its own run publishes)."""
+        since replaced is dropped (its own run publishes), and when the `changed` document
+        changed again before the analysis could start, none is made."""
         texts = self.texts()
-        computed = await self.run(lambda: self.diagnose(texts))
+
+        def work() -> dict[str, list[types.Diagnostic] | None]:
+            if changed is not None and changed in texts and self._replaced(changed, texts):
+                return {}
+            return self.diagnose(texts)
+
+        computed = await self.run(work)
         for uri, diagnostics in computed.items():
             document = self.workspace.text_documents.get(uri)
             if document is None or document.version != texts[uri][0] or diagnostics is None:
@@ -219,6 +237,11 @@ class HybridizeServer(LanguageServer):
                 )
             )
 
+    def _replaced(self, uri: str, texts: Texts) -> bool:
+        """Whether the client has changed the document since `texts` was taken."""
+        document = self.workspace.text_documents.get(uri)
+        return document is None or document.version != texts[uri][0]
+
     def clear(self, uri: str) -> None:
         self.published.pop(uri, None)
         self.text_document_publish_diagnostics(
@@ -231,13 +254,19 @@ class HybridizeServer(LanguageServer):
             previous.cancel()
 
     def schedule(self, uri: str) -> None:
-        """Analyse after the document has been quiet for a while; a newer change wins."""
+        """Analyse the document's new version: at once after a quiet period, else once the
+        document has been quiet for `DEBOUNCE_SECONDS` (a newer change wins)."""
+        now = asyncio.get_running_loop().time()
+        previous = self.last_change.get(uri)
+        self.last_change[uri] = now
+        quiet = uri not in self.pending and (previous is None or now - previous >= DEBOUNCE_SECONDS)
         self.cancel_pending(uri)
         document = self.workspace.get_text_document(uri)
-        self.pending[uri] = asyncio.ensure_future(self._later(uri, document.version))
+        delay = 0.0 if quiet else DEBOUNCE_SECONDS
+        self.pending[uri] = asyncio.ensure_future(self._later(uri, document.version, delay))
 
-    async def _later(self, uri: str, version: int | None) -> None:
-        await asyncio.sleep(DEBOUNCE_SECONDS)
+    async def _later(self, uri: str, version: int | None, delay: float) -> None:
+        await asyncio.sleep(delay)
         document = self.workspace.text_documents.get(uri)
         if document is None or document.version != version:
             return  # closed, or changed again: that change's own run will publish
@@ -359,6 +388,7 @@ async def did_save(ls: HybridizeServer, params: types.DidSaveTextDocumentParams)
 async def did_close(ls: HybridizeServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.cancel_pending(uri)
+    ls.last_change.pop(uri, None)
 
     def reload() -> None:
         found = ls.project_for(uri)

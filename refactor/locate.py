@@ -14,11 +14,11 @@ so that a plan can be made again on the refactored text, where lines have moved.
 from __future__ import annotations
 
 import ast
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from hybridize.analyzer.definition_lines import IGNORE_MARKER, DefinitionLines, Function
+from hybridize.analyzer.parse_guard import parse
 
 __all__ = ["IGNORE_MARKER", "FoundFunction", "Function", "Place", "SourceIndex", "locate"]
 
@@ -45,9 +45,7 @@ class SourceIndex(DefinitionLines):
     """One parse of a file: its functions by qualname and the place of every statement."""
 
     def __init__(self, text: str, lines: Sequence[str]) -> None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarning about escapes is not our business
-            super().__init__(ast.parse(text), lines)
+        super().__init__(parse(text), lines)
         self.functions: dict[str, list[FoundFunction]] = {}
         self.places: dict[int, Place] = {}
         self._walk(self.tree, self.tree.body, "", ())

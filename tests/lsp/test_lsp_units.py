@@ -13,6 +13,7 @@ from hybridize.lsp.diagnostics import blocking_findings, file_diagnostics, name_
 from hybridize.lsp.docs import CodeDocs
 from hybridize.lsp.hover import hover, verdict_markdown
 from hybridize.lsp.positions import Lines
+from hybridize.lsp.server import DEBOUNCE_SECONDS, analysis_delay
 from hybridize.lsp.settings import load_settings
 from hybridize.model import Finding, FunctionVerdict, Span
 from hybridize.project import FileResult, ProjectOptions
@@ -132,3 +133,15 @@ def test_another_versions_documentation_never_replaces_the_linked_file(tmp_path:
             other.write_text("another version's text", encoding="utf-8")
     linked = [p for p in tmp_path.glob("HY010-*.md") if p.resolve().as_uri() == href]
     assert linked and linked[0].read_text(encoding="utf-8") == registry()["HY010"].documentation()
+
+
+def test_a_change_after_a_pause_is_analysed_at_once_and_a_burst_waits() -> None:
+    """The first change, and a change after a quiet period, start their analysis at once; a
+    change close behind another, or while a run of the document still waits, is part of a
+    burst and waits for the document to be quiet."""
+    quiet = DEBOUNCE_SECONDS
+    assert analysis_delay(10.0, None, waiting=False) == 0.0
+    assert analysis_delay(10.0, 10.0 - 2 * quiet, waiting=False) == 0.0
+    assert analysis_delay(10.0, 10.0 - quiet / 2, waiting=False) == quiet
+    assert analysis_delay(10.0, 10.0 - 2 * quiet, waiting=True) == quiet
+    assert analysis_delay(10.0, None, waiting=True) == quiet
