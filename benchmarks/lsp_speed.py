@@ -9,9 +9,9 @@ open, its first diagnostics in, a few changes made), it measures:
 
 - `didChange` -> `publishDiagnostics`: an incremental change of one line of the large file,
   then the time until the diagnostics of that document version arrive (median and p95). The
-  changes insert and take out again a print at the start of a function's first line, so
-  every change flips that function's HY010, and the benchmark checks that the diagnostics
-  follow it.
+  changes insert and take out again a print at the start of a function's first line (each
+  insertion prints another number: a new text, as typing makes), so every change flips that
+  function's HY010, and the benchmark checks that the diagnostics follow it.
   Each change follows the diagnostics of the one before (as an editor's user pauses between
   edits), so the server analyses it at once: its debounce (`DEBOUNCE_SECONDS`) holds back
   only changes that follow another within that time (a burst);
@@ -46,7 +46,10 @@ from synthetic_project import generate, write_large_module
 from hybridize.lsp.server import DEBOUNCE_SECONDS
 
 MIB = 2**20
-PRINT = "print(0); "
+def print_call(version: int) -> str:
+    """The print a change inserts: another one each time, as typing makes texts never seen
+    before (a text seen before could be served by a cache)."""
+    return f"print({version}); "
 """What each change inserts at the start of the first body line of a function with an HY010,
 and the next change takes out again: a print makes the function impure, so its HY010 goes
 and comes back."""
@@ -226,12 +229,13 @@ async def measure(args: argparse.Namespace, root: Path, large: Path) -> dict[str
         column = len(lines[body]) - len(lines[body].lstrip())
 
         version = 1
+        inserted = ""
         timings: list[float] = []
         changes = args.warmup + args.changes + (args.warmup + args.changes) % 2
         for i in range(changes):  # an even number: the function ends as it began
             printing = i % 2 == 0
             version += 1
-            removed, inserted = ("", PRINT) if printing else (PRINT, "")
+            removed, inserted = ("", print_call(version)) if printing else (inserted, "")
             sent = time.perf_counter()
             client.text_document_did_change(
                 line_change(uri, version, body, column, removed, inserted)

@@ -168,6 +168,9 @@ class Project:
         """The summaries the solver's facts are of."""
         self.incremental_solves = 0
         """How many solves were incremental (the rest started from scratch)."""
+        self.scratch_solves = 0
+        """How many solves started from scratch (the first, and those after a change no
+        update can follow): each builds the facts anew."""
         self.facts_seconds = 0.0
         """How long the last solve of the facts took (the verdicts that follow aside)."""
         self._memory: VerdictMemory | None = None
@@ -333,13 +336,23 @@ class Project:
         return out
 
     def _cached(self, relpath: str, raw: bytes) -> ModuleSummary | FileError | None:
-        if self._cache is None or not self._cache.usable:
+        if not self._uses_cache(relpath):
             return None
+        assert self._cache is not None
         return self._cache.get(raw, relpath)
 
     def _store(self, relpath: str, raw: bytes, summary: ModuleSummary | FileError) -> None:
-        if self._cache is not None and self._cache.usable:
+        if self._uses_cache(relpath):
+            assert self._cache is not None
             self._cache.put(raw, relpath, summary)
+
+    def _uses_cache(self, relpath: str) -> bool:
+        """Whether the summary cache serves and keeps this file's summaries: not an editor
+        buffer's. A buffer's text is new at nearly every keystroke: storing its summary cost
+        a pickle and a write per change (55 ms for a 2,000-line file) and filled the cache
+        with texts never seen again, and reading one back costs about what summarising it
+        does (whose parse the plan of the same text then shares)."""
+        return self._cache is not None and self._cache.usable and relpath not in self._buffers
 
     def _summarize(self, relpath: str, raw: bytes) -> ModuleSummary | FileError:
         """A file's summary from its bytes, decoded as Python would (the disk's way)."""
@@ -468,6 +481,7 @@ class Project:
         edited = edited_functions(previous, index.modules, changed) if same_interface else set()
         if solver is None or not same_interface or not solver.update(index, changed, edited):
             solver = Solver(index)
+            self.scratch_solves += 1
         elif changed:
             self.incremental_solves += 1
             self._before, self._edited = solver.journal, edited

@@ -40,6 +40,7 @@ from hybridize import __version__
 from hybridize.lsp.actions import SOURCE_ACTION, code_actions
 from hybridize.lsp.diagnostics import file_diagnostics
 from hybridize.lsp.docs import CodeDocs
+from hybridize.lsp.heap import IDLE_SECONDS, FrozenHeap
 from hybridize.lsp.hover import hover
 from hybridize.lsp.positions import Lines
 from hybridize.lsp.settings import SECTION, Settings, load_settings
@@ -124,6 +125,9 @@ class HybridizeServer(LanguageServer):
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.last_change: dict[str, float] = {}
         """Per document, when its last change arrived (the event loop's clock)."""
+        self.heap = FrozenHeap()
+        self.idle: asyncio.TimerHandle | None = None
+        """The whole-heap collection waiting for the server to be quiet (`lsp/heap.py`)."""
         self.published: dict[str, list[types.Diagnostic]] = {}
         self.lock = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -221,9 +225,13 @@ class HybridizeServer(LanguageServer):
         def work() -> dict[str, list[types.Diagnostic] | None]:
             if changed is not None and changed in texts and self._replaced(changed, texts):
                 return {}
-            return self.diagnose(texts)
+            diagnostics = self.diagnose(texts)
+            if self.project is not None:
+                self.heap.after_analysis(self.project)
+            return diagnostics
 
         computed = await self.run(work)
+        self.collect_when_idle()
         for uri, diagnostics in computed.items():
             document = self.workspace.text_documents.get(uri)
             if document is None or document.version != texts[uri][0] or diagnostics is None:
@@ -236,6 +244,23 @@ class HybridizeServer(LanguageServer):
                     uri=uri, diagnostics=diagnostics, version=document.version
                 )
             )
+
+    def collect_when_idle(self) -> None:
+        """Collect the whole heap once the server has been quiet for `IDLE_SECONDS`, if a
+        collection is due; any change puts it off again."""
+        if self.idle is not None:
+            self.idle.cancel()
+            self.idle = None
+        if self.heap.collection_due:
+            loop = asyncio.get_running_loop()
+            self.idle = loop.call_later(
+                IDLE_SECONDS, lambda: asyncio.ensure_future(self._collect_if_quiet())
+            )
+
+    async def _collect_if_quiet(self) -> None:
+        self.idle = None
+        if not self.pending and self.heap.collection_due:
+            await self.run(self.heap.collect)
 
     def _replaced(self, uri: str, texts: Texts) -> bool:
         """Whether the client has changed the document since `texts` was taken."""

@@ -145,3 +145,44 @@ def test_a_change_after_a_pause_is_analysed_at_once_and_a_burst_waits() -> None:
     assert analysis_delay(10.0, 10.0 - quiet / 2, waiting=False) == quiet
     assert analysis_delay(10.0, 10.0 - 2 * quiet, waiting=True) == quiet
     assert analysis_delay(10.0, None, waiting=True) == quiet
+
+
+def test_the_heap_is_frozen_after_a_solve_from_scratch_and_collected_whole_later() -> None:
+    """A first analysis, or one that solved from scratch, freezes the heap and makes a whole
+    collection due (the facts it replaced may be cyclic garbage); incremental ones only count,
+    until MAX_EDITS of them make one due too. Frozen cyclic garbage survives the collector's
+    own collections and is freed by the whole collection."""
+    import gc
+    import weakref
+    from types import SimpleNamespace
+
+    from hybridize.lsp import heap as heap_module
+
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+    project = SimpleNamespace(scratch_solves=0)
+    kept = heap_module.FrozenHeap()
+    try:
+        garbage = Cycle()
+        alive = weakref.ref(garbage)
+        kept.after_analysis(project)
+        assert gc.get_freeze_count() > 0 and kept.collection_due
+        del garbage
+        gc.collect()
+        assert alive() is not None
+        kept.collect()
+        assert alive() is None
+        assert not kept.collection_due and gc.get_freeze_count() > 0
+        for _ in range(heap_module.MAX_EDITS - 1):
+            kept.after_analysis(project)
+        assert not kept.collection_due
+        kept.after_analysis(project)
+        assert kept.collection_due
+        kept.collect()
+        project.scratch_solves = 1
+        kept.after_analysis(project)
+        assert kept.collection_due
+    finally:
+        gc.unfreeze()

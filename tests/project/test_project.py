@@ -121,6 +121,21 @@ def test_a_buffer_overrides_the_disk_and_reaches_its_importers(make_project: Mak
     assert project.buffers == frozenset()
 
 
+def test_a_buffer_is_summarised_without_the_summary_cache(make_project: MakeProject) -> None:
+    """An editor's text is new at nearly every keystroke: its summary is neither stored nor
+    looked up (a pickle and a write per change), while files read from disk are cached."""
+    from hybridize.analyzer.cache import SummaryCache
+
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    project = Project.open(root, ProjectOptions())
+    project.results()
+    cache = SummaryCache.open()
+    assert cache.get((root / "helpers.py").read_bytes(), "helpers.py") is not None
+    project.update(root / "helpers.py", HELPERS_WITH_EFFECT)
+    assert verdicts_by_key(project.results().functions)["main.py::total"][0] is False
+    assert cache.get(encode_buffer(HELPERS_WITH_EFFECT), "helpers.py") is None
+
+
 def test_update_equals_a_fresh_analysis_of_the_same_texts(
     make_project: MakeProject, tmp_path: Path
 ) -> None:
