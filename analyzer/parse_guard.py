@@ -46,24 +46,35 @@ class Screened:
 
 
 _last_parsed: tuple[str, ast.Module] | None = None
-"""The last text parsed (`parse`) and its tree."""
+"""The last text `parse` parsed and its tree, until `take_parse` takes it."""
 
 
 def parse(text: str) -> ast.Module:
     """CPython's tree of `text`, SyntaxWarnings silenced (invalid escapes and the like are not
-    this tool's business); for the text parsed last, the same tree again. The language server
-    summarises an edited buffer and then plans it: the summary and the plan share one parse.
-    Only one tree is kept, so that a run over many files holds no more. Callers only read the
-    tree."""
+    this tool's business), kept for `take_parse` of the same text: the language server
+    summarises an edited buffer and then plans it, and the summary and the plan share one
+    parse. Only the last tree is kept, so that a run over many files holds no more."""
     global _last_parsed
-    last = _last_parsed
-    if last is not None and last[0] == text:
-        return last[1]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tree = ast.parse(text)
+    tree = _parse(text)
     _last_parsed = (text, tree)
     return tree
+
+
+def take_parse(text: str) -> ast.Module:
+    """The tree `parse` kept of `text` (released: a tree of a large file is a hundred
+    thousand objects that the cycle collector would walk again and again while it is kept),
+    else a new parse."""
+    global _last_parsed
+    last, _last_parsed = _last_parsed, None
+    if last is not None and last[0] == text:
+        return last[1]
+    return _parse(text)
+
+
+def _parse(text: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
 
 
 def screen(text: str) -> Screened:

@@ -225,7 +225,8 @@ class HybridizeServer(LanguageServer):
         def work() -> dict[str, list[types.Diagnostic] | None]:
             if changed is not None and changed in texts and self._replaced(changed, texts):
                 return {}
-            diagnostics = self.diagnose(texts)
+            with self.heap.paused():
+                diagnostics = self.diagnose(texts)
             if self.project is not None:
                 self.heap.after_analysis(self.project)
             return diagnostics

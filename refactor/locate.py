@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from hybridize.analyzer.definition_lines import IGNORE_MARKER, DefinitionLines, Function
-from hybridize.analyzer.parse_guard import parse
+from hybridize.analyzer.parse_guard import take_parse
 
 __all__ = ["IGNORE_MARKER", "FoundFunction", "Function", "Place", "SourceIndex", "locate"]
 
@@ -45,7 +45,7 @@ class SourceIndex(DefinitionLines):
     """One parse of a file: its functions by qualname and the place of every statement."""
 
     def __init__(self, text: str, lines: Sequence[str]) -> None:
-        super().__init__(parse(text), lines)
+        super().__init__(take_parse(text), lines)
         self.functions: dict[str, list[FoundFunction]] = {}
         self.places: dict[int, Place] = {}
         self._walk(self.tree, self.tree.body, "", ())
