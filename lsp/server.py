@@ -9,9 +9,12 @@ analysis, the planning and the edits are the library's (the model is jedi-langua
 - Diagnostics are published on open and save at once, and after a change at once when the
   document had been quiet for `DEBOUNCE_SECONDS`, else once it has been (a newer change
   cancels the pending run, a run whose document changed again before it could start is
-  skipped, and a result for an older version is dropped). Every change can alter the verdicts of other files
-  (call sites cross files), so every open document is published again. A document that stops
-  parsing keeps its last good diagnostics until it parses again.
+  skipped, and a result for an older version is dropped). Every change can alter the
+  verdicts of other files (call sites cross files), so every open document is published
+  again. A document that stops parsing keeps its last good diagnostics until it parses again.
+- The project's heap is frozen after an analysis from scratch and collected whole when the
+  server is idle (`lsp/heap.py`): the cycle collector stays off the millions of objects
+  that edits keep.
 - The project is analysed in a worker thread, one piece of work at a time (`run`), so the
   event loop keeps reading messages during a solve; code actions computed for a text the
   client has since changed are withdrawn (their line numbers would be wrong).
@@ -282,13 +285,14 @@ class HybridizeServer(LanguageServer):
     def schedule(self, uri: str) -> None:
         """Analyse the document's new version: at once after a quiet period, else once the
         document has been quiet for `DEBOUNCE_SECONDS` (a newer change wins)."""
+        if self.idle is not None:  # not quiet: the whole-heap collection waits
+            self.idle.cancel()
+            self.idle = None
         now = asyncio.get_running_loop().time()
-        previous = self.last_change.get(uri)
+        delay = analysis_delay(now, self.last_change.get(uri), uri in self.pending)
         self.last_change[uri] = now
-        quiet = uri not in self.pending and (previous is None or now - previous >= DEBOUNCE_SECONDS)
         self.cancel_pending(uri)
         document = self.workspace.get_text_document(uri)
-        delay = 0.0 if quiet else DEBOUNCE_SECONDS
         self.pending[uri] = asyncio.ensure_future(self._later(uri, document.version, delay))
 
     async def _later(self, uri: str, version: int | None, delay: float) -> None:
