@@ -10,13 +10,13 @@ when something it read has changed.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
 from hybridize.analyzer.frameworks.framework import compiler_named
 from hybridize.analyzer.frameworks.python_stdlib import COMMAND_LINE_FLAGS
-from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
+from hybridize.analyzer.ir import CallSite, FunctionSummary, Param, Sym
 from hybridize.analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
 from hybridize.analyzer.shapes import (
     Shape,
@@ -77,6 +77,9 @@ class ResolvedCall:
     chained: dict[str, list[Atoms]] = field(default_factory=dict)
     """Targets a container module calls on another value than the call's arguments (the
     second module of an `nn.Sequential` gets the first one's output): their arguments."""
+    constructs: bool = False
+    """Some target is a class (`callees` then looks up its `__init__`); else the targets are
+    the functions the call runs, as they are."""
 
 
 @dataclass(slots=True)
@@ -613,6 +616,7 @@ class Evaluator:
             kwargs=kwargs,
             result=_merge_tensor_specs(_cap(result)),
             chained=chained,
+            constructs=any(kind == "class" for kind, _ in targets),
         )
         return resolved
 
@@ -1073,39 +1077,90 @@ def _operation(operands: list[Atoms], operator: str | None = None) -> Iterable[A
 # ---------------------------------------------------------------------- the solver
 
 
+@dataclass(frozen=True, slots=True)
+class ParamLayout:
+    """How a function's parameters take a call's arguments (the receiver left out or not)."""
+
+    params: tuple[Param, ...]
+    """The parameters a call fills."""
+    positional: tuple[str, ...]
+    vararg: str | None
+    kwarg: str | None
+    keywords: frozenset[str]
+    """The parameters a keyword argument may name (all but the positional-only ones)."""
+
+
+_LAYOUTS: dict[tuple[int, bool], tuple[tuple[Param, ...], ParamLayout]] = {}
+"""`param_layout` by the identity of a function's parameters (kept alive with the entry, so
+that the identity stays theirs): the fixed point binds the arguments of every call site
+each time its caller is evaluated."""
+MAX_LAYOUTS = 100_000
+
+
+def param_layout(fn: FunctionSummary, skip_receiver: bool) -> ParamLayout:
+    """The parameters of `fn` a call binds, by kind (`skip_receiver`: a method called on an
+    object, or a class constructed, leaves out the receiver)."""
+    key = (id(fn.params), skip_receiver)
+    found = _LAYOUTS.get(key)
+    if found is not None and found[0] is fn.params:
+        return found[1]
+    params = fn.params[1:] if skip_receiver and fn.params else fn.params
+    vararg = next((p for p in params if p.kind == "vararg"), None)
+    kwarg = next((p for p in params if p.kind == "kwarg"), None)
+    layout = ParamLayout(
+        params,
+        tuple(p.name for p in params if p.kind in ("posonly", "normal")),
+        None if vararg is None else vararg.name,
+        None if kwarg is None else kwarg.name,
+        frozenset(p.name for p in params if p.kind != "posonly"),
+    )
+    if len(_LAYOUTS) >= MAX_LAYOUTS:
+        _LAYOUTS.clear()
+    _LAYOUTS[key] = (fn.params, layout)
+    return layout
+
+
 def bind_arguments(
     fn: FunctionSummary, args: list[Atoms], kwargs: dict[str, Atoms], *, skip_receiver: bool
 ) -> dict[str, Atoms]:
     """Map call-site arguments to parameter names (positional, keyword, *args, **kwargs)."""
-    params = fn.params[1:] if skip_receiver and fn.params else fn.params
-    positional = [p for p in params if p.kind in ("posonly", "normal")]
-    vararg = next((p for p in params if p.kind == "vararg"), None)
-    kwarg = next((p for p in params if p.kind == "kwarg"), None)
+    layout = param_layout(fn, skip_receiver)
+    positional = layout.positional
+    vararg = layout.vararg
     bound: dict[str, Atoms] = {}
     for i, atoms in enumerate(args):
         if i < len(positional):
-            bound[positional[i].name] = atoms
+            bound[positional[i]] = atoms
         elif vararg is not None:
-            bound[vararg.name] = bound.get(vararg.name, NO_ATOMS) | atoms
-    names = {p.name for p in params if p.kind != "posonly"}
-    for name, atoms in kwargs.items():
-        if name in names:
-            bound[name] = atoms
-        elif kwarg is not None:
-            bound[kwarg.name] = bound.get(kwarg.name, NO_ATOMS) | atoms
+            bound[vararg] = bound.get(vararg, NO_ATOMS) | atoms
+    if kwargs:
+        names = layout.keywords
+        kwarg = layout.kwarg
+        for name, atoms in kwargs.items():
+            if name in names:
+                bound[name] = atoms
+            elif kwarg is not None:
+                bound[kwarg] = bound.get(kwarg, NO_ATOMS) | atoms
     return bound
 
 
-def callees(index: ProjectIndex, resolved: ResolvedCall) -> Iterator[tuple[str, str]]:
+def callees(index: ProjectIndex, resolved: ResolvedCall) -> Sequence[tuple[str, str]]:
     """The project functions a call runs, with how it reaches each: ("func" | "method" |
-    "layer_call" | "class", key); constructing a class runs its `__init__`."""
+    "layer_call" | "class", key); constructing a class runs its `__init__`.
+
+    A call that constructs no class runs its targets as they are: they are given as they
+    are, not copied (the verdict phase asks millions of times)."""
+    if not resolved.constructs:
+        return resolved.targets
+    found: list[tuple[str, str]] = []
     for kind, target in resolved.targets:
         if kind == "class":
             init = index.find_method(target, "__init__")
             if init is None:
                 continue
             target = init
-        yield kind, target
+        found.append((kind, target))
+    return found
 
 
 def _argument_atoms(

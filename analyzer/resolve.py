@@ -108,6 +108,9 @@ class ProjectIndex:
     _direct_subclasses: dict[str, list[str]] | None = None
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _framework_cache: dict[str, tuple[ModuleSummary, str]] = field(default_factory=dict)
+    _function_cache: dict[str, FunctionSummary] = field(default_factory=dict)
+    """`function` by key: the fixed point and the verdicts ask millions of times, and the
+    summaries of an index never change (an edit makes a new index)."""
 
     def __post_init__(self) -> None:
         # The project order (`project_keys`) is the order of the paths, whatever order the
@@ -135,11 +138,14 @@ class ProjectIndex:
     # ------------------------------------------------------------- lookups by key
 
     def function(self, key: str) -> FunctionSummary:
+        found = self._function_cache.get(key)
+        if found is not None:
+            return found
         relpath, qualname = key.split("::", 1)
         module = self.modules[relpath]
-        if qualname == "<module>":
-            return module.module_code
-        return module.functions[qualname]
+        found = module.module_code if qualname == "<module>" else module.functions[qualname]
+        self._function_cache[key] = found
+        return found
 
     def owner_key(self, key: str) -> str:
         """The function whose body runs this function's `def`: where its decorators and

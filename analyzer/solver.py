@@ -33,6 +33,7 @@ from hybridize.analyzer.evaluator import (
     callees,
     calls_written,
     get_evaluator,
+    param_layout,
 )
 from hybridize.analyzer.frameworks.framework import compiler_named
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
@@ -1258,8 +1259,7 @@ def _record_evidence(
                 kind == "layer_call" and _builds_itself(index, resolved)
             ):
                 out.symbolic.append((target, name))
-        params = callee.params[1:] if skip_receiver and callee.params else callee.params
-        for p in params:
+        for p in param_layout(callee, skip_receiver).params:
             if p.name not in bound and p.default is not None and _constant(p.default):
                 # The call takes the default: one more value the parameter receives.
                 out.literal_sites.append((target, p.name, False, resolved.site.span, p.default))
