@@ -499,18 +499,21 @@ class Evaluator:
         roles: list[str] = []
         result: set[Atom] = set()
         chained: dict[str, list[Atoms]] = {}
-        # Only calls of objects and framework APIs ask whether an argument is symbolic.
-        symbolic_args = (
-            bool(args)
-            and any(a[0] not in _PROJECT_CALLABLES for a in callee_atoms)
-            and any(_holds_symbolic(atoms) for atoms in args)
-        )
+        constructs = False
+        symbolic_args = False
+        if args:
+            # Only calls of objects and framework APIs ask whether an argument is symbolic.
+            for atom in callee_atoms:
+                if atom[0] not in _PROJECT_CALLABLES:
+                    symbolic_args = any(map(_holds_symbolic, args))
+                    break
         for atom in callee_atoms:
             kind = atom[0]
             if kind in ("func", "method"):
                 targets.append((kind, atom[1]))
                 result |= self.returned(atom[1])
             elif kind == "class":
+                constructs = True
                 targets.append(("class", atom[1]))
                 result.add(("obj", self.index.object_role(atom[1]), atom[1]))
             elif kind == "obj":
@@ -616,7 +619,7 @@ class Evaluator:
             kwargs=kwargs,
             result=_merge_tensor_specs(_cap(result)),
             chained=chained,
-            constructs=any(kind == "class" for kind, _ in targets),
+            constructs=constructs,
         )
         return resolved
 

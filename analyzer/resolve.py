@@ -109,6 +109,8 @@ class ProjectIndex:
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _framework_cache: dict[str, tuple[ModuleSummary, str]] = field(default_factory=dict)
     _function_cache: dict[str, FunctionSummary] = field(default_factory=dict)
+    _test_case_cache: dict[str, bool] = field(default_factory=dict)
+    """`is_test_case` by class: every construction of a project class asks (`object_role`)."""
     """`function` by key: the fixed point and the verdicts ask millions of times, and the
     summaries of an index never change (an edit makes a new index)."""
 
@@ -472,11 +474,14 @@ class ProjectIndex:
 
     def is_test_case(self, class_key: str) -> bool:
         """A subclass of `unittest.TestCase` or `tf.test.TestCase`, through project bases."""
-        for key in self.mro(class_key):
-            for ref in self.base_refs(key):
-                if ref[0] == "ext" and ref[1].endswith("TestCase"):
-                    return True
-        return False
+        found = self._test_case_cache.get(class_key)
+        if found is None:
+            found = self._test_case_cache[class_key] = any(
+                ref[0] == "ext" and ref[1].endswith("TestCase")
+                for key in self.mro(class_key)
+                for ref in self.base_refs(key)
+            )
+        return found
 
     def code_framework(self, relpath: str) -> str:
         """The framework (`Framework.name`) whose objects the module's own imports name: whose
