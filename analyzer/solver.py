@@ -326,6 +326,9 @@ class Aggregate:
         publication, once took most of `keras/src`'s solve)."""
         self.journal: FactJournal | None = None
         """While `Solver.update` runs: the entries of the facts as they were before it."""
+        self.edges_version = 0
+        """Counts the replacements that may have changed the call graph the tables `callees`
+        and `callbacks` make (`Solver._calls_first_order` is computed again only then)."""
 
     # ---------------------------------------------------------------- contributors
 
@@ -341,6 +344,13 @@ class Aggregate:
         `keras/src`'s solve; the published value of an entry not widened is its join, which
         an equal contribution leaves as it is."""
         old = self.contributions.pop(caller, None)
+        if (
+            old is None
+            or contribution is None
+            or old.callees != contribution.callees
+            or old.callbacks != contribution.callbacks
+        ):
+            self.edges_version += 1
         old_groups = self.groups.pop(caller, _NO_GROUPS)
         new_groups = _NO_GROUPS if contribution is None else _grouped(contribution)
         for label, table, old_found, new_found, names in (
@@ -925,6 +935,9 @@ class Solver:
         """After a successful `update`: the entries of the facts as they were before it."""
         self.order: dict[str, int] = {}
         """The last sweep's order (`_calls_first_order`), which updates reuse."""
+        self._order_of: tuple[int, dict[str, int]] | None = None
+        """The call graph version (`Aggregate.edges_version`) and project order `order` was
+        computed for."""
         self._solve(self.keys, set(), incremental=False)
 
     # ---------------------------------------------------------------- the fixed point
@@ -1047,8 +1060,21 @@ class Solver:
         facts know the calls (a depth-first reverse post-order of the call graph; functions
         the graph does not order stay in project order, and on a cycle the one met first
         comes first). Forwards a round carries evidence down to callees; backwards,
-        returns up to callers."""
+        returns up to callers.
+
+        The order depends only on the set of calls and the project order: the last one is
+        kept while neither changed (late sweeps evaluate few functions, and walking the
+        whole call graph again cost more than they did)."""
         project = self.aggregate.order
+        version = self.aggregate.edges_version
+        if (
+            self.order
+            and self._order_of is not None
+            and self._order_of[0] == version
+            and self._order_of[1] is project
+        ):
+            return self.order
+        self._order_of = (version, project)
         callees: dict[str, list[str]] = defaultdict(list)
         for table in (self.aggregate.callees, self.aggregate.callbacks):
             for callee, by_caller in table.items():
@@ -1230,10 +1256,13 @@ def _record_evidence(
             else bind_arguments(callee, chained, {}, skip_receiver=skip_receiver)
         )
         written: dict[str, Atoms] | None = None  # the arguments as written, when a site needs them
+        from_outside = caller != target
         for name, atoms in bound.items():
-            out.evidence.append((target, name, atoms, caller != target))
-            literal = bool(atoms) and all(is_primitive(a) for a in atoms)
-            unknown = not literal and bool(atoms) and all(a[0] == "?" for a in atoms)
+            out.evidence.append((target, name, atoms, from_outside))
+            # The kinds first: most arguments hold no literal at all.
+            kinds = {a[0] for a in atoms}
+            literal = bool(kinds) and kinds <= _LITERAL_KINDS and all(map(is_primitive, atoms))
+            unknown = not literal and kinds == _UNKNOWN_KINDS
             if literal:
                 out.primitive.append((target, name))
             elif unknown:
@@ -1255,7 +1284,7 @@ def _record_evidence(
                     else ("seq", "tuple", tuple(sorted(syms, key=repr)))
                 )
                 out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
-            if any(a[0] == "symbolic" for a in atoms) and not (
+            if "symbolic" in kinds and not (
                 kind == "layer_call" and _builds_itself(index, resolved)
             ):
                 out.symbolic.append((target, name))
@@ -1319,6 +1348,11 @@ def _record_evidence(
                     out.evidence.append((atom[1], p.name, initial, True))
                     continue
                 out.evidence.append((atom[1], p.name, received, True))
+
+
+_LITERAL_KINDS = frozenset({"lit", "seq", "dict", "tup"})
+"""The kinds of the atoms `is_primitive` may accept."""
+_UNKNOWN_KINDS = frozenset({"?"})
 
 
 def _constant(sym: Sym, depth: int = 0) -> bool:
