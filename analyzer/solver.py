@@ -249,6 +249,9 @@ from outside the callee, class attributes."""
 
 _NO_GROUPS: _Groups = ({}, {}, {})
 
+_NOTHING_UNCHANGED = (False, False, False, False)
+"""`Aggregate._apply` of a contribution that replaces none, or that none replaces."""
+
 
 def _grouped(c: Contribution) -> _Groups:
     """The atoms `c` gives each entry of the counted tables (one entry may get several)."""
@@ -360,19 +363,44 @@ class Aggregate:
         ):
             if old_found or new_found:
                 self._replace_counted(label, table, caller, old_found, new_found, names)
+        # The other tables keep what each caller gives as given: a part equal to the old
+        # contribution's is left as it is (its removal and addition would cancel out).
+        unchanged = _NOTHING_UNCHANGED
+        if old is not None and contribution is not None:
+            unchanged = (
+                old.primitive == contribution.primitive
+                and old.unknown_kind == contribution.unknown_kind
+                and old.symbolic == contribution.symbolic,
+                old.literal_sites == contribution.literal_sites,
+                old.callees == contribution.callees,
+                old.callbacks == contribution.callbacks
+                and old.wrapped == contribution.wrapped
+                and old.wrapper_signatures == contribution.wrapper_signatures,
+            )
         if old is not None:
-            self._apply(caller, old, touched, remove=True)
+            self._apply(caller, old, touched, unchanged, remove=True)
         if contribution is not None:
             self.contributions[caller] = contribution
             if new_groups is not _NO_GROUPS:
                 self.groups[caller] = new_groups
-            self._apply(caller, contribution, touched, remove=False)
+            self._apply(caller, contribution, touched, unchanged, remove=False)
         touched.returns.add(caller)
 
-    def _apply(self, caller: str, c: Contribution, touched: _Touched, *, remove: bool) -> None:
+    def _apply(
+        self,
+        caller: str,
+        c: Contribution,
+        touched: _Touched,
+        unchanged: tuple[bool, bool, bool, bool],
+        *,
+        remove: bool,
+    ) -> None:
         """Add (or remove) what a contribution gives to the tables that are not counted
-        (`replace` does the counted ones)."""
-        if c.primitive or c.unknown_kind or c.symbolic:
+        (`replace` does the counted ones), but for the parts `unchanged` marks: the marks
+        (primitive, unknown kind, symbolic), the literal sites, the callees, the callbacks
+        and wrappers."""
+        marks_unchanged, sites_unchanged, callees_unchanged, callbacks_unchanged = unchanged
+        if (c.primitive or c.unknown_kind or c.symbolic) and not marks_unchanged:
             for table, pairs, names in (
                 (self.primitive, c.primitive, touched.primitive),
                 (self.unknown_kind, c.unknown_kind, touched.unknown_kind),
@@ -381,11 +409,11 @@ class Aggregate:
                 for pair in pairs:
                     _mark(table, pair, caller, remove)
                     names.add(pair)
-        if c.literal_sites:
+        if c.literal_sites and not sites_unchanged:
             self._apply_sites(caller, c, touched, remove)
-        if c.callees:
+        if c.callees and not callees_unchanged:
             self._apply_callees(caller, c, touched, remove)
-        if c.callbacks or c.wrapped or c.wrapper_signatures:
+        if (c.callbacks or c.wrapped or c.wrapper_signatures) and not callbacks_unchanged:
             self._apply_callbacks(caller, c, touched, remove)
 
     def _apply_sites(self, caller: str, c: Contribution, touched: _Touched, remove: bool) -> None:
