@@ -10,13 +10,13 @@ when something it read has changed.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
 from hybridize.analyzer.frameworks.framework import compiler_named
 from hybridize.analyzer.frameworks.python_stdlib import COMMAND_LINE_FLAGS
-from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
+from hybridize.analyzer.ir import CallSite, FunctionSummary, Param, Sym
 from hybridize.analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
 from hybridize.analyzer.shapes import (
     Shape,
@@ -30,6 +30,7 @@ from hybridize.analyzer.shapes import (
 )
 from hybridize.analyzer.values import (
     CONTAINER_OBJECT_RESULTS,
+    MAX_ATOMS,
     MAX_NESTING,
     MAX_TUPLE,
     NO_ATOMS,
@@ -40,6 +41,7 @@ from hybridize.analyzer.values import (
     Atoms,
     Dep,
     _cap,
+    _cut,
     _merge_tensor_specs,
     atoms_for_return,
     is_tensor_like,
@@ -75,6 +77,9 @@ class ResolvedCall:
     chained: dict[str, list[Atoms]] = field(default_factory=dict)
     """Targets a container module calls on another value than the call's arguments (the
     second module of an `nn.Sequential` gets the first one's output): their arguments."""
+    constructs: bool = False
+    """Some target is a class (`callees` then looks up its `__init__`); else the targets are
+    the functions the call runs, as they are."""
 
 
 @dataclass(slots=True)
@@ -182,9 +187,10 @@ class Evaluator:
         cached = self.memo.get(sym)
         if cached is not None:
             return cached
-        if sym[0] != "local":
+        kind = sym[0]
+        if kind != "local":
             # Symbolic values are trees; only a local variable can lead back to itself.
-            result = _cap(self._eval(sym))
+            result = self._eval_capped(sym) if kind in _CAPPED_KINDS else _cap(self._eval(sym))
             self.memo[sym] = result
             return result
         if sym in self.active:
@@ -192,28 +198,58 @@ class Evaluator:
             return self.partial.get(sym, NO_ATOMS)
         self.active.add(sym)
         try:
-            result = _cap(self._eval(sym))
+            out: set[Atom] = set()
+            for value in self.fn.locals.get(sym[1], ()):
+                out |= self.eval(value)
+                self.partial[sym] = frozenset(out)
+            result = _cap_union(out)
         finally:
             self.active.discard(sym)
         self.memo[sym] = result
         return result
 
-    def _eval(self, sym: Sym) -> Iterable[Atom]:
+    def _eval_capped(self, sym: Sym) -> Atoms:
+        """`_cap(self._eval(sym))` for the kinds of `_CAPPED_KINDS`, whose values are built
+        from values already capped (or are single atoms that are no containers): capping
+        them again gives the same atoms, and re-checking every value took a tenth of the
+        evaluation time on `keras/src`."""
         kind = sym[0]
+        if kind == "call":
+            return self.call_result(sym[1])
         if kind == "lit":
-            return (sym,)
-        if kind == "param":
-            return self._param(sym[1])
-        if kind == "local":
-            out: set[Atom] = set()
-            for value in self.fn.locals.get(sym[1], ()):
-                out |= self.eval(value)
-                self.partial[sym] = frozenset(out)
-            return out
+            return frozenset((sym,))
         if kind == "name":
             return self._free_name(sym[1])
+        if kind == "cond":
+            out: set[Atom] = set()
+            for option in sym[1]:
+                out |= self.eval(option)
+            return _cap_union(out)
+        if kind == "enter":
+            return self.eval(sym[1])
+        if kind == "def":
+            return frozenset({("func", f"{self.relpath}::{sym[1]}")})
+        if kind == "class":
+            return frozenset({("class", f"{self.relpath}::{sym[1]}")})
+        if kind == "import":
+            return self._import(sym)
+        if kind == "fstr":
+            return STR_ATOMS
+        return PYTHON_ATOMS  # "fresh", "slice"
+
+    def _import(self, sym: Sym) -> Atoms:
+        from hybridize.analyzer.ir import ImportSummary
+
+        ref = self.index.resolve_import(ImportSummary("", sym[1], sym[2]), self.relpath)
+        return self.ref_atoms(ref)
+
+    def _eval(self, sym: Sym) -> Iterable[Atom]:
+        """The atoms of a symbolic value of a kind not in `_CAPPED_KINDS`, not capped yet."""
+        kind = sym[0]
+        if kind == "param":
+            return self._param(sym[1])
         if kind == "attr":
-            out = set()
+            out: set[Atom] = set()
             for atom in self.eval(sym[1]):
                 out.update(self.attribute(atom, sym[2]))
             return out
@@ -222,8 +258,6 @@ class Evaluator:
             for atom in self.eval(sym[1]):
                 out.update(_item(atom, sym[2]))
             return out
-        if kind == "call":
-            return self.call_result(sym[1])
         if kind == "op":
             return _operation([self.eval(o) for o in sym[1]], sym[2] if len(sym) > 2 else None)
         if kind == "iter":
@@ -250,29 +284,6 @@ class Evaluator:
             for value in sym[1]:
                 values |= self.eval(value)
             return (("dict", _cap(values)),)
-        if kind == "cond":
-            out = set()
-            for option in sym[1]:
-                out |= self.eval(option)
-            return out
-        if kind == "def":
-            return (("func", f"{self.relpath}::{sym[1]}"),)
-        if kind == "class":
-            return (("class", f"{self.relpath}::{sym[1]}"),)
-        if kind == "import":
-            from hybridize.analyzer.ir import ImportSummary
-
-            ref = self.index.resolve_import(ImportSummary("", sym[1], sym[2]), self.relpath)
-            return self.ref_atoms(ref)
-        if kind == "enter":
-            out = set()
-            for atom in self.eval(sym[1]):
-                out.add(atom)
-            return out
-        if kind in ("fresh", "slice"):
-            return (PYTHON,)
-        if kind == "fstr":
-            return (("lit", "str", None),)
         return (UNKNOWN_ATOM,)
 
     def _param(self, name: str) -> Iterable[Atom]:
@@ -342,7 +353,7 @@ class Evaluator:
             return frozenset({("numpy", None)})
         return NO_ATOMS
 
-    def _free_name(self, name: str) -> Iterable[Atom]:
+    def _free_name(self, name: str) -> Atoms:
         fn = self.fn
         if (
             name in fn.locals
@@ -488,13 +499,21 @@ class Evaluator:
         roles: list[str] = []
         result: set[Atom] = set()
         chained: dict[str, list[Atoms]] = {}
-        symbolic_args = any(_holds_symbolic(atoms) for atoms in args)
+        constructs = False
+        symbolic_args = False
+        if args:
+            # Only calls of objects and framework APIs ask whether an argument is symbolic.
+            for atom in callee_atoms:
+                if atom[0] not in _PROJECT_CALLABLES:
+                    symbolic_args = any(map(_holds_symbolic, args))
+                    break
         for atom in callee_atoms:
             kind = atom[0]
             if kind in ("func", "method"):
                 targets.append((kind, atom[1]))
                 result |= self.returned(atom[1])
             elif kind == "class":
+                constructs = True
                 targets.append(("class", atom[1]))
                 result.add(("obj", self.index.object_role(atom[1]), atom[1]))
             elif kind == "obj":
@@ -600,6 +619,7 @@ class Evaluator:
             kwargs=kwargs,
             result=_merge_tensor_specs(_cap(result)),
             chained=chained,
+            constructs=constructs,
         )
         return resolved
 
@@ -733,6 +753,27 @@ def _mapped_leaves(structure: Atoms, results: Atoms, depth: int = 0) -> Atoms:
         else:
             out |= results
     return frozenset(out) if out else results
+
+
+_CAPPED_KINDS = frozenset(
+    {"call", "lit", "name", "cond", "enter", "def", "class", "import", "fstr", "fresh", "slice"}
+)
+"""The symbolic values `Evaluator._eval_capped` evaluates: a call's result is capped when the
+call is resolved, names and conditional values are (unions of) values already evaluated, the
+rest single atoms that are no containers."""
+
+_PROJECT_CALLABLES = frozenset({"func", "method", "class"})
+"""Callee atoms whose call does not depend on whether the arguments are symbolic tensors."""
+
+STR_ATOMS: Atoms = frozenset({("lit", "str", None)})
+PYTHON_ATOMS: Atoms = frozenset({PYTHON})
+
+
+def _cap_union(atoms: set[Atom]) -> Atoms:
+    """`_cap` of a union of capped values: their atoms are shrunk already (`_shrunk` maps
+    its results to themselves), so only the number of atoms may need a cut."""
+    result = frozenset(atoms)
+    return _cut(result, collapse=False) if len(result) > MAX_ATOMS else result
 
 
 DICT_KEY: Atom = ("lit", "str", None)
@@ -1039,39 +1080,90 @@ def _operation(operands: list[Atoms], operator: str | None = None) -> Iterable[A
 # ---------------------------------------------------------------------- the solver
 
 
+@dataclass(frozen=True, slots=True)
+class ParamLayout:
+    """How a function's parameters take a call's arguments (the receiver left out or not)."""
+
+    params: tuple[Param, ...]
+    """The parameters a call fills."""
+    positional: tuple[str, ...]
+    vararg: str | None
+    kwarg: str | None
+    keywords: frozenset[str]
+    """The parameters a keyword argument may name (all but the positional-only ones)."""
+
+
+_LAYOUTS: dict[tuple[int, bool], tuple[tuple[Param, ...], ParamLayout]] = {}
+"""`param_layout` by the identity of a function's parameters (kept alive with the entry, so
+that the identity stays theirs): the fixed point binds the arguments of every call site
+each time its caller is evaluated."""
+MAX_LAYOUTS = 100_000
+
+
+def param_layout(fn: FunctionSummary, skip_receiver: bool) -> ParamLayout:
+    """The parameters of `fn` a call binds, by kind (`skip_receiver`: a method called on an
+    object, or a class constructed, leaves out the receiver)."""
+    key = (id(fn.params), skip_receiver)
+    found = _LAYOUTS.get(key)
+    if found is not None and found[0] is fn.params:
+        return found[1]
+    params = fn.params[1:] if skip_receiver and fn.params else fn.params
+    vararg = next((p for p in params if p.kind == "vararg"), None)
+    kwarg = next((p for p in params if p.kind == "kwarg"), None)
+    layout = ParamLayout(
+        params,
+        tuple(p.name for p in params if p.kind in ("posonly", "normal")),
+        None if vararg is None else vararg.name,
+        None if kwarg is None else kwarg.name,
+        frozenset(p.name for p in params if p.kind != "posonly"),
+    )
+    if len(_LAYOUTS) >= MAX_LAYOUTS:
+        _LAYOUTS.clear()
+    _LAYOUTS[key] = (fn.params, layout)
+    return layout
+
+
 def bind_arguments(
     fn: FunctionSummary, args: list[Atoms], kwargs: dict[str, Atoms], *, skip_receiver: bool
 ) -> dict[str, Atoms]:
     """Map call-site arguments to parameter names (positional, keyword, *args, **kwargs)."""
-    params = fn.params[1:] if skip_receiver and fn.params else fn.params
-    positional = [p for p in params if p.kind in ("posonly", "normal")]
-    vararg = next((p for p in params if p.kind == "vararg"), None)
-    kwarg = next((p for p in params if p.kind == "kwarg"), None)
+    layout = param_layout(fn, skip_receiver)
+    positional = layout.positional
+    vararg = layout.vararg
     bound: dict[str, Atoms] = {}
     for i, atoms in enumerate(args):
         if i < len(positional):
-            bound[positional[i].name] = atoms
+            bound[positional[i]] = atoms
         elif vararg is not None:
-            bound[vararg.name] = bound.get(vararg.name, NO_ATOMS) | atoms
-    names = {p.name for p in params if p.kind != "posonly"}
-    for name, atoms in kwargs.items():
-        if name in names:
-            bound[name] = atoms
-        elif kwarg is not None:
-            bound[kwarg.name] = bound.get(kwarg.name, NO_ATOMS) | atoms
+            bound[vararg] = bound.get(vararg, NO_ATOMS) | atoms
+    if kwargs:
+        names = layout.keywords
+        kwarg = layout.kwarg
+        for name, atoms in kwargs.items():
+            if name in names:
+                bound[name] = atoms
+            elif kwarg is not None:
+                bound[kwarg] = bound.get(kwarg, NO_ATOMS) | atoms
     return bound
 
 
-def callees(index: ProjectIndex, resolved: ResolvedCall) -> Iterator[tuple[str, str]]:
+def callees(index: ProjectIndex, resolved: ResolvedCall) -> Sequence[tuple[str, str]]:
     """The project functions a call runs, with how it reaches each: ("func" | "method" |
-    "layer_call" | "class", key); constructing a class runs its `__init__`."""
+    "layer_call" | "class", key); constructing a class runs its `__init__`.
+
+    A call that constructs no class runs its targets as they are: they are given as they
+    are, not copied (the verdict phase asks millions of times)."""
+    if not resolved.constructs:
+        return resolved.targets
+    found: list[tuple[str, str]] = []
     for kind, target in resolved.targets:
         if kind == "class":
             init = index.find_method(target, "__init__")
             if init is None:
                 continue
             target = init
-        yield kind, target
+        found.append((kind, target))
+    return found
 
 
 def _argument_atoms(

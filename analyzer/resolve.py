@@ -110,6 +110,11 @@ class ProjectIndex:
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _framework_cache: dict[str, tuple[ModuleSummary, str]] = field(default_factory=dict)
     _keys: list[str] | None = None
+    _function_cache: dict[str, FunctionSummary] = field(default_factory=dict)
+    """`function` by key: the fixed point and the verdicts ask millions of times, and the
+    summaries of an index never change (an edit makes a new index)."""
+    _test_case_cache: dict[str, bool] = field(default_factory=dict)
+    """`is_test_case` by class: every construction of a project class asks (`object_role`)."""
 
     def __post_init__(self) -> None:
         # The project order (`project_keys`) is the order of the paths, whatever order the
@@ -155,11 +160,14 @@ class ProjectIndex:
     # ------------------------------------------------------------- lookups by key
 
     def function(self, key: str) -> FunctionSummary:
+        found = self._function_cache.get(key)
+        if found is not None:
+            return found
         relpath, qualname = key.split("::", 1)
         module = self.modules[relpath]
-        if qualname == "<module>":
-            return module.module_code
-        return module.functions[qualname]
+        found = module.module_code if qualname == "<module>" else module.functions[qualname]
+        self._function_cache[key] = found
+        return found
 
     def owner_key(self, key: str) -> str:
         """The function whose body runs this function's `def`: where its decorators and
@@ -486,11 +494,14 @@ class ProjectIndex:
 
     def is_test_case(self, class_key: str) -> bool:
         """A subclass of `unittest.TestCase` or `tf.test.TestCase`, through project bases."""
-        for key in self.mro(class_key):
-            for ref in self.base_refs(key):
-                if ref[0] == "ext" and ref[1].endswith("TestCase"):
-                    return True
-        return False
+        found = self._test_case_cache.get(class_key)
+        if found is None:
+            found = self._test_case_cache[class_key] = any(
+                ref[0] == "ext" and ref[1].endswith("TestCase")
+                for key in self.mro(class_key)
+                for ref in self.base_refs(key)
+            )
+        return found
 
     def code_framework(self, relpath: str) -> str:
         """The framework (`Framework.name`) whose objects the module's own imports name: whose

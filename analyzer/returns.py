@@ -147,6 +147,7 @@ def _unreturnable(
 ) -> Iterator[str]:
     """Why some returned value cannot be returned from a tf.function at all."""
     calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
+    makes_symbolic: bool | None = None  # asked once, when a symbolic value is returned
     for sym in fn.returns:
         operation = _operation(fn, sym, calls)
         if operation is not None:
@@ -173,8 +174,11 @@ def _unreturnable(
         # whose order changes between runs.
         reasons = set()
         for atom in leaf_atoms(returned):
-            if atom[0] == "symbolic" and not _makes_symbolic(facts, key):
-                continue
+            if atom[0] == "symbolic":
+                if makes_symbolic is None:
+                    makes_symbolic = _makes_symbolic(facts, key)
+                if not makes_symbolic:
+                    continue
             if atom[0] == "obj" and atom[1] in CHANGED_ROLES:
                 reasons.add(f"returns {CHANGED_ROLES[atom[1]]}")
                 continue

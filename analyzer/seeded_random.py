@@ -102,9 +102,8 @@ def seeded_random_draws(
     if seeding is None or fn.is_lambda or key.endswith("::<module>"):
         return []
     for reader, via, entry in traced_with(index, facts, key):
-        for resolved in facts.calls.get(reader, []):
-            op = next((i for i in resolved.api if i.global_random), None)
-            if op is None or _has_op_seed(index, facts, reader, resolved, op):
+        for resolved, op in _global_draws(facts, reader):
+            if _has_op_seed(index, facts, reader, resolved, op):
                 continue
             where = "" if reader == key else f" (line {resolved.site.span.start_line})"
             return [
@@ -119,6 +118,22 @@ def seeded_random_draws(
                 )
             ]
     return []
+
+
+def _global_draws(facts: TensorFacts, reader: str) -> list[tuple[ResolvedCall, ApiInfo]]:
+    """The calls of `reader` that draw from the global random stream, each with the first
+    such op it calls, in call order. Memoised per reader: every function that calls it (to
+    MAX_HELPER_DEPTH) asks again, and most functions draw nothing."""
+    memo = facts.cache.setdefault("global_random_draws", {})
+    assert isinstance(memo, dict)
+    found = memo.get(reader)
+    if found is None:
+        found = memo[reader] = [
+            (resolved, op)
+            for resolved in facts.calls.get(reader, [])
+            if (op := next((i for i in resolved.api if i.global_random), None)) is not None
+        ]
+    return found
 
 
 def _has_op_seed(

@@ -33,6 +33,7 @@ from hybridize.analyzer.evaluator import (
     callees,
     calls_written,
     get_evaluator,
+    param_layout,
 )
 from hybridize.analyzer.frameworks.framework import compiler_named
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
@@ -238,6 +239,43 @@ def _evaluate_guarded(
         return Contribution(returns=frozenset({UNKNOWN_ATOM})), {("params", key)}
 
 
+_Groups = tuple[
+    dict[tuple[str, str], set[Atom]],
+    dict[tuple[str, str], set[Atom]],
+    dict[tuple[str, str], set[Atom]],
+]
+"""A contribution's atoms per entry of the counted tables: parameter evidence, evidence
+from outside the callee, class attributes."""
+
+_NO_GROUPS: _Groups = ({}, {}, {})
+
+_NOTHING_UNCHANGED = (False, False, False, False)
+"""`Aggregate._apply` of a contribution that replaces none, or that none replaces."""
+
+
+def _grouped(c: Contribution) -> _Groups:
+    """The atoms `c` gives each entry of the counted tables (one entry may get several)."""
+    if not c.evidence and not c.attrs:
+        return _NO_GROUPS
+    evidence: dict[tuple[str, str], set[Atom]] = {}
+    outside: dict[tuple[str, str], set[Atom]] = {}
+    for callee, name, atoms, from_outside in c.evidence:
+        pair = (callee, name)
+        found = evidence.get(pair)
+        if found is None:
+            evidence[pair] = found = set()
+        found |= atoms
+        if from_outside:
+            found = outside.get(pair)
+            if found is None:
+                outside[pair] = found = set()
+            found |= atoms
+    stored: dict[tuple[str, str], set[Atom]] = {}
+    for class_key, attr, atoms in c.attrs:
+        stored.setdefault((class_key, attr), set()).update(atoms)
+    return evidence, outside, stored
+
+
 class Aggregate:
     """The project-wide facts as the join of every function's latest `Contribution`, kept
     up to date one contribution at a time.
@@ -253,6 +291,9 @@ class Aggregate:
     def __init__(self, order: dict[str, int]) -> None:
         self.order = order
         self.contributions: dict[str, Contribution] = {}
+        self.groups: dict[str, _Groups] = {}
+        """Per caller with a contribution: its evidence, external evidence and attributes
+        joined per entry (`_grouped`), kept so that replacing it costs no second grouping."""
         self.params: dict[tuple[str, str], dict[str, Atoms]] = {}
         self.external: dict[tuple[str, str], dict[str, Atoms]] = {}
         self.attrs: dict[tuple[str, str], dict[str, Atoms]] = {}
@@ -288,43 +329,78 @@ class Aggregate:
         publication, once took most of `keras/src`'s solve)."""
         self.journal: FactJournal | None = None
         """While `Solver.update` runs: the entries of the facts as they were before it."""
+        self.edges_version = 0
+        """Counts the replacements that may have changed the call graph the tables `callees`
+        and `callbacks` make (`Solver._calls_first_order` is computed again only then)."""
 
     # ---------------------------------------------------------------- contributors
 
     def replace(self, caller: str, contribution: Contribution | None, touched: _Touched) -> None:
         """Put `contribution` in place of the caller's last one (None: the caller is gone),
-        adding the entries that may change to `touched`."""
+        adding the entries that may change to `touched`.
+
+        The counted tables (parameter evidence, external evidence, attributes) are replaced
+        entry by entry: an entry to which the caller gives the same atoms as before is left
+        alone, untouched, unless it is widened (its `fresh` atoms depend on the removal and
+        the addition). A function evaluated again mostly gives the same evidence, and
+        counting it out and in again, then publishing an unchanged join, took a fifth of
+        `keras/src`'s solve; the published value of an entry not widened is its join, which
+        an equal contribution leaves as it is."""
         old = self.contributions.pop(caller, None)
+        if (
+            old is None
+            or contribution is None
+            or old.callees != contribution.callees
+            or old.callbacks != contribution.callbacks
+        ):
+            self.edges_version += 1
+        old_groups = self.groups.pop(caller, _NO_GROUPS)
+        new_groups = _NO_GROUPS if contribution is None else _grouped(contribution)
+        for label, table, old_found, new_found, names in (
+            ("params", self.params, old_groups[0], new_groups[0], touched.params),
+            ("external", self.external, old_groups[1], new_groups[1], touched.external),
+            ("attrs", self.attrs, old_groups[2], new_groups[2], touched.attrs),
+        ):
+            if old_found or new_found:
+                self._replace_counted(label, table, caller, old_found, new_found, names)
+        # The other tables keep what each caller gives as given: a part equal to the old
+        # contribution's is left as it is (its removal and addition would cancel out).
+        unchanged = _NOTHING_UNCHANGED
+        if old is not None and contribution is not None:
+            unchanged = (
+                old.primitive == contribution.primitive
+                and old.unknown_kind == contribution.unknown_kind
+                and old.symbolic == contribution.symbolic,
+                old.literal_sites == contribution.literal_sites,
+                old.callees == contribution.callees,
+                old.callbacks == contribution.callbacks
+                and old.wrapped == contribution.wrapped
+                and old.wrapper_signatures == contribution.wrapper_signatures,
+            )
         if old is not None:
-            self._apply(caller, old, touched, remove=True)
+            self._apply(caller, old, touched, unchanged, remove=True)
         if contribution is not None:
             self.contributions[caller] = contribution
-            self._apply(caller, contribution, touched, remove=False)
+            if new_groups is not _NO_GROUPS:
+                self.groups[caller] = new_groups
+            self._apply(caller, contribution, touched, unchanged, remove=False)
         touched.returns.add(caller)
 
-    def _apply(self, caller: str, c: Contribution, touched: _Touched, *, remove: bool) -> None:
-        if c.evidence:
-            evidence: dict[tuple[str, str], set[Atom]] = {}
-            outside: dict[tuple[str, str], set[Atom]] = {}
-            for callee, name, atoms, from_outside in c.evidence:
-                pair = (callee, name)
-                found = evidence.get(pair)
-                if found is None:
-                    evidence[pair] = found = set()
-                found |= atoms
-                if from_outside:
-                    found = outside.get(pair)
-                    if found is None:
-                        outside[pair] = found = set()
-                    found |= atoms
-            self._put_all("params", self.params, caller, evidence, remove, touched.params)
-            self._put_all("external", self.external, caller, outside, remove, touched.external)
-        if c.attrs:
-            stored: dict[tuple[str, str], set[Atom]] = {}
-            for class_key, attr, atoms in c.attrs:
-                stored.setdefault((class_key, attr), set()).update(atoms)
-            self._put_all("attrs", self.attrs, caller, stored, remove, touched.attrs)
-        if c.primitive or c.unknown_kind or c.symbolic:
+    def _apply(
+        self,
+        caller: str,
+        c: Contribution,
+        touched: _Touched,
+        unchanged: tuple[bool, bool, bool, bool],
+        *,
+        remove: bool,
+    ) -> None:
+        """Add (or remove) what a contribution gives to the tables that are not counted
+        (`replace` does the counted ones), but for the parts `unchanged` marks: the marks
+        (primitive, unknown kind, symbolic), the literal sites, the callees, the callbacks
+        and wrappers."""
+        marks_unchanged, sites_unchanged, callees_unchanged, callbacks_unchanged = unchanged
+        if (c.primitive or c.unknown_kind or c.symbolic) and not marks_unchanged:
             for table, pairs, names in (
                 (self.primitive, c.primitive, touched.primitive),
                 (self.unknown_kind, c.unknown_kind, touched.unknown_kind),
@@ -333,11 +409,11 @@ class Aggregate:
                 for pair in pairs:
                     _mark(table, pair, caller, remove)
                     names.add(pair)
-        if c.literal_sites:
+        if c.literal_sites and not sites_unchanged:
             self._apply_sites(caller, c, touched, remove)
-        if c.callees:
+        if c.callees and not callees_unchanged:
             self._apply_callees(caller, c, touched, remove)
-        if c.callbacks or c.wrapped or c.wrapper_signatures:
+        if (c.callbacks or c.wrapped or c.wrapper_signatures) and not callbacks_unchanged:
             self._apply_callbacks(caller, c, touched, remove)
 
     def _apply_sites(self, caller: str, c: Contribution, touched: _Touched, remove: bool) -> None:
@@ -381,31 +457,44 @@ class Aggregate:
             _put(self.signatures, wrapped, caller, signature, remove)
             touched.signatures.add(wrapped)
 
-    def _put_all(
+    def _replace_counted(
         self,
         label: str,
         table: dict[tuple[str, str], dict[str, Atoms]],
         caller: str,
-        found: dict[tuple[str, str], set[Atom]],
-        remove: bool,
+        old_found: dict[tuple[str, str], set[Atom]],
+        new_found: dict[tuple[str, str], set[Atom]],
         touched: set[tuple[str, str]],
     ) -> None:
-        """`_put` of each entry of `found`, keeping the table's atom counts (`joined`) and
-        the fresh atoms of widened entries (`fresh`)."""
+        """The caller's entries of one counted table go from `old_found` to `new_found`,
+        keeping the atom counts (`joined`) and the fresh atoms of widened entries (`fresh`)
+        as removing every old entry and then adding every new one would; an entry given the
+        same atoms, and not widened, is skipped (see `replace`)."""
         counts = self.joined[label]
         wide = self.wide
-        for pair, atoms in found.items():
+        for pair in old_found:
+            if pair in new_found:
+                continue
             by_caller = table.get(pair)
             previous = by_caller.get(caller) if by_caller is not None else None
             if previous is not None:
                 _count(counts, pair, previous, -1)
-            if not remove:
-                added = _count(counts, pair, atoms, 1)
-                if added and wide:
-                    entry = (label, *pair)
-                    if entry in wide:
-                        self.fresh.setdefault(entry, set()).update(added)
-            _put(table, pair, caller, frozenset(atoms), remove)
+            _put(table, pair, caller, NO_ATOMS, True)
+            touched.add(pair)
+        for pair, atoms in new_found.items():
+            by_caller = table.get(pair)
+            previous = by_caller.get(caller) if by_caller is not None else None
+            entry = (label, *pair) if wide else None
+            if previous is not None:
+                if previous == atoms and (entry is None or entry not in wide):
+                    continue
+                _count(counts, pair, previous, -1)
+                # Where a removal then an addition leaves the caller: last.
+                _put(table, pair, caller, NO_ATOMS, True)
+            added = _count(counts, pair, atoms, 1)
+            if added and entry is not None and entry in wide:
+                self.fresh.setdefault(entry, set()).update(added)
+            _put(table, pair, caller, frozenset(atoms), False)
             touched.add(pair)
 
     # ---------------------------------------------------------------- facts
@@ -870,6 +959,9 @@ class Solver:
         """After a successful `update`: the entries of the facts as they were before it."""
         self.order: dict[str, int] = {}
         """The last sweep's order (`_calls_first_order`), which updates reuse."""
+        self._order_of: tuple[int, dict[str, int]] | None = None
+        """The call graph version (`Aggregate.edges_version`) and project order `order` was
+        computed for."""
         self._solve(self.keys, set(), incremental=False)
 
     # ---------------------------------------------------------------- the fixed point
@@ -992,8 +1084,21 @@ class Solver:
         facts know the calls (a depth-first reverse post-order of the call graph; functions
         the graph does not order stay in project order, and on a cycle the one met first
         comes first). Forwards a round carries evidence down to callees; backwards,
-        returns up to callers."""
+        returns up to callers.
+
+        The order depends only on the set of calls and the project order: the last one is
+        kept while neither changed (late sweeps evaluate few functions, and walking the
+        whole call graph again cost more than they did)."""
         project = self.aggregate.order
+        version = self.aggregate.edges_version
+        if (
+            self.order
+            and self._order_of is not None
+            and self._order_of[0] == version
+            and self._order_of[1] is project
+        ):
+            return self.order
+        self._order_of = (version, project)
         callees: dict[str, list[str]] = defaultdict(list)
         for table in (self.aggregate.callees, self.aggregate.callbacks):
             for callee, by_caller in table.items():
@@ -1175,10 +1280,13 @@ def _record_evidence(
             else bind_arguments(callee, chained, {}, skip_receiver=skip_receiver)
         )
         written: dict[str, Atoms] | None = None  # the arguments as written, when a site needs them
+        from_outside = caller != target
         for name, atoms in bound.items():
-            out.evidence.append((target, name, atoms, caller != target))
-            literal = bool(atoms) and all(is_primitive(a) for a in atoms)
-            unknown = not literal and bool(atoms) and all(a[0] == "?" for a in atoms)
+            out.evidence.append((target, name, atoms, from_outside))
+            # The kinds first: most arguments hold no literal at all.
+            kinds = {a[0] for a in atoms}
+            literal = bool(kinds) and kinds <= _LITERAL_KINDS and all(map(is_primitive, atoms))
+            unknown = not literal and kinds == _UNKNOWN_KINDS
             if literal:
                 out.primitive.append((target, name))
             elif unknown:
@@ -1200,12 +1308,11 @@ def _record_evidence(
                     else ("seq", "tuple", tuple(sorted(syms, key=repr)))
                 )
                 out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
-            if any(a[0] == "symbolic" for a in atoms) and not (
+            if "symbolic" in kinds and not (
                 kind == "layer_call" and _builds_itself(index, resolved)
             ):
                 out.symbolic.append((target, name))
-        params = callee.params[1:] if skip_receiver and callee.params else callee.params
-        for p in params:
+        for p in param_layout(callee, skip_receiver).params:
             if p.name not in bound and p.default is not None and _constant(p.default):
                 # The call takes the default: one more value the parameter receives.
                 out.literal_sites.append((target, p.name, False, resolved.site.span, p.default))
@@ -1265,6 +1372,11 @@ def _record_evidence(
                     out.evidence.append((atom[1], p.name, initial, True))
                     continue
                 out.evidence.append((atom[1], p.name, received, True))
+
+
+_LITERAL_KINDS = frozenset({"lit", "seq", "dict", "tup"})
+"""The kinds of the atoms `is_primitive` may accept."""
+_UNKNOWN_KINDS = frozenset({"?"})
 
 
 def _constant(sym: Sym, depth: int = 0) -> bool:
