@@ -800,7 +800,9 @@ def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[
                 work.append(key)
     while work:
         parent = work.pop()
-        for child in _sublayer_classes(index, facts, parent):
+        # In sort order: the first parent to reach a class is the one its message names,
+        # which must not depend on the string hashing of this run.
+        for child in sorted(_sublayer_classes(index, facts, parent)):
             if child not in result and _holds_weights(index, facts, child):
                 parent_name = parent.split("::", 1)[1]
                 result[child] = f"`{parent_name}`, which holds it and is built symbolically"

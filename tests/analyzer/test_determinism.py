@@ -212,6 +212,52 @@ second(tf.ones([2]))
 third(tf.ones([2]))
 fourth(tf.ones([2]))
 """,
+    # `Leaf` is reached by two layers that Keras builds symbolically: its message names one.
+    "keras_layers.py": """
+import keras
+
+
+class Leaf(keras.layers.Layer):
+    def build(self, shape):
+        self.w = self.add_weight(shape=(1,))
+
+    def call(self, x):
+        return x * self.w
+
+
+class Alpha(keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.leaf = Leaf()
+
+    def build(self, shape):
+        self.v = self.add_weight(shape=(1,))
+
+    def call(self, x):
+        return self.leaf(x) * self.v
+
+
+class Beta(keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.leaf = Leaf()
+
+    def build(self, shape):
+        self.v = self.add_weight(shape=(1,))
+
+    def call(self, x):
+        return self.leaf(x) + self.v
+
+
+class Outer(keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.alpha = Alpha()
+        self.beta = Beta()
+
+    def call(self, x):
+        return self.alpha(x) + self.beta(x)
+""",
 }
 
 
@@ -250,7 +296,8 @@ def test_the_witness_a_finding_names_does_not_depend_on_string_hashing(tmp_path:
     callback that may be one of several functions (`tf.map_fn(fn, x)`): its effect and its
     eager-only call are named through the same one in every run. Literal arguments that
     differ for several parameters, each between other calls: the finding's related
-    locations come in the same order in every run."""
+    locations come in the same order in every run. A Keras layer held by two layers that
+    Keras builds symbolically: the message names the same one in every run."""
     for name, text in WITNESS_PROJECT.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     runs = [_messages_with_hash_seed(tmp_path, seed) for seed in (1, 2, 3, 4, 5)]
@@ -261,5 +308,9 @@ def test_the_witness_a_finding_names_does_not_depend_on_string_hashing(tmp_path:
     assert any(q == "map_rows" and code in ("HY101", "HY104") for q, code, _, _ in first), first
     assert any(q == "convert_rows" and code == "HY301" for q, code, _, _ in first), first
     assert any(q == "scaled" and code == "HY201" for q, code, _, _ in first), first
+    assert any(
+        q == "Leaf.call" and code == "HY406" and "which holds it" in message
+        for q, code, message, _ in first
+    ), first
     for other in runs[1:]:
         assert other == runs[0]
