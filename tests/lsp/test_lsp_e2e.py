@@ -362,7 +362,9 @@ async def test_hover_outside_the_project_and_debouncing(
     # A document outside the workspace gets nothing, and nothing fails.
     assert await hover_at((root.parent / "elsewhere.py").as_uri(), 0, 0) is None
 
-    # Quick edits are debounced: only the last version is analysed and published.
+    # Quick edits are debounced: the first of a burst is analysed at once (the document had
+    # been quiet), the ones close behind it wait for quiet, and only the last is analysed
+    # then: versions 3 to 5 are never published.
     assert isinstance(client, RecordingClient)
     text = (root / "main.py").read_text()
     before = len(client.published)
@@ -371,7 +373,7 @@ async def test_hover_outside_the_project_and_debouncing(
     await diagnostics_until(client, uri, lambda d: ("HY010", 10) in codes_by_line(d))
     await asyncio.sleep(1.0)
     burst = [p for p in client.published[before:] if p.uri == uri]
-    assert [p.version for p in burst] == [6]
+    assert [p.version for p in burst] in ([6], [2, 6])
     # Saving publishes at once.
     saved = len(client.published)
     client.text_document_did_save(
