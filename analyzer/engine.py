@@ -1,9 +1,10 @@
 """The analysis pipeline: files -> summaries (parallel, cached) -> solved facts -> verdicts.
 
 Per-file work (decode, parse, summary) depends on nothing but the file, so it runs on
-every core and is cached by content hash. The project-wide phase (name resolution, tensor
-flow, effects, call graph, decisions) is recomputed from the summaries on every run, so a
-change in an imported module always reaches the modules that import it.
+every core and is cached by content hash (`file_summaries`, which a run served by the caches
+imports without this module). The project-wide phase here (name resolution, tensor flow,
+effects, call graph, decisions) is recomputed from the summaries on every run, so a change
+in an imported module always reaches the modules that import it.
 """
 
 from __future__ import annotations
