@@ -46,10 +46,14 @@ from synthetic_project import generate, write_large_module
 from hybridize.lsp.server import DEBOUNCE_SECONDS
 
 MIB = 2**20
+
+
 def print_call(version: int) -> str:
     """The print a change inserts: another one each time, as typing makes texts never seen
     before (a text seen before could be served by a cache)."""
     return f"print({version}); "
+
+
 """What each change inserts at the start of the first body line of a function with an HY010,
 and the next change takes out again: a print makes the function impure, so its HY010 goes
 and comes back."""
