@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import queue
+import random
 import socket
 import subprocess
 import sys
@@ -135,6 +136,148 @@ def test_malformed_messages_get_errors_or_are_skipped(tmp_path: Path) -> None:
         assert "f" in hover["result"]["contents"]["value"]
         client.send({"id": 5, "method": "shutdown"})
         assert client.response(5)["result"] is None
+        client.send({"method": "exit"})
+        assert client.process.wait(timeout=TIMEOUT) == 0
+    finally:
+        client.close()
+
+
+FUZZ_METHODS = (
+    "textDocument/didOpen",
+    "textDocument/didChange",
+    "textDocument/didSave",
+    "textDocument/didClose",
+    "textDocument/hover",
+    "textDocument/codeAction",
+    "workspace/didChangeConfiguration",
+    "workspace/didChangeWatchedFiles",
+    "workspace/executeCommand",
+    "$/cancelRequest",
+    "hybridize/unknown",
+)
+
+
+REQUEST_METHODS = (
+    "textDocument/hover",
+    "textDocument/codeAction",
+    "workspace/executeCommand",
+    "hybridize/unknown",
+)
+"""The fuzzed methods that are requests (the others are notifications, which get no
+answer even when a message gives them an id)."""
+
+
+def fuzzed_body(rng: random.Random, uri: str, msg_id: int) -> bytes:
+    """One message body: bytes that are no JSON, JSON that is no message, or a message of a
+    real method whose parameters are any mix of right, wrong and absurd values."""
+    kind = rng.random()
+    if kind < 0.1:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(1, 60)))
+    if kind < 0.2:
+        return json.dumps(rng.choice([[], 5, "text", None, {"jsonrpc": "1.0"}, [1, {}]])).encode()
+
+    def value(depth: int = 0) -> Any:
+        choices: list[Any] = [
+            None,
+            -1,
+            2**40,
+            "é😀\x00",
+            uri,
+            "file:///nowhere/x.py",
+            "not a uri",
+            {"line": rng.randrange(-2, 50), "character": rng.randrange(-2, 200)},
+        ]
+        if depth < 2:
+            choices += [[value(depth + 1)], {"uri": value(depth + 1), "version": value(depth + 1)}]
+        return rng.choice(choices)
+
+    position = {"line": rng.randrange(-1, 12), "character": rng.randrange(-1, 40)}
+    document = {"uri": rng.choice([uri, uri, value()]), "version": rng.randrange(-1, 10**6)}
+    params: Any = rng.choice(
+        [
+            value(),
+            {"textDocument": document, "position": position},
+            {
+                "textDocument": document,
+                "contentChanges": [
+                    {
+                        "range": {"start": position, "end": value()},
+                        "text": rng.choice(["x", "\n", "def (", "é😀", ""]),
+                    },
+                    {"text": rng.choice(["", "import tensorflow as tf\n", "\udcff"])},
+                ][: rng.randrange(0, 3)],
+            },
+            {"textDocument": {**document, "languageId": "python", "text": value()}},
+            {"settings": value(), "changes": [{"uri": value(), "type": rng.randrange(-1, 5)}]},
+        ]
+    )
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": rng.choice(FUZZ_METHODS)}
+    if rng.random() < 0.5:
+        message["id"] = msg_id
+    if rng.random() < 0.9:
+        message["params"] = params
+    return json.dumps(message).encode("utf-8", "surrogatepass")
+
+
+def test_the_server_survives_a_thousand_fuzzed_messages(tmp_path: Path) -> None:
+    """1,000 messages of random shapes (seeded, so a failure replays): the server answers or
+    ignores each, and then still serves a real request and shuts down cleanly."""
+    main_py = tmp_path / "main.py"
+    main_py.write_text("import tensorflow as tf\n\n\ndef f(x):\n    return tf.square(x)\n")
+    uri = main_py.as_uri()
+    client = RawClient(tmp_path)
+    try:
+        initialize(client, tmp_path)
+        client.send(
+            {
+                "method": "textDocument/didOpen",
+                "params": {
+                    "textDocument": {
+                        "uri": uri,
+                        "languageId": "python",
+                        "version": 1,
+                        "text": main_py.read_text(),
+                    }
+                },
+            }
+        )
+        rng = random.Random(20261203)
+        requests = set()
+        for msg_id in range(100, 1100):
+            body = fuzzed_body(rng, uri, msg_id)
+            client.send_bytes(body)
+            if b'"id": %d' % msg_id in body and any(
+                f'"method": "{m}"'.encode() in body for m in REQUEST_METHODS
+            ):
+                requests.add(msg_id)
+        assert client.process.poll() is None
+        client.send(
+            {
+                "method": "textDocument/didClose",
+                "params": {"textDocument": {"uri": uri}},
+            }
+        )
+        client.send(
+            {
+                "id": 5000,
+                "method": "textDocument/hover",
+                "params": {
+                    "textDocument": {"uri": uri},
+                    "position": {"line": 3, "character": 4},
+                },
+            }
+        )
+        answered = set()
+        while (message := client.messages.get(timeout=TIMEOUT)).get("id") != 5000:
+            if "method" not in message and isinstance(message.get("id"), int):
+                answered.add(message["id"])
+        hover = message
+        assert "error" not in hover, hover
+        assert "f" in hover["result"]["contents"]["value"]
+        # Every fuzzed request of a request method was answered (a result or an error).
+        assert len(requests) > 100 and requests <= answered, requests - answered
+        client.send({"id": 5001, "method": "shutdown"})
+        assert client.response(5001)["result"] is None
         client.send({"method": "exit"})
         assert client.process.wait(timeout=TIMEOUT) == 0
     finally:
