@@ -20,9 +20,10 @@ arrives during that collection waits for it (about 2.5 s on the project above).
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Protocol
+
+from hybridize.analyzer.cycle_collector import collector_paused
 
 IDLE_SECONDS = 1.0
 """How long the server must have been quiet before the whole heap is collected."""
@@ -65,20 +66,13 @@ class FrozenHeap:
         return self.replaced or self.edits >= MAX_EDITS
 
     @staticmethod
-    @contextmanager
-    def paused() -> Iterator[None]:
+    def paused() -> AbstractContextManager[None]:
         """No automatic collection during an analysis. The project pauses the collector in
         each of its phases, and each phase's end left a young generation of tens of thousands
         of objects that the next allocation made the collector walk (four collections per
         edit, 40-110 ms); paused over the whole analysis, what died in it is never walked,
         and what survives it is walked once, after it. Nothing is frozen here."""
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            yield
-        finally:
-            if enabled:
-                gc.enable()
+        return collector_paused()
 
     def collect(self) -> None:
         """Collect the whole heap, frozen part included, and freeze what survives."""

@@ -252,14 +252,17 @@ class HybridizeServer(LanguageServer):
     def collect_when_idle(self) -> None:
         """Collect the whole heap once the server has been quiet for `IDLE_SECONDS`, if a
         collection is due; any change puts it off again."""
-        if self.idle is not None:
-            self.idle.cancel()
-            self.idle = None
+        self.cancel_idle_collection()
         if self.heap.collection_due:
             loop = asyncio.get_running_loop()
             self.idle = loop.call_later(
                 IDLE_SECONDS, lambda: asyncio.ensure_future(self._collect_if_quiet())
             )
+
+    def cancel_idle_collection(self) -> None:
+        if self.idle is not None:
+            self.idle.cancel()
+            self.idle = None
 
     async def _collect_if_quiet(self) -> None:
         self.idle = None
@@ -285,9 +288,7 @@ class HybridizeServer(LanguageServer):
     def schedule(self, uri: str) -> None:
         """Analyse the document's new version: at once after a quiet period, else once the
         document has been quiet for `DEBOUNCE_SECONDS` (a newer change wins)."""
-        if self.idle is not None:  # not quiet: the whole-heap collection waits
-            self.idle.cancel()
-            self.idle = None
+        self.cancel_idle_collection()  # not quiet: the whole-heap collection waits
         now = asyncio.get_running_loop().time()
         delay = analysis_delay(now, self.last_change.get(uri), uri in self.pending)
         self.last_change[uri] = now

@@ -93,6 +93,14 @@ def initialize(client: RawClient, root: Path) -> None:
     client.send({"method": "initialized", "params": {}})
 
 
+def shut_down(client: RawClient, msg_id: int) -> None:
+    """The orderly end: `shutdown` answered with null, then `exit` ends the server with 0."""
+    client.send({"id": msg_id, "method": "shutdown"})
+    assert client.response(msg_id)["result"] is None
+    client.send({"method": "exit"})
+    assert client.process.wait(timeout=TIMEOUT) == 0
+
+
 def test_malformed_messages_get_errors_or_are_skipped(tmp_path: Path) -> None:
     (tmp_path / "main.py").write_text("import tensorflow as tf\n\n\ndef f(x):\n    return x\n")
     client = RawClient(tmp_path)
@@ -134,10 +142,7 @@ def test_malformed_messages_get_errors_or_are_skipped(tmp_path: Path) -> None:
         hover = client.response(4)
         assert "error" not in hover
         assert "f" in hover["result"]["contents"]["value"]
-        client.send({"id": 5, "method": "shutdown"})
-        assert client.response(5)["result"] is None
-        client.send({"method": "exit"})
-        assert client.process.wait(timeout=TIMEOUT) == 0
+        shut_down(client, 5)
     finally:
         client.close()
 
@@ -276,10 +281,7 @@ def test_the_server_survives_a_thousand_fuzzed_messages(tmp_path: Path) -> None:
         assert "f" in hover["result"]["contents"]["value"]
         # Every fuzzed request of a request method was answered (a result or an error).
         assert len(requests) > 100 and requests <= answered, requests - answered
-        client.send({"id": 5001, "method": "shutdown"})
-        assert client.response(5001)["result"] is None
-        client.send({"method": "exit"})
-        assert client.process.wait(timeout=TIMEOUT) == 0
+        shut_down(client, 5001)
     finally:
         client.close()
 
