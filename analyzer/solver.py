@@ -249,6 +249,8 @@ from outside the callee, class attributes."""
 
 _NO_GROUPS: _Groups = ({}, {}, {})
 
+_NO_ENTRIES: tuple[frozenset[tuple[str, str]], ...] = (frozenset(),) * 3
+
 _NOTHING_UNCHANGED = (False, False, False, False)
 """`Aggregate._apply` of a contribution that replaces none, or that none replaces."""
 
@@ -276,6 +278,14 @@ def _grouped(c: Contribution) -> _Groups:
     return evidence, outside, stored
 
 
+def _entries(c: Contribution) -> tuple[set[tuple[str, str]], ...]:
+    """The entries of the counted tables `c` gives atoms to (the keys of `_grouped(c)`): what
+    replacing it must take out. Their atoms are in the tables themselves."""
+    evidence = {(callee, name) for callee, name, _atoms, _outside in c.evidence}
+    outside = {(callee, name) for callee, name, _atoms, from_outside in c.evidence if from_outside}
+    return evidence, outside, {(class_key, attr) for class_key, attr, _atoms in c.attrs}
+
+
 class Aggregate:
     """The project-wide facts as the join of every function's latest `Contribution`, kept
     up to date one contribution at a time.
@@ -291,9 +301,6 @@ class Aggregate:
     def __init__(self, order: dict[str, int]) -> None:
         self.order = order
         self.contributions: dict[str, Contribution] = {}
-        self.groups: dict[str, _Groups] = {}
-        """Per caller with a contribution: its evidence, external evidence and attributes
-        joined per entry (`_grouped`), kept so that replacing it costs no second grouping."""
         self.params: dict[tuple[str, str], dict[str, Atoms]] = {}
         self.external: dict[tuple[str, str], dict[str, Atoms]] = {}
         self.attrs: dict[tuple[str, str], dict[str, Atoms]] = {}
@@ -354,12 +361,12 @@ class Aggregate:
             or old.callbacks != contribution.callbacks
         ):
             self.edges_version += 1
-        old_groups = self.groups.pop(caller, _NO_GROUPS)
+        old_entries = _NO_ENTRIES if old is None else _entries(old)
         new_groups = _NO_GROUPS if contribution is None else _grouped(contribution)
         for label, table, old_found, new_found, names in (
-            ("params", self.params, old_groups[0], new_groups[0], touched.params),
-            ("external", self.external, old_groups[1], new_groups[1], touched.external),
-            ("attrs", self.attrs, old_groups[2], new_groups[2], touched.attrs),
+            ("params", self.params, old_entries[0], new_groups[0], touched.params),
+            ("external", self.external, old_entries[1], new_groups[1], touched.external),
+            ("attrs", self.attrs, old_entries[2], new_groups[2], touched.attrs),
         ):
             if old_found or new_found:
                 self._replace_counted(label, table, caller, old_found, new_found, names)
@@ -381,8 +388,6 @@ class Aggregate:
             self._apply(caller, old, touched, unchanged, remove=True)
         if contribution is not None:
             self.contributions[caller] = contribution
-            if new_groups is not _NO_GROUPS:
-                self.groups[caller] = new_groups
             self._apply(caller, contribution, touched, unchanged, remove=False)
         touched.returns.add(caller)
 
@@ -462,7 +467,7 @@ class Aggregate:
         label: str,
         table: dict[tuple[str, str], dict[str, Atoms]],
         caller: str,
-        old_found: dict[tuple[str, str], set[Atom]],
+        old_found: Collection[tuple[str, str]],
         new_found: dict[tuple[str, str], set[Atom]],
         touched: set[tuple[str, str]],
     ) -> None:
