@@ -12,21 +12,30 @@ corrupt entry is ignored and rewritten, never trusted.
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import os
-import pickle
-import tempfile
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from hybridize.analyzer.ir import ModuleSummary
-from hybridize.model import FileError, FunctionVerdict
+if TYPE_CHECKING:
+    # The model's and the summaries' classes (milliseconds of dataclass building each) are
+    # imported when a summary or a result is read: a run served by the report cache reads none.
+    from hybridize.analyzer.ir import ModuleSummary
+    from hybridize.model import FileError, FunctionVerdict
+
+try:
+    # hashlib's own BLAKE2, without hashlib loading OpenSSL (3 ms, a twentieth of a run the
+    # cache serves). Not every Python build has the module; hashlib's is the same function.
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - CPython always builds it
+    from hashlib import blake2b
 
 SUMMARY_FORMAT = "31"
 """Bump when the summary dataclasses or the summariser's output change."""
 
-ProjectResult = tuple[list[FunctionVerdict], list[FileError]]
+ProjectResult = tuple[list["FunctionVerdict"], list["FileError"]]
 
 
 def default_cache_dir() -> Path:
@@ -38,10 +47,13 @@ def default_cache_dir() -> Path:
     return base / "hybridize"
 
 
-def _version_tag() -> bytes:
+def version_tag() -> bytes:
+    """What every entry also depends on: the tool's version and the summaries' format, and
+    the Python that parsed the files (a syntax error under 3.10 may parse under 3.12)."""
     from hybridize import __version__
 
-    return f"{__version__}/{SUMMARY_FORMAT}".encode()
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    return f"{__version__}/{SUMMARY_FORMAT}/py{python}".encode()
 
 
 class SummaryCache:
@@ -57,8 +69,11 @@ class SummaryCache:
         cache = cls(directory or default_cache_dir() / f"v{SUMMARY_FORMAT}")
         try:
             cache.directory.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=cache.directory, delete=True):
-                pass
+            # A file made and removed proves the folder writable (without importing
+            # tempfile: a run the cache serves writes nothing).
+            probe = cache.directory / f".probe-{os.getpid()}"
+            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+            probe.unlink()
         except OSError as exc:
             cache.usable = False
             cache.warnings.append(
@@ -71,13 +86,16 @@ class SummaryCache:
 
     @staticmethod
     def file_digest(raw: bytes, relpath: str) -> str:
-        digest = hashlib.blake2b(raw, digest_size=20)
+        digest = blake2b(raw, digest_size=20)
         digest.update(b"\0" + relpath.encode("utf-8", "surrogatepass"))
-        digest.update(b"\0" + _version_tag())
+        digest.update(b"\0" + version_tag())
         return digest.hexdigest()
 
     def get(self, raw: bytes, relpath: str) -> ModuleSummary | FileError | None:
-        value = self._load(self._path("summaries", self.file_digest(raw, relpath)))
+        from hybridize.analyzer.ir import ModuleSummary
+        from hybridize.model import FileError
+
+        value = self._load("summaries", self.file_digest(raw, relpath))
         if isinstance(value, ModuleSummary) and value.relpath == relpath:
             return value
         if isinstance(value, FileError) and value.file == relpath:
@@ -85,7 +103,7 @@ class SummaryCache:
         return None
 
     def put(self, raw: bytes, relpath: str, value: ModuleSummary | FileError) -> None:
-        self._store(self._path("summaries", self.file_digest(raw, relpath)), value)
+        self._store("summaries", self.file_digest(raw, relpath), value)
 
     # ------------------------------------------------------------------ results
 
@@ -113,9 +131,9 @@ class SummaryCache:
         """The key of a whole result: every file's report name and bytes (None: unreadable),
         in the order given, and what else the verdicts depend on (the options, the package
         the analysed folder is part of)."""
-        digest = hashlib.blake2b(digest_size=20)
+        digest = blake2b(digest_size=20)
         options = f"{infer_input_signatures}/{package}"
-        digest.update(_version_tag() + b"\0" + options.encode())
+        digest.update(version_tag() + b"\0" + options.encode())
         for relpath, raw in files:
             content = b"\0unreadable" if raw is None else raw
             digest.update(b"\0" + self.file_digest(content, relpath).encode())
@@ -124,7 +142,9 @@ class SummaryCache:
     def get_result(self, key: str | None) -> ProjectResult | None:
         if key is None:
             return None
-        value = self._load(self._path("results", key))
+        from hybridize.model import FileError, FunctionVerdict
+
+        value = self._load("results", key)
         if (
             isinstance(value, tuple)
             and len(value) == 2
@@ -137,40 +157,106 @@ class SummaryCache:
         return None
 
     def put_result(self, key: str, value: ProjectResult) -> None:
-        self._store(self._path("results", key), value)
+        self._store("results", key, value)
 
     # ------------------------------------------------------------------ storage
 
     def _path(self, kind: str, name: str) -> Path:
         return self.directory / kind / name[:2] / name
 
-    def _load(self, path: Path) -> Any:
+    def read_entry(self, kind: str, name: str) -> bytes | None:
+        """The bytes of an entry, or None (no usable cache, no such entry, unreadable)."""
         if not self.usable:
             return None
         try:
-            data = path.read_bytes()
+            return self._path(kind, name).read_bytes()
         except OSError:
             return None
+
+    def entry_writer(self, kind: str, name: str) -> EntryWriter | None:
+        """A writer of a new entry (None: no usable cache). A write that fails disables the
+        cache with a warning; the run goes on."""
+        if not self.usable:
+            return None
+        return EntryWriter(self._path(kind, name), self._write_failed)
+
+    def _write_failed(self, exc: OSError) -> None:
+        self.usable = False
+        self.warnings.append(
+            f"cache disabled: cannot write to {self.directory} ({exc.strerror or exc})"
+        )
+
+    def _load(self, kind: str, name: str) -> Any:
+        data = self.read_entry(kind, name)
+        if data is None:
+            return None
         try:
+            import pickle  # not needed by a run served by the report cache
+
             return pickle.loads(data)
         except Exception:
             return None
 
-    def _store(self, path: Path, value: object) -> None:
-        if not self.usable:
+    def _store(self, kind: str, name: str, value: object) -> None:
+        writer = self.entry_writer(kind, name)
+        if writer is not None:
+            import pickle
+
+            writer.write(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+            writer.commit()
+
+
+class EntryWriter:
+    """One cache entry written piece by piece, then put in place whole (`commit`) or not at
+    all: it goes to a temporary file in the entry's folder, renamed over the entry at the end,
+    so that a reader (another run, at the same time) finds the old entry, the new one or none,
+    never a part. Writing never raises: the first failure is reported to `failed` (an
+    `OSError`), and what follows is dropped."""
+
+    def __init__(self, path: Path, failed: Callable[[OSError], None]) -> None:
+        self.path = path
+        self._failed = failed
+        self._handle: BinaryIO | None = None
+        self._temporary: Path | None = None
+        try:
+            import tempfile  # only a run that writes to the cache needs it
+
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            self._temporary = Path(name)
+            self._handle = os.fdopen(fd, "wb")
+        except OSError as exc:
+            self._fail(exc)
+
+    def write(self, data: bytes) -> None:
+        if self._handle is None:
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            self._handle.write(data)
         except OSError as exc:
-            self.usable = False
-            self.warnings.append(
-                f"cache disabled: cannot write to {self.directory} ({exc.strerror or exc})"
-            )
+            self._fail(exc)
+
+    def commit(self) -> None:
+        """Put the entry in place (nothing, after a failure)."""
+        if self._handle is None or self._temporary is None:
+            return
+        try:
+            self._handle.close()
+            os.replace(self._temporary, self.path)
+            self._handle = self._temporary = None
+        except OSError as exc:
+            self._fail(exc)
+
+    def discard(self) -> None:
+        """Drop what was written; the entry stays as it was."""
+        if self._handle is not None:
+            with contextlib.suppress(OSError):
+                self._handle.close()
+            self._handle = None
+        if self._temporary is not None:
+            self._temporary.unlink(missing_ok=True)
+            self._temporary = None
+
+    def _fail(self, exc: OSError) -> None:
+        self.discard()
+        self._failed(exc)

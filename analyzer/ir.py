@@ -30,13 +30,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from hybridize.model import Span
+from hybridize.model import Span, fast_pickling
 
 Sym = tuple
 NO_SPAN = Span(1, 0, 1, 0)
 UNKNOWN: Sym = ("?",)
 
 
+@fast_pickling
 @dataclass(frozen=True, slots=True)
 class CallSite:
     """One call in a function body, its callee and arguments still symbolic."""
@@ -57,6 +58,7 @@ class CallSite:
     -1 for a `while` loop or a comprehension, whose trip count is not read from the code."""
 
 
+@fast_pickling
 @dataclass(frozen=True, slots=True)
 class Store:
     """A write the function performs: attribute, item, global or nonlocal."""
@@ -68,6 +70,7 @@ class Store:
     value: Sym = UNKNOWN
 
 
+@fast_pickling
 @dataclass(frozen=True, slots=True)
 class Loop:
     """A Python `for` loop: what it iterates, for iteration hazards."""
@@ -78,6 +81,7 @@ class Loop:
     """A comprehension's `for` (its span is the enclosing statement's)."""
 
 
+@fast_pickling
 @dataclass(frozen=True, slots=True)
 class StatementLoop:
     """A `for` or `while` statement and the locals its body rebinds: what AutoGraph would
@@ -99,6 +103,7 @@ class StatementLoop:
     parameter is `locals[name][0]`). Empty range: not bound before the loop."""
 
 
+@fast_pickling
 @dataclass(frozen=True, slots=True)
 class Param:
     """A parameter as written: its name, kind, default and annotation."""
@@ -109,6 +114,7 @@ class Param:
     annotation: str | None
 
 
+@fast_pickling
 @dataclass(frozen=True, slots=True)
 class DecoratorInfo:
     """A decorator: dotted name, whether it was called, and its arguments."""
@@ -180,6 +186,7 @@ class FunctionSummary:
         return self.params[1:] if self.binds_receiver and self.params else self.params
 
 
+@fast_pickling
 @dataclass(frozen=True, slots=True)
 class ClassSummary:
     """A class: its bases (dotted names as written), method names and decorators."""
@@ -195,6 +202,7 @@ class ClassSummary:
     record decorator such as `@dataclass(frozen=True)` decides whether instances hash)."""
 
 
+@fast_pickling
 @dataclass(frozen=True, slots=True)
 class ImportSummary:
     """A name an import binds; `source` is the module as written (dots for relative)."""

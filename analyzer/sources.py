@@ -17,8 +17,20 @@ import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-from hybridize.model import FileError
+if TYPE_CHECKING:
+    from hybridize.model import FileError
+
+
+def _file_error(file: str, message: str) -> FileError:
+    """A `FileError`. The model is imported when a file has a problem: a run served by the
+    report cache reads every file through this module, and needs none of the model's classes
+    (about a tenth of such a run to build) when the files are sound."""
+    from hybridize.model import FileError
+
+    return FileError(file, message)
+
 
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
 """Larger files are generated data, not code a person would hybridize; reading them would only
@@ -104,7 +116,7 @@ def discover(root: Path) -> tuple[list[Path], list[FileError]]:
             _undecodable_name(root.name, "file") if not is_encodable(root.name) else None
         ) or _file_problem(root)
         if problem is not None:
-            return [], [FileError(display_name(root.name), problem)]
+            return [], [_file_error(display_name(root.name), problem)]
         return [root], errors
     base = root
     files: list[Path] = []
@@ -113,20 +125,20 @@ def discover(root: Path) -> tuple[list[Path], list[FileError]]:
     def on_error(exc: OSError) -> None:
         where = Path(exc.filename) if exc.filename else base
         reason = exc.strerror or str(exc)
-        errors.append(FileError(relative_name(where, base), f"cannot read folder: {reason}"))
+        errors.append(_file_error(relative_name(where, base), f"cannot read folder: {reason}"))
 
     for dirpath, dirnames, filenames in os.walk(base, onerror=on_error, followlinks=True):
         current = Path(dirpath)
         try:
             st = current.stat()
         except OSError as exc:
-            errors.append(FileError(relative_name(current, base), f"cannot read folder: {exc}"))
+            errors.append(_file_error(relative_name(current, base), f"cannot read folder: {exc}"))
             dirnames[:] = []
             continue
         identity = (st.st_dev, st.st_ino)
         if identity in seen_dirs:
             errors.append(
-                FileError(
+                _file_error(
                     relative_name(current, base),
                     "symlink loop: this folder was already analysed through another path",
                 )
@@ -140,7 +152,7 @@ def discover(root: Path) -> tuple[list[Path], list[FileError]]:
                 continue
             if not is_encodable(d):
                 name = display_name(relative_name(current / d, base))
-                errors.append(FileError(name, _undecodable_name(d, "folder")))
+                errors.append(_file_error(name, _undecodable_name(d, "folder")))
                 continue
             kept.append(d)
         dirnames[:] = kept
@@ -154,7 +166,7 @@ def discover(root: Path) -> tuple[list[Path], list[FileError]]:
             if problem is None:
                 files.append(path)
             else:
-                errors.append(FileError(display_name(relative_name(path, base)), problem))
+                errors.append(_file_error(display_name(relative_name(path, base)), problem))
     return files, errors
 
 
@@ -181,23 +193,23 @@ def read_source(path: Path, root: Path) -> SourceFile | FileError:
     relpath = relative_name(path, root)
     problem = _file_problem(path)
     if problem is not None:
-        return FileError(display_name(relpath), problem)
+        return _file_error(display_name(relpath), problem)
     try:
         size = path.stat().st_size
         if size > MAX_SOURCE_BYTES:
-            return FileError(
+            return _file_error(
                 relpath,
                 f"file too large to be analysed ({size // (1024 * 1024)} MiB, "
                 f"limit {MAX_SOURCE_BYTES // (1024 * 1024)} MiB)",
             )
         raw = path.read_bytes()
     except PermissionError:
-        return FileError(relpath, "cannot read file: permission denied")
+        return _file_error(relpath, "cannot read file: permission denied")
     except OSError as exc:
-        return FileError(relpath, f"cannot read file: {exc.strerror or exc}")
+        return _file_error(relpath, f"cannot read file: {exc.strerror or exc}")
     decoded = decode_source(raw)
     if isinstance(decoded, str):
-        return FileError(relpath, decoded)
+        return _file_error(relpath, decoded)
     text, encoding = decoded
     return SourceFile(path=path, relpath=relpath, text=text, raw=raw, encoding=encoding)
 
@@ -228,6 +240,22 @@ def decode_source(raw: bytes) -> tuple[str, str] | str:
     if text.startswith("\ufeff"):
         text = text[1:]
     return text, encoding
+
+
+class ProjectSources(NamedTuple):
+    """Every file of a project read once: each file's source (or why it has none), and the
+    problems met listing the folders (`discover`'s)."""
+
+    files: tuple[SourceFile | FileError, ...]
+    folder_errors: tuple[FileError, ...]
+
+
+def read_project(root: Path) -> ProjectSources:
+    """`discover` then `read_source` of every file found, names relative to the folder
+    analysed (`root`, or the folder of a single file)."""
+    paths, folder_errors = discover(root)
+    base = root if root.is_dir() else root.parent
+    return ProjectSources(tuple(read_source(p, base) for p in paths), tuple(folder_errors))
 
 
 def iter_sources(root: Path) -> Iterator[SourceFile | FileError]:

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from hybridize import __version__
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.cache import SummaryCache
+    from hybridize.analyzer.sources import ProjectSources
+    from hybridize.config import Config
+    from hybridize.model import AnalysisResult
+    from hybridize.output.report_cache import ReportKeeper
+    from hybridize.output.summary import ReportTotals
 
 EPILOG_ANALYZE = """\b
 Examples:
@@ -83,12 +92,14 @@ def analyze(
     jobs: int | None,
 ) -> None:
     """Analyse PATH (a file or a folder, as one project) and report a verdict per function."""
-    from hybridize.config import Config, ConfigError, load_config
-    from hybridize.output.json_report import json_chunks
-    from hybridize.output.sarif import render_sarif
-    from hybridize.output.text_report import render_text
-    from hybridize.project import Project, ProjectOptions
+    import time
 
+    from hybridize.analyzer.cache import SummaryCache
+    from hybridize.analyzer.sources import enclosing_package, read_project
+    from hybridize.config import Config, ConfigError, load_config
+    from hybridize.output.report_cache import ReportRequest, kept_report, report_key
+
+    started = time.perf_counter()
     try:
         # The JSON report's `refactored_files` is what `hybridize refactor` would write with
         # the project's `[tool.hybridize]` selection; `refactor` reports a configuration
@@ -96,25 +107,140 @@ def analyze(
         config = load_config(path)
     except ConfigError:
         config = Config()
-    options = dataclasses.replace(
-        ProjectOptions.from_config(config, use_cache=not no_cache),
-        infer_input_signatures=infer_input_signatures,
-        jobs=jobs,
+    color = output_format == "text" and sys.stdout.isatty()
+    fail = fail_on_refactorable and not exit_zero
+    root = path.resolve()
+    sources = read_project(root)
+    cache = None if no_cache else SummaryCache.open()
+    key = None
+    if cache is not None and cache.usable:
+        settings = dataclasses.replace(config, source=None, warnings=())
+        request = ReportRequest(
+            output_format, verbose, color, repr((settings, infer_input_signatures))
+        )
+        package = enclosing_package(root if root.is_dir() else root.parent)
+        key = report_key(sources, root, package, request)
+        kept = kept_report(cache, key)
+        if kept is not None:
+            # Files, options and tool are those of the run that wrote this report: its
+            # verdicts and plan would be the same. Only the time is this run's.
+            encoding = _report_encoding(output_format)
+            _emit(kept.body, encoding)
+            seconds = time.perf_counter() - started
+            _emit(_summary_tail(output_format, kept.totals, seconds, color), encoding)
+            if fail and kept.totals.refactorable:
+                sys.exit(1)
+            return
+    _analyze_and_report(
+        path,
+        sources,
+        config,
+        cache,
+        key,
+        _AnalyzeRequest(output_format, infer_input_signatures, verbose, color, jobs),
+        fail,
     )
-    project = Project.open(path, options, long_running=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class _AnalyzeRequest:
+    output_format: str
+    infer_input_signatures: bool
+    verbose: bool
+    color: bool
+    jobs: int | None
+
+
+def _analyze_and_report(
+    path: Path,
+    sources: ProjectSources,
+    config: Config,
+    cache: SummaryCache | None,
+    key: str | None,
+    request: _AnalyzeRequest,
+    fail: bool,
+) -> None:
+    """`analyze` of a project whose report is not kept: analyse, write the report, keep it
+    (under `key`) for the next run on the same files."""
+    from hybridize.output.report_cache import ReportKeeper
+    from hybridize.output.summary import ReportTotals
+    from hybridize.project import Project, ProjectOptions
+
+    options = dataclasses.replace(
+        ProjectOptions.from_config(config, use_cache=cache is not None),
+        infer_input_signatures=request.infer_input_signatures,
+        jobs=request.jobs,
+    )
+    project = Project.open(path, options, long_running=False, sources=sources, cache=cache)
     result = project.results()
     for warning in project.warnings:
         click.echo(f"warning: {warning}", err=True)
+    output_format = request.output_format
     if output_format == "json":
         result = dataclasses.replace(result, refactored_files=project.plan().refactored_files())
-        _emit_pieces(json_chunks(result, __version__), "utf-8")
-    elif output_format == "sarif":
-        _emit(render_sarif(result, __version__, sarif_rules()), "utf-8")
-    else:
-        text = render_text(result, color=sys.stdout.isatty(), verbose=verbose)
-        _emit(text, getattr(sys.stdout, "encoding", None) or "utf-8")
-    if fail_on_refactorable and not exit_zero and result.refactorable:
+    totals = ReportTotals.of(result)
+    keeper = ReportKeeper.open(cache, key) if cache is not None and key is not None else None
+    encoding = _report_encoding(output_format)
+    pieces = _report_body(result, output_format, request.color, request.verbose)
+    try:
+        _emit_pieces(_keeping(pieces, keeper), encoding)
+    except BaseException:
+        if keeper is not None:
+            keeper.discard()
+        raise
+    _emit(_summary_tail(output_format, totals, result.seconds, request.color), encoding)
+    if keeper is not None:
+        keeper.finish(totals)
+        assert cache is not None
+        for warning in cache.warnings:
+            if warning not in project.warnings:
+                click.echo(f"warning: {warning}", err=True)
+    if fail and totals.refactorable:
         sys.exit(1)
+
+
+def _report_body(
+    result: AnalysisResult, output_format: str, color: bool, verbose: bool
+) -> Iterable[str]:
+    """The report but its summary (`_summary_tail`), in pieces."""
+    if output_format == "json":
+        from hybridize.output.json_report import json_body_chunks
+
+        return json_body_chunks(result, __version__)
+    if output_format == "sarif":
+        from hybridize.output.sarif import render_sarif
+
+        return [render_sarif(result, __version__, sarif_rules())]
+    from hybridize.output.text_report import text_body
+
+    return [text_body(result, color=color, verbose=verbose)]
+
+
+def _summary_tail(output_format: str, totals: ReportTotals, seconds: float, color: bool) -> str:
+    """The end of a report from its summary on: the one part that depends on this run's time
+    (SARIF states none)."""
+    from hybridize.output.summary import json_summary_tail, text_summary_line
+
+    if output_format == "json":
+        return json_summary_tail(totals, seconds)
+    if output_format == "sarif":
+        return ""
+    return text_summary_line(totals, seconds, color=color)
+
+
+def _keeping(pieces: Iterable[str], keeper: ReportKeeper | None) -> Iterator[str]:
+    """`pieces`, each also kept by `keeper` (when there is one) as it passes."""
+    for piece in pieces:
+        if keeper is not None:
+            keeper.write(piece)
+        yield piece
+
+
+def _report_encoding(output_format: str) -> str:
+    """JSON and SARIF are UTF-8 whatever the locale says; text is in the terminal's encoding."""
+    if output_format == "text":
+        return getattr(sys.stdout, "encoding", None) or "utf-8"
+    return "utf-8"
 
 
 def _emit(text: str, encoding: str) -> None:

@@ -21,13 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# tomllib is in the standard library from 3.11 on; on 3.10 its source, the tomli package, is a
-# marker-selected dependency with the same API, so editors on 3.10 can read the configuration.
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised by the 3.10 run of tools/test_pythons.sh
-    import tomli as tomllib
-
 KNOWN_KEYS = ("select", "ignore", "infer-input-signatures", "include-low-benefit")
 
 
@@ -76,6 +69,15 @@ def _mentions_hybridize(path: Path) -> bool:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    # Imported when a file is read (a project without one never needs it). tomllib is in the
+    # standard library from 3.11 on; on 3.10 its source, the tomli package, is a
+    # marker-selected dependency with the same API, so editors on 3.10 can read the
+    # configuration.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised by the 3.10 run of tools/test_pythons.sh
+        import tomli as tomllib
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:

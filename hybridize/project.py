@@ -43,19 +43,17 @@ from typing import TYPE_CHECKING
 
 from hybridize.analyzer.cache import SummaryCache
 from hybridize.analyzer.cycle_collector import no_cyclic_gc, survivors_collectable
-from hybridize.analyzer.file_summaries import PARALLEL_THRESHOLD, summarize_text
-from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.sources import (
     MAX_SOURCE_BYTES,
     SKIPPED_DIRECTORIES,
+    ProjectSources,
     decode_source,
-    discover,
     enclosing_package,
+    read_project,
     read_source,
     relative_name,
 )
-from hybridize.analyzer.workers import run_isolated
 from hybridize.config import Config
 from hybridize.model import AnalysisResult, FileError, FunctionVerdict
 
@@ -63,6 +61,7 @@ if TYPE_CHECKING:
     # The project-wide phase (networkx, the evaluator's tables: 0.4 s to import) is loaded by
     # the first solve: a command whose whole result is in the cache never needs it.
     from hybridize.analyzer.engine import VerdictMemory
+    from hybridize.analyzer.ir import ModuleSummary
     from hybridize.analyzer.resolve import ProjectIndex
     from hybridize.analyzer.solver import FactJournal, Solver
     from hybridize.refactor.plan import RefactorPlan
@@ -135,7 +134,14 @@ class FileResult:
 class Project:
     """A folder (or one file) analysed as one project, kept up to date in memory."""
 
-    def __init__(self, root: Path, options: ProjectOptions, *, long_running: bool = True) -> None:
+    def __init__(
+        self,
+        root: Path,
+        options: ProjectOptions,
+        *,
+        long_running: bool = True,
+        cache: SummaryCache | None = None,
+    ) -> None:
         self.root = root.resolve()
         self.base = self.root if self.root.is_dir() else self.root.parent
         self.options = options
@@ -145,7 +151,8 @@ class Project:
         collector. A command that solves once (`False`) releases the solver's facts instead
         and freezes the survivors (`no_cyclic_gc`)."""
         self.package = enclosing_package(self.base)
-        self._cache = SummaryCache.open() if options.use_cache else None
+        self._cache = (cache or SummaryCache.open()) if options.use_cache else None
+        """The summary cache (`cache`, else the default one), when the options use one."""
         self.warnings: list[str] = list(self._cache.warnings) if self._cache else []
         self._raw: dict[str, bytes] = {}
         self._summaries: dict[str, ModuleSummary | FileError] = {}
@@ -187,14 +194,21 @@ class Project:
 
     @classmethod
     def open(
-        cls, root: Path, options: ProjectOptions | None = None, *, long_running: bool = True
+        cls,
+        root: Path,
+        options: ProjectOptions | None = None,
+        *,
+        long_running: bool = True,
+        sources: ProjectSources | None = None,
+        cache: SummaryCache | None = None,
     ) -> Project:
-        """Read every Python file below `root` (a folder or a file); the first `results()`
-        summarises and solves them."""
-        project = cls(root, options or ProjectOptions(), long_running=long_running)
-        files, project._folder_errors = discover(project.root)
-        for path in files:
-            source = read_source(path, project.base)
+        """Read every Python file below `root` (a folder or a file), or take `sources`, what
+        `read_project(root.resolve())` read; the first `results()` summarises and solves them."""
+        project = cls(root, options or ProjectOptions(), long_running=long_running, cache=cache)
+        if sources is None:
+            sources = read_project(project.root)
+        project._folder_errors = list(sources.folder_errors)
+        for source in sources.files:
             if isinstance(source, FileError):
                 project._summaries[source.file] = source
             else:
@@ -308,6 +322,9 @@ class Project:
     ) -> dict[str, ModuleSummary | FileError]:
         """Summaries of many files: from the cache, else on every core for a large project
         (as `hybridize analyze` does), else here."""
+        from hybridize.analyzer.file_summaries import PARALLEL_THRESHOLD
+        from hybridize.analyzer.workers import run_isolated
+
         out: dict[str, ModuleSummary | FileError] = {}
         missing: list[tuple[str, bytes]] = []
         for relpath, raw in files:
@@ -424,6 +441,7 @@ class Project:
         last solve where only bodies changed (`_facts`), then every verdict. Returns the
         verdicts and every file's and function's error (those of the folder aside)."""
         from hybridize.analyzer.engine import decide_incrementally, release_facts
+        from hybridize.analyzer.ir import ModuleSummary
         from hybridize.analyzer.resolve import ProjectIndex
 
         self._summarize_pending()
@@ -587,6 +605,8 @@ def summarize_raw(relpath: str, raw: bytes) -> ModuleSummary | FileError:
     """A file's summary from its bytes: size limit and decoding as for a file on disk."""
     if len(raw) > MAX_SOURCE_BYTES:
         return FileError(relpath, "file too large to be analysed")
+    from hybridize.analyzer.file_summaries import summarize_text
+
     decoded = decode_source(raw)
     if isinstance(decoded, str):
         return FileError(relpath, decoded)

@@ -19,7 +19,6 @@ from pathlib import Path, PurePosixPath
 
 from hybridize.analyzer.cycle_collector import collector_paused
 from hybridize.analyzer.sources import discover, relative_name
-from hybridize.analyzer.workers import run_isolated
 from hybridize.model import AnalysisResult, FunctionVerdict
 from hybridize.refactor.document import Document
 from hybridize.refactor.edits import LineEdit
@@ -143,6 +142,10 @@ def _plan_many(
     out: dict[str, tuple[Payload, bool]] = {}
     redo = work
     if workers > 1 and len(work) >= PARALLEL_THRESHOLD:
+        # Imported here: a plan served by the cache needs no process pool (multiprocessing:
+        # 7 ms to import).
+        from hybridize.analyzer.workers import run_isolated
+
         # One file at a time per worker: a worker that crashes costs only its file's plan.
         for relpath, payload, consulted in run_isolated(_plan_in_worker, work, workers, _failed):
             if consulted is None:

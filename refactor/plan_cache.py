@@ -10,14 +10,12 @@ cache, this one never fails a run: an entry that cannot be read, written or unpi
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hybridize.analyzer.cache import default_cache_dir
+from hybridize.analyzer.cache import EntryWriter, default_cache_dir
 from hybridize.model import FunctionVerdict
 
 PLAN_FORMAT = "2"
@@ -67,16 +65,11 @@ class PlanCache:
             return None
 
     def put(self, key: str, value: object) -> None:
-        path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, name = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as stream:
-                    pickle.dump(value, stream, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(name, path)
-            except BaseException:
-                Path(name).unlink(missing_ok=True)
-                raise
+            data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:
-            return  # a cache that cannot be written only costs time
+            return  # not picklable: never cached, only planned again
+        # A cache that cannot be written only costs time: failures are not reported.
+        writer = EntryWriter(self._path(key), lambda exc: None)
+        writer.write(data)
+        writer.commit()

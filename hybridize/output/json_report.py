@@ -23,6 +23,7 @@ from hybridize.model import (
     SpecTree,
     TensorSpec,
 )
+from hybridize.output.summary import ReportTotals, json_summary_tail, summary_json
 
 SCHEMA_VERSION = 1
 """Bumped only on an incompatible change of the report; adding a field does not bump it."""
@@ -204,12 +205,7 @@ def _report(
         "refactored_files": {
             path: result.refactored_files[path] for path in sorted(result.refactored_files)
         },
-        "summary": {
-            "functions": len(result.functions),
-            "candidates": result.candidates,
-            "refactorable": result.refactorable,
-            "seconds": round(result.seconds, 3),
-        },
+        "summary": summary_json(ReportTotals.of(result), result.seconds),
     }
 
 
@@ -223,21 +219,30 @@ def render_json(result: AnalysisResult, version: str) -> str:
     return "".join(json_chunks(result, version))
 
 
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+"""A value as JSON text, non-ASCII kept as is (one encoder: `json.dumps` with an option makes
+a new one per call)."""
+
+
 def json_chunks(result: AnalysisResult, version: str) -> Iterator[str]:
     """The text of `render_json` piece by piece, one function record at a time.
 
     A report of tens of thousands of functions (keras/src: 14k functions, 67 MB of JSON) held
     whole as JSON values, then as lines, then joined, cost more memory than the analysis that
     produced it; written as it is encoded, it never exists whole."""
+    yield from json_body_chunks(result, version)
+    yield json_summary_tail(ReportTotals.of(result), result.seconds)
 
-    def encode(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False)
 
+def json_body_chunks(result: AnalysisResult, version: str) -> Iterator[str]:
+    """`json_chunks` up to the report's `summary`."""
+    encode = _encode
     # A name the file system holds as undecodable bytes (a root folder, a message quoting a
     # path) would make the report invalid UTF-8: such bytes are shown as U+FFFD. Pieces end
     # between JSON values, never inside a string, so each can be shown on its own.
     yield "{\n"
     report = _report(result, version, [])
+    del report["summary"]  # the last key
     for i, (key, value) in enumerate(report.items()):
         separator = ",\n" if i else ""
         if key == "functions" and result.functions:
@@ -254,4 +259,3 @@ def json_chunks(result: AnalysisResult, version: str) -> Iterator[str]:
             yield display_name(f"{separator}  {encode(key)}: {{\n{entries}\n  }}")
         else:
             yield display_name(f"{separator}  {encode(key)}: {encode(value)}")
-    yield "\n}\n"

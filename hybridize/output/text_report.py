@@ -17,9 +17,17 @@ from collections.abc import Iterable
 
 from hybridize.analyzer.sources import display_name
 from hybridize.model import AnalysisResult, Finding, FunctionVerdict, Severity
+from hybridize.output.summary import (
+    BOLD,
+    RESET,
+    ReportTotals,
+    plural,
+    summary_words,
+    text_summary_line,
+)
 
-_RESET = "\x1b[0m"
-_BOLD = "\x1b[1m"
+_RESET = RESET
+_BOLD = BOLD
 _DIM = "\x1b[2m"
 _RED = "\x1b[31m"
 _GREEN = "\x1b[32m"
@@ -42,10 +50,6 @@ class _Painter:
 
     def __call__(self, text: str, style: str) -> str:
         return f"{style}{text}{_RESET}" if self.enabled and text else text
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _one_line(text: str, indent: str) -> str:
@@ -159,21 +163,23 @@ def _code_table(functions: Iterable[FunctionVerdict]) -> list[str]:
 
 def summary_text(result: AnalysisResult) -> str:
     """`N functions, M candidates, K refactorable, E errors in S s`, without colour."""
-    return (
-        f"{_plural(len(result.functions), 'function')}, "
-        f"{_plural(result.candidates, 'candidate')}, "
-        f"{result.refactorable} refactorable, "
-        f"{_plural(len(result.errors), 'error')} in {result.seconds:.2f} s"
-    )
+    return summary_words(ReportTotals.of(result), result.seconds)
 
 
 def render_text(result: AnalysisResult, *, color: bool = False, verbose: bool = False) -> str:
-    """The terminal report, leading with what to do.
+    """The terminal report: `text_body`, then the summary line (`text_summary_line`)."""
+    totals = ReportTotals.of(result)
+    summary = text_summary_line(totals, result.seconds, color=color)
+    return text_body(result, color=color, verbose=verbose) + summary
+
+
+def text_body(result: AnalysisResult, *, color: bool = False, verbose: bool = False) -> str:
+    """The terminal report but its summary line, leading with what to do.
 
     First the proposed changes, ranked by predicted benefit (`high` first: what `refactor`
     applies by default); then the blocked functions that do tensor work, with their
     findings (one line per code); with `verbose`, every other function; then the files that
-    could not be analysed, a table of findings per code, and the summary line. `color` adds
+    could not be analysed, a table of findings per code, and a blank line. `color` adds
     ANSI styles. The output depends only on the result, never on analysis order. Ends with a
     newline.
     """
@@ -201,7 +207,7 @@ def render_text(result: AnalysisResult, *, color: bool = False, verbose: bool = 
     elif others:
         lines.append(
             paint(
-                f"{_plural(len(others), 'other function')} without tensor work to "
+                f"{plural(len(others), 'other function')} without tensor work to "
                 "compile (listed with -v)",
                 _DIM,
             )
@@ -216,6 +222,5 @@ def render_text(result: AnalysisResult, *, color: bool = False, verbose: bool = 
         lines.extend(table)
     if lines:
         lines.append("")
-    lines.append(paint(summary_text(result), _BOLD))
     # Undecodable bytes of a name (PEP 383 surrogates) are shown as U+FFFD: printable always.
-    return display_name("\n".join(lines) + "\n")
+    return display_name("".join(line + "\n" for line in lines))

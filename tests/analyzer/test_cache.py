@@ -118,3 +118,69 @@ def test_options_are_part_of_the_key(make_project, tmp_path, monkeypatch):
     verdicts(root)
     result, _ = analyze_path(root, AnalysisOptions(infer_input_signatures=True))
     assert len(result.functions) == 2
+
+
+def test_an_entry_is_in_place_whole_or_not_at_all(tmp_path):
+    from hybridize.analyzer.cache import EntryWriter
+
+    failures: list[OSError] = []
+    entry = tmp_path / "kind" / "ab" / "abcdef"
+    writer = EntryWriter(entry, failures.append)
+    writer.write(b"first ")
+    assert not entry.exists(), "a reader could see part of the entry"
+    writer.write(b"part")
+    writer.commit()
+    assert entry.read_bytes() == b"first part"
+
+    replacing = EntryWriter(entry, failures.append)
+    replacing.write(b"never finished")
+    replacing.discard()
+    assert entry.read_bytes() == b"first part"
+    assert sorted(p.name for p in entry.parent.iterdir()) == ["abcdef"], "a temporary file stayed"
+    assert failures == []
+
+
+def test_a_writer_that_cannot_write_reports_once_and_never_raises(tmp_path):
+    from hybridize.analyzer.cache import EntryWriter
+
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a folder should be")
+    failures: list[OSError] = []
+    writer = EntryWriter(blocker / "ab" / "abcdef", failures.append)
+    writer.write(b"data")
+    writer.commit()
+    assert len(failures) == 1 and isinstance(failures[0], OSError)
+    assert blocker.read_text() == "a file where a folder should be"
+
+
+def test_fast_pickling_reads_back_what_either_way_wrote():
+    """`fast_pickling` keeps the state dataclasses gives (the values in field order): a cache
+    written before it, or by a class without it, reads back the same objects."""
+    import dataclasses
+    import pickle
+
+    from hybridize.model import Finding, FunctionVerdict, Span, fast_pickling
+
+    span = Span(3, 0, 5, 4)
+    verdict = FunctionVerdict(
+        file="a.py",
+        qualname="f",
+        line=3,
+        span=span,
+        failures=("has_python_side_effects",),
+        findings=(Finding("HY101", "has_python_side_effects", "warning", "prints", span),),
+    )
+    assert pickle.loads(pickle.dumps(verdict)) == verdict
+    as_dataclasses_wrote = [getattr(verdict, f.name) for f in dataclasses.fields(verdict)]
+    restored = FunctionVerdict.__new__(FunctionVerdict)
+    restored.__setstate__(as_dataclasses_wrote)  # type: ignore[attr-defined]
+    assert restored == verdict
+    with pytest.raises(ValueError):  # a state of another layout is refused, not half-read
+        restored.__setstate__(as_dataclasses_wrote[:-1])  # type: ignore[attr-defined]
+
+    @dataclasses.dataclass(slots=True)
+    class Mutable:
+        value: int
+
+    with pytest.raises(TypeError):
+        fast_pickling(Mutable)

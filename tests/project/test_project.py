@@ -89,7 +89,7 @@ def test_results_equal_the_cli_analysis(make_project: MakeProject) -> None:
 def test_a_large_project_is_summarised_on_several_processes(
     make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("hybridize.project.PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr("hybridize.analyzer.file_summaries.PARALLEL_THRESHOLD", 2)
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS, "bad.py": "def f(:\n"})
     project = Project.open(root, ProjectOptions(use_cache=False, jobs=2, include_low_benefit=True))
     expected, _ = analyze_path(root, AnalysisOptions(use_cache=False, jobs=1))
@@ -351,9 +351,10 @@ def test_a_repeated_command_loads_neither_the_analysis_nor_the_planner(
     make_project: MakeProject,
 ) -> None:
     """What a cached run costs is mostly imports: the second `hybridize analyze` of the same
-    files (JSON, so the refactoring's plans are in it) imports neither the project-wide phase
-    (networkx, the evaluator), nor the planner, nor libcst; the first one needs the first two
-    (libcst only for a rewrite inside a line, which this program does not need)."""
+    files (JSON, so the refactoring's plans are in it) writes the report kept by the first,
+    and imports neither the project-wide phase (networkx, the evaluator), nor the planner,
+    nor libcst, nor even the project, the model's classes or pickle; the first one needs the
+    first two (libcst only for a rewrite inside a line, which this program does not need)."""
     import subprocess
     import sys
 
@@ -368,7 +369,8 @@ def test_a_repeated_command_loads_neither_the_analysis_nor_the_planner(
         "except SystemExit:\n"
         "    pass\n"
         "heavy = ['networkx', 'libcst', 'hybridize.analyzer.engine',\n"
-        "         'hybridize.analyzer.evaluator', 'hybridize.refactor.file_plan']\n"
+        "         'hybridize.analyzer.evaluator', 'hybridize.refactor.file_plan',\n"
+        "         'hybridize.project', 'hybridize.model', 'hybridize.refactor.plan', 'pickle']\n"
         "print('LOADED', [m for m in heavy if m in sys.modules], file=sys.stderr)\n"
     )
 
@@ -379,7 +381,7 @@ def test_a_repeated_command_loads_neither_the_analysis_nor_the_planner(
         return run.stderr.rpartition("LOADED ")[2].strip()
 
     first = loaded()
-    assert all(m in first for m in ("networkx", "hybridize.refactor.file_plan"))
+    assert all(m in first for m in ("networkx", "hybridize.refactor.file_plan", "pickle"))
     assert loaded() == "[]"
 
 
