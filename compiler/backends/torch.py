@@ -30,6 +30,7 @@ import gc
 import random
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -298,8 +299,21 @@ class TorchBackend:
         source = getattr(compiled_function, "_torchdynamo_orig_callable", compiled_function)
         self._source = source
         self._code = getattr(source, "__code__", None)
-        compiled = {"graph": torch.compile(source, backend=self.backend)}
+        # An existing torch.compile(...) is measured with its own arguments (a rewrite to
+        # check, `compile_instead`, with the rewrite's), the backend aside: every function of
+        # a report is measured with the report's.
+        existing = compile_arguments(compiled_function) or compile_arguments(function)
+        arguments = self._arguments(existing)
+        compiled = {"graph": torch.compile(source, backend=self.backend, **arguments)}
         return Prepared(python_function, compiled, "graph", {"graph": self.label()})
+
+    def _arguments(self, existing: CompileArguments | None) -> dict[str, Any]:
+        if existing is None:
+            return {}
+        arguments: dict[str, Any] = {"fullgraph": existing.fullgraph, "dynamic": existing.dynamic}
+        if existing.options and existing.backend == self.backend == "inductor":
+            arguments["options"] = dict(existing.options)  # `mode` is a set of these
+        return arguments
 
     def tracing_count(self, mode: str, targets: Sequence[Any]) -> int:
         if self._code is None:
@@ -343,6 +357,59 @@ class TorchBackend:
         self, signature: Sequence[Any], none_axis_size: int
     ) -> list[tuple[Any, ...]]:
         raise NotImplementedError("inputs from an inferred signature are TensorFlow's only")
+
+
+@dataclass(frozen=True)
+class CompileArguments:
+    """What an existing `torch.compile(...)` was given that changes what is measured."""
+
+    fullgraph: bool
+    dynamic: bool | None
+    backend: str | None
+    """The compiler's name (`inductor`, `aot_eager`, ...), None when it has none."""
+    options: tuple[tuple[str, Any], ...]
+    """Inductor's options, `mode`'s included (torch turns a mode into options)."""
+
+
+def compile_arguments(compiled: Any) -> CompileArguments | None:
+    """The arguments of `compiled`, a function or module made by `torch.compile`; None for
+    anything else, or when they cannot be read.
+
+    torch keeps them in private objects only: the `OptimizeContext` in the compiled
+    function's closure (an `OptimizedModule`'s `dynamo_ctx`) holds `fullgraph` and `dynamic`,
+    and the compiler its callback wraps holds its name and options. They are read here as the
+    TensorFlow backend reads a tf.function's; a torch that keeps them elsewhere gives None,
+    and the function is measured with torch.compile's defaults."""
+    if not hasattr(compiled, "_torchdynamo_orig_callable"):
+        return None
+    context = getattr(compiled, "dynamo_ctx", None)
+    if context is None:
+        cells = getattr(compiled, "__closure__", None) or ()
+        contents = [cell.cell_contents for cell in cells if _filled(cell)]
+        context = next((c for c in contents if hasattr(c, "fullgraph")), None)
+    if context is None or not hasattr(context, "_dynamic"):
+        return None
+    compiler = getattr(context, "callback", None)
+    for _ in range(8):  # the compiler is a few wrappers down
+        if compiler is None or hasattr(compiler, "compiler_name") or hasattr(compiler, "config"):
+            break
+        compiler = getattr(compiler, "_torchdynamo_orig_backend", None)
+    name = getattr(compiler, "compiler_name", None) or getattr(compiler, "_compiler_name", None)
+    options = getattr(compiler, "config", None)
+    return CompileArguments(
+        fullgraph=bool(context.fullgraph),
+        dynamic=context._dynamic,
+        backend=name if isinstance(name, str) else None,
+        options=tuple(sorted(options.items())) if isinstance(options, dict) else (),
+    )
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        _ = cell.cell_contents  # an empty cell raises
+    except ValueError:
+        return False
+    return True
 
 
 def create(settings: dict[str, Any]) -> TorchBackend:

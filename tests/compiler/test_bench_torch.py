@@ -59,6 +59,16 @@ def scale(x, n):
     return x * n
 
 
+@torch.compile(dynamic=True, fullgraph=True, backend="aot_eager")
+def shaped(x):
+    return torch.tanh(x).sum(dim=-1)
+
+
+@torch.compile(backend="aot_eager")
+def shaped_default(x):
+    return torch.tanh(x).sum(dim=-1)
+
+
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
@@ -86,6 +96,8 @@ def main():
         pure_twin(x, w)
         with_item(x)
         scale(x, step + 2)
+        shaped(torch.randn(4 + step, 8))
+        shaped_default(torch.randn(4 + step, 8))
         train_step(net, optimizer, x)
     print("tensorflow imported:", "tensorflow" in sys.modules)
     print("digest:", round(float(net(torch.ones(1, 8)).sum()), 3))
@@ -153,6 +165,8 @@ def outcome(project: Path, tmp_path_factory: pytest.TempPathFactory) -> WorkerOu
         candidate("pure_twin", compile_instead="pure_rewritten_wrongly"),
         candidate("with_item"),
         candidate("scale"),
+        candidate("shaped", is_hybrid=True),
+        candidate("shaped_default", is_hybrid=True),
         candidate("Net.forward"),
         candidate("train_step"),
     ]
@@ -224,6 +238,15 @@ def test_recompiles_over_the_argument_sets_are_counted(outcome: WorkerOutcome) -
     assert scale["recompiles"] >= 1
     assert scale["traces_warmup"] == scale["recompiles"] + 1
     assert graph_of(outcome, "pure")["recompiles"] == 0
+
+
+def test_an_existing_torch_compile_is_measured_with_its_arguments(outcome: WorkerOutcome) -> None:
+    """`@torch.compile(dynamic=True)` over three batch sizes compiles once; with the default
+    (`dynamic=None`) the second size recompiles. Measured without its arguments, `shaped`
+    would recompile as `shaped_default` does."""
+    assert graph_of(outcome, "shaped")["recompiles"] == 0
+    assert graph_of(outcome, "shaped_default")["recompiles"] >= 1
+    assert outcome.results["main.py::shaped"]["reference"] == "graph"
 
 
 def test_a_training_step_changes_state_that_is_compared(outcome: WorkerOutcome) -> None:
