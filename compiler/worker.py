@@ -431,7 +431,7 @@ class Worker:
             calls.append((mode, mode_calls))
         call_table = dict(calls)
 
-        def tracing_count(mode: str) -> int:
+        def tracing_count(mode: str) -> int | None:
             if mode == "eager":
                 return 0
             return backend.tracing_count(mode, [t for t, _, _ in call_table[mode]])
@@ -495,7 +495,8 @@ class Worker:
                 if mode in prepared.labels and runs[mode]["first_calls"]:
                     # The first call of a torch.compile'd function compiles it: cold.
                     info["compile_seconds"] = runs[mode]["first_calls"][0]
-                    info["recompiles"] = max(0, info["traces_warmup"] - 1)
+                    traces = info["traces_warmup"]
+                    info["recompiles"] = None if traces is None else max(0, traces - 1)
                 if mode == reference:
                     info["equivalence"] = {"status": "reference", "mismatches": []}
                 else:
@@ -586,7 +587,9 @@ class Worker:
             info["timing"] = stat.as_dict()
             if mode != "eager":
                 info["traces"] = tracing_count(mode)
-                info["steady_retraces"] = info["traces"] - warm[mode]
+                before, after = warm[mode], info["traces"]
+                known = before is not None and after is not None
+                info["steady_retraces"] = after - before if known else None
                 trace = info["first_call_seconds"] - stat.median * len(sets)
                 info["trace_seconds"] = max(0.0, trace)
                 info["new_state_seconds"] = new_states.get(mode)

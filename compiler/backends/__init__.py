@@ -124,8 +124,9 @@ class Backend(Protocol):
         a hand-written rewrite to check, or the function itself)."""
         ...
 
-    def tracing_count(self, mode: str, targets: Sequence[Any]) -> int:
-        """Traces (compilations) of a mode so far, over its distinct callables."""
+    def tracing_count(self, mode: str, targets: Sequence[Any]) -> int | None:
+        """Traces (compilations) of a mode so far, over its distinct callables (None: this
+        framework's version does not tell; the report's counts are then null)."""
         ...
 
     def statistics(

@@ -315,12 +315,24 @@ class TorchBackend:
             arguments["options"] = dict(existing.options)  # `mode` is a set of these
         return arguments
 
-    def tracing_count(self, mode: str, targets: Sequence[Any]) -> int:
+    def tracing_count(self, mode: str, targets: Sequence[Any]) -> int | None:
+        """Dynamo's cache entries for the candidate's own code. torch has no public way to
+        count them; the debugging helper used here is private, so a torch without it gives
+        None (traces and recompiles reported unknown, with a note), never a wrong count."""
         if self._code is None:
             return 0
-        from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+        try:
+            from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
-        return len(_debug_get_cache_entry_list(self._code))
+            return len(_debug_get_cache_entry_list(self._code))
+        except (ImportError, AttributeError, TypeError) as error:
+            note = (
+                f"torch {self.version} does not list Dynamo's cache entries "
+                f"({short_error(error)}): traces and recompiles are not counted"
+            )
+            if note not in self._notes:
+                self._notes.append(note)
+            return None
 
     def statistics(
         self, call_table: CallTable, results: dict[str, dict[str, Any]], prepared: Prepared

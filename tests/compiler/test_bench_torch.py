@@ -315,3 +315,32 @@ def test_a_whole_program_runs_with_its_torch_compile_copy(project: Path, tmp_pat
     assert compared["comparison"] == "digest"
     assert compared["original"]["run_seconds"] and compared["refactored"]["run_seconds"]
     assert compared["speedup"] is not None
+
+
+def test_a_torch_that_cannot_list_cache_entries_counts_nothing_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """The count of recompiles comes from a private torch helper: without it, traces are
+    unknown (null in the report, a note says why), never a made-up number."""
+    import subprocess
+    import sys
+
+    probe = textwrap.dedent(
+        """
+        import torch._dynamo.eval_frame as eval_frame
+        from hybridize.compiler.backends.torch import TorchBackend
+
+        backend = TorchBackend({"torch_backend": "aot_eager"})
+        backend._code = (lambda x: x).__code__
+        print("WITH", backend.tracing_count("graph", []))
+        del eval_frame._debug_get_cache_entry_list
+        print("WITHOUT", backend.tracing_count("graph", []))
+        print("NOTES", backend.notes())
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert "WITH 0" in run.stdout
+    assert "WITHOUT None" in run.stdout
+    assert "traces and recompiles are not counted" in run.stdout
