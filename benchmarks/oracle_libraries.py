@@ -1,6 +1,8 @@
-"""The real TF2 libraries the oracle judges the analysis with, pinned.
+"""The real libraries the oracle judges the analysis with, pinned: TensorFlow 2 ones, and one
+PyTorch library (gpytorch).
 
-Each library ships its own test suite inside its wheel; none was written here. A library is
+Each library ships its own test suite, inside its wheel or (gpytorch) its source
+distribution; none was written here. A library is
 installed with `pip install --no-deps --target` into its own folder, together with the
 pinned dependencies its tests need that the base environment (TensorFlow, tf-keras, pytest,
 pytest-timeout) lacks: `--no-deps` because some pin a TensorFlow other than the one under test
@@ -18,8 +20,17 @@ BASE_REQUIREMENTS = (
     "pytest==9.2.0",
     "pytest-timeout==2.4.0",
 )
-"""The scratch environment every library's tests run in (the TensorFlow of the project's `tf`
-extra)."""
+"""The scratch environment a TensorFlow library's tests run in (the TensorFlow of the project's
+`tf` extra)."""
+
+TORCH_BASE_REQUIREMENTS = (
+    "torch==2.13.0",
+    "numpy==2.4.6",
+    "pytest==9.2.0",
+    "pytest-timeout==2.4.0",
+)
+"""The scratch environment of a PyTorch library (the torch of the project's `torch` extra:
+the only version that installs here from a local CPU build)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +51,14 @@ class Library:
     slow_tests: tuple[str, ...] = ()
     """Globs (relative to the copy) of test files left out by default (`--all-tests` runs
     them): suites that take far longer than the rest."""
+    base: tuple[str, ...] = BASE_REQUIREMENTS
+    """The scratch environment its tests run in (one per distinct base)."""
+    sdist_tests: str | None = None
+    """The folder of the source distribution that holds its tests, when its wheel has none:
+    copied beside the packages in both copies, analysed as callers, never rewritten."""
+    not_rewritten: tuple[str, ...] = ()
+    """Globs (relative to the copy) of library files analysed but never rewritten (test
+    helpers shipped inside the package)."""
 
     @property
     def requirement(self) -> str:
@@ -121,6 +140,32 @@ LIBRARIES: dict[str, Library] = {
             tests_limit=10,
         ),
         Library(
+            "gpytorch",
+            (
+                "gpytorch==1.15.2",
+                "linear_operator==0.6.1",
+                "scipy==1.17.1",
+                "scikit-learn==1.9.1",
+                "joblib==1.6.0",
+                "threadpoolctl==3.8.0",
+                "narwhals==2.29.0",
+                "cloudpickle==3.1.3",
+                "mpmath==1.3.0",
+            ),
+            ("gpytorch",),
+            # Gaussian processes on torch.nn.Module (kernels, means, likelihoods, variational
+            # strategies: 20k lines, 113 forward methods). Its 133 test files are in the
+            # sdist's test/ (2295 pass before any rewrite, 2.5 minutes on 2 cores); the
+            # wheel holds only the base test cases they import, gpytorch/test/.
+            base=TORCH_BASE_REQUIREMENTS,
+            sdist_tests="test",
+            not_rewritten=("gpytorch/test/*",),
+            # a rewritten function compiles with Inductor at its first call in each test
+            # process (10-20 s on this CPU), and again for a new dtype or shape
+            test_timeout=600,
+            file_timeout=1200,
+        ),
+        Library(
             "trfl",
             (
                 "trfl==1.2.0",
@@ -141,3 +186,4 @@ LIBRARIES: dict[str, Library] = {
 """Every library by its short name (`--libraries`)."""
 
 DEFAULT_LIBRARIES = ("sonnet", "recommenders", "tf-models")
+"""The TensorFlow libraries; gpytorch is judged on request (`--libraries gpytorch`)."""

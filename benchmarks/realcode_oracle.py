@@ -1,15 +1,19 @@
-"""The real-code differential oracle: real TF2 libraries' own test suites judge the rewrite.
+"""The real-code differential oracle: real libraries' own test suites judge the rewrite
+(TensorFlow 2 ones, and gpytorch for PyTorch).
 
-Usage: python benchmarks/realcode_oracle.py [--libraries sonnet,recommenders,tf-models]
+Usage: python benchmarks/realcode_oracle.py [--libraries sonnet,recommenders,tf-models,gpytorch]
            [--venv PATH] [--jobs 2] [--tests-limit N] [--test-timeout S] [--keep]
            [--out build/realcode-oracle]
 
 For every library (benchmarks/oracle_libraries.py: pinned, with test suites nobody here wrote):
 
 1. install it with its pinned test dependencies into `OUT/site/LIB` (`pip install --no-deps
-   --target`) for a scratch environment: `--venv PATH`, else `OUT/venv`, built with
-   `python3.11 -m venv` and BASE_REQUIREMENTS (never the project's .venv);
-2. copy its packages twice, `OUT/LIB/original` and `OUT/LIB/rewritten`, and run this repo's
+   --target`) for a scratch environment of its base (`Library.base`): TensorFlow's is
+   `--venv PATH`, else `OUT/venv`, PyTorch's `OUT/venv-HASH`, each built with `python3.11 -m
+   venv` (never the project's .venv); a library whose tests are in its source distribution
+   only (gpytorch's `test/`) has that folder extracted once into `OUT/site/LIB-sdist`;
+2. copy its packages (and that tests folder) twice, `OUT/LIB/original` and
+   `OUT/LIB/rewritten`, and run this repo's
    `hybridize analyze` on the original (the functions analysed) and `hybridize refactor
    --apply --diff` on the rewritten copy (test files and conftest.py are analysed as callers
    but not rewritten: `--ignore`), with a fresh cache folder;
@@ -136,27 +140,33 @@ def _pip(python: Path, *args: str) -> None:
         raise InstallError(f"pip install {' '.join(args)} failed:\n{tail}")
 
 
-def scratch_python(out: Path, venv: Path | None) -> Path:
-    """The interpreter of the scratch environment: `--venv`'s, or one built under OUT from the
-    pinned BASE_REQUIREMENTS (kept between runs while the requirements are the same)."""
-    if venv is not None:
+def scratch_python(out: Path, venv: Path | None, base: tuple[str, ...] = BASE_REQUIREMENTS) -> Path:
+    """The interpreter of a scratch environment: `--venv`'s (TensorFlow's base only), or one
+    built under OUT from the pinned `base` (kept between runs while it is the same)."""
+    if venv is not None and base == BASE_REQUIREMENTS:
         python = venv / "bin" / "python"
         if not python.exists():
             raise SystemExit(f"--venv {venv}: no bin/python")
         return python
-    venv = out / "venv"
+    venv = venv_folder(out, base)
     python = venv / "bin" / "python"
     marker = venv / ".oracle-requirements"
-    wanted = "\n".join(BASE_REQUIREMENTS)
+    wanted = "\n".join(base)
     if marker.exists() and marker.read_text() == wanted:
         return python
-    base = shutil.which("python3.11") or sys.executable
+    interpreter = shutil.which("python3.11") or sys.executable
     print(f"building the scratch environment {venv} ...", flush=True)
     shutil.rmtree(venv, ignore_errors=True)
-    subprocess.run([base, "-m", "venv", str(venv)], check=True)
-    _pip(python, *BASE_REQUIREMENTS)
+    subprocess.run([interpreter, "-m", "venv", str(venv)], check=True)
+    _pip(python, *base)
     marker.write_text(wanted)
     return python
+
+
+def venv_folder(out: Path, base: tuple[str, ...]) -> Path:
+    """Where the scratch environment of `base` is built: OUT/venv for TensorFlow's (as
+    before there were others), OUT/venv-HASH for another."""
+    return out / ("venv" if base == BASE_REQUIREMENTS else f"venv-{_sha(repr(base))[:8]}")
 
 
 def install_library(python: Path, out: Path, library: Library) -> Path:
@@ -172,6 +182,51 @@ def install_library(python: Path, out: Path, library: Library) -> Path:
     _pip(python, "--no-deps", "--target", str(site), *library.requirements)
     marker.write_text(wanted)
     return site
+
+
+def sdist_tests(python: Path, out: Path, library: Library) -> Path | None:
+    """The folder of tests of the library's source distribution (`Library.sdist_tests`),
+    extracted once under OUT/site; None for a library whose tests ship in its wheel."""
+    if library.sdist_tests is None:
+        return None
+    folder = out / "site" / f"{library.name}-sdist"
+    tests = folder / library.sdist_tests
+    marker = folder / ".oracle-requirements"
+    if marker.exists() and marker.read_text() == library.requirement and tests.is_dir():
+        return tests
+    shutil.rmtree(folder, ignore_errors=True)
+    download = folder / "download"
+    _pip_download = [str(python), "-m", "pip", "download", "--quiet", "--no-deps"]
+    fetched = _run(
+        [*_pip_download, "--no-binary", ":all:", "-d", str(download), library.requirement]
+    )
+    if fetched.returncode != 0:
+        raise RuntimeError(f"cannot download {library.requirement}: {fetched.stderr[-2000:]}")
+    folder.mkdir(parents=True, exist_ok=True)
+    (archive,) = download.glob("*.tar.gz")
+    extract_folder(archive, library.sdist_tests, tests)
+    marker.write_text(library.requirement)
+    return tests
+
+
+def extract_folder(archive: Path, name: str, destination: Path) -> None:
+    """Extract the folder `name` of a source distribution (below its top folder,
+    `gpytorch-1.15.2/`) to `destination`, and nothing else; members that would land outside
+    it (absolute paths, `..`, links out) are refused by tarfile's `data` filter."""
+    import tarfile
+
+    with tarfile.open(archive) as tar:
+        members = tar.getmembers()
+        top = members[0].name.split("/", 1)[0]
+        prefix = f"{top}/{name}/"
+        chosen = [m for m in members if m.name.startswith(prefix)]
+        if not chosen:
+            raise RuntimeError(f"{archive.name} has no {name}/ folder")
+        unpacked = destination.parent / f".{destination.name}-unpacked"
+        shutil.rmtree(unpacked, ignore_errors=True)
+        tar.extractall(unpacked, members=chosen, filter="data")
+    shutil.move(unpacked / top / name, destination)
+    shutil.rmtree(unpacked, ignore_errors=True)
 
 
 def tools_path(python: Path, out: Path) -> list[str]:
@@ -216,7 +271,7 @@ class Rewrite:
     seconds: float
 
 
-def rewrite(work: Path, jobs: int) -> Rewrite:
+def rewrite(work: Path, jobs: int, not_rewritten: Sequence[str] = ()) -> Rewrite:
     original, rewritten = work / "original", work / "rewritten"
     cache = work / "hybridize-cache"
     shutil.rmtree(cache, ignore_errors=True)
@@ -226,7 +281,7 @@ def rewrite(work: Path, jobs: int) -> Rewrite:
         raise RuntimeError(f"hybridize analyze failed: {analysis.stderr[-2000:]}")
     (work / "analysis.json").write_text(analysis.stdout)
     report = json.loads(analysis.stdout)
-    ignores = [arg for glob in TEST_GLOBS for arg in ("--ignore", glob)]
+    ignores = [arg for glob in (*TEST_GLOBS, *not_rewritten) for arg in ("--ignore", glob)]
     refactor = hybridize(
         "refactor",
         str(rewritten),
@@ -464,15 +519,22 @@ def judge_library(
     out: Path = args.out
     work = out / library.name
     site = install_library(python, out, library)
+    tests = sdist_tests(python, out, library)
     for label in ("original", "rewritten"):
         copy_packages(site, work / label, library.packages)
+        if tests is not None:
+            shutil.copytree(tests, work / label / tests.name)
     print(f"[{library.name}] analysing and rewriting ...", flush=True)
-    done = rewrite(work, args.jobs)
+    not_rewritten = list(library.not_rewritten)
+    if library.sdist_tests is not None:
+        not_rewritten.append(f"{library.sdist_tests}/*")
+    done = rewrite(work, args.jobs, not_rewritten)
     rewritten_files = {f.file for f in done.rewritten}
+    test_folders = [*library.packages, *([library.sdist_tests] if library.sdist_tests else [])]
     test_files = sorted(
         str(p.relative_to(work / "original").as_posix())
-        for package in library.packages
-        for p in (work / "original" / package).rglob("*.py")
+        for folder in test_folders
+        for p in (work / "original" / folder).rglob("*.py")
         if is_test_file(p.name)
     )
     if not args.all_tests:
@@ -753,12 +815,15 @@ def run_oracle(args: argparse.Namespace) -> dict[str, Any]:
     """Judge every library of `args.names`; the results document (also written to
     OUT/results.json). A library that cannot be installed or rewritten gets an `error`."""
     args.out.mkdir(parents=True, exist_ok=True)
-    python = scratch_python(args.out, args.venv.resolve() if args.venv else None)
-    extra_path = tools_path(python, args.out)
+    venv = args.venv.resolve() if args.venv else None
     results: list[dict[str, Any]] = []
+    pythons: list[Path] = []
     for name in args.names:
         library = LIBRARIES[name]
         try:
+            python = scratch_python(args.out, venv, library.base)
+            pythons.append(python)
+            extra_path = tools_path(python, args.out)
             result = judge_library(library, args, python, extra_path)
         except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
             result = {"library": name, "requirement": library.requirement, "error": str(exc)}
@@ -768,16 +833,16 @@ def run_oracle(args: argparse.Namespace) -> dict[str, Any]:
             for label in ("original", "rewritten", "logs", "hybridize-cache"):
                 shutil.rmtree(args.out / name / label, ignore_errors=True)
         # written after every library: a run stopped in a long suite keeps the ones judged
-        document = _document(results, python)
+        document = _document(results, pythons)
         (args.out / "results.json").write_text(json.dumps(document, indent=2) + "\n")
-    return _document(results, python)
+    return _document(results, pythons)
 
 
-def _document(results: list[dict[str, Any]], python: Path) -> dict[str, Any]:
+def _document(results: list[dict[str, Any]], pythons: list[Path]) -> dict[str, Any]:
     judged = [r for r in results if not r.get("error")]
     return {
         "hybridize_commit": _git_commit(),
-        "python": str(python),
+        "python": ", ".join(dict.fromkeys(str(p) for p in pythons)),
         "libraries": results,
         "totals": totals(judged),
     }

@@ -457,3 +457,45 @@ def test_the_plugin_refuses_a_copy_that_does_not_shadow_the_package(
     assert status == 4
     assert [r["kind"] for r in records] == ["shadow_error"]
     assert records[0]["file"].startswith(str(package.resolve()))
+
+
+# --- libraries whose tests are in their source distribution -------------------------------------
+
+
+def test_only_the_tests_folder_of_a_source_distribution_is_extracted(tmp_path: Path) -> None:
+    import io
+    import tarfile
+
+    from realcode_oracle import extract_folder
+
+    archive = tmp_path / "lib-1.0.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name, text in (
+            ("lib-1.0/setup.py", "setup()"),
+            ("lib-1.0/lib/__init__.py", ""),
+            ("lib-1.0/test/__init__.py", ""),
+            ("lib-1.0/test/kernels/test_rbf.py", "def test_rbf(): pass"),
+        ):
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    destination = tmp_path / "site" / "test"
+    destination.parent.mkdir()
+    extract_folder(archive, "test", destination)
+    found = sorted(p.relative_to(destination).as_posix() for p in destination.rglob("*.py"))
+    assert found == ["__init__.py", "kernels/test_rbf.py"]
+    assert sorted(p.name for p in destination.parent.iterdir()) == ["test"]
+    with pytest.raises(RuntimeError, match="no docs/ folder"):
+        extract_folder(archive, "docs", tmp_path / "site" / "docs")
+
+
+def test_each_base_environment_is_its_own_venv(tmp_path: Path) -> None:
+    from oracle_libraries import BASE_REQUIREMENTS, LIBRARIES, TORCH_BASE_REQUIREMENTS
+    from realcode_oracle import venv_folder
+
+    assert venv_folder(tmp_path, BASE_REQUIREMENTS) == tmp_path / "venv"
+    assert venv_folder(tmp_path, TORCH_BASE_REQUIREMENTS) not in (tmp_path / "venv", None)
+    assert LIBRARIES["gpytorch"].base == TORCH_BASE_REQUIREMENTS
+    assert LIBRARIES["gpytorch"].sdist_tests == "test"
+    assert all(LIBRARIES[n].base == BASE_REQUIREMENTS for n in ("sonnet", "recommenders"))
