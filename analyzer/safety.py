@@ -9,6 +9,7 @@ signature is inferred (`--infer-input-signatures`); without one they cannot be u
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,7 @@ from hybridize.analyzer.frameworks import (
     lookup_method,
     lookup_parameters,
 )
-from hybridize.analyzer.frameworks.framework import framework_named
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_named
 from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
 from hybridize.analyzer.graph_kernel_gaps import kernel_gap
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
@@ -205,6 +206,44 @@ def eager_only_calls(ctx: _Context) -> list[Finding]:
         gap = kernel_gap(ctx.fn, by_index, resolved)
         if gap is not None:
             found.append(ctx.finding("HY301", "has_eager_only_calls", gap, site.span))
+    found.extend(untabled_library_calls(ctx, calls))
+    return found
+
+
+KNOWN_LIBRARY_ROOTS = frozenset({"numpy", "scipy"})
+"""Libraries outside the frameworks that the tables describe (their unknown members are
+judged as unknown members of a known library, not as foreign code)."""
+
+
+def untabled_library_calls(ctx: _Context, calls: list[ResolvedCall]) -> list[Finding]:
+    """Calls into a third-party library the tables do not describe (not the project's code,
+    not the standard library, not a framework, NumPy or SciPy), where the framework's
+    compiler traces such code instead of running it (`Framework.untabled_library_calls`)."""
+    framework = framework_named(ctx.index.code_framework(ctx.key.split("::", 1)[0]))
+    reason = framework.untabled_library_calls
+    if reason is None:
+        return []
+    found = []
+    for resolved in calls:
+        names = [a[1] for a in resolved.callee_atoms if a[0] == "ext"]
+        if not names or len(names) != len(resolved.callee_atoms) or resolved.api:
+            continue
+        roots = {name.split(".", 1)[0] for name in names}
+        if any(
+            root in sys.stdlib_module_names
+            or root in KNOWN_LIBRARY_ROOTS
+            or any(f.uses(root) for f in FRAMEWORKS)
+            for root in roots
+        ):
+            continue
+        found.append(
+            ctx.finding(
+                "HY301",
+                "has_eager_only_calls",
+                f"calls `{names[0]}`, from a library the analysis has no table for: {reason}",
+                resolved.site.span,
+            )
+        )
     return found
 
 

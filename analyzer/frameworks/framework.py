@@ -68,6 +68,10 @@ class Framework:
     value_reading_builtins: frozenset[str] = frozenset()
     """Builtins that read a tensor's value into Python (`float(t)`): left to eager Python
     (None of them for `tf.function`, whose AutoGraph turns `int(t)`/`float(t)` into casts)."""
+    untabled_library_calls: str | None = None
+    """Why a call into a third-party library the tables do not describe is not known to
+    compile (None when the compiler runs such a call as Python: `tf.function` runs it once,
+    while tracing, which the effect and eager-only rules already judge)."""
 
     def uses(self, root: str) -> bool:
         """Whether importing the top-level package `root` makes a module this framework's."""
@@ -182,6 +186,7 @@ TORCH = Framework(
     boolean_mask_break=torch_rules.BOOLEAN_MASK_INDEXING_BREAKS,
     value_reading_builtins=torch_rules.VALUE_READING_BUILTINS,
     double_backward_calls=torch_rules.DOUBLE_BACKWARD_CALLS,
+    untabled_library_calls=torch_rules.UNTABLED_LIBRARY_CALLS,
 )
 
 FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW, TORCH)

@@ -84,6 +84,18 @@ GRAPH_BREAK_CALLS: dict[str, str] = {
 #: and ``torch.unique`` called directly did *not* break in torch 2.13 (measured: 1 graph).
 BOOLEAN_MASK_INDEXING_BREAKS = "Dynamic shape operator (output size depends on the data)"
 
+#: Why a call into a library the tables do not describe is not known to compile: Dynamo traces
+#: the Python code of third-party libraries it is not told to skip, and a construct it cannot
+#: handle there fails the call instead of breaking the graph. Measured (real-code oracle,
+#: gpytorch 1.15.2): ``NearestNeighbors(...).fit(x.cpu().numpy())`` in a compiled method raised
+#: ``InternalTorchDynamoError: NotImplementedError`` from inside scikit-learn's input checks
+#: (``inspect.getattr_static`` through narwhals), failing 38 tests that pass eagerly.
+UNTABLED_LIBRARY_CALLS = (
+    "torch.compile traces into the Python code of libraries it is not told to skip, and may "
+    "fail inside them rather than fall back to eager Python (measured: scikit-learn's input "
+    "checks raised InternalTorchDynamoError)"
+)
+
 #: Python conversions of a tensor that read its value: ``float(t)``, ``int(t)``, ``bool(t)``
 #: call ``Tensor.item`` (measured: ``float(x.sum())`` breaks with the ``item()`` reason), and
 #: so does branching on a tensor (``if t > 0``: "generic_jump TensorVariable()", measured).

@@ -258,3 +258,56 @@ def test_a_single_backward_leaves_the_function_compilable():
     v = verdict(torch_program(body), "score")
     assert v.has_eager_only_calls is False
     assert v.transformation == "convert_to_hybrid"
+
+
+LIBRARY_CALL = """
+from sklearn.neighbors import NearestNeighbors
+import einops
+import math
+import functools
+
+
+def f(x):
+    nn = NearestNeighbors(n_neighbors=2).fit(x.cpu().numpy())
+    return torch.tensor(nn.kneighbors(x.cpu().numpy())[1]) * 2
+
+
+def g(x):
+    return einops.rearrange(x, "a b -> b a") * 2
+
+
+def h(x):
+    scale = math.sqrt(x.shape[-1])
+    return functools.reduce(lambda a, b: a + b, [x, x]) / scale
+
+
+f(torch.ones(4, 3))
+g(torch.ones(4, 3))
+h(torch.ones(4, 3))
+"""
+
+
+@pytest.mark.parametrize("name", ["f", "g"])
+def test_a_call_into_an_untabled_library_is_not_known_to_compile(name):
+    """torch.compile traces third-party Python code (measured on gpytorch: scikit-learn's
+    input checks raised InternalTorchDynamoError); the standard library is no such code."""
+    v = verdict(HEADER + LIBRARY_CALL, name)
+    assert v.passes is False
+    assert "has_eager_only_calls" in v.failures
+    messages = [x.message for x in v.findings if x.code == "HY301"]
+    assert any("no table for" in m for m in messages), messages
+
+
+def test_the_standard_library_is_not_an_untabled_library():
+    v = verdict(HEADER + LIBRARY_CALL, "h")
+    assert not any("no table for" in x.message for x in v.findings)
+
+
+def test_tf_function_runs_an_untabled_library_once_while_tracing():
+    """Under tf.function the same call runs as Python at trace time: the eager-only rules
+    (here `.numpy()` on a symbolic tensor) judge it, not the library's name."""
+    program = "import tensorflow as tf\n" + LIBRARY_CALL.replace("torch.ones", "tf.ones").replace(
+        "torch.tensor", "tf.constant"
+    ).replace("x.cpu().numpy()", "x")
+    v = verdict(program, "g")
+    assert not any("no table for" in x.message for x in v.findings)
