@@ -36,6 +36,7 @@ from hybridize.analyzer.evaluator import (
     callees,
     get_evaluator,
 )
+from hybridize.analyzer.frameworks.framework import framework_named
 from hybridize.analyzer.ir import CallSite, Loop, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.model import Benefit as BenefitLevel
@@ -126,7 +127,8 @@ class BenefitModel:
         work = self._work.get(key, 0)
         training = self._training.get(key, False)
         frequency = self.frequency(key)
-        what = _work_in_words(work, training)
+        title = framework_named(self.index.code_framework(key.split("::", 1)[0])).title
+        what = _work_in_words(work, training, title)
         if self.covered.get(key, False):
             return Benefit(
                 "none",
@@ -422,14 +424,15 @@ SMALL_OFFSET = 2
 """`n + 1`, `n - 1`, `n * 2`: estimated as `n` (a trip count is compared with MANY_CALLS)."""
 
 
-def _work_in_words(work: int, training: bool) -> str:
+def _work_in_words(work: int, training: bool, title: str = "TensorFlow") -> str:
+    """The work a call holds, in words naming the function's framework (`title`)."""
     if training:
         return "a training step" if work < WORK_CAP else "a training step and much more"
     if work == 0:
-        return "no TensorFlow op of its own"
+        return f"no {title} op of its own"
     if work >= WORK_CAP:
-        return "a large amount of TensorFlow work"
-    return f"only about {work} unit{'s' if work != 1 else ''} of TensorFlow work"
+        return f"a large amount of {title} work"
+    return f"only about {work} unit{'s' if work != 1 else ''} of {title} work"
 
 
 def _times(runs: float, per_run: float) -> float:

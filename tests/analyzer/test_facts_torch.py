@@ -311,3 +311,10 @@ def test_tf_function_runs_an_untabled_library_once_while_tracing():
     ).replace("x.cpu().numpy()", "x")
     v = verdict(program, "g")
     assert not any("no table for" in x.message for x in v.findings)
+
+
+def test_the_benefit_names_the_functions_framework():
+    program = HEADER + "def f(x):\n    return x * 2\n\nfor _ in range(100):\n    f(torch.ones(3))\n"
+    v = verdict(program, "f")
+    reasons = " ".join(v.benefit_reasons)
+    assert "PyTorch work" in reasons and "TensorFlow" not in reasons, reasons
