@@ -36,7 +36,6 @@ from hybridize.analyzer.evaluator import (
     callees,
     get_evaluator,
 )
-from hybridize.analyzer.frameworks.framework import framework_named
 from hybridize.analyzer.ir import CallSite, Loop, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.model import Benefit as BenefitLevel
@@ -127,7 +126,7 @@ class BenefitModel:
         work = self._work.get(key, 0)
         training = self._training.get(key, False)
         frequency = self.frequency(key)
-        title = framework_named(self.index.code_framework(key.split("::", 1)[0])).title
+        title = self.index.function_framework(key).title
         what = _work_in_words(work, training, title)
         if self.covered.get(key, False):
             return Benefit(

@@ -38,7 +38,6 @@ from hybridize.analyzer.evaluator import (
 )
 from hybridize.analyzer.frameworks import lookup_method
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
-from hybridize.analyzer.frameworks.framework import Framework, framework_named
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
     AUTOGRAPH_LEN,
@@ -405,16 +404,11 @@ def _iterates_eagerly(index: ProjectIndex, facts: TensorFacts, key: str) -> bool
     return any(_eager_iteration(index, key, evaluator.eval(loop.iterable)) for loop in loops)
 
 
-def _framework_of(index: ProjectIndex, key: str) -> Framework:
-    """The compile target whose rules judge the function's code (`code_framework`)."""
-    return framework_named(index.code_framework(key.split("::", 1)[0]))
-
-
 def _reads_tensor_values(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
     """Whether the function has `if`/`while` tests, calls builtins reading values, or indexes
     with a computed value, where its framework's compiler leaves a tensor there to eager code
     (`Framework.tensor_condition_break`, `value_reading_builtins`, `boolean_mask_break`)."""
-    framework = _framework_of(index, key)
+    framework = index.function_framework(key)
     if framework.tensor_condition_break is not None and index.function(key).conditions:
         return True
     if any(
@@ -719,7 +713,7 @@ class _Values:
         """A tensor indexed with a boolean tensor (`x[x > 0]`), with when it is in the graph,
         where the framework's compiler leaves such indexing to eager code (its result's
         shape depends on the data: `Framework.boolean_mask_break`)."""
-        reason = _framework_of(self.index, self.key).boolean_mask_break
+        reason = self.index.function_framework(self.key).boolean_mask_break
         if reason is None:
             return
         for sym in list(self.evaluator.memo):
@@ -738,7 +732,7 @@ class _Values:
         """`if`/`while` tests that read a value that is a tensor in the graph, with when it is
         one, where the framework's compiler does not convert such a test (`torch.compile`
         breaks the graph there; AutoGraph converts it for `tf.function`)."""
-        reason = _framework_of(self.index, self.key).tensor_condition_break
+        reason = self.index.function_framework(self.key).tensor_condition_break
         if reason is None:
             return
         for test in self.fn.conditions:
@@ -796,7 +790,9 @@ class _Values:
         operands = list(_operands(resolved.site))
         keyed = any(name == "key" for name, _ in resolved.site.kwargs)
         # `float(t)` is a cast under AutoGraph, a read of the value under torch.compile.
-        reading = PYTHON_VALUE_BUILTINS | _framework_of(self.index, self.key).value_reading_builtins
+        reading = (
+            PYTHON_VALUE_BUILTINS | self.index.function_framework(self.key).value_reading_builtins
+        )
         for info in resolved.api:
             if info.name in reading and operands and not keyed:
                 what = f"calls `{_display(info.name)}` on a value that is a tensor in a graph"

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from hybridize.analyzer.ir import (
     ClassSummary,
@@ -30,6 +31,9 @@ from hybridize.analyzer.ir import (
     ModuleSummary,
     module_imports,
 )
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.frameworks.framework import Framework
 
 Ref = tuple
 UNKNOWN_REF: Ref = ("?",)
@@ -525,6 +529,13 @@ class ProjectIndex:
         name = TENSORFLOW.name if framework is None else framework.name
         self._framework_cache[relpath] = (module, name)
         return name
+
+    def function_framework(self, key: str) -> Framework:
+        """The compile target whose rules judge a function's code: its module's
+        (`code_framework`)."""
+        from hybridize.analyzer.frameworks.framework import framework_named
+
+        return framework_named(self.code_framework(key.split("::", 1)[0]))
 
     def keras_role(self, class_key: str) -> str | None:
         """'model' or 'layer' when the class derives from a framework's layer class (a Keras

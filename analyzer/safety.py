@@ -21,7 +21,7 @@ from hybridize.analyzer.frameworks import (
     lookup_method,
     lookup_parameters,
 )
-from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_named
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
 from hybridize.analyzer.graph_kernel_gaps import kernel_gap
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
@@ -219,8 +219,7 @@ def untabled_library_calls(ctx: _Context, calls: list[ResolvedCall]) -> list[Fin
     """Calls into a third-party library the tables do not describe (not the project's code,
     not the standard library, not a framework, NumPy or SciPy), where the framework's
     compiler traces such code instead of running it (`Framework.untabled_library_calls`)."""
-    framework = framework_named(ctx.index.code_framework(ctx.key.split("::", 1)[0]))
-    reason = framework.untabled_library_calls
+    reason = ctx.index.function_framework(ctx.key).untabled_library_calls
     if reason is None:
         return []
     found = []
@@ -870,7 +869,7 @@ def double_backward_targets(index: ProjectIndex, facts: TensorFacts) -> dict[str
 
 def _double_backward_of(index: ProjectIndex, key: str, calls: list[ResolvedCall]) -> list[str]:
     """The project functions whose results this function differentiates twice."""
-    framework = framework_named(index.code_framework(key.split("::", 1)[0]))
+    framework = index.function_framework(key)
     if not framework.double_backward_calls:
         return []
     by_index = {resolved.index: resolved for resolved in calls}
