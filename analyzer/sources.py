@@ -14,7 +14,6 @@ import os
 import re
 import stat
 import tokenize
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -256,14 +255,6 @@ def read_project(root: Path) -> ProjectSources:
     paths, folder_errors = discover(root)
     base = root if root.is_dir() else root.parent
     return ProjectSources(tuple(read_source(p, base) for p in paths), tuple(folder_errors))
-
-
-def iter_sources(root: Path) -> Iterator[SourceFile | FileError]:
-    """Discover and read every file: sources and errors in a stable order."""
-    files, errors = discover(root)
-    yield from errors
-    for path in files:
-        yield read_source(path, root if root.is_dir() else root.parent)
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
