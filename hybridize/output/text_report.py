@@ -26,8 +26,6 @@ from hybridize.output.summary import (
     text_summary_line,
 )
 
-_RESET = RESET
-_BOLD = BOLD
 _DIM = "\x1b[2m"
 _RED = "\x1b[31m"
 _GREEN = "\x1b[32m"
@@ -35,7 +33,7 @@ _YELLOW = "\x1b[33m"
 _CYAN = "\x1b[36m"
 
 _SEVERITY_STYLE: dict[Severity, str] = {
-    "error": _BOLD + _RED,
+    "error": BOLD + _RED,
     "warning": _YELLOW,
     "info": _CYAN,
     "ok": _DIM,
@@ -49,7 +47,7 @@ class _Painter:
         self.enabled = enabled
 
     def __call__(self, text: str, style: str) -> str:
-        return f"{style}{text}{_RESET}" if self.enabled and text else text
+        return f"{style}{text}{RESET}" if self.enabled and text else text
 
 
 def _one_line(text: str, indent: str) -> str:
@@ -82,12 +80,12 @@ def _tags(verdict: FunctionVerdict) -> list[str]:
 def _verdict_line(verdict: FunctionVerdict, paint: _Painter) -> str:
     words = verdict_text(verdict)
     if verdict.passes:
-        words = paint(words, _BOLD + _GREEN)
+        words = paint(words, BOLD + _GREEN)
     elif verdict.failures:
         head, sep, rest = words.partition(": ")
         words = paint(head, _RED) + sep + rest
     tags = "".join(" " + paint(tag, _DIM) for tag in _tags(verdict))
-    location = paint(f"{verdict.file}:{verdict.line}:", _BOLD)
+    location = paint(f"{verdict.file}:{verdict.line}:", BOLD)
     return f"{location} {verdict.qualname}: {words}{tags}"
 
 
@@ -193,15 +191,15 @@ def text_body(result: AnalysisResult, *, color: bool = False, verbose: bool = Fa
     blocked = [f for f in functions if _blocked_tensor_work(f)]
     others = [f for f in functions if not _proposed(f) and not _blocked_tensor_work(f)]
     if proposed:
-        lines.append(paint(f"Proposed changes ({len(proposed)}), by predicted benefit:", _BOLD))
+        lines.append(paint(f"Proposed changes ({len(proposed)}), by predicted benefit:", BOLD))
         for verdict in proposed:
             lines.extend(_function_lines(verdict, paint))
     if blocked:
-        lines.append(paint(f"Blocked functions that do tensor work ({len(blocked)}):", _BOLD))
+        lines.append(paint(f"Blocked functions that do tensor work ({len(blocked)}):", BOLD))
         for verdict in blocked:
             lines.extend(_function_lines(verdict, paint))
     if verbose and others:
-        lines.append(paint(f"Other functions ({len(others)}):", _BOLD))
+        lines.append(paint(f"Other functions ({len(others)}):", BOLD))
         for verdict in others:
             lines.extend(_function_lines(verdict, paint))
     elif others:
@@ -214,7 +212,7 @@ def text_body(result: AnalysisResult, *, color: bool = False, verbose: bool = Fa
         )
     for error in result.errors:
         lines.append(
-            f"{paint('error:', _BOLD + _RED)} {error.file}: {_one_line(error.message, '  ')}"
+            f"{paint('error:', BOLD + _RED)} {error.file}: {_one_line(error.message, '  ')}"
         )
     table = _code_table(functions)
     if table:
