@@ -60,6 +60,9 @@ class FunctionFacts:
     has_unresolved_statically_read_axes: Tristate = None
     speculative: bool = False
     assumptions: list[str] = field(default_factory=list)
+    addition_assumptions: list[str] = field(default_factory=list)
+    """What adding the decorator would rest on beyond the function itself (what compiling
+    changes process-wide): stated only when the verdict adds one."""
     findings: list[Finding] = field(default_factory=list)
     params: tuple[ParamReport, ...] = ()
     decorator_args: dict[str, bool] = field(default_factory=dict)
@@ -230,7 +233,10 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         transformation=transformation,
         failures=tuple(failures),
         speculative=facts.speculative,
-        assumptions=tuple(facts.assumptions),
+        assumptions=tuple(
+            facts.assumptions
+            + (facts.addition_assumptions if transformation == "convert_to_hybrid" else [])
+        ),
         status_severity=severity,
         has_tensor_computation=facts.has_tensor_computation,
         has_eager_only_calls=safety.get("has_eager_only_calls"),

@@ -59,6 +59,7 @@ from hybridize.analyzer.hashability import unhashable_arguments
 from hybridize.analyzer.helper_safety import HelperSafety
 from hybridize.analyzer.ir import ModuleSummary
 from hybridize.analyzer.options import AnalysisOptions
+from hybridize.analyzer.process_wide import process_wide_assumptions
 from hybridize.analyzer.rank_losing_slices import rank_losing_slices
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.retracing import LiteralVariation, Retrace
@@ -1030,6 +1031,7 @@ def _verdict(
         not_candidate=not_candidate or [],
         speculative=speculative,
         assumptions=assumptions,
+        addition_assumptions=process_wide_assumptions(index, facts, framework),
         findings=list(unique.values()),
         params=tuple(evaluator_params),
         decorator_args=decorator_args,

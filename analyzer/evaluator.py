@@ -14,7 +14,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
-from hybridize.analyzer.frameworks.framework import compiler_named
+from hybridize.analyzer.frameworks.framework import (
+    compiler_named,
+    foreign_member,
+    foreign_object,
+    framework_named,
+    is_foreign_library,
+)
 from hybridize.analyzer.frameworks.python_stdlib import COMMAND_LINE_FLAGS
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Param, Sym
 from hybridize.analyzer.resolve import UNKNOWN_REF, ProjectIndex, Ref
@@ -403,7 +409,7 @@ class Evaluator:
         if kind == "ext":
             if atom[1] in COMMAND_LINE_FLAGS:
                 return frozenset({UNKNOWN_ATOM})  # FLAGS.batch_size: a value of unknown kind
-            return frozenset({("ext", f"{atom[1]}.{name}")})
+            return frozenset({("ext", foreign_member(atom[1], name))})
         if kind in ("tensor", "variable", "symbolic", "numpy"):
             role = "variable" if kind == "variable" else "tensor"
             if kind == "numpy":
@@ -568,6 +574,7 @@ class Evaluator:
                 info = lookup(atom[1])
                 if info is None:
                     result.add(UNKNOWN_ATOM)
+                    result.update(self.foreign_result(atom[1]))
                     continue
                 apis.append(info)
                 result |= self._api_result(info, args, kwargs, symbolic_args)
@@ -622,6 +629,18 @@ class Evaluator:
             constructs=constructs,
         )
         return resolved
+
+    def foreign_result(self, callee: str) -> Atoms:
+        """What calling `callee`, a function or class of a third-party library the tables do
+        not describe, gives besides an unknown value: where the framework's compiler traces
+        such libraries (`Framework.untabled_library_calls`), an object still known to be the
+        library's, so that calling its methods later is judged as calling into the library
+        (`self.nn = NearestNeighbors().fit(x)`, then `self.nn.kneighbors(y)`)."""
+        if framework_named(self.framework).untabled_library_calls is None:
+            return NO_ATOMS
+        if not is_foreign_library(callee):
+            return NO_ATOMS
+        return frozenset({("ext", foreign_object(callee))})
 
     def _chain(
         self,

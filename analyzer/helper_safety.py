@@ -46,7 +46,13 @@ from hybridize.analyzer.frameworks.python_stdlib import (
 from hybridize.analyzer.graph_kernel_gaps import kernel_gap, may_have_kernel_gap
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
-from hybridize.analyzer.safety import SHAPE_ONLY_ATTRIBUTES, is_eager_only_call, numpy_function
+from hybridize.analyzer.safety import (
+    SHAPE_ONLY_ATTRIBUTES,
+    foreign_library_calls,
+    is_eager_only_call,
+    numpy_function,
+    tensor_data_assignments,
+)
 from hybridize.analyzer.values import (
     PYTHON_SEQUENCE_KINDS,
     Atom,
@@ -196,7 +202,8 @@ class HelperSafety:
                 any(_may_fail_in_a_graph(resolved) for resolved in facts.calls.get(key, []))
                 or _may_need_python_values(index, facts, key)
                 or _reads_tensor_values(index, facts, key)
-                or _iterates_eagerly(index, facts, key),
+                or _iterates_eagerly(index, facts, key)
+                or _compiles_badly(index, facts, key),
             )
             for key in redo
             if not key.endswith("::<module>")
@@ -361,6 +368,15 @@ def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:
         )
         or numpy_function(resolved) is not None
         or may_have_kernel_gap(resolved)
+    )
+
+
+def _compiles_badly(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
+    """Whether the function does what its framework's compiler fails on whatever the values:
+    calls into an untabled library, `.data` assignments (`safety`)."""
+    calls = facts.calls.get(key, [])
+    return any(foreign_library_calls(index, key, calls)) or any(
+        tensor_data_assignments(index, facts, key)
     )
 
 
@@ -699,6 +715,11 @@ class _Values:
             summary.add(EAGER_ONLY, condition, Hazard(what, self.fn.line, PYTHON_VALUE_CODE))
         for span, what in self.eager_iterations():
             summary.add(EAGER_ONLY, ALWAYS, Hazard(what, span.start_line))
+        for resolved, name, _ in foreign_library_calls(self.index, self.key, self.calls):
+            what = f"calls `{name}`, from a library the analysis has no table for"
+            summary.add(EAGER_ONLY, ALWAYS, Hazard(what, resolved.site.span.start_line))
+        for span, _ in tensor_data_assignments(self.index, self.helpers.facts, self.key):
+            summary.add(EAGER_ONLY, ALWAYS, Hazard("assigns a tensor's `.data`", span.start_line))
         return summary
 
     def eager_iterations(self) -> Iterator[tuple[Span, str]]:

@@ -9,7 +9,6 @@ signature is inferred (`--infer-input-signatures`); without one they cannot be u
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -21,7 +20,7 @@ from hybridize.analyzer.frameworks import (
     lookup_method,
     lookup_parameters,
 )
-from hybridize.analyzer.frameworks.framework import FRAMEWORKS
+from hybridize.analyzer.frameworks.framework import is_foreign_library
 from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
 from hybridize.analyzer.graph_kernel_gaps import kernel_gap
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Sym
@@ -210,40 +209,77 @@ def eager_only_calls(ctx: _Context) -> list[Finding]:
     return found
 
 
-KNOWN_LIBRARY_ROOTS = frozenset({"numpy", "scipy"})
-"""Libraries outside the frameworks that the tables describe (their unknown members are
-judged as unknown members of a known library, not as foreign code)."""
+def foreign_library_calls(
+    index: ProjectIndex, key: str, calls: Iterable[ResolvedCall]
+) -> Iterator[tuple[ResolvedCall, str, str]]:
+    """(call, name, reason) for each call that may run a third-party library the tables do not
+    describe, where the function's framework compiles such code rather than running it
+    (`Framework.untabled_library_calls`). A callee that may be such a function is enough:
+    the compiler traces whichever it is at run time. Methods of objects such a library made
+    count too (`NearestNeighbors(...).fit(x).kneighbors(y)`: the evaluator keeps them as
+    `ext` names under the library, `Evaluator.foreign_result`)."""
+    reason = index.function_framework(key).untabled_library_calls
+    if reason is None:
+        return
+    for resolved in calls:
+        if resolved.api:
+            continue
+        name = next(
+            (a[1] for a in resolved.callee_atoms if a[0] == "ext" and is_foreign_library(a[1])),
+            None,
+        )
+        if name is not None:
+            yield resolved, name, reason
 
 
 def untabled_library_calls(ctx: _Context, calls: list[ResolvedCall]) -> list[Finding]:
-    """Calls into a third-party library the tables do not describe (not the project's code,
-    not the standard library, not a framework, NumPy or SciPy), where the framework's
-    compiler traces such code instead of running it (`Framework.untabled_library_calls`)."""
-    reason = ctx.index.function_framework(ctx.key).untabled_library_calls
-    if reason is None:
-        return []
-    found = []
-    for resolved in calls:
-        names = [a[1] for a in resolved.callee_atoms if a[0] == "ext"]
-        if not names or len(names) != len(resolved.callee_atoms) or resolved.api:
-            continue
-        roots = {name.split(".", 1)[0] for name in names}
-        if any(
-            root in sys.stdlib_module_names
-            or root in KNOWN_LIBRARY_ROOTS
-            or any(f.uses(root) for f in FRAMEWORKS)
-            for root in roots
-        ):
-            continue
-        found.append(
-            ctx.finding(
-                "HY301",
-                "has_eager_only_calls",
-                f"calls `{names[0]}`, from a library the analysis has no table for: {reason}",
-                resolved.site.span,
-            )
+    """Calls into a third-party library the tables do not describe (`foreign_library_calls`)."""
+    return [
+        ctx.finding(
+            "HY301",
+            "has_eager_only_calls",
+            f"calls `{name}`, from a library the analysis has no table for: {reason}",
+            resolved.site.span,
         )
-    return found
+        for resolved, name, reason in foreign_library_calls(ctx.index, ctx.key, calls)
+    ]
+
+
+def tensor_data_assignments(
+    index: ProjectIndex, facts: TensorFacts, key: str
+) -> Iterator[tuple[Span, str]]:
+    """(span, reason) for each `t.data = value` on what may be a tensor, where the function's
+    framework does not compile it as eager code runs it (`Framework.tensor_data_assignment`).
+    A target of unknown kind counts when the value may be a tensor: `.data` is what a
+    tensor's storage is swapped through (`module.__getattr__(name).data = p.expand(...)`)."""
+    reason = index.function_framework(key).tensor_data_assignment
+    if reason is None:
+        return
+    fn = index.function(key)
+    evaluator = get_evaluator(index, facts, key)
+    for store in fn.stores:
+        if store.kind != "attr" or store.name != "data":
+            continue
+        targets = evaluator.eval(store.target)
+        if any(is_tensor_like(a) for a in targets) or (
+            targets
+            and all(a[0] in ("?", "boundext") for a in targets)
+            and any(is_tensor_like(a) or a[0] == "?" for a in evaluator.eval(store.value))
+        ):
+            yield store.span, reason
+
+
+def data_assignments(ctx: _Context) -> list[Finding]:
+    """`t.data = value` inside the function (`tensor_data_assignments`)."""
+    return [
+        ctx.finding(
+            "HY301",
+            "has_eager_only_calls",
+            f"assigns a tensor's `.data`: {reason}",
+            span,
+        )
+        for span, reason in tensor_data_assignments(ctx.index, ctx.facts, ctx.key)
+    ]
 
 
 VARIABLE_OWNING_ROLES = frozenset({"variable", "metric", "optimizer", "layer", "model"})
@@ -962,7 +998,8 @@ def safety_facts(
         "has_eager_only_calls": eager_only_calls(ctx)
         + variables_made_per_call(ctx)
         + argument_layers_called(index, facts, key)
-        + double_backward(ctx),
+        + double_backward(ctx)
+        + data_assignments(ctx),
         "has_numpy_calls_on_parameters": numpy_calls_on_parameters(ctx),
         "has_invalid_name_arguments": invalid_name_arguments(ctx),
         "has_stale_variable_reads": stale_variable_reads(ctx),

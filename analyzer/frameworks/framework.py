@@ -17,6 +17,7 @@ What a framework's *API* does (op tables, Keras roles, effect tables) is not in 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -72,6 +73,12 @@ class Framework:
     """Why a call into a third-party library the tables do not describe is not known to
     compile (None when the compiler runs such a call as Python: `tf.function` runs it once,
     while tracing, which the effect and eager-only rules already judge)."""
+    tensor_data_assignment: str | None = None
+    """Why assigning a tensor's `.data` inside compiled code is not known to compile (None
+    where the compiler handles it as eager code does)."""
+    process_wide_effects: tuple[tuple[str, str], ...] = ()
+    """(module, assumption): what compiling anything changes for the whole process, stated
+    as an assumption of every rewrite in a project that imports the module."""
 
     def uses(self, root: str) -> bool:
         """Whether importing the top-level package `root` makes a module this framework's."""
@@ -187,6 +194,8 @@ TORCH = Framework(
     value_reading_builtins=torch_rules.VALUE_READING_BUILTINS,
     double_backward_calls=torch_rules.DOUBLE_BACKWARD_CALLS,
     untabled_library_calls=torch_rules.UNTABLED_LIBRARY_CALLS,
+    tensor_data_assignment=torch_rules.TENSOR_DATA_ASSIGNMENT,
+    process_wide_effects=tuple(sorted(torch_rules.PROCESS_WIDE_EFFECTS.items())),
 )
 
 FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW, TORCH)
@@ -201,6 +210,38 @@ def framework_of_imports(roots: Iterable[str]) -> Framework | None:
     calls is a later step of issue 13."""
     found = set(roots)
     return next((f for f in FRAMEWORKS if any(f.uses(root) for root in found)), None)
+
+
+KNOWN_LIBRARY_ROOTS = frozenset({"numpy", "scipy"})
+"""Libraries outside the frameworks that the tables describe (their unknown members are
+judged as unknown members of a known library, not as foreign code)."""
+
+
+def is_foreign_library(dotted: str) -> bool:
+    """Whether a qualified name belongs to a third-party library the tables do not describe:
+    not the standard library, not a framework, NumPy or SciPy (the project's own names never
+    resolve to `ext`)."""
+    root = dotted.split(".", 1)[0]
+    return not (
+        root in sys.stdlib_module_names
+        or root in KNOWN_LIBRARY_ROOTS
+        or any(f.uses(root) for f in FRAMEWORKS)
+    )
+
+
+def foreign_object(dotted: str) -> str:
+    """The name standing for what calling a foreign library's `dotted` gives: the callee's
+    object, `sklearn.neighbors.NearestNeighbors()`, whatever member of such an object was
+    called (`...NearestNeighbors().fit` gives the same name back). Bounded: chains of calls
+    and attributes never grow it past one member (`foreign_member`)."""
+    head, found, _ = dotted.partition("()")
+    return f"{head}()" if found else f"{dotted}()"
+
+
+def foreign_member(dotted: str, name: str) -> str:
+    """The name of attribute `name` of the foreign value `dotted` (see `foreign_object`)."""
+    head, found, _ = dotted.partition("()")
+    return f"{head}().{name}" if found else f"{dotted}.{name}"
 
 
 def framework_named(name: str) -> Framework:

@@ -96,6 +96,33 @@ UNTABLED_LIBRARY_CALLS = (
     "checks raised InternalTorchDynamoError)"
 )
 
+#: Why assigning a tensor's ``.data`` in a compiled function is not known to compile: Dynamo
+#: lowers ``t.data = v`` to ``Tensor.set_`` with the version counter patched ("[dynamo] handle
+#: setting .data on a tensor", pytorch#113080), which is not eager's shallow copy
+#: (pytorch#139152), and Inductor asserts when the new data has another shape. Measured (torch
+#: 2.13, real-code oracle, gpytorch 1.15.2): ``Kernel.expand_batch``, which sets each
+#: parameter's ``.data`` to an expanded view, raised "AssertionError: wrong number of
+#: dimensions3 for op: input" at every call, failing 23 tests that pass eagerly.
+TENSOR_DATA_ASSIGNMENT = (
+    "torch.compile lowers it to `Tensor.set_`, which is not eager's `.data` assignment, and "
+    'Inductor fails when the new data has another shape (measured: "AssertionError: wrong '
+    'number of dimensions")'
+)
+
+#: What the first ``torch.compile`` changes for the whole process, whatever it compiles:
+#: Dynamo's ``TorchPatcher.patch`` (torch/_dynamo/eval_frame.py, run once when a function or
+#: module is first wrapped) calls ``torch.distributions.Distribution.
+#: set_default_validate_args(False)``. Measured (torch 2.13): the default is True before a
+#: ``@torch.compile`` decorator runs and False right after it, before any call; in gpytorch
+#: 1.15.2, a prior's ``log_prob`` then no longer raised the ValueError its tests expect.
+#: Package -> the assumption a rewrite in a project that imports it states.
+PROCESS_WIDE_EFFECTS: dict[str, str] = {
+    "torch.distributions": (
+        "assumes no code relies on torch.distributions rejecting invalid arguments, a "
+        "validation the first torch.compile turns off for the whole process"
+    ),
+}
+
 #: Python conversions of a tensor that read its value: ``float(t)``, ``int(t)``, ``bool(t)``
 #: call ``Tensor.item`` (measured: ``float(x.sum())`` breaks with the ``item()`` reason), and
 #: so does branching on a tensor (``if t > 0``: "generic_jump TensorVariable()", measured).
