@@ -11,7 +11,7 @@ rules, not from the code.
 from __future__ import annotations
 
 import pytest
-from facts_helpers import verdict
+from facts_helpers import analyse, verdict
 
 HEADER = """
 import numpy as np
@@ -318,3 +318,188 @@ def test_the_benefit_names_the_functions_framework():
     v = verdict(program, "f")
     reasons = " ".join(v.benefit_reasons)
     assert "PyTorch work" in reasons and "TensorFlow" not in reasons, reasons
+
+
+KEPT_LIBRARY_OBJECT = """
+class Neighbours(nn.Module):
+    def __init__(self, k):
+        super().__init__()
+        self.k = k
+        self.index = None
+
+    def fit(self, x):
+        from sklearn.neighbors import NearestNeighbors
+
+        self.index = [NearestNeighbors(n_neighbors=self.k).fit(x[i].numpy()) for i in range(2)]
+
+    def query(self, x):
+        found = self.index[0].kneighbors(x.cpu().numpy())[1]
+        return torch.from_numpy(found) * 2
+
+
+def nearest(model, x):
+    return model.query(x) + 1
+
+
+m = Neighbours(2)
+m.fit(torch.ones(2, 5, 3))
+m.query(torch.ones(4, 3))
+nearest(m, torch.ones(4, 3))
+"""
+
+
+def test_a_method_of_an_object_a_library_made_is_a_call_into_that_library():
+    """`self.index` holds what scikit-learn's `fit` returned (set in another method): calling
+    its `kneighbors` runs scikit-learn, which torch.compile traces (measured on gpytorch's
+    `NNUtil.find_nn_idx`: InternalTorchDynamoError inside scikit-learn's input checks)."""
+    v = verdict(HEADER + KEPT_LIBRARY_OBJECT, "Neighbours.query")
+    messages = [x.message for x in v.findings if x.code == "HY301"]
+    assert any("sklearn.neighbors.NearestNeighbors().kneighbors" in m for m in messages), messages
+    assert v.passes is False
+
+
+def test_a_helper_calling_an_untabled_library_fails_its_caller_too():
+    """The helper is traced inside its compiled caller, library call and all."""
+    v = verdict(HEADER + KEPT_LIBRARY_OBJECT, "nearest")
+    assert v.has_eager_only_calls is True
+    messages = [x.message for x in v.findings if x.code == "HY301"]
+    assert any("Neighbours.query" in m and "no table for" in m for m in messages), messages
+
+
+def test_a_library_object_under_tf_function_stays_unknown():
+    """tf.function runs the library as Python while tracing: no foreign-object rule, and the
+    same method is judged by the eager-only rules alone (here it has none)."""
+    program = "import tensorflow as tf\n" + KEPT_LIBRARY_OBJECT.replace("nn.Module", "object")
+    program = program.replace("        super().__init__()\n", "").replace("torch.ones", "tf.ones")
+    program = program.replace("torch.from_numpy(found)", "tf.constant(found)")
+    program = program.replace("x.cpu().numpy()", "x").replace("x[i].numpy()", "x[i]")
+    v = verdict(program, "Neighbours.query")
+    assert v.framework == "tensorflow"
+    assert not any("no table for" in x.message for x in v.findings)
+
+
+DATA_ASSIGNMENT = """
+import copy
+
+
+class Kernel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.raw = nn.Parameter(torch.zeros(1, 3))
+
+    def expand_batch(self, *sizes):
+        new = copy.deepcopy(self)
+        for name, param in self.named_parameters(recurse=False):
+            new.__getattr__(name).data = param.expand(torch.Size([*sizes, *param.shape]))
+        return new
+
+    def widened(self, x):
+        return self.expand_batch(2).raw * x
+
+
+def reset(p, x):
+    p.data = torch.zeros_like(x)
+    return p * x
+
+
+def scaled(p, x):
+    return p.data * x
+
+
+k = Kernel()
+for _ in range(100):
+    k.expand_batch(2)
+    k.widened(torch.ones(1, 3))
+    reset(nn.Parameter(torch.ones(3)), torch.ones(3))
+    scaled(torch.ones(3), torch.ones(3))
+"""
+
+
+@pytest.mark.parametrize("name", ["Kernel.expand_batch", "reset"])
+def test_assigning_a_tensors_data_is_not_known_to_compile(name):
+    """Dynamo lowers `t.data = v` to `Tensor.set_` (not eager's shallow copy) and Inductor
+    asserts when the shape changes (measured on gpytorch's `Kernel.expand_batch`: "wrong
+    number of dimensions")."""
+    v = verdict(HEADER + DATA_ASSIGNMENT, name)
+    messages = [x.message for x in v.findings if x.code == "HY301"]
+    assert any("`.data`" in m for m in messages), messages
+    assert v.has_eager_only_calls is True
+
+
+def test_a_caller_of_a_data_assigning_helper_fails_too():
+    v = verdict(HEADER + DATA_ASSIGNMENT, "Kernel.widened")
+    messages = [x.message for x in v.findings if x.code == "HY301"]
+    assert any("Kernel.expand_batch" in m and "`.data`" in m for m in messages), messages
+
+
+def test_reading_a_tensors_data_is_no_assignment():
+    v = verdict(HEADER + DATA_ASSIGNMENT, "scaled")
+    assert not any("`.data`" in x.message for x in v.findings)
+
+
+def test_tf_function_has_no_data_assignment_rule():
+    program = "import tensorflow as tf\n\nclass Box:\n    pass\n\n"
+    program += "def reset(p, x):\n    p.data = x * 2\n    return x * 3\n\n"
+    program += "reset(Box(), tf.ones(3))\n"
+    v = verdict(program, "reset")
+    assert not any("`.data`" in x.message for x in v.findings)
+
+
+DENSITY = """
+def density(x, scale):
+    return torch.exp(-x * x / scale).sum() * torch.sin(x).mean()
+
+
+def logged(x):
+    print(x)
+    return x * 2
+
+
+for _ in range(100):
+    density(torch.ones(64, 64), 1.0)
+    logged(torch.ones(3))
+"""
+
+VALIDATION = "torch.distributions rejecting invalid arguments"
+
+
+@pytest.mark.parametrize(
+    "uses",
+    [
+        "from torch.distributions import Normal\n",
+        "import torch.distributions as D\n",
+        "from torch import distributions\n",
+        "def prior(mu):\n    return torch.distributions.Normal(mu, 1.0)\n\nprior(torch.zeros(3))\n",
+    ],
+)
+def test_an_addition_states_that_torch_compile_turns_distribution_validation_off(uses):
+    """The first torch.compile (Dynamo's TorchPatcher) calls
+    `Distribution.set_default_validate_args(False)` for the whole process (measured: a
+    gpytorch prior's `log_prob` stopped raising the ValueError its test expects)."""
+    verdicts = analyse({"model.py": HEADER + DENSITY, "priors.py": HEADER + uses})
+    added = verdicts["model.py::density"]
+    assert added.transformation == "convert_to_hybrid"
+    assert any(VALIDATION in a for a in added.assumptions), added.assumptions
+    blocked = verdicts["model.py::logged"]
+    assert blocked.passes is False
+    assert not any(VALIDATION in a for a in blocked.assumptions)
+
+
+def test_a_project_without_torch_distributions_states_no_such_assumption():
+    v = verdict(HEADER + DENSITY, "density")
+    assert v.transformation == "convert_to_hybrid"
+    assert v.assumptions == ()
+
+
+def test_the_assumption_is_written_above_the_added_decorator():
+    from pathlib import Path
+
+    from hybridize.refactor.file_plan import plan_file
+
+    text = HEADER + "from torch.distributions import Normal\n" + DENSITY
+    verdicts = list(analyse({"model.py": text}).values())
+    plan, _ = plan_file("model.py", Path("model.py"), text.encode(), verdicts)
+    assert plan is not None
+    new = plan.new_bytes().decode()
+    assert f"# hybridize: assumes no code relies on {VALIDATION}" in new
+    assert "@torch.compile\ndef density(x, scale):" in new

@@ -223,3 +223,69 @@ def test_recompilations() -> None:
     assert _frames(tolist, [(torch.ones(3) * i,) for i in range(5)]) == 2
     for key in ("module_int_attribute_mutation", "global_state_mutation", "varying_shapes"):
         assert key in torch_rules.RECOMPILE_HAZARDS
+
+
+def _run_torch(script: str) -> str:
+    """Run `script` in a fresh interpreter (what it measures is process-wide state) and give
+    its standard output."""
+    import subprocess
+    import sys
+    import textwrap
+
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_the_first_torch_compile_turns_distribution_validation_off() -> None:
+    """`PROCESS_WIDE_EFFECTS`: wrapping a function, before any call, is enough."""
+    out = _run_torch(
+        """
+        import torch
+        from torch.distributions import Distribution
+        before = Distribution._validate_args
+        compiled = torch.compile(lambda x: x + 1)
+        print(before, Distribution._validate_args)
+        """
+    )
+    assert "torch.distributions" in torch_rules.PROCESS_WIDE_EFFECTS
+    assert out.split() == ["True", "False"], out
+
+
+def test_assigning_data_of_another_shape_fails_under_inductor() -> None:
+    """`TENSOR_DATA_ASSIGNMENT`: eagerly the parameter takes the expanded data; compiled,
+    Inductor asserts."""
+    out = _run_torch(
+        """
+        import warnings
+        import torch
+        warnings.simplefilter("ignore")
+
+        class K(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.raw = torch.nn.Parameter(torch.zeros(1, 3))
+
+        def expand(k, sizes):
+            new = K()
+            for name, p in k.named_parameters(recurse=False):
+                new.__getattr__(name).data = p.expand(torch.Size([*sizes, *p.shape]))
+            return new
+
+        print(tuple(expand(K(), (2,)).raw.shape))
+        try:
+            print(tuple(torch.compile(expand)(K(), (2,)).raw.shape))
+        except Exception as error:
+            print(type(error).__name__, str(error).splitlines()[0])
+        """
+    )
+    eager, compiled = out.strip().splitlines()[-2:]
+    assert eager == "(2, 1, 3)"
+    assert "wrong number of dimensions" in compiled, out
+    assert "wrong number of dimensions" in torch_rules.TENSOR_DATA_ASSIGNMENT
