@@ -17,7 +17,7 @@ from hybridize.analyzer.evaluator import ResolvedCall, TensorFacts, callees, get
 from hybridize.analyzer.ir import ModuleSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex, canonical_external
 from hybridize.analyzer.scan_memo import per_function, per_module
-from hybridize.analyzer.values import is_tensor_like
+from hybridize.analyzer.values import is_tensor_like, is_unknown
 
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs TF ops even when the table does not mark them as ops: creating a
@@ -92,7 +92,7 @@ def local_opaque_tensor_call(facts: TensorFacts, key: str) -> bool:
     callable of unknown kind) applied to tensors: it may well run TensorFlow operations."""
     for resolved in facts.calls.get(key, []):
         unknown_callee = not resolved.targets and not resolved.api and not resolved.receiver_roles
-        if unknown_callee and all(a[0] == "?" for a in resolved.callee_atoms):
+        if unknown_callee and all(map(is_unknown, resolved.callee_atoms)):
             arguments = [*resolved.args, *resolved.kwargs.values()]
             if any(is_tensor_like(a) for atoms in arguments for a in atoms):
                 return True

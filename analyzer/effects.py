@@ -28,7 +28,7 @@ from hybridize.analyzer.frameworks import is_container_mutator
 from hybridize.analyzer.ir import CallSite, FunctionSummary, Store, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.speculation import speculate
-from hybridize.analyzer.values import is_tensor_like
+from hybridize.analyzer.values import is_tensor_like, is_unknown
 from hybridize.model import Span
 
 Origin = tuple
@@ -361,7 +361,7 @@ class EffectAnalysis:
         if callee[0] == "attr":
             method = callee[2]
             roles = {a[1] for a in resolved.callee_atoms if a[0] == "boundext"}
-            unknown = not resolved.callee_atoms or all(a[0] == "?" for a in resolved.callee_atoms)
+            unknown = not resolved.callee_atoms or all(map(is_unknown, resolved.callee_atoms))
             container_roles = {"list", "dict", "set", "tuple", "python", "deque"}
             if (roles & container_roles and is_container_mutator(method)) or (
                 unknown and method in LIKELY_MUTATORS
@@ -374,7 +374,7 @@ class EffectAnalysis:
         root = _root_param(fn, callee)
         if (
             resolved.callee_atoms
-            and all(a[0] == "?" for a in resolved.callee_atoms)
+            and all(map(is_unknown, resolved.callee_atoms))
             and root is not None
             and (not fn.binds_receiver or root != fn.params[0].name)
             and not self._tensor_member(key, root, callee)

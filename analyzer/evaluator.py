@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
 from hybridize.analyzer.frameworks.framework import (
     compiler_named,
-    foreign_member,
-    foreign_object,
     framework_named,
     is_foreign_library,
 )
@@ -50,6 +48,8 @@ from hybridize.analyzer.values import (
     _cut,
     _merge_tensor_specs,
     atoms_for_return,
+    foreign_member,
+    foreign_object,
     is_tensor_like,
     leaf_atoms,
 )

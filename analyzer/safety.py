@@ -28,7 +28,7 @@ from hybridize.analyzer.loop_shapes import loop_carried_shape_changes
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.scan_memo import per_function
 from hybridize.analyzer.shapes import dtype_of, preserves_dtype
-from hybridize.analyzer.values import Atom, is_tensor_like, leaf_atoms
+from hybridize.analyzer.values import Atom, is_tensor_like, is_unknown, leaf_atoms
 from hybridize.model import Finding, Span, Tristate
 
 if TYPE_CHECKING:
@@ -263,8 +263,8 @@ def tensor_data_assignments(
         targets = evaluator.eval(store.target)
         if any(is_tensor_like(a) for a in targets) or (
             targets
-            and all(a[0] in ("?", "boundext") for a in targets)
-            and any(is_tensor_like(a) or a[0] == "?" for a in evaluator.eval(store.value))
+            and all(is_unknown(a) or a[0] == "boundext" for a in targets)
+            and any(is_tensor_like(a) or is_unknown(a) for a in evaluator.eval(store.value))
         ):
             yield store.span, reason
 

@@ -63,6 +63,7 @@ from hybridize.analyzer.values import (
     _merge_tensor_specs,
     atoms_for_return,
     is_primitive,
+    is_unknown,
     leaf_atoms,
 )
 from hybridize.model import Span
@@ -1289,7 +1290,7 @@ def _record_evidence(
         for name, atoms in bound.items():
             out.evidence.append((target, name, atoms, from_outside))
             # The kinds first: most arguments hold no literal at all.
-            kinds = {a[0] for a in atoms}
+            kinds = {"?" if is_unknown(a) else a[0] for a in atoms}
             literal = bool(kinds) and kinds <= _LITERAL_KINDS and all(map(is_primitive, atoms))
             unknown = not literal and kinds == _UNKNOWN_KINDS
             if literal:

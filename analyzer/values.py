@@ -17,6 +17,9 @@ value it may hold at run time:
     ("dict", atoms)              a dict whose values are `atoms`
     ("func", key) ("method", key) ("class", key) ("module", relpath) ("ext", dotted)
     ("boundext", role, name)     a method of a framework object, e.g. tensor.numpy
+    ("ext", "lib.C()[.member]")  what a call into a library the tables do not describe gave
+                                 (`foreign_object`), where the compiler traces such code;
+                                 otherwise as unknown as ("?",), which accompanies it
     ("python",)                  some other Python value
     ("?",)                       unknown
 
@@ -147,6 +150,36 @@ def is_primitive(atom: Atom, depth: int = 0) -> bool:
             part and all(is_primitive(a, depth + 1) for a in part) for part in atom[1]
         )
     return False
+
+
+FOREIGN_CALL = "()"
+"""Marks an `ext` name as a value a foreign library's call gave, not one of its names."""
+
+
+def foreign_object(dotted: str) -> str:
+    """The name standing for what calling a foreign library's `dotted` gives: the callee's
+    object, `sklearn.neighbors.NearestNeighbors()`, whatever member of such an object was
+    called (`...NearestNeighbors().fit` gives the same name back). Bounded: chains of calls
+    and attributes never grow it past one member (`foreign_member`)."""
+    head, found, _ = dotted.partition(FOREIGN_CALL)
+    return f"{head}{FOREIGN_CALL}" if found else f"{dotted}{FOREIGN_CALL}"
+
+
+def foreign_member(dotted: str, name: str) -> str:
+    """The name of attribute `name` of the `ext` value `dotted` (see `foreign_object`)."""
+    head, found, _ = dotted.partition(FOREIGN_CALL)
+    return f"{head}{FOREIGN_CALL}.{name}" if found else f"{dotted}.{name}"
+
+
+def is_foreign_object(atom: Atom) -> bool:
+    """A value a foreign library's call gave, or a member of one (`foreign_object`)."""
+    return atom[0] == "ext" and FOREIGN_CALL in atom[1]
+
+
+def is_unknown(atom: Atom) -> bool:
+    """A value of unknown kind: ("?",), or a foreign library's object, which is no better
+    known (it is kept apart only to tell that calling its methods runs that library)."""
+    return atom[0] == "?" or is_foreign_object(atom)
 
 
 def is_known_non_tensor(atom: Atom) -> bool:

@@ -229,21 +229,6 @@ def is_foreign_library(dotted: str) -> bool:
     )
 
 
-def foreign_object(dotted: str) -> str:
-    """The name standing for what calling a foreign library's `dotted` gives: the callee's
-    object, `sklearn.neighbors.NearestNeighbors()`, whatever member of such an object was
-    called (`...NearestNeighbors().fit` gives the same name back). Bounded: chains of calls
-    and attributes never grow it past one member (`foreign_member`)."""
-    head, found, _ = dotted.partition("()")
-    return f"{head}()" if found else f"{dotted}()"
-
-
-def foreign_member(dotted: str, name: str) -> str:
-    """The name of attribute `name` of the foreign value `dotted` (see `foreign_object`)."""
-    head, found, _ = dotted.partition("()")
-    return f"{head}().{name}" if found else f"{dotted}.{name}"
-
-
 def framework_named(name: str) -> Framework:
     """The framework a report names (a verdict's `framework`); KeyError for an unknown one."""
     for framework in FRAMEWORKS:

@@ -503,3 +503,17 @@ def test_the_assumption_is_written_above_the_added_decorator():
     new = plan.new_bytes().decode()
     assert f"# hybridize: assumes no code relies on {VALIDATION}" in new
     assert "@torch.compile\ndef density(x, scale):" in new
+
+
+def test_a_foreign_librarys_value_is_still_of_unknown_kind():
+    """What a third-party call gave is kept as that library's object, and is as unknown as
+    before: passed for a parameter with values that differ between calls, it may be a Python
+    number that recompiles (HY202), as an unknown value is."""
+    program = HEADER + (
+        "import somelib\n\n"
+        "def scale(x, n):\n    return x * n\n\n"
+        "for step in range(10):\n    scale(torch.ones(3), somelib.count(step))\n"
+    )
+    v = verdict(program, "scale")
+    assert "undeterminable_primitive_parameter" in v.failures, v.failures
+    assert "HY202" in {f.code for f in v.findings}
