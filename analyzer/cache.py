@@ -13,6 +13,7 @@ corrupt entry is ignored and rewritten, never trusted.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -47,13 +48,52 @@ def default_cache_dir() -> Path:
     return base / "hybridize"
 
 
+CODE_PACKAGES = ("hybridize", "hybridize.analyzer", "hybridize.refactor")
+"""The packages whose code decides what a cached summary, result, plan or report holds."""
+
+
+@functools.cache
 def version_tag() -> bytes:
-    """What every entry also depends on: the tool's version and the summaries' format, and
-    the Python that parsed the files (a syntax error under 3.10 may parse under 3.12)."""
+    """What every entry also depends on: the tool's version and the summaries' format, the
+    Python that parsed the files (a syntax error under 3.10 may parse under 3.12), and the
+    installed code itself (`code_fingerprint`)."""
     from hybridize import __version__
 
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    return f"{__version__}/{SUMMARY_FORMAT}/py{python}".encode()
+    return f"{__version__}/{SUMMARY_FORMAT}/py{python}/{code_fingerprint()}".encode()
+
+
+def code_fingerprint() -> str:
+    """The name, size and modification time of every source and data file of
+    `CODE_PACKAGES`, hashed: the version number stays the same across the commits of an
+    install from a repository (or an editable one being worked on), and a cache keyed on it
+    alone would serve results an older analysis computed. Reading the files' metadata costs
+    about a millisecond; an upgrade or a checkout (new times) starts a fresh cache."""
+    from importlib.util import find_spec
+
+    digest = blake2b(digest_size=8)
+    for package in CODE_PACKAGES:
+        spec = find_spec(package)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            for entry in sorted(_code_files(folder)):
+                digest.update(entry.encode() + b"\0")
+    return digest.hexdigest()
+
+
+def _code_files(folder: str) -> Iterable[str]:
+    """ "name size mtime" of the .py and .json files under `folder` (caches skipped)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name != "__pycache__" and not entry.name.startswith("."):
+                yield from _code_files(entry.path)
+        elif entry.name.endswith((".py", ".json")):
+            with contextlib.suppress(OSError):
+                stat = entry.stat()
+                yield f"{entry.path} {stat.st_size} {stat.st_mtime_ns}"
 
 
 class SummaryCache:

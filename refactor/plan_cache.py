@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hybridize.analyzer.cache import EntryWriter, default_cache_dir
+from hybridize.analyzer.cache import EntryWriter, default_cache_dir, version_tag
 from hybridize.model import FunctionVerdict
 
 PLAN_FORMAT = "2"
@@ -23,9 +23,9 @@ PLAN_FORMAT = "2"
 
 
 def _version_tag() -> bytes:
-    from hybridize import __version__
-
-    return f"{__version__}/plan{PLAN_FORMAT}".encode()
+    """The tool's version tag (its code included: `cache.code_fingerprint`) and the plan
+    format."""
+    return version_tag() + f"/plan{PLAN_FORMAT}".encode()
 
 
 class PlanCache:

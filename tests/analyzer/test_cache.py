@@ -184,3 +184,32 @@ def test_fast_pickling_reads_back_what_either_way_wrote():
 
     with pytest.raises(TypeError):
         fast_pickling(Mutable)
+
+
+def test_the_code_fingerprint_follows_the_installed_code(tmp_path, monkeypatch):
+    """Entries are keyed on the code that computed them, not on the version number alone: an
+    install from a repository keeps its version across commits (`code_fingerprint`)."""
+    from hybridize.analyzer import cache
+
+    package = tmp_path / "fingerprinted"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "rules.json").write_text("{}")
+    (package / "__pycache__").mkdir()
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(cache, "CODE_PACKAGES", ("fingerprinted",))
+    first = cache.code_fingerprint()
+    assert cache.code_fingerprint() == first
+    (package / "__pycache__" / "x.pyc").write_bytes(b"compiled")
+    assert cache.code_fingerprint() == first, "compiled files are no code"
+    (package / "sub" / "rules.json").write_text('{"a": 1}')
+    edited = cache.code_fingerprint()
+    assert edited != first
+    (package / "new.py").write_text("x = 1\n")
+    assert cache.code_fingerprint() not in (first, edited)
+
+
+def test_the_version_tag_carries_the_code_fingerprint():
+    from hybridize.analyzer import cache
+
+    assert cache.version_tag().decode().endswith("/" + cache.code_fingerprint())
