@@ -155,6 +155,10 @@ def calls_written(facts: TensorFacts, keys: Iterable[str]) -> None:
         facts.calls_epoch += 1
 
 
+SIZE_RETURNS = frozenset({"int", "shape", "size"})
+"""What a tensor's size-reading methods return (PyTorch's `size`, `dim`, `numel`)."""
+
+
 def get_evaluator(index: ProjectIndex, facts: TensorFacts, key: str) -> Evaluator:
     """One evaluator (and memo) per function per round of the fixed point."""
     evaluator = facts.evaluators.get(key)
@@ -421,6 +425,12 @@ class Evaluator:
                 return frozenset({PYTHON})
             if name == "T":
                 return frozenset({atom})
+            method = lookup_method(role, name, self.framework)
+            if method is not None and method.returns in SIZE_RETURNS:
+                # A tensor's size (`x.size(0)`, `x.dim()`): an int, not "something unknown
+                # if not called" (a name such as `values` may be an attribute of what a
+                # mis-modelled op returned, and stays unknown).
+                return frozenset({("boundext", role, name)})
             return frozenset({("boundext", role, name), UNKNOWN_ATOM})
         if kind == "obj":
             role, class_key = atom[1], atom[2]
@@ -905,6 +915,14 @@ def _numeric_builtin(kind: str) -> Callable[[list[Atoms]], Atoms]:
     return result
 
 
+def _integral(args: list[Atoms]) -> Atoms:
+    """`math.floor`/`ceil`/`trunc`: an int of a Python number; of a tensor, what its
+    `__floor__` gives (a tensor, for PyTorch)."""
+    if args and any(is_tensor_like(a) for a in args[0]):
+        return frozenset({TENSOR})
+    return frozenset({("lit", "int", None)})
+
+
 def _choose_builtin(args: list[Atoms]) -> Atoms:
     """`min`/`max`: of several arguments (`min(1.0, x)`), one of the arguments; of one
     iterable, one of its elements."""
@@ -928,6 +946,9 @@ def _reduce_builtin(args: list[Atoms]) -> Atoms:
 BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
     "builtins.range": lambda args: frozenset({("seq", "range", frozenset({("lit", "int", None)}))}),
     "builtins.len": lambda args: frozenset({("lit", "int", None)}),
+    "math.floor": _integral,
+    "math.ceil": _integral,
+    "math.trunc": _integral,
     "builtins.int": _numeric_builtin("int"),
     "builtins.float": _numeric_builtin("float"),
     "builtins.str": lambda args: frozenset({("lit", "str", None)}),

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hybridize.analyzer.evaluator import LiteralSite, ResolvedCall, TensorFacts
+from hybridize.analyzer.evaluator import LiteralSite, ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.ir import ModuleSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
+from hybridize.analyzer.safety import parameter_behind
 from hybridize.analyzer.scan_memo import per_module
 from hybridize.analyzer.values import is_tensor_like
 
@@ -37,6 +38,9 @@ statically (equal tokens: equal values); ("varies", reason) may change between c
 NUMBER_CONVERSIONS = frozenset({"builtins.int", "builtins.float", "builtins.round"})
 CHANGING_EFFECTS = frozenset({"random", "clock", "input"})
 INITIALISERS = frozenset({"__init__", "build", "setUp", "__post_init__"})
+SHAPE_ATTRIBUTES = frozenset({"shape", "ndim"})
+SHAPE_METHODS = frozenset({"size", "dim", "numel", "ndimension", "nelement"})
+"""How a tensor's shape is read as Python numbers (`Framework.shape_derived_numbers`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +160,10 @@ class LiteralVariation:
             return self._name(key, sym[1], depth)
         if kind == "iter":
             return ("varies", "an element of an iteration, new on every pass")
+        if kind == "attr" and sym[2] in SHAPE_ATTRIBUTES:
+            shaped = self._shape_of_parameter(key, sym[1])
+            if shaped is not None:
+                return shaped
         if kind in ("attr", "item", "enter"):
             parts = [sym[1], *([sym[2]] if kind == "item" and isinstance(sym[2], tuple) else [])]
             for part in parts:
@@ -245,6 +253,10 @@ class LiteralVariation:
                 return ("varies", "a Python number converted from a tensor, whose value is data")
             if any(a[1] == "builtins.next" for a in resolved.callee_atoms if a[0] == "ext"):
                 return ("varies", "the next element of an iterator")
+        if site.callee[0] == "attr" and site.callee[2] in SHAPE_METHODS:
+            shaped = self._shape_of_parameter(key, site.callee[1])
+            if shaped is not None:
+                return shaped
         for argument in (*site.args, *(v for _, v in site.kwargs)):
             value = self.value(key, argument, depth + 1)
             if value[0] == "varies":
@@ -257,6 +269,24 @@ class LiteralVariation:
                         name = target.split("::", 1)[1]
                         return ("varies", f"what `{name}` returns: {returned[1]}")
         return ("fixed", (key, sym))
+
+    def _shape_of_parameter(self, key: str, tensor: Sym) -> Value | None:
+        """Varies when `tensor` is a tensor that a parameter of `key` holds (through locals)
+        and the framework's compiler makes numbers derived from shapes symbolic once they
+        change (`Framework.shape_derived_numbers`); None otherwise (the usual rules decide:
+        fixed, as the shape of a trace is)."""
+        reason = self.index.function_framework(key).shape_derived_numbers
+        if reason is None:
+            return None
+        fn = self.index.function(key)
+        receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
+        param = parameter_behind(fn, tensor, receiver)
+        if param is None:
+            return None
+        atoms = get_evaluator(self.index, self.facts, key).eval(tensor)
+        if not any(is_tensor_like(a) for a in atoms):
+            return None
+        return ("varies", reason.format(tensor=param))
 
     def _returned(self, key: str, depth: int) -> Value:
         """Whether what a project function returns can change between its calls."""

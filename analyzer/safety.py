@@ -222,8 +222,8 @@ def foreign_library_calls(
     if reason is None:
         return
     for resolved in calls:
-        if resolved.api:
-            continue
+        # Whatever else the callee may be (a tabled tensor method of the same name, when the
+        # receiver may be a tensor or the library's object): the library's code may run.
         name = next(
             (a[1] for a in resolved.callee_atoms if a[0] == "ext" and is_foreign_library(a[1])),
             None,

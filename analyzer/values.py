@@ -91,6 +91,11 @@ RETURN_ATOMS: dict[str, Atoms] = {
     "spec": frozenset({PYTHON}),
     "none": frozenset({("lit", "none", None)}),
     "python": frozenset({PYTHON}),
+    "int": frozenset({("lit", "int", None)}),
+    # A PyTorch `torch.Size`: a tuple of ints (a TensorFlow TensorShape may hold None).
+    "shape": frozenset({("seq", "tuple", frozenset({("lit", "int", None)}))}),
+    # `Tensor.size()` is a `torch.Size`, `Tensor.size(dim)` one int of it.
+    "size": frozenset({("seq", "tuple", frozenset({("lit", "int", None)})), ("lit", "int", None)}),
     "object": frozenset({PYTHON}),
 }
 

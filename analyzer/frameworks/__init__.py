@@ -260,6 +260,10 @@ def lookup_attribute(
         found = _torch_member(role, attribute, "attribute")
         if found is not None:
             return _member_info(role, attribute, "attribute", found, torch_rules.ROLE_TYPE_NAMES)
+        if _torch_member(role, attribute, "method") is not None:
+            # A method of the PyTorch object (`x.size`), whatever TensorFlow's tables say
+            # of an attribute of that name (a tf.Tensor's NumPy-behaviour `size`).
+            return None
     behaviour = _role_lookup(role, attribute, methods.ATTRIBUTES, "attribute")
     if behaviour is None:
         return None

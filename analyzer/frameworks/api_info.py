@@ -91,6 +91,9 @@ RETURNS: frozenset[str] = frozenset(
         "spec",
         "none",
         "python",
+        "int",
+        "shape",
+        "size",
         "object",
         "unknown",
         # receiver roles beyond the core vocabulary

@@ -76,6 +76,10 @@ class Framework:
     tensor_data_assignment: str | None = None
     """Why assigning a tensor's `.data` inside compiled code is not known to compile (None
     where the compiler handles it as eager code does)."""
+    shape_derived_numbers: str | None = None
+    """Why a number computed from the shape of a tensor a function receives varies between
+    calls when passed to a compiled function (None where each new shape is a new trace in
+    which it is a constant); `{tensor}` names the tensor."""
     process_wide_effects: tuple[tuple[str, str], ...] = ()
     """(module, assumption): what compiling anything changes for the whole process, stated
     as an assumption of every rewrite in a project that imports the module."""
@@ -195,6 +199,7 @@ TORCH = Framework(
     double_backward_calls=torch_rules.DOUBLE_BACKWARD_CALLS,
     untabled_library_calls=torch_rules.UNTABLED_LIBRARY_CALLS,
     tensor_data_assignment=torch_rules.TENSOR_DATA_ASSIGNMENT,
+    shape_derived_numbers=torch_rules.SHAPE_DERIVED_NUMBERS,
     process_wide_effects=tuple(sorted(torch_rules.PROCESS_WIDE_EFFECTS.items())),
 )
 

@@ -123,6 +123,19 @@ PROCESS_WIDE_EFFECTS: dict[str, str] = {
     ),
 }
 
+#: Why a Python number computed from the shape of a tensor the function receives counts as
+#: varying between calls (HY201) where it is passed to a compiled function: Dynamo guards on
+#: an int argument's exact value, and once a shape changes it recompiles with the shapes and
+#: the numbers derived from them symbolic (automatic dynamic shapes), a regime with gaps of
+#: its own. Measured (torch 2.13, real-code oracle, gpytorch 1.15.2): ``_fmax(r, j, q)``,
+#: with ``j = floor(x1.shape[-1] / 2) + q + 1``, raised "NYI SymInt equality" in the
+#: backward of ``pow`` once ``j`` was symbolic, failing 9 tests that pass eagerly. Under
+#: ``tf.function`` each new shape is a new trace, in which such a number is a constant.
+SHAPE_DERIVED_NUMBERS = (
+    "a number computed from the shape of `{tensor}`, which may differ between calls: a new "
+    "value recompiles, and torch.compile then makes it a symbolic int"
+)
+
 #: Python conversions of a tensor that read its value: ``float(t)``, ``int(t)``, ``bool(t)``
 #: call ``Tensor.item`` (measured: ``float(x.sum())`` breaks with the ``item()`` reason), and
 #: so does branching on a tensor (``if t > 0``: "generic_jump TensorVariable()", measured).
@@ -364,6 +377,14 @@ METHOD_OVERRIDES: dict[str, dict[str, Behaviour]] = {
             "tensor", tensor_op=True, effect="eager_only", note=DATA_DEPENDENT_SHAPE
         ),
         "register_hook": OBJECT.with_(note="a Python callback run during backward"),
+        # Sizes are Python ints (symbolic ones once Dynamo makes shapes dynamic): `size()` a
+        # `torch.Size`, `size(dim)` one of its ints.
+        "size": Behaviour("size", note="a torch.Size, or one int of it with `dim`"),
+        "dim": Behaviour("int"),
+        "ndimension": Behaviour("int"),
+        "numel": Behaviour("int"),
+        "nelement": Behaviour("int"),
+        "element_size": Behaviour("int"),
         # In-place fills: traced in-place tensor ops, which Dynamo replays (not a Python
         # side effect under the labelling policy, like `add_`).
         "uniform_": RANDOM_TENSOR,
@@ -428,6 +449,12 @@ ATTRIBUTE_OVERRIDES: dict[str, dict[str, Behaviour]] = {
         "requires_grad": PYTHON,
         "is_leaf": PYTHON,
         "mT": TENSOR,
+        "shape": Behaviour("shape", note="a torch.Size: a tuple of ints"),
+        # The fields of the named tuples `max`/`min`/`sort`/`topk`/`mode` return with a
+        # `dim` (the tables model those results as tensors).
+        "values": TENSOR.with_(tensor_op=False),
+        "indices": TENSOR.with_(tensor_op=False),
+        "ndim": Behaviour("int"),
     },
     "layer": {
         "weight": Behaviour("variable", note="the parameter of a built-in module"),

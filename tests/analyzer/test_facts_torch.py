@@ -517,3 +517,93 @@ def test_a_foreign_librarys_value_is_still_of_unknown_kind():
     v = verdict(program, "scale")
     assert "undeterminable_primitive_parameter" in v.failures, v.failures
     assert "HY202" in {f.code for f in v.findings}
+
+
+SHAPE_DERIVED = """
+import math
+
+
+def power(r, j, q):
+    return torch.clamp(1 - r, min=0.0).pow(j + q)
+
+
+class Piecewise(nn.Module):
+    def __init__(self, q=2):
+        super().__init__()
+        self.q = q
+
+    def forward(self, x1, x2):
+        j = math.floor(x1.shape[-1] / 2.0) + self.q + 1
+        return power(torch.cdist(x1, x2), j, self.q)
+
+
+def widen(x, n):
+    return x.unsqueeze(0).expand(n, *x.shape) * 2
+
+
+def batch(x):
+    return widen(x, x.size(0))
+
+
+k = Piecewise()
+for _ in range(100):
+    k(torch.ones(5, 3), torch.ones(5, 3))
+    batch(torch.ones(4, 3))
+"""
+
+
+@pytest.mark.parametrize(("name", "tensor"), [("power", "x1"), ("widen", "x")])
+def test_a_number_computed_from_a_received_shape_varies_under_torch_compile(name, tensor):
+    """Dynamo guards on an int argument's value and makes it a symbolic int once shapes
+    change (measured on gpytorch's piecewise-polynomial `_fmax`: "NYI SymInt equality");
+    `x.shape[-1]`, `x.size(0)` and `math.floor` of them are Python ints."""
+    v = verdict(HEADER + SHAPE_DERIVED, name)
+    assert "has_primitive_parameters" in v.failures, v.failures
+    messages = [f.message for f in v.findings if f.code == "HY201"]
+    assert any(f"the shape of `{tensor}`" in m for m in messages), messages
+
+
+def test_under_tf_function_a_shape_of_the_trace_is_a_constant():
+    """Each new input shape is a new trace, in which the number is a constant."""
+    program = "import math\nimport tensorflow as tf\n\n"
+    program += "def power(r, j):\n    return tf.pow(tf.maximum(1 - r, 0.0), float(j))\n\n"
+    program += "def kernel(x):\n    return power(x, math.floor(x.shape[-1] / 2) + 1)\n\n"
+    program += "for _ in range(100):\n    kernel(tf.ones((5, 3)))\n"
+    v = verdict(program, "power")
+    assert "has_primitive_parameters" not in v.failures
+    assert not any("the shape of" in f.message for f in v.findings)
+
+
+def test_a_tensors_sizes_are_python_ints():
+    """`size()`, `dim()`, `numel()` are PyTorch's methods (not TensorFlow's NumPy-behaviour
+    `size` attribute): a parameter filled only with them holds no tensor."""
+    program = HEADER + (
+        "def count(n, m, k):\n    return torch.zeros(n, m) + k\n\n"
+        "def caller(x):\n    return count(x.size(0), x.dim(), x.numel())\n\n"
+        "caller(torch.ones(4, 3))\n"
+    )
+    v = verdict(program, "count")
+    assert {p.name: p.is_tensor for p in v.params} == {"n": False, "m": False, "k": False}
+
+
+def test_the_values_of_a_reduction_along_a_dim_are_a_tensor():
+    program = HEADER + (
+        "def top(x):\n    return x.max(dim=-1).values.mean().item()\n\ntop(torch.ones(4, 3))\n"
+    )
+    v = verdict(program, "top")
+    assert any("`.item()`" in f.message for f in v.findings if f.code == "HY301")
+
+
+def test_a_method_that_may_be_the_librarys_is_a_call_into_it():
+    """`m.size()` where `m` may be a tensor or the library's object: the library's code may
+    run, whatever the tensor's method of that name is."""
+    program = HEADER + (
+        "import somelib\n\n"
+        "def sizes(x):\n"
+        "    m = somelib.wrap(x) if x.dim() > 1 else x\n"
+        "    return torch.zeros(m.size()) + x\n\n"
+        "for _ in range(100):\n    sizes(torch.ones(4, 3))\n"
+    )
+    v = verdict(program, "sizes")
+    messages = [f.message for f in v.findings if f.code == "HY301"]
+    assert any("somelib.wrap().size" in m for m in messages), messages
