@@ -53,7 +53,11 @@ class HasPrimitiveParameters(Check):
     Under torch.compile
     -------------------
     Dynamo guards on Python numbers: a new value recompiles once, after which the value is
-    made dynamic (measured: 5 distinct values, 2 frames).
+    made dynamic (measured: 5 distinct values, 2 frames). A number computed from the shape of
+    a tensor the caller receives (`x.size(0)`, `math.floor(x.shape[-1] / 2)`) counts as
+    varying: once shapes change, Dynamo passes it as a symbolic int, a regime with gaps of
+    its own (measured on gpytorch: "NYI SymInt equality" in the backward of `pow` with such
+    an exponent). Under tf.function it is a constant of each shape's trace.
     """
 
     code = "HY201"

@@ -63,6 +63,11 @@ class HasEagerOnlyCalls(Check):
     (measured: "does not currently support double backward"). `.numpy()` on a tensor is
     traced (through `torch._numpy`) and is not reported, nor is a module received as an
     argument (Dynamo recompiles for another module; it has no first-trace-only variables).
+    Dynamo traces third-party Python code, and may fail inside it: a call into a library the
+    tables do not describe is reported, so is a method of an object such a library made
+    (`self.index = NearestNeighbors().fit(x)`, later `self.index.kneighbors(y)`), and an
+    assignment to a tensor's `.data`, which Dynamo lowers to `Tensor.set_` (Inductor asserts
+    when the shape changes). Each also fails a caller through the helper that does it.
     """
 
     code = "HY301"
