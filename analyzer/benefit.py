@@ -393,10 +393,8 @@ class BenefitModel:
         if not varying:
             return ()
         names = ", ".join(f"`{n}`" for n in varying)
-        return (
-            f"call sites pass {names} with different shapes: each new shape traces again "
-            "(consider `reduce_retracing=True` or an input_signature with None axes)",
-        )
+        advice = self.index.function_framework(key).varying_shapes
+        return (f"call sites pass {names} with different shapes: {advice}",)
 
 
 def _int_estimate(evaluator: Evaluator, sym: Sym) -> int | None:

@@ -65,6 +65,9 @@ def infer_spec(
     if api_name.startswith("tensorflow.ragged."):
         rule = RAGGED_SHAPE_RULES.get(short)
         shape = rule(args, kwargs) if rule is not None else None
+    elif api_name.startswith("torch."):
+        torch_rule = TORCH_SHAPE_RULES.get(api_name)
+        shape = torch_rule(args, kwargs) if torch_rule is not None else None
     else:
         shape = _result_shape(short, args, kwargs) if api_name.startswith("tensorflow.") else None
     if dtype is None and shape is None:
@@ -132,6 +135,44 @@ def literal_ints(atoms: frozenset[Atom] | None) -> tuple[int | None, ...] | None
         else:
             axes.append(None)
     return tuple(axes)
+
+
+def _torch_size(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
+    """A PyTorch factory's size: `torch.ones(8, 32)`, `torch.ones((8, 32))`, `size=(8, 32)`."""
+    if "size" in kwargs:
+        return literal_ints(kwargs["size"])
+    if len(args) == 1:
+        return literal_ints(args[0])
+    if not args:
+        return None
+    axes = [literal_ints(a) for a in args]
+    if any(axis is None or len(axis) != 1 for axis in axes):
+        return None
+    return tuple(axis[0] for axis in axes if axis is not None)
+
+
+def _torch_full(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
+    size = _arg(args, kwargs, 0, "size")
+    return literal_ints(size) if size is not None else None
+
+
+def _torch_like(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
+    like = _arg(args, kwargs, 0, "input")
+    return _one_shape(like) if like is not None and shapes_of(like) else None
+
+
+TORCH_SHAPE_RULES: dict[
+    str, Callable[[Sequence[frozenset[Atom]], Mapping[str, frozenset[Atom]]], Shape]
+] = {
+    **{f"torch.{name}": _torch_size for name in ("ones", "zeros", "empty", "rand", "randn")},
+    "torch.full": _torch_full,
+    **{
+        f"torch.{name}_like": _torch_like
+        for name in ("ones", "zeros", "empty", "rand", "randn", "full")
+    },
+}
+"""The shapes of PyTorch's factories' results (what call sites most often build inputs
+with): enough to see that two call sites pass a parameter tensors of different shapes."""
 
 
 def _literal_structure_shape(atoms: frozenset[Atom]) -> Shape:

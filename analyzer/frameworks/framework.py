@@ -80,6 +80,12 @@ class Framework:
     """Why a number computed from the shape of a tensor a function receives varies between
     calls when passed to a compiled function (None where each new shape is a new trace in
     which it is a constant); `{tensor}` names the tensor."""
+    varying_shapes: str = (
+        "each new shape traces again (consider `reduce_retracing=True` or an input_signature "
+        "with None axes)"
+    )
+    """What call sites passing tensors of different shapes cost, and the decorator argument
+    that helps, for the benefit's reasons."""
     process_wide_effects: tuple[tuple[str, str], ...] = ()
     """(module, assumption): what compiling anything changes for the whole process, stated
     as an assumption of every rewrite in a project that imports the module."""
@@ -200,6 +206,7 @@ TORCH = Framework(
     untabled_library_calls=torch_rules.UNTABLED_LIBRARY_CALLS,
     tensor_data_assignment=torch_rules.TENSOR_DATA_ASSIGNMENT,
     shape_derived_numbers=torch_rules.SHAPE_DERIVED_NUMBERS,
+    varying_shapes=torch_rules.VARYING_SHAPES_ADVICE,
     process_wide_effects=tuple(sorted(torch_rules.PROCESS_WIDE_EFFECTS.items())),
 )
 

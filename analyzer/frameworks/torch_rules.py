@@ -219,6 +219,13 @@ RECOMPILE_HAZARDS: dict[str, str] = {
     ),
 }
 
+#: What the benefit's reasons say of a function whose call sites pass tensors of different
+#: shapes (``RECOMPILE_HAZARDS["varying_shapes"]``): the recommendation of issue 13.
+VARYING_SHAPES_ADVICE = (
+    "torch.compile recompiles at the first new shape and then makes shapes dynamic "
+    "(consider `@torch.compile(dynamic=True)`, dynamic from the first call)"
+)
+
 # --- behaviours (api_info vocabulary) -------------------------------------------------------
 
 CONTEXT = OBJECT.with_(note="a context manager")

@@ -607,3 +607,37 @@ def test_a_method_that_may_be_the_librarys_is_a_call_into_it():
     v = verdict(program, "sizes")
     messages = [f.message for f in v.findings if f.code == "HY301"]
     assert any("somelib.wrap().size" in m for m in messages), messages
+
+
+VARYING_SHAPES = """
+def score(x):
+    return (x * 2).sum() + torch.sin(x).mean() + torch.cos(x).std() + x.exp().max()
+
+
+def same(x):
+    return torch.tanh(x) * 3 + x.relu() - x.sigmoid() + x.abs().log1p()
+
+
+for _ in range(100):
+    score(torch.ones(8, 32))
+    score(torch.randn((16, 32)))
+    same(torch.zeros(4, 4))
+    same(torch.full((4, 4), 2.0))
+"""
+
+
+def test_call_sites_of_different_shapes_recommend_dynamic_shapes():
+    """Dynamo recompiles at the first new shape and then goes dynamic (measured: 4 batch
+    sizes, 2 frames); `dynamic=True` is dynamic from the first call."""
+    v = verdict(HEADER + VARYING_SHAPES, "score")
+    shapes = {tuple(t.shape) for p in v.params for t in p.tensor_types if t.shape is not None}
+    assert shapes == {(8, 32), (16, 32)}
+    reasons = " ".join(v.benefit_reasons)
+    assert "`x` with different shapes" in reasons and "dynamic=True" in reasons, reasons
+    assert "reduce_retracing" not in reasons
+
+
+def test_call_sites_of_one_shape_recommend_nothing():
+    v = verdict(HEADER + VARYING_SHAPES, "same")
+    assert {tuple(t.shape) for p in v.params for t in p.tensor_types if t.shape} == {(4, 4)}
+    assert not any("different shapes" in r for r in v.benefit_reasons)
