@@ -36,6 +36,7 @@ from hybridize.analyzer.evaluator import (
     callees,
     get_evaluator,
 )
+from hybridize.analyzer.frozen_state import changing_state_read, guarded_by_value
 from hybridize.analyzer.ir import CallSite, Loop, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.model import Benefit as BenefitLevel
@@ -154,6 +155,9 @@ class BenefitModel:
                     what,
                 ),
             )
+        recompiles = self._state_recompiles(key)
+        if recompiles is not None and (training or work >= HIGH_WORK):
+            return Benefit("low", (recompiles, what))
         if training:
             return Benefit(
                 "high",
@@ -381,6 +385,16 @@ class BenefitModel:
                 if sym[0] == "op" and any(a[0] in ("tensor", "variable") for a in atoms):
                     units += 1
         return units, training
+
+    def _state_recompiles(self, key: str) -> str | None:
+        """Why compiling is wasted on a Python number the function reads and the program
+        reassigns between calls, where the compiler guards on such values
+        (`Framework.state_recompiles`); None otherwise."""
+        reason = self.index.function_framework(key).state_recompiles
+        if reason is None:
+            return None
+        read = changing_state_read(self.index, self.facts, key, guarded_by_value)
+        return None if read is None else f"{read.text}: {reason}"
 
     def _retracing_risk(self, key: str) -> tuple[str, ...]:
         """Parameters that call sites fill with tensors of different shapes: each new shape

@@ -188,7 +188,10 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         if transformation == "convert_to_eager":
             reasons = {
                 "P2": "no parameter receives a tensor: graph mode buys nothing",
-                "P3": "Python literals passed for a parameter force a retrace per value",
+                "P3": (
+                    f"Python literals passed for a parameter force a {framework.retrace_noun} "
+                    "per value"
+                ),
                 "P6": f"no {framework.title} operation runs: tracing only adds overhead",
             }
             findings.append(

@@ -723,6 +723,7 @@ def retracing_findings(
         related = tuple(dict.fromkeys(s for s in here if s != span))
         return Finding(code, name, "warning", text.format(parts=parts) + where, span, related)
 
+    verb = index.function_framework(key).retrace_verb
     retracing = variation.retracing(key)
     if retracing:
         return True, [
@@ -731,7 +732,7 @@ def retracing_findings(
                 "has_primitive_parameters",
                 retracing,
                 "a caller passes Python literals that differ between calls for {parts}: "
-                "each new value retraces",
+                f"each new value {verb}s",
             )
         ]
     unknown = variation.retracing(key, unknown_kind=True)
@@ -742,7 +743,7 @@ def retracing_findings(
                 "undeterminable_primitive_parameter",
                 unknown,
                 "a caller passes values of unknown kind that differ between calls for "
-                "{parts}: a Python number there would retrace on every new value",
+                f"{{parts}}: a Python number there would {verb} on every new value",
             )
         ]
     return False, []

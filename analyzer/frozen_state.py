@@ -16,7 +16,7 @@ the first call of the function outside any loop.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from hybridize.analyzer.effects import bound_in_enclosing_function
@@ -52,16 +52,50 @@ MAX_HELPER_DEPTH = 4
 """How far into the project functions a traced function calls its reads are followed."""
 
 
+GUARDED_KINDS = frozenset({"lit:int"})
+"""Values `torch.compile` guards on by value at every change: ints (a float read from state
+recompiles once and is then dynamic; measured, `torch_rules.STATE_RECOMPILES`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangingRead:
+    """A read of state that other code reassigns between calls, in words."""
+
+    text: str
+    """"reads `self.t`, which `Trainer.step` reassigns (m.py, line 9)", after the path of
+    calls leading to the reader ("calls `helper`, which ")."""
+    entry: Span
+    """The statement of the function itself that leads to the read."""
+
+
 def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
     """Reads of `self` attributes and module globals holding values a trace freezes, when
     the project reassigns them outside initialisation; in the function or in a project
     function it calls (traced with it)."""
+    read = changing_state_read(index, facts, key, _frozen)
+    if read is None:
+        return []
+    text = f"{read.text}: a graph keeps the value it saw while tracing"
+    return [Finding(CODE, FACT, "error", text, read.entry)]
+
+
+def changing_state_read(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: str,
+    holds: Callable[[frozenset[str]], bool] = lambda kinds: True,
+) -> ChangingRead | None:
+    """The first read, in the function or a project function it calls, of a `self`
+    attribute or module global that the project reassigns outside initialisation and whose
+    values' kinds (`_leaf_kinds`) satisfy `holds`; None when there is none."""
     fn = index.function(key)
     if fn.is_lambda or key.endswith("::<module>"):
-        return []
+        return None
     writes = _writes(index, facts)
     for reader, via, entry in traced_with(index, facts, key):
-        for what, state in _frozen_reads(index, facts, reader):
+        for what, state, kinds in _state_reads(index, facts, reader):
+            if not holds(kinds):
+                continue
             for write in writes.get(state, ()):
                 if write.writer in (key, reader) or not _after_initialisation(
                     index, facts, key, write
@@ -70,18 +104,15 @@ def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: str) -> lis
                 writer = index.function(write.writer)
                 who = "module code" if writer.qualname == "<module>" else f"`{writer.qualname}`"
                 where = write.writer.split("::", 1)[0]
-                return [
-                    Finding(
-                        CODE,
-                        FACT,
-                        "error",
-                        f"{via}reads {what}, which {who} reassigns ({where}, line "
-                        f"{write.span.start_line}): a graph keeps the value it saw while "
-                        "tracing",
-                        entry,
-                    )
-                ]
-    return []
+                text = f"{via}reads {what}, which {who} reassigns ({where}, line "
+                text += f"{write.span.start_line})"
+                return ChangingRead(text, entry)
+    return None
+
+
+def guarded_by_value(kinds: frozenset[str]) -> bool:
+    """Every value the state may hold is a Python int (`GUARDED_KINDS`)."""
+    return bool(kinds) and kinds <= GUARDED_KINDS
 
 
 def traced_with(
@@ -107,10 +138,10 @@ def traced_with(
         frontier = following
 
 
-def _frozen_reads(
+def _state_reads(
     index: ProjectIndex, facts: TensorFacts, reader: str
-) -> list[tuple[str, StateKey]]:
-    """The state `reader` reads that holds only values a trace freezes, in a fixed order.
+) -> list[tuple[str, StateKey, frozenset[str]]]:
+    """The state `reader` reads, with the kinds of the values it may hold, in a fixed order.
 
     Memoised per reader: every function that calls it (to MAX_HELPER_DEPTH) asks again, and
     on a large project the same helpers are read thousands of times (sorting their values
@@ -121,18 +152,21 @@ def _frozen_reads(
     if found is None:
         evaluator = get_evaluator(index, facts, reader)
         found = memo[reader] = [
-            (what, state)
+            (what, state, _leaf_kinds(evaluator.eval(sym)))
             for what, (state, sym) in _reads(index, facts, reader, index.function(reader))
-            if _frozen(evaluator.eval(sym))
         ]
     return found
 
 
-def _frozen(atoms: frozenset[Atom]) -> bool:
+def _leaf_kinds(atoms: frozenset[Atom]) -> frozenset[str]:
+    """The kinds of the values held: atom kinds, a literal's with its type (`lit:int`)."""
+    return frozenset(f"lit:{a[1]}" if a[0] == "lit" else a[0] for a in leaf_atoms(atoms))
+
+
+def _frozen(kinds: frozenset[str]) -> bool:
     """Every value the state may hold is one a trace embeds: a value of unknown kind may be
     a variable (`self.w = self.add_weight(...)` through unresolved code), so it is not."""
-    leaves = list(leaf_atoms(atoms))
-    return bool(leaves) and all(a[0] in FROZEN_KINDS for a in leaves)
+    return bool(kinds) and all(k.split(":", 1)[0] in FROZEN_KINDS for k in kinds)
 
 
 def _reads(

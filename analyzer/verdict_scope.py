@@ -176,14 +176,12 @@ def changed_state(
 
 
 def readers_of(frozen_reads: object, states: Collection[object]) -> set[str]:
-    """The functions whose memoised frozen-state reads (`frozen_state._frozen_reads`) name
+    """The functions whose memoised frozen-state reads (`frozen_state._state_reads`) name
     one of `states`."""
     if not states or not isinstance(frozen_reads, dict):
         return set()
     return {
-        reader
-        for reader, reads in frozen_reads.items()
-        if any(state in states for _what, state in reads)
+        reader for reader, reads in frozen_reads.items() if any(read[1] in states for read in reads)
     }
 
 

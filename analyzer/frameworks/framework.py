@@ -80,6 +80,14 @@ class Framework:
     """Why a number computed from the shape of a tensor a function receives varies between
     calls when passed to a compiled function (None where each new shape is a new trace in
     which it is a constant); `{tensor}` names the tensor."""
+    state_recompiles: str | None = None
+    """Why reading a Python number the program reassigns between calls wastes the
+    compilation, where the compiler guards on such values (None where it freezes them
+    instead, which HY408 judges as a safety fact)."""
+    retrace_verb: str = "retrace"
+    """What the compiler does again for a new Python value ("retrace", "recompile")."""
+    retrace_noun: str = "retrace"
+    """The same as a noun ("retrace", "recompilation")."""
     varying_shapes: str = (
         "each new shape traces again (consider `reduce_retracing=True` or an input_signature "
         "with None axes)"
@@ -207,6 +215,9 @@ TORCH = Framework(
     tensor_data_assignment=torch_rules.TENSOR_DATA_ASSIGNMENT,
     shape_derived_numbers=torch_rules.SHAPE_DERIVED_NUMBERS,
     varying_shapes=torch_rules.VARYING_SHAPES_ADVICE,
+    retrace_verb="recompile",
+    state_recompiles=torch_rules.STATE_RECOMPILES,
+    retrace_noun="recompilation",
     process_wide_effects=tuple(sorted(torch_rules.PROCESS_WIDE_EFFECTS.items())),
 )
 

@@ -641,3 +641,41 @@ def test_call_sites_of_one_shape_recommend_nothing():
     v = verdict(HEADER + VARYING_SHAPES, "same")
     assert {tuple(t.shape) for p in v.params for t in p.tensor_types if t.shape} == {(4, 4)}
     assert not any("different shapes" in r for r in v.benefit_reasons)
+
+
+STATE_READ = """
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(16, 16)
+        self.steps = 0
+        self.temperature = 1.0
+
+    def forward(self, x):
+        return torch.softmax(self.lin(x) / (1 + self.steps), dim=-1) * torch.sigmoid(x) + x.tanh()
+
+    def smooth(self, x):
+        return torch.softmax(self.lin(x) / self.temperature, dim=-1) * torch.sigmoid(x) + x.tanh()
+
+
+model = Scaled()
+for step in range(1000):
+    model.steps = step
+    model.temperature = 1.0 / (1 + step)
+    model(torch.ones(4, 16))
+    model.smooth(torch.ones(4, 16))
+"""
+
+
+def test_an_int_attribute_changed_between_calls_wastes_the_compilation():
+    """Dynamo guards on the int and recompiles at every new value (measured: 6 frames over
+    6 calls), then runs eagerly: the result is right, the benefit is gone."""
+    v = verdict(HEADER + STATE_READ, "Scaled.forward")
+    assert v.transformation == "convert_to_hybrid"
+    assert v.benefit == "low"
+    assert "reads `self.steps`" in v.benefit_reasons[0], v.benefit_reasons
+
+
+def test_a_float_attribute_changed_between_calls_recompiles_once():
+    v = verdict(HEADER + STATE_READ, "Scaled.smooth")
+    assert v.benefit == "high", v.benefit_reasons

@@ -225,6 +225,39 @@ def test_recompilations() -> None:
         assert key in torch_rules.RECOMPILE_HAZARDS
 
 
+def test_an_int_read_from_state_changed_between_calls_recompiles_every_time() -> None:
+    """`STATE_RECOMPILES`: an int attribute set anew before each call compiles a frame per
+    call; a float attribute, one recompilation and then dynamic."""
+    import torch
+
+    class Scaled(torch.nn.Module):
+        def __init__(self, value: Any) -> None:
+            super().__init__()
+            self.value = value
+
+        def forward(self, x: Any) -> Any:
+            return x * self.value + 1
+
+    def frames(values: list[Any]) -> int:
+        import torch._dynamo as dynamo
+        from torch._dynamo.testing import CompileCounter
+
+        dynamo.reset()
+        module = Scaled(values[0])
+        counter = CompileCounter()
+        compiled = torch.compile(module.forward, backend=counter)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for value in values:
+                module.value = value
+                compiled(torch.ones(3))
+        return counter.frame_count
+
+    assert frames([1, 2, 3, 4, 5, 6]) == 6
+    assert frames([0.5, 0.25, 0.125, 0.1, 0.2, 0.3]) == 2
+    assert "6 frames" in torch_rules.STATE_RECOMPILES
+
+
 def _run_torch(script: str) -> str:
     """Run `script` in a fresh interpreter (what it measures is process-wide state) and give
     its standard output."""
