@@ -113,7 +113,14 @@ def test_attributes_of_torch_objects():
     grad = lookup_attribute("tensor", "grad", "torch")
     assert grad is not None and grad.returns == "tensor"
     shape = lookup_attribute("tensor", "shape", "torch")
-    assert shape is not None and shape.returns == "python"
+    assert shape is not None and shape.returns == "shape"  # a torch.Size: a tuple of ints
+    # `size` is a method of a PyTorch tensor (an int or a torch.Size), not the attribute of
+    # TensorFlow's NumPy behaviour that TensorFlow's tables describe.
+    assert lookup_attribute("tensor", "size", "torch") is None
+    size = lookup_method("tensor", "size", "torch")
+    assert size is not None and size.returns == "size"
+    tf_size = lookup_attribute("tensor", "size")
+    assert tf_size is not None and tf_size.framework == "tensorflow"
 
 
 def test_torch_parameters_come_from_the_torch_table():
