@@ -918,7 +918,7 @@ def _numeric_builtin(kind: str) -> Callable[[list[Atoms]], Atoms]:
 def _integral(args: list[Atoms]) -> Atoms:
     """`math.floor`/`ceil`/`trunc`: an int of a Python number (of a tensor, whatever its
     `__floor__` gives: some Python value, as for the rest of `math`)."""
-    if not args or any(is_tensor_like(a) or a[0] == "?" for a in args[0]):
+    if not args or any(is_tensor_like(a) for a in args[0]):
         return PYTHON_ATOMS
     return frozenset({("lit", "int", None)})
 

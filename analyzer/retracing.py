@@ -29,7 +29,7 @@ from hybridize.analyzer.ir import ModuleSummary, Sym
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.safety import parameter_behind
 from hybridize.analyzer.scan_memo import per_module
-from hybridize.analyzer.values import is_tensor_like
+from hybridize.analyzer.values import is_tensor_like, is_unknown
 
 Value = tuple
 """("const", value) a known constant; ("fixed", token) the same value at every call, unknown
@@ -284,8 +284,8 @@ class LiteralVariation:
         if param is None:
             return None
         atoms = get_evaluator(self.index, self.facts, key).eval(tensor)
-        if not any(is_tensor_like(a) for a in atoms):
-            return None
+        if not any(is_tensor_like(a) or is_unknown(a) for a in atoms):
+            return None  # a parameter known to hold no tensor (a list's `len`, say)
         return ("varies", reason.format(tensor=param))
 
     def _returned(self, key: str, depth: int) -> Value:

@@ -679,3 +679,19 @@ def test_an_int_attribute_changed_between_calls_wastes_the_compilation():
 def test_a_float_attribute_changed_between_calls_recompiles_once():
     v = verdict(HEADER + STATE_READ, "Scaled.smooth")
     assert v.benefit == "high", v.benefit_reasons
+
+
+def test_a_shape_read_from_a_parameter_of_unknown_kind_varies_too():
+    """gpytorch's kernels: `forward` has no call site in the project (its `x1` is of unknown
+    kind), yet `x1.shape` makes it an array or a tensor, whose shape may change."""
+    program = HEADER + (
+        "import math\n\n"
+        "def power(r, j):\n    return torch.clamp(1 - r, min=0.0).pow(j)\n\n"
+        "class Kernel(nn.Module):\n"
+        "    def forward(self, x1, x2):\n"
+        "        j = math.floor(x1.shape[-1] / 2.0) + 1\n"
+        "        return power(torch.cdist(x1, x2), j)\n"
+    )
+    v = verdict(program, "power")
+    messages = [f.message for f in v.findings if f.code == "HY201"]
+    assert any("the shape of `x1`" in m for m in messages), (v.failures, messages)
