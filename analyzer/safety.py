@@ -16,6 +16,7 @@ from hybridize.analyzer.argument_layers import argument_layers_called
 from hybridize.analyzer.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
 from hybridize.analyzer.frameworks import (
     literal_order_inputs,
+    lookup,
     lookup_attribute,
     lookup_method,
     lookup_parameters,
@@ -225,7 +226,11 @@ def foreign_library_calls(
         # Whatever else the callee may be (a tabled tensor method of the same name, when the
         # receiver may be a tensor or the library's object): the library's code may run.
         name = next(
-            (a[1] for a in resolved.callee_atoms if a[0] == "ext" and is_foreign_library(a[1])),
+            (
+                a[1]
+                for a in resolved.callee_atoms
+                if a[0] == "ext" and is_foreign_library(a[1]) and lookup(a[1]) is None
+            ),
             None,
         )
         if name is not None:

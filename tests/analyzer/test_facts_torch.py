@@ -695,3 +695,16 @@ def test_a_shape_read_from_a_parameter_of_unknown_kind_varies_too():
     v = verdict(program, "power")
     messages = [f.message for f in v.findings if f.code == "HY201"]
     assert any("the shape of `x1`" in m for m in messages), (v.failures, messages)
+
+
+def test_a_library_the_tables_describe_is_judged_by_its_table():
+    """matplotlib is a third-party library with a table (it plots: a side effect), so it is
+    no call into a library without one."""
+    program = HEADER + (
+        "import matplotlib.pyplot as plt\n\n"
+        "def show(x):\n    plt.plot(x.detach().numpy())\n    return x * 2\n\n"
+        "show(torch.ones(3))\n"
+    )
+    v = verdict(program, "show")
+    assert not any("no table for" in f.message for f in v.findings), v.findings
+    assert v.has_python_side_effects is True
