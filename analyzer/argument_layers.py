@@ -100,7 +100,7 @@ def _naming(params: list[str]) -> str:
 
 
 def _is_tensorflow(index: ProjectIndex, key: str) -> bool:
-    return index.code_framework(key.split("::", 1)[0]) == TENSORFLOW.name
+    return index.function_framework(key).name == TENSORFLOW.name
 
 
 @dataclass(frozen=True, slots=True)

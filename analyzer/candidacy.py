@@ -105,6 +105,15 @@ class CandidacyModules(NamedTuple):
         default target, whose decorator the analysis has always looked for) when none."""
         return self.frameworks.get(relpath, TENSORFLOW)
 
+    def function_framework(self, index: ProjectIndex, key: str) -> Framework:
+        """The compile target of one function: its module's, or in a module importing more
+        than one framework, the one the function uses (`ProjectIndex.function_framework`)."""
+        relpath = key.split("::", 1)[0]
+        framework = self.framework(relpath)
+        if framework in ANALYSED_FRAMEWORKS and index.mixes_frameworks(relpath):
+            return index.function_framework(key)
+        return framework
+
 
 LoadedImports = tuple[tuple[frozenset[str], str], ...]
 """Each import of a module: the project modules it loads, and its source."""
@@ -336,8 +345,8 @@ class Candidacy:
         return result
 
     def framework(self, key: str) -> Framework:
-        """The compile target of the function (that of its module)."""
-        return self.modules.framework(key.split("::", 1)[0])
+        """The compile target of the function (`CandidacyModules.function_framework`)."""
+        return self.modules.function_framework(self.index, key)
 
     def reported(self, key: str) -> bool:
         """Functions of modules that use an analysed framework (TensorFlow, and Keras, whose

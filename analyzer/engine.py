@@ -286,9 +286,7 @@ def _decide(
         project = project_wide(index, facts, keys)
     modules = project.modules
     hybrid = {
-        k
-        for k in function_keys
-        if is_hybrid(index, facts, k, modules.framework(k.split("::", 1)[0]))
+        k for k in function_keys if is_hybrid(index, facts, k, modules.function_framework(index, k))
     }
     if memory is not None and scope is not None:
         hybrid |= {k for k in memory.hybrid if k not in scope}

@@ -188,7 +188,7 @@ class Evaluator:
         self.class_key = (
             f"{self.relpath}::{self.fn.class_qualname}" if self.fn.class_qualname else None
         )
-        self.framework = index.code_framework(self.relpath)
+        self.framework = index.function_framework(key).name
         """Whose tables answer the methods and attributes of this function's values."""
 
     # ------------------------------------------------------------------ values

@@ -401,7 +401,7 @@ def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: str) -
 
 def _eager_iteration(index: ProjectIndex, key: str, atoms: Iterable[Atom]) -> ApiInfo | None:
     """The eager-only `__iter__` of what a loop iterates, in the function's framework."""
-    framework = index.code_framework(key.split("::", 1)[0])
+    framework = index.function_framework(key).name
     for atom in atoms:
         role = "dataset" if atom[0] == "dataset" else atom[1] if atom[0] == "obj" else None
         info = lookup_method(role, "__iter__", framework) if role is not None else None

@@ -49,6 +49,32 @@ KERAS_ROOTS = {
 }
 
 
+def _referenced_names(fn: FunctionSummary) -> set[str]:
+    """The free names a function's calls, values, returns and decorators refer to."""
+    names: set[str] = set()
+    stack: list[object] = []
+    for site in fn.calls:
+        stack.append(site.callee)
+        stack.extend(site.args)
+        stack.extend(value for _, value in site.kwargs)
+    for values in fn.locals.values():
+        stack.extend(values)
+    stack.extend(fn.returns)
+    seen: set[int] = set()
+    while stack:
+        current = stack.pop()
+        if not isinstance(current, tuple) or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if len(current) == 2 and current[0] == "name" and isinstance(current[1], str):
+            if current[1] not in fn.locals:
+                names.add(current[1])
+            continue
+        stack.extend(part for part in current if isinstance(part, tuple))
+    names.update(d.name.split(".", 1)[0] for d in fn.decorators)
+    return names
+
+
 def canonical_external(dotted: str) -> str:
     """Spellings of the same Keras/TF object reduced to one: `tensorflow.keras.X` -> `keras.X`."""
     for prefix in ("tensorflow.keras.", "tensorflow.python.keras.", "tf_keras."):
@@ -113,6 +139,10 @@ class ProjectIndex:
     _direct_subclasses: dict[str, list[str]] | None = None
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _framework_cache: dict[str, tuple[ModuleSummary, str]] = field(default_factory=dict)
+    _module_frameworks_cache: dict[str, tuple[ModuleSummary, frozenset[str]]] = field(
+        default_factory=dict
+    )
+    _function_framework_cache: dict[str, tuple[ModuleSummary, str]] = field(default_factory=dict)
     _keys: list[str] | None = None
     _function_cache: dict[str, FunctionSummary] = field(default_factory=dict)
     """`function` by key: the fixed point and the verdicts ask millions of times, and the
@@ -143,6 +173,8 @@ class ProjectIndex:
         self._direct_subclasses = previous._direct_subclasses
         self._dotted_cache = previous._dotted_cache
         self._framework_cache = previous._framework_cache
+        self._module_frameworks_cache = previous._module_frameworks_cache
+        self._function_framework_cache = previous._function_framework_cache
         if all(
             list(self.modules[r].functions) == list(previous.modules[r].functions) for r in changed
         ):
@@ -532,10 +564,63 @@ class ProjectIndex:
 
     def function_framework(self, key: str) -> Framework:
         """The compile target whose rules judge a function's code: its module's
-        (`code_framework`)."""
+        (`code_framework`), or, in a module that imports more than one framework, the one
+        the function itself uses (`_used_framework`)."""
         from hybridize.analyzer.frameworks.framework import framework_named
 
-        return framework_named(self.code_framework(key.split("::", 1)[0]))
+        relpath = key.split("::", 1)[0]
+        module = self.modules.get(relpath)
+        if module is not None and self.mixes_frameworks(relpath):
+            found = self._function_framework_cache.get(key)
+            if found is None or found[0] is not module:
+                used = self._used_framework(relpath, key)
+                found = (module, used or self.code_framework(relpath))
+                self._function_framework_cache[key] = found
+            return framework_named(found[1])
+        return framework_named(self.code_framework(relpath))
+
+    def mixes_frameworks(self, relpath: str) -> bool:
+        """Whether the module's own imports name more than one framework (TensorFlow and
+        PyTorch): its functions are then judged each by the one it uses."""
+        module = self.modules.get(relpath)
+        return module is not None and len(self._module_frameworks(relpath, module)) > 1
+
+    def _module_frameworks(self, relpath: str, module: ModuleSummary) -> frozenset[str]:
+        """The frameworks (`Framework.name`) a module's own imports name."""
+        from hybridize.analyzer.frameworks.framework import FRAMEWORKS
+
+        found = self._module_frameworks_cache.get(relpath)
+        if found is not None and found[0] is module:
+            return found[1]
+        roots = {
+            imp.source.split(".")[0]
+            for imp in module_imports(module)
+            if not imp.source.startswith(".")
+        }
+        names = frozenset(f.name for f in FRAMEWORKS if any(f.uses(root) for root in roots))
+        self._module_frameworks_cache[relpath] = (module, names)
+        return names
+
+    def _used_framework(self, relpath: str, key: str) -> str | None:
+        """The one framework whose names the function's code refers to (`torch.relu`, `tf.`
+        anything, a name imported from either), its enclosing functions' included (a nested
+        helper of a PyTorch function is PyTorch code); None when it names none or several."""
+        from hybridize.analyzer.frameworks.framework import FRAMEWORKS
+
+        used: set[str] = set()
+        qualname: str | None = key.split("::", 1)[1]
+        while qualname is not None and not used:
+            try:
+                fn = self.function(f"{relpath}::{qualname}")
+            except KeyError:
+                break
+            for name in _referenced_names(fn):
+                ref = self.resolve_global(relpath, name)
+                if ref[0] == "ext":
+                    root = ref[1].split(".", 1)[0]
+                    used.update(f.name for f in FRAMEWORKS if f.uses(root))
+            qualname = fn.parent_qualname
+        return next(iter(used)) if len(used) == 1 else None
 
     def keras_role(self, class_key: str) -> str | None:
         """'model' or 'layer' when the class derives from a framework's layer class (a Keras

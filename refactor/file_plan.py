@@ -126,28 +126,20 @@ class _FilePlanner:
         return self._imports
 
     def plan(self, verdicts: Iterable[FunctionVerdict]) -> tuple[FilePlan | None, list[Notice]]:
-        verdicts = list(verdicts)
-        if verdicts:
-            self.framework = framework_named(verdicts[0].framework)
+        # A module importing TensorFlow and PyTorch has verdicts of both (each function is
+        # judged by the framework it uses): each framework's decorators and imports are
+        # planned in turn, as edits of the same original text.
+        by_framework: dict[str, list[FunctionVerdict]] = {}
         for verdict in verdicts:
-            if verdict.framework != self.framework.name:
-                self._notice(
-                    verdict,
-                    f"not refactored: its framework ({verdict.framework}) is not the one the "
-                    f"file is refactored for ({self.framework.name})",
-                    "skipped",
-                )
-                continue
-            self._plan_function(verdict)
+            by_framework.setdefault(verdict.framework, []).append(verdict)
+        for name, group in by_framework.items():
+            self._use_framework(framework_named(name))
+            removed = len(self.removed)
+            for verdict in group:
+                self._plan_function(verdict)
+            self._plan_imports(self.removed[removed:])
         if not self.edits:
             return None, self.notices
-        if self.removed:
-            self.edits.extend(
-                self.imports.removals(self.removed, self.used_names, self.used_elsewhere)
-            )
-        addition = self._imports.addition() if self._imports is not None else None
-        if addition is not None:
-            self.edits.append(addition)
         new_text = apply_edits(self.document.lines, self.edits)
         problem = _parse_problem(new_text)
         if problem is None:
@@ -168,6 +160,21 @@ class _FilePlanner:
             new_text=new_text,
         )
         return plan, self.notices
+
+    def _use_framework(self, framework: Framework) -> None:
+        """Plan for `framework` from now on: its names, decorators and imports."""
+        if framework != self.framework:
+            self.framework = framework
+            self._names = self._finder = self._imports = None
+
+    def _plan_imports(self, removed: list[tuple[ast.expr, tuple[int, int]]]) -> None:
+        """The current framework's import edits: imports only its removed decorators used,
+        and the import its added decorators need."""
+        if removed:
+            self.edits.extend(self.imports.removals(removed, self.used_names, self.used_elsewhere))
+        addition = self._imports.addition() if self._imports is not None else None
+        if addition is not None:
+            self.edits.append(addition)
 
     def _notice(self, verdict: FunctionVerdict, message: str, level: NoticeLevel) -> None:
         self.notices.append(Notice(self.relpath, verdict.qualname, message, level))

@@ -228,9 +228,9 @@ FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW, TORCH)
 def framework_of_imports(roots: Iterable[str]) -> Framework | None:
     """The framework a module with these top-level imports uses, None for none.
 
-    A module importing both TensorFlow (or Keras) and PyTorch counts as TensorFlow code for
-    now: the analysis of TensorFlow is the one that exists. Choosing per function by what it
-    calls is a later step of issue 13."""
+    A module importing both TensorFlow (or Keras) and PyTorch counts as TensorFlow code here;
+    each of its functions is then judged by the framework it uses
+    (`ProjectIndex.function_framework`), TensorFlow when it names both or neither."""
     found = set(roots)
     return next((f for f in FRAMEWORKS if any(f.uses(root) for root in found)), None)
 

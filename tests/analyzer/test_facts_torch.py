@@ -708,3 +708,66 @@ def test_a_library_the_tables_describe_is_judged_by_its_table():
     v = verdict(program, "show")
     assert not any("no table for" in f.message for f in v.findings), v.findings
     assert v.has_python_side_effects is True
+
+
+MIXED = """
+import tensorflow as tf
+import torch
+from torch import nn
+
+
+def tf_score(x):
+    return tf.reduce_sum(tf.sin(x) * tf.cos(x)) + tf.reduce_mean(tf.exp(x)) + tf.reduce_max(x)
+
+
+def torch_score(x):
+    return (torch.sin(x) * torch.cos(x)).sum() + torch.exp(x).mean() + x.max() + x.item()
+
+
+def torch_clean(x):
+    def inner(y):
+        return y.tanh()
+
+    return (torch.sin(x) * torch.cos(x)).sum() + torch.exp(x).mean() + inner(x).sum()
+
+
+class Block(nn.Module):
+    def forward(self, x):
+        return torch.relu(x) * 2
+
+
+def both(x):
+    return tf.ones(3), torch.ones(3) * x
+
+
+for _ in range(100):
+    tf_score(tf.ones((4, 4)))
+    torch_score(torch.ones(4, 4))
+    torch_clean(torch.ones(4, 4))
+    Block()(torch.ones(4))
+    both(torch.ones(3))
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "framework"),
+    [
+        ("tf_score", "tensorflow"),
+        ("torch_score", "torch"),
+        ("torch_clean", "torch"),
+        ("torch_clean.inner", "torch"),
+        ("Block.forward", "torch"),
+        ("both", "tensorflow"),
+    ],
+)
+def test_a_module_importing_both_frameworks_is_judged_per_function(name, framework):
+    """Each function by the framework whose names it uses (a nested function by its
+    enclosing one's); one naming both keeps the module's default, TensorFlow."""
+    assert verdict(MIXED, name).framework == framework
+
+
+def test_each_function_of_a_mixed_module_gets_its_frameworks_rules():
+    verdicts = analyse(MIXED)
+    assert verdicts["torch_score"].has_eager_only_calls is True  # `.item()` breaks the graph
+    assert verdicts["torch_clean"].transformation == "convert_to_hybrid"
+    assert verdicts["tf_score"].transformation == "convert_to_hybrid"

@@ -83,7 +83,9 @@ def test_tensorflow_verdict_leaves_torch_compile_alone() -> None:
     assert any("tf.function(...)" in n.message for n in notices)
 
 
-def test_verdicts_of_another_framework_in_the_same_file_are_skipped() -> None:
+def test_a_file_with_verdicts_of_both_frameworks_gets_each_ones_decorator() -> None:
+    """A module importing both frameworks: each function is judged by the one it uses, and
+    gets that one's decorator (and import, when the module lacks it)."""
     raw = source(
         """\
         import tensorflow as tf
@@ -95,8 +97,9 @@ def test_verdicts_of_another_framework_in_the_same_file_are_skipped() -> None:
             return x
         """
     )
-    out, notices = refactor_bytes(raw, verdict("a"), torch_verdict("b"))
+    out, notices = refactor_twice(raw, verdict("a"), torch_verdict("b"))
     text = out.decode()
     assert "@tf.function\ndef a" in text
-    assert "compile" not in text
-    assert [n.qualname for n in notices] == ["b"]
+    assert "@torch.compile\ndef b" in text
+    assert "import torch\n" in text
+    assert notices == []
