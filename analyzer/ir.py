@@ -226,6 +226,33 @@ class ModuleSummary:
     line_count: int = 0
 
 
+def function_syms(fn: FunctionSummary) -> Iterator[Sym]:
+    """Every symbolic value of a function, nested ones included, each once: its calls' callees
+    and arguments, locals, returns, stored values and loop iterables."""
+    stack: list[Sym] = []
+    for site in fn.calls:
+        stack.append(site.callee)
+        stack.extend(site.args)
+        stack.extend(value for _, value in site.kwargs)
+    for values in fn.locals.values():
+        stack.extend(values)
+    stack.extend(fn.returns)
+    stack.extend(store.value for store in fn.stores)
+    stack.extend(loop.iterable for loop in fn.loops)
+    seen: set[Sym] = set()
+    while stack:
+        sym = stack.pop()
+        if sym in seen or not isinstance(sym, tuple) or not sym:
+            continue
+        seen.add(sym)
+        yield sym
+        for part in sym[1:]:
+            if isinstance(part, tuple) and part and isinstance(part[0], str):
+                stack.append(part)
+            elif isinstance(part, tuple):
+                stack.extend(p for p in part if isinstance(p, tuple))
+
+
 def module_imports(module: ModuleSummary) -> Iterator[ImportSummary]:
     """Every import a module performs: at module level, star imports, inside functions."""
     yield from module.imports.values()

@@ -29,6 +29,7 @@ from hybridize.analyzer.ir import (
     FunctionSummary,
     ImportSummary,
     ModuleSummary,
+    function_syms,
     module_imports,
 )
 
@@ -50,27 +51,12 @@ KERAS_ROOTS = {
 
 
 def _referenced_names(fn: FunctionSummary) -> set[str]:
-    """The free names a function's calls, values, returns and decorators refer to."""
-    names: set[str] = set()
-    stack: list[object] = []
-    for site in fn.calls:
-        stack.append(site.callee)
-        stack.extend(site.args)
-        stack.extend(value for _, value in site.kwargs)
-    for values in fn.locals.values():
-        stack.extend(values)
-    stack.extend(fn.returns)
-    seen: set[int] = set()
-    while stack:
-        current = stack.pop()
-        if not isinstance(current, tuple) or id(current) in seen:
-            continue
-        seen.add(id(current))
-        if len(current) == 2 and current[0] == "name" and isinstance(current[1], str):
-            if current[1] not in fn.locals:
-                names.add(current[1])
-            continue
-        stack.extend(part for part in current if isinstance(part, tuple))
+    """The free names a function's values (`function_syms`) and decorators refer to."""
+    names = {
+        sym[1]
+        for sym in function_syms(fn)
+        if sym[0] == "name" and isinstance(sym[1], str) and sym[1] not in fn.locals
+    }
     names.update(d.name.split(".", 1)[0] for d in fn.decorators)
     return names
 
@@ -138,7 +124,6 @@ class ProjectIndex:
     _dispatch_cache: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     _direct_subclasses: dict[str, list[str]] | None = None
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
-    _framework_cache: dict[str, tuple[ModuleSummary, str]] = field(default_factory=dict)
     _module_frameworks_cache: dict[str, tuple[ModuleSummary, frozenset[str]]] = field(
         default_factory=dict
     )
@@ -172,7 +157,6 @@ class ProjectIndex:
         self._dispatch_cache = previous._dispatch_cache
         self._direct_subclasses = previous._direct_subclasses
         self._dotted_cache = previous._dotted_cache
-        self._framework_cache = previous._framework_cache
         self._module_frameworks_cache = previous._module_frameworks_cache
         self._function_framework_cache = previous._function_framework_cache
         if all(
@@ -544,23 +528,14 @@ class ProjectIndex:
         tables answer the methods of its values (`x.item()` on a PyTorch tensor). TensorFlow,
         the default target, when the module imports no framework itself (a helper module
         without imports is answered by the shared tables)."""
-        from hybridize.analyzer.frameworks.framework import TENSORFLOW, framework_of_imports
+        from hybridize.analyzer.frameworks.framework import FRAMEWORKS, TENSORFLOW
 
         module = self.modules.get(relpath)
         if module is None:
             return TENSORFLOW.name
-        found = self._framework_cache.get(relpath)
-        if found is not None and found[0] is module:
-            return found[1]
-        roots = {
-            imp.source.split(".")[0]
-            for imp in module_imports(module)
-            if not imp.source.startswith(".")
-        }
-        framework = framework_of_imports(roots)
-        name = TENSORFLOW.name if framework is None else framework.name
-        self._framework_cache[relpath] = (module, name)
-        return name
+        # The first in order of precedence (`framework_of_imports`).
+        used = self._module_frameworks(relpath, module)
+        return next((f.name for f in FRAMEWORKS if f.name in used), TENSORFLOW.name)
 
     def function_framework(self, key: str) -> Framework:
         """The compile target whose rules judge a function's code: its module's

@@ -11,12 +11,11 @@ be unknown inside the trace.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hybridize.analyzer.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
-from hybridize.analyzer.ir import FunctionSummary, Sym
+from hybridize.analyzer.ir import FunctionSummary, Sym, function_syms
 from hybridize.analyzer.resolve import ProjectIndex
 from hybridize.analyzer.shapes import dtype_of, literal_ints
 from hybridize.analyzer.values import Atom
@@ -225,7 +224,7 @@ def statically_read_slices(fn: FunctionSummary) -> set[tuple[str, int]]:
     shape with all its axes known; only an input_signature, or `reduce_retracing`, leaves an
     axis None.)"""
     found: set[tuple[str, int]] = set()
-    for sym in _all_syms(fn):
+    for sym in function_syms(fn):
         if sym[0] == "item" and sym[2][0] == "slice" and len(sym[2][1]) == 3:
             start = sym[2][1][0]
             if start == ("lit", "none", None):
@@ -255,7 +254,7 @@ def statically_read_axes(fn: FunctionSummary) -> set[tuple[str, int]]:
     """(parameter, axis) for every axis the body reads as a Python value: `p.shape[i]`,
     `p.get_shape()[i]`, `p.shape.as_list()[i]`, `n, d = p.shape`, and `len(p)` (axis 0)."""
     found: set[tuple[str, int]] = set()
-    for sym in _all_syms(fn):
+    for sym in function_syms(fn):
         if sym[0] == "item" and sym[2][0] == "lit" and isinstance(sym[2][2], int):
             param = _shape_owner(fn, sym[1])
             if param is not None:
@@ -298,31 +297,6 @@ def _parameter(fn: FunctionSummary, sym: Sym) -> str | None:
         else:
             break
     return sym[1] if sym[0] == "param" else None
-
-
-def _all_syms(fn: FunctionSummary) -> Iterator[Sym]:
-    stack: list[Sym] = []
-    for site in fn.calls:
-        stack.append(site.callee)
-        stack.extend(site.args)
-        stack.extend(value for _, value in site.kwargs)
-    for values in fn.locals.values():
-        stack.extend(values)
-    stack.extend(fn.returns)
-    stack.extend(store.value for store in fn.stores)
-    stack.extend(loop.iterable for loop in fn.loops)
-    seen: set[Sym] = set()
-    while stack:
-        sym = stack.pop()
-        if sym in seen or not isinstance(sym, tuple) or not sym:
-            continue
-        seen.add(sym)
-        yield sym
-        for part in sym[1:]:
-            if isinstance(part, tuple) and part and isinstance(part[0], str):
-                stack.append(part)
-            elif isinstance(part, tuple):
-                stack.extend(p for p in part if isinstance(p, tuple))
 
 
 # ---------------------------------------------------------------------- comparison
