@@ -61,7 +61,7 @@ demo: $(VENV)/.installed-base $(VENV)/.installed-tf $(VENV)/.installed-torch
 
 lint: $(VENV)/.installed-all
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check hybridize analyzer refactor lsp compiler tools tests benchmarks
+	$(BIN)/ruff format --check hybridize tools tests benchmarks
 
 typecheck: $(VENV)/.installed-all
 	$(BIN)/mypy

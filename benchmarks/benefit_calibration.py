@@ -9,7 +9,7 @@ length): a change it applies paid, measured. For every function the analysis pas
 prints the confusion table, precision (of the changes predicted to pay, the share the bench
 applies) and recall (of the changes the bench applies, the share predicted), each on the whole
 corpus and on two halves of it: the programs whose rules were looked at while setting the
-thresholds in `analyzer/benefit.py` (`fit`: the first half by SHA-1 of the program name) and the
+thresholds in `hybridize/analyzer/decisions/benefit.py` (`fit`: the first half by SHA-1 of the program name) and the
 others (`held out`), so that over-fitting shows. Then every miss with the prediction's reason
 and the bench's.
 

@@ -10,7 +10,7 @@ the last result equals a project opened fresh on the same texts, and that the pr
 memory does not grow with the number of edits (old results are collected, not frozen).
 The facts are re-solved incrementally (only what depends on the edited module, see
 `Solver.update`), and so are the verdicts that follow (only the functions the changed facts
-can reach, see `analyzer/verdict_scope.py`); the figures say how much of each edit the solve
+can reach, see `hybridize/analyzer/decisions/verdict_scope.py`); the figures say how much of each edit the solve
 of the facts took and how many functions were decided again.
 """
 

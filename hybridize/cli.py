@@ -18,7 +18,7 @@ from hybridize import __version__
 
 if TYPE_CHECKING:
     from hybridize.analyzer.cache import SummaryCache
-    from hybridize.analyzer.sources import ProjectSources
+    from hybridize.analyzer.summaries.sources import ProjectSources
     from hybridize.config import Config
     from hybridize.model import AnalysisResult
     from hybridize.output.report_cache import ReportKeeper
@@ -95,7 +95,7 @@ def analyze(
     import time
 
     from hybridize.analyzer.cache import SummaryCache
-    from hybridize.analyzer.sources import enclosing_package, read_project
+    from hybridize.analyzer.summaries.sources import enclosing_package, read_project
     from hybridize.config import Config, ConfigError, load_config
     from hybridize.output.report_cache import ReportRequest, kept_report, report_key
 

@@ -162,7 +162,7 @@ class FunctionVerdict:
     params: tuple[ParamReport, ...] = ()
     findings: tuple[Finding, ...] = ()
     benefit: Benefit | None = None
-    """What compiling the function is predicted to gain (`analyzer/benefit.py`): "high"
+    """What compiling the function is predicted to gain (`hybridize/analyzer/decisions/benefit.py`): "high"
     (refactor applies it by default), "low" or "none"; None where nothing was estimated."""
     benefit_reasons: tuple[str, ...] = ()
 

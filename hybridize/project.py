@@ -16,7 +16,7 @@ same interface (`module_interface`: names, imports, signatures; bodies may diffe
 functions that depend on them are evaluated again (`Solver.update`). A file added, removed or
 broken, or a changed interface, solves from scratch. After an incremental solve the verdict
 phase is incremental too (`decide_incrementally`): only the functions whose inputs the changed
-facts can reach are decided again (`analyzer/verdict_scope.py`), the others keep their
+facts can reach are decided again (`hybridize/analyzer/decisions/verdict_scope.py`), the others keep their
 verdicts. Either way the verdicts equal those of a
 fresh analysis of the same texts (`tests/project/test_incremental.py` checks it over many
 edits of the corpus). What survives an analysis here stays collectable
@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 from hybridize.analyzer.cache import SummaryCache
 from hybridize.analyzer.cycle_collector import no_cyclic_gc, survivors_collectable
 from hybridize.analyzer.options import AnalysisOptions
-from hybridize.analyzer.sources import (
+from hybridize.analyzer.summaries.sources import (
     MAX_SOURCE_BYTES,
     SKIPPED_DIRECTORIES,
     ProjectSources,
@@ -61,9 +61,9 @@ if TYPE_CHECKING:
     # The project-wide phase (networkx, the evaluator's tables: 0.4 s to import) is loaded by
     # the first solve: a command whose whole result is in the cache never needs it.
     from hybridize.analyzer.engine import VerdictMemory
-    from hybridize.analyzer.ir import ModuleSummary
-    from hybridize.analyzer.resolve import ProjectIndex
-    from hybridize.analyzer.solver import FactJournal, Solver
+    from hybridize.analyzer.facts.resolve import ProjectIndex
+    from hybridize.analyzer.facts.solver import FactJournal, Solver
+    from hybridize.analyzer.summaries.ir import ModuleSummary
     from hybridize.refactor.plan import RefactorPlan
 
     # The refactoring (and libcst with it, a fifth of a second to import) is loaded the first
@@ -322,7 +322,7 @@ class Project:
     ) -> dict[str, ModuleSummary | FileError]:
         """Summaries of many files: from the cache, else on every core for a large project
         (as `hybridize analyze` does), else here."""
-        from hybridize.analyzer.file_summaries import PARALLEL_THRESHOLD
+        from hybridize.analyzer.summaries.file_summaries import PARALLEL_THRESHOLD
         from hybridize.analyzer.workers import run_isolated
 
         out: dict[str, ModuleSummary | FileError] = {}
@@ -441,8 +441,8 @@ class Project:
         last solve where only bodies changed (`_facts`), then every verdict. Returns the
         verdicts and every file's and function's error (those of the folder aside)."""
         from hybridize.analyzer.engine import decide_incrementally, release_facts
-        from hybridize.analyzer.ir import ModuleSummary
-        from hybridize.analyzer.resolve import ProjectIndex
+        from hybridize.analyzer.facts.resolve import ProjectIndex
+        from hybridize.analyzer.summaries.ir import ModuleSummary
 
         self._summarize_pending()
         started = time.perf_counter()
@@ -476,8 +476,8 @@ class Project:
     def _facts(self, index: ProjectIndex) -> Solver:
         """The solved facts of `index`: updated from the last solve when the same files
         changed only where no other module can see (`module_interface`), else solved anew."""
-        from hybridize.analyzer.interface import edited_functions, module_interface
-        from hybridize.analyzer.solver import Solver
+        from hybridize.analyzer.facts.solver import Solver
+        from hybridize.analyzer.summaries.interface import edited_functions, module_interface
 
         solver, previous = self._solver, self._solved
         self._solver, self._solved = None, {}
@@ -605,7 +605,7 @@ def summarize_raw(relpath: str, raw: bytes) -> ModuleSummary | FileError:
     """A file's summary from its bytes: size limit and decoding as for a file on disk."""
     if len(raw) > MAX_SOURCE_BYTES:
         return FileError(relpath, "file too large to be analysed")
-    from hybridize.analyzer.file_summaries import summarize_text
+    from hybridize.analyzer.summaries.file_summaries import summarize_text
 
     decoded = decode_source(raw)
     if isinstance(decoded, str):

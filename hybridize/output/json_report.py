@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from hybridize.analyzer.sources import display_name
+from hybridize.analyzer.summaries.sources import display_name
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
     AnalysisResult,

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hybridize.analyzer.cache import EntryWriter, SummaryCache, blake2b, version_tag
-from hybridize.analyzer.sources import ProjectSources, SourceFile
+from hybridize.analyzer.summaries.sources import ProjectSources, SourceFile
 from hybridize.output.summary import ReportTotals
 
 KIND = "reports"

@@ -16,7 +16,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 from urllib.parse import quote
 
-from hybridize.analyzer.sources import display_name
+from hybridize.analyzer.summaries.sources import display_name
 from hybridize.model import AnalysisResult, FunctionVerdict, Severity, Span
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hybridize.analyzer.sources import display_name
+from hybridize.analyzer.summaries.sources import display_name
 from hybridize.model import AnalysisResult, Finding, FunctionVerdict, Severity
 from hybridize.output.summary import (
     BOLD,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import random
 
-from hybridize.analyzer.evaluator import TensorFacts
-from hybridize.analyzer.solver import Aggregate, Contribution, _Touched
-from hybridize.analyzer.values import (
+from hybridize.analyzer.facts.evaluator import TensorFacts
+from hybridize.analyzer.facts.solver import Aggregate, Contribution, _Touched
+from hybridize.analyzer.facts.values import (
     MAX_ATOMS,
     PYTHON,
     TENSOR,

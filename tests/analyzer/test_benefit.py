@@ -13,7 +13,7 @@ import textwrap
 import pytest
 from facts_helpers import case, verdict
 
-from hybridize.analyzer.benefit import HIGH_WORK
+from hybridize.analyzer.decisions.benefit import HIGH_WORK
 
 TRAINING_STEP = """
         import tensorflow as tf
@@ -290,7 +290,7 @@ def test_a_call_in_a_loop_that_never_runs_counts_zero_however_often_its_caller_r
 def test_a_failure_of_the_project_wide_benefit_step_costs_no_verdict(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from hybridize.analyzer import benefit
+    from hybridize.analyzer.decisions import benefit
     from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries_with_errors
     from hybridize.analyzer.engine import summarize_text as summarize
 

@@ -10,7 +10,7 @@ import pytest
 from hybridize.analyzer import budget, engine
 from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
 from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries_with_errors, summarize_text
-from hybridize.analyzer.ir import ModuleSummary
+from hybridize.analyzer.summaries.ir import ModuleSummary
 
 SOURCE = """\
 import tensorflow as tf
@@ -116,7 +116,7 @@ def test_a_runaway_evaluation_in_the_fixed_point_is_left_undecided(
     """The solve evaluates each function ~10 times; one evaluation that runs away (a walk
     of every path) costs that function its facts: it is undecided (HY902) and returns what
     is not known to its callers, and the rest is decided."""
-    from hybridize.analyzer import solver
+    from hybridize.analyzer.facts import solver
 
     summary = summarize_text("main.py", CALLER_SOURCE)
     assert isinstance(summary, ModuleSummary)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hybridize.analyzer.checks import ALL_FRAMEWORKS, applies, checks_for, registry
-from hybridize.analyzer.decide import FunctionFacts, decide
+from hybridize.analyzer.decisions.decide import FunctionFacts, decide
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.model import Finding, Span
 

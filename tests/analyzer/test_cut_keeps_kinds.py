@@ -5,7 +5,7 @@ still NumPy."""
 
 from __future__ import annotations
 
-from hybridize.analyzer.values import MAX_ATOMS, TENSOR, UNKNOWN_ATOM, _cap
+from hybridize.analyzer.facts.values import MAX_ATOMS, TENSOR, UNKNOWN_ATOM, _cap
 
 
 def _many_tensors() -> list[tuple[object, ...]]:

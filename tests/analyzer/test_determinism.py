@@ -18,14 +18,14 @@ from typing import Any
 
 import pytest
 
-from hybridize.analyzer import file_summaries
 from hybridize.analyzer.engine import (
     AnalysisOptions,
     analyze_path,
     analyze_summaries,
     summarize_text,
 )
-from hybridize.analyzer.ir import ModuleSummary
+from hybridize.analyzer.summaries import file_summaries
+from hybridize.analyzer.summaries.ir import ModuleSummary
 from hybridize.model import FunctionVerdict
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"

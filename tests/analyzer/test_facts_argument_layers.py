@@ -361,7 +361,7 @@ def test_a_recursive_chain_is_followed_once_per_function(monkeypatch: pytest.Mon
     call was not memoised where a call cycle cut it, so each diamond of a cyclic call graph
     doubled it (the analysis of `keras/src` did not end in half an hour). Now a fixed point
     evaluates each function a few times, and the hazard still travels the whole chain."""
-    import hybridize.analyzer.argument_layers as argument_layers
+    import hybridize.analyzer.facts.argument_layers as argument_layers
 
     evaluated: list[str] = []
     real = argument_layers._layer_uses

@@ -1,4 +1,4 @@
-"""Code that is no `@tf.function` candidate by its nature (analyzer/candidacy.py).
+"""Code that is no `@tf.function` candidate by its nature (hybridize/analyzer/facts/candidacy.py).
 
 Not TensorFlow code (a module that never imports TensorFlow gets no verdict; Keras 3
 backend-agnostic code gets HY006), TF1 graph code (HY007), tf.data pipeline builders (HY008);

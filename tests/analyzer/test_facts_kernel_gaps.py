@@ -1,5 +1,5 @@
 """Computations that run eagerly but fail as a graph for want of a kernel
-(`analyzer/graph_kernel_gaps.py`): Mish, which TensorFlow's CPU graph optimizer fuses with a
+(`hybridize/analyzer/facts/graph_kernel_gaps.py`): Mish, which TensorFlow's CPU graph optimizer fuses with a
 convolution and batch normalisation before it into a kernel TF 2.21 lacks.
 
 Measured (TF 2.21, tf-keras, CPU, oneDNN on by default): Conv2D(use_bias=False) ->

@@ -5,7 +5,7 @@ once and then hits the cache. A retrace per call needs values that change: two s
 different constants, a loop variable, a value recomputed from a changing source, a parameter
 of the caller that itself receives different values, a global some function reassigns, an
 attribute written outside `__init__`, `int()` of a tensor. HY201/HY202 point at the call that
-shows it (analyzer/retracing.py).
+shows it (hybridize/analyzer/facts/retracing.py).
 """
 
 from __future__ import annotations

@@ -336,7 +336,7 @@ def test_a_cyclic_chain_of_helpers_is_walked_once_per_function(
     """Each helper calls the next twice and the first again (a cycle through the chain); the
     last has the loop. The walk of every path doubled per helper (found on `keras/src`); now
     each helper's own loops are looked at once, and the caller is told the way down."""
-    import hybridize.analyzer.loop_shapes as loop_shapes
+    import hybridize.analyzer.facts.loop_shapes as loop_shapes
 
     depth = 20
     steps = ["import tensorflow as tf\n"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from facts_helpers import verdict
 
-from hybridize.analyzer.shapes import numpy_result_dtype
+from hybridize.analyzer.frameworks.shapes import numpy_result_dtype
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 VERDICTS.md section 1: some parameter receives only Python literals (int, float, str, or a
 container of them) at some call site; booleans and `None` do not count, nor does a defaulted
-parameter that no caller passes. Refined (analyzer/retracing.py): the literals must be able to
+parameter that no caller passes. Refined (hybridize/analyzer/facts/retracing.py): the literals must be able to
 differ between calls, since one constant at every call traces once and then hits the cache;
 so most cases here pass two different values.
 """

@@ -3,7 +3,7 @@
 Found by the differential oracle on tf-models: `Movinet._get_initial_state_shapes(block_specs)`
 receives a tuple of `@dataclasses.dataclass` specs (eq=True, not frozen, so `__hash__` is
 None); decorated, every streaming test failed with "Could not generate a generic TraceType
-for StemSpec(...)". Measured under TF 2.21 (analyzer/hashability.py has the table): sets,
+for StemSpec(...)". Measured under TF 2.21 (hybridize/analyzer/facts/hashability.py has the table): sets,
 mutable dataclasses and their subclasses, `__eq__`-only classes fail, also inside lists,
 tuples and dict values, and as `self`; frozen/`unsafe_hash`/`eq=False` dataclasses, plain
 classes, classes with `__eq__` and `__hash__` work.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from facts_helpers import analyse
 
-from hybridize.analyzer.candidacy import _reaching_roots
+from hybridize.analyzer.facts.candidacy import _reaching_roots
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_imports
 
 

@@ -28,7 +28,7 @@ from hybridize.analyzer.frameworks import (
 )
 from hybridize.analyzer.frameworks._tables import numpy_table, tensorflow_table
 
-FRAMEWORKS_DIR = Path(__file__).resolve().parents[2] / "analyzer" / "frameworks"
+FRAMEWORKS_DIR = Path(__file__).resolve().parents[2] / "hybridize" / "analyzer" / "frameworks"
 
 
 def info(name: str) -> ApiInfo:

@@ -16,7 +16,7 @@ import pytest
 from hybridize.analyzer.frameworks import VAR_POSITIONAL, lookup, lookup_parameters
 from hybridize.analyzer.frameworks._tables import numpy_table, tensorflow_table
 
-FRAMEWORKS_DIR = Path(__file__).resolve().parents[2] / "analyzer" / "frameworks"
+FRAMEWORKS_DIR = Path(__file__).resolve().parents[2] / "hybridize" / "analyzer" / "frameworks"
 
 
 def params(name: str) -> tuple[str, ...]:

@@ -14,8 +14,13 @@ import textwrap
 import pytest
 
 from hybridize.analyzer.engine import summarize_text
-from hybridize.analyzer.ir import ModuleSummary
-from hybridize.analyzer.parse_guard import MAX_DEPTH, screen, token_depth_problem, tree_depth
+from hybridize.analyzer.summaries.ir import ModuleSummary
+from hybridize.analyzer.summaries.parse_guard import (
+    MAX_DEPTH,
+    screen,
+    token_depth_problem,
+    tree_depth,
+)
 from hybridize.model import FileError
 
 DEEP = {

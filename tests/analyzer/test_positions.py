@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hybridize.analyzer.sources import split_lines
-from hybridize.analyzer.summarize import summarize_module
+from hybridize.analyzer.summaries.sources import split_lines
+from hybridize.analyzer.summaries.summarize import summarize_module
 from hybridize.model import Span
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from hybridize.analyzer import engine, frozen_state
+from hybridize.analyzer import engine
 from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries, summarize_text
-from hybridize.analyzer.ir import ModuleSummary
+from hybridize.analyzer.facts import frozen_state
+from hybridize.analyzer.summaries.ir import ModuleSummary
 from hybridize.model import FunctionVerdict
 
 HEADER = '''\

@@ -14,7 +14,7 @@ import textwrap
 import pytest
 from facts_helpers import analyse
 
-from hybridize.analyzer import helper_safety, safety
+from hybridize.analyzer.facts import helper_safety, safety
 
 
 def _loop_module(variables: int, statements: int) -> str:
@@ -109,8 +109,8 @@ def test_widened_atoms_are_shallow_and_stable() -> None:
     """Past WIDEN_AFTER rounds every fact is widened: containers keep one level, so the
     domain is finite (TensorFlow's own queue code grew a new nesting of lists and tuples in
     every round before); widening twice changes nothing, so widened facts can only settle."""
-    from hybridize.analyzer.solver import _widen
-    from hybridize.analyzer.values import TENSOR
+    from hybridize.analyzer.facts.solver import _widen
+    from hybridize.analyzer.facts.values import TENSOR
 
     int_lit = ("lit", "int", 3)
     deep = (
@@ -149,10 +149,10 @@ def test_nested_containers_through_calls_settle() -> None:
     recursion through a wrapping helper, as TensorFlow's own queue code does with dtypes):
     the widened domain keeps containers one level deep, so the facts stop growing and the
     solver settles well before its safety bound instead of being cut off by it."""
-    from hybridize.analyzer import solver
     from hybridize.analyzer.engine import summarize_text
-    from hybridize.analyzer.ir import ModuleSummary
-    from hybridize.analyzer.resolve import ProjectIndex
+    from hybridize.analyzer.facts import solver
+    from hybridize.analyzer.facts.resolve import ProjectIndex
+    from hybridize.analyzer.summaries.ir import ModuleSummary
 
     source = textwrap.dedent(
         """\

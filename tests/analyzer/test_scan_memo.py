@@ -3,8 +3,8 @@ only for what an update replaced, and give what a scan from scratch gives."""
 
 from __future__ import annotations
 
-from hybridize.analyzer.evaluator import TensorFacts, calls_written
-from hybridize.analyzer.scan_memo import per_function
+from hybridize.analyzer.facts.evaluator import TensorFacts, calls_written
+from hybridize.analyzer.facts.scan_memo import per_function
 
 
 def test_a_function_scan_is_computed_again_only_for_replaced_calls() -> None:

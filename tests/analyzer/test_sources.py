@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hybridize.analyzer.engine import AnalysisOptions, analyze_path
-from hybridize.analyzer.sources import decode_source, discover
+from hybridize.analyzer.summaries.sources import decode_source, discover
 
 GOOD = "import tensorflow as tf\n\ndef f(x):\n    return tf.square(x)\n\nf(tf.constant(1.0))\n"
 

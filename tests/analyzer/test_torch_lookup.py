@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from hybridize.analyzer.facts.resolve import external_class_role
 from hybridize.analyzer.frameworks import (
     instance_call_method,
     lookup,
@@ -16,7 +17,6 @@ from hybridize.analyzer.frameworks import (
     lookup_method,
     lookup_parameters,
 )
-from hybridize.analyzer.resolve import external_class_role
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from hybridize.analyzer.frameworks._tables import ApiTable, torch_table
 from hybridize.analyzer.frameworks.api_info import EFFECTS, KINDS, RETURNS
 from hybridize.analyzer.frameworks.methods import ROLE_PARENTS
 
-FRAMEWORKS_DIR = Path(__file__).resolve().parents[2] / "analyzer" / "frameworks"
+FRAMEWORKS_DIR = Path(__file__).resolve().parents[2] / "hybridize" / "analyzer" / "frameworks"
 
 #: Roles a class of torch_api.json may have (generate_torch_api's _Roles).
 CLASS_ROLES = {

@@ -64,7 +64,8 @@ def test_a_file_that_kills_its_worker_is_left_out_of_the_project(
     import os
     import signal
 
-    from hybridize.analyzer import engine, file_summaries
+    from hybridize.analyzer import engine
+    from hybridize.analyzer.summaries import file_summaries
 
     files: dict[str, str | bytes] = {f"m{i:02}.py": GOOD for i in range(engine.PARALLEL_THRESHOLD)}
     files["deadly.py"] = GOOD

@@ -8,7 +8,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from hybridize.analyzer.checks import registry
-from hybridize.analyzer.decide import SAFETY_FACTS
+from hybridize.analyzer.decisions.decide import SAFETY_FACTS
 from hybridize.lsp.diagnostics import blocking_findings, file_diagnostics, name_span
 from hybridize.lsp.docs import CodeDocs
 from hybridize.lsp.hover import hover, verdict_markdown

@@ -21,7 +21,7 @@ else:
     import tomli as tomllib
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGE_FOLDERS = ("hybridize", "analyzer", "refactor", "lsp", "compiler")
+PACKAGE_FOLDERS = ("hybridize",)
 
 
 def oldest_supported() -> tuple[int, int]:

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from hybridize.analyzer import solver as solver_module
 from hybridize.analyzer.engine import analyze_summaries_with_errors
-from hybridize.analyzer.ir import ModuleSummary
+from hybridize.analyzer.facts import solver as solver_module
+from hybridize.analyzer.summaries.ir import ModuleSummary
 from hybridize.model import FileError
 from hybridize.project import Project, ProjectOptions, summarize_raw
 

@@ -1,5 +1,5 @@
 """After an incremental solve, `Project` decides again only the functions an edit can reach
-(`analyzer/verdict_scope.py`) and keeps the other verdicts: the full verdict list must still
+(`hybridize/analyzer/decisions/verdict_scope.py`) and keeps the other verdicts: the full verdict list must still
 equal that of an analysis from scratch, edit after edit.
 
 Random edits of a generated project whose modules import each other (a body changed, a call

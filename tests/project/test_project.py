@@ -89,7 +89,7 @@ def test_results_equal_the_cli_analysis(make_project: MakeProject) -> None:
 def test_a_large_project_is_summarised_on_several_processes(
     make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("hybridize.analyzer.file_summaries.PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr("hybridize.analyzer.summaries.file_summaries.PARALLEL_THRESHOLD", 2)
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS, "bad.py": "def f(:\n"})
     project = Project.open(root, ProjectOptions(use_cache=False, jobs=2, include_low_benefit=True))
     expected, _ = analyze_path(root, AnalysisOptions(use_cache=False, jobs=1))
@@ -369,7 +369,7 @@ def test_a_repeated_command_loads_neither_the_analysis_nor_the_planner(
         "except SystemExit:\n"
         "    pass\n"
         "heavy = ['networkx', 'libcst', 'hybridize.analyzer.engine',\n"
-        "         'hybridize.analyzer.evaluator', 'hybridize.refactor.file_plan',\n"
+        "         'hybridize.analyzer.facts.evaluator', 'hybridize.refactor.file_plan',\n"
         "         'hybridize.project', 'hybridize.model', 'hybridize.refactor.plan', 'pickle']\n"
         "print('LOADED', [m for m in heavy if m in sys.modules], file=sys.stderr)\n"
     )

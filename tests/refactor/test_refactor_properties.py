@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from refactor_helpers import verdict
 
-from hybridize.analyzer.sources import split_lines
+from hybridize.analyzer.summaries.sources import split_lines
 from hybridize.model import FunctionVerdict, TensorSpec
 from hybridize.refactor.file_plan import plan_file
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from refactor_helpers import refactor_twice, verdict
 
-from hybridize.analyzer.sources import split_lines
+from hybridize.analyzer.summaries.sources import split_lines
 from hybridize.model import AnalysisResult, TensorSpec
 from hybridize.refactor import PlanCache, plan_refactorings
 from hybridize.refactor.document import Document

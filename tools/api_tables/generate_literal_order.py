@@ -31,6 +31,7 @@ from typing import Any
 
 OUT = (
     Path(__file__).resolve().parents[2]
+    / "hybridize"
     / "analyzer"
     / "frameworks"
     / "tensorflow_literal_order.json"

@@ -31,7 +31,9 @@ from ._apiwalk import (
     write_api_json,
 )
 
-OUTPUT = Path(__file__).resolve().parents[2] / "analyzer" / "frameworks" / "numpy_api.json"
+OUTPUT = (
+    Path(__file__).resolve().parents[2] / "hybridize" / "analyzer" / "frameworks" / "numpy_api.json"
+)
 
 WALKED = ("numpy", "numpy.linalg", "numpy.random", "numpy.fft")
 

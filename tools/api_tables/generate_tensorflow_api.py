@@ -54,7 +54,13 @@ from ._apiwalk import (
     write_api_json as write_json,
 )
 
-OUTPUT = Path(__file__).resolve().parents[2] / "analyzer" / "frameworks" / "tensorflow_api.json"
+OUTPUT = (
+    Path(__file__).resolve().parents[2]
+    / "hybridize"
+    / "analyzer"
+    / "frameworks"
+    / "tensorflow_api.json"
+)
 
 #: Dotted names never walked (nor anything below them).
 SKIPPED = (

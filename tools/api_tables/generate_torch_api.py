@@ -10,7 +10,7 @@ and the namespaces in ``WALKED`` (``torch.nn``, ``torch.nn.functional``, ``torch
 ...). Other submodules are recorded as modules but not walked.
 
 Roles come from the real class hierarchy (``_Roles``), in hybridize's vocabulary
-(``analyzer/frameworks/api_info.py``): ``nn.Module`` subclasses are "layer" (calling one runs its
+(``hybridize/analyzer/frameworks/api_info.py``): ``nn.Module`` subclasses are "layer" (calling one runs its
 ``forward``; PyTorch has no separate model class), loss modules (``nn.modules.loss._Loss``)
 "loss", ``optim.Optimizer`` "optimizer", ``utils.data.Dataset`` and ``DataLoader`` "dataset"
 (iterables of samples or batches), ``nn.Parameter`` "variable" (a trainable tensor the module
@@ -60,7 +60,9 @@ from ._apiwalk import (
     write_api_json,
 )
 
-OUTPUT = Path(__file__).resolve().parents[2] / "analyzer" / "frameworks" / "torch_api.json"
+OUTPUT = (
+    Path(__file__).resolve().parents[2] / "hybridize" / "analyzer" / "frameworks" / "torch_api.json"
+)
 
 #: Namespaces whose members are walked (each is also a root, so that ``torch.utils.data`` is
 #: reached although ``torch.utils`` is not walked).

@@ -1,0 +1,452 @@
+"""Benefit before measurement: whether compiling a function is predicted to pay, and why.
+
+Safety says a decorator may be added; it does not say it helps. A `tf.function` call costs
+about 0.2 ms of fixed overhead, and its first call traces the body (tens to hundreds of ms).
+Compiling pays when the function runs often (in a training or data loop) and each call does
+enough TensorFlow work that running it as one graph saves more than that overhead: a training
+step (gradient tape and optimizer update), a model or layer call (Keras layers cost a lot of
+Python per call in eager mode), a chain of ops. It does not pay when the function already runs
+inside a compiled caller, runs once or a few times (tracing costs more than it saves), or holds
+a couple of ops (the overhead is as large as the work).
+
+The estimate reads only solved facts: the call graph, which call sites sit in loops
+(`CallSite.in_loop`), the framework calls of each body. It never runs code; the bench
+(`hybridize bench`) measures what it predicts, and `benchmarks/benefit_calibration.py`
+compares the two on the corpus.
+
+Levels: `high` (predicted to pay: `refactor` applies it by default), `low` (may pay, or the
+analysis cannot tell how often it runs: `refactor --include-low-benefit`), `none` (cannot
+pay: already compiled by a caller, or runs too few times).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+import networkx as nx
+
+from hybridize.analyzer.facts.callgraph import TRACED, components_bottom_up, external_keras_call
+from hybridize.analyzer.facts.evaluator import (
+    Evaluator,
+    ResolvedCall,
+    TensorFacts,
+    callees,
+    get_evaluator,
+)
+from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.summaries.ir import CallSite, Loop, Sym
+from hybridize.model import Benefit as BenefitLevel
+from hybridize.model import FunctionVerdict
+
+HIGH_WORK = 8
+"""Work units (see `_local_work`) from which one call is predicted to cost clearly more in
+eager mode than a graph call's fixed overhead: about eight TensorFlow ops, or one model or
+layer call. Calibrated on the corpus against the bench (benchmarks/benefit_calibration.py)."""
+
+LAYER_CALL_WORK = 8
+"""A Keras layer or model call: several ops, and Keras's eager per-call Python (input checks,
+autocasting, name scopes) that a graph runs once, at tracing."""
+
+LOOP_WORK_FACTOR = 3
+"""Work inside a Python loop of the body runs several times per call (AutoGraph turns a loop
+over tensors into a graph loop; a loop over a Python range is unrolled): counted this many
+times."""
+
+WORK_CAP = 10_000
+"""Work is summed over callees: capped, as only the comparison with HIGH_WORK matters."""
+
+MANY_CALLS = 50
+"""Calls per run from which tracing (100-500 ms for a training step, more with XLA) is
+predicted to be paid back by what each graph call saves (a few ms to tens of ms): a step
+run 20 to 40 times (once per epoch) did not pay on the corpus's bench. Calibrated with
+benchmarks/benefit_calibration.py."""
+
+MANY = math.inf
+"""A call count the code does not bound: a loop over a dataset or a `while`, recursion."""
+
+Frequency = Literal["repeated", "once", "tests", "uncalled"]
+
+
+@dataclass(frozen=True, slots=True)
+class Benefit:
+    """The predicted benefit of compiling a function, with its reasons in words."""
+
+    level: BenefitLevel
+    reasons: tuple[str, ...]
+
+
+class BenefitModel:
+    """Estimates, for every function of a solved project, what compiling it would gain."""
+
+    def __init__(
+        self,
+        index: ProjectIndex,
+        facts: TensorFacts,
+        graph: nx.DiGraph,
+        covered: dict[str, bool],
+        is_test_code: Callable[[str], bool],
+        *,
+        scope: nx.DiGraph | None = None,
+        previous: BenefitModel | None = None,
+    ) -> None:
+        """`graph` is the project's call graph. With `scope` (part of it, closed under
+        callees, and holding every caller of its members that the edit may have changed) only
+        the functions of `scope` are estimated; `previous` is the model of the last phase,
+        whose counts outside `scope` still hold: a function outside `scope` has no caller
+        inside it."""
+        self.index = index
+        self.facts = facts
+        self.graph = graph
+        self.covered = covered
+        self.is_test_code = is_test_code
+        self.scope = graph if scope is None else scope
+        last = previous if scope is not None else None
+        self._work, self._training = self._total_work()
+        self._edge_runs: dict[tuple[str, str], float] = self._runs_per_edge(
+            None if last is None else last._edge_runs
+        )
+        """(caller, callee) -> how many times the callee runs per call of the caller."""
+        self._calls: dict[str, float] = self._runs_per_program(
+            stops=set(), known=None if last is None else last._calls
+        )
+        """Function -> how many times it runs per run of the program (MANY when unbounded);
+        absent when no code outside tests calls it."""
+        self._eager: dict[str, float] = {}
+        """Function -> its runs outside the graphs of the proposed changes (set by
+        `inside_proposed_graphs`)."""
+        self._known_eager = None if last is None else last._eager
+        """The last phase's `_eager` (only its tables are kept, not the model: a chain of
+        models would grow with every edit)."""
+
+    def estimate(self, key: str) -> Benefit:
+        """The level and its reasons, most decisive reason first."""
+        work = self._work.get(key, 0)
+        training = self._training.get(key, False)
+        frequency = self.frequency(key)
+        title = self.index.function_framework(key).title
+        what = _work_in_words(work, training, title)
+        if self.covered.get(key, False):
+            return Benefit(
+                "none",
+                ("already runs inside a compiled caller: a decorator of its own changes nothing",),
+            )
+        if frequency == "tests":
+            return Benefit("none", ("only tests call it",))
+        if frequency == "once":
+            runs = int(self._calls.get(key, 1))
+            return Benefit(
+                "none",
+                (
+                    f"runs about {runs} time{'s' if runs != 1 else ''} per run of the program "
+                    f"(fewer than {MANY_CALLS}): tracing it (tens to hundreds of milliseconds) "
+                    "costs more than those calls save",
+                    what,
+                ),
+            )
+        if frequency == "uncalled":
+            return Benefit(
+                "low",
+                (
+                    "no call site in the project: how often it runs is unknown",
+                    what,
+                ),
+            )
+        recompiles = self._state_recompiles(key)
+        if recompiles is not None and (training or work >= HIGH_WORK):
+            return Benefit("low", (recompiles, what))
+        if training:
+            return Benefit(
+                "high",
+                (
+                    "runs in a loop, and each call is a training step (gradients and weight "
+                    "updates): one graph instead of many eager ops",
+                    what,
+                ),
+            )
+        if work >= HIGH_WORK:
+            return Benefit(
+                "high",
+                (
+                    f"runs in a loop, and each call holds {what.removeprefix('only ')}",
+                    *self._retracing_risk(key),
+                ),
+            )
+        return Benefit(
+            "low",
+            (
+                f"runs in a loop, but each call holds {what}: a graph call's fixed overhead "
+                "(about 0.2 ms) is as large as the work it saves",
+            ),
+        )
+
+    def inside_proposed_graphs(
+        self, verdicts: dict[str, FunctionVerdict], keys: Iterable[str] | None = None
+    ) -> dict[str, str]:
+        """Additions predicted to pay whose calls, once the proposed changes are made (a kept
+        `@tf.function`, or a caller's own addition predicted to pay), run inside those graphs
+        but for fewer than MANY_CALLS eager ones: a decorator of their own gains nothing (and
+        a `tf.function` nested in an XLA-compiled one can be much slower). `keys` limits the
+        functions decided (those of the scope). Returns key -> the reason, naming one such
+        caller."""
+        in_graph = {
+            key
+            for key, v in verdicts.items()
+            if (v.is_hybrid and v.transformation != "convert_to_eager")
+            or (v.passes and v.transformation == "convert_to_hybrid" and v.benefit == "high")
+        }
+        eager = self._runs_per_program(stops=in_graph, known=self._known_eager)
+        self._known_eager = None
+        self._eager = eager
+        covered: dict[str, str] = {}
+        for key in verdicts if keys is None else keys:
+            v = verdicts[key]
+            if v.transformation != "convert_to_hybrid" or v.benefit != "high":
+                continue
+            # Most of its calls happen inside graphs; those made eagerly are too few to pay
+            # for its tracing.
+            runs, eager_runs = self._calls.get(key, 0), eager.get(key, 0)
+            if eager_runs >= MANY_CALLS or eager_runs >= runs:
+                continue
+            inside = sorted(
+                c
+                for c in self._callers(key)
+                if not self.is_test_code(c) and (c in in_graph or eager.get(c, 1) < MANY_CALLS)
+            )
+            caller = inside[0].split("::", 1)[1] if inside else "?"
+            covered[key] = (
+                f"its callers run as graphs once the proposed changes are made (`{caller}`): "
+                f"it runs inside their graphs, and about {int(eager_runs)} eager call"
+                f"{'s' if int(eager_runs) != 1 else ''} would not pay for a trace of its own"
+            )
+        return covered
+
+    # -- how often -----------------------------------------------------------------------
+
+    def frequency(self, key: str) -> Frequency:
+        runs = self._calls.get(key)
+        if runs is not None:
+            return "repeated" if runs >= MANY_CALLS else "once"
+        return "tests" if self._callers(key) else "uncalled"
+
+    def _callers(self, key: str) -> set[str]:
+        return {c for c in self.graph.predecessors(key) if c != key}
+
+    def _runs_per_edge(
+        self, known: dict[tuple[str, str], float] | None
+    ) -> dict[tuple[str, str], float]:
+        """How many times each call edge runs per call of its caller: the sum over its call
+        sites of the product of their enclosing loops' trip counts (`_trips`). `known`: the
+        last phase's, which hold for the callers outside the scope."""
+        runs: dict[tuple[str, str], float] = {}
+        callers: Iterable[str] = self.facts.calls
+        if known is not None:
+            scope = self.scope
+            runs = {edge: n for edge, n in known.items() if edge[0] not in scope}
+            callers = [c for c in scope if c in self.facts.calls]
+        for caller in callers:
+            if self.is_test_code(caller):
+                continue
+            for resolved in self.facts.calls[caller]:
+                trips = self._trips(caller, resolved.site)
+                for _kind, target in callees(self.index, resolved):
+                    runs[(caller, target)] = runs.get((caller, target), 0) + trips
+        return runs
+
+    def _runs_per_program(
+        self, stops: set[str], known: dict[str, float] | None = None
+    ) -> dict[str, float]:
+        """How many times each function runs per run of the program outside the graphs of
+        `stops`: module code once, a function no code calls (an entry point) once per call of
+        its own, each other the sum over its callers (tests aside, and those in `stops`) of
+        their runs times the edge's; MANY through a cycle. Callbacks that TensorFlow traces
+        separately run in their own graphs, not counted. `known`: the counts of the last
+        phase, which hold outside the scope."""
+        calls: dict[str, float] = {}
+        if known is not None:
+            calls = dict(known)  # a C copy, then the scope out: O(scope), not O(project)
+            for key in self.scope:
+                calls.pop(key, None)
+        for nodes in reversed(components_bottom_up(self.scope)):
+            members = set(nodes)
+            cyclic = len(nodes) > 1 or any(self.graph.has_edge(n, n) for n in nodes)
+            for key in nodes:
+                if key.endswith("::<module>"):
+                    calls[key] = 1
+                    continue
+                total = 0.0
+                counted = False
+                for caller in self.graph.predecessors(key):
+                    if caller in members or self.is_test_code(caller):
+                        continue
+                    if self.graph[caller][key].get("kind") == TRACED:
+                        continue
+                    counted = True
+                    if caller not in stops:
+                        total += _times(calls.get(caller, 1), self._edge_runs.get((caller, key), 1))
+                if counted:
+                    calls[key] = MANY if cyclic and total else total
+        return calls
+
+    def _trips(self, caller: str, site: CallSite) -> float:
+        """How many times a call site runs per call of its function: the product of the trip
+        counts of its enclosing loops, MANY when one is not read from the code."""
+        if not site.in_loop:
+            return 1
+        if not site.loops:
+            return MANY
+        loops = self.index.function(caller).loops
+        product = 1.0
+        for i in site.loops:
+            trips = self._loop_trips(caller, loops[i]) if 0 <= i < len(loops) else None
+            if trips is None:
+                return MANY
+            product = _times(product, trips)
+        return product
+
+    def _loop_trips(self, caller: str, loop: Loop) -> int | None:
+        """The trip count of a `for` loop over `range(...)` of literal bounds (module
+        constants and literal defaults resolve to theirs) or over a list or tuple display;
+        None otherwise (a dataset, a tensor, a list built at run time)."""
+        iterable = loop.iterable
+        if iterable[0] == "seq" and iterable[1] in ("list", "tuple"):
+            return len(iterable[2])
+        if iterable[0] != "call":
+            return None
+        resolved = self._resolved(caller, iterable[1])
+        if resolved is None or not any(i.name == "builtins.range" for i in resolved.api):
+            return None
+        if resolved.kwargs or not 1 <= len(resolved.args) <= 3:
+            return None
+        evaluator = get_evaluator(self.index, self.facts, caller)
+        bounds = []
+        for arg in resolved.site.args:
+            value = _int_estimate(evaluator, arg)
+            if value is None:
+                return None
+            bounds.append(value)
+        try:
+            return len(range(*bounds))
+        except ValueError:  # a step of 0
+            return None
+
+    def _resolved(self, caller: str, index: int) -> ResolvedCall | None:
+        for resolved in self.facts.calls.get(caller, ()):
+            if resolved.index == index:
+                return resolved
+        return None
+
+    # -- how much work per call ----------------------------------------------------------
+
+    def _total_work(self) -> tuple[dict[str, int], dict[str, bool]]:
+        """Work units of each function with what it runs as part of its own execution
+        (callees; not callbacks that tf.data traces separately), and whether that includes
+        a training update. Cycles share one total."""
+        work: dict[str, int] = {}
+        training: dict[str, bool] = {}
+        for nodes in components_bottom_up(self.scope):
+            local = [self._local_work(n) for n in nodes]
+            total = sum(w for w, _ in local)
+            trains = any(t for _, t in local)
+            members = set(nodes)
+            for n in nodes:
+                for callee, attrs in self.scope[n].items():
+                    if callee in members or attrs.get("kind") == TRACED:
+                        continue
+                    total += work.get(callee, 0)
+                    trains = trains or training.get(callee, False)
+            for n in nodes:
+                work[n] = min(total, WORK_CAP)
+                training[n] = trains
+        return work, training
+
+    def _local_work(self, key: str) -> tuple[int, bool]:
+        """Work units of the body itself: one per TensorFlow op (API call or operator on
+        tensors), LAYER_CALL_WORK per Keras layer or model call, loops counted
+        LOOP_WORK_FACTOR times; and whether it applies a training update."""
+        units = 0
+        training = False
+        for resolved in self.facts.calls.get(key, []):
+            factor = LOOP_WORK_FACTOR if resolved.site.in_loop else 1
+            if any(info.training_update for info in resolved.api):
+                training = True
+            if external_keras_call(resolved) or any(
+                kind == "layer_call" for kind, _ in resolved.targets
+            ):
+                units += LAYER_CALL_WORK * factor
+            elif any(info.tensor_op for info in resolved.api):
+                units += factor
+        evaluator = self.facts.evaluators.get(key)
+        if evaluator is not None:
+            for sym, atoms in evaluator.memo.items():
+                if sym[0] == "op" and any(a[0] in ("tensor", "variable") for a in atoms):
+                    units += 1
+        return units, training
+
+    def _state_recompiles(self, key: str) -> str | None:
+        """Why compiling is wasted on a Python number the function reads and the program
+        reassigns between calls, where the compiler guards on such values
+        (`Framework.state_recompiles`); None otherwise."""
+        reason = self.index.function_framework(key).state_recompiles
+        if reason is None:
+            return None
+        read = changing_state_read(self.index, self.facts, key, guarded_by_value)
+        return None if read is None else f"{read.text}: {reason}"
+
+    def _retracing_risk(self, key: str) -> tuple[str, ...]:
+        """Parameters that call sites fill with tensors of different shapes: each new shape
+        traces again unless the decorator says `reduce_retracing=True`."""
+        varying = []
+        for name, atoms in sorted(self.facts.param_atoms.get(key, {}).items()):
+            shapes = {a[2] for a in atoms if a[0] == "tensor" and len(a) > 2 and a[2] is not None}
+            if len(shapes) > 1:
+                varying.append(name)
+        if not varying:
+            return ()
+        names = ", ".join(f"`{n}`" for n in varying)
+        advice = self.index.function_framework(key).varying_shapes
+        return (f"call sites pass {names} with different shapes: {advice}",)
+
+
+def _int_estimate(evaluator: Evaluator, sym: Sym) -> int | None:
+    """The value of an int the code fixes: a literal, a constant or parameter that holds one
+    literal int (and maybe ints computed at run time), or such a value offset by a small literal (`epochs + 1`: summaries do not
+    keep the operator, and a trip count only needs its magnitude)."""
+    if sym[0] == "op" and len(sym) == 2 and len(sym[1]) == 2:
+        left, right = (_int_estimate(evaluator, part) for part in sym[1])
+        if left is not None and right is not None:
+            small = [v for v in (left, right) if abs(v) <= SMALL_OFFSET]
+            if small:
+                return left + right - small[0]
+        return None
+    atoms = evaluator.eval(sym)
+    if any(a[0] != "lit" or a[1] != "int" for a in atoms):
+        return None
+    # A constant the command line may override (`EPOCHS = int(args.epochs)`) is estimated
+    # by its literal default.
+    values = {a[2] for a in atoms if isinstance(a[2], int)}
+    return values.pop() if len(values) == 1 else None
+
+
+SMALL_OFFSET = 2
+"""`n + 1`, `n - 1`, `n * 2`: estimated as `n` (a trip count is compared with MANY_CALLS)."""
+
+
+def _work_in_words(work: int, training: bool, title: str = "TensorFlow") -> str:
+    """The work a call holds, in words naming the function's framework (`title`)."""
+    if training:
+        return "a training step" if work < WORK_CAP else "a training step and much more"
+    if work == 0:
+        return f"no {title} op of its own"
+    if work >= WORK_CAP:
+        return f"a large amount of {title} work"
+    return f"only about {work} unit{'s' if work != 1 else ''} of {title} work"
+
+
+def _times(runs: float, per_run: float) -> float:
+    """`runs * per_run` where zero wins: a call in a loop over an empty list runs 0 times
+    however often its function does (`inf * 0` would be NaN, and poison every sum)."""
+    return 0.0 if runs == 0 or per_run == 0 else runs * per_run

@@ -1,0 +1,249 @@
+"""Which verdicts an incremental re-solve can have changed, from what the solve changed.
+
+After `Solver.update` only a few functions' facts differ from the last solve. A verdict reads
+the facts of its own function, and through the call graph those of its callees (effects,
+helper safety, tensor computation and recursion flow up from callees) and of its callers
+(covered callers, how often it runs, literal arguments, the graphs proposed around it flow
+down from callers). So the verdicts that may change are those of:
+
+- the *seeds*: the edited functions (`interface.edited_keys`); every function whose entry in a fact
+  table changed (its evidence, return, callers, literal sites, wrapping, ...) or that the
+  solve evaluated again; every function whose evaluator read a fact that changed, in the
+  solve or in the verdict phase after it (`Evaluator.deps` keeps both); the methods of a
+  class whose attributes changed; the readers of module state whose writes changed; and
+  the functions enclosing any of these (a body looks at the calls of its nested functions);
+- their callers, transitively (`up`), and then everything those call, transitively
+  (`down`): the result is closed under callees, so the analyses that flow up can run on it
+  alone, and what it reads of a caller outside it is unchanged since the last phase (every
+  ancestor of an outside function is outside too).
+
+`engine.decide_incrementally` recomputes those verdicts and keeps the others; the facts
+that span the whole project (which modules use TensorFlow, which attributes are written,
+which Keras classes are built symbolically, ...) are compared, and any change there makes
+it decide everything again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+
+from hybridize.analyzer.facts.evaluator import TensorFacts
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.solver import FactJournal
+from hybridize.analyzer.facts.values import Dep
+from hybridize.analyzer.frameworks.tensorflow_rules import KERAS_BACKEND_QUERIES
+
+
+@dataclass(slots=True)
+class FactChanges:
+    """What differs between the facts before an update (its `FactJournal`) and after it."""
+
+    keys: set[str]
+    """Functions (or classes, for `attrs`) with a table entry, call list or evaluator that
+    differs."""
+    deps: set[Dep]
+    """The facts an evaluator may read that differ."""
+    classes: set[str]
+    """Classes whose stored attributes differ."""
+
+
+DEP_KINDS = {"param_atoms": "params", "returns": "ret", "attrs": "attrs"}
+"""The tables an evaluator reads during the solve, by the kind of their `Dep`."""
+
+
+def compare_facts(before: FactJournal, facts: TensorFacts) -> FactChanges:
+    """The changes of an update: the entries it wrote that differ now (the journal knows
+    which), and the functions it started from nothing (`FactJournal.reset`) or added or
+    removed. A function it merely evaluated again, with the facts it reads unchanged, has
+    an equal evaluator (what it reads that changed makes it a reader: `changed_readers`)."""
+    keys: set[str] = set()
+    deps: set[Dep] = set()
+    classes: set[str] = set()
+    for name, differing in before.changed_entries(facts).items():
+        keys |= differing
+        kind = DEP_KINDS.get(name)
+        if kind is not None:
+            deps.update((kind, k) for k in differing)
+        if name == "attrs":
+            classes |= differing
+    old, new = before.evaluators, facts.evaluators
+    for k in old.keys() | new.keys():
+        if old.get(k) is not new.get(k) and (k in before.reset or k not in old or k not in new):
+            keys.add(k)
+    return FactChanges(keys, deps, classes)
+
+
+def changed_readers(facts: TensorFacts, changes: FactChanges) -> set[str]:
+    """The functions whose evaluator read a fact that changed (in the solve or after it)."""
+    if not changes.deps:
+        return set()
+    return {
+        key
+        for key, evaluator in facts.evaluators.items()
+        if not evaluator.deps.isdisjoint(changes.deps)
+    }
+
+
+def seeds(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    keys: Iterable[str],
+    edited: Collection[str],
+    changes: FactChanges,
+    stale_readers: Collection[str],
+    calls_before: Callable[[str], object],
+    readers: set[str],
+) -> set[str]:
+    """The functions whose own inputs to the verdict phase may have changed (see the
+    module docstring), among `keys` (`readers`: `changed_readers` of `changes`)."""
+    keys = list(keys)
+    known = set(keys)
+    found = known & set(edited)
+    found |= changes.keys & known
+    found |= set(stale_readers) & known
+    found |= readers & known
+    if changes.classes:
+        for key in keys:
+            fn = index.function(key)
+            if fn.class_qualname is not None:
+                class_key = f"{key.split('::', 1)[0]}::{fn.class_qualname}"
+                if not changes.classes.isdisjoint(index.mro(class_key)):
+                    found.add(key)
+    for key in [k for k in found if k.endswith("::<module>")]:
+        # A function asks whether its module's code branches on the Keras backend.
+        if module_queries_backend(facts.calls.get(key, ())) or module_queries_backend(
+            calls_before(key)
+        ):
+            relpath = key.split("::", 1)[0]
+            found.update(k for k in keys if k.split("::", 1)[0] == relpath)
+    for key in list(found):
+        relpath = key.split("::", 1)[0]
+        parent = index.function(key).parent_qualname if key in known else None
+        while parent is not None:
+            found.add(f"{relpath}::{parent}")
+            parent = index.function(f"{relpath}::{parent}").parent_qualname
+    return found
+
+
+def module_queries_backend(calls: object) -> bool:
+    """Some call reads the Keras backend's name (`Candidacy._backend_queries`)."""
+    return isinstance(calls, list | tuple) and any(
+        info.name in KERAS_BACKEND_QUERIES for resolved in calls for info in resolved.api
+    )
+
+
+def affected(
+    graph: nx.DiGraph, start: Iterable[str], extra_down: Iterable[str] = ()
+) -> tuple[set[str], set[str]]:
+    """`up`, `start` and its callers transitively, and the scope: `up` and everything it
+    (and `extra_down`) calls. A function of the scope outside `up` calls none of `up`, so
+    what flows up from callees (effects, helper hazards, recursion) is unchanged for it."""
+    up = set(start)
+    stack = list(up)
+    while stack:
+        for caller in graph.predecessors(stack.pop()):
+            if caller not in up:
+                up.add(caller)
+                stack.append(caller)
+    down = up | {k for k in extra_down if k in graph}
+    stack = list(down)
+    while stack:
+        for callee in graph.successors(stack.pop()):
+            if callee not in down:
+                down.add(callee)
+                stack.append(callee)
+    return up, down
+
+
+def changed_state(
+    old: object, new: Mapping[Any, Sequence[object]], edited: Collection[str]
+) -> set[object]:
+    """The module state (`frozen_state._writes`) whose writes differ, and the state edited
+    module code writes (whether such a write follows a call of the reader depends on the
+    module code's calls); every state when there was no record."""
+    if not isinstance(old, dict):
+        return set(new)
+    found = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+    for state, writes in new.items():
+        for write in writes:
+            writer = getattr(write, "writer", "")
+            if writer.endswith("::<module>") and writer in edited:
+                found.add(state)
+    return found
+
+
+def readers_of(frozen_reads: object, states: Collection[object]) -> set[str]:
+    """The functions whose memoised frozen-state reads (`frozen_state._state_reads`) name
+    one of `states`."""
+    if not states or not isinstance(frozen_reads, dict):
+        return set()
+    return {
+        reader for reader, reads in frozen_reads.items() if any(read[1] in states for read in reads)
+    }
+
+
+def out_edges(
+    index: ProjectIndex, facts: TensorFacts, caller: str, callbacks_of: Mapping[str, set[str]]
+) -> dict[str, str]:
+    """The edges `build_call_graph` gives `caller`: callee -> kind (`callbacks_of` maps a
+    caller to the callees it hands on as callbacks)."""
+    from hybridize.analyzer.facts.callgraph import TRACED
+    from hybridize.analyzer.facts.evaluator import callees
+
+    found: dict[str, str] = {}
+    for resolved in facts.calls.get(caller, []):
+        for kind, target in callees(index, resolved):
+            found[target] = kind
+    for callee in sorted(callbacks_of.get(caller, ())):
+        if callee not in found:
+            in_mode = caller in facts.caller_mode_callbacks.get(callee, ())
+            found[callee] = "callback" if in_mode else TRACED
+    return found
+
+
+def callbacks_by_caller(facts: TensorFacts) -> dict[str, set[str]]:
+    by_caller: dict[str, set[str]] = {}
+    for callee, callers in facts.callback_callers.items():
+        for caller in callers:
+            by_caller.setdefault(caller, set()).add(callee)
+    return by_caller
+
+
+def refresh_edges(
+    graph: nx.DiGraph, index: ProjectIndex, facts: TensorFacts, callers: Iterable[str]
+) -> tuple[set[str], set[str]]:
+    """Replace the out-edges of `callers` by those of the current facts; return the callers
+    whose edges changed, and the callees they had before."""
+    by_caller = callbacks_by_caller(facts)
+    changed: set[str] = set()
+    before: set[str] = set()
+    for caller in callers:
+        if caller not in graph:
+            continue
+        old = {t: a.get("kind") for t, a in graph[caller].items()}
+        new = out_edges(index, facts, caller, by_caller)
+        if old == new and list(old) == list(new):
+            continue
+        changed.add(caller)
+        before.update(old)
+        graph.remove_edges_from([(caller, t) for t in old])
+        for target, kind in new.items():
+            graph.add_edge(caller, target, kind=kind)
+    graph.graph.pop("components_bottom_up", None)
+    return changed, before
+
+
+def induced(graph: nx.DiGraph, keys: list[str]) -> nx.DiGraph:
+    """The part of `graph` on `keys` (in their order), as a graph of its own."""
+    members = set(keys)
+    part = nx.DiGraph()
+    part.add_nodes_from(keys)
+    for key in keys:
+        for target, attrs in graph[key].items():
+            if target in members:
+                part.add_edge(key, target, **attrs)
+    return part

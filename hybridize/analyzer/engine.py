@@ -1,0 +1,1066 @@
+"""The analysis pipeline: files -> summaries (parallel, cached) -> solved facts -> verdicts.
+
+Per-file work (decode, parse, summary) depends on nothing but the file, so it runs on
+every core and is cached by content hash (`file_summaries`, which a run served by the caches
+imports without this module). The project-wide phase here (name resolution, tensor flow,
+effects, call graph, decisions) is recomputed from the summaries on every run, so a change
+in an imported module always reaches the modules that import it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import TypeVar
+
+import networkx as nx
+
+from hybridize.analyzer import budget
+from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
+from hybridize.analyzer.cache import SummaryCache
+from hybridize.analyzer.cycle_collector import no_cyclic_gc, survivors_collectable
+from hybridize.analyzer.decisions.benefit import BenefitModel
+from hybridize.analyzer.decisions.decide import FunctionFacts, decide
+from hybridize.analyzer.decisions.verdict_scope import (
+    affected,
+    changed_readers,
+    changed_state,
+    compare_facts,
+    induced,
+    readers_of,
+    refresh_edges,
+)
+from hybridize.analyzer.decisions.verdict_scope import seeds as scope_seeds
+from hybridize.analyzer.facts.callgraph import (
+    build_call_graph,
+    covered_callers,
+    framework_compiled,
+    opaque_tensor_calls,
+    recursive_functions,
+    stateful_computation,
+    tensor_computation,
+)
+from hybridize.analyzer.facts.candidacy import (
+    Candidacy,
+    CandidacyModules,
+    ModuleImports,
+    NotCandidate,
+    candidacy_modules,
+)
+from hybridize.analyzer.facts.effects import EffectAnalysis, EffectSummary
+from hybridize.analyzer.facts.evaluator import TensorFacts
+from hybridize.analyzer.facts.frozen_state import (
+    forget_writers,
+    frozen_state_reads,
+    frozen_state_writes,
+)
+from hybridize.analyzer.facts.hashability import unhashable_arguments
+from hybridize.analyzer.facts.helper_safety import HelperSafety
+from hybridize.analyzer.facts.process_wide import process_wide_assumptions
+from hybridize.analyzer.facts.rank_losing_slices import rank_losing_slices
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.retracing import LiteralVariation, Retrace
+from hybridize.analyzer.facts.returns import python_value_returns
+from hybridize.analyzer.facts.safety import safety_facts, symbolically_built_classes
+from hybridize.analyzer.facts.seeded_random import (
+    GlobalSeeding,
+    global_seeding,
+    seeded_random_draws,
+)
+from hybridize.analyzer.facts.signatures import (
+    compare,
+    infer_signature,
+    parameter_names,
+    supplied_signature,
+    unresolved_axis,
+)
+from hybridize.analyzer.facts.solver import FactJournal, project_keys, solve
+from hybridize.analyzer.facts.speculation import speculate
+from hybridize.analyzer.facts.values import is_primitive, is_tensor_like
+from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
+from hybridize.analyzer.options import AnalysisOptions
+from hybridize.analyzer.summaries.file_summaries import (
+    PARALLEL_THRESHOLD,
+    collect_summaries,
+    summaries_of,
+    summarize_text,
+)
+from hybridize.analyzer.summaries.ir import ModuleSummary
+from hybridize.analyzer.summaries.sources import discover, enclosing_package
+from hybridize.model import (
+    AnalysisResult,
+    FileError,
+    Finding,
+    FunctionVerdict,
+    ParamReport,
+    Span,
+    TensorSpec,
+)
+
+
+def analyze_path(
+    path: Path, options: AnalysisOptions | None = None
+) -> tuple[AnalysisResult, list[str]]:
+    """Analyse a file or folder as one project; returns the result and warnings.
+
+    With the cache on, a project whose files (content and names) and options are exactly
+    those of an earlier run gets that run's verdicts back; any change recomputes the
+    project-wide phase from per-file summaries, themselves cached by content.
+    """
+    options = options or AnalysisOptions()
+    started = time.perf_counter()
+    root = path.resolve()
+    files, errors = discover(root)
+    cache = SummaryCache.open() if options.use_cache else None
+    warnings = list(cache.warnings) if cache is not None else []
+    base = root if root.is_dir() else root.parent
+    project_key = None
+    if cache is not None and cache.usable:
+        project_key = cache.project_key(
+            files, base, options.infer_input_signatures, enclosing_package(base)
+        )
+        cached = cache.get_result(project_key)
+        if cached is not None:
+            verdicts, cached_errors = cached
+            result = AnalysisResult(
+                root=str(root),
+                functions=tuple(verdicts),
+                errors=tuple(sorted([*errors, *cached_errors], key=lambda e: e.file)),
+                seconds=time.perf_counter() - started,
+            )
+            return result, warnings
+    summaries, file_errors = summaries_of(files, root, cache, options)
+    package = enclosing_package(base)
+    verdicts, internal_errors = analyze_summaries_with_errors(summaries, options, package)
+    file_errors.extend(internal_errors)
+    if cache is not None and project_key is not None:
+        cache.put_result(project_key, (verdicts, file_errors))
+        warnings.extend(w for w in cache.warnings if w not in warnings)
+    result = AnalysisResult(
+        root=str(root),
+        functions=tuple(verdicts),
+        errors=tuple(sorted([*errors, *file_errors], key=lambda e: e.file)),
+        seconds=time.perf_counter() - started,
+    )
+    return result, warnings
+
+
+def analyze_summaries(
+    summaries: Iterable[ModuleSummary], options: AnalysisOptions, package: str = ""
+) -> list[FunctionVerdict]:
+    """The project-wide phase over already computed summaries."""
+    return analyze_summaries_with_errors(summaries, options, package)[0]
+
+
+def analyze_summaries_with_errors(
+    summaries: Iterable[ModuleSummary], options: AnalysisOptions, package: str = ""
+) -> tuple[list[FunctionVerdict], list[FileError]]:
+    """Verdicts, and the internal errors met on the way (one per function at most).
+
+    A defect of the analysis on some unusual code must cost that function its verdict, not
+    the whole run: the function is reported with unknown facts and the error is listed.
+    """
+    with no_cyclic_gc():
+        return _analyze_summaries(summaries, options, package)
+
+
+def _analyze_summaries(
+    summaries: Iterable[ModuleSummary], options: AnalysisOptions, package: str
+) -> tuple[list[FunctionVerdict], list[FileError]]:
+    index = ProjectIndex({s.relpath: s for s in summaries}, package)
+    facts = solve(index)
+    try:
+        return _decide_all(index, facts, options)
+    finally:
+        release_facts(facts)
+
+
+def release_facts(facts: TensorFacts) -> None:
+    """Drop the solution's references to its evaluators (each refers back to the solution).
+
+    With the cycle collector paused and what survives frozen (`no_cyclic_gc`), that cycle
+    would keep every fact and memo of the project in memory until the process ends, beside
+    the report being written; without it, reference counting frees them when the verdicts
+    are made."""
+    facts.evaluators = {}
+    facts.latest_evaluators = {}
+    facts.cache.clear()
+    facts.scans.clear()
+
+
+def analyze_solved(
+    index: ProjectIndex, facts: TensorFacts, options: AnalysisOptions
+) -> tuple[list[FunctionVerdict], list[FileError]]:
+    """Verdicts and internal errors from solved facts (`Solver`): what follows the solve in
+    `analyze_summaries_with_errors`, for a caller that keeps the solver between edits."""
+    with no_cyclic_gc():
+        return _decide_all(index, facts, options)
+
+
+@dataclass(slots=True)
+class VerdictMemory:
+    """What a verdict phase leaves for the next one (`decide_incrementally`): the call graph
+    and every project-wide intermediate result a verdict reads of other functions."""
+
+    graph: nx.DiGraph
+    hybrid: set[str]
+    covered: dict[str, bool]
+    candidacy_walks: tuple[set[str], set[str]]
+    benefits: BenefitModel
+    decided: dict[str, FunctionVerdict]
+    """Verdicts before `inside_proposed_graphs`."""
+    final: dict[str, FunctionVerdict]
+    errors: dict[str, FileError]
+    """Internal errors met while deciding, by function."""
+    project_wide: tuple[object, ...]
+    frozen_reads: dict[object, object]
+    state_writes: dict[object, object]
+    decided_again: int
+    """How many functions the phase decided (the others kept their verdicts)."""
+    incremental: bool
+    """Only part of the project was decided again."""
+    imports: ModuleImports
+    """What each module's imports load (`candidacy_modules`), while name resolution holds."""
+    effects: dict[str, EffectSummary]
+    helpers: HelperSafety
+    """Every function's effect and helper summaries: a settled function keeps them."""
+    reasons: dict[str, list[NotCandidate]]
+    """Why each function is no candidate (empty: it may be one)."""
+    traced: set[str]
+    """The functions that run as graphs (hybrid or covered)."""
+
+
+def _decide_all(
+    index: ProjectIndex, facts: TensorFacts, options: AnalysisOptions
+) -> tuple[list[FunctionVerdict], list[FileError]]:
+    verdicts, errors, _memory = _decide(index, facts, options)
+    return verdicts, errors
+
+
+def _decide(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    options: AnalysisOptions,
+    scope: set[str] | None = None,
+    memory: VerdictMemory | None = None,
+    project: ProjectWide | None = None,
+    fresh: set[str] | None = None,
+) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
+    """The verdicts of every function, or (with `scope` and the `memory` of the last phase)
+    of the functions in `scope` only, a set closed under callees (`verdict_scope`).
+
+    `fresh` (a part of `scope` holding every caller of its members) are the functions whose
+    facts or callees changed; the rest of the scope is *settled*: what flows up from callees
+    is the last phase's, and a settled function whose callers are settled too and whose
+    inputs from callers (covered, traced callers, candidacy) are unchanged keeps its verdict
+    (with its benefit estimated again)."""
+    keys = project_keys(index)
+    if scope is None or memory is None:
+        graph = None
+        within = keys
+    else:
+        within = [k for k in keys if k in scope]
+    if fresh is None or memory is None or scope is None:
+        fresh = set(within)
+    settled = set() if memory is None or scope is None else scope - fresh
+    analysed_keys = [k for k in within if not k.endswith("::<module>")]
+    function_keys = [k for k in analysed_keys if not index.function(k).is_lambda]
+    effects = EffectAnalysis(index, facts).run(
+        [k for k in analysed_keys if k not in settled],
+        None if memory is None or scope is None else _outside(memory.effects, fresh),
+    )
+    if memory is None or scope is None:
+        graph = build_call_graph(index, facts, keys)
+        part = graph
+    else:
+        graph = memory.graph
+        part = induced(graph, within)
+    helpers = HelperSafety(
+        index, facts, part, None if memory is None or scope is None else memory.helpers, fresh
+    )
+    recursive = recursive_functions(part)
+    computation = tensor_computation(part, facts, within)
+    opaque = opaque_tensor_calls(part, facts, within)
+    stateful = stateful_computation(part, facts, within)
+    if project is None:
+        project = project_wide(index, facts, keys)
+    modules = project.modules
+    hybrid = {
+        k for k in function_keys if is_hybrid(index, facts, k, modules.function_framework(index, k))
+    }
+    if memory is not None and scope is not None:
+        hybrid |= {k for k in memory.hybrid if k not in scope}
+    compiled = project.compiled
+    covered = covered_callers(graph, facts, hybrid, function_keys, compiled)
+    if memory is not None and scope is not None:
+        covered = {**{k: v for k, v in memory.covered.items() if k not in scope}, **covered}
+    variation = project.variation
+    candidacy = Candidacy(
+        index,
+        facts,
+        part,
+        within,
+        modules=project.modules,
+        known=(set(), set())
+        if memory is None or scope is None
+        else (
+            {k for k in memory.candidacy_walks[0] if k not in scope},
+            {k for k in memory.candidacy_walks[1] if k not in scope},
+        ),
+    )
+    traced = hybrid | {k for k, v in covered.items() if v}
+    benefits = BenefitModel(
+        index,
+        facts,
+        graph,
+        covered,
+        lambda k: is_test_code(index, k),
+        scope=None if memory is None or scope is None else part,
+        previous=None if memory is None else memory.benefits,
+    )
+    errors = (
+        []
+        if facts.converged
+        else [
+            FileError(
+                ".",
+                "the analysis did not settle within its round limit: on this project some "
+                "call-site evidence may be missing (please report it)",
+            )
+        ]
+    )
+    errors += [
+        FileError(
+            key.split("::", 1)[0],
+            f"internal error while analysing {key.split('::', 1)[1]}: {message}",
+        )
+        for key, message in facts.internal_errors.items()
+    ]
+    decided: dict[str, FunctionVerdict] = {}
+    failed: dict[str, FileError] = {}
+    reasons: dict[str, list[NotCandidate]] = {}
+    kept = 0
+    unevaluated = _unevaluated(graph, facts.internal_errors)
+    for key in function_keys:
+        if not candidacy.reported(key):
+            continue  # not TensorFlow code: no TensorFlow verdict
+        reasons[key] = candidacy.reasons(key)
+        if (
+            memory is not None
+            and key in settled
+            and _keeps_verdict(key, graph, fresh, memory, covered, traced, reasons[key])
+        ):
+            benefit = benefits.estimate(key)
+            decided[key] = dataclasses.replace(
+                memory.decided[key], benefit=benefit.level, benefit_reasons=benefit.reasons
+            )
+            if key in memory.errors:
+                failed[key] = memory.errors[key]
+            kept += 1
+            continue
+        evaluation_failure = unevaluated.get(key)
+        if evaluation_failure is not None:
+            # The fixed point could not evaluate the function (reported in `errors` above):
+            # its facts are missing, so it is undecided, never judged on what is left.
+            decided[key] = _undecided(
+                index, key, EvaluationFailed(evaluation_failure), candidacy.framework(key)
+            )
+            continue
+        try:
+            with cpu_budget(budget.VERDICT_SECONDS):
+                verdict = _verdict(
+                    index,
+                    facts,
+                    key,
+                    effects[key],
+                    key in recursive,
+                    computation[key],
+                    covered[key],
+                    key in hybrid,
+                    options,
+                    helpers,
+                    opaque[key],
+                    stateful[key],
+                    variation,
+                    reasons[key],
+                    traced,
+                    hybrid,
+                    framework=candidacy.framework(key),
+                    seeding=project.seeding,
+                )
+                benefit = benefits.estimate(key)
+                verdict = dataclasses.replace(
+                    verdict, benefit=benefit.level, benefit_reasons=benefit.reasons
+                )
+        except Exception as exc:
+            verdict = _undecided(index, key, exc, candidacy.framework(key))
+            failed[key] = FileError(
+                verdict.file,
+                f"the analysis of {verdict.qualname} {exc}: it is left undecided and "
+                "unchanged (please report it)"
+                if isinstance(exc, BudgetExceeded)
+                else f"internal error while deciding {verdict.qualname}: "
+                f"{type(exc).__name__}: {exc} (please report it)",
+            )
+        decided[key] = verdict
+    final: dict[str, FunctionVerdict] = {}
+    if memory is not None and scope is not None:
+        # The last phase's entries outside the scope, then the new ones (copies in C, then
+        # the scope taken out: O(scope), in the order of a filtered rebuild).
+        decided = _outside(memory.decided, scope) | decided
+        failed = _outside(memory.errors, scope) | failed
+        final = _outside(memory.final, scope)
+        inside = _inside_proposed_graphs(
+            benefits, decided, [k for k in function_keys if k in decided], errors
+        )
+        final.update((k, decided[k]) for k in function_keys if k in decided)
+    else:
+        inside = _inside_proposed_graphs(benefits, decided, None, errors)
+        final = dict(decided)
+    for key, reason in inside.items():
+        final[key] = dataclasses.replace(final[key], benefit="none", benefit_reasons=(reason,))
+    errors += [failed[k] for k in keys if k in failed]
+    verdicts = sorted(final.values(), key=lambda v: (v.file, v.line, v.qualname))
+    if memory is not None and scope is not None:
+        reasons = _outside(memory.reasons, scope) | reasons
+    memory = VerdictMemory(
+        graph,
+        hybrid,
+        covered,
+        (candidacy.legacy_walk, candidacy.agnostic_walk),
+        benefits,
+        decided,
+        final,
+        failed,
+        project.fingerprint(),
+        dict(_cached(facts, "frozen_reads")),
+        _cached(facts, "state_writes"),
+        len(function_keys) - kept,
+        memory is not None and scope is not None,
+        project.imports,
+        effects,
+        helpers,
+        reasons,
+        traced,
+    )
+    return verdicts, errors, memory
+
+
+def _keeps_verdict(
+    key: str,
+    graph: nx.DiGraph,
+    fresh: Collection[str],
+    memory: VerdictMemory,
+    covered: dict[str, bool],
+    traced: Collection[str],
+    reasons: list[NotCandidate],
+) -> bool:
+    """A settled function (its facts and callees unchanged) keeps the last phase's verdict
+    when nothing it reads of its callers changed either: no caller is fresh (a check may read
+    a caller's calls and values: how it uses the result, what it passes), it is covered or
+    not as before, the same callers run traced, and its candidacy (which may follow from its
+    callers: a helper only TF1 code calls) is the same."""
+    if key not in memory.decided or covered.get(key) != memory.covered.get(key):
+        return False
+    callers = list(graph.predecessors(key)) if key in graph else []
+    if any(c in fresh for c in callers):
+        return False
+    if any((c in traced) != (c in memory.traced) for c in callers):
+        return False
+    return reasons == memory.reasons.get(key)
+
+
+def _inside_proposed_graphs(
+    benefits: BenefitModel,
+    decided: dict[str, FunctionVerdict],
+    keys: list[str] | None,
+    errors: list[FileError],
+) -> dict[str, str]:
+    """`BenefitModel.inside_proposed_graphs`, whose failure on some unusual project costs the
+    additions that refinement of their benefit, not the project its verdicts."""
+    try:
+        return benefits.inside_proposed_graphs(decided, keys)
+    except Exception as exc:
+        errors.append(
+            FileError(
+                ".",
+                "internal error while estimating which additions run inside proposed graphs: "
+                f"{type(exc).__name__}: {exc} (benefits are left as estimated per function; "
+                "please report it)",
+            )
+        )
+        return {}
+
+
+def _cached(facts: TensorFacts, name: str) -> dict[object, object]:
+    found = facts.cache.get(name)
+    return found if isinstance(found, dict) else {}
+
+
+@dataclass(slots=True)
+class ProjectWide:
+    """The facts of the verdict phase that span the whole project: any change in them may
+    change verdicts anywhere, so an incremental phase compares them and gives up."""
+
+    modules: CandidacyModules
+    compiled: set[str]
+    variation: LiteralVariation
+    built_symbolically: dict[str, str]
+    imports: ModuleImports
+    seeding: GlobalSeeding | None = None
+
+    def fingerprint(self) -> tuple[object, ...]:
+        return (
+            self.modules,
+            self.compiled,
+            self.variation.written_attributes(),
+            self.variation.reassigned_globals(),
+            self.built_symbolically,
+            self.seeding,
+        )
+
+
+def project_wide(
+    index: ProjectIndex, facts: TensorFacts, keys: list[str], imports: ModuleImports | None = None
+) -> ProjectWide:
+    variation = LiteralVariation(index, facts)
+    variation.written_attributes()
+    variation.reassigned_globals()
+    imports = ModuleImports() if imports is None else imports
+    return ProjectWide(
+        candidacy_modules(index, facts, keys, imports),
+        framework_compiled(index, facts, keys),  # only methods can be framework hooks
+        variation,
+        symbolically_built_classes(index, facts),
+        imports,
+        global_seeding(index, facts),
+    )
+
+
+def decide_incrementally(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    options: AnalysisOptions,
+    memory: VerdictMemory | None,
+    before: FactJournal | None,
+    edited: Collection[str],
+) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
+    """The verdicts after `Solver.update` re-solved the `edited` functions in place, deciding
+    again only the functions whose inputs may have changed (`verdict_scope`); every
+    function when there is nothing to start from or a project-wide fact changed.
+
+    `memory` is what the last phase left, `before` the facts as they were before the
+    update (`Solver.journal`). The result equals that of `_decide_all`."""
+    with no_cyclic_gc():
+        if memory is None or before is None:
+            forget_writers(facts, None)
+            return _decide(index, facts, options)
+        changes = compare_facts(before, facts)
+        readers = changed_readers(facts, changes)
+        forget_writers(facts, readers | changes.keys)
+        keys = project_keys(index)
+        project = project_wide(index, facts, keys, memory.imports)
+        if project.fingerprint() != memory.project_wide:
+            return _decide(index, facts, options, project=project)
+        writes = frozen_state_writes(index, facts)
+        stale = readers_of(memory.frozen_reads, changed_state(memory.state_writes, writes, edited))
+        seeds = scope_seeds(
+            index,
+            facts,
+            keys,
+            edited,
+            changes,
+            stale,
+            lambda k: before.calls_before(facts, k),
+            readers,
+        )
+        graph = memory.graph
+        refresh = set(seeds)
+        for key in changes.keys:
+            if key in graph:
+                refresh.update(graph.predecessors(key))
+            refresh.update(facts.callback_callers.get(key, ()))
+            refresh.update(facts.callers.get(key, ()))
+        rewired, dropped = refresh_edges(graph, index, facts, sorted(refresh))
+        fresh, scope = affected(graph, seeds | rewired, dropped)
+        # What the memoised frozen-state reads of the functions kept still say.
+        facts.cache["frozen_reads"] = {
+            k: v for k, v in memory.frozen_reads.items() if k not in scope
+        }
+        return _decide(index, facts, options, scope, memory, project, fresh)
+
+
+_V = TypeVar("_V")
+
+
+def _outside(table: dict[str, _V], scope: Collection[str]) -> dict[str, _V]:
+    """A copy of `table` without the keys of `scope`."""
+    kept = dict(table)
+    for key in scope:
+        kept.pop(key, None)
+    return kept
+
+
+def _unevaluated(graph: nx.DiGraph, failures: dict[str, str]) -> dict[str, str]:
+    """The functions the fixed point failed to evaluate, and every function that calls one,
+    directly or not (what such a callee does is not known, so neither is what the caller
+    does), each with why."""
+    found = dict(failures)
+    root = {k: k for k in failures}
+    stack = [k for k in failures if k in graph]
+    while stack:
+        callee = stack.pop()
+        for caller in graph.predecessors(callee):
+            if caller not in found:
+                root[caller] = root[callee]
+                name = callee.split("::", 1)[1]
+                reason = failures[root[callee]]
+                found[caller] = f"it calls `{name}`, which could not be analysed ({reason})"
+                stack.append(caller)
+    return found
+
+
+class EvaluationFailed(Exception):
+    """The fixed point failed to evaluate a function (its message says how)."""
+
+
+def _undecided(
+    index: ProjectIndex, key: str, exc: Exception, framework: Framework
+) -> FunctionVerdict:
+    """The verdict of a function the analysis failed on: nothing known, nothing changed."""
+    relpath = key.split("::", 1)[0]
+    fn = index.function(key)
+    facts = FunctionFacts(
+        file=relpath,
+        qualname=fn.qualname,
+        line=fn.line,
+        span=fn.span,
+        is_hybrid=False,
+        has_tensor_parameter=None,
+        has_primitive_parameters=None,
+        has_python_side_effects=None,
+        is_recursive=None,
+        has_tensor_computation=None,
+        caller_covered=None,
+        safety={},
+        framework=framework.name,
+        findings=[
+            Finding(
+                "HY902",
+                "internal_error",
+                "warning",
+                (
+                    f"the analysis of this function {exc}; nothing is known of it and no "
+                    "change is proposed"
+                    if isinstance(exc, BudgetExceeded)
+                    else f"the analysis of this function failed: {exc}; nothing is known of it "
+                    "and no change is proposed"
+                    if isinstance(exc, EvaluationFailed)
+                    else f"the analysis failed on this function ({type(exc).__name__}); no "
+                    "change is proposed"
+                ),
+                fn.span,
+            )
+        ],
+    )
+    return decide(facts)
+
+
+def is_hybrid(
+    index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework = TENSORFLOW
+) -> bool:
+    """Decorated with the framework's compile decorator (`tf.function`) under any spelling,
+    or wrapped by a call of it (`tf.function(f)`)."""
+    if key in facts.wrapped_by_tf_function:
+        return True
+    relpath = key.split("::", 1)[0]
+    fn = index.function(key)
+    for decorator in fn.decorators:
+        ref = index.resolve_dotted(relpath, decorator.name)
+        if ref[0] == "ext" and framework.is_decorator(ref[1]):
+            return True
+    return False
+
+
+def decorator_arguments(
+    index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework = TENSORFLOW
+) -> dict[str, bool]:
+    """Which arguments of the compile decorator (`tf.function`) the decorator, or a call
+    compiling the function (`tf.function(g, ...)`), supplies."""
+    relpath = key.split("::", 1)[0]
+    fn = index.function(key)
+    found = set(facts.wrapper_arguments.get(key, set()))
+    for decorator in fn.decorators:
+        ref = index.resolve_dotted(relpath, decorator.name)
+        if ref[0] == "ext" and framework.is_decorator(ref[1]):
+            found |= framework.argument_names(len(decorator.args), (k for k, _ in decorator.kwargs))
+    return dict.fromkeys(found, True)
+
+
+def retracing_findings(
+    index: ProjectIndex, variation: LiteralVariation, key: str, def_span: Span
+) -> tuple[bool | None, list[Finding]]:
+    """`has_primitive_parameters` and its HY201/HY202 findings, each at the call site that
+    shows the retrace (in this file; a caller in another file is named in the message and the
+    finding stays on the `def`)."""
+    relpath = key.split("::", 1)[0]
+
+    def finding(code: str, name: str, params: dict[str, Retrace], text: str) -> Finding:
+        sites = [r.site for r in params.values()]
+        others = [o for r in params.values() for o in r.others]
+        here = [s.span for s in [*sites, *others] if s.caller.startswith(relpath + "::")]
+        span, where = def_span, ""
+        if here:
+            span = min(here, key=lambda s: (s.start_line, s.start_col))
+            primary = [s.span for s in sites if s.caller.startswith(relpath + "::")]
+            span = min(primary or here, key=lambda s: (s.start_line, s.start_col))
+        else:
+            first = min(sites, key=lambda s: (s.caller, s.span.start_line))
+            where = f" (the call at {first.caller.split('::', 1)[0]}:{first.span.start_line})"
+        parts = ", ".join(f"`{n}` ({params[n].reason})" for n in sorted(params))
+        related = tuple(dict.fromkeys(s for s in here if s != span))
+        return Finding(code, name, "warning", text.format(parts=parts) + where, span, related)
+
+    verb = index.function_framework(key).retrace_verb
+    retracing = variation.retracing(key)
+    if retracing:
+        return True, [
+            finding(
+                "HY201",
+                "has_primitive_parameters",
+                retracing,
+                "a caller passes Python literals that differ between calls for {parts}: "
+                f"each new value {verb}s",
+            )
+        ]
+    unknown = variation.retracing(key, unknown_kind=True)
+    if unknown:
+        return None, [
+            finding(
+                "HY202",
+                "undeterminable_primitive_parameter",
+                unknown,
+                "a caller passes values of unknown kind that differ between calls for "
+                f"{{parts}}: a Python number there would {verb} on every new value",
+            )
+        ]
+    return False, []
+
+
+def keep_reason(
+    index: ProjectIndex,
+    key: str,
+    decorator_args: dict[str, bool],
+    has_tensor: bool | None,
+    computation: bool,
+    opaque: bool,
+    stateful: bool,
+) -> str | None:
+    """Why an existing `tf.function` stays even where P2/P3/P6 would remove it, or None.
+
+    A supplied `input_signature` is a deliberate contract (fixed dtypes and shapes, one
+    trace); a decorator written inside a test exercises graph mode on purpose; a function
+    without tensor parameters that still runs TensorFlow operations computes on what it
+    captures or is given (variables, models, layers: calling one is TensorFlow computation)
+    and the graph speeds that up; a call of an unknown callable on tensors (a loaded model) may be
+    all the computation there is.
+    """
+    if decorator_args.get("input_signature"):
+        return "its input_signature fixes the traced dtypes and shapes on purpose"
+    test = enclosing_test(index, key)
+    if test is not None:
+        return f"it is defined in the test `{test}`, which exercises graph mode on purpose"
+    if has_tensor is False and stateful:
+        return (
+            "no parameter is a tensor, but it runs TensorFlow operations on variables, models "
+            "or layers it captures or is given, which the graph speeds up"
+        )
+    if not computation and opaque:
+        return (
+            "it applies a callable of unknown kind to tensors, which may run TensorFlow operations"
+        )
+    return None
+
+
+def enclosing_test(index: ProjectIndex, key: str) -> str | None:
+    """The test function or test class the function is defined in (pytest's `test_*`
+    functions and `Test*` classes, unittest's `TestCase` subclasses), or None."""
+    relpath = key.split("::", 1)[0]
+    module = index.modules[relpath]
+    fn = index.function(key)
+    class_qualname = fn.class_qualname
+    parent = fn.parent_qualname
+    while parent is not None or class_qualname is not None:
+        if class_qualname is not None:
+            cls = module.classes.get(class_qualname)
+            if cls is None:
+                break
+            if cls.name.startswith("Test") or index.is_test_case(f"{relpath}::{class_qualname}"):
+                return cls.qualname
+            parent, class_qualname = cls.parent_qualname, None
+            continue
+        assert parent is not None
+        outer = module.functions.get(parent)
+        if outer is None:
+            break
+        if outer.name.startswith("test"):
+            return outer.qualname
+        parent, class_qualname = outer.parent_qualname, outer.class_qualname
+    return None
+
+
+TEST_FILE_PATTERNS = ("test_*.py", "*_test.py", "conftest.py")
+"""pytest's default test files (and its fixtures module)."""
+
+
+def is_test_code(index: ProjectIndex, key: str) -> bool:
+    """Code that only a test run executes: a test file's functions and module code, a test
+    function or method, or anything defined inside one."""
+    relpath, qualname = key.split("::", 1)
+    if any(fnmatchcase(relpath.rsplit("/", 1)[-1], p) for p in TEST_FILE_PATTERNS):
+        return True
+    if qualname == "<module>":
+        return False
+    fn = index.function(key)
+    if fn.name.startswith("test"):
+        return True
+    if fn.class_qualname is not None:
+        cls = index.modules[relpath].classes.get(fn.class_qualname)
+        if cls is not None and (
+            cls.name.startswith("Test") or index.is_test_case(f"{relpath}::{cls.qualname}")
+        ):
+            return True
+    return enclosing_test(index, key) is not None
+
+
+def _verdict(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: str,
+    effect_summary: object,
+    recursive: bool,
+    computation: bool,
+    covered: bool,
+    hybrid: bool,
+    options: AnalysisOptions,
+    helpers: HelperSafety,
+    opaque: bool = False,
+    stateful: bool = False,
+    variation: LiteralVariation | None = None,
+    not_candidate: list[NotCandidate] | None = None,
+    traced: Collection[str] = frozenset(),
+    hybrid_keys: Collection[str] = frozenset(),
+    framework: Framework = TENSORFLOW,
+    seeding: GlobalSeeding | None = None,
+) -> FunctionVerdict:
+    from hybridize.analyzer.facts.effects import EffectSummary
+
+    assert isinstance(effect_summary, EffectSummary)
+    relpath = key.split("::", 1)[0]
+    fn = index.function(key)
+    explicit = fn.explicit_params
+    evidence = facts.external_evidence.get(key) or facts.param_atoms.get(key, {})
+    evaluator_params: list[ParamReport] = []
+    from hybridize.analyzer.facts.evaluator import get_evaluator
+
+    evaluator = get_evaluator(index, facts, key)
+    any_tensor = False
+    any_unknown = False
+    for p in explicit:
+        atoms = set(evidence.get(p.name, set())) | set(evaluator.hint_atoms(p.annotation))
+        tensor = any(is_tensor_like(a) for a in atoms)
+        if tensor:
+            any_tensor = True
+            is_tensor: bool | None = True
+        elif not atoms:
+            # No evidence: a parameter without a default is unknown, and so are `*args` and
+            # `**kwargs` (a caller may pass tensors through them, e.g. `f(*batch)`, or a
+            # framework may; nothing shows they stay empty). Only an unused default is known.
+            is_tensor = None if p.default is None else False
+            if is_tensor is None:
+                any_unknown = True
+        elif any(a[0] == "?" for a in atoms):
+            is_tensor = None
+            any_unknown = True
+        else:
+            is_tensor = False
+        specs = tuple(
+            TensorSpec("TensorSpec", a[1], a[2])
+            for a in sorted(atoms, key=repr)
+            if a[0] in ("tensor", "variable")
+        )
+        evaluator_params.append(ParamReport(p.name, is_tensor, specs))
+    has_tensor: bool | None
+    if any_tensor:
+        has_tensor = True
+    elif not explicit:
+        has_tensor = False
+    elif any_unknown:
+        has_tensor = None
+    else:
+        has_tensor = False
+    speculative = False
+    assumptions: list[str] = []
+    if has_tensor is None:
+        assumption = speculate(index, key)
+        if assumption is not None:
+            has_tensor, speculative = True, True
+            assumptions.append(assumption)
+    findings: list[Finding] = []
+    variation = variation or LiteralVariation(index, facts)
+    primitive, primitive_findings = retracing_findings(index, variation, key, fn.span)
+    findings.extend(primitive_findings)
+    for effect in effect_summary.effects:
+        findings.append(
+            Finding(effect.code, "has_python_side_effects", "error", effect.message, effect.span)
+        )
+    side_effects: bool | None = effect_summary.has_effects
+    if not side_effects and effect_summary.undeterminable:
+        side_effects = None
+        for effect in effect_summary.undeterminable[:1]:
+            findings.append(
+                Finding(
+                    effect.code,
+                    "undeterminable_side_effects",
+                    "warning",
+                    effect.message,
+                    effect.span,
+                )
+            )
+    if recursive:
+        findings.append(
+            Finding(
+                "HY501",
+                "is_recursive",
+                "error",
+                "calls itself, directly or through other functions",
+                fn.span,
+            )
+        )
+    safety, safety_findings = safety_facts(index, facts, key, helpers)
+    findings.extend(safety_findings)
+    # What compiling would change, only for a function that may be compiled: one that takes
+    # no tensor is never decorated (HY001), and a model factory returning a Keras model or
+    # an environment's `step` reading its own state are not hazards of their own.
+    compilable = has_tensor is not False
+    return_findings, return_assumptions = (
+        python_value_returns(index, facts, key, hybrid_keys, traced) if compilable else ([], [])
+    )
+    safety["has_python_value_returns"] = bool(return_findings)
+    frozen_findings = frozen_state_reads(index, facts, key) if compilable and not hybrid else []
+    safety["has_frozen_python_state_reads"] = bool(frozen_findings)
+    findings.extend(frozen_findings)
+    unhashable = unhashable_arguments(index, facts, key) if compilable and not hybrid else []
+    safety["has_unhashable_arguments"] = bool(unhashable)
+    findings.extend(unhashable)
+    rank_lost = rank_losing_slices(index, facts, key) if compilable and not hybrid else []
+    safety["has_rank_losing_slices"] = bool(rank_lost)
+    findings.extend(rank_lost)
+    seeded_findings = (
+        seeded_random_draws(index, facts, key, seeding) if compilable and not hybrid else []
+    )
+    safety["draws_seeded_global_random"] = bool(seeded_findings)
+    findings.extend(seeded_findings)
+    findings.extend(return_findings)
+    assumptions.extend(return_assumptions)
+    supplied = supplied_signature(index, facts, key, framework) if hybrid else None
+
+    signature: tuple[object, ...] | None = None
+    absence: str | None = None
+    static_axes = False
+    if supplied is not None:
+        unresolved = unresolved_axis(fn, parameter_names(index, key), supplied)
+        if unresolved is not None:
+            static_axes = True
+            findings.append(
+                Finding(
+                    "HY404",
+                    "has_unresolved_statically_read_axes",
+                    "warning",
+                    f"the body reads `{unresolved[0]}.shape[{unresolved[1]}]` as a Python int, "
+                    "but the input_signature leaves that axis None: inside the graph it is None",
+                    fn.span,
+                )
+            )
+    if options.infer_input_signatures:
+        inference = infer_signature(index, facts, key, speculative=speculative)
+        signature, absence = inference.signature, inference.reason
+        static_axes = static_axes or inference.unresolved_static_axes
+        if inference.unresolved_static_axes:
+            findings.append(
+                Finding(
+                    "HY404",
+                    "has_unresolved_statically_read_axes",
+                    "warning",
+                    f"no input_signature: {absence}",
+                    fn.span,
+                )
+            )
+        if supplied is not None and inference.signature is not None:
+            relation = compare(supplied, inference.signature)
+            findings.append(
+                Finding(
+                    "HY013",
+                    "supplied_input_signature",
+                    "info" if relation in ("equal", "broader") else "warning",
+                    f"the decorator's input_signature is {relation} than the call sites need"
+                    if relation in ("broader", "tighter")
+                    else f"the decorator's input_signature is {relation} to the call sites",
+                    fn.span,
+                )
+            )
+    # Keep one finding per (code, line) so a loop of prints is not a wall of text.
+    unique: dict[tuple[str, int, int], Finding] = {}
+    for finding in findings:
+        unique.setdefault((finding.code, finding.span.start_line, finding.span.start_col), finding)
+    decorator_args = decorator_arguments(index, facts, key, framework) if hybrid else {}
+    function_facts = FunctionFacts(
+        file=relpath,
+        qualname=fn.qualname,
+        line=fn.line,
+        span=fn.span,
+        is_hybrid=hybrid,
+        has_tensor_parameter=has_tensor,
+        has_primitive_parameters=primitive,
+        has_python_side_effects=side_effects,
+        is_recursive=recursive,
+        has_tensor_computation=computation,
+        caller_covered=covered,
+        safety=safety,
+        not_candidate=not_candidate or [],
+        speculative=speculative,
+        assumptions=assumptions,
+        addition_assumptions=process_wide_assumptions(index, facts, framework),
+        findings=list(unique.values()),
+        params=tuple(evaluator_params),
+        decorator_args=decorator_args,
+        keep_reason=keep_reason(
+            index, key, decorator_args, has_tensor, computation, opaque, stateful
+        )
+        if hybrid
+        else None,
+        infer_input_signatures=options.infer_input_signatures,
+        has_unresolved_statically_read_axes=static_axes,
+        input_signature=signature,
+        supplied_input_signature=supplied,
+        input_signature_absence_reason=absence if signature is None else None,
+        framework=framework.name,
+    )
+    return decide(function_facts)
+
+
+__all__ = [
+    # The pipeline's entry points, with the per-file phase's own (`file_summaries`).
+    "PARALLEL_THRESHOLD",
+    "AnalysisOptions",
+    "analyze_path",
+    "analyze_summaries",
+    "collect_summaries",
+    "is_primitive",
+    "summarize_text",
+    "survivors_collectable",
+]

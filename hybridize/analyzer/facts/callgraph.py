@@ -1,0 +1,403 @@
+"""The call graph (networkx) and the facts that follow its edges.
+
+Edges come from the solved call sites: plain calls, methods on `self`/`cls`, `super()`, calls
+through module aliases, Keras instance calls (`model(x)` reaches `Model.call`), constructors
+(`__init__`), and callbacks handed to tf.data / `tf.map_fn` / `strategy.run`. From the graph:
+recursion (a cycle through the function), tensor computation (a TF op anywhere below), and
+covered callers (every caller already runs as a graph).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import networkx as nx
+
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
+from hybridize.analyzer.facts.resolve import ProjectIndex, canonical_external
+from hybridize.analyzer.facts.scan_memo import per_function, per_module
+from hybridize.analyzer.facts.values import is_tensor_like, is_unknown
+from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
+
+CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
+"""APIs whose call runs TF ops even when the table does not mark them as ops: creating a
+variable, or a Keras Input (a model built on one creates its weights at once)."""
+
+
+TRACED = "traced_callback"
+"""Edge kind of a callback that TensorFlow traces into a graph of its own whatever the
+caller's mode (`Dataset.map`): its ops run in that graph, not in the caller."""
+
+
+def build_call_graph(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> nx.DiGraph:
+    """Functions as nodes, caller -> callee edges."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(keys)
+    for caller, calls in facts.calls.items():
+        for resolved in calls:
+            for kind, target in callees(index, resolved):
+                graph.add_edge(caller, target, kind=kind)
+    for callee, callers in facts.callback_callers.items():
+        for caller in callers:
+            if graph.has_edge(caller, callee):
+                continue  # also called directly: the call runs in the caller's mode
+            in_callers_mode = caller in facts.caller_mode_callbacks.get(callee, ())
+            graph.add_edge(caller, callee, kind="callback" if in_callers_mode else TRACED)
+    return graph
+
+
+def recursive_functions(graph: nx.DiGraph) -> set[str]:
+    """Functions on a cycle: direct (self-loop) or mutual (a strongly connected component)."""
+    found: set[str] = set()
+    for component in nx.strongly_connected_components(graph):
+        if len(component) > 1:
+            found |= component
+        else:
+            (node,) = component
+            if graph.has_edge(node, node):
+                found.add(node)
+    return found
+
+
+def external_keras_call(resolved: ResolvedCall) -> bool:
+    """A call of a Keras layer, model, loss or metric that is not a project class: it runs
+    framework ops."""
+    return not resolved.targets and any(
+        role in ("layer", "model", "loss", "metric") for role in resolved.receiver_roles
+    )
+
+
+def local_tensor_computation(facts: TensorFacts, key: str) -> bool:
+    """A TF op in the body itself: an API call, a Keras call, or an operator on tensors."""
+    for resolved in facts.calls.get(key, []):
+        if any(info.tensor_op or info.returns in CREATES_TF_STATE for info in resolved.api):
+            return True
+        if external_keras_call(resolved):
+            return True
+    evaluator = facts.evaluators.get(key)
+    if evaluator is not None:
+        for sym, atoms in evaluator.memo.items():
+            if sym[0] == "op" and any(a[0] in ("tensor", "variable") for a in atoms):
+                return True
+            if sym[0] == "item":
+                # Slicing a tensor is an op; picking an element of a Python tuple is not.
+                base = evaluator.memo.get(sym[1], frozenset())
+                if any(a[0] in ("tensor", "variable") for a in base):
+                    return True
+    return False
+
+
+def local_opaque_tensor_call(facts: TensorFacts, key: str) -> bool:
+    """A call in the body of something the analysis cannot see (a model loaded from disk, a
+    callable of unknown kind) applied to tensors: it may well run TensorFlow operations."""
+    for resolved in facts.calls.get(key, []):
+        unknown_callee = not resolved.targets and not resolved.api and not resolved.receiver_roles
+        if unknown_callee and all(map(is_unknown, resolved.callee_atoms)):
+            arguments = [*resolved.args, *resolved.kwargs.values()]
+            if any(is_tensor_like(a) for atoms in arguments for a in atoms):
+                return True
+    return False
+
+
+def opaque_tensor_calls(
+    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]
+) -> dict[str, bool]:
+    """Whether the function, or anything it calls, applies an unknown callable to tensors."""
+    return reaching(graph, {k: local_opaque_tensor_call(facts, k) for k in keys})
+
+
+def _holds_variable(atoms: Iterable[tuple], depth: int = 0) -> bool:
+    """A `tf.Variable`, or a container of them (`model.trainable_variables`)."""
+    for atom in atoms:
+        if atom[0] == "variable":
+            return True
+        if depth < 3 and atom[0] == "seq" and _holds_variable(atom[2], depth + 1):
+            return True
+        if (
+            depth < 3
+            and atom[0] == "tup"
+            and any(_holds_variable(part, depth + 1) for part in atom[1])
+        ):
+            return True
+    return False
+
+
+def local_stateful_computation(facts: TensorFacts, key: str) -> bool:
+    """TensorFlow computation on state: a model or layer called (its weights are read), a
+    variable read or updated by an op or an operator. Such a body computes on variables it
+    captures (`self.w`, a module-level `tf.Variable`, a model held by a closure) or reaches
+    through a non-tensor argument, even when no parameter is a tensor."""
+    for resolved in facts.calls.get(key, []):
+        if any(kind == "layer_call" for kind, _ in resolved.targets) or any(
+            role in ("layer", "model") for role in resolved.receiver_roles
+        ):
+            return True
+        variable_method = any(
+            a[0] == "boundext" and a[1] == "variable" for a in resolved.callee_atoms
+        )
+        if variable_method or any(info.tensor_op for info in resolved.api):
+            arguments = [*resolved.args, *resolved.kwargs.values()]
+            if variable_method or any(_holds_variable(atoms) for atoms in arguments):
+                return True
+    evaluator = facts.evaluators.get(key)
+    if evaluator is not None:
+        for receiver, _attribute, _span, _calls in evaluator.fn.variable_reads:
+            # `model.trainable_variables`: the weights themselves, whatever is done with them.
+            if any(a[0] == "obj" and a[1] in ("layer", "model") for a in evaluator.eval(receiver)):
+                return True
+        for sym in evaluator.memo:
+            if sym[0] == "op" and any(
+                _holds_variable(evaluator.memo.get(operand, ())) for operand in sym[1]
+            ):
+                return True
+    return False
+
+
+def stateful_computation(
+    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]
+) -> dict[str, bool]:
+    """Whether the function, or anything it calls, computes on variables, models or layers."""
+    return reaching(graph, {k: local_stateful_computation(facts, k) for k in keys})
+
+
+KERAS_COMPILED_STEPS = frozenset({"train_step", "test_step", "predict_step"})
+"""Methods of a Keras Model that `fit`/`evaluate`/`predict` wrap in a `tf.function` of their
+own (`make_train_function` and friends) unless the model runs eagerly."""
+KERAS_OPTIMIZER_HOOKS = frozenset(
+    {
+        "update_step",
+        "_update_step",
+        "_resource_apply_dense",
+        "_resource_apply_sparse",
+        "_resource_apply_sparse_duplicate_indices",
+        "_apply_dense",
+        "_apply_sparse",
+    }
+)
+"""Per-variable update hooks of a Keras optimizer (Keras 3, Keras 2 and the legacy
+`OptimizerV2`): `apply_gradients` calls them once per variable, inside the train function
+Keras compiles in `fit`, or inside the caller's own step, which is the function to compile
+(Keras 2 also compiles `update_step` with XLA itself under `jit_compile`). A decorator of
+their own would trace once per variable shape and dtype, and pay a call's overhead per
+variable and step for a few element-wise ops."""
+FRAMEWORK_COMPILED_METHODS: dict[str, frozenset[str]] = {
+    "model": KERAS_COMPILED_STEPS,
+    "optimizer": KERAS_OPTIMIZER_HOOKS,
+}
+"""Methods that Keras calls from a graph of its own, by the Keras role of their class."""
+
+
+def framework_compiled(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> set[str]:
+    """Functions a framework calls from a graph of its own: the `train_step`, `test_step` and
+    `predict_step` overrides of Keras models, the per-variable update hooks of Keras
+    optimizers (`FRAMEWORK_COMPILED_METHODS`). Not the steps of a model the project asks to
+    run eagerly (`compile(run_eagerly=True)`, `model.run_eagerly = True`): Keras calls them as
+    plain Python. That model's class and the classes it inherits the steps from are the ones
+    concerned; when what is told to run eagerly is not known, every model is."""
+    eager = _eager_model_classes(index, facts)
+    if eager is None:
+        return set()
+    found = set()
+    wanted = set(keys)
+    hooks = per_module(facts, index, "framework_hooks", lambda r, m: _framework_hooks(index, r, m))
+    for module_hooks in hooks.values():
+        for key, class_key, role in module_hooks:
+            if key in wanted and not (role == "model" and class_key in eager):
+                found.add(key)
+    return found
+
+
+def _framework_hooks(
+    index: ProjectIndex, relpath: str, module: ModuleSummary
+) -> list[tuple[str, str, str]]:
+    """The methods of a module's classes that the framework calls from a graph of its own
+    (`FRAMEWORK_COMPILED_METHODS`), with their class and its Keras role."""
+    found = []
+    for qualname, fn in module.functions.items():
+        if fn.class_qualname is None:
+            continue
+        class_key = f"{relpath}::{fn.class_qualname}"
+        role = index.keras_role(class_key) or _keras_optimizer_role(index, class_key)
+        if role is not None and fn.name in FRAMEWORK_COMPILED_METHODS.get(role, ()):
+            found.append((f"{relpath}::{qualname}", class_key, role))
+    return found
+
+
+def _keras_optimizer_role(index: ProjectIndex, class_key: str) -> str | None:
+    """The role "optimizer" when the class derives from a Keras optimizer (`keras.optimizers.*`,
+    `keras.Optimizer`, in any of their spellings)."""
+    for key in index.mro(class_key):
+        try:
+            refs = index.base_refs(key)
+        except KeyError:
+            return None
+        for ref in refs:
+            name = canonical_external(ref[1]) if ref[0] == "ext" else ""
+            if name.startswith("keras.optimizers.") or name == "keras.Optimizer":
+                return "optimizer"
+    return None
+
+
+def _eager_model_classes(index: ProjectIndex, facts: TensorFacts) -> set[str] | None:
+    """The project model classes whose steps Keras runs eagerly: the class of every object
+    compiled with `run_eagerly` not False (`.compile(run_eagerly=...)`) or given
+    `.run_eagerly = ...`, with the classes it inherits from (its steps may be defined there).
+    None when such an object's class is not known (a parameter, a factory's result): then any
+    model may run eagerly."""
+    eager: set[str] = set()
+    compiled = per_function(facts, "eager_compiles", _eager_compiles)
+    for key, receivers in compiled.items():
+        for receiver in receivers:
+            if not _add_model_classes(index, facts, key, receiver, eager):
+                return None
+    stores = per_module(facts, index, "run_eagerly_stores", _run_eagerly_stores)
+    for module_stores in stores.values():
+        for key, target in module_stores:
+            if not _add_model_classes(index, facts, key, target, eager):
+                return None
+    return {base for class_key in eager for base in index.mro(class_key)}
+
+
+def _eager_compiles(_key: str, calls: list[ResolvedCall]) -> list[Sym]:
+    """The receivers of a function's `.compile(run_eagerly=...)` calls (not False)."""
+    found = []
+    for resolved in calls:
+        site = resolved.site
+        # `compile` is the Keras API that takes `run_eagerly` (a flag definition or a
+        # config object of the same keyword sets nothing; its value reaches `compile`).
+        if site.callee[0] != "attr" or site.callee[2] != "compile":
+            continue
+        if any(n == "run_eagerly" and v != ("lit", "bool", False) for n, v in site.kwargs):
+            found.append(site.callee[1])
+    return found
+
+
+def _run_eagerly_stores(relpath: str, module: ModuleSummary) -> list[tuple[str, Sym]]:
+    """Where a module's code assigns `.run_eagerly`: the function and the object."""
+    return [
+        (f"{relpath}::{fn.qualname}", store.target)
+        for fn in (module.module_code, *module.functions.values())
+        for store in fn.stores
+        if store.kind == "attr" and store.name == "run_eagerly"
+    ]
+
+
+def _add_model_classes(
+    index: ProjectIndex, facts: TensorFacts, key: str, receiver: Sym, eager: set[str]
+) -> bool:
+    """Add the project classes `receiver` may be an instance of; False when it may be
+    something unknown. A Keras object of no project class (`keras.Sequential([...])`) has no
+    step of the project's to run."""
+    try:
+        atoms = get_evaluator(index, facts, key).eval(receiver)
+    except KeyError:
+        return False
+    if not atoms:
+        return False
+    for atom in atoms:
+        if atom[0] == "obj":
+            if atom[2] is not None:
+                eager.add(atom[2])
+        elif atom[0] != "lit":
+            return False
+    return True
+
+
+def tensor_computation(
+    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]
+) -> dict[str, bool]:
+    """Whether a TF op runs in the function or anything it (transitively) calls in user code.
+
+    A callback that tf.data traces (`ds.map(fn)`) runs in a graph of tf.data's, not in the
+    function that builds the pipeline: building a dataset is not tensor computation.
+    """
+    return following_calls(graph, facts, {k: local_tensor_computation(facts, k) for k in keys})
+
+
+def following_calls(
+    graph: nx.DiGraph, facts: TensorFacts, local: dict[str, bool]
+) -> dict[str, bool]:
+    """Whether each function, or anything it runs as part of its own execution (calls, and
+    callbacks run in its mode), has a `local` property; callbacks that TensorFlow traces
+    separately (`Dataset.map`) are not part of the caller's execution."""
+    return reaching(graph, local, skip_kinds=frozenset({TRACED}))
+
+
+def reaching(
+    graph: nx.DiGraph, local: dict[str, bool], skip_kinds: frozenset[str] = frozenset()
+) -> dict[str, bool]:
+    """Whether each function, or anything it (transitively) calls, has a `local` property;
+    edges of a kind in `skip_kinds` are not followed."""
+    result = dict(local)
+    for nodes in components_bottom_up(graph):
+        value = any(local.get(n, False) for n in nodes) or any(
+            result.get(callee, False)
+            for n in nodes
+            for callee, attrs in graph[n].items()
+            if attrs.get("kind") not in skip_kinds
+        )
+        for n in nodes:
+            result[n] = value
+    return result
+
+
+def components_bottom_up(graph: nx.DiGraph) -> list[list[str]]:
+    """The strongly connected components (a cycle, or one function), callees first: a fact
+    that flows from callees to callers is complete for every component when it is reached,
+    except through the component's own cycle. Computed once per graph (it does not change
+    once built) and shared by the facts that follow the edges."""
+    cached = graph.graph.get("components_bottom_up")
+    if cached is not None:
+        return list(cached)
+    condensed = nx.condensation(graph)
+    by_component: dict[int, list[str]] = {}
+    for node, comp in condensed.graph["mapping"].items():
+        by_component.setdefault(comp, []).append(node)
+    # A cycle's members sorted: the facts iterated over a cycle then name the same first
+    # witness in any file order.
+    order = [sorted(by_component[comp]) for comp in reversed(list(nx.topological_sort(condensed)))]
+    graph.graph["components_bottom_up"] = order
+    return list(order)
+
+
+def covered_callers(
+    graph: nx.DiGraph,
+    facts: TensorFacts,
+    hybrid: set[str],
+    keys: Iterable[str],
+    compiled_by_framework: set[str] | None = None,
+) -> dict[str, bool]:
+    """True when the function has callers and every one already runs as a graph.
+
+    A caller runs as a graph when it is hybrid, is a callback that TensorFlow traces whatever
+    its caller's mode (tf.data's `Dataset.map`, `tf.function(f)`), or is itself covered. A
+    `tf.map_fn`/`tf.cond`/`strategy.run` callback runs in its caller's mode, so its caller
+    counts as a direct one. A function a framework calls from its own graph (a Keras
+    `train_step`, see `framework_compiled`) has that caller too. Module-level code and tests
+    are never graphs.
+    """
+    traced = hybrid | facts.traced_callbacks | (compiled_by_framework or set())
+    covered: dict[str, bool] = {}
+
+    def is_covered(key: str, stack: frozenset[str]) -> bool:
+        if key in covered:
+            return covered[key]
+        direct = [
+            c
+            for c in (*facts.callers.get(key, ()), *facts.caller_mode_callbacks.get(key, ()))
+            if c != key
+        ]
+        if not direct:
+            # Only handed to tf.data or a framework (which trace it), or never called at all.
+            value = key in facts.traced_callbacks or key in (compiled_by_framework or set())
+        elif key in stack:
+            return False
+        else:
+            value = all(
+                not c.endswith("::<module>") and (c in traced or is_covered(c, stack | {key}))
+                for c in direct
+            )
+        covered[key] = value
+        return value
+
+    return {k: is_covered(k, frozenset()) for k in keys}

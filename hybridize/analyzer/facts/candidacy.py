@@ -1,0 +1,530 @@
+"""Code that is not a `@tf.function` candidate by its nature, whatever its parameters.
+
+Some functions look like candidates to the tensor analysis (they take arrays, call framework
+APIs) and yet gain nothing from a decorator, or break under one:
+
+* **Not TensorFlow code.** A module that imports neither TensorFlow nor Keras, itself or
+  through the project modules it imports, holds no TensorFlow function: it gets no verdict
+  at all. Keras 3 code written against the backend-agnostic API (`keras.ops`, `keras.random`,
+  a project that imports Keras but never TensorFlow, a branch on `keras.backend.backend()`
+  naming another backend) computes on *backend* tensors: a `tf.function` around it ties it
+  to the TensorFlow backend and breaks it under JAX or PyTorch.
+* **TF1 graph code.** Placeholders, sessions and `sess.run`, `get_variable` and variable
+  scopes, graph collections and `tf.Graph().as_default()` build or run a TF1 graph; a
+  `tf.function` refuses placeholders, cannot run a session inside its trace and creates
+  variables on its first trace only. A module that switches the program to graph mode
+  (`disable_eager_execution`, `disable_v2_behavior`) is a TF1 program as a whole.
+* **tf.data pipeline builders.** A function that returns a `tf.data.Dataset` (or an iterator
+  over one) builds a Python object once; tf.data traces the callbacks (`map`, `filter`, ...)
+  into graphs by itself, so a decorator around the builder adds a trace and nothing else.
+
+The facts here are computed once per project from the solved tensor facts and the call graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import networkx as nx
+
+from hybridize.analyzer.facts.callgraph import external_keras_call, following_calls
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.scan_memo import per_function
+from hybridize.analyzer.facts.values import Atom, is_tensor_like
+from hybridize.analyzer.frameworks import ApiInfo
+from hybridize.analyzer.frameworks.framework import (
+    FRAMEWORKS,
+    TENSORFLOW,
+    TORCH,
+    Framework,
+    framework_of_imports,
+)
+from hybridize.analyzer.frameworks.tensorflow_rules import (
+    GRAPH_MODE_SWITCHES,
+    KERAS_BACKEND_AGNOSTIC_NAMESPACES,
+    KERAS_BACKEND_QUERIES,
+    KERAS_OTHER_BACKENDS,
+    KERAS_PACKAGES,
+    is_tensorflow_package,
+)
+from hybridize.analyzer.summaries.ir import ImportSummary, ModuleSummary, Sym, module_imports
+from hybridize.model import Span
+
+TRANSPARENT_DECORATORS = frozenset(
+    {
+        "builtins.staticmethod",
+        "builtins.classmethod",
+        "builtins.property",
+        "abc.abstractmethod",
+        "typing.overload",
+        "typing.final",
+        "typing.override",
+        "typing_extensions.final",
+        "typing_extensions.override",
+        "typing_extensions.overload",
+    }
+)
+"""Decorators that take any callable and hand it on unchanged (or bind it as a method)."""
+PROPERTY_ACCESSORS = frozenset({"setter", "getter", "deleter"})
+
+
+@dataclass(frozen=True, slots=True)
+class NotCandidate:
+    """Why a function is no candidate: a failure name of the verdict, its check, in words."""
+
+    failure: str
+    code: str
+    message: str
+    span: Span | None = None
+    """The call that shows it, when it is in the function's own body; else the `def`."""
+
+
+ANALYSED_FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW, TORCH)
+"""The frameworks whose code gets verdicts: those the analysis has the knowledge for (their
+API tables and rules, and the checks that declare them)."""
+
+
+class CandidacyModules(NamedTuple):
+    """Facts of the whole project about its modules, from their imports."""
+
+    tensorflow: set[str]
+    """Modules reached by TensorFlow imports (themselves or through project modules)."""
+    keras: set[str]
+    """Modules reached by Keras imports."""
+    graph_mode: set[str]
+    """Modules that switch to TF1 graph mode."""
+    frameworks: dict[str, Framework]
+    """The framework of each module that some framework's imports reach
+    (`framework_of_imports` of the packages reaching it)."""
+
+    def framework(self, relpath: str) -> Framework:
+        """The compile target of a module's functions: its framework, TensorFlow (the
+        default target, whose decorator the analysis has always looked for) when none."""
+        return self.frameworks.get(relpath, TENSORFLOW)
+
+    def function_framework(self, index: ProjectIndex, key: str) -> Framework:
+        """The compile target of one function: its module's, or in a module importing more
+        than one framework, the one the function uses (`ProjectIndex.function_framework`)."""
+        relpath = key.split("::", 1)[0]
+        framework = self.framework(relpath)
+        if framework in ANALYSED_FRAMEWORKS and index.mixes_frameworks(relpath):
+            return index.function_framework(key)
+        return framework
+
+
+LoadedImports = tuple[tuple[frozenset[str], str], ...]
+"""Each import of a module: the project modules it loads, and its source."""
+
+
+@dataclass(slots=True)
+class ModuleImports:
+    """What each module's imports load, kept from one verdict phase to the next while name
+    resolution is unchanged (an edit that keeps every interface), with the framework packages
+    each module reaches through them: an edit rarely changes an import, and then neither is
+    walked again."""
+
+    loaded: dict[str, tuple[ModuleSummary, LoadedImports]] = field(default_factory=dict)
+    """Per module: the summary its entry was made from, and its loaded imports."""
+    roots: dict[str, set[str]] | None = None
+    """`_reaching_roots` of `loaded` (None: to be found again)."""
+
+
+def candidacy_modules(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    keys: Iterable[str],
+    imports: ModuleImports | None = None,
+) -> CandidacyModules:
+    """The project-wide module sets of `Candidacy`, over every function `keys` names.
+
+    `imports` memoises what each module's imports load: kept from an earlier call while
+    name resolution is unchanged, it is reused for the modules whose summary is the same."""
+    switching = per_function(facts, "graph_mode_switches", _switches_graph_mode)
+    graph_mode = {k.split("::", 1)[0] for k in switching.keys() & set(keys)}
+    imports = ModuleImports() if imports is None else imports
+    loaded = imports.loaded
+    for relpath, module in index.modules.items():
+        known = loaded.get(relpath)
+        if known is None or known[0] is not module:
+            entry = tuple(
+                (frozenset(_project_modules(index, imp, relpath)), imp.source)
+                for imp in module_imports(module)
+            )
+            if known is None or known[1] != entry:
+                imports.roots = None
+            loaded[relpath] = (module, entry)
+    for relpath in [r for r in loaded if r not in index.modules]:
+        del loaded[relpath]
+        imports.roots = None
+    if imports.roots is None:
+        imports.roots = _reaching_roots(loaded, lambda root: any(f.uses(root) for f in FRAMEWORKS))
+    roots = imports.roots
+    frameworks = {
+        relpath: found
+        for relpath, packages in roots.items()
+        if (found := framework_of_imports(packages)) is not None
+    }
+    return CandidacyModules(
+        {r for r, packages in roots.items() if any(map(is_tensorflow_package, packages))},
+        {r for r, packages in roots.items() if any(map(KERAS_PACKAGES.__contains__, packages))},
+        graph_mode,
+        frameworks,
+    )
+
+
+def _switches_graph_mode(_key: str, calls: list[ResolvedCall]) -> bool:
+    return any(i.name in GRAPH_MODE_SWITCHES for r in calls for i in r.api)
+
+
+def _reaching_roots(
+    imports: dict[str, tuple[ModuleSummary, LoadedImports]], relevant: Callable[[str], bool]
+) -> dict[str, set[str]]:
+    """The top-level packages `relevant` accepts that each module imports, directly or
+    through the project modules it imports (modules reached by none are left out)."""
+    roots: dict[str, set[str]] = {}
+    imported_by: dict[str, set[str]] = {}
+    for relpath, (_module, loaded) in imports.items():
+        for targets, source in loaded:
+            if targets:
+                for target in targets:
+                    imported_by.setdefault(target, set()).add(relpath)
+            elif not source.startswith(".") and relevant(root := source.split(".")[0]):
+                roots.setdefault(relpath, set()).add(root)
+    stack = list(roots)
+    while stack:
+        module = stack.pop()
+        for importer in imported_by.get(module, ()):
+            known = roots.setdefault(importer, set())
+            if not roots[module] <= known:
+                known |= roots[module]
+                stack.append(importer)
+    return roots
+
+
+def _project_modules(index: ProjectIndex, imp: ImportSummary, importer: str) -> set[str]:
+    """The project modules an import loads (the source module, and a submodule member)."""
+    found: set[str] = set()
+    source = (
+        index.find_relative_module(imp.source, importer)
+        if imp.source.startswith(".")
+        else index.find_module(imp.source, importer)
+    )
+    if source is not None:
+        found.add(source)
+    if imp.member is not None:
+        ref = index.resolve_import(imp, importer)
+        if ref[0] in ("module", "global"):
+            found.add(ref[1])
+        elif ref[0] in ("func", "class"):
+            found.add(ref[1].split("::", 1)[0])
+    return found
+
+
+def _is_backend_agnostic(info: ApiInfo) -> bool:
+    return info.tensor_op and info.name.startswith(KERAS_BACKEND_AGNOSTIC_NAMESPACES)
+
+
+def _tensorflow_specific(resolved: ResolvedCall) -> bool:
+    """A call that ties the code to TensorFlow: a TF or tf.keras op, a Keras object's call."""
+    if any(info.tensor_op and not _is_backend_agnostic(info) for info in resolved.api):
+        return True
+    return external_keras_call(resolved)
+
+
+def _flatten(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
+    for atom in atoms:
+        yield atom
+        if depth < 3 and atom[0] == "seq":
+            yield from _flatten(atom[2], depth + 1)
+        elif depth < 3 and atom[0] == "tup":
+            for part in atom[1]:
+                yield from _flatten(part, depth + 1)
+        elif depth < 3 and atom[0] == "dict":
+            yield from _flatten(atom[1], depth + 1)
+
+
+class Candidacy:
+    """Which functions are reported at all, and which are no candidate, and why."""
+
+    def __init__(
+        self,
+        index: ProjectIndex,
+        facts: TensorFacts,
+        graph: nx.DiGraph,
+        keys: Iterable[str],
+        *,
+        modules: CandidacyModules | None = None,
+        known: tuple[set[str], set[str]] = (set(), set()),
+    ) -> None:
+        """`keys` are the functions to decide, closed under callees (`graph` holds them and
+        their calls). `modules` are the project-wide module sets when `keys` are only part
+        of the project, and `known` the members of the two caller walks outside `keys`
+        (`_called_only_from`: TF1 graph builders' helpers, backend-agnostic helpers)."""
+        self.index = index
+        self.facts = facts
+        self.graph = graph
+        self._queries: dict[str, frozenset[int]] = {}
+        self._branching: dict[str, bool] = {}
+        keys = list(keys)
+        calls = {k: facts.calls.get(k, []) for k in keys}
+        if modules is None:
+            modules = candidacy_modules(index, facts, keys)
+        self.modules = modules
+        self.tensorflow_modules = modules.tensorflow
+        self.keras_modules = modules.keras
+        self.graph_mode_modules = modules.graph_mode
+        local_tf1 = {k: any(i.tf1_graph for r in calls[k] for i in r.api) for k in keys}
+        self.tf1 = following_calls(graph, facts, local_tf1)
+        self.tensorflow_ops = following_calls(
+            graph, facts, {k: any(_tensorflow_specific(r) for r in calls[k]) for k in keys}
+        )
+        self.agnostic_ops = following_calls(
+            graph,
+            facts,
+            {k: any(_is_backend_agnostic(i) for r in calls[k] for i in r.api) for k in keys},
+        )
+        builders = {
+            k for k in keys if local_tf1[k] or k.split("::", 1)[0] in self.graph_mode_modules
+        }
+        self.legacy_walk = self._called_only_from(builders, keys, known[0])
+        self.legacy = {k for k in keys if self.tf1[k]} | self.legacy_walk
+        """TF1 graph code (itself or through its callees), and the helpers that only code
+        building a TF1 graph itself calls: their tensors are that graph's symbolic tensors
+        (placeholders and what is built on them). A caller of TF1 code does not make its other
+        callees TF1 code: module-level code calls everything."""
+        agnostic = {k: reason for k in keys if (reason := self._backend_agnostic(k)) is not None}
+        self.agnostic = dict(agnostic)
+        functions = {k for k in agnostic if not k.endswith("::<module>")}
+        self.agnostic_walk = self._called_only_from(functions, keys, known[1])
+        for k in self.agnostic_walk - set(agnostic):
+            self.agnostic[k] = (
+                "only Keras 3 backend-agnostic code calls it: its values are tensors of "
+                "whichever backend Keras runs on, and a tf.function would tie it to TensorFlow",
+                _is_backend_agnostic,
+            )
+
+    def _called_only_from(
+        self,
+        flagged: set[str],
+        keys: list[str],
+        outside: set[str] = frozenset(),  # type: ignore[assignment]
+    ) -> set[str]:
+        """`flagged`, and the functions every known caller of which is in the result (callbacks
+        run in the caller's mode count as calls; a tf.data callback runs in tf.data's graph).
+        `outside` are members of the result among functions not in `keys` (returned too)."""
+        known = set(keys)
+        result = set(flagged) | set(outside)
+        stack = list(flagged)
+
+        def consider(callee: str) -> None:
+            if callee in result or callee not in known:
+                return
+            callers = {
+                c
+                for c in (
+                    *self.facts.callers.get(callee, ()),
+                    *self.facts.caller_mode_callbacks.get(callee, ()),
+                )
+                if c != callee
+            }
+            if callers and callers <= result:
+                result.add(callee)
+                stack.append(callee)
+
+        if outside:
+            for key in keys:
+                if not self.graph.has_node(key):
+                    continue
+                consider(key)
+        while stack:
+            for callee in self.graph.successors(stack.pop()):
+                consider(callee)
+        return result
+
+    def framework(self, key: str) -> Framework:
+        """The compile target of the function (`CandidacyModules.function_framework`)."""
+        return self.modules.function_framework(self.index, key)
+
+    def reported(self, key: str) -> bool:
+        """Functions of modules that use an analysed framework (TensorFlow, and Keras, whose
+        code is analysed as TensorFlow code) get a verdict; others are not such code at all
+        (a NumPy script, a PyTorch module, plain Python)."""
+        relpath = key.split("::", 1)[0]
+        return self.modules.frameworks.get(relpath) in ANALYSED_FRAMEWORKS
+
+    def reasons(self, key: str) -> list[NotCandidate]:
+        """Why the function is no candidate, in decision order (empty when it may be one)."""
+        found: list[NotCandidate] = []
+        agnostic = self.agnostic.get(key)
+        if agnostic is not None:
+            message, shows = agnostic
+            span = self._first_call(key, shows)
+            found.append(NotCandidate("not_tensorflow_code", "HY006", message, span))
+        if key in self.legacy:
+            found.append(
+                NotCandidate(
+                    "legacy_graph_code",
+                    "HY007",
+                    "builds or runs a TensorFlow 1 graph (placeholders, sessions, variable "
+                    "scopes, graph collections): it fails inside a tf.function",
+                    self._first_call(key, lambda info: info.tf1_graph),
+                )
+            )
+        wrapper = self._opaque_decorator(key)
+        if wrapper is not None:
+            found.append(
+                NotCandidate(
+                    "wrapped_by_unknown_decorator",
+                    "HY009",
+                    f"the decorator `{wrapper}` would receive a compiled tf.function instead of "
+                    "this Python function (it may convert, inspect or re-wrap it); not changed",
+                )
+            )
+        if self._returns_dataset(key):
+            found.append(
+                NotCandidate(
+                    "dataset_builder",
+                    "HY008",
+                    "builds and returns a tf.data pipeline (or its iterator): a Python object "
+                    "built once, whose callbacks tf.data already traces",
+                )
+            )
+        return found
+
+    def _opaque_decorator(self, key: str) -> str | None:
+        """The first decorator that is not known to hand the function on unchanged.
+
+        `@tf.function` goes innermost, so every other decorator receives the compiled
+        `Function` instead of the Python function. Python's own method decorators and
+        markers take any callable; an unknown decorator may not: Sonnet's
+        `smart_autograph` runs AutoGraph on its argument, which needs `__code__` (its tests
+        broke under the decorator), `tf.custom_gradient` needs the function to return a
+        gradient function, which a `tf.function` cannot return."""
+        relpath = key.split("::", 1)[0]
+        framework = self.framework(key)
+        for decorator in self.index.function(key).decorators:
+            if decorator.name.rsplit(".", 1)[-1] in PROPERTY_ACCESSORS:
+                continue  # `@value.setter` of a property
+            ref = self.index.resolve_dotted(relpath, decorator.name)
+            if ref[0] == "ext" and (
+                ref[1] in TRANSPARENT_DECORATORS or framework.is_decorator(ref[1])
+            ):
+                continue
+            return decorator.name
+        return None
+
+    def _first_call(self, key: str, shows: Callable[[ApiInfo], bool]) -> Span | None:
+        """Where the body first calls an API that `shows` the reason, if it does itself."""
+        spans = [
+            resolved.site.span
+            for resolved in self.facts.calls.get(key, [])
+            if any(shows(info) for info in resolved.api)
+        ]
+        return min(spans, key=lambda s: (s.start_line, s.start_col), default=None)
+
+    def _backend_agnostic(self, key: str) -> tuple[str, Callable[[ApiInfo], bool]] | None:
+        """Why the function is Keras 3 backend-agnostic code, and which calls show it."""
+        relpath = key.split("::", 1)[0]
+        if relpath in self.keras_modules and not self.tensorflow_modules:
+            # Keras in a project that never imports TensorFlow is Keras 3 on whichever
+            # backend runs; next to TensorFlow it is TensorFlow's Keras (Keras 2 runs on
+            # TensorFlow only, Keras 3 there most likely on its TensorFlow backend).
+            return (
+                "the project uses Keras without TensorFlow: under Keras 3 its values are "
+                "tensors of whichever backend runs, and a tf.function would tie it to "
+                "TensorFlow",
+                _is_backend_agnostic,
+            )
+        if self._branches_on_backend(key):
+            return (
+                "branches on the Keras backend (`keras.backend.backend()`): multi-backend "
+                "code that a tf.function would tie to TensorFlow",
+                lambda info: info.name in KERAS_BACKEND_QUERIES,
+            )
+        if self._branches_on_backend(f"{relpath}::<module>"):
+            return (
+                "its module branches on the Keras backend (`keras.backend.backend()`): "
+                "multi-backend code that a tf.function would tie to TensorFlow",
+                _is_backend_agnostic,
+            )
+        if self.agnostic_ops.get(key, False) and not self.tensorflow_ops.get(key, False):
+            return (
+                "computes with Keras 3 backend-agnostic ops (`keras.ops`, `keras.random`) "
+                "and no TensorFlow op: a tf.function would tie it to the TensorFlow backend",
+                _is_backend_agnostic,
+            )
+        return None
+
+    def _backend_queries(self, key: str) -> frozenset[int]:
+        """Indexes of the function's calls that read the Keras backend's name.
+
+        Memoised: every function of a module also asks about its module's code, and a
+        generated module has thousands of module-level calls (walked once per function, that
+        was quadratic: a second per TensorFlow `gen_*_ops.py` file)."""
+        found = self._queries.get(key)
+        if found is None:
+            found = self._queries[key] = frozenset(
+                r.index
+                for r in self.facts.calls.get(key, [])
+                if any(i.name in KERAS_BACKEND_QUERIES for i in r.api)
+            )
+        return found
+
+    def _branches_on_backend(self, key: str) -> bool:
+        """A test comparing `keras.backend.backend()` (called there, or stored in a local or a
+        module global) with a backend other than TensorFlow (memoised: every function of a
+        module asks it about the module)."""
+        found = self._branching.get(key)
+        if found is None:
+            found = self._branching[key] = self._compute_branches_on_backend(key)
+        return found
+
+    def _compute_branches_on_backend(self, key: str) -> bool:
+        fn = self.index.function(key)
+        module_key = f"{key.split('::', 1)[0]}::<module>"
+        module = self.index.function(module_key)
+        queries = {(key, i) for i in self._backend_queries(key)}
+        queries |= {(module_key, i) for i in self._backend_queries(module_key)}
+        if not queries:
+            return False
+
+        def is_query(sym: Sym, owner: str, depth: int = 0) -> bool:
+            if sym[0] == "call":
+                return (owner, sym[1]) in queries
+            scope = fn if owner == key else module
+            if sym[0] == "local" and depth < 2:
+                return any(is_query(v, owner, depth + 1) for v in scope.locals.get(sym[1], ()))
+            if sym[0] == "name" and depth < 2:
+                values = module.locals.get(sym[1], ())
+                return any(is_query(v, module_key, depth + 1) for v in values)
+            return False
+
+        def names_other_backend(sym: Sym) -> bool:
+            if sym[0] == "lit":
+                return sym[1] == "str" and sym[2] in KERAS_OTHER_BACKENDS
+            if sym[0] == "seq":
+                return any(names_other_backend(e) for e in sym[2])
+            return False
+
+        def visit(sym: Sym, depth: int = 0) -> bool:
+            if depth > 6 or not isinstance(sym, tuple) or not sym:
+                return False
+            if sym[0] == "op":
+                operands = sym[1]
+                if any(is_query(o, key) for o in operands) and any(
+                    names_other_backend(o) for o in operands
+                ):
+                    return True
+                return any(visit(o, depth + 1) for o in operands)
+            return False
+
+        return any(visit(condition) for condition in fn.conditions)
+
+    def _returns_dataset(self, key: str) -> bool:
+        returned = list(_flatten(self.facts.returns.get(key, frozenset())))
+        return any(a[0] in ("dataset", "iterator") for a in returned) and not any(
+            is_tensor_like(a) for a in returned
+        )

@@ -1,0 +1,1237 @@
+"""The evaluator of the tensor analysis: one function's values under the current facts.
+
+`Evaluator` turns the symbolic values of a function's summary into atoms (`values.py`):
+parameters read their call sites' evidence from `TensorFacts`, calls are resolved to project
+functions, classes, framework APIs and Python builtins (`ResolvedCall`), and every fact read
+is recorded as a dependency, so that the solver (`solver.py`) evaluates a function again only
+when something it read has changed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from hybridize.analyzer.facts.resolve import UNKNOWN_REF, ProjectIndex, Ref
+from hybridize.analyzer.facts.values import (
+    CONTAINER_OBJECT_RESULTS,
+    MAX_ATOMS,
+    MAX_NESTING,
+    MAX_TUPLE,
+    NO_ATOMS,
+    PYTHON,
+    TENSOR,
+    UNKNOWN_ATOM,
+    Atom,
+    Atoms,
+    Dep,
+    _cap,
+    _cut,
+    _merge_tensor_specs,
+    atoms_for_return,
+    foreign_member,
+    foreign_object,
+    is_tensor_like,
+    leaf_atoms,
+)
+from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
+from hybridize.analyzer.frameworks.framework import (
+    compiler_named,
+    framework_named,
+    is_foreign_library,
+)
+from hybridize.analyzer.frameworks.python_stdlib import COMMAND_LINE_FLAGS
+from hybridize.analyzer.frameworks.shapes import (
+    Shape,
+    broadcast,
+    infer_spec,
+    literal_ints,
+    matmul_shape,
+    numpy_dtype,
+    numpy_result_dtype,
+    numpy_shape,
+)
+from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Param, Sym
+from hybridize.model import Span
+
+
+@dataclass(frozen=True, slots=True)
+class LiteralSite:
+    """A call site passing a parameter only Python literals, or a value of unknown kind."""
+
+    caller: str
+    span: Span
+    argument: Sym
+    unknown_kind: bool = False
+
+
+@dataclass(slots=True)
+class ResolvedCall:
+    """A call site with what it reaches: project functions/classes and framework knowledge."""
+
+    site: CallSite
+    index: int
+    callee_atoms: Atoms
+    targets: list[tuple[str, str]]  # (kind, key): ("func"|"method"|"class"|"layer_call", key)
+    api: list[ApiInfo]
+    receiver_roles: list[str]
+    """Roles of framework objects called directly: `layer(x)`, `loss_fn(y, p)`."""
+    args: list[Atoms]
+    kwargs: dict[str, Atoms]
+    result: Atoms
+    chained: dict[str, list[Atoms]] = field(default_factory=dict)
+    """Targets a container module calls on another value than the call's arguments (the
+    second module of an `nn.Sequential` gets the first one's output): their arguments."""
+    constructs: bool = False
+    """Some target is a class (`callees` then looks up its `__init__`); else the targets are
+    the functions the call runs, as they are."""
+
+
+@dataclass(slots=True)
+class TensorFacts:
+    """The solution: per-function parameter evidence, returns, calls; per-class attributes."""
+
+    param_atoms: dict[str, dict[str, set[Atom]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(set))
+    )
+    primitive_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    unknown_kind_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    """Parameters some caller fills with a value of unknown kind (maybe a Python literal)."""
+    literal_sites: dict[str, dict[str, list[LiteralSite]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
+    """Callee -> parameter -> the call sites that pass it only Python literals (or values of
+    unknown kind): which caller, where, and the argument as written (see `retracing`)."""
+    callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    callback_callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    external_evidence: dict[str, dict[str, set[Atom]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(set))
+    )
+    """Argument kinds from call sites outside the function itself (recursive calls excluded:
+    their arguments derive from the parameter they feed)."""
+    call_count: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    returns: dict[str, Atoms] = field(default_factory=dict)
+    attrs: dict[str, dict[str, set[Atom]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(set))
+    )
+    calls: dict[str, list[ResolvedCall]] = field(default_factory=dict)
+    traced_callbacks: set[str] = field(default_factory=set)
+    """Callbacks TensorFlow traces whatever the caller's mode (`Dataset.map`, `tf.function`)."""
+    caller_mode_callbacks: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    """Callback -> the functions that hand it to an API running it in their mode (`tf.map_fn`)."""
+    wrapped_by_tf_function: set[str] = field(default_factory=set)
+    wrapper_arguments: dict[str, set[str]] = field(default_factory=dict)
+    wrapper_signatures: dict[str, tuple[str, Sym]] = field(default_factory=dict)
+    symbolic_args: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    evaluators: dict[str, Evaluator] = field(default_factory=dict)
+    final: bool = False
+    latest_evaluators: dict[str, Evaluator] = field(default_factory=dict)
+    rounds: int = 0
+    converged: bool = True
+    """False when the round bounds stopped the fixed point before it settled."""
+    cache: dict[str, object] = field(default_factory=dict)
+    scans: dict[str, object] = field(default_factory=dict)
+    """Per-function and per-module parts of project-wide facts, kept across incremental
+    updates by the identity of what each came from (`scan_memo`)."""
+    calls_log: list[str] = field(default_factory=list)
+    """The functions whose `calls` entry was replaced or removed in place, in order
+    (`scan_memo` catches up from it); cleared, with `calls_epoch` counted up, when it
+    outgrows the project."""
+    calls_epoch: int = 0
+    internal_errors: dict[str, str] = field(default_factory=dict)
+    """Functions the analysis failed on, with the error: they get unknown facts."""
+    """Derived project-wide facts computed once from the solution (by later stages)."""
+    """Set for the last round: parameters nobody passes are then unknown, not empty."""
+
+
+def calls_written(facts: TensorFacts, keys: Iterable[str]) -> None:
+    """Log that the `calls` entries of `keys` were just replaced or removed (in place: a
+    new `calls` dict needs no log, its identity says it all)."""
+    log = facts.calls_log
+    log.extend(keys)
+    if len(log) > 2 * len(facts.calls) + 64:
+        log.clear()
+        facts.calls_epoch += 1
+
+
+SIZE_RETURNS = frozenset({"int", "shape", "size"})
+"""What a tensor's size-reading methods return (PyTorch's `size`, `dim`, `numel`)."""
+
+
+def get_evaluator(index: ProjectIndex, facts: TensorFacts, key: str) -> Evaluator:
+    """One evaluator (and memo) per function per round of the fixed point."""
+    evaluator = facts.evaluators.get(key)
+    if evaluator is None:
+        evaluator = Evaluator(index, facts, key)
+        facts.evaluators[key] = evaluator
+    return evaluator
+
+
+class Evaluator:
+    """Evaluates the symbolic values of one function under the current solution."""
+
+    def __init__(self, index: ProjectIndex, facts: TensorFacts, key: str) -> None:
+        self.index = index
+        self.facts = facts
+        self.key = key
+        self.relpath = key.split("::", 1)[0]
+        self.fn: FunctionSummary = index.function(key)
+        self.memo: dict[Sym, Atoms] = {}
+        self.call_results: dict[int, Atoms] = {}
+        self.active: set[Sym] = set()
+        self.partial: dict[Sym, Atoms] = {}
+        self.deps: set[Dep] = {("params", key)}
+        self.optimistic = False
+        """Set when a missing fact was read as "nothing yet" rather than "unknown"."""
+        """The facts this evaluation read: re-evaluate when one of them changes."""
+        self.class_key = (
+            f"{self.relpath}::{self.fn.class_qualname}" if self.fn.class_qualname else None
+        )
+        self.framework = index.function_framework(key).name
+        """Whose tables answer the methods and attributes of this function's values."""
+
+    # ------------------------------------------------------------------ values
+
+    def eval(self, sym: Sym) -> Atoms:
+        cached = self.memo.get(sym)
+        if cached is not None:
+            return cached
+        kind = sym[0]
+        if kind != "local":
+            # Symbolic values are trees; only a local variable can lead back to itself.
+            result = self._eval_capped(sym) if kind in _CAPPED_KINDS else _cap(self._eval(sym))
+            self.memo[sym] = result
+            return result
+        if sym in self.active:
+            # A cycle (`ds = ds.batch(2)`): use what the earlier assignments gave so far.
+            return self.partial.get(sym, NO_ATOMS)
+        self.active.add(sym)
+        try:
+            out: set[Atom] = set()
+            for value in self.fn.locals.get(sym[1], ()):
+                out |= self.eval(value)
+                self.partial[sym] = frozenset(out)
+            result = _cap_union(out)
+        finally:
+            self.active.discard(sym)
+        self.memo[sym] = result
+        return result
+
+    def _eval_capped(self, sym: Sym) -> Atoms:
+        """`_cap(self._eval(sym))` for the kinds of `_CAPPED_KINDS`, whose values are built
+        from values already capped (or are single atoms that are no containers): capping
+        them again gives the same atoms, and re-checking every value took a tenth of the
+        evaluation time on `keras/src`."""
+        kind = sym[0]
+        if kind == "call":
+            return self.call_result(sym[1])
+        if kind == "lit":
+            return frozenset((sym,))
+        if kind == "name":
+            return self._free_name(sym[1])
+        if kind == "cond":
+            out: set[Atom] = set()
+            for option in sym[1]:
+                out |= self.eval(option)
+            return _cap_union(out)
+        if kind == "enter":
+            return self.eval(sym[1])
+        if kind == "def":
+            return frozenset({("func", f"{self.relpath}::{sym[1]}")})
+        if kind == "class":
+            return frozenset({("class", f"{self.relpath}::{sym[1]}")})
+        if kind == "import":
+            return self._import(sym)
+        if kind == "fstr":
+            return STR_ATOMS
+        return PYTHON_ATOMS  # "fresh", "slice"
+
+    def _import(self, sym: Sym) -> Atoms:
+        from hybridize.analyzer.summaries.ir import ImportSummary
+
+        ref = self.index.resolve_import(ImportSummary("", sym[1], sym[2]), self.relpath)
+        return self.ref_atoms(ref)
+
+    def _eval(self, sym: Sym) -> Iterable[Atom]:
+        """The atoms of a symbolic value of a kind not in `_CAPPED_KINDS`, not capped yet."""
+        kind = sym[0]
+        if kind == "param":
+            return self._param(sym[1])
+        if kind == "attr":
+            out: set[Atom] = set()
+            for atom in self.eval(sym[1]):
+                out.update(self.attribute(atom, sym[2]))
+            return out
+        if kind == "item":
+            out = set()
+            for atom in self.eval(sym[1]):
+                out.update(_item(atom, sym[2]))
+            return out
+        if kind == "op":
+            return _operation([self.eval(o) for o in sym[1]], sym[2] if len(sym) > 2 else None)
+        if kind == "iter":
+            out = set()
+            for atom in self.eval(sym[1]):
+                out.update(_iterate(atom))
+            return out
+        if (
+            kind == "seq"
+            and sym[1] in ("tuple", "list")
+            and len(sym[2]) <= MAX_TUPLE
+            and all(e[0] != "iter" for e in sym[2])
+        ):
+            # Short tuple and list displays keep their positions: `x, y = f()` must not mix
+            # the kinds of x and y, and `tf.zeros([4, 8])` has a shape.
+            return (("tup", tuple(self.eval(e) for e in sym[2]), sym[1]),)
+        if kind == "seq":
+            elements: set[Atom] = set()
+            for element in sym[2]:
+                elements |= self.eval(element)
+            return (("seq", sym[1], _cap(elements)),)
+        if kind == "dict":
+            values: set[Atom] = set()
+            for value in sym[1]:
+                values |= self.eval(value)
+            return (("dict", _cap(values)),)
+        return (UNKNOWN_ATOM,)
+
+    def _param(self, name: str) -> Iterable[Atom]:
+        fn = self.fn
+        if fn.binds_receiver and fn.params and fn.params[0].name == name and self.class_key:
+            if "classmethod" in {d.name for d in fn.decorators}:
+                return (("class", self.class_key),)
+            return (("obj", self.index.object_role(self.class_key), self.class_key),)
+        evidence = self.facts.param_atoms[self.key].get(name)
+        param = next((p for p in fn.params if p.name == name), None)
+        out: set[Atom] = set(evidence) if evidence else set()
+        if param is not None:
+            hinted = self.hint_atoms(param.annotation)
+            out |= hinted
+            if param.kind == "vararg":
+                out = (
+                    {("seq", "tuple", _cap(out))}
+                    if out
+                    else {("seq", "tuple", frozenset({UNKNOWN_ATOM}))}
+                )
+            elif param.kind == "kwarg":
+                out = {("dict", _cap(out))} if out else {("dict", frozenset({UNKNOWN_ATOM}))}
+            if param.default is not None and param.default != ("lit", "none", None):
+                # Defaults are evaluated where the `def` runs, not in the body.
+                owner = get_evaluator(self.index, self.facts, self.index.owner_key(self.key))
+                out |= owner.eval(param.default)
+                self.deps |= owner.deps
+        if out:
+            return out
+        if self._is_keras_build_shape(name):
+            return (PYTHON,)
+        # No evidence yet: optimistic while iterating (so a self-call cannot keep "unknown"
+        # alive), honest in the final round.
+        self.optimistic = True
+        return (UNKNOWN_ATOM,) if self.facts.final else ()
+
+    def _is_keras_build_shape(self, name: str) -> bool:
+        """Keras calls `build(input_shape)` with a shape (a tuple or TensorShape), not data."""
+        fn = self.fn
+        explicit = fn.explicit_params
+        return (
+            fn.name == "build"
+            and self.class_key is not None
+            and bool(explicit)
+            and explicit[0].name == name
+            and self.index.keras_role(self.class_key) is not None
+        )
+
+    def hint_atoms(self, annotation: str | None) -> Atoms:
+        """Atoms a type hint promises: tf.Tensor, tf.Variable, ragged/sparse, np.ndarray."""
+        if not annotation:
+            return NO_ATOMS
+        text = annotation.replace(" ", "")
+        head = text.split("[", 1)[0]
+        if head.replace(".", "").isidentifier():
+            ref = self.index.resolve_dotted(self.relpath, head)
+            name = ref[1] if ref[0] == "ext" else head
+        else:
+            name = text
+        last = name.rsplit(".", 1)[-1]
+        if name.startswith("tensorflow") or head.startswith(("tf.", "tensorflow.")):
+            if last in ("Tensor", "RaggedTensor", "SparseTensor", "IndexedSlices", "TensorLike"):
+                return frozenset({TENSOR})
+            if last == "Variable":
+                return frozenset({("variable", None, None)})
+        if name in ("numpy.ndarray", "numpy.typing.NDArray"):
+            return frozenset({("numpy", None)})
+        return NO_ATOMS
+
+    def _free_name(self, name: str) -> Atoms:
+        fn = self.fn
+        if (
+            name in fn.locals
+            and fn.qualname != "<module>"
+            and name not in fn.globals_declared
+            and name not in fn.nonlocals_declared
+        ):
+            # Bound inside an expression (walrus, comprehension): local all the same.
+            return self.eval(("local", name))
+        # Closures: a name bound in an enclosing function.
+        parent = self.fn.parent_qualname
+        while parent is not None:
+            parent_key = f"{self.relpath}::{parent}"
+            parent_fn = self.index.function(parent_key)
+            if name in parent_fn.locals:
+                parent_evaluator = get_evaluator(self.index, self.facts, parent_key)
+                result = parent_evaluator.eval(("local", name))
+                self.deps |= parent_evaluator.deps
+                return result
+            parent = parent_fn.parent_qualname
+        return self.ref_atoms(self.index.resolve_global(self.relpath, name))
+
+    def ref_atoms(self, ref: Ref) -> Atoms:
+        kind = ref[0]
+        if kind == "func":
+            return frozenset({("func", ref[1])})
+        if kind == "class":
+            return frozenset({("class", ref[1])})
+        if kind == "module":
+            return frozenset({("module", ref[1])})
+        if kind == "ext":
+            return frozenset({("ext", ref[1])})
+        if kind == "global":
+            module_key = f"{ref[1]}::<module>"
+            if module_key == f"{self.relpath}::{self.fn.qualname}":
+                return self.eval(("local", ref[2]))
+            module_evaluator = _module_evaluator(self.index, self.facts, ref[1])
+            result = module_evaluator.eval(("local", ref[2]))
+            self.deps |= module_evaluator.deps
+            return result
+        return frozenset({UNKNOWN_ATOM})
+
+    def attribute(self, atom: Atom, name: str) -> Atoms:
+        kind = atom[0]
+        if kind == "module":
+            return self.ref_atoms(self.index.member(("module", atom[1]), name))
+        if kind == "ext":
+            if atom[1] in COMMAND_LINE_FLAGS:
+                return frozenset({UNKNOWN_ATOM})  # FLAGS.batch_size: a value of unknown kind
+            return frozenset({("ext", foreign_member(atom[1], name))})
+        if kind in ("tensor", "variable", "symbolic", "numpy"):
+            role = "variable" if kind == "variable" else "tensor"
+            if kind == "numpy":
+                role = "numpy"
+            info = lookup_attribute(role, name, self.framework)
+            if info is not None:
+                return atoms_for_return(info.returns)
+            if name in ("shape", "dtype", "ndim", "name", "device"):
+                return frozenset({PYTHON})
+            if name == "T":
+                return frozenset({atom})
+            method = lookup_method(role, name, self.framework)
+            if method is not None and method.returns in SIZE_RETURNS:
+                # A tensor's size (`x.size(0)`, `x.dim()`): an int, not "something unknown
+                # if not called" (a name such as `values` may be an attribute of what a
+                # mis-modelled op returned, and stays unknown).
+                return frozenset({("boundext", role, name)})
+            return frozenset({("boundext", role, name), UNKNOWN_ATOM})
+        if kind == "obj":
+            role, class_key = atom[1], atom[2]
+            # The object may be an instance of a project subclass (`self` always may be):
+            # its attribute is then whichever override that subclass defines.
+            overrides: frozenset[Atom] = NO_ATOMS
+            if class_key is not None:
+                overrides = frozenset(("method", m) for m in self.index.dispatch(class_key, name))
+                if self.index.find_method(class_key, name) is not None:
+                    return overrides
+                stored: set[Atom] = set()
+                for key in self.index.mro(class_key):
+                    self.deps.add(("attrs", key))
+                    stored |= self.facts.attrs.get(key, {}).get(name, set())
+                if stored:
+                    return frozenset(stored) | overrides
+            if role != "instance":
+                info = lookup_attribute(role, name, self.framework)
+                if info is not None:
+                    return atoms_for_return(info.returns) | overrides
+                if lookup_method(role, name, self.framework) is not None:
+                    # A method the tables know: what calling it gives is theirs to say.
+                    return frozenset({("boundext", role, name)}) | overrides
+                # Unknown to the tables: a method if called, else some attribute value.
+                return frozenset({("boundext", role, name), UNKNOWN_ATOM}) | overrides
+            return frozenset({UNKNOWN_ATOM}) | overrides
+        if kind == "super":
+            # super().name: the next class in the MRO that defines it.
+            for key in self.index.mro(atom[1])[1:]:
+                defined = self.index.find_method(key, name)
+                if defined is not None:
+                    return frozenset({("method", defined)})
+            parent_role = self.index.keras_role(atom[1])
+            if parent_role is not None:
+                return frozenset({("boundext", parent_role, name)})
+            return frozenset({UNKNOWN_ATOM})
+        if kind == "class":
+            defined = self.index.find_method(atom[1], name)
+            if defined is not None:
+                return frozenset({("func", defined)})
+            return frozenset({UNKNOWN_ATOM})
+        if kind == "dataset":
+            return frozenset({("boundext", "dataset", name)})
+        if kind == "iterator":
+            return frozenset({("boundext", "iterator", name)})
+        if kind == "seq":
+            return frozenset({("boundext", "list" if atom[1] == "list" else atom[1], name)})
+        if kind == "tup":
+            return frozenset({("boundext", atom[2] if len(atom) > 2 else "tuple", name)})
+        if kind == "dict":
+            return frozenset({("boundext", "dict", name)})
+        if kind == "lit" and atom[1] == "str":
+            return frozenset({("boundext", "str", name)})
+        return frozenset({UNKNOWN_ATOM})
+
+    # ------------------------------------------------------------------ calls
+
+    def returned(self, key: str) -> Atoms:
+        """What a project function returns so far (nothing yet is not "unknown" until the end)."""
+        self.deps.add(("ret", key))
+        found = self.facts.returns.get(key)
+        if found is not None:
+            return found
+        self.optimistic = True
+        return frozenset({UNKNOWN_ATOM}) if self.facts.final else NO_ATOMS
+
+    def call_result(self, index: int) -> Atoms:
+        cached = self.call_results.get(index)
+        if cached is not None:
+            return cached
+        resolved = self.resolve_call(index)
+        self.call_results[index] = resolved.result
+        return resolved.result
+
+    def resolve_call(self, index: int) -> ResolvedCall:
+        site = self.fn.calls[index]
+        callee_atoms = self.eval(site.callee)
+        args = [self.eval(a) for a in site.args]
+        kwargs = {k: self.eval(v) for k, v in site.kwargs}
+        targets: list[tuple[str, str]] = []
+        apis: list[ApiInfo] = []
+        roles: list[str] = []
+        result: set[Atom] = set()
+        chained: dict[str, list[Atoms]] = {}
+        constructs = False
+        symbolic_args = False
+        if args:
+            # Only calls of objects and framework APIs ask whether an argument is symbolic.
+            for atom in callee_atoms:
+                if atom[0] not in _PROJECT_CALLABLES:
+                    symbolic_args = any(map(_holds_symbolic, args))
+                    break
+        for atom in callee_atoms:
+            kind = atom[0]
+            if kind in ("func", "method"):
+                targets.append((kind, atom[1]))
+                result |= self.returned(atom[1])
+            elif kind == "class":
+                constructs = True
+                targets.append(("class", atom[1]))
+                result.add(("obj", self.index.object_role(atom[1]), atom[1]))
+            elif kind == "obj":
+                role, class_key = atom[1], atom[2]
+                call_methods = self.index.dispatch(class_key, "__call__") if class_key else ()
+                # A project `__call__` (on a Keras layer too) is what calling the object runs;
+                # Keras' own `__call__` runs the layer's `call`.
+                own_call = class_key is not None and bool(
+                    self.index.find_method(class_key, "__call__")
+                )
+                if role in ("layer", "model") and class_key is not None and not own_call:
+                    # Keras' `__call__` runs `call`, PyTorch's runs `forward`.
+                    runs = self.index.instance_call(class_key)
+                    layer_calls = self.index.dispatch(class_key, runs)
+                    for method in layer_calls:
+                        targets.append(("layer_call", method))
+                        returned = self.returned(method)
+                        if symbolic_args:
+                            returned = frozenset({("symbolic",)})
+                        result |= returned
+                    if not layer_calls or self.index.find_method(class_key, runs) is None:
+                        result.add(("symbolic",) if symbolic_args else TENSOR)
+                    roles.append(role)
+                elif call_methods:
+                    for call_method in call_methods:
+                        targets.append(("method", call_method))
+                        result |= self.returned(call_method)
+                    if not own_call:
+                        result.add(UNKNOWN_ATOM)
+                elif len(atom) > 3 and atom[3][0] == "chain":
+                    roles.append(role)
+                    result |= self._chain(atom[3][1], args, targets, chained)
+                elif role in ("layer", "model", "loss", "metric"):
+                    roles.append(role)
+                    result.add(("symbolic",) if symbolic_args else _layer_output(atom, args))
+                elif (called := lookup_method(role, "__call__", self.framework)) is not None:
+                    # An object whose role's tables say what calling it does (a PyTorch
+                    # RNN module: its calling frame is not compiled).
+                    roles.append(role)
+                    apis.append(called)
+                    result |= self._api_result(called, args, kwargs, symbolic_args)
+                else:
+                    result.add(UNKNOWN_ATOM)
+            elif kind == "ext" and atom[1] == "builtins.super" and self.class_key:
+                result.add(("super", self.class_key))
+            elif kind == "ext" and atom[1] in BUILTIN_RESULTS:
+                result |= BUILTIN_RESULTS[atom[1]](args)
+                info = lookup(atom[1])
+                if info is not None:
+                    apis.append(info)
+            elif kind == "ext":
+                info = lookup(atom[1])
+                if info is None:
+                    result.add(UNKNOWN_ATOM)
+                    result.update(self.foreign_result(atom[1]))
+                    continue
+                apis.append(info)
+                result |= self._api_result(info, args, kwargs, symbolic_args)
+            elif kind == "boundext":
+                info = lookup_method(atom[1], atom[2], self.framework)
+                if info is None:
+                    result.add(TENSOR if atom[1] in ("tensor", "variable") else UNKNOWN_ATOM)
+                    continue
+                apis.append(info)
+                receiver = self.eval(site.callee[1]) if site.callee[0] == "attr" else NO_ATOMS
+                view = _dict_view(atom[2], receiver, args) if atom[1] == "dict" else None
+                if view is not None:
+                    result |= view
+                else:
+                    result |= self._api_result(info, args, kwargs, symbolic_args, receiver)
+            else:
+                result.add(UNKNOWN_ATOM)
+        if (
+            UNKNOWN_ATOM in result
+            and not targets
+            and not apis
+            and any(_holds_tf_tensor(atoms) for atoms in (*args, *kwargs.values()))
+        ):
+            # An unknown function applied to TF tensors (a loaded SavedModel's signature, a
+            # third-party op): what comes back is taken to be a tensor as well. Not so for
+            # NumPy arrays: a third-party function on arrays (scikit-learn, SciPy) computes
+            # with NumPy and gives NumPy or Python values back, never a TF tensor.
+            result.add(TENSOR)
+        if len(targets) > 1:
+            # The callee's atoms are a set, iterated in an order that changes between runs
+            # (string hashing): sorted, the first hazard or effect found through them, and the
+            # path a finding names, are the same in every run.
+            targets.sort()
+        if len(apis) > 1:
+            apis.sort(key=lambda info: info.name)
+        if not result:
+            # Nothing known yet (a callee not evaluated so far): empty while iterating, so
+            # the value only grows; unknown in the final rounds.
+            self.optimistic = True
+            result = {UNKNOWN_ATOM} if self.facts.final else set()
+        resolved = ResolvedCall(
+            site=site,
+            index=index,
+            callee_atoms=callee_atoms,
+            targets=targets,
+            api=apis,
+            receiver_roles=roles,
+            args=args,
+            kwargs=kwargs,
+            result=_merge_tensor_specs(_cap(result)),
+            chained=chained,
+            constructs=constructs,
+        )
+        return resolved
+
+    def foreign_result(self, callee: str) -> Atoms:
+        """What calling `callee`, a function or class of a third-party library the tables do
+        not describe, gives besides an unknown value: where the framework's compiler traces
+        such libraries (`Framework.untabled_library_calls`), an object still known to be the
+        library's, so that calling its methods later is judged as calling into the library
+        (`self.nn = NearestNeighbors().fit(x)`, then `self.nn.kneighbors(y)`)."""
+        if framework_named(self.framework).untabled_library_calls is None:
+            return NO_ATOMS
+        if not is_foreign_library(callee):
+            return NO_ATOMS
+        return frozenset({("ext", foreign_object(callee))})
+
+    def _chain(
+        self,
+        positions: tuple[Atoms, ...],
+        args: list[Atoms],
+        targets: list[tuple[str, str]],
+        chained: dict[str, list[Atoms]],
+    ) -> Atoms:
+        """Calling a container module (`nn.Sequential`): each module it holds is called on
+        the previous one's output, the first on the call's arguments; the result is the last
+        one's output. The project modules it reaches become targets, with their arguments
+        in `chained` when they are not the call's own."""
+        current = args
+        for position, modules in enumerate(positions):
+            outputs: set[Atom] = set()
+            for module in modules:
+                class_key = module[2] if module[0] == "obj" else None
+                if class_key is not None and self.index.keras_role(class_key) is not None:
+                    for method in self.index.dispatch(
+                        class_key, self.index.instance_call(class_key)
+                    ):
+                        targets.append(("layer_call", method))
+                        if position:
+                            known = chained.get(method)
+                            chained[method] = current if known is None else [known[0] | current[0]]
+                        outputs |= self.returned(method)
+                elif module[0] == "obj" and module[1] in ("layer", "model", "loss", "metric"):
+                    outputs.add(_layer_output(module, current))
+                else:
+                    outputs.add(UNKNOWN_ATOM)
+            current = [frozenset(outputs or {UNKNOWN_ATOM})]
+        return current[0] if positions else frozenset({UNKNOWN_ATOM})
+
+    def _api_result(
+        self,
+        info: ApiInfo,
+        args: list[Atoms],
+        kwargs: dict[str, Atoms],
+        symbolic_args: bool,
+        receiver: Atoms = NO_ATOMS,
+    ) -> Atoms:
+        if compiler_named(info.name) is not None:
+            # tf.function(g) returns g compiled: calling it reaches g.
+            return args[0] if args else frozenset({UNKNOWN_ATOM})
+        if symbolic_args and info.tensor_op and info.returns not in CONTAINER_OBJECT_RESULTS:
+            return frozenset({("symbolic",)})
+        if info.returns == "callback_results":
+            return self._mapped_structure(info, args, kwargs)
+        if info.returns in ("tensor", "variable"):
+            spec = infer_spec(info.name, args, kwargs)
+            composite = composite_spec(info.name)
+            if composite is not None:
+                dtype, shape = spec if spec is not None else (None, None)
+                return frozenset({("tensor", dtype, shape, composite)})
+            if spec is not None:
+                return frozenset({(info.returns, spec[0], spec[1])})
+        if info.holds_modules:
+            # The modules given (a list or dict display, a comprehension), held as given.
+            if args:
+                return args[0]
+            empty = (
+                ("seq", "list", NO_ATOMS) if info.holds_modules == "list" else ("dict", NO_ATOMS)
+            )
+            return frozenset({empty})
+        if info.chains_modules:
+            # The modules given to the container, in order (`nn.Sequential(a, b)`).
+            return frozenset({("obj", info.returns, None, ("chain", tuple(args)))})
+        if info.returns == "layer" and info.name == "keras.layers.Dense":
+            units = literal_ints(args[0] if args else kwargs.get("units"))
+            if units is not None and len(units) == 1 and units[0] is not None:
+                return frozenset({("obj", "layer", None, ("dense", units[0]))})
+        if info.returns == "numpy":
+            dtype = numpy_dtype(info.name, args, kwargs, receiver)
+            return frozenset({("numpy", dtype, numpy_shape(info.name, args, kwargs, receiver))})
+        return atoms_for_return(info.returns)
+
+    def _mapped_structure(
+        self, info: ApiInfo, args: list[Atoms], kwargs: dict[str, Atoms]
+    ) -> Atoms:
+        """`map_structure(fn, structure)`: the structure with each leaf replaced by what `fn`
+        returns for it. The structure is the first positional argument after the callback."""
+        callback = _argument_atoms(args, kwargs, info.callback_args)
+        structure = _mapped_structure_argument(info, args)
+        leaves = frozenset(leaf_atoms(structure))
+        results: set[Atom] = set()
+        for atom in callback or (UNKNOWN_ATOM,):
+            if atom[0] in ("func", "method"):
+                results |= self.returned(atom[1])
+                continue
+            callee = lookup(atom[1]) if atom[0] == "ext" else None
+            if callee is None:
+                results.add(UNKNOWN_ATOM)
+            else:
+                results |= self._api_result(callee, [leaves], {}, _holds_symbolic(leaves))
+        return _mapped_leaves(structure, frozenset(results))
+
+
+def mapped_structure_position(info: ApiInfo) -> int | None:
+    """Where a `map_structure` call takes the structure it maps: the first positional
+    argument after the callback (None when the callback has no position)."""
+    positions = [p for p in info.callback_args if isinstance(p, int)]
+    return max(positions) + 1 if positions else None
+
+
+def _mapped_structure_argument(info: ApiInfo, args: list[Atoms]) -> Atoms:
+    """The structure a `map_structure` call maps (unknown when absent or given by keyword)."""
+    position = mapped_structure_position(info)
+    if position is None or position >= len(args):
+        return frozenset({UNKNOWN_ATOM})
+    return args[position]
+
+
+def _mapped_leaves(structure: Atoms, results: Atoms, depth: int = 0) -> Atoms:
+    """`structure` with every leaf replaced by `results` (lists, tuples and dicts kept, to
+    MAX_NESTING); an unknown structure may be a container of results or a single one."""
+    out: set[Atom] = set()
+    for atom in structure:
+        kind = atom[0]
+        if depth < MAX_NESTING and kind == "seq":
+            out.add(("seq", atom[1], _mapped_leaves(atom[2], results, depth + 1)))
+        elif depth < MAX_NESTING and kind == "tup":
+            parts = tuple(_mapped_leaves(part, results, depth + 1) for part in atom[1])
+            out.add(("tup", parts, *atom[2:]))
+        elif depth < MAX_NESTING and kind == "dict":
+            out.add(("dict", _mapped_leaves(atom[1], results, depth + 1), *atom[2:]))
+        elif atom == UNKNOWN_ATOM:
+            out |= results
+            out.add(UNKNOWN_ATOM)
+        else:
+            out |= results
+    return frozenset(out) if out else results
+
+
+_CAPPED_KINDS = frozenset(
+    {"call", "lit", "name", "cond", "enter", "def", "class", "import", "fstr", "fresh", "slice"}
+)
+"""The symbolic values `Evaluator._eval_capped` evaluates: a call's result is capped when the
+call is resolved, names and conditional values are (unions of) values already evaluated, the
+rest single atoms that are no containers."""
+
+_PROJECT_CALLABLES = frozenset({"func", "method", "class"})
+"""Callee atoms whose call does not depend on whether the arguments are symbolic tensors."""
+
+STR_ATOMS: Atoms = frozenset({("lit", "str", None)})
+PYTHON_ATOMS: Atoms = frozenset({PYTHON})
+
+
+def _cap_union(atoms: set[Atom]) -> Atoms:
+    """`_cap` of a union of capped values: their atoms are shrunk already (`_shrunk` maps
+    its results to themselves), so only the number of atoms may need a cut."""
+    result = frozenset(atoms)
+    return _cut(result, collapse=False) if len(result) > MAX_ATOMS else result
+
+
+DICT_KEY: Atom = ("lit", "str", None)
+"""A dict key: a hashable Python value (a tensor is not hashable), taken to be a string, the
+usual key; either way a Python literal, which retraces per value as an argument."""
+
+
+def _dict_view(method: str, receiver: Atoms, args: list[Atoms]) -> Atoms | None:
+    """What `d.items()`, `.values()`, `.keys()`, `.get()`, `.pop()`, `.setdefault()` give for
+    the dicts `receiver` may be; None for other methods or receivers."""
+    dicts = [a for a in receiver if a[0] == "dict"]
+    if not dicts:
+        return None
+    values: set[Atom] = set()
+    for d in dicts:
+        values |= d[1]
+    values = values or {UNKNOWN_ATOM}
+    if method == "values":
+        return _sequence_of(values)
+    if method == "keys":
+        return _sequence_of({DICT_KEY})
+    if method == "items":
+        return _sequence_of({("tup", (frozenset({DICT_KEY}), _cap(values)), "tuple")})
+    if method in ("get", "pop", "setdefault"):
+        default = args[1] if len(args) > 1 else frozenset({("lit", "none", None)})
+        return _cap(values | default)
+    return None
+
+
+TF_TENSOR_KINDS = frozenset({"tensor", "variable", "symbolic"})
+
+
+def _holds_tf_tensor(atoms: Atoms, depth: int = 0) -> bool:
+    """A TensorFlow (or Keras symbolic) tensor, or a container holding one; not NumPy."""
+    for atom in atoms:
+        kind = atom[0]
+        if kind in TF_TENSOR_KINDS:
+            return True
+        if depth < 3 and kind == "seq" and _holds_tf_tensor(atom[2], depth + 1):
+            return True
+        if depth < 3 and kind == "tup" and any(_holds_tf_tensor(p, depth + 1) for p in atom[1]):
+            return True
+        if depth < 3 and kind == "dict" and _holds_tf_tensor(atom[1], depth + 1):
+            return True
+    return False
+
+
+def _holds_symbolic(atoms: Atoms) -> bool:
+    """A Keras symbolic tensor, or a list/tuple holding one (`Concatenate()([a, b])`)."""
+    for atom in atoms:
+        if atom[0] == "symbolic":
+            return True
+        if atom[0] == "tup" and any(("symbolic",) in part for part in atom[1]):
+            return True
+        if atom[0] == "seq" and ("symbolic",) in atom[2]:
+            return True
+    return False
+
+
+def composite_spec(api_name: str) -> str | None:
+    """SparseTensorSpec / RaggedTensorSpec for the ops that build those composite tensors."""
+    if api_name.startswith("tensorflow.sparse.") or api_name.endswith("SparseTensor"):
+        return "SparseTensorSpec"
+    if api_name.startswith(("tensorflow.ragged.", "tensorflow.RaggedTensor.")):
+        return "RaggedTensorSpec"
+    return None
+
+
+def _layer_output(layer: Atom, args: list[Atoms]) -> Atom:
+    """A built-in layer applied to a tensor: `Dense(units)` maps (..., n) to (..., units)."""
+    config = layer[3] if len(layer) > 3 else None
+    if config is not None and config[0] == "dense" and args:
+        shapes = {a[2] for a in args[0] if a[0] in ("tensor", "variable")}
+        if len(shapes) == 1 and (shape := shapes.pop()) is not None and len(shape) >= 1:
+            return ("tensor", "float32", (*shape[:-1], config[1]))
+        return ("tensor", "float32", None)
+    return TENSOR
+
+
+def _elements(args: list[Atoms], position: int = 0) -> set[Atom]:
+    out: set[Atom] = set()
+    if position < len(args):
+        for atom in args[position]:
+            out.update(_iterate(atom))
+    return out or {UNKNOWN_ATOM}
+
+
+def _sequence_of(elements: set[Atom], kind: str = "list") -> Atoms:
+    return frozenset({("seq", kind, _cap(elements))})
+
+
+def _pair_of(positions: list[set[Atom]]) -> Atom:
+    """The tuple `enumerate` or `zip` yields: position i holds what `positions[i]` holds.
+
+    Kept apart, so that `for step, x in enumerate(dataset)` gives `step` an int and `x` a
+    tensor (merged, `step` would look like a tensor and a Python counter go unnoticed).
+    """
+    if not positions or len(positions) > MAX_TUPLE:
+        merged = set().union(*positions) if positions else set()
+        return ("seq", "tuple", _cap(merged or {UNKNOWN_ATOM}))
+    return ("tup", tuple(_cap(p or {UNKNOWN_ATOM}) for p in positions), "tuple")
+
+
+def _numeric_builtin(kind: str) -> Callable[[list[Atoms]], Atoms]:
+    """int()/float() give a Python number, whatever they convert (a tensor too, eagerly)."""
+
+    def result(args: list[Atoms]) -> Atoms:
+        return frozenset({("lit", kind, None)})
+
+    return result
+
+
+def _integral(args: list[Atoms]) -> Atoms:
+    """`math.floor`/`ceil`/`trunc`: an int of a Python number (of a tensor, whatever its
+    `__floor__` gives: some Python value, as for the rest of `math`)."""
+    if not args or any(is_tensor_like(a) for a in args[0]):
+        return PYTHON_ATOMS
+    return frozenset({("lit", "int", None)})
+
+
+def _choose_builtin(args: list[Atoms]) -> Atoms:
+    """`min`/`max`: of several arguments (`min(1.0, x)`), one of the arguments; of one
+    iterable, one of its elements."""
+    if len(args) > 1:
+        # Exactly one of the arguments, whatever it is: a Keras symbolic tensor stays one
+        # (a kind dropped here hid HY406 from tf-models' `vertical_flip_boxes`).
+        return frozenset(a for atoms in args for a in atoms)
+    return _reduce_builtin(args)
+
+
+def _reduce_builtin(args: list[Atoms]) -> Atoms:
+    flat = [a for atoms in args for a in atoms]
+    elements = _elements(args) if args else set()
+    if any(is_tensor_like(a) for a in [*flat, *elements]):
+        return frozenset({TENSOR})
+    if elements and all(a[0] == "lit" for a in elements):
+        return frozenset({("lit", "float", None)})
+    return frozenset({PYTHON})
+
+
+BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
+    "builtins.range": lambda args: frozenset({("seq", "range", frozenset({("lit", "int", None)}))}),
+    "builtins.len": lambda args: frozenset({("lit", "int", None)}),
+    "math.floor": _integral,
+    "math.ceil": _integral,
+    "math.trunc": _integral,
+    "builtins.int": _numeric_builtin("int"),
+    "builtins.float": _numeric_builtin("float"),
+    "builtins.str": lambda args: frozenset({("lit", "str", None)}),
+    "builtins.repr": lambda args: frozenset({("lit", "str", None)}),
+    "builtins.bool": lambda args: frozenset({("lit", "bool", None)}),
+    "builtins.isinstance": lambda args: frozenset({("lit", "bool", None)}),
+    "builtins.iter": lambda args: frozenset(
+        {("iterator",)}
+        if args and any(a[0] in ("dataset", "iterator") for a in args[0])
+        else _sequence_of(_elements(args))
+    ),
+    "builtins.next": lambda args: frozenset(_elements(args)),
+    "builtins.list": lambda args: _sequence_of(_elements(args)) if args else _sequence_of(set()),
+    "builtins.tuple": lambda args: (
+        _sequence_of(_elements(args), "tuple") if args else _sequence_of(set(), "tuple")
+    ),
+    "builtins.set": lambda args: (
+        _sequence_of(_elements(args), "set") if args else _sequence_of(set(), "set")
+    ),
+    "builtins.sorted": lambda args: _sequence_of(_elements(args)),
+    # Python 3's zip, enumerate, reversed, map and filter give one-shot iterators, not lists:
+    # iterated like a list, but tf.function cannot return one (TypeError while tracing).
+    "builtins.reversed": lambda args: _sequence_of(_elements(args), "iterator"),
+    "builtins.enumerate": lambda args: _sequence_of(
+        {_pair_of([{("lit", "int", None)}, _elements(args)])}, "iterator"
+    ),
+    "builtins.zip": lambda args: _sequence_of(
+        {_pair_of([_elements(args, i) for i in range(len(args))])}, "iterator"
+    ),
+    "builtins.map": lambda args: _sequence_of({UNKNOWN_ATOM}, "iterator"),
+    "builtins.filter": lambda args: _sequence_of(_elements(args, 1), "iterator"),
+    "builtins.sum": _reduce_builtin,
+    "builtins.min": _choose_builtin,
+    "builtins.max": _choose_builtin,
+    "builtins.abs": _reduce_builtin,
+    "builtins.round": _reduce_builtin,
+    "builtins.dict": lambda args: frozenset({("dict", frozenset({UNKNOWN_ATOM}))}),
+}
+"""What Python's builtins return, by the kinds of their arguments."""
+
+
+def _module_evaluator(index: ProjectIndex, facts: TensorFacts, relpath: str) -> Evaluator:
+    return get_evaluator(index, facts, f"{relpath}::<module>")
+
+
+def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
+    kind = atom[0]
+    if kind in ("tensor", "variable"):
+        shape = atom[2]
+        if shape and index[0] == "lit" and index[1] == "int":
+            return (("tensor", atom[1], shape[1:]),)  # x[i] drops the first axis
+        return (("tensor", atom[1], None),)
+    if kind in ("numpy", "symbolic"):
+        return (atom,)
+    if kind == "seq":
+        if index[0] == "slice":
+            return (atom,)
+        return atom[2] or (UNKNOWN_ATOM,)
+    if kind == "tup":
+        if (
+            index[0] == "lit"
+            and isinstance(index[2], int)
+            and -len(atom[1]) <= index[2] < len(atom[1])
+        ):
+            return atom[1][index[2]]
+        if index[0] == "slice":
+            return (atom,)
+        return [a for part in atom[1] for a in part] or (UNKNOWN_ATOM,)
+    if kind == "dict":
+        return atom[1] or (UNKNOWN_ATOM,)
+    if kind == "lit" and atom[1] == "str":
+        return (("lit", "str", None),)
+    if kind == "dataset":
+        return (UNKNOWN_ATOM,)
+    if kind == "python":
+        # A non-tensor Python value (`x.shape`, a config): its items are no tensors either
+        # (a container of tensors is "tensors", never "python").
+        return (PYTHON,)
+    return (UNKNOWN_ATOM,)
+
+
+def _iterate(atom: Atom) -> Iterable[Atom]:
+    kind = atom[0]
+    if kind in ("dataset", "iterator"):
+        return (TENSOR, ("seq", "tuple", frozenset({TENSOR})))
+    if kind in ("tensor", "variable"):
+        return (("tensor", atom[1], atom[2][1:] if atom[2] else None),)
+    if kind in ("numpy", "symbolic"):
+        return (atom,)
+    if kind == "seq":
+        return atom[2] or (UNKNOWN_ATOM,)
+    if kind == "tup":
+        return [a for part in atom[1] for a in part] or (UNKNOWN_ATOM,)
+    if kind == "dict":
+        return (DICT_KEY,)
+    if kind == "lit" and atom[1] == "str":
+        return (("lit", "str", None),)
+    if kind == "ext" and atom[1].startswith("builtins."):
+        return (PYTHON,)
+    return (UNKNOWN_ATOM,)
+
+
+def _matmul_operands(operands: list[Atoms]) -> Shape:
+    shapes = [{a[2] for a in atoms if a[0] in ("tensor", "variable")} for atoms in operands]
+    if len(shapes) != 2 or any(len(s) != 1 for s in shapes):
+        return None
+    a, b = next(iter(shapes[0])), next(iter(shapes[1]))
+    return None if a is None or b is None else matmul_shape(a, b)
+
+
+def _operand_shape(operands: list[Atoms]) -> Shape:
+    """Broadcast shape of an operator's operands: Python numbers are scalars."""
+    shapes: list[Shape] = []
+    for atoms in operands:
+        kinds = {a[0] for a in atoms}
+        if kinds <= {"lit"} and atoms:
+            shapes.append(())
+        elif kinds <= {"tensor", "variable"} and len({a[2] for a in atoms}) == 1:
+            shapes.append(next(iter(atoms))[2])
+        else:
+            return None
+    return broadcast(shapes)
+
+
+def _operation(operands: list[Atoms], operator: str | None = None) -> Iterable[Atom]:
+    """Arithmetic: tensors win over NumPy, NumPy over Python numbers; literals stay literals."""
+    flat = [a for atoms in operands for a in atoms]
+    if not flat:
+        return ()
+    if any(a[0] in ("tensor", "variable") for a in flat):
+        dtypes = {a[1] for a in flat if a[0] in ("tensor", "variable") and a[1] is not None}
+        dtype = dtypes.pop() if len(dtypes) == 1 else None
+        # An operand that may be a Keras symbolic tensor makes a result that may be one too
+        # (`-scores` of a `tf_keras.Input` is a KerasTensor): the kinds are possibilities.
+        symbolic: tuple[Atom, ...] = (
+            (("symbolic",),) if any(a[0] == "symbolic" for a in flat) else ()
+        )
+        if operator == "matmul":
+            return (("tensor", dtype, _matmul_operands(operands)), *symbolic)
+        if operator == "compare":
+            # `x > 0` of a tensor is a boolean tensor (a mask).
+            return (("tensor", "bool", _operand_shape(operands)), *symbolic)
+        return (("tensor", dtype, _operand_shape(operands)), *symbolic)
+    if any(a[0] == "symbolic" for a in flat):
+        return (("symbolic",),)
+    if any(a[0] == "numpy" for a in flat):
+        if len(operands) == 2:
+            # each pair of possible operand arrays gives its own promoted dtype
+            left = {a[1] for a in operands[0] if a[0] == "numpy"} or {"weak"}
+            right = {a[1] for a in operands[1] if a[0] == "numpy"} or {"weak"}
+            return tuple(
+                ("numpy", numpy_result_dtype({x, y} - {"weak"})) for x in left for y in right
+            )
+        return (("numpy", numpy_result_dtype(a[1] for a in flat if a[0] == "numpy")),)
+    if flat and all(a[0] == "lit" for a in flat):
+        types = {a[1] for a in flat}
+        if types <= {"int"}:
+            return (("lit", "int", None),)
+        if types <= {"int", "float", "bool"}:
+            return (("lit", "float", None),)
+        if types == {"str"}:
+            return (("lit", "str", None),)
+        return (PYTHON,)
+    if any(a[0] == "?" for a in flat):
+        return (UNKNOWN_ATOM,)
+    return (PYTHON,)
+
+
+# ---------------------------------------------------------------------- the solver
+
+
+@dataclass(frozen=True, slots=True)
+class ParamLayout:
+    """How a function's parameters take a call's arguments (the receiver left out or not)."""
+
+    params: tuple[Param, ...]
+    """The parameters a call fills."""
+    positional: tuple[str, ...]
+    vararg: str | None
+    kwarg: str | None
+    keywords: frozenset[str]
+    """The parameters a keyword argument may name (all but the positional-only ones)."""
+
+
+_LAYOUTS: dict[tuple[int, bool], tuple[tuple[Param, ...], ParamLayout]] = {}
+"""`param_layout` by the identity of a function's parameters (kept alive with the entry, so
+that the identity stays theirs): the fixed point binds the arguments of every call site
+each time its caller is evaluated."""
+MAX_LAYOUTS = 100_000
+
+
+def param_layout(fn: FunctionSummary, skip_receiver: bool) -> ParamLayout:
+    """The parameters of `fn` a call binds, by kind (`skip_receiver`: a method called on an
+    object, or a class constructed, leaves out the receiver)."""
+    key = (id(fn.params), skip_receiver)
+    found = _LAYOUTS.get(key)
+    if found is not None and found[0] is fn.params:
+        return found[1]
+    params = fn.params[1:] if skip_receiver and fn.params else fn.params
+    vararg = next((p for p in params if p.kind == "vararg"), None)
+    kwarg = next((p for p in params if p.kind == "kwarg"), None)
+    layout = ParamLayout(
+        params,
+        tuple(p.name for p in params if p.kind in ("posonly", "normal")),
+        None if vararg is None else vararg.name,
+        None if kwarg is None else kwarg.name,
+        frozenset(p.name for p in params if p.kind != "posonly"),
+    )
+    if len(_LAYOUTS) >= MAX_LAYOUTS:
+        _LAYOUTS.clear()
+    _LAYOUTS[key] = (fn.params, layout)
+    return layout
+
+
+def bind_arguments(
+    fn: FunctionSummary, args: list[Atoms], kwargs: dict[str, Atoms], *, skip_receiver: bool
+) -> dict[str, Atoms]:
+    """Map call-site arguments to parameter names (positional, keyword, *args, **kwargs)."""
+    layout = param_layout(fn, skip_receiver)
+    positional = layout.positional
+    vararg = layout.vararg
+    bound: dict[str, Atoms] = {}
+    for i, atoms in enumerate(args):
+        if i < len(positional):
+            bound[positional[i]] = atoms
+        elif vararg is not None:
+            bound[vararg] = bound.get(vararg, NO_ATOMS) | atoms
+    if kwargs:
+        names = layout.keywords
+        kwarg = layout.kwarg
+        for name, atoms in kwargs.items():
+            if name in names:
+                bound[name] = atoms
+            elif kwarg is not None:
+                bound[kwarg] = bound.get(kwarg, NO_ATOMS) | atoms
+    return bound
+
+
+def callees(index: ProjectIndex, resolved: ResolvedCall) -> Sequence[tuple[str, str]]:
+    """The project functions a call runs, with how it reaches each: ("func" | "method" |
+    "layer_call" | "class", key); constructing a class runs its `__init__`.
+
+    A call that constructs no class runs its targets as they are: they are given as they
+    are, not copied (the verdict phase asks millions of times)."""
+    if not resolved.constructs:
+        return resolved.targets
+    found: list[tuple[str, str]] = []
+    for kind, target in resolved.targets:
+        if kind == "class":
+            init = index.find_method(target, "__init__")
+            if init is None:
+                continue
+            target = init
+        found.append((kind, target))
+    return found
+
+
+def _argument_atoms(
+    args: list[Atoms], kwargs: dict[str, Atoms], where: tuple[int | str, ...]
+) -> Atoms | None:
+    for position in where:
+        if isinstance(position, int) and position < len(args):
+            return args[position]
+        if isinstance(position, str) and position in kwargs:
+            return kwargs[position]
+    return None
+
+
+def callback_atoms(resolved: ResolvedCall, info: ApiInfo) -> Iterator[Atom]:
+    """The project functions (`func`/`method` atoms) a call hands to `info` as callbacks that
+    run as part of the call (`tf.map_fn(f, x)`, `strategy.run(f, args=...)`, `ds.map(f)`).
+
+    Sorted by key, as a call's targets are: the argument's atoms are a set, iterated in an
+    order that changes between runs (string hashing), and the first effect or hazard found
+    through the callbacks, and the path a finding names, must be the same in every run."""
+    for position in info.callback_args:
+        atoms = (
+            resolved.args[position]
+            if isinstance(position, int) and position < len(resolved.args)
+            else resolved.kwargs.get(str(position), NO_ATOMS)
+        )
+        yield from sorted((a for a in atoms if a[0] in ("func", "method")), key=lambda a: a[1])
+
+
+def resolve_ref_key(ref: Ref) -> str | None:
+    return ref[1] if ref[0] in ("func", "class") and ref != UNKNOWN_REF else None

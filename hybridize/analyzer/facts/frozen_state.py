@@ -1,0 +1,323 @@
+"""Python state a function reads while other code reassigns it: frozen at trace time.
+
+A traced function reads `self.threshold` or a module global while tracing, and the graph
+keeps what it saw: a Python value, or an eager tensor, is embedded as a constant. When other
+code assigns a new value between calls, the eager function sees it and the graph does not
+(nothing in the cache key changed, so it does not retrace). A `tf.Variable` read this way is
+captured by reference and stays live; so are objects such as layers, whose own variables
+are what the graph reads.
+
+The fact holds only on evidence: the analysis sees, elsewhere in the project, an assignment
+to that attribute or global after initialisation. Initialisation is the class's `__init__`
+(and a Keras `build`, which runs before the first call), and module code that runs before
+the first call of the function outside any loop.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from hybridize.analyzer.facts.effects import bound_in_enclosing_function
+from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts, callees, get_evaluator
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.values import Atom, leaf_atoms
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.model import Finding, Span
+
+CODE = "HY408"
+FACT = "has_frozen_python_state_reads"
+INITIALISERS = frozenset({"__init__", "__new__", "__post_init__"})
+"""Methods that set an object up before anyone calls it."""
+FROZEN_KINDS = frozenset({"lit", "python", "tensor", "numpy"})
+"""Values a trace embeds as they are (Python values, eager tensors, and containers of only
+those); a variable, a Keras object or a function is read through a reference that stays
+live."""
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """An assignment that may change state between calls: who does it, and where."""
+
+    writer: str
+    span: Span
+
+
+StateKey = tuple[str, str, str]
+"""("attr", class key, attribute) or ("global", module relpath, name)."""
+
+
+MAX_HELPER_DEPTH = 4
+"""How far into the project functions a traced function calls its reads are followed."""
+
+
+GUARDED_KINDS = frozenset({"lit:int"})
+"""Values `torch.compile` guards on by value at every change: ints (a float read from state
+recompiles once and is then dynamic; measured, `torch_rules.STATE_RECOMPILES`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangingRead:
+    """A read of state that other code reassigns between calls, in words."""
+
+    text: str
+    """"reads `self.t`, which `Trainer.step` reassigns (m.py, line 9)", after the path of
+    calls leading to the reader ("calls `helper`, which ")."""
+    entry: Span
+    """The statement of the function itself that leads to the read."""
+
+
+def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
+    """Reads of `self` attributes and module globals holding values a trace freezes, when
+    the project reassigns them outside initialisation; in the function or in a project
+    function it calls (traced with it)."""
+    read = changing_state_read(index, facts, key, _frozen)
+    if read is None:
+        return []
+    text = f"{read.text}: a graph keeps the value it saw while tracing"
+    return [Finding(CODE, FACT, "error", text, read.entry)]
+
+
+def changing_state_read(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: str,
+    holds: Callable[[frozenset[str]], bool] = lambda kinds: True,
+) -> ChangingRead | None:
+    """The first read, in the function or a project function it calls, of a `self`
+    attribute or module global that the project reassigns outside initialisation and whose
+    values' kinds (`_leaf_kinds`) satisfy `holds`; None when there is none."""
+    fn = index.function(key)
+    if fn.is_lambda or key.endswith("::<module>"):
+        return None
+    writes = _writes(index, facts)
+    for reader, via, entry in traced_with(index, facts, key):
+        for what, state, kinds in _state_reads(index, facts, reader):
+            if not holds(kinds):
+                continue
+            for write in writes.get(state, ()):
+                if write.writer in (key, reader) or not _after_initialisation(
+                    index, facts, key, write
+                ):
+                    continue
+                writer = index.function(write.writer)
+                who = "module code" if writer.qualname == "<module>" else f"`{writer.qualname}`"
+                where = write.writer.split("::", 1)[0]
+                text = f"{via}reads {what}, which {who} reassigns ({where}, line "
+                text += f"{write.span.start_line})"
+                return ChangingRead(text, entry)
+    return None
+
+
+def guarded_by_value(kinds: frozenset[str]) -> bool:
+    """Every value the state may hold is a Python int (`GUARDED_KINDS`)."""
+    return bool(kinds) and kinds <= GUARDED_KINDS
+
+
+def traced_with(
+    index: ProjectIndex, facts: TensorFacts, key: str
+) -> Iterator[tuple[str, str, Span]]:
+    """The function and the project functions it calls (to MAX_HELPER_DEPTH), each with
+    the words that lead to it ("calls `helper`, which ") and the call in the function's own
+    body that leads to it (the function's span for the function itself): a finding about a
+    helper points at the statement that brings it into the trace."""
+    seen = {key}
+    frontier = [(key, "", index.function(key).span)]
+    for _ in range(MAX_HELPER_DEPTH + 1):
+        following: list[tuple[str, str, Span]] = []
+        for current, via, entry in frontier:
+            yield current, via, entry
+            for resolved in facts.calls.get(current, []):
+                for _, target in callees(index, resolved):
+                    if target not in seen:
+                        seen.add(target)
+                        name = index.function(target).qualname
+                        step = resolved.site.span if current == key else entry
+                        following.append((target, f"{via}calls `{name}`, which ", step))
+        frontier = following
+
+
+def _state_reads(
+    index: ProjectIndex, facts: TensorFacts, reader: str
+) -> list[tuple[str, StateKey, frozenset[str]]]:
+    """The state `reader` reads, with the kinds of the values it may hold, in a fixed order.
+
+    Memoised per reader: every function that calls it (to MAX_HELPER_DEPTH) asks again, and
+    on a large project the same helpers are read thousands of times (sorting their values
+    each time took a third of the verdict phase on TensorFlow's own ops)."""
+    memo = facts.cache.setdefault("frozen_reads", {})
+    assert isinstance(memo, dict)
+    found = memo.get(reader)
+    if found is None:
+        evaluator = get_evaluator(index, facts, reader)
+        found = memo[reader] = [
+            (what, state, _leaf_kinds(evaluator.eval(sym)))
+            for what, (state, sym) in _reads(index, facts, reader, index.function(reader))
+        ]
+    return found
+
+
+def _leaf_kinds(atoms: frozenset[Atom]) -> frozenset[str]:
+    """The kinds of the values held: atom kinds, a literal's with its type (`lit:int`)."""
+    return frozenset(f"lit:{a[1]}" if a[0] == "lit" else a[0] for a in leaf_atoms(atoms))
+
+
+def _frozen(kinds: frozenset[str]) -> bool:
+    """Every value the state may hold is one a trace embeds: a value of unknown kind may be
+    a variable (`self.w = self.add_weight(...)` through unresolved code), so it is not."""
+    return bool(kinds) and all(k.split(":", 1)[0] in FROZEN_KINDS for k in kinds)
+
+
+def _reads(
+    index: ProjectIndex, facts: TensorFacts, key: str, fn: FunctionSummary
+) -> Iterator[tuple[str, tuple[StateKey, Sym]]]:
+    """The state the function reads: attributes of `self`, and module globals."""
+    relpath = key.split("::", 1)[0]
+    receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
+    class_key = f"{relpath}::{fn.class_qualname}" if fn.class_qualname else None
+    selves = {("param", receiver), ("local", receiver)} if receiver else set()
+    evaluator = get_evaluator(index, facts, key)
+    for sym in sorted(evaluator.memo, key=repr):
+        if sym[0] == "attr" and sym[1] in selves and class_key is not None:
+            if index.find_method(class_key, sym[2]) is None:
+                yield f"`{receiver}.{sym[2]}`", (("attr", class_key, sym[2]), sym)
+        elif sym[0] == "attr" and _free_name(index, key, fn, sym[1]):
+            # An attribute of a module-level object (`config.temperature`), or a global of
+            # another module (`settings.SCALE`).
+            for atom in evaluator.eval(sym[1]):
+                if (
+                    atom[0] == "obj"
+                    and atom[2] is not None
+                    and index.find_method(atom[2], sym[2]) is None
+                ):
+                    yield f"`{sym[1][1]}.{sym[2]}`", (("attr", atom[2], sym[2]), sym)
+                elif atom[0] == "module":
+                    ref = index.member(("module", atom[1]), sym[2])
+                    if ref[0] == "global":
+                        yield f"`{sym[1][1]}.{sym[2]}`", (("global", ref[1], ref[2]), sym)
+        elif sym[0] == "name" and (found := _global(index, key, fn, sym)) is not None:
+            yield f"the global `{sym[1]}`", (found, sym)
+
+
+def _free_name(index: ProjectIndex, key: str, fn: FunctionSummary, sym: Sym) -> bool:
+    """A name the function reads from its module (a global, an imported module)."""
+    return (
+        sym[0] == "name"
+        and (sym[1] not in fn.locals or sym[1] in fn.globals_declared)
+        and not bound_in_enclosing_function(index, key, sym[1])
+    )
+
+
+def _global(index: ProjectIndex, key: str, fn: FunctionSummary, sym: Sym) -> StateKey | None:
+    """The module global a free name read denotes, if it is one."""
+    if not _free_name(index, key, fn, sym):
+        return None
+    ref = index.resolve_global(key.split("::", 1)[0], sym[1])
+    return ("global", ref[1], ref[2]) if ref[0] == "global" else None
+
+
+def frozen_state_writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKey, list[Write]]:
+    """Every write of module state the frozen-state check weighs (memoised in the facts)."""
+    return _writes(index, facts)
+
+
+def _writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKey, list[Write]]:
+    """Every assignment of an instance attribute or a module global in the project.
+
+    Each writer's part is kept across incremental updates with the evaluator it was read
+    through (`WRITES_BY_WRITER` in `facts.scans`): a writer evaluated again has a new one,
+    and `forget_writers` drops those whose evaluator read a fact that changed."""
+    cached = facts.cache.get("state_writes")
+    if isinstance(cached, dict):
+        return cached
+    memo = facts.scans.get(WRITES_BY_WRITER)
+    if not isinstance(memo, dict):
+        memo = facts.scans[WRITES_BY_WRITER] = {}
+    found: dict[StateKey, list[Write]] = defaultdict(list)
+    evaluators = facts.evaluators
+    # After an edit nearly every writer's part is kept: this loop is per function of the
+    # project on every edit, so it does as little as it can for each.
+    for writer in index.function_keys():
+        evaluator = evaluators.get(writer) or get_evaluator(index, facts, writer)
+        known = memo.get(writer)
+        if known is None or known[0] is not evaluator:
+            known = memo[writer] = (evaluator, _writes_of(index, writer, evaluator))
+        if known[1]:
+            for state, write in known[1]:
+                found[state].append(write)
+    facts.cache["state_writes"] = dict(found)
+    return dict(found)
+
+
+WRITES_BY_WRITER = "state_writes_by_writer"
+
+
+def forget_writers(facts: TensorFacts, writers: Iterable[str] | None) -> None:
+    """Drop the kept writes of `writers` (all when None): what their evaluators read
+    changed, so a target may now be another object."""
+    memo = facts.scans.get(WRITES_BY_WRITER)
+    if not isinstance(memo, dict):
+        return
+    if writers is None:
+        memo.clear()
+        return
+    for writer in writers:
+        memo.pop(writer, None)
+
+
+def _writes_of(
+    index: ProjectIndex, writer: str, evaluator: Evaluator
+) -> list[tuple[StateKey, Write]]:
+    """The state one function (or module code) assigns, in its order."""
+    relpath = writer.split("::", 1)[0]
+    fn = index.function(writer)
+    found: list[tuple[StateKey, Write]] = []
+    for store in fn.stores:
+        if store.kind == "global":
+            found.append((("global", relpath, store.name), Write(writer, store.span)))
+        elif store.kind == "attr":
+            for atom in evaluator.eval(store.target):
+                if atom[0] == "obj" and atom[2] is not None:
+                    for class_key in index.mro(atom[2]):
+                        found.append((("attr", class_key, store.name), Write(writer, store.span)))
+                elif atom[0] == "module":
+                    found.append((("global", atom[1], store.name), Write(writer, store.span)))
+    for name, span in fn.name_bindings:
+        # Initialisation or not is decided per reader (`_after_initialisation`).
+        found.append((("global", relpath, name), Write(writer, span)))
+    return found
+
+
+def _in_loop(fn: FunctionSummary, span: Span) -> bool:
+    """Inside a `for` statement of the module, or its target (a comprehension repeats
+    nothing around it)."""
+    return any(_inside(span, loop.span) for loop in fn.loops if not loop.comprehension)
+
+
+def _inside(inner: Span, outer: Span) -> bool:
+    return (outer.start_line, outer.start_col) <= (inner.start_line, inner.start_col) and (
+        inner.end_line,
+        inner.end_col,
+    ) <= (outer.end_line, outer.end_col)
+
+
+def _after_initialisation(index: ProjectIndex, facts: TensorFacts, key: str, write: Write) -> bool:
+    """Whether a write may run between calls of function `key`: not in an initialiser, and
+    at module level only in a loop or after a call of the function."""
+    writer = index.function(write.writer)
+    if writer.name in INITIALISERS:
+        return False
+    if writer.name == "build" and writer.class_qualname is not None:
+        class_key = f"{write.writer.split('::', 1)[0]}::{writer.class_qualname}"
+        if index.keras_role(class_key) is not None:
+            return False
+    if writer.qualname != "<module>":
+        return True
+    if _in_loop(writer, write.span):
+        return True
+    return any(
+        target == key and resolved.site.span.start_line < write.span.start_line
+        for resolved in facts.calls.get(write.writer, [])
+        for _, target in callees(index, resolved)
+    )

@@ -1,0 +1,216 @@
+"""Arguments `tf.function` cannot key its trace cache on: unhashable Python objects.
+
+`tf.function` looks up a trace by a `TraceType` made from every argument (the receiver of a
+method included). Lists, tuples and dicts are opened and their leaves typed one by one; any
+other Python object must be hashable, and one that is not fails the call with "TypeError:
+Could not generate a generic TraceType for ... Please verify that it is immutable/hashable"
+(or "unhashable type" for the receiver). Measured under TF 2.21:
+
+    fails: a set; a bytearray; a slice (Python < 3.12); an instance of a `@dataclass`
+           (eq=True, frozen=False: the default), of a subclass of one, or of a class that
+           defines `__eq__` without `__hash__`; any of these inside a list, tuple, dict
+           value or namedtuple; such an instance as `self` of a decorated method; a set as a
+           parameter's default
+    works: plain class instances (hashed by identity), frozen or `unsafe_hash` dataclasses,
+           `eq=False` dataclasses, classes defining both `__eq__` and `__hash__`, enums,
+           frozensets, lists/tuples/dicts of hashable leaves
+
+The evidence is the parameter's value as the analysis knows it (the arguments of the
+project's calls, its default, its annotation); instances of classes whose hashability
+depends on something outside the project (an external base class, a decorator keyword that
+is not a literal) are not claimed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.values import MAX_NESTING, Atom
+from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
+from hybridize.analyzer.summaries.ir import DecoratorInfo, Sym
+from hybridize.model import Finding
+
+CODE = "HY409"
+FACT = "has_unhashable_arguments"
+
+DOTTED_NAME = re.compile(r"[A-Za-z_][\w.]*")
+HashStatus = Literal["hashable", "unhashable", "inherits", "unknown"]
+OPENED_SEQUENCES = frozenset({"list", "tuple"})
+"""Python sequences whose elements `tf.function` types one by one (a set is hashed whole)."""
+
+
+def _literal_bool(value: Sym) -> bool | None:
+    return value[2] if value[0] == "lit" and value[1] == "bool" else None
+
+
+def _decorator_status(decorator: DecoratorInfo, record: RecordDecorator) -> tuple[HashStatus, str]:
+    """What a record decorator does to `__hash__`, from its literal keyword arguments."""
+    keywords = dict(decorator.kwargs)
+    eq, frozen = record.eq, record.frozen
+    for name in record.hash_keywords:
+        if name in keywords:
+            value = _literal_bool(keywords[name])
+            if value is None:
+                return "unknown", ""
+            if value:
+                return "hashable", ""
+            if record.hash_false_inherits:
+                return "inherits", ""
+    for name in record.eq_keywords:
+        if name in keywords:
+            value = _literal_bool(keywords[name])
+            if value is None:
+                return "unknown", ""
+            eq = value
+    if "frozen" in keywords:
+        value = _literal_bool(keywords["frozen"])
+        if value is None:
+            return "unknown", ""
+        frozen = value
+    if not eq:
+        return "inherits", ""
+    if frozen:
+        return "hashable", ""
+    return "unhashable", f"`@{decorator.name}` compares fields and is not frozen"
+
+
+def own_hash_status(index: ProjectIndex, class_key: str) -> tuple[HashStatus, str]:
+    """What the class's own body and decorators make of `__hash__`, with the reason."""
+    cls = index.klass(class_key)
+    body = index.modules[class_key.split("::", 1)[0]].functions.get(f"{cls.qualname}.<body>")
+    assigned = body.locals if body is not None else {}
+    if "__hash__" in cls.methods:
+        return "hashable", ""
+    if "__hash__" in assigned:
+        if all(v == ("lit", "none", None) for v in assigned["__hash__"]):
+            return "unhashable", "it sets `__hash__ = None`"
+        return "hashable", ""
+    relpath = class_key.split("::", 1)[0]
+    for decorator in cls.decorators:
+        ref = index.resolve_dotted(relpath, decorator.name)
+        record = RECORD_DECORATORS.get(ref[1]) if ref[0] == "ext" else None
+        if record is not None:
+            status, reason = _decorator_status(decorator, record)
+            if status != "inherits":
+                return status, reason
+    if "__eq__" in cls.methods or "__eq__" in assigned:
+        return "unhashable", "it defines `__eq__` without `__hash__`"
+    return "inherits", ""
+
+
+def hash_status(
+    index: ProjectIndex, class_key: str, seen: frozenset[str] = frozenset()
+) -> tuple[HashStatus, str]:
+    """Whether instances of a project class hash: its own body first, then its bases in
+    order (a base outside the project, other than `object`, is not known)."""
+    status, reason = own_hash_status(index, class_key)
+    if status != "inherits":
+        return status, reason
+    for base, ref in zip(index.klass(class_key).bases, index.base_refs(class_key), strict=True):
+        if ref[0] == "class" and ref[1] not in seen:
+            status, reason = hash_status(index, ref[1], seen | {class_key})
+            if status == "unhashable":
+                return status, f"its base `{base}`: {reason}"
+            if status != "inherits":
+                return status, reason
+        elif ref != ("ext", "builtins.object"):
+            return "unknown", f"base `{base}` is outside the project"
+    return "inherits", ""
+
+
+def unhashable_part(index: ProjectIndex, atom: Atom, depth: int = 0) -> str | None:
+    """Words for the first unhashable object the value may be or contain, else None."""
+    kind = atom[0]
+    if kind == "seq":
+        if atom[1] == "set":
+            return "a set"
+        if atom[1] in OPENED_SEQUENCES and depth < MAX_NESTING:
+            return _first(index, atom[2], depth + 1)
+    elif kind == "tup" and depth < MAX_NESTING:
+        return _first(index, (a for part in atom[1] for a in part), depth + 1)
+    elif kind == "dict" and depth < MAX_NESTING:
+        return _first(index, atom[1], depth + 1)
+    elif kind == "obj" and _is_project_class(index, atom[2]):
+        status, reason = hash_status(index, atom[2])
+        if status == "unhashable":
+            return f"an instance of `{atom[2].split('::', 1)[1]}` ({reason})"
+    return None
+
+
+def _first(index: ProjectIndex, atoms: Iterable[Atom], depth: int) -> str | None:
+    for atom in sorted(atoms, key=repr):
+        found = unhashable_part(index, atom, depth)
+        if found is not None:
+            return found
+    return None
+
+
+def _is_project_class(index: ProjectIndex, key: object) -> bool:
+    if not isinstance(key, str) or "::" not in key:
+        return False
+    relpath, qualname = key.split("::", 1)
+    module = index.modules.get(relpath)
+    return module is not None and qualname in module.classes
+
+
+def _annotated(index: ProjectIndex, key: str, annotation: str | None) -> str | None:
+    """An unhashable project class the annotation names (`Spec`, `Sequence[Spec]`,
+    `Optional[Spec]`): the parameter is declared to receive its instances."""
+    if not annotation:
+        return None
+    relpath = key.split("::", 1)[0]
+    for name in sorted(set(DOTTED_NAME.findall(annotation))):
+        ref = index.resolve_dotted(relpath, name)
+        if ref[0] == "class":
+            status, reason = hash_status(index, ref[1])
+            if status == "unhashable":
+                return f"instances of `{name}` by its annotation ({reason})"
+    return None
+
+
+def unhashable_arguments(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
+    """Parameters (the receiver of a method too) that may receive an unhashable object."""
+    fn = index.function(key)
+    found: list[Finding] = []
+    decorators = {d.name.rsplit(".", 1)[-1] for d in fn.decorators}
+    if (
+        fn.binds_receiver
+        and fn.class_qualname is not None
+        and not decorators & {"classmethod", "staticmethod"}
+    ):
+        class_key = f"{key.split('::', 1)[0]}::{fn.class_qualname}"
+        status, reason = hash_status(index, class_key)
+        if status == "unhashable":
+            found.append(
+                Finding(
+                    CODE,
+                    FACT,
+                    "error",
+                    f"instances of `{fn.class_qualname}` cannot be hashed ({reason}): "
+                    "a `tf.function` method keys its traces on `self` and fails with "
+                    '"unhashable type"',
+                    fn.span,
+                )
+            )
+    evaluator = get_evaluator(index, facts, key)
+    for param in fn.explicit_params:
+        atoms = evaluator.eval(("param", param.name))
+        what = _first(index, atoms, 0) or _annotated(index, key, param.annotation)
+        if what is None:
+            continue
+        found.append(
+            Finding(
+                CODE,
+                FACT,
+                "error",
+                f"`{param.name}` may receive {what}: `tf.function` keys its traces on every "
+                'argument and fails on an object it cannot hash ("Could not generate a '
+                'generic TraceType")',
+                fn.span,
+            )
+        )
+    return found

@@ -1,0 +1,627 @@
+"""Name resolution across the project: what a module-level name, an import or a base class is.
+
+Works on `ModuleSummary` values only, so it runs after the (parallel, cached) per-file phase.
+A reference (`Ref`) is one of:
+
+    ("module", relpath)        a module of the project
+    ("func", key)              a project function, key `relpath::qualname`
+    ("class", key)             a project class
+    ("global", relpath, name)  a module-level variable of the project
+    ("ext", "dotted.name")     something outside the project (tensorflow.keras.Model, print...)
+    ("?",)                     unknown
+
+Module lookup follows how Python finds a script's imports: the importing file's folder first,
+then each enclosing folder up to the root; a folder matches only through a `.py` file or an
+`__init__.py`, so a folder named `tensorflow` never shadows the real TensorFlow.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+
+from hybridize.analyzer.summaries.ir import (
+    ClassSummary,
+    FunctionSummary,
+    ImportSummary,
+    ModuleSummary,
+    function_syms,
+    module_imports,
+)
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.frameworks.framework import Framework
+
+Ref = tuple
+UNKNOWN_REF: Ref = ("?",)
+
+BUILTIN_NAMES = frozenset(dir(builtins))
+
+INSTANCE_CALL_METHODS = {"keras": "call"}
+"""Keras' own layer call, for Keras bases known by name (`external_keras_role`)."""
+
+KERAS_ROOTS = {
+    "layer": ("keras.layers.Layer", "keras.Layer"),
+    "model": ("keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential"),
+}
+
+
+def _referenced_names(fn: FunctionSummary) -> set[str]:
+    """The free names a function's values (`function_syms`) and decorators refer to."""
+    names = {
+        sym[1]
+        for sym in function_syms(fn)
+        if sym[0] == "name" and isinstance(sym[1], str) and sym[1] not in fn.locals
+    }
+    names.update(d.name.split(".", 1)[0] for d in fn.decorators)
+    return names
+
+
+def canonical_external(dotted: str) -> str:
+    """Spellings of the same Keras/TF object reduced to one: `tensorflow.keras.X` -> `keras.X`."""
+    for prefix in ("tensorflow.keras.", "tensorflow.python.keras.", "tf_keras."):
+        if dotted.startswith(prefix):
+            return "keras." + dotted[len(prefix) :]
+    if dotted in ("tensorflow.keras", "tf_keras"):
+        return "keras"
+    if dotted.startswith("keras.src."):
+        return "keras." + dotted[len("keras.src.") :]
+    return dotted
+
+
+@cache
+def external_keras_role(dotted: str) -> str | None:
+    """'layer' / 'model' for Keras base classes known by name, else None."""
+    name = canonical_external(dotted)
+    if name in KERAS_ROOTS["model"] or (name.endswith(".Model") and name.startswith("keras.")):
+        return "model"
+    if name.startswith("keras.layers.") or name in KERAS_ROOTS["layer"]:
+        return "layer"
+    if name.startswith("keras.Sequential") or name.startswith("keras.models."):
+        return "model"
+    return None
+
+
+LAYER_ROLES = frozenset({"layer", "model"})
+"""Class roles whose instances are called like functions and run a method of their own."""
+
+
+@cache
+def external_class_role(dotted: str) -> tuple[str, str] | None:
+    """(role, the method calling an instance runs) for a framework base class whose instances
+    are layers: a Keras layer or model by name (`external_keras_role`: its `call`), else
+    whatever the framework tables say is a class of a layer role (a PyTorch `nn.Module`:
+    its `forward`)."""
+    role = external_keras_role(dotted)
+    if role is not None:
+        return role, INSTANCE_CALL_METHODS["keras"]
+    from hybridize.analyzer.frameworks import instance_call_method, lookup
+
+    info = lookup(dotted)
+    if info is None or info.kind != "class" or info.returns not in LAYER_ROLES:
+        return None
+    method = instance_call_method(info.framework)
+    return None if method is None else (info.returns, method)
+
+
+@dataclass(slots=True)
+class ProjectIndex:
+    """All module summaries of a project with cross-module lookups."""
+
+    modules: dict[str, ModuleSummary]
+    package: str = ""
+    """The dotted name of the analysed folder when it is itself inside a package
+    (`keras.src` for `site-packages/keras/src`): `import keras.src.ops` then means `ops`."""
+    _module_ref_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
+    _global_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
+    _class_role_cache: dict[str, tuple[str, str] | None] = field(default_factory=dict)
+    _mro_cache: dict[str, list[str]] = field(default_factory=dict)
+    _method_cache: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _dispatch_cache: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    _direct_subclasses: dict[str, list[str]] | None = None
+    _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
+    _module_frameworks_cache: dict[str, tuple[ModuleSummary, frozenset[str]]] = field(
+        default_factory=dict
+    )
+    _function_framework_cache: dict[str, tuple[ModuleSummary, str]] = field(default_factory=dict)
+    _keys: list[str] | None = None
+    _function_cache: dict[str, FunctionSummary] = field(default_factory=dict)
+    """`function` by key: the fixed point and the verdicts ask millions of times, and the
+    summaries of an index never change (an edit makes a new index)."""
+    _test_case_cache: dict[str, bool] = field(default_factory=dict)
+    """`is_test_case` by class: every construction of a project class asks (`object_role`)."""
+
+    def __post_init__(self) -> None:
+        # The project order (`project_keys`) is the order of the paths, whatever order the
+        # summaries came in (workers finish in any order): the fixed points iterate in it,
+        # and the first witness a finding names must not depend on it.
+        if list(self.modules) != sorted(self.modules):
+            self.modules = dict(sorted(self.modules.items()))
+
+    def share_interface_caches(self, previous: ProjectIndex, changed: Iterable[str]) -> None:
+        """Take over what `previous` resolved, when every module's interface is the same
+        (`interface.module_interface`: imports, module-level names, classes with their bases
+        and methods, function signatures) and only bodies differ: name resolution, class
+        hierarchies and method lookups read nothing else. An edit then costs no new walk
+        over every class of the project (`subclasses`), and the project's function keys
+        when the `changed` modules list their functions in the same order."""
+        self._module_ref_cache = previous._module_ref_cache
+        self._global_cache = previous._global_cache
+        self._class_role_cache = previous._class_role_cache
+        self._mro_cache = previous._mro_cache
+        self._method_cache = previous._method_cache
+        self._dispatch_cache = previous._dispatch_cache
+        self._direct_subclasses = previous._direct_subclasses
+        self._dotted_cache = previous._dotted_cache
+        self._module_frameworks_cache = previous._module_frameworks_cache
+        self._function_framework_cache = previous._function_framework_cache
+        if all(
+            list(self.modules[r].functions) == list(previous.modules[r].functions) for r in changed
+        ):
+            self._keys = previous._keys  # the same functions, and in the same order
+
+    def function_keys(self) -> list[str]:
+        """Every function key of the project (module code first), in project order: made
+        once per index (the solver and the verdict phase each ask after every edit), and
+        taken over with the interface, which fixes the modules and their functions. The
+        list is shared: callers do not change it."""
+        if self._keys is None:
+            self._keys = [
+                f"{relpath}::{q}"
+                for relpath, module in self.modules.items()
+                for q in ["<module>", *module.functions]
+            ]
+        return self._keys
+
+    # ------------------------------------------------------------- lookups by key
+
+    def function(self, key: str) -> FunctionSummary:
+        found = self._function_cache.get(key)
+        if found is not None:
+            return found
+        relpath, qualname = key.split("::", 1)
+        module = self.modules[relpath]
+        found = module.module_code if qualname == "<module>" else module.functions[qualname]
+        self._function_cache[key] = found
+        return found
+
+    def owner_key(self, key: str) -> str:
+        """The function whose body runs this function's `def`: where its decorators and
+        parameter defaults are evaluated (the enclosing function, else the module)."""
+        relpath = key.split("::", 1)[0]
+        fn = self.function(key)
+        if fn.parent_qualname is not None:
+            return f"{relpath}::{fn.parent_qualname}"
+        if fn.class_qualname is not None:
+            parent = self.modules[relpath].classes[fn.class_qualname].parent_qualname
+            if parent is not None:
+                return f"{relpath}::{parent}"
+        return f"{relpath}::<module>"
+
+    def klass(self, key: str) -> ClassSummary:
+        relpath, qualname = key.split("::", 1)
+        return self.modules[relpath].classes[qualname]
+
+    # ------------------------------------------------------------- modules
+
+    def find_module(self, dotted: str, importer: str) -> str | None:
+        """Relpath of the project module `import dotted` loads from `importer`, if any.
+
+        Absolute imports are searched where Python would find them: in the folder that holds
+        the importer's top-level package (for a script outside any package, its own folder,
+        which Python puts first on `sys.path`), then at the analysed root. A module inside a
+        package never sees its siblings as top-level modules: `import jax.numpy` in
+        `backend/jax/numpy.py` is the real JAX, not the file itself.
+        """
+        if not dotted:
+            return None
+        key = (dotted, importer)
+        cached = self._module_ref_cache.get(key)
+        if cached is not None:
+            return cached[1] if cached else None
+        if self.package and dotted.startswith(self.package + "."):
+            dotted = dotted[len(self.package) + 1 :]
+        elif self.package and dotted == self.package:
+            found_init = "__init__.py" if "__init__.py" in self.modules else None
+            self._module_ref_cache[key] = ("module", found_init) if found_init else ()
+            return found_init
+        path = PurePosixPath(*dotted.split("."))
+        found: str | None = None
+        for folder in (self._import_root(importer), PurePosixPath(".")):
+            for candidate in (f"{folder / path}.py", str(folder / path / "__init__.py")):
+                candidate = candidate[2:] if candidate.startswith("./") else candidate
+                if candidate in self.modules:
+                    found = candidate
+                    break
+            if found is not None:
+                break
+        self._module_ref_cache[key] = ("module", found) if found else ()
+        return found
+
+    def _import_root(self, importer: str) -> PurePosixPath:
+        """The folder above the importer's outermost package (`__init__.py` chain)."""
+        folder = PurePosixPath(importer).parent
+        while str(folder) not in (".", "", "/") and self._is_package(folder):
+            folder = folder.parent
+        return folder
+
+    def _is_package(self, folder: PurePosixPath) -> bool:
+        init = str(folder / "__init__.py")
+        return (init[2:] if init.startswith("./") else init) in self.modules
+
+    def find_relative_module(self, source: str, importer: str) -> str | None:
+        level = len(source) - len(source.lstrip("."))
+        rest = source[level:]
+        folder = PurePosixPath(importer).parent
+        for _ in range(level - 1):
+            folder = folder.parent
+        path = folder / PurePosixPath(*rest.split(".")) if rest else folder
+        for candidate in (f"{path}.py", str(path / "__init__.py")):
+            candidate = candidate[2:] if candidate.startswith("./") else candidate
+            if candidate in self.modules:
+                return candidate
+        return None
+
+    def _source_module(self, source: str, importer: str) -> str | None:
+        if source.startswith("."):
+            return self.find_relative_module(source, importer)
+        return self.find_module(source, importer)
+
+    # ------------------------------------------------------------- names
+
+    def resolve_import(self, imp: ImportSummary, importer: str, depth: int = 0) -> Ref:
+        """What an import binds its local name to."""
+        if imp.member is None:
+            relpath = self._source_module(imp.source, importer)
+            if relpath is not None:
+                return ("module", relpath)
+            return ("ext", canonical_external(imp.source))
+        relpath = self._source_module(imp.source, importer)
+        if relpath is not None:
+            ref = self.resolve_global(relpath, imp.member, depth + 1)
+            if ref != UNKNOWN_REF:
+                return ref
+            package_dir = PurePosixPath(relpath).parent
+            for candidate in (
+                f"{package_dir / imp.member}.py",
+                str(package_dir / imp.member / "__init__.py"),
+            ):
+                candidate = candidate[2:] if candidate.startswith("./") else candidate
+                if PurePosixPath(relpath).name == "__init__.py" and candidate in self.modules:
+                    return ("module", candidate)
+            return UNKNOWN_REF
+        if imp.source.startswith("."):
+            if imp.source.strip(".") == "":
+                # `from . import x` where x is a sibling module
+                folder = PurePosixPath(importer).parent
+                for _ in range(len(imp.source) - 1):
+                    folder = folder.parent
+                for candidate in (
+                    f"{folder / imp.member}.py",
+                    str(folder / imp.member / "__init__.py"),
+                ):
+                    candidate = candidate[2:] if candidate.startswith("./") else candidate
+                    if candidate in self.modules:
+                        return ("module", candidate)
+            return UNKNOWN_REF
+        return ("ext", canonical_external(f"{imp.source}.{imp.member}"))
+
+    def resolve_global(self, relpath: str, name: str, depth: int = 0) -> Ref:
+        """A module-level name of a project module: def, class, import, variable, star, builtin."""
+        key = (relpath, name)
+        cached = self._global_cache.get(key)
+        if cached is not None:
+            return cached
+        if depth > 20:
+            return UNKNOWN_REF
+        self._global_cache[key] = UNKNOWN_REF  # guards import cycles
+        ref = self._resolve_global(relpath, name, depth)
+        self._global_cache[key] = ref
+        return ref
+
+    def _resolve_global(self, relpath: str, name: str, depth: int) -> Ref:
+        module = self.modules.get(relpath)
+        if module is None:
+            return UNKNOWN_REF
+        assigned = module.module_code.locals.get(name)
+        if assigned:
+            for sym in reversed(assigned):
+                if sym[0] == "def":
+                    return ("func", f"{relpath}::{sym[1]}")
+                if sym[0] == "class":
+                    return ("class", f"{relpath}::{sym[1]}")
+            return ("global", relpath, name)
+        imp = module.imports.get(name)
+        if imp is not None:
+            return self.resolve_import(imp, relpath, depth)
+        for source in module.star_imports:
+            star_module = self._source_module(source, relpath)
+            if star_module is not None:
+                exported = self.modules[star_module]
+                if exported.all_names is not None and name not in exported.all_names:
+                    continue
+                if name.startswith("_"):
+                    continue
+                ref = self.resolve_global(star_module, name, depth + 1)
+                if ref != UNKNOWN_REF:
+                    return ref
+            elif not source.startswith("."):
+                from hybridize.analyzer.frameworks import lookup
+
+                candidate = canonical_external(f"{source}.{name}")
+                if lookup(candidate) is not None:
+                    return ("ext", candidate)
+        if name in BUILTIN_NAMES:
+            return ("ext", f"builtins.{name}")
+        return UNKNOWN_REF
+
+    def resolve_dotted(self, relpath: str, dotted: str) -> Ref:
+        """Resolve `a.b.c` as written in module `relpath` (annotations, decorators, bases)."""
+        cached = self._dotted_cache.get((relpath, dotted))
+        if cached is not None:
+            return cached
+        ref = self._resolve_dotted(relpath, dotted)
+        self._dotted_cache[(relpath, dotted)] = ref
+        return ref
+
+    def _resolve_dotted(self, relpath: str, dotted: str) -> Ref:
+        first, *rest = dotted.split(".")
+        ref = self.alias_target(self.resolve_global(relpath, first))
+        for part in rest:
+            ref = self.alias_target(self.member(ref, part))
+        return ref
+
+    def alias_target(self, ref: Ref, depth: int = 0) -> Ref:
+        """What a module-level alias names: `layers = tf.keras.layers` or `Base = mod.Base`,
+        assigned once, at module level, to a dotted name, stands for that name (Python binds
+        the very same object). Other refs, and variables holding computed values, are
+        returned as they are."""
+        if ref[0] != "global" or depth > 20:
+            return ref
+        module = self.modules.get(ref[1])
+        values = module.module_code.locals.get(ref[2], []) if module is not None else []
+        if len(values) != 1:
+            return ref
+        target = self._dotted_sym(ref[1], values[0], depth)
+        return ref if target == UNKNOWN_REF else target
+
+    def _dotted_sym(self, relpath: str, sym: tuple, depth: int) -> Ref:
+        """The ref of a module-level name or attribute chain (`a.b.c`), else unknown."""
+        if sym[0] == "name":
+            return self.alias_target(self.resolve_global(relpath, sym[1]), depth + 1)
+        if sym[0] == "attr":
+            base = self._dotted_sym(relpath, sym[1], depth + 1)
+            if base == UNKNOWN_REF:
+                return UNKNOWN_REF
+            return self.alias_target(self.member(base, sym[2]), depth + 1)
+        return UNKNOWN_REF
+
+    def member(self, ref: Ref, name: str) -> Ref:
+        """`ref.name` for namespaces: modules and external names."""
+        if ref[0] == "module":
+            inner = self.resolve_global(ref[1], name)
+            if inner == UNKNOWN_REF:
+                package_dir = PurePosixPath(ref[1]).parent
+                for candidate in (
+                    f"{package_dir / name}.py",
+                    str(package_dir / name / "__init__.py"),
+                ):
+                    candidate = candidate[2:] if candidate.startswith("./") else candidate
+                    if candidate in self.modules:
+                        return ("module", candidate)
+            return inner
+        if ref[0] == "ext":
+            return ("ext", canonical_external(f"{ref[1]}.{name}"))
+        return UNKNOWN_REF
+
+    # ------------------------------------------------------------- classes
+
+    def base_refs(self, class_key: str) -> list[Ref]:
+        relpath = class_key.split("::", 1)[0]
+        cls = self.klass(class_key)
+        refs = []
+        for base in cls.bases:
+            refs.append(self.resolve_dotted(relpath, base))
+        return refs
+
+    def mro(self, class_key: str) -> list[str]:
+        """Project classes in method-resolution order (depth-first, left to right, no repeats)."""
+        cached = self._mro_cache.get(class_key)
+        if cached is not None:
+            return cached
+        order: list[str] = []
+        stack = [class_key]
+        while stack:
+            key = stack.pop(0)
+            if key in order:
+                continue
+            order.append(key)
+            stack[0:0] = [r[1] for r in self.base_refs(key) if r[0] == "class"]
+        self._mro_cache[class_key] = order
+        return order
+
+    def find_method(self, class_key: str, name: str) -> str | None:
+        """Function key of `name` looked up through the class and its project bases."""
+        cache_key = (class_key, name)
+        if cache_key in self._method_cache:
+            return self._method_cache[cache_key]
+        found = self._find_method(class_key, name)
+        self._method_cache[cache_key] = found
+        return found
+
+    def _find_method(self, class_key: str, name: str) -> str | None:
+        for key in self.mro(class_key):
+            relpath, qualname = key.split("::", 1)
+            cls = self.modules[relpath].classes[qualname]
+            if name in cls.methods:
+                return f"{relpath}::{qualname}.{name}"
+        return None
+
+    def subclasses(self, class_key: str) -> list[str]:
+        """Project classes deriving from `class_key`, directly or not (each once)."""
+        if self._direct_subclasses is None:
+            direct: dict[str, list[str]] = {}
+            for relpath, module in self.modules.items():
+                for qualname in module.classes:
+                    key = f"{relpath}::{qualname}"
+                    for ref in self.base_refs(key):
+                        if ref[0] == "class" and ref[1] != key:
+                            direct.setdefault(ref[1], []).append(key)
+            self._direct_subclasses = direct
+        found: list[str] = []
+        seen = {class_key}
+        stack = list(self._direct_subclasses.get(class_key, ()))
+        while stack:
+            key = stack.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            found.append(key)
+            stack.extend(self._direct_subclasses.get(key, ()))
+        return found
+
+    def dispatch(self, class_key: str, name: str) -> tuple[str, ...]:
+        """Every method `obj.name` may run when `obj` is an instance of `class_key` or of
+        one of its project subclasses: `self.index(...)` in a base class runs the override of
+        whichever subclass `self` is. The class's own lookup comes first, then the overrides
+        sorted (the same in any file order)."""
+        cache_key = (class_key, name)
+        cached = self._dispatch_cache.get(cache_key)
+        if cached is not None:
+            return cached
+        own = self.find_method(class_key, name)
+        overrides = {
+            method
+            for subclass in self.subclasses(class_key)
+            if (method := self.find_method(subclass, name)) is not None and method != own
+        }
+        result = ((own,) if own is not None else ()) + tuple(sorted(overrides))
+        self._dispatch_cache[cache_key] = result
+        return result
+
+    def object_role(self, class_key: str) -> str:
+        """The receiver role of an instance of a project class: its Keras role, "test_case"
+        for a unittest/absltest/`tf.test` test case (whose assertions are eager-only), else
+        "instance"."""
+        role = self.keras_role(class_key)
+        if role is not None:
+            return role
+        return "test_case" if self.is_test_case(class_key) else "instance"
+
+    def is_test_case(self, class_key: str) -> bool:
+        """A subclass of `unittest.TestCase` or `tf.test.TestCase`, through project bases."""
+        found = self._test_case_cache.get(class_key)
+        if found is None:
+            found = self._test_case_cache[class_key] = any(
+                ref[0] == "ext" and ref[1].endswith("TestCase")
+                for key in self.mro(class_key)
+                for ref in self.base_refs(key)
+            )
+        return found
+
+    def code_framework(self, relpath: str) -> str:
+        """The framework (`Framework.name`) whose objects the module's own imports name: whose
+        tables answer the methods of its values (`x.item()` on a PyTorch tensor). TensorFlow,
+        the default target, when the module imports no framework itself (a helper module
+        without imports is answered by the shared tables)."""
+        from hybridize.analyzer.frameworks.framework import FRAMEWORKS, TENSORFLOW
+
+        module = self.modules.get(relpath)
+        if module is None:
+            return TENSORFLOW.name
+        # The first in order of precedence (`framework_of_imports`).
+        used = self._module_frameworks(relpath, module)
+        return next((f.name for f in FRAMEWORKS if f.name in used), TENSORFLOW.name)
+
+    def function_framework(self, key: str) -> Framework:
+        """The compile target whose rules judge a function's code: its module's
+        (`code_framework`), or, in a module that imports more than one framework, the one
+        the function itself uses (`_used_framework`)."""
+        from hybridize.analyzer.frameworks.framework import framework_named
+
+        relpath = key.split("::", 1)[0]
+        module = self.modules.get(relpath)
+        if module is not None and self.mixes_frameworks(relpath):
+            found = self._function_framework_cache.get(key)
+            if found is None or found[0] is not module:
+                used = self._used_framework(relpath, key)
+                found = (module, used or self.code_framework(relpath))
+                self._function_framework_cache[key] = found
+            return framework_named(found[1])
+        return framework_named(self.code_framework(relpath))
+
+    def mixes_frameworks(self, relpath: str) -> bool:
+        """Whether the module's own imports name more than one framework (TensorFlow and
+        PyTorch): its functions are then judged each by the one it uses."""
+        module = self.modules.get(relpath)
+        return module is not None and len(self._module_frameworks(relpath, module)) > 1
+
+    def _module_frameworks(self, relpath: str, module: ModuleSummary) -> frozenset[str]:
+        """The frameworks (`Framework.name`) a module's own imports name."""
+        from hybridize.analyzer.frameworks.framework import FRAMEWORKS
+
+        found = self._module_frameworks_cache.get(relpath)
+        if found is not None and found[0] is module:
+            return found[1]
+        roots = {
+            imp.source.split(".")[0]
+            for imp in module_imports(module)
+            if not imp.source.startswith(".")
+        }
+        names = frozenset(f.name for f in FRAMEWORKS if any(f.uses(root) for root in roots))
+        self._module_frameworks_cache[relpath] = (module, names)
+        return names
+
+    def _used_framework(self, relpath: str, key: str) -> str | None:
+        """The one framework whose names the function's code refers to (`torch.relu`, `tf.`
+        anything, a name imported from either), its enclosing functions' included (a nested
+        helper of a PyTorch function is PyTorch code); None when it names none or several."""
+        from hybridize.analyzer.frameworks.framework import FRAMEWORKS
+
+        used: set[str] = set()
+        qualname: str | None = key.split("::", 1)[1]
+        while qualname is not None and not used:
+            try:
+                fn = self.function(f"{relpath}::{qualname}")
+            except KeyError:
+                break
+            for name in _referenced_names(fn):
+                ref = self.resolve_global(relpath, name)
+                if ref[0] == "ext":
+                    root = ref[1].split(".", 1)[0]
+                    used.update(f.name for f in FRAMEWORKS if f.uses(root))
+            qualname = fn.parent_qualname
+        return next(iter(used)) if len(used) == 1 else None
+
+    def keras_role(self, class_key: str) -> str | None:
+        """'model' or 'layer' when the class derives from a framework's layer class (a Keras
+        Model or Layer, a PyTorch `nn.Module`), else None."""
+        found = self._layer_base(class_key)
+        return None if found is None else found[0]
+
+    def instance_call(self, class_key: str) -> str:
+        """The method that calling an instance of a layer class runs (`keras_role` not None):
+        `call` for Keras, `forward` for PyTorch (`frameworks.instance_call_method`)."""
+        found = self._layer_base(class_key)
+        return INSTANCE_CALL_METHODS["keras"] if found is None else found[1]
+
+    def _layer_base(self, class_key: str) -> tuple[str, str] | None:
+        """(role, instance call method) of the class's framework layer base, through project
+        bases; a "model" base wins over a "layer" one."""
+        if class_key in self._class_role_cache:
+            return self._class_role_cache[class_key]
+        self._class_role_cache[class_key] = None
+        found: tuple[str, str] | None = None
+        for ref in self.base_refs(class_key):
+            if ref[0] == "class":
+                found = self._layer_base(ref[1])
+            elif ref[0] == "ext":
+                found = external_class_role(ref[1])
+            if found is not None and found[0] == "model":
+                break
+        self._class_role_cache[class_key] = found
+        return found

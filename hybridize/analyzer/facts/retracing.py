@@ -1,0 +1,362 @@
+"""Which Python-literal arguments can differ between calls, and so retrace a `tf.function`.
+
+`tf.function` keys its trace cache on the value of every Python argument (ints, floats,
+strings, and those inside lists, tuples and dicts). A value seen before is a cache hit: a
+parameter that receives the same constant at every call traces once and never again. Only
+values that *differ between calls* cost a trace each, so `has_primitive_parameters`
+(VERDICTS.md section 1) holds when the literal arguments of a parameter can differ:
+
+- two call sites (or two branches of one value) pass different constants;
+- a call site passes something that changes from one call of the caller to the next: a loop
+  variable or an element of an iteration, a local assigned several values or recomputed from
+  itself, a parameter of the caller that itself receives differing values, a module global
+  that a function reassigns, an attribute that code outside `__init__` writes, `int()` or
+  `float()` of a tensor (its value is data), a random number or a clock reading.
+
+Whatever else a site passes is taken to be fixed through the run: a computed value (`len(x)`,
+`beam_width + 1`, `self.units`, a command-line option) is the same at every call as long as
+nothing it is computed from changes. The same refinement applies to values of unknown kind
+(HY202): one that is fixed through the run retraces at most once even if it is a Python
+number. Each decision keeps the site that shows it, for the finding to point at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hybridize.analyzer.facts.evaluator import LiteralSite, ResolvedCall, TensorFacts, get_evaluator
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.safety import parameter_behind
+from hybridize.analyzer.facts.scan_memo import per_module
+from hybridize.analyzer.facts.values import is_tensor_like, is_unknown
+from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
+
+Value = tuple
+"""("const", value) a known constant; ("fixed", token) the same value at every call, unknown
+statically (equal tokens: equal values); ("varies", reason) may change between calls."""
+
+NUMBER_CONVERSIONS = frozenset({"builtins.int", "builtins.float", "builtins.round"})
+CHANGING_EFFECTS = frozenset({"random", "clock", "input"})
+INITIALISERS = frozenset({"__init__", "build", "setUp", "__post_init__"})
+SHAPE_ATTRIBUTES = frozenset({"shape", "ndim"})
+SHAPE_METHODS = frozenset({"size", "dim", "numel", "ndimension", "nelement"})
+"""How a tensor's shape is read as Python numbers (`Framework.shape_derived_numbers`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Retrace:
+    """Why a parameter's literal arguments retrace, and the call site that shows it."""
+
+    reason: str
+    site: LiteralSite
+    others: tuple[LiteralSite, ...] = ()
+    """Further sites the reason involves (the other values passed)."""
+
+
+class LiteralVariation:
+    """Decides, per parameter, whether its literal arguments can differ between calls."""
+
+    def __init__(self, index: ProjectIndex, facts: TensorFacts) -> None:
+        self.index = index
+        self.facts = facts
+        self.active: set[tuple[object, ...]] = set()
+        self.param_memo: dict[tuple[str, str, bool], Value] = {}
+        self.value_memo: dict[tuple[str, Sym], Value] = {}
+        self._written_attributes: set[str] | None = None
+        self._reassigned_globals: set[tuple[str, str]] | None = None
+
+    # ------------------------------------------------------------------ per parameter
+
+    def retracing(self, key: str, *, unknown_kind: bool = False) -> dict[str, Retrace]:
+        """The parameters of `key` whose literal (or unknown-kind) arguments differ between
+        calls, each with the reason and the site that shows it."""
+        found: dict[str, Retrace] = {}
+        # By name: the solver adds a callee's parameters to the table in the order in which
+        # their sites were published, which follows string hashing; the finding's spans
+        # follow this order.
+        for param, sites in sorted(self.facts.literal_sites.get(key, {}).items()):
+            chosen = [s for s in sites if s.unknown_kind == unknown_kind]
+            if chosen:
+                verdict = self._decide(chosen)
+                if verdict is not None:
+                    found[param] = verdict
+        return found
+
+    def _decide(self, sites: list[LiteralSite]) -> Retrace | None:
+        values = [(site, self.value(site.caller, site.argument)) for site in sites]
+        for site, value in values:
+            if value[0] == "varies":
+                return Retrace(value[1], site)
+        distinct: dict[Value, LiteralSite] = {}
+        for site, value in values:
+            distinct.setdefault(value, site)
+        if len(distinct) > 1:
+            shown = [_show(v) for v in distinct][:3]
+            involved = sorted(distinct.values(), key=lambda s: (s.caller, s.span.start_line))
+            return Retrace(
+                f"different values at different call sites ({', '.join(shown)})",
+                involved[1],
+                (involved[0], *involved[2:]),
+            )
+        return None
+
+    def _param(self, key: str, param: str, unknown_kind: bool) -> Value:
+        """What a parameter of `key` holds, over the sites that call it."""
+        memo_key = (key, param, unknown_kind)
+        if memo_key in self.param_memo:
+            return self.param_memo[memo_key]
+        if memo_key in self.active:
+            return ("varies", f"`{param}` is passed on through a cycle of calls")
+        self.active.add(memo_key)
+        try:
+            sites = [
+                s
+                for s in self.facts.literal_sites.get(key, {}).get(param, [])
+                if s.unknown_kind == unknown_kind
+            ]
+            result: Value = ("fixed", ("param", key, param))
+            if sites:
+                retrace = self._decide(sites)
+                if retrace is not None:
+                    name = key.split("::", 1)[1]
+                    result = ("varies", f"`{param}` of `{name}` receives {retrace.reason}")
+                else:
+                    result = self.value(sites[0].caller, sites[0].argument)
+        finally:
+            self.active.discard(memo_key)
+        self.param_memo[memo_key] = result
+        return result
+
+    # ------------------------------------------------------------------ per value
+
+    def value(self, key: str, sym: Sym, depth: int = 0) -> Value:
+        """What a value written in function `key` is across the calls of `key`; memoised, so
+        that long chains of locals are walked once (a cycle met on the way reads as varying,
+        the conservative answer)."""
+        memo_key = (key, sym)
+        found = self.value_memo.get(memo_key)
+        if found is None:
+            found = self._value(key, sym, depth)
+            self.value_memo[memo_key] = found
+        return found
+
+    def _value(self, key: str, sym: Sym, depth: int) -> Value:
+        if depth > 25:
+            return ("fixed", (key, sym))
+        fn = self.index.function(key)
+        kind = sym[0]
+        if kind == "lit":
+            if sym[2] is None and sym[1] in ("int", "float", "str"):
+                return ("fixed", (key, sym))
+            return ("const", (sym[1], sym[2]))
+        if kind == "param":
+            receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
+            if sym[1] == receiver:
+                return ("fixed", (key, sym))
+            return self._param(key, sym[1], unknown_kind=False)
+        if kind == "local":
+            return self._local(key, sym[1], depth)
+        if kind == "name":
+            return self._name(key, sym[1], depth)
+        if kind == "iter":
+            return ("varies", "an element of an iteration, new on every pass")
+        if kind == "attr" and sym[2] in SHAPE_ATTRIBUTES:
+            shaped = self._shape_of_parameter(key, sym[1])
+            if shaped is not None:
+                return shaped
+        if kind in ("attr", "item", "enter"):
+            parts = [sym[1], *([sym[2]] if kind == "item" and isinstance(sym[2], tuple) else [])]
+            for part in parts:
+                inner = self.value(key, part, depth + 1)
+                if inner[0] == "varies":
+                    return inner
+            if kind == "attr" and sym[2] in self.written_attributes():
+                return ("varies", f"the attribute `{sym[2]}`, which code outside `__init__` writes")
+            return ("fixed", (key, sym))
+        if kind in ("op", "cond", "seq", "dict"):
+            elements = sym[1] if kind in ("op", "cond", "dict") else sym[2]
+            values = [self.value(key, e, depth + 1) for e in elements]
+            for value in values:
+                if value[0] == "varies":
+                    return value
+            if kind == "cond" and len(set(values)) > 1:
+                shown = ", ".join(_show(v) for v in dict.fromkeys(values))
+                return ("varies", f"a choice made at run time between {shown}")
+            if kind == "cond":
+                return values[0] if values else ("fixed", (key, sym))
+            if kind in ("seq", "dict") and all(v[0] == "const" for v in values):
+                return ("const", (kind, tuple(v[1] for v in values)))
+            return ("fixed", (key, sym))
+        if kind == "call":
+            return self._call(key, sym, depth)
+        return ("fixed", (key, sym))
+
+    def _local(self, key: str, name: str, depth: int) -> Value:
+        fn = self.index.function(key)
+        values = fn.locals.get(name, [])
+        if any(v[0] == "iter" for v in values):
+            return ("varies", f"the loop variable `{name}`, new on every iteration")
+        marker = ("local", key, name)
+        if marker in self.active:
+            return ("varies", f"`{name}`, recomputed from itself")
+        self.active.add(marker)
+        try:
+            found = [self.value(key, v, depth + 1) for v in values]
+        finally:
+            self.active.discard(marker)
+        for value in found:
+            if value[0] == "varies":
+                return value
+        distinct = list(dict.fromkeys(found))
+        if len(distinct) > 1:
+            shown = ", ".join(_show(v) for v in distinct[:3])
+            return ("varies", f"`{name}`, assigned different values ({shown})")
+        return distinct[0] if distinct else ("fixed", (key, ("local", name)))
+
+    def _name(self, key: str, name: str, depth: int) -> Value:
+        fn = self.index.function(key)
+        relpath = key.split("::", 1)[0]
+        if name in fn.locals and fn.qualname != "<module>":
+            return self._local(key, name, depth)
+        parent = fn.parent_qualname
+        while parent is not None:
+            parent_key = f"{relpath}::{parent}"
+            parent_fn = self.index.function(parent_key)
+            if name in parent_fn.locals:
+                return self._local(parent_key, name, depth)
+            parent = parent_fn.parent_qualname
+        ref = self.index.resolve_global(relpath, name)
+        if ref[0] != "global":
+            return ("fixed", (key, ("name", name)))
+        if (ref[1], ref[2]) in self.reassigned_globals():
+            return ("varies", f"the global `{ref[2]}`, which a function reassigns")
+        module_key = f"{ref[1]}::<module>"
+        if module_key == key:
+            return self._local(key, ref[2], depth) if ref[2] in fn.locals else ("fixed", ref)
+        # Read from a function: module-level code has assigned it by the time functions run
+        # (`EPOCHS = 5`, then `EPOCHS = args.epochs` under `__main__`), and only a function
+        # that reassigns it (`global`) changes it between calls.
+        value = self._local(module_key, ref[2], depth)
+        return ("fixed", ref) if value[0] == "varies" and "assigned" in value[1] else value
+
+    def _call(self, key: str, sym: Sym, depth: int) -> Value:
+        fn = self.index.function(key)
+        site = fn.calls[sym[1]]
+        resolved = self._resolved(key, sym[1])
+        if resolved is not None:
+            if any(info.effect in CHANGING_EFFECTS for info in resolved.api):
+                return ("varies", "a value drawn or read anew on every call")
+            converts = any(
+                a[0] == "ext" and a[1] in NUMBER_CONVERSIONS for a in resolved.callee_atoms
+            )
+            if converts and any(is_tensor_like(a) for atoms in resolved.args for a in atoms):
+                return ("varies", "a Python number converted from a tensor, whose value is data")
+            if any(a[1] == "builtins.next" for a in resolved.callee_atoms if a[0] == "ext"):
+                return ("varies", "the next element of an iterator")
+        if site.callee[0] == "attr" and site.callee[2] in SHAPE_METHODS:
+            shaped = self._shape_of_parameter(key, site.callee[1])
+            if shaped is not None:
+                return shaped
+        for argument in (*site.args, *(v for _, v in site.kwargs)):
+            value = self.value(key, argument, depth + 1)
+            if value[0] == "varies":
+                return value
+        if resolved is not None:
+            for kind, target in resolved.targets:
+                if kind in ("func", "method") and target != key:
+                    returned = self._returned(target, depth)
+                    if returned[0] == "varies":
+                        name = target.split("::", 1)[1]
+                        return ("varies", f"what `{name}` returns: {returned[1]}")
+        return ("fixed", (key, sym))
+
+    def _shape_of_parameter(self, key: str, tensor: Sym) -> Value | None:
+        """Varies when `tensor` is a tensor that a parameter of `key` holds (through locals)
+        and the framework's compiler makes numbers derived from shapes symbolic once they
+        change (`Framework.shape_derived_numbers`); None otherwise (the usual rules decide:
+        fixed, as the shape of a trace is)."""
+        reason = self.index.function_framework(key).shape_derived_numbers
+        if reason is None:
+            return None
+        fn = self.index.function(key)
+        receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
+        param = parameter_behind(fn, tensor, receiver)
+        if param is None:
+            return None
+        atoms = get_evaluator(self.index, self.facts, key).eval(tensor)
+        if not any(is_tensor_like(a) or is_unknown(a) for a in atoms):
+            return None  # a parameter known to hold no tensor (a list's `len`, say)
+        return ("varies", reason.format(tensor=param))
+
+    def _returned(self, key: str, depth: int) -> Value:
+        """Whether what a project function returns can change between its calls."""
+        marker = ("returns", key)
+        if marker in self.active:
+            return ("fixed", marker)
+        self.active.add(marker)
+        try:
+            for returned in self.index.function(key).returns:
+                value = self.value(key, returned, depth + 1)
+                if value[0] == "varies" and not value[1].startswith("`"):
+                    return value
+        finally:
+            self.active.discard(marker)
+        return ("fixed", marker)
+
+    def _resolved(self, key: str, index: int) -> ResolvedCall | None:
+        for resolved in self.facts.calls.get(key, []):
+            if resolved.index == index:
+                return resolved
+        return None
+
+    # ------------------------------------------------------------------ project-wide
+
+    def written_attributes(self) -> set[str]:
+        """Attribute names that some function other than an initialiser assigns."""
+        if self._written_attributes is None:
+            written = per_module(self.facts, self.index, "written_attributes", _written_attributes)
+            self._written_attributes = set().union(*written.values())
+        return self._written_attributes
+
+    def reassigned_globals(self) -> set[tuple[str, str]]:
+        """(module, name) of globals that a function assigns through `global`."""
+        if self._reassigned_globals is None:
+            assigned = per_module(self.facts, self.index, "global_statements", _global_statements)
+            self._reassigned_globals = set().union(*assigned.values())
+        return self._reassigned_globals
+
+
+def _written_attributes(_relpath: str, module: ModuleSummary) -> set[str]:
+    """Attribute names a module's functions other than initialisers assign."""
+    return {
+        s.name
+        for fn in module.functions.values()
+        if fn.name not in INITIALISERS and not fn.is_lambda
+        for s in fn.stores
+        if s.kind == "attr"
+    }
+
+
+def _global_statements(relpath: str, module: ModuleSummary) -> set[tuple[str, str]]:
+    """(module, name) of the globals a module's functions assign through `global`."""
+    return {
+        (relpath, s.name)
+        for fn in module.functions.values()
+        for s in fn.stores
+        if s.kind == "global"
+    }
+
+
+def _show(value: Value) -> str:
+    """A value as a reader would write it: `3`, `'relu'`, or "a computed value"."""
+    if value[0] == "const":
+        return _literal(value[1])
+    return "a computed value"
+
+
+def _literal(const: tuple) -> str:
+    kind, payload = const
+    if kind in ("seq", "dict"):
+        inner = ", ".join(_literal(c) for c in payload)
+        return f"[{inner}]" if kind == "seq" else f"{{{inner}}}"
+    return repr(payload)

@@ -1,0 +1,703 @@
+"""What a function returns, and whether its callers still get what they use once it is compiled.
+
+`tf.function` passes every returned value through `tf.nest` and converts each leaf (checked
+with TensorFlow 2.21):
+
+- tensors, variables (returned as a tensor of their value), composite tensors (ragged,
+  sparse, `tf.data` datasets and iterators) and `None` come back as such;
+- Python numbers, strings and booleans, NumPy values and a static `TensorShape` come back as
+  tensors: `x.shape[0]` as an int32 tensor, `x.shape.as_list()` as a list of them;
+- a `tf.TensorArray` comes back as a variant tensor (`tf.Tensor(<TensorList>, dtype=variant)`):
+  the caller's `.read()` or `.stack()` fails;
+- anything else raises `TypeError: To be compatible with tf.function, Python functions must
+  return zero or more Tensors or ExtensionTypes or None values` while tracing: a Keras layer,
+  model or optimizer, an instance of a plain project class, a function, a `tf.Operation`
+  (what `tf.group`, `tf.no_op`, `tf.print` and the `tf.debugging.assert_*` ops give in a
+  graph), a Keras symbolic tensor (`keras.Input(...)`, in Keras 2 and 3);
+- `None` on one path and a tensor on another fails as soon as the paths depend on a tensor
+  (AutoGraph turns the branch into `tf.cond`, whose branches must return the same structure).
+
+A returned Python value that becomes a tensor is harmless where the caller uses it as a
+number (an eager tensor indexes a list, sizes a `range`, compares in an `if`, formats with
+`%d`), but not where the caller needs the Python value itself: a Keras layer's configuration
+(`Dense(units=f(x))` raises ValueError), printed or logged or written text (an eager tensor
+shows as `tf.Tensor(3, shape=(), dtype=int32)`), `str`/`repr`/`json` conversions, methods a
+tensor does not have (`.upper()` of a string, `.assign()` of a variable). In a caller that is
+itself traced the result is a symbolic tensor: every Python-value use fails there (a list
+index, `bool()`, NumPy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator
+from typing import cast
+
+from hybridize.analyzer.facts.evaluator import (
+    Evaluator,
+    ResolvedCall,
+    TensorFacts,
+    bind_arguments,
+    callback_atoms,
+    callees,
+    get_evaluator,
+    mapped_structure_position,
+)
+from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_keras_layer
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.values import (
+    MAX_NESTING,
+    PYTHON_SEQUENCE_KINDS,
+    UNKNOWN_ATOM,
+    Atom,
+    leaf_atoms,
+)
+from hybridize.analyzer.frameworks import lookup, lookup_method
+from hybridize.analyzer.frameworks.python_stdlib import (
+    AUTOGRAPH_CASTS,
+    AUTOGRAPH_LEN,
+    PYTHON_VALUE_BUILTINS,
+)
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.model import Finding
+
+CODE = "HY407"
+FACT = "has_python_value_returns"
+UNRETURNABLE_ROLES = {
+    "layer": "a Keras layer",
+    "model": "a Keras model",
+    "optimizer": "a Keras optimizer",
+    "loss": "a Keras loss object",
+    "metric": "a Keras metric",
+    "tape": "a GradientTape",
+    "strategy": "a distribution strategy",
+    "file": "a file object",
+    "logger": "a logger",
+}
+CHANGED_ROLES = {
+    "tensor_array": (
+        "a tf.TensorArray, which tf.function returns as a variant tensor without the "
+        "TensorArray's methods (a caller's `.read()`, `.stack()` or `.write()` fails)"
+    ),
+}
+"""Objects tf.function does return, but as something else: checked with TensorFlow 2.21."""
+CALLABLE_KINDS = {"func": "a function", "class": "a class", "module": "a module"}
+"""(A "method" atom is left out: the tensor analysis gives one for a `@property` read too.)"""
+OPERATION_RETURNS = frozenset({"none", "object"})
+"""What the API tables say a TF op returns when it gives no tensor: in a graph that is a
+`tf.Operation` (eagerly `None`)."""
+TEXT_CONVERSIONS = frozenset(
+    {"builtins.str", "builtins.repr", "builtins.hash", "json.dumps", "json.dump"}
+)
+"""Where a tensor is not the value: `str`/`repr` give `tf.Tensor(8, shape=(), ...)`, `hash`
+and `json` raise. (`format()`, `str.format` and f-strings without `!s`/`!r` show the value.)"""
+OUTPUT_EFFECTS = frozenset({"print", "logging", "io"})
+STATIC_SHAPE_ATTRIBUTES = frozenset({"shape", "ndim"})
+STATIC_SHAPE_METHODS = frozenset({"as_list", "num_elements"})
+
+
+def python_value_returns(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: str,
+    hybrid: Collection[str],
+    traced: Collection[str],
+) -> tuple[list[Finding], list[str]]:
+    """Findings of `has_python_value_returns` for one function, and the assumption it rests
+    on when no caller is known. `hybrid` are the compiled functions, `traced` those that run
+    as graphs (compiled, or called only from graphs)."""
+    fn = index.function(key)
+    if fn.is_generator or fn.is_lambda or key in hybrid:
+        # A generator is HY301's; a lambda is not compiled on its own; a function that runs
+        # as a graph already gives its callers what they get now.
+        return [], []
+    evaluator = get_evaluator(index, facts, key)
+    reasons = [
+        *_unreturnable(index, facts, key, fn, evaluator),
+        *_none_or_tensor(fn, evaluator),
+        *_unknown_from_callers(index, facts, key, fn),
+    ]
+    findings = [Finding(CODE, FACT, "error", reason, fn.span) for reason in reasons[:1]]
+    kinds = _python_kinds(fn, evaluator)
+    assumptions: list[str] = []
+    if kinds and not findings:
+        described = " or ".join(sorted(kinds))
+        use = _first_python_use(index, facts, key, traced)
+        if use is not None:
+            findings.append(
+                Finding(
+                    CODE,
+                    FACT,
+                    "error",
+                    f"returns {described}, which tf.function returns as a tensor, and {use}",
+                    fn.span,
+                )
+            )
+        elif not _has_callers(facts, key):
+            assumptions.append(
+                f"returns {described}, which tf.function would return as a tensor: no caller "
+                "is known, and none is assumed to need it as a Python value"
+            )
+    return findings, assumptions
+
+
+# ---------------------------------------------------------------------- what is returned
+
+
+def _unreturnable(
+    index: ProjectIndex, facts: TensorFacts, key: str, fn: FunctionSummary, evaluator: Evaluator
+) -> Iterator[str]:
+    """Why some returned value cannot be returned from a tf.function at all."""
+    calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
+    makes_symbolic: bool | None = None  # asked once, when a symbolic value is returned
+    for sym in fn.returns:
+        operation = _operation(fn, sym, calls)
+        if operation is not None:
+            yield (
+                f"returns what `{operation}` gives, a tf.Operation in a graph: tf.function "
+                "cannot return it (TypeError while tracing)"
+            )
+            return
+        returned = evaluator.eval(sym)
+        iterator = _iterator_in(returned)
+        if iterator is not None:
+            yield (
+                f"returns {iterator}, which tf.function cannot return (TypeError while "
+                "tracing): only tensors, None and structures of them"
+            )
+            return
+        if _constructs(sym, calls, "tensorflow.TensorShape"):
+            yield (
+                "returns a `tf.TensorShape`: tf.function cannot return one with an unknown "
+                "dimension (TypeError while tracing) and returns a known one as a tensor"
+            )
+            return
+        # Every reason is gathered and the first in sort order named: the atoms are a set,
+        # whose order changes between runs.
+        reasons = set()
+        for atom in leaf_atoms(returned):
+            if atom[0] == "symbolic":
+                if makes_symbolic is None:
+                    makes_symbolic = _makes_symbolic(facts, key)
+                if not makes_symbolic:
+                    continue
+            if atom[0] == "obj" and atom[1] in CHANGED_ROLES:
+                reasons.add(f"returns {CHANGED_ROLES[atom[1]]}")
+                continue
+            what = _unreturnable_atom(index, atom)
+            if what is not None:
+                reasons.add(
+                    f"returns {what}, which tf.function cannot return (TypeError while tracing)"
+                )
+        if reasons:
+            yield min(reasons)
+            return
+
+
+ITERATOR_KINDS = {
+    "iterator": "an iterator (`zip`, `map`, `enumerate`, `reversed`, `filter`)",
+    "generator": "a generator",
+}
+
+
+def _iterator_in(atoms: Iterable[Atom]) -> str | None:
+    """What one-shot iterator a returned value may be or hold (in a list, tuple or dict); the
+    first kind in sort order when it may be several."""
+    found = _iterator_kinds(atoms, 0)
+    return ITERATOR_KINDS[min(found)] if found else None
+
+
+def _iterator_kinds(atoms: Iterable[Atom], depth: int) -> set[str]:
+    found = set()
+    for atom in atoms:
+        if atom[0] == "seq" and atom[1] in ITERATOR_KINDS:
+            found.add(atom[1])
+        elif depth >= MAX_NESTING:
+            continue
+        elif atom[0] == "seq" or atom[0] == "dict":
+            found |= _iterator_kinds(atom[2] if atom[0] == "seq" else atom[1], depth + 1)
+        elif atom[0] == "tup":
+            for part in atom[1]:
+                found |= _iterator_kinds(part, depth + 1)
+    return found
+
+
+def _constructs(sym: Sym, calls: dict[int, ResolvedCall], api: str) -> bool:
+    """Whether a returned value is the result of a call of `api` (by its canonical name)."""
+    if sym[0] != "call":
+        return False
+    resolved = calls.get(sym[1])
+    return resolved is not None and any(info.name == api for info in resolved.api)
+
+
+def _makes_symbolic(facts: TensorFacts, key: str) -> bool:
+    """The function makes a Keras symbolic tensor itself (`keras.Input`), or through a
+    callback or helper it calls. A symbolic value that only flows in (a caller's, or Keras'
+    functional build running a layer's `call` on graph tensors of its own) is HY406's to
+    judge: what the function returns there is no KerasTensor."""
+    frontier, seen = [key], {key}
+    for _ in range(2):  # the function, then what it calls or hands a callback
+        following: list[str] = []
+        for current in frontier:
+            for resolved in facts.calls.get(current, []):
+                if any(info.returns == "keras_symbolic" for info in resolved.api):
+                    return True
+                following.extend(t for _kind, t in resolved.targets if t not in seen)
+                following.extend(
+                    atom[1]
+                    for info in resolved.api
+                    for atom in callback_atoms(resolved, info)
+                    if atom[0] in ("func", "method") and atom[1] not in seen
+                )
+        seen.update(following)
+        frontier = following
+    return False
+
+
+def _unreturnable_atom(index: ProjectIndex, atom: Atom) -> str | None:
+    kind = atom[0]
+    if kind in CALLABLE_KINDS:
+        return CALLABLE_KINDS[kind]
+    if kind == "symbolic":
+        # `keras.Input(...)` made inside the function (measured, Keras 2 and 3): a
+        # KerasTensor is no tf.Tensor, and tf.function cannot return it.
+        return "a Keras symbolic tensor (what `keras.Input` gives)"
+    if kind == "ext":
+        info = lookup(atom[1])
+        if info is not None and info.returns in ("dtype", "spec"):
+            return f"`{_display(info.name)}`, a {info.returns}"
+        # The Python tables file module constants with functions (`math.pi`): only the
+        # framework tables tell a function from a constant.
+        if info is not None and info.kind in ("function", "class") and info.framework != "python":
+            return f"the {info.kind} `{_display(info.name)}`"
+        return None
+    if kind != "obj":
+        return None
+    role, class_key = atom[1], atom[2]
+    if role in UNRETURNABLE_ROLES:
+        return UNRETURNABLE_ROLES[role]
+    if role == "instance" and class_key is not None and _plain_project_class(index, class_key):
+        return f"an instance of `{class_key.split('::', 1)[1]}`"
+    return None
+
+
+def _plain_project_class(index: ProjectIndex, class_key: str) -> bool:
+    """A class of the project whose bases are all project classes (or none): not a
+    `tf.experimental.ExtensionType` or another framework type tf.function might accept."""
+    for key in index.mro(class_key):
+        try:
+            refs = index.base_refs(key)
+        except KeyError:
+            return False
+        if any(ref[0] != "class" and ref != ("ext", "builtins.object") for ref in refs):
+            return False
+    return True
+
+
+def _operation(fn: FunctionSummary, sym: Sym, calls: dict[int, ResolvedCall]) -> str | None:
+    """The TF op whose result (a tf.Operation in a graph) the returned value is, if any."""
+    for _ in range(20):
+        if sym[0] in ("local", "name") and len(fn.locals.get(sym[1], ())) == 1:
+            sym = fn.locals[sym[1]][0]
+        else:
+            break
+    if sym[0] != "call" or sym[1] not in calls:
+        return None
+    for info in calls[sym[1]].api:
+        # Keras 3 is backend-agnostic: its methods that give nothing give None in a graph too.
+        if info.tensor_op and info.returns in OPERATION_RETURNS and info.framework == "tensorflow":
+            return "tf." + info.name.removeprefix("tensorflow.")
+    return None
+
+
+def _none_or_tensor(fn: FunctionSummary, evaluator: Evaluator) -> Iterator[str]:
+    """None on one path and a tensor on another, with a branch on a tensor in the body."""
+    returns_none = fn.may_fall_through or ("lit", "none", None) in fn.returns
+    if not returns_none:
+        return
+    tensor = any(
+        atom[0] in SYMBOLIC_KINDS
+        for sym in fn.returns
+        if sym != ("lit", "none", None)
+        for atom in leaf_atoms(evaluator.eval(sym))
+    )
+    branches_on_tensor = any(
+        any(atom[0] in SYMBOLIC_KINDS for atom in evaluator.eval(test)) for test in fn.conditions
+    )
+    if tensor and branches_on_tensor:
+        yield (
+            "returns None on one path and a tensor on another, and branches on a tensor: in "
+            "a graph the branch becomes tf.cond, whose branches must return the same "
+            "structure (ValueError while tracing)"
+        )
+
+
+def _unknown_from_callers(
+    index: ProjectIndex, facts: TensorFacts, key: str, fn: FunctionSummary
+) -> Iterator[str]:
+    """A function that returns what a caller gave it (`return x`, a leaf of a structure it
+    maps, a helper's result that is its argument), where some caller gives a value of unknown
+    kind: tf.function returns only tensors, None and composite tensors, so that value may come
+    back as a tensor or fail. Sonnet's `_maybe_cast_element` returns its argument when it is
+    not a float tensor: under tf.function a dtype argument failed while tracing and a Python
+    float came back as a tensor."""
+    params = facts.param_atoms.get(key, {})
+    given = passed_through(index, facts, key)
+    unknown = [
+        p.name
+        for p in fn.params
+        if given.get(p.name) and UNKNOWN_ATOM in leaf_atoms(params.get(p.name, ()))
+    ]
+    if unknown:
+        names = ", ".join(f"`{name}`" for name in unknown[:3])
+        yield (
+            f"may return {names} as given when it is not a tensor (its type is tested), and "
+            "callers pass values of unknown kind there: tf.function returns only tensors, "
+            "None and composite tensors (a Python number comes back as a tensor, a dtype or "
+            "another object fails while tracing)"
+        )
+
+
+def passed_through(
+    index: ProjectIndex, facts: TensorFacts, key: str, active: frozenset[str] = frozenset()
+) -> dict[str, bool]:
+    """The parameters of `key` whose value (or a leaf of it) the function may return as
+    given: returned directly, through locals, branches and containers, indexed, as the
+    result of a project function that passes its own argument through, or as a leaf of a
+    `map_structure` whose callback passes its argument through; each with whether the body
+    asks if it is a tensor (`isinstance(x, tf.Tensor)`, `tf.is_tensor(x)`, here or in that
+    function): a function that tests whether what it returns as given is a tensor is written
+    for values that are not. Memoised per solution; a recursive cycle contributes nothing
+    more."""
+    cache = cast("dict[str, dict[str, bool]]", facts.cache.setdefault("passed_through", {}))
+    found = cache.get(key)
+    if found is not None:
+        return found
+    if key in active:
+        return {}
+    fn = index.function(key)
+    calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
+    seen: set[tuple[Sym, frozenset[str]]] = set()
+    names: dict[str, bool] = {}
+    tested = _type_tested(fn, calls.values())
+    rebound = fn.rebound_at_returns
+    nothing: frozenset[str] = frozenset()
+    # Each value with the parameters rebound where it is returned: a name read there holds
+    # its later values, not the caller's (the values of other names are what they were).
+    stack = [(sym, rebound[i] if i < len(rebound) else nothing) for i, sym in enumerate(fn.returns)]
+    while stack:
+        sym, killed = stack.pop()
+        if (sym, killed) in seen or len(seen) > MAX_PASSTHROUGH_WALK:
+            continue
+        seen.add((sym, killed))
+        kind = sym[0]
+        if kind == "param":
+            names[sym[1]] = names.get(sym[1], False) or sym[1] in tested
+        elif kind in ("local", "name"):
+            values = fn.locals.get(sym[1], ())
+            if sym[1] in killed:
+                values = [v for v in values if v != ("param", sym[1])]
+            stack.extend((v, nothing) for v in values)
+        elif kind == "cond":
+            stack.extend((part, killed) for part in sym[1])
+        elif kind in ("seq", "dict"):
+            stack.extend((part, killed) for part in (sym[2] if kind == "seq" else sym[1]))
+        elif kind == "item":
+            stack.append((sym[1], killed))
+        elif kind == "call" and sym[1] in calls:
+            for part, part_tested in _passed_by_call(index, facts, calls[sym[1]], active | {key}):
+                if part_tested and part[0] in ("local", "param"):
+                    tested = tested | {part[1]}
+                stack.append((part, killed))
+    cache[key] = names
+    return names
+
+
+TENSOR_TESTS = frozenset({"tensorflow.is_tensor", "keras.ops.is_tensor"})
+"""Calls that ask whether a value is a tensor (besides `isinstance` with a tensor class)."""
+TENSOR_CLASS_ROLES = frozenset({"tensor", "tensor_type", "variable", "numpy"})
+
+
+def _type_tested(fn: FunctionSummary, calls: Iterable[ResolvedCall]) -> frozenset[str]:
+    """The parameters the body asks whether they are tensors (`isinstance(x, tf.Tensor)`,
+    `isinstance(x, (tf.Tensor, tf.Variable))`, `tf.is_tensor(x)`)."""
+    params = {p.name for p in fn.params}
+    found = set()
+    for resolved in calls:
+        names = {info.name for info in resolved.api}
+        site = resolved.site
+        if not site.args or site.args[0][0] not in ("local", "param"):
+            continue
+        if site.args[0][1] not in params:
+            continue
+        if names & TENSOR_TESTS or (
+            "builtins.isinstance" in names
+            and len(resolved.args) > 1
+            and any(_tensor_class(atom) for atom in leaf_atoms(resolved.args[1]))
+        ):
+            found.add(site.args[0][1])
+    return frozenset(found)
+
+
+def _tensor_class(atom: Atom) -> bool:
+    info = lookup(atom[1]) if atom[0] == "ext" else None
+    return info is not None and info.kind == "class" and info.returns in TENSOR_CLASS_ROLES
+
+
+MAX_PASSTHROUGH_WALK = 2_000
+"""Values visited per function (a bound for generated code; real functions visit dozens)."""
+
+
+def _passed_by_call(
+    index: ProjectIndex, facts: TensorFacts, resolved: ResolvedCall, active: frozenset[str]
+) -> Iterator[tuple[Sym, bool]]:
+    """The argument values (as written) that a call may give back as its result, each with
+    whether the callee tests if it is a tensor."""
+    site = resolved.site
+    for kind, target in callees(index, resolved):
+        try:
+            callee = index.function(target)
+        except KeyError:
+            continue
+        given = passed_through(index, facts, target, active)
+        if not given:
+            continue
+        bound = bind_arguments(
+            callee,
+            [frozenset({a}) for a in site.args],
+            {k: frozenset({v}) for k, v in site.kwargs},
+            skip_receiver=kind in ("method", "layer_call", "class"),
+        )
+        for name, is_tested in given.items():
+            for argument in bound.get(name, ()):
+                yield argument, is_tested
+    for info in resolved.api:
+        if info.returns != "callback_results":
+            continue
+        for atom in callback_atoms(resolved, info):
+            given = passed_through(index, facts, atom[1], active)
+            if given:
+                # the callback gives a leaf back: the mapped structure's leaves come back
+                position = mapped_structure_position(info)
+                if position is not None and position < len(site.args):
+                    yield site.args[position], any(given.values())
+
+
+def _python_kinds(fn: FunctionSummary, evaluator: Evaluator) -> set[str]:
+    """The Python values among what the function returns, in words."""
+    kinds: set[str] = set()
+    for sym in fn.returns:
+        if _static_shape(fn, sym):
+            kinds.add("a static shape value (a Python int or list)")
+            continue
+        leaves = list(leaf_atoms(evaluator.eval(sym)))
+        found = {_python_kind(atom) for atom in leaves}
+        if leaves and None not in found:
+            # Only a value that is Python on every path: one that may be a tensor already
+            # gives its callers a tensor eagerly too.
+            kinds |= {kind for kind in found if kind}
+    return kinds
+
+
+def _python_kind(atom: Atom) -> str | None:
+    """What tf.function turns into a tensor, in words; "" for None (returned as is); None
+    for anything else (a tensor, an unknown value)."""
+    if atom == ("lit", "none", None):
+        return ""
+    if atom[0] == "lit" and atom[1] in ("int", "float", "str", "bool"):
+        return f"a Python {atom[1]}"
+    if atom[0] == "numpy":
+        return "a NumPy value"
+    if atom[0] == "variable":
+        return "a tf.Variable (returned as a tensor of its value)"
+    return None
+
+
+def _static_shape(fn: FunctionSummary, sym: Sym, memo: dict[Sym, bool] | None = None) -> bool:
+    """A value computed from static shapes only: `x.shape[0]`, `x.shape.as_list()`,
+    `x.ndim * 2` (not `tf.shape(x)`, which is a tensor). Each value is visited once; one
+    that feeds itself (`n = n * 2`) is static when everything else it is made of is."""
+    memo = memo if memo is not None else {}
+    if sym in memo:
+        return memo[sym]
+    memo[sym] = True  # a value reached again through itself adds nothing new
+    kind = sym[0]
+    result = False
+    if kind in ("local", "name"):
+        values = fn.locals.get(sym[1], ())
+        result = bool(values) and all(_static_shape(fn, v, memo) for v in values)
+    elif kind == "attr":
+        result = sym[2] in STATIC_SHAPE_ATTRIBUTES
+    elif kind == "item":
+        result = _static_shape(fn, sym[1], memo)
+    elif kind == "op":
+        operands = [o for o in sym[1] if o[0] != "lit"]
+        result = bool(operands) and all(_static_shape(fn, o, memo) for o in operands)
+    elif kind == "call":
+        callee = fn.calls[sym[1]].callee
+        result = (
+            callee[0] == "attr"
+            and callee[2] in STATIC_SHAPE_METHODS
+            and _static_shape(fn, callee[1], memo)
+        )
+    memo[sym] = result
+    return result
+
+
+# ---------------------------------------------------------------------- how callers use it
+
+
+def _has_callers(facts: TensorFacts, key: str) -> bool:
+    return bool(
+        facts.callers.get(key)
+        or facts.callback_callers.get(key)
+        or key in facts.traced_callbacks
+        or key in facts.wrapped_by_tf_function
+    )
+
+
+def _first_python_use(
+    index: ProjectIndex, facts: TensorFacts, key: str, traced: Collection[str]
+) -> str | None:
+    """How some caller uses the function's result as a Python value, in words."""
+    for caller in sorted(facts.callers.get(key, ())):
+        if caller == key:
+            continue
+        caller_fn = index.function(caller)
+        calls = facts.calls.get(caller, [])
+        evaluator = get_evaluator(index, facts, caller)
+        for resolved in calls:
+            if not any(target == key for _, target in callees(index, resolved)):
+                continue
+            use = _python_use(
+                caller_fn, calls, evaluator, ("call", resolved.index), caller in traced
+            )
+            if use is not None:
+                line = resolved.site.span.start_line
+                where = "" if caller.endswith("::<module>") else f"`{caller_fn.qualname}` "
+                return f"{where or 'module code '}(line {line}) {use}"
+    return None
+
+
+def _python_use(
+    fn: FunctionSummary,
+    calls: list[ResolvedCall],
+    evaluator: Evaluator,
+    result: Sym,
+    traced: bool,
+) -> str | None:
+    """How a caller uses `result` where a tensor does not do: in an eager caller only what
+    an eager tensor cannot stand in for; in a traced one, any use needing a Python value."""
+
+    def flows(sym: Sym) -> bool:
+        return _flows(fn, sym, result, calls if traced else None)
+
+    for resolved in calls:
+        site = resolved.site
+        arguments = [*site.args, *(value for _, value in site.kwargs)]
+        passed = any(flows(a) for a in arguments)
+        for info in resolved.api if passed else ():
+            name = _display(info.name)
+            if configures_keras_layer(info):
+                return f"configures `{name}` with it, where Keras needs a Python value"
+            if info.effect in OUTPUT_EFFECTS:
+                return (
+                    f"passes it to `{name}`, which shows a tensor as `tf.Tensor(...)`, not as "
+                    "the value"
+                )
+            if info.name in TEXT_CONVERSIONS:
+                return f"converts it with `{name}`"
+            if traced and (
+                info.name in PYTHON_VALUE_BUILTINS
+                or (info.framework in ("numpy", "scipy") and not info.tensor_op)
+            ):
+                return f"passes it to `{name}`, which needs a Python value in its graph"
+        callee = site.callee
+        if callee[0] == "attr" and flows(callee[1]) and not passed:
+            receiver = evaluator.eval(callee[1])
+            scalar = [a for a in receiver if a[0] in ("lit", "numpy", "variable")]
+            if scalar and lookup_method("tensor", callee[2]) is None:
+                return f"calls `.{callee[2]}()` on it, which a tensor does not have"
+    for sym in _values_of(fn):
+        if sym[0] == "fstr" and any(flows(value) for value in sym[1]):
+            return "shows it in an f-string through `!s`/`!r`, as `tf.Tensor(...)`"
+        if sym[0] != "item" or sym[2][0] in ("lit", "slice") or not flows(sym[2]):
+            continue
+        bases = evaluator.eval(sym[1])
+        if any(a[0] == "dict" for a in bases):
+            return "looks it up as a dict key, and a tensor is not hashable"
+        if traced and bases and all(a[0] in PYTHON_SEQUENCE_KINDS for a in bases):
+            return "indexes a Python list with it, which needs a Python int in its graph"
+    return None
+
+
+def _values_of(fn: FunctionSummary) -> Iterator[Sym]:
+    """Every value the function's body writes down, and the values they are made of."""
+    stack: list[Sym] = [*fn.returns, *fn.conditions]
+    for values in fn.locals.values():
+        stack.extend(values)
+    for store in fn.stores:
+        stack.extend((store.target, store.value))
+    for site in fn.calls:
+        stack.extend((site.callee, *site.args, *(value for _, value in site.kwargs)))
+    seen: set[Sym] = set()
+    while stack:
+        sym = stack.pop()
+        if sym in seen:
+            continue
+        seen.add(sym)
+        yield sym
+        kind = sym[0]
+        if kind in ("attr", "iter", "enter"):
+            stack.append(sym[1])
+        elif kind == "item":
+            stack.extend((sym[1], sym[2]))
+        elif kind in ("op", "cond", "dict", "fstr"):
+            stack.extend(sym[1])
+        elif kind == "seq":
+            stack.extend(sym[2])
+
+
+def _display(name: str) -> str:
+    if name.startswith("tensorflow."):
+        return "tf." + name.removeprefix("tensorflow.")
+    return name.removeprefix("builtins.")
+
+
+def _flows(
+    fn: FunctionSummary,
+    sym: Sym,
+    result: Sym,
+    casts: list[ResolvedCall] | None,
+) -> bool:
+    """Whether `sym` is `result`, or holds or computes from it without leaving tensors:
+    through locals, arithmetic, conditionals and displays; with `casts` (a traced caller)
+    also through AutoGraph's `int()`/`float()`/`len()`, which give tensors there. A
+    reachability question, so each value is visited once."""
+    by_index = {resolved.index: resolved for resolved in casts or ()}
+    seen: set[Sym] = set()
+    stack = [sym]
+    while stack:
+        current = stack.pop()
+        if current == result:
+            return True
+        if current in seen:
+            continue
+        seen.add(current)
+        kind = current[0]
+        if kind in ("local", "name"):
+            stack.extend(fn.locals.get(current[1], ()))
+        elif kind in ("op", "cond"):
+            stack.extend(current[1])
+        elif kind == "seq":
+            stack.extend(current[2])
+        elif kind in ("dict", "fstr"):
+            stack.extend(current[1])
+        elif kind == "item":
+            stack.append(current[1])
+        elif kind == "call" and current[1] in by_index:
+            resolved = by_index[current[1]]
+            if any(
+                info.name in AUTOGRAPH_CASTS or info.name == AUTOGRAPH_LEN for info in resolved.api
+            ):
+                stack.extend(resolved.site.args)
+    return False

@@ -1,0 +1,1023 @@
+"""Safety facts: code that runs eagerly but crashes or changes meaning inside a graph.
+
+Each fact is true only on positive evidence in the function's own body (VERDICTS.md section 1);
+one function per fact, each returning its findings. The eager-only and NumPy facts also follow
+calls into project helpers, which run inside the caller's graph (`helper_safety`), and the
+call predicates here are shared with it. Statically read axes only matter once a
+signature is inferred (`--infer-input-signatures`); without one they cannot be unresolved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from hybridize.analyzer.facts.argument_layers import argument_layers_called
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
+from hybridize.analyzer.facts.graph_kernel_gaps import kernel_gap
+from hybridize.analyzer.facts.loop_shapes import loop_carried_shape_changes
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.scan_memo import per_function
+from hybridize.analyzer.facts.values import Atom, is_tensor_like, is_unknown, leaf_atoms
+from hybridize.analyzer.frameworks import (
+    literal_order_inputs,
+    lookup,
+    lookup_attribute,
+    lookup_method,
+    lookup_parameters,
+)
+from hybridize.analyzer.frameworks.framework import is_foreign_library
+from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
+from hybridize.analyzer.frameworks.shapes import dtype_of, preserves_dtype
+from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
+from hybridize.model import Finding, Span, Tristate
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.facts.helper_safety import HelperSafety
+
+SHAPE_ONLY_ATTRIBUTES = frozenset({"dtype", "shape", "ndim", "name", "device"})
+GRADIENT_CONSUMERS = frozenset({"gradient", "apply_gradients", "minimize", "jacobian"})
+LAYER_ROLES = frozenset({"layer", "model"})
+
+
+class _Context:
+    """One function under inspection, with the solved facts at hand."""
+
+    def __init__(self, index: ProjectIndex, facts: TensorFacts, key: str) -> None:
+        self.index = index
+        self.facts = facts
+        self.key = key
+        self.fn: FunctionSummary = index.function(key)
+        self.receiver = (
+            self.fn.params[0].name if self.fn.binds_receiver and self.fn.params else None
+        )
+        self.evaluator = get_evaluator(index, facts, key)
+
+    def finding(self, code: str, name: str, message: str, span: Span) -> Finding:
+        return Finding(code, name, "error", message, span)
+
+    def may_be_tensor_parameter(self, name: str) -> bool:
+        """A parameter that may hold a tensor: tensor-like or unknown evidence, or none."""
+        atoms = self.facts.param_atoms.get(self.key, {}).get(name)
+        if not atoms:
+            return True
+        return any(is_tensor_like(a) or a[0] == "?" for a in atoms)
+
+    def parameter_behind(self, sym: Sym) -> str | None:
+        """The (non-receiver) parameter a value is, through locals assigned exactly once."""
+        return parameter_behind(self.fn, sym, self.receiver)
+
+    def derives_from_parameter(self, sym: Sym, seen: set[Sym] | None = None) -> bool:
+        """Whether a value is computed from a parameter that may hold a tensor.
+
+        A parameter that every caller fills with Python values (a sample count, a seed) gives
+        NumPy a static value inside a trace too: only a possibly symbolic tensor is a hazard
+        (VERDICTS.md: "a symbolic tensor cannot be evaluated by NumPy")."""
+        seen = seen if seen is not None else set()
+        if sym in seen:
+            return False
+        seen.add(sym)
+        kind = sym[0]
+        if kind == "param":
+            return sym[1] != self.receiver and self.may_be_tensor_parameter(sym[1])
+        if kind in ("local", "name"):
+            # A name bound inside an expression (a comprehension's target, a walrus) is read
+            # as a free name before the walk meets its binding: local all the same.
+            if kind == "name" and (
+                sym[1] not in self.fn.locals or sym[1] in self.fn.globals_declared
+            ):
+                return False
+            return any(self.derives_from_parameter(v, seen) for v in self.fn.locals.get(sym[1], ()))
+        if kind == "attr":
+            if sym[2] in SHAPE_ONLY_ATTRIBUTES:
+                return False
+            return self.derives_from_parameter(sym[1], seen)
+        if kind in ("item", "iter", "enter"):
+            return self.derives_from_parameter(sym[1], seen)
+        if kind in ("op", "cond"):
+            return any(self.derives_from_parameter(s, seen) for s in sym[1])
+        if kind == "seq":
+            return any(self.derives_from_parameter(s, seen) for s in sym[2])
+        if kind == "dict":
+            return any(self.derives_from_parameter(s, seen) for s in sym[1])
+        if kind == "call":
+            site = self.fn.calls[sym[1]]
+            return any(
+                self.derives_from_parameter(s, seen) for s in _arguments(site.args, site.kwargs)
+            )
+        return False
+
+
+def parameter_behind(fn: FunctionSummary, sym: Sym, receiver: str | None) -> str | None:
+    """The parameter (not `receiver`) a value is, through locals assigned exactly once."""
+    for _ in range(20):  # bounded: `a = b; b = a` must not loop
+        if sym[0] != "local" or len(fn.locals.get(sym[1], ())) != 1:
+            break
+        sym = fn.locals[sym[1]][0]
+    return sym[1] if sym[0] == "param" and sym[1] != receiver else None
+
+
+def _arguments(args: tuple[Sym, ...], kwargs: tuple[tuple[str, Sym], ...]) -> Iterator[Sym]:
+    yield from args
+    for _, value in kwargs:
+        yield value
+
+
+def mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym]) -> bool:
+    """Whether `sym` is, or is built from, one of `targets` (through locals, calls, containers).
+
+    A reachability question over the function's values, so each value is visited once: a
+    walk of every path took exponential time on long loops that reassign many locals."""
+    seen: set[Sym] = set()
+    stack = [sym]
+    while stack:
+        current = stack.pop()
+        if current in targets:
+            return True
+        if current in seen:
+            continue
+        seen.add(current)
+        kind = current[0]
+        if kind == "local" or (
+            # A name bound inside an expression (a comprehension's target) is local too.
+            kind == "name" and current[1] in fn.locals and current[1] not in fn.globals_declared
+        ):
+            stack.extend(fn.locals.get(current[1], ()))
+        elif kind in ("attr", "item", "iter", "enter"):
+            stack.append(current[1])
+        elif kind in ("op", "cond"):
+            stack.extend(current[1])
+        elif kind == "seq":
+            stack.extend(current[2])
+        elif kind == "call":
+            site = fn.calls[current[1]]
+            stack.extend(_arguments(site.args, site.kwargs))
+    return False
+
+
+def is_eager_only_call(resolved: ResolvedCall) -> bool:
+    """An API the tables mark eager-only, or `.numpy()` on a receiver of unknown kind."""
+    callee = resolved.site.callee
+    numpy_method = callee[0] == "attr" and callee[2] == "numpy" and not resolved.site.args
+    unknown_receiver = all(a[0] in ("?", "boundext") for a in resolved.callee_atoms) and not any(
+        info.name.endswith(".numpy") for info in resolved.api
+    )  # a `.numpy()` the tables know is judged by them (traced for a PyTorch tensor)
+    return any(info.effect == "eager_only" for info in resolved.api) or (
+        numpy_method and unknown_receiver
+    )
+
+
+def numpy_function(resolved: ResolvedCall) -> str | None:
+    """The NumPy or SciPy function a call runs (None for TF's NumPy-like ops)."""
+    if any(info.tensor_op for info in resolved.api):
+        return None
+    return next((i.name for i in resolved.api if i.framework in ("numpy", "scipy")), None)
+
+
+def eager_only_calls(ctx: _Context) -> list[Finding]:
+    """`.numpy()` on anything; Keras fit/predict/evaluate/... on a framework model; a generator
+    function (a tf.function must return tensors, not a generator object)."""
+    found = []
+    if ctx.fn.is_generator:
+        found.append(
+            ctx.finding(
+                "HY301",
+                "has_eager_only_calls",
+                "is a generator (it yields): a tf.function must return tensors, and calling "
+                "it would fail on the generator object",
+                ctx.fn.span,
+            )
+        )
+    calls = ctx.facts.calls.get(ctx.key, [])
+    by_index = {resolved.index: resolved for resolved in calls}
+    for resolved in calls:
+        site = resolved.site
+        callee = site.callee
+        if is_eager_only_call(resolved):
+            what = f"`.{callee[2]}()`" if callee[0] == "attr" else "this call"
+            found.append(
+                ctx.finding(
+                    "HY301",
+                    "has_eager_only_calls",
+                    f"{what} works only eagerly; it fails on a symbolic tensor",
+                    site.span,
+                )
+            )
+        gap = kernel_gap(ctx.fn, by_index, resolved)
+        if gap is not None:
+            found.append(ctx.finding("HY301", "has_eager_only_calls", gap, site.span))
+    found.extend(untabled_library_calls(ctx, calls))
+    return found
+
+
+def foreign_library_calls(
+    index: ProjectIndex, key: str, calls: Iterable[ResolvedCall]
+) -> Iterator[tuple[ResolvedCall, str, str]]:
+    """(call, name, reason) for each call that may run a third-party library the tables do not
+    describe, where the function's framework compiles such code rather than running it
+    (`Framework.untabled_library_calls`). A callee that may be such a function is enough:
+    the compiler traces whichever it is at run time. Methods of objects such a library made
+    count too (`NearestNeighbors(...).fit(x).kneighbors(y)`: the evaluator keeps them as
+    `ext` names under the library, `Evaluator.foreign_result`)."""
+    reason = index.function_framework(key).untabled_library_calls
+    if reason is None:
+        return
+    for resolved in calls:
+        # Whatever else the callee may be (a tabled tensor method of the same name, when the
+        # receiver may be a tensor or the library's object): the library's code may run.
+        name = next(
+            (
+                a[1]
+                for a in resolved.callee_atoms
+                if a[0] == "ext" and is_foreign_library(a[1]) and lookup(a[1]) is None
+            ),
+            None,
+        )
+        if name is not None:
+            yield resolved, name, reason
+
+
+def untabled_library_calls(ctx: _Context, calls: list[ResolvedCall]) -> list[Finding]:
+    """Calls into a third-party library the tables do not describe (`foreign_library_calls`)."""
+    return [
+        ctx.finding(
+            "HY301",
+            "has_eager_only_calls",
+            f"calls `{name}`, from a library the analysis has no table for: {reason}",
+            resolved.site.span,
+        )
+        for resolved, name, reason in foreign_library_calls(ctx.index, ctx.key, calls)
+    ]
+
+
+def tensor_data_assignments(
+    index: ProjectIndex, facts: TensorFacts, key: str
+) -> Iterator[tuple[Span, str]]:
+    """(span, reason) for each `t.data = value` on what may be a tensor, where the function's
+    framework does not compile it as eager code runs it (`Framework.tensor_data_assignment`).
+    A target of unknown kind counts when the value may be a tensor: `.data` is what a
+    tensor's storage is swapped through (`module.__getattr__(name).data = p.expand(...)`)."""
+    reason = index.function_framework(key).tensor_data_assignment
+    if reason is None:
+        return
+    fn = index.function(key)
+    evaluator = get_evaluator(index, facts, key)
+    for store in fn.stores:
+        if store.kind != "attr" or store.name != "data":
+            continue
+        targets = evaluator.eval(store.target)
+        if any(is_tensor_like(a) for a in targets) or (
+            targets
+            and all(is_unknown(a) or a[0] == "boundext" for a in targets)
+            and any(is_tensor_like(a) or is_unknown(a) for a in evaluator.eval(store.value))
+        ):
+            yield store.span, reason
+
+
+def data_assignments(ctx: _Context) -> list[Finding]:
+    """`t.data = value` inside the function (`tensor_data_assignments`)."""
+    return [
+        ctx.finding(
+            "HY301",
+            "has_eager_only_calls",
+            f"assigns a tensor's `.data`: {reason}",
+            span,
+        )
+        for span, reason in tensor_data_assignments(ctx.index, ctx.facts, ctx.key)
+    ]
+
+
+VARIABLE_OWNING_ROLES = frozenset({"variable", "metric", "optimizer", "layer", "model"})
+"""What a constructor makes that holds variables: `tf.Variable`, a Keras metric or optimizer
+(variables at once), a layer or model (variables when first called)."""
+
+
+def variables_made_per_call(ctx: _Context) -> list[Finding]:
+    """A variable, or a Keras object holding variables, made anew on every call.
+
+    `tf.function` lets a function create variables on its first trace only; the next trace
+    (which follows at once, to check exactly that) raises "tf.function only supports
+    singleton tf.Variables created on the first call". An object stored away (`self.dense =
+    Dense(4)` behind an `if`, a global) is the singleton pattern and is left alone.
+
+    Only objects put to work on values derived from the parameters count (`Dense(4)(x)`,
+    `Mean().update_state(values)`, `tf.Variable(tf.zeros_like(x))`, an optimizer applying
+    gradients of them): a model factory, which builds from Python values, is not a function
+    anyone compiles, and VERDICTS.md's `has_eager_only_calls` does not list object creation.
+    """
+    kept = set()
+    for store in ctx.fn.stores:
+        kept.add(store.value)
+        if store.value[0] == "local":
+            kept.update(ctx.fn.locals.get(store.value[1], ()))
+    found = []
+    calls = ctx.facts.calls.get(ctx.key, [])
+
+    def on_tensors(site: CallSite) -> bool:
+        return any(ctx.derives_from_parameter(a) for a in _arguments(site.args, site.kwargs))
+
+    for index, resolved in enumerate(calls):
+        made = next(
+            (
+                info
+                for info in resolved.api
+                if info.kind == "class" and info.returns in VARIABLE_OWNING_ROLES
+            ),
+            None,
+        )
+        if made is None or ("call", index) in kept:
+            continue
+        target = {("call", index)}
+        used = (made.returns == "variable" and on_tensors(resolved.site)) or any(
+            mentions(ctx.fn, other.site.callee, target) and on_tensors(other.site)
+            for other in calls
+        )
+        if not used:
+            continue
+        what = "a variable" if made.returns == "variable" else f"a Keras {made.returns}"
+        found.append(
+            ctx.finding(
+                "HY301",
+                "has_eager_only_calls",
+                f"makes {what} (`{made.name.removeprefix('tensorflow.')}`) on every call; "
+                "a tf.function may create variables on its first trace only",
+                resolved.site.span,
+            )
+        )
+    return found
+
+
+def numpy_calls_on_parameters(ctx: _Context) -> list[Finding]:
+    """NumPy or SciPy applied to a value derived from a parameter that may be a tensor, or a
+    NumPy array method (`.astype`) called on one that may be a NumPy array: tf.function
+    converts a NumPy argument to a tensor, which has those methods only with NumPy behaviour
+    enabled (AttributeError while tracing; tf-models' `PanopticQuality._naively_combine_labels`
+    broke so). A project that enables NumPy behaviour anywhere is not claimed."""
+    found = []
+    numpy_behavior = _enables_numpy_behavior(ctx.index, ctx.facts)
+    for resolved in ctx.facts.calls.get(ctx.key, []):
+        site = resolved.site
+        method = _numpy_array_method(ctx, site, numpy_behavior)
+        if method is not None:
+            found.append(
+                ctx.finding(
+                    "HY302",
+                    "has_numpy_calls_on_parameters",
+                    f"`.{method}()` is called on a value derived from a parameter that may be a "
+                    "NumPy array; tf.function converts the array to a tensor, which has no "
+                    f"`.{method}()` unless NumPy behaviour is enabled",
+                    site.span,
+                )
+            )
+            continue
+        if numpy_function(resolved) is not None and any(
+            ctx.derives_from_parameter(s) for s in _arguments(site.args, site.kwargs)
+        ):
+            found.append(
+                ctx.finding(
+                    "HY302",
+                    "has_numpy_calls_on_parameters",
+                    "NumPy is applied to a value derived from a parameter; "
+                    "a symbolic tensor cannot be evaluated by NumPy",
+                    site.span,
+                )
+            )
+    found.extend(_numpy_item_stores(ctx))
+    return found
+
+
+def _numpy_item_stores(ctx: _Context) -> list[Finding]:
+    """`array[i] = value` into a NumPy array, of a value computed from a parameter that may
+    be a tensor: NumPy converts the value, and a symbolic tensor cannot be converted
+    (NotImplementedError while tracing; tf-models' `paste_instance_masks.expand_boxes`
+    fills `boxes_exp[:, 0] = x_c - w_half` from its NumPy argument, a tensor once traced)."""
+    found = []
+    for store in ctx.fn.stores:
+        if store.kind != "item" or not ctx.derives_from_parameter(store.value):
+            continue
+        if not any(a[0] == "numpy" for a in ctx.evaluator.eval(store.target)):
+            continue
+        if any(is_tensor_like(a) or a[0] == "?" for a in ctx.evaluator.eval(store.value)):
+            found.append(
+                ctx.finding(
+                    "HY302",
+                    "has_numpy_calls_on_parameters",
+                    "a value derived from a parameter is stored into a NumPy array; in a "
+                    "graph it is a symbolic tensor, which NumPy cannot convert",
+                    store.span,
+                )
+            )
+    return found
+
+
+def _numpy_array_method(ctx: _Context, site: CallSite, numpy_behavior: bool) -> str | None:
+    """The NumPy array method a call runs on a parameter's NumPy array that a tf.Tensor
+    lacks: one NumPy behaviour adds (unless the project enables it), or one the tables know
+    for arrays and not for tensors at all (`.copy()`, `.item()`)."""
+    callee = site.callee
+    if callee[0] != "attr":
+        return None
+    name = callee[2]
+    if name in NUMPY_BEHAVIOR_METHODS:
+        if numpy_behavior:
+            return None
+    elif lookup_method("numpy", name) is None or (
+        lookup_method("tensor", name) is not None or lookup_attribute("tensor", name) is not None
+    ):
+        return None
+    receiver = callee[1]
+    if not ctx.derives_from_parameter(receiver):
+        return None
+    if any(atom[0] == "numpy" for atom in ctx.evaluator.eval(receiver)):
+        return str(callee[2])
+    return None
+
+
+NUMPY_BEHAVIOR_SWITCH = "experimental_enable_numpy_behavior"
+"""The TensorFlow call that gives tensors NumPy's methods (`.astype`, `.reshape`, ...)."""
+
+
+def _enables_numpy_behavior(index: ProjectIndex, facts: TensorFacts) -> bool:
+    """Whether some code of the project turns NumPy behaviour on for tensors."""
+    cached = facts.cache.get("enables_numpy_behavior")
+    if isinstance(cached, bool):
+        return cached
+    enables = bool(per_function(facts, "numpy_behavior_switches", _switches_numpy_behavior))
+    facts.cache["enables_numpy_behavior"] = enables
+    return enables
+
+
+def _switches_numpy_behavior(_key: str, calls: list[ResolvedCall]) -> bool:
+    return any(info.name.endswith(NUMPY_BEHAVIOR_SWITCH) for r in calls for info in r.api)
+
+
+_NEVER_STRING_KINDS = frozenset(
+    {"tensor", "variable", "numpy", "symbolic", "dataset", "iterator", "obj", "seq", "tup"}
+    | {"dict", "func", "method", "class", "module"}
+)
+
+
+def _never_a_string(atom: Atom) -> bool:
+    """The value is certainly not a `str`: a number, a tensor, a TF dtype, a container, ...
+
+    Values the analysis cannot type (an attribute such as `metric.name` or `var.name`, a
+    string method's result, a dict key) may well be strings: HY401 stays silent on them.
+    """
+    kind = atom[0]
+    if kind == "lit":
+        return atom[1] in ("int", "float", "bool")
+    if kind == "ext":
+        return dtype_of(frozenset({atom})) is not None
+    return kind in _NEVER_STRING_KINDS
+
+
+def invalid_name_arguments(ctx: _Context) -> list[Finding]:
+    """A non-string `name` given to a TF op, by keyword or by position (`tf.sqrt(x, tf.float32)`
+    passes a dtype where `name` stands)."""
+    found = []
+    for resolved in ctx.facts.calls.get(ctx.key, []):
+        site = resolved.site
+        ops = [info for info in resolved.api if info.tensor_op]
+        if not ops:
+            continue
+        value: Sym | None = dict(site.kwargs).get("name")
+        if value is None:
+            for info in ops:
+                params = lookup_parameters(info.name) or ()
+                if "name" in params and params.index("name") < len(site.args):
+                    value = site.args[params.index("name")]
+                    break
+        if value is None:
+            continue
+        atoms = ctx.evaluator.eval(value)
+        if atoms and all(_never_a_string(a) for a in atoms):
+            found.append(
+                ctx.finding(
+                    "HY401",
+                    "has_invalid_name_arguments",
+                    "`name` must be a string; TensorFlow rejects other values when building a graph",
+                    site.span,
+                )
+            )
+    return found
+
+
+def stale_variable_reads(ctx: _Context) -> list[Finding]:
+    """`model.trainable_variables` read before the model's first call and fed to a gradient.
+
+    In the first trace of a `tf.function` an unbuilt model has no variables yet: the snapshot
+    is an empty (or partial) list, and the gradient silently skips the weights.
+    """
+    fn = ctx.fn
+    found = []
+    for receiver, attribute, span, calls_before in fn.variable_reads:
+        receiver_atoms = ctx.evaluator.eval(receiver)
+        if not any(a[0] == "obj" and a[1] in LAYER_ROLES for a in receiver_atoms):
+            continue
+        calls_of_receiver = [
+            r for r in ctx.facts.calls.get(ctx.key, []) if r.site.callee == receiver
+        ]
+        if calls_of_receiver:
+            first = min(calls_of_receiver, key=lambda r: r.index)
+            if first.index < calls_before:
+                continue  # the model was called before the read: its variables exist
+            first_call = first.site.span
+        else:
+            # Called only inside a closure or lambda defined here (`minimize(lambda: ...)`):
+            # that call runs after the read.
+            deferred = _deferred_calls_of(ctx, receiver)
+            if deferred is None:
+                continue
+            first_call = deferred
+        read = ("attr", receiver, attribute)
+        snapshot: set[Sym] = {read}
+        snapshot |= {("local", name) for name, values in fn.locals.items() if read in values}
+        for resolved in ctx.facts.calls.get(ctx.key, []):
+            callee = resolved.site.callee
+            if callee[0] != "attr" or callee[2] not in GRADIENT_CONSUMERS:
+                continue
+            site = resolved.site
+            if any(mentions(fn, s, snapshot) for s in _arguments(site.args, site.kwargs)):
+                found.append(
+                    ctx.finding(
+                        "HY402",
+                        "has_stale_variable_reads",
+                        f"`{attribute}` is read before the model's first call in this function "
+                        f"(line {first_call.start_line}) and fed to `{callee[2]}`; in the first "
+                        "trace the model may have no variables yet",
+                        span,
+                    )
+                )
+                break
+    return found
+
+
+ITERATION_WRAPPERS = frozenset(
+    {
+        "builtins.enumerate",
+        "builtins.zip",
+        "builtins.reversed",
+        "builtins.iter",
+        "builtins.list",
+        "builtins.tuple",
+        "builtins.sorted",
+    }
+)
+
+
+def _unwrap_iteration(ctx: _Context, sym: Sym) -> Sym:
+    """`enumerate(x)`, `zip(x, y)`, `reversed(x)` iterate x: look through them (first arg)."""
+    for _ in range(5):
+        if sym[0] != "call":
+            return sym
+        site = ctx.fn.calls[sym[1]]
+        callee = ctx.evaluator.eval(site.callee)
+        if site.args and any(a[0] == "ext" and a[1] in ITERATION_WRAPPERS for a in callee):
+            tensors = [a for a in site.args if _is_tensor_param(ctx, a)]
+            sym = tensors[0] if tensors else site.args[0]
+        else:
+            return sym
+    return sym
+
+
+def _is_tensor_param(ctx: _Context, sym: Sym) -> bool:
+    return any(a[0] in ("tensor", "variable") for a in ctx.evaluator.eval(sym))
+
+
+def _deferred_calls_of(ctx: _Context, receiver: Sym) -> Span | None:
+    """Span of a call of `receiver` inside a function or lambda nested in this one."""
+    name = receiver[1] if receiver[0] in ("local", "name") else None
+    if name is None:
+        return None
+    prefix = f"{ctx.fn.qualname}."
+    relpath = ctx.key.split("::", 1)[0]
+    for qualname, nested in ctx.index.modules[relpath].functions.items():
+        if not qualname.startswith(prefix):
+            continue
+        for resolved in ctx.facts.calls.get(f"{relpath}::{qualname}", []):
+            callee = resolved.site.callee
+            if callee[0] in ("local", "name") and callee[1] == name and name not in nested.locals:
+                return resolved.site.span
+    return None
+
+
+def tensor_parameter_iteration(ctx: _Context) -> list[Finding]:
+    """A Python `for` over a tensor parameter (not `tf.range`, not a list of tensors)."""
+    fn = ctx.fn
+    found = []
+    for loop in fn.loops:
+        iterable = _unwrap_iteration(ctx, loop.iterable)
+        name = ctx.parameter_behind(iterable)
+        if name is not None:
+            atoms = ctx.evaluator.eval(iterable)
+            known = [a for a in atoms if a[0] != "?"]
+            # Only when it is a tensor for sure: `tape.gradient` may give a list or a tensor.
+            if known and all(a[0] in ("tensor", "variable") for a in known):
+                found.append(
+                    ctx.finding(
+                        "HY403",
+                        "has_tensor_parameter_iteration",
+                        f"iterates over the tensor parameter `{name}` in Python; "
+                        "in a graph this unrolls or fails",
+                        loop.span,
+                    )
+                )
+    return found
+
+
+FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
+DTYPE_CONVERSIONS = frozenset({"cast", "saturate_cast", "convert_to_tensor", "bitcast"})
+DTYPE_KINDS = frozenset({"tensor", "variable", "numpy"})
+
+
+def _dtype_parameters(ctx: _Context, sym: Sym, depth: int = 0) -> set[str]:
+    """Parameters whose dtype a value takes: through locals assigned once, arithmetic and
+    TensorFlow ops that keep their input's dtype (`tf.math.log(tf.clip_by_value(p, ...))`
+    is as float64 as `p`). A cast or a conversion with a dtype ends the chain."""
+    if depth > 8:
+        return set()
+    name = ctx.parameter_behind(sym)
+    if name is not None:
+        return {name}
+    if sym[0] == "local" and len(ctx.fn.locals.get(sym[1], ())) == 1:
+        return _dtype_parameters(ctx, ctx.fn.locals[sym[1]][0], depth + 1)
+    if sym[0] == "op":
+        return {p for operand in sym[1] for p in _dtype_parameters(ctx, operand, depth + 1)}
+    if sym[0] == "call":
+        site = ctx.fn.calls[sym[1]]
+        if site.kwargs and any(k == "dtype" for k, _ in site.kwargs):
+            return set()
+        names = [a[1] for a in ctx.evaluator.eval(site.callee) if a[0] == "ext"]
+        if names and all(preserves_dtype(n) for n in names):
+            return {p for arg in site.args for p in _dtype_parameters(ctx, arg, depth + 1)}
+    return set()
+
+
+LITERAL_DEFAULT_DTYPES = {"int": "int32", "float": "float32"}
+"""The dtype a traced op builder gives a leading Python number of each kind."""
+EAGER_REJECTED_DTYPES = {
+    "int": frozenset(),
+    "float": frozenset({"int8", "int16", "int32", "int64", "uint8"}),
+}
+"""Tensor dtypes a Python number of each kind cannot take eagerly either (`tf.maximum(0.5, i)`
+with an integer `i` fails before and after tracing): no difference for HY405 to report."""
+
+
+def _leading_literal_conflicts(ctx: _Context) -> list[Finding]:
+    """`tf.maximum(0, x)` with a float `x`, `tf.where(c, 1., x)` with a float64 `x`.
+
+    Eagerly the op converts the Python number to the tensor's dtype; while tracing, the op
+    builder converts it first, to its own default dtype (int32, float32), and the tensor then
+    mismatches (TypeError). Which ops do so is measured (`literal_order_inputs`). The tensor's
+    dtype must be known to differ: from its own value or from the parameters it is computed
+    from, whose arguments keep their dtype when they cross the graph boundary.
+    """
+    evidence = ctx.facts.param_atoms.get(ctx.key, {})
+    found = []
+    for resolved in ctx.facts.calls.get(ctx.key, []):
+        for info in resolved.api:
+            order = literal_order_inputs(info.name)
+            if order is None:
+                continue
+            (first, second), kinds = order
+            args = resolved.site.args
+            if len(args) <= second:
+                continue
+            literal = {a[1] if a[0] == "lit" else None for a in ctx.evaluator.eval(args[first])}
+            if len(literal) != 1 or (kind := literal.pop()) not in kinds or kind is None:
+                continue
+            atoms = [a for a in ctx.evaluator.eval(args[second]) if a[0] in ("tensor", "variable")]
+            for source in _dtype_parameters(ctx, args[second]):
+                atoms.extend(evidence.get(source, ()))
+            default = LITERAL_DEFAULT_DTYPES[kind]
+            clashing = sorted(
+                {a[1] for a in atoms if a[0] in DTYPE_KINDS and a[1] and a[1] != default}
+                - EAGER_REJECTED_DTYPES[kind]
+            )
+            if clashing:
+                short = info.name.rsplit(".", 1)[-1]
+                found.append(
+                    ctx.finding(
+                        "HY405",
+                        "has_conflicting_eager_dtype_coercions",
+                        f"`{short}` gets the Python {kind} first and a {'/'.join(clashing)} "
+                        f"tensor after it: eagerly the number takes the tensor's dtype, but "
+                        f"while tracing it is converted first, as {default}, and the op "
+                        "fails with a TypeError",
+                        resolved.site.span,
+                    )
+                )
+                break
+    return found
+
+
+def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
+    """A parameter meeting float operands of different dtypes, or receiving several.
+
+    Eagerly, TensorFlow converts a NumPy float64 array to the dtype of the tensor it meets;
+    a traced function receives it as a float64 tensor, and `float32 - float64` then fails.
+    """
+    fn = ctx.fn
+    evidence = ctx.facts.param_atoms.get(ctx.key, {})
+
+    def dtypes(atoms: Iterable[Atom]) -> set[str]:
+        return {a[1] for a in atoms if a[0] in DTYPE_KINDS and a[1] in FLOAT_DTYPES}
+
+    partners: dict[str, set[str]] = {}
+    met: set[str] = set()
+
+    def note(operands: list[Sym]) -> None:
+        params = [ctx.parameter_behind(o) for o in operands]
+        for i, name in enumerate(params):
+            if name is None:
+                continue
+            for j, other in enumerate(operands):
+                if j == i or params[j] == name:
+                    continue
+                met.add(name)
+                other_name = params[j]
+                if other_name:
+                    atoms: Iterable[Atom] = evidence.get(other_name, set())
+                else:
+                    # A NumPy constant in the body is converted to the dtype of the tensor
+                    # it meets, traced or not; only arguments cross the boundary as they are,
+                    # also through ops that keep their input's dtype (`tf.math.log(p)`).
+                    atoms = [a for a in ctx.evaluator.eval(other) if a[0] != "numpy"]
+                    for source in _dtype_parameters(ctx, other):
+                        if source != name:
+                            atoms.extend(evidence.get(source, ()))
+                partners.setdefault(name, set()).update(dtypes(atoms))
+
+    for sym in list(ctx.evaluator.memo):
+        if sym[0] == "op" and len(sym[1]) > 1:
+            note(list(sym[1]))
+    for resolved in ctx.facts.calls.get(ctx.key, []):
+        converts = any(info.name.rsplit(".", 1)[-1] in DTYPE_CONVERSIONS for info in resolved.api)
+        if (
+            any(info.tensor_op for info in resolved.api)
+            and not converts
+            and len(resolved.site.args) > 1
+        ):
+            note(list(resolved.site.args))
+    found = _leading_literal_conflicts(ctx)
+    for name in sorted(met):
+        # Only a parameter that meets a float operand can clash with it; one that receives
+        # several dtypes but is cast first (`tf.cast(x, w.dtype) * w`) is fine.
+        if not partners.get(name):
+            continue
+        floats = partners[name] | dtypes(evidence.get(name, ()))
+        if len(floats) > 1:
+            found.append(
+                ctx.finding(
+                    "HY405",
+                    "has_conflicting_eager_dtype_coercions",
+                    f"`{name}` meets float operands of different dtypes "
+                    f"({', '.join(sorted(floats))}); eagerly an operator converts a NumPy "
+                    "operand to the other operand's dtype, but a traced graph receives the "
+                    "array as a tensor of its own dtype and the operation fails",
+                    fn.span,
+                )
+            )
+    return found
+
+
+def keras_symbolic_arguments(ctx: _Context) -> list[Finding]:
+    """Keras symbolic tensors reach the function: from a caller, or from Keras' own build.
+
+    Keras 3 builds a layer or model whose class defines no `build` by calling `call` on
+    symbolic tensors; compiled, that call captures the sub-layers' weights as constants.
+    """
+    found = []
+    symbolic = ctx.facts.symbolic_args.get(ctx.key)
+    if symbolic:
+        names = ", ".join(f"`{n}`" for n in sorted(symbolic))
+        found.append(
+            ctx.finding(
+                "HY406",
+                "has_keras_symbolic_arguments",
+                f"a caller passes a Keras symbolic tensor for {names}",
+                ctx.fn.span,
+            )
+        )
+    fn = ctx.fn
+    if fn.name == "call" and fn.class_qualname is not None:
+        class_key = f"{ctx.key.split('::', 1)[0]}::{fn.class_qualname}"
+        built_symbolically = symbolically_built_classes(ctx.index, ctx.facts)
+        if class_key in built_symbolically:
+            found.append(
+                ctx.finding(
+                    "HY406",
+                    "has_keras_symbolic_arguments",
+                    f"Keras calls this `call` on symbolic tensors while building "
+                    f"{built_symbolically[class_key]}; compiled, that call would freeze "
+                    "the sub-layers' weights",
+                    fn.span,
+                )
+            )
+    return found
+
+
+def _attribute_atoms(index: ProjectIndex, facts: TensorFacts, class_key: str) -> Iterator[Atom]:
+    """Everything stored on instances of the class (its bases included), containers opened."""
+    for key in index.mro(class_key):
+        for atoms in facts.attrs.get(key, {}).values():
+            yield from leaf_atoms(atoms)
+
+
+def _sublayer_classes(index: ProjectIndex, facts: TensorFacts, class_key: str) -> set[str]:
+    """Project Keras classes whose instances this class holds as attributes."""
+    return {
+        atom[2]
+        for atom in _attribute_atoms(index, facts, class_key)
+        if atom[0] == "obj" and atom[1] in LAYER_ROLES and atom[2] is not None
+    }
+
+
+def _has_sublayers(index: ProjectIndex, facts: TensorFacts, class_key: str) -> bool:
+    """Sub-layers that may still be unbuilt when the class is first called.
+
+    A framework Model held as an attribute (`keras.Model(inputs, outputs)`, typically built
+    from `keras.Input`) already has its weights; built-in layers (`Dense(8)`) and project
+    layers create theirs on first call."""
+    return any(
+        a[0] == "obj" and (a[1] == "layer" or (a[1] == "model" and a[2] is not None))
+        for a in _attribute_atoms(index, facts, class_key)
+    )
+
+
+def _holds_weights(index: ProjectIndex, facts: TensorFacts, class_key: str) -> bool:
+    """Sub-layers, a `build` (which creates weights), or variables stored as attributes.
+
+    A stateless layer traced on symbolic tensors has nothing to freeze."""
+    if index.find_method(class_key, "build") is not None or _has_sublayers(index, facts, class_key):
+        return True
+    return any(a[0] == "variable" for a in _attribute_atoms(index, facts, class_key))
+
+
+def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[str, str]:
+    """Keras classes whose `call` Keras 3 runs on symbolic tensors to build them.
+
+    A layer or model with sub-layers and no `build` of its own is built by calling `call` on
+    symbolic tensors; every sub-layer it holds is then called symbolically too, which freezes
+    that sub-layer's own weights if it has any. Maps each such class to the words that
+    explain why.
+    """
+    cached = facts.cache.get("symbolically_built")
+    if isinstance(cached, dict):
+        return cached
+    result: dict[str, str] = {}
+    work: list[str] = []
+    for relpath, module in index.modules.items():
+        for qualname in module.classes:
+            key = f"{relpath}::{qualname}"
+            if (
+                index.keras_role(key) is not None
+                and index.find_method(key, "build") is None
+                and index.find_method(key, "call") is not None
+                and _has_sublayers(index, facts, key)
+            ):
+                result[key] = f"`{qualname}` (it has sub-layers and no `build`)"
+                work.append(key)
+    while work:
+        parent = work.pop()
+        # In sort order: the first parent to reach a class is the one its message names,
+        # which must not depend on the string hashing of this run.
+        for child in sorted(_sublayer_classes(index, facts, parent)):
+            if child not in result and _holds_weights(index, facts, child):
+                parent_name = parent.split("::", 1)[1]
+                result[child] = f"`{parent_name}`, which holds it and is built symbolically"
+                work.append(child)
+    facts.cache["symbolically_built"] = result
+    return result
+
+
+def double_backward_targets(index: ProjectIndex, facts: TensorFacts) -> dict[str, str]:
+    """Project functions whose result some function differentiates twice (`torch.autograd.grad
+    (out, x, create_graph=True)`, `Framework.double_backward_calls`): compiled, their backward
+    cannot be differentiated again. Maps each to the function that does it."""
+    cached = facts.cache.get("double_backward")
+    if isinstance(cached, dict):
+        return cached
+    result: dict[str, str] = {}
+    found = per_function(
+        facts, "double_backward", lambda key, calls: _double_backward_of(index, key, calls)
+    )
+    for key in sorted(found):
+        for target in found[key]:
+            result.setdefault(target, key)
+    facts.cache["double_backward"] = result
+    return result
+
+
+def _double_backward_of(index: ProjectIndex, key: str, calls: list[ResolvedCall]) -> list[str]:
+    """The project functions whose results this function differentiates twice."""
+    framework = index.function_framework(key)
+    if not framework.double_backward_calls:
+        return []
+    by_index = {resolved.index: resolved for resolved in calls}
+    found: list[str] = []
+    for resolved in calls:
+        if not _asks_double_backward(resolved, framework.double_backward_calls):
+            continue
+        site = resolved.site
+        # `loss.backward(...)` differentiates its receiver, `grad(out, x, ...)` its first
+        # argument.
+        method = site.callee[0] == "attr" and any(a[0] == "boundext" for a in resolved.callee_atoms)
+        differentiated = site.callee[1] if method else site.args[0] if site.args else None
+        if differentiated is None:
+            continue
+        fn = index.function(key)
+        found.extend(sorted(_producers(index, fn, by_index, differentiated)))
+    return found
+
+
+def _asks_double_backward(resolved: ResolvedCall, calls: tuple[tuple[str, str], ...]) -> bool:
+    kwargs = dict(resolved.site.kwargs)
+    return any(
+        info.name == name and kwargs.get(keyword, ("?",))[:3] == ("lit", "bool", True)
+        for info in resolved.api
+        for name, keyword in calls
+    )
+
+
+def _producers(
+    index: ProjectIndex,
+    fn: FunctionSummary,
+    by_index: dict[int, ResolvedCall],
+    sym: Sym,
+    seen: set[Sym] | None = None,
+) -> set[str]:
+    """The project functions whose results a value is computed from, in this function."""
+    seen = set() if seen is None else seen
+    if sym in seen or len(seen) > 200:
+        return set()
+    seen.add(sym)
+    kind = sym[0]
+    found: set[str] = set()
+    parts: list[Sym] = []
+    if kind in ("local", "name") and sym[1] in fn.locals:
+        parts = list(fn.locals[sym[1]])
+    elif kind == "call" and sym[1] in by_index:
+        resolved = by_index[sym[1]]
+        found = {target for _, target in callees(index, resolved)}
+        site = resolved.site
+        parts = [*_arguments(site.args, site.kwargs)]
+        if site.callee[0] == "attr":
+            parts.append(site.callee[1])
+    elif kind in ("attr", "item", "iter", "enter"):
+        parts = [sym[1]]
+    elif kind in ("op", "cond"):
+        parts = list(sym[1])
+    elif kind == "seq":
+        parts = list(sym[2])
+    for part in parts:
+        found |= _producers(index, fn, by_index, part, seen)
+    return found
+
+
+def double_backward(ctx: _Context) -> list[Finding]:
+    """The function's result is differentiated twice by a caller (`double_backward_targets`)."""
+    caller = double_backward_targets(ctx.index, ctx.facts).get(ctx.key)
+    if caller is None:
+        return []
+    name = caller.split("::", 1)[1]
+    return [
+        ctx.finding(
+            "HY301",
+            "has_eager_only_calls",
+            f"`{name}` differentiates its result with a differentiable backward "
+            "(create_graph=True): a compiled backward cannot be differentiated again",
+            ctx.fn.span,
+        )
+    ]
+
+
+def safety_facts(
+    index: ProjectIndex, facts: TensorFacts, key: str, helpers: HelperSafety | None = None
+) -> tuple[dict[str, Tristate], list[Finding]]:
+    """The safety facts of one function and the findings behind them.
+
+    With `helpers`, the eager-only and NumPy facts also hold when a project function it
+    calls fails inside its graph (a helper is traced with its caller)."""
+    ctx = _Context(index, facts, key)
+    checks = {
+        "has_eager_only_calls": eager_only_calls(ctx)
+        + variables_made_per_call(ctx)
+        + argument_layers_called(index, facts, key)
+        + double_backward(ctx)
+        + data_assignments(ctx),
+        "has_numpy_calls_on_parameters": numpy_calls_on_parameters(ctx),
+        "has_invalid_name_arguments": invalid_name_arguments(ctx),
+        "has_stale_variable_reads": stale_variable_reads(ctx),
+        "has_tensor_parameter_iteration": tensor_parameter_iteration(ctx),
+        "has_conflicting_eager_dtype_coercions": conflicting_dtype_coercions(ctx),
+        "has_keras_symbolic_arguments": keras_symbolic_arguments(ctx),
+        "has_loop_carried_shape_changes": loop_carried_shape_changes(index, facts, key),
+    }
+    if helpers is not None:
+        through = helpers.findings(key)
+        for fact, found in through.items():
+            checks[fact].extend(found)
+    safety: dict[str, Tristate] = {fact: bool(found) for fact, found in checks.items()}
+    findings = [f for found in checks.values() for f in found]
+    return safety, findings

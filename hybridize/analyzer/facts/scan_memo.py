@@ -1,0 +1,113 @@
+"""Per-function and per-module parts of the project-wide facts, kept across incremental updates.
+
+The verdict phase starts from facts that span the project (which modules switch TensorFlow to
+graph mode, where the global seed is set, which Keras models run eagerly, which attributes
+are written outside initialisers, ...). Each is a union over functions or modules, and an
+editor asks for it again after every keystroke. `Solver.update` replaces the resolved calls
+of the functions it evaluates again, and `Project` the summaries of the edited modules; every
+other object stays as it was. So a part computed from one function's resolved calls alone
+(or one module's summary alone) is kept with the object it came from, and computed again only
+when that object was replaced: the union then costs a lookup per function, not a walk over
+its calls.
+
+Only computations that read nothing else may use it, besides the project's interface (class
+hierarchy, imports, module-level names), which an incremental update leaves unchanged
+(`project.py`); the memo lives in the facts, which a solve from scratch makes anew.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.summaries.ir import ModuleSummary
+
+T = TypeVar("T")
+_ABSENT = object()
+
+
+class _Scan:
+    """One memoised scan: per key, the object it was computed from and the value; and the
+    keys whose value is not empty (most are), which is what callers iterate."""
+
+    __slots__ = ("by_key", "found", "synced")
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, tuple[object, object]] = {}
+        self.found: dict[str, object] = {}
+        self.synced: tuple[object, int, int] | None = None
+        """For a function scan: the `calls` dict, `calls_epoch` and position in `calls_log`
+        it last caught up with."""
+
+    def refresh_keys(
+        self,
+        items: dict[str, object],
+        keys: Iterable[str],
+        compute: Callable[[str, object], object],
+    ) -> None:
+        """Catch up with `items` where only `keys` may have changed."""
+        for key in set(keys):
+            source = items.get(key, _ABSENT)
+            if source is _ABSENT:
+                self.by_key.pop(key, None)
+                self.found.pop(key, None)
+            else:
+                self._catch_up(key, source, compute)
+
+    def refresh(self, items: dict[str, object], compute: Callable[[str, object], object]) -> None:
+        """Catch up with every entry of `items`."""
+        for key, source in items.items():
+            self._catch_up(key, source, compute)
+        if len(self.by_key) != len(items):
+            for key in self.by_key.keys() - items.keys():
+                del self.by_key[key]
+                self.found.pop(key, None)
+
+    def _catch_up(self, key: str, source: object, compute: Callable[[str, object], object]) -> None:
+        known = self.by_key.get(key)
+        if known is not None and known[0] is source:
+            return
+        value = compute(key, source)
+        self.by_key[key] = (source, value)
+        if value:
+            self.found[key] = value
+        else:
+            self.found.pop(key, None)
+
+
+def _scan(facts: TensorFacts, name: str) -> _Scan:
+    scan = facts.scans.get(name)
+    if not isinstance(scan, _Scan):
+        scan = facts.scans[name] = _Scan()
+    return scan
+
+
+def per_function(
+    facts: TensorFacts, name: str, compute: Callable[[str, list[ResolvedCall]], T]
+) -> dict[str, T]:
+    """`compute(key, calls)` of every function with resolved calls, for those where it is
+    not empty (falsy), memoised under `name` by the identity of the calls list."""
+    scan = _scan(facts, name)
+    synced = scan.synced
+    if synced is not None and synced[0] is facts.calls and synced[1] == facts.calls_epoch:
+        # Only the entries logged since (`calls_written`) may differ.
+        scan.refresh_keys(facts.calls, facts.calls_log[synced[2] :], compute)  # type: ignore[arg-type]
+    else:
+        scan.refresh(facts.calls, compute)  # type: ignore[arg-type]
+    scan.synced = (facts.calls, facts.calls_epoch, len(facts.calls_log))
+    return scan.found  # type: ignore[return-value]
+
+
+def per_module(
+    facts: TensorFacts,
+    index: ProjectIndex,
+    name: str,
+    compute: Callable[[str, ModuleSummary], T],
+) -> dict[str, T]:
+    """`compute(relpath, module)` of every module of `index`, for those where it is not
+    empty, memoised under `name` by the identity of the module's summary."""
+    scan = _scan(facts, name)
+    scan.refresh(index.modules, compute)  # type: ignore[arg-type]
+    return scan.found  # type: ignore[return-value]

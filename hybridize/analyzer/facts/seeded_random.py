@@ -1,0 +1,183 @@
+"""Random draws a global seed makes reproducible, which compiling changes.
+
+TensorFlow's stateful random ops (`tf.random.uniform`, `tf.nn.dropout`,
+`tf.image.random_flip_left_right`...) take their op seed, when none is given, from the global
+seed and a counter of the random ops created so far. Eagerly that counter lives in the eager
+context; a `tf.function` numbers its ops in its own graph and leaves the eager counter alone.
+So under `tf.random.set_seed(s)` the compiled function draws other numbers than the eager one
+did, and every eager draw after it moves too (measured; the table is in
+`frameworks.tensorflow_rules.GLOBAL_SEED_RANDOM_OPS`). A seeded test or a reproduced
+experiment then sees other results: a behaviour change, not a crash.
+
+The hazard exists only when the project makes the stream reproducible: it calls a global
+seed setter somewhere (tests count), or has a `tf.test.TestCase`, whose `setUp` seeds every
+test. Without a seed the draws are as random compiled as eagerly: nothing a program could
+rely on changes, so there is no finding. Stateless ops, `tf.random.Generator` draws and Keras'
+seeded layers give the same numbers compiled (measured) and are not in the table; an op given
+its own `seed=` is not a hazard either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_evaluator
+from hybridize.analyzer.facts.frozen_state import traced_with
+from hybridize.analyzer.facts.resolve import ProjectIndex, canonical_external
+from hybridize.analyzer.facts.safety import parameter_behind
+from hybridize.analyzer.facts.scan_memo import per_function, per_module
+from hybridize.analyzer.frameworks import lookup_parameters
+from hybridize.analyzer.frameworks.api_info import ApiInfo
+from hybridize.analyzer.frameworks.tensorflow_rules import (
+    GLOBAL_SEED_SETTERS,
+    OP_SEED_ARGUMENT,
+    SEEDING_TEST_CASES,
+)
+from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
+from hybridize.model import Finding
+
+CODE = "HY411"
+FACT = "draws_seeded_global_random"
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalSeeding:
+    """Where the project sets the global seed (the first place found, in file order)."""
+
+    how: str
+    """What seeds: "`tf.random.set_seed`", or "the `tf.test.TestCase` `Foo`" (its setUp)."""
+    relpath: str
+    line: int
+
+    def describe(self) -> str:
+        return f"{self.how} ({self.relpath}, line {self.line})"
+
+
+def global_seeding(index: ProjectIndex, facts: TensorFacts) -> GlobalSeeding | None:
+    """Where the project makes TensorFlow's global random stream reproducible, if it does:
+    a call of a global seed setter in any module (test files included), else a subclass of
+    a test case that seeds in its `setUp`."""
+    setters = per_function(facts, "global_seed_setters", _seed_setter)
+    for relpath in sorted({key.split("::", 1)[0] for key in setters} & index.modules.keys()):
+        module = index.modules[relpath]
+        for qualname in ["<module>", *module.functions]:
+            found = setters.get(f"{relpath}::{qualname}")
+            if found is not None:
+                return GlobalSeeding(f"`{_display(found[0])}`", relpath, found[1])
+    cases = per_module(facts, index, "seeding_test_cases", lambda r, m: _seeding_cases(index, r, m))
+    for relpath in sorted(cases):
+        class_qualname, line = cases[relpath][0]
+        how = f"the tf.test.TestCase `{class_qualname}` (its setUp seeds every test)"
+        return GlobalSeeding(how, relpath, line)
+    return None
+
+
+def _seed_setter(_key: str, calls: list[ResolvedCall]) -> tuple[str, int] | None:
+    """The first global seed setter a function calls, and its line."""
+    for resolved in calls:
+        for info in resolved.api:
+            if info.name in GLOBAL_SEED_SETTERS:
+                return info.name, resolved.site.span.start_line
+    return None
+
+
+def _seeding_cases(
+    index: ProjectIndex, relpath: str, module: ModuleSummary
+) -> list[tuple[str, int]]:
+    """The classes of a module that are seeding test cases, with their lines."""
+    found = []
+    for class_qualname in module.classes:
+        class_key = f"{relpath}::{class_qualname}"
+        if _seeding_test_case(index, class_key):
+            found.append((class_qualname, index.klass(class_key).line))
+    return found
+
+
+def seeded_random_draws(
+    index: ProjectIndex, facts: TensorFacts, key: str, seeding: GlobalSeeding | None
+) -> list[Finding]:
+    """A draw from a global-seeded random op without its own seed, in the function or in a
+    project function traced with it, when the project seeds the global stream."""
+    fn = index.function(key)
+    if seeding is None or fn.is_lambda or key.endswith("::<module>"):
+        return []
+    for reader, via, entry in traced_with(index, facts, key):
+        for resolved, op in _global_draws(facts, reader):
+            if _has_op_seed(index, facts, reader, resolved, op):
+                continue
+            where = "" if reader == key else f" (line {resolved.site.span.start_line})"
+            return [
+                Finding(
+                    CODE,
+                    FACT,
+                    "error",
+                    f"{via}draws `{_display(op.name)}`{where} without an op seed while the "
+                    f"project seeds the global random stream with {seeding.describe()}: "
+                    "compiled, it draws other numbers and shifts the eager draws after it",
+                    resolved.site.span if reader == key else entry,
+                )
+            ]
+    return []
+
+
+def _global_draws(facts: TensorFacts, reader: str) -> list[tuple[ResolvedCall, ApiInfo]]:
+    """The calls of `reader` that draw from the global random stream, each with the first
+    such op it calls, in call order. Memoised per reader: every function that calls it (to
+    MAX_HELPER_DEPTH) asks again, and most functions draw nothing."""
+    memo = facts.cache.setdefault("global_random_draws", {})
+    assert isinstance(memo, dict)
+    found = memo.get(reader)
+    if found is None:
+        found = memo[reader] = [
+            (resolved, op)
+            for resolved in facts.calls.get(reader, [])
+            if (op := next((i for i in resolved.api if i.global_random), None)) is not None
+        ]
+    return found
+
+
+def _has_op_seed(
+    index: ProjectIndex, facts: TensorFacts, reader: str, resolved: ResolvedCall, op: ApiInfo
+) -> bool:
+    """The call passes an op-level seed that cannot be None: its draws then do not depend
+    on the op counter, and are the same compiled. A seed handed on from a parameter that
+    defaults to None (`def random_crop(..., seed=None)`), or that a caller passes as None,
+    may be None: then the op draws from the global stream like one without a seed."""
+    site = resolved.site
+    if site.has_star_args:
+        return True  # the seed may be among the unpacked arguments: no evidence of a hazard
+    given = dict(site.kwargs).get(OP_SEED_ARGUMENT)
+    if given is None:
+        positional = lookup_parameters(op.name) or ()
+        if OP_SEED_ARGUMENT in positional:
+            at = positional.index(OP_SEED_ARGUMENT)
+            given = site.args[at] if at < len(site.args) else None
+    if given is None or given[:2] == ("lit", "none"):
+        return False
+    return not _may_be_none(index, facts, reader, given)
+
+
+def _may_be_none(index: ProjectIndex, facts: TensorFacts, reader: str, value: Sym) -> bool:
+    """Whether a seed argument may be None: a parameter defaulting to None (a caller may
+    leave it out), through locals assigned once, or a value some caller passes as None."""
+    fn = index.function(reader)
+    name = parameter_behind(fn, value, None)
+    if name is not None:
+        param = next((p for p in fn.params if p.name == name), None)
+        if param is not None and param.default == ("lit", "none", None):
+            return True
+    return ("lit", "none", None) in get_evaluator(index, facts, reader).eval(value)
+
+
+def _seeding_test_case(index: ProjectIndex, class_key: str) -> bool:
+    """The class derives (through project classes) from a test case that seeds in setUp."""
+    for project_class in index.mro(class_key):
+        for ref in index.base_refs(project_class):
+            if ref[0] == "ext" and canonical_external(ref[1]) in SEEDING_TEST_CASES:
+                return True
+    return False
+
+
+def _display(name: str) -> str:
+    """`tensorflow.random.uniform` as written in code: `tf.random.uniform`."""
+    return "tf." + name[len("tensorflow.") :] if name.startswith("tensorflow.") else name

@@ -1,0 +1,341 @@
+"""Input signatures: modelling a supplied one, inferring one from call sites, comparing them.
+
+VERDICTS.md section 3. From all call-site evidence per parameter: equal dtypes required;
+ranks that differ or are unknown give `shape=None`; each axis keeps the value all call sites
+agree on and becomes `None` otherwise; lists/tuples of tensors become nested lists of specs.
+A parameter receiving Python values, a parameter known only from a type hint (no dtype) or a
+speculative tensor blocks the signature. A signature whose `None` axis the body reads as a
+Python int (`x.shape[0]` in `range`, `reshape`, arithmetic...) is withheld: that axis would
+be unknown inside the trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.values import Atom
+from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
+from hybridize.analyzer.frameworks.shapes import dtype_of, literal_ints
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
+from hybridize.model import SpecTree, TensorSpec
+
+SPEC_CLASSES = {
+    "tensorflow.TensorSpec": "TensorSpec",
+    "tensorflow.SparseTensorSpec": "SparseTensorSpec",
+    "tensorflow.RaggedTensorSpec": "RaggedTensorSpec",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Inference:
+    """An inferred signature, or why there is none; and the axes the body reads statically."""
+
+    signature: tuple[SpecTree, ...] | None
+    reason: str | None
+    unresolved_static_axes: bool = False
+
+
+# ---------------------------------------------------------------------- supplied
+
+
+def supplied_signature(
+    index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework = TENSORFLOW
+) -> tuple[SpecTree, ...] | None:
+    """The input signature the compile decorator gives (`tf.function(input_signature=...)`),
+    or a call compiling the function does, when it can be modelled."""
+    relpath = key.split("::", 1)[0]
+    fn = index.function(key)
+    for decorator in fn.decorators:
+        ref = index.resolve_dotted(relpath, decorator.name)
+        if not (ref[0] == "ext" and framework.is_decorator(ref[1])):
+            continue
+        value = framework.argument(
+            decorator.args, dict(decorator.kwargs), framework.signature_argument
+        )
+        if value is None:
+            continue
+        modelled = _model(index, facts, index.owner_key(key), value, depth=0)
+        if isinstance(modelled, tuple):
+            return modelled
+    wrapper = facts.wrapper_signatures.get(key)
+    if wrapper is not None:
+        modelled = _model(index, facts, wrapper[0], wrapper[1], depth=0)
+        if isinstance(modelled, tuple):
+            return modelled
+    return None
+
+
+def _model(
+    index: ProjectIndex, facts: TensorFacts, owner: str, sym: Sym, depth: int
+) -> SpecTree | None:
+    if depth > 8:
+        return None
+    fn = index.function(owner)
+    kind = sym[0]
+    if kind == "seq" and sym[1] in ("list", "tuple"):
+        parts = [_model(index, facts, owner, element, depth + 1) for element in sym[2]]
+        if any(p is None for p in parts):
+            return None
+        return tuple(p for p in parts if p is not None)
+    if kind in ("local", "name"):
+        values = fn.locals.get(sym[1], [])
+        if kind == "name" and not values:
+            module = f"{owner.split('::', 1)[0]}::<module>"
+            if module != owner:
+                return _model(index, facts, module, sym, depth + 1)
+        return _model(index, facts, owner, values[0], depth + 1) if len(values) == 1 else None
+    if kind == "call":
+        site = fn.calls[sym[1]]
+        evaluator = get_evaluator(index, facts, owner)
+        callee = evaluator.eval(site.callee)
+        classes = {SPEC_CLASSES.get(a[1]) for a in callee if a[0] == "ext"}
+        if len(classes) != 1 or None in classes:
+            return None
+        kwargs = dict(site.kwargs)
+        shape_sym = kwargs.get("shape", site.args[0] if site.args else None)
+        dtype_sym = kwargs.get("dtype", site.args[1] if len(site.args) > 1 else None)
+        shape = None
+        if shape_sym is not None and shape_sym != ("lit", "none", None):
+            shape = literal_ints(evaluator.eval(shape_sym))
+            if shape is None:
+                return None
+        dtype = dtype_of(evaluator.eval(dtype_sym)) if dtype_sym is not None else "float32"
+        return TensorSpec(classes.pop() or "TensorSpec", dtype, shape)
+    return None
+
+
+# ---------------------------------------------------------------------- inferred
+
+
+def _spec_of(atoms: frozenset[Atom] | set[Atom], depth: int = 0) -> SpecTree | str:
+    """One parameter's spec from the kinds its call sites pass, or the reason there is none."""
+    if not atoms:
+        return "no call site passes it"
+    kinds = {a[0] for a in atoms}
+    if kinds <= {"tensor", "variable", "numpy"}:
+        dtypes = {a[1] for a in atoms}
+        if None in dtypes:
+            return "the dtype of some argument is unknown"
+        if len(dtypes) > 1:
+            return f"callers pass different dtypes ({', '.join(sorted(dtypes))})"
+        shapes = {a[2] if len(a) > 2 else None for a in atoms}
+        classes = {a[3] if len(a) > 3 else "TensorSpec" for a in atoms}
+        if len(classes) > 1:
+            return "callers pass both dense and sparse or ragged tensors"
+        return TensorSpec(classes.pop(), dtypes.pop(), _merge_shapes(shapes))
+    if kinds == {"tup"} and depth < 3:
+        lengths = {len(a[1]) for a in atoms}
+        if len(lengths) != 1:
+            return "callers pass lists of different lengths"
+        parts: list[SpecTree] = []
+        for i in range(lengths.pop()):
+            element: set[Atom] = set()
+            for a in atoms:
+                element |= a[1][i]
+            spec = _spec_of(element, depth + 1)
+            if isinstance(spec, str):
+                return spec
+            parts.append(spec)
+        return tuple(parts)
+    if "?" in kinds:
+        return "the kind of some argument is unknown"
+    if "seq" in kinds and kinds <= {"tensor", "variable", "numpy", "seq"}:
+        # A dataset element: a tensor or a tuple of them, its structure not known statically.
+        return "it receives tensors or sequences of them whose structure is not known"
+    return "it receives non-tensor values (Python values or objects)"
+
+
+def _merge_shapes(shapes: set[tuple[int | None, ...] | None]) -> tuple[int | None, ...] | None:
+    if None in shapes:
+        return None
+    ranks = {len(s) for s in shapes if s is not None}
+    if len(ranks) != 1:
+        return None
+    rank = ranks.pop()
+    merged: list[int | None] = []
+    for axis in range(rank):
+        values = {s[axis] for s in shapes if s is not None}
+        merged.append(values.pop() if len(values) == 1 else None)
+    return tuple(merged)
+
+
+def infer_signature(
+    index: ProjectIndex, facts: TensorFacts, key: str, *, speculative: bool
+) -> Inference:
+    """The signature all call sites agree on, or the reason there is none."""
+    fn = index.function(key)
+    params = list(fn.explicit_params)
+    if speculative:
+        return Inference(None, "its tensor parameters are assumed, not seen at a call site")
+    evidence = facts.external_evidence.get(key, {})
+    passed = [p for p in params if evidence.get(p.name)]
+    if not passed:
+        return Inference(None, "no call site passes its parameters")
+    last = max(params.index(p) for p in passed)
+    specs: list[SpecTree] = []
+    for param in params[: last + 1]:
+        if param.kind in ("vararg", "kwarg", "kwonly"):
+            return Inference(None, f"`{param.name}` is a *args, **kwargs or keyword-only parameter")
+        spec = _spec_of(evidence.get(param.name, set()))
+        if isinstance(spec, str):
+            return Inference(None, f"`{param.name}`: {spec}")
+        specs.append(spec)
+    signature = tuple(specs)
+    unresolved = unresolved_axis(fn, [p.name for p in params[: last + 1]], signature)
+    if unresolved is not None:
+        name, axis = unresolved
+        return Inference(
+            None,
+            f"the body reads `{name}.shape[{axis}]` as a Python int, and the signature "
+            "would leave that axis None (the call sites do not fix its size)",
+            unresolved_static_axes=True,
+        )
+    return Inference(signature, None)
+
+
+def unresolved_axis(
+    fn: FunctionSummary, names: list[str], signature: tuple[SpecTree, ...]
+) -> tuple[str, int | str] | None:
+    """A (parameter, axis) the body reads as a Python int that the signature leaves None;
+    for a slice of the shape (`p.shape[1:]`) the axis is written as the slice (`"1:"`)."""
+    for name, axis in sorted(statically_read_axes(fn)):
+        if name not in names or names.index(name) >= len(signature):
+            continue
+        spec = signature[names.index(name)]
+        if isinstance(spec, TensorSpec) and _axis_unknown(spec, axis):
+            return name, axis
+    for name, start in sorted(statically_read_slices(fn)):
+        if name not in names or names.index(name) >= len(signature):
+            continue
+        spec = signature[names.index(name)]
+        if isinstance(spec, TensorSpec) and (
+            spec.shape is None or any(d is None for d in spec.shape[start:])
+        ):
+            return name, f"{start}:"  # a negative start counts from the end, as in Python
+    return None
+
+
+def statically_read_slices(fn: FunctionSummary) -> set[tuple[str, int]]:
+    """(parameter, first axis) for every slice of a static shape the body reads as Python
+    values (`np.prod(p.shape[1:])`, `p.shape[1:].num_elements()`): inside a trace each axis
+    in it is an int only if the signature fixes it. (A plain `tf.function` traces every new
+    shape with all its axes known; only an input_signature, or `reduce_retracing`, leaves an
+    axis None.)"""
+    found: set[tuple[str, int]] = set()
+    for sym in function_syms(fn):
+        if sym[0] == "item" and sym[2][0] == "slice" and len(sym[2][1]) == 3:
+            start = sym[2][1][0]
+            if start == ("lit", "none", None):
+                start = ("lit", "int", 0)
+            if start[0] != "lit" or not isinstance(start[2], int) or isinstance(start[2], bool):
+                continue
+            param = _shape_owner(fn, sym[1])
+            if param is not None:
+                found.add((param, start[2]))
+    return found
+
+
+def parameter_names(index: ProjectIndex, key: str) -> list[str]:
+    """The parameters a signature covers, in order (the bound `self`/`cls` excluded)."""
+    return [p.name for p in index.function(key).explicit_params]
+
+
+def _axis_unknown(spec: TensorSpec, axis: int) -> bool:
+    if spec.shape is None:
+        return True
+    if not -len(spec.shape) <= axis < len(spec.shape):
+        return True
+    return spec.shape[axis] is None
+
+
+def statically_read_axes(fn: FunctionSummary) -> set[tuple[str, int]]:
+    """(parameter, axis) for every axis the body reads as a Python value: `p.shape[i]`,
+    `p.get_shape()[i]`, `p.shape.as_list()[i]`, `n, d = p.shape`, and `len(p)` (axis 0)."""
+    found: set[tuple[str, int]] = set()
+    for sym in function_syms(fn):
+        if sym[0] == "item" and sym[2][0] == "lit" and isinstance(sym[2][2], int):
+            param = _shape_owner(fn, sym[1])
+            if param is not None:
+                found.add((param, sym[2][2]))
+        elif sym[0] == "call":
+            site = fn.calls[sym[1]]
+            if site.callee in (("name", "len"),) and len(site.args) == 1:
+                param = _parameter(fn, site.args[0])
+                if param is not None:
+                    found.add((param, 0))
+    return found
+
+
+def _shape_owner(fn: FunctionSummary, sym: Sym) -> str | None:
+    """The parameter whose static shape `sym` is (`p.shape`, `p.get_shape()`, `.as_list()`)."""
+    for _ in range(4):
+        if sym[0] == "local" and len(fn.locals.get(sym[1], [])) == 1:
+            sym = fn.locals[sym[1]][0]
+        elif sym[0] == "call":
+            callee = fn.calls[sym[1]].callee
+            if callee[0] != "attr":
+                return None
+            if callee[2] == "as_list":
+                sym = callee[1]
+            elif callee[2] == "get_shape":
+                return _parameter(fn, callee[1])
+            else:
+                return None
+        elif sym[0] == "attr" and sym[2] == "shape":
+            return _parameter(fn, sym[1])
+        else:
+            return None
+    return None
+
+
+def _parameter(fn: FunctionSummary, sym: Sym) -> str | None:
+    for _ in range(10):
+        if sym[0] in ("local", "name") and len(fn.locals.get(sym[1], [])) == 1:
+            sym = fn.locals[sym[1]][0]
+        else:
+            break
+    return sym[1] if sym[0] == "param" else None
+
+
+# ---------------------------------------------------------------------- comparison
+
+
+def compare(supplied: tuple[SpecTree, ...], inferred: tuple[SpecTree, ...]) -> str:
+    """How a supplied signature relates to the call sites: equal, broader, tighter or
+    incomparable (it rejects some call site and accepts what none passes)."""
+    if supplied == inferred:
+        return "equal"
+    if len(supplied) != len(inferred):
+        return "incomparable"
+    broader = tighter = False
+    for s, i in zip(supplied, inferred, strict=True):
+        if not isinstance(s, TensorSpec) or not isinstance(i, TensorSpec):
+            if s != i:
+                return "incomparable"
+            continue
+        if s.dtype != i.dtype or s.spec != i.spec:
+            return "incomparable"
+        if s.shape is None and i.shape is not None:
+            broader = True
+            continue
+        if i.shape is None and s.shape is not None:
+            tighter = True
+            continue
+        if s.shape is None or i.shape is None:
+            continue
+        if len(s.shape) != len(i.shape):
+            return "incomparable"
+        for a, b in zip(s.shape, i.shape, strict=True):
+            if a == b:
+                continue
+            if a is None:
+                broader = True
+            elif b is None:
+                tighter = True
+            else:
+                return "incomparable"
+    if broader and tighter:
+        return "incomparable"
+    return "broader" if broader else "tighter" if tighter else "equal"

@@ -1,0 +1,251 @@
+"""The names a module binds and reads, scope by scope, from one walk of its syntax tree.
+
+Bindings are everything Python counts as one: assignments and augmented assignments, `for`,
+`with ... as`, `except ... as`, walrus targets (in the scope around a comprehension), `match`
+captures, parameters, `def` and `class` names, imports; `global tf` in a function makes its
+assignments bindings of the module's `tf`, and `nonlocal` makes a name untrusted. Each binding
+records its scope (module, function, class, lambda or comprehension), so the meaning of a name
+in a decorator is read from the scopes the decorator is evaluated in (the class or function
+right around the `def`, the functions around that, the module), the way Python resolves it.
+A name means an import only when every binding of it in the innermost scope that binds it is
+that same import. What counts as the compile decorator (and as its module, for a wildcard
+import) is the `Framework`'s to say.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import keyword
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
+from hybridize.analyzer.summaries.summarize import dotted_name
+from hybridize.refactor.locate import FoundFunction
+
+DYNAMIC_GLOBALS = frozenset({"globals", "locals", "vars", "eval", "exec", "__import__"})
+"""Calls through which a module may use any of its names without spelling them."""
+
+ImportStatement = ast.Import | ast.ImportFrom
+
+
+def bound_name(statement: ImportStatement, alias: ast.alias) -> str:
+    """The name an import alias binds: `tf` in `import tensorflow as tf`, `os` in `import
+    os.path`, `function` in `from tensorflow import function`."""
+    if alias.asname is not None:
+        return alias.asname
+    return alias.name.split(".")[0] if isinstance(statement, ast.Import) else alias.name
+
+
+def import_target(statement: ImportStatement, alias: ast.alias) -> str | None:
+    """What the alias binds its name to (`tensorflow` for `import tensorflow as tf`), None for
+    a relative or wildcard import."""
+    if isinstance(statement, ast.Import):
+        return alias.name if alias.asname is not None else alias.name.split(".")[0]
+    if statement.level or statement.module is None or alias.name == "*":
+        return None
+    return f"{statement.module}.{alias.name}"
+
+
+SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """One binding of a name: the scope it binds in (the id of a module, function, class,
+    lambda or comprehension node) and, for an import, the statement and what it imports."""
+
+    scope: int
+    statement: ImportStatement | None = None
+    target: str | None = None
+
+
+@dataclass(slots=True)
+class ModuleNames:
+    """Every name a module binds (by scope) or reads, from one walk of its syntax tree."""
+
+    module: int = 0
+    bound: dict[str, list[Binding]] = field(default_factory=dict)
+    reads: dict[str, list[int]] = field(default_factory=dict)
+    """name -> the lines where it is read."""
+    strings: list[str] = field(default_factory=list)
+    nonlocal_names: set[str] = field(default_factory=set)
+    framework: Framework = TENSORFLOW
+    """The compile target whose decorator the names are read for."""
+    framework_star: bool = False
+    """A wildcard import from a module whose attribute is the decorator (`from tensorflow
+    import *`)."""
+    decorator_aliases: set[str] = field(default_factory=set)
+    """Module-level names assigned the decorator (`compile = tf.function`)."""
+
+    @classmethod
+    def of(cls, tree: ast.Module, framework: Framework = TENSORFLOW) -> ModuleNames:
+        names = cls(module=id(tree), framework=framework)
+        parent_scope: dict[int, int] = {}
+        globals_in: dict[int, set[str]] = {}
+        comprehensions: set[int] = set()
+        stack: list[tuple[ast.AST, int]] = [(tree, id(tree))]
+        while stack:
+            node, scope = stack.pop()
+            inner = scope
+            if isinstance(node, SCOPES):
+                inner = id(node)
+                parent_scope[inner] = scope
+                if isinstance(node, COMPREHENSIONS):
+                    comprehensions.add(inner)
+                if not isinstance(node, (ast.Lambda, *COMPREHENSIONS)):
+                    names._bind(node.name, scope)
+            elif isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    names.reads.setdefault(node.id, []).append(node.lineno)
+                else:
+                    names._bind(node.id, scope)
+            elif isinstance(node, ast.Constant):
+                if isinstance(node.value, str):
+                    names.strings.append(node.value)
+            elif isinstance(node, ast.arg):
+                names._bind(node.arg, scope)
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                names._bind_import(node, scope)
+            elif isinstance(node, ast.Global):
+                globals_in.setdefault(scope, set()).update(node.names)
+            elif isinstance(node, ast.Nonlocal):
+                names.nonlocal_names.update(node.names)
+            elif isinstance(node, ast.ExceptHandler):
+                if node.name:
+                    names._bind(node.name, scope)
+            elif isinstance(node, ast.NamedExpr):
+                target = scope
+                while target in comprehensions:
+                    target = parent_scope[target]
+                if isinstance(node.target, ast.Name):
+                    names._bind(node.target.id, target)
+                stack.append((node.value, scope))
+                continue
+            elif isinstance(node, ast.MatchAs | ast.MatchStar | ast.MatchMapping):
+                captured = getattr(node, "name", None) or getattr(node, "rest", None)
+                if isinstance(captured, str):
+                    names._bind(captured, scope)
+            # `ast.iter_child_nodes`, inlined: its generators were half of this walk, which
+            # runs on every plan of a file (the language server's, after each change).
+            for field_name in node._fields:
+                value = getattr(node, field_name, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            stack.append((item, inner))
+                elif isinstance(value, ast.AST):
+                    stack.append((value, inner))
+        # `global tf` in a function: its assignments rebind the module's `tf`.
+        for name, bindings in names.bound.items():
+            names.bound[name] = [
+                Binding(names.module, b.statement, b.target)
+                if name in globals_in.get(b.scope, ())
+                else b
+                for b in bindings
+            ]
+        names._find_aliases(tree)
+        return names
+
+    def _bind(self, name: str, scope: int) -> None:
+        self.bound.setdefault(name, []).append(Binding(scope))
+
+    def _bind_import(self, statement: ImportStatement, scope: int) -> None:
+        for alias in statement.names:
+            if alias.name == "*":
+                module = statement.module if isinstance(statement, ast.ImportFrom) else None
+                if module in self.framework.decorator_modules and not getattr(
+                    statement, "level", 0
+                ):
+                    self.framework_star = True
+                continue
+            binding = Binding(scope, statement, import_target(statement, alias))
+            self.bound.setdefault(bound_name(statement, alias), []).append(binding)
+
+    def _find_aliases(self, tree: ast.Module) -> None:
+        """Module-level `compiled = tf.function`: the name then compiles what it decorates."""
+        for statement in tree.body:
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and len(self.bound.get(statement.targets[0].id, ())) == 1
+            ):
+                value = dotted_name(statement.value)
+                if value is not None:
+                    head, _, rest = value.partition(".")
+                    target = self.import_target(head)
+                    if target is not None and self.framework.is_decorator(
+                        f"{target}.{rest}" if rest else target
+                    ):
+                        self.decorator_aliases.add(statement.targets[0].id)
+
+    def import_target(self, name: str) -> str | None:
+        """What `name` means, when every binding of it anywhere in the module is an import
+        of that one thing."""
+        return single_target(self.bound.get(name, ()))
+
+    def visible(self, name: str, chain: Sequence[int]) -> list[Binding]:
+        """The bindings `name` resolves to from code whose scopes are `chain` (innermost
+        first, ending with the module): those of the innermost scope that binds it."""
+        if name in self.nonlocal_names:
+            return []
+        bindings = self.bound.get(name, ())
+        for scope in chain:
+            found = [b for b in bindings if b.scope == scope]
+            if found:
+                return found
+        return []
+
+    def target_in(self, name: str, chain: Sequence[int]) -> str | None:
+        """What `name` means in the scopes `chain`, when all its bindings there are one import."""
+        return single_target(self.visible(name, chain))
+
+    def is_free(self, name: str) -> bool:
+        """Whether a new import may bind `name`: the module neither binds nor reads it."""
+        return (
+            name not in self.bound
+            and name not in self.reads
+            and name not in self.strings
+            and not hasattr(builtins, name)
+            and not keyword.iskeyword(name)
+        )
+
+    @property
+    def dynamic(self) -> bool:
+        return any(name in self.reads for name in DYNAMIC_GLOBALS)
+
+    def mentioned_in_strings(self, name: str) -> bool:
+        word = re.compile(rf"\b{re.escape(name)}\b")
+        return any(word.search(s) for s in self.strings)
+
+
+def single_target(bindings: Sequence[Binding]) -> str | None:
+    targets = {b.target for b in bindings}
+    if len(targets) != 1 or None in targets:
+        return None
+    return next(iter(targets))
+
+
+def scope_chain(found: FoundFunction, module: ast.Module) -> list[int]:
+    """The scopes a function's decorators are evaluated in, innermost first: the class or
+    function right around it, the functions around that (class bodies are not visible from
+    nested code), the module."""
+    chain: list[int] = []
+    for depth, parent in enumerate(reversed(found.parents)):
+        if depth == 0 or not isinstance(parent, ast.ClassDef):
+            chain.append(id(parent))
+    chain.append(id(module))
+    return chain
