@@ -212,6 +212,22 @@ second(tf.ones([2]))
 third(tf.ones([2]))
 fourth(tf.ones([2]))
 """,
+    # Under torch.compile a method of either of two third-party objects is HY301: the message
+    # names one of them.
+    "foreign_objects.py": """
+import torch
+from sklearn.cluster import KMeans
+from sklearn.neighbors import NearestNeighbors
+
+
+def fit(x, kind):
+    model = KMeans() if kind == 0 else NearestNeighbors()
+    return model.fit(torch.relu(x))
+
+
+fit(torch.ones(2), 0)
+fit(torch.ones(2), 1)
+""",
     # `Leaf` is reached by two layers that Keras builds symbolically: its message names one.
     "keras_layers.py": """
 import keras

@@ -225,13 +225,14 @@ def foreign_library_calls(
     for resolved in calls:
         # Whatever else the callee may be (a tabled tensor method of the same name, when the
         # receiver may be a tensor or the library's object): the library's code may run.
-        name = next(
+        # The first name in order: a set's iteration order is not the report's to decide.
+        name = min(
             (
                 a[1]
                 for a in resolved.callee_atoms
                 if a[0] == "ext" and is_foreign_library(a[1]) and lookup(a[1]) is None
             ),
-            None,
+            default=None,
         )
         if name is not None:
             yield resolved, name, reason
