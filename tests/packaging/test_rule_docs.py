@@ -1,0 +1,69 @@
+"""docs/rules/ is generated from the check registry and must say what the registry says.
+
+A check added, removed, renamed or reworded without running `python -m tools.gen_rule_docs`
+leaves the rules reference describing another tool; these tests fail then, naming each page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hybridize.analyzer.checks import registry
+from tools.gen_rule_docs import (
+    RULES_DIR,
+    expected_pages,
+    out_of_date,
+    parse_docstring,
+    rule_page,
+    write_pages,
+)
+
+
+def test_docs_rules_match_the_registry() -> None:
+    problems = out_of_date()
+    assert problems == [], (
+        "docs/rules/ is out of sync with hybridize/analyzer/checks "
+        f"(run `python -m tools.gen_rule_docs`): {problems}"
+    )
+
+
+def test_every_registered_code_has_a_page_and_an_index_entry() -> None:
+    index = (RULES_DIR / "README.md").read_text(encoding="utf-8")
+    for code in registry():
+        assert (RULES_DIR / f"{code}.md").is_file(), code
+        assert f"]({code}.md)" in index, code
+
+
+def test_a_page_carries_the_check_attributes_and_sections() -> None:
+    for code, check in registry().items():
+        page = rule_page(check)
+        assert page.splitlines()[2] == f"# {code} `{check.name}`"
+        assert check.summary in page
+        assert f"| Severity | {check.severity} |" in page
+        titles = [s.title for s in parse_docstring(check.__doc__ or "").sections]
+        assert {"What it detects", "Instead"} <= set(titles), (code, titles)
+        assert "## What it detects" in page and "## How to fix" in page, code
+
+
+def test_docstring_code_becomes_fenced_blocks() -> None:
+    check = registry()["HY201"]
+    page = rule_page(check)
+    example = page.split("## Example\n", 1)[1].split("\n## ", 1)[0]
+    assert example.strip().startswith("```python\ndef scaled_softmax(logits, temperature):")
+    assert example.strip().endswith("```")
+
+
+def test_a_stale_or_extra_page_is_reported_and_rewritten(tmp_path: Path) -> None:
+    write_pages(tmp_path)
+    assert out_of_date(tmp_path) == []
+    (tmp_path / "HY101.md").write_text("edited by hand\n", encoding="utf-8")
+    (tmp_path / "HY999.md").write_text("a removed check\n", encoding="utf-8")
+    (tmp_path / "HY102.md").unlink()
+    assert out_of_date(tmp_path) == [
+        "missing HY102.md",
+        "not a registered check: HY999.md",
+        "out of date HY101.md",
+    ]
+    write_pages(tmp_path)
+    assert out_of_date(tmp_path) == []
+    assert sorted(p.name for p in tmp_path.glob("*.md")) == sorted(expected_pages())
