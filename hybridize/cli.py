@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 EPILOG_ANALYZE = """\b
 Examples:
   hybridize analyze src/                      # text report for a project
-  hybridize analyze train.py --format json    # the JSON report (REPORT_FORMAT.md)
+  hybridize analyze train.py --format json    # the JSON report (docs/report-format.md)
   hybridize analyze . --format sarif > h.sarif
   hybridize analyze . --fail-on-refactorable  # CI: exit 1 if a function could be compiled
 """

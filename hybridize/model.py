@@ -2,7 +2,7 @@
 
 The analyzer produces these values, the renderers (text, JSON, SARIF), the refactoring engine and
 the language server consume them. Nothing here knows how facts are computed. Field names of
-`FunctionVerdict` are those of the public JSON report (`shared/design/REPORT_FORMAT.md`).
+`FunctionVerdict` are those of the public JSON report (`docs/report-format.md`).
 
 Positions: lines are 1-based, columns are 0-based code-point offsets; each renderer converts at
 its edge (SARIF wants 1-based columns, LSP wants UTF-16 offsets).
@@ -168,7 +168,7 @@ class FunctionVerdict:
 
     @property
     def has_errors(self) -> bool:
-        """True when any failure is reported (VERDICTS.md section 2)."""
+        """True when any failure is reported (docs/verdicts.md section 2)."""
         return bool(self.failures)
 
     @property

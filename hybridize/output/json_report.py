@@ -1,4 +1,4 @@
-"""The JSON report (`--format json`): a public, versioned interface (REPORT_FORMAT.md).
+"""The JSON report (`--format json`): a public, versioned interface (docs/report-format.md).
 
 Field names and their order are part of the interface: CI jobs, editors and the benchmark stage
 read them. Add fields, never rename or reorder them. `REPORT_KEYS`, `FUNCTION_KEYS` and the other

@@ -1,6 +1,6 @@
 """A JSON Schema (draft 2020-12) of the JSON report, and a small validator for it.
 
-The schema is the machine-readable twin of shared/design/REPORT_FORMAT.md: consumers may use it
+The schema is the machine-readable twin of docs/report-format.md: consumers may use it
 with any JSON Schema implementation. The validator below implements only the keywords this schema
 uses (`type`, `required`, `properties`, `additionalProperties`, `items`, `enum`, `anyOf`, `oneOf`,
 `$ref` to `#/$defs/...`), so that hybridize needs no `jsonschema` dependency; it rejects a schema

@@ -1,6 +1,6 @@
 """Writing an inferred input signature as source: `[tf.TensorSpec(shape=(None, 32), dtype=tf.float32)]`.
 
-The spec classes and dtype names are those of the report (REPORT_FORMAT.md); a nested tuple is
+The spec classes and dtype names are those of the report (docs/report-format.md); a nested tuple is
 a parameter that takes a list of tensors and becomes a nested list. A spec that cannot be
 written exactly (no dtype: TensorSpec would silently default to float32; an unknown class or
 dtype) is refused rather than guessed.

@@ -1,7 +1,7 @@
 """Shared helpers of the `test_facts_*` suites: analyse small in-memory projects.
 
 Each case of those suites is a complete module (or several) and the value that ONE fact or
-verdict field must take, decided from Python/TensorFlow semantics and VERDICTS.md.
+verdict field must take, decided from Python/TensorFlow semantics and docs/verdicts.md.
 """
 
 from __future__ import annotations

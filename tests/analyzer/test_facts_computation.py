@@ -1,6 +1,6 @@
 """`has_tensor_computation` and `caller_covered`.
 
-VERDICTS.md section 1: the body runs at least one TensorFlow op (transitively through user
+docs/verdicts.md section 1: the body runs at least one TensorFlow op (transitively through user
 code); every known caller is already hybrid or itself covered (a Dataset.map callback is
 traced by tf.data).
 """

@@ -1,4 +1,4 @@
-"""Safety facts carried through calls to project helpers (VERDICTS.md section 1).
+"""Safety facts carried through calls to project helpers (docs/verdicts.md section 1).
 
 A project function that a traced function calls is traced with it, on the caller's symbolic
 tensors: `.numpy()` or NumPy there fails although the helper is fine when called eagerly.

@@ -1,4 +1,4 @@
-"""`is_hybrid`, `decorator_args` and the decision tables of VERDICTS.md section 2."""
+"""`is_hybrid`, `decorator_args` and the decision tables of docs/verdicts.md section 2."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""NumPy on a parameter's value in every scope a traced function runs (VERDICTS.md section 1).
+"""NumPy on a parameter's value in every scope a traced function runs (docs/verdicts.md section 1).
 
 A comprehension, a lambda, a nested function, or a callback that `tf.map_fn` runs in the
 caller's mode all execute inside the caller's graph: NumPy there meets a symbolic tensor and

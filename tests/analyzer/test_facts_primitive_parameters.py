@@ -1,6 +1,6 @@
 """`has_primitive_parameters`: Python literals at a call site force a retrace per value.
 
-VERDICTS.md section 1: some parameter receives only Python literals (int, float, str, or a
+docs/verdicts.md section 1: some parameter receives only Python literals (int, float, str, or a
 container of them) at some call site; booleans and `None` do not count, nor does a defaulted
 parameter that no caller passes. Refined (hybridize/analyzer/facts/retracing.py): the literals must be able to
 differ between calls, since one constant at every call traces once and then hits the cache;

@@ -1,4 +1,4 @@
-"""Safety facts (VERDICTS.md section 1): code that works eagerly but breaks under tracing."""
+"""Safety facts (docs/verdicts.md section 1): code that works eagerly but breaks under tracing."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """`has_python_side_effects`: state changed outside the function, transitively through calls.
 
-VERDICTS.md section 1: globals and nonlocals, stores to and mutation of objects the call did
+docs/verdicts.md section 1: globals and nonlocals, stores to and mutation of objects the call did
 not create, printing, files, `os`/`shutil`/`logging`, Python `random`, clocks, advancing a
 given iterator. Objects created inside the call, graph operations (`tf.print`, `tf.summary`,
 `Variable.assign`, optimizer updates) and Keras `build` weight writes are not effects.

@@ -1,6 +1,6 @@
 """`has_tensor_parameter`: call-site evidence, type hints, resolution across modules, speculation.
 
-VERDICTS.md section 1: a non-`self` parameter likely receives a tensor or a container of
+docs/verdicts.md section 1: a non-`self` parameter likely receives a tensor or a container of
 tensors; `null` when no call site is known and neither evidence nor speculation applies.
 """
 

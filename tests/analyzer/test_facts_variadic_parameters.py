@@ -3,7 +3,7 @@
 A caller may pass tensors through them (`f(*batch)`, `layer(x, **options)`), and a framework
 calling the function may too; no call site that shows nothing proves they stay empty. So a
 function whose only parameters are variadic gets `has_tensor_parameter: null` (and then the
-speculation rules of VERDICTS.md may apply), not the wrong reason "no tensor parameter".
+speculation rules of docs/verdicts.md may apply), not the wrong reason "no tensor parameter".
 """
 
 from __future__ import annotations

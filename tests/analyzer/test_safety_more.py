@@ -1,4 +1,4 @@
-"""More safety facts (VERDICTS.md sections 1-2), beyond `test_facts_safety.py`.
+"""More safety facts (docs/verdicts.md sections 1-2), beyond `test_facts_safety.py`.
 
 Code that runs eagerly but breaks (or silently changes) under tracing: eager-only calls,
 NumPy/SciPy on symbolic values, non-string `name=` arguments, stale variable snapshots,

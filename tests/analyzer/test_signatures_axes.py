@@ -1,4 +1,4 @@
-"""Statically read axes (`has_unresolved_statically_read_axes`, VERDICTS.md sections 1 and 3).
+"""Statically read axes (`has_unresolved_statically_read_axes`, docs/verdicts.md sections 1 and 3).
 
 A body that needs `x.shape[i]` as a Python int (a Python shape argument, `range`, arithmetic,
 a slice bound, a variable's shape, a NumPy shape) breaks under a signature that leaves

@@ -1,6 +1,6 @@
 """`tf.function` arguments, supplied input signatures and the P4 reconfiguration.
 
-VERDICTS.md sections 2-4: `decorator_args` records which `tf.function` parameters a decorator
+docs/verdicts.md sections 2-4: `decorator_args` records which `tf.function` parameters a decorator
 or wrapper call supplies (deprecated spellings map to their successors), `f = tf.function(g)`
 and `tf.function(g)(x)` compile `g`, a supplied `input_signature` is modelled into
 `supplied_input_signature` and never overwritten (its relation to the call sites is reported),

@@ -1,4 +1,4 @@
-"""Input-signature inference (VERDICTS.md section 3, `--infer-input-signatures`).
+"""Input-signature inference (docs/verdicts.md section 3, `--infer-input-signatures`).
 
 Each case is a small module whose call sites fix the dtype and shape of a parameter; the
 expected `input_signature` follows TensorFlow's own rules for the ops that build the argument

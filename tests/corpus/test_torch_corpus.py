@@ -25,7 +25,7 @@ from corpus_programs import CORPUS, FACT_FIELDS, disagreements, labels
 TORCH_CORPUS = CORPUS / "torch"
 PROGRAMS = sorted(p.parent for p in TORCH_CORPUS.glob("*/expected.json"))
 
-#: Failure codes of VERDICTS.md section 2 that a corpus/torch label may use.
+#: Failure codes of docs/verdicts.md section 2 that a corpus/torch label may use.
 CODES = {
     "has_no_tensor_parameters",
     "undeterminable_tensor_parameter",

@@ -1,4 +1,4 @@
-"""The JSON report: exactly the fields, order and values of REPORT_FORMAT.md."""
+"""The JSON report: exactly the fields, order and values of docs/report-format.md."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from hybridize.output.json_report import (
     to_json_dict,
 )
 
-# Copied from the jsonc example of shared/design/REPORT_FORMAT.md (shared/ is absent in CI
-# clones). The report is a public interface: a change here is a change of that document.
+# Copied from the jsonc example of docs/report-format.md. The report is a public interface: a
+# change here is a change of that document.
 EXPECTED_TOP_KEYS = [
     "schema_version",
     "tool",

@@ -1,7 +1,7 @@
 """The registry of checks: one stable code per reason a verdict fails or a hazard exists.
 
 Each check lives in its own module of this package as a subclass of `Check` with a code
-`HYnnn`, the failure name of VERDICTS.md it maps to, a one-line summary, a docstring with the
+`HYnnn`, the failure name of docs/verdicts.md it maps to, a one-line summary, a docstring with the
 sections "What it detects", "Why it matters in graph mode", "Example" and "Instead", and
 `VALID` / `INVALID` programs: in every INVALID program the function named by
 `EXAMPLE_FUNCTION` gets a finding with this code, starting on exactly the lines marked

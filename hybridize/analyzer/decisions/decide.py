@@ -1,4 +1,4 @@
-"""The decision tables of VERDICTS.md section 2, from facts to a `FunctionVerdict`.
+"""The decision tables of docs/verdicts.md section 2, from facts to a `FunctionVerdict`.
 
 The first rule that applies chooses the outcome; every failing fact is still reported as a
 failure code (each at most once), so a user sees all that stands in the way.
@@ -36,7 +36,7 @@ SAFETY_FACTS: tuple[tuple[str, str], ...] = (
     ("has_loop_carried_shape_changes", "HY410"),
     ("draws_seeded_global_random", "HY411"),
 )
-"""Safety facts in decision-table order (VERDICTS.md section 2, rule 5) with their codes."""
+"""Safety facts in decision-table order (docs/verdicts.md section 2, rule 5) with their codes."""
 
 
 @dataclass(slots=True)

@@ -1,7 +1,7 @@
 """The side-effect analysis: what a function changes outside itself, transitively.
 
 A Python side effect runs while `tf.function` traces, not on every call, so a function that has
-one changes behaviour when compiled. Effects (VERDICTS.md section 1): printing, logging, file
+one changes behaviour when compiled. Effects (docs/verdicts.md section 1): printing, logging, file
 and OS I/O, drawing from Python's `random`, reading the clock, assigning a global or nonlocal,
 writing an attribute or item of an object the function did not create, mutating such a
 container, advancing an iterator it was given; and all of these in anything it calls.

@@ -3,7 +3,7 @@
 When a function is traced, every project function it calls is traced with it, on the values
 of the caller's graph. A helper that calls `.numpy()` or NumPy on such a value fails there
 although it is fine eagerly, so the caller fails `has_eager_only_calls` or
-`has_numpy_calls_on_parameters` too (VERDICTS.md section 1; the side-effect and tensor
+`has_numpy_calls_on_parameters` too (docs/verdicts.md section 1; the side-effect and tensor
 computation facts are transitive in the same way).
 
 Whether a helper fails depends on what it is given: `np.zeros(n)` is fine for a Python `n`,

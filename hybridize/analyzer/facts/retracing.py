@@ -4,7 +4,7 @@
 strings, and those inside lists, tuples and dicts). A value seen before is a cache hit: a
 parameter that receives the same constant at every call traces once and never again. Only
 values that *differ between calls* cost a trace each, so `has_primitive_parameters`
-(VERDICTS.md section 1) holds when the literal arguments of a parameter can differ:
+(docs/verdicts.md section 1) holds when the literal arguments of a parameter can differ:
 
 - two call sites (or two branches of one value) pass different constants;
 - a call site passes something that changes from one call of the caller to the next: a loop

@@ -1,6 +1,6 @@
 """Safety facts: code that runs eagerly but crashes or changes meaning inside a graph.
 
-Each fact is true only on positive evidence in the function's own body (VERDICTS.md section 1);
+Each fact is true only on positive evidence in the function's own body (docs/verdicts.md section 1);
 one function per fact, each returning its findings. The eager-only and NumPy facts also follow
 calls into project helpers, which run inside the caller's graph (`helper_safety`), and the
 call predicates here are shared with it. Statically read axes only matter once a
@@ -72,7 +72,7 @@ class _Context:
 
         A parameter that every caller fills with Python values (a sample count, a seed) gives
         NumPy a static value inside a trace too: only a possibly symbolic tensor is a hazard
-        (VERDICTS.md: "a symbolic tensor cannot be evaluated by NumPy")."""
+        (docs/verdicts.md: "a symbolic tensor cannot be evaluated by NumPy")."""
         seen = seen if seen is not None else set()
         if sym in seen:
             return False
@@ -304,7 +304,7 @@ def variables_made_per_call(ctx: _Context) -> list[Finding]:
     Only objects put to work on values derived from the parameters count (`Dense(4)(x)`,
     `Mean().update_state(values)`, `tf.Variable(tf.zeros_like(x))`, an optimizer applying
     gradients of them): a model factory, which builds from Python values, is not a function
-    anyone compiles, and VERDICTS.md's `has_eager_only_calls` does not list object creation.
+    anyone compiles, and docs/verdicts.md's `has_eager_only_calls` does not list object creation.
     """
     kept = set()
     for store in ctx.fn.stores:

@@ -1,6 +1,6 @@
 """Input signatures: modelling a supplied one, inferring one from call sites, comparing them.
 
-VERDICTS.md section 3. From all call-site evidence per parameter: equal dtypes required;
+docs/verdicts.md section 3. From all call-site evidence per parameter: equal dtypes required;
 ranks that differ or are unknown give `shape=None`; each axis keeps the value all call sites
 agree on and becomes `None` otherwise; lists/tuples of tensors become nested lists of specs.
 A parameter receiving Python values, a parameter known only from a type hint (no dtype) or a

@@ -1,7 +1,7 @@
 """Speculation: assume tensor parameters from context when no evidence decides.
 
 A function that no analysed code calls (a Keras `call` invoked by the framework, a `train_step`
-called by `fit`) still deserves a verdict. VERDICTS.md lists the names that, by convention,
+called by `fit`) still deserves a verdict. docs/verdicts.md lists the names that, by convention,
 take tensors; each assumption is stated in words so the developer can check it.
 """
 

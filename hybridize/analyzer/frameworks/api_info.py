@@ -69,7 +69,7 @@ EFFECTS: frozenset[str] = PYTHON_EFFECTS | {"graph", "eager_only"}
 #: ``returns`` values that are TensorFlow tensors (or containers of them).
 TENSOR_RETURNS: frozenset[str] = frozenset({"tensor", "tensors", "variable"})
 
-#: ``returns`` values that count as tensor-like arguments for call-site evidence (VERDICTS.md).
+#: ``returns`` values that count as tensor-like arguments for call-site evidence (docs/verdicts.md).
 TENSOR_LIKE_RETURNS: frozenset[str] = TENSOR_RETURNS | {"numpy"}
 
 #: Every ``returns`` value.

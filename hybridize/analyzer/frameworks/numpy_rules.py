@@ -1,7 +1,7 @@
 """Hand-curated knowledge about NumPy (and a little SciPy) beyond ``numpy_api.json``.
 
 Every NumPy function returns a NumPy value ("numpy": tensor-like for call-site evidence, but
-not a TensorFlow op: applied to a symbolic tensor it fails, see VERDICTS.md
+not a TensorFlow op: applied to a symbolic tensor it fails, see docs/verdicts.md
 ``has_numpy_calls_on_parameters``). The exceptions:
 
 * ``numpy.random.*`` draws are "random" effects (in a graph they are frozen at trace time);
