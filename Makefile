@@ -45,7 +45,7 @@ $(VENV)/.installed-torch: pyproject.toml
 # are measured with torch.compile's aot_eager backend: Inductor's cold compile costs 15-22 s per
 # function on 2 cores (21 torch candidates: 7 more minutes, plus the whole-program runs'
 # compiles), while aot_eager captures the same graphs and graph breaks in about a second each.
-# The README's figures come from the same script with its default budgets, Inductor, and each
+# The figures of docs/benchmarks.md come from the same script with its default budgets, Inductor, and each
 # program's bench_entry (five times the training length).
 demo: $(VENV)/.installed-base $(VENV)/.installed-tf $(VENV)/.installed-torch
 	mkdir -p $(DEMO_OUT)

@@ -50,7 +50,7 @@ CODES = {
     "no_tensor_computation",
     "has_covered_callers",
     "has_no_primitive_parameters",
-    # no candidates by their nature (analyzer/candidacy.py, README "How it decides" step 6)
+    # no candidates by their nature (hybridize/analyzer/facts/candidacy.py, docs/verdicts.md section 2, rule 6)
     "not_tensorflow_code",
     "legacy_graph_code",
     "dataset_builder",
