@@ -81,7 +81,12 @@ class Channel:
         self._stream.flush()
 
 
-def _limit(memory_mib: int) -> Callable[[], None]:
+def limited_child(memory_mib: int) -> Callable[[], None]:
+    """The `preexec_fn` of a compiler child process: a session of its own (a timeout kills
+    its whole group), no core dumps, and at most `memory_mib` MiB of address space (none when
+    0). Shared by the per-function worker here and the whole-program run
+    (`whole_program`): both run user code that may loop or grow without bound."""
+
     def apply() -> None:
         os.setsid()
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -140,7 +145,7 @@ class _Worker:
                 stderr=err,
                 env=env,
                 pass_fds=(write_fd,),
-                preexec_fn=_limit(limits.memory_mib),
+                preexec_fn=limited_child(limits.memory_mib),
             )
         os.close(write_fd)
         self.read_fd = read_fd

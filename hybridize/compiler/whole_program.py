@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hybridize.compiler.protocol import Limits, _limit
+from hybridize.compiler.protocol import Limits, limited_child
 
 IGNORED = shutil.ignore_patterns(
     ".git",
@@ -134,7 +134,7 @@ def run_once(
                 text=True,
                 errors="replace",
                 timeout=timeout,
-                preexec_fn=_limit(limits.memory_mib),
+                preexec_fn=limited_child(limits.memory_mib),
                 check=False,
             )
             status: int | None = completed.returncode
