@@ -273,7 +273,7 @@ class Evaluator:
         if kind == "iter":
             out = set()
             for atom in self.eval(sym[1]):
-                out.update(_iterate(atom))
+                out.update(iterated_atoms(atom))
             return out
         if (
             kind == "seq"
@@ -732,8 +732,8 @@ class Evaluator:
     ) -> Atoms:
         """`map_structure(fn, structure)`: the structure with each leaf replaced by what `fn`
         returns for it. The structure is the first positional argument after the callback."""
-        callback = _argument_atoms(args, kwargs, info.callback_args)
-        structure = _mapped_structure_argument(info, args)
+        callback = argument_at(args, kwargs, info.callback_args)
+        structure = mapped_structure_argument(info, args)
         leaves = frozenset(leaf_atoms(structure))
         results: set[Atom] = set()
         for atom in callback or (UNKNOWN_ATOM,):
@@ -755,8 +755,10 @@ def mapped_structure_position(info: ApiInfo) -> int | None:
     return max(positions) + 1 if positions else None
 
 
-def _mapped_structure_argument(info: ApiInfo, args: list[Atoms]) -> Atoms:
-    """The structure a `map_structure` call maps (unknown when absent or given by keyword)."""
+def mapped_structure_argument(info: ApiInfo, args: list[Atoms]) -> Atoms:
+    """The structure a `map_structure` call maps (unknown when absent or given by keyword).
+    Shared with the solver: the leaves the evaluator maps are the arguments the solver hands
+    to the callback, so both must find the same structure."""
     position = mapped_structure_position(info)
     if position is None or position >= len(args):
         return frozenset({UNKNOWN_ATOM})
@@ -886,7 +888,7 @@ def _elements(args: list[Atoms], position: int = 0) -> set[Atom]:
     out: set[Atom] = set()
     if position < len(args):
         for atom in args[position]:
-            out.update(_iterate(atom))
+            out.update(iterated_atoms(atom))
     return out or {UNKNOWN_ATOM}
 
 
@@ -1030,7 +1032,11 @@ def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
     return (UNKNOWN_ATOM,)
 
 
-def _iterate(atom: Atom) -> Iterable[Atom]:
+def iterated_atoms(atom: Atom) -> Iterable[Atom]:
+    """What iterating a value of kind `atom` gives: a tensor's rows, a container's
+    elements, a dict's keys. Shared with the solver, which spreads values into elements too
+    (what `self.items.extend(xs)` adds to an attribute, the arguments `fn(*args)` hands a
+    callback) and must find the elements the evaluator's loops and unpackings find."""
     kind = atom[0]
     if kind in ("dataset", "iterator"):
         return (TENSOR, ("seq", "tuple", frozenset({TENSOR})))
@@ -1206,9 +1212,12 @@ def callees(index: ProjectIndex, resolved: ResolvedCall) -> Sequence[tuple[str, 
     return found
 
 
-def _argument_atoms(
+def argument_at(
     args: list[Atoms], kwargs: dict[str, Atoms], where: tuple[int | str, ...]
 ) -> Atoms | None:
+    """The atoms of the first argument present at a position or keyword of `where` (an
+    `ApiInfo`'s `callback_args`, say); None when none is. Shared with the solver, which
+    reads the same arguments of a resolved call as the evaluator does of one it evaluates."""
     for position in where:
         if isinstance(position, int) and position < len(args):
             return args[position]

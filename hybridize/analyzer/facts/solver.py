@@ -26,14 +26,14 @@ from hybridize.analyzer.facts.evaluator import (
     LiteralSite,
     ResolvedCall,
     TensorFacts,
-    _argument_atoms,
-    _iterate,
-    _mapped_structure_argument,
+    argument_at,
     bind_arguments,
     callback_atoms,
     callees,
     calls_written,
     get_evaluator,
+    iterated_atoms,
+    mapped_structure_argument,
     param_layout,
 )
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -209,7 +209,7 @@ def _grown_attribute(
             if atom[0] == "dict":
                 elements |= atom[1]
             else:
-                elements.update(_iterate(atom))
+                elements.update(iterated_atoms(atom))
     else:
         elements = set(evaluator.eval(site.args[-1]))
     return callee[1][2], frozenset({("seq", "list", _cap(elements))})
@@ -1364,7 +1364,7 @@ def _record_evidence(
             # structure `map_structure` maps, whatever they are.
             params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
             if info.returns == "callback_results" and info.callback_input == "tensor":
-                received = frozenset(leaf_atoms(_mapped_structure_argument(info, resolved.args)))
+                received = frozenset(leaf_atoms(mapped_structure_argument(info, resolved.args)))
             else:
                 received = atoms_for_return(info.callback_input)
             initial = (
@@ -1421,7 +1421,7 @@ def _builds_itself(index: ProjectIndex, resolved: ResolvedCall) -> bool:
 
 def _argument(resolved: ResolvedCall, where: tuple[int | str, ...]) -> Atoms | None:
     """The atoms of the argument at a position or keyword of `where`; None when absent."""
-    return _argument_atoms(resolved.args, resolved.kwargs, where)
+    return argument_at(resolved.args, resolved.kwargs, where)
 
 
 def _written_elements(resolved: ResolvedCall, where: tuple[int | str, ...]) -> tuple[Sym, ...]:
@@ -1449,5 +1449,5 @@ def _positional(passed: Atoms | None) -> list[Atoms]:
         return list(tuples[0][1])
     elements: set[Atom] = set()
     for atom in passed:
-        elements.update(_iterate(atom))
+        elements.update(iterated_atoms(atom))
     return [_cap(elements)] if elements else []
