@@ -60,6 +60,7 @@ from hybridize.analyzer.facts.frozen_state import (
 )
 from hybridize.analyzer.facts.hashability import unhashable_arguments
 from hybridize.analyzer.facts.helper_safety import HelperSafety
+from hybridize.analyzer.facts.predicates import is_primitive, is_tensor_like
 from hybridize.analyzer.facts.process_wide import process_wide_assumptions
 from hybridize.analyzer.facts.rank_losing_slices import rank_losing_slices
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -80,7 +81,6 @@ from hybridize.analyzer.facts.signatures import (
 )
 from hybridize.analyzer.facts.solver import FactJournal, project_keys, solve
 from hybridize.analyzer.facts.speculation import speculate
-from hybridize.analyzer.facts.values import is_primitive, is_tensor_like
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
 from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.summaries.file_summaries import (

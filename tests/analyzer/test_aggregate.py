@@ -5,18 +5,10 @@ from __future__ import annotations
 
 import random
 
+from hybridize.analyzer.facts.atom_bounds import MAX_ATOMS, CutEntry, join_capped
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.solver import Aggregate, Contribution, _Touched
-from hybridize.analyzer.facts.values import (
-    MAX_ATOMS,
-    PYTHON,
-    TENSOR,
-    UNKNOWN_ATOM,
-    WIDEN_AFTER,
-    Atoms,
-    CutEntry,
-    _join_capped,
-)
+from hybridize.analyzer.facts.values import PYTHON, TENSOR, UNKNOWN_ATOM, WIDEN_AFTER, Atoms
 from hybridize.model import Span
 
 CALLERS = ["m.py::<module>", "m.py::a", "m.py::b", "n.py::c", "n.py::d"]
@@ -189,13 +181,13 @@ def test_a_fact_cut_at_the_cap_stays_cut_in_the_widening_rounds() -> None:
     cut: dict[CutEntry, bool] = {}
     entry = ("params", "m.py::f", "x")
     many = {("lit", "int", i) for i in range(MAX_ATOMS)} | {TENSOR}
-    first = _join_capped(many, cut, entry)
+    first = join_capped(many, cut, entry)
     assert first == {TENSOR, UNKNOWN_ATOM}
-    again = _join_capped(first | {("lit", "str", None), ("numpy", "float64")}, cut, entry)
+    again = join_capped(first | {("lit", "str", None), ("numpy", "float64")}, cut, entry)
     assert again == {TENSOR, ("numpy", "float64"), UNKNOWN_ATOM}
-    assert _join_capped(again | {("lit", "str", None)}, cut, entry) == again
+    assert join_capped(again | {("lit", "str", None)}, cut, entry) == again
     # a fact never cut keeps every kind
-    assert _join_capped({("lit", "str", None), TENSOR}, cut, ("params", "m.py::f", "y")) == {
+    assert join_capped({("lit", "str", None), TENSOR}, cut, ("params", "m.py::f", "y")) == {
         ("lit", "str", None),
         TENSOR,
     }
@@ -205,13 +197,13 @@ def test_a_fact_collapsed_to_tensor_stays_collapsed() -> None:
     cut: dict[CutEntry, bool] = {}
     entry = ("ret", "m.py::f", "")
     tensors = {("tensor", f"dtype{i}", None) for i in range(MAX_ATOMS + 1)}
-    collapsed = _join_capped(tensors, cut, entry)
+    collapsed = join_capped(tensors, cut, entry)
     assert collapsed == {TENSOR, UNKNOWN_ATOM}
     few = collapsed | {("tensor", "float16", None), ("numpy", "float64")}
     # Still collapsed: one atom per tensor kind (a NumPy array stays known), no new shapes.
-    kept = _join_capped(few, cut, entry)
+    kept = join_capped(few, cut, entry)
     assert kept == {TENSOR, ("numpy", None), UNKNOWN_ATOM}
-    assert _join_capped(kept | {("tensor", "int8", None)}, cut, entry) == kept
+    assert join_capped(kept | {("tensor", "int8", None)}, cut, entry) == kept
 
 
 def _evidence(atoms: Atoms) -> Contribution:

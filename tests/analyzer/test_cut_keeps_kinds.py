@@ -5,7 +5,8 @@ still NumPy."""
 
 from __future__ import annotations
 
-from hybridize.analyzer.facts.values import MAX_ATOMS, TENSOR, UNKNOWN_ATOM, _cap
+from hybridize.analyzer.facts.atom_bounds import MAX_ATOMS, cap_atoms
+from hybridize.analyzer.facts.values import TENSOR, UNKNOWN_ATOM
 
 
 def _many_tensors() -> list[tuple[object, ...]]:
@@ -13,7 +14,7 @@ def _many_tensors() -> list[tuple[object, ...]]:
 
 
 def test_a_symbolic_tensor_among_too_many_tensors_stays_symbolic() -> None:
-    capped = _cap([*_many_tensors(), ("symbolic",)])
+    capped = cap_atoms([*_many_tensors(), ("symbolic",)])
     assert ("symbolic",) in capped
     assert TENSOR in capped and UNKNOWN_ATOM in capped
     assert len(capped) <= 6
@@ -21,13 +22,15 @@ def test_a_symbolic_tensor_among_too_many_tensors_stays_symbolic() -> None:
 
 def test_every_tensor_kind_keeps_one_atom() -> None:
     held = ("seq", "list", frozenset({TENSOR}))  # a list of tensors: some tensor, once cut
-    capped = _cap([*_many_tensors(), ("variable", "float32", (2,)), ("numpy", "float64"), held])
+    capped = cap_atoms(
+        [*_many_tensors(), ("variable", "float32", (2,)), ("numpy", "float64"), held]
+    )
     kinds = {a[0] for a in capped}
     assert {"tensor", "variable", "numpy"} <= kinds
     assert ("symbolic",) not in capped
 
 
 def test_the_cut_is_the_same_for_the_same_kinds() -> None:
-    first = _cap([*_many_tensors(), ("symbolic",)])
-    second = _cap([*reversed(_many_tensors()), ("symbolic",), ("tensor", "int32", (9,))])
+    first = cap_atoms([*_many_tensors(), ("symbolic",)])
+    second = cap_atoms([*reversed(_many_tensors()), ("symbolic",), ("tensor", "int32", (9,))])
     assert first == second

@@ -31,9 +31,10 @@ import networkx as nx
 
 from hybridize.analyzer.facts.callgraph import external_keras_call, following_calls
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
+from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
-from hybridize.analyzer.facts.values import Atom, is_tensor_like
+from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.frameworks import ApiInfo
 from hybridize.analyzer.frameworks.framework import (
     FRAMEWORKS,

@@ -24,9 +24,9 @@ from hybridize.analyzer.facts.evaluator import (
     callees,
     get_evaluator,
 )
+from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.speculation import speculate
-from hybridize.analyzer.facts.values import is_tensor_like, is_unknown
 from hybridize.analyzer.frameworks import is_container_mutator
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Store, Sym
 from hybridize.model import Span

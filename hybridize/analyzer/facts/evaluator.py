@@ -13,10 +13,11 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from hybridize.analyzer.facts.atom_bounds import MAX_ATOMS, cap_atoms, cut_atoms, merge_tensor_specs
+from hybridize.analyzer.facts.predicates import is_tensor_like, leaf_atoms
 from hybridize.analyzer.facts.resolve import UNKNOWN_REF, ProjectIndex, Ref
 from hybridize.analyzer.facts.values import (
     CONTAINER_OBJECT_RESULTS,
-    MAX_ATOMS,
     MAX_NESTING,
     MAX_TUPLE,
     NO_ATOMS,
@@ -26,14 +27,9 @@ from hybridize.analyzer.facts.values import (
     Atom,
     Atoms,
     Dep,
-    _cap,
-    _cut,
-    _merge_tensor_specs,
     atoms_for_return,
     foreign_member,
     foreign_object,
-    is_tensor_like,
-    leaf_atoms,
 )
 from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
 from hybridize.analyzer.frameworks.framework import (
@@ -200,7 +196,7 @@ class Evaluator:
         kind = sym[0]
         if kind != "local":
             # Symbolic values are trees; only a local variable can lead back to itself.
-            result = self._eval_capped(sym) if kind in _CAPPED_KINDS else _cap(self._eval(sym))
+            result = self._eval_capped(sym) if kind in _CAPPED_KINDS else cap_atoms(self._eval(sym))
             self.memo[sym] = result
             return result
         if sym in self.active:
@@ -219,7 +215,7 @@ class Evaluator:
         return result
 
     def _eval_capped(self, sym: Sym) -> Atoms:
-        """`_cap(self._eval(sym))` for the kinds of `_CAPPED_KINDS`, whose values are built
+        """`cap_atoms(self._eval(sym))` for the kinds of `_CAPPED_KINDS`, whose values are built
         from values already capped (or are single atoms that are no containers): capping
         them again gives the same atoms, and re-checking every value took a tenth of the
         evaluation time on `keras/src`."""
@@ -288,12 +284,12 @@ class Evaluator:
             elements: set[Atom] = set()
             for element in sym[2]:
                 elements |= self.eval(element)
-            return (("seq", sym[1], _cap(elements)),)
+            return (("seq", sym[1], cap_atoms(elements)),)
         if kind == "dict":
             values: set[Atom] = set()
             for value in sym[1]:
                 values |= self.eval(value)
-            return (("dict", _cap(values)),)
+            return (("dict", cap_atoms(values)),)
         return (UNKNOWN_ATOM,)
 
     def _param(self, name: str) -> Iterable[Atom]:
@@ -310,12 +306,12 @@ class Evaluator:
             out |= hinted
             if param.kind == "vararg":
                 out = (
-                    {("seq", "tuple", _cap(out))}
+                    {("seq", "tuple", cap_atoms(out))}
                     if out
                     else {("seq", "tuple", frozenset({UNKNOWN_ATOM}))}
                 )
             elif param.kind == "kwarg":
-                out = {("dict", _cap(out))} if out else {("dict", frozenset({UNKNOWN_ATOM}))}
+                out = {("dict", cap_atoms(out))} if out else {("dict", frozenset({UNKNOWN_ATOM}))}
             if param.default is not None and param.default != ("lit", "none", None):
                 # Defaults are evaluated where the `def` runs, not in the body.
                 owner = get_evaluator(self.index, self.facts, self.index.owner_key(self.key))
@@ -634,7 +630,7 @@ class Evaluator:
             receiver_roles=roles,
             args=args,
             kwargs=kwargs,
-            result=_merge_tensor_specs(_cap(result)),
+            result=merge_tensor_specs(cap_atoms(result)),
             chained=chained,
             constructs=constructs,
         )
@@ -801,10 +797,10 @@ PYTHON_ATOMS: Atoms = frozenset({PYTHON})
 
 
 def _cap_union(atoms: set[Atom]) -> Atoms:
-    """`_cap` of a union of capped values: their atoms are shrunk already (`_shrunk` maps
+    """`cap_atoms` of a union of capped values: their atoms are shrunk already (`_shrunk` maps
     its results to themselves), so only the number of atoms may need a cut."""
     result = frozenset(atoms)
-    return _cut(result, collapse=False) if len(result) > MAX_ATOMS else result
+    return cut_atoms(result, collapse=False) if len(result) > MAX_ATOMS else result
 
 
 DICT_KEY: Atom = ("lit", "str", None)
@@ -827,10 +823,10 @@ def _dict_view(method: str, receiver: Atoms, args: list[Atoms]) -> Atoms | None:
     if method == "keys":
         return _sequence_of({DICT_KEY})
     if method == "items":
-        return _sequence_of({("tup", (frozenset({DICT_KEY}), _cap(values)), "tuple")})
+        return _sequence_of({("tup", (frozenset({DICT_KEY}), cap_atoms(values)), "tuple")})
     if method in ("get", "pop", "setdefault"):
         default = args[1] if len(args) > 1 else frozenset({("lit", "none", None)})
-        return _cap(values | default)
+        return cap_atoms(values | default)
     return None
 
 
@@ -893,7 +889,7 @@ def _elements(args: list[Atoms], position: int = 0) -> set[Atom]:
 
 
 def _sequence_of(elements: set[Atom], kind: str = "list") -> Atoms:
-    return frozenset({("seq", kind, _cap(elements))})
+    return frozenset({("seq", kind, cap_atoms(elements))})
 
 
 def _pair_of(positions: list[set[Atom]]) -> Atom:
@@ -904,8 +900,8 @@ def _pair_of(positions: list[set[Atom]]) -> Atom:
     """
     if not positions or len(positions) > MAX_TUPLE:
         merged = set().union(*positions) if positions else set()
-        return ("seq", "tuple", _cap(merged or {UNKNOWN_ATOM}))
-    return ("tup", tuple(_cap(p or {UNKNOWN_ATOM}) for p in positions), "tuple")
+        return ("seq", "tuple", cap_atoms(merged or {UNKNOWN_ATOM}))
+    return ("tup", tuple(cap_atoms(p or {UNKNOWN_ATOM}) for p in positions), "tuple")
 
 
 def _numeric_builtin(kind: str) -> Callable[[list[Atoms]], Atoms]:

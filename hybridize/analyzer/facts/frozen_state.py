@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 from hybridize.analyzer.facts.effects import bound_in_enclosing_function
 from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts, callees, get_evaluator
+from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom, leaf_atoms
+from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.model import Finding, Span
 

@@ -37,6 +37,7 @@ from hybridize.analyzer.facts.evaluator import (
     get_evaluator,
 )
 from hybridize.analyzer.facts.graph_kernel_gaps import kernel_gap, may_have_kernel_gap
+from hybridize.analyzer.facts.predicates import is_known_non_tensor, is_tensor_like
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import (
     SHAPE_ONLY_ATTRIBUTES,
@@ -45,12 +46,7 @@ from hybridize.analyzer.facts.safety import (
     numpy_function,
     tensor_data_assignments,
 )
-from hybridize.analyzer.facts.values import (
-    PYTHON_SEQUENCE_KINDS,
-    Atom,
-    is_known_non_tensor,
-    is_tensor_like,
-)
+from hybridize.analyzer.facts.values import PYTHON_SEQUENCE_KINDS, Atom
 from hybridize.analyzer.frameworks import lookup_method
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
 from hybridize.analyzer.frameworks.python_stdlib import (

@@ -31,8 +31,8 @@ from hybridize.analyzer.facts.evaluator import (
     callees,
     get_evaluator,
 )
+from hybridize.analyzer.facts.predicates import is_tensor_like, leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import is_tensor_like, leaf_atoms
 from hybridize.analyzer.frameworks import lookup_parameters, output_shape_rule
 from hybridize.analyzer.frameworks.output_shapes import OutputShape
 from hybridize.analyzer.summaries.ir import FunctionSummary, StatementLoop, Sym

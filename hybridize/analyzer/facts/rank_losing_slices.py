@@ -17,9 +17,9 @@ sliced value through locals, arithmetic and calls (shape-preserving in practice)
 from __future__ import annotations
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
+from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import mentions
-from hybridize.analyzer.facts.values import is_tensor_like
 from hybridize.analyzer.summaries.ir import Sym
 from hybridize.model import Finding
 

@@ -25,10 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.evaluator import LiteralSite, ResolvedCall, TensorFacts, get_evaluator
+from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.scan_memo import per_module
-from hybridize.analyzer.facts.values import is_tensor_like, is_unknown
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 
 Value = tuple

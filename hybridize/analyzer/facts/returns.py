@@ -43,14 +43,9 @@ from hybridize.analyzer.facts.evaluator import (
     mapped_structure_position,
 )
 from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_keras_layer
+from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import (
-    MAX_NESTING,
-    PYTHON_SEQUENCE_KINDS,
-    UNKNOWN_ATOM,
-    Atom,
-    leaf_atoms,
-)
+from hybridize.analyzer.facts.values import MAX_NESTING, PYTHON_SEQUENCE_KINDS, UNKNOWN_ATOM, Atom
 from hybridize.analyzer.frameworks import lookup, lookup_method
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,

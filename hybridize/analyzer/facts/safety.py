@@ -16,9 +16,10 @@ from hybridize.analyzer.facts.argument_layers import argument_layers_called
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
 from hybridize.analyzer.facts.graph_kernel_gaps import kernel_gap
 from hybridize.analyzer.facts.loop_shapes import loop_carried_shape_changes
+from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown, leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
-from hybridize.analyzer.facts.values import Atom, is_tensor_like, is_unknown, leaf_atoms
+from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.frameworks import (
     literal_order_inputs,
     lookup,

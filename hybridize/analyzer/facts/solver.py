@@ -21,6 +21,14 @@ from typing import TypeVar
 
 from hybridize.analyzer import budget
 from hybridize.analyzer.budget import BudgetExceeded, StepWatch, step_watch
+from hybridize.analyzer.facts.atom_bounds import (
+    MAX_SHRUNK,
+    CutEntry,
+    cap_atoms,
+    collapse_container,
+    join_capped,
+    merge_tensor_specs,
+)
 from hybridize.analyzer.facts.evaluator import (
     Evaluator,
     LiteralSite,
@@ -36,6 +44,7 @@ from hybridize.analyzer.facts.evaluator import (
     mapped_structure_argument,
     param_layout,
 )
+from hybridize.analyzer.facts.predicates import is_primitive, is_unknown, leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.test_parameters import (
     PYTEST_PARAMETRIZE,
@@ -48,22 +57,13 @@ from hybridize.analyzer.facts.values import (
     CONTAINER_KINDS,
     MAX_FINAL_ROUNDS,
     MAX_ROUNDS,
-    MAX_SHRUNK,
     NO_ATOMS,
     UNKNOWN_ATOM,
     WIDEN_AFTER,
     Atom,
     Atoms,
-    CutEntry,
     Dep,
-    _cap,
-    _collapse,
-    _join_capped,
-    _merge_tensor_specs,
     atoms_for_return,
-    is_primitive,
-    is_unknown,
-    leaf_atoms,
 )
 from hybridize.analyzer.frameworks.framework import compiler_named
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
@@ -117,9 +117,9 @@ def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contri
         yielded: set[Atom] = set()
         for value in fn.yields:
             yielded |= evaluator.eval(value)
-        returned = {("seq", "generator", _cap(yielded or {UNKNOWN_ATOM}))}
+        returned = {("seq", "generator", cap_atoms(yielded or {UNKNOWN_ATOM}))}
     out.returns = (
-        _merge_tensor_specs(_cap(returned)) if returned else frozenset({("lit", "none", None)})
+        merge_tensor_specs(cap_atoms(returned)) if returned else frozenset({("lit", "none", None)})
     )
     if evaluator.class_key is not None and fn.binds_receiver and fn.params:
         receiver = fn.params[0].name
@@ -212,7 +212,7 @@ def _grown_attribute(
                 elements.update(iterated_atoms(atom))
     else:
         elements = set(evaluator.eval(site.args[-1]))
-    return callee[1][2], frozenset({("seq", "list", _cap(elements))})
+    return callee[1][2], frozenset({("seq", "list", cap_atoms(elements))})
 
 
 OPTIMISTIC: Dep = ("optimistic", "")
@@ -330,7 +330,7 @@ class Aggregate:
         """The entries that changed in more than WIDEN_AFTER rounds of a phase: from then on
         they are widened and joined with their last value (`_settle`), for the whole solve."""
         self.cut: dict[CutEntry, bool] = {}
-        """The widened entries cut at MAX_ATOMS (`_join_capped`): they stay cut."""
+        """The widened entries cut at MAX_ATOMS (`join_capped`): they stay cut."""
         self.fresh: dict[CutEntry, set[Atom]] = {}
         """Per widened entry of the tables above: the atoms its contributors gave since it was
         last published. A widened entry only grows, so only those can change it (a callee
@@ -626,7 +626,7 @@ class Aggregate:
             new = {_widen(a) for a in new}
         if old:
             new |= old
-        return {_widen(a) for a in _join_capped(new, self.cut, entry)}
+        return {_widen(a) for a in join_capped(new, self.cut, entry)}
 
     def publish_unread(self, facts: TensorFacts, touched: _Touched) -> None:
         """The tables no evaluation reads during the solve (callers, literal sites, ...)."""
@@ -867,10 +867,10 @@ def _mark(
 
 
 _WIDENED: dict[Atom, Atom] = {}
-"""`_widen` of container atoms already seen (and `_collapse` of nested ones). A widened
-entry is widened again each time it is published, and the same container atoms come back
-each time (on TensorFlow's own ops a quarter of the solver's time once went into widening
-them again); widening is idempotent and a pure function of the atom."""
+"""`_widen` of container atoms already seen (and `collapse_container` of nested ones). A
+widened entry is widened again each time it is published, and the same container atoms come
+back each time (on TensorFlow's own ops a quarter of the solver's time once went into
+widening them again); widening is idempotent and a pure function of the atom."""
 
 
 def _widen(atom: Atom, depth: int = 0) -> Atom:
@@ -900,7 +900,7 @@ def _widen_atom(atom: Atom, depth: int) -> Atom:
     if kind == "lit" and atom[1] in ("int", "float", "str") and atom[2] is not None:
         return ("lit", atom[1], None)
     if kind in CONTAINER_KINDS and depth >= 1:
-        return _collapse(atom)
+        return collapse_container(atom)
     if kind == "tup":
         parts = tuple(frozenset(_widen(a, depth + 1) for a in part) for part in atom[1])
         return ("tup", parts, *atom[2:])
@@ -1450,4 +1450,4 @@ def _positional(passed: Atoms | None) -> list[Atoms]:
     elements: set[Atom] = set()
     for atom in passed:
         elements.update(iterated_atoms(atom))
-    return [_cap(elements)] if elements else []
+    return [cap_atoms(elements)] if elements else []

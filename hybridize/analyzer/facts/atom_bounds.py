@@ -1,0 +1,156 @@
+"""How sets of atoms (`values.py`) are kept small: what keeps the fixed point finite.
+
+A set holds at most `MAX_ATOMS` atoms, containers nest at most `MAX_NESTING` deep (deeper
+ones collapse to one summary atom), and a join that was cut stays cut (`join_capped`).
+Both the evaluator, which caps every value it computes, and the solver, which caps the
+project-wide joins, bound values here, so that a value has one bounded form whichever of
+them built it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from hybridize.analyzer.facts.predicates import is_primitive, is_tensor_like
+from hybridize.analyzer.facts.values import (
+    CONTAINER_KINDS,
+    MAX_NESTING,
+    PYTHON,
+    TENSOR,
+    UNKNOWN_ATOM,
+    Atom,
+    Atoms,
+)
+
+MAX_ATOMS = 24
+"""The most atoms a value keeps before it is cut to its tensor-like kinds and unknown."""
+KIND_REPRESENTATIVES: dict[str, Atom] = {
+    "tensor": TENSOR,
+    "variable": ("variable", None, None),
+    "numpy": ("numpy", None),
+    "symbolic": ("symbolic",),
+}
+"""The atom a collapsed value keeps for each tensor-like kind it may hold (`cut_atoms`)."""
+
+
+def _shrink(atom: Atom, depth: int = 0) -> Atom:
+    kind = atom[0]
+    if kind not in ("seq", "tup", "dict"):
+        return atom
+    if depth >= MAX_NESTING:
+        return collapse_container(atom)
+    if kind == "seq":
+        return ("seq", atom[1], frozenset(_shrink(a, depth + 1) for a in atom[2]))
+    if kind == "tup":
+        parts = tuple(frozenset(_shrink(a, depth + 1) for a in part) for part in atom[1])
+        return ("tup", parts, *atom[2:])
+    return ("dict", frozenset(_shrink(a, depth + 1) for a in atom[1]))
+
+
+def collapse_container(container: Atom) -> Atom:
+    """One summary atom for a container too deep to track: what matters of it downstream.
+    Shared with the solver, whose widening summarises nested containers the same way."""
+    if is_tensor_like(container):
+        return ("seq", "list", frozenset({TENSOR}))
+    if is_primitive(container):
+        return ("seq", "list", frozenset({("lit", "int", None)}))
+    return UNKNOWN_ATOM if _has_unknown(container) else PYTHON
+
+
+def _has_unknown(atom: Atom, depth: int = 0) -> bool:
+    if atom[0] == "?":
+        return True
+    if depth > 6:
+        return False
+    if atom[0] == "seq":
+        return any(_has_unknown(a, depth + 1) for a in atom[2])
+    if atom[0] == "tup":
+        return any(_has_unknown(a, depth + 1) for part in atom[1] for a in part)
+    if atom[0] == "dict":
+        return any(_has_unknown(a, depth + 1) for a in atom[1])
+    return False
+
+
+_SHRUNK: dict[Atom, Atom] = {}
+"""`_shrink` of container atoms already seen. Every evaluation caps its result, and on real
+code the same large container atoms come back thousands of times (half the solver's time
+went into shrinking them again); `_shrink` is idempotent, so its result maps to itself."""
+MAX_SHRUNK = 200_000
+
+
+def _shrunk(atom: Atom) -> Atom:
+    found = _SHRUNK.get(atom)
+    if found is None:
+        if len(_SHRUNK) >= MAX_SHRUNK:
+            _SHRUNK.clear()
+        found = _shrink(atom)
+        _SHRUNK[atom] = found
+        _SHRUNK[found] = found
+    return found
+
+
+def cap_atoms(atoms: Iterable[Atom]) -> Atoms:
+    """`atoms` kept small: containers shrunk to MAX_NESTING levels, and cut (`cut_atoms`)
+    past MAX_ATOMS atoms. Every value the evaluator computes, and every value the solver
+    builds of several (a generator's items, a grown list), is capped alike."""
+    result = _shrunk_containers(atoms)
+    return cut_atoms(result, collapse=False) if len(result) > MAX_ATOMS else result
+
+
+def _shrunk_containers(atoms: Iterable[Atom]) -> Atoms:
+    result = atoms if type(atoms) is frozenset else frozenset(atoms)
+    for a in result:
+        if a[0] in CONTAINER_KINDS:
+            return frozenset(_shrunk(a) if a[0] in CONTAINER_KINDS else a for a in result)
+    return result
+
+
+def cut_atoms(result: Atoms, *, collapse: bool) -> Atoms:
+    """Too many kinds to track: keep whether it may be a tensor (a deterministic choice, so
+    that the same input always gives the same output and the fixed point settles); with
+    `collapse`, or when the tensor-like kinds alone are too many, only which kinds of tensor
+    it may be: one atom per kind, so that a Keras symbolic tensor, a variable or a NumPy array
+    among many tensors of different shapes stays known (tf-models' `vertical_flip_boxes` lost
+    its symbolic caller when comparisons gave more tensor shapes).
+
+    Past MAX_ATOMS, `cap_atoms` and `join_capped` cut with it, and so does the evaluator a
+    union of values it capped already (only their number can be too large)."""
+    tensor_like = [a for a in result if is_tensor_like(a)]
+    if tensor_like and (collapse or len(tensor_like) >= MAX_ATOMS):
+        return frozenset({KIND_REPRESENTATIVES.get(a[0], TENSOR) for a in tensor_like}) | {
+            UNKNOWN_ATOM
+        }
+    return frozenset([*tensor_like, UNKNOWN_ATOM])
+
+
+CutEntry = tuple[str, str, str]
+"""A fact of the joined tables: (table, function or class, name)."""
+
+
+def join_capped(joined: Iterable[Atom], cut: dict[CutEntry, bool], entry: CutEntry) -> Atoms:
+    """A widened fact joined with its last value, capped once and for all.
+
+    A fact cut at MAX_ATOMS must stay cut: otherwise the cut value joined with the next
+    round's evaluations fits under the cap again, grows past it, is cut again, and the fixed
+    point oscillates with period two (it did on TensorFlow's own `python/ops`). So `cut`
+    remembers every entry cut in the widening rounds of a phase (True once its tensor-like
+    kinds were collapsed too), and those entries only ever get the cut form of their join,
+    which grows monotonically over a finite domain."""
+    result = _shrunk_containers(joined)
+    collapsed = cut.get(entry)
+    if collapsed is None and len(result) <= MAX_ATOMS:
+        return result
+    collapse = bool(collapsed) or sum(map(is_tensor_like, result)) >= MAX_ATOMS
+    cut[entry] = collapse
+    return cut_atoms(result, collapse=collapse)
+
+
+def merge_tensor_specs(atoms: Atoms) -> Atoms:
+    """Collapse many tensor atoms with different shapes into one of unknown shape: a
+    function's return, whether the evaluator or the solver builds it."""
+    tensors = [a for a in atoms if a[0] == "tensor"]
+    if len(tensors) <= 4:
+        return atoms
+    dtypes = {a[1] for a in tensors}
+    merged = ("tensor", dtypes.pop() if len(dtypes) == 1 else None, None)
+    return frozenset([a for a in atoms if a[0] != "tensor"] + [merged])

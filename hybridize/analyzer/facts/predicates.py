@@ -1,0 +1,83 @@
+"""Questions asked of atoms (`values.py`) all over the analysis: is this value tensor-like, a
+Python primitive, unknown, a foreign library's object, and what are the leaves of a nested
+one.
+
+They are in a module of their own because nearly every fact (effects, safety, retracing,
+candidacy, the evaluator and the solver) asks them, and because the answer must be one
+answer: a value the evaluator counts as a tensor is a tensor to every check. Kept below the
+evaluator and the bounds (`atom_bounds.py`), which both ask them too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from hybridize.analyzer.facts.values import FOREIGN_CALL, MAX_NESTING, TENSOR_LIKE_KINDS, Atom
+
+
+def is_tensor_like(atom: Atom, depth: int = 0) -> bool:
+    """A tensor, variable, NumPy array, Keras symbolic tensor, or a container holding one."""
+    kind = atom[0]
+    if kind in TENSOR_LIKE_KINDS:
+        return True
+    if depth < 3 and kind == "seq":
+        return any(is_tensor_like(a, depth + 1) for a in atom[2])
+    if depth < 3 and kind == "tup":
+        return any(is_tensor_like(a, depth + 1) for part in atom[1] for a in part)
+    if depth < 3 and kind == "dict":
+        return any(is_tensor_like(a, depth + 1) for a in atom[1])
+    return False
+
+
+def is_primitive(atom: Atom, depth: int = 0) -> bool:
+    """A Python int/float/str literal or a container of only such (booleans and None excluded).
+
+    Containers include dicts (their values): `tf.function` keys its cache on every Python
+    leaf of a nested argument, so `{"scale": 2.0}` retraces per value like `2.0` does.
+    """
+    if atom[0] == "lit":
+        return atom[1] in ("int", "float", "str")
+    if depth < 3 and atom[0] == "seq":
+        return bool(atom[2]) and all(is_primitive(a, depth + 1) for a in atom[2])
+    if depth < 3 and atom[0] == "dict":
+        return bool(atom[1]) and all(is_primitive(a, depth + 1) for a in atom[1])
+    if depth < 3 and atom[0] == "tup":
+        return bool(atom[1]) and all(
+            part and all(is_primitive(a, depth + 1) for a in part) for part in atom[1]
+        )
+    return False
+
+
+def is_foreign_object(atom: Atom) -> bool:
+    """A value a foreign library's call gave, or a member of one (`values.foreign_object`)."""
+    return atom[0] == "ext" and FOREIGN_CALL in atom[1]
+
+
+def is_unknown(atom: Atom) -> bool:
+    """A value of unknown kind: ("?",), or a foreign library's object, which is no better
+    known (it is kept apart only to tell that calling its methods runs that library)."""
+    return atom[0] == "?" or is_foreign_object(atom)
+
+
+def is_known_non_tensor(atom: Atom) -> bool:
+    """Known to be no tensor: neither tensor-like nor ("?",)."""
+    return not is_tensor_like(atom) and atom[0] != "?"
+
+
+def leaf_atoms(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
+    """The atoms a value may hold, looking into lists, tuples and dicts (to MAX_NESTING).
+
+    Keras tracks layers kept in a list or dict attribute (`self.blocks = [Dense(8) for _ in
+    range(3)]`) as sub-layers, and tf.function converts every leaf of a returned structure:
+    both ask what the leaves are."""
+    for atom in atoms:
+        kind = atom[0]
+        if depth < MAX_NESTING and kind == "seq":
+            yield from leaf_atoms(atom[2], depth + 1)
+        elif depth < MAX_NESTING and kind == "tup":
+            for part in atom[1]:
+                yield from leaf_atoms(part, depth + 1)
+        elif depth < MAX_NESTING and kind == "dict":
+            yield from leaf_atoms(atom[1], depth + 1)
+        else:
+            yield atom
