@@ -31,7 +31,8 @@ from typing import Any
 
 import networkx as nx
 
-from hybridize.analyzer.facts.evaluator import TensorFacts
+from hybridize.analyzer.facts.callgraph import TRACED
+from hybridize.analyzer.facts.evaluator import TensorFacts, callees
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.solver import FactJournal
 from hybridize.analyzer.facts.values import Dep
@@ -191,9 +192,6 @@ def out_edges(
 ) -> dict[str, str]:
     """The edges `build_call_graph` gives `caller`: callee -> kind (`callbacks_of` maps a
     caller to the callees it hands on as callbacks)."""
-    from hybridize.analyzer.facts.callgraph import TRACED
-    from hybridize.analyzer.facts.evaluator import callees
-
     found: dict[str, str] = {}
     for resolved in facts.calls.get(caller, []):
         for kind, target in callees(index, resolved):

@@ -457,8 +457,6 @@ class EffectAnalysis:
     def _argument_for(
         self, callee: FunctionSummary, kind: str, site: object, param: str
     ) -> Sym | None:
-        from hybridize.analyzer.summaries.ir import CallSite
-
         assert isinstance(site, CallSite)
         params = callee.params
         receiver = params[0].name if callee.binds_receiver and params else None
@@ -483,8 +481,6 @@ class EffectAnalysis:
         argument, the extra arguments a `*args`/`**kwargs` parameter collects, or what the
         site unpacks with `*x`/`**y` when no other argument binds the parameter (a wrapper's
         `self.layer(x, *args, **kwargs)` hands on its caller's `cache=` dict)."""
-        from hybridize.analyzer.summaries.ir import CallSite
-
         assert isinstance(site, CallSite)
         for name, value in site.kwargs:
             if name == param:

@@ -48,7 +48,7 @@ from hybridize.analyzer.frameworks.shapes import (
     numpy_result_dtype,
     numpy_shape,
 )
-from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Param, Sym
+from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, ImportSummary, Param, Sym
 from hybridize.model import Span
 
 
@@ -244,8 +244,6 @@ class Evaluator:
         return PYTHON_ATOMS  # "fresh", "slice"
 
     def _import(self, sym: Sym) -> Atoms:
-        from hybridize.analyzer.summaries.ir import ImportSummary
-
         ref = self.index.resolve_import(ImportSummary("", sym[1], sym[2]), self.relpath)
         return self.ref_atoms(ref)
 

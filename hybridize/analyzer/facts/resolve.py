@@ -22,8 +22,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
 
+from hybridize.analyzer.frameworks import instance_call_method, lookup
+from hybridize.analyzer.frameworks.framework import (
+    FRAMEWORKS,
+    TENSORFLOW,
+    Framework,
+    framework_named,
+)
 from hybridize.analyzer.summaries.ir import (
     ClassSummary,
     FunctionSummary,
@@ -32,9 +38,6 @@ from hybridize.analyzer.summaries.ir import (
     function_syms,
     module_imports,
 )
-
-if TYPE_CHECKING:
-    from hybridize.analyzer.frameworks.framework import Framework
 
 Ref = tuple
 UNKNOWN_REF: Ref = ("?",)
@@ -99,8 +102,6 @@ def external_class_role(dotted: str) -> tuple[str, str] | None:
     role = external_keras_role(dotted)
     if role is not None:
         return role, INSTANCE_CALL_METHODS["keras"]
-    from hybridize.analyzer.frameworks import instance_call_method, lookup
-
     info = lookup(dotted)
     if info is None or info.kind != "class" or info.returns not in LAYER_ROLES:
         return None
@@ -350,8 +351,6 @@ class ProjectIndex:
                 if ref != UNKNOWN_REF:
                     return ref
             elif not source.startswith("."):
-                from hybridize.analyzer.frameworks import lookup
-
                 candidate = canonical_external(f"{source}.{name}")
                 if lookup(candidate) is not None:
                     return ("ext", candidate)
@@ -528,8 +527,6 @@ class ProjectIndex:
         tables answer the methods of its values (`x.item()` on a PyTorch tensor). TensorFlow,
         the default target, when the module imports no framework itself (a helper module
         without imports is answered by the shared tables)."""
-        from hybridize.analyzer.frameworks.framework import FRAMEWORKS, TENSORFLOW
-
         module = self.modules.get(relpath)
         if module is None:
             return TENSORFLOW.name
@@ -541,8 +538,6 @@ class ProjectIndex:
         """The compile target whose rules judge a function's code: its module's
         (`code_framework`), or, in a module that imports more than one framework, the one
         the function itself uses (`_used_framework`)."""
-        from hybridize.analyzer.frameworks.framework import framework_named
-
         relpath = key.split("::", 1)[0]
         module = self.modules.get(relpath)
         if module is not None and self.mixes_frameworks(relpath):
@@ -562,8 +557,6 @@ class ProjectIndex:
 
     def _module_frameworks(self, relpath: str, module: ModuleSummary) -> frozenset[str]:
         """The frameworks (`Framework.name`) a module's own imports name."""
-        from hybridize.analyzer.frameworks.framework import FRAMEWORKS
-
         found = self._module_frameworks_cache.get(relpath)
         if found is not None and found[0] is module:
             return found[1]
@@ -580,8 +573,6 @@ class ProjectIndex:
         """The one framework whose names the function's code refers to (`torch.relu`, `tf.`
         anything, a name imported from either), its enclosing functions' included (a nested
         helper of a PyTorch function is PyTorch code); None when it names none or several."""
-        from hybridize.analyzer.frameworks.framework import FRAMEWORKS
-
         used: set[str] = set()
         qualname: str | None = key.split("::", 1)[1]
         while qualname is not None and not used:
