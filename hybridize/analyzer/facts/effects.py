@@ -455,9 +455,8 @@ class EffectAnalysis:
         return callee_summary
 
     def _argument_for(
-        self, callee: FunctionSummary, kind: str, site: object, param: str
+        self, callee: FunctionSummary, kind: str, site: CallSite, param: str
     ) -> Sym | None:
-        assert isinstance(site, CallSite)
         params = callee.params
         receiver = params[0].name if callee.binds_receiver and params else None
         if kind == "class" or (kind in ("method", "layer_call") and param == receiver):
@@ -476,12 +475,11 @@ class EffectAnalysis:
         return self._bound_sym(callee, site, param, skip)
 
     @staticmethod
-    def _bound_sym(callee: FunctionSummary, site: object, param: str, skip: int) -> Sym | None:
+    def _bound_sym(callee: FunctionSummary, site: CallSite, param: str, skip: int) -> Sym | None:
         """The caller's value that the callee's parameter `param` receives at `site`: an
         argument, the extra arguments a `*args`/`**kwargs` parameter collects, or what the
         site unpacks with `*x`/`**y` when no other argument binds the parameter (a wrapper's
         `self.layer(x, *args, **kwargs)` hands on its caller's `cache=` dict)."""
-        assert isinstance(site, CallSite)
         for name, value in site.kwargs:
             if name == param:
                 return value
