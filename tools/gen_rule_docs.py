@@ -44,6 +44,10 @@ SECTION_HEADINGS = {
     "Instead": "How to fix",
 }
 
+FRAMEWORK_SECTIONS = ("Under torch.compile", "Not for torch.compile")
+"""Docstring sections about how the check reads under another framework: they go under the
+page's "Frameworks" heading, after what the check applies to."""
+
 FAMILIES = (
     ("HY0", "Eligibility and benefit"),
     ("HY1", "Python side effects"),
@@ -143,7 +147,7 @@ def _example_blocks(title: str, programs: tuple[str, ...]) -> list[str]:
 
 def frameworks_text(check: type[Check]) -> str:
     names = [FRAMEWORK_NAMES.get(name, name) for name in sorted(check.frameworks)]
-    return ", ".join(names)
+    return " and ".join(names) if len(names) <= 2 else ", ".join(names)
 
 
 def rule_page(check: type[Check]) -> str:
@@ -168,8 +172,13 @@ def rule_page(check: type[Check]) -> str:
     if intro:
         out.extend([intro, ""])
     for section in parsed.sections:
-        heading = SECTION_HEADINGS.get(section.title, section.title)
-        out.extend([f"## {heading}", "", markdown_body(section.lines), ""])
+        if section.title not in FRAMEWORK_SECTIONS:
+            heading = SECTION_HEADINGS.get(section.title, section.title)
+            out.extend([f"## {heading}", "", markdown_body(section.lines), ""])
+    out.extend(["## Frameworks", "", f"Applies to {frameworks_text(check)}.", ""])
+    for section in parsed.sections:
+        if section.title in FRAMEWORK_SECTIONS:
+            out.extend([f"### {section.title}", "", markdown_body(section.lines), ""])
     examples = [
         *_example_blocks(
             f"Reported (a finding {check.code} on `{check.EXAMPLE_FUNCTION}`)", check.INVALID
