@@ -189,6 +189,133 @@ CASES = [
 ]
 
 
+NESTED_STEP = """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+        optimizer = tf.keras.optimizers.SGD(0.1)
+
+        def train(x, y, batches):
+            print("epoch")  # a side effect: the enclosing function is no candidate itself
+
+            def step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                return loss
+
+            CALLS
+"""
+"""A training step defined inside the function that calls it (`CALLS` says how)."""
+
+
+def nested(calls: str, runs: str, framework: str = "tensorflow") -> str:
+    """NESTED_STEP with the step's calls inside `train`, and `runs` (module code) calling
+    `train`; under torch, the same shape of code with PyTorch calls."""
+    body = NESTED_STEP.replace("CALLS", calls)
+    if framework == "torch":
+        body = (
+            body.replace("import tensorflow as tf", "import torch")
+            .replace("tf.keras.Sequential([tf.keras.layers.Dense(4)])", "torch.nn.Linear(3, 4)")
+            .replace("tf.keras.optimizers.SGD(0.1)", "torch.optim.SGD(model.parameters(), 0.1)")
+            .replace(
+                """with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))""",
+                # a forward pass (a backward pass through a compiled region is a hazard of
+                # its own): a layer call is work enough to pay when it runs in a loop
+                """loss = ((model(x) - y) ** 2).mean()""",
+            )
+        )
+        runs = runs.replace("tf.ones", "torch.ones")
+    return body + runs
+
+
+NESTED_CASES = [
+    case(
+        # every call of `train` defines a new tf.function and traces it for its one call
+        "nested-step-defined-per-call-of-a-function-run-in-a-loop",
+        nested(
+            "return step(x, y)",
+            """
+        for _ in range(1000):
+            train(tf.ones((8, 3)), tf.ones((8, 4)), 1)
+        """,
+        ),
+        "train.step",
+        "none",
+    ),
+    case(
+        # defined once (train runs once), called for every batch: one trace, many calls
+        "nested-step-defined-once-called-in-a-loop",
+        nested(
+            """for _ in range(batches):
+                step(x, y)""",
+            """
+        train(tf.ones((8, 3)), tf.ones((8, 4)), 1000)
+        """,
+        ),
+        "train.step",
+        "high",
+    ),
+    case(
+        # each definition serves 100 calls (more than MANY_CALLS): a trace per definition pays
+        "nested-step-defined-per-call-serving-many-calls",
+        nested(
+            """for _ in range(100):
+                step(x, y)""",
+            """
+        for _ in range(10):
+            train(tf.ones((8, 3)), tf.ones((8, 4)), 1)
+        """,
+        ),
+        "train.step",
+        "high",
+    ),
+    case(
+        # returned and called by module code: how many calls each definition serves is not
+        # in the code
+        "nested-step-returned-and-called-elsewhere",
+        nested(
+            "return step",
+            """
+        for _ in range(1000):
+            train(tf.ones((8, 3)), tf.ones((8, 4)), 1)(tf.ones((8, 3)), tf.ones((8, 4)))
+        """,
+        ),
+        "train.step",
+        "low",
+    ),
+    case(
+        # torch.compile keeps what it compiled on the code object: no trace per definition
+        "nested-step-under-torch-compiles-once",
+        nested(
+            "return step(x, y)",
+            """
+        for _ in range(1000):
+            train(tf.ones((8, 3)), tf.ones((8, 4)), 1)
+        """,
+            framework="torch",
+        ),
+        "train.step",
+        "high",
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "qualname", "expected"), NESTED_CASES)
+def test_a_nested_definition_pays_per_definition(files: str, qualname: str, expected: str) -> None:
+    v = verdict(textwrap.dedent(files), qualname)
+    assert v.passes, v.failures
+    assert v.benefit == expected, v.benefit_reasons
+    if expected != "high":
+        assert "defined inside `train`" in v.benefit_reasons[0]
+    if expected == "none":
+        assert "runs about 1000 times" in v.benefit_reasons[0]
+
+
 @pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
 def test_benefit_level(files: str, qualname: str, expected: str) -> None:
     v = verdict(files, qualname)

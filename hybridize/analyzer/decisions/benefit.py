@@ -155,6 +155,9 @@ class BenefitModel:
                     what,
                 ),
             )
+        per_definition = self._traced_per_definition(key)
+        if per_definition is not None:
+            return per_definition
         recompiles = self._state_recompiles(key)
         if recompiles is not None and (training or work >= HIGH_WORK):
             return Benefit("low", (recompiles, what))
@@ -385,6 +388,51 @@ class BenefitModel:
                 if sym[0] == "op" and any(a[0] in ("tensor", "variable") for a in atoms):
                     units += 1
         return units, training
+
+    def _traced_per_definition(self, key: str) -> Benefit | None:
+        """A function defined inside another whose body runs repeatedly, where the framework
+        compiles each definition anew (`Framework.compiles_per_definition`): each run of the
+        enclosing body traces a new compiled function, which pays only if it serves MANY_CALLS
+        calls before the next definition. None where that does not apply (a definition at
+        module level, in a class body run once, or in a function that runs about once).
+
+        The calls per definition are known when the enclosing function is its only caller
+        (defined and called in the same body, the common case): the edge's runs per call of
+        the enclosing function. A nested function called from elsewhere too (returned,
+        stored) serves an unknown number of calls per definition: `low`."""
+        framework = self.index.function_framework(key)
+        reason = framework.compiles_per_definition
+        if reason is None:
+            return None
+        owner = self.index.owner_key(key)
+        if owner.endswith("::<module>"):
+            return None
+        definitions = self._calls.get(owner)
+        if definitions is None or definitions < 2:
+            return None  # the enclosing body runs about once (or only tests call it)
+        why = reason.format(owner=owner.split("::", 1)[1])
+        callers = {c for c in self._callers(key) if not self.is_test_code(c)}
+        per_definition = self._edge_runs.get((owner, key), 0)
+        if callers - {owner} or not per_definition:
+            # Called from elsewhere too (returned, stored), or only through what it is
+            # passed to (a loop body, a branch, a map function): its calls per definition
+            # are not in the code.
+            where = "from elsewhere too" if callers - {owner} else "through what it is passed to"
+            return Benefit(
+                "low",
+                (f"{why}; it is called {where}: how many calls each trace serves is unknown",),
+            )
+        if per_definition >= MANY_CALLS:
+            return None
+        runs = "many" if definitions == MANY else f"about {int(definitions)}"
+        return Benefit(
+            "none",
+            (
+                f"{why}; `{owner.split('::', 1)[1]}` runs {runs} times, and each definition "
+                f"serves about {int(per_definition)} call{'s' if int(per_definition) != 1 else ''}"
+                f": a trace per definition costs more than it saves (define it once, outside)",
+            ),
+        )
 
     def _state_recompiles(self, key: str) -> str | None:
         """Why compiling is wasted on a Python number the function reads and the program

@@ -94,6 +94,11 @@ class Framework:
     )
     """What call sites passing tensors of different shapes cost, and the decorator argument
     that helps, for the benefit's reasons."""
+    compiles_per_definition: str | None = None
+    """Why a compiled function defined inside another function pays only when it serves many
+    calls per run of that function's body: each run of the `def` makes a new compiled
+    function, which traces at its first call (None where the compiler keeps what it compiled
+    across definitions of the same code). `{owner}` names the enclosing function."""
     process_wide_effects: tuple[tuple[str, str], ...] = ()
     """(module, assumption): what compiling anything changes for the whole process, stated
     as an assumption of every rewrite in a project that imports the module."""
@@ -192,6 +197,7 @@ TENSORFLOW = Framework(
     disablers=tensorflow_rules.COMPILE_DISABLERS,
     table=tensorflow_table,
     title="TensorFlow",
+    compiles_per_definition=tensorflow_rules.NESTED_DEFINITION_RETRACES,
 )
 
 TORCH = Framework(

@@ -102,6 +102,15 @@ COMPILE_DEPRECATED_ARGUMENTS: dict[str, str] = {
 }
 #: The argument that fixes the traced input types (written with ``tf.TensorSpec``).
 COMPILE_SIGNATURE_ARGUMENT = "input_signature"
+
+NESTED_DEFINITION_RETRACES = (
+    "it is defined inside `{owner}`: every run of that body makes a new tf.function, traced "
+    "again at its first call"
+)
+"""Why `@tf.function` on a function defined inside another retraces per definition
+(`Framework.compiles_per_definition`). Measured under TF 2.21: a nested tf.function called
+once per call of its enclosing function traced at every call, about a hundred times slower
+than its eager body (tests/analyzer/test_benefit_rules_measured.py measures it again)."""
 #: Decorators that keep one function out of ``tf.function``: none. Running functions eagerly
 #: is global (``tf.config.run_functions_eagerly``, HY109), and ``tf.autograph.experimental.
 #: do_not_convert`` only stops AutoGraph: the function is still traced.

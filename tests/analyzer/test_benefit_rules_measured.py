@@ -1,0 +1,83 @@
+"""The measured claims behind the benefit rules still hold for the installed frameworks.
+
+The analyzer predicts what compiling a function costs without importing a framework; the facts
+it relies on were measured with TensorFlow 2.21 and torch 2.13 on CPU. These tests measure them
+again, so that a framework upgrade that changes the behaviour fails here instead of silently
+making a rule wrong.
+
+A compile decorator on a function defined inside another (`Framework.compiles_per_definition`):
+- `tf.function`: each run of the enclosing function's body makes a new `Function` object, and
+  a new object traces at its first call. A nested `@tf.function` called once per call of its
+  enclosing function traces at every call (measured: 21 traces in 21 calls, each call about a
+  hundred times slower than the eager body).
+- `torch.compile`: Dynamo keeps what it compiled on the code object, which every definition
+  shares: the nested function compiles once across calls of the enclosing one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import warnings
+
+import pytest
+
+from hybridize.analyzer.frameworks.framework import TENSORFLOW, TORCH
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_a_nested_tf_function_traces_at_every_call_of_its_enclosing_function() -> None:
+    import tensorflow as tf
+
+    made: list[object] = []
+
+    def enclosing(x: object) -> object:
+        @tf.function
+        def nested(y: object) -> object:
+            return tf.reduce_sum(tf.sin(y) * 2.0)
+
+        made.append(nested)
+        return nested(x)
+
+    @tf.function
+    def module_level(y: object) -> object:
+        return tf.reduce_sum(tf.sin(y) * 2.0)
+
+    x = tf.ones([8, 8])
+    calls = 5
+    for _ in range(calls):
+        enclosing(x)
+        module_level(x)
+    traces = sum(f.experimental_get_tracing_count() for f in made)  # type: ignore[attr-defined]
+    assert TENSORFLOW.compiles_per_definition
+    assert len(made) == calls
+    assert traces == calls, "each call of the enclosing function traces its nested function"
+    assert module_level.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_a_nested_torch_compile_compiles_once_across_calls_of_its_enclosing_function() -> None:
+    import torch
+    import torch._dynamo as dynamo
+    from torch._dynamo.testing import CompileCounter
+
+    dynamo.reset()
+    counter = CompileCounter()
+
+    def enclosing(x: torch.Tensor) -> torch.Tensor:
+        @torch.compile(backend=counter)
+        def nested(y: torch.Tensor) -> torch.Tensor:
+            return (torch.sin(y) * 2.0).sum()
+
+        return nested(x)
+
+    x = torch.ones(8, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(5):
+            enclosing(x)
+    assert not TORCH.compiles_per_definition
+    assert counter.frame_count == 1
