@@ -330,7 +330,9 @@ class Worker:
                 pairs: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
                     (s, {}) for s in argument_tuples
                 ]
-                facts["signatures"] = [self.describe((s[1:] if is_method else s, {})) for s in sets]
+                facts["signatures"] = [
+                    self.describe((s[1:] if is_method else s, {})) for s in argument_tuples
+                ]
                 return "signature", function, is_method, pairs, None, facts
         else:
             reasons.append("no complete input signature was inferred")
