@@ -12,6 +12,10 @@ A compile decorator on a function defined inside another (`Framework.compiles_pe
   hundred times slower than the eager body).
 - `torch.compile`: Dynamo keeps what it compiled on the code object, which every definition
   shares: the nested function compiles once across calls of the enclosing one.
+
+A string formatted per call (`f"out_{step}.txt"`) passed to a compiled function (HY201,
+`retracing.LiteralVariation`): both frameworks key what they compiled on a Python string's
+value, so each new string traces (TensorFlow) or recompiles (Dynamo's guards) again.
 """
 
 from __future__ import annotations
@@ -81,3 +85,40 @@ def test_a_nested_torch_compile_compiles_once_across_calls_of_its_enclosing_func
             enclosing(x)
     assert not TORCH.compiles_per_definition
     assert counter.frame_count == 1
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_a_string_formatted_per_call_retraces_a_tf_function_per_value() -> None:
+    import tensorflow as tf
+
+    @tf.function
+    def tagged(x: object, tag: str) -> object:
+        return tf.reduce_sum(x) + tf.cast(tf.strings.length(tag), tf.float32)
+
+    x = tf.ones([4])
+    for step in range(4):
+        tagged(x, f"out_{step}.txt")
+    tagged(x, "out_0.txt")  # a value seen before: a cache hit
+    assert tagged.experimental_get_tracing_count() == 4
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_a_string_formatted_per_call_recompiles_torch_compile_per_value() -> None:
+    import torch
+    import torch._dynamo as dynamo
+    from torch._dynamo.testing import CompileCounter
+
+    dynamo.reset()
+    counter = CompileCounter()
+
+    @torch.compile(backend=counter)
+    def tagged(x: torch.Tensor, tag: str) -> torch.Tensor:
+        return x.sin() * len(tag)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for step in range(4):
+            tagged(torch.ones(3), f"out_{step}.txt")
+    assert counter.frame_count == 4

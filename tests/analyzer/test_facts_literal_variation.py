@@ -286,6 +286,56 @@ CASES = [
         "scale",
         None,
     ),
+    # --- strings formatted from values: a new value, a new string -------------------------
+    case(
+        "f-string-from-a-loop-variable",
+        """
+        import tensorflow as tf
+
+        def save(x, path):
+            tf.io.write_file(path, tf.strings.as_string(tf.reduce_sum(x)))
+            return x * 2.0
+
+        for step in range(100):
+            save(tf.ones([3]), f"/tmp/out_{step}.txt")
+        """,
+        "save",
+        True,
+    ),
+    case(
+        "percent-formatting-from-a-loop-variable",
+        """
+        import tensorflow as tf
+
+        def save(x, path):
+            tf.io.write_file(path, tf.strings.as_string(tf.reduce_sum(x)))
+            return x * 2.0
+
+        for step in range(100):
+            save(tf.ones([3]), "/tmp/out_%d.txt" % step)
+        """,
+        "save",
+        True,
+    ),
+    case(
+        "f-string-from-a-fixed-value",
+        # the same string at every call: one trace
+        """
+        import tensorflow as tf
+
+        def save(x, path):
+            tf.io.write_file(path, tf.strings.as_string(tf.reduce_sum(x)))
+            return x * 2.0
+
+        def run(x, folder):
+            for _ in range(100):
+                save(x, f"{folder}/out.txt")
+
+        run(tf.ones([3]), "/tmp")
+        """,
+        "save",
+        False,
+    ),
 ]
 
 

@@ -189,6 +189,14 @@ class LiteralVariation:
             return ("fixed", (key, sym))
         if kind == "call":
             return self._call(key, sym, depth)
+        if kind == "fstr":
+            # A string formatted from values: a new value, a new string (a file name built
+            # per step, a summary tag per epoch).
+            for part in sym[2]:
+                inner = self.value(key, part, depth + 1)
+                if inner[0] == "varies":
+                    return ("varies", f"a string formatted from {inner[1]}")
+            return ("fixed", (key, sym))
         return ("fixed", (key, sym))
 
     def _local(self, key: str, name: str, depth: int) -> Value:

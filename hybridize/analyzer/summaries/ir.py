@@ -20,7 +20,9 @@ Symbolic values (`Sym`) are small nested tuples, hashable and cheap to pickle:
     ("seq", kind, elements)         list/tuple/set display (a fresh object)
     ("dict", values)                dict display (a fresh object)
     ("fresh",)                      a fresh Python object of no interest (comprehension)
-    ("fstr", values)                an f-string converting `values` with `!s` or `!r`
+    ("fstr", shown, formatted)      a string formatted from `formatted` (an f-string, or
+                                    `"..." % x`); `shown`, those an f-string converts with
+                                    `!s` or `!r`
     ("def", qualname)               a nested function or lambda defined here
     ("cond", (a, b))                `a if c else b`, `a or b`
 """

@@ -779,17 +779,19 @@ class _ModuleBuilder:
         return ("attr", base, expr.attr)
 
     def _joined_string(self, expr: ast.JoinedStr, scope: _Scope) -> Sym:
-        shown = self._formatted(expr.values, scope)
-        return ("fstr", tuple(shown)) if shown else ("lit", "str", None)
+        formatted: list[Sym] = []
+        shown = self._formatted(expr.values, scope, formatted)
+        return ("fstr", tuple(shown), tuple(formatted)) if formatted else ("lit", "str", None)
 
     def _binary(self, expr: ast.BinOp, scope: _Scope) -> Sym:
         pair = (self._expr(expr.left, scope), self._expr(expr.right, scope))
         if type(expr.op) is ast.MatMult:
             return ("op", pair, "matmul")
-        if type(expr.op) is ast.Mod and pair[0][:2] == ("lit", "str"):
+        if type(expr.op) is ast.Mod and (pair[0][:2] == ("lit", "str") or pair[0][0] == "fstr"):
             # `"%s" % x` is Python's string formatting whatever x is (str.__mod__ never
-            # defers to the right operand): a string, not an operation on a tensor.
-            return ("lit", "str", None)
+            # defers to the right operand): a string, not an operation on a tensor, built
+            # from x (a new x, a new string).
+            return ("fstr", (), (pair[1],))
         return ("op", pair)
 
     def _unary(self, expr: ast.UnaryOp, scope: _Scope) -> Sym:
@@ -952,18 +954,22 @@ class _ModuleBuilder:
         finally:
             scope.path = outer
 
-    def _formatted(self, parts: Sequence[ast.expr], scope: _Scope) -> list[Sym]:
+    def _formatted(
+        self, parts: Sequence[ast.expr], scope: _Scope, formatted: list[Sym]
+    ) -> list[Sym]:
         """Walk an f-string; return the values it converts with `!s`/`!r`, which is where a
         tensor shows as `tf.Tensor(...)` (without a conversion, `format()` shows a scalar
-        tensor's value)."""
+        tensor's value). Every value it formats goes to `formatted` (format specs' included):
+        what the string is built from, so a new value makes a new string."""
         shown: list[Sym] = []
         self.in_fstring += 1
         try:
             for part in parts:
                 if type(part) is ast.FormattedValue:
                     value = self._expr(part.value, scope)
+                    formatted.append(value)
                     if part.format_spec is not None:
-                        self._formatted(part.format_spec.values, scope)  # type: ignore[attr-defined]
+                        self._formatted(part.format_spec.values, scope, formatted)  # type: ignore[attr-defined]
                     if part.conversion in _CONVERSIONS_SHOWN:
                         shown.append(value)
         finally:
