@@ -14,10 +14,11 @@ decorator belong to no decorator block and are not functions.
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from hybridize.verify.rewritten import RewrittenFunction, function_spans
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -33,27 +34,6 @@ class FileChanges:
     removed_at: set[int] = field(default_factory=set)
     added_text: dict[int, str] = field(default_factory=dict)
     removed_text: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class RewrittenFunction:
-    """A function whose decorators the refactoring changed, located in the rewritten file."""
-
-    file: str
-    """Path relative to the analysed root, '/' separators (as in the JSON report)."""
-    qualname: str
-    def_line: int
-    first_line: int
-    end_line: int
-    change: str
-    """'added' (a decorator added), 'removed' (one removed) or 'edited' (both)."""
-
-    @property
-    def key(self) -> str:
-        return f"{self.file}::{self.qualname}"
-
-    def contains(self, line: int) -> bool:
-        return self.first_line <= line <= self.end_line
 
 
 def _diff_path(header: str) -> str:
@@ -99,37 +79,6 @@ def parse_unified_diff(text: str) -> dict[str, FileChanges]:
             old_left -= 1
             new_left -= 1
     return {name: change for name, change in changes.items() if change.added or change.removed_at}
-
-
-@dataclass(frozen=True, slots=True)
-class _Def:
-    qualname: str
-    def_line: int
-    first_line: int
-    end_line: int
-
-
-def function_spans(source: str) -> list[_Def]:
-    """Every function of a module with its qualname (Class.method, outer.inner), `def` line,
-    first decorator line and last line."""
-    tree = ast.parse(source)
-    spans: list[_Def] = []
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-                qualname = f"{prefix}{child.name}"
-                first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
-                end = child.end_lineno or child.lineno
-                spans.append(_Def(qualname, child.lineno, first, end))
-                visit(child, qualname + ".")
-            elif isinstance(child, ast.ClassDef):
-                visit(child, f"{prefix}{child.name}.")
-            else:
-                visit(child, prefix)
-
-    visit(tree, "")
-    return spans
 
 
 def rewritten_functions(

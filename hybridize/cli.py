@@ -363,6 +363,33 @@ infer-input-signatures).
     help="Apply only the wins measured by `hybridize bench` (its report.json), writing "
     "jit_compile=True where XLA won.",
 )
+@click.option(
+    "--verify",
+    "verify_command",
+    metavar="COMMAND",
+    help='Keep only the changes your tests pass with: run this pytest command (e.g. "pytest -q '
+    'tests/") in a copy of PATH before and after, and drop the changes newly failing tests ran.',
+)
+@click.option(
+    "--verify-entry",
+    metavar="COMMAND",
+    help='As --verify, for any command (e.g. "python train.py"): its exit status judges, '
+    "and the changes it fails with are found by bisection.",
+)
+@click.option(
+    "--verify-timeout",
+    type=click.FloatRange(min=1.0),
+    default=1800.0,
+    show_default=True,
+    help="Seconds allowed for one run of the verify command.",
+)
+@click.option(
+    "--verify-memory",
+    type=click.IntRange(min=0),
+    default=8192,
+    show_default=True,
+    help="Address-space limit of the verify command in MiB (0: none).",
+)
 def refactor(
     path: Path,
     show_diff: bool,
@@ -377,13 +404,22 @@ def refactor(
     verbose: bool,
     include_low_benefit: bool,
     from_bench: Path | None,
+    verify_command: str | None,
+    verify_entry: str | None,
+    verify_timeout: float,
+    verify_memory: int,
 ) -> None:
     """Plan the transformation of every function whose verdict passes (add, remove or
     reconfigure @tf.function) and show it as diffs, write it (--apply) or check it (--check).
 
+    With --verify or --verify-entry only the changes the command still passes with are shown
+    or written (progress on stderr, and why each dropped change was dropped).
+
     Exit status: 0 when the command ran; 1 with --check when something would change (or was
     changed, with --apply --check), and when a planned file could not be written; 2 on a usage
-    error (a path that does not exist, a bad option or configuration).
+    error (a path that does not exist, a bad option or configuration); 3 when the changes
+    could not be verified (the verify command fails or times out on the unchanged project):
+    nothing is written.
     """
     from hybridize.analyzer.checks import registry
     from hybridize.config import Config, ConfigError, load_config
@@ -441,6 +477,17 @@ def refactor(
         except (OSError, ValueError, KeyError) as exc:
             raise click.UsageError(f"cannot read the bench report {from_bench}: {exc}") from exc
     plan = project.plan(result)
+    if verify_command is not None and verify_entry is not None:
+        raise click.UsageError("--verify and --verify-entry are exclusive: give one command")
+    if verify_command is not None or verify_entry is not None:
+        from hybridize.verify.cli_support import verified_plan
+        from hybridize.verify.command_run import RunLimits
+        from hybridize.verify.verification import VerifyRequest
+
+        command, limits = verify_command or verify_entry, RunLimits(verify_timeout, verify_memory)
+        assert command is not None
+        request = VerifyRequest(command, verify_command is not None, limits)
+        plan = verified_plan(project, result, plan, request)
     for notice in plan.notices:
         if notice.level != "ignored" or verbose:
             label = {"skipped": "skipped", "ignored": "ignored", "note": "note"}[notice.level]

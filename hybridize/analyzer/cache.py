@@ -52,11 +52,19 @@ CODE_PACKAGES = ("hybridize", "hybridize.analyzer", "hybridize.refactor")
 """The packages whose code decides what a cached summary, result, plan or report holds."""
 
 
-@functools.cache
 def version_tag() -> bytes:
     """What every entry also depends on: the tool's version and the summaries' format, the
-    Python that parsed the files (a syntax error under 3.10 may parse under 3.12), and the
-    installed code itself (`code_fingerprint`)."""
+    Python that parsed the files (a syntax error under 3.10 may parse under 3.12), the
+    installed code itself (`code_fingerprint`), and the checks switched off for an experiment
+    (`switched_off_checks`; nothing when none is)."""
+    from hybridize.analyzer.switched_off_checks import disabled_codes
+
+    off = disabled_codes()
+    return _code_tag() + (f"/off:{','.join(sorted(off))}".encode() if off else b"")
+
+
+@functools.cache
+def _code_tag() -> bytes:
     from hybridize import __version__
 
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"

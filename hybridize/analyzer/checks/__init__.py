@@ -22,6 +22,7 @@ from TensorFlow's semantics applies to TensorFlow only until its reasoning is ch
 another framework's. The decision step keeps only the findings of checks that apply to the
 function's framework (`applies`), and a safety fact whose check does not apply to the
 function's framework is no hazard there: it reads false (`decide`).
+A check switched off for experiments (`switched_off_checks`) applies to no framework.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import ClassVar
 
 import hybridize
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, TENSORFLOW, TORCH
+from hybridize.analyzer.switched_off_checks import disabled_codes
 from hybridize.model import Severity
 
 ALL_FRAMEWORKS: frozenset[str] = frozenset(f.name for f in FRAMEWORKS)
@@ -108,7 +110,10 @@ def checks_for(framework: str) -> dict[str, type[Check]]:
 
 def applies(code: str, framework: str) -> bool:
     """Whether a finding with `code` belongs on a function of `framework`: its check applies
-    to that framework (a code no check documents is kept: nothing says otherwise)."""
+    to that framework (a code no check documents is kept: nothing says otherwise) and is not
+    switched off (`disabled_codes`)."""
+    if code in disabled_codes():
+        return False
     check = registry().get(code)
     return check is None or framework in check.frameworks
 

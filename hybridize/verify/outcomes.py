@@ -1,4 +1,5 @@
-"""Test outcomes before and after the rewrite, and what they say about the rewritten functions.
+"""Test outcomes before and after the rewrite, and what they say about the rewritten functions
+(`hybridize refactor --verify`, and the real-code oracle of benchmarks/realcode_oracle.py).
 
 A test that passed on the original copy and fails, errors, or no longer runs (its file failed
 to import, crashed or timed out) on the rewritten copy is *newly failing*: the rewrite changed
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from oracle_rewrites import RewrittenFunction
+from hybridize.verify.rewritten import RewrittenFunction
 
 PASSED = "passed"
 

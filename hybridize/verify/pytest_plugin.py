@@ -1,22 +1,28 @@
-"""pytest plugin of the real-code oracle, loaded with `-p oracle_pytest_plugin` into a library's
-own test run (in the library's scratch environment, so it uses only the standard library and
-pytest).
+"""pytest plugin of `hybridize refactor --verify` and of the real-code oracle, loaded into the
+user's (or a library's) own test run, in the environment those tests need: so it uses only the
+standard library and pytest, and is imported as a module file of its own (`command_run` copies
+it beside the run as `PLUGIN_MODULE`), never as part of the hybridize package.
 
-The oracle compares a library's test outcomes before and after `hybridize refactor --apply`; it
-needs from each test run three things that pytest's own output does not give reliably:
+Both compare test outcomes before and after `hybridize refactor`, and need from each test run
+three things that pytest's own output does not give reliably:
 
-- one outcome per test, written as soon as the test ends (a JSON line in `$ORACLE_OUTCOMES`), so
-  that a run that crashes or times out half way still tells which tests ran;
+- one outcome per test, written as soon as the test ends (a JSON line in
+  `$HYBRIDIZE_VERIFY_OUTCOMES`), so that a run that crashes or times out half way still tells
+  which tests ran;
 - for a failing test, the exception's text and the frames of its traceback (file, line), so the
-  oracle can name the rewritten function an error comes from;
-- with `$ORACLE_TRACE` (a JSON list of the rewritten functions' code locations), which of them
-  ran during each test: a profile hook sees every Python call, and a `tf.function` call is
-  recognised by its public `python_function` attribute (the traced body runs as AutoGraph's
+  rewritten function an error comes from can be named;
+- with `$HYBRIDIZE_VERIFY_TRACE` (a JSON list of the rewritten functions' code locations), which
+  of them ran during each test: a profile hook sees every Python call, and a `tf.function` call
+  is recognised by its public `python_function` attribute (the traced body runs as AutoGraph's
   converted copy, not as the original code object).
 
-`$ORACLE_SHADOW` ("pkg=/abs/folder,...") makes the run refuse to start unless each package is
-imported from that folder: the copy must shadow the installed library, or the comparison would
-test the installed code twice.
+`$HYBRIDIZE_VERIFY_SELECT` (a file of test ids, one a line) runs only those tests of the
+collection, whatever command collected it: a newly failing test is run again alone, traced, and
+alone against subsets of the changes when they are bisected.
+
+`$HYBRIDIZE_VERIFY_SHADOW` ("pkg=/abs/folder,...") makes the run refuse to start unless each
+package is imported from that folder: the copy must shadow the installed library, or the
+comparison would test the installed code twice.
 """
 
 from __future__ import annotations
@@ -33,10 +39,11 @@ from typing import Any
 
 import pytest
 
-_OUT = os.environ.get("ORACLE_OUTCOMES")
-_ROOT = os.path.realpath(os.environ.get("ORACLE_ROOT", os.getcwd()))
-_TRACE_FILE = os.environ.get("ORACLE_TRACE")
-_SHADOW = os.environ.get("ORACLE_SHADOW", "")
+_OUT = os.environ.get("HYBRIDIZE_VERIFY_OUTCOMES")
+_ROOT = os.path.realpath(os.environ.get("HYBRIDIZE_VERIFY_ROOT", os.getcwd()))
+_TRACE_FILE = os.environ.get("HYBRIDIZE_VERIFY_TRACE")
+_SELECT_FILE = os.environ.get("HYBRIDIZE_VERIFY_SELECT")
+_SHADOW = os.environ.get("HYBRIDIZE_VERIFY_SHADOW", "")
 
 _ERROR_TEXT_LIMIT = 4000
 _USER_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
@@ -95,6 +102,21 @@ def pytest_configure(config: pytest.Config) -> None:
             for target in json.load(handle):
                 for line in {target["first_line"], target["def_line"]}:
                     _targets[(os.path.realpath(target["path"]), line)] = target["key"]
+
+
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Only the selected tests, when a selection is given (the others are deselected)."""
+    if not _SELECT_FILE:
+        return
+    with open(_SELECT_FILE, encoding="utf-8") as handle:
+        wanted = {line.strip() for line in handle if line.strip()}
+    kept = [item for item in items if item.nodeid in wanted]
+    dropped = [item for item in items if item.nodeid not in wanted]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -1,0 +1,305 @@
+"""Keeping only the planned changes the user's own tests (or program) still pass with.
+
+The differential oracle as a feature: the project is copied, the verify command runs on the
+unchanged copy (the *baseline*, which must succeed: a command that already fails judges
+nothing), then round after round on the copy holding the changes still kept:
+
+- a clean run ends the verification: the changes kept are the verified ones;
+- with `--verify` (pytest), the tests that passed in the baseline and fail now are run again,
+  alone and traced (the plugin records which rewritten functions each one ran, and its error's
+  frames name the ones it failed in); a test that names exactly one rewritten function, in its
+  traceback or else among those it ran, drops that change; a test that names several, or none,
+  has its culprit found by bisecting those changes (or all of them) with that test alone;
+- with `--verify-entry` (any command, judged by its exit status), the culprit is found by
+  bisecting the changes kept, with the whole command.
+
+Bisecting looks for the shortest prefix of the suspects (in plan order), on top of the other
+changes kept, with which the judge fails: its last change is dropped. Each round drops at least
+one change, so the rounds end; a failure that no change explains (it passes again when rerun
+alone: a flaky test) is reported and, if it persists over two rounds, stops the verification
+without a result.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hybridize.refactor.plan import RefactorPlan
+from hybridize.refactor.planned import PlannedChange
+from hybridize.verify.command_run import (
+    CommandRun,
+    CommandSetting,
+    RunLimits,
+    install_plugin,
+    run_command,
+)
+from hybridize.verify.outcomes import blamed_functions, borrow_blame, newly_failing
+from hybridize.verify.rewritten import planned_rewrites
+from hybridize.verify.workspace import Workspace
+
+Replan = Callable[[frozenset[str]], RefactorPlan]
+"""The project's plan of only the changes with these keys (`file::qualname`)."""
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyRequest:
+    """What judges the changes: a pytest command whose tests are told apart (`per_test`), or
+    any command judged by its exit status; and the limits of each run."""
+
+    command: str
+    per_test: bool
+    limits: RunLimits = RunLimits()
+
+    @property
+    def what(self) -> str:
+        return "tests" if self.per_test else "the command"
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedChange:
+    """A planned change the verification left out, why, and the tests that failed with it."""
+
+    change: PlannedChange
+    reason: str
+    tests: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Verification:
+    """The outcome: the plan of the verified changes and the changes dropped."""
+
+    request: VerifyRequest
+    plan: RefactorPlan
+    dropped: list[DroppedChange] = field(default_factory=list)
+    flaky: list[str] = field(default_factory=list)
+    """Tests that failed once and passed when run again alone: no change was blamed."""
+    rounds: int = 0
+    runs: int = 0
+    seconds: float = 0.0
+
+
+class VerificationError(Exception):
+    """The changes could not be verified (the baseline fails, a failure nobody explains):
+    nothing may be written."""
+
+
+def verify_plan(
+    plan: RefactorPlan, replan: Replan, request: VerifyRequest, progress: Progress
+) -> Verification:
+    """Verify `plan`'s changes on a temporary copy of its project (`plan.root`)."""
+    with tempfile.TemporaryDirectory(prefix="hybridize-verify-") as scratch:
+        return _Session(plan, replan, request, progress, Path(scratch)).verify()
+
+
+class _Session:
+    """One verification: its copy, its runs and what they said."""
+
+    def __init__(
+        self,
+        plan: RefactorPlan,
+        replan: Replan,
+        request: VerifyRequest,
+        progress: Progress,
+        scratch: Path,
+    ) -> None:
+        self.replan = replan
+        self.request = request
+        self.progress = progress
+        self.scratch = scratch
+        base = plan.root
+        self.workspace = Workspace(base, scratch / "copy" / base.name, plan)
+        packages = self.workspace.import_roots()
+        self.setting = CommandSetting(
+            request.command,
+            self.workspace.copy,
+            scratch / "runs",
+            install_plugin(scratch / "plugin"),
+            request.limits,
+            shadow=packages,
+            import_roots=tuple(dict.fromkeys(p.parent for p in packages.values())),
+        )
+        self.result = Verification(request, plan)
+        self.per_test = request.per_test
+
+    def run(
+        self, plan: RefactorPlan, label: str, select: Sequence[str] = (), trace: Path | None = None
+    ) -> CommandRun:
+        self.workspace.apply(plan)
+        self.result.runs += 1
+        run = run_command(self.setting, label, select=select, trace=trace)
+        self.result.seconds += run.seconds
+        return run
+
+    def verify(self) -> Verification:
+        kept = self.result.plan
+        self.progress(
+            f"baseline: {len(kept.changes)} changes planned, running {self.request.what} "
+            "on the unchanged copy..."
+        )
+        baseline = self.run(RefactorPlan(root=kept.root), "baseline")
+        if not baseline.succeeded:
+            raise VerificationError(
+                f"the verify command fails on the unchanged project ({baseline.describe()}); "
+                "nothing is verified and nothing written"
+            )
+        if self.per_test and not baseline.outcomes:
+            self.progress(
+                "baseline: the command ran no pytest test this run could see; judging by "
+                "its exit status (as --verify-entry)"
+            )
+            self.per_test = False
+        unexplained = 0
+        while kept.changes:
+            self.result.rounds += 1
+            number = self.result.rounds
+            self.progress(
+                f"round {number}: {len(kept.changes)} changes, running {self.request.what}..."
+            )
+            after = self.run(kept, f"round-{number}")
+            if after.succeeded:
+                break
+            dropped = self.attribute(kept, baseline, after, number)
+            if not dropped:
+                unexplained += 1
+                if unexplained >= 2:
+                    raise VerificationError(
+                        f"round {number}: {self.request.what} fail but no change explains it "
+                        f"(flaky tests: {', '.join(self.result.flaky) or 'none named'}); "
+                        "nothing written"
+                    )
+                continue
+            unexplained = 0
+            for drop in dropped:
+                self.progress(f"round {number}: dropping {drop.change.key}: {drop.reason}")
+            self.result.dropped.extend(dropped)
+            gone = {d.change.key for d in dropped}
+            kept = self.replan(frozenset(c.key for c in kept.changes if c.key not in gone))
+        self.result.plan = kept
+        return self.result
+
+    # --- attribution ---------------------------------------------------------------------
+
+    def attribute(
+        self, kept: RefactorPlan, baseline: CommandRun, after: CommandRun, number: int
+    ) -> list[DroppedChange]:
+        """The changes to drop after a failing round."""
+        failures = newly_failing(baseline.outcomes, after.outcomes, after.collect_errors)
+        if not self.per_test or not failures:
+            return [self.bisect(kept, [c.key for c in kept.changes], None, number, after)]
+        rewritten = planned_rewrites(kept.files)
+        copy = self.workspace.copy.resolve()
+        path_of = {f.file: str((copy / f.file).resolve()) for f in rewritten}
+        trace = self.scratch / f"trace-{number}.json"
+        trace.write_text(
+            json.dumps(
+                [
+                    {
+                        "key": f.key,
+                        "path": path_of[f.file],
+                        "first_line": f.first_line,
+                        "def_line": f.def_line,
+                    }
+                    for f in rewritten
+                ]
+            ),
+            encoding="utf-8",
+        )
+        nodeids = [f.nodeid for f in failures]
+        self.progress(
+            f"round {number}: {len(failures)} tests newly failing, running them again traced..."
+        )
+        traced = self.run(kept, f"round-{number}-traced", select=nodeids, trace=trace)
+        errors = {f.nodeid: f.error for f in failures}
+        blamed: dict[str, list[str]] = {}
+        exercised: dict[str, list[str]] = {}
+        for nodeid in nodeids:
+            if traced.passes(nodeid):
+                self.result.flaky.append(nodeid)
+                continue
+            first, again = after.outcomes.get(nodeid), traced.outcomes.get(nodeid)
+            frames = (first.frames if first else []) + (again.frames if again else [])
+            blamed[nodeid] = blamed_functions(frames, rewritten, path_of)
+            exercised[nodeid] = (again.exercised or []) if again else []
+        # TensorFlow reports a repeated conversion error without the frames it quoted first
+        borrowed = borrow_blame({n: (errors[n], b) for n, b in blamed.items()})
+        blamed.update(borrowed)
+        by_key = {c.key: c for c in kept.changes}
+        reasons: dict[str, str] = {}
+        tests: dict[str, list[str]] = {}
+        suspects: list[tuple[str, list[str]]] = []
+        for nodeid in blamed:
+            named, how = blamed[nodeid], "in its traceback"
+            if not named and len(exercised[nodeid]) == 1:
+                named, how = exercised[nodeid], "run by it"
+            named = [k for k in named if k in by_key]
+            if len(named) == 1:
+                key = named[0]
+                reasons.setdefault(key, f"{nodeid} fails ({how}): {errors[nodeid]}")
+                tests.setdefault(key, []).append(nodeid)
+            else:
+                suspects.append((nodeid, named or [k for k in exercised[nodeid] if k in by_key]))
+        for nodeid, named in suspects:
+            if any(key in reasons for key in named):
+                continue  # the next round tells whether the test still fails without it
+            drop = self.bisect(kept, named or list(by_key), nodeid, number, after)
+            reasons.setdefault(drop.change.key, drop.reason)
+            tests.setdefault(drop.change.key, []).extend(drop.tests)
+        return [DroppedChange(by_key[k], reasons[k], tuple(tests.get(k, ()))) for k in reasons]
+
+    def bisect(
+        self,
+        kept: RefactorPlan,
+        suspects: list[str],
+        nodeid: str | None,
+        number: int,
+        failed: CommandRun,
+    ) -> DroppedChange:
+        """The change among `suspects` (on top of the other changes kept) with which the judge
+        (the test `nodeid` alone, or the whole command) fails."""
+        order = [c.key for c in kept.changes]
+        suspected = set(suspects)
+        candidates = [k for k in order if k in suspected]
+        others = [k for k in order if k not in suspected]
+        judge = nodeid or "the command"
+        step = 0
+        last_failure = failed
+
+        def fails(prefix: list[str]) -> bool:
+            nonlocal step, last_failure
+            step += 1
+            plan = self.replan(frozenset(others + prefix))
+            run = self.run(
+                plan, f"round-{number}-bisect-{step}", select=[nodeid] if nodeid else ()
+            )
+            failing = not run.passes(nodeid) if nodeid else not run.succeeded
+            if failing:
+                last_failure = run
+            return failing
+
+        self.progress(
+            f"round {number}: bisecting {len(candidates)} changes for {judge}..."
+        )
+        if others and fails([]):
+            candidates, others = order, []  # the suspects were not the cause: all are
+        low, high = 0, len(candidates)
+        while high - low > 1:
+            middle = (low + high) // 2
+            if fails(candidates[:middle]):
+                high = middle
+            else:
+                low = middle
+        culprit = candidates[high - 1]
+        change = next(c for c in kept.changes if c.key == culprit)
+        if nodeid is not None:
+            outcome = last_failure.outcomes.get(nodeid)
+            error = outcome.error if outcome and outcome.error else last_failure.describe()
+            return DroppedChange(change, f"{nodeid} fails with it (bisected): {error}", (nodeid,))
+        return DroppedChange(
+            change, f"the command fails with it (bisected): {last_failure.describe()}"
+        )
