@@ -23,7 +23,7 @@ For every library (benchmarks/oracle_libraries.py: pinned, with test suites nobo
    subprocess with a timeout, `--jobs` at a time: a chunk that crashes or times out is rerun
    file by file, so one crash costs one file;
 5. rerun each test that passed before and fails after on the rewritten copy with a profile
-   hook (oracle_pytest_plugin.py) that records which rewritten functions ran; with the
+   hook (the pytest plugin of `hybridize refactor --verify`, hybridize/verify/) that records which rewritten functions ran; with the
    traceback's frames this names the **unsafe rewrites**. A test that passes in that rerun is
    reported as flaky, not as unsafe.
 
@@ -61,6 +61,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))  # this repository's hybridize (its verify package)
 
 from oracle_libraries import (  # noqa: E402
     BASE_REQUIREMENTS,
@@ -68,7 +69,10 @@ from oracle_libraries import (  # noqa: E402
     LIBRARIES,
     Library,
 )
-from oracle_outcomes import (  # noqa: E402
+from oracle_rewrites import rewrites_from_diff  # noqa: E402
+
+from hybridize.verify.command_run import PLUGIN_MODULE, install_plugin  # noqa: E402
+from hybridize.verify.outcomes import (  # noqa: E402
     Outcome,
     blamed_functions,
     borrow_blame,
@@ -79,12 +83,11 @@ from oracle_outcomes import (  # noqa: E402
     test_file_of,
     unsafe_functions,
 )
-from oracle_rewrites import RewrittenFunction, rewrites_from_diff  # noqa: E402
+from hybridize.verify.rewritten import RewrittenFunction  # noqa: E402
 
 TEST_GLOBS = ("*_test.py", "test_*.py", "*/test_*.py", "conftest.py", "*/conftest.py")
 """Analysed as callers, never rewritten (`hybridize refactor --ignore`)."""
 
-PLUGIN = HERE / "oracle_pytest_plugin.py"
 TF_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
 TIMED_OUT = "timed out after"
 COMPLETED = (0, 1, 5)
@@ -335,7 +338,7 @@ class Run:
             "-p",
             "no:cacheprovider",
             "-p",
-            "oracle_pytest_plugin",
+            PLUGIN_MODULE,
             "--timeout",
             str(self.test_timeout),
             "--rootdir",
@@ -353,15 +356,16 @@ class Run:
             **os.environ,
             **TF_ENV,
             **self.env,
-            "PYTHONPATH": os.pathsep.join([str(self.copy), *self.pythonpath, str(HERE)]),
-            "ORACLE_OUTCOMES": str(outcomes),
-            "ORACLE_ROOT": str(self.copy),
-            "ORACLE_SHADOW": shadow,
+            "PYTHONPATH": os.pathsep.join([str(self.copy), *self.pythonpath]),
+            "HYBRIDIZE_VERIFY_OUTCOMES": str(outcomes),
+            "HYBRIDIZE_VERIFY_ROOT": str(self.copy),
+            "HYBRIDIZE_VERIFY_SHADOW": shadow,
             "PYTHONDONTWRITEBYTECODE": "1",
         }
-        env.pop("ORACLE_TRACE", None)
+        env.pop("HYBRIDIZE_VERIFY_TRACE", None)
+        env.pop("HYBRIDIZE_VERIFY_SELECT", None)
         if self.trace is not None:
-            env["ORACLE_TRACE"] = str(self.trace)
+            env["HYBRIDIZE_VERIFY_TRACE"] = str(self.trace)
         return env
 
 
@@ -549,13 +553,15 @@ def judge_library(
         flush=True,
     )
 
+    plugin = install_plugin(work / "plugin")  # the plugin of `hybridize refactor --verify`
+
     def make_run(label: str, trace: Path | None = None) -> Run:
         copy = work / ("original" if label == "original" else "rewritten")
         return Run(
             label,
             python,
             copy,
-            [str(site), *extra_path],
+            [str(site), *extra_path, str(plugin)],
             dict(library.env),
             library.packages,
             args.test_timeout or library.test_timeout,

@@ -144,9 +144,7 @@ def run_command(
     seconds = time.perf_counter() - started
     outcomes, collect_errors = read_outcome_file(outcomes_path)
     output = log_path.read_bytes()[-OUTPUT_TAIL:].decode("utf-8", "replace")
-    return CommandRun(
-        status, seconds, outcomes, collect_errors, output, setting.limits.seconds
-    )
+    return CommandRun(status, seconds, outcomes, collect_errors, output, setting.limits.seconds)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -159,9 +157,7 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
 
 
 def _environment(setting: CommandSetting, outcomes: Path, trace: Path | None) -> dict[str, str]:
-    inherited = {
-        k: v for k, v in os.environ.items() if not k.startswith("HYBRIDIZE_VERIFY_")
-    }
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("HYBRIDIZE_VERIFY_")}
     paths = [str(setting.copy), *(str(p) for p in setting.import_roots)]
     paths.append(str(setting.plugin_folder))
     if inherited.get("PYTHONPATH"):

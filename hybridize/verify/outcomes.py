@@ -223,7 +223,11 @@ def expects_an_error(source: str, line: int) -> bool:
     except SyntaxError:
         return False
     for node in ast.walk(tree):
-        if _is_raises_call(node) and node.lineno <= line <= (node.end_lineno or node.lineno):
+        if (
+            isinstance(node, ast.Call)
+            and _is_raises_call(node)
+            and node.lineno <= line <= (node.end_lineno or node.lineno)
+        ):
             return True
         if isinstance(node, ast.With | ast.AsyncWith) and any(
             _is_raises_call(item.context_expr) for item in node.items

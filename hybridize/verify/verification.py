@@ -54,7 +54,7 @@ class VerifyRequest:
 
     command: str
     per_test: bool
-    limits: RunLimits = RunLimits()
+    limits: RunLimits = field(default_factory=RunLimits)
 
     @property
     def what(self) -> str:
@@ -274,17 +274,13 @@ class _Session:
             nonlocal step, last_failure
             step += 1
             plan = self.replan(frozenset(others + prefix))
-            run = self.run(
-                plan, f"round-{number}-bisect-{step}", select=[nodeid] if nodeid else ()
-            )
+            run = self.run(plan, f"round-{number}-bisect-{step}", select=[nodeid] if nodeid else ())
             failing = not run.passes(nodeid) if nodeid else not run.succeeded
             if failing:
                 last_failure = run
             return failing
 
-        self.progress(
-            f"round {number}: bisecting {len(candidates)} changes for {judge}..."
-        )
+        self.progress(f"round {number}: bisecting {len(candidates)} changes for {judge}...")
         if others and fails([]):
             candidates, others = order, []  # the suspects were not the cause: all are
         low, high = 0, len(candidates)

@@ -1,0 +1,150 @@
+"""Test outcomes before and after a rewrite, and the rewritten functions they blame
+(hybridize/verify/outcomes.py, shared by `refactor --verify` and the real-code oracle)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hybridize.verify.outcomes import (
+    Outcome,
+    blamed_functions,
+    borrow_blame,
+    error_changed,
+    expects_an_error,
+    newly_failing,
+    read_outcomes,
+    unsafe_functions,
+)
+from hybridize.verify.pytest_plugin import error_line
+from hybridize.verify.rewritten import RewrittenFunction
+
+
+def _outcomes(**kinds: str) -> dict[str, Outcome]:
+    return {
+        f"t.py::{name}": Outcome(f"t.py::{name}", kind, error=kind) for name, kind in kinds.items()
+    }
+
+
+def test_only_tests_that_passed_before_can_newly_fail() -> None:
+    before = _outcomes(a="passed", b="passed", c="failed", d="passed", e="passed", f="skipped")
+    after = _outcomes(a="passed", b="failed", c="failed", e="error", f="failed")
+    failures = {f.nodeid: f for f in newly_failing(before, after)}
+    assert set(failures) == {"t.py::b", "t.py::d", "t.py::e"}
+    assert failures["t.py::d"].outcome == "missing"
+    assert failures["t.py::e"].outcome == "error"
+
+
+def test_a_missing_test_takes_its_file_failure() -> None:
+    before = _outcomes(a="passed")
+    failures = newly_failing(before, {}, {"t.py": "crashed (exit -11)"})
+    assert [(f.outcome, f.error) for f in failures] == [("missing", "crashed (exit -11)")]
+
+
+def test_plugin_lines_give_the_last_record_of_a_test_and_survive_a_cut_line() -> None:
+    lines = [
+        json.dumps({"kind": "test", "nodeid": "a.py::t", "outcome": "failed", "error": "E"}),
+        json.dumps({"kind": "test", "nodeid": "a.py::t", "outcome": "passed"}),
+        json.dumps({"kind": "collect_error", "nodeid": "b.py", "error": "ImportError: x"}),
+        '{"kind": "test", "nodeid": "c.py::cut',
+    ]
+    outcomes, collect_errors = read_outcomes(lines)
+    assert {n: o.outcome for n, o in outcomes.items()} == {"a.py::t": "passed"}
+    assert collect_errors == {"b.py": "ImportError: x"}
+
+
+def _function(qualname: str, first: int, def_line: int, end: int) -> RewrittenFunction:
+    return RewrittenFunction("pkg/m.py", qualname, def_line, first, end, "added")
+
+
+def test_a_frame_blames_the_innermost_rewritten_function_holding_it() -> None:
+    outer, inner, other = (
+        _function("f", 3, 4, 20),
+        _function("f.g", 10, 11, 15),
+        _function("h", 22, 23, 30),
+    )
+    path_of = {"pkg/m.py": "/copy/pkg/m.py"}
+    frames = [
+        ("/copy/pkg/m.py", 12),
+        ("/copy/pkg/m.py", 5),
+        ("/copy/pkg/m.py", 21),
+        ("/elsewhere.py", 25),
+    ]
+    blamed = blamed_functions(frames, [outer, inner, other], path_of)
+    assert blamed == ["pkg/m.py::f.g", "pkg/m.py::f"]
+
+
+def test_unsafe_functions_gather_their_tests_most_blamed_first() -> None:
+    f, g, h = _function("f", 1, 1, 5), _function("g", 6, 6, 9), _function("h", 10, 10, 12)
+    unsafe = unsafe_functions(
+        {"t::1": ([g.key], [f.key, g.key]), "t::2": ([g.key], [g.key]), "t::3": ([], [f.key])},
+        [f, g, h],
+    )
+    assert [u.function.key for u in unsafe] == [g.key, f.key]
+    assert unsafe[0].blamed_by == ["t::1", "t::2"]
+    assert unsafe[1].blamed_by == [] and unsafe[1].exercised_by == ["t::1", "t::3"]
+
+
+def test_a_repeated_error_borrows_the_blame_within_its_file_only() -> None:
+    error = "ConversionError: converting <Function object at 0x7f01>: no __code__"
+    same = "tensorflow.python.autograph.impl.api." + error.replace("0x7f01", "0x7f99")
+    borrowed = borrow_blame(
+        {
+            "a.py::T::t0": (error, ["pkg/m.py::f"]),
+            "a.py::T::t1": (same, []),
+            "a.py::T::t2": ("ValueError: other", []),
+            "b.py::T::t1": (error, []),
+        }
+    )
+    assert borrowed == {"a.py::T::t1": ["pkg/m.py::f"]}
+
+
+RAISING_TEST = """\
+import pytest
+
+
+class T:
+    def test_call_form(self):
+        self.assertRaises(ValueError, f,
+                          1)
+
+    def test_context_form(self):
+        x = 1
+        with self.assertRaisesRegex(ValueError, "bad"):
+            f(x)
+        f(x)
+
+    def test_pytest_form(self):
+        with pytest.raises(TypeError):
+            f(2)
+"""
+
+
+def test_a_line_inside_an_assertion_that_something_raises_expects_an_error() -> None:
+    assert expects_an_error(RAISING_TEST, 7)  # the call form's second line
+    assert expects_an_error(RAISING_TEST, 12)  # inside the with block
+    assert not expects_an_error(RAISING_TEST, 13)  # after it
+    assert not expects_an_error(RAISING_TEST, 10)  # before it
+    assert expects_an_error(RAISING_TEST, 17)  # pytest.raises
+
+
+def test_only_another_exception_where_one_is_expected_is_an_error_change(tmp_path: Path) -> None:
+    test_file = tmp_path / "t_test.py"
+    test_file.write_text(RAISING_TEST)
+    path = str(test_file)
+    frames = [(path, 12), ("/lib/mod.py", 40)]
+    assert error_changed("OperatorNotAllowedInGraphError: iterating", frames, path)
+    # the expected exception is no longer raised: the check vanished, a real change
+    assert not error_changed("AssertionError: ValueError not raised", frames, path)
+    # the failure comes from a line that expects nothing
+    assert not error_changed("TypeError: x", [(path, 13)], path)
+    assert not error_changed("TypeError: x", [("/lib/mod.py", 40)], path)
+
+
+def test_the_error_line_is_the_exceptions_last_line_named() -> None:
+    text = 'ValueError: in user code:\n\n  File "m.py", line 3\n\n  ValueError: Dimensions must be equal\n'
+    assert error_line("ValueError", text) == "ValueError: Dimensions must be equal"
+    assert error_line("AssertionError", "AssertionError: lists differ\n- 1\n+ 2") == (
+        "AssertionError: + 2"
+    )
+    assert error_line("KeyError", "") == "KeyError"

@@ -1,0 +1,180 @@
+"""The pytest plugin of `refactor --verify` and of the real-code oracle, run on a small package
+written here: outcomes, error frames, collection errors, the functions each test ran, the
+selection of tests, and the refusal of a copy that does not shadow the package."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hybridize.verify.command_run import PLUGIN_MODULE, install_plugin
+from hybridize.verify.rewritten import function_spans
+
+PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/mod.py": """\
+        import types
+
+
+        def decorate(f):
+            return f
+
+
+        @decorate
+        def used(x):
+            return x + 1
+
+
+        def broken(x):
+            raise ValueError(f"bad {x}")
+
+
+        def unused():
+            return 0
+
+
+        class Compiled:
+            \"\"\"Calls a method the way tf.function does: `__call__` runs a converted copy of
+            its code (AutoGraph's, from another file), the original stays `python_function`.\"\"\"
+
+            def __init__(self, function):
+                self._function = function
+
+            @property
+            def python_function(self):
+                return self._function
+
+            def __call__(self, *args):
+                method = self._function
+                code = method.__func__.__code__.replace(co_filename="<converted>")
+                converted = types.FunctionType(code, method.__func__.__globals__)
+                return converted(method.__self__, *args)
+
+
+        class Holder:
+            def twice(self, x):
+                return x * 2
+
+
+        compiled = Compiled(Holder().twice)
+        """,
+    "pkg/mod_test.py": """\
+        from pkg import mod
+
+
+        def test_used():
+            assert mod.used(1) == 2
+
+
+        def test_broken():
+            mod.broken(3)
+
+
+        def test_compiled():
+            assert mod.compiled(2) == 4
+        """,
+    "pkg/import_test.py": "import pkg.missing_module\n\n\ndef test_x():\n    pass\n",
+}
+
+
+def _run_plugin(root: Path, env: dict[str, str]) -> tuple[int, list[dict[str, object]]]:
+    outcomes = root.parent / "outcomes.jsonl"
+    outcomes.unlink(missing_ok=True)
+    full = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root), str(install_plugin(root.parent / "plugin"))]),
+        "HYBRIDIZE_VERIFY_OUTCOMES": str(outcomes),
+        "HYBRIDIZE_VERIFY_ROOT": str(root),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # only the plugin under test, and fast
+        **env,
+    }
+    process = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+         PLUGIN_MODULE, "--rootdir", str(root), "-o", "addopts=", "--continue-on-collection-errors",
+         "-o", "python_files=*_test.py", "pkg"],
+        cwd=root, env=full, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    records = (
+        [json.loads(line) for line in outcomes.read_text().splitlines()]
+        if outcomes.exists()
+        else []
+    )
+    return process.returncode, records
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    root = tmp_path / "copy"
+    for name, text in PACKAGE.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def test_the_plugin_records_outcomes_errors_frames_and_collection_errors(package: Path) -> None:
+    status, records = _run_plugin(package, {"HYBRIDIZE_VERIFY_SHADOW": f"pkg={package / 'pkg'}"})
+    assert status == 1
+    tests = {r["nodeid"]: r for r in records if r["kind"] == "test"}
+    assert {n: r["outcome"] for n, r in tests.items()} == {
+        "pkg/mod_test.py::test_used": "passed",
+        "pkg/mod_test.py::test_broken": "failed",
+        "pkg/mod_test.py::test_compiled": "passed",
+    }
+    broken = tests["pkg/mod_test.py::test_broken"]
+    assert broken["error"] == "ValueError: bad 3"
+    source = (package / "pkg" / "mod.py").read_text().splitlines()
+    lines = {line for path, line in broken["frames"] if path.endswith("pkg/mod.py")}
+    assert [source[n - 1].strip() for n in sorted(lines)] == ['raise ValueError(f"bad {x}")']
+    assert "exercised" not in broken  # nothing traced without HYBRIDIZE_VERIFY_TRACE
+    [collect] = [r for r in records if r["kind"] == "collect_error"]
+    assert collect["nodeid"] == "pkg/import_test.py" and "missing_module" in collect["error"]
+
+
+def test_the_plugin_traces_rewritten_functions_called_directly_or_as_a_compiled_function(
+    package: Path,
+) -> None:
+    mod = package / "pkg" / "mod.py"
+    spans = {s.qualname: s for s in function_spans(mod.read_text())}
+    targets = [
+        {"key": f"pkg/mod.py::{name}", "path": str(mod), "first_line": spans[name].first_line,
+         "def_line": spans[name].def_line}
+        for name in ("used", "unused", "Holder.twice")
+    ]  # fmt: skip
+    trace = package.parent / "targets.json"
+    trace.write_text(json.dumps(targets))
+    _, records = _run_plugin(package, {"HYBRIDIZE_VERIFY_TRACE": str(trace)})
+    exercised = {r["nodeid"]: r["exercised"] for r in records if r["kind"] == "test"}
+    assert exercised == {
+        "pkg/mod_test.py::test_used": ["pkg/mod.py::used"],
+        "pkg/mod_test.py::test_broken": [],
+        "pkg/mod_test.py::test_compiled": ["pkg/mod.py::Holder.twice"],
+    }
+
+
+def test_the_plugin_refuses_a_copy_that_does_not_shadow_the_package(
+    package: Path, tmp_path: Path
+) -> None:
+    status, records = _run_plugin(
+        package, {"HYBRIDIZE_VERIFY_SHADOW": f"pkg={tmp_path / 'elsewhere'}"}
+    )
+    assert status == 4
+    assert [r["kind"] for r in records] == ["shadow_error"]
+    assert records[0]["file"].startswith(str(package.resolve()))
+
+
+def test_the_plugin_runs_only_the_selected_tests_whatever_the_command_collects(
+    package: Path,
+) -> None:
+    selection = package.parent / "selected.txt"
+    selection.write_text("pkg/mod_test.py::test_broken\n")
+    status, records = _run_plugin(package, {"HYBRIDIZE_VERIFY_SELECT": str(selection)})
+    assert status == 1  # the selected test fails (and the collection error remains)
+    tests = {r["nodeid"]: r["outcome"] for r in records if r["kind"] == "test"}
+    assert tests == {"pkg/mod_test.py::test_broken": "failed"}
