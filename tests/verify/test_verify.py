@@ -1,0 +1,250 @@
+"""`hybridize refactor --verify` / `--verify-entry` end to end, on a small project with its own
+pytest tests.
+
+With HY301 switched off (`HYBRIDIZE_DISABLE_CHECKS`), the analysis proposes rewrites that HY301
+blocks: `checked` calls `.numpy()`, which fails in a graph, and `total` calls `checked`. The
+verification must drop exactly those two and keep `scale`, which is safe. Most tests run the
+project against a stand-in for TensorFlow (a `tensorflow` package, outside the project, whose
+`function` runs its function "in a graph" where `.numpy()` raises as TensorFlow's does), so
+they need no framework; one runs the same project against TensorFlow itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hybridize.verify.report import report_path, verified_functions
+
+ROOT = Path(__file__).resolve().parents[2]
+
+STAND_IN = '''\
+"""A stand-in for TensorFlow: inside a `function`, a tensor is symbolic (no `.numpy()`)."""
+
+import functools
+
+_graph = []
+
+
+class Tensor:
+    def __init__(self, value):
+        self.value = value
+
+    def numpy(self):
+        if _graph:
+            raise AttributeError("'SymbolicTensor' object has no attribute 'numpy'")
+        return self.value
+
+    def __mul__(self, factor):
+        return Tensor([v * factor for v in self.value])
+
+    def __add__(self, other):
+        return Tensor(self.value + other.value)
+
+
+def constant(value):
+    return Tensor(value)
+
+
+def reduce_sum(x):
+    return Tensor(sum(x.value))
+
+
+def function(func=None, **options):
+    if func is None:
+        return lambda f: function(f, **options)
+
+    @functools.wraps(func)
+    def traced(*args, **kwargs):
+        _graph.append(func)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            _graph.pop()
+
+    return traced
+'''
+
+PROJECT = {
+    "mylib/__init__.py": "",
+    "mylib/ops.py": """\
+        import tensorflow as tf
+
+
+        def scale(x):
+            return tf.reduce_sum(x * 2.0)
+
+
+        def total(x):
+            return tf.reduce_sum(x * 3.0) + checked(x)
+
+
+        def checked(x):
+            y = tf.reduce_sum(x)
+            if y.numpy() < 0:
+                raise ValueError("negative")
+            return y
+        """,
+    "tests/test_ops.py": """\
+        import tensorflow as tf
+
+        from mylib.ops import checked, scale, total
+
+
+        def test_scale():
+            assert scale(tf.constant([1.0, 2.0])).numpy() == 6.0
+
+
+        def test_total():
+            assert total(tf.constant([1.0, 2.0])).numpy() == 12.0
+
+
+        def test_checked():
+            assert checked(tf.constant([1.0, 2.0])).numpy() == 3.0
+        """,
+    "run.py": """\
+        import tensorflow as tf
+
+        from mylib.ops import scale, total
+
+        x = tf.constant([1.0, 2.0])
+        assert scale(x).numpy() == 6.0 and total(x).numpy() == 12.0
+        """,
+}
+
+TESTS = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+
+
+def _project(tmp_path: Path, files: dict[str, str] = PROJECT) -> Path:
+    project = tmp_path / "proj"
+    for name, text in files.items():
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return project
+
+
+def _refactor(
+    tmp_path: Path, project: Path, *args: str, stand_in: bool = True, switched_off: bool = True
+) -> subprocess.CompletedProcess[str]:
+    paths = [str(ROOT)]
+    if stand_in:
+        stub = tmp_path / "stand-in" / "tensorflow" / "__init__.py"
+        stub.parent.mkdir(parents=True, exist_ok=True)
+        stub.write_text(STAND_IN, encoding="utf-8")
+        paths.append(str(stub.parent.parent))
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(paths),
+        "HYBRIDIZE_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "HYBRIDIZE_DISABLE_CHECKS": "HY301" if switched_off else "",
+    }
+    command = [sys.executable, "-m", "hybridize", "refactor", str(project), "--no-config"]
+    return subprocess.run(
+        [*command, "--include-low-benefit", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
+def _decorated(source: str) -> list[str]:
+    lines = source.splitlines()
+    return [
+        line.split("(")[0].removeprefix("def ")
+        for previous, line in itertools.pairwise(lines)
+        if previous == "@tf.function"
+    ]
+
+
+def test_the_switch_lets_the_unsafe_rewrites_through(tmp_path: Path) -> None:
+    """Without HY301 only `scale` is proposed; with it off, `total` and `checked` too."""
+    project = _project(tmp_path)
+    on = _refactor(tmp_path, project, switched_off=False)
+    off = _refactor(tmp_path, project)
+    assert "def scale" in on.stdout and "def total" not in on.stdout
+    assert "3 functions in 1 file would change" in off.stderr
+
+
+def test_verify_drops_exactly_the_changes_a_test_fails_with(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    before = (project / "mylib" / "ops.py").read_text()
+    shown = _refactor(tmp_path, project, "--verify", TESTS)
+    assert shown.returncode == 0, shown.stderr
+    assert "round 1: 3 changes, running tests..." in shown.stderr
+    assert "dropping mylib/ops.py::checked: tests/test_ops.py::test_checked fails" in shown.stderr
+    assert "dropping mylib/ops.py::total" in shown.stderr
+    assert "1 change kept, 2 dropped" in shown.stderr
+    # the diff (the default) shows only the verified change, and writes nothing
+    assert shown.stdout.count("+@tf.function") == 1 and "+@tf.function\n def scale" in shown.stdout
+    assert (project / "mylib" / "ops.py").read_text() == before
+
+    report = json.loads(report_path(project, tmp_path / "cache").read_text())
+    assert [c["qualname"] for c in report["verified"]] == ["scale"]
+    assert {c["qualname"] for c in report["dropped"]} == {"checked", "total"}
+    assert report["command"] == TESTS and report["judged_by"] == "tests"
+    # the language server: verified while the report is newer than the file, not after an edit
+    ops = project / "mylib" / "ops.py"
+    assert verified_functions(project, ops, tmp_path / "cache") == {"scale"}
+    future = report_path(project, tmp_path / "cache").stat().st_mtime + 10
+    os.utime(ops, (future, future))
+    assert verified_functions(project, ops, tmp_path / "cache") == frozenset()
+
+    written = _refactor(tmp_path, project, "--apply", "--verify", TESTS)
+    assert written.returncode == 0, written.stderr
+    assert _decorated(ops.read_text()) == ["scale"]
+    assert "refactored 1 function in 1 file" in written.stderr
+
+
+def test_verify_entry_bisects_the_changes_the_command_fails_with(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    done = _refactor(tmp_path, project, "--apply", "--verify-entry", f"{sys.executable} run.py")
+    assert done.returncode == 0, done.stderr
+    assert "round 1: 3 changes, running the command..." in done.stderr
+    assert "bisecting 3 changes for the command" in done.stderr
+    assert _decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
+    assert "1 change kept, 2 dropped" in done.stderr
+
+
+def test_a_failing_baseline_writes_nothing(tmp_path: Path) -> None:
+    files = {**PROJECT, "tests/test_broken.py": "def test_broken():\n    assert False\n"}
+    project = _project(tmp_path, files)
+    before = (project / "mylib" / "ops.py").read_text()
+    done = _refactor(tmp_path, project, "--apply", "--verify", TESTS)
+    assert done.returncode == 3
+    assert "fails on the unchanged project" in done.stderr
+    assert "nothing is verified and nothing written" in done.stderr
+    assert (project / "mylib" / "ops.py").read_text() == before
+    assert done.stdout == ""
+
+
+def test_a_baseline_out_of_time_writes_nothing(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    before = (project / "mylib" / "ops.py").read_text()
+    sleeper = f"{sys.executable} -c 'import time; time.sleep(60)'"
+    done = _refactor(
+        tmp_path, project, "--apply", "--verify-entry", sleeper, "--verify-timeout", "1"
+    )
+    assert done.returncode == 3
+    assert "did not finish within 1 s" in done.stderr
+    assert (project / "mylib" / "ops.py").read_text() == before
+
+
+@pytest.mark.tensorflow
+def test_verify_with_tensorflow_drops_the_numpy_call_under_tf_function(tmp_path: Path) -> None:
+    pytest.importorskip("tensorflow")
+    project = _project(tmp_path)
+    done = _refactor(tmp_path, project, "--apply", "--verify", TESTS, stand_in=False)
+    assert done.returncode == 0, done.stderr
+    assert "no attribute 'numpy'" in done.stderr
+    assert _decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
