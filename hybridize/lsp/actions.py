@@ -7,6 +7,8 @@ Every edit is computed by the project's planner on the buffer's text (`Project.f
 - `quickfix` per function the plan changes: its own transformation (add the decorator with its
   assumption comment and inferred `input_signature`, remove it, or reconfigure it), with the
   imports it needs;
+  titled "(verified by your tests)" when the project's verify report (`hybridize refactor
+  --verify`), newer than the file, lists that change as verified;
 - `quickfix` "ignore": inserts `# hybridize: ignore` above the function;
 - `source.hybridize`: every planned change of the file at once. A kind of its own rather than
   `source.fixAll`, so that an editor's "fix all on save" does not add decorators unasked.
@@ -22,6 +24,7 @@ from hybridize.lsp.diagnostics import name_span
 from hybridize.lsp.positions import Lines, text_edits
 from hybridize.model import FunctionVerdict
 from hybridize.project import FileResult, Project
+from hybridize.verify.report import verified_functions
 
 SOURCE_ACTION = "source.hybridize"
 
@@ -55,6 +58,9 @@ def code_actions(
     only = context.only
     actions: list[types.CodeAction] = []
     changes = {c.qualname: c for c in found.plan.changes} if found.plan else {}
+    verified = (
+        verified_functions(project.base, project.base / found.file) if changes else frozenset()
+    )
     for verdict in found.verdicts:
         change = changes.get(verdict.qualname)
         if change is None:
@@ -71,7 +77,8 @@ def code_actions(
             if plan is not None:
                 actions.append(
                     types.CodeAction(
-                        title=f"hybridize: {change.description} ({verdict.qualname})",
+                        title=f"hybridize: {change.description} ({verdict.qualname})"
+                        + (" (verified by your tests)" if verdict.qualname in verified else ""),
                         kind=types.CodeActionKind.QuickFix,
                         diagnostics=diagnostics or None,
                         is_preferred=True,

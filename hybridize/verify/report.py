@@ -14,11 +14,13 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hybridize.analyzer.cache import default_cache_dir
-from hybridize.refactor.planned import PlannedChange
-from hybridize.verify.verification import Verification
+
+if TYPE_CHECKING:  # the language server reads reports without loading the verification
+    from hybridize.refactor.planned import PlannedChange
+    from hybridize.verify.verification import Verification
 
 REPORT_FORMAT = 1
 
