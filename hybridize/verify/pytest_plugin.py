@@ -91,7 +91,10 @@ def pytest_configure(config: pytest.Config) -> None:
     """Check that the copies shadow the installed packages, and load the trace targets."""
     for entry in filter(None, _SHADOW.split(",")):
         package, _, folder = entry.partition("=")
-        module = importlib.import_module(package)
+        try:
+            module = importlib.import_module(package)
+        except Exception:  # the tests that import it report why: not this check's to say
+            continue
         where = os.path.realpath(getattr(module, "__file__", "") or "")
         expected = os.path.realpath(folder) + os.sep
         if not where.startswith(expected):

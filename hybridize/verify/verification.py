@@ -84,6 +84,10 @@ class Verification:
     seconds: float = 0.0
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 class VerificationError(Exception):
     """The changes could not be verified (the baseline fails, a failure nobody explains):
     nothing may be written."""
@@ -139,7 +143,7 @@ class _Session:
     def verify(self) -> Verification:
         kept = self.result.plan
         self.progress(
-            f"baseline: {len(kept.changes)} changes planned, running {self.request.what} "
+            f"baseline: {_count(len(kept.changes), 'change')} planned, running {self.request.what} "
             "on the unchanged copy..."
         )
         baseline = self.run(RefactorPlan(root=kept.root), "baseline")
@@ -159,7 +163,7 @@ class _Session:
             self.result.rounds += 1
             number = self.result.rounds
             self.progress(
-                f"round {number}: {len(kept.changes)} changes, running {self.request.what}..."
+                f"round {number}: {_count(len(kept.changes), 'change')}, running {self.request.what}..."
             )
             after = self.run(kept, f"round-{number}")
             if after.succeeded:
@@ -212,7 +216,7 @@ class _Session:
         )
         nodeids = [f.nodeid for f in failures]
         self.progress(
-            f"round {number}: {len(failures)} tests newly failing, running them again traced..."
+            f"round {number}: {_count(len(failures), 'test')} newly failing, running them again traced..."
         )
         traced = self.run(kept, f"round-{number}-traced", select=nodeids, trace=trace)
         errors = {f.nodeid: f.error for f in failures}
@@ -280,7 +284,9 @@ class _Session:
                 last_failure = run
             return failing
 
-        self.progress(f"round {number}: bisecting {len(candidates)} changes for {judge}...")
+        self.progress(
+            f"round {number}: bisecting {_count(len(candidates), 'change')} for {judge}..."
+        )
         if others and fails([]):
             candidates, others = order, []  # the suspects were not the cause: all are
         low, high = 0, len(candidates)
