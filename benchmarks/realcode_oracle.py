@@ -83,7 +83,7 @@ from hybridize.verify.outcomes import (  # noqa: E402
     test_file_of,
     unsafe_functions,
 )
-from hybridize.verify.rewritten import RewrittenFunction  # noqa: E402
+from hybridize.verify.rewritten import RewrittenFunction, write_trace_targets  # noqa: E402
 
 TEST_GLOBS = ("*_test.py", "test_*.py", "*/test_*.py", "conftest.py", "*/conftest.py")
 """Analysed as callers, never rewritten (`hybridize refactor --ignore`)."""
@@ -590,20 +590,7 @@ def judge_library(
     path_of = {f.file: str((rewritten_root / f.file).resolve()) for f in done.rewritten}
     traced: dict[str, Outcome] = {}
     if failures and done.rewritten:
-        trace = work / "trace-targets.json"
-        trace.write_text(
-            json.dumps(
-                [
-                    {
-                        "key": f.key,
-                        "path": path_of[f.file],
-                        "first_line": f.first_line,
-                        "def_line": f.def_line,
-                    }
-                    for f in done.rewritten
-                ]
-            )
-        )
+        trace = write_trace_targets(work / "trace-targets.json", done.rewritten, path_of)
         targets: dict[str, list[str]] = {}
         for failure in failures:
             targets.setdefault(test_file_of(failure.nodeid), []).append(failure.nodeid)

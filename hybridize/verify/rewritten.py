@@ -10,8 +10,10 @@ last line, in the rewritten text, not in the original one.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from hybridize.refactor.planned import FilePlan
 
@@ -96,3 +98,22 @@ def planned_rewrites(files: Iterable[FilePlan]) -> list[RewrittenFunction]:
                 )
             )
     return found
+
+
+def write_trace_targets(
+    path: Path, functions: Iterable[RewrittenFunction], path_of: Mapping[str, str]
+) -> Path:
+    """Write the JSON list of code locations the pytest plugin's profile hook looks for
+    (`$HYBRIDIZE_VERIFY_TRACE`): each function's key, absolute file (`path_of` maps a report
+    file to it), first decorator line and `def` line (either may start its code object)."""
+    targets = [
+        {
+            "key": f.key,
+            "path": path_of[f.file],
+            "first_line": f.first_line,
+            "def_line": f.def_line,
+        }
+        for f in functions
+    ]
+    path.write_text(json.dumps(targets), encoding="utf-8")
+    return path

@@ -22,7 +22,6 @@ without a result.
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from hybridize.verify.command_run import (
     run_command,
 )
 from hybridize.verify.outcomes import blamed_functions, borrow_blame, newly_failing
-from hybridize.verify.rewritten import planned_rewrites
+from hybridize.verify.rewritten import planned_rewrites, write_trace_targets
 from hybridize.verify.workspace import Workspace
 
 Replan = Callable[[frozenset[str]], RefactorPlan]
@@ -199,21 +198,7 @@ class _Session:
         rewritten = planned_rewrites(kept.files)
         copy = self.workspace.copy.resolve()
         path_of = {f.file: str((copy / f.file).resolve()) for f in rewritten}
-        trace = self.scratch / f"trace-{number}.json"
-        trace.write_text(
-            json.dumps(
-                [
-                    {
-                        "key": f.key,
-                        "path": path_of[f.file],
-                        "first_line": f.first_line,
-                        "def_line": f.def_line,
-                    }
-                    for f in rewritten
-                ]
-            ),
-            encoding="utf-8",
-        )
+        trace = write_trace_targets(self.scratch / f"trace-{number}.json", rewritten, path_of)
         nodeids = [f.nodeid for f in failures]
         self.progress(
             f"round {number}: {_count(len(failures), 'test')} newly failing, running them again traced..."
