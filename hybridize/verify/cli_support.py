@@ -2,8 +2,8 @@
 
 Progress goes to stderr, one line per step ("round 2: 14 changes, running tests..."), then the
 changes dropped and why; the verify report is saved for the language server. When the
-changes cannot be verified (the command fails or times out on the unchanged project, or fails
-in a way no change explains) the message says why and the command exits with
+changes cannot be verified (the command fails or times out on the unchanged project) the
+message says why and the command exits with
 `VERIFY_FAILED`: nothing is shown as verified and nothing is written.
 """
 

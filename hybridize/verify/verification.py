@@ -15,9 +15,10 @@ nothing), then round after round on the copy holding the changes still kept:
 
 Bisecting looks for the shortest prefix of the suspects (in plan order), on top of the other
 changes kept, with which the judge fails: its last change is dropped. Each round drops at least
-one change, so the rounds end; a failure that no change explains (it passes again when rerun
-alone: a flaky test) is reported and, if it persists over two rounds, stops the verification
-without a result.
+one change, so the rounds end. A failing test that passes when run again alone is reported
+as flaky and nothing is dropped for it; the round runs again, and when it fails again with
+nothing to blame (tests that fail only together, in their order), the changes are bisected
+with the whole command.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def _count(number: int, noun: str) -> str:
 
 
 class VerificationError(Exception):
-    """The changes could not be verified (the baseline fails, a failure nobody explains):
+    """The changes could not be verified (the command fails or times out without them):
     nothing may be written."""
 
 
@@ -168,15 +169,11 @@ class _Session:
             if after.succeeded:
                 break
             dropped = self.attribute(kept, baseline, after, number)
-            if not dropped:
-                unexplained += 1
-                if unexplained >= 2:
-                    raise VerificationError(
-                        f"round {number}: {self.request.what} fail but no change explains it "
-                        f"(flaky tests: {', '.join(self.result.flaky) or 'none named'}); "
-                        "nothing written"
-                    )
+            if not dropped and not unexplained:
+                unexplained = 1  # every failing test passed alone: once more, as it was
                 continue
+            if not dropped:  # twice: the tests fail together only (their order), bisect
+                dropped = [self.bisect(kept, [c.key for c in kept.changes], None, number, after)]
             unexplained = 0
             for drop in dropped:
                 self.progress(f"round {number}: dropping {drop.change.key}: {drop.reason}")

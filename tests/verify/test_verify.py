@@ -206,6 +206,22 @@ def test_verify_drops_exactly_the_changes_a_test_fails_with(tmp_path: Path) -> N
     assert "refactored 1 function in 1 file" in written.stderr
 
 
+def test_a_test_whose_traceback_names_two_rewrites_bisects_them(tmp_path: Path) -> None:
+    """Without `test_checked`, only `test_total` fails: its traceback passes through `total`
+    and `checked`, so the two are bisected with that test alone (compiling `total` alone
+    already breaks it: `checked` then runs in its graph); the next round drops `checked`."""
+    tests = PROJECT["tests/test_ops.py"].split("\n\n\n        def test_checked")[0] + "\n"
+    project = _project(tmp_path, {**PROJECT, "tests/test_ops.py": tests})
+    done = _refactor(tmp_path, project, "--apply", "--verify", TESTS)
+    assert done.returncode == 0, done.stderr
+    assert "round 1: bisecting 2 changes for tests/test_ops.py::test_total..." in done.stderr
+    assert (
+        "dropping mylib/ops.py::total: tests/test_ops.py::test_total fails with it" in done.stderr
+    )
+    assert "round 2: dropping mylib/ops.py::checked" in done.stderr
+    assert _decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
+
+
 def test_verify_entry_bisects_the_changes_the_command_fails_with(tmp_path: Path) -> None:
     project = _project(tmp_path)
     done = _refactor(tmp_path, project, "--apply", "--verify-entry", f"{sys.executable} run.py")
