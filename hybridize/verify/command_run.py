@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hybridize.compiler.protocol import _limit
+from hybridize.compiler.protocol import limited_child
 from hybridize.verify.outcomes import PASSED, Outcome, read_outcome_file
 
 PLUGIN_MODULE = "_hybridize_verify_plugin"
@@ -134,7 +134,7 @@ def run_command(
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
-            preexec_fn=_limit(setting.limits.memory_mib),
+            preexec_fn=limited_child(setting.limits.memory_mib),
         )
         try:
             status: int | None = process.wait(timeout=setting.limits.seconds)
