@@ -41,7 +41,7 @@ from hybridize.refactor.edits import (
     SnippetSyntaxError,
     apply_edits,
 )
-from hybridize.refactor.imports import FrameworkImports
+from hybridize.refactor.imports import FrameworkImports, StarBindings
 from hybridize.refactor.locate import FoundFunction, SourceIndex, locate
 from hybridize.refactor.names import ModuleNames
 from hybridize.refactor.planned import FilePlan, Notice, NoticeLevel, PlannedChange
@@ -54,8 +54,12 @@ def plan_file(
     raw: bytes,
     verdicts: Iterable[FunctionVerdict],
     used_elsewhere: Callable[[str], bool] = lambda name: False,
+    star_bindings: StarBindings = lambda statement: {},
 ) -> tuple[FilePlan | None, list[Notice]]:
-    """The plan of one file (None when nothing changes) and its notices."""
+    """The plan of one file (None when nothing changes) and its notices. The project answers
+    two questions about other files: whether one imports a name from this module
+    (`used_elsewhere`), and what a wildcard import of another module binds
+    (`star_bindings`)."""
     document = Document.from_bytes(raw)
     if isinstance(document, str):
         return None, [Notice(relpath, None, f"cannot refactor: {document}")]
@@ -67,7 +71,8 @@ def plan_file(
     except (RecursionError, MemoryError):
         return None, [Notice(relpath, None, "cannot refactor: the file is nested too deeply")]
     try:
-        return _FilePlanner(relpath, path, document, index, used_elsewhere).plan(verdicts)
+        planner = _FilePlanner(relpath, path, document, index, used_elsewhere, star_bindings)
+        return planner.plan(verdicts)
     except (EditConflict, RecursionError) as exc:
         return None, [Notice(relpath, None, f"cannot refactor: internal error: {exc}")]
     except SnippetSyntaxError as exc:
@@ -82,7 +87,9 @@ class _FilePlanner:
         document: Document,
         index: SourceIndex,
         used_elsewhere: Callable[[str], bool],
+        star_bindings: StarBindings,
     ) -> None:
+        self.star_bindings = star_bindings
         self.relpath = relpath
         self.path = path
         self.document = document
@@ -122,7 +129,9 @@ class _FilePlanner:
                 for position in self.finder.find(found)
                 if (name := dotted_name(callee(found.node.decorator_list[position]))) is not None
             ]
-            self._imports = FrameworkImports(self.index, self.names, self.document, existing)
+            self._imports = FrameworkImports(
+                self.index, self.names, self.document, existing, self.star_bindings
+            )
         return self._imports
 
     def plan(self, verdicts: Iterable[FunctionVerdict]) -> tuple[FilePlan | None, list[Notice]]:

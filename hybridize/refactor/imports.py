@@ -9,6 +9,10 @@ existing `tf.function` decorators first, else a module alias (`import tensorflow
 tensorflow import function`), provided the name means that import where the decorator is
 evaluated and the import has run before the `def` (a plain statement of the module, of a
 module-level `try`, or of the enclosing function or class; not under `if TYPE_CHECKING`).
+A name a wildcard import of another project module binds to the framework (`from common import
+*`, where common.py does `import tensorflow as tf`) serves too, when the module binds that name
+nowhere itself and the wildcard import has run before the `def` (the project says what the
+other module binds: `StarBindings`).
 Otherwise a new `import tensorflow as tf` is added next to the module's TensorFlow imports,
 else after its last import above the first definition; if `tf` is used for anything at all
 (`import tensorflow.compat.v1 as tf`, a variable, a parameter, a string), `import tensorflow`
@@ -25,7 +29,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from hybridize.refactor.document import Document
@@ -49,6 +53,11 @@ class Spelling:
     module: str | None
 
 
+StarBindings = Callable[[ast.ImportFrom], Mapping[str, str]]
+"""What a module-level wildcard import binds: name -> import target (`{"tf": "tensorflow"}`),
+read from the imported project module (empty when it is not the project's)."""
+
+
 class FrameworkImports:
     """What one module binds to its framework (TensorFlow), and the import edits a plan needs."""
 
@@ -58,10 +67,12 @@ class FrameworkImports:
         names: ModuleNames,
         document: Document,
         existing_spellings: Sequence[str] = (),
+        star_bindings: StarBindings | None = None,
     ) -> None:
         self.index = index
         self.names = names
         self.document = document
+        self.star_bindings = star_bindings
         self.existing = _by_frequency(existing_spellings)
         self.framework = framework = names.framework
         targets = framework.decorator_modules | framework.decorator_spellings
@@ -99,6 +110,10 @@ class FrameworkImports:
             decorator = next(
                 (n for n in self.candidates if framework.is_decorator(reaching[n] or "")), None
             )
+        if decorator is None and module is None:
+            module = self._star_module(found)
+            if module is not None:
+                decorator = framework.decorator_at(module)
         if decorator is None or (need_module and module is None):
             new = self.new_name()
             self.needs_import = True
@@ -120,6 +135,33 @@ class FrameworkImports:
             if binding.statement is not None and self._runs_before(binding.statement, first):
                 return target
         return None
+
+    def _star_module(self, found: FoundFunction) -> str | None:
+        """A name for the framework's module that a wildcard import of a project module binds
+        and the module binds nowhere itself, from wildcard imports that have run before the
+        function's `def`; every such import that binds the name must bind it to the same
+        module (a later one would rebind it)."""
+        if self.star_bindings is None or not self.names.star_imports:
+            return None
+        first = self.index.first_line(found.node)
+        seen: dict[str, set[str]] = {}
+        for statement in self.names.star_imports:
+            bindings = self.star_bindings(statement)
+            if not self._runs_before(statement, first):
+                seen.update({name: {"?"} for name in bindings})  # bound later: unsure
+                continue
+            for name, target in bindings.items():
+                seen.setdefault(name, set()).add(target)
+        framework = self.framework
+        usable = [
+            name
+            for name, targets in seen.items()
+            if len(targets) == 1
+            and next(iter(targets)) in framework.decorator_modules
+            and name not in self.names.bound
+            and name not in self.names.nonlocal_names
+        ]
+        return min(usable, key=lambda n: (framework.alias_rank(n), n), default=None)
 
     def _runs_before(self, statement: ImportStatement, line: int) -> bool:
         """The import is a plain statement of its scope's body (or of a `try` at module

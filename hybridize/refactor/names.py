@@ -89,6 +89,9 @@ class ModuleNames:
     import *`)."""
     decorator_aliases: set[str] = field(default_factory=set)
     """Module-level names assigned the decorator (`compile = tf.function`)."""
+    star_imports: list[ast.ImportFrom] = field(default_factory=list)
+    """Module-level wildcard imports (`from common import *`): what they bind is another
+    module's to say (`FrameworkImports` asks the project)."""
 
     @classmethod
     def of(cls, tree: ast.Module, framework: Framework = TENSORFLOW) -> ModuleNames:
@@ -170,6 +173,8 @@ class ModuleNames:
                     statement, "level", 0
                 ):
                     self.framework_star = True
+                elif isinstance(statement, ast.ImportFrom) and scope == self.module:
+                    self.star_imports.append(statement)
                 continue
             binding = Binding(scope, statement, import_target(statement, alias))
             self.bound.setdefault(bound_name(statement, alias), []).append(binding)

@@ -10,10 +10,10 @@ question is answered here, where all files are known. The plan is a value: `diff
 
 from __future__ import annotations
 
-import functools
+import ast
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -25,6 +25,7 @@ from hybridize.refactor.edits import LineEdit
 from hybridize.refactor.plan_cache import PlanCache
 from hybridize.refactor.planned import TRANSFORMATIONS, FilePlan, Notice, PlannedChange
 from hybridize.refactor.selection import Selection
+from hybridize.refactor.wildcards import wildcard_bindings
 from hybridize.refactor.writer import write_atomically
 
 
@@ -158,9 +159,7 @@ def _plan_many(
     # (measured: 40% of the planning time of a large project).
     with collector_paused():
         for relpath, raw, verdicts in redo:
-            payload, consulted = _plan_payload(
-                relpath, raw, verdicts, functools.partial(texts.used_elsewhere, relpath)
-            )
+            payload, consulted = _plan_payload(relpath, raw, verdicts, texts)
             out[relpath] = (payload, not consulted)
     return out
 
@@ -172,7 +171,7 @@ def _plan_in_worker(
     reported, and the plan is then made again in the parent)."""
     relpath, raw, verdicts = item
     with collector_paused():  # as in `_plan_many`: syntax trees are acyclic
-        payload, consulted = _plan_payload(relpath, raw, verdicts, lambda name: True)
+        payload, consulted = _plan_payload(relpath, raw, verdicts, None)
     return relpath, payload, consulted
 
 
@@ -185,18 +184,27 @@ def _failed(
 
 
 def _plan_payload(
-    relpath: str, raw: bytes, verdicts: list[FunctionVerdict], used_elsewhere: Callable[[str], bool]
+    relpath: str, raw: bytes, verdicts: list[FunctionVerdict], texts: _ProjectTexts | None
 ) -> tuple[Payload, bool]:
-    """One file's payload, and whether planning it asked about other files."""
+    """One file's payload, and whether planning it asked about other files (`texts` None:
+    they cannot be seen here, and every answer is the cautious one)."""
     consulted: list[str] = []
 
-    def asking(name: str) -> bool:
+    def used_elsewhere(name: str) -> bool:
         consulted.append(name)
-        return used_elsewhere(name)
+        return True if texts is None else texts.used_elsewhere(relpath, name)
+
+    def star_bindings(statement: ast.ImportFrom) -> Mapping[str, str]:
+        consulted.append("*")
+        if texts is None:
+            return {}
+        return wildcard_bindings(texts.texts(), relpath, statement.module, statement.level)
 
     from hybridize.refactor.file_plan import plan_file  # the planner: only for a cache miss
 
-    file_plan, notices = plan_file(relpath, Path(relpath), raw, verdicts, asking)
+    file_plan, notices = plan_file(
+        relpath, Path(relpath), raw, verdicts, used_elsewhere, star_bindings
+    )
     if file_plan is None:
         return (None, (), (), tuple(notices)), bool(consulted)
     payload = (file_plan.new_text, file_plan.edits, file_plan.changes, tuple(notices))
