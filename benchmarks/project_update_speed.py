@@ -74,7 +74,7 @@ def main() -> int:
             project.results()
             project.file_result(relpath)
             timings.append(time.perf_counter() - started)
-            solving.append(project.facts_seconds)
+            solving.append(project.analysis.facts_seconds)
             cpu.append(time.process_time() - started_cpu)
             gc.collect()
             memory.append(rss_mib())
@@ -90,11 +90,11 @@ def main() -> int:
         )
         print(
             f"  of which solving the facts (median): {statistics.median(solving):7.2f} s;"
-            f" incremental solves: {project.incremental_solves} of {len(timings)}"
+            f" incremental solves: {project.analysis.incremental_solves} of {len(timings)}"
         )
         print(
-            f"  incremental verdict phases: {project.incremental_verdicts} of {len(timings)};"
-            f" functions decided again in the last: {project.decided_again} of {functions}"
+            f"  incremental verdict phases: {project.analysis.incremental_verdicts} of {len(timings)};"
+            f" functions decided again in the last: {project.analysis.decided_again} of {functions}"
         )
         print(f"resident memory after each edit: {', '.join(f'{m:.0f}' for m in memory)} MiB")
     finally:

@@ -10,16 +10,10 @@ overrides the file on disk, a file appears, another is deleted. `Project` is tha
 - per-file results: verdicts, findings and the planned edits exactly as `hybridize refactor`
   would make them for the same texts (the same planner, given the in-memory bytes).
 
-The project-wide phase is solved again on a change (`_solve`), incrementally when it can be:
-the `Solver` of the last solve is kept, and when the changed files are the same files with the
-same interface (`module_interface`: names, imports, signatures; bodies may differ) only the
-functions that depend on them are evaluated again (`Solver.update`). A file added, removed or
-broken, or a changed interface, solves from scratch. After an incremental solve the verdict
-phase is incremental too (`decide_incrementally`): only the functions whose inputs the changed
-facts can reach are decided again (`hybridize/analyzer/decisions/verdict_scope.py`), the others keep their
-verdicts. Either way the verdicts equal those of a
-fresh analysis of the same texts (`tests/project/test_incremental.py` checks it over many
-edits of the corpus). What survives an analysis here stays collectable
+The project-wide phase is solved again on a change by the project's `ProjectAnalysis`
+(hybridize/analyzer/analysis.py), which keeps the solver and the verdict memory between
+solves and decides how much of them an edit lets it keep: the verdicts always equal those of a
+fresh analysis of the same texts. What survives an analysis here stays collectable
 (`survivors_collectable`): a server replaces its results on every edit.
 
 `hybridize analyze` and `hybridize refactor` are a `Project` opened once (`long_running=False`):
@@ -31,7 +25,6 @@ or frozen rather than kept for an edit that never comes.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import re
@@ -41,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from hybridize.analyzer.analysis import ProjectAnalysis
 from hybridize.analyzer.cache import SummaryCache
-from hybridize.analyzer.cycle_collector import no_cyclic_gc, survivors_collectable
 from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.summaries.sources import (
     MAX_SOURCE_BYTES,
@@ -58,11 +51,6 @@ from hybridize.config import Config
 from hybridize.model import AnalysisResult, FileError, FunctionVerdict
 
 if TYPE_CHECKING:
-    # The project-wide phase (networkx, the evaluator's tables: 0.4 s to import) is loaded by
-    # the first solve: a command whose whole result is in the cache never needs it.
-    from hybridize.analyzer.engine import VerdictMemory
-    from hybridize.analyzer.facts.resolve import ProjectIndex
-    from hybridize.analyzer.facts.solver import FactJournal, Solver
     from hybridize.analyzer.summaries.ir import ModuleSummary
     from hybridize.refactor.plan import RefactorPlan
 
@@ -170,27 +158,9 @@ class Project:
         self._ignored: dict[tuple[str, str, int], str | None] = {}
         """Per function, its plan alone and the text with it ignored, for the current texts:
         an editor asks for the code actions at the cursor again and again between edits."""
-        self._solver: Solver | None = None
-        self._solved: dict[str, ModuleSummary] = {}
-        """The summaries the solver's facts are of."""
-        self.incremental_solves = 0
-        """How many solves were incremental (the rest started from scratch)."""
-        self.scratch_solves = 0
-        """How many solves started from scratch (the first, and those after a change no
-        update can follow): each builds the facts anew."""
-        self.facts_seconds = 0.0
-        """How long the last solve of the facts took (the verdicts that follow aside)."""
-        self._memory: VerdictMemory | None = None
-        """What the last verdict phase left for the next (`decide_incrementally`)."""
-        self._before: FactJournal | None = None
-        self._edited: set[str] = set()
-        """The facts before the last incremental solve (what it wrote of them), and the keys
-        of the functions it found edited (no journal: the solve started from scratch, or
-        widened, so every verdict is decided again)."""
-        self.incremental_verdicts = 0
-        """How many verdict phases decided only the functions an edit can reach."""
-        self.decided_again = 0
-        """How many functions the last verdict phase decided (the others kept theirs)."""
+        self.analysis = ProjectAnalysis(long_running=long_running)
+        """The project-wide phase: the solver and verdict memory kept between solves, and
+        the counts of how each solve went."""
 
     @classmethod
     def open(
@@ -376,14 +346,10 @@ class Project:
         cached = self._cached(relpath, raw)
         if cached is not None:
             return cached
-        with self._collectable():
+        with self.analysis.collectable():
             summary = summarize_raw(relpath, raw)
         self._store(relpath, raw, summary)
         return summary
-
-    def _collectable(self) -> contextlib.AbstractContextManager[None]:
-        """`survivors_collectable` in a long-running project, nothing for one solve."""
-        return survivors_collectable() if self.long_running else contextlib.nullcontext()
 
     # -- results ----------------------------------------------------------------------------
 
@@ -396,12 +362,6 @@ class Project:
     def buffers(self) -> frozenset[str]:
         """Files whose content is an editor buffer rather than the disk's."""
         return frozenset(self._buffers)
-
-    @property
-    def solver(self) -> Solver | None:
-        """The solver of the last solve (None before the first): its facts, and whether they
-        widened (then the next edit is solved from scratch)."""
-        return self._solver
 
     def snapshot(self) -> Mapping[str, bytes]:
         """Every readable file's bytes as the analysis sees them (buffers included)."""
@@ -437,74 +397,20 @@ class Project:
         return self._cache.result_key(files, self.options.infer_input_signatures, self.package)
 
     def _solve(self) -> tuple[list[FunctionVerdict], list[FileError]]:
-        """The project-wide phase over the current summaries: the facts re-solved from the
-        last solve where only bodies changed (`_facts`), then every verdict. Returns the
-        verdicts and every file's and function's error (those of the folder aside)."""
-        from hybridize.analyzer.engine import decide_incrementally, release_facts
-        from hybridize.analyzer.facts.resolve import ProjectIndex
+        """The project-wide phase over the current summaries (`ProjectAnalysis.solve`, as
+        incremental as the change allows). Returns the verdicts and every file's and
+        function's error (those of the folder aside)."""
         from hybridize.analyzer.summaries.ir import ModuleSummary
 
         self._summarize_pending()
-        started = time.perf_counter()
         summaries = {
             relpath: s
             for relpath, s in sorted(self._summaries.items())
             if isinstance(s, ModuleSummary)
         }
-        with self._collectable():
-            index = ProjectIndex(summaries, self.package)
-            with no_cyclic_gc():
-                solver = self._facts(index)
-            self.facts_seconds = time.perf_counter() - started
-            memory = self._memory if self._before is not None else None
-            self._memory = None
-            verdicts, internal, memory = decide_incrementally(
-                index, solver.facts, self.options.analysis, memory, self._before, self._edited
-            )
-            self._before = None
-            self.incremental_verdicts += memory.incremental
-            self.decided_again = memory.decided_again
-            if self.long_running:
-                self._memory = memory
-            else:
-                # Nothing will be updated: free the facts now, not at exit (`release_facts`).
-                release_facts(solver.facts)
-                self._solver, self._solved = None, {}
+        verdicts, internal = self.analysis.solve(summaries, self.package, self.options.analysis)
         file_errors = [s for s in self._summaries.values() if isinstance(s, FileError)]
         return verdicts, [*file_errors, *internal]
-
-    def _facts(self, index: ProjectIndex) -> Solver:
-        """The solved facts of `index`: updated from the last solve when the same files
-        changed only where no other module can see (`module_interface`), else solved anew."""
-        from hybridize.analyzer.facts.solver import Solver
-        from hybridize.analyzer.summaries.interface import edited_functions, module_interface
-
-        solver, previous = self._solver, self._solved
-        self._solver, self._solved = None, {}
-        self._before, self._edited = None, set()
-        changed = {
-            relpath
-            for relpath in previous.keys() | index.modules.keys()
-            if previous.get(relpath) is not index.modules.get(relpath)
-        }
-        same_interface = (
-            solver is not None
-            and previous.keys() == index.modules.keys()
-            and all(
-                module_interface(previous[r]) == module_interface(index.modules[r]) for r in changed
-            )
-        )
-        if solver is not None and same_interface:
-            index.share_interface_caches(solver.index, changed)
-        edited = edited_functions(previous, index.modules, changed) if same_interface else set()
-        if solver is None or not same_interface or not solver.update(index, changed, edited):
-            solver = Solver(index)
-            self.scratch_solves += 1
-        elif changed:
-            self.incremental_solves += 1
-            self._before, self._edited = solver.journal, edited
-        self._solver, self._solved = solver, dict(index.modules)
-        return solver
 
     def plan(self, result: AnalysisResult | None = None) -> RefactorPlan:
         """The whole project's refactoring plan, as `hybridize refactor` makes it: of the

@@ -20,6 +20,7 @@ from typing import TypeVar
 import networkx as nx
 
 from hybridize.analyzer import budget
+from hybridize.analyzer.analysis import release_facts
 from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
 from hybridize.analyzer.cache import SummaryCache
 from hybridize.analyzer.cycle_collector import no_cyclic_gc, survivors_collectable
@@ -177,19 +178,6 @@ def _analyze_summaries(
         return _decide_all(index, facts, options)
     finally:
         release_facts(facts)
-
-
-def release_facts(facts: TensorFacts) -> None:
-    """Drop the solution's references to its evaluators (each refers back to the solution).
-
-    With the cycle collector paused and what survives frozen (`no_cyclic_gc`), that cycle
-    would keep every fact and memo of the project in memory until the process ends, beside
-    the report being written; without it, reference counting frees them when the verdicts
-    are made."""
-    facts.evaluators = {}
-    facts.latest_evaluators = {}
-    facts.cache.clear()
-    facts.scans.clear()
 
 
 def analyze_solved(

@@ -33,7 +33,8 @@ MAX_EDITS = 500
 
 
 class Solves(Protocol):
-    """What the heap policy reads of a project: how many solves started from scratch."""
+    """What the heap policy reads of a project's analysis (`ProjectAnalysis`): how many
+    solves started from scratch."""
 
     @property
     def scratch_solves(self) -> int: ...
@@ -52,10 +53,10 @@ class FrozenHeap:
         self.edits = 0
         """Incremental analyses since the last whole collection."""
 
-    def after_analysis(self, project: Solves) -> None:
+    def after_analysis(self, analysis: Solves) -> None:
         """Freeze what an analysis that built the facts anew leaves; count the others."""
-        if project.scratch_solves != self.scratch_solves:
-            self.scratch_solves = project.scratch_solves
+        if analysis.scratch_solves != self.scratch_solves:
+            self.scratch_solves = analysis.scratch_solves
             gc.freeze()
             self.replaced = True
         else:

@@ -231,7 +231,7 @@ class HybridizeServer(LanguageServer):
             with self.heap.paused():
                 diagnostics = self.diagnose(texts)
             if self.project is not None:
-                self.heap.after_analysis(self.project)
+                self.heap.after_analysis(self.project.analysis)
             return diagnostics
 
         computed = await self.run(work)

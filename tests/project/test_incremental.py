@@ -187,7 +187,7 @@ def run_edits(root: Path, edits: int, seed: int, only: list[Edit] | None = None)
         check(project, f"edit {i}: {edit.__name__} on {relpath}:\n{changed}")
         project.update(relpath, original)
         check(project, f"edit {i}: {edit.__name__} on {relpath} undone")
-    return project.incremental_solves
+    return project.analysis.incremental_solves
 
 
 PROGRAMS = sorted(p.name for p in (REPO / "corpus" / "tensorflow").iterdir() if p.is_dir())
@@ -268,7 +268,7 @@ def test_evidence_that_only_supports_itself_does_not_survive_an_edit(tmp_path: P
     )
     project.update("helpers.py", edited)
     check(project, "f returns its argument")
-    assert project.incremental_solves == 1
+    assert project.analysis.incremental_solves == 1
     after = project.file_result("helpers.py")
     assert after is not None
     verdict = after.verdict("f")
@@ -314,17 +314,17 @@ def test_a_solution_that_widened_is_solved_again_from_scratch(
     (root / "main.py").write_text(GROWING, encoding="utf-8")
     project = Project.open(root, ProjectOptions(use_cache=False))
     project.results()
-    solver = project.solver
+    solver = project.analysis.solver
     assert solver is not None and solver.widened and solver.aggregate.wide
     edited = GROWING.replace("x * 2.0", "x * 3.0")
     project.update("main.py", edited)
     check(project, "body edit of a widened project")
-    assert project.incremental_solves == 0
+    assert project.analysis.incremental_solves == 0
 
 
 def _whole_tables(project: Project) -> dict[str, dict[str, object]]:
     """Every per-function table of the solved facts, copied whole (what the journal avoids)."""
-    solver = project.solver
+    solver = project.analysis.solver
     assert solver is not None
     found: dict[str, dict[str, object]] = {}
     for f in dataclasses.fields(solver.facts):
@@ -363,7 +363,7 @@ def test_the_journal_of_an_update_names_every_entry_that_changed(tmp_path: Path)
             before = _whole_tables(project)
             project.update(relpath, text)
             project.results()
-            solver = project.solver
+            solver = project.analysis.solver
             assert solver is not None
             if solver.journal is None:
                 continue  # solved from scratch
@@ -456,5 +456,5 @@ def test_a_write_whose_target_changes_without_a_new_solve_of_the_writer(tmp_path
     assert frozen("A.call") and not frozen("B.call")
     project.update("main.py", FROZEN_MAIN.replace("set_sub(a)", "set_sub(b)"))
     check(project, "set_sub(b)")
-    assert project.incremental_solves == 1
+    assert project.analysis.incremental_solves == 1
     assert frozen("B.call") and not frozen("A.call")

@@ -84,12 +84,12 @@ def test_incremental_verdicts_equal_fresh_analyses_over_random_edits(tmp_path: P
         if changed is None or changed == original:
             continue
         for text, what in ((changed, "edited"), (original, "undone")):
-            before = project.incremental_verdicts
+            before = project.analysis.incremental_verdicts
             project.update(relpath, text)
             check(project, f"edit {i}: {edit.__name__} on {relpath} {what}:\n{text}")
             phases += 1
-            if project.incremental_verdicts > before:
-                partial += project.decided_again < total
+            if project.analysis.incremental_verdicts > before:
+                partial += project.analysis.decided_again < total
     assert phases >= 10
     assert partial >= phases // 2
 
@@ -143,13 +143,13 @@ def test_a_callee_whose_caller_changed_how_it_uses_the_result_is_decided_again(
     check(project, "opened")
     assert "HY407" not in _codes(project, "dims")
     printed = MAIN.replace("    shape = dims(x)\n", "    shape = dims(x)\n    print(shape)\n")
-    before = project.incremental_verdicts
+    before = project.analysis.incremental_verdicts
     project.update(root / "app.py", printed)
     check(project, "run prints the list dims returns")
-    assert project.incremental_verdicts == before + 1
+    assert project.analysis.incremental_verdicts == before + 1
     assert "HY407" in _codes(project, "dims")
     # run, dims and total (module code gets no verdict); not squares (its caller is settled).
-    assert project.decided_again == 3
+    assert project.analysis.decided_again == 3
     project.update(root / "app.py", MAIN)
     check(project, "undone")
     assert "HY407" not in _codes(project, "dims")
@@ -208,7 +208,7 @@ def test_an_edit_within_one_function_reaches_only_that_function(
     root = make_project({"layers.py": LAYERS, "main.py": LAYERS_MAIN})
     project = Project.open(root, ProjectOptions(use_cache=False), long_running=True)
     check(project, "opened")
-    solver = project.solver
+    solver = project.analysis.solver
     assert solver is not None
     evaluations: list[str] = []
     original = solver._sweep
@@ -229,7 +229,7 @@ def test_an_edit_within_one_function_reaches_only_that_function(
     inline = LAYERS.replace("    return x * 2.0\n", '    print("scale"); return x * 2.0\n')
     project.update(root / "layers.py", inline)
     check(project, "scale prints, on its own line")
-    assert project.incremental_solves == 1
+    assert project.analysis.incremental_solves == 1
     assert "HY101" in _codes(project, "scale") or "HY102" in _codes(project, "scale")
     # scale is reset and solved again, and what reads its facts while they settle; shift
     # and spare read nothing scale gives and keep their evaluations.
@@ -238,7 +238,7 @@ def test_an_edit_within_one_function_reaches_only_that_function(
     # scale, mix (the effect flows up to its caller), and, since main's code was evaluated
     # again, everything it calls: mix, norm and shift; not spare, which only its own module
     # calls (the whole module was decided again before).
-    assert project.decided_again == 4
+    assert project.analysis.decided_again == 4
     # The update's sweeps take the last solve's order: no walk of the whole call graph.
     assert orders == []
     evaluations.clear()
@@ -251,4 +251,4 @@ def test_an_edit_within_one_function_reaches_only_that_function(
     project.update(root / "layers.py", moved)
     check(project, "scale prints, on a new line")
     assert {"layers.py::shift", "layers.py::spare"} <= set(evaluations)
-    assert project.incremental_solves == 3
+    assert project.analysis.incremental_solves == 3

@@ -308,12 +308,12 @@ def test_a_one_shot_project_freezes_its_survivors_and_keeps_no_solver(
     options = ProjectOptions(use_cache=False, include_low_benefit=True)
     kept = Project.open(root, options)
     kept.results()
-    assert kept.solver is not None
+    assert kept.analysis.solver is not None
     gc.unfreeze()
     try:
         once = Project.open(root, options, long_running=False)
         assert once.results().functions == kept.results().functions
-        assert once.solver is None
+        assert once.analysis.solver is None
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
