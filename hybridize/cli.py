@@ -95,7 +95,7 @@ def analyze(
     import time
 
     from hybridize.analyzer.cache import SummaryCache
-    from hybridize.analyzer.summaries.sources import enclosing_package, read_project
+    from hybridize.analyzer.summaries.sources import read_project
     from hybridize.config import Config, ConfigError, load_config
     from hybridize.output.report_cache import ReportRequest, kept_report, report_key
 
@@ -109,8 +109,7 @@ def analyze(
         config = Config()
     color = output_format == "text" and sys.stdout.isatty()
     fail = fail_on_refactorable and not exit_zero
-    root = path.resolve()
-    sources = read_project(root)
+    sources = read_project(path)
     cache = None if no_cache else SummaryCache.open()
     key = None
     if cache is not None and cache.usable:
@@ -118,8 +117,7 @@ def analyze(
         request = ReportRequest(
             output_format, verbose, color, repr((settings, infer_input_signatures))
         )
-        package = enclosing_package(root if root.is_dir() else root.parent)
-        key = report_key(sources, root, package, request)
+        key = report_key(sources, request)
         kept = kept_report(cache, key)
         if kept is not None:
             # Files, options and tool are those of the run that wrote this report: its
@@ -171,7 +169,7 @@ def _analyze_and_report(
         infer_input_signatures=request.infer_input_signatures,
         jobs=request.jobs,
     )
-    project = Project.open(path, options, long_running=False, sources=sources, cache=cache)
+    project = Project.open(sources.root, options, long_running=False, sources=sources, cache=cache)
     result = project.results()
     for warning in project.warnings:
         click.echo(f"warning: {warning}", err=True)

@@ -42,7 +42,6 @@ from hybridize.analyzer.summaries.sources import (
     SKIPPED_DIRECTORIES,
     ProjectSources,
     decode_source,
-    enclosing_package,
     read_project,
     read_source,
     relative_name,
@@ -125,20 +124,25 @@ class Project:
     def __init__(
         self,
         root: Path,
+        base: Path,
+        package: str,
         options: ProjectOptions,
         *,
         long_running: bool = True,
         cache: SummaryCache | None = None,
     ) -> None:
-        self.root = root.resolve()
-        self.base = self.root if self.root.is_dir() else self.root.parent
+        """An empty project (`open` and `from_texts` fill it): `root` is what the reports
+        name, `base` the folder the files' names are relative to, `package` the package that
+        folder is part of (`ProjectSources` says all three of a folder read)."""
+        self.root = root
+        self.base = base
+        self.package = package
         self.options = options
         self.long_running = long_running
         """A server or another tool that keeps the project open across edits (the default):
         each solve keeps its solver for the next edit and leaves what survives it to the cycle
         collector. A command that solves once (`False`) releases the solver's facts instead
         and freezes the survivors (`no_cyclic_gc`)."""
-        self.package = enclosing_package(self.base)
         self._cache = (cache or SummaryCache.open()) if options.use_cache else None
         """The summary cache (`cache`, else the default one), when the options use one."""
         self.warnings: list[str] = list(self._cache.warnings) if self._cache else []
@@ -173,16 +177,43 @@ class Project:
         cache: SummaryCache | None = None,
     ) -> Project:
         """Read every Python file below `root` (a folder or a file), or take `sources`, what
-        `read_project(root.resolve())` read; the first `results()` summarises and solves them."""
-        project = cls(root, options or ProjectOptions(), long_running=long_running, cache=cache)
+        `read_project(root)` read; the first `results()` summarises and solves them."""
         if sources is None:
-            sources = read_project(project.root)
+            sources = read_project(root)
+        project = cls(
+            sources.root,
+            sources.base,
+            sources.package,
+            options or ProjectOptions(),
+            long_running=long_running,
+            cache=cache,
+        )
         project._folder_errors = list(sources.folder_errors)
         for source in sources.files:
             if isinstance(source, FileError):
                 project._summaries[source.file] = source
             else:
                 project._raw[source.relpath] = source.raw
+        return project
+
+    @classmethod
+    def from_texts(
+        cls,
+        files: Mapping[str, str | bytes],
+        options: ProjectOptions | None = None,
+        *,
+        package: str = "",
+        long_running: bool = True,
+    ) -> Project:
+        """A project of in-memory files ({report name: text or bytes}) that no folder holds,
+        as if they were the files of a folder of `package`: a text is the bytes an editor
+        would save (`encode_buffer`). Tests and tools analyse such projects; `update`,
+        `remove` and `results` work as for a folder's."""
+        project = cls(
+            IN_MEMORY, IN_MEMORY, package, options or ProjectOptions(), long_running=long_running
+        )
+        for relpath, text in files.items():
+            project._raw[relpath] = text if isinstance(text, bytes) else encode_buffer(text)
         return project
 
     # -- changes ----------------------------------------------------------------------------
@@ -489,6 +520,9 @@ class Project:
         result = dataclasses.replace(self.results(), functions=verdicts)
         return plan_refactorings(result, self.options.selection, self._raw, cache=None, jobs=1)
 
+
+IN_MEMORY = Path("<in-memory>")
+"""The root and base of a project whose files no folder holds (`Project.from_texts`)."""
 
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
 

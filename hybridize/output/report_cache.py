@@ -18,7 +18,6 @@ body), then a line with the totals the summary states.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import NamedTuple
 
 from hybridize.analyzer.cache import EntryWriter, SummaryCache, blake2b, version_tag
@@ -44,8 +43,9 @@ class KeptReport(NamedTuple):
     totals: ReportTotals
 
 
-def report_key(sources: ProjectSources, root: Path, package: str, request: ReportRequest) -> str:
-    """The key of the report of `sources`, read from `root` (resolved), for `request`."""
+def report_key(sources: ProjectSources, request: ReportRequest) -> str:
+    """The key of the report of `sources` (their files, and the folder and package they were
+    read as) for `request`."""
     digest = blake2b(digest_size=20)
 
     def field(data: str | bytes) -> None:
@@ -54,7 +54,7 @@ def report_key(sources: ProjectSources, root: Path, package: str, request: Repor
         digest.update(len(raw).to_bytes(8, "little") + raw)
 
     field(version_tag())
-    for part in (str(root), package, repr(request)):
+    for part in (str(sources.root), sources.package, repr(request)):
         field(part)
     for error in sources.folder_errors:
         field(f"folder {error.file}\0{error.message}")

@@ -242,19 +242,31 @@ def decode_source(raw: bytes) -> tuple[str, str] | str:
 
 
 class ProjectSources(NamedTuple):
-    """Every file of a project read once: each file's source (or why it has none), and the
-    problems met listing the folders (`discover`'s)."""
+    """Every file of a project read once: each file's source (or why it has none), the
+    problems met listing the folders (`discover`'s), and where the project is.
+
+    `base` (the folder report names are relative to) and `package` (the package that folder
+    is part of) are worked out once here: the report cache's key and `Project` both read
+    them, and must agree."""
 
     files: tuple[SourceFile | FileError, ...]
     folder_errors: tuple[FileError, ...]
+    root: Path
+    """What was read: a folder, or one file (resolved)."""
+    base: Path
+    """`root`, or the folder of a single file."""
+    package: str
+    """The dotted package `base` is part of (`enclosing_package`; "" for a plain folder)."""
 
 
 def read_project(root: Path) -> ProjectSources:
-    """`discover` then `read_source` of every file found, names relative to the folder
-    analysed (`root`, or the folder of a single file)."""
+    """`discover` then `read_source` of every file found below `root` (a folder or a file),
+    names relative to the folder analysed (`root`, or the folder of a single file)."""
+    root = root.resolve()
     paths, folder_errors = discover(root)
     base = root if root.is_dir() else root.parent
-    return ProjectSources(tuple(read_source(p, base) for p in paths), tuple(folder_errors))
+    files = tuple(read_source(p, base) for p in paths)
+    return ProjectSources(files, tuple(folder_errors), root, base, enclosing_package(base))
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
