@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 import click
 
 from hybridize import __version__
+from hybridize.output.renderers import RENDERERS, ReportStyle, renderer
 
 if TYPE_CHECKING:
     from hybridize.analyzer.cache import SummaryCache
     from hybridize.analyzer.summaries.sources import ProjectSources
     from hybridize.config import Config
-    from hybridize.model import AnalysisResult
+    from hybridize.output.renderers import Renderer
     from hybridize.output.report_cache import ReportKeeper
-    from hybridize.output.summary import ReportTotals
 
 EPILOG_ANALYZE = """\b
 Examples:
@@ -66,7 +66,7 @@ def main() -> None:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json", "sarif"]),
+    type=click.Choice(list(RENDERERS)),
     default="text",
     show_default=True,
     help="Report format.",
@@ -107,7 +107,8 @@ def analyze(
         config = load_config(path)
     except ConfigError:
         config = Config()
-    color = output_format == "text" and sys.stdout.isatty()
+    report = renderer(output_format)
+    style = ReportStyle(color=report.colors(), verbose=verbose)
     fail = fail_on_refactorable and not exit_zero
     sources = read_project(path)
     cache = None if no_cache else SummaryCache.open()
@@ -115,42 +116,39 @@ def analyze(
     if cache is not None and cache.usable:
         settings = dataclasses.replace(config, source=None, warnings=())
         request = ReportRequest(
-            output_format, verbose, color, repr((settings, infer_input_signatures))
+            report.name, style.verbose, style.color, repr((settings, infer_input_signatures))
         )
         key = report_key(sources, request)
         kept = kept_report(cache, key)
         if kept is not None:
             # Files, options and tool are those of the run that wrote this report: its
             # verdicts and plan would be the same. Only the time is this run's.
-            encoding = _report_encoding(output_format)
+            encoding = report.encoding()
             _emit(kept.body, encoding)
             seconds = time.perf_counter() - started
-            _emit(_summary_tail(output_format, kept.totals, seconds, color), encoding)
+            _emit(report.summary_tail(kept.totals, seconds, style), encoding)
             if fail and kept.totals.refactorable:
                 sys.exit(1)
             return
     _analyze_and_report(
-        path,
         sources,
         config,
         cache,
         key,
-        _AnalyzeRequest(output_format, infer_input_signatures, verbose, color, jobs),
+        _AnalyzeRequest(report, style, infer_input_signatures, jobs),
         fail,
     )
 
 
 @dataclasses.dataclass(frozen=True)
 class _AnalyzeRequest:
-    output_format: str
+    report: Renderer
+    style: ReportStyle
     infer_input_signatures: bool
-    verbose: bool
-    color: bool
     jobs: int | None
 
 
 def _analyze_and_report(
-    path: Path,
     sources: ProjectSources,
     config: Config,
     cache: SummaryCache | None,
@@ -173,20 +171,23 @@ def _analyze_and_report(
     result = project.results()
     for warning in project.warnings:
         click.echo(f"warning: {warning}", err=True)
-    output_format = request.output_format
-    if output_format == "json":
+    report = request.report
+    if report.states_refactoring:
         result = dataclasses.replace(result, refactored_files=project.plan().refactored_files())
     totals = ReportTotals.of(result)
     keeper = ReportKeeper.open(cache, key) if cache is not None and key is not None else None
-    encoding = _report_encoding(output_format)
-    pieces = _report_body(result, output_format, request.color, request.verbose)
+    encoding = report.encoding()
+    pieces = report.body(result, __version__, request.style)
     try:
-        _emit_pieces(_keeping(pieces, keeper), encoding)
+        if report.streams:
+            _emit_pieces(_keeping(pieces, keeper), encoding)
+        else:
+            _emit("".join(_keeping(pieces, keeper)), encoding)
     except BaseException:
         if keeper is not None:
             keeper.discard()
         raise
-    _emit(_summary_tail(output_format, totals, result.seconds, request.color), encoding)
+    _emit(report.summary_tail(totals, result.seconds, request.style), encoding)
     if keeper is not None:
         keeper.finish(totals)
         assert cache is not None
@@ -197,48 +198,12 @@ def _analyze_and_report(
         sys.exit(1)
 
 
-def _report_body(
-    result: AnalysisResult, output_format: str, color: bool, verbose: bool
-) -> Iterable[str]:
-    """The report but its summary (`_summary_tail`), in pieces."""
-    if output_format == "json":
-        from hybridize.output.json_report import json_body_chunks
-
-        return json_body_chunks(result, __version__)
-    if output_format == "sarif":
-        from hybridize.output.sarif import render_sarif
-
-        return [render_sarif(result, __version__, sarif_rules())]
-    from hybridize.output.text_report import text_body
-
-    return [text_body(result, color=color, verbose=verbose)]
-
-
-def _summary_tail(output_format: str, totals: ReportTotals, seconds: float, color: bool) -> str:
-    """The end of a report from its summary on: the one part that depends on this run's time
-    (SARIF states none)."""
-    from hybridize.output.summary import json_summary_tail, text_summary_line
-
-    if output_format == "json":
-        return json_summary_tail(totals, seconds)
-    if output_format == "sarif":
-        return ""
-    return text_summary_line(totals, seconds, color=color)
-
-
 def _keeping(pieces: Iterable[str], keeper: ReportKeeper | None) -> Iterator[str]:
     """`pieces`, each also kept by `keeper` (when there is one) as it passes."""
     for piece in pieces:
         if keeper is not None:
             keeper.write(piece)
         yield piece
-
-
-def _report_encoding(output_format: str) -> str:
-    """JSON and SARIF are UTF-8 whatever the locale says; text is in the terminal's encoding."""
-    if output_format == "text":
-        return getattr(sys.stdout, "encoding", None) or "utf-8"
-    return "utf-8"
 
 
 def _emit(text: str, encoding: str) -> None:
@@ -264,12 +229,6 @@ def _emit_pieces(pieces: Iterable[str], encoding: str) -> None:
             batch, size = [], 0
     if batch:
         _emit("".join(batch), encoding)
-
-
-def sarif_rules() -> list[tuple[str, str, str, str | None]]:
-    from hybridize.analyzer.checks import registry
-
-    return [(c.code, c.name, c.summary, None) for c in registry().values()]
 
 
 @main.command()
