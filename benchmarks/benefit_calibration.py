@@ -41,8 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus" / "tensorflow"
 sys.path.insert(0, str(ROOT))
 
-from hybridize.analyzer.engine import AnalysisOptions, analyze_path  # noqa: E402
 from hybridize.model import FunctionVerdict  # noqa: E402
+from hybridize.project import Project, ProjectOptions  # noqa: E402
 
 TARGETS = {"precision": 0.85, "recall": 0.85, "whole_program_geomean": 1.5}
 SLOWDOWN = 1 / 1.05
@@ -67,8 +67,8 @@ def split_of(program: str) -> str:
 
 
 def verdicts_of(program: Path) -> dict[str, FunctionVerdict]:
-    result, _warnings = analyze_path(program, AnalysisOptions(use_cache=False))
-    return {v.key: v for v in result.functions}
+    project = Project.open(program, ProjectOptions(use_cache=False), long_running=False)
+    return {v.key: v for v in project.results().functions}
 
 
 def cases(report: dict, programs: list[Path]) -> list[Case]:

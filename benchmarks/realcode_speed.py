@@ -143,7 +143,7 @@ def measure_mode(command: list[str]) -> int:
 PER_FILE_WORKER = r"""
 import json, signal, sys, time
 from pathlib import Path
-from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+from hybridize.project import Project, ProjectOptions
 
 class TimedOut(Exception):
     pass
@@ -159,7 +159,7 @@ for line in sys.stdin:
     status = "ok"
     signal.alarm(timeout)
     try:
-        analyze_path(Path(path), AnalysisOptions(use_cache=False, jobs=1))
+        Project.open(Path(path), ProjectOptions(use_cache=False, jobs=1), long_running=False).results()
     except TimedOut:
         status = "timeout"
     except Exception as exc:

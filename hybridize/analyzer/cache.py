@@ -155,21 +155,6 @@ class SummaryCache:
 
     # ------------------------------------------------------------------ results
 
-    def project_key(
-        self, files: list[Path], base: Path, infer_input_signatures: bool, package: str
-    ) -> str:
-        """`result_key` of the files on disk."""
-        from hybridize.analyzer.summaries.sources import relative_name
-
-        entries: list[tuple[str, bytes | None]] = []
-        for path in files:
-            try:
-                raw: bytes | None = path.read_bytes()
-            except OSError:
-                raw = None
-            entries.append((relative_name(path, base), raw))
-        return self.result_key(entries, infer_input_signatures, package)
-
     def result_key(
         self,
         files: Iterable[tuple[str, bytes | None]],

@@ -1,28 +1,25 @@
-"""The analysis pipeline: files -> summaries (parallel, cached) -> solved facts -> verdicts.
+"""The verdict phase of the analysis: solved facts -> a verdict per function.
 
-Per-file work (decode, parse, summary) depends on nothing but the file, so it runs on
-every core and is cached by content hash (`file_summaries`, which a run served by the caches
-imports without this module). The project-wide phase here (name resolution, tensor flow,
-effects, call graph, decisions) is recomputed from the summaries on every run, so a change
-in an imported module always reaches the modules that import it.
+The way in is `hybridize.project.Project` (files -> summaries, parallel and cached, by
+`file_summaries`), whose `ProjectAnalysis` (`analysis`) solves the facts and asks this module
+for the verdicts (`decide_incrementally`): every function's after a solve from scratch, only
+those an edit can reach after an incremental one. The project-wide phase (name resolution,
+tensor flow, effects, call graph, decisions) is recomputed from the summaries, so a change in
+an imported module always reaches the modules that import it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from pathlib import Path
 from typing import TypeVar
 
 import networkx as nx
 
 from hybridize.analyzer import budget
-from hybridize.analyzer.analysis import release_facts
 from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
-from hybridize.analyzer.cache import SummaryCache
 from hybridize.analyzer.cycle_collector import no_cyclic_gc, survivors_collectable
 from hybridize.analyzer.decisions.benefit import BenefitModel
 from hybridize.analyzer.decisions.decide import FunctionFacts, decide
@@ -80,20 +77,15 @@ from hybridize.analyzer.facts.signatures import (
     supplied_signature,
     unresolved_axis,
 )
-from hybridize.analyzer.facts.solver import FactJournal, project_keys, solve
+from hybridize.analyzer.facts.solver import FactJournal, project_keys
 from hybridize.analyzer.facts.speculation import speculate
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
 from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.summaries.file_summaries import (
     PARALLEL_THRESHOLD,
-    collect_summaries,
-    summaries_of,
     summarize_text,
 )
-from hybridize.analyzer.summaries.ir import ModuleSummary
-from hybridize.analyzer.summaries.sources import discover, enclosing_package
 from hybridize.model import (
-    AnalysisResult,
     FileError,
     Finding,
     FunctionVerdict,
@@ -101,92 +93,6 @@ from hybridize.model import (
     Span,
     TensorSpec,
 )
-
-
-def analyze_path(
-    path: Path, options: AnalysisOptions | None = None
-) -> tuple[AnalysisResult, list[str]]:
-    """Analyse a file or folder as one project; returns the result and warnings.
-
-    With the cache on, a project whose files (content and names) and options are exactly
-    those of an earlier run gets that run's verdicts back; any change recomputes the
-    project-wide phase from per-file summaries, themselves cached by content.
-    """
-    options = options or AnalysisOptions()
-    started = time.perf_counter()
-    root = path.resolve()
-    files, errors = discover(root)
-    cache = SummaryCache.open() if options.use_cache else None
-    warnings = list(cache.warnings) if cache is not None else []
-    base = root if root.is_dir() else root.parent
-    project_key = None
-    if cache is not None and cache.usable:
-        project_key = cache.project_key(
-            files, base, options.infer_input_signatures, enclosing_package(base)
-        )
-        cached = cache.get_result(project_key)
-        if cached is not None:
-            verdicts, cached_errors = cached
-            result = AnalysisResult(
-                root=str(root),
-                functions=tuple(verdicts),
-                errors=tuple(sorted([*errors, *cached_errors], key=lambda e: e.file)),
-                seconds=time.perf_counter() - started,
-            )
-            return result, warnings
-    summaries, file_errors = summaries_of(files, root, cache, options)
-    package = enclosing_package(base)
-    verdicts, internal_errors = analyze_summaries_with_errors(summaries, options, package)
-    file_errors.extend(internal_errors)
-    if cache is not None and project_key is not None:
-        cache.put_result(project_key, (verdicts, file_errors))
-        warnings.extend(w for w in cache.warnings if w not in warnings)
-    result = AnalysisResult(
-        root=str(root),
-        functions=tuple(verdicts),
-        errors=tuple(sorted([*errors, *file_errors], key=lambda e: e.file)),
-        seconds=time.perf_counter() - started,
-    )
-    return result, warnings
-
-
-def analyze_summaries(
-    summaries: Iterable[ModuleSummary], options: AnalysisOptions, package: str = ""
-) -> list[FunctionVerdict]:
-    """The project-wide phase over already computed summaries."""
-    return analyze_summaries_with_errors(summaries, options, package)[0]
-
-
-def analyze_summaries_with_errors(
-    summaries: Iterable[ModuleSummary], options: AnalysisOptions, package: str = ""
-) -> tuple[list[FunctionVerdict], list[FileError]]:
-    """Verdicts, and the internal errors met on the way (one per function at most).
-
-    A defect of the analysis on some unusual code must cost that function its verdict, not
-    the whole run: the function is reported with unknown facts and the error is listed.
-    """
-    with no_cyclic_gc():
-        return _analyze_summaries(summaries, options, package)
-
-
-def _analyze_summaries(
-    summaries: Iterable[ModuleSummary], options: AnalysisOptions, package: str
-) -> tuple[list[FunctionVerdict], list[FileError]]:
-    index = ProjectIndex({s.relpath: s for s in summaries}, package)
-    facts = solve(index)
-    try:
-        return _decide_all(index, facts, options)
-    finally:
-        release_facts(facts)
-
-
-def analyze_solved(
-    index: ProjectIndex, facts: TensorFacts, options: AnalysisOptions
-) -> tuple[list[FunctionVerdict], list[FileError]]:
-    """Verdicts and internal errors from solved facts (`Solver`): what follows the solve in
-    `analyze_summaries_with_errors`, for a caller that keeps the solver between edits."""
-    with no_cyclic_gc():
-        return _decide_all(index, facts, options)
 
 
 @dataclass(slots=True)
@@ -220,13 +126,6 @@ class VerdictMemory:
     """Why each function is no candidate (empty: it may be one)."""
     traced: set[str]
     """The functions that run as graphs (hybrid or covered)."""
-
-
-def _decide_all(
-    index: ProjectIndex, facts: TensorFacts, options: AnalysisOptions
-) -> tuple[list[FunctionVerdict], list[FileError]]:
-    verdicts, errors, _memory = _decide(index, facts, options)
-    return verdicts, errors
 
 
 def _decide(
@@ -542,7 +441,7 @@ def decide_incrementally(
     function when there is nothing to start from or a project-wide fact changed.
 
     `memory` is what the last phase left, `before` the facts as they were before the
-    update (`Solver.journal`). The result equals that of `_decide_all`."""
+    update (`Solver.journal`). The result equals that of `_decide` over every function."""
     with no_cyclic_gc():
         if memory is None or before is None:
             forget_writers(facts, None)
@@ -1045,9 +944,6 @@ __all__ = [
     # The pipeline's entry points, with the per-file phase's own (`file_summaries`).
     "PARALLEL_THRESHOLD",
     "AnalysisOptions",
-    "analyze_path",
-    "analyze_summaries",
-    "collect_summaries",
     "is_primitive",
     "summarize_text",
     "survivors_collectable",

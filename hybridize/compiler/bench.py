@@ -219,19 +219,21 @@ def candidates_for(
     path: Path, options: BenchOptions
 ) -> tuple[Path, list[dict[str, Any]], list[str]]:
     """(project root, candidate verdicts as dicts, analysis warnings and file errors)."""
-    from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+    from hybridize.project import Project, ProjectOptions
 
-    root = path if path.is_dir() else path.parent
-    result, warnings = analyze_path(
-        path, AnalysisOptions(infer_input_signatures=True, use_cache=options.use_cache)
+    project = Project.open(
+        path,
+        ProjectOptions(infer_input_signatures=True, use_cache=options.use_cache),
+        long_running=False,
     )
-    notes = [*warnings, *(f"{e.file}: {e.message}" for e in result.errors)]
+    result = project.results()
+    notes = [*project.warnings, *(f"{e.file}: {e.message}" for e in result.errors)]
     verdicts = [
         _verdict_dict(v)
         for v in result.functions
         if is_candidate(v) and _selected(v.key, options.select)
     ]
-    return root.resolve(), verdicts, notes
+    return project.base, verdicts, notes
 
 
 def run_project(

@@ -11,24 +11,38 @@ from typing import Any
 
 import pytest
 
-from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries, summarize_text
-from hybridize.model import DECORATOR_ARG_NAMES, FileError, FunctionVerdict
+from hybridize.model import DECORATOR_ARG_NAMES, AnalysisResult, FunctionVerdict
+from hybridize.project import Project, ProjectOptions
 
 Files = str | dict[str, str]
 
 
-def analyse(files: Files) -> dict[str, FunctionVerdict]:
-    """Verdicts by qualname (one module) or by `file::qualname` (several modules).
+def analyse(files: Files, *, infer_input_signatures: bool = False) -> dict[str, FunctionVerdict]:
+    """Verdicts by qualname (one module) or by `file::qualname` (several modules), of the
+    files as an in-memory project (`Project.from_texts`).
 
     A bare string is a single module `main.py`. Files that do not parse are skipped, as the
     command line does: the rest of the project is still analysed.
     """
     if isinstance(files, str):
         files = {"main.py": files}
-    summaries = [summarize_text(name, textwrap.dedent(src)) for name, src in files.items()]
-    parsed = [s for s in summaries if not isinstance(s, FileError)]
-    verdicts = analyze_summaries(parsed, AnalysisOptions(use_cache=False))
+    verdicts = project_result(files, infer_input_signatures=infer_input_signatures).functions
     return {v.qualname if len(files) == 1 else f"{v.file}::{v.qualname}": v for v in verdicts}
+
+
+def project_result(files: Files, *, infer_input_signatures: bool = False) -> AnalysisResult:
+    """The result (verdicts, and the errors of files and functions) of the files, dedented,
+    as an in-memory project (`Project.from_texts`); a bare string is a module `main.py`."""
+    if isinstance(files, str):
+        files = {"main.py": files}
+    texts = {name: textwrap.dedent(src) for name, src in files.items()}
+    options = ProjectOptions(infer_input_signatures, use_cache=False)
+    return Project.from_texts(texts, options).results()
+
+
+def analyse_with_signatures(files: Files) -> dict[str, FunctionVerdict]:
+    """`analyse` with input-signature inference switched on."""
+    return analyse(files, infer_input_signatures=True)
 
 
 def verdict(files: Files, qualname: str) -> FunctionVerdict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from facts_helpers import case, verdict
+from facts_helpers import case, project_result, verdict
 
 from hybridize.analyzer.decisions.benefit import HIGH_WORK
 
@@ -418,14 +418,12 @@ def test_a_failure_of_the_project_wide_benefit_step_costs_no_verdict(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from hybridize.analyzer.decisions import benefit
-    from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries_with_errors
-    from hybridize.analyzer.engine import summarize_text as summarize
 
     def broken(self: object, *args: object) -> dict[str, str]:
         raise ValueError("cannot convert float NaN to integer")
 
     monkeypatch.setattr(benefit.BenefitModel, "inside_proposed_graphs", broken)
-    summary = summarize("main.py", textwrap.dedent(FORWARD_AND_STEP))
-    verdicts, errors = analyze_summaries_with_errors([summary], AnalysisOptions(use_cache=False))
+    result = project_result(FORWARD_AND_STEP)
+    verdicts, errors = result.functions, result.errors
     assert {v.qualname for v in verdicts} >= {"step", "forward"}
     assert any("NaN" in e.message for e in errors)

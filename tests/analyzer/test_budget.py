@@ -6,11 +6,10 @@ import threading
 import time
 
 import pytest
+from facts_helpers import project_result
 
 from hybridize.analyzer import budget, engine
 from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
-from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries_with_errors, summarize_text
-from hybridize.analyzer.summaries.ir import ModuleSummary
 
 SOURCE = """\
 import tensorflow as tf
@@ -39,8 +38,6 @@ def spin(seconds: float) -> None:
 def test_a_runaway_verdict_is_left_undecided_and_the_rest_is_decided(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    summary = summarize_text("main.py", SOURCE)
-    assert isinstance(summary, ModuleSummary)
     real = engine._verdict
 
     def verdict(index: object, facts: object, key: str, *args: object, **kwargs: object) -> object:
@@ -51,7 +48,8 @@ def test_a_runaway_verdict_is_left_undecided_and_the_rest_is_decided(
     monkeypatch.setattr(engine, "_verdict", verdict)
     monkeypatch.setattr(budget, "VERDICT_SECONDS", 0.3)
     started = time.process_time()
-    verdicts, errors = analyze_summaries_with_errors([summary], AnalysisOptions(use_cache=False))
+    result = project_result(SOURCE)
+    verdicts, errors = result.functions, result.errors
     assert time.process_time() - started < 20, "the budget did not stop the walk"
     by_name = {v.qualname: v for v in verdicts}
     runaway, ordinary = by_name["runaway"], by_name["ordinary"]
@@ -118,8 +116,6 @@ def test_a_runaway_evaluation_in_the_fixed_point_is_left_undecided(
     is not known to its callers, and the rest is decided."""
     from hybridize.analyzer.facts import solver
 
-    summary = summarize_text("main.py", CALLER_SOURCE)
-    assert isinstance(summary, ModuleSummary)
     real = solver._evaluate
 
     def evaluate(index: object, facts: object, key: str) -> object:
@@ -131,7 +127,8 @@ def test_a_runaway_evaluation_in_the_fixed_point_is_left_undecided(
     monkeypatch.setattr(budget, "EVALUATION_SECONDS", 0.2)
     monkeypatch.setattr(budget, "WATCH_INTERVAL", 0.05)
     started = time.process_time()
-    verdicts, errors = analyze_summaries_with_errors([summary], AnalysisOptions(use_cache=False))
+    result = project_result(CALLER_SOURCE)
+    verdicts, errors = result.functions, result.errors
     assert time.process_time() - started < 20, "the watch did not stop the evaluation"
     by_name = {v.qualname: v for v in verdicts}
     runaway = by_name["runaway"]

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from hybridize.analyzer.cache import default_cache_dir
-from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+from hybridize.model import AnalysisResult
+from hybridize.project import Project, ProjectOptions
 
 HELPER_PURE = "import tensorflow as tf\n\ndef helper(x):\n    return tf.square(x)\n"
 HELPER_PRINTS = "import tensorflow as tf\n\ndef helper(x):\n    print(x)\n    return tf.square(x)\n"
@@ -18,8 +19,15 @@ CALLER = (
 )
 
 
+def analysed(root: Path, **options: bool) -> tuple[AnalysisResult, list[str]]:
+    """The result of a one-shot analysis of `root` (as the command line makes it), and its
+    warnings."""
+    project = Project.open(root, ProjectOptions(**options), long_running=False)
+    return project.results(), project.warnings
+
+
 def verdicts(root: Path, **options: bool) -> dict[str, tuple[bool, tuple[str, ...]]]:
-    result, _ = analyze_path(root, AnalysisOptions(**options))
+    result, _ = analysed(root, **options)
     return {f"{v.file}::{v.qualname}": (v.passes, v.failures) for v in result.functions}
 
 
@@ -81,7 +89,7 @@ def test_unwritable_cache_degrades_with_a_warning(make_project, tmp_path, monkey
     locked.chmod(0o500)
     monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(locked / "sub"))
     root = make_project({"helpers.py": HELPER_PURE, "train.py": CALLER})
-    result, warnings = analyze_path(root, AnalysisOptions())
+    result, warnings = analysed(root)
     assert any("cache disabled" in w for w in warnings)
     assert {v.qualname for v in result.functions} == {"helper", "step"}
 
@@ -91,7 +99,7 @@ def test_cache_path_that_is_a_file_degrades_with_a_warning(make_project, tmp_pat
     blocker.write_text("a file where the cache folder should be")
     monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(blocker))
     root = make_project({"helpers.py": HELPER_PURE, "train.py": CALLER})
-    result, warnings = analyze_path(root, AnalysisOptions())
+    result, warnings = analysed(root)
     assert any("cache disabled" in w for w in warnings)
     assert len(result.functions) == 2
 
@@ -116,7 +124,7 @@ def test_options_are_part_of_the_key(make_project, tmp_path, monkeypatch):
     monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(tmp_path / "c"))
     root = make_project({"helpers.py": HELPER_PURE, "train.py": CALLER})
     verdicts(root)
-    result, _ = analyze_path(root, AnalysisOptions(infer_input_signatures=True))
+    result, _ = analysed(root, infer_input_signatures=True)
     assert len(result.functions) == 2
 
 

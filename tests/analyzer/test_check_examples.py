@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from hybridize.analyzer.checks import Check, registry
-from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries, summarize_text
 from hybridize.cli import main
-from hybridize.model import FileError, FunctionVerdict
+from hybridize.model import FunctionVerdict
+from hybridize.project import Project, ProjectOptions
 
 SECTIONS = ("What it detects", "Why it matters in graph mode", "Example", "Instead")
 SEVERITIES = ("info", "warning", "error")
@@ -34,13 +34,12 @@ def _examples() -> list[object]:
 
 
 def _verdict(source: str, qualname: str, *, infer: bool = False) -> FunctionVerdict:
-    summary = summarize_text("example.py", source)
-    assert not isinstance(summary, FileError), f"the example does not parse: {summary.message}"
-    options = AnalysisOptions(use_cache=False, infer_input_signatures=infer)
-    verdicts = analyze_summaries([summary], options)
-    found = [v for v in verdicts if v.qualname == qualname]
-    names = sorted(v.qualname for v in verdicts)
-    assert found, f"no verdict for {qualname!r}; functions: {names}"
+    options = ProjectOptions(infer, use_cache=False)
+    result = Project.from_texts({"example.py": source}, options).results()
+    found = [v for v in result.functions if v.qualname == qualname]
+    names = sorted(v.qualname for v in result.functions)
+    # An example that does not parse has no function: its error says why.
+    assert found, f"no verdict for {qualname!r}; functions: {names}; errors: {result.errors}"
     return found[0]
 
 

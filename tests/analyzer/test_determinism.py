@@ -18,15 +18,13 @@ from typing import Any
 
 import pytest
 
-from hybridize.analyzer.engine import (
-    AnalysisOptions,
-    analyze_path,
-    analyze_summaries,
-    summarize_text,
-)
+from hybridize.analyzer.analysis import ProjectAnalysis
+from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.summaries import file_summaries
+from hybridize.analyzer.summaries.file_summaries import summarize_text
 from hybridize.analyzer.summaries.ir import ModuleSummary
 from hybridize.model import FunctionVerdict
+from hybridize.project import Project, ProjectOptions
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 
@@ -56,25 +54,33 @@ def _summaries() -> list[ModuleSummary]:
     return summaries
 
 
+def _verdicts_in_order(summaries: list[ModuleSummary]) -> list[object]:
+    """The essence of the verdicts of the project-wide phase given the modules in this order
+    (a `Project` hands them sorted by name: the order is what this test varies)."""
+    analysis = ProjectAnalysis(long_running=False)
+    modules = {s.relpath: s for s in summaries}
+    verdicts, _errors = analysis.solve(modules, "", AnalysisOptions(use_cache=False))
+    return _essence(verdicts)
+
+
 @pytest.mark.slow
 def test_file_order_does_not_change_verdicts() -> None:
     summaries = _summaries()
-    options = AnalysisOptions(use_cache=False)
-    reference = _essence(analyze_summaries(summaries, options))
+    reference = _verdicts_in_order(summaries)
     assert reference, "the corpus gave no verdicts"
     shuffled = list(summaries)
     for seed in (1, 2):
         random.Random(seed).shuffle(shuffled)
-        assert _essence(analyze_summaries(shuffled, options)) == reference
-    assert _essence(analyze_summaries(list(reversed(summaries)), options)) == reference
+        assert _verdicts_in_order(shuffled) == reference
+    assert _verdicts_in_order(list(reversed(summaries))) == reference
 
 
 @pytest.mark.slow
 def test_jobs_do_not_change_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     # The corpus is smaller than the size from which the pool pays: use it regardless.
     monkeypatch.setattr(file_summaries, "PARALLEL_THRESHOLD", 1)
-    one, _ = analyze_path(CORPUS, AnalysisOptions(use_cache=False, jobs=1))
-    two, _ = analyze_path(CORPUS, AnalysisOptions(use_cache=False, jobs=2))
+    one = Project.open(CORPUS, ProjectOptions(use_cache=False, jobs=1)).results()
+    two = Project.open(CORPUS, ProjectOptions(use_cache=False, jobs=2)).results()
     assert _essence(one.functions) == _essence(two.functions)
     assert one.errors == two.errors
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from facts_helpers import analyse, case, verdict
+from facts_helpers import analyse, case, project_result, verdict
 
 GOOD = """\
 import tensorflow as tf
@@ -243,15 +243,12 @@ def test_a_call_passing_no_argument_to_a_defaulted_parameter() -> None:
     """`f()` binds nothing and takes the default: recording that must not read the atoms of
     an argument that does not exist (an UnboundLocalError cost such functions their verdict,
     446 of them on the synthetic project)."""
-    from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries_with_errors
-    from hybridize.analyzer.engine import summarize_text as summarize
-
     source = (
         "import tensorflow as tf\n\n\n"
         "def scale(x=2.0):\n    return tf.ones([2]) * x\n\n\n"
         "def run():\n    return scale()\n\n\nrun()\n"
     )
-    summary = summarize("main.py", source)
-    verdicts, errors = analyze_summaries_with_errors([summary], AnalysisOptions(use_cache=False))  # type: ignore[list-item]
-    assert errors == []
+    result = project_result(source)
+    verdicts, errors = result.functions, result.errors
+    assert errors == ()
     assert all("HY902" not in {f.code for f in v.findings} for v in verdicts)

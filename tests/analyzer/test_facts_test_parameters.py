@@ -9,7 +9,7 @@ parameters for that call to be seen.
 
 from __future__ import annotations
 
-from facts_helpers import verdict
+from facts_helpers import project_result, verdict
 
 LIBRARY = """
 import tensorflow as tf
@@ -114,13 +114,6 @@ def test_cases_may_name_attributes_of_the_test_class_body() -> None:
 def test_cases_with_calls_in_a_class_with_body_attributes_cost_no_verdict() -> None:
     """The cases are summarised in the enclosing scope (its call indices): evaluating them in
     the class body's scope raised IndexError on tf-models' `dict(...)` cases."""
-    import textwrap
-
-    from hybridize.analyzer.engine import (
-        AnalysisOptions,
-        analyze_summaries_with_errors,
-        summarize_text,
-    )
 
     source = """
     import tensorflow as tf
@@ -134,9 +127,9 @@ def test_cases_with_calls_in_a_class_with_body_attributes_cost_no_verdict() -> N
         def test_schedule(self, step, expected):
             return tf.add(expected, step)
     """
-    summary = summarize_text("schedule_test.py", textwrap.dedent(source))
-    verdicts, errors = analyze_summaries_with_errors([summary], AnalysisOptions(use_cache=False))
-    assert errors == []
+    result = project_result({"schedule_test.py": source})
+    verdicts, errors = result.functions, result.errors
+    assert errors == ()
     assert any(v.qualname == "ScheduleTest.test_schedule" for v in verdicts)
 
 

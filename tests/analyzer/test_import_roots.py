@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import textwrap
 
-from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries, summarize_text
 from hybridize.model import FunctionVerdict
+from hybridize.project import Project, ProjectOptions
 
 
 def analyse(files: dict[str, str]) -> dict[str, FunctionVerdict]:
-    summaries = [summarize_text(name, textwrap.dedent(src)) for name, src in files.items()]
-    verdicts = analyze_summaries(summaries, AnalysisOptions(use_cache=False))
+    texts = {name: textwrap.dedent(src) for name, src in files.items()}
+    verdicts = Project.from_texts(texts, ProjectOptions(use_cache=False)).results().functions
     return {f"{v.file}::{v.qualname}": v for v in verdicts}
 
 
@@ -97,8 +97,6 @@ def test_a_sibling_is_not_a_top_level_module_inside_a_package() -> None:
 
 
 def test_analysing_a_folder_inside_a_package_resolves_its_absolute_imports(tmp_path) -> None:
-    from hybridize.analyzer.engine import analyze_path
-
     root = tmp_path / "lib" / "src"
     (root / "backend").mkdir(parents=True)
     (tmp_path / "lib" / "__init__.py").write_text("")
@@ -112,6 +110,6 @@ def test_analysing_a_folder_inside_a_package_resolves_its_absolute_imports(tmp_p
         "def configure(x):\n    state.set_value(x)\n    return tf.square(x)\n\n"
         "configure(tf.ones(2))\n"
     )
-    result, _ = analyze_path(root, AnalysisOptions(use_cache=False))
+    result = Project.open(root, ProjectOptions(use_cache=False)).results()
     by_name = {v.qualname: v for v in result.functions}
     assert by_name["configure"].has_python_side_effects is True

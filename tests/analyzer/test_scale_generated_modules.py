@@ -12,10 +12,9 @@ from __future__ import annotations
 import pytest
 
 from hybridize.analyzer import engine
-from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries, summarize_text
 from hybridize.analyzer.facts import frozen_state
-from hybridize.analyzer.summaries.ir import ModuleSummary
 from hybridize.model import FunctionVerdict
+from hybridize.project import Project, ProjectOptions
 
 HEADER = '''\
 """Python wrappers around TensorFlow ops (generated)."""
@@ -80,11 +79,15 @@ def op_{i}_eager_fallback(x, name, ctx):
 BUILD_CALL_GRAPH = engine.build_call_graph
 
 
-def generated_module(ops: int) -> ModuleSummary:
-    source = HEADER + "".join(OP.format(i=i) for i in range(ops))
-    summary = summarize_text("gen_demo_ops.py", source)
-    assert isinstance(summary, ModuleSummary)
-    return summary
+def generated_module(ops: int) -> str:
+    return HEADER + "".join(OP.format(i=i) for i in range(ops))
+
+
+def analysed(relpath: str, source: str) -> list[FunctionVerdict]:
+    """The verdicts of a project of one module, which must parse and cost no verdict."""
+    result = Project.from_texts({relpath: source}, ProjectOptions(use_cache=False)).results()
+    assert not result.errors, result.errors
+    return list(result.functions)
 
 
 class CountingList(list):
@@ -112,7 +115,7 @@ def module_call_walks(
         return original(index, facts, keys)
 
     monkeypatch.setattr(engine, "build_call_graph", counting_graph)
-    verdicts = analyze_summaries([generated_module(ops)], AnalysisOptions(use_cache=False))
+    verdicts = analysed("gen_demo_ops.py", generated_module(ops))
     return counted[0].walks, verdicts
 
 
@@ -143,7 +146,7 @@ def test_frozen_state_reads_are_listed_once_per_reader(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(frozen_state, "_reads", counting)
     ops = 30
-    analyze_summaries([generated_module(ops)], AnalysisOptions(use_cache=False))
+    analysed("gen_demo_ops.py", generated_module(ops))
     # Each op and its eager fallback is read once, however many functions call it.
     assert 0 < calls[0] <= 2 * ops + 1
 
@@ -174,11 +177,7 @@ for step in range(3):
     other(tf.ones([2]))
     SCALE = SCALE * 0.5
 """
-    summary = summarize_text("main.py", source)
-    assert isinstance(summary, ModuleSummary)
-    verdicts = {
-        v.qualname: v for v in analyze_summaries([summary], AnalysisOptions(use_cache=False))
-    }
+    verdicts = {v.qualname: v for v in analysed("main.py", source)}
     for name in ("scaled", "other"):
         codes = {f.code for f in verdicts[name].findings}
         assert "HY408" in codes, (name, codes)

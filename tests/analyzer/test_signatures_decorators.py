@@ -9,26 +9,12 @@ and a decorated function lacking a signature gets P4 `reconfigure` when one can 
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
-from facts_helpers import Files, case, decorator_args, field_value, verdict
+from facts_helpers import Files, analyse_with_signatures, case, decorator_args, field_value, verdict
 
-from hybridize.analyzer.engine import AnalysisOptions, analyze_summaries, summarize_text
-from hybridize.model import FileError, FunctionVerdict, TensorSpec
+from hybridize.model import FunctionVerdict, TensorSpec
 
 Shape = tuple[int | None, ...] | None
-
-
-def analyse_with_signatures(files: Files) -> dict[str, FunctionVerdict]:
-    """Like `facts_helpers.analyse`, with input-signature inference switched on."""
-    if isinstance(files, str):
-        files = {"main.py": files}
-    summaries = [summarize_text(name, textwrap.dedent(src)) for name, src in files.items()]
-    parsed = [s for s in summaries if not isinstance(s, FileError)]
-    options = AnalysisOptions(use_cache=False, infer_input_signatures=True)
-    verdicts = analyze_summaries(parsed, options)
-    return {v.qualname if len(files) == 1 else f"{v.file}::{v.qualname}": v for v in verdicts}
 
 
 def signature_verdict(files: Files, qualname: str) -> FunctionVerdict:

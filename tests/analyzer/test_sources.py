@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from hybridize.analyzer.engine import AnalysisOptions, analyze_path
 from hybridize.analyzer.summaries.sources import decode_source, discover
+from hybridize.project import Project, ProjectOptions
 
 GOOD = "import tensorflow as tf\n\ndef f(x):\n    return tf.square(x)\n\nf(tf.constant(1.0))\n"
 
 
 def analyse(root: Path) -> tuple[list[str], dict[str, str]]:
-    result, _ = analyze_path(root, AnalysisOptions(use_cache=False))
+    result = Project.open(root, ProjectOptions(use_cache=False)).results()
     return [f"{v.file}::{v.qualname}" for v in result.functions], {
         e.file: e.message for e in result.errors
     }
@@ -115,7 +115,7 @@ def test_tooling_folders_are_skipped(make_project):
 
 def test_single_file_root(make_project):
     root = make_project({"one.py": GOOD, "two.py": "def other(): pass\n"})
-    result, _ = analyze_path(root / "one.py", AnalysisOptions(use_cache=False))
+    result = Project.open(root / "one.py", ProjectOptions(use_cache=False)).results()
     assert [v.qualname for v in result.functions] == ["f"]
     assert result.functions[0].file == "one.py"
 

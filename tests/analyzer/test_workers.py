@@ -64,10 +64,12 @@ def test_a_file_that_kills_its_worker_is_left_out_of_the_project(
     import os
     import signal
 
-    from hybridize.analyzer import engine
     from hybridize.analyzer.summaries import file_summaries
+    from hybridize.project import Project, ProjectOptions
 
-    files: dict[str, str | bytes] = {f"m{i:02}.py": GOOD for i in range(engine.PARALLEL_THRESHOLD)}
+    files: dict[str, str | bytes] = {
+        f"m{i:02}.py": GOOD for i in range(file_summaries.PARALLEL_THRESHOLD)
+    }
     files["deadly.py"] = GOOD
     root = make_project(files)
     summarize = file_summaries.summarize_module
@@ -78,9 +80,9 @@ def test_a_file_that_kills_its_worker_is_left_out_of_the_project(
         return summarize(relpath, text, tree)  # type: ignore[arg-type]
 
     monkeypatch.setattr(file_summaries, "summarize_module", crash_on_deadly)
-    result, _ = engine.analyze_path(root, engine.AnalysisOptions(use_cache=False, jobs=2))
+    result = Project.open(root, ProjectOptions(use_cache=False, jobs=2)).results()
     assert [(e.file, "crashed" in e.message) for e in result.errors] == [("deadly.py", True)]
-    assert len({v.file for v in result.functions}) == engine.PARALLEL_THRESHOLD
+    assert len({v.file for v in result.functions}) == file_summaries.PARALLEL_THRESHOLD
 
 
 STDIN_READER = """

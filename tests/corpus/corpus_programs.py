@@ -47,9 +47,9 @@ def disagreements(program: Path) -> list[tuple[str, str, Any, Any]]:
 
     Unknown (`None`) facts found by the tool are reported too: the labels are the truth.
     """
-    from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+    from hybridize.project import Project, ProjectOptions
 
-    result, _ = analyze_path(program, AnalysisOptions(use_cache=False))
+    result = Project.open(program, ProjectOptions(use_cache=False)).results()
     found = {(v.file, v.qualname): v for v in result.functions}
     out: list[tuple[str, str, Any, Any]] = []
     for label in labels(program)["functions"]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+from hybridize.project import Project, ProjectOptions
 from corpus_programs import CORPUS, labels, programs
 
 FACTS = (
@@ -66,7 +66,7 @@ def test_corpus_has_at_least_twenty_programs() -> None:
 def test_every_function_is_labelled(program: Path) -> None:
     data = labels(program)
     assert data["program"] == program.name
-    result, _ = analyze_path(program, AnalysisOptions(use_cache=False))
+    result = Project.open(program, ProjectOptions(use_cache=False)).results()
     assert result.errors == ()
     found = {(v.file, v.qualname) for v in result.functions}
     labelled = {(f["file"], f["qualname"]) for f in data["functions"]}

@@ -120,9 +120,9 @@ def test_verdicts_and_facts_match_the_labels(program: Path) -> None:
 
 
 def test_every_torch_verdict_names_torch() -> None:
-    from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+    from hybridize.project import Project, ProjectOptions
 
-    result, _ = analyze_path(TORCH_CORPUS, AnalysisOptions(use_cache=False))
+    result = Project.open(TORCH_CORPUS, ProjectOptions(use_cache=False)).results()
     labelled = sum(len(labels(program)["functions"]) for program in PROGRAMS)
     assert len(result.functions) == labelled
     assert {v.framework for v in result.functions} == {"torch"}

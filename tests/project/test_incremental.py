@@ -4,7 +4,7 @@ A property test: random single-file edits of real projects (the corpus as one pr
 small generated one whose modules import each other): a function body changed, a function
 deleted, a call added, a function renamed, a file deleted, a file added. After each edit, and
 again after undoing it, the project's verdicts and errors must equal those of an analysis
-from scratch of the same texts (`analyze_summaries_with_errors` over fresh summaries, with no
+from scratch of the same texts (a one-shot `Project.from_texts` of them, with no
 solver state at all). Body edits leave the module's interface unchanged and so take the
 incremental path; the test checks that they did, or it would prove nothing about it.
 """
@@ -22,11 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from hybridize.analyzer.engine import analyze_summaries_with_errors
 from hybridize.analyzer.facts import solver as solver_module
-from hybridize.analyzer.summaries.ir import ModuleSummary
 from hybridize.model import FileError
-from hybridize.project import Project, ProjectOptions, summarize_raw
+from hybridize.project import Project, ProjectOptions
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -133,16 +131,15 @@ def uses_added():
 """
 
 
-def fresh(project: Project) -> tuple[tuple[object, ...], list[FileError]]:
-    """Verdicts and internal errors of an analysis from scratch of the project's texts."""
-    summaries = [summarize_raw(relpath, raw) for relpath, raw in project.snapshot().items()]
-    modules = sorted(
-        (s for s in summaries if isinstance(s, ModuleSummary)), key=lambda s: s.relpath
+def fresh(project: Project) -> tuple[tuple[object, ...], tuple[FileError, ...]]:
+    """Verdicts and errors of an analysis from scratch of the project's texts: a one-shot
+    in-memory project of them, no cache."""
+    options = dataclasses.replace(project.options, use_cache=False)
+    again = Project.from_texts(
+        project.snapshot(), options, package=project.package, long_running=False
     )
-    verdicts, errors = analyze_summaries_with_errors(
-        modules, project.options.analysis, project.package
-    )
-    return tuple(verdicts), errors
+    result = again.results()
+    return result.functions, result.errors
 
 
 def check(project: Project, what: str) -> None:

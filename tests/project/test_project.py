@@ -13,17 +13,22 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hybridize.analyzer.engine import (
-    AnalysisOptions,
-    analyze_path,
-    analyze_summaries,
-    collect_summaries,
-)
 from hybridize.cli import main
+from hybridize.model import AnalysisResult
 from hybridize.project import Project, ProjectOptions, encode_buffer
 from hybridize.refactor import Selection, apply_plan, plan_refactorings, read_snapshot
 
 MakeProject = Callable[[dict[str, str | bytes]], Path]
+
+
+def one_shot(
+    root: Path, *, infer_input_signatures: bool = False, jobs: int | None = None
+) -> AnalysisResult:
+    """The result of `root` analysed once from its files, as `hybridize analyze` does it
+    (no cache: nothing of another analysis serves it)."""
+    options = ProjectOptions(infer_input_signatures, use_cache=False, jobs=jobs)
+    return Project.open(root, options, long_running=False).results()
+
 
 EVERY_CHANGE = ProjectOptions(include_low_benefit=True)
 """These small programs call each function once: every safe change is planned, the benefit
@@ -78,7 +83,7 @@ def verdicts_by_key(functions: object) -> dict[str, tuple[bool, str | None]]:
 def test_results_equal_the_cli_analysis(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
     project = Project.open(root, ProjectOptions(use_cache=False, include_low_benefit=True))
-    expected, _ = analyze_path(root, AnalysisOptions(use_cache=False))
+    expected = one_shot(root)
     assert project.results().functions == expected.functions
     assert verdicts_by_key(project.results().functions)["main.py::total"] == (
         True,
@@ -92,7 +97,7 @@ def test_a_large_project_is_summarised_on_several_processes(
     monkeypatch.setattr("hybridize.analyzer.summaries.file_summaries.PARALLEL_THRESHOLD", 2)
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS, "bad.py": "def f(:\n"})
     project = Project.open(root, ProjectOptions(use_cache=False, jobs=2, include_low_benefit=True))
-    expected, _ = analyze_path(root, AnalysisOptions(use_cache=False, jobs=1))
+    expected = one_shot(root, jobs=1)
     assert project.results().functions == expected.functions
     assert project.results().errors == expected.errors
     assert project.files == ["bad.py", "helpers.py", "main.py"]
@@ -145,7 +150,7 @@ def test_update_equals_a_fresh_analysis_of_the_same_texts(
     other = tmp_path / "other"
     shutil.copytree(root, other)
     (other / "helpers.py").write_text(HELPERS_WITH_EFFECT)
-    expected, _ = analyze_path(other, AnalysisOptions(use_cache=False))
+    expected = one_shot(other)
     assert project.results().functions == expected.functions
 
 
@@ -192,7 +197,7 @@ def test_a_syntax_error_is_a_file_error_and_the_rest_is_analysed(
 def test_file_plan_equals_the_refactor_plan_on_disk(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
     project = Project.open(root, EVERY_CHANGE)
-    analysed, _ = analyze_path(root, AnalysisOptions(use_cache=False))
+    analysed = one_shot(root)
     expected = plan_refactorings(
         analysed, Selection(include_low_benefit=True), snapshot=read_snapshot(root)
     )
@@ -290,10 +295,10 @@ def test_repeated_updates_do_not_freeze_garbage(make_project: MakeProject) -> No
 def test_a_command_line_analysis_still_freezes_its_survivors(make_project: MakeProject) -> None:
     """The default is unchanged: a one-shot analysis keeps the collector off its result."""
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
-    summaries, _, _ = collect_summaries(root, AnalysisOptions(use_cache=False))
+    project = Project.open(root, ProjectOptions(use_cache=False), long_running=False)
     gc.unfreeze()
     try:
-        analyze_summaries(summaries, AnalysisOptions())
+        project.results()
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
@@ -430,7 +435,7 @@ def test_a_single_file_project(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
     project = Project.open(root / "main.py", EVERY_CHANGE)
     assert project.files == ["main.py"]
-    expected, _ = analyze_path(root / "main.py", AnalysisOptions(use_cache=False))
+    expected = one_shot(root / "main.py")
     assert project.results().functions == expected.functions
     assert project.update("helpers.py", HELPERS) is None  # not part of this project
     replaced = "import tensorflow as tf\n\n\ndef f(x):\n    return x\n"
@@ -446,8 +451,7 @@ def test_the_whole_corpus_through_the_project_equals_the_cli() -> None:
     """Every labelled program as one project: the same verdicts as `hybridize analyze`, and
     per-file plans equal to `hybridize refactor`'s (with input-signature inference on, so that
     reconfigurations are planned too)."""
-    options = AnalysisOptions(infer_input_signatures=True, use_cache=False, jobs=1)
-    expected, _ = analyze_path(CORPUS, options)
+    expected = one_shot(CORPUS, infer_input_signatures=True, jobs=1)
     wanted = plan_refactorings(expected, snapshot=read_snapshot(CORPUS)).refactored_files()
     project = Project.open(CORPUS, ProjectOptions(infer_input_signatures=True, use_cache=False))
     assert project.results().functions == expected.functions

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hybridize.analyzer.engine import AnalysisOptions, analyze_path
 from hybridize.cli import main
+from hybridize.project import Project, ProjectOptions
 from hybridize.refactor import apply_plan, plan_refactorings
 
 MakeProject = Callable[[dict[str, str | bytes]], Path]
@@ -203,7 +203,7 @@ def test_a_single_file_path(project: Path) -> None:
 
 
 def test_file_changed_after_the_analysis_is_not_written(project: Path) -> None:
-    result, _ = analyze_path(project, AnalysisOptions(use_cache=False))
+    result = Project.open(project, ProjectOptions(use_cache=False)).results()
     plan = plan_refactorings(result)
     (project / "train.py").write_text(PROGRAM + "# edited\n")
     report = apply_plan(plan)

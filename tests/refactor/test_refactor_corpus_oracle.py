@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from refactor_helpers import corpus_programs
 
-from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+from hybridize.project import Project, ProjectOptions
 from hybridize.refactor import Selection, apply_plan, plan_refactorings
 
 pytestmark = [
@@ -66,7 +66,7 @@ def test_refactored_program_prints_the_same_digest(
     refactored = tmp_path / "refactored"
     shutil.copytree(program, original)
     shutil.copytree(program, refactored)
-    result, _ = analyze_path(refactored, AnalysisOptions(use_cache=False))
+    result = Project.open(refactored, ProjectOptions(use_cache=False)).results()
     # Every safe change, paying or not: the oracle judges safety.
     plan = plan_refactorings(result, Selection(include_low_benefit=True))
     report = apply_plan(plan)

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 from refactor_helpers import corpus_programs
 
-from hybridize.analyzer.engine import AnalysisOptions, analyze_path
 from hybridize.cli import main
+from hybridize.project import Project, ProjectOptions
 from hybridize.refactor import Selection, apply_plan, plan_refactorings
 from hybridize.refactor.selection import predicted_to_pay
 
@@ -26,7 +26,7 @@ from hybridize.refactor.selection import predicted_to_pay
 def test_plan_is_complete_parses_and_is_idempotent(program: Path, tmp_path: Path) -> None:
     copy = tmp_path / program.name
     shutil.copytree(program, copy)
-    result, _ = analyze_path(copy, AnalysisOptions(use_cache=False))
+    result = Project.open(copy, ProjectOptions(use_cache=False)).results()
     everything = Selection(include_low_benefit=True)
     plan = plan_refactorings(result, everything)
     assert plan.notices == ()
@@ -39,7 +39,7 @@ def test_plan_is_complete_parses_and_is_idempotent(program: Path, tmp_path: Path
         ast.parse(file_plan.new_text)
     report = apply_plan(plan)
     assert report.failed == []
-    again, _ = analyze_path(copy, AnalysisOptions(use_cache=False))
+    again = Project.open(copy, ProjectOptions(use_cache=False)).results()
     assert [v.key for v in again.functions if v.passes] == []
     assert plan_refactorings(again, everything).files == ()
 
@@ -48,7 +48,7 @@ def test_json_report_carries_the_plan() -> None:
     program = next(p for p in corpus_programs() if p.name == "tf_function_misuse")
     result = CliRunner().invoke(main, ["analyze", str(program), "--format", "json", "--no-cache"])
     report = json.loads(result.stdout)
-    analysis, _ = analyze_path(program, AnalysisOptions(use_cache=False))
+    analysis = Project.open(program, ProjectOptions(use_cache=False)).results()
     assert report["refactored_files"] == plan_refactorings(analysis).refactored_files()
     # The misused decorators go whatever the benefit; `validation_report` is called from one
     # place, never in a loop: its new decorator would not pay, so only the flag adds it.

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hybridize.analyzer.engine import AnalysisOptions, analyze_path
+from hybridize.project import Project, ProjectOptions
 from hybridize.refactor import file_plan
 from hybridize.refactor.plan import PARALLEL_THRESHOLD, plan_refactorings
 from hybridize.refactor.selection import Selection
@@ -26,7 +26,7 @@ def test_a_crash_while_planning_one_file_leaves_the_others_planned(
 ) -> None:
     count = PARALLEL_THRESHOLD + 2
     root = make_project({f"m{i:02}.py": GOOD for i in range(count)})
-    result, _ = analyze_path(root, AnalysisOptions(use_cache=False, jobs=1))
+    result = Project.open(root, ProjectOptions(use_cache=False, jobs=1)).results()
     real = file_plan.plan_file
 
     def crashing(relpath: str, *args: object, **kwargs: object) -> object:
