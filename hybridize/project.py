@@ -138,11 +138,13 @@ class Project:
         self.base = base
         self.package = package
         self.options = options
-        self.long_running = long_running
-        """A server or another tool that keeps the project open across edits (the default):
-        each solve keeps its solver for the next edit and leaves what survives it to the cycle
-        collector. A command that solves once (`False`) releases the solver's facts instead
-        and freezes the survivors (`no_cyclic_gc`)."""
+        self.analysis = ProjectAnalysis(long_running=long_running)
+        """The project-wide phase: the solver and verdict memory kept between solves, and
+        the counts of how each solve went. `long_running`: a server or another tool that
+        keeps the project open across edits (the default): each solve keeps its solver for
+        the next edit and leaves what survives it to the cycle collector. A command that
+        solves once (`False`) releases the solver's facts instead and freezes the survivors
+        (`no_cyclic_gc`)."""
         self._cache = (cache or SummaryCache.open()) if options.use_cache else None
         """The summary cache (`cache`, else the default one), when the options use one."""
         self.warnings: list[str] = list(self._cache.warnings) if self._cache else []
@@ -162,9 +164,6 @@ class Project:
         self._ignored: dict[tuple[str, str, int], str | None] = {}
         """Per function, its plan alone and the text with it ignored, for the current texts:
         an editor asks for the code actions at the cursor again and again between edits."""
-        self.analysis = ProjectAnalysis(long_running=long_running)
-        """The project-wide phase: the solver and verdict memory kept between solves, and
-        the counts of how each solve went."""
 
     @classmethod
     def open(

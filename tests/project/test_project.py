@@ -431,6 +431,22 @@ def test_a_plan_made_on_a_buffer_is_never_written_over_a_different_disk(
     assert "@tf.function\ndef total(x):" in (root / "main.py").read_text()
 
 
+def test_an_in_memory_project_equals_the_same_files_on_disk(make_project: MakeProject) -> None:
+    """`Project.from_texts` is the folder's project without the folder: the same verdicts,
+    and edits and removals work alike."""
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
+    texts = {"main.py": textwrap.dedent(MAIN), "helpers.py": textwrap.dedent(HELPERS)}
+    project = Project.from_texts(texts, ProjectOptions(use_cache=False))
+    assert project.files == ["helpers.py", "main.py"]
+    assert project.results().functions == one_shot(root).functions
+    project.update("helpers.py", textwrap.dedent(HELPERS_WITH_EFFECT))
+    (root / "helpers.py").write_text(textwrap.dedent(HELPERS_WITH_EFFECT))
+    assert project.results().functions == one_shot(root).functions
+    assert project.remove("helpers.py") == "helpers.py"
+    assert project.files == ["main.py"]
+    assert {v.file for v in project.results().functions} == {"main.py"}
+
+
 def test_a_single_file_project(make_project: MakeProject) -> None:
     root = make_project({"main.py": MAIN, "helpers.py": HELPERS})
     project = Project.open(root / "main.py", EVERY_CHANGE)
