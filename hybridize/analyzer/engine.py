@@ -20,7 +20,7 @@ import networkx as nx
 
 from hybridize.analyzer import budget
 from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
-from hybridize.analyzer.cycle_collector import no_cyclic_gc, survivors_collectable
+from hybridize.analyzer.cycle_collector import no_cyclic_gc
 from hybridize.analyzer.decisions.benefit import BenefitModel
 from hybridize.analyzer.decisions.decide import FunctionFacts, decide
 from hybridize.analyzer.decisions.verdict_scope import (
@@ -58,7 +58,7 @@ from hybridize.analyzer.facts.frozen_state import (
 )
 from hybridize.analyzer.facts.hashability import unhashable_arguments
 from hybridize.analyzer.facts.helper_safety import HelperSafety
-from hybridize.analyzer.facts.predicates import is_primitive, is_tensor_like
+from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.process_wide import process_wide_assumptions
 from hybridize.analyzer.facts.rank_losing_slices import rank_losing_slices
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -81,10 +81,6 @@ from hybridize.analyzer.facts.solver import FactJournal, project_keys
 from hybridize.analyzer.facts.speculation import speculate
 from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
 from hybridize.analyzer.options import AnalysisOptions
-from hybridize.analyzer.summaries.file_summaries import (
-    PARALLEL_THRESHOLD,
-    summarize_text,
-)
 from hybridize.model import (
     FileError,
     Finding,
@@ -938,13 +934,3 @@ def _verdict(
         framework=framework.name,
     )
     return decide(function_facts)
-
-
-__all__ = [
-    # The pipeline's entry points, with the per-file phase's own (`file_summaries`).
-    "PARALLEL_THRESHOLD",
-    "AnalysisOptions",
-    "is_primitive",
-    "summarize_text",
-    "survivors_collectable",
-]

@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from hybridize.analyzer.engine import summarize_text
+from hybridize.analyzer.summaries.file_summaries import summarize_text
 from hybridize.analyzer.summaries.ir import ModuleSummary
 from hybridize.analyzer.summaries.parse_guard import (
     MAX_DEPTH,
@@ -47,7 +47,7 @@ DEEP = {
 SCRIPT = textwrap.dedent(
     """
     import sys
-    from hybridize.analyzer.engine import summarize_text
+    from hybridize.analyzer.summaries.file_summaries import summarize_text
     result = summarize_text("deep.py", sys.stdin.read())
     print(type(result).__name__, getattr(result, "message", ""))
     """

@@ -149,9 +149,9 @@ def test_nested_containers_through_calls_settle() -> None:
     recursion through a wrapping helper, as TensorFlow's own queue code does with dtypes):
     the widened domain keeps containers one level deep, so the facts stop growing and the
     solver settles well before its safety bound instead of being cut off by it."""
-    from hybridize.analyzer.engine import summarize_text
     from hybridize.analyzer.facts import solver
     from hybridize.analyzer.facts.resolve import ProjectIndex
+    from hybridize.analyzer.summaries.file_summaries import summarize_text
     from hybridize.analyzer.summaries.ir import ModuleSummary
 
     source = textwrap.dedent(

@@ -422,7 +422,7 @@ async def test_a_workspace_large_enough_for_summary_workers_is_diagnosed(
     the server starts while its other thread reads stdin. Forked, they could inherit that
     thread's stdin lock and hang (whether they do depends on timing: the benchmark's 20,000
     lines hung every time; tests/analyzer/test_workers.py holds the lock for certain)."""
-    from hybridize.analyzer.engine import PARALLEL_THRESHOLD
+    from hybridize.analyzer.summaries.file_summaries import PARALLEL_THRESHOLD
 
     run = uuid.uuid4().hex  # new files every run: none of them is in the summary cache
     files: dict[str, str | bytes] = {
