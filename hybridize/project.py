@@ -176,7 +176,8 @@ class Project:
         cache: SummaryCache | None = None,
     ) -> Project:
         """Read every Python file below `root` (a folder or a file), or take `sources`, what
-        `read_project(root)` read; the first `results()` summarises and solves them."""
+        `read_project(root)` read (their root, base and package are the project's); the first
+        `results()` summarises and solves them."""
         if sources is None:
             sources = read_project(root)
         project = cls(
