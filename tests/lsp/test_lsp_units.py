@@ -162,12 +162,12 @@ def test_the_heap_is_frozen_after_a_solve_from_scratch_and_collected_whole_later
         def __init__(self) -> None:
             self.me = self
 
-    project = SimpleNamespace(scratch_solves=0)
+    analysis = SimpleNamespace(scratch_solves=0)
     kept = heap_module.FrozenHeap()
     try:
         garbage = Cycle()
         alive = weakref.ref(garbage)
-        kept.after_analysis(project)
+        kept.after_analysis(analysis)
         assert gc.get_freeze_count() > 0 and kept.collection_due
         del garbage
         gc.collect()
@@ -176,13 +176,13 @@ def test_the_heap_is_frozen_after_a_solve_from_scratch_and_collected_whole_later
         assert alive() is None
         assert not kept.collection_due and gc.get_freeze_count() > 0
         for _ in range(heap_module.MAX_EDITS - 1):
-            kept.after_analysis(project)
+            kept.after_analysis(analysis)
         assert not kept.collection_due
-        kept.after_analysis(project)
+        kept.after_analysis(analysis)
         assert kept.collection_due
         kept.collect()
-        project.scratch_solves = 1
-        kept.after_analysis(project)
+        analysis.scratch_solves = 1
+        kept.after_analysis(analysis)
         assert kept.collection_due
     finally:
         gc.unfreeze()
