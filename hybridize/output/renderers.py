@@ -84,7 +84,7 @@ class TextRenderer(Renderer):
 
 
 class JsonRenderer(Renderer):
-    """The JSON report (`json_report`, REPORT_FORMAT.md), one function record at a time."""
+    """The JSON report (`json_report`, docs/report-format.md), one function record at a time."""
 
     name = "json"
     streams = True
