@@ -79,7 +79,7 @@ from hybridize.analyzer.facts.signatures import (
 )
 from hybridize.analyzer.facts.solver import FactJournal, project_keys
 from hybridize.analyzer.facts.speculation import speculate
-from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
+from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.options import AnalysisOptions
 from hybridize.model import (
     FileError,
@@ -530,7 +530,7 @@ def _undecided(
         has_tensor_computation=None,
         caller_covered=None,
         safety={},
-        framework=framework.name,
+        framework=framework,
         findings=[
             Finding(
                 "HY902",
@@ -553,9 +553,7 @@ def _undecided(
     return decide(facts)
 
 
-def is_hybrid(
-    index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework = TENSORFLOW
-) -> bool:
+def is_hybrid(index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework) -> bool:
     """Decorated with the framework's compile decorator (`tf.function`) under any spelling,
     or wrapped by a call of it (`tf.function(f)`)."""
     if key in facts.wrapped_by_tf_function:
@@ -570,7 +568,7 @@ def is_hybrid(
 
 
 def decorator_arguments(
-    index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework = TENSORFLOW
+    index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework
 ) -> dict[str, bool]:
     """Which arguments of the compile decorator (`tf.function`) the decorator, or a call
     compiling the function (`tf.function(g, ...)`), supplies."""
@@ -737,7 +735,8 @@ def _verdict(
     not_candidate: list[NotCandidate] | None = None,
     traced: Collection[str] = frozenset(),
     hybrid_keys: Collection[str] = frozenset(),
-    framework: Framework = TENSORFLOW,
+    *,
+    framework: Framework,
     seeding: GlobalSeeding | None = None,
 ) -> FunctionVerdict:
     from hybridize.analyzer.facts.effects import EffectSummary
@@ -931,6 +930,6 @@ def _verdict(
         input_signature=signature,
         supplied_input_signature=supplied,
         input_signature_absence_reason=absence if signature is None else None,
-        framework=framework.name,
+        framework=framework,
     )
     return decide(function_facts)

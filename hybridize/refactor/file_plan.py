@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework, framework_named
+from hybridize.analyzer.frameworks.framework import Framework, framework_named
 from hybridize.analyzer.summaries.summarize import dotted_name
 from hybridize.model import FunctionVerdict
 from hybridize.refactor.decorators import (
@@ -97,13 +97,20 @@ class _FilePlanner:
         self._names: ModuleNames | None = None
         self._finder: DecoratorFinder | None = None
         self._imports: FrameworkImports | None = None
-        self.framework: Framework = TENSORFLOW
+        self._framework: Framework | None = None
         self.used_elsewhere = used_elsewhere
         self.notices: list[Notice] = []
         self.edits: list[LineEdit] = []
         self.changes: list[PlannedChange] = []
         self.removed: list[tuple[ast.expr, tuple[int, int]]] = []
         self.used_names: set[str] = set()
+
+    @property
+    def framework(self) -> Framework:
+        """The compile target being planned (`_use_framework`: each verdict's own)."""
+        if self._framework is None:
+            raise RuntimeError("no framework chosen: plan() chooses one per verdict")
+        return self._framework
 
     # Name analysis walks the whole tree: done once per file, and only when a verdict needs it.
 
@@ -172,8 +179,8 @@ class _FilePlanner:
 
     def _use_framework(self, framework: Framework) -> None:
         """Plan for `framework` from now on: its names, decorators and imports."""
-        if framework != self.framework:
-            self.framework = framework
+        if framework is not self._framework:
+            self._framework = framework
             self._names = self._finder = self._imports = None
 
     def _plan_imports(self, removed: list[tuple[ast.expr, tuple[int, int]]]) -> None:

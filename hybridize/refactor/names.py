@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
+from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.summarize import dotted_name
 from hybridize.refactor.locate import FoundFunction
 
@@ -82,7 +82,7 @@ class ModuleNames:
     """name -> the lines where it is read."""
     strings: list[str] = field(default_factory=list)
     nonlocal_names: set[str] = field(default_factory=set)
-    framework: Framework = TENSORFLOW
+    framework: Framework = field(kw_only=True)
     """The compile target whose decorator the names are read for."""
     framework_star: bool = False
     """A wildcard import from a module whose attribute is the decorator (`from tensorflow
@@ -94,7 +94,7 @@ class ModuleNames:
     module's to say (`FrameworkImports` asks the project)."""
 
     @classmethod
-    def of(cls, tree: ast.Module, framework: Framework = TENSORFLOW) -> ModuleNames:
+    def of(cls, tree: ast.Module, framework: Framework) -> ModuleNames:
         names = cls(module=id(tree), framework=framework)
         parent_scope: dict[int, int] = {}
         globals_in: dict[int, set[str]] = {}

@@ -7,7 +7,7 @@ import pytest
 
 from hybridize.analyzer.checks import ALL_FRAMEWORKS, applies, checks_for, registry
 from hybridize.analyzer.decisions.decide import FunctionFacts, decide
-from hybridize.analyzer.frameworks.framework import FRAMEWORKS
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_named
 from hybridize.model import Finding, Span
 
 SPAN = Span(3, 0, 4, 10)
@@ -56,7 +56,7 @@ def _facts(framework: str) -> FunctionFacts:
             Finding("HY403", "has_tensor_parameter_iteration", "error", "loops", SPAN),
             Finding("HY902", "internal_error", "warning", "failed", SPAN),
         ],
-        framework=framework,
+        framework=framework_named(framework),
     )
 
 
@@ -77,7 +77,7 @@ def test_hy010_names_the_decorator_of_the_framework():
     facts.has_python_side_effects = False
     facts.findings = []
     assert [f.message for f in decide(facts).findings] == ["can run as a graph: add @tf.function"]
-    facts.framework = "torch"
+    facts.framework = framework_named("torch")
     assert [f.message for f in decide(facts).findings] == ["can run as a graph: add @torch.compile"]
 
 

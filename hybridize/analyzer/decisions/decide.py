@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from hybridize.analyzer.checks import applies, name_of, severity_of
 from hybridize.analyzer.facts.candidacy import NotCandidate
-from hybridize.analyzer.frameworks.framework import TENSORFLOW, framework_named
+from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
     Finding,
@@ -70,8 +70,8 @@ class FunctionFacts:
     input_signature: tuple[object, ...] | None = None
     supplied_input_signature: tuple[object, ...] | None = None
     input_signature_absence_reason: str | None = None
-    framework: str = TENSORFLOW.name
-    """The function's compile target (`Framework.name`), that of its module."""
+    framework: Framework = field(kw_only=True)
+    """The function's compile target (`ProjectIndex.function_framework`)."""
     keep_reason: str | None = None
     """Why an existing decorator must stay even where P2/P3/P6 would remove it (a deliberate
     input_signature, a test of graph mode, computation on captured state), in words."""
@@ -88,12 +88,12 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
     passing: str | None = None
     transformation: str | None = None
     span = facts.span
-    framework = framework_named(facts.framework)
+    framework = facts.framework
     decorator = framework.idiom
     # A safety fact is a hazard only for the frameworks its check applies to (NumPy on a
     # parameter is traced by torch.compile): for the others it is false.
     safety = {
-        fact: facts.safety.get(fact) if applies(code, facts.framework) else False
+        fact: facts.safety.get(fact) if applies(code, framework.name) else False
         for fact, code in SAFETY_FACTS
     }
 
@@ -213,7 +213,7 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
             )
         )
     # Only the findings of checks that apply to the function's framework.
-    findings = [f for f in findings if applies(f.code, facts.framework)]
+    findings = [f for f in findings if applies(f.code, framework.name)]
     severity: Severity = "ok"
     if findings:
         order = {"ok": 0, "info": 1, "warning": 2, "error": 3}
@@ -224,7 +224,7 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         qualname=facts.qualname,
         line=facts.line,
         span=facts.span,
-        framework=facts.framework,
+        framework=framework.name,
         is_hybrid=facts.is_hybrid,
         has_tensor_parameter=facts.has_tensor_parameter,
         has_primitive_parameters=facts.has_primitive_parameters,

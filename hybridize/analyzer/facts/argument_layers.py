@@ -37,7 +37,6 @@ from typing import cast
 from hybridize.analyzer.facts.call_closure import reach, solve
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, bind_arguments, callees
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.frameworks.framework import TENSORFLOW
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.model import Finding
 
@@ -97,10 +96,6 @@ def held_parameters(
 
 def _naming(params: list[str]) -> str:
     return " or ".join(f"`{p}`" for p in params)
-
-
-def _is_tensorflow(index: ProjectIndex, key: str) -> bool:
-    return index.function_framework(key).name == TENSORFLOW.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,8 +372,9 @@ def may_differ(index: ProjectIndex, facts: TensorFacts, key: str, param: str) ->
 
 def argument_layers_called(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
     """The calls of layers the function's parameters hold, when it may be given different
-    layer objects (TensorFlow code only)."""
-    if not _is_tensorflow(index, key):
+    layer objects, where its framework's traces are keyed on them
+    (`Framework.layer_arguments_trace`: TensorFlow code only)."""
+    if not index.function_framework(key).layer_arguments_trace:
         return []
     found = _called_parameters(index, facts, key)
     unique = {

@@ -15,8 +15,9 @@ import networkx as nx
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
 from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown
-from hybridize.analyzer.facts.resolve import ProjectIndex, canonical_external
+from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
+from hybridize.analyzer.frameworks.namespaces import canonical_external
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})

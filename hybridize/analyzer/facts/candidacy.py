@@ -37,9 +37,8 @@ from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.frameworks import ApiInfo
 from hybridize.analyzer.frameworks.framework import (
+    DEFAULT_FRAMEWORK,
     FRAMEWORKS,
-    TENSORFLOW,
-    TORCH,
     Framework,
     framework_of_imports,
 )
@@ -83,7 +82,7 @@ class NotCandidate:
     """The call that shows it, when it is in the function's own body; else the `def`."""
 
 
-ANALYSED_FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW, TORCH)
+ANALYSED_FRAMEWORKS: tuple[Framework, ...] = FRAMEWORKS
 """The frameworks whose code gets verdicts: those the analysis has the knowledge for (their
 API tables and rules, and the checks that declare them)."""
 
@@ -102,9 +101,9 @@ class CandidacyModules(NamedTuple):
     (`framework_of_imports` of the packages reaching it)."""
 
     def framework(self, relpath: str) -> Framework:
-        """The compile target of a module's functions: its framework, TensorFlow (the
-        default target, whose decorator the analysis has always looked for) when none."""
-        return self.frameworks.get(relpath, TENSORFLOW)
+        """The compile target of a module's functions: its framework, the default target
+        (`DEFAULT_FRAMEWORK`, whose decorator the analysis has always looked for) when none."""
+        return self.frameworks.get(relpath, DEFAULT_FRAMEWORK)
 
     def function_framework(self, index: ProjectIndex, key: str) -> Framework:
         """The compile target of one function: its module's, or in a module importing more

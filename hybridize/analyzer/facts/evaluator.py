@@ -31,17 +31,15 @@ from hybridize.analyzer.facts.values import (
     foreign_member,
     foreign_object,
 )
-from hybridize.analyzer.frameworks import ApiInfo, lookup, lookup_attribute, lookup_method
+from hybridize.analyzer.frameworks import ApiInfo, lookup, tensor_spec
 from hybridize.analyzer.frameworks.framework import (
     compiler_named,
-    framework_named,
     is_foreign_library,
 )
 from hybridize.analyzer.frameworks.python_stdlib import COMMAND_LINE_FLAGS
 from hybridize.analyzer.frameworks.shapes import (
     Shape,
     broadcast,
-    infer_spec,
     literal_ints,
     matmul_shape,
     numpy_dtype,
@@ -184,8 +182,12 @@ class Evaluator:
         self.class_key = (
             f"{self.relpath}::{self.fn.class_qualname}" if self.fn.class_qualname else None
         )
-        self.framework = index.function_framework(key).name
+        self.framework = index.function_framework(key)
         """Whose tables answer the methods and attributes of this function's values."""
+        self.method_of = self.framework.method_of
+        """`Framework.method_of` of the function's framework, bound once (it is hot)."""
+        self.attribute_of = self.framework.attribute_of
+        """`Framework.attribute_of` of the function's framework, bound once."""
 
     # ------------------------------------------------------------------ values
 
@@ -412,14 +414,14 @@ class Evaluator:
             role = "variable" if kind == "variable" else "tensor"
             if kind == "numpy":
                 role = "numpy"
-            info = lookup_attribute(role, name, self.framework)
+            info = self.attribute_of(role, name)
             if info is not None:
                 return atoms_for_return(info.returns)
             if name in ("shape", "dtype", "ndim", "name", "device"):
                 return frozenset({PYTHON})
             if name == "T":
                 return frozenset({atom})
-            method = lookup_method(role, name, self.framework)
+            method = self.method_of(role, name)
             if method is not None and method.returns in SIZE_RETURNS:
                 # A tensor's size (`x.size(0)`, `x.dim()`): an int, not "something unknown
                 # if not called" (a name such as `values` may be an attribute of what a
@@ -442,10 +444,10 @@ class Evaluator:
                 if stored:
                     return frozenset(stored) | overrides
             if role != "instance":
-                info = lookup_attribute(role, name, self.framework)
+                info = self.attribute_of(role, name)
                 if info is not None:
                     return atoms_for_return(info.returns) | overrides
-                if lookup_method(role, name, self.framework) is not None:
+                if self.method_of(role, name) is not None:
                     # A method the tables know: what calling it gives is theirs to say.
                     return frozenset({("boundext", role, name)}) | overrides
                 # Unknown to the tables: a method if called, else some attribute value.
@@ -559,7 +561,7 @@ class Evaluator:
                 elif role in ("layer", "model", "loss", "metric"):
                     roles.append(role)
                     result.add(("symbolic",) if symbolic_args else _layer_output(atom, args))
-                elif (called := lookup_method(role, "__call__", self.framework)) is not None:
+                elif (called := self.method_of(role, "__call__")) is not None:
                     # An object whose role's tables say what calling it does (a PyTorch
                     # RNN module: its calling frame is not compiled).
                     roles.append(role)
@@ -583,7 +585,7 @@ class Evaluator:
                 apis.append(info)
                 result |= self._api_result(info, args, kwargs, symbolic_args)
             elif kind == "boundext":
-                info = lookup_method(atom[1], atom[2], self.framework)
+                info = self.method_of(atom[1], atom[2])
                 if info is None:
                     result.add(TENSOR if atom[1] in ("tensor", "variable") else UNKNOWN_ATOM)
                     continue
@@ -640,7 +642,7 @@ class Evaluator:
         such libraries (`Framework.untabled_library_calls`), an object still known to be the
         library's, so that calling its methods later is judged as calling into the library
         (`self.nn = NearestNeighbors().fit(x)`, then `self.nn.kneighbors(y)`)."""
-        if framework_named(self.framework).untabled_library_calls is None:
+        if self.framework.untabled_library_calls is None:
             return NO_ATOMS
         if not is_foreign_library(callee):
             return NO_ATOMS
@@ -694,7 +696,7 @@ class Evaluator:
         if info.returns == "callback_results":
             return self._mapped_structure(info, args, kwargs)
         if info.returns in ("tensor", "variable"):
-            spec = infer_spec(info.name, args, kwargs)
+            spec = tensor_spec(info, args, kwargs)
             composite = composite_spec(info.name)
             if composite is not None:
                 dtype, shape = spec if spec is not None else (None, None)

@@ -47,7 +47,6 @@ from hybridize.analyzer.facts.safety import (
     tensor_data_assignments,
 )
 from hybridize.analyzer.facts.values import PYTHON_SEQUENCE_KINDS, Atom
-from hybridize.analyzer.frameworks import lookup_method
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
@@ -397,10 +396,10 @@ def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: str) -
 
 def _eager_iteration(index: ProjectIndex, key: str, atoms: Iterable[Atom]) -> ApiInfo | None:
     """The eager-only `__iter__` of what a loop iterates, in the function's framework."""
-    framework = index.function_framework(key).name
+    framework = index.function_framework(key)
     for atom in atoms:
         role = "dataset" if atom[0] == "dataset" else atom[1] if atom[0] == "obj" else None
-        info = lookup_method(role, "__iter__", framework) if role is not None else None
+        info = framework.method_of(role, "__iter__") if role is not None else None
         if info is not None and info.is_eager_only:
             return info
     return None

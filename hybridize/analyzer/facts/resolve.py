@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath
 
-from hybridize.analyzer.frameworks import instance_call_method, lookup
+from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.frameworks.framework import (
+    DEFAULT_FRAMEWORK,
     FRAMEWORKS,
-    TENSORFLOW,
     Framework,
-    framework_named,
+    framework_of_api,
 )
+from hybridize.analyzer.frameworks.namespaces import canonical_external
 from hybridize.analyzer.summaries.ir import (
     ClassSummary,
     FunctionSummary,
@@ -44,14 +45,6 @@ UNKNOWN_REF: Ref = ("?",)
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 
-INSTANCE_CALL_METHODS = {"keras": "call"}
-"""Keras' own layer call, for Keras bases known by name (`external_keras_role`)."""
-
-KERAS_ROOTS = {
-    "layer": ("keras.layers.Layer", "keras.Layer"),
-    "model": ("keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential"),
-}
-
 
 def _referenced_names(fn: FunctionSummary) -> set[str]:
     """The free names a function's values (`function_syms`) and decorators refer to."""
@@ -64,31 +57,6 @@ def _referenced_names(fn: FunctionSummary) -> set[str]:
     return names
 
 
-def canonical_external(dotted: str) -> str:
-    """Spellings of the same Keras/TF object reduced to one: `tensorflow.keras.X` -> `keras.X`."""
-    for prefix in ("tensorflow.keras.", "tensorflow.python.keras.", "tf_keras."):
-        if dotted.startswith(prefix):
-            return "keras." + dotted[len(prefix) :]
-    if dotted in ("tensorflow.keras", "tf_keras"):
-        return "keras"
-    if dotted.startswith("keras.src."):
-        return "keras." + dotted[len("keras.src.") :]
-    return dotted
-
-
-@cache
-def external_keras_role(dotted: str) -> str | None:
-    """'layer' / 'model' for Keras base classes known by name, else None."""
-    name = canonical_external(dotted)
-    if name in KERAS_ROOTS["model"] or (name.endswith(".Model") and name.startswith("keras.")):
-        return "model"
-    if name.startswith("keras.layers.") or name in KERAS_ROOTS["layer"]:
-        return "layer"
-    if name.startswith("keras.Sequential") or name.startswith("keras.models."):
-        return "model"
-    return None
-
-
 LAYER_ROLES = frozenset({"layer", "model"})
 """Class roles whose instances are called like functions and run a method of their own."""
 
@@ -96,17 +64,18 @@ LAYER_ROLES = frozenset({"layer", "model"})
 @cache
 def external_class_role(dotted: str) -> tuple[str, str] | None:
     """(role, the method calling an instance runs) for a framework base class whose instances
-    are layers: a Keras layer or model by name (`external_keras_role`: its `call`), else
-    whatever the framework tables say is a class of a layer role (a PyTorch `nn.Module`:
-    its `forward`)."""
-    role = external_keras_role(dotted)
-    if role is not None:
-        return role, INSTANCE_CALL_METHODS["keras"]
+    are layers: one a framework knows by name (`Framework.layer_base_role`: a Keras layer or
+    model), else whatever the framework tables say is a class of a layer role (a PyTorch
+    `nn.Module`), with its framework's `Framework.instance_call_method` (`call`, `forward`)."""
+    for framework in FRAMEWORKS:
+        role = framework.layer_base_role(dotted)
+        if role is not None:
+            return role, framework.instance_call_method
     info = lookup(dotted)
     if info is None or info.kind != "class" or info.returns not in LAYER_ROLES:
         return None
-    method = instance_call_method(info.framework)
-    return None if method is None else (info.returns, method)
+    owner = framework_of_api(info.framework)
+    return None if owner is None else (info.returns, owner.instance_call_method)
 
 
 @dataclass(slots=True)
@@ -125,10 +94,12 @@ class ProjectIndex:
     _dispatch_cache: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     _direct_subclasses: dict[str, list[str]] | None = None
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
-    _module_frameworks_cache: dict[str, tuple[ModuleSummary, frozenset[str]]] = field(
+    _module_frameworks_cache: dict[str, tuple[ModuleSummary, frozenset[Framework]]] = field(
         default_factory=dict
     )
-    _function_framework_cache: dict[str, tuple[ModuleSummary, str]] = field(default_factory=dict)
+    _function_framework_cache: dict[str, tuple[ModuleSummary, Framework]] = field(
+        default_factory=dict
+    )
     _keys: list[str] | None = None
     _function_cache: dict[str, FunctionSummary] = field(default_factory=dict)
     """`function` by key: the fixed point and the verdicts ask millions of times, and the
@@ -522,17 +493,17 @@ class ProjectIndex:
             )
         return found
 
-    def code_framework(self, relpath: str) -> str:
-        """The framework (`Framework.name`) whose objects the module's own imports name: whose
-        tables answer the methods of its values (`x.item()` on a PyTorch tensor). TensorFlow,
-        the default target, when the module imports no framework itself (a helper module
+    def code_framework(self, relpath: str) -> Framework:
+        """The framework whose objects the module's own imports name: whose tables answer the
+        methods of its values (`x.item()` on a PyTorch tensor). The default target
+        (`DEFAULT_FRAMEWORK`) when the module imports no framework itself (a helper module
         without imports is answered by the shared tables)."""
         module = self.modules.get(relpath)
         if module is None:
-            return TENSORFLOW.name
+            return DEFAULT_FRAMEWORK
         # The first in order of precedence (`framework_of_imports`).
         used = self._module_frameworks(relpath, module)
-        return next((f.name for f in FRAMEWORKS if f.name in used), TENSORFLOW.name)
+        return next((f for f in FRAMEWORKS if f in used), DEFAULT_FRAMEWORK)
 
     def function_framework(self, key: str) -> Framework:
         """The compile target whose rules judge a function's code: its module's
@@ -546,8 +517,8 @@ class ProjectIndex:
                 used = self._used_framework(relpath, key)
                 found = (module, used or self.code_framework(relpath))
                 self._function_framework_cache[key] = found
-            return framework_named(found[1])
-        return framework_named(self.code_framework(relpath))
+            return found[1]
+        return self.code_framework(relpath)
 
     def mixes_frameworks(self, relpath: str) -> bool:
         """Whether the module's own imports name more than one framework (TensorFlow and
@@ -555,8 +526,8 @@ class ProjectIndex:
         module = self.modules.get(relpath)
         return module is not None and len(self._module_frameworks(relpath, module)) > 1
 
-    def _module_frameworks(self, relpath: str, module: ModuleSummary) -> frozenset[str]:
-        """The frameworks (`Framework.name`) a module's own imports name."""
+    def _module_frameworks(self, relpath: str, module: ModuleSummary) -> frozenset[Framework]:
+        """The frameworks a module's own imports name."""
         found = self._module_frameworks_cache.get(relpath)
         if found is not None and found[0] is module:
             return found[1]
@@ -565,15 +536,15 @@ class ProjectIndex:
             for imp in module_imports(module)
             if not imp.source.startswith(".")
         }
-        names = frozenset(f.name for f in FRAMEWORKS if any(f.uses(root) for root in roots))
-        self._module_frameworks_cache[relpath] = (module, names)
-        return names
+        used = frozenset(f for f in FRAMEWORKS if any(f.uses(root) for root in roots))
+        self._module_frameworks_cache[relpath] = (module, used)
+        return used
 
-    def _used_framework(self, relpath: str, key: str) -> str | None:
+    def _used_framework(self, relpath: str, key: str) -> Framework | None:
         """The one framework whose names the function's code refers to (`torch.relu`, `tf.`
         anything, a name imported from either), its enclosing functions' included (a nested
         helper of a PyTorch function is PyTorch code); None when it names none or several."""
-        used: set[str] = set()
+        used: set[Framework] = set()
         qualname: str | None = key.split("::", 1)[1]
         while qualname is not None and not used:
             try:
@@ -584,7 +555,7 @@ class ProjectIndex:
                 ref = self.resolve_global(relpath, name)
                 if ref[0] == "ext":
                     root = ref[1].split(".", 1)[0]
-                    used.update(f.name for f in FRAMEWORKS if f.uses(root))
+                    used.update(f for f in FRAMEWORKS if f.uses(root))
             qualname = fn.parent_qualname
         return next(iter(used)) if len(used) == 1 else None
 
@@ -596,9 +567,10 @@ class ProjectIndex:
 
     def instance_call(self, class_key: str) -> str:
         """The method that calling an instance of a layer class runs (`keras_role` not None):
-        `call` for Keras, `forward` for PyTorch (`frameworks.instance_call_method`)."""
+        `call` for Keras, `forward` for PyTorch (`Framework.instance_call_method`; the
+        default target's for a class that has none)."""
         found = self._layer_base(class_key)
-        return INSTANCE_CALL_METHODS["keras"] if found is None else found[1]
+        return DEFAULT_FRAMEWORK.instance_call_method if found is None else found[1]
 
     def _layer_base(self, class_key: str) -> tuple[str, str] | None:
         """(role, instance call method) of the class's framework layer base, through project

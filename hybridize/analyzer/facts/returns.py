@@ -46,7 +46,7 @@ from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_ke
 from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import MAX_NESTING, PYTHON_SEQUENCE_KINDS, UNKNOWN_ATOM, Atom
-from hybridize.analyzer.frameworks import lookup, lookup_method
+from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
     AUTOGRAPH_LEN,
@@ -610,7 +610,7 @@ def _python_use(
         if callee[0] == "attr" and flows(callee[1]) and not passed:
             receiver = evaluator.eval(callee[1])
             scalar = [a for a in receiver if a[0] in ("lit", "numpy", "variable")]
-            if scalar and lookup_method("tensor", callee[2]) is None:
+            if scalar and evaluator.method_of("tensor", callee[2]) is None:
                 return f"calls `.{callee[2]}()` on it, which a tensor does not have"
     for sym in _values_of(fn):
         if sym[0] == "fstr" and any(flows(value) for value in sym[1]):

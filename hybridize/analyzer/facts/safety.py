@@ -23,8 +23,6 @@ from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.frameworks import (
     literal_order_inputs,
     lookup,
-    lookup_attribute,
-    lookup_method,
     lookup_parameters,
 )
 from hybridize.analyzer.frameworks.framework import is_foreign_library
@@ -423,8 +421,9 @@ def _numpy_array_method(ctx: _Context, site: CallSite, numpy_behavior: bool) -> 
     if name in NUMPY_BEHAVIOR_METHODS:
         if numpy_behavior:
             return None
-    elif lookup_method("numpy", name) is None or (
-        lookup_method("tensor", name) is not None or lookup_attribute("tensor", name) is not None
+    elif ctx.evaluator.method_of("numpy", name) is None or (
+        ctx.evaluator.method_of("tensor", name) is not None
+        or ctx.evaluator.attribute_of("tensor", name) is not None
     ):
         return None
     receiver = callee[1]

@@ -23,11 +23,12 @@ from dataclasses import dataclass
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.facts.frozen_state import traced_with
-from hybridize.analyzer.facts.resolve import ProjectIndex, canonical_external
+from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.frameworks import lookup_parameters
 from hybridize.analyzer.frameworks.api_info import ApiInfo
+from hybridize.analyzer.frameworks.namespaces import canonical_external
 from hybridize.analyzer.frameworks.tensorflow_rules import (
     GLOBAL_SEED_SETTERS,
     OP_SEED_ARGUMENT,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom
-from hybridize.analyzer.frameworks.framework import TENSORFLOW, Framework
+from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.frameworks.shapes import dtype_of, literal_ints
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
 from hybridize.model import SpecTree, TensorSpec
@@ -41,7 +41,7 @@ class Inference:
 
 
 def supplied_signature(
-    index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework = TENSORFLOW
+    index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework
 ) -> tuple[SpecTree, ...] | None:
     """The input signature the compile decorator gives (`tf.function(input_signature=...)`),
     or a call compiling the function does, when it can be modelled."""

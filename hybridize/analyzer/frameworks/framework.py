@@ -11,23 +11,66 @@ a second target (`torch.compile`) be added as data.
 The facts are read from the framework's rule module (`tensorflow_rules`, `torch_rules`) and its
 generated API table (the decorator's positional parameters): nothing is repeated here.
 
-What a framework's *API* does (op tables, Keras roles, effect tables) is not in this adapter:
-`lookup` answers that.
+What a framework's *API* does is the framework's too, as data and rules it is built with:
+how its names are answered (`lookup_api`, which `lookup` dispatches to by a name's package),
+what the members of its objects are (`method_of`, `attribute_of`: its own members first, then the
+roles' shared tables), how its ops' result shapes follow from their arguments
+(`result_shape`), which method calling a layer object runs. The analysis asks the
+`Framework` it has (`ProjectIndex.function_framework`), never compares framework names.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
-from . import tensorflow_rules, torch_rules
-from ._tables import ApiTable, tensorflow_table, torch_table
+from . import (
+    members,
+    tensorflow_api,
+    tensorflow_rules,
+    tensorflow_shapes,
+    torch_api,
+    torch_rules,
+    torch_shapes,
+)
+from ._tables import ApiTable, literal_order_table, tensorflow_table, torch_table
+from .api_info import ApiInfo
+from .members import OwnMembers
+from .output_shapes import OUTPUT_SHAPES, OutputShape
+from .shapes import Atom, Shape
 
 T = TypeVar("T")
 
 _NUMBERED_ALIASES = range(2, 1000)
+
+ApiLookup = Callable[["Framework", str], "ApiInfo | None"]
+"""How a framework answers a (normalised) name of its packages, given itself."""
+
+ShapeRule = Callable[[str, Sequence[frozenset[Atom]], Mapping[str, frozenset[Atom]]], Shape]
+"""The shape of the tensor an op (by canonical name) returns for these arguments."""
+
+
+def _no_api(framework: Framework, name: str) -> ApiInfo | None:
+    return None
+
+
+def _no_layer_base(dotted: str) -> str | None:
+    return None
+
+
+def _no_shape(
+    api_name: str, args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
+) -> Shape:
+    return None
+
+
+class _Answers(dict[Any, Any]):
+    """A framework's memoised answers: pickled empty (a worker process answers anew)."""
+
+    def __reduce__(self) -> tuple[type[_Answers], tuple[()]]:
+        return (_Answers, ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +145,78 @@ class Framework:
     process_wide_effects: tuple[tuple[str, str], ...] = ()
     """(module, assumption): what compiling anything changes for the whole process, stated
     as an assumption of every rewrite in a project that imports the module."""
+    layer_arguments_trace: bool = False
+    """Whether each distinct layer object a function is given is a new trace that may build
+    it (`tf.function` keys Python objects by identity, and an unbuilt Keras layer creates its
+    variables when first called: `argument_layers`)."""
+    api_namespaces: frozenset[str] = frozenset()
+    """The `ApiInfo.framework` values of the names its tables answer ("tensorflow" and
+    "keras"; "torch")."""
+    api_lookup: ApiLookup = _no_api
+    """How it answers a name of those namespaces (`lookup_api`)."""
+    own_members: OwnMembers | None = field(default=None, compare=False)
+    """Members of its objects that differ from the roles' shared tables (`method_of`)."""
+    instance_call_method: str = "__call__"
+    """The method calling a layer object of its runs ("call", "forward")."""
+    layer_base_role: Callable[[str], str | None] = _no_layer_base
+    """The layer role ("layer", "model") of a base class known by its name alone, before
+    its tables are asked (a Keras `Model` in any spelling)."""
+    result_shape: ShapeRule = _no_shape
+    """The shape of the tensor one of its ops returns (`tensor_spec`)."""
+    literal_orders: Callable[[], Mapping[str, Any]] | None = None
+    """Ops whose two inputs share one dtype and whose graph builder converts a leading Python
+    number to its own default dtype (`literal_order_inputs`), by canonical name."""
+    output_shapes: Mapping[str, OutputShape] = field(default_factory=dict, compare=False)
+    """How its ops' output shapes relate to their inputs, by canonical name, where they may
+    not keep a loop variable's static shape (`output_shapes`)."""
+    _methods: _Answers = field(
+        default_factory=_Answers, init=False, repr=False, compare=False, hash=False
+    )
+    _attributes: _Answers = field(
+        default_factory=_Answers, init=False, repr=False, compare=False, hash=False
+    )
+
+    def method_of(self, receiver_role: str, name: str) -> ApiInfo | None:
+        """What calling `obj.name(...)` does, where `obj` has the role `receiver_role`
+        ("tensor", "model", "dataset", "list", "file", ...), in this framework's code: its own
+        members first (a PyTorch "tensor" is a `torch.Tensor`), then the shared role tables.
+        None when unknown (or an attribute: see `attribute_of`). Memoised."""
+        key = (receiver_role, name)
+        answers = self._methods
+        try:
+            return answers[key]
+        except KeyError:
+            pass
+        found = answers[key] = members.member(self.own_members, receiver_role, name, members.METHOD)
+        return found
+
+    def attribute_of(self, receiver_role: str, name: str) -> ApiInfo | None:
+        """What reading `obj.name` (no call) gives, as `method_of` answers a method: a model's
+        `trainable_variables` are "tensors", a tensor's `shape` is "python". Memoised."""
+        key = (receiver_role, name)
+        answers = self._attributes
+        try:
+            return answers[key]
+        except KeyError:
+            pass
+        found = answers[key] = members.member(
+            self.own_members, receiver_role, name, members.ATTRIBUTE
+        )
+        return found
+
+    def lookup_api(self, name: str) -> ApiInfo | None:
+        """The API a normalised name of one of its `api_namespaces` names (`lookup`)."""
+        return self.api_lookup(self, name)
+
+    def literal_order_inputs(self, canonical: str) -> tuple[tuple[int, int], frozenset[str]] | None:
+        """For an op whose two inputs share one dtype and whose graph builder converts a
+        leading Python number to its own default dtype, the positions of those inputs and the
+        literal kinds ("int", "float") that break only in a graph; else None."""
+        found = self.literal_orders().get(canonical) if self.literal_orders else None
+        if found is None:
+            return None
+        first, second = found["inputs"]
+        return (first, second), frozenset(found["literals"])
 
     def uses(self, root: str) -> bool:
         """Whether importing the top-level package `root` makes a module this framework's."""
@@ -198,6 +313,14 @@ TENSORFLOW = Framework(
     table=tensorflow_table,
     title="TensorFlow",
     compiles_per_definition=tensorflow_rules.NESTED_DEFINITION_RETRACES,
+    layer_arguments_trace=True,
+    api_namespaces=tensorflow_rules.API_NAMESPACES,
+    api_lookup=tensorflow_api.lookup_tensorflow,
+    instance_call_method=tensorflow_rules.INSTANCE_CALL_METHOD,
+    layer_base_role=tensorflow_rules.keras_base_role,
+    result_shape=tensorflow_shapes.result_shape,
+    literal_orders=literal_order_table,
+    output_shapes=OUTPUT_SHAPES,
 )
 
 TORCH = Framework(
@@ -225,10 +348,24 @@ TORCH = Framework(
     state_recompiles=torch_rules.STATE_RECOMPILES,
     retrace_noun="recompilation",
     process_wide_effects=tuple(sorted(torch_rules.PROCESS_WIDE_EFFECTS.items())),
+    api_namespaces=frozenset({torch_rules.API_NAMESPACE}),
+    api_lookup=torch_api.lookup_torch,
+    own_members=OwnMembers(
+        methods=torch_rules.METHOD_OVERRIDES,
+        attributes=torch_rules.ATTRIBUTE_OVERRIDES,
+        table=torch_table,
+        type_names=torch_rules.ROLE_TYPE_NAMES,
+    ),
+    instance_call_method=torch_rules.INSTANCE_CALL_METHOD,
+    result_shape=torch_shapes.result_shape,
 )
 
 FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW, TORCH)
 """Every compile target, in order of precedence (see `framework_of_imports`)."""
+
+DEFAULT_FRAMEWORK: Framework = FRAMEWORKS[0]
+"""The target of code that imports no framework itself (a helper module without imports is
+answered by the shared tables)."""
 
 
 def framework_of_imports(roots: Iterable[str]) -> Framework | None:
@@ -256,6 +393,19 @@ def is_foreign_library(dotted: str) -> bool:
         or root in KNOWN_LIBRARY_ROOTS
         or any(f.uses(root) for f in FRAMEWORKS)
     )
+
+
+_OWNER_OF_NAMESPACE: dict[str, Framework] = {
+    namespace: framework
+    for framework in reversed(FRAMEWORKS)
+    for namespace in framework.api_namespaces
+}
+
+
+def framework_of_api(namespace: str) -> Framework | None:
+    """The framework whose tables answer the names of a namespace (`ApiInfo.framework`):
+    TensorFlow for "keras", None for "numpy" or "python"."""
+    return _OWNER_OF_NAMESPACE.get(namespace)
 
 
 def framework_named(name: str) -> Framework:

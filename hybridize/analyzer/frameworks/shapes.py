@@ -1,15 +1,15 @@
-"""Cheap dtype and shape rules for TF ops, and NumPy dtypes.
+"""Cheap dtype rules for tensor ops and NumPy calls, and the shape vocabulary of every
+framework's shape rules (`tensorflow_shapes`, `torch_shapes`, reached through
+`Framework.result_shape`; `tensor_spec` combines both).
 
 What can be read off a call: a `dtype=` argument, the Python type and nesting of a literal
-given to `tf.constant`, literal shapes given to `zeros`/`ones`/`random.*`/`reshape`, and the
-shapes of tensor arguments flowing through `matmul`, broadcasting elementwise ops,
-reductions, `concat`, `stack`, `cast`. Anything else stays unknown (`None`), which is sound:
-an unknown axis only makes a signature less specific.
+given to `tf.constant`, literal shapes, the shapes of tensor arguments. Anything else stays
+unknown (`None`), which is sound: an unknown axis only makes a signature less specific.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 Atom = tuple
 
@@ -56,34 +56,17 @@ Shape = tuple[int | None, ...] | None
 """A tensor shape: a tuple of axes (None where unknown), or None for an unknown rank."""
 
 
-def infer_spec(
-    api_name: str, args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
-) -> tuple[str | None, Shape] | None:
-    """(dtype, shape) of the tensor a TF op returns, or None when nothing is known."""
-    short = api_name.rsplit(".", 1)[-1]
-    dtype = _result_dtype(api_name, short, args, kwargs)
-    if api_name.startswith("tensorflow.ragged."):
-        rule = RAGGED_SHAPE_RULES.get(short)
-        shape = rule(args, kwargs) if rule is not None else None
-    elif api_name.startswith("torch."):
-        torch_rule = TORCH_SHAPE_RULES.get(api_name)
-        shape = torch_rule(args, kwargs) if torch_rule is not None else None
-    else:
-        shape = _result_shape(short, args, kwargs) if api_name.startswith("tensorflow.") else None
-    if dtype is None and shape is None:
-        return None
-    return dtype, shape
-
-
-def _result_dtype(
+def tensor_dtype(
     api_name: str,
-    short: str,
     args: Sequence[frozenset[Atom]],
     kwargs: Mapping[str, frozenset[Atom]],
 ) -> str | None:
+    """The dtype of the tensor an op returns, when its arguments say it (a `dtype=`, the
+    literal it converts, the tensors it keeps the dtype of); None when unknown."""
+    short = api_name.rsplit(".", 1)[-1]
     dtype = dtype_of(kwargs["dtype"]) if "dtype" in kwargs else None
     if short == "SparseTensor":
-        values = _arg(args, kwargs, 1, "values")
+        values = argument(args, kwargs, 1, "values")
         args = [values] if values is not None else []  # its dtype is that of its values
     if (
         dtype is None
@@ -110,9 +93,10 @@ def _result_dtype(
     return dtype
 
 
-def _arg(
+def argument(
     args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]], index: int, name: str
 ) -> frozenset[Atom] | None:
+    """The argument a call passes for the parameter `name` at position `index`."""
     if name in kwargs:
         return kwargs[name]
     return args[index] if index < len(args) else None
@@ -137,45 +121,7 @@ def literal_ints(atoms: frozenset[Atom] | None) -> tuple[int | None, ...] | None
     return tuple(axes)
 
 
-def _torch_size(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
-    """A PyTorch factory's size: `torch.ones(8, 32)`, `torch.ones((8, 32))`, `size=(8, 32)`."""
-    if "size" in kwargs:
-        return literal_ints(kwargs["size"])
-    if len(args) == 1:
-        return literal_ints(args[0])
-    if not args:
-        return None
-    axes = [literal_ints(a) for a in args]
-    if any(axis is None or len(axis) != 1 for axis in axes):
-        return None
-    return tuple(axis[0] for axis in axes if axis is not None)
-
-
-def _torch_full(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
-    size = _arg(args, kwargs, 0, "size")
-    return literal_ints(size) if size is not None else None
-
-
-def _torch_like(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
-    like = _arg(args, kwargs, 0, "input")
-    return _one_shape(like) if like is not None and shapes_of(like) else None
-
-
-TORCH_SHAPE_RULES: dict[
-    str, Callable[[Sequence[frozenset[Atom]], Mapping[str, frozenset[Atom]]], Shape]
-] = {
-    **{f"torch.{name}": _torch_size for name in ("ones", "zeros", "empty", "rand", "randn")},
-    "torch.full": _torch_full,
-    **{
-        f"torch.{name}_like": _torch_like
-        for name in ("ones", "zeros", "empty", "rand", "randn", "full")
-    },
-}
-"""The shapes of PyTorch's factories' results (what call sites most often build inputs
-with): enough to see that two call sites pass a parameter tensors of different shapes."""
-
-
-def _literal_structure_shape(atoms: frozenset[Atom]) -> Shape:
+def literal_structure_shape(atoms: frozenset[Atom]) -> Shape:
     """The shape of a nested literal: `[[1., 2.], [3., 4.]]` -> (2, 2); `3.0` -> ()."""
     if len(atoms) != 1:
         return None
@@ -183,7 +129,7 @@ def _literal_structure_shape(atoms: frozenset[Atom]) -> Shape:
     if atom[0] == "lit" and atom[1] in ("int", "float", "bool", "str"):
         return ()
     if atom[0] == "tup":
-        inner = {_literal_structure_shape(part) for part in atom[1]}
+        inner = {literal_structure_shape(part) for part in atom[1]}
         if len(inner) == 1 and (only := inner.pop()) is not None:
             return (len(atom[1]), *only)
         return None
@@ -200,7 +146,8 @@ def shapes_of(atoms: frozenset[Atom] | None) -> set[Shape]:
     return {a[2] for a in atoms if a[0] in ("tensor", "variable")}
 
 
-def _one_shape(atoms: frozenset[Atom] | None) -> Shape:
+def one_shape(atoms: frozenset[Atom] | None) -> Shape:
+    """The shape of the tensors among the atoms when they agree on one."""
     found = shapes_of(atoms)
     return found.pop() if len(found) == 1 else None
 
@@ -224,135 +171,6 @@ def broadcast(shapes: Sequence[Shape]) -> Shape:
     return tuple(result)
 
 
-ELEMENTWISE = frozenset(
-    {
-        "add",
-        "subtract",
-        "multiply",
-        "divide",
-        "truediv",
-        "maximum",
-        "minimum",
-        "pow",
-        "square",
-        "sqrt",
-        "rsqrt",
-        "exp",
-        "log",
-        "log1p",
-        "abs",
-        "negative",
-        "sign",
-        "relu",
-        "relu6",
-        "elu",
-        "selu",
-        "gelu",
-        "sigmoid",
-        "tanh",
-        "softplus",
-        "softsign",
-        "softmax",
-        "log_softmax",
-        "sin",
-        "cos",
-        "tan",
-        "floor",
-        "ceil",
-        "round",
-        "reciprocal",
-        "squared_difference",
-        "identity",
-        "stop_gradient",
-        "clip_by_value",
-        "dropout",
-        "l2_normalize",
-        "leaky_relu",
-        "silu",
-        "swish",
-        "erf",
-        "floordiv",
-        "floormod",
-        "mod",
-        "divide_no_nan",
-        "multiply_no_nan",
-        "cast",
-        "zeros_like",
-        "ones_like",
-    }
-)
-"""Ops whose result has the broadcast shape of their tensor arguments."""
-
-
-def _result_shape(
-    short: str, args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
-) -> Shape:
-    rule = SHAPE_RULES.get(short)
-    if rule is not None:
-        return rule(args, kwargs)
-    if short.startswith("reduce_"):
-        return _reduction(args, kwargs)
-    if short in ELEMENTWISE:
-        tensors = [_one_shape(a) for a in args if shapes_of(a)]
-        return broadcast(tensors) if tensors else None
-    return None
-
-
-def _constant(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
-    if "shape" in kwargs:
-        return literal_ints(kwargs["shape"])
-    value = _arg(args, kwargs, 0, "value") or _arg(args, kwargs, 0, "initial_value")
-    return _literal_structure_shape(value) if value else None
-
-
-def _created(
-    name: str,
-) -> Callable[[Sequence[frozenset[Atom]], Mapping[str, frozenset[Atom]]], Shape]:
-    def rule(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
-        return literal_ints(_arg(args, kwargs, 0, name))
-
-    return rule
-
-
-def _eye(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
-    rows = literal_ints(_arg(args, kwargs, 0, "num_rows"))
-    cols = literal_ints(_arg(args, kwargs, 1, "num_columns"))
-    if rows is None or len(rows) != 1:
-        return None
-    return (rows[0], cols[0] if cols is not None and len(cols) == 1 else rows[0])
-
-
-def _reshape(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
-    raw = _arg(args, kwargs, 1, "shape")
-    target = literal_ints(raw)
-    if target is None:
-        return None
-    return _resolve_minus_one(target, _one_shape(_arg(args, kwargs, 0, "tensor")), raw)
-
-
-def _matmul(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
-    a, b = _one_shape(_arg(args, kwargs, 0, "a")), _one_shape(_arg(args, kwargs, 1, "b"))
-    if a is None or b is None or len(a) < 2 or len(b) < 2:
-        return None
-    for flag, which in (
-        ("transpose_a", "a"),
-        ("transpose_b", "b"),
-        ("adjoint_a", "a"),
-        ("adjoint_b", "b"),
-    ):
-        if flag not in kwargs:
-            continue
-        value = kwargs[flag]
-        if value == frozenset({("lit", "bool", True)}):
-            if which == "a":
-                a = (*a[:-2], a[-1], a[-2])
-            else:
-                b = (*b[:-2], b[-1], b[-2])
-        elif value != frozenset({("lit", "bool", False)}):
-            return None
-    return matmul_shape(a, b)
-
-
 def matmul_shape(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> Shape:
     """`a @ b` for known ranks >= 2: batch axes broadcast, (n, k) @ (k, m) -> (n, m)."""
     if len(a) < 2 or len(b) < 2:
@@ -361,23 +179,7 @@ def matmul_shape(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> Shape:
     return None if batch is None else (*batch, a[-2], b[-1])
 
 
-def _reduction(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
-    source = _one_shape(_arg(args, kwargs, 0, "input_tensor"))
-    if source is None:
-        return None
-    axis_atoms = _arg(args, kwargs, 1, "axis")
-    keepdims = kwargs.get("keepdims") == frozenset({("lit", "bool", True)})
-    if axis_atoms is None or axis_atoms == frozenset({("lit", "none", None)}):
-        return tuple(1 for _ in source) if keepdims else ()
-    axes = _axes(axis_atoms, len(source))
-    if axes is None:
-        return None
-    if keepdims:
-        return tuple(1 if i in axes else d for i, d in enumerate(source))
-    return tuple(d for i, d in enumerate(source) if i not in axes)
-
-
-def _axes(atoms: frozenset[Atom], rank: int) -> set[int] | None:
+def literal_axes(atoms: frozenset[Atom], rank: int) -> set[int] | None:
     """Literal axis arguments, negative ones counted from the end."""
     if len(atoms) != 1:
         return None
@@ -390,145 +192,6 @@ def _axes(atoms: frozenset[Atom], rank: int) -> set[int] | None:
             return None
         axes.add(values[0] % rank)
     return axes or None
-
-
-def _joined(
-    stack: bool,
-) -> Callable[[Sequence[frozenset[Atom]], Mapping[str, frozenset[Atom]]], Shape]:
-    def rule(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
-        values = _arg(args, kwargs, 0, "values")
-        if not values or len(values) != 1:
-            return None
-        (container,) = values
-        if container[0] != "tup":
-            return None
-        parts = [_one_shape(part) for part in container[1]]
-        known = [p for p in parts if p is not None]
-        if len(known) != len(parts) or len({len(p) for p in known}) != 1:
-            return None
-        rank = len(known[0]) + (1 if stack else 0)
-        axes = _axes(_arg(args, kwargs, 1, "axis") or frozenset({("lit", "int", 0)}), rank)
-        if axes is None or len(axes) != 1:
-            return None
-        (axis,) = axes
-        if stack:
-            merged = broadcast(known)
-            return None if merged is None else (*merged[:axis], len(known), *merged[axis:])
-        sizes = [p[axis] for p in known]
-        total = None if any(s is None for s in sizes) else sum(s or 0 for s in sizes)
-        others = broadcast([(*p[:axis], *p[axis + 1 :]) for p in known])
-        return None if others is None else (*others[:axis], total, *others[axis:])
-
-    return rule
-
-
-def _transpose(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
-    if "perm" in kwargs or len(args) != 1:
-        return None
-    source = _one_shape(args[0])
-    return None if source is None else tuple(reversed(source))
-
-
-def _range(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
-    values = [literal_ints(a) for a in args[:3]]
-    if not values or any(v is None or len(v) != 1 or v[0] is None for v in values):
-        return (None,)
-    numbers = [v[0] for v in values if v is not None]
-    start, limit, delta = (
-        (0, numbers[0], 1) if len(numbers) == 1 else (*numbers[:2], *(numbers[2:] or [1]))
-    )
-    if start is None or limit is None or not delta:
-        return (None,)
-    return (max(0, -(-(limit - start) // delta)),)
-
-
-def _sparse_from_dense(
-    args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
-) -> Shape:
-    return _one_shape(_arg(args, kwargs, 0, "tensor"))
-
-
-def _sparse_tensor(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]) -> Shape:
-    return literal_ints(_arg(args, kwargs, 2, "dense_shape"))
-
-
-def _ragged_constant(
-    args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
-) -> Shape:
-    """`tf.ragged.constant([[1, 2], [3]])`: known rows, ragged second axis."""
-    value = _arg(args, kwargs, 0, "pylist")
-    if not value or len(value) != 1:
-        return None
-    (atom,) = value
-    if atom[0] != "tup":
-        return None
-    depth = 1
-    inner: set[Atom] = set(atom[1][0]) if atom[1] else set()
-    while inner and all(a[0] == "tup" for a in inner):
-        depth += 1
-        inner = {b for a in inner for part in a[1] for b in part}
-    return (len(atom[1]), *([None] * (depth - 1)))
-
-
-SHAPE_RULES: dict[
-    str, Callable[[Sequence[frozenset[Atom]], Mapping[str, frozenset[Atom]]], Shape]
-] = {
-    "constant": _constant,
-    "convert_to_tensor": _constant,
-    "Variable": _constant,
-    "zeros": _created("shape"),
-    "ones": _created("shape"),
-    "normal": _created("shape"),
-    "uniform": _created("shape"),
-    "truncated_normal": _created("shape"),
-    "fill": _created("dims"),
-    "eye": _eye,
-    "reshape": _reshape,
-    "matmul": _matmul,
-    "concat": _joined(stack=False),
-    "stack": _joined(stack=True),
-    "transpose": _transpose,
-    "range": _range,
-    "from_dense": _sparse_from_dense,
-    "SparseTensor": _sparse_tensor,
-}
-"""Shape rules by op name (the last part of its TensorFlow name)."""
-
-RAGGED_SHAPE_RULES = {"constant": _ragged_constant}
-"""Shape rules of `tf.ragged.*` ops, whose names repeat the dense ones (`constant`)."""
-
-
-def _resolve_minus_one(
-    target: tuple[int | None, ...], source: Shape, raw: frozenset[Atom] | None
-) -> Shape:
-    """`reshape(x, [-1, 4])`: the -1 axis is known when every other size is."""
-    minus_one = _minus_one_index(raw)
-    if minus_one is None or source is None or any(d is None for d in source):
-        return target
-    known = [d for i, d in enumerate(target) if i != minus_one]
-    if any(d is None for d in known):
-        return target
-    total = 1
-    for d in source:
-        total *= d or 0
-    rest = 1
-    for d in known:
-        rest *= d or 0
-    if rest == 0 or total % rest:
-        return target
-    return (*target[:minus_one], total // rest, *target[minus_one + 1 :])
-
-
-def _minus_one_index(raw: frozenset[Atom] | None) -> int | None:
-    if not raw or len(raw) != 1:
-        return None
-    (atom,) = raw
-    if atom[0] != "tup":
-        return None
-    for i, part in enumerate(atom[1]):
-        if ("lit", "int", -1) in part:
-            return i
-    return None
 
 
 DTYPE_CHANGING = frozenset(
@@ -780,11 +443,11 @@ def numpy_shape(
     """The shape of the NumPy array a call returns, when literal arguments give it."""
     short = api_name.rsplit(".", 1)[-1]
     if short in ("zeros", "ones", "empty", "full") and api_name.count(".") == 1:
-        return literal_ints(_arg(args, kwargs, 0, "shape"))
+        return literal_ints(argument(args, kwargs, 0, "shape"))
     if "size" in kwargs:
         return literal_ints(kwargs["size"])
     if short in ("array", "asarray") and args:
-        return _literal_structure_shape(args[0])
+        return literal_structure_shape(args[0])
     if short in ("astype", "copy") and receiver:
         shapes = {a[2] if len(a) > 2 else None for a in receiver if a[0] == "numpy"}
         return shapes.pop() if len(shapes) == 1 else None

@@ -681,7 +681,75 @@ PATTERNS: tuple[tuple[str, Behaviour], ...] = (
     ("keras.*.get", OBJECT),
 )
 
-#: What constructing a class of each role yields.
+#: The ``ApiInfo.framework`` values of TensorFlow's and Keras' names: the top-level packages
+#: whose names the TensorFlow tables answer (``tensorflow_api.json`` covers both).
+API_NAMESPACES: frozenset[str] = frozenset({"tensorflow", "keras"})
+
+#: Spellings that name the same API as their canonical prefix (applied until none matches).
+API_PREFIX_REWRITES: tuple[tuple[str, str], ...] = (
+    ("tensorflow.compat.v1.keras.", "keras."),
+    ("tensorflow.compat.v2.", "tensorflow."),
+    ("tensorflow.keras.", "keras."),
+    ("tensorflow._api.v2.", "tensorflow."),
+    ("tensorflow.python.keras.", "keras."),
+    ("tf_keras.", "keras."),
+    ("keras._tf_keras.keras.", "keras."),
+    ("keras.api.", "keras."),
+)
+#: Whole names that are another's spelling.
+API_EXACT_REWRITES: dict[str, str] = {
+    "tensorflow.keras": "keras",
+    "tensorflow.compat.v2": "tensorflow",
+    "tensorflow.compat.v1.keras": "keras",
+    "tf_keras": "keras",
+}
+
+#: Spellings of Keras' objects outside the `keras` package, reduced to `keras.` in resolved
+#: references (`tensorflow.keras.Model` is `keras.Model`).
+KERAS_SPELLINGS: tuple[tuple[str, str], ...] = (
+    ("tensorflow.keras.", "keras."),
+    ("tensorflow.python.keras.", "keras."),
+    ("tf_keras.", "keras."),
+)
+#: Whole module names that are `keras`.
+KERAS_MODULE_SPELLINGS: frozenset[str] = frozenset({"tensorflow.keras", "tf_keras"})
+#: Keras' private implementation package, whose objects Keras exports under `keras.`.
+KERAS_IMPLEMENTATION_PREFIX = "keras.src."
+
+
+def keras_spelling(dotted: str) -> str:
+    """Spellings of the same Keras/TF object reduced to one: `tensorflow.keras.X` -> `keras.X`."""
+    for prefix, replacement in KERAS_SPELLINGS:
+        if dotted.startswith(prefix):
+            return replacement + dotted[len(prefix) :]
+    if dotted in KERAS_MODULE_SPELLINGS:
+        return "keras"
+    if dotted.startswith(KERAS_IMPLEMENTATION_PREFIX):
+        return "keras." + dotted[len(KERAS_IMPLEMENTATION_PREFIX) :]
+    return dotted
+
+
+#: Keras base classes known by name, by the layer role of their subclasses.
+KERAS_LAYER_BASES: dict[str, tuple[str, ...]] = {
+    "layer": ("keras.layers.Layer", "keras.Layer"),
+    "model": ("keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential"),
+}
+
+
+def keras_base_role(dotted: str) -> str | None:
+    """'layer' / 'model' for Keras base classes known by name (in any spelling), else None."""
+    name = keras_spelling(dotted)
+    if name in KERAS_LAYER_BASES["model"] or (
+        name.endswith(".Model") and name.startswith("keras.")
+    ):
+        return "model"
+    if name.startswith("keras.layers.") or name in KERAS_LAYER_BASES["layer"]:
+        return "layer"
+    if name.startswith("keras.Sequential") or name.startswith("keras.models."):
+        return "model"
+    return None
+
+
 #: The method calling a Keras layer or model object runs (``Layer.__call__`` runs ``call``).
 INSTANCE_CALL_METHOD = "call"
 

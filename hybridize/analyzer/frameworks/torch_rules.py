@@ -53,6 +53,10 @@ COMPILE_ARGUMENTS: frozenset[str] = frozenset(
 COMPILE_SIGNATURE_ARGUMENT: str | None = None
 #: Names a new ``import torch`` binds, in order of preference.
 IMPORT_ALIASES: tuple[str, ...] = ("torch",)
+
+#: The ``ApiInfo.framework`` of the names of every PyTorch package (``torch_api.json``).
+API_NAMESPACE = "torch"
+
 #: Decorators that keep a function out of compilation (the function runs eagerly, and a
 #: compiled caller graph-breaks around it).
 COMPILE_DISABLERS: frozenset[str] = frozenset({"torch.compiler.disable"})
