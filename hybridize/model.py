@@ -125,7 +125,8 @@ class FunctionVerdict:
     qualname: str
     line: int
     span: Span
-    framework: str = "tensorflow"
+    framework: str = field(kw_only=True)
+    """The compile target's name (`Framework.name`): a report field, so a name."""
     is_hybrid: bool = False
     has_tensor_parameter: Tristate = None
     has_primitive_parameters: Tristate = False

@@ -171,6 +171,7 @@ def test_fast_pickling_reads_back_what_either_way_wrote():
 
     span = Span(3, 0, 5, 4)
     verdict = FunctionVerdict(
+        framework="tensorflow",
         file="a.py",
         qualname="f",
         line=3,

@@ -179,10 +179,10 @@ def test_strategy_callbacks(files, qualname, field, expected):
 
 
 def test_both_spellings_name_where_the_callback_arguments_are() -> None:
-    from hybridize.analyzer.frameworks import lookup_method
+    from hybridize.analyzer.frameworks.framework import TENSORFLOW
 
     for name in ("run", "experimental_run_v2"):
-        info = lookup_method("strategy", name)
+        info = TENSORFLOW.method_of("strategy", name)
         assert info is not None, name
         assert info.callback_args == (0, "fn") and info.callback_args_tuple == (1, "args"), name
         assert not info.traces_callbacks, name  # run in the caller's mode

@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import pickle
+import re
+from pathlib import Path
 
 import pytest
 
-from hybridize.analyzer.frameworks import lookup
+from hybridize.analyzer.engine import summarize_text
+from hybridize.analyzer.facts.evaluator import PYTHON, Evaluator, TensorFacts
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.frameworks import framework as framework_module
+from hybridize.analyzer.frameworks import lookup, tensor_spec
+from hybridize.analyzer.frameworks._tables import ApiTable, Entry
+from hybridize.analyzer.frameworks.api_info import ApiInfo, Behaviour
 from hybridize.analyzer.frameworks.framework import (
     FRAMEWORKS,
     TENSORFLOW,
     TORCH,
+    Framework,
     compiler_named,
     framework_named,
+    framework_of_api,
     framework_of_imports,
 )
+from hybridize.analyzer.frameworks.members import OwnMembers, table_returns
 from hybridize.analyzer.frameworks.tensorflow_rules import is_tensorflow_package
 from hybridize.output.report_schema import FRAMEWORKS as REPORT_FRAMEWORKS
 
@@ -158,3 +169,149 @@ def test_a_framework_is_plain_data_that_survives_pickling(framework):
 @pytest.mark.parametrize("root", ["tensorflow", "tf_keras", "tensorflow_hub", "tensorflowx", "jax"])
 def test_tensorflow_packages_are_those_of_the_rules(root):
     assert TENSORFLOW.uses(root) is is_tensorflow_package(root)
+
+
+# --- a third framework, defined here, served by the analysis' own code paths -----------------
+
+TOY_TABLE = ApiTable(
+    entries={"toy": Entry("module", ""), "toy.ones": Entry("function", "tensor")},
+    aliases={},
+    role_members={},
+    versions={},
+    parameters={"toy.ones": ("size",)},
+    member_returns={"tensor": {"glow": "python"}},
+)
+"""The toy framework's generated table: one factory, one tensor method."""
+
+
+def _toy_api(framework: Framework, name: str) -> ApiInfo | None:
+    entry = TOY_TABLE.entries.get(name)
+    if entry is None:
+        return None
+    return ApiInfo.of(name, "toy", entry.kind, table_returns(entry.role, False))
+
+
+def _toy_shape(api_name, args, kwargs):
+    return (7,) if api_name == "toy.ones" else None
+
+
+TOY = Framework(
+    name="toy",
+    packages=frozenset({"toy"}),
+    package_prefixes=(),
+    decorator="toy.jit",
+    decorator_spellings=frozenset({"toy.jit"}),
+    import_aliases=("toy",),
+    keyword_arguments=frozenset(),
+    deprecated_arguments=(),
+    signature_argument=None,
+    disablers=frozenset(),
+    table=lambda: TOY_TABLE,
+    api_roots={"toy": "toy"},
+    api_lookup=_toy_api,
+    own_members=OwnMembers(
+        methods={},
+        attributes={"tensor": {"brightness": Behaviour("python")}},
+        table=lambda: TOY_TABLE,
+        type_names={"tensor": "toy.Tensor"},
+    ),
+    instance_call_method="run",
+    result_shape=_toy_shape,
+)
+
+
+def test_a_frameworks_own_members_answer_before_the_shared_tables():
+    glow = TOY.method_of("tensor", "glow")
+    assert glow is not None and glow.name == "toy.Tensor.glow" and glow.returns == "python"
+    brightness = TOY.attribute_of("tensor", "brightness")
+    assert brightness is not None and brightness.kind == "attribute"
+    # What its tables do not name, the roles' shared tables answer, as for any framework.
+    assert TOY.method_of("list", "append") == TENSORFLOW.method_of("list", "append")
+    assert TOY.method_of("list", "append") is not None
+    # Its members are its own: the other frameworks do not know them.
+    assert TENSORFLOW.method_of("tensor", "glow") is None
+    assert TORCH.attribute_of("tensor", "brightness") is None
+
+
+def test_a_third_framework_is_served_without_editing_core_modules(monkeypatch):
+    """Adding a `Framework` to `FRAMEWORKS` is all it takes: a module importing it is its
+    code, `lookup` answers its names, its shape rules give its ops' shapes, and the
+    evaluator answers its objects' members from its tables."""
+    monkeypatch.setattr(framework_module, "FRAMEWORKS", (*FRAMEWORKS, TOY))
+    assert framework_of_api("toy") is TOY
+    ones = lookup("toy.ones")
+    assert ones is not None and ones.framework == "toy" and ones.returns == "tensor"
+    assert tensor_spec(ones, [], {}) == ("float32", (7,))
+    source = "import toy\n\ndef f():\n    y = toy.ones(3)\n    return y.brightness\n"
+    index = ProjectIndex({"main.py": summarize_text("main.py", source)})
+    assert index.function_framework("main.py::f") is TOY
+    evaluator = Evaluator(index, TensorFacts(), "main.py::f")
+    (y,) = evaluator.eval(index.function("main.py::f").locals["y"][0])
+    assert y == ("tensor", "float32", (7,))
+    assert evaluator.attribute(y, "brightness") == frozenset({PYTHON})
+    # The same read in TensorFlow code: an attribute its tables do not know.
+    assert PYTHON not in Evaluator.attribute(_tensorflow_evaluator(), y, "brightness")
+
+
+def _tensorflow_evaluator() -> Evaluator:
+    source = "import tensorflow as tf\n\ndef f():\n    return tf.zeros(3)\n"
+    index = ProjectIndex({"main.py": summarize_text("main.py", source)})
+    return Evaluator(index, TensorFacts(), "main.py::f")
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS, ids=lambda f: f.name)
+def test_memoised_answers_stay_out_of_a_pickled_framework(framework):
+    """Workers receive frameworks pickled: their memo is not sent, and a copy answers alike."""
+    size = len(pickle.dumps(framework))
+    answer = framework.method_of("tensor", "numpy")
+    assert len(pickle.dumps(framework)) == size
+    assert pickle.loads(pickle.dumps(framework)).method_of("tensor", "numpy") == answer
+
+
+CORE = Path(__file__).resolve().parents[2] / "hybridize"
+CORE_MODULES = sorted(
+    path
+    for path in [
+        *(CORE / "analyzer").rglob("*.py"),
+        *(CORE / "refactor").rglob("*.py"),
+        *(CORE / "lsp").rglob("*.py"),
+        CORE / "project.py",
+        CORE / "model.py",
+    ]
+    if (CORE / "analyzer" / "frameworks") not in path.parents
+)
+"""The modules that use framework knowledge through `Framework` (the `frameworks` package
+holds it)."""
+
+_NAME = r"""["'](?:tensorflow|torch|keras)["']"""
+FRAMEWORK_NAME_TESTS = re.compile(
+    rf"(?:==|!=)\s*{_NAME}|{_NAME}\s*(?:==|!=|in\b|not\s+in\b)"
+    rf"|\bin\s*[(\[{{]\s*{_NAME}|:\s*str\s*=\s*{_NAME}"
+)
+"""A framework's name compared, looked up in a literal collection, or a parameter's default."""
+
+
+def test_the_scan_sees_every_core_package():
+    assert {p.relative_to(CORE).parts[0] for p in CORE_MODULES} >= {
+        "analyzer",
+        "refactor",
+        "lsp",
+        "project.py",
+        "model.py",
+    }
+    assert FRAMEWORK_NAME_TESTS.search('if framework == "torch":')
+    assert FRAMEWORK_NAME_TESTS.search("elif info.framework in ('tensorflow', 'keras'):")
+    assert FRAMEWORK_NAME_TESTS.search('def f(role: str, framework: str = "tensorflow"):')
+    assert not FRAMEWORK_NAME_TESTS.search("framework = index.function_framework(key)")
+
+
+def test_no_core_module_tests_framework_names():
+    """Core modules ask the `Framework` they have; only the `frameworks` package knows which
+    framework is which."""
+    found = [
+        f"{path.relative_to(CORE)}:{number}: {line.strip()}"
+        for path in CORE_MODULES
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if FRAMEWORK_NAME_TESTS.search(line)
+    ]
+    assert found == []

@@ -21,12 +21,11 @@ from hybridize.analyzer.frameworks import (
     higher_order,
     is_container_mutator,
     lookup,
-    lookup_attribute,
-    lookup_method,
     numpy_rules,
     tensorflow_rules,
 )
 from hybridize.analyzer.frameworks._tables import numpy_table, tensorflow_table
+from hybridize.analyzer.frameworks.framework import TENSORFLOW
 
 FRAMEWORKS_DIR = Path(__file__).resolve().parents[2] / "hybridize" / "analyzer" / "frameworks"
 
@@ -38,7 +37,7 @@ def info(name: str) -> ApiInfo:
 
 
 def method(role: str, name: str) -> ApiInfo:
-    found = lookup_method(role, name)
+    found = TENSORFLOW.method_of(role, name)
     assert found is not None, f"{role}.{name} should be known"
     return found
 
@@ -178,12 +177,12 @@ def test_reading_the_default_graph_is_neither_an_op_nor_tf1_code() -> None:
 
 def test_a_session_runs_graphs() -> None:
     assert info("tensorflow.Session").returns == "session"
-    run = lookup_method("session", "run")
+    run = TENSORFLOW.method_of("session", "run")
     assert run is not None and run.tf1_graph
 
 
 def test_dataset_apply_hands_its_callback_the_dataset() -> None:
-    apply = lookup_method("dataset", "apply")
+    apply = TENSORFLOW.method_of("dataset", "apply")
     assert apply is not None and apply.callback_input == "dataset"
     assert not apply.traces_callbacks  # apply calls it as plain Python
     assert info("tensorflow.data.Dataset.map").callback_input == "tensor"
@@ -456,7 +455,7 @@ def test_tensor_numpy_is_eager_only() -> None:
     assert api.name == "tensorflow.Tensor.numpy"
     assert method("variable", "numpy").effect == "eager_only"
     assert method("unknown", "numpy").effect == "eager_only"  # .numpy() on anything
-    assert lookup_method("list", "numpy") is None
+    assert TENSORFLOW.method_of("list", "numpy") is None
 
 
 def test_tensor_operators_are_tensor_ops() -> None:
@@ -532,20 +531,20 @@ def test_strategy_run_traces_its_callback() -> None:
 
 
 def test_attributes() -> None:
-    variables = lookup_attribute("model", "trainable_variables")
+    variables = TENSORFLOW.attribute_of("model", "trainable_variables")
     assert variables is not None and variables.returns == "tensors"
     assert variables.kind == "attribute"
-    shape = lookup_attribute("tensor", "shape")
+    shape = TENSORFLOW.attribute_of("tensor", "shape")
     assert shape is not None and shape.returns == "python" and not shape.tensor_op
-    dtype = lookup_attribute("variable", "dtype")
+    dtype = TENSORFLOW.attribute_of("variable", "dtype")
     assert dtype is not None and dtype.returns == "dtype"
-    assert lookup_attribute("tensor", "no_such_attribute") is None
+    assert TENSORFLOW.attribute_of("tensor", "no_such_attribute") is None
 
 
 def test_attributes_are_not_methods_and_unknown_methods_are_none() -> None:
-    assert lookup_method("model", "trainable_variables") is None
-    assert lookup_method("tensor", "no_such_method") is None
-    assert lookup_method("no_such_role", "append") is None
+    assert TENSORFLOW.method_of("model", "trainable_variables") is None
+    assert TENSORFLOW.method_of("tensor", "no_such_method") is None
+    assert TENSORFLOW.method_of("no_such_role", "append") is None
 
 
 def test_container_methods() -> None:
@@ -632,7 +631,8 @@ def test_the_query_api_imports_no_framework() -> None:
         "import hybridize.analyzer.frameworks as f\n"
         "assert f.lookup('tensorflow.add').tensor_op\n"
         "assert f.lookup('numpy.mean').returns == 'numpy'\n"
-        "assert f.lookup_method('model', 'fit').is_eager_only\n"
+        "from hybridize.analyzer.frameworks.framework import TENSORFLOW\n"
+        "assert TENSORFLOW.method_of('model', 'fit').is_eager_only\n"
         "bad = {'tensorflow', 'keras', 'numpy', 'torch'} & set(sys.modules)\n"
         "assert not bad, bad\n"
     )

@@ -11,12 +11,10 @@ import pytest
 
 from hybridize.analyzer.facts.resolve import external_class_role
 from hybridize.analyzer.frameworks import (
-    instance_call_method,
     lookup,
-    lookup_attribute,
-    lookup_method,
     lookup_parameters,
 )
+from hybridize.analyzer.frameworks.framework import TENSORFLOW, TORCH, framework_of_api
 
 
 @pytest.mark.parametrize(
@@ -89,37 +87,37 @@ def test_a_draw_mutates_the_generator_passed_by_keyword():
     ],
 )
 def test_members_of_torch_objects(role, method, returns, effect):
-    info = lookup_method(role, method, "torch")
+    info = TORCH.method_of(role, method)
     assert info is not None, (role, method)
     assert (info.returns, info.effect) == (returns, effect)
 
 
 def test_mode_switches_and_in_place_ops_do_not_mutate_for_torch():
     for role, method in (("layer", "train"), ("layer", "eval"), ("tensor", "uniform_")):
-        info = lookup_method(role, method, "torch")
+        info = TORCH.method_of(role, method)
         assert info is not None and not info.mutates_receiver, (role, method)
 
 
 def test_tensorflow_members_are_unchanged_by_default():
-    numpy = lookup_method("tensor", "numpy")
+    numpy = TENSORFLOW.method_of("tensor", "numpy")
     assert numpy is not None and numpy.is_eager_only
     assert numpy.framework == "tensorflow"
-    assert lookup_method("tensor", "item") is None  # not a tf.Tensor method
+    assert TENSORFLOW.method_of("tensor", "item") is None  # not a tf.Tensor method
 
 
 def test_attributes_of_torch_objects():
-    weight = lookup_attribute("layer", "weight", "torch")
+    weight = TORCH.attribute_of("layer", "weight")
     assert weight is not None and weight.returns == "variable"
-    grad = lookup_attribute("tensor", "grad", "torch")
+    grad = TORCH.attribute_of("tensor", "grad")
     assert grad is not None and grad.returns == "tensor"
-    shape = lookup_attribute("tensor", "shape", "torch")
+    shape = TORCH.attribute_of("tensor", "shape")
     assert shape is not None and shape.returns == "shape"  # a torch.Size: a tuple of ints
     # `size` is a method of a PyTorch tensor (an int or a torch.Size), not the attribute of
     # TensorFlow's NumPy behaviour that TensorFlow's tables describe.
-    assert lookup_attribute("tensor", "size", "torch") is None
-    size = lookup_method("tensor", "size", "torch")
+    assert TORCH.attribute_of("tensor", "size") is None
+    size = TORCH.method_of("tensor", "size")
     assert size is not None and size.returns == "size"
-    tf_size = lookup_attribute("tensor", "size")
+    tf_size = TENSORFLOW.attribute_of("tensor", "size")
     assert tf_size is not None and tf_size.framework == "tensorflow"
 
 
@@ -150,6 +148,6 @@ def test_layer_bases_and_the_method_their_call_runs(base, expected):
 
 
 def test_instance_call_methods_by_framework():
-    assert instance_call_method("torch") == "forward"
-    assert instance_call_method("keras") == "call"
-    assert instance_call_method("numpy") is None
+    assert framework_of_api("torch").instance_call_method == "forward"
+    assert framework_of_api("keras").instance_call_method == "call"
+    assert framework_of_api("numpy") is None

@@ -228,10 +228,12 @@ def test_curated_python_names_are_known_to_the_standard_library_tables() -> None
 
 
 def _is_logger_method(name: str) -> bool:
-    from hybridize.analyzer.frameworks import lookup_method
+    from hybridize.analyzer.frameworks.framework import TENSORFLOW
 
     prefix = "logging.Logger."
-    return name.startswith(prefix) and lookup_method("logger", name[len(prefix) :]) is not None
+    return (
+        name.startswith(prefix) and TENSORFLOW.method_of("logger", name[len(prefix) :]) is not None
+    )
 
 
 def test_curated_behaviours_use_the_vocabulary() -> None:

@@ -27,6 +27,7 @@ def finding(code: str, severity: str, line: int = 5) -> Finding:
 
 def verdict(*findings: Finding, hybrid: bool, passes: bool = False) -> FunctionVerdict:
     return FunctionVerdict(
+        framework="tensorflow",
         file="m.py",
         qualname="step",
         line=5,
@@ -70,7 +71,9 @@ def test_hints_only_when_asked_and_only_blocking(tmp_path: Path) -> None:
 
 def test_name_span_and_hover_position() -> None:
     text = "async def  größe(x):\n    return x\n"
-    named = FunctionVerdict(file="m.py", qualname="C.größe", line=1, span=Span(1, 0, 2, 12))
+    named = FunctionVerdict(
+        framework="tensorflow", file="m.py", qualname="C.größe", line=1, span=Span(1, 0, 2, 12)
+    )
     assert name_span(named, Lines(text)) == Span(1, 11, 1, 16)
     found = FileResult("m.py", text, (named,), None, None, ())
     assert hover(found, types.Position(line=0, character=12), "utf-16") is not None

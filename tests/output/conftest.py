@@ -20,6 +20,7 @@ ASSUMPTION = "`x` is assumed to be a tensor: `call` of a Keras Model receives te
 def model_call() -> FunctionVerdict:
     """Refactorable, speculative, with an inferred signature."""
     return FunctionVerdict(
+        framework="tensorflow",
         file="pkg/model.py",
         qualname="Model.call",
         line=12,
@@ -40,6 +41,7 @@ def model_call() -> FunctionVerdict:
 def train_step() -> FunctionVerdict:
     """Not refactorable: side effects and recursion, with findings; a nested-list parameter."""
     return FunctionVerdict(
+        framework="tensorflow",
         file="pkg/train.py",
         qualname="train_step",
         line=30,
@@ -87,6 +89,7 @@ def train_step() -> FunctionVerdict:
 def helper() -> FunctionVerdict:
     """Not a candidate: no tensor parameter, no findings (hidden from the short text report)."""
     return FunctionVerdict(
+        framework="tensorflow",
         file="pkg/util.py",
         qualname="helper",
         line=3,
@@ -100,6 +103,7 @@ def helper() -> FunctionVerdict:
 def predict() -> FunctionVerdict:
     """Already hybrid; reconfigure (P4); decorator arguments given out of order; ok finding."""
     return FunctionVerdict(
+        framework="tensorflow",
         file="pkg/model.py",
         qualname="Model.predict",
         line=40,
@@ -126,6 +130,7 @@ def predict() -> FunctionVerdict:
 
 def unicode_function() -> FunctionVerdict:
     return FunctionVerdict(
+        framework="tensorflow",
         file="données/modèle.py",
         qualname="Modèle.appel",
         line=7,

@@ -24,6 +24,7 @@ def verdict(
     """A passing verdict as the analysis would give it; `line=0` lets the qualname decide."""
     hybrid = transformation != "convert_to_hybrid" if is_hybrid is None else is_hybrid
     return FunctionVerdict(
+        framework="tensorflow",
         file=file,
         qualname=qualname,
         line=line,

@@ -48,6 +48,7 @@ from hybridize.analyzer.facts.safety import (
 )
 from hybridize.analyzer.facts.values import PYTHON_SEQUENCE_KINDS, Atom
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
+from hybridize.analyzer.frameworks.framework import framework_of_api
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
     AUTOGRAPH_LEN,
@@ -348,8 +349,11 @@ class HelperSafety:
 
 def configures_keras_layer(info: ApiInfo) -> bool:
     """A Keras layer's constructor: its arguments are configuration, validated as Python
-    values (`Dense(units)` rejects a tensor)."""
-    return info.kind == "class" and info.framework == "keras" and info.returns == "layer"
+    values (`Dense(units)` rejects a tensor: `Framework.python_configured_layers`)."""
+    if info.kind != "class" or info.returns != "layer":
+        return False
+    owner = framework_of_api(info.framework)
+    return owner is not None and info.framework in owner.python_configured_layers
 
 
 def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:

@@ -47,6 +47,7 @@ from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import MAX_NESTING, PYTHON_SEQUENCE_KINDS, UNKNOWN_ATOM, Atom
 from hybridize.analyzer.frameworks import lookup
+from hybridize.analyzer.frameworks.framework import framework_of_api
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
     AUTOGRAPH_LEN,
@@ -289,7 +290,8 @@ def _plain_project_class(index: ProjectIndex, class_key: str) -> bool:
 
 
 def _operation(fn: FunctionSummary, sym: Sym, calls: dict[int, ResolvedCall]) -> str | None:
-    """The TF op whose result (a tf.Operation in a graph) the returned value is, if any."""
+    """The op whose result (a graph operation in compiled code, a `tf.Operation`) the returned
+    value is, if any, as its framework writes it (`Framework.graph_operation_namespaces`)."""
     for _ in range(20):
         if sym[0] in ("local", "name") and len(fn.locals.get(sym[1], ())) == 1:
             sym = fn.locals[sym[1]][0]
@@ -298,9 +300,11 @@ def _operation(fn: FunctionSummary, sym: Sym, calls: dict[int, ResolvedCall]) ->
     if sym[0] != "call" or sym[1] not in calls:
         return None
     for info in calls[sym[1]].api:
-        # Keras 3 is backend-agnostic: its methods that give nothing give None in a graph too.
-        if info.tensor_op and info.returns in OPERATION_RETURNS and info.framework == "tensorflow":
-            return "tf." + info.name.removeprefix("tensorflow.")
+        if not info.tensor_op or info.returns not in OPERATION_RETURNS:
+            continue
+        owner = framework_of_api(info.framework)
+        if owner is not None and info.framework in owner.graph_operation_namespaces:
+            return owner.written(info.name)
     return None
 
 

@@ -47,7 +47,7 @@ from .api_info import (
     ApiInfo,
     Behaviour,
 )
-from .framework import framework_of_api
+from .framework import api_owner, framework_of_api
 from .members import behaviour_of, shared_member
 from .namespaces import namespace_of, normalise
 from .shapes import Atom, Shape, tensor_dtype
@@ -92,12 +92,11 @@ def lookup(qualified_name: str) -> ApiInfo | None:
     (``"keras.Model.fit"``).
     """
     name = normalise(qualified_name)
-    namespace = namespace_of(name)
-    owner = framework_of_api(namespace)
-    if owner is not None:
-        found = owner.lookup_api(name)
+    owned = api_owner(name)
+    if owned is not None:
+        found = owned[1].lookup_api(name)
     else:
-        found = _LIBRARY_LOOKUPS.get(namespace, _lookup_python)(name)
+        found = _LIBRARY_LOOKUPS.get(namespace_of(name), _lookup_python)(name)
     # Every spelling of one API shares one ApiInfo object.
     return None if found is None else _INTERNED.setdefault(found, found)
 
@@ -105,11 +104,12 @@ def lookup(qualified_name: str) -> ApiInfo | None:
 _INTERNED: dict[ApiInfo, ApiInfo] = {}
 
 
-def _table_of(namespace: str) -> ApiTable | None:
-    """The generated table of a namespace's names (its framework's, NumPy's), None for none."""
-    owner = framework_of_api(namespace)
-    if owner is not None:
-        return owner.table()
+def _table_of(name: str) -> ApiTable | None:
+    """The generated table of a name's package (its framework's, NumPy's), None for none."""
+    owned = api_owner(name)
+    if owned is not None:
+        return owned[1].table()
+    namespace = namespace_of(name)
     return _LIBRARY_TABLES[namespace]() if namespace in _LIBRARY_TABLES else None
 
 
@@ -134,7 +134,7 @@ def lookup_parameters(qualified_name: str) -> tuple[str, ...] | None:
     classes, some C builtins) and for anything outside the frameworks' and NumPy's tables.
     """
     name = normalise(qualified_name)
-    table = _table_of(namespace_of(name))
+    table = _table_of(name)
     if table is None:
         return None
     canonical = table.resolve(name)
@@ -151,9 +151,10 @@ def literal_order_inputs(qualified_name: str) -> tuple[tuple[int, int], frozense
     literal kinds ("int", "float") that break only in a graph; else None.
     ``tf.maximum(0, x)`` -> ``((0, 1), {"int", "float"})``."""
     name = normalise(qualified_name)
-    owner = framework_of_api(namespace_of(name))
-    if owner is None:
+    owned = api_owner(name)
+    if owned is None:
         return None
+    owner = owned[1]
     return owner.literal_order_inputs(owner.table().resolve(name) or "")
 
 
@@ -164,9 +165,10 @@ def output_shape_rule(qualified_name: str) -> output_shapes.OutputShape | None:
     ``"tensorflow.boolean_mask"`` -> ``OutputShape("data_dependent")``; None for an op not
     listed (no evidence)."""
     name = normalise(qualified_name)
-    owner = framework_of_api(namespace_of(name))
-    if owner is None:
+    owned = api_owner(name)
+    if owned is None:
         return None
+    owner = owned[1]
     return owner.output_shapes.get(owner.table().resolve(name) or name)
 
 

@@ -149,9 +149,15 @@ class Framework:
     """Whether each distinct layer object a function is given is a new trace that may build
     it (`tf.function` keys Python objects by identity, and an unbuilt Keras layer creates its
     variables when first called: `argument_layers`)."""
-    api_namespaces: frozenset[str] = frozenset()
-    """The `ApiInfo.framework` values of the names its tables answer ("tensorflow" and
-    "keras"; "torch")."""
+    graph_operation_namespaces: frozenset[str] = frozenset()
+    """Namespaces (`ApiInfo.framework`) whose ops give a graph operation (a `tf.Operation`)
+    in compiled code where they give nothing in eager code."""
+    python_configured_layers: frozenset[str] = frozenset()
+    """Namespaces whose layer classes validate their constructor's arguments as Python
+    values (a Keras `Dense(units)` rejects a tensor)."""
+    api_roots: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """The top-level packages whose names its tables answer, by the `ApiInfo.framework` of
+    their names ("tensorflow" and "keras"; "torch" for `torch` and `torchvision`)."""
     api_lookup: ApiLookup = _no_api
     """How it answers a name of those namespaces (`lookup_api`)."""
     own_members: OwnMembers | None = field(default=None, compare=False)
@@ -205,7 +211,7 @@ class Framework:
         return found
 
     def lookup_api(self, name: str) -> ApiInfo | None:
-        """The API a normalised name of one of its `api_namespaces` names (`lookup`)."""
+        """The API a normalised name of one of its `api_roots` names (`lookup`)."""
         return self.api_lookup(self, name)
 
     def literal_order_inputs(self, canonical: str) -> tuple[tuple[int, int], frozenset[str]] | None:
@@ -250,6 +256,10 @@ class Framework:
     def idiom(self) -> str:
         """The decorator as the framework's documentation writes it: `tf.function`."""
         return self.decorator_at(self.import_aliases[0])
+
+    def written(self, canonical: str) -> str:
+        """A canonical name of its module as its documentation writes it: `tf.math.add`."""
+        return self.import_aliases[0] + canonical.removeprefix(self.module)
 
     def import_statement(self, alias: str) -> str:
         """The statement binding `alias` to the framework: `import tensorflow as tf`."""
@@ -314,7 +324,9 @@ TENSORFLOW = Framework(
     title="TensorFlow",
     compiles_per_definition=tensorflow_rules.NESTED_DEFINITION_RETRACES,
     layer_arguments_trace=True,
-    api_namespaces=tensorflow_rules.API_NAMESPACES,
+    graph_operation_namespaces=tensorflow_rules.GRAPH_OPERATION_NAMESPACES,
+    python_configured_layers=tensorflow_rules.PYTHON_CONFIGURED_LAYER_NAMESPACES,
+    api_roots=tensorflow_rules.API_ROOTS,
     api_lookup=tensorflow_api.lookup_tensorflow,
     instance_call_method=tensorflow_rules.INSTANCE_CALL_METHOD,
     layer_base_role=tensorflow_rules.keras_base_role,
@@ -348,7 +360,7 @@ TORCH = Framework(
     state_recompiles=torch_rules.STATE_RECOMPILES,
     retrace_noun="recompilation",
     process_wide_effects=tuple(sorted(torch_rules.PROCESS_WIDE_EFFECTS.items())),
-    api_namespaces=frozenset({torch_rules.API_NAMESPACE}),
+    api_roots=torch_rules.API_ROOTS,
     api_lookup=torch_api.lookup_torch,
     own_members=OwnMembers(
         methods=torch_rules.METHOD_OVERRIDES,
@@ -395,17 +407,41 @@ def is_foreign_library(dotted: str) -> bool:
     )
 
 
-_OWNER_OF_NAMESPACE: dict[str, Framework] = {
-    namespace: framework
-    for framework in reversed(FRAMEWORKS)
-    for namespace in framework.api_namespaces
-}
+@dataclass(slots=True)
+class _NamespaceOwners:
+    """Which framework answers each package and namespace, derived from `FRAMEWORKS` (again
+    when it is replaced: a framework added there is served by `lookup` without any other
+    change)."""
+
+    frameworks: tuple[Framework, ...] = ()
+    by_namespace: dict[str, Framework] = field(default_factory=dict)
+    by_root: dict[str, tuple[str, Framework]] = field(default_factory=dict)
+
+    def current(self) -> _NamespaceOwners:
+        if self.frameworks is not FRAMEWORKS:
+            self.by_root = {
+                root: (namespace, framework)
+                for framework in reversed(FRAMEWORKS)
+                for root, namespace in framework.api_roots.items()
+            }
+            self.by_namespace = {namespace: owner for namespace, owner in self.by_root.values()}
+            self.frameworks = FRAMEWORKS
+        return self
+
+
+_OWNERS = _NamespaceOwners()
 
 
 def framework_of_api(namespace: str) -> Framework | None:
     """The framework whose tables answer the names of a namespace (`ApiInfo.framework`):
     TensorFlow for "keras", None for "numpy" or "python"."""
-    return _OWNER_OF_NAMESPACE.get(namespace)
+    return _OWNERS.current().by_namespace.get(namespace)
+
+
+def api_owner(name: str) -> tuple[str, Framework] | None:
+    """The namespace of a qualified (normalised) name of a framework's packages, and the
+    framework that answers it; None for the names of other libraries."""
+    return _OWNERS.current().by_root.get(name.split(".", 1)[0])
 
 
 def framework_named(name: str) -> Framework:

@@ -12,10 +12,10 @@ from __future__ import annotations
 from . import python_stdlib, tensorflow_rules, torch_rules
 
 _NAMESPACE_OF_ROOT: dict[str, str] = {
-    **{root: root for root in tensorflow_rules.API_NAMESPACES},
+    **tensorflow_rules.API_ROOTS,
     "numpy": "numpy",
     "scipy": "scipy",
-    **{root: torch_rules.API_NAMESPACE for root in torch_rules.TORCH_PACKAGES},
+    **torch_rules.API_ROOTS,
 }
 
 PYTHON_NAMESPACE = "python"

@@ -681,9 +681,9 @@ PATTERNS: tuple[tuple[str, Behaviour], ...] = (
     ("keras.*.get", OBJECT),
 )
 
-#: The ``ApiInfo.framework`` values of TensorFlow's and Keras' names: the top-level packages
-#: whose names the TensorFlow tables answer (``tensorflow_api.json`` covers both).
-API_NAMESPACES: frozenset[str] = frozenset({"tensorflow", "keras"})
+#: The top-level packages whose names the TensorFlow tables answer (``tensorflow_api.json``
+#: covers both), by the ``ApiInfo.framework`` of their names.
+API_ROOTS: dict[str, str] = {"tensorflow": "tensorflow", "keras": "keras"}
 
 #: Spellings that name the same API as their canonical prefix (applied until none matches).
 API_PREFIX_REWRITES: tuple[tuple[str, str], ...] = (
@@ -749,6 +749,14 @@ def keras_base_role(dotted: str) -> str | None:
         return "model"
     return None
 
+
+#: Namespaces whose ops give a graph operation where they give nothing in eager code (Keras 3
+#: is backend-agnostic: its methods that give nothing give None in a graph too).
+GRAPH_OPERATION_NAMESPACES: frozenset[str] = frozenset({"tensorflow"})
+
+#: Namespaces whose layer classes validate their constructor's arguments as Python values
+#: (Keras: `Dense(units)` rejects a tensor).
+PYTHON_CONFIGURED_LAYER_NAMESPACES: frozenset[str] = frozenset({"keras"})
 
 #: The method calling a Keras layer or model object runs (``Layer.__call__`` runs ``call``).
 INSTANCE_CALL_METHOD = "call"

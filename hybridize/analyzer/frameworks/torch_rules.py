@@ -56,6 +56,9 @@ IMPORT_ALIASES: tuple[str, ...] = ("torch",)
 
 #: The ``ApiInfo.framework`` of the names of every PyTorch package (``torch_api.json``).
 API_NAMESPACE = "torch"
+#: The packages whose names the PyTorch table answers, by the ``ApiInfo.framework`` of their
+#: names.
+API_ROOTS: dict[str, str] = {root: API_NAMESPACE for root in TORCH_PACKAGES}
 
 #: Decorators that keep a function out of compilation (the function runs eagerly, and a
 #: compiled caller graph-breaks around it).
