@@ -31,7 +31,14 @@ from hybridize.analyzer.facts.values import (
     foreign_member,
     foreign_object,
 )
-from hybridize.analyzer.frameworks import ApiInfo, lookup, tensor_spec
+from hybridize.analyzer.frameworks import (
+    ApiInfo,
+    composite_spec,
+    hinted_kind,
+    lookup,
+    tensor_spec,
+    units_parameter,
+)
 from hybridize.analyzer.frameworks.framework import (
     compiler_named,
     is_foreign_library,
@@ -339,7 +346,8 @@ class Evaluator:
         )
 
     def hint_atoms(self, annotation: str | None) -> Atoms:
-        """Atoms a type hint promises: tf.Tensor, tf.Variable, ragged/sparse, np.ndarray."""
+        """Atoms a type hint promises: a framework's tensor or variable type (`tf.Tensor`,
+        `tf.Variable`, ragged/sparse: `Framework.hinted_kind`), np.ndarray."""
         if not annotation:
             return NO_ATOMS
         text = annotation.replace(" ", "")
@@ -349,12 +357,11 @@ class Evaluator:
             name = ref[1] if ref[0] == "ext" else head
         else:
             name = text
-        last = name.rsplit(".", 1)[-1]
-        if name.startswith("tensorflow") or head.startswith(("tf.", "tensorflow.")):
-            if last in ("Tensor", "RaggedTensor", "SparseTensor", "IndexedSlices", "TensorLike"):
-                return frozenset({TENSOR})
-            if last == "Variable":
-                return frozenset({("variable", None, None)})
+        kind = hinted_kind(name, head)
+        if kind == "tensor":
+            return frozenset({TENSOR})
+        if kind == "variable":
+            return frozenset({("variable", None, None)})
         if name in ("numpy.ndarray", "numpy.typing.NDArray"):
             return frozenset({("numpy", None)})
         return NO_ATOMS
@@ -714,8 +721,8 @@ class Evaluator:
         if info.chains_modules:
             # The modules given to the container, in order (`nn.Sequential(a, b)`).
             return frozenset({("obj", info.returns, None, ("chain", tuple(args)))})
-        if info.returns == "layer" and info.name == "keras.layers.Dense":
-            units = literal_ints(args[0] if args else kwargs.get("units"))
+        if info.returns == "layer" and (units_name := units_parameter(info.name)) is not None:
+            units = literal_ints(args[0] if args else kwargs.get(units_name))
             if units is not None and len(units) == 1 and units[0] is not None:
                 return frozenset({("obj", "layer", None, ("dense", units[0]))})
         if info.returns == "numpy":
@@ -858,15 +865,6 @@ def _holds_symbolic(atoms: Atoms) -> bool:
         if atom[0] == "seq" and ("symbolic",) in atom[2]:
             return True
     return False
-
-
-def composite_spec(api_name: str) -> str | None:
-    """SparseTensorSpec / RaggedTensorSpec for the ops that build those composite tensors."""
-    if api_name.startswith("tensorflow.sparse.") or api_name.endswith("SparseTensor"):
-        return "SparseTensorSpec"
-    if api_name.startswith(("tensorflow.ragged.", "tensorflow.RaggedTensor.")):
-        return "RaggedTensorSpec"
-    return None
 
 
 def _layer_output(layer: Atom, args: list[Atoms]) -> Atom:

@@ -33,6 +33,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from fnmatch import fnmatchcase
 
+from . import framework as framework_module
 from . import higher_order, methods, numpy_rules, output_shapes, python_stdlib
 from ._tables import ApiTable, Entry, numpy_table
 from .api_info import (
@@ -62,13 +63,16 @@ __all__ = [
     "VAR_POSITIONAL",
     "ApiInfo",
     "Behaviour",
+    "composite_spec",
     "element_role",
+    "hinted_kind",
     "is_container_mutator",
     "literal_order_inputs",
     "lookup",
     "lookup_parameters",
     "output_shape_rule",
     "tensor_spec",
+    "units_parameter",
 ]
 
 #: Last element of a ``lookup_parameters`` answer for a function that also takes ``*args``.
@@ -184,6 +188,36 @@ def tensor_spec(
     if dtype is None and shape is None:
         return None
     return dtype, shape
+
+
+def hinted_kind(name: str, written: str) -> str | None:
+    """ "tensor" or "variable" for a type hint naming a framework's tensor or variable type
+    (`Framework.hinted_kind`: `name` resolved, `written` as the annotation spells it)."""
+    for framework in framework_module.FRAMEWORKS:
+        kind = framework.hinted_kind(name, written)
+        if kind is not None:
+            return kind
+    return None
+
+
+def composite_spec(api_name: str) -> str | None:
+    """The spec of the composite tensor an op builds (`Framework.composite_spec`:
+    `SparseTensorSpec`, `RaggedTensorSpec`), None for a plain tensor."""
+    for framework in framework_module.FRAMEWORKS:
+        spec = framework.composite_spec(api_name)
+        if spec is not None:
+            return spec
+    return None
+
+
+def units_parameter(api_name: str) -> str | None:
+    """The constructor parameter of a layer class that is its output's last axis
+    (`Framework.units_layers`: `units` of a Keras `Dense`), None for other classes."""
+    for framework in framework_module.FRAMEWORKS:
+        found = framework.units_layers.get(api_name)
+        if found is not None:
+            return found
+    return None
 
 
 def element_role(receiver_role: str) -> str | None:

@@ -60,6 +60,14 @@ def _no_layer_base(dotted: str) -> str | None:
     return None
 
 
+def _no_hint(name: str, written: str) -> str | None:
+    return None
+
+
+def _no_composite(api_name: str) -> str | None:
+    return None
+
+
 def _no_shape(
     api_name: str, args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
 ) -> Shape:
@@ -155,6 +163,13 @@ class Framework:
     python_configured_layers: frozenset[str] = frozenset()
     """Namespaces whose layer classes validate their constructor's arguments as Python
     values (a Keras `Dense(units)` rejects a tensor)."""
+    hinted_kind: Callable[[str, str], str | None] = _no_hint
+    """"tensor" or "variable" for a type hint naming one of its tensor or variable types
+    (the name resolved, then as the annotation writes it), else None."""
+    composite_spec: Callable[[str], str | None] = _no_composite
+    """The spec of the composite tensor an op of its builds (`SparseTensorSpec`), else None."""
+    units_layers: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Layer classes whose output's last axis is a constructor argument, by its name."""
     api_roots: Mapping[str, str] = field(default_factory=dict, compare=False)
     """The top-level packages whose names its tables answer, by the `ApiInfo.framework` of
     their names ("tensorflow" and "keras"; "torch" for `torch` and `torchvision`)."""
@@ -326,6 +341,9 @@ TENSORFLOW = Framework(
     layer_arguments_trace=True,
     graph_operation_namespaces=tensorflow_rules.GRAPH_OPERATION_NAMESPACES,
     python_configured_layers=tensorflow_rules.PYTHON_CONFIGURED_LAYER_NAMESPACES,
+    hinted_kind=tensorflow_rules.hinted_kind,
+    composite_spec=tensorflow_rules.composite_spec,
+    units_layers=tensorflow_rules.UNITS_LAYERS,
     api_roots=tensorflow_rules.API_ROOTS,
     api_lookup=tensorflow_api.lookup_tensorflow,
     instance_call_method=tensorflow_rules.INSTANCE_CALL_METHOD,

@@ -758,6 +758,40 @@ GRAPH_OPERATION_NAMESPACES: frozenset[str] = frozenset({"tensorflow"})
 #: (Keras: `Dense(units)` rejects a tensor).
 PYTHON_CONFIGURED_LAYER_NAMESPACES: frozenset[str] = frozenset({"keras"})
 
+#: Names of tensor types in type hints (`x: tf.Tensor`), by the last part of the name.
+TENSOR_TYPE_HINTS: frozenset[str] = frozenset(
+    {"Tensor", "RaggedTensor", "SparseTensor", "IndexedSlices", "TensorLike"}
+)
+#: Names of variable types in type hints (`v: tf.Variable`).
+VARIABLE_TYPE_HINTS: frozenset[str] = frozenset({"Variable"})
+
+
+def hinted_kind(name: str, written: str) -> str | None:
+    """ "tensor" or "variable" for a type hint naming a TensorFlow tensor or variable type
+    (`name` resolved, `written` as the annotation spells it: `tf.Tensor`), else None."""
+    if not (name.startswith("tensorflow") or written.startswith(("tf.", "tensorflow."))):
+        return None
+    last = name.rsplit(".", 1)[-1]
+    if last in TENSOR_TYPE_HINTS:
+        return "tensor"
+    if last in VARIABLE_TYPE_HINTS:
+        return "variable"
+    return None
+
+
+def composite_spec(api_name: str) -> str | None:
+    """SparseTensorSpec / RaggedTensorSpec for the ops that build those composite tensors."""
+    if api_name.startswith("tensorflow.sparse.") or api_name.endswith("SparseTensor"):
+        return "SparseTensorSpec"
+    if api_name.startswith(("tensorflow.ragged.", "tensorflow.RaggedTensor.")):
+        return "RaggedTensorSpec"
+    return None
+
+
+#: Layer classes whose output's last axis is a constructor argument, by that argument's name
+#: (`Dense(units)` maps (..., n) to (..., units)).
+UNITS_LAYERS: dict[str, str] = {"keras.layers.Dense": "units"}
+
 #: The method calling a Keras layer or model object runs (``Layer.__call__`` runs ``call``).
 INSTANCE_CALL_METHOD = "call"
 
