@@ -20,26 +20,20 @@ under `tf.function` with `TF_ENABLE_ONEDNN_OPTS=0`.
 from __future__ import annotations
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS, KernelGap
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 
-MISH_FUNCTIONS = frozenset({"keras.activations.mish"})
-"""API functions that compute Mish themselves."""
-
-TANH = frozenset({"tensorflow.math.tanh", "keras.activations.tanh", "keras.ops.tanh"})
-SOFTPLUS = frozenset(
-    {"tensorflow.math.softplus", "keras.activations.softplus", "keras.ops.softplus"}
+KERNEL_GAPS: tuple[KernelGap, ...] = tuple(gap for f in FRAMEWORKS for gap in f.kernel_gaps)
+"""Every framework's computations its compiled graph cannot run."""
+CALLS_OF_GAPS: frozenset[str] = frozenset(
+    name for gap in KERNEL_GAPS for name in gap.functions | gap.outer
 )
-
-MISH_FUSION = (
-    "computes Mish (`x * tanh(softplus(x))`): as a graph on CPU, TensorFlow fuses it with a "
-    "convolution and batch normalisation before it into a kernel it lacks (UnimplementedError: "
-    "Fusion is not implemented: [FusedBatchNorm,Mish])"
-)
+"""The calls that may compute one (`may_have_kernel_gap`)."""
 
 
 def may_have_kernel_gap(resolved: ResolvedCall) -> bool:
     """A cheap test of one call, before `kernel_gap` looks at where its arguments come from."""
-    return any(info.name in MISH_FUNCTIONS or info.name in TANH for info in resolved.api)
+    return any(info.name in CALLS_OF_GAPS for info in resolved.api)
 
 
 def kernel_gap(
@@ -48,11 +42,12 @@ def kernel_gap(
     """Why this call builds a graph TensorFlow cannot run (None: it does not): a Mish
     activation, called by name or written as `tanh` of a `softplus`."""
     names = {info.name for info in resolved.api}
-    if names & MISH_FUNCTIONS:
-        return MISH_FUSION
     args = resolved.site.args
-    if names & TANH and args and _computed_by(fn, by_index, args[0], SOFTPLUS, set()):
-        return MISH_FUSION
+    for gap in KERNEL_GAPS:
+        if names & gap.functions:
+            return gap.reason
+        if names & gap.outer and args and _computed_by(fn, by_index, args[0], gap.inner, set()):
+            return gap.reason
     return None
 
 

@@ -47,7 +47,7 @@ from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import MAX_NESTING, PYTHON_SEQUENCE_KINDS, UNKNOWN_ATOM, Atom
 from hybridize.analyzer.frameworks import lookup
-from hybridize.analyzer.frameworks.framework import framework_of_api
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
     AUTOGRAPH_LEN,
@@ -411,7 +411,7 @@ def passed_through(
     return names
 
 
-TENSOR_TESTS = frozenset({"tensorflow.is_tensor", "keras.ops.is_tensor"})
+TENSOR_TESTS = frozenset(name for f in FRAMEWORKS for name in f.tensor_tests)
 """Calls that ask whether a value is a tensor (besides `isinstance` with a tensor class)."""
 TENSOR_CLASS_ROLES = frozenset({"tensor", "tensor_type", "variable", "numpy"})
 

@@ -28,14 +28,15 @@ from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.frameworks import lookup_parameters
 from hybridize.analyzer.frameworks.api_info import ApiInfo
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
 from hybridize.analyzer.frameworks.namespaces import canonical_external
-from hybridize.analyzer.frameworks.tensorflow_rules import (
-    GLOBAL_SEED_SETTERS,
-    OP_SEED_ARGUMENT,
-    SEEDING_TEST_CASES,
-)
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.model import Finding
+
+GLOBAL_SEED_SETTERS = frozenset(name for f in FRAMEWORKS for name in f.global_seed_setters)
+"""Every framework's calls that set its global random seed."""
+SEEDING_TEST_CASES = frozenset(name for f in FRAMEWORKS for name in f.seeding_test_cases)
+"""Every framework's test case classes that set its global seed before each test."""
 
 CODE = "HY411"
 FACT = "draws_seeded_global_random"
@@ -147,11 +148,15 @@ def _has_op_seed(
     site = resolved.site
     if site.has_star_args:
         return True  # the seed may be among the unpacked arguments: no evidence of a hazard
-    given = dict(site.kwargs).get(OP_SEED_ARGUMENT)
+    owner = framework_of_api(op.framework)
+    seed_argument = owner.op_seed_argument if owner is not None else None
+    if seed_argument is None:
+        return False
+    given = dict(site.kwargs).get(seed_argument)
     if given is None:
         positional = lookup_parameters(op.name) or ()
-        if OP_SEED_ARGUMENT in positional:
-            at = positional.index(OP_SEED_ARGUMENT)
+        if seed_argument in positional:
+            at = positional.index(seed_argument)
             given = site.args[at] if at < len(site.args) else None
     if given is None or given[:2] == ("lit", "none"):
         return False

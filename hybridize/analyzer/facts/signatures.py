@@ -16,16 +16,15 @@ from dataclasses import dataclass
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom
-from hybridize.analyzer.frameworks.framework import Framework
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework
 from hybridize.analyzer.frameworks.shapes import dtype_of, literal_ints
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
 from hybridize.model import SpecTree, TensorSpec
 
-SPEC_CLASSES = {
-    "tensorflow.TensorSpec": "TensorSpec",
-    "tensorflow.SparseTensorSpec": "SparseTensorSpec",
-    "tensorflow.RaggedTensorSpec": "RaggedTensorSpec",
+SPEC_CLASSES: dict[str, str] = {
+    name: kind for f in FRAMEWORKS for name, kind in f.spec_classes.items()
 }
+"""Every framework's spec classes of an input signature, by the report's spec kind."""
 
 
 @dataclass(frozen=True, slots=True)

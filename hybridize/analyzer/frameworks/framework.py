@@ -45,6 +45,21 @@ T = TypeVar("T")
 
 _NUMBERED_ALIASES = range(2, 1000)
 
+
+@dataclass(frozen=True, slots=True)
+class KernelGap:
+    """A computation a framework's compiled graph fuses into a kernel it lacks, while the
+    same code runs eagerly, op by op (`graph_kernel_gaps`)."""
+
+    functions: frozenset[str]
+    """APIs that compute it themselves."""
+    outer: frozenset[str]
+    """APIs that compute it when applied to the result of one of `inner`."""
+    inner: frozenset[str]
+    reason: str
+    """Why the graph fails, for the finding."""
+
+
 ApiLookup = Callable[["Framework", str], "ApiInfo | None"]
 """How a framework answers a (normalised) name of its packages, given itself."""
 
@@ -170,6 +185,18 @@ class Framework:
     """The spec of the composite tensor an op of its builds (`SparseTensorSpec`), else None."""
     units_layers: Mapping[str, str] = field(default_factory=dict, compare=False)
     """Layer classes whose output's last axis is a constructor argument, by its name."""
+    tensor_tests: frozenset[str] = frozenset()
+    """Calls that ask whether a value is one of its tensors (`tf.is_tensor`)."""
+    spec_classes: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Classes of an input signature's specs, by the report's spec kind (`TensorSpec`)."""
+    kernel_gaps: tuple[KernelGap, ...] = ()
+    """Computations its compiled graph cannot run (`KernelGap`)."""
+    global_seed_setters: frozenset[str] = frozenset()
+    """Calls that set its global random seed (`tf.random.set_seed`)."""
+    op_seed_argument: str | None = None
+    """The argument giving one of its random ops its own seed."""
+    seeding_test_cases: frozenset[str] = frozenset()
+    """Test case classes that set its global seed before each test."""
     api_roots: Mapping[str, str] = field(default_factory=dict, compare=False)
     """The top-level packages whose names its tables answer, by the `ApiInfo.framework` of
     their names ("tensorflow" and "keras"; "torch" for `torch` and `torchvision`)."""
@@ -344,6 +371,19 @@ TENSORFLOW = Framework(
     hinted_kind=tensorflow_rules.hinted_kind,
     composite_spec=tensorflow_rules.composite_spec,
     units_layers=tensorflow_rules.UNITS_LAYERS,
+    tensor_tests=tensorflow_rules.TENSOR_TESTS,
+    spec_classes=tensorflow_rules.SPEC_CLASSES,
+    kernel_gaps=(
+        KernelGap(
+            functions=tensorflow_rules.MISH_FUNCTIONS,
+            outer=tensorflow_rules.TANH_FUNCTIONS,
+            inner=tensorflow_rules.SOFTPLUS_FUNCTIONS,
+            reason=tensorflow_rules.MISH_FUSION,
+        ),
+    ),
+    global_seed_setters=tensorflow_rules.GLOBAL_SEED_SETTERS,
+    op_seed_argument=tensorflow_rules.OP_SEED_ARGUMENT,
+    seeding_test_cases=tensorflow_rules.SEEDING_TEST_CASES,
     api_roots=tensorflow_rules.API_ROOTS,
     api_lookup=tensorflow_api.lookup_tensorflow,
     instance_call_method=tensorflow_rules.INSTANCE_CALL_METHOD,

@@ -792,6 +792,32 @@ def composite_spec(api_name: str) -> str | None:
 #: (`Dense(units)` maps (..., n) to (..., units)).
 UNITS_LAYERS: dict[str, str] = {"keras.layers.Dense": "units"}
 
+#: Calls that ask whether a value is a tensor (besides `isinstance` with a tensor class).
+TENSOR_TESTS: frozenset[str] = frozenset({"tensorflow.is_tensor", "keras.ops.is_tensor"})
+
+#: The spec classes of an input signature, by the `TensorSpec` kind of the report.
+SPEC_CLASSES: dict[str, str] = {
+    "tensorflow.TensorSpec": "TensorSpec",
+    "tensorflow.SparseTensorSpec": "SparseTensorSpec",
+    "tensorflow.RaggedTensorSpec": "RaggedTensorSpec",
+}
+
+#: API functions that compute Mish (`x * tanh(softplus(x))`) themselves.
+MISH_FUNCTIONS: frozenset[str] = frozenset({"keras.activations.mish"})
+#: Mish's outer function, and its inner one: `tanh(softplus(x))` computes it too.
+TANH_FUNCTIONS: frozenset[str] = frozenset(
+    {"tensorflow.math.tanh", "keras.activations.tanh", "keras.ops.tanh"}
+)
+SOFTPLUS_FUNCTIONS: frozenset[str] = frozenset(
+    {"tensorflow.math.softplus", "keras.activations.softplus", "keras.ops.softplus"}
+)
+#: Why a graph computing Mish fails on CPU (measured: TF 2.21, tf-keras 2.21).
+MISH_FUSION = (
+    "computes Mish (`x * tanh(softplus(x))`): as a graph on CPU, TensorFlow fuses it with a "
+    "convolution and batch normalisation before it into a kernel it lacks (UnimplementedError: "
+    "Fusion is not implemented: [FusedBatchNorm,Mish])"
+)
+
 #: The method calling a Keras layer or model object runs (``Layer.__call__`` runs ``call``).
 INSTANCE_CALL_METHOD = "call"
 
