@@ -17,7 +17,7 @@ from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callee
 from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
-from hybridize.analyzer.frameworks.namespaces import canonical_external
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
@@ -161,31 +161,12 @@ def stateful_computation(
     return reaching(graph, {k: local_stateful_computation(facts, k) for k in keys})
 
 
-KERAS_COMPILED_STEPS = frozenset({"train_step", "test_step", "predict_step"})
-"""Methods of a Keras Model that `fit`/`evaluate`/`predict` wrap in a `tf.function` of their
-own (`make_train_function` and friends) unless the model runs eagerly."""
-KERAS_OPTIMIZER_HOOKS = frozenset(
-    {
-        "update_step",
-        "_update_step",
-        "_resource_apply_dense",
-        "_resource_apply_sparse",
-        "_resource_apply_sparse_duplicate_indices",
-        "_apply_dense",
-        "_apply_sparse",
-    }
-)
-"""Per-variable update hooks of a Keras optimizer (Keras 3, Keras 2 and the legacy
-`OptimizerV2`): `apply_gradients` calls them once per variable, inside the train function
-Keras compiles in `fit`, or inside the caller's own step, which is the function to compile
-(Keras 2 also compiles `update_step` with XLA itself under `jit_compile`). A decorator of
-their own would trace once per variable shape and dtype, and pay a call's overhead per
-variable and step for a few element-wise ops."""
 FRAMEWORK_COMPILED_METHODS: dict[str, frozenset[str]] = {
-    "model": KERAS_COMPILED_STEPS,
-    "optimizer": KERAS_OPTIMIZER_HOOKS,
+    role: frozenset().union(*(f.compiled_methods.get(role, ()) for f in FRAMEWORKS))
+    for role in {role for f in FRAMEWORKS for role in f.compiled_methods}
 }
-"""Methods that Keras calls from a graph of its own, by the Keras role of their class."""
+"""Methods that a framework calls from a graph of its own, by the role of their class
+(`Framework.compiled_methods`)."""
 
 
 def framework_compiled(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> set[str]:
@@ -225,16 +206,15 @@ def _framework_hooks(
 
 
 def _keras_optimizer_role(index: ProjectIndex, class_key: str) -> str | None:
-    """The role "optimizer" when the class derives from a Keras optimizer (`keras.optimizers.*`,
-    `keras.Optimizer`, in any of their spellings)."""
+    """The role "optimizer" when the class derives from a framework's optimizer
+    (`Framework.optimizer_base`: `keras.optimizers.*`, `keras.Optimizer`, in any spelling)."""
     for key in index.mro(class_key):
         try:
             refs = index.base_refs(key)
         except KeyError:
             return None
         for ref in refs:
-            name = canonical_external(ref[1]) if ref[0] == "ext" else ""
-            if name.startswith("keras.optimizers.") or name == "keras.Optimizer":
+            if ref[0] == "ext" and any(f.optimizer_base(ref[1]) for f in FRAMEWORKS):
                 return "optimizer"
     return None
 

@@ -75,6 +75,10 @@ def _no_layer_base(dotted: str) -> str | None:
     return None
 
 
+def _never(dotted: str) -> bool:
+    return False
+
+
 def _no_hint(name: str, written: str) -> str | None:
     return None
 
@@ -197,6 +201,11 @@ class Framework:
     """The argument giving one of its random ops its own seed."""
     seeding_test_cases: frozenset[str] = frozenset()
     """Test case classes that set its global seed before each test."""
+    compiled_methods: Mapping[str, frozenset[str]] = field(default_factory=dict, compare=False)
+    """Methods it calls from a graph of its own, by the role of their class (a Keras model's
+    `train_step`, an optimizer's per-variable update hooks)."""
+    optimizer_base: Callable[[str], bool] = _never
+    """Whether a base class (resolved name) is one of its optimizers."""
     api_roots: Mapping[str, str] = field(default_factory=dict, compare=False)
     """The top-level packages whose names its tables answer, by the `ApiInfo.framework` of
     their names ("tensorflow" and "keras"; "torch" for `torch` and `torchvision`)."""
@@ -384,6 +393,8 @@ TENSORFLOW = Framework(
     global_seed_setters=tensorflow_rules.GLOBAL_SEED_SETTERS,
     op_seed_argument=tensorflow_rules.OP_SEED_ARGUMENT,
     seeding_test_cases=tensorflow_rules.SEEDING_TEST_CASES,
+    compiled_methods=tensorflow_rules.KERAS_COMPILED_METHODS,
+    optimizer_base=tensorflow_rules.is_keras_optimizer,
     api_roots=tensorflow_rules.API_ROOTS,
     api_lookup=tensorflow_api.lookup_tensorflow,
     instance_call_method=tensorflow_rules.INSTANCE_CALL_METHOD,

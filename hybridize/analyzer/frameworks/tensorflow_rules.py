@@ -818,6 +818,40 @@ MISH_FUSION = (
     "Fusion is not implemented: [FusedBatchNorm,Mish])"
 )
 
+#: Methods of a Keras Model that `fit`/`evaluate`/`predict` wrap in a `tf.function` of their
+#: own (`make_train_function` and friends) unless the model runs eagerly.
+KERAS_COMPILED_STEPS: frozenset[str] = frozenset({"train_step", "test_step", "predict_step"})
+#: Per-variable update hooks of a Keras optimizer (Keras 3, Keras 2 and the legacy
+#: `OptimizerV2`): `apply_gradients` calls them once per variable, inside the train function
+#: Keras compiles in `fit`, or inside the caller's own step, which is the function to compile
+#: (Keras 2 also compiles `update_step` with XLA itself under `jit_compile`). A decorator of
+#: their own would trace once per variable shape and dtype, and pay a call's overhead per
+#: variable and step for a few element-wise ops.
+KERAS_OPTIMIZER_HOOKS: frozenset[str] = frozenset(
+    {
+        "update_step",
+        "_update_step",
+        "_resource_apply_dense",
+        "_resource_apply_sparse",
+        "_resource_apply_sparse_duplicate_indices",
+        "_apply_dense",
+        "_apply_sparse",
+    }
+)
+#: Methods that Keras calls from a graph of its own, by the Keras role of their class.
+KERAS_COMPILED_METHODS: dict[str, frozenset[str]] = {
+    "model": KERAS_COMPILED_STEPS,
+    "optimizer": KERAS_OPTIMIZER_HOOKS,
+}
+
+
+def is_keras_optimizer(dotted: str) -> bool:
+    """Whether a base class is a Keras optimizer (`keras.optimizers.*`, `keras.Optimizer`, in
+    any of their spellings)."""
+    name = keras_spelling(dotted)
+    return name.startswith("keras.optimizers.") or name == "keras.Optimizer"
+
+
 #: The method calling a Keras layer or model object runs (``Layer.__call__`` runs ``call``).
 INSTANCE_CALL_METHOD = "call"
 
