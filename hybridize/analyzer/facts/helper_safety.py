@@ -47,6 +47,7 @@ from hybridize.analyzer.facts.safety import (
     tensor_data_assignments,
 )
 from hybridize.analyzer.facts.values import PYTHON_SEQUENCE_KINDS, Atom
+from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
 from hybridize.analyzer.frameworks.framework import framework_of_api
 from hybridize.analyzer.frameworks.python_stdlib import (
@@ -463,9 +464,8 @@ def _selected(site: CallSite, positions: CallbackArgs) -> Iterator[Sym]:
 
 
 def _display(name: str) -> str:
-    if name.startswith("tensorflow."):
-        return "tf." + name.removeprefix("tensorflow.")
-    return name.removeprefix("builtins.")
+    """An API's name as code writes it: `tf.random.uniform`, `print`."""
+    return written_name(name).removeprefix("builtins.")
 
 
 class _Values:

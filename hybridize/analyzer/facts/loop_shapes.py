@@ -33,7 +33,7 @@ from hybridize.analyzer.facts.evaluator import (
 )
 from hybridize.analyzer.facts.predicates import is_tensor_like, leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.frameworks import lookup_parameters, output_shape_rule
+from hybridize.analyzer.frameworks import lookup_parameters, output_shape_rule, written_name
 from hybridize.analyzer.frameworks.output_shapes import OutputShape
 from hybridize.analyzer.summaries.ir import FunctionSummary, StatementLoop, Sym
 from hybridize.model import Finding
@@ -50,7 +50,8 @@ a dataset reduction, which relaxes shapes: measured, not a hazard)."""
 
 
 def _display(name: str) -> str:
-    return "tf." + name.removeprefix("tensorflow.") if name.startswith("tensorflow.") else name
+    """An API's name as code writes it: `tf.random.uniform`."""
+    return written_name(name)
 
 
 class _Shapes:

@@ -46,7 +46,7 @@ from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_ke
 from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import MAX_NESTING, PYTHON_SEQUENCE_KINDS, UNKNOWN_ATOM, Atom
-from hybridize.analyzer.frameworks import lookup
+from hybridize.analyzer.frameworks import lookup, written_name
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
 from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_CASTS,
@@ -657,9 +657,8 @@ def _values_of(fn: FunctionSummary) -> Iterator[Sym]:
 
 
 def _display(name: str) -> str:
-    if name.startswith("tensorflow."):
-        return "tf." + name.removeprefix("tensorflow.")
-    return name.removeprefix("builtins.")
+    """An API's name as code writes it: `tf.random.uniform`, `print`."""
+    return written_name(name).removeprefix("builtins.")
 
 
 def _flows(

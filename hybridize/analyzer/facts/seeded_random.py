@@ -26,7 +26,7 @@ from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
-from hybridize.analyzer.frameworks import lookup_parameters
+from hybridize.analyzer.frameworks import lookup_parameters, written_name
 from hybridize.analyzer.frameworks.api_info import ApiInfo
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
 from hybridize.analyzer.frameworks.namespaces import canonical_external
@@ -186,4 +186,4 @@ def _seeding_test_case(index: ProjectIndex, class_key: str) -> bool:
 
 def _display(name: str) -> str:
     """`tensorflow.random.uniform` as written in code: `tf.random.uniform`."""
-    return "tf." + name[len("tensorflow.") :] if name.startswith("tensorflow.") else name
+    return written_name(name)

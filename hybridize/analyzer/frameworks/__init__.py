@@ -73,6 +73,7 @@ __all__ = [
     "output_shape_rule",
     "tensor_spec",
     "units_parameter",
+    "written_name",
 ]
 
 #: Last element of a ``lookup_parameters`` answer for a function that also takes ``*args``.
@@ -198,6 +199,15 @@ def hinted_kind(name: str, written: str) -> str | None:
         if kind is not None:
             return kind
     return None
+
+
+def written_name(canonical: str) -> str:
+    """An API's canonical name as its framework's documentation writes it
+    (`Framework.written`: `tensorflow.random.uniform` -> `tf.random.uniform`)."""
+    for framework in framework_module.FRAMEWORKS:
+        if canonical.startswith(framework.module + "."):
+            return framework.written(canonical)
+    return canonical
 
 
 def composite_spec(api_name: str) -> str | None:

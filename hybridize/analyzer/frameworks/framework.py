@@ -309,8 +309,11 @@ class Framework:
         return self.decorator_at(self.import_aliases[0])
 
     def written(self, canonical: str) -> str:
-        """A canonical name of its module as its documentation writes it: `tf.math.add`."""
-        return self.import_aliases[0] + canonical.removeprefix(self.module)
+        """A canonical name of its module as its documentation writes it (`tf.math.add`);
+        another name as it is."""
+        if canonical.startswith(self.module + "."):
+            return self.import_aliases[0] + canonical[len(self.module) :]
+        return canonical
 
     def import_statement(self, alias: str) -> str:
         """The statement binding `alias` to the framework: `import tensorflow as tf`."""
