@@ -22,7 +22,7 @@ Vocabulary
   callback returns for it (``tf.nest.map_structure(fn, x)``).
 
 Every value of ``returns`` that names an object with methods is also a *receiver role* of
-``lookup_method``/``lookup_attribute`` ("tensor", "variable", "dataset", "model", "file", ...).
+``Framework.method_of``/``Framework.attribute_of`` ("tensor", "variable", "dataset", "model", "file", ...).
 
 ``effect`` -- what the call does besides computing its result:
 
@@ -117,7 +117,7 @@ RETURNS: frozenset[str] = frozenset(
     }
 )
 
-#: ``kind`` values. "attribute" is used by ``lookup_attribute`` only.
+#: ``kind`` values. "attribute" is used by ``Framework.attribute_of`` only.
 KINDS: frozenset[str] = frozenset({"function", "class", "module", "constant", "attribute"})
 
 CallbackArgs = tuple[int | str, ...]
@@ -192,7 +192,7 @@ class ApiInfo:
     name: str
     #: "tensorflow" | "keras" | "numpy" | "python" | "scipy"
     framework: str
-    #: "function" | "class" | "module" | "constant" (| "attribute" for lookup_attribute)
+    #: "function" | "class" | "module" | "constant" (| "attribute" for Framework.attribute_of)
     kind: str
     #: what calling it yields (see the module docstring)
     returns: str

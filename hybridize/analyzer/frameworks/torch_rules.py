@@ -1,7 +1,7 @@
 """Hand-curated knowledge about PyTorch under ``torch.compile`` that the generator cannot know.
 
 Data only: the ``TORCH`` compile target (``framework.py``) reads its compile-decorator facts,
-and ``lookup``/``lookup_method``/``lookup_attribute`` (``frameworks/__init__.py``) answer
+and ``lookup`` (``torch_api``) and ``TORCH.method_of``/``attribute_of`` (``members``) answer
 ``torch.*`` names and the members of PyTorch objects from it and the generated table. The
 generated table (``torch_api.json``, ``_tables.torch_table``) says what each public name *is*
 and, for functions and ``Tensor`` methods, what it returns. This module says what calling it
