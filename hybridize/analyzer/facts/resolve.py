@@ -26,9 +26,11 @@ from pathlib import PurePosixPath
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.frameworks.framework import (
     DEFAULT_FRAMEWORK,
-    FRAMEWORKS,
     Framework,
+    first_framework,
     framework_of_api,
+    frameworks_using,
+    named_layer_base,
 )
 from hybridize.analyzer.frameworks.namespaces import canonical_external
 from hybridize.analyzer.summaries.ir import (
@@ -67,10 +69,9 @@ def external_class_role(dotted: str) -> tuple[str, str] | None:
     are layers: one a framework knows by name (`Framework.layer_base_role`: a Keras layer or
     model), else whatever the framework tables say is a class of a layer role (a PyTorch
     `nn.Module`), with its framework's `Framework.instance_call_method` (`call`, `forward`)."""
-    for framework in FRAMEWORKS:
-        role = framework.layer_base_role(dotted)
-        if role is not None:
-            return role, framework.instance_call_method
+    named = named_layer_base(dotted)
+    if named is not None:
+        return named
     info = lookup(dotted)
     if info is None or info.kind != "class" or info.returns not in LAYER_ROLES:
         return None
@@ -503,7 +504,7 @@ class ProjectIndex:
             return DEFAULT_FRAMEWORK
         # The first in order of precedence (`framework_of_imports`).
         used = self._module_frameworks(relpath, module)
-        return next((f for f in FRAMEWORKS if f in used), DEFAULT_FRAMEWORK)
+        return first_framework(used) or DEFAULT_FRAMEWORK
 
     def function_framework(self, key: str) -> Framework:
         """The compile target whose rules judge a function's code: its module's
@@ -536,7 +537,7 @@ class ProjectIndex:
             for imp in module_imports(module)
             if not imp.source.startswith(".")
         }
-        used = frozenset(f for f in FRAMEWORKS if any(f.uses(root) for root in roots))
+        used = frameworks_using(roots)
         self._module_frameworks_cache[relpath] = (module, used)
         return used
 
@@ -555,7 +556,7 @@ class ProjectIndex:
                 ref = self.resolve_global(relpath, name)
                 if ref[0] == "ext":
                     root = ref[1].split(".", 1)[0]
-                    used.update(f for f in FRAMEWORKS if f.uses(root))
+                    used.update(frameworks_using((root,)))
             qualname = fn.parent_qualname
         return next(iter(used)) if len(used) == 1 else None
 

@@ -22,7 +22,7 @@ roles' shared tables), how its ops' result shapes follow from their arguments
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -232,6 +232,11 @@ class Framework:
     _attributes: _Answers = field(
         default_factory=_Answers, init=False, repr=False, compare=False, hash=False
     )
+
+    def __hash__(self) -> int:
+        # Its name: cheap where frameworks are set members (a module's frameworks), and two
+        # frameworks of one name are never both analysed.
+        return hash(self.name)
 
     def method_of(self, receiver_role: str, name: str) -> ApiInfo | None:
         """What calling `obj.name(...)` does, where `obj` has the role `receiver_role`
@@ -458,8 +463,28 @@ def framework_of_imports(roots: Iterable[str]) -> Framework | None:
     A module importing both TensorFlow (or Keras) and PyTorch counts as TensorFlow code here;
     each of its functions is then judged by the framework it uses
     (`ProjectIndex.function_framework`), TensorFlow when it names both or neither."""
+    return first_framework(frameworks_using(roots))
+
+
+def frameworks_using(roots: Iterable[str]) -> frozenset[Framework]:
+    """The frameworks whose packages are among these top-level packages."""
     found = set(roots)
-    return next((f for f in FRAMEWORKS if any(f.uses(root) for root in found)), None)
+    return frozenset(f for f in FRAMEWORKS if any(f.uses(root) for root in found))
+
+
+def first_framework(candidates: Collection[Framework]) -> Framework | None:
+    """The first of these frameworks in order of precedence (`FRAMEWORKS`), None for none."""
+    return next((f for f in FRAMEWORKS if f in candidates), None)
+
+
+def named_layer_base(dotted: str) -> tuple[str, str] | None:
+    """(role, the method calling an instance runs) for a base class that a framework knows
+    by its name alone as a layer class (`Framework.layer_base_role`: a Keras `Model`)."""
+    for framework in FRAMEWORKS:
+        role = framework.layer_base_role(dotted)
+        if role is not None:
+            return role, framework.instance_call_method
+    return None
 
 
 KNOWN_LIBRARY_ROOTS = frozenset({"numpy", "scipy"})
