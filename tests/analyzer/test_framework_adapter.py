@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from hybridize.analyzer.engine import summarize_text
 from hybridize.analyzer.facts.evaluator import PYTHON, Evaluator, TensorFacts
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks import framework as framework_module
@@ -27,6 +26,7 @@ from hybridize.analyzer.frameworks.framework import (
 )
 from hybridize.analyzer.frameworks.members import OwnMembers, table_returns
 from hybridize.analyzer.frameworks.tensorflow_rules import is_tensorflow_package
+from hybridize.analyzer.summaries.file_summaries import summarize_text
 from hybridize.output.report_schema import FRAMEWORKS as REPORT_FRAMEWORKS
 
 
