@@ -315,3 +315,14 @@ def test_no_core_module_tests_framework_names():
         if FRAMEWORK_NAME_TESTS.search(line)
     ]
     assert found == []
+
+
+@pytest.mark.parametrize(
+    "root", ["tensorflow", "tf_keras", "tensorflow_hub", "keras", "tensorflowx", "torch"]
+)
+def test_a_frameworks_own_packages_are_not_its_front_ends(root):
+    """Keras runs on TensorFlow and on other backends: importing it alone is not importing
+    TensorFlow itself (`Framework.uses_itself`), though it makes a module TensorFlow's code."""
+    assert TENSORFLOW.uses_itself(root) is is_tensorflow_package(root)
+    assert TENSORFLOW.uses("keras") and not TENSORFLOW.uses_itself("keras")
+    assert TORCH.uses_itself(root) is TORCH.uses(root)

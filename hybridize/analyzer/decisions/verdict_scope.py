@@ -32,11 +32,11 @@ from typing import Any
 import networkx as nx
 
 from hybridize.analyzer.facts.callgraph import TRACED
+from hybridize.analyzer.facts.candidacy import BACKEND_QUERIES
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.solver import FactJournal
 from hybridize.analyzer.facts.values import Dep
-from hybridize.analyzer.frameworks.tensorflow_rules import KERAS_BACKEND_QUERIES
 
 
 @dataclass(slots=True)
@@ -133,7 +133,7 @@ def seeds(
 def module_queries_backend(calls: object) -> bool:
     """Some call reads the Keras backend's name (`Candidacy._backend_queries`)."""
     return isinstance(calls, list | tuple) and any(
-        info.name in KERAS_BACKEND_QUERIES for resolved in calls for info in resolved.api
+        info.name in BACKEND_QUERIES for resolved in calls for info in resolved.api
     )
 
 

@@ -39,16 +39,11 @@ from hybridize.analyzer.frameworks import ApiInfo
 from hybridize.analyzer.frameworks.framework import (
     DEFAULT_FRAMEWORK,
     FRAMEWORKS,
+    FRONT_ENDS,
+    FRONTED,
+    GRAPH_MODE_SWITCHES,
     Framework,
     framework_of_imports,
-)
-from hybridize.analyzer.frameworks.tensorflow_rules import (
-    GRAPH_MODE_SWITCHES,
-    KERAS_BACKEND_AGNOSTIC_NAMESPACES,
-    KERAS_BACKEND_QUERIES,
-    KERAS_OTHER_BACKENDS,
-    KERAS_PACKAGES,
-    is_tensorflow_package,
 )
 from hybridize.analyzer.summaries.ir import ImportSummary, ModuleSummary, Sym, module_imports
 from hybridize.model import Span
@@ -168,11 +163,35 @@ def candidacy_modules(
         if (found := framework_of_imports(packages)) is not None
     }
     return CandidacyModules(
-        {r for r, packages in roots.items() if any(map(is_tensorflow_package, packages))},
-        {r for r, packages in roots.items() if any(map(KERAS_PACKAGES.__contains__, packages))},
+        {r for r, packages in roots.items() if any(map(_uses_fronted_itself, packages))},
+        {r for r, packages in roots.items() if any(map(_uses_front_end, packages))},
         graph_mode,
         frameworks,
     )
+
+
+def _uses_fronted_itself(root: str) -> bool:
+    """An own package of a framework with a front end (`tensorflow`, not `keras`)."""
+    return any(f.uses_itself(root) for f in FRONTED)
+
+
+def _uses_front_end(root: str) -> bool:
+    """A package of a front end (`keras`)."""
+    return any(root in front_end.packages for front_end in FRONT_ENDS)
+
+
+BACKEND_AGNOSTIC_NAMESPACES: tuple[str, ...] = tuple(
+    namespace for front_end in FRONT_ENDS for namespace in front_end.agnostic_namespaces
+)
+"""Namespaces of the front ends' backend-agnostic ops (`keras.ops.`)."""
+BACKEND_QUERIES: frozenset[str] = frozenset(
+    name for front_end in FRONT_ENDS for name in front_end.backend_queries
+)
+"""Calls that name the backend a front end runs on (`keras.backend.backend`)."""
+OTHER_BACKENDS: frozenset[str] = frozenset(
+    name for front_end in FRONT_ENDS for name in front_end.other_backends
+)
+"""The front ends' backends other than the framework they run on."""
 
 
 def _switches_graph_mode(_key: str, calls: list[ResolvedCall]) -> bool:
@@ -224,7 +243,7 @@ def _project_modules(index: ProjectIndex, imp: ImportSummary, importer: str) -> 
 
 
 def _is_backend_agnostic(info: ApiInfo) -> bool:
-    return info.tensor_op and info.name.startswith(KERAS_BACKEND_AGNOSTIC_NAMESPACES)
+    return info.tensor_op and info.name.startswith(BACKEND_AGNOSTIC_NAMESPACES)
 
 
 def _tensorflow_specific(resolved: ResolvedCall) -> bool:
@@ -442,7 +461,7 @@ class Candidacy:
             return (
                 "branches on the Keras backend (`keras.backend.backend()`): multi-backend "
                 "code that a tf.function would tie to TensorFlow",
-                lambda info: info.name in KERAS_BACKEND_QUERIES,
+                lambda info: info.name in BACKEND_QUERIES,
             )
         if self._branches_on_backend(f"{relpath}::<module>"):
             return (
@@ -469,7 +488,7 @@ class Candidacy:
             found = self._queries[key] = frozenset(
                 r.index
                 for r in self.facts.calls.get(key, [])
-                if any(i.name in KERAS_BACKEND_QUERIES for i in r.api)
+                if any(i.name in BACKEND_QUERIES for i in r.api)
             )
         return found
 
@@ -504,7 +523,7 @@ class Candidacy:
 
         def names_other_backend(sym: Sym) -> bool:
             if sym[0] == "lit":
-                return sym[1] == "str" and sym[2] in KERAS_OTHER_BACKENDS
+                return sym[1] == "str" and sym[2] in OTHER_BACKENDS
             if sym[0] == "seq":
                 return any(names_other_backend(e) for e in sym[2])
             return False

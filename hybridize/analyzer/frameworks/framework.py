@@ -60,6 +60,22 @@ class KernelGap:
     """Why the graph fails, for the finding."""
 
 
+@dataclass(frozen=True, slots=True)
+class FrontEnd:
+    """A library that runs on the framework or on others (Keras 3 on TensorFlow, JAX or
+    PyTorch): code written against its backend-agnostic API alone is not the framework's
+    code, and compiling it with the framework's decorator would tie it to one backend."""
+
+    packages: frozenset[str]
+    """Its top-level packages (`keras`)."""
+    agnostic_namespaces: tuple[str, ...]
+    """Namespaces of its backend-agnostic ops (`keras.ops.`)."""
+    backend_queries: frozenset[str]
+    """Calls that name the backend it runs on (`keras.backend.backend`)."""
+    other_backends: frozenset[str]
+    """The names of its backends other than the framework ("jax", "torch", ...)."""
+
+
 ApiLookup = Callable[["Framework", str], "ApiInfo | None"]
 """How a framework answers a (normalised) name of its packages, given itself."""
 
@@ -206,6 +222,11 @@ class Framework:
     `train_step`, an optimizer's per-variable update hooks)."""
     optimizer_base: Callable[[str], bool] = _never
     """Whether a base class (resolved name) is one of its optimizers."""
+    front_end: FrontEnd | None = None
+    """A library running on it or on other backends (Keras 3), whose packages it uses."""
+    graph_mode_switches: frozenset[str] = frozenset()
+    """Calls that switch the whole program to a graph mode of an older version of it (TF1):
+    the module making them is such a program, and every function in it builds graph code."""
     api_roots: Mapping[str, str] = field(default_factory=dict, compare=False)
     """The top-level packages whose names its tables answer, by the `ApiInfo.framework` of
     their names ("tensorflow" and "keras"; "torch" for `torch` and `torchvision`)."""
@@ -283,6 +304,11 @@ class Framework:
     def uses(self, root: str) -> bool:
         """Whether importing the top-level package `root` makes a module this framework's."""
         return root in self.packages or root.startswith(self.package_prefixes)
+
+    def uses_itself(self, root: str) -> bool:
+        """Whether `root` is one of its own packages, not one of its front end's (`tensorflow`,
+        `tf_keras`; not `keras`)."""
+        return self.uses(root) and (self.front_end is None or root not in self.front_end.packages)
 
     @property
     def module(self) -> str:
@@ -403,6 +429,13 @@ TENSORFLOW = Framework(
     seeding_test_cases=tensorflow_rules.SEEDING_TEST_CASES,
     compiled_methods=tensorflow_rules.KERAS_COMPILED_METHODS,
     optimizer_base=tensorflow_rules.is_keras_optimizer,
+    front_end=FrontEnd(
+        packages=tensorflow_rules.KERAS_PACKAGES,
+        agnostic_namespaces=tensorflow_rules.KERAS_BACKEND_AGNOSTIC_NAMESPACES,
+        backend_queries=tensorflow_rules.KERAS_BACKEND_QUERIES,
+        other_backends=tensorflow_rules.KERAS_OTHER_BACKENDS,
+    ),
+    graph_mode_switches=tensorflow_rules.GRAPH_MODE_SWITCHES,
     api_roots=tensorflow_rules.API_ROOTS,
     api_lookup=tensorflow_api.lookup_tensorflow,
     instance_call_method=tensorflow_rules.INSTANCE_CALL_METHOD,
@@ -539,6 +572,18 @@ def api_owner(name: str) -> tuple[str, Framework] | None:
     """The namespace of a qualified (normalised) name of a framework's packages, and the
     framework that answers it; None for the names of other libraries."""
     return _OWNERS.current().by_root.get(name.split(".", 1)[0])
+
+
+FRONTED: tuple[Framework, ...] = tuple(f for f in FRAMEWORKS if f.front_end is not None)
+"""The frameworks that a multi-backend library runs on (TensorFlow, under Keras)."""
+
+FRONT_ENDS: tuple[FrontEnd, ...] = tuple(f.front_end for f in FRONTED if f.front_end is not None)
+"""Their front ends (Keras)."""
+
+GRAPH_MODE_SWITCHES: frozenset[str] = frozenset(
+    name for f in FRAMEWORKS for name in f.graph_mode_switches
+)
+"""Every framework's calls that switch a program to its older graph mode."""
 
 
 def framework_named(name: str) -> Framework:
