@@ -492,6 +492,7 @@ def write_reports(data: dict[str, Any], out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "report.json", out / "report.md", out / "report.html"]
     paths[0].write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    paths[1].write_text(render_markdown(data), encoding="utf-8")
-    paths[2].write_text(render_html(data), encoding="utf-8")
+    # The reports name the command that applies the wins, with report.json's path as given.
+    paths[1].write_text(render_markdown(data, str(paths[0])), encoding="utf-8")
+    paths[2].write_text(render_html(data, str(paths[0])), encoding="utf-8")
     return paths

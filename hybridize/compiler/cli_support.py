@@ -121,7 +121,7 @@ def run_bench_command(
 
         stdout = Console() if sys.stdout.isatty() else Console(width=200)
         stdout.print(summary_table(report))
-        for line in summary_lines(report):
+        for line in summary_lines(report, str(written[0])):
             stdout.print(line, highlight=False)
         stdout.print("reports: " + ", ".join(str(p) for p in written), highlight=False)
     return 0

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import graphlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -326,6 +326,13 @@ def _common_root(roots: list[Path]) -> Path:
     return Path(*common) if common else Path("/")
 
 
+def is_measured_win(function: Mapping[str, Any]) -> bool:
+    """Whether a report.json function is a change `refactor --from-bench` applies: its
+    decision applied, to a compiled mode (the report's lead lists exactly these)."""
+    decision = function.get("decision") or {}
+    return bool(decision.get("applied")) and decision.get("mode") in ("graph", "xla")
+
+
 def load_applied_changes(report_path: Path | str, root: Path | str | None = None) -> dict[str, str]:
     """`file::qualname` -> "graph" or "xla" for every measured win in a `report.json`.
 
@@ -342,9 +349,9 @@ def load_applied_changes(report_path: Path | str, root: Path | str | None = None
     )
     out: dict[str, str] = {}
     for function in data.get("functions", []):
-        decision = function.get("decision") or {}
-        if not decision.get("applied") or decision.get("mode") not in ("graph", "xla"):
+        if not is_measured_win(function):
             continue
+        decision = function["decision"]
         project = Path(function["project"]).resolve()
         path = project / function["file"]
         if base is not None:

@@ -7,7 +7,20 @@ from html import escape
 from typing import Any
 
 from hybridize.compiler.chart import Bar, bar_chart
+from hybridize.compiler.headline import failure_text, headline
+from hybridize.compiler.outcomes import (
+    APPLY,
+    DIFFERS,
+    FAILED,
+    OUTCOMES,
+    WITHDRAWN,
+    Outcome,
+    function_outcome,
+    outcome_counts,
+    reasons_text,
+)
 from hybridize.compiler.render_md import (
+    HYPOTHETICAL,
     NOT_A_MODE,
     decision_cell,
     fmt_ratio,
@@ -40,6 +53,10 @@ svg.chart{max-width:100%;height:auto;font:11px system-ui,sans-serif}
 .tick{font-size:10px;text-anchor:middle;fill:#5b6570}.label{font-size:11px}
 .value{font-size:10px;fill:#1d232a}.na{font-size:10px;fill:#8a949e}
 details{margin:4px 0}summary{cursor:pointer}
+.failed{border:2px solid #c0322d;background:#fbe3e2;color:#6e1512;border-radius:6px;padding:10px 14px;margin:12px 0;font-size:15px}
+p.lead{font-size:16px;margin:6px 0}
+pre.command{background:#1d232a;color:#f3f5f7;padding:10px 14px;border-radius:6px;font-size:13px;white-space:pre-wrap}
+table.outcomes{width:auto}td.why{font-size:12px;color:#3a434c;min-width:260px}td.decision{white-space:nowrap}
 """
 
 
@@ -151,7 +168,49 @@ def _mode_cell(function: Mapping[str, Any], mode: str) -> str:
     return f'<td class="num" title="{escape(spread)}">{median}{ratio}{mark}</td>'
 
 
-def render_html(report: Mapping[str, Any]) -> str:
+def lead_html(report: Mapping[str, Any], report_path: str) -> list[str]:
+    """The failed runs, what was measured and what would be applied, the command, the counts."""
+    lead = headline(report, report_path)
+    out = [
+        f'<div class="failed"><b>Failed run.</b> {escape(failure_text(failure))}</div>'
+        for failure in lead.failures
+    ]
+    out.append("<h2>Result</h2>")
+    out += [f"<p class=lead>{escape(sentence)}</p>" for sentence in lead.sentences]
+    if lead.wins:
+        out.append("<ul class=wins>")
+        for win in lead.wins:
+            where = f" ({escape(win.project)})" if lead.projects > 1 else ""
+            out.append(
+                f"<li><code>{escape(win.function)}</code>{where}: {escape(win.change)}, "
+                f"<span class=good>{fmt_ratio(win.speedup)}</span> per call</li>"
+            )
+        out.append("</ul>")
+    if lead.commands:
+        out.append("<p>Apply them (without <code>--apply</code>: the diff):</p>")
+        out.append(f"<pre class=command>{escape(chr(10).join(lead.commands))}</pre>")
+    counts = outcome_counts(report["functions"])
+    out.append("<table class=outcomes><tr><th>decision</th><th>functions</th><th>meaning</th></tr>")
+    out += [
+        f"<tr><td class='{_outcome_css(outcome)}'>{escape(outcome.label)}</td>"
+        f"<td class=num>{counts[outcome.key]}</td><td>{escape(outcome.meaning)}</td></tr>"
+        for outcome in OUTCOMES
+        if counts[outcome.key]
+    ]
+    out.append("</table>")
+    return out
+
+
+def _outcome_css(outcome: Outcome) -> str:
+    if outcome is APPLY:
+        return "applied"
+    if outcome in (FAILED, WITHDRAWN, DIFFERS):
+        return "bad"
+    return ""
+
+
+def render_html(report: Mapping[str, Any], report_path: str = "report.json") -> str:
+    """`report_path`: where report.json is, for the command that applies the wins."""
     summary = report["summary"]
     out = [
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",
@@ -161,8 +220,41 @@ def render_html(report: Mapping[str, Any]) -> str:
         "<h1>hybridize bench report</h1>",
         f"<p class=meta>{escape(report['tool']['name'])} {escape(report['tool']['version'])} · "
         f"{escape(report['created'])} · {escape(str(report['machine'].get('description', '')))}</p>",
-        "<h2>Summary</h2><div class=cards>",
     ]
+    out += lead_html(report, report_path)
+    out.append("<h2>Speed-ups</h2>")
+    out.append(function_chart(report))
+    programs = program_chart(report)
+    if programs:
+        out.append(programs)
+    out.append(
+        "<h2>Functions</h2><table><tr><th>project</th><th>function</th><th>framework</th>"
+        "<th>inputs</th>"
+        "<th>eager</th><th>graph</th><th>xla</th><th>decision</th><th>why</th></tr>"
+    )
+    for function in report["functions"]:
+        name = escape(f"{function['file']}::{function['qualname']}")
+        hybrid = " <span class=meta>(hybrid)</span>" if function["is_hybrid"] else ""
+        source = escape(function["input_source"] or "-")
+        if function["argument_sets"]:
+            signatures = "; ".join(function["argument_signatures"])
+            source = (
+                f'<span title="{escape(signatures)}">{source} ×{function["argument_sets"]}</span>'
+            )
+        decision = function["decision"]
+        outcome = function_outcome(function)
+        flags = _flags(decision["flags"])
+        out.append(
+            f"<tr><td>{escape(_project_name(report, function))}</td><td><code>{name}</code>{hybrid}</td>"
+            f"<td>{escape(framework_cell(function))}</td><td>{source}</td>{_mode_cell(function, 'eager')}{_mode_cell(function, 'graph')}"
+            f"{_mode_cell(function, 'xla')}<td class='decision {_outcome_css(outcome)}'>"
+            f"{escape(decision_cell(function).replace('**', ''))}</td>"
+            f"<td class=why>{escape(reasons_text(function))}"
+            + (f"<br>{flags}" if flags else "")
+            + "</td></tr>"
+        )
+    out.append("</table>")
+    out.append("<h2>Figures</h2><div class=cards>")
     applied = summary["geomean_speedup_applied"]
     out.append(
         _card(
@@ -198,57 +290,12 @@ def render_html(report: Mapping[str, Any]) -> str:
     )
     out.append(
         _card(
-            str(summary["slowdowns_measured"]),
-            "slow-downs found (not applied)",
-            "warn" if summary["slowdowns_measured"] else "",
-        )
-    )
-    out.append(
-        _card(
-            str(summary["equivalence_differences_measured"]),
-            "results that differ (not applied)",
-            "warn" if summary["equivalence_differences_measured"] else "",
-        )
-    )
-    out.append(
-        _card(
             f"{fmt_ratio(summary['geomean_speedup_graph_measured'])} / {fmt_ratio(summary['geomean_speedup_xla_measured'])}",
-            "if every plain candidate were compiled (graph / xla)",
+            HYPOTHETICAL,
+            "meta",
         )
     )
     out.append("</div>")
-    out.append("<h2>Speed-ups</h2>")
-    out.append(function_chart(report))
-    programs = program_chart(report)
-    if programs:
-        out.append(programs)
-    out.append(
-        "<h2>Functions</h2><table><tr><th>project</th><th>function</th><th>framework</th>"
-        "<th>inputs</th>"
-        "<th>eager</th><th>graph</th><th>xla</th><th>decision</th><th>flags</th></tr>"
-    )
-    for function in report["functions"]:
-        name = escape(f"{function['file']}::{function['qualname']}")
-        hybrid = " <span class=meta>(hybrid)</span>" if function["is_hybrid"] else ""
-        source = escape(function["input_source"] or "-")
-        if function["argument_sets"]:
-            signatures = "; ".join(function["argument_signatures"])
-            source = (
-                f'<span title="{escape(signatures)}">{source} ×{function["argument_sets"]}</span>'
-            )
-        decision = function["decision"]
-        css = "applied" if decision["applied"] else ""
-        reasons = "; ".join(decision["reasons"])
-        if function["status"] != "measured" and function["error"]:
-            reasons = function["error"]
-        out.append(
-            f"<tr><td>{escape(_project_name(report, function))}</td><td><code>{name}</code>{hybrid}</td>"
-            f"<td>{escape(framework_cell(function))}</td><td>{source}</td>{_mode_cell(function, 'eager')}{_mode_cell(function, 'graph')}"
-            f"{_mode_cell(function, 'xla')}<td class='{css}' title=\"{escape(reasons)}\">"
-            f"{escape(decision_cell(function).replace('**', ''))}</td>"
-            f"<td>{_flags(decision['flags'])}</td></tr>"
-        )
-    out.append("</table>")
     out.append(
         "<h2>Graph and HLO statistics</h2><table><tr><th>function</th><th>traces</th>"
         "<th>steady retraces</th><th>trace time</th><th>graph ops</th><th>top ops</th>"

@@ -5,6 +5,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hybridize.compiler.headline import failure_text, headline
+from hybridize.compiler.outcomes import (
+    APPLY,
+    OUTCOMES,
+    function_outcome,
+    outcome_counts,
+    reasons_text,
+)
+
+HYPOTHETICAL = (
+    "not applied, for comparison: every plain candidate compiled, slow-downs included "
+    "(graph / xla geomean per call)"
+)
+"""What compiling every candidate would give: never a recommendation (slower and
+non-equivalent functions are in it), so it is shown among the figures, labelled as such."""
+
 
 def fmt_seconds(value: float | None) -> str:
     if value is None:
@@ -66,26 +82,84 @@ def mode_cell(function: Mapping[str, Any], mode: str) -> str:
 
 
 def decision_cell(function: Mapping[str, Any]) -> str:
-    decision = function["decision"]
-    if function["status"] != "measured":
-        return f"{function['status']}"
-    if decision["applied"]:
-        return f"**{decision['mode']}** ({fmt_ratio(decision['speedup'])})"
-    return f"keep {decision['baseline']}"
+    """The function's outcome (`outcomes.function_outcome`), with the mode and speed-up of an
+    applied change: `**apply** (graph, 30.00x)`, `kept: slower`."""
+    outcome = function_outcome(function)
+    if outcome is APPLY:
+        decision = function["decision"]
+        return f"**{outcome.label}** ({decision['mode']}, {fmt_ratio(decision['speedup'])})"
+    return outcome.label
+
+
+def why_cell(function: Mapping[str, Any]) -> str:
+    """The reasons, and the flags after them."""
+    flags = ", ".join(function["decision"]["flags"])
+    why = reasons_text(function)
+    return f"{why}; flags: {flags}" if flags else why
 
 
 def _escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(report: Mapping[str, Any]) -> str:
+def lead_markdown(report: Mapping[str, Any], report_path: str) -> list[str]:
+    """The failed runs, what was measured and what would be applied, the command, the counts."""
+    lead = headline(report, report_path)
+    lines: list[str] = []
+    for failure in lead.failures:
+        lines += [f"> **Failed run.** {_escape(failure_text(failure))}", ">"]
+    if lead.failures:
+        lines[-1] = ""
+    lines += ["## Result", ""]
+    for sentence in lead.sentences:
+        lines += [_escape(sentence), ""]
+    for win in lead.wins:
+        where = f" ({_escape(win.project)})" if lead.projects > 1 else ""
+        lines.append(f"- `{win.function}`{where}: {win.change}, {fmt_ratio(win.speedup)} per call")
+    if lead.wins:
+        lines.append("")
+    if lead.commands:
+        lines += ["Apply them (without `--apply`: the diff):", "", "```sh"]
+        lines += list(lead.commands)
+        lines += ["```", ""]
+    counts = outcome_counts(report["functions"])
+    lines += ["| decision | functions | meaning |", "|---|---|---|"]
+    lines += [
+        f"| {outcome.label} | {counts[outcome.key]} | {_escape(outcome.meaning)} |"
+        for outcome in OUTCOMES
+        if counts[outcome.key]
+    ]
+    return lines
+
+
+def render_markdown(report: Mapping[str, Any], report_path: str = "report.json") -> str:
+    """`report_path`: where report.json is, for the command that applies the wins."""
     summary = report["summary"]
     lines = ["# hybridize bench report", ""]
     lines.append(
         f"{report['tool']['name']} {report['tool']['version']}, {report['created']}; "
         f"machine: {_escape(str(report['machine'].get('description', '')))}"
     )
-    lines += ["", "## Summary", "", "| figure | value |", "|---|---|"]
+    lines.append("")
+    lines += lead_markdown(report, report_path)
+    lines += ["", "## Functions", ""]
+    lines.append(
+        "| project | function | framework | inputs | eager | graph | xla | decision | why |"
+    )
+    lines.append("|---|---|---|---|---|---|---|---|---|")
+    for function in report["functions"]:
+        name = function["qualname"] + (" (hybrid)" if function["is_hybrid"] else "")
+        source = function["input_source"] or "-"
+        if function["argument_sets"]:
+            source += f" ×{function['argument_sets']}"
+        lines.append(
+            f"| {_escape(_project_name(report, function))} | `{function['file']}::{_escape(name)}` | "
+            f"{framework_cell(function)} | {source} | "
+            f"{mode_cell(function, 'eager')} | {mode_cell(function, 'graph')} | "
+            f"{mode_cell(function, 'xla')} | {decision_cell(function)} | "
+            f"{_escape(why_cell(function))} |"
+        )
+    lines += ["", "## Figures", "", "| figure | value |", "|---|---|"]
     rows = [
         ("functions measured", f"{summary['functions_measured']} of {summary['functions']}"),
         (
@@ -103,41 +177,17 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         ("whole-program speed-up (wall time)", fmt_ratio(summary["whole_program_wall_speedup"])),
         ("applied slow-downs", str(summary["applied_slowdowns"])),
         ("equivalence failures among applied changes", str(summary["equivalence_failures"])),
-        ("slow-downs measured (not applied)", str(summary["slowdowns_measured"])),
-        ("results that differ (not applied)", str(summary["equivalence_differences_measured"])),
-        ("retracing flagged", str(summary["retracing_flags"])),
-        (
-            "if every plain candidate were compiled: graph / xla geomean",
-            f"{fmt_ratio(summary['geomean_speedup_graph_measured'])} / {fmt_ratio(summary['geomean_speedup_xla_measured'])}",
-        ),
         ("whole-program output mismatches", str(summary["whole_program_output_mismatches"])),
         (
             "programs whose changes were withdrawn (other output, or slower)",
             str(summary.get("whole_programs_withdrawn", 0)),
         ),
         (
-            "functions without inputs / failed",
-            f"{summary['functions_without_inputs']} / {summary['functions_failed']}",
+            HYPOTHETICAL,
+            f"{fmt_ratio(summary['geomean_speedup_graph_measured'])} / {fmt_ratio(summary['geomean_speedup_xla_measured'])}",
         ),
     ]
     lines += [f"| {name} | {value} |" for name, value in rows]
-    lines += ["", "## Functions", ""]
-    lines.append(
-        "| project | function | framework | inputs | eager | graph | xla | decision | flags |"
-    )
-    lines.append("|---|---|---|---|---|---|---|---|---|")
-    for function in report["functions"]:
-        name = function["qualname"] + (" (hybrid)" if function["is_hybrid"] else "")
-        source = function["input_source"] or "-"
-        if function["argument_sets"]:
-            source += f" ×{function['argument_sets']}"
-        flags = ", ".join(function["decision"]["flags"]) or ""
-        lines.append(
-            f"| {_escape(_project_name(report, function))} | `{function['file']}::{_escape(name)}` | "
-            f"{framework_cell(function)} | {source} | "
-            f"{mode_cell(function, 'eager')} | {mode_cell(function, 'graph')} | "
-            f"{mode_cell(function, 'xla')} | {decision_cell(function)} | {_escape(flags)} |"
-        )
     lines += ["", "## Compilation statistics", ""]
     lines.append(
         "| function | traces (graph) | trace time | graph ops | xla compile | HLO before | HLO after | fusions "
@@ -159,20 +209,6 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             f"{hlo.get('instructions_before', '-')} | "
             f"{hlo.get('instructions_after', '-')} | {hlo.get('fusions', '-')} | "
             f"{fmt_seconds(graph.get('compile_seconds'))} | {graph_breaks_cell(graph)} |"
-        )
-    lines += ["", "## Why", ""]
-    for function in report["functions"]:
-        reasons = list(function["decision"]["reasons"])
-        graph = function["modes"].get("graph") or {}
-        if graph.get("break_reasons"):
-            reasons.append("graph breaks: " + "; ".join(graph["break_reasons"]))
-        if graph.get("recompiles"):
-            reasons.append(f"recompiled {graph['recompiles']} times over the argument sets")
-        detail = "; ".join(reasons) if reasons else ""
-        if function["error"] and function["status"] != "measured":
-            detail = function["error"]
-        lines.append(
-            f"- `{function['file']}::{function['qualname']}` ({_escape(_project_name(report, function))}): {_escape(detail)}"
         )
     lines += ["", "## Whole programs", ""]
     lines.append(

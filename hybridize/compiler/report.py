@@ -25,6 +25,10 @@ seconds, speed-ups are ratios of median per-call times (baseline / chosen, > 1 i
   process' wall time; null without an entry. A project whose changes were withdrawn (the
   refactored program printed other results, or ran clearly slower) is left out and counted in
   `whole_programs_withdrawn`: the tool recommends no change there.
+- `outcomes`: functions per outcome, the table's decision column counted
+  (`outcomes.outcome_counts`: "apply", "slower", "differs", ..., every key present);
+- `failed_runs`: the entry, pytest or whole-program runs that failed, one sentence each
+  (`headline.failed_runs`), shown first in every format.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from hybridize.compiler.headline import failed_runs, failure_text
+from hybridize.compiler.outcomes import outcome_counts
 from hybridize.compiler.timing import geometric_mean
 from hybridize.output.report_schema import validate
 
@@ -200,6 +206,8 @@ def summarize(
         "whole_program_output_mismatches": sum(1 for w in compared if not w.get("output_match")),
         "whole_programs_withdrawn": len(withdrawn),
         "seconds": seconds,
+        "outcomes": outcome_counts(functions),
+        "failed_runs": [failure_text(f) for f in failed_runs(projects)],
     }
 
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -16,8 +17,21 @@ from rich.progress import Progress as RichProgressBar
 from rich.table import Table
 
 from hybridize.compiler.bench import Progress
+from hybridize.compiler.headline import failure_text, headline
+from hybridize.compiler.outcomes import (
+    APPLY,
+    DIFFERS,
+    FAILED,
+    NO_INPUTS,
+    OUTCOMES,
+    WITHDRAWN,
+    function_outcome,
+    outcome_counts,
+    reasons_text,
+)
 from hybridize.compiler.render_md import (
     NOT_A_MODE,
+    decision_cell,
     fmt_ratio,
     fmt_seconds,
     framework_cell,
@@ -79,50 +93,59 @@ def _mode(function: Mapping[str, Any], mode: str) -> str:
 
 def summary_table(report: Mapping[str, Any]) -> Table:
     table = Table(title="hybridize bench", show_lines=False, expand=False)
-    for column in ("function", "framework", "inputs", "eager", "graph", "xla", "decision"):
-        table.add_column(column, no_wrap=column != "function")
+    for column in ("function", "framework", "inputs", "eager", "graph", "xla", "decision", "why"):
+        table.add_column(column, no_wrap=column not in ("function", "why"))
     several = len(report["projects"]) > 1
     names = {p["root"]: p["name"] for p in report["projects"]}
     for function in report["functions"]:
         label = f"{function['file']}::{function['qualname']}"
         if several:
             label = f"{names.get(function['project'], '')}/{label}"
-        decision = function["decision"]
-        if function["status"] != "measured":
-            verdict = f"[yellow]{function['status']}[/yellow]"
-        elif decision["applied"]:
-            verdict = (
-                f"[green bold]{decision['mode']} {fmt_ratio(decision['speedup'])}[/green bold]"
-            )
-        else:
-            verdict = f"keep {decision['baseline']}"
+        outcome = function_outcome(function)
+        verdict = escape(decision_cell(function).replace("**", ""))
+        if outcome is APPLY:
+            verdict = f"[green bold]{verdict}[/green bold]"
+        elif outcome in (FAILED, NO_INPUTS, WITHDRAWN, DIFFERS):
+            verdict = f"[yellow]{verdict}[/yellow]"
         source = function["input_source"] or "-"
         table.add_row(
-            label,
+            escape(label),
             framework_cell(function),
             source,
             _mode(function, "eager"),
             _mode(function, "graph"),
             _mode(function, "xla"),
             verdict,
+            escape(reasons_text(function)),
         )
     return table
 
 
-def summary_lines(report: Mapping[str, Any]) -> list[str]:
-    s = report["summary"]
+def summary_lines(report: Mapping[str, Any], report_path: str = "report.json") -> list[str]:
+    """What the report leads with (rich markup): the failed runs in red, what was measured
+    and what would be applied, the command that applies it, the decisions counted."""
+    lead = headline(report, report_path)
     lines = [
-        f"functions measured: {s['functions_measured']} of {s['functions']}"
-        f" ({s['functions_without_inputs']} without inputs, {s['functions_failed']} failed)",
-        f"changes applied: {s['changes_applied']} (graph {s['applied_graph']}, xla {s['applied_xla']});"
-        f" geomean per-call speed-up {fmt_ratio(s['geomean_speedup_applied'])}",
-        f"applied slow-downs: {s['applied_slowdowns']}; equivalence failures: {s['equivalence_failures']};"
-        f" slow-downs found and not applied: {s['slowdowns_measured']}",
+        f"[bold red]Failed run.[/bold red] [red]{escape(failure_text(failure))}[/red]"
+        for failure in lead.failures
     ]
-    if s["whole_program_speedup"] is not None:
+    lines += [escape(sentence) for sentence in lead.sentences]
+    for win in lead.wins:
+        where = f" ({win.project})" if lead.projects > 1 else ""
         lines.append(
-            f"whole programs ({s['whole_programs_compared']}): {fmt_ratio(s['whole_program_speedup'])}"
-            f" run time, {fmt_ratio(s['whole_program_wall_speedup'])} wall time;"
-            f" output mismatches: {s['whole_program_output_mismatches']}"
+            f"  {escape(win.function + where)}: {escape(win.change)}, "
+            f"[green]{fmt_ratio(win.speedup)}[/green] per call"
         )
+    if lead.commands:
+        lines.append("Apply them (without --apply: the diff):")
+        lines += [f"  [bold]{escape(command)}[/bold]" for command in lead.commands]
+    counts = outcome_counts(report["functions"])
+    lines.append(
+        "decisions: "
+        + ", ".join(
+            f"{escape(outcome.label)} {counts[outcome.key]}"
+            for outcome in OUTCOMES
+            if counts[outcome.key]
+        )
+    )
     return lines

@@ -397,7 +397,7 @@ def test_a_report_with_both_frameworks_validates_and_renders() -> None:
     assert forward["decision"]["reasons"][0].startswith("torch.compile (inductor): ")
     assert data["summary"]["applied_graph"] == 3  # two TensorFlow graphs, one torch.compile
     markdown = render_markdown(data)
-    row = next(line for line in markdown.splitlines() if "`main.py::Net.forward`" in line)
+    row = next(line for line in markdown.splitlines() if "| `main.py::Net.forward` |" in line)
     cells = [c.strip() for c in row.split("|")]
     assert cells[3] == "torch: torch.compile (inductor)"
     assert cells[7] == "—"  # no xla for torch
@@ -405,7 +405,7 @@ def test_a_report_with_both_frameworks_validates_and_renders() -> None:
     assert "17.5 s" in stats[0] and "2 / 1" in stats[0]
     assert "graph breaks: Unsupported Tensor.item()" in markdown
     assert "## Notes" in markdown and "Inductor cannot compile" in markdown
-    tf_row = next(line for line in markdown.splitlines() if "`main.py::train_step`" in line)
+    tf_row = next(line for line in markdown.splitlines() if "| `main.py::train_step` |" in line)
     assert [c.strip() for c in tf_row.split("|")][3] == "tensorflow"
     assert "—" not in tf_row
     html = render_html(data)
@@ -443,3 +443,205 @@ def test_merging_reports_of_both_frameworks_names_both_versions() -> None:
     assert merged["machine"]["description"].endswith("PyTorch 2.13.0")
     assert len(merged["assumptions"]) == len(set(merged["assumptions"]))
     assert any("torch.compile" in a for a in merged["assumptions"])
+
+
+# --- what the report leads with, and counts that agree with the table ---------------------
+
+
+def _terminal_text(data: dict[str, Any], report_path: str = "report.json") -> str:
+    from rich.console import Console
+
+    from hybridize.compiler.terminal import summary_lines, summary_table
+
+    console = Console(width=400, record=True)
+    console.print(summary_table(data))
+    for line in summary_lines(data, report_path):
+        console.print(line, highlight=False)
+    return console.export_text()
+
+
+def _markdown_rows(markdown: str, header: str) -> list[list[str]]:
+    """The cells of the Markdown table whose header line starts with `header`."""
+    lines = markdown.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip("|").split(" | ")])
+    return rows
+
+
+def _outcome_of(cell: str) -> str:
+    """The outcome key a decision cell shows (`**apply** (graph, 30.00x)`, `kept: slower`)."""
+    from hybridize.compiler.outcomes import OUTCOMES
+
+    text = cell.replace("**", "").strip()
+    return next(o.key for o in OUTCOMES if text == o.label or text.startswith(o.label + " ("))
+
+
+def _not_comparable_report() -> dict[str, Any]:
+    """The sample report plus a function whose graph results are not comparable (random ops)
+    and whose XLA results differ: no (function, mode) pair is "different" for the first."""
+    data = sample_report()
+    result = _result(0.010, 0.001, None)
+    result["modes"]["graph"]["equivalence"] = {
+        "status": "not-comparable",
+        "mismatches": ["random ops: tf.random.uniform"],
+    }
+    decision = decisions.decide(result, False, decisions.DecisionSettings())
+    data["functions"].append(
+        report.function_entry(
+            project="/tmp/project",
+            verdict=_verdict("add_noise", 40),
+            result=result,
+            decision=decision.as_dict(),
+        )
+    )
+    data["summary"] = report.summarize(data["functions"], data["projects"], 12.0)
+    return json.loads(json.dumps(data))
+
+
+@pytest.mark.parametrize("make", [sample_report, mixed_report, _not_comparable_report])
+def test_the_counts_equal_the_table_rows_by_decision_in_every_format(make: Any) -> None:
+    from collections import Counter
+
+    from hybridize.compiler.outcomes import OUTCOMES
+
+    data = make()
+    assert report.validate_report(data) == []
+    counted = {k: n for k, n in data["summary"]["outcomes"].items() if n}
+    assert sum(data["summary"]["outcomes"].values()) == len(data["functions"])
+    markdown = render_markdown(data)
+    table = Counter(_outcome_of(row[7]) for row in _markdown_rows(markdown, "| project |"))
+    assert dict(table) == counted
+    labels = {o.label: o.key for o in OUTCOMES}
+    lead = {labels[row[0]]: int(row[1]) for row in _markdown_rows(markdown, "| decision |")}
+    assert lead == counted
+    html = render_html(data)
+    cells = html.split("<td class='decision")[1:]
+    html_table = Counter(_outcome_of(c.split(">", 1)[1].split("</td>")[0]) for c in cells)
+    assert dict(html_table) == counted
+    text = _terminal_text(data)
+    shown = text.split("decisions: ")[1].splitlines()[0]
+    assert shown == ", ".join(f"{o.label} {counted[o.key]}" for o in OUTCOMES if o.key in counted)
+    assert data["summary"]["changes_applied"] == counted.get("apply", 0)
+    assert data["summary"]["functions_failed"] == counted.get("failed", 0)
+
+
+def test_a_not_comparable_function_is_counted_as_results_differ() -> None:
+    data = _not_comparable_report()
+    noise = next(f for f in data["functions"] if f["qualname"] == "add_noise")
+    assert "not-equivalent:graph" in noise["decision"]["flags"]
+    assert data["summary"]["outcomes"]["differs"] == 1
+    markdown = render_markdown(data)
+    assert "| kept: results differ | 1 |" in markdown
+    row = next(r for r in _markdown_rows(markdown, "| project |") if "add_noise" in r[1])
+    assert row[7] == "kept: results differ"
+    assert "results differ (not-comparable: random ops: tf.random.uniform)" in row[8]
+    assert "results that differ" not in markdown  # the (function, mode) pair count is gone
+
+
+def test_the_report_leads_with_what_would_be_applied_and_the_command(tmp_path: Path) -> None:
+    data = sample_report()
+    paths = write_reports(data, tmp_path / "bench")
+    command = f"hybridize refactor /tmp/project --from-bench {paths[0]} --apply"
+    markdown = paths[1].read_text()
+    html = paths[2].read_text()
+    text = _terminal_text(data, str(paths[0]))
+    wins = decisions.load_applied_changes(paths[0])
+    assert set(wins) == {"main.py::train_step", "main.py::eval_step", "main.py::uses_strings"}
+    for rendered in (markdown, html, text):
+        assert "3 changes would be applied (2 @tf.function, 1 @tf.function(jit_compile=True))" in (
+            rendered
+        )
+        assert command in rendered
+        for key in wins:
+            assert key in rendered
+    for rendered, heading in ((markdown, "## Functions"), (html, "<h2>Functions</h2>")):
+        lead = rendered.split(heading)[0]
+        assert command in lead and "Measured 4 of 5 candidate functions." in lead
+        assert "every plain candidate" not in lead  # the hypothetical comes after the table
+        assert "every plain candidate compiled" in rendered.split(heading)[1]
+
+
+def test_nothing_applied_says_so_and_names_no_command() -> None:
+    data = sample_report()
+    for function in data["functions"]:
+        if function["decision"]["applied"]:
+            withdrawn = decisions.Decision(**function["decision"]).kept_as_is(
+                "withdrawn: the refactored program ran slower (0.50x)", "whole-program-withdrawn"
+            )
+            function["decision"] = withdrawn.as_dict()
+    data["projects"][0]["whole_program"]["changes_withdrawn"] = "the refactored program ran slower"
+    data["summary"] = report.summarize(data["functions"], data["projects"], 12.0)
+    assert data["summary"]["outcomes"]["withdrawn"] == 3
+    markdown = render_markdown(data)
+    html = render_html(data)
+    text = _terminal_text(data)
+    for rendered in (markdown, html, text):
+        assert "Nothing would be applied: the measured wins of project's were withdrawn" in (
+            rendered.replace("&#x27;", "'")
+        )
+        assert "hybridize refactor" not in rendered
+    assert "| withdrawn | 3 |" in markdown
+
+
+def test_each_decision_shows_its_reason_without_hovering() -> None:
+    data = sample_report()
+    html = render_html(data)
+    assert (
+        "<td class=why>graph: 30.00x faster than eager, equivalent; "
+        "xla: not clearly faster than graph (0.83x)</td>"
+    ) in html
+    assert "<td class=why>killed by signal SIGSEGV</td>" in html
+    assert 'title="graph: 30.00x' not in html
+    text = " ".join(_terminal_text(data).split())  # the why column wraps
+    assert "│ killed by signal SIGSEGV │" in text
+    assert "xla: not clearly faster than graph (0.83x)" in text.replace(" │ │ ", " ")
+
+
+def _with_failed_runs(data: dict[str, Any]) -> dict[str, Any]:
+    data["projects"][0]["capture"] = {
+        "kind": "entry+pytest",
+        "runs": [
+            {
+                "kind": "entry",
+                "command": "python main.py",
+                "exit_status": 1,
+                "error": "ZeroDivisionError: division by zero (at main.py:12)",
+            },
+            {"kind": "pytest", "command": "pytest --assert=plain", "exit_status": 5},
+        ],
+    }
+    data["summary"] = report.summarize(data["functions"], data["projects"], 12.0)
+    return json.loads(json.dumps(data))
+
+
+def test_a_failing_entry_or_pytest_run_is_shown_first_in_every_format() -> None:
+    data = _with_failed_runs(sample_report())
+    assert report.validate_report(data) == []
+    entry = (
+        "project: the entry (python main.py) failed: ZeroDivisionError: division by zero "
+        "(at main.py:12)."
+    )
+    tests = "project: pytest (pytest --assert=plain) failed: exit status 5: no tests collected."
+    assert [s.split(" Consequence")[0] for s in data["summary"]["failed_runs"]] == [entry, tests]
+    markdown = render_markdown(data)
+    lead = markdown.split("## Result")[0]
+    assert f"> **Failed run.** {entry}" in lead and tests in lead
+    html = render_html(data)
+    lead_html = html.split("<h2>Result</h2>")[0]
+    assert f'<div class="failed"><b>Failed run.</b> {entry}' in lead_html and tests in lead_html
+    text = " ".join(_terminal_text(data).split())
+    after_table = text.split("┘")[1].lstrip()
+    assert after_table.startswith(f"Failed run. {entry}")
+    assert after_table.index(tests) < after_table.index("Measured 4 of 5")
+    assert sample_report()["summary"]["failed_runs"] == []
+
+
+def test_terminal_escapes_markup_in_user_text() -> None:
+    data = _with_failed_runs(sample_report())
+    data["projects"][0]["capture"]["runs"][0]["error"] = "KeyError: '[/bold]' (at main.py:3)"
+    data["summary"] = report.summarize(data["functions"], data["projects"], 12.0)
+    assert "KeyError: '[/bold]'" in _terminal_text(data)
