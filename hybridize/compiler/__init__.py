@@ -15,8 +15,10 @@ per module:
 - `equivalence`: outputs and variables compared with stated tolerances;
 - `graphstats`: graph ops, HLO instructions before/after optimisation, fusions;
 - `decisions`: keep eager, graph or XLA; `load_applied_changes` for `refactor --from-bench`;
-- `report`: the report model, its JSON schema and summary; `render_md`, `render_html` and
-  `chart` (SVG) render it;
+- `report`: the report model, its JSON schema and summary; `outcomes`: each function's
+  outcome (apply, kept: slower, ...) that the table shows and every count counts;
+  `headline`: what every format leads with (what would be applied, the command that applies
+  it, the failed runs); `render_md`, `render_html` and `chart` (SVG) render it;
 - `refactored_copy` and `whole_program`: the refactored temporary copy (written by refactor's
   planner), whole-program runs compared;
 - `bench`: the orchestration; `cli_support` and `terminal`: the command's terminal side.

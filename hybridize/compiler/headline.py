@@ -112,7 +112,7 @@ def failed_runs(projects: Sequence[Mapping[str, Any]]) -> list[FailedRun]:
     whole-program runs that exited with an error, of every project of a report."""
     out: list[FailedRun] = []
     for project in projects:
-        name = str(project["name"])
+        name = str(project.get("name") or project.get("root") or "the project")
         for run in (project.get("capture") or {}).get("runs") or []:
             status = run.get("exit_status")
             if status == 0 and not run.get("error"):

@@ -25,8 +25,9 @@ def test_importing_the_compiler_does_not_import_tensorflow() -> None:
         import sys
         import hybridize.compiler
         from hybridize.compiler import (backends, bench, chart, cli_support, decisions,
-            equivalence, errors, graphstats, inputs, instrument, protocol, refactored_copy,
-            render_html, render_md, report, terminal, timing, whole_program, worker)
+            equivalence, errors, graphstats, headline, inputs, instrument, outcomes, protocol,
+            refactored_copy, render_html, render_md, report, terminal, timing, whole_program,
+            worker)
         heavy = sorted(
             m for m in sys.modules if m.split(".")[0] in ("tensorflow", "keras", "torch")
         )
