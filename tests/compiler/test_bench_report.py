@@ -277,7 +277,7 @@ def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
     not CHROMIUM.exists() or shutil.which("chromium") is None, reason="no headless Chromium"
 )
 def test_html_report_screenshot_shows_the_chart(tmp_path: Path) -> None:
-    paths = write_reports(sample_report(), tmp_path / "out")
+    paths = write_reports(_with_failed_runs(sample_report()), tmp_path / "out")
     html = paths[2]
     screenshot = tmp_path / "shot.png"
     completed = subprocess.run(
@@ -318,6 +318,14 @@ def test_html_report_screenshot_shows_the_chart(tmp_path: Path) -> None:
     assert colours.get(graph_blue, 0) > 200, "no graph bars visible"
     assert colours.get(xla_orange, 0) > 200, "no xla bars visible"
     assert colours.get(slowdown_red, 0) > 50, "no slow-down bars visible"
+    # The failed entry's banner spans the page's width above the result.
+    banner = bytes.fromhex("fbe3e2")
+    banner_rows = [
+        y
+        for y, row in enumerate(rows[:400])
+        if sum(row[i : i + 3] == banner for i in range(0, len(row), 3)) > width * 0.7
+    ]
+    assert banner_rows, "no failed-run banner across the top of the page"
     (tmp_path / "report-screenshot.png").write_bytes(screenshot.read_bytes())
 
 
