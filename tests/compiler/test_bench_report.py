@@ -653,3 +653,46 @@ def test_terminal_escapes_markup_in_user_text() -> None:
     data["projects"][0]["capture"]["runs"][0]["error"] = "KeyError: '[/bold]' (at main.py:3)"
     data["summary"] = report.summarize(data["functions"], data["projects"], 12.0)
     assert "KeyError: '[/bold]'" in _terminal_text(data)
+
+
+def test_the_command_the_report_names_applies_the_wins(tmp_path: Path) -> None:
+    import shlex
+
+    from click.testing import CliRunner
+
+    from hybridize.cli import main
+
+    project = tmp_path / "project"
+    project.mkdir()
+    body = "".join(
+        f"\n\ndef {name}(x):\n    return tf.reduce_sum(tf.matmul(x, x) * 2.0)\n"
+        for name in ("train_step", "eval_step", "tiny_metric", "uses_strings", "segfaults")
+    )
+    calls = "".join(
+        f"    {name}(x)\n"
+        for name in ("train_step", "eval_step", "tiny_metric", "uses_strings", "segfaults")
+    )
+    main_py = (
+        "import tensorflow as tf\n"
+        + body
+        + "\n\nx = tf.ones((4, 4))\nfor _ in range(100):\n"
+        + calls
+    )
+    (project / "main.py").write_text(main_py)
+    data = sample_report()
+    for item in (*data["projects"], *data["functions"]):
+        key = "root" if "root" in item else "project"
+        item[key] = str(project)
+    paths = write_reports(data, tmp_path / "bench")
+    markdown = paths[1].read_text()
+    command = markdown.split("```sh\n")[1].split("\n```")[0]
+    arguments = shlex.split(command)
+    assert arguments[:2] == ["hybridize", "refactor"]
+    result = CliRunner().invoke(main, arguments[1:])
+    assert result.exit_code == 0, result.output
+    text = (project / "main.py").read_text()
+    assert "@tf.function\ndef train_step" in text
+    assert "@tf.function(jit_compile=True)\ndef eval_step" in text
+    assert "@tf.function\ndef uses_strings" in text
+    assert "def tiny_metric" in text and "@tf.function\ndef tiny_metric" not in text
+    assert "@tf.function\ndef segfaults" not in text
