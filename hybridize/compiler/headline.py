@@ -63,8 +63,6 @@ class FailedRun:
 
 @dataclass(frozen=True, slots=True)
 class Headline:
-    measured: int
-    candidates: int
     projects: int
     wins: tuple[Win, ...]
     sentences: tuple[str, ...]
@@ -198,12 +196,16 @@ def _applied_sentence(report: Mapping[str, Any], found: Sequence[Win]) -> str:
             + "."
         )
     withdrawn = [
-        f"{p['name']}'s were withdrawn ({p['whole_program']['changes_withdrawn']})"
+        f"in {p['name']} ({p['whole_program']['changes_withdrawn']})"
         for p in report["projects"]
         if (p.get("whole_program") or {}).get("changes_withdrawn")
     ]
     if withdrawn:
-        return "Nothing would be applied: the measured wins of " + "; ".join(withdrawn) + "."
+        return (
+            "Nothing would be applied: the measured wins were withdrawn "
+            + "; ".join(withdrawn)
+            + "."
+        )
     if not summary.get("functions_measured"):
         return "Nothing would be applied: no function was measured."
     return (
@@ -220,9 +222,10 @@ def _whole_program_sentence(report: Mapping[str, Any]) -> str | None:
     mismatches = summary.get("whole_program_output_mismatches") or 0
     output = "same output" if not mismatches else f"{mismatches} with other output"
     return (
-        f"The whole program{'s' if programs != 1 else ''} with these changes ran "
-        f"{_ratio(summary['whole_program_speedup'])} faster (run time after importing the "
-        f"framework; {_ratio(summary.get('whole_program_wall_speedup'))} wall time), {output}."
+        f"The whole program{'s' if programs != 1 else ''} with these changes: "
+        f"{_ratio(summary['whole_program_speedup'])} the original's speed (run time after "
+        f"importing the framework; {_ratio(summary.get('whole_program_wall_speedup'))} wall "
+        f"time), {output}."
     )
 
 
@@ -242,8 +245,6 @@ def headline(report: Mapping[str, Any], report_path: str = "report.json") -> Hea
     if whole:
         sentences.append(whole)
     return Headline(
-        measured=measured,
-        candidates=len(functions),
         projects=projects,
         wins=tuple(found),
         sentences=tuple(sentences),

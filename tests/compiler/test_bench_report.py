@@ -588,9 +588,10 @@ def test_nothing_applied_says_so_and_names_no_command() -> None:
     html = render_html(data)
     text = _terminal_text(data)
     for rendered in (markdown, html, text):
-        assert "Nothing would be applied: the measured wins of project's were withdrawn" in (
-            rendered.replace("&#x27;", "'")
-        )
+        assert (
+            "Nothing would be applied: the measured wins were withdrawn in project "
+            "(the refactored program ran slower)."
+        ) in rendered
         assert "hybridize refactor" not in rendered
     assert "| withdrawn | 3 |" in markdown
 
