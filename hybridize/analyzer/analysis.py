@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from hybridize.analyzer.facts.resolve import ProjectIndex
     from hybridize.analyzer.facts.solver import FactJournal, Solver
     from hybridize.analyzer.summaries.ir import ModuleSummary
+    from hybridize.analyzer.summaries.keys import FunctionKey
     from hybridize.model import FileError, FunctionVerdict
 
 
@@ -55,7 +56,7 @@ class ProjectAnalysis:
         self._memory: VerdictMemory | None = None
         """What the last verdict phase left for the next (`decide_incrementally`)."""
         self._before: FactJournal | None = None
-        self._edited: set[str] = set()
+        self._edited: set[FunctionKey] = set()
         """The facts before the last incremental solve (what it wrote of them), and the keys
         of the functions it found edited (no journal: the solve started from scratch, or
         widened, so every verdict is decided again)."""

@@ -81,6 +81,7 @@ from hybridize.analyzer.facts.solver import FactJournal, project_keys
 from hybridize.analyzer.facts.speculation import speculate
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.options import AnalysisOptions
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.model import (
     FileError,
     Finding,
@@ -97,14 +98,14 @@ class VerdictMemory:
     and every project-wide intermediate result a verdict reads of other functions."""
 
     graph: nx.DiGraph
-    hybrid: set[str]
-    covered: dict[str, bool]
-    candidacy_walks: tuple[set[str], set[str]]
+    hybrid: set[FunctionKey]
+    covered: dict[FunctionKey, bool]
+    candidacy_walks: tuple[set[FunctionKey], set[FunctionKey]]
     benefits: BenefitModel
-    decided: dict[str, FunctionVerdict]
+    decided: dict[FunctionKey, FunctionVerdict]
     """Verdicts before `inside_proposed_graphs`."""
-    final: dict[str, FunctionVerdict]
-    errors: dict[str, FileError]
+    final: dict[FunctionKey, FunctionVerdict]
+    errors: dict[FunctionKey, FileError]
     """Internal errors met while deciding, by function."""
     project_wide: tuple[object, ...]
     frozen_reads: dict[object, object]
@@ -115,12 +116,12 @@ class VerdictMemory:
     """Only part of the project was decided again."""
     imports: ModuleImports
     """What each module's imports load (`candidacy_modules`), while name resolution holds."""
-    effects: dict[str, EffectSummary]
+    effects: dict[FunctionKey, EffectSummary]
     helpers: HelperSafety
     """Every function's effect and helper summaries: a settled function keeps them."""
-    reasons: dict[str, list[NotCandidate]]
+    reasons: dict[FunctionKey, list[NotCandidate]]
     """Why each function is no candidate (empty: it may be one)."""
-    traced: set[str]
+    traced: set[FunctionKey]
     """The functions that run as graphs (hybrid or covered)."""
 
 
@@ -128,10 +129,10 @@ def _decide(
     index: ProjectIndex,
     facts: TensorFacts,
     options: AnalysisOptions,
-    scope: set[str] | None = None,
+    scope: set[FunctionKey] | None = None,
     memory: VerdictMemory | None = None,
     project: ProjectWide | None = None,
-    fresh: set[str] | None = None,
+    fresh: set[FunctionKey] | None = None,
 ) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
     """The verdicts of every function, or (with `scope` and the `memory` of the last phase)
     of the functions in `scope` only, a set closed under callees (`verdict_scope`).
@@ -150,7 +151,7 @@ def _decide(
     if fresh is None or memory is None or scope is None:
         fresh = set(within)
     settled = set() if memory is None or scope is None else scope - fresh
-    analysed_keys = [k for k in within if not k.endswith("::<module>")]
+    analysed_keys = [k for k in within if not k.is_module_code]
     function_keys = [k for k in analysed_keys if not index.function(k).is_lambda]
     effects = EffectAnalysis(index, facts).run(
         [k for k in analysed_keys if k not in settled],
@@ -218,14 +219,14 @@ def _decide(
     )
     errors += [
         FileError(
-            key.split("::", 1)[0],
-            f"internal error while analysing {key.split('::', 1)[1]}: {message}",
+            key.file,
+            f"internal error while analysing {key.qualname}: {message}",
         )
         for key, message in facts.internal_errors.items()
     ]
-    decided: dict[str, FunctionVerdict] = {}
-    failed: dict[str, FileError] = {}
-    reasons: dict[str, list[NotCandidate]] = {}
+    decided: dict[FunctionKey, FunctionVerdict] = {}
+    failed: dict[FunctionKey, FileError] = {}
+    reasons: dict[FunctionKey, list[NotCandidate]] = {}
     kept = 0
     unevaluated = _unevaluated(graph, facts.internal_errors)
     for key in function_keys:
@@ -290,7 +291,7 @@ def _decide(
                 f"{type(exc).__name__}: {exc} (please report it)",
             )
         decided[key] = verdict
-    final: dict[str, FunctionVerdict] = {}
+    final: dict[FunctionKey, FunctionVerdict] = {}
     if memory is not None and scope is not None:
         # The last phase's entries outside the scope, then the new ones (copies in C, then
         # the scope taken out: O(scope), in the order of a filtered rebuild).
@@ -334,12 +335,12 @@ def _decide(
 
 
 def _keeps_verdict(
-    key: str,
+    key: FunctionKey,
     graph: nx.DiGraph,
-    fresh: Collection[str],
+    fresh: Collection[FunctionKey],
     memory: VerdictMemory,
-    covered: dict[str, bool],
-    traced: Collection[str],
+    covered: dict[FunctionKey, bool],
+    traced: Collection[FunctionKey],
     reasons: list[NotCandidate],
 ) -> bool:
     """A settled function (its facts and callees unchanged) keeps the last phase's verdict
@@ -359,10 +360,10 @@ def _keeps_verdict(
 
 def _inside_proposed_graphs(
     benefits: BenefitModel,
-    decided: dict[str, FunctionVerdict],
-    keys: list[str] | None,
+    decided: dict[FunctionKey, FunctionVerdict],
+    keys: list[FunctionKey] | None,
     errors: list[FileError],
-) -> dict[str, str]:
+) -> dict[FunctionKey, str]:
     """`BenefitModel.inside_proposed_graphs`, whose failure on some unusual project costs the
     additions that refinement of their benefit, not the project its verdicts."""
     try:
@@ -390,9 +391,9 @@ class ProjectWide:
     change verdicts anywhere, so an incremental phase compares them and gives up."""
 
     modules: CandidacyModules
-    compiled: set[str]
+    compiled: set[FunctionKey]
     variation: LiteralVariation
-    built_symbolically: dict[str, str]
+    built_symbolically: dict[ClassKey, str]
     imports: ModuleImports
     seeding: GlobalSeeding | None = None
 
@@ -408,7 +409,10 @@ class ProjectWide:
 
 
 def project_wide(
-    index: ProjectIndex, facts: TensorFacts, keys: list[str], imports: ModuleImports | None = None
+    index: ProjectIndex,
+    facts: TensorFacts,
+    keys: list[FunctionKey],
+    imports: ModuleImports | None = None,
 ) -> ProjectWide:
     variation = LiteralVariation(index, facts)
     variation.written_attributes()
@@ -430,7 +434,7 @@ def decide_incrementally(
     options: AnalysisOptions,
     memory: VerdictMemory | None,
     before: FactJournal | None,
-    edited: Collection[str],
+    edited: Collection[FunctionKey],
 ) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
     """The verdicts after `Solver.update` re-solved the `edited` functions in place, deciding
     again only the functions whose inputs may have changed (`verdict_scope`); every
@@ -480,7 +484,7 @@ def decide_incrementally(
 _V = TypeVar("_V")
 
 
-def _outside(table: dict[str, _V], scope: Collection[str]) -> dict[str, _V]:
+def _outside(table: dict[FunctionKey, _V], scope: Collection[FunctionKey]) -> dict[FunctionKey, _V]:
     """A copy of `table` without the keys of `scope`."""
     kept = dict(table)
     for key in scope:
@@ -488,7 +492,7 @@ def _outside(table: dict[str, _V], scope: Collection[str]) -> dict[str, _V]:
     return kept
 
 
-def _unevaluated(graph: nx.DiGraph, failures: dict[str, str]) -> dict[str, str]:
+def _unevaluated(graph: nx.DiGraph, failures: dict[FunctionKey, str]) -> dict[FunctionKey, str]:
     """The functions the fixed point failed to evaluate, and every function that calls one,
     directly or not (what such a callee does is not known, so neither is what the caller
     does), each with why."""
@@ -500,7 +504,7 @@ def _unevaluated(graph: nx.DiGraph, failures: dict[str, str]) -> dict[str, str]:
         for caller in graph.predecessors(callee):
             if caller not in found:
                 root[caller] = root[callee]
-                name = callee.split("::", 1)[1]
+                name = callee.qualname
                 reason = failures[root[callee]]
                 found[caller] = f"it calls `{name}`, which could not be analysed ({reason})"
                 stack.append(caller)
@@ -512,10 +516,10 @@ class EvaluationFailed(Exception):
 
 
 def _undecided(
-    index: ProjectIndex, key: str, exc: Exception, framework: Framework
+    index: ProjectIndex, key: FunctionKey, exc: Exception, framework: Framework
 ) -> FunctionVerdict:
     """The verdict of a function the analysis failed on: nothing known, nothing changed."""
-    relpath = key.split("::", 1)[0]
+    relpath = key.file
     fn = index.function(key)
     facts = FunctionFacts(
         file=relpath,
@@ -553,12 +557,14 @@ def _undecided(
     return decide(facts)
 
 
-def is_hybrid(index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework) -> bool:
+def is_hybrid(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, framework: Framework
+) -> bool:
     """Decorated with the framework's compile decorator (`tf.function`) under any spelling,
     or wrapped by a call of it (`tf.function(f)`)."""
     if key in facts.wrapped_by_tf_function:
         return True
-    relpath = key.split("::", 1)[0]
+    relpath = key.file
     fn = index.function(key)
     for decorator in fn.decorators:
         ref = index.resolve_dotted(relpath, decorator.name)
@@ -568,11 +574,11 @@ def is_hybrid(index: ProjectIndex, facts: TensorFacts, key: str, framework: Fram
 
 
 def decorator_arguments(
-    index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, framework: Framework
 ) -> dict[str, bool]:
     """Which arguments of the compile decorator (`tf.function`) the decorator, or a call
     compiling the function (`tf.function(g, ...)`), supplies."""
-    relpath = key.split("::", 1)[0]
+    relpath = key.file
     fn = index.function(key)
     found = set(facts.wrapper_arguments.get(key, set()))
     for decorator in fn.decorators:
@@ -583,25 +589,25 @@ def decorator_arguments(
 
 
 def retracing_findings(
-    index: ProjectIndex, variation: LiteralVariation, key: str, def_span: Span
+    index: ProjectIndex, variation: LiteralVariation, key: FunctionKey, def_span: Span
 ) -> tuple[bool | None, list[Finding]]:
     """`has_primitive_parameters` and its HY201/HY202 findings, each at the call site that
     shows the retrace (in this file; a caller in another file is named in the message and the
     finding stays on the `def`)."""
-    relpath = key.split("::", 1)[0]
+    relpath = key.file
 
     def finding(code: str, name: str, params: dict[str, Retrace], text: str) -> Finding:
         sites = [r.site for r in params.values()]
         others = [o for r in params.values() for o in r.others]
-        here = [s.span for s in [*sites, *others] if s.caller.startswith(relpath + "::")]
+        here = [s.span for s in [*sites, *others] if s.caller.file == relpath]
         span, where = def_span, ""
         if here:
             span = min(here, key=lambda s: (s.start_line, s.start_col))
-            primary = [s.span for s in sites if s.caller.startswith(relpath + "::")]
+            primary = [s.span for s in sites if s.caller.file == relpath]
             span = min(primary or here, key=lambda s: (s.start_line, s.start_col))
         else:
             first = min(sites, key=lambda s: (s.caller, s.span.start_line))
-            where = f" (the call at {first.caller.split('::', 1)[0]}:{first.span.start_line})"
+            where = f" (the call at {first.caller.file}:{first.span.start_line})"
         parts = ", ".join(f"`{n}` ({params[n].reason})" for n in sorted(params))
         related = tuple(dict.fromkeys(s for s in here if s != span))
         return Finding(code, name, "warning", text.format(parts=parts) + where, span, related)
@@ -634,7 +640,7 @@ def retracing_findings(
 
 def keep_reason(
     index: ProjectIndex,
-    key: str,
+    key: FunctionKey,
     decorator_args: dict[str, bool],
     has_tensor: bool | None,
     computation: bool,
@@ -667,10 +673,10 @@ def keep_reason(
     return None
 
 
-def enclosing_test(index: ProjectIndex, key: str) -> str | None:
+def enclosing_test(index: ProjectIndex, key: FunctionKey) -> str | None:
     """The test function or test class the function is defined in (pytest's `test_*`
     functions and `Test*` classes, unittest's `TestCase` subclasses), or None."""
-    relpath = key.split("::", 1)[0]
+    relpath = key.file
     module = index.modules[relpath]
     fn = index.function(key)
     class_qualname = fn.class_qualname
@@ -680,7 +686,9 @@ def enclosing_test(index: ProjectIndex, key: str) -> str | None:
             cls = module.classes.get(class_qualname)
             if cls is None:
                 break
-            if cls.name.startswith("Test") or index.is_test_case(f"{relpath}::{class_qualname}"):
+            if cls.name.startswith("Test") or index.is_test_case(
+                FunctionKey(relpath, class_qualname)
+            ):
                 return cls.qualname
             parent, class_qualname = cls.parent_qualname, None
             continue
@@ -698,10 +706,10 @@ TEST_FILE_PATTERNS = ("test_*.py", "*_test.py", "conftest.py")
 """pytest's default test files (and its fixtures module)."""
 
 
-def is_test_code(index: ProjectIndex, key: str) -> bool:
+def is_test_code(index: ProjectIndex, key: FunctionKey) -> bool:
     """Code that only a test run executes: a test file's functions and module code, a test
     function or method, or anything defined inside one."""
-    relpath, qualname = key.split("::", 1)
+    relpath, qualname = key
     if any(fnmatchcase(relpath.rsplit("/", 1)[-1], p) for p in TEST_FILE_PATTERNS):
         return True
     if qualname == "<module>":
@@ -712,7 +720,7 @@ def is_test_code(index: ProjectIndex, key: str) -> bool:
     if fn.class_qualname is not None:
         cls = index.modules[relpath].classes.get(fn.class_qualname)
         if cls is not None and (
-            cls.name.startswith("Test") or index.is_test_case(f"{relpath}::{cls.qualname}")
+            cls.name.startswith("Test") or index.is_test_case(FunctionKey(relpath, cls.qualname))
         ):
             return True
     return enclosing_test(index, key) is not None
@@ -721,7 +729,7 @@ def is_test_code(index: ProjectIndex, key: str) -> bool:
 def _verdict(
     index: ProjectIndex,
     facts: TensorFacts,
-    key: str,
+    key: FunctionKey,
     effect_summary: object,
     recursive: bool,
     computation: bool,
@@ -733,8 +741,8 @@ def _verdict(
     stateful: bool = False,
     variation: LiteralVariation | None = None,
     not_candidate: list[NotCandidate] | None = None,
-    traced: Collection[str] = frozenset(),
-    hybrid_keys: Collection[str] = frozenset(),
+    traced: Collection[FunctionKey] = frozenset(),
+    hybrid_keys: Collection[FunctionKey] = frozenset(),
     *,
     framework: Framework,
     seeding: GlobalSeeding | None = None,
@@ -742,7 +750,7 @@ def _verdict(
     from hybridize.analyzer.facts.effects import EffectSummary
 
     assert isinstance(effect_summary, EffectSummary)
-    relpath = key.split("::", 1)[0]
+    relpath = key.file
     fn = index.function(key)
     explicit = fn.explicit_params
     evidence = facts.external_evidence.get(key) or facts.param_atoms.get(key, {})

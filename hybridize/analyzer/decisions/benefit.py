@@ -39,6 +39,7 @@ from hybridize.analyzer.facts.evaluator import (
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.ir import CallSite, Loop, Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Benefit as BenefitLevel
 from hybridize.model import FunctionVerdict
 
@@ -87,8 +88,8 @@ class BenefitModel:
         index: ProjectIndex,
         facts: TensorFacts,
         graph: nx.DiGraph,
-        covered: dict[str, bool],
-        is_test_code: Callable[[str], bool],
+        covered: dict[FunctionKey, bool],
+        is_test_code: Callable[[FunctionKey], bool],
         *,
         scope: nx.DiGraph | None = None,
         previous: BenefitModel | None = None,
@@ -106,23 +107,23 @@ class BenefitModel:
         self.scope = graph if scope is None else scope
         last = previous if scope is not None else None
         self._work, self._training = self._total_work()
-        self._edge_runs: dict[tuple[str, str], float] = self._runs_per_edge(
+        self._edge_runs: dict[tuple[FunctionKey, FunctionKey], float] = self._runs_per_edge(
             None if last is None else last._edge_runs
         )
         """(caller, callee) -> how many times the callee runs per call of the caller."""
-        self._calls: dict[str, float] = self._runs_per_program(
+        self._calls: dict[FunctionKey, float] = self._runs_per_program(
             stops=set(), known=None if last is None else last._calls
         )
         """Function -> how many times it runs per run of the program (MANY when unbounded);
         absent when no code outside tests calls it."""
-        self._eager: dict[str, float] = {}
+        self._eager: dict[FunctionKey, float] = {}
         """Function -> its runs outside the graphs of the proposed changes (set by
         `inside_proposed_graphs`)."""
         self._known_eager = None if last is None else last._eager
         """The last phase's `_eager` (only its tables are kept, not the model: a chain of
         models would grow with every edit)."""
 
-    def estimate(self, key: str) -> Benefit:
+    def estimate(self, key: FunctionKey) -> Benefit:
         """The level and its reasons, most decisive reason first."""
         work = self._work.get(key, 0)
         training = self._training.get(key, False)
@@ -187,8 +188,10 @@ class BenefitModel:
         )
 
     def inside_proposed_graphs(
-        self, verdicts: dict[str, FunctionVerdict], keys: Iterable[str] | None = None
-    ) -> dict[str, str]:
+        self,
+        verdicts: dict[FunctionKey, FunctionVerdict],
+        keys: Iterable[FunctionKey] | None = None,
+    ) -> dict[FunctionKey, str]:
         """Additions predicted to pay whose calls, once the proposed changes are made (a kept
         `@tf.function`, or a caller's own addition predicted to pay), run inside those graphs
         but for fewer than MANY_CALLS eager ones: a decorator of their own gains nothing (and
@@ -204,7 +207,7 @@ class BenefitModel:
         eager = self._runs_per_program(stops=in_graph, known=self._known_eager)
         self._known_eager = None
         self._eager = eager
-        covered: dict[str, str] = {}
+        covered: dict[FunctionKey, str] = {}
         for key in verdicts if keys is None else keys:
             v = verdicts[key]
             if v.transformation != "convert_to_hybrid" or v.benefit != "high":
@@ -215,11 +218,14 @@ class BenefitModel:
             if eager_runs >= MANY_CALLS or eager_runs >= runs:
                 continue
             inside = sorted(
-                c
-                for c in self._callers(key)
-                if not self.is_test_code(c) and (c in in_graph or eager.get(c, 1) < MANY_CALLS)
+                (
+                    c
+                    for c in self._callers(key)
+                    if not self.is_test_code(c) and (c in in_graph or eager.get(c, 1) < MANY_CALLS)
+                ),
+                key=str,
             )
-            caller = inside[0].split("::", 1)[1] if inside else "?"
+            caller = inside[0].qualname if inside else "?"
             covered[key] = (
                 f"its callers run as graphs once the proposed changes are made (`{caller}`): "
                 f"it runs inside their graphs, and about {int(eager_runs)} eager call"
@@ -229,23 +235,23 @@ class BenefitModel:
 
     # -- how often -----------------------------------------------------------------------
 
-    def frequency(self, key: str) -> Frequency:
+    def frequency(self, key: FunctionKey) -> Frequency:
         runs = self._calls.get(key)
         if runs is not None:
             return "repeated" if runs >= MANY_CALLS else "once"
         return "tests" if self._callers(key) else "uncalled"
 
-    def _callers(self, key: str) -> set[str]:
+    def _callers(self, key: FunctionKey) -> set[FunctionKey]:
         return {c for c in self.graph.predecessors(key) if c != key}
 
     def _runs_per_edge(
-        self, known: dict[tuple[str, str], float] | None
-    ) -> dict[tuple[str, str], float]:
+        self, known: dict[tuple[FunctionKey, FunctionKey], float] | None
+    ) -> dict[tuple[FunctionKey, FunctionKey], float]:
         """How many times each call edge runs per call of its caller: the sum over its call
         sites of the product of their enclosing loops' trip counts (`_trips`). `known`: the
         last phase's, which hold for the callers outside the scope."""
-        runs: dict[tuple[str, str], float] = {}
-        callers: Iterable[str] = self.facts.calls
+        runs: dict[tuple[FunctionKey, FunctionKey], float] = {}
+        callers: Iterable[FunctionKey] = self.facts.calls
         if known is not None:
             scope = self.scope
             runs = {edge: n for edge, n in known.items() if edge[0] not in scope}
@@ -260,15 +266,15 @@ class BenefitModel:
         return runs
 
     def _runs_per_program(
-        self, stops: set[str], known: dict[str, float] | None = None
-    ) -> dict[str, float]:
+        self, stops: set[FunctionKey], known: dict[FunctionKey, float] | None = None
+    ) -> dict[FunctionKey, float]:
         """How many times each function runs per run of the program outside the graphs of
         `stops`: module code once, a function no code calls (an entry point) once per call of
         its own, each other the sum over its callers (tests aside, and those in `stops`) of
         their runs times the edge's; MANY through a cycle. Callbacks that TensorFlow traces
         separately run in their own graphs, not counted. `known`: the counts of the last
         phase, which hold outside the scope."""
-        calls: dict[str, float] = {}
+        calls: dict[FunctionKey, float] = {}
         if known is not None:
             calls = dict(known)  # a C copy, then the scope out: O(scope), not O(project)
             for key in self.scope:
@@ -277,7 +283,7 @@ class BenefitModel:
             members = set(nodes)
             cyclic = len(nodes) > 1 or any(self.graph.has_edge(n, n) for n in nodes)
             for key in nodes:
-                if key.endswith("::<module>"):
+                if key.is_module_code:
                     calls[key] = 1
                     continue
                 total = 0.0
@@ -294,7 +300,7 @@ class BenefitModel:
                     calls[key] = MANY if cyclic and total else total
         return calls
 
-    def _trips(self, caller: str, site: CallSite) -> float:
+    def _trips(self, caller: FunctionKey, site: CallSite) -> float:
         """How many times a call site runs per call of its function: the product of the trip
         counts of its enclosing loops, MANY when one is not read from the code."""
         if not site.in_loop:
@@ -310,7 +316,7 @@ class BenefitModel:
             product = _times(product, trips)
         return product
 
-    def _loop_trips(self, caller: str, loop: Loop) -> int | None:
+    def _loop_trips(self, caller: FunctionKey, loop: Loop) -> int | None:
         """The trip count of a `for` loop over `range(...)` of literal bounds (module
         constants and literal defaults resolve to theirs) or over a list or tuple display;
         None otherwise (a dataset, a tensor, a list built at run time)."""
@@ -336,7 +342,7 @@ class BenefitModel:
         except ValueError:  # a step of 0
             return None
 
-    def _resolved(self, caller: str, index: int) -> ResolvedCall | None:
+    def _resolved(self, caller: FunctionKey, index: int) -> ResolvedCall | None:
         for resolved in self.facts.calls.get(caller, ()):
             if resolved.index == index:
                 return resolved
@@ -344,12 +350,12 @@ class BenefitModel:
 
     # -- how much work per call ----------------------------------------------------------
 
-    def _total_work(self) -> tuple[dict[str, int], dict[str, bool]]:
+    def _total_work(self) -> tuple[dict[FunctionKey, int], dict[FunctionKey, bool]]:
         """Work units of each function with what it runs as part of its own execution
         (callees; not callbacks that tf.data traces separately), and whether that includes
         a training update. Cycles share one total."""
-        work: dict[str, int] = {}
-        training: dict[str, bool] = {}
+        work: dict[FunctionKey, int] = {}
+        training: dict[FunctionKey, bool] = {}
         for nodes in components_bottom_up(self.scope):
             local = [self._local_work(n) for n in nodes]
             total = sum(w for w, _ in local)
@@ -366,7 +372,7 @@ class BenefitModel:
                 training[n] = trains
         return work, training
 
-    def _local_work(self, key: str) -> tuple[int, bool]:
+    def _local_work(self, key: FunctionKey) -> tuple[int, bool]:
         """Work units of the body itself: one per TensorFlow op (API call or operator on
         tensors), LAYER_CALL_WORK per Keras layer or model call, loops counted
         LOOP_WORK_FACTOR times; and whether it applies a training update."""
@@ -389,7 +395,7 @@ class BenefitModel:
                     units += 1
         return units, training
 
-    def _traced_per_definition(self, key: str) -> Benefit | None:
+    def _traced_per_definition(self, key: FunctionKey) -> Benefit | None:
         """A function defined inside another whose body runs repeatedly, where the framework
         compiles each definition anew (`Framework.compiles_per_definition`): each run of the
         enclosing body traces a new compiled function, which pays only if it serves MANY_CALLS
@@ -405,12 +411,12 @@ class BenefitModel:
         if reason is None:
             return None
         owner = self.index.owner_key(key)
-        if owner.endswith("::<module>"):
+        if owner.is_module_code:
             return None
         definitions = self._calls.get(owner)
         if definitions is None or definitions < 2:
             return None  # the enclosing body runs about once (or only tests call it)
-        why = reason.format(owner=owner.split("::", 1)[1])
+        why = reason.format(owner=owner.qualname)
         callers = {c for c in self._callers(key) if not self.is_test_code(c)}
         per_definition = self._edge_runs.get((owner, key), 0)
         if callers - {owner} or not per_definition:
@@ -428,13 +434,13 @@ class BenefitModel:
         return Benefit(
             "none",
             (
-                f"{why}; `{owner.split('::', 1)[1]}` runs {runs} times, and each definition "
+                f"{why}; `{owner.qualname}` runs {runs} times, and each definition "
                 f"serves about {int(per_definition)} call{'s' if int(per_definition) != 1 else ''}"
                 f": a trace per definition costs more than it saves (define it once, outside)",
             ),
         )
 
-    def _state_recompiles(self, key: str) -> str | None:
+    def _state_recompiles(self, key: FunctionKey) -> str | None:
         """Why compiling is wasted on a Python number the function reads and the program
         reassigns between calls, where the compiler guards on such values
         (`Framework.state_recompiles`); None otherwise."""
@@ -444,7 +450,7 @@ class BenefitModel:
         read = changing_state_read(self.index, self.facts, key, guarded_by_value)
         return None if read is None else f"{read.text}: {reason}"
 
-    def _retracing_risk(self, key: str) -> tuple[str, ...]:
+    def _retracing_risk(self, key: FunctionKey) -> tuple[str, ...]:
         """Parameters that call sites fill with tensors of different shapes: each new shape
         traces again unless the decorator says `reduce_retracing=True`."""
         varying = []

@@ -37,18 +37,19 @@ from hybridize.analyzer.facts.evaluator import TensorFacts, callees
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.solver import FactJournal
 from hybridize.analyzer.facts.values import Dep
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 
 
 @dataclass(slots=True)
 class FactChanges:
     """What differs between the facts before an update (its `FactJournal`) and after it."""
 
-    keys: set[str]
+    keys: set[FunctionKey]
     """Functions (or classes, for `attrs`) with a table entry, call list or evaluator that
     differs."""
     deps: set[Dep]
     """The facts an evaluator may read that differ."""
-    classes: set[str]
+    classes: set[ClassKey]
     """Classes whose stored attributes differ."""
 
 
@@ -61,9 +62,9 @@ def compare_facts(before: FactJournal, facts: TensorFacts) -> FactChanges:
     which), and the functions it started from nothing (`FactJournal.reset`) or added or
     removed. A function it merely evaluated again, with the facts it reads unchanged, has
     an equal evaluator (what it reads that changed makes it a reader: `changed_readers`)."""
-    keys: set[str] = set()
+    keys: set[FunctionKey] = set()
     deps: set[Dep] = set()
-    classes: set[str] = set()
+    classes: set[ClassKey] = set()
     for name, differing in before.changed_entries(facts).items():
         keys |= differing
         kind = DEP_KINDS.get(name)
@@ -78,7 +79,7 @@ def compare_facts(before: FactJournal, facts: TensorFacts) -> FactChanges:
     return FactChanges(keys, deps, classes)
 
 
-def changed_readers(facts: TensorFacts, changes: FactChanges) -> set[str]:
+def changed_readers(facts: TensorFacts, changes: FactChanges) -> set[FunctionKey]:
     """The functions whose evaluator read a fact that changed (in the solve or after it)."""
     if not changes.deps:
         return set()
@@ -92,13 +93,13 @@ def changed_readers(facts: TensorFacts, changes: FactChanges) -> set[str]:
 def seeds(
     index: ProjectIndex,
     facts: TensorFacts,
-    keys: Iterable[str],
-    edited: Collection[str],
+    keys: Iterable[FunctionKey],
+    edited: Collection[FunctionKey],
     changes: FactChanges,
-    stale_readers: Collection[str],
-    calls_before: Callable[[str], object],
-    readers: set[str],
-) -> set[str]:
+    stale_readers: Collection[FunctionKey],
+    calls_before: Callable[[FunctionKey], object],
+    readers: set[FunctionKey],
+) -> set[FunctionKey]:
     """The functions whose own inputs to the verdict phase may have changed (see the
     module docstring), among `keys` (`readers`: `changed_readers` of `changes`)."""
     keys = list(keys)
@@ -111,22 +112,22 @@ def seeds(
         for key in keys:
             fn = index.function(key)
             if fn.class_qualname is not None:
-                class_key = f"{key.split('::', 1)[0]}::{fn.class_qualname}"
+                class_key = key.sibling(fn.class_qualname)
                 if not changes.classes.isdisjoint(index.mro(class_key)):
                     found.add(key)
-    for key in [k for k in found if k.endswith("::<module>")]:
+    for key in [k for k in found if k.is_module_code]:
         # A function asks whether its module's code branches on the Keras backend.
         if module_queries_backend(facts.calls.get(key, ())) or module_queries_backend(
             calls_before(key)
         ):
-            relpath = key.split("::", 1)[0]
-            found.update(k for k in keys if k.split("::", 1)[0] == relpath)
+            relpath = key.file
+            found.update(k for k in keys if k.file == relpath)
     for key in list(found):
-        relpath = key.split("::", 1)[0]
+        relpath = key.file
         parent = index.function(key).parent_qualname if key in known else None
         while parent is not None:
-            found.add(f"{relpath}::{parent}")
-            parent = index.function(f"{relpath}::{parent}").parent_qualname
+            found.add(FunctionKey(relpath, parent))
+            parent = index.function(FunctionKey(relpath, parent)).parent_qualname
     return found
 
 
@@ -138,8 +139,8 @@ def module_queries_backend(calls: object) -> bool:
 
 
 def affected(
-    graph: nx.DiGraph, start: Iterable[str], extra_down: Iterable[str] = ()
-) -> tuple[set[str], set[str]]:
+    graph: nx.DiGraph, start: Iterable[FunctionKey], extra_down: Iterable[FunctionKey] = ()
+) -> tuple[set[FunctionKey], set[FunctionKey]]:
     """`up`, `start` and its callers transitively, and the scope: `up` and everything it
     (and `extra_down`) calls. A function of the scope outside `up` calls none of `up`, so
     what flows up from callees (effects, helper hazards, recursion) is unchanged for it."""
@@ -161,7 +162,7 @@ def affected(
 
 
 def changed_state(
-    old: object, new: Mapping[Any, Sequence[object]], edited: Collection[str]
+    old: object, new: Mapping[Any, Sequence[object]], edited: Collection[FunctionKey]
 ) -> set[object]:
     """The module state (`frozen_state._writes`) whose writes differ, and the state edited
     module code writes (whether such a write follows a call of the reader depends on the
@@ -171,13 +172,13 @@ def changed_state(
     found = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
     for state, writes in new.items():
         for write in writes:
-            writer = getattr(write, "writer", "")
-            if writer.endswith("::<module>") and writer in edited:
+            writer = getattr(write, "writer", None)
+            if isinstance(writer, FunctionKey) and writer.is_module_code and writer in edited:
                 found.add(state)
     return found
 
 
-def readers_of(frozen_reads: object, states: Collection[object]) -> set[str]:
+def readers_of(frozen_reads: object, states: Collection[object]) -> set[FunctionKey]:
     """The functions whose memoised frozen-state reads (`frozen_state._state_reads`) name
     one of `states`."""
     if not states or not isinstance(frozen_reads, dict):
@@ -188,23 +189,26 @@ def readers_of(frozen_reads: object, states: Collection[object]) -> set[str]:
 
 
 def out_edges(
-    index: ProjectIndex, facts: TensorFacts, caller: str, callbacks_of: Mapping[str, set[str]]
-) -> dict[str, str]:
+    index: ProjectIndex,
+    facts: TensorFacts,
+    caller: FunctionKey,
+    callbacks_of: Mapping[FunctionKey, set[FunctionKey]],
+) -> dict[FunctionKey, str]:
     """The edges `build_call_graph` gives `caller`: callee -> kind (`callbacks_of` maps a
     caller to the callees it hands on as callbacks)."""
-    found: dict[str, str] = {}
+    found: dict[FunctionKey, str] = {}
     for resolved in facts.calls.get(caller, []):
         for kind, target in callees(index, resolved):
             found[target] = kind
-    for callee in sorted(callbacks_of.get(caller, ())):
+    for callee in sorted(callbacks_of.get(caller, ()), key=str):
         if callee not in found:
             in_mode = caller in facts.caller_mode_callbacks.get(callee, ())
             found[callee] = "callback" if in_mode else TRACED
     return found
 
 
-def callbacks_by_caller(facts: TensorFacts) -> dict[str, set[str]]:
-    by_caller: dict[str, set[str]] = {}
+def callbacks_by_caller(facts: TensorFacts) -> dict[FunctionKey, set[FunctionKey]]:
+    by_caller: dict[FunctionKey, set[FunctionKey]] = {}
     for callee, callers in facts.callback_callers.items():
         for caller in callers:
             by_caller.setdefault(caller, set()).add(callee)
@@ -212,13 +216,13 @@ def callbacks_by_caller(facts: TensorFacts) -> dict[str, set[str]]:
 
 
 def refresh_edges(
-    graph: nx.DiGraph, index: ProjectIndex, facts: TensorFacts, callers: Iterable[str]
-) -> tuple[set[str], set[str]]:
+    graph: nx.DiGraph, index: ProjectIndex, facts: TensorFacts, callers: Iterable[FunctionKey]
+) -> tuple[set[FunctionKey], set[FunctionKey]]:
     """Replace the out-edges of `callers` by those of the current facts; return the callers
     whose edges changed, and the callees they had before."""
     by_caller = callbacks_by_caller(facts)
-    changed: set[str] = set()
-    before: set[str] = set()
+    changed: set[FunctionKey] = set()
+    before: set[FunctionKey] = set()
     for caller in callers:
         if caller not in graph:
             continue
@@ -235,7 +239,7 @@ def refresh_edges(
     return changed, before
 
 
-def induced(graph: nx.DiGraph, keys: list[str]) -> nx.DiGraph:
+def induced(graph: nx.DiGraph, keys: list[FunctionKey]) -> nx.DiGraph:
     """The part of `graph` on `keys` (in their order), as a graph of its own."""
     members = set(keys)
     part = nx.DiGraph()

@@ -38,6 +38,7 @@ from hybridize.analyzer.facts.call_closure import reach, solve
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, bind_arguments, callees
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Finding
 
 CODE = "HY301"
@@ -105,12 +106,12 @@ class _LayerUse:
 
     params: tuple[str, ...]
     site: CallSite
-    target: str | None = None
+    target: FunctionKey | None = None
     name: str = ""
 
 
 def _bound_values(
-    index: ProjectIndex, site: CallSite, kind: str, target: str
+    index: ProjectIndex, site: CallSite, kind: str, target: FunctionKey
 ) -> dict[str, frozenset[Sym]]:
     """The caller's values a call reaching `target` as `kind` passes to each of its
     parameters: the symbols as written, not their atoms (what holds a layer is read from
@@ -124,7 +125,10 @@ def _bound_values(
 
 
 def _layer_uses(
-    index: ProjectIndex, facts: TensorFacts, key: str, calling: Callable[[str], frozenset[str]]
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    calling: Callable[[FunctionKey], frozenset[str]],
 ) -> list[_LayerUse]:
     """The function's calls of layers its parameters hold, in call order, given which
     parameters' layers each project function calls (`calling`)."""
@@ -157,16 +161,20 @@ def _layer_uses(
     return uses
 
 
-def _calling(index: ProjectIndex, facts: TensorFacts, key: str) -> dict[str, frozenset[str]]:
+def _calling(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> dict[FunctionKey, frozenset[str]]:
     """Per function, the parameters whose layers it calls, itself or through the project
     functions it hands them to: for every function `key` reaches, memoised per project (a
     least fixed point, `call_closure`: parameters are only added, so it ends)."""
-    memo = cast(dict[str, frozenset[str]], facts.cache.setdefault(CALLING, {}))
+    memo = cast(dict[FunctionKey, frozenset[str]], facts.cache.setdefault(CALLING, {}))
     if key in memo:
         return memo
     reached, callers = reach(index, facts, key, memo)
 
-    def step(current: str, calling: Callable[[str], frozenset[str]]) -> frozenset[str]:
+    def step(
+        current: FunctionKey, calling: Callable[[FunctionKey], frozenset[str]]
+    ) -> frozenset[str]:
         uses = _layer_uses(index, facts, current, calling)
         return frozenset(p for use in uses for p in use.params)
 
@@ -174,21 +182,21 @@ def _calling(index: ProjectIndex, facts: TensorFacts, key: str) -> dict[str, fro
 
 
 def _called_parameters(
-    index: ProjectIndex, facts: TensorFacts, key: str
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
 ) -> dict[str, list[Finding]]:
     """The parameters whose layers the function calls (itself or through a project function
     it hands them to), each with the findings at the calls, memoised per project."""
-    memo = cast(dict[str, dict[str, list[Finding]]], facts.cache.setdefault(MEMO, {}))
+    memo = cast(dict[FunctionKey, dict[str, list[Finding]]], facts.cache.setdefault(MEMO, {}))
     if key in memo:
         return memo[key]
     solved = _calling(index, facts, key)
 
-    def calling(target: str) -> frozenset[str]:
+    def calling(target: FunctionKey) -> frozenset[str]:
         return solved.get(target, frozenset())
 
-    target_uses: dict[str, list[_LayerUse]] = {}
+    target_uses: dict[FunctionKey, list[_LayerUse]] = {}
 
-    def _uses_of(target: str) -> list[_LayerUse]:
+    def _uses_of(target: FunctionKey) -> list[_LayerUse]:
         if target not in target_uses:
             target_uses[target] = _layer_uses(index, facts, target, calling)
         return target_uses[target]
@@ -223,17 +231,20 @@ def _called_parameters(
 
 
 def _call_sites(
-    index: ProjectIndex, facts: TensorFacts, key: str
-) -> list[tuple[str, str, Sym, int]]:
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> list[tuple[FunctionKey, str, Sym, int]]:
     """The arguments the project's call sites pass to `key`, as (caller, parameter, argument,
     the call's line), memoised per function: only its callers' calls are read (an edit's
     verdicts must not cost a pass over every call of the project)."""
-    memo = cast(dict[str, list[tuple[str, str, Sym, int]]], facts.cache.setdefault(SITES, {}))
+    memo = cast(
+        dict[FunctionKey, list[tuple[FunctionKey, str, Sym, int]]],
+        facts.cache.setdefault(SITES, {}),
+    )
     found = memo.get(key)
     if found is not None:
         return found
     found = []
-    for caller in sorted(facts.callers.get(key, ())):
+    for caller in sorted(facts.callers.get(key, ()), key=str):
         for resolved in facts.calls.get(caller, []):
             site = resolved.site
             for kind, target in callees(index, resolved):
@@ -291,7 +302,7 @@ def _resolved_local(fn: FunctionSummary, sym: Sym) -> Sym:
 
 
 def _built_before(
-    index: ProjectIndex, facts: TensorFacts, caller: str, origin: Sym, line: int
+    index: ProjectIndex, facts: TensorFacts, caller: FunctionKey, origin: Sym, line: int
 ) -> bool:
     """Whether the function calls the object `origin` is (which builds a layer) on a line
     before `line`: directly, or by handing it to a project function that calls it. Line order
@@ -322,14 +333,14 @@ def _built_before(
 
 
 def _origins(
-    index: ProjectIndex, facts: TensorFacts, key: str, param: str
-) -> dict[tuple[str, Sym], bool] | None:
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, param: str
+) -> dict[tuple[FunctionKey, Sym], bool] | None:
     """Where the objects passed for `param` come from: (function, value) pairs, a caller's
     parameter followed to its own callers, each with whether it is built (called) before
     every call that passes it on; None on positive evidence that one origin gives different
     objects (a value that changes per loop iteration, or made anew in a function run from
     two places). A walk over (function, parameter) pairs, each visited once."""
-    found: dict[tuple[str, Sym], bool] = {}
+    found: dict[tuple[FunctionKey, Sym], bool] = {}
     walk = [(key, param)]
     seen = set(walk)
     for current, wanted in walk:  # grows while iterated
@@ -356,7 +367,7 @@ def _origins(
     return found
 
 
-def may_differ(index: ProjectIndex, facts: TensorFacts, key: str, param: str) -> bool:
+def may_differ(index: ProjectIndex, facts: TensorFacts, key: FunctionKey, param: str) -> bool:
     """Positive evidence that the function's calls may pass different objects for `param`,
     one of which may be unbuilt: its call sites (followed through callers' parameters) pass
     values of two origins, not all called before, or one that changes per loop iteration or
@@ -370,7 +381,9 @@ def may_differ(index: ProjectIndex, facts: TensorFacts, key: str, param: str) ->
     return len(origins) >= 2 and not all(origins.values())
 
 
-def argument_layers_called(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
+def argument_layers_called(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> list[Finding]:
     """The calls of layers the function's parameters hold, when it may be given different
     layer objects, where its framework's traces are keyed on them
     (`Framework.layer_arguments_trace`: TensorFlow code only)."""

@@ -21,6 +21,7 @@ from hybridize.analyzer.facts.values import (
     Atom,
     Atoms,
 )
+from hybridize.analyzer.summaries.keys import FunctionKey
 
 MAX_ATOMS = 24
 """The most atoms a value keeps before it is cut to its tensor-like kinds and unknown."""
@@ -123,7 +124,7 @@ def cut_atoms(result: Atoms, *, collapse: bool) -> Atoms:
     return frozenset([*tensor_like, UNKNOWN_ATOM])
 
 
-CutEntry = tuple[str, str, str]
+CutEntry = tuple[str, FunctionKey, str]
 """A fact of the joined tables: (table, function or class, name)."""
 
 

@@ -20,13 +20,14 @@ from typing import TypeVar
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.summaries.keys import FunctionKey
 
 V = TypeVar("V", bound=Hashable)
 
 
 def project_calls(
-    index: ProjectIndex, facts: TensorFacts, key: str
-) -> Iterator[tuple[ResolvedCall, str]]:
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> Iterator[tuple[ResolvedCall, FunctionKey]]:
     """The function's calls of project functions, each with a function it runs, in call order.
     Calls of layers (`layer_call`) are left out: the layer's own `call` is analysed as a method
     of its class."""
@@ -37,14 +38,14 @@ def project_calls(
 
 
 def reach(
-    index: ProjectIndex, facts: TensorFacts, key: str, known: Container[str]
-) -> tuple[list[str], dict[str, set[str]]]:
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, known: Container[FunctionKey]
+) -> tuple[list[FunctionKey], dict[FunctionKey, set[FunctionKey]]]:
     """The project functions `key` reaches through its calls (itself first, breadth first),
     not entering those in `known` (already solved); and, for each function reached, the
     reached functions that call it (`project_calls`)."""
     reached = [key]
     seen = {key}
-    callers: dict[str, set[str]] = {}
+    callers: dict[FunctionKey, set[FunctionKey]] = {}
     for current in reached:  # grows while iterated
         for _, target in project_calls(index, facts, current):
             if target in known:
@@ -57,12 +58,12 @@ def reach(
 
 
 def solve(
-    reached: list[str],
-    callers: dict[str, set[str]],
+    reached: list[FunctionKey],
+    callers: dict[FunctionKey, set[FunctionKey]],
     bottom: V,
-    step: Callable[[str, Callable[[str], V]], V],
-    solved: dict[str, V],
-) -> dict[str, V]:
+    step: Callable[[FunctionKey, Callable[[FunctionKey], V]], V],
+    solved: dict[FunctionKey, V],
+) -> dict[FunctionKey, V]:
     """The least fixed point of `step` over `reached`, stored into `solved` (which also
     holds the values of functions solved before) and returned.
 
@@ -70,7 +71,7 @@ def solve(
     (`value_of(target)`: the solved value, else the current estimate, else `bottom`)."""
     current = dict.fromkeys(reached, bottom)
 
-    def value_of(target: str) -> V:
+    def value_of(target: FunctionKey) -> V:
         found = solved.get(target)
         if found is not None:
             return found

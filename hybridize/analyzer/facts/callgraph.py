@@ -19,6 +19,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 
 CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs TF ops even when the table does not mark them as ops: creating a
@@ -30,7 +31,9 @@ TRACED = "traced_callback"
 caller's mode (`Dataset.map`): its ops run in that graph, not in the caller."""
 
 
-def build_call_graph(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> nx.DiGraph:
+def build_call_graph(
+    index: ProjectIndex, facts: TensorFacts, keys: Iterable[FunctionKey]
+) -> nx.DiGraph:
     """Functions as nodes, caller -> callee edges."""
     graph = nx.DiGraph()
     graph.add_nodes_from(keys)
@@ -47,9 +50,9 @@ def build_call_graph(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str
     return graph
 
 
-def recursive_functions(graph: nx.DiGraph) -> set[str]:
+def recursive_functions(graph: nx.DiGraph) -> set[FunctionKey]:
     """Functions on a cycle: direct (self-loop) or mutual (a strongly connected component)."""
-    found: set[str] = set()
+    found: set[FunctionKey] = set()
     for component in nx.strongly_connected_components(graph):
         if len(component) > 1:
             found |= component
@@ -68,7 +71,7 @@ def external_keras_call(resolved: ResolvedCall) -> bool:
     )
 
 
-def local_tensor_computation(facts: TensorFacts, key: str) -> bool:
+def local_tensor_computation(facts: TensorFacts, key: FunctionKey) -> bool:
     """A TF op in the body itself: an API call, a Keras call, or an operator on tensors."""
     for resolved in facts.calls.get(key, []):
         if any(info.tensor_op or info.returns in CREATES_TF_STATE for info in resolved.api):
@@ -88,7 +91,7 @@ def local_tensor_computation(facts: TensorFacts, key: str) -> bool:
     return False
 
 
-def local_opaque_tensor_call(facts: TensorFacts, key: str) -> bool:
+def local_opaque_tensor_call(facts: TensorFacts, key: FunctionKey) -> bool:
     """A call in the body of something the analysis cannot see (a model loaded from disk, a
     callable of unknown kind) applied to tensors: it may well run TensorFlow operations."""
     for resolved in facts.calls.get(key, []):
@@ -101,8 +104,8 @@ def local_opaque_tensor_call(facts: TensorFacts, key: str) -> bool:
 
 
 def opaque_tensor_calls(
-    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]
-) -> dict[str, bool]:
+    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[FunctionKey]
+) -> dict[FunctionKey, bool]:
     """Whether the function, or anything it calls, applies an unknown callable to tensors."""
     return reaching(graph, {k: local_opaque_tensor_call(facts, k) for k in keys})
 
@@ -123,7 +126,7 @@ def _holds_variable(atoms: Iterable[tuple], depth: int = 0) -> bool:
     return False
 
 
-def local_stateful_computation(facts: TensorFacts, key: str) -> bool:
+def local_stateful_computation(facts: TensorFacts, key: FunctionKey) -> bool:
     """TensorFlow computation on state: a model or layer called (its weights are read), a
     variable read or updated by an op or an operator. Such a body computes on variables it
     captures (`self.w`, a module-level `tf.Variable`, a model held by a closure) or reaches
@@ -155,8 +158,8 @@ def local_stateful_computation(facts: TensorFacts, key: str) -> bool:
 
 
 def stateful_computation(
-    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]
-) -> dict[str, bool]:
+    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[FunctionKey]
+) -> dict[FunctionKey, bool]:
     """Whether the function, or anything it calls, computes on variables, models or layers."""
     return reaching(graph, {k: local_stateful_computation(facts, k) for k in keys})
 
@@ -169,7 +172,9 @@ FRAMEWORK_COMPILED_METHODS: dict[str, frozenset[str]] = {
 (`Framework.compiled_methods`)."""
 
 
-def framework_compiled(index: ProjectIndex, facts: TensorFacts, keys: Iterable[str]) -> set[str]:
+def framework_compiled(
+    index: ProjectIndex, facts: TensorFacts, keys: Iterable[FunctionKey]
+) -> set[FunctionKey]:
     """Functions a framework calls from a graph of its own: the `train_step`, `test_step` and
     `predict_step` overrides of Keras models, the per-variable update hooks of Keras
     optimizers (`FRAMEWORK_COMPILED_METHODS`). Not the steps of a model the project asks to
@@ -191,21 +196,21 @@ def framework_compiled(index: ProjectIndex, facts: TensorFacts, keys: Iterable[s
 
 def _framework_hooks(
     index: ProjectIndex, relpath: str, module: ModuleSummary
-) -> list[tuple[str, str, str]]:
+) -> list[tuple[FunctionKey, ClassKey, str]]:
     """The methods of a module's classes that the framework calls from a graph of its own
     (`FRAMEWORK_COMPILED_METHODS`), with their class and its Keras role."""
     found = []
     for qualname, fn in module.functions.items():
         if fn.class_qualname is None:
             continue
-        class_key = f"{relpath}::{fn.class_qualname}"
+        class_key = FunctionKey(relpath, fn.class_qualname)
         role = index.keras_role(class_key) or _keras_optimizer_role(index, class_key)
         if role is not None and fn.name in FRAMEWORK_COMPILED_METHODS.get(role, ()):
-            found.append((f"{relpath}::{qualname}", class_key, role))
+            found.append((FunctionKey(relpath, qualname), class_key, role))
     return found
 
 
-def _keras_optimizer_role(index: ProjectIndex, class_key: str) -> str | None:
+def _keras_optimizer_role(index: ProjectIndex, class_key: FunctionKey) -> str | None:
     """The role "optimizer" when the class derives from a framework's optimizer
     (`Framework.optimizer_base`: `keras.optimizers.*`, `keras.Optimizer`, in any spelling)."""
     for key in index.mro(class_key):
@@ -219,13 +224,13 @@ def _keras_optimizer_role(index: ProjectIndex, class_key: str) -> str | None:
     return None
 
 
-def _eager_model_classes(index: ProjectIndex, facts: TensorFacts) -> set[str] | None:
+def _eager_model_classes(index: ProjectIndex, facts: TensorFacts) -> set[ClassKey] | None:
     """The project model classes whose steps Keras runs eagerly: the class of every object
     compiled with `run_eagerly` not False (`.compile(run_eagerly=...)`) or given
     `.run_eagerly = ...`, with the classes it inherits from (its steps may be defined there).
     None when such an object's class is not known (a parameter, a factory's result): then any
     model may run eagerly."""
-    eager: set[str] = set()
+    eager: set[ClassKey] = set()
     compiled = per_function(facts, "eager_compiles", _eager_compiles)
     for key, receivers in compiled.items():
         for receiver in receivers:
@@ -239,7 +244,7 @@ def _eager_model_classes(index: ProjectIndex, facts: TensorFacts) -> set[str] | 
     return {base for class_key in eager for base in index.mro(class_key)}
 
 
-def _eager_compiles(_key: str, calls: list[ResolvedCall]) -> list[Sym]:
+def _eager_compiles(_key: FunctionKey, calls: list[ResolvedCall]) -> list[Sym]:
     """The receivers of a function's `.compile(run_eagerly=...)` calls (not False)."""
     found = []
     for resolved in calls:
@@ -253,10 +258,10 @@ def _eager_compiles(_key: str, calls: list[ResolvedCall]) -> list[Sym]:
     return found
 
 
-def _run_eagerly_stores(relpath: str, module: ModuleSummary) -> list[tuple[str, Sym]]:
+def _run_eagerly_stores(relpath: str, module: ModuleSummary) -> list[tuple[FunctionKey, Sym]]:
     """Where a module's code assigns `.run_eagerly`: the function and the object."""
     return [
-        (f"{relpath}::{fn.qualname}", store.target)
+        (FunctionKey(relpath, fn.qualname), store.target)
         for fn in (module.module_code, *module.functions.values())
         for store in fn.stores
         if store.kind == "attr" and store.name == "run_eagerly"
@@ -264,7 +269,7 @@ def _run_eagerly_stores(relpath: str, module: ModuleSummary) -> list[tuple[str, 
 
 
 def _add_model_classes(
-    index: ProjectIndex, facts: TensorFacts, key: str, receiver: Sym, eager: set[str]
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, receiver: Sym, eager: set[ClassKey]
 ) -> bool:
     """Add the project classes `receiver` may be an instance of; False when it may be
     something unknown. A Keras object of no project class (`keras.Sequential([...])`) has no
@@ -285,8 +290,8 @@ def _add_model_classes(
 
 
 def tensor_computation(
-    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[str]
-) -> dict[str, bool]:
+    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[FunctionKey]
+) -> dict[FunctionKey, bool]:
     """Whether a TF op runs in the function or anything it (transitively) calls in user code.
 
     A callback that tf.data traces (`ds.map(fn)`) runs in a graph of tf.data's, not in the
@@ -296,8 +301,8 @@ def tensor_computation(
 
 
 def following_calls(
-    graph: nx.DiGraph, facts: TensorFacts, local: dict[str, bool]
-) -> dict[str, bool]:
+    graph: nx.DiGraph, facts: TensorFacts, local: dict[FunctionKey, bool]
+) -> dict[FunctionKey, bool]:
     """Whether each function, or anything it runs as part of its own execution (calls, and
     callbacks run in its mode), has a `local` property; callbacks that TensorFlow traces
     separately (`Dataset.map`) are not part of the caller's execution."""
@@ -305,8 +310,8 @@ def following_calls(
 
 
 def reaching(
-    graph: nx.DiGraph, local: dict[str, bool], skip_kinds: frozenset[str] = frozenset()
-) -> dict[str, bool]:
+    graph: nx.DiGraph, local: dict[FunctionKey, bool], skip_kinds: frozenset[str] = frozenset()
+) -> dict[FunctionKey, bool]:
     """Whether each function, or anything it (transitively) calls, has a `local` property;
     edges of a kind in `skip_kinds` are not followed."""
     result = dict(local)
@@ -322,7 +327,7 @@ def reaching(
     return result
 
 
-def components_bottom_up(graph: nx.DiGraph) -> list[list[str]]:
+def components_bottom_up(graph: nx.DiGraph) -> list[list[FunctionKey]]:
     """The strongly connected components (a cycle, or one function), callees first: a fact
     that flows from callees to callers is complete for every component when it is reached,
     except through the component's own cycle. Computed once per graph (it does not change
@@ -331,12 +336,15 @@ def components_bottom_up(graph: nx.DiGraph) -> list[list[str]]:
     if cached is not None:
         return list(cached)
     condensed = nx.condensation(graph)
-    by_component: dict[int, list[str]] = {}
+    by_component: dict[int, list[FunctionKey]] = {}
     for node, comp in condensed.graph["mapping"].items():
         by_component.setdefault(comp, []).append(node)
     # A cycle's members sorted: the facts iterated over a cycle then name the same first
     # witness in any file order.
-    order = [sorted(by_component[comp]) for comp in reversed(list(nx.topological_sort(condensed)))]
+    order = [
+        sorted(by_component[comp], key=str)
+        for comp in reversed(list(nx.topological_sort(condensed)))
+    ]
     graph.graph["components_bottom_up"] = order
     return list(order)
 
@@ -344,10 +352,10 @@ def components_bottom_up(graph: nx.DiGraph) -> list[list[str]]:
 def covered_callers(
     graph: nx.DiGraph,
     facts: TensorFacts,
-    hybrid: set[str],
-    keys: Iterable[str],
-    compiled_by_framework: set[str] | None = None,
-) -> dict[str, bool]:
+    hybrid: set[FunctionKey],
+    keys: Iterable[FunctionKey],
+    compiled_by_framework: set[FunctionKey] | None = None,
+) -> dict[FunctionKey, bool]:
     """True when the function has callers and every one already runs as a graph.
 
     A caller runs as a graph when it is hybrid, is a callback that TensorFlow traces whatever
@@ -358,9 +366,9 @@ def covered_callers(
     are never graphs.
     """
     traced = hybrid | facts.traced_callbacks | (compiled_by_framework or set())
-    covered: dict[str, bool] = {}
+    covered: dict[FunctionKey, bool] = {}
 
-    def is_covered(key: str, stack: frozenset[str]) -> bool:
+    def is_covered(key: FunctionKey, stack: frozenset[FunctionKey]) -> bool:
         if key in covered:
             return covered[key]
         direct = [
@@ -375,7 +383,7 @@ def covered_callers(
             return False
         else:
             value = all(
-                not c.endswith("::<module>") and (c in traced or is_covered(c, stack | {key}))
+                not c.is_module_code and (c in traced or is_covered(c, stack | {key}))
                 for c in direct
             )
         covered[key] = value

@@ -46,6 +46,7 @@ from hybridize.analyzer.frameworks.framework import (
     framework_of_imports,
 )
 from hybridize.analyzer.summaries.ir import ImportSummary, ModuleSummary, Sym, module_imports
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Span
 
 TRANSPARENT_DECORATORS = frozenset(
@@ -100,10 +101,10 @@ class CandidacyModules(NamedTuple):
         (`DEFAULT_FRAMEWORK`, whose decorator the analysis has always looked for) when none."""
         return self.frameworks.get(relpath, DEFAULT_FRAMEWORK)
 
-    def function_framework(self, index: ProjectIndex, key: str) -> Framework:
+    def function_framework(self, index: ProjectIndex, key: FunctionKey) -> Framework:
         """The compile target of one function: its module's, or in a module importing more
         than one framework, the one the function uses (`ProjectIndex.function_framework`)."""
-        relpath = key.split("::", 1)[0]
+        relpath = key.file
         framework = self.framework(relpath)
         if framework in ANALYSED_FRAMEWORKS and index.mixes_frameworks(relpath):
             return index.function_framework(key)
@@ -130,7 +131,7 @@ class ModuleImports:
 def candidacy_modules(
     index: ProjectIndex,
     facts: TensorFacts,
-    keys: Iterable[str],
+    keys: Iterable[FunctionKey],
     imports: ModuleImports | None = None,
 ) -> CandidacyModules:
     """The project-wide module sets of `Candidacy`, over every function `keys` names.
@@ -138,7 +139,7 @@ def candidacy_modules(
     `imports` memoises what each module's imports load: kept from an earlier call while
     name resolution is unchanged, it is reused for the modules whose summary is the same."""
     switching = per_function(facts, "graph_mode_switches", _switches_graph_mode)
-    graph_mode = {k.split("::", 1)[0] for k in switching.keys() & set(keys)}
+    graph_mode = {k.file for k in switching.keys() & set(keys)}
     imports = ModuleImports() if imports is None else imports
     loaded = imports.loaded
     for relpath, module in index.modules.items():
@@ -194,7 +195,7 @@ OTHER_BACKENDS: frozenset[str] = frozenset(
 """The front ends' backends other than the framework they run on."""
 
 
-def _switches_graph_mode(_key: str, calls: list[ResolvedCall]) -> bool:
+def _switches_graph_mode(_key: FunctionKey, calls: list[ResolvedCall]) -> bool:
     return any(i.name in GRAPH_MODE_SWITCHES for r in calls for i in r.api)
 
 
@@ -238,7 +239,7 @@ def _project_modules(index: ProjectIndex, imp: ImportSummary, importer: str) -> 
         if ref[0] in ("module", "global"):
             found.add(ref[1])
         elif ref[0] in ("func", "class"):
-            found.add(ref[1].split("::", 1)[0])
+            found.add(ref[1].file)
     return found
 
 
@@ -273,10 +274,10 @@ class Candidacy:
         index: ProjectIndex,
         facts: TensorFacts,
         graph: nx.DiGraph,
-        keys: Iterable[str],
+        keys: Iterable[FunctionKey],
         *,
         modules: CandidacyModules | None = None,
-        known: tuple[set[str], set[str]] = (set(), set()),
+        known: tuple[set[FunctionKey], set[FunctionKey]] = (set(), set()),
     ) -> None:
         """`keys` are the functions to decide, closed under callees (`graph` holds them and
         their calls). `modules` are the project-wide module sets when `keys` are only part
@@ -285,8 +286,8 @@ class Candidacy:
         self.index = index
         self.facts = facts
         self.graph = graph
-        self._queries: dict[str, frozenset[int]] = {}
-        self._branching: dict[str, bool] = {}
+        self._queries: dict[FunctionKey, frozenset[int]] = {}
+        self._branching: dict[FunctionKey, bool] = {}
         keys = list(keys)
         calls = {k: facts.calls.get(k, []) for k in keys}
         if modules is None:
@@ -305,9 +306,7 @@ class Candidacy:
             facts,
             {k: any(_is_backend_agnostic(i) for r in calls[k] for i in r.api) for k in keys},
         )
-        builders = {
-            k for k in keys if local_tf1[k] or k.split("::", 1)[0] in self.graph_mode_modules
-        }
+        builders = {k for k in keys if local_tf1[k] or k.file in self.graph_mode_modules}
         self.legacy_walk = self._called_only_from(builders, keys, known[0])
         self.legacy = {k for k in keys if self.tf1[k]} | self.legacy_walk
         """TF1 graph code (itself or through its callees), and the helpers that only code
@@ -316,7 +315,7 @@ class Candidacy:
         callees TF1 code: module-level code calls everything."""
         agnostic = {k: reason for k in keys if (reason := self._backend_agnostic(k)) is not None}
         self.agnostic = dict(agnostic)
-        functions = {k for k in agnostic if not k.endswith("::<module>")}
+        functions = {k for k in agnostic if not k.is_module_code}
         self.agnostic_walk = self._called_only_from(functions, keys, known[1])
         for k in self.agnostic_walk - set(agnostic):
             self.agnostic[k] = (
@@ -327,10 +326,10 @@ class Candidacy:
 
     def _called_only_from(
         self,
-        flagged: set[str],
-        keys: list[str],
-        outside: set[str] = frozenset(),  # type: ignore[assignment]
-    ) -> set[str]:
+        flagged: set[FunctionKey],
+        keys: list[FunctionKey],
+        outside: set[FunctionKey] = frozenset(),  # type: ignore[assignment]
+    ) -> set[FunctionKey]:
         """`flagged`, and the functions every known caller of which is in the result (callbacks
         run in the caller's mode count as calls; a tf.data callback runs in tf.data's graph).
         `outside` are members of the result among functions not in `keys` (returned too)."""
@@ -338,7 +337,7 @@ class Candidacy:
         result = set(flagged) | set(outside)
         stack = list(flagged)
 
-        def consider(callee: str) -> None:
+        def consider(callee: FunctionKey) -> None:
             if callee in result or callee not in known:
                 return
             callers = {
@@ -363,18 +362,18 @@ class Candidacy:
                 consider(callee)
         return result
 
-    def framework(self, key: str) -> Framework:
+    def framework(self, key: FunctionKey) -> Framework:
         """The compile target of the function (`CandidacyModules.function_framework`)."""
         return self.modules.function_framework(self.index, key)
 
-    def reported(self, key: str) -> bool:
+    def reported(self, key: FunctionKey) -> bool:
         """Functions of modules that use an analysed framework (TensorFlow, and Keras, whose
         code is analysed as TensorFlow code) get a verdict; others are not such code at all
         (a NumPy script, a PyTorch module, plain Python)."""
-        relpath = key.split("::", 1)[0]
+        relpath = key.file
         return self.modules.frameworks.get(relpath) in ANALYSED_FRAMEWORKS
 
-    def reasons(self, key: str) -> list[NotCandidate]:
+    def reasons(self, key: FunctionKey) -> list[NotCandidate]:
         """Why the function is no candidate, in decision order (empty when it may be one)."""
         found: list[NotCandidate] = []
         agnostic = self.agnostic.get(key)
@@ -413,7 +412,7 @@ class Candidacy:
             )
         return found
 
-    def _opaque_decorator(self, key: str) -> str | None:
+    def _opaque_decorator(self, key: FunctionKey) -> str | None:
         """The first decorator that is not known to hand the function on unchanged.
 
         `@tf.function` goes innermost, so every other decorator receives the compiled
@@ -422,7 +421,7 @@ class Candidacy:
         `smart_autograph` runs AutoGraph on its argument, which needs `__code__` (its tests
         broke under the decorator), `tf.custom_gradient` needs the function to return a
         gradient function, which a `tf.function` cannot return."""
-        relpath = key.split("::", 1)[0]
+        relpath = key.file
         framework = self.framework(key)
         for decorator in self.index.function(key).decorators:
             if decorator.name.rsplit(".", 1)[-1] in PROPERTY_ACCESSORS:
@@ -435,7 +434,7 @@ class Candidacy:
             return decorator.name
         return None
 
-    def _first_call(self, key: str, shows: Callable[[ApiInfo], bool]) -> Span | None:
+    def _first_call(self, key: FunctionKey, shows: Callable[[ApiInfo], bool]) -> Span | None:
         """Where the body first calls an API that `shows` the reason, if it does itself."""
         spans = [
             resolved.site.span
@@ -444,9 +443,9 @@ class Candidacy:
         ]
         return min(spans, key=lambda s: (s.start_line, s.start_col), default=None)
 
-    def _backend_agnostic(self, key: str) -> tuple[str, Callable[[ApiInfo], bool]] | None:
+    def _backend_agnostic(self, key: FunctionKey) -> tuple[str, Callable[[ApiInfo], bool]] | None:
         """Why the function is Keras 3 backend-agnostic code, and which calls show it."""
-        relpath = key.split("::", 1)[0]
+        relpath = key.file
         if relpath in self.keras_modules and not self.tensorflow_modules:
             # Keras in a project that never imports TensorFlow is Keras 3 on whichever
             # backend runs; next to TensorFlow it is TensorFlow's Keras (Keras 2 runs on
@@ -463,7 +462,7 @@ class Candidacy:
                 "code that a tf.function would tie to TensorFlow",
                 lambda info: info.name in BACKEND_QUERIES,
             )
-        if self._branches_on_backend(f"{relpath}::<module>"):
+        if self._branches_on_backend(FunctionKey.module_code(relpath)):
             return (
                 "its module branches on the Keras backend (`keras.backend.backend()`): "
                 "multi-backend code that a tf.function would tie to TensorFlow",
@@ -477,7 +476,7 @@ class Candidacy:
             )
         return None
 
-    def _backend_queries(self, key: str) -> frozenset[int]:
+    def _backend_queries(self, key: FunctionKey) -> frozenset[int]:
         """Indexes of the function's calls that read the Keras backend's name.
 
         Memoised: every function of a module also asks about its module's code, and a
@@ -492,7 +491,7 @@ class Candidacy:
             )
         return found
 
-    def _branches_on_backend(self, key: str) -> bool:
+    def _branches_on_backend(self, key: FunctionKey) -> bool:
         """A test comparing `keras.backend.backend()` (called there, or stored in a local or a
         module global) with a backend other than TensorFlow (memoised: every function of a
         module asks it about the module)."""
@@ -501,16 +500,16 @@ class Candidacy:
             found = self._branching[key] = self._compute_branches_on_backend(key)
         return found
 
-    def _compute_branches_on_backend(self, key: str) -> bool:
+    def _compute_branches_on_backend(self, key: FunctionKey) -> bool:
         fn = self.index.function(key)
-        module_key = f"{key.split('::', 1)[0]}::<module>"
+        module_key = FunctionKey.module_code(key.file)
         module = self.index.function(module_key)
         queries = {(key, i) for i in self._backend_queries(key)}
         queries |= {(module_key, i) for i in self._backend_queries(module_key)}
         if not queries:
             return False
 
-        def is_query(sym: Sym, owner: str, depth: int = 0) -> bool:
+        def is_query(sym: Sym, owner: FunctionKey, depth: int = 0) -> bool:
             if sym[0] == "call":
                 return (owner, sym[1]) in queries
             scope = fn if owner == key else module
@@ -542,7 +541,7 @@ class Candidacy:
 
         return any(visit(condition) for condition in fn.conditions)
 
-    def _returns_dataset(self, key: str) -> bool:
+    def _returns_dataset(self, key: FunctionKey) -> bool:
         returned = list(_flatten(self.facts.returns.get(key, frozenset())))
         return any(a[0] in ("dataset", "iterator") for a in returned) and not any(
             is_tensor_like(a) for a in returned

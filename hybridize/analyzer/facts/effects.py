@@ -29,6 +29,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.speculation import speculate
 from hybridize.analyzer.frameworks import is_container_mutator
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Store, Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Span
 
 Origin = tuple
@@ -104,7 +105,9 @@ class EffectSummary:
         return bool(self.effects or self.mutated_params)
 
 
-def origins(index: ProjectIndex, key: str, sym: Sym, seen: set[Sym] | None = None) -> set[Origin]:
+def origins(
+    index: ProjectIndex, key: FunctionKey, sym: Sym, seen: set[Sym] | None = None
+) -> set[Origin]:
     """Where the object a symbolic value denotes was created, relative to function `key`."""
     seen = seen if seen is not None else set()
     if sym in seen:
@@ -139,12 +142,12 @@ def origins(index: ProjectIndex, key: str, sym: Sym, seen: set[Sym] | None = Non
     return {FRESH}
 
 
-def bound_in_enclosing_function(index: ProjectIndex, key: str, name: str) -> bool:
+def bound_in_enclosing_function(index: ProjectIndex, key: FunctionKey, name: str) -> bool:
     """The name is a variable of an enclosing function (a closure), not a global."""
-    relpath = key.split("::", 1)[0]
+    relpath = key.file
     parent = index.function(key).parent_qualname
     while parent is not None:
-        parent_fn = index.function(f"{relpath}::{parent}")
+        parent_fn = index.function(FunctionKey(relpath, parent))
         if name in parent_fn.locals:
             return True
         parent = parent_fn.parent_qualname
@@ -172,15 +175,15 @@ class EffectAnalysis:
     def __init__(self, index: ProjectIndex, facts: TensorFacts) -> None:
         self.index = index
         self.facts = facts
-        self.summaries: dict[str, EffectSummary] = {}
+        self.summaries: dict[FunctionKey, EffectSummary] = {}
 
     def run(
-        self, keys: Iterable[str], known: Mapping[str, EffectSummary] | None = None
-    ) -> dict[str, EffectSummary]:
+        self, keys: Iterable[FunctionKey], known: Mapping[FunctionKey, EffectSummary] | None = None
+    ) -> dict[FunctionKey, EffectSummary]:
         """The summaries of `keys`, and of the functions in `known` as given: summaries of
         an earlier run that still hold (an incremental verdict phase passes those of functions
         whose facts and callees are unchanged, which call none of `keys`)."""
-        keys = [k for k in keys if not k.endswith("::<module>")]
+        keys = [k for k in keys if not k.is_module_code]
         local = {k: self._local(k) for k in keys}
         self.summaries = dict(known or {})
         self.summaries.update((k, _copy(s)) for k, s in local.items())
@@ -207,18 +210,18 @@ class EffectAnalysis:
 
     # ------------------------------------------------------------------ local
 
-    def _exempt_self_store(self, fn: FunctionSummary, key: str, target: Sym) -> bool:
+    def _exempt_self_store(self, fn: FunctionSummary, key: FunctionKey, target: Sym) -> bool:
         """Keras `build` writes weights to the layer: not a Python side effect."""
         if fn.name != "build" or fn.class_qualname is None or not fn.binds_receiver:
             return False
-        class_key = f"{key.split('::', 1)[0]}::{fn.class_qualname}"
+        class_key = key.sibling(fn.class_qualname)
         return self.index.keras_role(class_key) is not None and bool(
             {("param", fn.params[0].name)} & origins(self.index, key, target)
         )
 
     def _mutation(
         self,
-        key: str,
+        key: FunctionKey,
         fn: FunctionSummary,
         summary: EffectSummary,
         target: Sym,
@@ -250,7 +253,7 @@ class EffectAnalysis:
             else:
                 summary.effects.append(Effect("HY107", f"{what} an object of unknown origin", span))
 
-    def _local(self, key: str) -> EffectSummary:
+    def _local(self, key: FunctionKey) -> EffectSummary:
         fn = self.index.function(key)
         summary = EffectSummary()
         for store in fn.stores:
@@ -280,7 +283,7 @@ class EffectAnalysis:
         return summary
 
     def _in_place(
-        self, key: str, fn: FunctionSummary, summary: EffectSummary, store: Store
+        self, key: FunctionKey, fn: FunctionSummary, summary: EffectSummary, store: Store
     ) -> None:
         """`x += y`: a list, dict, set or NumPy array changes in place; a tensor (immutable),
         a number or a string is rebound and nothing outside the function changes. The store's
@@ -306,7 +309,7 @@ class EffectAnalysis:
                     )
                 )
 
-    def _speculated_tensors(self, key: str, found: set[Origin]) -> bool:
+    def _speculated_tensors(self, key: FunctionKey, found: set[Origin]) -> bool:
         """Every origin is a parameter no call site gives evidence for, in a function that
         speculation takes to receive tensors (a Keras `call`, a `train_step`): under that
         stated assumption `x *= y` rebinds a tensor, and the verdict says so in words."""
@@ -318,7 +321,7 @@ class EffectAnalysis:
         return speculate(self.index, key) is not None
 
     def _local_call(
-        self, key: str, fn: FunctionSummary, summary: EffectSummary, resolved: ResolvedCall
+        self, key: FunctionKey, fn: FunctionSummary, summary: EffectSummary, resolved: ResolvedCall
     ) -> None:
         site = resolved.site
         receiver_fresh = (
@@ -387,7 +390,7 @@ class EffectAnalysis:
             )
             summary.undeterminable.append(Effect("HY110", what, site.span))
 
-    def _tensor_member(self, key: str, root: str, callee: Sym) -> bool:
+    def _tensor_member(self, key: FunctionKey, root: str, callee: Sym) -> bool:
         """A method of a tensor parameter's static metadata (`x.shape.as_list()`,
         `x.dtype.is_floating`): TensorShape and DType methods change nothing."""
         if callee[0] != "attr" or callee[1][0] != "attr":
@@ -397,7 +400,7 @@ class EffectAnalysis:
 
     # ------------------------------------------------------------------ transitive
 
-    def _transitive(self, key: str, summary: EffectSummary) -> None:
+    def _transitive(self, key: FunctionKey, summary: EffectSummary) -> None:
         fn = self.index.function(key)
         for resolved in self.facts.calls.get(key, []):
             site = resolved.site
@@ -426,7 +429,9 @@ class EffectAnalysis:
                         key, fn, summary, arg, site.span, f"calls `{name}`, which mutates"
                     )
 
-    def _through(self, summary: EffectSummary, site: CallSite, target: str) -> EffectSummary | None:
+    def _through(
+        self, summary: EffectSummary, site: CallSite, target: FunctionKey
+    ) -> EffectSummary | None:
         """Add the effects a callee has whatever it is passed; return its summary."""
         callee_summary = self.summaries.get(target)
         if callee_summary is None:

@@ -54,6 +54,7 @@ from hybridize.analyzer.frameworks.shapes import (
     numpy_shape,
 )
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, ImportSummary, Param, Sym
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.model import Span
 
 
@@ -61,7 +62,7 @@ from hybridize.model import Span
 class LiteralSite:
     """A call site passing a parameter only Python literals, or a value of unknown kind."""
 
-    caller: str
+    caller: FunctionKey
     span: Span
     argument: Sym
     unknown_kind: bool = False
@@ -74,14 +75,16 @@ class ResolvedCall:
     site: CallSite
     index: int
     callee_atoms: Atoms
-    targets: list[tuple[str, str]]  # (kind, key): ("func"|"method"|"class"|"layer_call", key)
+    targets: list[
+        tuple[str, FunctionKey]
+    ]  # (kind, key): ("func"|"method"|"class"|"layer_call", key)
     api: list[ApiInfo]
     receiver_roles: list[str]
     """Roles of framework objects called directly: `layer(x)`, `loss_fn(y, p)`."""
     args: list[Atoms]
     kwargs: dict[str, Atoms]
     result: Atoms
-    chained: dict[str, list[Atoms]] = field(default_factory=dict)
+    chained: dict[FunctionKey, list[Atoms]] = field(default_factory=dict)
     """Targets a container module calls on another value than the call's arguments (the
     second module of an `nn.Sequential` gets the first one's output): their arguments."""
     constructs: bool = False
@@ -93,41 +96,47 @@ class ResolvedCall:
 class TensorFacts:
     """The solution: per-function parameter evidence, returns, calls; per-class attributes."""
 
-    param_atoms: dict[str, dict[str, set[Atom]]] = field(
+    param_atoms: dict[FunctionKey, dict[str, set[Atom]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(set))
     )
-    primitive_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
-    unknown_kind_params: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    primitive_params: dict[FunctionKey, set[str]] = field(default_factory=lambda: defaultdict(set))
+    unknown_kind_params: dict[FunctionKey, set[str]] = field(
+        default_factory=lambda: defaultdict(set)
+    )
     """Parameters some caller fills with a value of unknown kind (maybe a Python literal)."""
-    literal_sites: dict[str, dict[str, list[LiteralSite]]] = field(
+    literal_sites: dict[FunctionKey, dict[str, list[LiteralSite]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(list))
     )
     """Callee -> parameter -> the call sites that pass it only Python literals (or values of
     unknown kind): which caller, where, and the argument as written (see `retracing`)."""
-    callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
-    callback_callers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
-    external_evidence: dict[str, dict[str, set[Atom]]] = field(
+    callers: dict[FunctionKey, set[FunctionKey]] = field(default_factory=lambda: defaultdict(set))
+    callback_callers: dict[FunctionKey, set[FunctionKey]] = field(
+        default_factory=lambda: defaultdict(set)
+    )
+    external_evidence: dict[FunctionKey, dict[str, set[Atom]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(set))
     )
     """Argument kinds from call sites outside the function itself (recursive calls excluded:
     their arguments derive from the parameter they feed)."""
-    call_count: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    returns: dict[str, Atoms] = field(default_factory=dict)
-    attrs: dict[str, dict[str, set[Atom]]] = field(
+    call_count: dict[FunctionKey, int] = field(default_factory=lambda: defaultdict(int))
+    returns: dict[FunctionKey, Atoms] = field(default_factory=dict)
+    attrs: dict[ClassKey, dict[str, set[Atom]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(set))
     )
-    calls: dict[str, list[ResolvedCall]] = field(default_factory=dict)
-    traced_callbacks: set[str] = field(default_factory=set)
+    calls: dict[FunctionKey, list[ResolvedCall]] = field(default_factory=dict)
+    traced_callbacks: set[FunctionKey] = field(default_factory=set)
     """Callbacks TensorFlow traces whatever the caller's mode (`Dataset.map`, `tf.function`)."""
-    caller_mode_callbacks: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    caller_mode_callbacks: dict[FunctionKey, set[FunctionKey]] = field(
+        default_factory=lambda: defaultdict(set)
+    )
     """Callback -> the functions that hand it to an API running it in their mode (`tf.map_fn`)."""
-    wrapped_by_tf_function: set[str] = field(default_factory=set)
-    wrapper_arguments: dict[str, set[str]] = field(default_factory=dict)
-    wrapper_signatures: dict[str, tuple[str, Sym]] = field(default_factory=dict)
-    symbolic_args: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
-    evaluators: dict[str, Evaluator] = field(default_factory=dict)
+    wrapped_by_tf_function: set[FunctionKey] = field(default_factory=set)
+    wrapper_arguments: dict[FunctionKey, set[str]] = field(default_factory=dict)
+    wrapper_signatures: dict[FunctionKey, tuple[FunctionKey, Sym]] = field(default_factory=dict)
+    symbolic_args: dict[FunctionKey, set[str]] = field(default_factory=lambda: defaultdict(set))
+    evaluators: dict[FunctionKey, Evaluator] = field(default_factory=dict)
     final: bool = False
-    latest_evaluators: dict[str, Evaluator] = field(default_factory=dict)
+    latest_evaluators: dict[FunctionKey, Evaluator] = field(default_factory=dict)
     rounds: int = 0
     converged: bool = True
     """False when the round bounds stopped the fixed point before it settled."""
@@ -135,18 +144,18 @@ class TensorFacts:
     scans: dict[str, object] = field(default_factory=dict)
     """Per-function and per-module parts of project-wide facts, kept across incremental
     updates by the identity of what each came from (`scan_memo`)."""
-    calls_log: list[str] = field(default_factory=list)
+    calls_log: list[FunctionKey] = field(default_factory=list)
     """The functions whose `calls` entry was replaced or removed in place, in order
     (`scan_memo` catches up from it); cleared, with `calls_epoch` counted up, when it
     outgrows the project."""
     calls_epoch: int = 0
-    internal_errors: dict[str, str] = field(default_factory=dict)
+    internal_errors: dict[FunctionKey, str] = field(default_factory=dict)
     """Functions the analysis failed on, with the error: they get unknown facts."""
     """Derived project-wide facts computed once from the solution (by later stages)."""
     """Set for the last round: parameters nobody passes are then unknown, not empty."""
 
 
-def calls_written(facts: TensorFacts, keys: Iterable[str]) -> None:
+def calls_written(facts: TensorFacts, keys: Iterable[FunctionKey]) -> None:
     """Log that the `calls` entries of `keys` were just replaced or removed (in place: a
     new `calls` dict needs no log, its identity says it all)."""
     log = facts.calls_log
@@ -160,7 +169,7 @@ SIZE_RETURNS = frozenset({"int", "shape", "size"})
 """What a tensor's size-reading methods return (PyTorch's `size`, `dim`, `numel`)."""
 
 
-def get_evaluator(index: ProjectIndex, facts: TensorFacts, key: str) -> Evaluator:
+def get_evaluator(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> Evaluator:
     """One evaluator (and memo) per function per round of the fixed point."""
     evaluator = facts.evaluators.get(key)
     if evaluator is None:
@@ -172,11 +181,11 @@ def get_evaluator(index: ProjectIndex, facts: TensorFacts, key: str) -> Evaluato
 class Evaluator:
     """Evaluates the symbolic values of one function under the current solution."""
 
-    def __init__(self, index: ProjectIndex, facts: TensorFacts, key: str) -> None:
+    def __init__(self, index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> None:
         self.index = index
         self.facts = facts
         self.key = key
-        self.relpath = key.split("::", 1)[0]
+        self.relpath = key.file
         self.fn: FunctionSummary = index.function(key)
         self.memo: dict[Sym, Atoms] = {}
         self.call_results: dict[int, Atoms] = {}
@@ -187,7 +196,7 @@ class Evaluator:
         """Set when a missing fact was read as "nothing yet" rather than "unknown"."""
         """The facts this evaluation read: re-evaluate when one of them changes."""
         self.class_key = (
-            f"{self.relpath}::{self.fn.class_qualname}" if self.fn.class_qualname else None
+            FunctionKey(self.relpath, self.fn.class_qualname) if self.fn.class_qualname else None
         )
         self.framework = index.function_framework(key)
         """Whose tables answer the methods and attributes of this function's values."""
@@ -243,9 +252,9 @@ class Evaluator:
         if kind == "enter":
             return self.eval(sym[1])
         if kind == "def":
-            return frozenset({("func", f"{self.relpath}::{sym[1]}")})
+            return frozenset({("func", FunctionKey(self.relpath, sym[1]))})
         if kind == "class":
-            return frozenset({("class", f"{self.relpath}::{sym[1]}")})
+            return frozenset({("class", FunctionKey(self.relpath, sym[1]))})
         if kind == "import":
             return self._import(sym)
         if kind == "fstr":
@@ -379,7 +388,7 @@ class Evaluator:
         # Closures: a name bound in an enclosing function.
         parent = self.fn.parent_qualname
         while parent is not None:
-            parent_key = f"{self.relpath}::{parent}"
+            parent_key = FunctionKey(self.relpath, parent)
             parent_fn = self.index.function(parent_key)
             if name in parent_fn.locals:
                 parent_evaluator = get_evaluator(self.index, self.facts, parent_key)
@@ -400,8 +409,8 @@ class Evaluator:
         if kind == "ext":
             return frozenset({("ext", ref[1])})
         if kind == "global":
-            module_key = f"{ref[1]}::<module>"
-            if module_key == f"{self.relpath}::{self.fn.qualname}":
+            module_key = FunctionKey.module_code(ref[1])
+            if module_key == FunctionKey(self.relpath, self.fn.qualname):
                 return self.eval(("local", ref[2]))
             module_evaluator = _module_evaluator(self.index, self.facts, ref[1])
             result = module_evaluator.eval(("local", ref[2]))
@@ -491,7 +500,7 @@ class Evaluator:
 
     # ------------------------------------------------------------------ calls
 
-    def returned(self, key: str) -> Atoms:
+    def returned(self, key: FunctionKey) -> Atoms:
         """What a project function returns so far (nothing yet is not "unknown" until the end)."""
         self.deps.add(("ret", key))
         found = self.facts.returns.get(key)
@@ -513,11 +522,11 @@ class Evaluator:
         callee_atoms = self.eval(site.callee)
         args = [self.eval(a) for a in site.args]
         kwargs = {k: self.eval(v) for k, v in site.kwargs}
-        targets: list[tuple[str, str]] = []
+        targets: list[tuple[str, FunctionKey]] = []
         apis: list[ApiInfo] = []
         roles: list[str] = []
         result: set[Atom] = set()
-        chained: dict[str, list[Atoms]] = {}
+        chained: dict[FunctionKey, list[Atoms]] = {}
         constructs = False
         symbolic_args = False
         if args:
@@ -659,8 +668,8 @@ class Evaluator:
         self,
         positions: tuple[Atoms, ...],
         args: list[Atoms],
-        targets: list[tuple[str, str]],
-        chained: dict[str, list[Atoms]],
+        targets: list[tuple[str, FunctionKey]],
+        chained: dict[FunctionKey, list[Atoms]],
     ) -> Atoms:
         """Calling a container module (`nn.Sequential`): each module it holds is called on
         the previous one's output, the first on the call's arguments; the result is the last
@@ -987,7 +996,7 @@ BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
 
 
 def _module_evaluator(index: ProjectIndex, facts: TensorFacts, relpath: str) -> Evaluator:
-    return get_evaluator(index, facts, f"{relpath}::<module>")
+    return get_evaluator(index, facts, FunctionKey.module_code(relpath))
 
 
 def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
@@ -1187,7 +1196,7 @@ def bind_arguments(
     return bound
 
 
-def callees(index: ProjectIndex, resolved: ResolvedCall) -> Sequence[tuple[str, str]]:
+def callees(index: ProjectIndex, resolved: ResolvedCall) -> Sequence[tuple[str, FunctionKey]]:
     """The project functions a call runs, with how it reaches each: ("func" | "method" |
     "layer_call" | "class", key); constructing a class runs its `__init__`.
 
@@ -1195,7 +1204,7 @@ def callees(index: ProjectIndex, resolved: ResolvedCall) -> Sequence[tuple[str, 
     are, not copied (the verdict phase asks millions of times)."""
     if not resolved.constructs:
         return resolved.targets
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, FunctionKey]] = []
     for kind, target in resolved.targets:
         if kind == "class":
             init = index.find_method(target, "__init__")
@@ -1233,7 +1242,7 @@ def callback_atoms(resolved: ResolvedCall, info: ApiInfo) -> Iterator[Atom]:
             if isinstance(position, int) and position < len(resolved.args)
             else resolved.kwargs.get(str(position), NO_ATOMS)
         )
-        yield from sorted((a for a in atoms if a[0] in ("func", "method")), key=lambda a: a[1])
+        yield from sorted((a for a in atoms if a[0] in ("func", "method")), key=lambda a: str(a[1]))
 
 
 def resolve_ref_key(ref: Ref) -> str | None:

@@ -25,6 +25,7 @@ from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
 from hybridize.model import Finding, Span
 
 CODE = "HY408"
@@ -41,11 +42,11 @@ live."""
 class Write:
     """An assignment that may change state between calls: who does it, and where."""
 
-    writer: str
+    writer: FunctionKey
     span: Span
 
 
-StateKey = tuple[str, str, str]
+StateKey = tuple[str, ClassKey | str, str]
 """("attr", class key, attribute) or ("global", module relpath, name)."""
 
 
@@ -69,7 +70,7 @@ class ChangingRead:
     """The statement of the function itself that leads to the read."""
 
 
-def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
+def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Finding]:
     """Reads of `self` attributes and module globals holding values a trace freezes, when
     the project reassigns them outside initialisation; in the function or in a project
     function it calls (traced with it)."""
@@ -83,14 +84,14 @@ def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: str) -> lis
 def changing_state_read(
     index: ProjectIndex,
     facts: TensorFacts,
-    key: str,
+    key: FunctionKey,
     holds: Callable[[frozenset[str]], bool] = lambda kinds: True,
 ) -> ChangingRead | None:
     """The first read, in the function or a project function it calls, of a `self`
     attribute or module global that the project reassigns outside initialisation and whose
     values' kinds (`_leaf_kinds`) satisfy `holds`; None when there is none."""
     fn = index.function(key)
-    if fn.is_lambda or key.endswith("::<module>"):
+    if fn.is_lambda or key.is_module_code:
         return None
     writes = _writes(index, facts)
     for reader, via, entry in traced_with(index, facts, key):
@@ -103,8 +104,8 @@ def changing_state_read(
                 ):
                     continue
                 writer = index.function(write.writer)
-                who = "module code" if writer.qualname == "<module>" else f"`{writer.qualname}`"
-                where = write.writer.split("::", 1)[0]
+                who = "module code" if writer.qualname == MODULE_CODE else f"`{writer.qualname}`"
+                where = write.writer.file
                 text = f"{via}reads {what}, which {who} reassigns ({where}, line "
                 text += f"{write.span.start_line})"
                 return ChangingRead(text, entry)
@@ -117,8 +118,8 @@ def guarded_by_value(kinds: frozenset[str]) -> bool:
 
 
 def traced_with(
-    index: ProjectIndex, facts: TensorFacts, key: str
-) -> Iterator[tuple[str, str, Span]]:
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> Iterator[tuple[FunctionKey, str, Span]]:
     """The function and the project functions it calls (to MAX_HELPER_DEPTH), each with
     the words that lead to it ("calls `helper`, which ") and the call in the function's own
     body that leads to it (the function's span for the function itself): a finding about a
@@ -126,7 +127,7 @@ def traced_with(
     seen = {key}
     frontier = [(key, "", index.function(key).span)]
     for _ in range(MAX_HELPER_DEPTH + 1):
-        following: list[tuple[str, str, Span]] = []
+        following: list[tuple[FunctionKey, str, Span]] = []
         for current, via, entry in frontier:
             yield current, via, entry
             for resolved in facts.calls.get(current, []):
@@ -140,7 +141,7 @@ def traced_with(
 
 
 def _state_reads(
-    index: ProjectIndex, facts: TensorFacts, reader: str
+    index: ProjectIndex, facts: TensorFacts, reader: FunctionKey
 ) -> list[tuple[str, StateKey, frozenset[str]]]:
     """The state `reader` reads, with the kinds of the values it may hold, in a fixed order.
 
@@ -171,12 +172,12 @@ def _frozen(kinds: frozenset[str]) -> bool:
 
 
 def _reads(
-    index: ProjectIndex, facts: TensorFacts, key: str, fn: FunctionSummary
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, fn: FunctionSummary
 ) -> Iterator[tuple[str, tuple[StateKey, Sym]]]:
     """The state the function reads: attributes of `self`, and module globals."""
-    relpath = key.split("::", 1)[0]
+    relpath = key.file
     receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
-    class_key = f"{relpath}::{fn.class_qualname}" if fn.class_qualname else None
+    class_key = FunctionKey(relpath, fn.class_qualname) if fn.class_qualname else None
     selves = {("param", receiver), ("local", receiver)} if receiver else set()
     evaluator = get_evaluator(index, facts, key)
     for sym in sorted(evaluator.memo, key=repr):
@@ -201,7 +202,7 @@ def _reads(
             yield f"the global `{sym[1]}`", (found, sym)
 
 
-def _free_name(index: ProjectIndex, key: str, fn: FunctionSummary, sym: Sym) -> bool:
+def _free_name(index: ProjectIndex, key: FunctionKey, fn: FunctionSummary, sym: Sym) -> bool:
     """A name the function reads from its module (a global, an imported module)."""
     return (
         sym[0] == "name"
@@ -210,11 +211,13 @@ def _free_name(index: ProjectIndex, key: str, fn: FunctionSummary, sym: Sym) -> 
     )
 
 
-def _global(index: ProjectIndex, key: str, fn: FunctionSummary, sym: Sym) -> StateKey | None:
+def _global(
+    index: ProjectIndex, key: FunctionKey, fn: FunctionSummary, sym: Sym
+) -> StateKey | None:
     """The module global a free name read denotes, if it is one."""
     if not _free_name(index, key, fn, sym):
         return None
-    ref = index.resolve_global(key.split("::", 1)[0], sym[1])
+    ref = index.resolve_global(key.file, sym[1])
     return ("global", ref[1], ref[2]) if ref[0] == "global" else None
 
 
@@ -254,7 +257,7 @@ def _writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKey, list[Writ
 WRITES_BY_WRITER = "state_writes_by_writer"
 
 
-def forget_writers(facts: TensorFacts, writers: Iterable[str] | None) -> None:
+def forget_writers(facts: TensorFacts, writers: Iterable[FunctionKey] | None) -> None:
     """Drop the kept writes of `writers` (all when None): what their evaluators read
     changed, so a target may now be another object."""
     memo = facts.scans.get(WRITES_BY_WRITER)
@@ -268,10 +271,10 @@ def forget_writers(facts: TensorFacts, writers: Iterable[str] | None) -> None:
 
 
 def _writes_of(
-    index: ProjectIndex, writer: str, evaluator: Evaluator
+    index: ProjectIndex, writer: FunctionKey, evaluator: Evaluator
 ) -> list[tuple[StateKey, Write]]:
     """The state one function (or module code) assigns, in its order."""
-    relpath = writer.split("::", 1)[0]
+    relpath = writer.file
     fn = index.function(writer)
     found: list[tuple[StateKey, Write]] = []
     for store in fn.stores:
@@ -303,17 +306,19 @@ def _inside(inner: Span, outer: Span) -> bool:
     ) <= (outer.end_line, outer.end_col)
 
 
-def _after_initialisation(index: ProjectIndex, facts: TensorFacts, key: str, write: Write) -> bool:
+def _after_initialisation(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, write: Write
+) -> bool:
     """Whether a write may run between calls of function `key`: not in an initialiser, and
     at module level only in a loop or after a call of the function."""
     writer = index.function(write.writer)
     if writer.name in INITIALISERS:
         return False
     if writer.name == "build" and writer.class_qualname is not None:
-        class_key = f"{write.writer.split('::', 1)[0]}::{writer.class_qualname}"
+        class_key = write.writer.sibling(writer.class_qualname)
         if index.keras_role(class_key) is not None:
             return False
-    if writer.qualname != "<module>":
+    if writer.qualname != MODULE_CODE:
         return True
     if _in_loop(writer, write.span):
         return True

@@ -32,6 +32,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import MAX_NESTING, Atom
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
 from hybridize.analyzer.summaries.ir import DecoratorInfo, Sym
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.model import Finding
 
 CODE = "HY409"
@@ -78,10 +79,10 @@ def _decorator_status(decorator: DecoratorInfo, record: RecordDecorator) -> tupl
     return "unhashable", f"`@{decorator.name}` compares fields and is not frozen"
 
 
-def own_hash_status(index: ProjectIndex, class_key: str) -> tuple[HashStatus, str]:
+def own_hash_status(index: ProjectIndex, class_key: ClassKey) -> tuple[HashStatus, str]:
     """What the class's own body and decorators make of `__hash__`, with the reason."""
     cls = index.klass(class_key)
-    body = index.modules[class_key.split("::", 1)[0]].functions.get(f"{cls.qualname}.<body>")
+    body = index.modules[class_key.file].functions.get(f"{cls.qualname}.<body>")
     assigned = body.locals if body is not None else {}
     if "__hash__" in cls.methods:
         return "hashable", ""
@@ -89,7 +90,7 @@ def own_hash_status(index: ProjectIndex, class_key: str) -> tuple[HashStatus, st
         if all(v == ("lit", "none", None) for v in assigned["__hash__"]):
             return "unhashable", "it sets `__hash__ = None`"
         return "hashable", ""
-    relpath = class_key.split("::", 1)[0]
+    relpath = class_key.file
     for decorator in cls.decorators:
         ref = index.resolve_dotted(relpath, decorator.name)
         record = RECORD_DECORATORS.get(ref[1]) if ref[0] == "ext" else None
@@ -103,7 +104,7 @@ def own_hash_status(index: ProjectIndex, class_key: str) -> tuple[HashStatus, st
 
 
 def hash_status(
-    index: ProjectIndex, class_key: str, seen: frozenset[str] = frozenset()
+    index: ProjectIndex, class_key: ClassKey, seen: frozenset[ClassKey] = frozenset()
 ) -> tuple[HashStatus, str]:
     """Whether instances of a project class hash: its own body first, then its bases in
     order (a base outside the project, other than `object`, is not known)."""
@@ -137,7 +138,7 @@ def unhashable_part(index: ProjectIndex, atom: Atom, depth: int = 0) -> str | No
     elif kind == "obj" and _is_project_class(index, atom[2]):
         status, reason = hash_status(index, atom[2])
         if status == "unhashable":
-            return f"an instance of `{atom[2].split('::', 1)[1]}` ({reason})"
+            return f"an instance of `{atom[2].qualname}` ({reason})"
     return None
 
 
@@ -150,19 +151,19 @@ def _first(index: ProjectIndex, atoms: Iterable[Atom], depth: int) -> str | None
 
 
 def _is_project_class(index: ProjectIndex, key: object) -> bool:
-    if not isinstance(key, str) or "::" not in key:
+    if not isinstance(key, FunctionKey):
         return False
-    relpath, qualname = key.split("::", 1)
+    relpath, qualname = key
     module = index.modules.get(relpath)
     return module is not None and qualname in module.classes
 
 
-def _annotated(index: ProjectIndex, key: str, annotation: str | None) -> str | None:
+def _annotated(index: ProjectIndex, key: FunctionKey, annotation: str | None) -> str | None:
     """An unhashable project class the annotation names (`Spec`, `Sequence[Spec]`,
     `Optional[Spec]`): the parameter is declared to receive its instances."""
     if not annotation:
         return None
-    relpath = key.split("::", 1)[0]
+    relpath = key.file
     for name in sorted(set(DOTTED_NAME.findall(annotation))):
         ref = index.resolve_dotted(relpath, name)
         if ref[0] == "class":
@@ -172,7 +173,9 @@ def _annotated(index: ProjectIndex, key: str, annotation: str | None) -> str | N
     return None
 
 
-def unhashable_arguments(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
+def unhashable_arguments(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> list[Finding]:
     """Parameters (the receiver of a method too) that may receive an unhashable object."""
     fn = index.function(key)
     found: list[Finding] = []
@@ -182,7 +185,7 @@ def unhashable_arguments(index: ProjectIndex, facts: TensorFacts, key: str) -> l
         and fn.class_qualname is not None
         and not decorators & {"classmethod", "staticmethod"}
     ):
-        class_key = f"{key.split('::', 1)[0]}::{fn.class_qualname}"
+        class_key = key.sibling(fn.class_qualname)
         status, reason = hash_status(index, class_key)
         if status == "unhashable":
             found.append(

@@ -56,6 +56,7 @@ from hybridize.analyzer.frameworks.python_stdlib import (
     PYTHON_VALUE_BUILTINS,
 )
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Finding, Span
 
 _T = TypeVar("_T")
@@ -175,7 +176,7 @@ class HelperSafety:
         facts: TensorFacts,
         graph: nx.DiGraph,
         previous: HelperSafety | None = None,
-        fresh: Collection[str] = (),
+        fresh: Collection[FunctionKey] = (),
     ) -> None:
         """Summaries of the functions of `graph`; with `previous` (an earlier phase's), only
         those of `fresh` are worked out again and every other function keeps what it had: an
@@ -183,10 +184,10 @@ class HelperSafety:
         function that calls one of them is one of them), so the rest still hold."""
         self.index = index
         self.facts = facts
-        self.summaries: dict[str, HelperSummary] = {}
-        self.local: dict[str, bool] = {}
-        self.relevant: dict[str, bool] = {}
-        self._returns: dict[str, Symbolic] = {}
+        self.summaries: dict[FunctionKey, HelperSummary] = {}
+        self.local: dict[FunctionKey, bool] = {}
+        self.relevant: dict[FunctionKey, bool] = {}
+        self._returns: dict[FunctionKey, Symbolic] = {}
         if previous is not None:
             self.summaries = _without(previous.summaries, fresh)
             self.local = _without(previous.local, fresh)
@@ -203,16 +204,16 @@ class HelperSafety:
                 or _compiles_badly(index, facts, key),
             )
             for key in redo
-            if not key.endswith("::<module>")
+            if not key.is_module_code
         )
         local = {k: self.local[k] for k in graph.nodes if k in self.local}
         self.relevant.update(reaching(graph, local))
-        self._computing: set[str] = set()
+        self._computing: set[FunctionKey] = set()
         for component in components_bottom_up(graph):
             if component and component[0] in redo:  # a cycle is fresh as a whole
-                self._summarise(sorted(k for k in component if local.get(k) is not None))
+                self._summarise(sorted((k for k in component if local.get(k) is not None), key=str))
 
-    def _summarise(self, keys: list[str]) -> None:
+    def _summarise(self, keys: list[FunctionKey]) -> None:
         if not keys or not self.relevant.get(keys[0]):
             return
         # A cycle starts from empty summaries and grows them until nothing changes; each
@@ -227,7 +228,7 @@ class HelperSafety:
             if not changed or not any(self._calls_within(k, keys) for k in keys):
                 return
 
-    def _summary(self, key: str) -> HelperSummary:
+    def _summary(self, key: FunctionKey) -> HelperSummary:
         """The function's summary; a defect of the analysis on unusual code costs only that
         function its summary (reported like the tensor analysis' own internal errors)."""
         try:
@@ -238,14 +239,14 @@ class HelperSafety:
             )
             return HelperSummary()
 
-    def _calls_within(self, key: str, keys: list[str]) -> bool:
+    def _calls_within(self, key: FunctionKey, keys: list[FunctionKey]) -> bool:
         return any(
             target in keys
             for resolved in self.facts.calls.get(key, [])
             for _, target in callees(self.index, resolved)
         )
 
-    def returns_of(self, key: str) -> Symbolic | None:
+    def returns_of(self, key: FunctionKey) -> Symbolic | None:
         """When what a project function returns is symbolic, in terms of its parameters;
         None while that is being worked out (a cycle) or past MAX_RETURN_DEPTH."""
         summary = self.summaries.get(key)
@@ -264,7 +265,7 @@ class HelperSafety:
         self._returns[key] = found
         return found
 
-    def findings(self, key: str) -> dict[str, list[Finding]]:
+    def findings(self, key: FunctionKey) -> dict[str, list[Finding]]:
         """Findings of function `key` traced on its own (its parameters that may hold tensors
         are symbolic): through the helpers it calls, and `concrete_args` given a symbolic
         tensor in its own body."""
@@ -332,7 +333,7 @@ class HelperSafety:
                     )
         return found
 
-    def symbolic_parameters(self, key: str) -> set[str]:
+    def symbolic_parameters(self, key: FunctionKey) -> set[str]:
         """Parameters that hold symbolic tensors when the function itself is traced: those
         that may receive a tensor-like value (tf.function turns NumPy arrays into tensors),
         or whose kind is unknown, unless a hint promises a Python scalar (`i: int`)."""
@@ -371,7 +372,7 @@ def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:
     )
 
 
-def _compiles_badly(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
+def _compiles_badly(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
     """Whether the function does what its framework's compiler fails on whatever the values:
     calls into an untabled library, `.data` assignments (`safety`)."""
     calls = facts.calls.get(key, [])
@@ -380,7 +381,7 @@ def _compiles_badly(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
     )
 
 
-def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
+def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
     """Whether the function indexes a Python sequence with a computed value (`items[n]`) or
     loops over `range()` of one: places where a tensor in the graph may not do."""
     evaluator = get_evaluator(index, facts, key)
@@ -399,7 +400,9 @@ def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: str) -
     )
 
 
-def _eager_iteration(index: ProjectIndex, key: str, atoms: Iterable[Atom]) -> ApiInfo | None:
+def _eager_iteration(
+    index: ProjectIndex, key: FunctionKey, atoms: Iterable[Atom]
+) -> ApiInfo | None:
     """The eager-only `__iter__` of what a loop iterates, in the function's framework."""
     framework = index.function_framework(key)
     for atom in atoms:
@@ -410,7 +413,7 @@ def _eager_iteration(index: ProjectIndex, key: str, atoms: Iterable[Atom]) -> Ap
     return None
 
 
-def _iterates_eagerly(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
+def _iterates_eagerly(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
     """Whether a `for` loop of the function iterates an object whose iteration its framework
     leaves to eager code (`_eager_iteration`)."""
     loops = index.function(key).loops
@@ -420,7 +423,7 @@ def _iterates_eagerly(index: ProjectIndex, facts: TensorFacts, key: str) -> bool
     return any(_eager_iteration(index, key, evaluator.eval(loop.iterable)) for loop in loops)
 
 
-def _reads_tensor_values(index: ProjectIndex, facts: TensorFacts, key: str) -> bool:
+def _reads_tensor_values(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
     """Whether the function has `if`/`while` tests, calls builtins reading values, or indexes
     with a computed value, where its framework's compiler leaves a tensor there to eager code
     (`Framework.tensor_condition_break`, `value_reading_builtins`, `boolean_mask_break`)."""
@@ -471,7 +474,7 @@ def _display(name: str) -> str:
 class _Values:
     """Which values of one function are symbolic in a graph, in terms of its parameters."""
 
-    def __init__(self, helpers: HelperSafety, key: str) -> None:
+    def __init__(self, helpers: HelperSafety, key: FunctionKey) -> None:
         self.helpers = helpers
         self.index = helpers.index
         self.key = key
@@ -662,7 +665,9 @@ class _Values:
                 break
         return sym[1] if sym[0] == "param" and sym[1] != self.receiver else None
 
-    def _argument(self, resolved: ResolvedCall, kind: str, target: str, param: str) -> Symbolic:
+    def _argument(
+        self, resolved: ResolvedCall, kind: str, target: FunctionKey, param: str
+    ) -> Symbolic:
         """What the call passes to `param` of a project callee (for a closure variable of
         the callee, what that variable is here)."""
         site = resolved.site
@@ -906,7 +911,7 @@ class _Values:
                     if condition.always or condition.params:
                         yield fact, condition, _via(name, hazard, line)
 
-    def _caller_mode_callbacks(self, resolved: ResolvedCall) -> Iterator[str]:
+    def _caller_mode_callbacks(self, resolved: ResolvedCall) -> Iterator[FunctionKey]:
         """Project functions handed to an API that runs them in the caller's mode: traced
         into this function's graph when it is traced (`tf.map_fn`, `tf.cond`, `tf.scan`).
         Sorted: a value's atoms are a set in hash order, and the first hazard found through
@@ -916,10 +921,10 @@ class _Values:
                 continue
             for sym in _selected(resolved.site, info.callback_args):
                 atoms = self.evaluator.eval(sym)
-                yield from sorted(a[1] for a in atoms if a[0] in ("func", "method"))
+                yield from sorted((a[1] for a in atoms if a[0] in ("func", "method")), key=str)
 
 
-def _without(table: dict[str, _T], keys: Collection[str]) -> dict[str, _T]:
+def _without(table: dict[FunctionKey, _T], keys: Collection[FunctionKey]) -> dict[FunctionKey, _T]:
     """A copy of `table` without `keys`."""
     kept = dict(table)
     for key in keys:

@@ -36,6 +36,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks import lookup_parameters, output_shape_rule, written_name
 from hybridize.analyzer.frameworks.output_shapes import OutputShape
 from hybridize.analyzer.summaries.ir import FunctionSummary, StatementLoop, Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Finding
 
 CODE = "HY410"
@@ -57,7 +58,7 @@ def _display(name: str) -> str:
 class _Shapes:
     """The shape evidence of one function's values."""
 
-    def __init__(self, index: ProjectIndex, facts: TensorFacts, key: str) -> None:
+    def __init__(self, index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> None:
         self.fn: FunctionSummary = index.function(key)
         self.evaluator: Evaluator = get_evaluator(index, facts, key)
         self.calls: dict[int, ResolvedCall] = {r.index: r for r in facts.calls.get(key, [])}
@@ -211,7 +212,7 @@ class _Shapes:
         return not atoms or any(is_tensor_like(a) or a[0] == "?" for a in atoms)
 
 
-def _own_findings(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
+def _own_findings(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Finding]:
     fn = index.function(key)
     if not fn.statement_loops:
         return []
@@ -251,13 +252,15 @@ def _own_findings(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Fin
     return found
 
 
-def loop_carried_shape_changes(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
+def loop_carried_shape_changes(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> list[Finding]:
     """The function's own hazards, or those of the project functions it calls: a callee is
     traced into its caller's graph, where its loop fails the same way. Memoised per project.
 
     Each call of a function that reaches a hazard is a finding; its message follows the
     fewest calls down to the loop (`_calls_to_hazard`), so a cycle never explains itself."""
-    memo = cast(dict[str, list[Finding]], facts.cache.setdefault(FACT, {}))
+    memo = cast(dict[FunctionKey, list[Finding]], facts.cache.setdefault(FACT, {}))
     found = memo.get(key)
     if found is not None:
         return found
@@ -282,24 +285,26 @@ NO_HAZARD = 1 << 30
 """The distance of a function from which no hazard is reached."""
 
 
-def _own(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
+def _own(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Finding]:
     """The function's own hazards, memoised per project."""
-    memo = cast(dict[str, list[Finding]], facts.cache.setdefault(OWN, {}))
+    memo = cast(dict[FunctionKey, list[Finding]], facts.cache.setdefault(OWN, {}))
     found = memo.get(key)
     if found is None:
         found = memo[key] = _own_findings(index, facts, key)
     return found
 
 
-def _calls_to_hazard(index: ProjectIndex, facts: TensorFacts, key: str) -> dict[str, int]:
+def _calls_to_hazard(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> dict[FunctionKey, int]:
     """Per function `key` reaches, the fewest calls down to a function with a hazard of its
     own (0: itself; NO_HAZARD: none), memoised per project (distances only shrink)."""
-    memo = cast(dict[str, int], facts.cache.setdefault(DISTANCE, {}))
+    memo = cast(dict[FunctionKey, int], facts.cache.setdefault(DISTANCE, {}))
     if key in memo:
         return memo
     reached, callers = reach(index, facts, key, memo)
 
-    def step(current: str, distance: Callable[[str], int]) -> int:
+    def step(current: FunctionKey, distance: Callable[[FunctionKey], int]) -> int:
         if _own(index, facts, current):
             return 0
         nearest = min(
@@ -315,8 +320,8 @@ def _call_finding(
     index: ProjectIndex,
     facts: TensorFacts,
     resolved: ResolvedCall,
-    target: str,
-    distance: dict[str, int],
+    target: FunctionKey,
+    distance: dict[FunctionKey, int],
 ) -> Finding:
     """The finding at a call of `target`, a function that reaches a hazard: its message
     names the call and, along the fewest calls, the loop at the end."""

@@ -22,6 +22,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import ModuleSummary, module_imports
+from hybridize.analyzer.summaries.keys import FunctionKey
 
 
 def process_wide_assumptions(
@@ -60,8 +61,10 @@ def _importer(modules: tuple[str, ...]) -> Callable[[str, ModuleSummary], frozen
     return imported
 
 
-def _caller(modules: tuple[str, ...]) -> Callable[[str, list[ResolvedCall]], frozenset[str]]:
-    def called(_key: str, calls: list[ResolvedCall]) -> frozenset[str]:
+def _caller(
+    modules: tuple[str, ...],
+) -> Callable[[FunctionKey, list[ResolvedCall]], frozenset[str]]:
+    def called(_key: FunctionKey, calls: list[ResolvedCall]) -> frozenset[str]:
         found: frozenset[str] = frozenset()
         for resolved in calls:
             for info in resolved.api:

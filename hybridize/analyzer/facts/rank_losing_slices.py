@@ -21,6 +21,7 @@ from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import mentions
 from hybridize.analyzer.summaries.ir import Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Finding
 
 CODE = "HY412"
@@ -28,7 +29,7 @@ FACT = "has_rank_losing_slices"
 LAYER_ROLES = frozenset({"layer", "model"})
 
 
-def rank_losing_slices(index: ProjectIndex, facts: TensorFacts, key: str) -> list[Finding]:
+def rank_losing_slices(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Finding]:
     """The first call of a Keras layer on a value sliced with a step that may be a tensor."""
     fn = index.function(key)
     if not fn.stepped_slices:

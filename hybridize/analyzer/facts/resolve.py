@@ -4,8 +4,8 @@ Works on `ModuleSummary` values only, so it runs after the (parallel, cached) pe
 A reference (`Ref`) is one of:
 
     ("module", relpath)        a module of the project
-    ("func", key)              a project function, key `relpath::qualname`
-    ("class", key)             a project class
+    ("func", key)              a project function, by its `FunctionKey`
+    ("class", key)             a project class, by its `ClassKey`
     ("global", relpath, name)  a module-level variable of the project
     ("ext", "dotted.name")     something outside the project (tensorflow.keras.Model, print...)
     ("?",)                     unknown
@@ -41,6 +41,7 @@ from hybridize.analyzer.summaries.ir import (
     function_syms,
     module_imports,
 )
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 
 Ref = tuple
 UNKNOWN_REF: Ref = ("?",)
@@ -89,23 +90,25 @@ class ProjectIndex:
     (`keras.src` for `site-packages/keras/src`): `import keras.src.ops` then means `ops`."""
     _module_ref_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _global_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
-    _class_role_cache: dict[str, tuple[str, str] | None] = field(default_factory=dict)
-    _mro_cache: dict[str, list[str]] = field(default_factory=dict)
-    _method_cache: dict[tuple[str, str], str | None] = field(default_factory=dict)
-    _dispatch_cache: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
-    _direct_subclasses: dict[str, list[str]] | None = None
+    _class_role_cache: dict[ClassKey, tuple[str, str] | None] = field(default_factory=dict)
+    _mro_cache: dict[ClassKey, list[ClassKey]] = field(default_factory=dict)
+    _method_cache: dict[tuple[ClassKey, str], FunctionKey | None] = field(default_factory=dict)
+    _dispatch_cache: dict[tuple[ClassKey, str], tuple[FunctionKey, ...]] = field(
+        default_factory=dict
+    )
+    _direct_subclasses: dict[ClassKey, list[ClassKey]] | None = None
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _module_frameworks_cache: dict[str, tuple[ModuleSummary, frozenset[Framework]]] = field(
         default_factory=dict
     )
-    _function_framework_cache: dict[str, tuple[ModuleSummary, Framework]] = field(
+    _function_framework_cache: dict[FunctionKey, tuple[ModuleSummary, Framework]] = field(
         default_factory=dict
     )
-    _keys: list[str] | None = None
-    _function_cache: dict[str, FunctionSummary] = field(default_factory=dict)
+    _keys: list[FunctionKey] | None = None
+    _function_cache: dict[FunctionKey, FunctionSummary] = field(default_factory=dict)
     """`function` by key: the fixed point and the verdicts ask millions of times, and the
     summaries of an index never change (an edit makes a new index)."""
-    _test_case_cache: dict[str, bool] = field(default_factory=dict)
+    _test_case_cache: dict[ClassKey, bool] = field(default_factory=dict)
     """`is_test_case` by class: every construction of a project class asks (`object_role`)."""
 
     def __post_init__(self) -> None:
@@ -137,14 +140,14 @@ class ProjectIndex:
         ):
             self._keys = previous._keys  # the same functions, and in the same order
 
-    def function_keys(self) -> list[str]:
+    def function_keys(self) -> list[FunctionKey]:
         """Every function key of the project (module code first), in project order: made
         once per index (the solver and the verdict phase each ask after every edit), and
         taken over with the interface, which fixes the modules and their functions. The
         list is shared: callers do not change it."""
         if self._keys is None:
             self._keys = [
-                f"{relpath}::{q}"
+                FunctionKey(relpath, q)
                 for relpath, module in self.modules.items()
                 for q in ["<module>", *module.functions]
             ]
@@ -152,31 +155,31 @@ class ProjectIndex:
 
     # ------------------------------------------------------------- lookups by key
 
-    def function(self, key: str) -> FunctionSummary:
+    def function(self, key: FunctionKey) -> FunctionSummary:
         found = self._function_cache.get(key)
         if found is not None:
             return found
-        relpath, qualname = key.split("::", 1)
+        relpath, qualname = key
         module = self.modules[relpath]
         found = module.module_code if qualname == "<module>" else module.functions[qualname]
         self._function_cache[key] = found
         return found
 
-    def owner_key(self, key: str) -> str:
+    def owner_key(self, key: FunctionKey) -> FunctionKey:
         """The function whose body runs this function's `def`: where its decorators and
         parameter defaults are evaluated (the enclosing function, else the module)."""
-        relpath = key.split("::", 1)[0]
+        relpath = key.file
         fn = self.function(key)
         if fn.parent_qualname is not None:
-            return f"{relpath}::{fn.parent_qualname}"
+            return FunctionKey(relpath, fn.parent_qualname)
         if fn.class_qualname is not None:
             parent = self.modules[relpath].classes[fn.class_qualname].parent_qualname
             if parent is not None:
-                return f"{relpath}::{parent}"
-        return f"{relpath}::<module>"
+                return FunctionKey(relpath, parent)
+        return FunctionKey.module_code(relpath)
 
-    def klass(self, key: str) -> ClassSummary:
-        relpath, qualname = key.split("::", 1)
+    def klass(self, key: ClassKey) -> ClassSummary:
+        relpath, qualname = key
         return self.modules[relpath].classes[qualname]
 
     # ------------------------------------------------------------- modules
@@ -304,9 +307,9 @@ class ProjectIndex:
         if assigned:
             for sym in reversed(assigned):
                 if sym[0] == "def":
-                    return ("func", f"{relpath}::{sym[1]}")
+                    return ("func", FunctionKey(relpath, sym[1]))
                 if sym[0] == "class":
-                    return ("class", f"{relpath}::{sym[1]}")
+                    return ("class", FunctionKey(relpath, sym[1]))
             return ("global", relpath, name)
         imp = module.imports.get(name)
         if imp is not None:
@@ -391,20 +394,20 @@ class ProjectIndex:
 
     # ------------------------------------------------------------- classes
 
-    def base_refs(self, class_key: str) -> list[Ref]:
-        relpath = class_key.split("::", 1)[0]
+    def base_refs(self, class_key: ClassKey) -> list[Ref]:
+        relpath = class_key.file
         cls = self.klass(class_key)
         refs = []
         for base in cls.bases:
             refs.append(self.resolve_dotted(relpath, base))
         return refs
 
-    def mro(self, class_key: str) -> list[str]:
+    def mro(self, class_key: ClassKey) -> list[ClassKey]:
         """Project classes in method-resolution order (depth-first, left to right, no repeats)."""
         cached = self._mro_cache.get(class_key)
         if cached is not None:
             return cached
-        order: list[str] = []
+        order: list[ClassKey] = []
         stack = [class_key]
         while stack:
             key = stack.pop(0)
@@ -415,7 +418,7 @@ class ProjectIndex:
         self._mro_cache[class_key] = order
         return order
 
-    def find_method(self, class_key: str, name: str) -> str | None:
+    def find_method(self, class_key: ClassKey, name: str) -> FunctionKey | None:
         """Function key of `name` looked up through the class and its project bases."""
         cache_key = (class_key, name)
         if cache_key in self._method_cache:
@@ -424,26 +427,26 @@ class ProjectIndex:
         self._method_cache[cache_key] = found
         return found
 
-    def _find_method(self, class_key: str, name: str) -> str | None:
+    def _find_method(self, class_key: ClassKey, name: str) -> FunctionKey | None:
         for key in self.mro(class_key):
-            relpath, qualname = key.split("::", 1)
+            relpath, qualname = key
             cls = self.modules[relpath].classes[qualname]
             if name in cls.methods:
-                return f"{relpath}::{qualname}.{name}"
+                return FunctionKey(relpath, f"{qualname}.{name}")
         return None
 
-    def subclasses(self, class_key: str) -> list[str]:
+    def subclasses(self, class_key: ClassKey) -> list[ClassKey]:
         """Project classes deriving from `class_key`, directly or not (each once)."""
         if self._direct_subclasses is None:
-            direct: dict[str, list[str]] = {}
+            direct: dict[ClassKey, list[ClassKey]] = {}
             for relpath, module in self.modules.items():
                 for qualname in module.classes:
-                    key = f"{relpath}::{qualname}"
+                    key = FunctionKey(relpath, qualname)
                     for ref in self.base_refs(key):
                         if ref[0] == "class" and ref[1] != key:
                             direct.setdefault(ref[1], []).append(key)
             self._direct_subclasses = direct
-        found: list[str] = []
+        found: list[ClassKey] = []
         seen = {class_key}
         stack = list(self._direct_subclasses.get(class_key, ()))
         while stack:
@@ -455,7 +458,7 @@ class ProjectIndex:
             stack.extend(self._direct_subclasses.get(key, ()))
         return found
 
-    def dispatch(self, class_key: str, name: str) -> tuple[str, ...]:
+    def dispatch(self, class_key: ClassKey, name: str) -> tuple[FunctionKey, ...]:
         """Every method `obj.name` may run when `obj` is an instance of `class_key` or of
         one of its project subclasses: `self.index(...)` in a base class runs the override of
         whichever subclass `self` is. The class's own lookup comes first, then the overrides
@@ -470,11 +473,11 @@ class ProjectIndex:
             for subclass in self.subclasses(class_key)
             if (method := self.find_method(subclass, name)) is not None and method != own
         }
-        result = ((own,) if own is not None else ()) + tuple(sorted(overrides))
+        result = ((own,) if own is not None else ()) + tuple(sorted(overrides, key=str))
         self._dispatch_cache[cache_key] = result
         return result
 
-    def object_role(self, class_key: str) -> str:
+    def object_role(self, class_key: ClassKey) -> str:
         """The receiver role of an instance of a project class: its Keras role, "test_case"
         for a unittest/absltest/`tf.test` test case (whose assertions are eager-only), else
         "instance"."""
@@ -483,7 +486,7 @@ class ProjectIndex:
             return role
         return "test_case" if self.is_test_case(class_key) else "instance"
 
-    def is_test_case(self, class_key: str) -> bool:
+    def is_test_case(self, class_key: ClassKey) -> bool:
         """A subclass of `unittest.TestCase` or `tf.test.TestCase`, through project bases."""
         found = self._test_case_cache.get(class_key)
         if found is None:
@@ -506,11 +509,11 @@ class ProjectIndex:
         used = self._module_frameworks(relpath, module)
         return first_framework(used) or DEFAULT_FRAMEWORK
 
-    def function_framework(self, key: str) -> Framework:
+    def function_framework(self, key: FunctionKey) -> Framework:
         """The compile target whose rules judge a function's code: its module's
         (`code_framework`), or, in a module that imports more than one framework, the one
         the function itself uses (`_used_framework`)."""
-        relpath = key.split("::", 1)[0]
+        relpath = key.file
         module = self.modules.get(relpath)
         if module is not None and self.mixes_frameworks(relpath):
             found = self._function_framework_cache.get(key)
@@ -541,15 +544,15 @@ class ProjectIndex:
         self._module_frameworks_cache[relpath] = (module, used)
         return used
 
-    def _used_framework(self, relpath: str, key: str) -> Framework | None:
+    def _used_framework(self, relpath: str, key: FunctionKey) -> Framework | None:
         """The one framework whose names the function's code refers to (`torch.relu`, `tf.`
         anything, a name imported from either), its enclosing functions' included (a nested
         helper of a PyTorch function is PyTorch code); None when it names none or several."""
         used: set[Framework] = set()
-        qualname: str | None = key.split("::", 1)[1]
+        qualname: str | None = key.qualname
         while qualname is not None and not used:
             try:
-                fn = self.function(f"{relpath}::{qualname}")
+                fn = self.function(FunctionKey(relpath, qualname))
             except KeyError:
                 break
             for name in _referenced_names(fn):
@@ -560,20 +563,20 @@ class ProjectIndex:
             qualname = fn.parent_qualname
         return next(iter(used)) if len(used) == 1 else None
 
-    def keras_role(self, class_key: str) -> str | None:
+    def keras_role(self, class_key: ClassKey) -> str | None:
         """'model' or 'layer' when the class derives from a framework's layer class (a Keras
         Model or Layer, a PyTorch `nn.Module`), else None."""
         found = self._layer_base(class_key)
         return None if found is None else found[0]
 
-    def instance_call(self, class_key: str) -> str:
+    def instance_call(self, class_key: ClassKey) -> str:
         """The method that calling an instance of a layer class runs (`keras_role` not None):
         `call` for Keras, `forward` for PyTorch (`Framework.instance_call_method`; the
         default target's for a class that has none)."""
         found = self._layer_base(class_key)
         return DEFAULT_FRAMEWORK.instance_call_method if found is None else found[1]
 
-    def _layer_base(self, class_key: str) -> tuple[str, str] | None:
+    def _layer_base(self, class_key: ClassKey) -> tuple[str, str] | None:
         """(role, instance call method) of the class's framework layer base, through project
         bases; a "model" base wins over a "layer" one."""
         if class_key in self._class_role_cache:

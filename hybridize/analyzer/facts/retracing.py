@@ -30,6 +30,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.scan_memo import per_module
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
 
 Value = tuple
 """("const", value) a known constant; ("fixed", token) the same value at every call, unknown
@@ -60,14 +61,14 @@ class LiteralVariation:
         self.index = index
         self.facts = facts
         self.active: set[tuple[object, ...]] = set()
-        self.param_memo: dict[tuple[str, str, bool], Value] = {}
-        self.value_memo: dict[tuple[str, Sym], Value] = {}
+        self.param_memo: dict[tuple[FunctionKey, str, bool], Value] = {}
+        self.value_memo: dict[tuple[FunctionKey, Sym], Value] = {}
         self._written_attributes: set[str] | None = None
         self._reassigned_globals: set[tuple[str, str]] | None = None
 
     # ------------------------------------------------------------------ per parameter
 
-    def retracing(self, key: str, *, unknown_kind: bool = False) -> dict[str, Retrace]:
+    def retracing(self, key: FunctionKey, *, unknown_kind: bool = False) -> dict[str, Retrace]:
         """The parameters of `key` whose literal (or unknown-kind) arguments differ between
         calls, each with the reason and the site that shows it."""
         found: dict[str, Retrace] = {}
@@ -92,7 +93,7 @@ class LiteralVariation:
             distinct.setdefault(value, site)
         if len(distinct) > 1:
             shown = [_show(v) for v in distinct][:3]
-            involved = sorted(distinct.values(), key=lambda s: (s.caller, s.span.start_line))
+            involved = sorted(distinct.values(), key=lambda s: (str(s.caller), s.span.start_line))
             return Retrace(
                 f"different values at different call sites ({', '.join(shown)})",
                 involved[1],
@@ -100,7 +101,7 @@ class LiteralVariation:
             )
         return None
 
-    def _param(self, key: str, param: str, unknown_kind: bool) -> Value:
+    def _param(self, key: FunctionKey, param: str, unknown_kind: bool) -> Value:
         """What a parameter of `key` holds, over the sites that call it."""
         memo_key = (key, param, unknown_kind)
         if memo_key in self.param_memo:
@@ -118,7 +119,7 @@ class LiteralVariation:
             if sites:
                 retrace = self._decide(sites)
                 if retrace is not None:
-                    name = key.split("::", 1)[1]
+                    name = key.qualname
                     result = ("varies", f"`{param}` of `{name}` receives {retrace.reason}")
                 else:
                     result = self.value(sites[0].caller, sites[0].argument)
@@ -129,7 +130,7 @@ class LiteralVariation:
 
     # ------------------------------------------------------------------ per value
 
-    def value(self, key: str, sym: Sym, depth: int = 0) -> Value:
+    def value(self, key: FunctionKey, sym: Sym, depth: int = 0) -> Value:
         """What a value written in function `key` is across the calls of `key`; memoised, so
         that long chains of locals are walked once (a cycle met on the way reads as varying,
         the conservative answer)."""
@@ -140,7 +141,7 @@ class LiteralVariation:
             self.value_memo[memo_key] = found
         return found
 
-    def _value(self, key: str, sym: Sym, depth: int) -> Value:
+    def _value(self, key: FunctionKey, sym: Sym, depth: int) -> Value:
         if depth > 25:
             return ("fixed", (key, sym))
         fn = self.index.function(key)
@@ -199,7 +200,7 @@ class LiteralVariation:
             return ("fixed", (key, sym))
         return ("fixed", (key, sym))
 
-    def _local(self, key: str, name: str, depth: int) -> Value:
+    def _local(self, key: FunctionKey, name: str, depth: int) -> Value:
         fn = self.index.function(key)
         values = fn.locals.get(name, [])
         if any(v[0] == "iter" for v in values):
@@ -221,14 +222,14 @@ class LiteralVariation:
             return ("varies", f"`{name}`, assigned different values ({shown})")
         return distinct[0] if distinct else ("fixed", (key, ("local", name)))
 
-    def _name(self, key: str, name: str, depth: int) -> Value:
+    def _name(self, key: FunctionKey, name: str, depth: int) -> Value:
         fn = self.index.function(key)
-        relpath = key.split("::", 1)[0]
+        relpath = key.file
         if name in fn.locals and fn.qualname != "<module>":
             return self._local(key, name, depth)
         parent = fn.parent_qualname
         while parent is not None:
-            parent_key = f"{relpath}::{parent}"
+            parent_key = FunctionKey(relpath, parent)
             parent_fn = self.index.function(parent_key)
             if name in parent_fn.locals:
                 return self._local(parent_key, name, depth)
@@ -238,7 +239,7 @@ class LiteralVariation:
             return ("fixed", (key, ("name", name)))
         if (ref[1], ref[2]) in self.reassigned_globals():
             return ("varies", f"the global `{ref[2]}`, which a function reassigns")
-        module_key = f"{ref[1]}::<module>"
+        module_key = FunctionKey.module_code(ref[1])
         if module_key == key:
             return self._local(key, ref[2], depth) if ref[2] in fn.locals else ("fixed", ref)
         # Read from a function: module-level code has assigned it by the time functions run
@@ -247,7 +248,7 @@ class LiteralVariation:
         value = self._local(module_key, ref[2], depth)
         return ("fixed", ref) if value[0] == "varies" and "assigned" in value[1] else value
 
-    def _call(self, key: str, sym: Sym, depth: int) -> Value:
+    def _call(self, key: FunctionKey, sym: Sym, depth: int) -> Value:
         fn = self.index.function(key)
         site = fn.calls[sym[1]]
         resolved = self._resolved(key, sym[1])
@@ -274,11 +275,11 @@ class LiteralVariation:
                 if kind in ("func", "method") and target != key:
                     returned = self._returned(target, depth)
                     if returned[0] == "varies":
-                        name = target.split("::", 1)[1]
+                        name = target.qualname
                         return ("varies", f"what `{name}` returns: {returned[1]}")
         return ("fixed", (key, sym))
 
-    def _shape_of_parameter(self, key: str, tensor: Sym) -> Value | None:
+    def _shape_of_parameter(self, key: FunctionKey, tensor: Sym) -> Value | None:
         """Varies when `tensor` is a tensor that a parameter of `key` holds (through locals)
         and the framework's compiler makes numbers derived from shapes symbolic once they
         change (`Framework.shape_derived_numbers`); None otherwise (the usual rules decide:
@@ -296,7 +297,7 @@ class LiteralVariation:
             return None  # a parameter known to hold no tensor (a list's `len`, say)
         return ("varies", reason.format(tensor=param))
 
-    def _returned(self, key: str, depth: int) -> Value:
+    def _returned(self, key: FunctionKey, depth: int) -> Value:
         """Whether what a project function returns can change between its calls."""
         marker = ("returns", key)
         if marker in self.active:
@@ -311,7 +312,7 @@ class LiteralVariation:
             self.active.discard(marker)
         return ("fixed", marker)
 
-    def _resolved(self, key: str, index: int) -> ResolvedCall | None:
+    def _resolved(self, key: FunctionKey, index: int) -> ResolvedCall | None:
         for resolved in self.facts.calls.get(key, []):
             if resolved.index == index:
                 return resolved

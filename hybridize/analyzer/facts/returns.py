@@ -54,6 +54,7 @@ from hybridize.analyzer.frameworks.python_stdlib import (
     PYTHON_VALUE_BUILTINS,
 )
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.model import Finding
 
 CODE = "HY407"
@@ -94,9 +95,9 @@ STATIC_SHAPE_METHODS = frozenset({"as_list", "num_elements"})
 def python_value_returns(
     index: ProjectIndex,
     facts: TensorFacts,
-    key: str,
-    hybrid: Collection[str],
-    traced: Collection[str],
+    key: FunctionKey,
+    hybrid: Collection[FunctionKey],
+    traced: Collection[FunctionKey],
 ) -> tuple[list[Finding], list[str]]:
     """Findings of `has_python_value_returns` for one function, and the assumption it rests
     on when no caller is known. `hybrid` are the compiled functions, `traced` those that run
@@ -140,7 +141,11 @@ def python_value_returns(
 
 
 def _unreturnable(
-    index: ProjectIndex, facts: TensorFacts, key: str, fn: FunctionSummary, evaluator: Evaluator
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    fn: FunctionSummary,
+    evaluator: Evaluator,
 ) -> Iterator[str]:
     """Why some returned value cannot be returned from a tf.function at all."""
     calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
@@ -225,14 +230,14 @@ def _constructs(sym: Sym, calls: dict[int, ResolvedCall], api: str) -> bool:
     return resolved is not None and any(info.name == api for info in resolved.api)
 
 
-def _makes_symbolic(facts: TensorFacts, key: str) -> bool:
+def _makes_symbolic(facts: TensorFacts, key: FunctionKey) -> bool:
     """The function makes a Keras symbolic tensor itself (`keras.Input`), or through a
     callback or helper it calls. A symbolic value that only flows in (a caller's, or Keras'
     functional build running a layer's `call` on graph tensors of its own) is HY406's to
     judge: what the function returns there is no KerasTensor."""
     frontier, seen = [key], {key}
     for _ in range(2):  # the function, then what it calls or hands a callback
-        following: list[str] = []
+        following: list[FunctionKey] = []
         for current in frontier:
             for resolved in facts.calls.get(current, []):
                 if any(info.returns == "keras_symbolic" for info in resolved.api):
@@ -272,11 +277,11 @@ def _unreturnable_atom(index: ProjectIndex, atom: Atom) -> str | None:
     if role in UNRETURNABLE_ROLES:
         return UNRETURNABLE_ROLES[role]
     if role == "instance" and class_key is not None and _plain_project_class(index, class_key):
-        return f"an instance of `{class_key.split('::', 1)[1]}`"
+        return f"an instance of `{class_key.qualname}`"
     return None
 
 
-def _plain_project_class(index: ProjectIndex, class_key: str) -> bool:
+def _plain_project_class(index: ProjectIndex, class_key: ClassKey) -> bool:
     """A class of the project whose bases are all project classes (or none): not a
     `tf.experimental.ExtensionType` or another framework type tf.function might accept."""
     for key in index.mro(class_key):
@@ -331,7 +336,7 @@ def _none_or_tensor(fn: FunctionSummary, evaluator: Evaluator) -> Iterator[str]:
 
 
 def _unknown_from_callers(
-    index: ProjectIndex, facts: TensorFacts, key: str, fn: FunctionSummary
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, fn: FunctionSummary
 ) -> Iterator[str]:
     """A function that returns what a caller gave it (`return x`, a leaf of a structure it
     maps, a helper's result that is its argument), where some caller gives a value of unknown
@@ -357,7 +362,10 @@ def _unknown_from_callers(
 
 
 def passed_through(
-    index: ProjectIndex, facts: TensorFacts, key: str, active: frozenset[str] = frozenset()
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    active: frozenset[FunctionKey] = frozenset(),
 ) -> dict[str, bool]:
     """The parameters of `key` whose value (or a leaf of it) the function may return as
     given: returned directly, through locals, branches and containers, indexed, as the
@@ -367,7 +375,7 @@ def passed_through(
     function): a function that tests whether what it returns as given is a tensor is written
     for values that are not. Memoised per solution; a recursive cycle contributes nothing
     more."""
-    cache = cast("dict[str, dict[str, bool]]", facts.cache.setdefault("passed_through", {}))
+    cache = cast("dict[FunctionKey, dict[str, bool]]", facts.cache.setdefault("passed_through", {}))
     found = cache.get(key)
     if found is not None:
         return found
@@ -447,7 +455,7 @@ MAX_PASSTHROUGH_WALK = 2_000
 
 
 def _passed_by_call(
-    index: ProjectIndex, facts: TensorFacts, resolved: ResolvedCall, active: frozenset[str]
+    index: ProjectIndex, facts: TensorFacts, resolved: ResolvedCall, active: frozenset[FunctionKey]
 ) -> Iterator[tuple[Sym, bool]]:
     """The argument values (as written) that a call may give back as its result, each with
     whether the callee tests if it is a tensor."""
@@ -545,7 +553,7 @@ def _static_shape(fn: FunctionSummary, sym: Sym, memo: dict[Sym, bool] | None = 
 # ---------------------------------------------------------------------- how callers use it
 
 
-def _has_callers(facts: TensorFacts, key: str) -> bool:
+def _has_callers(facts: TensorFacts, key: FunctionKey) -> bool:
     return bool(
         facts.callers.get(key)
         or facts.callback_callers.get(key)
@@ -555,10 +563,10 @@ def _has_callers(facts: TensorFacts, key: str) -> bool:
 
 
 def _first_python_use(
-    index: ProjectIndex, facts: TensorFacts, key: str, traced: Collection[str]
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, traced: Collection[FunctionKey]
 ) -> str | None:
     """How some caller uses the function's result as a Python value, in words."""
-    for caller in sorted(facts.callers.get(key, ())):
+    for caller in sorted(facts.callers.get(key, ()), key=str):
         if caller == key:
             continue
         caller_fn = index.function(caller)
@@ -572,7 +580,7 @@ def _first_python_use(
             )
             if use is not None:
                 line = resolved.site.span.start_line
-                where = "" if caller.endswith("::<module>") else f"`{caller_fn.qualname}` "
+                where = "" if caller.is_module_code else f"`{caller_fn.qualname}` "
                 return f"{where or 'module code '}(line {line}) {use}"
     return None
 

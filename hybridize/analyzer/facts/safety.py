@@ -29,6 +29,7 @@ from hybridize.analyzer.frameworks.framework import is_foreign_library
 from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
 from hybridize.analyzer.frameworks.shapes import dtype_of, preserves_dtype
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.model import Finding, Span, Tristate
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ LAYER_ROLES = frozenset({"layer", "model"})
 class _Context:
     """One function under inspection, with the solved facts at hand."""
 
-    def __init__(self, index: ProjectIndex, facts: TensorFacts, key: str) -> None:
+    def __init__(self, index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> None:
         self.index = index
         self.facts = facts
         self.key = key
@@ -210,7 +211,7 @@ def eager_only_calls(ctx: _Context) -> list[Finding]:
 
 
 def foreign_library_calls(
-    index: ProjectIndex, key: str, calls: Iterable[ResolvedCall]
+    index: ProjectIndex, key: FunctionKey, calls: Iterable[ResolvedCall]
 ) -> Iterator[tuple[ResolvedCall, str, str]]:
     """(call, name, reason) for each call that may run a third-party library the tables do not
     describe, where the function's framework compiles such code rather than running it
@@ -251,7 +252,7 @@ def untabled_library_calls(ctx: _Context, calls: list[ResolvedCall]) -> list[Fin
 
 
 def tensor_data_assignments(
-    index: ProjectIndex, facts: TensorFacts, key: str
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
 ) -> Iterator[tuple[Span, str]]:
     """(span, reason) for each `t.data = value` on what may be a tensor, where the function's
     framework does not compile it as eager code runs it (`Framework.tensor_data_assignment`).
@@ -448,7 +449,7 @@ def _enables_numpy_behavior(index: ProjectIndex, facts: TensorFacts) -> bool:
     return enables
 
 
-def _switches_numpy_behavior(_key: str, calls: list[ResolvedCall]) -> bool:
+def _switches_numpy_behavior(_key: FunctionKey, calls: list[ResolvedCall]) -> bool:
     return any(info.name.endswith(NUMPY_BEHAVIOR_SWITCH) for r in calls for info in r.api)
 
 
@@ -591,11 +592,11 @@ def _deferred_calls_of(ctx: _Context, receiver: Sym) -> Span | None:
     if name is None:
         return None
     prefix = f"{ctx.fn.qualname}."
-    relpath = ctx.key.split("::", 1)[0]
+    relpath = ctx.key.file
     for qualname, nested in ctx.index.modules[relpath].functions.items():
         if not qualname.startswith(prefix):
             continue
-        for resolved in ctx.facts.calls.get(f"{relpath}::{qualname}", []):
+        for resolved in ctx.facts.calls.get(FunctionKey(relpath, qualname), []):
             callee = resolved.site.callee
             if callee[0] in ("local", "name") and callee[1] == name and name not in nested.locals:
                 return resolved.site.span
@@ -802,7 +803,7 @@ def keras_symbolic_arguments(ctx: _Context) -> list[Finding]:
         )
     fn = ctx.fn
     if fn.name == "call" and fn.class_qualname is not None:
-        class_key = f"{ctx.key.split('::', 1)[0]}::{fn.class_qualname}"
+        class_key = ctx.key.sibling(fn.class_qualname)
         built_symbolically = symbolically_built_classes(ctx.index, ctx.facts)
         if class_key in built_symbolically:
             found.append(
@@ -818,14 +819,18 @@ def keras_symbolic_arguments(ctx: _Context) -> list[Finding]:
     return found
 
 
-def _attribute_atoms(index: ProjectIndex, facts: TensorFacts, class_key: str) -> Iterator[Atom]:
+def _attribute_atoms(
+    index: ProjectIndex, facts: TensorFacts, class_key: ClassKey
+) -> Iterator[Atom]:
     """Everything stored on instances of the class (its bases included), containers opened."""
     for key in index.mro(class_key):
         for atoms in facts.attrs.get(key, {}).values():
             yield from leaf_atoms(atoms)
 
 
-def _sublayer_classes(index: ProjectIndex, facts: TensorFacts, class_key: str) -> set[str]:
+def _sublayer_classes(
+    index: ProjectIndex, facts: TensorFacts, class_key: ClassKey
+) -> set[ClassKey]:
     """Project Keras classes whose instances this class holds as attributes."""
     return {
         atom[2]
@@ -834,7 +839,7 @@ def _sublayer_classes(index: ProjectIndex, facts: TensorFacts, class_key: str) -
     }
 
 
-def _has_sublayers(index: ProjectIndex, facts: TensorFacts, class_key: str) -> bool:
+def _has_sublayers(index: ProjectIndex, facts: TensorFacts, class_key: ClassKey) -> bool:
     """Sub-layers that may still be unbuilt when the class is first called.
 
     A framework Model held as an attribute (`keras.Model(inputs, outputs)`, typically built
@@ -846,7 +851,7 @@ def _has_sublayers(index: ProjectIndex, facts: TensorFacts, class_key: str) -> b
     )
 
 
-def _holds_weights(index: ProjectIndex, facts: TensorFacts, class_key: str) -> bool:
+def _holds_weights(index: ProjectIndex, facts: TensorFacts, class_key: ClassKey) -> bool:
     """Sub-layers, a `build` (which creates weights), or variables stored as attributes.
 
     A stateless layer traced on symbolic tensors has nothing to freeze."""
@@ -855,7 +860,7 @@ def _holds_weights(index: ProjectIndex, facts: TensorFacts, class_key: str) -> b
     return any(a[0] == "variable" for a in _attribute_atoms(index, facts, class_key))
 
 
-def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[str, str]:
+def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[ClassKey, str]:
     """Keras classes whose `call` Keras 3 runs on symbolic tensors to build them.
 
     A layer or model with sub-layers and no `build` of its own is built by calling `call` on
@@ -866,11 +871,11 @@ def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[
     cached = facts.cache.get("symbolically_built")
     if isinstance(cached, dict):
         return cached
-    result: dict[str, str] = {}
-    work: list[str] = []
+    result: dict[ClassKey, str] = {}
+    work: list[ClassKey] = []
     for relpath, module in index.modules.items():
         for qualname in module.classes:
-            key = f"{relpath}::{qualname}"
+            key = FunctionKey(relpath, qualname)
             if (
                 index.keras_role(key) is not None
                 and index.find_method(key, "build") is None
@@ -883,40 +888,44 @@ def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[
         parent = work.pop()
         # In sort order: the first parent to reach a class is the one its message names,
         # which must not depend on the string hashing of this run.
-        for child in sorted(_sublayer_classes(index, facts, parent)):
+        for child in sorted(_sublayer_classes(index, facts, parent), key=str):
             if child not in result and _holds_weights(index, facts, child):
-                parent_name = parent.split("::", 1)[1]
+                parent_name = parent.qualname
                 result[child] = f"`{parent_name}`, which holds it and is built symbolically"
                 work.append(child)
     facts.cache["symbolically_built"] = result
     return result
 
 
-def double_backward_targets(index: ProjectIndex, facts: TensorFacts) -> dict[str, str]:
+def double_backward_targets(
+    index: ProjectIndex, facts: TensorFacts
+) -> dict[FunctionKey, FunctionKey]:
     """Project functions whose result some function differentiates twice (`torch.autograd.grad
     (out, x, create_graph=True)`, `Framework.double_backward_calls`): compiled, their backward
     cannot be differentiated again. Maps each to the function that does it."""
     cached = facts.cache.get("double_backward")
     if isinstance(cached, dict):
         return cached
-    result: dict[str, str] = {}
+    result: dict[FunctionKey, FunctionKey] = {}
     found = per_function(
         facts, "double_backward", lambda key, calls: _double_backward_of(index, key, calls)
     )
-    for key in sorted(found):
+    for key in sorted(found, key=str):
         for target in found[key]:
             result.setdefault(target, key)
     facts.cache["double_backward"] = result
     return result
 
 
-def _double_backward_of(index: ProjectIndex, key: str, calls: list[ResolvedCall]) -> list[str]:
+def _double_backward_of(
+    index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]
+) -> list[FunctionKey]:
     """The project functions whose results this function differentiates twice."""
     framework = index.function_framework(key)
     if not framework.double_backward_calls:
         return []
     by_index = {resolved.index: resolved for resolved in calls}
-    found: list[str] = []
+    found: list[FunctionKey] = []
     for resolved in calls:
         if not _asks_double_backward(resolved, framework.double_backward_calls):
             continue
@@ -928,7 +937,7 @@ def _double_backward_of(index: ProjectIndex, key: str, calls: list[ResolvedCall]
         if differentiated is None:
             continue
         fn = index.function(key)
-        found.extend(sorted(_producers(index, fn, by_index, differentiated)))
+        found.extend(sorted(_producers(index, fn, by_index, differentiated), key=str))
     return found
 
 
@@ -947,14 +956,14 @@ def _producers(
     by_index: dict[int, ResolvedCall],
     sym: Sym,
     seen: set[Sym] | None = None,
-) -> set[str]:
+) -> set[FunctionKey]:
     """The project functions whose results a value is computed from, in this function."""
     seen = set() if seen is None else seen
     if sym in seen or len(seen) > 200:
         return set()
     seen.add(sym)
     kind = sym[0]
-    found: set[str] = set()
+    found: set[FunctionKey] = set()
     parts: list[Sym] = []
     if kind in ("local", "name") and sym[1] in fn.locals:
         parts = list(fn.locals[sym[1]])
@@ -981,7 +990,7 @@ def double_backward(ctx: _Context) -> list[Finding]:
     caller = double_backward_targets(ctx.index, ctx.facts).get(ctx.key)
     if caller is None:
         return []
-    name = caller.split("::", 1)[1]
+    name = caller.qualname
     return [
         ctx.finding(
             "HY301",
@@ -994,7 +1003,7 @@ def double_backward(ctx: _Context) -> list[Finding]:
 
 
 def safety_facts(
-    index: ProjectIndex, facts: TensorFacts, key: str, helpers: HelperSafety | None = None
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, helpers: HelperSafety | None = None
 ) -> tuple[dict[str, Tristate], list[Finding]]:
     """The safety facts of one function and the findings behind them.
 

@@ -17,12 +17,13 @@ hierarchy, imports, module-level names), which an incremental update leaves unch
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TypeVar
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any, TypeVar
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.ir import ModuleSummary
+from hybridize.analyzer.summaries.keys import FunctionKey
 
 T = TypeVar("T")
 _ABSENT = object()
@@ -35,17 +36,17 @@ class _Scan:
     __slots__ = ("by_key", "found", "synced")
 
     def __init__(self) -> None:
-        self.by_key: dict[str, tuple[object, object]] = {}
-        self.found: dict[str, object] = {}
+        self.by_key: dict[Hashable, tuple[object, object]] = {}
+        self.found: dict[Hashable, object] = {}
         self.synced: tuple[object, int, int] | None = None
         """For a function scan: the `calls` dict, `calls_epoch` and position in `calls_log`
         it last caught up with."""
 
     def refresh_keys(
         self,
-        items: dict[str, object],
-        keys: Iterable[str],
-        compute: Callable[[str, object], object],
+        items: dict[Any, object],
+        keys: Iterable[Hashable],
+        compute: Callable[[Any, object], object],
     ) -> None:
         """Catch up with `items` where only `keys` may have changed."""
         for key in set(keys):
@@ -56,7 +57,7 @@ class _Scan:
             else:
                 self._catch_up(key, source, compute)
 
-    def refresh(self, items: dict[str, object], compute: Callable[[str, object], object]) -> None:
+    def refresh(self, items: dict[Any, object], compute: Callable[[Any, object], object]) -> None:
         """Catch up with every entry of `items`."""
         for key, source in items.items():
             self._catch_up(key, source, compute)
@@ -65,7 +66,9 @@ class _Scan:
                 del self.by_key[key]
                 self.found.pop(key, None)
 
-    def _catch_up(self, key: str, source: object, compute: Callable[[str, object], object]) -> None:
+    def _catch_up(
+        self, key: Hashable, source: object, compute: Callable[[Any, object], object]
+    ) -> None:
         known = self.by_key.get(key)
         if known is not None and known[0] is source:
             return
@@ -85,8 +88,8 @@ def _scan(facts: TensorFacts, name: str) -> _Scan:
 
 
 def per_function(
-    facts: TensorFacts, name: str, compute: Callable[[str, list[ResolvedCall]], T]
-) -> dict[str, T]:
+    facts: TensorFacts, name: str, compute: Callable[[FunctionKey, list[ResolvedCall]], T]
+) -> dict[FunctionKey, T]:
     """`compute(key, calls)` of every function with resolved calls, for those where it is
     not empty (falsy), memoised under `name` by the identity of the calls list."""
     scan = _scan(facts, name)

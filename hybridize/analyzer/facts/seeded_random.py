@@ -31,6 +31,7 @@ from hybridize.analyzer.frameworks.api_info import ApiInfo
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
 from hybridize.analyzer.frameworks.namespaces import canonical_external
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.model import Finding
 
 GLOBAL_SEED_SETTERS = frozenset(name for f in FRAMEWORKS for name in f.global_seed_setters)
@@ -60,10 +61,10 @@ def global_seeding(index: ProjectIndex, facts: TensorFacts) -> GlobalSeeding | N
     a call of a global seed setter in any module (test files included), else a subclass of
     a test case that seeds in its `setUp`."""
     setters = per_function(facts, "global_seed_setters", _seed_setter)
-    for relpath in sorted({key.split("::", 1)[0] for key in setters} & index.modules.keys()):
+    for relpath in sorted({key.file for key in setters} & index.modules.keys()):
         module = index.modules[relpath]
         for qualname in ["<module>", *module.functions]:
-            found = setters.get(f"{relpath}::{qualname}")
+            found = setters.get(FunctionKey(relpath, qualname))
             if found is not None:
                 return GlobalSeeding(f"`{_display(found[0])}`", relpath, found[1])
     cases = per_module(facts, index, "seeding_test_cases", lambda r, m: _seeding_cases(index, r, m))
@@ -74,7 +75,7 @@ def global_seeding(index: ProjectIndex, facts: TensorFacts) -> GlobalSeeding | N
     return None
 
 
-def _seed_setter(_key: str, calls: list[ResolvedCall]) -> tuple[str, int] | None:
+def _seed_setter(_key: FunctionKey, calls: list[ResolvedCall]) -> tuple[str, int] | None:
     """The first global seed setter a function calls, and its line."""
     for resolved in calls:
         for info in resolved.api:
@@ -89,19 +90,19 @@ def _seeding_cases(
     """The classes of a module that are seeding test cases, with their lines."""
     found = []
     for class_qualname in module.classes:
-        class_key = f"{relpath}::{class_qualname}"
+        class_key = FunctionKey(relpath, class_qualname)
         if _seeding_test_case(index, class_key):
             found.append((class_qualname, index.klass(class_key).line))
     return found
 
 
 def seeded_random_draws(
-    index: ProjectIndex, facts: TensorFacts, key: str, seeding: GlobalSeeding | None
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, seeding: GlobalSeeding | None
 ) -> list[Finding]:
     """A draw from a global-seeded random op without its own seed, in the function or in a
     project function traced with it, when the project seeds the global stream."""
     fn = index.function(key)
-    if seeding is None or fn.is_lambda or key.endswith("::<module>"):
+    if seeding is None or fn.is_lambda or key.is_module_code:
         return []
     for reader, via, entry in traced_with(index, facts, key):
         for resolved, op in _global_draws(facts, reader):
@@ -122,7 +123,7 @@ def seeded_random_draws(
     return []
 
 
-def _global_draws(facts: TensorFacts, reader: str) -> list[tuple[ResolvedCall, ApiInfo]]:
+def _global_draws(facts: TensorFacts, reader: FunctionKey) -> list[tuple[ResolvedCall, ApiInfo]]:
     """The calls of `reader` that draw from the global random stream, each with the first
     such op it calls, in call order. Memoised per reader: every function that calls it (to
     MAX_HELPER_DEPTH) asks again, and most functions draw nothing."""
@@ -139,7 +140,11 @@ def _global_draws(facts: TensorFacts, reader: str) -> list[tuple[ResolvedCall, A
 
 
 def _has_op_seed(
-    index: ProjectIndex, facts: TensorFacts, reader: str, resolved: ResolvedCall, op: ApiInfo
+    index: ProjectIndex,
+    facts: TensorFacts,
+    reader: FunctionKey,
+    resolved: ResolvedCall,
+    op: ApiInfo,
 ) -> bool:
     """The call passes an op-level seed that cannot be None: its draws then do not depend
     on the op counter, and are the same compiled. A seed handed on from a parameter that
@@ -163,7 +168,7 @@ def _has_op_seed(
     return not _may_be_none(index, facts, reader, given)
 
 
-def _may_be_none(index: ProjectIndex, facts: TensorFacts, reader: str, value: Sym) -> bool:
+def _may_be_none(index: ProjectIndex, facts: TensorFacts, reader: FunctionKey, value: Sym) -> bool:
     """Whether a seed argument may be None: a parameter defaulting to None (a caller may
     leave it out), through locals assigned once, or a value some caller passes as None."""
     fn = index.function(reader)
@@ -175,7 +180,7 @@ def _may_be_none(index: ProjectIndex, facts: TensorFacts, reader: str, value: Sy
     return ("lit", "none", None) in get_evaluator(index, facts, reader).eval(value)
 
 
-def _seeding_test_case(index: ProjectIndex, class_key: str) -> bool:
+def _seeding_test_case(index: ProjectIndex, class_key: ClassKey) -> bool:
     """The class derives (through project classes) from a test case that seeds in setUp."""
     for project_class in index.mro(class_key):
         for ref in index.base_refs(project_class):

@@ -19,6 +19,7 @@ from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework
 from hybridize.analyzer.frameworks.shapes import dtype_of, literal_ints
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import SpecTree, TensorSpec
 
 SPEC_CLASSES: dict[str, str] = {
@@ -40,11 +41,11 @@ class Inference:
 
 
 def supplied_signature(
-    index: ProjectIndex, facts: TensorFacts, key: str, framework: Framework
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, framework: Framework
 ) -> tuple[SpecTree, ...] | None:
     """The input signature the compile decorator gives (`tf.function(input_signature=...)`),
     or a call compiling the function does, when it can be modelled."""
-    relpath = key.split("::", 1)[0]
+    relpath = key.file
     fn = index.function(key)
     for decorator in fn.decorators:
         ref = index.resolve_dotted(relpath, decorator.name)
@@ -67,7 +68,7 @@ def supplied_signature(
 
 
 def _model(
-    index: ProjectIndex, facts: TensorFacts, owner: str, sym: Sym, depth: int
+    index: ProjectIndex, facts: TensorFacts, owner: FunctionKey, sym: Sym, depth: int
 ) -> SpecTree | None:
     if depth > 8:
         return None
@@ -81,7 +82,7 @@ def _model(
     if kind in ("local", "name"):
         values = fn.locals.get(sym[1], [])
         if kind == "name" and not values:
-            module = f"{owner.split('::', 1)[0]}::<module>"
+            module = FunctionKey.module_code(owner.file)
             if module != owner:
                 return _model(index, facts, module, sym, depth + 1)
         return _model(index, facts, owner, values[0], depth + 1) if len(values) == 1 else None
@@ -161,7 +162,7 @@ def _merge_shapes(shapes: set[tuple[int | None, ...] | None]) -> tuple[int | Non
 
 
 def infer_signature(
-    index: ProjectIndex, facts: TensorFacts, key: str, *, speculative: bool
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, *, speculative: bool
 ) -> Inference:
     """The signature all call sites agree on, or the reason there is none."""
     fn = index.function(key)
@@ -236,7 +237,7 @@ def statically_read_slices(fn: FunctionSummary) -> set[tuple[str, int]]:
     return found
 
 
-def parameter_names(index: ProjectIndex, key: str) -> list[str]:
+def parameter_names(index: ProjectIndex, key: FunctionKey) -> list[str]:
     """The parameters a signature covers, in order (the bound `self`/`cls` excluded)."""
     return [p.name for p in index.function(key).explicit_params]
 

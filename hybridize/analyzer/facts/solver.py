@@ -67,6 +67,7 @@ from hybridize.analyzer.facts.values import (
 )
 from hybridize.analyzer.frameworks.framework import compiler_named
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.model import Span
 
 
@@ -75,27 +76,29 @@ class Contribution:
     """What evaluating one function adds to the project-wide solution in a round."""
 
     calls: list[ResolvedCall] = field(default_factory=list)
-    evidence: list[tuple[str, str, Atoms, bool]] = field(default_factory=list)
+    evidence: list[tuple[FunctionKey, str, Atoms, bool]] = field(default_factory=list)
     """(callee, parameter, argument atoms, from outside the callee)"""
-    primitive: list[tuple[str, str]] = field(default_factory=list)
-    unknown_kind: list[tuple[str, str]] = field(default_factory=list)
-    literal_sites: list[tuple[str, str, bool, Span, Sym]] = field(default_factory=list)
+    primitive: list[_Entry] = field(default_factory=list)
+    unknown_kind: list[_Entry] = field(default_factory=list)
+    literal_sites: list[tuple[FunctionKey, str, bool, Span, Sym]] = field(default_factory=list)
     """(callee, parameter, whether the kind is unknown rather than literal, the call's span,
     the argument as written): the sites behind `primitive` and `unknown_kind`."""
-    symbolic: list[tuple[str, str]] = field(default_factory=list)
-    callees: list[str] = field(default_factory=list)
-    callbacks: list[tuple[str, bool]] = field(default_factory=list)
+    symbolic: list[_Entry] = field(default_factory=list)
+    callees: list[FunctionKey] = field(default_factory=list)
+    callbacks: list[tuple[FunctionKey, bool]] = field(default_factory=list)
     """Callables handed to a framework API, and whether it traces them whatever the caller's
     mode (`Dataset.map`) or runs them in the caller's mode (`tf.map_fn`)."""
-    wrapped: list[tuple[str, frozenset[str]]] = field(default_factory=list)
-    wrapper_signatures: list[tuple[str, Sym]] = field(default_factory=list)
+    wrapped: list[tuple[FunctionKey, frozenset[str]]] = field(default_factory=list)
+    wrapper_signatures: list[tuple[FunctionKey, Sym]] = field(default_factory=list)
     """`tf.function(g, input_signature=...)`: g and the signature, in this caller's scope."""
     """Functions compiled by `tf.function(g, ...)`, with the arguments that call supplies."""
-    attrs: list[tuple[str, str, Atoms]] = field(default_factory=list)
+    attrs: list[tuple[ClassKey, str, Atoms]] = field(default_factory=list)
     returns: Atoms = NO_ATOMS
 
 
-def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contribution, set[Dep]]:
+def _evaluate(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> tuple[Contribution, set[Dep]]:
     evaluator = get_evaluator(index, facts, key)
     facts.latest_evaluators[key] = evaluator
     fn = evaluator.fn
@@ -144,14 +147,14 @@ def _evaluate(index: ProjectIndex, facts: TensorFacts, key: str) -> tuple[Contri
 def _record_test_cases(
     index: ProjectIndex,
     facts: TensorFacts,
-    key: str,
+    key: FunctionKey,
     fn: FunctionSummary,
     out: Contribution,
     evaluator: Evaluator,
 ) -> None:
     """A parameterized test's cases (`test_parameters`) are calls of it: evidence for its
     parameters, evaluated where its decorators are (the enclosing scope)."""
-    relpath = key.split("::", 1)[0]
+    relpath = key.file
     owner = get_evaluator(index, facts, index.owner_key(key))
     body = index.modules[relpath].functions.get(f"{fn.class_qualname}.<body>")
     if body is not None:
@@ -160,7 +163,7 @@ def _record_test_cases(
         # `parameters((8, _sharded_nms))`). The summary wrote them in the enclosing scope (its
         # call indices are that scope's), where such a name is unresolved: a fresh evaluator
         # of that scope gets those names' values from the body's evaluator.
-        body_evaluator = get_evaluator(index, facts, f"{relpath}::{body.qualname}")
+        body_evaluator = get_evaluator(index, facts, FunctionKey(relpath, body.qualname))
         owner = Evaluator(index, facts, index.owner_key(key))
         for name in body.locals:
             owner.memo[("name", name)] = body_evaluator.eval(("local", name))
@@ -215,12 +218,12 @@ def _grown_attribute(
     return callee[1][2], frozenset({("seq", "list", cap_atoms(elements))})
 
 
-OPTIMISTIC: Dep = ("optimistic", "")
+OPTIMISTIC: Dep = ("optimistic", FunctionKey("", ""))
 """Marks an evaluation that read a missing fact optimistically: the final round redoes it."""
 
 
 def _evaluate_guarded(
-    index: ProjectIndex, facts: TensorFacts, key: str, watch: StepWatch | None = None
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, watch: StepWatch | None = None
 ) -> tuple[Contribution, set[Dep]]:
     """`_evaluate`, with a defect of the analysis confined to the function it happened in:
     an exception, or an evaluation that runs past its CPU budget (`watch`). The function
@@ -241,17 +244,20 @@ def _evaluate_guarded(
         return Contribution(returns=frozenset({UNKNOWN_ATOM})), {("params", key)}
 
 
+_Entry = tuple[FunctionKey, str]
+"""An entry of a counted or marked table: a function's parameter, or a class's attribute."""
+
 _Groups = tuple[
-    dict[tuple[str, str], set[Atom]],
-    dict[tuple[str, str], set[Atom]],
-    dict[tuple[str, str], set[Atom]],
+    dict[_Entry, set[Atom]],
+    dict[_Entry, set[Atom]],
+    dict[_Entry, set[Atom]],
 ]
 """A contribution's atoms per entry of the counted tables: parameter evidence, evidence
 from outside the callee, class attributes."""
 
 _NO_GROUPS: _Groups = ({}, {}, {})
 
-_NO_ENTRIES: tuple[frozenset[tuple[str, str]], ...] = (frozenset(),) * 3
+_NO_ENTRIES: tuple[frozenset[_Entry], ...] = (frozenset(),) * 3
 
 _NOTHING_UNCHANGED = (False, False, False, False)
 """`Aggregate._apply` of a contribution that replaces none, or that none replaces."""
@@ -261,8 +267,8 @@ def _grouped(c: Contribution) -> _Groups:
     """The atoms `c` gives each entry of the counted tables (one entry may get several)."""
     if not c.evidence and not c.attrs:
         return _NO_GROUPS
-    evidence: dict[tuple[str, str], set[Atom]] = {}
-    outside: dict[tuple[str, str], set[Atom]] = {}
+    evidence: dict[_Entry, set[Atom]] = {}
+    outside: dict[_Entry, set[Atom]] = {}
     for callee, name, atoms, from_outside in c.evidence:
         pair = (callee, name)
         found = evidence.get(pair)
@@ -274,13 +280,13 @@ def _grouped(c: Contribution) -> _Groups:
             if found is None:
                 outside[pair] = found = set()
             found |= atoms
-    stored: dict[tuple[str, str], set[Atom]] = {}
+    stored: dict[_Entry, set[Atom]] = {}
     for class_key, attr, atoms in c.attrs:
         stored.setdefault((class_key, attr), set()).update(atoms)
     return evidence, outside, stored
 
 
-def _entries(c: Contribution) -> tuple[set[tuple[str, str]], ...]:
+def _entries(c: Contribution) -> tuple[set[_Entry], ...]:
     """The entries of the counted tables `c` gives atoms to (the keys of `_grouped(c)`): what
     replacing it must take out. Their atoms are in the tables themselves."""
     evidence = {(callee, name) for callee, name, _atoms, _outside in c.evidence}
@@ -300,13 +306,13 @@ class Aggregate:
     (`literal_sites`) to that of a rebuild from scratch over the keys in project order.
     """
 
-    def __init__(self, order: dict[str, int]) -> None:
+    def __init__(self, order: dict[FunctionKey, int]) -> None:
         self.order = order
-        self.contributions: dict[str, Contribution] = {}
-        self.params: dict[tuple[str, str], dict[str, Atoms]] = {}
-        self.external: dict[tuple[str, str], dict[str, Atoms]] = {}
-        self.attrs: dict[tuple[str, str], dict[str, Atoms]] = {}
-        self.joined: dict[str, dict[tuple[str, str], dict[Atom, int]]] = {
+        self.contributions: dict[FunctionKey, Contribution] = {}
+        self.params: dict[_Entry, dict[FunctionKey, Atoms]] = {}
+        self.external: dict[_Entry, dict[FunctionKey, Atoms]] = {}
+        self.attrs: dict[_Entry, dict[FunctionKey, Atoms]] = {}
+        self.joined: dict[str, dict[_Entry, dict[Atom, int]]] = {
             "params": {},
             "external": {},
             "attrs": {},
@@ -315,14 +321,14 @@ class Aggregate:
         is then the atoms counted, kept up to date as contributions come and go, instead of
         a union over every contributor each time one changes (a callee with thousands of
         callers, published after each evaluation, made that quadratic)."""
-        self.primitive: dict[tuple[str, str], set[str]] = {}
-        self.unknown_kind: dict[tuple[str, str], set[str]] = {}
-        self.symbolic: dict[tuple[str, str], set[str]] = {}
-        self.literal: dict[tuple[str, str], dict[str, list[LiteralSite]]] = {}
-        self.callees: dict[str, dict[str, int]] = {}
-        self.callbacks: dict[str, dict[str, tuple[bool, bool]]] = {}
-        self.wrapped: dict[str, dict[str, frozenset[str]]] = {}
-        self.signatures: dict[str, dict[str, Sym]] = {}
+        self.primitive: dict[_Entry, set[FunctionKey]] = {}
+        self.unknown_kind: dict[_Entry, set[FunctionKey]] = {}
+        self.symbolic: dict[_Entry, set[FunctionKey]] = {}
+        self.literal: dict[_Entry, dict[FunctionKey, list[LiteralSite]]] = {}
+        self.callees: dict[FunctionKey, dict[FunctionKey, int]] = {}
+        self.callbacks: dict[FunctionKey, dict[FunctionKey, tuple[bool, bool]]] = {}
+        self.wrapped: dict[FunctionKey, dict[FunctionKey, frozenset[str]]] = {}
+        self.signatures: dict[FunctionKey, dict[FunctionKey, Sym]] = {}
         self.changes: dict[CutEntry, tuple[int, int]] = {}
         """Per entry of the facts (returns as ("ret", caller, "")): in how many rounds of the
         current phase its published value changed, and the last of them."""
@@ -344,7 +350,9 @@ class Aggregate:
 
     # ---------------------------------------------------------------- contributors
 
-    def replace(self, caller: str, contribution: Contribution | None, touched: _Touched) -> None:
+    def replace(
+        self, caller: FunctionKey, contribution: Contribution | None, touched: _Touched
+    ) -> None:
         """Put `contribution` in place of the caller's last one (None: the caller is gone),
         adding the entries that may change to `touched`.
 
@@ -395,7 +403,7 @@ class Aggregate:
 
     def _apply(
         self,
-        caller: str,
+        caller: FunctionKey,
         c: Contribution,
         touched: _Touched,
         unchanged: tuple[bool, bool, bool, bool],
@@ -423,8 +431,10 @@ class Aggregate:
         if (c.callbacks or c.wrapped or c.wrapper_signatures) and not callbacks_unchanged:
             self._apply_callbacks(caller, c, touched, remove)
 
-    def _apply_sites(self, caller: str, c: Contribution, touched: _Touched, remove: bool) -> None:
-        sites: dict[tuple[str, str], list[LiteralSite]] = {}
+    def _apply_sites(
+        self, caller: FunctionKey, c: Contribution, touched: _Touched, remove: bool
+    ) -> None:
+        sites: dict[_Entry, list[LiteralSite]] = {}
         for callee, name, unknown, span, argument in c.literal_sites:
             sites.setdefault((callee, name), []).append(
                 LiteralSite(caller, span, argument, unknown)
@@ -433,8 +443,10 @@ class Aggregate:
             _put(self.literal, pair, caller, found, remove)
             touched.literal.add(pair)
 
-    def _apply_callees(self, caller: str, c: Contribution, touched: _Touched, remove: bool) -> None:
-        counts: dict[str, int] = {}
+    def _apply_callees(
+        self, caller: FunctionKey, c: Contribution, touched: _Touched, remove: bool
+    ) -> None:
+        counts: dict[FunctionKey, int] = {}
         for callee in c.callees:
             counts[callee] = counts.get(callee, 0) + 1
         for callee, count in counts.items():
@@ -442,22 +454,22 @@ class Aggregate:
             touched.callees.add(callee)
 
     def _apply_callbacks(
-        self, caller: str, c: Contribution, touched: _Touched, remove: bool
+        self, caller: FunctionKey, c: Contribution, touched: _Touched, remove: bool
     ) -> None:
-        modes: dict[str, tuple[bool, bool]] = {}
+        modes: dict[FunctionKey, tuple[bool, bool]] = {}
         for callee, always_traced in c.callbacks:
             traced, in_mode = modes.get(callee, (False, False))
             modes[callee] = (traced or always_traced, in_mode or not always_traced)
         for callee, mode in modes.items():
             _put(self.callbacks, callee, caller, mode, remove)
             touched.callbacks.add(callee)
-        supplied_by: dict[str, frozenset[str]] = {}
+        supplied_by: dict[FunctionKey, frozenset[str]] = {}
         for wrapped, supplied in c.wrapped:
             supplied_by[wrapped] = supplied_by.get(wrapped, frozenset()) | supplied
         for wrapped, supplied in supplied_by.items():
             _put(self.wrapped, wrapped, caller, supplied, remove)
             touched.wrapped.add(wrapped)
-        last: dict[str, Sym] = {}
+        last: dict[FunctionKey, Sym] = {}
         for wrapped, signature in c.wrapper_signatures:
             last[wrapped] = signature
         for wrapped, signature in last.items():
@@ -467,11 +479,11 @@ class Aggregate:
     def _replace_counted(
         self,
         label: str,
-        table: dict[tuple[str, str], dict[str, Atoms]],
-        caller: str,
-        old_found: Collection[tuple[str, str]],
-        new_found: dict[tuple[str, str], set[Atom]],
-        touched: set[tuple[str, str]],
+        table: dict[_Entry, dict[FunctionKey, Atoms]],
+        caller: FunctionKey,
+        old_found: Collection[_Entry],
+        new_found: dict[_Entry, set[Atom]],
+        touched: set[_Entry],
     ) -> None:
         """The caller's entries of one counted table go from `old_found` to `new_found`,
         keeping the atom counts (`joined`) and the fresh atoms of widened entries (`fresh`)
@@ -547,7 +559,7 @@ class Aggregate:
             (self.external, touched.external, facts.external_evidence, "external", ""),
             (self.attrs, touched.attrs, facts.attrs, "attrs", "attrs"),
         ):
-            by_key: dict[str, list[str]] = {}
+            by_key: dict[FunctionKey, list[str]] = {}
             # Sorted: the order in which names enter an entry is the order later stages
             # meet them in, and a set of strings iterates in an order set by string hashing.
             for key, name in sorted(pairs):
@@ -696,18 +708,18 @@ class Aggregate:
 class _Touched:
     """The entries of the aggregate that replacing contributions may have changed."""
 
-    returns: set[str] = field(default_factory=set)
-    params: set[tuple[str, str]] = field(default_factory=set)
-    external: set[tuple[str, str]] = field(default_factory=set)
-    attrs: set[tuple[str, str]] = field(default_factory=set)
-    primitive: set[tuple[str, str]] = field(default_factory=set)
-    unknown_kind: set[tuple[str, str]] = field(default_factory=set)
-    symbolic: set[tuple[str, str]] = field(default_factory=set)
-    literal: set[tuple[str, str]] = field(default_factory=set)
-    callees: set[str] = field(default_factory=set)
-    callbacks: set[str] = field(default_factory=set)
-    wrapped: set[str] = field(default_factory=set)
-    signatures: set[str] = field(default_factory=set)
+    returns: set[FunctionKey] = field(default_factory=set)
+    params: set[_Entry] = field(default_factory=set)
+    external: set[_Entry] = field(default_factory=set)
+    attrs: set[_Entry] = field(default_factory=set)
+    primitive: set[_Entry] = field(default_factory=set)
+    unknown_kind: set[_Entry] = field(default_factory=set)
+    symbolic: set[_Entry] = field(default_factory=set)
+    literal: set[_Entry] = field(default_factory=set)
+    callees: set[FunctionKey] = field(default_factory=set)
+    callbacks: set[FunctionKey] = field(default_factory=set)
+    wrapped: set[FunctionKey] = field(default_factory=set)
+    signatures: set[FunctionKey] = field(default_factory=set)
 
     def unread_into(self, other: _Touched) -> None:
         """Add the entries of the tables no evaluation reads to `other`'s."""
@@ -753,9 +765,9 @@ class FactJournal:
     function evaluated again with the same inputs gives equal calls in a new list)."""
 
     def __init__(self, facts: TensorFacts) -> None:
-        self.tables: dict[str, dict[str, object]] = {}
+        self.tables: dict[str, dict[FunctionKey, object]] = {}
         self.evaluators = dict(facts.evaluators)
-        self.reset: set[str] = set()
+        self.reset: set[FunctionKey] = set()
         """The functions whose code, or code they evaluate, the update got anew: the edited
         functions and those that evaluate their code (closures, readers of their
         globals). Any other function it evaluated again (even one it started from nothing, to
@@ -772,7 +784,7 @@ class FactJournal:
             for table_name in table_names:
                 self.note_keys(facts, table_name, keys)
 
-    def note_keys(self, facts: TensorFacts, table_name: str, keys: Iterable[str]) -> None:
+    def note_keys(self, facts: TensorFacts, table_name: str, keys: Iterable[FunctionKey]) -> None:
         table = getattr(facts, table_name)
         recorded = self.tables.setdefault(table_name, {})
         for key in keys:
@@ -784,12 +796,12 @@ class FactJournal:
                 value = table.get(key, _MISSING)
                 recorded[key] = value.copy() if isinstance(value, dict | set) else value
 
-    def changed_entries(self, facts: TensorFacts) -> dict[str, set[str]]:
+    def changed_entries(self, facts: TensorFacts) -> dict[str, set[FunctionKey]]:
         """Per table, the recorded keys whose entry differs now."""
-        found: dict[str, set[str]] = {}
+        found: dict[str, set[FunctionKey]] = {}
         for table_name, recorded in self.tables.items():
             table = getattr(facts, table_name)
-            differing: set[str] = set()
+            differing: set[FunctionKey] = set()
             for key, old in recorded.items():
                 if isinstance(table, set):
                     if old != (key in table):
@@ -802,7 +814,7 @@ class FactJournal:
                 found[table_name] = differing
         return found
 
-    def calls_before(self, facts: TensorFacts, key: str) -> object:
+    def calls_before(self, facts: TensorFacts, key: FunctionKey) -> object:
         """A function's resolved calls as they were before the update."""
         recorded = self.tables.get("calls", {})
         if key not in recorded:
@@ -816,8 +828,8 @@ _V = TypeVar("_V")
 
 
 def _count(
-    counts: dict[tuple[str, str], dict[Atom, int]],
-    pair: tuple[str, str],
+    counts: dict[_Entry, dict[Atom, int]],
+    pair: _Entry,
     atoms: Iterable[Atom],
     step: int,
 ) -> list[Atom]:
@@ -842,7 +854,9 @@ def _count(
     return added
 
 
-def _put(table: dict[_K, dict[str, _V]], key: _K, caller: str, value: _V, remove: bool) -> None:
+def _put(
+    table: dict[_K, dict[FunctionKey, _V]], key: _K, caller: FunctionKey, value: _V, remove: bool
+) -> None:
     """Set (or, with `remove`, drop) one contributor's value of a fact; a fact left without
     contributors disappears, so that an exact removal leaves the table as a rebuild would."""
     by_caller = table.setdefault(key, {})
@@ -855,7 +869,7 @@ def _put(table: dict[_K, dict[str, _V]], key: _K, caller: str, value: _V, remove
 
 
 def _mark(
-    table: dict[tuple[str, str], set[str]], pair: tuple[str, str], caller: str, remove: bool
+    table: dict[_Entry, set[FunctionKey]], pair: _Entry, caller: FunctionKey, remove: bool
 ) -> None:
     callers = table.setdefault(pair, set())
     if remove:
@@ -918,11 +932,11 @@ class _OrderWithNewcomers:
 
     __slots__ = ("order", "project")
 
-    def __init__(self, order: dict[str, int], project: dict[str, int]) -> None:
+    def __init__(self, order: dict[FunctionKey, int], project: dict[FunctionKey, int]) -> None:
         self.order = order
         self.project = project
 
-    def __getitem__(self, key: str) -> int:
+    def __getitem__(self, key: FunctionKey) -> int:
         found = self.order.get(key)
         return found if found is not None else len(self.order) + self.project[key]
 
@@ -932,7 +946,7 @@ def solve(index: ProjectIndex) -> TensorFacts:
     return Solver(index).facts
 
 
-def project_keys(index: ProjectIndex) -> list[str]:
+def project_keys(index: ProjectIndex) -> list[FunctionKey]:
     """Every function key of the project (module code first), in project order."""
     return index.function_keys()
 
@@ -956,28 +970,28 @@ class Solver:
         self.facts = TensorFacts()
         self.keys = project_keys(index)
         self.aggregate = Aggregate({key: i for i, key in enumerate(self.keys)})
-        self.deps: dict[str, set[Dep]] = {}
-        self.readers: dict[Dep, set[str]] = defaultdict(set)
+        self.deps: dict[FunctionKey, set[Dep]] = {}
+        self.readers: dict[Dep, set[FunctionKey]] = defaultdict(set)
         self.widened = False
         """Some entry of the facts was widened: the solution depends on the whole history of
         the iteration, so an edit is solved again from scratch."""
-        self.settled: dict[str, tuple[int, int]] = {}
+        self.settled: dict[FunctionKey, tuple[int, int]] = {}
         self.journal: FactJournal | None = None
         """After a successful `update`: the entries of the facts as they were before it."""
-        self.order: dict[str, int] = {}
+        self.order: dict[FunctionKey, int] = {}
         """The last sweep's order (`_calls_first_order`), which updates reuse."""
-        self._order_of: tuple[int, dict[str, int]] | None = None
+        self._order_of: tuple[int, dict[FunctionKey, int]] | None = None
         """The call graph version (`Aggregate.edges_version`) and project order `order` was
         computed for."""
         self._solve(self.keys, set(), incremental=False)
 
     # ---------------------------------------------------------------- the fixed point
 
-    def _solve(self, dirty: list[str], changed: set[Dep], *, incremental: bool) -> bool:
+    def _solve(self, dirty: list[FunctionKey], changed: set[Dep], *, incremental: bool) -> bool:
         """Both phases from `dirty` (and the readers of `changed`); False when a phase of an
         incremental re-solve could widen an entry (`update` then gives up)."""
         facts = self.facts
-        evaluated: set[str] = set()
+        evaluated: set[FunctionKey] = set()
         facts.final = False
         facts.rounds = 0
         self.aggregate.start_phase()
@@ -1009,8 +1023,8 @@ class Solver:
         return True
 
     def _phase(
-        self, dirty: list[str], rounds: int, evaluated: set[str], incremental: bool
-    ) -> list[str] | None:
+        self, dirty: list[FunctionKey], rounds: int, evaluated: set[FunctionKey], incremental: bool
+    ) -> list[FunctionKey] | None:
         """Rounds from `dirty` until nothing is left or `rounds` ran out; returns what was
         left to evaluate (`evaluated` gains what was), or None when an incremental re-solve
         could widen an entry (a fresh solve might widen others)."""
@@ -1023,14 +1037,14 @@ class Solver:
             dirty = self._sweep(dirty, reuse_order=incremental)
         return dirty
 
-    def _dirty(self, keys: list[str], changed: set[Dep]) -> list[str]:
+    def _dirty(self, keys: list[FunctionKey], changed: set[Dep]) -> list[FunctionKey]:
         """`keys` and the readers of `changed`, in project order."""
         found = set(keys)
         for dep in changed:
             found |= self.readers.get(dep, set())
         return sorted(found, key=self.aggregate.order.__getitem__)
 
-    def _sweep(self, dirty: list[str], *, reuse_order: bool = False) -> list[str]:
+    def _sweep(self, dirty: list[FunctionKey], *, reuse_order: bool = False) -> list[FunctionKey]:
         """A Gauss-Seidel round: each evaluation's contribution is published at once, so a
         function later in the round reads what an earlier one found. Returns what the next
         round evaluates: the readers of a fact that changed after they were evaluated (or
@@ -1049,7 +1063,7 @@ class Solver:
         # soon the sweeps settle, not where.
         order = self.order if reuse_order and self.order else self._calls_first_order()
         self.order = order
-        position_of: dict[str, int] | _OrderWithNewcomers = order
+        position_of: dict[FunctionKey, int] | _OrderWithNewcomers = order
         if reuse_order:
             position_of = _OrderWithNewcomers(order, self.aggregate.order)
         sign = 1 if facts.rounds % 2 == 0 else -1
@@ -1058,7 +1072,7 @@ class Solver:
         queue = [(sign * position_of[key], key) for key in dirty]
         heapq.heapify(queue)
         pending = set(dirty)
-        later: set[str] = set()
+        later: set[FunctionKey] = set()
         unread = _Touched()
         with step_watch(budget.EVALUATION_SECONDS) as watch:
             while queue:
@@ -1086,7 +1100,7 @@ class Solver:
         self.aggregate.publish_unread(facts, unread)
         return sorted(later, key=self.aggregate.order.__getitem__)
 
-    def _calls_first_order(self) -> dict[str, int]:
+    def _calls_first_order(self) -> dict[FunctionKey, int]:
         """Every function's position with callers before their callees, as far as the
         facts know the calls (a depth-first reverse post-order of the call graph; functions
         the graph does not order stay in project order, and on a cycle the one met first
@@ -1106,7 +1120,7 @@ class Solver:
         ):
             return self.order
         self._order_of = (version, project)
-        callees: dict[str, list[str]] = defaultdict(list)
+        callees: dict[FunctionKey, list[FunctionKey]] = defaultdict(list)
         for table in (self.aggregate.callees, self.aggregate.callbacks):
             for callee, by_caller in table.items():
                 if callee in project:
@@ -1115,8 +1129,8 @@ class Solver:
                             callees[caller].append(callee)
         for found in callees.values():
             found.sort(key=project.__getitem__, reverse=True)
-        seen: set[str] = set()
-        post: list[str] = []
+        seen: set[FunctionKey] = set()
+        post: list[FunctionKey] = []
         for root in reversed(project):
             if root in seen:
                 continue
@@ -1134,7 +1148,7 @@ class Solver:
                     post.append(key)
         return {key: i for i, key in enumerate(reversed(post))}
 
-    def _read(self, key: str, deps: set[Dep] | None) -> None:
+    def _read(self, key: FunctionKey, deps: set[Dep] | None) -> None:
         """Record what `key`'s latest evaluation read (None: the key is gone)."""
         for dep in self.deps.pop(key, ()):
             readers = self.readers.get(dep)
@@ -1148,7 +1162,10 @@ class Solver:
     # ---------------------------------------------------------------- after an edit
 
     def update(
-        self, index: ProjectIndex, modules: Collection[str], edited: Collection[str] | None = None
+        self,
+        index: ProjectIndex,
+        modules: Collection[str],
+        edited: Collection[FunctionKey] | None = None,
     ) -> bool:
         """Solve again after the summaries of `modules` changed, re-evaluating only what
         depends on them; False when that is not possible (the caller solves from scratch).
@@ -1178,14 +1195,14 @@ class Solver:
         return solved
 
     def _update(
-        self, index: ProjectIndex, modules: Collection[str], edited: Collection[str] | None
+        self, index: ProjectIndex, modules: Collection[str], edited: Collection[FunctionKey] | None
     ) -> bool:
         facts = self.facts
         journal = self.aggregate.journal
         assert journal is not None
 
-        def is_edited(key: str) -> bool:
-            return key in edited if edited is not None else key.split("::", 1)[0] in modules
+        def is_edited(key: FunctionKey) -> bool:
+            return key in edited if edited is not None else key.file in modules
 
         old_keys = [k for k in self.keys if is_edited(k)]
         self.index = index
@@ -1199,7 +1216,9 @@ class Solver:
         for key in old_keys:
             direct |= self.readers.get(("params", key), set())
         reset = set(direct)
-        attr_writers: dict[str, set[str]] | None = None  # class -> who stores attributes
+        attr_writers: dict[ClassKey, set[FunctionKey]] | None = (
+            None  # class -> who stores attributes
+        )
         for key in direct:
             written = self._writes(key)
             for dep in self.deps.get(key, ()):
@@ -1243,7 +1262,7 @@ class Solver:
         dirty = sorted((reset & set(order)), key=order.__getitem__)
         return self._solve(dirty, changed, incremental=True)
 
-    def _writes(self, key: str) -> set[Dep]:
+    def _writes(self, key: FunctionKey) -> set[Dep]:
         """The facts `key`'s contribution adds to."""
         contribution = self.aggregate.contributions.get(key)
         written: set[Dep] = {("ret", key)}
@@ -1252,7 +1271,9 @@ class Solver:
             written.update(("attrs", class_key) for class_key, _, _ in contribution.attrs)
         return written
 
-    def _writers(self, dep: Dep, attr_writers: dict[str, set[str]]) -> set[str]:
+    def _writers(
+        self, dep: Dep, attr_writers: dict[ClassKey, set[FunctionKey]]
+    ) -> set[FunctionKey]:
         """The functions whose contribution adds to the fact `dep` (`attr_writers`: per
         class, the functions that store its attributes)."""
         kind, key = dep
@@ -1268,7 +1289,7 @@ class Solver:
 
 
 def _record_evidence(
-    index: ProjectIndex, caller: str, resolved: ResolvedCall, out: Contribution
+    index: ProjectIndex, caller: FunctionKey, resolved: ResolvedCall, out: Contribution
 ) -> None:
     """Arguments of a call become evidence for the callee's parameters."""
     for kind, target in callees(index, resolved):
@@ -1395,16 +1416,17 @@ def _constant(sym: Sym, depth: int = 0) -> bool:
     return False
 
 
-def _compiled_function(index: ProjectIndex, atom: Atom) -> str | None:
+def _compiled_function(index: ProjectIndex, atom: Atom) -> FunctionKey | None:
     """The project function a compile call (`tf.function(g)`, `torch.compile(g)`) compiles
     when `g` is this value: a function or bound method itself; an object its call method
     (`model = torch.compile(model)` compiles the module's `forward`, `tf.function(layer)`
     traces the layer's `__call__`, which runs its `call`; another object's `__call__`)."""
     if atom[0] in ("func", "method"):
-        return str(atom[1])
+        key: FunctionKey = atom[1]
+        return key
     if atom[0] != "obj" or atom[2] is None:
         return None
-    class_key = str(atom[2])
+    class_key: ClassKey = atom[2]
     if index.keras_role(class_key) is not None:
         return index.find_method(class_key, index.instance_call(class_key))
     return index.find_method(class_key, "__call__")

@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.summaries.keys import FunctionKey
 
 STEP_NAME = re.compile(
     r"(^|_)(train|test|eval|val|valid|validation|predict|inference|serve|serving)(_|$).*step|step.*(^|_)(train|test)(_|$)"
 )
 
 
-def speculate(index: ProjectIndex, key: str) -> str | None:
+def speculate(index: ProjectIndex, key: FunctionKey) -> str | None:
     """The assumption that makes the parameters tensors, in words, or None when none applies."""
     fn = index.function(key)
     params = [p.name for p in fn.explicit_params]
@@ -26,7 +27,7 @@ def speculate(index: ProjectIndex, key: str) -> str | None:
     plural = "are tensors" if len(params) > 1 else "is a tensor"
     name = fn.name
     if fn.class_qualname is not None:
-        class_key = f"{key.split('::', 1)[0]}::{fn.class_qualname}"
+        class_key = key.sibling(fn.class_qualname)
         role = index.keras_role(class_key)
         if role is not None and name in (
             "call",

@@ -31,9 +31,11 @@ in `atom_bounds.py`. The evaluator (`evaluator.py`) computes atoms; the solver
 
 from __future__ import annotations
 
+from hybridize.analyzer.summaries.keys import FunctionKey
+
 Atom = tuple
 Atoms = frozenset[Atom]
-Dep = tuple[str, str]
+Dep = tuple[str, FunctionKey]
 """A fact an evaluation read: ("params", function), ("ret", function), ("attrs", class)."""
 
 UNKNOWN_ATOM: Atom = ("?",)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Set
 
 from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary
+from hybridize.analyzer.summaries.keys import MODULE_CODE, FunctionKey
 
 
 def module_interface(summary: ModuleSummary) -> tuple[object, ...]:
@@ -48,7 +49,7 @@ def _signature(fn: FunctionSummary) -> tuple[object, ...]:
     )
 
 
-def edited_keys(old: ModuleSummary, new: ModuleSummary) -> set[str] | None:
+def edited_keys(old: ModuleSummary, new: ModuleSummary) -> set[FunctionKey] | None:
     """The keys of the functions an edit changed, when it changed nothing else of the module
     (imports, classes, module code, line count); None when it did: then every function of
     the module counts as edited.
@@ -69,7 +70,7 @@ def edited_keys(old: ModuleSummary, new: ModuleSummary) -> set[str] | None:
     ):
         return None
     return {
-        f"{new.relpath}::{qualname}"
+        FunctionKey(new.relpath, qualname)
         for qualname in old.functions.keys() | new.functions.keys()
         if old.functions.get(qualname) != new.functions.get(qualname)
     }
@@ -77,15 +78,15 @@ def edited_keys(old: ModuleSummary, new: ModuleSummary) -> set[str] | None:
 
 def edited_functions(
     before: Mapping[str, ModuleSummary], after: Mapping[str, ModuleSummary], changed: Set[str]
-) -> set[str]:
+) -> set[FunctionKey]:
     """The keys of the functions an edit of the `changed` modules touched: those whose
     summary changed (`edited_keys`), or every function of a module whose other parts
     changed."""
-    found: set[str] = set()
+    found: set[FunctionKey] = set()
     for relpath in changed:
         old, new = before[relpath], after[relpath]
         keys = edited_keys(old, new)
         if keys is None:
-            keys = {f"{relpath}::{q}" for q in ["<module>", *old.functions, *new.functions]}
+            keys = {FunctionKey(relpath, q) for q in [MODULE_CODE, *old.functions, *new.functions]}
         found |= keys
     return found
