@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus" / "tensorflow"
 sys.path.insert(0, str(ROOT))
 
+from hybridize.analyzer.summaries.keys import FunctionKey  # noqa: E402
 from hybridize.model import FunctionVerdict  # noqa: E402
 from hybridize.project import Project, ProjectOptions  # noqa: E402
 
@@ -145,7 +146,7 @@ def print_calibration(found: list[Case]) -> None:
         print("\nMisses:")
     for c in misses:
         kind = "predicted to pay, not applied" if c.predicted else "applied, not predicted"
-        print(f"- {c.program}/{c.file}::{c.qualname} ({split_of(c.program)}): {kind}")
+        print(f"- {c.program}/{FunctionKey(c.file, c.qualname)} ({split_of(c.program)}): {kind}")
         print(f"    prediction: {'; '.join(c.benefit_reasons[:2])}")
         print(f"    bench: {'; '.join(c.bench_reasons[:2])}")
 

@@ -58,6 +58,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from hybridize.analyzer.summaries.keys import FunctionKey
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
@@ -301,7 +303,7 @@ def rewrite(work: Path, jobs: int, not_rewritten: Sequence[str] = ()) -> Rewrite
     if refactor.returncode != 0:
         raise RuntimeError(f"hybridize refactor failed: {refactor.stderr[-2000:]}")
     functions = rewrites_from_diff(refactor.stdout, rewritten)
-    verdicts = {f"{v['file']}::{v['qualname']}": v for v in report["functions"]}
+    verdicts = {str(FunctionKey(v["file"], v["qualname"])): v for v in report["functions"]}
     return Rewrite(
         functions=report["summary"]["functions"],
         refactorable=report["summary"]["refactorable"],

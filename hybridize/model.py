@@ -15,6 +15,8 @@ import operator
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
+from hybridize.analyzer.summaries.keys import FunctionKey
+
 Tristate = bool | None
 """A fact that may be true, false or unknown (`null` in JSON): unknown is an honest answer."""
 
@@ -173,9 +175,15 @@ class FunctionVerdict:
         return bool(self.failures)
 
     @property
+    def function_key(self) -> FunctionKey:
+        """The function as the analysis names it."""
+        return FunctionKey(self.file, self.qualname)
+
+    @property
     def key(self) -> str:
-        """A stable identifier, `file::qualname`, used by --select/--ignore globs and the corpus."""
-        return f"{self.file}::{self.qualname}"
+        """A stable identifier, `file::qualname` (the text form of `function_key`), used by
+        --select/--ignore globs and the corpus."""
+        return str(self.function_key)
 
 
 @fast_pickling

@@ -39,6 +39,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hybridize.analyzer.summaries.keys import FunctionKey
+
 #: Calls recorded per function (the first ones): enough to see a recompilation.
 CALLS = 4
 
@@ -239,7 +241,7 @@ def main() -> int:
     probes = probe_program(program, limit=args.calls, skip=frozenset(args.skip))
     for p in probes:
         print(
-            f"{p.file}::{p.qualname}: calls={p.calls} graphs={p.graphs} "
+            f"{FunctionKey(p.file, p.qualname)}: calls={p.calls} graphs={p.graphs} "
             f"breaks={p.graph_breaks} frames={p.frames} equal={p.equal} "
             f"same_prints={p.same_output_lines} {p.error}"
         )

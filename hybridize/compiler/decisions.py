@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.compiler.timing import TimingStats, clearly_faster
 
 MODE_CHANGE = {
@@ -361,5 +362,5 @@ def load_applied_changes(report_path: Path | str, root: Path | str | None = None
                 continue
         else:
             relative = function["file"]
-        out[f"{relative}::{function['qualname']}"] = decision["mode"]
+        out[str(FunctionKey(relative, function["qualname"]))] = decision["mode"]
     return out

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.compiler.decisions import is_measured_win
 
 CHANGE_WORDS = {
@@ -85,7 +86,7 @@ def wins(report: Mapping[str, Any]) -> list[Win]:
     return [
         Win(
             names.get(str(f["project"]), str(f["project"])),
-            f"{f['file']}::{f['qualname']}",
+            str(FunctionKey(f["file"], f["qualname"])),
             CHANGE_WORDS.get(str(f["decision"].get("change")), str(f["decision"]["mode"])),
             f["decision"].get("speedup"),
         )

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.compiler.chart import Bar, bar_chart
 from hybridize.compiler.headline import failure_text, headline
 from hybridize.compiler.outcomes import (
@@ -60,6 +61,11 @@ table.outcomes{width:auto}td.why{font-size:12px;color:#3a434c;min-width:260px}td
 """
 
 
+def _key_text(function: Mapping[str, Any]) -> str:
+    """A reported function's `file::qualname`."""
+    return str(FunctionKey(function["file"], function["qualname"]))
+
+
 def _flags(flags: list[str]) -> str:
     out = []
     for flag in flags:
@@ -104,7 +110,7 @@ def function_chart(report: Mapping[str, Any]) -> str:
                     note=note,
                 )
             )
-        label = f"{_project_name(report, function)}/{function['file']}::{function['qualname']}"
+        label = f"{_project_name(report, function)}/{_key_text(function)}"
         if function["is_hybrid"]:
             label += " (vs graph)"
         groups.append((label, bars))
@@ -233,7 +239,7 @@ def render_html(report: Mapping[str, Any], report_path: str = "report.json") -> 
         "<th>eager</th><th>graph</th><th>xla</th><th>decision</th><th>why</th></tr>"
     )
     for function in report["functions"]:
-        name = escape(f"{function['file']}::{function['qualname']}")
+        name = escape(_key_text(function))
         hybrid = " <span class=meta>(hybrid)</span>" if function["is_hybrid"] else ""
         source = escape(function["input_source"] or "-")
         if function["argument_sets"]:
@@ -311,7 +317,7 @@ def render_html(report: Mapping[str, Any], report_path: str = "report.json") -> 
         hlo = xla.get("hlo") or {}
         top = ", ".join(f"{op} {n}" for op, n in (stats.get("top_ops") or [])[:4])
         out.append(
-            f"<tr><td><code>{escape(function['file'] + '::' + function['qualname'])}</code></td>"
+            f"<tr><td><code>{escape(_key_text(function))}</code></td>"
             f"<td class=num>{graph.get('traces', '-')}</td>"
             f"<td class=num>{graph.get('steady_retraces', '-')}</td>"
             f"<td class=num>{fmt_seconds(graph.get('trace_seconds'))}</td>"
@@ -351,7 +357,7 @@ def render_html(report: Mapping[str, Any], report_path: str = "report.json") -> 
             cells.append(f"<td class='{css}'>{escape(status)}</td>")
             details += [f"{mode}: {m}" for m in equivalence.get("mismatches") or []]
         out.append(
-            f"<tr><td><code>{escape(function['file'] + '::' + function['qualname'])}</code></td>"
+            f"<tr><td><code>{escape(_key_text(function))}</code></td>"
             f"<td>{escape(function['reference'] or '-')}</td>{''.join(cells)}"
             f"<td>{escape(str(function['deterministic']))}</td>"
             f"<td class=num>{function['variables_changed'] if function['variables_changed'] is not None else '-'}</td>"
@@ -404,7 +410,7 @@ def render_html(report: Mapping[str, Any], report_path: str = "report.json") -> 
         out.append("<h2>Errors</h2><ul>")
         out += [f"<li>{escape(name)}: <code>{escape(str(e))}</code></li>" for name, e in errors]
         out += [
-            f"<li>{escape(f['file'] + '::' + f['qualname'])} ({escape(f['status'])}): "
+            f"<li>{escape(_key_text(f))} ({escape(f['status'])}): "
             f"<code>{escape(f['error'] or '')}</code></li>"
             for f in failed
         ]

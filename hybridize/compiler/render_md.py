@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.compiler.headline import failure_text, headline
 from hybridize.compiler.outcomes import (
     APPLY,
@@ -153,7 +154,7 @@ def render_markdown(report: Mapping[str, Any], report_path: str = "report.json")
         if function["argument_sets"]:
             source += f" ×{function['argument_sets']}"
         lines.append(
-            f"| {_escape(_project_name(report, function))} | `{function['file']}::{_escape(name)}` | "
+            f"| {_escape(_project_name(report, function))} | `{FunctionKey(function['file'], _escape(name))}` | "
             f"{framework_cell(function)} | {source} | "
             f"{mode_cell(function, 'eager')} | {mode_cell(function, 'graph')} | "
             f"{mode_cell(function, 'xla')} | {decision_cell(function)} | "
@@ -202,7 +203,7 @@ def render_markdown(report: Mapping[str, Any], report_path: str = "report.json")
         graph_stats = graph.get("graph") or {}
         hlo = xla.get("hlo") or {}
         lines.append(
-            f"| `{function['file']}::{_escape(function['qualname'])}` | {graph.get('traces', '-')}"
+            f"| `{FunctionKey(function['file'], _escape(function['qualname']))}` | {graph.get('traces', '-')}"
             f"{' (+' + str(graph['steady_retraces']) + ' in steady state)' if graph.get('steady_retraces') else ''} | "
             f"{fmt_seconds(graph.get('trace_seconds'))} | {graph_stats.get('graph_ops', '-')} | "
             f"{fmt_seconds(xla.get('trace_seconds')) if has_mode(function, 'xla') else NOT_A_MODE} | "

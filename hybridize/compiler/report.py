@@ -37,6 +37,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.compiler.headline import failed_runs, failure_text
 from hybridize.compiler.outcomes import outcome_counts
 from hybridize.compiler.timing import geometric_mean
@@ -103,7 +104,7 @@ def function_entry(
         "project": project,
         "file": verdict["file"],
         "qualname": verdict["qualname"],
-        "key": f"{verdict['file']}::{verdict['qualname']}",
+        "key": str(FunctionKey(verdict["file"], verdict["qualname"])),
         "line": verdict["line"],
         "framework": verdict.get("framework") or "tensorflow",
         "is_hybrid": verdict["is_hybrid"],

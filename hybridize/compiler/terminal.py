@@ -16,6 +16,7 @@ from rich.progress import (
 from rich.progress import Progress as RichProgressBar
 from rich.table import Table
 
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.compiler.bench import Progress
 from hybridize.compiler.headline import failure_text, headline
 from hybridize.compiler.outcomes import (
@@ -98,7 +99,7 @@ def summary_table(report: Mapping[str, Any]) -> Table:
     several = len(report["projects"]) > 1
     names = {p["root"]: p["name"] for p in report["projects"]}
     for function in report["functions"]:
-        label = f"{function['file']}::{function['qualname']}"
+        label = str(FunctionKey(function["file"], function["qualname"]))
         if several:
             label = f"{names.get(function['project'], '')}/{label}"
         outcome = function_outcome(function)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.refactor.document import Document
 from hybridize.refactor.edits import LineEdit, unified_diff
 from hybridize.refactor.selection import TRANSFORMATION_CODES
@@ -36,7 +37,7 @@ class PlannedChange:
 
     @property
     def key(self) -> str:
-        return f"{self.file}::{self.qualname}"
+        return str(FunctionKey(self.file, self.qualname))
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}: {self.code} {self.qualname}: {self.description}"
@@ -53,7 +54,7 @@ class Notice:
     level: NoticeLevel = "skipped"
 
     def __str__(self) -> str:
-        where = f"{self.file}::{self.qualname}" if self.qualname else self.file
+        where = str(FunctionKey(self.file, self.qualname)) if self.qualname else self.file
         return f"{where}: {self.message}"
 
 

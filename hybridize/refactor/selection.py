@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+from hybridize.analyzer.summaries.keys import SEPARATOR
 from hybridize.model import FunctionVerdict
 
 TRANSFORMATION_CODES = {
@@ -60,7 +61,7 @@ def _matches(pattern: str, verdict: FunctionVerdict, codes: set[str]) -> bool:
         return any(code.startswith(prefix) for code in codes)
     if fnmatchcase(verdict.key, pattern):
         return True
-    return "::" not in pattern and fnmatchcase(verdict.file, pattern)
+    return SEPARATOR not in pattern and fnmatchcase(verdict.file, pattern)
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,11 +39,7 @@ def verified_plan(
     planned = {c.key for c in plan.changes}
 
     def replan(keys: frozenset[str]) -> RefactorPlan:
-        functions = tuple(
-            v
-            for v in result.functions
-            if f"{v.file}::{v.qualname}" not in planned or f"{v.file}::{v.qualname}" in keys
-        )
+        functions = tuple(v for v in result.functions if v.key not in planned or v.key in keys)
         return project.plan(dataclasses.replace(result, functions=functions))
 
     if not plan.changes:

@@ -42,7 +42,8 @@ class Outcome:
 
 
 def test_file_of(nodeid: str) -> str:
-    return nodeid.split("::", 1)[0]
+    """The test file of a pytest node id (`tests/x.py::TestA::test_b`: not a function key)."""
+    return nodeid.partition("::")[0]
 
 
 def read_outcomes(lines: Iterable[str]) -> tuple[dict[str, Outcome], dict[str, str]]:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.refactor.planned import FilePlan
 
 
@@ -34,7 +35,7 @@ class RewrittenFunction:
 
     @property
     def key(self) -> str:
-        return f"{self.file}::{self.qualname}"
+        return str(FunctionKey(self.file, self.qualname))
 
     def contains(self, line: int) -> bool:
         return self.first_line <= line <= self.end_line

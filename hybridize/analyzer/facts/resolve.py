@@ -1,14 +1,7 @@
 """Name resolution across the project: what a module-level name, an import or a base class is.
 
 Works on `ModuleSummary` values only, so it runs after the (parallel, cached) per-file phase.
-A reference (`Ref`) is one of:
-
-    ("module", relpath)        a module of the project
-    ("func", key)              a project function, by its `FunctionKey`
-    ("class", key)             a project class, by its `ClassKey`
-    ("global", relpath, name)  a module-level variable of the project
-    ("ext", "dotted.name")     something outside the project (tensorflow.keras.Model, print...)
-    ("?",)                     unknown
+What a name refers to is a `Ref`.
 
 Module lookup follows how Python finds a script's imports: the importing file's folder first,
 then each enclosing folder up to the root; a folder matches only through a `.py` file or an
@@ -44,6 +37,15 @@ from hybridize.analyzer.summaries.ir import (
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 
 Ref = tuple
+"""What a name refers to, project-wide: a plain tuple whose first element names its kind:
+
+    ("module", relpath)        a module of the project
+    ("func", key)              a project function, by its `FunctionKey`
+    ("class", key)             a project class, by its `ClassKey`
+    ("global", relpath, name)  a module-level variable of the project
+    ("ext", "dotted.name")     something outside the project (tensorflow.keras.Model, print...)
+    ("?",)                     unknown
+"""
 UNKNOWN_REF: Ref = ("?",)
 
 BUILTIN_NAMES = frozenset(dir(builtins))

@@ -13,11 +13,12 @@ argument; dictionaries (keyword cases) are skipped, their keys are not kept by t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 
-Atom = tuple  # the analysis' value atoms (see values.py); kept loose to avoid a cycle
-Atoms = frozenset
+if TYPE_CHECKING:
+    from hybridize.analyzer.facts.values import Atom, Atoms
 
 ABSL_CASES = {
     "absl.testing.parameterized.parameters": False,

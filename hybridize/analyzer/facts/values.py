@@ -1,27 +1,7 @@
 """The value vocabulary of the tensor analysis: atoms, the kinds of value a symbol may hold.
 
-Every symbolic value of the per-file summaries is evaluated to a set of *atoms*, the kinds of
-value it may hold at run time:
-
-
-    ("tensor", dtype, shape)     a TF tensor; dtype name or None, shape tuple or None
-    ("variable", dtype, shape)   a tf.Variable (also a tensor)
-    ("numpy", dtype[, shape])    a NumPy array (tensor-like as an argument); dtype or None
-    ("symbolic",)                a Keras symbolic tensor (functional API)
-    ("dataset",) ("iterator",)   tf.data datasets and their iterators
-    ("obj", role, class_key)     an object of a known role: layer, model, optimizer, loss,
-                                 metric, tape, strategy, file, logger, instance (project class)
-    ("lit", type, value)         a Python literal (value None when computed)
-    ("seq", kind, atoms)         a list/tuple/set whose elements are `atoms`
-    ("tup", parts, kind)         a short tuple or list display: `parts[i]` holds element i
-    ("dict", atoms)              a dict whose values are `atoms`
-    ("func", key) ("method", key) ("class", key) ("module", relpath) ("ext", dotted)
-    ("boundext", role, name)     a method of a framework object, e.g. tensor.numpy
-    ("ext", "lib.C()[.member]")  what a call into a library the tables do not describe gave
-                                 (`foreign_object`), where the compiler traces such code;
-                                 otherwise as unknown as ("?",), which accompanies it
-    ("python",)                  some other Python value
-    ("?",)                       unknown
+Every symbolic value of the per-file summaries is evaluated to a set of *atoms* (`Atom`),
+the kinds of value it may hold at run time.
 
 The questions asked of atoms (is it tensor-like, unknown, what are its leaves) are in
 `predicates.py`; how sets of them are kept small enough for the fixed point to be finite,
@@ -34,6 +14,32 @@ from __future__ import annotations
 from hybridize.analyzer.summaries.keys import FunctionKey
 
 Atom = tuple
+"""A kind of value a symbolic value may hold at run time: a plain tuple (no class: sets of
+them are the solver's hot path), whose first element names its kind:
+
+    ("tensor", dtype, shape)     a TF tensor; dtype name or None, shape tuple or None
+    ("variable", dtype, shape)   a tf.Variable (also a tensor)
+    ("numpy", dtype[, shape])    a NumPy array (tensor-like as an argument); dtype or None
+    ("symbolic",)                a Keras symbolic tensor (functional API)
+    ("dataset",) ("iterator",)   tf.data datasets and their iterators
+    ("obj", role, class_key)     an object of a known role: layer, model, optimizer, loss,
+                                 metric, tape, strategy, file, logger, instance; class_key
+                                 the project class (a `ClassKey`) or None
+    ("lit", type, value)         a Python literal (value None when computed)
+    ("seq", kind, atoms)         a list/tuple/set whose elements are `atoms`
+    ("tup", parts, kind)         a short tuple or list display: `parts[i]` holds element i
+    ("dict", atoms)              a dict whose values are `atoms`
+    ("func", key) ("method", key) ("class", key)
+                                 a project function, method or class, by its `FunctionKey`
+    ("module", relpath)          a project module
+    ("ext", dotted)              a name outside the project (`tensorflow.matmul`)
+    ("boundext", role, name)     a method of a framework object, e.g. tensor.numpy
+    ("ext", "lib.C()[.member]")  what a call into a library the tables do not describe gave
+                                 (`foreign_object`), where the compiler traces such code;
+                                 otherwise as unknown as ("?",), which accompanies it
+    ("python",)                  some other Python value
+    ("?",)                       unknown
+"""
 Atoms = frozenset[Atom]
 Dep = tuple[str, FunctionKey]
 """A fact an evaluation read: ("params", function), ("ret", function), ("attrs", class)."""

@@ -4,7 +4,19 @@ Summarising a file needs only that file, so summaries are computed in parallel a
 the file's content hash. Everything that needs other files (what `tf` is, which function a call
 reaches, whether an argument is a tensor) is left symbolic and solved project-wide later.
 
-Symbolic values (`Sym`) are small nested tuples, hashable and cheap to pickle:
+Symbolic values (`Sym`) are small nested tuples, hashable and cheap to pickle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from hybridize.model import Span, fast_pickling
+
+Sym = tuple
+"""A symbolic value: a small nested tuple, hashable and cheap to pickle (no class: the
+solver evaluates millions of them), whose first element names its kind:
 
     ("?",)                          unknown
     ("param", name)                 a parameter of the enclosing function
@@ -17,6 +29,7 @@ Symbolic values (`Sym`) are small nested tuples, hashable and cheap to pickle:
     ("op", operands)                arithmetic, comparison, unary op over operands
     ("op", operands, operator)      the same, where the operator matters: "matmul", "compare"
     ("iter", base)                  one element of iterating `base`
+    ("enter", base)                 what `with base as x` binds to `x`
     ("seq", kind, elements)         list/tuple/set display (a fresh object)
     ("dict", values)                dict display (a fresh object)
     ("fresh",)                      a fresh Python object of no interest (comprehension)
@@ -24,17 +37,10 @@ Symbolic values (`Sym`) are small nested tuples, hashable and cheap to pickle:
                                     `"..." % x`); `shown`, those an f-string converts with
                                     `!s` or `!r`
     ("def", qualname)               a nested function or lambda defined here
+    ("class", qualname)             a class defined here
+    ("import", source, member)      what an import inside the function binds
     ("cond", (a, b))                `a if c else b`, `a or b`
 """
-
-from __future__ import annotations
-
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-
-from hybridize.model import Span, fast_pickling
-
-Sym = tuple
 NO_SPAN = Span(1, 0, 1, 0)
 UNKNOWN: Sym = ("?",)
 
