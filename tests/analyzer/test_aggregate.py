@@ -9,10 +9,22 @@ from hybridize.analyzer.facts.atom_bounds import MAX_ATOMS, CutEntry, join_cappe
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.solver import Aggregate, Contribution, _Touched
 from hybridize.analyzer.facts.values import PYTHON, TENSOR, UNKNOWN_ATOM, WIDEN_AFTER, Atoms
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Span
 
-CALLERS = ["m.py::<module>", "m.py::a", "m.py::b", "n.py::c", "n.py::d"]
-CALLEES = ["m.py::a", "m.py::b", "n.py::c", "n.py::Model.call"]
+CALLERS = [
+    FunctionKey("m.py", "<module>"),
+    FunctionKey("m.py", "a"),
+    FunctionKey("m.py", "b"),
+    FunctionKey("n.py", "c"),
+    FunctionKey("n.py", "d"),
+]
+CALLEES = [
+    FunctionKey("m.py", "a"),
+    FunctionKey("m.py", "b"),
+    FunctionKey("n.py", "c"),
+    FunctionKey("n.py", "Model.call"),
+]
 ATOMS = [
     frozenset({("tensor", "float32", (3,))}),
     frozenset({("lit", "int", 1)}),
@@ -47,7 +59,9 @@ def random_contribution(rng: random.Random) -> Contribution:
         out.wrapped.append((wrapped, frozenset(rng.sample(["jit_compile", "reduce_retracing"], 1))))
         out.wrapper_signatures.append((wrapped, ("seq", "list", (rng.randint(0, 3),))))
     for _ in range(rng.randint(0, 2)):
-        out.attrs.append(("n.py::Model", rng.choice(["w", "dense"]), rng.choice(ATOMS)))
+        out.attrs.append(
+            (FunctionKey("n.py", "Model"), rng.choice(["w", "dense"]), rng.choice(ATOMS))
+        )
     out.returns = rng.choice(ATOMS) or frozenset({("lit", "none", None)})
     return out
 
@@ -116,21 +130,21 @@ def test_removing_a_contribution_removes_exactly_what_it_added() -> None:
     rng = random.Random(7)
     base = {caller: random_contribution(rng) for caller in CALLERS[:3]}
     extra = random_contribution(rng)
-    extra.evidence.append(("m.py::a", "only_here", ATOMS[0], True))
+    extra.evidence.append((FunctionKey("m.py", "a"), "only_here", ATOMS[0], True))
     facts = TensorFacts()
     aggregate = Aggregate(ORDER)
     touched = _Touched()
     for caller, contribution in base.items():
         aggregate.replace(caller, contribution, touched)
-    aggregate.replace("n.py::d", extra, touched)
+    aggregate.replace(FunctionKey("n.py", "d"), extra, touched)
     aggregate.publish(facts, touched)
-    assert "only_here" in facts.param_atoms["m.py::a"]
+    assert "only_here" in facts.param_atoms[FunctionKey("m.py", "a")]
     touched = _Touched()
-    aggregate.replace("n.py::d", None, touched)
+    aggregate.replace(FunctionKey("n.py", "d"), None, touched)
     changed = aggregate.publish(facts, touched)
-    assert ("params", "m.py::a") in changed
-    assert ("ret", "n.py::d") in changed
-    assert "n.py::d" not in facts.returns
+    assert ("params", FunctionKey("m.py", "a")) in changed
+    assert ("ret", FunctionKey("n.py", "d")) in changed
+    assert FunctionKey("n.py", "d") not in facts.returns
     assert snapshot(facts) == snapshot(rebuilt(base))
 
 
@@ -144,33 +158,37 @@ def test_only_facts_that_differ_are_reported_changed() -> None:
         aggregate.replace(caller, contribution, touched)
     aggregate.publish(facts, touched)
     same = _Touched()
-    aggregate.replace("m.py::b", contributions["m.py::b"], same)
+    aggregate.replace(FunctionKey("m.py", "b"), contributions[FunctionKey("m.py", "b")], same)
     assert aggregate.publish(facts, same) == set()
     different = Contribution(
-        evidence=[("n.py::c", "fresh_name", ATOMS[0], True)],
+        evidence=[(FunctionKey("n.py", "c"), "fresh_name", ATOMS[0], True)],
         returns=frozenset({("lit", "str", "changed")}),
     )
     touched = _Touched()
-    aggregate.replace("m.py::b", different, touched)
+    aggregate.replace(FunctionKey("m.py", "b"), different, touched)
     changed = aggregate.publish(facts, touched)
-    assert ("params", "n.py::c") in changed
-    assert ("ret", "m.py::b") in changed
-    untouched = {caller for caller in CALLERS if caller != "m.py::b"}
+    assert ("params", FunctionKey("n.py", "c")) in changed
+    assert ("ret", FunctionKey("m.py", "b")) in changed
+    untouched = {caller for caller in CALLERS if caller != FunctionKey("m.py", "b")}
     assert not {("ret", caller) for caller in untouched} & changed
 
 
 def test_literal_sites_keep_project_order_whatever_the_order_of_replacement() -> None:
     span = Span(1, 0, 1, 1)
-    first = Contribution(literal_sites=[("m.py::a", "x", False, span, ("lit", "int", 1))])
-    second = Contribution(literal_sites=[("m.py::a", "x", False, span, ("lit", "int", 2))])
+    first = Contribution(
+        literal_sites=[(FunctionKey("m.py", "a"), "x", False, span, ("lit", "int", 1))]
+    )
+    second = Contribution(
+        literal_sites=[(FunctionKey("m.py", "a"), "x", False, span, ("lit", "int", 2))]
+    )
     facts = TensorFacts()
     aggregate = Aggregate(ORDER)
     touched = _Touched()
-    aggregate.replace("n.py::d", second, touched)
-    aggregate.replace("m.py::<module>", first, touched)
+    aggregate.replace(FunctionKey("n.py", "d"), second, touched)
+    aggregate.replace(FunctionKey("m.py", "<module>"), first, touched)
     aggregate.publish(facts, touched)
-    callers = [site.caller for site in facts.literal_sites["m.py::a"]["x"]]
-    assert callers == ["m.py::<module>", "n.py::d"]
+    callers = [site.caller for site in facts.literal_sites[FunctionKey("m.py", "a")]["x"]]
+    assert callers == [FunctionKey("m.py", "<module>"), FunctionKey("n.py", "d")]
 
 
 def test_a_fact_cut_at_the_cap_stays_cut_in_the_widening_rounds() -> None:
@@ -179,7 +197,7 @@ def test_a_fact_cut_at_the_cap_stays_cut_in_the_widening_rounds() -> None:
     again, and the fixed point would oscillate with period two (it did on TensorFlow's own
     `python/ops`)."""
     cut: dict[CutEntry, bool] = {}
-    entry = ("params", "m.py::f", "x")
+    entry = ("params", FunctionKey("m.py", "f"), "x")
     many = {("lit", "int", i) for i in range(MAX_ATOMS)} | {TENSOR}
     first = join_capped(many, cut, entry)
     assert first == {TENSOR, UNKNOWN_ATOM}
@@ -187,7 +205,9 @@ def test_a_fact_cut_at_the_cap_stays_cut_in_the_widening_rounds() -> None:
     assert again == {TENSOR, ("numpy", "float64"), UNKNOWN_ATOM}
     assert join_capped(again | {("lit", "str", None)}, cut, entry) == again
     # a fact never cut keeps every kind
-    assert join_capped({("lit", "str", None), TENSOR}, cut, ("params", "m.py::f", "y")) == {
+    assert join_capped(
+        {("lit", "str", None), TENSOR}, cut, ("params", FunctionKey("m.py", "f"), "y")
+    ) == {
         ("lit", "str", None),
         TENSOR,
     }
@@ -195,7 +215,7 @@ def test_a_fact_cut_at_the_cap_stays_cut_in_the_widening_rounds() -> None:
 
 def test_a_fact_collapsed_to_tensor_stays_collapsed() -> None:
     cut: dict[CutEntry, bool] = {}
-    entry = ("ret", "m.py::f", "")
+    entry = ("ret", FunctionKey("m.py", "f"), "")
     tensors = {("tensor", f"dtype{i}", None) for i in range(MAX_ATOMS + 1)}
     collapsed = join_capped(tensors, cut, entry)
     assert collapsed == {TENSOR, UNKNOWN_ATOM}
@@ -209,7 +229,7 @@ def test_a_fact_collapsed_to_tensor_stays_collapsed() -> None:
 def _evidence(atoms: Atoms) -> Contribution:
     """A contribution that passes `atoms` to `m.py::a`'s `x` and returns them."""
     contribution = Contribution()
-    contribution.evidence.append(("m.py::a", "x", atoms, True))
+    contribution.evidence.append((FunctionKey("m.py", "a"), "x", atoms, True))
     contribution.returns = atoms
     return contribution
 
@@ -222,7 +242,7 @@ def test_only_the_entries_that_keep_changing_are_widened() -> None:
     aggregate.start_phase()
     steady = frozenset({("tensor", "float32", (3,))})
     wide_tensor = ("tensor", "float32", None)
-    entry = ("params", "m.py::a", "x")
+    entry = ("params", FunctionKey("m.py", "a"), "x")
     for round_ in range(1, WIDEN_AFTER + 4):
         facts.rounds = round_
         growing = frozenset({("tensor", "float32", (round_,))})
@@ -230,50 +250,52 @@ def test_only_the_entries_that_keep_changing_are_widened() -> None:
         changed: set[tuple[str, str]] = set()
         # Two publications within the round change the entry twice: one round is counted.
         for caller, atoms in (
-            ("m.py::b", growing),
-            ("m.py::b", growing | {PYTHON}),
-            ("n.py::c", steady),
+            (FunctionKey("m.py", "b"), growing),
+            (FunctionKey("m.py", "b"), growing | {PYTHON}),
+            (FunctionKey("n.py", "c"), steady),
         ):
             touched = _Touched()
             aggregate.replace(caller, _evidence(atoms), touched)
             changed |= aggregate.publish(facts, touched, within_round=unread)
         aggregate.publish_unread(facts, unread)
-        value = facts.param_atoms["m.py::a"]["x"]
+        value = facts.param_atoms[FunctionKey("m.py", "a")]["x"]
         if round_ <= WIDEN_AFTER:
             assert value == growing | {PYTHON} | steady, round_
-            assert not aggregate.wide and ("params", "m.py::a") in changed
+            assert not aggregate.wide and ("params", FunctionKey("m.py", "a")) in changed
         elif round_ == WIDEN_AFTER + 1:
             # Widened: no shapes, joined with the last value.
             assert value == {wide_tensor, PYTHON}
-            assert entry in aggregate.wide and ("ret", "m.py::b", "") in aggregate.wide
-            assert ("params", "m.py::a") in changed
+            assert (
+                entry in aggregate.wide and ("ret", FunctionKey("m.py", "b"), "") in aggregate.wide
+            )
+            assert ("params", FunctionKey("m.py", "a")) in changed
         else:
             # A new shape every round, but the widened entries no longer change.
             assert value == {wide_tensor, PYTHON}
             assert changed == set(), changed
     # The return of n.py::c never changed after the first round: it keeps its shape.
-    assert facts.returns["n.py::c"] == steady
-    assert ("ret", "n.py::c", "") not in aggregate.wide
+    assert facts.returns[FunctionKey("n.py", "c")] == steady
+    assert ("ret", FunctionKey("n.py", "c"), "") not in aggregate.wide
     # A widened entry only grows: a contribution that gives less does not shrink it.
     touched = _Touched()
-    aggregate.replace("m.py::b", _evidence(frozenset()), touched)
+    aggregate.replace(FunctionKey("m.py", "b"), _evidence(frozenset()), touched)
     facts.rounds += 1
     assert aggregate.publish(facts, touched) == set()
-    assert facts.returns["m.py::b"] == {wide_tensor, PYTHON}
-    assert facts.param_atoms["m.py::a"]["x"] == {wide_tensor, PYTHON}
+    assert facts.returns[FunctionKey("m.py", "b")] == {wide_tensor, PYTHON}
+    assert facts.param_atoms[FunctionKey("m.py", "a")]["x"] == {wide_tensor, PYTHON}
     # A new phase counts afresh, and what was widened stays widened.
     aggregate.start_phase()
     assert aggregate.changes == {} and entry in aggregate.wide
 
 
-def _widen_entry(aggregate: Aggregate, facts: TensorFacts, caller: str) -> None:
+def _widen_entry(aggregate: Aggregate, facts: TensorFacts, caller: FunctionKey) -> None:
     """Publish a new shape from `caller` to `m.py::a`'s `x` until the entry is widened."""
     for round_ in range(1, WIDEN_AFTER + 2):
         facts.rounds = round_
         touched = _Touched()
         aggregate.replace(caller, _evidence(frozenset({("tensor", "float32", (round_,))})), touched)
         aggregate.publish(facts, touched)
-    assert ("params", "m.py::a", "x") in aggregate.wide
+    assert ("params", FunctionKey("m.py", "a"), "x") in aggregate.wide
 
 
 def test_a_widened_entry_joins_widened_atoms_before_the_cap() -> None:
@@ -281,33 +303,33 @@ def test_a_widened_entry_joins_widened_atoms_before_the_cap() -> None:
     not MAX_ATOMS shapes that cut the entry to 'unknown'."""
     aggregate, facts = Aggregate(ORDER), TensorFacts()
     aggregate.start_phase()
-    _widen_entry(aggregate, facts, "m.py::b")
+    _widen_entry(aggregate, facts, FunctionKey("m.py", "b"))
     touched = _Touched()
     for i in range(MAX_ATOMS + 5):
-        caller = f"many.py::f{i}"
+        caller = FunctionKey("many.py", f"f{i}")
         aggregate.order[caller] = len(aggregate.order)
         aggregate.replace(caller, _evidence(frozenset({("tensor", "float32", (i, 7))})), touched)
     facts.rounds += 1
     aggregate.publish(facts, touched)
-    assert facts.param_atoms["m.py::a"]["x"] == {("tensor", "float32", None)}
-    assert ("params", "m.py::a", "x") not in aggregate.cut
+    assert facts.param_atoms[FunctionKey("m.py", "a")]["x"] == {("tensor", "float32", None)}
+    assert ("params", FunctionKey("m.py", "a"), "x") not in aggregate.cut
 
 
 def test_a_widened_entry_takes_what_its_contributors_add_and_keeps_what_they_drop() -> None:
     aggregate, facts = Aggregate(ORDER), TensorFacts()
     aggregate.start_phase()
-    _widen_entry(aggregate, facts, "m.py::b")
+    _widen_entry(aggregate, facts, FunctionKey("m.py", "b"))
     wide_tensor = ("tensor", "float32", None)
-    assert facts.param_atoms["m.py::a"]["x"] == {wide_tensor}
+    assert facts.param_atoms[FunctionKey("m.py", "a")]["x"] == {wide_tensor}
     for atoms, expected in (
         (frozenset({("lit", "int", 3)}), {wide_tensor, ("lit", "int", None)}),
         (frozenset({PYTHON}), {wide_tensor, ("lit", "int", None), PYTHON}),
         (frozenset(), {wide_tensor, ("lit", "int", None), PYTHON}),
     ):
         touched = _Touched()
-        aggregate.replace("n.py::c", _evidence(atoms), touched)
+        aggregate.replace(FunctionKey("n.py", "c"), _evidence(atoms), touched)
         facts.rounds += 1
         changed = aggregate.publish(facts, touched)
-        assert facts.param_atoms["m.py::a"]["x"] == expected
-        assert (("params", "m.py::a") in changed) == bool(atoms)
+        assert facts.param_atoms[FunctionKey("m.py", "a")]["x"] == expected
+        assert (("params", FunctionKey("m.py", "a")) in changed) == bool(atoms)
     assert aggregate.fresh == {}

@@ -10,6 +10,7 @@ from facts_helpers import project_result
 
 from hybridize.analyzer import budget, engine
 from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
+from hybridize.analyzer.summaries.keys import FunctionKey
 
 SOURCE = """\
 import tensorflow as tf
@@ -40,8 +41,10 @@ def test_a_runaway_verdict_is_left_undecided_and_the_rest_is_decided(
 ) -> None:
     real = engine._verdict
 
-    def verdict(index: object, facts: object, key: str, *args: object, **kwargs: object) -> object:
-        if key.endswith("::runaway"):
+    def verdict(
+        index: object, facts: object, key: FunctionKey, *args: object, **kwargs: object
+    ) -> object:
+        if key.qualname == "runaway":
             spin(30)  # a walk of every path: far past the budget
         return real(index, facts, key, *args, **kwargs)  # type: ignore[arg-type]
 
@@ -118,8 +121,8 @@ def test_a_runaway_evaluation_in_the_fixed_point_is_left_undecided(
 
     real = solver._evaluate
 
-    def evaluate(index: object, facts: object, key: str) -> object:
-        if key.endswith("::runaway"):
+    def evaluate(index: object, facts: object, key: FunctionKey) -> object:
+        if key.qualname == "runaway":
             spin(30)
         return real(index, facts, key)  # type: ignore[arg-type]
 

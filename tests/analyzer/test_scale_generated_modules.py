@@ -13,6 +13,7 @@ import pytest
 
 from hybridize.analyzer import engine
 from hybridize.analyzer.facts import frozen_state
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import FunctionVerdict
 from hybridize.project import Project, ProjectOptions
 
@@ -109,8 +110,9 @@ def module_call_walks(
 
     def counting_graph(index, facts, keys):  # type: ignore[no-untyped-def]
         # The solution is complete here: count the walks of everything after it.
-        calls = CountingList(facts.calls["gen_demo_ops.py::<module>"])
-        facts.calls["gen_demo_ops.py::<module>"] = calls
+        module_code = FunctionKey.module_code("gen_demo_ops.py")
+        calls = CountingList(facts.calls[module_code])
+        facts.calls[module_code] = calls
         counted.append(calls)
         return original(index, facts, keys)
 

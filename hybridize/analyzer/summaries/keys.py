@@ -14,6 +14,10 @@ The text form `file::qualname` is made only where a key leaves the analysis (a r
 messages): `str(key)`, read back by `FunctionKey.parse`. A qualname never contains `::`
 (identifiers, dots and `<...>` markers), so the text is split at its *last* `::`: a file
 whose name contains `::` (legal on POSIX) still round-trips.
+
+Keys sort as pairs: by file, then qualname. That is the order of their text but for a file
+named as another followed by a character below `:` (`x.py` and `x.py2.py`); where an output's
+order came from sorting the text, it still sorts by `str`.
 """
 
 from __future__ import annotations
