@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.project import Project, ProjectOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -210,7 +211,7 @@ def test_an_edit_within_one_function_reaches_only_that_function(
     check(project, "opened")
     solver = project.analysis.solver
     assert solver is not None
-    evaluations: list[str] = []
+    evaluations: list[FunctionKey] = []
     original = solver._sweep
 
     def counting(dirty: list[str], *, reuse_order: bool = False) -> list[str]:
@@ -233,8 +234,10 @@ def test_an_edit_within_one_function_reaches_only_that_function(
     assert "HY101" in _codes(project, "scale") or "HY102" in _codes(project, "scale")
     # scale is reset and solved again, and what reads its facts while they settle; shift
     # and spare read nothing scale gives and keep their evaluations.
-    assert "layers.py::scale" in evaluations
-    assert not {"layers.py::shift", "layers.py::spare"} & set(evaluations)
+    assert FunctionKey("layers.py", "scale") in evaluations
+    assert not {FunctionKey("layers.py", "shift"), FunctionKey("layers.py", "spare")} & set(
+        evaluations
+    )
     # scale, mix (the effect flows up to its caller), and, since main's code was evaluated
     # again, everything it calls: mix, norm and shift; not spare, which only its own module
     # calls (the whole module was decided again before).
@@ -244,11 +247,15 @@ def test_an_edit_within_one_function_reaches_only_that_function(
     evaluations.clear()
     project.update(root / "layers.py", LAYERS)
     check(project, "undone")
-    assert not {"layers.py::shift", "layers.py::spare"} & set(evaluations)
+    assert not {FunctionKey("layers.py", "shift"), FunctionKey("layers.py", "spare")} & set(
+        evaluations
+    )
     # A new line in scale moves every line below it: the whole module is edited.
     moved = LAYERS.replace("    return x * 2.0\n", '    print("scale")\n    return x * 2.0\n')
     evaluations.clear()
     project.update(root / "layers.py", moved)
     check(project, "scale prints, on a new line")
-    assert {"layers.py::shift", "layers.py::spare"} <= set(evaluations)
+    assert {FunctionKey("layers.py", "shift"), FunctionKey("layers.py", "spare")} <= set(
+        evaluations
+    )
     assert project.analysis.incremental_solves == 3

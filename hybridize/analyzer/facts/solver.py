@@ -780,7 +780,7 @@ class FactJournal:
             entries = getattr(touched, field_name)
             if not entries:
                 continue
-            keys = {e[0] if isinstance(e, tuple) else e for e in entries}
+            keys = {e if isinstance(e, FunctionKey) else e[0] for e in entries}
             for table_name in table_names:
                 self.note_keys(facts, table_name, keys)
 
