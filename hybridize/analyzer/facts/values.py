@@ -1,7 +1,6 @@
 """The value vocabulary of the tensor analysis: atoms, the kinds of value a symbol may hold.
 
-Every symbolic value of the per-file summaries is evaluated to a set of *atoms* (`Atom`),
-the kinds of value it may hold at run time.
+Every symbolic value of the per-file summaries is evaluated to a set of *atoms* (`Atom`).
 
 The questions asked of atoms (is it tensor-like, unknown, what are its leaves) are in
 `predicates.py`; how sets of them are kept small enough for the fixed point to be finite,
