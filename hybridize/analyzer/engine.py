@@ -709,10 +709,10 @@ TEST_FILE_PATTERNS = ("test_*.py", "*_test.py", "conftest.py")
 def is_test_code(index: ProjectIndex, key: FunctionKey) -> bool:
     """Code that only a test run executes: a test file's functions and module code, a test
     function or method, or anything defined inside one."""
-    relpath, qualname = key
+    relpath = key.file
     if any(fnmatchcase(relpath.rsplit("/", 1)[-1], p) for p in TEST_FILE_PATTERNS):
         return True
-    if qualname == "<module>":
+    if key.is_module_code:
         return False
     fn = index.function(key)
     if fn.name.startswith("test"):

@@ -54,7 +54,7 @@ from hybridize.analyzer.frameworks.shapes import (
     numpy_shape,
 )
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, ImportSummary, Param, Sym
-from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
 from hybridize.model import Span
 
 
@@ -379,7 +379,7 @@ class Evaluator:
         fn = self.fn
         if (
             name in fn.locals
-            and fn.qualname != "<module>"
+            and fn.qualname != MODULE_CODE
             and name not in fn.globals_declared
             and name not in fn.nonlocals_declared
         ):

@@ -34,7 +34,7 @@ from hybridize.analyzer.summaries.ir import (
     function_syms,
     module_imports,
 )
-from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
 
 Ref = tuple
 """What a name refers to, project-wide: a plain tuple whose first element names its kind:
@@ -151,7 +151,7 @@ class ProjectIndex:
             self._keys = [
                 FunctionKey(relpath, q)
                 for relpath, module in self.modules.items()
-                for q in ["<module>", *module.functions]
+                for q in [MODULE_CODE, *module.functions]
             ]
         return self._keys
 
@@ -163,7 +163,7 @@ class ProjectIndex:
             return found
         relpath, qualname = key
         module = self.modules[relpath]
-        found = module.module_code if qualname == "<module>" else module.functions[qualname]
+        found = module.module_code if qualname == MODULE_CODE else module.functions[qualname]
         self._function_cache[key] = found
         return found
 

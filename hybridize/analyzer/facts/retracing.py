@@ -225,7 +225,7 @@ class LiteralVariation:
     def _name(self, key: FunctionKey, name: str, depth: int) -> Value:
         fn = self.index.function(key)
         relpath = key.file
-        if name in fn.locals and fn.qualname != "<module>":
+        if name in fn.locals and not key.is_module_code:
             return self._local(key, name, depth)
         parent = fn.parent_qualname
         while parent is not None:

@@ -31,7 +31,7 @@ from hybridize.analyzer.frameworks.api_info import ApiInfo
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
 from hybridize.analyzer.frameworks.namespaces import canonical_external
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
-from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
 from hybridize.model import Finding
 
 GLOBAL_SEED_SETTERS = frozenset(name for f in FRAMEWORKS for name in f.global_seed_setters)
@@ -63,7 +63,7 @@ def global_seeding(index: ProjectIndex, facts: TensorFacts) -> GlobalSeeding | N
     setters = per_function(facts, "global_seed_setters", _seed_setter)
     for relpath in sorted({key.file for key in setters} & index.modules.keys()):
         module = index.modules[relpath]
-        for qualname in ["<module>", *module.functions]:
+        for qualname in [MODULE_CODE, *module.functions]:
             found = setters.get(FunctionKey(relpath, qualname))
             if found is not None:
                 return GlobalSeeding(f"`{_display(found[0])}`", relpath, found[1])
