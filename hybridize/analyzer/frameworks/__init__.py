@@ -33,6 +33,8 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from fnmatch import fnmatchcase
 
+from hybridize.analyzer.facts.values import Atom
+
 from . import framework as framework_module
 from . import higher_order, methods, numpy_rules, output_shapes, python_stdlib
 from ._tables import ApiTable, Entry, numpy_table
@@ -51,7 +53,7 @@ from .api_info import (
 from .framework import api_owner, framework_of_api
 from .members import behaviour_of, shared_member
 from .namespaces import namespace_of, normalise
-from .shapes import Atom, Shape, tensor_dtype
+from .shapes import Shape, tensor_dtype
 
 __all__ = [
     "EFFECTS",

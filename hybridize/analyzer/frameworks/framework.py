@@ -26,6 +26,8 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from hybridize.analyzer.facts.values import Atom
+
 from . import (
     members,
     tensorflow_api,
@@ -39,7 +41,7 @@ from ._tables import ApiTable, literal_order_table, tensorflow_table, torch_tabl
 from .api_info import ApiInfo
 from .members import OwnMembers
 from .output_shapes import OUTPUT_SHAPES, OutputShape
-from .shapes import Atom, Shape
+from .shapes import Shape
 
 T = TypeVar("T")
 

@@ -10,11 +10,8 @@ unknown (`None`), which is sound: an unknown axis only makes a signature less sp
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    # Annotations only: the rules of the frameworks sit below the facts that evaluate them.
-    from hybridize.analyzer.facts.values import Atom
+from hybridize.analyzer.facts.values import Atom
 
 TF_DTYPES = frozenset(
     {

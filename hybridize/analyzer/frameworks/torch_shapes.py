@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from .shapes import Atom, Shape, argument, literal_ints, one_shape, shapes_of
+from hybridize.analyzer.facts.values import Atom
+
+from .shapes import Shape, argument, literal_ints, one_shape, shapes_of
 
 Rule = Callable[[Sequence[frozenset[Atom]], Mapping[str, frozenset[Atom]]], Shape]
 
