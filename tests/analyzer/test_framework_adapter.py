@@ -27,6 +27,7 @@ from hybridize.analyzer.frameworks.framework import (
 from hybridize.analyzer.frameworks.members import OwnMembers, table_returns
 from hybridize.analyzer.frameworks.tensorflow_rules import is_tensorflow_package
 from hybridize.analyzer.summaries.file_summaries import summarize_text
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.output.report_schema import FRAMEWORKS as REPORT_FRAMEWORKS
 
 
@@ -244,9 +245,9 @@ def test_a_third_framework_is_served_without_editing_core_modules(monkeypatch):
     assert tensor_spec(ones, [], {}) == ("float32", (7,))
     source = "import toy\n\ndef f():\n    y = toy.ones(3)\n    return y.brightness\n"
     index = ProjectIndex({"main.py": summarize_text("main.py", source)})
-    assert index.function_framework("main.py::f") is TOY
-    evaluator = Evaluator(index, TensorFacts(), "main.py::f")
-    (y,) = evaluator.eval(index.function("main.py::f").locals["y"][0])
+    assert index.function_framework(FunctionKey("main.py", "f")) is TOY
+    evaluator = Evaluator(index, TensorFacts(), FunctionKey("main.py", "f"))
+    (y,) = evaluator.eval(index.function(FunctionKey("main.py", "f")).locals["y"][0])
     assert y == ("tensor", "float32", (7,))
     assert evaluator.attribute(y, "brightness") == frozenset({PYTHON})
     # The same read in TensorFlow code: an attribute its tables do not know.
@@ -256,7 +257,7 @@ def test_a_third_framework_is_served_without_editing_core_modules(monkeypatch):
 def _tensorflow_evaluator() -> Evaluator:
     source = "import tensorflow as tf\n\ndef f():\n    return tf.zeros(3)\n"
     index = ProjectIndex({"main.py": summarize_text("main.py", source)})
-    return Evaluator(index, TensorFacts(), "main.py::f")
+    return Evaluator(index, TensorFacts(), FunctionKey("main.py", "f"))
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=lambda f: f.name)
