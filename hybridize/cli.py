@@ -1,7 +1,9 @@
 """The `hybridize` command line: a thin click layer over the library.
 
-Exit status: 0 when the command ran (whatever the verdicts), 1 when `--fail-on-refactorable`
-(analyze) finds something to change, 2 on a usage or tool error.
+Exit status (`hybridize --help` lists it, README "Exit codes"): 0 when the command ran
+(whatever the verdicts), 1 when `--fail-on-refactorable` (analyze) finds a proposed change or
+`refactor --check` something to change, 2 on a usage or tool error, 3 when `refactor --verify`
+cannot judge (the command fails on the unchanged project).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ Examples:
   hybridize analyze src/                      # text report for a project
   hybridize analyze train.py --format json    # the JSON report (docs/report-format.md)
   hybridize analyze . --format sarif > h.sarif
-  hybridize analyze . --fail-on-refactorable  # CI: exit 1 if a function could be compiled
+  hybridize analyze . --fail-on-refactorable  # CI: exit 1 if a change is proposed
 """
 
 
@@ -53,6 +55,16 @@ Examples:
   hybridize refactor src/ --diff              # show the decorators it would add or remove
   hybridize explain HY101                     # what a finding code means
   hybridize checks                            # every finding code
+
+\b
+Exit codes:
+  0  the command ran, whatever the verdicts (bench: whatever it measured)
+  1  analyze --fail-on-refactorable: a change is proposed (what `refactor` makes by
+     default; never with --exit-zero); refactor --check: something would change (or did,
+     with --apply); refactor: a planned file could not be written
+  2  usage or tool error: no such path, a bad option or configuration, an unknown code
+  3  refactor --verify/--verify-entry: the command fails or times out on the unchanged
+     project (nothing written)
 """,
 )
 @click.version_option(__version__, prog_name="hybridize")
@@ -77,7 +89,9 @@ def main() -> None:
 @click.option("--no-cache", is_flag=True, help="Ignore and do not update the summary cache.")
 @click.option("--verbose", "-v", is_flag=True, help="Text format: list every function.")
 @click.option(
-    "--fail-on-refactorable", is_flag=True, help="Exit 1 if any function is refactorable."
+    "--fail-on-refactorable",
+    is_flag=True,
+    help="Exit 1 if a change is proposed (what `hybridize refactor` makes by default).",
 )
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 when the analysis ran.")
 @JOBS_OPTION
@@ -98,6 +112,7 @@ def analyze(
     from hybridize.analyzer.summaries.sources import read_project
     from hybridize.config import Config, ConfigError, load_config
     from hybridize.output.report_cache import ReportRequest, kept_report, report_key
+    from hybridize.project import ProjectOptions
 
     started = time.perf_counter()
     try:
@@ -108,9 +123,12 @@ def analyze(
     except ConfigError:
         config = Config()
     report = renderer(output_format)
-    style = ReportStyle(color=report.colors(), verbose=verbose)
+    # What the report proposes is what `hybridize refactor` makes with the same configuration.
+    selection = ProjectOptions.from_config(config).selection
+    style = ReportStyle(color=report.colors(), verbose=verbose, selection=selection)
     fail = fail_on_refactorable and not exit_zero
     sources = read_project(path)
+    _note_empty_project(path, sources)
     cache = None if no_cache else SummaryCache.open()
     key = None
     if cache is not None and cache.usable:
@@ -127,7 +145,7 @@ def analyze(
             _emit(kept.body, encoding)
             seconds = time.perf_counter() - started
             _emit(report.summary_tail(kept.totals, seconds, style), encoding)
-            if fail and kept.totals.refactorable:
+            if fail and kept.totals.proposed:
                 sys.exit(1)
             return
     _analyze_and_report(
@@ -135,9 +153,19 @@ def analyze(
         config,
         cache,
         key,
-        _AnalyzeRequest(report, style, infer_input_signatures, jobs),
+        _AnalyzeRequest(report, style, infer_input_signatures, jobs, started),
         fail,
     )
+
+
+def _note_empty_project(path: Path, sources: ProjectSources) -> None:
+    """A one-line note on stderr when PATH is not what a project is made of (a folder with no
+    Python file, a file not named `.py`): the report alone would look like a clean project."""
+    if path.is_dir():
+        if not sources.files and not sources.folder_errors:
+            click.echo(f"note: {path} holds no Python file (.py): nothing to analyse", err=True)
+    elif path.suffix not in (".py", ".pyi"):
+        click.echo(f"note: {path} is not named .py: read as Python source", err=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,6 +174,8 @@ class _AnalyzeRequest:
     style: ReportStyle
     infer_input_signatures: bool
     jobs: int | None
+    started: float
+    """`time.perf_counter()` when the command started: the summary states this run's time."""
 
 
 def _analyze_and_report(
@@ -158,6 +188,8 @@ def _analyze_and_report(
 ) -> None:
     """`analyze` of a project whose report is not kept: analyse, write the report, keep it
     (under `key`) for the next run on the same files."""
+    import time
+
     from hybridize.output.report_cache import ReportKeeper
     from hybridize.output.summary import ReportTotals
     from hybridize.project import Project, ProjectOptions
@@ -174,7 +206,7 @@ def _analyze_and_report(
     report = request.report
     if report.states_refactoring:
         result = dataclasses.replace(result, refactored_files=project.plan().refactored_files())
-    totals = ReportTotals.of(result)
+    totals = ReportTotals.of(result, request.style.selection)
     keeper = ReportKeeper.open(cache, key) if cache is not None and key is not None else None
     encoding = report.encoding()
     pieces = report.body(result, __version__, request.style)
@@ -187,14 +219,15 @@ def _analyze_and_report(
         if keeper is not None:
             keeper.discard()
         raise
-    _emit(report.summary_tail(totals, result.seconds, request.style), encoding)
+    seconds = time.perf_counter() - request.started
+    _emit(report.summary_tail(totals, seconds, request.style), encoding)
     if keeper is not None:
         keeper.finish(totals)
         assert cache is not None
         for warning in cache.warnings:
             if warning not in project.warnings:
                 click.echo(f"warning: {warning}", err=True)
-    if fail and totals.refactorable:
+    if fail and totals.proposed:
         sys.exit(1)
 
 
@@ -426,6 +459,13 @@ def refactor(
         click.echo(f"warning: {warning}", err=True)
     for error in result.errors:
         click.echo(f"skipped {error.file}: {error.message}", err=True)
+    if not result.functions and not result.errors:
+        from hybridize.analyzer.summaries.sources import read_project
+
+        _note_empty_project(path, read_project(path))
+    if selection.select and not any(selection.matches(v) for v in result.functions):
+        patterns = ", ".join(selection.select)
+        click.echo(f"note: --select {patterns} matches no function of {path}", err=True)
     if from_bench is not None:
         from hybridize.refactor.measured import keep_measured_wins
 

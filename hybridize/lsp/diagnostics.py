@@ -4,8 +4,11 @@
   `@tf.function`), Warning for HY011 (remove it) and HY012 (reconfigure it), with the verdict's
   own one-line reason (and the assumption of a speculative verdict). Only what the plan changes
   is reported, so `--select`/`--ignore` settings and `# hybridize: ignore` silence it.
-- With hints on, a blocked candidate's findings (a function that could take tensors but fails,
-  see `blocking_findings`) are Hints on the lines that cause them.
+- With hints on, the findings of a blocked function that does tensor work (the report's
+  "blocked" section, `triage.is_blocked_tensor_work`) are Hints on the lines that cause them.
+
+What the plan changes is what `Selection.proposes` picks, the one definition the reports and
+`hybridize refactor` share: the editor proposes what the command line proposes.
 
 Every diagnostic's code links to that code's documentation (`codeDescription.href`), see
 `docs`.
@@ -20,6 +23,7 @@ from lsprotocol import types
 from hybridize.lsp.docs import CodeDocs
 from hybridize.lsp.positions import Lines
 from hybridize.model import Finding, FunctionVerdict, Span
+from hybridize.output.triage import blocking_findings, is_blocked_tensor_work
 from hybridize.project import FileResult
 from hybridize.refactor.selection import TRANSFORMATION_CODES
 
@@ -45,17 +49,6 @@ def name_span(verdict: FunctionVerdict, lines: Lines) -> Span:
     return Span(line, match.start(1), line, match.end(1))
 
 
-def blocking_findings(verdict: FunctionVerdict) -> list[Finding]:
-    """The findings that keep a function from its transformation: every finding of an eager
-    function that stays eager; for an existing `@tf.function`, its warnings and errors (an
-    informational "keep it" does not block anything)."""
-    if verdict.passes:
-        return []
-    if verdict.is_hybrid:
-        return [f for f in verdict.findings if f.severity in ("warning", "error")]
-    return list(verdict.findings)
-
-
 def file_diagnostics(
     found: FileResult, lines: Lines, docs: CodeDocs, *, hints: bool
 ) -> list[types.Diagnostic]:
@@ -65,7 +58,7 @@ def file_diagnostics(
     for verdict in found.verdicts:
         if verdict.qualname in planned and verdict.transformation in TRANSFORMATION_CODES:
             out.append(_transformation(verdict, lines, docs))
-        elif hints and verdict.has_tensor_parameter is not False:
+        elif hints and is_blocked_tensor_work(verdict):
             out.extend(_hint(verdict, f, lines, docs) for f in blocking_findings(verdict))
     out.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code)))
     return out

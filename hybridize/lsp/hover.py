@@ -6,10 +6,11 @@ from __future__ import annotations
 from lsprotocol import types
 
 from hybridize.analyzer.decisions.decide import SAFETY_FACTS
-from hybridize.lsp.diagnostics import blocking_findings, name_span
+from hybridize.lsp.diagnostics import name_span
 from hybridize.lsp.positions import Lines
 from hybridize.model import FunctionVerdict, ParamReport, SpecTree, TensorSpec, Tristate
 from hybridize.output.text_report import verdict_text
+from hybridize.output.triage import blocking_findings
 from hybridize.project import FileResult
 
 FACTS = (

@@ -24,6 +24,7 @@ from hybridize.model import (
     TensorSpec,
 )
 from hybridize.output.summary import ReportTotals, json_summary_tail, summary_json
+from hybridize.refactor.selection import Selection
 
 SCHEMA_VERSION = 1
 """Bumped only on an incompatible change of the report; adding a field does not bump it."""
@@ -84,6 +85,7 @@ FUNCTION_KEYS: tuple[str, ...] = (
     "findings",
     "benefit",
     "benefit_reasons",
+    "proposed",
 )
 DECORATOR_ARG_KEYS: tuple[str, ...] = DECORATOR_ARG_NAMES
 SPEC_KEYS: tuple[str, ...] = ("spec", "dtype", "shape")
@@ -98,7 +100,15 @@ FINDING_KEYS: tuple[str, ...] = (
     "end_line",
     "end_column",
 )
-SUMMARY_KEYS: tuple[str, ...] = ("functions", "candidates", "refactorable", "seconds")
+SUMMARY_KEYS: tuple[str, ...] = (
+    "functions",
+    "candidates",
+    "refactorable",
+    "seconds",
+    "proposed",
+    "low_benefit",
+    "blocked",
+)
 
 # Function fields copied verbatim from the model (scalars, tristates, strings). Everything else in
 # FUNCTION_KEYS needs a conversion and is handled by name in `_function_to_json`.
@@ -112,6 +122,7 @@ _PLAIN_FUNCTION_KEYS: frozenset[str] = frozenset(FUNCTION_KEYS) - {
     "params",
     "findings",
     "benefit_reasons",
+    "proposed",
 }
 
 
@@ -162,8 +173,9 @@ def _finding_to_json(finding: Finding) -> dict[str, Any]:
     }
 
 
-def _function_to_json(verdict: FunctionVerdict) -> dict[str, Any]:
+def _function_to_json(verdict: FunctionVerdict, selection: Selection) -> dict[str, Any]:
     converted: dict[str, Any] = {
+        "proposed": selection.proposes(verdict),
         "failures": list(verdict.failures),
         "has_errors": verdict.has_errors,
         "assumptions": list(verdict.assumptions),
@@ -184,17 +196,26 @@ def _error_to_json(error: FileError) -> dict[str, str]:
     return {"file": error.file, "message": error.message}
 
 
-def to_json_dict(result: AnalysisResult, version: str) -> dict[str, Any]:
+def to_json_dict(
+    result: AnalysisResult, version: str, selection: Selection | None = None
+) -> dict[str, Any]:
     """The report as plain JSON values (dicts in the documented key order, lists, scalars).
 
-    `version` is the tool's version string. Functions and errors keep the order of `result`;
-    `refactored_files` is sorted by path so that the output does not depend on dict history.
+    `version` is the tool's version string; `selection` says which passing verdicts are
+    `proposed` (what `hybridize refactor` makes; default: the empty selection). Functions and
+    errors keep the order of `result`; `refactored_files` is sorted by path so that the output
+    does not depend on dict history.
     """
-    return _report(result, version, [_function_to_json(f) for f in result.functions])
+    selection = selection or Selection()
+    functions = [_function_to_json(f, selection) for f in result.functions]
+    return _report(result, version, functions, selection)
 
 
 def _report(
-    result: AnalysisResult, version: str, functions: list[dict[str, Any]]
+    result: AnalysisResult,
+    version: str,
+    functions: list[dict[str, Any]],
+    selection: Selection,
 ) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
@@ -205,18 +226,18 @@ def _report(
         "refactored_files": {
             path: result.refactored_files[path] for path in sorted(result.refactored_files)
         },
-        "summary": summary_json(ReportTotals.of(result), result.seconds),
+        "summary": summary_json(ReportTotals.of(result, selection), result.seconds),
     }
 
 
-def render_json(result: AnalysisResult, version: str) -> str:
+def render_json(result: AnalysisResult, version: str, selection: Selection | None = None) -> str:
     """The report as text: one top-level key per line, one function (error, refactored file)
     per line, non-ASCII kept as is, one trailing newline.
 
     Line-per-record keeps a report of thousands of functions readable with grep and diff, and
     lets the C encoder write each record: an indented dump goes through json's pure-Python
     encoder, four times slower on a large project."""
-    return "".join(json_chunks(result, version))
+    return "".join(json_chunks(result, version, selection))
 
 
 _encode = json.JSONEncoder(ensure_ascii=False).encode
@@ -224,24 +245,29 @@ _encode = json.JSONEncoder(ensure_ascii=False).encode
 a new one per call)."""
 
 
-def json_chunks(result: AnalysisResult, version: str) -> Iterator[str]:
+def json_chunks(
+    result: AnalysisResult, version: str, selection: Selection | None = None
+) -> Iterator[str]:
     """The text of `render_json` piece by piece, one function record at a time.
 
     A report of tens of thousands of functions (keras/src: 14k functions, 67 MB of JSON) held
     whole as JSON values, then as lines, then joined, cost more memory than the analysis that
     produced it; written as it is encoded, it never exists whole."""
-    yield from json_body_chunks(result, version)
-    yield json_summary_tail(ReportTotals.of(result), result.seconds)
+    yield from json_body_chunks(result, version, selection)
+    yield json_summary_tail(ReportTotals.of(result, selection), result.seconds)
 
 
-def json_body_chunks(result: AnalysisResult, version: str) -> Iterator[str]:
+def json_body_chunks(
+    result: AnalysisResult, version: str, selection: Selection | None = None
+) -> Iterator[str]:
     """`json_chunks` up to the report's `summary`."""
+    selection = selection or Selection()
     encode = _encode
     # A name the file system holds as undecodable bytes (a root folder, a message quoting a
     # path) would make the report invalid UTF-8: such bytes are shown as U+FFFD. Pieces end
     # between JSON values, never inside a string, so each can be shown on its own.
     yield "{\n"
-    report = _report(result, version, [])
+    report = _report(result, version, [], selection)
     del report["summary"]  # the last key
     for i, (key, value) in enumerate(report.items()):
         separator = ",\n" if i else ""
@@ -249,7 +275,7 @@ def json_body_chunks(result: AnalysisResult, version: str) -> Iterator[str]:
             yield f"{separator}  {encode(key)}: [\n"
             for j, verdict in enumerate(result.functions):
                 joint = ",\n" if j else ""
-                yield display_name(f"{joint}    {encode(_function_to_json(verdict))}")
+                yield display_name(f"{joint}    {encode(_function_to_json(verdict, selection))}")
             yield "\n  ]"
         elif isinstance(value, list) and value:
             items = ",\n".join(f"    {encode(item)}" for item in value)

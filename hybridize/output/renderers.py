@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from hybridize.model import AnalysisResult
     from hybridize.output.summary import ReportTotals
+    from hybridize.refactor.selection import Selection
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,9 @@ class ReportStyle:
     color: bool = False
     verbose: bool = False
     """Text: list every function, not only those with something to say."""
+    selection: Selection | None = None
+    """Which changes the report proposes: those `hybridize refactor` makes with this selection
+    (`Selection.proposes`; None: the empty selection)."""
 
 
 class Renderer(ABC):
@@ -75,7 +79,9 @@ class TextRenderer(Renderer):
     def body(self, result: AnalysisResult, version: str, style: ReportStyle) -> Iterable[str]:
         from hybridize.output.text_report import text_body
 
-        return [text_body(result, color=style.color, verbose=style.verbose)]
+        return [
+            text_body(result, color=style.color, verbose=style.verbose, selection=style.selection)
+        ]
 
     def summary_tail(self, totals: ReportTotals, seconds: float, style: ReportStyle) -> str:
         from hybridize.output.summary import text_summary_line
@@ -93,7 +99,7 @@ class JsonRenderer(Renderer):
     def body(self, result: AnalysisResult, version: str, style: ReportStyle) -> Iterable[str]:
         from hybridize.output.json_report import json_body_chunks
 
-        return json_body_chunks(result, version)
+        return json_body_chunks(result, version, style.selection)
 
     def summary_tail(self, totals: ReportTotals, seconds: float, style: ReportStyle) -> str:
         from hybridize.output.summary import json_summary_tail
@@ -111,7 +117,7 @@ class SarifRenderer(Renderer):
         from hybridize.output.sarif import SarifRule, render_sarif
 
         rules: list[SarifRule] = [(c.code, c.name, c.summary, None) for c in registry().values()]
-        return [render_sarif(result, version, rules)]
+        return [render_sarif(result, version, rules, selection=style.selection)]
 
     def summary_tail(self, totals: ReportTotals, seconds: float, style: ReportStyle) -> str:
         return ""  # SARIF states no summary

@@ -75,7 +75,9 @@ def kept_report(cache: SummaryCache, key: str) -> KeptReport | None:
     body, newline, totals = data.rpartition(b"\n")
     try:
         counts = json.loads(totals)
-        if not newline or not (isinstance(counts, list) and len(counts) == 4):
+        if not newline or not (
+            isinstance(counts, list) and len(counts) == len(ReportTotals._fields)
+        ):
             return None
         if not all(type(count) is int for count in counts):
             return None

@@ -152,6 +152,7 @@ REPORT_JSON_SCHEMA: dict[str, Any] = {
                 "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"}},
                 "benefit": {"enum": ["high", "low", "none", None]},
                 "benefit_reasons": {"type": "array", "items": {"type": "string"}},
+                "proposed": {"type": "boolean"},
             }
         ),
         "summary": _closed_object(
@@ -160,6 +161,9 @@ REPORT_JSON_SCHEMA: dict[str, Any] = {
                 "candidates": _INT,
                 "refactorable": _INT,
                 "seconds": {"type": "number"},
+                "proposed": _INT,
+                "low_benefit": _INT,
+                "blocked": _INT,
             }
         ),
     },

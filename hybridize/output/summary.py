@@ -13,21 +13,41 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from hybridize.model import AnalysisResult
+    from hybridize.refactor.selection import Selection
 
 BOLD = "\x1b[1m"
 RESET = "\x1b[0m"
 
 
 class ReportTotals(NamedTuple):
+    """The counts a summary states; `proposed`, `low_benefit` and `blocked` are the sizes of
+    the text report's sections (`triage.Triage`), so that the summary and the sections agree."""
+
     functions: int
     candidates: int
     refactorable: int
+    """Verdicts that pass (a transformation is safe), proposed or not."""
     errors: int
+    proposed: int = 0
+    """The changes `hybridize refactor` makes with the same selection."""
+    low_benefit: int = 0
+    """Safe changes left out as predicted not to pay (`--include-low-benefit` adds them)."""
+    blocked: int = 0
+    """Functions that do tensor work (or are compiled) and that a finding blocks."""
 
     @classmethod
-    def of(cls, result: AnalysisResult) -> ReportTotals:
+    def of(cls, result: AnalysisResult, selection: Selection | None = None) -> ReportTotals:
+        from hybridize.output.triage import Triage
+
+        triage = Triage.of_result(result, selection)
         return cls(
-            len(result.functions), result.candidates, result.refactorable, len(result.errors)
+            len(result.functions),
+            result.candidates,
+            result.refactorable,
+            len(result.errors),
+            len(triage.proposed),
+            len(triage.low_benefit),
+            len(triage.blocked),
         )
 
 
@@ -36,11 +56,13 @@ def plural(count: int, word: str) -> str:
 
 
 def summary_words(totals: ReportTotals, seconds: float) -> str:
-    """`N functions, M candidates, K refactorable, E errors in S s`."""
+    """`N functions, P proposed (L more with --include-low-benefit), B blocked, E errors in
+    S s`: the counts of the report's sections, and this run's time."""
+    low = f" ({totals.low_benefit} more with --include-low-benefit)" if totals.low_benefit else ""
     return (
         f"{plural(totals.functions, 'function')}, "
-        f"{plural(totals.candidates, 'candidate')}, "
-        f"{totals.refactorable} refactorable, "
+        f"{totals.proposed} proposed{low}, "
+        f"{totals.blocked} blocked, "
         f"{plural(totals.errors, 'error')} in {seconds:.2f} s"
     )
 
@@ -58,6 +80,9 @@ def summary_json(totals: ReportTotals, seconds: float) -> dict[str, Any]:
         "candidates": totals.candidates,
         "refactorable": totals.refactorable,
         "seconds": round(seconds, 3),
+        "proposed": totals.proposed,
+        "low_benefit": totals.low_benefit,
+        "blocked": totals.blocked,
     }
 
 

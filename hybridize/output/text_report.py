@@ -1,15 +1,18 @@
 """The terminal report (`--format text`), in the style of ruff and pyflakes.
 
-It leads with what to do: the proposed changes ranked by predicted benefit, then the blocked
-functions that do tensor work (TensorFlow or PyTorch); functions with nothing to compile only with `-v`. One
-verdict line per listed function, `path:line: qualname: verdict [tags]`, followed by the main
-benefit reason, its findings as `  path:line:col: CODE message` (columns 1-based here, as
+It leads with what to do (sections of `triage`): the proposed changes, exactly those
+`hybridize refactor` makes, ranked by predicted benefit; the safe changes predicted not to pay,
+one line each, with the flag that makes them; then the blocked functions that do tensor work
+(TensorFlow or PyTorch), ranked by predicted benefit, each with the one thing that would
+unblock its main reason (`Check.unblock`); functions with nothing to compile only with `-v`.
+One verdict line per listed function, `path:line: qualname: verdict [tags]`, followed by the
+main benefit reason, its findings as `  path:line:col: CODE message` (columns 1-based here, as
 editors and other linters expect when jumping to `path:line:col`; one line per code, the
 other lines of the same code listed after it) and its assumptions as `  assumes: ...`; then the
 files that could not be analysed as `error: file: message`, a table of findings per code and
-one summary line. Within a section functions are listed by file and line, so the output
-depends only on the result, never on analysis order.
-"""
+one summary line whose counts are the sections'. Within a section functions are listed by
+predicted benefit, file and line, so the output depends only on the result, never on analysis
+order."""
 
 from __future__ import annotations
 
@@ -25,6 +28,8 @@ from hybridize.output.summary import (
     summary_words,
     text_summary_line,
 )
+from hybridize.output.triage import Triage, main_reason
+from hybridize.refactor.selection import Selection
 
 _DIM = "\x1b[2m"
 _RED = "\x1b[31m"
@@ -56,11 +61,14 @@ def _one_line(text: str, indent: str) -> str:
 
 
 def verdict_text(verdict: FunctionVerdict) -> str:
-    """The verdict in words, without colour: `refactorable (P1, convert_to_hybrid)`,
-    `not refactorable: has_python_side_effects, is_recursive`, or `no change`."""
+    """The verdict in words, without colour: `refactorable (convert_to_hybrid)`,
+    `not refactorable: has_python_side_effects, is_recursive`, or `no change`. (The
+    precondition that passed, `passing_precondition` P1..P6 of docs/verdicts.md, is in the
+    JSON report; it tells a user nothing here.)"""
     if verdict.passes:
-        detail = [x for x in (verdict.passing_precondition, verdict.transformation) if x]
-        return f"refactorable ({', '.join(detail)})" if detail else "refactorable"
+        return (
+            f"refactorable ({verdict.transformation})" if verdict.transformation else "refactorable"
+        )
     if verdict.failures:
         return "not refactorable: " + ", ".join(verdict.failures)
     return "no change"
@@ -126,22 +134,6 @@ def _function_lines(verdict: FunctionVerdict, paint: _Painter) -> Iterable[str]:
         yield f"  {paint('assumes:', _DIM)} {_one_line(assumption, '    ')}"
 
 
-_BENEFIT_RANK = {"high": 0, None: 1, "low": 2, "none": 3}
-
-
-def _proposed(verdict: FunctionVerdict) -> bool:
-    return verdict.passes
-
-
-def _blocked_tensor_work(verdict: FunctionVerdict) -> bool:
-    """A function that does tensor work (TensorFlow or PyTorch) and may not be compiled: worth a look."""
-    return (
-        not verdict.passes
-        and bool(verdict.failures)
-        and (verdict.has_tensor_computation is True or verdict.is_hybrid)
-    )
-
-
 def _code_table(functions: Iterable[FunctionVerdict]) -> list[str]:
     """Findings per code, most frequent first: where a project's problems concentrate."""
     counts: dict[str, int] = {}
@@ -159,45 +151,95 @@ def _code_table(functions: Iterable[FunctionVerdict]) -> list[str]:
     ]
 
 
-def summary_text(result: AnalysisResult) -> str:
-    """`N functions, M candidates, K refactorable, E errors in S s`, without colour."""
-    return summary_words(ReportTotals.of(result), result.seconds)
+def summary_text(result: AnalysisResult, selection: Selection | None = None) -> str:
+    """`N functions, P proposed (L more with --include-low-benefit), B blocked, E errors in
+    S s`, without colour."""
+    return summary_words(ReportTotals.of(result, selection), result.seconds)
 
 
-def render_text(result: AnalysisResult, *, color: bool = False, verbose: bool = False) -> str:
+def render_text(
+    result: AnalysisResult,
+    *,
+    color: bool = False,
+    verbose: bool = False,
+    selection: Selection | None = None,
+) -> str:
     """The terminal report: `text_body`, then the summary line (`text_summary_line`)."""
-    totals = ReportTotals.of(result)
+    totals = ReportTotals.of(result, selection)
     summary = text_summary_line(totals, result.seconds, color=color)
-    return text_body(result, color=color, verbose=verbose) + summary
+    return text_body(result, color=color, verbose=verbose, selection=selection) + summary
 
 
-def text_body(result: AnalysisResult, *, color: bool = False, verbose: bool = False) -> str:
+def _unblock_line(verdict: FunctionVerdict, paint: _Painter) -> Iterable[str]:
+    """`  main reason: HY101 ...; to unblock: ...` of a blocked function."""
+    from hybridize.analyzer.checks import registry
+
+    reason = main_reason(verdict)
+    if reason is None:
+        return
+    check = registry().get(reason.code)
+    advice = check.unblock if check is not None else ""
+    if advice:
+        yield f"  {paint(f'to unblock ({reason.code}):', _DIM)} {_one_line(advice, '    ')}"
+
+
+def text_body(
+    result: AnalysisResult,
+    *,
+    color: bool = False,
+    verbose: bool = False,
+    selection: Selection | None = None,
+) -> str:
     """The terminal report but its summary line, leading with what to do.
 
-    First the proposed changes, ranked by predicted benefit (`high` first: what `refactor`
-    applies by default); then the blocked functions that do tensor work, with their
-    findings (one line per code); with `verbose`, every other function; then the files that
-    could not be analysed, a table of findings per code, and a blank line. `color` adds
-    ANSI styles. The output depends only on the result, never on analysis order. Ends with a
+    First the proposed changes (`triage`: exactly what `hybridize refactor` makes with
+    `selection`), ranked by predicted benefit; then the safe changes predicted not to pay,
+    one line each, with the flag that makes them; then the blocked functions that do tensor
+    work, ranked by predicted benefit, each with its findings and the one thing that would
+    unblock its main reason; with `verbose`, every other function; then the files that could
+    not be analysed, a table of findings per code, and a blank line. `color` adds ANSI
+    styles. The output depends only on the result, never on analysis order. Ends with a
     newline.
     """
     paint = _Painter(color)
     lines: list[str] = []
     functions = sorted(result.functions, key=lambda f: (f.file, f.line, f.qualname))
-    proposed = sorted(
-        (f for f in functions if _proposed(f)),
-        key=lambda f: (_BENEFIT_RANK.get(f.benefit, 1), f.file, f.line, f.qualname),
-    )
-    blocked = [f for f in functions if _blocked_tensor_work(f)]
-    others = [f for f in functions if not _proposed(f) and not _blocked_tensor_work(f)]
-    if proposed:
-        lines.append(paint(f"Proposed changes ({len(proposed)}), by predicted benefit:", BOLD))
-        for verdict in proposed:
+    triage = Triage.of(functions, selection)
+    if triage.proposed:
+        lines.append(
+            paint(
+                f"Proposed changes ({len(triage.proposed)}): what `hybridize refactor` makes, "
+                "by predicted benefit:",
+                BOLD,
+            )
+        )
+        for verdict in triage.proposed:
             lines.extend(_function_lines(verdict, paint))
-    if blocked:
-        lines.append(paint(f"Blocked functions that do tensor work ({len(blocked)}):", BOLD))
-        for verdict in blocked:
+    if triage.low_benefit:
+        lines.append(
+            paint(
+                f"Safe but predicted not to pay ({len(triage.low_benefit)}): made only with "
+                "`hybridize refactor --include-low-benefit`:",
+                BOLD,
+            )
+        )
+        for verdict in triage.low_benefit:
+            if verbose:
+                lines.extend(_function_lines(verdict, paint))
+            else:
+                lines.append(_verdict_line(verdict, paint))
+    if triage.blocked:
+        lines.append(
+            paint(
+                f"Blocked functions that do tensor work ({len(triage.blocked)}), "
+                "by predicted benefit:",
+                BOLD,
+            )
+        )
+        for verdict in triage.blocked:
             lines.extend(_function_lines(verdict, paint))
+            lines.extend(_unblock_line(verdict, paint))
+    others = triage.others
     if verbose and others:
         lines.append(paint(f"Other functions ({len(others)}):", BOLD))
         for verdict in others:

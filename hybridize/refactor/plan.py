@@ -23,7 +23,7 @@ from hybridize.model import AnalysisResult, FunctionVerdict
 from hybridize.refactor.document import Document
 from hybridize.refactor.edits import LineEdit
 from hybridize.refactor.plan_cache import PlanCache
-from hybridize.refactor.planned import TRANSFORMATIONS, FilePlan, Notice, PlannedChange
+from hybridize.refactor.planned import FilePlan, Notice, PlannedChange
 from hybridize.refactor.selection import Selection
 from hybridize.refactor.wildcards import wildcard_bindings
 from hybridize.refactor.writer import write_atomically
@@ -102,8 +102,7 @@ def plan_refactorings(
     base = project_base(result)
     by_file: dict[str, list[FunctionVerdict]] = {}
     for verdict in result.functions:
-        planned = verdict.passes and verdict.transformation in TRANSFORMATIONS
-        if planned and selection.includes(verdict):
+        if selection.proposes(verdict):
             by_file.setdefault(verdict.file, []).append(verdict)
     texts = _ProjectTexts(base, snapshot)
     outcomes: dict[str, tuple[FilePlan | None, list[Notice]]] = {}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 
 from hybridize.analyzer.summaries.keys import SEPARATOR
@@ -89,6 +89,34 @@ class Selection:
         if code_patterns and not any(_matches(p, verdict, codes) for p in code_patterns):
             return False
         return not glob_patterns or any(_matches(p, verdict, codes) for p in glob_patterns)
+
+    def matches(self, verdict: FunctionVerdict) -> bool:
+        """Whether the patterns alone (not the predicted benefit, not the verdict) pick the
+        function: a `--select` that matches no function of the project is most likely a
+        typo."""
+        return replace(self, include_low_benefit=True).includes(verdict)
+
+    def proposes(self, verdict: FunctionVerdict) -> bool:
+        """Whether `hybridize refactor` with this selection changes the function: its verdict
+        passes with a transformation, and the selection includes it.
+
+        The one definition of a *proposed* change: the planner, the reports' counts and
+        sections, `--fail-on-refactorable` and the editor's diagnostics all ask it, so that
+        what `analyze` proposes is what `refactor` makes. (A `# hybridize: ignore` comment,
+        read only when the file is planned, can still leave a proposed function alone.)
+        """
+        return (
+            verdict.passes
+            and verdict.transformation in TRANSFORMATION_CODES
+            and self.includes(verdict)
+        )
+
+    def holds_back_for_benefit(self, verdict: FunctionVerdict) -> bool:
+        """A safe change this selection leaves out only because it is predicted not to pay:
+        what `--include-low-benefit` (`include-low-benefit = true`) would add."""
+        if self.include_low_benefit or self.proposes(verdict):
+            return False
+        return replace(self, include_low_benefit=True).proposes(verdict)
 
     def unknown_codes(self, known: Iterable[str]) -> list[str]:
         """Code patterns that no known code starts with (most likely typos)."""

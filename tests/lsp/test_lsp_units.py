@@ -9,13 +9,14 @@ from lsprotocol import types
 
 from hybridize.analyzer.checks import registry
 from hybridize.analyzer.decisions.decide import SAFETY_FACTS
-from hybridize.lsp.diagnostics import blocking_findings, file_diagnostics, name_span
+from hybridize.lsp.diagnostics import file_diagnostics, name_span
 from hybridize.lsp.docs import CodeDocs
 from hybridize.lsp.hover import hover, verdict_markdown
 from hybridize.lsp.positions import Lines
 from hybridize.lsp.server import DEBOUNCE_SECONDS, analysis_delay
 from hybridize.lsp.settings import load_settings
 from hybridize.model import Finding, FunctionVerdict, Span
+from hybridize.output.triage import blocking_findings
 from hybridize.project import FileResult, ProjectOptions
 
 TEXT = "import tensorflow as tf\n\n\n@tf.function\ndef step(x):\n    print(x)\n    return x\n"

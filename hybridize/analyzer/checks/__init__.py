@@ -54,6 +54,9 @@ class Check:
     name: ClassVar[str] = ""
     severity: ClassVar[Severity] = "warning"
     summary: ClassVar[str] = ""
+    unblock: ClassVar[str] = ""
+    """One line: the one thing that would lift this finding (the gist of the docstring's
+    "Instead" section), shown next to a blocked function in the reports."""
     frameworks: ClassVar[frozenset[str]] = frozenset({TENSORFLOW.name})
     """The frameworks (`Framework.name`) whose functions this check's findings apply to."""
     EXAMPLE_FUNCTION: ClassVar[str] = "f"

@@ -54,6 +54,7 @@ class HasNoTensorParameters(Check):
     """
 
     code = "HY001"
+    unblock = "compile the function that receives the tensors (its caller or callee), not this one"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_no_tensor_parameters"
     severity = "info"

@@ -49,6 +49,7 @@ class UndeterminableTensorParameter(Check):
     """
 
     code = "HY002"
+    unblock = "add a type hint (x: tf.Tensor) or a call site, a test counts, that passes a tensor"
     frameworks = TENSORFLOW_AND_TORCH
     name = "undeterminable_tensor_parameter"
     severity = "info"

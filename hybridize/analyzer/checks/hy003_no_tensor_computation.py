@@ -41,6 +41,7 @@ class NoTensorComputation(Check):
     """
 
     code = "HY003"
+    unblock = "compile the function that runs the tensor operations, or let a compiled caller inline this helper"
     frameworks = TENSORFLOW_AND_TORCH
     name = "no_tensor_computation"
     severity = "info"

@@ -53,6 +53,7 @@ class HasCoveredCallers(Check):
     """
 
     code = "HY004"
+    unblock = "nothing here: the outermost eagerly called function is the one to compile"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_covered_callers"
     severity = "info"

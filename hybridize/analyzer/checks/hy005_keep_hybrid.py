@@ -51,6 +51,7 @@ class HasNoPrimitiveParameters(Check):
     """
 
     code = "HY005"
+    unblock = "nothing: the existing decorator is right"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_no_primitive_parameters"
     severity = "info"

@@ -53,6 +53,7 @@ class NotTensorflowCode(Check):
     """
 
     code = "HY006"
+    unblock = "compile with the running backend (model.compile(jit_compile=True)), or write it with TensorFlow ops"
     frameworks = TENSORFLOW_ONLY
     name = "not_tensorflow_code"
     severity = "info"

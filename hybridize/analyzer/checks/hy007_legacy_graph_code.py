@@ -53,6 +53,7 @@ class LegacyGraphCode(Check):
     """
 
     code = "HY007"
+    unblock = "migrate the TensorFlow 1 graph/session code to TensorFlow 2 first"
     frameworks = TENSORFLOW_ONLY
     name = "legacy_graph_code"
     severity = "info"

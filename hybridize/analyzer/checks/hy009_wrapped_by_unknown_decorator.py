@@ -48,6 +48,9 @@ class WrappedByUnknownDecorator(Check):
     """
 
     code = "HY009"
+    unblock = (
+        "compile the caller, or decorate it yourself where the outer decorator simply calls it"
+    )
     frameworks = TENSORFLOW_AND_TORCH
     name = "wrapped_by_unknown_decorator"
     severity = "info"

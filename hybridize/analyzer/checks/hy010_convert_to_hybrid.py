@@ -48,6 +48,7 @@ class ConvertToHybrid(Check):
     """
 
     code = "HY010"
+    unblock = "apply the change: hybridize refactor --apply"
     frameworks = TENSORFLOW_AND_TORCH
     name = "convert_to_hybrid"
     severity = "info"

@@ -64,6 +64,7 @@ class ConvertToEager(Check):
     """
 
     code = "HY011"
+    unblock = "remove the decorator, or pass the varying value as a tensor"
     frameworks = TENSORFLOW_AND_TORCH
     name = "convert_to_eager"
     severity = "info"

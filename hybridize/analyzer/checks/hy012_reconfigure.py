@@ -46,6 +46,9 @@ class Reconfigure(Check):
     """
 
     code = "HY012"
+    unblock = (
+        "add the inferred input_signature: hybridize refactor --infer-input-signatures --apply"
+    )
     frameworks = TENSORFLOW_ONLY
     name = "reconfigure"
     severity = "info"

@@ -45,6 +45,7 @@ class SuppliedInputSignature(Check):
     """
 
     code = "HY013"
+    unblock = "make the input_signature leave the axes that vary None"
     frameworks = TENSORFLOW_ONLY
     name = "supplied_input_signature"
     severity = "warning"

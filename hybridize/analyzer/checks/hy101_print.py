@@ -48,6 +48,7 @@ class PrintSideEffect(Check):
     """
 
     code = "HY101"
+    unblock = "use tf.print (or tf.summary), or print the returned value in the eager caller"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"

@@ -49,6 +49,7 @@ class LoggingSideEffect(Check):
     """
 
     code = "HY102"
+    unblock = "log the returned value in the eager caller, or record it with tf.summary / tf.print"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"

@@ -50,6 +50,9 @@ class IoSideEffect(Check):
     """
 
     code = "HY103"
+    unblock = (
+        "do the I/O in the eager caller with the returned values, or use tf.io / tf.summary ops"
+    )
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"

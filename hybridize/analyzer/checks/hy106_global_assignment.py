@@ -49,6 +49,7 @@ class GlobalAssignmentSideEffect(Check):
     """
 
     code = "HY106"
+    unblock = "keep the state in a tf.Variable (assign/assign_add), or return it and update it in the caller"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"

@@ -50,6 +50,7 @@ class FrameworkStateSideEffect(Check):
     """
 
     code = "HY109"
+    unblock = "configure the framework once at start-up, outside any traced function"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"

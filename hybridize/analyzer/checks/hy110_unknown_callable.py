@@ -50,6 +50,7 @@ class UndeterminableSideEffects(Check):
     """
 
     code = "HY110"
+    unblock = "choose the callable from an explicit mapping of known functions, or resolve it in eager code"
     frameworks = TENSORFLOW_AND_TORCH
     name = "undeterminable_side_effects"
     severity = "warning"

@@ -61,6 +61,9 @@ class HasPrimitiveParameters(Check):
     """
 
     code = "HY201"
+    unblock = (
+        "pass the varying value as a tensor (tf.constant(value)) so one graph serves every value"
+    )
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_primitive_parameters"
     severity = "warning"

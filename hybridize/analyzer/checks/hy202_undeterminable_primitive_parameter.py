@@ -50,6 +50,7 @@ class UndeterminablePrimitiveParameter(Check):
     """
 
     code = "HY202"
+    unblock = "convert the value to a tensor where it enters the program"
     frameworks = TENSORFLOW_AND_TORCH
     name = "undeterminable_primitive_parameter"
     severity = "warning"

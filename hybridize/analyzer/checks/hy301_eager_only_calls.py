@@ -71,6 +71,7 @@ class HasEagerOnlyCalls(Check):
     """
 
     code = "HY301"
+    unblock = "keep the computation in TensorFlow and call .numpy()/predict in the eager caller (model(x) instead of predict)"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_eager_only_calls"
     severity = "error"

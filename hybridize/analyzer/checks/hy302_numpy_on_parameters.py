@@ -54,6 +54,7 @@ class HasNumpyCallsOnParameters(Check):
     """
 
     code = "HY302"
+    unblock = "use the TensorFlow operation (tf.reduce_mean, tf.experimental.numpy) or do the NumPy work in the caller"
     frameworks = TENSORFLOW_ONLY
     name = "has_numpy_calls_on_parameters"
     severity = "error"

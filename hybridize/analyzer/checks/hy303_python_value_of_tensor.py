@@ -60,6 +60,7 @@ class PythonValueOfSymbolicTensor(Check):
     """
 
     code = "HY303"
+    unblock = "keep the value a tensor and select with tf.gather/tf.cond/tf.where, or compute it in the caller"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_eager_only_calls"
     severity = "error"

@@ -42,6 +42,7 @@ class HasInvalidNameArguments(Check):
     """
 
     code = "HY401"
+    unblock = "pass the argument by its keyword and give name= a string"
     frameworks = TENSORFLOW_ONLY
     name = "has_invalid_name_arguments"
     severity = "error"

@@ -55,6 +55,7 @@ class HasStaleVariableReads(Check):
     """
 
     code = "HY402"
+    unblock = "build the model eagerly (call it once, or model.build) before the first traced call"
     frameworks = TENSORFLOW_ONLY
     name = "has_stale_variable_reads"
     severity = "error"

@@ -50,6 +50,7 @@ class HasTensorParameterIteration(Check):
     """
 
     code = "HY403"
+    unblock = "use a vectorised operation (tf.map_fn, tf.scan) or loop over tf.range"
     frameworks = TENSORFLOW_ONLY
     name = "has_tensor_parameter_iteration"
     severity = "error"

@@ -42,6 +42,7 @@ class HasUnresolvedStaticallyReadAxes(Check):
     """
 
     code = "HY404"
+    unblock = "read dynamic sizes with tf.shape(x)[i]"
     frameworks = TENSORFLOW_ONLY
     name = "has_unresolved_statically_read_axes"
     severity = "warning"

@@ -51,6 +51,7 @@ class HasConflictingEagerDtypeCoercions(Check):
     """
 
     code = "HY405"
+    unblock = "convert the inputs to one dtype where they enter the program"
     frameworks = TENSORFLOW_ONLY
     name = "has_conflicting_eager_dtype_coercions"
     severity = "error"

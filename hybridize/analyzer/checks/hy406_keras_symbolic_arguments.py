@@ -63,6 +63,7 @@ class HasKerasSymbolicArguments(Check):
     """
 
     code = "HY406"
+    unblock = "give the layer a build(self, input_shape) that builds its sub-layers, or compile the training step instead"
     frameworks = TENSORFLOW_ONLY
     name = "has_keras_symbolic_arguments"
     severity = "error"

@@ -64,6 +64,7 @@ class HasPythonValueReturns(Check):
     """
 
     code = "HY407"
+    unblock = "return tensors (or None on every path), and leave Python-value functions eager"
     frameworks = TENSORFLOW_ONLY
     name = "has_python_value_returns"
     severity = "error"

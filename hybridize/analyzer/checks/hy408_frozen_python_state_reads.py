@@ -54,6 +54,7 @@ class HasFrozenPythonStateReads(Check):
     """
 
     code = "HY408"
+    unblock = "keep the changing state in a tf.Variable, or pass it as a tensor argument"
     frameworks = TENSORFLOW_ONLY
     name = "has_frozen_python_state_reads"
     severity = "error"

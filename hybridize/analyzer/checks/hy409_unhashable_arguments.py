@@ -58,6 +58,7 @@ class HasUnhashableArguments(Check):
     """
 
     code = "HY409"
+    unblock = "make the argument hashable by value (a frozen dataclass, a tuple), or pass the fields the function needs"
     frameworks = TENSORFLOW_ONLY
     name = "has_unhashable_arguments"
     severity = "error"

@@ -103,6 +103,9 @@ class HasLoopCarriedShapeChanges(Check):
     """
 
     code = "HY410"
+    unblock = (
+        "declare the changing dimension unknown in the loop, or collect results in a tf.TensorArray"
+    )
     frameworks = TENSORFLOW_ONLY
     name = "has_loop_carried_shape_changes"
     severity = "error"

@@ -65,6 +65,9 @@ class DrawsSeededGlobalRandom(Check):
     """
 
     code = "HY411"
+    unblock = (
+        "draw with a stateless op and an explicit seed, or from a tf.random.Generator passed in"
+    )
     frameworks = TENSORFLOW_ONLY
     name = "draws_seeded_global_random"
     severity = "error"

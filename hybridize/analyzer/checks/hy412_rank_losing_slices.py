@@ -46,6 +46,7 @@ class HasRankLosingSlices(Check):
     """
 
     code = "HY412"
+    unblock = "pass the step as a Python int, or restore the static shape (tf.ensure_shape)"
     frameworks = TENSORFLOW_ONLY
     name = "has_rank_losing_slices"
     severity = "error"

@@ -42,6 +42,7 @@ class CantApproximateRecursion(Check):
     """
 
     code = "HY502"
+    unblock = "make the calls resolvable (call concrete functions), or restructure the recursion as a loop"
     frameworks = TENSORFLOW_AND_TORCH
     name = "cant_approximate_recursion"
     severity = "warning"

@@ -42,6 +42,7 @@ class FileErrorCheck(Check):
     """
 
     code = "HY901"
+    unblock = "fix the file so that Python can import it, or exclude it from the analysed paths"
     name = "file_error"
     severity = "error"
     frameworks = ALL_FRAMEWORKS

@@ -32,6 +32,7 @@ class InternalError(Check):
     """
 
     code = "HY902"
+    unblock = "report the message with a reduced example; review the function by hand meanwhile"
     name = "internal_error"
     severity = "warning"
     frameworks = ALL_FRAMEWORKS
