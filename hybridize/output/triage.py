@@ -32,6 +32,14 @@ nobody compiles them and a finding in one (an `__init__` storing its attributes:
 lead. An existing decorator on one is still reported."""
 
 
+NOTHING_TO_GAIN = frozenset(
+    {"has_no_tensor_parameters", "no_tensor_computation", "has_covered_callers", "dataset_builder"}
+)
+"""Failures (HY001, HY003, HY004, HY008) that say compiling the function would gain nothing
+even if every hazard were lifted: such a function (a `main` that makes tensors, a helper every
+caller already compiles) is no lead, whatever else blocks it."""
+
+
 def blocking_findings(verdict: FunctionVerdict) -> list[Finding]:
     """The findings that keep a function from its transformation: every finding of an eager
     function that stays eager; for an existing `@tf.function`, its warnings and errors (an
@@ -45,13 +53,16 @@ def blocking_findings(verdict: FunctionVerdict) -> list[Finding]:
 
 def is_blocked_tensor_work(verdict: FunctionVerdict) -> bool:
     """A function worth a look although nothing is proposed for it: it does tensor work (or is
-    already compiled), is not a constructor, and a finding blocks it."""
+    already compiled), is not a constructor, would gain from compiling (`NOTHING_TO_GAIN`),
+    and a finding blocks it."""
     if verdict.passes or not verdict.failures:
         return False
     if not verdict.is_hybrid:
         if verdict.has_tensor_computation is not True:
             return False
         if verdict.qualname.rsplit(".", 1)[-1] in NEVER_COMPILED:
+            return False
+        if NOTHING_TO_GAIN.intersection(verdict.failures):
             return False
     return bool(blocking_findings(verdict))
 

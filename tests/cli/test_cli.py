@@ -79,14 +79,94 @@ def test_bad_format_is_a_usage_error(make_project):
     assert result.exit_code == 2
 
 
-def test_fail_on_refactorable(make_project):
-    root = make_project({"train.py": PROGRAM})
-    result = CliRunner().invoke(main, ["analyze", str(root), "--fail-on-refactorable"])
-    assert result.exit_code == 1
+HOT_PROGRAM = """\
+import tensorflow as tf
+
+
+def step(x, w):
+    y = tf.nn.relu(tf.matmul(x, w))
+    y = tf.nn.relu(tf.matmul(y, w))
+    y = tf.nn.relu(tf.matmul(y, w))
+    y = tf.nn.relu(tf.matmul(y, w))
+    return tf.reduce_sum(y * y) + tf.reduce_mean(y)
+
+
+def small(x):
+    return x + 1.0
+
+
+x = tf.ones((8, 8))
+w = tf.ones((8, 8))
+for _ in range(1000):
+    step(x, w)
+small(x)
+"""
+"""`step` pays to compile (benefit high: refactor adds it), `small` does not (benefit none)."""
+
+
+def test_fail_on_refactorable_fires_on_proposed_changes_only(make_project):
+    """The gate fires on what `refactor` would make by default: not on a safe change
+    predicted not to pay, unless the configuration includes those."""
+    projects = make_project({"cold/train.py": PROGRAM, "hot/train.py": HOT_PROGRAM})
+    cold, hot = projects / "cold", projects / "hot"  # cold: a safe change not predicted to pay
+    result = CliRunner().invoke(main, ["analyze", str(cold), "--fail-on-refactorable"])
+    assert result.exit_code == 0, result.output
+    assert "0 proposed (1 more with --include-low-benefit)" in result.output
+    for _run in range(2):  # the second run is served by the report cache
+        result = CliRunner().invoke(main, ["analyze", str(hot), "--fail-on-refactorable"])
+        assert result.exit_code == 1
     result = CliRunner().invoke(
-        main, ["analyze", str(root), "--fail-on-refactorable", "--exit-zero"]
+        main, ["analyze", str(hot), "--fail-on-refactorable", "--exit-zero"]
     )
     assert result.exit_code == 0
+    (cold / "pyproject.toml").write_text("[tool.hybridize]\ninclude-low-benefit = true\n")
+    result = CliRunner().invoke(main, ["analyze", str(cold), "--fail-on-refactorable"])
+    assert result.exit_code == 1
+    assert "1 proposed, " in result.output
+
+
+def test_analyze_proposes_what_refactor_makes_and_nothing_after_apply(make_project):
+    root = make_project({"train.py": HOT_PROGRAM})
+    report = json.loads(CliRunner().invoke(main, ["analyze", str(root), "--format", "json"]).output)
+    assert [f["qualname"] for f in report["functions"] if f["proposed"]] == ["step"]
+    assert (report["summary"]["proposed"], report["summary"]["low_benefit"]) == (1, 1)
+    diff = CliRunner().invoke(main, ["refactor", str(root), "--check"])
+    assert diff.exit_code == 1
+    assert "1 function in 1 file would change" in diff.output
+    applied = CliRunner().invoke(main, ["refactor", str(root), "--apply"])
+    assert applied.exit_code == 0, applied.output
+    text = CliRunner().invoke(main, ["analyze", str(root), "--fail-on-refactorable"])
+    assert text.exit_code == 0, text.output
+    assert "0 proposed (1 more with --include-low-benefit)" in text.output.splitlines()[-1]
+
+
+def test_nothing_to_analyse_is_said_on_stderr(make_project, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for command in ("analyze", "refactor"):
+        result = CliRunner().invoke(main, [command, str(empty)])
+        assert result.exit_code == 0
+        assert f"note: {empty} holds no Python file (.py): nothing to analyse" in result.stderr
+    notes = tmp_path / "notes.txt"
+    notes.write_text("just words\n")
+    result = CliRunner().invoke(main, ["analyze", str(notes)])
+    assert result.exit_code == 0
+    assert f"note: {notes} is not named .py: read as Python source" in result.stderr
+    root = make_project({"train.py": HOT_PROGRAM})
+    quiet = CliRunner().invoke(main, ["analyze", str(root)])
+    assert "note:" not in quiet.stderr
+    nothing = CliRunner().invoke(main, ["refactor", str(root), "--select", "nope*"])
+    assert nothing.exit_code == 0
+    assert f"note: --select nope* matches no function of {root}" in nothing.stderr
+    some = CliRunner().invoke(main, ["refactor", str(root), "--select", "*::step"])
+    assert "note:" not in some.stderr
+
+
+def test_help_states_every_exit_code():
+    text = CliRunner().invoke(main, ["--help"]).output
+    section = text[text.index("Exit codes:") :]
+    for code in ("0", "1", "2", "3"):
+        assert f"\n  {code}  " in section
 
 
 def test_explain_and_checks():

@@ -351,7 +351,7 @@ async def test_hover_outside_the_project_and_debouncing(
 
     over_total = await hover_at(uri, 5, 6)
     assert over_total is not None and isinstance(over_total.contents, types.MarkupContent)
-    assert "refactorable (P1, convert_to_hybrid)" in over_total.contents.value
+    assert "refactorable (convert_to_hybrid)" in over_total.contents.value
     assert "- takes tensors: yes" in over_total.contents.value
     assert "`x`: tensor yes (float32 (2))" in over_total.contents.value
     over_report = await hover_at(uri, 9, 5)

@@ -54,7 +54,12 @@ def test_hints_only_when_asked_and_only_blocking(tmp_path: Path) -> None:
     found = FileResult(
         "m.py",
         TEXT,
-        (verdict(finding("HY005", "info"), finding("HY101", "error", 6), hybrid=True),),
+        (
+            replace(
+                verdict(finding("HY005", "info"), finding("HY101", "error", 6), hybrid=True),
+                failures=("has_python_side_effects",),
+            ),
+        ),
         None,
         None,
         (),
@@ -190,3 +195,20 @@ def test_the_heap_is_frozen_after_a_solve_from_scratch_and_collected_whole_later
         assert kept.collection_due
     finally:
         gc.unfreeze()
+
+
+def test_hints_only_for_the_reports_blocked_functions(tmp_path: Path) -> None:
+    """A function the report does not list as blocked (nothing to gain: no tensor parameter)
+    gets no hint; the same finding on a blocked function that does tensor work does."""
+    printed = finding("HY101", "error", 6)
+    eager = replace(
+        verdict(printed, hybrid=False),
+        has_tensor_computation=True,
+        failures=("has_python_side_effects",),
+    )
+    no_gain = replace(eager, failures=("has_no_tensor_parameters", "has_python_side_effects"))
+    docs = CodeDocs(tmp_path)
+    for shown, expected in ((eager, ["HY101"]), (no_gain, [])):
+        found = FileResult("m.py", TEXT, (shown,), None, None, ())
+        hints = file_diagnostics(found, Lines(TEXT), docs, hints=True)
+        assert [h.code for h in hints] == expected

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from hybridize.model import AnalysisResult, Finding, Span
+from hybridize.refactor.selection import Selection
 from hybridize.output.json_report import (
     FUNCTION_KEYS,
     json_chunks,
@@ -69,6 +70,7 @@ EXPECTED_FUNCTION_KEYS = [
     "findings",
     "benefit",
     "benefit_reasons",
+    "proposed",
 ]
 EXPECTED_DECORATOR_ARG_KEYS = [
     "input_signature",
@@ -92,7 +94,15 @@ EXPECTED_FINDING_KEYS = [
 ]
 EXPECTED_PARAM_KEYS = ["name", "is_tensor", "tensor_types"]
 EXPECTED_SPEC_KEYS = ["spec", "dtype", "shape"]
-EXPECTED_SUMMARY_KEYS = ["functions", "candidates", "refactorable", "seconds"]
+EXPECTED_SUMMARY_KEYS = [
+    "functions",
+    "candidates",
+    "refactorable",
+    "seconds",
+    "proposed",
+    "low_benefit",
+    "blocked",
+]
 
 
 def _parsed(result: AnalysisResult) -> dict[str, Any]:
@@ -262,13 +272,35 @@ def test_errors_refactored_files_and_summary(result: AnalysisResult) -> None:
         "pkg/train.py": "# new train\n",
     }
     assert list(report["refactored_files"]) == ["pkg/model.py", "pkg/train.py"]  # sorted
-    # 4 functions; helper has no tensor parameter; Model.call and Model.predict pass.
+    # 4 functions; helper has no tensor parameter; Model.call and Model.predict pass (both
+    # proposed: no benefit estimate); train_step does tensor work and is blocked.
     assert report["summary"] == {
         "functions": 4,
         "candidates": 3,
         "refactorable": 2,
         "seconds": 0.413,
+        "proposed": 2,
+        "low_benefit": 0,
+        "blocked": 1,
     }
+
+
+def test_proposed_is_what_refactor_makes(result: AnalysisResult) -> None:
+    """A low-benefit addition passes but is not proposed, unless the selection includes low
+    benefit; a removal is proposed whatever its benefit; the summary counts agree."""
+    call, step, util, predict = result.functions
+    low = replace(call, benefit="low")
+    removal = replace(predict, transformation="convert_to_eager", benefit="none")
+    changed = replace(result, functions=(low, step, util, removal))
+    report = to_json_dict(changed, "1")
+    assert [f["proposed"] for f in report["functions"]] == [False, False, False, True]
+    assert report["summary"]["refactorable"] == 2
+    assert (report["summary"]["proposed"], report["summary"]["low_benefit"]) == (1, 1)
+    everything = to_json_dict(changed, "1", Selection(include_low_benefit=True))
+    assert [f["proposed"] for f in everything["functions"]] == [True, False, False, True]
+    assert (everything["summary"]["proposed"], everything["summary"]["low_benefit"]) == (2, 0)
+    ignored = to_json_dict(changed, "1", Selection(ignore=("pkg/model.py",)))
+    assert ignored["summary"]["proposed"] == 0
 
 
 def test_render_json_text_form(result: AnalysisResult) -> None:
@@ -308,7 +340,15 @@ def test_empty_result(empty_result: AnalysisResult) -> None:
         "errors": [],
         "functions": [],
         "refactored_files": {},
-        "summary": {"functions": 0, "candidates": 0, "refactorable": 0, "seconds": 0.0},
+        "summary": {
+            "functions": 0,
+            "candidates": 0,
+            "refactorable": 0,
+            "seconds": 0.0,
+            "proposed": 0,
+            "low_benefit": 0,
+            "blocked": 0,
+        },
     }
 
 

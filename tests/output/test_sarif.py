@@ -9,15 +9,18 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from hybridize.model import AnalysisResult
+from hybridize.analyzer.checks import registry
+from hybridize.model import AnalysisResult, Finding, Span
 from hybridize.output.sarif import (
     INFORMATION_URI,
     SarifRule,
     artifact_uri,
-    refactorable_message,
+    proposal_message,
     render_sarif,
     root_uri,
+    to_sarif_dict,
 )
+from hybridize.refactor.selection import Selection
 
 RULES: list[SarifRule] = [
     ("HY101", "has_python_side_effects", "Python side effect in a graph function", None),
@@ -52,9 +55,9 @@ def test_log_header_and_driver(result: AnalysisResult) -> None:
     assert log["runs"][0]["columnKind"] == "unicodeCodePoints"
 
 
-def test_rules_keep_order_help_uri_optional_and_hy000_appended(result: AnalysisResult) -> None:
+def test_rules_keep_order_and_help_uri_is_optional(result: AnalysisResult) -> None:
     rules = _run(result)["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules] == ["HY101", "HY501", "HY201", "HY000"]
+    assert [r["id"] for r in rules] == ["HY101", "HY501", "HY201"]
     assert rules[0] == {
         "id": "HY101",
         "name": "has_python_side_effects",
@@ -62,39 +65,61 @@ def test_rules_keep_order_help_uri_optional_and_hy000_appended(result: AnalysisR
     }
     assert rules[1]["helpUri"] == "https://example.org/rules/HY501"
     assert "helpUri" not in rules[2]
-    assert rules[3]["name"] == "refactorable"
 
 
-def test_supplied_hy000_is_not_duplicated(result: AnalysisResult) -> None:
-    own = ("HY000", "refactorable", "Can run as a graph", "https://example.org/HY000")
-    rules = _run(result, [own, *RULES])["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules] == ["HY000", "HY101", "HY501", "HY201"]
-    assert rules[0]["helpUri"] == "https://example.org/HY000"
-
-
-def test_one_result_per_finding_and_per_refactorable_function(result: AnalysisResult) -> None:
+def test_one_result_per_candidate_function(result: AnalysisResult) -> None:
+    """A proposed change under its transformation's code, a blocked function under its main
+    reason, nothing for the rest: never a finding and a proposal for the same function."""
     results = _run(result)["results"]
-    findings = sum(len(f.findings) for f in result.functions)
-    assert len(results) == findings + result.refactorable == 4 + 2
-    assert [r["ruleId"] for r in results] == ["HY000", "HY501", "HY101", "HY000", "HY201", "HY202"]
+    assert [r["ruleId"] for r in results] == ["HY010", "HY012", "HY101"]
+    by_code = {r["ruleId"]: r for r in results}
+    assert "HY000" not in by_code and "HY201" not in by_code  # stated by the proposal
+    assert by_code["HY101"]["message"]["text"] == (
+        "train_step cannot be compiled: print() runs only while tracing; to unblock: "
+        + registry()["HY101"].unblock
+    )
+    assert by_code["HY101"]["properties"] == {"unblock": registry()["HY101"].unblock}
 
 
-def test_levels_follow_severity(result: AnalysisResult) -> None:
+def test_results_never_outnumber_candidate_functions(result: AnalysisResult) -> None:
+    """A constructor storing many attributes, a function with nothing to gain and a
+    low-benefit addition are no results; each candidate is one result however many findings."""
+    call, step, helper, predict = result.functions
+    stores = tuple(
+        Finding("HY107", "has_python_side_effects", "error", f"stores self.w{n}", Span(n, 8, n, 9))
+        for n in range(20)
+    )
+    init = replace(step, qualname="Model.__init__", findings=stores)
+    low = replace(call, benefit="low")
+    many = replace(step, findings=stores)
+    run = _run(replace(result, functions=(init, low, helper, many, predict)))
+    results = run["results"]
+    assert [r["ruleId"] for r in results] == ["HY012", "HY107"]
+    assert len(results[1]["relatedLocations"]) == 19
+    everything = to_sarif_dict(
+        replace(result, functions=(low,)), "1", RULES, selection=Selection(include_low_benefit=True)
+    )
+    assert [r["ruleId"] for r in everything["runs"][0]["results"]] == ["HY010"]
+
+
+def test_error_only_where_a_decorator_exists(result: AnalysisResult) -> None:
     levels = {r["ruleId"]: r["level"] for r in _run(result)["results"]}
-    assert levels == {
-        "HY000": "note",
-        "HY101": "error",  # error -> error
-        "HY501": "warning",  # warning -> warning
-        "HY201": "note",  # info -> note
-        "HY202": "none",  # ok -> none
-    }
+    # An eager function blocked by an error finding breaks nothing: a note.
+    assert levels == {"HY010": "note", "HY012": "note", "HY101": "note"}
+    compiled = replace(result.functions[1], is_hybrid=True)
+    [broken] = _run(replace(result, functions=(compiled,)))["results"]
+    assert broken["level"] == "error"
+    assert broken["message"]["text"].startswith("train_step is compiled but print()")
+    warned = replace(compiled, findings=compiled.findings[:1])  # HY501, a warning
+    [warning] = _run(replace(result, functions=(warned,)))["results"]
+    assert warning["level"] == "warning"
 
 
 def test_rule_index_points_at_the_rule(result: AnalysisResult) -> None:
     run = _run(result)
     rules = run["tool"]["driver"]["rules"]
     for item in run["results"]:
-        if item["ruleId"] == "HY202":  # no descriptor supplied: no index
+        if item["ruleId"] in ("HY010", "HY012"):  # no descriptor supplied: no index
             assert "ruleIndex" not in item
         else:
             assert rules[item["ruleIndex"]]["id"] == item["ruleId"]
@@ -103,7 +128,6 @@ def test_rule_index_points_at_the_rule(result: AnalysisResult) -> None:
 def test_regions_use_one_based_columns(result: AnalysisResult) -> None:
     results = _run(result)["results"]
     print_finding = next(r for r in results if r["ruleId"] == "HY101")
-    assert print_finding["message"] == {"text": "print() runs only while tracing"}
     assert print_finding["locations"] == [
         {
             "physicalLocation": {
@@ -115,42 +139,50 @@ def test_regions_use_one_based_columns(result: AnalysisResult) -> None:
     ]
 
 
-def test_related_spans_become_related_locations(result: AnalysisResult) -> None:
-    recursion = next(r for r in _run(result)["results"] if r["ruleId"] == "HY501")
-    assert recursion["relatedLocations"] == [
+def test_other_findings_become_related_locations(result: AnalysisResult) -> None:
+    blocked = next(r for r in _run(result)["results"] if r["ruleId"] == "HY101")
+    assert blocked["relatedLocations"] == [
         {
             "id": 1,
             "physicalLocation": {
                 "artifactLocation": {"uri": "pkg/train.py", "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": 38, "startColumn": 12, "endLine": 38, "endColumn": 27},
+            },
+            "message": {"text": "HY501: train_step calls itself"},
+        },
+        {
+            "id": 2,
+            "physicalLocation": {
+                "artifactLocation": {"uri": "pkg/train.py", "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": 30, "startColumn": 5, "endLine": 30, "endColumn": 15},
             },
-        }
+            "message": {"text": "HY501: train_step calls itself"},
+        },
     ]
-    print_finding = next(r for r in _run(result)["results"] if r["ruleId"] == "HY101")
-    assert "relatedLocations" not in print_finding
 
 
-def test_refactorable_results(result: AnalysisResult) -> None:
-    notes = [r for r in _run(result)["results"] if r["ruleId"] == "HY000"]
+def test_proposal_results(result: AnalysisResult) -> None:
+    proposals = [r for r in _run(result)["results"] if r["ruleId"] in ("HY010", "HY012")]
     call = result.functions[0]
     plain = replace(call, speculative=False, assumptions=())
-    assert refactorable_message(plain) == "Model.call can be converted to a graph function (P1)"
-    assert notes[0]["message"]["text"] == (
-        "Model.call can be converted to a graph function (P1); assumes: "
+    assert proposal_message(plain) == "Model.call can be converted to a graph function"
+    assert proposals[0]["message"]["text"] == (
+        "Model.call can be converted to a graph function; assumes: "
         "`x` is assumed to be a tensor: `call` of a Keras Model receives tensors"
     )
-    assert notes[0]["locations"][0]["physicalLocation"]["region"] == {
+    assert proposals[0]["locations"][0]["physicalLocation"]["region"] == {
         "startLine": 12,
         "startColumn": 5,
         "endLine": 15,
         "endColumn": 21,
     }
-    assert notes[1]["message"]["text"] == (
-        "Model.predict can have its graph-function decorator reconfigured (P4)"
+    assert proposals[1]["message"]["text"] == (
+        "Model.predict can have its graph-function decorator reconfigured"
     )
-    eager = replace(plain, passing_precondition="P2", transformation="convert_to_eager")
-    assert (
-        refactorable_message(eager) == "Model.call can be converted back to an eager function (P2)"
+    eager = replace(plain, transformation="convert_to_eager", benefit="none")
+    eager = replace(eager, benefit_reasons=("tiny",))
+    assert proposal_message(eager) == (
+        "Model.call can be converted back to an eager function; benefit none: tiny"
     )
 
 
@@ -231,7 +263,7 @@ def test_empty_result(empty_result: AnalysisResult) -> None:
     run = _run(empty_result, [])
     assert run["results"] == []
     assert run["invocations"] == [{"executionSuccessful": True, "toolExecutionNotifications": []}]
-    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == ["HY000"]
+    assert run["tool"]["driver"]["rules"] == []
     assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": "file:///empty/"}}
 
 
