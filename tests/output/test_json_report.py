@@ -7,7 +7,6 @@ from dataclasses import replace
 from typing import Any
 
 from hybridize.model import AnalysisResult, Finding, Span
-from hybridize.refactor.selection import Selection
 from hybridize.output.json_report import (
     FUNCTION_KEYS,
     json_chunks,
@@ -15,6 +14,7 @@ from hybridize.output.json_report import (
     spec_tree_to_json,
     to_json_dict,
 )
+from hybridize.refactor.selection import Selection
 
 # Copied from the jsonc example of docs/report-format.md. The report is a public interface: a
 # change here is a change of that document.

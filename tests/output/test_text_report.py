@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from hybridize.model import AnalysisResult, Finding, Span
 from hybridize.analyzer.checks import registry
+from hybridize.model import AnalysisResult, Finding, Span
 from hybridize.output.text_report import render_text, summary_text, verdict_text
 from hybridize.refactor.selection import Selection
 
