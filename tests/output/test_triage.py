@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from hybridize.model import AnalysisResult, Finding, Span
@@ -45,3 +46,16 @@ def test_main_reason_is_the_first_failures_finding(result: AnalysisResult) -> No
     compiled_fine = replace(step, is_hybrid=True, findings=(keep,))
     assert main_reason(compiled_fine) is None
     assert not is_blocked_tensor_work(compiled_fine)  # nothing blocks a decorator that is right
+
+
+def test_every_check_says_in_one_line_what_unblocks_it() -> None:
+    """The reports show `unblock` beside a blocked function's main reason; a check that
+    applies to PyTorch functions names no TensorFlow API outside a `(TensorFlow: ...)` aside."""
+    from hybridize.analyzer.checks import registry
+
+    for code, check in registry().items():
+        assert check.unblock and "\n" not in check.unblock, code
+        assert len(check.unblock) <= 120, code
+        if "torch" in check.frameworks:
+            neutral = re.sub(r"\(TensorFlow: [^)]*\)", "", check.unblock)
+            assert "tf." not in neutral or "torch." in neutral, code  # both spelled, or neither

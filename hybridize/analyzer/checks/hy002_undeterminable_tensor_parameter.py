@@ -49,7 +49,7 @@ class UndeterminableTensorParameter(Check):
     """
 
     code = "HY002"
-    unblock = "add a type hint (x: tf.Tensor) or a call site, a test counts, that passes a tensor"
+    unblock = "add a tensor type hint (x: tf.Tensor, x: torch.Tensor) or a call site, a test counts, that passes a tensor"
     frameworks = TENSORFLOW_AND_TORCH
     name = "undeterminable_tensor_parameter"
     severity = "info"

@@ -49,7 +49,7 @@ class DatasetBuilder(Check):
     """
 
     code = "HY008"
-    unblock = "compile the step that consumes the batches; tf.data already traces the map callbacks"
+    unblock = "compile the step that consumes the batches, not the pipeline builder"
     frameworks = TENSORFLOW_AND_TORCH
     name = "dataset_builder"
     severity = "info"

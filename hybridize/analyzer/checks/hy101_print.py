@@ -48,7 +48,7 @@ class PrintSideEffect(Check):
     """
 
     code = "HY101"
-    unblock = "use tf.print (or tf.summary), or print the returned value in the eager caller"
+    unblock = "print the returned value in the eager caller (TensorFlow: or use tf.print)"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"

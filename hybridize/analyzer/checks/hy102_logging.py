@@ -49,7 +49,9 @@ class LoggingSideEffect(Check):
     """
 
     code = "HY102"
-    unblock = "log the returned value in the eager caller, or record it with tf.summary / tf.print"
+    unblock = (
+        "log the returned value in the eager caller (TensorFlow: or record it with tf.summary)"
+    )
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"

@@ -50,9 +50,7 @@ class IoSideEffect(Check):
     """
 
     code = "HY103"
-    unblock = (
-        "do the I/O in the eager caller with the returned values, or use tf.io / tf.summary ops"
-    )
+    unblock = "do the I/O in the eager caller with the returned values"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"

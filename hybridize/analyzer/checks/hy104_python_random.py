@@ -46,7 +46,7 @@ class PythonRandomSideEffect(Check):
     """
 
     code = "HY104"
-    unblock = "draw with tf.random (tf.random.uniform, a tf.random.Generator) instead of Python/NumPy random"
+    unblock = "draw with the framework's random ops (tf.random, torch.rand) instead of Python/NumPy random"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"

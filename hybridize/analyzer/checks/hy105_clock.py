@@ -46,7 +46,7 @@ class ClockSideEffect(Check):
     """
 
     code = "HY105"
-    unblock = "time the call from the eager caller, or read the clock with tf.timestamp()"
+    unblock = "time the call from the eager caller"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"

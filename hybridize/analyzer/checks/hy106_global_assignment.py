@@ -49,7 +49,7 @@ class GlobalAssignmentSideEffect(Check):
     """
 
     code = "HY106"
-    unblock = "keep the state in a tf.Variable (assign/assign_add), or return it and update it in the caller"
+    unblock = "return the value and update the global in the eager caller (TensorFlow: or keep it in a tf.Variable)"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"

@@ -55,7 +55,7 @@ class MutationSideEffect(Check):
     """
 
     code = "HY107"
-    unblock = "return the values and collect them in the eager caller, or keep the state in tf.Variables / a tf.TensorArray"
+    unblock = "return the values and collect them in the eager caller (TensorFlow: or keep the state in tf.Variables)"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"

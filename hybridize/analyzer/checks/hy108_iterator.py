@@ -45,7 +45,7 @@ class IteratorSideEffect(Check):
     """
 
     code = "HY108"
-    unblock = "advance the iterator in the eager caller and pass the element in (or feed a tf.data.Dataset)"
+    unblock = "advance the iterator in the eager caller and pass the element in"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"

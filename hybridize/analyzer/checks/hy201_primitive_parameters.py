@@ -61,9 +61,7 @@ class HasPrimitiveParameters(Check):
     """
 
     code = "HY201"
-    unblock = (
-        "pass the varying value as a tensor (tf.constant(value)) so one graph serves every value"
-    )
+    unblock = "pass the varying value as a tensor, so that one graph serves every value"
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_primitive_parameters"
     severity = "warning"

@@ -71,7 +71,9 @@ class HasEagerOnlyCalls(Check):
     """
 
     code = "HY301"
-    unblock = "keep the computation in TensorFlow and call .numpy()/predict in the eager caller (model(x) instead of predict)"
+    unblock = (
+        "keep the computation in tensors and call .numpy(), .item() or predict in the eager caller"
+    )
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_eager_only_calls"
     severity = "error"

@@ -60,7 +60,9 @@ class PythonValueOfSymbolicTensor(Check):
     """
 
     code = "HY303"
-    unblock = "keep the value a tensor and select with tf.gather/tf.cond/tf.where, or compute it in the caller"
+    unblock = (
+        "keep the value a tensor and select with tensor ops, or compute it in the eager caller"
+    )
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_eager_only_calls"
     severity = "error"

@@ -46,7 +46,7 @@ class IsRecursive(Check):
     """
 
     code = "HY501"
-    unblock = "express the repetition as a loop (tf.while_loop, a for over tf.range) or a vectorised reduction"
+    unblock = "express the repetition as a loop or a vectorised reduction"
     frameworks = TENSORFLOW_AND_TORCH
     name = "is_recursive"
     severity = "error"
