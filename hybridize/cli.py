@@ -112,7 +112,6 @@ def analyze(
     from hybridize.analyzer.summaries.sources import read_project
     from hybridize.config import Config, ConfigError, load_config
     from hybridize.output.report_cache import ReportRequest, kept_report, report_key
-    from hybridize.project import ProjectOptions
 
     started = time.perf_counter()
     try:
@@ -123,9 +122,7 @@ def analyze(
     except ConfigError:
         config = Config()
     report = renderer(output_format)
-    # What the report proposes is what `hybridize refactor` makes with the same configuration.
-    selection = ProjectOptions.from_config(config).selection
-    style = ReportStyle(color=report.colors(), verbose=verbose, selection=selection)
+    style = ReportStyle(color=report.colors(), verbose=verbose)
     fail = fail_on_refactorable and not exit_zero
     sources = read_project(path)
     _note_empty_project(path, sources)
@@ -204,12 +201,15 @@ def _analyze_and_report(
     for warning in project.warnings:
         click.echo(f"warning: {warning}", err=True)
     report = request.report
+    # What the report proposes is what `hybridize refactor` makes with the same configuration
+    # (the kept report's key holds the configuration: a report served by the cache agrees).
+    style = dataclasses.replace(request.style, selection=options.selection)
     if report.states_refactoring:
         result = dataclasses.replace(result, refactored_files=project.plan().refactored_files())
-    totals = ReportTotals.of(result, request.style.selection)
+    totals = ReportTotals.of(result, style.selection)
     keeper = ReportKeeper.open(cache, key) if cache is not None and key is not None else None
     encoding = report.encoding()
-    pieces = report.body(result, __version__, request.style)
+    pieces = report.body(result, __version__, style)
     try:
         if report.streams:
             _emit_pieces(_keeping(pieces, keeper), encoding)
@@ -220,7 +220,7 @@ def _analyze_and_report(
             keeper.discard()
         raise
     seconds = time.perf_counter() - request.started
-    _emit(report.summary_tail(totals, seconds, request.style), encoding)
+    _emit(report.summary_tail(totals, seconds, style), encoding)
     if keeper is not None:
         keeper.finish(totals)
         assert cache is not None
