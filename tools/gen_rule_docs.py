@@ -174,7 +174,11 @@ def rule_page(check: type[Check]) -> str:
     for section in parsed.sections:
         if section.title not in FRAMEWORK_SECTIONS:
             heading = SECTION_HEADINGS.get(section.title, section.title)
-            out.extend([f"## {heading}", "", markdown_body(section.lines), ""])
+            out.extend([f"## {heading}", ""])
+            if section.title == "Instead" and check.unblock:
+                # The line the reports print next to a function this finding blocks.
+                out.extend([f"In short (as the reports say it): {check.unblock}.", ""])
+            out.extend([markdown_body(section.lines), ""])
     out.extend(["## Frameworks", "", f"Applies to {frameworks_text(check)}.", ""])
     for section in parsed.sections:
         if section.title in FRAMEWORK_SECTIONS:

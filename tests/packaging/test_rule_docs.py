@@ -43,6 +43,8 @@ def test_a_page_carries_the_check_attributes_and_sections() -> None:
         titles = [s.title for s in parse_docstring(check.__doc__ or "").sections]
         assert {"What it detects", "Instead"} <= set(titles), (code, titles)
         assert "## What it detects" in page and "## How to fix" in page, code
+        if check.unblock:
+            assert f"In short (as the reports say it): {check.unblock}." in page, code
         applies_to = page.split("\n## Frameworks\n\n", 1)[1].split("\n", 1)[0]
         decorators = {"tensorflow": "`@tf.function`", "torch": "`torch.compile`"}
         for name, decorator in decorators.items():
