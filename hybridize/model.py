@@ -118,6 +118,11 @@ DECORATOR_ARG_NAMES: tuple[str, ...] = (
 """The `tf.function` parameters the report tracks, in the report's order."""
 
 
+CHECK_FACT = {"check_fact": True}
+"""Marks a field of `FunctionVerdict` that a check decides (`Check.fact`): one check per such
+field, and one such field per check that decides a fact (tests/analyzer/test_check_registry)."""
+
+
 @fast_pickling
 @dataclass(frozen=True, slots=True)
 class FunctionVerdict:
@@ -143,20 +148,20 @@ class FunctionVerdict:
     assumptions: tuple[str, ...] = ()
     status_severity: Severity = "ok"
     has_tensor_computation: Tristate = None
-    has_eager_only_calls: Tristate = False
-    has_numpy_calls_on_parameters: Tristate = False
-    has_invalid_name_arguments: Tristate = False
-    has_unresolved_statically_read_axes: Tristate = False
-    has_stale_variable_reads: Tristate = False
-    has_tensor_parameter_iteration: Tristate = False
-    has_conflicting_eager_dtype_coercions: Tristate = False
-    has_keras_symbolic_arguments: Tristate = False
-    has_python_value_returns: Tristate = False
-    has_frozen_python_state_reads: Tristate = False
-    has_unhashable_arguments: Tristate = False
-    has_rank_losing_slices: Tristate = False
-    has_loop_carried_shape_changes: Tristate = False
-    draws_seeded_global_random: Tristate = False
+    has_eager_only_calls: Tristate = field(default=False, metadata=CHECK_FACT)
+    has_numpy_calls_on_parameters: Tristate = field(default=False, metadata=CHECK_FACT)
+    has_invalid_name_arguments: Tristate = field(default=False, metadata=CHECK_FACT)
+    has_unresolved_statically_read_axes: Tristate = field(default=False, metadata=CHECK_FACT)
+    has_stale_variable_reads: Tristate = field(default=False, metadata=CHECK_FACT)
+    has_tensor_parameter_iteration: Tristate = field(default=False, metadata=CHECK_FACT)
+    has_conflicting_eager_dtype_coercions: Tristate = field(default=False, metadata=CHECK_FACT)
+    has_keras_symbolic_arguments: Tristate = field(default=False, metadata=CHECK_FACT)
+    has_python_value_returns: Tristate = field(default=False, metadata=CHECK_FACT)
+    has_frozen_python_state_reads: Tristate = field(default=False, metadata=CHECK_FACT)
+    has_unhashable_arguments: Tristate = field(default=False, metadata=CHECK_FACT)
+    has_rank_losing_slices: Tristate = field(default=False, metadata=CHECK_FACT)
+    has_loop_carried_shape_changes: Tristate = field(default=False, metadata=CHECK_FACT)
+    draws_seeded_global_random: Tristate = field(default=False, metadata=CHECK_FACT)
     caller_covered: Tristate = False
     decorator_args: tuple[tuple[str, bool], ...] = tuple((n, False) for n in DECORATOR_ARG_NAMES)
     supplied_input_signature: tuple[SpecTree, ...] | None = None
@@ -184,6 +189,12 @@ class FunctionVerdict:
         """A stable identifier, `file::qualname` (the text form of `function_key`), used by
         --select/--ignore globs and the corpus."""
         return str(self.function_key)
+
+
+CHECK_FACT_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in dataclasses.fields(FunctionVerdict) if f.metadata.get("check_fact")
+)
+"""The facts of a verdict that checks decide, in the report's field order."""
 
 
 @fast_pickling

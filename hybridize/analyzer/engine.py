@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import TypeVar
 
@@ -20,6 +20,9 @@ import networkx as nx
 
 from hybridize.analyzer import budget
 from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
+from hybridize.analyzer.checks.context import CheckContext, ProjectFacts
+from hybridize.analyzer.checks.hy902_internal_error import InternalError
+from hybridize.analyzer.checks.run import run_checks
 from hybridize.analyzer.cycle_collector import no_cyclic_gc
 from hybridize.analyzer.decisions.benefit import BenefitModel
 from hybridize.analyzer.decisions.decide import FunctionFacts, decide
@@ -50,33 +53,15 @@ from hybridize.analyzer.facts.candidacy import (
     candidacy_modules,
 )
 from hybridize.analyzer.facts.effects import EffectAnalysis, EffectSummary
-from hybridize.analyzer.facts.evaluator import TensorFacts
-from hybridize.analyzer.facts.frozen_state import (
-    forget_writers,
-    frozen_state_reads,
-    frozen_state_writes,
-)
-from hybridize.analyzer.facts.hashability import unhashable_arguments
+from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
+from hybridize.analyzer.facts.frozen_state import forget_writers, frozen_state_writes
 from hybridize.analyzer.facts.helper_safety import HelperSafety
 from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.process_wide import process_wide_assumptions
-from hybridize.analyzer.facts.rank_losing_slices import rank_losing_slices
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.retracing import LiteralVariation, Retrace
-from hybridize.analyzer.facts.returns import python_value_returns
-from hybridize.analyzer.facts.safety import safety_facts, symbolically_built_classes
-from hybridize.analyzer.facts.seeded_random import (
-    GlobalSeeding,
-    global_seeding,
-    seeded_random_draws,
-)
-from hybridize.analyzer.facts.signatures import (
-    compare,
-    infer_signature,
-    parameter_names,
-    supplied_signature,
-    unresolved_axis,
-)
+from hybridize.analyzer.facts.retracing import LiteralVariation
+from hybridize.analyzer.facts.safety import symbolically_built_classes
+from hybridize.analyzer.facts.seeded_random import GlobalSeeding, global_seeding
 from hybridize.analyzer.facts.solver import FactJournal, project_keys
 from hybridize.analyzer.facts.speculation import speculate
 from hybridize.analyzer.frameworks.framework import Framework
@@ -87,8 +72,8 @@ from hybridize.model import (
     Finding,
     FunctionVerdict,
     ParamReport,
-    Span,
     TensorSpec,
+    Tristate,
 )
 
 
@@ -228,6 +213,10 @@ def _decide(
     failed: dict[FunctionKey, FileError] = {}
     reasons: dict[FunctionKey, list[NotCandidate]] = {}
     kept = 0
+    phase = VerdictPhase(
+        ProjectFacts(index, facts, helpers, hybrid, traced, project.seeding, variation),
+        options,
+    )
     unevaluated = _unevaluated(graph, facts.internal_errors)
     for key in function_keys:
         if not candidacy.reported(key):
@@ -256,26 +245,19 @@ def _decide(
             continue
         try:
             with cpu_budget(budget.VERDICT_SECONDS):
-                verdict = _verdict(
-                    index,
-                    facts,
+                function = FunctionInputs(
                     key,
+                    candidacy.framework(key),
                     effects[key],
                     key in recursive,
                     computation[key],
                     covered[key],
                     key in hybrid,
-                    options,
-                    helpers,
                     opaque[key],
                     stateful[key],
-                    variation,
                     reasons[key],
-                    traced,
-                    hybrid,
-                    framework=candidacy.framework(key),
-                    seeding=project.seeding,
                 )
+                verdict = _verdict(phase, function)
                 benefit = benefits.estimate(key)
                 verdict = dataclasses.replace(
                     verdict, benefit=benefit.level, benefit_reasons=benefit.reasons
@@ -533,13 +515,10 @@ def _undecided(
         is_recursive=None,
         has_tensor_computation=None,
         caller_covered=None,
-        safety={},
+        check_facts={},
         framework=framework,
         findings=[
-            Finding(
-                "HY902",
-                "internal_error",
-                "warning",
+            InternalError.finding(
                 (
                     f"the analysis of this function {exc}; nothing is known of it and no "
                     "change is proposed"
@@ -586,56 +565,6 @@ def decorator_arguments(
         if ref[0] == "ext" and framework.is_decorator(ref[1]):
             found |= framework.argument_names(len(decorator.args), (k for k, _ in decorator.kwargs))
     return dict.fromkeys(found, True)
-
-
-def retracing_findings(
-    index: ProjectIndex, variation: LiteralVariation, key: FunctionKey, def_span: Span
-) -> tuple[bool | None, list[Finding]]:
-    """`has_primitive_parameters` and its HY201/HY202 findings, each at the call site that
-    shows the retrace (in this file; a caller in another file is named in the message and the
-    finding stays on the `def`)."""
-    relpath = key.file
-
-    def finding(code: str, name: str, params: dict[str, Retrace], text: str) -> Finding:
-        sites = [r.site for r in params.values()]
-        others = [o for r in params.values() for o in r.others]
-        here = [s.span for s in [*sites, *others] if s.caller.file == relpath]
-        span, where = def_span, ""
-        if here:
-            span = min(here, key=lambda s: (s.start_line, s.start_col))
-            primary = [s.span for s in sites if s.caller.file == relpath]
-            span = min(primary or here, key=lambda s: (s.start_line, s.start_col))
-        else:
-            first = min(sites, key=lambda s: (s.caller, s.span.start_line))
-            where = f" (the call at {first.caller.file}:{first.span.start_line})"
-        parts = ", ".join(f"`{n}` ({params[n].reason})" for n in sorted(params))
-        related = tuple(dict.fromkeys(s for s in here if s != span))
-        return Finding(code, name, "warning", text.format(parts=parts) + where, span, related)
-
-    verb = index.function_framework(key).retrace_verb
-    retracing = variation.retracing(key)
-    if retracing:
-        return True, [
-            finding(
-                "HY201",
-                "has_primitive_parameters",
-                retracing,
-                "a caller passes Python literals that differ between calls for {parts}: "
-                f"each new value {verb}s",
-            )
-        ]
-    unknown = variation.retracing(key, unknown_kind=True)
-    if unknown:
-        return None, [
-            finding(
-                "HY202",
-                "undeterminable_primitive_parameter",
-                unknown,
-                "a caller passes values of unknown kind that differ between calls for "
-                f"{{parts}}: a Python number there would {verb} on every new value",
-            )
-        ]
-    return False, []
 
 
 def keep_reason(
@@ -726,37 +655,131 @@ def is_test_code(index: ProjectIndex, key: FunctionKey) -> bool:
     return enclosing_test(index, key) is not None
 
 
-def _verdict(
-    index: ProjectIndex,
-    facts: TensorFacts,
-    key: FunctionKey,
-    effect_summary: object,
-    recursive: bool,
-    computation: bool,
-    covered: bool,
-    hybrid: bool,
-    options: AnalysisOptions,
-    helpers: HelperSafety,
-    opaque: bool = False,
-    stateful: bool = False,
-    variation: LiteralVariation | None = None,
-    not_candidate: list[NotCandidate] | None = None,
-    traced: Collection[FunctionKey] = frozenset(),
-    hybrid_keys: Collection[FunctionKey] = frozenset(),
-    *,
-    framework: Framework,
-    seeding: GlobalSeeding | None = None,
-) -> FunctionVerdict:
-    from hybridize.analyzer.facts.effects import EffectSummary
+@dataclass(frozen=True, slots=True)
+class VerdictPhase:
+    """What deciding any one function reads of the project: the checks' project facts and
+    the options."""
 
-    assert isinstance(effect_summary, EffectSummary)
-    relpath = key.file
+    project: ProjectFacts
+    options: AnalysisOptions
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionInputs:
+    """What the project-wide phase found of one function, before its verdict."""
+
+    key: FunctionKey
+    framework: Framework
+    effects: EffectSummary
+    recursive: bool
+    computation: bool
+    """Runs framework operations (itself or through callees)."""
+    covered: bool
+    """Every caller already runs as a graph."""
+    compiled: bool
+    """Already decorated or wrapped by the framework's compiler."""
+    opaque: bool = False
+    """Applies a callable of unknown kind to tensors."""
+    stateful: bool = False
+    """Runs operations on variables, models or layers it captures or is given."""
+    not_candidate: list[NotCandidate] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Parameters:
+    """What the analysis knows of a function's parameters, and whether any takes a tensor."""
+
+    reports: tuple[ParamReport, ...]
+    has_tensor: Tristate
+
+
+def _verdict(phase: VerdictPhase, function: FunctionInputs) -> FunctionVerdict:
+    """The facts of one function, its findings (every detecting check of the registry), and
+    the decision on them (which adds the eligibility findings, HY0xx)."""
+    index, facts, key = phase.project.index, phase.project.facts, function.key
     fn = index.function(key)
-    explicit = fn.explicit_params
-    evidence = facts.external_evidence.get(key) or facts.param_atoms.get(key, {})
-    evaluator_params: list[ParamReport] = []
-    from hybridize.analyzer.facts.evaluator import get_evaluator
+    parameters = _parameters(index, facts, key)
+    has_tensor = parameters.has_tensor
+    speculative = False
+    assumptions: list[str] = []
+    if has_tensor is None:
+        assumption = speculate(index, key)
+        if assumption is not None:
+            has_tensor, speculative = True, True
+            assumptions.append(assumption)
+    # What compiling would change, only for a function that may be compiled: one that takes
+    # no tensor is never decorated (HY001) (`CheckContext.compilable`).
+    context = CheckContext(
+        phase.project,
+        key,
+        function.framework,
+        compiled=function.compiled,
+        compilable=has_tensor is not False,
+        effects=function.effects,
+        recursive=function.recursive,
+        speculative=speculative,
+        infer_input_signatures=phase.options.infer_input_signatures,
+        assumptions=assumptions,
+    )
+    detected = run_checks(context)
+    findings = detected.findings
+    retraces = context.retraces
+    primitive: Tristate = True if retraces.literal else None if retraces.unknown else False
+    signatures = context.signatures
+    inferred = signatures.inference.signature if signatures.inference is not None else None
+    # Keep one finding per (code, line) so a loop of prints is not a wall of text.
+    unique: dict[tuple[str, int, int], Finding] = {}
+    for finding in findings:
+        unique.setdefault((finding.code, finding.span.start_line, finding.span.start_col), finding)
+    compiled = function.compiled
+    decorator_args = decorator_arguments(index, facts, key, function.framework) if compiled else {}
+    function_facts = FunctionFacts(
+        file=key.file,
+        qualname=fn.qualname,
+        line=fn.line,
+        span=fn.span,
+        is_hybrid=compiled,
+        has_tensor_parameter=has_tensor,
+        has_primitive_parameters=primitive,
+        has_python_side_effects=_side_effects(function.effects),
+        is_recursive=function.recursive,
+        has_tensor_computation=function.computation,
+        caller_covered=function.covered,
+        check_facts=detected.facts,
+        not_candidate=function.not_candidate,
+        speculative=speculative,
+        assumptions=context.assumptions,
+        addition_assumptions=process_wide_assumptions(index, facts, function.framework),
+        findings=list(unique.values()),
+        params=parameters.reports,
+        decorator_args=decorator_args,
+        keep_reason=keep_reason(
+            index,
+            key,
+            decorator_args,
+            has_tensor,
+            function.computation,
+            function.opaque,
+            function.stateful,
+        )
+        if compiled
+        else None,
+        infer_input_signatures=phase.options.infer_input_signatures,
+        input_signature=inferred,
+        supplied_input_signature=signatures.supplied,
+        input_signature_absence_reason=signatures.inference.reason
+        if signatures.inference is not None and inferred is None
+        else None,
+        framework=function.framework,
+    )
+    return decide(function_facts)
 
+
+def _parameters(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> Parameters:
+    """Each explicit parameter's kind from the call sites' evidence and its type hint."""
+    explicit = index.function(key).explicit_params
+    evidence = facts.external_evidence.get(key) or facts.param_atoms.get(key, {})
+    reports: list[ParamReport] = []
     evaluator = get_evaluator(index, facts, key)
     any_tensor = False
     any_unknown = False
@@ -783,7 +806,7 @@ def _verdict(
             for a in sorted(atoms, key=repr)
             if a[0] in ("tensor", "variable")
         )
-        evaluator_params.append(ParamReport(p.name, is_tensor, specs))
+        reports.append(ParamReport(p.name, is_tensor, specs))
     has_tensor: bool | None
     if any_tensor:
         has_tensor = True
@@ -793,151 +816,12 @@ def _verdict(
         has_tensor = None
     else:
         has_tensor = False
-    speculative = False
-    assumptions: list[str] = []
-    if has_tensor is None:
-        assumption = speculate(index, key)
-        if assumption is not None:
-            has_tensor, speculative = True, True
-            assumptions.append(assumption)
-    findings: list[Finding] = []
-    variation = variation or LiteralVariation(index, facts)
-    primitive, primitive_findings = retracing_findings(index, variation, key, fn.span)
-    findings.extend(primitive_findings)
-    for effect in effect_summary.effects:
-        findings.append(
-            Finding(effect.code, "has_python_side_effects", "error", effect.message, effect.span)
-        )
-    side_effects: bool | None = effect_summary.has_effects
-    if not side_effects and effect_summary.undeterminable:
-        side_effects = None
-        for effect in effect_summary.undeterminable[:1]:
-            findings.append(
-                Finding(
-                    effect.code,
-                    "undeterminable_side_effects",
-                    "warning",
-                    effect.message,
-                    effect.span,
-                )
-            )
-    if recursive:
-        findings.append(
-            Finding(
-                "HY501",
-                "is_recursive",
-                "error",
-                "calls itself, directly or through other functions",
-                fn.span,
-            )
-        )
-    safety, safety_findings = safety_facts(index, facts, key, helpers)
-    findings.extend(safety_findings)
-    # What compiling would change, only for a function that may be compiled: one that takes
-    # no tensor is never decorated (HY001), and a model factory returning a Keras model or
-    # an environment's `step` reading its own state are not hazards of their own.
-    compilable = has_tensor is not False
-    return_findings, return_assumptions = (
-        python_value_returns(index, facts, key, hybrid_keys, traced) if compilable else ([], [])
-    )
-    safety["has_python_value_returns"] = bool(return_findings)
-    frozen_findings = frozen_state_reads(index, facts, key) if compilable and not hybrid else []
-    safety["has_frozen_python_state_reads"] = bool(frozen_findings)
-    findings.extend(frozen_findings)
-    unhashable = unhashable_arguments(index, facts, key) if compilable and not hybrid else []
-    safety["has_unhashable_arguments"] = bool(unhashable)
-    findings.extend(unhashable)
-    rank_lost = rank_losing_slices(index, facts, key) if compilable and not hybrid else []
-    safety["has_rank_losing_slices"] = bool(rank_lost)
-    findings.extend(rank_lost)
-    seeded_findings = (
-        seeded_random_draws(index, facts, key, seeding) if compilable and not hybrid else []
-    )
-    safety["draws_seeded_global_random"] = bool(seeded_findings)
-    findings.extend(seeded_findings)
-    findings.extend(return_findings)
-    assumptions.extend(return_assumptions)
-    supplied = supplied_signature(index, facts, key, framework) if hybrid else None
+    return Parameters(tuple(reports), has_tensor)
 
-    signature: tuple[object, ...] | None = None
-    absence: str | None = None
-    static_axes = False
-    if supplied is not None:
-        unresolved = unresolved_axis(fn, parameter_names(index, key), supplied)
-        if unresolved is not None:
-            static_axes = True
-            findings.append(
-                Finding(
-                    "HY404",
-                    "has_unresolved_statically_read_axes",
-                    "warning",
-                    f"the body reads `{unresolved[0]}.shape[{unresolved[1]}]` as a Python int, "
-                    "but the input_signature leaves that axis None: inside the graph it is None",
-                    fn.span,
-                )
-            )
-    if options.infer_input_signatures:
-        inference = infer_signature(index, facts, key, speculative=speculative)
-        signature, absence = inference.signature, inference.reason
-        static_axes = static_axes or inference.unresolved_static_axes
-        if inference.unresolved_static_axes:
-            findings.append(
-                Finding(
-                    "HY404",
-                    "has_unresolved_statically_read_axes",
-                    "warning",
-                    f"no input_signature: {absence}",
-                    fn.span,
-                )
-            )
-        if supplied is not None and inference.signature is not None:
-            relation = compare(supplied, inference.signature)
-            findings.append(
-                Finding(
-                    "HY013",
-                    "supplied_input_signature",
-                    "info" if relation in ("equal", "broader") else "warning",
-                    f"the decorator's input_signature is {relation} than the call sites need"
-                    if relation in ("broader", "tighter")
-                    else f"the decorator's input_signature is {relation} to the call sites",
-                    fn.span,
-                )
-            )
-    # Keep one finding per (code, line) so a loop of prints is not a wall of text.
-    unique: dict[tuple[str, int, int], Finding] = {}
-    for finding in findings:
-        unique.setdefault((finding.code, finding.span.start_line, finding.span.start_col), finding)
-    decorator_args = decorator_arguments(index, facts, key, framework) if hybrid else {}
-    function_facts = FunctionFacts(
-        file=relpath,
-        qualname=fn.qualname,
-        line=fn.line,
-        span=fn.span,
-        is_hybrid=hybrid,
-        has_tensor_parameter=has_tensor,
-        has_primitive_parameters=primitive,
-        has_python_side_effects=side_effects,
-        is_recursive=recursive,
-        has_tensor_computation=computation,
-        caller_covered=covered,
-        safety=safety,
-        not_candidate=not_candidate or [],
-        speculative=speculative,
-        assumptions=assumptions,
-        addition_assumptions=process_wide_assumptions(index, facts, framework),
-        findings=list(unique.values()),
-        params=tuple(evaluator_params),
-        decorator_args=decorator_args,
-        keep_reason=keep_reason(
-            index, key, decorator_args, has_tensor, computation, opaque, stateful
-        )
-        if hybrid
-        else None,
-        infer_input_signatures=options.infer_input_signatures,
-        has_unresolved_statically_read_axes=static_axes,
-        input_signature=signature,
-        supplied_input_signature=supplied,
-        input_signature_absence_reason=absence if signature is None else None,
-        framework=framework,
-    )
-    return decide(function_facts)
+
+def _side_effects(summary: EffectSummary) -> Tristate:
+    """`has_python_side_effects`: true with a certain effect, unknown with only effects the
+    analysis cannot determine (the checks HY101-HY110 report them)."""
+    if summary.has_effects:
+        return True
+    return None if summary.undeterminable else False

@@ -5,10 +5,17 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from hybridize.analyzer.decisions.decide import SAFETY_FACTS
+from hybridize.analyzer.checks import fact_checks, safety_checks
 from hybridize.lsp.diagnostics import name_span
 from hybridize.lsp.positions import Lines
-from hybridize.model import FunctionVerdict, ParamReport, SpecTree, TensorSpec, Tristate
+from hybridize.model import (
+    CHECK_FACT_FIELDS,
+    FunctionVerdict,
+    ParamReport,
+    SpecTree,
+    TensorSpec,
+    Tristate,
+)
 from hybridize.output.text_report import verdict_text
 from hybridize.output.triage import blocking_findings
 from hybridize.project import FileResult
@@ -23,12 +30,14 @@ FACTS = (
     ("caller_covered", "every caller is already a graph"),
 )
 
-SAFETY: tuple[str, ...] = (
-    *(name for name, _code in SAFETY_FACTS),
-    "has_unresolved_statically_read_axes",
-)
-"""The safety facts a hover lists when they may hold: the decision table's, so a new check
-shows up here without being listed twice."""
+
+def safety_facts() -> list[str]:
+    """The facts a hover lists when they may hold: the registry's (those the verdict has
+    fields for), the decision table's in its order first, so a new check shows up here
+    without being listed twice."""
+    table = safety_checks()
+    ordered = [*table, *(check for check in fact_checks() if check not in table)]
+    return [check.fact for check in ordered if check.fact in CHECK_FACT_FIELDS]
 
 
 def _word(value: Tristate) -> str:
@@ -59,7 +68,7 @@ def verdict_markdown(verdict: FunctionVerdict, planned: str | None) -> str:
         out.append("")
     out.append("Facts:")
     out += [f"- {label}: {_word(getattr(verdict, name))}" for name, label in FACTS]
-    risky = [name for name in SAFETY if getattr(verdict, name) is not False]
+    risky = [name for name in safety_facts() if getattr(verdict, name) is not False]
     out += [f"- {name}: {_word(getattr(verdict, name))}" for name in risky]
     if verdict.params:
         out += ["", "Parameters:"] + [f"- {_parameter(p)}" for p in verdict.params]

@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from hybridize.analyzer.checks import report_fact_fields
 from hybridize.analyzer.summaries.sources import display_name
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
@@ -41,6 +42,8 @@ REPORT_KEYS: tuple[str, ...] = (
     "summary",
 )
 TOOL_KEYS: tuple[str, ...] = ("name", "version")
+FACT_KEYS: tuple[str, ...] = report_fact_fields()
+"""The facts the registry's checks decide (`Check.fact`), in the model's field order."""
 ERROR_KEYS: tuple[str, ...] = ("file", "message")
 FUNCTION_KEYS: tuple[str, ...] = (
     "file",
@@ -62,20 +65,7 @@ FUNCTION_KEYS: tuple[str, ...] = (
     "assumptions",
     "status_severity",
     "has_tensor_computation",
-    "has_eager_only_calls",
-    "has_numpy_calls_on_parameters",
-    "has_invalid_name_arguments",
-    "has_unresolved_statically_read_axes",
-    "has_stale_variable_reads",
-    "has_tensor_parameter_iteration",
-    "has_conflicting_eager_dtype_coercions",
-    "has_keras_symbolic_arguments",
-    "has_python_value_returns",
-    "has_frozen_python_state_reads",
-    "has_unhashable_arguments",
-    "has_rank_losing_slices",
-    "has_loop_carried_shape_changes",
-    "draws_seeded_global_random",
+    *FACT_KEYS,
     "caller_covered",
     "decorator_args",
     "supplied_input_signature",

@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from hybridize.analyzer.checks import report_fact_fields
 from hybridize.model import DECORATOR_ARG_NAMES
 
 _TRISTATE: dict[str, Any] = {"type": ["boolean", "null"]}
@@ -129,20 +130,7 @@ REPORT_JSON_SCHEMA: dict[str, Any] = {
                 "assumptions": _STRING_LIST,
                 "status_severity": {"enum": list(SEVERITIES)},
                 "has_tensor_computation": _TRISTATE,
-                "has_eager_only_calls": _TRISTATE,
-                "has_numpy_calls_on_parameters": _TRISTATE,
-                "has_invalid_name_arguments": _TRISTATE,
-                "has_unresolved_statically_read_axes": _TRISTATE,
-                "has_stale_variable_reads": _TRISTATE,
-                "has_tensor_parameter_iteration": _TRISTATE,
-                "has_conflicting_eager_dtype_coercions": _TRISTATE,
-                "has_keras_symbolic_arguments": _TRISTATE,
-                "has_python_value_returns": _TRISTATE,
-                "has_frozen_python_state_reads": _TRISTATE,
-                "has_unhashable_arguments": _TRISTATE,
-                "has_rank_losing_slices": _TRISTATE,
-                "has_loop_carried_shape_changes": _TRISTATE,
-                "draws_seeded_global_random": _TRISTATE,
+                **{fact: _TRISTATE for fact in report_fact_fields()},
                 "caller_covered": _TRISTATE,
                 "decorator_args": {"$ref": "#/$defs/decorator_args"},
                 "supplied_input_signature": {"$ref": "#/$defs/signature"},

@@ -113,7 +113,8 @@ def test_codes_are_unique() -> None:
     while stack:
         cls = stack.pop()
         stack.extend(cls.__subclasses__())
-        if cls.code:
+        # The package's checks (a test may define its own and register it for a while).
+        if cls.code and cls.__module__.startswith("hybridize.analyzer.checks."):
             codes.append(cls.code)
     assert len(codes) == len(set(codes)), sorted(c for c in codes if codes.count(c) > 1)
     assert set(codes) == set(registry())

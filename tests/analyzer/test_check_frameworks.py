@@ -50,7 +50,7 @@ def _facts(framework: str) -> FunctionFacts:
         is_recursive=False,
         has_tensor_computation=True,
         caller_covered=False,
-        safety={},
+        check_facts={},
         findings=[
             Finding("HY101", "has_python_side_effects", "error", "calls print", SPAN),
             Finding("HY403", "has_tensor_parameter_iteration", "error", "loops", SPAN),
@@ -88,7 +88,7 @@ def test_a_safety_fact_of_a_check_that_does_not_apply_reads_false(framework, num
     facts = _facts(framework)
     facts.has_python_side_effects = False
     facts.findings = []
-    facts.safety = {"has_numpy_calls_on_parameters": True, "has_eager_only_calls": False}
+    facts.check_facts = {"has_numpy_calls_on_parameters": True, "has_eager_only_calls": False}
     verdict = decide(facts)
     assert verdict.has_numpy_calls_on_parameters is numpy_fact
     assert verdict.passes is passes
@@ -99,7 +99,7 @@ def test_an_eager_only_fact_fails_a_torch_function_too():
     facts = _facts("torch")
     facts.has_python_side_effects = False
     facts.findings = []
-    facts.safety = {"has_eager_only_calls": True}
+    facts.check_facts = {"has_eager_only_calls": True}
     verdict = decide(facts)
     assert verdict.failures == ("has_eager_only_calls",)
     assert verdict.has_eager_only_calls is True

@@ -7,8 +7,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from hybridize.analyzer.checks import registry
-from hybridize.analyzer.decisions.decide import SAFETY_FACTS
+from hybridize.analyzer.checks import registry, safety_checks
 from hybridize.lsp.diagnostics import file_diagnostics, name_span
 from hybridize.lsp.docs import CodeDocs
 from hybridize.lsp.hover import hover, verdict_markdown
@@ -125,11 +124,11 @@ def test_settings_combine_pyproject_and_editor_like_the_command_line(tmp_path: P
 def test_hover_lists_every_safety_fact_that_may_hold() -> None:
     """The hover's safety facts are the decision table's: each one that holds is shown (a
     check added later, such as HY409-HY411, must not be missing from the editor)."""
-    for name, _code in SAFETY_FACTS:
+    for name in (check.fact for check in safety_checks()):
         shown = verdict_markdown(replace(verdict(hybrid=False), **{name: True}), None)
         assert f"- {name}: yes" in shown
     quiet = verdict_markdown(verdict(hybrid=False), None)
-    assert not any(f"- {name}:" in quiet for name, _code in SAFETY_FACTS)
+    assert not any(f"- {check.fact}:" in quiet for check in safety_checks())
 
 
 def test_another_versions_documentation_never_replaces_the_linked_file(tmp_path: Path) -> None:

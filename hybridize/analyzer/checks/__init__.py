@@ -13,8 +13,19 @@ not even as text. Families by hundreds: HY0xx eligibility and benefit, HY1xx
 Python side effects, HY2xx retracing, HY3xx eager-only escapes, HY4xx framework hazards, HY5xx
 structure, HY9xx tool errors.
 
-Checks do not walk trees: the analysis computes facts once, and the decision step attaches
-findings with these codes.
+A check is the one home of its code: its name and severity, its documentation and examples,
+and, for the hazards (HY1xx-HY4xx, HY501, HY013), its detection: `detect(context)` gives the
+function's findings of this code, made with `Check.finding` so that their name and severity
+are the check's (a case where a code takes another severity is declared here as a `Variant`).
+The engine runs every detecting check (`detecting`, `run.py`) on a `CheckContext`
+(`context.py`). A check that decides a fact names it in `fact` (a field of `FunctionVerdict`:
+the JSON report, its schema and the editor's hover list these fields as the registry gives
+them, `report_fact_fields`) and, for a safety fact that fails a verdict, its place in the
+decision table in `decision_order` (`safety_checks`); the fact holds when the check, or a
+check whose `counts_for` names it, finds something. Detections do not walk trees: they read
+the facts the analysis computed once (the facts modules are their shared machinery and give
+`Evidence`, never findings). The eligibility codes (HY0xx) are outcomes of the decision table
+and the tool's errors (HY9xx) of the engine: both are made through `Check.finding` too.
 
 Each check declares the frameworks (compile targets, `Framework.name`) it applies to: what a
 `print` does under `tf.function` is not what it does under `torch.compile`, so a check written
@@ -29,14 +40,21 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import hybridize
+from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, TENSORFLOW, TORCH
 from hybridize.analyzer.switched_off_checks import disabled_codes
-from hybridize.model import Severity
+from hybridize.model import CHECK_FACT_FIELDS, Finding, Severity, Span
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.checks.context import CheckContext
 
 ALL_FRAMEWORKS: frozenset[str] = frozenset(f.name for f in FRAMEWORKS)
 """For checks that are about the tool, not about a framework (file and internal errors)."""
@@ -47,12 +65,34 @@ TENSORFLOW_AND_TORCH: frozenset[str] = frozenset({TENSORFLOW.name, TORCH.name})
 corpus/README.md (each says how in its docstring, section "Under torch.compile")."""
 
 
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A case in which a check's findings take another name or severity than its own (a
+    supplied signature that fits the call sites is information, not a warning)."""
+
+    name: str
+    severity: Severity
+
+
 class Check:
-    """Documentation and examples of one finding code."""
+    """One finding code: its documentation, examples, severity and (where the engine runs it)
+    its detection."""
 
     code: ClassVar[str] = ""
     name: ClassVar[str] = ""
     severity: ClassVar[Severity] = "warning"
+    variants: ClassVar[Mapping[str, Variant]] = {}
+    """Other names and severities the code's findings take, by case (`finding(variant=...)`)."""
+    fact: ClassVar[str] = ""
+    """The fact (a `FunctionVerdict` field) this check decides, if it decides one: true when
+    it finds something."""
+    decision_order: ClassVar[int | None] = None
+    """For a safety fact, a true value of which fails the verdict: its place in the decision
+    table (docs/verdicts.md section 2, rule 5), the order in which failures list them. None
+    for a fact that is reported only (HY404's statically read axes)."""
+    counts_for: ClassVar[str] = ""
+    """The code of the check whose fact this check's findings make true too (HY303, a tensor
+    used as a Python value, fails `has_eager_only_calls` like HY301)."""
     summary: ClassVar[str] = ""
     unblock: ClassVar[str] = ""
     """One line: the one thing that would lift this finding (the gist of the docstring's
@@ -73,6 +113,33 @@ class Check:
             cls.INVALID = cls.INVALID or _examples(cls.code, "invalid")
 
     @classmethod
+    def finding(
+        cls, message: str, span: Span, related: tuple[Span, ...] = (), variant: str = ""
+    ) -> Finding:
+        """A finding of this code, with the check's name and severity (or `variant`'s)."""
+        if variant:
+            case = cls.variants[variant]
+            return Finding(cls.code, case.name, case.severity, message, span, related)
+        return Finding(cls.code, cls.name, cls.severity, message, span, related)
+
+    @classmethod
+    def findings(cls, evidence: Iterable[Evidence]) -> list[Finding]:
+        """Findings of this code, one per piece of evidence, in its order."""
+        return [cls.finding(e.message, e.span, e.related) for e in evidence]
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """This check's findings on the function of `context`; a check that overrides it is
+        run by the engine (`detecting`), the others are attached where their facts are."""
+        return []
+
+    @classmethod
+    def detects(cls) -> bool:
+        """Whether the check has a detection of its own (overrides `detect`)."""
+        below = cls.__mro__[: cls.__mro__.index(Check)]
+        return any("detect" in vars(klass) for klass in below)
+
+    @classmethod
     def documentation(cls) -> str:
         """The text `hybridize explain CODE` prints."""
         doc = (cls.__doc__ or "").strip("\n")
@@ -91,9 +158,13 @@ def _examples(code: str, kind: str) -> tuple[str, ...]:
     return tuple(path.read_text(encoding="utf-8") for path in files)
 
 
+_ADDED: dict[str, type[Check]] = {}
+"""Checks registered from outside this package (`registered`), by code."""
+
+
 @cache
-def registry() -> dict[str, type[Check]]:
-    """Every registered check by code, importing the modules of this package once."""
+def _discovered() -> dict[str, type[Check]]:
+    """The checks defined in the modules of this package, importing them once."""
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
     found: dict[str, type[Check]] = {}
@@ -101,14 +172,75 @@ def registry() -> dict[str, type[Check]]:
     while stack:
         cls = stack.pop()
         stack.extend(cls.__subclasses__())
-        if cls.code:
+        if cls.code and cls.__module__.startswith(f"{__name__}."):
             found[cls.code] = cls
-    return dict(sorted(found.items()))
+    return found
 
 
+@cache
+def registry() -> dict[str, type[Check]]:
+    """Every registered check by code: this package's, and those added with `registered`."""
+    return dict(sorted({**_discovered(), **_ADDED}.items()))
+
+
+@contextmanager
+def registered(check: type[Check]) -> Iterator[type[Check]]:
+    """Register `check` (a plugin's, a test's) while the block runs: the engine runs its
+    detection, and its fact joins the decision table; the registry is as before after."""
+    if check.code in registry():
+        raise ValueError(f"{check.code} is already registered")
+    _ADDED[check.code] = check
+    _forget()
+    try:
+        yield check
+    finally:
+        del _ADDED[check.code]
+        _forget()
+
+
+def _forget() -> None:
+    """Drop what is derived from the registry (it changed)."""
+    for derived in (registry, checks_for, detecting, fact_checks, safety_checks):
+        derived.cache_clear()
+
+
+@cache
 def checks_for(framework: str) -> dict[str, type[Check]]:
     """The registered checks that apply to functions of `framework` (`Framework.name`)."""
     return {code: check for code, check in registry().items() if framework in check.frameworks}
+
+
+@cache
+def detecting(framework: str | None = None) -> tuple[type[Check], ...]:
+    """The checks with a detection of their own (the engine runs them), of those that apply
+    to `framework` or of all."""
+    checks = registry() if framework is None else checks_for(framework)
+    return tuple(check for check in checks.values() if check.detects())
+
+
+@cache
+def fact_checks() -> tuple[type[Check], ...]:
+    """The checks that decide a fact (`Check.fact`), in code order."""
+    return tuple(check for check in registry().values() if check.fact)
+
+
+@cache
+def safety_checks() -> tuple[type[Check], ...]:
+    """The checks deciding safety facts, in decision-table order (`decision_order`)."""
+    owners = [check for check in fact_checks() if check.decision_order is not None]
+    return tuple(sorted(owners, key=lambda check: (check.decision_order or 0, check.code)))
+
+
+def report_fact_fields() -> tuple[str, ...]:
+    """The facts of the registry's checks that the report has fields for, in the report's
+    order (`FunctionVerdict`'s): the JSON report, its schema and the hover list these."""
+    decided = {check.fact for check in fact_checks()}
+    return tuple(name for name in CHECK_FACT_FIELDS if name in decided)
+
+
+def check_of(code: str) -> type[Check]:
+    """The check of a code (a code without one is a defect of the analysis)."""
+    return registry()[code]
 
 
 def applies(code: str, framework: str) -> bool:
@@ -119,13 +251,3 @@ def applies(code: str, framework: str) -> bool:
         return False
     check = registry().get(code)
     return check is None or framework in check.frameworks
-
-
-def severity_of(code: str) -> Severity:
-    check = registry().get(code)
-    return check.severity if check is not None else "warning"
-
-
-def name_of(code: str, default: str) -> str:
-    check = registry().get(code)
-    return check.name if check is not None else default

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from . import TENSORFLOW_ONLY, Check
+from collections.abc import Mapping
+from typing import ClassVar
+
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.model import Finding
+
+from . import TENSORFLOW_ONLY, Check, Variant
 
 
 class SuppliedInputSignature(Check):
@@ -49,6 +55,25 @@ class SuppliedInputSignature(Check):
     frameworks = TENSORFLOW_ONLY
     name = "supplied_input_signature"
     severity = "warning"
+    FITS: ClassVar[str] = "fits"
+    """A signature equal to or broader than the call sites need: information, not a warning."""
+    variants: ClassVar[Mapping[str, Variant]] = {FITS: Variant(name, "info")}
     summary = "An existing input_signature is tighter, broader or incomparable to the call sites."
     EXAMPLE_FUNCTION = "f"
     INFER_INPUT_SIGNATURES = True
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """How a supplied signature relates to the inferred one, when there are both."""
+        relation = context.signatures.relation
+        if relation is None:
+            return []
+        return [
+            cls.finding(
+                f"the decorator's input_signature is {relation} than the call sites need"
+                if relation in ("broader", "tighter")
+                else f"the decorator's input_signature is {relation} to the call sites",
+                context.function.span,
+                variant=cls.FITS if relation in ("equal", "broader") else "",
+            )
+        ]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from . import TENSORFLOW_AND_TORCH, Check
+from hybridize.analyzer.checks.side_effect_check import SideEffectCheck
+
+from . import TENSORFLOW_AND_TORCH
 
 
-class PrintSideEffect(Check):
+class PrintSideEffect(SideEffectCheck):
     """Python printing inside a function that would be traced.
 
     What it detects

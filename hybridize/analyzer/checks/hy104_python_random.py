@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from . import TENSORFLOW_AND_TORCH, Check
+from hybridize.analyzer.checks.side_effect_check import SideEffectCheck
+
+from . import TENSORFLOW_AND_TORCH
 
 
-class PythonRandomSideEffect(Check):
+class PythonRandomSideEffect(SideEffectCheck):
     """Draws from Python's or NumPy's random number generators.
 
     What it detects

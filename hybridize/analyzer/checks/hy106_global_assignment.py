@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from . import TENSORFLOW_AND_TORCH, Check
+from hybridize.analyzer.checks.side_effect_check import SideEffectCheck
+
+from . import TENSORFLOW_AND_TORCH
 
 
-class GlobalAssignmentSideEffect(Check):
+class GlobalAssignmentSideEffect(SideEffectCheck):
     """Assigns a variable declared `global` or `nonlocal`.
 
     What it detects

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from . import TENSORFLOW_AND_TORCH, Check
+from hybridize.analyzer.checks.side_effect_check import SideEffectCheck
+
+from . import TENSORFLOW_AND_TORCH
 
 
-class IteratorSideEffect(Check):
+class IteratorSideEffect(SideEffectCheck):
     """Advances an iterator that the function did not create.
 
     What it detects

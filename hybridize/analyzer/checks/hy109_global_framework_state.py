@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from . import TENSORFLOW_AND_TORCH, Check
+from hybridize.analyzer.checks.side_effect_check import SideEffectCheck
+
+from . import TENSORFLOW_AND_TORCH
 
 
-class FrameworkStateSideEffect(Check):
+class FrameworkStateSideEffect(SideEffectCheck):
     """Changes global TensorFlow or interpreter configuration.
 
     What it detects

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.model import Finding
+
 from . import TENSORFLOW_AND_TORCH, Check
 
 
@@ -56,3 +59,15 @@ class UndeterminableSideEffects(Check):
     severity = "warning"
     summary = "Calls a callable parameter whose side effects are unknown."
     EXAMPLE_FUNCTION = "f"
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """The first effect the analysis cannot determine, when no effect is certain."""
+        effects = context.effects
+        if effects is None or effects.has_effects:
+            return []
+        return [
+            cls.finding(effect.message, effect.span)
+            for effect in effects.undeterminable[:1]
+            if effect.code == cls.code
+        ]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.retracing import retrace_evidence
+from hybridize.model import Finding
+
 from . import TENSORFLOW_AND_TORCH, Check
 
 
@@ -70,3 +74,16 @@ class HasPrimitiveParameters(Check):
         "forces a retrace."
     )
     EXAMPLE_FUNCTION = "f"
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """Python literals that differ between calls, at the call site that shows it."""
+        params = context.retraces.literal
+        if not params:
+            return []
+        verb = context.index.function_framework(context.key).retrace_verb
+        text = (
+            "a caller passes Python literals that differ between calls for {parts}: "
+            f"each new value {verb}s"
+        )
+        return cls.findings([retrace_evidence(context.key, params, text, context.function.span)])

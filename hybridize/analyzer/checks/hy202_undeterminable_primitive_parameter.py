@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.retracing import retrace_evidence
+from hybridize.model import Finding
+
 from . import TENSORFLOW_AND_TORCH, Check
 
 
@@ -56,3 +60,16 @@ class UndeterminablePrimitiveParameter(Check):
     severity = "warning"
     summary = "A caller passes a value that may be a Python literal; retracing is undeterminable."
     EXAMPLE_FUNCTION = "f"
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """Values of unknown kind that differ between calls (when no literal does)."""
+        params = context.retraces.unknown
+        if not params:
+            return []
+        verb = context.index.function_framework(context.key).retrace_verb
+        text = (
+            "a caller passes values of unknown kind that differ between calls for "
+            f"{{parts}}: a Python number there would {verb} on every new value"
+        )
+        return cls.findings([retrace_evidence(context.key, params, text, context.function.span)])

@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.argument_layers import argument_layers_called
+from hybridize.analyzer.facts.safety import (
+    data_assignments,
+    double_backward,
+    eager_only_calls,
+    variables_made_per_call,
+)
+from hybridize.model import Finding
+
 from . import TENSORFLOW_AND_TORCH, Check
 
 
@@ -79,3 +89,22 @@ class HasEagerOnlyCalls(Check):
     severity = "error"
     summary = "Calls .numpy() or Keras fit/predict/evaluate, which fail on symbolic tensors."
     EXAMPLE_FUNCTION = "f"
+    fact = "has_eager_only_calls"
+    decision_order = 10
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """Its own eager-only calls, variables made per call, layers of its arguments, a result
+        differentiated twice, `.data` assignments, and what fails in its graph through the
+        helpers it calls."""
+        scan = context.scan
+        return cls.findings(
+            [
+                *eager_only_calls(scan),
+                *variables_made_per_call(scan),
+                *argument_layers_called(context.index, context.facts, context.key),
+                *double_backward(scan),
+                *data_assignments(scan),
+                *context.graph_hazards.eager_only,
+            ]
+        )

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.safety import numpy_calls_on_parameters
+from hybridize.model import Finding
+
 from . import TENSORFLOW_ONLY, Check
 
 
@@ -60,3 +64,12 @@ class HasNumpyCallsOnParameters(Check):
     severity = "error"
     summary = "Applies NumPy to a value derived from a parameter; symbolic tensors have no value."
     EXAMPLE_FUNCTION = "f"
+    fact = "has_numpy_calls_on_parameters"
+    decision_order = 20
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """NumPy on its parameters, in its body or in the helpers traced with it."""
+        return cls.findings(
+            [*numpy_calls_on_parameters(context.scan), *context.graph_hazards.numpy]
+        )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.model import Finding
+
 from . import TENSORFLOW_AND_TORCH, Check
 
 
@@ -71,3 +74,9 @@ class PythonValueOfSymbolicTensor(Check):
         "value: a list index, `bool()`, a Keras layer's configuration."
     )
     EXAMPLE_FUNCTION = "f"
+    counts_for = "HY301"
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """Symbolic tensors used as Python values, in its body or in the helpers traced with it."""
+        return cls.findings(context.graph_hazards.python_values)

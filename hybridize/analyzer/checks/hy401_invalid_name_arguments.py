@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.safety import invalid_name_arguments
+from hybridize.model import Finding
+
 from . import TENSORFLOW_ONLY, Check
 
 
@@ -48,3 +52,9 @@ class HasInvalidNameArguments(Check):
     severity = "error"
     summary = "Binds a non-string value to a TensorFlow op's name= parameter; graph building fails."
     EXAMPLE_FUNCTION = "f"
+    fact = "has_invalid_name_arguments"
+    decision_order = 30
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        return cls.findings(invalid_name_arguments(context.scan))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.safety import stale_variable_reads
+from hybridize.model import Finding
+
 from . import TENSORFLOW_ONLY, Check
 
 
@@ -61,3 +65,9 @@ class HasStaleVariableReads(Check):
     severity = "error"
     summary = "Reads model.trainable_variables before the model's first call and trains on them."
     EXAMPLE_FUNCTION = "f"
+    fact = "has_stale_variable_reads"
+    decision_order = 40
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        return cls.findings(stale_variable_reads(context.scan))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.safety import tensor_parameter_iteration
+from hybridize.model import Finding
+
 from . import TENSORFLOW_ONLY, Check
 
 
@@ -56,3 +60,9 @@ class HasTensorParameterIteration(Check):
     severity = "error"
     summary = "Loops over a tensor parameter in Python; in a graph this unrolls or fails."
     EXAMPLE_FUNCTION = "f"
+    fact = "has_tensor_parameter_iteration"
+    decision_order = 50
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        return cls.findings(tensor_parameter_iteration(context.scan))

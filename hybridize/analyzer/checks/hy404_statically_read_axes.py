@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.model import Finding
+
 from . import TENSORFLOW_ONLY, Check
 
 
@@ -49,3 +52,25 @@ class HasUnresolvedStaticallyReadAxes(Check):
     summary = "Needs x.shape[i] as a Python int where the signature would leave the axis None."
     EXAMPLE_FUNCTION = "f"
     INFER_INPUT_SIGNATURES = True
+    fact = "has_unresolved_statically_read_axes"
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """An axis the body reads that the supplied signature leaves None, or (inferring
+        signatures) one the call sites do not fix."""
+        signatures = context.signatures
+        span = context.function.span
+        found = []
+        if signatures.unresolved is not None:
+            parameter, axis = signatures.unresolved
+            found.append(
+                cls.finding(
+                    f"the body reads `{parameter}.shape[{axis}]` as a Python int, but the "
+                    "input_signature leaves that axis None: inside the graph it is None",
+                    span,
+                )
+            )
+        inference = signatures.inference
+        if inference is not None and inference.unresolved_static_axes:
+            found.append(cls.finding(f"no input_signature: {inference.reason}", span))
+        return found

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.safety import conflicting_dtype_coercions
+from hybridize.model import Finding
+
 from . import TENSORFLOW_ONLY, Check
 
 
@@ -57,3 +61,9 @@ class HasConflictingEagerDtypeCoercions(Check):
     severity = "error"
     summary = "A parameter meets partners of different dtypes (e.g. float32 and float64)."
     EXAMPLE_FUNCTION = "f"
+    fact = "has_conflicting_eager_dtype_coercions"
+    decision_order = 60
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        return cls.findings(conflicting_dtype_coercions(context.scan))

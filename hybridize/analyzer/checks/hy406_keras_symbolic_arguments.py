@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.safety import keras_symbolic_arguments
+from hybridize.model import Finding
+
 from . import TENSORFLOW_ONLY, Check
 
 
@@ -72,3 +76,9 @@ class HasKerasSymbolicArguments(Check):
         "layer without build): model-building code."
     )
     EXAMPLE_FUNCTION = "f"
+    fact = "has_keras_symbolic_arguments"
+    decision_order = 70
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        return cls.findings(keras_symbolic_arguments(context.scan))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.returns import python_value_returns
+from hybridize.model import Finding
+
 from . import TENSORFLOW_ONLY, Check
 
 
@@ -73,3 +77,19 @@ class HasPythonValueReturns(Check):
         "tensor), or a Python value that a caller needs as such."
     )
     EXAMPLE_FUNCTION = "f"
+    fact = "has_python_value_returns"
+    decision_order = 80
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """Only for a function that may be compiled (a model factory taking no tensor is not); with
+        no caller known, the verdict states the assumption that none needs a Python value."""
+        if not context.compilable:
+            return []
+        project = context.project
+        evidence, assumptions = python_value_returns(
+            context.index, context.facts, context.key, project.compiled, project.traced
+        )
+        for assumption in assumptions:
+            context.assume(assumption)
+        return cls.findings(evidence)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.frozen_state import frozen_state_reads
+from hybridize.model import Finding
+
 from . import TENSORFLOW_ONLY, Check
 
 
@@ -63,3 +67,12 @@ class HasFrozenPythonStateReads(Check):
         "value it saw while tracing."
     )
     EXAMPLE_FUNCTION = "f"
+    fact = "has_frozen_python_state_reads"
+    decision_order = 90
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """What compiling would change: only for a function that may be compiled and is not yet."""
+        if not context.changes_on_compiling:
+            return []
+        return cls.findings(frozen_state_reads(context.index, context.facts, context.key))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.hashability import unhashable_arguments
+from hybridize.model import Finding
+
 from . import TENSORFLOW_ONLY, Check
 
 
@@ -67,3 +71,12 @@ class HasUnhashableArguments(Check):
         "dataclass: tf.function cannot key its traces on it and fails when called."
     )
     EXAMPLE_FUNCTION = "f"
+    fact = "has_unhashable_arguments"
+    decision_order = 100
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """What compiling would change: only for a function that may be compiled and is not yet."""
+        if not context.changes_on_compiling:
+            return []
+        return cls.findings(unhashable_arguments(context.index, context.facts, context.key))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.loop_shapes import loop_carried_shape_changes
+from hybridize.model import Finding
+
 from . import TENSORFLOW_ONLY, Check
 
 
@@ -114,3 +118,10 @@ class HasLoopCarriedShapeChanges(Check):
         "tracing raises ValueError."
     )
     EXAMPLE_FUNCTION = "f"
+    fact = "has_loop_carried_shape_changes"
+    decision_order = 120
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """In the function, or in a project function traced with it."""
+        return cls.findings(loop_carried_shape_changes(context.index, context.facts, context.key))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.seeded_random import seeded_random_draws
+from hybridize.model import Finding
+
 from . import TENSORFLOW_ONLY, Check
 
 
@@ -76,3 +80,13 @@ class DrawsSeededGlobalRandom(Check):
         "compiled, it draws other numbers and shifts the eager draws after it."
     )
     EXAMPLE_FUNCTION = "f"
+    fact = "draws_seeded_global_random"
+    decision_order = 130
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """What compiling would change: only for a function that may be compiled and is not yet."""
+        if not context.changes_on_compiling:
+            return []
+        seeding = context.project.seeding
+        return cls.findings(seeded_random_draws(context.index, context.facts, context.key, seeding))

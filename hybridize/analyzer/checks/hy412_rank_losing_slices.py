@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.rank_losing_slices import rank_losing_slices
+from hybridize.model import Finding
+
 from . import TENSORFLOW_ONLY, Check
 
 
@@ -55,3 +59,12 @@ class HasRankLosingSlices(Check):
         "rank is unknown and the layer cannot build or check it."
     )
     EXAMPLE_FUNCTION = "f"
+    fact = "has_rank_losing_slices"
+    decision_order = 110
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """What compiling would change: only for a function that may be compiled and is not yet."""
+        if not context.changes_on_compiling:
+            return []
+        return cls.findings(rank_losing_slices(context.index, context.facts, context.key))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.model import Finding
+
 from . import TENSORFLOW_AND_TORCH, Check
 
 
@@ -52,3 +55,12 @@ class IsRecursive(Check):
     severity = "error"
     summary = "Calls itself, directly or through other functions; tracing would unroll or loop."
     EXAMPLE_FUNCTION = "f"
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """A function on a cycle of the call graph."""
+        if not context.recursive:
+            return []
+        return [
+            cls.finding("calls itself, directly or through other functions", context.function.span)
+        ]

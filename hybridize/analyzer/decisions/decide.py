@@ -7,11 +7,13 @@ failure code (each at most once), so a user sees all that stands in the way.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from hybridize.analyzer.checks import applies, name_of, severity_of
+from hybridize.analyzer.checks import applies, check_of, fact_checks, safety_checks
 from hybridize.analyzer.facts.candidacy import NotCandidate
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.model import (
+    CHECK_FACT_FIELDS,
     DECORATOR_ARG_NAMES,
     Finding,
     FunctionVerdict,
@@ -20,23 +22,6 @@ from hybridize.model import (
     Span,
     Tristate,
 )
-
-SAFETY_FACTS: tuple[tuple[str, str], ...] = (
-    ("has_eager_only_calls", "HY301"),
-    ("has_numpy_calls_on_parameters", "HY302"),
-    ("has_invalid_name_arguments", "HY401"),
-    ("has_stale_variable_reads", "HY402"),
-    ("has_tensor_parameter_iteration", "HY403"),
-    ("has_conflicting_eager_dtype_coercions", "HY405"),
-    ("has_keras_symbolic_arguments", "HY406"),
-    ("has_python_value_returns", "HY407"),
-    ("has_frozen_python_state_reads", "HY408"),
-    ("has_unhashable_arguments", "HY409"),
-    ("has_rank_losing_slices", "HY412"),
-    ("has_loop_carried_shape_changes", "HY410"),
-    ("draws_seeded_global_random", "HY411"),
-)
-"""Safety facts in decision-table order (docs/verdicts.md section 2, rule 5) with their codes."""
 
 
 @dataclass(slots=True)
@@ -54,10 +39,10 @@ class FunctionFacts:
     is_recursive: Tristate
     has_tensor_computation: Tristate
     caller_covered: Tristate
-    safety: dict[str, Tristate]
+    check_facts: dict[str, Tristate]
+    """The facts the registry's checks decided (`Check.fact`), by `FunctionVerdict` field."""
     not_candidate: list[NotCandidate] = field(default_factory=list)
     """Why the function is no candidate by its nature (candidacy.py), in decision order."""
-    has_unresolved_statically_read_axes: Tristate = None
     speculative: bool = False
     assumptions: list[str] = field(default_factory=list)
     addition_assumptions: list[str] = field(default_factory=list)
@@ -77,8 +62,8 @@ class FunctionFacts:
     input_signature, a test of graph mode, computation on captured state), in words."""
 
 
-def _finding(code: str, name: str, message: str, span: Span) -> Finding:
-    return Finding(code, name_of(code, name), severity_of(code), message, span)
+def _finding(code: str, message: str, span: Span) -> Finding:
+    return check_of(code).finding(message, span)
 
 
 def decide(facts: FunctionFacts) -> FunctionVerdict:
@@ -91,17 +76,20 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
     framework = facts.framework
     decorator = framework.idiom
     # A safety fact is a hazard only for the frameworks its check applies to (NumPy on a
-    # parameter is traced by torch.compile): for the others it is false.
+    # parameter is traced by torch.compile): for the others it is false. In the registry's
+    # decision order, which is the order of the failures.
     safety = {
-        fact: facts.safety.get(fact) if applies(code, framework.name) else False
-        for fact, code in SAFETY_FACTS
+        check.fact: facts.check_facts.get(check.fact)
+        if applies(check.code, framework.name)
+        else False
+        for check in safety_checks()
     }
 
     def fail(code: str, finding_code: str | None = None, message: str = "") -> None:
         if code not in failures:
             failures.append(code)
         if finding_code and not any(f.code == finding_code for f in findings):
-            findings.append(_finding(finding_code, code, message, span))
+            findings.append(_finding(finding_code, message, span))
 
     if not facts.is_hybrid:
         refactoring = "convert_eager_to_hybrid"
@@ -125,14 +113,14 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
             fail("is_recursive")
         elif facts.is_recursive is None:
             fail("cant_approximate_recursion")
-        for fact, _code in SAFETY_FACTS:
-            if safety[fact] is True:
+        for fact, value in safety.items():
+            if value is True:
                 fail(fact)
         for reason in facts.not_candidate:
             fail(reason.failure)
             if not any(f.code == reason.code for f in findings):
                 where = reason.span or span
-                findings.append(_finding(reason.code, reason.failure, reason.message, where))
+                findings.append(_finding(reason.code, reason.message, where))
         if facts.has_tensor_computation is False:
             fail(
                 "no_tensor_computation",
@@ -197,20 +185,15 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
             findings.append(
                 _finding(
                     "HY011",
-                    "convert_to_eager",
                     f"remove @{decorator}: {reasons[passing or 'P2']}",
                     span,
                 )
             )
     if transformation == "convert_to_hybrid":
-        findings.append(
-            _finding("HY010", "convert_to_hybrid", f"can run as a graph: add @{decorator}", span)
-        )
+        findings.append(_finding("HY010", f"can run as a graph: add @{decorator}", span))
     if transformation == "reconfigure":
         findings.append(
-            _finding(
-                "HY012", "reconfigure", f"add the inferred input_signature to @{decorator}", span
-            )
+            _finding("HY012", f"add the inferred input_signature to @{decorator}", span)
         )
     # Only the findings of checks that apply to the function's framework.
     findings = [f for f in findings if applies(f.code, framework.name)]
@@ -219,6 +202,13 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         order = {"ok": 0, "info": 1, "warning": 2, "error": 3}
         severity = max((f.severity for f in findings), key=lambda s: order[s])
     decorator_args = tuple((n, facts.decorator_args.get(n, False)) for n in DECORATOR_ARG_NAMES)
+    # The facts the report has fields for (a check registered from outside, with a fact of
+    # its own, shows in the failures and findings only); a fact outside the decision table
+    # as the check found it.
+    decided = {check.fact: facts.check_facts.get(check.fact) for check in fact_checks()}
+    fact_fields: dict[str, Any] = {
+        fact: value for fact, value in {**decided, **safety}.items() if fact in CHECK_FACT_FIELDS
+    }
     return FunctionVerdict(
         file=facts.file,
         qualname=facts.qualname,
@@ -242,20 +232,7 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         ),
         status_severity=severity,
         has_tensor_computation=facts.has_tensor_computation,
-        has_eager_only_calls=safety.get("has_eager_only_calls"),
-        has_numpy_calls_on_parameters=safety.get("has_numpy_calls_on_parameters"),
-        has_invalid_name_arguments=safety.get("has_invalid_name_arguments"),
-        has_unresolved_statically_read_axes=facts.has_unresolved_statically_read_axes,
-        has_stale_variable_reads=safety.get("has_stale_variable_reads"),
-        has_tensor_parameter_iteration=safety.get("has_tensor_parameter_iteration"),
-        has_conflicting_eager_dtype_coercions=safety.get("has_conflicting_eager_dtype_coercions"),
-        has_keras_symbolic_arguments=safety.get("has_keras_symbolic_arguments"),
-        has_python_value_returns=safety.get("has_python_value_returns"),
-        has_frozen_python_state_reads=safety.get("has_frozen_python_state_reads"),
-        has_unhashable_arguments=safety.get("has_unhashable_arguments"),
-        has_rank_losing_slices=safety.get("has_rank_losing_slices"),
-        has_loop_carried_shape_changes=safety.get("has_loop_carried_shape_changes"),
-        draws_seeded_global_random=safety.get("draws_seeded_global_random"),
+        **fact_fields,
         caller_covered=facts.caller_covered,
         decorator_args=decorator_args,
         supplied_input_signature=facts.supplied_input_signature,  # type: ignore[arg-type]

@@ -36,13 +36,11 @@ from typing import cast
 
 from hybridize.analyzer.facts.call_closure import reach, solve
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, bind_arguments, callees
+from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.model import Finding
 
-CODE = "HY301"
-FACT = "has_eager_only_calls"
 LAYER_ROLES = frozenset({"layer", "model"})
 """Framework objects that build their variables when first called."""
 MEMO = "argument_layers"
@@ -183,10 +181,10 @@ def _calling(
 
 def _called_parameters(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
-) -> dict[str, list[Finding]]:
+) -> dict[str, list[Evidence]]:
     """The parameters whose layers the function calls (itself or through a project function
     it hands them to), each with the findings at the calls, memoised per project."""
-    memo = cast(dict[FunctionKey, dict[str, list[Finding]]], facts.cache.setdefault(MEMO, {}))
+    memo = cast(dict[FunctionKey, dict[str, list[Evidence]]], facts.cache.setdefault(MEMO, {}))
     if key in memo:
         return memo[key]
     solved = _calling(index, facts, key)
@@ -201,7 +199,7 @@ def _called_parameters(
             target_uses[target] = _layer_uses(index, facts, target, calling)
         return target_uses[target]
 
-    found: dict[str, list[Finding]] = {}
+    found: dict[str, list[Evidence]] = {}
     for use in _layer_uses(index, facts, key, calling):
         if use.target is None:
             message = (
@@ -223,7 +221,7 @@ def _called_parameters(
                 f"`{callee.qualname}`, which calls them (line {line}): each distinct layer "
                 "object is a new trace, and one not yet built creates its variables there"
             )
-        finding = Finding(CODE, FACT, "error", message, use.site.span)
+        finding = Evidence(message, use.site.span)
         for param in use.params:
             found.setdefault(param, []).append(finding)
     memo[key] = found
@@ -383,7 +381,7 @@ def may_differ(index: ProjectIndex, facts: TensorFacts, key: FunctionKey, param:
 
 def argument_layers_called(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
-) -> list[Finding]:
+) -> list[Evidence]:
     """The calls of layers the function's parameters hold, when it may be given different
     layer objects, where its framework's traces are keyed on them
     (`Framework.layer_arguments_trace`: TensorFlow code only)."""

@@ -21,15 +21,14 @@ from dataclasses import dataclass
 
 from hybridize.analyzer.facts.effects import bound_in_enclosing_function
 from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts, callees, get_evaluator
+from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
-from hybridize.model import Finding, Span
+from hybridize.model import Span
 
-CODE = "HY408"
-FACT = "has_frozen_python_state_reads"
 INITIALISERS = frozenset({"__init__", "__new__", "__post_init__"})
 """Methods that set an object up before anyone calls it."""
 FROZEN_KINDS = frozenset({"lit", "python", "tensor", "numpy"})
@@ -70,7 +69,7 @@ class ChangingRead:
     """The statement of the function itself that leads to the read."""
 
 
-def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Finding]:
+def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
     """Reads of `self` attributes and module globals holding values a trace freezes, when
     the project reassigns them outside initialisation; in the function or in a project
     function it calls (traced with it)."""
@@ -78,7 +77,7 @@ def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: FunctionKey
     if read is None:
         return []
     text = f"{read.text}: a graph keeps the value it saw while tracing"
-    return [Finding(CODE, FACT, "error", text, read.entry)]
+    return [Evidence(text, read.entry)]
 
 
 def changing_state_read(

@@ -28,15 +28,12 @@ from collections.abc import Iterable
 from typing import Literal
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
+from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import MAX_NESTING, Atom
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
 from hybridize.analyzer.summaries.ir import DecoratorInfo, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.model import Finding
-
-CODE = "HY409"
-FACT = "has_unhashable_arguments"
 
 DOTTED_NAME = re.compile(r"[A-Za-z_][\w.]*")
 HashStatus = Literal["hashable", "unhashable", "inherits", "unknown"]
@@ -175,10 +172,10 @@ def _annotated(index: ProjectIndex, key: FunctionKey, annotation: str | None) ->
 
 def unhashable_arguments(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
-) -> list[Finding]:
+) -> list[Evidence]:
     """Parameters (the receiver of a method too) that may receive an unhashable object."""
     fn = index.function(key)
-    found: list[Finding] = []
+    found: list[Evidence] = []
     decorators = {d.name.rsplit(".", 1)[-1] for d in fn.decorators}
     if (
         fn.binds_receiver
@@ -189,10 +186,7 @@ def unhashable_arguments(
         status, reason = hash_status(index, class_key)
         if status == "unhashable":
             found.append(
-                Finding(
-                    CODE,
-                    FACT,
-                    "error",
+                Evidence(
                     f"instances of `{fn.class_qualname}` cannot be hashed ({reason}): "
                     "a `tf.function` method keys its traces on `self` and fails with "
                     '"unhashable type"',
@@ -206,10 +200,7 @@ def unhashable_arguments(
         if what is None:
             continue
         found.append(
-            Finding(
-                CODE,
-                FACT,
-                "error",
+            Evidence(
                 f"`{param.name}` may receive {what}: `tf.function` keys its traces on every "
                 'argument and fails on an object it cannot hash ("Could not generate a '
                 'generic TraceType")',

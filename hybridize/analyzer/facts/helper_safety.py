@@ -36,6 +36,7 @@ from hybridize.analyzer.facts.evaluator import (
     callees,
     get_evaluator,
 )
+from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.graph_kernel_gaps import kernel_gap, may_have_kernel_gap
 from hybridize.analyzer.facts.predicates import is_known_non_tensor, is_tensor_like
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -57,15 +58,12 @@ from hybridize.analyzer.frameworks.python_stdlib import (
 )
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.model import Finding, Span
+from hybridize.model import Span
 
 _T = TypeVar("_T")
 
 EAGER_ONLY = "has_eager_only_calls"
 NUMPY = "has_numpy_calls_on_parameters"
-CODES = {EAGER_ONLY: "HY301", NUMPY: "HY302"}
-PYTHON_VALUE_CODE = "HY303"
-"""A value that is a tensor in the graph used as a Python value (fact `has_eager_only_calls`)."""
 CONSEQUENCES = {
     EAGER_ONLY: "that works only eagerly, not in this function's graph",
     NUMPY: "NumPy cannot evaluate the symbolic tensor it receives in this function's graph",
@@ -137,8 +135,36 @@ class Hazard:
 
     what: str
     line: int
-    code: str = ""
-    """The finding code when it is not the fact's usual one (HY303 for a Python-value use)."""
+    python_value: bool = False
+    """A symbolic tensor used where a Python value is needed (reported by HY303, not HY301,
+    although the fact is `has_eager_only_calls` all the same)."""
+
+
+@dataclass(slots=True)
+class GraphHazards:
+    """What fails in one function's own graph (`HelperSafety.hazards`), grouped by what the
+    checks report: each check turns its group into findings with its own code."""
+
+    eager_only: list[Evidence] = field(default_factory=list)
+    """Eager-only calls, here or in a helper traced with the function (HY301)."""
+    python_values: list[Evidence] = field(default_factory=list)
+    """Symbolic tensors used where a Python value is needed (HY303; `has_eager_only_calls`)."""
+    numpy: list[Evidence] = field(default_factory=list)
+    """NumPy applied to symbolic tensors (HY302, `has_numpy_calls_on_parameters`)."""
+
+    def add(self, fact: str, hazard: Hazard, evidence: Evidence) -> None:
+        """A hazard of `fact` (EAGER_ONLY or NUMPY), in the group that reports it."""
+        if fact == NUMPY:
+            self.numpy.append(evidence)
+        elif hazard.python_value:
+            self.python_values.append(evidence)
+        else:
+            self.eager_only.append(evidence)
+
+    def reported(self, fact: str, span: Span) -> bool:
+        """Whether a hazard of `fact` is already reported at `span`."""
+        groups = [self.numpy] if fact == NUMPY else [self.eager_only, self.python_values]
+        return any(e.span == span for group in groups for e in group)
 
 
 @dataclass(slots=True)
@@ -265,11 +291,11 @@ class HelperSafety:
         self._returns[key] = found
         return found
 
-    def findings(self, key: FunctionKey) -> dict[str, list[Finding]]:
-        """Findings of function `key` traced on its own (its parameters that may hold tensors
-        are symbolic): through the helpers it calls, and `concrete_args` given a symbolic
-        tensor in its own body."""
-        found: dict[str, list[Finding]] = {EAGER_ONLY: [], NUMPY: []}
+    def hazards(self, key: FunctionKey) -> GraphHazards:
+        """What fails in the graph of function `key` traced on its own (its parameters that
+        may hold tensors are symbolic): through the helpers it calls, and `concrete_args`
+        given a symbolic tensor in its own body."""
+        found = GraphHazards()
         if not self.relevant.get(key):
             return found
         symbolic_params = self.symbolic_parameters(key)
@@ -277,43 +303,26 @@ class HelperSafety:
         for sym, condition in values.python_indexing():
             if condition.given(symbolic_params):
                 fn = self.index.function(key)
-                found[EAGER_ONLY].append(
-                    Finding(
-                        PYTHON_VALUE_CODE,
-                        EAGER_ONLY,
-                        "error",
-                        INDEXING,
-                        fn.index_reads.get(sym, fn.span),
-                    )
-                )
+                found.python_values.append(Evidence(INDEXING, fn.index_reads.get(sym, fn.span)))
                 break
         for span, what, condition in values.tensor_range_loops():
             if condition.given(symbolic_params):
-                found[EAGER_ONLY].append(
-                    Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, span)
-                )
+                found.python_values.append(Evidence(what, span))
         for span, what in values.eager_iterations():
-            found[EAGER_ONLY].append(Finding(CODES[EAGER_ONLY], EAGER_ONLY, "error", what, span))
+            found.eager_only.append(Evidence(what, span))
         for what, condition in (*values.tensor_tests(), *values.boolean_masks()):
             if condition.given(symbolic_params):
-                found[EAGER_ONLY].append(
-                    Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, values.fn.span)
-                )
+                found.python_values.append(Evidence(what, values.fn.span))
                 break
         for resolved in values.calls:
             site = resolved.site
             for what, condition in values.python_value_arguments(resolved):
                 if condition.given(symbolic_params):
-                    found[EAGER_ONLY].append(
-                        Finding(PYTHON_VALUE_CODE, EAGER_ONLY, "error", what, site.span)
-                    )
+                    found.python_values.append(Evidence(what, site.span))
             for info, condition in values.concrete_arguments(resolved):
                 if condition.given(symbolic_params):
-                    found[EAGER_ONLY].append(
-                        Finding(
-                            "HY301",
-                            EAGER_ONLY,
-                            "error",
+                    found.eager_only.append(
+                        Evidence(
                             f"`{_display(info.name)}` needs a concrete value, but in this "
                             "function's graph it is given a symbolic tensor and raises; "
                             "`tf.convert_to_tensor` accepts both",
@@ -321,15 +330,9 @@ class HelperSafety:
                         )
                     )
             for fact, condition, hazard in values.lifted(resolved):
-                if condition.given(symbolic_params) and not _reported(found[fact], site.span):
-                    found[fact].append(
-                        Finding(
-                            hazard.code or CODES[fact],
-                            fact,
-                            "error",
-                            f"{hazard.what}; {CONSEQUENCES[fact]}",
-                            site.span,
-                        )
+                if condition.given(symbolic_params) and not found.reported(fact, site.span):
+                    found.add(
+                        fact, hazard, Evidence(f"{hazard.what}; {CONSEQUENCES[fact]}", site.span)
                     )
         return found
 
@@ -449,10 +452,6 @@ def _within(inner: Span, outer: Span) -> bool:
         inner.end_line,
         inner.end_col,
     ) <= (outer.end_line, outer.end_col)
-
-
-def _reported(findings: list[Finding], span: Span) -> bool:
-    return any(f.span == span for f in findings)
 
 
 def _selected(site: CallSite, positions: CallbackArgs) -> Iterator[Sym]:
@@ -712,11 +711,11 @@ class _Values:
                 summary.add(fact, condition, hazard)
         for sym, condition in self.python_indexing():
             line = self.fn.index_reads.get(sym, self.fn.span).start_line
-            summary.add(EAGER_ONLY, condition, Hazard(INDEXING, line, PYTHON_VALUE_CODE))
+            summary.add(EAGER_ONLY, condition, Hazard(INDEXING, line, python_value=True))
         for span, what, condition in self.tensor_range_loops():
-            summary.add(EAGER_ONLY, condition, Hazard(what, span.start_line, PYTHON_VALUE_CODE))
+            summary.add(EAGER_ONLY, condition, Hazard(what, span.start_line, python_value=True))
         for what, condition in (*self.tensor_tests(), *self.boolean_masks()):
-            summary.add(EAGER_ONLY, condition, Hazard(what, self.fn.line, PYTHON_VALUE_CODE))
+            summary.add(EAGER_ONLY, condition, Hazard(what, self.fn.line, python_value=True))
         for span, what in self.eager_iterations():
             summary.add(EAGER_ONLY, ALWAYS, Hazard(what, span.start_line))
         for resolved, name, _ in foreign_library_calls(self.index, self.key, self.calls):
@@ -792,7 +791,7 @@ class _Values:
             what = f"calls `{_display(info.name)}` on a value that must be concrete"
             yield EAGER_ONLY, condition, Hazard(what, line)
         for what, condition in self.python_value_arguments(resolved):
-            yield EAGER_ONLY, condition, Hazard(what, line, PYTHON_VALUE_CODE)
+            yield EAGER_ONLY, condition, Hazard(what, line, python_value=True)
         numpy_name = numpy_function(resolved)
         if numpy_name is not None:
             for argument in _operands(site):
@@ -941,7 +940,9 @@ def _describe(param: str) -> str:
 
 def _via(callee: str, hazard: Hazard, line: int) -> Hazard:
     """A callee's hazard as the caller's, at the line of the call."""
-    return Hazard(f"calls `{callee}` (line {hazard.line}), which {hazard.what}", line, hazard.code)
+    return Hazard(
+        f"calls `{callee}` (line {hazard.line}), which {hazard.what}", line, hazard.python_value
+    )
 
 
 def _tensor_if(atoms: Iterable[tuple]) -> Symbolic:

@@ -31,16 +31,15 @@ from hybridize.analyzer.facts.evaluator import (
     callees,
     get_evaluator,
 )
+from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import is_tensor_like, leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks import lookup_parameters, output_shape_rule, written_name
 from hybridize.analyzer.frameworks.output_shapes import OutputShape
 from hybridize.analyzer.summaries.ir import FunctionSummary, StatementLoop, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.model import Finding
 
-CODE = "HY410"
-FACT = "has_loop_carried_shape_changes"
+MEMO = "loop_shapes"
 OWN = "loop_shapes_own"
 DISTANCE = "loop_shapes_distance"
 MAX_DEPTH = 12
@@ -212,7 +211,7 @@ class _Shapes:
         return not atoms or any(is_tensor_like(a) or a[0] == "?" for a in atoms)
 
 
-def _own_findings(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Finding]:
+def _own_findings(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
     fn = index.function(key)
     if not fn.statement_loops:
         return []
@@ -239,10 +238,7 @@ def _own_findings(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> 
                 "a `for` over a tensor" if loop.kind == "for" else "a `while` with a tensor test"
             )
             found.append(
-                Finding(
-                    CODE,
-                    FACT,
-                    "error",
+                Evidence(
                     f"`{name}` is carried by {header}, which AutoGraph makes a tf.while_loop, "
                     f"and {why}: its static shape after one iteration differs from the one "
                     "before the loop, and tracing raises ValueError",
@@ -254,13 +250,13 @@ def _own_findings(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> 
 
 def loop_carried_shape_changes(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
-) -> list[Finding]:
+) -> list[Evidence]:
     """The function's own hazards, or those of the project functions it calls: a callee is
     traced into its caller's graph, where its loop fails the same way. Memoised per project.
 
     Each call of a function that reaches a hazard is a finding; its message follows the
     fewest calls down to the loop (`_calls_to_hazard`), so a cycle never explains itself."""
-    memo = cast(dict[FunctionKey, list[Finding]], facts.cache.setdefault(FACT, {}))
+    memo = cast(dict[FunctionKey, list[Evidence]], facts.cache.setdefault(MEMO, {}))
     found = memo.get(key)
     if found is not None:
         return found
@@ -285,9 +281,9 @@ NO_HAZARD = 1 << 30
 """The distance of a function from which no hazard is reached."""
 
 
-def _own(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Finding]:
+def _own(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
     """The function's own hazards, memoised per project."""
-    memo = cast(dict[FunctionKey, list[Finding]], facts.cache.setdefault(OWN, {}))
+    memo = cast(dict[FunctionKey, list[Evidence]], facts.cache.setdefault(OWN, {}))
     found = memo.get(key)
     if found is None:
         found = memo[key] = _own_findings(index, facts, key)
@@ -322,7 +318,7 @@ def _call_finding(
     resolved: ResolvedCall,
     target: FunctionKey,
     distance: dict[FunctionKey, int],
-) -> Finding:
+) -> Evidence:
     """The finding at a call of `target`, a function that reaches a hazard: its message
     names the call and, along the fewest calls, the loop at the end."""
     steps = [f"calls `{index.function(target).qualname}`"]
@@ -339,10 +335,7 @@ def _call_finding(
         )
         current = nearer[1]
     own = _own(index, facts, current)[0]
-    return Finding(
-        CODE,
-        FACT,
-        "error",
+    return Evidence(
         " ".join(steps) + f" (line {own.span.start_line}), traced in this function's graph, "
         f"where {own.message}",
         resolved.site.span,

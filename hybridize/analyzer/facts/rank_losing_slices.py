@@ -17,19 +17,17 @@ sliced value through locals, arithmetic and calls (shape-preserving in practice)
 from __future__ import annotations
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
+from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import mentions
 from hybridize.analyzer.summaries.ir import Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.model import Finding
 
-CODE = "HY412"
-FACT = "has_rank_losing_slices"
 LAYER_ROLES = frozenset({"layer", "model"})
 
 
-def rank_losing_slices(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Finding]:
+def rank_losing_slices(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
     """The first call of a Keras layer on a value sliced with a step that may be a tensor."""
     fn = index.function(key)
     if not fn.stepped_slices:
@@ -54,10 +52,7 @@ def rank_losing_slices(index: ProjectIndex, facts: TensorFacts, key: FunctionKey
         for read, line in sorted(tensor_steps.items(), key=lambda item: item[1]):
             if any(mentions(fn, argument, {read}) for argument in arguments):
                 found.append(
-                    Finding(
-                        CODE,
-                        FACT,
-                        "error",
+                    Evidence(
                         f"a Keras layer is called on a value sliced with a tensor step (line "
                         f"{line}): traced, the slice's static rank is unknown, and the layer "
                         "cannot build or check its input",

@@ -25,12 +25,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.evaluator import LiteralSite, ResolvedCall, TensorFacts, get_evaluator
+from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.scan_memo import per_module
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.model import Span
 
 Value = tuple
 """("const", value) a known constant; ("fixed", token) the same value at every call, unknown
@@ -52,6 +54,38 @@ class Retrace:
     site: LiteralSite
     others: tuple[LiteralSite, ...] = ()
     """Further sites the reason involves (the other values passed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Retraces:
+    """The parameters of one function whose arguments differ between calls: Python literals,
+    or (only when no literal does) values of unknown kind."""
+
+    literal: dict[str, Retrace]
+    unknown: dict[str, Retrace]
+
+
+def retrace_evidence(
+    key: FunctionKey, params: dict[str, Retrace], text: str, def_span: Span
+) -> Evidence:
+    """The evidence of retracing `params` of function `key`, at the call site that shows it
+    (in the function's file; a caller in another file is named in the message and the
+    evidence stays on the `def`). `text` says what happens, around `{parts}`."""
+    relpath = key.file
+    sites = [r.site for r in params.values()]
+    others = [o for r in params.values() for o in r.others]
+    here = [s.span for s in [*sites, *others] if s.caller.file == relpath]
+    span, where = def_span, ""
+    if here:
+        span = min(here, key=lambda s: (s.start_line, s.start_col))
+        primary = [s.span for s in sites if s.caller.file == relpath]
+        span = min(primary or here, key=lambda s: (s.start_line, s.start_col))
+    else:
+        first = min(sites, key=lambda s: (s.caller, s.span.start_line))
+        where = f" (the call at {first.caller.file}:{first.span.start_line})"
+    parts = ", ".join(f"`{n}` ({params[n].reason})" for n in sorted(params))
+    related = tuple(dict.fromkeys(s for s in here if s != span))
+    return Evidence(text.format(parts=parts) + where, span, related)
 
 
 class LiteralVariation:
@@ -82,6 +116,11 @@ class LiteralVariation:
                 if verdict is not None:
                     found[param] = verdict
         return found
+
+    def retraces(self, key: FunctionKey) -> Retraces:
+        """What `retracing` finds for `key`: literals, or values of unknown kind if none."""
+        literal = self.retracing(key)
+        return Retraces(literal, {} if literal else self.retracing(key, unknown_kind=True))
 
     def _decide(self, sites: list[LiteralSite]) -> Retrace | None:
         values = [(site, self.value(site.caller, site.argument)) for site in sites]

@@ -42,6 +42,7 @@ from hybridize.analyzer.facts.evaluator import (
     get_evaluator,
     mapped_structure_position,
 )
+from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_keras_layer
 from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -55,10 +56,7 @@ from hybridize.analyzer.frameworks.python_stdlib import (
 )
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.model import Finding
 
-CODE = "HY407"
-FACT = "has_python_value_returns"
 UNRETURNABLE_ROLES = {
     "layer": "a Keras layer",
     "model": "a Keras model",
@@ -98,8 +96,8 @@ def python_value_returns(
     key: FunctionKey,
     hybrid: Collection[FunctionKey],
     traced: Collection[FunctionKey],
-) -> tuple[list[Finding], list[str]]:
-    """Findings of `has_python_value_returns` for one function, and the assumption it rests
+) -> tuple[list[Evidence], list[str]]:
+    """Evidence of `has_python_value_returns` for one function, and the assumption it rests
     on when no caller is known. `hybrid` are the compiled functions, `traced` those that run
     as graphs (compiled, or called only from graphs)."""
     fn = index.function(key)
@@ -113,7 +111,7 @@ def python_value_returns(
         *_none_or_tensor(fn, evaluator),
         *_unknown_from_callers(index, facts, key, fn),
     ]
-    findings = [Finding(CODE, FACT, "error", reason, fn.span) for reason in reasons[:1]]
+    findings = [Evidence(reason, fn.span) for reason in reasons[:1]]
     kinds = _python_kinds(fn, evaluator)
     assumptions: list[str] = []
     if kinds and not findings:
@@ -121,10 +119,7 @@ def python_value_returns(
         use = _first_python_use(index, facts, key, traced)
         if use is not None:
             findings.append(
-                Finding(
-                    CODE,
-                    FACT,
-                    "error",
+                Evidence(
                     f"returns {described}, which tf.function returns as a tensor, and {use}",
                     fn.span,
                 )

@@ -1,21 +1,21 @@
 """Safety facts: code that runs eagerly but crashes or changes meaning inside a graph.
 
-Each fact is true only on positive evidence in the function's own body (docs/verdicts.md section 1);
-one function per fact, each returning its findings. The eager-only and NumPy facts also follow
-calls into project helpers, which run inside the caller's graph (`helper_safety`), and the
-call predicates here are shared with it. Statically read axes only matter once a
-signature is inferred (`--infer-input-signatures`); without one they cannot be unresolved.
+Each fact is true only on positive evidence in the function's own body (docs/verdicts.md
+section 1); one or more detections per fact, each returning its evidence; the check of the
+fact's code (`hybridize/analyzer/checks`, `detect`) composes them into findings. The
+eager-only and NumPy facts also follow calls into project helpers, which run inside the
+caller's graph (`helper_safety`), and the call predicates here are shared with it. Statically
+read axes only matter once a signature is inferred (`--infer-input-signatures`); without one
+they cannot be unresolved.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 
-from hybridize.analyzer.facts.argument_layers import argument_layers_called
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
+from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.graph_kernel_gaps import kernel_gap
-from hybridize.analyzer.facts.loop_shapes import loop_carried_shape_changes
 from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown, leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
@@ -30,18 +30,16 @@ from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
 from hybridize.analyzer.frameworks.shapes import dtype_of, preserves_dtype
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.model import Finding, Span, Tristate
-
-if TYPE_CHECKING:
-    from hybridize.analyzer.facts.helper_safety import HelperSafety
+from hybridize.model import Span
 
 SHAPE_ONLY_ATTRIBUTES = frozenset({"dtype", "shape", "ndim", "name", "device"})
 GRADIENT_CONSUMERS = frozenset({"gradient", "apply_gradients", "minimize", "jacobian"})
 LAYER_ROLES = frozenset({"layer", "model"})
 
 
-class _Context:
-    """One function under inspection, with the solved facts at hand."""
+class SafetyScan:
+    """One function under inspection by the safety checks, with the solved facts at hand
+    (made once per function and shared by the checks that read its body)."""
 
     def __init__(self, index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> None:
         self.index = index
@@ -52,9 +50,6 @@ class _Context:
             self.fn.params[0].name if self.fn.binds_receiver and self.fn.params else None
         )
         self.evaluator = get_evaluator(index, facts, key)
-
-    def finding(self, code: str, name: str, message: str, span: Span) -> Finding:
-        return Finding(code, name, "error", message, span)
 
     def may_be_tensor_parameter(self, name: str) -> bool:
         """A parameter that may hold a tensor: tensor-like or unknown evidence, or none."""
@@ -174,15 +169,13 @@ def numpy_function(resolved: ResolvedCall) -> str | None:
     return next((i.name for i in resolved.api if i.framework in ("numpy", "scipy")), None)
 
 
-def eager_only_calls(ctx: _Context) -> list[Finding]:
+def eager_only_calls(ctx: SafetyScan) -> list[Evidence]:
     """`.numpy()` on anything; Keras fit/predict/evaluate/... on a framework model; a generator
     function (a tf.function must return tensors, not a generator object)."""
     found = []
     if ctx.fn.is_generator:
         found.append(
-            ctx.finding(
-                "HY301",
-                "has_eager_only_calls",
+            Evidence(
                 "is a generator (it yields): a tf.function must return tensors, and calling "
                 "it would fail on the generator object",
                 ctx.fn.span,
@@ -196,16 +189,14 @@ def eager_only_calls(ctx: _Context) -> list[Finding]:
         if is_eager_only_call(resolved):
             what = f"`.{callee[2]}()`" if callee[0] == "attr" else "this call"
             found.append(
-                ctx.finding(
-                    "HY301",
-                    "has_eager_only_calls",
+                Evidence(
                     f"{what} works only eagerly; it fails on a symbolic tensor",
                     site.span,
                 )
             )
         gap = kernel_gap(ctx.fn, by_index, resolved)
         if gap is not None:
-            found.append(ctx.finding("HY301", "has_eager_only_calls", gap, site.span))
+            found.append(Evidence(gap, site.span))
     found.extend(untabled_library_calls(ctx, calls))
     return found
 
@@ -238,12 +229,10 @@ def foreign_library_calls(
             yield resolved, name, reason
 
 
-def untabled_library_calls(ctx: _Context, calls: list[ResolvedCall]) -> list[Finding]:
+def untabled_library_calls(ctx: SafetyScan, calls: list[ResolvedCall]) -> list[Evidence]:
     """Calls into a third-party library the tables do not describe (`foreign_library_calls`)."""
     return [
-        ctx.finding(
-            "HY301",
-            "has_eager_only_calls",
+        Evidence(
             f"calls `{name}`, from a library the analysis has no table for: {reason}",
             resolved.site.span,
         )
@@ -275,12 +264,10 @@ def tensor_data_assignments(
             yield store.span, reason
 
 
-def data_assignments(ctx: _Context) -> list[Finding]:
+def data_assignments(ctx: SafetyScan) -> list[Evidence]:
     """`t.data = value` inside the function (`tensor_data_assignments`)."""
     return [
-        ctx.finding(
-            "HY301",
-            "has_eager_only_calls",
+        Evidence(
             f"assigns a tensor's `.data`: {reason}",
             span,
         )
@@ -293,7 +280,7 @@ VARIABLE_OWNING_ROLES = frozenset({"variable", "metric", "optimizer", "layer", "
 (variables at once), a layer or model (variables when first called)."""
 
 
-def variables_made_per_call(ctx: _Context) -> list[Finding]:
+def variables_made_per_call(ctx: SafetyScan) -> list[Evidence]:
     """A variable, or a Keras object holding variables, made anew on every call.
 
     `tf.function` lets a function create variables on its first trace only; the next trace
@@ -337,9 +324,7 @@ def variables_made_per_call(ctx: _Context) -> list[Finding]:
             continue
         what = "a variable" if made.returns == "variable" else f"a Keras {made.returns}"
         found.append(
-            ctx.finding(
-                "HY301",
-                "has_eager_only_calls",
+            Evidence(
                 f"makes {what} (`{made.name.removeprefix('tensorflow.')}`) on every call; "
                 "a tf.function may create variables on its first trace only",
                 resolved.site.span,
@@ -348,7 +333,7 @@ def variables_made_per_call(ctx: _Context) -> list[Finding]:
     return found
 
 
-def numpy_calls_on_parameters(ctx: _Context) -> list[Finding]:
+def numpy_calls_on_parameters(ctx: SafetyScan) -> list[Evidence]:
     """NumPy or SciPy applied to a value derived from a parameter that may be a tensor, or a
     NumPy array method (`.astype`) called on one that may be a NumPy array: tf.function
     converts a NumPy argument to a tensor, which has those methods only with NumPy behaviour
@@ -361,9 +346,7 @@ def numpy_calls_on_parameters(ctx: _Context) -> list[Finding]:
         method = _numpy_array_method(ctx, site, numpy_behavior)
         if method is not None:
             found.append(
-                ctx.finding(
-                    "HY302",
-                    "has_numpy_calls_on_parameters",
+                Evidence(
                     f"`.{method}()` is called on a value derived from a parameter that may be a "
                     "NumPy array; tf.function converts the array to a tensor, which has no "
                     f"`.{method}()` unless NumPy behaviour is enabled",
@@ -375,9 +358,7 @@ def numpy_calls_on_parameters(ctx: _Context) -> list[Finding]:
             ctx.derives_from_parameter(s) for s in _arguments(site.args, site.kwargs)
         ):
             found.append(
-                ctx.finding(
-                    "HY302",
-                    "has_numpy_calls_on_parameters",
+                Evidence(
                     "NumPy is applied to a value derived from a parameter; "
                     "a symbolic tensor cannot be evaluated by NumPy",
                     site.span,
@@ -387,7 +368,7 @@ def numpy_calls_on_parameters(ctx: _Context) -> list[Finding]:
     return found
 
 
-def _numpy_item_stores(ctx: _Context) -> list[Finding]:
+def _numpy_item_stores(ctx: SafetyScan) -> list[Evidence]:
     """`array[i] = value` into a NumPy array, of a value computed from a parameter that may
     be a tensor: NumPy converts the value, and a symbolic tensor cannot be converted
     (NotImplementedError while tracing; tf-models' `paste_instance_masks.expand_boxes`
@@ -400,9 +381,7 @@ def _numpy_item_stores(ctx: _Context) -> list[Finding]:
             continue
         if any(is_tensor_like(a) or a[0] == "?" for a in ctx.evaluator.eval(store.value)):
             found.append(
-                ctx.finding(
-                    "HY302",
-                    "has_numpy_calls_on_parameters",
+                Evidence(
                     "a value derived from a parameter is stored into a NumPy array; in a "
                     "graph it is a symbolic tensor, which NumPy cannot convert",
                     store.span,
@@ -411,7 +390,7 @@ def _numpy_item_stores(ctx: _Context) -> list[Finding]:
     return found
 
 
-def _numpy_array_method(ctx: _Context, site: CallSite, numpy_behavior: bool) -> str | None:
+def _numpy_array_method(ctx: SafetyScan, site: CallSite, numpy_behavior: bool) -> str | None:
     """The NumPy array method a call runs on a parameter's NumPy array that a tf.Tensor
     lacks: one NumPy behaviour adds (unless the project enables it), or one the tables know
     for arrays and not for tensors at all (`.copy()`, `.item()`)."""
@@ -473,7 +452,7 @@ def _never_a_string(atom: Atom) -> bool:
     return kind in _NEVER_STRING_KINDS
 
 
-def invalid_name_arguments(ctx: _Context) -> list[Finding]:
+def invalid_name_arguments(ctx: SafetyScan) -> list[Evidence]:
     """A non-string `name` given to a TF op, by keyword or by position (`tf.sqrt(x, tf.float32)`
     passes a dtype where `name` stands)."""
     found = []
@@ -494,9 +473,7 @@ def invalid_name_arguments(ctx: _Context) -> list[Finding]:
         atoms = ctx.evaluator.eval(value)
         if atoms and all(_never_a_string(a) for a in atoms):
             found.append(
-                ctx.finding(
-                    "HY401",
-                    "has_invalid_name_arguments",
+                Evidence(
                     "`name` must be a string; TensorFlow rejects other values when building a graph",
                     site.span,
                 )
@@ -504,7 +481,7 @@ def invalid_name_arguments(ctx: _Context) -> list[Finding]:
     return found
 
 
-def stale_variable_reads(ctx: _Context) -> list[Finding]:
+def stale_variable_reads(ctx: SafetyScan) -> list[Evidence]:
     """`model.trainable_variables` read before the model's first call and fed to a gradient.
 
     In the first trace of a `tf.function` an unbuilt model has no variables yet: the snapshot
@@ -541,9 +518,7 @@ def stale_variable_reads(ctx: _Context) -> list[Finding]:
             site = resolved.site
             if any(mentions(fn, s, snapshot) for s in _arguments(site.args, site.kwargs)):
                 found.append(
-                    ctx.finding(
-                        "HY402",
-                        "has_stale_variable_reads",
+                    Evidence(
                         f"`{attribute}` is read before the model's first call in this function "
                         f"(line {first_call.start_line}) and fed to `{callee[2]}`; in the first "
                         "trace the model may have no variables yet",
@@ -567,7 +542,7 @@ ITERATION_WRAPPERS = frozenset(
 )
 
 
-def _unwrap_iteration(ctx: _Context, sym: Sym) -> Sym:
+def _unwrap_iteration(ctx: SafetyScan, sym: Sym) -> Sym:
     """`enumerate(x)`, `zip(x, y)`, `reversed(x)` iterate x: look through them (first arg)."""
     for _ in range(5):
         if sym[0] != "call":
@@ -582,11 +557,11 @@ def _unwrap_iteration(ctx: _Context, sym: Sym) -> Sym:
     return sym
 
 
-def _is_tensor_param(ctx: _Context, sym: Sym) -> bool:
+def _is_tensor_param(ctx: SafetyScan, sym: Sym) -> bool:
     return any(a[0] in ("tensor", "variable") for a in ctx.evaluator.eval(sym))
 
 
-def _deferred_calls_of(ctx: _Context, receiver: Sym) -> Span | None:
+def _deferred_calls_of(ctx: SafetyScan, receiver: Sym) -> Span | None:
     """Span of a call of `receiver` inside a function or lambda nested in this one."""
     name = receiver[1] if receiver[0] in ("local", "name") else None
     if name is None:
@@ -603,7 +578,7 @@ def _deferred_calls_of(ctx: _Context, receiver: Sym) -> Span | None:
     return None
 
 
-def tensor_parameter_iteration(ctx: _Context) -> list[Finding]:
+def tensor_parameter_iteration(ctx: SafetyScan) -> list[Evidence]:
     """A Python `for` over a tensor parameter (not `tf.range`, not a list of tensors)."""
     fn = ctx.fn
     found = []
@@ -616,9 +591,7 @@ def tensor_parameter_iteration(ctx: _Context) -> list[Finding]:
             # Only when it is a tensor for sure: `tape.gradient` may give a list or a tensor.
             if known and all(a[0] in ("tensor", "variable") for a in known):
                 found.append(
-                    ctx.finding(
-                        "HY403",
-                        "has_tensor_parameter_iteration",
+                    Evidence(
                         f"iterates over the tensor parameter `{name}` in Python; "
                         "in a graph this unrolls or fails",
                         loop.span,
@@ -632,7 +605,7 @@ DTYPE_CONVERSIONS = frozenset({"cast", "saturate_cast", "convert_to_tensor", "bi
 DTYPE_KINDS = frozenset({"tensor", "variable", "numpy"})
 
 
-def _dtype_parameters(ctx: _Context, sym: Sym, depth: int = 0) -> set[str]:
+def _dtype_parameters(ctx: SafetyScan, sym: Sym, depth: int = 0) -> set[str]:
     """Parameters whose dtype a value takes: through locals assigned once, arithmetic and
     TensorFlow ops that keep their input's dtype (`tf.math.log(tf.clip_by_value(p, ...))`
     is as float64 as `p`). A cast or a conversion with a dtype ends the chain."""
@@ -665,7 +638,7 @@ EAGER_REJECTED_DTYPES = {
 with an integer `i` fails before and after tracing): no difference for HY405 to report."""
 
 
-def _leading_literal_conflicts(ctx: _Context) -> list[Finding]:
+def _leading_literal_conflicts(ctx: SafetyScan) -> list[Evidence]:
     """`tf.maximum(0, x)` with a float `x`, `tf.where(c, 1., x)` with a float64 `x`.
 
     Eagerly the op converts the Python number to the tensor's dtype; while tracing, the op
@@ -699,9 +672,7 @@ def _leading_literal_conflicts(ctx: _Context) -> list[Finding]:
             if clashing:
                 short = info.name.rsplit(".", 1)[-1]
                 found.append(
-                    ctx.finding(
-                        "HY405",
-                        "has_conflicting_eager_dtype_coercions",
+                    Evidence(
                         f"`{short}` gets the Python {kind} first and a {'/'.join(clashing)} "
                         f"tensor after it: eagerly the number takes the tensor's dtype, but "
                         f"while tracing it is converted first, as {default}, and the op "
@@ -713,7 +684,7 @@ def _leading_literal_conflicts(ctx: _Context) -> list[Finding]:
     return found
 
 
-def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
+def conflicting_dtype_coercions(ctx: SafetyScan) -> list[Evidence]:
     """A parameter meeting float operands of different dtypes, or receiving several.
 
     Eagerly, TensorFlow converts a NumPy float64 array to the dtype of the tensor it meets;
@@ -770,9 +741,7 @@ def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
         floats = partners[name] | dtypes(evidence.get(name, ()))
         if len(floats) > 1:
             found.append(
-                ctx.finding(
-                    "HY405",
-                    "has_conflicting_eager_dtype_coercions",
+                Evidence(
                     f"`{name}` meets float operands of different dtypes "
                     f"({', '.join(sorted(floats))}); eagerly an operator converts a NumPy "
                     "operand to the other operand's dtype, but a traced graph receives the "
@@ -783,7 +752,7 @@ def conflicting_dtype_coercions(ctx: _Context) -> list[Finding]:
     return found
 
 
-def keras_symbolic_arguments(ctx: _Context) -> list[Finding]:
+def keras_symbolic_arguments(ctx: SafetyScan) -> list[Evidence]:
     """Keras symbolic tensors reach the function: from a caller, or from Keras' own build.
 
     Keras 3 builds a layer or model whose class defines no `build` by calling `call` on
@@ -794,9 +763,7 @@ def keras_symbolic_arguments(ctx: _Context) -> list[Finding]:
     if symbolic:
         names = ", ".join(f"`{n}`" for n in sorted(symbolic))
         found.append(
-            ctx.finding(
-                "HY406",
-                "has_keras_symbolic_arguments",
+            Evidence(
                 f"a caller passes a Keras symbolic tensor for {names}",
                 ctx.fn.span,
             )
@@ -807,9 +774,7 @@ def keras_symbolic_arguments(ctx: _Context) -> list[Finding]:
         built_symbolically = symbolically_built_classes(ctx.index, ctx.facts)
         if class_key in built_symbolically:
             found.append(
-                ctx.finding(
-                    "HY406",
-                    "has_keras_symbolic_arguments",
+                Evidence(
                     f"Keras calls this `call` on symbolic tensors while building "
                     f"{built_symbolically[class_key]}; compiled, that call would freeze "
                     "the sub-layers' weights",
@@ -985,49 +950,16 @@ def _producers(
     return found
 
 
-def double_backward(ctx: _Context) -> list[Finding]:
+def double_backward(ctx: SafetyScan) -> list[Evidence]:
     """The function's result is differentiated twice by a caller (`double_backward_targets`)."""
     caller = double_backward_targets(ctx.index, ctx.facts).get(ctx.key)
     if caller is None:
         return []
     name = caller.qualname
     return [
-        ctx.finding(
-            "HY301",
-            "has_eager_only_calls",
+        Evidence(
             f"`{name}` differentiates its result with a differentiable backward "
             "(create_graph=True): a compiled backward cannot be differentiated again",
             ctx.fn.span,
         )
     ]
-
-
-def safety_facts(
-    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, helpers: HelperSafety | None = None
-) -> tuple[dict[str, Tristate], list[Finding]]:
-    """The safety facts of one function and the findings behind them.
-
-    With `helpers`, the eager-only and NumPy facts also hold when a project function it
-    calls fails inside its graph (a helper is traced with its caller)."""
-    ctx = _Context(index, facts, key)
-    checks = {
-        "has_eager_only_calls": eager_only_calls(ctx)
-        + variables_made_per_call(ctx)
-        + argument_layers_called(index, facts, key)
-        + double_backward(ctx)
-        + data_assignments(ctx),
-        "has_numpy_calls_on_parameters": numpy_calls_on_parameters(ctx),
-        "has_invalid_name_arguments": invalid_name_arguments(ctx),
-        "has_stale_variable_reads": stale_variable_reads(ctx),
-        "has_tensor_parameter_iteration": tensor_parameter_iteration(ctx),
-        "has_conflicting_eager_dtype_coercions": conflicting_dtype_coercions(ctx),
-        "has_keras_symbolic_arguments": keras_symbolic_arguments(ctx),
-        "has_loop_carried_shape_changes": loop_carried_shape_changes(index, facts, key),
-    }
-    if helpers is not None:
-        through = helpers.findings(key)
-        for fact, found in through.items():
-            checks[fact].extend(found)
-    safety: dict[str, Tristate] = {fact: bool(found) for fact, found in checks.items()}
-    findings = [f for found in checks.values() for f in found]
-    return safety, findings

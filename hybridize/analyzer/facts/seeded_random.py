@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_evaluator
+from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import parameter_behind
@@ -32,15 +33,11 @@ from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
 from hybridize.analyzer.frameworks.namespaces import canonical_external
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
-from hybridize.model import Finding
 
 GLOBAL_SEED_SETTERS = frozenset(name for f in FRAMEWORKS for name in f.global_seed_setters)
 """Every framework's calls that set its global random seed."""
 SEEDING_TEST_CASES = frozenset(name for f in FRAMEWORKS for name in f.seeding_test_cases)
 """Every framework's test case classes that set its global seed before each test."""
-
-CODE = "HY411"
-FACT = "draws_seeded_global_random"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +95,7 @@ def _seeding_cases(
 
 def seeded_random_draws(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, seeding: GlobalSeeding | None
-) -> list[Finding]:
+) -> list[Evidence]:
     """A draw from a global-seeded random op without its own seed, in the function or in a
     project function traced with it, when the project seeds the global stream."""
     fn = index.function(key)
@@ -110,10 +107,7 @@ def seeded_random_draws(
                 continue
             where = "" if reader == key else f" (line {resolved.site.span.start_line})"
             return [
-                Finding(
-                    CODE,
-                    FACT,
-                    "error",
+                Evidence(
                     f"{via}draws `{_display(op.name)}`{where} without an op seed while the "
                     f"project seeds the global random stream with {seeding.describe()}: "
                     "compiled, it draws other numbers and shifts the eager draws after it",

@@ -339,3 +339,45 @@ def compare(supplied: tuple[SpecTree, ...], inferred: tuple[SpecTree, ...]) -> s
     if broader and tighter:
         return "incomparable"
     return "broader" if broader else "tighter" if tighter else "equal"
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionSignatures:
+    """A function's supplied input signature (when it is compiled) and the one its call sites
+    imply (with `--infer-input-signatures`): what HY404 and HY013 report, and the report's
+    signature fields."""
+
+    supplied: tuple[SpecTree, ...] | None = None
+    unresolved: tuple[str, int | str] | None = None
+    """A (parameter, axis) the body reads as a Python int that `supplied` leaves None."""
+    inference: Inference | None = None
+    """What the call sites imply; None when no inference was asked for."""
+
+    @property
+    def relation(self) -> str | None:
+        """How `supplied` relates to the inferred signature (`compare`), when both exist."""
+        if self.supplied is None or self.inference is None or self.inference.signature is None:
+            return None
+        return compare(self.supplied, self.inference.signature)
+
+
+def function_signatures(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    framework: Framework,
+    *,
+    compiled: bool,
+    infer: bool,
+    speculative: bool,
+) -> FunctionSignatures:
+    """The supplied signature of a `compiled` function and, when asked to `infer`, the one
+    the call sites imply (`speculative`: its tensor parameters are assumed, not shown)."""
+    supplied = supplied_signature(index, facts, key, framework) if compiled else None
+    unresolved = (
+        unresolved_axis(index.function(key), parameter_names(index, key), supplied)
+        if supplied is not None
+        else None
+    )
+    inference = infer_signature(index, facts, key, speculative=speculative) if infer else None
+    return FunctionSignatures(supplied, unresolved, inference)
