@@ -41,12 +41,10 @@ def test_a_runaway_verdict_is_left_undecided_and_the_rest_is_decided(
 ) -> None:
     real = engine._verdict
 
-    def verdict(
-        index: object, facts: object, key: FunctionKey, *args: object, **kwargs: object
-    ) -> object:
-        if key.qualname == "runaway":
+    def verdict(phase: engine.VerdictPhase, function: engine.FunctionInputs) -> object:
+        if function.key.qualname == "runaway":
             spin(30)  # a walk of every path: far past the budget
-        return real(index, facts, key, *args, **kwargs)  # type: ignore[arg-type]
+        return real(phase, function)
 
     monkeypatch.setattr(engine, "_verdict", verdict)
     monkeypatch.setattr(budget, "VERDICT_SECONDS", 0.3)
