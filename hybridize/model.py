@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.notebooks import CellMap
 
 Tristate = bool | None
 """A fact that may be true, false or unknown (`null` in JSON): unknown is an honest answer."""
@@ -216,6 +217,15 @@ class AnalysisResult:
     errors: tuple[FileError, ...] = ()
     refactored_files: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    cell_maps: dict[str, CellMap] = field(default_factory=dict)
+    """Per notebook (`.ipynb`), which cell each line of its module is in: reports name a
+    notebook's places as `nb.ipynb:cell 3:5` (docs/report-format.md)."""
+
+    def place(self, file: str, line: int) -> str:
+        """`file:line`, or `file:cell C:L` for a line of a notebook's cell."""
+        cells = self.cell_maps.get(file)
+        position = cells.position(line) if cells is not None else None
+        return f"{file}:{line}" if position is None else f"{file}:{position}"
 
     @property
     def candidates(self) -> int:

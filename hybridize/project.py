@@ -41,13 +41,14 @@ from hybridize.analyzer.summaries.sources import (
     MAX_SOURCE_BYTES,
     SKIPPED_DIRECTORIES,
     ProjectSources,
-    decode_source,
+    decode_file,
     read_project,
     read_source,
     relative_name,
 )
 from hybridize.config import Config
 from hybridize.model import AnalysisResult, FileError, FunctionVerdict
+from hybridize.notebooks import NOTEBOOK_SUFFIX, CellMap, Notebook, in_cells, is_notebook
 
 if TYPE_CHECKING:
     from hybridize.analyzer.summaries.ir import ModuleSummary
@@ -231,7 +232,12 @@ class Project:
         parts = PurePosixPath(name).parts
         if self.root.is_file():
             return name if name == self.root.name else None
-        if not name.endswith(".py") or not parts or ".." in parts or name.startswith("/"):
+        if (
+            not name.endswith((".py", NOTEBOOK_SUFFIX))
+            or not parts
+            or ".." in parts
+            or name.startswith("/")
+        ):
             return None
         if any(p in SKIPPED_DIRECTORIES or p.endswith(".egg-info") for p in parts[:-1]):
             return None
@@ -416,8 +422,19 @@ class Project:
                 functions=tuple(verdicts),
                 errors=tuple(sorted([*self._folder_errors, *errors], key=lambda e: e.file)),
                 seconds=time.perf_counter() - started,
+                cell_maps=self._cell_maps(),
             )
         return self._result
+
+    def _cell_maps(self) -> dict[str, CellMap]:
+        """Each readable notebook's cells (`AnalysisResult.cell_maps`)."""
+        maps: dict[str, CellMap] = {}
+        for relpath, raw in sorted(self._raw.items()):
+            if is_notebook(relpath):
+                notebook = Notebook.from_bytes(raw)
+                if isinstance(notebook, Notebook):
+                    maps[relpath] = notebook.cell_map
+        return maps
 
     def _result_key(self) -> str | None:
         """The cache key of the whole result for the current texts and options (None: no
@@ -498,7 +515,7 @@ class Project:
             from hybridize.refactor.document import Document
             from hybridize.refactor.ignore_comment import add_ignore_comment
 
-            document = Document.from_bytes(self._raw[relpath])
+            document = Document.from_bytes(self._raw[relpath], relpath)
             ignored = (
                 None if isinstance(document, str) else add_ignore_comment(document, qualname, line)
             )
@@ -509,9 +526,9 @@ class Project:
         """The decoded text of a file as the analysis sees it (None: unreadable)."""
         relpath = self.relpath(path)
         raw = self._raw.get(relpath) if relpath is not None else None
-        if raw is None:
+        if relpath is None or raw is None:
             return None
-        decoded = decode_source(raw)
+        decoded = decode_file(relpath, raw)
         return None if isinstance(decoded, str) else decoded[0]
 
     def _plan_verdicts(self, verdicts: tuple[FunctionVerdict, ...]) -> RefactorPlan:
@@ -547,10 +564,13 @@ def summarize_raw(relpath: str, raw: bytes) -> ModuleSummary | FileError:
         return FileError(relpath, "file too large to be analysed")
     from hybridize.analyzer.summaries.file_summaries import summarize_text
 
-    decoded = decode_source(raw)
+    decoded = decode_file(relpath, raw)
     if isinstance(decoded, str):
         return FileError(relpath, decoded)
-    return summarize_text(relpath, decoded[0])
+    summary = summarize_text(relpath, decoded[0])
+    if is_notebook(relpath) and isinstance(summary, FileError):
+        return FileError(relpath, in_cells(summary.message, raw))
+    return summary
 
 
 def _summarize_one(item: tuple[str, bytes]) -> ModuleSummary | FileError:

@@ -85,7 +85,7 @@ def _tags(verdict: FunctionVerdict) -> list[str]:
     return tags
 
 
-def _verdict_line(verdict: FunctionVerdict, paint: _Painter) -> str:
+def _verdict_line(verdict: FunctionVerdict, paint: _Painter, result: AnalysisResult) -> str:
     words = verdict_text(verdict)
     if verdict.passes:
         words = paint(words, BOLD + _GREEN)
@@ -93,13 +93,13 @@ def _verdict_line(verdict: FunctionVerdict, paint: _Painter) -> str:
         head, sep, rest = words.partition(": ")
         words = paint(head, _RED) + sep + rest
     tags = "".join(" " + paint(tag, _DIM) for tag in _tags(verdict))
-    location = paint(f"{verdict.file}:{verdict.line}:", BOLD)
+    location = paint(f"{result.place(verdict.file, verdict.line)}:", BOLD)
     return f"{location} {verdict.qualname}: {words}{tags}"
 
 
-def _finding_line(file: str, finding: Finding, paint: _Painter) -> str:
+def _finding_line(file: str, finding: Finding, paint: _Painter, result: AnalysisResult) -> str:
     span = finding.span
-    location = f"{file}:{span.start_line}:{span.start_col + 1}:"
+    location = f"{result.place(file, span.start_line)}:{span.start_col + 1}:"
     code = paint(finding.code, _SEVERITY_STYLE.get(finding.severity, ""))
     return f"  {location} {code} {_one_line(finding.message, '    ')}"
 
@@ -119,16 +119,23 @@ def _collapsed(findings: Iterable[Finding]) -> list[tuple[Finding, list[int]]]:
     return list(first.values())
 
 
-def _function_lines(verdict: FunctionVerdict, paint: _Painter) -> Iterable[str]:
-    yield _verdict_line(verdict, paint)
+def _function_lines(
+    verdict: FunctionVerdict, paint: _Painter, result: AnalysisResult
+) -> Iterable[str]:
+    yield _verdict_line(verdict, paint, result)
     if verdict.benefit is not None and verdict.passes and verdict.benefit_reasons:
         yield f"  {paint('benefit:', _DIM)} {_one_line(verdict.benefit_reasons[0], '    ')}"
     for finding, more in _collapsed(verdict.findings):
-        line = _finding_line(verdict.file, finding, paint)
+        line = _finding_line(verdict.file, finding, paint, result)
         if more:
             lines = sorted(set(more))
-            where = ", ".join(str(n) for n in lines)
-            line += f" (and {len(more)} more: line{'s' if len(lines) > 1 else ''} {where})"
+            cells = result.cell_maps.get(verdict.file)
+            if cells is not None:  # a notebook: each place as `cell C:L`
+                where = ", ".join(cells.where(n) for n in lines)
+                line += f" (and {len(more)} more: {where})"
+            else:
+                where = ", ".join(str(n) for n in lines)
+                line += f" (and {len(more)} more: line{'s' if len(lines) > 1 else ''} {where})"
         yield line
     for assumption in verdict.assumptions:
         yield f"  {paint('assumes:', _DIM)} {_one_line(assumption, '    ')}"
@@ -214,7 +221,7 @@ def text_body(
             )
         )
         for verdict in triage.proposed:
-            lines.extend(_function_lines(verdict, paint))
+            lines.extend(_function_lines(verdict, paint, result))
     if triage.low_benefit:
         lines.append(
             paint(
@@ -225,9 +232,9 @@ def text_body(
         )
         for verdict in triage.low_benefit:
             if verbose:
-                lines.extend(_function_lines(verdict, paint))
+                lines.extend(_function_lines(verdict, paint, result))
             else:
-                lines.append(_verdict_line(verdict, paint))
+                lines.append(_verdict_line(verdict, paint, result))
     if triage.blocked:
         lines.append(
             paint(
@@ -237,13 +244,13 @@ def text_body(
             )
         )
         for verdict in triage.blocked:
-            lines.extend(_function_lines(verdict, paint))
+            lines.extend(_function_lines(verdict, paint, result))
             lines.extend(_unblock_line(verdict, paint))
     others = triage.others
     if verbose and others:
         lines.append(paint(f"Other functions ({len(others)}):", BOLD))
         for verdict in others:
-            lines.extend(_function_lines(verdict, paint))
+            lines.extend(_function_lines(verdict, paint, result))
     elif others:
         lines.append(
             paint(

@@ -5,14 +5,20 @@ every byte it does not mean to change back unchanged: the encoding (a PEP 263 co
 byte-order mark, the line endings (LF, CRLF, a lone CR, or a mixture), a missing final newline.
 A `Document` keeps the original bytes, the decoded text and its physical lines, and encodes new
 text the same way; a file that would not come back byte for byte is refused up front.
+
+A Jupyter notebook (`.ipynb`) is a document too: its text is the module its code cells form
+(`hybridize/notebooks.py`), and new text goes back into the cells the edits touch, the rest of
+the notebook's JSON byte for byte as it was.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hybridize.analyzer.summaries.sources import decode_source, split_lines
+from hybridize.notebooks import Notebook, NotebookEdit, is_notebook
 
 _ENDING = re.compile(r"\r\n|\r|\n")
 
@@ -31,10 +37,15 @@ class Document:
     text: str
     encoding: str
     lines: tuple[str, ...]
+    notebook: Notebook | None = None
+    """The notebook whose code cells `text` is (None: a Python file)."""
 
     @classmethod
-    def from_bytes(cls, raw: bytes) -> Document | str:
-        """The document, or the reason (in words) why it cannot be refactored safely."""
+    def from_bytes(cls, raw: bytes, name: str = "") -> Document | str:
+        """The document, or the reason (in words) why it cannot be refactored safely. `name`
+        (the file's) says whether the bytes are a notebook's."""
+        if is_notebook(name):
+            return cls._from_notebook(raw)
         decoded = decode_source(raw)
         if isinstance(decoded, str):
             return decoded
@@ -44,6 +55,23 @@ class Document:
         if not isinstance(encoded, bytes) or encoded != raw:
             return f"cannot write it back byte for byte in its encoding ({encoding})"
         return document
+
+    @classmethod
+    def _from_notebook(cls, raw: bytes) -> Document | str:
+        notebook = Notebook.from_bytes(raw)
+        if isinstance(notebook, str):
+            return notebook
+        if notebook.unwritable is not None:
+            return notebook.unwritable
+        text = notebook.text
+        return cls(raw, text, "utf-8", tuple(split_lines(text)), notebook)
+
+    def cell_sources(self, edits: Sequence[NotebookEdit]) -> dict[int, str] | str:
+        """A notebook's new cell sources after `edits` of its text, by cell number (an empty
+        mapping for a Python file), or why they cannot be put back in the cells."""
+        if self.notebook is None:
+            return {}
+        return self.notebook.cell_sources(edits)
 
     @property
     def newline(self) -> str:
@@ -71,8 +99,11 @@ class Document:
             return self.lines[line_number - 1]
         return ""
 
-    def encode(self, text: str) -> bytes | str:
-        """Text to bytes in the file's own encoding (a BOM stays a BOM), or why it cannot be."""
+    def encode(self, text: str, edits: Sequence[NotebookEdit] = ()) -> bytes | str:
+        """Text to bytes in the file's own encoding (a BOM stays a BOM), or why it cannot be.
+        A notebook's new text is `edits` of its text, put back into the cells they touch."""
+        if self.notebook is not None:
+            return self._encode_notebook(self.notebook, text, edits)
         try:
             return text.encode(self.encoding)
         except UnicodeEncodeError as exc:
@@ -82,3 +113,15 @@ class Document:
             )
         except LookupError:
             return f"unknown encoding {self.encoding!r}"
+
+    def _encode_notebook(
+        self, notebook: Notebook, text: str, edits: Sequence[NotebookEdit]
+    ) -> bytes | str:
+        sources = notebook.cell_sources(edits)
+        if isinstance(sources, str):
+            return f"cannot put the rewrite back into the notebook's cells: {sources}"
+        if notebook.new_module_text(sources) != text:
+            # The edits do not make `text` (a caller's own text, or a cell magic's cell
+            # emptied): writing would lose what the module shows.
+            return "cannot put the rewrite back into the notebook's cells"
+        return notebook.with_sources(sources)

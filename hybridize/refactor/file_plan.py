@@ -60,7 +60,7 @@ def plan_file(
     two questions about other files: whether one imports a name from this module
     (`used_elsewhere`), and what a wildcard import of another module binds
     (`star_bindings`)."""
-    document = Document.from_bytes(raw)
+    document = Document.from_bytes(raw, relpath)
     if isinstance(document, str):
         return None, [Notice(relpath, None, f"cannot refactor: {document}")]
     try:
@@ -159,7 +159,7 @@ class _FilePlanner:
         new_text = apply_edits(self.document.lines, self.edits)
         problem = _parse_problem(new_text)
         if problem is None:
-            encoded = self.document.encode(new_text)
+            encoded = self.document.encode(new_text, self.edits)
             problem = encoded if isinstance(encoded, str) else None
         if problem is not None:
             keys = ", ".join(c.qualname for c in self.changes)

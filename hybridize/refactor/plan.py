@@ -221,7 +221,7 @@ def _from_payload(
         return None
     if new_text is None:
         return None, list(notices)
-    document = Document.from_bytes(raw)
+    document = Document.from_bytes(raw, relpath)
     if not (
         isinstance(new_text, str)
         and isinstance(document, Document)

@@ -74,9 +74,18 @@ class FilePlan:
         return self.document.text
 
     def diff(self) -> str:
-        return unified_diff(self.file, self.old_text, self.new_text)
+        """The unified diff of the file; a notebook's, one per changed cell, named
+        `nb.ipynb:cell N` (the cells' own sources, as the notebook stores them)."""
+        notebook = self.document.notebook
+        sources = self.document.cell_sources(self.edits)
+        if notebook is None or isinstance(sources, str):
+            return unified_diff(self.file, self.old_text, self.new_text)
+        return "".join(
+            unified_diff(f"{self.file}:cell {number}", notebook.old_source(number), source)
+            for number, source in sorted(sources.items())
+        )
 
     def new_bytes(self) -> bytes:
-        encoded = self.document.encode(self.new_text)
+        encoded = self.document.encode(self.new_text, self.edits)
         assert isinstance(encoded, bytes), "checked when the plan was made"
         return encoded

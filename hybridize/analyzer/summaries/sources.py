@@ -1,5 +1,8 @@
 """Finding the Python files of a project and reading them without ever raising on bad input.
 
+Python files are `.py` files and Jupyter notebooks (`.ipynb`), whose text is the module their
+code cells form (`hybridize/notebooks.py`).
+
 A project is a file or a directory. Bad input is a value, not an exception: an unreadable
 file, a binary or non-UTF-8 file, a file too large to be source code, or a symlink loop each
 becomes a `FileError` with a message a user can act on, and the walk goes on with the rest.
@@ -17,6 +20,8 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
+
+from hybridize.notebooks import Notebook, is_notebook
 
 if TYPE_CHECKING:
     from hybridize.model import FileError
@@ -49,6 +54,7 @@ SKIPPED_DIRECTORIES = frozenset(
         ".pytest_cache",
         "__pycache__",
         "node_modules",
+        ".ipynb_checkpoints",
         "site-packages",
         ".eggs",
     }
@@ -104,7 +110,8 @@ def relative_name(path: Path, root: Path) -> str:
 
 
 def discover(root: Path) -> tuple[list[Path], list[FileError]]:
-    """Every `.py` file below `root` (or `root` itself), sorted, plus the problems met on the way.
+    """Every `.py` file and notebook below `root` (or `root` itself), sorted, plus the problems
+    met on the way.
 
     Symlinks to folders are followed once: a folder reached again through a link is a loop and
     is reported, not walked forever.
@@ -156,7 +163,7 @@ def discover(root: Path) -> tuple[list[Path], list[FileError]]:
             kept.append(d)
         dirnames[:] = kept
         for name in sorted(filenames):
-            if not name.endswith(".py"):
+            if not name.endswith(".py") and not is_notebook(name):
                 continue
             path = current / name
             problem = (
@@ -206,11 +213,20 @@ def read_source(path: Path, root: Path) -> SourceFile | FileError:
         return _file_error(relpath, "cannot read file: permission denied")
     except OSError as exc:
         return _file_error(relpath, f"cannot read file: {exc.strerror or exc}")
-    decoded = decode_source(raw)
+    decoded = decode_file(relpath, raw)
     if isinstance(decoded, str):
         return _file_error(relpath, decoded)
     text, encoding = decoded
     return SourceFile(path=path, relpath=relpath, text=text, raw=raw, encoding=encoding)
+
+
+def decode_file(name: str, raw: bytes) -> tuple[str, str] | str:
+    """`decode_source` of a file named `name`; a notebook's text is its code cells' module
+    (encoding "utf-8", as nbformat stores notebooks)."""
+    if not is_notebook(name):
+        return decode_source(raw)
+    notebook = Notebook.from_bytes(raw)
+    return notebook if isinstance(notebook, str) else (notebook.text, "utf-8")
 
 
 def decode_source(raw: bytes) -> tuple[str, str] | str:
