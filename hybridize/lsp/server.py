@@ -45,8 +45,10 @@ from hybridize.lsp.diagnostics import file_diagnostics
 from hybridize.lsp.docs import CodeDocs
 from hybridize.lsp.heap import IDLE_SECONDS, FrozenHeap
 from hybridize.lsp.hover import hover
+from hybridize.lsp.notebooks import cell_diagnostics, notebook_bytes
 from hybridize.lsp.positions import Lines
 from hybridize.lsp.settings import SECTION, Settings, load_settings
+from hybridize.notebooks import is_notebook
 from hybridize.project import FileResult, Project
 
 logger = logging.getLogger("hybridize.lsp")
@@ -99,6 +101,15 @@ class HybridizeProtocol(LanguageServerProtocol):
         super().handle_message(message)
 
 
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[
+        types.NotebookDocumentFilterWithCells(
+            cells=[types.NotebookCellLanguage(language="python")], notebook="*"
+        )
+    ]
+)
+"""Notebooks (any kind) with Python cells are synced: `hybridize/lsp/notebooks.py`."""
+
 Texts = dict[str, tuple[int | None, str]]
 """Open documents by URI: their version and text, as the client last sent them."""
 
@@ -118,6 +129,7 @@ class HybridizeServer(LanguageServer):
             "hybridize",
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            notebook_document_sync=NOTEBOOK_SYNC,
             protocol_cls=HybridizeProtocol,
         )
         self.project: Project | None = None
@@ -191,20 +203,61 @@ class HybridizeServer(LanguageServer):
     def file_result(self, uri: str, texts: Texts) -> tuple[FileResult, Project] | None:
         """The document's result for the given buffer texts (every open buffer is given to
         the project first: each can change the verdicts of the others)."""
-        for open_uri, (_, text) in texts.items():
-            found = self.project_for(open_uri)
-            if found is not None:
-                found[0].update(found[1], text)
+        self.give_buffers(texts)
         found = self.project_for(uri)
         if found is None:
             return None
         result = found[0].file_result(found[1])
         return (result, found[0]) if result is not None else None
 
+    def give_buffers(self, texts: Texts) -> None:
+        """Give the project every open document's text, and every synced notebook's cells as
+        the notebook's buffer."""
+        for open_uri, (_, text) in texts.items():
+            found = self.project_for(open_uri)
+            if found is not None:
+                found[0].update(found[1], text)
+        for notebook in self.workspace.notebook_documents.values():
+            found = self.project_for(notebook.uri)
+            if found is not None:
+                cells = {uri: text for uri, (_, text) in texts.items()}
+                found[0].update(found[1], notebook_bytes(notebook, cells))
+
+    def notebook_diagnostics(self, texts: Texts) -> dict[str, list[types.Diagnostic] | None]:
+        """Each synced notebook's diagnostics, by cell document (None: the notebook does not
+        parse now, keep the last)."""
+        out: dict[str, list[types.Diagnostic] | None] = {}
+        for notebook in self.workspace.notebook_documents.values():
+            found = self.project_for(notebook.uri)
+            result = found[0].file_result(found[1]) if found is not None else None
+            if found is None or result is None:
+                continue
+            cell_map = found[0].results().cell_maps.get(found[1])
+            code_cells = [
+                c.document
+                for c in notebook.cells
+                if c.kind == types.NotebookCellKind.Code and c.document in texts
+            ]
+            if result.error is not None or result.text is None or cell_map is None:
+                out.update(dict.fromkeys(code_cells))
+                continue
+            lines = Lines(result.text, self.encoding)
+            module = file_diagnostics(result, lines, self.docs, hints=self.settings.hints)
+            by_cell = cell_diagnostics(notebook, cell_map, module)
+            out.update({uri: by_cell.get(uri, []) for uri in code_cells})
+        return out
+
     def diagnose(self, texts: Texts) -> dict[str, list[types.Diagnostic] | None]:
-        """Each open document's diagnostics (None: it does not parse now, keep the last)."""
+        """Each open document's diagnostics (None: it does not parse now, keep the last).
+        A notebook opened as a text file (its JSON) gets none: the module's positions are
+        not places in that text; a synced notebook's go to its cells."""
         out: dict[str, list[types.Diagnostic] | None] = {}
         for uri in texts:
+            if self.workspace.get_notebook_document(cell_uri=uri) is not None:
+                continue
+            if is_notebook(uri):
+                out[uri] = []
+                continue
             found = self.file_result(uri, texts)
             if found is None:
                 continue
@@ -214,6 +267,9 @@ class HybridizeServer(LanguageServer):
                 continue
             lines = Lines(result.text, self.encoding)
             out[uri] = file_diagnostics(result, lines, self.docs, hints=self.settings.hints)
+        if self.workspace.notebook_documents:
+            self.give_buffers(texts)
+            out.update(self.notebook_diagnostics(texts))
         return out
 
     # -- publishing, on the event loop ------------------------------------------------------
@@ -354,6 +410,7 @@ async def initialized(ls: HybridizeServer, params: types.InitializedParams) -> N
     if watched is not None and watched.dynamic_registration:
         watchers = [
             types.FileSystemWatcher(glob_pattern="**/*.py"),
+            types.FileSystemWatcher(glob_pattern="**/*.ipynb"),
             types.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
         ]
         registration = types.Registration(
@@ -431,6 +488,44 @@ async def did_close(ls: HybridizeServer, params: types.DidCloseTextDocumentParam
     await ls.refresh()
 
 
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+async def did_open_notebook(
+    ls: HybridizeServer, params: types.DidOpenNotebookDocumentParams
+) -> None:
+    await ls.refresh()
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+async def did_change_notebook(
+    ls: HybridizeServer, params: types.DidChangeNotebookDocumentParams
+) -> None:
+    await ls.refresh()
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+async def did_save_notebook(
+    ls: HybridizeServer, params: types.DidSaveNotebookDocumentParams
+) -> None:
+    await ls.refresh()
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+async def did_close_notebook(
+    ls: HybridizeServer, params: types.DidCloseNotebookDocumentParams
+) -> None:
+    uri = params.notebook_document.uri
+
+    def reload() -> None:
+        found = ls.project_for(uri)
+        if found is not None:
+            found[0].reload(found[1])  # the disk counts again
+
+    await ls.run(reload)
+    for cell in params.cell_text_documents:
+        ls.clear(cell.uri)
+    await ls.refresh()
+
+
 async def disk_changed(ls: HybridizeServer, changes: list[tuple[str, bool]]) -> None:
     """Files changed (False) or gone (True) on disk; an open buffer still overrides the disk,
     even a deleted file's. A pyproject.toml reloads the settings."""
@@ -496,7 +591,7 @@ async def code_action(
     texts, encoding = ls.texts(), ls.encoding
 
     def actions() -> list[types.CodeAction]:
-        found = ls.file_result(uri, texts)
+        found = ls.file_result(uri, texts) if not is_notebook(uri) else None
         if found is None:
             return []
         return code_actions(found[1], found[0], uri, params.range, params.context, encoding)
@@ -512,7 +607,7 @@ async def on_hover(ls: HybridizeServer, params: types.HoverParams) -> types.Hove
     texts, encoding = ls.texts(), ls.encoding
 
     def answer() -> types.Hover | None:
-        found = ls.file_result(uri, texts)
+        found = ls.file_result(uri, texts) if not is_notebook(uri) else None
         return hover(found[0], params.position, encoding) if found is not None else None
 
     return await ls.run(answer)

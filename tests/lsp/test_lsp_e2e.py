@@ -435,3 +435,108 @@ async def test_a_workspace_large_enough_for_summary_workers_is_diagnosed(
     uri = open_file(client, root / "main.py")
     diagnostics = await diagnostics_until(client, uri, lambda d: bool(d))
     assert ("HY010", 5) in codes_by_line(diagnostics)
+
+
+NOTEBOOK_CELLS = [
+    ("markdown", "# Training"),
+    ("code", "import tensorflow as tf\n\nfrom helpers import scale"),
+    ("code", "%matplotlib inline\n\ndef total(x):\n    return tf.reduce_sum(scale(x))"),
+    ("code", "total(tf.constant([1.0, 2.0]))"),
+]
+
+
+def notebook_file(cells: list[tuple[str, str]]) -> bytes:
+    """An .ipynb file with the given (kind, source) cells, as Jupyter writes it."""
+    import json
+
+    document = {
+        "cells": [
+            {"cell_type": kind, "metadata": {}, "source": source}
+            | ({"execution_count": None, "outputs": []} if kind == "code" else {})
+            for kind, source in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    return (json.dumps(document, indent=1, sort_keys=True) + "\n").encode()
+
+
+@pytest.mark.asyncio
+async def test_a_synced_notebook_gets_diagnostics_on_its_cells(
+    client: LanguageClient, make_project: MakeProject
+) -> None:
+    root = make_project(
+        {
+            "helpers.py": HELPERS,
+            "pyproject.toml": EVERY_CHANGE,
+            "nb.ipynb": notebook_file(NOTEBOOK_CELLS),
+        }
+    )
+    capabilities = client_capabilities("visual-studio-code")
+    capabilities.notebook_document = types.NotebookDocumentClientCapabilities(
+        synchronization=types.NotebookDocumentSyncClientCapabilities()
+    )
+    answer = await client.initialize_session(
+        types.InitializeParams(capabilities=capabilities, root_uri=root.as_uri())
+    )
+    assert answer.capabilities.notebook_document_sync is not None
+    notebook_uri = (root / "nb.ipynb").as_uri()
+    cell_uris = [f"vscode-notebook-cell:{root / 'nb.ipynb'}#c{i}" for i in range(4)]
+    kinds = {"code": types.NotebookCellKind.Code, "markdown": types.NotebookCellKind.Markup}
+    client.notebook_document_did_open(
+        types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(
+                uri=notebook_uri,
+                notebook_type="jupyter-notebook",
+                version=1,
+                cells=[
+                    types.NotebookCell(kind=kinds[kind], document=uri)
+                    for (kind, _), uri in zip(NOTEBOOK_CELLS, cell_uris, strict=True)
+                ],
+            ),
+            cell_text_documents=[
+                types.TextDocumentItem(
+                    uri=uri,
+                    language_id="python" if kind == "code" else "markdown",
+                    version=1,
+                    text=text,
+                )
+                for (kind, text), uri in zip(NOTEBOOK_CELLS, cell_uris, strict=True)
+            ],
+        )
+    )
+    # `total` is line 3 of cell 3 (0-based line 2, after the magic and a blank line).
+    found = await diagnostics_until(client, cell_uris[2], lambda d: bool(d))
+    assert codes_by_line(found) == {("HY010", 2)}
+    assert found[0].range.start == types.Position(line=2, character=4)
+    assert not client.diagnostics.get(cell_uris[1])
+
+    # An edit of the cell moves the diagnostic within it.
+    client.notebook_document_did_change(
+        types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(
+                version=2, uri=notebook_uri
+            ),
+            change=types.NotebookDocumentChangeEvent(
+                cells=types.NotebookDocumentCellChanges(
+                    text_content=[
+                        types.NotebookDocumentCellContentChanges(
+                            document=types.VersionedTextDocumentIdentifier(
+                                uri=cell_uris[2], version=2
+                            ),
+                            changes=[
+                                types.TextDocumentContentChangeWholeDocument(
+                                    text="# moved\n" + NOTEBOOK_CELLS[2][1]
+                                )
+                            ],
+                        )
+                    ]
+                )
+            ),
+        )
+    )
+    moved = await diagnostics_until(
+        client, cell_uris[2], lambda d: ("HY010", 3) in codes_by_line(d)
+    )
+    assert len(moved) == 1
