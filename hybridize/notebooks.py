@@ -17,7 +17,9 @@ counts, cell ids, key order, the JSON indentation and the final newline stay as 
 a source stored as a list of lines stays a list (a string stays a string). The stdlib's `json`
 re-serialises the notebook; a notebook whose bytes it cannot reproduce exactly when nothing is
 changed (another indentation style, escaped non-ASCII mixed with plain, floats spelled
-differently) is analysed but never rewritten (`Notebook.unwritable` says why).
+differently) is analysed but never rewritten (`Notebook.unwritable()` says why). That check
+re-serialises the whole notebook (outputs, images), so it is made only for a notebook about to
+be rewritten, never for its analysis.
 """
 
 from __future__ import annotations
@@ -156,9 +158,6 @@ class Notebook:
     cell_map: CellMap
     _cells: tuple[_CodeCell, ...]
     _json: Any
-    _format: _JsonFormat | None
-    unwritable: str | None
-    """Why the notebook cannot be rewritten (None: it can)."""
 
     @classmethod
     def from_bytes(cls, raw: bytes) -> Notebook | str:
@@ -191,21 +190,16 @@ class Notebook:
             if contributed:
                 spans.append(CellLines(index + 1, len(module) + 1, len(contributed)))
                 module.extend(contributed)
-        notebook_format = _JsonFormat.detect(raw, document)
-        unwritable = (
-            None
-            if notebook_format is not None
-            else "its JSON formatting cannot be reproduced exactly (indentation, escapes or "
-            "number spelling): it is analysed but not rewritten; save it with Jupyter first"
-        )
-        return cls(
-            raw,
-            "".join(module),
-            CellMap(tuple(spans)),
-            tuple(cells),
-            document,
-            notebook_format,
-            unwritable,
+        return cls(raw, "".join(module), CellMap(tuple(spans)), tuple(cells), document)
+
+    def unwritable(self) -> str | None:
+        """Why the notebook cannot be rewritten byte for byte but its edited cells (None: it
+        can)."""
+        if _JsonFormat.detect(self.raw, self._json) is not None:
+            return None
+        return (
+            "its JSON formatting cannot be reproduced exactly (indentation, escapes or number "
+            "spelling): it is analysed but not rewritten; save it with Jupyter first"
         )
 
     def cell_sources(self, edits: Sequence[NotebookEdit]) -> dict[int, str] | str:
@@ -226,6 +220,13 @@ class Notebook:
                 return f"an edit of lines {edit.start}-{edit.end} spans two cells"
             offset = span.first_line - 1
             shifted = _CellEdit(edit.start - offset, edit.end - offset, edit.new_text, edit.order)
+            cell = contributing[index]
+            replaced = range(shifted.start - 1, shifted.end - 1)
+            if any(
+                cell.module_lines[k].rstrip("\r\n") != cell.lines[k].rstrip("\r\n")
+                for k in replaced
+            ):
+                return f"an edit of lines {edit.start}-{edit.end} replaces an IPython line"
             local.setdefault(index, []).append(shifted)
         sources: dict[int, str] = {}
         for index, cell_edits in local.items():
@@ -245,14 +246,15 @@ class Notebook:
         replaced, everything else as it was; or why it cannot be written."""
         if not sources:
             return self.raw
-        if self._format is None:
-            return self.unwritable or "cannot reproduce its formatting"
+        notebook_format = _JsonFormat.detect(self.raw, self._json)
+        if notebook_format is None:
+            return self.unwritable() or "cannot reproduce its formatting"
         document = json.loads(self.raw.decode("utf-8-sig"))
         for number, text in sources.items():
             cell = document["cells"][number - 1]
             original = next(c for c in self._cells if c.index == number - 1)
             cell["source"] = _lines(text) if original.source_is_list else text
-        return self._format.dump(document)
+        return notebook_format.dump(document)
 
     def new_module_text(self, sources: dict[int, str]) -> str:
         """The module the notebook would form with the given cells' sources."""

@@ -66,7 +66,7 @@ def test_code_cells_form_one_module_with_ipython_lines_left_out() -> None:
     assert str(nb.cell_map.position(5)) == "cell 4:2"
     assert nb.cell_map.position(8) is None
     assert nb.cell_map.module_line(4, 2) == 5
-    assert nb.unwritable is None
+    assert nb.unwritable() is None
     assert nb.with_sources({}) == nb.raw
     message = in_cells("SyntaxError: invalid syntax (line 5)", nb.raw)
     assert message == "SyntaxError: invalid syntax (cell 4, line 2)"
@@ -102,7 +102,7 @@ def test_a_notebook_whose_formatting_cannot_be_reproduced_is_not_rewritten(tmp_p
     compact = json.dumps(notebook(code(MODEL), code(CALL, 2)), separators=(",", ":")).encode()
     nb = Notebook.from_bytes(compact)
     assert isinstance(nb, Notebook)
-    assert nb.unwritable is not None
+    assert nb.unwritable() is not None
     (tmp_path / "nb.ipynb").write_bytes(compact)
     env = {"HYBRIDIZE_CACHE_DIR": str(tmp_path / "cache")}
     arguments = ["refactor", str(tmp_path), "--apply", "--no-config", "--include-low-benefit"]
@@ -164,3 +164,12 @@ def test_bad_notebooks_are_reported_not_raised(tmp_path: Path) -> None:
     assert "invalid JSON" in errors["broken.ipynb"]
     assert "not Python" in errors["r.ipynb"]
     assert "(cell 3, line 1)" in errors["syntax.ipynb"]
+
+
+def test_an_edit_of_an_ipython_line_or_across_cells_is_refused() -> None:
+    nb = Notebook.from_bytes(jupyter_bytes(notebook(code("x = 1\n%time f()", 1), code("y = 2", 2))))
+    assert isinstance(nb, Notebook)
+    assert nb.text == "x = 1\n# IPython\ny = 2\n"
+    assert "IPython line" in str(nb.cell_sources([LineEdit(2, 3, "z = 3\n")]))
+    assert "spans two cells" in str(nb.cell_sources([LineEdit(1, 4, "z = 3\n")]))
+    assert nb.cell_sources([LineEdit(1, 2, "")]) == {1: "%time f()"}

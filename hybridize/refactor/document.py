@@ -61,8 +61,9 @@ class Document:
         notebook = Notebook.from_bytes(raw)
         if isinstance(notebook, str):
             return notebook
-        if notebook.unwritable is not None:
-            return notebook.unwritable
+        problem = notebook.unwritable()
+        if problem is not None:
+            return problem
         text = notebook.text
         return cls(raw, text, "utf-8", tuple(split_lines(text)), notebook)
 
