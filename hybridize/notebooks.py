@@ -29,7 +29,10 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hybridize.refactor.edits import LineEdit
 
 NOTEBOOK_SUFFIX = ".ipynb"
 
@@ -124,30 +127,6 @@ class _CodeCell:
     source_is_list: bool
 
 
-class NotebookEdit(Protocol):
-    """Replace module lines `start` to `end` (1-based, end exclusive) by `new_text` (whole
-    lines): the refactoring's `LineEdit`, which this module does not import."""
-
-    @property
-    def start(self) -> int: ...
-    @property
-    def end(self) -> int: ...
-    @property
-    def new_text(self) -> str: ...
-    @property
-    def order(self) -> int: ...
-
-
-@dataclass(frozen=True, slots=True)
-class _CellEdit:
-    """A `NotebookEdit` in one cell's own line numbers."""
-
-    start: int
-    end: int
-    new_text: str
-    order: int
-
-
 @dataclass(frozen=True, slots=True)
 class Notebook:
     """A notebook's bytes, the module its code cells form, and how to write edits back."""
@@ -202,16 +181,18 @@ class Notebook:
             "spelling): it is analysed but not rewritten; save it with Jupyter first"
         )
 
-    def cell_sources(self, edits: Sequence[NotebookEdit]) -> dict[int, str] | str:
+    def cell_sources(self, edits: Sequence[LineEdit]) -> dict[int, str] | str:
         """The new source of every cell the module `edits` change, by 1-based cell number, or
         why they cannot be put back into the cells (in words). An edit belongs to the cell of
         its first line; an insertion before a cell's first line goes to that cell, one past
         the module's end to the last cell."""
+        from hybridize.refactor.edits import EditConflict, LineEdit, apply_edits  # refactor only
+
         contributing = [c for c in self._cells if c.module_lines]
         if not contributing:
             return "the notebook has no code to edit" if edits else {}
         starts = [c.first_line for c in self.cell_map.cells]
-        local: dict[int, list[_CellEdit]] = {}
+        local: dict[int, list[LineEdit]] = {}
         for edit in edits:
             index = max(bisect.bisect_right(starts, edit.start) - 1, 0)
             span = self.cell_map.cells[index]
@@ -219,7 +200,7 @@ class Notebook:
             if edit.start > end_of_cell or edit.end > end_of_cell:
                 return f"an edit of lines {edit.start}-{edit.end} spans two cells"
             offset = span.first_line - 1
-            shifted = _CellEdit(edit.start - offset, edit.end - offset, edit.new_text, edit.order)
+            shifted = LineEdit(edit.start - offset, edit.end - offset, edit.new_text, edit.order)
             cell = contributing[index]
             replaced = range(shifted.start - 1, shifted.end - 1)
             if any(
@@ -231,9 +212,9 @@ class Notebook:
         sources: dict[int, str] = {}
         for index, cell_edits in local.items():
             cell = contributing[index]
-            lines = list(cell.lines)
-            new = _apply(lines, cell_edits)
-            if new is None:
+            try:
+                new = apply_edits(cell.lines, cell_edits)
+            except EditConflict:
                 return "two edits of one cell overlap"
             if not _ends_line(cell.lines[-1]):
                 # The module's newline after the cell's last line is not the cell's.
@@ -331,24 +312,6 @@ def _module_lines(lines: Sequence[str]) -> tuple[str, ...]:
 
 def _ends_line(line: str) -> bool:
     return line.endswith(("\n", "\r"))
-
-
-def _apply(lines: list[str], edits: Sequence[_CellEdit]) -> str | None:
-    """`lines` after whole-line `edits` (None: two overlap), as the refactoring applies them:
-    a last line without newline gets one when something follows it."""
-    ordered = sorted(edits, key=lambda e: (e.start, e.start != e.end, e.order, e.end))
-    out: list[str] = []
-    position = 1
-    for edit in ordered:
-        if edit.start < position or edit.end < edit.start or edit.end > len(lines) + 1:
-            return None
-        out.extend(lines[position - 1 : edit.start - 1])
-        if out and edit.new_text and not _ends_line(out[-1]):
-            out[-1] += "\n"
-        out.append(edit.new_text)
-        position = edit.end
-    out.extend(lines[position - 1 :])
-    return "".join(out)
 
 
 @dataclass(frozen=True, slots=True)

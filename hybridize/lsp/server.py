@@ -477,6 +477,13 @@ async def did_close(ls: HybridizeServer, params: types.DidCloseTextDocumentParam
     uri = params.text_document.uri
     ls.cancel_pending(uri)
     ls.last_change.pop(uri, None)
+    await reload_from_disk(ls, uri)
+    ls.clear(uri)
+    await ls.refresh()
+
+
+async def reload_from_disk(ls: HybridizeServer, uri: str) -> None:
+    """A closed document's file as the disk holds it (or gone, if it is)."""
 
     def reload() -> None:
         found = ls.project_for(uri)
@@ -484,8 +491,6 @@ async def did_close(ls: HybridizeServer, params: types.DidCloseTextDocumentParam
             found[0].reload(found[1])  # the disk counts again (or the file is gone)
 
     await ls.run(reload)
-    ls.clear(uri)
-    await ls.refresh()
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
@@ -513,14 +518,7 @@ async def did_save_notebook(
 async def did_close_notebook(
     ls: HybridizeServer, params: types.DidCloseNotebookDocumentParams
 ) -> None:
-    uri = params.notebook_document.uri
-
-    def reload() -> None:
-        found = ls.project_for(uri)
-        if found is not None:
-            found[0].reload(found[1])  # the disk counts again
-
-    await ls.run(reload)
+    await reload_from_disk(ls, params.notebook_document.uri)
     for cell in params.cell_text_documents:
         ls.clear(cell.uri)
     await ls.refresh()

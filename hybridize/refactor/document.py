@@ -16,9 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hybridize.analyzer.summaries.sources import decode_source, split_lines
-from hybridize.notebooks import Notebook, NotebookEdit, is_notebook
+from hybridize.notebooks import Notebook, is_notebook
+
+if TYPE_CHECKING:
+    from hybridize.refactor.edits import LineEdit
 
 _ENDING = re.compile(r"\r\n|\r|\n")
 
@@ -67,7 +71,7 @@ class Document:
         text = notebook.text
         return cls(raw, text, "utf-8", tuple(split_lines(text)), notebook)
 
-    def cell_sources(self, edits: Sequence[NotebookEdit]) -> dict[int, str] | str:
+    def cell_sources(self, edits: Sequence[LineEdit]) -> dict[int, str] | str:
         """A notebook's new cell sources after `edits` of its text, by cell number (an empty
         mapping for a Python file), or why they cannot be put back in the cells."""
         if self.notebook is None:
@@ -100,7 +104,7 @@ class Document:
             return self.lines[line_number - 1]
         return ""
 
-    def encode(self, text: str, edits: Sequence[NotebookEdit] = ()) -> bytes | str:
+    def encode(self, text: str, edits: Sequence[LineEdit] = ()) -> bytes | str:
         """Text to bytes in the file's own encoding (a BOM stays a BOM), or why it cannot be.
         A notebook's new text is `edits` of its text, put back into the cells they touch."""
         if self.notebook is not None:
@@ -116,7 +120,7 @@ class Document:
             return f"unknown encoding {self.encoding!r}"
 
     def _encode_notebook(
-        self, notebook: Notebook, text: str, edits: Sequence[NotebookEdit]
+        self, notebook: Notebook, text: str, edits: Sequence[LineEdit]
     ) -> bytes | str:
         sources = notebook.cell_sources(edits)
         if isinstance(sources, str):
