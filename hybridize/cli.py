@@ -161,7 +161,7 @@ def _note_empty_project(path: Path, sources: ProjectSources) -> None:
     if path.is_dir():
         if not sources.files and not sources.folder_errors:
             click.echo(f"note: {path} holds no Python file (.py): nothing to analyse", err=True)
-    elif path.suffix not in (".py", ".pyi"):
+    elif path.suffix not in (".py", ".pyi", ".ipynb"):
         click.echo(f"note: {path} is not named .py: read as Python source", err=True)
 
 

@@ -173,3 +173,13 @@ def test_an_edit_of_an_ipython_line_or_across_cells_is_refused() -> None:
     assert "IPython line" in str(nb.cell_sources([LineEdit(2, 3, "z = 3\n")]))
     assert "spans two cells" in str(nb.cell_sources([LineEdit(1, 4, "z = 3\n")]))
     assert nb.cell_sources([LineEdit(1, 2, "")]) == {1: "%time f()"}
+
+
+def test_a_notebook_alone_is_a_project(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(jupyter_bytes(notebook(code(MODEL), code(CALL, 2))))
+    result = CliRunner(env={"HYBRIDIZE_CACHE_DIR": str(tmp_path / "cache")}).invoke(
+        main, ["analyze", str(path)]
+    )
+    assert "nb.ipynb:cell 1:4: scale:" in result.output
+    assert "note:" not in result.output
