@@ -197,3 +197,19 @@ f(tf.ones((3,)))
     switched_off = verdict(source, "f")
     assert switched_off.has_eager_only_calls is False
     assert "HY301" not in {f.code for f in switched_off.findings}
+
+
+def test_a_check_that_does_not_apply_to_the_framework_does_not_run() -> None:
+    # HY407 is TensorFlow's (what tf.function returns): on a PyTorch function it neither
+    # fails the verdict nor states its assumption, and its fact reads false.
+    source = """\
+import torch
+
+def ready(x, limit):
+    return bool(torch.sum(x) > limit)
+"""
+    v = verdict(source, "ready")
+    assert v.framework == "torch"
+    assert not any("tf.function" in a for a in v.assumptions), v.assumptions
+    assert v.has_python_value_returns is False
+    assert check_of("HY407") not in detecting("torch")

@@ -2,11 +2,11 @@
 and the safety facts follow from what the checks found.
 
 A fact holds when the check that decides it (`Check.fact`), or a check counting for that one
-(`Check.counts_for`), finds something. Every detecting check runs, also one that
-does not apply to the function's framework: `decide` reads such a fact as false and drops
-such findings, but the assumptions a detection states are kept (HY407 states one for
-`tf.function` on PyTorch code too, as the verdicts did before the registry ran the checks;
-running `detecting(framework)` only would drop it and the time those checks take).
+(`Check.counts_for`), finds something. A check that does not apply to the function's
+framework does not run: its fact is no hazard there (`decide` reads it as false), and what
+its detection would say, assumptions included, is about another compiler (HY407's
+assumption about what `tf.function` returns was stated on PyTorch functions while every
+check ran).
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ class Detected:
 
 
 def run_checks(context: CheckContext) -> Detected:
-    """Every detecting check, in code order."""
+    """Every detecting check that applies to the function's framework, in code order."""
     detected = Detected()
-    for check in detecting():
+    for check in detecting(context.framework.name):
         found = check.detect(context)
         detected.findings.extend(found)
         owner = check_of(check.counts_for) if check.counts_for else check

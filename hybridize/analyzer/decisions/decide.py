@@ -204,8 +204,13 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
     decorator_args = tuple((n, facts.decorator_args.get(n, False)) for n in DECORATOR_ARG_NAMES)
     # The facts the report has fields for (a check registered from outside, with a fact of
     # its own, shows in the failures and findings only); a fact outside the decision table
-    # as the check found it.
-    decided = {check.fact: facts.check_facts.get(check.fact) for check in fact_checks()}
+    # as the check found it, false where its check does not apply (it did not run).
+    decided = {
+        check.fact: facts.check_facts.get(check.fact)
+        if applies(check.code, framework.name)
+        else False
+        for check in fact_checks()
+    }
     fact_fields: dict[str, Any] = {
         fact: value for fact, value in {**decided, **safety}.items() if fact in CHECK_FACT_FIELDS
     }
