@@ -175,6 +175,14 @@ class FunctionVerdict:
     (refactor applies it by default), "low" or "none"; None where nothing was estimated."""
     benefit_reasons: tuple[str, ...] = ()
 
+    def fact(self, name: str) -> Tristate:
+        """A fact a check decides: its field, or, for a check's fact that the report has no
+        field for (a rule added later), whether the verdict fails on it."""
+        if name in CHECK_FACT_FIELDS:
+            value: Tristate = getattr(self, name)
+            return value
+        return name in self.failures
+
     @property
     def has_errors(self) -> bool:
         """True when any failure is reported (docs/verdicts.md section 2)."""

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hybridize.refactor.edits import LineEdit
+    pass
 
 NOTEBOOK_SUFFIX = ".ipynb"
 
@@ -181,46 +181,11 @@ class Notebook:
             "spelling): it is analysed but not rewritten; save it with Jupyter first"
         )
 
-    def cell_sources(self, edits: Sequence[LineEdit]) -> dict[int, str] | str:
-        """The new source of every cell the module `edits` change, by 1-based cell number, or
-        why they cannot be put back into the cells (in words). An edit belongs to the cell of
-        its first line; an insertion before a cell's first line goes to that cell, one past
-        the module's end to the last cell."""
-        from hybridize.refactor.edits import EditConflict, LineEdit, apply_edits  # refactor only
-
-        contributing = [c for c in self._cells if c.module_lines]
-        if not contributing:
-            return "the notebook has no code to edit" if edits else {}
-        starts = [c.first_line for c in self.cell_map.cells]
-        local: dict[int, list[LineEdit]] = {}
-        for edit in edits:
-            index = max(bisect.bisect_right(starts, edit.start) - 1, 0)
-            span = self.cell_map.cells[index]
-            end_of_cell = span.first_line + span.line_count
-            if edit.start > end_of_cell or edit.end > end_of_cell:
-                return f"an edit of lines {edit.start}-{edit.end} spans two cells"
-            offset = span.first_line - 1
-            shifted = LineEdit(edit.start - offset, edit.end - offset, edit.new_text, edit.order)
-            cell = contributing[index]
-            replaced = range(shifted.start - 1, shifted.end - 1)
-            if any(
-                cell.module_lines[k].rstrip("\r\n") != cell.lines[k].rstrip("\r\n")
-                for k in replaced
-            ):
-                return f"an edit of lines {edit.start}-{edit.end} replaces an IPython line"
-            local.setdefault(index, []).append(shifted)
-        sources: dict[int, str] = {}
-        for index, cell_edits in local.items():
-            cell = contributing[index]
-            try:
-                new = apply_edits(cell.lines, cell_edits)
-            except EditConflict:
-                return "two edits of one cell overlap"
-            if not _ends_line(cell.lines[-1]):
-                # The module's newline after the cell's last line is not the cell's.
-                new = new[:-2] if new.endswith("\r\n") else new[:-1] if _ends_line(new) else new
-            sources[cell.index + 1] = new
-        return sources
+    @property
+    def code_cells(self) -> tuple[_CodeCell, ...]:
+        """The code cells as read, in order (what an edit of the module is put back into:
+        `hybridize.refactor.document`)."""
+        return self._cells
 
     def with_sources(self, sources: dict[int, str]) -> bytes | str:
         """The notebook's bytes with the given cells' sources (by 1-based cell number)
@@ -310,7 +275,7 @@ def _module_lines(lines: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _ends_line(line: str) -> bool:
+def ends_line(line: str) -> bool:
     return line.endswith(("\n", "\r"))
 
 

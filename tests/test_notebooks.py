@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from hybridize.cli import main
 from hybridize.notebooks import CellPosition, Notebook, in_cells
+from hybridize.refactor.document import notebook_cell_sources
 from hybridize.refactor.edits import LineEdit
 
 MODEL = """import tensorflow as tf
@@ -79,7 +80,7 @@ def test_edits_go_back_into_their_cells_in_the_source_form_they_had() -> None:
     assert isinstance(nb, Notebook)
     # The decorator goes before `def scale` (module line 6: cell 2, line 4).
     edits = [LineEdit(6, 6, "@tf.function\n")]
-    sources = nb.cell_sources(edits)
+    sources = notebook_cell_sources(nb, edits)
     assert sources == {2: MODEL.replace("def scale", "@tf.function\ndef scale")}
     new = nb.with_sources(sources)
     assert isinstance(new, bytes)
@@ -92,7 +93,7 @@ def test_edits_go_back_into_their_cells_in_the_source_form_they_had() -> None:
     listed = notebook(code(["x = 1\n", "y = 2"], 1))
     nb = Notebook.from_bytes(jupyter_bytes(listed))
     assert isinstance(nb, Notebook)
-    added = nb.cell_sources([LineEdit(3, 3, "z = 3\n")])
+    added = notebook_cell_sources(nb, [LineEdit(3, 3, "z = 3\n")])
     assert added == {1: "x = 1\ny = 2\nz = 3"}
     written = json.loads(nb.with_sources(added))
     assert written["cells"][0]["source"] == ["x = 1\n", "y = 2\n", "z = 3"]
@@ -170,9 +171,9 @@ def test_an_edit_of_an_ipython_line_or_across_cells_is_refused() -> None:
     nb = Notebook.from_bytes(jupyter_bytes(notebook(code("x = 1\n%time f()", 1), code("y = 2", 2))))
     assert isinstance(nb, Notebook)
     assert nb.text == "x = 1\n# IPython\ny = 2\n"
-    assert "IPython line" in str(nb.cell_sources([LineEdit(2, 3, "z = 3\n")]))
-    assert "spans two cells" in str(nb.cell_sources([LineEdit(1, 4, "z = 3\n")]))
-    assert nb.cell_sources([LineEdit(1, 2, "")]) == {1: "%time f()"}
+    assert "IPython line" in str(notebook_cell_sources(nb, [LineEdit(2, 3, "z = 3\n")]))
+    assert "spans two cells" in str(notebook_cell_sources(nb, [LineEdit(1, 4, "z = 3\n")]))
+    assert notebook_cell_sources(nb, [LineEdit(1, 2, "")]) == {1: "%time f()"}
 
 
 def test_a_notebook_alone_is_a_project(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from hybridize.analyzer.checks import fact_checks, safety_checks
 from hybridize.lsp.diagnostics import name_span
 from hybridize.lsp.positions import Lines
 from hybridize.model import (
-    CHECK_FACT_FIELDS,
     FunctionVerdict,
     ParamReport,
     SpecTree,
@@ -32,12 +31,12 @@ FACTS = (
 
 
 def safety_facts() -> list[str]:
-    """The facts a hover lists when they may hold: the registry's (those the verdict has
-    fields for), the decision table's in its order first, so a new check shows up here
-    without being listed twice."""
+    """The facts a hover lists when they may hold: the registry's, the decision table's in
+    its order first, so a new check shows up here (with a field of the report or without,
+    `FunctionVerdict.fact`) without being listed twice."""
     table = safety_checks()
     ordered = [*table, *(check for check in fact_checks() if check not in table)]
-    return [check.fact for check in ordered if check.fact in CHECK_FACT_FIELDS]
+    return [check.fact for check in ordered]
 
 
 def _word(value: Tristate) -> str:
@@ -68,8 +67,8 @@ def verdict_markdown(verdict: FunctionVerdict, planned: str | None) -> str:
         out.append("")
     out.append("Facts:")
     out += [f"- {label}: {_word(getattr(verdict, name))}" for name, label in FACTS]
-    risky = [name for name in safety_facts() if getattr(verdict, name) is not False]
-    out += [f"- {name}: {_word(getattr(verdict, name))}" for name in risky]
+    risky = [name for name in safety_facts() if verdict.fact(name) is not False]
+    out += [f"- {name}: {_word(verdict.fact(name))}" for name in risky]
     if verdict.params:
         out += ["", "Parameters:"] + [f"- {_parameter(p)}" for p in verdict.params]
     if verdict.assumptions:

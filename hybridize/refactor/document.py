@@ -13,16 +13,14 @@ the notebook's JSON byte for byte as it was.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from hybridize.analyzer.summaries.sources import decode_source, split_lines
-from hybridize.notebooks import Notebook, is_notebook
-
-if TYPE_CHECKING:
-    from hybridize.refactor.edits import LineEdit
+from hybridize.notebooks import Notebook, ends_line, is_notebook
+from hybridize.refactor.edits import EditConflict, LineEdit, apply_edits
 
 _ENDING = re.compile(r"\r\n|\r|\n")
 
@@ -76,7 +74,7 @@ class Document:
         mapping for a Python file), or why they cannot be put back in the cells."""
         if self.notebook is None:
             return {}
-        return self.notebook.cell_sources(edits)
+        return notebook_cell_sources(self.notebook, edits)
 
     @property
     def newline(self) -> str:
@@ -122,7 +120,7 @@ class Document:
     def _encode_notebook(
         self, notebook: Notebook, text: str, edits: Sequence[LineEdit]
     ) -> bytes | str:
-        sources = notebook.cell_sources(edits)
+        sources = notebook_cell_sources(notebook, edits)
         if isinstance(sources, str):
             return f"cannot put the rewrite back into the notebook's cells: {sources}"
         if notebook.new_module_text(sources) != text:
@@ -130,3 +128,42 @@ class Document:
             # emptied): writing would lose what the module shows.
             return "cannot put the rewrite back into the notebook's cells"
         return notebook.with_sources(sources)
+
+
+def notebook_cell_sources(notebook: Notebook, edits: Sequence[LineEdit]) -> dict[int, str] | str:
+    """The new source of every cell of `notebook` the module `edits` change, by 1-based cell number, or
+    why they cannot be put back into the cells (in words). An edit belongs to the cell of
+    its first line; an insertion before a cell's first line goes to that cell, one past
+    the module's end to the last cell."""
+    contributing = [c for c in notebook.code_cells if c.module_lines]
+    if not contributing:
+        return "the notebook has no code to edit" if edits else {}
+    starts = [c.first_line for c in notebook.cell_map.cells]
+    local: dict[int, list[LineEdit]] = {}
+    for edit in edits:
+        index = max(bisect.bisect_right(starts, edit.start) - 1, 0)
+        span = notebook.cell_map.cells[index]
+        end_of_cell = span.first_line + span.line_count
+        if edit.start > end_of_cell or edit.end > end_of_cell:
+            return f"an edit of lines {edit.start}-{edit.end} spans two cells"
+        offset = span.first_line - 1
+        shifted = LineEdit(edit.start - offset, edit.end - offset, edit.new_text, edit.order)
+        cell = contributing[index]
+        replaced = range(shifted.start - 1, shifted.end - 1)
+        if any(
+            cell.module_lines[k].rstrip("\r\n") != cell.lines[k].rstrip("\r\n") for k in replaced
+        ):
+            return f"an edit of lines {edit.start}-{edit.end} replaces an IPython line"
+        local.setdefault(index, []).append(shifted)
+    sources: dict[int, str] = {}
+    for index, cell_edits in local.items():
+        cell = contributing[index]
+        try:
+            new = apply_edits(cell.lines, cell_edits)
+        except EditConflict:
+            return "two edits of one cell overlap"
+        if not ends_line(cell.lines[-1]):
+            # The module's newline after the cell's last line is not the cell's.
+            new = new[:-2] if new.endswith("\r\n") else new[:-1] if ends_line(new) else new
+        sources[cell.index + 1] = new
+    return sources

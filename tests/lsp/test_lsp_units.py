@@ -14,7 +14,7 @@ from hybridize.lsp.hover import hover, verdict_markdown
 from hybridize.lsp.positions import Lines
 from hybridize.lsp.server import DEBOUNCE_SECONDS, analysis_delay
 from hybridize.lsp.settings import load_settings
-from hybridize.model import Finding, FunctionVerdict, Span
+from hybridize.model import CHECK_FACT_FIELDS, Finding, FunctionVerdict, Span
 from hybridize.output.triage import blocking_findings
 from hybridize.project import FileResult, ProjectOptions
 
@@ -125,7 +125,10 @@ def test_hover_lists_every_safety_fact_that_may_hold() -> None:
     """The hover's safety facts are the decision table's: each one that holds is shown (a
     check added later, such as HY409-HY411, must not be missing from the editor)."""
     for name in (check.fact for check in safety_checks()):
-        shown = verdict_markdown(replace(verdict(hybrid=False), **{name: True}), None)
+        # a fact the report has a field for holds in that field; one added with a later
+        # rule (HY413) holds when the verdict fails on it
+        holding = {name: True} if name in CHECK_FACT_FIELDS else {"failures": (name,)}
+        shown = verdict_markdown(replace(verdict(hybrid=False), **holding), None)
         assert f"- {name}: yes" in shown
     quiet = verdict_markdown(verdict(hybrid=False), None)
     assert not any(f"- {check.fact}:" in quiet for check in safety_checks())
