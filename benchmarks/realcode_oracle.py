@@ -330,6 +330,8 @@ class Run:
     file_timeout: int
     logs: Path
     trace: Path | None = None
+    plugins: tuple[str, ...] = ()
+    """More pytest plugins (module names on `pythonpath`): the benefit oracle's."""
 
     def command(self, targets: Sequence[str]) -> list[str]:
         return [
@@ -349,6 +351,7 @@ class Run:
             "addopts=",
             "-o",
             "python_files=*_test.py test_*.py",
+            *(word for plugin in self.plugins for word in ("-p", plugin)),
             *targets,
         ]
 

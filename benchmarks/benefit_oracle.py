@@ -1,0 +1,247 @@
+"""The benefit oracle: does each rewrite of a real library pay on the calls its own tests make?
+
+Usage: python benchmarks/benefit_oracle.py [--libraries sonnet,recommenders] [--venv PATH]
+           [--jobs 2] [--tests-limit N] [--out build/benefit-oracle]
+
+Beside the safety oracle (`realcode_oracle.py`, whose installing, copying, rewriting and test
+running this reuses): for every library,
+
+1. rewrite a copy with `hybridize refactor --apply --include-low-benefit` (every safe change)
+   and another with the default refactoring (the changes of benefit "high"), which says which
+   changes are in the default set;
+2. run the library's test files on the first copy with the benefit plugin
+   (`hybridize/verify/benefit_plugin.py`), which puts a probe in place of every function given
+   a compiler decorator: per call the input signature, the traces it caused, and for a few calls
+   per function the time of the same call compiled and eager (the undecorated function),
+   interleaved, medians;
+3. judge each change (`hybridize/verify/benefit.py`): faster or slower, traces beyond its
+   distinct input signatures, and why not when it does not pay.
+
+Prints per library the two figures of issue #34: of the default changes measured, how many are
+faster with no excess traces; of every change measured that pays, how many the default set
+holds; then one line per change. Timings are ratios measured side by side in one run; the
+machine's load moves each figure, not their comparison. Writes OUT/benefit.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+
+import realcode_oracle as oracle  # noqa: E402
+from oracle_libraries import LIBRARIES, Library  # noqa: E402
+from oracle_rewrites import rewrites_from_diff  # noqa: E402
+
+from hybridize.verify.benefit import (  # noqa: E402
+    BENEFIT_PLUGIN_MODULE,
+    Change,
+    install_benefit_plugin,
+    judge,
+    module_of,
+    read_records,
+    summarize,
+)
+from hybridize.verify.command_run import install_plugin  # noqa: E402
+from hybridize.verify.rewritten import RewrittenFunction  # noqa: E402
+
+
+def default_changes(work: Path, jobs: int, not_rewritten: Sequence[str]) -> set[str]:
+    """The keys the default refactoring (no `--include-low-benefit`) changes, on a third copy."""
+    copy = work / "default"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(work / "original", copy)
+    ignores = [a for glob in (*oracle.TEST_GLOBS, *not_rewritten) for a in ("--ignore", glob)]
+    done = oracle.hybridize(
+        "refactor",
+        str(copy),
+        "--apply",
+        "--diff",
+        "--no-config",
+        *ignores,
+        cache=work / "hybridize-cache",
+        jobs=jobs,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"hybridize refactor (default) failed: {done.stderr[-2000:]}")
+    (work / "refactor-default.diff").write_text(done.stdout)
+    return {f.key for f in rewrites_from_diff(done.stdout, copy)}
+
+
+def targets_of(rewritten: Sequence[RewrittenFunction]) -> list[dict[str, str]]:
+    """The changes that add a compiler decorator (a removed one leaves nothing to probe)."""
+    return [
+        {"key": f.key, "module": module_of(f.file), "qualname": f.qualname}
+        for f in rewritten
+        if f.change != "removed"
+    ]
+
+
+def measure_library(library: Library, args: argparse.Namespace, python: Path) -> dict[str, Any]:
+    out: Path = args.out
+    work = out / library.name
+    site = oracle.install_library(python, out, library)
+    tests = oracle.sdist_tests(python, out, library)
+    for label in ("original", "rewritten"):
+        oracle.copy_packages(site, work / label, library.packages)
+        if tests is not None:
+            shutil.copytree(tests, work / label / tests.name)
+    not_rewritten = [*library.not_rewritten]
+    if library.sdist_tests is not None:
+        not_rewritten.append(f"{library.sdist_tests}/*")
+    print(f"[{library.name}] rewriting ...", flush=True)
+    done = oracle.rewrite(work, args.jobs, not_rewritten)
+    default = default_changes(work, args.jobs, not_rewritten)
+    targets = targets_of(done.rewritten)
+    (work / "benefit-targets.json").write_text(json.dumps(targets, indent=1))
+    test_folders = [*library.packages, *([library.sdist_tests] if library.sdist_tests else [])]
+    test_files = sorted(
+        str(p.relative_to(work / "original").as_posix())
+        for folder in test_folders
+        for p in (work / "original" / folder).rglob("*.py")
+        if oracle.is_test_file(p.name)
+        and not any(
+            oracle.fnmatchcase(str(p.relative_to(work / "original")), g) for g in library.slow_tests
+        )
+    )
+    limit = args.tests_limit if args.tests_limit is not None else library.tests_limit
+    selected = oracle.select_test_files(test_files, {f.file for f in done.rewritten}, limit)
+    print(
+        f"[{library.name}] {len(done.rewritten)} changes ({len(default)} default), "
+        f"{len(targets)} probed; running {len(selected)} of {len(test_files)} test files ...",
+        flush=True,
+    )
+    plugins = work / "plugin"
+    install_plugin(plugins)
+    install_benefit_plugin(plugins)
+    records = work / "benefit-records"
+    shutil.rmtree(records, ignore_errors=True)
+    records.mkdir(parents=True)
+    shutil.rmtree(work / "logs", ignore_errors=True)
+    run = oracle.Run(
+        "benefit",
+        python,
+        work / "rewritten",
+        [str(site), *oracle.tools_path(python, out), *args.pythonpath, str(plugins)],
+        {
+            **library.env,
+            "HYBRIDIZE_BENEFIT_TARGETS": str(work / "benefit-targets.json"),
+            "HYBRIDIZE_BENEFIT_OUT": str(records),
+        },
+        library.packages,
+        args.test_timeout or library.test_timeout,
+        args.file_timeout or library.file_timeout,
+        work / "logs",
+        plugins=(BENEFIT_PLUGIN_MODULE,),
+    )
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        outcomes = oracle.collect(oracle.submit_tests(pool, run, selected, args.chunk_files))
+    changes = [Change(f.key, f.key in default) for f in done.rewritten if f.change != "removed"]
+    functions = judge(changes, read_records(sorted(records.glob("*.jsonl"))))
+    summary = summarize(functions)
+    return {
+        "library": library.name,
+        "requirement": library.requirement,
+        "changes": len(done.rewritten),
+        "removed_decorators": [f.key for f in done.rewritten if f.change == "removed"],
+        "default_keys": sorted(default),
+        "test_files": selected,
+        "tests": len(outcomes.outcomes),
+        "passing": oracle.count(outcomes.outcomes),
+        "file_failures": outcomes.file_failures,
+        "summary": {
+            "default_changes": summary.default_changes,
+            "default_measured": summary.default_measured,
+            "default_paying": summary.default_paying,
+            "default_rate": summary.default_rate,
+            "paying": summary.paying,
+            "paying_in_default": summary.paying_in_default,
+            "recall": summary.recall,
+        },
+        "functions": [f.as_record() for f in functions],
+    }
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def render_library(result: dict[str, Any]) -> str:
+    s = result["summary"]
+    lines = [
+        f"{result['requirement']}: {result['changes']} changes, {s['default_changes']} default; "
+        f"{result['tests']} tests ({result['passing']} passing) in {len(result['test_files'])} files",
+        f"  default changes measured faster, no excess traces: {s['default_paying']} of "
+        f"{s['default_measured']} measured ({_percent(s['default_rate'])}; target >= 85%)",
+        f"  paying changes (all safe ones) in the default set: {s['paying_in_default']} of "
+        f"{s['paying']} ({_percent(s['recall'])}; target >= 70%)",
+    ]
+    for f in sorted(result["functions"], key=lambda f: (not f["default"], f["key"])):
+        ratio = "-" if f["speedup"] is None else f"{f['speedup']:.2f}x"
+        lines.append(
+            f"  {'D' if f['default'] else ' '} {ratio:>7} calls {f['calls']:>4} "
+            f"(+{f['in_graph_calls']} in graph) signatures {f['signatures']:>3} "
+            f"traces {f['traces']:>3}  {f['key']}" + (f"  [{f['cause']}]" if f["cause"] else "")
+        )
+    return "\n".join(lines)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--libraries", default="sonnet,recommenders")
+    parser.add_argument("--venv", type=Path, help="scratch environment with TensorFlow and pytest")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "benefit-oracle")
+    parser.add_argument("--jobs", type=int, default=2, help="test subprocesses at a time")
+    parser.add_argument("--tests-limit", type=int, help="test files per library (sampled)")
+    parser.add_argument("--test-timeout", type=int, help="seconds per test (default: per library)")
+    parser.add_argument("--file-timeout", type=int, help="seconds per test file")
+    parser.add_argument("--chunk-files", type=int, default=6, help="test files per subprocess")
+    parser.add_argument(
+        "--pythonpath",
+        action="append",
+        default=[],
+        help="a folder the tests also import from (tf-keras beside a --venv lacking it)",
+    )
+    args = parser.parse_args(argv)
+    args.names = [n.strip() for n in args.libraries.split(",") if n.strip()]
+    unknown = [n for n in args.names if n not in LIBRARIES]
+    if unknown:
+        parser.error(f"unknown library {unknown[0]!r}; known: {', '.join(LIBRARIES)}")
+    args.out = args.out.resolve()
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    venv = args.venv.resolve() if args.venv else None
+    results: list[dict[str, Any]] = []
+    for name in args.names:
+        library = LIBRARIES[name]
+        python = oracle.scratch_python(args.out, venv, library.base)
+        try:
+            result = measure_library(library, args, python)
+        except (RuntimeError, OSError) as exc:
+            result = {"library": name, "requirement": library.requirement, "error": str(exc)}
+            print(f"[{name}] not measured: {exc}", flush=True)
+        else:
+            print(render_library(result), flush=True)
+        results.append(result)
+        document = {"hybridize_commit": oracle._git_commit(), "libraries": results}
+        (args.out / "benefit.json").write_text(json.dumps(document, indent=2) + "\n")
+    print(f"details: {args.out / 'benefit.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+"""The benefit oracle's verdicts: from the calls the plugin recorded (`benefit_plugin`), per
+rewritten function whether the change pays on the tests' own calls, and per library how well
+the default set (`benefit` high) matches the changes that do.
+
+A change is a *benefit failure* when it is measured slower (the median over its timed calls of
+eager time over compiled time is at most 1), or when it traces more often than it sees distinct
+input signatures (a new trace without a new input: a new Python object per call, a graph break,
+a retrace on the same inputs). A change the tests never call eagerly is *unmeasured*: only
+called inside a graph (the decorator adds nothing there), never called, or not reachable by the
+plugin (a nested definition).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+LITTLE_WORK_SECONDS = 1e-3
+"""An eager call shorter than this that is slower compiled is put down to too little work:
+the compiled call's fixed cost (signature matching, the runtime's dispatch) outweighs it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One rewritten function and whether the default refactoring (`benefit` high) makes it."""
+
+    key: str
+    default: bool
+
+
+@dataclass(slots=True)
+class FunctionBenefit:
+    """What the tests' calls say about one change."""
+
+    key: str
+    default: bool
+    calls: int = 0
+    in_graph_calls: int = 0
+    signatures: int = 0
+    traces: int = 0
+    timed_calls: int = 0
+    timing_traces: int = 0
+    speedup: float | None = None
+    eager_seconds: float | None = None
+    unreachable: str | None = None
+    timing_errors: list[str] = field(default_factory=list)
+    varying: list[str] = field(default_factory=list)
+    """What differs between its signatures: "shapes", "values", "objects" (empty: one)."""
+
+    @property
+    def measured(self) -> bool:
+        return self.speedup is not None
+
+    @property
+    def faster(self) -> bool:
+        return self.speedup is not None and self.speedup > 1.0
+
+    @property
+    def excess_traces(self) -> bool:
+        return self.traces > self.signatures or self.timing_traces > 0
+
+    @property
+    def failure(self) -> bool:
+        """Measured, and slower or tracing more than its inputs explain."""
+        return self.measured and (not self.faster or self.excess_traces)
+
+    @property
+    def cause(self) -> str | None:
+        """Why it does not pay (None: it does, or nothing says)."""
+        if self.unreachable is not None:
+            return self.unreachable
+        if self.calls == 0:
+            return "already in a graph" if self.in_graph_calls else "not called by the tests"
+        if not self.measured:
+            return "not timed: " + (self.timing_errors[0] if self.timing_errors else "no sample")
+        if self.excess_traces:
+            return (
+                "retraces beyond its input signatures ("
+                + (
+                    "the same inputs"
+                    if self.timing_traces
+                    else "new Python objects or graph breaks"
+                )
+                + ")"
+            )
+        if not self.faster:
+            if self.eager_seconds is not None and self.eager_seconds < LITTLE_WORK_SECONDS:
+                return "too little work"
+            return "slower compiled"
+        return None
+
+    def as_record(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "default": self.default,
+            "calls": self.calls,
+            "in_graph_calls": self.in_graph_calls,
+            "signatures": self.signatures,
+            "traces": self.traces,
+            "timed_calls": self.timed_calls,
+            "timing_traces": self.timing_traces,
+            "speedup": self.speedup,
+            "eager_seconds": self.eager_seconds,
+            "varying": self.varying,
+            "faster": self.faster,
+            "excess_traces": self.excess_traces,
+            "failure": self.failure,
+            "cause": self.cause,
+        }
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _varying(signatures: Iterable[str]) -> list[str]:
+    """What differs between a function's signatures: "shapes" (or dtypes, or object types)
+    once Python values are set aside, "values" once shapes are."""
+    parsed = [json.loads(s) for s in set(signatures)]
+    if len(parsed) < 2:
+        return []
+    varying = []
+    if len({json.dumps(_strip_values(p)) for p in parsed}) > 1:
+        varying.append("shapes")
+    if len({json.dumps(_strip_shapes(p)) for p in parsed}) > 1:
+        varying.append("values")
+    return varying
+
+
+def _strip_shapes(node: Any) -> Any:
+    if isinstance(node, list) and len(node) == 5 and node[0] == "array":
+        return ["array", node[1], node[2]]
+    if isinstance(node, list):
+        return [_strip_shapes(n) for n in node]
+    return node
+
+
+def _strip_values(node: Any) -> Any:
+    if isinstance(node, list) and len(node) == 3 and node[0] == "value":
+        return ["value", node[1]]
+    if isinstance(node, list):
+        return [_strip_values(n) for n in node]
+    return node
+
+
+def judge(changes: Sequence[Change], records: Iterable[Mapping[str, Any]]) -> list[FunctionBenefit]:
+    """Each change's benefit from the plugin's records (of every test process of a library)."""
+    by_key = {c.key: FunctionBenefit(c.key, c.default) for c in changes}
+    signatures: dict[str, set[tuple[int, str]]] = {k: set() for k in by_key}
+    ratios: dict[str, list[float]] = {k: [] for k in by_key}
+    eager: dict[str, list[float]] = {k: [] for k in by_key}
+    for record in records:
+        function = by_key.get(str(record.get("key")))
+        if function is None:
+            continue
+        if record.get("kind") == "unreachable":
+            function.unreachable = str(record["reason"])
+            continue
+        if record.get("in_graph"):
+            function.in_graph_calls += 1
+            continue
+        function.calls += 1
+        function.traces += int(record.get("traces", 0))
+        signatures[function.key].add((int(record.get("owner", 0)), str(record.get("signature"))))
+        if "timing_error" in record:
+            function.timing_errors.append(str(record["timing_error"]))
+        if "compiled_seconds" in record:
+            function.timed_calls += 1
+            function.timing_traces += int(record.get("timing_traces", 0))
+            compiled = max(float(record["compiled_seconds"]), 1e-12)
+            ratios[function.key].append(float(record["eager_seconds"]) / compiled)
+            eager[function.key].append(float(record["eager_seconds"]))
+    for key, function in by_key.items():
+        if function.unreachable is not None and function.calls:
+            function.unreachable = None  # reached in another process
+        function.signatures = len(signatures[key])
+        function.varying = _varying(s for _, s in signatures[key])
+        if ratios[key]:
+            function.speedup = _median(ratios[key])
+            function.eager_seconds = _median(eager[key])
+    return list(by_key.values())
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryBenefit:
+    """The issue's two figures for one library, with their counts."""
+
+    default_changes: int
+    default_measured: int
+    default_paying: int
+    """Default changes measured faster that trace no more than their inputs explain."""
+    paying: int
+    """Changes (of every safe one) measured faster with no excess traces."""
+    paying_in_default: int
+
+    @property
+    def default_rate(self) -> float | None:
+        return self.default_paying / self.default_measured if self.default_measured else None
+
+    @property
+    def recall(self) -> float | None:
+        return self.paying_in_default / self.paying if self.paying else None
+
+
+def summarize(functions: Sequence[FunctionBenefit]) -> LibraryBenefit:
+    default = [f for f in functions if f.default]
+    paying = [f for f in functions if f.measured and not f.failure]
+    return LibraryBenefit(
+        default_changes=len(default),
+        default_measured=sum(f.measured for f in default),
+        default_paying=sum(f.measured and not f.failure for f in default),
+        paying=len(paying),
+        paying_in_default=sum(f.default for f in paying),
+    )
+
+
+def read_records(paths: Iterable[Path]) -> list[dict[str, Any]]:
+    """The plugin's JSON lines of every file (a line cut by a killed process is skipped)."""
+    records: list[dict[str, Any]] = []
+    for path in paths:
+        if not path.exists():
+            continue
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return records
+
+
+BENEFIT_PLUGIN_MODULE = "_hybridize_benefit_plugin"
+"""The benefit plugin's module name in the test run (see `command_run.PLUGIN_MODULE`)."""
+
+
+def install_benefit_plugin(folder: Path) -> Path:
+    """Copy the benefit plugin into `folder` as `BENEFIT_PLUGIN_MODULE` (for `PYTHONPATH`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    source = Path(__file__).with_name("benefit_plugin.py")
+    (folder / f"{BENEFIT_PLUGIN_MODULE}.py").write_bytes(source.read_bytes())
+    return folder
+
+
+def module_of(file: str) -> str:
+    """The module a file of the analysed root defines (`pkg/__init__.py` -> `pkg`)."""
+    name = file.removesuffix(".py").replace("/", ".")
+    return name.removesuffix(".__init__")
