@@ -228,7 +228,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[dict[str, Any]] = []
     for name in args.names:
         library = LIBRARIES[name]
-        python = oracle.scratch_python(args.out, venv, library.base)
+        # a --venv holding both frameworks (the project's own .venv) serves every library
+        python = (
+            venv / "bin" / "python" if venv else oracle.scratch_python(args.out, None, library.base)
+        )
         try:
             result = measure_library(library, args, python)
         except (RuntimeError, OSError) as exc:

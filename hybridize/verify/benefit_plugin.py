@@ -36,8 +36,11 @@ outcomes.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import gc
 import importlib
+import inspect
 import json
 import os
 import sys
@@ -97,8 +100,8 @@ def framework_of(compiled: Any) -> str | None:
 def eager_of(compiled: Any, framework: str) -> Callable[..., Any]:
     """The function the decorator wraps, undecorated."""
     if framework == "torch":
-        return compiled._torchdynamo_orig_callable  # type: ignore[no-any-return]
-    return compiled.python_function  # type: ignore[no-any-return]
+        return compiled._torchdynamo_orig_callable
+    return compiled.python_function
 
 
 def _dynamo_frames() -> int:
@@ -228,7 +231,7 @@ def _median(values: list[float]) -> float:
 class Probe:
     """Stands in for one rewritten function's compiled object and measures its calls."""
 
-    autograph_info__ = frozenset()
+    autograph_info__: frozenset[str] = frozenset()
     """Marks the probe as AutoGraph's own artifact: a `tf.function` tracing through it calls
     it as it is instead of converting its code."""
 
@@ -317,26 +320,50 @@ class Probe:
         }
 
 
+def _dressed(probed: Callable[..., Any], probe: Probe) -> Callable[..., Any]:
+    """The probe with the function's name and signature: Keras reads `call`'s parameters
+    (`training`, `mask`) to decide what to pass, and would pass them to `*args, **kwargs`."""
+    functools.update_wrapper(probed, probe.eager)
+    with contextlib.suppress(TypeError, ValueError):  # none to read: __wrapped__ tells
+        probed.__signature__ = inspect.signature(probe.eager)  # type: ignore[attr-defined]
+    probed.autograph_info__ = frozenset()  # type: ignore[attr-defined]
+    return probed
+
+
+def _compiling(framework: str) -> Callable[[], bool]:
+    """Dynamo's own test of whether it is tracing (it folds the call to a constant and
+    inlines the compiled function's original), so that a compiled caller traces through the
+    probe without a graph break; TensorFlow's graph test is part of the probe's call."""
+    torch = _torch()
+    if framework == "torch" and torch is not None:
+        return torch.compiler.is_compiling
+    return _never
+
+
+def _never() -> bool:
+    return False
+
+
 def _function_probe(probe: Probe) -> Callable[..., Any]:
+    compiling, compiled = _compiling(probe.framework), probe.compiled
+
     def probed(*args: Any, **kwargs: Any) -> Any:
-        if probe.framework == "torch" and in_graph("torch", args, kwargs):
-            return probe.compiled(*args, **kwargs)
+        if compiling():
+            return compiled(*args, **kwargs)
         return probe.call(None, False, args, kwargs)
 
-    probed.autograph_info__ = frozenset()  # type: ignore[attr-defined]
-    probed.__wrapped__ = probe.compiled  # type: ignore[attr-defined]
-    return probed
+    return _dressed(probed, probe)
 
 
 def _method_probe(probe: Probe) -> Callable[..., Any]:
+    compiling, compiled = _compiling(probe.framework), probe.compiled
+
     def probed(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if probe.framework == "torch" and in_graph("torch", args, kwargs):
-            return probe.compiled.__get__(self, type(self))(*args, **kwargs)
+        if compiling():  # a torch.compile wrapper is a plain function (Dynamo binds no __get__)
+            return compiled(self, *args, **kwargs)
         return probe.call(self, True, args, kwargs)
 
-    probed.autograph_info__ = frozenset()  # type: ignore[attr-defined]
-    probed.__wrapped__ = probe.compiled  # type: ignore[attr-defined]
-    return probed
+    return _dressed(probed, probe)
 
 
 def _unwrap_descriptor(raw: Any) -> tuple[Any, str]:

@@ -4,12 +4,14 @@ Python object per call, a method, a call made inside a graph and a nested defini
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -238,3 +240,143 @@ def test_plugin_probes_a_tiny_tensorflow_project(tmp_path: Path) -> None:
     assert (layer.calls, layer.signatures, layer.traces) == (2, 1, 1) and layer.measured
     nested = found["tinylib/ops.py::outer.inner"]
     assert (nested.cause or "").startswith("nested definition")
+
+
+TORCH_LIBRARY = """
+import torch
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(8, 8)
+
+    @torch.compile
+    def forward(self, x):
+        for _ in range(4):
+            x = torch.tanh(self.linear(x))
+        return x
+
+
+@torch.compile
+def outer(block, x):
+    return block(x) + 1
+"""
+
+TORCH_TESTS = """
+import torch
+from tinytorch import nets
+
+
+def test_calls():
+    block = nets.Block()
+    x = torch.ones(4, 8)
+    for _ in range(3):
+        block(x)
+    assert nets.outer(block, x).shape == (4, 8)
+"""
+
+
+@pytest.mark.torch
+def test_plugin_probes_a_tiny_pytorch_project(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    project = tmp_path / "project"
+    (project / "tinytorch").mkdir(parents=True)
+    (project / "tinytorch" / "__init__.py").write_text("")
+    (project / "tinytorch" / "nets.py").write_text(textwrap.dedent(TORCH_LIBRARY))
+    (project / "test_nets.py").write_text(textwrap.dedent(TORCH_TESTS))
+    plugins = install_benefit_plugin(tmp_path / "plugins")
+    keys = ["tinytorch/nets.py::Block.forward", "tinytorch/nets.py::outer"]
+    targets = [{"key": k, "module": "tinytorch.nets", "qualname": k.split("::")[1]} for k in keys]
+    (tmp_path / "targets.json").write_text(json.dumps(targets))
+    records = tmp_path / "records"
+    records.mkdir()
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(project), str(plugins)]),
+        "HYBRIDIZE_BENEFIT_TARGETS": str(tmp_path / "targets.json"),
+        "HYBRIDIZE_BENEFIT_OUT": str(records),
+    }
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    done = subprocess.run(
+        [*command, "-p", "_hybridize_benefit_plugin", "test_nets.py"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    records_read = read_records(records.glob("*.jsonl"))
+    found = {f.key: f for f in judge([Change(k, default=True) for k in keys], records_read)}
+    forward = found["tinytorch/nets.py::Block.forward"]
+    # three calls of its own, one compile; inside `outer`'s graph Dynamo folds the probe's
+    # `is_compiling()` and inlines the original: nothing recorded, no graph break
+    assert (forward.calls, forward.in_graph_calls, forward.signatures) == (3, 0, 1)
+    assert forward.traces == 1 and forward.measured and not forward.excess_traces
+    outer = found["tinytorch/nets.py::outer"]
+    assert outer.calls == 1 and outer.measured
+    assert outer.traces == 1  # one frame compiled: the probe inside it breaks no graph
+
+
+class _StandInFunction:
+    """A `tf.function` stand-in: traces once per new argument value, binds like a method."""
+
+    def __init__(self, python_function: Any, instance: Any = None) -> None:
+        self.python_function = python_function
+        self.instance = instance
+        self.seen: set[object] = set()
+
+    def experimental_get_tracing_count(self) -> int:
+        return len(self.seen)
+
+    def __get__(self, instance: Any, owner: Any) -> _StandInFunction:
+        bound = _StandInFunction(self.python_function, instance)
+        bound.seen = self.seen
+        return bound
+
+    def __call__(self, *args: Any) -> Any:
+        self.seen.add(args)
+        if self.instance is not None:
+            return self.python_function(self.instance, *args)
+        return self.python_function(*args)
+
+
+def test_install_puts_a_probe_that_keeps_the_signature_and_reaches_re_exports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hybridize.verify import benefit_plugin
+
+    package = tmp_path / "standin_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "ops.py").write_text(
+        "def _double(x, scale=2):\n    return x * scale\n\n"
+        "class Layer:\n    def call(self, logits, labels=None):\n        return logits + 1\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "modules", dict(sys.modules))  # the stand-in package goes with it
+    import standin_pkg.ops as ops  # type: ignore[import-not-found]
+
+    ops.double = _StandInFunction(ops._double)
+    ops.Layer.call = _StandInFunction(ops.Layer.__dict__["call"])
+    import standin_pkg  # type: ignore[import-not-found]
+
+    standin_pkg.double = ops.double  # bound before the probe, as a package's re-export is
+    monkeypatch.setattr(benefit_plugin, "_calls", [])
+    for qualname in ("double", "Layer.call"):
+        target = {"key": qualname, "module": "standin_pkg.ops", "qualname": qualname}
+        assert benefit_plugin.install(target) is None
+    assert standin_pkg.double is ops.double  # the re-export holds the probe too
+    assert [standin_pkg.double(3), standin_pkg.double(3), standin_pkg.double(4)] == [6, 6, 8]
+    layer = ops.Layer()
+    assert layer.call(1) == 2
+    assert list(inspect.signature(ops.Layer.call).parameters) == ["self", "logits", "labels"]
+    calls = benefit_plugin._calls
+    doubles = [c for c in calls if c["key"] == "double"]
+    assert [c["traces"] for c in doubles] == [1, 0, 1]
+    assert all("compiled_seconds" in c and c["timing_traces"] == 0 for c in doubles)
+    (method,) = [c for c in calls if c["key"] == "Layer.call"]
+    assert method["owner"] == 1 and method["traces"] == 1
+    missing = {"key": "k", "module": "standin_pkg.ops", "qualname": "outer.inner"}
+    assert benefit_plugin.install(missing) == "nested definition (not reachable from its module)"
