@@ -41,6 +41,7 @@ import functools
 import gc
 import importlib
 import inspect
+import itertools
 import json
 import os
 import sys
@@ -189,23 +190,25 @@ def signature(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
 
 
 class _Owners:
-    """A token per instance a method is called on (each has its own traces), weakly held."""
+    """A token per instance a method is called on (each has its own traces), weakly held;
+    tokens are never reused, also when an instance is collected and another takes its place."""
 
     def __init__(self) -> None:
         self._tokens: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
         self._by_id: dict[int, int] = {}
         self._kept: list[Any] = []
+        self._next = itertools.count(1)
 
     def token(self, owner: Any) -> int:
         try:
             found = self._tokens.get(owner)
             if found is None:
-                found = self._tokens[owner] = len(self._tokens) + len(self._by_id) + 1
+                found = self._tokens[owner] = next(self._next)
             return found
         except TypeError:  # not weakly referable: kept alive, so that its id stays its own
             if id(owner) not in self._by_id:
                 self._kept.append(owner)
-                self._by_id[id(owner)] = len(self._tokens) + len(self._by_id) + 1
+                self._by_id[id(owner)] = next(self._next)
             return self._by_id[id(owner)]
 
 

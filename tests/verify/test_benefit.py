@@ -4,6 +4,7 @@ Python object per call, a method, a call made inside a graph and a nested defini
 
 from __future__ import annotations
 
+import gc
 import inspect
 import json
 import os
@@ -380,3 +381,18 @@ def test_install_puts_a_probe_that_keeps_the_signature_and_reaches_re_exports(
     assert method["owner"] == 1 and method["traces"] == 1
     missing = {"key": "k", "module": "standin_pkg.ops", "qualname": "outer.inner"}
     assert benefit_plugin.install(missing) == "nested definition (not reachable from its module)"
+
+
+def test_an_instance_collected_leaves_its_token_to_no_other() -> None:
+    from hybridize.verify.benefit_plugin import _Owners
+
+    class Layer:
+        pass
+
+    owners = _Owners()
+    first = Layer()
+    assert owners.token(first) == 1 and owners.token(first) == 1
+    del first
+    gc.collect()
+    assert owners.token(Layer()) == 2  # a new layer traces anew: a new signature owner
+    assert owners.token([]) == 3  # not weakly referable: kept, by its id
