@@ -46,6 +46,7 @@ from oracle_rewrites import rewrites_from_diff  # noqa: E402
 from hybridize.verify.benefit import (  # noqa: E402
     BENEFIT_PLUGIN_MODULE,
     Change,
+    FunctionBenefit,
     install_benefit_plugin,
     judge,
     module_of,
@@ -87,9 +88,54 @@ def targets_of(rewritten: Sequence[RewrittenFunction]) -> list[dict[str, str]]:
     ]
 
 
+def judge_recorded(library: Library, work: Path) -> dict[str, Any]:
+    """The verdicts from what a run (finished or cut short) left in `work`: its targets, the
+    default refactoring's diff, the plugin's records and the test outcomes."""
+    diff = (work / "refactor-default.diff").read_text()
+    default = {f.key for f in rewrites_from_diff(diff, work / "default")}
+    targets = json.loads((work / "benefit-targets.json").read_text())
+    changes = [Change(t["key"], t["key"] in default) for t in targets]
+    functions = judge(changes, read_records(sorted((work / "benefit-records").glob("*.jsonl"))))
+    outcomes: dict[str, Any] = {}
+    for path in sorted((work / "logs").glob("*.jsonl")):
+        outcomes.update(oracle.read_outcome_file(path)[0])
+    return _result(library, functions, default, outcomes, len(targets))
+
+
+def _result(
+    library: Library,
+    functions: list[FunctionBenefit],
+    default: set[str],
+    outcomes: dict[str, Any],
+    probed: int,
+) -> dict[str, Any]:
+    summary = summarize(functions)
+    return {
+        "library": library.name,
+        "requirement": library.requirement,
+        "probed": probed,
+        "default_keys": sorted(default),
+        "test_files": sorted({oracle.test_file_of(n) for n in outcomes}),
+        "tests": len(outcomes),
+        "passing": oracle.count(outcomes),
+        "summary": {
+            "default_changes": summary.default_changes,
+            "default_measured": summary.default_measured,
+            "default_paying": summary.default_paying,
+            "default_rate": summary.default_rate,
+            "paying": summary.paying,
+            "paying_in_default": summary.paying_in_default,
+            "recall": summary.recall,
+        },
+        "functions": [f.as_record() for f in functions],
+    }
+
+
 def measure_library(library: Library, args: argparse.Namespace, python: Path) -> dict[str, Any]:
     out: Path = args.out
     work = out / library.name
+    if args.judge_only:
+        return judge_recorded(library, work)
     site = oracle.install_library(python, out, library)
     tests = oracle.sdist_tests(python, out, library)
     for label in ("original", "rewritten"):
@@ -146,29 +192,11 @@ def measure_library(library: Library, args: argparse.Namespace, python: Path) ->
     )
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         outcomes = oracle.collect(oracle.submit_tests(pool, run, selected, args.chunk_files))
-    changes = [Change(f.key, f.key in default) for f in done.rewritten if f.change != "removed"]
-    functions = judge(changes, read_records(sorted(records.glob("*.jsonl"))))
-    summary = summarize(functions)
-    return {
-        "library": library.name,
-        "requirement": library.requirement,
+    # judged from the records on disk, as a run cut short is (--judge-only)
+    return judge_recorded(library, work) | {
         "changes": len(done.rewritten),
         "removed_decorators": [f.key for f in done.rewritten if f.change == "removed"],
-        "default_keys": sorted(default),
-        "test_files": selected,
-        "tests": len(outcomes.outcomes),
-        "passing": oracle.count(outcomes.outcomes),
         "file_failures": outcomes.file_failures,
-        "summary": {
-            "default_changes": summary.default_changes,
-            "default_measured": summary.default_measured,
-            "default_paying": summary.default_paying,
-            "default_rate": summary.default_rate,
-            "paying": summary.paying,
-            "paying_in_default": summary.paying_in_default,
-            "recall": summary.recall,
-        },
-        "functions": [f.as_record() for f in functions],
     }
 
 
@@ -179,7 +207,7 @@ def _percent(value: float | None) -> str:
 def render_library(result: dict[str, Any]) -> str:
     s = result["summary"]
     lines = [
-        f"{result['requirement']}: {result['changes']} changes, {s['default_changes']} default; "
+        f"{result['requirement']}: {result['probed']} changes probed, {s['default_changes']} default; "
         f"{result['tests']} tests ({result['passing']} passing) in {len(result['test_files'])} files",
         f"  default changes measured faster, no excess traces: {s['default_paying']} of "
         f"{s['default_measured']} measured ({_percent(s['default_rate'])}; target >= 85%)",
@@ -211,6 +239,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="append",
         default=[],
         help="a folder the tests also import from (tf-keras beside a --venv lacking it)",
+    )
+    parser.add_argument(
+        "--judge-only",
+        action="store_true",
+        help="judge what an earlier run (finished or stopped) left in OUT, running nothing",
     )
     args = parser.parse_args(argv)
     args.names = [n.strip() for n in args.libraries.split(",") if n.strip()]
