@@ -11,8 +11,13 @@ Modules, one concept each:
 - `outcomes`: test outcomes before and after, newly failing tests, and blame;
 - `rewritten`: where each rewritten function's code lives in the rewritten copy;
 - `report`: the JSON verify report the language server reads;
-- `cli_support`: the command line's side (progress on stderr, exit status 3).
+- `cli_support`: the command line's side (progress on stderr, exit status 3);
+- `benefit_plugin`: the benefit oracle's plugin (standard library and pytest only): a probe in
+  place of each rewritten function records its calls' signatures and traces and times them
+  compiled and eager;
+- `benefit`: the benefit oracle's verdicts from those records, per change and per library.
 
 The real-code oracle (benchmarks/realcode_oracle.py) judges real libraries with the same
-plugin, outcomes and blame.
+plugin, outcomes and blame; the benefit oracle (benchmarks/benefit_oracle.py) asks on the same
+test runs whether each change pays.
 """
