@@ -1,6 +1,6 @@
 """The benefit oracle's driver: which changes it probes, how the test command loads the
 plugin, and the rendering of a library's verdicts (the plugin and the verdicts themselves are
-tested in tests/verify/test_benefit.py)."""
+tested in tests/verify/test_benefit_oracle_plugin.py)."""
 
 from __future__ import annotations
 
