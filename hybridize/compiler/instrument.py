@@ -303,6 +303,13 @@ class CaptureRegistry:
             for attribute in ("__module__", "__name__", "__qualname__", "__doc__"):
                 with contextlib.suppress(AttributeError):
                     setattr(wrapper, attribute, getattr(python_function, attribute))
+            # What the program reads from the compiled function (a tf.function's
+            # input_signature, get_concrete_function...) is there on the wrapper too: the
+            # recording run must run the program as it is.
+            for attribute in dir(function):
+                if not attribute.startswith("_") and not hasattr(wrapper, attribute):
+                    with contextlib.suppress(Exception):
+                        setattr(wrapper, attribute, getattr(function, attribute))
             # Keras and inspect.signature read the signature through __wrapped__.
             wrapper.__wrapped__ = python_function  # type: ignore[attr-defined]
             wrapper.__hybridize_target__ = function  # type: ignore[attr-defined]

@@ -724,3 +724,36 @@ def test_torch_assumptions_only_for_torch_projects() -> None:
     both = bench.assumptions(options, ("tensorflow", "torch"))
     assert any("torch.compile" in a for a in both)
     assert any("`import tensorflow` and `import torch`" in a for a in both)
+
+
+def test_the_capture_wrapper_keeps_what_the_program_reads_from_a_compiled_function() -> None:
+    # A tf.function's `input_signature` read by the program (corpus input_signature_model):
+    # the recording run failed with AttributeError on the wrapper.
+    source = textwrap.dedent(
+        """
+        class Compiled:
+            input_signature = ("spec",)
+
+            def __init__(self, function):
+                self.python_function = function
+
+            def __call__(self, *args):
+                return self.python_function(*args)
+
+            def get_concrete_function(self):
+                return "concrete"
+
+        @Compiled
+        def predict(x):
+            return x + 1
+
+        RESULTS = [predict(1), predict.input_signature, predict.get_concrete_function()]
+        """
+    )
+    targets = [instrument.Target("m.py::predict", "m.py", "predict", 15)]
+    registry = _eager_registry(2)
+    registry.install()
+    namespace: dict[str, Any] = {}
+    exec(instrument.instrument_source(source, "m.py", targets), namespace)
+    assert namespace["RESULTS"] == [2, ("spec",), "concrete"]
+    assert registry.captured["m.py::predict"].calls == 1
