@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -247,7 +247,20 @@ def applies(code: str, framework: str) -> bool:
     """Whether a finding with `code` belongs on a function of `framework`: its check applies
     to that framework (a code no check documents is kept: nothing says otherwise) and is not
     switched off (`disabled_codes`)."""
-    if code in disabled_codes():
-        return False
-    check = registry().get(code)
-    return check is None or framework in check.frameworks
+    return applies_to(framework)(code)
+
+
+def applies_to(framework: str) -> Callable[[str], bool]:
+    """`applies` for one framework, with the switched-off codes and the registry read once: the
+    decision step asks it some thirty times per function (opening a 20k-line project read the
+    environment 97k times through `applies`)."""
+    disabled = disabled_codes()
+    checks = registry()
+
+    def applying(code: str) -> bool:
+        if code in disabled:
+            return False
+        check = checks.get(code)
+        return check is None or framework in check.frameworks
+
+    return applying

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hybridize.analyzer.checks import applies, check_of, fact_checks, safety_checks
+from hybridize.analyzer.checks import applies_to, check_of, fact_checks, safety_checks
 from hybridize.analyzer.facts.candidacy import NotCandidate
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.model import (
@@ -75,13 +75,12 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
     span = facts.span
     framework = facts.framework
     decorator = framework.idiom
+    applies = applies_to(framework.name)
     # A safety fact is a hazard only for the frameworks its check applies to (NumPy on a
     # parameter is traced by torch.compile): for the others it is false. In the registry's
     # decision order, which is the order of the failures.
     safety = {
-        check.fact: facts.check_facts.get(check.fact)
-        if applies(check.code, framework.name)
-        else False
+        check.fact: facts.check_facts.get(check.fact) if applies(check.code) else False
         for check in safety_checks()
     }
 
@@ -196,7 +195,7 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
             _finding("HY012", f"add the inferred input_signature to @{decorator}", span)
         )
     # Only the findings of checks that apply to the function's framework.
-    findings = [f for f in findings if applies(f.code, framework.name)]
+    findings = [f for f in findings if applies(f.code)]
     severity: Severity = "ok"
     if findings:
         order = {"ok": 0, "info": 1, "warning": 2, "error": 3}
@@ -206,9 +205,7 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
     # its own, shows in the failures and findings only); a fact outside the decision table
     # as the check found it, false where its check does not apply (it did not run).
     decided = {
-        check.fact: facts.check_facts.get(check.fact)
-        if applies(check.code, framework.name)
-        else False
+        check.fact: facts.check_facts.get(check.fact) if applies(check.code) else False
         for check in fact_checks()
     }
     fact_fields: dict[str, Any] = {
