@@ -73,6 +73,9 @@ class FrameworkImports:
         self.names = names
         self.document = document
         self.star_bindings = star_bindings
+        self._star_bound: dict[int, Mapping[str, str]] = {}
+        """What each wildcard import binds, asked once per file (the answer parses another
+        module)."""
         self.existing = _by_frequency(existing_spellings)
         self.framework = framework = names.framework
         targets = framework.decorator_modules | framework.decorator_spellings
@@ -146,7 +149,9 @@ class FrameworkImports:
         first = self.index.first_line(found.node)
         seen: dict[str, set[str]] = {}
         for statement in self.names.star_imports:
-            bindings = self.star_bindings(statement)
+            bindings = self._star_bound.get(id(statement))
+            if bindings is None:
+                bindings = self._star_bound[id(statement)] = self.star_bindings(statement)
             if not self._runs_before(statement, first):
                 seen.update({name: {"?"} for name in bindings})  # bound later: unsure
                 continue

@@ -419,11 +419,12 @@ class BenefitModel:
         why = reason.format(owner=owner.qualname)
         callers = {c for c in self._callers(key) if not self.is_test_code(c)}
         per_definition = self._edge_runs.get((owner, key), 0)
-        if callers - {owner} or not per_definition:
+        elsewhere = bool(callers - {owner})
+        if elsewhere or not per_definition:
             # Called from elsewhere too (returned, stored), or only through what it is
             # passed to (a loop body, a branch, a map function): its calls per definition
             # are not in the code.
-            where = "from elsewhere too" if callers - {owner} else "through what it is passed to"
+            where = "from elsewhere too" if elsewhere else "through what it is passed to"
             return Benefit(
                 "low",
                 (f"{why}; it is called {where}: how many calls each trace serves is unknown",),
