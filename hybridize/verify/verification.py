@@ -2,7 +2,8 @@
 
 The differential oracle as a feature: the project is copied, the verify command runs on the
 unchanged copy (the *baseline*, which must succeed: a command that already fails judges
-nothing), then round after round on the copy holding the changes still kept:
+nothing; with `--verify`, tests that already fail are set aside and the others judge), then
+round after round on the copy holding the changes still kept:
 
 - a clean run ends the verification: the changes kept are the verified ones;
 - with `--verify` (pytest), the tests that passed in the baseline and fail now are run again,
@@ -130,6 +131,8 @@ class _Session:
         )
         self.result = Verification(request, plan)
         self.per_test = request.per_test
+        self.baseline: CommandRun | None = None
+        """The run on the unchanged copy, once made."""
 
     def run(
         self, plan: RefactorPlan, label: str, select: Sequence[str] = (), trace: Path | None = None
@@ -146,18 +149,24 @@ class _Session:
             f"baseline: {_count(len(kept.changes), 'change')} planned, running {self.request.what} "
             "on the unchanged copy..."
         )
-        baseline = self.run(RefactorPlan(root=kept.root), "baseline")
-        if not baseline.succeeded:
-            raise VerificationError(
-                f"the verify command fails on the unchanged project ({baseline.describe()}); "
-                "nothing is verified and nothing written"
-            )
-        if self.per_test and not baseline.outcomes:
+        baseline = self.baseline = self.run(RefactorPlan(root=kept.root), "baseline")
+        if self.per_test and not baseline.outcomes and baseline.succeeded:
             self.progress(
                 "baseline: the command ran no pytest test this run could see; judging by "
                 "its exit status (as --verify-entry)"
             )
             self.per_test = False
+        if not self._judges(baseline):
+            raise VerificationError(
+                f"the verify command fails on the unchanged project ({baseline.describe()}); "
+                "nothing is verified and nothing written"
+            )
+        if not baseline.succeeded:
+            already = sorted(n for n, o in baseline.outcomes.items() if not baseline.passes(n))
+            self.progress(
+                f"baseline: {_count(len(already), 'test')} already failing without the changes "
+                f"(not judged: {', '.join(already[:3])}{', ...' if len(already) > 3 else ''})"
+            )
         unexplained = 0
         while kept.changes:
             self.result.rounds += 1
@@ -166,7 +175,7 @@ class _Session:
                 f"round {number}: {_count(len(kept.changes), 'change')}, running {self.request.what}..."
             )
             after = self.run(kept, f"round-{number}")
-            if after.succeeded:
+            if self._clean(after):
                 break
             dropped = self.attribute(kept, baseline, after, number)
             if not dropped and not unexplained:
@@ -182,6 +191,31 @@ class _Session:
             kept = self.replan(frozenset(c.key for c in kept.changes if c.key not in gone))
         self.result.plan = kept
         return self.result
+
+    def _judges(self, baseline: CommandRun) -> bool:
+        """Whether the baseline can judge the changes. A command judged by its exit status
+        must succeed; a pytest run whose tests are told apart may have tests that already
+        fail (an optional dependency missing, a known bug: real suites have them): only the
+        tests that pass without the changes judge them. A run that did not finish (a timeout,
+        a crash before the tests ran) judges nothing either way."""
+        if baseline.succeeded:
+            return True
+        return (
+            self.per_test
+            and baseline.status is not None
+            and any(baseline.passes(nodeid) for nodeid in baseline.outcomes)
+        )
+
+    def _clean(self, after: CommandRun) -> bool:
+        """A round is clean when the command succeeds, or (tests told apart, a baseline with
+        tests failing already) when it finished and no test that passed before fails now."""
+        baseline = self.baseline
+        assert baseline is not None, "the baseline runs first"
+        if after.succeeded:
+            return True
+        if not self.per_test or baseline.succeeded or after.status is None:
+            return False
+        return not newly_failing(baseline.outcomes, after.outcomes, after.collect_errors)
 
     # --- attribution ---------------------------------------------------------------------
 
@@ -261,7 +295,7 @@ class _Session:
             step += 1
             plan = self.replan(frozenset(others + prefix))
             run = self.run(plan, f"round-{number}-bisect-{step}", select=[nodeid] if nodeid else ())
-            failing = not run.passes(nodeid) if nodeid else not run.succeeded
+            failing = not run.passes(nodeid) if nodeid else not self._clean(run)
             if failing:
                 last_failure = run
             return failing

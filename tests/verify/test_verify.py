@@ -232,16 +232,45 @@ def test_verify_entry_bisects_the_changes_the_command_fails_with(tmp_path: Path)
     assert "1 change kept, 2 dropped" in done.stderr
 
 
-def test_a_failing_baseline_writes_nothing(tmp_path: Path) -> None:
-    files = {**PROJECT, "tests/test_broken.py": "def test_broken():\n    assert False\n"}
-    project = _project(tmp_path, files)
-    before = (project / "mylib" / "ops.py").read_text()
+BROKEN = "def test_broken():\n    assert False\n"
+"""A test that fails with or without any change (real suites have some: a missing optional
+dependency, a known bug)."""
+
+
+def test_tests_failing_already_are_set_aside_and_the_others_judge(tmp_path: Path) -> None:
+    project = _project(tmp_path, {**PROJECT, "tests/test_broken.py": BROKEN})
     done = _refactor(tmp_path, project, "--apply", "--verify", TESTS)
+    assert done.returncode == 0, done.stderr
+    assert "baseline: 1 test already failing without the changes" in done.stderr
+    assert "tests/test_broken.py::test_broken" in done.stderr
+    # the unsafe changes are still dropped, by the tests that passed before; the safe one stays
+    assert "dropping mylib/ops.py::checked" in done.stderr
+    assert "dropping mylib/ops.py::total" in done.stderr
+    assert _decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
+
+
+def test_a_failing_baseline_of_a_command_writes_nothing(tmp_path: Path) -> None:
+    """Judged by its exit status (`--verify-entry`), a command that already fails says nothing
+    about the changes."""
+    project = _project(tmp_path, {**PROJECT, "tests/test_broken.py": BROKEN})
+    before = (project / "mylib" / "ops.py").read_text()
+    failing = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    done = _refactor(tmp_path, project, "--apply", "--verify-entry", failing)
     assert done.returncode == 3
     assert "fails on the unchanged project" in done.stderr
     assert "nothing is verified and nothing written" in done.stderr
     assert (project / "mylib" / "ops.py").read_text() == before
     assert done.stdout == ""
+
+
+def test_a_baseline_where_every_test_fails_writes_nothing(tmp_path: Path) -> None:
+    tests = {"tests/test_ops.py": BROKEN}
+    project = _project(tmp_path, {**PROJECT, **tests})
+    before = (project / "mylib" / "ops.py").read_text()
+    done = _refactor(tmp_path, project, "--apply", "--verify", TESTS)
+    assert done.returncode == 3
+    assert "fails on the unchanged project" in done.stderr
+    assert (project / "mylib" / "ops.py").read_text() == before
 
 
 def test_a_baseline_out_of_time_writes_nothing(tmp_path: Path) -> None:
