@@ -3,7 +3,8 @@
 Exit status (`hybridize --help` lists it, README "Exit codes"): 0 when the command ran
 (whatever the verdicts), 1 when `--fail-on-refactorable` (analyze) finds a proposed change or
 `refactor --check` something to change, 2 on a usage or tool error, 3 when `refactor --verify`
-cannot judge (the command fails on the unchanged project).
+cannot judge (on the unchanged project the command times out, every test fails, or under
+`--verify-entry` it fails).
 """
 
 from __future__ import annotations
@@ -63,8 +64,8 @@ Exit codes:
      default; never with --exit-zero); refactor --check: something would change (or did,
      with --apply); refactor: a planned file could not be written
   2  usage or tool error: no such path, a bad option or configuration, an unknown code
-  3  refactor --verify/--verify-entry: the command fails or times out on the unchanged
-     project (nothing written)
+  3  refactor --verify/--verify-entry: the unchanged project cannot judge (the command
+     times out, every test fails, or --verify-entry's command fails): nothing written
 """,
 )
 @click.version_option(__version__, prog_name="hybridize")
@@ -408,8 +409,9 @@ def refactor(
     Exit status: 0 when the command ran; 1 with --check when something would change (or was
     changed, with --apply --check), and when a planned file could not be written; 2 on a usage
     error (a path that does not exist, a bad option or configuration); 3 when the changes
-    could not be verified (the verify command fails or times out on the unchanged project):
-    nothing is written.
+    could not be verified (on the unchanged project the verify command times out, every test
+    fails, or the --verify-entry command fails): nothing is written. Tests that already fail on
+    the unchanged project are set aside.
     """
     from hybridize.analyzer.checks import registry
     from hybridize.config import Config, ConfigError, load_config
