@@ -188,6 +188,7 @@ def _decide(
         graph,
         covered,
         lambda k: is_test_code(index, k),
+        framework_of=lambda k: modules.function_framework(index, k),
         scope=None if memory is None or scope is None else part,
         previous=None if memory is None else memory.benefits,
     )
@@ -575,6 +576,7 @@ def keep_reason(
     computation: bool,
     opaque: bool,
     stateful: bool,
+    framework: Framework,
 ) -> str | None:
     """Why an existing `tf.function` stays even where P2/P3/P6 would remove it, or None.
 
@@ -592,12 +594,13 @@ def keep_reason(
         return f"it is defined in the test `{test}`, which exercises graph mode on purpose"
     if has_tensor is False and stateful:
         return (
-            "no parameter is a tensor, but it runs TensorFlow operations on variables, models "
-            "or layers it captures or is given, which the graph speeds up"
+            f"no parameter is a tensor, but it runs {framework.title} operations on variables, "
+            "models or layers it captures or is given, which the graph speeds up"
         )
     if not computation and opaque:
         return (
-            "it applies a callable of unknown kind to tensors, which may run TensorFlow operations"
+            "it applies a callable of unknown kind to tensors, which may run "
+            f"{framework.title} operations"
         )
     return None
 
@@ -761,6 +764,7 @@ def _verdict(phase: VerdictPhase, function: FunctionInputs) -> FunctionVerdict:
             function.computation,
             function.opaque,
             function.stateful,
+            function.framework,
         )
         if compiled
         else None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from hybridize.analyzer.checks import fact_checks, safety_checks
+from hybridize.analyzer.frameworks.framework import framework_named
 from hybridize.lsp.diagnostics import name_span
 from hybridize.lsp.positions import Lines
 from hybridize.model import (
@@ -20,7 +21,7 @@ from hybridize.output.triage import blocking_findings
 from hybridize.project import FileResult
 
 FACTS = (
-    ("is_hybrid", "already a graph (`@tf.function`)"),
+    ("is_hybrid", "already a graph (`@{decorator}`)"),
     ("has_tensor_parameter", "takes tensors"),
     ("has_primitive_parameters", "takes Python literals (retraces per value)"),
     ("has_python_side_effects", "Python side effects"),
@@ -66,7 +67,11 @@ def verdict_markdown(verdict: FunctionVerdict, planned: str | None) -> str:
         out += [f"Benefit: {verdict.benefit}"] + [f"- {r}" for r in verdict.benefit_reasons]
         out.append("")
     out.append("Facts:")
-    out += [f"- {label}: {_word(getattr(verdict, name))}" for name, label in FACTS]
+    decorator = framework_named(verdict.framework).idiom
+    out += [
+        f"- {label.format(decorator=decorator)}: {_word(getattr(verdict, name))}"
+        for name, label in FACTS
+    ]
     risky = [name for name in safety_facts() if verdict.fact(name) is not False]
     out += [f"- {name}: {_word(verdict.fact(name))}" for name in risky]
     if verdict.params:

@@ -233,10 +233,11 @@ class _FilePlanner:
                 self.used_names.add(spelling.module)
             except SignatureError as exc:
                 self._notice(verdict, f"input_signature left out: {exc}", "note")
-        if dict(verdict.decorator_args).get("jit_compile"):
+        xla = self.framework.xla_argument
+        if xla is not None and dict(verdict.decorator_args).get(xla):
             # A measured XLA win (`refactor --from-bench`).
-            arguments.append("jit_compile=True")
-            words += " with jit_compile=True"
+            arguments.append(f"{xla}=True")
+            words += f" with {xla}=True"
         if arguments:
             decorator += f"({', '.join(arguments)})"
         # Every assumption the verdict rests on is written above the decorator: that the
@@ -280,10 +281,13 @@ class _FilePlanner:
                 return
             self.used_names.add(module)
             keywords.append(("input_signature", signature))
-        if dict(verdict.decorator_args).get("jit_compile") is True and not has_keyword(
-            decorator, "jit_compile"
+        xla = self.framework.xla_argument
+        if (
+            xla is not None
+            and dict(verdict.decorator_args).get(xla) is True
+            and not has_keyword(decorator, xla)
         ):
-            keywords.append(("jit_compile", "True"))
+            keywords.append((xla, "True"))
         if not keywords:
             if verdict.input_signature is None and not has_input_signature(decorator):
                 self._notice(

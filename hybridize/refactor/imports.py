@@ -236,18 +236,20 @@ class FrameworkImports:
         defines a function or class: right before the first import of the framework (where a
         sorted import block has it), else right after the last import, else after the
         docstring."""
-        first_tensorflow: ast.stmt | None = None
+        first_framework_import: ast.stmt | None = None
         last: ast.stmt | None = None
         for position, statement in enumerate(self.index.tree.body):
             if _defines_something(statement):
                 break
             if isinstance(statement, ast.Import | ast.ImportFrom):
                 last = statement
-                if first_tensorflow is None and _imports_package(statement, self.framework.module):
-                    first_tensorflow = statement
+                if first_framework_import is None and _imports_package(
+                    statement, self.framework.module
+                ):
+                    first_framework_import = statement
             elif position == 0 and _is_docstring(statement):
                 last = statement
-        return first_tensorflow, last
+        return first_framework_import, last
 
     # -- removing ---------------------------------------------------------------------------
 

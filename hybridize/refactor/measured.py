@@ -12,6 +12,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from hybridize.analyzer.frameworks.framework import framework_named
 from hybridize.model import AnalysisResult, FunctionVerdict
 
 
@@ -36,7 +37,8 @@ def _projects(report: Path) -> int:
 def with_measurement(verdict: FunctionVerdict, mode: str | None) -> FunctionVerdict:
     """The verdict as the measurement decides it: `mode` is the mode that won ("graph",
     "xla") or None (nothing applied). Also how the bench writes its refactored copy."""
-    if verdict.is_hybrid and mode == "xla":
+    xla_argument = framework_named(verdict.framework).xla_argument
+    if verdict.is_hybrid and mode == "xla" and xla_argument is not None:
         # Measured: the existing decorator with jit_compile=True. Nothing else was measured,
         # so no input_signature is added with it.
         return dataclasses.replace(
@@ -44,19 +46,21 @@ def with_measurement(verdict: FunctionVerdict, mode: str | None) -> FunctionVerd
             passes=True,
             transformation="reconfigure",
             input_signature=None,
-            decorator_args=_with_jit_compile(verdict.decorator_args),
+            decorator_args=_with_argument(verdict.decorator_args, xla_argument),
         )
     if verdict.transformation != "convert_to_hybrid" or mode not in ("graph", "xla"):
         return dataclasses.replace(verdict, passes=False, transformation=None)
-    if mode == "xla":
+    if mode == "xla" and xla_argument is not None:
         return dataclasses.replace(
-            verdict, decorator_args=_with_jit_compile(verdict.decorator_args)
+            verdict, decorator_args=_with_argument(verdict.decorator_args, xla_argument)
         )
     return verdict
 
 
-def _with_jit_compile(arguments: tuple[tuple[str, bool], ...]) -> tuple[tuple[str, bool], ...]:
-    """The decorator arguments with `jit_compile` set to True (in place, or added)."""
-    if not any(name == "jit_compile" for name, _ in arguments):
-        return (*arguments, ("jit_compile", True))
-    return tuple((name, True if name == "jit_compile" else value) for name, value in arguments)
+def _with_argument(
+    arguments: tuple[tuple[str, bool], ...], name: str
+) -> tuple[tuple[str, bool], ...]:
+    """The decorator arguments with `name` set to True (in place, or added)."""
+    if not any(argument == name for argument, _ in arguments):
+        return (*arguments, (name, True))
+    return tuple((argument, True if argument == name else value) for argument, value in arguments)

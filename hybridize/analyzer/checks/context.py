@@ -86,7 +86,9 @@ class CheckContext:
     def scan(self) -> SafetyScan:
         """The function's body under inspection, shared by the checks that read it."""
         if self._scan is None:
-            self._scan = SafetyScan(self.project.index, self.project.facts, self.key)
+            self._scan = SafetyScan(
+                self.project.index, self.project.facts, self.key, self.framework
+            )
         return self._scan
 
     @property

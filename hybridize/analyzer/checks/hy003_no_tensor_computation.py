@@ -45,5 +45,5 @@ class NoTensorComputation(Check):
     frameworks = TENSORFLOW_AND_TORCH
     name = "no_tensor_computation"
     severity = "info"
-    summary = "No TensorFlow operation runs in the function, so a graph has nothing to speed up."
+    summary = "No framework operation runs in the function, so a graph has nothing to speed up."
     EXAMPLE_FUNCTION = "f"

@@ -55,5 +55,8 @@ class HasNoPrimitiveParameters(Check):
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_no_primitive_parameters"
     severity = "info"
-    summary = "An existing @tf.function is already right (tensor inputs, no side effects): keep it."
+    summary = (
+        "An existing compile decorator (@tf.function, @torch.compile) is already right (tensor "
+        "inputs, no side effects): keep it."
+    )
     EXAMPLE_FUNCTION = "f"

@@ -53,5 +53,8 @@ class DatasetBuilder(Check):
     frameworks = TENSORFLOW_AND_TORCH
     name = "dataset_builder"
     severity = "info"
-    summary = "Builds a tf.data pipeline: tf.data traces its callbacks, the builder gains nothing."
+    summary = (
+        "Builds a data pipeline (tf.data, a torch DataLoader): the builder gains nothing from "
+        "compiling."
+    )
     EXAMPLE_FUNCTION = "f"

@@ -54,5 +54,8 @@ class WrappedByUnknownDecorator(Check):
     frameworks = TENSORFLOW_AND_TORCH
     name = "wrapped_by_unknown_decorator"
     severity = "info"
-    summary = "Another decorator would receive the compiled tf.function; left as it is."
+    summary = (
+        "Another decorator would receive the compiled function (tf.function, torch.compile); "
+        "left as it is."
+    )
     EXAMPLE_FUNCTION = "f"

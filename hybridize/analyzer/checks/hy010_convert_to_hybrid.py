@@ -52,5 +52,5 @@ class ConvertToHybrid(Check):
     frameworks = TENSORFLOW_AND_TORCH
     name = "convert_to_hybrid"
     severity = "info"
-    summary = "Safe and beneficial to compile: add @tf.function."
+    summary = "Safe and beneficial to compile: add @tf.function (@torch.compile for PyTorch)."
     EXAMPLE_FUNCTION = "f"

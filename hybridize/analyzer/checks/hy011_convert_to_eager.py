@@ -68,5 +68,8 @@ class ConvertToEager(Check):
     frameworks = TENSORFLOW_AND_TORCH
     name = "convert_to_eager"
     severity = "info"
-    summary = "An existing @tf.function gains nothing or retraces per call: remove it."
+    summary = (
+        "An existing compile decorator (@tf.function, @torch.compile) gains nothing or "
+        "retraces per call: remove it."
+    )
     EXAMPLE_FUNCTION = "f"

@@ -56,5 +56,7 @@ class FrameworkStateSideEffect(SideEffectCheck):
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_python_side_effects"
     severity = "error"
-    summary = "Changes global framework state (seeds, tf.config), which happens while tracing."
+    summary = (
+        "Changes global framework state (seeds, its configuration), which happens while tracing."
+    )
     EXAMPLE_FUNCTION = "f"

@@ -87,7 +87,10 @@ class HasEagerOnlyCalls(Check):
     frameworks = TENSORFLOW_AND_TORCH
     name = "has_eager_only_calls"
     severity = "error"
-    summary = "Calls .numpy() or Keras fit/predict/evaluate, which fail on symbolic tensors."
+    summary = (
+        "Calls what fails on symbolic tensors or leaves the graph (.numpy() or Keras "
+        "fit/predict/evaluate under tf.function, .item() or .backward() under torch.compile)."
+    )
     EXAMPLE_FUNCTION = "f"
     fact = "has_eager_only_calls"
     decision_order = 10

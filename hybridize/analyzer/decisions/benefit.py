@@ -28,7 +28,7 @@ from typing import Literal
 
 import networkx as nx
 
-from hybridize.analyzer.facts.callgraph import TRACED, components_bottom_up, external_keras_call
+from hybridize.analyzer.facts.callgraph import TRACED, components_bottom_up, external_layer_call
 from hybridize.analyzer.facts.evaluator import (
     Evaluator,
     ResolvedCall,
@@ -38,6 +38,7 @@ from hybridize.analyzer.facts.evaluator import (
 )
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import CallSite, Loop, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Benefit as BenefitLevel
@@ -91,6 +92,7 @@ class BenefitModel:
         covered: dict[FunctionKey, bool],
         is_test_code: Callable[[FunctionKey], bool],
         *,
+        framework_of: Callable[[FunctionKey], Framework] | None = None,
         scope: nx.DiGraph | None = None,
         previous: BenefitModel | None = None,
     ) -> None:
@@ -104,6 +106,9 @@ class BenefitModel:
         self.graph = graph
         self.covered = covered
         self.is_test_code = is_test_code
+        self.framework_of = index.function_framework if framework_of is None else framework_of
+        """The compile target a function's verdict names, whose words its reasons use (a
+        helper module importing no framework is the framework of the code it serves)."""
         self.scope = graph if scope is None else scope
         last = previous if scope is not None else None
         self._work, self._training = self._total_work()
@@ -128,8 +133,7 @@ class BenefitModel:
         work = self._work.get(key, 0)
         training = self._training.get(key, False)
         frequency = self.frequency(key)
-        title = self.index.function_framework(key).title
-        what = _work_in_words(work, training, title)
+        what = _work_in_words(work, training, self.framework_of(key).title)
         if self.covered.get(key, False):
             return Benefit(
                 "none",
@@ -382,7 +386,7 @@ class BenefitModel:
             factor = LOOP_WORK_FACTOR if resolved.site.in_loop else 1
             if any(info.training_update for info in resolved.api):
                 training = True
-            if external_keras_call(resolved) or any(
+            if external_layer_call(resolved) or any(
                 kind == "layer_call" for kind, _ in resolved.targets
             ):
                 units += LAYER_CALL_WORK * factor
@@ -462,7 +466,7 @@ class BenefitModel:
         if not varying:
             return ()
         names = ", ".join(f"`{n}`" for n in varying)
-        advice = self.index.function_framework(key).varying_shapes
+        advice = self.framework_of(key).varying_shapes
         return (f"call sites pass {names} with different shapes: {advice}",)
 
 
@@ -490,7 +494,7 @@ SMALL_OFFSET = 2
 """`n + 1`, `n - 1`, `n * 2`: estimated as `n` (a trip count is compared with MANY_CALLS)."""
 
 
-def _work_in_words(work: int, training: bool, title: str = "TensorFlow") -> str:
+def _work_in_words(work: int, training: bool, title: str) -> str:
     """The work a call holds, in words naming the function's framework (`title`)."""
     if training:
         return "a training step" if work < WORK_CAP else "a training step and much more"

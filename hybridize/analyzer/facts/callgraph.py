@@ -21,9 +21,9 @@ from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 
-CREATES_TF_STATE = frozenset({"variable", "keras_symbolic"})
-"""APIs whose call runs TF ops even when the table does not mark them as ops: creating a
-variable, or a Keras Input (a model built on one creates its weights at once)."""
+CREATES_FRAMEWORK_STATE = frozenset({"variable", "keras_symbolic"})
+"""APIs whose call runs framework ops even when the table does not mark them as ops: creating
+a variable, or a Keras Input (a model built on one creates its weights at once)."""
 
 
 TRACED = "traced_callback"
@@ -63,9 +63,9 @@ def recursive_functions(graph: nx.DiGraph) -> set[FunctionKey]:
     return found
 
 
-def external_keras_call(resolved: ResolvedCall) -> bool:
-    """A call of a Keras layer, model, loss or metric that is not a project class: it runs
-    framework ops."""
+def external_layer_call(resolved: ResolvedCall) -> bool:
+    """A call of a framework's layer, model, loss or metric (Keras', PyTorch's) that is not a
+    project class: it runs framework ops."""
     return not resolved.targets and any(
         role in ("layer", "model", "loss", "metric") for role in resolved.receiver_roles
     )
@@ -74,9 +74,9 @@ def external_keras_call(resolved: ResolvedCall) -> bool:
 def local_tensor_computation(facts: TensorFacts, key: FunctionKey) -> bool:
     """A TF op in the body itself: an API call, a Keras call, or an operator on tensors."""
     for resolved in facts.calls.get(key, []):
-        if any(info.tensor_op or info.returns in CREATES_TF_STATE for info in resolved.api):
+        if any(info.tensor_op or info.returns in CREATES_FRAMEWORK_STATE for info in resolved.api):
             return True
-        if external_keras_call(resolved):
+        if external_layer_call(resolved):
             return True
     evaluator = facts.evaluators.get(key)
     if evaluator is not None:
@@ -204,7 +204,7 @@ def _framework_hooks(
         if fn.class_qualname is None:
             continue
         class_key = FunctionKey(relpath, fn.class_qualname)
-        role = index.keras_role(class_key) or _keras_optimizer_role(index, class_key)
+        role = index.layer_role(class_key) or _keras_optimizer_role(index, class_key)
         if role is not None and fn.name in FRAMEWORK_COMPILED_METHODS.get(role, ()):
             found.append((FunctionKey(relpath, qualname), class_key, role))
     return found

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import networkx as nx
 
-from hybridize.analyzer.facts.callgraph import external_keras_call, following_calls
+from hybridize.analyzer.facts.callgraph import external_layer_call, following_calls
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -251,7 +251,7 @@ def _tensorflow_specific(resolved: ResolvedCall) -> bool:
     """A call that ties the code to TensorFlow: a TF or tf.keras op, a Keras object's call."""
     if any(info.tensor_op and not _is_backend_agnostic(info) for info in resolved.api):
         return True
-    return external_keras_call(resolved)
+    return external_layer_call(resolved)
 
 
 def _flatten(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
@@ -397,8 +397,9 @@ class Candidacy:
                 NotCandidate(
                     "wrapped_by_unknown_decorator",
                     "HY009",
-                    f"the decorator `{wrapper}` would receive a compiled tf.function instead of "
-                    "this Python function (it may convert, inspect or re-wrap it); not changed",
+                    f"the decorator `{wrapper}` would receive "
+                    f"{self.framework(key).compiled_function} instead of this Python function "
+                    "(it may convert, inspect or re-wrap it); not changed",
                 )
             )
         if self._returns_dataset(key):
@@ -406,8 +407,7 @@ class Candidacy:
                 NotCandidate(
                     "dataset_builder",
                     "HY008",
-                    "builds and returns a tf.data pipeline (or its iterator): a Python object "
-                    "built once, whose callbacks tf.data already traces",
+                    self.framework(key).dataset_builder,
                 )
             )
         return found

@@ -215,7 +215,7 @@ class EffectAnalysis:
         if fn.name != "build" or fn.class_qualname is None or not fn.binds_receiver:
             return False
         class_key = key.sibling(fn.class_qualname)
-        return self.index.keras_role(class_key) is not None and bool(
+        return self.index.layer_role(class_key) is not None and bool(
             {("param", fn.params[0].name)} & origins(self.index, key, target)
         )
 

@@ -351,7 +351,7 @@ class Evaluator:
             and self.class_key is not None
             and bool(explicit)
             and explicit[0].name == name
-            and self.index.keras_role(self.class_key) is not None
+            and self.index.layer_role(self.class_key) is not None
         )
 
     def hint_atoms(self, annotation: str | None) -> Atoms:
@@ -475,7 +475,7 @@ class Evaluator:
                 defined = self.index.find_method(key, name)
                 if defined is not None:
                     return frozenset({("method", defined)})
-            parent_role = self.index.keras_role(atom[1])
+            parent_role = self.index.layer_role(atom[1])
             if parent_role is not None:
                 return frozenset({("boundext", parent_role, name)})
             return frozenset({UNKNOWN_ATOM})
@@ -680,7 +680,7 @@ class Evaluator:
             outputs: set[Atom] = set()
             for module in modules:
                 class_key = module[2] if module[0] == "obj" else None
-                if class_key is not None and self.index.keras_role(class_key) is not None:
+                if class_key is not None and self.index.layer_role(class_key) is not None:
                     for method in self.index.dispatch(
                         class_key, self.index.instance_call(class_key)
                     ):

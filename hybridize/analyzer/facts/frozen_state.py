@@ -315,7 +315,7 @@ def _after_initialisation(
         return False
     if writer.name == "build" and writer.class_qualname is not None:
         class_key = write.writer.sibling(writer.class_qualname)
-        if index.keras_role(class_key) is not None:
+        if index.layer_role(class_key) is not None:
             return False
     if writer.qualname != MODULE_CODE:
         return True

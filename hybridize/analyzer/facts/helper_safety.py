@@ -78,15 +78,6 @@ INDEXING = (
     "indexes a Python list, tuple or range with a value that is a tensor in a graph "
     "(`int()`/`len()` of a tensor give a tensor there), which raises TypeError"
 )
-RANGE_LOOP = (
-    "grows a Python list in a loop over `range()` of a value that is a tensor in a graph: "
-    "AutoGraph makes it a tf.while_loop, whose tensors the list cannot keep "
-    "(InaccessibleTensorError); use a tf.TensorArray"
-)
-RANGE_COMPREHENSION = (
-    "iterates `range()` of a value that is a tensor in a graph in a comprehension: AutoGraph "
-    "makes it tf.range, and iterating a symbolic tensor in Python raises"
-)
 LIST_GROWERS = frozenset({"append", "extend", "insert"})
 PYTHON_SCALAR_HINTS = frozenset({"int", "float", "bool", "str"})
 """Type hints of parameters that hold Python values: a caller passing a tensor there breaks
@@ -321,14 +312,7 @@ class HelperSafety:
                     found.python_values.append(Evidence(what, site.span))
             for info, condition in values.concrete_arguments(resolved):
                 if condition.given(symbolic_params):
-                    found.eager_only.append(
-                        Evidence(
-                            f"`{_display(info.name)}` needs a concrete value, but in this "
-                            "function's graph it is given a symbolic tensor and raises; "
-                            "`tf.convert_to_tensor` accepts both",
-                            site.span,
-                        )
-                    )
+                    found.eager_only.append(Evidence(_needs_concrete_value(info), site.span))
             for fact, condition, hazard in values.lifted(resolved):
                 if condition.given(symbolic_params) and not found.reported(fact, site.span):
                     found.add(
@@ -352,13 +336,31 @@ class HelperSafety:
         return found
 
 
-def configures_keras_layer(info: ApiInfo) -> bool:
-    """A Keras layer's constructor: its arguments are configuration, validated as Python
-    values (`Dense(units)` rejects a tensor: `Framework.python_configured_layers`)."""
+def configures_layer(info: ApiInfo) -> bool:
+    """A constructor of a layer whose arguments are configuration, validated as Python values
+    (a Keras `Dense(units)` rejects a tensor: `Framework.python_configured_layers`)."""
     if info.kind != "class" or info.returns != "layer":
         return False
     owner = framework_of_api(info.framework)
     return owner is not None and info.framework in owner.python_configured_layers
+
+
+def _layer_library(info: ApiInfo) -> str:
+    """The library of a layer API (`Framework.layer_library` of its framework): Keras."""
+    owner = framework_of_api(info.framework)
+    return owner.layer_library if owner is not None else info.framework
+
+
+def _needs_concrete_value(info: ApiInfo) -> str:
+    """Why an API needing a concrete value fails on a symbolic tensor, with what its framework
+    offers instead (`Framework.concrete_value_advice`)."""
+    message = (
+        f"`{_display(info.name)}` needs a concrete value, but in this function's graph it is "
+        "given a symbolic tensor and raises"
+    )
+    owner = framework_of_api(info.framework)
+    advice = owner.concrete_value_advice if owner is not None else None
+    return message if advice is None else f"{message}; {advice}"
 
 
 def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:
@@ -367,7 +369,7 @@ def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:
     return (
         is_eager_only_call(resolved)
         or any(
-            info.concrete_args or info.name in PYTHON_VALUE_BUILTINS or configures_keras_layer(info)
+            info.concrete_args or info.name in PYTHON_VALUE_BUILTINS or configures_layer(info)
             for info in resolved.api
         )
         or numpy_function(resolved) is not None
@@ -821,11 +823,11 @@ class _Values:
             if info.name in reading and operands and not keyed:
                 what = f"calls `{_display(info.name)}` on a value that is a tensor in a graph"
                 yield f"{what}: it needs the Python value and raises", self.union(operands)
-            elif configures_keras_layer(info):
+            elif configures_layer(info):
                 yield (
                     f"configures `{_display(info.name)}` with a value that is a tensor in a "
-                    "graph (`int()`/`len()` of a tensor give a tensor there), where Keras "
-                    "needs a Python value",
+                    "graph (`int()`/`len()` of a tensor give a tensor there), where "
+                    f"{_layer_library(info)} needs a Python value",
                     self.union(operands),
                 )
 
@@ -834,7 +836,9 @@ class _Values:
 
         AutoGraph turns `range(t)` into `tf.range`: a `for` statement over it becomes a
         `tf.while_loop`, whose body cannot grow a Python list (InaccessibleTensorError), and
-        a comprehension iterates the symbolic tensor in Python, which raises."""
+        a comprehension iterates the symbolic tensor in Python, which raises
+        (`Framework.range_loop_break`, `range_comprehension_break`: their words)."""
+        framework = self.index.function_framework(self.key)
         for loop in self.fn.loops:
             iterable = loop.iterable
             resolved = self.by_index.get(iterable[1]) if iterable[0] == "call" else None
@@ -844,9 +848,9 @@ class _Values:
             if not (condition.always or condition.params):
                 continue
             if loop.comprehension:
-                yield loop.span, RANGE_COMPREHENSION, condition
+                yield loop.span, framework.range_comprehension_break, condition
             elif self._grows_a_list_within(loop.span):
-                yield loop.span, RANGE_LOOP, condition
+                yield loop.span, framework.range_loop_break, condition
 
     def _grows_a_list_within(self, span: Span) -> bool:
         """A Python list grown (`append`, `extend`, `insert`) by a call inside `span`."""

@@ -20,6 +20,7 @@ from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.frameworks.framework import (
     DEFAULT_FRAMEWORK,
     Framework,
+    LayerBase,
     first_framework,
     framework_of_api,
     frameworks_using,
@@ -67,11 +68,10 @@ LAYER_ROLES = frozenset({"layer", "model"})
 
 
 @cache
-def external_class_role(dotted: str) -> tuple[str, str] | None:
-    """(role, the method calling an instance runs) for a framework base class whose instances
-    are layers: one a framework knows by name (`Framework.layer_base_role`: a Keras layer or
-    model), else whatever the framework tables say is a class of a layer role (a PyTorch
-    `nn.Module`), with its framework's `Framework.instance_call_method` (`call`, `forward`)."""
+def external_class_role(dotted: str) -> LayerBase | None:
+    """The layer base a framework base class whose instances are layers is: one a framework
+    knows by name (`Framework.layer_base_role`: a Keras layer or model), else whatever the
+    framework tables say is a class of a layer role (a PyTorch `nn.Module`)."""
     named = named_layer_base(dotted)
     if named is not None:
         return named
@@ -79,7 +79,7 @@ def external_class_role(dotted: str) -> tuple[str, str] | None:
     if info is None or info.kind != "class" or info.returns not in LAYER_ROLES:
         return None
     owner = framework_of_api(info.framework)
-    return None if owner is None else (info.returns, owner.instance_call_method)
+    return None if owner is None else LayerBase(info.returns, owner)
 
 
 @dataclass(slots=True)
@@ -92,7 +92,7 @@ class ProjectIndex:
     (`keras.src` for `site-packages/keras/src`): `import keras.src.ops` then means `ops`."""
     _module_ref_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _global_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
-    _class_role_cache: dict[ClassKey, tuple[str, str] | None] = field(default_factory=dict)
+    _class_role_cache: dict[ClassKey, LayerBase | None] = field(default_factory=dict)
     _mro_cache: dict[ClassKey, list[ClassKey]] = field(default_factory=dict)
     _method_cache: dict[tuple[ClassKey, str], FunctionKey | None] = field(default_factory=dict)
     _dispatch_cache: dict[tuple[ClassKey, str], tuple[FunctionKey, ...]] = field(
@@ -483,7 +483,7 @@ class ProjectIndex:
         """The receiver role of an instance of a project class: its Keras role, "test_case"
         for a unittest/absltest/`tf.test` test case (whose assertions are eager-only), else
         "instance"."""
-        role = self.keras_role(class_key)
+        role = self.layer_role(class_key)
         if role is not None:
             return role
         return "test_case" if self.is_test_case(class_key) else "instance"
@@ -565,32 +565,32 @@ class ProjectIndex:
             qualname = fn.parent_qualname
         return next(iter(used)) if len(used) == 1 else None
 
-    def keras_role(self, class_key: ClassKey) -> str | None:
+    def layer_role(self, class_key: ClassKey) -> str | None:
         """'model' or 'layer' when the class derives from a framework's layer class (a Keras
         Model or Layer, a PyTorch `nn.Module`), else None."""
-        found = self._layer_base(class_key)
-        return None if found is None else found[0]
+        found = self.layer_base(class_key)
+        return None if found is None else found.role
 
     def instance_call(self, class_key: ClassKey) -> str:
-        """The method that calling an instance of a layer class runs (`keras_role` not None):
+        """The method that calling an instance of a layer class runs (`layer_role` not None):
         `call` for Keras, `forward` for PyTorch (`Framework.instance_call_method`; the
         default target's for a class that has none)."""
-        found = self._layer_base(class_key)
-        return DEFAULT_FRAMEWORK.instance_call_method if found is None else found[1]
+        found = self.layer_base(class_key)
+        return DEFAULT_FRAMEWORK.instance_call_method if found is None else found.call_method
 
-    def _layer_base(self, class_key: ClassKey) -> tuple[str, str] | None:
-        """(role, instance call method) of the class's framework layer base, through project
-        bases; a "model" base wins over a "layer" one."""
+    def layer_base(self, class_key: ClassKey) -> LayerBase | None:
+        """The class's framework layer base, through project bases; a "model" base wins over
+        a "layer" one."""
         if class_key in self._class_role_cache:
             return self._class_role_cache[class_key]
         self._class_role_cache[class_key] = None
-        found: tuple[str, str] | None = None
+        found: LayerBase | None = None
         for ref in self.base_refs(class_key):
             if ref[0] == "class":
-                found = self._layer_base(ref[1])
+                found = self.layer_base(ref[1])
             elif ref[0] == "ext":
                 found = external_class_role(ref[1])
-            if found is not None and found[0] == "model":
+            if found is not None and found.role == "model":
                 break
         self._class_role_cache[class_key] = found
         return found

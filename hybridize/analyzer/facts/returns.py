@@ -43,7 +43,7 @@ from hybridize.analyzer.facts.evaluator import (
     mapped_structure_position,
 )
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_keras_layer
+from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_layer
 from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import MAX_NESTING, PYTHON_SEQUENCE_KINDS, UNKNOWN_ATOM, Atom
@@ -599,7 +599,7 @@ def _python_use(
         passed = any(flows(a) for a in arguments)
         for info in resolved.api if passed else ():
             name = _display(info.name)
-            if configures_keras_layer(info):
+            if configures_layer(info):
                 return f"configures `{name}` with it, where Keras needs a Python value"
             if info.effect in OUTPUT_EFFECTS:
                 return (

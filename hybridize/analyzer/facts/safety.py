@@ -25,7 +25,7 @@ from hybridize.analyzer.frameworks import (
     lookup,
     lookup_parameters,
 )
-from hybridize.analyzer.frameworks.framework import is_foreign_library
+from hybridize.analyzer.frameworks.framework import Framework, framework_of_api, is_foreign_library
 from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
 from hybridize.analyzer.frameworks.shapes import dtype_of, preserves_dtype
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
@@ -41,10 +41,14 @@ class SafetyScan:
     """One function under inspection by the safety checks, with the solved facts at hand
     (made once per function and shared by the checks that read its body)."""
 
-    def __init__(self, index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> None:
+    def __init__(
+        self, index: ProjectIndex, facts: TensorFacts, key: FunctionKey, framework: Framework
+    ) -> None:
         self.index = index
         self.facts = facts
         self.key = key
+        self.framework = framework
+        """The function's compile target, whose words the findings use."""
         self.fn: FunctionSummary = index.function(key)
         self.receiver = (
             self.fn.params[0].name if self.fn.binds_receiver and self.fn.params else None
@@ -171,15 +175,12 @@ def numpy_function(resolved: ResolvedCall) -> str | None:
 
 def eager_only_calls(ctx: SafetyScan) -> list[Evidence]:
     """`.numpy()` on anything; Keras fit/predict/evaluate/... on a framework model; a generator
-    function (a tf.function must return tensors, not a generator object)."""
+    function (a tf.function must return tensors, not a generator object:
+    `Framework.generator_break`)."""
     found = []
     if ctx.fn.is_generator:
         found.append(
-            Evidence(
-                "is a generator (it yields): a tf.function must return tensors, and calling "
-                "it would fail on the generator object",
-                ctx.fn.span,
-            )
+            Evidence(f"is a generator (it yields): {ctx.framework.generator_break}", ctx.fn.span)
         )
     calls = ctx.facts.calls.get(ctx.key, [])
     by_index = {resolved.index: resolved for resolved in calls}
@@ -322,11 +323,16 @@ def variables_made_per_call(ctx: SafetyScan) -> list[Evidence]:
         )
         if not used:
             continue
-        what = "a variable" if made.returns == "variable" else f"a Keras {made.returns}"
+        owner = framework_of_api(made.framework) or ctx.framework
+        what = (
+            "a variable"
+            if made.returns == "variable"
+            else f"a {owner.layer_library} {made.returns}"
+        )
         found.append(
             Evidence(
-                f"makes {what} (`{made.name.removeprefix('tensorflow.')}`) on every call; "
-                "a tf.function may create variables on its first trace only",
+                f"makes {what} (`{made.name.removeprefix(owner.module + '.')}`) on every call; "
+                f"{ctx.framework.per_call_state_break}",
                 resolved.site.span,
             )
         )
@@ -842,7 +848,7 @@ def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[
         for qualname in module.classes:
             key = FunctionKey(relpath, qualname)
             if (
-                index.keras_role(key) is not None
+                index.layer_role(key) is not None
                 and index.find_method(key, "build") is None
                 and index.find_method(key, "call") is not None
                 and _has_sublayers(index, facts, key)

@@ -1427,7 +1427,7 @@ def _compiled_function(index: ProjectIndex, atom: Atom) -> FunctionKey | None:
     if atom[0] != "obj" or atom[2] is None:
         return None
     class_key: ClassKey = atom[2]
-    if index.keras_role(class_key) is not None:
+    if index.layer_role(class_key) is not None:
         return index.find_method(class_key, index.instance_call(class_key))
     return index.find_method(class_key, "__call__")
 

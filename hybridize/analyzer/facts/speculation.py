@@ -28,16 +28,17 @@ def speculate(index: ProjectIndex, key: FunctionKey) -> str | None:
     name = fn.name
     if fn.class_qualname is not None:
         class_key = key.sibling(fn.class_qualname)
-        role = index.keras_role(class_key)
-        if role is not None and name in (
+        base = index.layer_base(class_key)
+        if base is not None and name in (
             "call",
             "__call__",
             "train_step",
             "test_step",
             "predict_step",
         ):
-            kind = "Keras Model" if role == "model" else "Keras Layer"
-            return f"assumes {names} {plural} ({name} of a {kind}, called by Keras)"
+            library = base.framework.layer_library
+            kind = f"{library} {base.framework.layer_class_names.get(base.role, base.role)}"
+            return f"assumes {names} {plural} ({name} of a {kind}, called by {library})"
     if name in ("train_step", "test_step") or STEP_NAME.search(name):
         return f"assumes {names} {plural} (`{name}` is a training or evaluation step by name)"
     if name == "run_model" or "inference" in name:

@@ -146,6 +146,39 @@ class Framework:
     """The framework's generated API table (read lazily: it is large)."""
     title: str = ""
     """The framework's name in messages: "TensorFlow", "PyTorch"."""
+    layer_library: str = ""
+    """The library of its layers, models, optimizers and metrics, in messages ("Keras" for
+    TensorFlow, "PyTorch")."""
+    layer_class_names: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """The base class of each layer role in messages ("model": "Model"; PyTorch's layers and
+    models are both `Module`s)."""
+    compiled_function: str = "the compiled function"
+    """What its decorator hands on in place of the Python function, in messages ("a compiled
+    tf.function")."""
+    generator_break: str = "its compiler is not known to compile a generator"
+    """Why compiling a generator function (one that yields) fails or gains nothing."""
+    per_call_state_break: str = "its compiler is not known to compile making such state"
+    """Why making a variable, layer, metric or optimizer anew on every call fails in compiled
+    code."""
+    range_loop_break: str = (
+        "grows a Python list in a loop over `range()` of a value that is a tensor in a graph"
+    )
+    """A `for` loop over `range(t)` of a tensor `t` that grows a Python list, and why it fails
+    in compiled code (the whole message)."""
+    range_comprehension_break: str = (
+        "iterates `range()` of a value that is a tensor in a graph in a comprehension"
+    )
+    """A comprehension over `range(t)` of a tensor `t`, and why it fails in compiled code (the
+    whole message)."""
+    dataset_builder: str = "builds and returns a data pipeline: a Python object built once"
+    """Why a function building and returning a data pipeline gains nothing from compiling (the
+    whole message)."""
+    concrete_value_advice: str | None = None
+    """What to call instead of one of its APIs that needs a concrete value, where it has one
+    (`tf.convert_to_tensor` accepts tensors too)."""
+    xla_argument: str | None = None
+    """The decorator argument that compiles with XLA (`jit_compile`), which a measured XLA win
+    sets (`refactor --from-bench`); None where the decorator has none."""
     tensor_condition_break: str | None = None
     """Why an `if`/`while` testing a tensor's value leaves compiled code (None when the
     compiler converts the test, as AutoGraph does for `tf.function`)."""
@@ -409,6 +442,16 @@ TENSORFLOW = Framework(
     disablers=tensorflow_rules.COMPILE_DISABLERS,
     table=tensorflow_table,
     title="TensorFlow",
+    layer_library=tensorflow_rules.LAYER_LIBRARY,
+    layer_class_names=tensorflow_rules.LAYER_CLASS_NAMES,
+    compiled_function=tensorflow_rules.COMPILED_FUNCTION,
+    generator_break=tensorflow_rules.GENERATOR_BREAK,
+    per_call_state_break=tensorflow_rules.PER_CALL_STATE_BREAK,
+    range_loop_break=tensorflow_rules.RANGE_LOOP_BREAK,
+    range_comprehension_break=tensorflow_rules.RANGE_COMPREHENSION_BREAK,
+    dataset_builder=tensorflow_rules.DATASET_BUILDER,
+    concrete_value_advice=tensorflow_rules.CONCRETE_VALUE_ADVICE,
+    xla_argument=tensorflow_rules.XLA_ARGUMENT,
     compiles_per_definition=tensorflow_rules.NESTED_DEFINITION_RETRACES,
     layer_arguments_trace=True,
     graph_operation_namespaces=tensorflow_rules.GRAPH_OPERATION_NAMESPACES,
@@ -460,6 +503,14 @@ TORCH = Framework(
     disablers=torch_rules.COMPILE_DISABLERS,
     table=torch_table,
     title="PyTorch",
+    layer_library=torch_rules.LAYER_LIBRARY,
+    layer_class_names=torch_rules.LAYER_CLASS_NAMES,
+    compiled_function=torch_rules.COMPILED_FUNCTION,
+    generator_break=torch_rules.GENERATOR_BREAK,
+    per_call_state_break=torch_rules.PER_CALL_STATE_BREAK,
+    range_loop_break=torch_rules.RANGE_LOOP_BREAK,
+    range_comprehension_break=torch_rules.RANGE_COMPREHENSION_BREAK,
+    dataset_builder=torch_rules.DATASET_BUILDER,
     tensor_condition_break=torch_rules.TENSOR_CONDITION_BREAKS,
     boolean_mask_break=torch_rules.BOOLEAN_MASK_INDEXING_BREAKS,
     value_reading_builtins=torch_rules.VALUE_READING_BUILTINS,
@@ -512,13 +563,29 @@ def first_framework(candidates: Collection[Framework]) -> Framework | None:
     return next((f for f in FRAMEWORKS if f in candidates), None)
 
 
-def named_layer_base(dotted: str) -> tuple[str, str] | None:
-    """(role, the method calling an instance runs) for a base class that a framework knows
-    by its name alone as a layer class (`Framework.layer_base_role`: a Keras `Model`)."""
+@dataclass(frozen=True, slots=True)
+class LayerBase:
+    """A framework's layer class that a class derives from: the layer role its instances
+    have, and the framework, whose words name it and whose `instance_call_method` calling an
+    instance runs."""
+
+    role: str
+    """"layer" or "model"."""
+    framework: Framework
+
+    @property
+    def call_method(self) -> str:
+        """The method calling an instance runs: `call` (Keras), `forward` (PyTorch)."""
+        return self.framework.instance_call_method
+
+
+def named_layer_base(dotted: str) -> LayerBase | None:
+    """The layer base that a framework knows by its name alone (`Framework.layer_base_role`:
+    a Keras `Model`)."""
     for framework in FRAMEWORKS:
         role = framework.layer_base_role(dotted)
         if role is not None:
-            return role, framework.instance_call_method
+            return LayerBase(role, framework)
     return None
 
 

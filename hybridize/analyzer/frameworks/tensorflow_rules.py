@@ -118,6 +118,42 @@ COMPILE_DISABLERS: frozenset[str] = frozenset()
 #: Names a new ``import tensorflow`` binds, in order of preference (the first is the idiom).
 IMPORT_ALIASES: tuple[str, ...] = ("tf", "tensorflow")
 
+# --- words of messages (`Framework` fields of the same names, lower case) ----------------------
+
+#: The library of TensorFlow's layers, models, optimizers and metrics.
+LAYER_LIBRARY = "Keras"
+#: The Keras base class of each layer role.
+LAYER_CLASS_NAMES: dict[str, str] = {"model": "Model", "layer": "Layer"}
+#: What ``@tf.function`` hands another decorator in place of the Python function.
+COMPILED_FUNCTION = "a compiled tf.function"
+#: Why a generator function cannot be a ``tf.function``.
+GENERATOR_BREAK = (
+    "a tf.function must return tensors, and calling it would fail on the generator object"
+)
+#: Why a variable (or a Keras object owning some) made on every call fails in a ``tf.function``.
+PER_CALL_STATE_BREAK = "a tf.function may create variables on its first trace only"
+#: AutoGraph turns ``range(t)`` of a tensor into ``tf.range``: a ``for`` statement over it
+#: becomes a ``tf.while_loop``, whose body cannot grow a Python list.
+RANGE_LOOP_BREAK = (
+    "grows a Python list in a loop over `range()` of a value that is a tensor in a graph: "
+    "AutoGraph makes it a tf.while_loop, whose tensors the list cannot keep "
+    "(InaccessibleTensorError); use a tf.TensorArray"
+)
+#: ... and a comprehension over it iterates the symbolic tensor in Python, which raises.
+RANGE_COMPREHENSION_BREAK = (
+    "iterates `range()` of a value that is a tensor in a graph in a comprehension: AutoGraph "
+    "makes it tf.range, and iterating a symbolic tensor in Python raises"
+)
+#: Why a function building a ``tf.data`` pipeline gains nothing from ``tf.function``.
+DATASET_BUILDER = (
+    "builds and returns a tf.data pipeline (or its iterator): a Python object "
+    "built once, whose callbacks tf.data already traces"
+)
+#: What accepts a symbolic tensor where an op needing a concrete value (``tf.constant``) fails.
+CONCRETE_VALUE_ADVICE = "`tf.convert_to_tensor` accepts both"
+#: ``tf.function``'s argument compiling with XLA.
+XLA_ARGUMENT = "jit_compile"
+
 #: Keras as a package of its own: Keras 3 runs on TensorFlow, JAX or PyTorch.
 KERAS_PACKAGES: frozenset[str] = frozenset({"keras"})
 #: Keras 3 namespaces whose ops compute with whatever backend Keras runs on.

@@ -54,6 +54,39 @@ COMPILE_SIGNATURE_ARGUMENT: str | None = None
 #: Names a new ``import torch`` binds, in order of preference.
 IMPORT_ALIASES: tuple[str, ...] = ("torch",)
 
+# --- words of messages (`Framework` fields of the same names, lower case) ----------------------
+
+#: The library of PyTorch's layers (``nn.Module``s), optimizers and metrics.
+LAYER_LIBRARY = "PyTorch"
+#: A layer and a model are both ``nn.Module``s.
+LAYER_CLASS_NAMES: dict[str, str] = {"model": "Module", "layer": "Module"}
+#: What ``@torch.compile`` hands another decorator in place of the Python function.
+COMPILED_FUNCTION = "the function torch.compile returns"
+#: Dynamo does not compile a generator function's own frame: it runs as Python, so the
+#: decorator compiles nothing of it (the labelling policy counts a skipped frame as eager-only).
+GENERATOR_BREAK = "Dynamo skips a generator's own frame, so torch.compile compiles none of it"
+#: Making a parameter, module or optimizer on every call: not measured under ``torch.compile``.
+PER_CALL_STATE_BREAK = (
+    "making such state anew in compiled code at every call is not known to compile under "
+    "torch.compile"
+)
+#: ``range(t)`` of a tensor reads its value (``Tensor.__index__``, as ``int(t)`` calls
+#: ``Tensor.item``): a graph break (HY303's "a tensor used as a Python index").
+RANGE_LOOP_BREAK = (
+    "grows a Python list in a loop over `range()` of a value that is a tensor in a graph: "
+    "`range()` reads the tensor's value, a graph break under torch.compile"
+)
+RANGE_COMPREHENSION_BREAK = (
+    "iterates `range()` of a value that is a tensor in a graph in a comprehension: "
+    "`range()` reads the tensor's value, a graph break under torch.compile"
+)
+#: A function returning a ``DataLoader`` builds a Python object whose iteration Dynamo does not
+#: trace (labelling policy, corpus/README.md).
+DATASET_BUILDER = (
+    "builds and returns a DataLoader (or its iterator): a Python object built once, whose "
+    "iteration Dynamo does not trace"
+)
+
 #: The ``ApiInfo.framework`` of the names of every PyTorch package (``torch_api.json``).
 API_NAMESPACE = "torch"
 #: The packages whose names the PyTorch table answers, by the ``ApiInfo.framework`` of their
