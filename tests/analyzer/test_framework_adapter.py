@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
 import pickle
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from hybridize.analyzer.checks import TENSORFLOW_ONLY, registry
 from hybridize.analyzer.facts.evaluator import PYTHON, Evaluator, TensorFacts
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.safety import SafetyScan, eager_only_calls
+from hybridize.analyzer.facts.speculation import speculate
 from hybridize.analyzer.frameworks import framework as framework_module
 from hybridize.analyzer.frameworks import lookup, tensor_spec
 from hybridize.analyzer.frameworks._tables import ApiTable, Entry
@@ -217,7 +223,13 @@ TOY = Framework(
         type_names={"tensor": "toy.Tensor"},
     ),
     instance_call_method="run",
+    layer_base_role=lambda dotted: "layer" if dotted == "toy.Layer" else None,
     result_shape=_toy_shape,
+    title="Toy",
+    layer_library="Toy",
+    layer_class_names={"layer": "Block"},
+    compiled_function="a toy.jit program",
+    generator_break="toy.jit cannot compile a generator",
 )
 
 
@@ -252,6 +264,26 @@ def test_a_third_framework_is_served_without_editing_core_modules(monkeypatch):
     assert evaluator.attribute(y, "brightness") == frozenset({PYTHON})
     # The same read in TensorFlow code: an attribute its tables do not know.
     assert PYTHON not in Evaluator.attribute(_tensorflow_evaluator(), y, "brightness")
+
+
+def test_a_third_frameworks_words_reach_its_messages(monkeypatch):
+    """Messages about a function of the third framework say its words (`Framework.
+    layer_library`, `layer_class_names`, `generator_break`), never TensorFlow's."""
+    monkeypatch.setattr(framework_module, "FRAMEWORKS", (*FRAMEWORKS, TOY))
+    source = "import toy\n\nclass Net(toy.Layer):\n    def call(self, x):\n        yield x\n"
+    index = ProjectIndex({"main.py": summarize_text("main.py", source)})
+    key = FunctionKey("main.py", "Net.call")
+    layer = index.layer_base(key.sibling("Net"))
+    assert layer is not None and layer.framework is TOY and layer.call_method == "run"
+    assert speculate(index, key) == "assumes `x` is a tensor (call of a Toy Block, called by Toy)"
+    found = eager_only_calls(SafetyScan(index, TensorFacts(), key, TOY))
+    assert [e.message for e in found] == [
+        "is a generator (it yields): toy.jit cannot compile a generator"
+    ]
+    # The words it leaves to the defaults name no framework.
+    for name in WORD_FIELDS:
+        default = getattr(TOY, name)
+        assert not TENSORFLOW_WORDS.search(default) and not TORCH_WORDS.search(default)
 
 
 def _tensorflow_evaluator() -> Evaluator:
@@ -316,6 +348,160 @@ def test_no_core_module_tests_framework_names():
         if FRAMEWORK_NAME_TESTS.search(line)
     ]
     assert found == []
+
+
+# --- framework words in core messages ---------------------------------------------------------
+
+TENSORFLOW_WORDS = re.compile(r"\btf\.|TensorFlow|Keras|AutoGraph|GradientTape|jit_compile")
+"""What names TensorFlow (or its Keras) in a message."""
+TORCH_WORDS = re.compile(r"\btorch\.|PyTorch|Dynamo|Inductor")
+"""What names PyTorch in a message."""
+QUALIFIED = re.compile(r"\((?:TensorFlow|PyTorch): [^)]*\)")
+"""A remark that says which framework it is about: "(TensorFlow: or use tf.print)"."""
+
+MESSAGE_MODULES = sorted({*CORE_MODULES, *(CORE / "output").rglob("*.py")})
+"""Every module whose strings may reach a finding, an assumption, a reason or a report."""
+
+TENSORFLOW_ONLY_MESSAGES: dict[tuple[str, str], str] = {
+    ("analyzer/facts/returns.py", ""): "HY407: what tf.function cannot return",
+    ("analyzer/facts/hashability.py", ""): "HY409: tf.function's trace keys",
+    ("analyzer/facts/loop_shapes.py", ""): "HY410: AutoGraph's tf.while_loop",
+    ("analyzer/facts/seeded_random.py", ""): "HY411: TensorFlow's global seed",
+    ("analyzer/facts/rank_losing_slices.py", ""): "HY412: Keras layers' static shapes",
+    ("analyzer/facts/safety.py", "numpy_calls_on_parameters"): "HY302: tf.function's NumPy",
+    ("analyzer/facts/safety.py", "invalid_name_arguments"): "HY401: TensorFlow's name=",
+    ("analyzer/facts/safety.py", "keras_symbolic_arguments"): "HY406: Keras' symbolic build",
+    ("analyzer/facts/candidacy.py", "AGNOSTIC_CALLERS_ONLY"): "HY006: Keras 3 on TensorFlow",
+    ("analyzer/facts/candidacy.py", "Candidacy._backend_agnostic"): "HY006: Keras 3 backends",
+    ("analyzer/facts/candidacy.py", "LEGACY_GRAPH_CODE"): "HY007: TensorFlow 1 graphs",
+}
+"""Messages of facts that only TensorFlow's functions have, by module and definition ("" for
+the whole module): each names the check, which the test holds to `TENSORFLOW_ONLY`."""
+
+
+def _messages(path: Path) -> Iterator[tuple[str, int, str]]:
+    """(enclosing definition, line, text) of each phrase (a string with a space) a module
+    writes outside docstrings (of modules, definitions and attributes: any string statement);
+    an f-string's literal parts joined."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
+
+    def visit(node: ast.AST, scope: str) -> Iterator[tuple[str, int, str]]:
+        for child in ast.iter_child_nodes(node):
+            inner = scope
+            if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                inner = f"{scope}.{child.name}" if scope else child.name
+            elif isinstance(child, ast.Assign | ast.AnnAssign) and not scope:
+                targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+                inner = ", ".join(t.id for t in targets if isinstance(t, ast.Name))
+            if isinstance(child, ast.JoinedStr):
+                parts = [v.value for v in child.values if isinstance(v, ast.Constant)]
+                yield inner, child.lineno, "{}".join(str(part) for part in parts)
+                continue
+            if (
+                isinstance(child, ast.Constant)
+                and isinstance(child.value, str)
+                and id(child) not in docstrings
+                and " " in child.value
+            ):
+                yield inner, child.lineno, child.value
+            yield from visit(child, inner)
+
+    yield from visit(tree, "")
+
+
+def _one_frameworks_words(text: str) -> bool:
+    """A phrase naming one framework's words and not the other's, outside a remark that says
+    which framework it is about."""
+    text = QUALIFIED.sub("", text)
+    return bool(TENSORFLOW_WORDS.search(text)) != bool(TORCH_WORDS.search(text))
+
+
+def _tensorflow_only_check_modules() -> set[Path]:
+    return {
+        Path(inspect.getfile(check)).resolve()
+        for check in registry().values()
+        if check.frameworks == TENSORFLOW_ONLY
+    }
+
+
+def test_the_message_scan_sees_phrases_and_their_definitions(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        '"""Doc naming tf.function."""\n'
+        'WORDS = "a tf.function"\n'
+        "def f(x):\n"
+        '    """Doc."""\n'
+        '    return f"under {x} torch.compile"\n'
+        "class C:\n"
+        "    def g(self):\n"
+        '        return "no_space_tensorflow"\n',
+        encoding="utf-8",
+    )
+    assert list(_messages(module)) == [
+        ("WORDS", 2, "a tf.function"),
+        ("f", 5, "under {} torch.compile"),
+    ]
+    assert _one_frameworks_words("a compiled tf.function")
+    assert _one_frameworks_words("the function torch.compile returns")
+    assert not _one_frameworks_words("add a type hint (x: tf.Tensor, x: torch.Tensor)")
+    assert not _one_frameworks_words("print it in the caller (TensorFlow: or use tf.print)")
+
+
+def test_core_messages_take_framework_words_from_the_framework():
+    """A finding, an assumption or a reason about a function says its own framework's words
+    (`Framework.idiom`, `title`, `compiled_function`, ...): a phrase in core code naming one
+    framework is a message that says TensorFlow's words to a PyTorch function (or the other
+    way round). Allowed: the checks that apply to TensorFlow alone (their whole module), and
+    the messages of the facts only TensorFlow's functions have (`TENSORFLOW_ONLY_MESSAGES`)."""
+    exempt = _tensorflow_only_check_modules()
+    found = []
+    for path in MESSAGE_MODULES:
+        if path.resolve() in exempt:
+            continue
+        relative = path.relative_to(CORE).as_posix()
+        for scope, line, text in _messages(path):
+            parts = scope.split(".") if scope else []
+            enclosing = {".".join(parts[:n]) for n in range(len(parts) + 1)}
+            allowed = any((relative, s) in TENSORFLOW_ONLY_MESSAGES for s in enclosing)
+            if not allowed and _one_frameworks_words(text):
+                found.append(f"{relative}:{line} ({scope}): {text}")
+    assert found == []
+
+
+@pytest.mark.parametrize("entry", sorted(TENSORFLOW_ONLY_MESSAGES))
+def test_each_allowed_message_belongs_to_a_tensorflow_only_check(entry):
+    """The allow-list's reasons are checked: each names a check that applies to TensorFlow
+    alone, and each names a definition the module has."""
+    code = TENSORFLOW_ONLY_MESSAGES[entry].split(":")[0]
+    assert registry()[code].frameworks == TENSORFLOW_ONLY
+    relative, scope = entry
+    scopes = {s for s, _, _ in _messages(CORE / relative)}
+    assert scope == "" or any(s == scope or s.startswith(scope + ".") for s in scopes)
+
+
+WORD_FIELDS = (
+    "compiled_function",
+    "generator_break",
+    "per_call_state_break",
+    "range_loop_break",
+    "range_comprehension_break",
+    "dataset_builder",
+)
+"""`Framework` fields holding a message's framework-specific words."""
+
+
+@pytest.mark.parametrize("name", WORD_FIELDS)
+def test_each_framework_words_its_own_messages(name):
+    """TensorFlow's words name TensorFlow, PyTorch's name PyTorch, never the other's."""
+    tensorflow, torch = getattr(TENSORFLOW, name), getattr(TORCH, name)
+    assert tensorflow != torch
+    assert not TORCH_WORDS.search(tensorflow)
+    assert not TENSORFLOW_WORDS.search(torch)
 
 
 @pytest.mark.parametrize(

@@ -54,7 +54,7 @@ class DatasetBuilder(Check):
     name = "dataset_builder"
     severity = "info"
     summary = (
-        "Builds a data pipeline (tf.data, a torch DataLoader): the builder gains nothing from "
+        "Builds a data pipeline (tf.data, a PyTorch DataLoader): the builder gains nothing from "
         "compiling."
     )
     EXAMPLE_FUNCTION = "f"

@@ -71,7 +71,7 @@ class PythonValueOfSymbolicTensor(Check):
     severity = "error"
     summary = (
         "Uses a value that is a tensor in the graph (e.g. `int(t)`, `len(mask)`) as a Python "
-        "value: a list index, `bool()`, a Keras layer's configuration."
+        "value: a list index, `bool()`, a layer's configuration."
     )
     EXAMPLE_FUNCTION = "f"
     counts_for = "HY301"

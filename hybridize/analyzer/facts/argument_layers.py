@@ -202,10 +202,12 @@ def _called_parameters(
     found: dict[str, list[Evidence]] = {}
     for use in _layer_uses(index, facts, key, calling):
         if use.target is None:
+            framework = index.function_framework(key)
             message = (
-                f"calls a Keras layer or model that parameter {_naming(list(use.params))} "
-                "holds: each distinct layer object is a new trace, and one not yet built "
-                "creates its variables there (tf.function allows them on the first trace only)"
+                f"calls a {framework.layer_library} layer or model that parameter "
+                f"{_naming(list(use.params))} holds: each distinct layer object is a new "
+                "trace, and one not yet built creates its variables there "
+                f"({framework.idiom} allows them on the first trace only)"
             )
         else:
             callee = index.function(use.target)

@@ -111,6 +111,18 @@ class CandidacyModules(NamedTuple):
         return framework
 
 
+AGNOSTIC_CALLERS_ONLY = (
+    "only Keras 3 backend-agnostic code calls it: its values are tensors of "
+    "whichever backend Keras runs on, and a tf.function would tie it to TensorFlow"
+)
+"""HY006 (TensorFlow's alone: Keras is the front end only `TENSORFLOW` has) for a helper
+that only backend-agnostic code calls."""
+LEGACY_GRAPH_CODE = (
+    "builds or runs a TensorFlow 1 graph (placeholders, sessions, variable "
+    "scopes, graph collections): it fails inside a tf.function"
+)
+"""HY007 (TensorFlow's alone: the graph mode of an older version only TensorFlow has)."""
+
 LoadedImports = tuple[tuple[frozenset[str], str], ...]
 """Each import of a module: the project modules it loads, and its source."""
 
@@ -318,11 +330,7 @@ class Candidacy:
         functions = {k for k in agnostic if not k.is_module_code}
         self.agnostic_walk = self._called_only_from(functions, keys, known[1])
         for k in self.agnostic_walk - set(agnostic):
-            self.agnostic[k] = (
-                "only Keras 3 backend-agnostic code calls it: its values are tensors of "
-                "whichever backend Keras runs on, and a tf.function would tie it to TensorFlow",
-                _is_backend_agnostic,
-            )
+            self.agnostic[k] = (AGNOSTIC_CALLERS_ONLY, _is_backend_agnostic)
 
     def _called_only_from(
         self,
@@ -386,8 +394,7 @@ class Candidacy:
                 NotCandidate(
                     "legacy_graph_code",
                     "HY007",
-                    "builds or runs a TensorFlow 1 graph (placeholders, sessions, variable "
-                    "scopes, graph collections): it fails inside a tf.function",
+                    LEGACY_GRAPH_CODE,
                     self._first_call(key, lambda info: info.tf1_graph),
                 )
             )
