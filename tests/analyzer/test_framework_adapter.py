@@ -178,6 +178,44 @@ def test_tensorflow_packages_are_those_of_the_rules(root):
     assert TENSORFLOW.uses(root) is is_tensorflow_package(root)
 
 
+def _ext(name: str) -> frozenset:
+    return frozenset({("ext", name)})
+
+
+@pytest.mark.parametrize(
+    ("framework", "written", "expected"),
+    [
+        (TENSORFLOW, _ext("tensorflow.float64"), "float64"),
+        (TENSORFLOW, frozenset({("lit", "str", "half")}), "float16"),
+        (TENSORFLOW, _ext("torch.float64"), None),
+        (TORCH, _ext("torch.long"), "int64"),
+        (TORCH, _ext("torch.double"), "float64"),
+        (TORCH, _ext("tensorflow.float64"), None),
+        (TORCH, frozenset({("lit", "str", "float64")}), None),  # torch takes no strings
+    ],
+)
+def test_each_framework_reads_dtypes_in_its_own_vocabulary(framework, written, expected):
+    assert framework.dtype_named(written) == expected
+
+
+@pytest.mark.parametrize(
+    ("factory", "dtype", "expected"),
+    [
+        ("tensorflow.zeros", "tensorflow.float64", "float64"),
+        ("tensorflow.zeros", None, "float32"),
+        ("torch.zeros", "torch.float64", "float64"),  # not TensorFlow's float32 default
+        ("torch.zeros", None, "float32"),
+        ("torch.tensor", "torch.int64", "int64"),
+    ],
+)
+def test_an_ops_result_dtype_is_its_frameworks_rule(factory, dtype, expected):
+    info = lookup(factory)
+    assert info is not None
+    kwargs = {} if dtype is None else {"dtype": _ext(dtype)}
+    spec = tensor_spec(info, [frozenset({("lit", "int", 3)})], kwargs)
+    assert spec is not None and spec[0] == expected
+
+
 # --- a third framework, defined here, served by the analysis' own code paths -----------------
 
 TOY_TABLE = ApiTable(
@@ -200,6 +238,10 @@ def _toy_api(framework: Framework, name: str) -> ApiInfo | None:
 
 def _toy_shape(api_name, args, kwargs):
     return (7,) if api_name == "toy.ones" else None
+
+
+def _toy_dtype(api_name, args, kwargs):
+    return "float32" if api_name == "toy.ones" else None
 
 
 TOY = Framework(
@@ -225,6 +267,7 @@ TOY = Framework(
     instance_call_method="run",
     layer_base_role=lambda dotted: "layer" if dotted == "toy.Layer" else None,
     result_shape=_toy_shape,
+    result_dtype=_toy_dtype,
     title="Toy",
     layer_library="Toy",
     layer_class_names={"layer": "Block"},

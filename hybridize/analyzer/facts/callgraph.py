@@ -198,19 +198,19 @@ def _framework_hooks(
     index: ProjectIndex, relpath: str, module: ModuleSummary
 ) -> list[tuple[FunctionKey, ClassKey, str]]:
     """The methods of a module's classes that the framework calls from a graph of its own
-    (`FRAMEWORK_COMPILED_METHODS`), with their class and its Keras role."""
+    (`FRAMEWORK_COMPILED_METHODS`), with their class and its role."""
     found = []
     for qualname, fn in module.functions.items():
         if fn.class_qualname is None:
             continue
         class_key = FunctionKey(relpath, fn.class_qualname)
-        role = index.layer_role(class_key) or _keras_optimizer_role(index, class_key)
+        role = index.layer_role(class_key) or _framework_optimizer_role(index, class_key)
         if role is not None and fn.name in FRAMEWORK_COMPILED_METHODS.get(role, ()):
             found.append((FunctionKey(relpath, qualname), class_key, role))
     return found
 
 
-def _keras_optimizer_role(index: ProjectIndex, class_key: FunctionKey) -> str | None:
+def _framework_optimizer_role(index: ProjectIndex, class_key: FunctionKey) -> str | None:
     """The role "optimizer" when the class derives from a framework's optimizer
     (`Framework.optimizer_base`: `keras.optimizers.*`, `keras.Optimizer`, in any spelling)."""
     for key in index.mro(class_key):

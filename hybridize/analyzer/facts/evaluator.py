@@ -335,24 +335,22 @@ class Evaluator:
                 self.deps |= owner.deps
         if out:
             return out
-        if self._is_keras_build_shape(name):
+        if self._is_layer_build_shape(name):
             return (PYTHON,)
         # No evidence yet: optimistic while iterating (so a self-call cannot keep "unknown"
         # alive), honest in the final round.
         self.optimistic = True
         return (UNKNOWN_ATOM,) if self.facts.final else ()
 
-    def _is_keras_build_shape(self, name: str) -> bool:
-        """Keras calls `build(input_shape)` with a shape (a tuple or TensorShape), not data."""
+    def _is_layer_build_shape(self, name: str) -> bool:
+        """The shape parameter of a layer's build method (`Framework.layer_build_method`):
+        Keras calls `build(input_shape)` with a shape (a tuple or TensorShape), not data."""
         fn = self.fn
         explicit = fn.explicit_params
-        return (
-            fn.name == "build"
-            and self.class_key is not None
-            and bool(explicit)
-            and explicit[0].name == name
-            and self.index.layer_role(self.class_key) is not None
-        )
+        if self.class_key is None or not explicit or explicit[0].name != name:
+            return False
+        base = self.index.layer_base(self.class_key)
+        return base is not None and fn.name == base.framework.layer_build_method
 
     def hint_atoms(self, annotation: str | None) -> Atoms:
         """Atoms a type hint promises: a framework's tensor or variable type (`tf.Tensor`,

@@ -27,7 +27,6 @@ from hybridize.analyzer.frameworks import (
 )
 from hybridize.analyzer.frameworks.framework import Framework, framework_of_api, is_foreign_library
 from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
-from hybridize.analyzer.frameworks.shapes import dtype_of, preserves_dtype
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.model import Span
@@ -444,8 +443,9 @@ _NEVER_STRING_KINDS = frozenset(
 )
 
 
-def _never_a_string(atom: Atom) -> bool:
-    """The value is certainly not a `str`: a number, a tensor, a TF dtype, a container, ...
+def _never_a_string(atom: Atom, framework: Framework) -> bool:
+    """The value is certainly not a `str`: a number, a tensor, a dtype of the framework
+    (`Framework.dtype_named`), a container, ...
 
     Values the analysis cannot type (an attribute such as `metric.name` or `var.name`, a
     string method's result, a dict key) may well be strings: HY401 stays silent on them.
@@ -454,7 +454,7 @@ def _never_a_string(atom: Atom) -> bool:
     if kind == "lit":
         return atom[1] in ("int", "float", "bool")
     if kind == "ext":
-        return dtype_of(frozenset({atom})) is not None
+        return framework.dtype_named(frozenset({atom})) is not None
     return kind in _NEVER_STRING_KINDS
 
 
@@ -477,7 +477,7 @@ def invalid_name_arguments(ctx: SafetyScan) -> list[Evidence]:
         if value is None:
             continue
         atoms = ctx.evaluator.eval(value)
-        if atoms and all(_never_a_string(a) for a in atoms):
+        if atoms and all(_never_a_string(a, ctx.framework) for a in atoms):
             found.append(
                 Evidence(
                     "`name` must be a string; TensorFlow rejects other values when building a graph",
@@ -629,7 +629,7 @@ def _dtype_parameters(ctx: SafetyScan, sym: Sym, depth: int = 0) -> set[str]:
         if site.kwargs and any(k == "dtype" for k, _ in site.kwargs):
             return set()
         names = [a[1] for a in ctx.evaluator.eval(site.callee) if a[0] == "ext"]
-        if names and all(preserves_dtype(n) for n in names):
+        if names and all(ctx.framework.keeps_input_dtype(n) for n in names):
             return {p for arg in site.args for p in _dtype_parameters(ctx, arg, depth + 1)}
     return set()
 

@@ -17,7 +17,7 @@ from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework
-from hybridize.analyzer.frameworks.shapes import dtype_of, literal_ints
+from hybridize.analyzer.frameworks.shapes import literal_ints
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import SpecTree, TensorSpec
@@ -56,26 +56,31 @@ def supplied_signature(
         )
         if value is None:
             continue
-        modelled = _model(index, facts, index.owner_key(key), value, depth=0)
+        modelled = _model(index, facts, framework, index.owner_key(key), value, depth=0)
         if isinstance(modelled, tuple):
             return modelled
     wrapper = facts.wrapper_signatures.get(key)
     if wrapper is not None:
-        modelled = _model(index, facts, wrapper[0], wrapper[1], depth=0)
+        modelled = _model(index, facts, framework, wrapper[0], wrapper[1], depth=0)
         if isinstance(modelled, tuple):
             return modelled
     return None
 
 
 def _model(
-    index: ProjectIndex, facts: TensorFacts, owner: FunctionKey, sym: Sym, depth: int
+    index: ProjectIndex,
+    facts: TensorFacts,
+    framework: Framework,
+    owner: FunctionKey,
+    sym: Sym,
+    depth: int,
 ) -> SpecTree | None:
     if depth > 8:
         return None
     fn = index.function(owner)
     kind = sym[0]
     if kind == "seq" and sym[1] in ("list", "tuple"):
-        parts = [_model(index, facts, owner, element, depth + 1) for element in sym[2]]
+        parts = [_model(index, facts, framework, owner, element, depth + 1) for element in sym[2]]
         if any(p is None for p in parts):
             return None
         return tuple(p for p in parts if p is not None)
@@ -84,8 +89,12 @@ def _model(
         if kind == "name" and not values:
             module = FunctionKey.module_code(owner.file)
             if module != owner:
-                return _model(index, facts, module, sym, depth + 1)
-        return _model(index, facts, owner, values[0], depth + 1) if len(values) == 1 else None
+                return _model(index, facts, framework, module, sym, depth + 1)
+        return (
+            _model(index, facts, framework, owner, values[0], depth + 1)
+            if len(values) == 1
+            else None
+        )
     if kind == "call":
         site = fn.calls[sym[1]]
         evaluator = get_evaluator(index, facts, owner)
@@ -101,7 +110,9 @@ def _model(
             shape = literal_ints(evaluator.eval(shape_sym))
             if shape is None:
                 return None
-        dtype = dtype_of(evaluator.eval(dtype_sym)) if dtype_sym is not None else "float32"
+        dtype = (
+            framework.dtype_named(evaluator.eval(dtype_sym)) if dtype_sym is not None else "float32"
+        )
         return TensorSpec(classes.pop() or "TensorSpec", dtype, shape)
     return None
 

@@ -53,7 +53,7 @@ from .api_info import (
 from .framework import api_owner, framework_of_api
 from .members import behaviour_of, shared_member
 from .namespaces import namespace_of, normalise
-from .shapes import Shape, tensor_dtype
+from .shapes import Shape
 
 __all__ = [
     "EFFECTS",
@@ -182,12 +182,13 @@ def output_shape_rule(qualified_name: str) -> output_shapes.OutputShape | None:
 def tensor_spec(
     api: ApiInfo, args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
 ) -> tuple[str | None, Shape] | None:
-    """(dtype, shape) of the tensor an op returns, or None when nothing is known: the dtype
-    from its arguments (`shapes.tensor_dtype`), the shape by its framework's rules
-    (`Framework.result_shape`)."""
-    dtype = tensor_dtype(api.name, args, kwargs)
+    """(dtype, shape) of the tensor an op returns, or None when nothing is known, by its
+    framework's rules (`Framework.result_dtype`, `Framework.result_shape`)."""
     owner = framework_of_api(api.framework)
-    shape = owner.result_shape(api.name, args, kwargs) if owner is not None else None
+    if owner is None:
+        return None
+    dtype = owner.result_dtype(api.name, args, kwargs)
+    shape = owner.result_shape(api.name, args, kwargs)
     if dtype is None and shape is None:
         return None
     return dtype, shape

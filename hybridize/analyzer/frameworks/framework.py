@@ -31,9 +31,11 @@ from hybridize.analyzer.facts.values import Atom
 from . import (
     members,
     tensorflow_api,
+    tensorflow_dtypes,
     tensorflow_rules,
     tensorflow_shapes,
     torch_api,
+    torch_dtypes,
     torch_rules,
     torch_shapes,
 )
@@ -84,6 +86,9 @@ ApiLookup = Callable[["Framework", str], "ApiInfo | None"]
 ShapeRule = Callable[[str, Sequence[frozenset[Atom]], Mapping[str, frozenset[Atom]]], Shape]
 """The shape of the tensor an op (by canonical name) returns for these arguments."""
 
+DtypeRule = Callable[[str, Sequence[frozenset[Atom]], Mapping[str, frozenset[Atom]]], "str | None"]
+"""The dtype of the tensor an op (by canonical name) returns for these arguments, if known."""
+
 
 def _no_api(framework: Framework, name: str) -> ApiInfo | None:
     return None
@@ -108,6 +113,16 @@ def _no_composite(api_name: str) -> str | None:
 def _no_shape(
     api_name: str, args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
 ) -> Shape:
+    return None
+
+
+def _no_dtype(
+    api_name: str, args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom]]
+) -> str | None:
+    return None
+
+
+def _no_dtype_name(atoms: frozenset[Atom]) -> str | None:
     return None
 
 
@@ -269,6 +284,9 @@ class Framework:
     """How it answers a name of those namespaces (`lookup_api`)."""
     own_members: OwnMembers | None = field(default=None, compare=False)
     """Members of its objects that differ from the roles' shared tables (`method_of`)."""
+    layer_build_method: str | None = None
+    """The method of a layer class that the framework calls with the input's shape before
+    the first call (Keras' `build(input_shape)`), if it has one."""
     instance_call_method: str = "__call__"
     """The method calling a layer object of its runs ("call", "forward")."""
     layer_base_role: Callable[[str], str | None] = _no_layer_base
@@ -276,6 +294,14 @@ class Framework:
     its tables are asked (a Keras `Model` in any spelling)."""
     result_shape: ShapeRule = _no_shape
     """The shape of the tensor one of its ops returns (`tensor_spec`)."""
+    result_dtype: DtypeRule = _no_dtype
+    """The dtype of the tensor one of its ops returns, when its arguments say it
+    (`tensor_spec`)."""
+    keeps_input_dtype: Callable[[str], bool] = _never
+    """Whether one of its ops (by canonical name) returns its (first) tensor input's dtype."""
+    dtype_named: Callable[[frozenset[Atom]], str | None] = _no_dtype_name
+    """The dtype a `dtype=` argument names in its vocabulary (`tf.float32`, `torch.long`), if
+    exactly one; None for a value that names none of its dtypes."""
     literal_orders: Callable[[], Mapping[str, Any]] | None = None
     """Ops whose two inputs share one dtype and whose graph builder converts a leading Python
     number to its own default dtype (`literal_order_inputs`), by canonical name."""
@@ -484,8 +510,12 @@ TENSORFLOW = Framework(
     api_roots=tensorflow_rules.API_ROOTS,
     api_lookup=tensorflow_api.lookup_tensorflow,
     instance_call_method=tensorflow_rules.INSTANCE_CALL_METHOD,
+    layer_build_method=tensorflow_rules.LAYER_BUILD_METHOD,
     layer_base_role=tensorflow_rules.keras_base_role,
     result_shape=tensorflow_shapes.result_shape,
+    result_dtype=tensorflow_dtypes.result_dtype,
+    dtype_named=tensorflow_dtypes.dtype_named,
+    keeps_input_dtype=tensorflow_dtypes.preserves_dtype,
     literal_orders=literal_order_table,
     output_shapes=OUTPUT_SHAPES,
 )
@@ -533,6 +563,8 @@ TORCH = Framework(
     ),
     instance_call_method=torch_rules.INSTANCE_CALL_METHOD,
     result_shape=torch_shapes.result_shape,
+    result_dtype=torch_dtypes.result_dtype,
+    dtype_named=torch_dtypes.dtype_named,
 )
 
 FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW, TORCH)

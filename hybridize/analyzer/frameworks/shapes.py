@@ -1,10 +1,10 @@
-"""Cheap dtype rules for tensor ops and NumPy calls, and the shape vocabulary of every
-framework's shape rules (`tensorflow_shapes`, `torch_shapes`, reached through
-`Framework.result_shape`; `tensor_spec` combines both).
+"""The shape vocabulary of every framework's shape rules (`tensorflow_shapes`, `torch_shapes`,
+reached through `Framework.result_shape`; `tensor_spec` combines them with the dtype rules,
+`Framework.result_dtype`), and cheap dtype rules for NumPy calls.
 
-What can be read off a call: a `dtype=` argument, the Python type and nesting of a literal
-given to `tf.constant`, literal shapes, the shapes of tensor arguments. Anything else stays
-unknown (`None`), which is sound: an unknown axis only makes a signature less specific.
+What can be read off a call: literal shapes, the shapes of tensor arguments, a NumPy call's
+`dtype=`. Anything else stays unknown (`None`), which is sound: an unknown axis only makes a
+signature less specific.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from hybridize.analyzer.facts.values import Atom
 
-TF_DTYPES = frozenset(
+DTYPE_NAMES = frozenset(
     {
         "float16",
         "bfloat16",
@@ -35,62 +35,13 @@ TF_DTYPES = frozenset(
         "complex128",
     }
 )
-ALIASES = {"half": "float16", "double": "float64"}
-LITERAL_DTYPES = {"float": "float32", "int": "int32", "bool": "bool", "str": "string"}
-
-
-def dtype_of(atoms: frozenset[Atom]) -> str | None:
-    """The TF dtype a `dtype=` argument names (`tf.float32`, `'float32'`), if exactly one."""
-    found: set[str] = set()
-    for atom in atoms:
-        if atom[0] == "ext" and atom[1].startswith("tensorflow."):
-            name = atom[1].rsplit(".", 1)[-1]
-            if name in TF_DTYPES:
-                found.add(ALIASES.get(name, name))
-        elif atom[0] == "lit" and atom[1] == "str" and atom[2] in TF_DTYPES:
-            found.add(ALIASES.get(atom[2], atom[2]))
-    return found.pop() if len(found) == 1 else None
+"""Dtype names NumPy and TensorFlow share (`np.float32`, `tf.float32`; `string` is
+TensorFlow's), as `dtype=` arguments and `astype` spell them."""
+DTYPE_ALIASES = {"half": "float16", "double": "float64"}
 
 
 Shape = tuple[int | None, ...] | None
 """A tensor shape: a tuple of axes (None where unknown), or None for an unknown rank."""
-
-
-def tensor_dtype(
-    api_name: str,
-    args: Sequence[frozenset[Atom]],
-    kwargs: Mapping[str, frozenset[Atom]],
-) -> str | None:
-    """The dtype of the tensor an op returns, when its arguments say it (a `dtype=`, the
-    literal it converts, the tensors it keeps the dtype of); None when unknown."""
-    short = api_name.rsplit(".", 1)[-1]
-    dtype = dtype_of(kwargs["dtype"]) if "dtype" in kwargs else None
-    if short == "SparseTensor":
-        values = argument(args, kwargs, 1, "values")
-        args = [values] if values is not None else []  # its dtype is that of its values
-    if (
-        dtype is None
-        and short in ("constant", "convert_to_tensor", "Variable", "SparseTensor")
-        and args
-    ):
-        literal_types = {_literal_type(a) for a in args[0]}
-        if len(literal_types) == 1 and (only := literal_types.pop()) is not None:
-            dtype = LITERAL_DTYPES.get(only)
-        else:
-            dtype = _common_dtype(args[:1])
-    if dtype is None and short in ("cast", "zeros", "ones", "constant") and len(args) > 1:
-        dtype = dtype_of(args[1])
-    if dtype is None and short == "fill" and len(args) > 1:
-        literal = {_literal_type(a) for a in args[1]}
-        dtype = LITERAL_DTYPES.get(literal.pop() or "") if len(literal) == 1 else None
-    if dtype is None and short == "range":
-        literal = {_literal_type(a) for atoms in args for a in atoms}
-        dtype = "float32" if "float" in literal else "int32" if literal == {"int"} else None
-    if dtype is None and short in ("zeros", "ones", "eye", "normal", "uniform", "truncated_normal"):
-        dtype = "float32"
-    if dtype is None and _preserves_dtype(api_name, short):
-        dtype = _common_dtype(args)
-    return dtype
 
 
 def argument(
@@ -194,54 +145,7 @@ def literal_axes(atoms: frozenset[Atom], rank: int) -> set[int] | None:
     return axes or None
 
 
-DTYPE_CHANGING = frozenset(
-    {
-        "cast",
-        "saturate_cast",
-        "bitcast",
-        "argmax",
-        "argmin",
-        "shape",
-        "shape_n",
-        "size",
-        "rank",
-        "one_hot",
-        "range",
-        "where",
-        "top_k",
-        "unique",
-        "histogram_fixed_width",
-        "count_nonzero",
-        "in_top_k",
-        "confusion_matrix",
-        "complex",
-        "real",
-        "imag",
-        "angle",
-        "string_to_number",
-        "as_string",
-        "fill",
-        "searchsorted",
-        "bincount",
-    }
-)
-"""TF ops whose result dtype is not the dtype of their tensor arguments."""
-
-
-def preserves_dtype(api_name: str) -> bool:
-    """Whether a TensorFlow op's result has its (first) tensor input's dtype."""
-    return _preserves_dtype(api_name, api_name.rsplit(".", 1)[-1])
-
-
-def _preserves_dtype(api_name: str, short: str) -> bool:
-    """Elementwise math, reductions, reshapes and linear algebra keep their input's dtype."""
-    if not api_name.startswith("tensorflow.") or short in DTYPE_CHANGING:
-        return False
-    comparisons = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
-    return not (short.startswith(("is_", "logical_", "arg")) or short in comparisons)
-
-
-def _common_dtype(args: Sequence[frozenset[Atom]]) -> str | None:
+def common_dtype(args: Sequence[frozenset[Atom]]) -> str | None:
     """The one dtype of the tensors among the arguments (also inside a list of tensors)."""
     dtypes: set[str | None] = set()
     for atoms in args:
@@ -254,16 +158,16 @@ def _common_dtype(args: Sequence[frozenset[Atom]]) -> str | None:
     return dtypes.pop() if len(dtypes) == 1 else None
 
 
-def _literal_type(atom: Atom, depth: int = 0) -> str | None:
+def literal_type(atom: Atom, depth: int = 0) -> str | None:
     if atom[0] == "lit":
         return str(atom[1])
     if atom[0] == "tup" and depth < 4:
-        types = {_literal_type(a, depth + 1) for part in atom[1] for a in part}
+        types = {literal_type(a, depth + 1) for part in atom[1] for a in part}
         if types == {"int", "float"}:
             return "float"
         return types.pop() if len(types) == 1 else None
     if atom[0] == "seq" and depth < 4:
-        types = {_literal_type(a, depth + 1) for a in atom[2]}
+        types = {literal_type(a, depth + 1) for a in atom[2]}
         if types == {"int", "float"}:
             return "float"
         return types.pop() if len(types) == 1 else None
@@ -346,12 +250,12 @@ def numpy_dtype_of(atoms: frozenset[Atom]) -> str | None:
     for atom in atoms:
         if atom[0] == "ext":
             name = atom[1].rsplit(".", 1)[-1]
-            if name in TF_DTYPES:
-                found.add(ALIASES.get(name, name))
+            if name in DTYPE_NAMES:
+                found.add(DTYPE_ALIASES.get(name, name))
             elif name == "float_":
                 found.add("float64")
-        elif atom[0] == "lit" and atom[1] == "str" and atom[2] in TF_DTYPES:
-            found.add(ALIASES.get(atom[2], atom[2]))
+        elif atom[0] == "lit" and atom[1] == "str" and atom[2] in DTYPE_NAMES:
+            found.add(DTYPE_ALIASES.get(atom[2], atom[2]))
     return found.pop() if len(found) == 1 else None
 
 
@@ -384,7 +288,7 @@ def numpy_dtype(
     if short in ("array", "asarray") or (short == "choice" and api_name.startswith("numpy.")):
         if not args:
             return None
-        literal = {_literal_type(a) for a in args[0]}
+        literal = {literal_type(a) for a in args[0]}
         if literal == {"float"}:
             return "float64"
         if literal == {"int"}:

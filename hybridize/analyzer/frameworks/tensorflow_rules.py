@@ -890,6 +890,9 @@ def is_keras_optimizer(dotted: str) -> bool:
 
 #: The method calling a Keras layer or model object runs (``Layer.__call__`` runs ``call``).
 INSTANCE_CALL_METHOD = "call"
+#: The method Keras calls with the input's shape (a tuple or ``TensorShape``) before a layer's
+#: first call.
+LAYER_BUILD_METHOD = "build"
 
 CLASS_ROLE_BEHAVIOUR: dict[str, Behaviour] = {
     "tensor_type": TENSOR,

@@ -1,0 +1,114 @@
+"""TensorFlow's dtype vocabulary and the dtypes of its ops' results: `TENSORFLOW`'s
+`Framework.dtype_named` and `Framework.result_dtype`.
+
+What can be read off a call: a `dtype=` argument (`tf.float32`, `'float32'`), the Python type
+and nesting of a literal given to `tf.constant` (TensorFlow converts a Python int to int32), the
+tensors an op keeps the dtype of. Anything else stays unknown (`None`), which is sound: an
+unknown dtype only makes a signature less specific.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .shapes import DTYPE_ALIASES, DTYPE_NAMES, Atom, argument, common_dtype, literal_type
+
+LITERAL_DTYPES = {"float": "float32", "int": "int32", "bool": "bool", "str": "string"}
+"""The dtype TensorFlow converts a Python literal of each type to."""
+
+
+def dtype_named(atoms: frozenset[Atom]) -> str | None:
+    """The TF dtype a `dtype=` argument names (`tf.float32`, `'float32'`), if exactly one."""
+    found: set[str] = set()
+    for atom in atoms:
+        if atom[0] == "ext" and atom[1].startswith("tensorflow."):
+            name = atom[1].rsplit(".", 1)[-1]
+            if name in DTYPE_NAMES:
+                found.add(DTYPE_ALIASES.get(name, name))
+        elif atom[0] == "lit" and atom[1] == "str" and atom[2] in DTYPE_NAMES:
+            found.add(DTYPE_ALIASES.get(atom[2], atom[2]))
+    return found.pop() if len(found) == 1 else None
+
+
+def result_dtype(
+    api_name: str,
+    args: Sequence[frozenset[Atom]],
+    kwargs: Mapping[str, frozenset[Atom]],
+) -> str | None:
+    """The dtype of the tensor an op returns, when its arguments say it (a `dtype=`, the
+    literal it converts, the tensors it keeps the dtype of); None when unknown."""
+    short = api_name.rsplit(".", 1)[-1]
+    dtype = dtype_named(kwargs["dtype"]) if "dtype" in kwargs else None
+    if short == "SparseTensor":
+        values = argument(args, kwargs, 1, "values")
+        args = [values] if values is not None else []  # its dtype is that of its values
+    if (
+        dtype is None
+        and short in ("constant", "convert_to_tensor", "Variable", "SparseTensor")
+        and args
+    ):
+        literal_types = {literal_type(a) for a in args[0]}
+        if len(literal_types) == 1 and (only := literal_types.pop()) is not None:
+            dtype = LITERAL_DTYPES.get(only)
+        else:
+            dtype = common_dtype(args[:1])
+    if dtype is None and short in ("cast", "zeros", "ones", "constant") and len(args) > 1:
+        dtype = dtype_named(args[1])
+    if dtype is None and short == "fill" and len(args) > 1:
+        literal = {literal_type(a) for a in args[1]}
+        dtype = LITERAL_DTYPES.get(literal.pop() or "") if len(literal) == 1 else None
+    if dtype is None and short == "range":
+        literal = {literal_type(a) for atoms in args for a in atoms}
+        dtype = "float32" if "float" in literal else "int32" if literal == {"int"} else None
+    if dtype is None and short in ("zeros", "ones", "eye", "normal", "uniform", "truncated_normal"):
+        dtype = "float32"
+    if dtype is None and _preserves_dtype(api_name, short):
+        dtype = common_dtype(args)
+    return dtype
+
+
+DTYPE_CHANGING = frozenset(
+    {
+        "cast",
+        "saturate_cast",
+        "bitcast",
+        "argmax",
+        "argmin",
+        "shape",
+        "shape_n",
+        "size",
+        "rank",
+        "one_hot",
+        "range",
+        "where",
+        "top_k",
+        "unique",
+        "histogram_fixed_width",
+        "count_nonzero",
+        "in_top_k",
+        "confusion_matrix",
+        "complex",
+        "real",
+        "imag",
+        "angle",
+        "string_to_number",
+        "as_string",
+        "fill",
+        "searchsorted",
+        "bincount",
+    }
+)
+"""TF ops whose result dtype is not the dtype of their tensor arguments."""
+
+
+def preserves_dtype(api_name: str) -> bool:
+    """Whether a TensorFlow op's result has its (first) tensor input's dtype."""
+    return _preserves_dtype(api_name, api_name.rsplit(".", 1)[-1])
+
+
+def _preserves_dtype(api_name: str, short: str) -> bool:
+    """Elementwise math, reductions, reshapes and linear algebra keep their input's dtype."""
+    if not api_name.startswith("tensorflow.") or short in DTYPE_CHANGING:
+        return False
+    comparisons = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+    return not (short.startswith(("is_", "logical_", "arg")) or short in comparisons)
