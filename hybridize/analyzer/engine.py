@@ -542,7 +542,7 @@ def is_hybrid(
 ) -> bool:
     """Decorated with the framework's compile decorator (`tf.function`) under any spelling,
     or wrapped by a call of it (`tf.function(f)`)."""
-    if key in facts.wrapped_by_tf_function:
+    if key in facts.wrapped_by_compiler:
         return True
     relpath = key.file
     fn = index.function(key)

@@ -89,7 +89,7 @@ def snapshot(facts: TensorFacts) -> dict[str, object]:
         "callback_callers": {k: set(v) for k, v in facts.callback_callers.items() if v},
         "traced": set(facts.traced_callbacks),
         "caller_mode": {k: set(v) for k, v in facts.caller_mode_callbacks.items() if v},
-        "wrapped": set(facts.wrapped_by_tf_function),
+        "wrapped": set(facts.wrapped_by_compiler),
         "wrapper_arguments": dict(facts.wrapper_arguments),
         "wrapper_signatures": dict(facts.wrapper_signatures),
     }

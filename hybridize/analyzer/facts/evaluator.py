@@ -130,7 +130,7 @@ class TensorFacts:
         default_factory=lambda: defaultdict(set)
     )
     """Callback -> the functions that hand it to an API running it in their mode (`tf.map_fn`)."""
-    wrapped_by_tf_function: set[FunctionKey] = field(default_factory=set)
+    wrapped_by_compiler: set[FunctionKey] = field(default_factory=set)
     wrapper_arguments: dict[FunctionKey, set[str]] = field(default_factory=dict)
     wrapper_signatures: dict[FunctionKey, tuple[FunctionKey, Sym]] = field(default_factory=dict)
     symbolic_args: dict[FunctionKey, set[str]] = field(default_factory=lambda: defaultdict(set))

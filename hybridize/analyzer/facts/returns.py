@@ -553,7 +553,7 @@ def _has_callers(facts: TensorFacts, key: FunctionKey) -> bool:
         facts.callers.get(key)
         or facts.callback_callers.get(key)
         or key in facts.traced_callbacks
-        or key in facts.wrapped_by_tf_function
+        or key in facts.wrapped_by_compiler
     )
 
 

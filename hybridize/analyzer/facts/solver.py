@@ -690,10 +690,10 @@ class Aggregate:
         for wrapped in touched.wrapped:
             supplied_by = self.wrapped.get(wrapped)
             if supplied_by is None:
-                facts.wrapped_by_tf_function.discard(wrapped)
+                facts.wrapped_by_compiler.discard(wrapped)
                 facts.wrapper_arguments.pop(wrapped, None)
                 continue
-            facts.wrapped_by_tf_function.add(wrapped)
+            facts.wrapped_by_compiler.add(wrapped)
             facts.wrapper_arguments[wrapped] = set().union(*supplied_by.values())
         for wrapped in touched.signatures:
             signature_by_caller = self.signatures.get(wrapped)
@@ -747,7 +747,7 @@ _TOUCHED_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("literal", ("literal_sites",)),
     ("callees", ("callers", "call_count")),
     ("callbacks", ("traced_callbacks", "caller_mode_callbacks", "callback_callers")),
-    ("wrapped", ("wrapped_by_tf_function", "wrapper_arguments")),
+    ("wrapped", ("wrapped_by_compiler", "wrapper_arguments")),
     ("signatures", ("wrapper_signatures",)),
 )
 """Which tables of `TensorFacts` `Aggregate.publish` writes for each field of `_Touched`
