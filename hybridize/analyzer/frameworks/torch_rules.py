@@ -62,10 +62,13 @@ LAYER_LIBRARY = "PyTorch"
 LAYER_CLASS_NAMES: dict[str, str] = {"model": "Module", "layer": "Module"}
 #: What ``@torch.compile`` hands another decorator in place of the Python function.
 COMPILED_FUNCTION = "the function torch.compile returns"
-#: Dynamo does not compile a generator function's own frame: it runs as Python, so the
-#: decorator compiles nothing of it (the labelling policy counts a skipped frame as eager-only).
+#: Dynamo does not compile a generator function's own frame (``ConvertFrameAssert``: "Attempt to
+#: trace generator ... Generators cannot be compiled directly with `torch.compile`"): it runs as
+#: Python, so the decorator compiles nothing of it (the labelling policy counts a skipped frame
+#: as eager-only). Not measured here.
 GENERATOR_BREAK = "Dynamo skips a generator's own frame, so torch.compile compiles none of it"
-#: Making a parameter, module or optimizer on every call: not measured under ``torch.compile``.
+#: Making a parameter, module or optimizer on every call: not measured under ``torch.compile``,
+#: so the finding says only that it is not known to compile (as for untabled libraries).
 PER_CALL_STATE_BREAK = (
     "making such state anew in compiled code at every call is not known to compile under "
     "torch.compile"
