@@ -57,6 +57,14 @@ def reduce_sum(x):
     return Tensor(sum(x.value))
 
 
+class Operation:
+    """What `group` gives: a compiled function may not return it."""
+
+
+def group(*inputs):
+    return Operation()
+
+
 def function(func=None, **options):
     if func is None:
         return lambda f: function(f, **options)
@@ -65,9 +73,12 @@ def function(func=None, **options):
     def traced(*args, **kwargs):
         _graph.append(func)
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
         finally:
             _graph.pop()
+        if isinstance(result, Operation):  # as TensorFlow checks a trace's outputs
+            raise TypeError("found return value of type Operation, which is not a Tensor")
+        return result
 
     return traced
 '''
@@ -132,7 +143,12 @@ def _project(tmp_path: Path, files: dict[str, str] = PROJECT) -> Path:
 
 
 def _refactor(
-    tmp_path: Path, project: Path, *args: str, stand_in: bool = True, switched_off: bool = True
+    tmp_path: Path,
+    project: Path,
+    *args: str,
+    stand_in: bool = True,
+    switched_off: bool = True,
+    codes: str = "HY301",
 ) -> subprocess.CompletedProcess[str]:
     paths = [str(ROOT)]
     if stand_in:
@@ -145,7 +161,7 @@ def _refactor(
         "PYTHONPATH": os.pathsep.join(paths),
         "HYBRIDIZE_CACHE_DIR": str(tmp_path / "cache"),
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-        "HYBRIDIZE_DISABLE_CHECKS": "HY301" if switched_off else "",
+        "HYBRIDIZE_DISABLE_CHECKS": codes if switched_off else "",
     }
     command = [sys.executable, "-m", "hybridize", "refactor", str(project), "--no-config"]
     return subprocess.run(
@@ -220,6 +236,46 @@ def test_a_test_whose_traceback_names_two_rewrites_bisects_them(tmp_path: Path) 
     )
     assert "round 2: dropping mylib/ops.py::checked" in done.stderr
     assert _decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
+
+
+REFUSED_OUTPUT = {
+    "mylib/__init__.py": "",
+    "mylib/metrics.py": """\
+        import tensorflow as tf
+
+
+        def update(x):
+            total = tf.reduce_sum(x * 2.0)
+            return tf.group(total)
+
+
+        def step(x):
+            update(x)
+            return tf.reduce_sum(x * 4.0)
+        """,
+    "tests/test_metrics.py": """\
+        import tensorflow as tf
+
+        from mylib.metrics import step
+
+
+        def test_step():
+            assert step(tf.constant([1.0, 2.0])).numpy() == 12.0
+        """,
+}
+"""With HY407 off, `update` (returning an Operation, refused once its trace is done) and its
+caller `step` are proposed. The failing test's traceback holds `step`'s frame (the line calling
+`update`) but not `update`'s, whose trace had finished: the change it names is innocent."""
+
+
+def test_a_traceback_naming_the_caller_of_the_culprit_blames_the_culprit(tmp_path: Path) -> None:
+    project = _project(tmp_path, REFUSED_OUTPUT)
+    done = _refactor(tmp_path, project, "--apply", "--verify", TESTS, codes="HY407")
+    assert done.returncode == 0, done.stderr
+    assert "confirming mylib/metrics.py::step with 1 test alone..." in done.stderr
+    assert "dropping mylib/metrics.py::update" in done.stderr
+    assert "dropping mylib/metrics.py::step" not in done.stderr
+    assert _decorated((project / "mylib" / "metrics.py").read_text()) == ["step"]
 
 
 def test_verify_entry_bisects_the_changes_the_command_fails_with(tmp_path: Path) -> None:
