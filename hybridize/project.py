@@ -29,7 +29,7 @@ import dataclasses
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -49,6 +49,7 @@ from hybridize.analyzer.summaries.sources import (
 from hybridize.config import Config
 from hybridize.model import AnalysisResult, FileError, FunctionVerdict
 from hybridize.notebooks import NOTEBOOK_SUFFIX, CellMap, Notebook, in_cells, is_notebook
+from hybridize.progress import ProgressCallback, ProgressStep, Stage
 
 if TYPE_CHECKING:
     from hybridize.analyzer.summaries.ir import ModuleSummary
@@ -131,10 +132,14 @@ class Project:
         *,
         long_running: bool = True,
         cache: SummaryCache | None = None,
+        progress: ProgressCallback | None = None,
     ) -> None:
         """An empty project (`open` and `from_texts` fill it): `root` is what the reports
         name, `base` the folder the files' names are relative to, `package` the package that
         folder is part of (`ProjectSources` says all three of a folder read)."""
+        self.progress = progress
+        """Told how a long analysis goes (hybridize/progress.py): a progress bar, an
+        editor's progress notice."""
         self.root = root
         self.base = base
         self.package = package
@@ -175,6 +180,7 @@ class Project:
         long_running: bool = True,
         sources: ProjectSources | None = None,
         cache: SummaryCache | None = None,
+        progress: ProgressCallback | None = None,
     ) -> Project:
         """Read every Python file below `root` (a folder or a file), or take `sources`, what
         `read_project(root)` read (their root, base and package are the project's); the first
@@ -188,6 +194,7 @@ class Project:
             options or ProjectOptions(),
             long_running=long_running,
             cache=cache,
+            progress=progress,
         )
         project._folder_errors = list(sources.folder_errors)
         for source in sources.files:
@@ -340,6 +347,10 @@ class Project:
                 out[relpath] = cached
             else:
                 missing.append((relpath, raw))
+        # Summarising one file (an edit) is quick: only more is worth a progress notice.
+        report = self._reporter(Stage.SUMMARIES, len(files)) if len(missing) > 1 else None
+        if report is not None:
+            report(len(out))
         jobs = self.options.jobs or os.cpu_count() or 1
         if jobs > 1 and len(missing) >= PARALLEL_THRESHOLD:
             # One file at a time per worker: a worker that crashes costs only its file.
@@ -349,7 +360,14 @@ class Project:
                 failed.add(item[0])
                 return FileError(item[0], f"cannot analyse: {reason}; left out")
 
-            summaries = run_isolated(_summarize_one, missing, jobs, left_out)
+            served = len(out)
+            summaries = run_isolated(
+                _summarize_one,
+                missing,
+                jobs,
+                left_out,
+                on_done=None if report is None else (lambda done: report(served + done)),
+            )
             for (relpath, raw), summary in zip(missing, summaries, strict=True):
                 out[relpath] = summary
                 if relpath not in failed:
@@ -357,7 +375,17 @@ class Project:
         else:
             for relpath, raw in missing:
                 out[relpath] = self._summarize(relpath, raw)
+                if report is not None:
+                    report(len(out))
         return out
+
+    def _reporter(self, stage: Stage, total: int) -> Callable[[int], None] | None:
+        """A function telling `progress` how many of `total` units of `stage` are done (None:
+        nobody listens)."""
+        progress = self.progress
+        if progress is None:
+            return None
+        return lambda done: progress(ProgressStep(stage, done, total))
 
     def _cached(self, relpath: str, raw: bytes) -> ModuleSummary | FileError | None:
         if not self._uses_cache(relpath):
@@ -456,7 +484,9 @@ class Project:
             for relpath, s in sorted(self._summaries.items())
             if isinstance(s, ModuleSummary)
         }
-        verdicts, internal = self.analysis.solve(summaries, self.package, self.options.analysis)
+        verdicts, internal = self.analysis.solve(
+            summaries, self.package, self.options.analysis, self.progress
+        )
         file_errors = [s for s in self._summaries.values() if isinstance(s, FileError)]
         return verdicts, [*file_errors, *internal]
 

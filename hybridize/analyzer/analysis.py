@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from hybridize.analyzer.cycle_collector import no_cyclic_gc, survivors_collectable
 from hybridize.analyzer.options import AnalysisOptions
+from hybridize.progress import ProgressCallback, ProgressStep, Stage
 
 if TYPE_CHECKING:
     from hybridize.analyzer.engine import VerdictMemory
@@ -84,25 +85,37 @@ class ProjectAnalysis:
         return survivors_collectable() if self.long_running else contextlib.nullcontext()
 
     def solve(
-        self, summaries: Mapping[str, ModuleSummary], package: str, options: AnalysisOptions
+        self,
+        summaries: Mapping[str, ModuleSummary],
+        package: str,
+        options: AnalysisOptions,
+        progress: ProgressCallback | None = None,
     ) -> tuple[list[FunctionVerdict], list[FileError]]:
         """The verdicts of every function of `summaries` (by report name, in the order the
         index takes them) and the internal errors met deciding them: the facts re-solved
         from the last solve where only bodies changed (`_facts`), then the verdicts, again
-        only where the changed facts reach."""
+        only where the changed facts reach. `progress` hears of a solve from scratch and the
+        verdicts after it (an incremental one is quick: nothing is reported)."""
         from hybridize.analyzer.engine import decide_incrementally
         from hybridize.analyzer.facts.resolve import ProjectIndex
 
         started = time.perf_counter()
         with self.collectable():
             index = ProjectIndex(dict(summaries), package)
+            scratch_solves = self.scratch_solves
             with no_cyclic_gc():
-                solver = self._facts(index)
+                solver = self._facts(index, progress)
             self.facts_seconds = time.perf_counter() - started
             memory = self._memory if self._before is not None else None
             self._memory = None
             verdicts, internal, memory = decide_incrementally(
-                index, solver.facts, options, memory, self._before, self._edited
+                index,
+                solver.facts,
+                options,
+                memory,
+                self._before,
+                self._edited,
+                progress if self.scratch_solves > scratch_solves else None,
             )
             self._before = None
             self.incremental_verdicts += memory.incremental
@@ -115,9 +128,10 @@ class ProjectAnalysis:
                 self._solver, self._solved = None, {}
         return verdicts, internal
 
-    def _facts(self, index: ProjectIndex) -> Solver:
+    def _facts(self, index: ProjectIndex, progress: ProgressCallback | None) -> Solver:
         """The solved facts of `index`: updated from the last solve when the same files
-        changed only where no other module can see (`module_interface`), else solved anew."""
+        changed only where no other module can see (`module_interface`), else solved anew
+        (`progress` hears when)."""
         from hybridize.analyzer.facts.solver import Solver
         from hybridize.analyzer.summaries.interface import edited_functions, module_interface
 
@@ -140,6 +154,8 @@ class ProjectAnalysis:
             index.share_interface_caches(solver.index, changed)
         edited = edited_functions(previous, index.modules, changed) if same_interface else set()
         if solver is None or not same_interface or not solver.update(index, changed, edited):
+            if progress is not None:
+                progress(ProgressStep(Stage.FACTS, 0, 1))
             solver = Solver(index)
             self.scratch_solves += 1
         elif changed:

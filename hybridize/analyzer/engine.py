@@ -75,6 +75,7 @@ from hybridize.model import (
     TensorSpec,
     Tristate,
 )
+from hybridize.progress import ProgressCallback, ProgressStep, Stage
 
 
 @dataclass(slots=True)
@@ -118,6 +119,7 @@ def _decide(
     memory: VerdictMemory | None = None,
     project: ProjectWide | None = None,
     fresh: set[FunctionKey] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
     """The verdicts of every function, or (with `scope` and the `memory` of the last phase)
     of the functions in `scope` only, a set closed under callees (`verdict_scope`).
@@ -138,6 +140,8 @@ def _decide(
     settled = set() if memory is None or scope is None else scope - fresh
     analysed_keys = [k for k in within if not k.is_module_code]
     function_keys = [k for k in analysed_keys if not index.function(k).is_lambda]
+    if progress is not None:
+        progress(ProgressStep(Stage.VERDICTS, 0, len(function_keys)))
     effects = EffectAnalysis(index, facts).run(
         [k for k in analysed_keys if k not in settled],
         None if memory is None or scope is None else _outside(memory.effects, fresh),
@@ -219,7 +223,9 @@ def _decide(
         options,
     )
     unevaluated = _unevaluated(graph, facts.internal_errors)
-    for key in function_keys:
+    for done, key in enumerate(function_keys, 1):
+        if progress is not None:
+            progress(ProgressStep(Stage.VERDICTS, done, len(function_keys)))
         if not candidacy.reported(key):
             continue  # not TensorFlow code: no TensorFlow verdict
         reasons[key] = candidacy.reasons(key)
@@ -418,24 +424,26 @@ def decide_incrementally(
     memory: VerdictMemory | None,
     before: FactJournal | None,
     edited: Collection[FunctionKey],
+    progress: ProgressCallback | None = None,
 ) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
     """The verdicts after `Solver.update` re-solved the `edited` functions in place, deciding
     again only the functions whose inputs may have changed (`verdict_scope`); every
     function when there is nothing to start from or a project-wide fact changed.
 
     `memory` is what the last phase left, `before` the facts as they were before the
-    update (`Solver.journal`). The result equals that of `_decide` over every function."""
+    update (`Solver.journal`). The result equals that of `_decide` over every function.
+    `progress` hears of each function decided."""
     with no_cyclic_gc():
         if memory is None or before is None:
             forget_writers(facts, None)
-            return _decide(index, facts, options)
+            return _decide(index, facts, options, progress=progress)
         changes = compare_facts(before, facts)
         readers = changed_readers(facts, changes)
         forget_writers(facts, readers | changes.keys)
         keys = project_keys(index)
         project = project_wide(index, facts, keys, memory.imports)
         if project.fingerprint() != memory.project_wide:
-            return _decide(index, facts, options, project=project)
+            return _decide(index, facts, options, project=project, progress=progress)
         writes = frozen_state_writes(index, facts)
         stale = readers_of(memory.frozen_reads, changed_state(memory.state_writes, writes, edited))
         seeds = scope_seeds(
@@ -461,7 +469,7 @@ def decide_incrementally(
         facts.cache["frozen_reads"] = {
             k: v for k, v in memory.frozen_reads.items() if k not in scope
         }
-        return _decide(index, facts, options, scope, memory, project, fresh)
+        return _decide(index, facts, options, scope, memory, project, fresh, progress)
 
 
 _V = TypeVar("_V")

@@ -46,17 +46,24 @@ def run_isolated(
     workers: int,
     on_failure: Callable[[T, str], R],
     timeout: float | None = ITEM_TIMEOUT,
+    on_done: Callable[[int], None] | None = None,
 ) -> list[R]:
     """`[func(item) for item in items]` on up to `workers` processes, in the items' order.
 
     `func` must be picklable (a module-level function or a `functools.partial` of one). An
     item whose worker died, timed out, raised, or returned something that cannot be pickled
-    gets `on_failure(item, reason)` instead, with the reason in words.
+    gets `on_failure(item, reason)` instead, with the reason in words. `on_done` is told how
+    many items are done each time one is (a progress bar's count).
     """
     context = _context(func)
     results: dict[int, R] = {}
     pending: deque[int] = deque(range(len(items)))
     active: list[_Worker[T]] = []
+
+    def finished(index: int, result: R) -> None:
+        results[index] = result
+        if on_done is not None:
+            on_done(len(results))
 
     def start() -> _Worker[T]:
         parent, child = context.Pipe(duplex=True)
@@ -75,14 +82,14 @@ def run_isolated(
         try:
             worker.connection.send((index, items[index]))
         except (OSError, ValueError) as exc:  # a worker that died before its first item
-            results[index] = on_failure(items[index], f"the worker could not start: {exc}")
+            finished(index, on_failure(items[index], f"the worker could not start: {exc}"))
             _stop(worker)
             return False
         return True
 
     def fail(worker: _Worker[T], reason: str) -> None:
         if worker.index is not None and worker.index not in results:
-            results[worker.index] = on_failure(items[worker.index], reason)
+            finished(worker.index, on_failure(items[worker.index], reason))
         worker.index = None
         _stop(worker)
         active.remove(worker)
@@ -103,7 +110,7 @@ def run_isolated(
                     worker.process.join(5)
                     fail(worker, _death(worker.process.exitcode))
                     continue
-                results[index] = payload if ok else on_failure(items[index], payload)
+                finished(index, payload if ok else on_failure(items[index], payload))
                 worker.index = None
                 if not assign(worker):
                     active.remove(worker)

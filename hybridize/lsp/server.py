@@ -17,7 +17,9 @@ analysis, the planning and the edits are the library's (the model is jedi-langua
   that edits keep.
 - The project is analysed in a worker thread, one piece of work at a time (`run`), so the
   event loop keeps reading messages during a solve; code actions computed for a text the
-  client has since changed are withdrawn (their line numbers would be wrong).
+  client has since changed are withdrawn (their line numbers would be wrong). A long
+  analysis (opening the project, a change that solves it from scratch) shows work-done
+  progress in a client that announced it (`hybridize/lsp/progress.py`).
 - Robustness: a malformed message is logged and skipped; a request whose parameters do not
   fit its method gets an `InvalidParams` error; an unknown request gets `MethodNotFound`
   (pygls); an exception in a handler is logged and the server goes on; the server exits when
@@ -47,8 +49,11 @@ from hybridize.lsp.heap import IDLE_SECONDS, FrozenHeap
 from hybridize.lsp.hover import hover
 from hybridize.lsp.notebooks import cell_diagnostics, notebook_bytes
 from hybridize.lsp.positions import Lines
+from hybridize.lsp.progress import WorkDoneProgress
+from hybridize.lsp.progress import supported as progress_supported
 from hybridize.lsp.settings import SECTION, Settings, load_settings
 from hybridize.notebooks import is_notebook
+from hybridize.progress import ProgressStep
 from hybridize.project import FileResult, Project
 
 logger = logging.getLogger("hybridize.lsp")
@@ -146,18 +151,35 @@ class HybridizeServer(LanguageServer):
         self.published: dict[str, list[types.Diagnostic]] = {}
         self.lock = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.work_done: WorkDoneProgress | None = None
+        """The work-done progress of the piece of work `run` runs now (None: none runs, or
+        the client does not show progress)."""
 
     # -- the project, in a worker thread ----------------------------------------------------
 
     async def run(self, work: Callable[[], Outcome]) -> Outcome:
         """Run `work` (which may touch the project) in a worker thread, under the lock."""
 
+        loop = self.loop = asyncio.get_running_loop()
+        shown = progress_supported(self.client_capabilities)
+
         def locked() -> Outcome:
             with self.lock:
-                return work()
+                self.work_done = WorkDoneProgress(self, loop) if shown else None
+                try:
+                    return work()
+                finally:
+                    if self.work_done is not None:
+                        self.work_done.finish()
+                    self.work_done = None
 
-        self.loop = asyncio.get_running_loop()
         return await asyncio.to_thread(locked)
+
+    def project_progress(self, step: ProgressStep) -> None:
+        """The project's report of a step of a long analysis (in the worker thread), shown as
+        work-done progress when the client shows it."""
+        if self.work_done is not None:
+            self.work_done.step(step)
 
     @property
     def encoding(self) -> str:
@@ -176,7 +198,7 @@ class HybridizeServer(LanguageServer):
         self.settings = load_settings(root, self.editor_settings)
         for warning in self.settings.warnings:
             self.log(warning, types.MessageType.Warning)
-        self.project = Project.open(root, self.settings.options)
+        self.project = Project.open(root, self.settings.options, progress=self.project_progress)
         for warning in self.project.warnings:
             self.log(warning, types.MessageType.Warning)
         return self.project
