@@ -188,6 +188,7 @@ def _analyze_and_report(
     (under `key`) for the next run on the same files."""
     import time
 
+    from hybridize.output.progress_bar import terminal_progress
     from hybridize.output.report_cache import ReportKeeper
     from hybridize.output.summary import ReportTotals
     from hybridize.project import Project, ProjectOptions
@@ -197,8 +198,16 @@ def _analyze_and_report(
         infer_input_signatures=request.infer_input_signatures,
         jobs=request.jobs,
     )
-    project = Project.open(sources.root, options, long_running=False, sources=sources, cache=cache)
-    result = project.results()
+    with terminal_progress() as progress:
+        project = Project.open(
+            sources.root,
+            options,
+            long_running=False,
+            sources=sources,
+            cache=cache,
+            progress=progress,
+        )
+        result = project.results()
     for warning in project.warnings:
         click.echo(f"warning: {warning}", err=True)
     report = request.report
@@ -415,6 +424,7 @@ def refactor(
     """
     from hybridize.analyzer.checks import registry
     from hybridize.config import Config, ConfigError, load_config
+    from hybridize.output.progress_bar import terminal_progress
     from hybridize.project import Project, ProjectOptions
     from hybridize.refactor import Selection, apply_plan
     from hybridize.refactor.selection import split_patterns
@@ -444,19 +454,21 @@ def refactor(
     )
     # The files are read once: the verdicts are about those bytes, and a file must still hold
     # them when it is written.
-    project = Project.open(
-        path,
-        ProjectOptions(
-            infer,
-            selection.select,
-            selection.ignore,
-            use_cache=not no_cache,
-            jobs=jobs,
-            include_low_benefit=selection.include_low_benefit,
-        ),
-        long_running=False,
-    )
-    result = project.results()
+    with terminal_progress() as progress:
+        project = Project.open(
+            path,
+            ProjectOptions(
+                infer,
+                selection.select,
+                selection.ignore,
+                use_cache=not no_cache,
+                jobs=jobs,
+                include_low_benefit=selection.include_low_benefit,
+            ),
+            long_running=False,
+            progress=progress,
+        )
+        result = project.results()
     for warning in project.warnings:
         click.echo(f"warning: {warning}", err=True)
     for error in result.errors:
