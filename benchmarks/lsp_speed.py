@@ -1,11 +1,19 @@
 """Benchmark: what an editor waits for from `hybridize lsp`, measured over stdio.
 
 Usage: python benchmarks/lsp_speed.py [--lines 100000] [--large 2000] [--changes 20]
+                                      [--base REV [--base-python PYTHON]] [--rounds N]
 
 Generates a synthetic TensorFlow project (benchmarks/synthetic_project.py) of `--lines` lines,
 one of its modules a large file of about `--large` lines, and starts `hybridize lsp` on it
-under pygls' language client, as an editor would. With the workspace warm (the large file
-open, its first diagnostics in, a few changes made), it measures:
+under pygls' language client, as an editor would. The server is this checkout's code (its
+folder is put first on the server's PYTHONPATH): the script runs with the project's Python
+as it is, nothing to install or set. It measures:
+
+- the first diagnostics of the large file, with an empty cache: from the server's start
+  (what a user opening the editor waits for: Python's start, the imports, `initialize`) and
+  from `didOpen` (the project's analysis);
+
+With the workspace warm (the large file open, its first diagnostics in, a few changes made):
 
 - `didChange` -> `publishDiagnostics`: an incremental change of one line of the large file,
   then the time until the diagnostics of that document version arrive (median and p95). The
@@ -23,6 +31,12 @@ The server re-solves the project-wide facts incrementally on a body edit (`Solve
 and decides again only the verdicts the edit can reach; an edit that moves no line (as these
 do) touches only the edited function (`interface.edited_keys`). What remains per change is
 mostly the edited file's own parse, summary and refactoring plan.
+
+`--base REV` measures a commit (or branch) beside this checkout in the same run, on the same
+generated project: a detached git worktree of REV, its server started by `--base-python`
+(default: this Python) with that worktree first on its PYTHONPATH, the two servers measured
+one after the other `--rounds` times (each with its own empty cache), and prints each figure's
+median for both and their ratio (this / base: below 1 is faster).
 """
 
 from __future__ import annotations
@@ -32,18 +46,23 @@ import asyncio
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
-from synthetic_project import generate, write_large_module
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+from lsprotocol import types  # noqa: E402
+from pygls.lsp.client import LanguageClient  # noqa: E402
+from synthetic_project import generate, write_large_module  # noqa: E402
 
-from hybridize.lsp.server import DEBOUNCE_SECONDS
+from hybridize.lsp.server import DEBOUNCE_SECONDS  # noqa: E402
 
 MIB = 2**20
 
@@ -178,9 +197,37 @@ def line_change(
     )
 
 
-async def measure(args: argparse.Namespace, root: Path, large: Path) -> dict[str, float]:
+@dataclass(frozen=True)
+class Server:
+    """How to start a server: its Python and the checkout whose code it runs."""
+
+    label: str
+    python: str
+    checkout: Path
+
+    def environment(self, cache: Path) -> dict[str, str]:
+        """The server's environment: its checkout first on the path, an empty cache."""
+        path = [str(self.checkout), *filter(None, [os.environ.get("PYTHONPATH")])]
+        return {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(path),
+            "HYBRIDIZE_CACHE_DIR": str(cache),
+        }
+
+
+async def measure(
+    args: argparse.Namespace, root: Path, large: Path, server_spec: Server, cache: Path
+) -> dict[str, float]:
     client = make_client()
-    await client.start_io(sys.executable, "-m", "hybridize", "lsp")
+    spawned = time.perf_counter()
+    await client.start_io(
+        server_spec.python,
+        "-m",
+        "hybridize",
+        "lsp",
+        env=server_spec.environment(cache),
+        cwd=str(root),  # `python -m` puts its folder first: never a checkout's
+    )
     server = client._server  # pygls keeps the subprocess; its pid is what we sample
     assert server is not None
     sampler = TreeSampler(server.pid)
@@ -216,6 +263,7 @@ async def measure(args: argparse.Namespace, root: Path, large: Path) -> dict[str
         )
         arrival, diagnostics = await client.diagnostics_of(uri, 1, args.timeout)
         figures["open"] = arrival - started
+        figures["start"] = arrival - spawned
         # The edited function: of those with an HY010 whose first body line is a simple
         # statement, the one nearest the file's middle.
         lines = text.splitlines()
@@ -295,36 +343,39 @@ async def measure(args: argparse.Namespace, root: Path, large: Path) -> dict[str
     return figures
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lines", type=int, default=100_000, help="the project's size")
-    parser.add_argument("--large", type=int, default=2_000, help="the edited file's size")
-    parser.add_argument("--changes", type=int, default=20, help="measured changes")
-    parser.add_argument("--warmup", type=int, default=2, help="changes made before measuring")
-    parser.add_argument("--requests", type=int, default=20, help="code actions and hovers")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per wait")
-    args = parser.parse_args()
-    workdir = Path(tempfile.mkdtemp(prefix="hybridize-lsp-bench-"))
-    os.environ["HYBRIDIZE_CACHE_DIR"] = str(workdir / "cache")  # the server inherits it
-    try:
-        root = workdir / "project"
-        written = generate(root, max(args.lines - args.large, 0))
-        large = write_large_module(root, args.large)
-        size = written + large.read_text(encoding="utf-8").count("\n")
-        files = len(list(root.rglob("*.py")))
-        figures = asyncio.run(measure(args, root, large))
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+FIGURES = [
+    ("start", "server start -> first diagnostics", "s"),
+    ("open", "didOpen -> first diagnostics", "s"),
+    ("change_median", "didChange -> diagnostics, median", "ms"),
+    ("change_p95", "didChange -> diagnostics, p95", "ms"),
+    ("code_action_median", "codeAction, median", "ms"),
+    ("hover_median", "hover, median", "ms"),
+    ("memory", "server peak memory (VmHWM)", "MiB"),
+]
+"""The figures side by side with a base: key, name, unit."""
 
+
+def in_unit(value: float, unit: str) -> float:
+    return value * 1000 if unit == "ms" else value / MIB if unit == "MiB" else value
+
+
+def base_checkout(rev: str, workdir: Path) -> Path:
+    """A detached worktree of `rev` (of this checkout's repository) under `workdir`."""
+    checkout = workdir / "base"
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(checkout), rev],
+        check=True,
+    )
+    return checkout
+
+
+def print_alone(figures: dict[str, float]) -> None:
     def verdict(key: str) -> str:
         return "met" if figures[key] <= TARGETS[key] else "NOT met"
 
     ms = 1000
-    print(
-        f"project: {size} lines in {files} files; edited file: {large.name}, "
-        f"{args.large} lines requested; {args.changes} changes, {args.requests} requests"
-    )
-    print(f"open + first diagnostics (cold cache): {figures['open']:8.2f} s")
+    print(f"server start -> first diagnostics (cold cache): {figures['start']:8.2f} s")
+    print(f"didOpen -> first diagnostics (cold cache):      {figures['open']:8.2f} s")
     print(
         f"didChange -> diagnostics, median: {figures['change_median'] * ms:8.0f} ms"
         f"  (target <= 300 ms, aim 150: {verdict('change_median')})"
@@ -350,6 +401,65 @@ def main() -> int:
         f"  (target < 1 GiB: {verdict('memory')}; process tree sampled peak "
         f"{figures['tree_memory'] / MIB:.0f} MiB)"
     )
+
+
+def print_side_by_side(runs: dict[str, list[dict[str, float]]], base: str) -> None:
+    """Each figure's median over the rounds, for the base and this checkout, and the ratio."""
+    print(f"{'figure':36} {'base ' + base:>16} {'this':>10} {'this/base':>10}")
+    for key, name, unit in FIGURES:
+        old = statistics.median(r[key] for r in runs["base"])
+        new = statistics.median(r[key] for r in runs["this"])
+        ratio = f"{new / old:10.2f}" if old else f"{'-':>10}"
+        print(
+            f"{name + ' (' + unit + ')':36} {in_unit(old, unit):16.2f} "
+            f"{in_unit(new, unit):10.2f} {ratio}"
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=100_000, help="the project's size")
+    parser.add_argument("--large", type=int, default=2_000, help="the edited file's size")
+    parser.add_argument("--changes", type=int, default=20, help="measured changes")
+    parser.add_argument("--warmup", type=int, default=2, help="changes made before measuring")
+    parser.add_argument("--requests", type=int, default=20, help="code actions and hovers")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per wait")
+    parser.add_argument("--base", help="a commit to measure beside this checkout")
+    parser.add_argument("--base-python", default=sys.executable, help="the base's Python")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each server")
+    args = parser.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="hybridize-lsp-bench-"))
+    servers = [Server("this", sys.executable, ROOT)]
+    try:
+        if args.base:
+            servers.insert(0, Server("base", args.base_python, base_checkout(args.base, workdir)))
+        root = workdir / "project"
+        written = generate(root, max(args.lines - args.large, 0))
+        large = write_large_module(root, args.large)
+        size = written + large.read_text(encoding="utf-8").count("\n")
+        files = len(list(root.rglob("*.py")))
+        runs: dict[str, list[dict[str, float]]] = {s.label: [] for s in servers}
+        for round_ in range(args.rounds):
+            for server in servers:  # interleaved: a machine's load moves both alike
+                cache = workdir / f"cache-{server.label}-{round_}"
+                runs[server.label].append(asyncio.run(measure(args, root, large, server, cache)))
+    finally:
+        if args.base and (workdir / "base").exists():
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(workdir / "base")],
+                check=False,
+            )
+        shutil.rmtree(workdir, ignore_errors=True)
+    print(
+        f"project: {size} lines in {files} files; edited file: {large.name}, "
+        f"{args.large} lines requested; {args.changes} changes, {args.requests} requests"
+        + (f"; {args.rounds} rounds" if args.rounds > 1 else "")
+    )
+    if args.base:
+        print_side_by_side(runs, args.base)
+    else:
+        figures = {k: statistics.median(r[k] for r in runs["this"]) for k in runs["this"][0]}
+        print_alone(figures)
     return 0
 
 

@@ -13,7 +13,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
-from lsp_speed import percentile  # noqa: E402
+from lsp_speed import FIGURES, percentile  # noqa: E402
 from synthetic_project import generate, write_large_module  # noqa: E402
 
 from hybridize.project import Project, ProjectOptions  # noqa: E402
@@ -70,5 +70,34 @@ def test_a_tiny_run_prints_every_figure() -> None:
         check=False,
     )
     assert finished.returncode == 0, finished.stderr
-    for figure in ("didChange -> diagnostics, median", "p95", "codeAction", "hover", "VmHWM"):
+    for figure in (
+        "server start -> first diagnostics",
+        "didOpen -> first diagnostics",
+        "didChange -> diagnostics, median",
+        "p95",
+        "codeAction",
+        "hover",
+        "VmHWM",
+    ):
         assert figure in finished.stdout
+
+
+@pytest.mark.slow
+def test_a_tiny_run_beside_a_base_commit_prints_ratios(tmp_path: Path) -> None:
+    sizes = ["--lines", "1200", "--large", "300", "--changes", "2", "--warmup", "0"]
+    base = ["--base", "HEAD"]
+    finished = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "lsp_speed.py"), *sizes, "--requests", "1", *base],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=tmp_path,  # from anywhere: the script finds its checkout
+    )
+    assert finished.returncode == 0, finished.stderr
+    header, *rows = finished.stdout.splitlines()[1:]
+    assert header.split()[-3:] == ["HEAD", "this", "this/base"]
+    assert [r.rsplit(" (", 1)[0] for r in rows] == [name for _, name, _ in FIGURES]
+    for row in rows:
+        base, this, ratio = (float(v) for v in row.split()[-3:])
+        assert base > 0 and this > 0 and ratio == pytest.approx(this / base, abs=0.02)
