@@ -36,7 +36,9 @@ mostly the edited file's own parse, summary and refactoring plan.
 generated project: a detached git worktree of REV, its server started by `--base-python`
 (default: this Python) with that worktree first on its PYTHONPATH, the two servers measured
 one after the other `--rounds` times (each with its own empty cache), and prints each figure's
-median for both and their ratio (this / base: below 1 is faster).
+median for both and their ratio (this / base: below 1 is faster). `--base-python PYTHON`
+alone takes the `hybridize` installed in PYTHON's environment as the base (a commit whose
+packages only an installation assembles, before everything moved under `hybridize/`).
 """
 
 from __future__ import annotations
@@ -199,20 +201,21 @@ def line_change(
 
 @dataclass(frozen=True)
 class Server:
-    """How to start a server: its Python and the checkout whose code it runs."""
+    """How to start a server: its Python and the checkout whose code it runs (None: the
+    `hybridize` installed in that Python)."""
 
     label: str
     python: str
-    checkout: Path
+    checkout: Path | None
 
     def environment(self, cache: Path) -> dict[str, str]:
-        """The server's environment: its checkout first on the path, an empty cache."""
-        path = [str(self.checkout), *filter(None, [os.environ.get("PYTHONPATH")])]
-        return {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(path),
-            "HYBRIDIZE_CACHE_DIR": str(cache),
-        }
+        """The server's environment: its checkout first on the path (or no PYTHONPATH at all
+        for an installed one), an empty cache."""
+        env = {**os.environ, "HYBRIDIZE_CACHE_DIR": str(cache)}
+        inherited = env.pop("PYTHONPATH", None)
+        if self.checkout is not None:
+            env["PYTHONPATH"] = os.pathsep.join([str(self.checkout), *filter(None, [inherited])])
+        return env
 
 
 async def measure(
@@ -425,14 +428,25 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=20, help="code actions and hovers")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per wait")
     parser.add_argument("--base", help="a commit to measure beside this checkout")
-    parser.add_argument("--base-python", default=sys.executable, help="the base's Python")
+    parser.add_argument(
+        "--base-python",
+        help="the base's Python (default: this one); alone, without --base: the hybridize "
+        "installed in it is the base",
+    )
     parser.add_argument("--rounds", type=int, default=1, help="runs of each server")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="hybridize-lsp-bench-"))
     servers = [Server("this", sys.executable, ROOT)]
     try:
         if args.base:
-            servers.insert(0, Server("base", args.base_python, base_checkout(args.base, workdir)))
+            servers.insert(
+                0,
+                Server(
+                    "base", args.base_python or sys.executable, base_checkout(args.base, workdir)
+                ),
+            )
+        elif args.base_python:
+            servers.insert(0, Server("base", args.base_python, None))
         root = workdir / "project"
         written = generate(root, max(args.lines - args.large, 0))
         large = write_large_module(root, args.large)
@@ -455,8 +469,8 @@ def main() -> int:
         f"{args.large} lines requested; {args.changes} changes, {args.requests} requests"
         + (f"; {args.rounds} rounds" if args.rounds > 1 else "")
     )
-    if args.base:
-        print_side_by_side(runs, args.base)
+    if len(servers) > 1:
+        print_side_by_side(runs, args.base or "installed")
     else:
         figures = {k: statistics.median(r[k] for r in runs["this"]) for k in runs["this"][0]}
         print_alone(figures)

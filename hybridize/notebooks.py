@@ -29,12 +29,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    pass
-
-NOTEBOOK_SUFFIX = ".ipynb"
+from typing import Any
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _NOT_PYTHON = re.compile(
@@ -49,11 +44,6 @@ _NOT_PYTHON = re.compile(
 TOP_LEVEL_PLACEHOLDER = "# IPython"
 INDENTED_PLACEHOLDER = "pass  # IPython"
 """What a magic, shell or help line is in the module (after its own indentation)."""
-
-
-def is_notebook(name: str) -> bool:
-    """Whether a file name is a Jupyter notebook's."""
-    return name.endswith(NOTEBOOK_SUFFIX)
 
 
 def _lines(text: str) -> list[str]:

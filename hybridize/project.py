@@ -48,7 +48,8 @@ from hybridize.analyzer.summaries.sources import (
 )
 from hybridize.config import Config
 from hybridize.model import AnalysisResult, FileError, FunctionVerdict
-from hybridize.notebooks import NOTEBOOK_SUFFIX, CellMap, Notebook, in_cells, is_notebook
+from hybridize.notebook_files import NOTEBOOK_SUFFIX, is_notebook
+from hybridize.notebooks import CellMap, Notebook, in_cells
 from hybridize.progress import ProgressCallback, ProgressStep, Stage
 
 if TYPE_CHECKING:

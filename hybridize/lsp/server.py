@@ -52,7 +52,7 @@ from hybridize.lsp.positions import Lines
 from hybridize.lsp.progress import WorkDoneProgress
 from hybridize.lsp.progress import supported as progress_supported
 from hybridize.lsp.settings import SECTION, Settings, load_settings
-from hybridize.notebooks import is_notebook
+from hybridize.notebook_files import is_notebook
 from hybridize.progress import ProgressStep
 from hybridize.project import FileResult, Project
 

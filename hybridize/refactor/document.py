@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hybridize.analyzer.summaries.sources import decode_source, split_lines
-from hybridize.notebooks import Notebook, ends_line, is_notebook
+from hybridize.notebook_files import is_notebook
+from hybridize.notebooks import Notebook, ends_line
 from hybridize.refactor.edits import EditConflict, LineEdit, apply_edits
 
 _ENDING = re.compile(r"\r\n|\r|\n")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from hybridize.notebooks import Notebook, is_notebook
+from hybridize.notebook_files import is_notebook
 
 if TYPE_CHECKING:
     from hybridize.model import FileError
@@ -225,6 +225,8 @@ def decode_file(name: str, raw: bytes) -> tuple[str, str] | str:
     (encoding "utf-8", as nbformat stores notebooks)."""
     if not is_notebook(name):
         return decode_source(raw)
+    from hybridize.notebooks import Notebook  # only for a notebook: a few ms to import
+
     notebook = Notebook.from_bytes(raw)
     return notebook if isinstance(notebook, str) else (notebook.text, "utf-8")
 
