@@ -48,6 +48,14 @@ def test_every_item_gets_a_result_in_order() -> None:
     assert "more than 3 s" in str(by_item["hang"])
 
 
+def test_each_item_done_is_counted_failures_included() -> None:
+    counts: list[int] = []
+    items = ["a", "raise", "b", "segfault", "c"]
+    results = run_isolated(_work, items, 2, _failed, on_done=counts.append)
+    assert counts == [1, 2, 3, 4, 5]  # one call per item, whatever became of it
+    assert results[::2] == ["A", "B", "C"]
+
+
 def test_one_worker_and_no_items() -> None:
     assert run_isolated(_work, [], 1, _failed) == []
     assert run_isolated(_work, ["x", "segfault", "y"], 1, _failed)[::2] == ["X", "Y"]

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from hybridize.cli import main
 from hybridize.model import AnalysisResult
+from hybridize.progress import ProgressStep, Stage
 from hybridize.project import Project, ProjectOptions, encode_buffer
 from hybridize.refactor import Selection, apply_plan, plan_refactorings, read_snapshot
 
@@ -101,6 +102,33 @@ def test_a_large_project_is_summarised_on_several_processes(
     assert project.results().functions == expected.functions
     assert project.results().errors == expected.errors
     assert project.files == ["bad.py", "helpers.py", "main.py"]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_progress_of_an_analysis_from_scratch_and_none_for_an_edit(
+    make_project: MakeProject, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    monkeypatch.setattr("hybridize.analyzer.summaries.file_summaries.PARALLEL_THRESHOLD", 2)
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS, "bad.py": "def f(:\n"})
+    steps: list[ProgressStep] = []
+    project = Project.open(root, ProjectOptions(use_cache=False, jobs=jobs), progress=steps.append)
+    functions = len(project.results().functions)
+    summaries = [(s.done, s.total) for s in steps if s.stage is Stage.SUMMARIES]
+    assert summaries == [(0, 3), (1, 3), (2, 3), (3, 3)]  # the broken file counts too
+    assert [s.stage for s in steps if s.stage is Stage.FACTS] == [Stage.FACTS]
+    verdicts = [s for s in steps if s.stage is Stage.VERDICTS]
+    assert verdicts[-1].done == verdicts[-1].total >= functions > 0
+    assert [s.stage for s in steps] == sorted((s.stage for s in steps), key=list(Stage).index)
+    percentages = [s.percentage for s in steps]
+    assert percentages == sorted(percentages) and percentages[-1] == 100
+    steps.clear()
+    project.update("helpers.py", textwrap.dedent(HELPERS).replace("2.0", "3.0"))
+    project.results()
+    assert steps == []  # one file summarised again, its facts updated in place: quick
+    assert project.analysis.incremental_solves == 1
+    project.update("helpers.py", textwrap.dedent(HELPERS) + "\n\ndef more(x):\n    return x\n")
+    project.results()  # a new function: its interface changed, solved from scratch
+    assert [s.stage for s in steps][:1] == [Stage.FACTS] and steps[-1].percentage == 100
 
 
 def test_results_are_recomputed_only_after_a_change(make_project: MakeProject) -> None:
