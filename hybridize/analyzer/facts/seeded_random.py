@@ -15,6 +15,10 @@ test. Without a seed the draws are as random compiled as eagerly: nothing a prog
 rely on changes, so there is no finding. Stateless ops, `tf.random.Generator` draws and Keras'
 seeded layers give the same numbers compiled (measured) and are not in the table; an op given
 its own `seed=` is not a hazard either.
+
+PyTorch's random ops draw from the default generator `torch.manual_seed` seeds; Inductor draws
+with kernels of its own instead, so the same holds there (measured:
+`frameworks.torch_rules.GLOBAL_SEED_RANDOM_OPS`), and a `generator=` is the op's own seed.
 """
 
 from __future__ import annotations

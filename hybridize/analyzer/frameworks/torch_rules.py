@@ -386,6 +386,59 @@ FUNCTION_OVERRIDES: dict[str, Behaviour] = {
     "torch.from_numpy": TENSOR.with_(note="shares memory with the NumPy array"),
 }
 
+# --- seeded random draws (HY411) ----------------------------------------------------------------
+
+#: Random ops that draw from the default generator, whose stream ``torch.manual_seed`` makes
+#: reproducible. Inductor, the default backend, does not call them: it draws with its own
+#: Philox kernels from a seed it takes from the default generator once per graph. Measured
+#: (torch 2.13, CPU): after ``torch.manual_seed(0)``, two compiled calls of ``x +
+#: torch.rand(4)``, ``x * torch.randn_like(x)`` and ``F.dropout(x, 0.5)`` returned other
+#: numbers than the eager calls, and the next eager ``torch.rand(2)`` differed too;
+#: ``aot_eager`` matched eager, so did ``torch._inductor.config.fallback_random = True`` and a
+#: draw given its own ``generator=`` (``tests/analyzer/test_hy411_torch_seeded_random.py``).
+GLOBAL_SEED_RANDOM_OPS: tuple[str, ...] = (
+    "torch.rand",
+    "torch.randn",
+    "torch.randint",
+    "torch.randperm",
+    "torch.rand_like",
+    "torch.randn_like",
+    "torch.randint_like",
+    "torch.bernoulli",
+    "torch.multinomial",
+    "torch.normal",
+    "torch.poisson",
+    "torch.dropout",
+    "torch.alpha_dropout",
+    "torch.feature_alpha_dropout",
+    "torch.nn.functional.dropout",
+    "torch.nn.functional.dropout1d",
+    "torch.nn.functional.dropout2d",
+    "torch.nn.functional.dropout3d",
+    "torch.nn.functional.alpha_dropout",
+    "torch.nn.functional.feature_alpha_dropout",
+    "torch.nn.functional.gumbel_softmax",
+)
+FUNCTION_OVERRIDES.update(
+    {
+        name: FUNCTION_OVERRIDES.get(name, RANDOM_TENSOR).with_(global_random=True)
+        for name in GLOBAL_SEED_RANDOM_OPS
+    }
+)
+#: The argument giving a random op a stream of its own: a ``torch.Generator`` (measured: the
+#: same draws compiled, Dynamo runs the op outside the graph).
+OP_SEED_ARGUMENT = "generator"
+#: Calls that seed the default generators (``torch.cuda.manual_seed*`` the CUDA ones, from
+#: which Inductor seeds its kernels on that device).
+GLOBAL_SEED_SETTERS: frozenset[str] = frozenset(
+    {
+        "torch.manual_seed",
+        "torch.random.manual_seed",
+        "torch.cuda.manual_seed",
+        "torch.cuda.manual_seed_all",
+    }
+)
+
 #: What constructing a class yields and does, beyond its role (``torch_api.json``).
 CLASS_OVERRIDES: dict[str, Behaviour] = {
     "torch.no_grad": GRAD_MODE,
@@ -448,11 +501,20 @@ METHOD_OVERRIDES: dict[str, dict[str, Behaviour]] = {
         "element_size": Behaviour("int"),
         # In-place fills: traced in-place tensor ops, which Dynamo replays (not a Python
         # side effect under the labelling policy, like `add_`).
-        "uniform_": RANDOM_TENSOR,
-        "normal_": RANDOM_TENSOR,
-        "bernoulli_": RANDOM_TENSOR,
-        "random_": RANDOM_TENSOR,
-        "exponential_": RANDOM_TENSOR,
+        # In-place draws from the default generator (``GLOBAL_SEED_RANDOM_OPS``).
+        **{
+            name: RANDOM_TENSOR.with_(global_random=True)
+            for name in (
+                "uniform_",
+                "normal_",
+                "bernoulli_",
+                "random_",
+                "exponential_",
+                "cauchy_",
+                "geometric_",
+                "log_normal_",
+            )
+        },
     },
     "random_generator": {
         "manual_seed": Behaviour("random_generator", note="reseeds this generator, returns it"),
