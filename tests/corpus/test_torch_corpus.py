@@ -37,6 +37,7 @@ CODES = {
     "dataset_builder",
     "no_tensor_computation",
     "has_covered_callers",
+    "draws_seeded_global_random",
 }
 
 
