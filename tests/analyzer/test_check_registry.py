@@ -69,6 +69,7 @@ def test_every_hazard_code_is_decided_by_its_own_checks_detection() -> None:
 def test_the_decision_order_of_the_safety_facts_is_the_registrys() -> None:
     assert [check.code for check in safety_checks()] == [
         "HY301",
+        "HY422",
         "HY302",
         "HY401",
         "HY402",

@@ -226,9 +226,10 @@ def test_a_generator_argument_advanced_by_a_draw_is_a_side_effect():
     assert dict((p.name, p.is_tensor) for p in v.params) == {"n": False, "generator": False}
 
 
-def test_a_function_whose_result_is_differentiated_twice_is_eager_only():
+def test_a_function_whose_result_is_differentiated_twice_is_hy422_not_eager_only():
     """AOTAutograd has no double backward: compiled, `score`'s graph cannot be differentiated
-    by the `create_graph=True` gradient and then again (measured in corpus/torch/gan)."""
+    by the `create_graph=True` gradient and then again (measured in corpus/torch/gan): its
+    own code (HY422), not an eager-only call."""
     body = (
         "def score(x):\n    return (x * x).sum()\n\n"
         "def penalty(x):\n"
@@ -242,7 +243,10 @@ def test_a_function_whose_result_is_differentiated_twice_is_eager_only():
         "def f(x):\n    return penalty(x) + plain(x)\n"
     )
     program = torch_program(body)
-    assert verdict(program, "score").has_eager_only_calls is True
+    score = verdict(program, "score")
+    assert score.has_eager_only_calls is False
+    assert "differentiated_twice" in score.failures
+    assert {f.code for f in score.findings} >= {"HY422"}
     assert verdict(program, "penalty").has_eager_only_calls is True  # autograd.grad breaks
 
 

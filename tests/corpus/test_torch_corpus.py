@@ -38,6 +38,7 @@ CODES = {
     "no_tensor_computation",
     "has_covered_callers",
     "draws_seeded_global_random",
+    "differentiated_twice",
 }
 
 

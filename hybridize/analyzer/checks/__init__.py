@@ -60,6 +60,8 @@ ALL_FRAMEWORKS: frozenset[str] = frozenset(f.name for f in FRAMEWORKS)
 """For checks that are about the tool, not about a framework (file and internal errors)."""
 TENSORFLOW_ONLY: frozenset[str] = frozenset({TENSORFLOW.name})
 """For checks whose hazard exists under `tf.function` only (each says why in its docstring)."""
+TORCH_ONLY: frozenset[str] = frozenset({TORCH.name})
+"""For checks whose hazard exists under `torch.compile` only (each says why in its docstring)."""
 TENSORFLOW_AND_TORCH: frozenset[str] = frozenset({TENSORFLOW.name, TORCH.name})
 """For checks whose fact means the same under `torch.compile`, by the labelling policy of
 corpus/README.md (each says how in its docstring, section "Under torch.compile")."""

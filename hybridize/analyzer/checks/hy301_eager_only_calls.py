@@ -6,7 +6,6 @@ from hybridize.analyzer.checks.context import CheckContext
 from hybridize.analyzer.facts.argument_layers import argument_layers_called
 from hybridize.analyzer.facts.safety import (
     data_assignments,
-    double_backward,
     eager_only_calls,
     variables_made_per_call,
 )
@@ -68,9 +67,8 @@ class HasEagerOnlyCalls(Check):
     The torch calls Dynamo cannot trace are graph breaks or skipped frames, which the
     labelling policy counts as eager-only: `.item()`, `.backward()`, `torch.autograd.grad`,
     `masked_select`/`bincount`, RNN module calls, a `for` loop over a `DataLoader`
-    (`torch_rules`). Also a function whose result a caller differentiates with
-    `create_graph=True`: AOTAutograd cannot differentiate its compiled backward again
-    (measured: "does not currently support double backward"). `.numpy()` on a tensor is
+    (`torch_rules`). (A function whose result is differentiated twice is HY422.) `.numpy()`
+    on a tensor is
     traced (through `torch._numpy`) and is not reported, nor is a module received as an
     argument (Dynamo recompiles for another module; it has no first-trace-only variables).
     Dynamo traces third-party Python code, and may fail inside it: a call into a library the
@@ -98,7 +96,7 @@ class HasEagerOnlyCalls(Check):
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:
         """Its own eager-only calls, variables made per call, layers of its arguments, a result
-        differentiated twice, `.data` assignments, and what fails in its graph through the
+        `.data` assignments, and what fails in its graph through the
         helpers it calls."""
         scan = context.scan
         return cls.findings(
@@ -106,7 +104,6 @@ class HasEagerOnlyCalls(Check):
                 *eager_only_calls(scan),
                 *variables_made_per_call(scan),
                 *argument_layers_called(context.index, context.facts, context.key),
-                *double_backward(scan),
                 *data_assignments(scan),
                 *context.graph_hazards.eager_only,
             ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.graph_kernel_gaps import kernel_gap
 from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown, leaf_atoms
@@ -866,106 +866,3 @@ def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[
                 work.append(child)
     facts.cache["symbolically_built"] = result
     return result
-
-
-def double_backward_targets(
-    index: ProjectIndex, facts: TensorFacts
-) -> dict[FunctionKey, FunctionKey]:
-    """Project functions whose result some function differentiates twice (`torch.autograd.grad
-    (out, x, create_graph=True)`, `Framework.double_backward_calls`): compiled, their backward
-    cannot be differentiated again. Maps each to the function that does it."""
-    cached = facts.cache.get("double_backward")
-    if isinstance(cached, dict):
-        return cached
-    result: dict[FunctionKey, FunctionKey] = {}
-    found = per_function(
-        facts, "double_backward", lambda key, calls: _double_backward_of(index, key, calls)
-    )
-    for key in sorted(found, key=str):
-        for target in found[key]:
-            result.setdefault(target, key)
-    facts.cache["double_backward"] = result
-    return result
-
-
-def _double_backward_of(
-    index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]
-) -> list[FunctionKey]:
-    """The project functions whose results this function differentiates twice."""
-    framework = index.function_framework(key)
-    if not framework.double_backward_calls:
-        return []
-    by_index = {resolved.index: resolved for resolved in calls}
-    found: list[FunctionKey] = []
-    for resolved in calls:
-        if not _asks_double_backward(resolved, framework.double_backward_calls):
-            continue
-        site = resolved.site
-        # `loss.backward(...)` differentiates its receiver, `grad(out, x, ...)` its first
-        # argument.
-        method = site.callee[0] == "attr" and any(a[0] == "boundext" for a in resolved.callee_atoms)
-        differentiated = site.callee[1] if method else site.args[0] if site.args else None
-        if differentiated is None:
-            continue
-        fn = index.function(key)
-        found.extend(sorted(_producers(index, fn, by_index, differentiated), key=str))
-    return found
-
-
-def _asks_double_backward(resolved: ResolvedCall, calls: tuple[tuple[str, str], ...]) -> bool:
-    kwargs = dict(resolved.site.kwargs)
-    return any(
-        info.name == name and kwargs.get(keyword, ("?",))[:3] == ("lit", "bool", True)
-        for info in resolved.api
-        for name, keyword in calls
-    )
-
-
-def _producers(
-    index: ProjectIndex,
-    fn: FunctionSummary,
-    by_index: dict[int, ResolvedCall],
-    sym: Sym,
-    seen: set[Sym] | None = None,
-) -> set[FunctionKey]:
-    """The project functions whose results a value is computed from, in this function."""
-    seen = set() if seen is None else seen
-    if sym in seen or len(seen) > 200:
-        return set()
-    seen.add(sym)
-    kind = sym[0]
-    found: set[FunctionKey] = set()
-    parts: list[Sym] = []
-    if kind in ("local", "name") and sym[1] in fn.locals:
-        parts = list(fn.locals[sym[1]])
-    elif kind == "call" and sym[1] in by_index:
-        resolved = by_index[sym[1]]
-        found = {target for _, target in callees(index, resolved)}
-        site = resolved.site
-        parts = [*_arguments(site.args, site.kwargs)]
-        if site.callee[0] == "attr":
-            parts.append(site.callee[1])
-    elif kind in ("attr", "item", "iter", "enter"):
-        parts = [sym[1]]
-    elif kind in ("op", "cond"):
-        parts = list(sym[1])
-    elif kind == "seq":
-        parts = list(sym[2])
-    for part in parts:
-        found |= _producers(index, fn, by_index, part, seen)
-    return found
-
-
-def double_backward(ctx: SafetyScan) -> list[Evidence]:
-    """The function's result is differentiated twice by a caller (`double_backward_targets`)."""
-    caller = double_backward_targets(ctx.index, ctx.facts).get(ctx.key)
-    if caller is None:
-        return []
-    name = caller.qualname
-    return [
-        Evidence(
-            f"`{name}` differentiates its result with a differentiable backward "
-            "(create_graph=True): a compiled backward cannot be differentiated again",
-            ctx.fn.span,
-        )
-    ]

@@ -202,6 +202,9 @@ class Framework:
     double_backward_calls: tuple[tuple[str, str], ...] = ()
     """(API, keyword): calls that, with the keyword True, differentiate their first argument
     twice, which the compiled backward of the function computing it does not support."""
+    higher_order_gradient_calls: tuple[tuple[str, str | None], ...] = ()
+    """(API, keyword or None): calls that differentiate the callable they are given twice,
+    always (None) or with the keyword True."""
     value_reading_builtins: frozenset[str] = frozenset()
     """Builtins that read a tensor's value into Python (`float(t)`): left to eager Python
     (None of them for `tf.function`, whose AutoGraph turns `int(t)`/`float(t)` into casts)."""
@@ -545,6 +548,7 @@ TORCH = Framework(
     boolean_mask_break=torch_rules.BOOLEAN_MASK_INDEXING_BREAKS,
     value_reading_builtins=torch_rules.VALUE_READING_BUILTINS,
     double_backward_calls=torch_rules.DOUBLE_BACKWARD_CALLS,
+    higher_order_gradient_calls=torch_rules.HIGHER_ORDER_GRADIENT_CALLS,
     untabled_library_calls=torch_rules.UNTABLED_LIBRARY_CALLS,
     tensor_data_assignment=torch_rules.TENSOR_DATA_ASSIGNMENT,
     shape_derived_numbers=torch_rules.SHAPE_DERIVED_NUMBERS,

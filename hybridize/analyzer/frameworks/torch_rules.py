@@ -195,6 +195,23 @@ DOUBLE_BACKWARD_CALLS: tuple[tuple[str, str], ...] = (
     ("torch.Tensor.backward", "create_graph"),
 )
 
+#: Calls that differentiate the callable they are given twice: always (keyword None), or with
+#: the keyword set to True (then the result is differentiable, for a second derivative the
+#: caller takes, as with ``DOUBLE_BACKWARD_CALLS``). Measured (torch 2.13, a function compiled
+#: with ``aot_eager``): ``hessian`` returned zeros where eager gave the second derivative
+#: (silently: it differentiates a ``create_graph`` jacobian with ``strict=False``); ``hvp``,
+#: ``vhp`` and ``jvp`` (computed as the backward of a backward) raised "does not currently
+#: support double backward"; ``vjp``, ``jacobian``, ``retain_graph=True`` and the ``torch.func``
+#: transforms (``hessian``, ``jacrev(grad(f))``) matched eager.
+HIGHER_ORDER_GRADIENT_CALLS: tuple[tuple[str, str | None], ...] = (
+    ("torch.autograd.functional.hessian", None),
+    ("torch.autograd.functional.hvp", None),
+    ("torch.autograd.functional.vhp", None),
+    ("torch.autograd.functional.jvp", None),
+    ("torch.autograd.functional.jacobian", "create_graph"),
+    ("torch.autograd.functional.vjp", "create_graph"),
+)
+
 #: Testing a tensor in an ``if`` or ``while`` reads its value: a graph break (measured:
 #: "generic_jump TensorVariable()"; inside a loop Dynamo runs the whole frame eagerly).
 TENSOR_CONDITION_BREAKS = "generic_jump TensorVariable(): the test reads the tensor's value"

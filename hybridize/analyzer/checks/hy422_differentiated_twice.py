@@ -1,0 +1,76 @@
+"""HY422 differentiated_twice: a caller takes a higher-order gradient through the function."""
+
+from __future__ import annotations
+
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.double_backward import differentiated_twice
+from hybridize.model import Finding
+
+from . import TORCH_ONLY, Check
+
+
+class DifferentiatedTwice(Check):
+    """Its result is differentiated twice: a gradient of a gradient, a hessian.
+
+    What it detects
+    ---------------
+    A function whose result some code differentiates with a differentiable backward and so
+    differentiates again: the value passed to `torch.autograd.grad(..., create_graph=True)`
+    or `.backward(create_graph=True)` is computed from its result (a gradient penalty, a
+    physics-informed loss), or a callable that reaches it is handed to
+    `torch.autograd.functional.hessian`, `hvp`, `vhp`, `jvp` (computed as the backward of a
+    backward) or `jacobian`/`vjp` with `create_graph=True`. The project functions it calls are
+    differentiated twice with it, and reported too.
+
+    Why it matters in graph mode
+    ----------------------------
+    `torch.compile` hands the graph to AOTAutograd, which compiles its backward too; that
+    compiled backward is not differentiable. Measured (torch 2.13): the second derivative
+    through a compiled `sin(x) * x` raises "torch.compile with aot_autograd does not currently
+    support double backward" (`grad` of a `create_graph` gradient, `hvp`, `vhp`, `jvp`), and
+    `torch.autograd.functional.hessian` returns zeros where eager gives the second derivative:
+    silently. A single backward, `retain_graph=True` and the `torch.func` transforms are not
+    affected (tests/analyzer/test_hy422_differentiated_twice.py measures all of it again).
+
+    Example
+    -------
+        def critic_score(x):
+            return torch.sin(x).sum()
+
+        def gradient_penalty(x):
+            x = x.requires_grad_(True)
+            (g,) = torch.autograd.grad(critic_score(x), x, create_graph=True)
+            return (g.norm() - 1) ** 2
+
+    Instead
+    -------
+    Keep the twice-differentiated function eager, or take the higher-order gradient with the
+    `torch.func` transforms (`torch.func.hessian`, `jacrev(grad(f))`), which compile.
+
+    Under torch.compile
+    -------------------
+    The hazard is AOTAutograd's: it exists under `torch.compile` only. A `tf.function`'s
+    gradient is a graph function that TensorFlow differentiates again (nested
+    `GradientTape`s work through it), so the check does not apply there.
+    """
+
+    code = "HY422"
+    frameworks = TORCH_ONLY
+    name = "differentiated_twice"
+    severity = "error"
+    summary = (
+        "A caller differentiates its result twice (create_graph=True, hessian): compiled, the "
+        "double backward raises, or a hessian comes back as zeros."
+    )
+    unblock = "keep the function eager, or take the higher-order gradient with torch.func"
+    fact = "differentiated_twice"
+    decision_order = 15
+    EXAMPLE_FUNCTION = "f"
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """Where the function's result is differentiated twice, for a function that may be
+        compiled and is not yet."""
+        if not context.changes_on_compiling:
+            return []
+        return cls.findings(differentiated_twice(context.index, context.facts, context.key))

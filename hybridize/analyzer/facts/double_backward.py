@@ -1,0 +1,213 @@
+"""Project functions whose results some code differentiates twice (higher-order gradients).
+
+AOTAutograd compiles a function's backward into a graph of its own, and that compiled
+backward is not differentiable: a gradient taken with `create_graph=True` through a compiled
+region and then differentiated again raises "torch.compile with aot_autograd does not
+currently support double backward", and `torch.autograd.functional.hessian` (which
+differentiates a `create_graph` jacobian with `strict=False`) silently returns zeros
+(measured on torch 2.13: `frameworks.torch_rules.DOUBLE_BACKWARD_CALLS`,
+`HIGHER_ORDER_GRADIENT_CALLS`). A first-order backward, `retain_graph=True` and the
+`torch.func` transforms are unaffected (measured).
+
+Code differentiates a project function's result twice when
+
+- it passes a value computed from the function's result to a call that differentiates it
+  with a differentiable backward (`torch.autograd.grad(out, x, create_graph=True)`,
+  `out.backward(create_graph=True)`), or
+- it hands a callable reaching the function to a call that differentiates the callable twice
+  (`hessian(f, x)`, `hvp`, `vhp`, or `jacobian(f, x, create_graph=True)`).
+
+Either way the functions the result is computed through are differentiated twice too, so the
+project functions they call are included, transitively.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
+from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.scan_memo import per_function
+from hybridize.analyzer.frameworks.framework import Framework
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
+
+MAX_CALLEES = 200
+"""How many project functions one differentiated value may reach (a bound, not a limit any
+real model's forward comes near)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SecondDerivative:
+    """Where a project function's result is differentiated twice."""
+
+    by: FunctionKey
+    """The function that differentiates it."""
+    how: str
+    """The call, as written in the message: "`torch.autograd.grad(..., create_graph=True)`"."""
+    line: int
+
+
+def double_backward_targets(
+    index: ProjectIndex, facts: TensorFacts
+) -> dict[FunctionKey, SecondDerivative]:
+    """Project functions whose result some function differentiates twice, each with the
+    first place (in key order) that does it."""
+    cached = facts.cache.get("double_backward")
+    if isinstance(cached, dict):
+        return cached
+    result: dict[FunctionKey, SecondDerivative] = {}
+    found = per_function(
+        facts, "double_backward", lambda key, calls: _double_backward_of(index, key, calls)
+    )
+    for key in sorted(found, key=str):
+        for where, starts in found[key]:
+            for target in _reached(index, facts, starts):
+                result.setdefault(target, where)
+    facts.cache["double_backward"] = result
+    return result
+
+
+def _double_backward_of(
+    index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]
+) -> list[tuple[SecondDerivative, list[FunctionKey]]]:
+    """Each call of this function that differentiates twice, with the project functions it
+    differentiates directly (producers of the value, or the callable handed over)."""
+    framework = index.function_framework(key)
+    if not framework.double_backward_calls and not framework.higher_order_gradient_calls:
+        return []
+    by_index = {resolved.index: resolved for resolved in calls}
+    fn = index.function(key)
+    found: list[tuple[SecondDerivative, list[FunctionKey]]] = []
+    for resolved in calls:
+        line = resolved.site.span.start_line
+        asked = _asks_double_backward(resolved, framework.double_backward_calls)
+        if asked is not None:
+            site = resolved.site
+            # `loss.backward(...)` differentiates its receiver, `grad(out, x, ...)` its first
+            # argument.
+            method = site.callee[0] == "attr" and any(
+                a[0] == "boundext" for a in resolved.callee_atoms
+            )
+            differentiated = site.callee[1] if method else site.args[0] if site.args else None
+            if differentiated is not None:
+                producers = sorted(_producers(index, fn, by_index, differentiated), key=str)
+                found.append(
+                    (SecondDerivative(key, f"`{asked}(..., create_graph=True)`", line), producers)
+                )
+            continue
+        handed = _differentiates_callable_twice(resolved, framework)
+        if handed is not None:
+            callables = (
+                [a[1] for a in resolved.args[0] if a[0] in ("func", "method")]
+                if resolved.args
+                else []
+            )
+            starts = sorted((k for k in callables if isinstance(k, FunctionKey)), key=str)
+            found.append((SecondDerivative(key, f"`{handed}`", line), starts))
+    return found
+
+
+def _asks_double_backward(resolved: ResolvedCall, calls: tuple[tuple[str, str], ...]) -> str | None:
+    """The API a call differentiates its value with, when it keeps the backward
+    differentiable (the keyword set to a literal True); else None."""
+    kwargs = dict(resolved.site.kwargs)
+    for info in resolved.api:
+        for name, keyword in calls:
+            if info.name == name and kwargs.get(keyword, ("?",))[:3] == ("lit", "bool", True):
+                return _written(name)
+    return None
+
+
+def _differentiates_callable_twice(resolved: ResolvedCall, framework: Framework) -> str | None:
+    """The API a call differentiates its callable argument twice with, if it does: always
+    (`hessian`), or with the keyword given as a literal True (`jacobian(..., create_graph=
+    True)`)."""
+    kwargs = dict(resolved.site.kwargs)
+    for info in resolved.api:
+        for name, keyword in framework.higher_order_gradient_calls:
+            if info.name != name:
+                continue
+            if keyword is None:
+                return _written(name)
+            if kwargs.get(keyword, ("?",))[:3] == ("lit", "bool", True):
+                return f"{_written(name)}(..., {keyword}=True)"
+    return None
+
+
+def _written(name: str) -> str:
+    return name.replace("torch.Tensor.", "Tensor.")
+
+
+def _reached(
+    index: ProjectIndex, facts: TensorFacts, starts: list[FunctionKey]
+) -> list[FunctionKey]:
+    """The functions and the project functions they call, transitively, in visiting order."""
+    seen: dict[FunctionKey, None] = {}
+    work = list(starts)
+    while work and len(seen) < MAX_CALLEES:
+        key = work.pop(0)
+        if key in seen:
+            continue
+        seen[key] = None
+        for resolved in facts.calls.get(key, []):
+            work.extend(target for _, target in callees(index, resolved))
+    return list(seen)
+
+
+def _arguments(site_args: tuple[Sym, ...], kwargs: tuple[tuple[str, Sym], ...]) -> list[Sym]:
+    return [*site_args, *(value for _, value in kwargs)]
+
+
+def _producers(
+    index: ProjectIndex,
+    fn: FunctionSummary,
+    by_index: dict[int, ResolvedCall],
+    sym: Sym,
+    seen: set[Sym] | None = None,
+) -> set[FunctionKey]:
+    """The project functions whose results a value is computed from, in this function."""
+    seen = set() if seen is None else seen
+    if sym in seen or len(seen) > 200:
+        return set()
+    seen.add(sym)
+    kind = sym[0]
+    found: set[FunctionKey] = set()
+    parts: list[Sym] = []
+    if kind in ("local", "name") and sym[1] in fn.locals:
+        parts = list(fn.locals[sym[1]])
+    elif kind == "call" and sym[1] in by_index:
+        resolved = by_index[sym[1]]
+        found = {target for _, target in callees(index, resolved)}
+        site = resolved.site
+        parts = _arguments(site.args, site.kwargs)
+        if site.callee[0] == "attr":
+            parts.append(site.callee[1])
+    elif kind in ("attr", "item", "iter", "enter"):
+        parts = [sym[1]]
+    elif kind in ("op", "cond"):
+        parts = list(sym[1])
+    elif kind == "seq":
+        parts = list(sym[2])
+    for part in parts:
+        found |= _producers(index, fn, by_index, part, seen)
+    return found
+
+
+def differentiated_twice(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> list[Evidence]:
+    """The function's result is differentiated twice (`double_backward_targets`)."""
+    where = double_backward_targets(index, facts).get(key)
+    if where is None:
+        return []
+    by = where.by.qualname
+    return [
+        Evidence(
+            f"`{by}` differentiates its result twice with {where.how} (line {where.line}): "
+            "AOTAutograd's compiled backward is not differentiable (double backward raises, "
+            "a hessian comes back as zeros)",
+            index.function(key).span,
+        )
+    ]

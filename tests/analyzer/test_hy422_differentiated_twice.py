@@ -1,0 +1,146 @@
+"""HY422: a function whose result a caller differentiates twice (higher-order gradients).
+
+The check's examples (hybridize/check_examples/HY422) run through test_check_examples; these
+tests pin which callers make the hazard (and which do not), and measure the claim on the
+installed torch: AOTAutograd's compiled backward is not differentiable.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from facts_helpers import verdict
+
+PROGRAM = """
+import torch
+from torch.autograd.functional import hessian, hvp, jacobian
+
+
+def energy(x):
+    return (torch.sin(x) * x).sum()
+
+
+def potential(x):
+    return energy(x) * 0.5
+
+
+def loss(x):
+    return (torch.cos(x) * x).sum()
+
+
+def penalty(x):
+    x = x.detach().requires_grad_(True)
+    (g,) = torch.autograd.grad(potential(x), x, create_graph=True)
+    return g.norm()
+
+
+def curvature(x):
+    return hessian(energy, x)
+
+
+def jacobian_only(x):
+    return jacobian(loss, x)
+
+
+def first_order(x):
+    x = x.detach().requires_grad_(True)
+    out = loss(x)
+    out.backward(retain_graph=True)
+    out.backward()
+    return x.grad
+
+
+for _ in range(100):
+    data = torch.randn(4)
+    penalty(data)
+    curvature(data)
+    jacobian_only(data)
+    first_order(data)
+"""
+
+
+def _hy422(source: str, qualname: str) -> list[str]:
+    return [f.message for f in verdict(source, qualname).findings if f.code == "HY422"]
+
+
+def test_the_producer_of_a_create_graph_gradient_and_its_helpers_are_blocked() -> None:
+    for qualname in ("potential", "energy"):
+        v = verdict(PROGRAM, qualname)
+        assert not v.passes
+        assert "differentiated_twice" in v.failures
+    [message] = _hy422(PROGRAM, "potential")
+    assert "`penalty`" in message and "create_graph=True" in message
+
+
+def test_a_callable_given_to_hessian_is_differentiated_twice() -> None:
+    source = PROGRAM.replace("    penalty(data)\n", "")
+    [message] = _hy422(source, "energy")
+    assert "`curvature`" in message and "hessian" in message
+
+
+def test_a_jacobian_without_create_graph_and_a_first_order_backward_are_no_hazard() -> None:
+    assert _hy422(PROGRAM, "loss") == []
+
+
+def test_hvp_and_a_create_graph_jacobian_are_second_derivatives() -> None:
+    for call in ("hvp(loss, x, torch.ones_like(x))", "jacobian(loss, x, create_graph=True)"):
+        source = PROGRAM.replace("return jacobian(loss, x)", f"return {call}")
+        assert _hy422(source, "loss") != [], call
+
+
+def test_a_function_already_compiled_is_not_reported() -> None:
+    source = PROGRAM.replace("def energy(x):", "@torch.compile\ndef energy(x):")
+    assert _hy422(source, "energy") == []
+
+
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_a_compiled_backward_cannot_be_differentiated_again() -> None:
+    """Measured under torch 2.13 (`aot_eager`: AOTAutograd without Inductor): the second
+    derivative raises or, through `hessian`, is zeros; first-order gradients,
+    `retain_graph=True` and `torch.func.hessian` match eager."""
+    import warnings
+
+    import torch
+    import torch._dynamo
+    from torch.autograd import functional
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return (torch.sin(x) * x).sum()
+
+    x = torch.tensor([0.5, 1.0, 2.0])
+    v = torch.ones(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch._dynamo.reset()
+        compiled = torch.compile(f, backend="aot_eager")
+
+        def second_derivative(function: object) -> torch.Tensor:
+            y = x.clone().requires_grad_(True)
+            (g,) = torch.autograd.grad(function(y), y, create_graph=True)  # type: ignore[operator]
+            (h,) = torch.autograd.grad(g.sum(), y)
+            return h
+
+        second_derivative(f)
+        with pytest.raises(RuntimeError, match="does not currently support double backward"):
+            second_derivative(compiled)
+        for higher_order in (functional.hvp, functional.vhp, functional.jvp):
+            with pytest.raises(RuntimeError, match="double backward"):
+                higher_order(compiled, x, v)
+
+        eager_hessian = functional.hessian(f, x)
+        assert eager_hessian.abs().sum() > 0
+        assert torch.equal(functional.hessian(compiled, x), torch.zeros(3, 3))
+
+        def first_order(function: object) -> torch.Tensor:
+            y = x.clone().requires_grad_(True)
+            out = function(y)  # type: ignore[operator]
+            out.backward(retain_graph=True)
+            out.backward()
+            assert y.grad is not None
+            return y.grad
+
+        assert torch.allclose(first_order(f), first_order(compiled))
+        assert torch.allclose(torch.func.hessian(compiled)(x), eager_hessian)
