@@ -70,6 +70,7 @@ def test_the_decision_order_of_the_safety_facts_is_the_registrys() -> None:
     assert [check.code for check in safety_checks()] == [
         "HY301",
         "HY422",
+        "HY421",
         "HY302",
         "HY401",
         "HY402",

@@ -390,3 +390,26 @@ def covered_callers(
         return value
 
     return {k: is_covered(k, frozenset()) for k in keys}
+
+
+MAX_FUNCTIONS_RUN = 200
+"""How many project functions `functions_run_by` collects (a bound no real model's forward
+comes near)."""
+
+
+def functions_run_by(
+    index: ProjectIndex, facts: TensorFacts, starts: Iterable[FunctionKey]
+) -> list[FunctionKey]:
+    """The functions `starts` and the project functions they call, transitively, in
+    breadth-first order: what runs when they run (a traced module's forward and its helpers,
+    the function a value is differentiated through and its helpers)."""
+    seen: dict[FunctionKey, None] = {}
+    work = list(starts)
+    while work and len(seen) < MAX_FUNCTIONS_RUN:
+        key = work.pop(0)
+        if key in seen:
+            continue
+        seen[key] = None
+        for resolved in facts.calls.get(key, []):
+            work.extend(target for _, target in callees(index, resolved))
+    return list(seen)

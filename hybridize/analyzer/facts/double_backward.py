@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hybridize.analyzer.facts.callgraph import functions_run_by
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -32,10 +33,6 @@ from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-
-MAX_CALLEES = 200
-"""How many project functions one differentiated value may reach (a bound, not a limit any
-real model's forward comes near)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +60,7 @@ def double_backward_targets(
     )
     for key in sorted(found, key=str):
         for where, starts in found[key]:
-            for target in _reached(index, facts, starts):
+            for target in functions_run_by(index, facts, starts):
                 result.setdefault(target, where)
     facts.cache["double_backward"] = result
     return result
@@ -138,22 +135,6 @@ def _differentiates_callable_twice(resolved: ResolvedCall, framework: Framework)
 
 def _written(name: str) -> str:
     return name.replace("torch.Tensor.", "Tensor.")
-
-
-def _reached(
-    index: ProjectIndex, facts: TensorFacts, starts: list[FunctionKey]
-) -> list[FunctionKey]:
-    """The functions and the project functions they call, transitively, in visiting order."""
-    seen: dict[FunctionKey, None] = {}
-    work = list(starts)
-    while work and len(seen) < MAX_CALLEES:
-        key = work.pop(0)
-        if key in seen:
-            continue
-        seen[key] = None
-        for resolved in facts.calls.get(key, []):
-            work.extend(target for _, target in callees(index, resolved))
-    return list(seen)
 
 
 def _arguments(site_args: tuple[Sym, ...], kwargs: tuple[tuple[str, Sym], ...]) -> list[Sym]:

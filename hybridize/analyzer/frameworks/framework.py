@@ -202,6 +202,9 @@ class Framework:
     double_backward_calls: tuple[tuple[str, str], ...] = ()
     """(API, keyword): calls that, with the keyword True, differentiate their first argument
     twice, which the compiled backward of the function computing it does not support."""
+    compiled_code_tracers: frozenset[str] = frozenset()
+    """Calls that trace the callable they are given in a way that fails on compiled code
+    inside it (`torch.jit.trace`)."""
     higher_order_gradient_calls: tuple[tuple[str, str | None], ...] = ()
     """(API, keyword or None): calls that differentiate the callable they are given twice,
     always (None) or with the keyword True."""
@@ -549,6 +552,7 @@ TORCH = Framework(
     value_reading_builtins=torch_rules.VALUE_READING_BUILTINS,
     double_backward_calls=torch_rules.DOUBLE_BACKWARD_CALLS,
     higher_order_gradient_calls=torch_rules.HIGHER_ORDER_GRADIENT_CALLS,
+    compiled_code_tracers=torch_rules.COMPILED_CODE_TRACERS,
     untabled_library_calls=torch_rules.UNTABLED_LIBRARY_CALLS,
     tensor_data_assignment=torch_rules.TENSOR_DATA_ASSIGNMENT,
     shape_derived_numbers=torch_rules.SHAPE_DERIVED_NUMBERS,

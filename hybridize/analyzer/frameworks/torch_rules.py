@@ -212,6 +212,17 @@ HIGHER_ORDER_GRADIENT_CALLS: tuple[tuple[str, str | None], ...] = (
     ("torch.autograd.functional.vjp", "create_graph"),
 )
 
+#: Tracers that run a callable on tracer values and fail on compiled code inside it. Measured
+#: (torch 2.13): ``torch.jit.trace`` and ``torch.fx.symbolic_trace`` of a compiled function, of
+#: a function calling one, of a module whose ``forward`` calls one and of a module with a
+#: compiled ``forward`` raised "Detected that you are using FX to torch.jit.trace (symbolically
+#: trace) a dynamo-optimized function. This is not supported at the moment."
+#: ``torch.jit.script`` (it scripts the wrapped function's source) and ``torch.export`` (it
+#: traces through Dynamo) worked, and are not listed.
+COMPILED_CODE_TRACERS: frozenset[str] = frozenset(
+    {"torch.jit.trace", "torch.jit.trace_module", "torch.fx.symbolic_trace"}
+)
+
 #: Testing a tensor in an ``if`` or ``while`` reads its value: a graph break (measured:
 #: "generic_jump TensorVariable()"; inside a loop Dynamo runs the whole frame eagerly).
 TENSOR_CONDITION_BREAKS = "generic_jump TensorVariable(): the test reads the tensor's value"

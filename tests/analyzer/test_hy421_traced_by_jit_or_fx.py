@@ -1,0 +1,145 @@
+"""HY421: a function that runs inside a callable the project traces with torch.jit.trace or FX.
+
+The check's examples (hybridize/check_examples/HY421) run through test_check_examples; these
+tests pin what counts as traced (the callable, a module's forward, their helpers, across
+files) and what does not (torch.jit.script, torch.export, code no traced callable runs), and
+measure the claim on the installed torch.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from facts_helpers import analyse
+
+MODEL = """
+import torch
+from torch import nn
+
+
+def activation(x):
+    return torch.sin(x) * 2.0
+
+
+def head(x):
+    return activation(x) + 1.0
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return head(self.lin(x))
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+
+    def forward(self, x):
+        return self.block(x) * 0.5
+
+
+def untraced(x):
+    return torch.cos(x) * 3.0
+
+
+model = Net()
+for _ in range(100):
+    model(torch.randn(2, 3))
+    untraced(torch.randn(2, 3))
+"""
+
+EXPORT = """
+import torch
+from model import Net
+
+
+def export(path):
+    traced = torch.jit.trace(Net(), torch.randn(2, 3))
+    traced.save(path)
+"""
+
+
+def _hy421(files: dict[str, str]) -> dict[str, list[str]]:
+    verdicts = analyse(files)
+    return {
+        name.split("::")[1]: [f.message for f in v.findings if f.code == "HY421"]
+        for name, v in verdicts.items()
+        if name.startswith("model.py::")
+    }
+
+
+def test_everything_a_traced_module_runs_is_blocked_across_files() -> None:
+    found = _hy421({"model.py": MODEL, "export.py": EXPORT})
+    for qualname in ("Net.forward", "Block.forward", "head", "activation"):
+        assert found[qualname], qualname
+    assert "`export` traces it with `torch.jit.trace`" in found["activation"][0]
+    assert "export.py" in found["activation"][0]
+    assert found["untraced"] == []
+
+
+def test_the_verdict_fails_with_the_fact() -> None:
+    verdicts = analyse({"model.py": MODEL, "export.py": EXPORT})
+    v = verdicts["model.py::head"]
+    assert not v.passes
+    assert "runs_under_jit_or_fx_tracing" in v.failures
+
+
+def test_without_the_export_the_helpers_pass() -> None:
+    assert _hy421({"model.py": MODEL, "export.py": "import torch\n"})["head"] == []
+
+
+@pytest.mark.parametrize(
+    "call", ["torch.jit.script(Net())", "torch.export.export(Net(), (torch.randn(2, 3),))"]
+)
+def test_script_and_export_accept_compiled_code(call: str) -> None:
+    export = EXPORT.replace("torch.jit.trace(Net(), torch.randn(2, 3))", call)
+    assert _hy421({"model.py": MODEL, "export.py": export})["head"] == []
+
+
+def test_fx_symbolic_trace_of_a_function_counts() -> None:
+    export = "import torch.fx\nfrom model import head\n\ngraph = torch.fx.symbolic_trace(head)\n"
+    found = _hy421({"model.py": MODEL, "export.py": export})
+    assert found["head"] and found["activation"]
+    assert "module code traces it with `torch.fx.symbolic_trace`" in found["head"][0]
+    assert found["Block.forward"] == []
+
+
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_jit_trace_and_fx_refuse_compiled_code_script_and_export_do_not() -> None:
+    """Measured under torch 2.13 (`aot_eager`): tracing compiled code raises; scripting and
+    exporting it work."""
+    import warnings
+
+    import torch
+    import torch._dynamo
+    import torch.fx
+    from torch import nn
+
+    compiled = torch.compile(lambda x: torch.sin(x) * 2.0, backend="aot_eager")
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = nn.Linear(3, 3)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return compiled(self.lin(x))
+
+    x = torch.randn(2, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch._dynamo.reset()
+        with pytest.raises(RuntimeError, match=r"jit\.trace a dynamo-optimized function"):
+            torch.jit.trace(Net(), x)
+        with pytest.raises(RuntimeError, match="symbolically trace a dynamo-optimized function"):
+            torch.fx.symbolic_trace(Net())
+        exported = torch.export.export(Net(), (x,))
+        assert exported.module()(x).shape == (2, 3)
