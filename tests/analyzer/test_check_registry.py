@@ -82,6 +82,7 @@ def test_the_decision_order_of_the_safety_facts_is_the_registrys() -> None:
         "HY409",
         "HY412",
         "HY410",
+        "HY420",
         "HY411",
         "HY413",
     ]

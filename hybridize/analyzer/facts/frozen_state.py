@@ -111,6 +111,31 @@ def changing_state_read(
     return None
 
 
+def reassigned_reads(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, reader: FunctionKey
+) -> list[tuple[Sym, str]]:
+    """The reads of state in `reader` (the function `key` or a project function traced with
+    it) that the project reassigns between calls of `key`, each with the words that name the
+    read and its writer ("`self.scale`, which `Trainer.step` reassigns (m.py, line 9)")."""
+    writes = _writes(index, facts)
+    found: list[tuple[Sym, str]] = []
+    for what, (state, sym) in _reads(index, facts, reader, index.function(reader)):
+        for write in writes.get(state, ()):
+            if write.writer in (key, reader) or not _after_initialisation(index, facts, key, write):
+                continue
+            writer = index.function(write.writer)
+            who = "module code" if writer.qualname == MODULE_CODE else f"`{writer.qualname}`"
+            found.append(
+                (
+                    sym,
+                    f"{what}, which {who} reassigns ({write.writer.file}, line "
+                    f"{write.span.start_line})",
+                )
+            )
+            break
+    return found
+
+
 def guarded_by_value(kinds: frozenset[str]) -> bool:
     """Every value the state may hold is a Python int (`GUARDED_KINDS`)."""
     return bool(kinds) and kinds <= GUARDED_KINDS

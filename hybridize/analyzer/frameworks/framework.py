@@ -222,6 +222,9 @@ class Framework:
     """Why a number computed from the shape of a tensor a function receives varies between
     calls when passed to a compiled function (None where each new shape is a new trace in
     which it is a constant); `{tensor}` names the tensor."""
+    distribution_float_recompiles: str | None = None
+    """Why a distribution object built from a Python float that differs between calls
+    recompiles at every value (None where the compiler has no such distributions)."""
     state_recompiles: str | None = None
     """Why reading a Python number the program reassigns between calls wastes the
     compilation, where the compiler guards on such values (None where it freezes them
@@ -559,6 +562,7 @@ TORCH = Framework(
     varying_shapes=torch_rules.VARYING_SHAPES_ADVICE,
     retrace_verb="recompile",
     state_recompiles=torch_rules.STATE_RECOMPILES,
+    distribution_float_recompiles=torch_rules.DISTRIBUTION_FLOAT_RECOMPILES,
     retrace_noun="recompilation",
     process_wide_effects=tuple(sorted(torch_rules.PROCESS_WIDE_EFFECTS.items())),
     global_seed_setters=torch_rules.GLOBAL_SEED_SETTERS,

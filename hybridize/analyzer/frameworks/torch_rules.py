@@ -179,6 +179,20 @@ SHAPE_DERIVED_NUMBERS = (
     "which torch.compile makes a symbolic int once it does"
 )
 
+#: Why a ``torch.distributions`` object built from a Python float that differs between calls
+#: makes the compiled function recompile at every value (HY420): the constructor's
+#: ``broadcast_all`` checks ``isinstance(value, Number)``, which specialises the float Dynamo
+#: had made symbolic. Measured (torch 2.13, ``aot_eager`` and ``inductor``): ``Normal(0.0,
+#: s).log_prob(x)`` with six values of ``s`` (an argument, a module's float attribute, a
+#: global, ``s * 2.0 + 1.0``) compiled seven frames, guarded on ``s == value``, also with
+#: ``dynamic=True``; a twelfth value hit ``recompile_limit`` (8) and ran eagerly. A plain ``x /
+#: s`` compiled two frames; an int ``s``, ``torch.eye(4) * s`` or a tensor ``s``, one or two.
+DISTRIBUTION_FLOAT_RECOMPILES = (
+    "torch.compile guards on the float's exact value there and recompiles at every new one, "
+    "even with dynamic=True, until recompile_limit (8) leaves the function eager (measured: "
+    "6 values, 7 frames)"
+)
+
 #: Python conversions of a tensor that read its value: ``float(t)``, ``int(t)``, ``bool(t)``
 #: call ``Tensor.item`` (measured: ``float(x.sum())`` breaks with the ``item()`` reason), and
 #: so does branching on a tensor (``if t > 0``: "generic_jump TensorVariable()", measured).
