@@ -139,3 +139,42 @@ def test_inductor_draws_other_numbers_than_eager_after_the_same_seed() -> None:
             fallback, fallback_next = draws(torch.compile(noisy, backend="inductor"))
         assert torch.equal(eager, fallback)
         assert torch.equal(eager_next, fallback_next)
+
+
+DROPOUT_MODULE = """
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.drop = nn.Dropout(0.5)
+
+    def forward(self, x):
+        return self.drop(self.lin(x))
+
+
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return torch.relu(self.lin(x))
+
+
+net, plain = Net(), Plain()
+for _ in range(100):
+    net(torch.randn(2, 3))
+    plain(torch.randn(2, 3))
+"""
+
+
+def test_a_dropout_module_called_in_forward_draws_from_the_seeded_generator() -> None:
+    [message] = _hy411(DROPOUT_MODULE, "Net.forward")
+    assert "`torch.nn.Dropout`" in message
+    assert _hy411(DROPOUT_MODULE, "Plain.forward") == []

@@ -188,5 +188,6 @@ def _seeding_test_case(index: ProjectIndex, class_key: ClassKey) -> bool:
 
 
 def _display(name: str) -> str:
-    """`tensorflow.random.uniform` as written in code: `tf.random.uniform`."""
-    return written_name(name)
+    """`tensorflow.random.uniform` as written in code: `tf.random.uniform`; a module's call
+    (`torch.nn.Dropout.__call__`) by its class."""
+    return written_name(name.removesuffix(".__call__"))

@@ -114,6 +114,7 @@ RETURNS: frozenset[str] = frozenset(
         "dict",
         "set",
         "rnn_module",
+        "dropout_module",
     }
 )
 

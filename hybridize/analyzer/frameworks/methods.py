@@ -62,6 +62,7 @@ ROLE_PARENTS: dict[str, str] = {
     "variable": "tensor",
     "dataset_iterator": "iterator",
     "rnn_module": "layer",
+    "dropout_module": "layer",
 }
 
 #: Other spellings of roles.

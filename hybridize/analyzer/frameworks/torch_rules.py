@@ -481,6 +481,16 @@ GLOBAL_SEED_SETTERS: frozenset[str] = frozenset(
     }
 )
 
+#: Modules whose call draws a dropout mask from the default generator (in training mode).
+DROPOUT_MODULES: tuple[str, ...] = (
+    "torch.nn.Dropout",
+    "torch.nn.Dropout1d",
+    "torch.nn.Dropout2d",
+    "torch.nn.Dropout3d",
+    "torch.nn.AlphaDropout",
+    "torch.nn.FeatureAlphaDropout",
+)
+
 #: What constructing a class yields and does, beyond its role (``torch_api.json``).
 CLASS_OVERRIDES: dict[str, Behaviour] = {
     "torch.no_grad": GRAD_MODE,
@@ -499,9 +509,13 @@ CLASS_OVERRIDES: dict[str, Behaviour] = {
     # x = block(x)` calls each block's `forward`.
     "torch.nn.ModuleList": Behaviour("layer", holds_modules="list"),
     "torch.nn.ModuleDict": Behaviour("layer", holds_modules="dict"),
-    "torch.nn.Dropout": Behaviour(
-        "layer", note="random in training mode: see RANDOM_TENSOR's note on Inductor's RNG"
-    ),
+    # Dropout modules draw from the default generator when called in training mode
+    # (``GLOBAL_SEED_RANDOM_OPS``; measured: a ``nn.Dropout(0.5)`` call compiled with Inductor
+    # drew other masks than eager after the same ``torch.manual_seed``).
+    **{
+        name: Behaviour("dropout_module", tensor_op=True, note="random in training mode")
+        for name in DROPOUT_MODULES
+    },
 }
 
 #: Methods by receiver role (a ``role_members`` role of ``torch_api.json``) whose behaviour the
@@ -594,6 +608,10 @@ METHOD_OVERRIDES: dict[str, dict[str, Behaviour]] = {
             "Dynamo skips the frame (measured: 0 graphs)",
         ),
     },
+    # Calling a dropout module draws its mask from the default generator (HY411).
+    "dropout_module": {
+        "__call__": RANDOM_TENSOR.with_(global_random=True, returns="tensor"),
+    },
     # Calling an RNN module: the calling frame is not compiled (FRAME_SKIPPING_MODULES).
     "rnn_module": {
         "__call__": Behaviour(
@@ -651,6 +669,7 @@ ROLE_TYPE_NAMES: dict[str, str] = {
     "layer": "torch.nn.Module",
     "loss": "torch.nn.Module",
     "rnn_module": "torch.nn.RNNBase",
+    "dropout_module": "torch.nn.Dropout",
     "optimizer": "torch.optim.Optimizer",
     "dataset": "torch.utils.data.DataLoader",
     "random_generator": "torch.Generator",
