@@ -285,10 +285,17 @@ def test_the_first_torch_compile_turns_distribution_validation_off() -> None:
         before = Distribution._validate_args
         compiled = torch.compile(lambda x: x + 1)
         print(before, Distribution._validate_args)
+        # What changes: invalid parameters compute instead of raising (silently: NaN), and
+        # only an explicit validate_args=True still rejects them.
+        print(torch.distributions.Normal(0.0, -1.0).log_prob(torch.tensor(0.0)).isnan().item())
+        try:
+            torch.distributions.Normal(0.0, -1.0, validate_args=True)
+        except ValueError:
+            print("ValueError")
         """
     )
     assert "torch.distributions" in torch_rules.PROCESS_WIDE_EFFECTS
-    assert out.split() == ["True", "False"], out
+    assert out.split() == ["True", "False", "True", "ValueError"], out
 
 
 def test_assigning_data_of_another_shape_fails_under_inductor() -> None:

@@ -158,6 +158,10 @@ TENSOR_DATA_ASSIGNMENT = (
 #: set_default_validate_args(False)``. Measured (torch 2.13): the default is True before a
 #: ``@torch.compile`` decorator runs and False right after it, before any call; in gpytorch
 #: 1.15.2, a prior's ``log_prob`` then no longer raised the ValueError its tests expect.
+#: Afterwards ``Normal(0.0, -1.0).log_prob(t)`` is NaN where eager raised, silently; an explicit
+#: ``validate_args=True`` still raises (measured). Only a program that passes invalid
+#: parameters and relies on the error sees a difference, and the cause is whichever decorator
+#: is imported first, not the function it compiles: an assumption, not a verdict.
 #: Package -> the assumption a rewrite in a project that imports it states.
 PROCESS_WIDE_EFFECTS: dict[str, str] = {
     "torch.distributions": (
