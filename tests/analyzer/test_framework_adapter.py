@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hybridize.analyzer.checks import TENSORFLOW_ONLY, registry
+from hybridize.analyzer.checks import TENSORFLOW_ONLY, TORCH_ONLY, registry
 from hybridize.analyzer.facts.evaluator import PYTHON, Evaluator, TensorFacts
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import SafetyScan, eager_only_calls
@@ -405,11 +405,10 @@ QUALIFIED = re.compile(r"\((?:TensorFlow|PyTorch): [^)]*\)")
 MESSAGE_MODULES = sorted({*CORE_MODULES, *(CORE / "output").rglob("*.py")})
 """Every module whose strings may reach a finding, an assumption, a reason or a report."""
 
-TENSORFLOW_ONLY_MESSAGES: dict[tuple[str, str], str] = {
+ONE_FRAMEWORK_MESSAGES: dict[tuple[str, str], str] = {
     ("analyzer/facts/returns.py", ""): "HY407: what tf.function cannot return",
     ("analyzer/facts/hashability.py", ""): "HY409: tf.function's trace keys",
     ("analyzer/facts/loop_shapes.py", ""): "HY410: AutoGraph's tf.while_loop",
-    ("analyzer/facts/seeded_random.py", ""): "HY411: TensorFlow's global seed",
     ("analyzer/facts/rank_losing_slices.py", ""): "HY412: Keras layers' static shapes",
     ("analyzer/facts/safety.py", "numpy_calls_on_parameters"): "HY302: tf.function's NumPy",
     ("analyzer/facts/safety.py", "invalid_name_arguments"): "HY401: TensorFlow's name=",
@@ -417,9 +416,10 @@ TENSORFLOW_ONLY_MESSAGES: dict[tuple[str, str], str] = {
     ("analyzer/facts/candidacy.py", "AGNOSTIC_CALLERS_ONLY"): "HY006: Keras 3 on TensorFlow",
     ("analyzer/facts/candidacy.py", "Candidacy._backend_agnostic"): "HY006: Keras 3 backends",
     ("analyzer/facts/candidacy.py", "LEGACY_GRAPH_CODE"): "HY007: TensorFlow 1 graphs",
+    ("analyzer/facts/tracing_callers.py", ""): "HY421: torch.jit.trace of compiled code",
 }
-"""Messages of facts that only TensorFlow's functions have, by module and definition ("" for
-the whole module): each names the check, which the test holds to `TENSORFLOW_ONLY`."""
+"""Messages of facts that only one framework's functions have, by module and definition (""
+for the whole module): each names the check, which the test holds to that one framework."""
 
 
 def _messages(path: Path) -> Iterator[tuple[str, int, str]]:
@@ -464,11 +464,11 @@ def _one_frameworks_words(text: str) -> bool:
     return bool(TENSORFLOW_WORDS.search(text)) != bool(TORCH_WORDS.search(text))
 
 
-def _tensorflow_only_check_modules() -> set[Path]:
+def _one_framework_check_modules() -> set[Path]:
     return {
         Path(inspect.getfile(check)).resolve()
         for check in registry().values()
-        if check.frameworks == TENSORFLOW_ONLY
+        if len(check.frameworks) == 1
     }
 
 
@@ -499,9 +499,10 @@ def test_core_messages_take_framework_words_from_the_framework():
     """A finding, an assumption or a reason about a function says its own framework's words
     (`Framework.idiom`, `title`, `compiled_function`, ...): a phrase in core code naming one
     framework is a message that says TensorFlow's words to a PyTorch function (or the other
-    way round). Allowed: the checks that apply to TensorFlow alone (their whole module), and
-    the messages of the facts only TensorFlow's functions have (`TENSORFLOW_ONLY_MESSAGES`)."""
-    exempt = _tensorflow_only_check_modules()
+    way round). Allowed: the checks that apply to one framework alone (their whole module),
+    and the messages of the facts only one framework's functions have
+    (`ONE_FRAMEWORK_MESSAGES`)."""
+    exempt = _one_framework_check_modules()
     found = []
     for path in MESSAGE_MODULES:
         if path.resolve() in exempt:
@@ -510,18 +511,18 @@ def test_core_messages_take_framework_words_from_the_framework():
         for scope, line, text in _messages(path):
             parts = scope.split(".") if scope else []
             enclosing = {".".join(parts[:n]) for n in range(len(parts) + 1)}
-            allowed = any((relative, s) in TENSORFLOW_ONLY_MESSAGES for s in enclosing)
+            allowed = any((relative, s) in ONE_FRAMEWORK_MESSAGES for s in enclosing)
             if not allowed and _one_frameworks_words(text):
                 found.append(f"{relative}:{line} ({scope}): {text}")
     assert found == []
 
 
-@pytest.mark.parametrize("entry", sorted(TENSORFLOW_ONLY_MESSAGES))
-def test_each_allowed_message_belongs_to_a_tensorflow_only_check(entry):
-    """The allow-list's reasons are checked: each names a check that applies to TensorFlow
+@pytest.mark.parametrize("entry", sorted(ONE_FRAMEWORK_MESSAGES))
+def test_each_allowed_message_belongs_to_a_one_framework_check(entry):
+    """The allow-list's reasons are checked: each names a check that applies to one framework
     alone, and each names a definition the module has."""
-    code = TENSORFLOW_ONLY_MESSAGES[entry].split(":")[0]
-    assert registry()[code].frameworks == TENSORFLOW_ONLY
+    code = ONE_FRAMEWORK_MESSAGES[entry].split(":")[0]
+    assert registry()[code].frameworks in (TENSORFLOW_ONLY, TORCH_ONLY)
     relative, scope = entry
     scopes = {s for s, _, _ in _messages(CORE / relative)}
     assert scope == "" or any(s == scope or s.startswith(scope + ".") for s in scopes)

@@ -58,7 +58,7 @@ class GlobalSeeding:
 
 
 def global_seeding(index: ProjectIndex, facts: TensorFacts) -> GlobalSeeding | None:
-    """Where the project makes TensorFlow's global random stream reproducible, if it does:
+    """Where the project makes a framework's global random stream reproducible, if it does:
     a call of a global seed setter in any module (test files included), else a subclass of
     a test case that seeds in its `setUp`."""
     setters = per_function(facts, "global_seed_setters", _seed_setter)
@@ -70,8 +70,8 @@ def global_seeding(index: ProjectIndex, facts: TensorFacts) -> GlobalSeeding | N
                 return GlobalSeeding(f"`{_display(found[0])}`", relpath, found[1])
     cases = per_module(facts, index, "seeding_test_cases", lambda r, m: _seeding_cases(index, r, m))
     for relpath in sorted(cases):
-        class_qualname, line = cases[relpath][0]
-        how = f"the tf.test.TestCase `{class_qualname}` (its setUp seeds every test)"
+        class_qualname, line, base = cases[relpath][0]
+        how = f"the {_display(base)} `{class_qualname}` (its setUp seeds every test)"
         return GlobalSeeding(how, relpath, line)
     return None
 
@@ -87,13 +87,15 @@ def _seed_setter(_key: FunctionKey, calls: list[ResolvedCall]) -> tuple[str, int
 
 def _seeding_cases(
     index: ProjectIndex, relpath: str, module: ModuleSummary
-) -> list[tuple[str, int]]:
-    """The classes of a module that are seeding test cases, with their lines."""
+) -> list[tuple[str, int, str]]:
+    """The classes of a module that are seeding test cases, with their lines and the test
+    case they derive from."""
     found = []
     for class_qualname in module.classes:
         class_key = FunctionKey(relpath, class_qualname)
-        if _seeding_test_case(index, class_key):
-            found.append((class_qualname, index.klass(class_key).line))
+        base = _seeding_test_case(index, class_key)
+        if base is not None:
+            found.append((class_qualname, index.klass(class_key).line, base))
     return found
 
 
@@ -178,13 +180,14 @@ def _may_be_none(index: ProjectIndex, facts: TensorFacts, reader: FunctionKey, v
     return ("lit", "none", None) in get_evaluator(index, facts, reader).eval(value)
 
 
-def _seeding_test_case(index: ProjectIndex, class_key: ClassKey) -> bool:
-    """The class derives (through project classes) from a test case that seeds in setUp."""
+def _seeding_test_case(index: ProjectIndex, class_key: ClassKey) -> str | None:
+    """The test case that seeds in setUp the class derives from (through project classes),
+    by its canonical name; None when it derives from none."""
     for project_class in index.mro(class_key):
         for ref in index.base_refs(project_class):
-            if ref[0] == "ext" and canonical_external(ref[1]) in SEEDING_TEST_CASES:
-                return True
-    return False
+            if ref[0] == "ext" and (base := canonical_external(ref[1])) in SEEDING_TEST_CASES:
+                return base
+    return None
 
 
 def _display(name: str) -> str:
