@@ -76,6 +76,7 @@ def test_the_decision_order_of_the_safety_facts_is_the_registrys() -> None:
         "HY402",
         "HY403",
         "HY405",
+        "HY414",
         "HY406",
         "HY407",
         "HY408",

@@ -295,3 +295,19 @@ CLOCK = Behaviour("python", effect="clock")
 TRACE_TIME = Behaviour("none", effect="trace_time")
 EAGER_ONLY = Behaviour("python", effect="eager_only")
 MUTATOR = Behaviour("none", mutates_receiver=True)
+
+
+@dataclass(frozen=True, slots=True)
+class DtypeAssertingConversion:
+    """An argument an API converts to a tensor of a requested dtype without casting: eagerly
+    it converts a NumPy array of another dtype, but a tensor of another dtype raises
+    (`facts/numpy_boundary.py`)."""
+
+    position: int
+    """Where the converted value is passed by position."""
+    keyword: str
+    """Its keyword."""
+    dtype_position: int
+    """Where the requested dtype is passed by position."""
+    dtype_keyword: str
+    """Its keyword."""

@@ -40,7 +40,7 @@ from . import (
     torch_shapes,
 )
 from ._tables import ApiTable, literal_order_table, tensorflow_table, torch_table
-from .api_info import ApiInfo
+from .api_info import ApiInfo, DtypeAssertingConversion
 from .members import OwnMembers
 from .output_shapes import OUTPUT_SHAPES, OutputShape
 from .shapes import Shape
@@ -269,6 +269,11 @@ class Framework:
     spec_classes: Mapping[str, str] = field(default_factory=dict, compare=False)
     """Classes of an input signature's specs, by the report's spec kind (`TensorSpec`)."""
     kernel_gaps: tuple[KernelGap, ...] = ()
+    dtype_asserting_conversions: Mapping[str, DtypeAssertingConversion] = field(
+        default_factory=dict, compare=False
+    )
+    """APIs that convert an argument to a requested dtype and raise on a tensor of another
+    one, by canonical name (`DtypeAssertingConversion`)."""
     """Computations its compiled graph cannot run (`KernelGap`)."""
     global_seed_setters: frozenset[str] = frozenset()
     """Calls that set its global random seed (`tf.random.set_seed`)."""
@@ -504,6 +509,7 @@ TENSORFLOW = Framework(
             reason=tensorflow_rules.MISH_FUSION,
         ),
     ),
+    dtype_asserting_conversions=tensorflow_rules.DTYPE_ASSERTING_CONVERSIONS,
     global_seed_setters=tensorflow_rules.GLOBAL_SEED_SETTERS,
     op_seed_argument=tensorflow_rules.OP_SEED_ARGUMENT,
     seeding_test_cases=tensorflow_rules.SEEDING_TEST_CASES,

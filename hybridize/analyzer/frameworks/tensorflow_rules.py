@@ -33,6 +33,7 @@ from .api_info import (
     TRACE_TIME,
     UNKNOWN,
     Behaviour,
+    DtypeAssertingConversion,
 )
 
 DATASET = Behaviour("dataset")
@@ -671,6 +672,18 @@ FUNCTION_OVERRIDES.update(
         for name in GLOBAL_SEED_RANDOM_OPS
     }
 )
+
+#: APIs that convert an argument to the dtype they are asked for and raise on a tensor of
+#: another dtype, with where each takes the value and the dtype.
+#: Measured under TF 2.21: `tf.convert_to_tensor(np.ones(3), dtype=tf.float32)` converts the
+#: float64 array eagerly, but traced the argument is a float64 tensor and it raises
+#: "ValueError: Tensor conversion requested dtype float32 for Tensor with dtype float64";
+#: `tf.Variable(x, dtype=tf.float32)` likewise. (`tf.cast`, `tf.ones_like(x, dtype=...)` and
+#: `keras.ops.convert_to_tensor` cast; `tf.constant` of a symbolic tensor is HY301's.)
+DTYPE_ASSERTING_CONVERSIONS: dict[str, DtypeAssertingConversion] = {
+    "tensorflow.convert_to_tensor": DtypeAssertingConversion(0, "value", 1, "dtype"),
+    "tensorflow.Variable": DtypeAssertingConversion(0, "initial_value", 6, "dtype"),
+}
 
 #: Calls that set the global seed: with one anywhere in the project, the draws of the ops
 #: above are reproducible, which is what compiling changes (``keras.utils.set_random_seed``

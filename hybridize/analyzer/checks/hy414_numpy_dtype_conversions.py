@@ -1,0 +1,74 @@
+"""HY414 converts_numpy_arguments_to_other_dtypes: a NumPy argument converted to another dtype."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hybridize.analyzer.checks import TENSORFLOW_ONLY, Check
+from hybridize.analyzer.facts.numpy_boundary import numpy_dtype_conversions
+from hybridize.model import Finding
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.checks.context import CheckContext
+
+
+class ConvertsNumpyArgumentsToOtherDtypes(Check):
+    """Converts a NumPy argument to another dtype with an API that refuses tensors of it.
+
+    What it detects
+    ---------------
+    A parameter that some caller fills with a NumPy array (float64 by default, or of a dtype
+    not known) and that the function passes, as it is, to an API converting it to another
+    dtype without a cast: `tf.convert_to_tensor(x, dtype=tf.float32)`, `tf.Variable(x,
+    dtype=...)`.
+
+    Why it matters in graph mode
+    ----------------------------
+    Eagerly the API receives the array and converts it to the dtype it is asked for. A traced
+    function converts its NumPy arguments to tensors of their own dtype before the body runs,
+    so the API receives a float64 tensor, and it converts tensors only to their own dtype:
+    `ValueError: Tensor conversion requested dtype float32 for Tensor with dtype float64`
+    while tracing (measured under TF 2.21; tests/analyzer/test_hy414_numpy_dtype_conversions.py
+    measures it again). Python numbers and lists of them are no hazard: tf.function passes
+    Python values as they are, and the conversion is the eager one.
+
+    Example
+    -------
+        def predict(x):
+            x = tf.convert_to_tensor(x, dtype=tf.float32)
+            return tf.matmul(x, w)
+
+        predict(np.random.rand(4, 3))                 # a float64 array
+
+    Instead
+    -------
+    Cast rather than assert the dtype (`tf.cast(x, tf.float32)` works on the array and on a
+    tensor of any dtype), or convert the data where it enters the program
+    (`x.astype(np.float32)`).
+
+    Not for torch.compile
+    ---------------------
+    Dynamo passes NumPy arrays through as they are; PyTorch's conversions (`torch.as_tensor(x,
+    dtype=...)`) cast.
+    """
+
+    code = "HY414"
+    frameworks = TENSORFLOW_ONLY
+    name = "converts_numpy_arguments_to_other_dtypes"
+    severity = "error"
+    summary = (
+        "converts a NumPy argument to another dtype with an API that refuses a tensor of its "
+        "own dtype: traced, the argument is already a tensor and the conversion raises."
+    )
+    unblock = "cast with tf.cast, or convert the NumPy data to the dtype where it enters"
+    fact = "converts_numpy_arguments_to_other_dtypes"
+    decision_order = 65
+    EXAMPLE_FUNCTION = "f"
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """Only for a function that is not compiled yet: a compiled one receives tensors
+        already, and its callers see what they see now."""
+        if not context.changes_on_compiling:
+            return []
+        return cls.findings(numpy_dtype_conversions(context.scan, context.framework))

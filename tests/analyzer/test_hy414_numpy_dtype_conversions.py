@@ -1,0 +1,115 @@
+"""HY414: a NumPy argument converted to another dtype by an API that refuses tensors of it.
+
+The check's examples (hybridize/check_examples/HY414) run through test_check_examples; these
+tests measure the claim behind it on the installed TensorFlow, and pin what the verdict does
+with the finding and where it stays silent.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import textwrap
+
+import pytest
+from facts_helpers import verdict
+
+from hybridize.analyzer.checks import check_of
+
+PROGRAM = """
+import numpy as np
+import tensorflow as tf
+
+w = tf.Variable(tf.ones([3, 2]))
+
+
+def predict(x):
+    x = tf.convert_to_tensor(x, dtype=tf.float32)
+    return tf.matmul(x, w)
+
+
+def predict_cast(x):
+    return tf.matmul(tf.cast(x, tf.float32), w)
+
+
+def predict_hint(x):
+    return tf.matmul(tf.convert_to_tensor(x, dtype_hint=tf.float32), w)
+
+
+def predict_float64(x):
+    return tf.reduce_sum(tf.convert_to_tensor(x, dtype=tf.float64))
+
+
+def predict_tensor(x):
+    return tf.matmul(tf.convert_to_tensor(x, dtype=tf.float32), w)
+
+
+for _ in range(100):
+    batch = np.random.rand(4, 3)
+    predict(batch)
+    predict_cast(batch)
+    predict_hint(batch)
+    predict_float64(batch)
+    predict_tensor(tf.constant(batch))
+"""
+
+
+def test_a_float64_array_converted_to_float32_blocks_the_function_with_hy414() -> None:
+    v = verdict(textwrap.dedent(PROGRAM), "predict")
+    assert not v.passes
+    assert "converts_numpy_arguments_to_other_dtypes" in v.failures
+    [finding] = [f for f in v.findings if f.code == "HY414"]
+    assert finding.severity == check_of("HY414").severity == "error"
+    assert finding.span.start_line == 9  # the conversion
+    assert "float64" in finding.message
+
+
+@pytest.mark.parametrize(
+    "safe",
+    [
+        "predict_cast",  # tf.cast converts a tensor of any dtype
+        "predict_hint",  # dtype_hint is a preference, not an assertion
+        "predict_float64",  # the array's own dtype is the one requested
+        "predict_tensor",  # a tensor argument is converted alike eagerly and traced
+    ],
+)
+def test_near_misses_that_convert_alike_eagerly_and_traced_are_not_concerned(safe: str) -> None:
+    v = verdict(textwrap.dedent(PROGRAM), safe)
+    assert not any(f.code == "HY414" for f in v.findings)
+    assert v.passes, v.failures
+
+
+def test_an_already_compiled_function_is_not_concerned() -> None:
+    source = textwrap.dedent(PROGRAM).replace("def predict(x):", "@tf.function\ndef predict(x):")
+    v = verdict(source, "predict")
+    assert not any(f.code == "HY414" for f in v.findings)
+
+
+@pytest.mark.tensorflow
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_a_traced_function_refuses_the_conversion_it_does_eagerly() -> None:
+    """Measured under TF 2.21: eagerly the float64 array is converted to float32; traced, it
+    arrives as a float64 tensor and the conversion raises. A cast, a float32 array and a
+    Python list convert alike in both modes."""
+    import numpy as np
+    import tensorflow as tf
+
+    def convert(x: object) -> tf.Tensor:
+        return tf.convert_to_tensor(x, dtype=tf.float32)
+
+    def variable(x: object) -> tf.Tensor:
+        return tf.Variable(x, dtype=tf.float32).read_value()
+
+    def cast(x: object) -> tf.Tensor:
+        return tf.cast(x, tf.float32)
+
+    array = np.ones(3)
+    assert convert(array).dtype == tf.float32
+    assert variable(array).dtype == tf.float32
+    with pytest.raises(ValueError, match="requested dtype float32 for Tensor with dtype float64"):
+        tf.function(convert)(array)
+    with pytest.raises(ValueError, match="requested dtype float32 for Tensor with dtype float64"):
+        tf.function(variable)(array)
+    assert tf.function(cast)(array).dtype == tf.float32
+    assert tf.function(convert)(array.astype(np.float32)).dtype == tf.float32
+    assert tf.function(convert)([1.0, 2.0]).dtype == tf.float32
