@@ -20,7 +20,9 @@ import networkx as nx
 
 from hybridize.analyzer import budget
 from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
+from hybridize.analyzer.checks import applies
 from hybridize.analyzer.checks.context import CheckContext, ProjectFacts
+from hybridize.analyzer.checks.hy407_python_value_returns import HasPythonValueReturns
 from hybridize.analyzer.checks.hy902_internal_error import InternalError
 from hybridize.analyzer.checks.run import run_checks
 from hybridize.analyzer.cycle_collector import no_cyclic_gc
@@ -60,6 +62,7 @@ from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.process_wide import process_wide_assumptions
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.retracing import LiteralVariation
+from hybridize.analyzer.facts.returns import returns_changed_by_removal
 from hybridize.analyzer.facts.safety import symbolically_built_classes
 from hybridize.analyzer.facts.seeded_random import GlobalSeeding, global_seeding
 from hybridize.analyzer.facts.solver import FactJournal, project_keys
@@ -585,6 +588,7 @@ def keep_reason(
     opaque: bool,
     stateful: bool,
     framework: Framework,
+    changed_returns: str | None = None,
 ) -> str | None:
     """Why an existing `tf.function` stays even where P2/P3/P6 would remove it, or None.
 
@@ -593,7 +597,8 @@ def keep_reason(
     without tensor parameters that still runs TensorFlow operations computes on what it
     captures or is given (variables, models, layers: calling one is TensorFlow computation)
     and the graph speeds that up; a call of an unknown callable on tensors (a loaded model) may be
-    all the computation there is.
+    all the computation there is; `changed_returns` says why removing it would change what a
+    caller gets back (`returns.returns_changed_by_removal`).
     """
     if decorator_args.get("input_signature"):
         return "its input_signature fixes the traced dtypes and shapes on purpose"
@@ -610,7 +615,18 @@ def keep_reason(
             "it applies a callable of unknown kind to tensors, which may run "
             f"{framework.title} operations"
         )
-    return None
+    return changed_returns
+
+
+def _removal_changes_returns(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, framework: Framework
+) -> str | None:
+    """Why removing the compiler decorator changes what callers get back, where the
+    framework's compiled functions return Python values as tensors (where HY407, the same
+    fact seen from the other side, applies)."""
+    if not applies(HasPythonValueReturns.code, framework.name):
+        return None
+    return returns_changed_by_removal(index, facts, key)
 
 
 def enclosing_test(index: ProjectIndex, key: FunctionKey) -> str | None:
@@ -773,6 +789,7 @@ def _verdict(phase: VerdictPhase, function: FunctionInputs) -> FunctionVerdict:
             function.opaque,
             function.stateful,
             function.framework,
+            _removal_changes_returns(index, facts, key, function.framework),
         )
         if compiled
         else None,

@@ -17,7 +17,11 @@ class HasNoPrimitiveParameters(Check):
     the examples below, an INVALID program is one where this note is reported. It is also
     the note of a decorator that P2, P3 or P6 would remove but that must stay, with the
     reason in its message: an `input_signature`, a test of graph mode, computation on
-    captured variables, models or layers, or a call of an unknown callable on tensors.
+    captured variables, models or layers, a call of an unknown callable on tensors, or a
+    Python value returned to a caller that reads it: the decorator returns it as a tensor
+    (`tf.function(lambda n: n // 2)(5)` is a tensor, the function itself gives the int 2, and
+    a caller's `.numpy()` then raises; measured under TF 2.21, where
+    `experimental_follow_type_hints` converts no Python argument either).
 
     Why it matters in graph mode
     ----------------------------

@@ -28,6 +28,12 @@ class HasPythonValueReturns(Check):
       method a tensor lacks (`.upper()`, `.assign()`); in a caller that itself runs as a
       graph, also as a list index, in `bool()` or NumPy.
 
+    - static shape values, also the "static where known, dynamic otherwise" shape list
+      (`[s if s is not None else tf.shape(x)[i] for i, s in enumerate(x.shape.as_list())]`),
+      when a caller running as a graph (a Keras layer's `call`, which Keras runs on symbolic
+      tensors, or a traced function) computes with them: passes them to an op (a
+      `tf.reshape` target) or iterates a `range()` over them.
+
     An eager tensor stands in for a Python number in most uses (a list index, `range(n)`,
     an `if` comparison, `"%d" % n`, `int(n)`): those callers are fine. When no caller is
     known, the verdict states the assumption that none needs the Python value.
@@ -41,7 +47,11 @@ class HasPythonValueReturns(Check):
     becomes `tf.cond`, whose branches must return the same structure, so `None` against a
     tensor raises `ValueError`. A caller that needed the Python value then fails (Keras:
     "Received an invalid value for `units`") or silently prints `tf.Tensor(4, shape=(),
-    dtype=int32)` instead of `4`.
+    dtype=int32)` instead of `4`. In a caller running as a graph the compiled function is a
+    call whose results are tensors of unknown value: a shape computed from them loses its
+    static dims (measured under TF 2.21: `tf.reshape(x, [b, t, 2, d // 2])` is `(None, None,
+    2, None)` instead of `(2, 3, 2, 4)`, and a Keras `Dense` built on it fails with "Shapes
+    used to initialize variables must be fully-defined"; `range(t)` raises).
 
     Example
     -------

@@ -88,6 +88,10 @@ and `json` raise. (`format()`, `str.format` and f-strings without `!s`/`!r` show
 OUTPUT_EFFECTS = frozenset({"print", "logging", "io"})
 STATIC_SHAPE_ATTRIBUTES = frozenset({"shape", "ndim"})
 STATIC_SHAPE_METHODS = frozenset({"as_list", "num_elements"})
+PARTLY_STATIC_SHAPE = "a shape list, static where known (Python ints, tensors elsewhere)"
+KERAS_CALL = "call"
+"""The method Keras runs on symbolic tensors (`index.instance_call` of a Keras class)."""
+RANGE = "builtins.range"
 
 
 def python_value_returns(
@@ -113,10 +117,13 @@ def python_value_returns(
     ]
     findings = [Evidence(reason, fn.span) for reason in reasons[:1]]
     kinds = _python_kinds(fn, evaluator)
+    static = any(_static_where_known(fn, sym) for sym in fn.returns)
+    if static and not kinds:
+        kinds.add(PARTLY_STATIC_SHAPE)
     assumptions: list[str] = []
     if kinds and not findings:
         described = " or ".join(sorted(kinds))
-        use = _first_python_use(index, facts, key, traced)
+        use = _first_python_use(index, facts, key, traced, static)
         if use is not None:
             findings.append(
                 Evidence(
@@ -124,7 +131,7 @@ def python_value_returns(
                     fn.span,
                 )
             )
-        elif not _has_callers(facts, key):
+        elif PARTLY_STATIC_SHAPE not in kinds and not _has_callers(facts, key):
             assumptions.append(
                 f"returns {described}, which tf.function would return as a tensor: no caller "
                 "is known, and none is assumed to need it as a Python value"
@@ -514,6 +521,36 @@ def _python_kind(atom: Atom) -> str | None:
     return None
 
 
+def _static_where_known(fn: FunctionSummary, sym: Sym) -> bool:
+    """A returned value that holds static shape values on some path or in some element:
+    the "static where known, dynamic otherwise" shape list (`[d if s is None else s for i, s
+    in enumerate(x.shape.as_list())]` with `d = tf.shape(x)[i]`), a tuple of `x.shape[0]`
+    and a tensor. Each value is visited once."""
+    seen: set[Sym] = set()
+    stack = [sym]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        if _static_shape(fn, current):
+            return True
+        kind = current[0]
+        if kind in ("local", "name"):
+            stack.extend(fn.locals.get(current[1], ()))
+        elif kind == "cond":
+            stack.extend(current[1])
+        elif kind == "seq":
+            stack.extend(current[2])
+        elif kind in ("item", "iter"):
+            stack.append(current[1])
+        elif kind == "call":
+            site = fn.calls[current[1]]
+            if site.callee in (("name", "enumerate"), ("name", "list"), ("name", "tuple")):
+                stack.extend(site.args[:1])
+    return False
+
+
 def _static_shape(fn: FunctionSummary, sym: Sym, memo: dict[Sym, bool] | None = None) -> bool:
     """A value computed from static shapes only: `x.shape[0]`, `x.shape.as_list()`,
     `x.ndim * 2` (not `tf.shape(x)`, which is a tensor). Each value is visited once; one
@@ -558,25 +595,74 @@ def _has_callers(facts: TensorFacts, key: FunctionKey) -> bool:
 
 
 def _first_python_use(
-    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, traced: Collection[FunctionKey]
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    traced: Collection[FunctionKey],
+    static: bool = False,
 ) -> str | None:
-    """How some caller uses the function's result as a Python value, in words."""
+    """How some caller uses the function's result as a Python value, in words; with
+    `static` (the function returns static shape values), also a caller running as a graph
+    that computes with them where their static value counts."""
     for caller in sorted(facts.callers.get(key, ()), key=str):
         if caller == key:
             continue
         caller_fn = index.function(caller)
         calls = facts.calls.get(caller, [])
         evaluator = get_evaluator(index, facts, caller)
+        graph = caller in traced or _run_as_graph_by_keras(index, caller)
         for resolved in calls:
             if not any(target == key for _, target in callees(index, resolved)):
                 continue
-            use = _python_use(
-                caller_fn, calls, evaluator, ("call", resolved.index), caller in traced
-            )
+            result: Sym = ("call", resolved.index)
+            use = _python_use(caller_fn, calls, evaluator, result, graph)
+            if use is None and static and graph:
+                use = _static_use(caller_fn, calls, result)
             if use is not None:
                 line = resolved.site.span.start_line
                 where = "" if caller.is_module_code else f"`{caller_fn.qualname}` "
                 return f"{where or 'module code '}(line {line}) {use}"
+    return None
+
+
+def _run_as_graph_by_keras(index: ProjectIndex, key: FunctionKey) -> bool:
+    """A Keras layer's or model's `call`: Keras runs it on symbolic tensors to build the
+    layer and inside the graph of `fit`, `evaluate` and `predict`."""
+    if key.is_module_code:
+        return False
+    fn = index.function(key)
+    class_qualname = fn.class_qualname
+    if class_qualname is None or fn.parent_qualname is not None:
+        return False
+    class_key = ClassKey(key.file, class_qualname)
+    return (
+        index.keras_role(class_key) is not None
+        and fn.name == index.instance_call(class_key) == KERAS_CALL
+    )
+
+
+def _static_use(fn: FunctionSummary, calls: list[ResolvedCall], result: Sym) -> str | None:
+    """How a caller running as a graph computes with static shape values where their static
+    value counts: a framework op given them (a `tf.reshape` target), or a `range`. Compiled,
+    the function is a call in that graph, and what it returns are tensors of unknown value
+    (measured under TF 2.21: `tf.reshape(x, [b, t, 2, d // 2])` has the static shape
+    `(None, None, 2, None)` instead of `(2, 3, 2, 4)`, and a Keras layer built on it fails
+    with "Shapes used to initialize variables must be fully-defined")."""
+    for resolved in calls:
+        site = resolved.site
+        arguments = [*site.args, *(value for _, value in site.kwargs)]
+        if not any(_flows(fn, a, result, calls) for a in arguments):
+            continue
+        for info in resolved.api:
+            name = _display(info.name)
+            if info.tensor_op and framework_of_api(info.framework) is not None:
+                return (
+                    f"passes them to `{name}` in a graph (it is a Keras layer's `call` or runs "
+                    "traced), where a compiled function's results are tensors of unknown value: "
+                    "the static shapes computed from them are lost"
+                )
+            if info.name == RANGE:
+                return "iterates `range()` over them in a graph, which needs a Python int"
     return None
 
 
@@ -702,3 +788,124 @@ def _flows(
             ):
                 stack.extend(resolved.site.args)
     return False
+
+
+# ------------------------------------------------------------ removing a compiler decorator
+
+
+def returns_changed_by_removal(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> str | None:
+    """Why removing a compiled function's decorator would change what its callers get back,
+    in words, or None.
+
+    A compiled function returns the Python values it computes (a number, a string, a static
+    shape) as tensors; without the decorator the same call gives the Python value (measured
+    under TF 2.21: `tf.function(lambda n: n // 2)(5)` is `<tf.Tensor: numpy=2>`, the function
+    itself gives `2`, and a caller's `.numpy()` then raises AttributeError). Only a caller that
+    reads the result is concerned: one that calls the function for its effect is not."""
+    fn = index.function(key)
+    if fn.is_generator or fn.is_lambda:
+        return None
+    kinds = _python_kinds(fn, get_evaluator(index, facts, key))
+    evidence = facts.param_atoms.get(key, {})
+    if not kinds and any(_computed_from_python_arguments(fn, sym, evidence) for sym in fn.returns):
+        # A type hint may call a parameter a tensor, but the callers pass Python values, which
+        # reach the body as they are (`experimental_follow_type_hints` converts nothing under
+        # TF 2.21, measured): the eager function computes a Python value from them.
+        kinds.add("a Python value computed from its Python arguments")
+    if not kinds:
+        return None
+    reader = _first_reader(index, facts, key)
+    if reader is None:
+        return None
+    return (
+        f"it returns {' or '.join(sorted(kinds))}, which the decorator returns as a tensor, and "
+        f"{reader} reads the result: without the decorator it would get the Python value"
+    )
+
+
+def _computed_from_python_arguments(
+    fn: FunctionSummary, sym: Sym, evidence: dict[str, set[Atom]]
+) -> bool:
+    """Whether a value is computed, by Python operators and conditionals, from literals and
+    parameters every caller fills with Python numbers or strings only."""
+    seen: set[Sym] = set()
+    parameters = 0
+    stack = [sym]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        kind = current[0]
+        if kind == "param":
+            atoms = evidence.get(current[1])
+            if not atoms or not all(
+                a[0] == "lit" and a[1] in ("int", "float", "str") for a in atoms
+            ):
+                return False
+            parameters += 1
+        elif kind == "local" and fn.locals.get(current[1]):
+            stack.extend(fn.locals[current[1]])
+        elif kind in ("op", "cond"):
+            stack.extend(current[1])
+        elif kind != "lit":
+            return False
+    return parameters > 0
+
+
+def _first_reader(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> str | None:
+    """The first caller (in path order) that reads what a call of `key` gives, in words."""
+    for caller in sorted(facts.callers.get(key, ()), key=str):
+        if caller == key:
+            continue
+        caller_fn = index.function(caller)
+        roots = [
+            sym
+            for site in caller_fn.calls
+            for sym in (site.callee, *site.args, *(value for _, value in site.kwargs))
+        ]
+        roots.extend([*caller_fn.returns, *caller_fn.conditions])
+        roots.extend(store.value for store in caller_fn.stores)
+        for resolved in facts.calls.get(caller, []):
+            if not any(target == key for _, target in callees(index, resolved)):
+                continue
+            result: Sym = ("call", resolved.index)
+            if any(root != result and _reads(caller_fn, root, result) for root in roots) or _bound(
+                caller_fn, result
+            ):
+                where = "module code" if caller.is_module_code else f"`{caller_fn.qualname}`"
+                return f"{where} (line {resolved.site.span.start_line})"
+    return None
+
+
+def _reads(fn: FunctionSummary, sym: Sym, result: Sym) -> bool:
+    """Whether `sym` is made from `result` (through locals, operations, containers, items,
+    attributes): a value the caller computes, passes or tests from it."""
+    seen: set[Sym] = set()
+    stack = [sym]
+    while stack:
+        current = stack.pop()
+        if current == result:
+            return True
+        if current in seen:
+            continue
+        seen.add(current)
+        kind = current[0]
+        if kind in ("local", "name"):
+            stack.extend(fn.locals.get(current[1], ()))
+        elif kind in ("op", "cond", "dict", "fstr"):
+            stack.extend(current[1])
+        elif kind == "seq":
+            stack.extend(current[2])
+        elif kind in ("item", "attr", "iter"):
+            stack.append(current[1])
+    return False
+
+
+def _bound(fn: FunctionSummary, result: Sym) -> bool:
+    """Whether the caller keeps the result under a name that it then reads (a local read
+    by nothing is as good as discarded, but the summaries keep no reads: a bound result
+    counts as read)."""
+    return any(result in values for values in fn.locals.values())
