@@ -77,6 +77,7 @@ def test_the_decision_order_of_the_safety_facts_is_the_registrys() -> None:
         "HY403",
         "HY405",
         "HY414",
+        "HY415",
         "HY406",
         "HY407",
         "HY408",

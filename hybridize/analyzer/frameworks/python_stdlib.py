@@ -480,3 +480,38 @@ the truth value (`bool`, `any`, `all`), comparisons (`max`, `min`, `sorted`), ro
 a symbolic tensor they raise `OperatorNotAllowedInGraphError`, `AttributeError` or
 `TypeError` (TensorFlow 2.21; AutoGraph converts `if` and `while` tests, `abs` and `sum`
 work on tensors)."""
+
+STRING_METHODS = frozenset(
+    {
+        "decode",
+        "encode",
+        "split",
+        "rsplit",
+        "splitlines",
+        "strip",
+        "lstrip",
+        "rstrip",
+        "lower",
+        "upper",
+        "startswith",
+        "endswith",
+        "replace",
+        "find",
+        "isdigit",
+        "isalpha",
+    }
+)
+"""Methods of Python strings and bytes that a tensor does not have (a string tensor is
+handled with `tf.strings`): called on a tensor they raise AttributeError."""
+REGEX_STRING_ARGUMENTS = {
+    "re.match": 1,
+    "re.search": 1,
+    "re.fullmatch": 1,
+    "re.findall": 1,
+    "re.finditer": 1,
+    "re.split": 1,
+    "re.sub": 2,
+    "re.subn": 2,
+}
+"""The position of the string the `re` functions search: given a tensor, they raise
+TypeError ("expected string or bytes-like object")."""
