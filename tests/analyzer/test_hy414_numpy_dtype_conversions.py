@@ -113,3 +113,41 @@ def test_a_traced_function_refuses_the_conversion_it_does_eagerly() -> None:
     assert tf.function(cast)(array).dtype == tf.float32
     assert tf.function(convert)(array.astype(np.float32)).dtype == tf.float32
     assert tf.function(convert)([1.0, 2.0]).dtype == tf.float32
+
+
+HELPER = """
+import numpy as np
+import tensorflow as tf
+
+w = tf.Variable(tf.ones([3, 2]))
+
+
+def as_float(values):
+    return tf.convert_to_tensor(values, dtype=tf.float32)
+
+
+def predict(x):
+    return tf.matmul(as_float(x), w)
+
+
+def predict_cast(x):
+    return tf.matmul(as_float(tf.cast(x, tf.float32)), w)
+
+
+for _ in range(100):
+    predict(np.random.rand(4, 3))
+    predict_cast(np.random.rand(4, 3))
+"""
+
+
+def test_a_conversion_in_a_helper_traced_with_the_function_is_hy414_too() -> None:
+    """The helper runs inside the caller's graph, on the caller's float64 tensor."""
+    v = verdict(textwrap.dedent(HELPER), "predict")
+    [finding] = [f for f in v.findings if f.code == "HY414"]
+    assert "(in `as_float`)" in finding.message
+    assert finding.span.start_line == 13  # the call of the helper
+
+
+def test_a_value_cast_before_the_helper_is_not_concerned() -> None:
+    v = verdict(textwrap.dedent(HELPER), "predict_cast")
+    assert not any(f.code == "HY414" for f in v.findings)

@@ -20,7 +20,8 @@ class ConvertsNumpyArgumentsToOtherDtypes(Check):
     A parameter that some caller fills with a NumPy array (float64 by default, or of a dtype
     not known) and that the function passes, as it is, to an API converting it to another
     dtype without a cast: `tf.convert_to_tensor(x, dtype=tf.float32)`, `tf.Variable(x,
-    dtype=...)`.
+    dtype=...)`; itself, or through project helpers it passes the parameter to (they are
+    traced with it).
 
     Why it matters in graph mode
     ----------------------------
@@ -71,4 +72,6 @@ class ConvertsNumpyArgumentsToOtherDtypes(Check):
         already, and its callers see what they see now."""
         if not context.changes_on_compiling:
             return []
-        return cls.findings(numpy_dtype_conversions(context.scan, context.framework))
+        return cls.findings(
+            numpy_dtype_conversions(context.index, context.facts, context.key, context.framework)
+        )

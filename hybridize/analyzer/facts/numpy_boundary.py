@@ -8,57 +8,146 @@ API refuses a tensor of another dtype: "ValueError: Tensor conversion requested 
 for Tensor with dtype float64" while tracing (measured under TF 2.21,
 tests/analyzer/test_hy414_numpy_dtype_conversions.py). A Python number or a list of them is
 no hazard: tf.function keeps Python values as they are, and the conversion is the eager one.
+A project helper the function passes the parameter to is traced with it, on the same tensor:
+its conversions count for the function too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import cast
 
+from hybridize.analyzer.facts.evaluator import TensorFacts, bind_arguments, callees
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.safety import SafetyScan
+from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.api_info import DtypeAssertingConversion
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.frameworks.shapes import ALIASES, TF_DTYPES, dtype_of
-from hybridize.analyzer.summaries.ir import CallSite, Sym
+from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.model import Span
 
 NUMPY_DTYPE_PREFIX = "numpy."
 """NumPy's dtypes name a requested dtype as well (`dtype=np.float32`)."""
 
 
-def numpy_dtype_conversions(scan: SafetyScan, framework: Framework) -> list[Evidence]:
-    """Each dtype-asserting conversion of a parameter that some caller fills with a NumPy
-    array of another dtype than the one requested (or of a dtype not known)."""
-    conversions = framework.dtype_asserting_conversions
-    if not conversions:
+@dataclass(frozen=True, slots=True)
+class Conversion:
+    """A parameter that reaches a dtype-asserting conversion as it is."""
+
+    parameter: str
+    dtype: str
+    """The dtype the conversion asks for."""
+    api: str
+    """The conversion, as code writes it (`tf.convert_to_tensor`)."""
+    span: Span
+    """Where the function converts it, or calls the helper that does."""
+    helper: str | None = None
+    """The project function that converts it, when not the function itself."""
+
+
+MAX_HELPER_DEPTH = 3
+"""Project helpers followed from a function to the conversion (a helper is traced with its
+caller, on the caller's tensors)."""
+
+
+def numpy_dtype_conversions(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, framework: Framework
+) -> list[Evidence]:
+    """Each dtype-asserting conversion of a parameter, in the function or in a project helper
+    it passes the parameter to, that some caller fills with a NumPy array of another dtype
+    than the one requested (or of a dtype not known)."""
+    if not framework.dtype_asserting_conversions:
         return []
-    evidence = scan.facts.param_atoms.get(scan.key, {})
+    evidence = facts.param_atoms.get(key, {})
     found: list[Evidence] = []
-    for resolved in scan.facts.calls.get(scan.key, []):
+    reported: set[tuple[str, Span]] = set()
+    for conversion in parameter_conversions(index, facts, key, framework):
+        arrays = sorted(_other_dtypes(evidence.get(conversion.parameter, ()), conversion.dtype))
+        if not arrays or (conversion.parameter, conversion.span) in reported:
+            continue
+        reported.add((conversion.parameter, conversion.span))
+        where = f" (in `{conversion.helper}`)" if conversion.helper else ""
+        found.append(
+            Evidence(
+                f"`{conversion.api}`{where} converts `{conversion.parameter}` to "
+                f"{conversion.dtype}, and a caller passes a NumPy array of {' or '.join(arrays)} "
+                "for it: eagerly the array is converted, but a traced function receives it as a "
+                f"tensor of its own dtype, which `{conversion.api}` refuses (ValueError while "
+                "tracing)",
+                conversion.span,
+            )
+        )
+    return found
+
+
+def parameter_conversions(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    framework: Framework,
+    depth: int = 0,
+) -> list[Conversion]:
+    """The parameters of `key` that reach a dtype-asserting conversion as they are: in its
+    body, or passed to a project function whose parameter does (to MAX_HELPER_DEPTH).
+    Memoised per solution."""
+    cache = cast(
+        "dict[FunctionKey, list[Conversion]]", facts.cache.setdefault("numpy_boundary", {})
+    )
+    known = cache.get(key)
+    if known is not None:
+        return known
+    conversions = framework.dtype_asserting_conversions
+    fn = index.function(key)
+    receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
+    found: list[Conversion] = []
+    for resolved in facts.calls.get(key, []):
+        site = resolved.site
         for info in resolved.api:
-            conversion = conversions.get(info.name)
-            if conversion is None:
+            asserting = conversions.get(info.name)
+            if asserting is None:
                 continue
-            site = resolved.site
-            value = _argument(site, conversion.position, conversion.keyword)
-            requested = _requested_dtype(resolved.args, resolved.kwargs, conversion)
+            value = _argument(site, asserting.position, asserting.keyword)
+            requested = _requested_dtype(resolved.args, resolved.kwargs, asserting)
             if value is None or requested is None:
                 continue
-            for name in sorted(_parameters_behind(scan, value)):
-                arrays = sorted(_other_dtypes(evidence.get(name, ()), requested))
-                if arrays:
-                    found.append(
-                        Evidence(
-                            f"`{written_name(info.name)}` converts `{name}` to {requested}, and "
-                            f"a caller passes a NumPy array of {' or '.join(arrays)} for it: "
-                            "eagerly the array is converted, but a traced function receives it "
-                            f"as a tensor of its own dtype, which `{written_name(info.name)}` "
-                            "refuses (ValueError while tracing)",
-                            site.span,
+            for name in sorted(_parameters_behind(fn, value, receiver)):
+                found.append(Conversion(name, requested, written_name(info.name), site.span))
+        if depth >= MAX_HELPER_DEPTH:
+            continue
+        for kind, target in callees(index, resolved):
+            if target == key:
+                continue
+            try:
+                callee = index.function(target)
+            except KeyError:
+                continue
+            inner = parameter_conversions(index, facts, target, framework, depth + 1)
+            if not inner:
+                continue
+            bound = bind_arguments(
+                callee,
+                [frozenset({a}) for a in site.args],
+                {k: frozenset({v}) for k, v in site.kwargs},
+                skip_receiver=kind in ("method", "layer_call", "class"),
+            )
+            for converted in inner:
+                for argument in bound.get(converted.parameter, ()):
+                    for name in sorted(_parameters_behind(fn, argument, receiver)):
+                        found.append(
+                            Conversion(
+                                name,
+                                converted.dtype,
+                                converted.api,
+                                site.span,
+                                converted.helper or callee.qualname,
+                            )
                         )
-                    )
-                    break
+    if depth == 0:
+        cache[key] = found
     return found
 
 
@@ -108,11 +197,10 @@ def _other_dtypes(atoms: Iterable[Atom], requested: str) -> Iterator[str]:
             yield dtype
 
 
-def _parameters_behind(scan: SafetyScan, sym: Sym) -> set[str]:
+def _parameters_behind(fn: FunctionSummary, sym: Sym, receiver: str | None) -> set[str]:
     """The parameters (not the receiver) a value may be as given: through locals, whatever
     their other values, and conditional expressions; an operation's or a call's result is a
     new value."""
-    fn = scan.fn
     found: set[str] = set()
     seen: set[Sym] = set()
     stack = [sym]
@@ -122,7 +210,7 @@ def _parameters_behind(scan: SafetyScan, sym: Sym) -> set[str]:
             continue
         seen.add(current)
         kind = current[0]
-        if kind == "param" and current[1] != scan.receiver:
+        if kind == "param" and current[1] != receiver:
             found.add(current[1])
         elif kind == "local":
             stack.extend(fn.locals.get(current[1], ()))
