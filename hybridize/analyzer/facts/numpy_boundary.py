@@ -74,8 +74,8 @@ def numpy_dtype_conversions(
         found.append(
             Evidence(
                 f"`{conversion.api}`{where} converts `{conversion.parameter}` to "
-                f"{conversion.dtype}, and a caller passes a NumPy array of {' or '.join(arrays)} "
-                "for it: eagerly the array is converted, but a traced function receives it as a "
+                f"{conversion.dtype}, and a caller passes a NumPy value of {' or '.join(arrays)} "
+                "for it: eagerly the value is converted, but a traced function receives it as a "
                 f"tensor of its own dtype, which `{conversion.api}` refuses (ValueError while "
                 "tracing)",
                 conversion.span,

@@ -617,7 +617,8 @@ def _first_python_use(
             result: Sym = ("call", resolved.index)
             use = _python_use(caller_fn, calls, evaluator, result, graph)
             if use is None and static and graph:
-                use = _static_use(caller_fn, calls, result)
+                keras = caller not in traced
+                use = _static_use(caller_fn, calls, result, keras)
             if use is not None:
                 line = resolved.site.span.start_line
                 where = "" if caller.is_module_code else f"`{caller_fn.qualname}` "
@@ -641,13 +642,17 @@ def _run_as_graph_by_keras(index: ProjectIndex, key: FunctionKey) -> bool:
     )
 
 
-def _static_use(fn: FunctionSummary, calls: list[ResolvedCall], result: Sym) -> str | None:
+def _static_use(
+    fn: FunctionSummary, calls: list[ResolvedCall], result: Sym, keras: bool
+) -> str | None:
     """How a caller running as a graph computes with static shape values where their static
     value counts: a framework op given them (a `tf.reshape` target), or a `range`. Compiled,
     the function is a call in that graph, and what it returns are tensors of unknown value
     (measured under TF 2.21: `tf.reshape(x, [b, t, 2, d // 2])` has the static shape
     `(None, None, 2, None)` instead of `(2, 3, 2, 4)`, and a Keras layer built on it fails
-    with "Shapes used to initialize variables must be fully-defined")."""
+    with "Shapes used to initialize variables must be fully-defined"). `keras`: the caller is
+    a Keras layer's `call` (else it runs traced)."""
+    graph = "a Keras layer's `call`, run on symbolic tensors" if keras else "it runs traced"
     for resolved in calls:
         site = resolved.site
         arguments = [*site.args, *(value for _, value in site.kwargs)]
@@ -657,12 +662,15 @@ def _static_use(fn: FunctionSummary, calls: list[ResolvedCall], result: Sym) -> 
             name = _display(info.name)
             if info.tensor_op and framework_of_api(info.framework) is not None:
                 return (
-                    f"passes them to `{name}` in a graph (it is a Keras layer's `call` or runs "
-                    "traced), where a compiled function's results are tensors of unknown value: "
-                    "the static shapes computed from them are lost"
+                    f"passes them to `{name}` in a graph ({graph}), where a compiled "
+                    "function's results are tensors of unknown value: the static shapes "
+                    "computed from them are lost"
                 )
             if info.name == RANGE:
-                return "iterates `range()` over them in a graph, which needs a Python int"
+                return (
+                    f"iterates `range()` over them in a graph ({graph}), where they are tensors "
+                    "and `range` needs a Python int"
+                )
     return None
 
 

@@ -682,6 +682,7 @@ FUNCTION_OVERRIDES.update(
 #: `keras.ops.convert_to_tensor` cast; `tf.constant` of a symbolic tensor is HY301's.)
 DTYPE_ASSERTING_CONVERSIONS: dict[str, DtypeAssertingConversion] = {
     "tensorflow.convert_to_tensor": DtypeAssertingConversion(0, "value", 1, "dtype"),
+    "tensorflow.compat.v1.convert_to_tensor": DtypeAssertingConversion(0, "value", 1, "dtype"),
     "tensorflow.Variable": DtypeAssertingConversion(0, "initial_value", 6, "dtype"),
 }
 
