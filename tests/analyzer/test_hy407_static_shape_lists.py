@@ -77,6 +77,36 @@ def shape_list(tensor):
 )
 
 
+KERAS_CONFIG = """
+
+def head(x):
+    return tf.keras.layers.Dense(shape_list(x)[-1])
+
+
+for _ in range(100):
+    head(tf.ones([2, 3, 8]))
+"""
+
+TENSOR_AND_SHAPE = """
+import tensorflow as tf
+
+
+def shape_list(tensor):
+    return tf.nn.relu(tensor), tensor.shape[0]
+
+
+class Scale(tf.keras.layers.Layer):
+    def call(self, x):
+        y, _ = shape_list(x)
+        return tf.reduce_sum(y)
+
+
+layer = Scale()
+for _ in range(100):
+    layer(tf.ones([2, 3, 8]))
+"""
+
+
 def _hy407(source: str) -> list[str]:
     v = analyse(textwrap.dedent(source))["shape_list"]
     return [f.message for f in v.findings if f.code == "HY407"]
@@ -96,6 +126,17 @@ def test_a_shape_list_sizing_a_range_in_a_compiled_caller_is_hy407() -> None:
 def test_an_eager_caller_computing_with_the_list_is_not_concerned() -> None:
     """Eager tensors stand in for the ints in `tf.reshape` and arithmetic."""
     assert _hy407(SHAPE_LIST + EAGER_CALLER) == []
+
+
+def test_an_eager_caller_configuring_a_keras_layer_with_the_list_is_hy407() -> None:
+    """Eagerly the compiled helper's ints are eager tensors, which Keras rejects as `units`."""
+    [message] = _hy407(SHAPE_LIST + KERAS_CONFIG)
+    assert "configures `keras.layers.Dense`" in message
+
+
+def test_a_tensor_returned_beside_a_shape_and_used_in_an_op_is_not_concerned() -> None:
+    """Only shape values lose their static value: the op here gets the tensor."""
+    assert _hy407(TENSOR_AND_SHAPE) == []
 
 
 def test_a_helper_returning_only_dynamic_shapes_is_not_concerned() -> None:

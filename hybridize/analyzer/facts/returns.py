@@ -117,7 +117,8 @@ def python_value_returns(
     ]
     findings = [Evidence(reason, fn.span) for reason in reasons[:1]]
     kinds = _python_kinds(fn, evaluator)
-    static = any(_static_where_known(fn, sym) for sym in fn.returns)
+    by_index = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
+    static = any(_static_where_known(fn, sym, by_index) for sym in fn.returns)
     if static and not kinds:
         kinds.add(PARTLY_STATIC_SHAPE)
     assumptions: list[str] = []
@@ -521,34 +522,64 @@ def _python_kind(atom: Atom) -> str | None:
     return None
 
 
-def _static_where_known(fn: FunctionSummary, sym: Sym) -> bool:
-    """A returned value that holds static shape values on some path or in some element:
-    the "static where known, dynamic otherwise" shape list (`[d if s is None else s for i, s
-    in enumerate(x.shape.as_list())]` with `d = tf.shape(x)[i]`), a tuple of `x.shape[0]`
-    and a tensor. Each value is visited once."""
-    seen: set[Sym] = set()
-    stack = [sym]
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        if _static_shape(fn, current):
-            return True
-        kind = current[0]
-        if kind in ("local", "name"):
-            stack.extend(fn.locals.get(current[1], ()))
-        elif kind == "cond":
-            stack.extend(current[1])
-        elif kind == "seq":
-            stack.extend(current[2])
-        elif kind in ("item", "iter"):
-            stack.append(current[1])
-        elif kind == "call":
-            site = fn.calls[current[1]]
-            if site.callee in (("name", "enumerate"), ("name", "list"), ("name", "tuple")):
-                stack.extend(site.args[:1])
-    return False
+def _static_where_known(fn: FunctionSummary, sym: Sym, calls: dict[int, ResolvedCall]) -> bool:
+    """A returned shape value that is static on some path or in some element, and a shape
+    (static, or read with `tf.shape`) everywhere: the "static where known, dynamic
+    otherwise" shape list (`[d[i] if s is None else s for i, s in enumerate(x.shape.as_list())]`
+    with `d = tf.shape(x)`). A tuple of a tensor and a shape is not one: a caller's use of
+    the tensor says nothing of the shape."""
+    kinds = _shape_kinds(fn, sym, calls, set())
+    return kinds is not None and STATIC in kinds
+
+
+STATIC, DYNAMIC = "static", "dynamic"
+DYNAMIC_SHAPE_OPS = frozenset({"tensorflow.shape", "tensorflow.compat.v1.shape"})
+SHAPE_PRESERVING_CALLS = frozenset(
+    {"builtins.enumerate", "builtins.list", "builtins.tuple", "tensorflow.unstack"}
+)
+"""Calls whose result holds the shape values their first argument holds."""
+
+
+def _shape_kinds(
+    fn: FunctionSummary, sym: Sym, calls: dict[int, ResolvedCall], seen: set[Sym]
+) -> set[str] | None:
+    """Whether each part of a value is a static or a dynamic shape value ({STATIC, DYNAMIC}
+    as found), or None when some part is neither. A value reached again through itself adds
+    nothing."""
+    if sym in seen:
+        return set()
+    seen.add(sym)
+    if _static_shape(fn, sym):
+        return {STATIC}
+    kind = sym[0]
+    parts: Iterable[Sym]
+    if kind in ("local", "name"):
+        parts = fn.locals.get(sym[1], ())
+    elif kind == "cond":
+        parts = sym[1]
+    elif kind == "seq":
+        parts = sym[2]
+    elif kind in ("item", "iter"):
+        parts = (sym[1],)
+    elif kind == "call" and sym[1] in calls:
+        resolved = calls[sym[1]]
+        names = {info.name for info in resolved.api}
+        if names & DYNAMIC_SHAPE_OPS:
+            return {DYNAMIC}
+        if not names & SHAPE_PRESERVING_CALLS:
+            return None
+        parts = resolved.site.args[:1]
+    else:
+        return None
+    found: set[str] = set()
+    any_part = False
+    for part in parts:
+        any_part = True
+        inner = _shape_kinds(fn, part, calls, seen)
+        if inner is None:
+            return None
+        found |= inner
+    return found if any_part else None
 
 
 def _static_shape(fn: FunctionSummary, sym: Sym, memo: dict[Sym, bool] | None = None) -> bool:
