@@ -25,6 +25,22 @@ def shape_list(tensor):
     return [dynamic[i] if s is None else s for i, s in enumerate(static)]
 """
 
+APPENDED = """
+import tensorflow as tf
+
+
+def shape_list(tensor):
+    static = tensor.shape.as_list()
+    dynamic = tf.shape(input=tensor)
+    combined = []
+    for index, dim in enumerate(static):
+        if dim is not None:
+            combined.append(dim)
+        else:
+            combined.append(dynamic[index])
+    return combined
+"""
+
 KERAS_CALLER = """
 
 class Heads(tf.keras.layers.Layer):
@@ -116,6 +132,11 @@ def test_a_shape_list_reshaping_inside_a_keras_call_is_hy407() -> None:
     [message] = _hy407(SHAPE_LIST + KERAS_CALLER)
     assert "static where known" in message
     assert "`Heads.call`" in message and "`tf.reshape`" in message
+
+
+def test_a_shape_list_built_by_appending_is_the_same_idiom() -> None:
+    [message] = _hy407(APPENDED + KERAS_CALLER)
+    assert "static where known" in message
 
 
 def test_a_shape_list_sizing_a_range_in_a_compiled_caller_is_hy407() -> None:

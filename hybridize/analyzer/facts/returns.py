@@ -554,7 +554,7 @@ def _shape_kinds(
     kind = sym[0]
     parts: Iterable[Sym]
     if kind in ("local", "name"):
-        parts = fn.locals.get(sym[1], ())
+        parts = [*fn.locals.get(sym[1], ()), *_appended(fn, sym)]
     elif kind == "cond":
         parts = sym[1]
     elif kind == "seq":
@@ -572,14 +572,27 @@ def _shape_kinds(
     else:
         return None
     found: set[str] = set()
-    any_part = False
     for part in parts:
-        any_part = True
         inner = _shape_kinds(fn, part, calls, seen)
         if inner is None:
             return None
         found |= inner
-    return found if any_part else None
+    # An empty list display holds nothing yet (what is appended to it is its element).
+    return found
+
+
+LIST_GROWERS = {"append": 0, "insert": 1}
+"""List methods that add an element, with the position of the element among their arguments."""
+
+
+def _appended(fn: FunctionSummary, sym: Sym) -> Iterator[Sym]:
+    """The elements the body appends to a local list (`combined.append(dim)`)."""
+    for site in fn.calls:
+        callee = site.callee
+        if callee[0] == "attr" and callee[1] == sym and callee[2] in LIST_GROWERS:
+            position = LIST_GROWERS[callee[2]]
+            if position < len(site.args):
+                yield site.args[position]
 
 
 def _static_shape(fn: FunctionSummary, sym: Sym, memo: dict[Sym, bool] | None = None) -> bool:
