@@ -114,6 +114,14 @@ def test_a_traced_function_refuses_the_conversion_it_does_eagerly() -> None:
     assert tf.function(convert)(array.astype(np.float32)).dtype == tf.float32
     assert tf.function(convert)([1.0, 2.0]).dtype == tf.float32
 
+    class Scale(tf.keras.layers.Layer):
+        def call(self, x: tf.Tensor) -> tf.Tensor:
+            return convert(x)
+
+    # Keras hands `call` a float32 tensor, eager or traced: nothing to refuse.
+    assert Scale()(array).dtype == tf.float32
+    assert tf.function(Scale())(array).dtype == tf.float32
+
 
 HELPER = """
 import numpy as np
@@ -150,4 +158,26 @@ def test_a_conversion_in_a_helper_traced_with_the_function_is_hy414_too() -> Non
 
 def test_a_value_cast_before_the_helper_is_not_concerned() -> None:
     v = verdict(textwrap.dedent(HELPER), "predict_cast")
+    assert not any(f.code == "HY414" for f in v.findings)
+
+
+KERAS_LAYER = """
+import numpy as np
+import tensorflow as tf
+
+
+class Scale(tf.keras.layers.Layer):
+    def call(self, x):
+        return tf.convert_to_tensor(x, dtype=tf.float32) * 2.0
+
+
+layer = Scale()
+for _ in range(100):
+    layer(np.random.rand(4, 3))
+"""
+
+
+def test_a_keras_layer_call_gets_its_arrays_converted_by_keras_and_is_not_concerned() -> None:
+    """Keras converts the NumPy arguments of `call` to the layer's dtype before it runs."""
+    v = verdict(textwrap.dedent(KERAS_LAYER), "Scale.call")
     assert not any(f.code == "HY414" for f in v.findings)

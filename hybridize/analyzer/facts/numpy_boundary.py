@@ -60,7 +60,9 @@ def numpy_dtype_conversions(
     """Each dtype-asserting conversion of a parameter, in the function or in a project helper
     it passes the parameter to, that some caller fills with a NumPy array of another dtype
     than the one requested (or of a dtype not known)."""
-    if not framework.dtype_asserting_conversions:
+    if not framework.dtype_asserting_conversions or index.is_layer_call(key):
+        # Keras converts the NumPy arguments of a layer's `call` to tensors of the layer's
+        # dtype before it runs, eager or traced alike (measured, Keras 3).
         return []
     evidence = facts.param_atoms.get(key, {})
     found: list[Evidence] = []

@@ -565,6 +565,17 @@ class ProjectIndex:
             qualname = fn.parent_qualname
         return next(iter(used)) if len(used) == 1 else None
 
+    def is_layer_call(self, key: FunctionKey) -> bool:
+        """The method that calling an instance of its (framework layer) class runs: a Keras
+        layer's or model's `call`, a PyTorch module's `forward` (`instance_call`)."""
+        if key.is_module_code:
+            return False
+        fn = self.function(key)
+        if fn.class_qualname is None or fn.parent_qualname is not None:
+            return False
+        class_key = ClassKey(key.file, fn.class_qualname)
+        return self.layer_role(class_key) is not None and fn.name == self.instance_call(class_key)
+
     def layer_role(self, class_key: ClassKey) -> str | None:
         """'model' or 'layer' when the class derives from a framework's layer class (a Keras
         Model or Layer, a PyTorch `nn.Module`), else None."""

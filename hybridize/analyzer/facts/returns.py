@@ -89,8 +89,6 @@ OUTPUT_EFFECTS = frozenset({"print", "logging", "io"})
 STATIC_SHAPE_ATTRIBUTES = frozenset({"shape", "ndim"})
 STATIC_SHAPE_METHODS = frozenset({"as_list", "num_elements"})
 PARTLY_STATIC_SHAPE = "a shape list, static where known (Python ints, tensors elsewhere)"
-KERAS_CALL = "call"
-"""The method Keras runs on symbolic tensors (`index.instance_call` of a Keras class)."""
 RANGE = "builtins.range"
 
 
@@ -654,7 +652,9 @@ def _first_python_use(
         caller_fn = index.function(caller)
         calls = facts.calls.get(caller, [])
         evaluator = get_evaluator(index, facts, caller)
-        graph = caller in traced or _run_as_graph_by_keras(index, caller)
+        # A Keras layer's `call` runs on symbolic tensors: Keras builds the layer so, and runs it
+        # inside the graph of `fit`, `evaluate` and `predict`.
+        graph = caller in traced or index.is_layer_call(caller)
         for resolved in calls:
             if not any(target == key for _, target in callees(index, resolved)):
                 continue
@@ -668,22 +668,6 @@ def _first_python_use(
                 where = "" if caller.is_module_code else f"`{caller_fn.qualname}` "
                 return f"{where or 'module code '}(line {line}) {use}"
     return None
-
-
-def _run_as_graph_by_keras(index: ProjectIndex, key: FunctionKey) -> bool:
-    """A Keras layer's or model's `call`: Keras runs it on symbolic tensors to build the
-    layer and inside the graph of `fit`, `evaluate` and `predict`."""
-    if key.is_module_code:
-        return False
-    fn = index.function(key)
-    class_qualname = fn.class_qualname
-    if class_qualname is None or fn.parent_qualname is not None:
-        return False
-    class_key = ClassKey(key.file, class_qualname)
-    return (
-        index.keras_role(class_key) is not None
-        and fn.name == index.instance_call(class_key) == KERAS_CALL
-    )
 
 
 def _static_use(
