@@ -25,7 +25,7 @@ from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.api_info import DtypeAssertingConversion
 from hybridize.analyzer.frameworks.framework import Framework
-from hybridize.analyzer.frameworks.shapes import ALIASES, TF_DTYPES, dtype_of
+from hybridize.analyzer.frameworks.shapes import DTYPE_ALIASES, DTYPE_NAMES
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Span
@@ -113,7 +113,7 @@ def parameter_conversions(
             if asserting is None:
                 continue
             value = _argument(site, asserting.position, asserting.keyword)
-            requested = _requested_dtype(resolved.args, resolved.kwargs, asserting)
+            requested = _requested_dtype(resolved.args, resolved.kwargs, asserting, framework)
             if value is None or requested is None:
                 continue
             for name in sorted(_parameters_behind(fn, value, receiver)):
@@ -165,6 +165,7 @@ def _requested_dtype(
     args: list[frozenset[Atom]],
     kwargs: dict[str, frozenset[Atom]],
     conversion: DtypeAssertingConversion,
+    framework: Framework,
 ) -> str | None:
     """The dtype a conversion asks for, when the call names exactly one (`tf.float32`,
     `"float32"`, `np.float32`)."""
@@ -173,15 +174,15 @@ def _requested_dtype(
         atoms = args[conversion.dtype_position]
     if not atoms:
         return None
-    named = dtype_of(atoms)
+    named = framework.dtype_named(atoms)
     if named is not None:
         return named
     numpy = {
-        ALIASES.get(short, short)
+        DTYPE_ALIASES.get(short, short)
         for atom in atoms
         if atom[0] == "ext" and atom[1].startswith(NUMPY_DTYPE_PREFIX)
         for short in [atom[1].removeprefix(NUMPY_DTYPE_PREFIX)]
-        if short in TF_DTYPES
+        if short in DTYPE_NAMES
     }
     return numpy.pop() if len(numpy) == 1 and len(atoms) == 1 else None
 
