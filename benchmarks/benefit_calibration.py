@@ -85,7 +85,7 @@ def cases(report: dict, programs: list[Path]) -> list[Case]:
             verdict = verdicts.get(entry["key"])
             if (
                 verdict is None
-                or verdict.is_hybrid
+                or verdict.facts.is_hybrid
                 or not verdict.passes
                 or verdict.transformation != "convert_to_hybrid"
                 or entry.get("status") != "measured"

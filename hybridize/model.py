@@ -2,7 +2,7 @@
 
 The analyzer produces these values, the renderers (text, JSON, SARIF), the refactoring engine and
 the language server consume them. Nothing here knows how facts are computed. Field names of
-`FunctionVerdict` are those of the public JSON report (`docs/report-format.md`).
+`FunctionFacts` and `FunctionVerdict` are those of the public JSON report (`docs/report-format.md`).
 
 Positions: lines are 1-based, columns are 0-based code-point offsets; each renderer converts at
 its edge (SARIF wants 1-based columns, LSP wants UTF-16 offsets).
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
@@ -119,15 +120,12 @@ DECORATOR_ARG_NAMES: tuple[str, ...] = (
 """The `tf.function` parameters the report tracks, in the report's order."""
 
 
-CHECK_FACT = {"check_fact": True}
-"""Marks a field of `FunctionVerdict` that a check decides (`Check.fact`): one check per such
-field, and one such field per check that decides a fact (tests/analyzer/test_check_registry)."""
-
-
 @fast_pickling
 @dataclass(frozen=True, slots=True)
-class FunctionVerdict:
-    """One function's facts and the decision about it: the JSON report's function object."""
+class FunctionFacts:
+    """What the analysis knows of one function before anything is decided: where it is, its
+    compile target, what its parameters receive, what it does. A verdict carries them
+    (`FunctionVerdict.facts`) rather than a copy: the decision adds its outcome beside them."""
 
     file: str
     qualname: str
@@ -140,48 +138,72 @@ class FunctionVerdict:
     has_primitive_parameters: Tristate = False
     has_python_side_effects: Tristate = False
     is_recursive: Tristate = False
-    refactoring: str = "convert_eager_to_hybrid"
-    passes: bool = False
-    passing_precondition: str | None = None
-    transformation: str | None = None
-    failures: tuple[str, ...] = ()
-    speculative: bool = False
-    assumptions: tuple[str, ...] = ()
-    status_severity: Severity = "ok"
     has_tensor_computation: Tristate = None
-    has_eager_only_calls: Tristate = field(default=False, metadata=CHECK_FACT)
-    has_numpy_calls_on_parameters: Tristate = field(default=False, metadata=CHECK_FACT)
-    has_invalid_name_arguments: Tristate = field(default=False, metadata=CHECK_FACT)
-    has_unresolved_statically_read_axes: Tristate = field(default=False, metadata=CHECK_FACT)
-    has_stale_variable_reads: Tristate = field(default=False, metadata=CHECK_FACT)
-    has_tensor_parameter_iteration: Tristate = field(default=False, metadata=CHECK_FACT)
-    has_conflicting_eager_dtype_coercions: Tristate = field(default=False, metadata=CHECK_FACT)
-    has_keras_symbolic_arguments: Tristate = field(default=False, metadata=CHECK_FACT)
-    has_python_value_returns: Tristate = field(default=False, metadata=CHECK_FACT)
-    has_frozen_python_state_reads: Tristate = field(default=False, metadata=CHECK_FACT)
-    has_unhashable_arguments: Tristate = field(default=False, metadata=CHECK_FACT)
-    has_rank_losing_slices: Tristate = field(default=False, metadata=CHECK_FACT)
-    has_loop_carried_shape_changes: Tristate = field(default=False, metadata=CHECK_FACT)
-    draws_seeded_global_random: Tristate = field(default=False, metadata=CHECK_FACT)
     caller_covered: Tristate = False
+    check_facts: Mapping[str, Tristate] = field(default_factory=dict)
+    """The facts the registry's checks decide, by `Check.fact` (has_eager_only_calls, ...):
+    which of them the report shows, and in what order, the registry says
+    (`report_fact_fields`). A fact missing here is false (its check did not run)."""
+    speculative: bool = False
+    """The function's tensor parameters are assumed (`assumptions` says on what), not shown."""
     decorator_args: tuple[tuple[str, bool], ...] = tuple((n, False) for n in DECORATOR_ARG_NAMES)
     supplied_input_signature: tuple[SpecTree, ...] | None = None
     input_signature: tuple[SpecTree, ...] | None = None
     input_signature_absence_reason: str | None = None
     params: tuple[ParamReport, ...] = ()
+
+    def fact(self, name: str) -> Tristate:
+        """A fact a check decides (`Check.fact`); false when its check did not run."""
+        return self.check_facts.get(name, False)
+
+
+@fast_pickling
+@dataclass(frozen=True, slots=True)
+class FunctionVerdict:
+    """One function's facts and the decision about them: the JSON report's function object
+    (its fields are those of `facts` and of the decision, `json_report.FUNCTION_KEYS`)."""
+
+    facts: FunctionFacts
+    refactoring: str = "convert_eager_to_hybrid"
+    passes: bool = False
+    passing_precondition: str | None = None
+    transformation: str | None = None
+    failures: tuple[str, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    """What the verdict rests on: the facts' assumptions, and what adding the decorator would
+    change process-wide where it adds one."""
+    status_severity: Severity = "ok"
     findings: tuple[Finding, ...] = ()
     benefit: Benefit | None = None
     """What compiling the function is predicted to gain (`hybridize/analyzer/decisions/benefit.py`): "high"
     (refactor applies it by default), "low" or "none"; None where nothing was estimated."""
     benefit_reasons: tuple[str, ...] = ()
 
+    # The function the verdict is about: every layer names it (a renderer's lines, the
+    # refactoring's edits, the editor's ranges), so its identity reads from the verdict.
+    @property
+    def file(self) -> str:
+        return self.facts.file
+
+    @property
+    def qualname(self) -> str:
+        return self.facts.qualname
+
+    @property
+    def line(self) -> int:
+        return self.facts.line
+
+    @property
+    def span(self) -> Span:
+        return self.facts.span
+
+    @property
+    def framework(self) -> str:
+        return self.facts.framework
+
     def fact(self, name: str) -> Tristate:
-        """A fact a check decides: its field, or, for a check's fact that the report has no
-        field for (a rule added later), whether the verdict fails on it."""
-        if name in CHECK_FACT_FIELDS:
-            value: Tristate = getattr(self, name)
-            return value
-        return name in self.failures
+        """A fact a check decides (`Check.fact`), as `facts.fact`."""
+        return self.facts.check_facts.get(name, False)
 
     @property
     def has_errors(self) -> bool:
@@ -191,19 +213,13 @@ class FunctionVerdict:
     @property
     def function_key(self) -> FunctionKey:
         """The function as the analysis names it."""
-        return FunctionKey(self.file, self.qualname)
+        return FunctionKey(self.facts.file, self.facts.qualname)
 
     @property
     def key(self) -> str:
         """A stable identifier, `file::qualname` (the text form of `function_key`), used by
         --select/--ignore globs and the corpus."""
         return str(self.function_key)
-
-
-CHECK_FACT_FIELDS: tuple[str, ...] = tuple(
-    f.name for f in dataclasses.fields(FunctionVerdict) if f.metadata.get("check_fact")
-)
-"""The facts of a verdict that checks decide, in the report's field order."""
 
 
 @fast_pickling
@@ -238,7 +254,7 @@ class AnalysisResult:
     @property
     def candidates(self) -> int:
         """Functions for which a transformation was considered: every decided function."""
-        return sum(1 for f in self.functions if f.has_tensor_parameter is not False)
+        return sum(1 for f in self.functions if f.facts.has_tensor_parameter is not False)
 
     @property
     def refactorable(self) -> int:

@@ -27,7 +27,7 @@ from hybridize.analyzer.checks.hy902_internal_error import InternalError
 from hybridize.analyzer.checks.run import run_checks
 from hybridize.analyzer.cycle_collector import no_cyclic_gc
 from hybridize.analyzer.decisions.benefit import BenefitModel
-from hybridize.analyzer.decisions.decide import FunctionFacts, decide
+from hybridize.analyzer.decisions.decide import DecisionInputs, decide
 from hybridize.analyzer.decisions.verdict_scope import (
     affected,
     changed_readers,
@@ -71,8 +71,10 @@ from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.model import (
+    DECORATOR_ARG_NAMES,
     FileError,
     Finding,
+    FunctionFacts,
     FunctionVerdict,
     ParamReport,
     TensorSpec,
@@ -520,32 +522,28 @@ def _undecided(
         qualname=fn.qualname,
         line=fn.line,
         span=fn.span,
-        is_hybrid=False,
+        framework=framework.name,
         has_tensor_parameter=None,
         has_primitive_parameters=None,
         has_python_side_effects=None,
         is_recursive=None,
         has_tensor_computation=None,
         caller_covered=None,
-        check_facts={},
-        framework=framework,
-        findings=[
-            InternalError.finding(
-                (
-                    f"the analysis of this function {exc}; nothing is known of it and no "
-                    "change is proposed"
-                    if isinstance(exc, BudgetExceeded)
-                    else f"the analysis of this function failed: {exc}; nothing is known of it "
-                    "and no change is proposed"
-                    if isinstance(exc, EvaluationFailed)
-                    else f"the analysis failed on this function ({type(exc).__name__}); no "
-                    "change is proposed"
-                ),
-                fn.span,
-            )
-        ],
     )
-    return decide(facts)
+    failure = InternalError.finding(
+        (
+            f"the analysis of this function {exc}; nothing is known of it and no "
+            "change is proposed"
+            if isinstance(exc, BudgetExceeded)
+            else f"the analysis of this function failed: {exc}; nothing is known of it "
+            "and no change is proposed"
+            if isinstance(exc, EvaluationFailed)
+            else f"the analysis failed on this function ({type(exc).__name__}); no "
+            "change is proposed"
+        ),
+        fn.span,
+    )
+    return decide(DecisionInputs(facts, framework, findings=[failure]))
 
 
 def is_hybrid(
@@ -765,6 +763,7 @@ def _verdict(phase: VerdictPhase, function: FunctionInputs) -> FunctionVerdict:
         qualname=fn.qualname,
         line=fn.line,
         span=fn.span,
+        framework=function.framework.name,
         is_hybrid=compiled,
         has_tensor_parameter=has_tensor,
         has_primitive_parameters=primitive,
@@ -773,35 +772,39 @@ def _verdict(phase: VerdictPhase, function: FunctionInputs) -> FunctionVerdict:
         has_tensor_computation=function.computation,
         caller_covered=function.covered,
         check_facts=detected.facts,
-        not_candidate=function.not_candidate,
         speculative=speculative,
-        assumptions=context.assumptions,
-        addition_assumptions=process_wide_assumptions(index, facts, function.framework),
-        findings=list(unique.values()),
-        params=parameters.reports,
-        decorator_args=decorator_args,
-        keep_reason=keep_reason(
-            index,
-            key,
-            decorator_args,
-            has_tensor,
-            function.computation,
-            function.opaque,
-            function.stateful,
-            function.framework,
-            _removal_changes_returns(index, facts, key, function.framework),
-        )
-        if compiled
-        else None,
-        infer_input_signatures=phase.options.infer_input_signatures,
-        input_signature=inferred,
+        decorator_args=tuple((n, decorator_args.get(n, False)) for n in DECORATOR_ARG_NAMES),
         supplied_input_signature=signatures.supplied,
+        input_signature=inferred,
         input_signature_absence_reason=signatures.inference.reason
         if signatures.inference is not None and inferred is None
         else None,
-        framework=function.framework,
+        params=parameters.reports,
     )
-    return decide(function_facts)
+    return decide(
+        DecisionInputs(
+            function_facts,
+            function.framework,
+            not_candidate=function.not_candidate,
+            assumptions=context.assumptions,
+            addition_assumptions=process_wide_assumptions(index, facts, function.framework),
+            findings=list(unique.values()),
+            infer_input_signatures=phase.options.infer_input_signatures,
+            keep_reason=keep_reason(
+                index,
+                key,
+                decorator_args,
+                has_tensor,
+                function.computation,
+                function.opaque,
+                function.stateful,
+                function.framework,
+                _removal_changes_returns(index, facts, key, function.framework),
+            )
+            if compiled
+            else None,
+        )
+    )
 
 
 def _parameters(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> Parameters:

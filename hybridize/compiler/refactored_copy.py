@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hybridize.model import FunctionVerdict, Span
+from hybridize.model import FunctionFacts, FunctionVerdict, Span
 from hybridize.refactor.file_plan import plan_file
 from hybridize.refactor.measured import with_measurement
 
@@ -31,18 +31,22 @@ class Change:
     line: int
     mode: str  # "graph" | "xla"
     is_hybrid: bool
-    framework: str = "tensorflow"
+    framework: str
+    """The compile target of the function's verdict (`FunctionFacts.framework`)."""
 
 
 def measured_verdict(file: str, change: Change) -> FunctionVerdict:
     """The verdict that makes the planner write exactly the measured change."""
-    verdict = FunctionVerdict(
+    facts = FunctionFacts(
         file=file,
         qualname=change.qualname,
         line=change.line,
         span=Span(change.line, 0, change.line, 0),
         framework=change.framework,
         is_hybrid=change.is_hybrid,
+    )
+    verdict = FunctionVerdict(
+        facts=facts,
         refactoring="optimize_hybrid" if change.is_hybrid else "convert_eager_to_hybrid",
         passes=not change.is_hybrid,
         transformation=None if change.is_hybrid else "convert_to_hybrid",

@@ -69,7 +69,7 @@ def _transformation(verdict: FunctionVerdict, lines: Lines, docs: CodeDocs) -> t
     code = TRANSFORMATION_CODES[verdict.transformation]
     finding = next((f for f in verdict.findings if f.code == code), None)
     message = finding.message if finding is not None else verdict.transformation
-    if verdict.speculative and verdict.assumptions:
+    if verdict.facts.speculative and verdict.assumptions:
         message += f" (assumes: {'; '.join(verdict.assumptions)})"
     if verdict.benefit is not None and verdict.benefit_reasons:
         message += f"; benefit {verdict.benefit}: {verdict.benefit_reasons[0]}"
@@ -91,7 +91,7 @@ def _hint(
         range=lines.span_range(finding.span),
         message=(
             f"{verdict.qualname}: {finding.message}"
-            if verdict.is_hybrid
+            if verdict.facts.is_hybrid
             else f"{verdict.qualname} stays eager: {finding.message}"
         ),
         severity=types.DiagnosticSeverity.Hint,

@@ -33,8 +33,8 @@ FACTS = (
 
 def safety_facts() -> list[str]:
     """The facts a hover lists when they may hold: the registry's, the decision table's in
-    its order first, so a new check shows up here (with a field of the report or without,
-    `FunctionVerdict.fact`) without being listed twice."""
+    its order first, so a new check shows up here (`FunctionFacts.check_facts`, whether the
+    report has a field for it or not) without being listed twice."""
     table = safety_checks()
     ordered = [*table, *(check for check in fact_checks() if check not in table)]
     return [check.fact for check in ordered]
@@ -59,7 +59,7 @@ def _parameter(param: ParamReport) -> str:
 
 def verdict_markdown(verdict: FunctionVerdict, planned: str | None) -> str:
     """The hover text of one verdict."""
-    tags = " (speculative)" if verdict.speculative else ""
+    tags = " (speculative)" if verdict.facts.speculative else ""
     out = [f"**hybridize** `{verdict.qualname}`: {verdict_text(verdict)}{tags}", ""]
     if planned:
         out += [f"Planned: {planned}", ""]
@@ -69,13 +69,13 @@ def verdict_markdown(verdict: FunctionVerdict, planned: str | None) -> str:
     out.append("Facts:")
     decorator = framework_named(verdict.framework).idiom
     out += [
-        f"- {label.format(decorator=decorator)}: {_word(getattr(verdict, name))}"
+        f"- {label.format(decorator=decorator)}: {_word(getattr(verdict.facts, name))}"
         for name, label in FACTS
     ]
     risky = [name for name in safety_facts() if verdict.fact(name) is not False]
     out += [f"- {name}: {_word(verdict.fact(name))}" for name in risky]
-    if verdict.params:
-        out += ["", "Parameters:"] + [f"- {_parameter(p)}" for p in verdict.params]
+    if verdict.facts.params:
+        out += ["", "Parameters:"] + [f"- {_parameter(p)}" for p in verdict.facts.params]
     if verdict.assumptions:
         out += ["", "Assumes:"] + [f"- {a}" for a in verdict.assumptions]
     blocking = blocking_findings(verdict)
@@ -85,8 +85,8 @@ def verdict_markdown(verdict: FunctionVerdict, planned: str | None) -> str:
             f"- line {f.span.start_line}: {f.code} {f.message}"
             for f in sorted(blocking, key=lambda f: (f.span.start_line, f.code))
         ]
-    if verdict.input_signature_absence_reason:
-        out += ["", f"No input_signature: {verdict.input_signature_absence_reason}"]
+    if verdict.facts.input_signature_absence_reason:
+        out += ["", f"No input_signature: {verdict.facts.input_signature_absence_reason}"]
     return "\n".join(out) + "\n"
 
 

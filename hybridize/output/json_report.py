@@ -1,13 +1,14 @@
 """The JSON report (`--format json`): a public, versioned interface (docs/report-format.md).
 
 Field names and their order are part of the interface: CI jobs, editors and the benchmark stage
-read them. Add fields, never rename or reorder them. `REPORT_KEYS`, `FUNCTION_KEYS` and the other
-key tuples below are the single place that fixes the order; `report_schema.py` describes the same
-shape as a JSON Schema.
+read them. Add fields, never rename or reorder them. `REPORT_KEYS`, `function_keys()` and the other
+key tuples below are the single place that fixes the order (a check's fact field takes the place
+its `report_order` gives it); `report_schema.py` describes the same shape as a JSON Schema.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -19,6 +20,7 @@ from hybridize.model import (
     AnalysisResult,
     FileError,
     Finding,
+    FunctionFacts,
     FunctionVerdict,
     ParamReport,
     SpecTree,
@@ -42,10 +44,8 @@ REPORT_KEYS: tuple[str, ...] = (
     "summary",
 )
 TOOL_KEYS: tuple[str, ...] = ("name", "version")
-FACT_KEYS: tuple[str, ...] = report_fact_fields()
-"""The facts the registry's checks decide (`Check.fact`), in the model's field order."""
 ERROR_KEYS: tuple[str, ...] = ("file", "message")
-FUNCTION_KEYS: tuple[str, ...] = (
+LEADING_FUNCTION_KEYS: tuple[str, ...] = (
     "file",
     "qualname",
     "line",
@@ -65,7 +65,9 @@ FUNCTION_KEYS: tuple[str, ...] = (
     "assumptions",
     "status_severity",
     "has_tensor_computation",
-    *FACT_KEYS,
+)
+"""A function object's keys before the facts of the registry's checks."""
+TRAILING_FUNCTION_KEYS: tuple[str, ...] = (
     "caller_covered",
     "decorator_args",
     "supplied_input_signature",
@@ -77,6 +79,15 @@ FUNCTION_KEYS: tuple[str, ...] = (
     "benefit_reasons",
     "proposed",
 )
+"""A function object's keys after the facts of the registry's checks."""
+
+
+def function_keys() -> tuple[str, ...]:
+    """A function object's keys in order, with the facts the registry's checks decide
+    (`report_fact_fields`) in their place: a check with a `report_order` adds its field."""
+    return (*LEADING_FUNCTION_KEYS, *report_fact_fields(), *TRAILING_FUNCTION_KEYS)
+
+
 DECORATOR_ARG_KEYS: tuple[str, ...] = DECORATOR_ARG_NAMES
 SPEC_KEYS: tuple[str, ...] = ("spec", "dtype", "shape")
 PARAM_KEYS: tuple[str, ...] = ("name", "is_tensor", "tensor_types")
@@ -100,20 +111,10 @@ SUMMARY_KEYS: tuple[str, ...] = (
     "blocked",
 )
 
-# Function fields copied verbatim from the model (scalars, tristates, strings). Everything else in
-# FUNCTION_KEYS needs a conversion and is handled by name in `_function_to_json`.
-_PLAIN_FUNCTION_KEYS: frozenset[str] = frozenset(FUNCTION_KEYS) - {
-    "failures",
-    "has_errors",
-    "assumptions",
-    "decorator_args",
-    "supplied_input_signature",
-    "input_signature",
-    "params",
-    "findings",
-    "benefit_reasons",
-    "proposed",
-}
+_FACT_KEYS: frozenset[str] = frozenset(f.name for f in dataclasses.fields(FunctionFacts))
+"""Keys read as they are from the verdict's facts (`FunctionFacts`)."""
+_DECISION_KEYS: frozenset[str] = frozenset(f.name for f in dataclasses.fields(FunctionVerdict))
+"""Keys read as they are from the decision (`FunctionVerdict`)."""
 
 
 def spec_tree_to_json(tree: SpecTree) -> Any:
@@ -163,23 +164,36 @@ def _finding_to_json(finding: Finding) -> dict[str, Any]:
     }
 
 
-def _function_to_json(verdict: FunctionVerdict, selection: Selection) -> dict[str, Any]:
+def _function_to_json(
+    verdict: FunctionVerdict, selection: Selection, keys: tuple[str, ...]
+) -> dict[str, Any]:
+    """One function object with `keys` (`function_keys()`): a key of `FunctionFacts` or
+    `FunctionVerdict` that needs no conversion as the model holds it, a check's fact from
+    `check_facts`."""
+    facts = verdict.facts
     converted: dict[str, Any] = {
         "proposed": selection.proposes(verdict),
         "failures": list(verdict.failures),
         "has_errors": verdict.has_errors,
         "assumptions": list(verdict.assumptions),
         "benefit_reasons": list(verdict.benefit_reasons),
-        "decorator_args": _decorator_args_to_json(verdict.decorator_args),
-        "supplied_input_signature": _signature_to_json(verdict.supplied_input_signature),
-        "input_signature": _signature_to_json(verdict.input_signature),
-        "params": [_param_to_json(p) for p in verdict.params],
+        "decorator_args": _decorator_args_to_json(facts.decorator_args),
+        "supplied_input_signature": _signature_to_json(facts.supplied_input_signature),
+        "input_signature": _signature_to_json(facts.input_signature),
+        "params": [_param_to_json(p) for p in facts.params],
         "findings": [_finding_to_json(f) for f in verdict.findings],
     }
-    return {
-        key: getattr(verdict, key) if key in _PLAIN_FUNCTION_KEYS else converted[key]
-        for key in FUNCTION_KEYS
-    }
+    return {key: _value(verdict, key, converted) for key in keys}
+
+
+def _value(verdict: FunctionVerdict, key: str, converted: dict[str, Any]) -> Any:
+    if key in converted:
+        return converted[key]
+    if key in _FACT_KEYS:
+        return getattr(verdict.facts, key)
+    if key in _DECISION_KEYS:
+        return getattr(verdict, key)
+    return verdict.fact(key)
 
 
 def _error_to_json(error: FileError) -> dict[str, str]:
@@ -197,7 +211,8 @@ def to_json_dict(
     does not depend on dict history.
     """
     selection = selection or Selection()
-    functions = [_function_to_json(f, selection) for f in result.functions]
+    keys = function_keys()
+    functions = [_function_to_json(f, selection, keys) for f in result.functions]
     return _report(result, version, functions, selection)
 
 
@@ -252,6 +267,7 @@ def json_body_chunks(
 ) -> Iterator[str]:
     """`json_chunks` up to the report's `summary`."""
     selection = selection or Selection()
+    keys = function_keys()
     encode = _encode
     # A name the file system holds as undecodable bytes (a root folder, a message quoting a
     # path) would make the report invalid UTF-8: such bytes are shown as U+FFFD. Pieces end
@@ -265,7 +281,8 @@ def json_body_chunks(
             yield f"{separator}  {encode(key)}: [\n"
             for j, verdict in enumerate(result.functions):
                 joint = ",\n" if j else ""
-                yield display_name(f"{joint}    {encode(_function_to_json(verdict, selection))}")
+                record = _function_to_json(verdict, selection, keys)
+                yield display_name(f"{joint}    {encode(record)}")
             yield "\n  ]"
         elif isinstance(value, list) and value:
             items = ",\n".join(f"    {encode(item)}" for item in value)

@@ -45,118 +45,121 @@ def _closed_object(properties: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-REPORT_JSON_SCHEMA: dict[str, Any] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "hybridize analysis report",
-    "description": "Output of `hybridize analyze PATH --format json` (schema_version 1).",
-    **_closed_object(
-        {
-            "schema_version": {"enum": [1]},
-            "tool": {"$ref": "#/$defs/tool"},
-            "root": _STRING,
-            "errors": {"type": "array", "items": {"$ref": "#/$defs/file_error"}},
-            "functions": {"type": "array", "items": {"$ref": "#/$defs/function"}},
-            "refactored_files": {
-                "description": "Relative path -> full new text of every file the plan changes.",
-                "type": "object",
-                "additionalProperties": _STRING,
-            },
-            "summary": {"$ref": "#/$defs/summary"},
-        }
-    ),
-    "$defs": {
-        "tool": _closed_object({"name": {"enum": ["hybridize"]}, "version": _STRING}),
-        "file_error": _closed_object({"file": _STRING, "message": _STRING}),
-        "tensor_spec": _closed_object(
+def report_json_schema() -> dict[str, Any]:
+    """The report's JSON Schema (draft 2020-12). Every fixed object is closed and fully
+    required; a function object has a field for each fact the registry's checks report
+    (`report_fact_fields`): the schema follows the registry as the report does."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "hybridize analysis report",
+        "description": "Output of `hybridize analyze PATH --format json` (schema_version 1).",
+        **_closed_object(
             {
-                "spec": {"enum": list(SPEC_CLASSES)},
-                "dtype": {"type": ["string", "null"]},
-                "shape": {
-                    "description": "null: unknown rank; a null axis: unknown or varying size.",
-                    "type": ["array", "null"],
-                    "items": {"type": ["integer", "null"]},
+                "schema_version": {"enum": [1]},
+                "tool": {"$ref": "#/$defs/tool"},
+                "root": _STRING,
+                "errors": {"type": "array", "items": {"$ref": "#/$defs/file_error"}},
+                "functions": {"type": "array", "items": {"$ref": "#/$defs/function"}},
+                "refactored_files": {
+                    "description": "Relative path -> full new text of every file the plan changes.",
+                    "type": "object",
+                    "additionalProperties": _STRING,
                 },
+                "summary": {"$ref": "#/$defs/summary"},
             }
         ),
-        "spec_tree": {
-            "description": "A tensor spec, or a nested list of them for a list/tuple parameter.",
-            "anyOf": [
-                {"$ref": "#/$defs/tensor_spec"},
-                {"type": "array", "items": {"$ref": "#/$defs/spec_tree"}},
-            ],
+        "$defs": {
+            "tool": _closed_object({"name": {"enum": ["hybridize"]}, "version": _STRING}),
+            "file_error": _closed_object({"file": _STRING, "message": _STRING}),
+            "tensor_spec": _closed_object(
+                {
+                    "spec": {"enum": list(SPEC_CLASSES)},
+                    "dtype": {"type": ["string", "null"]},
+                    "shape": {
+                        "description": "null: unknown rank; a null axis: unknown or varying size.",
+                        "type": ["array", "null"],
+                        "items": {"type": ["integer", "null"]},
+                    },
+                }
+            ),
+            "spec_tree": {
+                "description": "A tensor spec, or a nested list of them for a list/tuple parameter.",
+                "anyOf": [
+                    {"$ref": "#/$defs/tensor_spec"},
+                    {"type": "array", "items": {"$ref": "#/$defs/spec_tree"}},
+                ],
+            },
+            "signature": {
+                "type": ["array", "null"],
+                "items": {"$ref": "#/$defs/spec_tree"},
+            },
+            "param": _closed_object(
+                {
+                    "name": _STRING,
+                    "is_tensor": _TRISTATE,
+                    "tensor_types": {"type": "array", "items": {"$ref": "#/$defs/spec_tree"}},
+                }
+            ),
+            "finding": _closed_object(
+                {
+                    "code": _STRING,
+                    "name": _STRING,
+                    "severity": {"enum": list(SEVERITIES)},
+                    "message": _STRING,
+                    "line": _INT,
+                    "column": _INT,
+                    "end_line": _INT,
+                    "end_column": _INT,
+                }
+            ),
+            "decorator_args": _closed_object({name: _BOOL for name in DECORATOR_ARG_NAMES}),
+            "function": _closed_object(
+                {
+                    "file": _STRING,
+                    "qualname": _STRING,
+                    "line": _INT,
+                    "framework": {"enum": list(FRAMEWORKS)},
+                    "is_hybrid": _BOOL,
+                    "has_tensor_parameter": _TRISTATE,
+                    "has_primitive_parameters": _TRISTATE,
+                    "has_python_side_effects": _TRISTATE,
+                    "is_recursive": _TRISTATE,
+                    "refactoring": {"enum": list(REFACTORINGS)},
+                    "passes": _BOOL,
+                    "passing_precondition": {"enum": list(PRECONDITIONS)},
+                    "transformation": {"enum": list(TRANSFORMATIONS)},
+                    "failures": _STRING_LIST,
+                    "has_errors": _BOOL,
+                    "speculative": _BOOL,
+                    "assumptions": _STRING_LIST,
+                    "status_severity": {"enum": list(SEVERITIES)},
+                    "has_tensor_computation": _TRISTATE,
+                    **{fact: _TRISTATE for fact in report_fact_fields()},
+                    "caller_covered": _TRISTATE,
+                    "decorator_args": {"$ref": "#/$defs/decorator_args"},
+                    "supplied_input_signature": {"$ref": "#/$defs/signature"},
+                    "input_signature": {"$ref": "#/$defs/signature"},
+                    "input_signature_absence_reason": {"type": ["string", "null"]},
+                    "params": {"type": "array", "items": {"$ref": "#/$defs/param"}},
+                    "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"}},
+                    "benefit": {"enum": ["high", "low", "none", None]},
+                    "benefit_reasons": {"type": "array", "items": {"type": "string"}},
+                    "proposed": {"type": "boolean"},
+                }
+            ),
+            "summary": _closed_object(
+                {
+                    "functions": _INT,
+                    "candidates": _INT,
+                    "refactorable": _INT,
+                    "seconds": {"type": "number"},
+                    "proposed": _INT,
+                    "low_benefit": _INT,
+                    "blocked": _INT,
+                }
+            ),
         },
-        "signature": {
-            "type": ["array", "null"],
-            "items": {"$ref": "#/$defs/spec_tree"},
-        },
-        "param": _closed_object(
-            {
-                "name": _STRING,
-                "is_tensor": _TRISTATE,
-                "tensor_types": {"type": "array", "items": {"$ref": "#/$defs/spec_tree"}},
-            }
-        ),
-        "finding": _closed_object(
-            {
-                "code": _STRING,
-                "name": _STRING,
-                "severity": {"enum": list(SEVERITIES)},
-                "message": _STRING,
-                "line": _INT,
-                "column": _INT,
-                "end_line": _INT,
-                "end_column": _INT,
-            }
-        ),
-        "decorator_args": _closed_object({name: _BOOL for name in DECORATOR_ARG_NAMES}),
-        "function": _closed_object(
-            {
-                "file": _STRING,
-                "qualname": _STRING,
-                "line": _INT,
-                "framework": {"enum": list(FRAMEWORKS)},
-                "is_hybrid": _BOOL,
-                "has_tensor_parameter": _TRISTATE,
-                "has_primitive_parameters": _TRISTATE,
-                "has_python_side_effects": _TRISTATE,
-                "is_recursive": _TRISTATE,
-                "refactoring": {"enum": list(REFACTORINGS)},
-                "passes": _BOOL,
-                "passing_precondition": {"enum": list(PRECONDITIONS)},
-                "transformation": {"enum": list(TRANSFORMATIONS)},
-                "failures": _STRING_LIST,
-                "has_errors": _BOOL,
-                "speculative": _BOOL,
-                "assumptions": _STRING_LIST,
-                "status_severity": {"enum": list(SEVERITIES)},
-                "has_tensor_computation": _TRISTATE,
-                **{fact: _TRISTATE for fact in report_fact_fields()},
-                "caller_covered": _TRISTATE,
-                "decorator_args": {"$ref": "#/$defs/decorator_args"},
-                "supplied_input_signature": {"$ref": "#/$defs/signature"},
-                "input_signature": {"$ref": "#/$defs/signature"},
-                "input_signature_absence_reason": {"type": ["string", "null"]},
-                "params": {"type": "array", "items": {"$ref": "#/$defs/param"}},
-                "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"}},
-                "benefit": {"enum": ["high", "low", "none", None]},
-                "benefit_reasons": {"type": "array", "items": {"type": "string"}},
-                "proposed": {"type": "boolean"},
-            }
-        ),
-        "summary": _closed_object(
-            {
-                "functions": _INT,
-                "candidates": _INT,
-                "refactorable": _INT,
-                "seconds": {"type": "number"},
-                "proposed": _INT,
-                "low_benefit": _INT,
-                "blocked": _INT,
-            }
-        ),
-    },
-}
-"""The report's JSON Schema (draft 2020-12). Every fixed object is closed and fully required."""
+    }
 
 
 # --- the validator -------------------------------------------------------------------------------
@@ -361,5 +364,5 @@ def validate(instance: Any, schema: Mapping[str, Any]) -> list[str]:
 
 
 def validate_report(obj: Any) -> list[str]:
-    """Check a parsed JSON report against `REPORT_JSON_SCHEMA`; empty when it is valid."""
-    return validate(obj, REPORT_JSON_SCHEMA)
+    """Check a parsed JSON report against `report_json_schema()`; empty when it is valid."""
+    return validate(obj, report_json_schema())

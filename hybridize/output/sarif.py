@@ -110,14 +110,14 @@ def proposal_message(verdict: FunctionVerdict) -> str:
     text = template.format(name=verdict.qualname)
     if verdict.benefit is not None and verdict.benefit_reasons:
         text += f"; benefit {verdict.benefit}: {verdict.benefit_reasons[0]}"
-    if verdict.speculative and verdict.assumptions:
+    if verdict.facts.speculative and verdict.assumptions:
         text += "; assumes: " + "; ".join(verdict.assumptions)
     return text
 
 
 def blocked_message(verdict: FunctionVerdict, reason: Finding, unblock: str) -> str:
     """`train_step cannot be compiled: prints with `print`...; to unblock: ...`."""
-    state = "is compiled but" if verdict.is_hybrid else "cannot be compiled:"
+    state = "is compiled but" if verdict.facts.is_hybrid else "cannot be compiled:"
     text = f"{verdict.qualname} {state} {reason.message}"
     return f"{text}; to unblock: {unblock}" if unblock else text
 
@@ -126,7 +126,7 @@ def _level(verdict: FunctionVerdict, findings: list[Finding]) -> str:
     """`error` only where a decorator exists and would break (an error finding of a compiled
     function); `warning` for a compiled function's other problems; `note` for what is only an
     opportunity (an eager function's addition, or what blocks one)."""
-    if not verdict.is_hybrid:
+    if not verdict.facts.is_hybrid:
         return "note"
     if any(f.severity == "error" for f in findings):
         return "error"

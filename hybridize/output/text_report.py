@@ -76,9 +76,9 @@ def verdict_text(verdict: FunctionVerdict) -> str:
 
 def _tags(verdict: FunctionVerdict) -> list[str]:
     tags = []
-    if verdict.is_hybrid:
+    if verdict.facts.is_hybrid:
         tags.append("[hybrid]")
-    if verdict.speculative:
+    if verdict.facts.speculative:
         tags.append("[speculative]")
     if verdict.passes and verdict.benefit is not None:
         tags.append(f"[benefit: {verdict.benefit}]")

@@ -46,7 +46,7 @@ def blocking_findings(verdict: FunctionVerdict) -> list[Finding]:
     informational "keep it" does not block anything)."""
     if verdict.passes:
         return []
-    if verdict.is_hybrid:
+    if verdict.facts.is_hybrid:
         return [f for f in verdict.findings if f.severity in ("warning", "error")]
     return list(verdict.findings)
 
@@ -57,8 +57,8 @@ def is_blocked_tensor_work(verdict: FunctionVerdict) -> bool:
     and a finding blocks it."""
     if verdict.passes or not verdict.failures:
         return False
-    if not verdict.is_hybrid:
-        if verdict.has_tensor_computation is not True:
+    if not verdict.facts.is_hybrid:
+        if verdict.facts.has_tensor_computation is not True:
             return False
         if verdict.qualname.rsplit(".", 1)[-1] in NEVER_COMPILED:
             return False

@@ -210,7 +210,7 @@ class _FilePlanner:
         elif verdict.transformation == "convert_to_eager":
             if positions:
                 self._remove(verdict, found, positions)
-            elif verdict.is_hybrid:
+            elif verdict.facts.is_hybrid:
                 self._notice(
                     verdict,
                     f"not refactored: it is compiled by a `{self.framework.idiom}(...)` call, "
@@ -221,7 +221,7 @@ class _FilePlanner:
             self._reconfigure(verdict, found, positions)
 
     def _add(self, verdict: FunctionVerdict, found: FoundFunction) -> None:
-        signature = verdict.input_signature
+        signature = verdict.facts.input_signature
         spelling = self.imports.spelling_at(found, need_module=signature is not None)
         decorator = spelling.decorator
         words = f"add @{decorator}"
@@ -234,7 +234,7 @@ class _FilePlanner:
             except SignatureError as exc:
                 self._notice(verdict, f"input_signature left out: {exc}", "note")
         xla = self.framework.xla_argument
-        if xla is not None and dict(verdict.decorator_args).get(xla):
+        if xla is not None and dict(verdict.facts.decorator_args).get(xla):
             # A measured XLA win (`refactor --from-bench`).
             arguments.append(f"{xla}=True")
             words += f" with {xla}=True"
@@ -245,7 +245,7 @@ class _FilePlanner:
         # Python value as such (`has_python_value_returns`).
         comment = assumption_comment(verdict.assumptions) if verdict.assumptions else None
         if comment is not None:
-            kind = "speculative: " if verdict.speculative else ""
+            kind = "speculative: " if verdict.facts.speculative else ""
             words += f" ({kind}the comment above it states the assumption)"
         self.used_names.add(spelling.decorator.split(".")[0])
         self.edits.append(add_decorator(self.document, found.node, decorator, comment))
@@ -271,11 +271,11 @@ class _FilePlanner:
         decorator = found.node.decorator_list[positions[-1]]
         keywords: list[tuple[str, str]] = []
         # Never overwrite an argument the decorator has: a second run then finds its own.
-        if verdict.input_signature is not None and not has_input_signature(decorator):
+        if verdict.facts.input_signature is not None and not has_input_signature(decorator):
             spelling = self.imports.spelling_at(found, need_module=True)
             module = spelling.module or self.imports.new_name()
             try:
-                signature = render_signature(verdict.input_signature, module)
+                signature = render_signature(verdict.facts.input_signature, module)
             except SignatureError as exc:
                 self._notice(verdict, f"not refactored: {exc}", "skipped")
                 return
@@ -284,12 +284,12 @@ class _FilePlanner:
         xla = self.framework.xla_argument
         if (
             xla is not None
-            and dict(verdict.decorator_args).get(xla) is True
+            and dict(verdict.facts.decorator_args).get(xla) is True
             and not has_keyword(decorator, xla)
         ):
             keywords.append((xla, "True"))
         if not keywords:
-            if verdict.input_signature is None and not has_input_signature(decorator):
+            if verdict.facts.input_signature is None and not has_input_signature(decorator):
                 self._notice(
                     verdict, "not refactored: the verdict has no input signature", "skipped"
                 )

@@ -37,23 +37,26 @@ def _projects(report: Path) -> int:
 def with_measurement(verdict: FunctionVerdict, mode: str | None) -> FunctionVerdict:
     """The verdict as the measurement decides it: `mode` is the mode that won ("graph",
     "xla") or None (nothing applied). Also how the bench writes its refactored copy."""
-    xla_argument = framework_named(verdict.framework).xla_argument
-    if verdict.is_hybrid and mode == "xla" and xla_argument is not None:
+    facts = verdict.facts
+    xla_argument = framework_named(facts.framework).xla_argument
+    if facts.is_hybrid and mode == "xla" and xla_argument is not None:
         # Measured: the existing decorator with jit_compile=True. Nothing else was measured,
         # so no input_signature is added with it.
         return dataclasses.replace(
             verdict,
+            facts=dataclasses.replace(
+                facts,
+                input_signature=None,
+                decorator_args=_with_argument(facts.decorator_args, xla_argument),
+            ),
             passes=True,
             transformation="reconfigure",
-            input_signature=None,
-            decorator_args=_with_argument(verdict.decorator_args, xla_argument),
         )
     if verdict.transformation != "convert_to_hybrid" or mode not in ("graph", "xla"):
         return dataclasses.replace(verdict, passes=False, transformation=None)
     if mode == "xla" and xla_argument is not None:
-        return dataclasses.replace(
-            verdict, decorator_args=_with_argument(verdict.decorator_args, xla_argument)
-        )
+        xla = _with_argument(facts.decorator_args, xla_argument)
+        return dataclasses.replace(verdict, facts=dataclasses.replace(facts, decorator_args=xla))
     return verdict
 
 

@@ -44,11 +44,11 @@ class PlanCache:
                 v.qualname,
                 v.line,
                 v.transformation,
-                v.is_hybrid,
-                v.speculative,
+                v.facts.is_hybrid,
+                v.facts.speculative,
                 v.assumptions,
-                v.input_signature,
-                v.decorator_args,
+                v.facts.input_signature,
+                v.facts.decorator_args,
                 v.framework,
             )
             digest.update(b"\0" + repr(fingerprint).encode("utf-8", "surrogatepass"))

@@ -420,10 +420,10 @@ def test_refactored_copy_adds_decorators_and_jit_compile(tmp_path: Path) -> None
     out = _written(
         tmp_path,
         SOURCE,
-        refactored_copy.Change("step", 7, "graph", False),
-        refactored_copy.Change("Model.helper", 13, "xla", False),
-        refactored_copy.Change("Model.call", 17, "xla", True),
-        refactored_copy.Change("Model.other", 21, "xla", True),
+        refactored_copy.Change("step", 7, "graph", False, "tensorflow"),
+        refactored_copy.Change("Model.helper", 13, "xla", False, "tensorflow"),
+        refactored_copy.Change("Model.call", 17, "xla", True, "tensorflow"),
+        refactored_copy.Change("Model.other", 21, "xla", True, "tensorflow"),
     )
     assert "@tf.function\ndef step(x):" in out
     assert "    @staticmethod\n    @tf.function(jit_compile=True)\n    def helper(x):" in out
@@ -440,22 +440,22 @@ def test_refactored_copy_adds_the_import_when_the_module_has_none(tmp_path: Path
     out = _written(
         tmp_path,
         '"""Doc."""\ndef f(x):\n    return x\n',
-        refactored_copy.Change("f", 2, "graph", False),
+        refactored_copy.Change("f", 2, "graph", False, "tensorflow"),
     )
     assert out == '"""Doc."""\nimport tensorflow as tf\n@tf.function\ndef f(x):\n    return x\n'
     aliased = "import tensorflow as T\n\ndef f(x):\n    return x\n"
-    out = _written(tmp_path, aliased, refactored_copy.Change("f", 3, "xla", False))
+    out = _written(tmp_path, aliased, refactored_copy.Change("f", 3, "xla", False, "tensorflow"))
     assert "@T.function(jit_compile=True)\ndef f" in out
 
 
 def test_refactored_copy_leaves_a_hybrid_graph_win_as_it_is(tmp_path: Path) -> None:
-    out = _written(tmp_path, SOURCE, refactored_copy.Change("Model.call", 17, "graph", True))
+    out = _written(tmp_path, SOURCE, refactored_copy.Change("Model.call", 17, "graph", True, "tensorflow"))
     assert out == SOURCE
 
 
 def test_refactored_copy_refuses_a_change_it_cannot_make(tmp_path: Path) -> None:
     with pytest.raises(LookupError, match="gone"):
-        _written(tmp_path, SOURCE, refactored_copy.Change("gone", 3, "graph", False))
+        _written(tmp_path, SOURCE, refactored_copy.Change("gone", 3, "graph", False, "tensorflow"))
     assert (tmp_path / "m.py").read_text(encoding="utf-8") == SOURCE
 
 

@@ -18,9 +18,9 @@ and, for the hazards (HY1xx-HY4xx, HY501, HY013), its detection: `detect(context
 function's findings of this code, made with `Check.finding` so that their name and severity
 are the check's (a case where a code takes another severity is declared here as a `Variant`).
 The engine runs every detecting check (`detecting`, `run.py`) on a `CheckContext`
-(`context.py`). A check that decides a fact names it in `fact` (a field of `FunctionVerdict`:
-the JSON report, its schema and the editor's hover list these fields as the registry gives
-them, `report_fact_fields`) and, for a safety fact that fails a verdict, its place in the
+(`context.py`). A check that decides a fact names it in `fact` (a verdict holds it in
+`FunctionFacts.check_facts`; the JSON report, its schema and the editor's hover list the
+facts whose checks give a `report_order`, in that order, `report_fact_fields`) and, for a safety fact that fails a verdict, its place in the
 decision table in `decision_order` (`safety_checks`); the fact holds when the check, or a
 check whose `counts_for` names it, finds something. Detections do not walk trees: they read
 the facts the analysis computed once (the facts modules are their shared machinery and give
@@ -51,7 +51,7 @@ import hybridize
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, TENSORFLOW, TORCH
 from hybridize.analyzer.switched_off_checks import disabled_codes
-from hybridize.model import CHECK_FACT_FIELDS, Finding, Severity, Span
+from hybridize.model import Finding, Severity, Span
 
 if TYPE_CHECKING:
     from hybridize.analyzer.checks.context import CheckContext
@@ -86,8 +86,14 @@ class Check:
     variants: ClassVar[Mapping[str, Variant]] = {}
     """Other names and severities the code's findings take, by case (`finding(variant=...)`)."""
     fact: ClassVar[str] = ""
-    """The fact (a `FunctionVerdict` field) this check decides, if it decides one: true when
-    it finds something."""
+    """The fact this check decides, if it decides one (its name in `FunctionFacts.check_facts`
+    and, where the report has a field for it, that field's name): true when it finds
+    something."""
+    report_order: ClassVar[int | None] = None
+    """For a fact the report has a field for: that field's place among the report's check
+    facts (`report_fact_fields`; they follow `has_tensor_computation` in this order). The report
+    is a public interface whose fields are added, never moved: a new field takes a number
+    above all others. None: the fact shows in the failures and findings only."""
     decision_order: ClassVar[int | None] = None
     """For a safety fact, a true value of which fails the verdict: its place in the decision
     table (docs/verdicts.md section 2, rule 5), the order in which failures list them. None
@@ -202,7 +208,14 @@ def registered(check: type[Check]) -> Iterator[type[Check]]:
 
 def _forget() -> None:
     """Drop what is derived from the registry (it changed)."""
-    for derived in (registry, checks_for, detecting, fact_checks, safety_checks):
+    for derived in (
+        registry,
+        checks_for,
+        detecting,
+        fact_checks,
+        safety_checks,
+        report_fact_fields,
+    ):
         derived.cache_clear()
 
 
@@ -233,11 +246,14 @@ def safety_checks() -> tuple[type[Check], ...]:
     return tuple(sorted(owners, key=lambda check: (check.decision_order or 0, check.code)))
 
 
+@cache
 def report_fact_fields() -> tuple[str, ...]:
     """The facts of the registry's checks that the report has fields for, in the report's
-    order (`FunctionVerdict`'s): the JSON report, its schema and the hover list these."""
-    decided = {check.fact for check in fact_checks()}
-    return tuple(name for name in CHECK_FACT_FIELDS if name in decided)
+    order (`report_order`): the JSON report, its schema and the hover list these."""
+    reported = [check for check in fact_checks() if check.report_order is not None]
+    return tuple(
+        check.fact for check in sorted(reported, key=lambda check: check.report_order or 0)
+    )
 
 
 def check_of(code: str) -> type[Check]:

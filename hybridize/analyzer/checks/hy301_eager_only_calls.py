@@ -91,6 +91,7 @@ class HasEagerOnlyCalls(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_eager_only_calls"
+    report_order = 10
     decision_order = 10
 
     @classmethod

@@ -65,6 +65,7 @@ class HasNumpyCallsOnParameters(Check):
     summary = "Applies NumPy to a value derived from a parameter; symbolic tensors have no value."
     EXAMPLE_FUNCTION = "f"
     fact = "has_numpy_calls_on_parameters"
+    report_order = 20
     decision_order = 20
 
     @classmethod

@@ -66,6 +66,7 @@ class HasStaleVariableReads(Check):
     summary = "Reads model.trainable_variables before the model's first call and trains on them."
     EXAMPLE_FUNCTION = "f"
     fact = "has_stale_variable_reads"
+    report_order = 40
     decision_order = 40
 
     @classmethod

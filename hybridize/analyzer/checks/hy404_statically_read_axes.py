@@ -53,6 +53,7 @@ class HasUnresolvedStaticallyReadAxes(Check):
     EXAMPLE_FUNCTION = "f"
     INFER_INPUT_SIGNATURES = True
     fact = "has_unresolved_statically_read_axes"
+    report_order = 35
 
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:

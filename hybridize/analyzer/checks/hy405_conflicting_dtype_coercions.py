@@ -62,6 +62,7 @@ class HasConflictingEagerDtypeCoercions(Check):
     summary = "A parameter meets partners of different dtypes (e.g. float32 and float64)."
     EXAMPLE_FUNCTION = "f"
     fact = "has_conflicting_eager_dtype_coercions"
+    report_order = 60
     decision_order = 60
 
     @classmethod

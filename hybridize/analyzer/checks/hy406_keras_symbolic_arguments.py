@@ -77,6 +77,7 @@ class HasKerasSymbolicArguments(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_keras_symbolic_arguments"
+    report_order = 70
     decision_order = 70
 
     @classmethod

@@ -88,6 +88,7 @@ class HasPythonValueReturns(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_python_value_returns"
+    report_order = 80
     decision_order = 80
 
     @classmethod

@@ -68,6 +68,7 @@ class HasFrozenPythonStateReads(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_frozen_python_state_reads"
+    report_order = 90
     decision_order = 90
 
     @classmethod

@@ -72,6 +72,7 @@ class HasUnhashableArguments(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_unhashable_arguments"
+    report_order = 100
     decision_order = 100
 
     @classmethod

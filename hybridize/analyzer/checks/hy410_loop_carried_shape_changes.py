@@ -119,6 +119,7 @@ class HasLoopCarriedShapeChanges(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_loop_carried_shape_changes"
+    report_order = 120
     decision_order = 120
 
     @classmethod

@@ -93,6 +93,7 @@ class DrawsSeededGlobalRandom(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "draws_seeded_global_random"
+    report_order = 130
     decision_order = 130
 
     @classmethod

@@ -60,6 +60,7 @@ class HasRankLosingSlices(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_rank_losing_slices"
+    report_order = 110
     decision_order = 110
 
     @classmethod

@@ -205,7 +205,7 @@ class BenefitModel:
         in_graph = {
             key
             for key, v in verdicts.items()
-            if (v.is_hybrid and v.transformation != "convert_to_eager")
+            if (v.facts.is_hybrid and v.transformation != "convert_to_eager")
             or (v.passes and v.transformation == "convert_to_hybrid" and v.benefit == "high")
         }
         eager = self._runs_per_program(stops=in_graph, known=self._known_eager)

@@ -6,57 +6,31 @@ failure code (each at most once), so a user sees all that stands in the way.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
 
 from hybridize.analyzer.checks import applies_to, check_of, fact_checks, safety_checks
 from hybridize.analyzer.facts.candidacy import NotCandidate
 from hybridize.analyzer.frameworks.framework import Framework
-from hybridize.model import (
-    CHECK_FACT_FIELDS,
-    DECORATOR_ARG_NAMES,
-    Finding,
-    FunctionVerdict,
-    ParamReport,
-    Severity,
-    Span,
-    Tristate,
-)
+from hybridize.model import Finding, FunctionFacts, FunctionVerdict, Severity, Span
 
 
 @dataclass(slots=True)
-class FunctionFacts:
-    """Everything known about one function before the decision."""
+class DecisionInputs:
+    """One function's facts and what the decision needs beside them."""
 
-    file: str
-    qualname: str
-    line: int
-    span: Span
-    is_hybrid: bool
-    has_tensor_parameter: Tristate
-    has_primitive_parameters: Tristate
-    has_python_side_effects: Tristate
-    is_recursive: Tristate
-    has_tensor_computation: Tristate
-    caller_covered: Tristate
-    check_facts: dict[str, Tristate]
-    """The facts the registry's checks decided (`Check.fact`), by `FunctionVerdict` field."""
+    facts: FunctionFacts
+    """What the analysis found; `check_facts` holds the facts of the checks that ran."""
+    framework: Framework
+    """The function's compile target (`ProjectIndex.function_framework`), `facts.framework`."""
     not_candidate: list[NotCandidate] = field(default_factory=list)
     """Why the function is no candidate by its nature (candidacy.py), in decision order."""
-    speculative: bool = False
     assumptions: list[str] = field(default_factory=list)
     addition_assumptions: list[str] = field(default_factory=list)
     """What adding the decorator would rest on beyond the function itself (what compiling
     changes process-wide): stated only when the verdict adds one."""
     findings: list[Finding] = field(default_factory=list)
-    params: tuple[ParamReport, ...] = ()
-    decorator_args: dict[str, bool] = field(default_factory=dict)
     infer_input_signatures: bool = False
-    input_signature: tuple[object, ...] | None = None
-    supplied_input_signature: tuple[object, ...] | None = None
-    input_signature_absence_reason: str | None = None
-    framework: Framework = field(kw_only=True)
-    """The function's compile target (`ProjectIndex.function_framework`)."""
     keep_reason: str | None = None
     """Why an existing decorator must stay even where P2/P3/P6 would remove it (a deliberate
     input_signature, a test of graph mode, computation on captured state), in words."""
@@ -66,23 +40,30 @@ def _finding(code: str, message: str, span: Span) -> Finding:
     return check_of(code).finding(message, span)
 
 
-def decide(facts: FunctionFacts) -> FunctionVerdict:
+def decide(inputs: DecisionInputs) -> FunctionVerdict:
     """Apply the decision table for an eager or an already-hybrid function."""
     failures: list[str] = []
-    findings = list(facts.findings)
+    findings = list(inputs.findings)
     passing: str | None = None
     transformation: str | None = None
-    span = facts.span
-    framework = facts.framework
+    found = inputs.facts
+    span = found.span
+    framework = inputs.framework
     decorator = framework.idiom
     applies = applies_to(framework.name)
-    # A safety fact is a hazard only for the frameworks its check applies to (NumPy on a
-    # parameter is traced by torch.compile): for the others it is false. In the registry's
-    # decision order, which is the order of the failures.
-    safety = {
-        check.fact: facts.check_facts.get(check.fact) if applies(check.code) else False
-        for check in safety_checks()
-    }
+    # A fact of a check that does not apply to the function's framework is false there (the
+    # check did not run; NumPy on a parameter is traced by torch.compile); one whose check
+    # ran and said nothing (an undecided function) is unknown. The verdict carries these.
+    facts = dataclasses.replace(
+        found,
+        check_facts={
+            check.fact: found.check_facts.get(check.fact) if applies(check.code) else False
+            for check in fact_checks()
+        },
+    )
+    # A true safety fact fails the verdict, in the registry's decision order (the order of
+    # the failures).
+    safety = [check.fact for check in safety_checks()]
 
     def fail(code: str, finding_code: str | None = None, message: str = "") -> None:
         if code not in failures:
@@ -112,10 +93,10 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
             fail("is_recursive")
         elif facts.is_recursive is None:
             fail("cant_approximate_recursion")
-        for fact, value in safety.items():
-            if value is True:
+        for fact in safety:
+            if facts.check_facts[fact] is True:
                 fail(fact)
-        for reason in facts.not_candidate:
+        for reason in inputs.not_candidate:
             fail(reason.failure)
             if not any(f.code == reason.code for f in findings):
                 where = reason.span or span
@@ -153,10 +134,10 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
         elif facts.has_tensor_computation is False:
             passing, transformation = "P6", "convert_to_eager"
         elif (
-            facts.infer_input_signatures
+            inputs.infer_input_signatures
             and facts.is_recursive is False
             and facts.input_signature is not None
-            and not facts.decorator_args.get("input_signature", False)
+            and not dict(facts.decorator_args).get("input_signature", False)
         ):
             passing, transformation = "P4", "reconfigure"
         else:
@@ -165,12 +146,12 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
                 "HY005",
                 "already compiled and nothing to improve: keep the decorator",
             )
-        if transformation == "convert_to_eager" and facts.keep_reason is not None:
+        if transformation == "convert_to_eager" and inputs.keep_reason is not None:
             passing, transformation = None, None
             fail(
                 "has_no_primitive_parameters",
                 "HY005",
-                f"already compiled: keep the decorator ({facts.keep_reason})",
+                f"already compiled: keep the decorator ({inputs.keep_reason})",
             )
         if transformation == "convert_to_eager":
             reasons = {
@@ -200,47 +181,18 @@ def decide(facts: FunctionFacts) -> FunctionVerdict:
     if findings:
         order = {"ok": 0, "info": 1, "warning": 2, "error": 3}
         severity = max((f.severity for f in findings), key=lambda s: order[s])
-    decorator_args = tuple((n, facts.decorator_args.get(n, False)) for n in DECORATOR_ARG_NAMES)
-    # The facts the report has fields for (a check registered from outside, with a fact of
-    # its own, shows in the failures and findings only); a fact outside the decision table
-    # as the check found it, false where its check does not apply (it did not run).
-    decided = {
-        check.fact: facts.check_facts.get(check.fact) if applies(check.code) else False
-        for check in fact_checks()
-    }
-    fact_fields: dict[str, Any] = {
-        fact: value for fact, value in {**decided, **safety}.items() if fact in CHECK_FACT_FIELDS
-    }
     return FunctionVerdict(
-        file=facts.file,
-        qualname=facts.qualname,
-        line=facts.line,
-        span=facts.span,
-        framework=framework.name,
-        is_hybrid=facts.is_hybrid,
-        has_tensor_parameter=facts.has_tensor_parameter,
-        has_primitive_parameters=facts.has_primitive_parameters,
-        has_python_side_effects=facts.has_python_side_effects,
-        is_recursive=facts.is_recursive,
+        facts=facts,
         refactoring=refactoring,
         passes=transformation is not None,
         passing_precondition=passing,
         transformation=transformation,
         failures=tuple(failures),
-        speculative=facts.speculative,
         assumptions=tuple(
-            facts.assumptions
-            + (facts.addition_assumptions if transformation == "convert_to_hybrid" else [])
+            inputs.assumptions
+            + (inputs.addition_assumptions if transformation == "convert_to_hybrid" else [])
         ),
         status_severity=severity,
-        has_tensor_computation=facts.has_tensor_computation,
-        **fact_fields,
-        caller_covered=facts.caller_covered,
-        decorator_args=decorator_args,
-        supplied_input_signature=facts.supplied_input_signature,  # type: ignore[arg-type]
-        input_signature=facts.input_signature,  # type: ignore[arg-type]
-        input_signature_absence_reason=facts.input_signature_absence_reason,
-        params=facts.params,
         findings=tuple(
             sorted(findings, key=lambda f: (f.span.start_line, f.span.start_col, f.code))
         ),
