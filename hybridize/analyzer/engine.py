@@ -532,8 +532,7 @@ def _undecided(
     )
     failure = InternalError.finding(
         (
-            f"the analysis of this function {exc}; nothing is known of it and no "
-            "change is proposed"
+            f"the analysis of this function {exc}; nothing is known of it and no change is proposed"
             if isinstance(exc, BudgetExceeded)
             else f"the analysis of this function failed: {exc}; nothing is known of it "
             "and no change is proposed"

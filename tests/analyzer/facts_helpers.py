@@ -6,12 +6,13 @@ verdict field must take, decided from Python/TensorFlow semantics and docs/verdi
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from typing import Any
 
 import pytest
 
-from hybridize.model import DECORATOR_ARG_NAMES, AnalysisResult, FunctionVerdict
+from hybridize.model import DECORATOR_ARG_NAMES, AnalysisResult, FunctionFacts, FunctionVerdict
 from hybridize.project import Project, ProjectOptions
 
 Files = str | dict[str, str]
@@ -52,20 +53,29 @@ def verdict(files: Files, qualname: str) -> FunctionVerdict:
     return verdicts[qualname]
 
 
+FACT_FIELDS = frozenset(f.name for f in dataclasses.fields(FunctionFacts))
+DECISION_FIELDS = frozenset(f.name for f in dataclasses.fields(FunctionVerdict))
+
+
 def field_value(v: FunctionVerdict, field: str) -> Any:
-    """A verdict field, or a derived view of one: `finding_codes`, `param_kinds`,
-    `has_assumption`, `decorator_arg:NAME`, `failure:CODE`."""
+    """A field of the verdict's facts or of its decision, a check's fact (`Check.fact`), or a
+    derived view: `finding_codes`, `param_kinds`, `has_assumption`, `decorator_arg:NAME`,
+    `failure:CODE`."""
     if field == "finding_codes":
         return {f.code for f in v.findings}
     if field == "param_kinds":
-        return {p.name: p.is_tensor for p in v.params}
+        return {p.name: p.is_tensor for p in v.facts.params}
     if field.startswith("failure:"):
         return field.split(":", 1)[1] in v.failures
     if field.startswith("decorator_arg:"):
-        return dict(v.decorator_args)[field.split(":", 1)[1]]
+        return dict(v.facts.decorator_args)[field.split(":", 1)[1]]
     if field == "has_assumption":
         return bool(v.assumptions) and all(a.strip() for a in v.assumptions)
-    return getattr(v, field)
+    if field in FACT_FIELDS:
+        return getattr(v.facts, field)
+    if field in DECISION_FIELDS:
+        return getattr(v, field)
+    return v.fact(field)
 
 
 def case(

@@ -167,10 +167,12 @@ def test_fast_pickling_reads_back_what_either_way_wrote():
     import dataclasses
     import pickle
 
+    from verdict_parts import made_verdict
+
     from hybridize.model import Finding, FunctionVerdict, Span, fast_pickling
 
     span = Span(3, 0, 5, 4)
-    verdict = FunctionVerdict(
+    verdict = made_verdict(
         framework="tensorflow",
         file="a.py",
         qualname="f",

@@ -4,12 +4,12 @@ severity, and the engine, the decision table and the report follow the registry.
 from __future__ import annotations
 
 import ast
-import dataclasses
+import json
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from facts_helpers import verdict
+from facts_helpers import project_result, verdict
 
 import hybridize
 from hybridize.analyzer.checks import (
@@ -17,12 +17,20 @@ from hybridize.analyzer.checks import (
     Check,
     check_of,
     detecting,
+    fact_checks,
     registered,
     registry,
+    report_fact_fields,
     safety_checks,
 )
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.model import CHECK_FACT_FIELDS, Finding, FunctionVerdict, Span
+from hybridize.analyzer.decisions.decide import DecisionInputs, decide
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS
+from hybridize.lsp.hover import verdict_markdown
+from hybridize.model import Finding, FunctionFacts, Span
+from hybridize.output.json_report import function_keys, render_json
+from hybridize.output.report_schema import report_json_schema, validate_report
+from tools.gen_rule_docs import VERDICTS_DOC
 
 SOURCE = Path(hybridize.__file__).parent
 CHECKS = SOURCE / "analyzer" / "checks"
@@ -37,22 +45,28 @@ f(tf.ones((3,)))
 """
 
 
-def test_every_fact_field_of_a_verdict_has_exactly_one_check_and_each_check_one_field() -> None:
-    # A fact field of the report has its check; a check added later decides a fact of its own
-    # that no field holds (it shows in the verdict's failures and findings): adding a rule is
-    # one check module, not a change of the report's fields.
+def test_every_fact_a_check_decides_is_its_own_and_the_reports_fields_follow_the_registry() -> None:
+    # Each fact has one deciding check; the report has a field for those whose check gives a
+    # `report_order` (a public interface: distinct places), the others fail the verdict and
+    # show in its failures and findings (HY413).
     deciding = [check.fact for check in registry().values() if check.fact]
-    assert set(CHECK_FACT_FIELDS) <= set(deciding)
     assert len(set(deciding)) == len(deciding)
-    # The safety facts (a true one fails the verdict) are all but the statically read axes.
-    safety = {check.fact for check in safety_checks()}
-    assert set(CHECK_FACT_FIELDS) - safety == {"has_unresolved_statically_read_axes"}
-    fields = {f.name for f in dataclasses.fields(FunctionVerdict)}
+    reported = [check for check in fact_checks() if check.report_order is not None]
+    orders = [check.report_order for check in reported]
+    assert len(set(orders)) == len(orders)
+    assert report_fact_fields() == tuple(
+        check.fact for check in sorted(reported, key=lambda c: c.report_order or 0)
+    )
+    # The facts that fail no verdict are all reported (HY404's statically read axes).
+    safety = set(safety_checks())
+    assert {c.fact for c in fact_checks() if c not in safety} == {
+        "has_unresolved_statically_read_axes"
+    }
     for check in registry().values():
         if check.fact:
             assert check.detects(), check.code
             # a fact no field holds must fail the verdict, or nothing would show it
-            assert check.fact in fields or check in safety_checks(), check.code
+            assert check.report_order is not None or check in safety, check.code
         if check.counts_for:
             assert check_of(check.counts_for).fact and check.detects(), check.code
 
@@ -67,27 +81,29 @@ def test_every_hazard_code_is_decided_by_its_own_checks_detection() -> None:
 
 
 def test_the_decision_order_of_the_safety_facts_is_the_registrys() -> None:
-    assert [check.code for check in safety_checks()] == [
-        "HY301",
-        "HY422",
-        "HY421",
-        "HY302",
-        "HY401",
-        "HY402",
-        "HY403",
-        "HY405",
-        "HY414",
-        "HY415",
-        "HY406",
-        "HY407",
-        "HY408",
-        "HY409",
-        "HY412",
-        "HY410",
-        "HY420",
-        "HY411",
-        "HY413",
-    ]
+    """Invariants of the order, not a list to edit with each rule: the safety facts are the
+    facts with a `decision_order`, in that order (the code breaks ties), and a function of
+    each framework with every safety fact true fails on each that applies there, in that
+    order."""
+    ordered = safety_checks()
+    assert set(ordered) == {c for c in fact_checks() if c.decision_order is not None}
+    assert len(ordered) == len(set(ordered))
+    places = [(check.decision_order or 0, check.code) for check in ordered]
+    assert places == sorted(places)
+    for framework in FRAMEWORKS:
+        everything = FunctionFacts(
+            "m.py",
+            "f",
+            1,
+            Span(1, 0, 2, 0),
+            framework=framework.name,
+            has_tensor_parameter=True,
+            has_tensor_computation=True,
+            check_facts={check.fact: True for check in fact_checks()},
+        )
+        failing = decide(DecisionInputs(everything, framework)).failures
+        applying = [c.fact for c in ordered if framework.name in c.frameworks]
+        assert failing == tuple(applying) and applying, framework.name
 
 
 def test_failures_list_the_safety_facts_in_decision_order() -> None:
@@ -105,32 +121,52 @@ f(tf.ones((3,)))
     assert failures.index("has_eager_only_calls") < failures.index("has_numpy_calls_on_parameters")
 
 
+class ThrowawayHazard(Check):
+    """A hazard only these tests know: every `f` has it.
+
+    What it detects
+    ---------------
+    Every function named `f`.
+
+    Instead
+    -------
+    Name it otherwise.
+    """
+
+    code = "HY999"
+    name = "has_throwaway_hazard"
+    severity = "error"
+    summary = "A test's own check."
+    frameworks: ClassVar[frozenset[str]] = TENSORFLOW_AND_TORCH
+    fact = "has_throwaway_hazard"
+    fact_meaning = "the function is named `f`"
+    decision_order = 1000
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        if context.function.name != "f":
+            return []
+        return [cls.finding("the test says so", context.function.span)]
+
+
+class ReportedThrowawayHazard(ThrowawayHazard):
+    """The same hazard with a field of its own in the report."""
+
+    code = "HY998"
+    report_order = 10_000
+
+
 def test_a_check_registered_from_a_test_detects_and_fails_the_verdict() -> None:
-    class ThrowawayHazard(Check):
-        """A hazard only this test knows: every `f` has it."""
-
-        code = "HY999"
-        name = "has_throwaway_hazard"
-        severity = "error"
-        summary = "A test's own check."
-        frameworks: ClassVar[frozenset[str]] = TENSORFLOW_AND_TORCH
-        fact = "has_throwaway_hazard"
-        decision_order = 1000
-
-        @classmethod
-        def detect(cls, context: CheckContext) -> list[Finding]:
-            if context.function.name != "f":
-                return []
-            return [cls.finding("the test says so", context.function.span)]
-
     before = verdict(PROGRAM, "f")
     assert before.passes and "HY999" not in registry()
     with registered(ThrowawayHazard):
         assert ThrowawayHazard in detecting("tensorflow")
         assert safety_checks()[-1] is ThrowawayHazard
         hazardous = verdict(PROGRAM, "f")
+        assert "has_throwaway_hazard" not in function_keys()  # no report_order: no field
     assert not hazardous.passes
     assert hazardous.failures == ("has_throwaway_hazard",)
+    assert hazardous.fact("has_throwaway_hazard") is True
     found = [f for f in hazardous.findings if f.code == "HY999"]
     assert [(f.name, f.severity, f.message) for f in found] == [
         ("has_throwaway_hazard", "error", "the test says so")
@@ -139,6 +175,48 @@ def test_a_check_registered_from_a_test_detects_and_fails_the_verdict() -> None:
     # Undone: the registry and the verdicts are as before.
     assert "HY999" not in registry() and ThrowawayHazard not in safety_checks()
     assert verdict(PROGRAM, "f") == before
+
+
+def test_a_new_check_module_reaches_the_report_schema_hover_and_docs_without_other_edits(
+    tmp_path: Path,
+) -> None:
+    """Adding a rule is one check module: its fact, its field in the JSON report (at the end
+    of the checks' facts), the schema, the editor's hover, the rule's page and its row in
+    docs/verdicts.md's table of safety facts all follow from the registry."""
+    from tools.gen_rule_docs import docs_out_of_date, safety_fact_table, write_docs, write_pages
+
+    fact = "has_throwaway_hazard"
+    rules = tmp_path / "rules"
+    verdicts_doc = tmp_path / "verdicts.md"
+    verdicts_doc.write_text(VERDICTS_DOC.read_text(encoding="utf-8"), encoding="utf-8")
+    write_pages(rules)
+    with registered(ReportedThrowawayHazard):
+        keys = function_keys()
+        assert keys.index(fact) == keys.index("caller_covered") - 1
+        result = project_result(PROGRAM)
+        report = json.loads(render_json(result, "0"))
+        [record] = [f for f in report["functions"] if f["qualname"] == "f"]
+        assert list(record) == list(keys)
+        assert record[fact] is True and record["failures"] == [fact]
+        assert validate_report(report) == []
+        schema = report_json_schema()["$defs"]["function"]
+        assert schema["properties"][fact] == {"type": ["boolean", "null"]}
+        [shown] = [v for v in result.functions if v.qualname == "f"]
+        assert f"- {fact}: yes" in verdict_markdown(shown, None)
+        assert "| `has_throwaway_hazard` | HY998 | the function is named `f` |" in (
+            safety_fact_table()
+        )
+        assert sorted(docs_out_of_date(rules, verdicts_doc)) == [
+            "missing HY998.md",
+            "out of date README.md",
+            "out of date safety-fact table of verdicts.md",
+        ]
+        write_docs(rules, verdicts_doc)
+        assert docs_out_of_date(rules, verdicts_doc) == []
+        assert "# HY998 `has_throwaway_hazard`" in (rules / "HY998.md").read_text(encoding="utf-8")
+    # Unregistered: the report is the package's again.
+    assert fact not in function_keys()
+    assert fact not in report_json_schema()["$defs"]["function"]["properties"]
 
 
 def test_registering_a_code_twice_is_refused() -> None:
@@ -197,10 +275,10 @@ def f(x):
 
 f(tf.ones((3,)))
 """
-    assert verdict(source, "f").has_eager_only_calls is True
+    assert verdict(source, "f").fact("has_eager_only_calls") is True
     monkeypatch.setenv("HYBRIDIZE_DISABLE_CHECKS", "HY301")
     switched_off = verdict(source, "f")
-    assert switched_off.has_eager_only_calls is False
+    assert switched_off.fact("has_eager_only_calls") is False
     assert "HY301" not in {f.code for f in switched_off.findings}
 
 
@@ -216,5 +294,5 @@ def ready(x, limit):
     v = verdict(source, "ready")
     assert v.framework == "torch"
     assert not any("tf.function" in a for a in v.assumptions), v.assumptions
-    assert v.has_python_value_returns is False
+    assert v.fact("has_python_value_returns") is False
     assert check_of("HY407") not in detecting("torch")

@@ -36,8 +36,8 @@ def _essence(verdicts: list[FunctionVerdict] | tuple[FunctionVerdict, ...]) -> l
             v.qualname,
             v.passes,
             tuple(v.failures),
-            v.has_tensor_parameter,
-            v.has_python_side_effects,
+            v.facts.has_tensor_parameter,
+            v.facts.has_python_side_effects,
             tuple(sorted((f.code, f.span.start_line) for f in v.findings)),
         )
         for v in verdicts

@@ -410,12 +410,12 @@ FAILURES = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), COMPUTATION)
 def test_has_tensor_computation(files, qualname, expected):
-    assert verdict(files, qualname).has_tensor_computation is expected
+    assert verdict(files, qualname).facts.has_tensor_computation is expected
 
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), COVERED)
 def test_caller_covered(files, qualname, expected):
-    assert verdict(files, qualname).caller_covered is expected
+    assert verdict(files, qualname).facts.caller_covered is expected
 
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), FAILURES)

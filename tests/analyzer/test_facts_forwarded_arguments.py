@@ -96,4 +96,4 @@ def test_the_caller_of_a_forwarding_function_sees_the_mutation_of_its_argument()
 
 def test_changing_the_kwargs_dict_itself_is_no_mutation_of_the_callers() -> None:
     assert _mutates("Named.call") == []
-    assert verdict(SOURCE, "Named.call").has_python_side_effects is False
+    assert verdict(SOURCE, "Named.call").facts.has_python_side_effects is False

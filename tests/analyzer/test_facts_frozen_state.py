@@ -304,7 +304,7 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
 def test_frozen_state(files, qualname, expected):
-    assert getattr(verdict(files, qualname), FACT) == expected
+    assert verdict(files, qualname).fact(FACT) == expected
 
 
 def test_the_finding_names_the_writer():

@@ -723,7 +723,7 @@ DECORATOR_ARGS = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), IS_HYBRID)
 def test_is_hybrid(files, qualname, expected):
-    assert verdict(files, qualname).is_hybrid is expected
+    assert verdict(files, qualname).facts.is_hybrid is expected
 
 
 @pytest.mark.parametrize(("files", "qualname", "field", "expected"), DECISIONS)
@@ -733,4 +733,4 @@ def test_decision(files, qualname, field, expected):
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), DECORATOR_ARGS)
 def test_decorator_args(files, qualname, expected):
-    assert verdict(files, qualname).decorator_args == expected
+    assert verdict(files, qualname).facts.decorator_args == expected

@@ -46,11 +46,11 @@ def test_calls():
 
 def test_calling_an_object_that_mutates_itself_mutates_the_argument() -> None:
     v = verdict(SOURCE, "apply_both")
-    assert v.has_python_side_effects is True
+    assert v.facts.has_python_side_effects is True
     assert any(f.code == "HY107" and "`first`" in f.message for f in v.findings)
     assert not v.passes
 
 
 def test_calling_an_object_that_only_reads_itself_is_no_effect() -> None:
     v = verdict(SOURCE, "apply_scale")
-    assert v.has_python_side_effects is False
+    assert v.facts.has_python_side_effects is False

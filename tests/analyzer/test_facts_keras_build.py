@@ -8,7 +8,7 @@ gradients provided for any variable"), so `has_keras_symbolic_arguments` is true
 from __future__ import annotations
 
 import pytest
-from facts_helpers import case, verdict
+from facts_helpers import case, field_value, verdict
 
 CASES = [
     case(
@@ -310,4 +310,4 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "field", "expected"), CASES)
 def test_keras_symbolic_build(files, qualname, field, expected):
-    assert getattr(verdict(files, qualname), field) == expected
+    assert field_value(verdict(files, qualname), field) == expected

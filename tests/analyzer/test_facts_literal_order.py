@@ -34,7 +34,7 @@ def main():
 
 def _codes(body: str, argument: str) -> bool:
     v = verdict(PROGRAM.format(body=body, argument=argument), "relu_like")
-    return v.has_conflicting_eager_dtype_coercions is True
+    return v.fact("has_conflicting_eager_dtype_coercions") is True
 
 
 def test_the_table_knows_the_measured_ops_under_every_spelling() -> None:

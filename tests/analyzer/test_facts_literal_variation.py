@@ -341,7 +341,7 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
 def test_literal_variation(files, qualname, expected):
-    assert verdict(files, qualname).has_primitive_parameters is expected
+    assert verdict(files, qualname).facts.has_primitive_parameters is expected
 
 
 SITES = """

@@ -289,7 +289,7 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
 def test_loop_carried_shapes(files, qualname, expected):
-    assert getattr(verdict(files, qualname), FACT) == expected
+    assert verdict(files, qualname).fact(FACT) == expected
 
 
 def test_the_finding_names_the_variable_and_the_op():

@@ -99,4 +99,4 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
 def test_numpy_array_methods(files: str, qualname: str, expected: bool) -> None:
-    assert getattr(verdict(files, qualname), FACT) is expected
+    assert verdict(files, qualname).fact(FACT) is expected

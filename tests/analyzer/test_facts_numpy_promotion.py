@@ -59,7 +59,7 @@ def test_float32_array_times_a_float64_draw_is_float64_and_clashes() -> None:
         second="Correction()(logits, probs * rng.choice([0., 1.], size=probs.shape))"
     )
     v = verdict(source, "Correction.__call__")
-    assert v.has_conflicting_eager_dtype_coercions is True
+    assert v.fact("has_conflicting_eager_dtype_coercions") is True
     assert not v.passes
 
 
@@ -67,7 +67,7 @@ def test_float32_array_times_a_python_float_stays_float32() -> None:
     # NEP 50: a Python scalar does not promote an array
     source = CORRECTION.format(second="Correction()(logits, probs * 0.5)")
     v = verdict(source, "Correction.__call__")
-    assert v.has_conflicting_eager_dtype_coercions is False
+    assert v.fact("has_conflicting_eager_dtype_coercions") is False
 
 
 def test_a_cast_ends_the_dtype_chain() -> None:
@@ -76,7 +76,7 @@ def test_a_cast_ends_the_dtype_chain() -> None:
         "tf.math.log(tf.cast(probability, tf.float32))",
     ).format(second="Correction()(logits, probs * rng.choice([0., 1.], size=probs.shape))")
     v = verdict(source, "Correction.__call__")
-    assert v.has_conflicting_eager_dtype_coercions is False
+    assert v.fact("has_conflicting_eager_dtype_coercions") is False
 
 
 def test_a_layer_with_its_own_dunder_call_receives_the_call_arguments() -> None:
@@ -84,5 +84,5 @@ def test_a_layer_with_its_own_dunder_call_receives_the_call_arguments() -> None:
     `call`): its parameters get the caller's arguments."""
     source = CORRECTION.format(second="pass")
     v = verdict(source, "Correction.__call__")
-    kinds = {p.name: p.is_tensor for p in v.params}
+    kinds = {p.name: p.is_tensor for p in v.facts.params}
     assert kinds.get("logits") is True

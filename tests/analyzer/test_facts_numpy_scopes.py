@@ -9,7 +9,7 @@ expected value was checked against TensorFlow 2.21 running the function under `t
 from __future__ import annotations
 
 import pytest
-from facts_helpers import case, program, verdict
+from facts_helpers import case, field_value, program, verdict
 
 NUMPY = "has_numpy_calls_on_parameters"
 CASES = [
@@ -213,7 +213,7 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "field", "expected"), CASES)
 def test_numpy_in_every_scope(files, qualname, field, expected):
-    assert getattr(verdict(files, qualname), field) == expected
+    assert field_value(verdict(files, qualname), field) == expected
 
 
 def test_the_finding_names_the_enclosing_variable():

@@ -464,7 +464,7 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
 def test_has_primitive_parameters(files, qualname, expected):
-    assert verdict(files, qualname).has_primitive_parameters is expected
+    assert verdict(files, qualname).facts.has_primitive_parameters is expected
 
 
 def test_min_of_several_numbers_is_one_of_them():
@@ -481,5 +481,5 @@ for epoch in range(4):
     scaled(tf.ones([3]), min(1.0, (epoch + 1) / 4))
 """
     v = verdict(src, "scaled")
-    assert v.has_tensor_parameter is True
-    assert v.has_primitive_parameters is True
+    assert v.facts.has_tensor_parameter is True
+    assert v.facts.has_primitive_parameters is True

@@ -11,7 +11,7 @@ TensorFlow 2.21 running the function (from a file, so that AutoGraph converts it
 from __future__ import annotations
 
 import pytest
-from facts_helpers import case, program, verdict
+from facts_helpers import case, field_value, program, verdict
 
 EAGER = "has_eager_only_calls"
 CASES = [
@@ -334,7 +334,7 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "field", "expected"), CASES)
 def test_python_value_uses(files, qualname, field, expected):
-    assert getattr(verdict(files, qualname), field) == expected
+    assert field_value(verdict(files, qualname), field) == expected
 
 
 def test_the_finding_has_its_own_code():

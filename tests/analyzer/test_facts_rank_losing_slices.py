@@ -73,4 +73,4 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
 def test_rank_losing_slices(files: str, qualname: str, expected: bool) -> None:
-    assert getattr(verdict(files, qualname), FACT) is expected
+    assert verdict(files, qualname).fact(FACT) is expected

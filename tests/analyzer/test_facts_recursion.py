@@ -189,4 +189,4 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
 def test_is_recursive(files, qualname, expected):
-    assert verdict(files, qualname).is_recursive is expected
+    assert verdict(files, qualname).facts.is_recursive is expected

@@ -645,7 +645,7 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
 def test_return_kinds(files, qualname, expected):
-    assert getattr(verdict(files, qualname), FACT) == expected
+    assert verdict(files, qualname).fact(FACT) == expected
 
 
 def test_the_fact_fails_the_conversion():
@@ -678,7 +678,7 @@ def test_no_known_caller_states_the_assumption():
         """,
         "g",
     )
-    assert found.has_python_value_returns is False
+    assert found.fact("has_python_value_returns") is False
     assert any("tf.function would return as a tensor" in a for a in found.assumptions)
 
 
@@ -697,7 +697,7 @@ def test_static_shape_methods_of_a_tensor_are_not_unknown_effects():
         """,
         "f",
     )
-    assert found.has_python_side_effects is False
+    assert found.facts.has_python_side_effects is False
     assert "HY110" not in {f.code for f in found.findings}
     assert found.passes
 
@@ -740,16 +740,16 @@ def main():
 
 def test_a_zip_a_caller_passes_and_the_function_returns_as_given_is_blocked() -> None:
     v = verdict(ITERATORS, "run_callbacks")
-    assert v.has_python_value_returns is True
+    assert v.fact("has_python_value_returns") is True
     assert any("iterator" in f.message for f in v.findings if f.code == "HY407")
 
 
 def test_returning_a_zip_is_blocked_and_a_list_of_its_pairs_is_not() -> None:
-    assert verdict(ITERATORS, "pairs").has_python_value_returns is True
-    assert verdict(ITERATORS, "listed_pairs").has_python_value_returns is False
+    assert verdict(ITERATORS, "pairs").fact("has_python_value_returns") is True
+    assert verdict(ITERATORS, "listed_pairs").fact("has_python_value_returns") is False
 
 
 def test_returning_a_constructed_tensor_shape_is_blocked() -> None:
     v = verdict(ITERATORS, "keep_last_dim")
-    assert v.has_python_value_returns is True
+    assert v.fact("has_python_value_returns") is True
     assert any("TensorShape" in f.message for f in v.findings if f.code == "HY407")

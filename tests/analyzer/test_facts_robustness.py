@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from facts_helpers import analyse, case, project_result, verdict
+from facts_helpers import analyse, case, field_value, project_result, verdict
 
 GOOD = """\
 import tensorflow as tf
@@ -207,7 +207,7 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "field", "expected"), CASES)
 def test_robustness(files, qualname, field, expected):
-    assert getattr(verdict(files, qualname), field) == expected
+    assert field_value(verdict(files, qualname), field) == expected
 
 
 def test_every_function_of_an_odd_module_is_analysed():

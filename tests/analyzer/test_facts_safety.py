@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from facts_helpers import case, verdict
+from facts_helpers import case, field_value, verdict
 
 KERAS_MODEL = """
         import tensorflow as tf
@@ -682,4 +682,4 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "field", "expected"), CASES)
 def test_safety_fact(files, qualname, field, expected):
-    assert getattr(verdict(files, qualname), field) is expected
+    assert field_value(verdict(files, qualname), field) is expected

@@ -234,7 +234,7 @@ CASES = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
 def test_seeded_random(files, qualname, expected):
-    assert getattr(verdict(files, qualname), FACT) == expected
+    assert verdict(files, qualname).fact(FACT) == expected
 
 
 def test_the_finding_names_the_op_and_the_seed():

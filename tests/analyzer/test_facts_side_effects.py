@@ -1114,7 +1114,7 @@ OTHER_FIELDS = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
 def test_has_python_side_effects(files, qualname, expected):
-    assert verdict(files, qualname).has_python_side_effects is expected
+    assert verdict(files, qualname).facts.has_python_side_effects is expected
 
 
 @pytest.mark.parametrize(("files", "qualname", "field", "expected"), OTHER_FIELDS)
@@ -1172,7 +1172,7 @@ show(tf.ones([2, 2]))
 """,
         "show",
     )
-    assert v.has_python_side_effects is True
+    assert v.facts.has_python_side_effects is True
     [message] = [f.message for f in v.findings if f.code == "HY103"]
     assert "matplotlib figure" in message and "file" not in message, message
 

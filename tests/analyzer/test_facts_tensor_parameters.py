@@ -877,7 +877,7 @@ OTHER_FIELDS = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
 def test_has_tensor_parameter(files, qualname, expected):
-    assert verdict(files, qualname).has_tensor_parameter is expected
+    assert verdict(files, qualname).facts.has_tensor_parameter is expected
 
 
 @pytest.mark.parametrize(("files", "qualname", "field", "expected"), OTHER_FIELDS)
@@ -911,9 +911,9 @@ for value in weights.values():
 got(weights.get("w"))
 """
     for name in ("norm", "first"):
-        assert verdict(src, name).has_tensor_parameter is True, name
+        assert verdict(src, name).facts.has_tensor_parameter is True, name
     # .get may also return its default (None here): still a tensor where it returns one.
-    assert verdict(src, "got").has_tensor_parameter is True
+    assert verdict(src, "got").facts.has_tensor_parameter is True
 
 
 def test_an_item_of_a_static_shape_is_no_tensor():
@@ -933,5 +933,5 @@ def step(real):
 step(tf.ones([3, 2]))
 """
     v = verdict(src, "noise")
-    assert v.has_tensor_parameter is False
+    assert v.facts.has_tensor_parameter is False
     assert v.failures == ("has_no_tensor_parameters",)

@@ -39,7 +39,7 @@ class LayerTest(KerasTestCase):
 
 def test_a_test_case_assertion_is_eager_only() -> None:
     v = verdict(SOURCE, "KerasTestCase.assertNestedEqual")
-    assert v.has_eager_only_calls is True
+    assert v.fact("has_eager_only_calls") is True
     assert not v.passes
 
 
@@ -50,4 +50,4 @@ def test_a_helper_calling_the_assertion_is_blocked_too() -> None:
 
 def test_a_test_case_method_without_assertions_is_judged_on_its_own() -> None:
     v = verdict(SOURCE, "KerasTestCase.double")
-    assert v.has_eager_only_calls is False
+    assert v.fact("has_eager_only_calls") is False

@@ -67,22 +67,22 @@ def test_scale(factor):
 
 def test_absl_cases_carry_a_function_that_receives_keras_symbolic_tensors() -> None:
     files = {"lib.py": LIBRARY, "lib_test.py": ABSL_TEST}
-    assert verdict(files, "lib.py::sharded").has_keras_symbolic_arguments is True
+    assert verdict(files, "lib.py::sharded").fact("has_keras_symbolic_arguments") is True
     # and through the helper it calls
-    assert verdict(files, "lib.py::_greater").has_keras_symbolic_arguments is True
+    assert verdict(files, "lib.py::_greater").fact("has_keras_symbolic_arguments") is True
 
 
 def test_named_cases_drop_the_test_name() -> None:
     files = {"lib.py": LIBRARY, "lib_test.py": ABSL_TEST}
     v = verdict(files, "lib.py::plain")
-    assert v.has_keras_symbolic_arguments is False
-    assert {p.name: p.is_tensor for p in v.params}["scores"] is True
+    assert v.fact("has_keras_symbolic_arguments") is False
+    assert {p.name: p.is_tensor for p in v.facts.params}["scores"] is True
 
 
 def test_pytest_cases_are_arguments() -> None:
     files = {"lib.py": LIBRARY, "test_lib.py": PYTEST_TEST}
     v = verdict(files, "lib.py::scale")
-    assert {p.name: p.is_tensor for p in v.params}["factor"] is True
+    assert {p.name: p.is_tensor for p in v.facts.params}["factor"] is True
 
 
 CLASS_ATTRIBUTE_CASES = """
@@ -108,7 +108,7 @@ def test_cases_may_name_attributes_of_the_test_class_body() -> None:
     """tf-models' edgetpu test names `_sharded_nms = edgetpu.non_max_suppression_padded`,
     an attribute of its class body, in its cases (the oracle measured the failure)."""
     files = {"lib.py": LIBRARY, "lib_test.py": CLASS_ATTRIBUTE_CASES}
-    assert verdict(files, "lib.py::sharded").has_keras_symbolic_arguments is True
+    assert verdict(files, "lib.py::sharded").fact("has_keras_symbolic_arguments") is True
 
 
 def test_cases_with_calls_in_a_class_with_body_attributes_cost_no_verdict() -> None:
@@ -160,4 +160,4 @@ def test_arithmetic_on_a_value_that_may_be_symbolic_may_be_symbolic() -> None:
     """`-scores` of a value that is a tensor in one call and a Keras symbolic tensor in
     another may be either: the result kept only "tensor", and tf-models' `edgetpu._same`
     passed (its test builds a functional model through it)."""
-    assert verdict(MIXED_KINDS, "_same").has_keras_symbolic_arguments is True
+    assert verdict(MIXED_KINDS, "_same").fact("has_keras_symbolic_arguments") is True

@@ -42,7 +42,7 @@ def torch_program(body: str, call: str = CALL) -> str:
 def test_python_side_effects_fail_under_torch_compile(body, code):
     v = verdict(torch_program(body), "f")
     assert v.framework == "torch"
-    assert v.has_python_side_effects is True
+    assert v.facts.has_python_side_effects is True
     assert code in {f.code for f in v.findings}
     assert "has_python_side_effects" in v.failures
 
@@ -61,7 +61,7 @@ def test_python_side_effects_fail_under_torch_compile(body, code):
 )
 def test_graph_breaks_are_eager_only_under_torch_compile(body, code):
     v = verdict(torch_program(body), "f")
-    assert v.has_eager_only_calls is True
+    assert v.fact("has_eager_only_calls") is True
     assert code in {f.code for f in v.findings}
     assert v.passes is False
 
@@ -77,21 +77,21 @@ def test_a_branch_on_a_tensor_or_a_cast_is_fine_for_tf_function(body):
     """AutoGraph converts the `if` and the `float()` for tf.function: no hazard there."""
     v = verdict("import tensorflow as tf\n\n" + body + "\nf(tf.ones((4, 3)))\n", "f")
     assert v.framework == "tensorflow"
-    assert v.has_eager_only_calls is False
+    assert v.fact("has_eager_only_calls") is False
 
 
 def test_a_branch_on_a_shape_is_no_hazard():
     body = "def f(x):\n    if x.shape[0] == 1:\n        return x\n    return x * 2\n"
     v = verdict(torch_program(body), "f")
-    assert v.has_eager_only_calls is False
+    assert v.fact("has_eager_only_calls") is False
     assert v.transformation == "convert_to_hybrid"
 
 
 def test_numpy_on_a_tensor_parameter_is_no_hazard_under_torch_compile():
     body = "def f(x):\n    return torch.from_numpy(np.tanh(x.numpy()))\n"
     v = verdict(torch_program(body), "f")
-    assert v.has_numpy_calls_on_parameters is False
-    assert v.has_eager_only_calls is False
+    assert v.fact("has_numpy_calls_on_parameters") is False
+    assert v.fact("has_eager_only_calls") is False
     assert v.transformation == "convert_to_hybrid"
 
 
@@ -99,7 +99,7 @@ def test_varying_python_numbers_recompile():
     body = "def f(x, scale):\n    return x * scale\n"
     call = "\nf(torch.ones(3), 0.5)\nf(torch.ones(3), 2.0)\n"
     v = verdict(torch_program(body, call), "f")
-    assert v.has_primitive_parameters is True
+    assert v.facts.has_primitive_parameters is True
     assert v.failures == ("has_primitive_parameters",)
 
 
@@ -114,12 +114,12 @@ def test_a_module_call_reaches_forward():
         "def f(x):\n    return Net()(x)\n"
     )
     v = verdict(torch_program(body), "Net.forward")
-    assert v.has_tensor_parameter is True
-    assert v.has_python_side_effects is False
+    assert v.facts.has_tensor_parameter is True
+    assert v.facts.has_python_side_effects is False
     assert v.transformation == "convert_to_hybrid"
     init = verdict(torch_program(body), "Net.__init__")
-    assert init.has_python_side_effects is True  # stores sub-modules on self
-    assert init.has_tensor_computation is True  # nn.Linear initialises its parameters
+    assert init.facts.has_python_side_effects is True  # stores sub-modules on self
+    assert init.facts.has_tensor_computation is True  # nn.Linear initialises its parameters
 
 
 def test_sequential_calls_each_module_on_the_previous_output():
@@ -130,7 +130,7 @@ def test_sequential_calls_each_module_on_the_previous_output():
         "def f(x):\n    return nn.Sequential(nn.Linear(3, 3), Block())(x)\n"
     )
     v = verdict(torch_program(body), "Block.forward")
-    assert v.has_tensor_parameter is True
+    assert v.facts.has_tensor_parameter is True
     assert v.transformation == "convert_to_hybrid"
 
 
@@ -179,8 +179,8 @@ def test_module_lists_and_dicts_hold_the_modules_they_are_given(
     qualname: str, tensor_parameter: bool, effects: bool, passes: bool
 ) -> None:
     v = verdict(torch_program(MODULE_CONTAINERS), qualname)
-    assert v.has_tensor_parameter is tensor_parameter, v
-    assert v.has_python_side_effects is effects, v
+    assert v.facts.has_tensor_parameter is tensor_parameter, v
+    assert v.facts.has_python_side_effects is effects, v
     assert v.passes is passes, v
 
 
@@ -188,7 +188,7 @@ def test_calling_an_rnn_module_is_eager_only():
     body = "def f(x):\n    out, _ = nn.LSTM(3, 4, batch_first=True)(x)\n    return out\n"
     call = "\nf(torch.ones(2, 5, 3))\n"
     v = verdict(torch_program(body, call), "f")
-    assert v.has_eager_only_calls is True
+    assert v.fact("has_eager_only_calls") is True
 
 
 def test_a_loop_over_a_dataloader_is_eager_only_and_its_batches_are_tensors():
@@ -203,9 +203,9 @@ def test_a_loop_over_a_dataloader_is_eager_only_and_its_batches_are_tensors():
         "    return total\n"
     )
     program = torch_program(body)
-    assert verdict(program, "f").has_eager_only_calls is True
+    assert verdict(program, "f").fact("has_eager_only_calls") is True
     step = verdict(program, "step")
-    assert dict((p.name, p.is_tensor) for p in step.params) == {"model": False, "xb": True}
+    assert dict((p.name, p.is_tensor) for p in step.facts.params) == {"model": False, "xb": True}
 
 
 def test_no_grad_blocks_and_in_place_updates_are_fine():
@@ -213,8 +213,8 @@ def test_no_grad_blocks_and_in_place_updates_are_fine():
         "def f(x):\n    with torch.no_grad():\n        y = x * 2\n        y.add_(1)\n    return y\n"
     )
     v = verdict(torch_program(body), "f")
-    assert v.has_python_side_effects is False
-    assert v.has_eager_only_calls is False
+    assert v.facts.has_python_side_effects is False
+    assert v.fact("has_eager_only_calls") is False
     assert v.transformation == "convert_to_hybrid"
 
 
@@ -222,8 +222,8 @@ def test_a_generator_argument_advanced_by_a_draw_is_a_side_effect():
     body = "def f(n, generator):\n    return torch.randn(n, 2, generator=generator)\n"
     call = "\nf(4, torch.Generator().manual_seed(0))\n"
     v = verdict(torch_program(body, call), "f")
-    assert v.has_python_side_effects is True
-    assert dict((p.name, p.is_tensor) for p in v.params) == {"n": False, "generator": False}
+    assert v.facts.has_python_side_effects is True
+    assert dict((p.name, p.is_tensor) for p in v.facts.params) == {"n": False, "generator": False}
 
 
 def test_a_function_whose_result_is_differentiated_twice_is_hy422_not_eager_only():
@@ -244,10 +244,10 @@ def test_a_function_whose_result_is_differentiated_twice_is_hy422_not_eager_only
     )
     program = torch_program(body)
     score = verdict(program, "score")
-    assert score.has_eager_only_calls is False
+    assert score.fact("has_eager_only_calls") is False
     assert "differentiated_twice" in score.failures
     assert {f.code for f in score.findings} >= {"HY422"}
-    assert verdict(program, "penalty").has_eager_only_calls is True  # autograd.grad breaks
+    assert verdict(program, "penalty").fact("has_eager_only_calls") is True  # autograd.grad breaks
 
 
 def test_a_single_backward_leaves_the_function_compilable():
@@ -260,7 +260,7 @@ def test_a_single_backward_leaves_the_function_compilable():
         "def f(x):\n    return plain(x)\n"
     )
     v = verdict(torch_program(body), "score")
-    assert v.has_eager_only_calls is False
+    assert v.fact("has_eager_only_calls") is False
     assert v.transformation == "convert_to_hybrid"
 
 
@@ -365,7 +365,7 @@ def test_a_method_of_an_object_a_library_made_is_a_call_into_that_library():
 def test_a_helper_calling_an_untabled_library_fails_its_caller_too():
     """The helper is traced inside its compiled caller, library call and all."""
     v = verdict(HEADER + KEPT_LIBRARY_OBJECT, "nearest")
-    assert v.has_eager_only_calls is True
+    assert v.fact("has_eager_only_calls") is True
     messages = [x.message for x in v.findings if x.code == "HY301"]
     assert any("Neighbours.query" in m and "no table for" in m for m in messages), messages
 
@@ -427,7 +427,7 @@ def test_assigning_a_tensors_data_is_not_known_to_compile(name):
     v = verdict(HEADER + DATA_ASSIGNMENT, name)
     messages = [x.message for x in v.findings if x.code == "HY301"]
     assert any("`.data`" in m for m in messages), messages
-    assert v.has_eager_only_calls is True
+    assert v.fact("has_eager_only_calls") is True
 
 
 def test_a_caller_of_a_data_assigning_helper_fails_too():
@@ -587,7 +587,7 @@ def test_a_tensors_sizes_are_python_ints():
         "caller(torch.ones(4, 3))\n"
     )
     v = verdict(program, "count")
-    assert {p.name: p.is_tensor for p in v.params} == {"n": False, "m": False, "k": False}
+    assert {p.name: p.is_tensor for p in v.facts.params} == {"n": False, "m": False, "k": False}
 
 
 def test_the_values_of_a_reduction_along_a_dim_are_a_tensor():
@@ -634,7 +634,7 @@ def test_call_sites_of_different_shapes_recommend_dynamic_shapes():
     """Dynamo recompiles at the first new shape and then goes dynamic (measured: 4 batch
     sizes, 2 frames); `dynamic=True` is dynamic from the first call."""
     v = verdict(HEADER + VARYING_SHAPES, "score")
-    shapes = {tuple(t.shape) for p in v.params for t in p.tensor_types if t.shape is not None}
+    shapes = {tuple(t.shape) for p in v.facts.params for t in p.tensor_types if t.shape is not None}
     assert shapes == {(8, 32), (16, 32)}
     reasons = " ".join(v.benefit_reasons)
     assert "`x` with different shapes" in reasons and "dynamic=True" in reasons, reasons
@@ -643,7 +643,7 @@ def test_call_sites_of_different_shapes_recommend_dynamic_shapes():
 
 def test_call_sites_of_one_shape_recommend_nothing():
     v = verdict(HEADER + VARYING_SHAPES, "same")
-    assert {tuple(t.shape) for p in v.params for t in p.tensor_types if t.shape} == {(4, 4)}
+    assert {tuple(t.shape) for p in v.facts.params for t in p.tensor_types if t.shape} == {(4, 4)}
     assert not any("different shapes" in r for r in v.benefit_reasons)
 
 
@@ -711,7 +711,7 @@ def test_a_library_the_tables_describe_is_judged_by_its_table():
     )
     v = verdict(program, "show")
     assert not any("no table for" in f.message for f in v.findings), v.findings
-    assert v.has_python_side_effects is True
+    assert v.facts.has_python_side_effects is True
 
 
 MIXED = """
@@ -772,6 +772,8 @@ def test_a_module_importing_both_frameworks_is_judged_per_function(name, framewo
 
 def test_each_function_of_a_mixed_module_gets_its_frameworks_rules():
     verdicts = analyse(MIXED)
-    assert verdicts["torch_score"].has_eager_only_calls is True  # `.item()` breaks the graph
+    assert (
+        verdicts["torch_score"].fact("has_eager_only_calls") is True
+    )  # `.item()` breaks the graph
     assert verdicts["torch_clean"].transformation == "convert_to_hybrid"
     assert verdicts["tf_score"].transformation == "convert_to_hybrid"

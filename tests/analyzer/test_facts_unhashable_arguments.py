@@ -188,7 +188,7 @@ CASES = [
 @pytest.mark.parametrize(("files", "qualname", "expected"), CASES)
 def test_unhashable_arguments(files: str, qualname: str, expected: bool) -> None:
     v = verdict(files, qualname)
-    assert v.has_unhashable_arguments is expected, v.findings
+    assert v.fact("has_unhashable_arguments") is expected, v.findings
     assert ("has_unhashable_arguments" in v.failures) is expected
 
 
@@ -236,7 +236,7 @@ FrozenHead().apply(tf.ones((2,)))
 def test_self_is_part_of_the_key(qualname: str, expected: bool) -> None:
     """A decorated method keys its traces on `self` (measured: "unhashable type")."""
     v = verdict(METHODS, qualname)
-    assert v.has_unhashable_arguments is expected, v.findings
+    assert v.fact("has_unhashable_arguments") is expected, v.findings
 
 
 def test_the_message_names_the_parameter_and_the_reason() -> None:

@@ -71,10 +71,10 @@ def test_a_base_method_returning_an_override_result_sees_the_override_return() -
 
 def test_an_override_with_a_side_effect_reaches_the_base_caller() -> None:
     v = verdict(SOURCE, "Scaler.apply")
-    assert v.has_python_side_effects is True
+    assert v.facts.has_python_side_effects is True
     assert not v.passes
 
 
 def test_without_overrides_the_base_method_alone_decides() -> None:
     v = verdict(SOURCE, "Plain.apply")
-    assert v.has_python_side_effects is False
+    assert v.facts.has_python_side_effects is False

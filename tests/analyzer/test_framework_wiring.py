@@ -72,7 +72,7 @@ step(tf.ones([3]))
 def test_verdict_framework_and_decorator_of_a_tensorflow_module(extra, decorator, hybrid):
     verdicts = analyse(TF_STEP.format(extra=extra, decorator=decorator))
     assert verdicts["step"].framework == "tensorflow"
-    assert verdicts["step"].is_hybrid is hybrid
+    assert verdicts["step"].facts.is_hybrid is hybrid
 
 
 def test_keras_module_and_module_reaching_tensorflow_through_the_project():
@@ -100,7 +100,7 @@ def test_torch_module_gets_torch_verdicts():
         "step": "torch",
         "plain": "torch",
     }
-    assert verdicts["step"].is_hybrid is True
+    assert verdicts["step"].facts.is_hybrid is True
     assert verdicts["step"].failures == ("has_no_primitive_parameters",)  # keep it
-    assert verdicts["plain"].is_hybrid is False
+    assert verdicts["plain"].facts.is_hybrid is False
     assert verdicts["plain"].transformation == "convert_to_hybrid"

@@ -28,7 +28,7 @@ def test_a_package_module_named_like_a_library_is_not_the_library() -> None:
             """,
         }
     )
-    assert verdicts["backend/jax/numpy.py::fmod"].is_recursive is False
+    assert verdicts["backend/jax/numpy.py::fmod"].facts.is_recursive is False
 
 
 def test_a_script_imports_its_sibling() -> None:
@@ -51,7 +51,7 @@ def test_a_script_imports_its_sibling() -> None:
             """,
         }
     )
-    assert verdicts["app/helpers.py::square"].has_tensor_parameter is True
+    assert verdicts["app/helpers.py::square"].facts.has_tensor_parameter is True
 
 
 def test_a_package_module_imports_from_the_package_root() -> None:
@@ -75,7 +75,7 @@ def test_a_package_module_imports_from_the_package_root() -> None:
             """,
         }
     )
-    assert verdicts["proj/pkg/ops.py::double"].has_tensor_parameter is True
+    assert verdicts["proj/pkg/ops.py::double"].facts.has_tensor_parameter is True
 
 
 def test_a_sibling_is_not_a_top_level_module_inside_a_package() -> None:
@@ -92,8 +92,8 @@ def test_a_sibling_is_not_a_top_level_module_inside_a_package() -> None:
             """,
         }
     )
-    assert verdicts["pkg/random.py::draw"].is_recursive is False
-    assert verdicts["pkg/random.py::draw"].has_python_side_effects is True
+    assert verdicts["pkg/random.py::draw"].facts.is_recursive is False
+    assert verdicts["pkg/random.py::draw"].facts.has_python_side_effects is True
 
 
 def test_analysing_a_folder_inside_a_package_resolves_its_absolute_imports(tmp_path) -> None:
@@ -112,4 +112,4 @@ def test_analysing_a_folder_inside_a_package_resolves_its_absolute_imports(tmp_p
     )
     result = Project.open(root, ProjectOptions(use_cache=False)).results()
     by_name = {v.qualname: v for v in result.functions}
-    assert by_name["configure"].has_python_side_effects is True
+    assert by_name["configure"].facts.has_python_side_effects is True

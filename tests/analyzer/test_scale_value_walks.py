@@ -140,8 +140,8 @@ def test_a_long_call_chain_gets_its_evidence() -> None:
         + "\n\n\ndef f45(x):\n    return tf.reduce_sum(x)\n\n\nf0(tf.ones([3]))\n"
     )
     verdicts = analyse(source)
-    assert verdicts["f45"].has_tensor_parameter is True
-    assert verdicts["f40"].has_tensor_parameter is True
+    assert verdicts["f45"].facts.has_tensor_parameter is True
+    assert verdicts["f40"].facts.has_tensor_parameter is True
 
 
 def test_nested_containers_through_calls_settle() -> None:

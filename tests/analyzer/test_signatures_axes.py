@@ -271,13 +271,13 @@ CASES = [
 def test_statically_read_axes(files, qualname, expected):
     unresolved, signature = expected
     v = signature_verdict(files, qualname)
-    assert v.has_unresolved_statically_read_axes is unresolved
-    assert v.input_signature == signature
+    assert v.fact("has_unresolved_statically_read_axes") is unresolved
+    assert v.facts.input_signature == signature
     if signature is None:
-        assert isinstance(v.input_signature_absence_reason, str)
-        assert v.input_signature_absence_reason.strip()
+        assert isinstance(v.facts.input_signature_absence_reason, str)
+        assert v.facts.input_signature_absence_reason.strip()
     else:
-        assert v.input_signature_absence_reason is None
+        assert v.facts.input_signature_absence_reason is None
 
 
 def test_supplied_signature_with_none_axis_read_statically():
@@ -294,7 +294,7 @@ def test_supplied_signature_with_none_axis_read_statically():
         """,
         "pad_rows",
     )
-    assert v.has_unresolved_statically_read_axes is True
+    assert v.fact("has_unresolved_statically_read_axes") is True
 
 
 def test_default_mode_does_not_relax_axes():
@@ -311,4 +311,4 @@ def test_default_mode_does_not_relax_axes():
         """,
         "pad_rows",
     )
-    assert v.has_unresolved_statically_read_axes is False
+    assert v.fact("has_unresolved_statically_read_axes") is False

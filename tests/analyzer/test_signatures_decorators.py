@@ -595,17 +595,17 @@ COMPARISON = [
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), DECORATOR_ARGS)
 def test_decorator_args(files, qualname, expected):
-    assert verdict(files, qualname).decorator_args == expected
+    assert verdict(files, qualname).facts.decorator_args == expected
 
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), IS_HYBRID)
 def test_is_hybrid(files, qualname, expected):
-    assert verdict(files, qualname).is_hybrid is expected
+    assert verdict(files, qualname).facts.is_hybrid is expected
 
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), SUPPLIED)
 def test_supplied_input_signature(files, qualname, expected):
-    assert signature_verdict(files, qualname).supplied_input_signature == expected
+    assert signature_verdict(files, qualname).facts.supplied_input_signature == expected
 
 
 @pytest.mark.parametrize(("files", "qualname", "field", "expected"), RECONFIGURE)

@@ -1002,16 +1002,16 @@ ABSENT = [
 @pytest.mark.parametrize(("files", "qualname", "expected"), INFERRED)
 def test_inferred_signature(files, qualname, expected):
     v = signature_verdict(files, qualname)
-    assert v.input_signature == expected
-    assert v.input_signature_absence_reason is None
+    assert v.facts.input_signature == expected
+    assert v.facts.input_signature_absence_reason is None
 
 
 @pytest.mark.parametrize(("files", "qualname", "expected"), ABSENT)
 def test_signature_withheld_with_reason(files, qualname, expected):
     v = signature_verdict(files, qualname)
-    assert v.input_signature is expected
-    assert isinstance(v.input_signature_absence_reason, str)
-    assert v.input_signature_absence_reason.strip()
+    assert v.facts.input_signature is expected
+    assert isinstance(v.facts.input_signature_absence_reason, str)
+    assert v.facts.input_signature_absence_reason.strip()
 
 
 def test_defaulted_python_parameter_does_not_block():
@@ -1029,8 +1029,8 @@ def test_defaulted_python_parameter_does_not_block():
         ),
         "dropout_block",
     )
-    assert v.input_signature is not None
-    assert v.input_signature[0] == dense("float32", (4, 8))
+    assert v.facts.input_signature is not None
+    assert v.facts.input_signature[0] == dense("float32", (4, 8))
 
 
 def test_default_mode_has_no_signature_and_no_reason():
@@ -1046,8 +1046,8 @@ def test_default_mode_has_no_signature_and_no_reason():
         """,
         "relu",
     )
-    assert v.input_signature is None
-    assert v.input_signature_absence_reason is None
+    assert v.facts.input_signature is None
+    assert v.facts.input_signature_absence_reason is None
 
 
 def test_dataset_elements_of_unknown_structure_are_named_as_such():
@@ -1068,6 +1068,6 @@ def test_dataset_elements_of_unknown_structure_are_named_as_such():
         """,
         "train_step",
     )
-    assert v.input_signature is None
-    reason = v.input_signature_absence_reason or ""
+    assert v.facts.input_signature is None
+    reason = v.facts.input_signature_absence_reason or ""
     assert "structure is not known" in reason and "non-tensor" not in reason, reason

@@ -449,7 +449,9 @@ def test_refactored_copy_adds_the_import_when_the_module_has_none(tmp_path: Path
 
 
 def test_refactored_copy_leaves_a_hybrid_graph_win_as_it_is(tmp_path: Path) -> None:
-    out = _written(tmp_path, SOURCE, refactored_copy.Change("Model.call", 17, "graph", True, "tensorflow"))
+    out = _written(
+        tmp_path, SOURCE, refactored_copy.Change("Model.call", 17, "graph", True, "tensorflow")
+    )
     assert out == SOURCE
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
+
+from hybridize.model import FunctionFacts
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 #: The TensorFlow programs. corpus/torch/ is labelled for torch.compile and judged by
@@ -23,6 +26,8 @@ def labels(program: Path) -> dict[str, Any]:
     return data
 
 
+FUNCTION_FACTS = frozenset(f.name for f in dataclasses.fields(FunctionFacts))
+"""The facts read as `FunctionFacts` fields; the others are checks' facts (`verdict.fact`)."""
 VERDICT_FIELDS = ("passes", "transformation", "passing_precondition", "speculative")
 FACT_FIELDS = (
     "has_tensor_parameter",
@@ -60,13 +65,15 @@ def disagreements(program: Path) -> list[tuple[str, str, Any, Any]]:
             out.append((name, "missing", True, False))
             continue
         for fieldname in VERDICT_FIELDS:
-            if label[fieldname] != getattr(verdict, fieldname):
-                out.append((name, fieldname, label[fieldname], getattr(verdict, fieldname)))
+            value = getattr(verdict.facts if fieldname == "speculative" else verdict, fieldname)
+            if label[fieldname] != value:
+                out.append((name, fieldname, label[fieldname], value))
         if set(label["failures"]) != set(verdict.failures):
             out.append((name, "failures", sorted(label["failures"]), sorted(verdict.failures)))
         for fact in FACT_FIELDS:
-            if label["facts"].get(fact) != getattr(verdict, fact):
-                out.append((name, fact, label["facts"].get(fact), getattr(verdict, fact)))
+            value = getattr(verdict.facts, fact) if fact in FUNCTION_FACTS else verdict.fact(fact)
+            if label["facts"].get(fact) != value:
+                out.append((name, fact, label["facts"].get(fact), value))
     return out
 
 

@@ -110,7 +110,7 @@ def script_of(notebook: dict[str, Any]) -> str:
 def _verdicts(project: Project, file: str) -> dict[str, tuple[object, ...]]:
     def key(v: FunctionVerdict) -> tuple[object, ...]:
         codes = sorted(f.code for f in v.findings)
-        return (v.passes, v.transformation, v.failures, codes, v.has_tensor_parameter)
+        return (v.passes, v.transformation, v.failures, codes, v.facts.has_tensor_parameter)
 
     return {v.qualname: key(v) for v in project.results().functions if v.file == file}
 

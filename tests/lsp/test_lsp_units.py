@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from lsprotocol import types
+from verdict_parts import changed, made_verdict
 
 from hybridize.analyzer.checks import registry, safety_checks
 from hybridize.lsp.diagnostics import file_diagnostics, name_span
@@ -14,7 +15,7 @@ from hybridize.lsp.hover import hover, verdict_markdown
 from hybridize.lsp.positions import Lines
 from hybridize.lsp.server import DEBOUNCE_SECONDS, analysis_delay
 from hybridize.lsp.settings import load_settings
-from hybridize.model import CHECK_FACT_FIELDS, Finding, FunctionVerdict, Span
+from hybridize.model import Finding, FunctionVerdict, Span
 from hybridize.output.triage import blocking_findings
 from hybridize.project import FileResult, ProjectOptions
 
@@ -26,7 +27,7 @@ def finding(code: str, severity: str, line: int = 5) -> Finding:
 
 
 def verdict(*findings: Finding, hybrid: bool, passes: bool = False) -> FunctionVerdict:
-    return FunctionVerdict(
+    return made_verdict(
         framework="tensorflow",
         file="m.py",
         qualname="step",
@@ -76,7 +77,7 @@ def test_hints_only_when_asked_and_only_blocking(tmp_path: Path) -> None:
 
 def test_name_span_and_hover_position() -> None:
     text = "async def  größe(x):\n    return x\n"
-    named = FunctionVerdict(
+    named = made_verdict(
         framework="tensorflow", file="m.py", qualname="C.größe", line=1, span=Span(1, 0, 2, 12)
     )
     assert name_span(named, Lines(text)) == Span(1, 11, 1, 16)
@@ -125,10 +126,8 @@ def test_hover_lists_every_safety_fact_that_may_hold() -> None:
     """The hover's safety facts are the decision table's: each one that holds is shown (a
     check added later, such as HY409-HY411, must not be missing from the editor)."""
     for name in (check.fact for check in safety_checks()):
-        # a fact the report has a field for holds in that field; one added with a later
-        # rule (HY413) holds when the verdict fails on it
-        holding = {name: True} if name in CHECK_FACT_FIELDS else {"failures": (name,)}
-        shown = verdict_markdown(replace(verdict(hybrid=False), **holding), None)
+        # whether the report has a field for it (HY413 has none) or not
+        shown = verdict_markdown(changed(verdict(hybrid=False), **{name: True}), None)
         assert f"- {name}: yes" in shown
     quiet = verdict_markdown(verdict(hybrid=False), None)
     assert not any(f"- {check.fact}:" in quiet for check in safety_checks())
@@ -203,7 +202,7 @@ def test_hints_only_for_the_reports_blocked_functions(tmp_path: Path) -> None:
     """A function the report does not list as blocked (nothing to gain: no tensor parameter)
     gets no hint; the same finding on a blocked function that does tensor work does."""
     printed = finding("HY101", "error", 6)
-    eager = replace(
+    eager = changed(
         verdict(printed, hybrid=False),
         has_tensor_computation=True,
         failures=("has_python_side_effects",),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from verdict_parts import made_verdict
 
 from hybridize.model import (
     AnalysisResult,
@@ -19,7 +20,7 @@ ASSUMPTION = "`x` is assumed to be a tensor: `call` of a Keras Model receives te
 
 def model_call() -> FunctionVerdict:
     """Refactorable, speculative, with an inferred signature."""
-    return FunctionVerdict(
+    return made_verdict(
         framework="tensorflow",
         file="pkg/model.py",
         qualname="Model.call",
@@ -40,7 +41,7 @@ def model_call() -> FunctionVerdict:
 
 def train_step() -> FunctionVerdict:
     """Not refactorable: side effects and recursion, with findings; a nested-list parameter."""
-    return FunctionVerdict(
+    return made_verdict(
         framework="tensorflow",
         file="pkg/train.py",
         qualname="train_step",
@@ -88,7 +89,7 @@ def train_step() -> FunctionVerdict:
 
 def helper() -> FunctionVerdict:
     """Not a candidate: no tensor parameter, no findings (hidden from the short text report)."""
-    return FunctionVerdict(
+    return made_verdict(
         framework="tensorflow",
         file="pkg/util.py",
         qualname="helper",
@@ -102,7 +103,7 @@ def helper() -> FunctionVerdict:
 
 def predict() -> FunctionVerdict:
     """Already hybrid; reconfigure (P4); decorator arguments given out of order; ok finding."""
-    return FunctionVerdict(
+    return made_verdict(
         framework="tensorflow",
         file="pkg/model.py",
         qualname="Model.predict",
@@ -129,7 +130,7 @@ def predict() -> FunctionVerdict:
 
 
 def unicode_function() -> FunctionVerdict:
-    return FunctionVerdict(
+    return made_verdict(
         framework="tensorflow",
         file="données/modèle.py",
         qualname="Modèle.appel",

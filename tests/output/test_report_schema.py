@@ -10,23 +10,23 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from verdict_parts import made_verdict
 
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
     AnalysisResult,
     FileError,
     Finding,
-    FunctionVerdict,
     ParamReport,
     Span,
     SpecTree,
     TensorSpec,
 )
-from hybridize.output.json_report import FUNCTION_KEYS, REPORT_KEYS, render_json, to_json_dict
+from hybridize.output.json_report import REPORT_KEYS, function_keys, render_json, to_json_dict
 from hybridize.output.report_schema import (
     ANNOTATION_KEYWORDS,
-    REPORT_JSON_SCHEMA,
     VALIDATION_KEYWORDS,
+    report_json_schema,
     validate,
     validate_report,
 )
@@ -47,14 +47,14 @@ def test_accepts_rendered_reports(
 
 
 def test_schema_is_draft_2020_12_and_closed() -> None:
-    assert REPORT_JSON_SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    assert REPORT_JSON_SCHEMA["required"] == list(REPORT_KEYS)
-    assert REPORT_JSON_SCHEMA["additionalProperties"] is False
-    function = REPORT_JSON_SCHEMA["$defs"]["function"]
-    assert function["required"] == list(FUNCTION_KEYS)
-    assert list(function["properties"]) == list(FUNCTION_KEYS)
+    assert report_json_schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert report_json_schema()["required"] == list(REPORT_KEYS)
+    assert report_json_schema()["additionalProperties"] is False
+    function = report_json_schema()["$defs"]["function"]
+    assert function["required"] == list(function_keys())
+    assert list(function["properties"]) == list(function_keys())
     assert function["additionalProperties"] is False
-    assert REPORT_JSON_SCHEMA["$defs"]["decorator_args"]["required"] == list(DECORATOR_ARG_NAMES)
+    assert report_json_schema()["$defs"]["decorator_args"]["required"] == list(DECORATOR_ARG_NAMES)
     assert function["properties"]["has_tensor_parameter"] == {"type": ["boolean", "null"]}
     assert function["properties"]["transformation"]["enum"] == [
         "convert_to_hybrid",
@@ -78,11 +78,11 @@ def test_schema_uses_only_keywords_the_validator_implements() -> None:
             for item in node:
                 walk(item)
 
-    walk(REPORT_JSON_SCHEMA)
+    walk(report_json_schema())
 
 
 def test_schema_is_json_serialisable() -> None:
-    assert json.loads(json.dumps(REPORT_JSON_SCHEMA)) == REPORT_JSON_SCHEMA
+    assert json.loads(json.dumps(report_json_schema())) == report_json_schema()
 
 
 Mutation = Callable[[dict[str, Any]], None]
@@ -289,7 +289,7 @@ _finding = st.builds(
     span=_span,
 )
 _verdict = st.builds(
-    FunctionVerdict,
+    made_verdict,
     file=_names,
     qualname=_names,
     line=st.integers(1, 10_000),
@@ -306,6 +306,8 @@ _verdict = st.builds(
     assumptions=st.lists(st.text(max_size=30), max_size=2).map(tuple),
     status_severity=st.sampled_from(["ok", "info", "warning", "error"]),
     caller_covered=_tristate,
+    has_eager_only_calls=_tristate,
+    draws_seeded_global_random=_tristate,
     decorator_args=st.lists(
         st.tuples(st.sampled_from(DECORATOR_ARG_NAMES), st.booleans()), max_size=4
     ).map(tuple),

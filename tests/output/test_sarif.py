@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from verdict_parts import changed
 
 from hybridize.analyzer.checks import registry
 from hybridize.model import AnalysisResult, Finding, Span
@@ -89,7 +90,7 @@ def test_results_never_outnumber_candidate_functions(result: AnalysisResult) -> 
         Finding("HY107", "has_python_side_effects", "error", f"stores self.w{n}", Span(n, 8, n, 9))
         for n in range(20)
     )
-    init = replace(step, qualname="Model.__init__", findings=stores)
+    init = changed(step, qualname="Model.__init__", findings=stores)
     low = replace(call, benefit="low")
     many = replace(step, findings=stores)
     run = _run(replace(result, functions=(init, low, helper, many, predict)))
@@ -106,7 +107,7 @@ def test_error_only_where_a_decorator_exists(result: AnalysisResult) -> None:
     levels = {r["ruleId"]: r["level"] for r in _run(result)["results"]}
     # An eager function blocked by an error finding breaks nothing: a note.
     assert levels == {"HY010": "note", "HY012": "note", "HY101": "note"}
-    compiled = replace(result.functions[1], is_hybrid=True)
+    compiled = changed(result.functions[1], is_hybrid=True)
     [broken] = _run(replace(result, functions=(compiled,)))["results"]
     assert broken["level"] == "error"
     assert broken["message"]["text"].startswith("train_step is compiled but print()")
@@ -164,7 +165,7 @@ def test_other_findings_become_related_locations(result: AnalysisResult) -> None
 def test_proposal_results(result: AnalysisResult) -> None:
     proposals = [r for r in _run(result)["results"] if r["ruleId"] in ("HY010", "HY012")]
     call = result.functions[0]
-    plain = replace(call, speculative=False, assumptions=())
+    plain = changed(call, speculative=False, assumptions=())
     assert proposal_message(plain) == "Model.call can be converted to a graph function"
     assert proposals[0]["message"]["text"] == (
         "Model.call can be converted to a graph function; assumes: "

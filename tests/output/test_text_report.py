@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from verdict_parts import changed
+
 from hybridize.analyzer.checks import registry
 from hybridize.model import AnalysisResult, Finding, Span
 from hybridize.output.text_report import render_text, summary_text, verdict_text
@@ -62,7 +64,7 @@ def test_verbose_report_lists_every_function(result: AnalysisResult) -> None:
 def test_proposed_changes_are_ranked_by_benefit(result: AnalysisResult) -> None:
     call, step, helper, predict = result.functions
     low = replace(call, benefit="low", benefit_reasons=("runs in a loop, but tiny",))
-    high = replace(
+    high = changed(
         predict, qualname="Z.fit", line=90, benefit="high", benefit_reasons=("a training step",)
     )
     functions = (low, step, helper, high)
@@ -106,10 +108,10 @@ def test_blocked_functions_rank_by_benefit_with_what_unblocks_them(
     result: AnalysisResult,
 ) -> None:
     step = result.functions[1]
-    later = replace(step, qualname="later_step", line=90, benefit="high")
+    later = changed(step, qualname="later_step", line=90, benefit="high")
     earlier = replace(step, benefit="none")
-    init = replace(step, qualname="Model.__init__", line=5)
-    no_gain = replace(step, qualname="main", line=1, failures=("has_no_tensor_parameters",))
+    init = changed(step, qualname="Model.__init__", line=5)
+    no_gain = changed(step, qualname="main", line=1, failures=("has_no_tensor_parameters",))
     text = render_text(replace(result, functions=(earlier, later, init, no_gain), errors=()))
     lines = text.splitlines()
     assert lines[0] == "Blocked functions that do tensor work (2), by predicted benefit:"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from verdict_parts import changed
+
 from hybridize.model import AnalysisResult, Finding, Span
 from hybridize.output.triage import Triage, is_blocked_tensor_work, main_reason
 from hybridize.refactor.selection import Selection
@@ -43,7 +45,7 @@ def test_main_reason_is_the_first_failures_finding(result: AnalysisResult) -> No
     assert main_reason(reordered) == recursion
     assert main_reason(step).code == "HY101"  # has_python_side_effects comes first
     keep = Finding("HY005", "has_no_primitive_parameters", "info", "keep", Span(1, 0, 1, 1))
-    compiled_fine = replace(step, is_hybrid=True, findings=(keep,))
+    compiled_fine = changed(step, is_hybrid=True, findings=(keep,))
     assert main_reason(compiled_fine) is None
     assert not is_blocked_tensor_work(compiled_fine)  # nothing blocks a decorator that is right
 

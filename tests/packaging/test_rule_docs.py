@@ -8,21 +8,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hybridize.analyzer.checks import registry
+from hybridize.analyzer.checks import registry, safety_checks
 from tools.gen_rule_docs import (
     RULES_DIR,
+    VERDICTS_DOC,
+    docs_out_of_date,
     expected_pages,
     out_of_date,
     parse_docstring,
     rule_page,
+    safety_fact_table,
+    write_docs,
     write_pages,
 )
 
 
 def test_docs_rules_match_the_registry() -> None:
-    problems = out_of_date()
+    problems = docs_out_of_date()
     assert problems == [], (
-        "docs/rules/ is out of sync with hybridize/analyzer/checks "
+        "docs/rules/ or the safety-fact table of docs/verdicts.md is out of sync with "
+        "hybridize/analyzer/checks "
         f"(run `python -m tools.gen_rule_docs`): {problems}"
     )
 
@@ -73,3 +78,22 @@ def test_a_stale_or_extra_page_is_reported_and_rewritten(tmp_path: Path) -> None
     write_pages(tmp_path)
     assert out_of_date(tmp_path) == []
     assert sorted(p.name for p in tmp_path.glob("*.md")) == sorted(expected_pages())
+
+
+def test_the_safety_fact_table_lists_the_decision_table_in_its_order(tmp_path: Path) -> None:
+    rows = safety_fact_table().splitlines()[2:]
+    assert [row.split("`")[1] for row in rows] == [check.fact for check in safety_checks()]
+    for check in safety_checks():
+        assert check.fact_meaning.strip(), check.code
+    eager = next(row for row in rows if row.startswith("| `has_eager_only_calls` |"))
+    assert "| HY301, HY303 |" in eager  # HY303 counts for HY301's fact
+    # A table edited by hand is reported, and rewritten between its markers only.
+    verdicts = tmp_path / "verdicts.md"
+    text = VERDICTS_DOC.read_text(encoding="utf-8")
+    edited = text.replace("| `has_eager_only_calls` |", "| `has_eager_calls` |")
+    verdicts.write_text(edited, encoding="utf-8")
+    rules = tmp_path / "rules"
+    write_pages(rules)
+    assert docs_out_of_date(rules, verdicts) == ["out of date safety-fact table of verdicts.md"]
+    write_docs(rules, verdicts)
+    assert verdicts.read_text(encoding="utf-8") == text

@@ -270,7 +270,7 @@ def test_evidence_that_only_supports_itself_does_not_survive_an_edit(tmp_path: P
     assert after is not None
     verdict = after.verdict("f")
     assert verdict is not None
-    assert [p.is_tensor for p in verdict.params] == [False]
+    assert [p.is_tensor for p in verdict.facts.params] == [False]
 
 
 GROWING = """\

@@ -5,6 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from verdict_parts import made_verdict
+
 from hybridize.model import FunctionVerdict, Span, SpecTree
 from hybridize.refactor import Notice
 from hybridize.refactor.file_plan import plan_file
@@ -23,7 +25,7 @@ def verdict(
 ) -> FunctionVerdict:
     """A passing verdict as the analysis would give it; `line=0` lets the qualname decide."""
     hybrid = transformation != "convert_to_hybrid" if is_hybrid is None else is_hybrid
-    return FunctionVerdict(
+    return made_verdict(
         framework="tensorflow",
         file=file,
         qualname=qualname,

@@ -6,15 +6,14 @@ existing decorator, and leave `tf.function` alone in a PyTorch file (and the rev
 
 from __future__ import annotations
 
-import dataclasses
-
 from refactor_helpers import refactor_bytes, refactor_twice, source, verdict
+from verdict_parts import changed
 
 from hybridize.model import FunctionVerdict
 
 
 def torch_verdict(qualname: str, transformation: str = "convert_to_hybrid") -> FunctionVerdict:
-    return dataclasses.replace(verdict(qualname, transformation), framework="torch")
+    return changed(verdict(qualname, transformation), framework="torch")
 
 
 def test_adds_torch_compile_with_the_modules_alias() -> None:

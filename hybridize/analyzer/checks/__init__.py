@@ -94,6 +94,9 @@ class Check:
     facts (`report_fact_fields`; they follow `has_tensor_computation` in this order). The report
     is a public interface whose fields are added, never moved: a new field takes a number
     above all others. None: the fact shows in the failures and findings only."""
+    fact_meaning: ClassVar[str] = ""
+    """For a safety fact: what it means, in one line of docs/verdicts.md's table of safety
+    facts (generated from the registry by `python -m tools.gen_rule_docs`)."""
     decision_order: ClassVar[int | None] = None
     """For a safety fact, a true value of which fails the verdict: its place in the decision
     table (docs/verdicts.md section 2, rule 5), the order in which failures list them. None

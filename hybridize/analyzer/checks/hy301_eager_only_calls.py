@@ -91,6 +91,12 @@ class HasEagerOnlyCalls(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_eager_only_calls"
+    fact_meaning = (
+        "`.numpy()`, Keras `fit`/`predict`/`evaluate`, variables or Keras objects made on "
+        "every call, `tf.constant` of a tensor, a tensor used as a Python value (`bool(t)`, "
+        "`items[int(t)]`); under `torch.compile` also calls into third-party libraries the "
+        "tables do not describe and `.data` assignments"
+    )
     report_order = 10
     decision_order = 10
 

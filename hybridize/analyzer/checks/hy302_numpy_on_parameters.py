@@ -65,6 +65,10 @@ class HasNumpyCallsOnParameters(Check):
     summary = "Applies NumPy to a value derived from a parameter; symbolic tensors have no value."
     EXAMPLE_FUNCTION = "f"
     fact = "has_numpy_calls_on_parameters"
+    fact_meaning = (
+        "NumPy or SciPy applied to a value derived from a parameter (a symbolic tensor cannot "
+        "be evaluated by NumPy)"
+    )
     report_order = 20
     decision_order = 20
 

@@ -53,6 +53,7 @@ class HasInvalidNameArguments(Check):
     summary = "Binds a non-string value to a TensorFlow op's name= parameter; graph building fails."
     EXAMPLE_FUNCTION = "f"
     fact = "has_invalid_name_arguments"
+    fact_meaning = "a non-string constant bound to an op's `name=`"
     report_order = 30
     decision_order = 30
 

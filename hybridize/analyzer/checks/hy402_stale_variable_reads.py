@@ -66,6 +66,10 @@ class HasStaleVariableReads(Check):
     summary = "Reads model.trainable_variables before the model's first call and trains on them."
     EXAMPLE_FUNCTION = "f"
     fact = "has_stale_variable_reads"
+    fact_meaning = (
+        "`model.trainable_variables` read before the model's first call and fed to "
+        "`gradient`/`apply_gradients`/`minimize`"
+    )
     report_order = 40
     decision_order = 40
 

@@ -61,6 +61,7 @@ class HasTensorParameterIteration(Check):
     summary = "Loops over a tensor parameter in Python; in a graph this unrolls or fails."
     EXAMPLE_FUNCTION = "f"
     fact = "has_tensor_parameter_iteration"
+    fact_meaning = "a Python `for` over a tensor parameter"
     report_order = 50
     decision_order = 50
 

@@ -62,6 +62,11 @@ class HasConflictingEagerDtypeCoercions(Check):
     summary = "A parameter meets partners of different dtypes (e.g. float32 and float64)."
     EXAMPLE_FUNCTION = "f"
     fact = "has_conflicting_eager_dtype_coercions"
+    fact_meaning = (
+        "one parameter meets partners of different dtypes (float32 and float64, following "
+        "NumPy's promotion), or a Python number before a tensor of another dtype in an op "
+        "that converts it first"
+    )
     report_order = 60
     decision_order = 60
 

@@ -77,6 +77,9 @@ class HasKerasSymbolicArguments(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_keras_symbolic_arguments"
+    fact_meaning = (
+        "a caller passes a Keras symbolic tensor (`keras.Input`, a functional model's build)"
+    )
     report_order = 70
     decision_order = 70
 

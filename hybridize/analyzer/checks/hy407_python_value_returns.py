@@ -88,6 +88,10 @@ class HasPythonValueReturns(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_python_value_returns"
+    fact_meaning = (
+        "a return a compiled function cannot give back as the eager code did, or a Python "
+        "value a caller needs as such"
+    )
     report_order = 80
     decision_order = 80
 

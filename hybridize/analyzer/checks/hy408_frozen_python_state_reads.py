@@ -68,6 +68,10 @@ class HasFrozenPythonStateReads(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_frozen_python_state_reads"
+    fact_meaning = (
+        "a read of Python state the project reassigns between calls: the graph keeps the "
+        "traced value"
+    )
     report_order = 90
     decision_order = 90
 

@@ -72,6 +72,7 @@ class HasUnhashableArguments(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_unhashable_arguments"
+    fact_meaning = "an argument `tf.function` cannot key its traces on (a set, a mutable dataclass)"
     report_order = 100
     decision_order = 100
 

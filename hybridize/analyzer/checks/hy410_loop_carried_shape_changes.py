@@ -119,6 +119,7 @@ class HasLoopCarriedShapeChanges(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_loop_carried_shape_changes"
+    fact_meaning = "an AutoGraph loop rebinds a tensor to a value of another static shape"
     report_order = 120
     decision_order = 120
 

@@ -93,6 +93,9 @@ class DrawsSeededGlobalRandom(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "draws_seeded_global_random"
+    fact_meaning = (
+        "a stateful random op without an op seed in a project that seeds the global stream"
+    )
     report_order = 130
     decision_order = 130
 

@@ -60,6 +60,9 @@ class HasRankLosingSlices(Check):
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_rank_losing_slices"
+    fact_meaning = (
+        "a Keras layer called on a value sliced with a tensor step: its static rank is lost"
+    )
     report_order = 110
     decision_order = 110
 

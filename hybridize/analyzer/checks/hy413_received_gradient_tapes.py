@@ -62,6 +62,9 @@ class ReadsReceivedGradientTapes(Check):
     )
     unblock = "open the tape inside the compiled function, or pass the gradients in"
     fact = "reads_received_gradient_tapes"
+    fact_meaning = (
+        "a method of a `GradientTape` the caller recorded (traced, its gradient is None or zeros)"
+    )
     decision_order = 130
     EXAMPLE_FUNCTION = "f"
 
