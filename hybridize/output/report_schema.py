@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hybridize.analyzer.checks import report_fact_fields
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS as COMPILE_TARGETS
 from hybridize.model import DECORATOR_ARG_NAMES
 
 _TRISTATE: dict[str, Any] = {"type": ["boolean", "null"]}
@@ -31,7 +32,8 @@ TRANSFORMATIONS: tuple[str | None, ...] = (
     None,
 )
 PRECONDITIONS: tuple[str | None, ...] = ("P1", "P2", "P3", "P4", "P5", "P6", None)
-FRAMEWORKS: tuple[str, ...] = ("tensorflow", "torch")
+FRAMEWORKS: tuple[str, ...] = tuple(framework.name for framework in COMPILE_TARGETS)
+"""The frameworks a verdict names (`Framework.name`), as the adapters give them."""
 SPEC_CLASSES: tuple[str, ...] = ("TensorSpec", "SparseTensorSpec", "RaggedTensorSpec")
 
 

@@ -108,8 +108,10 @@ class Check:
     unblock: ClassVar[str] = ""
     """One line: the one thing that would lift this finding (the gist of the docstring's
     "Instead" section), shown next to a blocked function in the reports."""
-    frameworks: ClassVar[frozenset[str]] = frozenset({TENSORFLOW.name})
-    """The frameworks (`Framework.name`) whose functions this check's findings apply to."""
+    frameworks: ClassVar[frozenset[str]] = frozenset()
+    """The frameworks (`Framework.name`) whose functions this check's findings apply to: each
+    check names them (`TENSORFLOW_ONLY` until its reasoning is checked against another
+    framework); none, a check applies nowhere."""
     EXAMPLE_FUNCTION: ClassVar[str] = "f"
     INFER_INPUT_SIGNATURES: ClassVar[bool] = False
     """Run the examples with `--infer-input-signatures` (checks about signatures)."""
