@@ -202,8 +202,8 @@ class FunctionVerdict:
         return self.facts.framework
 
     def fact(self, name: str) -> Tristate:
-        """A fact a check decides (`Check.fact`), as `facts.fact`."""
-        return self.facts.check_facts.get(name, False)
+        """A fact a check decides (`Check.fact`): `facts.fact`."""
+        return self.facts.fact(name)
 
     @property
     def has_errors(self) -> bool:

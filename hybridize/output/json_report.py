@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator
+import operator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from hybridize.analyzer.checks import report_fact_fields
@@ -111,10 +112,46 @@ SUMMARY_KEYS: tuple[str, ...] = (
     "blocked",
 )
 
-_FACT_KEYS: frozenset[str] = frozenset(f.name for f in dataclasses.fields(FunctionFacts))
-"""Keys read as they are from the verdict's facts (`FunctionFacts`)."""
-_DECISION_KEYS: frozenset[str] = frozenset(f.name for f in dataclasses.fields(FunctionVerdict))
-"""Keys read as they are from the decision (`FunctionVerdict`)."""
+_CONVERTED_KEYS: frozenset[str] = frozenset(
+    {
+        "proposed",
+        "failures",
+        "has_errors",
+        "assumptions",
+        "benefit_reasons",
+        "decorator_args",
+        "supplied_input_signature",
+        "input_signature",
+        "params",
+        "findings",
+    }
+)
+"""Keys whose value `_function_to_json` converts from the model (lists, nested objects)."""
+
+Reader = Callable[[FunctionVerdict], Any]
+
+
+def _check_fact(name: str) -> Reader:
+    return lambda verdict: verdict.facts.check_facts.get(name, False)
+
+
+def _readers(keys: tuple[str, ...]) -> tuple[tuple[str, Reader | None], ...]:
+    """How a function object's value of each key is read: converted (None), a field of
+    `FunctionFacts` or of `FunctionVerdict` as the model holds it, or a check's fact. Made
+    once per report, not per function."""
+    facts = {f.name for f in dataclasses.fields(FunctionFacts)}
+    decision = {f.name for f in dataclasses.fields(FunctionVerdict)}
+    readers: list[tuple[str, Reader | None]] = []
+    for key in keys:
+        if key in _CONVERTED_KEYS:
+            readers.append((key, None))
+        elif key in facts:
+            readers.append((key, operator.attrgetter(f"facts.{key}")))
+        elif key in decision:
+            readers.append((key, operator.attrgetter(key)))
+        else:
+            readers.append((key, _check_fact(key)))
+    return tuple(readers)
 
 
 def spec_tree_to_json(tree: SpecTree) -> Any:
@@ -165,11 +202,9 @@ def _finding_to_json(finding: Finding) -> dict[str, Any]:
 
 
 def _function_to_json(
-    verdict: FunctionVerdict, selection: Selection, keys: tuple[str, ...]
+    verdict: FunctionVerdict, selection: Selection, readers: tuple[tuple[str, Reader | None], ...]
 ) -> dict[str, Any]:
-    """One function object with `keys` (`function_keys()`): a key of `FunctionFacts` or
-    `FunctionVerdict` that needs no conversion as the model holds it, a check's fact from
-    `check_facts`."""
+    """One function object, its keys and values as `readers` (`_readers`) give them."""
     facts = verdict.facts
     converted: dict[str, Any] = {
         "proposed": selection.proposes(verdict),
@@ -183,17 +218,7 @@ def _function_to_json(
         "params": [_param_to_json(p) for p in facts.params],
         "findings": [_finding_to_json(f) for f in verdict.findings],
     }
-    return {key: _value(verdict, key, converted) for key in keys}
-
-
-def _value(verdict: FunctionVerdict, key: str, converted: dict[str, Any]) -> Any:
-    if key in converted:
-        return converted[key]
-    if key in _FACT_KEYS:
-        return getattr(verdict.facts, key)
-    if key in _DECISION_KEYS:
-        return getattr(verdict, key)
-    return verdict.fact(key)
+    return {key: converted[key] if read is None else read(verdict) for key, read in readers}
 
 
 def _error_to_json(error: FileError) -> dict[str, str]:
@@ -211,8 +236,8 @@ def to_json_dict(
     does not depend on dict history.
     """
     selection = selection or Selection()
-    keys = function_keys()
-    functions = [_function_to_json(f, selection, keys) for f in result.functions]
+    readers = _readers(function_keys())
+    functions = [_function_to_json(f, selection, readers) for f in result.functions]
     return _report(result, version, functions, selection)
 
 
@@ -267,7 +292,7 @@ def json_body_chunks(
 ) -> Iterator[str]:
     """`json_chunks` up to the report's `summary`."""
     selection = selection or Selection()
-    keys = function_keys()
+    readers = _readers(function_keys())
     encode = _encode
     # A name the file system holds as undecodable bytes (a root folder, a message quoting a
     # path) would make the report invalid UTF-8: such bytes are shown as U+FFFD. Pieces end
@@ -281,7 +306,7 @@ def json_body_chunks(
             yield f"{separator}  {encode(key)}: [\n"
             for j, verdict in enumerate(result.functions):
                 joint = ",\n" if j else ""
-                record = _function_to_json(verdict, selection, keys)
+                record = _function_to_json(verdict, selection, readers)
                 yield display_name(f"{joint}    {encode(record)}")
             yield "\n  ]"
         elif isinstance(value, list) and value:
