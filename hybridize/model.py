@@ -161,7 +161,7 @@ class FunctionFacts:
 @dataclass(frozen=True, slots=True)
 class FunctionVerdict:
     """One function's facts and the decision about them: the JSON report's function object
-    (its fields are those of `facts` and of the decision, `json_report.FUNCTION_KEYS`)."""
+    (its fields are those of `facts` and of the decision, `json_report.function_keys()`)."""
 
     facts: FunctionFacts
     refactoring: str = "convert_eager_to_hybrid"
