@@ -306,10 +306,7 @@ def safety_fact_table() -> str:
         codes = [check.code, *(c.code for c in checks.values() if c.counts_for == check.code)]
         meaning = check.fact_meaning
         if check.report_order is None:
-            meaning += (
-                "; a fact of the decision table with no field of its own in the JSON report "
-                "(it shows in `failures`)"
-            )
+            meaning += "; no field of its own in the JSON report (it shows in `failures`)"
         out.append(f"| `{check.fact}` | {', '.join(codes)} | {meaning} |")
     return "\n".join(out)
 

@@ -63,7 +63,7 @@ def _hy411(source: str, qualname: str) -> list[str]:
 def test_a_draw_from_the_seeded_default_generator_blocks_the_function(qualname: str) -> None:
     v = verdict(SEEDED, qualname)
     assert not v.passes
-    assert v.draws_seeded_global_random is True
+    assert v.fact("draws_seeded_global_random") is True
     [message] = _hy411(SEEDED, qualname)
     assert "`torch.manual_seed`" in message
 

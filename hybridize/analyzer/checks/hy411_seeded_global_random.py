@@ -94,7 +94,9 @@ class DrawsSeededGlobalRandom(Check):
     EXAMPLE_FUNCTION = "f"
     fact = "draws_seeded_global_random"
     fact_meaning = (
-        "a stateful random op without an op seed in a project that seeds the global stream"
+        "a stateful random op without an op seed (a `generator=` under torch) in a project "
+        "that seeds the global stream: TensorFlow numbers its ops per graph, Inductor draws "
+        "with its own kernels"
     )
     report_order = 130
     decision_order = 130

@@ -64,6 +64,11 @@ class BuildsDistributionsFromVaryingFloats(Check):
     )
     unblock = "pass the float as a tensor, so that one graph serves every value"
     fact = "builds_distributions_from_varying_floats"
+    fact_meaning = (
+        "(PyTorch) a `torch.distributions` object built from a Python float that differs "
+        "between calls (a varying parameter, a reassigned attribute or global): the "
+        "constructor pins the float, so every value recompiles until `recompile_limit`"
+    )
     decision_order = 125
     EXAMPLE_FUNCTION = "f"
 

@@ -64,6 +64,11 @@ class RunsUnderJitOrFxTracing(Check):
     )
     unblock = "compile the module where it runs, or export with torch.export"
     fact = "runs_under_jit_or_fx_tracing"
+    fact_meaning = (
+        "(PyTorch) it runs inside a callable the project traces with `torch.jit.trace` or FX "
+        "`symbolic_trace` (the callable, a traced module's `forward`, their project callees), "
+        "which raise on compiled code"
+    )
     decision_order = 16
     EXAMPLE_FUNCTION = "f"
 

@@ -64,6 +64,12 @@ class DifferentiatedTwice(Check):
     )
     unblock = "keep the function eager, or take the higher-order gradient with torch.func"
     fact = "differentiated_twice"
+    fact_meaning = (
+        "(PyTorch) a caller differentiates the result twice: `grad(..., create_graph=True)` "
+        "of a value computed from it, a callable reaching it given to "
+        "`torch.autograd.functional.hessian`/`hvp`/`vhp`/`jvp`; AOTAutograd's compiled "
+        "backward is not differentiable (raises, or zeros from `hessian`)"
+    )
     decision_order = 15
     EXAMPLE_FUNCTION = "f"
 
