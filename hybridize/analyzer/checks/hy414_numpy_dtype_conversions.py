@@ -63,6 +63,12 @@ class ConvertsNumpyArgumentsToOtherDtypes(Check):
     )
     unblock = "cast with tf.cast, or convert the NumPy data to the dtype where it enters"
     fact = "converts_numpy_arguments_to_other_dtypes"
+    fact_meaning = (
+        "a parameter some caller fills with a NumPy array, converted as it is to another "
+        "dtype by an API that refuses a tensor of its own dtype (`tf.convert_to_tensor(x, "
+        "dtype=tf.float32)` of a float64 array: traced, the array is a float64 tensor and the "
+        "conversion raises)"
+    )
     decision_order = 65
     EXAMPLE_FUNCTION = "f"
 

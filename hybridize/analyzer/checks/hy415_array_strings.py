@@ -63,6 +63,11 @@ class ReadsArrayArgumentsAsStrings(Check):
     )
     unblock = "decode and tokenize outside the compiled function, or use tf.strings"
     fact = "reads_array_arguments_as_strings"
+    fact_meaning = (
+        "a string method (`.decode()`, `.split()`) or a `re` search applied to a parameter, "
+        "or an element of one, that some caller fills with a NumPy value holding text "
+        "(traced, it is a string tensor, which has neither)"
+    )
     decision_order = 66
     EXAMPLE_FUNCTION = "f"
 
