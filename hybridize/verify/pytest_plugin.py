@@ -77,10 +77,19 @@ def _in_root(path: str) -> bool:
 _NAMED = re.compile(r"^[\w.]+(Error|Exception|Warning|Exit|Interrupt|Failed|Timeout)\b")
 
 
+_EPILOGUES = ("from user code:", "Set TORCHDYNAMO_VERBOSE=1")
+"""Lines that open what torch.compile appends after its cause (the user frames, advice on
+logging): the cause is the last line before them."""
+
+
 def error_line(type_name: str, text: str) -> str:
     """The exception's last line (TensorFlow's graph errors put the cause last, after the user
-    frames), led by the exception's type when that line does not name one."""
+    frames), led by the exception's type when that line does not name one; torch.compile's
+    epilogue (`_EPILOGUES`) is left out."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    ends = [i for i, line in enumerate(lines) if line.startswith(_EPILOGUES)]
+    if ends and ends[0] > 0:
+        lines = lines[: ends[0]]
     if not lines:
         return type_name
     last = lines[-1]

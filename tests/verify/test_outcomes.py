@@ -148,3 +148,23 @@ def test_the_error_line_is_the_exceptions_last_line_named() -> None:
         "AssertionError: + 2"
     )
     assert error_line("KeyError", "") == "KeyError"
+
+
+def test_the_error_line_of_torch_compile_is_its_cause_not_its_epilogue() -> None:
+    """torch.compile's errors end with the user frames and advice on logging (torch 2.13)."""
+    text = (
+        "TypeError: object of type 'NoneType' has no len()\n\n"
+        "from user code:\n"
+        '   File "/copy/pkg/mod.py", line 12, in log_prob\n'
+        "    return self.inner.log_prob(z)\n\n"
+        "Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace (please do this especially if "
+        "you're reporting a bug to PyTorch). For even more developer context, set "
+        'TORCH_LOGS="+dynamo"\n'
+    )
+    assert error_line("InternalTorchDynamoError", text) == (
+        "TypeError: object of type 'NoneType' has no len()"
+    )
+    advice_only = "Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace"
+    assert error_line("InternalTorchDynamoError", advice_only) == (
+        f"InternalTorchDynamoError: {advice_only}"
+    )
