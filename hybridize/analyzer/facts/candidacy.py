@@ -14,6 +14,11 @@ APIs) and yet gain nothing from a decorator, or break under one:
   `tf.function` refuses placeholders, cannot run a session inside its trace and creates
   variables on its first trace only. A module that switches the program to graph mode
   (`disable_eager_execution`, `disable_v2_behavior`) is a TF1 program as a whole.
+* **TF1 programs.** A module that names an API only TensorFlow 1 has (`tf.contrib`, and its
+  `tf.contrib.eager` of TF1's opt-in eager mode, `tfe.implicit_gradients`; a top-level TF1
+  spelling such as `tf.enable_eager_execution`, `tf.Session`, `tf.placeholder`, which TF2 keeps
+  under `tf.compat.v1` only) is written for TensorFlow 1.x: TF 2.21 raises AttributeError on
+  those names, so none of its functions gets a TF2 compile verdict (HY007).
 * **tf.data pipeline builders.** A function that returns a `tf.data.Dataset` (or an iterator
   over one) builds a Python object once; tf.data traces the callbacks (`map`, `filter`, ...)
   into graphs by itself, so a decorator around the builder adds a trace and nothing else.
@@ -33,9 +38,9 @@ from hybridize.analyzer.facts.callgraph import external_layer_call, following_ca
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.scan_memo import per_function
+from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.facts.values import Atom
-from hybridize.analyzer.frameworks import ApiInfo
+from hybridize.analyzer.frameworks import ApiInfo, written_name
 from hybridize.analyzer.frameworks.framework import (
     DEFAULT_FRAMEWORK,
     FRAMEWORKS,
@@ -44,6 +49,7 @@ from hybridize.analyzer.frameworks.framework import (
     GRAPH_MODE_SWITCHES,
     Framework,
     framework_of_imports,
+    legacy_only_name,
 )
 from hybridize.analyzer.summaries.ir import ImportSummary, ModuleSummary, Sym, module_imports
 from hybridize.analyzer.summaries.keys import FunctionKey
@@ -92,6 +98,9 @@ class CandidacyModules(NamedTuple):
     """Modules reached by Keras imports."""
     graph_mode: set[str]
     """Modules that switch to TF1 graph mode."""
+    legacy_programs: dict[str, str]
+    """Modules written for an older major version of their framework (TensorFlow 1), with
+    the first such API each names (`legacy_only_name`)."""
     frameworks: dict[str, Framework]
     """The framework of each module that some framework's imports reach
     (`framework_of_imports` of the packages reaching it)."""
@@ -151,7 +160,16 @@ def candidacy_modules(
     `imports` memoises what each module's imports load: kept from an earlier call while
     name resolution is unchanged, it is reused for the modules whose summary is the same."""
     switching = per_function(facts, "graph_mode_switches", _switches_graph_mode)
-    graph_mode = {k.file for k in switching.keys() & set(keys)}
+    wanted = set(keys)
+    graph_mode = {k.file for k in switching.keys() & wanted}
+    legacy_programs: dict[str, str] = {}
+    for key, name in sorted(per_function(facts, "legacy_api_calls", _legacy_api_call).items()):
+        if key in wanted:
+            legacy_programs.setdefault(key.file, name)
+    modules_in_keys = {k.file for k in wanted}
+    for relpath, name in sorted(per_module(facts, index, "legacy_imports", _legacy_import).items()):
+        if relpath in modules_in_keys:
+            legacy_programs.setdefault(relpath, name)
     imports = ModuleImports() if imports is None else imports
     loaded = imports.loaded
     for relpath, module in index.modules.items():
@@ -179,6 +197,7 @@ def candidacy_modules(
         {r for r, packages in roots.items() if any(map(_uses_fronted_itself, packages))},
         {r for r, packages in roots.items() if any(map(_uses_front_end, packages))},
         graph_mode,
+        legacy_programs,
         frameworks,
     )
 
@@ -209,6 +228,26 @@ OTHER_BACKENDS: frozenset[str] = frozenset(
 
 def _switches_graph_mode(_key: FunctionKey, calls: list[ResolvedCall]) -> bool:
     return any(i.name in GRAPH_MODE_SWITCHES for r in calls for i in r.api)
+
+
+def _legacy_api_call(_key: FunctionKey, calls: list[ResolvedCall]) -> str:
+    """The first API the function calls that only an older major version of its framework
+    has (`legacy_only_name`), as named; empty when none."""
+    for resolved in sorted(calls, key=lambda r: (r.site.span.start_line, r.site.span.start_col)):
+        for atom in sorted(resolved.callee_atoms):
+            if atom[0] == "ext" and legacy_only_name(atom[1]):
+                return str(atom[1])
+    return ""
+
+
+def _legacy_import(_relpath: str, module: ModuleSummary) -> str:
+    """The first module the module imports that only an older major version of its
+    framework has (`import tensorflow.contrib.eager as tfe`); empty when none."""
+    for imp in module_imports(module):
+        name = imp.source if imp.member is None else f"{imp.source}.{imp.member}"
+        if legacy_only_name(imp.source) or legacy_only_name(name):
+            return name
+    return ""
 
 
 def _reaching_roots(
@@ -308,6 +347,7 @@ class Candidacy:
         self.tensorflow_modules = modules.tensorflow
         self.keras_modules = modules.keras
         self.graph_mode_modules = modules.graph_mode
+        self.legacy_programs = modules.legacy_programs
         local_tf1 = {k: any(i.tf1_graph for r in calls[k] for i in r.api) for k in keys}
         self.tf1 = following_calls(graph, facts, local_tf1)
         self.tensorflow_ops = following_calls(
@@ -318,7 +358,11 @@ class Candidacy:
             facts,
             {k: any(_is_backend_agnostic(i) for r in calls[k] for i in r.api) for k in keys},
         )
-        builders = {k for k in keys if local_tf1[k] or k.file in self.graph_mode_modules}
+        builders = {
+            k
+            for k in keys
+            if local_tf1[k] or k.file in self.graph_mode_modules or k.file in self.legacy_programs
+        }
         self.legacy_walk = self._called_only_from(builders, keys, known[0])
         self.legacy = {k for k in keys if self.tf1[k]} | self.legacy_walk
         """TF1 graph code (itself or through its callees), and the helpers that only code
@@ -389,7 +433,18 @@ class Candidacy:
             message, shows = agnostic
             span = self._first_call(key, shows)
             found.append(NotCandidate("not_tensorflow_code", "HY006", message, span))
-        if key in self.legacy:
+        legacy_api = self.legacy_programs.get(key.file)
+        if legacy_api is not None:
+            found.append(
+                NotCandidate(
+                    "legacy_graph_code",
+                    "HY007",
+                    f"its module is written for TensorFlow 1 (it uses `{written_name(legacy_api)}`, "
+                    "which TensorFlow 2 does not have): TensorFlow 2's tf.function semantics "
+                    "do not describe how it runs",
+                )
+            )
+        elif key in self.legacy:
             found.append(
                 NotCandidate(
                     "legacy_graph_code",

@@ -75,8 +75,9 @@ VALUE_ROLES = frozenset({"tensor", "variable", "numpy"})
 """Receivers whose eager-only methods need the receiver's value (`x.numpy()`); on a
 framework object (`model.fit`, `dataset.as_numpy_iterator`) they fail in any graph."""
 INDEXING = (
-    "indexes a Python list, tuple or range with a value that is a tensor in a graph "
-    "(`int()`/`len()` of a tensor give a tensor there), which raises TypeError"
+    "indexes a Python list, tuple, range, dict or string with a value that is a tensor in a "
+    "graph (`int()`/`len()` of a tensor, a loop variable over `tf.range` or `range()` of a "
+    "tensor give a tensor there), which raises TypeError"
 )
 LIST_GROWERS = frozenset({"append", "extend", "insert"})
 PYTHON_SCALAR_HINTS = frozenset({"int", "float", "bool", "str"})
@@ -387,8 +388,8 @@ def _compiles_badly(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -
 
 
 def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
-    """Whether the function indexes a Python sequence with a computed value (`items[n]`) or
-    loops over `range()` of one: places where a tensor in the graph may not do."""
+    """Whether the function indexes a Python sequence, dict or string with a computed value
+    (`items[n]`) or loops over `range()` of one: places where a tensor in the graph may not do."""
     evaluator = get_evaluator(index, facts, key)
     calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
     ranges = any(
@@ -400,7 +401,10 @@ def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: Functi
     return ranges or any(
         sym[0] == "item"
         and sym[2][0] not in ("lit", "slice")
-        and any(a[0] in PYTHON_SEQUENCE_KINDS for a in evaluator.eval(sym[1]))
+        and any(
+            a[0] in PYTHON_SEQUENCE_KINDS or _is_mapping_or_string(a)
+            for a in evaluator.eval(sym[1])
+        )
         for sym in list(evaluator.memo)
     )
 
@@ -561,6 +565,10 @@ class _Values:
             return self._outside(sym)
         if kind == "attr" and sym[2] in SHAPE_ONLY_ATTRIBUTES:
             return CONCRETE
+        if kind == "iter":
+            bounds = self._tensor_range_bounds(sym[1])
+            if bounds is not None:
+                return bounds
         if kind in ("attr", "item", "iter", "enter"):
             base = self.of(sym[1])
             if base.always or base.params:
@@ -587,6 +595,21 @@ class _Values:
                 return self.union(_operands(site))
             return self._call(resolved)
         return CONCRETE
+
+    def _tensor_range_bounds(self, iterable: Sym) -> Symbolic | None:
+        """What an element of `range(...)` is, where the framework's compiler makes a range of
+        tensor bounds a range of tensors (AutoGraph's `tf.range`): symbolic when a bound is.
+        None for any other iterable. Measured under TF 2.21: `for i in range(tf.shape(x)[0]):
+        items[i]` runs eagerly (`range` takes the eager tensor's `__index__`) and raises
+        "list indices must be integers or slices, not SymbolicTensor" traced."""
+        if iterable[0] != "call":
+            return None
+        resolved = self.by_index.get(iterable[1])
+        if resolved is None or not any(i.name == "builtins.range" for i in resolved.api):
+            return None
+        if not self.index.function_framework(self.key).tensor_range_loops:
+            return None
+        return self.union(_operands(resolved.site))
 
     def _outside(self, sym: Sym) -> Symbolic:
         """A value that does not come from the parameters (a global, an attribute of `self`,
@@ -867,14 +890,26 @@ class _Values:
 
     def python_indexing(self) -> Iterator[tuple[Sym, Symbolic]]:
         """Python lists, tuples and ranges indexed by a value, with when that value is a
-        symbolic tensor (`items[int(t)]` raises TypeError in a graph)."""
+        symbolic tensor (`items[int(t)]` raises TypeError in a graph).
+
+        Dicts and strings count where the index is a tensor in any graph (a `tf.range` loop's
+        variable, `int(t)` of an op's result): a symbolic tensor is no dict key (unhashable)
+        and no string index. An index known only from a parameter is left out for them:
+        dicts and strings are mostly indexed by names, which a parameter of unknown kind
+        is more likely to hold than a tensor."""
         for sym in list(self.evaluator.memo):
             if sym[0] != "item" or sym[2][0] in ("lit", "slice"):
                 continue
             bases = self.evaluator.eval(sym[1])
-            if bases and all(a[0] in PYTHON_SEQUENCE_KINDS for a in bases):
+            if not bases:
+                continue
+            if all(a[0] in PYTHON_SEQUENCE_KINDS for a in bases):
                 condition = self.of(sym[2])
                 if condition.always or condition.params:
+                    yield sym, condition
+            elif all(_is_mapping_or_string(a) for a in bases):
+                condition = self.of(sym[2])
+                if condition.always:
                     yield sym, condition
 
     def concrete_arguments(self, resolved: ResolvedCall) -> Iterator[tuple[ApiInfo, Symbolic]]:
@@ -952,6 +987,11 @@ def _via(callee: str, hazard: Hazard, line: int) -> Hazard:
 def _tensor_if(atoms: Iterable[tuple]) -> Symbolic:
     """Symbolic in any graph when the value is a tensor (or a variable)."""
     return ALWAYS if any(a[0] in SYMBOLIC_KINDS for a in atoms) else CONCRETE
+
+
+def _is_mapping_or_string(atom: Atom) -> bool:
+    """A Python dict or string: indexed by a symbolic tensor, it raises in a graph."""
+    return atom[0] == "dict" or (atom[0] == "lit" and atom[1] == "str")
 
 
 def _operands(site: CallSite) -> Iterator[Sym]:

@@ -251,6 +251,10 @@ class Framework:
     """Whether each distinct layer object a function is given is a new trace that may build
     it (`tf.function` keys Python objects by identity, and an unbuilt Keras layer creates its
     variables when first called: `argument_layers`)."""
+    tensor_range_loops: bool = False
+    """Whether the compiler makes `range(n)` of a tensor `n` a range of tensors: AutoGraph
+    turns it into `tf.range(n)`, so a `for` loop's variable over it is a tensor in the graph
+    (an `int` eagerly, where a tensor's `__index__` gives `range` its bound)."""
     graph_operation_namespaces: frozenset[str] = frozenset()
     """Namespaces (`ApiInfo.framework`) whose ops give a graph operation (a `tf.Operation`)
     in compiled code where they give nothing in eager code."""
@@ -291,6 +295,10 @@ class Framework:
     graph_mode_switches: frozenset[str] = frozenset()
     """Calls that switch the whole program to a graph mode of an older version of it (TF1):
     the module making them is such a program, and every function in it builds graph code."""
+    legacy_only_api: Callable[[str], bool] = _never
+    """Whether a qualified (normalised) name exists only in an older major version of it
+    (TF1's `tf.contrib`, the top-level `tf.Session`): a module naming one is written for that
+    version, whose semantics the analysis does not judge."""
     api_roots: Mapping[str, str] = field(default_factory=dict, compare=False)
     """The top-level packages whose names its tables answer, by the `ApiInfo.framework` of
     their names ("tensorflow" and "keras"; "torch" for `torch` and `torchvision`)."""
@@ -494,6 +502,7 @@ TENSORFLOW = Framework(
     xla_argument=tensorflow_rules.XLA_ARGUMENT,
     compiles_per_definition=tensorflow_rules.NESTED_DEFINITION_RETRACES,
     layer_arguments_trace=True,
+    tensor_range_loops=True,
     graph_operation_namespaces=tensorflow_rules.GRAPH_OPERATION_NAMESPACES,
     python_configured_layers=tensorflow_rules.PYTHON_CONFIGURED_LAYER_NAMESPACES,
     hinted_kind=tensorflow_rules.hinted_kind,
@@ -522,6 +531,7 @@ TENSORFLOW = Framework(
         other_backends=tensorflow_rules.KERAS_OTHER_BACKENDS,
     ),
     graph_mode_switches=tensorflow_rules.GRAPH_MODE_SWITCHES,
+    legacy_only_api=tensorflow_api.is_tf1_only_name,
     api_roots=tensorflow_rules.API_ROOTS,
     api_lookup=tensorflow_api.lookup_tensorflow,
     instance_call_method=tensorflow_rules.INSTANCE_CALL_METHOD,
@@ -705,6 +715,13 @@ GRAPH_MODE_SWITCHES: frozenset[str] = frozenset(
     name for f in FRAMEWORKS for name in f.graph_mode_switches
 )
 """Every framework's calls that switch a program to its older graph mode."""
+
+
+def legacy_only_name(name: str) -> bool:
+    """Whether a qualified name exists only in an older major version of its framework
+    (`Framework.legacy_only_api`)."""
+    found = api_owner(name)
+    return found is not None and found[1].legacy_only_api(name)
 
 
 def framework_named(name: str) -> Framework:

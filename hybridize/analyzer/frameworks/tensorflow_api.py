@@ -120,6 +120,22 @@ def _tf1_top_level(name: str, table: ApiTable) -> str | None:
     return v1 if table.resolve(v1) is not None else None
 
 
+TF1_ONLY_NAMESPACES: tuple[str, ...] = ("tensorflow.contrib",)
+"""Namespaces TensorFlow 2 removed without a `tf.compat.v1` mirror: `tf.contrib` (and with it
+`tf.contrib.eager`, the `tfe` of TF1's eager mode: `tfe.implicit_gradients`, `tfe.Variable`)."""
+
+
+def is_tf1_only_name(name: str) -> bool:
+    """Whether the (normalised) name exists in TensorFlow 1 only: under `tf.contrib`, or a
+    top-level TF1 spelling TF2 keeps under `tf.compat.v1` alone (`tf.Session`,
+    `tf.enable_eager_execution`, `tf.placeholder`, `tf.log`): TF 2.21 raises AttributeError
+    on it, so code naming it runs on TensorFlow 1.x. `tf.compat.v1` names are TF2's."""
+    if any(name == ns or name.startswith(ns + ".") for ns in TF1_ONLY_NAMESPACES):
+        return True
+    table = tensorflow_table()
+    return table.resolve(name) is None and _tf1_top_level(name, table) is not None
+
+
 def _lookup_unknown_tensorflow(framework: Framework, name: str, table: ApiTable) -> ApiInfo | None:
     parent = table.nearest_known_parent(name)
     if parent is None:
