@@ -21,8 +21,19 @@ class LegacyGraphCode(Check):
     code calls (its tensors are placeholders and what is built on them). Reading
     `get_default_graph()` alone is not: in a `tf.function` it is the function's own graph.
 
+    A module that names an API only TensorFlow 1 has is a TF1 program as a whole, every
+    function of it: `tf.contrib` (with `tf.contrib.eager`, the `tfe` of TF1's opt-in eager
+    mode: `tfe.implicit_gradients`, `tfe.Variable`), imported or used, and a top-level TF1
+    spelling that TF2 keeps under `tf.compat.v1` only (`tf.enable_eager_execution`,
+    `tf.Session`, `tf.placeholder`, `tf.logging`). TensorFlow 2.21 has none of these names
+    (`tf.contrib` is gone, the others raise AttributeError), so such a module runs on TF 1.x.
+    Names under `tf.compat.v1` are TF2's own migration names and do not count by themselves.
+
     Why it matters in graph mode
     ----------------------------
+    A TF1 program runs on TensorFlow 1.x, whose `tf.function` (where it exists at all) runs in
+    a TF1 graph or in TF1's opt-in eager mode: the analysis, measured on TensorFlow 2, does not
+    describe it, and a decorator meant for TF2 is no proposal for it. Within TF2,
     TF1 code builds a graph first and runs it later in a session; `tf.function` builds and
     runs a graph of its own on every call. Placeholders are rejected inside it, a session
     cannot run a graph from inside another graph's trace, `get_variable` relies on the
@@ -40,8 +51,9 @@ class LegacyGraphCode(Check):
     Instead
     -------
     Migrate the code to TensorFlow 2 first (eager tensors in place of placeholders, plain
-    calls in place of `sess.run`, `tf.Variable` or Keras layers in place of `get_variable`),
-    then compile the migrated function:
+    calls in place of `sess.run`, `tf.Variable` or Keras layers in place of `get_variable`,
+    `tf.GradientTape` in place of `tfe.implicit_gradients`), then compile the migrated
+    function:
 
         @tf.function
         def f(x):

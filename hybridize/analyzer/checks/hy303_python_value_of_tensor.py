@@ -15,7 +15,10 @@ class PythonValueOfSymbolicTensor(Check):
     ---------------
     A value computed from a tensor parameter or a TensorFlow op used where only a Python
     value works: `bool(t)`, `max`/`min`/`any`/`all`/`sorted`/`round` of it; a Python list,
-    tuple or range indexed with it (`labels[int(t)]`, `names[len(mask)]`); a Keras layer
+    tuple or range indexed with it (`labels[int(t)]`, `names[len(mask)]`), and a dict or
+    string indexed with a value that is a tensor in any graph; the variable of a `for` loop
+    over `tf.range(...)`, or over `range()` of a tensor (`range(tf.shape(x)[0])`), indexing
+    any of these (`for i in tf.range(n): names[i]`); a Keras layer
     configured with it (`Dense(int(n))`); a loop over `range(n)` of such a value that grows
     a Python list, or a comprehension over it. Also such a use in a project function this
     one calls, at any depth, on a value of this function's graph: the helper is traced
@@ -25,14 +28,20 @@ class PythonValueOfSymbolicTensor(Check):
     to the static first axis, or to a tensor when that axis is not static (a
     `tf.boolean_mask`, `tf.unique`, `tf.where` result): they no longer give Python numbers.
     `int(x.shape[0])` and `len(x)` of a parameter stay Python ints (each new input shape is
-    traced anew), and AutoGraph converts an `if`/`while` test on a tensor by itself.
+    traced anew), and AutoGraph converts an `if`/`while` test on a tensor by itself. AutoGraph
+    also turns `range(t)` of a tensor into `tf.range(t)` and runs a `for` loop over a
+    `tf.range` as a `tf.while_loop`: its variable is a symbolic tensor, where eagerly `range`
+    took the tensor's `__index__` and gave ints (measured under TF 2.21:
+    tests/analyzer/test_hy303_autograph_loop_indexes.py). `range(len(items))` and
+    `range(x.shape[0])` of a static axis stay Python loops, unrolled with int variables.
 
     Why it matters in graph mode
     ----------------------------
     Eagerly every one of these is a concrete number. While tracing it is a symbolic tensor:
     `bool()` raises `OperatorNotAllowedInGraphError`, a list index raises
     `TypeError: list indices must be integers or slices, not SymbolicTensor`, and Keras
-    rejects the layer's configuration with `ValueError`. `range(t)` becomes `tf.range`: a
+    rejects the layer's configuration with `ValueError`; a dict raises "Tensor is
+    unhashable", a string "string indices must be integers". `range(t)` becomes `tf.range`: a
     `for` statement over it becomes a `tf.while_loop`, whose tensors a Python list cannot
     keep (`InaccessibleTensorError`), and a comprehension iterates a symbolic tensor, which
     raises. Adding `@tf.function` breaks the code.

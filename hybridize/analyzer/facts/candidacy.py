@@ -439,9 +439,9 @@ class Candidacy:
                 NotCandidate(
                     "legacy_graph_code",
                     "HY007",
-                    f"its module is written for TensorFlow 1 (it uses `{written_name(legacy_api)}`, "
-                    "which TensorFlow 2 does not have): TensorFlow 2's tf.function semantics "
-                    "do not describe how it runs",
+                    "its module is written for TensorFlow 1 (it uses "
+                    f"`{written_name(legacy_api)}`, which TensorFlow 2 does not have): "
+                    "TensorFlow 2's tf.function semantics do not describe how it runs",
                 )
             )
         elif key in self.legacy:

@@ -75,10 +75,20 @@ VALUE_ROLES = frozenset({"tensor", "variable", "numpy"})
 """Receivers whose eager-only methods need the receiver's value (`x.numpy()`); on a
 framework object (`model.fit`, `dataset.as_numpy_iterator`) they fail in any graph."""
 INDEXING = (
-    "indexes a Python list, tuple, range, dict or string with a value that is a tensor in a "
-    "graph (`int()`/`len()` of a tensor, a loop variable over `tf.range` or `range()` of a "
-    "tensor give a tensor there), which raises TypeError"
+    "indexes a Python list, tuple or range with a value that is a tensor in a graph "
+    "(`int()`/`len()` of a tensor give a tensor there), which raises TypeError"
 )
+MAPPING_INDEXING = (
+    "indexes a Python dict or string with a value that is a tensor in a graph (`int()` of a "
+    "tensor gives a tensor there), which raises TypeError"
+)
+LOOP_INDEXING = (
+    "indexes a Python {container} with the variable of a loop over `tf.range` or `range()` of "
+    "a tensor: AutoGraph runs the loop as a tf.while_loop, where the variable is a tensor, "
+    "which raises TypeError"
+)
+RANGES = frozenset({"builtins.range", "tensorflow.range"})
+"""Loops over these run as a tf.while_loop under AutoGraph when their bounds are tensors."""
 LIST_GROWERS = frozenset({"append", "extend", "insert"})
 PYTHON_SCALAR_HINTS = frozenset({"int", "float", "bool", "str"})
 """Type hints of parameters that hold Python values: a caller passing a tensor there breaks
@@ -292,10 +302,10 @@ class HelperSafety:
             return found
         symbolic_params = self.symbolic_parameters(key)
         values = _Values(self, key)
-        for sym, condition in values.python_indexing():
+        for sym, condition, what in values.python_indexing():
             if condition.given(symbolic_params):
                 fn = self.index.function(key)
-                found.python_values.append(Evidence(INDEXING, fn.index_reads.get(sym, fn.span)))
+                found.python_values.append(Evidence(what, fn.index_reads.get(sym, fn.span)))
                 break
         for span, what, condition in values.tensor_range_loops():
             if condition.given(symbolic_params):
@@ -734,9 +744,9 @@ class _Values:
                 summary.add(fact, condition, hazard)
             for fact, condition, hazard in self.lifted(resolved):
                 summary.add(fact, condition, hazard)
-        for sym, condition in self.python_indexing():
+        for sym, condition, what in self.python_indexing():
             line = self.fn.index_reads.get(sym, self.fn.span).start_line
-            summary.add(EAGER_ONLY, condition, Hazard(INDEXING, line, python_value=True))
+            summary.add(EAGER_ONLY, condition, Hazard(what, line, python_value=True))
         for span, what, condition in self.tensor_range_loops():
             summary.add(EAGER_ONLY, condition, Hazard(what, span.start_line, python_value=True))
         for what, condition in (*self.tensor_tests(), *self.boolean_masks()):
@@ -888,7 +898,7 @@ class _Values:
                 return True
         return False
 
-    def python_indexing(self) -> Iterator[tuple[Sym, Symbolic]]:
+    def python_indexing(self) -> Iterator[tuple[Sym, Symbolic, str]]:
         """Python lists, tuples and ranges indexed by a value, with when that value is a
         symbolic tensor (`items[int(t)]` raises TypeError in a graph).
 
@@ -903,14 +913,31 @@ class _Values:
             bases = self.evaluator.eval(sym[1])
             if not bases:
                 continue
-            if all(a[0] in PYTHON_SEQUENCE_KINDS for a in bases):
-                condition = self.of(sym[2])
-                if condition.always or condition.params:
-                    yield sym, condition
-            elif all(_is_mapping_or_string(a) for a in bases):
-                condition = self.of(sym[2])
-                if condition.always:
-                    yield sym, condition
+            sequence = all(a[0] in PYTHON_SEQUENCE_KINDS for a in bases)
+            if not sequence and not all(_is_mapping_or_string(a) for a in bases):
+                continue
+            condition = self.of(sym[2])
+            if not condition.always and not (sequence and condition.params):
+                continue
+            if self._tensor_loop_variable(sym[2]):
+                container = "list or tuple" if sequence else "dict or string"
+                yield sym, condition, LOOP_INDEXING.format(container=container)
+            else:
+                yield sym, condition, INDEXING if sequence else MAPPING_INDEXING
+
+    def _tensor_loop_variable(self, sym: Sym) -> bool:
+        """Whether `sym` is the variable of a `for` loop over `tf.range` or over `range()`
+        of a tensor (each binding of the name is such an element)."""
+        if sym[0] not in ("local", "name"):
+            return False
+        bound = self.fn.locals.get(sym[1], ())
+        return bool(bound) and all(
+            value[0] == "iter"
+            and value[1][0] == "call"
+            and (resolved := self.by_index.get(value[1][1])) is not None
+            and any(i.name in RANGES for i in resolved.api)
+            for value in bound
+        )
 
     def concrete_arguments(self, resolved: ResolvedCall) -> Iterator[tuple[ApiInfo, Symbolic]]:
         """APIs of a call that need concrete arguments, with when those are symbolic."""
