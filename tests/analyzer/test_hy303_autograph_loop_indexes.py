@@ -80,14 +80,45 @@ def f(x):
 """,
             "dict or string",
         ),
+        (
+            """
+def f(x):
+    i = 0
+    total = tf.zeros_like(x[0])
+    while i < tf.shape(x)[0]:
+        total += WEIGHTS[i] * x[i]
+        i += 1
+    return total
+""",
+            "list or tuple",
+        ),
+        (
+            """
+def f(x):
+    k = 0
+    total = tf.zeros_like(x[0])
+    for j in tf.range(tf.shape(x)[0]):
+        total += x[j] * WEIGHTS[k]
+        k += 1
+    return total
+""",
+            "list or tuple",
+        ),
     ],
-    ids=["tuple over tf.range", "dict over range(tf.shape)", "list over tf.range(len)", "str"],
+    ids=[
+        "tuple over tf.range",
+        "dict over range(tf.shape)",
+        "list over tf.range(len)",
+        "str",
+        "int counter of a while testing a tensor",
+        "int counter carried by a tf.range loop",
+    ],
 )
 def test_a_python_container_indexed_by_an_autograph_loop_variable_is_hy303(
     body: str, container: str
 ) -> None:
     [message] = hy303(body)
-    assert f"indexes a Python {container} with the variable of a loop" in message
+    assert f"indexes a Python {container} with a variable of a loop" in message
 
 
 @pytest.mark.parametrize(
@@ -131,6 +162,45 @@ def f(x, key="key"):
 """,
             id="dict indexed by a Python value",
         ),
+        pytest.param(
+            """
+def f(x):
+    i = 0
+    total = tf.zeros_like(x[0])
+    while i < 3:
+        total += WEIGHTS[i] * x[i]
+        i += 1
+    return total
+""",
+            id="a while testing a Python int: unrolled",
+        ),
+        pytest.param(
+            """
+def split(x):
+    return {"query": x, "key": 2.0 * x}
+
+def f(x):
+    parts = split(x)
+    hashed = {}
+    for name in parts.keys():
+        hashed[name] = {}
+        hashed[name]["a"] = parts[name] * 2.0
+    return [hashed[name]["a"] for name in sorted(hashed.keys())]
+""",
+            id="keys of a dict of tensors are strings",
+        ),
+        pytest.param(
+            """
+def f(x):
+    out = {"a": x}
+    for name in ["a"]:
+        out[name] = out[name] * 2.0
+    for name in tf.unstack(x[0]):
+        x = x + name
+    return out["a"] + x
+""",
+            id="a name bound to strings (and elsewhere to tensors) keys a dict",
+        ),
     ],
 )
 def test_safe_loops_and_indexes_are_not_concerned(body: str) -> None:
@@ -141,8 +211,9 @@ def test_safe_loops_and_indexes_are_not_concerned(body: str) -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
 def test_autograph_loop_variables_are_tensors_that_python_containers_reject() -> None:
-    """Measured under TF 2.21: each loop runs eagerly and raises TypeError traced; a Python
-    range over a Python length stays unrolled with int variables."""
+    """Measured under TF 2.21: each loop runs eagerly and raises TypeError traced (a Python
+    int counter of a `while` testing a tensor is carried as a tensor); a Python range over a
+    Python length stays unrolled with int variables."""
     import tensorflow as tf
 
     weights = [1.0, 2.0, 3.0]
@@ -166,6 +237,14 @@ def test_autograph_loop_variables_are_tensors_that_python_containers_reject() ->
             out = tf.strings.join([out, "abc"[i]])
         return out
 
+    def counted_while(x: tf.Tensor) -> tf.Tensor:
+        i = 0
+        total = tf.zeros_like(x[0])
+        while i < tf.shape(x)[0]:
+            total += weights[i] * x[i]
+            i += 1
+        return total
+
     def over_python_range(x: tf.Tensor) -> tf.Tensor:
         total = tf.zeros_like(x[0])
         for i in range(len(weights)):
@@ -177,6 +256,7 @@ def test_autograph_loop_variables_are_tensors_that_python_containers_reject() ->
         over_tf_range,
         over_range_of_shape,
         over_string,
+        counted_while,
     ]
     for fn in broken:
         fn(x)  # eagerly fine

@@ -56,7 +56,7 @@ from hybridize.analyzer.frameworks.python_stdlib import (
     AUTOGRAPH_LEN,
     PYTHON_VALUE_BUILTINS,
 )
-from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
+from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, StatementLoop, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Span
 
@@ -83,9 +83,9 @@ MAPPING_INDEXING = (
     "tensor gives a tensor there), which raises TypeError"
 )
 LOOP_INDEXING = (
-    "indexes a Python {container} with the variable of a loop over `tf.range` or `range()` of "
-    "a tensor: AutoGraph runs the loop as a tf.while_loop, where the variable is a tensor, "
-    "which raises TypeError"
+    "indexes a Python {container} with a variable of a loop AutoGraph runs as a "
+    "tf.while_loop (a `for` over `tf.range` or `range()` of a tensor, a `while` testing a "
+    "tensor): the variable is a tensor there, which raises TypeError"
 )
 RANGES = frozenset({"builtins.range", "tensorflow.range"})
 """Loops over these run as a tf.while_loop under AutoGraph when their bounds are tensors."""
@@ -564,7 +564,7 @@ class _Values:
         if kind == "param":
             return CONCRETE if sym[1] == self.receiver else Symbolic(params=frozenset({sym[1]}))
         if kind == "local":
-            return self.union(self.fn.locals.get(sym[1], ()))
+            return self.union(self.fn.locals.get(sym[1], ())) | self._carried(sym[1])
         if kind == "name":
             if sym[1] in self.fn.locals and sym[1] not in self.fn.globals_declared:
                 return self.of(("local", sym[1]))
@@ -617,9 +617,52 @@ class _Values:
         resolved = self.by_index.get(iterable[1])
         if resolved is None or not any(i.name == "builtins.range" for i in resolved.api):
             return None
-        if not self.index.function_framework(self.key).tensor_range_loops:
+        if not self.index.function_framework(self.key).converts_tensor_loops:
             return None
-        return self.union(_operands(resolved.site))
+        operands = list(_operands(resolved.site))
+        if not any(self._may_be_tensor(o) for o in operands):
+            return None  # AutoGraph's `range` stays Python's unless a bound is a tensor
+        return self.union(operands)
+
+    def _may_be_tensor(self, sym: Sym) -> bool:
+        """Whether the value may be a tensor object at run time (not only computed from one,
+        as `Symbolic` says: the keys of a dict of tensors are strings): a tensor by the value
+        analysis, or `int()`/`float()`/`len()` of one, which AutoGraph makes a tensor."""
+        if any(a[0] in SYMBOLIC_KINDS for a in self.evaluator.eval(sym)):
+            return True
+        resolved = self.by_index.get(sym[1]) if sym[0] == "call" else None
+        if resolved is None or not resolved.site.args:
+            return False
+        converted = any(i.name in AUTOGRAPH_CASTS or i.name == AUTOGRAPH_LEN for i in resolved.api)
+        return converted and self._may_be_tensor(resolved.site.args[0])
+
+    def _carried(self, name: str) -> Symbolic:
+        """When the local `name` is a loop variable of a loop the compiler runs as a graph
+        loop: one the loop's body rebinds and that is bound before it (AutoGraph carries it
+        through the `tf.while_loop`, converting a Python int to a tensor). Measured under TF
+        2.21: `i = 0; while i < tf.shape(x)[0]: items[i]; i += 1` raises TypeError traced."""
+        result = CONCRETE
+        for loop in self.fn.statement_loops:
+            if name in loop.targets or not any(r[0] == name for r in loop.rebinds):
+                continue
+            if any(e[0] == name and e[2] > e[1] for e in loop.entry):
+                result = result | self._converted_loop(loop)
+        return result
+
+    def _converted_loop(self, loop: StatementLoop) -> Symbolic:
+        """When the compiler runs the loop as a graph loop: a `for` over `range()` of a
+        tensor or over a tensor, a `while` whose test is one."""
+        if not self.index.function_framework(self.key).converts_tensor_loops:
+            return CONCRETE
+        if loop.kind != "for":
+            return self.of(loop.header) if self._may_be_tensor(loop.header) else CONCRETE
+        bounds = self._tensor_range_bounds(loop.header)
+        if bounds is not None:
+            return bounds
+        atoms = [a for a in self.evaluator.eval(loop.header) if a[0] != "?"]
+        if atoms and all(a[0] in ("tensor", "variable") for a in atoms):
+            return self.of(loop.header)
+        return CONCRETE
 
     def _outside(self, sym: Sym) -> Symbolic:
         """A value that does not come from the parameters (a global, an attribute of `self`,
@@ -919,17 +962,31 @@ class _Values:
             condition = self.of(sym[2])
             if not condition.always and not (sequence and condition.params):
                 continue
-            if self._tensor_loop_variable(sym[2]):
+            loop_variable = self._tensor_loop_variable(sym[2])
+            if not sequence and not loop_variable and not self._tensor_key(sym[2]):
+                continue
+            if loop_variable:
                 container = "list or tuple" if sequence else "dict or string"
                 yield sym, condition, LOOP_INDEXING.format(container=container)
             else:
                 yield sym, condition, INDEXING if sequence else MAPPING_INDEXING
 
+    def _tensor_key(self, sym: Sym) -> bool:
+        """Whether a dict key or string index may be a tensor, and is no string: a name
+        bound to strings in one place and (imprecisely) to tensors in another is a string
+        key, as dicts are mostly keyed (`features[name]`)."""
+        atoms = self.evaluator.eval(sym)
+        return self._may_be_tensor(sym) and not any(a[:2] == ("lit", "str") for a in atoms)
+
     def _tensor_loop_variable(self, sym: Sym) -> bool:
         """Whether `sym` is the variable of a `for` loop over `tf.range` or over `range()`
-        of a tensor (each binding of the name is such an element)."""
+        of a tensor (each binding of the name is such an element), or a local a loop the
+        compiler runs as a graph loop carries (`_carried`)."""
         if sym[0] not in ("local", "name"):
             return False
+        carried = self._carried(sym[1])
+        if carried.always or carried.params:
+            return True
         bound = self.fn.locals.get(sym[1], ())
         return bool(bound) and all(
             value[0] == "iter"
