@@ -234,9 +234,10 @@ def _legacy_api_call(_key: FunctionKey, calls: list[ResolvedCall]) -> str:
     """The first API the function calls that only an older major version of its framework
     has (`legacy_only_name`), as named; empty when none."""
     for resolved in sorted(calls, key=lambda r: (r.site.span.start_line, r.site.span.start_col)):
-        for atom in sorted(resolved.callee_atoms):
-            if atom[0] == "ext" and legacy_only_name(atom[1]):
-                return str(atom[1])
+        names = sorted(str(atom[1]) for atom in resolved.callee_atoms if atom[0] == "ext")
+        for name in names:
+            if legacy_only_name(name):
+                return name
     return ""
 
 
