@@ -2,8 +2,9 @@
 
 `tf.contrib` (with `tf.contrib.eager`, the `tfe` of TF1's opt-in eager mode) and top-level TF1
 spellings that TF2 keeps under `tf.compat.v1` only (`tf.enable_eager_execution`, `tf.Session`,
-`tf.placeholder`) cannot run on TensorFlow 2: the module is written for TF 1.x, and no
-function of it gets a TF2 compile verdict. Those APIs do not exist in TF 2.21, so the claim
+`tf.placeholder`) cannot run on TensorFlow 2. A module importing one, naming one in its own
+code (run at import) or calling TF1's mode switch is written for TF 1.x, and no function of it
+gets a TF2 compile verdict; a function naming one in its body is TF1 code by itself. Those APIs do not exist in TF 2.21, so the claim
 measured here is their absence; the tests pin the detection, module by module.
 """
 
@@ -35,7 +36,7 @@ def legacy(verdict_failures: tuple[str, ...]) -> bool:
         "import tensorflow as tf\nfrom tensorflow.contrib import slim\n",
         "import tensorflow as tf\ntf.enable_eager_execution()\n",
         "import tensorflow as tf\ninit = tf.contrib.layers.xavier_initializer()\n",
-        "import tensorflow as tf\n\ndef build():\n    return tf.placeholder(tf.float32, [None, 3])\n",
+        "import tensorflow as tf\n\ndef build():\n    tf.enable_eager_execution()\n",
         "import tensorflow as tf\ntf.logging.set_verbosity(tf.logging.INFO)\n",
     ],
     ids=[
@@ -53,6 +54,20 @@ def test_every_function_of_a_module_naming_a_tf1_only_api_is_legacy(prelude: str
     assert legacy(v.failures)
     [finding] = [f for f in v.findings if f.code == "HY007"]
     assert "written for TensorFlow 1" in finding.message
+
+
+def test_a_stale_tf1_line_in_a_function_of_a_tf2_module_concerns_that_function_alone() -> None:
+    """A TF2 module with one function still spelling a TF1 API (it raises AttributeError
+    there, eagerly too): that function is TF1 code, the module's others are judged."""
+    source = (
+        "import tensorflow as tf\n\n"
+        "def sample(n):\n    return tf.random_uniform([n])\n" + TF2_STEP + "sample(3)\n"
+    )
+    verdicts = analyse(source)
+    [finding] = [f for f in verdicts["sample"].findings if f.code == "HY007"]
+    assert "`tf.random_uniform`, a TensorFlow 1 API" in finding.message
+    assert finding.span is not None and finding.span.start_line == 4
+    assert verdicts["step"].passes
 
 
 def test_the_other_modules_of_the_project_keep_their_verdicts() -> None:

@@ -21,13 +21,15 @@ class LegacyGraphCode(Check):
     code calls (its tensors are placeholders and what is built on them). Reading
     `get_default_graph()` alone is not: in a `tf.function` it is the function's own graph.
 
-    A module that names an API only TensorFlow 1 has is a TF1 program as a whole, every
-    function of it: `tf.contrib` (with `tf.contrib.eager`, the `tfe` of TF1's opt-in eager
-    mode: `tfe.implicit_gradients`, `tfe.Variable`), imported or used, and a top-level TF1
-    spelling that TF2 keeps under `tf.compat.v1` only (`tf.enable_eager_execution`,
-    `tf.Session`, `tf.placeholder`, `tf.logging`). TensorFlow 2.21 has none of these names
-    (`tf.contrib` is gone, the others raise AttributeError), so such a module runs on TF 1.x.
-    Names under `tf.compat.v1` are TF2's own migration names and do not count by themselves.
+    APIs only TensorFlow 1 has: `tf.contrib` (with `tf.contrib.eager`, the `tfe` of TF1's
+    opt-in eager mode: `tfe.implicit_gradients`, `tfe.Variable`) and the top-level TF1
+    spellings that TF2 keeps under `tf.compat.v1` only (`tf.enable_eager_execution`,
+    `tf.Session`, `tf.placeholder`, `tf.logging`, `tf.random_uniform`). TensorFlow 2.21 has
+    none of these names (`tf.contrib` is gone, the others raise AttributeError). A module
+    that imports one, names one in its own code (which runs at import) or calls TF1's mode
+    switch (`tf.enable_eager_execution()`) is a TF1 program: every function of it is TF1
+    code. A function naming one in its body (a TF2 module's stale TF1 line) is TF1 code by
+    itself. Names under `tf.compat.v1` are TF2's own migration names and do not count.
 
     Why it matters in graph mode
     ----------------------------

@@ -14,11 +14,14 @@ APIs) and yet gain nothing from a decorator, or break under one:
   `tf.function` refuses placeholders, cannot run a session inside its trace and creates
   variables on its first trace only. A module that switches the program to graph mode
   (`disable_eager_execution`, `disable_v2_behavior`) is a TF1 program as a whole.
-* **TF1 programs.** A module that names an API only TensorFlow 1 has (`tf.contrib`, and its
-  `tf.contrib.eager` of TF1's opt-in eager mode, `tfe.implicit_gradients`; a top-level TF1
-  spelling such as `tf.enable_eager_execution`, `tf.Session`, `tf.placeholder`, which TF2 keeps
-  under `tf.compat.v1` only) is written for TensorFlow 1.x: TF 2.21 raises AttributeError on
-  those names, so none of its functions gets a TF2 compile verdict (HY007).
+* **TF1 programs.** APIs only TensorFlow 1 has (`tf.contrib`, and its `tf.contrib.eager` of
+  TF1's opt-in eager mode, `tfe.implicit_gradients`; a top-level TF1 spelling such as
+  `tf.enable_eager_execution`, `tf.Session`, `tf.placeholder`, which TF2 keeps under
+  `tf.compat.v1` only) raise AttributeError in TF 2.21. A module importing one, naming one in
+  its own code (run at import) or calling TF1's mode switch is written for TensorFlow 1.x:
+  none of its functions gets a TF2 compile verdict (HY007). A function naming one in its body
+  is TF1 code by itself (a TF2 module keeps its other functions' verdicts: real TF2 libraries
+  carry such stale lines).
 * **tf.data pipeline builders.** A function that returns a `tf.data.Dataset` (or an iterator
   over one) builds a Python object once; tf.data traces the callbacks (`map`, `filter`, ...)
   into graphs by itself, so a decorator around the builder adds a trace and nothing else.
@@ -100,7 +103,8 @@ class CandidacyModules(NamedTuple):
     """Modules that switch to TF1 graph mode."""
     legacy_programs: dict[str, str]
     """Modules written for an older major version of their framework (TensorFlow 1), with
-    the first such API each names (`legacy_only_name`)."""
+    the API that shows it (`legacy_only_name`): imported, named by the module's own code
+    (which runs at import), or a mode switch of that version called anywhere in it."""
     frameworks: dict[str, Framework]
     """The framework of each module that some framework's imports reach
     (`framework_of_imports` of the packages reaching it)."""
@@ -164,7 +168,7 @@ def candidacy_modules(
     graph_mode = {k.file for k in switching.keys() & wanted}
     legacy_programs: dict[str, str] = {}
     for key, name in sorted(per_function(facts, "legacy_api_calls", _legacy_api_call).items()):
-        if key in wanted:
+        if key in wanted and (key.is_module_code or name in LEGACY_PROGRAM_SWITCHES):
             legacy_programs.setdefault(key.file, name)
     modules_in_keys = {k.file for k in wanted}
     for relpath, name in sorted(per_module(facts, index, "legacy_imports", _legacy_import).items()):
@@ -228,6 +232,13 @@ OTHER_BACKENDS: frozenset[str] = frozenset(
 
 def _switches_graph_mode(_key: FunctionKey, calls: list[ResolvedCall]) -> bool:
     return any(i.name in GRAPH_MODE_SWITCHES for r in calls for i in r.api)
+
+
+LEGACY_PROGRAM_SWITCHES: frozenset[str] = frozenset(
+    name for framework in FRAMEWORKS for name in framework.legacy_program_switches
+)
+"""Calls that exist only in an older major version of a framework and switch the whole
+program's mode there (`tf.enable_eager_execution`): the module making one is such a program."""
 
 
 def _legacy_api_call(_key: FunctionKey, calls: list[ResolvedCall]) -> str:
@@ -349,6 +360,10 @@ class Candidacy:
         self.keras_modules = modules.keras
         self.graph_mode_modules = modules.graph_mode
         self.legacy_programs = modules.legacy_programs
+        legacy_calls = per_function(facts, "legacy_api_calls", _legacy_api_call)
+        self.legacy_calls = {k: legacy_calls[k] for k in keys if k in legacy_calls}
+        """Functions naming an API only TensorFlow 1 has in their own body (a TF2 module's
+        stale TF1 line fails there, eagerly too): the function alone is TF1 code."""
         local_tf1 = {k: any(i.tf1_graph for r in calls[k] for i in r.api) for k in keys}
         self.tf1 = following_calls(graph, facts, local_tf1)
         self.tensorflow_ops = following_calls(
@@ -445,6 +460,17 @@ class Candidacy:
                     "TensorFlow 2's tf.function semantics do not describe how it runs",
                 )
             )
+        elif key in self.legacy_calls:
+            found.append(
+                NotCandidate(
+                    "legacy_graph_code",
+                    "HY007",
+                    f"uses `{written_name(self.legacy_calls[key])}`, a TensorFlow 1 API that "
+                    "TensorFlow 2 does not have (AttributeError): TF1 code, which TensorFlow 2's "
+                    "tf.function semantics do not describe",
+                    self._first_naming(key, self.legacy_calls[key]),
+                )
+            )
         elif key in self.legacy:
             found.append(
                 NotCandidate(
@@ -496,6 +522,15 @@ class Candidacy:
                 continue
             return decorator.name
         return None
+
+    def _first_naming(self, key: FunctionKey, name: str) -> Span | None:
+        """Where the body first calls the API `name` as written (`("ext", name)`)."""
+        spans = [
+            resolved.site.span
+            for resolved in self.facts.calls.get(key, [])
+            if ("ext", name) in resolved.callee_atoms
+        ]
+        return min(spans, key=lambda s: (s.start_line, s.start_col), default=None)
 
     def _first_call(self, key: FunctionKey, shows: Callable[[ApiInfo], bool]) -> Span | None:
         """Where the body first calls an API that `shows` the reason, if it does itself."""

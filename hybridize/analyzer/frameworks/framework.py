@@ -297,6 +297,9 @@ class Framework:
     graph_mode_switches: frozenset[str] = frozenset()
     """Calls that switch the whole program to a graph mode of an older version of it (TF1):
     the module making them is such a program, and every function in it builds graph code."""
+    legacy_program_switches: frozenset[str] = frozenset()
+    """Calls of an older major version of it that switch the whole program's mode there
+    (TF1's `tf.enable_eager_execution`): a module making one is written for that version."""
     legacy_only_api: Callable[[str], bool] = _never
     """Whether a qualified (normalised) name exists only in an older major version of it
     (TF1's `tf.contrib`, the top-level `tf.Session`): a module naming one is written for that
@@ -534,6 +537,7 @@ TENSORFLOW = Framework(
     ),
     graph_mode_switches=tensorflow_rules.GRAPH_MODE_SWITCHES,
     legacy_only_api=tensorflow_api.is_tf1_only_name,
+    legacy_program_switches=tensorflow_rules.TF1_PROGRAM_SWITCHES,
     api_roots=tensorflow_rules.API_ROOTS,
     api_lookup=tensorflow_api.lookup_tensorflow,
     instance_call_method=tensorflow_rules.INSTANCE_CALL_METHOD,

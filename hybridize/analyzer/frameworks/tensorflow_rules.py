@@ -169,6 +169,12 @@ GRAPH_MODE_SWITCHES: frozenset[str] = frozenset(
     {"tensorflow.compat.v1.disable_eager_execution", "tensorflow.compat.v1.disable_v2_behavior"}
 )
 
+#: TF1's own switches of the program's mode, spelled as TF1 code spells them (TF2 keeps them
+#: under ``tf.compat.v1`` only): a module calling one is a TF1 program.
+TF1_PROGRAM_SWITCHES: frozenset[str] = frozenset(
+    {"tensorflow.enable_eager_execution", "tensorflow.enable_v2_behavior"}
+)
+
 #: Behaviour of functions by enclosing namespace (longest match wins). None = unknown: no guess.
 NAMESPACE_DEFAULTS: dict[str, Behaviour | None] = {
     "tensorflow": TENSOR,
