@@ -201,6 +201,17 @@ def f(x):
 """,
             id="a name bound to strings (and elsewhere to tensors) keys a dict",
         ),
+        pytest.param(
+            """
+def f(x):
+    clipped, _ = tf.clip_by_global_norm([x, 2.0 * x], 1.0)
+    n = 0
+    for i in range(len(clipped)):
+        n = max(n, i)
+    return clipped[0] * WEIGHTS[n]
+""",
+            id="range(len()) of a list of tensors: a Python loop",
+        ),
     ],
 )
 def test_safe_loops_and_indexes_are_not_concerned(body: str) -> None:

@@ -625,16 +625,20 @@ class _Values:
         return self.union(operands)
 
     def _may_be_tensor(self, sym: Sym) -> bool:
-        """Whether the value may be a tensor object at run time (not only computed from one,
-        as `Symbolic` says: the keys of a dict of tensors are strings): a tensor by the value
-        analysis, or `int()`/`float()`/`len()` of one, which AutoGraph makes a tensor."""
-        if any(a[0] in SYMBOLIC_KINDS for a in self.evaluator.eval(sym)):
+        """Whether the value is a tensor object at run time (not only computed from one, as
+        `Symbolic` says: the keys of a dict of tensors are strings): a tensor by every
+        alternative the value analysis knows, or `int()`/`float()` of one, which AutoGraph
+        makes a cast. `len()` is left out: AutoGraph gives a static first axis as an int,
+        and what the analysis takes for a tensor there is most often a list of tensors (an
+        API returning "tensors": `range(len(grads))` is a Python loop)."""
+        atoms = [a for a in self.evaluator.eval(sym) if a[0] != "?"]
+        if atoms and all(a[0] in SYMBOLIC_KINDS for a in atoms):
             return True
         resolved = self.by_index.get(sym[1]) if sym[0] == "call" else None
         if resolved is None or not resolved.site.args:
             return False
-        converted = any(i.name in AUTOGRAPH_CASTS or i.name == AUTOGRAPH_LEN for i in resolved.api)
-        return converted and self._may_be_tensor(resolved.site.args[0])
+        cast = any(i.name in AUTOGRAPH_CASTS for i in resolved.api)
+        return cast and self._may_be_tensor(resolved.site.args[0])
 
     def _carried(self, name: str) -> Symbolic:
         """When the local `name` is a loop variable of a loop the compiler runs as a graph
