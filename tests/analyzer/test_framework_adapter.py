@@ -417,6 +417,9 @@ ONE_FRAMEWORK_MESSAGES: dict[tuple[str, str], str] = {
     ("analyzer/facts/candidacy.py", "Candidacy._backend_agnostic"): "HY006: Keras 3 backends",
     ("analyzer/facts/candidacy.py", "LEGACY_GRAPH_CODE"): "HY007: TensorFlow 1 graphs",
     ("analyzer/facts/tracing_callers.py", ""): "HY421: torch.jit.trace of compiled code",
+    ("analyzer/facts/candidacy.py", "LEGACY_PROGRAM"): "HY007: TensorFlow 1 programs",
+    ("analyzer/facts/candidacy.py", "LEGACY_API_USE"): "HY007: TensorFlow 1 APIs",
+    ("analyzer/facts/wrapped_callables.py", ""): "HY417: tf.function's trace types",
 }
 """Messages of facts that only one framework's functions have, by module and definition (""
 for the whole module): each names the check, which the test holds to that one framework."""

@@ -135,6 +135,16 @@ LEGACY_GRAPH_CODE = (
     "scopes, graph collections): it fails inside a tf.function"
 )
 """HY007 (TensorFlow's alone: the graph mode of an older version only TensorFlow has)."""
+LEGACY_PROGRAM = (
+    "its module is written for TensorFlow 1 (it uses `{api}`, which TensorFlow 2 does not "
+    "have): TensorFlow 2's tf.function semantics do not describe how it runs"
+)
+"""HY007 for every function of a TF1 program (TensorFlow's alone, as LEGACY_GRAPH_CODE)."""
+LEGACY_API_USE = (
+    "uses `{api}`, a TensorFlow 1 API that TensorFlow 2 does not have (AttributeError): TF1 "
+    "code, which TensorFlow 2's tf.function semantics do not describe"
+)
+"""HY007 for a function naming a TF1-only API (TensorFlow's alone, as LEGACY_GRAPH_CODE)."""
 
 LoadedImports = tuple[tuple[frozenset[str], str], ...]
 """Each import of a module: the project modules it loads, and its source."""
@@ -455,9 +465,7 @@ class Candidacy:
                 NotCandidate(
                     "legacy_graph_code",
                     "HY007",
-                    "its module is written for TensorFlow 1 (it uses "
-                    f"`{written_name(legacy_api)}`, which TensorFlow 2 does not have): "
-                    "TensorFlow 2's tf.function semantics do not describe how it runs",
+                    LEGACY_PROGRAM.format(api=written_name(legacy_api)),
                 )
             )
         elif key in self.legacy_calls:
@@ -465,9 +473,7 @@ class Candidacy:
                 NotCandidate(
                     "legacy_graph_code",
                     "HY007",
-                    f"uses `{written_name(self.legacy_calls[key])}`, a TensorFlow 1 API that "
-                    "TensorFlow 2 does not have (AttributeError): TF1 code, which TensorFlow 2's "
-                    "tf.function semantics do not describe",
+                    LEGACY_API_USE.format(api=written_name(self.legacy_calls[key])),
                     self._first_naming(key, self.legacy_calls[key]),
                 )
             )

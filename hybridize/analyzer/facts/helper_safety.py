@@ -82,13 +82,6 @@ MAPPING_INDEXING = (
     "indexes a Python dict or string with a value that is a tensor in a graph (`int()` of a "
     "tensor gives a tensor there), which raises TypeError"
 )
-LOOP_INDEXING = (
-    "indexes a Python {container} with a variable of a loop AutoGraph runs as a "
-    "tf.while_loop (a `for` over `tf.range` or `range()` of a tensor, a `while` testing a "
-    "tensor): the variable is a tensor there, which raises TypeError"
-)
-RANGES = frozenset({"builtins.range", "tensorflow.range"})
-"""Loops over these run as a tf.while_loop under AutoGraph when their bounds are tensors."""
 LIST_GROWERS = frozenset({"append", "extend", "insert"})
 PYTHON_SCALAR_HINTS = frozenset({"int", "float", "bool", "str"})
 """Type hints of parameters that hold Python values: a caller passing a tensor there breaks
@@ -617,7 +610,7 @@ class _Values:
         resolved = self.by_index.get(iterable[1])
         if resolved is None or not any(i.name == "builtins.range" for i in resolved.api):
             return None
-        if not self.index.function_framework(self.key).converts_tensor_loops:
+        if self.index.function_framework(self.key).loop_variable_index_break is None:
             return None
         operands = list(_operands(resolved.site))
         if not any(self._may_be_tensor(o) for o in operands):
@@ -656,7 +649,7 @@ class _Values:
     def _converted_loop(self, loop: StatementLoop) -> Symbolic:
         """When the compiler runs the loop as a graph loop: a `for` over `range()` of a
         tensor or over a tensor, a `while` whose test is one."""
-        if not self.index.function_framework(self.key).converts_tensor_loops:
+        if self.index.function_framework(self.key).loop_variable_index_break is None:
             return CONCRETE
         if loop.kind != "for":
             return self.of(loop.header) if self._may_be_tensor(loop.header) else CONCRETE
@@ -971,7 +964,9 @@ class _Values:
                 continue
             if loop_variable:
                 container = "list or tuple" if sequence else "dict or string"
-                yield sym, condition, LOOP_INDEXING.format(container=container)
+                framework = self.index.function_framework(self.key)
+                what = framework.loop_variable_index_break or INDEXING
+                yield sym, condition, what.format(container=container)
             else:
                 yield sym, condition, INDEXING if sequence else MAPPING_INDEXING
 
@@ -983,9 +978,9 @@ class _Values:
         return self._may_be_tensor(sym) and not any(a[:2] == ("lit", "str") for a in atoms)
 
     def _tensor_loop_variable(self, sym: Sym) -> bool:
-        """Whether `sym` is the variable of a `for` loop over `tf.range` or over `range()`
-        of a tensor (each binding of the name is such an element), or a local a loop the
-        compiler runs as a graph loop carries (`_carried`)."""
+        """Whether `sym` is the variable of a `for` loop over a tensor (`tf.range`) or over
+        `range()` of one (each binding of the name is such an element), or a local a loop
+        the compiler runs as a graph loop carries (`_carried`)."""
         if sym[0] not in ("local", "name"):
             return False
         carried = self._carried(sym[1])
@@ -994,9 +989,7 @@ class _Values:
         bound = self.fn.locals.get(sym[1], ())
         return bool(bound) and all(
             value[0] == "iter"
-            and value[1][0] == "call"
-            and (resolved := self.by_index.get(value[1][1])) is not None
-            and any(i.name in RANGES for i in resolved.api)
+            and (self._tensor_range_bounds(value[1]) is not None or self._may_be_tensor(value[1]))
             for value in bound
         )
 

@@ -251,12 +251,13 @@ class Framework:
     """Whether each distinct layer object a function is given is a new trace that may build
     it (`tf.function` keys Python objects by identity, and an unbuilt Keras layer creates its
     variables when first called: `argument_layers`)."""
-    converts_tensor_loops: bool = False
-    """Whether the compiler runs a loop that depends on a tensor as a graph loop whose
-    variables are tensors: AutoGraph turns `range(t)` of a tensor into `tf.range(t)` and a
-    `for` over it (or over a tensor), or a `while` testing a tensor, into a `tf.while_loop`;
-    the `for` variable and every local the body carries (a Python int counter included) are
-    symbolic tensors there, ints eagerly."""
+    loop_variable_index_break: str | None = None
+    """Why a Python container indexed with a variable of a loop that depends on a tensor fails
+    in compiled code, where the compiler runs such a loop as a graph loop whose variables are
+    tensors (`{container}` names the container; None where it does not): AutoGraph turns
+    `range(t)` of a tensor into `tf.range(t)` and a `for` over it (or over a tensor), or a
+    `while` testing a tensor, into a `tf.while_loop`; the `for` variable and every local the
+    body carries (a Python int counter included) are symbolic tensors there, ints eagerly."""
     graph_operation_namespaces: frozenset[str] = frozenset()
     """Namespaces (`ApiInfo.framework`) whose ops give a graph operation (a `tf.Operation`)
     in compiled code where they give nothing in eager code."""
@@ -507,7 +508,7 @@ TENSORFLOW = Framework(
     xla_argument=tensorflow_rules.XLA_ARGUMENT,
     compiles_per_definition=tensorflow_rules.NESTED_DEFINITION_RETRACES,
     layer_arguments_trace=True,
-    converts_tensor_loops=True,
+    loop_variable_index_break=tensorflow_rules.LOOP_VARIABLE_INDEX_BREAK,
     graph_operation_namespaces=tensorflow_rules.GRAPH_OPERATION_NAMESPACES,
     python_configured_layers=tensorflow_rules.PYTHON_CONFIGURED_LAYER_NAMESPACES,
     hinted_kind=tensorflow_rules.hinted_kind,

@@ -140,6 +140,13 @@ RANGE_LOOP_BREAK = (
     "AutoGraph makes it a tf.while_loop, whose tensors the list cannot keep "
     "(InaccessibleTensorError); use a tf.TensorArray"
 )
+#: A Python container indexed with a variable of a loop AutoGraph runs as a tf.while_loop
+#: (measured: tests/analyzer/test_hy303_autograph_loop_indexes.py).
+LOOP_VARIABLE_INDEX_BREAK = (
+    "indexes a Python {container} with a variable of a loop AutoGraph runs as a "
+    "tf.while_loop (a `for` over `tf.range` or `range()` of a tensor, a `while` testing a "
+    "tensor): the variable is a tensor there, which raises TypeError"
+)
 #: ... and a comprehension over it iterates the symbolic tensor in Python, which raises.
 RANGE_COMPREHENSION_BREAK = (
     "iterates `range()` of a value that is a tensor in a graph in a comprehension: AutoGraph "
