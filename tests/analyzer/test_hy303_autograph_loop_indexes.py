@@ -218,6 +218,24 @@ def test_safe_loops_and_indexes_are_not_concerned(body: str) -> None:
     assert hy303(body) == []
 
 
+def test_a_loop_over_a_tensor_parameter_is_left_to_hy403() -> None:
+    v = analyse(
+        HEADER
+        + """
+def f(x):
+    n = 0
+    total = tf.zeros_like(x[0])
+    for row in x:
+        total += row
+        n += 1
+    return total * WEIGHTS[n - 1]
+"""
+        + CALLS
+    )["f"]
+    codes = {f.code for f in v.findings}
+    assert "HY403" in codes and "HY303" not in codes
+
+
 @pytest.mark.tensorflow
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")

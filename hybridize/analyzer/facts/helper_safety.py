@@ -648,7 +648,10 @@ class _Values:
 
     def _converted_loop(self, loop: StatementLoop) -> Symbolic:
         """When the compiler runs the loop as a graph loop: a `for` over `range()` of a
-        tensor or over a tensor, a `while` whose test is one."""
+        tensor or over a tensor an op makes (`tf.range`), a `while` whose test is a tensor.
+        A `for` over a parameter or a local is left to HY403 (and to the value analysis'
+        evidence, which takes a list of records for tensors more often than a loop over a
+        tensor parameter is written)."""
         if self.index.function_framework(self.key).loop_variable_index_break is None:
             return CONCRETE
         if loop.kind != "for":
@@ -656,9 +659,8 @@ class _Values:
         bounds = self._tensor_range_bounds(loop.header)
         if bounds is not None:
             return bounds
-        atoms = [a for a in self.evaluator.eval(loop.header) if a[0] != "?"]
-        if atoms and all(a[0] in ("tensor", "variable") for a in atoms):
-            return self.of(loop.header)
+        if loop.header[0] == "call" and self._may_be_tensor(loop.header):
+            return self.of(loop.header)  # `tf.range(n)`; a tensor parameter's is HY403's
         return CONCRETE
 
     def _outside(self, sym: Sym) -> Symbolic:
