@@ -94,7 +94,8 @@ class HasEagerOnlyCalls(Check):
     fact_meaning = (
         "`.numpy()`, Keras `fit`/`predict`/`evaluate`, variables or Keras objects made on "
         "every call, `tf.constant` of a tensor, a tensor used as a Python value (`bool(t)`, "
-        "`items[int(t)]`); under `torch.compile` also calls into third-party libraries the "
+        "`items[int(t)]`, a Python container indexed by a variable of a loop AutoGraph runs as "
+        "a `tf.while_loop`); under `torch.compile` also calls into third-party libraries the "
         "tables do not describe and `.data` assignments"
     )
     report_order = 10

@@ -75,6 +75,11 @@ class ReceivesWrappedCallables(Check):
     )
     unblock = "read the wrapped callable from a global, closure or attribute instead of passing it"
     fact = "receives_wrapped_callables"
+    fact_meaning = (
+        "a parameter filled with a project callable carrying `__wrapped__` (`functools.wraps`, "
+        "`update_wrapper`): traced, `tf.function` passes the wrapped function and the "
+        "wrapper's behaviour is lost"
+    )
     decision_order = 140
     EXAMPLE_FUNCTION = "f"
 
