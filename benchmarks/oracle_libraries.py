@@ -1,5 +1,5 @@
-"""The real libraries the oracle judges the analysis with, pinned: TensorFlow 2 ones, and one
-PyTorch library (gpytorch).
+"""The real libraries the oracle judges the analysis with, pinned: TensorFlow 2 ones and PyTorch
+ones, one of each framework held out of the tuning (`Library.held_out`).
 
 Each library ships its own test suite, inside its wheel or (gpytorch) its source
 distribution; none was written here. A library is
@@ -59,10 +59,18 @@ class Library:
     not_rewritten: tuple[str, ...] = ()
     """Globs (relative to the copy) of library files analysed but never rewritten (test
     helpers shipped inside the package)."""
+    held_out: bool = False
+    """Kept out of the tuning: not run by default, only when a change is done (`--held-out`,
+    or `--libraries NAME`), its results reported apart. One library per framework."""
 
     @property
     def requirement(self) -> str:
         return self.requirements[0]
+
+    @property
+    def framework(self) -> str:
+        """The framework its base environment holds (one held-out library each)."""
+        return "tensorflow" if self.base == BASE_REQUIREMENTS else "torch"
 
 
 LIBRARIES: dict[str, Library] = {
@@ -166,6 +174,45 @@ LIBRARIES: dict[str, Library] = {
             file_timeout=1200,
         ),
         Library(
+            "larq",
+            ("larq==0.14.0", "terminaltables==3.1.10"),
+            ("larq",),
+            # binarized and quantized Keras 2 layers, quantizers with custom gradients,
+            # optimizers (Bop): 14 test files and the package's own conftest.py, in the wheel
+            env={"TF_USE_LEGACY_KERAS": "1"},
+        ),
+        Library(
+            "neural-structured-learning",
+            ("neural-structured-learning==1.4.0", "attrs==26.1.0", "scipy==1.17.1"),
+            ("neural_structured_learning",),
+            # adversarial and graph regularization (Keras 2 models wrapping a base model,
+            # distances, neighbour features): 15 test files in the wheel
+            env={"TF_USE_LEGACY_KERAS": "1"},
+            held_out=True,
+        ),
+        Library(
+            "normflows",
+            ("normflows==1.7.3",),
+            ("normflows",),
+            # normalizing flows on torch.nn.Module (couplings, splines, autoregressive flows,
+            # base distributions): 24 test files inside the package (published as an sdist
+            # only: pip builds it)
+            base=TORCH_BASE_REQUIREMENTS,
+            test_timeout=600,
+            file_timeout=1200,
+        ),
+        Library(
+            "entmax",
+            ("entmax==1.3",),
+            ("entmax",),
+            # sparsemax and alpha-entmax activations and losses (custom autograd Functions,
+            # bisection and sorting root finders): 4 test files in the wheel
+            base=TORCH_BASE_REQUIREMENTS,
+            test_timeout=600,
+            file_timeout=1200,
+            held_out=True,
+        ),
+        Library(
             "trfl",
             (
                 "trfl==1.2.0",
@@ -185,5 +232,10 @@ LIBRARIES: dict[str, Library] = {
 }
 """Every library by its short name (`--libraries`)."""
 
-DEFAULT_LIBRARIES = ("sonnet", "recommenders", "tf-models")
-"""The TensorFlow libraries; gpytorch is judged on request (`--libraries gpytorch`)."""
+DEFAULT_LIBRARIES = ("sonnet", "recommenders", "tf-models", "larq")
+"""The TensorFlow libraries tuned on; the PyTorch ones are judged on request (`--libraries
+gpytorch,normflows`), the held-out ones only when a change is done (`--held-out`)."""
+
+HELD_OUT_LIBRARIES = tuple(name for name, library in LIBRARIES.items() if library.held_out)
+"""Kept out of the tuning, one per framework: run by `--held-out` (or by name) only when a
+change is done, their results reported apart (docs/oracle.md)."""

@@ -51,10 +51,11 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from fnmatch import fnmatchcase
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,7 @@ sys.path.insert(0, str(ROOT))  # this repository's hybridize (its verify package
 from oracle_libraries import (  # noqa: E402
     BASE_REQUIREMENTS,
     DEFAULT_LIBRARIES,
+    HELD_OUT_LIBRARIES,
     LIBRARIES,
     Library,
 )
@@ -274,12 +276,43 @@ class Rewrite:
     rewritten: list[RewrittenFunction]
     verdicts: dict[str, dict[str, Any]]
     seconds: float
+    diff: str = ""
 
 
-def rewrite(work: Path, jobs: int, not_rewritten: Sequence[str] = ()) -> Rewrite:
-    original, rewritten = work / "original", work / "rewritten"
+MODES: dict[str, tuple[str, ...]] = {
+    "default": (),
+    "low-benefit": ("--include-low-benefit",),
+}
+"""What each mode of the oracle judges, as `hybridize refactor` options: the default refactoring
+(what users get), and every safe rewrite, paying or not (`--include-low-benefit`)."""
+
+
+def modes_of(mode: str) -> list[str]:
+    """The modes `--mode` names (`both`: the two, low-benefit first: its rewrite holds the
+    default's, so its rewritten files choose the test sample)."""
+    return ["low-benefit", "default"] if mode == "both" else [mode]
+
+
+def rewritten_copy(mode: str) -> str:
+    """The folder of a library's work folder holding its copy rewritten in `mode`
+    (`rewritten` for every safe rewrite, as the benefit oracle reads it)."""
+    return "rewritten" if mode == "low-benefit" else f"rewritten-{mode}"
+
+
+def rewrite(
+    work: Path,
+    jobs: int,
+    not_rewritten: Sequence[str] = (),
+    mode: str = "low-benefit",
+    fresh_cache: bool = True,
+) -> Rewrite:
+    """Analyse `work/original` and rewrite its copy of `mode` (`rewritten_copy`) in place,
+    on a fresh cache folder, or (`fresh_cache=False`, a library's second mode) on the one the
+    first mode filled: the same sources, so the analysis is not repeated."""
+    original, rewritten = work / "original", work / rewritten_copy(mode)
     cache = work / "hybridize-cache"
-    shutil.rmtree(cache, ignore_errors=True)
+    if fresh_cache:
+        shutil.rmtree(cache, ignore_errors=True)
     started = time.perf_counter()
     analysis = hybridize("analyze", str(original), "--format", "json", cache=cache, jobs=jobs)
     if analysis.returncode != 0:
@@ -293,13 +326,13 @@ def rewrite(work: Path, jobs: int, not_rewritten: Sequence[str] = ()) -> Rewrite
         "--apply",
         "--diff",
         "--no-config",
-        "--include-low-benefit",  # safety is judged on every safe rewrite, paying or not
+        *MODES[mode],
         *ignores,
         cache=cache,
         jobs=jobs,
     )
-    (work / "refactor.diff").write_text(refactor.stdout)
-    (work / "refactor.log").write_text(refactor.stderr)
+    (work / f"{rewritten_copy(mode)}.diff").write_text(refactor.stdout)
+    (work / f"{rewritten_copy(mode)}.log").write_text(refactor.stderr)
     if refactor.returncode != 0:
         raise RuntimeError(f"hybridize refactor failed: {refactor.stderr[-2000:]}")
     functions = rewrites_from_diff(refactor.stdout, rewritten)
@@ -310,6 +343,7 @@ def rewrite(work: Path, jobs: int, not_rewritten: Sequence[str] = ()) -> Rewrite
         rewritten=functions,
         verdicts=verdicts,
         seconds=time.perf_counter() - started,
+        diff=refactor.stdout,
     )
 
 
@@ -523,22 +557,29 @@ def _function_record(
 
 def judge_library(
     library: Library, args: argparse.Namespace, python: Path, extra_path: list[str]
-) -> dict[str, Any]:
+) -> list[dict[str, Any]]:
+    """One result per mode of `args.modes`: the library's tests on the original copy (run once)
+    and on the copy rewritten in that mode. A mode whose rewrite changes nothing reuses the
+    original's outcomes; one whose diff is another mode's reuses that mode's result."""
     started = time.perf_counter()
     out: Path = args.out
     work = out / library.name
     site = install_library(python, out, library)
     tests = sdist_tests(python, out, library)
-    for label in ("original", "rewritten"):
+    modes: list[str] = args.modes
+    for label in ("original", *(rewritten_copy(mode) for mode in modes)):
         copy_packages(site, work / label, library.packages)
         if tests is not None:
             shutil.copytree(tests, work / label / tests.name)
-    print(f"[{library.name}] analysing and rewriting ...", flush=True)
+    print(f"[{library.name}] analysing and rewriting ({', '.join(modes)}) ...", flush=True)
     not_rewritten = list(library.not_rewritten)
     if library.sdist_tests is not None:
         not_rewritten.append(f"{library.sdist_tests}/*")
-    done = rewrite(work, args.jobs, not_rewritten)
-    rewritten_files = {f.file for f in done.rewritten}
+    done = {
+        mode: rewrite(work, args.jobs, not_rewritten, mode, fresh_cache=index == 0)
+        for index, mode in enumerate(modes)
+    }
+    rewritten_files = {f.file for rewrite_done in done.values() for f in rewrite_done.rewritten}
     test_folders = [*library.packages, *([library.sdist_tests] if library.sdist_tests else [])]
     test_files = sorted(
         str(p.relative_to(work / "original").as_posix())
@@ -552,20 +593,24 @@ def judge_library(
         ]
     limit = args.tests_limit if args.tests_limit is not None else library.tests_limit
     selected = select_test_files(test_files, rewritten_files, limit)
+    same_as = same_rewrites(
+        {mode: _diff_of(work, mode, rewrite_done.diff) for mode, rewrite_done in done.items()}
+    )
+    counts = ", ".join(f"{len(d.rewritten)} rewritten ({mode})" for mode, d in done.items())
     print(
-        f"[{library.name}] {done.functions} functions, {len(done.rewritten)} rewritten; "
-        f"running {len(selected)} of {len(test_files)} test files twice ...",
+        f"[{library.name}] {next(iter(done.values())).functions} functions, {counts}; "
+        f"running {len(selected)} of {len(test_files)} test files on the original and "
+        f"{len([m for m in modes if same_as[m] == m and done[m].rewritten])} rewritten copies ...",
         flush=True,
     )
 
     plugin = install_plugin(work / "plugin")  # the plugin of `hybridize refactor --verify`
 
-    def make_run(label: str, trace: Path | None = None) -> Run:
-        copy = work / ("original" if label == "original" else "rewritten")
+    def make_run(label: str, copy: str, trace: Path | None = None) -> Run:
         return Run(
             label,
             python,
-            copy,
+            work / copy,
             [str(site), *extra_path, str(plugin)],
             dict(library.env),
             library.packages,
@@ -576,14 +621,78 @@ def judge_library(
         )
 
     shutil.rmtree(work / "logs", ignore_errors=True)  # a previous run's chunks are not this one's
+    run_modes = [m for m in modes if same_as[m] == m and done[m].rewritten]
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        before_chunks = submit_tests(pool, make_run("original"), selected, args.chunk_files)
-        after_chunks = submit_tests(pool, make_run("rewritten"), selected, args.chunk_files)
-        before, after = collect(before_chunks), collect(after_chunks)
-    if before.shadow_error or after.shadow_error:
-        raise RuntimeError(
-            f"the copy does not shadow the installed library: {before.shadow_error or after.shadow_error}"
+        before_chunks = submit_tests(
+            pool, make_run("original", "original"), selected, args.chunk_files
         )
+        after_chunks = {
+            mode: submit_tests(
+                pool,
+                make_run(rewritten_copy(mode), rewritten_copy(mode)),
+                selected,
+                args.chunk_files,
+            )
+            for mode in run_modes
+        }
+        before = collect(before_chunks)
+        after = {mode: collect(chunks) for mode, chunks in after_chunks.items()}
+    shadow_error = before.shadow_error or next(
+        (a.shadow_error for a in after.values() if a.shadow_error), None
+    )
+    if shadow_error:
+        raise RuntimeError(f"the copy does not shadow the installed library: {shadow_error}")
+    results: dict[str, dict[str, Any]] = {}
+    for mode in modes:
+        if same_as[mode] != mode:
+            results[mode] = {**results[same_as[mode]], "mode": mode, "same_as": same_as[mode]}
+            continue
+        results[mode] = {
+            "library": library.name,
+            "requirement": library.requirement,
+            "mode": mode,
+            "held_out": library.held_out,
+            **judge_rewrite(
+                done[mode],
+                before,
+                after.get(mode, before),  # nothing rewritten: the original's outcomes
+                partial(make_run, f"traced-{mode}", rewritten_copy(mode)),
+                work / rewritten_copy(mode),
+                args.jobs,
+                args.chunk_files,
+            ),
+            "test_files": selected,
+            "test_files_available": len(test_files),
+            "seconds": round(time.perf_counter() - started, 1),
+        }
+    return [results[mode] for mode in modes]
+
+
+def _diff_of(work: Path, mode: str, diff: str) -> str:
+    """A rewrite's diff without the path of the copy it was made in, so that two modes'
+    diffs compare equal when they rewrite the same."""
+    return diff.replace(str(work / rewritten_copy(mode)), "")
+
+
+def same_rewrites(diffs: dict[str, str]) -> dict[str, str]:
+    """Per mode, the first mode (in order) whose diff is the same: itself when none before
+    it is. A mode mapped to another reuses its tests' outcomes."""
+    first: dict[str, str] = {}
+    return {mode: first.setdefault(diff, mode) for mode, diff in diffs.items()}
+
+
+def judge_rewrite(
+    done: Rewrite,
+    before: ChunkResult,
+    after: ChunkResult,
+    traced_run: Callable[[Path], Run],
+    rewritten: Path,
+    jobs: int,
+    chunk_files: int,
+) -> dict[str, Any]:
+    """Compare the tests' outcomes before and after one rewrite; rerun what newly fails on
+    the rewritten copy (`traced_run`) to name the rewritten functions it ran; the counts,
+    the failures and the unsafe functions."""
     compared = newly_failing(before.outcomes, after.outcomes, after.file_failures)
     # a file cut by its timeout after the rewrite (its tests ran, slower or in another order,
     # on a shared machine) says nothing about the tests it did not reach: listed, not counted
@@ -591,19 +700,19 @@ def judge_library(
     failures = [f for f in compared if f not in timed_out]
 
     # rerun what newly fails, on the rewritten copy, recording the rewritten functions it runs
-    rewritten_root = (work / "rewritten").resolve()
+    rewritten_root = rewritten.resolve()
     path_of = {f.file: str((rewritten_root / f.file).resolve()) for f in done.rewritten}
     traced: dict[str, Outcome] = {}
     if failures and done.rewritten:
-        trace = write_trace_targets(work / "trace-targets.json", done.rewritten, path_of)
+        trace = write_trace_targets(
+            rewritten.parent / f"trace-targets-{rewritten.name}.json", done.rewritten, path_of
+        )
         targets: dict[str, list[str]] = {}
         for failure in failures:
             targets.setdefault(test_file_of(failure.nodeid), []).append(failure.nodeid)
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
             rerun = collect(
-                submit_tests(
-                    pool, make_run("traced", trace), sorted(targets), args.chunk_files, targets
-                )
+                submit_tests(pool, traced_run(trace), sorted(targets), chunk_files, targets)
             )
         traced = rerun.outcomes
 
@@ -651,14 +760,10 @@ def judge_library(
     errors = {r["nodeid"]: r["error"] for r in failing_records}
     unattributed = [n for n, (b, e) in attribution.items() if not b and not e]
     return {
-        "library": library.name,
-        "requirement": library.requirement,
         "functions_analysed": done.functions,
         "refactorable": done.refactorable,
         "rewritten_count": len(done.rewritten),
         "rewritten": [_function_record(f, done.verdicts) for f in done.rewritten],
-        "test_files": selected,
-        "test_files_available": len(test_files),
         "tests_before": len(before.outcomes),
         "tests_after": len(after.outcomes),
         "passing_before": count(before.outcomes),
@@ -679,7 +784,6 @@ def judge_library(
             }
             for u in unsafe
         ],
-        "seconds": round(time.perf_counter() - started, 1),
         "analysis_seconds": round(done.seconds, 1),
     }
 
@@ -688,6 +792,7 @@ def judge_library(
 
 COLUMNS = (
     ("library", "library"),
+    ("mode", "mode"),
     ("functions_analysed", "functions"),
     ("rewritten_count", "rewritten"),
     ("tests", "tests before/after"),
@@ -702,6 +807,7 @@ def _row(result: dict[str, Any]) -> dict[str, str]:
     confirmed = len(result["newly_failing"]) - len(result["flaky"]) - changes
     return {
         "library": result["requirement"],
+        "mode": result.get("mode", "low-benefit"),
         "functions_analysed": str(result["functions_analysed"]),
         "rewritten_count": str(result["rewritten_count"]),
         "tests": f"{result['tests_before']}/{result['tests_after']}",
@@ -744,14 +850,17 @@ def render(results: Sequence[dict[str, Any]]) -> str:
         if result.get("error"):
             lines.append(f"\n{result['library']}: not judged: {result['error']}")
             continue
+        judged = f"{result['requirement']} ({result.get('mode', 'low-benefit')})"
+        if result.get("same_as"):
+            continue  # the same rewrite as the mode printed before it
         if result.get("error_changes"):
-            lines.append(f"\n{result['requirement']}: tests expecting an error that got another")
+            lines.append(f"\n{judged}: tests expecting an error that got another")
         for nodeid in result.get("error_changes", []):
             error = next(r["error"] for r in result["newly_failing"] if r["nodeid"] == nodeid)
             lines.append(f"  {nodeid}: {error[:140]}")
         if not result["unsafe_functions"] and not result["unattributed"]:
             continue
-        lines.append(f"\n{result['requirement']}: unsafe rewrites")
+        lines.append(f"\n{judged}: unsafe rewrites")
         for unsafe in result["unsafe_functions"]:
             tests = list(dict.fromkeys(unsafe["blamed_by"] + unsafe["exercised_by"]))
             how = "in the traceback of" if unsafe["blamed_by"] else "run by"
@@ -764,15 +873,38 @@ def render(results: Sequence[dict[str, Any]]) -> str:
                 lines.append(f"    ... and {len(tests) - 3} more")
         for nodeid in result["unattributed"][:10]:
             lines.append(f"  (no rewritten function named) {nodeid}")
-    t = totals([r for r in results if not r.get("error")])
-    lines.append(
-        f"\ntotal: {t['libraries']} libraries, {t['functions_analysed']} functions analysed, "
-        f"{t['rewritten']} rewritten, tests {t['tests_before']}/{t['tests_after']}, passing "
-        f"{t['passing_before']}/{t['passing_after']}, {t['newly_failing']} newly failing "
-        f"({t['flaky']} flaky, {t['error_changes']} error-type changes on invalid input), "
-        f"{t['unsafe_functions']} unsafe functions"
-    )
+    for mode, t in totals_by_mode(results).items():
+        lines.append(
+            f"\ntotal ({mode}): {t['libraries']} libraries, {t['functions_analysed']} functions "
+            f"analysed, {t['rewritten']} rewritten, tests {t['tests_before']}/{t['tests_after']}, "
+            f"passing {t['passing_before']}/{t['passing_after']}, {t['newly_failing']} newly "
+            f"failing ({t['flaky']} flaky, {t['error_changes']} error-type changes on invalid "
+            f"input), {t['unsafe_functions']} unsafe functions"
+        )
     return "\n".join(lines)
+
+
+def totals_by_mode(results: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """The totals of the judged results, per mode (in the order the modes first appear)."""
+    judged = [r for r in results if not r.get("error")]
+    modes = dict.fromkeys(r.get("mode", "low-benefit") for r in judged)
+    return {
+        mode: totals([r for r in judged if r.get("mode", "low-benefit") == mode]) for mode in modes
+    }
+
+
+HELD_OUT_HEADING = "held out (not tuned on; run only when a change is done):"
+
+
+def render_report(results: Sequence[dict[str, Any]]) -> str:
+    """The table of the libraries tuned on, then the held-out ones apart, each with their
+    own totals per mode."""
+    tuned = [r for r in results if not r.get("held_out")]
+    held_out = [r for r in results if r.get("held_out")]
+    parts = [render(tuned)] if tuned else []
+    if held_out:
+        parts.append(f"{HELD_OUT_HEADING}\n{render(held_out)}")
+    return "\n\n".join(parts)
 
 
 def _git_commit() -> str:
@@ -784,8 +916,20 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument(
         "--libraries",
-        default=",".join(DEFAULT_LIBRARIES),
         help=f"comma-separated, of {', '.join(LIBRARIES)} (default: {','.join(DEFAULT_LIBRARIES)})",
+    )
+    parser.add_argument(
+        "--held-out",
+        action="store_true",
+        help=f"also (alone: only) the held-out libraries, {', '.join(HELD_OUT_LIBRARIES)}: "
+        "run only when a change is done, reported apart",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=(*MODES, "both"),
+        default="both",
+        help="judge the default refactoring, every safe rewrite (--include-low-benefit), or "
+        "both, each apart (default: both)",
     )
     parser.add_argument("--venv", type=Path, help="scratch environment with TensorFlow and pytest")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "realcode-oracle")
@@ -801,12 +945,22 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--all-tests", action="store_true", help="also the suites a library marks slow"
     )
     args = parser.parse_args(argv)
-    args.names = [n.strip() for n in args.libraries.split(",") if n.strip()]
+    args.names = selected_libraries(args.libraries, args.held_out)
+    args.modes = modes_of(args.mode)
     unknown = [n for n in args.names if n not in LIBRARIES]
     if unknown:
         parser.error(f"unknown library {unknown[0]!r}; known: {', '.join(LIBRARIES)}")
     args.out = args.out.resolve()
     return args
+
+
+def selected_libraries(libraries: str | None, held_out: bool) -> list[str]:
+    """The libraries to judge: those named (`--libraries`), else the default ones, which never
+    hold a held-out library; `--held-out` adds the held-out ones, or alone runs only them."""
+    named = [n.strip() for n in (libraries or "").split(",") if n.strip()]
+    if not held_out:
+        return named or list(DEFAULT_LIBRARIES)
+    return [*named, *(n for n in HELD_OUT_LIBRARIES if n not in named)]
 
 
 def run_oracle(args: argparse.Namespace) -> dict[str, Any]:
@@ -822,13 +976,20 @@ def run_oracle(args: argparse.Namespace) -> dict[str, Any]:
             python = scratch_python(args.out, venv, library.base)
             pythons.append(python)
             extra_path = tools_path(python, args.out)
-            result = judge_library(library, args, python, extra_path)
+            results += judge_library(library, args, python, extra_path)
         except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
-            result = {"library": name, "requirement": library.requirement, "error": str(exc)}
+            results.append(
+                {
+                    "library": name,
+                    "requirement": library.requirement,
+                    "held_out": library.held_out,
+                    "error": str(exc),
+                }
+            )
             print(f"[{name}] not judged: {exc}", flush=True)
-        results.append(result)
         if not args.keep:
-            for label in ("original", "rewritten", "logs", "hybridize-cache"):
+            copies = [rewritten_copy(mode) for mode in MODES]
+            for label in ("original", *copies, "logs", "hybridize-cache"):
                 shutil.rmtree(args.out / name / label, ignore_errors=True)
         # written after every library: a run stopped in a long suite keeps the ones judged
         document = _document(results, pythons)
@@ -837,19 +998,24 @@ def run_oracle(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _document(results: list[dict[str, Any]], pythons: list[Path]) -> dict[str, Any]:
-    judged = [r for r in results if not r.get("error")]
+    """The results document: one result per library and mode, the held-out libraries' apart,
+    each list with its totals per mode."""
+    tuned = [r for r in results if not r.get("held_out")]
+    held_out = [r for r in results if r.get("held_out")]
     return {
         "hybridize_commit": _git_commit(),
         "python": ", ".join(dict.fromkeys(str(p) for p in pythons)),
-        "libraries": results,
-        "totals": totals(judged),
+        "libraries": tuned,
+        "totals": totals_by_mode(tuned),
+        "held_out": held_out,
+        "held_out_totals": totals_by_mode(held_out),
     }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     document = run_oracle(args)
-    print(render(document["libraries"]))
+    print(render_report([*document["libraries"], *document["held_out"]]))
     print(f"details: {args.out / 'results.json'}")
     return 0
 

@@ -198,3 +198,117 @@ def test_each_base_environment_is_its_own_venv(tmp_path: Path) -> None:
     assert LIBRARIES["gpytorch"].base == TORCH_BASE_REQUIREMENTS
     assert LIBRARIES["gpytorch"].sdist_tests == "test"
     assert all(LIBRARIES[n].base == BASE_REQUIREMENTS for n in ("sonnet", "recommenders"))
+
+
+# --- held-out libraries and modes ---------------------------------------------------------------
+
+
+def test_one_library_per_framework_is_held_out_and_never_run_by_default() -> None:
+    from oracle_libraries import DEFAULT_LIBRARIES, HELD_OUT_LIBRARIES, LIBRARIES
+
+    frameworks = [LIBRARIES[name].framework for name in HELD_OUT_LIBRARIES]
+    assert sorted(frameworks) == ["tensorflow", "torch"]
+    assert not set(HELD_OUT_LIBRARIES) & set(DEFAULT_LIBRARIES)
+    # each framework keeps at least two libraries to tune on besides its held-out one
+    for framework in ("tensorflow", "torch"):
+        tuned = [
+            n
+            for n, lib in LIBRARIES.items()
+            if lib.framework == framework and not lib.held_out and n != "trfl"
+        ]
+        assert len(tuned) >= 2, (framework, tuned)
+
+
+def test_held_out_libraries_run_only_when_asked() -> None:
+    from oracle_libraries import DEFAULT_LIBRARIES, HELD_OUT_LIBRARIES
+    from realcode_oracle import parse_args, selected_libraries
+
+    assert selected_libraries(None, held_out=False) == list(DEFAULT_LIBRARIES)
+    assert selected_libraries(None, held_out=True) == list(HELD_OUT_LIBRARIES)
+    assert selected_libraries("sonnet", held_out=True) == ["sonnet", *HELD_OUT_LIBRARIES]
+    held = HELD_OUT_LIBRARIES[0]
+    assert selected_libraries(held, held_out=False) == [held]  # by name
+    assert selected_libraries(f"{held},sonnet", held_out=True).count(held) == 1
+    assert parse_args(["--held-out"]).names == list(HELD_OUT_LIBRARIES)
+    assert parse_args([]).names == list(DEFAULT_LIBRARIES)
+
+
+def test_mode_flag_judges_the_default_and_the_low_benefit_rewrite_apart() -> None:
+    from realcode_oracle import MODES, parse_args, rewritten_copy
+
+    assert parse_args([]).modes == ["low-benefit", "default"]
+    assert parse_args(["--mode", "default"]).modes == ["default"]
+    assert parse_args(["--mode", "low-benefit"]).modes == ["low-benefit"]
+    with pytest.raises(SystemExit):
+        parse_args(["--mode", "some"])
+    assert MODES["default"] == ()
+    assert MODES["low-benefit"] == ("--include-low-benefit",)
+    # each mode rewrites its own copy; the low-benefit one where the benefit oracle reads it
+    assert rewritten_copy("low-benefit") == "rewritten"
+    assert len({rewritten_copy(m) for m in MODES} | {"original"}) == len(MODES) + 1
+
+
+def test_a_mode_rewriting_the_same_reuses_the_first_modes_run() -> None:
+    from realcode_oracle import same_rewrites
+
+    assert same_rewrites({"low-benefit": "d1", "default": "d1"}) == {
+        "low-benefit": "low-benefit",
+        "default": "low-benefit",
+    }
+    assert same_rewrites({"low-benefit": "d1", "default": "d2"}) == {
+        "low-benefit": "low-benefit",
+        "default": "default",
+    }
+
+
+def _result(name: str, mode: str, held_out: bool, unsafe: int) -> dict[str, object]:
+    return {
+        "library": name,
+        "requirement": f"{name}==1.0",
+        "mode": mode,
+        "held_out": held_out,
+        "functions_analysed": 10,
+        "rewritten_count": 2,
+        "tests_before": 5,
+        "tests_after": 5,
+        "passing_before": 5,
+        "passing_after": 5 - unsafe,
+        "newly_failing": [{"nodeid": f"t.py::t{i}", "error": "E"} for i in range(unsafe)],
+        "flaky": [],
+        "error_changes": [],
+        "unattributed": [],
+        "unsafe_functions": [
+            {
+                "key": f"m.py::f{i}",
+                "def_line": 1,
+                "blamed_by": [f"t.py::t{i}"],
+                "exercised_by": [],
+                "errors": {f"t.py::t{i}": "E"},
+            }
+            for i in range(unsafe)
+        ],
+    }
+
+
+def test_held_out_results_and_each_mode_are_reported_apart() -> None:
+    from realcode_oracle import HELD_OUT_HEADING, _document, render_report
+
+    results = [
+        _result("a", "low-benefit", False, 1),
+        _result("a", "default", False, 0),
+        _result("h", "low-benefit", True, 2),
+        _result("h", "default", True, 0),
+    ]
+    document = _document(results, [])
+    assert [r["library"] for r in document["libraries"]] == ["a", "a"]
+    assert [r["library"] for r in document["held_out"]] == ["h", "h"]
+    assert document["totals"]["low-benefit"]["unsafe_functions"] == 1
+    assert document["totals"]["default"]["unsafe_functions"] == 0
+    assert document["held_out_totals"]["low-benefit"]["unsafe_functions"] == 2
+    text = render_report(results)
+    tuned, held = text.split(HELD_OUT_HEADING)
+    assert "a==1.0" in tuned and "h==1.0" not in tuned
+    assert "h==1.0" in held and "a==1.0" not in held
+    assert "total (low-benefit): 1 libraries" in tuned and "total (default)" in tuned
+    assert "h==1.0 (low-benefit): unsafe rewrites" in held
+    assert "h==1.0 (default)" not in held  # no unsafe rewrite in that mode
