@@ -1,9 +1,9 @@
 """The real-code differential oracle: real libraries' own test suites judge the rewrite
-(TensorFlow 2 ones, and gpytorch for PyTorch).
+(TensorFlow 2 and PyTorch ones), the default refactoring and `--include-low-benefit` apart.
 
 Usage: python benchmarks/realcode_oracle.py [--libraries sonnet,recommenders,tf-models,gpytorch]
-           [--venv PATH] [--jobs 2] [--tests-limit N] [--test-timeout S] [--keep]
-           [--out build/realcode-oracle]
+           [--held-out] [--mode default|low-benefit|both] [--venv PATH] [--jobs 2]
+           [--tests-limit N] [--test-timeout S] [--keep] [--out build/realcode-oracle]
 
 For every library (benchmarks/oracle_libraries.py: pinned, with test suites nobody here wrote):
 
@@ -12,10 +12,11 @@ For every library (benchmarks/oracle_libraries.py: pinned, with test suites nobo
    `--venv PATH`, else `OUT/venv`, PyTorch's `OUT/venv-HASH`, each built with `python3.11 -m
    venv` (never the project's .venv); a library whose tests are in its source distribution
    only (gpytorch's `test/`) has that folder extracted once into `OUT/site/LIB-sdist`;
-2. copy its packages (and that tests folder) twice, `OUT/LIB/original` and
-   `OUT/LIB/rewritten`, and run this repo's
+2. copy its packages (and that tests folder) to `OUT/LIB/original` and once per mode
+   (`OUT/LIB/rewritten` for `--include-low-benefit`, `OUT/LIB/rewritten-default` for the
+   default refactoring), and run this repo's
    `hybridize analyze` on the original (the functions analysed) and `hybridize refactor
-   --apply --diff` on the rewritten copy (test files and conftest.py are analysed as callers
+   --apply --diff` on each rewritten copy (test files and conftest.py are analysed as callers
    but not rewritten: `--ignore`), with a fresh cache folder;
 3. read from the diff which functions were rewritten, and where their code now lives;
 4. run the library's test files against each copy (PYTHONPATH puts the copy first, and the
@@ -27,10 +28,12 @@ For every library (benchmarks/oracle_libraries.py: pinned, with test suites nobo
    traceback's frames this names the **unsafe rewrites**. A test that passes in that rerun is
    reported as flaky, not as unsafe.
 
-Prints per library the functions analysed and rewritten, the tests run and passing before and
-after, the newly failing tests and the unsafe functions with the tests naming them, then a
-line of totals; writes the details to OUT/results.json (per failing test the exception's last
-line and text, per unsafe function the tests and errors).
+Prints per library and mode the functions analysed and rewritten, the tests run and passing
+before and after, the newly failing tests and the unsafe functions with the tests naming them,
+then a line of totals per mode; the held-out libraries (`Library.held_out`: run only with
+`--held-out` or by name, when a change is done) apart, after the others. Writes the details to
+OUT/results.json (per failing test the exception's last line and text, per unsafe function
+the tests and errors).
 
 Test files: every `*_test.py` / `test_*.py` of the library (but sonnet's conformance suite, an
 hour on its own, unless `--all-tests`), or `--tests-limit N` of them (the
