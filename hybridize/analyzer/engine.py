@@ -59,6 +59,7 @@ from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.frozen_state import forget_writers, frozen_state_writes
 from hybridize.analyzer.facts.helper_safety import HelperSafety
 from hybridize.analyzer.facts.predicates import is_tensor_like
+from hybridize.analyzer.facts.nested_compiled import decorated_by_compiler
 from hybridize.analyzer.facts.process_wide import process_wide_assumptions
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.retracing import LiteralVariation
@@ -550,15 +551,7 @@ def is_hybrid(
 ) -> bool:
     """Decorated with the framework's compile decorator (`tf.function`) under any spelling,
     or wrapped by a call of it (`tf.function(f)`)."""
-    if key in facts.wrapped_by_compiler:
-        return True
-    relpath = key.file
-    fn = index.function(key)
-    for decorator in fn.decorators:
-        ref = index.resolve_dotted(relpath, decorator.name)
-        if ref[0] == "ext" and framework.is_decorator(ref[1]):
-            return True
-    return False
+    return key in facts.wrapped_by_compiler or decorated_by_compiler(index, key, framework)
 
 
 def decorator_arguments(

@@ -1,0 +1,96 @@
+"""HY423 nests_compiled_methods: two compile decorators would meet in one graph on a method."""
+
+from __future__ import annotations
+
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.nested_compiled import nested_compiled_methods
+from hybridize.model import Finding
+
+from . import TORCH_ONLY, Check
+
+
+class NestsCompiledMethods(Check):
+    """Compiling it would put a compiled method with positional defaults inside a graph.
+
+    What it detects
+    ---------------
+    A method with a positional parameter that has a default (`def log_prob(self, z,
+    context=None)`) which a function that is compiled, or may be compiled, runs inside its
+    graph: it calls the method, directly or through the functions it calls (an attribute's
+    method, a submodule's `forward`, an override reached by virtual dispatch). And a function
+    whose graph would run such a method that the project already decorates with
+    `@torch.compile`.
+
+    Why it matters in graph mode
+    ----------------------------
+    Dynamo inlines a compiled method it meets while tracing a compiled caller: the inner
+    decorator adds nothing to the outer graph (measured: one frame, the same ops as with a
+    plain method). But where the call leaves a positional parameter to its default, Dynamo
+    guards the length of the class attribute's `__defaults__`, which is the compile wrapper's,
+    None: building the caller's guards raises `InternalTorchDynamoError: TypeError: object of
+    type 'NoneType' has no len()` (measured on torch 2.13, at the first compile and every
+    recompile). A method without positional defaults, with keyword-only defaults, a
+    staticmethod and a free function were fine (tests/analyzer/test_hy423_nested_compiled_
+    methods.py measures all of it again).
+
+    Example
+    -------
+        class Gaussian(nn.Module):
+            def log_prob(self, z, context=None):
+                return -0.5 * (z**2).sum(-1)
+
+        class Pair(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.first = Gaussian()
+
+            def log_prob(self, z):
+                return self.first.log_prob(z) + 1.0
+
+    Instead
+    -------
+    Compile only the outermost function (`Pair.log_prob`): the method runs inlined in its
+    graph. Where the method is also called eagerly and should be compiled for those calls,
+    make its defaults keyword-only (`def log_prob(self, z, *, context=None)`), or compile a
+    free function it delegates to.
+
+    Under torch.compile
+    -------------------
+    It is about `torch.compile` only: a `tf.function` called from a `tf.function` is traced
+    into the caller's graph as a nested function call, defaults and all.
+    """
+
+    code = "HY423"
+    frameworks = TORCH_ONLY
+    name = "nests_compiled_methods"
+    severity = "error"
+    summary = (
+        "A method with positional defaults would run compiled inside another compiled "
+        "function's graph: Dynamo fails building the guards."
+    )
+    unblock = "compile only the outermost function, or make the method's defaults keyword-only"
+    fact = "nests_compiled_methods"
+    fact_meaning = (
+        "(PyTorch) a method with a default that a compiled (or compilable) caller runs inside "
+        "its graph, or a function whose graph runs such a method already decorated with "
+        "`@torch.compile`: Dynamo guards the default through the compile wrapper and fails "
+        "building the guards; only the outermost function is compiled"
+    )
+    decision_order = 17
+    EXAMPLE_FUNCTION = "Net.f"
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """Where a compiled method with defaults would meet another compile, for a function
+        that may be compiled and is not yet."""
+        if not context.changes_on_compiling:
+            return []
+        return cls.findings(
+            nested_compiled_methods(
+                context.index,
+                context.facts,
+                context.key,
+                context.framework,
+                context.project.compiled,
+            )
+        )
