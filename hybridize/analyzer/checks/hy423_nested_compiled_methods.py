@@ -10,12 +10,12 @@ from . import TORCH_ONLY, Check
 
 
 class NestsCompiledMethods(Check):
-    """Compiling it would put a compiled method with positional defaults inside a graph.
+    """Compiling it would put a compiled method with defaults inside another compiled graph.
 
     What it detects
     ---------------
-    A method with a positional parameter that has a default (`def log_prob(self, z,
-    context=None)`) which a function that is compiled, or may be compiled, runs inside its
+    A method with a parameter that has a default (`def log_prob(self, z, context=None)`,
+    keyword-only too) which a function that is compiled, or may be compiled, runs inside its
     graph: it calls the method, directly or through the functions it calls (an attribute's
     method, a submodule's `forward`, an override reached by virtual dispatch). And a function
     whose graph would run such a method that the project already decorates with
@@ -25,13 +25,14 @@ class NestsCompiledMethods(Check):
     ----------------------------
     Dynamo inlines a compiled method it meets while tracing a compiled caller: the inner
     decorator adds nothing to the outer graph (measured: one frame, the same ops as with a
-    plain method). But where the call leaves a positional parameter to its default, Dynamo
-    guards the length of the class attribute's `__defaults__`, which is the compile wrapper's,
-    None: building the caller's guards raises `InternalTorchDynamoError: TypeError: object of
-    type 'NoneType' has no len()` (measured on torch 2.13, at the first compile and every
-    recompile). A method without positional defaults, with keyword-only defaults, a
-    staticmethod and a free function were fine (tests/analyzer/test_hy423_nested_compiled_
-    methods.py measures all of it again).
+    plain method). But where the call leaves a parameter to its default, Dynamo guards the
+    default through the class attribute, the compile wrapper, whose `__defaults__` and
+    `__kwdefaults__` are None: building the caller's guards raises `InternalTorchDynamoError:
+    TypeError: object of type 'NoneType' has no len()` (a keyword-only default: "'NoneType'
+    object is not subscriptable"), measured on torch 2.13 at the first compile and every
+    recompile. A method without defaults, a call filling every default, a staticmethod and a
+    free function were fine (tests/analyzer/test_hy423_nested_compiled_methods.py measures
+    all of it again).
 
     Example
     -------
@@ -51,8 +52,8 @@ class NestsCompiledMethods(Check):
     -------
     Compile only the outermost function (`Pair.log_prob`): the method runs inlined in its
     graph. Where the method is also called eagerly and should be compiled for those calls,
-    make its defaults keyword-only (`def log_prob(self, z, *, context=None)`), or compile a
-    free function it delegates to.
+    compile a free function it delegates to (a free function's defaults are guarded as its
+    own), or have the callers pass every argument.
 
     Under torch.compile
     -------------------
@@ -65,10 +66,10 @@ class NestsCompiledMethods(Check):
     name = "nests_compiled_methods"
     severity = "error"
     summary = (
-        "A method with positional defaults would run compiled inside another compiled "
-        "function's graph: Dynamo fails building the guards."
+        "A method with defaults would run compiled inside another compiled function's graph: "
+        "Dynamo fails building the guards."
     )
-    unblock = "compile only the outermost function, or make the method's defaults keyword-only"
+    unblock = "compile only the outermost function, or a free function the method delegates to"
     fact = "nests_compiled_methods"
     fact_meaning = (
         "(PyTorch) a method with a default that a compiled (or compilable) caller runs inside "

@@ -3,19 +3,20 @@
 When Dynamo traces a compiled function and meets a call of a method that is itself compiled
 (`@torch.compile` on the method, so the class attribute is the compile wrapper), it inlines
 the original function into the outer graph: the inner decorator adds nothing there (measured:
-one frame, the same ops as with a plain method). But when the call leaves a positional
-parameter to its default, Dynamo guards the length of the class attribute's `__defaults__`,
-which is the wrapper's, None: building the guards raises `InternalTorchDynamoError:
-TypeError: object of type 'NoneType' has no len()` at the outer function's first compile
-(measured on torch 2.13, `frameworks.torch_rules.NESTED_COMPILED_DEFAULTS`). A method whose
-positional parameters all come without defaults, one with keyword-only defaults, a
-staticmethod and a free function were fine; a call filling every default too.
+one frame, the same ops as with a plain method). But where the call leaves a parameter to its
+default, Dynamo guards the default through the class attribute, the wrapper, whose
+`__defaults__` and `__kwdefaults__` are None: building the guards raises
+`InternalTorchDynamoError` ("object of type 'NoneType' has no len()" for a positional default,
+"'NoneType' object is not subscriptable" for a keyword-only one) at the outer function's first
+compile (measured on torch 2.13, tests/analyzer/test_hy423_nested_compiled_methods.py). A
+method without defaults, a call filling every default, a staticmethod and a free function
+with defaults were fine.
 
 So two decorators must not meet in one graph where the inner one sits on such a method:
 
-- a method with positional defaults that a compiled function, or one that may be compiled,
-  runs inside its graph (it calls it, directly or through the functions it calls) is left to
-  be inlined: only the outermost function is compiled, and it carries the callee's work;
+- a method with defaults that a compiled function, or one that may be compiled, runs inside
+  its graph (it calls it, directly or through the functions it calls) is left to be inlined:
+  only the outermost function is compiled, and it carries the callee's work;
 - a function whose graph would run a method the project already compiles that way (a user's
   own `@torch.compile` on it) is not compiled.
 """
@@ -32,16 +33,13 @@ from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
 
-POSITIONAL_KINDS = ("posonly", "normal")
-"""Parameters a call fills by position: their defaults are the ones Dynamo guards."""
 
-
-def positional_defaults(fn: FunctionSummary) -> list[str]:
-    """The parameters of a method (a function binding its receiver) that a caller may fill
-    by position and that have a default; empty for a free function or a staticmethod."""
+def method_defaults(fn: FunctionSummary) -> list[str]:
+    """The parameters with a default (positional or keyword-only) of a method, a function
+    binding its receiver; empty for a free function or a staticmethod."""
     if not fn.binds_receiver:
         return []
-    return [p.name for p in fn.explicit_params if p.kind in POSITIONAL_KINDS and p.default]
+    return [p.name for p in fn.explicit_params if p.default is not None]
 
 
 def decorated_by_compiler(index: ProjectIndex, key: FunctionKey, framework: Framework) -> bool:
@@ -69,7 +67,9 @@ def callers_of(facts: TensorFacts, key: FunctionKey) -> list[FunctionKey]:
     return list(seen)
 
 
-def may_be_compiled(index: ProjectIndex, key: FunctionKey, compiled: Collection[FunctionKey]) -> bool:
+def may_be_compiled(
+    index: ProjectIndex, key: FunctionKey, compiled: Collection[FunctionKey]
+) -> bool:
     """Compiled already, or a function the rewrite may compile: one that takes arguments (a
     function taking none takes no tensor, and is never decorated)."""
     if key in compiled:
@@ -87,12 +87,12 @@ def nested_compiled_methods(
     framework: Framework,
     compiled: Collection[FunctionKey],
 ) -> list[Evidence]:
-    """Why compiling `key` would nest a compiled method with positional defaults in a graph:
+    """Why compiling `key` would nest a compiled method with defaults in a graph:
     it is such a method and a caller that is or may be compiled runs it, or its graph runs
     such a method the project already compiles."""
     found: list[Evidence] = []
     fn = index.function(key)
-    defaults = positional_defaults(fn)
+    defaults = method_defaults(fn)
     if defaults:
         outer = _compiling_caller(index, facts, key, framework, compiled)
         if outer is not None:
@@ -101,21 +101,21 @@ def nested_compiled_methods(
                 Evidence(
                     f"`{outer.qualname}`{_where(outer, key)} {how} and runs it inside its "
                     f"graph: compiled too, this method (a default for `{defaults[0]}`) makes "
-                    "Dynamo fail building that graph's guards (\"object of type 'NoneType' "
-                    "has no len()\"); inlined there, a decorator of its own adds nothing: "
+                    "Dynamo fail building that graph's guards (it guards the default through "
+                    "the compile wrapper, whose defaults are None); inlined there, a decorator of its own adds nothing: "
                     "only the outermost function is compiled",
                     fn.span,
                 )
             )
     inner = _compiled_callee(index, facts, key, framework)
     if inner is not None:
-        inner_defaults = positional_defaults(index.function(inner))
+        inner_defaults = method_defaults(index.function(inner))
         found.append(
             Evidence(
                 f"it runs `{inner.qualname}`{_where(inner, key)}, a method already decorated "
                 f"with the compiler and with a default for `{inner_defaults[0]}`: compiled, "
                 "its graph would inline that method, and Dynamo fails building the guards "
-                "(\"object of type 'NoneType' has no len()\")",
+                "(it guards the default through the compile wrapper, whose defaults are None)",
                 fn.span,
             )
         )
@@ -145,10 +145,10 @@ def _compiled_callee(
     key: FunctionKey,
     framework: Framework,
 ) -> FunctionKey | None:
-    """The first function `key` runs (transitively) that is a method with positional
-    defaults decorated with the compiler."""
+    """The first function `key` runs (transitively) that is a method with defaults
+    decorated with the compiler."""
     for callee in functions_run_by(index, facts, [key])[1:]:
-        if positional_defaults(index.function(callee)) and decorated_by_compiler(
+        if method_defaults(index.function(callee)) and decorated_by_compiler(
             index, callee, framework
         ):
             return callee
