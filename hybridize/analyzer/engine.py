@@ -58,8 +58,8 @@ from hybridize.analyzer.facts.effects import EffectAnalysis, EffectSummary
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.frozen_state import forget_writers, frozen_state_writes
 from hybridize.analyzer.facts.helper_safety import HelperSafety
-from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.nested_compiled import decorated_by_compiler
+from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.process_wide import process_wide_assumptions
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.retracing import LiteralVariation
