@@ -28,6 +28,7 @@ from collections.abc import Collection
 from hybridize.analyzer.facts.callgraph import MAX_FUNCTIONS_RUN, functions_run_by
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.helper_safety import HelperSafety
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary
@@ -68,16 +69,24 @@ def callers_of(facts: TensorFacts, key: FunctionKey) -> list[FunctionKey]:
 
 
 def may_be_compiled(
-    index: ProjectIndex, key: FunctionKey, compiled: Collection[FunctionKey]
+    index: ProjectIndex,
+    helpers: HelperSafety,
+    key: FunctionKey,
+    compiled: Collection[FunctionKey],
 ) -> bool:
     """Compiled already, or a function the rewrite may compile: one that takes arguments (a
-    function taking none takes no tensor, and is never decorated)."""
+    function taking none takes no tensor, and is never decorated) and whose graph has no
+    hazard that keeps it eager (an eager-only call, a tensor used as a Python value, NumPy
+    on a tensor, here or in a helper traced with it)."""
     if key in compiled:
         return True
     if key.is_module_code:
         return False
     fn = index.function(key)
-    return not fn.is_lambda and bool(fn.explicit_params)
+    if fn.is_lambda or not fn.explicit_params:
+        return False
+    hazards = helpers.hazards(key)
+    return not (hazards.eager_only or hazards.python_values or hazards.numpy)
 
 
 def nested_compiled_methods(
@@ -85,6 +94,7 @@ def nested_compiled_methods(
     facts: TensorFacts,
     key: FunctionKey,
     framework: Framework,
+    helpers: HelperSafety,
     compiled: Collection[FunctionKey],
 ) -> list[Evidence]:
     """Why compiling `key` would nest a compiled method with defaults in a graph:
@@ -94,7 +104,7 @@ def nested_compiled_methods(
     fn = index.function(key)
     defaults = method_defaults(fn)
     if defaults:
-        outer = _compiling_caller(index, facts, key, framework, compiled)
+        outer = _compiling_caller(index, facts, key, framework, helpers, compiled)
         if outer is not None:
             how = "is compiled" if outer in compiled else "may be compiled"
             found.append(
@@ -127,6 +137,7 @@ def _compiling_caller(
     facts: TensorFacts,
     key: FunctionKey,
     framework: Framework,
+    helpers: HelperSafety,
     compiled: Collection[FunctionKey],
 ) -> FunctionKey | None:
     """The nearest function of the same framework that calls `key` (transitively) and is or
@@ -134,7 +145,7 @@ def _compiling_caller(
     for caller in callers_of(facts, key):
         if index.function_framework(caller).name != framework.name:
             continue
-        if may_be_compiled(index, caller, compiled):
+        if may_be_compiled(index, helpers, caller, compiled):
             return caller
     return None
 
