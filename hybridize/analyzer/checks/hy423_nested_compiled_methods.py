@@ -17,10 +17,10 @@ class NestsCompiledMethods(Check):
     A method with a parameter that has a default (`def log_prob(self, z, context=None)`,
     keyword-only too) which a function that is compiled, or may be compiled (it takes
     arguments, and no eager-only call, tensor used as a Python value or NumPy call keeps its
-    graph eager), runs inside its graph: it calls the method, directly or through the functions it calls (an attribute's
-    method, a submodule's `forward`, an override reached by virtual dispatch). And a function
-    whose graph would run such a method that the project already decorates with
-    `@torch.compile`.
+    graph eager), runs inside its graph: it calls the method, directly or through the
+    functions it calls (an attribute's method, a submodule's `forward`, an override reached
+    by virtual dispatch). And a function whose graph would run such a method that the
+    project already decorates with `@torch.compile`.
 
     Why it matters in graph mode
     ----------------------------
