@@ -19,9 +19,14 @@ class HasUnhashableArguments(Check):
     a list, tuple or dict value: a `@dataclasses.dataclass` with the default `eq=True,
     frozen=False` (and no `unsafe_hash`), an attrs `@attr.s`/`@attrs.define` class that is
     not frozen, a class that defines `__eq__` without `__hash__` or sets `__hash__ = None`,
-    or a subclass of one that does not define a `__hash__` again. Also a method of such a
-    class: `self` is part of the key. Classes whose hashing depends on a base outside the
-    project, or on a decorator keyword that is not a literal, are not claimed.
+    or a subclass of one that does not define a `__hash__` again, or a subclass of
+    `tf.Variable` (a variable compares by value and never hashes; larq's
+    `QuantizedVariable`), unless the class implements the tracing protocol
+    (`__tf_tracing_type__`), through which tf.function types it without hashing. Also a
+    method of such a class, the protocol notwithstanding: `self` is part of the key (a
+    method is looked up per instance in a dictionary keyed on it). Classes whose hashing
+    depends on another base outside the project, or on a decorator keyword that is not a
+    literal, are not claimed.
 
     Why it matters in graph mode
     ----------------------------
@@ -30,8 +35,9 @@ class HasUnhashableArguments(Check):
     object must be hashable (it is part of the cache key). Eagerly nothing is hashed and the
     code works; decorated, the first call fails with "TypeError: Could not generate a
     generic TraceType for BlockSpec(...). Please verify that it is immutable/hashable" (or
-    "unhashable type" for `self`). Measured under TF 2.21: sets, mutable dataclasses (and
-    their subclasses), `__eq__`-only classes fail; frozen or `unsafe_hash` dataclasses,
+    "unhashable type" for `self`, "Variable is unhashable" for a variable). Measured under
+    TF 2.21: sets, mutable dataclasses (and their subclasses), `__eq__`-only classes and
+    `tf.Variable` subclasses fail; frozen or `unsafe_hash` dataclasses,
     `eq=False` dataclasses, plain classes (hashed by identity), enums and frozensets work.
 
     Example

@@ -14,6 +14,13 @@ Could not generate a generic TraceType for ... Please verify that it is immutabl
     works: plain class instances (hashed by identity), frozen or `unsafe_hash` dataclasses,
            `eq=False` dataclasses, classes defining both `__eq__` and `__hash__`, enums,
            frozensets, lists/tuples/dicts of hashable leaves
+    also fails: a subclass of `tf.Variable` (larq's `QuantizedVariable`) as `self`: a
+           TensorFlow variable compares by value and refuses to hash ("Variable is
+           unhashable. Instead, use variable.ref() as the key."), so tf.function cannot look
+           up the bound method of the instance (found by the oracle on larq 0.14.0;
+           tests/analyzer/test_variable_subclass_methods.py measures it again); as an
+           argument too, unless the class implements the tracing protocol
+           (`__tf_tracing_type__`, as larq's does): then tf.function types it without hashing
 
 The evidence is the parameter's value as the analysis knows it (the arguments of the
 project's calls, its default, its annotation); instances of classes whose hashability
@@ -31,6 +38,8 @@ from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import MAX_NESTING, Atom
+from hybridize.analyzer.frameworks import lookup
+from hybridize.analyzer.frameworks.framework import TENSORFLOW
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
 from hybridize.analyzer.summaries.ir import DecoratorInfo, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
@@ -100,11 +109,24 @@ def own_hash_status(index: ProjectIndex, class_key: ClassKey) -> tuple[HashStatu
     return "inherits", ""
 
 
+def is_tensorflow_variable_class(dotted: str) -> bool:
+    """A TensorFlow variable class (`tf.Variable`, `tf.compat.v1.Variable`...), as the
+    framework tables know it: its instances refuse to hash."""
+    info = lookup(dotted)
+    return (
+        info is not None
+        and info.kind == "class"
+        and info.returns == "variable"
+        and info.framework == TENSORFLOW.name
+    )
+
+
 def hash_status(
     index: ProjectIndex, class_key: ClassKey, seen: frozenset[ClassKey] = frozenset()
 ) -> tuple[HashStatus, str]:
     """Whether instances of a project class hash: its own body first, then its bases in
-    order (a base outside the project, other than `object`, is not known)."""
+    order (a base outside the project, other than `object`, is not known, but for a
+    TensorFlow variable class, whose instances never hash)."""
     status, reason = own_hash_status(index, class_key)
     if status != "inherits":
         return status, reason
@@ -115,9 +137,18 @@ def hash_status(
                 return status, f"its base `{base}`: {reason}"
             if status != "inherits":
                 return status, reason
+        elif ref[0] == "ext" and is_tensorflow_variable_class(ref[1]):
+            return "unhashable", f"its base `{base}` is a TensorFlow variable, which never hashes"
         elif ref != ("ext", "builtins.object"):
             return "unknown", f"base `{base}` is outside the project"
     return "inherits", ""
+
+
+def implements_tracing_protocol(index: ProjectIndex, class_key: ClassKey) -> bool:
+    """The class (or a project base) defines `__tf_tracing_type__`: tf.function types an
+    argument of it through that protocol, without hashing it (larq's `QuantizedVariable`
+    passed to a tf.function). The receiver of a method is hashed all the same."""
+    return any("__tf_tracing_type__" in index.klass(key).methods for key in index.mro(class_key))
 
 
 def unhashable_part(index: ProjectIndex, atom: Atom, depth: int = 0) -> str | None:
@@ -132,7 +163,11 @@ def unhashable_part(index: ProjectIndex, atom: Atom, depth: int = 0) -> str | No
         return _first(index, (a for part in atom[1] for a in part), depth + 1)
     elif kind == "dict" and depth < MAX_NESTING:
         return _first(index, atom[1], depth + 1)
-    elif kind == "obj" and _is_project_class(index, atom[2]):
+    elif (
+        kind == "obj"
+        and _is_project_class(index, atom[2])
+        and not implements_tracing_protocol(index, atom[2])
+    ):
         status, reason = hash_status(index, atom[2])
         if status == "unhashable":
             return f"an instance of `{atom[2].qualname}` ({reason})"
@@ -189,7 +224,7 @@ def unhashable_arguments(
                 Evidence(
                     f"instances of `{fn.class_qualname}` cannot be hashed ({reason}): "
                     "a `tf.function` method keys its traces on `self` and fails with "
-                    '"unhashable type"',
+                    '"unhashable type" (or "Variable is unhashable")',
                     fn.span,
                 )
             )
