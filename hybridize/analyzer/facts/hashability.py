@@ -224,7 +224,7 @@ def unhashable_arguments(
                 Evidence(
                     f"instances of `{fn.class_qualname}` cannot be hashed ({reason}): "
                     "a `tf.function` method keys its traces on `self` and fails with "
-                    '"unhashable type" (or "Variable is unhashable")',
+                    '"unhashable type"',
                     fn.span,
                 )
             )
