@@ -116,7 +116,9 @@ def python_value_returns(
     findings = [Evidence(reason, fn.span) for reason in reasons[:1]]
     kinds = _python_kinds(fn, evaluator)
     by_index = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
-    static = any(_static_where_known(fn, sym, by_index) for sym in fn.returns)
+    static = any(
+        _static_where_known(fn, sym, by_index) for sym in fn.returns
+    ) or _returns_given_shapes(index, facts, key)
     if static and not kinds:
         kinds.add(PARTLY_STATIC_SHAPE)
     assumptions: list[str] = []
@@ -528,6 +530,47 @@ def _static_where_known(fn: FunctionSummary, sym: Sym, calls: dict[int, Resolved
     the tensor says nothing of the shape."""
     kinds = _shape_kinds(fn, sym, calls, set())
     return kinds is not None and STATIC in kinds
+
+
+def _returns_given_shapes(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
+    """The function returns (a slice, an element of) a parameter as given, and its callers
+    give shape values there, static in some: larq's `_get_spatial_shape(input_shape)`,
+    returning `input_shape[1:-1]` of the `inputs.shape` (or `tf.shape(inputs)`) its caller
+    passes. Compiled, a static `TensorShape` comes back as a tensor (or fails to, "found
+    return value of type TensorShape", when a dim is unknown): the same hazard as a shape
+    read in the function itself."""
+    given = passed_through(index, facts, key)
+    if not given:
+        return False
+    kinds: set[str] = set()
+    for caller, caller_fn, resolved, kind in _call_sites(index, facts, key):
+        bound = bind_arguments(
+            index.function(key),
+            [frozenset({a}) for a in resolved.site.args],
+            {k: frozenset({v}) for k, v in resolved.site.kwargs},
+            skip_receiver=kind in ("method", "layer_call", "class"),
+        )
+        calls = {r.index: r for r in facts.calls.get(caller, [])}
+        for name in given:
+            for argument in bound.get(name, ()):
+                found = _shape_kinds(caller_fn, argument, calls, set())
+                if found is None:
+                    return False
+                kinds |= found
+    return STATIC in kinds
+
+
+def _call_sites(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> Iterator[tuple[FunctionKey, FunctionSummary, ResolvedCall, str]]:
+    """Every call of the function in the project: the caller, its summary, the call, and how
+    it reaches the function (`callees`)."""
+    for caller in sorted(facts.callers.get(key, ()), key=str):
+        caller_fn = index.function(caller)
+        for resolved in facts.calls.get(caller, []):
+            for kind, target in callees(index, resolved):
+                if target == key:
+                    yield caller, caller_fn, resolved, kind
 
 
 STATIC, DYNAMIC = "static", "dynamic"

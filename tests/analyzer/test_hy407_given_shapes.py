@@ -1,0 +1,95 @@
+"""HY407 for a shape a function returns as its caller gave it: larq's `_get_spatial_shape`.
+
+Found by the differential oracle on larq 0.14.0: `QuantizerBaseConv._get_spatial_shape`
+returns `input_shape[1:-1]` of the `inputs.shape` (or, when a dim is unknown,
+`tf.shape(inputs)`) its caller passes; compiled, the layer tests failed with "found return
+value of type TensorShape" and with static shapes lost. The shape list is the caller's
+"static where known, dynamic otherwise" idiom, returned through a parameter
+(`facts/returns.py`, `_returns_given_shapes`). These tests pin the rule and measure the
+claim on the installed TensorFlow.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from facts_helpers import analyse
+
+PROGRAM = """
+import tensorflow as tf
+
+
+def spatial(input_shape):
+    return input_shape[1:-1]
+
+
+def dims(shape):
+    return shape[1:-1]
+
+
+def names(labels):
+    return labels[1:-1]
+
+
+class Flatten(tf.keras.layers.Layer):
+    def call(self, inputs):
+        input_shape = inputs.shape
+        if not input_shape[1:].is_fully_defined():
+            input_shape = tf.shape(inputs)
+        size = spatial(input_shape)
+        dynamic = dims(tf.shape(inputs))
+        kept = names(["batch", "height", "width", "channels"])
+        return tf.reshape(inputs, [-1, size[0] * size[1] * dynamic[0] // dynamic[0], 3]), kept
+
+
+Flatten()(tf.ones((2, 5, 5, 3)))
+"""
+
+
+def test_a_slice_of_the_static_shape_a_keras_call_passes_is_hy407() -> None:
+    v = analyse(PROGRAM)["spatial"]
+    assert "has_python_value_returns" in v.failures
+    [finding] = [f for f in v.findings if f.code == "HY407"]
+    assert "static where known" in finding.message
+    assert "`Flatten.call` (line 22)" in finding.message and "`tf.reshape`" in finding.message
+
+
+def test_a_slice_of_a_dynamic_shape_only_is_not_concerned() -> None:
+    # `tf.shape(x)` is a tensor eagerly too: compiling changes nothing the caller sees.
+    assert "has_python_value_returns" not in analyse(PROGRAM)["dims"].failures
+
+
+def test_a_slice_of_a_list_of_other_values_is_not_concerned() -> None:
+    assert "has_python_value_returns" not in analyse(PROGRAM)["names"].failures
+
+
+@pytest.mark.tensorflow
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_a_compiled_helper_slicing_a_given_shape_loses_or_fails_on_it() -> None:
+    """Measured under TF 2.21: in a graph (a Keras layer's call runs on symbolic tensors the
+    same way) the compiled helper's result is a tensor of unknown value, so a reshape loses
+    its static dim; and a `TensorShape` with an unknown dim cannot be returned at all."""
+    import tensorflow as tf
+
+    def spatial(input_shape: tf.TensorShape) -> tf.TensorShape:
+        return input_shape[1:-1]
+
+    def flatten(helper: object) -> tuple[int | None, ...]:
+        @tf.function(input_signature=[tf.TensorSpec([None, 5, 5, 3])])
+        def call(inputs: tf.Tensor) -> tf.Tensor:
+            input_shape = inputs.shape
+            if not input_shape[1:].is_fully_defined():
+                input_shape = tf.shape(inputs)
+            size = helper(input_shape)  # type: ignore[operator]
+            reshaped = tf.reshape(inputs, [-1, size[0] * size[1], 3])
+            assert isinstance(reshaped, tf.Tensor)
+            return reshaped
+
+        return tuple(call.get_concrete_function().output_shapes)
+
+    assert flatten(spatial) == (None, 25, 3)
+    assert flatten(tf.function(spatial)) == (None, None, 3)
+    with pytest.raises(TypeError, match="must return zero or more Tensors"):
+        tf.function(spatial)(tf.TensorShape([None, None, 5, 3]))
