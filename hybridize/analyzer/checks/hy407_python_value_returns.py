@@ -33,6 +33,9 @@ class HasPythonValueReturns(Check):
       when a caller running as a graph (a Keras layer's `call`, which Keras runs on symbolic
       tensors, or a traced function) computes with them: passes them to an op (a
       `tf.reshape` target) or iterates a `range()` over them.
+      Also such a shape returned as its caller gave it (a slice or element of a parameter
+      every caller fills with shape values, static in some: larq's
+      `_get_spatial_shape(input_shape)` returning `input_shape[1:-1]` of `inputs.shape`).
 
     An eager tensor stands in for a Python number in most uses (a list index, `range(n)`,
     an `if` comparison, `"%d" % n`, `int(n)`): those callers are fine. When no caller is
