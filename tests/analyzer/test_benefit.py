@@ -8,12 +8,20 @@ for code already inside a compiled caller.
 
 from __future__ import annotations
 
+import math
 import textwrap
 
 import pytest
 from facts_helpers import case, project_result, verdict
 
-from hybridize.analyzer.decisions.benefit import HIGH_WORK
+from hybridize.analyzer.decisions.benefit import PAYBACK
+from hybridize.analyzer.frameworks.call_costs import TENSORFLOW_CALL_COSTS
+
+_COSTS = TENSORFLOW_CALL_COSTS
+HIGH_WORK = math.ceil(PAYBACK * _COSTS.compiled_call / (_COSTS.elementwise + _COSTS.python_operand))
+"""Lines of `x = tf.sin(x) + 1.0` (an elementwise op and an operator with a Python number)
+from which a function of one argument holds more eager time than `PAYBACK` times what its
+compiled call adds."""
 
 TRAINING_STEP = """
         import tensorflow as tf
@@ -225,8 +233,11 @@ def nested(calls: str, runs: str, framework: str = "tensorflow") -> str:
                 grads = tape.gradient(loss, model.trainable_variables)
                 optimizer.apply_gradients(zip(grads, model.trainable_variables))""",
                 # a forward pass (a backward pass through a compiled region is a hazard of
-                # its own): a layer call is work enough to pay when it runs in a loop
-                """loss = ((model(x) - y) ** 2).mean()""",
+                # its own) of a few layer calls: more eager time than torch.compile's call
+                # overhead (one `nn.Linear` call alone, about 7 us, is less than its 15 us)
+                """for _ in range(3):
+                    x = torch.tanh(model(x))
+                loss = ((x - y) ** 2).mean()""",
             )
         )
         runs = runs.replace("tf.ones", "torch.ones")
@@ -351,7 +362,12 @@ def test_work_counts_ops_of_the_body_and_its_callees() -> None:
             chain(tf.ones((2, 3)))
         """
     assert verdict(split, "chain").benefit == "high"
-    assert verdict(split.replace("tf.sin(x) + ", "x + 0 * "), "chain").benefit == "high"
+    # Operators count too: an operator with a Python number costs less than an op and one.
+    operators = math.ceil(PAYBACK * _COSTS.compiled_call / _COSTS.python_operand)
+    only_operators = "\n".join(f"            x = x + {i}.0" for i in range(operators))
+    assert verdict(split.replace(ops, only_operators), "chain").benefit == "high"
+    fewer = "\n".join(f"            x = x + {i}.0" for i in range(HIGH_WORK))
+    assert verdict(split.replace(ops, fewer), "chain").benefit == "low"
 
 
 def test_varying_shapes_are_a_stated_retracing_risk() -> None:

@@ -37,29 +37,28 @@ from hybridize.analyzer.facts.evaluator import (
     get_evaluator,
 )
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
-from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
+from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import CallSite, Loop, Sym
-from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.model import Benefit as BenefitLevel
 from hybridize.model import FunctionVerdict
 
-HIGH_WORK = 8
-"""Work units (see `_local_work`) from which one call is predicted to cost clearly more in
-eager mode than a graph call's fixed overhead: about eight TensorFlow ops, or one model or
-layer call. Calibrated on the corpus against the bench (benchmarks/benefit_calibration.py)."""
-
-LAYER_CALL_WORK = 8
-"""A Keras layer or model call: several ops, and Keras's eager per-call Python (input checks,
-autocasting, name scopes) that a graph runs once, at tracing."""
+PAYBACK = 1.25
+"""How many times what a compiled call adds (`CallCosts.compiled_overhead`) the eager time it
+saves (`_local_work`) must be for compiling to pay clearly: a ratio near 1 is lost in the noise
+of other work (the benefit oracle measured gpytorch's `HorseshoePrior.log_prob`, estimated
+1.4, at 1.5x, and `Positive.inverse_transform`, estimated 1.0, at 1.01x)."""
 
 LOOP_WORK_FACTOR = 3
 """Work inside a Python loop of the body runs several times per call (AutoGraph turns a loop
 over tensors into a graph loop; a loop over a Python range is unrolled): counted this many
 times."""
 
-WORK_CAP = 10_000
-"""Work is summed over callees: capped, as only the comparison with HIGH_WORK matters."""
+WORK_CAP = 10_000_000.0
+"""Work (microseconds) is summed over callees: capped, as only the comparison with the
+compiled call's overhead matters."""
 
 MANY_CALLS = 50
 """Calls per run from which tracing (100-500 ms for a training step, more with XLA) is
@@ -67,10 +66,14 @@ predicted to be paid back by what each graph call saves (a few ms to tens of ms)
 run 20 to 40 times (once per epoch) did not pay on the corpus's bench. Calibrated with
 benchmarks/benefit_calibration.py."""
 
+MAX_BASE_DEPTH = 20
+"""How deep `_instance_calls` follows project base classes (a cycle of bases is an error in
+the program, not a reason to recurse forever)."""
+
 MANY = math.inf
 """A call count the code does not bound: a loop over a dataset or a `while`, recursion."""
 
-Frequency = Literal["repeated", "once", "tests", "uncalled"]
+Frequency = Literal["repeated", "once", "tests", "uncalled", "unknown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,15 +133,22 @@ class BenefitModel:
 
     def estimate(self, key: FunctionKey) -> Benefit:
         """The level and its reasons, most decisive reason first."""
-        work = self._work.get(key, 0)
+        work = self._work.get(key, 0.0)
         training = self._training.get(key, False)
         frequency = self.frequency(key)
-        what = _work_in_words(work, training, self.framework_of(key).title)
+        framework = self.framework_of(key)
+        overhead = self._compiled_overhead(key)
+        what = _work_in_words(work, training, framework.title)
         if self.covered.get(key, False):
             return Benefit(
                 "none",
                 ("already runs inside a compiled caller: a decorator of its own changes nothing",),
             )
+        forward_pass = frequency in ("uncalled", "unknown", "tests") and (
+            self._runs_per_forward_pass(key)
+        )
+        if forward_pass:
+            frequency = "repeated"
         if frequency == "tests":
             return Benefit("none", ("only tests call it",))
         if frequency == "once":
@@ -160,36 +170,59 @@ class BenefitModel:
                     what,
                 ),
             )
+        if frequency == "unknown":
+            return Benefit(
+                "low",
+                (
+                    "its callers are entry points no code of the project calls: how often it "
+                    "runs is unknown",
+                    what,
+                ),
+            )
         per_definition = self._traced_per_definition(key)
         if per_definition is not None:
             return per_definition
+        pays = work >= PAYBACK * overhead
         recompiles = self._state_recompiles(key)
-        if recompiles is not None and (training or work >= HIGH_WORK):
+        if recompiles is not None and (training or pays):
             return Benefit("low", (recompiles, what))
+        adds = f"the about {overhead:.0f} µs a compiled call adds"
+        cadence = (
+            "a layer's call, run at every forward pass of a model holding the layer (the "
+            "program using it decides how often)"
+            if forward_pass
+            else "runs in a loop"
+        )
         if training:
             return Benefit(
                 "high",
                 (
-                    "runs in a loop, and each call is a training step (gradients and weight "
+                    f"{cadence}, and each call is a training step (gradients and weight "
                     "updates): one graph instead of many eager ops",
                     what,
                 ),
             )
-        if work >= HIGH_WORK:
+        if pays:
             return Benefit(
                 "high",
                 (
-                    f"runs in a loop, and each call holds {what.removeprefix('only ')}",
+                    f"{cadence}, and each call holds {what.removeprefix('only ')}, well over {adds}",
                     *self._retracing_risk(key),
                 ),
             )
         return Benefit(
             "low",
             (
-                f"runs in a loop, but each call holds {what}: a graph call's fixed overhead "
-                "(about 0.2 ms) is as large as the work it saves",
+                f"{cadence}, but each call holds {what}, against {adds}: too little work "
+                "per call for a graph to save more than its call's fixed overhead",
             ),
         )
+
+    def _compiled_overhead(self, key: FunctionKey) -> float:
+        """What a compiled call of the function adds (microseconds): the framework's fixed
+        overhead and its cost per argument (the receiver of a method aside)."""
+        costs = self.framework_of(key).call_costs
+        return costs.compiled_overhead(len(self.index.function(key).explicit_params))
 
     def inside_proposed_graphs(
         self,
@@ -243,7 +276,38 @@ class BenefitModel:
         runs = self._calls.get(key)
         if runs is not None:
             return "repeated" if runs >= MANY_CALLS else "once"
-        return "tests" if self._callers(key) else "uncalled"
+        callers = self._callers(key)
+        if not callers:
+            return "uncalled"
+        return "tests" if all(map(self.is_test_code, callers)) else "unknown"
+
+    def _runs_per_forward_pass(self, key: FunctionKey) -> bool:
+        """Whether the function is the method that calling a layer or model object runs
+        (Keras's `call`, PyTorch's `forward`: `ProjectIndex.instance_call`): a model holding
+        the layer runs it at every forward pass, once per batch, where the program, not
+        this project, decides how often (a library's layer, called by its users' models)."""
+        function = self.index.function(key)
+        if function.class_qualname is None:
+            return False
+        return function.name in self._instance_calls(ClassKey(key.file, function.class_qualname))
+
+    def _instance_calls(self, class_key: ClassKey, depth: int = 0) -> set[str]:
+        """The methods calling an instance of the class runs, one per framework layer class
+        among its bases, through project bases (every base: a task deriving from a Keras
+        `Layer` and a plain mixin is a layer)."""
+        found: set[str] = set()
+        try:
+            refs = self.index.base_refs(class_key)
+        except KeyError:
+            return found
+        for ref in refs:
+            if ref[0] == "ext":
+                base = external_class_role(ref[1])
+                if base is not None:
+                    found.add(base.call_method)
+            elif ref[0] == "class" and depth < MAX_BASE_DEPTH:
+                found |= self._instance_calls(ref[1], depth + 1)
+        return found
 
     def _callers(self, key: FunctionKey) -> set[FunctionKey]:
         return {c for c in self.graph.predecessors(key) if c != key}
@@ -292,15 +356,25 @@ class BenefitModel:
                     continue
                 total = 0.0
                 counted = False
+                unknown = False
                 for caller in self.graph.predecessors(key):
                     if caller in members or self.is_test_code(caller):
                         continue
                     if self.graph[caller][key].get("kind") == TRACED:
                         continue
                     counted = True
-                    if caller not in stops:
-                        total += _times(calls.get(caller, 1), self._edge_runs.get((caller, key), 1))
-                if counted:
+                    if caller in stops:
+                        continue
+                    runs = calls.get(caller)
+                    if runs is None:
+                        # An entry point no code of the project calls (a library's API), or
+                        # a function only such entry points reach: it runs an unknown
+                        # number of times, at least once if at all; this call as often as
+                        # the edge runs per call of it, at least.
+                        unknown = True
+                        runs = 1
+                    total += _times(runs, self._edge_runs.get((caller, key), 1))
+                if counted and not (unknown and total < MANY_CALLS):
                     calls[key] = MANY if cyclic and total else total
         return calls
 
@@ -354,11 +428,11 @@ class BenefitModel:
 
     # -- how much work per call ----------------------------------------------------------
 
-    def _total_work(self) -> tuple[dict[FunctionKey, int], dict[FunctionKey, bool]]:
-        """Work units of each function with what it runs as part of its own execution
-        (callees; not callbacks that tf.data traces separately), and whether that includes
-        a training update. Cycles share one total."""
-        work: dict[FunctionKey, int] = {}
+    def _total_work(self) -> tuple[dict[FunctionKey, float], dict[FunctionKey, bool]]:
+        """Eager time (microseconds) of each function with what it runs as part of its own
+        execution (callees; not callbacks that tf.data traces separately), and whether that
+        includes a training update. Cycles share one total."""
+        work: dict[FunctionKey, float] = {}
         training: dict[FunctionKey, bool] = {}
         for nodes in components_bottom_up(self.scope):
             local = [self._local_work(n) for n in nodes]
@@ -369,35 +443,33 @@ class BenefitModel:
                 for callee, attrs in self.scope[n].items():
                     if callee in members or attrs.get("kind") == TRACED:
                         continue
-                    total += work.get(callee, 0)
+                    total += work.get(callee, 0.0)
                     trains = trains or training.get(callee, False)
             for n in nodes:
                 work[n] = min(total, WORK_CAP)
                 training[n] = trains
         return work, training
 
-    def _local_work(self, key: FunctionKey) -> tuple[int, bool]:
-        """Work units of the body itself: one per TensorFlow op (API call or operator on
-        tensors), LAYER_CALL_WORK per Keras layer or model call, loops counted
-        LOOP_WORK_FACTOR times; and whether it applies a training update."""
-        units = 0
+    def _local_work(self, key: FunctionKey) -> tuple[float, bool]:
+        """The eager time (microseconds) of the framework work of the body itself, each call
+        and operator weighed by its cost class (`CallCosts`): a framework op, elementwise or
+        not; a layer or model call; an operator on tensors, with a Python number as an
+        operand or not. Calls in loops count LOOP_WORK_FACTOR times. And whether the body
+        applies a training update."""
+        costs = self.framework_of(key).call_costs
+        work = 0.0
         training = False
         for resolved in self.facts.calls.get(key, []):
             factor = LOOP_WORK_FACTOR if resolved.site.in_loop else 1
             if any(info.training_update for info in resolved.api):
                 training = True
-            if external_layer_call(resolved) or any(
-                kind == "layer_call" for kind, _ in resolved.targets
-            ):
-                units += LAYER_CALL_WORK * factor
-            elif any(info.tensor_op for info in resolved.api):
-                units += factor
+            work += _call_cost(resolved, costs) * factor
         evaluator = self.facts.evaluators.get(key)
         if evaluator is not None:
             for sym, atoms in evaluator.memo.items():
                 if sym[0] == "op" and any(a[0] in ("tensor", "variable") for a in atoms):
-                    units += 1
-        return units, training
+                    work += _operator_cost(evaluator, sym, costs)
+        return work, training
 
     def _traced_per_definition(self, key: FunctionKey) -> Benefit | None:
         """A function defined inside another whose body runs repeatedly, where the framework
@@ -494,7 +566,40 @@ SMALL_OFFSET = 2
 """`n + 1`, `n - 1`, `n * 2`: estimated as `n` (a trip count is compared with MANY_CALLS)."""
 
 
-def _work_in_words(work: int, training: bool, title: str) -> str:
+def _call_cost(resolved: ResolvedCall, costs: CallCosts) -> float:
+    """The eager time of one call: a layer or model call (a project layer's, or a framework
+    layer, model, loss or metric object's); a framework op, elementwise or not; nothing for
+    other calls (their callees' work is counted as theirs). A call the tables resolve to an
+    op is that op even where the callee may also be a layer (`self._transform(x)`, an
+    attribute holding `softplus` on a module)."""
+    ops = [info for info in resolved.api if info.tensor_op and not _is_layer_entry(info.name)]
+    if ops:
+        return costs.elementwise if all(is_elementwise(i.name) for i in ops) else costs.op
+    if external_layer_call(resolved) or any(kind == "layer_call" for kind, _ in resolved.targets):
+        return costs.layer_call
+    if any(info.tensor_op for info in resolved.api):
+        return costs.op
+    return 0.0
+
+
+def _is_layer_entry(api_name: str) -> bool:
+    """A layer's, model's, loss's or metric's own call (`keras.Layer.__call__`, `.call`):
+    a layer call, not an op."""
+    return api_name.rsplit(".", 1)[-1] in ("__call__", "call", "forward")
+
+
+def _operator_cost(evaluator: Evaluator, sym: Sym, costs: CallCosts) -> float:
+    """The eager time of an operator on tensors: with a Python number as an operand (which
+    each eager call converts to a tensor first), or between tensors."""
+    operands = sym[1] if len(sym) == 2 and isinstance(sym[1], tuple) else ()
+    for operand in operands:
+        atoms = evaluator.eval(operand)
+        if atoms and all(a[0] in ("lit", "python") for a in atoms):
+            return costs.python_operand
+    return costs.elementwise
+
+
+def _work_in_words(work: float, training: bool, title: str) -> str:
     """The work a call holds, in words naming the function's framework (`title`)."""
     if training:
         return "a training step" if work < WORK_CAP else "a training step and much more"
@@ -502,7 +607,7 @@ def _work_in_words(work: int, training: bool, title: str) -> str:
         return f"no {title} op of its own"
     if work >= WORK_CAP:
         return f"a large amount of {title} work"
-    return f"only about {work} unit{'s' if work != 1 else ''} of {title} work"
+    return f"only about {work:.0f} µs of eager {title} work"
 
 
 def _times(runs: float, per_run: float) -> float:

@@ -41,6 +41,7 @@ from . import (
 )
 from ._tables import ApiTable, literal_order_table, tensorflow_table, torch_table
 from .api_info import ApiInfo, DtypeAssertingConversion
+from .call_costs import TENSORFLOW_CALL_COSTS, TORCH_CALL_COSTS, CallCosts
 from .members import OwnMembers
 from .output_shapes import OUTPUT_SHAPES, OutputShape
 from .shapes import Shape
@@ -239,6 +240,9 @@ class Framework:
     )
     """What call sites passing tensors of different shapes cost, and the decorator argument
     that helps, for the benefit's reasons."""
+    call_costs: CallCosts = TENSORFLOW_CALL_COSTS
+    """What a call costs eagerly per class of operation and what a compiled call adds, in
+    time (`call_costs`): whether compiling a call pays."""
     compiles_per_definition: str | None = None
     """Why a compiled function defined inside another function pays only when it serves many
     calls per run of that function's body: each run of the `def` makes a new compiled
@@ -507,6 +511,7 @@ TENSORFLOW = Framework(
     concrete_value_advice=tensorflow_rules.CONCRETE_VALUE_ADVICE,
     xla_argument=tensorflow_rules.XLA_ARGUMENT,
     compiles_per_definition=tensorflow_rules.NESTED_DEFINITION_RETRACES,
+    call_costs=TENSORFLOW_CALL_COSTS,
     layer_arguments_trace=True,
     loop_variable_index_break=tensorflow_rules.LOOP_VARIABLE_INDEX_BREAK,
     graph_operation_namespaces=tensorflow_rules.GRAPH_OPERATION_NAMESPACES,
@@ -583,6 +588,7 @@ TORCH = Framework(
     tensor_data_assignment=torch_rules.TENSOR_DATA_ASSIGNMENT,
     shape_derived_numbers=torch_rules.SHAPE_DERIVED_NUMBERS,
     varying_shapes=torch_rules.VARYING_SHAPES_ADVICE,
+    call_costs=TORCH_CALL_COSTS,
     retrace_verb="recompile",
     state_recompiles=torch_rules.STATE_RECOMPILES,
     distribution_float_recompiles=torch_rules.DISTRIBUTION_FLOAT_RECOMPILES,

@@ -1,0 +1,101 @@
+"""What a call costs eagerly and compiled, in time: the figures the benefit estimate weighs.
+
+Compiling a function saves, at every call, the eager dispatch of each operation in its body
+(the Python of the framework's API wrappers, the C++ dispatch of each op, a Keras layer's
+per-call checks); the compiled call costs a fixed overhead of its own instead (a
+`tf.function` finds its concrete function from its arguments' types, then runs a graph; a
+`torch.compile`d frame checks its guards, then runs its compiled code). The kernels
+themselves run either way. Whether compiling pays is then a comparison of two times, not a
+count of operations: a call of a few elementwise operations on small tensors saves less than
+the overhead it adds (measured: gpytorch's `Positive.transform`, one `softplus`, ran 5 to 7
+times slower compiled), while a call of many operations or of layers saves more.
+
+Cost classes of the work a body holds (`CallCosts`), from what the tables say of each call:
+
+* an elementwise op between tensors (`a * b`, `tf.exp`, `torch.sigmoid`): the cheapest
+  dispatch;
+* an op with a Python number as an operand (`x * 2.0`, `1 + a`): the number is converted to
+  a tensor at every eager call first;
+* any other framework op (`matmul`, `concat`, `reshape`, reductions, `top_k`): more Python
+  in its wrapper (argument conversion, shape checks, name scopes) than an elementwise op;
+* a layer or model call: Keras's `__call__` (input checks, autocasting, name scopes) or a
+  `torch.nn.Module`'s hooks, run once per call eagerly and once per trace in a graph.
+
+Measured with TensorFlow 2.21 and torch 2.13 on CPU, tensors of 8x8, medians of interleaved
+repeats on the project's (loaded, 2-core) machine; `tests/analyzer/test_benefit_rules_measured.py`
+measures the ratios again. Only ratios matter: the estimate compares the time a call saves
+with the time its compiled call adds, both in these units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .tensorflow_shapes import ELEMENTWISE
+
+
+@dataclass(frozen=True, slots=True)
+class CallCosts:
+    """A framework's eager cost per operation class and its compiled call's overhead, in
+    microseconds (see the module docstring)."""
+
+    compiled_call: float
+    """The fixed overhead of one call of a compiled function of one tensor argument."""
+    per_argument: float
+    """What each further argument adds to a compiled call (a `tf.function` computes the
+    trace type of every argument at every call to find its concrete function)."""
+    elementwise: float
+    """The eager time of an elementwise op between tensors."""
+    python_operand: float
+    """The eager time of an op with a Python number as one operand."""
+    op: float
+    """The eager time of another framework op."""
+    layer_call: float
+    """The eager time a layer or model call adds around the ops of its body."""
+
+    def compiled_overhead(self, arguments: int) -> float:
+        """What one compiled call of a function taking `arguments` arguments adds."""
+        return self.compiled_call + self.per_argument * max(arguments - 1, 0)
+
+
+TENSORFLOW_CALL_COSTS = CallCosts(
+    # measured: a tf.function of one op, 165-255 us per call against 31-35 us eager; of 8
+    # arguments, 580 us (Sonnet's `rmsprop_update`: 266 us eager, 580 us compiled)
+    compiled_call=180.0,
+    per_argument=45.0,
+    # measured: `a * b` 22 us, `x * 2.0` about 30 us, `tf.matmul` 36 us, `concat`/`reshape`/
+    # slicing 79 us each; a Keras `Dense` layer call 633 us
+    elementwise=22.0,
+    python_operand=30.0,
+    op=45.0,
+    layer_call=600.0,
+)
+"""`tf.function` on TensorFlow 2.21 (CPU)."""
+
+TORCH_CALL_COSTS = CallCosts(
+    # measured: a torch.compile'd function of one op 15 us per call against 1-2.5 us eager;
+    # further tensor arguments add little (their guards are cheap checks)
+    compiled_call=15.0,
+    per_argument=1.0,
+    # measured: `a * b` 1.0 us, `a @ b` 1.4 us; an op with a Python number about 2 us; an
+    # `nn.Linear` call 7 us
+    elementwise=1.0,
+    python_operand=2.0,
+    op=1.5,
+    layer_call=6.0,
+)
+"""`torch.compile` on torch 2.13 (CPU)."""
+
+
+def is_elementwise(api_name: str) -> bool:
+    """Whether a framework op (canonical name) is elementwise: its last name is one of the
+    ops whose result has the broadcast shape of their arguments (`ELEMENTWISE`), in any
+    namespace (`tf.math.exp`, `torch.exp`, `torch.Tensor.exp`, `torch.nn.functional.softplus`)."""
+    short = api_name.rsplit(".", 1)[-1].rstrip("_")
+    return short in ELEMENTWISE or short in _MORE_ELEMENTWISE
+
+
+_MORE_ELEMENTWISE = frozenset(
+    {"neg", "expm1", "mul", "div", "sub", "true_divide", "clamp", "clip", "where", "logaddexp"}
+)
+"""Elementwise ops under names of PyTorch's that `ELEMENTWISE` (TensorFlow's names) lacks."""
