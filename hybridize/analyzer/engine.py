@@ -42,6 +42,7 @@ from hybridize.analyzer.facts.callgraph import (
     build_call_graph,
     covered_callers,
     framework_compiled,
+    keras_loop_compiled,
     opaque_tensor_calls,
     recursive_functions,
     stateful_computation,
@@ -192,6 +193,12 @@ def _decide(
         ),
     )
     traced = hybrid | {k for k, v in covered.items() if v}
+    loop_compiled = keras_loop_compiled(index, facts, function_keys)
+    in_keras_loops = (
+        covered_callers(graph, facts, hybrid, function_keys, compiled | loop_compiled)
+        if loop_compiled
+        else {}
+    )
     benefits = BenefitModel(
         index,
         facts,
@@ -199,6 +206,7 @@ def _decide(
         covered,
         lambda k: is_test_code(index, k),
         framework_of=lambda k: modules.function_framework(index, k),
+        in_keras_loops=in_keras_loops,
         scope=None if memory is None or scope is None else part,
         previous=None if memory is None else memory.benefits,
     )

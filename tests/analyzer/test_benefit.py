@@ -443,3 +443,107 @@ def test_a_failure_of_the_project_wide_benefit_step_costs_no_verdict(
     verdicts, errors = result.functions, result.errors
     assert {v.qualname for v in verdicts} >= {"step", "forward"}
     assert any("NaN" in e.message for e in errors)
+
+
+LIBRARY_LAYER = """
+        import tensorflow as tf
+
+        class Interaction(tf.keras.layers.Layer):
+            def call(self, inputs):
+                stacked = tf.concat(inputs, axis=1)
+                scores = tf.matmul(stacked, stacked, transpose_b=True)
+                ones = tf.ones_like(scores)
+                mask = tf.linalg.band_part(ones, 0, -1)
+                kept = tf.boolean_mask(scores, tf.cast(mask, tf.bool))
+                return tf.reshape(kept, [tf.shape(scores)[0], -1])
+
+        class Scale(tf.keras.layers.Layer):
+            def call(self, inputs):
+                return inputs * 2.0
+"""
+"""A library's layers: no code of the project calls them; their users' models do."""
+
+
+def test_a_library_layer_s_call_runs_per_forward_pass_and_pays_by_its_work() -> None:
+    """A layer's `call` runs at every forward pass of the model holding it: how often is the
+    program's to say, not the library's. Its level then follows its work in time: several
+    ops pay a tf.function's overhead, one multiplication does not (class 6)."""
+    heavy = verdict(LIBRARY_LAYER, "Interaction.call")
+    assert heavy.benefit == "high", heavy.benefit_reasons
+    assert "forward pass" in heavy.benefit_reasons[0]
+    light = verdict(LIBRARY_LAYER, "Scale.call")
+    assert light.benefit == "low", light.benefit_reasons
+    assert "too little work" in light.benefit_reasons[0]
+
+
+def test_a_model_handed_to_fit_runs_its_call_and_layers_in_keras_s_graph() -> None:
+    """`fit` traces the model's train step, which calls the model (class 4): its `call` and
+    the project layers that call reaches run in that graph already."""
+    source = (
+        LIBRARY_LAYER
+        + """
+        class Net(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.interaction = Interaction()
+
+            def call(self, inputs):
+                return self.interaction(inputs) + tf.sin(self.interaction(inputs))
+
+        def main():
+            model = Net()
+            model.compile("sgd", "mse")
+            model.fit([tf.ones((64, 3)), tf.ones((64, 3))], tf.ones((64, 9)), epochs=100)
+
+        main()
+        """
+    )
+    for qualname in ("Net.call", "Interaction.call"):
+        v = verdict(source, qualname)
+        assert v.benefit == "none", (qualname, v.benefit_reasons)
+        assert "`fit`" in v.benefit_reasons[0]
+    eager = source.replace(
+        'model.compile("sgd", "mse")', 'model.compile("sgd", "mse", run_eagerly=True)'
+    )
+    assert verdict(eager, "Net.call").benefit == "high"
+
+
+def test_a_softplus_of_one_parameter_is_too_little_work_for_torch_compile() -> None:
+    """gpytorch's `Positive.transform` (a `softplus` held in an attribute of a module, called
+    per parameter and step) measured 5 to 7 times slower compiled: one op of about 1 us
+    against torch.compile's 15 us call."""
+    source = """
+        import torch
+
+        class Positive(torch.nn.Module):
+            def __init__(self, transform=torch.nn.functional.softplus):
+                super().__init__()
+                self._transform = transform
+
+            def transform(self, tensor):
+                return self._transform(tensor)
+
+        constraint = Positive()
+        for _ in range(1000):
+            constraint.transform(torch.ones(3))
+        """
+    v = verdict(source, "Positive.transform")
+    assert v.benefit == "low", v.benefit_reasons
+    assert "too little work" in v.benefit_reasons[0]
+
+
+def test_a_function_reached_only_from_an_uncalled_entry_point_runs_an_unknown_count() -> None:
+    """A library's API function no code of the project calls runs as often as its users
+    call it: what it calls once per call does not run "about once per run"."""
+    source = """
+        import tensorflow as tf
+
+        def helper(x):
+            return tf.matmul(x, x)
+
+        def api(x):
+            return helper(x)
+        """
+    v = verdict(source, "helper")
+    assert v.benefit == "low", v.benefit_reasons
+    assert "entry points" in v.benefit_reasons[0]

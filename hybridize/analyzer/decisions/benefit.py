@@ -96,6 +96,7 @@ class BenefitModel:
         is_test_code: Callable[[FunctionKey], bool],
         *,
         framework_of: Callable[[FunctionKey], Framework] | None = None,
+        in_keras_loops: dict[FunctionKey, bool] | None = None,
         scope: nx.DiGraph | None = None,
         previous: BenefitModel | None = None,
     ) -> None:
@@ -108,6 +109,10 @@ class BenefitModel:
         self.facts = facts
         self.graph = graph
         self.covered = covered
+        self.in_keras_loops = in_keras_loops or {}
+        """Function -> whether every caller runs as a graph once the graphs Keras's own
+        loops trace count (`keras_loop_compiled`: a model handed to `fit` runs its `call`
+        in one): the benefit's, not HY004's (whose verdicts this does not change)."""
         self.is_test_code = is_test_code
         self.framework_of = index.function_framework if framework_of is None else framework_of
         """The compile target a function's verdict names, whose words its reasons use (a
@@ -143,6 +148,15 @@ class BenefitModel:
             return Benefit(
                 "none",
                 ("already runs inside a compiled caller: a decorator of its own changes nothing",),
+            )
+        if self.in_keras_loops.get(key, False):
+            return Benefit(
+                "none",
+                (
+                    "already runs in a graph: the project hands its model to Keras's `fit`, "
+                    "`evaluate` or `predict`, which trace the model's steps and so its `call` "
+                    "and the layers it calls: a decorator of its own changes nothing",
+                ),
             )
         forward_pass = frequency in ("uncalled", "unknown", "tests") and (
             self._runs_per_forward_pass(key)

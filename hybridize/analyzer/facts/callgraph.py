@@ -413,3 +413,41 @@ def functions_run_by(
         for resolved in facts.calls.get(key, []):
             work.extend(target for _, target in callees(index, resolved))
     return list(seen)
+
+
+KERAS_GRAPH_LOOPS = frozenset({"fit", "evaluate", "predict"})
+"""The Keras `Model` methods that run the model's steps (and so its `call`) as graphs of
+their own (`tf.function`s Keras makes) unless the model runs eagerly."""
+
+
+def keras_loop_compiled(
+    index: ProjectIndex, facts: TensorFacts, keys: Iterable[FunctionKey]
+) -> set[FunctionKey]:
+    """The `call` methods of the project's model classes whose objects the project hands to
+    Keras's own loops (`model.fit(...)`, `evaluate`, `predict`): Keras traces the model's
+    `train_step`/`test_step`/`predict_step`, which call the model, so its `call` (and what it
+    calls: the layers it holds) runs inside that graph. Not a model the project asks to run
+    eagerly (`framework_compiled`'s rule); nothing when that is not known."""
+    eager = _eager_model_classes(index, facts)
+    if eager is None:
+        return set()
+    wanted = set(keys)
+    fitted: set[ClassKey] = set()
+    for key, calls in facts.calls.items():
+        for resolved in calls:
+            callee = resolved.site.callee
+            if callee[0] != "attr" or callee[2] not in KERAS_GRAPH_LOOPS:
+                continue
+            if not any(info.name.endswith(f"Model.{callee[2]}") for info in resolved.api):
+                continue
+            classes: set[ClassKey] = set()
+            if _add_model_classes(index, facts, key, callee[1], classes):
+                fitted |= {c for c in classes if c not in eager}
+    found: set[FunctionKey] = set()
+    for class_key in fitted:
+        for base in index.mro(class_key):
+            method = FunctionKey(base.file, f"{base.qualname}.{index.instance_call(class_key)}")
+            if method in wanted:
+                found.add(method)
+                break
+    return found
