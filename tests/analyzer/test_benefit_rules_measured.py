@@ -202,3 +202,40 @@ def _pays_only_past_the_overhead(
         f"a chain of {ops} ops is faster compiled (overhead {overhead:.0f} us, "
         f"eager op {eager_chain / ops:.1f} us)"
     )
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_keras_fit_runs_a_model_s_call_and_its_layers_inside_a_graph() -> None:
+    """`fit` traces the model's train step, which calls the model: `call` and the layers it
+    calls run while tracing (not eagerly) unless the model runs eagerly
+    (`callgraph.keras_loop_compiled`, benefit none)."""
+    import tensorflow as tf
+
+    modes: list[bool] = []
+
+    class Block(tf.keras.layers.Layer):
+        def call(self, x: Any) -> Any:
+            modes.append(tf.executing_eagerly())
+            return tf.tanh(x)
+
+    class Net(tf.keras.Model):
+        def __init__(self) -> None:
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(2)
+            self.block = Block()
+
+        def call(self, x: Any) -> Any:
+            return self.block(self.dense(x))
+
+    x, y = tf.ones((8, 3)), tf.ones((8, 2))
+    model = Net()
+    model.compile("sgd", "mse")
+    model.fit(x, y, epochs=3, verbose=0)
+    assert modes and not any(modes), "inside fit, the layer's call only runs while tracing"
+    traced = len(modes)
+    eager = Net()
+    eager.compile("sgd", "mse", run_eagerly=True)
+    eager.fit(x, y, epochs=3, verbose=0)
+    # run_eagerly: one eager call per step (after a first call building the model)
+    assert modes[-3:] == [True, True, True] and traced < len(modes)
