@@ -17,7 +17,6 @@ so a plan made on the refactored text, with the same verdicts or with new ones, 
 from __future__ import annotations
 
 import ast
-import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from hybridize.refactor.edits import (
 from hybridize.refactor.imports import FrameworkImports, StarBindings
 from hybridize.refactor.locate import FoundFunction, SourceIndex, locate
 from hybridize.refactor.names import ModuleNames
+from hybridize.refactor.parse_check import edited_parse_problem
 from hybridize.refactor.planned import FilePlan, Notice, NoticeLevel, PlannedChange
 from hybridize.refactor.signature import SignatureError, render_signature
 
@@ -157,7 +157,7 @@ class _FilePlanner:
         if not self.edits:
             return None, self.notices
         new_text = apply_edits(self.document.lines, self.edits)
-        problem = _parse_problem(new_text)
+        problem = edited_parse_problem(self.index.tree, self.document.lines, self.edits, new_text)
         if problem is None:
             encoded = self.document.encode(new_text, self.edits)
             problem = encoded if isinstance(encoded, str) else None
@@ -309,16 +309,3 @@ class _FilePlanner:
                 description,
             )
         )
-
-
-def _parse_problem(text: str) -> str | None:
-    """None when CPython parses `text`, else what is wrong (a planner bug, never user input)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(text)
-    except SyntaxError as exc:
-        return f"internal error: the result would not parse ({exc.msg}, line {exc.lineno})"
-    except (ValueError, RecursionError, MemoryError) as exc:
-        return f"internal error: the result would not parse ({type(exc).__name__})"
-    return None

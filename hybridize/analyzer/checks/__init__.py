@@ -217,6 +217,7 @@ def _forget() -> None:
         registry,
         checks_for,
         detecting,
+        detections,
         fact_checks,
         safety_checks,
         report_fact_fields,
@@ -236,6 +237,26 @@ def detecting(framework: str | None = None) -> tuple[type[Check], ...]:
     to `framework` or of all."""
     checks = registry() if framework is None else checks_for(framework)
     return tuple(check for check in checks.values() if check.detects())
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """A detecting check as the engine runs it on a function of one framework: the check, and
+    the fact its findings make true (its own, or that of the check it counts for; "" for
+    none)."""
+
+    check: type[Check]
+    fact: str
+
+
+@cache
+def detections(framework: str) -> tuple[Detection, ...]:
+    """`detecting(framework)` with each check's fact looked up once: the registry is static
+    while it runs, and the engine asks this for every function it decides."""
+    return tuple(
+        Detection(check, (check_of(check.counts_for) if check.counts_for else check).fact)
+        for check in detecting(framework)
+    )
 
 
 @cache

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hybridize.analyzer.checks import check_of, detecting
+from hybridize.analyzer.checks import detections
 from hybridize.analyzer.checks.context import CheckContext
 from hybridize.model import Finding, Tristate
 
@@ -30,10 +30,11 @@ class Detected:
 def run_checks(context: CheckContext) -> Detected:
     """Every detecting check that applies to the function's framework, in code order."""
     detected = Detected()
-    for check in detecting(context.framework.name):
-        found = check.detect(context)
-        detected.findings.extend(found)
-        owner = check_of(check.counts_for) if check.counts_for else check
-        if owner.fact:
-            detected.facts[owner.fact] = detected.facts.get(owner.fact) or bool(found)
+    facts, findings = detected.facts, detected.findings
+    for detection in detections(context.framework.name):
+        found = detection.check.detect(context)
+        findings.extend(found)
+        fact = detection.fact
+        if fact:
+            facts[fact] = facts.get(fact) or bool(found)
     return detected

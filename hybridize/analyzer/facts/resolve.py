@@ -82,6 +82,17 @@ def external_class_role(dotted: str) -> LayerBase | None:
     return None if owner is None else LayerBase(info.returns, owner)
 
 
+@dataclass(frozen=True, slots=True)
+class ModuleFrameworks:
+    """What a module's own imports say of its framework, for the summary it was read from."""
+
+    module: ModuleSummary
+    used: frozenset[Framework]
+    """Every framework its imports name."""
+    first: Framework
+    """Its code's framework (`ProjectIndex.code_framework`)."""
+
+
 @dataclass(slots=True)
 class ProjectIndex:
     """All module summaries of a project with cross-module lookups."""
@@ -100,9 +111,7 @@ class ProjectIndex:
     )
     _direct_subclasses: dict[ClassKey, list[ClassKey]] | None = None
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
-    _module_frameworks_cache: dict[str, tuple[ModuleSummary, frozenset[Framework]]] = field(
-        default_factory=dict
-    )
+    _module_frameworks_cache: dict[str, ModuleFrameworks] = field(default_factory=dict)
     _function_framework_cache: dict[FunctionKey, tuple[ModuleSummary, Framework]] = field(
         default_factory=dict
     )
@@ -507,9 +516,7 @@ class ProjectIndex:
         module = self.modules.get(relpath)
         if module is None:
             return DEFAULT_FRAMEWORK
-        # The first in order of precedence (`framework_of_imports`).
-        used = self._module_frameworks(relpath, module)
-        return first_framework(used) or DEFAULT_FRAMEWORK
+        return self._module_frameworks(relpath, module).first
 
     def function_framework(self, key: FunctionKey) -> Framework:
         """The compile target whose rules judge a function's code: its module's
@@ -530,21 +537,24 @@ class ProjectIndex:
         """Whether the module's own imports name more than one framework (TensorFlow and
         PyTorch): its functions are then judged each by the one it uses."""
         module = self.modules.get(relpath)
-        return module is not None and len(self._module_frameworks(relpath, module)) > 1
+        return module is not None and len(self._module_frameworks(relpath, module).used) > 1
 
-    def _module_frameworks(self, relpath: str, module: ModuleSummary) -> frozenset[Framework]:
-        """The frameworks a module's own imports name."""
+    def _module_frameworks(self, relpath: str, module: ModuleSummary) -> ModuleFrameworks:
+        """The frameworks a module's own imports name, found again only for a new summary of
+        the module (an edit makes one: an edited import list is read again)."""
         found = self._module_frameworks_cache.get(relpath)
-        if found is not None and found[0] is module:
-            return found[1]
+        if found is not None and found.module is module:
+            return found
         roots = {
             imp.source.split(".")[0]
             for imp in module_imports(module)
             if not imp.source.startswith(".")
         }
         used = frameworks_using(roots)
-        self._module_frameworks_cache[relpath] = (module, used)
-        return used
+        # The first in order of precedence (`framework_of_imports`).
+        found = ModuleFrameworks(module, used, first_framework(used) or DEFAULT_FRAMEWORK)
+        self._module_frameworks_cache[relpath] = found
+        return found
 
     def _used_framework(self, relpath: str, key: FunctionKey) -> Framework | None:
         """The one framework whose names the function's code refers to (`torch.relu`, `tf.`
