@@ -173,11 +173,11 @@ def _decide(
         k for k in function_keys if is_hybrid(index, facts, k, modules.function_framework(index, k))
     }
     if memory is not None and scope is not None:
-        hybrid |= {k for k in memory.hybrid if k not in scope}
+        hybrid |= memory.hybrid - scope
     compiled = project.compiled
     covered = covered_callers(graph, facts, hybrid, function_keys, compiled)
     if memory is not None and scope is not None:
-        covered = {**{k: v for k, v in memory.covered.items() if k not in scope}, **covered}
+        covered = _outside(memory.covered, scope) | covered
     variation = project.variation
     candidacy = Candidacy(
         index,
@@ -480,16 +480,15 @@ def decide_incrementally(
         rewired, dropped = refresh_edges(graph, index, facts, sorted(refresh))
         fresh, scope = affected(graph, seeds | rewired, dropped)
         # What the memoised frozen-state reads of the functions kept still say.
-        facts.cache["frozen_reads"] = {
-            k: v for k, v in memory.frozen_reads.items() if k not in scope
-        }
+        facts.cache["frozen_reads"] = _outside(memory.frozen_reads, scope)
         return _decide(index, facts, options, scope, memory, project, fresh, progress)
 
 
+_K = TypeVar("_K")
 _V = TypeVar("_V")
 
 
-def _outside(table: dict[FunctionKey, _V], scope: Collection[FunctionKey]) -> dict[FunctionKey, _V]:
+def _outside(table: dict[_K, _V], scope: Collection[_K]) -> dict[_K, _V]:
     """A copy of `table` without the keys of `scope`."""
     kept = dict(table)
     for key in scope:

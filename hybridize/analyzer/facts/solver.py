@@ -1201,17 +1201,23 @@ class Solver:
         journal = self.aggregate.journal
         assert journal is not None
 
-        def is_edited(key: FunctionKey) -> bool:
-            return key in edited if edited is not None else key.file in modules
+        def edited_among(
+            keys: list[FunctionKey], order: dict[FunctionKey, int]
+        ) -> list[FunctionKey]:
+            """The edited functions of `keys` (whose positions `order` holds): from `edited`
+            when known, not by a pass over the project's functions on every edit."""
+            if edited is not None:
+                return [k for k in edited if k in order]
+            return [k for k in keys if k.file in modules]
 
-        old_keys = [k for k in self.keys if is_edited(k)]
+        old_keys = edited_among(self.keys, self.aggregate.order)
         self.index = index
         keys = project_keys(index)
         order = self.aggregate.order
         if keys != self.keys:
             self.keys = keys
             order = {key: i for i, key in enumerate(keys)}
-        new_keys = [k for k in self.keys if is_edited(k)]
+        new_keys = edited_among(self.keys, order)
         direct = set(old_keys) | set(new_keys)
         for key in old_keys:
             direct |= self.readers.get(("params", key), set())
@@ -1259,7 +1265,7 @@ class Solver:
             facts.calls.pop(key, None)
         facts.rounds = 0
         changed = self.aggregate.publish(facts, touched)
-        dirty = sorted((reset & set(order)), key=order.__getitem__)
+        dirty = sorted([k for k in reset if k in order], key=order.__getitem__)
         return self._solve(dirty, changed, incremental=True)
 
     def _writes(self, key: FunctionKey) -> set[Dep]:
