@@ -26,6 +26,7 @@ from typing import Any
 from hybridize.compiler import decisions, report, whole_program
 from hybridize.compiler.protocol import Limits, run_job
 from hybridize.compiler.refactored_copy import Change, write_changes
+from hybridize.model import FunctionVerdict
 
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 
@@ -176,7 +177,7 @@ def machine_description(
     return data
 
 
-def _verdict_dict(verdict: Any) -> dict[str, Any]:
+def _verdict_dict(verdict: FunctionVerdict) -> dict[str, Any]:
     def spec(tree: Any) -> Any:
         if isinstance(tree, tuple):
             return [spec(t) for t in tree]
@@ -187,27 +188,28 @@ def _verdict_dict(verdict: Any) -> dict[str, Any]:
         }
 
     signature = None
-    if verdict.input_signature is not None:
-        signature = [spec(t) for t in verdict.input_signature]
+    facts = verdict.facts
+    if facts.input_signature is not None:
+        signature = [spec(t) for t in facts.input_signature]
     return {
         "key": verdict.key,
         "file": verdict.file,
         "qualname": verdict.qualname,
         "line": verdict.line,
-        "is_hybrid": verdict.is_hybrid,
+        "is_hybrid": facts.is_hybrid,
         "passes": verdict.passes,
         "transformation": verdict.transformation,
         "passing_precondition": verdict.passing_precondition,
-        "speculative": verdict.speculative,
+        "speculative": facts.speculative,
         "input_signature": signature,
         "framework": verdict.framework,
     }
 
 
-def is_candidate(verdict: Any) -> bool:
+def is_candidate(verdict: FunctionVerdict) -> bool:
     """Functions the analysis passes for compilation, and existing hybrid functions."""
-    return bool(
-        verdict.is_hybrid or (verdict.passes and verdict.transformation == "convert_to_hybrid")
+    return verdict.facts.is_hybrid or (
+        verdict.passes and verdict.transformation == "convert_to_hybrid"
     )
 
 
