@@ -51,7 +51,6 @@ from hybridize.analyzer.facts.callgraph import (
 from hybridize.analyzer.facts.candidacy import (
     Candidacy,
     CandidacyModules,
-    ModuleImports,
     NotCandidate,
     candidacy_modules,
 )
@@ -107,8 +106,6 @@ class VerdictMemory:
     """How many functions the phase decided (the others kept their verdicts)."""
     incremental: bool
     """Only part of the project was decided again."""
-    imports: ModuleImports
-    """What each module's imports load (`candidacy_modules`), while name resolution holds."""
     effects: dict[FunctionKey, EffectSummary]
     helpers: HelperSafety
     """Every function's effect and helper summaries: a settled function keeps them."""
@@ -168,10 +165,7 @@ def _decide(
     stateful = stateful_computation(part, facts, within)
     if project is None:
         project = project_wide(index, facts, keys)
-    modules = project.modules
-    hybrid = {
-        k for k in function_keys if is_hybrid(index, facts, k, modules.function_framework(index, k))
-    }
+    hybrid = {k for k in function_keys if is_hybrid(index, facts, k, index.function_framework(k))}
     if memory is not None and scope is not None:
         hybrid |= memory.hybrid - scope
     compiled = project.compiled
@@ -205,7 +199,6 @@ def _decide(
         graph,
         covered,
         lambda k: is_test_code(index, k),
-        framework_of=lambda k: modules.function_framework(index, k),
         in_keras_loops=in_keras_loops,
         scope=None if memory is None or scope is None else part,
         previous=None if memory is None else memory.benefits,
@@ -328,7 +321,6 @@ def _decide(
         _cached(facts, "state_writes"),
         len(function_keys) - kept,
         memory is not None and scope is not None,
-        project.imports,
         effects,
         helpers,
         reasons,
@@ -397,7 +389,6 @@ class ProjectWide:
     compiled: set[FunctionKey]
     variation: LiteralVariation
     built_symbolically: dict[ClassKey, str]
-    imports: ModuleImports
     seeding: GlobalSeeding | None = None
 
     def fingerprint(self) -> tuple[object, ...]:
@@ -415,18 +406,15 @@ def project_wide(
     index: ProjectIndex,
     facts: TensorFacts,
     keys: list[FunctionKey],
-    imports: ModuleImports | None = None,
 ) -> ProjectWide:
     variation = LiteralVariation(index, facts)
     variation.written_attributes()
     variation.reassigned_globals()
-    imports = ModuleImports() if imports is None else imports
     return ProjectWide(
-        candidacy_modules(index, facts, keys, imports),
+        candidacy_modules(index, facts, keys),
         framework_compiled(index, facts, keys),  # only methods can be framework hooks
         variation,
         symbolically_built_classes(index, facts),
-        imports,
         global_seeding(index, facts),
     )
 
@@ -455,7 +443,7 @@ def decide_incrementally(
         readers = changed_readers(facts, changes)
         forget_writers(facts, readers | changes.keys)
         keys = project_keys(index)
-        project = project_wide(index, facts, keys, memory.imports)
+        project = project_wide(index, facts, keys)
         if project.fingerprint() != memory.project_wide:
             return _decide(index, facts, options, project=project, progress=progress)
         writes = frozen_state_writes(index, facts)

@@ -8,21 +8,23 @@ from __future__ import annotations
 import pytest
 from facts_helpers import analyse
 
-from hybridize.analyzer.facts.candidacy import _reaching_roots
-from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_imports
+from hybridize.analyzer.facts.compile_targets import (
+    ModuleImport,
+    compile_targets,
+    is_framework_package,
+    reaching_roots,
+)
+from hybridize.analyzer.frameworks.framework import framework_of_imports
 
 
-def _imports(**modules: list[str]) -> dict:
-    """`ModuleImports` for modules importing the named packages (a name ending in `.py` is a
+def _imports(**modules: list[str]) -> dict[str, list[ModuleImport]]:
+    """The imports of modules importing the named packages (a name ending in `.py` is a
     project module)."""
     return {
-        relpath: (
-            None,
-            tuple(
-                (frozenset({name}), name) if name.endswith(".py") else (frozenset(), name)
-                for name in names
-            ),
-        )
+        relpath: [
+            ModuleImport(frozenset({name}) if name.endswith(".py") else frozenset(), name)
+            for name in names
+        ]
         for relpath, names in modules.items()
     }
 
@@ -38,13 +40,47 @@ def test_packages_reach_importers_through_project_modules():
             "cycle_b.py": ["cycle_a.py"],
         }
     )
-    roots = _reaching_roots(imports, lambda root: any(f.uses(root) for f in FRAMEWORKS))
+    roots = reaching_roots(imports, is_framework_package)
     assert roots["ops.py"] == {"torch"}
     assert roots["model.py"] == roots["train.py"] == {"torch", "tensorflow"}
     assert "plain.py" not in roots
     assert roots["cycle_b.py"] == {"torchvision"}
     assert framework_of_imports(roots["train.py"]).name == "tensorflow"
     assert framework_of_imports(roots["cycle_b.py"]).name == "torch"
+
+
+def test_compile_target_of_modules_without_a_framework_of_their_own():
+    """Own imports first, then what the module's project imports reach, then the modules
+    importing it, then the project's framework."""
+    targets = compile_targets(
+        _imports(
+            **{
+                "ops.py": ["torch", "tf_ops.py"],  # its own torch, though TensorFlow reaches it
+                "tf_ops.py": ["tensorflow"],
+                "model.py": ["ops.py"],  # reaches torch through ops
+                "shapes.py": ["math"],  # imported by torch code only
+                "deeper.py": [],  # through shapes.py
+                "tf_model.py": ["tf_ops.py", "shared.py"],
+                "shared.py": [],  # imported by TensorFlow code only
+                "alone.py": ["os"],  # imported by nothing
+            }
+        )
+        | {"model.py": [ModuleImport(frozenset({"ops.py", "shapes.py"}), ".ops")]}
+        | {"shapes.py": [ModuleImport(frozenset({"deeper.py"}), ".deeper")]}
+    )
+    names = {relpath: f.name for relpath, f in targets.frameworks.items()}
+    assert names == {
+        "ops.py": "torch",
+        "tf_ops.py": "tensorflow",
+        "model.py": "torch",
+        "shapes.py": "torch",
+        "deeper.py": "torch",
+        "tf_model.py": "tensorflow",
+        "shared.py": "tensorflow",
+        "alone.py": "tensorflow",  # the project uses both: the first in precedence
+    }
+    torch_project = compile_targets(_imports(**{"main.py": ["torch"], "alone.py": ["os"]}))
+    assert torch_project.framework("alone.py").name == "torch"
 
 
 TF_STEP = """

@@ -39,7 +39,6 @@ from hybridize.analyzer.facts.evaluator import (
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise
-from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import CallSite, Loop, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.model import Benefit as BenefitLevel
@@ -95,7 +94,6 @@ class BenefitModel:
         covered: dict[FunctionKey, bool],
         is_test_code: Callable[[FunctionKey], bool],
         *,
-        framework_of: Callable[[FunctionKey], Framework] | None = None,
         in_keras_loops: dict[FunctionKey, bool] | None = None,
         scope: nx.DiGraph | None = None,
         previous: BenefitModel | None = None,
@@ -114,9 +112,6 @@ class BenefitModel:
         loops trace count (`keras_loop_compiled`: a model handed to `fit` runs its `call`
         in one): the benefit's, not HY004's (whose verdicts this does not change)."""
         self.is_test_code = is_test_code
-        self.framework_of = index.function_framework if framework_of is None else framework_of
-        """The compile target a function's verdict names, whose words its reasons use (a
-        helper module importing no framework is the framework of the code it serves)."""
         self.scope = graph if scope is None else scope
         last = previous if scope is not None else None
         self._work, self._training = self._total_work()
@@ -141,7 +136,7 @@ class BenefitModel:
         work = self._work.get(key, 0.0)
         training = self._training.get(key, False)
         frequency = self.frequency(key)
-        framework = self.framework_of(key)
+        framework = self.index.function_framework(key)
         overhead = self._compiled_overhead(key)
         what = _work_in_words(work, training, framework.title)
         if self.covered.get(key, False):
@@ -235,7 +230,7 @@ class BenefitModel:
     def _compiled_overhead(self, key: FunctionKey) -> float:
         """What a compiled call of the function adds (microseconds): the framework's fixed
         overhead and its cost per argument (the receiver of a method aside)."""
-        costs = self.framework_of(key).call_costs
+        costs = self.index.function_framework(key).call_costs
         return costs.compiled_overhead(len(self.index.function(key).explicit_params))
 
     def inside_proposed_graphs(
@@ -470,7 +465,7 @@ class BenefitModel:
         not; a layer or model call; an operator on tensors, with a Python number as an
         operand or not. Calls in loops count LOOP_WORK_FACTOR times. And whether the body
         applies a training update."""
-        costs = self.framework_of(key).call_costs
+        costs = self.index.function_framework(key).call_costs
         work = 0.0
         training = False
         for resolved in self.facts.calls.get(key, []):
@@ -552,7 +547,7 @@ class BenefitModel:
         if not varying:
             return ()
         names = ", ".join(f"`{n}`" for n in varying)
-        advice = self.framework_of(key).varying_shapes
+        advice = self.index.function_framework(key).varying_shapes
         return (f"call sites pass {names} with different shapes: {advice}",)
 
 

@@ -32,7 +32,7 @@ The facts here are computed once per project from the solved tensor facts and th
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import networkx as nx
@@ -45,16 +45,14 @@ from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.frameworks import ApiInfo, written_name
 from hybridize.analyzer.frameworks.framework import (
-    DEFAULT_FRAMEWORK,
     FRAMEWORKS,
     FRONT_ENDS,
     FRONTED,
     GRAPH_MODE_SWITCHES,
     Framework,
-    framework_of_imports,
     legacy_only_name,
 )
-from hybridize.analyzer.summaries.ir import ImportSummary, ModuleSummary, Sym, module_imports
+from hybridize.analyzer.summaries.ir import ModuleSummary, Sym, module_imports
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Span
 
@@ -105,23 +103,9 @@ class CandidacyModules(NamedTuple):
     """Modules written for an older major version of their framework (TensorFlow 1), with
     the API that shows it (`legacy_only_name`): imported, named by the module's own code
     (which runs at import), or a mode switch of that version called anywhere in it."""
-    frameworks: dict[str, Framework]
-    """The framework of each module that some framework's imports reach
-    (`framework_of_imports` of the packages reaching it)."""
-
-    def framework(self, relpath: str) -> Framework:
-        """The compile target of a module's functions: its framework, the default target
-        (`DEFAULT_FRAMEWORK`, whose decorator the analysis has always looked for) when none."""
-        return self.frameworks.get(relpath, DEFAULT_FRAMEWORK)
-
-    def function_framework(self, index: ProjectIndex, key: FunctionKey) -> Framework:
-        """The compile target of one function: its module's, or in a module importing more
-        than one framework, the one the function uses (`ProjectIndex.function_framework`)."""
-        relpath = key.file
-        framework = self.framework(relpath)
-        if framework in ANALYSED_FRAMEWORKS and index.mixes_frameworks(relpath):
-            return index.function_framework(key)
-        return framework
+    reached: set[str]
+    """Modules that some framework's imports reach (themselves or through project modules):
+    their functions get verdicts, each for its compile target (`ProjectIndex.function_framework`)."""
 
 
 AGNOSTIC_CALLERS_ONLY = (
@@ -146,33 +130,11 @@ LEGACY_API_USE = (
 )
 """HY007 for a function naming a TF1-only API (TensorFlow's alone, as LEGACY_GRAPH_CODE)."""
 
-LoadedImports = tuple[tuple[frozenset[str], str], ...]
-"""Each import of a module: the project modules it loads, and its source."""
-
-
-@dataclass(slots=True)
-class ModuleImports:
-    """What each module's imports load, kept from one verdict phase to the next while name
-    resolution is unchanged (an edit that keeps every interface), with the framework packages
-    each module reaches through them: an edit rarely changes an import, and then neither is
-    walked again."""
-
-    loaded: dict[str, tuple[ModuleSummary, LoadedImports]] = field(default_factory=dict)
-    """Per module: the summary its entry was made from, and its loaded imports."""
-    roots: dict[str, set[str]] | None = None
-    """`_reaching_roots` of `loaded` (None: to be found again)."""
-
 
 def candidacy_modules(
-    index: ProjectIndex,
-    facts: TensorFacts,
-    keys: Iterable[FunctionKey],
-    imports: ModuleImports | None = None,
+    index: ProjectIndex, facts: TensorFacts, keys: Iterable[FunctionKey]
 ) -> CandidacyModules:
-    """The project-wide module sets of `Candidacy`, over every function `keys` names.
-
-    `imports` memoises what each module's imports load: kept from an earlier call while
-    name resolution is unchanged, it is reused for the modules whose summary is the same."""
+    """The project-wide module sets of `Candidacy`, over every function `keys` names."""
     switching = per_function(facts, "graph_mode_switches", _switches_graph_mode)
     wanted = set(keys)
     graph_mode = {k.file for k in switching.keys() & wanted}
@@ -184,35 +146,13 @@ def candidacy_modules(
     for relpath, name in sorted(per_module(facts, index, "legacy_imports", _legacy_import).items()):
         if relpath in modules_in_keys:
             legacy_programs.setdefault(relpath, name)
-    imports = ModuleImports() if imports is None else imports
-    loaded = imports.loaded
-    for relpath, module in index.modules.items():
-        known = loaded.get(relpath)
-        if known is None or known[0] is not module:
-            entry = tuple(
-                (frozenset(_project_modules(index, imp, relpath)), imp.source)
-                for imp in module_imports(module)
-            )
-            if known is None or known[1] != entry:
-                imports.roots = None
-            loaded[relpath] = (module, entry)
-    for relpath in [r for r in loaded if r not in index.modules]:
-        del loaded[relpath]
-        imports.roots = None
-    if imports.roots is None:
-        imports.roots = _reaching_roots(loaded, lambda root: any(f.uses(root) for f in FRAMEWORKS))
-    roots = imports.roots
-    frameworks = {
-        relpath: found
-        for relpath, packages in roots.items()
-        if (found := framework_of_imports(packages)) is not None
-    }
+    roots = index.compile_targets().reaching
     return CandidacyModules(
         {r for r, packages in roots.items() if any(map(_uses_fronted_itself, packages))},
         {r for r, packages in roots.items() if any(map(_uses_front_end, packages))},
         graph_mode,
         legacy_programs,
-        frameworks,
+        {r for r, packages in roots.items() if packages},
     )
 
 
@@ -270,50 +210,6 @@ def _legacy_import(_relpath: str, module: ModuleSummary) -> str:
         if legacy_only_name(imp.source) or legacy_only_name(name):
             return name
     return ""
-
-
-def _reaching_roots(
-    imports: dict[str, tuple[ModuleSummary, LoadedImports]], relevant: Callable[[str], bool]
-) -> dict[str, set[str]]:
-    """The top-level packages `relevant` accepts that each module imports, directly or
-    through the project modules it imports (modules reached by none are left out)."""
-    roots: dict[str, set[str]] = {}
-    imported_by: dict[str, set[str]] = {}
-    for relpath, (_module, loaded) in imports.items():
-        for targets, source in loaded:
-            if targets:
-                for target in targets:
-                    imported_by.setdefault(target, set()).add(relpath)
-            elif not source.startswith(".") and relevant(root := source.split(".")[0]):
-                roots.setdefault(relpath, set()).add(root)
-    stack = list(roots)
-    while stack:
-        module = stack.pop()
-        for importer in imported_by.get(module, ()):
-            known = roots.setdefault(importer, set())
-            if not roots[module] <= known:
-                known |= roots[module]
-                stack.append(importer)
-    return roots
-
-
-def _project_modules(index: ProjectIndex, imp: ImportSummary, importer: str) -> set[str]:
-    """The project modules an import loads (the source module, and a submodule member)."""
-    found: set[str] = set()
-    source = (
-        index.find_relative_module(imp.source, importer)
-        if imp.source.startswith(".")
-        else index.find_module(imp.source, importer)
-    )
-    if source is not None:
-        found.add(source)
-    if imp.member is not None:
-        ref = index.resolve_import(imp, importer)
-        if ref[0] in ("module", "global"):
-            found.add(ref[1])
-        elif ref[0] in ("func", "class"):
-            found.add(ref[1].file)
-    return found
 
 
 def _is_backend_agnostic(info: ApiInfo) -> bool:
@@ -441,15 +337,14 @@ class Candidacy:
         return result
 
     def framework(self, key: FunctionKey) -> Framework:
-        """The compile target of the function (`CandidacyModules.function_framework`)."""
-        return self.modules.function_framework(self.index, key)
+        """The compile target of the function (`ProjectIndex.function_framework`)."""
+        return self.index.function_framework(key)
 
     def reported(self, key: FunctionKey) -> bool:
         """Functions of modules that use an analysed framework (TensorFlow, and Keras, whose
         code is analysed as TensorFlow code) get a verdict; others are not such code at all
         (a NumPy script, a PyTorch module, plain Python)."""
-        relpath = key.file
-        return self.modules.frameworks.get(relpath) in ANALYSED_FRAMEWORKS
+        return key.file in self.modules.reached and self.framework(key) in ANALYSED_FRAMEWORKS
 
     def reasons(self, key: FunctionKey) -> list[NotCandidate]:
         """Why the function is no candidate, in decision order (empty when it may be one)."""

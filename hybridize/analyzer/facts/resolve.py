@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath
 
+from hybridize.analyzer.facts.compile_targets import CompileTargets, ModuleImport, compile_targets
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.frameworks.framework import (
     DEFAULT_FRAMEWORK,
     Framework,
     LayerBase,
-    first_framework,
     framework_of_api,
     frameworks_using,
     named_layer_base,
@@ -89,8 +89,6 @@ class ModuleFrameworks:
     module: ModuleSummary
     used: frozenset[Framework]
     """Every framework its imports name."""
-    first: Framework
-    """Its code's framework (`ProjectIndex.code_framework`)."""
 
 
 @dataclass(slots=True)
@@ -115,6 +113,7 @@ class ProjectIndex:
     _function_framework_cache: dict[FunctionKey, tuple[ModuleSummary, Framework]] = field(
         default_factory=dict
     )
+    _compile_targets: CompileTargets | None = None
     _keys: list[FunctionKey] | None = None
     _function_cache: dict[FunctionKey, FunctionSummary] = field(default_factory=dict)
     """`function` by key: the fixed point and the verdicts ask millions of times, and the
@@ -146,6 +145,7 @@ class ProjectIndex:
         self._dotted_cache = previous._dotted_cache
         self._module_frameworks_cache = previous._module_frameworks_cache
         self._function_framework_cache = previous._function_framework_cache
+        self._compile_targets = previous._compile_targets
         if all(
             list(self.modules[r].functions) == list(previous.modules[r].functions) for r in changed
         ):
@@ -508,30 +508,53 @@ class ProjectIndex:
             )
         return found
 
-    def code_framework(self, relpath: str) -> Framework:
-        """The framework whose objects the module's own imports name: whose tables answer the
-        methods of its values (`x.item()` on a PyTorch tensor). The default target
-        (`DEFAULT_FRAMEWORK`) when the module imports no framework itself (a helper module
-        without imports is answered by the shared tables)."""
-        module = self.modules.get(relpath)
-        if module is None:
-            return DEFAULT_FRAMEWORK
-        return self._module_frameworks(relpath, module).first
+    def compile_targets(self) -> CompileTargets:
+        """Every module's compile target (`compile_targets`), from the project's imports:
+        made once per index, and taken over with the interface, which fixes the imports."""
+        if self._compile_targets is None:
+            self._compile_targets = compile_targets(
+                {
+                    relpath: [
+                        ModuleImport(frozenset(self.loaded_modules(imp, relpath)), imp.source)
+                        for imp in module_imports(module)
+                    ]
+                    for relpath, module in self.modules.items()
+                }
+            )
+        return self._compile_targets
+
+    def loaded_modules(self, imp: ImportSummary, importer: str) -> set[str]:
+        """The project modules an import loads (the source module, and a submodule member)."""
+        found: set[str] = set()
+        source = (
+            self.find_relative_module(imp.source, importer)
+            if imp.source.startswith(".")
+            else self.find_module(imp.source, importer)
+        )
+        if source is not None:
+            found.add(source)
+        if imp.member is not None:
+            ref = self.resolve_import(imp, importer)
+            if ref[0] in ("module", "global"):
+                found.add(ref[1])
+            elif ref[0] in ("func", "class"):
+                found.add(ref[1].file)
+        return found
 
     def function_framework(self, key: FunctionKey) -> Framework:
-        """The compile target whose rules judge a function's code: its module's
-        (`code_framework`), or, in a module that imports more than one framework, the one
-        the function itself uses (`_used_framework`)."""
+        """The compile target whose rules judge a function's code, the verdict's included:
+        its module's (`compile_targets`), or, in a module that imports more than one
+        framework, the one the function itself uses (`_used_framework`)."""
         relpath = key.file
         module = self.modules.get(relpath)
         if module is not None and self.mixes_frameworks(relpath):
             found = self._function_framework_cache.get(key)
             if found is None or found[0] is not module:
                 used = self._used_framework(relpath, key)
-                found = (module, used or self.code_framework(relpath))
+                found = (module, used or self.compile_targets().framework(relpath))
                 self._function_framework_cache[key] = found
             return found[1]
-        return self.code_framework(relpath)
+        return self.compile_targets().framework(relpath)
 
     def mixes_frameworks(self, relpath: str) -> bool:
         """Whether the module's own imports name more than one framework (TensorFlow and
@@ -550,9 +573,7 @@ class ProjectIndex:
             for imp in module_imports(module)
             if not imp.source.startswith(".")
         }
-        used = frameworks_using(roots)
-        # The first in order of precedence (`framework_of_imports`).
-        found = ModuleFrameworks(module, used, first_framework(used) or DEFAULT_FRAMEWORK)
+        found = ModuleFrameworks(module, frameworks_using(roots))
         self._module_frameworks_cache[relpath] = found
         return found
 
