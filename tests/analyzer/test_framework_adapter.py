@@ -536,8 +536,7 @@ WORD_FIELDS = (
     "compiled_function",
     "generator_break",
     "per_call_state_break",
-    "range_loop_break",
-    "range_comprehension_break",
+    "value_read_failure",
     "dataset_builder",
 )
 """`Framework` fields holding a message's framework-specific words."""
@@ -550,6 +549,15 @@ def test_each_framework_words_its_own_messages(name):
     assert tensorflow != torch
     assert not TORCH_WORDS.search(tensorflow)
     assert not TENSORFLOW_WORDS.search(torch)
+
+
+def test_range_of_a_tensor_breaks_by_each_frameworks_rule():
+    """AutoGraph makes `range(t)` a `tf.range`, which fails only in a loop growing a list or a
+    comprehension (TensorFlow's words); under torch.compile `range(t)` itself reads the value."""
+    assert TENSORFLOW.range_loop_break and TENSORFLOW.range_comprehension_break
+    assert "builtins.range" not in TENSORFLOW.value_reading_builtins
+    assert TORCH.range_loop_break is None and TORCH.range_comprehension_break is None
+    assert "builtins.range" in TORCH.value_reading_builtins
 
 
 @pytest.mark.parametrize(

@@ -140,3 +140,49 @@ def test_torch_module_gets_torch_verdicts():
     assert verdicts["step"].failures == ("has_no_primitive_parameters",)  # keep it
     assert verdicts["plain"].facts.is_hybrid is False
     assert verdicts["plain"].transformation == "convert_to_hybrid"
+
+
+HELPER = """
+def scaled(x):
+    return x * float(x[0]) + max(x[0], 1.0)
+"""
+"""A helper module importing no framework: `float(t)` is a cast under AutoGraph and a read
+of the value under torch.compile; `max(t, 1.0)` raises on a symbolic tensor under AutoGraph
+and traces under torch.compile."""
+
+CALLERS = {
+    "tensorflow": ("import tensorflow as tf", "tf.ones([3])"),
+    "torch": ("import torch", "torch.ones(3)"),
+}
+
+
+@pytest.mark.parametrize(
+    ("framework", "read", "traced"),
+    [
+        ("torch", "float", "max"),
+        ("tensorflow", "max", "float"),
+    ],
+)
+def test_a_helper_module_without_imports_is_judged_by_its_projects_framework(
+    framework, read, traced
+):
+    """The helper's code is judged by the rules of the framework of the project using it,
+    both where a function of a framework module calls it and where a module that reaches the
+    framework only through the project (`layers.py`) has code of its own."""
+    imports, ones = CALLERS[framework]
+    verdicts = analyse(
+        {
+            "model.py": f"{imports}\nfrom shapes import scaled\n\n\n"
+            f"def step(x):\n    return scaled(x * 2.0)\n\n\nstep({ones})\n",
+            "shapes.py": HELPER,
+            "layers.py": "from model import step\nfrom shapes import scaled\n\n\n"
+            "def twice(x):\n    return step(x) + scaled(x)\n",
+        }
+    )
+    assert "shapes.py::scaled" not in verdicts  # reached by no framework: no verdict
+    for key in ("model.py::step", "layers.py::twice"):
+        verdict = verdicts[key]
+        assert verdict.framework == framework
+        messages = [f.message for f in verdict.findings if f.code == "HY303"]
+        assert any(f"`{read}`" in m for m in messages), (key, messages)
+        assert not any(f"`{traced}`" in m for m in messages), (key, messages)

@@ -329,3 +329,67 @@ def test_assigning_data_of_another_shape_fails_under_inductor() -> None:
     assert eager == "(2, 1, 3)"
     assert "wrong number of dimensions" in compiled, out
     assert "wrong number of dimensions" in torch_rules.TENSOR_DATA_ASSIGNMENT
+
+
+def test_builtins_reading_a_tensors_value_break_and_the_others_trace() -> None:
+    """`Framework.value_reading_builtins` of PyTorch: each breaks the graph; `max`/`min` of a
+    tensor and a number, `len` of a tensor, trace without one (`TENSOR_CASTS` is empty: no
+    builtin becomes an op giving a tensor, as AutoGraph's `int`/`float`/`len` do)."""
+    import torch
+
+    def reading(builtin: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def function(x: Any) -> Any:
+            y = x * 2
+            read = builtin(y)
+            return y + 1, read  # an op after the read: a second graph when it breaks
+
+        return function
+
+    expected = {
+        "builtins.int": (lambda y: int(y.sum()), "item()"),
+        "builtins.float": (lambda y: float(y.sum()), "item()"),
+        "builtins.bool": (lambda y: bool(y.sum()), "item()"),
+        "builtins.range": (lambda y: list(range(y.sum().long())), "builtin operator"),
+        "builtins.sorted": (sorted, "builtin operator"),
+        "builtins.any": (any, "Data-dependent branching"),
+        "builtins.all": (all, "Data-dependent branching"),
+    }
+    assert set(expected) == torch_rules.VALUE_READING_BUILTINS
+    for name, (builtin, reason) in expected.items():
+        graphs, reasons = _explain(reading(builtin), torch.ones(3))
+        assert graphs >= 2 and any(reason in r for r in reasons), (name, reasons)
+    for builtin in (lambda y: max(y.sum(), 1), lambda y: min(y.sum(), 1), len):
+        graphs, reasons = _explain(reading(builtin), torch.ones(3))
+        assert graphs == 1 and not reasons, reasons
+    assert not torch_rules.TENSOR_CASTS
+
+
+def test_len_of_a_tensor_is_its_size_a_python_int_then_a_symbolic_one() -> None:
+    """`len(t)` never gives a tensor: the static size, then a symbolic int once Dynamo makes
+    the shape dynamic (two frames over four lengths, not four)."""
+    import torch
+
+    def with_len(x: Any) -> Any:
+        return x + len(x)
+
+    assert _frames(with_len, [(torch.ones(n),) for n in (3, 4, 5, 6)]) == 2
+
+
+def test_device_queries_return_python_values() -> None:
+    """`torch_rules.DEVICE_QUERY_NAMESPACES`: their functions' annotations name Python values
+    (ints, bools, strings, devices, streams), never a tensor but for `get_rng_state` (and `_all`)."""
+    import importlib
+    import inspect
+
+    for namespace in torch_rules.DEVICE_QUERY_NAMESPACES:
+        module = importlib.import_module(namespace)
+        for name in dir(module):
+            member = getattr(module, name)
+            if name.startswith(("_", "get_rng_state")) or not inspect.isfunction(member):
+                continue
+            returned = str(inspect.signature(member).return_annotation)
+            assert "Tensor" not in returned, (namespace, name, returned)
+    import torch
+
+    assert isinstance(torch.cuda.device_count(), int)
+    assert isinstance(torch.cuda.is_available(), bool)

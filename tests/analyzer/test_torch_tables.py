@@ -260,3 +260,23 @@ def test_loading_the_table_imports_no_framework() -> None:
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "torch.cuda.device_count",
+        "torch.cuda.is_available",
+        "torch.cuda.current_device",
+        "torch.cuda.max_memory_allocated",
+        "torch.backends.cudnn.is_available",
+        "torch.backends.mps.is_available",
+        "torch.mps.device_count",
+        "torch.accelerator.device_count",
+    ],
+)
+def test_device_queries_give_python_values_not_tensors(name: str) -> None:
+    """Device and backend queries are Python values (`torch_rules.DEVICE_QUERY_NAMESPACES`),
+    not ops of the computation: `torch.cuda.device_count()` is no tensor."""
+    info = lookup(name)
+    assert info is not None and info.returns == "python" and not info.tensor_op

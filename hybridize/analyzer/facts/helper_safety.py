@@ -51,11 +51,6 @@ from hybridize.analyzer.facts.values import PYTHON_SEQUENCE_KINDS, Atom
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
 from hybridize.analyzer.frameworks.framework import framework_of_api
-from hybridize.analyzer.frameworks.python_stdlib import (
-    AUTOGRAPH_CASTS,
-    AUTOGRAPH_LEN,
-    PYTHON_VALUE_BUILTINS,
-)
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, StatementLoop, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Span
@@ -368,14 +363,12 @@ def _needs_concrete_value(info: ApiInfo) -> str:
 
 
 def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:
-    """A call that may fail on a symbolic value: eager-only, `concrete_args`, NumPy, or one
-    that needs a Python value (`bool`, a Keras layer's configuration)."""
+    """A call that may fail on a symbolic value: eager-only, `concrete_args`, NumPy, or a
+    Keras layer's configuration (the builtins needing a Python value are the framework's:
+    `_reads_tensor_values`)."""
     return (
         is_eager_only_call(resolved)
-        or any(
-            info.concrete_args or info.name in PYTHON_VALUE_BUILTINS or configures_layer(info)
-            for info in resolved.api
-        )
+        or any(info.concrete_args or configures_layer(info) for info in resolved.api)
         or numpy_function(resolved) is not None
         or may_have_kernel_gap(resolved)
     )
@@ -621,7 +614,7 @@ class _Values:
         """Whether the value is a tensor object at run time (not only computed from one, as
         `Symbolic` says: the keys of a dict of tensors are strings): a tensor by every
         alternative the value analysis knows, or `int()`/`float()` of one, which AutoGraph
-        makes a cast. `len()` is left out: AutoGraph gives a static first axis as an int,
+        makes a cast (`Framework.tensor_casts`). `len()` is left out: AutoGraph gives a static first axis as an int,
         and what the analysis takes for a tensor there is most often a list of tensors (an
         API returning "tensors": `range(len(grads))` is a Python loop)."""
         atoms = [a for a in self.evaluator.eval(sym) if a[0] != "?"]
@@ -630,7 +623,8 @@ class _Values:
         resolved = self.by_index.get(sym[1]) if sym[0] == "call" else None
         if resolved is None or not resolved.site.args:
             return False
-        cast = any(i.name in AUTOGRAPH_CASTS for i in resolved.api)
+        casts = self.index.function_framework(self.key).tensor_casts
+        cast = any(i.name in casts for i in resolved.api)
         return cast and self._may_be_tensor(resolved.site.args[0])
 
     def _carried(self, name: str) -> Symbolic:
@@ -709,18 +703,21 @@ class _Values:
         ):
             # `len(x)`, `int(n)`, `np.mean(a)`, `t.numpy()`: a Python or NumPy value, concrete
             # while tracing (NumPy or `.numpy()` on a symbolic tensor is a hazard of its own),
-            # except where AutoGraph turns the builtin into an op on a symbolic tensor.
-            return self._autograph_builtin(resolved, operands)
+            # except where the compiler turns the builtin into an op on a symbolic tensor.
+            return self._compiled_builtin(resolved, operands)
         return operands
 
-    def _autograph_builtin(self, resolved: ResolvedCall, operands: Symbolic) -> Symbolic:
-        """What AutoGraph makes of `int(t)`, `float(t)`, `len(t)` in a traced function: a cast
-        (symbolic when `t` is), and `len` a tensor unless `t`'s first axis is static: a
-        parameter's is, since tf.function traces each new input shape (without a signature)."""
+    def _compiled_builtin(self, resolved: ResolvedCall, operands: Symbolic) -> Symbolic:
+        """What the function's compiler makes of a builtin on a symbolic tensor: AutoGraph's
+        `int(t)`, `float(t)` a cast (symbolic when `t` is: `Framework.tensor_casts`), and its
+        `len(t)` a tensor unless `t`'s first axis is static: a parameter's is, since
+        tf.function traces each new input shape (`Framework.tensor_len`). A Python value
+        elsewhere (torch.compile reads `int(t)`, and `len(t)` is a size)."""
+        framework = self.index.function_framework(self.key)
         names = {info.name for info in resolved.api}
-        if names & AUTOGRAPH_CASTS:
+        if names & framework.tensor_casts:
             return operands
-        if AUTOGRAPH_LEN in names and resolved.site.args:
+        if framework.tensor_len in names and resolved.site.args:
             argument = resolved.site.args[0]
             static = any(
                 a[0] in ("tensor", "variable") and a[2] and a[2][0] is not None
@@ -884,20 +881,19 @@ class _Values:
 
     def python_value_arguments(self, resolved: ResolvedCall) -> Iterator[tuple[str, Symbolic]]:
         """Calls that need a Python value where a symbolic tensor fails, with when it is one:
-        `bool(t)`, `max(t, 1)` and the other builtins AutoGraph leaves alone (the truth
-        value or a comparison of a symbolic tensor raises), and the configuration of a Keras
+        the framework's `value_reading_builtins` (`bool(t)`, `max(t, 1)`, which AutoGraph
+        leaves alone and which raise on a symbolic tensor; `float(t)`, `range(t)`, graph
+        breaks under torch.compile), and the configuration of a Keras
         layer (`Dense(int(n))`: Keras validates `units` as a Python int). With `key=`, what
         `max`/`sorted` compare is the key's result: not judged here."""
         operands = list(_operands(resolved.site))
         keyed = any(name == "key" for name, _ in resolved.site.kwargs)
         # `float(t)` is a cast under AutoGraph, a read of the value under torch.compile.
-        reading = (
-            PYTHON_VALUE_BUILTINS | self.index.function_framework(self.key).value_reading_builtins
-        )
+        framework = self.index.function_framework(self.key)
         for info in resolved.api:
-            if info.name in reading and operands and not keyed:
+            if info.name in framework.value_reading_builtins and operands and not keyed:
                 what = f"calls `{_display(info.name)}` on a value that is a tensor in a graph"
-                yield f"{what}: it needs the Python value and raises", self.union(operands)
+                yield f"{what}: {framework.value_read_failure}", self.union(operands)
             elif configures_layer(info):
                 yield (
                     f"configures `{_display(info.name)}` with a value that is a tensor in a "
@@ -912,7 +908,8 @@ class _Values:
         AutoGraph turns `range(t)` into `tf.range`: a `for` statement over it becomes a
         `tf.while_loop`, whose body cannot grow a Python list (InaccessibleTensorError), and
         a comprehension iterates the symbolic tensor in Python, which raises
-        (`Framework.range_loop_break`, `range_comprehension_break`: their words)."""
+        (`Framework.range_loop_break`, `range_comprehension_break`: their words). None where
+        `range(t)` itself reads the value (`python_value_arguments`)."""
         framework = self.index.function_framework(self.key)
         for loop in self.fn.loops:
             iterable = loop.iterable
@@ -923,8 +920,9 @@ class _Values:
             if not (condition.always or condition.params):
                 continue
             if loop.comprehension:
-                yield loop.span, framework.range_comprehension_break, condition
-            elif self._grows_a_list_within(loop.span):
+                if framework.range_comprehension_break is not None:
+                    yield loop.span, framework.range_comprehension_break, condition
+            elif framework.range_loop_break is not None and self._grows_a_list_within(loop.span):
                 yield loop.span, framework.range_loop_break, condition
 
     def _grows_a_list_within(self, span: Span) -> bool:

@@ -48,12 +48,7 @@ from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import MAX_NESTING, PYTHON_SEQUENCE_KINDS, UNKNOWN_ATOM, Atom
 from hybridize.analyzer.frameworks import lookup, written_name
-from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
-from hybridize.analyzer.frameworks.python_stdlib import (
-    AUTOGRAPH_CASTS,
-    AUTOGRAPH_LEN,
-    PYTHON_VALUE_BUILTINS,
-)
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework, framework_of_api
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 
@@ -756,7 +751,7 @@ def _python_use(
     an eager tensor cannot stand in for; in a traced one, any use needing a Python value."""
 
     def flows(sym: Sym) -> bool:
-        return _flows(fn, sym, result, calls if traced else None)
+        return _flows(fn, sym, result, calls if traced else None, evaluator.framework)
 
     for resolved in calls:
         site = resolved.site
@@ -774,7 +769,7 @@ def _python_use(
             if info.name in TEXT_CONVERSIONS:
                 return f"converts it with `{name}`"
             if traced and (
-                info.name in PYTHON_VALUE_BUILTINS
+                info.name in evaluator.framework.value_reading_builtins
                 or (info.framework in ("numpy", "scipy") and not info.tensor_op)
             ):
                 return f"passes it to `{name}`, which needs a Python value in its graph"
@@ -834,10 +829,12 @@ def _flows(
     sym: Sym,
     result: Sym,
     casts: list[ResolvedCall] | None,
+    framework: Framework,
 ) -> bool:
     """Whether `sym` is `result`, or holds or computes from it without leaving tensors:
     through locals, arithmetic, conditionals and displays; with `casts` (a traced caller)
-    also through AutoGraph's `int()`/`float()`/`len()`, which give tensors there. A
+    also through the builtins its `framework` makes ops (AutoGraph's `int()`/`float()`/`len()`,
+    `Framework.tensor_casts` and `tensor_len`), which give tensors there. A
     reachability question, so each value is visited once."""
     by_index = {resolved.index: resolved for resolved in casts or ()}
     seen: set[Sym] = set()
@@ -863,7 +860,8 @@ def _flows(
         elif kind == "call" and current[1] in by_index:
             resolved = by_index[current[1]]
             if any(
-                info.name in AUTOGRAPH_CASTS or info.name == AUTOGRAPH_LEN for info in resolved.api
+                info.name in framework.tensor_casts or info.name == framework.tensor_len
+                for info in resolved.api
             ):
                 stack.extend(resolved.site.args)
     return False

@@ -176,16 +176,13 @@ class Framework:
     per_call_state_break: str = "its compiler is not known to compile making such state"
     """Why making a variable, layer, metric or optimizer anew on every call fails in compiled
     code."""
-    range_loop_break: str = (
-        "grows a Python list in a loop over `range()` of a value that is a tensor in a graph"
-    )
+    range_loop_break: str | None = None
     """A `for` loop over `range(t)` of a tensor `t` that grows a Python list, and why it fails
-    in compiled code (the whole message)."""
-    range_comprehension_break: str = (
-        "iterates `range()` of a value that is a tensor in a graph in a comprehension"
-    )
+    in compiled code (the whole message); None where `range(t)` itself reads the value
+    (`value_reading_builtins`), whatever the loop does."""
+    range_comprehension_break: str | None = None
     """A comprehension over `range(t)` of a tensor `t`, and why it fails in compiled code (the
-    whole message)."""
+    whole message); None as for `range_loop_break`."""
     dataset_builder: str = "builds and returns a data pipeline: a Python object built once"
     """Why a function building and returning a data pipeline gains nothing from compiling (the
     whole message)."""
@@ -210,8 +207,18 @@ class Framework:
     """(API, keyword or None): calls that differentiate the callable they are given twice,
     always (None) or with the keyword True."""
     value_reading_builtins: frozenset[str] = frozenset()
-    """Builtins that read a tensor's value into Python (`float(t)`): left to eager Python
-    (None of them for `tf.function`, whose AutoGraph turns `int(t)`/`float(t)` into casts)."""
+    """Builtins that need the Python value of a tensor argument, and so fail or leave compiled
+    code where it is a tensor: `bool(t)`, `max(t, 1)` under AutoGraph, which raise;
+    `float(t)`, `range(t)` under torch.compile, graph breaks (`value_read_failure`)."""
+    value_read_failure: str = "it needs the Python value"
+    """What calling one of `value_reading_builtins` on a tensor in compiled code does."""
+    tensor_casts: frozenset[str] = frozenset()
+    """Builtins its compiler turns into an op on a tensor argument, whose result is then a
+    tensor in the graph (AutoGraph's `int(t)` and `float(t)`: `tf.cast`); elsewhere they give
+    a Python value."""
+    tensor_len: str | None = None
+    """The builtin `len` where it gives a tensor for a tensor whose first axis is not static
+    (AutoGraph's); None where `len(t)` is always a Python int (torch.compile's)."""
     untabled_library_calls: str | None = None
     """Why a call into a third-party library the tables do not describe is not known to
     compile (None when the compiler runs such a call as Python: `tf.function` runs it once,
@@ -507,6 +514,10 @@ TENSORFLOW = Framework(
     per_call_state_break=tensorflow_rules.PER_CALL_STATE_BREAK,
     range_loop_break=tensorflow_rules.RANGE_LOOP_BREAK,
     range_comprehension_break=tensorflow_rules.RANGE_COMPREHENSION_BREAK,
+    value_reading_builtins=tensorflow_rules.PYTHON_VALUE_BUILTINS,
+    value_read_failure=tensorflow_rules.PYTHON_VALUE_FAILURE,
+    tensor_casts=tensorflow_rules.AUTOGRAPH_CASTS,
+    tensor_len=tensorflow_rules.AUTOGRAPH_LEN,
     dataset_builder=tensorflow_rules.DATASET_BUILDER,
     concrete_value_advice=tensorflow_rules.CONCRETE_VALUE_ADVICE,
     xla_argument=tensorflow_rules.XLA_ARGUMENT,
@@ -575,12 +586,12 @@ TORCH = Framework(
     compiled_function=torch_rules.COMPILED_FUNCTION,
     generator_break=torch_rules.GENERATOR_BREAK,
     per_call_state_break=torch_rules.PER_CALL_STATE_BREAK,
-    range_loop_break=torch_rules.RANGE_LOOP_BREAK,
-    range_comprehension_break=torch_rules.RANGE_COMPREHENSION_BREAK,
     dataset_builder=torch_rules.DATASET_BUILDER,
     tensor_condition_break=torch_rules.TENSOR_CONDITION_BREAKS,
     boolean_mask_break=torch_rules.BOOLEAN_MASK_INDEXING_BREAKS,
     value_reading_builtins=torch_rules.VALUE_READING_BUILTINS,
+    value_read_failure=torch_rules.VALUE_READ_FAILURE,
+    tensor_casts=torch_rules.TENSOR_CASTS,
     double_backward_calls=torch_rules.DOUBLE_BACKWARD_CALLS,
     higher_order_gradient_calls=torch_rules.HIGHER_ORDER_GRADIENT_CALLS,
     compiled_code_tracers=torch_rules.COMPILED_CODE_TRACERS,

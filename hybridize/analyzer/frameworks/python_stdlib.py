@@ -458,29 +458,6 @@ def namespace_default(name: str) -> Behaviour | None:
     return None
 
 
-AUTOGRAPH_CASTS = frozenset({"builtins.int", "builtins.float"})
-"""Builtins that AutoGraph replaces inside a traced function: given a tensor, `int(t)` and
-`float(t)` become `tf.cast` and give a tensor, not a Python number (TensorFlow 2.21)."""
-AUTOGRAPH_LEN = "builtins.len"
-"""AutoGraph's `len(t)`: the static first axis of `t` when it is known, else a tensor."""
-PYTHON_VALUE_BUILTINS = frozenset(
-    {
-        "builtins.bool",
-        "builtins.max",
-        "builtins.min",
-        "builtins.any",
-        "builtins.all",
-        "builtins.sorted",
-        "builtins.round",
-        "builtins.divmod",
-    }
-)
-"""Builtins that AutoGraph leaves alone and that need the Python value of their arguments:
-the truth value (`bool`, `any`, `all`), comparisons (`max`, `min`, `sorted`), rounding. On
-a symbolic tensor they raise `OperatorNotAllowedInGraphError`, `AttributeError` or
-`TypeError` (TensorFlow 2.21; AutoGraph converts `if` and `while` tests, `abs` and `sum`
-work on tensors)."""
-
 STRING_METHODS = frozenset(
     {
         "decode",

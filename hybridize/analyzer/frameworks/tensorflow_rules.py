@@ -152,6 +152,30 @@ RANGE_COMPREHENSION_BREAK = (
     "iterates `range()` of a value that is a tensor in a graph in a comprehension: AutoGraph "
     "makes it tf.range, and iterating a symbolic tensor in Python raises"
 )
+#: Builtins that AutoGraph replaces inside a traced function: given a tensor, ``int(t)`` and
+#: ``float(t)`` become ``tf.cast`` and give a tensor, not a Python number (TensorFlow 2.21).
+AUTOGRAPH_CASTS: frozenset[str] = frozenset({"builtins.int", "builtins.float"})
+#: AutoGraph's ``len(t)``: the static first axis of ``t`` when it is known, else a tensor.
+AUTOGRAPH_LEN = "builtins.len"
+#: Builtins that AutoGraph leaves alone and that need the Python value of their arguments:
+#: the truth value (``bool``, ``any``, ``all``), comparisons (``max``, ``min``, ``sorted``),
+#: rounding. On a symbolic tensor they raise ``OperatorNotAllowedInGraphError``,
+#: ``AttributeError`` or ``TypeError`` (TensorFlow 2.21; AutoGraph converts ``if`` and
+#: ``while`` tests, ``abs`` and ``sum`` work on tensors).
+PYTHON_VALUE_BUILTINS: frozenset[str] = frozenset(
+    {
+        "builtins.bool",
+        "builtins.max",
+        "builtins.min",
+        "builtins.any",
+        "builtins.all",
+        "builtins.sorted",
+        "builtins.round",
+        "builtins.divmod",
+    }
+)
+#: What calling one of them on a symbolic tensor does, for the finding.
+PYTHON_VALUE_FAILURE = "it needs the Python value and raises"
 #: Why a function building a ``tf.data`` pipeline gains nothing from ``tf.function``.
 DATASET_BUILDER = (
     "builds and returns a tf.data pipeline (or its iterator): a Python object "

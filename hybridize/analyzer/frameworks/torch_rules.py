@@ -73,16 +73,6 @@ PER_CALL_STATE_BREAK = (
     "making such state anew in compiled code at every call is not known to compile under "
     "torch.compile"
 )
-#: ``range(t)`` of a tensor reads its value (``Tensor.__index__``, as ``int(t)`` calls
-#: ``Tensor.item``): a graph break (HY303's "a tensor used as a Python index").
-RANGE_LOOP_BREAK = (
-    "grows a Python list in a loop over `range()` of a value that is a tensor in a graph: "
-    "`range()` reads the tensor's value, a graph break under torch.compile"
-)
-RANGE_COMPREHENSION_BREAK = (
-    "iterates `range()` of a value that is a tensor in a graph in a comprehension: "
-    "`range()` reads the tensor's value, a graph break under torch.compile"
-)
 #: A function returning a ``DataLoader`` builds a Python object whose iteration Dynamo does not
 #: trace (labelling policy, corpus/README.md).
 DATASET_BUILDER = (
@@ -197,13 +187,31 @@ DISTRIBUTION_FLOAT_RECOMPILES = (
     "6 values, 7 frames)"
 )
 
-#: Python conversions of a tensor that read its value: ``float(t)``, ``int(t)``, ``bool(t)``
-#: call ``Tensor.item`` (measured: ``float(x.sum())`` breaks with the ``item()`` reason), and
-#: so does branching on a tensor (``if t > 0``: "generic_jump TensorVariable()", measured).
+#: Builtins that read a tensor's value into Python, each a graph break (measured, torch 2.13):
+#: ``float(t)``, ``int(t)``, ``bool(t)`` call ``Tensor.item`` (``float(x.sum())`` breaks with
+#: the ``item()`` reason, after which the value is a Python number), and so does branching on
+#: a tensor (``if t > 0``: "generic_jump TensorVariable()"); ``range(t)`` and ``sorted(t)``
+#: break with "Dynamo does not know how to trace builtin operator" (whatever the loop does
+#: with it), ``any(t)`` and ``all(t)`` with "Data-dependent branching". ``max``/``min`` of a
+#: tensor and a number trace without a break, and ``round``/``divmod`` of a tensor raise
+#: eagerly too: neither is a hazard of compiling.
 VALUE_READING_BUILTINS: frozenset[str] = frozenset(
-    {"builtins.float", "builtins.int", "builtins.bool"}
+    {
+        "builtins.float",
+        "builtins.int",
+        "builtins.bool",
+        "builtins.range",
+        "builtins.sorted",
+        "builtins.any",
+        "builtins.all",
+    }
 )
-
+#: What calling one of them on a tensor in compiled code does, for the finding.
+VALUE_READ_FAILURE = "it reads the tensor's value, a graph break under torch.compile"
+#: Dynamo casts no builtin into an op: ``int(t)``/``float(t)`` read the value (above), and
+#: ``len(t)`` is the tensor's first size, a Python int (a symbolic int once shapes are dynamic:
+#: two frames over four lengths), never a tensor (measured, torch 2.13).
+TENSOR_CASTS: frozenset[str] = frozenset()
 #: Calls that differentiate their first argument and, with the keyword set to True, build a
 #: differentiable backward of it (higher-order gradients). A compiled function whose result
 #: is differentiated so fails: "torch.compile with aot_autograd does not currently support
@@ -363,8 +371,25 @@ SEED = Behaviour(
 COMPILE = Behaviour("unknown", note="wraps a function or module for compilation")
 DATA_DEPENDENT_SHAPE = "Dynamic shape operator (output size depends on the data): a graph break"
 
+#: Namespaces of device and backend queries and settings, whose functions give Python values
+#: (ints, bools, strings, devices, streams) or None, never a tensor of the computation:
+#: ``torch.cuda.device_count()``, ``torch.cuda.is_available()``, ``torch.backends.cudnn``'s
+#: flags (the functions of torch 2.13's namespaces below are annotated so, but for their
+#: generator's ``get_rng_state``, a snapshot handed back to ``set_rng_state``). The table
+#: lists none of their members: without this they would take ``torch``'s tensor default.
+DEVICE_QUERY_NAMESPACES: tuple[str, ...] = (
+    "torch.cuda",
+    "torch.backends",
+    "torch.cpu",
+    "torch.mps",
+    "torch.xpu",
+    "torch.mtia",
+    "torch.accelerator",
+)
+
 #: Behaviour of functions by enclosing namespace (longest match wins). None: no guess.
 NAMESPACE_DEFAULTS: dict[str, Behaviour | None] = {
+    **dict.fromkeys(DEVICE_QUERY_NAMESPACES, PYTHON),
     "torch": TENSOR,
     "torch.nn.functional": TENSOR,
     "torch.linalg": TENSOR,
