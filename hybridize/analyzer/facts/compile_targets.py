@@ -30,7 +30,7 @@ from hybridize.analyzer.frameworks.framework import (
     FRAMEWORKS,
     Framework,
     first_framework,
-    frameworks_using,
+    framework_of_imports,
 )
 
 Value = TypeVar("Value")
@@ -112,10 +112,10 @@ def compile_targets(imports: Mapping[str, Collection[ModuleImport]]) -> CompileT
     """The compile target of every module of a project whose modules import `imports`."""
     reaching = reaching_roots(imports, is_framework_package)
     own = {
-        relpath: frameworks_using(r for imp in loaded if (r := imp.outside_root) is not None)
+        relpath: {r for imp in loaded if (r := imp.outside_root) is not None}
         for relpath, loaded in imports.items()
     }
-    itself = {r: f for r, frameworks in own.items() if (f := first_framework(frameworks))}
+    itself = {r: f for r, roots in own.items() if (f := framework_of_imports(roots))}
     # Up: the targets of the modules a module imports, and of those they import in turn, down
     # to the nearest modules with a framework of their own.
     importers: dict[str, set[str]] = {}
@@ -133,7 +133,7 @@ def compile_targets(imports: Mapping[str, Collection[ModuleImport]]) -> CompileT
         for relpath, loaded in imports.items()
     }
     by_importers = _propagate({r: {f} for r, f in known.items()}, imported)
-    project = first_framework(frozenset().union(*own.values())) or DEFAULT_FRAMEWORK
+    project = framework_of_imports(set().union(*own.values())) or DEFAULT_FRAMEWORK
     return CompileTargets(
         reaching,
         {

@@ -625,8 +625,8 @@ FRAMEWORKS: tuple[Framework, ...] = (TENSORFLOW, TORCH)
 """Every compile target, in order of precedence (see `framework_of_imports`)."""
 
 DEFAULT_FRAMEWORK: Framework = FRAMEWORKS[0]
-"""The target of code that imports no framework itself (a helper module without imports is
-answered by the shared tables)."""
+"""The target of code in a project that imports no framework at all (`compile_targets`: a
+module importing none itself takes that of the project modules around it)."""
 
 
 def framework_of_imports(roots: Iterable[str]) -> Framework | None:
