@@ -700,7 +700,7 @@ def _first_python_use(
             use = _python_use(caller_fn, calls, evaluator, result, graph)
             if use is None and static and graph:
                 keras = caller not in traced
-                use = _static_use(caller_fn, calls, result, keras)
+                use = _static_use(caller_fn, calls, result, keras, evaluator.framework)
             if use is not None:
                 line = resolved.site.span.start_line
                 where = "" if caller.is_module_code else f"`{caller_fn.qualname}` "
@@ -709,7 +709,11 @@ def _first_python_use(
 
 
 def _static_use(
-    fn: FunctionSummary, calls: list[ResolvedCall], result: Sym, keras: bool
+    fn: FunctionSummary,
+    calls: list[ResolvedCall],
+    result: Sym,
+    keras: bool,
+    framework: Framework,
 ) -> str | None:
     """How a caller running as a graph computes with static shape values where their static
     value counts: a framework op given them (a `tf.reshape` target), or a `range`. Compiled,
@@ -717,12 +721,12 @@ def _static_use(
     (measured under TF 2.21: `tf.reshape(x, [b, t, 2, d // 2])` has the static shape
     `(None, None, 2, None)` instead of `(2, 3, 2, 4)`, and a Keras layer built on it fails
     with "Shapes used to initialize variables must be fully-defined"). `keras`: the caller is
-    a Keras layer's `call` (else it runs traced)."""
+    a Keras layer's `call` (else it runs traced), compiled by `framework`."""
     graph = "a Keras layer's `call`, run on symbolic tensors" if keras else "it runs traced"
     for resolved in calls:
         site = resolved.site
         arguments = [*site.args, *(value for _, value in site.kwargs)]
-        if not any(_flows(fn, a, result, calls) for a in arguments):
+        if not any(_flows(fn, a, result, calls, framework) for a in arguments):
             continue
         for info in resolved.api:
             name = _display(info.name)
