@@ -1,5 +1,5 @@
 """A function's framework follows an edit: the frameworks of a module are memoised per summary
-of the module (`ProjectIndex.code_framework`, `function_framework`), so an edited module is
+of the module (`ProjectIndex.function_framework`), so an edited module is
 read again, on the path from scratch (its imports changed) and on the incremental one (only
 a body changed)."""
 
