@@ -148,9 +148,9 @@ class BenefitModel:
             return Benefit(
                 "none",
                 (
-                    "already runs in a graph: the project hands its model to Keras's `fit`, "
-                    "`evaluate` or `predict`, which trace the model's steps and so its `call` "
-                    "and the layers it calls: a decorator of its own changes nothing",
+                    "already runs in a graph: the project hands its model to "
+                    f"{framework.graph_training_loops}, which trace the model's steps and so "
+                    "its `call` and the layers it calls: a decorator of its own changes nothing",
                 ),
             )
         forward_pass = frequency in ("uncalled", "unknown", "tests") and (

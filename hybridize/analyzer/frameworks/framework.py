@@ -168,6 +168,9 @@ class Framework:
     layer_class_names: Mapping[str, str] = field(default_factory=dict, compare=False)
     """The base class of each layer role in messages ("model": "Model"; PyTorch's layers and
     models are both `Module`s)."""
+    graph_training_loops: str = "its library's training loops"
+    """The library's own loops that trace a model's steps, so its `call` (in messages:
+    "Keras's `fit`, `evaluate` or `predict`"; `callgraph.keras_loop_compiled` finds them)."""
     compiled_function: str = "the compiled function"
     """What its decorator hands on in place of the Python function, in messages ("a compiled
     tf.function")."""
@@ -508,6 +511,7 @@ TENSORFLOW = Framework(
     table=tensorflow_table,
     title="TensorFlow",
     layer_library=tensorflow_rules.LAYER_LIBRARY,
+    graph_training_loops=tensorflow_rules.GRAPH_TRAINING_LOOPS,
     layer_class_names=tensorflow_rules.LAYER_CLASS_NAMES,
     compiled_function=tensorflow_rules.COMPILED_FUNCTION,
     generator_break=tensorflow_rules.GENERATOR_BREAK,

@@ -123,6 +123,8 @@ IMPORT_ALIASES: tuple[str, ...] = ("tf", "tensorflow")
 
 #: The library of TensorFlow's layers, models, optimizers and metrics.
 LAYER_LIBRARY = "Keras"
+#: The loops that trace a model's train/test/predict steps, and so its call.
+GRAPH_TRAINING_LOOPS = "Keras's `fit`, `evaluate` or `predict`"
 #: The Keras base class of each layer role.
 LAYER_CLASS_NAMES: dict[str, str] = {"model": "Model", "layer": "Layer"}
 #: What ``@tf.function`` hands another decorator in place of the Python function.
