@@ -244,6 +244,18 @@ def _eager_model_classes(index: ProjectIndex, facts: TensorFacts) -> set[ClassKe
     return {base for class_key in eager for base in index.mro(class_key)}
 
 
+def _keras_loop_calls(_key: FunctionKey, calls: list[ResolvedCall]) -> list[Sym]:
+    """The receivers of a function's calls of Keras's `Model.fit`/`evaluate`/`predict`."""
+    found = []
+    for resolved in calls:
+        callee = resolved.site.callee
+        if callee[0] != "attr" or callee[2] not in KERAS_GRAPH_LOOPS:
+            continue
+        if any(info.name.endswith(f"Model.{callee[2]}") for info in resolved.api):
+            found.append(callee[1])
+    return found
+
+
 def _eager_compiles(_key: FunctionKey, calls: list[ResolvedCall]) -> list[Sym]:
     """The receivers of a function's `.compile(run_eagerly=...)` calls (not False)."""
     found = []
@@ -433,15 +445,12 @@ def keras_loop_compiled(
         return set()
     wanted = set(keys)
     fitted: set[ClassKey] = set()
-    for key, calls in facts.calls.items():
-        for resolved in calls:
-            callee = resolved.site.callee
-            if callee[0] != "attr" or callee[2] not in KERAS_GRAPH_LOOPS:
-                continue
-            if not any(info.name.endswith(f"Model.{callee[2]}") for info in resolved.api):
-                continue
+    # Each function's loop calls are kept with its resolved calls (`scan_memo`): after an edit
+    # only the functions evaluated again are walked, not every call site of the project.
+    for key, receivers in per_function(facts, "keras_loop_calls", _keras_loop_calls).items():
+        for receiver in receivers:
             classes: set[ClassKey] = set()
-            if _add_model_classes(index, facts, key, callee[1], classes):
+            if _add_model_classes(index, facts, key, receiver, classes):
                 fitted |= {c for c in classes if c not in eager}
     found: set[FunctionKey] = set()
     for class_key in fitted:
