@@ -615,7 +615,9 @@ def test_a_method_that_may_be_the_librarys_is_a_call_into_it():
 
 VARYING_SHAPES = """
 def score(x):
-    return (x * 2).sum() + torch.sin(x).mean() + torch.cos(x).std() + x.exp().max()
+    for _ in range(8):
+        x = torch.sin(x * 2) + torch.cos(x).abs() - x.exp() * x
+    return x.sum() + x.mean() + x.std() + x.max()
 
 
 def same(x):
@@ -656,10 +658,14 @@ class Scaled(nn.Module):
         self.temperature = 1.0
 
     def forward(self, x):
-        return torch.softmax(self.lin(x) / (1 + self.steps), dim=-1) * torch.sigmoid(x) + x.tanh()
+        for _ in range(8):
+            x = torch.softmax(self.lin(x) / (1 + self.steps), dim=-1) * torch.sigmoid(x) + x.tanh()
+        return x
 
     def smooth(self, x):
-        return torch.softmax(self.lin(x) / self.temperature, dim=-1) * torch.sigmoid(x) + x.tanh()
+        for _ in range(8):
+            x = torch.softmax(self.lin(x) / self.temperature, dim=-1) * torch.sigmoid(x) + x.tanh()
+        return x
 
 
 model = Scaled()

@@ -33,7 +33,9 @@ TORCH_STEP = """\
 
 
 def step(x):
-    return (torch.sin(x) * 2.0 + torch.cos(x) * torch.tanh(x) - torch.exp(x) * x + x * x).sum()
+    for _ in range(8):
+        x = torch.sin(x) * 2.0 + torch.cos(x) * torch.tanh(x) - torch.exp(x) * x + x * x
+    return x.sum()
 
 
 for _ in range(1000):
