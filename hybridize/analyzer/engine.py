@@ -304,7 +304,9 @@ def _decide(
     for key, reason in inside.items():
         final[key] = dataclasses.replace(final[key], benefit="none", benefit_reasons=(reason,))
     errors += [failed[k] for k in keys if k in failed]
-    verdicts = sorted(final.values(), key=lambda v: (v.file, v.line, v.qualname))
+    # read from the facts at once: the verdict's properties cost a call each, and an edit of
+    # a 100k-line project sorts every verdict again
+    verdicts = sorted(final.values(), key=lambda v: (v.facts.file, v.facts.line, v.facts.qualname))
     if memory is not None and scope is not None:
         reasons = _outside(memory.reasons, scope) | reasons
     memory = VerdictMemory(
