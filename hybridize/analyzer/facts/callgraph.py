@@ -9,7 +9,8 @@ covered callers (every caller already runs as a graph).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 import networkx as nx
 
@@ -407,6 +408,33 @@ def covered_callers(
 MAX_FUNCTIONS_RUN = 200
 """How many project functions `functions_run_by` collects (a bound no real model's forward
 comes near)."""
+
+
+Witness = TypeVar("Witness")
+
+
+def first_witness_of_runs(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    name: str,
+    find: Callable[[FunctionKey, list[ResolvedCall]], list[tuple[Witness, list[FunctionKey]]]],
+) -> dict[FunctionKey, Witness]:
+    """For every function something runs (`functions_run_by` its starts), the first witness
+    (in key order) that runs it. `find` gives, per function with resolved calls, its witnesses
+    (a call that traces, a value differentiated twice, ...) with the functions each one starts
+    running; it is kept with those calls across edits (`scan_memo`, under `name`), and the
+    whole answer for the facts' life (`facts.cache`)."""
+    cached = facts.cache.get(name)
+    if isinstance(cached, dict):
+        return cached
+    result: dict[FunctionKey, Witness] = {}
+    found = per_function(facts, name, find)
+    for key in sorted(found, key=str):
+        for witness, starts in found[key]:
+            for target in functions_run_by(index, facts, starts):
+                result.setdefault(target, witness)
+    facts.cache[name] = result
+    return result
 
 
 def functions_run_by(

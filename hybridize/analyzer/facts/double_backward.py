@@ -25,11 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hybridize.analyzer.facts.callgraph import functions_run_by
+from hybridize.analyzer.facts.callgraph import first_witness_of_runs
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
@@ -51,19 +50,9 @@ def double_backward_targets(
 ) -> dict[FunctionKey, SecondDerivative]:
     """Project functions whose result some function differentiates twice, each with the
     first place (in key order) that does it."""
-    cached = facts.cache.get("double_backward")
-    if isinstance(cached, dict):
-        return cached
-    result: dict[FunctionKey, SecondDerivative] = {}
-    found = per_function(
-        facts, "double_backward", lambda key, calls: _double_backward_of(index, key, calls)
+    return first_witness_of_runs(
+        index, facts, "double_backward", lambda key, calls: _double_backward_of(index, key, calls)
     )
-    for key in sorted(found, key=str):
-        for where, starts in found[key]:
-            for target in functions_run_by(index, facts, starts):
-                result.setdefault(target, where)
-    facts.cache["double_backward"] = result
-    return result
 
 
 def _double_backward_of(

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hybridize.analyzer.facts.callgraph import functions_run_by
+from hybridize.analyzer.facts.callgraph import first_witness_of_runs
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.summaries.keys import FunctionKey
 
@@ -40,19 +39,9 @@ class TracingCall:
 def traced_functions(index: ProjectIndex, facts: TensorFacts) -> dict[FunctionKey, TracingCall]:
     """Every project function some tracer of compiled-code-averse kind runs, with the first
     tracing call (in key order) that runs it."""
-    cached = facts.cache.get("traced_by_tracers")
-    if isinstance(cached, dict):
-        return cached
-    result: dict[FunctionKey, TracingCall] = {}
-    found = per_function(
-        facts, "tracing_calls", lambda key, calls: _tracing_calls(index, key, calls)
+    return first_witness_of_runs(
+        index, facts, "tracing_calls", lambda key, calls: _tracing_calls(index, key, calls)
     )
-    for key in sorted(found, key=str):
-        for call, starts in found[key]:
-            for target in functions_run_by(index, facts, starts):
-                result.setdefault(target, call)
-    facts.cache["traced_by_tracers"] = result
-    return result
 
 
 def _tracing_calls(
