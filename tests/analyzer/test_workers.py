@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import subprocess
@@ -61,9 +60,7 @@ def test_one_worker_and_no_items() -> None:
     assert run_isolated(_work, ["x", "segfault", "y"], 1, _failed)[::2] == ["X", "Y"]
 
 
-@pytest.mark.skipif(
-    multiprocessing.get_start_method() != "fork", reason="the patch reaches workers by fork"
-)
+@pytest.mark.usefixtures("forked_workers")
 def test_a_file_that_kills_its_worker_is_left_out_of_the_project(
     make_project: Callable[[dict[str, str | bytes]], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

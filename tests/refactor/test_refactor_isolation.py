@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 from collections.abc import Callable
@@ -18,9 +17,7 @@ from hybridize.refactor.selection import Selection
 GOOD = "import tensorflow as tf\n\n\ndef f(x):\n    return tf.square(x)\n\n\nf(tf.constant(1.0))\n"
 
 
-@pytest.mark.skipif(
-    multiprocessing.get_start_method() != "fork", reason="the patch reaches workers by fork"
-)
+@pytest.mark.usefixtures("forked_workers")
 def test_a_crash_while_planning_one_file_leaves_the_others_planned(
     make_project: Callable[[dict[str, str | bytes]], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
