@@ -30,13 +30,14 @@ caller. PyTorch code is not concerned (modules are not trace keys of `torch.comp
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import cast
 
 from hybridize.analyzer.facts.call_closure import reach, solve
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, bind_arguments, callees
 from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.predicates import local_values, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
@@ -58,38 +59,34 @@ def held_parameters(
 ) -> list[str]:
     """The parameters (not the receiver) whose object, or one of whose items, `sym` may be
     (`conv` of `for conv, norm in zip(convs, norms)` may be either's), sorted."""
-    held: set[str] = set()
-    seen: set[Sym] = set()
-    stack = [sym]
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
+
+    def follow(current: Sym) -> Iterable[Sym]:
         kind = current[0]
-        if kind == "param":
-            if current[1] != receiver:
-                held.add(str(current[1]))
-        elif kind == "local" or (
-            kind == "name" and current[1] in fn.locals and current[1] not in fn.globals_declared
-        ):
-            stack.extend(fn.locals.get(current[1], ()))
-        elif kind in ("attr", "item", "iter", "enter"):
-            stack.append(current[1])
-        elif kind == "cond":
-            stack.extend(current[1])
-        elif kind == "seq":
-            stack.extend(current[2])
-        elif kind == "dict":
-            stack.extend(current[1])
-        elif kind == "call":
-            site = fn.calls[current[1]]
-            resolved = calls.get(current[1])
-            if site.callee[0] == "attr" and (resolved is None or not resolved.targets):
-                stack.append(site.callee[1])  # `layers.values()`, `model.get_layer(name)`
-            if resolved is not None and _follows_arguments(resolved):
-                stack.extend(site.args)
-                stack.extend(value for _, value in site.kwargs)
+        if kind in ("local", "name"):
+            return local_values(fn, current)
+        if kind in ("attr", "item", "iter", "enter"):
+            return (current[1],)
+        if kind in ("cond", "dict"):
+            return current[1]
+        if kind == "seq":
+            return current[2]
+        if kind != "call":
+            return ()
+        site = fn.calls[current[1]]
+        resolved = calls.get(current[1])
+        edges: list[Sym] = []
+        if site.callee[0] == "attr" and (resolved is None or not resolved.targets):
+            edges.append(site.callee[1])  # `layers.values()`, `model.get_layer(name)`
+        if resolved is not None and _follows_arguments(resolved):
+            edges.extend(site.args)
+            edges.extend(value for _, value in site.kwargs)
+        return edges
+
+    held = {
+        str(current[1])
+        for current in walk_syms((sym,), follow)
+        if current[0] == "param" and current[1] != receiver
+    }
     return sorted(held)
 
 
@@ -260,36 +257,25 @@ def _call_sites(
 
 def _varies_per_iteration(fn: FunctionSummary, sym: Sym) -> bool:
     """Whether a value is computed from a loop's or a comprehension's current item."""
-    seen: set[Sym] = set()
-    stack = [sym]
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
+
+    def follow(current: Sym) -> Iterable[Sym]:
         kind = current[0]
-        if kind == "iter":
-            return True
-        if kind == "local" or (
-            kind == "name" and current[1] in fn.locals and current[1] not in fn.globals_declared
-        ):
-            stack.extend(fn.locals.get(current[1], ()))
-        elif kind in ("attr", "item", "enter"):
-            stack.append(current[1])
-            if kind == "item" and isinstance(current[2], tuple):
-                stack.append(current[2])
-        elif kind in ("op", "cond"):
-            stack.extend(current[1])
-        elif kind == "seq":
-            stack.extend(current[2])
-        elif kind == "dict":
-            stack.extend(current[1])
-        elif kind == "call":
+        if kind in ("local", "name"):
+            return local_values(fn, current)
+        if kind in ("attr", "enter"):
+            return (current[1],)
+        if kind == "item":
+            return (current[1], current[2]) if isinstance(current[2], tuple) else (current[1],)
+        if kind in ("op", "cond", "dict"):
+            return current[1]
+        if kind == "seq":
+            return current[2]
+        if kind == "call":
             site = fn.calls[current[1]]
-            stack.append(site.callee)
-            stack.extend(site.args)
-            stack.extend(value for _, value in site.kwargs)
-    return False
+            return (site.callee, *site.args, *(value for _, value in site.kwargs))
+        return ()
+
+    return any(current[0] == "iter" for current in walk_syms((sym,), follow))
 
 
 def _resolved_local(fn: FunctionSummary, sym: Sym) -> Sym:

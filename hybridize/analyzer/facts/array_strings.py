@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.predicates import walk_syms
 from hybridize.analyzer.facts.safety import SafetyScan
 from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.frameworks.python_stdlib import REGEX_STRING_ARGUMENTS, STRING_METHODS
@@ -69,18 +70,13 @@ def _may_hold_text(atoms: Iterable[Atom]) -> bool:
 def _parameter_read(scan: SafetyScan, sym: Sym, names: set[str]) -> str | None:
     """The parameter among `names` that `sym` is, or an element of, through locals (any of
     their values), indexing and iteration; None for anything computed from it."""
-    seen: set[Sym] = set()
-    stack = [sym]
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        kind = current[0]
-        if kind == "param" and current[1] in names and current[1] != scan.receiver:
+
+    def follow(current: Sym) -> Iterable[Sym]:
+        if current[0] == "local":
+            return scan.fn.locals.get(current[1], ())
+        return (current[1],) if current[0] in ("item", "iter") else ()
+
+    for current in walk_syms((sym,), follow):
+        if current[0] == "param" and current[1] in names and current[1] != scan.receiver:
             return str(current[1])
-        if kind == "local":
-            stack.extend(scan.fn.locals.get(current[1], ()))
-        elif kind in ("item", "iter"):
-            stack.append(current[1])
     return None

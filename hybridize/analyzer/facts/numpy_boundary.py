@@ -20,6 +20,7 @@ from typing import cast
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, bind_arguments, callees
 from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.predicates import walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.frameworks import written_name
@@ -204,19 +205,14 @@ def _parameters_behind(fn: FunctionSummary, sym: Sym, receiver: str | None) -> s
     """The parameters (not the receiver) a value may be as given: through locals, whatever
     their other values, and conditional expressions; an operation's or a call's result is a
     new value."""
-    found: set[str] = set()
-    seen: set[Sym] = set()
-    stack = [sym]
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        kind = current[0]
-        if kind == "param" and current[1] != receiver:
-            found.add(current[1])
-        elif kind == "local":
-            stack.extend(fn.locals.get(current[1], ()))
-        elif kind == "cond":
-            stack.extend(current[1])
-    return found
+
+    def follow(current: Sym) -> Iterable[Sym]:
+        if current[0] == "local":
+            return fn.locals.get(current[1], ())
+        return current[1] if current[0] == "cond" else ()
+
+    return {
+        current[1]
+        for current in walk_syms((sym,), follow)
+        if current[0] == "param" and current[1] != receiver
+    }

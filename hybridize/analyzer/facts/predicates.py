@@ -1,6 +1,7 @@
 """Questions asked of atoms (`values.py`) all over the analysis: is this value tensor-like, a
 Python primitive, unknown, a foreign library's object, and what are the leaves of a nested
-one.
+one; and the walk over a function's symbolic values (`walk_syms`) that many facts make,
+each following its own edges.
 
 They are in a module of their own because nearly every fact (effects, safety, retracing,
 candidacy, the evaluator and the solver) asks them, and because the answer must be one
@@ -10,9 +11,10 @@ evaluator and the bounds (`atom_bounds.py`), which both ask them too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from hybridize.analyzer.facts.values import FOREIGN_CALL, MAX_NESTING, TENSOR_LIKE_KINDS, Atom
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 
 
 def is_tensor_like(atom: Atom, depth: int = 0) -> bool:
@@ -81,3 +83,36 @@ def leaf_atoms(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
             yield from leaf_atoms(atom[1], depth + 1)
         else:
             yield atom
+
+
+def walk_syms(roots: Iterable[Sym], follow: Callable[[Sym], Iterable[Sym]]) -> Iterator[Sym]:
+    """Every value reachable from `roots` along the edges `follow` gives, each once, depth
+    first (the last root and the last edge first).
+
+    The facts ask many reachability questions of a function's values (which parameters a value
+    may be, whether it is made from a call's result, whether it varies per iteration): each
+    follows its own edges (locals, items, calls' arguments...), but all visit each value once,
+    since a walk of every path takes exponential time on long loops that reassign many locals.
+    A question answered early stops iterating; the edges of a value are read only when the
+    walk goes on past it."""
+    seen: set[Sym] = set()
+    stack = list(roots)
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        yield current
+        stack.extend(follow(current))
+
+
+def local_values(fn: FunctionSummary, sym: Sym) -> list[Sym] | tuple[()]:
+    """The values a local of `fn` may hold: those of a `("local", name)`, and of a free
+    `("name", name)` bound inside an expression (a comprehension's target), which is local
+    too unless the function declares it global; nothing for any other value."""
+    kind = sym[0]
+    if kind == "local" or (
+        kind == "name" and sym[1] in fn.locals and sym[1] not in fn.globals_declared
+    ):
+        return fn.locals.get(sym[1], ())
+    return ()

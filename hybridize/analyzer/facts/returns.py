@@ -44,7 +44,7 @@ from hybridize.analyzer.facts.evaluator import (
 )
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_layer
-from hybridize.analyzer.facts.predicates import leaf_atoms
+from hybridize.analyzer.facts.predicates import leaf_atoms, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import MAX_NESTING, PYTHON_SEQUENCE_KINDS, UNKNOWN_ATOM, Atom
 from hybridize.analyzer.frameworks import lookup, written_name
@@ -805,22 +805,18 @@ def _values_of(fn: FunctionSummary) -> Iterator[Sym]:
         stack.extend((store.target, store.value))
     for site in fn.calls:
         stack.extend((site.callee, *site.args, *(value for _, value in site.kwargs)))
-    seen: set[Sym] = set()
-    while stack:
-        sym = stack.pop()
-        if sym in seen:
-            continue
-        seen.add(sym)
-        yield sym
+
+    def follow(sym: Sym) -> Iterable[Sym]:
         kind = sym[0]
         if kind in ("attr", "iter", "enter"):
-            stack.append(sym[1])
-        elif kind == "item":
-            stack.extend((sym[1], sym[2]))
-        elif kind in ("op", "cond", "dict", "fstr"):
-            stack.extend(sym[1])
-        elif kind == "seq":
-            stack.extend(sym[2])
+            return (sym[1],)
+        if kind == "item":
+            return (sym[1], sym[2])
+        if kind in ("op", "cond", "dict", "fstr"):
+            return sym[1]
+        return sym[2] if kind == "seq" else ()
+
+    yield from walk_syms(stack, follow)
 
 
 def _display(name: str) -> str:
@@ -841,34 +837,27 @@ def _flows(
     `Framework.tensor_casts` and `tensor_len`), which give tensors there. A
     reachability question, so each value is visited once."""
     by_index = {resolved.index: resolved for resolved in casts or ()}
-    seen: set[Sym] = set()
-    stack = [sym]
-    while stack:
-        current = stack.pop()
-        if current == result:
-            return True
-        if current in seen:
-            continue
-        seen.add(current)
+
+    def follow(current: Sym) -> Iterable[Sym]:
         kind = current[0]
         if kind in ("local", "name"):
-            stack.extend(fn.locals.get(current[1], ()))
-        elif kind in ("op", "cond"):
-            stack.extend(current[1])
-        elif kind == "seq":
-            stack.extend(current[2])
-        elif kind in ("dict", "fstr"):
-            stack.extend(current[1])
-        elif kind == "item":
-            stack.append(current[1])
-        elif kind == "call" and current[1] in by_index:
+            return fn.locals.get(current[1], ())
+        if kind in ("op", "cond", "dict", "fstr"):
+            return current[1]
+        if kind == "seq":
+            return current[2]
+        if kind == "item":
+            return (current[1],)
+        if kind == "call" and current[1] in by_index:
             resolved = by_index[current[1]]
             if any(
                 info.name in framework.tensor_casts or info.name == framework.tensor_len
                 for info in resolved.api
             ):
-                stack.extend(resolved.site.args)
-    return False
+                return resolved.site.args
+        return ()
+
+    return any(current == result for current in walk_syms((sym,), follow))
 
 
 # ------------------------------------------------------------ removing a compiler decorator
@@ -911,14 +900,14 @@ def _computed_from_python_arguments(
 ) -> bool:
     """Whether a value is computed, by Python operators and conditionals, from literals and
     parameters every caller fills with Python numbers or strings only."""
-    seen: set[Sym] = set()
+
+    def follow(current: Sym) -> Iterable[Sym]:
+        if current[0] == "local":
+            return fn.locals.get(current[1], ())
+        return current[1] if current[0] in ("op", "cond") else ()
+
     parameters = 0
-    stack = [sym]
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
+    for current in walk_syms((sym,), follow):
         kind = current[0]
         if kind == "param":
             atoms = evidence.get(current[1])
@@ -927,12 +916,8 @@ def _computed_from_python_arguments(
             ):
                 return False
             parameters += 1
-        elif kind == "local" and fn.locals.get(current[1]):
-            stack.extend(fn.locals[current[1]])
-        elif kind in ("op", "cond"):
-            stack.extend(current[1])
-        elif kind != "lit":
-            return False
+        elif not (kind in ("lit", "op", "cond") or (kind == "local" and fn.locals.get(current[1]))):
+            return False  # a call's result, an attribute, a local never assigned...
     return parameters > 0
 
 
@@ -964,25 +949,18 @@ def _first_reader(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> 
 def _reads(fn: FunctionSummary, sym: Sym, result: Sym) -> bool:
     """Whether `sym` is made from `result` (through locals, operations, containers, items,
     attributes): a value the caller computes, passes or tests from it."""
-    seen: set[Sym] = set()
-    stack = [sym]
-    while stack:
-        current = stack.pop()
-        if current == result:
-            return True
-        if current in seen:
-            continue
-        seen.add(current)
+
+    def follow(current: Sym) -> Iterable[Sym]:
         kind = current[0]
         if kind in ("local", "name"):
-            stack.extend(fn.locals.get(current[1], ()))
-        elif kind in ("op", "cond", "dict", "fstr"):
-            stack.extend(current[1])
-        elif kind == "seq":
-            stack.extend(current[2])
-        elif kind in ("item", "attr", "iter"):
-            stack.append(current[1])
-    return False
+            return fn.locals.get(current[1], ())
+        if kind in ("op", "cond", "dict", "fstr"):
+            return current[1]
+        if kind == "seq":
+            return current[2]
+        return (current[1],) if kind in ("item", "attr", "iter") else ()
+
+    return any(current == result for current in walk_syms((sym,), follow))
 
 
 def _bound(fn: FunctionSummary, result: Sym) -> bool:

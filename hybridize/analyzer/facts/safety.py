@@ -16,7 +16,13 @@ from collections.abc import Iterable, Iterator
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.graph_kernel_gaps import kernel_gap
-from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown, leaf_atoms
+from hybridize.analyzer.facts.predicates import (
+    is_tensor_like,
+    is_unknown,
+    leaf_atoms,
+    local_values,
+    walk_syms,
+)
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.facts.values import Atom
@@ -126,31 +132,23 @@ def mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym]) -> bool:
 
     A reachability question over the function's values, so each value is visited once: a
     walk of every path took exponential time on long loops that reassign many locals."""
-    seen: set[Sym] = set()
-    stack = [sym]
-    while stack:
-        current = stack.pop()
-        if current in targets:
-            return True
-        if current in seen:
-            continue
-        seen.add(current)
+
+    def follow(current: Sym) -> Iterable[Sym]:
         kind = current[0]
-        if kind == "local" or (
-            # A name bound inside an expression (a comprehension's target) is local too.
-            kind == "name" and current[1] in fn.locals and current[1] not in fn.globals_declared
-        ):
-            stack.extend(fn.locals.get(current[1], ()))
-        elif kind in ("attr", "item", "iter", "enter"):
-            stack.append(current[1])
-        elif kind in ("op", "cond"):
-            stack.extend(current[1])
-        elif kind == "seq":
-            stack.extend(current[2])
-        elif kind == "call":
+        if kind in ("local", "name"):
+            return local_values(fn, current)
+        if kind in ("attr", "item", "iter", "enter"):
+            return (current[1],)
+        if kind in ("op", "cond"):
+            return current[1]
+        if kind == "seq":
+            return current[2]
+        if kind == "call":
             site = fn.calls[current[1]]
-            stack.extend(_arguments(site.args, site.kwargs))
-    return False
+            return _arguments(site.args, site.kwargs)
+        return ()
+
+    return any(current in targets for current in walk_syms((sym,), follow))
 
 
 def is_eager_only_call(resolved: ResolvedCall) -> bool:
