@@ -153,7 +153,7 @@ def print_calibration(found: list[Case]) -> None:
 
 def whole_programs(programs: list[Path], runs: int) -> None:
     from hybridize.compiler.protocol import Limits
-    from hybridize.compiler.whole_program import compare_programs, copy_project
+    from hybridize.compiler.whole_program import Runtime, compare_programs, copy_project
 
     hybridize = str(Path(sys.executable).with_name("hybridize"))
     speedups: list[float] = []
@@ -185,6 +185,7 @@ def whole_programs(programs: list[Path], runs: int) -> None:
                 runs=runs,
                 digest_atol=labels["digest_atol"],
                 limits=Limits(),
+                runtime=Runtime(frameworks=(CORPUS.name,)),  # the TensorFlow corpus
             )
         speedup = compared["speedup"]
         match = "same" if compared["output_match"] else f"DIFFER: {compared['detail']}"

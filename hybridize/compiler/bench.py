@@ -105,7 +105,9 @@ class Progress:
         """Steps done."""
 
 
-def assumptions(options: BenchOptions, frameworks: Sequence[str] = ("tensorflow",)) -> list[str]:
+def assumptions(options: BenchOptions, frameworks: Sequence[str]) -> list[str]:
+    """What the numbers of a report assume, in sentences; `frameworks`, those of the
+    candidates measured (none when there were none)."""
     out = [
         "Per-call times are medians over interleaved samples of the steady state (after one "
         "warm-up call per argument set); trace and compile times are reported apart "
@@ -144,7 +146,7 @@ def assumptions(options: BenchOptions, frameworks: Sequence[str] = ("tensorflow"
             "compared and restored: parameters, buffers, gradients and optimizer state."
         )
     if options.entry:
-        imported = " and ".join(f"`import {name}`" for name in frameworks)
+        imported = " and ".join(f"`import {name}`" for name in frameworks) or "the imports"
         out.append(
             f"Whole-program speed-up: median over the runs of the time after {imported} "
             "to the program's end, original / refactored copy (the ~2 s import is the same for "
@@ -156,17 +158,24 @@ def assumptions(options: BenchOptions, frameworks: Sequence[str] = ("tensorflow"
 
 
 def machine_description(
-    tensorflow: str | None, torch: str | None = None, frameworks: Sequence[str] = ("tensorflow",)
+    tensorflow: str | None, torch: str | None, frameworks: Sequence[str]
 ) -> dict[str, Any]:
-    """The machine and the framework versions the workers imported."""
+    """The machine and the versions the workers imported of the `frameworks` of the candidates
+    measured (none when there were none)."""
     versions = []
     if "tensorflow" in frameworks:
         versions.append(f"TensorFlow {tensorflow or '?'}")
     if "torch" in frameworks:
         versions.append(f"PyTorch {torch or '?'}")
     data = {
-        "description": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"Python {platform.python_version()}, {', '.join(versions)}",
+        "description": ", ".join(
+            [
+                f"{platform.system()} {platform.machine()}",
+                f"{os.cpu_count()} CPUs",
+                f"Python {platform.python_version()}",
+                *versions,
+            ]
+        ),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "tensorflow": tensorflow,
@@ -362,7 +371,7 @@ def _runtime(
 ) -> whole_program.Runtime:
     """What the whole-program runs import, and torch.compile's backend as the worker measured
     it (aot_eager when Inductor was asked for and could not compile here)."""
-    frameworks = tuple(sorted({str(v.get("framework") or "tensorflow") for v in verdicts}))
+    frameworks = tuple(sorted({str(v["framework"]) for v in verdicts}))
     labels = {
         str(((r.get("modes") or {}).get("graph") or {}).get("label") or "")
         for r in results.values()
@@ -457,9 +466,7 @@ def run_bench(
     functions: list[dict[str, Any]] = []
     versions: dict[str, str] = {}
     analysed = [candidates_for(path, options) for path in paths]
-    frameworks = sorted(
-        {str(v.get("framework") or "tensorflow") for _, verdicts, _ in analysed for v in verdicts}
-    ) or ["tensorflow"]
+    frameworks = sorted({str(v["framework"]) for _, verdicts, _ in analysed for v in verdicts})
     whole = 1 if entry and options.program_runs > 0 else 0
     progress.start(sum(len(verdicts) + (whole if verdicts else 0) for _, verdicts, _ in analysed))
     with tempfile.TemporaryDirectory(prefix="hybridize-bench-") as scratch:

@@ -39,13 +39,13 @@ baseline) and retracing are flagged whatever the decision.
 from __future__ import annotations
 
 import graphlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.compiler.report_file import read_report
 from hybridize.compiler.timing import TimingStats, clearly_faster
 
 MODE_CHANGE = {
@@ -343,7 +343,7 @@ def load_applied_changes(report_path: Path | str, root: Path | str | None = None
     covers one project, or to the projects' common parent folder when it covers several (the
     paths `hybridize refactor` on that folder reports).
     """
-    data = json.loads(Path(report_path).read_text(encoding="utf-8"))
+    data = read_report(report_path)
     projects = [Path(p["root"]).resolve() for p in data.get("projects", [])]
     base = (
         Path(root).resolve() if root is not None else (_common_root(projects) if projects else None)

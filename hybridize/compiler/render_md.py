@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hybridize.analyzer.frameworks.framework import framework_named
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.compiler.headline import failure_text, headline
 from hybridize.compiler.outcomes import (
@@ -45,14 +46,15 @@ NOT_A_MODE = "—"
 
 
 def has_mode(function: Mapping[str, Any], mode: str) -> bool:
-    """Whether the function's framework has the mode (torch has no `xla`)."""
-    return mode != "xla" or (function.get("framework") or "tensorflow") == "tensorflow"
+    """Whether the function's framework has the mode: `xla` only where its decorator has an
+    argument that compiles with XLA (`Framework.xla_argument`; torch has none)."""
+    return mode != "xla" or framework_named(function["framework"]).xla_argument is not None
 
 
 def framework_cell(function: Mapping[str, Any]) -> str:
     """`tensorflow`, or `torch: torch.compile (inductor)`: the framework and, when the compiled
     mode has a name of its own, that name (it says which backend was measured)."""
-    framework = str(function.get("framework") or "tensorflow")
+    framework = str(function["framework"])
     label = (function["modes"].get("graph") or {}).get("label")
     return f"{framework}: {label}" if label else framework
 

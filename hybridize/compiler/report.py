@@ -106,7 +106,7 @@ def function_entry(
         "qualname": verdict["qualname"],
         "key": str(FunctionKey(verdict["file"], verdict["qualname"])),
         "line": verdict["line"],
-        "framework": verdict.get("framework") or "tensorflow",
+        "framework": verdict["framework"],
         "is_hybrid": verdict["is_hybrid"],
         "analysis": {
             "passes": verdict["passes"],

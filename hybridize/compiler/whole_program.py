@@ -84,7 +84,8 @@ class Runtime:
     """What a run imports before the program starts (and the clock that the run time is read
     from starts after), and torch.compile's backend when it is not Inductor, the default."""
 
-    frameworks: tuple[str, ...] = ("tensorflow",)
+    frameworks: tuple[str, ...]
+    """The frameworks of the functions changed (`Framework.name`), imported in that order."""
     torch_backend: str | None = None
 
     def environment(self) -> dict[str, str]:
@@ -110,7 +111,7 @@ def run_once(
     entry: Sequence[str],
     limits: Limits,
     timeout: float,
-    runtime: Runtime | None = None,
+    runtime: Runtime,
 ) -> RunRecord:
     """Run the entry once through the launcher; never raises for the program's failures."""
     with tempfile.TemporaryDirectory(prefix="hybridize-run-") as scratch:
@@ -118,7 +119,7 @@ def run_once(
         env = {
             **os.environ,
             "HYBRIDIZE_TIMES": str(times_path),
-            **(runtime or Runtime()).environment(),
+            **runtime.environment(),
             "TF_CPP_MIN_LOG_LEVEL": "2",
             "PYTHONHASHSEED": "0",
             "PYTHONDONTWRITEBYTECODE": "1",
@@ -213,8 +214,8 @@ def compare_programs(
     runs: int,
     digest_atol: float,
     limits: Limits,
+    runtime: Runtime,
     on_run: Callable[[str, int], None] | None = None,
-    runtime: Runtime | None = None,
 ) -> dict[str, Any]:
     """Run both copies `runs` times each, interleaved; timings and the output comparison."""
     records: dict[str, list[RunRecord]] = {"original": [], "refactored": []}

@@ -50,8 +50,9 @@ def _calls_within(captured: instrument.Captured) -> list[dict[str, Any]]:
 
 
 def _framework(candidate: dict[str, Any]) -> str:
-    """The framework of a candidate's verdict (TensorFlow for a job that names none)."""
-    return str(candidate.get("framework") or "tensorflow")
+    """The framework of a candidate's verdict (`Framework.name`): the bench writes it in every
+    candidate of the job it gives the worker."""
+    return str(candidate["framework"])
 
 
 class Worker:
@@ -366,7 +367,7 @@ class Worker:
         return durations
 
     def backend_for(self, candidate: dict[str, Any]) -> backends.Backend:
-        """The backend of the candidate's verdict (`framework`; TensorFlow when absent)."""
+        """The backend of the candidate's verdict (`framework`)."""
         return self.backends[_framework(candidate)]
 
     def measure(self, candidate: dict[str, Any]) -> dict[str, Any]:

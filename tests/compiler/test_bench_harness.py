@@ -117,6 +117,7 @@ def candidate(qualname: str, line: int, key: str | None = None, **extra: Any) ->
         "line": line,
         "is_hybrid": False,
         "input_signature": None,
+        "framework": "tensorflow",
         **extra,
     }
 

@@ -15,7 +15,8 @@ import pytest
 from hybridize.compiler import decisions, report
 from hybridize.compiler.bench import BenchOptions, assumptions, write_reports
 from hybridize.compiler.render_html import render_html
-from hybridize.compiler.render_md import render_markdown
+from hybridize.compiler.render_md import has_mode, render_markdown
+from hybridize.compiler.report_file import read_report
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -101,6 +102,7 @@ def _verdict(name: str, line: int, **extra: Any) -> dict[str, Any]:
         "transformation": "convert_to_hybrid",
         "passing_precondition": "P1",
         "speculative": False,
+        "framework": "tensorflow",
         **extra,
     }
 
@@ -177,7 +179,7 @@ def sample_report() -> dict[str, Any]:
         "created": "2026-11-30T00:00:00+00:00",
         "machine": {"description": "Linux x86_64, 2 CPUs"},
         "settings": BenchOptions().settings(),
-        "assumptions": assumptions(BenchOptions(entry="python main.py")),
+        "assumptions": assumptions(BenchOptions(entry="python main.py"), ("tensorflow",)),
         "projects": projects,
         "functions": functions,
         "summary": report.summarize(functions, projects, 12.0),
@@ -428,7 +430,9 @@ def test_a_report_with_both_frameworks_validates_and_renders() -> None:
     assert "torch: torch.compile (inductor)" in text and "—" in text
 
 
-def test_a_report_written_before_the_torch_fields_still_validates() -> None:
+def test_a_report_written_before_the_torch_fields_validates_and_is_read_as_tensorflow(
+    tmp_path: Path,
+) -> None:
     data = json.loads(json.dumps(sample_report()))
     for project in data["projects"]:
         project.pop("notes", None)
@@ -439,6 +443,13 @@ def test_a_report_written_before_the_torch_fields_still_validates() -> None:
                 mode.pop(name)
             mode.pop("break_reasons")
     assert report.validate_report(data) == []
+    # Read back, it is migrated once (`report_file`): the bench measured TensorFlow alone then.
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(data))
+    read = read_report(path)
+    assert {function["framework"] for function in read["functions"]} == {"tensorflow"}
+    assert report.validate_report(read) == []
+    assert all(has_mode(function, "xla") for function in read["functions"])
 
 
 def test_merging_reports_of_both_frameworks_names_both_versions() -> None:
