@@ -1,4 +1,4 @@
-"""The package's modules keep to three rules that nothing else would notice breaking.
+"""The package's modules keep to four rules that nothing else would notice breaking.
 
 1. No module uses another module's private name (`from hybridize.x import _y`, `x._y` on an
    imported module, or a private module `_m` from outside its own package). A helper that two
@@ -9,6 +9,11 @@
    module for start-up speed is fine as long as it closes no cycle.
 3. No TensorFlow or PyTorch import, in any form, in the parts that analyse, rewrite and report
    on code: they must work, and start quickly, where neither framework is installed.
+4. A function key's text (`file::qualname`) is made and read by the key type alone
+   (`analyzer/summaries/keys.py`: `str(key)`, `FunctionKey.parse`): no other module splits a
+   text at `::` (`split`, `rsplit`, `partition`, `rpartition`) or joins two values with it
+   (`"::".join`, `f"{a}::{b}"`). A hand-made split gets a file whose name holds `::` wrong,
+   and a hand-made join is a key the analysis cannot find again.
 
 The rules are checked on the source text (`ast`), so that nothing is imported to check them.
 Tests are outside the rules: a test poking at a module's internals is testing that module.
@@ -17,6 +22,7 @@ Tests are outside the rules: a test poking at a module's internals is testing th
 from __future__ import annotations
 
 import ast
+import itertools
 import textwrap
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -37,6 +43,12 @@ FRAMEWORK_FREE = (
     "hybridize/model.py",
 )
 """Paths (relative to the tree's root) where no framework may be imported."""
+KEY_TYPE = "hybridize/analyzer/summaries/keys.py"
+"""The one module that turns a function key into text and back (rule 4)."""
+KEY_SEPARATOR = "::"
+SPLITTERS = frozenset({"split", "rsplit", "partition", "rpartition"})
+NOT_FUNCTION_KEYS = frozenset({("hybridize/verify/outcomes.py", "test_file_of")})
+"""(file, function) that split other texts at `::` (a pytest node id, `tests/x.py::test_a`)."""
 DYNAMIC_IMPORTERS = frozenset({"import_module", "__import__"})
 """Calls that import the module their literal first argument names."""
 
@@ -381,18 +393,77 @@ def framework_violations(
                     )
 
 
+def _separator(node: ast.AST) -> bool:
+    """The literal `::`, or the key type's `SEPARATOR` named."""
+    if isinstance(node, ast.Constant):
+        return node.value == KEY_SEPARATOR
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+    return name == "SEPARATOR"
+
+
+def _joins_at_separator(node: ast.JoinedStr) -> bool:
+    """An f-string with `::` right after a formatted value (`f"{file}::{qualname}"`)."""
+    parts = node.values
+    return any(
+        isinstance(before, ast.FormattedValue)
+        and isinstance(after, ast.Constant)
+        and isinstance(after.value, str)
+        and after.value.startswith(KEY_SEPARATOR)
+        for before, after in itertools.pairwise(parts)
+    )
+
+
+def key_text_violations(
+    modules: Mapping[str, ModuleSource], trees: Mapping[str, ast.Module]
+) -> Iterator[Violation]:
+    """Rule 4: a function key's text split or joined outside the key type."""
+    for name, tree in trees.items():
+        source = modules[name]
+        if source.relative == KEY_TYPE:
+            continue
+        exempt = {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and (source.relative, node.name) in NOT_FUNCTION_KEYS
+            for inner in ast.walk(node)
+        }
+        found: list[tuple[int, str]] = []
+        for node in ast.walk(tree):
+            if id(node) in exempt:
+                continue
+            what = None
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                method = node.func.attr
+                if method in SPLITTERS and node.args and _separator(node.args[0]):
+                    what = f"splits a text at `::` ({method})"
+                elif method == "join" and _separator(node.func.value):
+                    what = "joins texts with `::`"
+            elif isinstance(node, ast.JoinedStr) and _joins_at_separator(node):
+                what = "joins two values with `::` in an f-string"
+            if what is not None:
+                found.append((node.lineno, what))
+        for line, what in sorted(found):
+            yield Violation(
+                "key-text",
+                f"{source.relative}:{line}",
+                f"{what}: a function key is made by `str(key)` and read by `FunctionKey.parse`",
+            )
+
+
 def check_tree(root: Path, package: str = PACKAGE) -> list[Violation]:
-    """Every violation of the three rules in `package` under `root`."""
+    """Every violation of the four rules in `package` under `root`."""
     modules = modules_of(root, package)
     trees = parsed(modules)
     return [
         *private_name_violations(modules, trees),
         *cycle_violations(modules, trees),
         *framework_violations(modules, trees),
+        *key_text_violations(modules, trees),
     ]
 
 
-RULES = ("private-name", "import-cycle", "framework-import")
+RULES = ("private-name", "import-cycle", "framework-import", "key-text")
 
 
 @pytest.fixture(scope="module")
@@ -547,5 +618,42 @@ def test_a_framework_import_in_a_framework_free_module_is_reported(tmp_path: Pat
             "hybridize/analyzer/b.py:4: imports torch.nn",
             "hybridize/analyzer/c.py:3: imports torch",
             "hybridize/cli.py:2: imports tensorflow",
+        ]
+    }
+
+
+def test_a_key_split_or_joined_outside_the_key_type_is_reported(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            "hybridize/__init__.py": "",
+            "hybridize/analyzer/summaries/keys.py": (
+                'SEPARATOR = "::"\n'
+                "def parse(text):\n    return text.rpartition(SEPARATOR)\n"
+                'def text(file, qualname):\n    return f"{file}::{qualname}"\n'
+            ),
+            "hybridize/user.py": (
+                "def file_of(key):\n    return key.split('::')[0]\n"
+                "def qualname_of(key):\n    return key.rpartition('::')[2]\n"
+                'def key_of(file, qualname):\n    return f"{file}::{qualname}"\n'
+                'def joined(parts):\n    return "::".join(parts)\n'
+                # Other uses of `::` in a text are none of the rule's business.
+                'def shown(key):\n    return f"function {key}: ::"\n'
+            ),
+            "hybridize/verify/outcomes.py": (
+                "def test_file_of(nodeid):\n    return nodeid.partition('::')[0]\n"
+            ),
+        },
+    )
+    assert rules_broken(root) == {
+        "key-text": [
+            "hybridize/user.py:2: splits a text at `::` (split): a function key is made by "
+            "`str(key)` and read by `FunctionKey.parse`",
+            "hybridize/user.py:4: splits a text at `::` (rpartition): a function key is made by "
+            "`str(key)` and read by `FunctionKey.parse`",
+            "hybridize/user.py:6: joins two values with `::` in an f-string: a function key is "
+            "made by `str(key)` and read by `FunctionKey.parse`",
+            "hybridize/user.py:8: joins texts with `::`: a function key is made by `str(key)` "
+            "and read by `FunctionKey.parse`",
         ]
     }
