@@ -42,6 +42,7 @@ CORPUS = ROOT / "corpus" / "tensorflow"
 sys.path.insert(0, str(ROOT))
 
 from hybridize.analyzer.summaries.keys import FunctionKey  # noqa: E402
+from hybridize.compiler.report_file import read_report  # noqa: E402
 from hybridize.model import FunctionVerdict  # noqa: E402
 from hybridize.project import Project, ProjectOptions  # noqa: E402
 
@@ -75,7 +76,7 @@ def verdicts_of(program: Path) -> dict[str, FunctionVerdict]:
 def cases(report: dict, programs: list[Path]) -> list[Case]:
     by_project: dict[str, list[dict]] = {}
     for entry in report["functions"]:
-        if entry.get("framework", "tensorflow") != "tensorflow":
+        if entry["framework"] != CORPUS.name:
             continue  # corpus/torch programs share names with TensorFlow ones (`gan`)
         by_project.setdefault(Path(entry["project"]).name, []).append(entry)
     found = []
@@ -214,7 +215,7 @@ def main() -> int:
     if args.programs:
         programs = [p for p in programs if p.name in args.programs]
     if args.bench_report.is_file():
-        report = json.loads(args.bench_report.read_text(encoding="utf-8"))
+        report = read_report(args.bench_report)
         print_calibration(cases(report, programs))
     elif args.whole_programs:
         # The whole-program figures need no bench report: only the calibration does.

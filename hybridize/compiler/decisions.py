@@ -48,14 +48,17 @@ from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.compiler.report_file import read_report
 from hybridize.compiler.timing import TimingStats, clearly_faster
 
-MODE_CHANGE = {
-    ("eager", "graph"): "add_tf_function",
-    ("eager", "xla"): "add_tf_function_jit",
-    ("graph", "xla"): "add_jit_compile",
+MODE_CHANGES: dict[str, dict[tuple[str, str], str]] = {
+    "tensorflow": {
+        ("eager", "graph"): "add_tf_function",
+        ("eager", "xla"): "add_tf_function_jit",
+        ("graph", "xla"): "add_jit_compile",
+    },
+    "torch": {("eager", "graph"): "add_torch_compile"},
 }
-TORCH_MODE_CHANGE = {("eager", "graph"): "add_torch_compile"}
-"""torch.compile is a torch function's `graph` mode: the same rules decide it, and the change
-is `@torch.compile` (the worker marks a torch result with `framework`)."""
+"""The change a decision makes, per framework (`backends.FRAMEWORKS`: the worker writes it in
+every measured result, `framework`) and (baseline, chosen mode). torch.compile is a torch function's `graph` mode:
+the same rules decide it, and the change is `@torch.compile`."""
 
 
 NEW_STATE_FACTOR = 3.0
@@ -250,8 +253,7 @@ def decide(
     if choice is not None:
         decision.mode = choice
         decision.applied = True
-        changes = TORCH_MODE_CHANGE if result.get("framework") == "torch" else MODE_CHANGE
-        decision.change = changes.get((baseline, choice))
+        decision.change = MODE_CHANGES[result["framework"]].get((baseline, choice))
         decision.speedup = base_stats.median / eligible[choice].median
         shown = modes[choice].get("label") or choice
         decision.reasons.insert(

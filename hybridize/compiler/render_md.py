@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hybridize.analyzer.frameworks.framework import framework_named
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.compiler.decisions import MODE_CHANGES
 from hybridize.compiler.headline import failure_text, headline
 from hybridize.compiler.outcomes import (
     APPLY,
@@ -46,9 +46,9 @@ NOT_A_MODE = "—"
 
 
 def has_mode(function: Mapping[str, Any], mode: str) -> bool:
-    """Whether the function's framework has the mode: `xla` only where its decorator has an
-    argument that compiles with XLA (`Framework.xla_argument`; torch has none)."""
-    return mode != "xla" or framework_named(function["framework"]).xla_argument is not None
+    """Whether the function's framework has the mode: `xla` only where a change compiles
+    with XLA (`decisions.MODE_CHANGES`; torch has none)."""
+    return mode != "xla" or ("eager", "xla") in MODE_CHANGES[function["framework"]]
 
 
 def framework_cell(function: Mapping[str, Any]) -> str:

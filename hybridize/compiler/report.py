@@ -38,6 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.compiler.backends import FRAMEWORKS as BACKENDS
 from hybridize.compiler.headline import failed_runs, failure_text
 from hybridize.compiler.outcomes import outcome_counts
 from hybridize.compiler.timing import geometric_mean
@@ -317,7 +318,7 @@ REPORT_SCHEMA: dict[str, Any] = {
                 "qualname": {"type": "string"},
                 "key": {"type": "string"},
                 "line": {"type": "integer"},
-                "framework": {"enum": ["tensorflow", "torch"]},
+                "framework": {"enum": list(BACKENDS)},
                 "is_hybrid": {"type": "boolean"},
                 "analysis": _closed(
                     {

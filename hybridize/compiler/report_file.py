@@ -14,9 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hybridize.analyzer.frameworks.framework import TENSORFLOW
-
-FRAMEWORK_BEFORE_TORCH_BENCH = TENSORFLOW.name
+FRAMEWORK_BEFORE_TORCH_BENCH = "tensorflow"
 """The framework of every function of a report written before the PyTorch bench, which has
 no `framework` field: the only framework the bench measured then."""
 

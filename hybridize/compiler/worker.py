@@ -392,9 +392,12 @@ class Worker:
 
     def _measure(self, candidate: dict[str, Any], backend: backends.Backend) -> dict[str, Any]:
         source, function, is_method, sets, reason, facts = self.argument_sets(candidate)
-        result: dict[str, Any] = {"input_source": source, "argument_sets": len(sets), **facts}
-        if backend.framework != "tensorflow":
-            result["framework"] = backend.framework
+        result: dict[str, Any] = {
+            "input_source": source,
+            "argument_sets": len(sets),
+            "framework": backend.framework,
+            **facts,
+        }
         if source is None:
             result.update(status="no-inputs", error=reason)
             return result

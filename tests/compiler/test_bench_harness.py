@@ -193,8 +193,8 @@ def test_a_tensorflow_job_loads_the_tensorflow_backend_only(outcome: WorkerOutco
     assert set(outcome.frameworks) == {"tensorflow"}
     assert outcome.tensorflow == outcome.frameworks["tensorflow"]
     result = outcome.results["fns.py::good"]
-    # TensorFlow results are as they were: no torch-only fields in the worker's result.
-    assert "framework" not in result and "notes" not in result
+    # Every measured result names its framework; no torch-only fields in a TensorFlow one.
+    assert result["framework"] == "tensorflow" and "notes" not in result
     assert not {"label", "compile_seconds", "recompiles"} & set(result["modes"]["graph"])
 
 

@@ -78,6 +78,7 @@ def _result(
         modes["xla"] = {"error": "InvalidArgumentError: unsupported op"}
     return {
         "status": "measured",
+        "framework": "tensorflow",
         "error": None,
         "input_source": "entry",
         "argument_sets": 3,

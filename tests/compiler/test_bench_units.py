@@ -182,6 +182,7 @@ def _result(eager: float, graph: float, xla: float, **overrides: Any) -> dict[st
     equal = {"status": "equal", "mismatches": []}
     result = {
         "status": "measured",
+        "framework": "tensorflow",
         "input_source": "entry",
         "calls_observed": 1000,
         "reference": "eager",
