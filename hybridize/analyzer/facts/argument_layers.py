@@ -37,13 +37,16 @@ from typing import cast
 from hybridize.analyzer.facts.call_closure import reach, solve
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, bind_arguments, callees
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.predicates import local_values, walk_syms
+from hybridize.analyzer.facts.predicates import local_values, made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 
 LAYER_ROLES = frozenset({"layer", "model"})
 """Framework objects that build their variables when first called."""
+HOLDING_KINDS = frozenset({"attr", "item", "iter", "enter", "cond", "dict", "seq"})
+"""Values that may be a layer their parts hold: an attribute, item or element of it, a
+conditional's alternative, a display's element (`made_of`)."""
 MEMO = "argument_layers"
 CALLING = "argument_layers_calling"
 SITES = "argument_layers_sites"
@@ -64,12 +67,8 @@ def held_parameters(
         kind = current[0]
         if kind in ("local", "name"):
             return local_values(fn, current)
-        if kind in ("attr", "item", "iter", "enter"):
-            return (current[1],)
-        if kind in ("cond", "dict"):
-            return current[1]
-        if kind == "seq":
-            return current[2]
+        if kind in HOLDING_KINDS:
+            return made_of(current)
         if kind != "call":
             return ()
         site = fn.calls[current[1]]
@@ -262,14 +261,10 @@ def _varies_per_iteration(fn: FunctionSummary, sym: Sym) -> bool:
         kind = current[0]
         if kind in ("local", "name"):
             return local_values(fn, current)
-        if kind in ("attr", "enter"):
-            return (current[1],)
-        if kind == "item":
+        if kind == "item":  # `convs[level]` varies with `level` too
             return (current[1], current[2]) if isinstance(current[2], tuple) else (current[1],)
-        if kind in ("op", "cond", "dict"):
-            return current[1]
-        if kind == "seq":
-            return current[2]
+        if kind in ("attr", "enter", "op", "cond", "dict", "seq"):
+            return made_of(current)
         if kind == "call":
             site = fn.calls[current[1]]
             return (site.callee, *site.args, *(value for _, value in site.kwargs))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.predicates import walk_syms
+from hybridize.analyzer.facts.predicates import made_of, walk_syms
 from hybridize.analyzer.facts.safety import SafetyScan
 from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.frameworks.python_stdlib import REGEX_STRING_ARGUMENTS, STRING_METHODS
@@ -74,7 +74,7 @@ def _parameter_read(scan: SafetyScan, sym: Sym, names: set[str]) -> str | None:
     def follow(current: Sym) -> Iterable[Sym]:
         if current[0] == "local":
             return scan.fn.locals.get(current[1], ())
-        return (current[1],) if current[0] in ("item", "iter") else ()
+        return made_of(current) if current[0] in ("item", "iter") else ()
 
     for current in walk_syms((sym,), follow):
         if current[0] == "param" and current[1] in names and current[1] != scan.receiver:

@@ -20,7 +20,7 @@ from typing import cast
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, bind_arguments, callees
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.predicates import walk_syms
+from hybridize.analyzer.facts.predicates import made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.frameworks import written_name
@@ -209,7 +209,7 @@ def _parameters_behind(fn: FunctionSummary, sym: Sym, receiver: str | None) -> s
     def follow(current: Sym) -> Iterable[Sym]:
         if current[0] == "local":
             return fn.locals.get(current[1], ())
-        return current[1] if current[0] == "cond" else ()
+        return made_of(current) if current[0] == "cond" else ()
 
     return {
         current[1]

@@ -11,7 +11,7 @@ evaluator and the bounds (`atom_bounds.py`), which both ask them too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from hybridize.analyzer.facts.values import FOREIGN_CALL, MAX_NESTING, TENSOR_LIKE_KINDS, Atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
@@ -115,4 +115,22 @@ def local_values(fn: FunctionSummary, sym: Sym) -> list[Sym] | tuple[()]:
         kind == "name" and sym[1] in fn.locals and sym[1] not in fn.globals_declared
     ):
         return fn.locals.get(sym[1], ())
+    return ()
+
+
+def made_of(sym: Sym) -> Sequence[Sym]:
+    """The values `sym` is built from, one step down: the base of an attribute, item,
+    iteration or `with` value; an operation's operands; a conditional's alternatives; a
+    display's elements; the values an f-string shows (`!s`/`!r`). Nothing for the others: a
+    local's values are the function's (`local_values`), a call's are its call site's.
+
+    The edges `walk_syms` callers share; each follows the kinds its question goes through
+    (whether an attribute of a value is still "that value" is the caller's to say)."""
+    kind = sym[0]
+    if kind in ("attr", "item", "iter", "enter"):
+        return (sym[1],)
+    if kind in ("op", "cond", "dict", "fstr"):
+        return sym[1]
+    if kind == "seq":
+        return sym[2]
     return ()

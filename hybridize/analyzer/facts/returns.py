@@ -44,7 +44,7 @@ from hybridize.analyzer.facts.evaluator import (
 )
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_layer
-from hybridize.analyzer.facts.predicates import leaf_atoms, walk_syms
+from hybridize.analyzer.facts.predicates import leaf_atoms, made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import MAX_NESTING, PYTHON_SEQUENCE_KINDS, UNKNOWN_ATOM, Atom
 from hybridize.analyzer.frameworks import lookup, written_name
@@ -807,14 +807,7 @@ def _values_of(fn: FunctionSummary) -> Iterator[Sym]:
         stack.extend((site.callee, *site.args, *(value for _, value in site.kwargs)))
 
     def follow(sym: Sym) -> Iterable[Sym]:
-        kind = sym[0]
-        if kind in ("attr", "iter", "enter"):
-            return (sym[1],)
-        if kind == "item":
-            return (sym[1], sym[2])
-        if kind in ("op", "cond", "dict", "fstr"):
-            return sym[1]
-        return sym[2] if kind == "seq" else ()
+        return (sym[1], sym[2]) if sym[0] == "item" else made_of(sym)
 
     yield from walk_syms(stack, follow)
 
@@ -842,12 +835,8 @@ def _flows(
         kind = current[0]
         if kind in ("local", "name"):
             return fn.locals.get(current[1], ())
-        if kind in ("op", "cond", "dict", "fstr"):
-            return current[1]
-        if kind == "seq":
-            return current[2]
-        if kind == "item":
-            return (current[1],)
+        if kind in ("op", "cond", "dict", "fstr", "seq", "item"):
+            return made_of(current)
         if kind == "call" and current[1] in by_index:
             resolved = by_index[current[1]]
             if any(
@@ -904,7 +893,7 @@ def _computed_from_python_arguments(
     def follow(current: Sym) -> Iterable[Sym]:
         if current[0] == "local":
             return fn.locals.get(current[1], ())
-        return current[1] if current[0] in ("op", "cond") else ()
+        return made_of(current) if current[0] in ("op", "cond") else ()
 
     parameters = 0
     for current in walk_syms((sym,), follow):
@@ -954,11 +943,9 @@ def _reads(fn: FunctionSummary, sym: Sym, result: Sym) -> bool:
         kind = current[0]
         if kind in ("local", "name"):
             return fn.locals.get(current[1], ())
-        if kind in ("op", "cond", "dict", "fstr"):
-            return current[1]
-        if kind == "seq":
-            return current[2]
-        return (current[1],) if kind in ("item", "attr", "iter") else ()
+        if kind in ("op", "cond", "dict", "fstr", "seq", "item", "attr", "iter"):
+            return made_of(current)
+        return ()
 
     return any(current == result for current in walk_syms((sym,), follow))
 

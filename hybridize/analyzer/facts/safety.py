@@ -21,6 +21,7 @@ from hybridize.analyzer.facts.predicates import (
     is_unknown,
     leaf_atoms,
     local_values,
+    made_of,
     walk_syms,
 )
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -137,12 +138,8 @@ def mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym]) -> bool:
         kind = current[0]
         if kind in ("local", "name"):
             return local_values(fn, current)
-        if kind in ("attr", "item", "iter", "enter"):
-            return (current[1],)
-        if kind in ("op", "cond"):
-            return current[1]
-        if kind == "seq":
-            return current[2]
+        if kind in ("attr", "item", "iter", "enter", "op", "cond", "seq"):
+            return made_of(current)
         if kind == "call":
             site = fn.calls[current[1]]
             return _arguments(site.args, site.kwargs)
