@@ -35,7 +35,12 @@ from dataclasses import dataclass
 from typing import cast
 
 from hybridize.analyzer.facts.call_closure import reach, solve
-from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, bind_arguments, callees
+from hybridize.analyzer.facts.evaluator import (
+    ResolvedCall,
+    TensorFacts,
+    bind_written,
+    callees,
+)
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import local_values, made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -109,13 +114,8 @@ def _bound_values(
 ) -> dict[str, frozenset[Sym]]:
     """The caller's values a call reaching `target` as `kind` passes to each of its
     parameters: the symbols as written, not their atoms (what holds a layer is read from
-    them)."""
-    return bind_arguments(
-        index.function(target),
-        [frozenset({a}) for a in site.args],
-        {name: frozenset({value}) for name, value in site.kwargs},
-        skip_receiver=kind in ("method", "class"),
-    )
+    them); a layer's call (`layer_call`) is never one of them."""
+    return bind_written(index.function(target), site, kind)
 
 
 def _layer_uses(

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.facts.evaluator import (
+    RECEIVER_BINDING_KINDS,
     ResolvedCall,
     TensorFacts,
     callback_atoms,
@@ -476,7 +477,7 @@ class EffectAnalysis:
             # builds its variables on its first call mutates the object it was handed
             # (Sonnet's `apply_split_linear` broke a test so).
             return callee_sym
-        skip = 1 if kind in ("method", "layer_call", "class") and receiver else 0
+        skip = 1 if kind in RECEIVER_BINDING_KINDS and receiver else 0
         return self._bound_sym(callee, site, param, skip)
 
     @staticmethod

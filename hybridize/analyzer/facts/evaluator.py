@@ -1170,6 +1170,23 @@ def param_layout(fn: FunctionSummary, skip_receiver: bool) -> ParamLayout:
     return layout
 
 
+RECEIVER_BINDING_KINDS = frozenset({"method", "layer_call", "class"})
+"""How a call reaches a function (`callees`) when it binds the receiver itself: the call's
+arguments start after it. `Class.method(obj, x)` (a "func" target) passes it explicitly."""
+
+
+def bind_written(fn: FunctionSummary, site: CallSite, kind: str) -> dict[str, frozenset[Sym]]:
+    """The values a call site passes to each parameter of `fn`, which it reaches as `kind`
+    (`callees`): the symbols as the caller wrote them, not their atoms, for the questions of
+    what a caller passed (which of its parameters, locals or layers)."""
+    return bind_arguments(
+        fn,
+        [frozenset({a}) for a in site.args],
+        {name: frozenset({value}) for name, value in site.kwargs},
+        skip_receiver=kind in RECEIVER_BINDING_KINDS,
+    )
+
+
 def bind_arguments(
     fn: FunctionSummary, args: list[Atoms], kwargs: dict[str, Atoms], *, skip_receiver: bool
 ) -> dict[str, Atoms]:

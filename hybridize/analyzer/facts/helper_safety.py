@@ -32,7 +32,7 @@ from hybridize.analyzer.facts.effects import FREE, origins
 from hybridize.analyzer.facts.evaluator import (
     ResolvedCall,
     TensorFacts,
-    bind_arguments,
+    bind_written,
     callees,
     get_evaluator,
 )
@@ -750,12 +750,7 @@ class _Values:
         receiver = callee.params[0].name if callee.binds_receiver and callee.params else None
         if param == receiver and kind != "func":
             return CONCRETE  # the bound object (`Class.method(obj, x)` passes it explicitly)
-        bound = bind_arguments(
-            callee,
-            [frozenset({a}) for a in site.args],
-            {name: frozenset({value}) for name, value in site.kwargs},
-            skip_receiver=kind in ("method", "layer_call", "class"),
-        )
+        bound = bind_written(callee, site, kind)
         if param in bound:
             return self.union(bound[param])
         if site.has_star_args:

@@ -18,7 +18,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import cast
 
-from hybridize.analyzer.facts.evaluator import TensorFacts, bind_arguments, callees
+from hybridize.analyzer.facts.evaluator import (
+    TensorFacts,
+    bind_written,
+    callees,
+)
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -131,12 +135,7 @@ def parameter_conversions(
             inner = parameter_conversions(index, facts, target, framework, depth + 1)
             if not inner:
                 continue
-            bound = bind_arguments(
-                callee,
-                [frozenset({a}) for a in site.args],
-                {k: frozenset({v}) for k, v in site.kwargs},
-                skip_receiver=kind in ("method", "layer_call", "class"),
-            )
+            bound = bind_written(callee, site, kind)
             for converted in inner:
                 for argument in bound.get(converted.parameter, ()):
                     for name in sorted(_parameters_behind(fn, argument, receiver)):

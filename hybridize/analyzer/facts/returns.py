@@ -36,7 +36,7 @@ from hybridize.analyzer.facts.evaluator import (
     Evaluator,
     ResolvedCall,
     TensorFacts,
-    bind_arguments,
+    bind_written,
     callback_atoms,
     callees,
     get_evaluator,
@@ -466,12 +466,7 @@ def _passed_by_call(
         given = passed_through(index, facts, target, active)
         if not given:
             continue
-        bound = bind_arguments(
-            callee,
-            [frozenset({a}) for a in site.args],
-            {k: frozenset({v}) for k, v in site.kwargs},
-            skip_receiver=kind in ("method", "layer_call", "class"),
-        )
+        bound = bind_written(callee, site, kind)
         for name, is_tested in given.items():
             for argument in bound.get(name, ()):
                 yield argument, is_tested
@@ -539,12 +534,7 @@ def _returns_given_shapes(index: ProjectIndex, facts: TensorFacts, key: Function
         return False
     kinds: set[str] = set()
     for caller, caller_fn, resolved, kind in _call_sites(index, facts, key):
-        bound = bind_arguments(
-            index.function(key),
-            [frozenset({a}) for a in resolved.site.args],
-            {k: frozenset({v}) for k, v in resolved.site.kwargs},
-            skip_receiver=kind in ("method", "layer_call", "class"),
-        )
+        bound = bind_written(index.function(key), resolved.site, kind)
         calls = {r.index: r for r in facts.calls.get(caller, [])}
         for name in given:
             for argument in bound.get(name, ()):

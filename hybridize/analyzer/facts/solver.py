@@ -30,12 +30,14 @@ from hybridize.analyzer.facts.atom_bounds import (
     merge_tensor_specs,
 )
 from hybridize.analyzer.facts.evaluator import (
+    RECEIVER_BINDING_KINDS,
     Evaluator,
     LiteralSite,
     ResolvedCall,
     TensorFacts,
     argument_at,
     bind_arguments,
+    bind_written,
     callback_atoms,
     callees,
     calls_written,
@@ -1305,7 +1307,7 @@ def _record_evidence(
             continue
         # A method call or a construction binds the receiver; `Class.method(obj, x)` (a
         # "func" target) passes it explicitly.
-        skip_receiver = kind in ("method", "layer_call", "class")
+        skip_receiver = kind in RECEIVER_BINDING_KINDS
         out.callees.append(target)
         chained = resolved.chained.get(target)
         bound = (
@@ -1327,12 +1329,7 @@ def _record_evidence(
                 out.unknown_kind.append((target, name))
             if literal or unknown:
                 if written is None:
-                    written = bind_arguments(
-                        callee,
-                        [frozenset({s}) for s in resolved.site.args],
-                        {k: frozenset({v}) for k, v in resolved.site.kwargs},
-                        skip_receiver=skip_receiver,
-                    )
+                    written = bind_written(callee, resolved.site, kind)
                 syms = written.get(name, frozenset())
                 # Several arguments collected by `**kwargs` or `*args`: sorted (the
                 # set would name a different one first in every run).
