@@ -29,6 +29,7 @@ from hybridize.compiler.render_md import (
     framework_cell,
     graph_breaks_cell,
     has_mode,
+    mode_cell_of,
 )
 
 CSS = """
@@ -148,30 +149,25 @@ def program_chart(report: Mapping[str, Any]) -> str:
 
 
 def _mode_cell(function: Mapping[str, Any], mode: str) -> str:
-    if not has_mode(function, mode):
-        return f"<td class=num>{NOT_A_MODE}</td>"
-    info = function["modes"].get(mode)
-    if not info:
-        return "<td class=num>-</td>"
-    if info.get("error"):
-        return f'<td class="num bad" title="{escape(info["error"])}">error</td>'
-    timing = info.get("timing") or {}
-    median = fmt_seconds(timing.get("median_seconds"))
+    cell = mode_cell_of(function, mode)
+    if cell.error is not None:
+        return f'<td class="num bad" title="{escape(cell.error)}">error</td>'
+    timing = cell.timing
+    if timing is None:
+        return f"<td class=num>{cell.shown}</td>"
     spread = ""
     if timing:
         spread = f"IQR {fmt_seconds(timing['p25_seconds'])}–{fmt_seconds(timing['p75_seconds'])}, n={timing['samples']}"
     ratio = ""
-    if mode != function["decision"]["baseline"] and info.get("speedup") is not None:
-        css = "good" if info["speedup"] >= 1 else "bad"
-        ratio = f' <span class="{css}">{fmt_ratio(info["speedup"])}</span>'
-    equivalence = (info.get("equivalence") or {}).get("status")
+    if cell.speedup is not None:
+        css = "good" if cell.speedup >= 1 else "bad"
+        ratio = f' <span class="{css}">{fmt_ratio(cell.speedup)}</span>'
     mark = ""
-    if equivalence == "equal":
+    if cell.equivalence == "equal":
         mark = ' <span class="good" title="equivalent">=</span>'
-    elif equivalence in ("different", "not-comparable"):
-        detail = "; ".join((info.get("equivalence") or {}).get("mismatches") or [])
-        mark = f' <span class="bad" title="{escape(detail)}">≠</span>'
-    return f'<td class="num" title="{escape(spread)}">{median}{ratio}{mark}</td>'
+    elif cell.differs:
+        mark = f' <span class="bad" title="{escape("; ".join(cell.mismatches))}">≠</span>'
+    return f'<td class="num" title="{escape(spread)}">{cell.shown}{ratio}{mark}</td>'
 
 
 def lead_html(report: Mapping[str, Any], report_path: str) -> list[str]:

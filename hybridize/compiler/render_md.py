@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hybridize.analyzer.summaries.keys import FunctionKey
@@ -66,21 +67,55 @@ def graph_breaks_cell(info: Mapping[str, Any]) -> str:
     return f"{info['graphs']} / {info.get('graph_breaks', '-')}"
 
 
-def mode_cell(function: Mapping[str, Any], mode: str) -> str:
+@dataclass(frozen=True, slots=True)
+class ModeCell:
+    """What a function's cell for one mode says, in every format (Markdown, HTML, the
+    terminal's table): each marks it up its own way."""
+
+    shown: str
+    """The median time; NOT_A_MODE, "-" (not measured) or "error" instead of one."""
+    timing: Mapping[str, Any] | None = None
+    """The mode's timing, when it ran (empty when it ran untimed)."""
+    error: str | None = None
+    speedup: float | None = None
+    """Against the baseline, for a compiled mode measured beside it."""
+    equivalence: str | None = None
+    """How its results compared with the reference ("equal", "different", ...)."""
+    mismatches: tuple[str, ...] = ()
+
+    @property
+    def differs(self) -> bool:
+        """Its results were not shown equivalent to the reference."""
+        return self.equivalence in ("different", "not-comparable")
+
+
+def mode_cell_of(function: Mapping[str, Any], mode: str) -> ModeCell:
+    """The cell of one of the function's modes."""
     if not has_mode(function, mode):
-        return NOT_A_MODE
+        return ModeCell(NOT_A_MODE)
     info = function["modes"].get(mode)
     if not info:
-        return "-"
+        return ModeCell("-")
     if info.get("error"):
-        return "error"
+        return ModeCell("error", error=info["error"])
     timing = info.get("timing") or {}
-    text = fmt_seconds(timing.get("median_seconds"))
-    if mode != function["decision"]["baseline"] and info.get("speedup") is not None:
-        text += f" ({fmt_ratio(info['speedup'])})"
-    equivalence = (info.get("equivalence") or {}).get("status")
-    if equivalence in ("different", "not-comparable"):
-        text += f" ≠ {equivalence}"
+    equivalence = info.get("equivalence") or {}
+    return ModeCell(
+        fmt_seconds(timing.get("median_seconds")),
+        timing=timing,
+        speedup=info.get("speedup") if mode != function["decision"]["baseline"] else None,
+        equivalence=equivalence.get("status"),
+        mismatches=tuple(equivalence.get("mismatches") or ()),
+    )
+
+
+def mode_cell(function: Mapping[str, Any], mode: str) -> str:
+    cell = mode_cell_of(function, mode)
+    text = cell.shown
+    if cell.speedup is not None:
+        text += f" ({fmt_ratio(cell.speedup)})"
+    if cell.differs:
+        text += f" ≠ {cell.equivalence}"
     return text
 
 

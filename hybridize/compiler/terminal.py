@@ -31,12 +31,10 @@ from hybridize.compiler.outcomes import (
     reasons_text,
 )
 from hybridize.compiler.render_md import (
-    NOT_A_MODE,
     decision_cell,
     fmt_ratio,
-    fmt_seconds,
     framework_cell,
-    has_mode,
+    mode_cell_of,
 )
 
 
@@ -73,21 +71,14 @@ class RichProgress(Progress):
 
 
 def _mode(function: Mapping[str, Any], mode: str) -> str:
-    if not has_mode(function, mode):
-        return NOT_A_MODE
-    info = function["modes"].get(mode)
-    if not info:
-        return "-"
-    if info.get("error"):
+    cell = mode_cell_of(function, mode)
+    if cell.error is not None:
         return "[red]error[/red]"
-    timing = info.get("timing") or {}
-    text = fmt_seconds(timing.get("median_seconds"))
-    speedup = info.get("speedup")
-    if mode != function["decision"]["baseline"] and speedup is not None:
-        color = "green" if speedup >= 1 else "red"
-        text += f" [{color}]{fmt_ratio(speedup)}[/{color}]"
-    status = (info.get("equivalence") or {}).get("status")
-    if status in ("different", "not-comparable"):
+    text = cell.shown
+    if cell.speedup is not None:
+        color = "green" if cell.speedup >= 1 else "red"
+        text += f" [{color}]{fmt_ratio(cell.speedup)}[/{color}]"
+    if cell.differs:
         text += " [red]≠[/red]"
     return text
 
