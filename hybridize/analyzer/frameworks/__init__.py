@@ -51,7 +51,7 @@ from .api_info import (
     Behaviour,
 )
 from .framework import api_owner, framework_of_api
-from .members import behaviour_of, shared_member
+from .members import shared_member
 from .namespaces import namespace_of, normalise
 from .shapes import Shape
 
@@ -290,7 +290,7 @@ def _lookup_numpy(name: str) -> ApiInfo | None:
         )
         if info is None:
             return None
-        return ApiInfo.of(f"{parent_name}.{member}", "numpy", info.kind, behaviour_of(info))
+        return ApiInfo.of(f"{parent_name}.{member}", "numpy", info.kind, info)
     if parent_entry.kind != "module":
         return None
     guess = parent_name + suffix

@@ -55,7 +55,7 @@ when a symbolic tensor reaches those arguments.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 #: ``effect`` values that are Python side effects (they run at trace time only in a graph).
@@ -183,56 +183,22 @@ class Behaviour:
         return replace(self, **changes)
 
 
+BEHAVIOUR_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Behaviour))
+
+
 @dataclass(frozen=True, slots=True)
-class ApiInfo:
-    """Knowledge about one framework or standard-library API, as resolved by a query."""
+class ApiInfo(Behaviour):
+    """Knowledge about one framework or standard-library API, as resolved by a query: its
+    `Behaviour` (what calling or reading it does), with the name it resolved to."""
 
     #: canonical dotted name, e.g. "tensorflow.math.reduce_sum", "keras.layers.Dense",
     #: "numpy.mean", "builtins.print", "random.random"; for methods the receiver's type, e.g.
     #: "tensorflow.Variable.assign", "keras.Model.fit", "builtins.list.append"
-    name: str
+    name: str = field(kw_only=True)
     #: "tensorflow" | "keras" | "numpy" | "python" | "scipy"
-    framework: str
+    framework: str = field(kw_only=True)
     #: "function" | "class" | "module" | "constant" (| "attribute" for Framework.attribute_of)
-    kind: str
-    #: what calling it yields (see the module docstring)
-    returns: str
-    #: calling it executes TensorFlow computation (counts as tensor computation)
-    tensor_op: bool
-    #: None | "graph" | "print" | "io" | "logging" | "random" | "clock" | "input" | "plot" |
-    #: "eager_only" | "trace_time"
-    effect: str | None
-    #: positions/keywords of callables it runs in the caller's mode (traced in a graph)
-    callback_args: CallbackArgs = ()
-    #: the callbacks are traced even when the caller runs eagerly (``Dataset.map``)
-    traces_callbacks: bool = False
-    #: what the callbacks are called with: "tensor", or "dataset" (``Dataset.apply``)
-    callback_input: str = "tensor"
-    #: position/keyword of the tuple of arguments the callbacks are called with
-    callback_args_tuple: CallbackArgs = ()
-    #: position/keyword of the initial accumulator a fold hands the callback's first
-    #: parameter (``tf.foldl(fn, elems, initializer)`` calls ``fn(acc, elem)``)
-    callback_accumulator: CallbackArgs = ()
-    #: positions/keywords of callables it runs eagerly as Python (``tf.py_function``)
-    untraced_callback_args: CallbackArgs = ()
-    #: positions/keywords of arguments that a symbolic tensor must not reach (``tf.constant``)
-    concrete_args: CallbackArgs = ()
-    #: the call mutates its receiver (methods only)
-    mutates_receiver: bool = False
-    #: positions/keywords of arguments the call mutates
-    mutated_args: CallbackArgs = ()
-    #: TensorFlow 1 graph-and-session API (placeholders, sessions, variable scopes)
-    tf1_graph: bool = False
-    #: computes gradients or applies a training update (a training step's work)
-    training_update: bool = False
-    #: a container module calling the modules given to it in turn (``nn.Sequential``)
-    chains_modules: bool = False
-    #: a container of the modules given to it, used as a "list" or "dict" (``nn.ModuleList``)
-    holds_modules: str = ""
-    #: stateful random op seeded from the global seed and an op counter (no op ``seed``)
-    global_random: bool = False
-    #: caveat for humans
-    note: str = ""
+    kind: str = field(kw_only=True)
 
     @property
     def has_python_side_effect(self) -> bool:
@@ -251,29 +217,13 @@ class ApiInfo:
 
     @classmethod
     def of(cls, name: str, framework: str, kind: str, behaviour: Behaviour) -> ApiInfo:
-        """Combine a resolved name with the behaviour of the API it names."""
+        """Combine a resolved name with the behaviour of the API it names (another API's
+        answer, to answer a name alike: a class's member)."""
         return cls(
             name=name,
             framework=framework,
             kind=kind,
-            returns=behaviour.returns,
-            tensor_op=behaviour.tensor_op,
-            effect=behaviour.effect,
-            callback_args=behaviour.callback_args,
-            traces_callbacks=behaviour.traces_callbacks,
-            callback_input=behaviour.callback_input,
-            callback_args_tuple=behaviour.callback_args_tuple,
-            callback_accumulator=behaviour.callback_accumulator,
-            untraced_callback_args=behaviour.untraced_callback_args,
-            concrete_args=behaviour.concrete_args,
-            mutates_receiver=behaviour.mutates_receiver,
-            mutated_args=behaviour.mutated_args,
-            tf1_graph=behaviour.tf1_graph,
-            training_update=behaviour.training_update,
-            chains_modules=behaviour.chains_modules,
-            holds_modules=behaviour.holds_modules,
-            global_random=behaviour.global_random,
-            note=behaviour.note,
+            **{field_name: getattr(behaviour, field_name) for field_name in BEHAVIOUR_FIELDS},
         )
 
 

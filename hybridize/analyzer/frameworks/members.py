@@ -125,27 +125,3 @@ def _own_member(own: OwnMembers, role: str, name: str, kind: str) -> Behaviour |
                 return Behaviour(returns) if returns in RETURNS else UNKNOWN
         current = methods.ROLE_PARENTS.get(current)
     return None
-
-
-def behaviour_of(info: ApiInfo) -> Behaviour:
-    """The behaviour an answer carries, to answer another name alike (a class's member)."""
-    return Behaviour(
-        returns=info.returns,
-        tensor_op=info.tensor_op,
-        effect=info.effect,
-        callback_args=info.callback_args,
-        traces_callbacks=info.traces_callbacks,
-        callback_input=info.callback_input,
-        callback_args_tuple=info.callback_args_tuple,
-        callback_accumulator=info.callback_accumulator,
-        untraced_callback_args=info.untraced_callback_args,
-        concrete_args=info.concrete_args,
-        mutates_receiver=info.mutates_receiver,
-        mutated_args=info.mutated_args,
-        tf1_graph=info.tf1_graph,
-        training_update=info.training_update,
-        chains_modules=info.chains_modules,
-        holds_modules=info.holds_modules,
-        global_random=info.global_random,
-        note=info.note,
-    )

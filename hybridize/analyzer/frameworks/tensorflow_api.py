@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from . import higher_order, tensorflow_rules
 from ._tables import ApiTable, Entry, tensorflow_table
 from .api_info import OBJECT, RETURNS, UNKNOWN, ApiInfo, Behaviour
-from .members import behaviour_of
 from .namespaces import namespace_of, normalise
 
 if TYPE_CHECKING:
@@ -171,7 +170,7 @@ def _class_member(framework: Framework, name: str, class_role: str) -> ApiInfo |
         kind = "attribute"
     if info is None:
         return None
-    return ApiInfo.of(name, namespace_of(class_name), kind, behaviour_of(info))
+    return ApiInfo.of(name, namespace_of(class_name), kind, info)
 
 
 def _in_function_case_namespace(name: str) -> bool:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from . import methods, torch_rules
 from ._tables import Entry, torch_table
 from .api_info import OBJECT, RETURNS, UNKNOWN, ApiInfo, Behaviour
-from .members import behaviour_of, table_returns
+from .members import table_returns
 
 if TYPE_CHECKING:
     from .framework import Framework
@@ -40,9 +40,7 @@ def lookup_torch(framework: Framework, name: str) -> ApiInfo | None:
         info = framework.method_of(role, member) or framework.attribute_of(role, member)
         if info is None:
             return None
-        return ApiInfo.of(
-            f"{parent_name}.{member}", torch_rules.API_NAMESPACE, info.kind, behaviour_of(info)
-        )
+        return ApiInfo.of(f"{parent_name}.{member}", torch_rules.API_NAMESPACE, info.kind, info)
     if parent_entry.kind != "module":
         return None
     guess = parent_name + suffix
