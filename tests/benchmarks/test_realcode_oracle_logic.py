@@ -219,6 +219,22 @@ def test_one_library_per_framework_is_held_out_and_never_run_by_default() -> Non
         assert len(tuned) >= 2, (framework, tuned)
 
 
+def test_every_library_and_test_dependency_is_pinned_once() -> None:
+    """`pip install --no-deps` takes exactly these: an unpinned or doubled requirement would make
+    two runs of the oracle judge different code."""
+    import re
+
+    from oracle_libraries import LIBRARIES
+
+    pin = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[0-9][0-9A-Za-z.+-]*$")
+    for name, library in LIBRARIES.items():
+        unpinned = [r for r in (*library.requirements, *library.base) if not pin.match(r)]
+        assert not unpinned, (name, unpinned)
+        projects = [r.split("==")[0].lower().replace("_", "-") for r in library.requirements]
+        assert len(projects) == len(set(projects)), name
+        assert library.tests_limit is None or library.tests_limit > 0, name
+
+
 def test_held_out_libraries_run_only_when_asked() -> None:
     from oracle_libraries import DEFAULT_LIBRARIES, HELD_OUT_LIBRARIES
     from realcode_oracle import parse_args, selected_libraries
