@@ -13,7 +13,9 @@ round after round on the copy holding the changes still kept:
   functions, only once it passes without it: a compiled callee whose trace has finished leaves
   no frame, so the traceback may name its caller); a test that names several, or none, or
   still fails without the change it named, has its culprit found by bisecting those changes
-  (or all of them) with that test alone;
+  (or all of them) with that test alone, unless a change it suspects is dropped already in
+  this round (the next round tells whether it still fails without it: a round bisects once
+  for the tests that name nothing, not once per test, when one cause fails many);
 - with `--verify-entry` (any command, judged by its exit status), the culprit is found by
   bisecting the changes kept, with the whole command.
 
@@ -284,9 +286,10 @@ class _Session:
                 else:  # it fails without the change its traceback names: another is the cause
                     suspects.append((nodeid, [k for k in exercised[nodeid] if k in by_key]))
         for nodeid, named in suspects:
-            if any(key in reasons for key in named):
+            suspected = named or list(by_key)
+            if any(key in reasons for key in suspected):
                 continue  # the next round tells whether the test still fails without it
-            drop = self.bisect(kept, named or list(by_key), nodeid, number, after)
+            drop = self.bisect(kept, suspected, nodeid, number, after)
             reasons.setdefault(drop.change.key, drop.reason)
             tests.setdefault(drop.change.key, []).extend(drop.tests)
         return [DroppedChange(by_key[k], reasons[k], tuple(tests.get(k, ()))) for k in reasons]

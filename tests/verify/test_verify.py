@@ -11,191 +11,38 @@ they need no framework; one runs the same project against TensorFlow itself.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
-import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+from verify_projects import (
+    PROJECT,
+    REFUSED_OUTPUT,
+    TESTS,
+    UNHASHABLE_ARGUMENT,
+    decorated,
+    make_project,
+    refactor,
+)
 
 from hybridize.verify.report import report_path, verified_functions
-
-ROOT = Path(__file__).resolve().parents[2]
-
-STAND_IN = '''\
-"""A stand-in for TensorFlow: inside a `function`, a tensor is symbolic (no `.numpy()`)."""
-
-import functools
-
-_graph = []
-
-
-class Tensor:
-    def __init__(self, value):
-        self.value = value
-
-    def numpy(self):
-        if _graph:
-            raise AttributeError("'SymbolicTensor' object has no attribute 'numpy'")
-        return self.value
-
-    def __mul__(self, factor):
-        return Tensor([v * factor for v in self.value])
-
-    def __add__(self, other):
-        return Tensor(self.value + other.value)
-
-
-def constant(value):
-    return Tensor(value)
-
-
-def reduce_sum(x):
-    return Tensor(sum(x.value))
-
-
-class Operation:
-    """What `group` gives: a compiled function may not return it."""
-
-
-def group(*inputs):
-    return Operation()
-
-
-def function(func=None, **options):
-    if func is None:
-        return lambda f: function(f, **options)
-
-    @functools.wraps(func)
-    def traced(*args, **kwargs):
-        _graph.append(func)
-        try:
-            result = func(*args, **kwargs)
-        finally:
-            _graph.pop()
-        if isinstance(result, Operation):  # as TensorFlow checks a trace's outputs
-            raise TypeError("found return value of type Operation, which is not a Tensor")
-        return result
-
-    return traced
-'''
-
-PROJECT = {
-    "mylib/__init__.py": "",
-    "mylib/ops.py": """\
-        import tensorflow as tf
-
-
-        def scale(x):
-            return tf.reduce_sum(x * 2.0)
-
-
-        def total(x):
-            return tf.reduce_sum(x * 3.0) + checked(x)
-
-
-        def checked(x):
-            y = tf.reduce_sum(x)
-            if y.numpy() < 0:
-                raise ValueError("negative")
-            return y
-        """,
-    "tests/test_ops.py": """\
-        import tensorflow as tf
-
-        from mylib.ops import checked, scale, total
-
-
-        def test_scale():
-            assert scale(tf.constant([1.0, 2.0])).numpy() == 6.0
-
-
-        def test_total():
-            assert total(tf.constant([1.0, 2.0])).numpy() == 12.0
-
-
-        def test_checked():
-            assert checked(tf.constant([1.0, 2.0])).numpy() == 3.0
-        """,
-    "run.py": """\
-        import tensorflow as tf
-
-        from mylib.ops import scale, total
-
-        x = tf.constant([1.0, 2.0])
-        assert scale(x).numpy() == 6.0 and total(x).numpy() == 12.0
-        """,
-}
-
-TESTS = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
-
-
-def _project(tmp_path: Path, files: dict[str, str] = PROJECT) -> Path:
-    project = tmp_path / "proj"
-    for name, text in files.items():
-        path = project / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return project
-
-
-def _refactor(
-    tmp_path: Path,
-    project: Path,
-    *args: str,
-    stand_in: bool = True,
-    switched_off: bool = True,
-    codes: str = "HY301",
-) -> subprocess.CompletedProcess[str]:
-    paths = [str(ROOT)]
-    if stand_in:
-        stub = tmp_path / "stand-in" / "tensorflow" / "__init__.py"
-        stub.parent.mkdir(parents=True, exist_ok=True)
-        stub.write_text(STAND_IN, encoding="utf-8")
-        paths.append(str(stub.parent.parent))
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(paths),
-        "HYBRIDIZE_CACHE_DIR": str(tmp_path / "cache"),
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-        "HYBRIDIZE_DISABLE_CHECKS": codes if switched_off else "",
-    }
-    command = [sys.executable, "-m", "hybridize", "refactor", str(project), "--no-config"]
-    return subprocess.run(
-        [*command, "--include-low-benefit", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-
-
-def _decorated(source: str) -> list[str]:
-    lines = source.splitlines()
-    return [
-        line.split("(")[0].removeprefix("def ")
-        for previous, line in itertools.pairwise(lines)
-        if previous == "@tf.function"
-    ]
 
 
 def test_the_switch_lets_the_unsafe_rewrites_through(tmp_path: Path) -> None:
     """Without HY301 only `scale` is proposed; with it off, `total` and `checked` too."""
-    project = _project(tmp_path)
-    on = _refactor(tmp_path, project, switched_off=False)
-    off = _refactor(tmp_path, project)
+    project = make_project(tmp_path)
+    on = refactor(tmp_path, project, switched_off=False)
+    off = refactor(tmp_path, project)
     assert "def scale" in on.stdout and "def total" not in on.stdout
     assert "3 functions in 1 file would change" in off.stderr
 
 
 def test_verify_drops_exactly_the_changes_a_test_fails_with(tmp_path: Path) -> None:
-    project = _project(tmp_path)
+    project = make_project(tmp_path)
     before = (project / "mylib" / "ops.py").read_text()
-    shown = _refactor(tmp_path, project, "--verify", TESTS)
+    shown = refactor(tmp_path, project, "--verify", TESTS)
     assert shown.returncode == 0, shown.stderr
     assert "round 1: 3 changes, running tests..." in shown.stderr
     assert "dropping mylib/ops.py::checked: tests/test_ops.py::test_checked fails" in shown.stderr
@@ -216,9 +63,9 @@ def test_verify_drops_exactly_the_changes_a_test_fails_with(tmp_path: Path) -> N
     os.utime(ops, (future, future))
     assert verified_functions(project, ops, tmp_path / "cache") == frozenset()
 
-    written = _refactor(tmp_path, project, "--apply", "--verify", TESTS)
+    written = refactor(tmp_path, project, "--apply", "--verify", TESTS)
     assert written.returncode == 0, written.stderr
-    assert _decorated(ops.read_text()) == ["scale"]
+    assert decorated(ops.read_text()) == ["scale"]
     assert "refactored 1 function in 1 file" in written.stderr
 
 
@@ -227,64 +74,48 @@ def test_a_test_whose_traceback_names_two_rewrites_bisects_them(tmp_path: Path) 
     and `checked`, so the two are bisected with that test alone (compiling `total` alone
     already breaks it: `checked` then runs in its graph); the next round drops `checked`."""
     tests = PROJECT["tests/test_ops.py"].split("\n\n\n        def test_checked")[0] + "\n"
-    project = _project(tmp_path, {**PROJECT, "tests/test_ops.py": tests})
-    done = _refactor(tmp_path, project, "--apply", "--verify", TESTS)
+    project = make_project(tmp_path, {**PROJECT, "tests/test_ops.py": tests})
+    done = refactor(tmp_path, project, "--apply", "--verify", TESTS)
     assert done.returncode == 0, done.stderr
     assert "round 1: bisecting 2 changes for tests/test_ops.py::test_total..." in done.stderr
     assert (
         "dropping mylib/ops.py::total: tests/test_ops.py::test_total fails with it" in done.stderr
     )
     assert "round 2: dropping mylib/ops.py::checked" in done.stderr
-    assert _decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
-
-
-REFUSED_OUTPUT = {
-    "mylib/__init__.py": "",
-    "mylib/metrics.py": """\
-        import tensorflow as tf
-
-
-        def update(x):
-            total = tf.reduce_sum(x * 2.0)
-            return tf.group(total)
-
-
-        def step(x):
-            update(x)
-            return tf.reduce_sum(x * 4.0)
-        """,
-    "tests/test_metrics.py": """\
-        import tensorflow as tf
-
-        from mylib.metrics import step
-
-
-        def test_step():
-            assert step(tf.constant([1.0, 2.0])).numpy() == 12.0
-        """,
-}
-"""With HY407 off, `update` (returning an Operation, refused once its trace is done) and its
-caller `step` are proposed. The failing test's traceback holds `step`'s frame (the line calling
-`update`) but not `update`'s, whose trace had finished: the change it names is innocent."""
+    assert decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
 
 
 def test_a_traceback_naming_the_caller_of_the_culprit_blames_the_culprit(tmp_path: Path) -> None:
-    project = _project(tmp_path, REFUSED_OUTPUT)
-    done = _refactor(tmp_path, project, "--apply", "--verify", TESTS, codes="HY407")
+    project = make_project(tmp_path, REFUSED_OUTPUT)
+    done = refactor(tmp_path, project, "--apply", "--verify", TESTS, codes="HY407")
     assert done.returncode == 0, done.stderr
     assert "confirming mylib/metrics.py::step with 1 test alone..." in done.stderr
     assert "dropping mylib/metrics.py::update" in done.stderr
     assert "dropping mylib/metrics.py::step" not in done.stderr
-    assert _decorated((project / "mylib" / "metrics.py").read_text()) == ["step"]
+    assert decorated((project / "mylib" / "metrics.py").read_text()) == ["step"]
+
+
+def test_tests_naming_no_change_are_bisected_once_a_round(tmp_path: Path) -> None:
+    """Both tests of `scaled` fail naming no change (the failure is raised binding the
+    arguments, before the body runs): one bisection finds `scaled` for both, not one per
+    test (larq: 50 tests failing from one cause would have cost 50 bisections)."""
+    project = make_project(tmp_path, UNHASHABLE_ARGUMENT)
+    done = refactor(tmp_path, project, "--apply", "--verify", TESTS, codes="HY409")
+    assert done.returncode == 0, done.stderr
+    assert "round 1: 2 tests newly failing" in done.stderr
+    assert done.stderr.count("bisecting") == 1, done.stderr
+    assert "dropping mylib/boxes.py::scaled: tests/test_boxes.py::test_scaled_by_" in done.stderr
+    assert "1 change kept, 1 dropped (2 rounds" in done.stderr
+    assert decorated((project / "mylib" / "boxes.py").read_text()) == ["doubled"]
 
 
 def test_verify_entry_bisects_the_changes_the_command_fails_with(tmp_path: Path) -> None:
-    project = _project(tmp_path)
-    done = _refactor(tmp_path, project, "--apply", "--verify-entry", f"{sys.executable} run.py")
+    project = make_project(tmp_path)
+    done = refactor(tmp_path, project, "--apply", "--verify-entry", f"{sys.executable} run.py")
     assert done.returncode == 0, done.stderr
     assert "round 1: 3 changes, running the command..." in done.stderr
     assert "bisecting 3 changes for the command" in done.stderr
-    assert _decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
+    assert decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
     assert "1 change kept, 2 dropped" in done.stderr
 
 
@@ -294,24 +125,24 @@ dependency, a known bug)."""
 
 
 def test_tests_failing_already_are_set_aside_and_the_others_judge(tmp_path: Path) -> None:
-    project = _project(tmp_path, {**PROJECT, "tests/test_broken.py": BROKEN})
-    done = _refactor(tmp_path, project, "--apply", "--verify", TESTS)
+    project = make_project(tmp_path, {**PROJECT, "tests/test_broken.py": BROKEN})
+    done = refactor(tmp_path, project, "--apply", "--verify", TESTS)
     assert done.returncode == 0, done.stderr
     assert "baseline: 1 test already failing without the changes" in done.stderr
     assert "tests/test_broken.py::test_broken" in done.stderr
     # the unsafe changes are still dropped, by the tests that passed before; the safe one stays
     assert "dropping mylib/ops.py::checked" in done.stderr
     assert "dropping mylib/ops.py::total" in done.stderr
-    assert _decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
+    assert decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
 
 
 def test_a_failing_baseline_of_a_command_writes_nothing(tmp_path: Path) -> None:
     """Judged by its exit status (`--verify-entry`), a command that already fails says nothing
     about the changes."""
-    project = _project(tmp_path, {**PROJECT, "tests/test_broken.py": BROKEN})
+    project = make_project(tmp_path, {**PROJECT, "tests/test_broken.py": BROKEN})
     before = (project / "mylib" / "ops.py").read_text()
     failing = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
-    done = _refactor(tmp_path, project, "--apply", "--verify-entry", failing)
+    done = refactor(tmp_path, project, "--apply", "--verify-entry", failing)
     assert done.returncode == 3
     assert "fails on the unchanged project" in done.stderr
     assert "nothing is verified and nothing written" in done.stderr
@@ -321,19 +152,19 @@ def test_a_failing_baseline_of_a_command_writes_nothing(tmp_path: Path) -> None:
 
 def test_a_baseline_where_every_test_fails_writes_nothing(tmp_path: Path) -> None:
     tests = {"tests/test_ops.py": BROKEN}
-    project = _project(tmp_path, {**PROJECT, **tests})
+    project = make_project(tmp_path, {**PROJECT, **tests})
     before = (project / "mylib" / "ops.py").read_text()
-    done = _refactor(tmp_path, project, "--apply", "--verify", TESTS)
+    done = refactor(tmp_path, project, "--apply", "--verify", TESTS)
     assert done.returncode == 3
     assert "fails on the unchanged project" in done.stderr
     assert (project / "mylib" / "ops.py").read_text() == before
 
 
 def test_a_baseline_out_of_time_writes_nothing(tmp_path: Path) -> None:
-    project = _project(tmp_path)
+    project = make_project(tmp_path)
     before = (project / "mylib" / "ops.py").read_text()
     sleeper = f"{sys.executable} -c 'import time; time.sleep(60)'"
-    done = _refactor(
+    done = refactor(
         tmp_path, project, "--apply", "--verify-entry", sleeper, "--verify-timeout", "1"
     )
     assert done.returncode == 3
@@ -344,8 +175,8 @@ def test_a_baseline_out_of_time_writes_nothing(tmp_path: Path) -> None:
 @pytest.mark.tensorflow
 def test_verify_with_tensorflow_drops_the_numpy_call_under_tf_function(tmp_path: Path) -> None:
     pytest.importorskip("tensorflow")
-    project = _project(tmp_path)
-    done = _refactor(tmp_path, project, "--apply", "--verify", TESTS, stand_in=False)
+    project = make_project(tmp_path)
+    done = refactor(tmp_path, project, "--apply", "--verify", TESTS, stand_in=False)
     assert done.returncode == 0, done.stderr
     assert "no attribute 'numpy'" in done.stderr
-    assert _decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
+    assert decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]

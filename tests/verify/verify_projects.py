@@ -1,0 +1,256 @@
+"""Small projects with their own pytest tests, and a stand-in for TensorFlow, on which
+`hybridize refactor --verify` (tests/verify/test_verify.py) and the real-code oracle's blame
+(tests/verify/test_oracle_blame.py) are run end to end without a framework."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+STAND_IN = '''\
+"""A stand-in for TensorFlow: inside a `function`, a tensor is symbolic (no `.numpy()`), and
+every argument must hash."""
+
+import functools
+
+_graph = []
+
+
+class Tensor:
+    def __init__(self, value):
+        self.value = value
+
+    def numpy(self):
+        if _graph:
+            raise AttributeError("'SymbolicTensor' object has no attribute 'numpy'")
+        return self.value
+
+    def __mul__(self, factor):
+        return Tensor([v * factor for v in self.value])
+
+    def __add__(self, other):
+        return Tensor(self.value + other.value)
+
+
+def constant(value):
+    return Tensor(value)
+
+
+def reduce_sum(x):
+    return Tensor(sum(x.value))
+
+
+class Operation:
+    """What `group` gives: a compiled function may not return it."""
+
+
+def group(*inputs):
+    return Operation()
+
+
+def function(func=None, **options):
+    if func is None:
+        return lambda f: function(f, **options)
+
+    @functools.wraps(func)
+    def traced(*args, **kwargs):
+        for argument in (*args, *kwargs.values()):
+            hash(argument)  # TensorFlow keys its traces on the arguments, before the body runs
+        _graph.append(func)
+        try:
+            result = func(*args, **kwargs)
+        finally:
+            _graph.pop()
+        if isinstance(result, Operation):  # as TensorFlow checks a trace's outputs
+            raise TypeError("found return value of type Operation, which is not a Tensor")
+        return result
+
+    return traced
+'''
+
+PROJECT = {
+    "mylib/__init__.py": "",
+    "mylib/ops.py": """\
+        import tensorflow as tf
+
+
+        def scale(x):
+            return tf.reduce_sum(x * 2.0)
+
+
+        def total(x):
+            return tf.reduce_sum(x * 3.0) + checked(x)
+
+
+        def checked(x):
+            y = tf.reduce_sum(x)
+            if y.numpy() < 0:
+                raise ValueError("negative")
+            return y
+        """,
+    "tests/test_ops.py": """\
+        import tensorflow as tf
+
+        from mylib.ops import checked, scale, total
+
+
+        def test_scale():
+            assert scale(tf.constant([1.0, 2.0])).numpy() == 6.0
+
+
+        def test_total():
+            assert total(tf.constant([1.0, 2.0])).numpy() == 12.0
+
+
+        def test_checked():
+            assert checked(tf.constant([1.0, 2.0])).numpy() == 3.0
+        """,
+    "run.py": """\
+        import tensorflow as tf
+
+        from mylib.ops import scale, total
+
+        x = tf.constant([1.0, 2.0])
+        assert scale(x).numpy() == 6.0 and total(x).numpy() == 12.0
+        """,
+}
+
+TESTS = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+
+
+def write_stand_in(tmp_path: Path) -> Path:
+    """Write the stand-in `tensorflow` package; the folder to put on `PYTHONPATH`."""
+    stub = tmp_path / "stand-in" / "tensorflow" / "__init__.py"
+    stub.parent.mkdir(parents=True, exist_ok=True)
+    stub.write_text(STAND_IN, encoding="utf-8")
+    return stub.parent.parent
+
+
+def make_project(tmp_path: Path, files: dict[str, str] = PROJECT) -> Path:
+    project = tmp_path / "proj"
+    for name, text in files.items():
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return project
+
+
+def refactor(
+    tmp_path: Path,
+    project: Path,
+    *args: str,
+    stand_in: bool = True,
+    switched_off: bool = True,
+    codes: str = "HY301",
+) -> subprocess.CompletedProcess[str]:
+    paths = [str(ROOT)]
+    if stand_in:
+        paths.append(str(write_stand_in(tmp_path)))
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(paths),
+        "HYBRIDIZE_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "HYBRIDIZE_DISABLE_CHECKS": codes if switched_off else "",
+    }
+    command = [sys.executable, "-m", "hybridize", "refactor", str(project), "--no-config"]
+    return subprocess.run(
+        [*command, "--include-low-benefit", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
+def decorated(source: str) -> list[str]:
+    lines = source.splitlines()
+    return [
+        line.split("(")[0].removeprefix("def ")
+        for previous, line in itertools.pairwise(lines)
+        if previous == "@tf.function"
+    ]
+
+
+REFUSED_OUTPUT = {
+    "mylib/__init__.py": "",
+    "mylib/metrics.py": """\
+        import tensorflow as tf
+
+
+        def update(x):
+            total = tf.reduce_sum(x * 2.0)
+            return tf.group(total)
+
+
+        def step(x):
+            update(x)
+            return tf.reduce_sum(x * 4.0)
+        """,
+    "tests/test_metrics.py": """\
+        import tensorflow as tf
+
+        from mylib.metrics import step
+
+
+        def test_step():
+            assert step(tf.constant([1.0, 2.0])).numpy() == 12.0
+        """,
+}
+"""With HY407 off, `update` (returning an Operation, refused once its trace is done) and its
+caller `step` are proposed. The failing test's traceback holds `step`'s frame (the line calling
+`update`) but not `update`'s, whose trace had finished: the change it names is innocent."""
+
+
+UNHASHABLE_ARGUMENT = {
+    "mylib/__init__.py": "",
+    "mylib/boxes.py": """\
+        import tensorflow as tf
+
+
+        class Scale:
+            \"\"\"Compares by value: its instances do not hash.\"\"\"
+
+            def __init__(self, factor):
+                self.factor = factor
+
+            def __eq__(self, other):
+                return isinstance(other, Scale) and other.factor == self.factor
+
+
+        def scaled(x, scale):
+            return tf.reduce_sum(x * scale.factor)
+
+
+        def doubled(x):
+            return tf.reduce_sum(x * 2.0)
+        """,
+    "tests/test_boxes.py": """\
+        import tensorflow as tf
+
+        from mylib.boxes import Scale, doubled, scaled
+
+
+        def test_scaled_by_two():
+            assert scaled(tf.constant([1.0, 2.0]), Scale(2.0)).numpy() == 6.0
+
+
+        def test_scaled_by_three():
+            assert scaled(tf.constant([1.0, 2.0]), Scale(3.0)).numpy() == 9.0
+
+
+        def test_doubled():
+            assert doubled(tf.constant([1.0, 2.0])).numpy() == 6.0
+        """,
+}
+"""With HY409 off, `scaled` is proposed: compiled, it fails on hashing its `Scale` argument
+before its body runs (as `tf.function` does when it binds the arguments to a trace), so the
+two tests calling it fail with neither a frame of it in their traceback nor a call of it the
+profile hook sees: nothing names it."""
