@@ -62,14 +62,12 @@ def default_changes(work: Path, jobs: int, not_rewritten: Sequence[str]) -> set[
     copy = work / "default"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(work / "original", copy)
-    ignores = [a for glob in (*oracle.TEST_GLOBS, *not_rewritten) for a in ("--ignore", glob)]
     done = oracle.hybridize(
         "refactor",
         str(copy),
         "--apply",
         "--diff",
-        "--no-config",
-        *ignores,
+        *oracle.refactor_options("default", not_rewritten),
         cache=work / "hybridize-cache",
         jobs=jobs,
     )

@@ -23,9 +23,12 @@ For every library (benchmarks/oracle_libraries.py: pinned, with test suites nobo
    plugin checks that `pkg.__file__` is the copy's), in chunks of files, each chunk a
    subprocess with a timeout, `--jobs` at a time: a chunk that crashes or times out is rerun
    file by file, so one crash costs one file;
-5. rerun each test that passed before and fails after on the rewritten copy with a profile
-   hook (the pytest plugin of `hybridize refactor --verify`, hybridize/verify/) that records which rewritten functions ran; with the
-   traceback's frames this names the **unsafe rewrites**. A test that passes in that rerun is
+5. name the **unsafe rewrites**: `hybridize refactor --verify` on the original copy, with the
+   same options, judged by the tests that passed before and fail after (`oracle_blame`): it
+   reruns them traced, confirms a traceback's blame by a run without the change and bisects
+   when a test names several changes or none (a compiled callee leaves no frame; a failure in
+   `tf.function`'s binding runs none of the function). The changes it drops are the unsafe
+   rewrites, each with the tests that failed with it; a test passing when run again alone is
    reported as flaky, not as unsafe.
 
 Prints per library and mode the functions analysed and rewritten, the tests run and passing
@@ -69,6 +72,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))  # this repository's hybridize (its verify package)
 
+from oracle_blame import Blame, read_blame, verify_command  # noqa: E402
 from oracle_libraries import (  # noqa: E402
     BASE_REQUIREMENTS,
     DEFAULT_LIBRARIES,
@@ -81,16 +85,14 @@ from oracle_rewrites import rewrites_from_diff  # noqa: E402
 from hybridize.verify.command_run import PLUGIN_MODULE, install_plugin  # noqa: E402
 from hybridize.verify.outcomes import (  # noqa: E402
     Outcome,
-    blamed_functions,
-    borrow_blame,
     count,
     error_changed,
     newly_failing,
     read_outcome_file,
     test_file_of,
-    unsafe_functions,
 )
-from hybridize.verify.rewritten import RewrittenFunction, write_trace_targets  # noqa: E402
+from hybridize.verify.report import report_path  # noqa: E402
+from hybridize.verify.rewritten import RewrittenFunction  # noqa: E402
 
 TEST_GLOBS = ("*_test.py", "test_*.py", "*/test_*.py", "conftest.py", "*/conftest.py")
 """Analysed as callers, never rewritten (`hybridize refactor --ignore`)."""
@@ -264,10 +266,13 @@ def copy_packages(site: Path, destination: Path, packages: Iterable[str]) -> Non
         )
 
 
-def hybridize(*args: str, cache: Path, jobs: int) -> subprocess.CompletedProcess[str]:
-    """This repository's hybridize (the interpreter running the oracle), on a fresh cache."""
-    env = {**os.environ, "HYBRIDIZE_CACHE_DIR": str(cache)}
-    return _run([sys.executable, "-m", "hybridize", *args, "--jobs", str(jobs)], env=env)
+def hybridize(
+    *args: str, cache: Path, jobs: int, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """This repository's hybridize (the interpreter running the oracle), on `cache`, with
+    `env` added to the environment (the one `--verify`'s test runs inherit)."""
+    environ = {**os.environ, **(env or {}), "HYBRIDIZE_CACHE_DIR": str(cache)}
+    return _run([sys.executable, "-m", "hybridize", *args, "--jobs", str(jobs)], env=environ)
 
 
 @dataclass(slots=True)
@@ -288,6 +293,13 @@ MODES: dict[str, tuple[str, ...]] = {
 }
 """What each mode of the oracle judges, as `hybridize refactor` options: the default refactoring
 (what users get), and every safe rewrite, paying or not (`--include-low-benefit`)."""
+
+
+def refactor_options(mode: str, not_rewritten: Sequence[str] = ()) -> list[str]:
+    """The `hybridize refactor` options of a rewrite in `mode`: test files and conftest.py
+    (and `not_rewritten`) analysed as callers, never rewritten."""
+    ignores = [arg for glob in (*TEST_GLOBS, *not_rewritten) for arg in ("--ignore", glob)]
+    return ["--no-config", *MODES[mode], *ignores]
 
 
 def modes_of(mode: str) -> list[str]:
@@ -322,15 +334,12 @@ def rewrite(
         raise RuntimeError(f"hybridize analyze failed: {analysis.stderr[-2000:]}")
     (work / "analysis.json").write_text(analysis.stdout)
     report = json.loads(analysis.stdout)
-    ignores = [arg for glob in (*TEST_GLOBS, *not_rewritten) for arg in ("--ignore", glob)]
     refactor = hybridize(
         "refactor",
         str(rewritten),
         "--apply",
         "--diff",
-        "--no-config",
-        *MODES[mode],
-        *ignores,
+        *refactor_options(mode, not_rewritten),
         cache=cache,
         jobs=jobs,
     )
@@ -366,11 +375,19 @@ class Run:
     test_timeout: int
     file_timeout: int
     logs: Path
-    trace: Path | None = None
     plugins: tuple[str, ...] = ()
     """More pytest plugins (module names on `pythonpath`): the benefit oracle's."""
 
     def command(self, targets: Sequence[str]) -> list[str]:
+        """pytest on `targets` in the copy, with the verify plugin recording each outcome."""
+        return self._pytest(targets, str(self.copy), (PLUGIN_MODULE, *self.plugins))
+
+    def verify_command(self, targets: Sequence[str]) -> str:
+        """The same pytest run as a `hybridize refactor --verify` command line, run in the
+        verification's own copy (which loads the verify plugin itself)."""
+        return verify_command(self._pytest(targets, ".", self.plugins), self.pythonpath)
+
+    def _pytest(self, targets: Sequence[str], rootdir: str, plugins: Sequence[str]) -> list[str]:
         return [
             str(self.python),
             "-m",
@@ -378,17 +395,15 @@ class Run:
             "-q",
             "-p",
             "no:cacheprovider",
-            "-p",
-            PLUGIN_MODULE,
             "--timeout",
             str(self.test_timeout),
             "--rootdir",
-            str(self.copy),
+            rootdir,
             "-o",
             "addopts=",
             "-o",
             "python_files=*_test.py test_*.py",
-            *(word for plugin in self.plugins for word in ("-p", plugin)),
+            *(word for plugin in plugins for word in ("-p", plugin)),
             *targets,
         ]
 
@@ -406,8 +421,6 @@ class Run:
         }
         env.pop("HYBRIDIZE_VERIFY_TRACE", None)
         env.pop("HYBRIDIZE_VERIFY_SELECT", None)
-        if self.trace is not None:
-            env["HYBRIDIZE_VERIFY_TRACE"] = str(self.trace)
         return env
 
 
@@ -609,7 +622,7 @@ def judge_library(
 
     plugin = install_plugin(work / "plugin")  # the plugin of `hybridize refactor --verify`
 
-    def make_run(label: str, copy: str, trace: Path | None = None) -> Run:
+    def make_run(label: str, copy: str) -> Run:
         return Run(
             label,
             python,
@@ -620,8 +633,16 @@ def judge_library(
             args.test_timeout or library.test_timeout,
             args.file_timeout or library.file_timeout,
             work / "logs",
-            trace,
         )
+
+    def blame(mode: str, nodeids: list[str]) -> Blame:
+        print(
+            f"[{library.name}] blaming {len(nodeids)} newly failing tests ({mode}) ...", flush=True
+        )
+        options = refactor_options(mode, not_rewritten)
+        run = make_run(f"blame-{mode}", "original")
+        cache = work / "hybridize-cache"  # the rewrite's analysis, of the same sources
+        return blame_failures(work / "original", options, run, nodeids, cache, args.jobs)
 
     shutil.rmtree(work / "logs", ignore_errors=True)  # a previous run's chunks are not this one's
     run_modes = [m for m in modes if same_as[m] == m and done[m].rewritten]
@@ -659,10 +680,8 @@ def judge_library(
                 done[mode],
                 before,
                 after.get(mode, before),  # nothing rewritten: the original's outcomes
-                partial(make_run, f"traced-{mode}", rewritten_copy(mode)),
+                partial(blame, mode),
                 work / rewritten_copy(mode),
-                args.jobs,
-                args.chunk_files,
             ),
             "test_files": selected,
             "test_files_available": len(test_files),
@@ -684,84 +703,74 @@ def same_rewrites(diffs: dict[str, str]) -> dict[str, str]:
     return {mode: first.setdefault(diff, mode) for mode, diff in diffs.items()}
 
 
+def blame_failures(
+    original: Path, options: Sequence[str], run: Run, nodeids: Sequence[str], cache: Path, jobs: int
+) -> Blame:
+    """The rewrites the newly failing tests `nodeids` fail with: `hybridize refactor --verify`
+    on the original copy with the rewrite's `options` (so the same plan, from the same cache),
+    judged by those tests alone, each run of them given the files' time (`oracle_blame`)."""
+    report = report_path(original, cache)
+    report.unlink(missing_ok=True)  # a report of an earlier mode or run is not this one's
+    files = len({test_file_of(nodeid) for nodeid in nodeids})
+    done = hybridize(
+        "refactor",
+        str(original),
+        *options,
+        "--verify",
+        run.verify_command(nodeids),
+        "--verify-timeout",
+        str(run.file_timeout * files),
+        cache=cache,
+        jobs=jobs,
+        env={**TF_ENV, **run.env},
+    )
+    run.logs.mkdir(parents=True, exist_ok=True)
+    (run.logs / f"{run.label}.log").write_text(done.stderr)
+    return read_blame(report, done.returncode, done.stderr)
+
+
 def judge_rewrite(
     done: Rewrite,
     before: ChunkResult,
     after: ChunkResult,
-    traced_run: Callable[[Path], Run],
+    blame: Callable[[list[str]], Blame],
     rewritten: Path,
-    jobs: int,
-    chunk_files: int,
 ) -> dict[str, Any]:
-    """Compare the tests' outcomes before and after one rewrite; rerun what newly fails on
-    the rewritten copy (`traced_run`) to name the rewritten functions it ran; the counts,
-    the failures and the unsafe functions."""
+    """Compare the tests' outcomes before and after one rewrite; have `blame` (the
+    verification of the rewrite by the newly failing tests) name the unsafe rewrites; the
+    counts, the failures and the unsafe functions."""
     compared = newly_failing(before.outcomes, after.outcomes, after.file_failures)
     # a file cut by its timeout after the rewrite (its tests ran, slower or in another order,
     # on a shared machine) says nothing about the tests it did not reach: listed, not counted
     timed_out = [f for f in compared if f.outcome == "missing" and f.error.startswith(TIMED_OUT)]
     failures = [f for f in compared if f not in timed_out]
 
-    # rerun what newly fails, on the rewritten copy, recording the rewritten functions it runs
+    # invalid input that raises another exception changes no valid program: not blamed
     rewritten_root = rewritten.resolve()
-    path_of = {f.file: str((rewritten_root / f.file).resolve()) for f in done.rewritten}
-    traced: dict[str, Outcome] = {}
-    if failures and done.rewritten:
-        trace = write_trace_targets(
-            rewritten.parent / f"trace-targets-{rewritten.name}.json", done.rewritten, path_of
-        )
-        targets: dict[str, list[str]] = {}
-        for failure in failures:
-            targets.setdefault(test_file_of(failure.nodeid), []).append(failure.nodeid)
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            rerun = collect(
-                submit_tests(pool, traced_run(trace), sorted(targets), chunk_files, targets)
-            )
-        traced = rerun.outcomes
-
-    failing_records = []
-    attribution: dict[str, tuple[list[str], list[str]]] = {}
-    flaky = []
-    error_changes: list[str] = []  # invalid input raises another exception: not counted unsafe
+    changed_errors: set[str] = set()
     for failure in failures:
         first = after.outcomes.get(failure.nodeid)
-        again = traced.get(failure.nodeid)
-        frames = (first.frames if first else []) + (again.frames if again else [])
-        blamed = blamed_functions(frames, done.rewritten, path_of)
-        exercised = (again.exercised or []) if again else []
-        reproduced = again is None or again.outcome not in ("passed", "skipped")
         test_path = str((rewritten_root / test_file_of(failure.nodeid)).resolve())
-        changed_error = error_changed(failure.error, frames, test_path)
-        record = {
-            **asdict(failure),
-            "error_text": first.error_text if first else "",
-            "blamed": blamed,
-            "exercised": exercised,
-            "reproduced": reproduced,
-            "error_changed": changed_error,
-        }
-        failing_records.append(record)
-        if not reproduced:
-            flaky.append(failure.nodeid)
-        elif changed_error:
-            error_changes.append(failure.nodeid)
-        else:
-            attribution[failure.nodeid] = (blamed, exercised)
-    borrowed = borrow_blame(
+        if error_changed(failure.error, first.frames if first else [], test_path):
+            changed_errors.add(failure.nodeid)
+    judged = [f.nodeid for f in failures if f.nodeid not in changed_errors]
+    verdict = blame(judged) if judged and done.rewritten else Blame()
+
+    failing_records = [
         {
-            r["nodeid"]: (r["error"], r["blamed"])
-            for r in failing_records
-            if r["reproduced"] and not r["error_changed"]
+            **asdict(failure),
+            "error_text": (after.outcomes[failure.nodeid].error_text)
+            if failure.nodeid in after.outcomes
+            else "",
+            "blamed": verdict.culprits_of(failure.nodeid),
+            "reproduced": failure.nodeid not in verdict.flaky,
+            "error_changed": failure.nodeid in changed_errors,
         }
-    )
-    for record in failing_records:
-        if record["nodeid"] in borrowed:
-            record["blamed"] = borrowed[record["nodeid"]]
-            record["blame_borrowed"] = True
-            attribution[record["nodeid"]] = (record["blamed"], record["exercised"])
-    unsafe = unsafe_functions(attribution, done.rewritten)
-    errors = {r["nodeid"]: r["error"] for r in failing_records}
-    unattributed = [n for n, (b, e) in attribution.items() if not b and not e]
+        for failure in failures
+    ]
+    flaky = [n for n in judged if n in verdict.flaky]
+    errors = {f.nodeid: f.error for f in failures}
+    by_key = {f.key: f for f in done.rewritten}
     return {
         "functions_analysed": done.functions,
         "refactorable": done.refactorable,
@@ -775,18 +784,26 @@ def judge_rewrite(
         "file_failures_after": after.file_failures,
         "newly_failing": failing_records,
         "flaky": flaky,
-        "error_changes": error_changes,
+        "error_changes": [f.nodeid for f in failures if f.nodeid in changed_errors],
         "timed_out_after": [asdict(f) for f in timed_out],
-        "unattributed": unattributed,
+        "unattributed": verdict.unexplained(n for n in judged if n not in verdict.flaky),
         "unsafe_functions": [
             {
-                **_function_record(u.function, done.verdicts),
-                "blamed_by": u.blamed_by,
-                "exercised_by": u.exercised_by,
-                "errors": {n: errors[n] for n in dict.fromkeys(u.blamed_by + u.exercised_by)},
+                **_function_record(by_key[culprit.key], done.verdicts),
+                "blamed_by": list(culprit.tests),
+                "reason": culprit.reason,
+                "errors": {n: errors.get(n, culprit.reason) for n in culprit.tests},
             }
-            for u in unsafe
+            for culprit in verdict.culprits
+            if culprit.key in by_key
         ],
+        "blame": {
+            "rounds": verdict.rounds,
+            "runs": verdict.runs,
+            "seconds": verdict.seconds,
+            "error": verdict.error,
+            "plan_differences": verdict.plan_differences(by_key) if judged else [],
+        },
         "analysis_seconds": round(done.seconds, 1),
     }
 
@@ -865,17 +882,19 @@ def render(results: Sequence[dict[str, Any]]) -> str:
             continue
         lines.append(f"\n{judged}: unsafe rewrites")
         for unsafe in result["unsafe_functions"]:
-            tests = list(dict.fromkeys(unsafe["blamed_by"] + unsafe["exercised_by"]))
-            how = "in the traceback of" if unsafe["blamed_by"] else "run by"
+            tests = unsafe["blamed_by"]
             lines.append(
-                f"  {unsafe['key']} (line {unsafe['def_line']}): {how} {len(tests)} newly failing test(s)"
+                f"  {unsafe['key']} (line {unsafe['def_line']}): dropped by --verify for "
+                f"{len(tests)} newly failing test(s)"
             )
             for nodeid in tests[:3]:
                 lines.append(f"    {nodeid}: {unsafe['errors'][nodeid][:160]}")
             if len(tests) > 3:
                 lines.append(f"    ... and {len(tests) - 3} more")
         for nodeid in result["unattributed"][:10]:
-            lines.append(f"  (no rewritten function named) {nodeid}")
+            lines.append(f"  (not judged by --verify) {nodeid}")
+        if result.get("blame", {}).get("error"):
+            lines.append(f"  --verify judged nothing: {result['blame']['error'][:300]}")
     for mode, t in totals_by_mode(results).items():
         lines.append(
             f"\ntotal ({mode}): {t['libraries']} libraries, {t['functions_analysed']} functions "

@@ -9,8 +9,9 @@ compared.
 
 A newly failing test names the rewritten functions it ran (`exercised`, from the profile hook
 of the rerun) and those its traceback passes through (`blamed`: the error's frames fall inside
-the function's lines). A function is reported unsafe when a newly failing test names it either
-way; `blamed` is the sharper of the two, since a test exercises many functions.
+the function's lines). Neither is the culprit for sure (a compiled callee leaves no frame, a
+binding error runs no Python of the function): the verification (`verification`) confirms a
+blame by a run without the change and bisects the rest.
 """
 
 from __future__ import annotations
@@ -133,36 +134,6 @@ def blamed_functions(
             if innermost.key not in blamed:
                 blamed.append(innermost.key)
     return blamed
-
-
-@dataclass(slots=True)
-class UnsafeFunction:
-    """A rewritten function named by newly failing tests."""
-
-    function: RewrittenFunction
-    blamed_by: list[str] = field(default_factory=list)
-    exercised_by: list[str] = field(default_factory=list)
-
-
-def unsafe_functions(
-    failures: Mapping[str, tuple[list[str], list[str]]],
-    functions: Iterable[RewrittenFunction],
-) -> list[UnsafeFunction]:
-    """Group newly failing tests ({nodeid: (blamed keys, exercised keys)}) by the rewritten
-    functions they name, most named first."""
-    by_key = {f.key: UnsafeFunction(f) for f in functions}
-    for nodeid, (blamed, exercised) in sorted(failures.items()):
-        for key in blamed:
-            if key in by_key:
-                by_key[key].blamed_by.append(nodeid)
-        for key in exercised:
-            if key in by_key:
-                by_key[key].exercised_by.append(nodeid)
-    named = [u for u in by_key.values() if u.blamed_by or u.exercised_by]
-    return sorted(
-        named,
-        key=lambda u: (-len(u.blamed_by), -len(u.exercised_by), u.function.key),
-    )
 
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")

@@ -59,6 +59,7 @@ def report_document(verification: Verification) -> dict[str, Any]:
             for d in verification.dropped
         ],
         "flaky": list(verification.flaky),
+        "already_failing": list(verification.already_failing),
     }
 
 

@@ -85,6 +85,8 @@ class Verification:
     dropped: list[DroppedChange] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)
     """Tests that failed once and passed when run again alone: no change was blamed."""
+    already_failing: list[str] = field(default_factory=list)
+    """Tests that fail without any change (set aside: they judge nothing)."""
     rounds: int = 0
     runs: int = 0
     seconds: float = 0.0
@@ -168,6 +170,7 @@ class _Session:
             )
         if not baseline.succeeded:
             already = sorted(n for n, o in baseline.outcomes.items() if not baseline.passes(n))
+            self.result.already_failing = already
             self.progress(
                 f"baseline: {_count(len(already), 'test')} already failing without the changes "
                 f"(not judged: {', '.join(already[:3])}{', ...' if len(already) > 3 else ''})"

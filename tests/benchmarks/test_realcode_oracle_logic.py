@@ -298,7 +298,7 @@ def _result(name: str, mode: str, held_out: bool, unsafe: int) -> dict[str, obje
                 "key": f"m.py::f{i}",
                 "def_line": 1,
                 "blamed_by": [f"t.py::t{i}"],
-                "exercised_by": [],
+                "reason": "dropped by --verify",
                 "errors": {f"t.py::t{i}": "E"},
             }
             for i in range(unsafe)

@@ -57,9 +57,8 @@ def _unsafe_report(result: dict[str, Any]) -> str:
     for unsafe in result["unsafe_functions"]:
         lines.append(f"{unsafe['key']} (line {unsafe['def_line']}):")
         lines += [f"    {nodeid}: {error[:200]}" for nodeid, error in unsafe["errors"].items()]
-    for failure in result["newly_failing"]:
-        if not failure["blamed"] and not failure["exercised"]:
-            lines.append(f"{failure['nodeid']} (no rewritten function named): {failure['error']}")
+    for nodeid in result["unattributed"]:
+        lines.append(f"{nodeid} (not judged by --verify)")
     return "\n".join(lines)
 
 

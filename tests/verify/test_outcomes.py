@@ -14,7 +14,6 @@ from hybridize.verify.outcomes import (
     expects_an_error,
     newly_failing,
     read_outcomes,
-    unsafe_functions,
 )
 from hybridize.verify.pytest_plugin import error_line
 from hybridize.verify.rewritten import RewrittenFunction
@@ -72,17 +71,6 @@ def test_a_frame_blames_the_innermost_rewritten_function_holding_it() -> None:
     ]
     blamed = blamed_functions(frames, [outer, inner, other], path_of)
     assert blamed == ["pkg/m.py::f.g", "pkg/m.py::f"]
-
-
-def test_unsafe_functions_gather_their_tests_most_blamed_first() -> None:
-    f, g, h = _function("f", 1, 1, 5), _function("g", 6, 6, 9), _function("h", 10, 10, 12)
-    unsafe = unsafe_functions(
-        {"t::1": ([g.key], [f.key, g.key]), "t::2": ([g.key], [g.key]), "t::3": ([], [f.key])},
-        [f, g, h],
-    )
-    assert [u.function.key for u in unsafe] == [g.key, f.key]
-    assert unsafe[0].blamed_by == ["t::1", "t::2"]
-    assert unsafe[1].blamed_by == [] and unsafe[1].exercised_by == ["t::1", "t::3"]
 
 
 def test_a_repeated_error_borrows_the_blame_within_its_file_only() -> None:
