@@ -10,7 +10,8 @@ root as the user would run it in the project's, with:
   `PYTEST_ADDOPTS`: every test's outcome, its error's frames and, when asked, the rewritten
   functions it ran; a command that runs no pytest simply records nothing;
 - its own process group, an address-space limit (`RLIMIT_AS`) and a wall-clock limit, after
-  which the whole group is killed;
+  which the whole group is killed, as it is when the verification is interrupted (a signal
+  to hybridize does not reach a group of its own);
 - no bytecode written: the copy's files are rewritten between runs within the same second, and
   a stale `.pyc` of the same size and time would run the previous round's code.
 """
@@ -141,6 +142,9 @@ def run_command(
         except subprocess.TimeoutExpired:
             status = None
             _kill_group(process)
+        except BaseException:  # interrupted (Ctrl-C, SIGTERM): the run, in a session of its
+            _kill_group(process)  # own that no signal to ours reaches, must not outlive it
+            raise
     seconds = time.perf_counter() - started
     outcomes, collect_errors = read_outcome_file(outcomes_path)
     output = log_path.read_bytes()[-OUTPUT_TAIL:].decode("utf-8", "replace")

@@ -29,10 +29,14 @@ with the whole command.
 
 from __future__ import annotations
 
+import signal
 import tempfile
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 
 from hybridize.refactor.plan import RefactorPlan
 from hybridize.refactor.planned import PlannedChange
@@ -105,8 +109,31 @@ def verify_plan(
     plan: RefactorPlan, replan: Replan, request: VerifyRequest, progress: Progress
 ) -> Verification:
     """Verify `plan`'s changes on a temporary copy of its project (`plan.root`)."""
-    with tempfile.TemporaryDirectory(prefix="hybridize-verify-") as scratch:
+    with (
+        _terminated_as_exit(),
+        tempfile.TemporaryDirectory(prefix="hybridize-verify-") as scratch,
+    ):
         return _Session(plan, replan, request, progress, Path(scratch)).verify()
+
+
+@contextmanager
+def _terminated_as_exit() -> Iterator[None]:
+    """SIGTERM, while verifying, exits as SystemExit (status 143) instead of ending the
+    process at once: the command's run (in a session of its own, which no signal to this
+    process reaches) is killed and the temporary copy removed on the way out, as on Ctrl-C.
+    Only the main thread may set a handler; elsewhere the default stays."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def exit_on_term(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, exit_on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class _Session:

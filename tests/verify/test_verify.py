@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +28,7 @@ from verify_projects import (
     decorated,
     make_project,
     refactor,
+    refactor_command,
 )
 
 from hybridize.verify.report import report_path, verified_functions
@@ -107,6 +111,50 @@ def test_tests_naming_no_change_are_bisected_once_a_round(tmp_path: Path) -> Non
     assert "dropping mylib/boxes.py::scaled: tests/test_boxes.py::test_scaled_by_" in done.stderr
     assert "1 change kept, 1 dropped (2 rounds" in done.stderr
     assert decorated((project / "mylib" / "boxes.py").read_text()) == ["doubled"]
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` still runs (a zombie, dead but not reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_terminated_verification_kills_its_run_and_removes_its_copy(tmp_path: Path) -> None:
+    """The command runs in a session of its own, which no signal to hybridize reaches: on
+    SIGTERM the verification kills it and removes its temporary copy, and writes nothing."""
+    project = make_project(tmp_path)
+    before = (project / "mylib" / "ops.py").read_text()
+    started = tmp_path / "started"
+    sleeper = (
+        f'{sys.executable} -c "import os, pathlib, time; '
+        f"pathlib.Path('{started}.part').write_text(str(os.getpid())); "
+        f"os.replace('{started}.part', '{started}'); time.sleep(300)\""
+    )
+    command, env = refactor_command(tmp_path, project, "--apply", "--verify-entry", sleeper)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    process = subprocess.Popen(
+        command, env={**env, "TMPDIR": str(scratch)}, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 300
+    while not started.exists():
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.2)
+    run = int(started.read_text())
+    assert _alive(run)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=60) == 143
+    assert process.stderr is not None and "Traceback" not in process.stderr.read()
+    deadline = time.monotonic() + 10
+    while _alive(run) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(run)
+    assert list(scratch.iterdir()) == []
+    assert (project / "mylib" / "ops.py").read_text() == before
 
 
 def test_verify_entry_bisects_the_changes_the_command_fails_with(tmp_path: Path) -> None:

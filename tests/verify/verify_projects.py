@@ -141,14 +141,17 @@ def make_project(tmp_path: Path, files: dict[str, str] = PROJECT) -> Path:
     return project
 
 
-def refactor(
+def refactor_command(
     tmp_path: Path,
     project: Path,
     *args: str,
     stand_in: bool = True,
     switched_off: bool = True,
     codes: str = "HY301",
-) -> subprocess.CompletedProcess[str]:
+) -> tuple[list[str], dict[str, str]]:
+    """`hybridize refactor --include-low-benefit PROJECT ARGS` and its environment: this
+    repository first on the path, then the stand-in for TensorFlow (`stand_in`), the checks
+    `codes` switched off (`switched_off`), a cache folder of the test's own."""
     paths = [str(ROOT)]
     if stand_in:
         paths.append(str(write_stand_in(tmp_path)))
@@ -160,13 +163,23 @@ def refactor(
         "HYBRIDIZE_DISABLE_CHECKS": codes if switched_off else "",
     }
     command = [sys.executable, "-m", "hybridize", "refactor", str(project), "--no-config"]
+    return [*command, "--include-low-benefit", *args], env
+
+
+def refactor(
+    tmp_path: Path,
+    project: Path,
+    *args: str,
+    stand_in: bool = True,
+    switched_off: bool = True,
+    codes: str = "HY301",
+) -> subprocess.CompletedProcess[str]:
+    """Run `refactor_command` to its end."""
+    command, env = refactor_command(
+        tmp_path, project, *args, stand_in=stand_in, switched_off=switched_off, codes=codes
+    )
     return subprocess.run(
-        [*command, "--include-low-benefit", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
+        command, env=env, capture_output=True, text=True, timeout=900, check=False
     )
 
 
