@@ -8,10 +8,10 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+from verify_projects import make_project
 
 from hybridize.verify.command_run import PLUGIN_MODULE, install_plugin
 from hybridize.verify.rewritten import function_spans
@@ -110,12 +110,7 @@ def _run_plugin(root: Path, env: dict[str, str]) -> tuple[int, list[dict[str, ob
 
 @pytest.fixture
 def package(tmp_path: Path) -> Path:
-    root = tmp_path / "copy"
-    for name, text in PACKAGE.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return root
+    return make_project(tmp_path, PACKAGE, "copy")
 
 
 def test_the_plugin_records_outcomes_errors_frames_and_collection_errors(package: Path) -> None:

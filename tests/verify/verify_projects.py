@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -132,8 +133,9 @@ def write_stand_in(tmp_path: Path) -> Path:
     return stub.parent.parent
 
 
-def make_project(tmp_path: Path, files: dict[str, str] = PROJECT) -> Path:
-    project = tmp_path / "proj"
+def make_project(tmp_path: Path, files: dict[str, str] = PROJECT, name: str = "proj") -> Path:
+    """Write `files` (dedented) into the folder `name` of `tmp_path`."""
+    project = tmp_path / name
     for name, text in files.items():
         path = project / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -167,17 +169,10 @@ def refactor_command(
 
 
 def refactor(
-    tmp_path: Path,
-    project: Path,
-    *args: str,
-    stand_in: bool = True,
-    switched_off: bool = True,
-    codes: str = "HY301",
+    tmp_path: Path, project: Path, *args: str, **options: Any
 ) -> subprocess.CompletedProcess[str]:
-    """Run `refactor_command` to its end."""
-    command, env = refactor_command(
-        tmp_path, project, *args, stand_in=stand_in, switched_off=switched_off, codes=codes
-    )
+    """Run `refactor_command` (same arguments) to its end."""
+    command, env = refactor_command(tmp_path, project, *args, **options)
     return subprocess.run(
         command, env=env, capture_output=True, text=True, timeout=900, check=False
     )
