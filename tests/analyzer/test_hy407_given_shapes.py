@@ -93,3 +93,82 @@ def test_a_compiled_helper_slicing_a_given_shape_loses_or_fails_on_it() -> None:
     assert flatten(tf.function(spatial)) == (None, None, 3)
     with pytest.raises(TypeError, match="must return zero or more Tensors"):
         tf.function(spatial)(tf.TensorShape([None, None, 5, 3]))
+
+
+BUILD_PROGRAM = """
+import tensorflow as tf
+
+
+class Conv(tf.keras.layers.Layer):
+    def spatial(self, input_shape):
+        return input_shape[1:-1]
+
+    def first(self, input_shape):
+        return input_shape[1]
+
+    def padded_shape(self, input_shape):
+        size = self.spatial(input_shape)
+        return tf.TensorShape([input_shape[0], *[s + 2 for s in size], input_shape[-1]])
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight("kernel", self.padded_shape(input_shape))
+
+    def call(self, inputs):
+        size = self.spatial(tf.shape(inputs))
+        return tf.reshape(inputs, [-1, size[0] * size[1], 3]) * self.first(tf.shape(inputs))
+
+
+def whole(shape):
+    return shape
+
+
+def of_names(names):
+    return names[1:]
+
+
+x = tf.ones((2, 3))
+whole(tf.shape(x))
+whole(x.shape)
+of_names(["a", "b"])
+of_names(tf.shape(x))
+Conv()(tf.ones((2, 5, 5, 3)))
+"""
+
+
+def test_a_shape_keras_gives_build_reached_through_a_helper_is_hy407() -> None:
+    # larq's `_get_spatial_shape`: `build` -> `_get_padding_same_shape` -> it; no caller uses
+    # the result in a graph, but the TensorShape itself cannot come back as one.
+    [finding] = [f for f in analyse(BUILD_PROGRAM)["Conv.spatial"].findings if f.code == "HY407"]
+    assert "a `TensorShape`" in finding.message
+    assert "the shape Keras gives `Conv.build`" in finding.message
+    assert "`Conv.padded_shape`" in finding.message
+
+
+def test_a_tensor_shape_returned_whole_is_hy407() -> None:
+    [finding] = [f for f in analyse(BUILD_PROGRAM)["whole"].findings if f.code == "HY407"]
+    assert "a tensor's `.shape`" in finding.message
+
+
+def test_an_element_of_a_shape_or_a_slice_of_a_list_is_not_a_tensor_shape() -> None:
+    verdicts = analyse(BUILD_PROGRAM)
+    # `input_shape[1]` is a Python int or None: what a caller does with it decides (none here)
+    assert verdicts["Conv.first"].passes
+    assert verdicts["of_names"].passes
+
+
+@pytest.mark.tensorflow
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_a_compiled_function_never_gives_back_a_given_tensor_shape() -> None:
+    """Measured under TF 2.21: a `TensorShape` argument (build's has an unknown batch
+    dimension) sliced and returned fails the trace when a dimension is unknown, and comes
+    back as an int32 tensor when every one is known: never as a `TensorShape`."""
+    import tensorflow as tf
+
+    compiled = tf.function(lambda input_shape: input_shape[1:-1])
+    with pytest.raises(TypeError, match="found return value of type TensorShape"):
+        compiled(tf.TensorShape([None, None, 3]))
+    known = compiled(tf.TensorShape([None, 4, 5, 3]))
+    assert not isinstance(known, tf.TensorShape)
+    assert isinstance(known, tf.Tensor) and known.dtype == tf.int32
+    assert known.numpy().tolist() == [4, 5]

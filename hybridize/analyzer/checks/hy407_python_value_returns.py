@@ -37,6 +37,12 @@ class HasPythonValueReturns(Check):
       every caller fills with shape values, static in some: larq's
       `_get_spatial_shape(input_shape)` returning `input_shape[1:-1]` of `inputs.shape`).
 
+    - a `TensorShape` a caller passes in, returned whole or sliced (a slice of a
+      `TensorShape` is one): a tensor's `.shape`, a `tf.TensorShape(...)`, or the shape Keras
+      gives a layer's `build`, directly or passed on through the callers' own parameters
+      (larq's `build` -> `_get_padding_same_shape` -> `_get_spatial_shape`), whatever the
+      caller does with it.
+
     An eager tensor stands in for a Python number in most uses (a list index, `range(n)`,
     an `if` comparison, `"%d" % n`, `int(n)`): those callers are fine. When no caller is
     known, the verdict states the assumption that none needs the Python value.
@@ -44,7 +50,9 @@ class HasPythonValueReturns(Check):
     Why it matters in graph mode
     ----------------------------
     `tf.function` converts every returned leaf with `tf.nest`: Python numbers, strings,
-    NumPy values and static shapes become tensors, a variable its current value, and other
+    NumPy values and static shapes become tensors (a `TensorShape` with every dimension
+    known an int32 tensor; one with an unknown dimension, as Keras' `build` gets, raises
+    "found return value of type TensorShape"), a variable its current value, and other
     objects raise `TypeError: To be compatible with tf.function, Python functions must
     return zero or more Tensors or ExtensionTypes or None values`. A branch on a tensor
     becomes `tf.cond`, whose branches must return the same structure, so `None` against a

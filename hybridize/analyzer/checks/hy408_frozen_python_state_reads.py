@@ -19,7 +19,10 @@ class HasFrozenPythonStateReads(Check):
     project assigns that attribute or global somewhere else after initialisation: in a
     method other than `__init__` (or a Keras `build`), in a function declaring it `global`,
     or in module code inside a loop or after a call of the function. Reads in the project
-    functions it calls count too: they are traced with it.
+    functions it calls count too: they are traced with it. A module-level object of no
+    project class counts by the global that holds it (a `threading.local()` flag that a
+    context manager sets, as larq's `quantized_scope`), and `getattr(obj, "name", default)`
+    with a literal name is a read of `obj.name`.
 
     Why it matters in graph mode
     ----------------------------

@@ -335,14 +335,14 @@ class Evaluator:
                 self.deps |= owner.deps
         if out:
             return out
-        if self._is_layer_build_shape(name):
+        if self.is_layer_build_shape(name):
             return (PYTHON,)
         # No evidence yet: optimistic while iterating (so a self-call cannot keep "unknown"
         # alive), honest in the final round.
         self.optimistic = True
         return (UNKNOWN_ATOM,) if self.facts.final else ()
 
-    def _is_layer_build_shape(self, name: str) -> bool:
+    def is_layer_build_shape(self, name: str) -> bool:
         """The shape parameter of a layer's build method (`Framework.layer_build_method`):
         Keras calls `build(input_shape)` with a shape (a tuple or TensorShape), not data."""
         fn = self.fn

@@ -24,7 +24,7 @@ from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts, callees, 
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom
+from hybridize.analyzer.facts.values import UNKNOWN_ATOM, Atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
 from hybridize.model import Span
@@ -43,6 +43,10 @@ class Write:
 
     writer: FunctionKey
     span: Span
+    kinds: frozenset[str] = frozenset()
+    """For an attribute of a module-level object of no project class (`_object_attribute`):
+    the kinds of the value written (`_leaf_kinds`), which the evaluator cannot tell at the
+    read (such an object has no attributes it knows)."""
 
 
 StateKey = tuple[str, ClassKey | str, str]
@@ -177,11 +181,27 @@ def _state_reads(
     found = memo.get(reader)
     if found is None:
         evaluator = get_evaluator(index, facts, reader)
+        writes = _writes(index, facts)
         found = memo[reader] = [
-            (what, state, _leaf_kinds(evaluator.eval(sym)))
+            (what, state, _held_kinds(_leaf_kinds(evaluator.eval(sym)), writes.get(state, ())))
             for what, (state, sym) in _reads(index, facts, reader, index.function(reader))
         ]
     return found
+
+
+def _held_kinds(read: frozenset[str], writes: Iterable[Write]) -> frozenset[str]:
+    """The kinds of the values a read of state may give: what the evaluator tells at the
+    read; for an attribute of a module-level object of no project class, whose attributes
+    the evaluator does not know, the kinds its writes store (the unknown among them left
+    out when some are known: its initial `False` says what the flag holds)."""
+    written = frozenset().union(*(write.kinds for write in writes))
+    if not written:
+        return read
+    known = frozenset(kind for kind in written if kind != UNKNOWN_KIND)
+    return (read - {UNKNOWN_KIND}) | (known or written)
+
+
+UNKNOWN_KIND = UNKNOWN_ATOM[0]
 
 
 def _leaf_kinds(atoms: frozenset[Atom]) -> frozenset[str]:
@@ -204,26 +224,57 @@ def _reads(
     class_key = FunctionKey(relpath, fn.class_qualname) if fn.class_qualname else None
     selves = {("param", receiver), ("local", receiver)} if receiver else set()
     evaluator = get_evaluator(index, facts, key)
-    for sym in sorted(evaluator.memo, key=repr):
+    reads = sorted({*evaluator.memo, *_getattr_reads(facts, key)}, key=repr)
+    for sym in reads:
         if sym[0] == "attr" and sym[1] in selves and class_key is not None:
             if index.find_method(class_key, sym[2]) is None:
                 yield f"`{receiver}.{sym[2]}`", (("attr", class_key, sym[2]), sym)
         elif sym[0] == "attr" and _free_name(index, key, fn, sym[1]):
             # An attribute of a module-level object (`config.temperature`), or a global of
             # another module (`settings.SCALE`).
+            described = False
             for atom in evaluator.eval(sym[1]):
                 if (
                     atom[0] == "obj"
                     and atom[2] is not None
                     and index.find_method(atom[2], sym[2]) is None
                 ):
+                    described = True
                     yield f"`{sym[1][1]}.{sym[2]}`", (("attr", atom[2], sym[2]), sym)
                 elif atom[0] == "module":
+                    described = True
                     ref = index.member(("module", atom[1]), sym[2])
                     if ref[0] == "global":
                         yield f"`{sym[1][1]}.{sym[2]}`", (("global", ref[1], ref[2]), sym)
+            held = _global(index, key, fn, sym[1])
+            if not described and held is not None:
+                # A module-level object of no project class (`threading.local()`): its
+                # attribute is state of the global that holds it.
+                yield f"`{sym[1][1]}.{sym[2]}`", (_object_attribute(held, sym[2]), sym)
         elif sym[0] == "name" and (found := _global(index, key, fn, sym)) is not None:
             yield f"the global `{sym[1]}`", (found, sym)
+
+
+GETATTR = "builtins.getattr"
+
+
+def _getattr_reads(facts: TensorFacts, key: FunctionKey) -> Iterator[Sym]:
+    """`getattr(obj, "name")` and `getattr(obj, "name", default)` with a literal name, as the
+    attribute reads they are (`obj.name`): larq's `should_quantize()` reads its thread-local
+    flag so."""
+    for resolved in facts.calls.get(key, []):
+        args = resolved.site.args
+        if len(args) < 2 or args[1][:2] != ("lit", "str") or not isinstance(args[1][2], str):
+            continue
+        if any(info.name == GETATTR for info in resolved.api):
+            yield ("attr", args[0], args[1][2])
+
+
+def _object_attribute(held: StateKey, attribute: str) -> StateKey:
+    """The state of an attribute of the object a module global holds, when that object is
+    of no project class (`_scope = threading.local()`, `_scope.flag`): keyed by the global,
+    `("global", module, "_scope.flag")`."""
+    return ("global", held[1], f"{held[2]}.{attribute}")
 
 
 def _free_name(index: ProjectIndex, key: FunctionKey, fn: FunctionSummary, sym: Sym) -> bool:
@@ -243,6 +294,17 @@ def _global(
         return None
     ref = index.resolve_global(key.file, sym[1])
     return ("global", ref[1], ref[2]) if ref[0] == "global" else None
+
+
+def _module_global(
+    index: ProjectIndex, key: FunctionKey, fn: FunctionSummary, sym: Sym
+) -> StateKey | None:
+    """The module global a name denotes where it is written through (module code binds its
+    own globals as locals)."""
+    if key.is_module_code and sym[0] == "name":
+        ref = index.resolve_global(key.file, sym[1])
+        return ("global", ref[1], ref[2]) if ref[0] == "global" else None
+    return _global(index, key, fn, sym)
 
 
 def frozen_state_writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKey, list[Write]]:
@@ -305,12 +367,20 @@ def _writes_of(
         if store.kind == "global":
             found.append((("global", relpath, store.name), Write(writer, store.span)))
         elif store.kind == "attr":
+            described = False
             for atom in evaluator.eval(store.target):
                 if atom[0] == "obj" and atom[2] is not None:
+                    described = True
                     for class_key in index.mro(atom[2]):
                         found.append((("attr", class_key, store.name), Write(writer, store.span)))
                 elif atom[0] == "module":
+                    described = True
                     found.append((("global", atom[1], store.name), Write(writer, store.span)))
+            held = _module_global(index, writer, fn, store.target) if not described else None
+            if held is not None:
+                state = _object_attribute(held, store.name)
+                kinds = _leaf_kinds(evaluator.eval(store.value))
+                found.append((state, Write(writer, store.span, kinds)))
     for name, span in fn.name_bindings:
         # Initialisation or not is decided per reader (`_after_initialisation`).
         found.append((("global", relpath, name), Write(writer, span)))

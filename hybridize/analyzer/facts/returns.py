@@ -132,6 +132,10 @@ def python_value_returns(
                 f"returns {described}, which tf.function would return as a tensor: no caller "
                 "is known, and none is assumed to need it as a Python value"
             )
+    if not findings:
+        given = _returns_given_tensor_shape(index, facts, key, fn)
+        if given is not None:
+            findings.append(Evidence(given, fn.span))
     return findings, assumptions
 
 
@@ -543,6 +547,151 @@ def _returns_given_shapes(index: ProjectIndex, facts: TensorFacts, key: Function
                     return False
                 kinds |= found
     return STATIC in kinds
+
+
+MAX_SHAPE_PASSING_DEPTH = 3
+"""How many callers up a parameter is followed to the `TensorShape` that fills it (larq's
+`build` -> `_get_padding_same_shape` -> `_get_spatial_shape` is two)."""
+MAX_SHAPE_WALK = 200
+"""Values visited per question (real functions visit a dozen)."""
+TENSOR_SHAPE_CLASS = "tensorflow.TensorShape"
+
+
+def _returns_given_tensor_shape(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, fn: FunctionSummary
+) -> str | None:
+    """Why the function returns a `TensorShape` its caller gave it, in words, or None.
+
+    It returns a parameter whole, or sliced (`input_shape[1:-1]`: a slice of a `TensorShape`
+    is one), and some caller fills that parameter with a `TensorShape`: a tensor's `.shape`,
+    a `tf.TensorShape(...)`, or the shape Keras gives a layer's `build`, directly or through
+    the callers' own parameters (`MAX_SHAPE_PASSING_DEPTH`). A `TensorShape` argument is a
+    Python object of the trace's key, and it may hold unknown dimensions even when the call
+    is eager (the batch dimension of `build`'s shape is None): compiled, the function fails
+    to return it ("found return value of type TensorShape", TypeError while tracing) or,
+    every dimension known, returns a tensor (measured under TF 2.21; larq's
+    `_get_spatial_shape`, its shape given by `build` through `_get_padding_same_shape`).
+    Whatever the caller does with it, it no longer gets a `TensorShape`."""
+    returned = _returned_whole_or_sliced(fn)
+    if not returned:
+        return None
+    for caller, caller_fn, resolved, kind in _call_sites(index, facts, key):
+        bound = bind_arguments(
+            fn,
+            [frozenset({a}) for a in resolved.site.args],
+            {k: frozenset({v}) for k, v in resolved.site.kwargs},
+            skip_receiver=kind in ("method", "layer_call", "class"),
+        )
+        for name in sorted(returned):
+            for argument in sorted(bound.get(name, ()), key=repr):
+                source = _tensor_shape_source(
+                    index, facts, caller, argument, MAX_SHAPE_PASSING_DEPTH, set()
+                )
+                if source is None:
+                    continue
+                where = "module code" if caller.is_module_code else f"`{caller_fn.qualname}`"
+                return (
+                    f"returns `{name}` (whole or sliced) as given, and {where} (line "
+                    f"{resolved.site.span.start_line}) passes {source} there: a `TensorShape`, "
+                    "which tf.function cannot return with an unknown dimension (TypeError while "
+                    "tracing) and returns as a tensor when every dimension is known"
+                )
+    return None
+
+
+def _returned_whole_or_sliced(fn: FunctionSummary) -> set[str]:
+    """The parameters the function returns as they are or sliced (`shape[1:-1]`), through
+    locals and conditionals: what it gives back is of the argument's type (an element,
+    `shape[0]`, is not: a dimension is a Python int or None)."""
+    found: set[str] = set()
+    seen: set[Sym] = set()
+    stack = list(fn.returns)
+    while stack and len(seen) < MAX_SHAPE_WALK:
+        sym = stack.pop()
+        if sym in seen:
+            continue
+        seen.add(sym)
+        kind = sym[0]
+        if kind == "param":
+            found.add(sym[1])
+        elif kind in ("local", "name"):
+            stack.extend(fn.locals.get(sym[1], ()))
+        elif kind == "cond":
+            stack.extend(sym[1])
+        elif kind == "item" and sym[2][0] == "slice":
+            stack.append(sym[1])
+    return found
+
+
+def _tensor_shape_source(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    sym: Sym,
+    depth: int,
+    seen: set[tuple[FunctionKey, Sym]],
+) -> str | None:
+    """What `TensorShape` the value `sym` of function `key` may be, in words, or None: a
+    tensor's `.shape` (or a slice of it), a `tf.TensorShape(...)`, the shape Keras gives a
+    layer's `build`, or a parameter a caller (to `depth` callers up) fills with one."""
+    fn = index.function(key)
+    calls: dict[int, ResolvedCall] | None = None
+    stack = [sym]
+    while stack:
+        current = stack.pop()
+        if (key, current) in seen or len(seen) > MAX_SHAPE_WALK:
+            continue
+        seen.add((key, current))
+        kind = current[0]
+        if kind == "attr" and current[2] == "shape":
+            receiver = get_evaluator(index, facts, key).eval(current[1])
+            if any(atom[0] in SYMBOLIC_KINDS for atom in receiver):
+                return "a tensor's `.shape`"
+        elif kind == "item" and current[2][0] == "slice":
+            stack.append(current[1])
+        elif kind in ("local", "name"):
+            stack.extend(fn.locals.get(current[1], ()))
+        elif kind == "cond":
+            stack.extend(current[1])
+        elif kind == "call":
+            if calls is None:
+                calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
+            resolved = calls.get(current[1])
+            if resolved is not None and any(i.name == TENSOR_SHAPE_CLASS for i in resolved.api):
+                return "a `tf.TensorShape`"
+        elif kind == "param":
+            if get_evaluator(index, facts, key).is_layer_build_shape(current[1]):
+                return f"the shape Keras gives `{fn.qualname}`"
+            if depth > 0:
+                found = _parameter_shape_source(index, facts, key, current[1], depth - 1, seen)
+                if found is not None:
+                    return found
+    return None
+
+
+def _parameter_shape_source(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    name: str,
+    depth: int,
+    seen: set[tuple[FunctionKey, Sym]],
+) -> str | None:
+    """What `TensorShape` some caller of `key` passes for its parameter `name`, in words."""
+    fn = index.function(key)
+    for caller, caller_fn, resolved, kind in _call_sites(index, facts, key):
+        bound = bind_arguments(
+            fn,
+            [frozenset({a}) for a in resolved.site.args],
+            {k: frozenset({v}) for k, v in resolved.site.kwargs},
+            skip_receiver=kind in ("method", "layer_call", "class"),
+        )
+        for argument in sorted(bound.get(name, ()), key=repr):
+            source = _tensor_shape_source(index, facts, caller, argument, depth, seen)
+            if source is not None:
+                where = "module code" if caller.is_module_code else f"`{caller_fn.qualname}`"
+                return f"{source} (passed on by {where}, line {resolved.site.span.start_line})"
+    return None
 
 
 def _call_sites(
