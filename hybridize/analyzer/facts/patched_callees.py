@@ -197,11 +197,15 @@ def patched_callee_calls(
                 if patch is None or target == key:
                     continue
                 name = index.function(target).qualname
-                test = index.function(patch.test).qualname
+                test = (
+                    "module code"
+                    if patch.test.is_module_code
+                    else f"the test `{index.function(patch.test).qualname}`"
+                )
                 span = resolved.site.span if reader == key else entry
                 return [
                     Evidence(
-                        f"{via}calls `{name}`, which the test `{test}` replaces with a double "
+                        f"{via}calls `{name}`, which {test} replaces with a double "
                         f"({patch.test.file}, line {patch.span.start_line}): a graph keeps the "
                         "callee it traced, so a later patch is not seen, and a double returning "
                         "non-tensors (mock sentinels) fails the trace",
