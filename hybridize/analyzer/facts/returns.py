@@ -576,12 +576,7 @@ def _returns_given_tensor_shape(
     if not returned:
         return None
     for caller, caller_fn, resolved, kind in _call_sites(index, facts, key):
-        bound = bind_arguments(
-            fn,
-            [frozenset({a}) for a in resolved.site.args],
-            {k: frozenset({v}) for k, v in resolved.site.kwargs},
-            skip_receiver=kind in ("method", "layer_call", "class"),
-        )
+        bound = bind_written(fn, resolved.site, kind)
         for name in sorted(returned):
             for argument in sorted(bound.get(name, ()), key=repr):
                 source = _tensor_shape_source(
@@ -680,12 +675,7 @@ def _parameter_shape_source(
     """What `TensorShape` some caller of `key` passes for its parameter `name`, in words."""
     fn = index.function(key)
     for caller, caller_fn, resolved, kind in _call_sites(index, facts, key):
-        bound = bind_arguments(
-            fn,
-            [frozenset({a}) for a in resolved.site.args],
-            {k: frozenset({v}) for k, v in resolved.site.kwargs},
-            skip_receiver=kind in ("method", "layer_call", "class"),
-        )
+        bound = bind_written(fn, resolved.site, kind)
         for argument in sorted(bound.get(name, ()), key=repr):
             source = _tensor_shape_source(index, facts, caller, argument, depth, seen)
             if source is not None:
