@@ -622,16 +622,20 @@ class ProjectIndex:
 
     def layer_base(self, class_key: ClassKey) -> LayerBase | None:
         """The class's framework layer base, through project bases; a "model" base wins over
-        a "layer" one."""
+        a "layer" one, and any layer base over a base that is none (a plain mixin listed
+        before or after the layer base leaves the class a layer)."""
         if class_key in self._class_role_cache:
             return self._class_role_cache[class_key]
         self._class_role_cache[class_key] = None
         found: LayerBase | None = None
         for ref in self.base_refs(class_key):
+            base: LayerBase | None = None
             if ref[0] == "class":
-                found = self.layer_base(ref[1])
+                base = self.layer_base(ref[1])
             elif ref[0] == "ext":
-                found = external_class_role(ref[1])
+                base = external_class_role(ref[1])
+            if base is not None and (found is None or base.role == "model"):
+                found = base
             if found is not None and found.role == "model":
                 break
         self._class_role_cache[class_key] = found
