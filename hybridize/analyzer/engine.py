@@ -11,7 +11,7 @@ an imported module always reaches the modules that import it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import TypeVar
@@ -200,6 +200,7 @@ def _decide(
         covered,
         lambda k: is_test_code(index, k),
         in_keras_loops=in_keras_loops,
+        flexibly_compiled=flexibly_compiled(index, facts, hybrid),
         scope=None if memory is None or scope is None else part,
         previous=None if memory is None else memory.benefits,
     )
@@ -564,6 +565,26 @@ def decorator_arguments(
         if ref[0] == "ext" and framework.is_decorator(ref[1]):
             found |= framework.argument_names(len(decorator.args), (k for k, _ in decorator.kwargs))
     return dict.fromkeys(found, True)
+
+
+def flexibly_compiled(
+    index: ProjectIndex, facts: TensorFacts, compiled: Iterable[FunctionKey]
+) -> dict[FunctionKey, str]:
+    """The compiled functions whose decorator (or compiling call) passes an argument with
+    which one graph serves inputs of changing shapes (`Framework.flexible_signature_
+    arguments`: `reduce_retracing`, `input_signature`), with that argument (the first by
+    name; one written out as False counts too, the summaries keep the names): wrapping one
+    in a compiled function of its own retraces per input length."""
+    found: dict[FunctionKey, str] = {}
+    for key in sorted(compiled, key=str):
+        framework = index.function_framework(key)
+        if not framework.flexible_signature_arguments:
+            continue
+        supplied = decorator_arguments(index, facts, key, framework)
+        flexible = sorted(set(supplied) & framework.flexible_signature_arguments)
+        if flexible:
+            found[key] = flexible[0]
+    return found
 
 
 def keep_reason(

@@ -30,6 +30,9 @@ from hybridize.refactor.names import ModuleNames, scope_chain
 
 ASSUMPTION_PREFIX = "# hybridize: "
 ASSUMPTION_SUFFIX = "; remove the decorator if not"
+ARGUMENT_SUFFIX = "; remove the argument if not"
+"""The end of a comment whose only assumption is that of a decorator argument (HY014's
+shape-generalising one): the decorator itself rests on nothing assumed."""
 
 _INDENT = re.compile(r"[ \t\f]*")
 _SPACES = re.compile(r"\s+")
@@ -74,17 +77,20 @@ class DecoratorFinder:
         return [i for i, d in enumerate(decorators) if self.is_compile_decorator(d, chain)]
 
 
-def assumption_comment(assumptions: Sequence[str]) -> str:
+def assumption_comment(assumptions: Sequence[str], argument_note: str | None = None) -> str:
     """The comment above a speculative decorator, e.g. `# hybridize: assumes x and y are
-    tensors (train_step of a Keras Model, called by Keras); remove the decorator if not`."""
+    tensors (train_step of a Keras Model, called by Keras); remove the decorator if not`;
+    `argument_note` is what an argument written with it assumes (it follows the decorator's
+    assumptions; alone, the comment says to remove the argument if it does not hold)."""
     parts = []
-    for assumption in assumptions:
+    for assumption in [*assumptions, *([argument_note] if argument_note else [])]:
         text = _SPACES.sub(" ", "".join(c if c.isprintable() else " " for c in assumption))
         text = text.replace("`", "").strip().rstrip(".;").strip()
         if text:
             parts.append(text)
     body = "; ".join(parts) or "assumes the parameters are tensors"
-    return f"{ASSUMPTION_PREFIX}{body}{ASSUMPTION_SUFFIX}"
+    suffix = ARGUMENT_SUFFIX if argument_note and not assumptions else ASSUMPTION_SUFFIX
+    return f"{ASSUMPTION_PREFIX}{body}{suffix}"
 
 
 def indentation(document: Document, line: int) -> str:
@@ -113,7 +119,7 @@ def remove_decorator(index: SourceIndex, function: Function, position: int) -> L
     if (
         index.is_comment_line(first - 1)
         and above.startswith(ASSUMPTION_PREFIX)
-        and above.endswith(ASSUMPTION_SUFFIX)
+        and above.endswith((ASSUMPTION_SUFFIX, ARGUMENT_SUFFIX))
     ):
         first -= 1
     return LineEdit(first, last + 1, "")

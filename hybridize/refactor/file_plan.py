@@ -20,6 +20,7 @@ import ast
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from hybridize.analyzer.checks.hy014_varying_shapes import VaryingShapes
 from hybridize.analyzer.frameworks.framework import Framework, framework_named
 from hybridize.analyzer.summaries.summarize import dotted_name
 from hybridize.model import FunctionVerdict
@@ -233,6 +234,13 @@ class _FilePlanner:
                 self.used_names.add(spelling.module)
             except SignatureError as exc:
                 self._notice(verdict, f"input_signature left out: {exc}", "note")
+        # Shapes that change from call to call (HY014): the argument that generalises them,
+        # unless an input_signature written above already leaves the varying axes None.
+        generalising = self.framework.shape_generalising_argument
+        shape_note = None if signature is not None else VaryingShapes.note_of(verdict)
+        if generalising is not None and shape_note is not None:
+            arguments.append(f"{generalising}=True")
+            words += f" with {generalising}=True"
         xla = self.framework.xla_argument
         if xla is not None and dict(verdict.facts.decorator_args).get(xla):
             # A measured XLA win (`refactor --from-bench`).
@@ -242,8 +250,12 @@ class _FilePlanner:
             decorator += f"({', '.join(arguments)})"
         # Every assumption the verdict rests on is written above the decorator: that the
         # parameters are tensors (a speculative verdict), that no caller needs a returned
-        # Python value as such (`has_python_value_returns`).
-        comment = assumption_comment(verdict.assumptions) if verdict.assumptions else None
+        # Python value as such (`has_python_value_returns`); and the one an argument rests on.
+        comment = (
+            assumption_comment(verdict.assumptions, shape_note)
+            if verdict.assumptions or shape_note is not None
+            else None
+        )
         if comment is not None:
             kind = "speculative: " if verdict.facts.speculative else ""
             words += f" ({kind}the comment above it states the assumption)"

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from hybridize.analyzer.cache import EntryWriter, default_cache_dir, version_tag
+from hybridize.analyzer.checks.hy014_varying_shapes import VaryingShapes
 from hybridize.model import FunctionVerdict
 
-PLAN_FORMAT = "2"
+PLAN_FORMAT = "3"
 """Bump when the planner's output for the same input may change."""
 
 
@@ -50,6 +51,7 @@ class PlanCache:
                 v.facts.input_signature,
                 v.facts.decorator_args,
                 v.framework,
+                VaryingShapes.note_of(v),
             )
             digest.update(b"\0" + repr(fingerprint).encode("utf-8", "surrogatepass"))
         return digest.hexdigest()

@@ -13,6 +13,14 @@ A compile decorator on a function defined inside another (`Framework.compiles_pe
 - `torch.compile`: Dynamo keeps what it compiled on the code object, which every definition
   shares: the nested function compiles once across calls of the enclosing one.
 
+Shapes that change from call to call (retracing class 2, HY014: the rewrite writes
+`Framework.shape_generalising_argument`): a plain `tf.function` traces once per new shape
+(12 lengths, 12 traces), one with `reduce_retracing=True` twice; a plain `torch.compile`
+recompiles once and then makes sizes symbolic (2 frames), one with `dynamic=True` compiles one
+frame. Wrapping a function compiled with a flexible signature (class 5,
+`Framework.flexible_wrapper_retraces`): a plain outer `tf.function` traces per length while the
+flexible inner one traces twice; a plain outer `torch.compile` compiles 2 frames, no storm.
+
 A string formatted per call (`f"out_{step}.txt"`) passed to a compiled function (HY201,
 `retracing.LiteralVariation`): both frameworks key what they compiled on a Python string's
 value, so each new string traces (TensorFlow) or recompiles (Dynamo's guards) again.
@@ -239,3 +247,120 @@ def test_keras_fit_runs_a_model_s_call_and_its_layers_inside_a_graph() -> None:
     eager.fit(x, y, epochs=3, verbose=0)
     # run_eagerly: one eager call per step (after a first call building the model)
     assert modes[-3:] == [True, True, True] and traced < len(modes)
+
+
+# -- shapes that change from call to call (retracing classes 2 and 5 of issue 34) ------------
+
+LENGTHS = range(2, 14)
+"""Twelve lengths of one axis (from 2: torch.compile always specialises a size of 1)."""
+
+
+def _tf_work(x: Any) -> Any:
+    import tensorflow as tf
+
+    for _ in range(4):
+        x = tf.tanh(x) * 1.5
+    return tf.reduce_sum(x)
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_reduce_retracing_stops_a_tf_function_tracing_per_length() -> None:
+    import tensorflow as tf
+
+    argument = TENSORFLOW.shape_generalising_argument
+    assert argument == "reduce_retracing"
+    plain, generalised = tf.function(_tf_work), tf.function(_tf_work, **{argument: True})
+
+    def seconds(function: Callable[[Any], Any]) -> float:
+        start = time.perf_counter()
+        for n in LENGTHS:
+            function(tf.ones([n, 4]))
+        return time.perf_counter() - start
+
+    plain_time, generalised_time = seconds(plain), seconds(generalised)
+    assert plain.experimental_get_tracing_count() == len(LENGTHS), "a trace per length"
+    assert generalised.experimental_get_tracing_count() == 2, "one more trace with None axes"
+    assert generalised_time < plain_time, "two traces cost less than twelve"
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_dynamic_true_compiles_changing_lengths_once() -> None:
+    import torch
+    import torch._dynamo as dynamo
+    from torch._dynamo.testing import CompileCounter
+
+    argument = TORCH.shape_generalising_argument
+    assert argument == "dynamic"
+
+    def frames(**options: bool) -> int:
+        dynamo.reset()
+        counter = CompileCounter()
+        compiled = torch.compile(_torch_work, backend=counter, **options)
+        for n in LENGTHS:
+            compiled(torch.ones(n, 4))
+        return counter.frame_count
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert frames() == 2, "one recompilation, then sizes are symbols"
+        assert frames(**{argument: True}) == 1
+
+
+def _torch_work(x: Any) -> Any:
+    import torch
+
+    for _ in range(4):
+        x = torch.tanh(x) * 1.5
+    return x.sum()
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+@pytest.mark.parametrize("flexible", ["reduce_retracing", "input_signature"])
+def test_a_plain_tf_function_around_a_flexibly_compiled_one_traces_per_length(
+    flexible: str,
+) -> None:
+    import tensorflow as tf
+
+    assert flexible in TENSORFLOW.flexible_signature_arguments
+    assert TENSORFLOW.flexible_wrapper_retraces
+    options: dict[str, Any] = (
+        {"reduce_retracing": True}
+        if flexible == "reduce_retracing"
+        else {"input_signature": [tf.TensorSpec([None, 4], tf.float32)]}
+    )
+    inner = tf.function(_tf_work, **options)
+
+    @tf.function
+    def outer(x: Any) -> Any:
+        return inner(x) + 1.0
+
+    for n in LENGTHS:
+        outer(tf.ones([n, 4]))
+    assert outer.experimental_get_tracing_count() == len(LENGTHS), "the wrapper: per length"
+    assert inner.experimental_get_tracing_count() <= 2, "the wrapped function: at most two"
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_a_plain_torch_compile_around_a_dynamic_one_does_not_recompile_per_length() -> None:
+    import torch
+    import torch._dynamo as dynamo
+    from torch._dynamo.testing import CompileCounter
+
+    assert TORCH.flexible_wrapper_retraces is None
+    dynamo.reset()
+    counter = CompileCounter()
+    inner = torch.compile(_torch_work, dynamic=True)
+
+    def outer(x: Any) -> Any:
+        return inner(x) + 1.0
+
+    compiled = torch.compile(outer, backend=counter)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for n in LENGTHS:
+            compiled(torch.ones(n, 4))
+    assert counter.frame_count == 2, "one recompilation, then dynamic: no storm"

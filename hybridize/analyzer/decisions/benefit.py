@@ -38,6 +38,8 @@ from hybridize.analyzer.facts.evaluator import (
 )
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
+from hybridize.analyzer.facts.safety import parameter_behind
+from hybridize.analyzer.facts.varying_shapes import varying_shapes
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise
 from hybridize.analyzer.summaries.ir import CallSite, Loop, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
@@ -95,6 +97,7 @@ class BenefitModel:
         is_test_code: Callable[[FunctionKey], bool],
         *,
         in_keras_loops: dict[FunctionKey, bool] | None = None,
+        flexibly_compiled: dict[FunctionKey, str] | None = None,
         scope: nx.DiGraph | None = None,
         previous: BenefitModel | None = None,
     ) -> None:
@@ -102,8 +105,11 @@ class BenefitModel:
         callees, and holding every caller of its members that the edit may have changed) only
         the functions of `scope` are estimated; `previous` is the model of the last phase,
         whose counts outside `scope` still hold: a function outside `scope` has no caller
-        inside it."""
+        inside it. `flexibly_compiled`: the compiled functions whose decorator serves
+        changing shapes with one graph, with the argument that does it
+        (`Framework.flexible_signature_arguments`)."""
         self.index = index
+        self.flexibly_compiled = flexibly_compiled or {}
         self.facts = facts
         self.graph = graph
         self.covered = covered
@@ -153,6 +159,9 @@ class BenefitModel:
                     "its `call` and the layers it calls: a decorator of its own changes nothing",
                 ),
             )
+        wrapped = self._wraps_flexibly_compiled(key)
+        if wrapped is not None:
+            return Benefit("none", (wrapped,))
         forward_pass = frequency in ("uncalled", "unknown", "tests") and (
             self._runs_per_forward_pass(key)
         )
@@ -537,18 +546,44 @@ class BenefitModel:
         return None if read is None else f"{read.text}: {reason}"
 
     def _retracing_risk(self, key: FunctionKey) -> tuple[str, ...]:
-        """Parameters that call sites fill with tensors of different shapes: each new shape
-        traces again unless the decorator says `reduce_retracing=True`."""
-        varying = []
-        for name, atoms in sorted(self.facts.param_atoms.get(key, {}).items()):
-            shapes = {a[2] for a in atoms if a[0] == "tensor" and len(a) > 2 and a[2] is not None}
-            if len(shapes) > 1:
-                varying.append(name)
+        """Parameters whose tensors change shape from call to call (retracing class 2,
+        `varying_shapes`): what a plain decorator would cost, and the argument the rewrite
+        writes instead (`Framework.varying_shapes`)."""
+        varying = varying_shapes(self.index, self.facts, key)
         if not varying:
             return ()
-        names = ", ".join(f"`{n}`" for n in varying)
+        names = ", ".join(f"`{v.parameter}` ({v.evidence})" for v in varying)
         advice = self.index.function_framework(key).varying_shapes
-        return (f"call sites pass {names} with different shapes: {advice}",)
+        return (f"shapes that change from call to call: {names}; {advice}",)
+
+    def _wraps_flexibly_compiled(self, key: FunctionKey) -> str | None:
+        """Why compiling the function does not pay where it passes one of its parameters to a
+        function already compiled with a flexible signature (retracing class 5): that graph
+        serves inputs of every length, and a compiled function of its own around it would
+        trace per input length where the framework does so
+        (`Framework.flexible_wrapper_retraces`); None otherwise."""
+        if not self.flexibly_compiled:
+            return None
+        reason = self.index.function_framework(key).flexible_wrapper_retraces
+        if reason is None:
+            return None
+        fn = self.index.function(key)
+        receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
+        for resolved in self.facts.calls.get(key, ()):
+            targets = [t for _, t in callees(self.index, resolved) if t in self.flexibly_compiled]
+            if not targets:
+                continue
+            site = resolved.site
+            for argument in (*site.args, *(value for _, value in site.kwargs)):
+                parameter = parameter_behind(fn, argument, receiver)
+                if parameter is not None:
+                    callee = targets[0]
+                    return reason.format(
+                        parameter=parameter,
+                        callee=self.index.function(callee).qualname,
+                        argument=self.flexibly_compiled[callee],
+                    )
+        return None
 
 
 def _int_estimate(evaluator: Evaluator, sym: Sym) -> int | None:

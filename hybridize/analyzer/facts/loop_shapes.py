@@ -248,6 +248,29 @@ def _own_findings(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> 
     return found
 
 
+def growth_in_loops(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> dict[str, str]:
+    """The locals a loop of the function (any loop: a Python one run eagerly too) rebinds
+    with a value of a new size at every pass: grown from themselves (`tf.concat([x, y], 1)`)
+    or of a size that depends on the data; by name, with why. A call inside the loop that
+    passes one gives its callee a new shape per call (`varying_shapes`)."""
+    fn = index.function(key)
+    if not fn.statement_loops:
+        return {}
+    shapes = _Shapes(index, facts, key)
+    found: dict[str, str] = {}
+    for loop in fn.statement_loops:
+        for name, position, _span in loop.rebinds:
+            if name in loop.targets or name in found:
+                continue
+            value = fn.locals[name][position]
+            why = shapes.grows(value, name) or shapes.dynamic(value)
+            if why is not None:
+                found[name] = why.replace(
+                    " grows it on every iteration", " grows at every pass of its loop"
+                )
+    return found
+
+
 def loop_carried_shape_changes(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
 ) -> list[Evidence]:

@@ -244,12 +244,21 @@ class Framework:
     """What the compiler does again for a new Python value ("retrace", "recompile")."""
     retrace_noun: str = "retrace"
     """The same as a noun ("retrace", "recompilation")."""
-    varying_shapes: str = (
-        "each new shape traces again (consider `reduce_retracing=True` or an input_signature "
-        "with None axes)"
-    )
-    """What call sites passing tensors of different shapes cost, and the decorator argument
-    that helps, for the benefit's reasons."""
+    varying_shapes: str = ""
+    """What tensors whose shapes change from call to call cost, and the decorator argument the
+    rewrite writes for them (`shape_generalising_argument`), for the benefit's reasons."""
+    shape_generalising_argument: str | None = None
+    """The decorator keyword that, set to True, compiles shapes that change from call to call
+    without a new trace per shape (`reduce_retracing`, `dynamic`): the rewrite writes it where
+    the call sites pass such shapes (`facts/varying_shapes.py`, HY014). None: not written."""
+    flexible_signature_arguments: frozenset[str] = frozenset()
+    """Decorator arguments with which a compiled function serves inputs of changing shapes
+    with one graph, so that wrapping it in a compiled function of its own retraces per input
+    length where the framework does that (`flexible_wrapper_retraces`)."""
+    flexible_wrapper_retraces: str | None = None
+    """Why compiling a function that passes its tensors to a function compiled with one of
+    `flexible_signature_arguments` does not pay (`{parameter}`, `{callee}`, `{argument}`);
+    None where the outer compile does not retrace per input length."""
     call_costs: CallCosts = TENSORFLOW_CALL_COSTS
     """What a call costs eagerly per class of operation and what a compiled call adds, in
     time (`call_costs`): whether compiling a call pays."""
@@ -525,6 +534,10 @@ TENSORFLOW = Framework(
     dataset_builder=tensorflow_rules.DATASET_BUILDER,
     concrete_value_advice=tensorflow_rules.CONCRETE_VALUE_ADVICE,
     xla_argument=tensorflow_rules.XLA_ARGUMENT,
+    varying_shapes=tensorflow_rules.VARYING_SHAPES,
+    shape_generalising_argument=tensorflow_rules.SHAPE_GENERALISING_ARGUMENT,
+    flexible_signature_arguments=tensorflow_rules.FLEXIBLE_SIGNATURE_ARGUMENTS,
+    flexible_wrapper_retraces=tensorflow_rules.FLEXIBLE_WRAPPER_RETRACES,
     compiles_per_definition=tensorflow_rules.NESTED_DEFINITION_RETRACES,
     call_costs=TENSORFLOW_CALL_COSTS,
     layer_arguments_trace=True,
@@ -603,6 +616,7 @@ TORCH = Framework(
     tensor_data_assignment=torch_rules.TENSOR_DATA_ASSIGNMENT,
     shape_derived_numbers=torch_rules.SHAPE_DERIVED_NUMBERS,
     varying_shapes=torch_rules.VARYING_SHAPES_ADVICE,
+    shape_generalising_argument=torch_rules.SHAPE_GENERALISING_ARGUMENT,
     call_costs=TORCH_CALL_COSTS,
     retrace_verb="recompile",
     state_recompiles=torch_rules.STATE_RECOMPILES,

@@ -187,6 +187,30 @@ DATASET_BUILDER = (
 CONCRETE_VALUE_ADVICE = "`tf.convert_to_tensor` accepts both"
 #: ``tf.function``'s argument compiling with XLA.
 XLA_ARGUMENT = "jit_compile"
+#: ``tf.function``'s argument generalising shapes (retracing class 2 of issue 34): a plain
+#: ``tf.function`` traces once per new input shape; with ``reduce_retracing=True`` the second
+#: shape traces a graph with the varying axes left None, which serves every later shape.
+#: Measured (TF 2.21): 12 lengths of one axis, 12 traces plain, 2 with the argument
+#: (tests/analyzer/test_benefit_rules_measured.py). The rewrite writes it where the call sites
+#: pass shapes that change from call to call (HY014).
+SHAPE_GENERALISING_ARGUMENT = "reduce_retracing"
+#: What the benefit's reasons say of such a function.
+VARYING_SHAPES = (
+    "a plain tf.function would trace again for every new shape, so the decorator is written "
+    "with `reduce_retracing=True` (a second trace leaves the varying axes None, and that graph "
+    "serves every later shape)"
+)
+#: Arguments with which a compiled function serves inputs of changing shapes with one graph
+#: (or two): a function that passes its tensors on to such a function is already served by
+#: that graph, and a plain ``tf.function`` of its own would trace per input length (retracing
+#: class 5). Measured (TF 2.21): 12 lengths through a plain outer ``tf.function`` calling one
+#: with ``reduce_retracing=True``: the outer traced 12 times, the inner twice.
+FLEXIBLE_SIGNATURE_ARGUMENTS: frozenset[str] = frozenset({"reduce_retracing", "input_signature"})
+FLEXIBLE_WRAPPER_RETRACES = (
+    "it passes `{parameter}` to `{callee}`, already compiled with a flexible signature "
+    "(`{argument}`), which serves inputs of every length with one graph: a tf.function of its "
+    "own would trace again for every new input length (wrapping a flexibly compiled function)"
+)
 
 #: Keras as a package of its own: Keras 3 runs on TensorFlow, JAX or PyTorch.
 KERAS_PACKAGES: frozenset[str] = frozenset({"keras"})

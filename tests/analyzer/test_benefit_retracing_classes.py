@@ -1,0 +1,160 @@
+"""Retracing classes 2 and 5 of issue 34, from the analysis to the rewrite.
+
+Class 2, shapes that change from call to call: the rewrite still adds the decorator, with the
+argument that generalises shapes (`@tf.function(reduce_retracing=True)`,
+`@torch.compile(dynamic=True)`) and the assumption in the comment above it; an inferred
+input_signature, whose None axes already generalise, is written instead. Class 5, wrapping a
+function already compiled with a flexible signature: `tf.function` around it would trace per
+input length, so the benefit is none with the reason; not under `torch.compile`, whose outer
+compile makes shapes dynamic after one recompilation. The frameworks' behaviour behind both is
+measured in test_benefit_rules_measured.py.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from facts_helpers import analyse, project_result
+
+from hybridize.model import FunctionVerdict
+from hybridize.refactor.file_plan import plan_file
+
+TWO_SHAPES = {
+    "tf": """
+        import tensorflow as tf
+
+        def f(x):
+            y = x
+            for _ in range(8):
+                y = tf.tanh(tf.matmul(y, tf.ones((4, 4))))
+            return tf.reduce_sum(y)
+
+        for _ in range(100):
+            f(tf.ones((8, 4)))
+            f(tf.ones((3, 4)))
+    """,
+    "torch": """
+        import torch
+
+        def f(x):
+            y = x
+            for _ in range(8):
+                y = torch.tanh(torch.mm(y, torch.ones(4, 4)))
+                y = torch.sigmoid(y) * 2.0 + torch.exp(-y)
+            return y.sum()
+
+        for _ in range(100):
+            f(torch.ones(8, 4))
+            f(torch.ones(3, 4))
+    """,
+}
+"""A function of enough work called with two shapes of its parameter, by framework."""
+
+
+def _rewritten(source: str, qualname: str, *, infer: bool = False) -> str:
+    """The module's text after the default refactoring of `qualname` (benefit high)."""
+    result = project_result(source, infer_input_signatures=infer)
+    (chosen,) = [v for v in result.functions if v.qualname == qualname]
+    assert chosen.passes and chosen.benefit == "high", chosen.benefit_reasons
+    raw = textwrap.dedent(source).encode()
+    plan, notices = plan_file("main.py", Path("main.py"), raw, [chosen])
+    assert plan is not None, notices
+    return plan.new_bytes().decode()
+
+
+def test_tensorflow_shapes_changing_per_call_get_reduce_retracing_with_the_assumption() -> None:
+    text = _rewritten(TWO_SHAPES["tf"], "f")
+    assert "@tf.function(reduce_retracing=True)\ndef f(x):" in text
+    comment = text.splitlines()[text.splitlines().index("@tf.function(reduce_retracing=True)") - 1]
+    assert comment.startswith("# hybridize: assumes x (call sites pass shapes (3, 4) and (8, 4))")
+    assert comment.endswith("hence reduce_retracing=True; remove the argument if not")
+
+
+def test_torch_shapes_changing_per_call_get_dynamic_true() -> None:
+    text = _rewritten(TWO_SHAPES["torch"], "f")
+    assert "@torch.compile(dynamic=True)\ndef f(x):" in text
+    assert "hence dynamic=True" in text
+
+
+def test_an_inferred_input_signature_is_written_instead_of_reduce_retracing() -> None:
+    text = _rewritten(TWO_SHAPES["tf"], "f", infer=True)
+    assert "input_signature=" in text and "reduce_retracing" not in text
+
+
+def test_a_growing_decoding_cache_is_a_shape_changing_per_call() -> None:
+    """A call in a loop passing a local that the loop grows from itself (`tf.concat`)."""
+    source = """
+        import tensorflow as tf
+
+        def attend(query, cache):
+            scores = tf.matmul(query, cache, transpose_b=True)
+            return tf.matmul(tf.nn.softmax(scores), cache)
+
+        def decode(query, steps):
+            cache = tf.zeros((1, 1, 16))
+            for _ in range(steps):
+                step = attend(query, cache)
+                cache = tf.concat([cache, step], axis=1)
+            return cache
+    """
+    found = analyse(source)["attend"]
+    (note,) = [f.message for f in found.findings if f.code == "HY014"]
+    assert "`decode` passes `cache`, which `tf.concat` grows at every pass of its loop" in note
+    assert "`query`" not in note, "query is the same tensor at every pass"
+
+
+def test_one_shape_at_every_call_writes_no_argument() -> None:
+    source = TWO_SHAPES["tf"].replace("f(tf.ones((3, 4)))", "f(tf.ones((8, 4)))")
+    verdict: FunctionVerdict = analyse(source)["f"]
+    assert not [f for f in verdict.findings if f.code == "HY014"]
+    assert "@tf.function\ndef f(x):" in _rewritten(source, "f")
+
+
+WRAPPER = """
+    import {module}
+
+    @{decorator}
+    def encode(x):
+        y = x
+        for _ in range(40):
+            y = {lib}.tanh({lib}.matmul(y, {lib}.ones((4, 4))))
+        return y
+
+    def step(x):
+        h = encode(x)
+        for _ in range(40):
+            h = {lib}.tanh({lib}.matmul(h, {lib}.ones((4, 4))))
+        return h
+
+    for n in range(1, 100):
+        step({lib}.ones((n, 4)))
+"""
+
+
+def test_wrapping_a_tf_function_with_reduce_retracing_is_declined_naming_the_class() -> None:
+    for decorator in (
+        "tf.function(reduce_retracing=True)",
+        "tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])",
+    ):
+        source = WRAPPER.format(module="tensorflow as tf", decorator=decorator, lib="tf")
+        step = analyse(source)["step"]
+        assert step.passes and step.benefit == "none"
+        (reason,) = step.benefit_reasons
+        assert "already compiled with a flexible signature" in reason
+        assert "wrapping a flexibly compiled function" in reason
+
+
+def test_wrapping_a_plain_tf_function_is_not_declined_for_it() -> None:
+    source = WRAPPER.format(module="tensorflow as tf", decorator="tf.function", lib="tf")
+    step = analyse(source)["step"]
+    assert not any("flexible signature" in r for r in step.benefit_reasons)
+
+
+def test_wrapping_torch_compile_dynamic_is_not_declined() -> None:
+    """Under torch.compile the outer compile recompiles once, then goes dynamic (measured)."""
+    source = WRAPPER.format(
+        module="torch", decorator="torch.compile(dynamic=True)", lib="torch"
+    ).replace("matmul", "mm")
+    step = analyse(source)["step"]
+    assert not any("flexible signature" in r for r in step.benefit_reasons)
