@@ -72,7 +72,6 @@ class VaryingShapes(Check):
         "(reduce_retracing=True, dynamic=True)."
     )
     unblock = "nothing: the refactoring writes the shape-generalising argument"
-    fact = "has_varying_shapes"
     EXAMPLE_FUNCTION = "f"
 
     @classmethod
