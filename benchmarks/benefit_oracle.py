@@ -259,9 +259,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[dict[str, Any]] = []
     for name in args.names:
         library = LIBRARIES[name]
-        # a --venv holding both frameworks (the project's own .venv) serves every library
+        # a --venv holding both frameworks (the project's own .venv) serves every library;
+        # judging reads what a run left on disk and runs nothing: no environment is built
         python = (
-            venv / "bin" / "python" if venv else oracle.scratch_python(args.out, None, library.base)
+            Path(sys.executable)
+            if args.judge_only
+            else venv / "bin" / "python"
+            if venv
+            else oracle.scratch_python(args.out, None, library.base)
         )
         try:
             result = measure_library(library, args, python)

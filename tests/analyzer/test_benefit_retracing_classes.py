@@ -158,3 +158,18 @@ def test_wrapping_torch_compile_dynamic_is_not_declined() -> None:
     ).replace("matmul", "mm")
     step = analyse(source)["step"]
     assert not any("flexible signature" in r for r in step.benefit_reasons)
+
+
+def test_the_proposal_names_the_decorator_as_the_rewrite_writes_it() -> None:
+    """`analyze` says what `refactor` writes: HY010 names the argument too."""
+    found = analyse(TWO_SHAPES["tf"])["f"]
+    (proposal,) = [f.message for f in found.findings if f.code == "HY010"]
+    assert proposal == "can run as a graph: add @tf.function(reduce_retracing=True)"
+
+
+def test_a_function_that_is_not_changed_gets_no_argument_finding() -> None:
+    """HY014 is about the decorator added: a verdict that adds none keeps no such finding."""
+    source = TWO_SHAPES["tf"].replace("return tf.reduce_sum(y)", "print(y)\n            return y")
+    found = analyse(source)["f"]
+    assert not found.passes
+    assert not [f for f in found.findings if f.code == "HY014"]

@@ -72,11 +72,12 @@ def test_every_fact_a_check_decides_is_its_own_and_the_reports_fields_follow_the
 
 
 def test_every_hazard_code_is_decided_by_its_own_checks_detection() -> None:
-    """HY1xx-HY4xx, HY501 and HY013 (a supplied signature against the call sites) come from
+    """HY1xx-HY4xx, HY501, HY013 (a supplied signature against the call sites) and HY014
+    (shapes that change from call to call, which the rewrite's argument answers) come from
     `detect`; the other eligibility codes (HY0xx) are outcomes of the decision table, HY502 a
     failure without a finding, HY9xx the tool's errors."""
     detected = {check.code for check in detecting()}
-    hazards = {code for code in registry() if code[2] in "1234"} | {"HY501", "HY013"}
+    hazards = {code for code in registry() if code[2] in "1234"} | {"HY501", "HY013", "HY014"}
     assert detected == hazards
 
 

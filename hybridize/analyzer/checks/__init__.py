@@ -14,7 +14,7 @@ Python side effects, HY2xx retracing, HY3xx eager-only escapes, HY4xx framework 
 structure, HY9xx tool errors.
 
 A check is the one home of its code: its name and severity, its documentation and examples,
-and, for the hazards (HY1xx-HY4xx, HY501, HY013), its detection: `detect(context)` gives the
+and, for the hazards (HY1xx-HY4xx, HY501, HY013) and HY014, its detection: `detect(context)` gives the
 function's findings of this code, made with `Check.finding` so that their name and severity
 are the check's (a case where a code takes another severity is declared here as a `Variant`).
 The engine runs every detecting check (`detecting`, `run.py`) on a `CheckContext`
@@ -112,6 +112,9 @@ class Check:
     """The frameworks (`Framework.name`) whose functions this check's findings apply to: each
     check names them (`TENSORFLOW_ONLY` until its reasoning is checked against another
     framework); none, a check applies nowhere."""
+    about_addition: ClassVar[bool] = False
+    """Its findings are about the decorator the refactoring adds (the argument it writes):
+    the decision keeps them only on a verdict that adds one (`decide`)."""
     EXAMPLE_FUNCTION: ClassVar[str] = "f"
     INFER_INPUT_SIGNATURES: ClassVar[bool] = False
     """Run the examples with `--infer-input-signatures` (checks about signatures)."""

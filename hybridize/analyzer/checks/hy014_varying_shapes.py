@@ -21,8 +21,8 @@ class VaryingShapes(Check):
     here, `[3, 32]` there), or a call inside a loop passes a local that the loop grows from
     itself (`cache = tf.concat([cache, step], axis=1)`: a decoding cache one token longer at
     every step) or rebinds to a value of data-dependent size (`facts/varying_shapes.py`). It
-    is information: the refactoring adds the decorator with the argument that generalises
-    shapes, `@tf.function(reduce_retracing=True)` or `@torch.compile(dynamic=True)`, and says
+    is information, on a verdict that adds the decorator (elsewhere nothing is written): the
+    refactoring adds it with the argument that generalises shapes, `@tf.function(reduce_retracing=True)` or `@torch.compile(dynamic=True)`, and says
     why in the comment above it (unless it writes an inferred `input_signature`, whose `None`
     axes already do that).
 
@@ -72,6 +72,7 @@ class VaryingShapes(Check):
         "(reduce_retracing=True, dynamic=True)."
     )
     unblock = "nothing: the refactoring writes the shape-generalising argument"
+    about_addition = True
     EXAMPLE_FUNCTION = "f"
 
     @classmethod

@@ -9,7 +9,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from hybridize.analyzer.checks import applies_to, check_of, fact_checks, safety_checks
+from hybridize.analyzer.checks import (
+    applies_to,
+    check_of,
+    fact_checks,
+    registry,
+    safety_checks,
+)
 from hybridize.analyzer.facts.candidacy import NotCandidate
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.model import Finding, FunctionFacts, FunctionVerdict, Severity, Span
@@ -38,6 +44,13 @@ class DecisionInputs:
 
 def _finding(code: str, message: str, span: Span) -> Finding:
     return check_of(code).finding(message, span)
+
+
+def _about_addition(code: str) -> bool:
+    """Whether findings of `code` are about the decorator the refactoring adds
+    (`Check.about_addition`; a code no check documents is not)."""
+    check = registry().get(code)
+    return check is not None and check.about_addition
 
 
 def decide(inputs: DecisionInputs) -> FunctionVerdict:
@@ -170,13 +183,24 @@ def decide(inputs: DecisionInputs) -> FunctionVerdict:
                 )
             )
     if transformation == "convert_to_hybrid":
+        # the decorator as the refactoring writes it: with the shape-generalising argument
+        # where HY014 found shapes changing per call and no inferred signature does it
+        argument = framework.shape_generalising_argument
+        if (
+            argument is not None
+            and found.input_signature is None
+            and any(f.code == "HY014" for f in findings)
+        ):
+            decorator = f"{decorator}({argument}=True)"
         findings.append(_finding("HY010", f"can run as a graph: add @{decorator}", span))
     if transformation == "reconfigure":
         findings.append(
             _finding("HY012", f"add the inferred input_signature to @{decorator}", span)
         )
-    # Only the findings of checks that apply to the function's framework.
-    findings = [f for f in findings if applies(f.code)]
+    # Only the findings of checks that apply to the function's framework, and those about
+    # the decorator added only where one is (HY014's argument).
+    adds = transformation == "convert_to_hybrid"
+    findings = [f for f in findings if applies(f.code) and (adds or not _about_addition(f.code))]
     severity: Severity = "ok"
     if findings:
         order = {"ok": 0, "info": 1, "warning": 2, "error": 3}
