@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from hybridize.analyzer.analysis import ProjectAnalysis
 from hybridize.analyzer.cache import SummaryCache
+from hybridize.analyzer.cycle_collector import survivors_collectable
 from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.summaries.sources import (
     MAX_SOURCE_BYTES,
@@ -116,6 +117,10 @@ class FileResult:
     error: FileError | None
     plan: FilePlan | None
     notices: tuple[Notice, ...]
+    preliminary: bool = False
+    """Decided from the facts of the file and of the files it imports only, before the whole
+    project was solved (`Project.preliminary_file_result`): the whole project's result may
+    differ, and replaces it."""
 
     def verdict(self, qualname: str) -> FunctionVerdict | None:
         return next((v for v in self.verdicts if v.qualname == qualname), None)
@@ -166,6 +171,9 @@ class Project:
         """No file changed since `open`: the whole result may come from (and go to) the
         cache. After an edit it never does: an editor's texts are new at every keystroke,
         and storing every result would cost a pickle of the whole project per edit."""
+        self._cached_whole: tuple[str, tuple[list[FunctionVerdict], list[FileError]] | None] | None
+        self._cached_whole = None
+        """The last whole result looked up in the cache, by its key (`_cached_result`)."""
         self._plans: dict[str, tuple[FilePlan | None, tuple[Notice, ...]]] = {}
         self._function_plans: dict[tuple[str, str], FilePlan | None] = {}
         self._ignored: dict[tuple[str, str, int], str | None] = {}
@@ -318,6 +326,7 @@ class Project:
 
     def _changed(self) -> None:
         self._result = None
+        self._cached_whole = None
         self._as_opened = False
         self._forget_plans()
 
@@ -438,7 +447,8 @@ class Project:
         if self._result is None:
             started = time.perf_counter()
             key = self._result_key()
-            cached = self._cache.get_result(key) if self._cache is not None else None
+            cached = self._cached_result(key)
+            self._cached_whole = None
             if cached is not None:
                 verdicts, errors = cached
             else:
@@ -454,6 +464,18 @@ class Project:
                 cell_maps=self._cell_maps(),
             )
         return self._result
+
+    def _cached_result(
+        self, key: str | None = None
+    ) -> tuple[list[FunctionVerdict], list[FileError]] | None:
+        """The cache's whole result for the current texts and options (`key`, else the
+        current one), if it holds one; read once, then kept until the texts change."""
+        key = key if key is not None else self._result_key()
+        if self._cache is None or key is None:
+            return None
+        if self._cached_whole is None or self._cached_whole[0] != key:
+            self._cached_whole = (key, self._cache.get_result(key))
+        return self._cached_whole[1]
 
     def _cell_maps(self) -> dict[str, CellMap]:
         """Each readable notebook's cells (`AnalysisResult.cell_maps`)."""
@@ -522,6 +544,66 @@ class Project:
         error = summary if isinstance(summary, FileError) else None
         return FileResult(relpath, self.text(relpath), verdicts, error, file_plan, notices)
 
+    def preliminary_file_result(self, path: str | Path) -> FileResult | None:
+        """A file's result before the whole project is solved: its verdicts from the facts of
+        the file and of the files it imports (`imported_files`), solved as a project of their
+        own, with their plan. An editor shows it at once when it opens a large project (the
+        whole solve takes most of a minute on 100,000 lines), and the whole project's result
+        (`file_result`) replaces it: a caller elsewhere may run a function under a compiled
+        caller, pass it other arguments or call it more often, so a verdict can change either
+        way (`FileResult.preliminary` says it may).
+
+        None when it would gain nothing: the project was solved already (or its whole result
+        is in the cache), it is small (`PRELIMINARY_MIN_BYTES`), the file does not parse, or
+        the file and its imports are much of the project (`PRELIMINARY_SHARE`). The summaries
+        it makes serve the whole solve after it."""
+        from hybridize.analyzer.summaries.imported_files import imported_files
+        from hybridize.analyzer.summaries.ir import ModuleSummary
+
+        relpath = self.relpath(path)
+        if relpath is None or relpath not in self._raw or is_notebook(relpath):
+            return None
+        if self._result is not None or self.analysis.solver is not None:
+            return None
+        total = sum(len(raw) for raw in self._raw.values())
+        if total < PRELIMINARY_MIN_BYTES or self._cached_result() is not None:
+            return None
+        started = time.perf_counter()
+        summary = self._summary(relpath)
+        if not isinstance(summary, ModuleSummary):
+            return None
+        near = sorted({relpath} | imported_files(summary, self._raw, self.package))
+        if sum(len(self._raw[r]) for r in near) > total * PRELIMINARY_SHARE:
+            return None
+        summaries = {r: s for r in near if isinstance(s := self._summary(r), ModuleSummary)}
+        with survivors_collectable():  # a server's heap: nothing of this solve is kept
+            verdicts, errors = ProjectAnalysis(long_running=False).solve(
+                summaries, self.package, self.options.analysis
+            )
+        mine = tuple(v for v in verdicts if v.file == relpath)
+        result = AnalysisResult(
+            root=str(self.root),
+            functions=mine,
+            errors=tuple(e for e in errors if e.file == relpath),
+            seconds=time.perf_counter() - started,
+        )
+        plan = self._plan_verdicts(mine, result)
+        return FileResult(
+            relpath,
+            self.text(relpath),
+            mine,
+            None,
+            plan.files[0] if plan.files else None,
+            plan.notices,
+            preliminary=True,
+        )
+
+    def _summary(self, relpath: str) -> ModuleSummary | FileError:
+        """The file's summary, made now if it has none yet."""
+        if relpath not in self._summaries:
+            self._summaries[relpath] = self._summarize(relpath, self._raw[relpath])
+        return self._summaries[relpath]
+
     def function_plan(self, path: str | Path, qualname: str) -> FilePlan | None:
         """The plan of one function alone (its edits and the imports they need), as
         `hybridize refactor --select 'FILE::QUALNAME'` would make it."""
@@ -562,12 +644,23 @@ class Project:
         decoded = decode_file(relpath, raw)
         return None if isinstance(decoded, str) else decoded[0]
 
-    def _plan_verdicts(self, verdicts: tuple[FunctionVerdict, ...]) -> RefactorPlan:
+    def _plan_verdicts(
+        self, verdicts: tuple[FunctionVerdict, ...], result: AnalysisResult | None = None
+    ) -> RefactorPlan:
+        """The plan of `verdicts` alone, read with the current `result` (or the one given)."""
         from hybridize.refactor.plan import plan_refactorings
 
-        result = dataclasses.replace(self.results(), functions=verdicts)
+        result = dataclasses.replace(result or self.results(), functions=verdicts)
         return plan_refactorings(result, self.options.selection, self._raw, cache=None, jobs=1)
 
+
+PRELIMINARY_MIN_BYTES = 100_000
+"""Below this much source (some 3,000 lines) the whole project is solved within a few
+seconds: an opened file waits for it rather than being shown a preliminary result first."""
+
+PRELIMINARY_SHARE = 0.5
+"""A preliminary result is made only when the opened file and its imports are at most this
+share of the project's source: else the whole solve takes hardly longer."""
 
 IN_MEMORY = Path("<in-memory>")
 """The root and base of a project whose files no folder holds (`Project.from_texts`)."""

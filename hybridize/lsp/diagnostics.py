@@ -12,6 +12,16 @@ What the plan changes is what `Selection.proposes` picks, the one definition the
 
 Every diagnostic's code links to that code's documentation (`codeDescription.href`), see
 `docs`.
+
+A file opened before the project was solved first gets preliminary diagnostics, from the
+facts of the file and of what it imports (`Project.preliminary_file_result`), each marked
+as such (`PRELIMINARY_SOURCE`, `PRELIMINARY_NOTE`, `"preliminary": true` in its data), and
+then the whole project's, which replace them. Either may be what the other is not: a
+preliminary suggestion can be withdrawn (a caller elsewhere runs the function under a
+compiled caller) and one can appear. Marking them all says so before it happens, and the
+server also logs each suggestion withdrawn (`withdrawn_suggestions`). Withholding the
+suggestions until the whole solve would show nothing at all for most of a minute on a large
+project, which is what users complained of.
 """
 
 from __future__ import annotations
@@ -28,6 +38,18 @@ from hybridize.project import FileResult
 from hybridize.refactor.selection import TRANSFORMATION_CODES
 
 SOURCE = "hybridize"
+
+PRELIMINARY_SOURCE = "hybridize (preliminary)"
+PRELIMINARY_NOTE = (
+    " (preliminary: from this file and what it imports; the rest of the project is still "
+    "being analysed)"
+)
+"""How a preliminary diagnostic says it is one: its source (which editors show beside the
+message), a note at the end of its message, and `"preliminary": true` in its data. The
+whole project's diagnostics replace it a few seconds later, and may differ: a caller in a
+module the preliminary analysis did not read may run the function under a compiled caller,
+pass it other arguments or call it more often. A suggestion the whole analysis withdraws is
+also said in the server's log (`withdrawn_suggestions`)."""
 
 SEVERITIES = {
     "HY010": types.DiagnosticSeverity.Information,
@@ -61,7 +83,33 @@ def file_diagnostics(
         elif hints and is_blocked_tensor_work(verdict):
             out.extend(_hint(verdict, f, lines, docs) for f in blocking_findings(verdict))
     out.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code)))
+    if found.preliminary:
+        for diagnostic in out:
+            diagnostic.source = PRELIMINARY_SOURCE
+            diagnostic.message += PRELIMINARY_NOTE
+            diagnostic.data = {**(diagnostic.data or {}), "preliminary": True}
     return out
+
+
+def withdrawn_suggestions(
+    preliminary: list[types.Diagnostic], final: list[types.Diagnostic]
+) -> list[str]:
+    """What the whole project's diagnostics no longer propose of the preliminary ones (a
+    function's transformation, by its code), in words."""
+    kept = {(str(d.code), _qualname(d)) for d in final}
+    named = {code: name.replace("_", " ") for name, code in TRANSFORMATION_CODES.items()}
+    return [
+        f"{_qualname(d)}: the analysis of the whole project withdrew the preliminary "
+        f"{d.code} ({named[str(d.code)]})"
+        for d in preliminary
+        if str(d.code) in named and (str(d.code), _qualname(d)) not in kept
+    ]
+
+
+def _qualname(diagnostic: types.Diagnostic) -> str:
+    data = diagnostic.data
+    name = data.get("qualname") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else "?"
 
 
 def _transformation(verdict: FunctionVerdict, lines: Lines, docs: CodeDocs) -> types.Diagnostic:

@@ -6,6 +6,9 @@ analysis, the planning and the edits are the library's (the model is jedi-langua
 - The workspace's first folder is one project (a document opened without a workspace makes
   its own folder the project); an open buffer overrides the file on disk; watched-file events,
   deletions and renames keep the project in step with the disk.
+- A document opened before the project was solved is first given preliminary diagnostics
+  (from the facts of the file and what it imports: `publish_preliminary`), then the whole
+  project's, which replace them (`hybridize/lsp/diagnostics.py` says how they are marked).
 - Diagnostics are published on open and save at once, and after a change at once when the
   document had been quiet for `DEBOUNCE_SECONDS`, else once it has been (a newer change
   cancels the pending run, a run whose document changed again before it could start is
@@ -43,7 +46,7 @@ from pygls.uris import to_fs_path
 
 from hybridize import __version__
 from hybridize.lsp.actions import SOURCE_ACTION, code_actions
-from hybridize.lsp.diagnostics import file_diagnostics
+from hybridize.lsp.diagnostics import file_diagnostics, withdrawn_suggestions
 from hybridize.lsp.docs import CodeDocs
 from hybridize.lsp.heap import IDLE_SECONDS, FrozenHeap
 from hybridize.lsp.hover import hover
@@ -149,6 +152,9 @@ class HybridizeServer(LanguageServer):
         self.idle: asyncio.TimerHandle | None = None
         """The whole-heap collection waiting for the server to be quiet (`hybridize/lsp/heap.py`)."""
         self.published: dict[str, list[types.Diagnostic]] = {}
+        self.preliminary: dict[str, list[types.Diagnostic]] = {}
+        """The preliminary diagnostics published for a document, until the whole project's
+        replace them (`publish_preliminary`)."""
         self.lock = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.work_done: WorkDoneProgress | None = None
@@ -326,6 +332,40 @@ class HybridizeServer(LanguageServer):
                     uri=uri, diagnostics=diagnostics, version=document.version
                 )
             )
+            for withdrawn in withdrawn_suggestions(self.preliminary.pop(uri, []), diagnostics):
+                self.log(withdrawn, types.MessageType.Info)
+
+    async def publish_preliminary(self, uri: str) -> None:
+        """Publish the document's preliminary diagnostics when the project has not been
+        solved yet and the project can make them (`Project.preliminary_file_result`: from
+        the facts of the file and of what it imports, seconds before the whole project's),
+        marked as such (`diagnostics.preliminary`); the whole project's publication that
+        follows replaces them."""
+        texts = self.texts()
+        if uri not in texts or is_notebook(uri):
+            return
+
+        def work() -> list[types.Diagnostic] | None:
+            with self.heap.paused():
+                self.give_buffers(texts)
+                found = self.project_for(uri)
+                project, relpath = found if found is not None else (None, "")
+                result = project.preliminary_file_result(relpath) if project else None
+            if result is None or result.text is None:
+                return None
+            lines = Lines(result.text, self.encoding)
+            return file_diagnostics(result, lines, self.docs, hints=self.settings.hints)
+
+        diagnostics = await self.run(work)
+        document = self.workspace.text_documents.get(uri)
+        if diagnostics is None or document is None or document.version != texts[uri][0]:
+            return
+        self.published[uri] = self.preliminary[uri] = diagnostics
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=diagnostics, version=document.version
+            )
+        )
 
     def collect_when_idle(self) -> None:
         """Collect the whole heap once the server has been quiet for `IDLE_SECONDS`, if a
@@ -354,6 +394,7 @@ class HybridizeServer(LanguageServer):
 
     def clear(self, uri: str) -> None:
         self.published.pop(uri, None)
+        self.preliminary.pop(uri, None)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
         )
@@ -480,6 +521,7 @@ async def did_change_configuration(
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def did_open(ls: HybridizeServer, params: types.DidOpenTextDocumentParams) -> None:
+    await ls.publish_preliminary(params.text_document.uri)
     await ls.refresh(changed=params.text_document.uri)
 
 
