@@ -9,9 +9,12 @@ under pygls' language client, as an editor would. The server is this checkout's 
 folder is put first on the server's PYTHONPATH): the script runs with the project's Python
 as it is, nothing to install or set. It measures:
 
-- the first diagnostics of the large file, with an empty cache: from the server's start
-  (what a user opening the editor waits for: Python's start, the imports, `initialize`) and
-  from `didOpen` (the project's analysis);
+- the diagnostics of the large file, with an empty cache: from `didOpen` to the first
+  publication (a server that shows a file opened before the project was solved
+  preliminary diagnostics first, from the file and what it imports: target 2 s) and to the
+  whole project's (the same publication for a server that does not), and from the server's
+  start to the whole project's (what a user opening the editor waits for: Python's start,
+  the imports, `initialize`, the project's analysis);
 
 With the workspace warm (the large file open, its first diagnostics in, a few changes made):
 
@@ -80,6 +83,7 @@ and the next change takes out again: a print makes the function impure, so its H
 and comes back."""
 
 TARGETS = {
+    "first": 2.0,
     "change_median": 0.300,
     "change_p95": 0.600,
     "code_action_median": 0.050,
@@ -150,14 +154,17 @@ class BenchClient(LanguageClient):
         self.arrived.set()
 
     async def diagnostics_of(
-        self, uri: str, version: int, timeout: float
+        self, uri: str, version: int, timeout: float, *, final: bool = False
     ) -> tuple[float, list[types.Diagnostic]]:
-        """The arrival time and diagnostics of `uri`'s first publication for `version`."""
+        """The arrival time and diagnostics of `uri`'s first publication for `version`, or
+        with `final` its first with no preliminary diagnostic (the whole project's, which
+        replaces those a server shows of a file opened before the project was solved; a
+        preliminary publication without any diagnostic cannot be told from it)."""
 
         async def wait() -> tuple[float, list[types.Diagnostic]]:
             while True:
                 for published, arrival, diagnostics in self.published.get(uri, []):
-                    if published == version:
+                    if published == version and not (final and any_preliminary(diagnostics)):
                         return arrival, diagnostics
                 self.arrived.clear()
                 await self.arrived.wait()
@@ -173,6 +180,11 @@ def make_client() -> BenchClient:
         client.record(params)
 
     return client
+
+
+def any_preliminary(diagnostics: list[types.Diagnostic]) -> bool:
+    """Whether a publication is preliminary: one of its diagnostics says so in its data."""
+    return any(isinstance(d.data, dict) and d.data.get("preliminary") for d in diagnostics)
 
 
 def hy010_name(diagnostic: types.Diagnostic) -> str | None:
@@ -264,7 +276,9 @@ async def measure(
                 )
             )
         )
-        arrival, diagnostics = await client.diagnostics_of(uri, 1, args.timeout)
+        first, _ = await client.diagnostics_of(uri, 1, args.timeout)
+        arrival, diagnostics = await client.diagnostics_of(uri, 1, args.timeout, final=True)
+        figures["first"] = first - started
         figures["open"] = arrival - started
         figures["start"] = arrival - spawned
         # The edited function: of those with an HY010 whose first body line is a simple
@@ -347,8 +361,9 @@ async def measure(
 
 
 FIGURES = [
-    ("start", "server start -> first diagnostics", "s"),
-    ("open", "didOpen -> first diagnostics", "s"),
+    ("start", "server start -> whole diagnostics", "s"),
+    ("first", "didOpen -> first diagnostics", "s"),
+    ("open", "didOpen -> whole diagnostics", "s"),
     ("change_median", "didChange -> diagnostics, median", "ms"),
     ("change_p95", "didChange -> diagnostics, p95", "ms"),
     ("code_action_median", "codeAction, median", "ms"),
@@ -377,8 +392,12 @@ def print_alone(figures: dict[str, float]) -> None:
         return "met" if figures[key] <= TARGETS[key] else "NOT met"
 
     ms = 1000
-    print(f"server start -> first diagnostics (cold cache): {figures['start']:8.2f} s")
-    print(f"didOpen -> first diagnostics (cold cache):      {figures['open']:8.2f} s")
+    print(f"server start -> whole diagnostics (cold cache): {figures['start']:8.2f} s")
+    print(
+        f"didOpen -> first diagnostics (cold cache):      {figures['first']:8.2f} s"
+        f"  (target <= 2 s: {verdict('first')})"
+    )
+    print(f"didOpen -> whole diagnostics (cold cache):      {figures['open']:8.2f} s")
     print(
         f"didChange -> diagnostics, median: {figures['change_median'] * ms:8.0f} ms"
         f"  (target <= 300 ms, aim 150: {verdict('change_median')})"

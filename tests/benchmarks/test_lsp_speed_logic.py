@@ -71,8 +71,9 @@ def test_a_tiny_run_prints_every_figure() -> None:
     )
     assert finished.returncode == 0, finished.stderr
     for figure in (
-        "server start -> first diagnostics",
+        "server start -> whole diagnostics",
         "didOpen -> first diagnostics",
+        "didOpen -> whole diagnostics",
         "didChange -> diagnostics, median",
         "p95",
         "codeAction",
