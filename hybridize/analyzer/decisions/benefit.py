@@ -121,10 +121,12 @@ class BenefitModel:
         self.scope = graph if scope is None else scope
         last = previous if scope is not None else None
         self._work, self._training = self._total_work()
-        self._edge_runs: dict[tuple[FunctionKey, FunctionKey], float] = self._runs_per_edge(
+        self._edge_runs: dict[FunctionKey, dict[FunctionKey, float]] = self._runs_per_edge(
             None if last is None else last._edge_runs
         )
-        """(caller, callee) -> how many times the callee runs per call of the caller."""
+        """caller -> callee -> how many times the callee runs per call of the caller (by
+        caller: an edit replaces the entries of the callers in its scope, and takes the
+        others over without a pass over every edge of the project)."""
         self._calls: dict[FunctionKey, float] = self._runs_per_program(
             stops=set(), known=None if last is None else last._calls
         )
@@ -331,25 +333,35 @@ class BenefitModel:
         return {c for c in self.graph.predecessors(key) if c != key}
 
     def _runs_per_edge(
-        self, known: dict[tuple[FunctionKey, FunctionKey], float] | None
-    ) -> dict[tuple[FunctionKey, FunctionKey], float]:
-        """How many times each call edge runs per call of its caller: the sum over its call
-        sites of the product of their enclosing loops' trip counts (`_trips`). `known`: the
-        last phase's, which hold for the callers outside the scope."""
-        runs: dict[tuple[FunctionKey, FunctionKey], float] = {}
+        self, known: dict[FunctionKey, dict[FunctionKey, float]] | None
+    ) -> dict[FunctionKey, dict[FunctionKey, float]]:
+        """How many times each call edge runs per call of its caller, by caller: the sum over
+        its call sites of the product of their enclosing loops' trip counts (`_trips`).
+        `known`: the last phase's, which hold for the callers outside the scope (their
+        tables are shared, never changed)."""
+        runs: dict[FunctionKey, dict[FunctionKey, float]] = {}
         callers: Iterable[FunctionKey] = self.facts.calls
         if known is not None:
-            scope = self.scope
-            runs = {edge: n for edge, n in known.items() if edge[0] not in scope}
-            callers = [c for c in scope if c in self.facts.calls]
+            runs = dict(known)
+            for caller in self.scope:
+                runs.pop(caller, None)
+            callers = [c for c in self.scope if c in self.facts.calls]
         for caller in callers:
             if self.is_test_code(caller):
                 continue
             for resolved in self.facts.calls[caller]:
                 trips = self._trips(caller, resolved.site)
                 for _kind, target in callees(self.index, resolved):
-                    runs[(caller, target)] = runs.get((caller, target), 0) + trips
+                    out = runs.get(caller)
+                    if out is None:
+                        out = runs[caller] = {}
+                    out[target] = out.get(target, 0) + trips
         return runs
+
+    def _edge_run(self, caller: FunctionKey, callee: FunctionKey, default: float) -> float:
+        """How many times `callee` runs per call of `caller` (`default`: no such edge)."""
+        out = self._edge_runs.get(caller)
+        return default if out is None else out.get(callee, default)
 
     def _runs_per_program(
         self, stops: set[FunctionKey], known: dict[FunctionKey, float] | None = None
@@ -391,7 +403,7 @@ class BenefitModel:
                         # the edge runs per call of it, at least.
                         unknown = True
                         runs = 1
-                    total += _times(runs, self._edge_runs.get((caller, key), 1))
+                    total += _times(runs, self._edge_run(caller, key, 1))
                 if counted and not (unknown and total < MANY_CALLS):
                     calls[key] = MANY if cyclic and total else total
         return calls
@@ -512,7 +524,7 @@ class BenefitModel:
             return None  # the enclosing body runs about once (or only tests call it)
         why = reason.format(owner=owner.qualname)
         callers = {c for c in self._callers(key) if not self.is_test_code(c)}
-        per_definition = self._edge_runs.get((owner, key), 0)
+        per_definition = self._edge_run(owner, key, 0)
         elsewhere = bool(callers - {owner})
         if elsewhere or not per_definition:
             # Called from elsewhere too (returned, stored), or only through what it is
