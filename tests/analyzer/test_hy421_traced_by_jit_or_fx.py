@@ -110,6 +110,36 @@ def test_fx_symbolic_trace_of_a_function_counts() -> None:
     assert found["Block.forward"] == []
 
 
+ONNX_EXPORT = "torch.onnx.export(Net(), (torch.randn(2, 3),), path{})"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "shown"),
+    [
+        (", dynamo=False", "torch.onnx.export(..., dynamo=False)"),
+        (", dynamo=legacy", "torch.onnx.export(..., dynamo=<may be False>)"),
+        (", **options", "torch.onnx.export(..., **kwargs that may set dynamo=False)"),
+    ],
+)
+def test_the_torchscript_onnx_exporter_counts(arguments: str, shown: str) -> None:
+    export = EXPORT.replace(
+        "torch.jit.trace(Net(), torch.randn(2, 3))", ONNX_EXPORT.format(arguments)
+    ).replace("def export(path):", "def export(path, legacy=False, **options):")
+    found = _hy421({"model.py": MODEL, "export.py": export})
+    for qualname in ("Net.forward", "Block.forward", "head", "activation"):
+        assert found[qualname], qualname
+    assert f"`export` traces it with `{shown}`" in found["head"][0]
+    assert found["untraced"] == []
+
+
+@pytest.mark.parametrize("arguments", ["", ", dynamo=True", ", opset_version=17"])
+def test_the_default_onnx_exporter_accepts_compiled_code(arguments: str) -> None:
+    export = EXPORT.replace(
+        "torch.jit.trace(Net(), torch.randn(2, 3))", ONNX_EXPORT.format(arguments)
+    )
+    assert _hy421({"model.py": MODEL, "export.py": export})["head"] == []
+
+
 @pytest.mark.torch
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
@@ -143,3 +173,33 @@ def test_jit_trace_and_fx_refuse_compiled_code_script_and_export_do_not() -> Non
             torch.fx.symbolic_trace(Net())
         exported = torch.export.export(Net(), (x,))
         assert exported.module()(x).shape == (2, 3)
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_the_torchscript_onnx_exporter_refuses_compiled_code() -> None:
+    """Measured under torch 2.13: `dynamo=False` selects the TorchScript exporter, which runs
+    `torch.jit.trace` on the module before it needs the `onnx` package, and refuses a
+    compiled function inside (no compilation happens: the error comes first)."""
+    import io
+    import warnings
+
+    import torch
+    import torch._dynamo
+    from torch import nn
+
+    compiled = torch.compile(lambda x: torch.sin(x) * 2.0, backend="eager")
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = nn.Linear(3, 3)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return compiled(self.lin(x))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch._dynamo.reset()
+        with pytest.raises(RuntimeError, match=r"jit\.trace a dynamo-optimized function"):
+            torch.onnx.export(Net(), (torch.randn(2, 3),), io.BytesIO(), dynamo=False)

@@ -7,7 +7,10 @@ function. This is not supported at the moment." (measured on torch 2.13, for the
 function traced directly, a function calling it, a module whose `forward` calls it and a
 module with a compiled `forward`; `frameworks.torch_rules.COMPILED_CODE_TRACERS`).
 `torch.jit.script` compiles the wrapped function's source instead and `torch.export`
-traces through Dynamo: both worked (measured), and are not such tracers.
+traces through Dynamo: both worked (measured), and are not such tracers. An exporter that
+traces with `torch.jit.trace` unless a keyword selects Dynamo is one when the keyword may be
+False (`torch.onnx.export(..., dynamo=False)`, the TorchScript exporter:
+`frameworks.torch_rules.COMPILED_CODE_TRACER_SWITCHES`).
 
 So a function the traced callable runs, itself or through the project functions it calls,
 transitively, must stay uncompiled while the project traces it.
@@ -34,6 +37,13 @@ class TracingCall:
     tracer: str
     """The tracer's canonical name (`torch.jit.trace`)."""
     line: int
+    switch: str = ""
+    """How the call selects tracing, for a switched exporter (`dynamo=False`); else empty."""
+
+    def written(self) -> str:
+        """The tracer as code shows it: `torch.onnx.export(..., dynamo=False)`."""
+        name = written_name(self.tracer)
+        return f"{name}(..., {self.switch})" if self.switch else name
 
 
 def traced_functions(index: ProjectIndex, facts: TensorFacts) -> dict[FunctionKey, TracingCall]:
@@ -49,12 +59,18 @@ def _tracing_calls(
 ) -> list[tuple[TracingCall, list[FunctionKey]]]:
     """This function's tracer calls, each with the project functions its callable runs
     first: a function or method given, or the method calling a module instance runs."""
-    tracers = index.function_framework(key).compiled_code_tracers
-    if not tracers:
+    framework = index.function_framework(key)
+    tracers, switches = framework.compiled_code_tracers, framework.compiled_code_tracer_switches
+    if not tracers and not switches:
         return []
     found: list[tuple[TracingCall, list[FunctionKey]]] = []
     for resolved in calls:
         tracer = next((info.name for info in resolved.api if info.name in tracers), None)
+        switch = ""
+        for info in resolved.api if tracer is None else ():
+            if info.name in switches and (switch := _tracing_switch(resolved, switches[info.name])):
+                tracer = info.name
+                break
         if tracer is None or not resolved.args:
             continue
         starts: set[FunctionKey] = set()
@@ -64,9 +80,23 @@ def _tracing_calls(
             elif atom[0] == "obj" and atom[1] in ("layer", "model") and atom[2] is not None:
                 starts.update(index.dispatch(atom[2], index.instance_call(atom[2])))
         if starts:
-            call = TracingCall(key, tracer, resolved.site.span.start_line)
+            call = TracingCall(key, tracer, resolved.site.span.start_line, switch)
             found.append((call, sorted(starts, key=str)))
     return found
+
+
+def _tracing_switch(resolved: ResolvedCall, keyword: str) -> str:
+    """How a call of a switched exporter selects tracing, when its keyword may be False:
+    given as anything but a literal True, or left to `**kwargs` that may set it; empty when
+    it takes the other path (the keyword a literal True, or left out: the default)."""
+    given = dict(resolved.site.kwargs).get(keyword)
+    if given is None:
+        return f"**kwargs that may set {keyword}=False" if resolved.site.has_star_args else ""
+    if given[:3] == ("lit", "bool", True):
+        return ""
+    return (
+        f"{keyword}=False" if given[:3] == ("lit", "bool", False) else f"{keyword}=<may be False>"
+    )
 
 
 def runs_under_tracers(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
@@ -77,7 +107,7 @@ def runs_under_tracers(index: ProjectIndex, facts: TensorFacts, key: FunctionKey
     by = "module code" if call.by.is_module_code else f"`{call.by.qualname}`"
     return [
         Evidence(
-            f"{by} traces it with `{written_name(call.tracer)}` (line {call.line}"
+            f"{by} traces it with `{call.written()}` (line {call.line}"
             + ("" if call.by.file == key.file else f" of {call.by.file}")
             + "): tracing a torch.compile'd function raises (\"Detected that you are using FX "
             'to torch.jit.trace a dynamo-optimized function")',

@@ -206,6 +206,11 @@ class Framework:
     compiled_code_tracers: frozenset[str] = frozenset()
     """Calls that trace the callable they are given in a way that fails on compiled code
     inside it (`torch.jit.trace`)."""
+    compiled_code_tracer_switches: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Calls that trace the callable they are given like `compiled_code_tracers` unless a
+    keyword selects another path, by canonical name: the keyword, which given as anything but
+    a literal True (or possibly set by `**kwargs`) selects the tracing one
+    (`torch.onnx.export(..., dynamo=False)`)."""
     higher_order_gradient_calls: tuple[tuple[str, str | None], ...] = ()
     """(API, keyword or None): calls that differentiate the callable they are given twice,
     always (None) or with the keyword True."""
@@ -612,6 +617,7 @@ TORCH = Framework(
     double_backward_calls=torch_rules.DOUBLE_BACKWARD_CALLS,
     higher_order_gradient_calls=torch_rules.HIGHER_ORDER_GRADIENT_CALLS,
     compiled_code_tracers=torch_rules.COMPILED_CODE_TRACERS,
+    compiled_code_tracer_switches=torch_rules.COMPILED_CODE_TRACER_SWITCHES,
     untabled_library_calls=torch_rules.UNTABLED_LIBRARY_CALLS,
     tensor_data_assignment=torch_rules.TENSOR_DATA_ASSIGNMENT,
     shape_derived_numbers=torch_rules.SHAPE_DERIVED_NUMBERS,

@@ -248,6 +248,16 @@ HIGHER_ORDER_GRADIENT_CALLS: tuple[tuple[str, str | None], ...] = (
 COMPILED_CODE_TRACERS: frozenset[str] = frozenset(
     {"torch.jit.trace", "torch.jit.trace_module", "torch.fx.symbolic_trace"}
 )
+#: Exporters that trace with ``torch.jit.trace`` unless a keyword selects Dynamo, by canonical
+#: name: the keyword. ``torch.onnx.export`` exports through ``torch.export`` (Dynamo) by default
+#: since torch 2.9; ``dynamo=False`` selects the TorchScript exporter, which traces the module
+#: with ``torch.jit.trace``. Measured (torch 2.13): exporting a module whose ``forward`` calls
+#: a compiled function with ``dynamo=False`` raised "Detected that you are using FX to
+#: torch.jit.trace a dynamo-optimized function" (before the exporter looks for ``onnx``); the
+#: default path is ``torch.export``'s, which accepts compiled code (above). A keyword passed
+#: as a variable, or possibly among ``**kwargs`` (gpytorch's test sets ``dynamo`` in a dict it
+#: unpacks), may be False.
+COMPILED_CODE_TRACER_SWITCHES: dict[str, str] = {"torch.onnx.export": "dynamo"}
 
 #: Testing a tensor in an ``if`` or ``while`` reads its value: a graph break (measured:
 #: "generic_jump TensorVariable()"; inside a loop Dynamo runs the whole frame eagerly).
