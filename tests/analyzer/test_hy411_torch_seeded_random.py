@@ -178,3 +178,119 @@ def test_a_dropout_module_called_in_forward_draws_from_the_seeded_generator() ->
     [message] = _hy411(DROPOUT_MODULE, "Net.forward")
     assert "`torch.nn.Dropout`" in message
     assert _hy411(DROPOUT_MODULE, "Plain.forward") == []
+
+
+DISTRIBUTIONS = """
+import torch
+from torch import distributions as D
+from torch.distributions import Bernoulli, Normal
+
+torch.manual_seed(0)
+
+
+def flip(p):
+    return Bernoulli(probs=p).sample() * 2.0
+
+
+def spread(x):
+    d = D.uniform.Uniform(x, x + 1.0)
+    return d.rsample() * 2.0
+
+
+class Waiting(D.Exponential):
+    pass
+
+
+def wait(rate):
+    return Waiting(rate).rsample() + rate
+
+
+def gauss(x):
+    return Normal(x, 1.0).rsample() + x
+
+
+class Fixed(D.Uniform):
+    def rsample(self, sample_shape=torch.Size()):
+        return self.low * 1.0
+
+
+def fixed(x):
+    return Fixed(x, x + 1.0).rsample() * 2.0
+
+
+for _ in range(100):
+    data = torch.rand(4) + 0.5
+    flip(torch.sigmoid(data))
+    spread(data)
+    wait(data)
+    gauss(data)
+    fixed(data)
+"""
+
+
+@pytest.mark.parametrize(
+    ("qualname", "sampler"),
+    [
+        ("flip", "torch.distributions.Bernoulli.sample"),
+        ("spread", "torch.distributions.uniform.Uniform.rsample"),
+        ("wait", "torch.distributions.Exponential.rsample"),
+    ],
+)
+def test_a_distribution_sampler_drawing_with_a_replaced_op_blocks_the_function(
+    qualname: str, sampler: str
+) -> None:
+    v = verdict(DISTRIBUTIONS, qualname)
+    assert not v.passes
+    [message] = _hy411(DISTRIBUTIONS, qualname)
+    assert f"`{sampler}`" in message
+
+
+@pytest.mark.parametrize("qualname", ["gauss", "fixed"])
+def test_a_sampler_inductor_leaves_to_eager_or_the_project_overrides_is_no_hazard(
+    qualname: str,
+) -> None:
+    assert _hy411(DISTRIBUTIONS, qualname) == []
+
+
+def test_without_a_seed_a_distribution_draw_is_no_hazard() -> None:
+    unseeded = DISTRIBUTIONS.replace("torch.manual_seed(0)\n", "")
+    assert _hy411(unseeded, "flip") == []
+
+
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_inductor_changes_the_draws_of_some_distribution_samplers_only() -> None:
+    """Measured under torch 2.13: after the same seed, compiled `Uniform.rsample` and
+    `Bernoulli.sample` (`torch.rand`, `torch.bernoulli`) draw other numbers than eager, and
+    the eager draw after them moves; `Normal.rsample` (`torch.normal`) draws the same."""
+    import warnings
+
+    import torch
+    import torch._dynamo
+    from torch import distributions as D
+
+    x = torch.zeros(4)
+
+    def uniform(x: torch.Tensor) -> torch.Tensor:
+        return D.Uniform(x, x + 1.0).rsample()
+
+    def bernoulli(x: torch.Tensor) -> torch.Tensor:
+        return D.Bernoulli(probs=torch.sigmoid(x)).sample()
+
+    def normal(x: torch.Tensor) -> torch.Tensor:
+        return D.Normal(x, torch.ones(4)).rsample()
+
+    def draws(function: object) -> tuple[torch.Tensor, torch.Tensor]:
+        torch.manual_seed(0)
+        drawn = torch.cat([function(x) for _ in range(2)])  # type: ignore[operator]
+        return drawn, torch.rand(2)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for sampler, changed in ((uniform, True), (bernoulli, True), (normal, False)):
+            torch._dynamo.reset()
+            eager, eager_next = draws(sampler)
+            compiled, compiled_next = draws(torch.compile(sampler, backend="inductor"))
+            assert torch.equal(eager, compiled) is not changed, sampler.__name__
+            assert torch.equal(eager_next, compiled_next) is not changed, sampler.__name__

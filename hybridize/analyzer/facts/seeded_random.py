@@ -19,6 +19,10 @@ its own `seed=` is not a hazard either.
 PyTorch's random ops draw from the default generator `torch.manual_seed` seeds; Inductor draws
 with kernels of its own instead, so the same holds there (measured:
 `frameworks.torch_rules.GLOBAL_SEED_RANDOM_OPS`), and a `generator=` is the op's own seed.
+So do the `sample`/`rsample` methods of the `torch.distributions` classes that draw with such
+an op (`Uniform`, `Bernoulli`...; not `Normal`, whose `torch.normal` Inductor leaves to eager:
+`frameworks.torch_rules.SEEDED_DISTRIBUTION_SAMPLERS`), called on an object of such a class or
+of a project class inheriting the sampler from one; they take no generator.
 """
 
 from __future__ import annotations
@@ -108,13 +112,14 @@ def seeded_random_draws(
     if seeding is None or fn.is_lambda or key.is_module_code:
         return []
     for reader, via, entry in traced_with(index, facts, key):
-        for resolved, op in _global_draws(facts, reader):
-            if _has_op_seed(index, facts, reader, resolved, op):
+        for draw in _global_draws(index, facts, reader):
+            resolved = draw.resolved
+            if draw.op is not None and _has_op_seed(index, facts, reader, resolved, draw.op):
                 continue
             where = "" if reader == key else f" (line {resolved.site.span.start_line})"
             return [
                 Evidence(
-                    f"{via}draws `{_display(op.name)}`{where} without an op seed while the "
+                    f"{via}draws `{_display(draw.name)}`{where} without an op seed while the "
                     f"project seeds the global random stream with {seeding.describe()}: "
                     "compiled, it draws other numbers and shifts the eager draws after it",
                     resolved.site.span if reader == key else entry,
@@ -123,20 +128,99 @@ def seeded_random_draws(
     return []
 
 
-def _global_draws(facts: TensorFacts, reader: FunctionKey) -> list[tuple[ResolvedCall, ApiInfo]]:
-    """The calls of `reader` that draw from the global random stream, each with the first
-    such op it calls, in call order. Memoised per reader: every function that calls it (to
+@dataclass(frozen=True, slots=True)
+class GlobalDraw:
+    """A call that draws from the global random stream."""
+
+    resolved: ResolvedCall
+    name: str
+    """What draws, by canonical name: `torch.rand`, `torch.distributions.Uniform.rsample`."""
+    op: ApiInfo | None
+    """The random op called, which may take an op seed; None for a distribution's sampler,
+    which takes none."""
+
+
+def _global_draws(index: ProjectIndex, facts: TensorFacts, reader: FunctionKey) -> list[GlobalDraw]:
+    """The calls of `reader` that draw from the global random stream, in call order: those of
+    a global-seeded random op (the first such op each calls) and those of a distribution's
+    sampler that draws with one. Memoised per reader: every function that calls it (to
     MAX_HELPER_DEPTH) asks again, and most functions draw nothing."""
     memo = facts.cache.setdefault("global_random_draws", {})
     assert isinstance(memo, dict)
     found = memo.get(reader)
     if found is None:
-        found = memo[reader] = [
-            (resolved, op)
-            for resolved in facts.calls.get(reader, [])
-            if (op := next((i for i in resolved.api if i.global_random), None)) is not None
-        ]
+        found = memo[reader] = []
+        samplers = index.function_framework(reader).seeded_distribution_samplers
+        for resolved in facts.calls.get(reader, []):
+            op = next((i for i in resolved.api if i.global_random), None)
+            if op is not None:
+                found.append(GlobalDraw(resolved, op.name, op))
+            elif samplers and (sampler := _distribution_sampler(index, facts, reader, resolved)):
+                found.append(GlobalDraw(resolved, sampler, None))
     return found
+
+
+def _distribution_sampler(
+    index: ProjectIndex, facts: TensorFacts, reader: FunctionKey, resolved: ResolvedCall
+) -> str | None:
+    """The sampler a call runs (`torch.distributions.Uniform.rsample`) when it calls a sampling
+    method that draws from the global stream (`seeded_distribution_samplers`) on a
+    distribution: one constructed in the function (`Uniform(a, b).rsample()`, through locals),
+    or an instance of a project class that inherits the sampler from such a class (a project
+    class that defines the method runs its own code, which is read as a callee)."""
+    callee = resolved.site.callee
+    if callee[0] != "attr" or resolved.targets:
+        return None
+    method = callee[2]
+    samplers = index.function_framework(reader).seeded_distribution_samplers
+    for name in _distribution_classes(index, facts, reader, callee[1]):
+        if method in samplers.get(name, ()):
+            return f"{name}.{method}"
+    return None
+
+
+def _distribution_classes(
+    index: ProjectIndex, facts: TensorFacts, reader: FunctionKey, receiver: Sym
+) -> list[str]:
+    """The framework distribution classes whose methods a receiver's may be: the classes of
+    the framework constructions it comes from in `reader` (through locals), and the framework
+    bases of the project classes of the instances it may be, in order."""
+    fn = index.function(reader)
+    by_index = {r.index: r for r in facts.calls.get(reader, [])}
+    found: list[str] = []
+    pending, seen = [receiver], set()
+    while pending:
+        sym = pending.pop()
+        if sym in seen or len(seen) > 50:
+            continue
+        seen.add(sym)
+        if sym[0] in ("local", "name") and sym[1] in fn.locals:
+            pending.extend(fn.locals[sym[1]])
+        elif sym[0] == "call" and sym[1] in by_index:
+            constructed = by_index[sym[1]]
+            found += [i.name for i in constructed.api if i.kind == "class"]
+            found += [canonical_external(a[1]) for a in constructed.callee_atoms if a[0] == "ext"]
+            found += [
+                base
+                for kind, target in constructed.targets
+                if kind == "class"
+                for base in _framework_bases(index, target)
+            ]
+    for atom in get_evaluator(index, facts, reader).eval(receiver):
+        if atom[:2] == ("obj", "instance") and isinstance(atom[2], FunctionKey):
+            found += _framework_bases(index, atom[2])
+    return found
+
+
+def _framework_bases(index: ProjectIndex, class_key: ClassKey) -> list[str]:
+    """The framework classes a project class derives from, by canonical name (through its
+    project bases)."""
+    return [
+        canonical_external(ref[1])
+        for project_class in index.mro(class_key)
+        for ref in index.base_refs(project_class)
+        if ref[0] == "ext"
+    ]
 
 
 def _has_op_seed(

@@ -314,6 +314,12 @@ class Framework:
     """Calls that set its global random seed (`tf.random.set_seed`)."""
     op_seed_argument: str | None = None
     """The argument giving one of its random ops its own seed."""
+    seeded_distribution_samplers: Mapping[str, frozenset[str]] = field(
+        default_factory=dict, compare=False
+    )
+    """Distribution classes whose samplers draw from the global random stream in a way the
+    compiler changes, by canonical name: the sampling methods (`torch.distributions.Uniform`:
+    `sample`, `rsample`)."""
     seeding_test_cases: frozenset[str] = frozenset()
     """Test case classes that set its global seed before each test."""
     compiled_methods: Mapping[str, frozenset[str]] = field(default_factory=dict, compare=False)
@@ -631,6 +637,7 @@ TORCH = Framework(
     process_wide_effects=tuple(sorted(torch_rules.PROCESS_WIDE_EFFECTS.items())),
     global_seed_setters=torch_rules.GLOBAL_SEED_SETTERS,
     op_seed_argument=torch_rules.OP_SEED_ARGUMENT,
+    seeded_distribution_samplers=torch_rules.SEEDED_DISTRIBUTION_SAMPLERS,
     api_roots=torch_rules.API_ROOTS,
     api_lookup=torch_api.lookup_torch,
     own_members=OwnMembers(

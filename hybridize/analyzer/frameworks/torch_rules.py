@@ -515,6 +515,30 @@ FUNCTION_OVERRIDES.update(
         for name in GLOBAL_SEED_RANDOM_OPS
     }
 )
+#: ``torch.distributions`` classes whose samplers draw with an op Inductor replaces by its own
+#: kernels (``torch.rand``, ``bernoulli``, in-place ``exponential_``/``cauchy_``), or transform
+#: the draws of such a class (``HalfCauchy`` of ``Cauchy``, ``Gumbel`` of ``Uniform``), by
+#: canonical name: the sampling methods. They take no ``generator=``. Measured (torch 2.13, CPU;
+#: ``tests/analyzer/test_hy411_torch_seeded_random.py`` measures three again): after
+#: ``torch.manual_seed(0)``, two compiled calls of each sampler returned other numbers than
+#: eager, and the next eager ``torch.rand(2)`` moved. ``Normal``, ``MultivariateNormal``
+#: (``torch.normal``, ``normal_``), ``Gamma``, ``Beta`` (``_standard_gamma``), ``Categorical``
+#: (``multinomial``) and ``Laplace`` (``uniform_``) drew the same numbers compiled: Inductor
+#: leaves those ops to eager's generator. Each class is listed under both its names
+#: (``torch.distributions.Uniform``, and ``torch.distributions.uniform.Uniform`` where it is
+#: defined).
+SEEDED_DISTRIBUTION_SAMPLERS: dict[str, frozenset[str]] = {
+    f"torch.distributions{module}.{cls}": frozenset({"sample", "rsample"})
+    for cls, defined_in in (
+        ("Uniform", "uniform"),
+        ("Bernoulli", "bernoulli"),
+        ("Exponential", "exponential"),
+        ("Cauchy", "cauchy"),
+        ("HalfCauchy", "half_cauchy"),
+        ("Gumbel", "gumbel"),
+    )
+    for module in ("", f".{defined_in}")
+}
 #: The argument giving a random op a stream of its own: a ``torch.Generator`` (measured: the
 #: same draws compiled, Dynamo runs the op outside the graph).
 OP_SEED_ARGUMENT = "generator"
