@@ -74,10 +74,11 @@ class DrawsSeededGlobalRandom(Check):
     than the eager calls, and the next eager draw moves too (`aot_eager`, a draw given its own
     `generator=` and `torch._inductor.config.fallback_random = True` match eager). So do
     the samplers (`sample`, `rsample`) of the `torch.distributions` classes that draw with
-    such ops (`Uniform`, `Bernoulli`, `Exponential`, `Cauchy`, `HalfCauchy`, `Gumbel`), on
-    an object built in the function or an instance of a project class inheriting the
-    sampler; `Normal`, `MultivariateNormal`, `Gamma`, `Beta`, `Categorical` and `Laplace`
-    drew the same numbers compiled (measured: Inductor leaves their ops to eager). The
+    such ops (`Uniform`, `Bernoulli`, `Exponential`, `Cauchy`, `HalfCauchy`, `Gumbel`,
+    `RelaxedBernoulli`), on an object built in the function or an instance of a project
+    class inheriting the sampler; `Normal`, `MultivariateNormal`, `Gamma`, `Beta`,
+    `Dirichlet`, `Categorical`, `Poisson` and `Laplace` drew the same numbers compiled
+    (measured: Inductor leaves their ops to eager). The
     project seeds with `torch.manual_seed` (or `torch.cuda.manual_seed*`) anywhere, tests
     included; a draw passing a `generator=` that cannot be None is not reported. The
     remedy there: pass a `torch.Generator`, or set `fallback_random` where the seeded

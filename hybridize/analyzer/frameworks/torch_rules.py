@@ -517,14 +517,16 @@ FUNCTION_OVERRIDES.update(
 )
 #: ``torch.distributions`` classes whose samplers draw with an op Inductor replaces by its own
 #: kernels (``torch.rand``, ``bernoulli``, in-place ``exponential_``/``cauchy_``), or transform
-#: the draws of such a class (``HalfCauchy`` of ``Cauchy``, ``Gumbel`` of ``Uniform``), by
+#: the draws of such a class (``HalfCauchy`` of ``Cauchy``, ``Gumbel`` of ``Uniform``,
+#: ``RelaxedBernoulli`` of ``torch.rand``), by
 #: canonical name: the sampling methods. They take no ``generator=``. Measured (torch 2.13, CPU;
 #: ``tests/analyzer/test_hy411_torch_seeded_random.py`` measures three again): after
 #: ``torch.manual_seed(0)``, two compiled calls of each sampler returned other numbers than
-#: eager, and the next eager ``torch.rand(2)`` moved. ``Normal``, ``MultivariateNormal``
-#: (``torch.normal``, ``normal_``), ``Gamma``, ``Beta`` (``_standard_gamma``), ``Categorical``
-#: (``multinomial``) and ``Laplace`` (``uniform_``) drew the same numbers compiled: Inductor
-#: leaves those ops to eager's generator. Each class is listed under both its names
+#: eager, and the next eager ``torch.rand(2)`` moved. ``Normal``, ``LogNormal``,
+#: ``MultivariateNormal`` (``torch.normal``, ``normal_``), ``Gamma``, ``Beta``, ``StudentT``,
+#: ``Dirichlet`` (``_standard_gamma``, ``_sample_dirichlet``), ``Categorical``, ``Binomial``
+#: (``multinomial``, ``binomial``), ``Poisson``, ``Laplace`` and ``Geometric`` (``uniform_``)
+#: drew the same numbers compiled: Inductor leaves those ops to eager's generator. Each class is listed under both its names
 #: (``torch.distributions.Uniform``, and ``torch.distributions.uniform.Uniform`` where it is
 #: defined).
 SEEDED_DISTRIBUTION_SAMPLERS: dict[str, frozenset[str]] = {
@@ -536,6 +538,7 @@ SEEDED_DISTRIBUTION_SAMPLERS: dict[str, frozenset[str]] = {
         ("Cauchy", "cauchy"),
         ("HalfCauchy", "half_cauchy"),
         ("Gumbel", "gumbel"),
+        ("RelaxedBernoulli", "relaxed_bernoulli"),
     )
     for module in ("", f".{defined_in}")
 }
