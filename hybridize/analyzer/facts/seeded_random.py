@@ -28,10 +28,12 @@ of a project class inheriting the sampler from one; they take no generator.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import traced_with
+from hybridize.analyzer.facts.predicates import local_values, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
@@ -173,6 +175,8 @@ def _distribution_sampler(
         return None
     method = callee[2]
     samplers = index.function_framework(reader).seeded_distribution_samplers
+    if not any(method in methods for methods in samplers.values()):
+        return None  # most method calls: no walk of the receiver's values
     for name in _distribution_classes(index, facts, reader, callee[1]):
         if method in samplers.get(name, ()):
             return f"{name}.{method}"
@@ -188,24 +192,18 @@ def _distribution_classes(
     fn = index.function(reader)
     by_index = {r.index: r for r in facts.calls.get(reader, [])}
     found: list[str] = []
-    pending, seen = [receiver], set()
-    while pending:
-        sym = pending.pop()
-        if sym in seen or len(seen) > 50:
+    for sym in walk_syms([receiver], partial(local_values, fn)):
+        constructed = by_index.get(sym[1]) if sym[0] == "call" else None
+        if constructed is None:
             continue
-        seen.add(sym)
-        if sym[0] in ("local", "name") and sym[1] in fn.locals:
-            pending.extend(fn.locals[sym[1]])
-        elif sym[0] == "call" and sym[1] in by_index:
-            constructed = by_index[sym[1]]
-            found += [i.name for i in constructed.api if i.kind == "class"]
-            found += [canonical_external(a[1]) for a in constructed.callee_atoms if a[0] == "ext"]
-            found += [
-                base
-                for kind, target in constructed.targets
-                if kind == "class"
-                for base in _framework_bases(index, target)
-            ]
+        found += [i.name for i in constructed.api if i.kind == "class"]
+        found += [canonical_external(a[1]) for a in constructed.callee_atoms if a[0] == "ext"]
+        found += [
+            base
+            for kind, target in constructed.targets
+            if kind == "class"
+            for base in _framework_bases(index, target)
+        ]
     for atom in get_evaluator(index, facts, reader).eval(receiver):
         if atom[:2] == ("obj", "instance") and isinstance(atom[2], FunctionKey):
             found += _framework_bases(index, atom[2])
