@@ -517,16 +517,17 @@ FUNCTION_OVERRIDES.update(
 )
 #: ``torch.distributions`` classes whose samplers draw with an op Inductor replaces by its own
 #: kernels (``torch.rand``, ``bernoulli``, in-place ``exponential_``/``cauchy_``), or transform
-#: the draws of such a class (``HalfCauchy`` of ``Cauchy``, ``Gumbel`` of ``Uniform``,
-#: ``RelaxedBernoulli`` of ``torch.rand``), by
+#: the draws of such a class (``HalfCauchy`` of ``Cauchy``, ``Gumbel`` and ``Kumaraswamy`` of
+#: ``Uniform``, ``Weibull`` and ``Pareto`` of ``Exponential``), by
 #: canonical name: the sampling methods. They take no ``generator=``. Measured (torch 2.13, CPU;
 #: ``tests/analyzer/test_hy411_torch_seeded_random.py`` measures three again): after
 #: ``torch.manual_seed(0)``, two compiled calls of each sampler returned other numbers than
 #: eager, and the next eager ``torch.rand(2)`` moved. ``Normal``, ``LogNormal``,
 #: ``MultivariateNormal`` (``torch.normal``, ``normal_``), ``Gamma``, ``Beta``, ``StudentT``,
-#: ``Dirichlet`` (``_standard_gamma``, ``_sample_dirichlet``), ``Categorical``, ``Binomial``
-#: (``multinomial``, ``binomial``), ``Poisson``, ``Laplace`` and ``Geometric`` (``uniform_``)
-#: drew the same numbers compiled: Inductor leaves those ops to eager's generator. Each class is listed under both its names
+#: ``Dirichlet``, ``Chi2`` (``_standard_gamma``, ``_sample_dirichlet``), ``Categorical``,
+#: ``OneHotCategorical``, ``Binomial``, ``NegativeBinomial`` (``multinomial``, ``binomial``,
+#: ``poisson``), ``Poisson``, ``HalfNormal``, ``Laplace`` and ``Geometric`` (``uniform_``) drew
+#: the same numbers compiled: Inductor leaves those ops to eager's generator. Each class is listed under both its names
 #: (``torch.distributions.Uniform``, and ``torch.distributions.uniform.Uniform`` where it is
 #: defined).
 SEEDED_DISTRIBUTION_SAMPLERS: dict[str, frozenset[str]] = {
@@ -539,6 +540,12 @@ SEEDED_DISTRIBUTION_SAMPLERS: dict[str, frozenset[str]] = {
         ("HalfCauchy", "half_cauchy"),
         ("Gumbel", "gumbel"),
         ("RelaxedBernoulli", "relaxed_bernoulli"),
+        ("RelaxedOneHotCategorical", "relaxed_categorical"),
+        ("ContinuousBernoulli", "continuous_bernoulli"),
+        ("GeneralizedPareto", "generalized_pareto"),
+        ("Kumaraswamy", "kumaraswamy"),
+        ("Weibull", "weibull"),
+        ("Pareto", "pareto"),
     )
     for module in ("", f".{defined_in}")
 }
