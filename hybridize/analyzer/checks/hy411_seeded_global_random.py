@@ -74,10 +74,10 @@ class DrawsSeededGlobalRandom(Check):
     than the eager calls, and the next eager draw moves too (`aot_eager`, a draw given its own
     `generator=` and `torch._inductor.config.fallback_random = True` match eager). So do
     the samplers (`sample`, `rsample`) of the `torch.distributions` classes that draw with
-    such ops (`Uniform`, `Bernoulli`, `Exponential`, `Cauchy` and eight built on them:
-    `HalfCauchy`, `Gumbel`, `Kumaraswamy`, `Weibull`, `Pareto`, `RelaxedBernoulli`...), on
-    an object built in the function or an instance of a project class inheriting the
-    sampler; `Normal`, `MultivariateNormal`, `Gamma`, `Beta`,
+    such ops or build on one (`Uniform`, `Bernoulli`, `Exponential`, `Cauchy`,
+    `HalfCauchy`, `Gumbel`, `Kumaraswamy`, `Weibull`, `Pareto`, `RelaxedBernoulli`,
+    `RelaxedOneHotCategorical`, `ContinuousBernoulli`, `GeneralizedPareto`), on an object
+    built in the function or an instance of a project class inheriting the sampler; `Normal`, `MultivariateNormal`, `Gamma`, `Beta`,
     `Dirichlet`, `Categorical`, `Poisson` and `Laplace` drew the same numbers compiled
     (measured: Inductor leaves their ops to eager). The
     project seeds with `torch.manual_seed` (or `torch.cuda.manual_seed*`) anywhere, tests
