@@ -111,6 +111,67 @@ def test_one_shape_at_every_call_writes_no_argument() -> None:
     assert "@tf.function\ndef f(x):" in _rewritten(source, "f")
 
 
+READS_ITS_ROWS = {
+    "tf": """
+        import tensorflow as tf
+
+        def rows(x):
+            total = tf.zeros((4,))
+            for i in range({read}):
+                total = total + tf.tanh(tf.matmul(x[i:i + 1], tf.ones((4, 4))))[0]
+            return total
+
+        def helper(x):
+            return tf.zeros(({read}, 4))
+
+        def via_helper(x):
+            y = x + helper(x)
+            for _ in range(8):
+                y = tf.tanh(tf.matmul(y, tf.ones((4, 4))))
+            return tf.reduce_sum(y)
+
+        for _ in range(100):
+            rows(tf.ones((8, 4)))
+            rows(tf.ones((3, 4)))
+            via_helper(tf.ones((8, 4)))
+            via_helper(tf.ones((3, 4)))
+    """,
+    "torch": """
+        import torch
+
+        def rows(x):
+            total = torch.zeros(4)
+            for i in range({read}):
+                total = total + torch.tanh(torch.mm(x[i:i + 1], torch.ones(4, 4)))[0]
+            return total
+
+        for _ in range(100):
+            rows(torch.ones(8, 4))
+            rows(torch.ones(3, 4))
+    """,
+}
+"""Functions whose tensors change shape per call and that read the varying axis as an int,
+themselves (`rows`) or in a function they call (`via_helper`)."""
+
+
+def test_a_varying_axis_read_as_an_int_gets_no_argument_and_is_not_proposed() -> None:
+    """`reduce_retracing=True` would leave the axis None in the trace (TypeError in
+    `range`), `dynamic=True` recompiles per size anyway (both measured in
+    test_benefit_rules_measured.py): no argument, and a plain decorator retracing per shape
+    is not proposed by default."""
+    for framework, source in READS_ITS_ROWS.items():
+        for read in ("x.shape[0]", "len(x)", "x.shape[1:][0]"):
+            verdicts = analyse(source.replace("{read}", read))
+            names = ["rows", "via_helper"] if framework == "tf" else ["rows"]
+            for name in names:
+                verdict = verdicts[name]
+                assert verdict.passes, (framework, read, name, verdict.findings)
+                assert not [f for f in verdict.findings if f.code == "HY014"], (framework, read)
+                assert verdict.benefit == "low", (framework, read, name, verdict.benefit_reasons)
+                assert "shapes that change from call to call" in verdict.benefit_reasons[0]
+                assert "Python ints" in verdict.benefit_reasons[0]
+
+
 WRAPPER = """
     import {module}
 
@@ -173,3 +234,14 @@ def test_a_function_that_is_not_changed_gets_no_argument_finding() -> None:
     found = analyse(source)["f"]
     assert not found.passes
     assert not [f for f in found.findings if f.code == "HY014"]
+
+
+def test_an_axis_read_as_an_int_that_stays_the_same_keeps_the_argument() -> None:
+    """`reduce_retracing=True` leaves only the axes that differ None (8 and 3 rows, 4 columns
+    at both call sites): reading the column count, from the start or the end, is safe."""
+    for read in ("x.shape[1]", "x.shape[-1]"):
+        source = READS_ITS_ROWS["tf"].replace("{read}", read)
+        verdict = analyse(source)["rows"]
+        (note,) = [f.message for f in verdict.findings if f.code == "HY014"]
+        assert "hence reduce_retracing=True" in note, read
+        assert verdict.benefit == "high", (read, verdict.benefit_reasons)

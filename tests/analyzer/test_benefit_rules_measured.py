@@ -284,6 +284,61 @@ def test_reduce_retracing_stops_a_tf_function_tracing_per_length() -> None:
     assert generalised_time < plain_time, "two traces cost less than twelve"
 
 
+def _tf_rows(x: Any) -> Any:
+    import tensorflow as tf
+
+    total = tf.zeros((4,))
+    for i in range(x.shape[0]):
+        total = total + tf.tanh(x[i])
+    return total
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_reduce_retracing_leaves_an_axis_read_as_an_int_none() -> None:
+    """Why HY014 writes no argument where the trace reads a varying axis as an int
+    (`shape_read_as_int`): the plain decorator traces every length with the axis known; with
+    the argument the second length's trace sees None and `range` raises."""
+    import tensorflow as tf
+
+    plain = tf.function(_tf_rows)
+    generalised = tf.function(_tf_rows, **{TENSORFLOW.shape_generalising_argument: True})
+    for n in LENGTHS[:3]:
+        plain(tf.ones([n, 4]))
+    assert plain.experimental_get_tracing_count() == 3, "a trace per length, each correct"
+    generalised(tf.ones([LENGTHS[0], 4]))
+    with pytest.raises(TypeError, match="NoneType"):
+        generalised(tf.ones([LENGTHS[1], 4]))
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_dynamic_true_recompiles_per_size_read_as_an_int() -> None:
+    """Under `dynamic=True` Dynamo specialises on a size the code reads as an int: a frame
+    per length, as without the argument (so HY014 writes none, and a plain decorator is not
+    proposed by default)."""
+    import torch
+    import torch._dynamo as dynamo
+    from torch._dynamo.testing import CompileCounter
+
+    def rows(x: Any) -> Any:
+        total = x.sum() * 0
+        for i in range(x.shape[0]):
+            total = total + torch.tanh(x[i]).sum()
+        return total
+
+    lengths = LENGTHS[:6]
+    for options in ({}, {TORCH.shape_generalising_argument: True}):
+        dynamo.reset()
+        counter = CompileCounter()
+        compiled = torch.compile(rows, backend=counter, **options)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for n in lengths:
+                compiled(torch.ones(n, 4))
+        assert counter.frame_count == len(lengths), options
+
+
 @pytest.mark.torch
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
 def test_dynamic_true_compiles_changing_lengths_once() -> None:

@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.varying_shapes import VaryingShape, varying_shapes
+from hybridize.analyzer.facts.varying_shapes import (
+    VaryingShape,
+    shape_read_as_int,
+    varying_shapes,
+)
 from hybridize.model import Finding, FunctionVerdict
 
 from . import TENSORFLOW_AND_TORCH, Check
@@ -83,7 +87,7 @@ class VaryingShapes(Check):
         if argument is None or not context.changes_on_compiling:
             return []
         found = varying_shapes(context.index, context.facts, context.key)
-        if not found:
+        if not found or shape_read_as_int(context.index, context.facts, context.key, found):
             return []
         return [cls.finding(argument_note(found, argument), context.function.span)]
 

@@ -39,7 +39,7 @@ from hybridize.analyzer.facts.evaluator import (
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
-from hybridize.analyzer.facts.varying_shapes import varying_shapes
+from hybridize.analyzer.facts.varying_shapes import shape_read_as_int, varying_shapes
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise
 from hybridize.analyzer.summaries.ir import CallSite, Loop, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
@@ -202,6 +202,9 @@ class BenefitModel:
         per_definition = self._traced_per_definition(key)
         if per_definition is not None:
             return per_definition
+        storm = self._varying_shapes_read_as_ints(key)
+        if storm is not None:
+            return Benefit("low", (storm, what))
         pays = work >= PAYBACK * overhead
         recompiles = self._state_recompiles(key)
         if recompiles is not None and (training or pays):
@@ -567,6 +570,23 @@ class BenefitModel:
         names = ", ".join(f"`{v.parameter}` ({v.evidence})" for v in varying)
         advice = self.index.function_framework(key).varying_shapes
         return (f"shapes that change from call to call: {names}; {advice}",)
+
+    def _varying_shapes_read_as_ints(self, key: FunctionKey) -> str | None:
+        """Why compiling does not pay where shapes change from call to call and the trace
+        reads them as Python ints (retracing class 2 without its remedy): the shape-
+        generalising argument would leave those axes None, and a plain decorator traces once
+        per shape; None otherwise."""
+        varying = varying_shapes(self.index, self.facts, key)
+        if not varying:
+            return None
+        why = shape_read_as_int(self.index, self.facts, key, varying)
+        if why is None:
+            return None
+        names = ", ".join(f"`{v.parameter}` ({v.evidence})" for v in varying)
+        return (
+            f"shapes that change from call to call: {names}, and {why}: generalised, those "
+            "axes would be unknown in the trace, and a plain decorator traces once per shape"
+        )
 
     def _wraps_flexibly_compiled(self, key: FunctionKey) -> str | None:
         """Why compiling the function does not pay where it passes one of its parameters to a

@@ -16,6 +16,13 @@ only:
 
 A tensor whose shape is unknown at every site (`[None, 32]` at one site only) is no evidence:
 the analysis does not know that its size changes.
+
+The argument is safe only where no code of the trace needs a varying axis as a Python int
+(`statically_read_axes`). Traced with `reduce_retracing=True`, the second shape leaves the
+varying axes `None`: `range(x.shape[1])` raises TypeError (measured, TF 2.21); under
+`dynamic=True` Dynamo specialises on a size read as an int and recompiles per size anyway.
+Such a function gets neither the argument nor a plain decorator by default
+(`shape_read_as_int`): a plain one would trace once per shape.
 """
 
 from __future__ import annotations
@@ -25,11 +32,15 @@ from dataclasses import dataclass
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, param_layout
 from hybridize.analyzer.facts.loop_shapes import growth_in_loops
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.signatures import statically_read_axes, statically_read_slices
 from hybridize.analyzer.summaries.ir import Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 
 MAX_SHOWN_SHAPES = 3
 """How many of the shapes the call sites pass a reason writes out."""
+
+MAX_CALLEE_DEPTH = 4
+"""How many calls below the function `shape_read_as_int` looks for an axis read as an int."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +51,14 @@ class VaryingShape:
     evidence: str
     """What shows it: "call sites pass shapes (8, 32) and (3, 32)", "`decode` passes `cache`,
     which `tf.concat` grows at every pass of its loop"."""
+    axes: frozenset[int] | None = None
+    """The axes whose sizes differ, each counted from the start and from the end (`1` and
+    `-2` of a rank-3 shape), where the call sites' shapes of one rank say so; None when not
+    known (a loop's growth, ranks that differ): any axis may vary."""
+
+    def varies(self, axis: int) -> bool:
+        """Whether the axis read (negative counts from the end) may differ between calls."""
+        return self.axes is None or axis in self.axes
 
 
 def varying_shapes(
@@ -47,6 +66,7 @@ def varying_shapes(
 ) -> tuple[VaryingShape, ...]:
     """The parameters of `key` whose tensor shapes change between calls, by name."""
     found: dict[str, str] = {}
+    axes: dict[str, frozenset[int] | None] = {}
     for name, atoms in sorted(facts.param_atoms.get(key, {}).items()):
         shapes = sorted(
             {a[2] for a in atoms if a[0] == "tensor" and len(a) > 2 and a[2] is not None},
@@ -56,12 +76,27 @@ def varying_shapes(
             shown = [_shape(s) for s in shapes[:MAX_SHOWN_SHAPES]]
             more = ", ..." if len(shapes) > MAX_SHOWN_SHAPES else ""
             found[name] = f"call sites pass shapes {', '.join(shown[:-1])} and {shown[-1]}{more}"
+            axes[name] = _differing_axes(shapes)
     for caller in sorted(facts.callers.get(key, ()), key=str):
         if caller == key:
             continue
         for parameter, why in _grown_in_caller_loops(index, facts, caller, key).items():
             found.setdefault(parameter, why)
-    return tuple(VaryingShape(name, found[name]) for name in sorted(found))
+    return tuple(VaryingShape(name, found[name], axes.get(name)) for name in sorted(found))
+
+
+def _differing_axes(shapes: list[tuple[int | None, ...]]) -> frozenset[int] | None:
+    """The axes whose sizes differ among shapes of one rank (an unknown size differs); None
+    when the ranks differ."""
+    if len({len(s) for s in shapes}) != 1:
+        return None
+    rank = len(shapes[0])
+    differing = [
+        axis
+        for axis in range(rank)
+        if len({s[axis] for s in shapes}) > 1 or any(s[axis] is None for s in shapes)
+    ]
+    return frozenset(differing) | frozenset(axis - rank for axis in differing)
 
 
 def _grown_in_caller_loops(
@@ -113,3 +148,37 @@ def _shape(shape: tuple[int | None, ...]) -> str:
     """A static shape as the reasons write it: `(8, None)`."""
     inner = ", ".join("None" if d is None else str(d) for d in shape)
     return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+def shape_read_as_int(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, varying: tuple[VaryingShape, ...]
+) -> str | None:
+    """Why the shape-generalising argument cannot be written for `key` (None when it can):
+    the function reads an axis of a varying parameter that may differ between calls as a
+    Python value (`p.shape[i]`, `len(p)`, `p.shape[1:]`), or a project function it calls (up to MAX_CALLEE_DEPTH calls
+    down) reads some parameter's axes so (conservative: which argument reaches which
+    parameter is not followed)."""
+    by_name = {v.parameter: v for v in varying}
+    fn = index.function(key)
+    own = sorted(
+        {n for n, axis in statically_read_axes(fn) if n in by_name and by_name[n].varies(axis)}
+        | {n for n, _ in statically_read_slices(fn) if n in by_name}
+    )
+    if own:
+        return f"it reads the shape of `{own[0]}` as Python ints"
+    seen = {key}
+    frontier = [key]
+    for _ in range(MAX_CALLEE_DEPTH):
+        following: list[FunctionKey] = []
+        for caller in frontier:
+            for resolved in facts.calls.get(caller, ()):
+                for kind, target in callees(index, resolved):
+                    if kind == "class" or target in seen:
+                        continue
+                    seen.add(target)
+                    callee = index.function(target)
+                    if statically_read_axes(callee) or statically_read_slices(callee):
+                        return f"`{callee.qualname}`, which it calls, reads shapes as Python ints"
+                    following.append(target)
+        frontier = following
+    return None
