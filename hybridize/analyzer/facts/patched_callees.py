@@ -43,6 +43,11 @@ OBJECT_PATCHERS = frozenset(
 object given first."""
 MONKEYPATCH_SETATTR = "_pytest.monkeypatch.MonkeyPatch.setattr"
 """Either form: a dotted string first, or an object and an attribute name."""
+PATCHER_LAST_NAMES = frozenset(
+    name.rsplit(".", 1)[1] for name in (*DOTTED_PATCHERS, *OBJECT_PATCHERS, MONKEYPATCH_SETATTR)
+)
+"""The last names of the patchers (`patch`, `object`, `setattr`): a call of an attribute
+named otherwise patches nothing, whatever its receiver resolves to."""
 FIXTURES = {
     "mocker": "pytest_mock.MockerFixture",
     "monkeypatch": "_pytest.monkeypatch.MonkeyPatch",
@@ -102,6 +107,8 @@ def _callee_name(
 ) -> str | None:
     """The dotted name of a called patcher (`unittest.mock.patch.object`,
     `pytest_mock.MockerFixture.patch`), or None when the callee is no patcher."""
+    if callee[0] == "attr" and callee[2] not in PATCHER_LAST_NAMES:
+        return None  # every patcher's name ends so: most call sites leave here, unresolved
     parts: list[str] = []
     while callee[0] == "attr" and len(parts) < 4:
         parts.append(callee[2])
