@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, param_layout
+from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.loop_shapes import growth_in_loops
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.signatures import statically_read_axes, statically_read_slices
@@ -38,9 +39,6 @@ from hybridize.analyzer.summaries.keys import FunctionKey
 
 MAX_SHOWN_SHAPES = 3
 """How many of the shapes the call sites pass a reason writes out."""
-
-MAX_CALLEE_DEPTH = 4
-"""How many calls below the function `shape_read_as_int` looks for an axis read as an int."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +153,9 @@ def shape_read_as_int(
 ) -> str | None:
     """Why the shape-generalising argument cannot be written for `key` (None when it can):
     the function reads an axis of a varying parameter that may differ between calls as a
-    Python value (`p.shape[i]`, `len(p)`, `p.shape[1:]`), or a project function it calls (up to MAX_CALLEE_DEPTH calls
-    down) reads some parameter's axes so (conservative: which argument reaches which
-    parameter is not followed)."""
+    Python value (`p.shape[i]`, `len(p)`, `p.shape[1:]`), or a project function traced with
+    it (`traced_with`) reads some parameter's axes so (conservative: which argument reaches
+    which parameter is not followed)."""
     by_name = {v.parameter: v for v in varying}
     fn = index.function(key)
     own = sorted(
@@ -166,19 +164,8 @@ def shape_read_as_int(
     )
     if own:
         return f"it reads the shape of `{own[0]}` as Python ints"
-    seen = {key}
-    frontier = [key]
-    for _ in range(MAX_CALLEE_DEPTH):
-        following: list[FunctionKey] = []
-        for caller in frontier:
-            for resolved in facts.calls.get(caller, ()):
-                for kind, target in callees(index, resolved):
-                    if kind == "class" or target in seen:
-                        continue
-                    seen.add(target)
-                    callee = index.function(target)
-                    if statically_read_axes(callee) or statically_read_slices(callee):
-                        return f"`{callee.qualname}`, which it calls, reads shapes as Python ints"
-                    following.append(target)
-        frontier = following
+    for callee_key, _via, _entry in traced_with(index, facts, key):
+        callee = index.function(callee_key)
+        if callee_key != key and (statically_read_axes(callee) or statically_read_slices(callee)):
+            return f"`{callee.qualname}`, which it calls, reads shapes as Python ints"
     return None
