@@ -174,6 +174,9 @@ def test_only_the_tests_folder_of_a_source_distribution_is_extracted(tmp_path: P
             ("lib-1.0/lib/__init__.py", ""),
             ("lib-1.0/test/__init__.py", ""),
             ("lib-1.0/test/kernels/test_rbf.py", "def test_rbf(): pass"),
+            # the tests' data (torchkbnufft's pickled references, which its tests open as
+            # `tests/data/*.pkl` from the copy's folder, where the oracle runs them)
+            ("lib-1.0/test/data/reference.pkl", "pickled"),
         ):
             data = text.encode()
             info = tarfile.TarInfo(name)
@@ -184,6 +187,7 @@ def test_only_the_tests_folder_of_a_source_distribution_is_extracted(tmp_path: P
     extract_folder(archive, "test", destination)
     found = sorted(p.relative_to(destination).as_posix() for p in destination.rglob("*.py"))
     assert found == ["__init__.py", "kernels/test_rbf.py"]
+    assert (destination / "data" / "reference.pkl").read_text() == "pickled"
     assert sorted(p.name for p in destination.parent.iterdir()) == ["test"]
     with pytest.raises(RuntimeError, match="no docs/ folder"):
         extract_folder(archive, "docs", tmp_path / "site" / "docs")
