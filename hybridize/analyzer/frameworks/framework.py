@@ -107,6 +107,10 @@ def _no_hint(name: str, written: str) -> str | None:
     return None
 
 
+def _reads_no_training_flag(canonical: str, keywords: Collection[str]) -> int | None:
+    return None
+
+
 def _no_composite(api_name: str) -> str | None:
     return None
 
@@ -351,6 +355,17 @@ class Framework:
     the first call (Keras' `build(input_shape)`), if it has one."""
     instance_call_method: str = "__call__"
     """The method calling a layer object of its runs ("call", "forward")."""
+    training_argument: str | None = None
+    """The argument by which its layer library tells a layer's call method whether it runs in
+    training, and keeps in a call context that layers called without it read (Keras's
+    `training`); None where the mode is state of the module the compiler guards on (PyTorch's
+    `module.training`)."""
+    training_flag_position: Callable[[str, Collection[str]], int | None] = _reads_no_training_flag
+    """For its layer class (canonical name) constructed with these keyword arguments, that
+    reads the training flag (a `Dropout`, a `BatchNormalization`; an `LSTM` with `dropout=`):
+    where its call takes `training` positionally; None for a layer that does not read it."""
+    training_flag_reads: frozenset[str] = frozenset()
+    """Calls that read the training flag from global state (tf_keras's `learning_phase`)."""
     layer_base_role: Callable[[str], str | None] = _no_layer_base
     """The layer role ("layer", "model") of a base class known by its name alone, before
     its tables are asked (a Keras `Model` in any spelling)."""
@@ -587,6 +602,9 @@ TENSORFLOW = Framework(
     api_lookup=tensorflow_api.lookup_tensorflow,
     instance_call_method=tensorflow_rules.INSTANCE_CALL_METHOD,
     layer_build_method=tensorflow_rules.LAYER_BUILD_METHOD,
+    training_argument=tensorflow_rules.TRAINING_ARGUMENT,
+    training_flag_position=tensorflow_rules.training_flag_position,
+    training_flag_reads=tensorflow_rules.TRAINING_FLAG_READS,
     layer_base_role=tensorflow_rules.keras_base_role,
     result_shape=tensorflow_shapes.result_shape,
     result_dtype=tensorflow_dtypes.result_dtype,

@@ -18,6 +18,8 @@ the rules of their TF2 spelling (``tensorflow.compat.v1.X`` -> ``tensorflow.X``)
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from .api_info import (
     GRAPH_EFFECT,
     IO,
@@ -970,6 +972,66 @@ INSTANCE_CALL_METHOD = "call"
 #: The method Keras calls with the input's shape (a tuple or ``TensorShape``) before a layer's
 #: first call.
 LAYER_BUILD_METHOD = "build"
+
+#: The argument by which Keras tells a layer's ``call`` whether it runs in training; Keras's
+#: ``__call__`` also keeps it in its call context, from which a layer called without it reads it.
+TRAINING_ARGUMENT = "training"
+#: Keras layers (by their name in `keras.layers`) whose output depends on the training flag
+#: whatever their configuration: dropout and noise (applied only in training), batch
+#: normalization (batch statistics in training, moving ones in inference); with the position
+#: of `training` among their `call`'s arguments (Keras 3.15).
+TRAINING_FLAG_LAYERS: dict[str, int] = {
+    **dict.fromkeys(
+        (
+            "Dropout",
+            "SpatialDropout1D",
+            "SpatialDropout2D",
+            "SpatialDropout3D",
+            "AlphaDropout",
+            "GaussianDropout",
+            "GaussianNoise",
+            "BatchNormalization",
+            "SyncBatchNormalization",
+        ),
+        1,
+    ),
+}
+#: The name prefix of Keras's random augmentation layers (`RandomFlip`, `RandomZoom`, ...),
+#: which change their input only in training; `call(data, training=True)`.
+TRAINING_FLAG_LAYER_PREFIX = "Random"
+TRAINING_FLAG_LAYER_PREFIX_POSITION = 1
+RECURRENT_DROPOUTS = frozenset({"dropout", "recurrent_dropout"})
+#: Keras layers that read the training flag only with a dropout rate: the constructor keywords
+#: that set one, and the position of `training` among their `call`'s arguments.
+TRAINING_FLAG_WITH_RATE: dict[str, tuple[frozenset[str], int]] = {
+    **dict.fromkeys(
+        ("LSTM", "GRU", "SimpleRNN", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"),
+        (RECURRENT_DROPOUTS, 3),
+    ),
+    **dict.fromkeys(("LSTMCell", "GRUCell", "SimpleRNNCell"), (RECURRENT_DROPOUTS, 2)),
+    **dict.fromkeys(("Attention", "AdditiveAttention"), (frozenset({"dropout"}), 2)),
+    "MultiHeadAttention": (frozenset({"dropout"}), 8),
+}
+#: Calls that read the training flag of tf_keras (Keras 2) from its global learning phase.
+TRAINING_FLAG_READS: frozenset[str] = frozenset({"keras.backend.learning_phase"})
+
+
+def training_flag_position(canonical: str, keywords: Collection[str]) -> int | None:
+    """Where the call of the Keras layer class of this canonical name takes `training`
+    positionally, when the layer, constructed with these keyword arguments (those set to a
+    literal zero left out), reads the training flag; None when it does not read it."""
+    namespace, _, name = canonical.rpartition(".")
+    if not namespace.startswith("keras.layers"):
+        return None
+    if name in TRAINING_FLAG_LAYERS:
+        return TRAINING_FLAG_LAYERS[name]
+    if name.startswith(TRAINING_FLAG_LAYER_PREFIX):
+        return TRAINING_FLAG_LAYER_PREFIX_POSITION
+    rate = TRAINING_FLAG_WITH_RATE.get(name)
+    if rate is None or rate[0].isdisjoint(keywords):
+        return None
+    return rate[1]
+
 
 CLASS_ROLE_BEHAVIOUR: dict[str, Behaviour] = {
     "tensor_type": TENSOR,
