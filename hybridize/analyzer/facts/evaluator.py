@@ -43,6 +43,7 @@ from hybridize.analyzer.frameworks.framework import (
     compiler_named,
     is_foreign_library,
 )
+from hybridize.analyzer.frameworks.methods import NOT_TENSOR_MEMBERS
 from hybridize.analyzer.frameworks.python_stdlib import COMMAND_LINE_FLAGS
 from hybridize.analyzer.frameworks.shapes import (
     Shape,
@@ -424,6 +425,10 @@ class Evaluator:
             if atom[1] in COMMAND_LINE_FLAGS:
                 return frozenset({UNKNOWN_ATOM})  # FLAGS.batch_size: a value of unknown kind
             return frozenset({("ext", foreign_member(atom[1], name))})
+        if kind in ("tensor", "variable", "symbolic") and name in NOT_TENSOR_MEMBERS:
+            # `x.items()`, `x.startswith(...)`: a tensor has no such member (AttributeError),
+            # so the value read is the other kinds' (`x` a dict or a string on that path).
+            return NO_ATOMS
         if kind in ("tensor", "variable", "symbolic", "numpy"):
             role = "variable" if kind == "variable" else "tensor"
             if kind == "numpy":

@@ -56,6 +56,24 @@ GENERATOR_DRAW = Behaviour(
     "tensor", tensor_op=True, effect="graph", note="advances the generator's state variable"
 )
 
+#: Methods of Python's `str` and `dict` that no tensor has: not `tf.Tensor` (eager or
+#: symbolic), `tf.Variable`, `tf.RaggedTensor`, `tf.SparseTensor`, `tf.IndexedSlices`, a Keras
+#: symbolic tensor or a `torch.Tensor` (measured under TF 2.21 and the project's PyTorch:
+#: tests/analyzer/test_tensor_lacks_str_dict_methods.py). Reading one of them from a tensor
+#: raises AttributeError, so where a value may be a tensor or a dict (`self._data`, holding
+#: either in some subclass), `self._data.items()` iterates the dict: its keys are never
+#: tensors. (`index`, `split` and `values` are left out: a tensor or a ragged one has them.)
+NOT_TENSOR_MEMBERS: frozenset[str] = frozenset(
+    _words(
+        """capitalize casefold center clear copy count encode endswith expandtabs find format
+    format_map fromkeys get isalnum isalpha isascii isdecimal isdigit isidentifier islower
+    isnumeric isprintable isspace istitle isupper items join keys ljust lower lstrip
+    maketrans partition pop popitem removeprefix removesuffix replace rfind rindex rjust
+    rpartition rsplit rstrip setdefault splitlines startswith strip swapcase title
+    translate update upper zfill"""
+    )
+)
+
 #: A role inherits the methods and attributes of its parent role.
 ROLE_PARENTS: dict[str, str] = {
     "model": "layer",
