@@ -25,8 +25,10 @@ class HasPythonValueReturns(Check):
       value) or a `tf.Variable`, which `tf.function` returns as a tensor, when a caller uses
       the result where a tensor does not do: to configure a Keras layer
       (`Dense(units=f(x))`), printed, logged or written, through `str`/`repr`/`json`, with a
-      method a tensor lacks (`.upper()`, `.assign()`); in a caller that itself runs as a
-      graph, also as a list index, in `bool()` or NumPy.
+      method a tensor lacks (`.upper()`, `.assign()`), as a dict key or a set element (`{f(k):
+      v for k in keys}`: a tensor is not hashable); in a caller that itself runs as a graph,
+      also as a list index, in `bool()` or NumPy. What a method of a Python string gives
+      (`name.upper()`, `key.startswith(p)`) is such a Python value too.
 
     - static shape values, also the "static where known, dynamic otherwise" shape list
       (`[s if s is not None else tf.shape(x)[i] for i, s in enumerate(x.shape.as_list())]`),

@@ -46,7 +46,13 @@ from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_layer
 from hybridize.analyzer.facts.predicates import leaf_atoms, made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import MAX_NESTING, PYTHON_SEQUENCE_KINDS, UNKNOWN_ATOM, Atom
+from hybridize.analyzer.facts.values import (
+    MAX_NESTING,
+    PYTHON,
+    PYTHON_SEQUENCE_KINDS,
+    UNKNOWN_ATOM,
+    Atom,
+)
 from hybridize.analyzer.frameworks import lookup, written_name
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework, framework_of_api
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
@@ -499,7 +505,34 @@ def _python_kinds(fn: FunctionSummary, evaluator: Evaluator) -> set[str]:
             # Only a value that is Python on every path: one that may be a tensor already
             # gives its callers a tensor eagerly too.
             kinds |= {kind for kind in found if kind}
+        elif (
+            leaves
+            and all(atom == PYTHON for atom in leaves)
+            and _text_method_result(fn, evaluator, sym, 0)
+        ):
+            kinds.add("what a `str` method gives (a Python str, bool, int or list)")
     return kinds
+
+
+TEXT_METHOD_PREFIXES = ("builtins.str.", "builtins.bytes.")
+"""The tables' names of the methods of Python strings: each returns a plain Python value."""
+
+
+def _text_method_result(fn: FunctionSummary, evaluator: Evaluator, sym: Sym, depth: int) -> bool:
+    """`sym` is what a method of a Python string gives (`name.upper()`,
+    `key.startswith(prefix)`), directly or through locals bound only to such calls: a
+    Python value (the evaluator knows it only as "some Python value")."""
+    if depth > MAX_NESTING:
+        return False
+    if sym[0] in ("local", "name"):
+        values = fn.locals.get(sym[1], ())
+        return bool(values) and all(
+            _text_method_result(fn, evaluator, value, depth + 1) for value in values
+        )
+    if sym[0] != "call":
+        return False
+    apis = evaluator.resolve_call(sym[1]).api
+    return bool(apis) and all(info.name.startswith(TEXT_METHOD_PREFIXES) for info in apis)
 
 
 def _python_kind(atom: Atom) -> str | None:
@@ -912,6 +945,8 @@ def _python_use(
             scalar = [a for a in receiver if a[0] in ("lit", "numpy", "variable")]
             if scalar and evaluator.method_of("tensor", callee[2]) is None:
                 return f"calls `.{callee[2]}()` on it, which a tensor does not have"
+    if any(flows(sym) for sym in fn.hashed_values):
+        return "uses it as a dict key or a set element, and a tensor is not hashable"
     for sym in _values_of(fn):
         if sym[0] == "fstr" and any(flows(value) for value in sym[1]):
             return "shows it in an f-string through `!s`/`!r`, as `tf.Tensor(...)`"

@@ -168,6 +168,10 @@ class FunctionSummary:
     index_reads: dict[Sym, Span] = field(default_factory=dict)
     """Subscript reads by a computed index (`items[n]`), each with the statement where it
     first happens: a finding about the index points there."""
+    hashed_values: dict[Sym, Span] = field(default_factory=dict)
+    """Values the body hashes as it builds a dict or a set: the keys of a dict display or
+    comprehension (`{tag(k): v for k in keys}`), the elements of a set display, each with the
+    statement where it first happens. A tensor there raises `TypeError: Tensor is unhashable`."""
     stepped_slices: dict[Sym, tuple[Sym, Span]] = field(default_factory=dict)
     """Slices whose step is computed (`x[:, ::stride]`), each with its step and statement: a
     tensor step leaves the result's static rank unknown in a graph."""

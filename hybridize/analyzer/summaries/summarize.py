@@ -847,15 +847,23 @@ class _ModuleBuilder:
 
     def _display(self, expr: ast.List | ast.Tuple | ast.Set, scope: _Scope) -> Sym:
         kind = _DISPLAY_KINDS[type(expr)]
-        return ("seq", kind, tuple(self._element(e, scope) for e in expr.elts))
+        elements = tuple(self._element(e, scope) for e in expr.elts)
+        if kind == "set":
+            for element in elements:
+                self._hashed(element, scope)
+        return ("seq", kind, elements)
 
     def _dict(self, expr: ast.Dict, scope: _Scope) -> Sym:
         values = []
         for key, value in zip(expr.keys, expr.values, strict=True):
             if key is not None:
-                self._expr(key, scope)
+                self._hashed(self._expr(key, scope), scope)
             values.append(self._expr(value, scope))
         return ("dict", tuple(values))
+
+    def _hashed(self, sym: Sym, scope: _Scope) -> None:
+        """Record a value the body hashes (a dict key, a set element) where it first is."""
+        scope.summary.hashed_values.setdefault(sym, self.statement_span)
 
     def _comprehension_expr(
         self, expr: ast.ListComp | ast.SetComp | ast.GeneratorExp, scope: _Scope
@@ -869,6 +877,8 @@ class _ModuleBuilder:
         finally:
             scope.repeated_expressions -= 1
             scope.loops = outer_loops
+        if type(expr) is ast.SetComp:
+            self._hashed(produced, scope)
         self._comprehension(expr.generators, scope)
         return ("seq", "list", (produced,)) if type(expr) is ast.ListComp else ("fresh",)
 
@@ -877,7 +887,7 @@ class _ModuleBuilder:
         outer_loops = scope.loops
         scope.loops = (*outer_loops, -1)
         try:
-            self._expr(expr.key, scope)
+            self._hashed(self._expr(expr.key, scope), scope)
             value = self._expr(expr.value, scope)
         finally:
             scope.repeated_expressions -= 1
