@@ -29,6 +29,9 @@ class HasPythonValueReturns(Check):
       v for k in keys}`: a tensor is not hashable); in a caller that itself runs as a graph,
       also as a list index, in `bool()` or NumPy. What a method of a Python string gives
       (`name.upper()`, `key.startswith(p)`) is such a Python value too.
+    - a sort key (`min`/`max`/`sorted(..., key=f)`) returning a string or a Python value not
+      known to be a number (compiled, a string tensor has no order), or any Python value to
+      a caller running as a graph (the comparison's `bool()` of symbolic tensors raises).
 
     - static shape values, also the "static where known, dynamic otherwise" shape list
       (`[s if s is not None else tf.shape(x)[i] for i, s in enumerate(x.shape.as_list())]`),

@@ -425,10 +425,6 @@ class Evaluator:
             if atom[1] in COMMAND_LINE_FLAGS:
                 return frozenset({UNKNOWN_ATOM})  # FLAGS.batch_size: a value of unknown kind
             return frozenset({("ext", foreign_member(atom[1], name))})
-        if kind in ("tensor", "variable", "symbolic") and name in NOT_TENSOR_MEMBERS:
-            # `x.items()`, `x.startswith(...)`: a tensor has no such member (AttributeError),
-            # so the value read is the other kinds' (`x` a dict or a string on that path).
-            return NO_ATOMS
         if kind in ("tensor", "variable", "symbolic", "numpy"):
             role = "variable" if kind == "variable" else "tensor"
             if kind == "numpy":
@@ -606,7 +602,13 @@ class Evaluator:
             elif kind == "boundext":
                 info = self.method_of(atom[1], atom[2])
                 if info is None:
-                    result.add(TENSOR if atom[1] in ("tensor", "variable") else UNKNOWN_ATOM)
+                    if atom[1] in ("tensor", "variable") and atom[2] not in NOT_TENSOR_MEMBERS:
+                        result.add(TENSOR)
+                    elif atom[1] not in ("tensor", "variable"):
+                        result.add(UNKNOWN_ATOM)
+                    # else `x.items()`, `x.startswith(...)` of a tensor: no tensor has such a
+                    # method (AttributeError), so what the call gives is the other kinds' (`x`
+                    # a dict or a string on that path).
                     continue
                 apis.append(info)
                 receiver = self.eval(site.callee[1]) if site.callee[0] == "attr" else NO_ATOMS

@@ -46,6 +46,7 @@ from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_layer
 from hybridize.analyzer.facts.predicates import leaf_atoms, made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.sort_keys import compared_key_results
 from hybridize.analyzer.facts.values import (
     MAX_NESTING,
     PYTHON,
@@ -113,6 +114,7 @@ def python_value_returns(
         *_unreturnable(index, facts, key, fn, evaluator),
         *_none_or_tensor(fn, evaluator),
         *_unknown_from_callers(index, facts, key, fn),
+        *compared_key_results(index, facts, key, fn, evaluator, traced),
     ]
     findings = [Evidence(reason, fn.span) for reason in reasons[:1]]
     kinds = _python_kinds(fn, evaluator)
