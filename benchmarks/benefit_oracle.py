@@ -202,6 +202,18 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f}%"
 
 
+def _run_eagerly(function: dict[str, Any]) -> str:
+    """The calls made while the tests ran `tf.function`s eagerly, when there are any."""
+    calls = function.get("run_eagerly_calls", 0)
+    return f", +{calls} run eagerly" if calls else ""
+
+
+def _variable_traces(function: dict[str, Any]) -> str:
+    """The second traces of first calls that created variables, when there are any."""
+    traces = function.get("variable_traces", 0)
+    return f" ({traces} creating variables)" if traces else ""
+
+
 def render_library(result: dict[str, Any]) -> str:
     s = result["summary"]
     lines = [
@@ -216,8 +228,9 @@ def render_library(result: dict[str, Any]) -> str:
         ratio = "-" if f["speedup"] is None else f"{f['speedup']:.2f}x"
         lines.append(
             f"  {'D' if f['default'] else ' '} {ratio:>7} calls {f['calls']:>4} "
-            f"(+{f['in_graph_calls']} in graph) signatures {f['signatures']:>3} "
-            f"traces {f['traces']:>3}  {f['key']}" + (f"  [{f['cause']}]" if f["cause"] else "")
+            f"(+{f['in_graph_calls']} in graph{_run_eagerly(f)}) signatures {f['signatures']:>3} "
+            f"traces {f['traces']:>3}{_variable_traces(f)}  {f['key']}"
+            + (f"  [{f['cause']}]" if f["cause"] else "")
         )
     return "\n".join(lines)
 

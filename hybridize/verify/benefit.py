@@ -4,10 +4,14 @@ the default set (`benefit` high) matches the changes that do.
 
 A change is a *benefit failure* when it is measured slower (the median over its timed calls of
 eager time over compiled time is at most 1), or when it traces more often than it sees distinct
-input signatures (a new trace without a new input: a new Python object per call, a graph break,
-a graph break). A change the tests never call eagerly is *unmeasured*: only
-called inside a graph (the decorator adds nothing there), never called, or not reachable by the
-plugin (a nested definition).
+input signatures (a new trace without a new input: a new Python object per call, a graph break).
+The second trace of a `tf.function`'s first call that created variables is not such a retrace:
+TensorFlow traces that call once creating them and once more to use them, once per function
+object (per instance for a method; `benefit_plugin.created_variables`). A change the tests never
+call eagerly is *unmeasured*: only called inside a graph (the decorator adds nothing there),
+only while the tests run every `tf.function` as plain Python
+(`tf.config.run_functions_eagerly(True)`: compiled and eager times are then the same code),
+never called, or not reachable by the plugin (a nested definition).
 """
 
 from __future__ import annotations
@@ -39,8 +43,12 @@ class FunctionBenefit:
     default: bool
     calls: int = 0
     in_graph_calls: int = 0
+    run_eagerly_calls: int = 0
+    """Calls made while the tests ran every `tf.function` eagerly: neither counted nor timed."""
     signatures: int = 0
     traces: int = 0
+    variable_traces: int = 0
+    """The second traces of first calls that created variables (one per function object)."""
     timed_calls: int = 0
     timing_traces: int = 0
     speedup: float | None = None
@@ -64,7 +72,7 @@ class FunctionBenefit:
         during the timing repeats (`timing_traces`) are reported, not judged: Dynamo's count
         is process-wide, and the eager original may call a compiled function that no probe
         replaced (a default argument bound at import, `inv_transform=inv_softplus`)."""
-        return self.traces > self.signatures
+        return self.traces - self.variable_traces > self.signatures
 
     @property
     def failure(self) -> bool:
@@ -77,7 +85,11 @@ class FunctionBenefit:
         if self.unreachable is not None:
             return self.unreachable
         if self.calls == 0:
-            return "already in a graph" if self.in_graph_calls else "not called by the tests"
+            if self.in_graph_calls:
+                return "already in a graph"
+            if self.run_eagerly_calls:
+                return "run eagerly: the tests set tf.config.run_functions_eagerly(True)"
+            return "not called by the tests"
         if not self.measured:
             return "not timed: " + (self.timing_errors[0] if self.timing_errors else "no sample")
         if self.excess_traces:
@@ -94,8 +106,10 @@ class FunctionBenefit:
             "default": self.default,
             "calls": self.calls,
             "in_graph_calls": self.in_graph_calls,
+            "run_eagerly_calls": self.run_eagerly_calls,
             "signatures": self.signatures,
             "traces": self.traces,
+            "variable_traces": self.variable_traces,
             "timed_calls": self.timed_calls,
             "timing_traces": self.timing_traces,
             "speedup": self.speedup,
@@ -160,8 +174,14 @@ def judge(changes: Sequence[Change], records: Iterable[Mapping[str, Any]]) -> li
         if record.get("in_graph"):
             function.in_graph_calls += 1
             continue
+        if record.get("run_eagerly"):
+            function.run_eagerly_calls += 1
+            continue
         function.calls += 1
-        function.traces += int(record.get("traces", 0))
+        traces = int(record.get("traces", 0))
+        function.traces += traces
+        if record.get("created_variables") and traces >= 2:
+            function.variable_traces += 1
         signatures[function.key].add((int(record.get("owner", 0)), str(record.get("signature"))))
         if "timing_error" in record:
             function.timing_errors.append(str(record["timing_error"]))

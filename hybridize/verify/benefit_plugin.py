@@ -123,6 +123,26 @@ def trace_count(compiled: Any, framework: str) -> int:
         return 0
 
 
+def functions_run_eagerly(framework: str) -> bool:
+    """Whether TensorFlow runs every `tf.function` as plain Python (the process-wide
+    `tf.config.run_functions_eagerly(True)`, which a test may set and never reset): a
+    "compiled" call is then the eager one plus the function's dispatch, and never traces."""
+    tf = _tensorflow()
+    if framework != "tensorflow" or tf is None:
+        return False
+    try:
+        return bool(tf.config.functions_run_eagerly())
+    except Exception:  # an older TensorFlow without the query
+        return False
+
+
+def created_variables(compiled: Any) -> bool:
+    """Whether a `tf.function` created variables at its first call: TensorFlow then traces
+    that call twice, once creating them and once more to use them (`Function._call`), a
+    one-off per function object (per instance for a method), not a retrace."""
+    return bool(getattr(compiled, "_created_variables", None))
+
+
 def _is_symbolic(value: Any) -> bool:
     tf = _tensorflow()
     if type(value).__name__ == "KerasTensor":
@@ -265,6 +285,8 @@ class Probe:
             return compiled(*args, **kwargs)
         sig = signature(args, kwargs)
         token = self.owners.token(owner) if has_owner else 0
+        run_eagerly = functions_run_eagerly(self.framework)
+        had_variables = created_variables(compiled)
         before = trace_count(compiled, self.framework)
         result = compiled(*args, **kwargs)
         record: dict[str, Any] = {
@@ -274,6 +296,10 @@ class Probe:
             "owner": token,
             "traces": trace_count(compiled, self.framework) - before,
         }
+        if run_eagerly:
+            record["run_eagerly"] = True
+        if not had_variables and created_variables(compiled):
+            record["created_variables"] = True
         if self._wants_timing(sig):
             self.timed_signatures.add(sig)
             eager = (

@@ -1,6 +1,8 @@
 """The benefit oracle: the verdicts from recorded calls (framework-free), and the pytest plugin
 on a tiny TensorFlow project whose tests call a function that pays, one that retraces for a new
-Python object per call, a method, a call made inside a graph and a nested definition."""
+Python object per call, a method, a method that creates its variables at its first call (traced
+twice by TensorFlow, once), a call made inside a graph, a function called only while the tests
+run `tf.function`s eagerly and a nested definition."""
 
 from __future__ import annotations
 
@@ -93,6 +95,39 @@ def test_judge_names_why_a_change_does_not_pay() -> None:
     assert found["never"].cause == "not called by the tests"
 
 
+def test_judge_allows_the_second_trace_of_a_first_call_that_created_variables() -> None:
+    sig = '[["array", "EagerTensor", "float32", [1, 8], false]]'
+    timing = {"eager_seconds": 0.02, "compiled_seconds": 0.01}
+    records = [
+        # two instances (owners), each traced twice at its first call, which created variables
+        *(
+            {**_call("layer", sig, 2, **timing), "owner": owner, "created_variables": True}
+            for owner in (1, 2)
+        ),
+        {**_call("layer", sig, 0, **timing), "owner": 1},
+        # a first call traced twice without creating variables: a graph break, a retrace
+        _call("broken", sig, 2, **timing),
+    ]
+    found = {f.key: f for f in judge([Change("layer", True), Change("broken", True)], records)}
+    layer = found["layer"]
+    assert (layer.calls, layer.signatures, layer.traces, layer.variable_traces) == (3, 2, 4, 2)
+    assert not layer.excess_traces and not layer.failure and layer.cause is None
+    assert found["broken"].excess_traces and found["broken"].failure
+
+
+def test_judge_leaves_out_the_calls_made_while_functions_run_eagerly() -> None:
+    records = [
+        {**_call("f", traces=0, eager_seconds=0.02, compiled_seconds=0.025), "run_eagerly": True},
+        {**_call("g", traces=0, eager_seconds=0.02, compiled_seconds=0.025), "run_eagerly": True},
+        _call("g", traces=1, eager_seconds=0.02, compiled_seconds=0.01),
+    ]
+    found = {f.key: f for f in judge([Change("f", True), Change("g", True)], records)}
+    f, g = found["f"], found["g"]
+    assert (f.calls, f.run_eagerly_calls) == (0, 1) and not f.measured and not f.failure
+    assert f.cause == "run eagerly: the tests set tf.config.run_functions_eagerly(True)"
+    assert (g.calls, g.run_eagerly_calls, g.speedup) == (1, 1, 2.0)
+
+
 def test_summarize_gives_the_default_rate_and_the_share_of_paying_changes_in_the_default() -> None:
     fast = {"eager_seconds": 0.02, "compiled_seconds": 0.01}
     slow = {"eager_seconds": 0.02, "compiled_seconds": 0.04}
@@ -146,6 +181,24 @@ class Layer:
         return tf.matmul(x, self.w)
 
 
+class LazyLayer:
+    # creates its weights at its first call, as the sublayers of a Keras layer do
+
+    def __init__(self):
+        self.w = None
+
+    @tf.function
+    def __call__(self, x):
+        if self.w is None:
+            self.w = tf.Variable(tf.ones([4, 4]))
+        return tf.matmul(x, self.w)
+
+
+@tf.function
+def light(x):
+    return tf.reduce_sum(x * x)
+
+
 def outer(x):
     @tf.function
     def inner(y):
@@ -175,6 +228,18 @@ def test_calls():
     layer(tf.ones([2, 4]))
     assert float(tf.function(lambda t: heavy(t))(x)[0, 0]) >= 0
     assert float(ops.outer(tf.ones([1]))[0]) == 2.0
+    for _ in range(2):
+        lazy = ops.LazyLayer()
+        lazy(tf.ones([2, 4]))
+        lazy(tf.ones([2, 4]))
+
+
+def test_run_eagerly():
+    tf.config.run_functions_eagerly(True)
+    try:
+        assert float(ops.light(tf.ones([3]))) == 3.0
+    finally:
+        tf.config.run_functions_eagerly(False)
 """
 
 
@@ -191,6 +256,8 @@ def test_plugin_probes_a_tiny_tensorflow_project(tmp_path: Path) -> None:
         "tinylib/ops.py::heavy",
         "tinylib/ops.py::scaled",
         "tinylib/ops.py::Layer.__call__",
+        "tinylib/ops.py::LazyLayer.__call__",
+        "tinylib/ops.py::light",
         "tinylib/ops.py::outer.inner",
     ]
     targets = [{"key": k, "module": "tinylib.ops", "qualname": k.split("::")[1]} for k in keys]
@@ -239,6 +306,13 @@ def test_plugin_probes_a_tiny_tensorflow_project(tmp_path: Path) -> None:
     assert scaled.failure and "new Python objects" in (scaled.cause or "")
     layer = found["tinylib/ops.py::Layer.__call__"]
     assert (layer.calls, layer.signatures, layer.traces) == (2, 1, 1) and layer.measured
+    # TensorFlow 2.21 traces a first call that creates variables twice, once per instance
+    lazy = found["tinylib/ops.py::LazyLayer.__call__"]
+    assert (lazy.calls, lazy.signatures, lazy.traces, lazy.variable_traces) == (4, 2, 4, 2)
+    assert not lazy.excess_traces
+    light = found["tinylib/ops.py::light"]
+    assert (light.calls, light.run_eagerly_calls, light.traces) == (0, 1, 0)
+    assert light.cause == "run eagerly: the tests set tf.config.run_functions_eagerly(True)"
     nested = found["tinylib/ops.py::outer.inner"]
     assert (nested.cause or "").startswith("nested definition")
 
