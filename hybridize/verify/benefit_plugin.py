@@ -463,9 +463,22 @@ def _write(records: list[dict[str, Any]]) -> None:
             out.write(json.dumps(record) + "\n")
 
 
+def run_functions_as_compiled() -> None:
+    """Undo a `tf.config.run_functions_eagerly(True)` an earlier test left set: the setting
+    is process-wide, and a test file that sets it without resetting it (tf-models'
+    `segmentation_metrics_test.py`) would make every later test of the process run each
+    `tf.function` as plain Python, leaving the compiled functions unmeasured. A test that
+    wants it sets it in its own body, after this."""
+    tf = _tensorflow()
+    if tf is not None and functions_run_eagerly("tensorflow"):
+        with contextlib.suppress(Exception):
+            tf.config.run_functions_eagerly(False)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None]:
     _calls.clear()
+    run_functions_as_compiled()
     try:
         yield
     finally:
