@@ -464,11 +464,11 @@ def _write(records: list[dict[str, Any]]) -> None:
 
 
 def run_functions_as_compiled() -> None:
-    """Undo a `tf.config.run_functions_eagerly(True)` an earlier test left set: the setting
-    is process-wide, and a test file that sets it without resetting it (tf-models'
-    `segmentation_metrics_test.py`) would make every later test of the process run each
-    `tf.function` as plain Python, leaving the compiled functions unmeasured. A test that
-    wants it sets it in its own body, after this."""
+    """Undo a `tf.config.run_functions_eagerly(True)` a test file left set, once its last test
+    has run: the setting is process-wide, and a test file that sets it without resetting it
+    (tf-models' `segmentation_metrics_test.py`) would make every later test file of the
+    process run each `tf.function` as plain Python, leaving the compiled functions unmeasured.
+    Within the file that set it (in a test, a fixture or `setUpClass`) it holds."""
     tf = _tensorflow()
     if tf is not None and functions_run_eagerly("tensorflow"):
         with contextlib.suppress(Exception):
@@ -478,9 +478,10 @@ def run_functions_as_compiled() -> None:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None]:
     _calls.clear()
-    run_functions_as_compiled()
     try:
         yield
     finally:
         _write([{"kind": "call", "test": item.nodeid, **c} for c in _calls])
         _calls.clear()
+        if nextitem is None or nextitem.path != item.path:
+            run_functions_as_compiled()

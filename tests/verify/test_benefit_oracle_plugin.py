@@ -1,8 +1,8 @@
 """The benefit oracle: the verdicts from recorded calls (framework-free), and the pytest plugin
 on a tiny TensorFlow project whose tests call a function that pays, one that retraces for a new
 Python object per call, a method, a method that creates its variables at its first call (traced
-twice by TensorFlow, once), a call made inside a graph, a function called while a test runs
-`tf.function`s eagerly and again in the next test (the plugin undoes the setting a test left)
+twice by TensorFlow, once), a call made inside a graph, a function called while a test file runs
+`tf.function`s eagerly and again in the next file (the plugin undoes the setting a file left)
 and a nested definition."""
 
 from __future__ import annotations
@@ -233,6 +233,11 @@ def test_calls():
         lazy = ops.LazyLayer()
         lazy(tf.ones([2, 4]))
         lazy(tf.ones([2, 4]))
+"""
+
+EAGER_TESTS = """
+import tensorflow as tf
+from tinylib import ops
 
 
 def test_run_eagerly():
@@ -240,7 +245,16 @@ def test_run_eagerly():
     assert float(ops.light(tf.ones([3]))) == 3.0
 
 
-def test_after_a_test_that_left_functions_run_eagerly():
+def test_still_eagerly():
+    assert float(ops.light(tf.ones([3]))) == 3.0  # the file that set it keeps it
+"""
+
+LATER_TESTS = """
+import tensorflow as tf
+from tinylib import ops
+
+
+def test_after_a_file_that_left_functions_run_eagerly():
     assert float(ops.light(tf.ones([3]))) == 3.0  # compiled: the plugin undid the setting
 """
 
@@ -253,6 +267,8 @@ def test_plugin_probes_a_tiny_tensorflow_project(tmp_path: Path) -> None:
     (project / "tinylib" / "__init__.py").write_text("")
     (project / "tinylib" / "ops.py").write_text(textwrap.dedent(LIBRARY))
     (project / "test_ops.py").write_text(textwrap.dedent(TESTS))
+    (project / "test_eager.py").write_text(textwrap.dedent(EAGER_TESTS))
+    (project / "test_later.py").write_text(textwrap.dedent(LATER_TESTS))
     plugins = install_benefit_plugin(tmp_path / "plugins")
     keys = [
         "tinylib/ops.py::heavy",
@@ -284,6 +300,8 @@ def test_plugin_probes_a_tiny_tensorflow_project(tmp_path: Path) -> None:
             "-p",
             "_hybridize_benefit_plugin",
             "test_ops.py",
+            "test_eager.py",
+            "test_later.py",
         ],
         cwd=project,
         env=env,
@@ -313,7 +331,7 @@ def test_plugin_probes_a_tiny_tensorflow_project(tmp_path: Path) -> None:
     assert (lazy.calls, lazy.signatures, lazy.traces, lazy.variable_traces) == (4, 2, 4, 2)
     assert not lazy.excess_traces
     light = found["tinylib/ops.py::light"]
-    assert (light.calls, light.run_eagerly_calls, light.traces) == (1, 1, 1) and light.measured
+    assert (light.calls, light.run_eagerly_calls, light.traces) == (1, 2, 1) and light.measured
     nested = found["tinylib/ops.py::outer.inner"]
     assert (nested.cause or "").startswith("nested definition")
 
