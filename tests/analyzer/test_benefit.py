@@ -476,6 +476,45 @@ def test_a_library_layer_s_call_runs_per_forward_pass_and_pays_by_its_work() -> 
     assert "too little work" in light.benefit_reasons[0]
 
 
+OWN_CALL_LAYER = """
+        import tensorflow as tf
+
+        class Detector(tf.keras.layers.Layer):
+            def __call__(self, boxes, scores):
+                top = tf.math.top_k(scores, k=10)
+                picked = tf.gather(boxes, top.indices, batch_dims=1)
+                areas = (picked[..., 2] - picked[..., 0]) * (picked[..., 3] - picked[..., 1])
+                order = tf.argsort(areas, axis=-1)
+                kept = tf.gather(picked, order, batch_dims=1)
+                return tf.reshape(kept, [tf.shape(boxes)[0], -1]), tf.reduce_max(areas, -1)
+
+        class Helper:
+            def __call__(self, boxes, scores):
+                top = tf.math.top_k(scores, k=10)
+                picked = tf.gather(boxes, top.indices, batch_dims=1)
+                areas = (picked[..., 2] - picked[..., 0]) * (picked[..., 3] - picked[..., 1])
+                order = tf.argsort(areas, axis=-1)
+                kept = tf.gather(picked, order, batch_dims=1)
+                return tf.reshape(kept, [tf.shape(boxes)[0], -1]), tf.reduce_max(areas, -1)
+"""
+"""A layer class that defines `__call__` itself (tf-models' `MultilevelDetectionGenerator`):
+`layer(x)` runs it in place of Keras's `__call__`."""
+
+
+def test_a_layer_s_own_dunder_call_runs_per_forward_pass() -> None:
+    """Python runs `type(layer).__call__` for `layer(x)`: where a layer class defines its
+    own, that method, not `call`, is what each forward pass runs (the benefit oracle measured
+    tf-models' `MultilevelDetectionGenerator.__call__` 8.4x faster compiled, which "no call
+    site" had left low). A plain class's `__call__` is not a layer's: how often it runs is
+    unknown."""
+    layer = verdict(OWN_CALL_LAYER, "Detector.__call__")
+    assert layer.benefit == "high", layer.benefit_reasons
+    assert "forward pass" in layer.benefit_reasons[0]
+    plain = verdict(OWN_CALL_LAYER, "Helper.__call__")
+    assert plain.benefit == "low", plain.benefit_reasons
+    assert "no call site" in plain.benefit_reasons[0]
+
+
 def test_a_model_handed_to_fit_runs_its_call_and_layers_in_keras_s_graph() -> None:
     """`fit` traces the model's train step, which calls the model (class 4): its `call` and
     the project layers that call reaches run in that graph already."""

@@ -306,13 +306,16 @@ class BenefitModel:
 
     def _runs_per_forward_pass(self, key: FunctionKey) -> bool:
         """Whether the function is the method that calling a layer or model object runs
-        (Keras's `call`, PyTorch's `forward`: `ProjectIndex.instance_call`): a model holding
-        the layer runs it at every forward pass, once per batch, where the program, not
-        this project, decides how often (a library's layer, called by its users' models)."""
+        (Keras's `call`, PyTorch's `forward`: `ProjectIndex.instance_call`; or the layer
+        class's own `__call__`, which Python runs for `layer(x)` in place of the framework's):
+        a model holding the layer runs it at every forward pass, once per batch, where the
+        program, not this project, decides how often (a library's layer, called by its users'
+        models)."""
         function = self.index.function(key)
         if function.class_qualname is None:
             return False
-        return function.name in self._instance_calls(ClassKey(key.file, function.class_qualname))
+        runs = self._instance_calls(ClassKey(key.file, function.class_qualname))
+        return function.name in runs or (bool(runs) and function.name == "__call__")
 
     def _instance_calls(self, class_key: ClassKey, depth: int = 0) -> set[str]:
         """The methods calling an instance of the class runs, one per framework layer class
