@@ -161,7 +161,9 @@ def _strip_values(node: Any) -> Any:
 def judge(changes: Sequence[Change], records: Iterable[Mapping[str, Any]]) -> list[FunctionBenefit]:
     """Each change's benefit from the plugin's records (of every test process of a library)."""
     by_key = {c.key: FunctionBenefit(c.key, c.default) for c in changes}
-    signatures: dict[str, set[tuple[int, str]]] = {k: set() for k in by_key}
+    # a trace cache is per process, and per instance for a method: a signature is new per
+    # (process, instance token, signature); instance tokens restart at 1 in every process
+    signatures: dict[str, set[tuple[str, int, str]]] = {k: set() for k in by_key}
     ratios: dict[str, list[float]] = {k: [] for k in by_key}
     eager: dict[str, list[float]] = {k: [] for k in by_key}
     for record in records:
@@ -182,7 +184,13 @@ def judge(changes: Sequence[Change], records: Iterable[Mapping[str, Any]]) -> li
         function.traces += traces
         if record.get("created_variables") and traces >= 2:
             function.variable_traces += 1
-        signatures[function.key].add((int(record.get("owner", 0)), str(record.get("signature"))))
+        signatures[function.key].add(
+            (
+                str(record.get("process", "")),
+                int(record.get("owner", 0)),
+                str(record.get("signature")),
+            )
+        )
         if "timing_error" in record:
             function.timing_errors.append(str(record["timing_error"]))
         if "compiled_seconds" in record:
@@ -195,7 +203,7 @@ def judge(changes: Sequence[Change], records: Iterable[Mapping[str, Any]]) -> li
         if function.unreachable is not None and function.calls:
             function.unreachable = None  # reached in another process
         function.signatures = len(signatures[key])
-        function.varying = _varying(s for _, s in signatures[key])
+        function.varying = _varying(s for _, _, s in signatures[key])
         if ratios[key]:
             function.speedup = _median(ratios[key])
             function.eager_seconds = _median(eager[key])
@@ -236,16 +244,21 @@ def summarize(functions: Sequence[FunctionBenefit]) -> LibraryBenefit:
 
 
 def read_records(paths: Iterable[Path]) -> list[dict[str, Any]]:
-    """The plugin's JSON lines of every file (a line cut by a killed process is skipped)."""
+    """The plugin's JSON lines of every file (a line cut by a killed process is skipped), each
+    with the `process` that wrote it: the file's name (the plugin writes one per process), as
+    each process traces anew."""
     records: list[dict[str, Any]] = []
     for path in paths:
         if not path.exists():
             continue
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
-                records.append(json.loads(line))
+                record = json.loads(line)
             except json.JSONDecodeError:
                 continue
+            if isinstance(record, dict):
+                record.setdefault("process", path.stem)
+                records.append(record)
     return records
 
 

@@ -116,6 +116,17 @@ def test_judge_allows_the_second_trace_of_a_first_call_that_created_variables() 
     assert found["broken"].excess_traces and found["broken"].failure
 
 
+def test_each_process_traces_anew(tmp_path: Path) -> None:
+    """Two test processes calling the same function (or instance token 1 of a method) with one
+    signature trace once each: two signatures, no retrace."""
+    sig = '[["array", "EagerTensor", "float32", [2], false]]'
+    for process in ("benefit-101", "benefit-102"):
+        record = _call("f", sig, 1, eager_seconds=0.02, compiled_seconds=0.01)
+        (tmp_path / f"{process}.jsonl").write_text(json.dumps(record) + "\n")
+    (f,) = judge([Change("f", True)], read_records(sorted(tmp_path.glob("*.jsonl"))))
+    assert (f.calls, f.signatures, f.traces) == (2, 2, 2) and not f.excess_traces
+
+
 def test_judge_leaves_out_the_calls_made_while_functions_run_eagerly() -> None:
     records = [
         {**_call("f", traces=0, eager_seconds=0.02, compiled_seconds=0.025), "run_eagerly": True},
