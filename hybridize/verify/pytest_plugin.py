@@ -200,6 +200,25 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if tracing:
         record["exercised"] = list(_hits)
     _write(record)
+    if nextitem is None or nextitem.path != item.path:
+        run_functions_as_compiled()
+
+
+def run_functions_as_compiled() -> None:
+    """Undo a `tf.config.run_functions_eagerly(True)` a test file left set, once its last test
+    has run. The setting is process-wide: a test file that sets it without resetting it
+    (tf-models' `segmentation_metrics_test.py`) makes every later test file of the process run
+    each `tf.function` as plain Python, so a rewritten function would be judged (by the oracle,
+    by `--verify`) without ever being compiled. Within the file that set it, it holds; the run
+    before the rewrite gets the same treatment, so the comparison stays like for like.
+    TensorFlow is looked up, never imported: a test run that did not import it is left alone."""
+    tf = sys.modules.get("tensorflow")
+    config = getattr(tf, "config", None)
+    try:
+        if config is not None and config.functions_run_eagerly():
+            config.run_functions_eagerly(False)
+    except Exception:  # an older TensorFlow without the query: nothing to undo
+        pass
 
 
 def _frames(excinfo: pytest.ExceptionInfo[BaseException], text: str) -> list[list[object]]:

@@ -173,3 +173,49 @@ def test_the_plugin_runs_only_the_selected_tests_whatever_the_command_collects(
     assert status == 1  # the selected test fails (and the collection error remains)
     tests = {r["nodeid"]: r["outcome"] for r in records if r["kind"] == "test"}
     assert tests == {"pkg/mod_test.py::test_broken": "failed"}
+
+
+EAGER_LEFT_SET = {
+    "pkg/__init__.py": "",
+    "pkg/a_test.py": """\
+        import tensorflow as tf
+
+
+        def test_sets_eager_and_leaves_it():
+            tf.config.run_functions_eagerly(True)
+            assert tf.config.functions_run_eagerly()
+
+
+        def test_still_eager_within_the_file():
+            assert tf.config.functions_run_eagerly()
+        """,
+    "pkg/b_test.py": """\
+        import tensorflow as tf
+
+
+        def test_a_later_file_runs_functions_compiled():
+            double = tf.function(lambda x: x * 2)
+            double(tf.constant(1.0))
+            assert not tf.config.functions_run_eagerly()
+            assert double.experimental_get_tracing_count() == 1
+        """,
+}
+
+
+@pytest.mark.tensorflow
+def test_a_test_file_that_leaves_functions_eager_does_not_make_later_files_eager(
+    tmp_path: Path,
+) -> None:
+    """Measured: `tf.config.run_functions_eagerly(True)` is process-wide; left set by one test
+    file, a later file's `tf.function` never traces (count 0), so a rewritten function would be
+    judged uncompiled. The plugin undoes it after the file's last test, not before."""
+    pytest.importorskip("tensorflow")
+    root = make_project(tmp_path, EAGER_LEFT_SET, "copy")
+    status, records = _run_plugin(root, {})
+    outcomes = {r["nodeid"]: r["outcome"] for r in records if r["kind"] == "test"}
+    assert outcomes == {
+        "pkg/a_test.py::test_sets_eager_and_leaves_it": "passed",
+        "pkg/a_test.py::test_still_eager_within_the_file": "passed",
+        "pkg/b_test.py::test_a_later_file_runs_functions_compiled": "passed",
+    }
+    assert status == 0
