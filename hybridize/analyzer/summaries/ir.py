@@ -4,7 +4,8 @@ Summarising a file needs only that file, so summaries are computed in parallel a
 the file's content hash. Everything that needs other files (what `tf` is, which function a call
 reaches, whether an argument is a tensor) is left symbolic and solved project-wide later.
 
-Symbolic values (`Sym`) are small nested tuples, hashable and cheap to pickle.
+Symbolic values (`Sym`, their kinds in `syms`) are small nested tuples, hashable and cheap to
+pickle.
 """
 
 from __future__ import annotations
@@ -12,37 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from hybridize.analyzer.summaries.syms import UNKNOWN, Sym, is_import
 from hybridize.model import Span, fast_pickling
 
-Sym = tuple
-"""A symbolic value: a small nested tuple, hashable and cheap to pickle (no class: the
-solver evaluates millions of them), whose first element names its kind:
-
-    ("?",)                          unknown
-    ("param", name)                 a parameter of the enclosing function
-    ("lit", type, value)            a Python literal: int, float, str, bytes, bool, none
-    ("local", name)                 a local variable (its assignments are in `locals`)
-    ("name", name)                  a free name: enclosing function, module global, or builtin
-    ("attr", base, name)            attribute read
-    ("item", base, index)           subscript read (`index` is a Sym, or ("slice", bounds))
-    ("call", n)                     the result of the function's n-th call site
-    ("op", operands)                arithmetic, comparison, unary op over operands
-    ("op", operands, operator)      the same, where the operator matters: "matmul", "compare"
-    ("iter", base)                  one element of iterating `base`
-    ("enter", base)                 what `with base as x` binds to `x`
-    ("seq", kind, elements)         list/tuple/set display (a fresh object)
-    ("dict", values)                dict display (a fresh object)
-    ("fresh",)                      a fresh Python object of no interest (comprehension)
-    ("fstr", shown, formatted)      a string formatted from `formatted` (an f-string, or
-                                    `"..." % x`); `shown`, those an f-string converts with
-                                    `!s` or `!r`
-    ("def", qualname)               a nested function or lambda defined here
-    ("class", qualname)             a class defined here
-    ("import", source, member)      what an import inside the function binds
-    ("cond", (a, b))                `a if c else b`, `a or b`
-"""
 NO_SPAN = Span(1, 0, 1, 0)
-UNKNOWN: Sym = ("?",)
 
 
 @fast_pickling
@@ -273,5 +247,5 @@ def module_imports(module: ModuleSummary) -> Iterator[ImportSummary]:
     for fn in (module.module_code, *module.functions.values()):
         for values in fn.locals.values():
             for value in values:
-                if value[0] == "import":
+                if is_import(value):
                     yield ImportSummary("", value[1], value[2])

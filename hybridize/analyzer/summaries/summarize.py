@@ -34,6 +34,34 @@ from hybridize.analyzer.summaries.ir import (
     Sym,
 )
 from hybridize.analyzer.summaries.sources import split_lines
+from hybridize.analyzer.summaries.syms import (
+    FRESH,
+    NONE,
+    attr_sym,
+    call_sym,
+    class_sym,
+    cond_sym,
+    def_sym,
+    dict_sym,
+    enter_sym,
+    fstr_sym,
+    import_sym,
+    is_attr,
+    is_call,
+    is_fstr,
+    is_lit,
+    is_local,
+    is_slice,
+    item_sym,
+    iter_sym,
+    lit_sym,
+    local_sym,
+    name_sym,
+    op_sym,
+    param_sym,
+    seq_sym,
+    slice_index,
+)
 from hybridize.model import Span
 
 Target = tuple
@@ -47,8 +75,6 @@ VARIABLE_LISTS = frozenset(
 
 _CONVERSIONS_SHOWN = frozenset({ord("s"), ord("r")})
 """`!s` and `!r` in an f-string (and `{x=}`, which means `!r`)."""
-
-NONE: Sym = ("lit", "none", None)
 
 
 def dotted_name(expr: ast.AST | None) -> str | None:
@@ -249,7 +275,7 @@ class _ModuleBuilder:
                 continue
             store = summary.stores[store_index]
             syms = tuple(values[i] for i in reaching)
-            target = syms[0] if len(syms) == 1 else ("cond", syms)
+            target = syms[0] if len(syms) == 1 else cond_sym(syms)
             summary.stores[store_index] = replace(store, target=target)
 
     def _statement(
@@ -271,7 +297,7 @@ class _ModuleBuilder:
             self.statement_span = scope.summary.span
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             self._function(stmt, scope, prefix=prefix, cls_name=None)
-            scope.summary.locals.setdefault(stmt.name, []).append(("def", f"{prefix}{stmt.name}"))
+            scope.summary.locals.setdefault(stmt.name, []).append(def_sym(f"{prefix}{stmt.name}"))
         elif isinstance(stmt, ast.ClassDef):
             self._class(stmt, scope, prefix=prefix)
         elif isinstance(stmt, ast.If):
@@ -316,7 +342,7 @@ class _ModuleBuilder:
             outer_loops = scope.loops
             scope.loops = (*outer_loops, len(scope.summary.loops) - 1)
             try:
-                self._bind(target, ("iter", iterable), scope, span)
+                self._bind(target, iter_sym(iterable), scope, span)
                 scope.open_loops.append([])  # after the target: fed by iteration, not carried
                 self._block(stmt.body, scope, **kw)
             finally:
@@ -339,7 +365,7 @@ class _ModuleBuilder:
                 value = self._expr(item.context_expr, scope)
                 if item.optional_vars is not None:
                     target = self._prepare_target(item.optional_vars, scope)
-                    self._bind(target, ("enter", value), scope, None)
+                    self._bind(target, enter_sym(value), scope, None)
             self._block(stmt.body, scope, **kw)
         elif isinstance(stmt, _TRY_STATEMENTS):
             stmt = cast(ast.Try, stmt)
@@ -348,7 +374,7 @@ class _ModuleBuilder:
                 if handler.type is not None:
                     self._expr(handler.type, scope)
                 if handler.name is not None:
-                    scope.summary.locals.setdefault(handler.name, []).append(("fresh",))
+                    scope.summary.locals.setdefault(handler.name, []).append(FRESH)
                 self._nested(handler.body, scope, kw)
             if stmt.orelse:
                 self._nested(stmt.orelse, scope, kw)
@@ -409,7 +435,7 @@ class _ModuleBuilder:
                 summary.stores.append(
                     Store("inplace", self._name(target[1], scope), target[1], span, value)
                 )
-            self._bind(target, ("op", (current, value)), scope, span)
+            self._bind(target, op_sym((current, value)), scope, span)
         elif isinstance(small, ast.Return):
             summary.returns.append(
                 self._expr(small.value, scope) if small.value is not None else NONE
@@ -459,7 +485,7 @@ class _ModuleBuilder:
             else:
                 # A function-local import: the local name refers to the imported object.
                 scope.summary.locals.setdefault(imp.local, []).append(
-                    ("import", imp.source, imp.member)
+                    import_sym(imp.source, imp.member)
                 )
 
     def _function(
@@ -496,7 +522,7 @@ class _ModuleBuilder:
         scope = _Scope(summary, local_names)
         for p in params:
             scope.kills.setdefault(p.name, {})[len(summary.locals.get(p.name, ()))] = ()
-            summary.locals.setdefault(p.name, []).append(("param", p.name))
+            summary.locals.setdefault(p.name, []).append(param_sym(p.name))
         self._block(body, scope, prefix=f"{qualname}.", cls=None)
         self._reaching(scope)
 
@@ -549,13 +575,13 @@ class _ModuleBuilder:
             parent_qualname=parent,
             decorators=tuple(decorators),
         )
-        outer.summary.locals.setdefault(node.name, []).append(("class", qualname))
+        outer.summary.locals.setdefault(node.name, []).append(class_sym(qualname))
 
     def _class_decorator(self, expr: ast.expr, outer: _Scope) -> DecoratorInfo:
         """A class decorator, evaluated in the enclosing scope (where it runs); a call's
         keyword arguments are read back from the call site the evaluation recorded."""
         value = self._expr(expr, outer)
-        if isinstance(expr, ast.Call) and value[0] == "call":
+        if isinstance(expr, ast.Call) and is_call(value):
             site = outer.summary.calls[value[1]]
             return DecoratorInfo(
                 name=dotted_name(expr.func) or "", called=True, kwargs=site.kwargs, span=site.span
@@ -647,9 +673,9 @@ class _ModuleBuilder:
         if kind == "name":
             name = target[1]
             if name in summary.globals_declared and summary.qualname != "<module>":
-                summary.stores.append(Store("global", ("name", name), name, where, value))
+                summary.stores.append(Store("global", name_sym(name), name, where, value))
             elif name in summary.nonlocals_declared:
-                summary.stores.append(Store("nonlocal", ("name", name), name, where, value))
+                summary.stores.append(Store("nonlocal", name_sym(name), name, where, value))
             else:
                 values = summary.locals.setdefault(name, [])
                 scope.kills.setdefault(name, {})[len(values)] = scope.path
@@ -663,18 +689,18 @@ class _ModuleBuilder:
         elif kind == "unpack":
             for index, element in enumerate(target[1]):
                 if element[0] == "star":
-                    self._bind(element[1], ("fresh",), scope, span)
+                    self._bind(element[1], FRESH, scope, span)
                 else:
-                    self._bind(element, ("item", value, ("lit", "int", index)), scope, span)
+                    self._bind(element, item_sym(value, lit_sym("int", index)), scope, span)
         elif kind == "star":
-            self._bind(target[1], ("fresh",), scope, span)
+            self._bind(target[1], FRESH, scope, span)
         elif kind == "attr":
             summary.stores.append(Store("attr", target[1], target[2], where, value))
         elif kind == "item":
             base = target[1]
             summary.stores.append(Store("item", base, "", where, value))
-            if base[0] == "local":
-                summary.locals.setdefault(base[1], []).append(("seq", "list", (value,)))
+            if is_local(base):
+                summary.locals.setdefault(base[1], []).append(seq_sym("list", (value,)))
 
     def _delete(self, target: ast.expr, scope: _Scope, span: Span) -> None:
         if isinstance(target, ast.Tuple | ast.List):
@@ -691,7 +717,7 @@ class _ModuleBuilder:
         elif isinstance(target, ast.Name):
             name = target.id
             if name in scope.summary.globals_declared:
-                scope.summary.stores.append(Store("global", ("name", name), name, span))
+                scope.summary.stores.append(Store("global", name_sym(name), name, span))
 
     def _subscript_parts(self, index: ast.expr) -> list[ast.expr]:
         """The comma-separated parts of a subscript: `x[a, 1:2]` has two, `x[(a, b)]` one
@@ -733,12 +759,12 @@ class _ModuleBuilder:
     def _name(self, name: str, scope: _Scope) -> Sym:
         summary = scope.summary
         if name in summary.globals_declared or name in summary.nonlocals_declared:
-            return ("name", name)
+            return name_sym(name)
         if summary.qualname == "<module>":
-            return ("name", name)
+            return name_sym(name)
         if name in scope.local_names:
-            return ("local", name)
-        return ("name", name)
+            return local_sym(name)
+        return name_sym(name)
 
     def _expr(self, expr: ast.expr | None, scope: _Scope) -> Sym:
         if expr is None:
@@ -757,17 +783,17 @@ class _ModuleBuilder:
         if value is None or value is Ellipsis:
             return NONE
         if value is True or value is False:
-            return ("lit", "bool", value)
+            return lit_sym("bool", value)
         if isinstance(value, str):
-            return ("lit", "str", value if len(value) < 200 else value[:200])
+            return lit_sym("str", value if len(value) < 200 else value[:200])
         if isinstance(value, int):
-            return ("lit", "int", value)
+            return lit_sym("int", value)
         if isinstance(value, float):
-            return ("lit", "float", value)
+            return lit_sym("float", value)
         if isinstance(value, bytes):
-            return ("lit", "bytes", None)
+            return lit_sym("bytes", None)
         if isinstance(value, complex):
-            return ("lit", "complex", None)
+            return lit_sym("complex", None)
         return UNKNOWN
 
     def _attribute(self, expr: ast.Attribute, scope: _Scope) -> Sym:
@@ -776,52 +802,54 @@ class _ModuleBuilder:
             scope.summary.variable_reads.append(
                 (base, expr.attr, self.last_span, len(scope.summary.calls))
             )
-        return ("attr", base, expr.attr)
+        return attr_sym(base, expr.attr)
 
     def _joined_string(self, expr: ast.JoinedStr, scope: _Scope) -> Sym:
         formatted: list[Sym] = []
         shown = self._formatted(expr.values, scope, formatted)
-        return ("fstr", tuple(shown), tuple(formatted)) if formatted else ("lit", "str", None)
+        return fstr_sym(tuple(shown), tuple(formatted)) if formatted else lit_sym("str", None)
 
     def _binary(self, expr: ast.BinOp, scope: _Scope) -> Sym:
         pair = (self._expr(expr.left, scope), self._expr(expr.right, scope))
         if type(expr.op) is ast.MatMult:
-            return ("op", pair, "matmul")
-        if type(expr.op) is ast.Mod and (pair[0][:2] == ("lit", "str") or pair[0][0] == "fstr"):
+            return op_sym(pair, "matmul")
+        if type(expr.op) is ast.Mod and (
+            (is_lit(pair[0]) and pair[0][1] == "str") or is_fstr(pair[0])
+        ):
             # `"%s" % x` is Python's string formatting whatever x is (str.__mod__ never
             # defers to the right operand): a string, not an operation on a tensor, built
             # from x (a new x, a new string).
-            return ("fstr", (), (pair[1],))
-        return ("op", pair)
+            return fstr_sym((), (pair[1],))
+        return op_sym(pair)
 
     def _unary(self, expr: ast.UnaryOp, scope: _Scope) -> Sym:
         operand = self._expr(expr.operand, scope)
         if type(expr.op) is ast.Not:
-            return ("lit", "bool", None)
-        if operand[0] == "lit" and type(expr.op) is ast.USub:
+            return lit_sym("bool", None)
+        if is_lit(operand) and type(expr.op) is ast.USub:
             value = operand[2]
-            return ("lit", operand[1], -value if isinstance(value, int | float) else value)
-        return ("op", (operand,))
+            return lit_sym(operand[1], -value if isinstance(value, int | float) else value)
+        return op_sym((operand,))
 
     def _boolean(self, expr: ast.BoolOp, scope: _Scope) -> Sym:
         # Pairs, the first operands innermost: `a and b and c` is ((a, b), c).
         values = expr.values
         result = self._expr(values[0], scope)
         for operand in values[1:]:
-            result = ("cond", (result, self._expr(operand, scope)))
+            result = cond_sym((result, self._expr(operand, scope)))
         return result
 
     def _compare(self, expr: ast.Compare, scope: _Scope) -> Sym:
         operands = [self._expr(expr.left, scope)]
         operands.extend(self._expr(c, scope) for c in expr.comparators)
         if any(type(op) in _IDENTITY_TESTS for op in expr.ops):
-            return ("lit", "bool", None)
-        return ("op", tuple(operands), "compare")
+            return lit_sym("bool", None)
+        return op_sym(tuple(operands), "compare")
 
     def _if_expression(self, expr: ast.IfExp, scope: _Scope) -> Sym:
         body = self._expr(expr.body, scope)
         self._expr(expr.test, scope)
-        return ("cond", (body, self._expr(expr.orelse, scope)))
+        return cond_sym((body, self._expr(expr.orelse, scope)))
 
     def _subscript(self, expr: ast.Subscript, scope: _Scope) -> Sym:
         base = self._expr(expr.value, scope)
@@ -835,13 +863,13 @@ class _ModuleBuilder:
             for part in parts:
                 found = self._slice(part, scope)
                 bounds.extend(found)
-                if type(part) is ast.Slice and part.step is not None and found[2][0] != "lit":
+                if type(part) is ast.Slice and part.step is not None and not is_lit(found[2]):
                     computed_steps.append(found[2])
-            index = ("slice", tuple(bounds))
-        read = ("item", base, index)
+            index = slice_index(tuple(bounds))
+        read = item_sym(base, index)
         if computed_steps:
             scope.summary.stepped_slices.setdefault(read, (computed_steps[0], self.statement_span))
-        if index[0] not in ("lit", "slice"):
+        if not is_lit(index) and not is_slice(index):
             scope.summary.index_reads.setdefault(read, self.statement_span)
         return read
 
@@ -851,7 +879,7 @@ class _ModuleBuilder:
         if kind == "set":
             for element in elements:
                 self._hashed(element, scope)
-        return ("seq", kind, elements)
+        return seq_sym(kind, elements)
 
     def _dict(self, expr: ast.Dict, scope: _Scope) -> Sym:
         values = []
@@ -859,7 +887,7 @@ class _ModuleBuilder:
             if key is not None:
                 self._hashed(self._expr(key, scope), scope)
             values.append(self._expr(value, scope))
-        return ("dict", tuple(values))
+        return dict_sym(tuple(values))
 
     def _hashed(self, sym: Sym, scope: _Scope) -> None:
         """Record a value the body hashes (a dict key, a set element) where it first is."""
@@ -880,7 +908,7 @@ class _ModuleBuilder:
         if type(expr) is ast.SetComp:
             self._hashed(produced, scope)
         self._comprehension(expr.generators, scope)
-        return ("seq", "list", (produced,)) if type(expr) is ast.ListComp else ("fresh",)
+        return seq_sym("list", (produced,)) if type(expr) is ast.ListComp else FRESH
 
     def _dict_comprehension(self, expr: ast.DictComp, scope: _Scope) -> Sym:
         scope.repeated_expressions += 1
@@ -893,7 +921,7 @@ class _ModuleBuilder:
             scope.repeated_expressions -= 1
             scope.loops = outer_loops
         self._comprehension(expr.generators, scope)
-        return ("dict", (value,))
+        return dict_sym((value,))
 
     def _await(self, expr: ast.Await, scope: _Scope) -> Sym:
         return self._expr(expr.value, scope)
@@ -910,7 +938,7 @@ class _ModuleBuilder:
     def _yield(self, expr: ast.Yield | ast.YieldFrom, scope: _Scope) -> Sym:
         scope.summary.is_generator = True
         if type(expr) is ast.YieldFrom:
-            scope.summary.yields.append(("iter", self._expr(expr.value, scope)))
+            scope.summary.yields.append(iter_sym(self._expr(expr.value, scope)))
         elif expr.value is not None:
             scope.summary.yields.append(self._expr(expr.value, scope))
         return UNKNOWN
@@ -938,14 +966,14 @@ class _ModuleBuilder:
         self.functions[qualname] = summary
         inner = _Scope(summary, {p.name for p in params})
         for p in params:
-            summary.locals.setdefault(p.name, []).append(("param", p.name))
+            summary.locals.setdefault(p.name, []).append(param_sym(p.name))
         summary.returns.append(self._expr(expr.body, inner))
         summary.rebound_at_returns.append(frozenset())
-        return ("def", qualname)
+        return def_sym(qualname)
 
     def _element(self, element: ast.expr, scope: _Scope) -> Sym:
         if type(element) is ast.Starred:
-            return ("iter", self._expr(element.value, scope))
+            return iter_sym(self._expr(element.value, scope))
         return self._expr(element, scope)
 
     def _comprehension(self, generators: list[ast.comprehension], scope: _Scope) -> None:
@@ -958,7 +986,7 @@ class _ModuleBuilder:
                 target = self._prepare_target(generator.target, scope)
                 iterable = self._expr(generator.iter, scope)
                 scope.summary.loops.append(Loop(iterable, self.statement_span, comprehension=True))
-                self._bind(target, ("iter", iterable), scope, None)
+                self._bind(target, iter_sym(iterable), scope, None)
                 for condition in generator.ifs:
                     self._expr(condition, scope)
         finally:
@@ -1004,17 +1032,17 @@ class _ModuleBuilder:
             else:
                 args.append(value)
         summary = scope.summary
-        if callee[0] == "attr" and callee[1][0] == "local" and args:
+        if is_attr(callee) and is_local(callee[1]) and args:
             # `items.append(x)` grows the local list: its elements include x (flow-insensitive).
             method = callee[2]
             if method in ("append", "add", "appendleft"):
-                summary.locals.setdefault(callee[1][1], []).append(("seq", "list", (args[-1],)))
+                summary.locals.setdefault(callee[1][1], []).append(seq_sym("list", (args[-1],)))
             elif method in ("extend", "update"):
                 summary.locals.setdefault(callee[1][1], []).append(
-                    ("seq", "list", (("iter", args[0]),))
+                    seq_sym("list", (iter_sym(args[0]),))
                 )
             elif method == "insert" and len(args) == 2:
-                summary.locals.setdefault(callee[1][1], []).append(("seq", "list", (args[1],)))
+                summary.locals.setdefault(callee[1][1], []).append(seq_sym("list", (args[1],)))
         summary.calls.append(
             CallSite(
                 callee=callee,
@@ -1028,7 +1056,7 @@ class _ModuleBuilder:
                 loops=scope.loops,
             )
         )
-        return ("call", len(summary.calls) - 1)
+        return call_sym(len(summary.calls) - 1)
 
 
 _SIMPLE_STATEMENTS = frozenset(
@@ -1132,11 +1160,11 @@ def _target_value(target: Target) -> Sym:
     """The current value of an augmented-assignment target (`x` in `x += 1`)."""
     kind = target[0]
     if kind == "name":
-        return ("name", target[1])
+        return name_sym(target[1])
     if kind == "attr":
-        return ("attr", target[1], target[2])
+        return attr_sym(target[1], target[2])
     if kind == "item":
-        return ("item", target[1], UNKNOWN)
+        return item_sym(target[1], UNKNOWN)
     return UNKNOWN
 
 
