@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from hybridize.analyzer.facts.atom_bounds import MAX_ATOMS, cap_atoms, cut_atoms, merge_tensor_specs
 from hybridize.analyzer.facts.predicates import is_tensor_like, leaf_atoms
-from hybridize.analyzer.facts.resolve import UNKNOWN_REF, ProjectIndex, Ref
+from hybridize.analyzer.facts.refs import UNKNOWN_REF, Ref
+from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import (
     CONTAINER_OBJECT_RESULTS,
     MAX_NESTING,

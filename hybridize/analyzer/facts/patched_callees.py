@@ -26,7 +26,8 @@ from typing import cast
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import traced_with
-from hybridize.analyzer.facts.resolve import UNKNOWN_REF, ProjectIndex, Ref
+from hybridize.analyzer.facts.refs import UNKNOWN_REF, Ref
+from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey

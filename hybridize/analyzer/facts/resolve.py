@@ -17,6 +17,20 @@ from functools import cache
 from pathlib import PurePosixPath
 
 from hybridize.analyzer.facts.compile_targets import CompileTargets, ModuleImport, compile_targets
+from hybridize.analyzer.facts.refs import (
+    UNKNOWN_REF,
+    Ref,
+    class_ref,
+    ext_ref,
+    func_ref,
+    global_ref,
+    is_class_ref,
+    is_ext_ref,
+    is_func_ref,
+    is_global_ref,
+    is_module_ref,
+    module_ref,
+)
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.frameworks.framework import (
     DEFAULT_FRAMEWORK,
@@ -36,18 +50,7 @@ from hybridize.analyzer.summaries.ir import (
     module_imports,
 )
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
-
-Ref = tuple
-"""What a name refers to, project-wide: a plain tuple whose first element names its kind:
-
-    ("module", relpath)        a module of the project
-    ("func", key)              a project function, by its `FunctionKey`
-    ("class", key)             a project class, by its `ClassKey`
-    ("global", relpath, name)  a module-level variable of the project
-    ("ext", "dotted.name")     something outside the project (tensorflow.keras.Model, print...)
-    ("?",)                     unknown
-"""
-UNKNOWN_REF: Ref = ("?",)
+from hybridize.analyzer.summaries.syms import is_attr, is_class, is_def, is_name
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -57,7 +60,7 @@ def _referenced_names(fn: FunctionSummary) -> set[str]:
     names = {
         sym[1]
         for sym in function_syms(fn)
-        if sym[0] == "name" and isinstance(sym[1], str) and sym[1] not in fn.locals
+        if is_name(sym) and isinstance(sym[1], str) and sym[1] not in fn.locals
     }
     names.update(d.name.split(".", 1)[0] for d in fn.decorators)
     return names
@@ -214,7 +217,7 @@ class ProjectIndex:
             dotted = dotted[len(self.package) + 1 :]
         elif self.package and dotted == self.package:
             found_init = "__init__.py" if "__init__.py" in self.modules else None
-            self._module_ref_cache[key] = ("module", found_init) if found_init else ()
+            self._module_ref_cache[key] = module_ref(found_init) if found_init else ()
             return found_init
         path = PurePosixPath(*dotted.split("."))
         found: str | None = None
@@ -226,7 +229,7 @@ class ProjectIndex:
                     break
             if found is not None:
                 break
-        self._module_ref_cache[key] = ("module", found) if found else ()
+        self._module_ref_cache[key] = module_ref(found) if found else ()
         return found
 
     def _import_root(self, importer: str) -> PurePosixPath:
@@ -265,8 +268,8 @@ class ProjectIndex:
         if imp.member is None:
             relpath = self._source_module(imp.source, importer)
             if relpath is not None:
-                return ("module", relpath)
-            return ("ext", canonical_external(imp.source))
+                return module_ref(relpath)
+            return ext_ref(canonical_external(imp.source))
         relpath = self._source_module(imp.source, importer)
         if relpath is not None:
             ref = self.resolve_global(relpath, imp.member, depth + 1)
@@ -279,7 +282,7 @@ class ProjectIndex:
             ):
                 candidate = candidate[2:] if candidate.startswith("./") else candidate
                 if PurePosixPath(relpath).name == "__init__.py" and candidate in self.modules:
-                    return ("module", candidate)
+                    return module_ref(candidate)
             return UNKNOWN_REF
         if imp.source.startswith("."):
             if imp.source.strip(".") == "":
@@ -293,9 +296,9 @@ class ProjectIndex:
                 ):
                     candidate = candidate[2:] if candidate.startswith("./") else candidate
                     if candidate in self.modules:
-                        return ("module", candidate)
+                        return module_ref(candidate)
             return UNKNOWN_REF
-        return ("ext", canonical_external(f"{imp.source}.{imp.member}"))
+        return ext_ref(canonical_external(f"{imp.source}.{imp.member}"))
 
     def resolve_global(self, relpath: str, name: str, depth: int = 0) -> Ref:
         """A module-level name of a project module: def, class, import, variable, star, builtin."""
@@ -317,11 +320,11 @@ class ProjectIndex:
         assigned = module.module_code.locals.get(name)
         if assigned:
             for sym in reversed(assigned):
-                if sym[0] == "def":
-                    return ("func", FunctionKey(relpath, sym[1]))
-                if sym[0] == "class":
-                    return ("class", FunctionKey(relpath, sym[1]))
-            return ("global", relpath, name)
+                if is_def(sym):
+                    return func_ref(FunctionKey(relpath, sym[1]))
+                if is_class(sym):
+                    return class_ref(FunctionKey(relpath, sym[1]))
+            return global_ref(relpath, name)
         imp = module.imports.get(name)
         if imp is not None:
             return self.resolve_import(imp, relpath, depth)
@@ -339,9 +342,9 @@ class ProjectIndex:
             elif not source.startswith("."):
                 candidate = canonical_external(f"{source}.{name}")
                 if lookup(candidate) is not None:
-                    return ("ext", candidate)
+                    return ext_ref(candidate)
         if name in BUILTIN_NAMES:
-            return ("ext", f"builtins.{name}")
+            return ext_ref(f"builtins.{name}")
         return UNKNOWN_REF
 
     def resolve_dotted(self, relpath: str, dotted: str) -> Ref:
@@ -365,7 +368,7 @@ class ProjectIndex:
         assigned once, at module level, to a dotted name, stands for that name (Python binds
         the very same object). Other refs, and variables holding computed values, are
         returned as they are."""
-        if ref[0] != "global" or depth > 20:
+        if not is_global_ref(ref) or depth > 20:
             return ref
         module = self.modules.get(ref[1])
         values = module.module_code.locals.get(ref[2], []) if module is not None else []
@@ -376,9 +379,9 @@ class ProjectIndex:
 
     def _dotted_sym(self, relpath: str, sym: tuple, depth: int) -> Ref:
         """The ref of a module-level name or attribute chain (`a.b.c`), else unknown."""
-        if sym[0] == "name":
+        if is_name(sym):
             return self.alias_target(self.resolve_global(relpath, sym[1]), depth + 1)
-        if sym[0] == "attr":
+        if is_attr(sym):
             base = self._dotted_sym(relpath, sym[1], depth + 1)
             if base == UNKNOWN_REF:
                 return UNKNOWN_REF
@@ -387,7 +390,7 @@ class ProjectIndex:
 
     def member(self, ref: Ref, name: str) -> Ref:
         """`ref.name` for namespaces: modules and external names."""
-        if ref[0] == "module":
+        if is_module_ref(ref):
             inner = self.resolve_global(ref[1], name)
             if inner == UNKNOWN_REF:
                 package_dir = PurePosixPath(ref[1]).parent
@@ -397,10 +400,10 @@ class ProjectIndex:
                 ):
                     candidate = candidate[2:] if candidate.startswith("./") else candidate
                     if candidate in self.modules:
-                        return ("module", candidate)
+                        return module_ref(candidate)
             return inner
-        if ref[0] == "ext":
-            return ("ext", canonical_external(f"{ref[1]}.{name}"))
+        if is_ext_ref(ref):
+            return ext_ref(canonical_external(f"{ref[1]}.{name}"))
         return UNKNOWN_REF
 
     # ------------------------------------------------------------- classes
@@ -425,7 +428,7 @@ class ProjectIndex:
             if key in order:
                 continue
             order.append(key)
-            stack[0:0] = [r[1] for r in self.base_refs(key) if r[0] == "class"]
+            stack[0:0] = [r[1] for r in self.base_refs(key) if is_class_ref(r)]
         self._mro_cache[class_key] = order
         return order
 
@@ -454,7 +457,7 @@ class ProjectIndex:
                 for qualname in module.classes:
                     key = FunctionKey(relpath, qualname)
                     for ref in self.base_refs(key):
-                        if ref[0] == "class" and ref[1] != key:
+                        if is_class_ref(ref) and ref[1] != key:
                             direct.setdefault(ref[1], []).append(key)
             self._direct_subclasses = direct
         found: list[ClassKey] = []
@@ -502,7 +505,7 @@ class ProjectIndex:
         found = self._test_case_cache.get(class_key)
         if found is None:
             found = self._test_case_cache[class_key] = any(
-                ref[0] == "ext" and ref[1].endswith("TestCase")
+                is_ext_ref(ref) and ref[1].endswith("TestCase")
                 for key in self.mro(class_key)
                 for ref in self.base_refs(key)
             )
@@ -535,9 +538,9 @@ class ProjectIndex:
             found.add(source)
         if imp.member is not None:
             ref = self.resolve_import(imp, importer)
-            if ref[0] in ("module", "global"):
+            if is_module_ref(ref) or is_global_ref(ref):
                 found.add(ref[1])
-            elif ref[0] in ("func", "class"):
+            elif is_func_ref(ref) or is_class_ref(ref):
                 found.add(ref[1].file)
         return found
 
@@ -590,7 +593,7 @@ class ProjectIndex:
                 break
             for name in _referenced_names(fn):
                 ref = self.resolve_global(relpath, name)
-                if ref[0] == "ext":
+                if is_ext_ref(ref):
                     root = ref[1].split(".", 1)[0]
                     used.update(frameworks_using((root,)))
             qualname = fn.parent_qualname
@@ -630,9 +633,9 @@ class ProjectIndex:
         found: LayerBase | None = None
         for ref in self.base_refs(class_key):
             base: LayerBase | None = None
-            if ref[0] == "class":
+            if is_class_ref(ref):
                 base = self.layer_base(ref[1])
-            elif ref[0] == "ext":
+            elif is_ext_ref(ref):
                 base = external_class_role(ref[1])
             if base is not None and (found is None or base.role == "model"):
                 found = base
