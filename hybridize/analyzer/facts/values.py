@@ -10,6 +10,8 @@ in `atom_bounds.py`. The evaluator (`evaluator.py`) computes atoms; the solver
 
 from __future__ import annotations
 
+from typing import Literal, TypeGuard
+
 from hybridize.analyzer.summaries.keys import FunctionKey
 
 Atom = tuple
@@ -42,6 +44,29 @@ them are the solver's hot path), whose first element names its kind:
 Atoms = frozenset[Atom]
 Dep = tuple[str, FunctionKey]
 """A fact an evaluation read: ("params", function), ("ret", function), ("attrs", class)."""
+
+TensorAtom = tuple[Literal["tensor"], str | None, tuple[int | None, ...] | None]
+VariableAtom = tuple[Literal["variable"], str | None, tuple[int | None, ...] | None]
+NumpyAtom = (
+    tuple[Literal["numpy"], str | None]
+    | tuple[Literal["numpy"], str | None, tuple[int | None, ...] | None]
+)
+SymbolicAtom = tuple[Literal["symbolic"]]
+DatasetAtom = tuple[Literal["dataset"]]
+IteratorAtom = tuple[Literal["iterator"]]
+ObjAtom = tuple[Literal["obj"], str, FunctionKey | None]
+LitAtom = tuple[Literal["lit"], str, object]
+SeqAtom = tuple[Literal["seq"], str, Atoms]
+TupAtom = tuple[Literal["tup"], tuple[Atoms, ...], str]
+DictAtom = tuple[Literal["dict"], Atoms]
+FuncAtom = tuple[Literal["func"], FunctionKey]
+MethodAtom = tuple[Literal["method"], FunctionKey]
+ClassAtom = tuple[Literal["class"], FunctionKey]
+ModuleAtom = tuple[Literal["module"], str]
+ExtAtom = tuple[Literal["ext"], str]
+BoundExtAtom = tuple[Literal["boundext"], str, str]
+PythonAtom = tuple[Literal["python"]]
+
 
 UNKNOWN_ATOM: Atom = ("?",)
 TENSOR: Atom = ("tensor", None, None)
@@ -151,3 +176,102 @@ CONTAINER_KINDS = frozenset({"seq", "tup", "dict"})
 PYTHON_SEQUENCE_KINDS = frozenset({"seq", "tup"})
 """Atoms of Python sequences (lists, tuples, ranges): an index must be a Python int, and a
 symbolic tensor raises "list indices must be integers or slices"."""
+
+
+# The kinds of atom, tested by name (`is_tensor_atom(atom)` narrows `atom` to `TensorAtom`):
+# atoms stay plain tuples (see `summaries/syms.py` for why).
+
+
+def is_unknown_kind(atom: Atom) -> bool:
+    """The atom ("?",) itself; `predicates.is_unknown` also counts a foreign object."""
+    return atom[0] == "?"
+
+
+def is_tensor_atom(atom: Atom) -> TypeGuard[TensorAtom]:
+    """A TF (or torch) tensor."""
+    return atom[0] == "tensor"
+
+
+def is_variable_atom(atom: Atom) -> TypeGuard[VariableAtom]:
+    """A variable (also a tensor)."""
+    return atom[0] == "variable"
+
+
+def is_numpy_atom(atom: Atom) -> TypeGuard[NumpyAtom]:
+    """A NumPy array."""
+    return atom[0] == "numpy"
+
+
+def is_symbolic_atom(atom: Atom) -> TypeGuard[SymbolicAtom]:
+    """A Keras symbolic tensor."""
+    return atom[0] == "symbolic"
+
+
+def is_dataset_atom(atom: Atom) -> TypeGuard[DatasetAtom]:
+    """A tf.data dataset."""
+    return atom[0] == "dataset"
+
+
+def is_iterator_atom(atom: Atom) -> TypeGuard[IteratorAtom]:
+    """An iterator over a dataset."""
+    return atom[0] == "iterator"
+
+
+def is_obj_atom(atom: Atom) -> TypeGuard[ObjAtom]:
+    """An object of a known role."""
+    return atom[0] == "obj"
+
+
+def is_lit_atom(atom: Atom) -> TypeGuard[LitAtom]:
+    """A Python literal."""
+    return atom[0] == "lit"
+
+
+def is_seq_atom(atom: Atom) -> TypeGuard[SeqAtom]:
+    """A list, tuple or set of `atoms`."""
+    return atom[0] == "seq"
+
+
+def is_tup_atom(atom: Atom) -> TypeGuard[TupAtom]:
+    """A short tuple or list display."""
+    return atom[0] == "tup"
+
+
+def is_dict_atom(atom: Atom) -> TypeGuard[DictAtom]:
+    """A dict of `atoms`."""
+    return atom[0] == "dict"
+
+
+def is_func_atom(atom: Atom) -> TypeGuard[FuncAtom]:
+    """A project function."""
+    return atom[0] == "func"
+
+
+def is_method_atom(atom: Atom) -> TypeGuard[MethodAtom]:
+    """A project method."""
+    return atom[0] == "method"
+
+
+def is_class_atom(atom: Atom) -> TypeGuard[ClassAtom]:
+    """A project class."""
+    return atom[0] == "class"
+
+
+def is_module_atom(atom: Atom) -> TypeGuard[ModuleAtom]:
+    """A project module."""
+    return atom[0] == "module"
+
+
+def is_ext_atom(atom: Atom) -> TypeGuard[ExtAtom]:
+    """A name outside the project."""
+    return atom[0] == "ext"
+
+
+def is_boundext_atom(atom: Atom) -> TypeGuard[BoundExtAtom]:
+    """A method of a framework object."""
+    return atom[0] == "boundext"
+
+
+def is_python_atom(atom: Atom) -> TypeGuard[PythonAtom]:
+    """Some other Python value."""
+    return atom[0] == "python"

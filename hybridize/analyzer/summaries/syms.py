@@ -148,7 +148,7 @@ def cond_sym(options: tuple[Sym, ...]) -> CondSym:
     return ("cond", options)
 
 
-def is_unknown(sym: Sym) -> TypeGuard[UnknownSym]:
+def is_unknown_sym(sym: Sym) -> TypeGuard[UnknownSym]:
     return sym[0] == "?"
 
 
@@ -222,3 +222,11 @@ def is_import(sym: Sym) -> TypeGuard[ImportSym]:
 
 def is_cond(sym: Sym) -> TypeGuard[CondSym]:
     return sym[0] == "cond"
+
+
+def kind_of(value: tuple) -> str:
+    """The kind of a symbolic value, an atom (`facts/values.py`) or a reference
+    (`facts/refs.py`): what a test of several kinds at once (`kind_of(atom) in KINDS`) or a
+    dispatch on the kind reads."""
+    kind: str = value[0]
+    return kind
