@@ -46,6 +46,7 @@ from hybridize.analyzer.facts.predicates import local_values, made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, is_call, is_iter, is_local, is_param
 
 LAYER_ROLES = frozenset({"layer", "model"})
 """Framework objects that build their variables when first called."""
@@ -79,7 +80,7 @@ def held_parameters(
         site = fn.calls[current[1]]
         resolved = calls.get(current[1])
         edges: list[Sym] = []
-        if site.callee[0] == "attr" and (resolved is None or not resolved.targets):
+        if is_attr(site.callee) and (resolved is None or not resolved.targets):
             edges.append(site.callee[1])  # `layers.values()`, `model.get_layer(name)`
         if resolved is not None and _follows_arguments(resolved):
             edges.extend(site.args)
@@ -89,7 +90,7 @@ def held_parameters(
     held = {
         str(current[1])
         for current in walk_syms((sym,), follow)
-        if current[0] == "param" and current[1] != receiver
+        if is_param(current) and current[1] != receiver
     }
     return sorted(held)
 
@@ -270,13 +271,13 @@ def _varies_per_iteration(fn: FunctionSummary, sym: Sym) -> bool:
             return (site.callee, *site.args, *(value for _, value in site.kwargs))
         return ()
 
-    return any(current[0] == "iter" for current in walk_syms((sym,), follow))
+    return any(is_iter(current) for current in walk_syms((sym,), follow))
 
 
 def _resolved_local(fn: FunctionSummary, sym: Sym) -> Sym:
     """A value through the locals assigned exactly once (`model = Model(); f(model)`)."""
     for _ in range(20):  # bounded: `a = b; b = a` must not loop
-        if sym[0] != "local" or len(fn.locals.get(sym[1], ())) != 1:
+        if not is_local(sym) or len(fn.locals.get(sym[1], ())) != 1:
             break
         sym = fn.locals[sym[1]][0]
     return sym
@@ -336,7 +337,7 @@ def _origins(
             outer = held_parameters(fn, calls, value, receiver)
             if not outer:
                 origin = _resolved_local(fn, value)
-                if origin[0] == "call" and len(_call_sites(index, facts, caller)) >= 2:
+                if is_call(origin) and len(_call_sites(index, facts, caller)) >= 2:
                     return None  # a new object on each run of a function run from two places
                 built = _built_before(index, facts, caller, origin, line)
                 found[(caller, origin)] = found.get((caller, origin), True) and built

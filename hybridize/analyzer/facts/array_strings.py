@@ -17,9 +17,10 @@ from collections.abc import Iterable
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import made_of, walk_syms
 from hybridize.analyzer.facts.safety import SafetyScan
-from hybridize.analyzer.facts.values import Atom
+from hybridize.analyzer.facts.values import Atom, is_numpy_atom
 from hybridize.analyzer.frameworks.python_stdlib import REGEX_STRING_ARGUMENTS, STRING_METHODS
 from hybridize.analyzer.summaries.ir import Sym
+from hybridize.analyzer.summaries.syms import is_attr, is_local, is_param, kind_of
 
 NUMERIC_DTYPE_PREFIXES = ("float", "int", "uint", "bool", "complex", "bfloat")
 """NumPy dtypes that hold no text: their values are never read as strings."""
@@ -36,7 +37,7 @@ def array_string_reads(scan: SafetyScan) -> list[Evidence]:
     for resolved in scan.facts.calls.get(scan.key, []):
         site = resolved.site
         read: str | None = None
-        if site.callee[0] == "attr" and site.callee[2] in STRING_METHODS:
+        if is_attr(site.callee) and site.callee[2] in STRING_METHODS:
             name = _parameter_read(scan, site.callee[1], texts)
             if name is not None:
                 read = f"calls `.{site.callee[2]}()` on `{name}`"
@@ -62,7 +63,7 @@ def array_string_reads(scan: SafetyScan) -> list[Evidence]:
 def _may_hold_text(atoms: Iterable[Atom]) -> bool:
     """Some atom is a NumPy value whose dtype is text or not known."""
     return any(
-        atom[0] == "numpy" and not (atom[1] or "").startswith(NUMERIC_DTYPE_PREFIXES)
+        is_numpy_atom(atom) and not (atom[1] or "").startswith(NUMERIC_DTYPE_PREFIXES)
         for atom in atoms
     )
 
@@ -72,11 +73,11 @@ def _parameter_read(scan: SafetyScan, sym: Sym, names: set[str]) -> str | None:
     their values), indexing and iteration; None for anything computed from it."""
 
     def follow(current: Sym) -> Iterable[Sym]:
-        if current[0] == "local":
+        if is_local(current):
             return scan.fn.locals.get(current[1], ())
-        return made_of(current) if current[0] in ("item", "iter") else ()
+        return made_of(current) if kind_of(current) in ("item", "iter") else ()
 
     for current in walk_syms((sym,), follow):
-        if current[0] == "param" and current[1] in names and current[1] != scan.receiver:
+        if is_param(current) and current[1] in names and current[1] != scan.receiver:
             return str(current[1])
     return None

@@ -20,6 +20,11 @@ from hybridize.analyzer.facts.values import (
     UNKNOWN_ATOM,
     Atom,
     Atoms,
+    is_dict_atom,
+    is_seq_atom,
+    is_tensor_atom,
+    is_tup_atom,
+    is_unknown_kind,
 )
 from hybridize.analyzer.summaries.keys import FunctionKey
 
@@ -59,15 +64,15 @@ def collapse_container(container: Atom) -> Atom:
 
 
 def _has_unknown(atom: Atom, depth: int = 0) -> bool:
-    if atom[0] == "?":
+    if is_unknown_kind(atom):
         return True
     if depth > 6:
         return False
-    if atom[0] == "seq":
+    if is_seq_atom(atom):
         return any(_has_unknown(a, depth + 1) for a in atom[2])
-    if atom[0] == "tup":
+    if is_tup_atom(atom):
         return any(_has_unknown(a, depth + 1) for part in atom[1] for a in part)
-    if atom[0] == "dict":
+    if is_dict_atom(atom):
         return any(_has_unknown(a, depth + 1) for a in atom[1])
     return False
 
@@ -149,9 +154,9 @@ def join_capped(joined: Iterable[Atom], cut: dict[CutEntry, bool], entry: CutEnt
 def merge_tensor_specs(atoms: Atoms) -> Atoms:
     """Collapse many tensor atoms with different shapes into one of unknown shape: a
     function's return, whether the evaluator or the solver builds it."""
-    tensors = [a for a in atoms if a[0] == "tensor"]
+    tensors = [a for a in atoms if is_tensor_atom(a)]
     if len(tensors) <= 4:
         return atoms
     dtypes = {a[1] for a in tensors}
     merged = ("tensor", dtypes.pop() if len(dtypes) == 1 else None, None)
-    return frozenset([a for a in atoms if a[0] != "tensor"] + [merged])
+    return frozenset([a for a in atoms if not is_tensor_atom(a)] + [merged])

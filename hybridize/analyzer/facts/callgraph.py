@@ -16,11 +16,21 @@ import networkx as nx
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
 from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown
+from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
+from hybridize.analyzer.facts.values import (
+    is_boundext_atom,
+    is_lit_atom,
+    is_obj_atom,
+    is_seq_atom,
+    is_tup_atom,
+    is_variable_atom,
+)
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, is_item, is_op, kind_of
 
 CREATES_FRAMEWORK_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs framework ops even when the table does not mark them as ops: creating
@@ -82,12 +92,12 @@ def local_tensor_computation(facts: TensorFacts, key: FunctionKey) -> bool:
     evaluator = facts.evaluators.get(key)
     if evaluator is not None:
         for sym, atoms in evaluator.memo.items():
-            if sym[0] == "op" and any(a[0] in ("tensor", "variable") for a in atoms):
+            if is_op(sym) and any(kind_of(a) in ("tensor", "variable") for a in atoms):
                 return True
-            if sym[0] == "item":
+            if is_item(sym):
                 # Slicing a tensor is an op; picking an element of a Python tuple is not.
                 base = evaluator.memo.get(sym[1], frozenset())
-                if any(a[0] in ("tensor", "variable") for a in base):
+                if any(kind_of(a) in ("tensor", "variable") for a in base):
                     return True
     return False
 
@@ -114,13 +124,13 @@ def opaque_tensor_calls(
 def _holds_variable(atoms: Iterable[tuple], depth: int = 0) -> bool:
     """A `tf.Variable`, or a container of them (`model.trainable_variables`)."""
     for atom in atoms:
-        if atom[0] == "variable":
+        if is_variable_atom(atom):
             return True
-        if depth < 3 and atom[0] == "seq" and _holds_variable(atom[2], depth + 1):
+        if depth < 3 and is_seq_atom(atom) and _holds_variable(atom[2], depth + 1):
             return True
         if (
             depth < 3
-            and atom[0] == "tup"
+            and is_tup_atom(atom)
             and any(_holds_variable(part, depth + 1) for part in atom[1])
         ):
             return True
@@ -138,7 +148,7 @@ def local_stateful_computation(facts: TensorFacts, key: FunctionKey) -> bool:
         ):
             return True
         variable_method = any(
-            a[0] == "boundext" and a[1] == "variable" for a in resolved.callee_atoms
+            is_boundext_atom(a) and a[1] == "variable" for a in resolved.callee_atoms
         )
         if variable_method or any(info.tensor_op for info in resolved.api):
             arguments = [*resolved.args, *resolved.kwargs.values()]
@@ -148,10 +158,10 @@ def local_stateful_computation(facts: TensorFacts, key: FunctionKey) -> bool:
     if evaluator is not None:
         for receiver, _attribute, _span, _calls in evaluator.fn.variable_reads:
             # `model.trainable_variables`: the weights themselves, whatever is done with them.
-            if any(a[0] == "obj" and a[1] in ("layer", "model") for a in evaluator.eval(receiver)):
+            if any(is_obj_atom(a) and a[1] in ("layer", "model") for a in evaluator.eval(receiver)):
                 return True
         for sym in evaluator.memo:
-            if sym[0] == "op" and any(
+            if is_op(sym) and any(
                 _holds_variable(evaluator.memo.get(operand, ())) for operand in sym[1]
             ):
                 return True
@@ -220,7 +230,7 @@ def _framework_optimizer_role(index: ProjectIndex, class_key: FunctionKey) -> st
         except KeyError:
             return None
         for ref in refs:
-            if ref[0] == "ext" and any(f.optimizer_base(ref[1]) for f in FRAMEWORKS):
+            if is_ext_ref(ref) and any(f.optimizer_base(ref[1]) for f in FRAMEWORKS):
                 return "optimizer"
     return None
 
@@ -250,7 +260,7 @@ def _keras_loop_calls(_key: FunctionKey, calls: list[ResolvedCall]) -> list[Sym]
     found = []
     for resolved in calls:
         callee = resolved.site.callee
-        if callee[0] != "attr" or callee[2] not in KERAS_GRAPH_LOOPS:
+        if not is_attr(callee) or callee[2] not in KERAS_GRAPH_LOOPS:
             continue
         if any(info.name.endswith(f"Model.{callee[2]}") for info in resolved.api):
             found.append(callee[1])
@@ -264,7 +274,7 @@ def _eager_compiles(_key: FunctionKey, calls: list[ResolvedCall]) -> list[Sym]:
         site = resolved.site
         # `compile` is the Keras API that takes `run_eagerly` (a flag definition or a
         # config object of the same keyword sets nothing; its value reaches `compile`).
-        if site.callee[0] != "attr" or site.callee[2] != "compile":
+        if not is_attr(site.callee) or site.callee[2] != "compile":
             continue
         if any(n == "run_eagerly" and v != ("lit", "bool", False) for n, v in site.kwargs):
             found.append(site.callee[1])
@@ -294,10 +304,10 @@ def _add_model_classes(
     if not atoms:
         return False
     for atom in atoms:
-        if atom[0] == "obj":
+        if is_obj_atom(atom):
             if atom[2] is not None:
                 eager.add(atom[2])
-        elif atom[0] != "lit":
+        elif not is_lit_atom(atom):
             return False
     return True
 

@@ -40,9 +40,16 @@ import networkx as nx
 from hybridize.analyzer.facts.callgraph import external_layer_call, following_calls
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.predicates import is_tensor_like
+from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
-from hybridize.analyzer.facts.values import Atom
+from hybridize.analyzer.facts.values import (
+    Atom,
+    is_dict_atom,
+    is_ext_atom,
+    is_seq_atom,
+    is_tup_atom,
+)
 from hybridize.analyzer.frameworks import ApiInfo, written_name
 from hybridize.analyzer.frameworks.framework import (
     FRAMEWORKS,
@@ -54,6 +61,15 @@ from hybridize.analyzer.frameworks.framework import (
 )
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym, module_imports
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import (
+    is_call,
+    is_lit,
+    is_local,
+    is_name,
+    is_op,
+    is_seq,
+    kind_of,
+)
 from hybridize.model import Span
 
 TRANSPARENT_DECORATORS = frozenset(
@@ -195,7 +211,7 @@ def _legacy_api_call(_key: FunctionKey, calls: list[ResolvedCall]) -> str:
     """The first API the function calls that only an older major version of its framework
     has (`legacy_only_name`), as named; empty when none."""
     for resolved in sorted(calls, key=lambda r: (r.site.span.start_line, r.site.span.start_col)):
-        names = sorted(str(atom[1]) for atom in resolved.callee_atoms if atom[0] == "ext")
+        names = sorted(str(atom[1]) for atom in resolved.callee_atoms if is_ext_atom(atom))
         for name in names:
             if legacy_only_name(name):
                 return name
@@ -226,12 +242,12 @@ def _tensorflow_specific(resolved: ResolvedCall) -> bool:
 def _flatten(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
     for atom in atoms:
         yield atom
-        if depth < 3 and atom[0] == "seq":
+        if depth < 3 and is_seq_atom(atom):
             yield from _flatten(atom[2], depth + 1)
-        elif depth < 3 and atom[0] == "tup":
+        elif depth < 3 and is_tup_atom(atom):
             for part in atom[1]:
                 yield from _flatten(part, depth + 1)
-        elif depth < 3 and atom[0] == "dict":
+        elif depth < 3 and is_dict_atom(atom):
             yield from _flatten(atom[1], depth + 1)
 
 
@@ -417,7 +433,7 @@ class Candidacy:
             if decorator.name.rsplit(".", 1)[-1] in PROPERTY_ACCESSORS:
                 continue  # `@value.setter` of a property
             ref = self.index.resolve_dotted(relpath, decorator.name)
-            if ref[0] == "ext" and (
+            if is_ext_ref(ref) and (
                 ref[1] in TRANSPARENT_DECORATORS or framework.is_decorator(ref[1])
             ):
                 continue
@@ -509,27 +525,27 @@ class Candidacy:
             return False
 
         def is_query(sym: Sym, owner: FunctionKey, depth: int = 0) -> bool:
-            if sym[0] == "call":
+            if is_call(sym):
                 return (owner, sym[1]) in queries
             scope = fn if owner == key else module
-            if sym[0] == "local" and depth < 2:
+            if is_local(sym) and depth < 2:
                 return any(is_query(v, owner, depth + 1) for v in scope.locals.get(sym[1], ()))
-            if sym[0] == "name" and depth < 2:
+            if is_name(sym) and depth < 2:
                 values = module.locals.get(sym[1], ())
                 return any(is_query(v, module_key, depth + 1) for v in values)
             return False
 
         def names_other_backend(sym: Sym) -> bool:
-            if sym[0] == "lit":
+            if is_lit(sym):
                 return sym[1] == "str" and sym[2] in OTHER_BACKENDS
-            if sym[0] == "seq":
+            if is_seq(sym):
                 return any(names_other_backend(e) for e in sym[2])
             return False
 
         def visit(sym: Sym, depth: int = 0) -> bool:
             if depth > 6 or not isinstance(sym, tuple) or not sym:
                 return False
-            if sym[0] == "op":
+            if is_op(sym):
                 operands = sym[1]
                 if any(is_query(o, key) for o in operands) and any(
                     names_other_backend(o) for o in operands
@@ -542,6 +558,6 @@ class Candidacy:
 
     def _returns_dataset(self, key: FunctionKey) -> bool:
         returned = list(_flatten(self.facts.returns.get(key, frozenset())))
-        return any(a[0] in ("dataset", "iterator") for a in returned) and not any(
+        return any(kind_of(a) in ("dataset", "iterator") for a in returned) and not any(
             is_tensor_like(a) for a in returned
         )

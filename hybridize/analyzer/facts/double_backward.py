@@ -29,9 +29,11 @@ from hybridize.analyzer.facts.callgraph import first_witness_of_runs
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.values import is_boundext_atom
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, kind_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +75,8 @@ def _double_backward_of(
             site = resolved.site
             # `loss.backward(...)` differentiates its receiver, `grad(out, x, ...)` its first
             # argument.
-            method = site.callee[0] == "attr" and any(
-                a[0] == "boundext" for a in resolved.callee_atoms
+            method = is_attr(site.callee) and any(
+                is_boundext_atom(a) for a in resolved.callee_atoms
             )
             differentiated = site.callee[1] if method else site.args[0] if site.args else None
             if differentiated is not None:
@@ -86,7 +88,7 @@ def _double_backward_of(
         handed = _differentiates_callable_twice(resolved, framework)
         if handed is not None:
             callables = (
-                [a[1] for a in resolved.args[0] if a[0] in ("func", "method")]
+                [a[1] for a in resolved.args[0] if kind_of(a) in ("func", "method")]
                 if resolved.args
                 else []
             )
@@ -152,7 +154,7 @@ def _producers(
         found = {target for _, target in callees(index, resolved)}
         site = resolved.site
         parts = _arguments(site.args, site.kwargs)
-        if site.callee[0] == "attr":
+        if is_attr(site.callee):
             parts.append(site.callee[1])
     elif kind in ("attr", "item", "iter", "enter"):
         parts = [sym[1]]

@@ -28,9 +28,11 @@ from hybridize.analyzer.facts.evaluator import (
 from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.speculation import speculate
+from hybridize.analyzer.facts.values import is_boundext_atom, is_seq_atom, is_tup_atom
 from hybridize.analyzer.frameworks import is_container_mutator
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Store, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, is_local, is_param, kind_of
 from hybridize.model import Span
 
 Origin = tuple
@@ -158,16 +160,16 @@ def bound_in_enclosing_function(index: ProjectIndex, key: FunctionKey, name: str
 def _root_param(fn: FunctionSummary, sym: Sym) -> str | None:
     """The parameter a value is read from (`p`, `p.attr`, `p[i]`), through plain aliases."""
     for _ in range(20):
-        if sym[0] == "local":
+        if is_local(sym):
             values = fn.locals.get(sym[1], [])
             if len(values) != 1:
                 return None
             sym = values[0]
-        elif sym[0] in ("attr", "item", "iter"):
+        elif kind_of(sym) in ("attr", "item", "iter"):
             sym = sym[1]
         else:
             break
-    return sym[1] if sym[0] == "param" else None
+    return sym[1] if is_param(sym) else None
 
 
 class EffectAnalysis:
@@ -240,7 +242,7 @@ class EffectAnalysis:
         for origin in sorted(origins(self.index, key, target)):
             if origin == FRESH:
                 continue
-            if origin[0] == "param":
+            if is_param(origin):
                 summary.mutated_params.setdefault(origin[1], span)
                 summary.effects.append(
                     Effect("HY107", f"{what} an object passed in as `{origin[1]}`", span, origin[1])
@@ -315,7 +317,7 @@ class EffectAnalysis:
         speculation takes to receive tensors (a Keras `call`, a `train_step`): under that
         stated assumption `x *= y` rebinds a tensor, and the verdict says so in words."""
         evidence = self.facts.param_atoms.get(key, {})
-        if not all(o[0] == "param" and not evidence.get(o[1]) for o in found):
+        if not all(is_param(o) and not evidence.get(o[1]) for o in found):
             return False
         if any(is_tensor_like(a) for atoms in evidence.values() for a in atoms):
             return False  # a tensor parameter is known: the verdict will not be speculative
@@ -326,8 +328,8 @@ class EffectAnalysis:
     ) -> None:
         site = resolved.site
         receiver_fresh = (
-            site.callee[0] == "attr"
-            and any(a[0] == "boundext" for a in resolved.callee_atoms)
+            is_attr(site.callee)
+            and any(is_boundext_atom(a) for a in resolved.callee_atoms)
             and origins(self.index, key, site.callee[1]) == {FRESH}
         )
         for info in resolved.api:
@@ -338,7 +340,7 @@ class EffectAnalysis:
                 summary.effects.append(
                     Effect(code, f"{verb} with `{_short(info.name)}`", site.span, traced_only=True)
                 )
-            if info.mutates_receiver and site.callee[0] == "attr" and not receiver_fresh:
+            if info.mutates_receiver and is_attr(site.callee) and not receiver_fresh:
                 self._mutation(
                     key, fn, summary, site.callee[1], site.span, f"calls `.{site.callee[2]}()` on"
                 )
@@ -362,9 +364,9 @@ class EffectAnalysis:
                     Effect("HY108", "advances an iterator it did not create", site.span)
                 )
         callee = site.callee
-        if callee[0] == "attr":
+        if is_attr(callee):
             method = callee[2]
-            roles = {a[1] for a in resolved.callee_atoms if a[0] == "boundext"}
+            roles = {a[1] for a in resolved.callee_atoms if is_boundext_atom(a)}
             unknown = not resolved.callee_atoms or all(map(is_unknown, resolved.callee_atoms))
             container_roles = {"list", "dict", "set", "tuple", "python", "deque"}
             if (roles & container_roles and is_container_mutator(method)) or (
@@ -394,10 +396,10 @@ class EffectAnalysis:
     def _tensor_member(self, key: FunctionKey, root: str, callee: Sym) -> bool:
         """A method of a tensor parameter's static metadata (`x.shape.as_list()`,
         `x.dtype.is_floating`): TensorShape and DType methods change nothing."""
-        if callee[0] != "attr" or callee[1][0] != "attr":
+        if not is_attr(callee) or not is_attr(callee[1]):
             return False
         atoms = get_evaluator(self.index, self.facts, key).eval(("param", root))
-        return bool(atoms) and all(a[0] in ("tensor", "variable") for a in atoms)
+        return bool(atoms) and all(kind_of(a) in ("tensor", "variable") for a in atoms)
 
     # ------------------------------------------------------------------ transitive
 
@@ -471,7 +473,7 @@ class EffectAnalysis:
             callee_sym = site.callee
             if kind == "layer_call":
                 return callee_sym
-            if callee_sym[0] == "attr":
+            if is_attr(callee_sym):
                 return callee_sym[1]  # `obj.method(...)`: the receiver is `obj`
             # `obj(...)` runs `obj.__call__`, whose receiver is `obj` itself: a module that
             # builds its variables on its first call mutates the object it was handed
@@ -511,12 +513,12 @@ class EffectAnalysis:
 def _star_parameter_itself(fn: FunctionSummary, target: Sym) -> bool:
     """Whether `target` is the `*args` tuple or `**kwargs` dict of `fn` itself (its name, not
     an element of it, and not rebound)."""
-    if target[0] not in ("param", "local", "name"):
+    if kind_of(target) not in ("param", "local", "name"):
         return False
     name = target[1]
     if not any(p.name == name and p.kind in ("vararg", "kwarg") for p in fn.params):
         return False
-    return target[0] == "param" or all(v == ("param", name) for v in fn.locals.get(name, ()))
+    return is_param(target) or all(v == ("param", name) for v in fn.locals.get(name, ()))
 
 
 def _one_of(options: list[Sym]) -> Sym | None:
@@ -533,11 +535,11 @@ UNKNOWN_KINDS = frozenset({"?", "ext", "boundext"})
 def _mutable_container(atom: tuple) -> bool:
     """A list, dict, set (not a tuple, a range or a generator) or a NumPy array: an augmented
     assignment changes it in place (`ndarray.__iadd__` writes into the array)."""
-    if atom[0] == "seq":
+    if is_seq_atom(atom):
         return bool(atom[1] in ("list", "set", "deque"))
-    if atom[0] == "tup":
+    if is_tup_atom(atom):
         return len(atom) > 2 and atom[2] == "list"
-    return atom[0] in ("dict", "numpy")
+    return kind_of(atom) in ("dict", "numpy")
 
 
 def _copy(summary: EffectSummary) -> EffectSummary:
@@ -548,9 +550,9 @@ def _copy(summary: EffectSummary) -> EffectSummary:
 
 def _dotted(sym: Sym) -> str:
     """`config.get` for an attribute chain on a parameter or local; `...` for the rest."""
-    if sym[0] == "attr":
+    if is_attr(sym):
         return f"{_dotted(sym[1])}.{sym[2]}"
-    if sym[0] in ("param", "local"):
+    if kind_of(sym) in ("param", "local"):
         return str(sym[1])
     return "..."
 

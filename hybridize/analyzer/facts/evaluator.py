@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from hybridize.analyzer.facts.atom_bounds import MAX_ATOMS, cap_atoms, cut_atoms, merge_tensor_specs
 from hybridize.analyzer.facts.predicates import is_tensor_like, leaf_atoms
-from hybridize.analyzer.facts.refs import UNKNOWN_REF, Ref
+from hybridize.analyzer.facts.refs import UNKNOWN_REF, Ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import (
     CONTAINER_OBJECT_RESULTS,
@@ -31,6 +31,15 @@ from hybridize.analyzer.facts.values import (
     atoms_for_return,
     foreign_member,
     foreign_object,
+    is_dict_atom,
+    is_ext_atom,
+    is_lit_atom,
+    is_numpy_atom,
+    is_obj_atom,
+    is_seq_atom,
+    is_symbolic_atom,
+    is_tup_atom,
+    is_unknown_kind,
 )
 from hybridize.analyzer.frameworks import (
     ApiInfo,
@@ -57,6 +66,7 @@ from hybridize.analyzer.frameworks.shapes import (
 )
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, ImportSummary, Param, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, is_iter, is_lit, is_slice, kind_of
 from hybridize.model import Span
 
 
@@ -293,7 +303,7 @@ class Evaluator:
             kind == "seq"
             and sym[1] in ("tuple", "list")
             and len(sym[2]) <= MAX_TUPLE
-            and all(e[0] != "iter" for e in sym[2])
+            and all((not is_iter(e)) for e in sym[2])
         ):
             # Short tuple and list displays keep their positions: `x, y = f()` must not mix
             # the kinds of x and y, and `tf.zeros([4, 8])` has a shape.
@@ -363,7 +373,7 @@ class Evaluator:
         head = text.split("[", 1)[0]
         if head.replace(".", "").isidentifier():
             ref = self.index.resolve_dotted(self.relpath, head)
-            name = ref[1] if ref[0] == "ext" else head
+            name = ref[1] if is_ext_ref(ref) else head
         else:
             name = text
         kind = hinted_kind(name, head)
@@ -612,7 +622,7 @@ class Evaluator:
                     # a dict or a string on that path).
                     continue
                 apis.append(info)
-                receiver = self.eval(site.callee[1]) if site.callee[0] == "attr" else NO_ATOMS
+                receiver = self.eval(site.callee[1]) if is_attr(site.callee) else NO_ATOMS
                 view = _dict_view(atom[2], receiver, args) if atom[1] == "dict" else None
                 if view is not None:
                     result |= view
@@ -685,7 +695,7 @@ class Evaluator:
         for position, modules in enumerate(positions):
             outputs: set[Atom] = set()
             for module in modules:
-                class_key = module[2] if module[0] == "obj" else None
+                class_key = module[2] if is_obj_atom(module) else None
                 if class_key is not None and self.index.layer_role(class_key) is not None:
                     for method in self.index.dispatch(
                         class_key, self.index.instance_call(class_key)
@@ -695,7 +705,7 @@ class Evaluator:
                             known = chained.get(method)
                             chained[method] = current if known is None else [known[0] | current[0]]
                         outputs |= self.returned(method)
-                elif module[0] == "obj" and module[1] in ("layer", "model", "loss", "metric"):
+                elif is_obj_atom(module) and module[1] in ("layer", "model", "loss", "metric"):
                     outputs.add(_layer_output(module, current))
                 else:
                     outputs.add(UNKNOWN_ATOM)
@@ -755,10 +765,10 @@ class Evaluator:
         leaves = frozenset(leaf_atoms(structure))
         results: set[Atom] = set()
         for atom in callback or (UNKNOWN_ATOM,):
-            if atom[0] in ("func", "method"):
+            if kind_of(atom) in ("func", "method"):
                 results |= self.returned(atom[1])
                 continue
-            callee = lookup(atom[1]) if atom[0] == "ext" else None
+            callee = lookup(atom[1]) if is_ext_atom(atom) else None
             if callee is None:
                 results.add(UNKNOWN_ATOM)
             else:
@@ -833,7 +843,7 @@ usual key; either way a Python literal, which retraces per value as an argument.
 def _dict_view(method: str, receiver: Atoms, args: list[Atoms]) -> Atoms | None:
     """What `d.items()`, `.values()`, `.keys()`, `.get()`, `.pop()`, `.setdefault()` give for
     the dicts `receiver` may be; None for other methods or receivers."""
-    dicts = [a for a in receiver if a[0] == "dict"]
+    dicts = [a for a in receiver if is_dict_atom(a)]
     if not dicts:
         return None
     values: set[Atom] = set()
@@ -873,11 +883,11 @@ def _holds_tf_tensor(atoms: Atoms, depth: int = 0) -> bool:
 def _holds_symbolic(atoms: Atoms) -> bool:
     """A Keras symbolic tensor, or a list/tuple holding one (`Concatenate()([a, b])`)."""
     for atom in atoms:
-        if atom[0] == "symbolic":
+        if is_symbolic_atom(atom):
             return True
-        if atom[0] == "tup" and any(("symbolic",) in part for part in atom[1]):
+        if is_tup_atom(atom) and any(("symbolic",) in part for part in atom[1]):
             return True
-        if atom[0] == "seq" and ("symbolic",) in atom[2]:
+        if is_seq_atom(atom) and ("symbolic",) in atom[2]:
             return True
     return False
 
@@ -886,7 +896,7 @@ def _layer_output(layer: Atom, args: list[Atoms]) -> Atom:
     """A built-in layer applied to a tensor: `Dense(units)` maps (..., n) to (..., units)."""
     config = layer[3] if len(layer) > 3 else None
     if config is not None and config[0] == "dense" and args:
-        shapes = {a[2] for a in args[0] if a[0] in ("tensor", "variable")}
+        shapes = {a[2] for a in args[0] if kind_of(a) in ("tensor", "variable")}
         if len(shapes) == 1 and (shape := shapes.pop()) is not None and len(shape) >= 1:
             return ("tensor", "float32", (*shape[:-1], config[1]))
         return ("tensor", "float32", None)
@@ -949,7 +959,7 @@ def _reduce_builtin(args: list[Atoms]) -> Atoms:
     elements = _elements(args) if args else set()
     if any(is_tensor_like(a) for a in [*flat, *elements]):
         return frozenset({TENSOR})
-    if elements and all(a[0] == "lit" for a in elements):
+    if elements and all(is_lit_atom(a) for a in elements):
         return frozenset({("lit", "float", None)})
     return frozenset({PYTHON})
 
@@ -968,7 +978,7 @@ BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
     "builtins.isinstance": lambda args: frozenset({("lit", "bool", None)}),
     "builtins.iter": lambda args: frozenset(
         {("iterator",)}
-        if args and any(a[0] in ("dataset", "iterator") for a in args[0])
+        if args and any(kind_of(a) in ("dataset", "iterator") for a in args[0])
         else _sequence_of(_elements(args))
     ),
     "builtins.next": lambda args: frozenset(_elements(args)),
@@ -1009,23 +1019,19 @@ def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
     kind = atom[0]
     if kind in ("tensor", "variable"):
         shape = atom[2]
-        if shape and index[0] == "lit" and index[1] == "int":
+        if shape and is_lit(index) and index[1] == "int":
             return (("tensor", atom[1], shape[1:]),)  # x[i] drops the first axis
         return (("tensor", atom[1], None),)
     if kind in ("numpy", "symbolic"):
         return (atom,)
     if kind == "seq":
-        if index[0] == "slice":
+        if is_slice(index):
             return (atom,)
         return atom[2] or (UNKNOWN_ATOM,)
     if kind == "tup":
-        if (
-            index[0] == "lit"
-            and isinstance(index[2], int)
-            and -len(atom[1]) <= index[2] < len(atom[1])
-        ):
+        if is_lit(index) and isinstance(index[2], int) and -len(atom[1]) <= index[2] < len(atom[1]):
             return atom[1][index[2]]
-        if index[0] == "slice":
+        if is_slice(index):
             return (atom,)
         return [a for part in atom[1] for a in part] or (UNKNOWN_ATOM,)
     if kind == "dict":
@@ -1067,7 +1073,7 @@ def iterated_atoms(atom: Atom) -> Iterable[Atom]:
 
 
 def _matmul_operands(operands: list[Atoms]) -> Shape:
-    shapes = [{a[2] for a in atoms if a[0] in ("tensor", "variable")} for atoms in operands]
+    shapes = [{a[2] for a in atoms if kind_of(a) in ("tensor", "variable")} for atoms in operands]
     if len(shapes) != 2 or any(len(s) != 1 for s in shapes):
         return None
     a, b = next(iter(shapes[0])), next(iter(shapes[1]))
@@ -1093,13 +1099,13 @@ def _operation(operands: list[Atoms], operator: str | None = None) -> Iterable[A
     flat = [a for atoms in operands for a in atoms]
     if not flat:
         return ()
-    if any(a[0] in ("tensor", "variable") for a in flat):
-        dtypes = {a[1] for a in flat if a[0] in ("tensor", "variable") and a[1] is not None}
+    if any(kind_of(a) in ("tensor", "variable") for a in flat):
+        dtypes = {a[1] for a in flat if kind_of(a) in ("tensor", "variable") and a[1] is not None}
         dtype = dtypes.pop() if len(dtypes) == 1 else None
         # An operand that may be a Keras symbolic tensor makes a result that may be one too
         # (`-scores` of a `tf_keras.Input` is a KerasTensor): the kinds are possibilities.
         symbolic: tuple[Atom, ...] = (
-            (("symbolic",),) if any(a[0] == "symbolic" for a in flat) else ()
+            (("symbolic",),) if any(is_symbolic_atom(a) for a in flat) else ()
         )
         if operator == "matmul":
             return (("tensor", dtype, _matmul_operands(operands)), *symbolic)
@@ -1107,18 +1113,18 @@ def _operation(operands: list[Atoms], operator: str | None = None) -> Iterable[A
             # `x > 0` of a tensor is a boolean tensor (a mask).
             return (("tensor", "bool", _operand_shape(operands)), *symbolic)
         return (("tensor", dtype, _operand_shape(operands)), *symbolic)
-    if any(a[0] == "symbolic" for a in flat):
+    if any(is_symbolic_atom(a) for a in flat):
         return (("symbolic",),)
-    if any(a[0] == "numpy" for a in flat):
+    if any(is_numpy_atom(a) for a in flat):
         if len(operands) == 2:
             # each pair of possible operand arrays gives its own promoted dtype
-            left = {a[1] for a in operands[0] if a[0] == "numpy"} or {"weak"}
-            right = {a[1] for a in operands[1] if a[0] == "numpy"} or {"weak"}
+            left = {a[1] for a in operands[0] if is_numpy_atom(a)} or {"weak"}
+            right = {a[1] for a in operands[1] if is_numpy_atom(a)} or {"weak"}
             return tuple(
                 ("numpy", numpy_result_dtype({x, y} - {"weak"})) for x in left for y in right
             )
-        return (("numpy", numpy_result_dtype(a[1] for a in flat if a[0] == "numpy")),)
-    if flat and all(a[0] == "lit" for a in flat):
+        return (("numpy", numpy_result_dtype(a[1] for a in flat if is_numpy_atom(a))),)
+    if flat and all(is_lit_atom(a) for a in flat):
         types = {a[1] for a in flat}
         if types <= {"int"}:
             return (("lit", "int", None),)
@@ -1127,7 +1133,7 @@ def _operation(operands: list[Atoms], operator: str | None = None) -> Iterable[A
         if types == {"str"}:
             return (("lit", "str", None),)
         return (PYTHON,)
-    if any(a[0] == "?" for a in flat):
+    if any(is_unknown_kind(a) for a in flat):
         return (UNKNOWN_ATOM,)
     return (PYTHON,)
 
@@ -1265,8 +1271,10 @@ def callback_atoms(resolved: ResolvedCall, info: ApiInfo) -> Iterator[Atom]:
             if isinstance(position, int) and position < len(resolved.args)
             else resolved.kwargs.get(str(position), NO_ATOMS)
         )
-        yield from sorted((a for a in atoms if a[0] in ("func", "method")), key=lambda a: str(a[1]))
+        yield from sorted(
+            (a for a in atoms if kind_of(a) in ("func", "method")), key=lambda a: str(a[1])
+        )
 
 
 def resolve_ref_key(ref: Ref) -> str | None:
-    return ref[1] if ref[0] in ("func", "class") and ref != UNKNOWN_REF else None
+    return ref[1] if kind_of(ref) in ("func", "class") and ref != UNKNOWN_REF else None

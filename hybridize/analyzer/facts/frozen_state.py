@@ -23,10 +23,18 @@ from hybridize.analyzer.facts.effects import bound_in_enclosing_function
 from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts, callees, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import leaf_atoms
+from hybridize.analyzer.facts.refs import is_global_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import UNKNOWN_ATOM, Atom
+from hybridize.analyzer.facts.values import (
+    UNKNOWN_ATOM,
+    Atom,
+    is_lit_atom,
+    is_module_atom,
+    is_obj_atom,
+)
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, is_name
 from hybridize.model import Span
 
 INITIALISERS = frozenset({"__init__", "__new__", "__post_init__"})
@@ -206,7 +214,7 @@ UNKNOWN_KIND = UNKNOWN_ATOM[0]
 
 def _leaf_kinds(atoms: frozenset[Atom]) -> frozenset[str]:
     """The kinds of the values held: atom kinds, a literal's with its type (`lit:int`)."""
-    return frozenset(f"lit:{a[1]}" if a[0] == "lit" else a[0] for a in leaf_atoms(atoms))
+    return frozenset(f"lit:{a[1]}" if is_lit_atom(a) else a[0] for a in leaf_atoms(atoms))
 
 
 def _frozen(kinds: frozenset[str]) -> bool:
@@ -226,32 +234,32 @@ def _reads(
     evaluator = get_evaluator(index, facts, key)
     reads = sorted({*evaluator.memo, *_getattr_reads(facts, key)}, key=repr)
     for sym in reads:
-        if sym[0] == "attr" and sym[1] in selves and class_key is not None:
+        if is_attr(sym) and sym[1] in selves and class_key is not None:
             if index.find_method(class_key, sym[2]) is None:
                 yield f"`{receiver}.{sym[2]}`", (("attr", class_key, sym[2]), sym)
-        elif sym[0] == "attr" and _free_name(index, key, fn, sym[1]):
+        elif is_attr(sym) and _free_name(index, key, fn, sym[1]):
             # An attribute of a module-level object (`config.temperature`), or a global of
             # another module (`settings.SCALE`).
             described = False
             for atom in evaluator.eval(sym[1]):
                 if (
-                    atom[0] == "obj"
+                    is_obj_atom(atom)
                     and atom[2] is not None
                     and index.find_method(atom[2], sym[2]) is None
                 ):
                     described = True
                     yield f"`{sym[1][1]}.{sym[2]}`", (("attr", atom[2], sym[2]), sym)
-                elif atom[0] == "module":
+                elif is_module_atom(atom):
                     described = True
                     ref = index.member(("module", atom[1]), sym[2])
-                    if ref[0] == "global":
+                    if is_global_ref(ref):
                         yield f"`{sym[1][1]}.{sym[2]}`", (("global", ref[1], ref[2]), sym)
             held = _global(index, key, fn, sym[1])
             if not described and held is not None:
                 # A module-level object of no project class (`threading.local()`): its
                 # attribute is state of the global that holds it.
                 yield f"`{sym[1][1]}.{sym[2]}`", (_object_attribute(held, sym[2]), sym)
-        elif sym[0] == "name" and (found := _global(index, key, fn, sym)) is not None:
+        elif is_name(sym) and (found := _global(index, key, fn, sym)) is not None:
             yield f"the global `{sym[1]}`", (found, sym)
 
 
@@ -280,7 +288,7 @@ def _object_attribute(held: StateKey, attribute: str) -> StateKey:
 def _free_name(index: ProjectIndex, key: FunctionKey, fn: FunctionSummary, sym: Sym) -> bool:
     """A name the function reads from its module (a global, an imported module)."""
     return (
-        sym[0] == "name"
+        is_name(sym)
         and (sym[1] not in fn.locals or sym[1] in fn.globals_declared)
         and not bound_in_enclosing_function(index, key, sym[1])
     )
@@ -293,7 +301,7 @@ def _global(
     if not _free_name(index, key, fn, sym):
         return None
     ref = index.resolve_global(key.file, sym[1])
-    return ("global", ref[1], ref[2]) if ref[0] == "global" else None
+    return ("global", ref[1], ref[2]) if is_global_ref(ref) else None
 
 
 def _module_global(
@@ -301,9 +309,9 @@ def _module_global(
 ) -> StateKey | None:
     """The module global a name denotes where it is written through (module code binds its
     own globals as locals)."""
-    if key.is_module_code and sym[0] == "name":
+    if key.is_module_code and is_name(sym):
         ref = index.resolve_global(key.file, sym[1])
-        return ("global", ref[1], ref[2]) if ref[0] == "global" else None
+        return ("global", ref[1], ref[2]) if is_global_ref(ref) else None
     return _global(index, key, fn, sym)
 
 
@@ -369,11 +377,11 @@ def _writes_of(
         elif store.kind == "attr":
             described = False
             for atom in evaluator.eval(store.target):
-                if atom[0] == "obj" and atom[2] is not None:
+                if is_obj_atom(atom) and atom[2] is not None:
                     described = True
                     for class_key in index.mro(atom[2]):
                         found.append((("attr", class_key, store.name), Write(writer, store.span)))
-                elif atom[0] == "module":
+                elif is_module_atom(atom):
                     described = True
                     found.append((("global", atom[1], store.name), Write(writer, store.span)))
             held = _module_global(index, writer, fn, store.target) if not described else None

@@ -22,6 +22,7 @@ from __future__ import annotations
 from hybridize.analyzer.facts.evaluator import ResolvedCall
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, KernelGap
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.syms import is_call, kind_of
 
 KERNEL_GAPS: tuple[KernelGap, ...] = tuple(gap for f in FRAMEWORKS for gap in f.kernel_gaps)
 """Every framework's computations its compiled graph cannot run."""
@@ -62,9 +63,9 @@ def _computed_by(
     if sym in seen or len(seen) > 50:
         return False
     seen.add(sym)
-    if sym[0] == "call":
+    if is_call(sym):
         resolved = by_index.get(sym[1])
         return resolved is not None and any(info.name in apis for info in resolved.api)
-    if sym[0] in ("local", "name"):
+    if kind_of(sym) in ("local", "name"):
         return any(_computed_by(fn, by_index, s, apis, seen) for s in fn.locals.get(sym[1], ()))
     return False

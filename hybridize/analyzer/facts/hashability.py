@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Literal
+from typing import Literal, cast
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import MAX_NESTING, Atom
 from hybridize.analyzer.frameworks import lookup
@@ -43,6 +44,7 @@ from hybridize.analyzer.frameworks.framework import TENSORFLOW
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
 from hybridize.analyzer.summaries.ir import DecoratorInfo, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import is_lit
 
 DOTTED_NAME = re.compile(r"[A-Za-z_][\w.]*")
 HashStatus = Literal["hashable", "unhashable", "inherits", "unknown"]
@@ -51,7 +53,7 @@ OPENED_SEQUENCES = frozenset({"list", "tuple"})
 
 
 def _literal_bool(value: Sym) -> bool | None:
-    return value[2] if value[0] == "lit" and value[1] == "bool" else None
+    return cast("bool | None", value[2]) if is_lit(value) and value[1] == "bool" else None
 
 
 def _decorator_status(decorator: DecoratorInfo, record: RecordDecorator) -> tuple[HashStatus, str]:
@@ -99,7 +101,7 @@ def own_hash_status(index: ProjectIndex, class_key: ClassKey) -> tuple[HashStatu
     relpath = class_key.file
     for decorator in cls.decorators:
         ref = index.resolve_dotted(relpath, decorator.name)
-        record = RECORD_DECORATORS.get(ref[1]) if ref[0] == "ext" else None
+        record = RECORD_DECORATORS.get(ref[1]) if is_ext_ref(ref) else None
         if record is not None:
             status, reason = _decorator_status(decorator, record)
             if status != "inherits":
@@ -131,13 +133,13 @@ def hash_status(
     if status != "inherits":
         return status, reason
     for base, ref in zip(index.klass(class_key).bases, index.base_refs(class_key), strict=True):
-        if ref[0] == "class" and ref[1] not in seen:
+        if is_class_ref(ref) and ref[1] not in seen:
             status, reason = hash_status(index, ref[1], seen | {class_key})
             if status == "unhashable":
                 return status, f"its base `{base}`: {reason}"
             if status != "inherits":
                 return status, reason
-        elif ref[0] == "ext" and is_tensorflow_variable_class(ref[1]):
+        elif is_ext_ref(ref) and is_tensorflow_variable_class(ref[1]):
             return "unhashable", f"its base `{base}` is a TensorFlow variable, which never hashes"
         elif ref != ("ext", "builtins.object"):
             return "unknown", f"base `{base}` is outside the project"
@@ -198,7 +200,7 @@ def _annotated(index: ProjectIndex, key: FunctionKey, annotation: str | None) ->
     relpath = key.file
     for name in sorted(set(DOTTED_NAME.findall(annotation))):
         ref = index.resolve_dotted(relpath, name)
-        if ref[0] == "class":
+        if is_class_ref(ref):
             status, reason = hash_status(index, ref[1])
             if status == "unhashable":
                 return f"instances of `{name}` by its annotation ({reason})"

@@ -47,12 +47,25 @@ from hybridize.analyzer.facts.safety import (
     numpy_function,
     tensor_data_assignments,
 )
-from hybridize.analyzer.facts.values import PYTHON_SEQUENCE_KINDS, Atom
+from hybridize.analyzer.facts.values import (
+    PYTHON_SEQUENCE_KINDS,
+    Atom,
+    is_boundext_atom,
+    is_dataset_atom,
+    is_dict_atom,
+    is_lit_atom,
+    is_numpy_atom,
+    is_obj_atom,
+    is_tensor_atom,
+    is_unknown_kind,
+    is_variable_atom,
+)
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
 from hybridize.analyzer.frameworks.framework import framework_of_api
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, StatementLoop, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, is_call, is_item, is_iter, is_param, kind_of
 from hybridize.model import Span
 
 _T = TypeVar("_T")
@@ -330,7 +343,7 @@ class HelperSafety:
             if param.annotation in PYTHON_SCALAR_HINTS:
                 continue
             atoms = evaluator.eval(("param", param.name))
-            if not atoms or any(is_tensor_like(a) or a[0] == "?" for a in atoms):
+            if not atoms or any(is_tensor_like(a) or is_unknown_kind(a) for a in atoms):
                 found.add(param.name)
         return found
 
@@ -389,14 +402,14 @@ def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: Functi
     evaluator = get_evaluator(index, facts, key)
     calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
     ranges = any(
-        loop.iterable[0] == "call"
+        is_call(loop.iterable)
         and loop.iterable[1] in calls
         and any(info.name == "builtins.range" for info in calls[loop.iterable[1]].api)
         for loop in index.function(key).loops
     )
     return ranges or any(
-        sym[0] == "item"
-        and sym[2][0] not in ("lit", "slice")
+        is_item(sym)
+        and kind_of(sym[2]) not in ("lit", "slice")
         and any(
             a[0] in PYTHON_SEQUENCE_KINDS or _is_mapping_or_string(a)
             for a in evaluator.eval(sym[1])
@@ -411,7 +424,7 @@ def _eager_iteration(
     """The eager-only `__iter__` of what a loop iterates, in the function's framework."""
     framework = index.function_framework(key)
     for atom in atoms:
-        role = "dataset" if atom[0] == "dataset" else atom[1] if atom[0] == "obj" else None
+        role = "dataset" if is_dataset_atom(atom) else atom[1] if is_obj_atom(atom) else None
         info = framework.method_of(role, "__iter__") if role is not None else None
         if info is not None and info.is_eager_only:
             return info
@@ -445,7 +458,7 @@ def _reads_tensor_values(index: ProjectIndex, facts: TensorFacts, key: FunctionK
         return False
     evaluator = get_evaluator(index, facts, key)
     return any(
-        sym[0] == "item" and sym[2][0] not in ("lit", "slice") for sym in list(evaluator.memo)
+        is_item(sym) and kind_of(sym[2]) not in ("lit", "slice") for sym in list(evaluator.memo)
     )
 
 
@@ -568,7 +581,7 @@ class _Values:
         if kind in ("attr", "item", "iter", "enter"):
             base = self.of(sym[1])
             if base.always or base.params:
-                variable = any(a[0] == "variable" for a in self.evaluator.eval(sym))
+                variable = any(is_variable_atom(a) for a in self.evaluator.eval(sym))
                 return ALWAYS | base if variable else base  # `p.kernel`: a variable read
             if kind in ("item", "iter") and self._eager_tensor(sym[1]):
                 return ALWAYS  # slicing an outside tensor is an op of the graph
@@ -598,7 +611,7 @@ class _Values:
         None for any other iterable. Measured under TF 2.21: `for i in range(tf.shape(x)[0]):
         items[i]` runs eagerly (`range` takes the eager tensor's `__index__`) and raises
         "list indices must be integers or slices, not SymbolicTensor" traced."""
-        if iterable[0] != "call":
+        if not is_call(iterable):
             return None
         resolved = self.by_index.get(iterable[1])
         if resolved is None or not any(i.name == "builtins.range" for i in resolved.api):
@@ -617,10 +630,10 @@ class _Values:
         makes a cast (`Framework.tensor_casts`). `len()` is left out: AutoGraph gives a static first axis as an int,
         and what the analysis takes for a tensor there is most often a list of tensors (an
         API returning "tensors": `range(len(grads))` is a Python loop)."""
-        atoms = [a for a in self.evaluator.eval(sym) if a[0] != "?"]
+        atoms = [a for a in self.evaluator.eval(sym) if not is_unknown_kind(a)]
         if atoms and all(a[0] in SYMBOLIC_KINDS for a in atoms):
             return True
-        resolved = self.by_index.get(sym[1]) if sym[0] == "call" else None
+        resolved = self.by_index.get(sym[1]) if is_call(sym) else None
         if resolved is None or not resolved.site.args:
             return False
         casts = self.index.function_framework(self.key).tensor_casts
@@ -653,7 +666,7 @@ class _Values:
         bounds = self._tensor_range_bounds(loop.header)
         if bounds is not None:
             return bounds
-        if loop.header[0] == "call" and self._may_be_tensor(loop.header):
+        if is_call(loop.header) and self._may_be_tensor(loop.header):
             return self.of(loop.header)  # `tf.range(n)`; a tensor parameter's is HY403's
         return CONCRETE
 
@@ -663,9 +676,9 @@ class _Values:
         or a tensor of the enclosing function, which is traced with it. A tensor made
         eagerly outside (a module-level constant) is still an eager tensor while tracing."""
         atoms = self.evaluator.eval(sym)
-        if any(a[0] in ("variable", "symbolic") for a in atoms):
+        if any(kind_of(a) in ("variable", "symbolic") for a in atoms):
             return ALWAYS
-        if any(a[0] == "tensor" for a in atoms) and FREE in origins(self.index, self.key, sym):
+        if any(is_tensor_atom(a) for a in atoms) and FREE in origins(self.index, self.key, sym):
             return ALWAYS
         return CONCRETE
 
@@ -674,7 +687,7 @@ class _Values:
         found = self.of(sym)
         if found.always or found.params:
             return False
-        return any(a[0] == "tensor" for a in self.evaluator.eval(sym))
+        return any(is_tensor_atom(a) for a in self.evaluator.eval(sym))
 
     def _call(self, resolved: ResolvedCall) -> Symbolic:
         site = resolved.site
@@ -699,7 +712,7 @@ class _Values:
                     result = result | self._argument(resolved, kind, target, param)
             return result
         if resolved.result and all(
-            a[0] == "numpy" or is_known_non_tensor(a) for a in resolved.result
+            is_numpy_atom(a) or is_known_non_tensor(a) for a in resolved.result
         ):
             # `len(x)`, `int(n)`, `np.mean(a)`, `t.numpy()`: a Python or NumPy value, concrete
             # while tracing (NumPy or `.numpy()` on a symbolic tensor is a hazard of its own),
@@ -720,7 +733,7 @@ class _Values:
         if framework.tensor_len in names and resolved.site.args:
             argument = resolved.site.args[0]
             static = any(
-                a[0] in ("tensor", "variable") and a[2] and a[2][0] is not None
+                kind_of(a) in ("tensor", "variable") and a[2] and a[2][0] is not None
                 for a in self.evaluator.eval(argument)
             )
             if static or self._parameter_behind(argument) is not None:
@@ -732,11 +745,11 @@ class _Values:
         """The parameter a value is, through locals assigned once (names bound in expressions
         included)."""
         for _ in range(20):
-            if sym[0] in ("local", "name") and len(self.fn.locals.get(sym[1], ())) == 1:
+            if kind_of(sym) in ("local", "name") and len(self.fn.locals.get(sym[1], ())) == 1:
                 sym = self.fn.locals[sym[1]][0]
             else:
                 break
-        return sym[1] if sym[0] == "param" and sym[1] != self.receiver else None
+        return sym[1] if is_param(sym) and sym[1] != self.receiver else None
 
     def _argument(
         self, resolved: ResolvedCall, kind: str, target: FunctionKey, param: str
@@ -756,7 +769,9 @@ class _Values:
         if site.has_star_args:
             # `f(*args)`: what reaches the parameter is not written out; trust the evidence.
             atoms = self.helpers.facts.param_atoms.get(target, {}).get(param, set())
-            return ALWAYS if any(is_tensor_like(a) or a[0] == "?" for a in atoms) else CONCRETE
+            return (
+                ALWAYS if any(is_tensor_like(a) or is_unknown_kind(a) for a in atoms) else CONCRETE
+            )
         return CONCRETE  # the default, evaluated where the `def` ran
 
     def _closure_value(self, param: str) -> Symbolic:
@@ -810,12 +825,12 @@ class _Values:
         if reason is None:
             return
         for sym in list(self.evaluator.memo):
-            if sym[0] != "item" or sym[2][0] in ("lit", "slice"):
+            if not is_item(sym) or kind_of(sym[2]) in ("lit", "slice"):
                 continue
             bases = self.evaluator.eval(sym[1])
             indexes = self.evaluator.eval(sym[2])
-            if any(a[0] in ("tensor", "variable") for a in bases) and any(
-                a[0] in ("tensor", "variable") and a[1] == "bool" for a in indexes
+            if any(kind_of(a) in ("tensor", "variable") for a in bases) and any(
+                kind_of(a) in ("tensor", "variable") and a[1] == "bool" for a in indexes
             ):
                 condition = self.of(sym[1]) | self.of(sym[2])
                 if condition.always or condition.params:
@@ -842,15 +857,15 @@ class _Values:
         line = site.span.start_line
         callee = site.callee
         if is_eager_only_call(resolved):
-            if callee[0] == "attr":
+            if is_attr(callee):
                 what = f"`.{callee[2]}()`"
             else:  # a function such as `tf.keras.backend.get_value`
                 what = f"`{_display(next(i.name for i in resolved.api if i.is_eager_only))}`"
-            roles = {a[1] for a in resolved.callee_atoms if a[0] == "boundext"}
+            roles = {a[1] for a in resolved.callee_atoms if is_boundext_atom(a)}
             if roles - VALUE_ROLES:
                 condition = ALWAYS  # Keras' training loop, a dataset's eager iteration, ...
             else:
-                receiver = [callee[1]] if callee[0] == "attr" else []
+                receiver = [callee[1]] if is_attr(callee) else []
                 condition = self.union([*receiver, *_operands(site)])
             yield EAGER_ONLY, condition, Hazard(f"calls {what}", line)
         gap = kernel_gap(self.fn, self.by_index, resolved)
@@ -908,7 +923,7 @@ class _Values:
         framework = self.index.function_framework(self.key)
         for loop in self.fn.loops:
             iterable = loop.iterable
-            resolved = self.by_index.get(iterable[1]) if iterable[0] == "call" else None
+            resolved = self.by_index.get(iterable[1]) if is_call(iterable) else None
             if resolved is None or not any(i.name == "builtins.range" for i in resolved.api):
                 continue
             condition = self.union(_operands(resolved.site))
@@ -925,7 +940,7 @@ class _Values:
         for resolved in self.calls:
             callee = resolved.site.callee
             if (
-                callee[0] == "attr"
+                is_attr(callee)
                 and callee[2] in LIST_GROWERS
                 and _within(resolved.site.span, span)
                 and any(a[0] in PYTHON_SEQUENCE_KINDS for a in self.evaluator.eval(callee[1]))
@@ -943,7 +958,7 @@ class _Values:
         dicts and strings are mostly indexed by names, which a parameter of unknown kind
         is more likely to hold than a tensor."""
         for sym in list(self.evaluator.memo):
-            if sym[0] != "item" or sym[2][0] in ("lit", "slice"):
+            if not is_item(sym) or kind_of(sym[2]) in ("lit", "slice"):
                 continue
             bases = self.evaluator.eval(sym[1])
             if not bases:
@@ -976,14 +991,14 @@ class _Values:
         """Whether `sym` is the variable of a `for` loop over a tensor (`tf.range`) or over
         `range()` of one (each binding of the name is such an element), or a local a loop
         the compiler runs as a graph loop carries (`_carried`)."""
-        if sym[0] not in ("local", "name"):
+        if kind_of(sym) not in ("local", "name"):
             return False
         carried = self._carried(sym[1])
         if carried.always or carried.params:
             return True
         bound = self.fn.locals.get(sym[1], ())
         return bool(bound) and all(
-            value[0] == "iter"
+            is_iter(value)
             and (self._tensor_range_bounds(value[1]) is not None or self._may_be_tensor(value[1]))
             for value in bound
         )
@@ -1035,7 +1050,9 @@ class _Values:
                 continue
             for sym in _selected(resolved.site, info.callback_args):
                 atoms = self.evaluator.eval(sym)
-                yield from sorted((a[1] for a in atoms if a[0] in ("func", "method")), key=str)
+                yield from sorted(
+                    (a[1] for a in atoms if kind_of(a) in ("func", "method")), key=str
+                )
 
 
 def _without(table: dict[FunctionKey, _T], keys: Collection[FunctionKey]) -> dict[FunctionKey, _T]:
@@ -1067,7 +1084,7 @@ def _tensor_if(atoms: Iterable[tuple]) -> Symbolic:
 
 def _is_mapping_or_string(atom: Atom) -> bool:
     """A Python dict or string: indexed by a symbolic tensor, it raises in a graph."""
-    return atom[0] == "dict" or (atom[0] == "lit" and atom[1] == "str")
+    return is_dict_atom(atom) or (is_lit_atom(atom) and atom[1] == "str")
 
 
 def _operands(site: CallSite) -> Iterator[Sym]:

@@ -34,10 +34,12 @@ from hybridize.analyzer.facts.evaluator import (
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import is_tensor_like, leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.values import is_unknown_kind
 from hybridize.analyzer.frameworks import lookup_parameters, output_shape_rule, written_name
 from hybridize.analyzer.frameworks.output_shapes import OutputShape
 from hybridize.analyzer.summaries.ir import FunctionSummary, StatementLoop, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import is_call, is_op, is_seq, is_slice, kind_of
 
 MEMO = "loop_shapes"
 OWN = "loop_shapes_own"
@@ -69,7 +71,7 @@ class _Shapes:
     def converted(self, loop: StatementLoop) -> bool:
         """AutoGraph makes the loop a `tf.while_loop`: a `for` over a tensor for sure, or a
         `while` whose test is a tensor."""
-        atoms = [a for a in self.evaluator.eval(loop.header) if a[0] != "?"]
+        atoms = [a for a in self.evaluator.eval(loop.header) if not is_unknown_kind(a)]
         if loop.kind == "for":
             return bool(atoms) and all(a[0] in LOOP_ITERABLE_KINDS for a in atoms)
         return any(a[0] in TF_TENSOR_KINDS for a in atoms)
@@ -83,7 +85,7 @@ class _Shapes:
         return None
 
     def _rule(self, sym: Sym) -> tuple[ResolvedCall, OutputShape, str] | None:
-        if sym[0] != "call":
+        if not is_call(sym):
             return None
         resolved = self.calls.get(sym[1])
         if resolved is None:
@@ -114,7 +116,7 @@ class _Shapes:
             value = self._argument(resolved, api, param)
             if value is None:
                 continue
-            if value[0] == "seq":
+            if is_seq(value):
                 yield from value[2]
             else:
                 yield value
@@ -133,7 +135,7 @@ class _Shapes:
             return next((why for s in sym[1] if (why := self.dynamic(s, depth + 1, seen))), None)
         if kind == "item":
             index = sym[2]
-            if index[0] == "slice" and any(self.is_tensor(b) for b in index[1]):
+            if is_slice(index) and any(self.is_tensor(b) for b in index[1]):
                 return "slicing with a tensor bound gives it a size known only at run time"
             return self.dynamic(sym[1], depth + 1, seen)
         found = self._rule(sym)
@@ -170,9 +172,9 @@ class _Shapes:
         keeps its input's shape)."""
         if depth > MAX_DEPTH:
             return False
-        if sym[0] in ("local", "name") and sym[1] == name:
+        if kind_of(sym) in ("local", "name") and sym[1] == name:
             return True
-        if sym[0] == "op":
+        if is_op(sym):
             return any(self.keeps(s, name, depth + 1) for s in sym[1])
         found = self._rule(sym)
         if found is None or found[1].kind != "follows":
@@ -186,7 +188,7 @@ class _Shapes:
         """Why the value is larger than the variable `name` it is built from, or None."""
         if depth > MAX_DEPTH:
             return None
-        if sym[0] == "op":
+        if is_op(sym):
             return next((why for s in sym[1] if (why := self.grows(s, name, depth + 1))), None)
         found = self._rule(sym)
         if found is None:
@@ -208,7 +210,7 @@ class _Shapes:
 
     def may_be_tensor(self, values: list[Sym]) -> bool:
         atoms = [a for v in values for a in self.evaluator.eval(v)]
-        return not atoms or any(is_tensor_like(a) or a[0] == "?" for a in atoms)
+        return not atoms or any(is_tensor_like(a) or is_unknown_kind(a) for a in atoms)
 
 
 def _own_findings(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:

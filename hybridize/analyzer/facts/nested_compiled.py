@@ -29,6 +29,7 @@ from hybridize.analyzer.facts.callgraph import MAX_FUNCTIONS_RUN, functions_run_
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.helper_safety import HelperSafety
+from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary
@@ -49,7 +50,7 @@ def decorated_by_compiler(index: ProjectIndex, key: FunctionKey, framework: Fram
     fn = index.function(key)
     for decorator in fn.decorators:
         ref = index.resolve_dotted(key.file, decorator.name)
-        if ref[0] == "ext" and framework.is_decorator(ref[1]):
+        if is_ext_ref(ref) and framework.is_decorator(ref[1]):
             return True
     return False
 

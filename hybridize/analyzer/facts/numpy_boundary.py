@@ -26,13 +26,14 @@ from hybridize.analyzer.facts.evaluator import (
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom
+from hybridize.analyzer.facts.values import Atom, is_ext_atom, is_numpy_atom
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.api_info import DtypeAssertingConversion
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.frameworks.shapes import DTYPE_ALIASES, DTYPE_NAMES
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import is_cond, is_local, is_param
 from hybridize.model import Span
 
 NUMPY_DTYPE_PREFIX = "numpy."
@@ -180,7 +181,7 @@ def _requested_dtype(
     numpy = {
         DTYPE_ALIASES.get(short, short)
         for atom in atoms
-        if atom[0] == "ext" and atom[1].startswith(NUMPY_DTYPE_PREFIX)
+        if is_ext_atom(atom) and atom[1].startswith(NUMPY_DTYPE_PREFIX)
         for short in [atom[1].removeprefix(NUMPY_DTYPE_PREFIX)]
         if short in DTYPE_NAMES
     }
@@ -192,7 +193,7 @@ def _other_dtypes(atoms: Iterable[Atom], requested: str) -> Iterator[str]:
     dtype" for an array whose dtype is not known)."""
     seen = set()
     for atom in atoms:
-        if atom[0] != "numpy" or atom[1] == requested:
+        if not is_numpy_atom(atom) or atom[1] == requested:
             continue
         dtype = atom[1] or "an unknown dtype"
         if dtype not in seen:
@@ -206,12 +207,12 @@ def _parameters_behind(fn: FunctionSummary, sym: Sym, receiver: str | None) -> s
     new value."""
 
     def follow(current: Sym) -> Iterable[Sym]:
-        if current[0] == "local":
+        if is_local(current):
             return fn.locals.get(current[1], ())
-        return made_of(current) if current[0] == "cond" else ()
+        return made_of(current) if is_cond(current) else ()
 
     return {
         current[1]
         for current in walk_syms((sym,), follow)
-        if current[0] == "param" and current[1] != receiver
+        if is_param(current) and current[1] != receiver
     }

@@ -26,11 +26,12 @@ from typing import cast
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import traced_with
-from hybridize.analyzer.facts.refs import UNKNOWN_REF, Ref
+from hybridize.analyzer.facts.refs import UNKNOWN_REF, Ref, is_class_ref, is_ext_ref, is_func_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom
+from hybridize.analyzer.facts.values import Atom, is_class_atom, is_module_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, is_name, kind_of
 from hybridize.model import Span
 
 DOTTED_PATCHERS = frozenset(
@@ -95,7 +96,7 @@ def _patches_of(
         if not decorator.called:
             continue
         ref = index.resolve_dotted(key.file, decorator.name)
-        if ref[0] != "ext":
+        if not is_ext_ref(ref):
             continue
         owner = index.owner_key(key)
         target = _patch_target(index, facts, owner, ref[1], decorator.args)
@@ -108,21 +109,21 @@ def _callee_name(
 ) -> str | None:
     """The dotted name of a called patcher (`unittest.mock.patch.object`,
     `pytest_mock.MockerFixture.patch`), or None when the callee is no patcher."""
-    if callee[0] == "attr" and callee[2] not in PATCHER_LAST_NAMES:
+    if is_attr(callee) and callee[2] not in PATCHER_LAST_NAMES:
         return None  # every patcher's name ends so: most call sites leave here, unresolved
     parts: list[str] = []
-    while callee[0] == "attr" and len(parts) < 4:
+    while is_attr(callee) and len(parts) < 4:
         parts.append(callee[2])
         callee = callee[1]
-    if callee[0] in ("local", "param") and callee[1] in FIXTURES:
+    if kind_of(callee) in ("local", "param") and callee[1] in FIXTURES:
         if callee[1] not in {param.name for param in fn.params}:
             return None
         head = FIXTURES[callee[1]]
-    elif callee[0] == "name" and isinstance(callee[1], str):
+    elif is_name(callee) and isinstance(callee[1], str):
         if callee[1] in fn.locals:
             return None
         ref = index.alias_target(index.resolve_global(key.file, callee[1]))
-        if ref[0] != "ext":
+        if not is_ext_ref(ref):
             return None
         head = ref[1]
     else:
@@ -168,24 +169,24 @@ def _dotted_target(index: ProjectIndex, importer: str, dotted: str) -> FunctionK
         ref: Ref = ("module", module)
         rest = parts[end:]
         for position, part in enumerate(rest):
-            if ref[0] == "class":
+            if is_class_ref(ref):
                 if position != len(rest) - 1:
                     return None
                 return index.find_method(ref[1], part)
             ref = index.alias_target(index.member(ref, part))
             if ref == UNKNOWN_REF:
                 return None
-        return ref[1] if ref[0] == "func" else None
+        return ref[1] if is_func_ref(ref) else None
     return None
 
 
 def _member_target(index: ProjectIndex, atom: Atom, attribute: str) -> FunctionKey | None:
     """The project function or method `attribute` of a class or module atom names."""
-    if atom[0] == "class" and atom[1] is not None:
+    if is_class_atom(atom) and atom[1] is not None:
         return index.find_method(atom[1], attribute)
-    if atom[0] == "module":
+    if is_module_atom(atom):
         ref = index.alias_target(index.member(("module", atom[1]), attribute))
-        return ref[1] if ref[0] == "func" else None
+        return ref[1] if is_func_ref(ref) else None
     return None
 
 

@@ -13,7 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from hybridize.analyzer.facts.values import FOREIGN_CALL, MAX_NESTING, TENSOR_LIKE_KINDS, Atom
+from hybridize.analyzer.facts.values import (
+    FOREIGN_CALL,
+    MAX_NESTING,
+    TENSOR_LIKE_KINDS,
+    Atom,
+    is_dict_atom,
+    is_ext_atom,
+    is_lit_atom,
+    is_seq_atom,
+    is_tup_atom,
+    is_unknown_kind,
+)
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 
 
@@ -37,13 +48,13 @@ def is_primitive(atom: Atom, depth: int = 0) -> bool:
     Containers include dicts (their values): `tf.function` keys its cache on every Python
     leaf of a nested argument, so `{"scale": 2.0}` retraces per value like `2.0` does.
     """
-    if atom[0] == "lit":
+    if is_lit_atom(atom):
         return atom[1] in ("int", "float", "str")
-    if depth < 3 and atom[0] == "seq":
+    if depth < 3 and is_seq_atom(atom):
         return bool(atom[2]) and all(is_primitive(a, depth + 1) for a in atom[2])
-    if depth < 3 and atom[0] == "dict":
+    if depth < 3 and is_dict_atom(atom):
         return bool(atom[1]) and all(is_primitive(a, depth + 1) for a in atom[1])
-    if depth < 3 and atom[0] == "tup":
+    if depth < 3 and is_tup_atom(atom):
         return bool(atom[1]) and all(
             part and all(is_primitive(a, depth + 1) for a in part) for part in atom[1]
         )
@@ -52,18 +63,18 @@ def is_primitive(atom: Atom, depth: int = 0) -> bool:
 
 def is_foreign_object(atom: Atom) -> bool:
     """A value a foreign library's call gave, or a member of one (`values.foreign_object`)."""
-    return atom[0] == "ext" and FOREIGN_CALL in atom[1]
+    return is_ext_atom(atom) and FOREIGN_CALL in atom[1]
 
 
 def is_unknown(atom: Atom) -> bool:
     """A value of unknown kind: ("?",), or a foreign library's object, which is no better
     known (it is kept apart only to tell that calling its methods runs that library)."""
-    return atom[0] == "?" or is_foreign_object(atom)
+    return is_unknown_kind(atom) or is_foreign_object(atom)
 
 
 def is_known_non_tensor(atom: Atom) -> bool:
     """Known to be no tensor: neither tensor-like nor ("?",)."""
-    return not is_tensor_like(atom) and atom[0] != "?"
+    return not is_tensor_like(atom) and not is_unknown_kind(atom)
 
 
 def leaf_atoms(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:

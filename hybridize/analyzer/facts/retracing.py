@@ -27,11 +27,14 @@ from dataclasses import dataclass
 from hybridize.analyzer.facts.evaluator import LiteralSite, ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown
+from hybridize.analyzer.facts.refs import is_global_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.scan_memo import per_module
+from hybridize.analyzer.facts.values import is_ext_atom
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, is_iter
 from hybridize.model import Span
 
 Value = tuple
@@ -242,7 +245,7 @@ class LiteralVariation:
     def _local(self, key: FunctionKey, name: str, depth: int) -> Value:
         fn = self.index.function(key)
         values = fn.locals.get(name, [])
-        if any(v[0] == "iter" for v in values):
+        if any(is_iter(v) for v in values):
             return ("varies", f"the loop variable `{name}`, new on every iteration")
         marker = ("local", key, name)
         if marker in self.active:
@@ -274,7 +277,7 @@ class LiteralVariation:
                 return self._local(parent_key, name, depth)
             parent = parent_fn.parent_qualname
         ref = self.index.resolve_global(relpath, name)
-        if ref[0] != "global":
+        if not is_global_ref(ref):
             return ("fixed", (key, ("name", name)))
         if (ref[1], ref[2]) in self.reassigned_globals():
             return ("varies", f"the global `{ref[2]}`, which a function reassigns")
@@ -295,13 +298,13 @@ class LiteralVariation:
             if any(info.effect in CHANGING_EFFECTS for info in resolved.api):
                 return ("varies", "a value drawn or read anew on every call")
             converts = any(
-                a[0] == "ext" and a[1] in NUMBER_CONVERSIONS for a in resolved.callee_atoms
+                is_ext_atom(a) and a[1] in NUMBER_CONVERSIONS for a in resolved.callee_atoms
             )
             if converts and any(is_tensor_like(a) for atoms in resolved.args for a in atoms):
                 return ("varies", "a Python number converted from a tensor, whose value is data")
-            if any(a[1] == "builtins.next" for a in resolved.callee_atoms if a[0] == "ext"):
+            if any(a[1] == "builtins.next" for a in resolved.callee_atoms if is_ext_atom(a)):
                 return ("varies", "the next element of an iterator")
-        if site.callee[0] == "attr" and site.callee[2] in SHAPE_METHODS:
+        if is_attr(site.callee) and site.callee[2] in SHAPE_METHODS:
             shaped = self._shape_of_parameter(key, site.callee[1])
             if shaped is not None:
                 return shaped

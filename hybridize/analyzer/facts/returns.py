@@ -45,6 +45,7 @@ from hybridize.analyzer.facts.evaluator import (
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_layer
 from hybridize.analyzer.facts.predicates import leaf_atoms, made_of, walk_syms
+from hybridize.analyzer.facts.refs import is_class_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.sort_keys import compared_key_results
 from hybridize.analyzer.facts.values import (
@@ -53,11 +54,29 @@ from hybridize.analyzer.facts.values import (
     PYTHON_SEQUENCE_KINDS,
     UNKNOWN_ATOM,
     Atom,
+    is_dict_atom,
+    is_ext_atom,
+    is_lit_atom,
+    is_numpy_atom,
+    is_obj_atom,
+    is_seq_atom,
+    is_symbolic_atom,
+    is_tup_atom,
+    is_variable_atom,
 )
 from hybridize.analyzer.frameworks import lookup, written_name
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework, framework_of_api
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import (
+    is_attr,
+    is_call,
+    is_fstr,
+    is_item,
+    is_local,
+    is_slice,
+    kind_of,
+)
 
 UNRETURNABLE_ROLES = {
     "layer": "a Keras layer",
@@ -186,12 +205,12 @@ def _unreturnable(
         # whose order changes between runs.
         reasons = set()
         for atom in leaf_atoms(returned):
-            if atom[0] == "symbolic":
+            if is_symbolic_atom(atom):
                 if makes_symbolic is None:
                     makes_symbolic = _makes_symbolic(facts, key)
                 if not makes_symbolic:
                     continue
-            if atom[0] == "obj" and atom[1] in CHANGED_ROLES:
+            if is_obj_atom(atom) and atom[1] in CHANGED_ROLES:
                 reasons.add(f"returns {CHANGED_ROLES[atom[1]]}")
                 continue
             what = _unreturnable_atom(index, atom)
@@ -220,13 +239,15 @@ def _iterator_in(atoms: Iterable[Atom]) -> str | None:
 def _iterator_kinds(atoms: Iterable[Atom], depth: int) -> set[str]:
     found = set()
     for atom in atoms:
-        if atom[0] == "seq" and atom[1] in ITERATOR_KINDS:
+        if is_seq_atom(atom) and atom[1] in ITERATOR_KINDS:
             found.add(atom[1])
         elif depth >= MAX_NESTING:
             continue
-        elif atom[0] == "seq" or atom[0] == "dict":
-            found |= _iterator_kinds(atom[2] if atom[0] == "seq" else atom[1], depth + 1)
-        elif atom[0] == "tup":
+        elif is_seq_atom(atom):
+            found |= _iterator_kinds(atom[2], depth + 1)
+        elif is_dict_atom(atom):
+            found |= _iterator_kinds(atom[1], depth + 1)
+        elif is_tup_atom(atom):
             for part in atom[1]:
                 found |= _iterator_kinds(part, depth + 1)
     return found
@@ -234,7 +255,7 @@ def _iterator_kinds(atoms: Iterable[Atom], depth: int) -> set[str]:
 
 def _constructs(sym: Sym, calls: dict[int, ResolvedCall], api: str) -> bool:
     """Whether a returned value is the result of a call of `api` (by its canonical name)."""
-    if sym[0] != "call":
+    if not is_call(sym):
         return False
     resolved = calls.get(sym[1])
     return resolved is not None and any(info.name == api for info in resolved.api)
@@ -257,7 +278,7 @@ def _makes_symbolic(facts: TensorFacts, key: FunctionKey) -> bool:
                     atom[1]
                     for info in resolved.api
                     for atom in callback_atoms(resolved, info)
-                    if atom[0] in ("func", "method") and atom[1] not in seen
+                    if kind_of(atom) in ("func", "method") and atom[1] not in seen
                 )
         seen.update(following)
         frontier = following
@@ -299,7 +320,7 @@ def _plain_project_class(index: ProjectIndex, class_key: ClassKey) -> bool:
             refs = index.base_refs(key)
         except KeyError:
             return False
-        if any(ref[0] != "class" and ref != ("ext", "builtins.object") for ref in refs):
+        if any(not is_class_ref(ref) and ref != ("ext", "builtins.object") for ref in refs):
             return False
     return True
 
@@ -308,11 +329,11 @@ def _operation(fn: FunctionSummary, sym: Sym, calls: dict[int, ResolvedCall]) ->
     """The op whose result (a graph operation in compiled code, a `tf.Operation`) the returned
     value is, if any, as its framework writes it (`Framework.graph_operation_namespaces`)."""
     for _ in range(20):
-        if sym[0] in ("local", "name") and len(fn.locals.get(sym[1], ())) == 1:
+        if kind_of(sym) in ("local", "name") and len(fn.locals.get(sym[1], ())) == 1:
             sym = fn.locals[sym[1]][0]
         else:
             break
-    if sym[0] != "call" or sym[1] not in calls:
+    if not is_call(sym) or sym[1] not in calls:
         return None
     for info in calls[sym[1]].api:
         if not info.tensor_op or info.returns not in OPERATION_RETURNS:
@@ -422,7 +443,7 @@ def passed_through(
             stack.append((sym[1], killed))
         elif kind == "call" and sym[1] in calls:
             for part, part_tested in _passed_by_call(index, facts, calls[sym[1]], active | {key}):
-                if part_tested and part[0] in ("local", "param"):
+                if part_tested and kind_of(part) in ("local", "param"):
                     tested = tested | {part[1]}
                 stack.append((part, killed))
     cache[key] = names
@@ -442,7 +463,7 @@ def _type_tested(fn: FunctionSummary, calls: Iterable[ResolvedCall]) -> frozense
     for resolved in calls:
         names = {info.name for info in resolved.api}
         site = resolved.site
-        if not site.args or site.args[0][0] not in ("local", "param"):
+        if not site.args or kind_of(site.args[0]) not in ("local", "param"):
             continue
         if site.args[0][1] not in params:
             continue
@@ -456,7 +477,7 @@ def _type_tested(fn: FunctionSummary, calls: Iterable[ResolvedCall]) -> frozense
 
 
 def _tensor_class(atom: Atom) -> bool:
-    info = lookup(atom[1]) if atom[0] == "ext" else None
+    info = lookup(atom[1]) if is_ext_atom(atom) else None
     return info is not None and info.kind == "class" and info.returns in TENSOR_CLASS_ROLES
 
 
@@ -526,12 +547,12 @@ def _text_method_result(fn: FunctionSummary, evaluator: Evaluator, sym: Sym, dep
     Python value (the evaluator knows it only as "some Python value")."""
     if depth > MAX_NESTING:
         return False
-    if sym[0] in ("local", "name"):
+    if kind_of(sym) in ("local", "name"):
         values = fn.locals.get(sym[1], ())
         return bool(values) and all(
             _text_method_result(fn, evaluator, value, depth + 1) for value in values
         )
-    if sym[0] != "call":
+    if not is_call(sym):
         return False
     apis = evaluator.resolve_call(sym[1]).api
     return bool(apis) and all(info.name.startswith(TEXT_METHOD_PREFIXES) for info in apis)
@@ -542,11 +563,11 @@ def _python_kind(atom: Atom) -> str | None:
     for anything else (a tensor, an unknown value)."""
     if atom == ("lit", "none", None):
         return ""
-    if atom[0] == "lit" and atom[1] in ("int", "float", "str", "bool"):
+    if is_lit_atom(atom) and atom[1] in ("int", "float", "str", "bool"):
         return f"a Python {atom[1]}"
-    if atom[0] == "numpy":
+    if is_numpy_atom(atom):
         return "a NumPy value"
-    if atom[0] == "variable":
+    if is_variable_atom(atom):
         return "a tf.Variable (returned as a tensor of its value)"
     return None
 
@@ -648,7 +669,7 @@ def _returned_whole_or_sliced(fn: FunctionSummary) -> set[str]:
             stack.extend(fn.locals.get(sym[1], ()))
         elif kind == "cond":
             stack.extend(sym[1])
-        elif kind == "item" and sym[2][0] == "slice":
+        elif kind == "item" and is_slice(sym[2]):
             stack.append(sym[1])
     return found
 
@@ -677,7 +698,7 @@ def _tensor_shape_source(
             receiver = get_evaluator(index, facts, key).eval(current[1])
             if any(atom[0] in SYMBOLIC_KINDS for atom in receiver):
                 return "a tensor's `.shape`"
-        elif kind == "item" and current[2][0] == "slice":
+        elif kind == "item" and is_slice(current[2]):
             stack.append(current[1])
         elif kind in ("local", "name"):
             stack.extend(fn.locals.get(current[1], ()))
@@ -789,7 +810,7 @@ def _appended(fn: FunctionSummary, sym: Sym) -> Iterator[Sym]:
     """The elements the body appends to a local list (`combined.append(dim)`)."""
     for site in fn.calls:
         callee = site.callee
-        if callee[0] == "attr" and callee[1] == sym and callee[2] in LIST_GROWERS:
+        if is_attr(callee) and callee[1] == sym and callee[2] in LIST_GROWERS:
             position = LIST_GROWERS[callee[2]]
             if position < len(site.args):
                 yield site.args[position]
@@ -813,12 +834,12 @@ def _static_shape(fn: FunctionSummary, sym: Sym, memo: dict[Sym, bool] | None = 
     elif kind == "item":
         result = _static_shape(fn, sym[1], memo)
     elif kind == "op":
-        operands = [o for o in sym[1] if o[0] != "lit"]
+        operands = [o for o in sym[1] if not is_lit_atom(o)]
         result = bool(operands) and all(_static_shape(fn, o, memo) for o in operands)
     elif kind == "call":
         callee = fn.calls[sym[1]].callee
         result = (
-            callee[0] == "attr"
+            is_attr(callee)
             and callee[2] in STATIC_SHAPE_METHODS
             and _static_shape(fn, callee[1], memo)
         )
@@ -942,20 +963,20 @@ def _python_use(
             ):
                 return f"passes it to `{name}`, which needs a Python value in its graph"
         callee = site.callee
-        if callee[0] == "attr" and flows(callee[1]) and not passed:
+        if is_attr(callee) and flows(callee[1]) and not passed:
             receiver = evaluator.eval(callee[1])
-            scalar = [a for a in receiver if a[0] in ("lit", "numpy", "variable")]
+            scalar = [a for a in receiver if kind_of(a) in ("lit", "numpy", "variable")]
             if scalar and evaluator.method_of("tensor", callee[2]) is None:
                 return f"calls `.{callee[2]}()` on it, which a tensor does not have"
     if any(flows(sym) for sym in fn.hashed_values):
         return "uses it as a dict key or a set element, and a tensor is not hashable"
     for sym in _values_of(fn):
-        if sym[0] == "fstr" and any(flows(value) for value in sym[1]):
+        if is_fstr(sym) and any(flows(value) for value in sym[1]):
             return "shows it in an f-string through `!s`/`!r`, as `tf.Tensor(...)`"
-        if sym[0] != "item" or sym[2][0] in ("lit", "slice") or not flows(sym[2]):
+        if not is_item(sym) or kind_of(sym[2]) in ("lit", "slice") or not flows(sym[2]):
             continue
         bases = evaluator.eval(sym[1])
-        if any(a[0] == "dict" for a in bases):
+        if any(is_dict_atom(a) for a in bases):
             return "looks it up as a dict key, and a tensor is not hashable"
         if traced and bases and all(a[0] in PYTHON_SEQUENCE_KINDS for a in bases):
             return "indexes a Python list with it, which needs a Python int in its graph"
@@ -973,7 +994,7 @@ def _values_of(fn: FunctionSummary) -> Iterator[Sym]:
         stack.extend((site.callee, *site.args, *(value for _, value in site.kwargs)))
 
     def follow(sym: Sym) -> Iterable[Sym]:
-        return (sym[1], sym[2]) if sym[0] == "item" else made_of(sym)
+        return (sym[1], sym[2]) if is_item(sym) else made_of(sym)
 
     yield from walk_syms(stack, follow)
 
@@ -1057,9 +1078,9 @@ def _computed_from_python_arguments(
     parameters every caller fills with Python numbers or strings only."""
 
     def follow(current: Sym) -> Iterable[Sym]:
-        if current[0] == "local":
+        if is_local(current):
             return fn.locals.get(current[1], ())
-        return made_of(current) if current[0] in ("op", "cond") else ()
+        return made_of(current) if kind_of(current) in ("op", "cond") else ()
 
     parameters = 0
     for current in walk_syms((sym,), follow):
@@ -1067,7 +1088,7 @@ def _computed_from_python_arguments(
         if kind == "param":
             atoms = evidence.get(current[1])
             if not atoms or not all(
-                a[0] == "lit" and a[1] in ("int", "float", "str") for a in atoms
+                is_lit_atom(a) and a[1] in ("int", "float", "str") for a in atoms
             ):
                 return False
             parameters += 1

@@ -26,7 +26,16 @@ from hybridize.analyzer.facts.predicates import (
 )
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
-from hybridize.analyzer.facts.values import Atom
+from hybridize.analyzer.facts.values import (
+    Atom,
+    is_boundext_atom,
+    is_ext_atom,
+    is_lit_atom,
+    is_numpy_atom,
+    is_obj_atom,
+    is_unknown_kind,
+    is_variable_atom,
+)
 from hybridize.analyzer.frameworks import (
     literal_order_inputs,
     lookup,
@@ -36,6 +45,7 @@ from hybridize.analyzer.frameworks.framework import Framework, framework_of_api,
 from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, is_call, is_local, is_op, is_param, kind_of
 from hybridize.model import Span
 
 SHAPE_ONLY_ATTRIBUTES = frozenset({"dtype", "shape", "ndim", "name", "device"})
@@ -66,7 +76,7 @@ class SafetyScan:
         atoms = self.facts.param_atoms.get(self.key, {}).get(name)
         if not atoms:
             return True
-        return any(is_tensor_like(a) or a[0] == "?" for a in atoms)
+        return any(is_tensor_like(a) or is_unknown_kind(a) for a in atoms)
 
     def parameter_behind(self, sym: Sym) -> str | None:
         """The (non-receiver) parameter a value is, through locals assigned exactly once."""
@@ -116,10 +126,10 @@ class SafetyScan:
 def parameter_behind(fn: FunctionSummary, sym: Sym, receiver: str | None) -> str | None:
     """The parameter (not `receiver`) a value is, through locals assigned exactly once."""
     for _ in range(20):  # bounded: `a = b; b = a` must not loop
-        if sym[0] != "local" or len(fn.locals.get(sym[1], ())) != 1:
+        if not is_local(sym) or len(fn.locals.get(sym[1], ())) != 1:
             break
         sym = fn.locals[sym[1]][0]
-    return sym[1] if sym[0] == "param" and sym[1] != receiver else None
+    return sym[1] if is_param(sym) and sym[1] != receiver else None
 
 
 def _arguments(args: tuple[Sym, ...], kwargs: tuple[tuple[str, Sym], ...]) -> Iterator[Sym]:
@@ -151,8 +161,10 @@ def mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym]) -> bool:
 def is_eager_only_call(resolved: ResolvedCall) -> bool:
     """An API the tables mark eager-only, or `.numpy()` on a receiver of unknown kind."""
     callee = resolved.site.callee
-    numpy_method = callee[0] == "attr" and callee[2] == "numpy" and not resolved.site.args
-    unknown_receiver = all(a[0] in ("?", "boundext") for a in resolved.callee_atoms) and not any(
+    numpy_method = is_attr(callee) and callee[2] == "numpy" and not resolved.site.args
+    unknown_receiver = all(
+        kind_of(a) in ("?", "boundext") for a in resolved.callee_atoms
+    ) and not any(
         info.name.endswith(".numpy") for info in resolved.api
     )  # a `.numpy()` the tables know is judged by them (traced for a PyTorch tensor)
     return any(info.effect == "eager_only" for info in resolved.api) or (
@@ -182,7 +194,7 @@ def eager_only_calls(ctx: SafetyScan) -> list[Evidence]:
         site = resolved.site
         callee = site.callee
         if is_eager_only_call(resolved):
-            what = f"`.{callee[2]}()`" if callee[0] == "attr" else "this call"
+            what = f"`.{callee[2]}()`" if is_attr(callee) else "this call"
             found.append(
                 Evidence(
                     f"{what} works only eagerly; it fails on a symbolic tensor",
@@ -216,7 +228,7 @@ def foreign_library_calls(
             (
                 a[1]
                 for a in resolved.callee_atoms
-                if a[0] == "ext" and is_foreign_library(a[1]) and lookup(a[1]) is None
+                if is_ext_atom(a) and is_foreign_library(a[1]) and lookup(a[1]) is None
             ),
             default=None,
         )
@@ -253,7 +265,7 @@ def tensor_data_assignments(
         targets = evaluator.eval(store.target)
         if any(is_tensor_like(a) for a in targets) or (
             targets
-            and all(is_unknown(a) or a[0] == "boundext" for a in targets)
+            and all(is_unknown(a) or is_boundext_atom(a) for a in targets)
             and any(is_tensor_like(a) or is_unknown(a) for a in evaluator.eval(store.value))
         ):
             yield store.span, reason
@@ -291,7 +303,7 @@ def variables_made_per_call(ctx: SafetyScan) -> list[Evidence]:
     kept = set()
     for store in ctx.fn.stores:
         kept.add(store.value)
-        if store.value[0] == "local":
+        if is_local(store.value):
             kept.update(ctx.fn.locals.get(store.value[1], ()))
     found = []
     calls = ctx.facts.calls.get(ctx.key, [])
@@ -377,9 +389,9 @@ def _numpy_item_stores(ctx: SafetyScan) -> list[Evidence]:
     for store in ctx.fn.stores:
         if store.kind != "item" or not ctx.derives_from_parameter(store.value):
             continue
-        if not any(a[0] == "numpy" for a in ctx.evaluator.eval(store.target)):
+        if not any(is_numpy_atom(a) for a in ctx.evaluator.eval(store.target)):
             continue
-        if any(is_tensor_like(a) or a[0] == "?" for a in ctx.evaluator.eval(store.value)):
+        if any(is_tensor_like(a) or is_unknown_kind(a) for a in ctx.evaluator.eval(store.value)):
             found.append(
                 Evidence(
                     "a value derived from a parameter is stored into a NumPy array; in a "
@@ -395,7 +407,7 @@ def _numpy_array_method(ctx: SafetyScan, site: CallSite, numpy_behavior: bool) -
     lacks: one NumPy behaviour adds (unless the project enables it), or one the tables know
     for arrays and not for tensors at all (`.copy()`, `.item()`)."""
     callee = site.callee
-    if callee[0] != "attr":
+    if not is_attr(callee):
         return None
     name = callee[2]
     if name in NUMPY_BEHAVIOR_METHODS:
@@ -409,7 +421,7 @@ def _numpy_array_method(ctx: SafetyScan, site: CallSite, numpy_behavior: bool) -
     receiver = callee[1]
     if not ctx.derives_from_parameter(receiver):
         return None
-    if any(atom[0] == "numpy" for atom in ctx.evaluator.eval(receiver)):
+    if any(is_numpy_atom(atom) for atom in ctx.evaluator.eval(receiver)):
         return str(callee[2])
     return None
 
@@ -492,7 +504,7 @@ def stale_variable_reads(ctx: SafetyScan) -> list[Evidence]:
     found = []
     for receiver, attribute, span, calls_before in fn.variable_reads:
         receiver_atoms = ctx.evaluator.eval(receiver)
-        if not any(a[0] == "obj" and a[1] in LAYER_ROLES for a in receiver_atoms):
+        if not any(is_obj_atom(a) and a[1] in LAYER_ROLES for a in receiver_atoms):
             continue
         calls_of_receiver = [
             r for r in ctx.facts.calls.get(ctx.key, []) if r.site.callee == receiver
@@ -514,7 +526,7 @@ def stale_variable_reads(ctx: SafetyScan) -> list[Evidence]:
         snapshot |= {("local", name) for name, values in fn.locals.items() if read in values}
         for resolved in ctx.facts.calls.get(ctx.key, []):
             callee = resolved.site.callee
-            if callee[0] != "attr" or callee[2] not in GRADIENT_CONSUMERS:
+            if not is_attr(callee) or callee[2] not in GRADIENT_CONSUMERS:
                 continue
             site = resolved.site
             if any(mentions(fn, s, snapshot) for s in _arguments(site.args, site.kwargs)):
@@ -546,11 +558,11 @@ ITERATION_WRAPPERS = frozenset(
 def _unwrap_iteration(ctx: SafetyScan, sym: Sym) -> Sym:
     """`enumerate(x)`, `zip(x, y)`, `reversed(x)` iterate x: look through them (first arg)."""
     for _ in range(5):
-        if sym[0] != "call":
+        if not is_call(sym):
             return sym
         site = ctx.fn.calls[sym[1]]
         callee = ctx.evaluator.eval(site.callee)
-        if site.args and any(a[0] == "ext" and a[1] in ITERATION_WRAPPERS for a in callee):
+        if site.args and any(is_ext_atom(a) and a[1] in ITERATION_WRAPPERS for a in callee):
             tensors = [a for a in site.args if _is_tensor_param(ctx, a)]
             sym = tensors[0] if tensors else site.args[0]
         else:
@@ -559,12 +571,12 @@ def _unwrap_iteration(ctx: SafetyScan, sym: Sym) -> Sym:
 
 
 def _is_tensor_param(ctx: SafetyScan, sym: Sym) -> bool:
-    return any(a[0] in ("tensor", "variable") for a in ctx.evaluator.eval(sym))
+    return any(kind_of(a) in ("tensor", "variable") for a in ctx.evaluator.eval(sym))
 
 
 def _deferred_calls_of(ctx: SafetyScan, receiver: Sym) -> Span | None:
     """Span of a call of `receiver` inside a function or lambda nested in this one."""
-    name = receiver[1] if receiver[0] in ("local", "name") else None
+    name = receiver[1] if kind_of(receiver) in ("local", "name") else None
     if name is None:
         return None
     prefix = f"{ctx.fn.qualname}."
@@ -574,7 +586,11 @@ def _deferred_calls_of(ctx: SafetyScan, receiver: Sym) -> Span | None:
             continue
         for resolved in ctx.facts.calls.get(FunctionKey(relpath, qualname), []):
             callee = resolved.site.callee
-            if callee[0] in ("local", "name") and callee[1] == name and name not in nested.locals:
+            if (
+                kind_of(callee) in ("local", "name")
+                and callee[1] == name
+                and name not in nested.locals
+            ):
                 return resolved.site.span
     return None
 
@@ -588,9 +604,9 @@ def tensor_parameter_iteration(ctx: SafetyScan) -> list[Evidence]:
         name = ctx.parameter_behind(iterable)
         if name is not None:
             atoms = ctx.evaluator.eval(iterable)
-            known = [a for a in atoms if a[0] != "?"]
+            known = [a for a in atoms if not is_unknown_kind(a)]
             # Only when it is a tensor for sure: `tape.gradient` may give a list or a tensor.
-            if known and all(a[0] in ("tensor", "variable") for a in known):
+            if known and all(kind_of(a) in ("tensor", "variable") for a in known):
                 found.append(
                     Evidence(
                         f"iterates over the tensor parameter `{name}` in Python; "
@@ -615,15 +631,15 @@ def _dtype_parameters(ctx: SafetyScan, sym: Sym, depth: int = 0) -> set[str]:
     name = ctx.parameter_behind(sym)
     if name is not None:
         return {name}
-    if sym[0] == "local" and len(ctx.fn.locals.get(sym[1], ())) == 1:
+    if is_local(sym) and len(ctx.fn.locals.get(sym[1], ())) == 1:
         return _dtype_parameters(ctx, ctx.fn.locals[sym[1]][0], depth + 1)
-    if sym[0] == "op":
+    if is_op(sym):
         return {p for operand in sym[1] for p in _dtype_parameters(ctx, operand, depth + 1)}
-    if sym[0] == "call":
+    if is_call(sym):
         site = ctx.fn.calls[sym[1]]
         if site.kwargs and any(k == "dtype" for k, _ in site.kwargs):
             return set()
-        names = [a[1] for a in ctx.evaluator.eval(site.callee) if a[0] == "ext"]
+        names = [a[1] for a in ctx.evaluator.eval(site.callee) if is_ext_atom(a)]
         if names and all(ctx.framework.keeps_input_dtype(n) for n in names):
             return {p for arg in site.args for p in _dtype_parameters(ctx, arg, depth + 1)}
     return set()
@@ -659,10 +675,12 @@ def _leading_literal_conflicts(ctx: SafetyScan) -> list[Evidence]:
             args = resolved.site.args
             if len(args) <= second:
                 continue
-            literal = {a[1] if a[0] == "lit" else None for a in ctx.evaluator.eval(args[first])}
+            literal = {a[1] if is_lit_atom(a) else None for a in ctx.evaluator.eval(args[first])}
             if len(literal) != 1 or (kind := literal.pop()) not in kinds or kind is None:
                 continue
-            atoms = [a for a in ctx.evaluator.eval(args[second]) if a[0] in ("tensor", "variable")]
+            atoms = [
+                a for a in ctx.evaluator.eval(args[second]) if kind_of(a) in ("tensor", "variable")
+            ]
             for source in _dtype_parameters(ctx, args[second]):
                 atoms.extend(evidence.get(source, ()))
             default = LITERAL_DEFAULT_DTYPES[kind]
@@ -716,14 +734,14 @@ def conflicting_dtype_coercions(ctx: SafetyScan) -> list[Evidence]:
                     # A NumPy constant in the body is converted to the dtype of the tensor
                     # it meets, traced or not; only arguments cross the boundary as they are,
                     # also through ops that keep their input's dtype (`tf.math.log(p)`).
-                    atoms = [a for a in ctx.evaluator.eval(other) if a[0] != "numpy"]
+                    atoms = [a for a in ctx.evaluator.eval(other) if not is_numpy_atom(a)]
                     for source in _dtype_parameters(ctx, other):
                         if source != name:
                             atoms.extend(evidence.get(source, ()))
                 partners.setdefault(name, set()).update(dtypes(atoms))
 
     for sym in list(ctx.evaluator.memo):
-        if sym[0] == "op" and len(sym[1]) > 1:
+        if is_op(sym) and len(sym[1]) > 1:
             note(list(sym[1]))
     for resolved in ctx.facts.calls.get(ctx.key, []):
         converts = any(info.name.rsplit(".", 1)[-1] in DTYPE_CONVERSIONS for info in resolved.api)
@@ -801,7 +819,7 @@ def _sublayer_classes(
     return {
         atom[2]
         for atom in _attribute_atoms(index, facts, class_key)
-        if atom[0] == "obj" and atom[1] in LAYER_ROLES and atom[2] is not None
+        if is_obj_atom(atom) and atom[1] in LAYER_ROLES and atom[2] is not None
     }
 
 
@@ -812,7 +830,7 @@ def _has_sublayers(index: ProjectIndex, facts: TensorFacts, class_key: ClassKey)
     from `keras.Input`) already has its weights; built-in layers (`Dense(8)`) and project
     layers create theirs on first call."""
     return any(
-        a[0] == "obj" and (a[1] == "layer" or (a[1] == "model" and a[2] is not None))
+        is_obj_atom(a) and (a[1] == "layer" or (a[1] == "model" and a[2] is not None))
         for a in _attribute_atoms(index, facts, class_key)
     )
 
@@ -823,7 +841,7 @@ def _holds_weights(index: ProjectIndex, facts: TensorFacts, class_key: ClassKey)
     A stateless layer traced on symbolic tensors has nothing to freeze."""
     if index.find_method(class_key, "build") is not None or _has_sublayers(index, facts, class_key):
         return True
-    return any(a[0] == "variable" for a in _attribute_atoms(index, facts, class_key))
+    return any(is_variable_atom(a) for a in _attribute_atoms(index, facts, class_key))
 
 
 def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[ClassKey, str]:

@@ -34,15 +34,18 @@ from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_ev
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.predicates import local_values, walk_syms
+from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
+from hybridize.analyzer.facts.values import is_ext_atom
 from hybridize.analyzer.frameworks import lookup_parameters, written_name
 from hybridize.analyzer.frameworks.api_info import ApiInfo
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
 from hybridize.analyzer.frameworks.namespaces import canonical_external
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, is_call
 
 GLOBAL_SEED_SETTERS = frozenset(name for f in FRAMEWORKS for name in f.global_seed_setters)
 """Every framework's calls that set its global random seed."""
@@ -171,7 +174,7 @@ def _distribution_sampler(
     or an instance of a project class that inherits the sampler from such a class (a project
     class that defines the method runs its own code, which is read as a callee)."""
     callee = resolved.site.callee
-    if callee[0] != "attr" or resolved.targets:
+    if not is_attr(callee) or resolved.targets:
         return None
     method = callee[2]
     samplers = index.function_framework(reader).seeded_distribution_samplers
@@ -193,11 +196,11 @@ def _distribution_classes(
     by_index = {r.index: r for r in facts.calls.get(reader, [])}
     found: list[str] = []
     for sym in walk_syms([receiver], partial(local_values, fn)):
-        constructed = by_index.get(sym[1]) if sym[0] == "call" else None
+        constructed = by_index.get(sym[1]) if is_call(sym) else None
         if constructed is None:
             continue
         found += [i.name for i in constructed.api if i.kind == "class"]
-        found += [canonical_external(a[1]) for a in constructed.callee_atoms if a[0] == "ext"]
+        found += [canonical_external(a[1]) for a in constructed.callee_atoms if is_ext_atom(a)]
         found += [
             base
             for kind, target in constructed.targets
@@ -217,7 +220,7 @@ def _framework_bases(index: ProjectIndex, class_key: ClassKey) -> list[str]:
         canonical_external(ref[1])
         for project_class in index.mro(class_key)
         for ref in index.base_refs(project_class)
-        if ref[0] == "ext"
+        if is_ext_ref(ref)
     ]
 
 
@@ -267,7 +270,7 @@ def _seeding_test_case(index: ProjectIndex, class_key: ClassKey) -> str | None:
     by its canonical name; None when it derives from none."""
     for project_class in index.mro(class_key):
         for ref in index.base_refs(project_class):
-            if ref[0] == "ext" and (base := canonical_external(ref[1])) in SEEDING_TEST_CASES:
+            if is_ext_ref(ref) and (base := canonical_external(ref[1])) in SEEDING_TEST_CASES:
                 return base
     return None
 

@@ -14,12 +14,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
+from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom
+from hybridize.analyzer.facts.values import Atom, is_ext_atom, is_lit_atom
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework
 from hybridize.analyzer.frameworks.shapes import literal_ints
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import (
+    is_attr,
+    is_call,
+    is_item,
+    is_lit,
+    is_local,
+    is_param,
+    is_slice,
+    kind_of,
+)
 from hybridize.model import SpecTree, TensorSpec
 
 SPEC_CLASSES: dict[str, str] = {
@@ -49,7 +60,7 @@ def supplied_signature(
     fn = index.function(key)
     for decorator in fn.decorators:
         ref = index.resolve_dotted(relpath, decorator.name)
-        if not (ref[0] == "ext" and framework.is_decorator(ref[1])):
+        if not (is_ext_ref(ref) and framework.is_decorator(ref[1])):
             continue
         value = framework.argument(
             decorator.args, dict(decorator.kwargs), framework.signature_argument
@@ -99,7 +110,7 @@ def _model(
         site = fn.calls[sym[1]]
         evaluator = get_evaluator(index, facts, owner)
         callee = evaluator.eval(site.callee)
-        classes = {SPEC_CLASSES.get(a[1]) for a in callee if a[0] == "ext"}
+        classes = {SPEC_CLASSES.get(a[1]) for a in callee if is_ext_atom(a)}
         if len(classes) != 1 or None in classes:
             return None
         kwargs = dict(site.kwargs)
@@ -236,11 +247,15 @@ def statically_read_slices(fn: FunctionSummary) -> set[tuple[str, int]]:
     axis None.)"""
     found: set[tuple[str, int]] = set()
     for sym in function_syms(fn):
-        if sym[0] == "item" and sym[2][0] == "slice" and len(sym[2][1]) == 3:
+        if is_item(sym) and is_slice(sym[2]) and len(sym[2][1]) == 3:
             start = sym[2][1][0]
             if start == ("lit", "none", None):
                 start = ("lit", "int", 0)
-            if start[0] != "lit" or not isinstance(start[2], int) or isinstance(start[2], bool):
+            if (
+                not is_lit_atom(start)
+                or not isinstance(start[2], int)
+                or isinstance(start[2], bool)
+            ):
                 continue
             param = _shape_owner(fn, sym[1])
             if param is not None:
@@ -266,11 +281,11 @@ def statically_read_axes(fn: FunctionSummary) -> set[tuple[str, int]]:
     `p.get_shape()[i]`, `p.shape.as_list()[i]`, `n, d = p.shape`, and `len(p)` (axis 0)."""
     found: set[tuple[str, int]] = set()
     for sym in function_syms(fn):
-        if sym[0] == "item" and sym[2][0] == "lit" and isinstance(sym[2][2], int):
+        if is_item(sym) and is_lit(sym[2]) and isinstance(sym[2][2], int):
             param = _shape_owner(fn, sym[1])
             if param is not None:
                 found.add((param, sym[2][2]))
-        elif sym[0] == "call":
+        elif is_call(sym):
             site = fn.calls[sym[1]]
             if site.callee in (("name", "len"),) and len(site.args) == 1:
                 param = _parameter(fn, site.args[0])
@@ -282,11 +297,11 @@ def statically_read_axes(fn: FunctionSummary) -> set[tuple[str, int]]:
 def _shape_owner(fn: FunctionSummary, sym: Sym) -> str | None:
     """The parameter whose static shape `sym` is (`p.shape`, `p.get_shape()`, `.as_list()`)."""
     for _ in range(4):
-        if sym[0] == "local" and len(fn.locals.get(sym[1], [])) == 1:
+        if is_local(sym) and len(fn.locals.get(sym[1], [])) == 1:
             sym = fn.locals[sym[1]][0]
-        elif sym[0] == "call":
+        elif is_call(sym):
             callee = fn.calls[sym[1]].callee
-            if callee[0] != "attr":
+            if not is_attr(callee):
                 return None
             if callee[2] == "as_list":
                 sym = callee[1]
@@ -294,7 +309,7 @@ def _shape_owner(fn: FunctionSummary, sym: Sym) -> str | None:
                 return _parameter(fn, callee[1])
             else:
                 return None
-        elif sym[0] == "attr" and sym[2] == "shape":
+        elif is_attr(sym) and sym[2] == "shape":
             return _parameter(fn, sym[1])
         else:
             return None
@@ -303,11 +318,11 @@ def _shape_owner(fn: FunctionSummary, sym: Sym) -> str | None:
 
 def _parameter(fn: FunctionSummary, sym: Sym) -> str | None:
     for _ in range(10):
-        if sym[0] in ("local", "name") and len(fn.locals.get(sym[1], [])) == 1:
+        if kind_of(sym) in ("local", "name") and len(fn.locals.get(sym[1], [])) == 1:
             sym = fn.locals[sym[1]][0]
         else:
             break
-    return sym[1] if sym[0] == "param" else None
+    return sym[1] if is_param(sym) else None
 
 
 # ---------------------------------------------------------------------- comparison

@@ -47,6 +47,7 @@ from hybridize.analyzer.facts.evaluator import (
     param_layout,
 )
 from hybridize.analyzer.facts.predicates import is_primitive, is_unknown, leaf_atoms
+from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.test_parameters import (
     PYTEST_PARAMETRIZE,
@@ -66,10 +67,16 @@ from hybridize.analyzer.facts.values import (
     Atoms,
     Dep,
     atoms_for_return,
+    is_dict_atom,
+    is_func_atom,
+    is_method_atom,
+    is_obj_atom,
+    is_tup_atom,
 )
 from hybridize.analyzer.frameworks.framework import compiler_named
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, is_lit, is_seq, kind_of
 from hybridize.model import Span
 
 
@@ -132,7 +139,7 @@ def _evaluate(
         for store in fn.stores:
             if store.kind == "attr" and store.target in selves:
                 out.attrs.append((evaluator.class_key, store.name, evaluator.eval(store.value)))
-            elif store.kind == "item" and store.target[0] == "attr" and store.target[1] in selves:
+            elif store.kind == "item" and is_attr(store.target) and store.target[1] in selves:
                 # `self.heads["a"] = Dense(1)`: the dict attribute holds the value too.
                 held = ("dict", evaluator.eval(store.value))
                 out.attrs.append((evaluator.class_key, store.target[2], frozenset({held})))
@@ -174,7 +181,7 @@ def _record_test_cases(
         if not decorator.called:
             continue
         ref = index.resolve_dotted(relpath, decorator.name)
-        if ref[0] != "ext":
+        if not is_ext_ref(ref):
             continue
         args = [owner.eval(a) for a in decorator.args]
         calls: list[tuple[list[Atoms], dict[str, Atoms]]] = []
@@ -201,9 +208,9 @@ def _grown_attribute(
     attribute `blocks` now holds `layer` too, as `items.append(x)` does for a local."""
     callee = site.callee
     if (
-        callee[0] != "attr"
+        not is_attr(callee)
         or callee[2] not in CONTAINER_GROWERS
-        or callee[1][0] != "attr"
+        or not is_attr(callee[1])
         or callee[1][1] not in selves
         or not site.args
     ):
@@ -211,7 +218,7 @@ def _grown_attribute(
     if callee[2] in ("extend", "update"):
         elements: set[Atom] = set()
         for atom in evaluator.eval(site.args[0]):
-            if atom[0] == "dict":
+            if is_dict_atom(atom):
                 elements |= atom[1]
             else:
                 elements.update(iterated_atoms(atom))
@@ -1371,7 +1378,7 @@ def _record_evidence(
                 # `strategy.run(fn, args=(x, y))` calls `fn(x, y)`: the arguments flow.
                 passed = _argument(resolved, info.callback_args_tuple)
                 bound = bind_arguments(
-                    callback, _positional(passed), {}, skip_receiver=atom[0] == "method"
+                    callback, _positional(passed), {}, skip_receiver=is_method_atom(atom)
                 )
                 elements = _written_elements(resolved, info.callback_args_tuple)
                 for i, (name, atoms) in enumerate(bound.items()):
@@ -1386,7 +1393,7 @@ def _record_evidence(
             # Callbacks receive tensors (dataset elements, map_fn slices), what the API
             # says it hands them (`Dataset.apply` passes the dataset), or the leaves of the
             # structure `map_structure` maps, whatever they are.
-            params = callback.explicit_params if atom[0] == "func" else callback.params[1:]
+            params = callback.explicit_params if is_func_atom(atom) else callback.params[1:]
             if info.returns == "callback_results" and info.callback_input == "tensor":
                 received = frozenset(leaf_atoms(mapped_structure_argument(info, resolved.args)))
             else:
@@ -1412,9 +1419,9 @@ _UNKNOWN_KINDS = frozenset({"?"})
 
 def _constant(sym: Sym, depth: int = 0) -> bool:
     """A literal int, float or str as written, or a list/tuple display of them."""
-    if sym[0] == "lit":
+    if is_lit(sym):
         return sym[1] in ("int", "float", "str") and sym[2] is not None
-    if sym[0] == "seq" and depth < 3:
+    if is_seq(sym) and depth < 3:
         return bool(sym[2]) and all(_constant(e, depth + 1) for e in sym[2])
     return False
 
@@ -1424,10 +1431,10 @@ def _compiled_function(index: ProjectIndex, atom: Atom) -> FunctionKey | None:
     when `g` is this value: a function or bound method itself; an object its call method
     (`model = torch.compile(model)` compiles the module's `forward`, `tf.function(layer)`
     traces the layer's `__call__`, which runs its `call`; another object's `__call__`)."""
-    if atom[0] in ("func", "method"):
+    if kind_of(atom) in ("func", "method"):
         key: FunctionKey = atom[1]
         return key
-    if atom[0] != "obj" or atom[2] is None:
+    if not is_obj_atom(atom) or atom[2] is None:
         return None
     class_key: ClassKey = atom[2]
     if index.layer_role(class_key) is not None:
@@ -1440,7 +1447,7 @@ def _builds_itself(index: ProjectIndex, resolved: ResolvedCall) -> bool:
     weights by calling `build(input_shape)` before the first call, outside the symbolic pass,
     so that a symbolic call (functional API) only reads initialised variables and a compiled
     `call` captures them by reference."""
-    classes = [a[2] for a in resolved.callee_atoms if a[0] == "obj" and a[2] is not None]
+    classes = [a[2] for a in resolved.callee_atoms if is_obj_atom(a) and a[2] is not None]
     return bool(classes) and all(index.find_method(c, "build") is not None for c in classes)
 
 
@@ -1460,7 +1467,7 @@ def _written_elements(resolved: ResolvedCall, where: tuple[int | str, ...]) -> t
         elif isinstance(position, str):
             sym = dict(site.kwargs).get(position)
         if sym is not None:
-            return tuple(sym[2]) if sym[0] == "seq" else ()
+            return tuple(sym[2]) if is_seq(sym) else ()
     return ()
 
 
@@ -1469,7 +1476,7 @@ def _positional(passed: Atoms | None) -> list[Atoms]:
     short tuple display, else one argument of every element kind; none when absent."""
     if passed is None:
         return []
-    tuples = [a for a in passed if a[0] == "tup"]
+    tuples = [a for a in passed if is_tup_atom(a)]
     if len(tuples) == 1 and len(passed) == 1:
         return list(tuples[0][1])
     elements: set[Atom] = set()

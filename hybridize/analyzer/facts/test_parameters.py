@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from hybridize.analyzer.facts.values import is_dict_atom, is_lit_atom, is_seq_atom, is_tup_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.syms import is_seq
 
 if TYPE_CHECKING:
     from hybridize.analyzer.facts.values import Atom, Atoms
@@ -31,18 +33,18 @@ PYTEST_PARAMETRIZE = "pytest.mark.parametrize"
 def _cases_of(atoms: Atoms) -> Iterator[Atom]:
     """The cases an iterable of cases holds (a list display, a list kept in a name)."""
     for atom in atoms:
-        if atom[0] == "seq":
+        if is_seq_atom(atom):
             yield from atom[2]
-        elif atom[0] == "tup":
+        elif is_tup_atom(atom):
             for part in atom[1]:
                 yield from part
 
 
 def _positions(case: Atom, drop_name: bool) -> list[Atoms] | None:
     """A case's positional arguments: a tuple's elements, else the value itself."""
-    if case[0] == "dict":
+    if is_dict_atom(case):
         return None
-    parts = [frozenset(p) for p in case[1]] if case[0] == "tup" else [frozenset({case})]
+    parts = [frozenset(p) for p in case[1]] if is_tup_atom(case) else [frozenset({case})]
     return parts[1:] if drop_name else parts
 
 
@@ -70,7 +72,7 @@ def absl_cases(
 
 def pytest_cases(names: Atoms, values: Atoms) -> list[dict[str, Atoms]]:
     """Keyword arguments of each case of `pytest.mark.parametrize("a,b", [...])`."""
-    texts = {a[2] for a in names if a[0] == "lit" and a[1] == "str" and isinstance(a[2], str)}
+    texts = {a[2] for a in names if is_lit_atom(a) and a[1] == "str" and isinstance(a[2], str)}
     if len(texts) != 1:
         return []
     argnames = [n.strip() for n in texts.pop().split(",") if n.strip()]
@@ -78,13 +80,13 @@ def pytest_cases(names: Atoms, values: Atoms) -> list[dict[str, Atoms]]:
     for case in _cases_of(values):
         if len(argnames) == 1:
             out.append({argnames[0]: frozenset({case})})
-        elif case[0] == "tup" and len(case[1]) == len(argnames):
+        elif is_tup_atom(case) and len(case[1]) == len(argnames):
             out.append({n: frozenset(p) for n, p in zip(argnames, case[1], strict=True)})
     return out
 
 
 def is_tuple_display(sym: Sym) -> bool:
-    return sym[0] == "seq" and sym[1] == "tuple"
+    return is_seq(sym) and sym[1] == "tuple"
 
 
 def receives_cases(fn: FunctionSummary) -> bool:

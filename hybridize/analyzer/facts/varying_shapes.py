@@ -34,8 +34,10 @@ from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.loop_shapes import growth_in_loops
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.signatures import statically_read_axes, statically_read_slices
+from hybridize.analyzer.facts.values import is_tensor_atom
 from hybridize.analyzer.summaries.ir import Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import kind_of
 
 MAX_SHOWN_SHAPES = 3
 """How many of the shapes the call sites pass a reason writes out."""
@@ -67,7 +69,7 @@ def varying_shapes(
     axes: dict[str, frozenset[int] | None] = {}
     for name, atoms in sorted(facts.param_atoms.get(key, {}).items()):
         shapes = sorted(
-            {a[2] for a in atoms if a[0] == "tensor" and len(a) > 2 and a[2] is not None},
+            {a[2] for a in atoms if is_tensor_atom(a) and len(a) > 2 and a[2] is not None},
             key=repr,
         )
         if len(shapes) > 1:
@@ -118,7 +120,7 @@ def _grown_in_caller_loops(
     owner = index.function(caller).qualname
     for resolved, kind in sites:
         for parameter, argument in _bound(index, key, resolved, kind).items():
-            name = argument[1] if argument[0] in ("local", "name") else None
+            name = argument[1] if kind_of(argument) in ("local", "name") else None
             if name in grown and parameter not in found:
                 found[parameter] = f"`{owner}` passes `{name}`, which {grown[name]}"
     return found

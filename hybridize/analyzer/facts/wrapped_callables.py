@@ -33,10 +33,12 @@ from dataclasses import dataclass
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref, is_func_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom
+from hybridize.analyzer.facts.values import Atom, is_func_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import kind_of
 from hybridize.model import Span
 
 WRAPPING_DECORATORS = frozenset({"functools.wraps"})
@@ -122,12 +124,12 @@ class WrappedCallables:
             return f"`{fn.qualname}` is a wrapper (it sets `__wrapped__`)"
         for decorator in fn.decorators:
             ref = self.index.resolve_dotted(key.file, decorator.name)
-            if ref[0] == "func" and self._returns_wrapper(ref[1], decorator.called, 0):
+            if is_func_ref(ref) and self._returns_wrapper(ref[1], decorator.called, 0):
                 return (
                     f"`{fn.qualname}` is decorated by `{decorator.name}`, whose wrapper sets "
                     "`__wrapped__`"
                 )
-            if ref[0] == "class" and self._wraps_instances(ref[1]):
+            if is_class_ref(ref) and self._wraps_instances(ref[1]):
                 return (
                     f"`{fn.qualname}` is decorated by `{decorator.name}`, whose objects wrap it "
                     "(`__wrapped__`)"
@@ -139,7 +141,7 @@ class WrappedCallables:
         `name.__wrapped__ = ...` in the body that defines it."""
         for decorator in fn.decorators:
             ref = self.index.resolve_dotted(key.file, decorator.name)
-            if ref[0] == "ext" and ref[1] in WRAPPING_DECORATORS:
+            if is_ext_ref(ref) and ref[1] in WRAPPING_DECORATORS:
                 return True
         owner = self.index.owner_key(key)
         return self._sets_wrapped(owner, lambda sym: _names(sym, fn.name))
@@ -149,7 +151,7 @@ class WrappedCallables:
         factory: `@retry(3)`) gives a function carrying `__wrapped__`."""
         returned = self.facts.returns.get(decorator, frozenset())
         for atom in sorted(returned, key=repr):
-            if atom[0] != "func":
+            if not is_func_atom(atom):
                 continue
             if called and depth < MAX_DEPTH:
                 if self._returns_wrapper(atom[1], False, depth + 1):
@@ -189,7 +191,7 @@ class WrappedCallables:
 
 
 def _names(sym: Sym, name: str) -> bool:
-    return sym[0] in ("local", "name") and sym[1] == name
+    return kind_of(sym) in ("local", "name") and sym[1] == name
 
 
 def wrapped_callable_arguments(
