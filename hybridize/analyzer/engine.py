@@ -61,6 +61,7 @@ from hybridize.analyzer.facts.helper_safety import HelperSafety
 from hybridize.analyzer.facts.nested_compiled import decorated_by_compiler
 from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.process_wide import process_wide_assumptions
+from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.retracing import LiteralVariation
 from hybridize.analyzer.facts.returns import returns_changed_by_removal
@@ -68,9 +69,11 @@ from hybridize.analyzer.facts.safety import symbolically_built_classes
 from hybridize.analyzer.facts.seeded_random import GlobalSeeding, global_seeding
 from hybridize.analyzer.facts.solver import FactJournal, project_keys
 from hybridize.analyzer.facts.speculation import speculate
+from hybridize.analyzer.facts.values import is_unknown_kind
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import kind_of
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
     FileError,
@@ -562,7 +565,7 @@ def decorator_arguments(
     found = set(facts.wrapper_arguments.get(key, set()))
     for decorator in fn.decorators:
         ref = index.resolve_dotted(relpath, decorator.name)
-        if ref[0] == "ext" and framework.is_decorator(ref[1]):
+        if is_ext_ref(ref) and framework.is_decorator(ref[1]):
             found |= framework.argument_names(len(decorator.args), (k for k, _ in decorator.kwargs))
     return dict.fromkeys(found, True)
 
@@ -838,7 +841,7 @@ def _parameters(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> Pa
             is_tensor = None if p.default is None else False
             if is_tensor is None:
                 any_unknown = True
-        elif any(a[0] == "?" for a in atoms):
+        elif any(is_unknown_kind(a) for a in atoms):
             is_tensor = None
             any_unknown = True
         else:
@@ -846,7 +849,7 @@ def _parameters(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> Pa
         specs = tuple(
             TensorSpec("TensorSpec", a[1], a[2])
             for a in sorted(atoms, key=repr)
-            if a[0] in ("tensor", "variable")
+            if kind_of(a) in ("tensor", "variable")
         )
         reports.append(ParamReport(p.name, is_tensor, specs))
     has_tensor: bool | None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hybridize.analyzer.checks import TENSORFLOW_ONLY, Check
+from hybridize.analyzer.summaries.syms import is_attr
 from hybridize.model import Finding
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ class ReadsReceivedGradientTapes(Check):
         found: list[Finding] = []
         for site in scan.fn.calls:
             callee = site.callee
-            if callee[0] != "attr":
+            if not is_attr(callee):
                 continue
             parameter = scan.parameter_behind(callee[1])
             if parameter in tapes:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from hybridize.analyzer.checks import TENSORFLOW_ONLY, Check
 from hybridize.analyzer.facts.wrapped_callables import wrapped_callable_arguments
+from hybridize.analyzer.summaries.syms import kind_of
 from hybridize.model import Finding, Span
 
 if TYPE_CHECKING:
@@ -93,7 +94,9 @@ class ReceivesWrappedCallables(Check):
         uses: dict[str, Span] = {}
         for site in scan.fn.calls:
             callee = site.callee
-            parameter = scan.parameter_behind(callee) if callee[0] in ("local", "param") else None
+            parameter = (
+                scan.parameter_behind(callee) if kind_of(callee) in ("local", "param") else None
+            )
             if parameter is not None:
                 uses.setdefault(parameter, site.span)
         return cls.findings(

@@ -37,12 +37,15 @@ from hybridize.analyzer.facts.evaluator import (
     get_evaluator,
 )
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
+from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
+from hybridize.analyzer.facts.values import is_lit_atom
 from hybridize.analyzer.facts.varying_shapes import shape_read_as_int, varying_shapes
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise
 from hybridize.analyzer.summaries.ir import CallSite, Loop, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import is_call, is_op, is_seq, kind_of
 from hybridize.model import Benefit as BenefitLevel
 from hybridize.model import FunctionVerdict
 
@@ -327,11 +330,11 @@ class BenefitModel:
         except KeyError:
             return found
         for ref in refs:
-            if ref[0] == "ext":
+            if is_ext_ref(ref):
                 base = external_class_role(ref[1])
                 if base is not None:
                     found.add(base.call_method)
-            elif ref[0] == "class" and depth < MAX_BASE_DEPTH:
+            elif is_class_ref(ref) and depth < MAX_BASE_DEPTH:
                 found |= self._instance_calls(ref[1], depth + 1)
         return found
 
@@ -435,9 +438,9 @@ class BenefitModel:
         constants and literal defaults resolve to theirs) or over a list or tuple display;
         None otherwise (a dataset, a tensor, a list built at run time)."""
         iterable = loop.iterable
-        if iterable[0] == "seq" and iterable[1] in ("list", "tuple"):
+        if is_seq(iterable) and iterable[1] in ("list", "tuple"):
             return len(iterable[2])
-        if iterable[0] != "call":
+        if not is_call(iterable):
             return None
         resolved = self._resolved(caller, iterable[1])
         if resolved is None or not any(i.name == "builtins.range" for i in resolved.api):
@@ -503,7 +506,7 @@ class BenefitModel:
         evaluator = self.facts.evaluators.get(key)
         if evaluator is not None:
             for sym, atoms in evaluator.memo.items():
-                if sym[0] == "op" and any(a[0] in ("tensor", "variable") for a in atoms):
+                if is_op(sym) and any(kind_of(a) in ("tensor", "variable") for a in atoms):
                     work += _operator_cost(evaluator, sym, costs)
         return work, training
 
@@ -625,7 +628,7 @@ def _int_estimate(evaluator: Evaluator, sym: Sym) -> int | None:
     """The value of an int the code fixes: a literal, a constant or parameter that holds one
     literal int (and maybe ints computed at run time), or such a value offset by a small literal (`epochs + 1`: summaries do not
     keep the operator, and a trip count only needs its magnitude)."""
-    if sym[0] == "op" and len(sym) == 2 and len(sym[1]) == 2:
+    if is_op(sym) and len(sym) == 2 and len(sym[1]) == 2:
         left, right = (_int_estimate(evaluator, part) for part in sym[1])
         if left is not None and right is not None:
             small = [v for v in (left, right) if abs(v) <= SMALL_OFFSET]
@@ -633,7 +636,7 @@ def _int_estimate(evaluator: Evaluator, sym: Sym) -> int | None:
                 return left + right - small[0]
         return None
     atoms = evaluator.eval(sym)
-    if any(a[0] != "lit" or a[1] != "int" for a in atoms):
+    if any(not is_lit_atom(a) or a[1] != "int" for a in atoms):
         return None
     # A constant the command line may override (`EPOCHS = int(args.epochs)`) is estimated
     # by its literal default.
@@ -673,7 +676,7 @@ def _operator_cost(evaluator: Evaluator, sym: Sym, costs: CallCosts) -> float:
     operands = sym[1] if len(sym) == 2 and isinstance(sym[1], tuple) else ()
     for operand in operands:
         atoms = evaluator.eval(operand)
-        if atoms and all(a[0] in ("lit", "python") for a in atoms):
+        if atoms and all(kind_of(a) in ("lit", "python") for a in atoms):
             return costs.python_operand
     return costs.elementwise
 

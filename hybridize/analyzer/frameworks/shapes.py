@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from hybridize.analyzer.facts.values import Atom
+from hybridize.analyzer.facts.values import (
+    Atom,
+    is_ext_atom,
+    is_lit_atom,
+    is_numpy_atom,
+    is_seq_atom,
+    is_tup_atom,
+)
+from hybridize.analyzer.summaries.syms import kind_of
 
 DTYPE_NAMES = frozenset(
     {
@@ -58,13 +66,13 @@ def literal_ints(atoms: frozenset[Atom] | None) -> tuple[int | None, ...] | None
     if not atoms or len(atoms) != 1:
         return None
     (atom,) = atoms
-    if atom[0] == "lit" and atom[1] == "int":
+    if is_lit_atom(atom) and atom[1] == "int":
         return (atom[2] if isinstance(atom[2], int) and atom[2] >= 0 else None,)
-    if atom[0] != "tup":
+    if not is_tup_atom(atom):
         return None
     axes: list[int | None] = []
     for part in atom[1]:
-        values = [a[2] for a in part if a[0] == "lit" and a[1] == "int"]
+        values = [a[2] for a in part if is_lit_atom(a) and a[1] == "int"]
         if len(part) == 1 and len(values) == 1 and isinstance(values[0], int) and values[0] >= 0:
             axes.append(values[0])
         else:
@@ -77,14 +85,14 @@ def literal_structure_shape(atoms: frozenset[Atom]) -> Shape:
     if len(atoms) != 1:
         return None
     (atom,) = atoms
-    if atom[0] == "lit" and atom[1] in ("int", "float", "bool", "str"):
+    if is_lit_atom(atom) and atom[1] in ("int", "float", "bool", "str"):
         return ()
-    if atom[0] == "tup":
+    if is_tup_atom(atom):
         inner = {literal_structure_shape(part) for part in atom[1]}
         if len(inner) == 1 and (only := inner.pop()) is not None:
             return (len(atom[1]), *only)
         return None
-    if atom[0] in ("tensor", "variable"):
+    if kind_of(atom) in ("tensor", "variable"):
         shape: Shape = atom[2]
         return shape
     return None
@@ -94,7 +102,7 @@ def shapes_of(atoms: frozenset[Atom] | None) -> set[Shape]:
     """Shapes of the tensors among the atoms (None for a tensor of unknown rank)."""
     if not atoms:
         return set()
-    return {a[2] for a in atoms if a[0] in ("tensor", "variable")}
+    return {a[2] for a in atoms if kind_of(a) in ("tensor", "variable")}
 
 
 def one_shape(atoms: frozenset[Atom] | None) -> Shape:
@@ -135,10 +143,10 @@ def literal_axes(atoms: frozenset[Atom], rank: int) -> set[int] | None:
     if len(atoms) != 1:
         return None
     (atom,) = atoms
-    parts = [frozenset({atom})] if atom[0] == "lit" else list(atom[1]) if atom[0] == "tup" else []
+    parts = [frozenset({atom})] if is_lit_atom(atom) else list(atom[1]) if is_tup_atom(atom) else []
     axes: set[int] = set()
     for part in parts:
-        values = [a[2] for a in part if a[0] == "lit" and a[1] == "int"]
+        values = [a[2] for a in part if is_lit_atom(a) and a[1] == "int"]
         if len(values) != 1 or not isinstance(values[0], int) or not -rank <= values[0] < rank:
             return None
         axes.add(values[0] % rank)
@@ -150,23 +158,25 @@ def common_dtype(args: Sequence[frozenset[Atom]]) -> str | None:
     dtypes: set[str | None] = set()
     for atoms in args:
         for a in atoms:
-            if a[0] in ("tensor", "variable"):
+            if kind_of(a) in ("tensor", "variable"):
                 dtypes.add(a[1])
-            elif a[0] == "tup":
-                dtypes.update(b[1] for part in a[1] for b in part if b[0] in ("tensor", "variable"))
+            elif is_tup_atom(a):
+                dtypes.update(
+                    b[1] for part in a[1] for b in part if kind_of(b) in ("tensor", "variable")
+                )
     dtypes.discard(None)
     return dtypes.pop() if len(dtypes) == 1 else None
 
 
 def literal_type(atom: Atom, depth: int = 0) -> str | None:
-    if atom[0] == "lit":
+    if is_lit_atom(atom):
         return str(atom[1])
-    if atom[0] == "tup" and depth < 4:
+    if is_tup_atom(atom) and depth < 4:
         types = {literal_type(a, depth + 1) for part in atom[1] for a in part}
         if types == {"int", "float"}:
             return "float"
         return types.pop() if len(types) == 1 else None
-    if atom[0] == "seq" and depth < 4:
+    if is_seq_atom(atom) and depth < 4:
         types = {literal_type(a, depth + 1) for a in atom[2]}
         if types == {"int", "float"}:
             return "float"
@@ -248,19 +258,19 @@ def numpy_dtype_of(atoms: frozenset[Atom]) -> str | None:
     """The dtype a `dtype=`/`astype` argument names: np.float32, tf.float32, 'float32'."""
     found: set[str] = set()
     for atom in atoms:
-        if atom[0] == "ext":
+        if is_ext_atom(atom):
             name = atom[1].rsplit(".", 1)[-1]
             if name in DTYPE_NAMES:
                 found.add(DTYPE_ALIASES.get(name, name))
             elif name == "float_":
                 found.add("float64")
-        elif atom[0] == "lit" and atom[1] == "str" and atom[2] in DTYPE_NAMES:
+        elif is_lit_atom(atom) and atom[1] == "str" and atom[2] in DTYPE_NAMES:
             found.add(DTYPE_ALIASES.get(atom[2], atom[2]))
     return found.pop() if len(found) == 1 else None
 
 
 def _array_dtype(atoms: frozenset[Atom]) -> str | None:
-    dtypes = {a[1] for a in atoms if a[0] in ("numpy", "tensor", "variable")}
+    dtypes = {a[1] for a in atoms if kind_of(a) in ("numpy", "tensor", "variable")}
     return dtypes.pop() if len(dtypes) == 1 else None
 
 
@@ -353,6 +363,6 @@ def numpy_shape(
     if short in ("array", "asarray") and args:
         return literal_structure_shape(args[0])
     if short in ("astype", "copy") and receiver:
-        shapes = {a[2] if len(a) > 2 else None for a in receiver if a[0] == "numpy"}
+        shapes = {a[2] if len(a) > 2 else None for a in receiver if is_numpy_atom(a)}
         return shapes.pop() if len(shapes) == 1 else None
     return None

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from hybridize.analyzer.facts.values import is_ext_atom, is_lit_atom
+
 from .shapes import DTYPE_ALIASES, DTYPE_NAMES, Atom, argument, common_dtype, literal_type
 
 LITERAL_DTYPES = {"float": "float32", "int": "int32", "bool": "bool", "str": "string"}
@@ -21,11 +23,11 @@ def dtype_named(atoms: frozenset[Atom]) -> str | None:
     """The TF dtype a `dtype=` argument names (`tf.float32`, `'float32'`), if exactly one."""
     found: set[str] = set()
     for atom in atoms:
-        if atom[0] == "ext" and atom[1].startswith("tensorflow."):
+        if is_ext_atom(atom) and atom[1].startswith("tensorflow."):
             name = atom[1].rsplit(".", 1)[-1]
             if name in DTYPE_NAMES:
                 found.add(DTYPE_ALIASES.get(name, name))
-        elif atom[0] == "lit" and atom[1] == "str" and atom[2] in DTYPE_NAMES:
+        elif is_lit_atom(atom) and atom[1] == "str" and atom[2] in DTYPE_NAMES:
             found.add(DTYPE_ALIASES.get(atom[2], atom[2]))
     return found.pop() if len(found) == 1 else None
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from hybridize.analyzer.facts.values import is_tup_atom
+
 from .shapes import (
     Atom,
     Shape,
@@ -187,7 +189,7 @@ def _joined(stack: bool) -> Rule:
         if not values or len(values) != 1:
             return None
         (container,) = values
-        if container[0] != "tup":
+        if not is_tup_atom(container):
             return None
         parts = [one_shape(part) for part in container[1]]
         known = [p for p in parts if p is not None]
@@ -249,11 +251,11 @@ def _ragged_constant(
     if not value or len(value) != 1:
         return None
     (atom,) = value
-    if atom[0] != "tup":
+    if not is_tup_atom(atom):
         return None
     depth = 1
     inner: set[Atom] = set(atom[1][0]) if atom[1] else set()
-    while inner and all(a[0] == "tup" for a in inner):
+    while inner and all(is_tup_atom(a) for a in inner):
         depth += 1
         inner = {b for a in inner for part in a[1] for b in part}
     return (len(atom[1]), *([None] * (depth - 1)))
@@ -310,7 +312,7 @@ def _minus_one_index(raw: frozenset[Atom] | None) -> int | None:
     if not raw or len(raw) != 1:
         return None
     (atom,) = raw
-    if atom[0] != "tup":
+    if not is_tup_atom(atom):
         return None
     for i, part in enumerate(atom[1]):
         if ("lit", "int", -1) in part:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from hybridize.analyzer.facts.values import is_ext_atom
+
 from .shapes import Atom
 
 DTYPES: dict[str, str] = {
@@ -46,7 +48,7 @@ def dtype_named(atoms: frozenset[Atom]) -> str | None:
     found = {
         DTYPES[name]
         for atom in atoms
-        if atom[0] == "ext"
+        if is_ext_atom(atom)
         and atom[1].startswith("torch.")
         and (name := atom[1].removeprefix("torch.")) in DTYPES
     }
