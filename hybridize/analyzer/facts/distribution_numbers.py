@@ -33,6 +33,7 @@ from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.namespaces import canonical_external
 from hybridize.analyzer.summaries.ir import Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import local_sym, param_sym
 
 FLOAT: tuple[str, str] = ("lit", "float")
 
@@ -115,7 +116,7 @@ def _varying_float_argument(
     for name in sorted(varying):
         if not any(a[:2] == FLOAT for a in reader_params.get(name, ())):
             continue  # an int made a float in the body is a symbolic int: dynamic
-        if any(mentions(fn, a, {("param", name), ("local", name)}) for a in floats):
+        if any(mentions(fn, a, {param_sym(name), local_sym(name)}) for a in floats):
             return f"`{name}`, a Python float its callers vary ({varying[name].reason})"
     for read, words in reassigned_reads(index, facts, key, reader):
         if not any(x[:2] == FLOAT for x in leaf_atoms(evaluator.eval(read))):

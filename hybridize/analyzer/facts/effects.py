@@ -32,7 +32,14 @@ from hybridize.analyzer.facts.values import is_boundext_atom, is_seq_atom, is_tu
 from hybridize.analyzer.frameworks import is_container_mutator
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Store, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_local, is_param, kind_of
+from hybridize.analyzer.summaries.syms import (
+    is_attr,
+    is_local,
+    is_param,
+    kind_of,
+    local_sym,
+    param_sym,
+)
 from hybridize.model import Span
 
 Origin = tuple
@@ -127,7 +134,7 @@ def origins(
         return out
     if kind == "name":
         if sym[1] in fn.locals and sym[1] not in fn.globals_declared | fn.nonlocals_declared:
-            return origins(index, key, ("local", sym[1]), seen)
+            return origins(index, key, local_sym(sym[1]), seen)
         if sym[1] in fn.nonlocals_declared or bound_in_enclosing_function(index, key, sym[1]):
             return {FREE}
         return {GLOBAL}
@@ -387,7 +394,7 @@ class EffectAnalysis:
         ):
             what = (
                 f"calls `{root}`, a callable parameter whose effects are unknown"
-                if callee == ("param", root)
+                if callee == param_sym(root)
                 else f"calls `{_dotted(callee)}` on `{root}`, a parameter of unknown kind: "
                 "what the call does is unknown"
             )
@@ -398,7 +405,7 @@ class EffectAnalysis:
         `x.dtype.is_floating`): TensorShape and DType methods change nothing."""
         if not is_attr(callee) or not is_attr(callee[1]):
             return False
-        atoms = get_evaluator(self.index, self.facts, key).eval(("param", root))
+        atoms = get_evaluator(self.index, self.facts, key).eval(param_sym(root))
         return bool(atoms) and all(kind_of(a) in ("tensor", "variable") for a in atoms)
 
     # ------------------------------------------------------------------ transitive
@@ -518,7 +525,7 @@ def _star_parameter_itself(fn: FunctionSummary, target: Sym) -> bool:
     name = target[1]
     if not any(p.name == name and p.kind in ("vararg", "kwarg") for p in fn.params):
         return False
-    return is_param(target) or all(v == ("param", name) for v in fn.locals.get(name, ()))
+    return is_param(target) or all(v == param_sym(name) for v in fn.locals.get(name, ()))
 
 
 def _one_of(options: list[Sym]) -> Sym | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from hybridize.analyzer.facts.atom_bounds import MAX_ATOMS, cap_atoms, cut_atoms, merge_tensor_specs
 from hybridize.analyzer.facts.predicates import is_tensor_like, leaf_atoms
-from hybridize.analyzer.facts.refs import UNKNOWN_REF, Ref, is_ext_ref
+from hybridize.analyzer.facts.refs import UNKNOWN_REF, Ref, is_ext_ref, module_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import (
     CONTAINER_OBJECT_RESULTS,
@@ -66,7 +66,7 @@ from hybridize.analyzer.frameworks.shapes import (
 )
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, ImportSummary, Param, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_iter, is_lit, is_slice, kind_of
+from hybridize.analyzer.summaries.syms import is_attr, is_iter, is_lit, is_slice, kind_of, local_sym
 from hybridize.model import Span
 
 
@@ -394,7 +394,7 @@ class Evaluator:
             and name not in fn.nonlocals_declared
         ):
             # Bound inside an expression (walrus, comprehension): local all the same.
-            return self.eval(("local", name))
+            return self.eval(local_sym(name))
         # Closures: a name bound in an enclosing function.
         parent = self.fn.parent_qualname
         while parent is not None:
@@ -402,7 +402,7 @@ class Evaluator:
             parent_fn = self.index.function(parent_key)
             if name in parent_fn.locals:
                 parent_evaluator = get_evaluator(self.index, self.facts, parent_key)
-                result = parent_evaluator.eval(("local", name))
+                result = parent_evaluator.eval(local_sym(name))
                 self.deps |= parent_evaluator.deps
                 return result
             parent = parent_fn.parent_qualname
@@ -421,9 +421,9 @@ class Evaluator:
         if kind == "global":
             module_key = FunctionKey.module_code(ref[1])
             if module_key == FunctionKey(self.relpath, self.fn.qualname):
-                return self.eval(("local", ref[2]))
+                return self.eval(local_sym(ref[2]))
             module_evaluator = _module_evaluator(self.index, self.facts, ref[1])
-            result = module_evaluator.eval(("local", ref[2]))
+            result = module_evaluator.eval(local_sym(ref[2]))
             self.deps |= module_evaluator.deps
             return result
         return frozenset({UNKNOWN_ATOM})
@@ -431,7 +431,7 @@ class Evaluator:
     def attribute(self, atom: Atom, name: str) -> Atoms:
         kind = atom[0]
         if kind == "module":
-            return self.ref_atoms(self.index.member(("module", atom[1]), name))
+            return self.ref_atoms(self.index.member(module_ref(atom[1]), name))
         if kind == "ext":
             if atom[1] in COMMAND_LINE_FLAGS:
                 return frozenset({UNKNOWN_ATOM})  # FLAGS.batch_size: a value of unknown kind

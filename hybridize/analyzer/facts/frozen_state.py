@@ -34,7 +34,7 @@ from hybridize.analyzer.facts.values import (
 )
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_name
+from hybridize.analyzer.summaries.syms import is_attr, is_name, local_sym, param_sym
 from hybridize.model import Span
 
 INITIALISERS = frozenset({"__init__", "__new__", "__post_init__"})
@@ -230,7 +230,7 @@ def _reads(
     relpath = key.file
     receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
     class_key = FunctionKey(relpath, fn.class_qualname) if fn.class_qualname else None
-    selves = {("param", receiver), ("local", receiver)} if receiver else set()
+    selves = {param_sym(receiver), local_sym(receiver)} if receiver else set()
     evaluator = get_evaluator(index, facts, key)
     reads = sorted({*evaluator.memo, *_getattr_reads(facts, key)}, key=repr)
     for sym in reads:

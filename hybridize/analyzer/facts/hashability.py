@@ -44,7 +44,7 @@ from hybridize.analyzer.frameworks.framework import TENSORFLOW
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
 from hybridize.analyzer.summaries.ir import DecoratorInfo, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_lit
+from hybridize.analyzer.summaries.syms import is_lit, param_sym
 
 DOTTED_NAME = re.compile(r"[A-Za-z_][\w.]*")
 HashStatus = Literal["hashable", "unhashable", "inherits", "unknown"]
@@ -232,7 +232,7 @@ def unhashable_arguments(
             )
     evaluator = get_evaluator(index, facts, key)
     for param in fn.explicit_params:
-        atoms = evaluator.eval(("param", param.name))
+        atoms = evaluator.eval(param_sym(param.name))
         what = _first(index, atoms, 0) or _annotated(index, key, param.annotation)
         if what is None:
             continue

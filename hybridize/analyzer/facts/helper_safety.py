@@ -65,7 +65,17 @@ from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, Call
 from hybridize.analyzer.frameworks.framework import framework_of_api
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, StatementLoop, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_call, is_item, is_iter, is_param, kind_of
+from hybridize.analyzer.summaries.syms import (
+    is_attr,
+    is_call,
+    is_item,
+    is_iter,
+    is_param,
+    kind_of,
+    local_sym,
+    name_sym,
+    param_sym,
+)
 from hybridize.model import Span
 
 _T = TypeVar("_T")
@@ -342,7 +352,7 @@ class HelperSafety:
         for param in fn.explicit_params:
             if param.annotation in PYTHON_SCALAR_HINTS:
                 continue
-            atoms = evaluator.eval(("param", param.name))
+            atoms = evaluator.eval(param_sym(param.name))
             if not atoms or any(is_tensor_like(a) or is_unknown_kind(a) for a in atoms):
                 found.add(param.name)
         return found
@@ -566,7 +576,7 @@ class _Values:
             return self.union(self.fn.locals.get(sym[1], ())) | self._carried(sym[1])
         if kind == "name":
             if sym[1] in self.fn.locals and sym[1] not in self.fn.globals_declared:
-                return self.of(("local", sym[1]))
+                return self.of(local_sym(sym[1]))
             if FREE in origins(self.index, self.key, sym):
                 # A variable of an enclosing function: what it is depends on that function,
                 # which maps it onto its own values where it calls this one (`_argument`).
@@ -778,7 +788,7 @@ class _Values:
         """A nested function's variable `param` of an enclosing function, seen from here: this
         function's own value of that name (a local or parameter of it, or again a variable of
         a function enclosing this one)."""
-        return self.of(("name", param.removeprefix(CLOSURE)))
+        return self.of(name_sym(param.removeprefix(CLOSURE)))
 
     # ------------------------------------------------------------------ hazards
 

@@ -26,7 +26,14 @@ from typing import cast
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import traced_with
-from hybridize.analyzer.facts.refs import UNKNOWN_REF, Ref, is_class_ref, is_ext_ref, is_func_ref
+from hybridize.analyzer.facts.refs import (
+    UNKNOWN_REF,
+    Ref,
+    is_class_ref,
+    is_ext_ref,
+    is_func_ref,
+    module_ref,
+)
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom, is_class_atom, is_module_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
@@ -166,7 +173,7 @@ def _dotted_target(index: ProjectIndex, importer: str, dotted: str) -> FunctionK
         module = index.find_module(".".join(parts[:end]), importer)
         if module is None:
             continue
-        ref: Ref = ("module", module)
+        ref: Ref = module_ref(module)
         rest = parts[end:]
         for position, part in enumerate(rest):
             if is_class_ref(ref):
@@ -185,7 +192,7 @@ def _member_target(index: ProjectIndex, atom: Atom, attribute: str) -> FunctionK
     if is_class_atom(atom) and atom[1] is not None:
         return index.find_method(atom[1], attribute)
     if is_module_atom(atom):
-        ref = index.alias_target(index.member(("module", atom[1]), attribute))
+        ref = index.alias_target(index.member(module_ref(atom[1]), attribute))
         return ref[1] if is_func_ref(ref) else None
     return None
 

@@ -69,6 +69,7 @@ from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework, frame
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
+    call_sym,
     is_attr,
     is_call,
     is_fstr,
@@ -76,6 +77,7 @@ from hybridize.analyzer.summaries.syms import (
     is_local,
     is_slice,
     kind_of,
+    param_sym,
 )
 
 UNRETURNABLE_ROLES = {
@@ -433,7 +435,7 @@ def passed_through(
         elif kind in ("local", "name"):
             values = fn.locals.get(sym[1], ())
             if sym[1] in killed:
-                values = [v for v in values if v != ("param", sym[1])]
+                values = [v for v in values if v != param_sym(sym[1])]
             stack.extend((v, nothing) for v in values)
         elif kind == "cond":
             stack.extend((part, killed) for part in sym[1])
@@ -881,7 +883,7 @@ def _first_python_use(
         for resolved in calls:
             if not any(target == key for _, target in callees(index, resolved)):
                 continue
-            result: Sym = ("call", resolved.index)
+            result: Sym = call_sym(resolved.index)
             use = _python_use(caller_fn, calls, evaluator, result, graph)
             if use is None and static and graph:
                 keras = caller not in traced
@@ -1113,7 +1115,7 @@ def _first_reader(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> 
         for resolved in facts.calls.get(caller, []):
             if not any(target == key for _, target in callees(index, resolved)):
                 continue
-            result: Sym = ("call", resolved.index)
+            result: Sym = call_sym(resolved.index)
             if any(root != result and _reads(caller_fn, root, result) for root in roots) or _bound(
                 caller_fn, result
             ):

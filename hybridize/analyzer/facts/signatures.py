@@ -30,6 +30,7 @@ from hybridize.analyzer.summaries.syms import (
     is_param,
     is_slice,
     kind_of,
+    name_sym,
 )
 from hybridize.model import SpecTree, TensorSpec
 
@@ -287,7 +288,7 @@ def statically_read_axes(fn: FunctionSummary) -> set[tuple[str, int]]:
                 found.add((param, sym[2][2]))
         elif is_call(sym):
             site = fn.calls[sym[1]]
-            if site.callee in (("name", "len"),) and len(site.args) == 1:
+            if site.callee == name_sym("len") and len(site.args) == 1:
                 param = _parameter(fn, site.args[0])
                 if param is not None:
                     found.add((param, 0))

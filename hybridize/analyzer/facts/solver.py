@@ -76,7 +76,15 @@ from hybridize.analyzer.facts.values import (
 from hybridize.analyzer.frameworks.framework import compiler_named
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_lit, is_seq, kind_of
+from hybridize.analyzer.summaries.syms import (
+    is_attr,
+    is_lit,
+    is_seq,
+    kind_of,
+    local_sym,
+    name_sym,
+    param_sym,
+)
 from hybridize.model import Span
 
 
@@ -135,7 +143,7 @@ def _evaluate(
     )
     if evaluator.class_key is not None and fn.binds_receiver and fn.params:
         receiver = fn.params[0].name
-        selves = (("local", receiver), ("param", receiver))
+        selves = (local_sym(receiver), param_sym(receiver))
         for store in fn.stores:
             if store.kind == "attr" and store.target in selves:
                 out.attrs.append((evaluator.class_key, store.name, evaluator.eval(store.value)))
@@ -175,7 +183,7 @@ def _record_test_cases(
         body_evaluator = get_evaluator(index, facts, FunctionKey(relpath, body.qualname))
         owner = Evaluator(index, facts, index.owner_key(key))
         for name in body.locals:
-            owner.memo[("name", name)] = body_evaluator.eval(("local", name))
+            owner.memo[name_sym(name)] = body_evaluator.eval(local_sym(name))
         evaluator.deps |= body_evaluator.deps
     for decorator in fn.decorators:
         if not decorator.called:
