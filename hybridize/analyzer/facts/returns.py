@@ -74,6 +74,7 @@ from hybridize.analyzer.summaries.syms import (
     is_call,
     is_fstr,
     is_item,
+    is_lit,
     is_local,
     is_slice,
     kind_of,
@@ -836,7 +837,7 @@ def _static_shape(fn: FunctionSummary, sym: Sym, memo: dict[Sym, bool] | None = 
     elif kind == "item":
         result = _static_shape(fn, sym[1], memo)
     elif kind == "op":
-        operands = [o for o in sym[1] if not is_lit_atom(o)]
+        operands = [o for o in sym[1] if not is_lit(o)]
         result = bool(operands) and all(_static_shape(fn, o, memo) for o in operands)
     elif kind == "call":
         callee = fn.calls[sym[1]].callee

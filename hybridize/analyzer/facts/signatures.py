@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom, is_ext_atom, is_lit_atom
+from hybridize.analyzer.facts.values import Atom, is_ext_atom
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework
 from hybridize.analyzer.frameworks.shapes import literal_ints
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
+    NONE,
     is_attr,
     is_call,
     is_item,
@@ -30,6 +31,7 @@ from hybridize.analyzer.summaries.syms import (
     is_param,
     is_slice,
     kind_of,
+    lit_sym,
     name_sym,
 )
 from hybridize.model import SpecTree, TensorSpec
@@ -250,13 +252,9 @@ def statically_read_slices(fn: FunctionSummary) -> set[tuple[str, int]]:
     for sym in function_syms(fn):
         if is_item(sym) and is_slice(sym[2]) and len(sym[2][1]) == 3:
             start = sym[2][1][0]
-            if start == ("lit", "none", None):
-                start = ("lit", "int", 0)
-            if (
-                not is_lit_atom(start)
-                or not isinstance(start[2], int)
-                or isinstance(start[2], bool)
-            ):
+            if start == NONE:
+                start = lit_sym("int", 0)
+            if not is_lit(start) or not isinstance(start[2], int) or isinstance(start[2], bool):
                 continue
             param = _shape_owner(fn, sym[1])
             if param is not None:
