@@ -38,7 +38,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom, is_class_atom, is_module_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_name, kind_of
+from hybridize.analyzer.summaries.syms import kind_of
 from hybridize.model import Span
 
 DOTTED_PATCHERS = frozenset(
@@ -116,17 +116,21 @@ def _callee_name(
 ) -> str | None:
     """The dotted name of a called patcher (`unittest.mock.patch.object`,
     `pytest_mock.MockerFixture.patch`), or None when the callee is no patcher."""
-    if is_attr(callee) and callee[2] not in PATCHER_LAST_NAMES:
+    # Every call site of the project passes here at each edit: the kind is read once per
+    # step (`kind_of`), not asked of each predicate in turn.
+    kind = kind_of(callee)
+    if kind == "attr" and callee[2] not in PATCHER_LAST_NAMES:
         return None  # every patcher's name ends so: most call sites leave here, unresolved
     parts: list[str] = []
-    while is_attr(callee) and len(parts) < 4:
+    while kind == "attr" and len(parts) < 4:
         parts.append(callee[2])
         callee = callee[1]
-    if kind_of(callee) in ("local", "param") and callee[1] in FIXTURES:
+        kind = kind_of(callee)
+    if kind in ("local", "param") and callee[1] in FIXTURES:
         if callee[1] not in {param.name for param in fn.params}:
             return None
         head = FIXTURES[callee[1]]
-    elif is_name(callee) and isinstance(callee[1], str):
+    elif kind == "name" and isinstance(callee[1], str):
         if callee[1] in fn.locals:
             return None
         ref = index.alias_target(index.resolve_global(key.file, callee[1]))
