@@ -11,6 +11,7 @@ from hybridize.analyzer.facts.evaluator import ResolvedCall
 from hybridize.analyzer.facts.resolve import LAYER_ROLES
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import kind_of
 from hybridize.model import Finding
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ class _Readers:
         if any(name == self.training for name, _ in site.kwargs):
             return True
         return site.has_star_args and any(
-            value[0] not in ("param", "local") or value[1] not in own_kwargs
+            kind_of(value) not in ("param", "local") or value[1] not in own_kwargs
             for value in site.star_values
         )
 
@@ -217,7 +218,7 @@ def _is_receiver(fn: FunctionSummary, sym: Sym) -> bool:
         fn.binds_receiver
         and fn.parent_qualname is None
         and bool(fn.params)
-        and sym[0] in ("local", "param")
+        and kind_of(sym) in ("local", "param")
         and sym[1:] == (fn.params[0].name,)
     )
 

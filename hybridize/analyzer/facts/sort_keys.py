@@ -23,9 +23,10 @@ from collections.abc import Collection, Iterator
 from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts
 from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import PYTHON
+from hybridize.analyzer.facts.values import PYTHON, is_lit_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import kind_of
 
 SORTING_BUILTINS = frozenset({"builtins.min", "builtins.max", "builtins.sorted"})
 """The builtins that order the results of their `key=` callback in Python."""
@@ -47,7 +48,7 @@ def compared_key_results(
     # compiled, a string tensor (no order), a shape tensor (`bool()` of a comparison of
     # several elements raises), or an object tf.function cannot return.
     text = any(atom == PYTHON or atom[:2] == ("lit", "str") for atom in leaves)
-    python = text or any(atom[0] == "lit" and atom[1] != "none" for atom in leaves)
+    python = text or any(is_lit_atom(atom) and atom[1] != "none" for atom in leaves)
     if not python:
         return
     for caller in sorted(facts.callback_callers.get(key, ()), key=str):
@@ -59,7 +60,7 @@ def compared_key_results(
             if builtin is None:
                 continue
             given = resolved.kwargs.get("key", frozenset())
-            if not any(atom[0] in ("func", "method") and atom[1] == key for atom in given):
+            if not any(kind_of(atom) in ("func", "method") and atom[1] == key for atom in given):
                 continue
             name = builtin.removeprefix("builtins.")
             line = resolved.site.span.start_line
