@@ -19,11 +19,10 @@ fixture and `monkeypatch` pytest's, whatever their annotations say; both are rea
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import cast
 
-from hybridize.analyzer.facts.evaluator import TensorFacts, callees, get_evaluator
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.refs import (
@@ -35,8 +34,9 @@ from hybridize.analyzer.facts.refs import (
     module_ref,
 )
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.facts.values import Atom, is_class_atom, is_module_atom
-from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import kind_of
 from hybridize.model import Span
@@ -72,43 +72,118 @@ class Patch:
     span: Span
 
 
+@dataclass(frozen=True, slots=True)
+class PatchSite:
+    """A patching call or decorator of one function, as far as the project's interface
+    says: the function it patches when named by a dotted string, else the object whose
+    `attribute` it patches, evaluated in `scope` against each solution's facts.
+
+    The sites of a function depend on its resolved calls (or, for decorators, its module's
+    summary) and on the interface only, so they are kept across incremental updates
+    (`scan_memo`); only the few object patches are evaluated again per solution."""
+
+    test: FunctionKey
+    span: Span
+    target: FunctionKey | None = None
+    patched_object: Sym | None = None
+    attribute: str = ""
+    scope: FunctionKey | None = None
+    """Where `patched_object` is evaluated: the test itself for a call, the function whose
+    body runs the test's `def` for a decorator."""
+
+
 def patched_functions(index: ProjectIndex, facts: TensorFacts) -> dict[FunctionKey, Patch]:
     """Every project function or method a test of the project patches, with the first patch
-    of each (in path order). Memoised per solution."""
+    of each (in path order). Memoised per solution; the patching sites of each function and
+    module are kept across updates (`per_function`, `per_module`), so an edit looks again
+    only at what it replaced."""
     cached = facts.cache.get("patched_functions")
     if cached is not None:
         return cast("dict[FunctionKey, Patch]", cached)
+    by_test: dict[FunctionKey, list[PatchSite]] = {}
+    called = per_function(
+        facts, "patching_calls", lambda key, calls: _call_sites(index, key, calls)
+    )
+    for key, sites in called.items():
+        by_test[key] = list(sites)
+    decorated = per_module(
+        facts, index, "patching_decorators", lambda r, m: _decorator_sites(index, r, m)
+    )
+    for sites in decorated.values():
+        for site in sites:
+            by_test.setdefault(site.test, []).append(site)
     found: dict[FunctionKey, Patch] = {}
-    for key in sorted(index.function_keys(), key=str):
-        fn = index.function(key)
-        for target, span in _patches_of(index, facts, key, fn):
-            found.setdefault(target, Patch(key, span))
+    for key in sorted(by_test, key=str):
+        for site in by_test[key]:
+            target = site.target if site.target is not None else _object_target(index, facts, site)
+            if target is not None:
+                found.setdefault(target, Patch(key, site.span))
     facts.cache["patched_functions"] = found
     return found
 
 
-def _patches_of(
-    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, fn: FunctionSummary
-) -> Iterator[tuple[FunctionKey, Span]]:
-    """What one function patches: by its calls, and by its own decorators."""
-    for resolved in facts.calls.get(key, []):
+def read_patches(
+    facts: TensorFacts, before: dict[FunctionKey, Patch] | None
+) -> dict[FunctionKey, Patch] | None:
+    """The patched functions the verdicts of this solution read: those it computed, else
+    (no verdict asked) those the verdicts kept from an earlier one read (`before`)."""
+    found = facts.cache.get("patched_functions")
+    return cast("dict[FunctionKey, Patch]", found) if found is not None else before
+
+
+def changed_patches(
+    index: ProjectIndex, facts: TensorFacts, before: dict[FunctionKey, Patch] | None
+) -> set[FunctionKey]:
+    """The functions whose patch differs between `before` (what the verdicts kept read)
+    and this solution: patched now or then but not both, or by another test or line. None
+    read before: no verdict depends on them, nothing changed."""
+    if before is None:
+        return set()
+    now = patched_functions(index, facts)
+    return {key for key in before.keys() | now.keys() if before.get(key) != now.get(key)}
+
+
+def _call_sites(
+    index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]
+) -> tuple[PatchSite, ...]:
+    """The patching calls of one function, in call order."""
+    found: list[PatchSite] = []
+    fn: FunctionSummary | None = None
+    for resolved in calls:
         site = resolved.site
-        patcher = _callee_name(index, key, fn, site.callee)
+        callee = site.callee
+        if kind_of(callee) == "attr" and callee[2] not in PATCHER_LAST_NAMES:
+            continue  # every patcher's name ends so: most call sites leave here, unresolved
+        if fn is None:
+            fn = index.function(key)
+        patcher = _callee_name(index, key, fn, callee)
         if patcher is None:
             continue
-        target = _patch_target(index, facts, key, patcher, site.args)
-        if target is not None:
-            yield target, site.span
-    for decorator in fn.decorators:
-        if not decorator.called:
-            continue
-        ref = index.resolve_dotted(key.file, decorator.name)
-        if not is_ext_ref(ref):
-            continue
-        owner = index.owner_key(key)
-        target = _patch_target(index, facts, owner, ref[1], decorator.args)
-        if target is not None:
-            yield target, decorator.span
+        patch_site = _patch_site(index, key, key, patcher, site.args, site.span)
+        if patch_site is not None:
+            found.append(patch_site)
+    return tuple(found)
+
+
+def _decorator_sites(
+    index: ProjectIndex, relpath: str, module: ModuleSummary
+) -> tuple[PatchSite, ...]:
+    """The patching decorators of one module's functions (a called decorator the project
+    does not define, with its arguments)."""
+    found: list[PatchSite] = []
+    for qualname, fn in module.functions.items():
+        for decorator in fn.decorators:
+            if not decorator.called:
+                continue
+            ref = index.resolve_dotted(relpath, decorator.name)
+            if not is_ext_ref(ref):
+                continue
+            key = FunctionKey(relpath, qualname)
+            owner = index.owner_key(key)
+            patch_site = _patch_site(index, key, owner, ref[1], decorator.args, decorator.span)
+            if patch_site is not None:
+                found.append(patch_site)
+    return tuple(found)
 
 
 def _callee_name(
@@ -145,27 +220,38 @@ def _callee_name(
     return None
 
 
-def _patch_target(
+def _patch_site(
     index: ProjectIndex,
-    facts: TensorFacts,
-    key: FunctionKey,
+    test: FunctionKey,
+    scope: FunctionKey,
     patcher: str,
     args: tuple[Sym, ...] | list[Sym],
-) -> FunctionKey | None:
-    """The project function a patcher's arguments name, if they name one."""
+    span: Span,
+) -> PatchSite | None:
+    """What a patcher's arguments name: the project function a dotted string names, or the
+    object and attribute name to evaluate; None when they name neither."""
     if not args:
         return None
     first = args[0]
     if first[:2] == ("lit", "str") and patcher not in OBJECT_PATCHERS:
-        return _dotted_target(index, key.file, str(first[2]))
+        target = _dotted_target(index, scope.file, str(first[2]))
+        return None if target is None else PatchSite(test, span, target=target)
     if patcher == MONKEYPATCH_SETATTR or patcher in OBJECT_PATCHERS:
         if len(args) < 2 or args[1][:2] != ("lit", "str"):
             return None
-        attribute = str(args[1][2])
-        for atom in get_evaluator(index, facts, key).eval(first):
-            found = _member_target(index, atom, attribute)
-            if found is not None:
-                return found
+        return PatchSite(test, span, patched_object=first, attribute=str(args[1][2]), scope=scope)
+    return None
+
+
+def _object_target(index: ProjectIndex, facts: TensorFacts, site: PatchSite) -> FunctionKey | None:
+    """The project function an object patch replaces: the attribute of the first value of
+    the patched object, in this solution, that names one."""
+    if site.patched_object is None or site.scope is None:
+        return None
+    for atom in get_evaluator(index, facts, site.scope).eval(site.patched_object):
+        found = _member_target(index, atom, site.attribute)
+        if found is not None:
+            return found
     return None
 
 
