@@ -59,6 +59,7 @@ from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.frozen_state import forget_writers, frozen_state_writes
 from hybridize.analyzer.facts.helper_safety import HelperSafety
 from hybridize.analyzer.facts.nested_compiled import decorated_by_compiler
+from hybridize.analyzer.facts.patched_callees import Patch, changed_patches, read_patches
 from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.process_wide import process_wide_assumptions
 from hybridize.analyzer.facts.refs import is_ext_ref
@@ -116,6 +117,9 @@ class VerdictMemory:
     """Why each function is no candidate (empty: it may be one)."""
     traced: set[FunctionKey]
     """The functions that run as graphs (hybrid or covered)."""
+    patched: dict[FunctionKey, Patch] | None
+    """The project functions the tests patch, as the verdicts kept read them (HY424); None
+    when no verdict has read them yet."""
 
 
 def _decide(
@@ -331,6 +335,7 @@ def _decide(
         helpers,
         reasons,
         traced,
+        read_patches(facts, memory.patched if memory is not None else None),
     )
     return verdicts, errors, memory
 
@@ -465,6 +470,10 @@ def decide_incrementally(
             readers,
         )
         graph = memory.graph
+        # A verdict kept reads the tests' patches of what it calls (HY424), which an edit of
+        # another module (a test) may add or remove: the patched functions that changed
+        # are seeds, so their callers are decided again.
+        seeds |= {k for k in changed_patches(index, facts, memory.patched) if k in graph}
         refresh = set(seeds)
         for key in changes.keys:
             if key in graph:
