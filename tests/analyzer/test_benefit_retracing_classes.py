@@ -15,8 +15,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
 from facts_helpers import analyse, project_result
 
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import FunctionVerdict
 from hybridize.refactor.file_plan import plan_file
 
@@ -245,3 +247,23 @@ def test_an_axis_read_as_an_int_that_stays_the_same_keeps_the_argument() -> None
         (note,) = [f.message for f in verdict.findings if f.code == "HY014"]
         assert "hence reduce_retracing=True" in note, read
         assert verdict.benefit == "high", (read, verdict.benefit_reasons)
+
+
+def test_varying_shapes_are_computed_once_per_function_per_solution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The benefit model asks twice per function and HY014 once more: one computation."""
+    from hybridize.analyzer.facts import varying_shapes as module
+
+    computed: list[FunctionKey] = []
+    compute = module._varying_shapes
+
+    def counted(index, facts, key):  # type: ignore[no-untyped-def]
+        computed.append(key)
+        return compute(index, facts, key)
+
+    monkeypatch.setattr(module, "_varying_shapes", counted)
+    found = analyse(TWO_SHAPES["tf"])["f"]
+    assert [f for f in found.findings if f.code == "HY014"]
+    assert FunctionKey("main.py", "f") in computed
+    assert len(computed) == len(set(computed))

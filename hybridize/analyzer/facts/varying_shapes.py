@@ -28,6 +28,7 @@ Such a function gets neither the argument nor a plain decorator by default
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, param_layout
 from hybridize.analyzer.facts.frozen_state import traced_with
@@ -64,7 +65,20 @@ class VaryingShape:
 def varying_shapes(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
 ) -> tuple[VaryingShape, ...]:
-    """The parameters of `key` whose tensor shapes change between calls, by name."""
+    """The parameters of `key` whose tensor shapes change between calls, by name.
+    Memoised per function per solution: the benefit model asks twice per function and HY014
+    once more."""
+    memo = facts.cache.setdefault("varying_shapes", {})
+    assert isinstance(memo, dict)
+    cached = memo.get(key)
+    if cached is None:
+        cached = memo[key] = _varying_shapes(index, facts, key)
+    return cast("tuple[VaryingShape, ...]", cached)
+
+
+def _varying_shapes(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> tuple[VaryingShape, ...]:
     found: dict[str, str] = {}
     axes: dict[str, frozenset[int] | None] = {}
     for name, atoms in sorted(facts.param_atoms.get(key, {}).items()):
