@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import keyword
 import re
 from collections.abc import Sequence
@@ -62,6 +63,56 @@ SCOPES = (
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
+class _Kind(enum.Enum):
+    """What `ModuleNames.of` reads of a node, by its type."""
+
+    SCOPE = enum.auto()
+    """A `def` or `class`: a scope that binds its name in the scope around it."""
+    LAMBDA = enum.auto()
+    COMPREHENSION = enum.auto()
+    NAME = enum.auto()
+    CONSTANT = enum.auto()
+    ARG = enum.auto()
+    IMPORT = enum.auto()
+    GLOBAL = enum.auto()
+    NONLOCAL = enum.auto()
+    EXCEPT = enum.auto()
+    NAMED_EXPR = enum.auto()
+    MATCH_CAPTURE = enum.auto()
+
+
+_NODE_KINDS: dict[type, _Kind] = {
+    ast.FunctionDef: _Kind.SCOPE,
+    ast.AsyncFunctionDef: _Kind.SCOPE,
+    ast.ClassDef: _Kind.SCOPE,
+    ast.Lambda: _Kind.LAMBDA,
+    **{comprehension: _Kind.COMPREHENSION for comprehension in COMPREHENSIONS},
+    ast.Name: _Kind.NAME,
+    ast.Constant: _Kind.CONSTANT,
+    ast.arg: _Kind.ARG,
+    ast.Import: _Kind.IMPORT,
+    ast.ImportFrom: _Kind.IMPORT,
+    ast.Global: _Kind.GLOBAL,
+    ast.Nonlocal: _Kind.NONLOCAL,
+    ast.ExceptHandler: _Kind.EXCEPT,
+    ast.NamedExpr: _Kind.NAMED_EXPR,
+    ast.MatchAs: _Kind.MATCH_CAPTURE,
+    ast.MatchStar: _Kind.MATCH_CAPTURE,
+    ast.MatchMapping: _Kind.MATCH_CAPTURE,
+}
+"""The node types `ModuleNames.of` reads (`ast.parse` makes nodes of these exact types)."""
+
+_child_fields: dict[type, tuple[str, ...]] = {}
+"""Per node type, the fields that may hold child nodes (filled as types are met)."""
+
+
+def _fields(node_type: type) -> tuple[str, ...]:
+    """The fields of a node type but its `ctx` (remembered in `_child_fields`)."""
+    fields = tuple(name for name in getattr(node_type, "_fields", ()) if name != "ctx")
+    _child_fields[node_type] = fields
+    return fields
+
+
 @dataclass(frozen=True, slots=True)
 class Binding:
     """One binding of a name: the scope it binds in (the id of a module, function, class,
@@ -100,36 +151,49 @@ class ModuleNames:
         globals_in: dict[int, set[str]] = {}
         comprehensions: set[int] = set()
         stack: list[tuple[ast.AST, int]] = [(tree, id(tree))]
+        kinds = _NODE_KINDS
+        fields_of = _child_fields
         while stack:
             node, scope = stack.pop()
             inner = scope
-            if isinstance(node, SCOPES):
+            node_type = type(node)
+            # One lookup by type, not a chain of isinstance tests: most nodes are none of
+            # these (calls, attributes, operators), and this walk runs on every plan of a
+            # file (the language server's, after each change).
+            kind = kinds.get(node_type)
+            if kind is None:
+                pass
+            elif kind is _Kind.SCOPE or kind is _Kind.COMPREHENSION or kind is _Kind.LAMBDA:
                 inner = id(node)
                 parent_scope[inner] = scope
-                if isinstance(node, COMPREHENSIONS):
+                if kind is _Kind.COMPREHENSION:
                     comprehensions.add(inner)
-                if not isinstance(node, (ast.Lambda, *COMPREHENSIONS)):
-                    names._bind(node.name, scope)
-            elif isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
+                elif kind is _Kind.SCOPE:
+                    names._bind(node.name, scope)  # type: ignore[attr-defined]
+            elif kind is _Kind.NAME:
+                assert isinstance(node, ast.Name)
+                if type(node.ctx) is ast.Load:
                     names.reads.setdefault(node.id, []).append(node.lineno)
                 else:
                     names._bind(node.id, scope)
-            elif isinstance(node, ast.Constant):
-                if isinstance(node.value, str):
-                    names.strings.append(node.value)
-            elif isinstance(node, ast.arg):
-                names._bind(node.arg, scope)
-            elif isinstance(node, ast.Import | ast.ImportFrom):
+            elif kind is _Kind.CONSTANT:
+                value = node.value  # type: ignore[attr-defined]
+                if isinstance(value, str):
+                    names.strings.append(value)
+            elif kind is _Kind.ARG:
+                names._bind(node.arg, scope)  # type: ignore[attr-defined]
+            elif kind is _Kind.IMPORT:
+                assert isinstance(node, ast.Import | ast.ImportFrom)
                 names._bind_import(node, scope)
-            elif isinstance(node, ast.Global):
-                globals_in.setdefault(scope, set()).update(node.names)
-            elif isinstance(node, ast.Nonlocal):
-                names.nonlocal_names.update(node.names)
-            elif isinstance(node, ast.ExceptHandler):
-                if node.name:
-                    names._bind(node.name, scope)
-            elif isinstance(node, ast.NamedExpr):
+            elif kind is _Kind.GLOBAL:
+                globals_in.setdefault(scope, set()).update(node.names)  # type: ignore[attr-defined]
+            elif kind is _Kind.NONLOCAL:
+                names.nonlocal_names.update(node.names)  # type: ignore[attr-defined]
+            elif kind is _Kind.EXCEPT:
+                if node.name:  # type: ignore[attr-defined]
+                    names._bind(node.name, scope)  # type: ignore[attr-defined]
+            elif kind is _Kind.NAMED_EXPR:
+                assert isinstance(node, ast.NamedExpr)
                 target = scope
                 while target in comprehensions:
                     target = parent_scope[target]
@@ -137,13 +201,13 @@ class ModuleNames:
                     names._bind(node.target.id, target)
                 stack.append((node.value, scope))
                 continue
-            elif isinstance(node, ast.MatchAs | ast.MatchStar | ast.MatchMapping):
+            elif kind is _Kind.MATCH_CAPTURE:
                 captured = getattr(node, "name", None) or getattr(node, "rest", None)
                 if isinstance(captured, str):
                     names._bind(captured, scope)
-            # `ast.iter_child_nodes`, inlined: its generators were half of this walk, which
-            # runs on every plan of a file (the language server's, after each change).
-            for field_name in node._fields:
+            # `ast.iter_child_nodes`, inlined (its generators were half of this walk), over
+            # the fields that may hold nodes: a `ctx` (Load, Store) binds and reads nothing.
+            for field_name in fields_of.get(node_type) or _fields(node_type):
                 value = getattr(node, field_name, None)
                 if type(value) is list:
                     for item in value:

@@ -73,8 +73,9 @@ def compare_facts(before: FactJournal, facts: TensorFacts) -> FactChanges:
         if name == "attrs":
             classes |= differing
     old, new = before.evaluators, facts.evaluators
-    for k in old.keys() | new.keys():
-        if old.get(k) is not new.get(k) and (k in before.reset or k not in old or k not in new):
+    # The functions reset, added or removed: not a pass over every function of the project.
+    for k in before.reset | (old.keys() ^ new.keys()):
+        if old.get(k) is not new.get(k):
             keys.add(k)
     return FactChanges(keys, deps, classes)
 
@@ -170,6 +171,8 @@ def changed_state(
     if not isinstance(old, dict):
         return set(new)
     found = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+    if not any(key.is_module_code for key in edited):
+        return found  # an edit inside functions: no module code writes differently
     for state, writes in new.items():
         for write in writes:
             writer = getattr(write, "writer", None)
