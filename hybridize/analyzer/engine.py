@@ -56,7 +56,11 @@ from hybridize.analyzer.facts.candidacy import (
 )
 from hybridize.analyzer.facts.effects import EffectAnalysis, EffectSummary
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
-from hybridize.analyzer.facts.frozen_state import forget_writers, frozen_state_writes
+from hybridize.analyzer.facts.frozen_state import (
+    differing_states,
+    forget_writers,
+    frozen_state_writes,
+)
 from hybridize.analyzer.facts.helper_safety import HelperSafety
 from hybridize.analyzer.facts.nested_compiled import decorated_by_compiler
 from hybridize.analyzer.facts.patched_callees import Patch, changed_patches, read_patches
@@ -458,7 +462,9 @@ def decide_incrementally(
         if project.fingerprint() != memory.project_wide:
             return _decide(index, facts, options, project=project, progress=progress)
         writes = frozen_state_writes(index, facts)
-        stale = readers_of(memory.frozen_reads, changed_state(memory.state_writes, writes, edited))
+        differing = differing_states(facts, memory.state_writes, writes)
+        states = changed_state(memory.state_writes, writes, edited, differing)
+        stale = readers_of(memory.frozen_reads, states)
         seeds = scope_seeds(
             index,
             facts,

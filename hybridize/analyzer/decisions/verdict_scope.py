@@ -163,14 +163,22 @@ def affected(
 
 
 def changed_state(
-    old: object, new: Mapping[Any, Sequence[object]], edited: Collection[FunctionKey]
+    old: object,
+    new: Mapping[Any, Sequence[object]],
+    edited: Collection[FunctionKey],
+    differing: Collection[object] | None = None,
 ) -> set[object]:
     """The module state (`frozen_state._writes`) whose writes differ, and the state edited
     module code writes (whether such a write follows a call of the reader depends on the
-    module code's calls); every state when there was no record."""
+    module code's calls); every state when there was no record. `differing`: the states
+    whose writes differ, when the combination of `new` knows them
+    (`frozen_state.differing_states`), else they are compared."""
     if not isinstance(old, dict):
         return set(new)
-    found = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+    if differing is not None:
+        found = set(differing)
+    else:
+        found = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
     if not any(key.is_module_code for key in edited):
         return found  # an edit inside functions: no module code writes differently
     for state, writes in new.items():

@@ -15,9 +15,10 @@ the first call of the function outside any loop.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import compress
+from operator import is_not
 
 from hybridize.analyzer.facts.effects import bound_in_enclosing_function
 from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts, callees, get_evaluator
@@ -324,44 +325,118 @@ def _writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKey, list[Writ
     """Every assignment of an instance attribute or a module global in the project.
 
     Each writer's part is kept across incremental updates with the evaluator it was read
-    through (`WRITES_BY_WRITER` in `facts.scans`): a writer evaluated again has a new one,
-    and `forget_writers` drops those whose evaluator read a fact that changed."""
+    through (`CombinedWrites` in `facts.scans`): a writer evaluated again has a new one, and
+    `forget_writers` drops those whose evaluator read a fact that changed. Only the states
+    those writers write are combined again."""
     cached = facts.cache.get("state_writes")
     if isinstance(cached, dict):
         return cached
-    memo = facts.scans.get(WRITES_BY_WRITER)
-    if not isinstance(memo, dict):
-        memo = facts.scans[WRITES_BY_WRITER] = {}
-    found: dict[StateKey, list[Write]] = defaultdict(list)
+    keys = index.function_keys()
+    combined = facts.scans.get(COMBINED_WRITES)
+    if not isinstance(combined, CombinedWrites) or (
+        combined.keys is not keys and combined.keys != keys
+    ):
+        combined = facts.scans[COMBINED_WRITES] = CombinedWrites(keys)
+    combined.keys = keys
     evaluators = facts.evaluators
-    # After an edit nearly every writer's part is kept: this loop is per function of the
-    # project on every edit, so it does as little as it can for each.
-    for writer in index.function_keys():
+    # The writers whose evaluator is not the one their part was read through, found by
+    # comparing identities in C: after an edit nearly every part is kept, and a pass in
+    # Python over every function of the project on every edit cost more than the rest.
+    stale = list(compress(keys, map(is_not, map(evaluators.get, keys), combined.used)))
+    affected: set[StateKey] = set()
+    for writer in stale:
         evaluator = evaluators.get(writer) or get_evaluator(index, facts, writer)
-        known = memo.get(writer)
-        if known is None or known[0] is not evaluator:
-            known = memo[writer] = (evaluator, _writes_of(index, writer, evaluator))
-        if known[1]:
-            for state, write in known[1]:
-                found[state].append(write)
-    facts.cache["state_writes"] = dict(found)
-    return dict(found)
+        combined.used[combined.order[writer]] = evaluator
+        part = _writes_of(index, writer, evaluator)
+        old = combined.parts.pop(writer, None)
+        if old:
+            for state, _ in old:
+                affected.add(state)
+                combined.writers_of[state].discard(writer)
+        if part:
+            combined.parts[writer] = part
+            for state, _ in part:
+                affected.add(state)
+                combined.writers_of.setdefault(state, set()).add(writer)
+    differing: set[StateKey] = set()
+    for state in affected:
+        before = combined.found.get(state)
+        writers = combined.writers_of.get(state)
+        if not writers:
+            combined.writers_of.pop(state, None)
+            if combined.found.pop(state, None) is not None:
+                differing.add(state)
+            continue
+        writes = [
+            write
+            for writer in sorted(writers, key=combined.order.__getitem__)
+            for written, write in combined.parts[writer]
+            if written == state
+        ]
+        if writes != before:
+            differing.add(state)
+        combined.found[state] = writes
+    found = dict(combined.found)
+    facts.cache["state_writes"] = found
+    combined.differing = (combined.previous, differing)
+    combined.previous = found
+    return found
 
 
-WRITES_BY_WRITER = "state_writes_by_writer"
+COMBINED_WRITES = "state_writes_combined"
+_UNREAD = object()
+"""The evaluator of a writer whose part is to be read (`CombinedWrites.used`)."""
+
+
+class CombinedWrites:
+    """The project's state writes as last combined, and what lets the next combination read
+    again only the writers whose evaluator changed: per writer the evaluator its part was
+    read through, the parts, and per state its writers (in project order)."""
+
+    __slots__ = ("differing", "found", "keys", "order", "parts", "previous", "used", "writers_of")
+
+    def __init__(self, keys: list[FunctionKey]) -> None:
+        self.keys = keys
+        self.order = {key: i for i, key in enumerate(keys)}
+        self.used: list[object] = [_UNREAD] * len(keys)
+        """Per function of `keys`, the evaluator its part was read through (`_UNREAD`: none
+        yet, or forgotten; never None, which a function with no evaluator yet has)."""
+        self.parts: dict[FunctionKey, list[tuple[StateKey, Write]]] = {}
+        self.writers_of: dict[StateKey, set[FunctionKey]] = {}
+        self.found: dict[StateKey, list[Write]] = {}
+        self.previous: dict[StateKey, list[Write]] | None = None
+        """The writes the last combination cached."""
+        self.differing: tuple[dict[StateKey, list[Write]] | None, set[StateKey]] = (None, set())
+        """The writes the combination before the last cached, and the states whose writes
+        the last one changed from them."""
+
+
+def differing_states(
+    facts: TensorFacts, before: object, now: dict[StateKey, list[Write]]
+) -> set[StateKey] | None:
+    """The states whose writes differ between `before` and `now`, as the combination that
+    made `now` from `before` found them; None when those are not the last two combinations
+    (the caller then compares them)."""
+    combined = facts.scans.get(COMBINED_WRITES)
+    if not isinstance(combined, CombinedWrites) or combined.previous is not now:
+        return None
+    previous, differing = combined.differing
+    return differing if previous is not None and previous is before else None
 
 
 def forget_writers(facts: TensorFacts, writers: Iterable[FunctionKey] | None) -> None:
     """Drop the kept writes of `writers` (all when None): what their evaluators read
     changed, so a target may now be another object."""
-    memo = facts.scans.get(WRITES_BY_WRITER)
-    if not isinstance(memo, dict):
+    combined = facts.scans.get(COMBINED_WRITES)
+    if not isinstance(combined, CombinedWrites):
         return
     if writers is None:
-        memo.clear()
+        del facts.scans[COMBINED_WRITES]
         return
     for writer in writers:
-        memo.pop(writer, None)
+        position = combined.order.get(writer)
+        if position is not None:
+            combined.used[position] = _UNREAD
 
 
 def _writes_of(
