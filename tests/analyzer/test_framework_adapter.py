@@ -421,6 +421,7 @@ ONE_FRAMEWORK_MESSAGES: dict[tuple[str, str], str] = {
     ("analyzer/facts/candidacy.py", "LEGACY_API_USE"): "HY007: TensorFlow 1 APIs",
     ("analyzer/facts/wrapped_callables.py", ""): "HY417: tf.function's trace types",
     ("analyzer/facts/nested_compiled.py", ""): "HY423: Dynamo's guards of nested methods",
+    ("analyzer/facts/mocked_torch_apis.py", ""): "HY426: Dynamo's table of torch functions",
 }
 """Messages of facts that only one framework's functions have, by module and definition (""
 for the whole module): each names the check, which the test holds to that one framework."""

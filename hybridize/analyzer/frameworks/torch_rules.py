@@ -160,6 +160,29 @@ PROCESS_WIDE_EFFECTS: dict[str, str] = {
     ),
 }
 
+#: The namespaces whose functions ``torch.overrides.get_testing_overrides`` lists (by
+#: attribute lookup, each time it runs, then reading each one's ``__name__``). Dynamo asks
+#: ``torch.overrides.get_overridable_functions()`` (cached for the process once it succeeds,
+#: built from that table) when it first traces a call of a torch function. Measured (torch
+#: 2.13, the real-code oracle on gpytorch 1.15.2, whose test patches
+#: ``torch.linalg.cholesky_ex`` with ``MagicMock(wraps=...)``): while one of these functions is
+#: a ``unittest.mock`` double without a ``__name__`` (``MagicMock``/``Mock`` without a spec,
+#: what ``mock.patch`` puts by default), every compile tracing a torch function call raises
+#: ``InternalTorchDynamoError: AttributeError: __name__`` until the table has been built once
+#: in the process; a plain function, an autospec, or a double installed after the table was
+#: built are fine (Dynamo guards and recompiles, as eager code sees the double).
+OVERRIDE_TABLE_NAMESPACES: frozenset[str] = frozenset(
+    {
+        "torch",
+        "torch.Tensor",
+        "torch.nn.functional",
+        "torch.nn.init",
+        "torch.linalg",
+        "torch.fft",
+        "torch.special",
+    }
+)
+
 #: Why a Python number computed from the shape of a tensor the function receives counts as
 #: varying between calls (HY201) where it is passed to a compiled function: Dynamo guards on
 #: an int argument's exact value, and once a shape changes it recompiles with the shapes and

@@ -1,0 +1,235 @@
+"""PyTorch functions the project's tests replace with a `unittest.mock` double.
+
+A test spies on a framework call with `mock.patch("torch.linalg.cholesky_ex",
+wraps=torch.linalg.cholesky_ex)`, `mock.patch.object(torch.linalg, "cholesky_ex")`,
+pytest-mock's `mocker.patch(...)`, or `monkeypatch.setattr("torch.linalg.cholesky_ex",
+MagicMock(...))`. Dynamo, when it first traces a call of a torch function in the process,
+builds `torch.overrides`' table of overridable functions from `get_testing_overrides()`, which
+looks each listed function up again and uses its `__name__` as a string: while one of them is
+a mock (a `MagicMock` has no `__name__`; one with a spec, or an autospec, has a `MagicMock`
+there), the compile raises `InternalTorchDynamoError` (`AttributeError: __name__`, or
+`TypeError: attribute name must be string`), at every compile until the table has been built
+once (`torch_rules.OVERRIDE_TABLE_NAMESPACES`; measured on torch 2.13
+in tests/analyzer/test_hy426_mocked_torch_apis.py). gpytorch 1.15.2's test of
+`psd_safe_cholesky` failed so once the function was compiled.
+
+A plain Python function standing in is fine (measured), and left alone. Each function's patching calls are kept with its
+resolved calls across edits (`scan_memo`), and each module's patching decorators with its
+summary: an edit looks again only at what it replaced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
+from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.frozen_state import traced_with
+from hybridize.analyzer.facts.patched_callees import (
+    MONKEYPATCH_SETATTR,
+    OBJECT_PATCHERS,
+    PATCHER_LAST_NAMES,
+    _callee_name,
+)
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.scan_memo import per_function, per_module
+from hybridize.analyzer.frameworks.torch_rules import OVERRIDE_TABLE_NAMESPACES
+from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.model import Span
+
+MOCK_FACTORIES = frozenset(
+    f"{package}.{name}"
+    for package in ("unittest.mock", "mock")
+    for name in (
+        "MagicMock",
+        "Mock",
+        "NonCallableMagicMock",
+        "NonCallableMock",
+        "AsyncMock",
+        "create_autospec",
+    )
+)
+"""The `unittest.mock` callables that make a double: none has a string `__name__`."""
+OTHER_FACTORY = "new_callable"
+"""The `mock.patch` option that puts what another callable makes (not followed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MockedApi:
+    """Where a test replaces a torch function with a `unittest.mock` double."""
+
+    api: str
+    test: FunctionKey
+    span: Span
+
+
+def mocked_torch_apis(index: ProjectIndex, facts: TensorFacts) -> dict[str, MockedApi]:
+    """Every torch function of `OVERRIDE_TABLE_NAMESPACES` a test of the project replaces
+    with a `unittest.mock` double, with the first such patch (in path order) of each."""
+    called = per_function(
+        facts, "torch_api_mocks", lambda key, calls: _call_mocks(index, key, calls)
+    )
+    decorated = per_module(
+        facts, index, "torch_api_mock_decorators", lambda r, m: _decorator_mocks(index, r, m)
+    )
+    everywhere = [mock for mocks in called.values() for mock in mocks]
+    everywhere += [mock for mocks in decorated.values() for mock in mocks]
+    found: dict[str, MockedApi] = {}
+    for mock in sorted(everywhere, key=lambda m: (str(m.test), m.span.start_line)):
+        found.setdefault(mock.api, mock)
+    return found
+
+
+def mocked_api_calls(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
+    """The first call, in the function or a project function traced with it, of a torch
+    function that a test replaces with a `unittest.mock` double."""
+    mocked = mocked_torch_apis(index, facts)
+    if not mocked:
+        return []
+    for reader, via, entry in traced_with(index, facts, key):
+        for resolved in facts.calls.get(reader, []):
+            for api in resolved.api:
+                mock = mocked.get(api.name)
+                if mock is None:
+                    continue
+                test = (
+                    "module code"
+                    if mock.test.is_module_code
+                    else f"the test `{index.function(mock.test).qualname}`"
+                )
+                return [
+                    Evidence(
+                        f"{via}calls `{mock.api}`, which {test} replaces with a `unittest.mock` "
+                        f"double ({mock.test.file}, line {mock.span.start_line}): while it is "
+                        "in place, Dynamo's first trace of a torch call in the process fails "
+                        "reading the double's `__name__` (InternalTorchDynamoError)",
+                        resolved.site.span if reader == key else entry,
+                    )
+                ]
+    return []
+
+
+def _call_mocks(
+    index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]
+) -> tuple[MockedApi, ...]:
+    """The patching calls of one function that put a `unittest.mock` double on a torch
+    function."""
+    found: list[MockedApi] = []
+    fn: FunctionSummary | None = None
+    for resolved in calls:
+        site = resolved.site
+        if site.callee[0] == "attr" and site.callee[2] not in PATCHER_LAST_NAMES:
+            continue
+        if fn is None:
+            fn = index.function(key)
+        patcher = _callee_name(index, key, fn, site.callee)
+        if patcher is None:
+            continue
+        api = _patched_api(index, key, fn, patcher, site.args)
+        if api is None:
+            continue
+        replacement = _replacement(patcher, site.args, dict(site.kwargs))
+        if _is_mock(index, key, fn, replacement, dict(site.kwargs)):
+            found.append(MockedApi(api, key, site.span))
+    return tuple(found)
+
+
+def _decorator_mocks(
+    index: ProjectIndex, relpath: str, module: ModuleSummary
+) -> tuple[MockedApi, ...]:
+    """The patching decorators of one module's functions that put `mock.patch`'s default
+    `MagicMock` on a torch function."""
+    found: list[MockedApi] = []
+    for qualname, fn in module.functions.items():
+        for decorator in fn.decorators:
+            if not decorator.called:
+                continue
+            ref = index.resolve_dotted(relpath, decorator.name)
+            if ref[0] != "ext" or ref[1] == MONKEYPATCH_SETATTR:
+                continue
+            key = FunctionKey(relpath, qualname)
+            owner = index.owner_key(key)
+            api = _patched_api(index, owner, index.function(owner), ref[1], decorator.args)
+            kwargs = dict(decorator.kwargs)
+            if api is None or _replacement(ref[1], decorator.args, kwargs) is not None:
+                continue
+            if OTHER_FACTORY not in kwargs:
+                found.append(MockedApi(api, key, decorator.span))
+    return tuple(found)
+
+
+def _patched_api(
+    index: ProjectIndex,
+    key: FunctionKey,
+    fn: FunctionSummary,
+    patcher: str,
+    args: tuple[Sym, ...] | list[Sym],
+) -> str | None:
+    """The torch function (of a namespace the override table lists) a patcher's arguments
+    name: a dotted string, or a torch namespace object and an attribute name."""
+    if not args:
+        return None
+    first = args[0]
+    if first[:2] == ("lit", "str") and patcher not in OBJECT_PATCHERS:
+        dotted = str(first[2])
+    elif patcher in OBJECT_PATCHERS or patcher == MONKEYPATCH_SETATTR:
+        if len(args) < 2 or args[1][:2] != ("lit", "str"):
+            return None
+        owner = _external_name(index, key, fn, first)
+        if owner is None:
+            return None
+        dotted = f"{owner}.{args[1][2]}"
+    else:
+        return None
+    namespace, _, name = dotted.rpartition(".")
+    if namespace not in OVERRIDE_TABLE_NAMESPACES or name.startswith("_"):
+        return None
+    return dotted
+
+
+def _replacement(
+    patcher: str, args: tuple[Sym, ...] | list[Sym], kwargs: dict[str, Sym]
+) -> Sym | None:
+    """The object a patcher puts in place, when its arguments give one (`new`, or
+    monkeypatch's `value`); None for `mock.patch`'s default `MagicMock`."""
+    dotted = bool(args) and args[0][:2] == ("lit", "str") and patcher not in OBJECT_PATCHERS
+    position = 1 if dotted else 2
+    if len(args) > position:
+        return args[position]
+    return kwargs.get("value" if patcher == MONKEYPATCH_SETATTR else "new")
+
+
+def _is_mock(
+    index: ProjectIndex,
+    key: FunctionKey,
+    fn: FunctionSummary,
+    replacement: Sym | None,
+    kwargs: dict[str, Sym],
+) -> bool:
+    """Whether what is put in place is a `unittest.mock` double: `mock.patch`'s default
+    (`MagicMock`, or an autospec), or one made in the call (`MagicMock(...)`,
+    `create_autospec(...)`)."""
+    if replacement is None:
+        return OTHER_FACTORY not in kwargs
+    if replacement[0] != "call" or not 0 <= replacement[1] < len(fn.calls):
+        return False
+    factory = fn.calls[replacement[1]].callee
+    return _external_name(index, key, fn, factory) in MOCK_FACTORIES
+
+
+def _external_name(
+    index: ProjectIndex, key: FunctionKey, fn: FunctionSummary, value: Sym
+) -> str | None:
+    """The dotted name of a module-level name or attribute chain that resolves outside the
+    project (`torch.linalg`, `mock.MagicMock`), or None."""
+    parts: list[str] = []
+    while value[0] == "attr" and len(parts) < 4:
+        parts.append(value[2])
+        value = value[1]
+    if value[0] != "name" or not isinstance(value[1], str) or value[1] in fn.locals:
+        return None
+    ref = index.alias_target(index.resolve_global(key.file, value[1]))
+    if ref[0] != "ext":
+        return None
+    return ".".join([ref[1], *reversed(parts)])
