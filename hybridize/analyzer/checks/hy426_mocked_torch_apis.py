@@ -11,17 +11,18 @@ from . import TORCH_ONLY, Check
 
 
 class CallsMockedTorchApis(Check):
-    """Calls a torch function that a test replaces with a `MagicMock`.
+    """Runs in a test that replaces a torch function with a `MagicMock`.
 
     What it detects
     ---------------
-    A function that calls, itself or through a project function traced with it, a function
-    of `torch`, `torch.Tensor`, `torch.nn.functional`, `torch.nn.init`, `torch.linalg`,
-    `torch.fft` or `torch.special` that a test of the project replaces with a `unittest.mock`
-    double: `mock.patch("torch.linalg.cholesky_ex", wraps=...)` or
+    A function that a test of the project runs (calls, directly or through the project
+    functions it calls) while the test has a function of `torch`, `torch.Tensor`,
+    `torch.nn.functional`, `torch.nn.init`, `torch.linalg`, `torch.fft` or `torch.special`
+    replaced with a `unittest.mock` double: `mock.patch("torch.linalg.cholesky_ex", wraps=...)` or
     `mock.patch.object(torch.linalg, "cholesky_ex")` (called, as a context manager or as a
     decorator; pytest-mock's `mocker.patch` too; `autospec=True` too), or
     `monkeypatch.setattr(...)` of a `MagicMock(...)`, `Mock(...)` or `create_autospec(...)`.
+    The whole test counts as under the patch (the end of a `with` block is not followed).
 
     Why it matters in graph mode
     ----------------------------
@@ -31,9 +32,10 @@ class CallsMockedTorchApis(Check):
     test's `MagicMock` stands in for one of them, every compile that traces a torch call
     raises `InternalTorchDynamoError: AttributeError: __name__` (the table is kept only once
     built; an autospec or a double with a spec has a `MagicMock` for its name: "TypeError:
-    attribute name must be string"), where the eager function calls the double; gpytorch
-    1.15.2's test of `psd_safe_cholesky`, which wraps `torch.linalg.cholesky_ex` in a
-    `MagicMock` to count its calls, failed so. A plain Python function standing in, and a
+    attribute name must be string"), whichever function is compiled first under the patch,
+    where the eager function calls the double; gpytorch 1.15.2's variational test case wraps
+    `torch.linalg.cholesky_ex` in a `MagicMock` around its training step, and the step's
+    compiled `NNVariationalStrategy._stochastic_kl_helper` failed so. A plain Python function standing in, and a
     double put in place after the process's first compile, are fine: Dynamo guards on the
     function and recompiles, computing what the eager code computes.
 
@@ -52,7 +54,7 @@ class CallsMockedTorchApis(Check):
 
     Instead
     -------
-    Leave the function eager while its tests spy on the torch functions it calls, or have the
+    Leave the function eager while the tests that run it spy on torch functions, or have the
     tests replace the torch function with a plain Python function that counts its calls.
 
     Under tf.function
@@ -66,23 +68,22 @@ class CallsMockedTorchApis(Check):
     name = "calls_mocked_torch_apis"
     severity = "error"
     summary = (
-        "calls a torch function that a test replaces with a mock (mock.patch): Dynamo's first "
-        "trace then fails reading the double's __name__."
+        "runs in a test that replaces a torch function with a mock (mock.patch): Dynamo's "
+        "first trace then fails reading the double's __name__."
     )
     unblock = "leave it eager, or have the tests patch in a plain function"
     fact = "calls_mocked_torch_apis"
     fact_meaning = (
-        "(PyTorch) calls a torch function a test replaces with a `unittest.mock` double "
-        "(`mock.patch`, `MagicMock`): while it is in place, Dynamo's first trace of a torch call "
-        "fails reading the double's `__name__`"
+        "(PyTorch) a test runs it while it replaces a torch function with a `unittest.mock` "
+        "double (`mock.patch`, `MagicMock`): while the double is in place, Dynamo's first trace "
+        "of a torch call fails reading its `__name__`"
     )
     decision_order = 146
     EXAMPLE_FUNCTION = "safe_cholesky"
 
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:
-        """The first call of a mocked torch function in the function's trace, for a function
-        not compiled yet."""
+        """The test patch under which the function runs, for a function not compiled yet."""
         if not context.changes_on_compiling:
             return []
         return cls.findings(mocked_api_calls(context.index, context.facts, context.key))

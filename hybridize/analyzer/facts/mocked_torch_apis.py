@@ -10,21 +10,23 @@ a mock (a `MagicMock` has no `__name__`; one with a spec, or an autospec, has a 
 there), the compile raises `InternalTorchDynamoError` (`AttributeError: __name__`, or
 `TypeError: attribute name must be string`), at every compile until the table has been built
 once (`torch_rules.OVERRIDE_TABLE_NAMESPACES`; measured on torch 2.13
-in tests/analyzer/test_hy426_mocked_torch_apis.py). gpytorch 1.15.2's test of
-`psd_safe_cholesky` failed so once the function was compiled.
+in tests/analyzer/test_hy426_mocked_torch_apis.py). gpytorch 1.15.2's variational
+test case wraps `torch.linalg.cholesky_ex` in a `MagicMock` around its training step, and
+`NNVariationalStrategy._stochastic_kl_helper`, which the step runs, failed so once compiled.
 
-A plain Python function standing in is fine (measured), and left alone. Each function's patching calls are kept with its
-resolved calls across edits (`scan_memo`), and each module's patching decorators with its
-summary: an edit looks again only at what it replaced.
+A plain Python function standing in is fine (measured), and left alone. The functions
+concerned are those the test runs while the double is in place (whatever the first compile
+under the patch is, it fails): the project functions the test calls, transitively. Each
+function's patches are kept with its resolved calls across edits (`first_witness_of_runs`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
+from hybridize.analyzer.facts.callgraph import first_witness_of_runs
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.patched_callees import (
     MONKEYPATCH_SETATTR,
     OBJECT_PATCHERS,
@@ -32,9 +34,8 @@ from hybridize.analyzer.facts.patched_callees import (
     _callee_name,
 )
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.frameworks.torch_rules import OVERRIDE_TABLE_NAMESPACES
-from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, Sym
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Span
 
@@ -64,50 +65,47 @@ class MockedApi:
     span: Span
 
 
-def mocked_torch_apis(index: ProjectIndex, facts: TensorFacts) -> dict[str, MockedApi]:
-    """Every torch function of `OVERRIDE_TABLE_NAMESPACES` a test of the project replaces
-    with a `unittest.mock` double, with the first such patch (in path order) of each."""
-    called = per_function(
-        facts, "torch_api_mocks", lambda key, calls: _call_mocks(index, key, calls)
+def mocked_api_runs(index: ProjectIndex, facts: TensorFacts) -> dict[FunctionKey, MockedApi]:
+    """Every project function a test runs (calls, directly or through the project functions
+    it calls) while it has a torch function replaced with a `unittest.mock` double, with the
+    first such patch (in key order) that runs it."""
+    return first_witness_of_runs(
+        index, facts, "torch_api_mocks", lambda key, calls: _mocks_of(index, key, calls)
     )
-    decorated = per_module(
-        facts, index, "torch_api_mock_decorators", lambda r, m: _decorator_mocks(index, r, m)
-    )
-    everywhere = [mock for mocks in called.values() for mock in mocks]
-    everywhere += [mock for mocks in decorated.values() for mock in mocks]
-    found: dict[str, MockedApi] = {}
-    for mock in sorted(everywhere, key=lambda m: (str(m.test), m.span.start_line)):
-        found.setdefault(mock.api, mock)
-    return found
 
 
 def mocked_api_calls(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
-    """The first call, in the function or a project function traced with it, of a torch
-    function that a test replaces with a `unittest.mock` double."""
-    mocked = mocked_torch_apis(index, facts)
-    if not mocked:
+    """The patch under which a test runs the function, if any: the whole test is taken to
+    run under it (a `with` block's end is not followed)."""
+    mock = mocked_api_runs(index, facts).get(key)
+    if mock is None:
         return []
-    for reader, via, entry in traced_with(index, facts, key):
-        for resolved in facts.calls.get(reader, []):
-            for api in resolved.api:
-                mock = mocked.get(api.name)
-                if mock is None:
-                    continue
-                test = (
-                    "module code"
-                    if mock.test.is_module_code
-                    else f"the test `{index.function(mock.test).qualname}`"
-                )
-                return [
-                    Evidence(
-                        f"{via}calls `{mock.api}`, which {test} replaces with a `unittest.mock` "
-                        f"double ({mock.test.file}, line {mock.span.start_line}): while it is "
-                        "in place, Dynamo's first trace of a torch call in the process fails "
-                        "reading the double's `__name__` (InternalTorchDynamoError)",
-                        resolved.site.span if reader == key else entry,
-                    )
-                ]
-    return []
+    test = (
+        "module code"
+        if mock.test.is_module_code
+        else f"the test `{index.function(mock.test).qualname}`"
+    )
+    return [
+        Evidence(
+            f"runs under {test}, which replaces `{mock.api}` with a `unittest.mock` double "
+            f"({mock.test.file}, line {mock.span.start_line}): while it is in place, Dynamo's "
+            "first trace of a torch call in the process fails reading the double's `__name__` "
+            "(InternalTorchDynamoError)",
+            index.function(key).span,
+        )
+    ]
+
+
+def _mocks_of(
+    index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]
+) -> list[tuple[MockedApi, list[FunctionKey]]]:
+    """The first patch of a torch function with a mock in this function (a call, or one of
+    its decorators), with the project functions the function calls: they run under it."""
+    mocks = _call_mocks(index, key, calls) or _decorator_mocks(index, key)
+    if not mocks:
+        return []
+    starts = [target for resolved in calls for _, target in callees(index, resolved)]
+    return [(mocks[0], starts)]
 
 
 def _call_mocks(
@@ -135,27 +133,24 @@ def _call_mocks(
     return tuple(found)
 
 
-def _decorator_mocks(
-    index: ProjectIndex, relpath: str, module: ModuleSummary
-) -> tuple[MockedApi, ...]:
-    """The patching decorators of one module's functions that put `mock.patch`'s default
-    `MagicMock` on a torch function."""
+def _decorator_mocks(index: ProjectIndex, key: FunctionKey) -> tuple[MockedApi, ...]:
+    """The patching decorators of one function that put `mock.patch`'s default double
+    (a `MagicMock`, or an autospec) on a torch function."""
     found: list[MockedApi] = []
-    for qualname, fn in module.functions.items():
-        for decorator in fn.decorators:
-            if not decorator.called:
-                continue
-            ref = index.resolve_dotted(relpath, decorator.name)
-            if ref[0] != "ext" or ref[1] == MONKEYPATCH_SETATTR:
-                continue
-            key = FunctionKey(relpath, qualname)
-            owner = index.owner_key(key)
-            api = _patched_api(index, owner, index.function(owner), ref[1], decorator.args)
-            kwargs = dict(decorator.kwargs)
-            if api is None or _replacement(ref[1], decorator.args, kwargs) is not None:
-                continue
-            if OTHER_FACTORY not in kwargs:
-                found.append(MockedApi(api, key, decorator.span))
+    fn = index.function(key)
+    for decorator in fn.decorators:
+        if not decorator.called:
+            continue
+        ref = index.resolve_dotted(key.file, decorator.name)
+        if ref[0] != "ext" or ref[1] == MONKEYPATCH_SETATTR:
+            continue
+        owner = index.owner_key(key)
+        api = _patched_api(index, owner, index.function(owner), ref[1], decorator.args)
+        kwargs = dict(decorator.kwargs)
+        if api is None or _replacement(ref[1], decorator.args, kwargs) is not None:
+            continue
+        if OTHER_FACTORY not in kwargs:
+            found.append(MockedApi(api, key, decorator.span))
     return tuple(found)
 
 

@@ -164,13 +164,12 @@ PROCESS_WIDE_EFFECTS: dict[str, str] = {
 #: attribute lookup, each time it runs, then reading each one's ``__name__``). Dynamo asks
 #: ``torch.overrides.get_overridable_functions()`` (cached for the process once it succeeds,
 #: built from that table) when it first traces a call of a torch function. Measured (torch
-#: 2.13, the real-code oracle on gpytorch 1.15.2, whose test patches
-#: ``torch.linalg.cholesky_ex`` with ``MagicMock(wraps=...)``): while one of these functions is
-#: a ``unittest.mock`` double without a ``__name__`` (``MagicMock``/``Mock`` without a spec,
-#: what ``mock.patch`` puts by default), every compile tracing a torch function call raises
-#: ``InternalTorchDynamoError: AttributeError: __name__`` until the table has been built once
-#: in the process; a plain function, an autospec, or a double installed after the table was
-#: built are fine (Dynamo guards and recompiles, as eager code sees the double).
+#: 2.13, the real-code oracle on gpytorch 1.15.2, whose variational test case patches
+#: ``torch.linalg.cholesky_ex`` with ``MagicMock(wraps=...)`` around its training step): while one of these functions is
+#: a ``unittest.mock`` double (``MagicMock``, what ``mock.patch`` puts by default, has no
+#: ``__name__``; an autospec's is a ``MagicMock``), every compile tracing a torch function call
+#: raises ``InternalTorchDynamoError`` until the table has been built once in the process; a
+#: plain function, or a double installed after the table was built, is fine (Dynamo guards and recompiles, as eager code sees the double).
 OVERRIDE_TABLE_NAMESPACES: frozenset[str] = frozenset(
     {
         "torch",
