@@ -79,8 +79,24 @@ def test_a_callable_given_to_hessian_is_differentiated_twice() -> None:
     assert "`curvature`" in message and "hessian" in message
 
 
-def test_a_jacobian_without_create_graph_and_a_first_order_backward_are_no_hazard() -> None:
-    assert _hy422(PROGRAM, "loss") == []
+def test_a_jacobian_runs_the_backward_repeatedly_and_a_first_order_backward_is_no_hazard() -> None:
+    [message] = _hy422(PROGRAM, "loss")
+    assert "`jacobian_only`" in message and "donated buffers" in message
+    source = PROGRAM.replace("return jacobian(loss, x)", "return loss(x)")
+    assert _hy422(source, "loss") == []
+
+
+def test_a_module_given_to_jacobian_stands_for_its_forward() -> None:
+    source = PROGRAM + (
+        "\n\nclass Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return torch.tanh(x) * 2\n\n\n"
+        "def net_jacobian(x):\n"
+        "    return jacobian(Net(), x)\n\n\n"
+        "net_jacobian(torch.randn(3))\n"
+    )
+    [message] = _hy422(source, "Net.forward")
+    assert "`net_jacobian`" in message and "jacobian" in message
 
 
 def test_hvp_and_a_create_graph_jacobian_are_second_derivatives() -> None:
@@ -144,3 +160,48 @@ def test_a_compiled_backward_cannot_be_differentiated_again() -> None:
 
         assert torch.allclose(first_order(f), first_order(compiled))
         assert torch.allclose(torch.func.hessian(compiled)(x), eager_hessian)
+
+
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_a_compiled_backward_with_dynamic_shapes_runs_once() -> None:
+    """`REPEATED_BACKWARD_CALLS`, measured under torch 2.13 (`aot_eager`; Inductor alike):
+    `jacobian` and a retained backward run twice work through a graph with static shapes,
+    and raise once the function was compiled again with dynamic shapes (donated buffers)."""
+    import warnings
+
+    import torch
+    import torch._dynamo
+    from torch.autograd import functional
+
+    from hybridize.analyzer.frameworks import torch_rules
+
+    weight = torch.randn(5, 3, requires_grad=True)
+
+    def linear(x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.linear(x, weight.abs())
+
+    def twice(function: object, x: torch.Tensor) -> None:
+        y = function(x.clone().requires_grad_(True)).sum()  # type: ignore[operator]
+        y.backward(retain_graph=True)
+        y.backward()
+
+    assert "torch.autograd.functional.jacobian" in torch_rules.REPEATED_BACKWARD_CALLS
+    donated = "non-empty donated buffers"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch._dynamo.reset()
+        compiled = torch.compile(linear, backend="aot_eager")
+        x = torch.randn(8, 3)
+        assert torch.allclose(functional.jacobian(compiled, x), functional.jacobian(linear, x))
+        twice(compiled, torch.randn(8, 3))
+        compiled(torch.randn(3))  # another shape: compiled again, with dynamic shapes
+        with pytest.raises(RuntimeError, match=donated):
+            functional.jacobian(compiled, torch.randn(6, 3))
+        with pytest.raises(RuntimeError, match=donated):
+            twice(compiled, torch.randn(6, 3))
+        torch._dynamo.reset()
+        dynamic = torch.compile(linear, backend="aot_eager", dynamic=True)
+        with pytest.raises(RuntimeError, match=donated):
+            functional.jacobian(dynamic, torch.randn(8, 3))

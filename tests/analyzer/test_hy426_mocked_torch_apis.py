@@ -97,6 +97,15 @@ def hy426(test_source: str) -> dict[str, list[str]]:
             through_helper(torch.eye(3))
         """,
         """
+        from unittest.mock import MagicMock, patch
+        import torch
+        from chol import through_helper
+        def test_it():
+            wrapped = MagicMock(wraps=torch.linalg.cholesky_ex)
+            with patch("torch.linalg.cholesky_ex", new=wrapped):
+                through_helper(torch.eye(3))
+        """,
+        """
         from unittest import mock
         import torch
         from chol import through_helper

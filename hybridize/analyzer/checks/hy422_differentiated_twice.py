@@ -19,8 +19,10 @@ class DifferentiatedTwice(Check):
     or `.backward(create_graph=True)` is computed from its result (a gradient penalty, a
     physics-informed loss), or a callable that reaches it is handed to
     `torch.autograd.functional.hessian`, `hvp`, `vhp`, `jvp` (computed as the backward of a
-    backward) or `jacobian`/`vjp` with `create_graph=True`. The project functions it calls are
-    differentiated twice with it, and reported too.
+    backward) or `jacobian`/`vjp` with `create_graph=True`. And a callable (a function, or a
+    module: its `forward`) handed to `torch.autograd.functional.jacobian` without it, which
+    runs the backward once per output over one graph. The project functions it calls are
+    differentiated with it, and reported too.
 
     Why it matters in graph mode
     ----------------------------
@@ -29,8 +31,12 @@ class DifferentiatedTwice(Check):
     through a compiled `sin(x) * x` raises "torch.compile with aot_autograd does not currently
     support double backward" (`grad` of a `create_graph` gradient, `hvp`, `vhp`, `jvp`), and
     `torch.autograd.functional.hessian` returns zeros where eager gives the second derivative:
-    silently. A single backward, `retain_graph=True` and the `torch.func` transforms are not
-    affected (tests/analyzer/test_hy422_differentiated_twice.py measures all of it again).
+    silently. And a compiled function once compiled with dynamic shapes (called again with
+    another shape) has a backward with donated buffers that runs once: `jacobian`'s backward
+    per output raises "This backward function was compiled with non-empty donated buffers
+    which requires create_graph=False and retain_graph=False" (zuko 1.6.0's `MonotonicMLP`
+    test failed so). A single backward, and the `torch.func` transforms, are not affected
+    (tests/analyzer/test_hy422_differentiated_twice.py measures all of it again).
 
     Example
     -------

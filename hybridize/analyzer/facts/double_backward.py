@@ -19,6 +19,13 @@ Code differentiates a project function's result twice when
 
 Either way the functions the result is computed through are differentiated twice too, so the
 project functions they call are included, transitively.
+
+A callable handed to `torch.autograd.functional.jacobian` without `create_graph` is not
+differentiated twice, but its graph's backward runs once per output element
+(`REPEATED_BACKWARD_CALLS`): compiled with dynamic shapes, the backward has donated buffers
+and the second run raises (measured on torch 2.13, zuko's `MonotonicMLP` test). It is read
+here too, with its own reason: the same family of limits of a compiled backward. A module
+handed over stands for its `forward` (`dispatch` of its instance call).
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from hybridize.analyzer.facts.callgraph import first_witness_of_runs
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import is_boundext_atom
+from hybridize.analyzer.facts.values import is_boundext_atom, is_obj_atom
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
@@ -45,6 +52,11 @@ class SecondDerivative:
     how: str
     """The call, as written in the message: "`torch.autograd.grad(..., create_graph=True)`"."""
     line: int
+    what: str = "differentiates its result twice"
+    reason: str = (
+        "AOTAutograd's compiled backward is not differentiable (double backward raises, "
+        "a hessian comes back as zeros)"
+    )
 
 
 def double_backward_targets(
@@ -63,7 +75,11 @@ def _double_backward_of(
     """Each call of this function that differentiates twice, with the project functions it
     differentiates directly (producers of the value, or the callable handed over)."""
     framework = index.function_framework(key)
-    if not framework.double_backward_calls and not framework.higher_order_gradient_calls:
+    if not (
+        framework.double_backward_calls
+        or framework.higher_order_gradient_calls
+        or framework.repeated_backward_calls
+    ):
         return []
     by_index = {resolved.index: resolved for resolved in calls}
     fn = index.function(key)
@@ -87,14 +103,34 @@ def _double_backward_of(
             continue
         handed = _differentiates_callable_twice(resolved, framework)
         if handed is not None:
-            callables = (
-                [a[1] for a in resolved.args[0] if kind_of(a) in ("func", "method")]
-                if resolved.args
-                else []
-            )
-            starts = sorted((k for k in callables if isinstance(k, FunctionKey)), key=str)
+            starts = _handed_callables(index, resolved)
             found.append((SecondDerivative(key, f"`{handed}`", line), starts))
+            continue
+        repeated = next(
+            (i.name for i in resolved.api if i.name in framework.repeated_backward_calls), None
+        )
+        if repeated is not None:
+            reason = (
+                "it runs the backward once per output over one graph, and a compiled backward "
+                "with dynamic shapes (after a call with another shape) has donated buffers: "
+                "the second run raises"
+            )
+            what = "runs the backward of its result repeatedly"
+            where = SecondDerivative(key, f"`{_written(repeated)}`", line, what, reason)
+            found.append((where, _handed_callables(index, resolved)))
     return found
+
+
+def _handed_callables(index: ProjectIndex, resolved: ResolvedCall) -> list[FunctionKey]:
+    """The project functions a call's first argument may be: a function or method, or a
+    module (its instance call, `forward`)."""
+    starts: set[FunctionKey] = set()
+    for atom in resolved.args[0] if resolved.args else ():
+        if kind_of(atom) in ("func", "method") and isinstance(atom[1], FunctionKey):
+            starts.add(atom[1])
+        elif is_obj_atom(atom) and atom[1] in ("layer", "model") and atom[2] is not None:
+            starts.update(index.dispatch(atom[2], index.instance_call(atom[2])))
+    return sorted(starts, key=str)
 
 
 def _asks_double_backward(resolved: ResolvedCall, calls: tuple[tuple[str, str], ...]) -> str | None:
@@ -177,9 +213,7 @@ def differentiated_twice(
     by = where.by.qualname
     return [
         Evidence(
-            f"`{by}` differentiates its result twice with {where.how} (line {where.line}): "
-            "AOTAutograd's compiled backward is not differentiable (double backward raises, "
-            "a hessian comes back as zeros)",
+            f"`{by}` {where.what} with {where.how} (line {where.line}): {where.reason}",
             index.function(key).span,
         )
     ]

@@ -203,14 +203,17 @@ def _is_mock(
     kwargs: dict[str, Sym],
 ) -> bool:
     """Whether what is put in place is a `unittest.mock` double: `mock.patch`'s default
-    (`MagicMock`, or an autospec), or one made in the call (`MagicMock(...)`,
-    `create_autospec(...)`)."""
+    (`MagicMock`, or an autospec), or one the function makes (`MagicMock(...)`,
+    `create_autospec(...)`), in the call or in a local variable it passes."""
     if replacement is None:
         return OTHER_FACTORY not in kwargs
-    if replacement[0] != "call" or not 0 <= replacement[1] < len(fn.calls):
-        return False
-    factory = fn.calls[replacement[1]].callee
-    return _external_name(index, key, fn, factory) in MOCK_FACTORIES
+    made = fn.locals.get(replacement[1], []) if replacement[0] == "local" else [replacement]
+    for value in made:  # a double made in the call, or in a local variable the call passes
+        if value[0] == "call" and 0 <= value[1] < len(fn.calls):
+            factory = fn.calls[value[1]].callee
+            if _external_name(index, key, fn, factory) in MOCK_FACTORIES:
+                return True
+    return False
 
 
 def _external_name(

@@ -218,6 +218,10 @@ class Framework:
     higher_order_gradient_calls: tuple[tuple[str, str | None], ...] = ()
     """(API, keyword or None): calls that differentiate the callable they are given twice,
     always (None) or with the keyword True."""
+    repeated_backward_calls: frozenset[str] = frozenset()
+    """Calls that run the backward of the callable they are given once per output over one
+    graph (`jacobian`), which the compiled backward of a function with dynamic shapes does
+    not allow."""
     value_reading_builtins: frozenset[str] = frozenset()
     """Builtins that need the Python value of a tensor argument, and so fail or leave compiled
     code where it is a tensor: `bool(t)`, `max(t, 1)` under AutoGraph, which raise;
@@ -640,6 +644,7 @@ TORCH = Framework(
     tensor_casts=torch_rules.TENSOR_CASTS,
     double_backward_calls=torch_rules.DOUBLE_BACKWARD_CALLS,
     higher_order_gradient_calls=torch_rules.HIGHER_ORDER_GRADIENT_CALLS,
+    repeated_backward_calls=torch_rules.REPEATED_BACKWARD_CALLS,
     compiled_code_tracers=torch_rules.COMPILED_CODE_TRACERS,
     compiled_code_tracer_switches=torch_rules.COMPILED_CODE_TRACER_SWITCHES,
     untabled_library_calls=torch_rules.UNTABLED_LIBRARY_CALLS,

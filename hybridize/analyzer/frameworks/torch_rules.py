@@ -260,6 +260,17 @@ HIGHER_ORDER_GRADIENT_CALLS: tuple[tuple[str, str | None], ...] = (
     ("torch.autograd.functional.vjp", "create_graph"),
 )
 
+#: Calls that run the backward of the callable they are given once per output element over
+#: one graph (``jacobian``: ``autograd.grad(..., retain_graph=True)`` row by row). Measured (torch 2.13; the real-code oracle on zuko 1.6.0, whose
+#: ``MonotonicMLP`` test takes the jacobian of a net with a compiled ``MonotonicLinear.forward``):
+#: once the compiled function has been compiled with dynamic shapes (called again with another
+#: shape, or ``dynamic=True``), its backward has donated buffers, and the second backward over
+#: the graph raises "This backward function was compiled with non-empty donated buffers which
+#: requires create_graph=False and retain_graph=False" (Inductor and ``aot_eager`` alike), as
+#: does ``backward(retain_graph=True)`` run twice. Only static shapes throughout were fine,
+#: which a rewrite cannot promise. (``vectorize=True``, vmapped, is not measured here.)
+REPEATED_BACKWARD_CALLS: frozenset[str] = frozenset({"torch.autograd.functional.jacobian"})
+
 #: Tracers that run a callable on tracer values and fail on compiled code inside it. Measured
 #: (torch 2.13): ``torch.jit.trace`` and ``torch.fx.symbolic_trace`` of a compiled function, of
 #: a function calling one, of a module whose ``forward`` calls one and of a module with a
