@@ -31,7 +31,7 @@ from hybridize.analyzer.facts.patched_callees import (
     MONKEYPATCH_SETATTR,
     OBJECT_PATCHERS,
     PATCHER_LAST_NAMES,
-    _callee_name,
+    patcher_name,
 )
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks.torch_rules import OVERRIDE_TABLE_NAMESPACES
@@ -121,7 +121,7 @@ def _call_mocks(
             continue
         if fn is None:
             fn = index.function(key)
-        patcher = _callee_name(index, key, fn, site.callee)
+        patcher = patcher_name(index, key, fn, site.callee)
         if patcher is None:
             continue
         api = _patched_api(index, key, fn, patcher, site.args)

@@ -156,7 +156,7 @@ def _call_sites(
             continue  # every patcher's name ends so: most call sites leave here, unresolved
         if fn is None:
             fn = index.function(key)
-        patcher = _callee_name(index, key, fn, callee)
+        patcher = patcher_name(index, key, fn, callee)
         if patcher is None:
             continue
         patch_site = _patch_site(index, key, key, patcher, site.args, site.span)
@@ -186,7 +186,7 @@ def _decorator_sites(
     return tuple(found)
 
 
-def _callee_name(
+def patcher_name(
     index: ProjectIndex, key: FunctionKey, fn: FunctionSummary, callee: Sym
 ) -> str | None:
     """The dotted name of a called patcher (`unittest.mock.patch.object`,
