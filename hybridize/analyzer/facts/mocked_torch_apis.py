@@ -33,10 +33,12 @@ from hybridize.analyzer.facts.patched_callees import (
     PATCHER_LAST_NAMES,
     patcher_name,
 )
+from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks.torch_rules import OVERRIDE_TABLE_NAMESPACES
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, is_call, is_lit, is_local, is_name
 from hybridize.model import Span
 
 MOCK_FACTORIES = frozenset(
@@ -117,7 +119,7 @@ def _call_mocks(
     fn: FunctionSummary | None = None
     for resolved in calls:
         site = resolved.site
-        if site.callee[0] == "attr" and site.callee[2] not in PATCHER_LAST_NAMES:
+        if is_attr(site.callee) and site.callee[2] not in PATCHER_LAST_NAMES:
             continue
         if fn is None:
             fn = index.function(key)
@@ -142,7 +144,7 @@ def _decorator_mocks(index: ProjectIndex, key: FunctionKey) -> tuple[MockedApi, 
         if not decorator.called:
             continue
         ref = index.resolve_dotted(key.file, decorator.name)
-        if ref[0] != "ext" or ref[1] == MONKEYPATCH_SETATTR:
+        if not is_ext_ref(ref) or ref[1] == MONKEYPATCH_SETATTR:
             continue
         owner = index.owner_key(key)
         api = _patched_api(index, owner, index.function(owner), ref[1], decorator.args)
@@ -166,10 +168,10 @@ def _patched_api(
     if not args:
         return None
     first = args[0]
-    if first[:2] == ("lit", "str") and patcher not in OBJECT_PATCHERS:
+    if _is_str(first) and patcher not in OBJECT_PATCHERS:
         dotted = str(first[2])
     elif patcher in OBJECT_PATCHERS or patcher == MONKEYPATCH_SETATTR:
-        if len(args) < 2 or args[1][:2] != ("lit", "str"):
+        if len(args) < 2 or not _is_str(args[1]):
             return None
         owner = _external_name(index, key, fn, first)
         if owner is None:
@@ -188,7 +190,7 @@ def _replacement(
 ) -> Sym | None:
     """The object a patcher puts in place, when its arguments give one (`new`, or
     monkeypatch's `value`); None for `mock.patch`'s default `MagicMock`."""
-    dotted = bool(args) and args[0][:2] == ("lit", "str") and patcher not in OBJECT_PATCHERS
+    dotted = bool(args) and _is_str(args[0]) and patcher not in OBJECT_PATCHERS
     position = 1 if dotted else 2
     if len(args) > position:
         return args[position]
@@ -207,9 +209,9 @@ def _is_mock(
     `create_autospec(...)`), in the call or in a local variable it passes."""
     if replacement is None:
         return OTHER_FACTORY not in kwargs
-    made = fn.locals.get(replacement[1], []) if replacement[0] == "local" else [replacement]
+    made = fn.locals.get(replacement[1], []) if is_local(replacement) else [replacement]
     for value in made:  # a double made in the call, or in a local variable the call passes
-        if value[0] == "call" and 0 <= value[1] < len(fn.calls):
+        if is_call(value) and 0 <= value[1] < len(fn.calls):
             factory = fn.calls[value[1]].callee
             if _external_name(index, key, fn, factory) in MOCK_FACTORIES:
                 return True
@@ -222,12 +224,17 @@ def _external_name(
     """The dotted name of a module-level name or attribute chain that resolves outside the
     project (`torch.linalg`, `mock.MagicMock`), or None."""
     parts: list[str] = []
-    while value[0] == "attr" and len(parts) < 4:
+    while is_attr(value) and len(parts) < 4:
         parts.append(value[2])
         value = value[1]
-    if value[0] != "name" or not isinstance(value[1], str) or value[1] in fn.locals:
+    if not is_name(value) or not isinstance(value[1], str) or value[1] in fn.locals:
         return None
     ref = index.alias_target(index.resolve_global(key.file, value[1]))
-    if ref[0] != "ext":
+    if not is_ext_ref(ref):
         return None
     return ".".join([ref[1], *reversed(parts)])
+
+
+def _is_str(value: Sym) -> bool:
+    """A string literal (a dotted name, or an attribute name)."""
+    return is_lit(value) and value[1] == "str"
