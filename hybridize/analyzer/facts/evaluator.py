@@ -24,6 +24,7 @@ from hybridize.analyzer.facts.values import (
     NO_ATOMS,
     PYTHON,
     TENSOR,
+    TENSOR_LIKE_KINDS,
     UNKNOWN_ATOM,
     Atom,
     Atoms,
@@ -495,6 +496,9 @@ class Evaluator:
                 return frozenset({("func", defined)})
             return frozenset({UNKNOWN_ATOM})
         if kind == "dataset":
+            info = self.attribute_of("dataset", name)
+            if info is not None:
+                return atoms_for_return(info.returns)  # `element_spec`: the elements' specs
             return frozenset({("boundext", "dataset", name)})
         if kind == "iterator":
             return frozenset({("boundext", "iterator", name)})
@@ -951,7 +955,18 @@ def _choose_builtin(args: list[Atoms]) -> Atoms:
         # Exactly one of the arguments, whatever it is: a Keras symbolic tensor stays one
         # (a kind dropped here hid HY406 from tf-models' `vertical_flip_boxes`).
         return frozenset(a for atoms in args for a in atoms)
+    if args and not any(a[0] in TENSOR_LIKE_KINDS for a in args[0]):
+        elements = _elements(args)
+        if any(a[0] in STRUCTURED_ELEMENT_KINDS for a in elements):
+            # One of the iterable's elements as it is: `min(specs.items(), key=...)` is a
+            # (name, spec) pair, not a tensor made of the pair (tensorflow-gnn's
+            # `_get_indicative_feature` returns the spec of that pair to its callers).
+            return cap_atoms(elements)
     return _reduce_builtin(args)
+
+
+STRUCTURED_ELEMENT_KINDS = frozenset({"tup", "seq", "dict"})
+"""Elements `min`/`max` over one iterable give back whole: tuples, lists, dicts."""
 
 
 def _reduce_builtin(args: list[Atoms]) -> Atoms:

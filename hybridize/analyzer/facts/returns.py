@@ -50,7 +50,6 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.sort_keys import compared_key_results
 from hybridize.analyzer.facts.values import (
     MAX_NESTING,
-    PYTHON,
     PYTHON_SEQUENCE_KINDS,
     UNKNOWN_ATOM,
     Atom,
@@ -60,6 +59,7 @@ from hybridize.analyzer.facts.values import (
     is_numpy_atom,
     is_obj_atom,
     is_seq_atom,
+    is_python_atom,
     is_symbolic_atom,
     is_tup_atom,
     is_variable_atom,
@@ -533,7 +533,7 @@ def _python_kinds(fn: FunctionSummary, evaluator: Evaluator) -> set[str]:
             kinds |= {kind for kind in found if kind}
         elif (
             leaves
-            and all(atom == PYTHON for atom in leaves)
+            and all(is_python_atom(atom) for atom in leaves)
             and _text_method_result(fn, evaluator, sym, 0)
         ):
             kinds.add("what a `str` method gives (a Python str, bool, int or list)")

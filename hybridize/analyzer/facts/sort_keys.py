@@ -23,7 +23,7 @@ from collections.abc import Collection, Iterator
 from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts
 from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import PYTHON, is_lit_atom
+from hybridize.analyzer.facts.values import is_lit_atom, is_python_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import kind_of
@@ -47,7 +47,7 @@ def compared_key_results(
     # A string, or a Python value not known to be a number (a dict's key, a static shape):
     # compiled, a string tensor (no order), a shape tensor (`bool()` of a comparison of
     # several elements raises), or an object tf.function cannot return.
-    text = any(atom == PYTHON or atom[:2] == ("lit", "str") for atom in leaves)
+    text = any(is_python_atom(atom) or atom[:2] == ("lit", "str") for atom in leaves)
     python = text or any(is_lit_atom(atom) and atom[1] != "none" for atom in leaves)
     if not python:
         return

@@ -39,6 +39,9 @@ them are the solver's hot path), whose first element names its kind:
                                  (`foreign_object`), where the compiler traces such code;
                                  otherwise as unknown as ("?",), which accompanies it
     ("python",)                  some other Python value
+    ("python", "spec")           a `tf.TypeSpec` (`SPEC`): a Python value to every rule that
+                                 asks for one (`is_python_atom`), kept apart because
+                                 tf.function refuses it as an argument or a result (HY427)
     ("?",)                       unknown
 """
 Atoms = frozenset[Atom]
@@ -65,12 +68,13 @@ ClassAtom = tuple[Literal["class"], FunctionKey]
 ModuleAtom = tuple[Literal["module"], str]
 ExtAtom = tuple[Literal["ext"], str]
 BoundExtAtom = tuple[Literal["boundext"], str, str]
-PythonAtom = tuple[Literal["python"]]
+PythonAtom = tuple[Literal["python"]] | tuple[Literal["python"], Literal["spec"]]
 
 
 UNKNOWN_ATOM: Atom = ("?",)
 TENSOR: Atom = ("tensor", None, None)
 PYTHON: Atom = ("python",)
+SPEC: Atom = ("python", "spec")
 NO_ATOMS: Atoms = frozenset()
 MAX_ROUNDS = 60
 MAX_FINAL_ROUNDS = 60
@@ -111,7 +115,7 @@ RETURN_ATOMS: dict[str, Atoms] = {
     "keras_symbolic": frozenset({("symbolic",)}),
     "numpy": frozenset({("numpy", None)}),
     "dtype": frozenset({PYTHON}),
-    "spec": frozenset({PYTHON}),
+    "spec": frozenset({SPEC}),
     "none": frozenset({("lit", "none", None)}),
     "python": frozenset({PYTHON}),
     "int": frozenset({("lit", "int", None)}),

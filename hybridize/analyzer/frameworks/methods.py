@@ -230,6 +230,9 @@ _TENSOR_ATTRIBUTES: dict[str, Behaviour] = {
     "ragged_rank": PYTHON,
     "indices": TENSOR,
     "dense_shape": TENSOR,
+    # The tensor's `tf.TypeSpec` (what `tf.type_spec_from_value` gives): a Python object
+    # tf.function cannot take as an argument or give as a result (HY427).
+    "_type_spec": Behaviour("spec"),
 }
 
 _VARIABLE_METHODS: dict[str, Behaviour] = {
