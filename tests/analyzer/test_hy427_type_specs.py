@@ -117,3 +117,43 @@ def test_tf_function_refuses_a_spec_argument_or_result() -> None:
     with pytest.raises(TypeError, match="must return zero or more Tensors"):
         tf.function(returned)(x)
     assert tf.function(inside)(x).numpy().tolist() == [1, 2]
+
+
+ALIASED = {
+    "constants.py": """
+import typing
+
+import tensorflow as tf
+
+FieldSpec = typing.Union[tf.TensorSpec, tf.RaggedTensorSpec]
+FieldsSpec = typing.Mapping[str, FieldSpec]
+Fields = typing.Mapping[str, tf.Tensor]
+""",
+    "parser.py": """
+import tensorflow as tf
+
+import constants
+
+FieldsSpec = constants.FieldsSpec
+
+
+def restore(value, specs: FieldsSpec):
+    return tf.reshape(value, [-1])
+
+
+def plain(value, fields: constants.Fields):
+    return tf.reshape(value, [-1])
+
+
+for _ in range(100):
+    restore(tf.ones([2, 3]), {})
+    plain(tf.ones([2, 3]), {})
+""",
+}
+
+
+def test_an_annotation_through_module_level_aliases_names_a_spec() -> None:
+    v = verdict(ALIASED, "parser.py::restore")
+    [message] = [f.message for f in v.findings if f.code == "HY427"]
+    assert "`specs` is annotated `FieldsSpec`" in message
+    assert not any(f.code == "HY427" for f in verdict(ALIASED, "parser.py::plain").findings)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from hybridize.analyzer.facts.evaluator import get_evaluator
 from hybridize.analyzer.facts.predicates import leaf_atoms
-from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.resolve import ProjectIndex, Ref
 from hybridize.analyzer.facts.values import SPEC
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 DOTTED_NAME = re.compile(r"[A-Za-z_][\w.]*")
 MAX_BASE_DEPTH = 8
 """How far up a project class's bases a framework spec class is looked for."""
+MAX_ALIAS_DEPTH = 6
+"""How many module-level aliases an annotation is followed through."""
 
 
 def is_spec_class(dotted: str) -> bool:
@@ -48,16 +51,60 @@ def _project_spec_class(index: ProjectIndex, class_key: ClassKey, depth: int = 0
 
 
 def annotated_spec(index: ProjectIndex, key: FunctionKey, annotation: str | None) -> str | None:
-    """The spec class an annotation names (`tf.TensorSpec`, `Optional[tf.TypeSpec]`,
-    `Mapping[str, GraphTensorSpec]`), else None: the parameter is declared to receive one."""
+    """The name in an annotation that stands for a spec class (`tf.TensorSpec`,
+    `Optional[tf.TypeSpec]`, `GraphTensorSpec`, an alias such as tensorflow-gnn's
+    `FeaturesSpec = Mapping[str, tf.RaggedTensorSpec]`), else None: the parameter is declared
+    to receive specs."""
     if not annotation:
         return None
     for name in sorted(set(DOTTED_NAME.findall(annotation))):
-        ref = index.resolve_dotted(key.file, name)
-        if (ref[0] == "ext" and is_spec_class(ref[1])) or (
-            ref[0] == "class" and _project_spec_class(index, ref[1])
-        ):
+        if _names_spec(index, index.resolve_dotted(key.file, name), 0):
             return name
+    return None
+
+
+def _names_spec(index: ProjectIndex, ref: Ref, depth: int) -> bool:
+    """The name refers to a spec class, or to a module-level alias whose value names one."""
+    if depth > MAX_ALIAS_DEPTH:
+        return False
+    if ref[0] == "ext":
+        return is_spec_class(ref[1])
+    if ref[0] == "class":
+        return _project_spec_class(index, ref[1])
+    if ref[0] == "global":
+        module = index.modules.get(ref[1])
+        values = module.module_code.locals.get(ref[2], []) if module is not None else []
+        return any(
+            _names_spec(index, index.resolve_dotted(ref[1], dotted), depth + 1)
+            for value in values
+            for dotted in _dotted_names(value)
+        )
+    return False
+
+
+def _dotted_names(value: object) -> Iterator[str]:
+    """The dotted names an alias's value spells (`Union[tf.TensorSpec, Spec]`: `Union`,
+    `tf.TensorSpec`, `Spec`): the name and attribute chains among its nested syms."""
+    if isinstance(value, tuple) and value and isinstance(value[0], str):
+        dotted = _dotted(value)
+        if dotted is not None:
+            yield dotted
+            return
+        parts: Iterable[object] = value[1:]
+    elif isinstance(value, (tuple, list, frozenset)):
+        parts = value
+    else:
+        return
+    for part in parts:
+        yield from _dotted_names(part)
+
+
+def _dotted(sym: tuple) -> str | None:
+    if sym[0] in ("name", "local") and len(sym) == 2 and isinstance(sym[1], str):
+        return sym[1]
+    if sym[0] == "attr" and len(sym) == 3 and isinstance(sym[1], tuple):
+        base = _dotted(sym[1])
+        return f"{base}.{sym[2]}" if base is not None else None
     return None
 
 
