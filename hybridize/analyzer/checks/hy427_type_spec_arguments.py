@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING
 
 from hybridize.analyzer.facts.evaluator import get_evaluator
 from hybridize.analyzer.facts.predicates import leaf_atoms
-from hybridize.analyzer.facts.resolve import ProjectIndex, Ref
+from hybridize.analyzer.facts.refs import Ref, is_class_ref, is_ext_ref, is_global_ref
+from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import SPEC
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, is_local, is_name
 from hybridize.model import Finding
 
 from . import TENSORFLOW_ONLY, Check
@@ -43,9 +45,9 @@ def _project_spec_class(index: ProjectIndex, class_key: ClassKey, depth: int = 0
     if depth > MAX_BASE_DEPTH:
         return False
     for ref in index.base_refs(class_key):
-        if ref[0] == "ext" and is_spec_class(ref[1]):
+        if is_ext_ref(ref) and is_spec_class(ref[1]):
             return True
-        if ref[0] == "class" and _project_spec_class(index, ref[1], depth + 1):
+        if is_class_ref(ref) and _project_spec_class(index, ref[1], depth + 1):
             return True
     return False
 
@@ -67,11 +69,11 @@ def _names_spec(index: ProjectIndex, ref: Ref, depth: int) -> bool:
     """The name refers to a spec class, or to a module-level alias whose value names one."""
     if depth > MAX_ALIAS_DEPTH:
         return False
-    if ref[0] == "ext":
+    if is_ext_ref(ref):
         return is_spec_class(ref[1])
-    if ref[0] == "class":
+    if is_class_ref(ref):
         return _project_spec_class(index, ref[1])
-    if ref[0] == "global":
+    if is_global_ref(ref):
         module = index.modules.get(ref[1])
         values = module.module_code.locals.get(ref[2], []) if module is not None else []
         return any(
@@ -100,9 +102,9 @@ def _dotted_names(value: object) -> Iterator[str]:
 
 
 def _dotted(sym: tuple) -> str | None:
-    if sym[0] in ("name", "local") and len(sym) == 2 and isinstance(sym[1], str):
+    if (is_name(sym) or is_local(sym)) and isinstance(sym[1], str):
         return sym[1]
-    if sym[0] == "attr" and len(sym) == 3 and isinstance(sym[1], tuple):
+    if is_attr(sym) and isinstance(sym[1], tuple):
         base = _dotted(sym[1])
         return f"{base}.{sym[2]}" if base is not None else None
     return None

@@ -955,9 +955,9 @@ def _choose_builtin(args: list[Atoms]) -> Atoms:
         # Exactly one of the arguments, whatever it is: a Keras symbolic tensor stays one
         # (a kind dropped here hid HY406 from tf-models' `vertical_flip_boxes`).
         return frozenset(a for atoms in args for a in atoms)
-    if args and not any(a[0] in TENSOR_LIKE_KINDS for a in args[0]):
+    if args and not any(kind_of(a) in TENSOR_LIKE_KINDS for a in args[0]):
         elements = _elements(args)
-        if any(a[0] in STRUCTURED_ELEMENT_KINDS for a in elements):
+        if any(kind_of(a) in STRUCTURED_ELEMENT_KINDS for a in elements):
             # One of the iterable's elements as it is: `min(specs.items(), key=...)` is a
             # (name, spec) pair, not a tensor made of the pair (tensorflow-gnn's
             # `_get_indicative_feature` returns the spec of that pair to its callers).
