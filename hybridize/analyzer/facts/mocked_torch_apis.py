@@ -31,6 +31,8 @@ from hybridize.analyzer.facts.patched_callees import (
     MONKEYPATCH_SETATTR,
     OBJECT_PATCHERS,
     PATCHER_LAST_NAMES,
+    external_name,
+    is_str_literal,
     patcher_name,
 )
 from hybridize.analyzer.facts.refs import is_ext_ref
@@ -38,7 +40,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks.torch_rules import OVERRIDE_TABLE_NAMESPACES
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_call, is_lit, is_local, is_name
+from hybridize.analyzer.summaries.syms import is_attr, is_call, is_local
 from hybridize.model import Span
 
 MOCK_FACTORIES = frozenset(
@@ -168,12 +170,12 @@ def _patched_api(
     if not args:
         return None
     first = args[0]
-    if _is_str(first) and patcher not in OBJECT_PATCHERS:
+    if is_str_literal(first) and patcher not in OBJECT_PATCHERS:
         dotted = str(first[2])
     elif patcher in OBJECT_PATCHERS or patcher == MONKEYPATCH_SETATTR:
-        if len(args) < 2 or not _is_str(args[1]):
+        if len(args) < 2 or not is_str_literal(args[1]):
             return None
-        owner = _external_name(index, key, fn, first)
+        owner = external_name(index, key, fn, first)
         if owner is None:
             return None
         dotted = f"{owner}.{args[1][2]}"
@@ -190,7 +192,7 @@ def _replacement(
 ) -> Sym | None:
     """The object a patcher puts in place, when its arguments give one (`new`, or
     monkeypatch's `value`); None for `mock.patch`'s default `MagicMock`."""
-    dotted = bool(args) and _is_str(args[0]) and patcher not in OBJECT_PATCHERS
+    dotted = bool(args) and is_str_literal(args[0]) and patcher not in OBJECT_PATCHERS
     position = 1 if dotted else 2
     if len(args) > position:
         return args[position]
@@ -213,28 +215,6 @@ def _is_mock(
     for value in made:  # a double made in the call, or in a local variable the call passes
         if is_call(value) and 0 <= value[1] < len(fn.calls):
             factory = fn.calls[value[1]].callee
-            if _external_name(index, key, fn, factory) in MOCK_FACTORIES:
+            if external_name(index, key, fn, factory) in MOCK_FACTORIES:
                 return True
     return False
-
-
-def _external_name(
-    index: ProjectIndex, key: FunctionKey, fn: FunctionSummary, value: Sym
-) -> str | None:
-    """The dotted name of a module-level name or attribute chain that resolves outside the
-    project (`torch.linalg`, `mock.MagicMock`), or None."""
-    parts: list[str] = []
-    while is_attr(value) and len(parts) < 4:
-        parts.append(value[2])
-        value = value[1]
-    if not is_name(value) or not isinstance(value[1], str) or value[1] in fn.locals:
-        return None
-    ref = index.alias_target(index.resolve_global(key.file, value[1]))
-    if not is_ext_ref(ref):
-        return None
-    return ".".join([ref[1], *reversed(parts)])
-
-
-def _is_str(value: Sym) -> bool:
-    """A string literal (a dotted name, or an attribute name)."""
-    return is_lit(value) and value[1] == "str"

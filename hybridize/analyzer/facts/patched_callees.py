@@ -191,33 +191,56 @@ def patcher_name(
 ) -> str | None:
     """The dotted name of a called patcher (`unittest.mock.patch.object`,
     `pytest_mock.MockerFixture.patch`), or None when the callee is no patcher."""
-    # Every call site of the project passes here at each edit: the kind is read once per
-    # step (`kind_of`), not asked of each predicate in turn.
-    kind = kind_of(callee)
-    if kind == "attr" and callee[2] not in PATCHER_LAST_NAMES:
+    if kind_of(callee) == "attr" and callee[2] not in PATCHER_LAST_NAMES:
         return None  # every patcher's name ends so: most call sites leave here, unresolved
-    parts: list[str] = []
-    while kind == "attr" and len(parts) < 4:
-        parts.append(callee[2])
-        callee = callee[1]
-        kind = kind_of(callee)
-    if kind in ("local", "param") and callee[1] in FIXTURES:
-        if callee[1] not in {param.name for param in fn.params}:
+    head, parts = _attribute_chain(callee)
+    if kind_of(head) in ("local", "param") and head[1] in FIXTURES:
+        if head[1] not in {param.name for param in fn.params}:
             return None
-        head = FIXTURES[callee[1]]
-    elif kind == "name" and isinstance(callee[1], str):
-        if callee[1] in fn.locals:
-            return None
-        ref = index.alias_target(index.resolve_global(key.file, callee[1]))
-        if not is_ext_ref(ref):
-            return None
-        head = ref[1]
+        name: str | None = ".".join([FIXTURES[head[1]], *parts])
     else:
-        return None
-    name = ".".join([head, *reversed(parts)])
+        name = _external_head(index, key, fn, head, parts)
     if name in DOTTED_PATCHERS or name in OBJECT_PATCHERS or name == MONKEYPATCH_SETATTR:
         return name
     return None
+
+
+def external_name(
+    index: ProjectIndex, key: FunctionKey, fn: FunctionSummary, value: Sym
+) -> str | None:
+    """The dotted name of a module-level name or attribute chain that resolves outside the
+    project (`torch.linalg`, `mock.MagicMock`), or None."""
+    return _external_head(index, key, fn, *_attribute_chain(value))
+
+
+def _attribute_chain(value: Sym) -> tuple[Sym, list[str]]:
+    """`a.b.c` -> (`a`, ["b", "c"]), at most four attributes deep."""
+    # Every call site of the project passes here at each edit: the kind is read once per
+    # step (`kind_of`), not asked of each predicate in turn.
+    parts: list[str] = []
+    while kind_of(value) == "attr" and len(parts) < 4:
+        parts.append(value[2])
+        value = value[1]
+    parts.reverse()
+    return value, parts
+
+
+def _external_head(
+    index: ProjectIndex, key: FunctionKey, fn: FunctionSummary, head: Sym, parts: list[str]
+) -> str | None:
+    """The dotted name of `head.parts...` when `head` is a module-level name bound outside
+    the project (not shadowed by a local), or None."""
+    if kind_of(head) != "name" or not isinstance(head[1], str) or head[1] in fn.locals:
+        return None
+    ref = index.alias_target(index.resolve_global(key.file, head[1]))
+    if not is_ext_ref(ref):
+        return None
+    return ".".join([ref[1], *parts])
+
+
+def is_str_literal(value: Sym) -> bool:
+    """A string literal (a dotted name, or an attribute name, as patchers take them)."""
+    return kind_of(value) == "lit" and value[1] == "str"
 
 
 def _patch_site(
@@ -233,11 +256,11 @@ def _patch_site(
     if not args:
         return None
     first = args[0]
-    if first[:2] == ("lit", "str") and patcher not in OBJECT_PATCHERS:
+    if is_str_literal(first) and patcher not in OBJECT_PATCHERS:
         target = _dotted_target(index, scope.file, str(first[2]))
         return None if target is None else PatchSite(test, span, target=target)
     if patcher == MONKEYPATCH_SETATTR or patcher in OBJECT_PATCHERS:
-        if len(args) < 2 or args[1][:2] != ("lit", "str"):
+        if len(args) < 2 or not is_str_literal(args[1]):
             return None
         return PatchSite(test, span, patched_object=first, attribute=str(args[1][2]), scope=scope)
     return None
