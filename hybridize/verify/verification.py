@@ -19,8 +19,10 @@ round after round on the copy holding the changes still kept:
 - with `--verify-entry` (any command, judged by its exit status), the culprit is found by
   bisecting the changes kept, with the whole command.
 
-Bisecting looks for the shortest prefix of the suspects (in plan order), on top of the other
-changes kept, with which the judge fails: its last change is dropped. Each round drops at least
+Bisecting looks for the shortest prefix of the suspects (in the order the test's traceback
+names them, or ran them, the outermost first; all changes: in plan order), on top of the other
+changes kept, with which the judge fails: its last change is dropped, so of a caller and a
+callee that fail only together the callee goes and the caller, which runs it inlined, stays. Each round drops at least
 one change, so the rounds end. A failing test that passes when run again alone is reported
 as flaky and nothing is dropped for it; the round runs again, and when it fails again with
 nothing to blame (tests that fail only together, in their order), the changes are bisected
@@ -349,10 +351,18 @@ class _Session:
         failed: CommandRun,
     ) -> DroppedChange:
         """The change among `suspects` (on top of the other changes kept) with which the judge
-        (the test `nodeid` alone, or the whole command) fails."""
+        (the test `nodeid` alone, or the whole command) fails.
+
+        The suspects are bisected in the order given: a test's traceback (outermost frame
+        first) or the order it entered them, the caller before its callee. Of two changes that
+        fail only together (each alone passes: a nested compiled callee whose defaults the
+        caller's graph cannot guard, HY423), the later, the callee, is dropped, and the caller
+        kept: its graph runs the callee inlined, so compiling the caller alone keeps the
+        speed-up of both."""
         order = [c.key for c in kept.changes]
-        suspected = set(suspects)
-        candidates = [k for k in order if k in suspected]
+        planned = set(order)
+        candidates = [k for k in dict.fromkeys(suspects) if k in planned]
+        suspected = set(candidates)
         others = [k for k in order if k not in suspected]
         judge = nodeid or "the command"
         step = 0

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from verify_projects import (
+    NESTED_DEFAULTS,
     PROJECT,
     REFUSED_OUTPUT,
     TESTS,
@@ -87,6 +88,21 @@ def test_a_test_whose_traceback_names_two_rewrites_bisects_them(tmp_path: Path) 
     )
     assert "round 2: dropping mylib/ops.py::checked" in done.stderr
     assert decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
+
+
+def test_of_two_changes_failing_only_together_the_inner_one_is_dropped(tmp_path: Path) -> None:
+    """No frame of the project's names a change (the caller's graph fails after its body ran),
+    so the two the test ran are bisected in the order it entered them, the caller first: the
+    callee is dropped and the caller, whose graph runs it inlined, kept."""
+    project = make_project(tmp_path, NESTED_DEFAULTS)
+    done = refactor(tmp_path, project, "--apply", "--verify", TESTS, codes="")
+    assert done.returncode == 0, done.stderr
+    assert "round 1: bisecting 2 changes for tests/test_densities.py::test_pair_density" in (
+        done.stderr
+    )
+    assert "dropping mylib/densities.py::log_density" in done.stderr
+    assert "dropping mylib/densities.py::pair_density" not in done.stderr
+    assert decorated((project / "mylib" / "densities.py").read_text()) == ["pair_density"]
 
 
 def test_a_traceback_naming_the_caller_of_the_culprit_blames_the_culprit(tmp_path: Path) -> None:
