@@ -9,13 +9,13 @@ round after round on the copy holding the changes still kept:
 - with `--verify` (pytest), the tests that passed in the baseline and fail now are run again,
   alone and traced (the plugin records which rewritten functions each one ran, and its error's
   frames name the ones it failed in); a test that names exactly one rewritten function, in its
-  traceback or else among those it ran, drops that change (when it also ran other rewritten
-  functions, only once it passes without it: a compiled callee whose trace has finished leaves
-  no frame, so the traceback may name its caller); a test that names several, or none, or
-  still fails without the change it named, has its culprit found by bisecting those changes
-  (or all of them) with that test alone, unless a change it suspects is dropped already in
-  this round (the next round tells whether it still fails without it: a round bisects once
-  for the tests that name nothing, not once per test, when one cause fails many);
+  traceback or else among those it ran, and ran no other, drops that change; a test that ran
+  others too (a compiled callee whose trace has finished leaves no frame, so the traceback may
+  name its caller; a caller and a callee may fail only together), or names several, or none,
+  has its culprit found by bisecting those changes (or all of them) with that test alone,
+  unless a change it suspects is dropped already in this round (the next round tells whether
+  it still fails without it: a round bisects once for the tests that name nothing, not once
+  per test, when one cause fails many);
 - with `--verify-entry` (any command, judged by its exit status), the culprit is found by
   bisecting the changes kept, with the whole command.
 
@@ -290,7 +290,6 @@ class _Session:
         reasons: dict[str, str] = {}
         tests: dict[str, list[str]] = {}
         suspects: list[tuple[str, list[str]]] = []
-        unconfirmed: dict[str, list[str]] = {}
         for nodeid in blamed:
             named, how = blamed[nodeid], "in its traceback"
             ran = [k for k in exercised[nodeid] if k in by_key]
@@ -302,21 +301,14 @@ class _Session:
                 reasons.setdefault(key, f"{nodeid} fails ({how}): {errors[nodeid]}")
                 tests.setdefault(key, []).append(nodeid)
             elif len(named) == 1:
-                unconfirmed.setdefault(named[0], []).append(nodeid)
+                # it ran other rewritten functions too: a compiled callee whose trace has
+                # finished leaves no frame (a tf.function returning an Operation is refused
+                # after its trace: the traceback holds its caller only), and a caller and a
+                # callee may fail only together; bisecting them in the order the test entered
+                # them finds the culprit, or of such a pair the callee
+                suspects.append((nodeid, ran if named[0] in ran else [*named, *ran]))
             else:
                 suspects.append((nodeid, named or ran))
-        for key, nodeids in unconfirmed.items():
-            cleared = self.confirm(kept, key, nodeids, number)
-            for nodeid in nodeids:
-                if nodeid in cleared:
-                    reasons.setdefault(
-                        key,
-                        f"{nodeid} fails (in its traceback, and passes without it): "
-                        f"{errors[nodeid]}",
-                    )
-                    tests.setdefault(key, []).append(nodeid)
-                else:  # it fails without the change its traceback names: another is the cause
-                    suspects.append((nodeid, [k for k in exercised[nodeid] if k in by_key]))
         for nodeid, named in suspects:
             suspected = named or list(by_key)
             if any(key in reasons for key in suspected):
@@ -325,22 +317,6 @@ class _Session:
             reasons.setdefault(drop.change.key, drop.reason)
             tests.setdefault(drop.change.key, []).extend(drop.tests)
         return [DroppedChange(by_key[k], reasons[k], tuple(tests.get(k, ()))) for k in reasons]
-
-    def confirm(self, kept: RefactorPlan, key: str, nodeids: list[str], number: int) -> set[str]:
-        """The tests among `nodeids` that pass with every change kept but `key`.
-
-        A traceback names the rewritten functions whose frames it holds, and a compiled
-        function whose trace has finished leaves none: when a compiled callee's output is
-        refused (a tf.function returning an Operation), the traceback holds its rewritten
-        caller only. So a test that also ran other rewritten functions blames the one its
-        traceback names only once it passes without that change."""
-        others = frozenset(k.key for k in kept.changes if k.key != key)
-        self.progress(
-            f"round {number}: confirming {key} with {_count(len(nodeids), 'test')} alone..."
-        )
-        label = f"round-{number}-confirm-{self.result.runs}"
-        run = self.run(self.replan(others), label, select=nodeids)
-        return {nodeid for nodeid in nodeids if run.passes(nodeid)}
 
     def bisect(
         self,

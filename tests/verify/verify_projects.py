@@ -22,7 +22,6 @@ import functools
 import inspect
 
 _graph = []
-_defaulted = []
 
 
 class Tensor:
@@ -67,20 +66,16 @@ def function(func=None, **options):
     def traced(*args, **kwargs):
         for argument in (*args, *kwargs.values()):
             hash(argument)  # TensorFlow keys its traces on the arguments, before the body runs
-        outermost = not _graph
-        if _graph and len(args) + len(kwargs) < len(parameters):
-            # as torch.compile guards a nested compiled method's defaults (HY423): the
-            # caller's graph fails once traced, though each compiled alone is fine
-            _defaulted.append(func.__name__)
+        nested = bool(_graph)
         _graph.append(func)
         try:
             result = func(*args, **kwargs)
         finally:
             _graph.pop()
-        if outermost and _defaulted:
-            names = ", ".join(_defaulted)
-            _defaulted.clear()
-            raise TypeError(f"guarding the defaults of {names}: 'NoneType' has no len()")
+        if nested and len(args) + len(kwargs) < len(parameters):
+            # as torch.compile fails on a nested compiled method left to its defaults (HY423),
+            # once its body ran: each compiled alone is fine
+            raise TypeError(f"guarding the defaults of {func.__name__}: 'NoneType' has no len()")
         if isinstance(result, Operation):  # as TensorFlow checks a trace's outputs
             raise TypeError("found return value of type Operation, which is not a Tensor")
         return result
@@ -306,6 +301,7 @@ NESTED_DEFAULTS = {
 }
 """Both functions are proposed; each compiled alone passes, and compiled together
 `pair_density`'s graph fails on the nested compiled `log_density` left to its default (the
-stand-in does what torch.compile does, HY423). `log_density` comes first in the plan: a
-bisection in plan order would drop the caller, whose compiled graph runs the callee inlined
-anyway; the callee is the change to drop."""
+stand-in does what torch.compile does, HY423), after `log_density`'s body ran: the traceback
+names the caller only, and the test ran both. The caller passes without its own change, but
+its compiled graph would run the callee inlined: the callee is the change to drop (and it
+comes first in the plan, so a bisection in plan order would not find it)."""
