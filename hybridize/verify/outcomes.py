@@ -136,6 +136,22 @@ def blamed_functions(
     return blamed
 
 
+def functions_named_in_error(error: str, functions: Iterable[RewrittenFunction]) -> list[str]:
+    """Keys of the rewritten functions the error line names the way Python names a function
+    whose arguments do not bind (`TypeError: Model.step() missing 1 required positional
+    argument: 'self'`): its qualified name (a nested one's with `.<locals>`) and `(`. A compiled
+    function called with arguments that do not bind fails before its body runs, so neither
+    the traceback nor the functions a test ran name it: torch.compile's wrapper of a method,
+    called in its compiled caller's graph after a graph break, gets no `self`."""
+    named: list[str] = []
+    for function in functions:
+        parts = [re.escape(part) for part in function.qualname.split(".")]
+        pattern = r"(?<![\w.])" + r"(?:\.<locals>)?\.".join(parts) + r"\("
+        if re.search(pattern, error) and function.key not in named:
+            named.append(function.key)
+    return named
+
+
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _MODULE_PATH = re.compile(r"^(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_]\w*:)")
 

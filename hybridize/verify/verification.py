@@ -49,7 +49,12 @@ from hybridize.verify.command_run import (
     install_plugin,
     run_command,
 )
-from hybridize.verify.outcomes import blamed_functions, borrow_blame, newly_failing
+from hybridize.verify.outcomes import (
+    blamed_functions,
+    borrow_blame,
+    functions_named_in_error,
+    newly_failing,
+)
 from hybridize.verify.rewritten import planned_rewrites, write_trace_targets
 from hybridize.verify.workspace import Workspace
 
@@ -281,7 +286,10 @@ class _Session:
                 continue
             first, again = after.outcomes.get(nodeid), traced.outcomes.get(nodeid)
             frames = (first.frames if first else []) + (again.frames if again else [])
-            blamed[nodeid] = blamed_functions(frames, rewritten, path_of)
+            named = blamed_functions(frames, rewritten, path_of)
+            in_error = functions_named_in_error(errors[nodeid], rewritten)
+            named += [k for k in in_error if k not in named]
+            blamed[nodeid] = named
             exercised[nodeid] = (again.exercised or []) if again else []
         # TensorFlow reports a repeated conversion error without the frames it quoted first
         borrowed = borrow_blame({n: (errors[n], b) for n, b in blamed.items()})

@@ -12,6 +12,7 @@ from hybridize.verify.outcomes import (
     borrow_blame,
     error_changed,
     expects_an_error,
+    functions_named_in_error,
     newly_failing,
     read_outcomes,
 )
@@ -156,3 +157,18 @@ def test_the_error_line_of_torch_compile_is_its_cause_not_its_epilogue() -> None
     assert error_line("InternalTorchDynamoError", advice_only) == (
         f"InternalTorchDynamoError: {advice_only}"
     )
+
+
+def test_an_argument_error_names_the_function_by_its_qualified_name() -> None:
+    def function(qualname: str) -> RewrittenFunction:
+        return RewrittenFunction("pkg/m.py", qualname, 1, 1, 2, "added")
+
+    functions = [function(q) for q in ("step", "Model.step", "Model.call.inner", "Other.step")]
+    error = "TypeError: Model.step() missing 1 required positional argument: 'self'"
+    assert functions_named_in_error(error, functions) == ["pkg/m.py::Model.step"]
+    nested = "TypeError: Model.call.<locals>.inner() takes 1 positional argument but 2 were given"
+    assert functions_named_in_error(nested, functions) == ["pkg/m.py::Model.call.inner"]
+    assert functions_named_in_error("TypeError: step() got an unexpected keyword", functions) == [
+        "pkg/m.py::step"
+    ]
+    assert functions_named_in_error("ValueError: a step (of 2) failed", functions) == []

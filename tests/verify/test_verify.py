@@ -91,10 +91,10 @@ def test_a_test_whose_traceback_names_two_rewrites_bisects_them(tmp_path: Path) 
 
 
 def test_of_two_changes_failing_only_together_the_inner_one_is_dropped(tmp_path: Path) -> None:
-    """The traceback names the caller only, and the test ran both: the two are bisected in the
-    order the test entered them, the caller first, so the callee is dropped and the caller,
-    whose graph runs it inlined, kept (torchkbnufft with HY301 off: `ToepNufft.forward` and its
-    compiled `toep_batch_loop`, called unbound in its graph)."""
+    """The traceback's frames name the caller, its error line the callee: the two are bisected
+    in that order, the outermost first, so the callee is dropped and the caller, whose graph
+    runs it inlined, kept (torchkbnufft with HY301 off: `ToepNufft.forward` and its compiled
+    `toep_batch_loop`, called unbound in its graph)."""
     project = make_project(tmp_path, NESTED_DEFAULTS)
     done = refactor(tmp_path, project, "--apply", "--verify", TESTS, codes="")
     assert done.returncode == 0, done.stderr

@@ -66,16 +66,16 @@ def function(func=None, **options):
     def traced(*args, **kwargs):
         for argument in (*args, *kwargs.values()):
             hash(argument)  # TensorFlow keys its traces on the arguments, before the body runs
-        nested = bool(_graph)
+        if _graph and len(args) + len(kwargs) < len(parameters):
+            # as torch.compile's wrapper of a method called in a compiled caller's graph (after
+            # a graph break) fails binding its arguments, before its body runs; each compiled
+            # alone is fine
+            raise TypeError(f"{func.__qualname__}() missing 1 required positional argument")
         _graph.append(func)
         try:
             result = func(*args, **kwargs)
         finally:
             _graph.pop()
-        if nested and len(args) + len(kwargs) < len(parameters):
-            # as torch.compile fails on a nested compiled method left to its defaults (HY423),
-            # once its body ran: each compiled alone is fine
-            raise TypeError(f"guarding the defaults of {func.__name__}: 'NoneType' has no len()")
         if isinstance(result, Operation):  # as TensorFlow checks a trace's outputs
             raise TypeError("found return value of type Operation, which is not a Tensor")
         return result
@@ -300,8 +300,10 @@ NESTED_DEFAULTS = {
         """,
 }
 """Both functions are proposed; each compiled alone passes, and compiled together
-`pair_density`'s graph fails on the nested compiled `log_density` left to its default (the
-stand-in does what torch.compile does, HY423), after `log_density`'s body ran: the traceback
-names the caller only, and the test ran both. The caller passes without its own change, but
-its compiled graph would run the callee inlined: the callee is the change to drop (and it
-comes first in the plan, so a bisection in plan order would not find it)."""
+`pair_density`'s graph fails calling the compiled `log_density` without all its arguments,
+binding them, before `log_density`'s body runs (as torch.compile's wrapper of a method called
+in a compiled caller's graph fails: torchkbnufft's `ToepNufft.toep_batch_loop() missing 1
+required positional argument: 'self'`): the traceback's frames name the caller only, the error
+line names the callee. The caller passes without its own change, but its compiled graph would
+run the callee inlined: the callee is the change to drop (and it comes first in the plan, so a
+bisection in plan order would not find it)."""
