@@ -30,17 +30,16 @@ from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.patched_callees import (
     MONKEYPATCH_SETATTR,
     OBJECT_PATCHERS,
-    PATCHER_LAST_NAMES,
     external_name,
     is_str_literal,
-    patcher_name,
+    patching_calls,
 )
 from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks.torch_rules import OVERRIDE_TABLE_NAMESPACES
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_call, is_local
+from hybridize.analyzer.summaries.syms import is_call, is_local
 from hybridize.model import Span
 
 MOCK_FACTORIES = frozenset(
@@ -118,16 +117,8 @@ def _call_mocks(
     """The patching calls of one function that put a `unittest.mock` double on a torch
     function."""
     found: list[MockedApi] = []
-    fn: FunctionSummary | None = None
-    for resolved in calls:
-        site = resolved.site
-        if is_attr(site.callee) and site.callee[2] not in PATCHER_LAST_NAMES:
-            continue
-        if fn is None:
-            fn = index.function(key)
-        patcher = patcher_name(index, key, fn, site.callee)
-        if patcher is None:
-            continue
+    for site, patcher in patching_calls(index, key, calls):
+        fn = index.function(key)
         api = _patched_api(index, key, fn, patcher, site.args)
         if api is None:
             continue

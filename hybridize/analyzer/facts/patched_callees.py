@@ -19,6 +19,7 @@ fixture and `monkeypatch` pytest's, whatever their annotations say; both are rea
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import cast
 
@@ -36,9 +37,9 @@ from hybridize.analyzer.facts.refs import (
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.facts.values import Atom, is_class_atom, is_module_atom
-from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, Sym
+from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import kind_of
+from hybridize.analyzer.summaries.syms import is_attr, kind_of
 from hybridize.model import Span
 
 DOTTED_PATCHERS = frozenset(
@@ -148,21 +149,29 @@ def _call_sites(
 ) -> tuple[PatchSite, ...]:
     """The patching calls of one function, in call order."""
     found: list[PatchSite] = []
-    fn: FunctionSummary | None = None
-    for resolved in calls:
-        site = resolved.site
-        callee = site.callee
-        if kind_of(callee) == "attr" and callee[2] not in PATCHER_LAST_NAMES:
-            continue  # every patcher's name ends so: most call sites leave here, unresolved
-        if fn is None:
-            fn = index.function(key)
-        patcher = patcher_name(index, key, fn, callee)
-        if patcher is None:
-            continue
+    for site, patcher in patching_calls(index, key, calls):
         patch_site = _patch_site(index, key, key, patcher, site.args, site.span)
         if patch_site is not None:
             found.append(patch_site)
     return tuple(found)
+
+
+def patching_calls(
+    index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]
+) -> Iterator[tuple[CallSite, str]]:
+    """The call sites of one function that call a patcher, in call order, each with the
+    patcher's dotted name (`patcher_name`): what HY424's patches and HY426's mocks read."""
+    fn: FunctionSummary | None = None
+    for resolved in calls:
+        site = resolved.site
+        callee = site.callee
+        if is_attr(callee) and callee[2] not in PATCHER_LAST_NAMES:
+            continue  # every patcher's name ends so: most call sites leave here, unresolved
+        if fn is None:
+            fn = index.function(key)
+        patcher = patcher_name(index, key, fn, callee)
+        if patcher is not None:
+            yield site, patcher
 
 
 def _decorator_sites(
