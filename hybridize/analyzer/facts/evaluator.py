@@ -15,23 +15,40 @@ from dataclasses import dataclass, field
 
 from hybridize.analyzer.facts.atom_bounds import MAX_ATOMS, cap_atoms, cut_atoms, merge_tensor_specs
 from hybridize.analyzer.facts.predicates import is_tensor_like, leaf_atoms
-from hybridize.analyzer.facts.refs import UNKNOWN_REF, Ref, is_ext_ref, module_ref
+from hybridize.analyzer.facts.refs import UNKNOWN_REF, Ref, RefKind, is_ext_ref, module_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import (
+    BOOL,
     CONTAINER_OBJECT_RESULTS,
+    FLOAT,
+    INT,
+    ITERATOR,
     MAX_NESTING,
     MAX_TUPLE,
     NO_ATOMS,
+    NONE_ATOM,
     PYTHON,
+    STR,
+    SYMBOLIC,
     TENSOR,
     TENSOR_LIKE_KINDS,
     UNKNOWN_ATOM,
     Atom,
+    AtomKind,
     Atoms,
     Dep,
     atoms_for_return,
+    boundext_atom,
+    chain_config,
+    class_atom,
+    dense_config,
+    dict_atom,
+    ext_atom,
     foreign_member,
     foreign_object,
+    func_atom,
+    is_chain_config,
+    is_dense_config,
     is_dict_atom,
     is_ext_atom,
     is_lit_atom,
@@ -41,6 +58,18 @@ from hybridize.analyzer.facts.values import (
     is_symbolic_atom,
     is_tup_atom,
     is_unknown_kind,
+    lit_atom,
+    method_atom,
+    module_atom,
+    numpy_atom,
+    obj_atom,
+    obj_config,
+    seq_atom,
+    shaped_numpy_atom,
+    super_atom,
+    tensor_atom,
+    tup_atom,
+    variable_atom,
 )
 from hybridize.analyzer.frameworks import (
     ApiInfo,
@@ -67,7 +96,16 @@ from hybridize.analyzer.frameworks.shapes import (
 )
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, ImportSummary, Param, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_iter, is_lit, is_slice, kind_of, local_sym
+from hybridize.analyzer.summaries.syms import (
+    NONE,
+    SymKind,
+    is_attr,
+    is_iter,
+    is_lit,
+    is_slice,
+    kind_of,
+    local_sym,
+)
 from hybridize.model import Span
 
 
@@ -224,7 +262,7 @@ class Evaluator:
         cached = self.memo.get(sym)
         if cached is not None:
             return cached
-        kind = sym[0]
+        kind: SymKind = sym[0]
         if kind != "local":
             # Symbolic values are trees; only a local variable can lead back to itself.
             result = self._eval_capped(sym) if kind in _CAPPED_KINDS else cap_atoms(self._eval(sym))
@@ -250,7 +288,7 @@ class Evaluator:
         from values already capped (or are single atoms that are no containers): capping
         them again gives the same atoms, and re-checking every value took a tenth of the
         evaluation time on `keras/src`."""
-        kind = sym[0]
+        kind: SymKind = sym[0]
         if kind == "call":
             return self.call_result(sym[1])
         if kind == "lit":
@@ -265,9 +303,9 @@ class Evaluator:
         if kind == "enter":
             return self.eval(sym[1])
         if kind == "def":
-            return frozenset({("func", FunctionKey(self.relpath, sym[1]))})
+            return frozenset({func_atom(FunctionKey(self.relpath, sym[1]))})
         if kind == "class":
-            return frozenset({("class", FunctionKey(self.relpath, sym[1]))})
+            return frozenset({class_atom(FunctionKey(self.relpath, sym[1]))})
         if kind == "import":
             return self._import(sym)
         if kind == "fstr":
@@ -280,7 +318,7 @@ class Evaluator:
 
     def _eval(self, sym: Sym) -> Iterable[Atom]:
         """The atoms of a symbolic value of a kind not in `_CAPPED_KINDS`, not capped yet."""
-        kind = sym[0]
+        kind: SymKind = sym[0]
         if kind == "param":
             return self._param(sym[1])
         if kind == "attr":
@@ -308,25 +346,25 @@ class Evaluator:
         ):
             # Short tuple and list displays keep their positions: `x, y = f()` must not mix
             # the kinds of x and y, and `tf.zeros([4, 8])` has a shape.
-            return (("tup", tuple(self.eval(e) for e in sym[2]), sym[1]),)
+            return (tup_atom(tuple(self.eval(e) for e in sym[2]), sym[1]),)
         if kind == "seq":
             elements: set[Atom] = set()
             for element in sym[2]:
                 elements |= self.eval(element)
-            return (("seq", sym[1], cap_atoms(elements)),)
+            return (seq_atom(sym[1], cap_atoms(elements)),)
         if kind == "dict":
             values: set[Atom] = set()
             for value in sym[1]:
                 values |= self.eval(value)
-            return (("dict", cap_atoms(values)),)
+            return (dict_atom(cap_atoms(values)),)
         return (UNKNOWN_ATOM,)
 
     def _param(self, name: str) -> Iterable[Atom]:
         fn = self.fn
         if fn.binds_receiver and fn.params and fn.params[0].name == name and self.class_key:
             if "classmethod" in {d.name for d in fn.decorators}:
-                return (("class", self.class_key),)
-            return (("obj", self.index.object_role(self.class_key), self.class_key),)
+                return (class_atom(self.class_key),)
+            return (obj_atom(self.index.object_role(self.class_key), self.class_key),)
         evidence = self.facts.param_atoms[self.key].get(name)
         param = next((p for p in fn.params if p.name == name), None)
         out: set[Atom] = set(evidence) if evidence else set()
@@ -334,14 +372,10 @@ class Evaluator:
             hinted = self.hint_atoms(param.annotation)
             out |= hinted
             if param.kind == "vararg":
-                out = (
-                    {("seq", "tuple", cap_atoms(out))}
-                    if out
-                    else {("seq", "tuple", frozenset({UNKNOWN_ATOM}))}
-                )
+                out = {seq_atom("tuple", cap_atoms(out) if out else frozenset({UNKNOWN_ATOM}))}
             elif param.kind == "kwarg":
-                out = {("dict", cap_atoms(out))} if out else {("dict", frozenset({UNKNOWN_ATOM}))}
-            if param.default is not None and param.default != ("lit", "none", None):
+                out = {dict_atom(cap_atoms(out) if out else frozenset({UNKNOWN_ATOM}))}
+            if param.default is not None and param.default != NONE:
                 # Defaults are evaluated where the `def` runs, not in the body.
                 owner = get_evaluator(self.index, self.facts, self.index.owner_key(self.key))
                 out |= owner.eval(param.default)
@@ -381,9 +415,9 @@ class Evaluator:
         if kind == "tensor":
             return frozenset({TENSOR})
         if kind == "variable":
-            return frozenset({("variable", None, None)})
+            return frozenset({variable_atom(None, None)})
         if name in ("numpy.ndarray", "numpy.typing.NDArray"):
-            return frozenset({("numpy", None)})
+            return frozenset({numpy_atom(None)})
         return NO_ATOMS
 
     def _free_name(self, name: str) -> Atoms:
@@ -410,15 +444,15 @@ class Evaluator:
         return self.ref_atoms(self.index.resolve_global(self.relpath, name))
 
     def ref_atoms(self, ref: Ref) -> Atoms:
-        kind = ref[0]
+        kind: RefKind = ref[0]
         if kind == "func":
-            return frozenset({("func", ref[1])})
+            return frozenset({func_atom(ref[1])})
         if kind == "class":
-            return frozenset({("class", ref[1])})
+            return frozenset({class_atom(ref[1])})
         if kind == "module":
-            return frozenset({("module", ref[1])})
+            return frozenset({module_atom(ref[1])})
         if kind == "ext":
-            return frozenset({("ext", ref[1])})
+            return frozenset({ext_atom(ref[1])})
         if kind == "global":
             module_key = FunctionKey.module_code(ref[1])
             if module_key == FunctionKey(self.relpath, self.fn.qualname):
@@ -430,13 +464,13 @@ class Evaluator:
         return frozenset({UNKNOWN_ATOM})
 
     def attribute(self, atom: Atom, name: str) -> Atoms:
-        kind = atom[0]
+        kind: AtomKind = atom[0]
         if kind == "module":
             return self.ref_atoms(self.index.member(module_ref(atom[1]), name))
         if kind == "ext":
             if atom[1] in COMMAND_LINE_FLAGS:
                 return frozenset({UNKNOWN_ATOM})  # FLAGS.batch_size: a value of unknown kind
-            return frozenset({("ext", foreign_member(atom[1], name))})
+            return frozenset({ext_atom(foreign_member(atom[1], name))})
         if kind in ("tensor", "variable", "symbolic", "numpy"):
             role = "variable" if kind == "variable" else "tensor"
             if kind == "numpy":
@@ -453,15 +487,15 @@ class Evaluator:
                 # A tensor's size (`x.size(0)`, `x.dim()`): an int, not "something unknown
                 # if not called" (a name such as `values` may be an attribute of what a
                 # mis-modelled op returned, and stays unknown).
-                return frozenset({("boundext", role, name)})
-            return frozenset({("boundext", role, name), UNKNOWN_ATOM})
+                return frozenset({boundext_atom(role, name)})
+            return frozenset({boundext_atom(role, name), UNKNOWN_ATOM})
         if kind == "obj":
             role, class_key = atom[1], atom[2]
             # The object may be an instance of a project subclass (`self` always may be):
             # its attribute is then whichever override that subclass defines.
             overrides: frozenset[Atom] = NO_ATOMS
             if class_key is not None:
-                overrides = frozenset(("method", m) for m in self.index.dispatch(class_key, name))
+                overrides = frozenset(method_atom(m) for m in self.index.dispatch(class_key, name))
                 if self.index.find_method(class_key, name) is not None:
                     return overrides
                 stored: set[Atom] = set()
@@ -476,40 +510,40 @@ class Evaluator:
                     return atoms_for_return(info.returns) | overrides
                 if self.method_of(role, name) is not None:
                     # A method the tables know: what calling it gives is theirs to say.
-                    return frozenset({("boundext", role, name)}) | overrides
+                    return frozenset({boundext_atom(role, name)}) | overrides
                 # Unknown to the tables: a method if called, else some attribute value.
-                return frozenset({("boundext", role, name), UNKNOWN_ATOM}) | overrides
+                return frozenset({boundext_atom(role, name), UNKNOWN_ATOM}) | overrides
             return frozenset({UNKNOWN_ATOM}) | overrides
         if kind == "super":
             # super().name: the next class in the MRO that defines it.
             for key in self.index.mro(atom[1])[1:]:
                 defined = self.index.find_method(key, name)
                 if defined is not None:
-                    return frozenset({("method", defined)})
+                    return frozenset({method_atom(defined)})
             parent_role = self.index.layer_role(atom[1])
             if parent_role is not None:
-                return frozenset({("boundext", parent_role, name)})
+                return frozenset({boundext_atom(parent_role, name)})
             return frozenset({UNKNOWN_ATOM})
         if kind == "class":
             defined = self.index.find_method(atom[1], name)
             if defined is not None:
-                return frozenset({("func", defined)})
+                return frozenset({func_atom(defined)})
             return frozenset({UNKNOWN_ATOM})
         if kind == "dataset":
             info = self.attribute_of("dataset", name)
             if info is not None:
                 return atoms_for_return(info.returns)  # `element_spec`: the elements' specs
-            return frozenset({("boundext", "dataset", name)})
+            return frozenset({boundext_atom("dataset", name)})
         if kind == "iterator":
-            return frozenset({("boundext", "iterator", name)})
+            return frozenset({boundext_atom("iterator", name)})
         if kind == "seq":
-            return frozenset({("boundext", "list" if atom[1] == "list" else atom[1], name)})
+            return frozenset({boundext_atom("list" if atom[1] == "list" else atom[1], name)})
         if kind == "tup":
-            return frozenset({("boundext", atom[2] if len(atom) > 2 else "tuple", name)})
+            return frozenset({boundext_atom(atom[2] if len(atom) > 2 else "tuple", name)})
         if kind == "dict":
-            return frozenset({("boundext", "dict", name)})
+            return frozenset({boundext_atom("dict", name)})
         if kind == "lit" and atom[1] == "str":
-            return frozenset({("boundext", "str", name)})
+            return frozenset({boundext_atom("str", name)})
         return frozenset({UNKNOWN_ATOM})
 
     # ------------------------------------------------------------------ calls
@@ -550,14 +584,14 @@ class Evaluator:
                     symbolic_args = any(map(_holds_symbolic, args))
                     break
         for atom in callee_atoms:
-            kind = atom[0]
+            kind: AtomKind = atom[0]
             if kind in ("func", "method"):
                 targets.append((kind, atom[1]))
                 result |= self.returned(atom[1])
             elif kind == "class":
                 constructs = True
                 targets.append(("class", atom[1]))
-                result.add(("obj", self.index.object_role(atom[1]), atom[1]))
+                result.add(obj_atom(self.index.object_role(atom[1]), atom[1]))
             elif kind == "obj":
                 role, class_key = atom[1], atom[2]
                 call_methods = self.index.dispatch(class_key, "__call__") if class_key else ()
@@ -574,10 +608,10 @@ class Evaluator:
                         targets.append(("layer_call", method))
                         returned = self.returned(method)
                         if symbolic_args:
-                            returned = frozenset({("symbolic",)})
+                            returned = frozenset({SYMBOLIC})
                         result |= returned
                     if not layer_calls or self.index.find_method(class_key, runs) is None:
-                        result.add(("symbolic",) if symbolic_args else TENSOR)
+                        result.add(SYMBOLIC if symbolic_args else TENSOR)
                     roles.append(role)
                 elif call_methods:
                     for call_method in call_methods:
@@ -585,12 +619,12 @@ class Evaluator:
                         result |= self.returned(call_method)
                     if not own_call:
                         result.add(UNKNOWN_ATOM)
-                elif len(atom) > 3 and atom[3][0] == "chain":
+                elif is_chain_config(config := obj_config(atom)):
                     roles.append(role)
-                    result |= self._chain(atom[3][1], args, targets, chained)
+                    result |= self._chain(config[1], args, targets, chained)
                 elif role in ("layer", "model", "loss", "metric"):
                     roles.append(role)
-                    result.add(("symbolic",) if symbolic_args else _layer_output(atom, args))
+                    result.add(SYMBOLIC if symbolic_args else _layer_output(atom, args))
                 elif (called := self.method_of(role, "__call__")) is not None:
                     # An object whose role's tables say what calling it does (a PyTorch
                     # RNN module: its calling frame is not compiled).
@@ -600,7 +634,7 @@ class Evaluator:
                 else:
                     result.add(UNKNOWN_ATOM)
             elif kind == "ext" and atom[1] == "builtins.super" and self.class_key:
-                result.add(("super", self.class_key))
+                result.add(super_atom(self.class_key))
             elif kind == "ext" and atom[1] in BUILTIN_RESULTS:
                 result |= BUILTIN_RESULTS[atom[1]](args)
                 info = lookup(atom[1])
@@ -682,7 +716,7 @@ class Evaluator:
             return NO_ATOMS
         if not is_foreign_library(callee):
             return NO_ATOMS
-        return frozenset({("ext", foreign_object(callee))})
+        return frozenset({ext_atom(foreign_object(callee))})
 
     def _chain(
         self,
@@ -728,7 +762,7 @@ class Evaluator:
             # tf.function(g) returns g compiled: calling it reaches g.
             return args[0] if args else frozenset({UNKNOWN_ATOM})
         if symbolic_args and info.tensor_op and info.returns not in CONTAINER_OBJECT_RESULTS:
-            return frozenset({("symbolic",)})
+            return frozenset({SYMBOLIC})
         if info.returns == "callback_results":
             return self._mapped_structure(info, args, kwargs)
         if info.returns in ("tensor", "variable"):
@@ -736,7 +770,7 @@ class Evaluator:
             composite = composite_spec(info.name)
             if composite is not None:
                 dtype, shape = spec if spec is not None else (None, None)
-                return frozenset({("tensor", dtype, shape, composite)})
+                return frozenset({tensor_atom(dtype, shape, composite)})
             if spec is not None:
                 return frozenset({(info.returns, spec[0], spec[1])})
         if info.holds_modules:
@@ -744,19 +778,21 @@ class Evaluator:
             if args:
                 return args[0]
             empty = (
-                ("seq", "list", NO_ATOMS) if info.holds_modules == "list" else ("dict", NO_ATOMS)
+                seq_atom("list", NO_ATOMS) if info.holds_modules == "list" else dict_atom(NO_ATOMS)
             )
             return frozenset({empty})
         if info.chains_modules:
             # The modules given to the container, in order (`nn.Sequential(a, b)`).
-            return frozenset({("obj", info.returns, None, ("chain", tuple(args)))})
+            return frozenset({obj_atom(info.returns, None, chain_config(tuple(args)))})
         if info.returns == "layer" and (units_name := units_parameter(info.name)) is not None:
             units = literal_ints(args[0] if args else kwargs.get(units_name))
             if units is not None and len(units) == 1 and units[0] is not None:
-                return frozenset({("obj", "layer", None, ("dense", units[0]))})
+                return frozenset({obj_atom("layer", None, dense_config(units[0]))})
         if info.returns == "numpy":
             dtype = numpy_dtype(info.name, args, kwargs, receiver)
-            return frozenset({("numpy", dtype, numpy_shape(info.name, args, kwargs, receiver))})
+            return frozenset(
+                {shaped_numpy_atom(dtype, numpy_shape(info.name, args, kwargs, receiver))}
+            )
         return atoms_for_return(info.returns)
 
     def _mapped_structure(
@@ -802,14 +838,14 @@ def _mapped_leaves(structure: Atoms, results: Atoms, depth: int = 0) -> Atoms:
     MAX_NESTING); an unknown structure may be a container of results or a single one."""
     out: set[Atom] = set()
     for atom in structure:
-        kind = atom[0]
+        kind: AtomKind = atom[0]
         if depth < MAX_NESTING and kind == "seq":
-            out.add(("seq", atom[1], _mapped_leaves(atom[2], results, depth + 1)))
+            out.add(seq_atom(atom[1], _mapped_leaves(atom[2], results, depth + 1)))
         elif depth < MAX_NESTING and kind == "tup":
             parts = tuple(_mapped_leaves(part, results, depth + 1) for part in atom[1])
-            out.add(("tup", parts, *atom[2:]))
+            out.add(tup_atom(parts, atom[2]))
         elif depth < MAX_NESTING and kind == "dict":
-            out.add(("dict", _mapped_leaves(atom[1], results, depth + 1), *atom[2:]))
+            out.add(dict_atom(_mapped_leaves(atom[1], results, depth + 1)))
         elif atom == UNKNOWN_ATOM:
             out |= results
             out.add(UNKNOWN_ATOM)
@@ -828,7 +864,7 @@ rest single atoms that are no containers."""
 _PROJECT_CALLABLES = frozenset({"func", "method", "class"})
 """Callee atoms whose call does not depend on whether the arguments are symbolic tensors."""
 
-STR_ATOMS: Atoms = frozenset({("lit", "str", None)})
+STR_ATOMS: Atoms = frozenset({STR})
 PYTHON_ATOMS: Atoms = frozenset({PYTHON})
 
 
@@ -839,7 +875,7 @@ def _cap_union(atoms: set[Atom]) -> Atoms:
     return cut_atoms(result, collapse=False) if len(result) > MAX_ATOMS else result
 
 
-DICT_KEY: Atom = ("lit", "str", None)
+DICT_KEY: Atom = STR
 """A dict key: a hashable Python value (a tensor is not hashable), taken to be a string, the
 usual key; either way a Python literal, which retraces per value as an argument."""
 
@@ -859,9 +895,9 @@ def _dict_view(method: str, receiver: Atoms, args: list[Atoms]) -> Atoms | None:
     if method == "keys":
         return _sequence_of({DICT_KEY})
     if method == "items":
-        return _sequence_of({("tup", (frozenset({DICT_KEY}), cap_atoms(values)), "tuple")})
+        return _sequence_of({tup_atom((frozenset({DICT_KEY}), cap_atoms(values)))})
     if method in ("get", "pop", "setdefault"):
-        default = args[1] if len(args) > 1 else frozenset({("lit", "none", None)})
+        default = args[1] if len(args) > 1 else frozenset({NONE_ATOM})
         return cap_atoms(values | default)
     return None
 
@@ -872,7 +908,7 @@ TF_TENSOR_KINDS = frozenset({"tensor", "variable", "symbolic"})
 def _holds_tf_tensor(atoms: Atoms, depth: int = 0) -> bool:
     """A TensorFlow (or Keras symbolic) tensor, or a container holding one; not NumPy."""
     for atom in atoms:
-        kind = atom[0]
+        kind: AtomKind = atom[0]
         if kind in TF_TENSOR_KINDS:
             return True
         if depth < 3 and kind == "seq" and _holds_tf_tensor(atom[2], depth + 1):
@@ -889,21 +925,21 @@ def _holds_symbolic(atoms: Atoms) -> bool:
     for atom in atoms:
         if is_symbolic_atom(atom):
             return True
-        if is_tup_atom(atom) and any(("symbolic",) in part for part in atom[1]):
+        if is_tup_atom(atom) and any(SYMBOLIC in part for part in atom[1]):
             return True
-        if is_seq_atom(atom) and ("symbolic",) in atom[2]:
+        if is_seq_atom(atom) and SYMBOLIC in atom[2]:
             return True
     return False
 
 
 def _layer_output(layer: Atom, args: list[Atoms]) -> Atom:
     """A built-in layer applied to a tensor: `Dense(units)` maps (..., n) to (..., units)."""
-    config = layer[3] if len(layer) > 3 else None
-    if config is not None and config[0] == "dense" and args:
+    config = obj_config(layer) if is_obj_atom(layer) else None
+    if is_dense_config(config) and args:
         shapes = {a[2] for a in args[0] if kind_of(a) in ("tensor", "variable")}
         if len(shapes) == 1 and (shape := shapes.pop()) is not None and len(shape) >= 1:
-            return ("tensor", "float32", (*shape[:-1], config[1]))
-        return ("tensor", "float32", None)
+            return tensor_atom("float32", (*shape[:-1], config[1]))
+        return tensor_atom("float32", None)
     return TENSOR
 
 
@@ -916,7 +952,7 @@ def _elements(args: list[Atoms], position: int = 0) -> set[Atom]:
 
 
 def _sequence_of(elements: set[Atom], kind: str = "list") -> Atoms:
-    return frozenset({("seq", kind, cap_atoms(elements))})
+    return frozenset({seq_atom(kind, cap_atoms(elements))})
 
 
 def _pair_of(positions: list[set[Atom]]) -> Atom:
@@ -927,15 +963,15 @@ def _pair_of(positions: list[set[Atom]]) -> Atom:
     """
     if not positions or len(positions) > MAX_TUPLE:
         merged = set().union(*positions) if positions else set()
-        return ("seq", "tuple", cap_atoms(merged or {UNKNOWN_ATOM}))
-    return ("tup", tuple(cap_atoms(p or {UNKNOWN_ATOM}) for p in positions), "tuple")
+        return seq_atom("tuple", cap_atoms(merged or {UNKNOWN_ATOM}))
+    return tup_atom(tuple(cap_atoms(p or {UNKNOWN_ATOM}) for p in positions))
 
 
 def _numeric_builtin(kind: str) -> Callable[[list[Atoms]], Atoms]:
     """int()/float() give a Python number, whatever they convert (a tensor too, eagerly)."""
 
     def result(args: list[Atoms]) -> Atoms:
-        return frozenset({("lit", kind, None)})
+        return frozenset({lit_atom(kind)})
 
     return result
 
@@ -945,7 +981,7 @@ def _integral(args: list[Atoms]) -> Atoms:
     `__floor__` gives: some Python value, as for the rest of `math`)."""
     if not args or any(is_tensor_like(a) for a in args[0]):
         return PYTHON_ATOMS
-    return frozenset({("lit", "int", None)})
+    return frozenset({INT})
 
 
 def _choose_builtin(args: list[Atoms]) -> Atoms:
@@ -975,24 +1011,24 @@ def _reduce_builtin(args: list[Atoms]) -> Atoms:
     if any(is_tensor_like(a) for a in [*flat, *elements]):
         return frozenset({TENSOR})
     if elements and all(is_lit_atom(a) for a in elements):
-        return frozenset({("lit", "float", None)})
+        return frozenset({FLOAT})
     return frozenset({PYTHON})
 
 
 BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
-    "builtins.range": lambda args: frozenset({("seq", "range", frozenset({("lit", "int", None)}))}),
-    "builtins.len": lambda args: frozenset({("lit", "int", None)}),
+    "builtins.range": lambda args: frozenset({seq_atom("range", frozenset({INT}))}),
+    "builtins.len": lambda args: frozenset({INT}),
     "math.floor": _integral,
     "math.ceil": _integral,
     "math.trunc": _integral,
     "builtins.int": _numeric_builtin("int"),
     "builtins.float": _numeric_builtin("float"),
-    "builtins.str": lambda args: frozenset({("lit", "str", None)}),
-    "builtins.repr": lambda args: frozenset({("lit", "str", None)}),
-    "builtins.bool": lambda args: frozenset({("lit", "bool", None)}),
-    "builtins.isinstance": lambda args: frozenset({("lit", "bool", None)}),
+    "builtins.str": lambda args: frozenset({STR}),
+    "builtins.repr": lambda args: frozenset({STR}),
+    "builtins.bool": lambda args: frozenset({BOOL}),
+    "builtins.isinstance": lambda args: frozenset({BOOL}),
     "builtins.iter": lambda args: frozenset(
-        {("iterator",)}
+        {ITERATOR}
         if args and any(kind_of(a) in ("dataset", "iterator") for a in args[0])
         else _sequence_of(_elements(args))
     ),
@@ -1009,7 +1045,7 @@ BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
     # iterated like a list, but tf.function cannot return one (TypeError while tracing).
     "builtins.reversed": lambda args: _sequence_of(_elements(args), "iterator"),
     "builtins.enumerate": lambda args: _sequence_of(
-        {_pair_of([{("lit", "int", None)}, _elements(args)])}, "iterator"
+        {_pair_of([{INT}, _elements(args)])}, "iterator"
     ),
     "builtins.zip": lambda args: _sequence_of(
         {_pair_of([_elements(args, i) for i in range(len(args))])}, "iterator"
@@ -1021,7 +1057,7 @@ BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
     "builtins.max": _choose_builtin,
     "builtins.abs": _reduce_builtin,
     "builtins.round": _reduce_builtin,
-    "builtins.dict": lambda args: frozenset({("dict", frozenset({UNKNOWN_ATOM}))}),
+    "builtins.dict": lambda args: frozenset({dict_atom(frozenset({UNKNOWN_ATOM}))}),
 }
 """What Python's builtins return, by the kinds of their arguments."""
 
@@ -1031,12 +1067,12 @@ def _module_evaluator(index: ProjectIndex, facts: TensorFacts, relpath: str) -> 
 
 
 def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
-    kind = atom[0]
+    kind: AtomKind = atom[0]
     if kind in ("tensor", "variable"):
         shape = atom[2]
         if shape and is_lit(index) and index[1] == "int":
-            return (("tensor", atom[1], shape[1:]),)  # x[i] drops the first axis
-        return (("tensor", atom[1], None),)
+            return (tensor_atom(atom[1], shape[1:]),)  # x[i] drops the first axis
+        return (tensor_atom(atom[1], None),)
     if kind in ("numpy", "symbolic"):
         return (atom,)
     if kind == "seq":
@@ -1052,7 +1088,7 @@ def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
     if kind == "dict":
         return atom[1] or (UNKNOWN_ATOM,)
     if kind == "lit" and atom[1] == "str":
-        return (("lit", "str", None),)
+        return (STR,)
     if kind == "dataset":
         return (UNKNOWN_ATOM,)
     if kind == "python":
@@ -1067,11 +1103,11 @@ def iterated_atoms(atom: Atom) -> Iterable[Atom]:
     elements, a dict's keys. Shared with the solver, which spreads values into elements too
     (what `self.items.extend(xs)` adds to an attribute, the arguments `fn(*args)` hands a
     callback) and must find the elements the evaluator's loops and unpackings find."""
-    kind = atom[0]
+    kind: AtomKind = atom[0]
     if kind in ("dataset", "iterator"):
-        return (TENSOR, ("seq", "tuple", frozenset({TENSOR})))
+        return (TENSOR, seq_atom("tuple", frozenset({TENSOR})))
     if kind in ("tensor", "variable"):
-        return (("tensor", atom[1], atom[2][1:] if atom[2] else None),)
+        return (tensor_atom(atom[1], atom[2][1:] if atom[2] else None),)
     if kind in ("numpy", "symbolic"):
         return (atom,)
     if kind == "seq":
@@ -1081,7 +1117,7 @@ def iterated_atoms(atom: Atom) -> Iterable[Atom]:
     if kind == "dict":
         return (DICT_KEY,)
     if kind == "lit" and atom[1] == "str":
-        return (("lit", "str", None),)
+        return (STR,)
     if kind == "ext" and atom[1].startswith("builtins."):
         return (PYTHON,)
     return (UNKNOWN_ATOM,)
@@ -1119,34 +1155,32 @@ def _operation(operands: list[Atoms], operator: str | None = None) -> Iterable[A
         dtype = dtypes.pop() if len(dtypes) == 1 else None
         # An operand that may be a Keras symbolic tensor makes a result that may be one too
         # (`-scores` of a `tf_keras.Input` is a KerasTensor): the kinds are possibilities.
-        symbolic: tuple[Atom, ...] = (
-            (("symbolic",),) if any(is_symbolic_atom(a) for a in flat) else ()
-        )
+        symbolic: tuple[Atom, ...] = (SYMBOLIC,) if any(is_symbolic_atom(a) for a in flat) else ()
         if operator == "matmul":
-            return (("tensor", dtype, _matmul_operands(operands)), *symbolic)
+            return (tensor_atom(dtype, _matmul_operands(operands)), *symbolic)
         if operator == "compare":
             # `x > 0` of a tensor is a boolean tensor (a mask).
-            return (("tensor", "bool", _operand_shape(operands)), *symbolic)
-        return (("tensor", dtype, _operand_shape(operands)), *symbolic)
+            return (tensor_atom("bool", _operand_shape(operands)), *symbolic)
+        return (tensor_atom(dtype, _operand_shape(operands)), *symbolic)
     if any(is_symbolic_atom(a) for a in flat):
-        return (("symbolic",),)
+        return (SYMBOLIC,)
     if any(is_numpy_atom(a) for a in flat):
         if len(operands) == 2:
             # each pair of possible operand arrays gives its own promoted dtype
             left = {a[1] for a in operands[0] if is_numpy_atom(a)} or {"weak"}
             right = {a[1] for a in operands[1] if is_numpy_atom(a)} or {"weak"}
             return tuple(
-                ("numpy", numpy_result_dtype({x, y} - {"weak"})) for x in left for y in right
+                numpy_atom(numpy_result_dtype({x, y} - {"weak"})) for x in left for y in right
             )
-        return (("numpy", numpy_result_dtype(a[1] for a in flat if is_numpy_atom(a))),)
+        return (numpy_atom(numpy_result_dtype(a[1] for a in flat if is_numpy_atom(a))),)
     if flat and all(is_lit_atom(a) for a in flat):
         types = {a[1] for a in flat}
         if types <= {"int"}:
-            return (("lit", "int", None),)
+            return (INT,)
         if types <= {"int", "float", "bool"}:
-            return (("lit", "float", None),)
+            return (FLOAT,)
         if types == {"str"}:
-            return (("lit", "str", None),)
+            return (STR,)
         return (PYTHON,)
     if any(is_unknown_kind(a) for a in flat):
         return (UNKNOWN_ATOM,)

@@ -24,6 +24,9 @@ Ref = tuple
 """What a name refers to: a plain tuple whose first element names its kind (the module's
 docstring lists them)."""
 
+RefKind = Literal["?", "module", "func", "class", "global", "ext"]
+"""The kinds of reference, typed as `SymKind` is (`summaries/syms.py`)."""
+
 UnknownRef = tuple[Literal["?"]]
 ModuleRef = tuple[Literal["module"], str]
 FuncRef = tuple[Literal["func"], FunctionKey]
@@ -54,6 +57,12 @@ def global_ref(relpath: str, name: str) -> GlobalRef:
 def ext_ref(dotted: str) -> ExtRef:
     """A name outside the project, by its canonical dotted name."""
     return ("ext", dotted)
+
+
+def ref_kind(ref: Ref) -> RefKind:
+    """The kind of a reference, typed (see `RefKind`)."""
+    kind: RefKind = ref[0]
+    return kind
 
 
 def is_module_ref(ref: Ref) -> TypeGuard[ModuleRef]:

@@ -19,6 +19,9 @@ Atom = tuple
 them are the solver's hot path), whose first element names its kind:
 
     ("tensor", dtype, shape)     a TF tensor; dtype name or None, shape tuple or None
+    ("tensor", dtype, shape, spec)
+                                 a composite tensor: `spec` the name of its TypeSpec class
+                                 ("SparseTensorSpec", "RaggedTensorSpec")
     ("variable", dtype, shape)   a tf.Variable (also a tensor)
     ("numpy", dtype[, shape])    a NumPy array (tensor-like as an argument); dtype or None
     ("symbolic",)                a Keras symbolic tensor (functional API)
@@ -26,12 +29,17 @@ them are the solver's hot path), whose first element names its kind:
     ("obj", role, class_key)     an object of a known role: layer, model, optimizer, loss,
                                  metric, tape, strategy, file, logger, instance; class_key
                                  the project class (a `ClassKey`) or None
+    ("obj", role, class_key, config)
+                                 a framework object the analysis knows more of
+                                 (`ObjConfig`): a container module's chain of modules, a
+                                 dense layer's units
     ("lit", type, value)         a Python literal (value None when computed)
     ("seq", kind, atoms)         a list/tuple/set whose elements are `atoms`
     ("tup", parts, kind)         a short tuple or list display: `parts[i]` holds element i
     ("dict", atoms)              a dict whose values are `atoms`
     ("func", key) ("method", key) ("class", key)
                                  a project function, method or class, by its `FunctionKey`
+    ("super", class_key)         what `super()` gives in a method of the project class
     ("module", relpath)          a project module
     ("ext", dotted)              a name outside the project (`tensorflow.matmul`)
     ("boundext", role, name)     a method of a framework object, e.g. tensor.numpy
@@ -48,16 +56,54 @@ Atoms = frozenset[Atom]
 Dep = tuple[str, FunctionKey]
 """A fact an evaluation read: ("params", function), ("ret", function), ("attrs", class)."""
 
-TensorAtom = tuple[Literal["tensor"], str | None, tuple[int | None, ...] | None]
-VariableAtom = tuple[Literal["variable"], str | None, tuple[int | None, ...] | None]
-NumpyAtom = (
-    tuple[Literal["numpy"], str | None]
-    | tuple[Literal["numpy"], str | None, tuple[int | None, ...] | None]
+AtomKind = Literal[
+    "?",
+    "tensor",
+    "variable",
+    "numpy",
+    "symbolic",
+    "dataset",
+    "iterator",
+    "obj",
+    "lit",
+    "seq",
+    "tup",
+    "dict",
+    "func",
+    "method",
+    "class",
+    "super",
+    "module",
+    "ext",
+    "boundext",
+    "python",
+]
+"""The kinds of atom: what a dispatch on an atom's kind reads, typed (`kind: AtomKind =
+atom[0]` where the dispatch is hot, `atom_kind(atom)` elsewhere), so that mypy's
+strict equality rejects a comparison with a kind no atom has."""
+
+Shape = tuple[int | None, ...] | None
+"""A tensor's static shape: one entry per axis (None where unknown), None for an unknown rank."""
+
+TensorAtom = (
+    tuple[Literal["tensor"], str | None, Shape] | tuple[Literal["tensor"], str | None, Shape, str]
 )
+VariableAtom = tuple[Literal["variable"], str | None, Shape]
+NumpyAtom = tuple[Literal["numpy"], str | None] | tuple[Literal["numpy"], str | None, Shape]
 SymbolicAtom = tuple[Literal["symbolic"]]
 DatasetAtom = tuple[Literal["dataset"]]
 IteratorAtom = tuple[Literal["iterator"]]
-ObjAtom = tuple[Literal["obj"], str, FunctionKey | None]
+ChainConfig = tuple[Literal["chain"], tuple[Atoms, ...]]
+"""A container module (`nn.Sequential(a, b)`): the modules it calls in turn, position by
+position, each the atoms of one argument of its constructor."""
+DenseConfig = tuple[Literal["dense"], int]
+"""A dense layer (`Dense(units)`): the size of its output's last axis."""
+ObjConfig = ChainConfig | DenseConfig
+"""What an `ObjAtom`'s optional fourth element knows of a framework object."""
+ObjAtom = (
+    tuple[Literal["obj"], str, FunctionKey | None]
+    | tuple[Literal["obj"], str, FunctionKey | None, ObjConfig]
+)
 LitAtom = tuple[Literal["lit"], str, object]
 SeqAtom = tuple[Literal["seq"], str, Atoms]
 TupAtom = tuple[Literal["tup"], tuple[Atoms, ...], str]
@@ -65,16 +111,25 @@ DictAtom = tuple[Literal["dict"], Atoms]
 FuncAtom = tuple[Literal["func"], FunctionKey]
 MethodAtom = tuple[Literal["method"], FunctionKey]
 ClassAtom = tuple[Literal["class"], FunctionKey]
+SuperAtom = tuple[Literal["super"], FunctionKey]
 ModuleAtom = tuple[Literal["module"], str]
 ExtAtom = tuple[Literal["ext"], str]
 BoundExtAtom = tuple[Literal["boundext"], str, str]
 PythonAtom = tuple[Literal["python"]] | tuple[Literal["python"], Literal["spec"]]
 
-
 UNKNOWN_ATOM: Atom = ("?",)
 TENSOR: Atom = ("tensor", None, None)
 PYTHON: Atom = ("python",)
 SPEC: Atom = ("python", "spec")
+SYMBOLIC: SymbolicAtom = ("symbolic",)
+DATASET: DatasetAtom = ("dataset",)
+ITERATOR: IteratorAtom = ("iterator",)
+NONE_ATOM: LitAtom = ("lit", "none", None)
+INT: LitAtom = ("lit", "int", None)
+FLOAT: LitAtom = ("lit", "float", None)
+STR: LitAtom = ("lit", "str", None)
+BOOL: LitAtom = ("lit", "bool", None)
+"""A Python value of the type, computed (its value not kept)."""
 NO_ATOMS: Atoms = frozenset()
 MAX_ROUNDS = 60
 MAX_FINAL_ROUNDS = 60
@@ -182,6 +237,125 @@ PYTHON_SEQUENCE_KINDS = frozenset({"seq", "tup"})
 symbolic tensor raises "list indices must be integers or slices"."""
 
 
+# One constructor per kind: no module writes an atom's tuple by hand. Plain functions over
+# plain tuples (see `summaries/syms.py` for why atoms are no objects); the evaluator builds
+# atoms where a value's evaluation is memoised, not per atom of the fixed point.
+
+
+def atom_kind(atom: Atom) -> AtomKind:
+    """The kind of an atom, typed (see `AtomKind`)."""
+    kind: AtomKind = atom[0]
+    return kind
+
+
+def tensor_atom(dtype: str | None, shape: Shape, spec: str | None = None) -> TensorAtom:
+    """A tensor of `dtype` and `shape` (either None where unknown); a composite one when
+    `spec` names its TypeSpec class ("SparseTensorSpec", "RaggedTensorSpec")."""
+    return ("tensor", dtype, shape) if spec is None else ("tensor", dtype, shape, spec)
+
+
+def variable_atom(dtype: str | None, shape: Shape) -> VariableAtom:
+    return ("variable", dtype, shape)
+
+
+def numpy_atom(dtype: str | None) -> NumpyAtom:
+    """A NumPy array of `dtype` whose shape is not followed (no shape element at all)."""
+    return ("numpy", dtype)
+
+
+def shaped_numpy_atom(dtype: str | None, shape: Shape) -> NumpyAtom:
+    """A NumPy array whose shape was looked for (`shape` None: looked for, not found)."""
+    return ("numpy", dtype, shape)
+
+
+def obj_atom(role: str, class_key: FunctionKey | None, config: ObjConfig | None = None) -> ObjAtom:
+    """An object of a known `role`, of the project class `class_key` (None: a framework's);
+    `config`, what more is known of it (`ObjConfig`)."""
+    if config is None:
+        return ("obj", role, class_key)
+    return ("obj", role, class_key, config)
+
+
+def chain_config(positions: tuple[Atoms, ...]) -> ChainConfig:
+    return ("chain", positions)
+
+
+def dense_config(units: int) -> DenseConfig:
+    return ("dense", units)
+
+
+def lit_atom(type_name: str, value: object = None) -> LitAtom:
+    """A Python literal of `type_name` ("int", "str"...); `value` None when computed."""
+    return ("lit", type_name, value)
+
+
+def seq_atom(kind: str, elements: Atoms) -> SeqAtom:
+    """A "list", "tuple", "set" or "range" whose elements are `elements`."""
+    return ("seq", kind, elements)
+
+
+def tup_atom(parts: tuple[Atoms, ...], kind: str = "tuple") -> TupAtom:
+    """A short "tuple" or "list" display: `parts[i]`, the atoms of element i."""
+    return ("tup", parts, kind)
+
+
+def dict_atom(values: Atoms) -> DictAtom:
+    return ("dict", values)
+
+
+def func_atom(key: FunctionKey) -> FuncAtom:
+    return ("func", key)
+
+
+def method_atom(key: FunctionKey) -> MethodAtom:
+    return ("method", key)
+
+
+def class_atom(key: FunctionKey) -> ClassAtom:
+    return ("class", key)
+
+
+def super_atom(class_key: FunctionKey) -> SuperAtom:
+    return ("super", class_key)
+
+
+def module_atom(relpath: str) -> ModuleAtom:
+    return ("module", relpath)
+
+
+def ext_atom(dotted: str) -> ExtAtom:
+    return ("ext", dotted)
+
+
+def boundext_atom(role: str, name: str) -> BoundExtAtom:
+    """The method `name` of a framework object of `role` (`tensor.numpy`, `dict.items`)."""
+    return ("boundext", role, name)
+
+
+# Named fields of the kinds read by position elsewhere.
+
+
+def obj_config(atom: ObjAtom) -> ObjConfig | None:
+    """What more is known of an object (`ObjConfig`), None when nothing is."""
+    return atom[3] if len(atom) > 3 else None
+
+
+def is_chain_config(config: ObjConfig | None) -> TypeGuard[ChainConfig]:
+    """A container module's chain of modules."""
+    return config is not None and config[0] == "chain"
+
+
+def is_dense_config(config: ObjConfig | None) -> TypeGuard[DenseConfig]:
+    """A dense layer's units."""
+    return config is not None and config[0] == "dense"
+
+
+def tensor_spec_class(atom: TensorAtom | VariableAtom) -> str:
+    """The TypeSpec class of what tf.function receives for a tensor: a composite tensor's
+    own, "TensorSpec" for the rest."""
+    return atom[3] if len(atom) > 3 else "TensorSpec"
+
+
 # The kinds of atom, tested by name (`is_tensor_atom(atom)` narrows `atom` to `TensorAtom`):
 # atoms stay plain tuples (see `summaries/syms.py` for why).
 
@@ -279,3 +453,8 @@ def is_boundext_atom(atom: Atom) -> TypeGuard[BoundExtAtom]:
 def is_python_atom(atom: Atom) -> TypeGuard[PythonAtom]:
     """Some other Python value."""
     return atom[0] == "python"
+
+
+def is_super_atom(atom: Atom) -> TypeGuard[SuperAtom]:
+    """What `super()` gives."""
+    return atom[0] == "super"

@@ -43,6 +43,32 @@ Sym = tuple
 """A symbolic value: a small nested tuple, hashable and cheap to pickle, whose first element
 names its kind (the module's docstring lists them)."""
 
+SymKind = Literal[
+    "?",
+    "param",
+    "lit",
+    "local",
+    "name",
+    "attr",
+    "item",
+    "slice",
+    "call",
+    "op",
+    "iter",
+    "enter",
+    "seq",
+    "dict",
+    "fresh",
+    "fstr",
+    "def",
+    "class",
+    "import",
+    "cond",
+]
+"""The kinds of symbolic value: what a dispatch on a value's kind reads, typed (`kind: SymKind
+= sym[0]` where the dispatch is hot, `sym_kind(sym)` elsewhere), so that mypy's strict
+equality rejects a comparison with a kind no value has."""
+
 UnknownSym = tuple[Literal["?"]]
 ParamSym = tuple[Literal["param"], str]
 LitSym = tuple[Literal["lit"], str, object]
@@ -222,6 +248,12 @@ def is_import(sym: Sym) -> TypeGuard[ImportSym]:
 
 def is_cond(sym: Sym) -> TypeGuard[CondSym]:
     return sym[0] == "cond"
+
+
+def sym_kind(sym: Sym) -> SymKind:
+    """The kind of a symbolic value, typed (see `SymKind`)."""
+    kind: SymKind = sym[0]
+    return kind
 
 
 def kind_of(value: tuple) -> str:
