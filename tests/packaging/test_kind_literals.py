@@ -1,0 +1,175 @@
+"""No analyzer module builds a symbolic value, an atom or a reference by hand, nor dispatches
+on an untyped kind.
+
+The vocabulary modules (`summaries/syms.py`, `facts/values.py`, `facts/refs.py`) give every
+kind a constructor (`tensor_atom(dtype, shape)`, `attr_sym(base, name)`...) and a typed kind
+(`AtomKind`, `SymKind`, `RefKind`). A tuple literal such as `("tensor", dtype, shape)` written
+elsewhere repeats the layout those modules own, and `kind = atom[0]` gives mypy a kind of any
+value, where `kind: AtomKind = atom[0]` lets its strict equality reject a kind no atom has.
+Modules still holding such literals or dispatches are listed with their number: it may only
+go down. (Some literals counted are records of their module named by a kind's word, such as
+a call's `("class", key)` target: they count all the same, to be given a type of their own.)
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from functools import cache
+from pathlib import Path
+from typing import get_args
+
+import pytest
+
+from hybridize.analyzer.facts.refs import RefKind
+from hybridize.analyzer.facts.values import AtomKind
+from hybridize.analyzer.summaries.syms import SymKind
+
+REPO = Path(__file__).resolve().parents[2]
+HYBRIDIZE = REPO / "hybridize"
+
+VOCABULARIES = frozenset(
+    {
+        "hybridize/analyzer/summaries/syms.py",
+        "hybridize/analyzer/facts/values.py",
+        "hybridize/analyzer/facts/refs.py",
+    }
+)
+"""The modules that define the kinds: they alone write a kind's tuple."""
+
+KINDS = frozenset(get_args(AtomKind)) | frozenset(get_args(SymKind)) | frozenset(get_args(RefKind))
+
+KIND_LITERALS_LEFT = {
+    "hybridize/analyzer/checks/hy413_received_gradient_tapes.py": 1,
+    "hybridize/analyzer/checks/hy425_frozen_training_flag.py": 2,
+    "hybridize/analyzer/checks/hy427_type_spec_arguments.py": 1,
+    "hybridize/analyzer/facts/atom_bounds.py": 10,
+    "hybridize/analyzer/facts/callgraph.py": 1,
+    "hybridize/analyzer/facts/candidacy.py": 1,
+    "hybridize/analyzer/facts/double_backward.py": 4,
+    "hybridize/analyzer/facts/effects.py": 6,
+    "hybridize/analyzer/facts/evaluator.py": 2,  # a call's targets: ("class", key)...
+    "hybridize/analyzer/facts/frozen_state.py": 12,
+    "hybridize/analyzer/facts/hashability.py": 1,
+    "hybridize/analyzer/facts/retracing.py": 4,
+    "hybridize/analyzer/facts/returns.py": 3,
+    "hybridize/analyzer/facts/safety.py": 4,
+    "hybridize/analyzer/facts/seeded_random.py": 2,
+    "hybridize/analyzer/facts/signatures.py": 1,
+    "hybridize/analyzer/facts/solver.py": 11,
+    "hybridize/analyzer/facts/tracing_callers.py": 2,
+    "hybridize/analyzer/facts/wrapped_callables.py": 1,
+    "hybridize/analyzer/frameworks/output_shapes.py": 1,
+    "hybridize/analyzer/frameworks/tensorflow_shapes.py": 6,
+    "hybridize/analyzer/summaries/summarize.py": 3,
+}
+"""Modules still writing kind tuples by hand, and how many each holds."""
+
+UNTYPED_DISPATCHES_LEFT = {
+    "hybridize/analyzer/checks/hy425_frozen_training_flag.py": 1,
+    "hybridize/analyzer/facts/argument_layers.py": 2,
+    "hybridize/analyzer/facts/atom_bounds.py": 1,
+    "hybridize/analyzer/facts/double_backward.py": 1,
+    "hybridize/analyzer/facts/effects.py": 1,
+    "hybridize/analyzer/facts/hashability.py": 1,
+    "hybridize/analyzer/facts/helper_safety.py": 1,
+    "hybridize/analyzer/facts/loop_shapes.py": 2,
+    "hybridize/analyzer/facts/predicates.py": 4,
+    "hybridize/analyzer/facts/retracing.py": 1,
+    "hybridize/analyzer/facts/returns.py": 9,
+    "hybridize/analyzer/facts/safety.py": 3,
+    "hybridize/analyzer/facts/signatures.py": 1,
+    "hybridize/analyzer/facts/solver.py": 1,
+    "hybridize/analyzer/facts/wrapped_callables.py": 1,
+    "hybridize/analyzer/summaries/summarize.py": 2,
+    "hybridize/compiler/render_html.py": 1,
+}
+"""Modules still reading `kind = x[0]` without a typed kind, and how many such reads each holds."""
+
+
+def is_kind_literal(node: ast.AST) -> bool:
+    """A tuple display naming a kind first whose other elements are no mere strings: a
+    value built by hand (`("lit", "int", None)`, `("symbolic",)`), not a set of kinds tested
+    at once (`("tensor", "variable")`)."""
+    if not isinstance(node, ast.Tuple) or not node.elts:
+        return False
+    first = node.elts[0]
+    if not (isinstance(first, ast.Constant) and first.value in KINDS):
+        return False
+    rest = node.elts[1:]
+    return not rest or not all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in rest
+    )
+
+
+def is_untyped_dispatch(node: ast.AST) -> bool:
+    """`kind = x[0]`: a kind read with no type (an annotated `kind: AtomKind = x[0]` is typed)."""
+    return (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id == "kind"
+        and isinstance(node.value, ast.Subscript)
+        and isinstance(node.value.slice, ast.Constant)
+        and node.value.slice.value == 0
+    )
+
+
+def counts(source: str) -> tuple[int, int]:
+    """The kind literals and the untyped kind dispatches of a module."""
+    nodes = list(ast.walk(ast.parse(source)))
+    return sum(map(is_kind_literal, nodes)), sum(map(is_untyped_dispatch, nodes))
+
+
+@cache
+def found() -> tuple[Counter[str], Counter[str]]:
+    literals: Counter[str] = Counter()
+    dispatches: Counter[str] = Counter()
+    for path in sorted(HYBRIDIZE.rglob("*.py")):
+        name = path.relative_to(REPO).as_posix()
+        if name in VOCABULARIES:
+            continue
+        literals[name], dispatches[name] = counts(path.read_text(encoding="utf-8"))
+    return +literals, +dispatches
+
+
+def grown(now: Counter[str], allowed: dict[str, int]) -> dict[str, tuple[int, int]]:
+    return {
+        name: (count, allowed.get(name, 0))
+        for name, count in now.items()
+        if count > allowed.get(name, 0)
+    }
+
+
+def test_no_module_adds_a_kind_literal() -> None:
+    literals, _ = found()
+    assert not grown(literals, KIND_LITERALS_LEFT), (
+        "build values with the vocabulary's constructors (values.py: tensor_atom, obj_atom...; "
+        "syms.py: attr_sym...), not tuple literals; (found, allowed) per module: "
+        f"{grown(literals, KIND_LITERALS_LEFT)}"
+    )
+
+
+def test_no_module_adds_an_untyped_kind_dispatch() -> None:
+    _, dispatches = found()
+    assert not grown(dispatches, UNTYPED_DISPATCHES_LEFT), (
+        "type the kind read (`kind: AtomKind = atom[0]`, or `atom_kind(atom)`); (found, "
+        f"allowed) per module: {grown(dispatches, UNTYPED_DISPATCHES_LEFT)}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('a = ("tensor", None, None)', (1, 0)),
+        ('a = ("symbolic",)', (1, 0)),
+        ('ok = kind in ("tensor", "variable")', (0, 0)),
+        ('a = ("python", "spec")', (0, 0)),
+        ('a = ("nokind", 1)', (0, 0)),
+        ("kind = atom[0]", (0, 1)),
+        ("kind: AtomKind = atom[0]", (0, 0)),
+        ("kind = atom[1]", (0, 0)),
+    ],
+)
+def test_literals_and_dispatches_are_found(source: str, expected: tuple[int, int]) -> None:
+    assert counts(source) == expected
