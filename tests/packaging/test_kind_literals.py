@@ -66,22 +66,6 @@ KIND_LITERALS_LEFT = {
 """Modules still writing kind tuples by hand, and how many each holds."""
 
 UNTYPED_DISPATCHES_LEFT = {
-    "hybridize/analyzer/checks/hy425_frozen_training_flag.py": 1,
-    "hybridize/analyzer/facts/argument_layers.py": 2,
-    "hybridize/analyzer/facts/atom_bounds.py": 1,
-    "hybridize/analyzer/facts/double_backward.py": 1,
-    "hybridize/analyzer/facts/effects.py": 1,
-    "hybridize/analyzer/facts/hashability.py": 1,
-    "hybridize/analyzer/facts/helper_safety.py": 1,
-    "hybridize/analyzer/facts/loop_shapes.py": 2,
-    "hybridize/analyzer/facts/predicates.py": 4,
-    "hybridize/analyzer/facts/retracing.py": 1,
-    "hybridize/analyzer/facts/returns.py": 9,
-    "hybridize/analyzer/facts/safety.py": 3,
-    "hybridize/analyzer/facts/signatures.py": 1,
-    "hybridize/analyzer/facts/solver.py": 1,
-    "hybridize/analyzer/facts/wrapped_callables.py": 1,
-    "hybridize/analyzer/summaries/summarize.py": 2,
     "hybridize/compiler/render_html.py": 1,
 }
 """Modules still reading `kind = x[0]` without a typed kind, and how many such reads each holds."""

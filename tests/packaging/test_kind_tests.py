@@ -30,7 +30,6 @@ VOCABULARIES = frozenset(
 """The modules that define the kinds: they alone test a kind by position."""
 
 KIND_TESTS_LEFT = {
-    "hybridize/analyzer/summaries/summarize.py": 2,  # its own assignment targets (`Target`)
     "hybridize/analyzer/facts/retracing.py": 11,  # "varies" and "const": its own verdicts
     "hybridize/analyzer/facts/solver.py": 1,  # "attrs": a `Dep`, no value
 }

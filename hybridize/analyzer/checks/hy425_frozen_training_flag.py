@@ -11,7 +11,7 @@ from hybridize.analyzer.facts.evaluator import ResolvedCall
 from hybridize.analyzer.facts.resolve import LAYER_ROLES
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import kind_of
+from hybridize.analyzer.summaries.syms import SymKind, kind_of
 from hybridize.model import Finding
 
 if TYPE_CHECKING:
@@ -168,7 +168,7 @@ class _Readers:
         """The calls that made the object `sym` holds in the function: `Dropout(0.5)`
         itself, through locals, `self` attributes set in any method of the class (`build`
         too), the elements of a list of layers."""
-        kind = sym[0]
+        kind: SymKind = sym[0]
         if kind == "call":
             made = calls.get(sym[1])
             if made is not None:

@@ -46,7 +46,7 @@ from hybridize.analyzer.facts.predicates import local_values, made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_call, is_iter, is_local, is_param
+from hybridize.analyzer.summaries.syms import SymKind, is_attr, is_call, is_iter, is_local, is_param
 
 LAYER_ROLES = frozenset({"layer", "model"})
 """Framework objects that build their variables when first called."""
@@ -70,7 +70,7 @@ def held_parameters(
     (`conv` of `for conv, norm in zip(convs, norms)` may be either's), sorted."""
 
     def follow(current: Sym) -> Iterable[Sym]:
-        kind = current[0]
+        kind: SymKind = current[0]
         if kind in ("local", "name"):
             return local_values(fn, current)
         if kind in HOLDING_KINDS:
@@ -259,7 +259,7 @@ def _varies_per_iteration(fn: FunctionSummary, sym: Sym) -> bool:
     """Whether a value is computed from a loop's or a comprehension's current item."""
 
     def follow(current: Sym) -> Iterable[Sym]:
-        kind = current[0]
+        kind: SymKind = current[0]
         if kind in ("local", "name"):
             return local_values(fn, current)
         if kind == "item":  # `convs[level]` varies with `level` too

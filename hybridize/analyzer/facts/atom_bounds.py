@@ -19,6 +19,7 @@ from hybridize.analyzer.facts.values import (
     TENSOR,
     UNKNOWN_ATOM,
     Atom,
+    AtomKind,
     Atoms,
     is_dict_atom,
     is_seq_atom,
@@ -40,7 +41,7 @@ KIND_REPRESENTATIVES: dict[str, Atom] = {
 
 
 def _shrink(atom: Atom, depth: int = 0) -> Atom:
-    kind = atom[0]
+    kind: AtomKind = atom[0]
     if kind not in ("seq", "tup", "dict"):
         return atom
     if depth >= MAX_NESTING:

@@ -40,7 +40,7 @@ from hybridize.analyzer.facts.values import is_boundext_atom, is_obj_atom
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, kind_of
+from hybridize.analyzer.summaries.syms import SymKind, is_attr, kind_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +180,7 @@ def _producers(
     if sym in seen or len(seen) > 200:
         return set()
     seen.add(sym)
-    kind = sym[0]
+    kind: SymKind = sym[0]
     found: set[FunctionKey] = set()
     parts: list[Sym] = []
     if kind in ("local", "name") and sym[1] in fn.locals:

@@ -33,6 +33,7 @@ from hybridize.analyzer.frameworks import is_container_mutator
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Store, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
+    SymKind,
     is_attr,
     is_local,
     is_param,
@@ -124,7 +125,7 @@ def origins(
         return set()
     seen.add(sym)
     fn = index.function(key)
-    kind = sym[0]
+    kind: SymKind = sym[0]
     if kind == "param":
         return {("param", sym[1])}
     if kind == "local":

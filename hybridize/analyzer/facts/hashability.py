@@ -38,7 +38,7 @@ from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import MAX_NESTING, Atom
+from hybridize.analyzer.facts.values import MAX_NESTING, Atom, AtomKind
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.frameworks.framework import TENSORFLOW
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
@@ -155,7 +155,7 @@ def implements_tracing_protocol(index: ProjectIndex, class_key: ClassKey) -> boo
 
 def unhashable_part(index: ProjectIndex, atom: Atom, depth: int = 0) -> str | None:
     """Words for the first unhashable object the value may be or contain, else None."""
-    kind = atom[0]
+    kind: AtomKind = atom[0]
     if kind == "seq":
         if atom[1] == "set":
             return "a set"

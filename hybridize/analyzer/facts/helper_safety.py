@@ -66,6 +66,7 @@ from hybridize.analyzer.frameworks.framework import framework_of_api
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, StatementLoop, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
+    SymKind,
     is_attr,
     is_call,
     is_item,
@@ -569,7 +570,7 @@ class _Values:
         return result
 
     def _of(self, sym: Sym) -> Symbolic:
-        kind = sym[0]
+        kind: SymKind = sym[0]
         if kind == "param":
             return CONCRETE if sym[1] == self.receiver else Symbolic(params=frozenset({sym[1]}))
         if kind == "local":

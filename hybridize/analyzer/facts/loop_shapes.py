@@ -39,7 +39,7 @@ from hybridize.analyzer.frameworks import lookup_parameters, output_shape_rule, 
 from hybridize.analyzer.frameworks.output_shapes import OutputShape
 from hybridize.analyzer.summaries.ir import FunctionSummary, StatementLoop, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_call, is_op, is_seq, is_slice, kind_of
+from hybridize.analyzer.summaries.syms import SymKind, is_call, is_op, is_seq, is_slice, kind_of
 
 MEMO = "loop_shapes"
 OWN = "loop_shapes_own"
@@ -77,7 +77,7 @@ class _Shapes:
         return any(a[0] in TF_TENSOR_KINDS for a in atoms)
 
     def _local_values(self, sym: Sym) -> list[Sym] | None:
-        kind = sym[0]
+        kind: SymKind = sym[0]
         if kind == "local" or (
             kind == "name" and sym[1] in self.fn.locals and sym[1] not in self.fn.globals_declared
         ):
@@ -130,7 +130,7 @@ class _Shapes:
         values = self._local_values(sym)
         if values is not None:
             return next((why for v in values if (why := self.dynamic(v, depth + 1, seen))), None)
-        kind = sym[0]
+        kind: SymKind = sym[0]
         if kind in ("op", "cond"):
             return next((why for s in sym[1] if (why := self.dynamic(s, depth + 1, seen))), None)
         if kind == "item":

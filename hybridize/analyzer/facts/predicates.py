@@ -18,6 +18,7 @@ from hybridize.analyzer.facts.values import (
     MAX_NESTING,
     TENSOR_LIKE_KINDS,
     Atom,
+    AtomKind,
     is_dict_atom,
     is_ext_atom,
     is_lit_atom,
@@ -26,11 +27,12 @@ from hybridize.analyzer.facts.values import (
     is_unknown_kind,
 )
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.syms import SymKind
 
 
 def is_tensor_like(atom: Atom, depth: int = 0) -> bool:
     """A tensor, variable, NumPy array, Keras symbolic tensor, or a container holding one."""
-    kind = atom[0]
+    kind: AtomKind = atom[0]
     if kind in TENSOR_LIKE_KINDS:
         return True
     if depth < 3 and kind == "seq":
@@ -84,7 +86,7 @@ def leaf_atoms(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
     range(3)]`) as sub-layers, and tf.function converts every leaf of a returned structure:
     both ask what the leaves are."""
     for atom in atoms:
-        kind = atom[0]
+        kind: AtomKind = atom[0]
         if depth < MAX_NESTING and kind == "seq":
             yield from leaf_atoms(atom[2], depth + 1)
         elif depth < MAX_NESTING and kind == "tup":
@@ -121,7 +123,7 @@ def local_values(fn: FunctionSummary, sym: Sym) -> list[Sym] | tuple[()]:
     """The values a local of `fn` may hold: those of a `("local", name)`, and of a free
     `("name", name)` bound inside an expression (a comprehension's target), which is local
     too unless the function declares it global; nothing for any other value."""
-    kind = sym[0]
+    kind: SymKind = sym[0]
     if kind == "local" or (
         kind == "name" and sym[1] in fn.locals and sym[1] not in fn.globals_declared
     ):
@@ -137,7 +139,7 @@ def made_of(sym: Sym) -> Sequence[Sym]:
 
     The edges `walk_syms` callers share; each follows the kinds its question goes through
     (whether an attribute of a value is still "that value" is the caller's to say)."""
-    kind = sym[0]
+    kind: SymKind = sym[0]
     if kind in ("attr", "item", "iter", "enter"):
         return (sym[1],)
     if kind in ("op", "cond", "dict", "fstr"):

@@ -34,7 +34,7 @@ from hybridize.analyzer.facts.scan_memo import per_module
 from hybridize.analyzer.facts.values import is_ext_atom
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_iter
+from hybridize.analyzer.summaries.syms import SymKind, is_attr, is_iter
 from hybridize.model import Span
 
 Value = tuple
@@ -187,7 +187,7 @@ class LiteralVariation:
         if depth > 25:
             return ("fixed", (key, sym))
         fn = self.index.function(key)
-        kind = sym[0]
+        kind: SymKind = sym[0]
         if kind == "lit":
             if sym[2] is None and sym[1] in ("int", "float", "str"):
                 return ("fixed", (key, sym))

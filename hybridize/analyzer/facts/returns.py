@@ -53,6 +53,7 @@ from hybridize.analyzer.facts.values import (
     PYTHON_SEQUENCE_KINDS,
     UNKNOWN_ATOM,
     Atom,
+    AtomKind,
     is_dict_atom,
     is_ext_atom,
     is_lit_atom,
@@ -69,6 +70,7 @@ from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework, frame
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
+    SymKind,
     call_sym,
     is_attr,
     is_call,
@@ -289,7 +291,7 @@ def _makes_symbolic(facts: TensorFacts, key: FunctionKey) -> bool:
 
 
 def _unreturnable_atom(index: ProjectIndex, atom: Atom) -> str | None:
-    kind = atom[0]
+    kind: AtomKind = atom[0]
     if kind in CALLABLE_KINDS:
         return CALLABLE_KINDS[kind]
     if kind == "symbolic":
@@ -430,7 +432,7 @@ def passed_through(
         if (sym, killed) in seen or len(seen) > MAX_PASSTHROUGH_WALK:
             continue
         seen.add((sym, killed))
-        kind = sym[0]
+        kind: SymKind = sym[0]
         if kind == "param":
             names[sym[1]] = names.get(sym[1], False) or sym[1] in tested
         elif kind in ("local", "name"):
@@ -665,7 +667,7 @@ def _returned_whole_or_sliced(fn: FunctionSummary) -> set[str]:
         if sym in seen:
             continue
         seen.add(sym)
-        kind = sym[0]
+        kind: SymKind = sym[0]
         if kind == "param":
             found.add(sym[1])
         elif kind in ("local", "name"):
@@ -696,7 +698,7 @@ def _tensor_shape_source(
         if (key, current) in seen or len(seen) > MAX_SHAPE_WALK:
             continue
         seen.add((key, current))
-        kind = current[0]
+        kind: SymKind = current[0]
         if kind == "attr" and current[2] == "shape":
             receiver = get_evaluator(index, facts, key).eval(current[1])
             if any(atom[0] in SYMBOLIC_KINDS for atom in receiver):
@@ -775,7 +777,7 @@ def _shape_kinds(
     seen.add(sym)
     if _static_shape(fn, sym):
         return {STATIC}
-    kind = sym[0]
+    kind: SymKind = sym[0]
     parts: Iterable[Sym]
     if kind in ("local", "name"):
         parts = [*fn.locals.get(sym[1], ()), *_appended(fn, sym)]
@@ -827,7 +829,7 @@ def _static_shape(fn: FunctionSummary, sym: Sym, memo: dict[Sym, bool] | None = 
     if sym in memo:
         return memo[sym]
     memo[sym] = True  # a value reached again through itself adds nothing new
-    kind = sym[0]
+    kind: SymKind = sym[0]
     result = False
     if kind in ("local", "name"):
         values = fn.locals.get(sym[1], ())
@@ -1022,7 +1024,7 @@ def _flows(
     by_index = {resolved.index: resolved for resolved in casts or ()}
 
     def follow(current: Sym) -> Iterable[Sym]:
-        kind = current[0]
+        kind: SymKind = current[0]
         if kind in ("local", "name"):
             return fn.locals.get(current[1], ())
         if kind in ("op", "cond", "dict", "fstr", "seq", "item"):
@@ -1087,7 +1089,7 @@ def _computed_from_python_arguments(
 
     parameters = 0
     for current in walk_syms((sym,), follow):
-        kind = current[0]
+        kind: SymKind = current[0]
         if kind == "param":
             atoms = evidence.get(current[1])
             if not atoms or not all(
@@ -1130,7 +1132,7 @@ def _reads(fn: FunctionSummary, sym: Sym, result: Sym) -> bool:
     attributes): a value the caller computes, passes or tests from it."""
 
     def follow(current: Sym) -> Iterable[Sym]:
-        kind = current[0]
+        kind: SymKind = current[0]
         if kind in ("local", "name"):
             return fn.locals.get(current[1], ())
         if kind in ("op", "cond", "dict", "fstr", "seq", "item", "attr", "iter"):

@@ -28,6 +28,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.facts.values import (
     Atom,
+    AtomKind,
     is_boundext_atom,
     is_ext_atom,
     is_lit_atom,
@@ -45,7 +46,15 @@ from hybridize.analyzer.frameworks.framework import Framework, framework_of_api,
 from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_call, is_local, is_op, is_param, kind_of
+from hybridize.analyzer.summaries.syms import (
+    SymKind,
+    is_attr,
+    is_call,
+    is_local,
+    is_op,
+    is_param,
+    kind_of,
+)
 from hybridize.model import Span
 
 SHAPE_ONLY_ATTRIBUTES = frozenset({"dtype", "shape", "ndim", "name", "device"})
@@ -92,7 +101,7 @@ class SafetyScan:
         if sym in seen:
             return False
         seen.add(sym)
-        kind = sym[0]
+        kind: SymKind = sym[0]
         if kind == "param":
             return sym[1] != self.receiver and self.may_be_tensor_parameter(sym[1])
         if kind in ("local", "name"):
@@ -145,7 +154,7 @@ def mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym]) -> bool:
     walk of every path took exponential time on long loops that reassign many locals."""
 
     def follow(current: Sym) -> Iterable[Sym]:
-        kind = current[0]
+        kind: SymKind = current[0]
         if kind in ("local", "name"):
             return local_values(fn, current)
         if kind in ("attr", "item", "iter", "enter", "op", "cond", "seq"):
@@ -457,7 +466,7 @@ def _never_a_string(atom: Atom, framework: Framework) -> bool:
     Values the analysis cannot type (an attribute such as `metric.name` or `var.name`, a
     string method's result, a dict key) may well be strings: HY401 stays silent on them.
     """
-    kind = atom[0]
+    kind: AtomKind = atom[0]
     if kind == "lit":
         return atom[1] in ("int", "float", "bool")
     if kind == "ext":

@@ -23,6 +23,7 @@ from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
     NONE,
+    SymKind,
     is_attr,
     is_call,
     is_item,
@@ -92,7 +93,7 @@ def _model(
     if depth > 8:
         return None
     fn = index.function(owner)
-    kind = sym[0]
+    kind: SymKind = sym[0]
     if kind == "seq" and sym[1] in ("list", "tuple"):
         parts = [_model(index, facts, framework, owner, element, depth + 1) for element in sym[2]]
         if any(p is None for p in parts):

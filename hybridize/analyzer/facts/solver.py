@@ -64,6 +64,7 @@ from hybridize.analyzer.facts.values import (
     UNKNOWN_ATOM,
     WIDEN_AFTER,
     Atom,
+    AtomKind,
     Atoms,
     Dep,
     atoms_for_return,
@@ -925,7 +926,7 @@ def _widen_atom(atom: Atom, depth: int) -> Atom:
     of lists and tuples in every round for twenty rounds). One level of containers, over a
     finite set of element atoms, makes the widened domain finite and shallow, so joined facts
     stop growing after a few rounds whatever the project."""
-    kind = atom[0]
+    kind: AtomKind = atom[0]
     if kind in ("tensor", "variable", "numpy") and len(atom) > 2 and atom[2] is not None:
         return (kind, atom[1], None, *atom[3:])
     if kind == "lit" and atom[1] in ("int", "float", "str") and atom[2] is not None:

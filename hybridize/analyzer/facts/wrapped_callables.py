@@ -35,7 +35,7 @@ from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref, is_func_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom, is_func_atom
+from hybridize.analyzer.facts.values import Atom, AtomKind, is_func_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import kind_of
@@ -94,7 +94,7 @@ class WrappedCallables:
 
     def carries_wrapped(self, atom: Atom, depth: int = 0) -> str | None:
         """Why a value of `atom` has `__wrapped__` (None when it is not known to)."""
-        kind = atom[0]
+        kind: AtomKind = atom[0]
         if kind in ("func", "method"):
             return self.function_wrapped(atom[1])
         if kind == "obj" and isinstance(atom[2], FunctionKey) and self._wraps_instances(atom[2]):

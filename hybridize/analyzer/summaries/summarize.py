@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from hybridize.analyzer.summaries.definition_lines import IGNORE_MARKER, DefinitionLines, Function
 from hybridize.analyzer.summaries.ir import (
@@ -66,7 +66,17 @@ from hybridize.model import Span
 
 Target = tuple
 """A prepared assignment target: ("name", n), ("attr", base, a), ("item", base),
-("unpack", targets), ("star", target), ("none",)."""
+("unpack", targets), ("star", target), ("none",). A plain tuple, as symbolic values are
+(`summaries/syms.py`): it lives only while its statement is summarised."""
+TargetKind = Literal["name", "attr", "item", "unpack", "star", "none"]
+
+
+def target_kind(target: Target) -> TargetKind:
+    """The kind of a prepared assignment target, typed (mypy's strict equality rejects a
+    comparison with a kind no target has)."""
+    kind: TargetKind = target[0]
+    return kind
+
 
 VARIABLE_LISTS = frozenset(
     {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
@@ -420,7 +430,7 @@ class _ModuleBuilder:
             target = self._prepare_target(small.target, scope)
             current = _target_value(target)
             value = self._expr(small.value, scope)
-            if target[0] == "name":
+            if target_kind(target) == "name":
                 # `items += more` extends a list (or dict, set, array) in place: the object
                 # changes. `x *= y` on a tensor rebinds `x`: which it is depends on the
                 # values that reach this line (resolved when the function is complete).
@@ -669,7 +679,7 @@ class _ModuleBuilder:
     def _bind(self, target: Target, value: Sym, scope: _Scope, span: Span | None) -> None:
         summary = scope.summary
         where = span or summary.span
-        kind = target[0]
+        kind = target_kind(target)
         if kind == "name":
             name = target[1]
             if name in summary.globals_declared and summary.qualname != "<module>":
@@ -688,7 +698,7 @@ class _ModuleBuilder:
                     summary.name_bindings.append((name, where))
         elif kind == "unpack":
             for index, element in enumerate(target[1]):
-                if element[0] == "star":
+                if target_kind(element) == "star":
                     self._bind(element[1], FRESH, scope, span)
                 else:
                     self._bind(element, item_sym(value, lit_sym("int", index)), scope, span)
@@ -1158,7 +1168,7 @@ def _string_list(value: ast.expr) -> tuple[str, ...] | None:
 
 def _target_value(target: Target) -> Sym:
     """The current value of an augmented-assignment target (`x` in `x += 1`)."""
-    kind = target[0]
+    kind = target_kind(target)
     if kind == "name":
         return name_sym(target[1])
     if kind == "attr":
