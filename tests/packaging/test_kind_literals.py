@@ -40,28 +40,13 @@ VOCABULARIES = frozenset(
 KINDS = frozenset(get_args(AtomKind)) | frozenset(get_args(SymKind)) | frozenset(get_args(RefKind))
 
 KIND_LITERALS_LEFT = {
-    "hybridize/analyzer/checks/hy413_received_gradient_tapes.py": 1,
-    "hybridize/analyzer/checks/hy425_frozen_training_flag.py": 2,
-    "hybridize/analyzer/checks/hy427_type_spec_arguments.py": 1,
-    "hybridize/analyzer/facts/atom_bounds.py": 10,
-    "hybridize/analyzer/facts/callgraph.py": 1,
-    "hybridize/analyzer/facts/candidacy.py": 1,
-    "hybridize/analyzer/facts/double_backward.py": 4,
-    "hybridize/analyzer/facts/effects.py": 6,
-    "hybridize/analyzer/facts/evaluator.py": 2,  # a call's targets: ("class", key)...
-    "hybridize/analyzer/facts/frozen_state.py": 12,
-    "hybridize/analyzer/facts/hashability.py": 1,
-    "hybridize/analyzer/facts/retracing.py": 4,
-    "hybridize/analyzer/facts/returns.py": 3,
-    "hybridize/analyzer/facts/safety.py": 4,
-    "hybridize/analyzer/facts/seeded_random.py": 2,
-    "hybridize/analyzer/facts/signatures.py": 1,
-    "hybridize/analyzer/facts/solver.py": 11,
-    "hybridize/analyzer/facts/tracing_callers.py": 2,
-    "hybridize/analyzer/facts/wrapped_callables.py": 1,
-    "hybridize/analyzer/frameworks/output_shapes.py": 1,
-    "hybridize/analyzer/frameworks/tensorflow_shapes.py": 6,
-    "hybridize/analyzer/summaries/summarize.py": 3,
+    "hybridize/analyzer/facts/effects.py": 3,  # its own origins (`Origin`)
+    "hybridize/analyzer/facts/evaluator.py": 2,  # a call's targets: ("class", key)
+    "hybridize/analyzer/facts/frozen_state.py": 2,  # its `StateKey` constructors
+    "hybridize/analyzer/facts/retracing.py": 2,  # its own cycle markers
+    "hybridize/analyzer/facts/solver.py": 1,  # fact names, no value
+    "hybridize/analyzer/frameworks/output_shapes.py": 1,  # argument names, no value
+    "hybridize/analyzer/summaries/summarize.py": 3,  # its assignment targets (`Target`)
 }
 """Modules still writing kind tuples by hand, and how many each holds."""
 

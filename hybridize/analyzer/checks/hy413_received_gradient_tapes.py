@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hybridize.analyzer.checks import TENSORFLOW_ONLY, Check
+from hybridize.analyzer.facts.values import Atom, obj_atom
 from hybridize.analyzer.summaries.syms import is_attr
 from hybridize.model import Finding
 
 if TYPE_CHECKING:
     from hybridize.analyzer.checks.context import CheckContext
 
-TAPE: tuple[str, str, None] = ("obj", "tape", None)
+TAPE: Atom = obj_atom("tape", None)
 """The value of a `tf.GradientTape` (`values.PYTHON_ROLE_ATOMS`)."""
 
 

@@ -11,7 +11,7 @@ from hybridize.analyzer.facts.evaluator import ResolvedCall
 from hybridize.analyzer.facts.resolve import LAYER_ROLES
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import SymKind, kind_of
+from hybridize.analyzer.summaries.syms import SymKind, kind_of, lit_sym
 from hybridize.model import Finding
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ MAX_DEPTH = 3
 """How many project layers down a layer reading the flag is looked for (a layer holding a
 layer holding a `Dropout`), and how many assignments a layer object is followed through."""
 
-ZERO = frozenset({("lit", "int", 0), ("lit", "float", 0.0)})
+ZERO = frozenset({lit_sym("int", 0), lit_sym("float", 0.0)})
 """A rate keyword set to these leaves the layer's flag unread (`LSTM(8, dropout=0.0)`)."""
 
 

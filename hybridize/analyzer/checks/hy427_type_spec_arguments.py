@@ -13,7 +13,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import SPEC
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_local, is_name
+from hybridize.analyzer.summaries.syms import is_attr, is_local, is_name, param_sym
 from hybridize.model import Finding
 
 from . import TENSORFLOW_ONLY, Check
@@ -179,7 +179,7 @@ class PassesTypeSpecs(Check):
         evaluator = get_evaluator(index, context.facts, key)
         reasons: list[str] = []
         for param in fn.explicit_params:
-            if SPEC in leaf_atoms(evaluator.eval(("param", param.name))):
+            if SPEC in leaf_atoms(evaluator.eval(param_sym(param.name))):
                 reasons.append(f"`{param.name}` may receive one from a caller")
                 continue
             named = annotated_spec(index, key, param.annotation)

@@ -14,18 +14,26 @@ from collections.abc import Iterable
 from hybridize.analyzer.facts.predicates import is_primitive, is_tensor_like
 from hybridize.analyzer.facts.values import (
     CONTAINER_KINDS,
+    INT,
     MAX_NESTING,
     PYTHON,
+    SYMBOLIC,
     TENSOR,
     UNKNOWN_ATOM,
     Atom,
     AtomKind,
     Atoms,
+    dict_atom,
     is_dict_atom,
     is_seq_atom,
     is_tensor_atom,
     is_tup_atom,
     is_unknown_kind,
+    numpy_atom,
+    seq_atom,
+    tensor_atom,
+    tup_atom,
+    variable_atom,
 )
 from hybridize.analyzer.summaries.keys import FunctionKey
 
@@ -33,9 +41,9 @@ MAX_ATOMS = 24
 """The most atoms a value keeps before it is cut to its tensor-like kinds and unknown."""
 KIND_REPRESENTATIVES: dict[str, Atom] = {
     "tensor": TENSOR,
-    "variable": ("variable", None, None),
-    "numpy": ("numpy", None),
-    "symbolic": ("symbolic",),
+    "variable": variable_atom(None, None),
+    "numpy": numpy_atom(None),
+    "symbolic": SYMBOLIC,
 }
 """The atom a collapsed value keeps for each tensor-like kind it may hold (`cut_atoms`)."""
 
@@ -47,20 +55,20 @@ def _shrink(atom: Atom, depth: int = 0) -> Atom:
     if depth >= MAX_NESTING:
         return collapse_container(atom)
     if kind == "seq":
-        return ("seq", atom[1], frozenset(_shrink(a, depth + 1) for a in atom[2]))
+        return seq_atom(atom[1], frozenset(_shrink(a, depth + 1) for a in atom[2]))
     if kind == "tup":
         parts = tuple(frozenset(_shrink(a, depth + 1) for a in part) for part in atom[1])
-        return ("tup", parts, *atom[2:])
-    return ("dict", frozenset(_shrink(a, depth + 1) for a in atom[1]))
+        return tup_atom(parts, atom[2])
+    return dict_atom(frozenset(_shrink(a, depth + 1) for a in atom[1]))
 
 
 def collapse_container(container: Atom) -> Atom:
     """One summary atom for a container too deep to track: what matters of it downstream.
     Shared with the solver, whose widening summarises nested containers the same way."""
     if is_tensor_like(container):
-        return ("seq", "list", frozenset({TENSOR}))
+        return seq_atom("list", frozenset({TENSOR}))
     if is_primitive(container):
-        return ("seq", "list", frozenset({("lit", "int", None)}))
+        return seq_atom("list", frozenset({INT}))
     return UNKNOWN_ATOM if _has_unknown(container) else PYTHON
 
 
@@ -159,5 +167,5 @@ def merge_tensor_specs(atoms: Atoms) -> Atoms:
     if len(tensors) <= 4:
         return atoms
     dtypes = {a[1] for a in tensors}
-    merged = ("tensor", dtypes.pop() if len(dtypes) == 1 else None, None)
+    merged = tensor_atom(dtypes.pop() if len(dtypes) == 1 else None, None)
     return frozenset([a for a in atoms if not is_tensor_atom(a)] + [merged])

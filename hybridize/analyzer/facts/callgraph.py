@@ -30,7 +30,7 @@ from hybridize.analyzer.facts.values import (
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_item, is_op, kind_of
+from hybridize.analyzer.summaries.syms import is_attr, is_item, is_op, kind_of, lit_sym
 
 CREATES_FRAMEWORK_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs framework ops even when the table does not mark them as ops: creating
@@ -276,7 +276,7 @@ def _eager_compiles(_key: FunctionKey, calls: list[ResolvedCall]) -> list[Sym]:
         # config object of the same keyword sets nothing; its value reaches `compile`).
         if not is_attr(site.callee) or site.callee[2] != "compile":
             continue
-        if any(n == "run_eagerly" and v != ("lit", "bool", False) for n, v in site.kwargs):
+        if any(n == "run_eagerly" and v != lit_sym("bool", False) for n, v in site.kwargs):
             found.append(site.callee[1])
     return found
 

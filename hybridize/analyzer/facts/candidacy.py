@@ -45,6 +45,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.facts.values import (
     Atom,
+    ext_atom,
     is_dict_atom,
     is_ext_atom,
     is_seq_atom,
@@ -442,10 +443,11 @@ class Candidacy:
 
     def _first_naming(self, key: FunctionKey, name: str) -> Span | None:
         """Where the body first calls the API `name` as written (`("ext", name)`)."""
+        named = ext_atom(name)
         spans = [
             resolved.site.span
             for resolved in self.facts.calls.get(key, [])
-            if ("ext", name) in resolved.callee_atoms
+            if named in resolved.callee_atoms
         ]
         return min(spans, key=lambda s: (s.start_line, s.start_col), default=None)
 

@@ -40,7 +40,7 @@ from hybridize.analyzer.facts.values import is_boundext_atom, is_obj_atom
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import SymKind, is_attr, kind_of
+from hybridize.analyzer.summaries.syms import SymKind, is_attr, kind_of, lit_sym
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +139,7 @@ def _asks_double_backward(resolved: ResolvedCall, calls: tuple[tuple[str, str], 
     kwargs = dict(resolved.site.kwargs)
     for info in resolved.api:
         for name, keyword in calls:
-            if info.name == name and kwargs.get(keyword, ("?",))[:3] == ("lit", "bool", True):
+            if info.name == name and kwargs.get(keyword) == lit_sym("bool", True):
                 return _written(name)
     return None
 
@@ -155,7 +155,7 @@ def _differentiates_callable_twice(resolved: ResolvedCall, framework: Framework)
                 continue
             if keyword is None:
                 return _written(name)
-            if kwargs.get(keyword, ("?",))[:3] == ("lit", "bool", True):
+            if kwargs.get(keyword) == lit_sym("bool", True):
                 return f"{_written(name)}(..., {keyword}=True)"
     return None
 

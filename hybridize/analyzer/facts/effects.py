@@ -34,6 +34,7 @@ from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Store, Sy
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
     SymKind,
+    cond_sym,
     is_attr,
     is_local,
     is_param,
@@ -127,7 +128,7 @@ def origins(
     fn = index.function(key)
     kind: SymKind = sym[0]
     if kind == "param":
-        return {("param", sym[1])}
+        return {param_sym(sym[1])}
     if kind == "local":
         out: set[Origin] = set()
         for value in fn.locals.get(sym[1], ()):
@@ -227,7 +228,7 @@ class EffectAnalysis:
             return False
         class_key = key.sibling(fn.class_qualname)
         return self.index.layer_role(class_key) is not None and bool(
-            {("param", fn.params[0].name)} & origins(self.index, key, target)
+            {param_sym(fn.params[0].name)} & origins(self.index, key, target)
         )
 
     def _mutation(
@@ -533,7 +534,7 @@ def _one_of(options: list[Sym]) -> Sym | None:
     """A value that is one of `options` (None for none)."""
     if not options:
         return None
-    return options[0] if len(options) == 1 else ("cond", tuple(options))
+    return options[0] if len(options) == 1 else cond_sym(tuple(options))
 
 
 UNKNOWN_KINDS = frozenset({"?", "ext", "boundext"})

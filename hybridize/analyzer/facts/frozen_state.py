@@ -19,12 +19,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import compress
 from operator import is_not
+from typing import cast
 
 from hybridize.analyzer.facts.effects import bound_in_enclosing_function
 from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts, callees, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import leaf_atoms
-from hybridize.analyzer.facts.refs import is_global_ref
+from hybridize.analyzer.facts.refs import is_global_ref, module_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import (
     UNKNOWN_ATOM,
@@ -35,7 +36,7 @@ from hybridize.analyzer.facts.values import (
 )
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_name, local_sym, param_sym
+from hybridize.analyzer.summaries.syms import attr_sym, is_attr, is_name, local_sym, param_sym
 from hybridize.model import Span
 
 INITIALISERS = frozenset({"__init__", "__new__", "__post_init__"})
@@ -60,6 +61,16 @@ class Write:
 
 StateKey = tuple[str, ClassKey | str, str]
 """("attr", class key, attribute) or ("global", module relpath, name)."""
+
+
+def attr_state(class_key: ClassKey, attribute: str) -> StateKey:
+    """The state an attribute of the project class's instances holds."""
+    return ("attr", class_key, attribute)
+
+
+def global_state(relpath: str, name: str) -> StateKey:
+    """The state a module-level variable holds (its key reads as the variable's `Ref`)."""
+    return ("global", relpath, name)
 
 
 MAX_HELPER_DEPTH = 4
@@ -237,7 +248,7 @@ def _reads(
     for sym in reads:
         if is_attr(sym) and sym[1] in selves and class_key is not None:
             if index.find_method(class_key, sym[2]) is None:
-                yield f"`{receiver}.{sym[2]}`", (("attr", class_key, sym[2]), sym)
+                yield f"`{receiver}.{sym[2]}`", (attr_state(class_key, sym[2]), sym)
         elif is_attr(sym) and _free_name(index, key, fn, sym[1]):
             # An attribute of a module-level object (`config.temperature`), or a global of
             # another module (`settings.SCALE`).
@@ -249,12 +260,12 @@ def _reads(
                     and index.find_method(atom[2], sym[2]) is None
                 ):
                     described = True
-                    yield f"`{sym[1][1]}.{sym[2]}`", (("attr", atom[2], sym[2]), sym)
+                    yield f"`{sym[1][1]}.{sym[2]}`", (attr_state(atom[2], sym[2]), sym)
                 elif is_module_atom(atom):
                     described = True
-                    ref = index.member(("module", atom[1]), sym[2])
+                    ref = index.member(module_ref(atom[1]), sym[2])
                     if is_global_ref(ref):
-                        yield f"`{sym[1][1]}.{sym[2]}`", (("global", ref[1], ref[2]), sym)
+                        yield f"`{sym[1][1]}.{sym[2]}`", (global_state(ref[1], ref[2]), sym)
             held = _global(index, key, fn, sym[1])
             if not described and held is not None:
                 # A module-level object of no project class (`threading.local()`): its
@@ -276,14 +287,14 @@ def _getattr_reads(facts: TensorFacts, key: FunctionKey) -> Iterator[Sym]:
         if len(args) < 2 or args[1][:2] != ("lit", "str") or not isinstance(args[1][2], str):
             continue
         if any(info.name == GETATTR for info in resolved.api):
-            yield ("attr", args[0], args[1][2])
+            yield attr_sym(args[0], args[1][2])
 
 
 def _object_attribute(held: StateKey, attribute: str) -> StateKey:
     """The state of an attribute of the object a module global holds, when that object is
     of no project class (`_scope = threading.local()`, `_scope.flag`): keyed by the global,
     `("global", module, "_scope.flag")`."""
-    return ("global", held[1], f"{held[2]}.{attribute}")
+    return global_state(cast(str, held[1]), f"{held[2]}.{attribute}")  # a global's: a relpath
 
 
 def _free_name(index: ProjectIndex, key: FunctionKey, fn: FunctionSummary, sym: Sym) -> bool:
@@ -302,7 +313,7 @@ def _global(
     if not _free_name(index, key, fn, sym):
         return None
     ref = index.resolve_global(key.file, sym[1])
-    return ("global", ref[1], ref[2]) if is_global_ref(ref) else None
+    return global_state(ref[1], ref[2]) if is_global_ref(ref) else None
 
 
 def _module_global(
@@ -312,7 +323,7 @@ def _module_global(
     own globals as locals)."""
     if key.is_module_code and is_name(sym):
         ref = index.resolve_global(key.file, sym[1])
-        return ("global", ref[1], ref[2]) if is_global_ref(ref) else None
+        return global_state(ref[1], ref[2]) if is_global_ref(ref) else None
     return _global(index, key, fn, sym)
 
 
@@ -448,17 +459,17 @@ def _writes_of(
     found: list[tuple[StateKey, Write]] = []
     for store in fn.stores:
         if store.kind == "global":
-            found.append((("global", relpath, store.name), Write(writer, store.span)))
+            found.append((global_state(relpath, store.name), Write(writer, store.span)))
         elif store.kind == "attr":
             described = False
             for atom in evaluator.eval(store.target):
                 if is_obj_atom(atom) and atom[2] is not None:
                     described = True
                     for class_key in index.mro(atom[2]):
-                        found.append((("attr", class_key, store.name), Write(writer, store.span)))
+                        found.append((attr_state(class_key, store.name), Write(writer, store.span)))
                 elif is_module_atom(atom):
                     described = True
-                    found.append((("global", atom[1], store.name), Write(writer, store.span)))
+                    found.append((global_state(atom[1], store.name), Write(writer, store.span)))
             held = _module_global(index, writer, fn, store.target) if not described else None
             if held is not None:
                 state = _object_attribute(held, store.name)
@@ -466,7 +477,7 @@ def _writes_of(
                 found.append((state, Write(writer, store.span, kinds)))
     for name, span in fn.name_bindings:
         # Initialisation or not is decided per reader (`_after_initialisation`).
-        found.append((("global", relpath, name), Write(writer, span)))
+        found.append((global_state(relpath, name), Write(writer, span)))
     return found
 
 

@@ -44,7 +44,7 @@ from hybridize.analyzer.frameworks.framework import TENSORFLOW
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
 from hybridize.analyzer.summaries.ir import DecoratorInfo, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_lit, param_sym
+from hybridize.analyzer.summaries.syms import NONE, is_lit, param_sym
 
 DOTTED_NAME = re.compile(r"[A-Za-z_][\w.]*")
 HashStatus = Literal["hashable", "unhashable", "inherits", "unknown"]
@@ -95,7 +95,7 @@ def own_hash_status(index: ProjectIndex, class_key: ClassKey) -> tuple[HashStatu
     if "__hash__" in cls.methods:
         return "hashable", ""
     if "__hash__" in assigned:
-        if all(v == ("lit", "none", None) for v in assigned["__hash__"]):
+        if all(v == NONE for v in assigned["__hash__"]):
             return "unhashable", "it sets `__hash__ = None`"
         return "hashable", ""
     relpath = class_key.file

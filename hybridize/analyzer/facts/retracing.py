@@ -34,7 +34,7 @@ from hybridize.analyzer.facts.scan_memo import per_module
 from hybridize.analyzer.facts.values import is_ext_atom
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import SymKind, is_attr, is_iter
+from hybridize.analyzer.summaries.syms import SymKind, is_attr, is_iter, local_sym, name_sym
 from hybridize.model import Span
 
 Value = tuple
@@ -262,7 +262,7 @@ class LiteralVariation:
         if len(distinct) > 1:
             shown = ", ".join(_show(v) for v in distinct[:3])
             return ("varies", f"`{name}`, assigned different values ({shown})")
-        return distinct[0] if distinct else ("fixed", (key, ("local", name)))
+        return distinct[0] if distinct else ("fixed", (key, local_sym(name)))
 
     def _name(self, key: FunctionKey, name: str, depth: int) -> Value:
         fn = self.index.function(key)
@@ -278,7 +278,7 @@ class LiteralVariation:
             parent = parent_fn.parent_qualname
         ref = self.index.resolve_global(relpath, name)
         if not is_global_ref(ref):
-            return ("fixed", (key, ("name", name)))
+            return ("fixed", (key, name_sym(name)))
         if (ref[1], ref[2]) in self.reassigned_globals():
             return ("varies", f"the global `{ref[2]}`, which a function reassigns")
         module_key = FunctionKey.module_code(ref[1])

@@ -50,6 +50,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.sort_keys import compared_key_results
 from hybridize.analyzer.facts.values import (
     MAX_NESTING,
+    NONE_ATOM,
     PYTHON_SEQUENCE_KINDS,
     UNKNOWN_ATOM,
     Atom,
@@ -70,6 +71,7 @@ from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework, frame
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
+    NONE,
     SymKind,
     call_sym,
     is_attr,
@@ -351,13 +353,13 @@ def _operation(fn: FunctionSummary, sym: Sym, calls: dict[int, ResolvedCall]) ->
 
 def _none_or_tensor(fn: FunctionSummary, evaluator: Evaluator) -> Iterator[str]:
     """None on one path and a tensor on another, with a branch on a tensor in the body."""
-    returns_none = fn.may_fall_through or ("lit", "none", None) in fn.returns
+    returns_none = fn.may_fall_through or NONE in fn.returns
     if not returns_none:
         return
     tensor = any(
         atom[0] in SYMBOLIC_KINDS
         for sym in fn.returns
-        if sym != ("lit", "none", None)
+        if sym != NONE
         for atom in leaf_atoms(evaluator.eval(sym))
     )
     branches_on_tensor = any(
@@ -566,7 +568,7 @@ def _text_method_result(fn: FunctionSummary, evaluator: Evaluator, sym: Sym, dep
 def _python_kind(atom: Atom) -> str | None:
     """What tf.function turns into a tensor, in words; "" for None (returned as is); None
     for anything else (a tensor, an unknown value)."""
-    if atom == ("lit", "none", None):
+    if atom == NONE_ATOM:
         return ""
     if is_lit_atom(atom) and atom[1] in ("int", "float", "str", "bool"):
         return f"a Python {atom[1]}"

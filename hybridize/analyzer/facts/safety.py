@@ -48,12 +48,15 @@ from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
     SymKind,
+    attr_sym,
+    call_sym,
     is_attr,
     is_call,
     is_local,
     is_op,
     is_param,
     kind_of,
+    local_sym,
 )
 from hybridize.model import Span
 
@@ -329,9 +332,9 @@ def variables_made_per_call(ctx: SafetyScan) -> list[Evidence]:
             ),
             None,
         )
-        if made is None or ("call", index) in kept:
+        if made is None or call_sym(index) in kept:
             continue
-        target = {("call", index)}
+        target = {call_sym(index)}
         used = (made.returns == "variable" and on_tensors(resolved.site)) or any(
             mentions(ctx.fn, other.site.callee, target) and on_tensors(other.site)
             for other in calls
@@ -530,9 +533,9 @@ def stale_variable_reads(ctx: SafetyScan) -> list[Evidence]:
             if deferred is None:
                 continue
             first_call = deferred
-        read = ("attr", receiver, attribute)
+        read = attr_sym(receiver, attribute)
         snapshot: set[Sym] = {read}
-        snapshot |= {("local", name) for name, values in fn.locals.items() if read in values}
+        snapshot |= {local_sym(name) for name, values in fn.locals.items() if read in values}
         for resolved in ctx.facts.calls.get(ctx.key, []):
             callee = resolved.site.callee
             if not is_attr(callee) or callee[2] not in GRADIENT_CONSUMERS:

@@ -38,14 +38,14 @@ from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
-from hybridize.analyzer.facts.values import is_ext_atom
+from hybridize.analyzer.facts.values import NONE_ATOM, is_ext_atom
 from hybridize.analyzer.frameworks import lookup_parameters, written_name
 from hybridize.analyzer.frameworks.api_info import ApiInfo
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
 from hybridize.analyzer.frameworks.namespaces import canonical_external
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_call
+from hybridize.analyzer.summaries.syms import NONE, is_attr, is_call
 
 GLOBAL_SEED_SETTERS = frozenset(name for f in FRAMEWORKS for name in f.global_seed_setters)
 """Every framework's calls that set its global random seed."""
@@ -260,9 +260,9 @@ def _may_be_none(index: ProjectIndex, facts: TensorFacts, reader: FunctionKey, v
     name = parameter_behind(fn, value, None)
     if name is not None:
         param = next((p for p in fn.params if p.name == name), None)
-        if param is not None and param.default == ("lit", "none", None):
+        if param is not None and param.default == NONE:
             return True
-    return ("lit", "none", None) in get_evaluator(index, facts, reader).eval(value)
+    return NONE_ATOM in get_evaluator(index, facts, reader).eval(value)
 
 
 def _seeding_test_case(index: ProjectIndex, class_key: ClassKey) -> str | None:

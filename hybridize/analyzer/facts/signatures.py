@@ -121,7 +121,7 @@ def _model(
         shape_sym = kwargs.get("shape", site.args[0] if site.args else None)
         dtype_sym = kwargs.get("dtype", site.args[1] if len(site.args) > 1 else None)
         shape = None
-        if shape_sym is not None and shape_sym != ("lit", "none", None):
+        if shape_sym is not None and shape_sym != NONE:
             shape = literal_ints(evaluator.eval(shape_sym))
             if shape is None:
                 return None

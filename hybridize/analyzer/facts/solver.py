@@ -61,6 +61,7 @@ from hybridize.analyzer.facts.values import (
     MAX_FINAL_ROUNDS,
     MAX_ROUNDS,
     NO_ATOMS,
+    NONE_ATOM,
     UNKNOWN_ATOM,
     WIDEN_AFTER,
     Atom,
@@ -68,16 +69,21 @@ from hybridize.analyzer.facts.values import (
     Atoms,
     Dep,
     atoms_for_return,
+    dict_atom,
     is_dict_atom,
     is_func_atom,
     is_method_atom,
     is_obj_atom,
     is_tup_atom,
+    lit_atom,
+    seq_atom,
+    tup_atom,
 )
 from hybridize.analyzer.frameworks.framework import compiler_named
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
+    UNKNOWN,
     is_attr,
     is_lit,
     is_seq,
@@ -85,6 +91,7 @@ from hybridize.analyzer.summaries.syms import (
     local_sym,
     name_sym,
     param_sym,
+    seq_sym,
 )
 from hybridize.model import Span
 
@@ -138,10 +145,8 @@ def _evaluate(
         yielded: set[Atom] = set()
         for value in fn.yields:
             yielded |= evaluator.eval(value)
-        returned = {("seq", "generator", cap_atoms(yielded or {UNKNOWN_ATOM}))}
-    out.returns = (
-        merge_tensor_specs(cap_atoms(returned)) if returned else frozenset({("lit", "none", None)})
-    )
+        returned = {seq_atom("generator", cap_atoms(yielded or {UNKNOWN_ATOM}))}
+    out.returns = merge_tensor_specs(cap_atoms(returned)) if returned else frozenset({NONE_ATOM})
     if evaluator.class_key is not None and fn.binds_receiver and fn.params:
         receiver = fn.params[0].name
         selves = (local_sym(receiver), param_sym(receiver))
@@ -150,7 +155,7 @@ def _evaluate(
                 out.attrs.append((evaluator.class_key, store.name, evaluator.eval(store.value)))
             elif store.kind == "item" and is_attr(store.target) and store.target[1] in selves:
                 # `self.heads["a"] = Dense(1)`: the dict attribute holds the value too.
-                held = ("dict", evaluator.eval(store.value))
+                held = dict_atom(evaluator.eval(store.value))
                 out.attrs.append((evaluator.class_key, store.target[2], frozenset({held})))
         for site in fn.calls:
             grown = _grown_attribute(evaluator, site, selves)
@@ -233,7 +238,7 @@ def _grown_attribute(
                 elements.update(iterated_atoms(atom))
     else:
         elements = set(evaluator.eval(site.args[-1]))
-    return callee[1][2], frozenset({("seq", "list", cap_atoms(elements))})
+    return callee[1][2], frozenset({seq_atom("list", cap_atoms(elements))})
 
 
 OPTIMISTIC: Dep = ("optimistic", FunctionKey("", ""))
@@ -930,16 +935,16 @@ def _widen_atom(atom: Atom, depth: int) -> Atom:
     if kind in ("tensor", "variable", "numpy") and len(atom) > 2 and atom[2] is not None:
         return (kind, atom[1], None, *atom[3:])
     if kind == "lit" and atom[1] in ("int", "float", "str") and atom[2] is not None:
-        return ("lit", atom[1], None)
+        return lit_atom(atom[1])
     if kind in CONTAINER_KINDS and depth >= 1:
         return collapse_container(atom)
     if kind == "tup":
         parts = tuple(frozenset(_widen(a, depth + 1) for a in part) for part in atom[1])
-        return ("tup", parts, *atom[2:])
+        return tup_atom(parts, atom[2])
     if kind == "seq":
-        return ("seq", atom[1], frozenset(_widen(a, depth + 1) for a in atom[2]))
+        return seq_atom(atom[1], frozenset(_widen(a, depth + 1) for a in atom[2]))
     if kind == "dict":
-        return ("dict", frozenset(_widen(a, depth + 1) for a in atom[1]))
+        return dict_atom(frozenset(_widen(a, depth + 1) for a in atom[1]))
     return atom
 
 
@@ -1352,7 +1357,7 @@ def _record_evidence(
                 argument = (
                     next(iter(syms))
                     if len(syms) == 1
-                    else ("seq", "tuple", tuple(sorted(syms, key=repr)))
+                    else seq_sym("tuple", tuple(sorted(syms, key=repr)))
                 )
                 out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
             if "symbolic" in kinds and not (
@@ -1394,7 +1399,7 @@ def _record_evidence(
                     out.evidence.append((atom[1], name, atoms, True))
                     if atoms and all(is_primitive(a) for a in atoms):
                         out.primitive.append((atom[1], name))
-                        element = elements[i] if i < len(elements) else ("?",)
+                        element = elements[i] if i < len(elements) else UNKNOWN
                         out.literal_sites.append(
                             (atom[1], name, False, resolved.site.span, element)
                         )

@@ -27,7 +27,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import is_obj_atom
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import kind_of
+from hybridize.analyzer.summaries.syms import kind_of, lit_sym
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,11 +94,9 @@ def _tracing_switch(resolved: ResolvedCall, keyword: str) -> str:
     given = dict(resolved.site.kwargs).get(keyword)
     if given is None:
         return f"**kwargs that may set {keyword}=False" if resolved.site.has_star_args else ""
-    if given[:3] == ("lit", "bool", True):
+    if given == lit_sym("bool", True):
         return ""
-    return (
-        f"{keyword}=False" if given[:3] == ("lit", "bool", False) else f"{keyword}=<may be False>"
-    )
+    return f"{keyword}=False" if given == lit_sym("bool", False) else f"{keyword}=<may be False>"
 
 
 def runs_under_tracers(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:

@@ -38,7 +38,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom, AtomKind, is_func_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import kind_of
+from hybridize.analyzer.summaries.syms import kind_of, param_sym
 from hybridize.model import Span
 
 WRAPPING_DECORATORS = frozenset({"functools.wraps"})
@@ -170,7 +170,7 @@ class WrappedCallables:
                 fn = self.index.function(init)
                 receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
                 found = receiver is not None and self._sets_wrapped(
-                    init, lambda sym: _names(sym, receiver) or sym == ("param", receiver)
+                    init, lambda sym: _names(sym, receiver) or sym == param_sym(receiver)
                 )
             self._classes[klass] = found
         return found

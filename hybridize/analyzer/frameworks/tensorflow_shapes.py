@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from hybridize.analyzer.facts.values import is_tup_atom
+from hybridize.analyzer.facts.values import NONE_ATOM, is_tup_atom, lit_atom
 
 from .shapes import (
     Atom,
@@ -157,12 +157,12 @@ def _matmul(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[Atom
         if flag not in kwargs:
             continue
         value = kwargs[flag]
-        if value == frozenset({("lit", "bool", True)}):
+        if value == frozenset({lit_atom("bool", True)}):
             if which == "a":
                 a = (*a[:-2], a[-1], a[-2])
             else:
                 b = (*b[:-2], b[-1], b[-2])
-        elif value != frozenset({("lit", "bool", False)}):
+        elif value != frozenset({lit_atom("bool", False)}):
             return None
     return matmul_shape(a, b)
 
@@ -172,8 +172,8 @@ def _reduction(args: Sequence[frozenset[Atom]], kwargs: Mapping[str, frozenset[A
     if source is None:
         return None
     axis_atoms = argument(args, kwargs, 1, "axis")
-    keepdims = kwargs.get("keepdims") == frozenset({("lit", "bool", True)})
-    if axis_atoms is None or axis_atoms == frozenset({("lit", "none", None)}):
+    keepdims = kwargs.get("keepdims") == frozenset({lit_atom("bool", True)})
+    if axis_atoms is None or axis_atoms == frozenset({NONE_ATOM}):
         return tuple(1 for _ in source) if keepdims else ()
     axes = literal_axes(axis_atoms, len(source))
     if axes is None:
@@ -197,7 +197,7 @@ def _joined(stack: bool) -> Rule:
             return None
         rank = len(known[0]) + (1 if stack else 0)
         axes = literal_axes(
-            argument(args, kwargs, 1, "axis") or frozenset({("lit", "int", 0)}), rank
+            argument(args, kwargs, 1, "axis") or frozenset({lit_atom("int", 0)}), rank
         )
         if axes is None or len(axes) != 1:
             return None
@@ -315,6 +315,6 @@ def _minus_one_index(raw: frozenset[Atom] | None) -> int | None:
     if not is_tup_atom(atom):
         return None
     for i, part in enumerate(atom[1]):
-        if ("lit", "int", -1) in part:
+        if lit_atom("int", -1) in part:
             return i
     return None
