@@ -55,6 +55,42 @@ UNTYPED_DISPATCHES_LEFT = {
 }
 """Modules still reading `kind = x[0]` without a typed kind, and how many such reads each holds."""
 
+POSITIONAL_READS_LEFT = {
+    "hybridize/analyzer/checks/hy427_type_spec_arguments.py": 3,
+    "hybridize/analyzer/decisions/benefit.py": 1,
+    "hybridize/analyzer/engine.py": 1,
+    "hybridize/analyzer/facts/array_strings.py": 1,
+    "hybridize/analyzer/facts/callgraph.py": 4,
+    "hybridize/analyzer/facts/candidacy.py": 2,
+    "hybridize/analyzer/facts/distribution_numbers.py": 1,
+    "hybridize/analyzer/facts/double_backward.py": 1,
+    "hybridize/analyzer/facts/effects.py": 2,
+    "hybridize/analyzer/facts/evaluator.py": 6,
+    "hybridize/analyzer/facts/frozen_state.py": 7,
+    "hybridize/analyzer/facts/hashability.py": 1,
+    "hybridize/analyzer/facts/helper_safety.py": 9,
+    "hybridize/analyzer/facts/loop_shapes.py": 1,
+    "hybridize/analyzer/facts/mocked_torch_apis.py": 1,
+    "hybridize/analyzer/facts/nested_compiled.py": 1,
+    "hybridize/analyzer/facts/patched_callees.py": 1,
+    "hybridize/analyzer/facts/predicates.py": 1,
+    "hybridize/analyzer/facts/resolve.py": 2,
+    "hybridize/analyzer/facts/returns.py": 4,
+    "hybridize/analyzer/facts/safety.py": 8,
+    "hybridize/analyzer/facts/seeded_random.py": 1,
+    "hybridize/analyzer/facts/signatures.py": 8,
+    "hybridize/analyzer/facts/solver.py": 1,
+    "hybridize/analyzer/facts/test_parameters.py": 2,
+    "hybridize/analyzer/facts/tracing_callers.py": 1,
+    "hybridize/analyzer/facts/varying_shapes.py": 1,
+    "hybridize/analyzer/facts/wrapped_callables.py": 2,
+    "hybridize/analyzer/frameworks/shapes.py": 1,
+    "hybridize/analyzer/frameworks/tensorflow_dtypes.py": 1,
+    "hybridize/analyzer/frameworks/torch_dtypes.py": 2,
+    "hybridize/analyzer/summaries/summarize.py": 2,
+}
+"""Modules still reading a tested kind's fields by position (`positional_reads`)."""
+
 
 def is_kind_literal(node: ast.AST) -> bool:
     """A tuple display naming a kind first whose other elements are no mere strings: a
@@ -84,22 +120,58 @@ def is_untyped_dispatch(node: ast.AST) -> bool:
     )
 
 
-def counts(source: str) -> tuple[int, int]:
-    """The kind literals and the untyped kind dispatches of a module."""
+def positional_reads(node: ast.AST) -> int:
+    """In `is_attr(x) and x[2] ...`, the fields of `x` read by position after its kind is
+    tested: the vocabulary names them (`attr_name(x)`). A read whose own test narrows the
+    field's type (`x[2] is not None`, then `x[2]` used as a key) stays by position: a call's
+    result does not narrow."""
+    if not isinstance(node, ast.BoolOp) or not isinstance(node.op, ast.And):
+        return 0
+    found = 0
+    for i, value in enumerate(node.values):
+        if not (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id.startswith("is_")
+            and len(value.args) == 1
+        ):
+            continue
+        tested = ast.dump(value.args[0])
+        for later in node.values[i + 1 :]:
+            for sub in ast.walk(later):
+                if (
+                    isinstance(sub, ast.Subscript)
+                    and ast.dump(sub.value) == tested
+                    and isinstance(sub.slice, ast.Constant)
+                    and isinstance(sub.slice.value, int)
+                    and sub.slice.value >= 1
+                ):
+                    found += 1
+    return found
+
+
+def counts(source: str) -> tuple[int, int, int]:
+    """The kind literals, the untyped kind dispatches and the fields read by position after
+    a kind test, of a module."""
     nodes = list(ast.walk(ast.parse(source)))
-    return sum(map(is_kind_literal, nodes)), sum(map(is_untyped_dispatch, nodes))
+    return (
+        sum(map(is_kind_literal, nodes)),
+        sum(map(is_untyped_dispatch, nodes)),
+        sum(map(positional_reads, nodes)),
+    )
 
 
 @cache
-def found() -> tuple[Counter[str], Counter[str]]:
+def found() -> tuple[Counter[str], Counter[str], Counter[str]]:
     literals: Counter[str] = Counter()
     dispatches: Counter[str] = Counter()
+    reads: Counter[str] = Counter()
     for path in sorted(HYBRIDIZE.rglob("*.py")):
         name = path.relative_to(REPO).as_posix()
         if name in VOCABULARIES:
             continue
-        literals[name], dispatches[name] = counts(path.read_text(encoding="utf-8"))
-    return +literals, +dispatches
+        literals[name], dispatches[name], reads[name] = counts(path.read_text(encoding="utf-8"))
+    return +literals, +dispatches, +reads
 
 
 def grown(now: Counter[str], allowed: dict[str, int]) -> dict[str, tuple[int, int]]:
@@ -111,7 +183,7 @@ def grown(now: Counter[str], allowed: dict[str, int]) -> dict[str, tuple[int, in
 
 
 def test_no_module_adds_a_kind_literal() -> None:
-    literals, _ = found()
+    literals, _, _ = found()
     assert not grown(literals, KIND_LITERALS_LEFT), (
         "build values with the vocabulary's constructors (values.py: tensor_atom, obj_atom...; "
         "syms.py: attr_sym...), not tuple literals; (found, allowed) per module: "
@@ -120,25 +192,36 @@ def test_no_module_adds_a_kind_literal() -> None:
 
 
 def test_no_module_adds_an_untyped_kind_dispatch() -> None:
-    _, dispatches = found()
+    _, dispatches, _ = found()
     assert not grown(dispatches, UNTYPED_DISPATCHES_LEFT), (
         "type the kind read (`kind: AtomKind = atom[0]`, or `atom_kind(atom)`); (found, "
         f"allowed) per module: {grown(dispatches, UNTYPED_DISPATCHES_LEFT)}"
     )
 
 
+def test_no_module_adds_a_positional_read() -> None:
+    _, _, reads = found()
+    assert not grown(reads, POSITIONAL_READS_LEFT), (
+        "read a tested kind's fields by name (`is_attr(x) and attr_name(x) == ...`); (found, "
+        f"allowed) per module: {grown(reads, POSITIONAL_READS_LEFT)}"
+    )
+
+
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
-        ('a = ("tensor", None, None)', (1, 0)),
-        ('a = ("symbolic",)', (1, 0)),
-        ('ok = kind in ("tensor", "variable")', (0, 0)),
-        ('a = ("python", "spec")', (0, 0)),
-        ('a = ("nokind", 1)', (0, 0)),
-        ("kind = atom[0]", (0, 1)),
-        ("kind: AtomKind = atom[0]", (0, 0)),
-        ("kind = atom[1]", (0, 0)),
+        ('a = ("tensor", None, None)', (1, 0, 0)),
+        ('a = ("symbolic",)', (1, 0, 0)),
+        ('ok = kind in ("tensor", "variable")', (0, 0, 0)),
+        ('a = ("python", "spec")', (0, 0, 0)),
+        ('a = ("nokind", 1)', (0, 0, 0)),
+        ("kind = atom[0]", (0, 1, 0)),
+        ("kind: AtomKind = atom[0]", (0, 0, 0)),
+        ("kind = atom[1]", (0, 0, 0)),
+        ('ok = is_attr(s.callee) and s.callee[2] == "x"', (0, 0, 1)),
+        ('ok = is_attr(s) and attr_name(s) == "x"', (0, 0, 0)),
+        ("ok = is_attr(s) and t[2]", (0, 0, 0)),
     ],
 )
-def test_literals_and_dispatches_are_found(source: str, expected: tuple[int, int]) -> None:
+def test_literals_and_dispatches_are_found(source: str, expected: tuple[int, int, int]) -> None:
     assert counts(source) == expected

@@ -45,7 +45,7 @@ from hybridize.analyzer.facts.varying_shapes import shape_read_as_int, varying_s
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise
 from hybridize.analyzer.summaries.ir import CallSite, Loop, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_call, is_op, is_seq, kind_of
+from hybridize.analyzer.summaries.syms import is_call, is_op, is_seq, kind_of, seq_kind
 from hybridize.model import Benefit as BenefitLevel
 from hybridize.model import FunctionVerdict
 
@@ -438,7 +438,7 @@ class BenefitModel:
         constants and literal defaults resolve to theirs) or over a list or tuple display;
         None otherwise (a dataset, a tensor, a list built at run time)."""
         iterable = loop.iterable
-        if is_seq(iterable) and iterable[1] in ("list", "tuple"):
+        if is_seq(iterable) and seq_kind(iterable) in ("list", "tuple"):
             return len(iterable[2])
         if not is_call(iterable):
             return None

@@ -46,7 +46,15 @@ from hybridize.analyzer.facts.predicates import local_values, made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import SymKind, is_attr, is_call, is_iter, is_local, is_param
+from hybridize.analyzer.summaries.syms import (
+    SymKind,
+    is_attr,
+    is_call,
+    is_iter,
+    is_local,
+    is_param,
+    sym_name,
+)
 
 LAYER_ROLES = frozenset({"layer", "model"})
 """Framework objects that build their variables when first called."""
@@ -90,7 +98,7 @@ def held_parameters(
     held = {
         str(current[1])
         for current in walk_syms((sym,), follow)
-        if is_param(current) and current[1] != receiver
+        if is_param(current) and sym_name(current) != receiver
     }
     return sorted(held)
 

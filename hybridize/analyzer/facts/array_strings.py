@@ -20,7 +20,14 @@ from hybridize.analyzer.facts.safety import SafetyScan
 from hybridize.analyzer.facts.values import Atom, is_numpy_atom
 from hybridize.analyzer.frameworks.python_stdlib import REGEX_STRING_ARGUMENTS, STRING_METHODS
 from hybridize.analyzer.summaries.ir import Sym
-from hybridize.analyzer.summaries.syms import is_attr, is_local, is_param, kind_of
+from hybridize.analyzer.summaries.syms import (
+    attr_name,
+    is_attr,
+    is_local,
+    is_param,
+    kind_of,
+    sym_name,
+)
 
 NUMERIC_DTYPE_PREFIXES = ("float", "int", "uint", "bool", "complex", "bfloat")
 """NumPy dtypes that hold no text: their values are never read as strings."""
@@ -37,7 +44,7 @@ def array_string_reads(scan: SafetyScan) -> list[Evidence]:
     for resolved in scan.facts.calls.get(scan.key, []):
         site = resolved.site
         read: str | None = None
-        if is_attr(site.callee) and site.callee[2] in STRING_METHODS:
+        if is_attr(site.callee) and attr_name(site.callee) in STRING_METHODS:
             name = _parameter_read(scan, site.callee[1], texts)
             if name is not None:
                 read = f"calls `.{site.callee[2]}()` on `{name}`"
@@ -78,6 +85,6 @@ def _parameter_read(scan: SafetyScan, sym: Sym, names: set[str]) -> str | None:
         return made_of(current) if kind_of(current) in ("item", "iter") else ()
 
     for current in walk_syms((sym,), follow):
-        if is_param(current) and current[1] in names and current[1] != scan.receiver:
+        if is_param(current) and sym_name(current) in names and sym_name(current) != scan.receiver:
             return str(current[1])
     return None

@@ -20,12 +20,14 @@ from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.facts.values import (
+    boundext_role,
     is_boundext_atom,
     is_lit_atom,
     is_obj_atom,
     is_seq_atom,
     is_tup_atom,
     is_variable_atom,
+    obj_role,
 )
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
@@ -148,7 +150,7 @@ def local_stateful_computation(facts: TensorFacts, key: FunctionKey) -> bool:
         ):
             return True
         variable_method = any(
-            is_boundext_atom(a) and a[1] == "variable" for a in resolved.callee_atoms
+            is_boundext_atom(a) and boundext_role(a) == "variable" for a in resolved.callee_atoms
         )
         if variable_method or any(info.tensor_op for info in resolved.api):
             arguments = [*resolved.args, *resolved.kwargs.values()]
@@ -158,7 +160,10 @@ def local_stateful_computation(facts: TensorFacts, key: FunctionKey) -> bool:
     if evaluator is not None:
         for receiver, _attribute, _span, _calls in evaluator.fn.variable_reads:
             # `model.trainable_variables`: the weights themselves, whatever is done with them.
-            if any(is_obj_atom(a) and a[1] in ("layer", "model") for a in evaluator.eval(receiver)):
+            if any(
+                is_obj_atom(a) and obj_role(a) in ("layer", "model")
+                for a in evaluator.eval(receiver)
+            ):
                 return True
         for sym in evaluator.memo:
             if is_op(sym) and any(

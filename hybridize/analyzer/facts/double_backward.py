@@ -36,7 +36,7 @@ from hybridize.analyzer.facts.callgraph import first_witness_of_runs
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import is_boundext_atom, is_obj_atom
+from hybridize.analyzer.facts.values import is_boundext_atom, is_obj_atom, obj_role
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
@@ -128,7 +128,7 @@ def _handed_callables(index: ProjectIndex, resolved: ResolvedCall) -> list[Funct
     for atom in resolved.args[0] if resolved.args else ():
         if kind_of(atom) in ("func", "method") and isinstance(atom[1], FunctionKey):
             starts.add(atom[1])
-        elif is_obj_atom(atom) and atom[1] in ("layer", "model") and atom[2] is not None:
+        elif is_obj_atom(atom) and obj_role(atom) in ("layer", "model") and atom[2] is not None:
             starts.update(index.dispatch(atom[2], index.instance_call(atom[2])))
     return sorted(starts, key=str)
 

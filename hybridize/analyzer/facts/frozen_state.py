@@ -36,7 +36,14 @@ from hybridize.analyzer.facts.values import (
 )
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import attr_sym, is_attr, is_name, local_sym, param_sym
+from hybridize.analyzer.summaries.syms import (
+    attr_base,
+    attr_sym,
+    is_attr,
+    is_name,
+    local_sym,
+    param_sym,
+)
 from hybridize.model import Span
 
 INITIALISERS = frozenset({"__init__", "__new__", "__post_init__"})
@@ -246,7 +253,7 @@ def _reads(
     evaluator = get_evaluator(index, facts, key)
     reads = sorted({*evaluator.memo, *_getattr_reads(facts, key)}, key=repr)
     for sym in reads:
-        if is_attr(sym) and sym[1] in selves and class_key is not None:
+        if is_attr(sym) and attr_base(sym) in selves and class_key is not None:
             if index.find_method(class_key, sym[2]) is None:
                 yield f"`{receiver}.{sym[2]}`", (attr_state(class_key, sym[2]), sym)
         elif is_attr(sym) and _free_name(index, key, fn, sym[1]):

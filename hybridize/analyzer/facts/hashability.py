@@ -36,7 +36,7 @@ from typing import Literal, cast
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
+from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref, ref_key
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import MAX_NESTING, Atom, AtomKind
 from hybridize.analyzer.frameworks import lookup
@@ -44,7 +44,7 @@ from hybridize.analyzer.frameworks.framework import TENSORFLOW
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
 from hybridize.analyzer.summaries.ir import DecoratorInfo, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import NONE, is_lit, param_sym
+from hybridize.analyzer.summaries.syms import NONE, is_lit, lit_type, lit_value, param_sym
 
 DOTTED_NAME = re.compile(r"[A-Za-z_][\w.]*")
 HashStatus = Literal["hashable", "unhashable", "inherits", "unknown"]
@@ -53,7 +53,11 @@ OPENED_SEQUENCES = frozenset({"list", "tuple"})
 
 
 def _literal_bool(value: Sym) -> bool | None:
-    return cast("bool | None", value[2]) if is_lit(value) and value[1] == "bool" else None
+    return (
+        cast("bool | None", lit_value(value))
+        if is_lit(value) and lit_type(value) == "bool"
+        else None
+    )
 
 
 def _decorator_status(decorator: DecoratorInfo, record: RecordDecorator) -> tuple[HashStatus, str]:
@@ -133,7 +137,7 @@ def hash_status(
     if status != "inherits":
         return status, reason
     for base, ref in zip(index.klass(class_key).bases, index.base_refs(class_key), strict=True):
-        if is_class_ref(ref) and ref[1] not in seen:
+        if is_class_ref(ref) and ref_key(ref) not in seen:
             status, reason = hash_status(index, ref[1], seen | {class_key})
             if status == "unhashable":
                 return status, f"its base `{base}`: {reason}"

@@ -73,9 +73,11 @@ from hybridize.analyzer.summaries.syms import (
     is_iter,
     is_param,
     kind_of,
+    lit_type,
     local_sym,
     name_sym,
     param_sym,
+    sym_name,
 )
 from hybridize.model import Span
 
@@ -760,7 +762,7 @@ class _Values:
                 sym = self.fn.locals[sym[1]][0]
             else:
                 break
-        return sym[1] if is_param(sym) and sym[1] != self.receiver else None
+        return sym_name(sym) if is_param(sym) and sym_name(sym) != self.receiver else None
 
     def _argument(
         self, resolved: ResolvedCall, kind: str, target: FunctionKey, param: str
@@ -1095,7 +1097,7 @@ def _tensor_if(atoms: Iterable[tuple]) -> Symbolic:
 
 def _is_mapping_or_string(atom: Atom) -> bool:
     """A Python dict or string: indexed by a symbolic tensor, it raises in a graph."""
-    return is_dict_atom(atom) or (is_lit_atom(atom) and atom[1] == "str")
+    return is_dict_atom(atom) or (is_lit_atom(atom) and lit_type(atom) == "str")
 
 
 def _operands(site: CallSite) -> Iterator[Sym]:

@@ -26,14 +26,14 @@ from hybridize.analyzer.facts.evaluator import (
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom, is_ext_atom, is_numpy_atom
+from hybridize.analyzer.facts.values import Atom, ext_name, is_ext_atom, is_numpy_atom
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.api_info import DtypeAssertingConversion
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.frameworks.shapes import DTYPE_ALIASES, DTYPE_NAMES
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_cond, is_local, is_param
+from hybridize.analyzer.summaries.syms import is_cond, is_local, is_param, sym_name
 from hybridize.model import Span
 
 NUMPY_DTYPE_PREFIX = "numpy."
@@ -181,7 +181,7 @@ def _requested_dtype(
     numpy = {
         DTYPE_ALIASES.get(short, short)
         for atom in atoms
-        if is_ext_atom(atom) and atom[1].startswith(NUMPY_DTYPE_PREFIX)
+        if is_ext_atom(atom) and ext_name(atom).startswith(NUMPY_DTYPE_PREFIX)
         for short in [atom[1].removeprefix(NUMPY_DTYPE_PREFIX)]
         if short in DTYPE_NAMES
     }
@@ -214,5 +214,5 @@ def _parameters_behind(fn: FunctionSummary, sym: Sym, receiver: str | None) -> s
     return {
         current[1]
         for current in walk_syms((sym,), follow)
-        if is_param(current) and current[1] != receiver
+        if is_param(current) and sym_name(current) != receiver
     }

@@ -36,7 +36,7 @@ from hybridize.analyzer.facts.refs import (
 )
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
-from hybridize.analyzer.facts.values import Atom, is_class_atom, is_module_atom
+from hybridize.analyzer.facts.values import Atom, is_class_atom, is_module_atom, project_key
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import is_attr, kind_of
@@ -165,6 +165,8 @@ def patching_calls(
     for resolved in calls:
         site = resolved.site
         callee = site.callee
+        # Every call site of the project passes here: the attribute's name read inline
+        # (`attr_name`'s call costs on that many), its kind by `is_attr` as before.
         if is_attr(callee) and callee[2] not in PATCHER_LAST_NAMES:
             continue  # every patcher's name ends so: most call sites leave here, unresolved
         if fn is None:
@@ -311,7 +313,7 @@ def _dotted_target(index: ProjectIndex, importer: str, dotted: str) -> FunctionK
 
 def _member_target(index: ProjectIndex, atom: Atom, attribute: str) -> FunctionKey | None:
     """The project function or method `attribute` of a class or module atom names."""
-    if is_class_atom(atom) and atom[1] is not None:
+    if is_class_atom(atom) and project_key(atom) is not None:
         return index.find_method(atom[1], attribute)
     if is_module_atom(atom):
         ref = index.alias_target(index.member(module_ref(atom[1]), attribute))

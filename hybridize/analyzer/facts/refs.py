@@ -65,6 +65,16 @@ def ref_kind(ref: Ref) -> RefKind:
     return kind
 
 
+def ref_key(ref: FuncRef | ClassRef) -> FunctionKey:
+    """The project function or class a reference names."""
+    return ref[1]
+
+
+def ext_dotted(ref: ExtRef) -> str:
+    """The canonical dotted name of what an external reference names."""
+    return ref[1]
+
+
 def is_module_ref(ref: Ref) -> TypeGuard[ModuleRef]:
     return ref[0] == "module"
 

@@ -21,6 +21,7 @@ from hybridize.analyzer.facts.refs import (
     UNKNOWN_REF,
     Ref,
     class_ref,
+    ext_dotted,
     ext_ref,
     func_ref,
     global_ref,
@@ -30,6 +31,7 @@ from hybridize.analyzer.facts.refs import (
     is_global_ref,
     is_module_ref,
     module_ref,
+    ref_key,
 )
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.frameworks.framework import (
@@ -457,7 +459,7 @@ class ProjectIndex:
                 for qualname in module.classes:
                     key = FunctionKey(relpath, qualname)
                     for ref in self.base_refs(key):
-                        if is_class_ref(ref) and ref[1] != key:
+                        if is_class_ref(ref) and ref_key(ref) != key:
                             direct.setdefault(ref[1], []).append(key)
             self._direct_subclasses = direct
         found: list[ClassKey] = []
@@ -505,7 +507,7 @@ class ProjectIndex:
         found = self._test_case_cache.get(class_key)
         if found is None:
             found = self._test_case_cache[class_key] = any(
-                is_ext_ref(ref) and ref[1].endswith("TestCase")
+                is_ext_ref(ref) and ext_dotted(ref).endswith("TestCase")
                 for key in self.mro(class_key)
                 for ref in self.base_refs(key)
             )

@@ -31,10 +31,17 @@ from hybridize.analyzer.facts.refs import is_global_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.scan_memo import per_module
-from hybridize.analyzer.facts.values import is_ext_atom
+from hybridize.analyzer.facts.values import ext_name, is_ext_atom
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import SymKind, is_attr, is_iter, local_sym, name_sym
+from hybridize.analyzer.summaries.syms import (
+    SymKind,
+    attr_name,
+    is_attr,
+    is_iter,
+    local_sym,
+    name_sym,
+)
 from hybridize.model import Span
 
 Value = tuple
@@ -298,13 +305,13 @@ class LiteralVariation:
             if any(info.effect in CHANGING_EFFECTS for info in resolved.api):
                 return ("varies", "a value drawn or read anew on every call")
             converts = any(
-                is_ext_atom(a) and a[1] in NUMBER_CONVERSIONS for a in resolved.callee_atoms
+                is_ext_atom(a) and ext_name(a) in NUMBER_CONVERSIONS for a in resolved.callee_atoms
             )
             if converts and any(is_tensor_like(a) for atoms in resolved.args for a in atoms):
                 return ("varies", "a Python number converted from a tensor, whose value is data")
             if any(a[1] == "builtins.next" for a in resolved.callee_atoms if is_ext_atom(a)):
                 return ("varies", "the next element of an iterator")
-        if is_attr(site.callee) and site.callee[2] in SHAPE_METHODS:
+        if is_attr(site.callee) and attr_name(site.callee) in SHAPE_METHODS:
             shaped = self._shape_of_parameter(key, site.callee[1])
             if shaped is not None:
                 return shaped

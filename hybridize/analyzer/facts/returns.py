@@ -65,6 +65,7 @@ from hybridize.analyzer.facts.values import (
     is_symbolic_atom,
     is_tup_atom,
     is_variable_atom,
+    obj_role,
 )
 from hybridize.analyzer.frameworks import lookup, written_name
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework, framework_of_api
@@ -73,6 +74,8 @@ from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
     NONE,
     SymKind,
+    attr_base,
+    attr_name,
     call_sym,
     is_attr,
     is_call,
@@ -82,7 +85,9 @@ from hybridize.analyzer.summaries.syms import (
     is_local,
     is_slice,
     kind_of,
+    lit_type,
     param_sym,
+    seq_kind,
 )
 
 UNRETURNABLE_ROLES = {
@@ -217,7 +222,7 @@ def _unreturnable(
                     makes_symbolic = _makes_symbolic(facts, key)
                 if not makes_symbolic:
                     continue
-            if is_obj_atom(atom) and atom[1] in CHANGED_ROLES:
+            if is_obj_atom(atom) and obj_role(atom) in CHANGED_ROLES:
                 reasons.add(f"returns {CHANGED_ROLES[atom[1]]}")
                 continue
             what = _unreturnable_atom(index, atom)
@@ -246,7 +251,7 @@ def _iterator_in(atoms: Iterable[Atom]) -> str | None:
 def _iterator_kinds(atoms: Iterable[Atom], depth: int) -> set[str]:
     found = set()
     for atom in atoms:
-        if is_seq_atom(atom) and atom[1] in ITERATOR_KINDS:
+        if is_seq_atom(atom) and seq_kind(atom) in ITERATOR_KINDS:
             found.add(atom[1])
         elif depth >= MAX_NESTING:
             continue
@@ -570,7 +575,7 @@ def _python_kind(atom: Atom) -> str | None:
     for anything else (a tensor, an unknown value)."""
     if atom == NONE_ATOM:
         return ""
-    if is_lit_atom(atom) and atom[1] in ("int", "float", "str", "bool"):
+    if is_lit_atom(atom) and lit_type(atom) in ("int", "float", "str", "bool"):
         return f"a Python {atom[1]}"
     if is_numpy_atom(atom):
         return "a NumPy value"
@@ -817,7 +822,7 @@ def _appended(fn: FunctionSummary, sym: Sym) -> Iterator[Sym]:
     """The elements the body appends to a local list (`combined.append(dim)`)."""
     for site in fn.calls:
         callee = site.callee
-        if is_attr(callee) and callee[1] == sym and callee[2] in LIST_GROWERS:
+        if is_attr(callee) and attr_base(callee) == sym and attr_name(callee) in LIST_GROWERS:
             position = LIST_GROWERS[callee[2]]
             if position < len(site.args):
                 yield site.args[position]
@@ -1095,7 +1100,7 @@ def _computed_from_python_arguments(
         if kind == "param":
             atoms = evidence.get(current[1])
             if not atoms or not all(
-                is_lit_atom(a) and a[1] in ("int", "float", "str") for a in atoms
+                is_lit_atom(a) and lit_type(a) in ("int", "float", "str") for a in atoms
             ):
                 return False
             parameters += 1

@@ -29,6 +29,7 @@ from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.facts.values import (
     Atom,
     AtomKind,
+    ext_name,
     is_boundext_atom,
     is_ext_atom,
     is_lit_atom,
@@ -36,6 +37,7 @@ from hybridize.analyzer.facts.values import (
     is_obj_atom,
     is_unknown_kind,
     is_variable_atom,
+    obj_role,
 )
 from hybridize.analyzer.frameworks import (
     literal_order_inputs,
@@ -48,6 +50,7 @@ from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
     SymKind,
+    attr_name,
     attr_sym,
     call_sym,
     is_attr,
@@ -57,6 +60,7 @@ from hybridize.analyzer.summaries.syms import (
     is_param,
     kind_of,
     local_sym,
+    sym_name,
 )
 from hybridize.model import Span
 
@@ -141,7 +145,7 @@ def parameter_behind(fn: FunctionSummary, sym: Sym, receiver: str | None) -> str
         if not is_local(sym) or len(fn.locals.get(sym[1], ())) != 1:
             break
         sym = fn.locals[sym[1]][0]
-    return sym[1] if is_param(sym) and sym[1] != receiver else None
+    return sym_name(sym) if is_param(sym) and sym_name(sym) != receiver else None
 
 
 def _arguments(args: tuple[Sym, ...], kwargs: tuple[tuple[str, Sym], ...]) -> Iterator[Sym]:
@@ -173,7 +177,7 @@ def mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym]) -> bool:
 def is_eager_only_call(resolved: ResolvedCall) -> bool:
     """An API the tables mark eager-only, or `.numpy()` on a receiver of unknown kind."""
     callee = resolved.site.callee
-    numpy_method = is_attr(callee) and callee[2] == "numpy" and not resolved.site.args
+    numpy_method = is_attr(callee) and attr_name(callee) == "numpy" and not resolved.site.args
     unknown_receiver = all(
         kind_of(a) in ("?", "boundext") for a in resolved.callee_atoms
     ) and not any(
@@ -516,7 +520,7 @@ def stale_variable_reads(ctx: SafetyScan) -> list[Evidence]:
     found = []
     for receiver, attribute, span, calls_before in fn.variable_reads:
         receiver_atoms = ctx.evaluator.eval(receiver)
-        if not any(is_obj_atom(a) and a[1] in LAYER_ROLES for a in receiver_atoms):
+        if not any(is_obj_atom(a) and obj_role(a) in LAYER_ROLES for a in receiver_atoms):
             continue
         calls_of_receiver = [
             r for r in ctx.facts.calls.get(ctx.key, []) if r.site.callee == receiver
@@ -574,7 +578,7 @@ def _unwrap_iteration(ctx: SafetyScan, sym: Sym) -> Sym:
             return sym
         site = ctx.fn.calls[sym[1]]
         callee = ctx.evaluator.eval(site.callee)
-        if site.args and any(is_ext_atom(a) and a[1] in ITERATION_WRAPPERS for a in callee):
+        if site.args and any(is_ext_atom(a) and ext_name(a) in ITERATION_WRAPPERS for a in callee):
             tensors = [a for a in site.args if _is_tensor_param(ctx, a)]
             sym = tensors[0] if tensors else site.args[0]
         else:
@@ -831,7 +835,7 @@ def _sublayer_classes(
     return {
         atom[2]
         for atom in _attribute_atoms(index, facts, class_key)
-        if is_obj_atom(atom) and atom[1] in LAYER_ROLES and atom[2] is not None
+        if is_obj_atom(atom) and obj_role(atom) in LAYER_ROLES and atom[2] is not None
     }
 
 

@@ -24,6 +24,7 @@ from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
     NONE,
     SymKind,
+    attr_name,
     is_attr,
     is_call,
     is_item,
@@ -309,7 +310,7 @@ def _shape_owner(fn: FunctionSummary, sym: Sym) -> str | None:
                 return _parameter(fn, callee[1])
             else:
                 return None
-        elif is_attr(sym) and sym[2] == "shape":
+        elif is_attr(sym) and attr_name(sym) == "shape":
             return _parameter(fn, sym[1])
         else:
             return None

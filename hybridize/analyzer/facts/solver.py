@@ -84,6 +84,7 @@ from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
     UNKNOWN,
+    attr_base,
     is_attr,
     is_lit,
     is_seq,
@@ -153,7 +154,9 @@ def _evaluate(
         for store in fn.stores:
             if store.kind == "attr" and store.target in selves:
                 out.attrs.append((evaluator.class_key, store.name, evaluator.eval(store.value)))
-            elif store.kind == "item" and is_attr(store.target) and store.target[1] in selves:
+            elif (
+                store.kind == "item" and is_attr(store.target) and attr_base(store.target) in selves
+            ):
                 # `self.heads["a"] = Dense(1)`: the dict attribute holds the value too.
                 held = dict_atom(evaluator.eval(store.value))
                 out.attrs.append((evaluator.class_key, store.target[2], frozenset({held})))

@@ -26,7 +26,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import is_lit_atom, is_python_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import kind_of
+from hybridize.analyzer.summaries.syms import kind_of, lit_type
 
 SORTING_BUILTINS = frozenset({"builtins.min", "builtins.max", "builtins.sorted"})
 """The builtins that order the results of their `key=` callback in Python."""
@@ -48,7 +48,7 @@ def compared_key_results(
     # compiled, a string tensor (no order), a shape tensor (`bool()` of a comparison of
     # several elements raises), or an object tf.function cannot return.
     text = any(is_python_atom(atom) or atom[:2] == ("lit", "str") for atom in leaves)
-    python = text or any(is_lit_atom(atom) and atom[1] != "none" for atom in leaves)
+    python = text or any(is_lit_atom(atom) and lit_type(atom) != "none" for atom in leaves)
     if not python:
         return
     for caller in sorted(facts.callback_callers.get(key, ()), key=str):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from hybridize.analyzer.facts.values import is_dict_atom, is_lit_atom, is_seq_atom, is_tup_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
-from hybridize.analyzer.summaries.syms import is_seq
+from hybridize.analyzer.summaries.syms import is_seq, lit_type, seq_kind
 
 if TYPE_CHECKING:
     from hybridize.analyzer.facts.values import Atom, Atoms
@@ -72,7 +72,9 @@ def absl_cases(
 
 def pytest_cases(names: Atoms, values: Atoms) -> list[dict[str, Atoms]]:
     """Keyword arguments of each case of `pytest.mark.parametrize("a,b", [...])`."""
-    texts = {a[2] for a in names if is_lit_atom(a) and a[1] == "str" and isinstance(a[2], str)}
+    texts = {
+        a[2] for a in names if is_lit_atom(a) and lit_type(a) == "str" and isinstance(a[2], str)
+    }
     if len(texts) != 1:
         return []
     argnames = [n.strip() for n in texts.pop().split(",") if n.strip()]
@@ -86,7 +88,7 @@ def pytest_cases(names: Atoms, values: Atoms) -> list[dict[str, Atoms]]:
 
 
 def is_tuple_display(sym: Sym) -> bool:
-    return is_seq(sym) and sym[1] == "tuple"
+    return is_seq(sym) and seq_kind(sym) == "tuple"
 
 
 def receives_cases(fn: FunctionSummary) -> bool:

@@ -24,7 +24,7 @@ from hybridize.analyzer.facts.callgraph import first_witness_of_runs
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import is_obj_atom
+from hybridize.analyzer.facts.values import is_obj_atom, obj_role
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import kind_of, lit_sym
@@ -79,7 +79,7 @@ def _tracing_calls(
         for atom in resolved.args[0]:
             if kind_of(atom) in ("func", "method") and isinstance(atom[1], FunctionKey):
                 starts.add(atom[1])
-            elif is_obj_atom(atom) and atom[1] in ("layer", "model") and atom[2] is not None:
+            elif is_obj_atom(atom) and obj_role(atom) in ("layer", "model") and atom[2] is not None:
                 starts.update(index.dispatch(atom[2], index.instance_call(atom[2])))
         if starts:
             call = TracingCall(key, tracer, resolved.site.span.start_line, switch)

@@ -335,6 +335,31 @@ def boundext_atom(role: str, name: str) -> BoundExtAtom:
 # Named fields of the kinds read by position elsewhere.
 
 
+def obj_role(atom: ObjAtom) -> str:
+    """An object's role ("layer", "model", "optimizer"... `values.RETURN_ATOMS`)."""
+    return atom[1]
+
+
+def obj_class(atom: ObjAtom) -> FunctionKey | None:
+    """The project class of an object, None for a framework's own object."""
+    return atom[2]
+
+
+def project_key(atom: FuncAtom | MethodAtom | ClassAtom) -> FunctionKey:
+    """The project function, method or class a callable atom is."""
+    return atom[1]
+
+
+def ext_name(atom: ExtAtom) -> str:
+    """The canonical dotted name of something outside the project."""
+    return atom[1]
+
+
+def boundext_role(atom: BoundExtAtom) -> str:
+    """The role of the framework object whose method a bound method is."""
+    return atom[1]
+
+
 def obj_config(atom: ObjAtom) -> ObjConfig | None:
     """What more is known of an object (`ObjConfig`), None when nothing is."""
     return atom[3] if len(atom) > 3 else None

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref, is_func_ref
+from hybridize.analyzer.facts.refs import ext_dotted, is_class_ref, is_ext_ref, is_func_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom, AtomKind, is_func_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
@@ -141,7 +141,7 @@ class WrappedCallables:
         `name.__wrapped__ = ...` in the body that defines it."""
         for decorator in fn.decorators:
             ref = self.index.resolve_dotted(key.file, decorator.name)
-            if is_ext_ref(ref) and ref[1] in WRAPPING_DECORATORS:
+            if is_ext_ref(ref) and ext_dotted(ref) in WRAPPING_DECORATORS:
                 return True
         owner = self.index.owner_key(key)
         return self._sets_wrapped(owner, lambda sym: _names(sym, fn.name))

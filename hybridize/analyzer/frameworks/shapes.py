@@ -19,7 +19,7 @@ from hybridize.analyzer.facts.values import (
     is_seq_atom,
     is_tup_atom,
 )
-from hybridize.analyzer.summaries.syms import kind_of
+from hybridize.analyzer.summaries.syms import kind_of, lit_type, lit_value
 
 DTYPE_NAMES = frozenset(
     {
@@ -66,13 +66,13 @@ def literal_ints(atoms: frozenset[Atom] | None) -> tuple[int | None, ...] | None
     if not atoms or len(atoms) != 1:
         return None
     (atom,) = atoms
-    if is_lit_atom(atom) and atom[1] == "int":
+    if is_lit_atom(atom) and lit_type(atom) == "int":
         return (atom[2] if isinstance(atom[2], int) and atom[2] >= 0 else None,)
     if not is_tup_atom(atom):
         return None
     axes: list[int | None] = []
     for part in atom[1]:
-        values = [a[2] for a in part if is_lit_atom(a) and a[1] == "int"]
+        values = [lit_value(a) for a in part if is_lit_atom(a) and lit_type(a) == "int"]
         if len(part) == 1 and len(values) == 1 and isinstance(values[0], int) and values[0] >= 0:
             axes.append(values[0])
         else:
@@ -85,7 +85,7 @@ def literal_structure_shape(atoms: frozenset[Atom]) -> Shape:
     if len(atoms) != 1:
         return None
     (atom,) = atoms
-    if is_lit_atom(atom) and atom[1] in ("int", "float", "bool", "str"):
+    if is_lit_atom(atom) and lit_type(atom) in ("int", "float", "bool", "str"):
         return ()
     if is_tup_atom(atom):
         inner = {literal_structure_shape(part) for part in atom[1]}
@@ -146,7 +146,7 @@ def literal_axes(atoms: frozenset[Atom], rank: int) -> set[int] | None:
     parts = [frozenset({atom})] if is_lit_atom(atom) else list(atom[1]) if is_tup_atom(atom) else []
     axes: set[int] = set()
     for part in parts:
-        values = [a[2] for a in part if is_lit_atom(a) and a[1] == "int"]
+        values = [lit_value(a) for a in part if is_lit_atom(a) and lit_type(a) == "int"]
         if len(values) != 1 or not isinstance(values[0], int) or not -rank <= values[0] < rank:
             return None
         axes.add(values[0] % rank)
@@ -264,7 +264,7 @@ def numpy_dtype_of(atoms: frozenset[Atom]) -> str | None:
                 found.add(DTYPE_ALIASES.get(name, name))
             elif name == "float_":
                 found.add("float64")
-        elif is_lit_atom(atom) and atom[1] == "str" and atom[2] in DTYPE_NAMES:
+        elif is_lit_atom(atom) and lit_type(atom) == "str" and atom[2] in DTYPE_NAMES:
             found.add(DTYPE_ALIASES.get(atom[2], atom[2]))
     return found.pop() if len(found) == 1 else None
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from hybridize.analyzer.facts.values import is_ext_atom, is_lit_atom
+from hybridize.analyzer.facts.values import ext_name, is_ext_atom, is_lit_atom
+from hybridize.analyzer.summaries.syms import lit_type
 
 from .shapes import DTYPE_ALIASES, DTYPE_NAMES, Atom, argument, common_dtype, literal_type
 
@@ -23,11 +24,11 @@ def dtype_named(atoms: frozenset[Atom]) -> str | None:
     """The TF dtype a `dtype=` argument names (`tf.float32`, `'float32'`), if exactly one."""
     found: set[str] = set()
     for atom in atoms:
-        if is_ext_atom(atom) and atom[1].startswith("tensorflow."):
+        if is_ext_atom(atom) and ext_name(atom).startswith("tensorflow."):
             name = atom[1].rsplit(".", 1)[-1]
             if name in DTYPE_NAMES:
                 found.add(DTYPE_ALIASES.get(name, name))
-        elif is_lit_atom(atom) and atom[1] == "str" and atom[2] in DTYPE_NAMES:
+        elif is_lit_atom(atom) and lit_type(atom) == "str" and atom[2] in DTYPE_NAMES:
             found.add(DTYPE_ALIASES.get(atom[2], atom[2]))
     return found.pop() if len(found) == 1 else None
 

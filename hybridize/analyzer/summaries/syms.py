@@ -250,6 +250,40 @@ def is_cond(sym: Sym) -> TypeGuard[CondSym]:
     return sym[0] == "cond"
 
 
+# Named fields of the kinds read most: typed, where `sym[2]` says nothing of what it reads.
+
+
+def lit_type(lit: LitSym) -> str:
+    """A literal's Python type ("int", "str"...); a literal atom (`facts/values.py`) has the
+    same shape and reads the same."""
+    return lit[1]
+
+
+def lit_value(lit: LitSym) -> object:
+    """A literal's value (None when not kept); a literal atom's too."""
+    return lit[2]
+
+
+def sym_name(sym: ParamSym | LocalSym | NameSym) -> str:
+    """The name a parameter, a local or a free name reads."""
+    return sym[1]
+
+
+def attr_base(attr: AttrSym) -> Sym:
+    """The value whose attribute is read (`x` of `x.name`)."""
+    return attr[1]
+
+
+def attr_name(attr: AttrSym) -> str:
+    """The attribute read (`name` of `x.name`)."""
+    return attr[2]
+
+
+def seq_kind(seq: tuple[Literal["seq"], str, object]) -> str:
+    """A display's kind ("list", "tuple", "set"); a sequence atom's too ("range"...)."""
+    return seq[1]
+
+
 def sym_kind(sym: Sym) -> SymKind:
     """The kind of a symbolic value, typed (see `SymKind`)."""
     kind: SymKind = sym[0]
