@@ -30,7 +30,7 @@ VOCABULARIES = frozenset(
 """The modules that define the kinds: they alone test a kind by position."""
 
 KIND_TESTS_LEFT = {
-    "hybridize/analyzer/facts/retracing.py": 11,  # "varies" and "const": its own verdicts
+    "hybridize/analyzer/facts/retracing.py": 2,  # is_varies, is_constant: its own `Value`s
     "hybridize/analyzer/facts/solver.py": 1,  # "attrs": a `Dep`, no value
 }
 """Modules still testing a kind by position, and how many such tests each holds: none of them

@@ -23,6 +23,7 @@ number. Each decision keeps the site that shows it, for the finding to point at.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, TypeGuard
 
 from hybridize.analyzer.facts.evaluator import LiteralSite, ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
@@ -46,7 +47,41 @@ from hybridize.model import Span
 
 Value = tuple
 """("const", value) a known constant; ("fixed", token) the same value at every call, unknown
-statically (equal tokens: equal values); ("varies", reason) may change between calls."""
+statically (equal tokens: equal values); ("varies", reason) may change between calls. A plain
+tuple, as symbolic values are (`summaries/syms.py`), built and tested by the functions below."""
+ConstantValue = tuple[Literal["const"], tuple[str, object]]
+FixedValue = tuple[Literal["fixed"], object]
+VaryingValue = tuple[Literal["varies"], str]
+
+
+def constant(value: tuple[str, object]) -> ConstantValue:
+    """A value known statically: a literal's (type, value), or ("seq"/"dict", the constant
+    payloads of a display's elements)."""
+    return ("const", value)
+
+
+def fixed(token: object) -> FixedValue:
+    """The same value at every call, unknown statically: equal tokens, equal values."""
+    return ("fixed", token)
+
+
+def varies(reason: str) -> VaryingValue:
+    """A value that may change between calls, and why, in words."""
+    return ("varies", reason)
+
+
+def varying_reason(value: VaryingValue) -> str:
+    """Why a value may change between calls, in words."""
+    return value[1]
+
+
+def is_constant(value: Value) -> TypeGuard[ConstantValue]:
+    return value[0] == "const"
+
+
+def is_varies(value: Value) -> TypeGuard[VaryingValue]:
+    return value[0] == "varies"
+
 
 NUMBER_CONVERSIONS = frozenset({"builtins.int", "builtins.float", "builtins.round"})
 CHANGING_EFFECTS = frozenset({"random", "clock", "input"})
@@ -135,7 +170,7 @@ class LiteralVariation:
     def _decide(self, sites: list[LiteralSite]) -> Retrace | None:
         values = [(site, self.value(site.caller, site.argument)) for site in sites]
         for site, value in values:
-            if value[0] == "varies":
+            if is_varies(value):
                 return Retrace(value[1], site)
         distinct: dict[Value, LiteralSite] = {}
         for site, value in values:
@@ -156,7 +191,7 @@ class LiteralVariation:
         if memo_key in self.param_memo:
             return self.param_memo[memo_key]
         if memo_key in self.active:
-            return ("varies", f"`{param}` is passed on through a cycle of calls")
+            return varies(f"`{param}` is passed on through a cycle of calls")
         self.active.add(memo_key)
         try:
             sites = [
@@ -164,12 +199,12 @@ class LiteralVariation:
                 for s in self.facts.literal_sites.get(key, {}).get(param, [])
                 if s.unknown_kind == unknown_kind
             ]
-            result: Value = ("fixed", ("param", key, param))
+            result: Value = fixed(("param", key, param))
             if sites:
                 retrace = self._decide(sites)
                 if retrace is not None:
                     name = key.qualname
-                    result = ("varies", f"`{param}` of `{name}` receives {retrace.reason}")
+                    result = varies(f"`{param}` of `{name}` receives {retrace.reason}")
                 else:
                     result = self.value(sites[0].caller, sites[0].argument)
         finally:
@@ -192,24 +227,24 @@ class LiteralVariation:
 
     def _value(self, key: FunctionKey, sym: Sym, depth: int) -> Value:
         if depth > 25:
-            return ("fixed", (key, sym))
+            return fixed((key, sym))
         fn = self.index.function(key)
         kind: SymKind = sym[0]
         if kind == "lit":
             if sym[2] is None and sym[1] in ("int", "float", "str"):
-                return ("fixed", (key, sym))
-            return ("const", (sym[1], sym[2]))
+                return fixed((key, sym))
+            return constant((sym[1], sym[2]))
         if kind == "param":
             receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
             if sym[1] == receiver:
-                return ("fixed", (key, sym))
+                return fixed((key, sym))
             return self._param(key, sym[1], unknown_kind=False)
         if kind == "local":
             return self._local(key, sym[1], depth)
         if kind == "name":
             return self._name(key, sym[1], depth)
         if kind == "iter":
-            return ("varies", "an element of an iteration, new on every pass")
+            return varies("an element of an iteration, new on every pass")
         if kind == "attr" and sym[2] in SHAPE_ATTRIBUTES:
             shaped = self._shape_of_parameter(key, sym[1])
             if shaped is not None:
@@ -218,25 +253,25 @@ class LiteralVariation:
             parts = [sym[1], *([sym[2]] if kind == "item" and isinstance(sym[2], tuple) else [])]
             for part in parts:
                 inner = self.value(key, part, depth + 1)
-                if inner[0] == "varies":
+                if is_varies(inner):
                     return inner
             if kind == "attr" and sym[2] in self.written_attributes():
-                return ("varies", f"the attribute `{sym[2]}`, which code outside `__init__` writes")
-            return ("fixed", (key, sym))
+                return varies(f"the attribute `{sym[2]}`, which code outside `__init__` writes")
+            return fixed((key, sym))
         if kind in ("op", "cond", "seq", "dict"):
             elements = sym[1] if kind in ("op", "cond", "dict") else sym[2]
             values = [self.value(key, e, depth + 1) for e in elements]
             for value in values:
-                if value[0] == "varies":
+                if is_varies(value):
                     return value
             if kind == "cond" and len(set(values)) > 1:
                 shown = ", ".join(_show(v) for v in dict.fromkeys(values))
-                return ("varies", f"a choice made at run time between {shown}")
+                return varies(f"a choice made at run time between {shown}")
             if kind == "cond":
-                return values[0] if values else ("fixed", (key, sym))
-            if kind in ("seq", "dict") and all(v[0] == "const" for v in values):
-                return ("const", (kind, tuple(v[1] for v in values)))
-            return ("fixed", (key, sym))
+                return values[0] if values else fixed((key, sym))
+            if kind in ("seq", "dict") and all(is_constant(v) for v in values):
+                return constant((kind, tuple(v[1] for v in values)))
+            return fixed((key, sym))
         if kind == "call":
             return self._call(key, sym, depth)
         if kind == "fstr":
@@ -244,32 +279,32 @@ class LiteralVariation:
             # per step, a summary tag per epoch).
             for part in sym[2]:
                 inner = self.value(key, part, depth + 1)
-                if inner[0] == "varies":
-                    return ("varies", f"a string formatted from {inner[1]}")
-            return ("fixed", (key, sym))
-        return ("fixed", (key, sym))
+                if is_varies(inner):
+                    return varies(f"a string formatted from {inner[1]}")
+            return fixed((key, sym))
+        return fixed((key, sym))
 
     def _local(self, key: FunctionKey, name: str, depth: int) -> Value:
         fn = self.index.function(key)
         values = fn.locals.get(name, [])
         if any(is_iter(v) for v in values):
-            return ("varies", f"the loop variable `{name}`, new on every iteration")
+            return varies(f"the loop variable `{name}`, new on every iteration")
         marker = ("local", key, name)
         if marker in self.active:
-            return ("varies", f"`{name}`, recomputed from itself")
+            return varies(f"`{name}`, recomputed from itself")
         self.active.add(marker)
         try:
             found = [self.value(key, v, depth + 1) for v in values]
         finally:
             self.active.discard(marker)
         for value in found:
-            if value[0] == "varies":
+            if is_varies(value):
                 return value
         distinct = list(dict.fromkeys(found))
         if len(distinct) > 1:
             shown = ", ".join(_show(v) for v in distinct[:3])
-            return ("varies", f"`{name}`, assigned different values ({shown})")
-        return distinct[0] if distinct else ("fixed", (key, local_sym(name)))
+            return varies(f"`{name}`, assigned different values ({shown})")
+        return distinct[0] if distinct else fixed((key, local_sym(name)))
 
     def _name(self, key: FunctionKey, name: str, depth: int) -> Value:
         fn = self.index.function(key)
@@ -285,17 +320,17 @@ class LiteralVariation:
             parent = parent_fn.parent_qualname
         ref = self.index.resolve_global(relpath, name)
         if not is_global_ref(ref):
-            return ("fixed", (key, name_sym(name)))
+            return fixed((key, name_sym(name)))
         if (ref[1], ref[2]) in self.reassigned_globals():
-            return ("varies", f"the global `{ref[2]}`, which a function reassigns")
+            return varies(f"the global `{ref[2]}`, which a function reassigns")
         module_key = FunctionKey.module_code(ref[1])
         if module_key == key:
-            return self._local(key, ref[2], depth) if ref[2] in fn.locals else ("fixed", ref)
+            return self._local(key, ref[2], depth) if ref[2] in fn.locals else fixed(ref)
         # Read from a function: module-level code has assigned it by the time functions run
         # (`EPOCHS = 5`, then `EPOCHS = args.epochs` under `__main__`), and only a function
         # that reassigns it (`global`) changes it between calls.
         value = self._local(module_key, ref[2], depth)
-        return ("fixed", ref) if value[0] == "varies" and "assigned" in value[1] else value
+        return fixed(ref) if is_varies(value) and "assigned" in varying_reason(value) else value
 
     def _call(self, key: FunctionKey, sym: Sym, depth: int) -> Value:
         fn = self.index.function(key)
@@ -303,30 +338,30 @@ class LiteralVariation:
         resolved = self._resolved(key, sym[1])
         if resolved is not None:
             if any(info.effect in CHANGING_EFFECTS for info in resolved.api):
-                return ("varies", "a value drawn or read anew on every call")
+                return varies("a value drawn or read anew on every call")
             converts = any(
                 is_ext_atom(a) and ext_name(a) in NUMBER_CONVERSIONS for a in resolved.callee_atoms
             )
             if converts and any(is_tensor_like(a) for atoms in resolved.args for a in atoms):
-                return ("varies", "a Python number converted from a tensor, whose value is data")
+                return varies("a Python number converted from a tensor, whose value is data")
             if any(a[1] == "builtins.next" for a in resolved.callee_atoms if is_ext_atom(a)):
-                return ("varies", "the next element of an iterator")
+                return varies("the next element of an iterator")
         if is_attr(site.callee) and attr_name(site.callee) in SHAPE_METHODS:
             shaped = self._shape_of_parameter(key, site.callee[1])
             if shaped is not None:
                 return shaped
         for argument in (*site.args, *(v for _, v in site.kwargs)):
             value = self.value(key, argument, depth + 1)
-            if value[0] == "varies":
+            if is_varies(value):
                 return value
         if resolved is not None:
             for kind, target in resolved.targets:
                 if kind in ("func", "method") and target != key:
                     returned = self._returned(target, depth)
-                    if returned[0] == "varies":
+                    if is_varies(returned):
                         name = target.qualname
-                        return ("varies", f"what `{name}` returns: {returned[1]}")
-        return ("fixed", (key, sym))
+                        return varies(f"what `{name}` returns: {returned[1]}")
+        return fixed((key, sym))
 
     def _shape_of_parameter(self, key: FunctionKey, tensor: Sym) -> Value | None:
         """Varies when `tensor` is a tensor that a parameter of `key` holds (through locals)
@@ -344,22 +379,22 @@ class LiteralVariation:
         atoms = get_evaluator(self.index, self.facts, key).eval(tensor)
         if not any(is_tensor_like(a) or is_unknown(a) for a in atoms):
             return None  # a parameter known to hold no tensor (a list's `len`, say)
-        return ("varies", reason.format(tensor=param))
+        return varies(reason.format(tensor=param))
 
     def _returned(self, key: FunctionKey, depth: int) -> Value:
         """Whether what a project function returns can change between its calls."""
         marker = ("returns", key)
         if marker in self.active:
-            return ("fixed", marker)
+            return fixed(marker)
         self.active.add(marker)
         try:
             for returned in self.index.function(key).returns:
                 value = self.value(key, returned, depth + 1)
-                if value[0] == "varies" and not value[1].startswith("`"):
+                if is_varies(value) and not varying_reason(value).startswith("`"):
                     return value
         finally:
             self.active.discard(marker)
-        return ("fixed", marker)
+        return fixed(marker)
 
     def _resolved(self, key: FunctionKey, index: int) -> ResolvedCall | None:
         for resolved in self.facts.calls.get(key, []):
@@ -407,7 +442,7 @@ def _global_statements(relpath: str, module: ModuleSummary) -> set[tuple[str, st
 
 def _show(value: Value) -> str:
     """A value as a reader would write it: `3`, `'relu'`, or "a computed value"."""
-    if value[0] == "const":
+    if is_constant(value):
         return _literal(value[1])
     return "a computed value"
 
