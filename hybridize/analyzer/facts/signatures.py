@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom, is_ext_atom
+from hybridize.analyzer.facts.values import Atom, is_ext_atom, tensor_spec_class
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework
 from hybridize.analyzer.frameworks.shapes import literal_ints
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
@@ -148,7 +148,7 @@ def _spec_of(atoms: frozenset[Atom] | set[Atom], depth: int = 0) -> SpecTree | s
         if len(dtypes) > 1:
             return f"callers pass different dtypes ({', '.join(sorted(dtypes))})"
         shapes = {a[2] if len(a) > 2 else None for a in atoms}
-        classes = {a[3] if len(a) > 3 else "TensorSpec" for a in atoms}
+        classes = {tensor_spec_class(a) for a in atoms}
         if len(classes) > 1:
             return "callers pass both dense and sparse or ragged tensors"
         return TensorSpec(classes.pop(), dtypes.pop(), _merge_shapes(shapes))

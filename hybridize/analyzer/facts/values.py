@@ -375,9 +375,9 @@ def is_dense_config(config: ObjConfig | None) -> TypeGuard[DenseConfig]:
     return config is not None and config[0] == "dense"
 
 
-def tensor_spec_class(atom: TensorAtom | VariableAtom) -> str:
+def tensor_spec_class(atom: TensorAtom | VariableAtom | NumpyAtom) -> str:
     """The TypeSpec class of what tf.function receives for a tensor: a composite tensor's
-    own, "TensorSpec" for the rest."""
+    own, "TensorSpec" for the rest (a NumPy array too)."""
     return atom[3] if len(atom) > 3 else "TensorSpec"
 
 
