@@ -96,14 +96,14 @@ def _double_backward_of(
             )
             differentiated = site.callee[1] if method else site.args[0] if site.args else None
             if differentiated is not None:
-                producers = sorted(_producers(index, fn, by_index, differentiated), key=str)
+                producers = sorted(value_producers(index, fn, by_index, differentiated), key=str)
                 found.append(
                     (SecondDerivative(key, f"`{asked}(..., create_graph=True)`", line), producers)
                 )
             continue
         handed = _differentiates_callable_twice(resolved, framework)
         if handed is not None:
-            starts = _handed_callables(index, resolved)
+            starts = handed_callables(index, resolved)
             found.append((SecondDerivative(key, f"`{handed}`", line), starts))
             continue
         repeated = next(
@@ -117,11 +117,11 @@ def _double_backward_of(
             )
             what = "runs the backward of its result repeatedly"
             where = SecondDerivative(key, f"`{_written(repeated)}`", line, what, reason)
-            found.append((where, _handed_callables(index, resolved)))
+            found.append((where, handed_callables(index, resolved)))
     return found
 
 
-def _handed_callables(index: ProjectIndex, resolved: ResolvedCall) -> list[FunctionKey]:
+def handed_callables(index: ProjectIndex, resolved: ResolvedCall) -> list[FunctionKey]:
     """The project functions a call's first argument may be: a function or method, or a
     module (its instance call, `forward`)."""
     starts: set[FunctionKey] = set()
@@ -168,7 +168,7 @@ def _arguments(site_args: tuple[Sym, ...], kwargs: tuple[tuple[str, Sym], ...]) 
     return [*site_args, *(value for _, value in kwargs)]
 
 
-def _producers(
+def value_producers(
     index: ProjectIndex,
     fn: FunctionSummary,
     by_index: dict[int, ResolvedCall],
@@ -199,7 +199,7 @@ def _producers(
     elif kind == "seq":
         parts = list(sym[2])
     for part in parts:
-        found |= _producers(index, fn, by_index, part, seen)
+        found |= value_producers(index, fn, by_index, part, seen)
     return found
 
 

@@ -222,6 +222,16 @@ class Framework:
     """Calls that run the backward of the callable they are given once per output over one
     graph (`jacobian`), which the compiled backward of a function with dynamic shapes does
     not allow."""
+    kept_graph_backward_keywords: Mapping[str, tuple[str, ...]] = field(
+        default_factory=dict, compare=False
+    )
+    """Calls that run a backward, by canonical name: the keywords that, given as anything but a
+    literal False or None, keep its graph or batch it, which a compiled backward with donated
+    buffers (or, batched, Inductor's) does not allow."""
+    callable_family_base_prefixes: tuple[str, ...] = ()
+    """Prefixes of the external base classes whose `__call__` runs methods of a project
+    subclass the analysis cannot pin down: such an instance handed to a differentiating call
+    stands for every project class of that base."""
     value_reading_builtins: frozenset[str] = frozenset()
     """Builtins that need the Python value of a tensor argument, and so fail or leave compiled
     code where it is a tensor: `bool(t)`, `max(t, 1)` under AutoGraph, which raise;
@@ -645,6 +655,8 @@ TORCH = Framework(
     double_backward_calls=torch_rules.DOUBLE_BACKWARD_CALLS,
     higher_order_gradient_calls=torch_rules.HIGHER_ORDER_GRADIENT_CALLS,
     repeated_backward_calls=torch_rules.REPEATED_BACKWARD_CALLS,
+    kept_graph_backward_keywords=torch_rules.KEPT_GRAPH_BACKWARD_KEYWORDS,
+    callable_family_base_prefixes=torch_rules.CALLABLE_FAMILY_BASE_PREFIXES,
     compiled_code_tracers=torch_rules.COMPILED_CODE_TRACERS,
     compiled_code_tracer_switches=torch_rules.COMPILED_CODE_TRACER_SWITCHES,
     untabled_library_calls=torch_rules.UNTABLED_LIBRARY_CALLS,

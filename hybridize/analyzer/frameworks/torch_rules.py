@@ -25,6 +25,8 @@ calls for recompilations (see ``tools/torch_compile_probe.py``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .api_info import (
     IO_NONE,
     LOGGING,
@@ -270,6 +272,34 @@ HIGHER_ORDER_GRADIENT_CALLS: tuple[tuple[str, str | None], ...] = (
 #: does ``backward(retain_graph=True)`` run twice. Only static shapes throughout were fine,
 #: which a rewrite cannot promise. (``vectorize=True``, vmapped, is not measured here.)
 REPEATED_BACKWARD_CALLS: frozenset[str] = frozenset({"torch.autograd.functional.jacobian"})
+
+#: Calls that run a backward, with the keywords that, given as anything but a literal False or
+#: None, keep its graph for another backward (``retain_graph``, ``create_graph``) or run it on a
+#: batch of output gradients (``is_grads_batched``, vmapped). Measured (torch 2.13 CPU, Inductor
+#: and ``aot_eager``): whether a compiled function's backward has donated buffers depends on
+#: whether AOTAutograd's partitioner saves an intermediate for it (``tanh(x @ w) @ w`` does,
+#: ``sin(x) * x`` does not), not on recompiles or dynamic shapes; when it has, a single
+#: ``backward(retain_graph=True)``, ``grad(..., retain_graph=True)`` then ``backward()``,
+#: ``grad(..., create_graph=True)`` alone, ``jacobian`` and ``hessian`` raise "This backward
+#: function was compiled with non-empty donated buffers which requires create_graph=False and
+#: retain_graph=False", with static and dynamic shapes alike. Under Inductor,
+#: ``grad(..., is_grads_batched=True)`` and ``jacobian(..., vectorize=True)`` raise "Cannot
+#: access data pointer of Tensor that doesn't have storage" even without saved intermediates
+#: (the compiled backward reads a vmapped tensor's storage). A plain backward, ``vjp`` and the
+#: ``torch.func`` transforms (``vmap``, ``jacrev``, ``grad``) matched eager.
+KEPT_GRAPH_BACKWARD_KEYWORDS: Mapping[str, tuple[str, ...]] = {
+    "torch.autograd.grad": ("retain_graph", "create_graph", "is_grads_batched"),
+    "torch.autograd.backward": ("retain_graph", "create_graph"),
+    "torch.Tensor.backward": ("retain_graph", "create_graph"),
+}
+#: Where a project class's instances are handed to a call that differentiates a callable
+#: (``HIGHER_ORDER_GRADIENT_CALLS``, ``REPEATED_BACKWARD_CALLS``) and the class's call is a
+#: framework base's own ``__call__`` (a ``torch.distributions.Transform`` runs ``_call``, which a
+#: composed transform forwards to the transforms it holds), the analysis cannot follow which
+#: project methods run: every project class sharing such an external base (by these prefixes)
+#: is taken to run (zuko 1.6.0: ``jacobian(flow(c).transform, x)`` reached the compiled
+#: ``MonotonicRQSTransform.bin`` through a ``ComposedTransform``).
+CALLABLE_FAMILY_BASE_PREFIXES: tuple[str, ...] = ("torch.",)
 
 #: Tracers that run a callable on tracer values and fail on compiled code inside it. Measured
 #: (torch 2.13): ``torch.jit.trace`` and ``torch.fx.symbolic_trace`` of a compiled function, of
