@@ -31,11 +31,12 @@ class DifferentiatedTwice(Check):
     through a compiled `sin(x) * x` raises "torch.compile with aot_autograd does not currently
     support double backward" (`grad` of a `create_graph` gradient, `hvp`, `vhp`, `jvp`), and
     `torch.autograd.functional.hessian` returns zeros where eager gives the second derivative:
-    silently. And a compiled function once compiled with dynamic shapes (called again with
-    another shape) has a backward with donated buffers that runs once: `jacobian`'s backward
-    per output raises "This backward function was compiled with non-empty donated buffers
-    which requires create_graph=False and retain_graph=False" (zuko 1.6.0's `MonotonicMLP`
-    test failed so). A single backward, and the `torch.func` transforms, are not affected
+    silently. And once a plain backward has run first through a compiled graph that saves an
+    intermediate, its backward has donated buffers and runs once: `jacobian`'s backward per
+    output raises "This backward function was compiled with non-empty donated buffers which
+    requires create_graph=False and retain_graph=False" (zuko 1.6.0's `MonotonicMLP` test
+    failed so; HY428 has the other backwards that keep the graph). A single backward, and the
+    `torch.func` transforms, are not affected
     (tests/analyzer/test_hy422_differentiated_twice.py measures all of it again).
 
     Example

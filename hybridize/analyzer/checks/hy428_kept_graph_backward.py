@@ -28,19 +28,20 @@ class KeptGraphBackward(Check):
 
     Why it matters in graph mode
     ----------------------------
-    `torch.compile` hands the graph to AOTAutograd, which compiles the backward ahead of time.
-    When the partitioner saves an intermediate for the backward, the saved buffers are donated
-    to it and it runs once only. Measured (torch 2.13, Inductor and `aot_eager`, static and
-    dynamic shapes alike) on a function computing `tanh(x @ w) @ w`: a single
-    `backward(retain_graph=True)`, `grad(..., retain_graph=True)` followed by `backward()`,
-    `grad(..., create_graph=True)` alone, `jacobian` and `hessian` raise "This backward
-    function was compiled with non-empty donated buffers which requires create_graph=False and
-    retain_graph=False"; `sin(x) * x`, whose backward recomputes from the inputs, does not
-    (which functions save an intermediate is the partitioner's choice). Under Inductor,
-    `grad(..., is_grads_batched=True)` and `jacobian(..., vectorize=True)` raise "Cannot access
-    data pointer of Tensor that doesn't have storage" on either function. A plain backward,
-    `vjp` and the `torch.func` transforms match eager (tests/analyzer/test_hy428_kept_graph_backward.py
-    measures all of it again). zuko 1.6.0's tests failed so on compiled transforms.
+    `torch.compile` hands the graph to AOTAutograd, which compiles the graph's backward on its
+    first run: when that run does not keep the graph and the partitioner saved an intermediate
+    for it, the saved buffers are donated and every later backward of the graph that keeps it
+    raises. Measured (torch 2.13, Inductor and `aot_eager`, static shapes, no recompile) on a
+    function computing `tanh(x @ w) @ w`, after a plain backward: `backward(retain_graph=True)`,
+    `grad(..., create_graph=True)` alone, `jacobian` and `hessian` raise "This backward function
+    was compiled with non-empty donated buffers which requires create_graph=False and
+    retain_graph=False"; `sin(x) * x`, whose backward recomputes from the inputs, does not.
+    Which backward runs first and what the partitioner saves, a rewrite cannot know. Under
+    Inductor, `grad(..., is_grads_batched=True)` and `jacobian(..., vectorize=True)` raise
+    "Cannot access data pointer of Tensor that doesn't have storage" on either function. A
+    plain backward, `vjp` and the `torch.func` transforms match eager
+    (tests/analyzer/test_hy428_kept_graph_backward.py measures all of it again). zuko 1.6.0's
+    tests failed so on compiled transforms (`jacobian` after training steps).
 
     Example
     -------

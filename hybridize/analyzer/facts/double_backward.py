@@ -22,8 +22,9 @@ project functions they call are included, transitively.
 
 A callable handed to `torch.autograd.functional.jacobian` without `create_graph` is not
 differentiated twice, but its graph's backward runs once per output element
-(`REPEATED_BACKWARD_CALLS`): compiled with dynamic shapes, the backward has donated buffers
-and the second run raises (measured on torch 2.13, zuko's `MonotonicMLP` test). It is read
+(`REPEATED_BACKWARD_CALLS`): a compiled backward first run without keeping the graph has
+donated buffers, and the second run raises (measured on torch 2.13, zuko's `MonotonicMLP`
+test; the other backwards that keep the graph are `kept_graph_backward`'s). It is read
 here too, with its own reason: the same family of limits of a compiled backward. A module
 handed over stands for its `forward` (`dispatch` of its instance call).
 """
@@ -112,8 +113,7 @@ def _double_backward_of(
         if repeated is not None:
             reason = (
                 "it runs the backward once per output over one graph, and a compiled backward "
-                "with dynamic shapes (after a call with another shape) has donated buffers: "
-                "the second run raises"
+                "first run without keeping the graph has donated buffers: the second run raises"
             )
             what = "runs the backward of its result repeatedly"
             where = SecondDerivative(key, f"`{_written(repeated)}`", line, what, reason)

@@ -265,28 +265,29 @@ HIGHER_ORDER_GRADIENT_CALLS: tuple[tuple[str, str | None], ...] = (
 #: Calls that run the backward of the callable they are given once per output element over
 #: one graph (``jacobian``: ``autograd.grad(..., retain_graph=True)`` row by row). Measured (torch 2.13; the real-code oracle on zuko 1.6.0, whose
 #: ``MonotonicMLP`` test takes the jacobian of a net with a compiled ``MonotonicLinear.forward``):
-#: once the compiled function has been compiled with dynamic shapes (called again with another
-#: shape, or ``dynamic=True``), its backward has donated buffers, and the second backward over
-#: the graph raises "This backward function was compiled with non-empty donated buffers which
-#: requires create_graph=False and retain_graph=False" (Inductor and ``aot_eager`` alike), as
-#: does ``backward(retain_graph=True)`` run twice. Only static shapes throughout were fine,
-#: which a rewrite cannot promise. (``vectorize=True``, vmapped, is not measured here.)
+#: once a plain backward has run first through the compiled graph (then compiled with donated
+#: buffers, ``KEPT_GRAPH_BACKWARD_KEYWORDS``), the second backward over the graph raises "This
+#: backward function was compiled with non-empty donated buffers which requires
+#: create_graph=False and retain_graph=False" (Inductor and ``aot_eager`` alike), as does
+#: ``backward(retain_graph=True)``. A recompile with dynamic shapes made it show in zuko's test
+#: (a new graph whose first backward was a plain one); it is not needed.
 REPEATED_BACKWARD_CALLS: frozenset[str] = frozenset({"torch.autograd.functional.jacobian"})
 
 #: Calls that run a backward, with the keywords that, given as anything but a literal False or
 #: None, keep its graph for another backward (``retain_graph``, ``create_graph``) or run it on a
 #: batch of output gradients (``is_grads_batched``, vmapped). Measured (torch 2.13 CPU, Inductor
-#: and ``aot_eager``): whether a compiled function's backward has donated buffers depends on
-#: whether AOTAutograd's partitioner saves an intermediate for it (``tanh(x @ w) @ w`` does,
-#: ``sin(x) * x`` does not), not on recompiles or dynamic shapes; when it has, a single
-#: ``backward(retain_graph=True)``, ``grad(..., retain_graph=True)`` then ``backward()``,
-#: ``grad(..., create_graph=True)`` alone, ``jacobian`` and ``hessian`` raise "This backward
-#: function was compiled with non-empty donated buffers which requires create_graph=False and
-#: retain_graph=False", with static and dynamic shapes alike. Under Inductor,
-#: ``grad(..., is_grads_batched=True)`` and ``jacobian(..., vectorize=True)`` raise "Cannot
-#: access data pointer of Tensor that doesn't have storage" even without saved intermediates
-#: (the compiled backward reads a vmapped tensor's storage). A plain backward, ``vjp`` and the
-#: ``torch.func`` transforms (``vmap``, ``jacrev``, ``grad``) matched eager.
+#: and ``aot_eager``): AOTAutograd compiles a graph's backward on its first run and, when that
+#: run does not keep the graph and the partitioner saved an intermediate for it (``tanh(x @ w)
+#: @ w`` does, ``sin(x) * x`` does not), donates the saved buffers; from then on any backward
+#: of that graph that keeps it (``backward(retain_graph=True)``, ``grad(..., create_graph=True)``
+#: alone, ``jacobian``, ``hessian``) raises "This backward function was compiled with non-empty
+#: donated buffers which requires create_graph=False and retain_graph=False", static shapes
+#: and no recompile needed (a recompile only makes a new graph whose first backward decides
+#: again). Which runs first, and what the partitioner saves, a rewrite cannot know. Under
+#: Inductor, ``grad(..., is_grads_batched=True)`` and ``jacobian(..., vectorize=True)`` raise
+#: "Cannot access data pointer of Tensor that doesn't have storage" on any function, first run
+#: or not. A plain backward, ``vjp`` and the ``torch.func`` transforms (``vmap``, ``jacrev``,
+#: ``grad``) matched eager.
 KEPT_GRAPH_BACKWARD_KEYWORDS: Mapping[str, tuple[str, ...]] = {
     "torch.autograd.grad": ("retain_graph", "create_graph", "is_grads_batched"),
     "torch.autograd.backward": ("retain_graph", "create_graph"),
