@@ -41,13 +41,13 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.facts.values import is_boundext_atom, is_obj_atom
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import Sym, is_attr
+from hybridize.analyzer.summaries.syms import Sym, is_attr, is_lit
 
 DONATED_BUFFERS = (
     "a compiled backward that saves an intermediate has donated buffers and runs once: a "
     "backward that keeps the graph raises"
 )
-BATCHED = "Inductor's compiled backward cannot run on batched (vmapped) output gradients"
+BATCHED = "a compiled backward cannot run on batched (vmapped) output gradients"
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +164,7 @@ def _kept_keyword(
 
 
 def _literal_false(sym: Sym) -> bool:
-    return sym[0] == "lit" and sym[2] in (False, None)
+    return is_lit(sym) and sym[2] in (False, None)
 
 
 def _family_methods(index: ProjectIndex, facts: TensorFacts, klass: ClassKey) -> list[FunctionKey]:
