@@ -36,12 +36,12 @@ from hybridize.analyzer.facts.callgraph import functions_run_by
 from hybridize.analyzer.facts.double_backward import double_backward_targets, value_producers
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.refs import is_ext_ref
+from hybridize.analyzer.facts.refs import ext_dotted, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
-from hybridize.analyzer.facts.values import is_boundext_atom, is_obj_atom
+from hybridize.analyzer.facts.values import is_boundext_atom, is_obj_atom, obj_class, obj_role
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import Sym, is_attr, is_lit
+from hybridize.analyzer.summaries.syms import Sym, is_attr, is_lit, lit_value
 
 DONATED_BUFFERS = (
     "a compiled backward that saves an intermediate has donated buffers and runs once: a "
@@ -134,13 +134,16 @@ def _found_in(index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]) 
         starts: set[FunctionKey] = set()
         families: set[ClassKey] = set()
         for atom in resolved.args[0]:
-            if not is_obj_atom(atom) or atom[1] in ("layer", "model") or atom[2] is None:
+            if not is_obj_atom(atom) or obj_role(atom) in ("layer", "model"):
                 continue
-            own_call = index.dispatch(atom[2], "__call__")
+            klass = obj_class(atom)
+            if klass is None:
+                continue
+            own_call = index.dispatch(klass, "__call__")
             if own_call:
                 starts.update(own_call)
             else:
-                families.add(atom[2])
+                families.add(klass)
         if starts or families:
             where = KeptGraphBackward(key, f"`{_written(handed)}`", line, DONATED_BUFFERS)
             found.append(
@@ -164,7 +167,7 @@ def _kept_keyword(
 
 
 def _literal_false(sym: Sym) -> bool:
-    return is_lit(sym) and sym[2] in (False, None)
+    return is_lit(sym) and lit_value(sym) in (False, None)
 
 
 def _family_methods(index: ProjectIndex, facts: TensorFacts, klass: ClassKey) -> list[FunctionKey]:
@@ -172,10 +175,10 @@ def _family_methods(index: ProjectIndex, facts: TensorFacts, klass: ClassKey) ->
     bases (`callable_family_base_prefixes`), and of their project subclasses."""
     prefixes = index.function_framework(klass).callable_family_base_prefixes
     bases = {
-        ref[1]
+        ext_dotted(ref)
         for member in index.mro(klass)
         for ref in index.base_refs(member)
-        if is_ext_ref(ref) and ref[1].startswith(prefixes)
+        if is_ext_ref(ref) and ext_dotted(ref).startswith(prefixes)
     }
     if not bases:
         return []
@@ -204,7 +207,7 @@ def _classes_by_external_base(index: ProjectIndex, facts: TensorFacts) -> dict[s
             key = FunctionKey(relpath, qualname)
             for ref in index.base_refs(key):
                 if is_ext_ref(ref):
-                    found.setdefault(ref[1], []).append(key)
+                    found.setdefault(ext_dotted(ref), []).append(key)
     facts.cache["classes_by_external_base"] = found
     return found
 
