@@ -40,23 +40,20 @@ generated project: a detached git worktree of REV, its server started by `--base
 (default: this Python) with that worktree first on its PYTHONPATH, the two servers measured
 one after the other `--rounds` times (each with its own empty cache), and prints each figure's
 median for both and their ratio (this / base: below 1 is faster). `--base-python PYTHON`
-alone takes the `hybridize` installed in PYTHON's environment as the base (a commit whose
-packages only an installation assembles, before everything moved under `hybridize/`).
+alone takes the `hybridize` installed in PYTHON's environment as the base. How each side runs
+(a commit from before everything moved under `hybridize/` included): benchmarks/side_by_side.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -65,11 +62,19 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 from lsprotocol import types  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
+from side_by_side import (  # noqa: E402
+    MIB,
+    Figure,
+    Side,
+    add_base_arguments,
+    base_label,
+    load_average,
+    side_by_side,
+    sides,
+)
 from synthetic_project import generate, write_large_module  # noqa: E402
 
 from hybridize.lsp.server import DEBOUNCE_SECONDS  # noqa: E402
-
-MIB = 2**20
 
 
 def print_call(version: int) -> str:
@@ -211,27 +216,8 @@ def line_change(
     )
 
 
-@dataclass(frozen=True)
-class Server:
-    """How to start a server: its Python and the checkout whose code it runs (None: the
-    `hybridize` installed in that Python)."""
-
-    label: str
-    python: str
-    checkout: Path | None
-
-    def environment(self, cache: Path) -> dict[str, str]:
-        """The server's environment: its checkout first on the path (or no PYTHONPATH at all
-        for an installed one), an empty cache."""
-        env = {**os.environ, "HYBRIDIZE_CACHE_DIR": str(cache)}
-        inherited = env.pop("PYTHONPATH", None)
-        if self.checkout is not None:
-            env["PYTHONPATH"] = os.pathsep.join([str(self.checkout), *filter(None, [inherited])])
-        return env
-
-
 async def measure(
-    args: argparse.Namespace, root: Path, large: Path, server_spec: Server, cache: Path
+    args: argparse.Namespace, root: Path, large: Path, server_spec: Side, cache: Path
 ) -> dict[str, float]:
     client = make_client()
     spawned = time.perf_counter()
@@ -240,7 +226,7 @@ async def measure(
         "-m",
         "hybridize",
         "lsp",
-        env=server_spec.environment(cache),
+        env=server_spec.environment({"HYBRIDIZE_CACHE_DIR": str(cache)}),
         cwd=str(root),  # `python -m` puts its folder first: never a checkout's
     )
     server = client._server  # pygls keeps the subprocess; its pid is what we sample
@@ -361,30 +347,16 @@ async def measure(
 
 
 FIGURES = [
-    ("start", "server start -> whole diagnostics", "s"),
-    ("first", "didOpen -> first diagnostics", "s"),
-    ("open", "didOpen -> whole diagnostics", "s"),
-    ("change_median", "didChange -> diagnostics, median", "ms"),
-    ("change_p95", "didChange -> diagnostics, p95", "ms"),
-    ("code_action_median", "codeAction, median", "ms"),
-    ("hover_median", "hover, median", "ms"),
-    ("memory", "server peak memory (VmHWM)", "MiB"),
+    Figure("start", "server start -> whole diagnostics", "s"),
+    Figure("first", "didOpen -> first diagnostics", "s"),
+    Figure("open", "didOpen -> whole diagnostics", "s"),
+    Figure("change_median", "didChange -> diagnostics, median", "ms"),
+    Figure("change_p95", "didChange -> diagnostics, p95", "ms"),
+    Figure("code_action_median", "codeAction, median", "ms"),
+    Figure("hover_median", "hover, median", "ms"),
+    Figure("memory", "server peak memory (VmHWM)", "MiB"),
 ]
-"""The figures side by side with a base: key, name, unit."""
-
-
-def in_unit(value: float, unit: str) -> float:
-    return value * 1000 if unit == "ms" else value / MIB if unit == "MiB" else value
-
-
-def base_checkout(rev: str, workdir: Path) -> Path:
-    """A detached worktree of `rev` (of this checkout's repository) under `workdir`."""
-    checkout = workdir / "base"
-    subprocess.run(
-        ["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(checkout), rev],
-        check=True,
-    )
-    return checkout
+"""The figures side by side with a base."""
 
 
 def print_alone(figures: dict[str, float]) -> None:
@@ -425,19 +397,6 @@ def print_alone(figures: dict[str, float]) -> None:
     )
 
 
-def print_side_by_side(runs: dict[str, list[dict[str, float]]], base: str) -> None:
-    """Each figure's median over the rounds, for the base and this checkout, and the ratio."""
-    print(f"{'figure':36} {'base ' + base:>16} {'this':>10} {'this/base':>10}")
-    for key, name, unit in FIGURES:
-        old = statistics.median(r[key] for r in runs["base"])
-        new = statistics.median(r[key] for r in runs["this"])
-        ratio = f"{new / old:10.2f}" if old else f"{'-':>10}"
-        print(
-            f"{name + ' (' + unit + ')':36} {in_unit(old, unit):16.2f} "
-            f"{in_unit(new, unit):10.2f} {ratio}"
-        )
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=100_000, help="the project's size")
@@ -446,50 +405,34 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=2, help="changes made before measuring")
     parser.add_argument("--requests", type=int, default=20, help="code actions and hovers")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per wait")
-    parser.add_argument("--base", help="a commit to measure beside this checkout")
-    parser.add_argument(
-        "--base-python",
-        help="the base's Python (default: this one); alone, without --base: the hybridize "
-        "installed in it is the base",
-    )
+    add_base_arguments(parser)
     parser.add_argument("--rounds", type=int, default=1, help="runs of each server")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="hybridize-lsp-bench-"))
-    servers = [Server("this", sys.executable, ROOT)]
     try:
-        if args.base:
-            servers.insert(
-                0,
-                Server(
-                    "base", args.base_python or sys.executable, base_checkout(args.base, workdir)
-                ),
-            )
-        elif args.base_python:
-            servers.insert(0, Server("base", args.base_python, None))
-        root = workdir / "project"
-        written = generate(root, max(args.lines - args.large, 0))
-        large = write_large_module(root, args.large)
-        size = written + large.read_text(encoding="utf-8").count("\n")
-        files = len(list(root.rglob("*.py")))
-        runs: dict[str, list[dict[str, float]]] = {s.label: [] for s in servers}
-        for round_ in range(args.rounds):
-            for server in servers:  # interleaved: a machine's load moves both alike
-                cache = workdir / f"cache-{server.label}-{round_}"
-                runs[server.label].append(asyncio.run(measure(args, root, large, server, cache)))
+        with sides(args.base, args.base_python, workdir) as servers:
+            root = workdir / "project"
+            written = generate(root, max(args.lines - args.large, 0))
+            large = write_large_module(root, args.large)
+            size = written + large.read_text(encoding="utf-8").count("\n")
+            files = len(list(root.rglob("*.py")))
+            runs: dict[str, list[dict[str, float]]] = {s.label: [] for s in servers}
+            for round_ in range(args.rounds):
+                for server in servers:  # interleaved: a machine's load moves both alike
+                    cache = workdir / f"cache-{server.label}-{round_}"
+                    runs[server.label].append(
+                        asyncio.run(measure(args, root, large, server, cache))
+                    )
     finally:
-        if args.base and (workdir / "base").exists():
-            subprocess.run(
-                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(workdir / "base")],
-                check=False,
-            )
         shutil.rmtree(workdir, ignore_errors=True)
     print(
         f"project: {size} lines in {files} files; edited file: {large.name}, "
         f"{args.large} lines requested; {args.changes} changes, {args.requests} requests"
         + (f"; {args.rounds} rounds" if args.rounds > 1 else "")
+        + f"; {load_average()} at the end"
     )
     if len(servers) > 1:
-        print_side_by_side(runs, args.base or "installed")
+        print(side_by_side(FIGURES, runs, base_label(args.base, args.base_python)))
     else:
         figures = {k: statistics.median(r[k] for r in runs["this"]) for k in runs["this"][0]}
         print_alone(figures)

@@ -1,6 +1,7 @@
 """Benchmark: analysis speed on real source nobody here wrote, tree by tree.
 
-Usage: python benchmarks/realcode_speed.py [--tree PATH ...] [--per-file-sample N]
+Usage: python benchmarks/realcode_speed.py [--tree PATH ...] [--per-file-sample N] [--runs N]
+                                           [--base REV [--base-python PYTHON]]
 
 The synthetic benchmark (analysis_speed.py) is regular by construction; real code has long
 numeric functions, deep class hierarchies and huge modules. By default this measures the
@@ -27,6 +28,12 @@ beforehand (in a temporary `PYTHONPYCACHEPREFIX`, the source tree untouched), ev
 PYTHONDONTWRITEBYTECODE is set, as it is on the development machine; otherwise every run
 would compile the tool's own modules again (a tenth of a second).
 
+The commands run this checkout's code (its folder first on their PYTHONPATH). `--base REV`
+measures a commit beside it: every cold and warm run and every file alone, for both, the
+runs interleaved (base, this, base, this...), and prints per tree each figure for both and
+their ratio (this / base: below 1 is faster); `--base-python PYTHON` alone takes the
+`hybridize` installed in PYTHON's environment as the base (benchmarks/side_by_side.py).
+
 Targets (issue 11): cold/parse <= 3, warm/cold <= 0.1, slowest file <= 2 s, memory < 1 GiB.
 """
 
@@ -37,15 +44,28 @@ import ast
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+from side_by_side import (  # noqa: E402
+    Figure,
+    Side,
+    add_base_arguments,
+    base_label,
+    load_average,
+    side_by_side,
+    sides,
+    this_side,
+)
 
 
 def default_trees() -> list[Path]:
@@ -104,23 +124,26 @@ def ast_parse_all(files: list[Path]) -> float:
     return time.perf_counter() - started
 
 
-def installed_environment(cache: str) -> dict[str, str]:
-    """The environment of the measured commands: an empty summary cache in `cache`, and the
-    tool's bytecode compiled as pip would have (under `cache`, not beside the sources)."""
-    env = {**os.environ, "HYBRIDIZE_CACHE_DIR": cache, "PYTHONPYCACHEPREFIX": f"{cache}/pyc"}
+def installed_environment(side: Side, cache: str, pycache: str) -> dict[str, str]:
+    """The environment of `side`'s measured commands: an empty summary cache in `cache`, and
+    the tool's bytecode compiled as pip would have (under `pycache`, not beside the
+    sources)."""
+    env = side.environment({"HYBRIDIZE_CACHE_DIR": cache, "PYTHONPYCACHEPREFIX": pycache})
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     compile_modules = "import hybridize.cli, hybridize.analyzer.engine, hybridize.refactor.plan"
-    subprocess.run([sys.executable, "-c", compile_modules], env=env, check=True)
+    subprocess.run([side.python, "-c", compile_modules], env=env, cwd=cache, check=True)
     return env
 
 
-def run_measured(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+def run_measured(command: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, str]:
     """Seconds, peak RSS in MiB of the command and its children, and its standard output.
 
     Runs through this script's `--measure` mode, so that the peak belongs to this command
     alone (RUSAGE_CHILDREN only grows over a process's life)."""
     wrapper = [sys.executable, __file__, "--measure", "--", *command]
-    completed = subprocess.run(wrapper, capture_output=True, text=True, env=env, check=False)
+    completed = subprocess.run(
+        wrapper, capture_output=True, text=True, env=env, cwd=cwd, check=False
+    )
     if completed.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{completed.stderr[-2000:]}")
     figures, _, stdout = completed.stdout.partition("\n")
@@ -170,13 +193,17 @@ for line in sys.stdin:
 """
 
 
-def per_file_times(files: list[Path], timeout: int) -> list[tuple[str, float, str]]:
-    """Each file analysed alone, as a one-file project, in one worker process."""
+def per_file_times(
+    side: Side, files: list[Path], timeout: int, env: dict[str, str], cwd: str
+) -> list[tuple[str, float, str]]:
+    """Each file analysed alone, as a one-file project, in one worker process of `side`."""
     completed = subprocess.run(
-        [sys.executable, "-c", PER_FILE_WORKER, str(timeout)],
+        [side.python, "-c", PER_FILE_WORKER, str(timeout)],
         input="\n".join(str(p) for p in files),
         capture_output=True,
         text=True,
+        env=env,
+        cwd=cwd,
         check=False,
     )
     results = []
@@ -202,30 +229,91 @@ LONG_COLD_RUN = 10.0
 """Seconds beyond which a tree's cold run is not repeated."""
 
 
+@dataclass
+class SideRuns:
+    """One side's runs on a tree: its cache (kept from a cold run for the warm ones after
+    it), cold seconds and peak MiB, warm seconds."""
+
+    side: Side
+    cache: Path
+    env: dict[str, str]
+    colds: list[tuple[float, float]] = field(default_factory=list)
+    warms: list[float] = field(default_factory=list)
+    report: str = ""
+
+
 def measure_tree(
-    root: Path, per_file_sample: int | None, timeout: int, runs: int = 3
-) -> dict[str, object]:
+    root: Path,
+    per_file_sample: int | None,
+    timeout: int,
+    runs: int = 3,
+    measured: list[Side] | None = None,
+    workdir: Path | None = None,
+) -> dict[str, dict[str, object]]:
+    """Each side's figures on the tree at `root`, by side label. The sides' runs interleave:
+    each round runs every side cold (an empty cache) then warm (the cache that filled)."""
+    measured = measured or [this_side()]
     files = python_files(root)
     parse, lines = parse_all(files)
     ast_parse = ast_parse_all(files)
-    command = [sys.executable, "-m", "hybridize", "analyze", str(root), "--format", "json"]
-    colds: list[tuple[float, float]] = []
-    warms: list[float] = []
-    while len(colds) < runs and not (colds and colds[0][0] > LONG_COLD_RUN):
-        with tempfile.TemporaryDirectory(prefix="hybridize-realcode-") as cache:
-            env = installed_environment(cache)
-            cold, cold_mib, cold_out = run_measured(command, env)
-            colds.append((cold, cold_mib))
-            while len(colds) == 1 and len(warms) < runs:
-                warm, _, warm_out = run_measured(command, env)
-                warms.append(warm)
-                if verdict_rows(cold_out) != verdict_rows(warm_out):
+    command = ["-m", "hybridize", "analyze", str(root), "--format", "json"]
+    with tempfile.TemporaryDirectory(prefix="hybridize-realcode-", dir=workdir) as scratch:
+        pycache = {s.label: f"{scratch}/pyc-{s.label}" for s in measured}
+        sides_runs = []
+        for side in measured:
+            cache = Path(scratch) / f"cache-{side.label}"
+            cache.mkdir()
+            env = installed_environment(side, str(cache), pycache[side.label])
+            sides_runs.append(SideRuns(side, cache, env))
+        for round_ in range(runs):
+            for current in sides_runs:
+                if round_ == 0 or current.colds[0][0] <= LONG_COLD_RUN:
+                    shutil.rmtree(current.cache)
+                    current.cache.mkdir()
+                    cold, cold_mib, current.report = run_measured(
+                        [current.side.python, *command], current.env, scratch
+                    )
+                    current.colds.append((cold, cold_mib))
+                warm, _, warm_out = run_measured(
+                    [current.side.python, *command], current.env, scratch
+                )
+                current.warms.append(warm)
+                if verdict_rows(current.report) != verdict_rows(warm_out):
                     raise AssertionError(f"{root}: the warm run changed the verdicts")
-    cold = statistics.median(c for c, _ in colds)
-    cold_mib = max(m for _, m in colds)
-    warm = statistics.median(warms)
-    report = json.loads(cold_out)
-    timings = per_file_times(sample(files, per_file_sample), timeout)
+        results = {}
+        for current in sides_runs:
+            results[current.side.label] = tree_figures(
+                root,
+                files,
+                lines,
+                parse,
+                ast_parse,
+                current,
+                per_file_times(
+                    current.side,
+                    sample(files, per_file_sample),
+                    timeout,
+                    current.env,
+                    scratch,
+                ),
+            )
+    return results
+
+
+def tree_figures(
+    root: Path,
+    files: list[Path],
+    lines: int,
+    parse: float,
+    ast_parse: float,
+    runs: SideRuns,
+    timings: list[tuple[str, float, str]],
+) -> dict[str, object]:
+    """One side's figures on a tree."""
+    cold = statistics.median(c for c, _ in runs.colds)
+    cold_mib = max(m for _, m in runs.colds)
+    warm = statistics.median(runs.warms)
+    report = json.loads(runs.report)
     slowest = sorted(timings, key=lambda t: t[1], reverse=True)[:5]
     return {
         "tree": str(root),
@@ -241,9 +329,10 @@ def measure_tree(
         "cold_over_ast_parse": cold / ast_parse if ast_parse else float("nan"),
         "warm_over_cold": warm / cold if cold else float("nan"),
         "peak_mib": cold_mib,
-        "cold_runs": len(colds),
-        "warm_runs": len(warms),
+        "cold_runs": len(runs.colds),
+        "warm_runs": len(runs.warms),
         "files_timed": len(timings),
+        "slowest_s": slowest[0][1] if slowest else 0.0,
         "slowest": [
             {"file": os.path.relpath(p, root), "seconds": s, "status": st} for p, s, st in slowest
         ],
@@ -272,6 +361,36 @@ def render(result: dict[str, object]) -> str:
     return "\n".join(out)
 
 
+FIGURES = [
+    Figure("cold_s", "cold analysis", "s"),
+    Figure("warm_s", "warm analysis", "s"),
+    Figure("peak_mib", "cold peak memory", "MiB"),
+    Figure("slowest_s", "slowest file alone", "s"),
+]
+"""The figures side by side with a base."""
+
+
+def render_side_by_side(results: dict[str, dict[str, object]], base: str) -> str:
+    """A tree's figures for the base and this checkout, and their ratios."""
+    this = results["this"]
+    in_units = {
+        label: [
+            {f.key: float(str(figures[f.key])) * (2**20 if f.unit == "MiB" else 1) for f in FIGURES}
+        ]
+        for label, figures in results.items()
+    }
+    return "\n".join(
+        [
+            f"{this['tree']}",
+            f"  files {this['files']}, lines {this['lines']}, functions: base "
+            f"{results['base']['functions']}, this {this['functions']}; libcst parse "
+            f"{this['parse_s']:.2f} s; cold runs {this['cold_runs']}, warm {this['warm_runs']}, "
+            f"files timed alone {this['files_timed']}; {load_average()}",
+            side_by_side(FIGURES, in_units, base),
+        ]
+    )
+
+
 def main() -> int:
     if len(sys.argv) > 2 and sys.argv[1] == "--measure":
         return measure_mode(sys.argv[3:])
@@ -286,21 +405,40 @@ def main() -> int:
     parser.add_argument("--timeout", type=int, default=60, help="per-file limit in seconds")
     parser.add_argument("--runs", type=int, default=3, help="cold and warm runs per tree")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    add_base_arguments(parser)
     args = parser.parse_args()
     trees = args.tree or default_trees()
     if not trees:
         print("no tree to measure: pass --tree PATH", file=sys.stderr)
         return 2
     results = []
-    for tree in trees:
-        result = measure_tree(tree.resolve(), args.per_file_sample, args.timeout, args.runs)
-        results.append(result)
-        print(render(result), flush=True)
+    workdir = Path(tempfile.mkdtemp(prefix="hybridize-realcode-bench-"))
+    try:
+        with sides(args.base, args.base_python, workdir) as measured:
+            for tree in trees:
+                result = measure_tree(
+                    tree.resolve(),
+                    args.per_file_sample,
+                    args.timeout,
+                    args.runs,
+                    measured,
+                    workdir,
+                )
+                results.append(result)
+                if len(measured) > 1:
+                    print(
+                        render_side_by_side(result, base_label(args.base, args.base_python)),
+                        flush=True,
+                    )
+                else:
+                    print(render(result["this"]), flush=True)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
-    worst = max(float(str(r["cold_over_parse"])) for r in results)
-    slowest = max((s["seconds"] for r in results for s in r["slowest"]), default=0.0)  # type: ignore[attr-defined]
-    print(f"worst cold/parse {worst:.2f}; slowest single file {slowest:.2f} s")
+    worst = max(float(str(r["this"]["cold_over_parse"])) for r in results)
+    slowest = max(float(str(r["this"]["slowest_s"])) for r in results)
+    print(f"worst cold/parse {worst:.2f}; slowest single file {slowest:.2f} s; {load_average()}")
     return 0
 
 

@@ -98,7 +98,7 @@ def test_a_tiny_run_beside_a_base_commit_prints_ratios(tmp_path: Path) -> None:
     assert finished.returncode == 0, finished.stderr
     header, *rows = finished.stdout.splitlines()[1:]
     assert header.split()[-3:] == ["HEAD", "this", "this/base"]
-    assert [r.rsplit(" (", 1)[0] for r in rows] == [name for _, name, _ in FIGURES]
+    assert [r.rsplit(" (", 1)[0] for r in rows] == [figure.name for figure in FIGURES]
     for row in rows:
         base, this, ratio = (float(v) for v in row.split()[-3:])
         assert base > 0 and this > 0
