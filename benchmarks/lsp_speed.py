@@ -6,8 +6,9 @@ Usage: python benchmarks/lsp_speed.py [--lines 100000] [--large 2000] [--changes
 Generates a synthetic TensorFlow project (benchmarks/synthetic_project.py) of `--lines` lines,
 one of its modules a large file of about `--large` lines, and starts `hybridize lsp` on it
 under pygls' language client, as an editor would. The server is this checkout's code (its
-folder is put first on the server's PYTHONPATH): the script runs with the project's Python
-as it is, nothing to install or set. It measures:
+folder is put first on the server's PYTHONPATH, its bytecode compiled beforehand as an
+installation's is): the script runs with the project's Python as it is, nothing to install
+or set. It measures:
 
 - the diagnostics of the large file, with an empty cache: from `didOpen` to the first
   publication (a server that shows a file opened before the project was solved
@@ -217,7 +218,7 @@ def line_change(
 
 
 async def measure(
-    args: argparse.Namespace, root: Path, large: Path, server_spec: Side, cache: Path
+    args: argparse.Namespace, root: Path, large: Path, server_spec: Side, env: dict[str, str]
 ) -> dict[str, float]:
     client = make_client()
     spawned = time.perf_counter()
@@ -226,7 +227,7 @@ async def measure(
         "-m",
         "hybridize",
         "lsp",
-        env=server_spec.environment({"HYBRIDIZE_CACHE_DIR": str(cache)}),
+        env=env,
         cwd=str(root),  # `python -m` puts its folder first: never a checkout's
     )
     server = client._server  # pygls keeps the subprocess; its pid is what we sample
@@ -419,10 +420,11 @@ def main() -> int:
             runs: dict[str, list[dict[str, float]]] = {s.label: [] for s in servers}
             for round_ in range(args.rounds):
                 for server in servers:  # interleaved: a machine's load moves both alike
-                    cache = workdir / f"cache-{server.label}-{round_}"
-                    runs[server.label].append(
-                        asyncio.run(measure(args, root, large, server, cache))
+                    env = server.compiled_environment(
+                        workdir / f"pyc-{server.label}",
+                        {"HYBRIDIZE_CACHE_DIR": str(workdir / f"cache-{server.label}-{round_}")},
                     )
+                    runs[server.label].append(asyncio.run(measure(args, root, large, server, env)))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(

@@ -144,7 +144,9 @@ def measure_side(side: Side, root: Path, edits: int, cache: Path) -> Measured:
     """`measure` in a child process running `side`'s code with an empty cache."""
     completed = subprocess.run(
         [side.python, __file__, "--child", str(root), "--edits", str(edits)],
-        env=side.environment({"HYBRIDIZE_CACHE_DIR": str(cache)}),
+        env=side.compiled_environment(
+            cache.parent / f"pyc-{side.label}", {"HYBRIDIZE_CACHE_DIR": str(cache)}
+        ),
         cwd=cache.parent,  # outside both checkouts
         capture_output=True,
         text=True,

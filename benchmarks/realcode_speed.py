@@ -124,15 +124,10 @@ def ast_parse_all(files: list[Path]) -> float:
     return time.perf_counter() - started
 
 
-def installed_environment(side: Side, cache: str, pycache: str) -> dict[str, str]:
+def installed_environment(side: Side, cache: str, pycache: Path) -> dict[str, str]:
     """The environment of `side`'s measured commands: an empty summary cache in `cache`, and
-    the tool's bytecode compiled as pip would have (under `pycache`, not beside the
-    sources)."""
-    env = side.environment({"HYBRIDIZE_CACHE_DIR": cache, "PYTHONPYCACHEPREFIX": pycache})
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    compile_modules = "import hybridize.cli, hybridize.analyzer.engine, hybridize.refactor.plan"
-    subprocess.run([side.python, "-c", compile_modules], env=env, cwd=cache, check=True)
-    return env
+    the tool's bytecode compiled as pip would have (`Side.compiled_environment`)."""
+    return side.compiled_environment(pycache, {"HYBRIDIZE_CACHE_DIR": cache})
 
 
 def run_measured(command: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, str]:
@@ -258,7 +253,7 @@ def measure_tree(
     ast_parse = ast_parse_all(files)
     command = ["-m", "hybridize", "analyze", str(root), "--format", "json"]
     with tempfile.TemporaryDirectory(prefix="hybridize-realcode-", dir=workdir) as scratch:
-        pycache = {s.label: f"{scratch}/pyc-{s.label}" for s in measured}
+        pycache = {s.label: Path(scratch) / f"pyc-{s.label}" for s in measured}
         sides_runs = []
         for side in measured:
             cache = Path(scratch) / f"cache-{side.label}"
