@@ -863,8 +863,7 @@ def _parameters(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> Pa
             is_tensor = False
         specs = tuple(
             TensorSpec("TensorSpec", a[1], a[2])
-            for a in sorted(atoms, key=repr)
-            if kind_of(a) in ("tensor", "variable")
+            for a in sorted((a for a in atoms if kind_of(a) in ("tensor", "variable")), key=repr)
         )
         reports.append(ParamReport(p.name, is_tensor, specs))
     has_tensor: bool | None

@@ -251,7 +251,16 @@ def _reads(
     class_key = FunctionKey(relpath, fn.class_qualname) if fn.class_qualname else None
     selves = {param_sym(receiver), local_sym(receiver)} if receiver else set()
     evaluator = get_evaluator(index, facts, key)
-    reads = sorted({*evaluator.memo, *_getattr_reads(facts, key)}, key=repr)
+    # Only attribute and name reads can be state: the others are left out before the sort,
+    # whose `repr` of every value the evaluator met was most of this walk.
+    reads = sorted(
+        {
+            sym
+            for sym in (*evaluator.memo, *_getattr_reads(facts, key))
+            if is_attr(sym) or is_name(sym)
+        },
+        key=repr,
+    )
     for sym in reads:
         if is_attr(sym) and attr_base(sym) in selves and class_key is not None:
             if index.find_method(class_key, sym[2]) is None:
