@@ -224,6 +224,7 @@ def _forget() -> None:
         fact_checks,
         safety_checks,
         report_fact_fields,
+        _facts_applying,
     ):
         derived.cache_clear()
 
@@ -295,6 +296,19 @@ def applies(code: str, framework: str) -> bool:
     to that framework (a code no check documents is kept: nothing says otherwise) and is not
     switched off (`disabled_codes`)."""
     return applies_to(framework)(code)
+
+
+def facts_applying(framework: str) -> dict[str, bool]:
+    """Each fact of `fact_checks`, in their order, and whether its check applies to
+    functions of `framework` (`applies`): the decision step reads it for every function,
+    the same for every function of a framework while the switched-off codes stay the same."""
+    return _facts_applying(framework, disabled_codes())
+
+
+@cache
+def _facts_applying(framework: str, disabled: frozenset[str]) -> dict[str, bool]:
+    applying = applies_to(framework)
+    return {check.fact: applying(check.code) for check in fact_checks()}
 
 
 def applies_to(framework: str) -> Callable[[str], bool]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from hybridize.analyzer.checks import (
     applies_to,
     check_of,
-    fact_checks,
+    facts_applying,
     registry,
     safety_checks,
 )
@@ -70,8 +70,8 @@ def decide(inputs: DecisionInputs) -> FunctionVerdict:
     facts = dataclasses.replace(
         found,
         check_facts={
-            check.fact: found.check_facts.get(check.fact) if applies(check.code) else False
-            for check in fact_checks()
+            fact: found.check_facts.get(fact) if applying else False
+            for fact, applying in facts_applying(framework.name).items()
         },
     )
     # A true safety fact fails the verdict, in the registry's decision order (the order of
