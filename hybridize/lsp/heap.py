@@ -9,6 +9,15 @@ incremental update can follow), the server freezes it (`gc.freeze`, which only m
 collector's lists): collections then walk only what edits add (median 0.26 s, max 0.40 s). And
 no automatic collection runs during an analysis (`paused`).
 
+What an edit adds is frozen too, after every analysis. An incremental analysis keeps most of
+the heap, but it leaves new tables the size of the project (the verdict memory's, the solved
+evaluators', the sorted verdicts: 230,000 entries on that project), and the first allocation
+after the pause walked every one of their entries (35-45 ms per edit, measured in process on
+a loaded machine: each entry visited is a cache miss in a heap of a gigabyte); frozen, they
+are never walked. An edit leaves no cyclic garbage of its own there (measured: a whole
+collection after each of 8 edits found nothing unreachable), and what it replaces is freed by
+reference counting, frozen or not.
+
 Frozen objects are still freed as soon as nothing refers to them; only garbage cycles among
 them stay, until the heap is collected as a whole again (unfreeze, collect, freeze). The
 server does that once it has been idle for `IDLE_SECONDS` after an analysis froze a new heap
@@ -54,10 +63,11 @@ class FrozenHeap:
         """Incremental analyses since the last whole collection."""
 
     def after_analysis(self, analysis: Solves) -> None:
-        """Freeze what an analysis that built the facts anew leaves; count the others."""
+        """Freeze what an analysis leaves; one that built the facts anew makes a whole
+        collection due, the others are counted."""
+        gc.freeze()
         if analysis.scratch_solves != self.scratch_solves:
             self.scratch_solves = analysis.scratch_solves
-            gc.freeze()
             self.replaced = True
         else:
             self.edits += 1

@@ -15,8 +15,8 @@ analysis, the planning and the edits are the library's (the model is jedi-langua
   skipped, and a result for an older version is dropped). Every change can alter the
   verdicts of other files (call sites cross files), so every open document is published
   again. A document that stops parsing keeps its last good diagnostics until it parses again.
-- The project's heap is frozen after an analysis from scratch and collected whole when the
-  server is idle (`hybridize/lsp/heap.py`): the cycle collector stays off the millions of objects
+- The project's heap is frozen after every analysis and collected whole when the server is
+  idle after one from scratch (or after many edits) (`hybridize/lsp/heap.py`): the cycle collector stays off the millions of objects
   that edits keep.
 - The project is analysed in a worker thread, one piece of work at a time (`run`), so the
   event loop keeps reading messages during a solve; code actions computed for a text the
@@ -314,8 +314,10 @@ class HybridizeServer(LanguageServer):
                 return {}
             with self.heap.paused():
                 diagnostics = self.diagnose(texts)
-            if self.project is not None:
-                self.heap.after_analysis(self.project.analysis)
+                # Frozen before the collector runs again: it would walk what the analysis
+                # left at the first allocation after the pause.
+                if self.project is not None:
+                    self.heap.after_analysis(self.project.analysis)
             return diagnostics
 
         computed = await self.run(work)

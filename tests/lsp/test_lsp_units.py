@@ -157,11 +157,11 @@ def test_a_change_after_a_pause_is_analysed_at_once_and_a_burst_waits() -> None:
     assert analysis_delay(10.0, None, waiting=True) == quiet
 
 
-def test_the_heap_is_frozen_after_a_solve_from_scratch_and_collected_whole_later() -> None:
-    """A first analysis, or one that solved from scratch, freezes the heap and makes a whole
-    collection due (the facts it replaced may be cyclic garbage); incremental ones only count,
-    until MAX_EDITS of them make one due too. Frozen cyclic garbage survives the collector's
-    own collections and is freed by the whole collection."""
+def test_the_heap_is_frozen_after_every_analysis_and_collected_whole_later() -> None:
+    """Every analysis freezes the heap; a first one, or one that solved from scratch, makes a
+    whole collection due (the facts it replaced may be cyclic garbage); incremental ones only
+    count, until MAX_EDITS of them make one due too. Frozen cyclic garbage survives the
+    collector's own collections and is freed by the whole collection."""
     import gc
     import weakref
     from types import SimpleNamespace
@@ -185,7 +185,11 @@ def test_the_heap_is_frozen_after_a_solve_from_scratch_and_collected_whole_later
         kept.collect()
         assert alive() is None
         assert not kept.collection_due and gc.get_freeze_count() > 0
-        for _ in range(heap_module.MAX_EDITS - 1):
+        young = Cycle()
+        kept.after_analysis(analysis)  # an incremental analysis freezes what it left too
+        assert not kept.collection_due
+        assert not any(o is young for o in gc.get_objects())
+        for _ in range(heap_module.MAX_EDITS - 2):
             kept.after_analysis(analysis)
         assert not kept.collection_due
         kept.after_analysis(analysis)
