@@ -173,7 +173,7 @@ def _decide(
     recursive = recursive_functions(part)
     computation = tensor_computation(part, facts, within)
     opaque = opaque_tensor_calls(part, facts, within)
-    stateful = stateful_computation(part, facts, within)
+    stateful = stateful_computation(index, part, facts, within)
     if project is None:
         project = project_wide(index, facts, keys)
     hybrid = {k for k in function_keys if is_hybrid(index, facts, k, index.function_framework(k))}

@@ -326,7 +326,14 @@ def _whole_tables(project: Project) -> dict[str, dict[str, object]]:
     found: dict[str, dict[str, object]] = {}
     for f in dataclasses.fields(solver.facts):
         value = getattr(solver.facts, f.name)
-        if f.name in ("evaluators", "latest_evaluators", "cache", "scans", "internal_errors"):
+        if f.name in (
+            "evaluators",
+            "latest_evaluators",
+            "consulted",
+            "cache",
+            "scans",
+            "internal_errors",
+        ):
             continue
         if isinstance(value, dict):
             found[f.name] = {
@@ -455,3 +462,42 @@ def test_a_write_whose_target_changes_without_a_new_solve_of_the_writer(tmp_path
     check(project, "set_sub(b)")
     assert project.analysis.incremental_solves == 1
     assert frozen("B.call") and not frozen("A.call")
+
+
+def test_only_the_evaluators_handed_out_since_a_solve_have_grown_or_read_an_older_index(
+    tmp_path: Path,
+) -> None:
+    """`Solver.update` trims only the evaluators handed out since the last solve
+    (`TensorFacts.consulted`) and re-points an evaluator to the current index when it is
+    handed out again: that is right only if every other evaluator's memo is as the solve left
+    it. After each of random body edits and its verdicts, an evaluator not handed out holds
+    exactly what the solve left (its `settled` size), and every one handed out reads the
+    current index."""
+    root = tmp_path / "synthetic"
+    generate(root, 1_000)
+    project = Project.open(root, ProjectOptions(use_cache=False))
+    project.results()
+    rng = random.Random(23)
+    files = sorted(f for f in project.files if project.text(f) is not None)
+    checked = 0
+    for _ in range(10):
+        relpath = rng.choice(files)
+        original = project.text(relpath)
+        assert original is not None
+        changed = rng.choice(BODY_EDITS)(original, rng)
+        if changed is None or changed == original:
+            continue
+        for text in (changed, original):
+            project.update(relpath, text)
+            project.results()
+            solver = project.analysis.solver
+            assert solver is not None
+            facts = solver.facts
+            for key, evaluator in facts.latest_evaluators.items():
+                if key in facts.consulted:
+                    assert evaluator.index is solver.index, key
+                else:
+                    size = solver.settled[key]
+                    assert (len(evaluator.memo), len(evaluator.call_results)) == size, key
+            checked += solver.journal is not None
+    assert checked >= 8

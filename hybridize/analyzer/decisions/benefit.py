@@ -35,6 +35,7 @@ from hybridize.analyzer.facts.evaluator import (
     TensorFacts,
     callees,
     get_evaluator,
+    solved_evaluator,
 )
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
@@ -503,7 +504,7 @@ class BenefitModel:
             if any(info.training_update for info in resolved.api):
                 training = True
             work += _call_cost(resolved, costs) * factor
-        evaluator = self.facts.evaluators.get(key)
+        evaluator = solved_evaluator(self.index, self.facts, key)
         if evaluator is not None:
             for sym, atoms in evaluator.memo.items():
                 if is_op(sym) and any(kind_of(a) in ("tensor", "variable") for a in atoms):

@@ -14,7 +14,13 @@ from typing import TypeVar
 
 import networkx as nx
 
-from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
+from hybridize.analyzer.facts.evaluator import (
+    ResolvedCall,
+    TensorFacts,
+    callees,
+    get_evaluator,
+    solved_evaluator,
+)
 from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown
 from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -139,7 +145,7 @@ def _holds_variable(atoms: Iterable[tuple], depth: int = 0) -> bool:
     return False
 
 
-def local_stateful_computation(facts: TensorFacts, key: FunctionKey) -> bool:
+def local_stateful_computation(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
     """TensorFlow computation on state: a model or layer called (its weights are read), a
     variable read or updated by an op or an operator. Such a body computes on variables it
     captures (`self.w`, a module-level `tf.Variable`, a model held by a closure) or reaches
@@ -156,7 +162,7 @@ def local_stateful_computation(facts: TensorFacts, key: FunctionKey) -> bool:
             arguments = [*resolved.args, *resolved.kwargs.values()]
             if variable_method or any(_holds_variable(atoms) for atoms in arguments):
                 return True
-    evaluator = facts.evaluators.get(key)
+    evaluator = solved_evaluator(index, facts, key)
     if evaluator is not None:
         for receiver, _attribute, _span, _calls in evaluator.fn.variable_reads:
             # `model.trainable_variables`: the weights themselves, whatever is done with them.
@@ -174,10 +180,10 @@ def local_stateful_computation(facts: TensorFacts, key: FunctionKey) -> bool:
 
 
 def stateful_computation(
-    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[FunctionKey]
+    index: ProjectIndex, graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[FunctionKey]
 ) -> dict[FunctionKey, bool]:
     """Whether the function, or anything it calls, computes on variables, models or layers."""
-    return reaching(graph, {k: local_stateful_computation(facts, k) for k in keys})
+    return reaching(graph, {k: local_stateful_computation(index, facts, k) for k in keys})
 
 
 FRAMEWORK_COMPILED_METHODS: dict[str, frozenset[str]] = {

@@ -188,6 +188,10 @@ class TensorFacts:
     evaluators: dict[FunctionKey, Evaluator] = field(default_factory=dict)
     final: bool = False
     latest_evaluators: dict[FunctionKey, Evaluator] = field(default_factory=dict)
+    consulted: set[FunctionKey] = field(default_factory=set)
+    """The functions whose evaluator was handed out (`get_evaluator`, `solved_evaluator`)
+    since the fixed point last settled: the only evaluators whose memo the analyses after
+    it can have grown, which `Solver.update` trims back (not a pass over every function)."""
     rounds: int = 0
     converged: bool = True
     """False when the round bounds stopped the fixed point before it settled."""
@@ -226,7 +230,18 @@ def get_evaluator(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> 
     if evaluator is None:
         evaluator = Evaluator(index, facts, key)
         facts.evaluators[key] = evaluator
+    elif evaluator.index is not index:
+        # Kept from an earlier solve of the project (`Solver.update`): it reads the current
+        # index from now on (an update re-points only the evaluators it hands out).
+        evaluator.index = index
+    facts.consulted.add(key)
     return evaluator
+
+
+def solved_evaluator(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> Evaluator | None:
+    """The solution's evaluator of `key`, if the function has one (none is made), ready to
+    evaluate more of it (`get_evaluator`)."""
+    return get_evaluator(index, facts, key) if key in facts.evaluators else None
 
 
 class Evaluator:

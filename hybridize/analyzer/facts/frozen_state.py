@@ -372,7 +372,7 @@ def _writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKey, list[Writ
     stale = list(compress(keys, map(is_not, map(evaluators.get, keys), combined.used)))
     affected: set[StateKey] = set()
     for writer in stale:
-        evaluator = evaluators.get(writer) or get_evaluator(index, facts, writer)
+        evaluator = get_evaluator(index, facts, writer)
         combined.used[combined.order[writer]] = evaluator
         part = _writes_of(index, writer, evaluator)
         old = combined.parts.pop(writer, None)

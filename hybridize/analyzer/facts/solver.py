@@ -1046,6 +1046,7 @@ class Solver:
             evaluator = facts.evaluators.get(key)
             if evaluator is not None:
                 self.settled[key] = (len(evaluator.memo), len(evaluator.call_results))
+        facts.consulted = set()
         return True
 
     def _phase(
@@ -1261,14 +1262,18 @@ class Solver:
                 for writer in self._writers(dep, attr_writers or {}):
                     if self.deps.get(writer, set()) & written:
                         reset.add(writer)
-        # Evaluators kept from the last solve forget what later analyses evaluated since.
-        for key, evaluator in facts.latest_evaluators.items():
-            evaluator.index = index
+        # Evaluators kept from the last solve forget what later analyses evaluated since:
+        # only those handed out since can hold more (`TensorFacts.consulted`). Each reads
+        # the new index once handed out again (`get_evaluator`).
+        for key in facts.consulted:
+            evaluator = facts.latest_evaluators.get(key)
             size = self.settled.get(key)
-            if size is not None and len(evaluator.memo) > size[0]:
+            if evaluator is None or size is None:
+                continue
+            if len(evaluator.memo) > size[0]:
                 for sym in list(evaluator.memo)[size[0] :]:
                     del evaluator.memo[sym]
-            if size is not None and len(evaluator.call_results) > size[1]:
+            if len(evaluator.call_results) > size[1]:
                 for i in list(evaluator.call_results)[size[1] :]:
                     del evaluator.call_results[i]
         facts.cache.clear()
