@@ -1,7 +1,7 @@
 """The benefit oracle: does each rewrite of a real library pay on the calls its own tests make?
 
 Usage: python benchmarks/benefit_oracle.py [--libraries sonnet,recommenders] [--venv PATH]
-           [--jobs 2] [--tests-limit N] [--out build/benefit-oracle]
+           [--jobs 2] [--tests-limit N|NAME=N,...] [--out build/benefit-oracle]
 
 Beside the safety oracle (`realcode_oracle.py`, whose installing, copying, rewriting and test
 running this reuses): for every library,
@@ -158,7 +158,7 @@ def measure_library(library: Library, args: argparse.Namespace, python: Path) ->
             oracle.fnmatchcase(str(p.relative_to(work / "original")), g) for g in library.slow_tests
         )
     )
-    limit = args.tests_limit if args.tests_limit is not None else library.tests_limit
+    limit = args.tests_limit.get(library.name, args.tests_limit.get("", library.tests_limit))
     selected = oracle.select_test_files(test_files, {f.file for f in done.rewritten}, limit)
     print(
         f"[{library.name}] {len(done.rewritten)} changes ({len(default)} default), "
@@ -235,13 +235,27 @@ def render_library(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def tests_limits(text: str) -> dict[str, int]:
+    """`--tests-limit`: "N" for every library (key ""), or "sonnet=15,gpytorch=20"."""
+    limits: dict[str, int] = {}
+    for part in text.split(","):
+        name, _, number = part.strip().rpartition("=")
+        limits[name.strip()] = int(number)
+    return limits
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--libraries", default="sonnet,recommenders")
     parser.add_argument("--venv", type=Path, help="scratch environment with TensorFlow and pytest")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "benefit-oracle")
     parser.add_argument("--jobs", type=int, default=2, help="test subprocesses at a time")
-    parser.add_argument("--tests-limit", type=int, help="test files per library (sampled)")
+    parser.add_argument(
+        "--tests-limit",
+        type=tests_limits,
+        default={},
+        help="test files per library (sampled): N for every library, or NAME=N,NAME=N",
+    )
     parser.add_argument("--test-timeout", type=int, help="seconds per test (default: per library)")
     parser.add_argument("--file-timeout", type=int, help="seconds per test file")
     parser.add_argument("--chunk-files", type=int, default=6, help="test files per subprocess")
