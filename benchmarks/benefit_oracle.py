@@ -120,7 +120,10 @@ def _result(
             "default_changes": summary.default_changes,
             "default_measured": summary.default_measured,
             "default_paying": summary.default_paying,
+            "default_no_difference": summary.default_no_difference,
+            "default_retracing": summary.default_retracing,
             "default_rate": summary.default_rate,
+            "default_rate_decided": summary.default_rate_decided,
             "paying": summary.paying,
             "paying_in_default": summary.paying_in_default,
             "recall": summary.recall,
@@ -129,10 +132,20 @@ def _result(
     }
 
 
+def _not_rewritten(library: Library) -> list[str]:
+    """The globs the refactoring leaves alone: the library's, and its sdist's test folder."""
+    globs = [*library.not_rewritten]
+    if library.sdist_tests is not None:
+        globs.append(f"{library.sdist_tests}/*")
+    return globs
+
+
 def measure_library(library: Library, args: argparse.Namespace, python: Path) -> dict[str, Any]:
     out: Path = args.out
     work = out / library.name
     if args.judge_only:
+        if args.refresh_default:
+            default_changes(work, args.jobs, _not_rewritten(library))
         return judge_recorded(library, work)
     site = oracle.install_library(python, out, library)
     tests = oracle.sdist_tests(python, out, library)
@@ -140,9 +153,7 @@ def measure_library(library: Library, args: argparse.Namespace, python: Path) ->
         oracle.copy_packages(site, work / label, library.packages)
         if tests is not None:
             shutil.copytree(tests, work / label / tests.name)
-    not_rewritten = [*library.not_rewritten]
-    if library.sdist_tests is not None:
-        not_rewritten.append(f"{library.sdist_tests}/*")
+    not_rewritten = _not_rewritten(library)
     print(f"[{library.name}] rewriting ...", flush=True)
     done = oracle.rewrite(work, args.jobs, not_rewritten)
     default = default_changes(work, args.jobs, not_rewritten)
@@ -214,20 +225,37 @@ def _variable_traces(function: dict[str, Any]) -> str:
     return f" ({traces} creating variables)" if traces else ""
 
 
+def _ratio(function: dict[str, Any]) -> str:
+    """The CPU-time median with its interval and verdict mark (+ faster, - slower, = no
+    measurable difference), and the wall-time median: `2.31x [1.90-2.80]+ w1.70x`."""
+    if function.get("speedup") is None:
+        return "-"
+    text = f"{function['speedup']:.2f}x"
+    interval = function.get("interval")
+    if interval:
+        mark = {"faster": "+", "slower": "-"}.get(function.get("speed") or "", "=")
+        text += f" [{interval[0]:.2f}-{interval[1]:.2f}]{mark}"
+    if function.get("wall_speedup") is not None:
+        text += f" w{function['wall_speedup']:.2f}x"
+    return text
+
+
 def render_library(result: dict[str, Any]) -> str:
     s = result["summary"]
     lines = [
         f"{result['requirement']}: {result['probed']} changes probed, {s['default_changes']} default; "
         f"{result['tests']} tests ({result['passing']} passing) in {len(result['test_files'])} files",
         f"  default changes measured faster, no excess traces: {s['default_paying']} of "
-        f"{s['default_measured']} measured ({_percent(s['default_rate'])}; target >= 85%)",
+        f"{s['default_measured']} measured ({_percent(s['default_rate'])}; target >= 85%); "
+        f"{s['default_no_difference']} of no measurable difference, "
+        f"{s['default_retracing']} retracing; of those with a measurable difference: "
+        f"{_percent(s['default_rate_decided'])}",
         f"  paying changes (all safe ones) in the default set: {s['paying_in_default']} of "
         f"{s['paying']} ({_percent(s['recall'])}; target >= 70%)",
     ]
     for f in sorted(result["functions"], key=lambda f: (not f["default"], f["key"])):
-        ratio = "-" if f["speedup"] is None else f"{f['speedup']:.2f}x"
         lines.append(
-            f"  {'D' if f['default'] else ' '} {ratio:>7} calls {f['calls']:>4} "
+            f"  {'D' if f['default'] else ' '} {_ratio(f):>26} calls {f['calls']:>4} "
             f"(+{f['in_graph_calls']} in graph{_run_eagerly(f)}) signatures {f['signatures']:>3} "
             f"traces {f['traces']:>3}{_variable_traces(f)}  {f['key']}"
             + (f"  [{f['cause']}]" if f["cause"] else "")
@@ -269,6 +297,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--judge-only",
         action="store_true",
         help="judge what an earlier run (finished or stopped) left in OUT, running nothing",
+    )
+    parser.add_argument(
+        "--refresh-default",
+        action="store_true",
+        help="with --judge-only: the default set from this analyzer's default refactoring of "
+        "the measured copy's original (the changes measured are those of the run; a changed "
+        "--include-low-benefit rewrite would need a new run)",
     )
     args = parser.parse_args(argv)
     args.names = [n.strip() for n in args.libraries.split(",") if n.strip()]

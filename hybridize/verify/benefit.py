@@ -2,9 +2,12 @@
 rewritten function whether the change pays on the tests' own calls, and per library how well
 the default set (`benefit` high) matches the changes that do.
 
-A change is a *benefit failure* when it is measured slower (the median over its timed calls of
-eager time over compiled time is at most 1), or when it traces more often than it sees distinct
-input signatures (a new trace without a new input: a new Python object per call, a graph break).
+A change is *faster*, *slower* or of *no measurable difference* by the median of its rounds'
+ratios of eager to compiled CPU time and that median's interval (`speed_band`: the noise band
+and the method). It is a *benefit failure* when it is measured slower, or when it traces more
+often than it sees distinct input signatures (a new trace without a new input: a new Python
+object per call, a graph break); a change of no measurable difference is neither paying nor a
+failure, and is counted apart.
 The second trace of a `tf.function`'s first call that created variables is not such a retrace:
 TensorFlow traces that call once creating them and once more to use them, once per function
 object (per instance for a method; `benefit_plugin.created_variables`). A change the tests never
@@ -21,6 +24,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from hybridize.verify.speed_band import (
+    RatioInterval,
+    SpeedVerdict,
+    median,
+    median_interval,
+    speed_verdict,
+)
 
 LITTLE_WORK_SECONDS = 1e-3
 """An eager call shorter than this that is slower compiled is put down to too little work:
@@ -52,6 +63,10 @@ class FunctionBenefit:
     timed_calls: int = 0
     timing_traces: int = 0
     speedup: float | None = None
+    """The median of its rounds' ratios of eager to compiled CPU time (`interval.median`)."""
+    interval: RatioInterval | None = None
+    wall_speedup: float | None = None
+    """The same median in wall time, reported: on a loaded machine it measures the load."""
     eager_seconds: float | None = None
     unreachable: str | None = None
     timing_errors: list[str] = field(default_factory=list)
@@ -63,8 +78,27 @@ class FunctionBenefit:
         return self.speedup is not None
 
     @property
+    def speed(self) -> SpeedVerdict | None:
+        """Faster, slower or no measurable difference (None: not measured)."""
+        return None if self.interval is None else speed_verdict(self.interval)
+
+    @property
     def faster(self) -> bool:
-        return self.speedup is not None and self.speedup > 1.0
+        return self.speed == "faster"
+
+    @property
+    def slower(self) -> bool:
+        return self.speed == "slower"
+
+    @property
+    def no_difference(self) -> bool:
+        """Measured, no excess traces, and neither measurably faster nor slower."""
+        return self.speed == "no measurable difference" and not self.excess_traces
+
+    @property
+    def paying(self) -> bool:
+        """Measured faster, and tracing no more than its inputs explain."""
+        return self.faster and not self.excess_traces
 
     @property
     def excess_traces(self) -> bool:
@@ -77,7 +111,7 @@ class FunctionBenefit:
     @property
     def failure(self) -> bool:
         """Measured, and slower or tracing more than its inputs explain."""
-        return self.measured and (not self.faster or self.excess_traces)
+        return self.measured and (self.slower or self.excess_traces)
 
     @property
     def cause(self) -> str | None:
@@ -94,10 +128,12 @@ class FunctionBenefit:
             return "not timed: " + (self.timing_errors[0] if self.timing_errors else "no sample")
         if self.excess_traces:
             return "retraces beyond its input signatures (new Python objects or graph breaks)"
-        if not self.faster:
+        if self.slower:
             if self.eager_seconds is not None and self.eager_seconds < LITTLE_WORK_SECONDS:
                 return "too little work"
             return "slower compiled"
+        if not self.faster:
+            return "no measurable difference"
         return None
 
     def as_record(self) -> dict[str, Any]:
@@ -113,19 +149,34 @@ class FunctionBenefit:
             "timed_calls": self.timed_calls,
             "timing_traces": self.timing_traces,
             "speedup": self.speedup,
+            "interval": None
+            if self.interval is None
+            else [self.interval.low, self.interval.high, self.interval.coverage],
+            "ratios": None if self.interval is None else self.interval.samples,
+            "wall_speedup": self.wall_speedup,
+            "speed": self.speed,
             "eager_seconds": self.eager_seconds,
             "varying": self.varying,
             "faster": self.faster,
+            "paying": self.paying,
             "excess_traces": self.excess_traces,
             "failure": self.failure,
             "cause": self.cause,
         }
 
 
-def _median(values: Sequence[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+def round_ratios(record: Mapping[str, Any], clock: str = "cpu") -> list[float]:
+    """A timed call's ratios of eager to compiled time, one per round (`clock`: "cpu" or
+    "wall"); a record of a plugin that kept only medians gives its one ratio of medians."""
+    eager_key, compiled_key = (
+        ("eager_cpu_samples", "compiled_cpu_samples")
+        if clock == "cpu"
+        else ("eager_samples", "compiled_samples")
+    )
+    if eager_key in record:
+        pairs = zip(record[eager_key], record[compiled_key], strict=False)
+        return [float(e) / max(float(c), 1e-12) for e, c in pairs]
+    return [float(record["eager_seconds"]) / max(float(record["compiled_seconds"]), 1e-12)]
 
 
 def _varying(signatures: Iterable[str]) -> list[str]:
@@ -165,6 +216,7 @@ def judge(changes: Sequence[Change], records: Iterable[Mapping[str, Any]]) -> li
     # (process, instance token, signature); instance tokens restart at 1 in every process
     signatures: dict[str, set[tuple[str, int, str]]] = {k: set() for k in by_key}
     ratios: dict[str, list[float]] = {k: [] for k in by_key}
+    wall_ratios: dict[str, list[float]] = {k: [] for k in by_key}
     eager: dict[str, list[float]] = {k: [] for k in by_key}
     for record in records:
         function = by_key.get(str(record.get("key")))
@@ -196,17 +248,19 @@ def judge(changes: Sequence[Change], records: Iterable[Mapping[str, Any]]) -> li
         if "compiled_seconds" in record:
             function.timed_calls += 1
             function.timing_traces += int(record.get("timing_traces", 0))
-            compiled = max(float(record["compiled_seconds"]), 1e-12)
-            ratios[function.key].append(float(record["eager_seconds"]) / compiled)
+            ratios[function.key].extend(round_ratios(record, "cpu"))
+            wall_ratios[function.key].extend(round_ratios(record, "wall"))
             eager[function.key].append(float(record["eager_seconds"]))
     for key, function in by_key.items():
         if function.unreachable is not None and function.calls:
             function.unreachable = None  # reached in another process
         function.signatures = len(signatures[key])
         function.varying = _varying(s for _, _, s in signatures[key])
-        if ratios[key]:
-            function.speedup = _median(ratios[key])
-            function.eager_seconds = _median(eager[key])
+        function.interval = median_interval(ratios[key])
+        if function.interval is not None:
+            function.speedup = function.interval.median
+            function.wall_speedup = median(wall_ratios[key])
+            function.eager_seconds = median(eager[key])
     return list(by_key.values())
 
 
@@ -218,13 +272,28 @@ class LibraryBenefit:
     default_measured: int
     default_paying: int
     """Default changes measured faster that trace no more than their inputs explain."""
+    default_no_difference: int
+    """Default changes measured, no excess traces, of no measurable difference."""
+    default_retracing: int
+    """Default changes that trace more often than they see distinct inputs."""
     paying: int
     """Changes (of every safe one) measured faster with no excess traces."""
     paying_in_default: int
 
     @property
     def default_rate(self) -> float | None:
+        """Paying of every default change measured (no measurable difference counts against)."""
         return self.default_paying / self.default_measured if self.default_measured else None
+
+    @property
+    def default_decided(self) -> int:
+        """Default changes measured with a measurable difference, or retracing."""
+        return self.default_measured - self.default_no_difference
+
+    @property
+    def default_rate_decided(self) -> float | None:
+        """Paying of the default changes measured with a measurable difference."""
+        return self.default_paying / self.default_decided if self.default_decided else None
 
     @property
     def recall(self) -> float | None:
@@ -233,11 +302,13 @@ class LibraryBenefit:
 
 def summarize(functions: Sequence[FunctionBenefit]) -> LibraryBenefit:
     default = [f for f in functions if f.default]
-    paying = [f for f in functions if f.measured and not f.failure]
+    paying = [f for f in functions if f.paying]
     return LibraryBenefit(
         default_changes=len(default),
         default_measured=sum(f.measured for f in default),
-        default_paying=sum(f.measured and not f.failure for f in default),
+        default_paying=sum(f.paying for f in default),
+        default_no_difference=sum(f.no_difference for f in default),
+        default_retracing=sum(f.measured and f.excess_traces for f in default),
         paying=len(paying),
         paying_in_default=sum(f.default for f in paying),
     )

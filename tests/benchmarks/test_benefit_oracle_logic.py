@@ -40,6 +40,9 @@ def test_render_marks_default_changes_and_names_causes() -> None:
         "key": "pkg/ops.py::step",
         "default": True,
         "speedup": 0.5,
+        "interval": [0.4, 0.6, 0.98],
+        "wall_speedup": 0.45,
+        "speed": "slower",
         "calls": 40,
         "in_graph_calls": 2,
         "signatures": 3,
@@ -50,7 +53,10 @@ def test_render_marks_default_changes_and_names_causes() -> None:
         "default_changes": 1,
         "default_measured": 1,
         "default_paying": 0,
+        "default_no_difference": 0,
+        "default_retracing": 0,
         "default_rate": 0.0,
+        "default_rate_decided": 0.0,
         "paying": 0,
         "paying_in_default": 0,
         "recall": None,
@@ -67,4 +73,6 @@ def test_render_marks_default_changes_and_names_causes() -> None:
     text = render_library(result)
     assert "0 of 1 measured (0%; target >= 85%)" in text
     assert "0 of 0 (-; target >= 70%)" in text
-    assert "D   0.50x calls   40 (+2 in graph)" in text and "[too little work]" in text
+    assert "0 of no measurable difference, 0 retracing" in text
+    assert "D  0.50x [0.40-0.60]- w0.45x calls   40 (+2 in graph)" in text
+    assert "[too little work]" in text

@@ -332,3 +332,11 @@ def test_held_out_results_and_each_mode_are_reported_apart() -> None:
     assert "total (low-benefit): 1 libraries" in tuned and "total (default)" in tuned
     assert "h==1.0 (low-benefit): unsafe rewrites" in held
     assert "h==1.0 (default)" not in held  # no unsafe rewrite in that mode
+
+
+def test_the_sample_finds_the_tests_of_a_tree_that_mirrors_the_package() -> None:
+    """gpytorch's sdist keeps `test/priors/test_horseshoe_prior.py` for
+    `gpytorch/priors/horseshoe_prior.py`: the same path below the top folder."""
+    tests = [f"test/kernels/test_k{i}.py" for i in range(8)] + ["test/priors/test_horseshoe.py"]
+    picked = select_test_files(tests, {"gpytorch/priors/horseshoe.py"}, 1)
+    assert picked == ["test/priors/test_horseshoe.py"]

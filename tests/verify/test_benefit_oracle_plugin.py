@@ -29,9 +29,21 @@ from hybridize.verify.benefit import (
 )
 
 
-def _call(key: str, signature: str = "[]", traces: int = 0, **timing: float) -> dict[str, object]:
+def _call(key: str, signature: str = "[]", traces: int = 0, **timing: Any) -> dict[str, object]:
     record: dict[str, object] = {"kind": "call", "key": key, "in_graph": False, "owner": 0}
     return record | {"signature": signature, "traces": traces} | timing
+
+
+def _rounds(eager: float, compiled: float, rounds: int = 7) -> dict[str, Any]:
+    """A timed call as the plugin records it: every round the same pair, in both clocks."""
+    return {
+        "eager_seconds": eager,
+        "compiled_seconds": compiled,
+        "eager_samples": [eager] * rounds,
+        "compiled_samples": [compiled] * rounds,
+        "eager_cpu_samples": [eager] * rounds,
+        "compiled_cpu_samples": [compiled] * rounds,
+    }
 
 
 def test_judge_counts_calls_signatures_traces_and_takes_the_median_ratio() -> None:
@@ -40,22 +52,19 @@ def test_judge_counts_calls_signatures_traces_and_takes_the_median_ratio() -> No
             "a",
             '[["array", "EagerTensor", "float32", [2], false]]',
             1,
-            eager_seconds=0.03,
-            compiled_seconds=0.01,
+            **_rounds(0.03, 0.01),
         ),
         _call(
             "a",
             '[["array", "EagerTensor", "float32", [2], false]]',
             0,
-            eager_seconds=0.02,
-            compiled_seconds=0.01,
+            **_rounds(0.02, 0.01),
         ),
         _call(
             "a",
             '[["array", "EagerTensor", "float32", [3], false]]',
             1,
-            eager_seconds=0.05,
-            compiled_seconds=0.01,
+            **_rounds(0.05, 0.01),
         ),
         {"kind": "call", "key": "a", "in_graph": True},
     ]
@@ -69,13 +78,11 @@ def test_judge_names_why_a_change_does_not_pay() -> None:
     records = [
         # a new object per call: three traces, one signature (objects are described by type)
         *(
-            _call(
-                "objects", '[["object", "m.Config"]]', 1, eager_seconds=0.01, compiled_seconds=0.001
-            )
+            _call("objects", '[["object", "m.Config"]]', 1, **_rounds(0.01, 0.001))
             for _ in range(3)
         ),
-        _call("tiny", traces=1, eager_seconds=1e-5, compiled_seconds=4e-5),
-        _call("slow", traces=1, eager_seconds=0.5, compiled_seconds=0.6),
+        _call("tiny", traces=1, **_rounds(1e-5, 4e-5)),
+        _call("slow", traces=1, **_rounds(0.5, 0.6)),
         {"kind": "call", "key": "graph", "in_graph": True},
         {
             "kind": "unreachable",
@@ -98,7 +105,7 @@ def test_judge_names_why_a_change_does_not_pay() -> None:
 
 def test_judge_allows_the_second_trace_of_a_first_call_that_created_variables() -> None:
     sig = '[["array", "EagerTensor", "float32", [1, 8], false]]'
-    timing = {"eager_seconds": 0.02, "compiled_seconds": 0.01}
+    timing = _rounds(0.02, 0.01)
     records = [
         # two instances (owners), each traced twice at its first call, which created variables
         *(
@@ -121,7 +128,7 @@ def test_each_process_traces_anew(tmp_path: Path) -> None:
     signature trace once each: two signatures, no retrace."""
     sig = '[["array", "EagerTensor", "float32", [2], false]]'
     for process in ("benefit-101", "benefit-102"):
-        record = _call("f", sig, 1, eager_seconds=0.02, compiled_seconds=0.01)
+        record = _call("f", sig, 1, **_rounds(0.02, 0.01))
         (tmp_path / f"{process}.jsonl").write_text(json.dumps(record) + "\n")
     (f,) = judge([Change("f", True)], read_records(sorted(tmp_path.glob("*.jsonl"))))
     assert (f.calls, f.signatures, f.traces) == (2, 2, 2) and not f.excess_traces
@@ -129,9 +136,9 @@ def test_each_process_traces_anew(tmp_path: Path) -> None:
 
 def test_judge_leaves_out_the_calls_made_while_functions_run_eagerly() -> None:
     records = [
-        {**_call("f", traces=0, eager_seconds=0.02, compiled_seconds=0.025), "run_eagerly": True},
-        {**_call("g", traces=0, eager_seconds=0.02, compiled_seconds=0.025), "run_eagerly": True},
-        _call("g", traces=1, eager_seconds=0.02, compiled_seconds=0.01),
+        {**_call("f", traces=0, **_rounds(0.02, 0.025)), "run_eagerly": True},
+        {**_call("g", traces=0, **_rounds(0.02, 0.025)), "run_eagerly": True},
+        _call("g", traces=1, **_rounds(0.02, 0.01)),
     ]
     found = {f.key: f for f in judge([Change("f", True), Change("g", True)], records)}
     f, g = found["f"], found["g"]
@@ -141,8 +148,8 @@ def test_judge_leaves_out_the_calls_made_while_functions_run_eagerly() -> None:
 
 
 def test_summarize_gives_the_default_rate_and_the_share_of_paying_changes_in_the_default() -> None:
-    fast = {"eager_seconds": 0.02, "compiled_seconds": 0.01}
-    slow = {"eager_seconds": 0.02, "compiled_seconds": 0.04}
+    fast = _rounds(0.02, 0.01)
+    slow = _rounds(0.02, 0.04)
     records = [
         _call("d-fast", traces=1, **fast),
         _call("d-slow", traces=1, **slow),
@@ -161,6 +168,53 @@ def test_summarize_gives_the_default_rate_and_the_share_of_paying_changes_in_the
     assert summary.default_rate == 0.5
     assert (summary.paying, summary.paying_in_default) == (3, 1)
     assert summary.recall == pytest.approx(1 / 3)
+
+
+def test_judge_pools_every_round_in_cpu_time_and_counts_no_difference_apart() -> None:
+    """The rounds' CPU ratios decide; the wall ratios (here hit by the load) are reported; a
+    change whose rounds straddle 1 is of no measurable difference: not paying, no failure."""
+    loaded = {
+        "eager_seconds": 0.012,
+        "compiled_seconds": 0.004,
+        "eager_samples": [0.012, 0.001, 0.015, 0.011, 0.013, 0.0009, 0.014],
+        "compiled_samples": [0.004, 0.009, 0.004, 0.005, 0.004, 0.006, 0.004],
+        "eager_cpu_samples": [0.004] * 7,
+        "compiled_cpu_samples": [0.001, 0.0012, 0.001, 0.0011, 0.001, 0.001, 0.0009],
+    }
+    even = {
+        "eager_seconds": 0.01,
+        "compiled_seconds": 0.01,
+        "eager_cpu_samples": [0.010, 0.012, 0.009, 0.011, 0.010, 0.008, 0.012],
+        "compiled_cpu_samples": [0.011, 0.010, 0.010, 0.010, 0.011, 0.010, 0.010],
+        "eager_samples": [0.01] * 7,
+        "compiled_samples": [0.01] * 7,
+    }
+    records = [_call("d-loaded", traces=1, **loaded), _call("d-even", traces=1, **even)]
+    found = {f.key: f for f in judge([Change("d-loaded", True), Change("d-even", True)], records)}
+    fast, same = found["d-loaded"], found["d-even"]
+    assert fast.speedup == 4.0 and fast.speed == "faster" and fast.paying
+    assert fast.wall_speedup == pytest.approx(3.0) and fast.interval is not None
+    assert fast.interval.samples == 7 and fast.interval.low > 1
+    assert same.speed == "no measurable difference" and same.no_difference
+    assert not same.paying and not same.failure and same.cause == "no measurable difference"
+    summary = summarize([fast, same])
+    assert (summary.default_measured, summary.default_paying, summary.default_no_difference) == (
+        2,
+        1,
+        1,
+    )
+    assert summary.default_rate == 0.5 and summary.default_rate_decided == 1.0
+
+
+def test_a_record_with_medians_only_gives_one_ratio_per_call() -> None:
+    """Records of the plugin before the rounds were kept: each call one ratio of its medians,
+    so that five or more calls are needed to decide."""
+    medians = {"eager_seconds": 0.02, "compiled_seconds": 0.01}
+    few = [_call("f", traces=1, **medians) for _ in range(4)]
+    (f,) = judge([Change("f", True)], few)
+    assert f.speedup == 2.0 and f.speed == "no measurable difference"
+    (g,) = judge([Change("f", True)], [*few, _call("f", traces=0, **medians)])
+    assert g.interval is not None and g.interval.samples == 5 and g.speed == "faster"
 
 
 def test_module_of_a_file_and_a_package() -> None:
