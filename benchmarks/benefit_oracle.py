@@ -144,8 +144,6 @@ def measure_library(library: Library, args: argparse.Namespace, python: Path) ->
     out: Path = args.out
     work = out / library.name
     if args.judge_only:
-        if args.refresh_default:
-            default_changes(work, args.jobs, _not_rewritten(library))
         return judge_recorded(library, work)
     site = oracle.install_library(python, out, library)
     tests = oracle.sdist_tests(python, out, library)
@@ -297,13 +295,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--judge-only",
         action="store_true",
         help="judge what an earlier run (finished or stopped) left in OUT, running nothing",
-    )
-    parser.add_argument(
-        "--refresh-default",
-        action="store_true",
-        help="with --judge-only: the default set from this analyzer's default refactoring of "
-        "the measured copy's original (the changes measured are those of the run; a changed "
-        "--include-low-benefit rewrite would need a new run)",
     )
     args = parser.parse_args(argv)
     args.names = [n.strip() for n in args.libraries.split(",") if n.strip()]
