@@ -22,9 +22,11 @@ each call the probe:
 - for the first calls of each new signature, up to `SAMPLED_CALLS` calls and `BUDGET_SECONDS`
   per function, times the same call again compiled and eager (the original function:
   `python_function` of the `tf.function`, `_torchdynamo_orig_callable` of the `torch.compile`),
-  interleaved, `ROUNDS` rounds, each sample looping calls that are shorter than
-  `SAMPLE_SECONDS`; nested rewritten functions follow the mode being timed (eager inside the
-  eager sample) and record nothing. The test's own call is never timed: it may trace, and its
+  in `ROUNDS` rounds of one eager and one compiled sample side by side (which goes first
+  alternating; each sample after an untimed call of its mode, looping calls that are shorter
+  than `SAMPLE_SECONDS`), every sample kept in wall time and in the process's CPU time, for
+  the judge's interval (`speed_band`); nested rewritten functions follow the mode being timed
+  (eager inside the eager sample) and record nothing. The test's own call is never timed: it may trace, and its
   result is the one the test gets.
 
 Each test's calls are written as JSON lines when the test ends, to a file of its own per process
