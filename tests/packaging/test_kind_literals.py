@@ -56,7 +56,6 @@ UNTYPED_DISPATCHES_LEFT = {
 """Modules still reading `kind = x[0]` without a typed kind, and how many such reads each holds."""
 
 POSITIONAL_READS_LEFT = {
-    "hybridize/analyzer/checks/hy427_type_spec_arguments.py": 3,
     "hybridize/analyzer/decisions/benefit.py": 1,
     "hybridize/analyzer/engine.py": 1,
     "hybridize/analyzer/facts/array_strings.py": 1,

@@ -2,112 +2,19 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from hybridize.analyzer.facts.evaluator import get_evaluator
 from hybridize.analyzer.facts.predicates import leaf_atoms
-from hybridize.analyzer.facts.refs import Ref, is_class_ref, is_ext_ref, is_global_ref
-from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.spec_annotations import annotated_spec
 from hybridize.analyzer.facts.values import SPEC
-from hybridize.analyzer.frameworks import lookup
-from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_local, is_name, param_sym
+from hybridize.analyzer.summaries.syms import param_sym
 from hybridize.model import Finding
 
 from . import TENSORFLOW_ONLY, Check
 
 if TYPE_CHECKING:
     from hybridize.analyzer.checks.context import CheckContext
-
-DOTTED_NAME = re.compile(r"[A-Za-z_][\w.]*")
-MAX_BASE_DEPTH = 8
-"""How far up a project class's bases a framework spec class is looked for."""
-MAX_ALIAS_DEPTH = 6
-"""How many module-level aliases an annotation is followed through."""
-
-
-def is_spec_class(dotted: str) -> bool:
-    """A framework class whose instances are type specs (`tf.TensorSpec`, `tf.TypeSpec`,
-    `tf.RaggedTensorSpec`...), as the framework tables know it (role "spec")."""
-    info = lookup(dotted)
-    return info is not None and info.kind == "class" and info.returns == SPEC_ROLE
-
-
-SPEC_ROLE = "spec"
-"""The role the framework tables give type specs and what makes them."""
-
-
-def _project_spec_class(index: ProjectIndex, class_key: ClassKey, depth: int = 0) -> bool:
-    """A project class deriving from a framework spec class (tensorflow-gnn's
-    `GraphTensorSpec`, through `BatchableExtensionTypeSpec`)."""
-    if depth > MAX_BASE_DEPTH:
-        return False
-    for ref in index.base_refs(class_key):
-        if is_ext_ref(ref) and is_spec_class(ref[1]):
-            return True
-        if is_class_ref(ref) and _project_spec_class(index, ref[1], depth + 1):
-            return True
-    return False
-
-
-def annotated_spec(index: ProjectIndex, key: FunctionKey, annotation: str | None) -> str | None:
-    """The name in an annotation that stands for a spec class (`tf.TensorSpec`,
-    `Optional[tf.TypeSpec]`, `GraphTensorSpec`, an alias such as tensorflow-gnn's
-    `FeaturesSpec = Mapping[str, tf.RaggedTensorSpec]`), else None: the parameter is declared
-    to receive specs."""
-    if not annotation:
-        return None
-    for name in sorted(set(DOTTED_NAME.findall(annotation))):
-        if _names_spec(index, index.resolve_dotted(key.file, name), 0):
-            return name
-    return None
-
-
-def _names_spec(index: ProjectIndex, ref: Ref, depth: int) -> bool:
-    """The name refers to a spec class, or to a module-level alias whose value names one."""
-    if depth > MAX_ALIAS_DEPTH:
-        return False
-    if is_ext_ref(ref):
-        return is_spec_class(ref[1])
-    if is_class_ref(ref):
-        return _project_spec_class(index, ref[1])
-    if is_global_ref(ref):
-        module = index.modules.get(ref[1])
-        values = module.module_code.locals.get(ref[2], []) if module is not None else []
-        return any(
-            _names_spec(index, index.resolve_dotted(ref[1], dotted), depth + 1)
-            for value in values
-            for dotted in _dotted_names(value)
-        )
-    return False
-
-
-def _dotted_names(value: object) -> Iterator[str]:
-    """The dotted names an alias's value spells (`Union[tf.TensorSpec, Spec]`: `Union`,
-    `tf.TensorSpec`, `Spec`): the name and attribute chains among its nested syms."""
-    if isinstance(value, tuple) and value and isinstance(value[0], str):
-        dotted = _dotted(value)
-        if dotted is not None:
-            yield dotted
-            return
-        parts: Iterable[object] = value[1:]
-    elif isinstance(value, (tuple, list, frozenset)):
-        parts = value
-    else:
-        return
-    for part in parts:
-        yield from _dotted_names(part)
-
-
-def _dotted(sym: tuple) -> str | None:
-    if (is_name(sym) or is_local(sym)) and isinstance(sym[1], str):
-        return sym[1]
-    if is_attr(sym) and isinstance(sym[1], tuple):
-        base = _dotted(sym[1])
-        return f"{base}.{sym[2]}" if base is not None else None
-    return None
 
 
 class PassesTypeSpecs(Check):
@@ -120,7 +27,11 @@ class PassesTypeSpecs(Check):
     spec classes, `tf.type_spec_from_value`, a dataset's `element_spec`, a tensor's
     `_type_spec`), or by its annotation (a framework spec class, or a project class deriving
     from one such as tensorflow-gnn's `GraphTensorSpec`); or a return value that may be a
-    type spec. The framework tables say which constructors and attributes give specs.
+    type spec. The framework tables say which constructors and attributes give specs. An
+    annotated value keeps its possible specs where it flows: tensorflow-gnn's
+    `features_spec: FeaturesSpec` (`Mapping[str, tf.RaggedTensorSpec]`), copied into an
+    attribute and mapped as the second structure of `tf.nest.map_structure(fn, tensors,
+    specs)`, hands `fn`'s second parameter a spec (parameter i gets structure i's leaves).
 
     Why it matters in graph mode
     ----------------------------
@@ -179,12 +90,13 @@ class PassesTypeSpecs(Check):
         evaluator = get_evaluator(index, context.facts, key)
         reasons: list[str] = []
         for param in fn.explicit_params:
-            if SPEC in leaf_atoms(evaluator.eval(param_sym(param.name))):
-                reasons.append(f"`{param.name}` may receive one from a caller")
-                continue
-            named = annotated_spec(index, key, param.annotation)
+            # The annotation first: the evaluator counts it among what the parameter may
+            # receive, and the finding says where the spec comes from.
+            named = annotated_spec(index, key.file, param.annotation)
             if named is not None:
                 reasons.append(f"`{param.name}` is annotated `{named}`")
+            elif SPEC in leaf_atoms(evaluator.eval(param_sym(param.name))):
+                reasons.append(f"`{param.name}` may receive one from a caller")
         if any(SPEC in leaf_atoms(evaluator.eval(sym)) for sym in fn.returns):
             reasons.append("it may return one")
         if not reasons:

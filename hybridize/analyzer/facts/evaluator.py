@@ -12,11 +12,18 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from hybridize.analyzer.facts.atom_bounds import MAX_ATOMS, cap_atoms, cut_atoms, merge_tensor_specs
-from hybridize.analyzer.facts.predicates import is_tensor_like, leaf_atoms
+from hybridize.analyzer.facts.mapped_structures import (
+    mapped_structure_argument,
+    mapped_structures,
+    structure_elements,
+)
+from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.refs import UNKNOWN_REF, Ref, RefKind, is_ext_ref, module_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.spec_annotations import spec_annotation_atoms
 from hybridize.analyzer.facts.values import (
     BOOL,
     CONTAINER_OBJECT_RESULTS,
@@ -386,6 +393,17 @@ class Evaluator:
         if param is not None:
             hinted = self.hint_atoms(param.annotation)
             out |= hinted
+            specs = self._spec_hint(param.annotation) if not hinted else NO_ATOMS
+            if specs:
+                # A spec annotation adds a possibility, not a certainty: with no call site
+                # and no default known the value may also be anything else (as an
+                # unannotated one is).
+                out |= specs
+                if not evidence and param.default is None:
+                    if self.facts.final:
+                        out.add(UNKNOWN_ATOM)
+                    else:
+                        self.optimistic = True
             if param.kind == "vararg":
                 out = {seq_atom("tuple", cap_atoms(out) if out else frozenset({UNKNOWN_ATOM}))}
             elif param.kind == "kwarg":
@@ -434,6 +452,20 @@ class Evaluator:
         if name in ("numpy.ndarray", "numpy.typing.NDArray"):
             return frozenset({numpy_atom(None)})
         return NO_ATOMS
+
+    def _spec_hint(self, annotation: str | None) -> Atoms:
+        """What a `tf.TypeSpec` annotation (or a dict or list of specs) says a parameter may
+        hold (`spec_annotation_atoms`): a possibility the value carries where it flows, not a
+        parameter kind (`hint_atoms`); memoised per module and annotation for the solution,
+        since aliases are resolved to answer."""
+        if not annotation:
+            return NO_ATOMS
+        memo = cast("dict[tuple[str, str], Atoms]", self.facts.cache.setdefault("spec_hints", {}))
+        key = (self.relpath, annotation)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = spec_annotation_atoms(self.index, self.relpath, annotation)
+        return found
 
     def _free_name(self, name: str) -> Atoms:
         fn = self.fn
@@ -813,11 +845,12 @@ class Evaluator:
     def _mapped_structure(
         self, info: ApiInfo, args: list[Atoms], kwargs: dict[str, Atoms]
     ) -> Atoms:
-        """`map_structure(fn, structure)`: the structure with each leaf replaced by what `fn`
-        returns for it. The structure is the first positional argument after the callback."""
+        """`map_structure(fn, *structures)`: the first structure with each leaf replaced by
+        what `fn` returns for it; a framework `fn` is called with one element of each
+        structure (`mapped_structures`)."""
         callback = argument_at(args, kwargs, info.callback_args)
         structure = mapped_structure_argument(info, args)
-        leaves = frozenset(leaf_atoms(structure))
+        elements = [structure_elements(info, s) for s in mapped_structures(info, args)]
         results: set[Atom] = set()
         for atom in callback or (UNKNOWN_ATOM,):
             if kind_of(atom) in ("func", "method"):
@@ -827,25 +860,9 @@ class Evaluator:
             if callee is None:
                 results.add(UNKNOWN_ATOM)
             else:
-                results |= self._api_result(callee, [leaves], {}, _holds_symbolic(leaves))
+                symbolic = any(_holds_symbolic(e) for e in elements)
+                results |= self._api_result(callee, elements, {}, symbolic)
         return _mapped_leaves(structure, frozenset(results))
-
-
-def mapped_structure_position(info: ApiInfo) -> int | None:
-    """Where a `map_structure` call takes the structure it maps: the first positional
-    argument after the callback (None when the callback has no position)."""
-    positions = [p for p in info.callback_args if isinstance(p, int)]
-    return max(positions) + 1 if positions else None
-
-
-def mapped_structure_argument(info: ApiInfo, args: list[Atoms]) -> Atoms:
-    """The structure a `map_structure` call maps (unknown when absent or given by keyword).
-    Shared with the solver: the leaves the evaluator maps are the arguments the solver hands
-    to the callback, so both must find the same structure."""
-    position = mapped_structure_position(info)
-    if position is None or position >= len(args):
-        return frozenset({UNKNOWN_ATOM})
-    return args[position]
 
 
 def _mapped_leaves(structure: Atoms, results: Atoms, depth: int = 0) -> Atoms:
@@ -896,7 +913,7 @@ usual key; either way a Python literal, which retraces per value as an argument.
 
 
 def _dict_view(method: str, receiver: Atoms, args: list[Atoms]) -> Atoms | None:
-    """What `d.items()`, `.values()`, `.keys()`, `.get()`, `.pop()`, `.setdefault()` give for
+    """What `d.items()`, `.values()`, `.keys()`, `.get()`, `.pop()`, `.setdefault()`, `.copy()` give for
     the dicts `receiver` may be; None for other methods or receivers."""
     dicts = [a for a in receiver if is_dict_atom(a)]
     if not dicts:
@@ -914,6 +931,9 @@ def _dict_view(method: str, receiver: Atoms, args: list[Atoms]) -> Atoms | None:
     if method in ("get", "pop", "setdefault"):
         default = args[1] if len(args) > 1 else frozenset({NONE_ATOM})
         return cap_atoms(values | default)
+    if method == "copy":
+        # A shallow copy: a dict of the same values.
+        return frozenset(dicts)
     return None
 
 

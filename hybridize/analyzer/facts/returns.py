@@ -40,10 +40,13 @@ from hybridize.analyzer.facts.evaluator import (
     callback_atoms,
     callees,
     get_evaluator,
-    mapped_structure_position,
 )
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_layer
+from hybridize.analyzer.facts.mapped_structures import (
+    callback_parameters,
+    mapped_structure_position,
+)
 from hybridize.analyzer.facts.predicates import leaf_atoms, made_of, walk_syms
 from hybridize.analyzer.facts.refs import is_class_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -57,6 +60,7 @@ from hybridize.analyzer.facts.values import (
     AtomKind,
     is_dict_atom,
     is_ext_atom,
+    is_func_atom,
     is_lit_atom,
     is_numpy_atom,
     is_obj_atom,
@@ -518,13 +522,23 @@ def _passed_by_call(
     for info in resolved.api:
         if info.returns != "callback_results":
             continue
+        position = mapped_structure_position(info)
+        if position is None:
+            continue
+        written = site.args[position:]
         for atom in callback_atoms(resolved, info):
             given = passed_through(index, facts, atom[1], active)
-            if given:
-                # the callback gives a leaf back: the mapped structure's leaves come back
-                position = mapped_structure_position(info)
-                if position is not None and position < len(site.args):
-                    yield site.args[position], any(given.values())
+            if not given:
+                continue
+            # the callback gives back what a parameter received: the leaves of the structure
+            # that parameter gets its elements from come back
+            callback = index.function(atom[1])
+            params = callback.explicit_params if is_func_atom(atom) else callback.params[1:]
+            parameters = callback_parameters(info, params, len(written), site.has_star_args)
+            for name, is_tested in given.items():
+                parameter = parameters.get(name)
+                for i in parameter.structures if parameter is not None else ():
+                    yield written[i], is_tested
 
 
 def _python_kinds(fn: FunctionSummary, evaluator: Evaluator) -> set[str]:

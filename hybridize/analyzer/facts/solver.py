@@ -43,10 +43,10 @@ from hybridize.analyzer.facts.evaluator import (
     calls_written,
     get_evaluator,
     iterated_atoms,
-    mapped_structure_argument,
     param_layout,
 )
-from hybridize.analyzer.facts.predicates import is_primitive, is_unknown, leaf_atoms
+from hybridize.analyzer.facts.mapped_structures import callback_parameter_arguments
+from hybridize.analyzer.facts.predicates import is_primitive, is_unknown
 from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.test_parameters import (
@@ -1413,13 +1413,17 @@ def _record_evidence(
                         )
                 continue
             # Callbacks receive tensors (dataset elements, map_fn slices), what the API
-            # says it hands them (`Dataset.apply` passes the dataset), or the leaves of the
-            # structure `map_structure` maps, whatever they are.
+            # says it hands them (`Dataset.apply` passes the dataset), or one leaf of each
+            # structure `map_structure` maps, whatever they are: parameter i structure i's.
             params = callback.explicit_params if is_func_atom(atom) else callback.params[1:]
             if info.returns == "callback_results" and info.callback_input == "tensor":
-                received = frozenset(leaf_atoms(mapped_structure_argument(info, resolved.args)))
-            else:
-                received = atoms_for_return(info.callback_input)
+                mapped = callback_parameter_arguments(
+                    info, params, resolved.args, resolved.site.has_star_args
+                )
+                for name, leaves in mapped.items():
+                    out.evidence.append((atom[1], name, leaves, True))
+                continue
+            received = atoms_for_return(info.callback_input)
             initial = (
                 _argument(resolved, info.callback_accumulator)
                 if info.callback_accumulator

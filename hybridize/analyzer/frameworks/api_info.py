@@ -19,7 +19,8 @@ Vocabulary
   "path" (a ``pathlib.Path``), "session" (a TF1 ``Session``), "list", "dict", "set" (fresh Python containers), "python"
   (any other non-tensor Python value), "none", "object" (some other object), "unknown";
 * "callback_results": the structure given to the call with each leaf replaced by what the
-  callback returns for it (``tf.nest.map_structure(fn, x)``).
+  callback returns for it (``tf.nest.map_structure(fn, x)``); with several structures
+  (``map_structure(fn, a, b)``) the callback's parameter i gets structure i's leaves.
 
 Every value of ``returns`` that names an object with methods is also a *receiver role* of
 ``Framework.method_of``/``Framework.attribute_of`` ("tensor", "variable", "dataset", "model", "file", ...).
@@ -142,6 +143,12 @@ class Behaviour:
     #: what the callbacks are called with (a ``returns`` value): tensors (dataset elements,
     #: ``map_fn`` slices), or the dataset itself (``Dataset.apply``'s transformation).
     callback_input: str = "tensor"
+    #: a `map_structure` callback gets each leaf's path (a tuple of keys) before the leaves
+    #: (dm-tree's ``map_structure_with_path``).
+    callback_path_first: bool = False
+    #: a `map_structure` callback gets the structures cut at a shallow structure's leaves:
+    #: subtrees as well as leaves (``map_structure_up_to``).
+    callback_subtrees: bool = False
     #: position/keyword of the tuple of arguments the callbacks are called with
     #: (``strategy.run(fn, args=(x, y))`` calls ``fn(x, y)``); empty when the API supplies
     #: the arguments itself (``tf.map_fn`` passes slices of tensors).

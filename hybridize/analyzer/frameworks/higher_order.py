@@ -22,8 +22,13 @@ from __future__ import annotations
 from .api_info import NUMPY, OBJECT, TENSOR, TENSORS, Behaviour
 
 MAPS_STRUCTURE = Behaviour("callback_results")
-"""`map_structure(fn, structure)`: the structure with every leaf replaced by `fn(leaf)`, run
-as plain Python calls in the caller's mode."""
+"""`map_structure(fn, *structures)`: the first structure with every leaf replaced by
+`fn(leaf_1, leaf_2, ...)`, one leaf of each structure at the same place (parameter i gets
+structure i's leaves), run as plain Python calls in the caller's mode."""
+
+MAPS_STRUCTURE_UP_TO = MAPS_STRUCTURE.with_(callback_args=(1, "func"), callback_subtrees=True)
+"""`map_structure_up_to(shallow, fn, *structures)`: the structures cut at the leaves of
+`shallow`, so that `fn` may get subtrees of them as well as leaves."""
 
 TF_DATA_FACTORY = OBJECT.with_(traces_callbacks=True)
 """A tf.data transformation factory: `Dataset.apply` runs the transformation it returns, and
@@ -143,7 +148,7 @@ HIGHER_ORDER: dict[str, Behaviour] = {
         note="the branches may be tensors or callables",
     ),
     "keras.tree.map_structure": MAPS_STRUCTURE.with_(callback_args=(0, "func")),
-    "keras.tree.map_structure_up_to": MAPS_STRUCTURE.with_(callback_args=(1, "func")),
+    "keras.tree.map_structure_up_to": MAPS_STRUCTURE_UP_TO,
     "keras.tree.map_shape_structure": MAPS_STRUCTURE.with_(callback_args=(0, "func")),
     "keras.tree.traverse": Behaviour("unknown", callback_args=(0, "func")),
     # --- NumPy (the callables run as plain Python) -----------------------------------------
@@ -159,12 +164,12 @@ HIGHER_ORDER: dict[str, Behaviour] = {
 #: dm-tree (DeepMind's `tree`, used by Sonnet, Acme, TF-Agents...), signatures of 0.1.10.
 THIRD_PARTY: dict[str, Behaviour] = {
     "tree.map_structure": MAPS_STRUCTURE.with_(callback_args=(0, "func")),
-    "tree.map_structure_up_to": MAPS_STRUCTURE.with_(callback_args=(1, "func")),
+    "tree.map_structure_up_to": MAPS_STRUCTURE_UP_TO,
     "tree.map_structure_with_path": MAPS_STRUCTURE.with_(
-        callback_args=(0, "func"), callback_input="unknown", note="the callback gets the path first"
+        callback_args=(0, "func"), callback_path_first=True, note="the callback gets the path first"
     ),
-    "tree.map_structure_with_path_up_to": MAPS_STRUCTURE.with_(
-        callback_args=(1, "func"), callback_input="unknown", note="the callback gets the path first"
+    "tree.map_structure_with_path_up_to": MAPS_STRUCTURE_UP_TO.with_(
+        callback_path_first=True, note="the callback gets the path first"
     ),
     "tree.traverse": Behaviour("unknown", callback_args=(0, "fn"), callback_input="unknown"),
 }
