@@ -10,38 +10,30 @@ from . import TORCH_ONLY, Check
 
 
 class NestsCompiledMethods(Check):
-    """Compiling it would put a compiled method inside another compiled graph, where it fails.
+    """Compiling it would put a compiled method with defaults inside another compiled graph.
 
     What it detects
     ---------------
-    A method which a function that is compiled, or may be compiled (it takes arguments, and
-    no eager-only call, tensor used as a Python value or NumPy call keeps its graph eager),
-    runs inside its graph, directly or through the functions it calls (an attribute's
-    method, a submodule's `forward`, an override reached by virtual dispatch), where the
-    method either has a parameter with a default (`def log_prob(self, z, context=None)`,
-    keyword-only too) or is an instance method called as `obj.m(...)` (`self.m(x)`,
-    `self.first.f(z)`). And a function whose graph would run such a method that the project
-    already decorates with `@torch.compile`.
+    A method with a parameter that has a default (`def log_prob(self, z, context=None)`,
+    keyword-only too) which a function that is compiled, or may be compiled (it takes
+    arguments, and no eager-only call, tensor used as a Python value or NumPy call keeps its
+    graph eager), runs inside its graph: it calls the method, directly or through the
+    functions it calls (an attribute's method, a submodule's `forward`, an override reached
+    by virtual dispatch). And a function whose graph would run such a method that the
+    project already decorates with `@torch.compile`.
 
     Why it matters in graph mode
     ----------------------------
     Dynamo inlines a compiled method it meets while tracing a compiled caller: the inner
     decorator adds nothing to the outer graph (measured: one frame, the same ops as with a
-    plain method), so leaving it off costs nothing for those calls. Kept, it fails two ways,
-    measured on torch 2.13. Where the call leaves a parameter to its default, Dynamo guards
-    the default through the class attribute, the compile wrapper, whose `__defaults__` and
-    `__kwdefaults__` are None: building the caller's guards raises
-    `InternalTorchDynamoError: TypeError: object of type 'NoneType' has no len()` (a
-    keyword-only default: "'NoneType' object is not subscriptable"). And where the method's
-    body breaks the graph (a `print`, `.item()` feeding a Python branch, any call Dynamo
-    cannot trace, in the method or a function it calls), the code Dynamo resumes with calls
-    the wrapper without the instance: `TypeError: C.m() missing 1 required positional
-    argument` (`'self'` when every argument is passed by keyword), defaults or not, as
-    torchkbnufft's `ToepNufft.toep_batch_loop` and zuko's monotonic transforms showed. What
-    breaks the graph is not known before running, so every such instance method counts. A
-    staticmethod, a classmethod, a free function, a submodule's `forward` run through
-    `self.sub(x)` and a break in the caller alone were fine
-    (tests/analyzer/test_hy423_nested_compiled_methods.py measures all of it again).
+    plain method). But where the call leaves a parameter to its default, Dynamo guards the
+    default through the class attribute, the compile wrapper, whose `__defaults__` and
+    `__kwdefaults__` are None: building the caller's guards raises `InternalTorchDynamoError:
+    TypeError: object of type 'NoneType' has no len()` (a keyword-only default: "'NoneType'
+    object is not subscriptable"), measured on torch 2.13 at the first compile and every
+    recompile. A method without defaults, a call filling every default, a staticmethod and a
+    free function were fine (tests/analyzer/test_hy423_nested_compiled_methods.py measures
+    all of it again).
 
     Example
     -------
@@ -61,8 +53,8 @@ class NestsCompiledMethods(Check):
     -------
     Compile only the outermost function (`Pair.log_prob`): the method runs inlined in its
     graph. Where the method is also called eagerly and should be compiled for those calls,
-    compile a free function or a staticmethod it delegates to (its defaults are guarded as
-    its own, and it has no instance to lose).
+    compile a free function it delegates to (a free function's defaults are guarded as its
+    own), or have the callers pass every argument.
 
     Under torch.compile
     -------------------
@@ -75,29 +67,24 @@ class NestsCompiledMethods(Check):
     name = "nests_compiled_methods"
     severity = "error"
     summary = (
-        "A method would run compiled inside another compiled function's graph: Dynamo fails "
-        "building the guards of a default, or loses `self` where the method breaks the graph."
+        "A method with defaults would run compiled inside another compiled function's graph: "
+        "Dynamo fails building the guards."
     )
-    unblock = (
-        "compile only the outermost function, or a free function or staticmethod the method "
-        "delegates to"
-    )
+    unblock = "compile only the outermost function, or a free function the method delegates to"
     fact = "nests_compiled_methods"
     fact_meaning = (
-        "(PyTorch) a method with a default, or an instance method called as `obj.m(...)`, that "
-        "a compiled (or compilable) caller runs inside its graph, or a function whose graph "
-        "runs such a method already decorated with `@torch.compile`: Dynamo guards the "
-        "default through the compile wrapper and fails building the guards, or calls the "
-        "wrapper without `self` where the method breaks the graph; only the outermost "
-        "function is compiled"
+        "(PyTorch) a method with a default that a compiled (or compilable) caller runs inside "
+        "its graph, or a function whose graph runs such a method already decorated with "
+        "`@torch.compile`: Dynamo guards the default through the compile wrapper and fails "
+        "building the guards; only the outermost function is compiled"
     )
     decision_order = 17
     EXAMPLE_FUNCTION = "Net.f"
 
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:
-        """Where a compiled method would meet another compile and fail, for a function that
-        may be compiled and is not yet."""
+        """Where a compiled method with defaults would meet another compile, for a function
+        that may be compiled and is not yet."""
         if not context.changes_on_compiling:
             return []
         return cls.findings(

@@ -1,35 +1,23 @@
-"""Compiled methods that would run inside another compiled function's graph.
+"""Compiled methods with defaults that would run inside another compiled function's graph.
 
 When Dynamo traces a compiled function and meets a call of a method that is itself compiled
 (`@torch.compile` on the method, so the class attribute is the compile wrapper), it inlines
 the original function into the outer graph: the inner decorator adds nothing there (measured:
-one frame, the same ops as with a plain method). Two ways it fails, measured on torch 2.13
-(tests/analyzer/test_hy423_nested_compiled_methods.py):
+one frame, the same ops as with a plain method). But where the call leaves a parameter to its
+default, Dynamo guards the default through the class attribute, the wrapper, whose
+`__defaults__` and `__kwdefaults__` are None: building the guards raises
+`InternalTorchDynamoError` ("object of type 'NoneType' has no len()" for a positional default,
+"'NoneType' object is not subscriptable" for a keyword-only one) at the outer function's first
+compile (measured on torch 2.13, tests/analyzer/test_hy423_nested_compiled_methods.py). A
+method without defaults, a call filling every default, a staticmethod and a free function
+with defaults were fine.
 
-- where the call leaves a parameter to its default, Dynamo guards the default through the
-  class attribute, the wrapper, whose `__defaults__` and `__kwdefaults__` are None: building
-  the guards raises `InternalTorchDynamoError` ("object of type 'NoneType' has no len()" for a
-  positional default, "'NoneType' object is not subscriptable" for a keyword-only one) at the
-  outer function's first compile;
-- where the method is called as `obj.m(...)` and its body breaks the graph (a `print`, a
-  tensor's `.item()` in a Python branch, any call Dynamo cannot trace, here or in a function
-  it calls), the code Dynamo resumes with calls the wrapper without the instance:
-  `TypeError: C.m() missing 1 required positional argument` (`'self'` when every argument is
-  passed by keyword), with or without defaults. What breaks Dynamo's graph is not known
-  before running, so every compiled instance method a compiled caller calls so is concerned.
-  A break in the caller alone (the method's body traced whole) was fine; so were a
-  staticmethod, a classmethod, a free function, and a submodule's `forward` run through
-  `self.sub(x)` (`Module.__call__`), each with a break in its body.
+So two decorators must not meet in one graph where the inner one sits on such a method:
 
-Both cost nothing to avoid for those calls: inside the outer graph the method is inlined
-anyway. So two decorators must not meet in one graph where the inner one sits on such a
-method:
-
-- a method with defaults, or an instance method called as `obj.m(...)`, that a compiled
-  function, or one that may be compiled, runs inside its graph (it calls it, directly or
-  through the functions it calls) is left to be inlined: only the outermost function is
-  compiled, and it carries the callee's work;
-- a function whose graph would run such a method the project already compiles (a user's
+- a method with defaults that a compiled function, or one that may be compiled, runs inside
+  its graph (it calls it, directly or through the functions it calls) is left to be inlined:
+  only the outermost function is compiled, and it carries the callee's work;
+- a function whose graph would run a method the project already compiles that way (a user's
   own `@torch.compile` on it) is not compiled.
 """
 
@@ -54,21 +42,6 @@ def method_defaults(fn: FunctionSummary) -> list[str]:
     if not fn.binds_receiver:
         return []
     return [p.name for p in fn.explicit_params if p.default is not None]
-
-
-def called_as_instance_method(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
-    """An instance method (neither a staticmethod nor a classmethod) that some project
-    function calls as `obj.m(...)`, not only through `Module.__call__`: compiled and inlined
-    in a compiled caller, it loses its instance where its body breaks the graph."""
-    fn = index.function(key)
-    if not fn.binds_receiver or any(d.name == "classmethod" for d in fn.decorators):
-        return False
-    return any(
-        kind == "method" and target == key
-        for caller in facts.callers.get(key, ())
-        for resolved in facts.calls.get(caller, [])
-        for kind, target in resolved.targets
-    )
 
 
 def decorated_by_compiler(index: ProjectIndex, key: FunctionKey, framework: Framework) -> bool:
@@ -125,68 +98,39 @@ def nested_compiled_methods(
     helpers: HelperSafety,
     compiled: Collection[FunctionKey],
 ) -> list[Evidence]:
-    """Why compiling `key` would nest a compiled method in a graph where it fails (one with
-    defaults, or an instance method called as `obj.m(...)`): it is such a method and a caller
-    that is or may be compiled runs it, or its graph runs such a method the project already
-    compiles."""
+    """Why compiling `key` would nest a compiled method with defaults in a graph:
+    it is such a method and a caller that is or may be compiled runs it, or its graph runs
+    such a method the project already compiles."""
     found: list[Evidence] = []
     fn = index.function(key)
     defaults = method_defaults(fn)
-    if defaults or called_as_instance_method(index, facts, key):
+    if defaults:
         outer = _compiling_caller(index, facts, key, framework, helpers, compiled)
         if outer is not None:
             how = "is compiled" if outer in compiled else "may be compiled"
             found.append(
                 Evidence(
                     f"`{outer.qualname}`{_where(outer, key)} {how} and runs it inside its "
-                    f"graph: compiled too, this method {_failure(defaults)}; inlined there, a "
-                    "decorator of its own adds nothing: only the outermost function is compiled",
+                    f"graph: compiled too, this method (a default for `{defaults[0]}`) makes "
+                    "Dynamo fail building that graph's guards (it guards the default through "
+                    "the compile wrapper, whose defaults are None); inlined there, a decorator of its own adds nothing: "
+                    "only the outermost function is compiled",
                     fn.span,
                 )
             )
     inner = _compiled_callee(index, facts, key, framework)
     if inner is not None:
         inner_defaults = method_defaults(index.function(inner))
-        what = (
-            f"with a default for `{inner_defaults[0]}`" if inner_defaults else "called as a method"
-        )
         found.append(
             Evidence(
                 f"it runs `{inner.qualname}`{_where(inner, key)}, a method already decorated "
-                f"with the compiler and {what}: compiled, its graph would inline that method, "
-                f"and {_inner_failure(inner_defaults)}",
+                f"with the compiler and with a default for `{inner_defaults[0]}`: compiled, "
+                "its graph would inline that method, and Dynamo fails building the guards "
+                "(it guards the default through the compile wrapper, whose defaults are None)",
                 fn.span,
             )
         )
     return found
-
-
-def _failure(defaults: list[str]) -> str:
-    """How a compiled method fails inside a compiled caller's graph, said of the method."""
-    if defaults:
-        return (
-            f"(a default for `{defaults[0]}`) makes Dynamo fail building that graph's guards "
-            "(it guards the default through the compile wrapper, whose defaults are None)"
-        )
-    return (
-        "(called as `obj.m(...)`) loses its `self` wherever Dynamo breaks the graph in its "
-        "body, which is not known before running: the resumed code calls the compile wrapper "
-        "without the instance (`TypeError: ... missing 1 required positional argument`)"
-    )
-
-
-def _inner_failure(defaults: list[str]) -> str:
-    """How the already compiled method fails inside the graph of the function being decided."""
-    if defaults:
-        return (
-            "Dynamo fails building the guards (it guards the default through the compile "
-            "wrapper, whose defaults are None)"
-        )
-    return (
-        "wherever Dynamo breaks the graph in its body (not known before running) the resumed "
-        "code calls the compile wrapper without the instance (`TypeError: ... missing 1 "
-        "required positional argument`)"
-    )
 
 
 def _compiling_caller(
@@ -213,13 +157,11 @@ def _compiled_callee(
     key: FunctionKey,
     framework: Framework,
 ) -> FunctionKey | None:
-    """The first function `key` runs (transitively) that is a method with defaults, or an
-    instance method called as `obj.m(...)`, decorated with the compiler."""
+    """The first function `key` runs (transitively) that is a method with defaults
+    decorated with the compiler."""
     for callee in functions_run_by(index, facts, [key])[1:]:
-        if not decorated_by_compiler(index, callee, framework):
-            continue
-        if method_defaults(index.function(callee)) or called_as_instance_method(
-            index, facts, callee
+        if method_defaults(index.function(callee)) and decorated_by_compiler(
+            index, callee, framework
         ):
             return callee
     return None
