@@ -48,7 +48,7 @@ from hybridize.analyzer.facts.mapped_structures import (
     mapped_structure_position,
 )
 from hybridize.analyzer.facts.predicates import leaf_atoms, made_of, walk_syms
-from hybridize.analyzer.facts.refs import is_class_ref
+from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.sort_keys import compared_key_results
 from hybridize.analyzer.facts.values import (
@@ -66,12 +66,14 @@ from hybridize.analyzer.facts.values import (
     is_obj_atom,
     is_python_atom,
     is_seq_atom,
+    is_super_atom,
     is_symbolic_atom,
     is_tup_atom,
     is_variable_atom,
     obj_role,
 )
 from hybridize.analyzer.frameworks import lookup, written_name
+from hybridize.analyzer.frameworks.api_info import ApiInfo
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework, framework_of_api
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
@@ -201,6 +203,12 @@ def _unreturnable(
             yield (
                 f"returns what `{operation}` gives, a tf.Operation in a graph: tf.function "
                 "cannot return it (TypeError while tracing)"
+            )
+            return
+        non_tensor = _non_tensor_result(index, fn, evaluator, sym, calls)
+        if non_tensor is not None:
+            yield (
+                f"returns what {non_tensor}: tf.function cannot return it (TypeError while tracing)"
             )
             return
         returned = evaluator.eval(sym)
@@ -341,14 +349,20 @@ def _plain_project_class(index: ProjectIndex, class_key: ClassKey) -> bool:
     return True
 
 
-def _operation(fn: FunctionSummary, sym: Sym, calls: dict[int, ResolvedCall]) -> str | None:
-    """The op whose result (a graph operation in compiled code, a `tf.Operation`) the returned
-    value is, if any, as its framework writes it (`Framework.graph_operation_namespaces`)."""
+def _assigned_value(fn: FunctionSummary, sym: Sym) -> Sym:
+    """The value a returned local holds, through locals assigned once (`op = ...; return op`)."""
     for _ in range(20):
         if kind_of(sym) in ("local", "name") and len(fn.locals.get(sym[1], ())) == 1:
             sym = fn.locals[sym[1]][0]
         else:
             break
+    return sym
+
+
+def _operation(fn: FunctionSummary, sym: Sym, calls: dict[int, ResolvedCall]) -> str | None:
+    """The op whose result (a graph operation in compiled code, a `tf.Operation`) the returned
+    value is, if any, as its framework writes it (`Framework.graph_operation_namespaces`)."""
+    sym = _assigned_value(fn, sym)
     if not is_call(sym) or sym[1] not in calls:
         return None
     for info in calls[sym[1]].api:
@@ -358,6 +372,59 @@ def _operation(fn: FunctionSummary, sym: Sym, calls: dict[int, ResolvedCall]) ->
         if owner is not None and info.framework in owner.graph_operation_namespaces:
             return owner.written(info.name)
     return None
+
+
+def _non_tensor_result(
+    index: ProjectIndex,
+    fn: FunctionSummary,
+    evaluator: Evaluator,
+    sym: Sym,
+    calls: dict[int, ResolvedCall],
+) -> str | None:
+    """What the returned value is, in words, when it is the result of a framework method that
+    may give neither a tensor nor None in compiled code (`Framework.non_tensor_results`: a
+    Keras 2 metric's `update_state`), called on a framework object or, as
+    `super().name(...)`, inherited by a project class from its framework base."""
+    sym = _assigned_value(fn, sym)
+    if not is_call(sym):
+        return None
+    resolved = calls.get(sym[1])
+    callee = fn.calls[sym[1]].callee
+    called = f"`{attr_name(callee)}(...)`" if is_attr(callee) else "the call"
+    apis = [*(resolved.api if resolved is not None else ()), *_inherited(index, evaluator, callee)]
+    for info in apis:
+        owner = framework_of_api(info.framework)
+        described = None if owner is None else owner.non_tensor_results.get(info.name)
+        if described is not None:
+            return f"{called} gives, {described}"
+    return None
+
+
+def _inherited(index: ProjectIndex, evaluator: Evaluator, callee: Sym) -> Iterator[ApiInfo]:
+    """The framework method `super().name` is in a method of a project class that no project
+    class after it in the MRO defines: the method of the role of a framework base
+    (`tf.keras.metrics.Precision` is a "metric"), as its tables know it."""
+    if not is_attr(callee):
+        return
+    name = attr_name(callee)
+    for atom in evaluator.eval(attr_base(callee)):
+        if not is_super_atom(atom):
+            continue
+        classes = index.mro(atom[1])
+        if any(index.find_method(key, name) is not None for key in classes[1:]):
+            continue
+        for key in classes:
+            try:
+                refs = index.base_refs(key)
+            except KeyError:
+                continue
+            for ref in refs:
+                info = lookup(ref[1]) if is_ext_ref(ref) else None
+                owner = None if info is None else framework_of_api(info.framework)
+                if info is not None and owner is not None and info.kind == "class":
+                    method = owner.method_of(info.returns, name)
+                    if method is not None:
+                        yield method
 
 
 def _none_or_tensor(fn: FunctionSummary, evaluator: Evaluator) -> Iterator[str]:

@@ -307,6 +307,10 @@ class Framework:
     graph_operation_namespaces: frozenset[str] = frozenset()
     """Namespaces (`ApiInfo.framework`) whose ops give a graph operation (a `tf.Operation`)
     in compiled code where they give nothing in eager code."""
+    non_tensor_results: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """APIs (canonical `ApiInfo.name`) whose result may be neither a tensor nor None in
+    compiled code, though their tables file them as giving nothing, each with what the result
+    is in words: a compiled function returning it fails while tracing (HY407)."""
     python_configured_layers: frozenset[str] = frozenset()
     """Namespaces whose layer classes validate their constructor's arguments as Python
     values (a Keras `Dense(units)` rejects a tensor)."""
@@ -583,6 +587,7 @@ TENSORFLOW = Framework(
     layer_arguments_trace=True,
     loop_variable_index_break=tensorflow_rules.LOOP_VARIABLE_INDEX_BREAK,
     graph_operation_namespaces=tensorflow_rules.GRAPH_OPERATION_NAMESPACES,
+    non_tensor_results=tensorflow_rules.NON_TENSOR_RESULTS,
     python_configured_layers=tensorflow_rules.PYTHON_CONFIGURED_LAYER_NAMESPACES,
     hinted_kind=tensorflow_rules.hinted_kind,
     composite_spec=tensorflow_rules.composite_spec,

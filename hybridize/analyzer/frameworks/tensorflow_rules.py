@@ -18,7 +18,7 @@ the rules of their TF2 spelling (``tensorflow.compat.v1.X`` -> ``tensorflow.X``)
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from .api_info import (
     GRAPH_EFFECT,
@@ -868,6 +868,18 @@ def keras_base_role(dotted: str) -> str | None:
 #: Namespaces whose ops give a graph operation where they give nothing in eager code (Keras 3
 #: is backend-agnostic: its methods that give nothing give None in a graph too).
 GRAPH_OPERATION_NAMESPACES: frozenset[str] = frozenset({"tensorflow"})
+
+#: Keras methods whose result is not a tensor in a graph under Keras 2 (tf_keras, what
+#: `tf.keras` is before TF 2.16 or with TF_USE_LEGACY_KERAS=1), though Keras 3 gives None:
+#: measured on TF 2.21 with tf_keras 2.21, a metric's `update_state` (built-in or a
+#: subclass's, which Keras 2 wraps) gives the grouped update, a `tf.Operation` in a graph,
+#: and a tf.function returning it raises TypeError while tracing.
+NON_TENSOR_RESULTS: Mapping[str, str] = {
+    "keras.Metric.update_state": (
+        "a Keras metric's `update_state`, which under Keras 2 (tf_keras) gives the "
+        "grouped update, a tf.Operation in a graph (None under Keras 3)"
+    ),
+}
 
 #: Namespaces whose layer classes validate their constructor's arguments as Python values
 #: (Keras: `Dense(units)` rejects a tensor).
