@@ -19,7 +19,9 @@ class HasPythonValueReturns(Check):
     - a value `tf.function` cannot return at all: a Keras layer, model or optimizer, an
       instance of a plain project class, a function or class, a dtype, or what `tf.group`,
       `tf.no_op`, `tf.print` or a `tf.debugging.assert_*` op gives (a `tf.Operation` in a
-      graph);
+      graph), or what a Keras metric's `update_state` gives (a `tf.Operation` in a graph
+      under Keras 2, tf_keras; None under Keras 3), on a metric object or as
+      `super().update_state(...)` in a project metric class;
     - `None` on one path and a tensor on another while the body branches on a tensor;
     - a Python value (a number, string or bool, `x.shape[i]`, `x.shape.as_list()`, a NumPy
       value) or a `tf.Variable`, which `tf.function` returns as a tensor, when a caller uses
