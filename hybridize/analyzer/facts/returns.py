@@ -391,13 +391,21 @@ def _non_tensor_result(
     resolved = calls.get(sym[1])
     callee = fn.calls[sym[1]].callee
     called = f"`{attr_name(callee)}(...)`" if is_attr(callee) else "the call"
-    apis = [*(resolved.api if resolved is not None else ()), *_inherited(index, evaluator, callee)]
+    apis = [*(resolved.api if resolved is not None else ())]
+    if is_attr(callee) and _calls_super(fn, attr_base(callee)):
+        apis.extend(_inherited(index, evaluator, callee))
     for info in apis:
         owner = framework_of_api(info.framework)
         described = None if owner is None else owner.non_tensor_results.get(info.name)
         if described is not None:
             return f"{called} gives, {described}"
     return None
+
+
+def _calls_super(fn: FunctionSummary, sym: Sym) -> bool:
+    """Whether the value is written `super()` (asked before evaluating it: most returned calls
+    are not on `super()`)."""
+    return is_call(sym) and fn.calls[sym[1]].callee == ("name", "super")
 
 
 def _inherited(index: ProjectIndex, evaluator: Evaluator, callee: Sym) -> Iterator[ApiInfo]:
