@@ -92,6 +92,7 @@ from hybridize.analyzer.summaries.syms import (
     is_slice,
     kind_of,
     lit_type,
+    name_sym,
     param_sym,
     seq_kind,
 )
@@ -129,6 +130,8 @@ STATIC_SHAPE_ATTRIBUTES = frozenset({"shape", "ndim"})
 STATIC_SHAPE_METHODS = frozenset({"as_list", "num_elements"})
 PARTLY_STATIC_SHAPE = "a shape list, static where known (Python ints, tensors elsewhere)"
 RANGE = "builtins.range"
+SUPER = name_sym("super")
+"""How `super` is written in a summary (the callee of `super()`)."""
 
 
 def python_value_returns(
@@ -405,7 +408,9 @@ def _non_tensor_result(
 def _calls_super(fn: FunctionSummary, sym: Sym) -> bool:
     """Whether the value is written `super()` (asked before evaluating it: most returned calls
     are not on `super()`)."""
-    return is_call(sym) and fn.calls[sym[1]].callee == ("name", "super")
+    if not is_call(sym):
+        return False
+    return fn.calls[sym[1]].callee == SUPER
 
 
 def _inherited(index: ProjectIndex, evaluator: Evaluator, callee: Sym) -> Iterator[ApiInfo]:
