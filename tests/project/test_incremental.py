@@ -17,7 +17,7 @@ import dataclasses
 import random
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -344,50 +344,63 @@ def _whole_tables(project: Project) -> dict[str, dict[str, object]]:
     return found
 
 
-def test_the_journal_of_an_update_names_every_entry_that_changed(tmp_path: Path) -> None:
-    """`Solver.journal` records only what the update writes: the entries it says changed
-    must be exactly those that differ between whole copies of the facts before and after
-    (by value: a function evaluated again gives equal calls in a new list), on random body
-    edits of a project of importing modules."""
+def _solved_synthetic_project(tmp_path: Path) -> Project:
+    """A generated 1,000-line project of importing modules, opened and solved."""
     root = tmp_path / "synthetic"
     generate(root, 1_000)
     project = Project.open(root, ProjectOptions(use_cache=False))
     project.results()
-    rng = random.Random(11)
+    return project
+
+
+def _body_edits_and_back(project: Project, seed: int, edits: int) -> Iterator[tuple[str, str]]:
+    """(file, text) for `edits` random body edits of the project's files, each followed by
+    the file's original text: the caller updates the project with each in turn."""
+    rng = random.Random(seed)
     files = sorted(f for f in project.files if project.text(f) is not None)
-    compared = 0
-    for _ in range(12):
+    for _ in range(edits):
         relpath = rng.choice(files)
         original = project.text(relpath)
         assert original is not None
         changed = rng.choice(BODY_EDITS)(original, rng)
         if changed is None or changed == original:
             continue
-        for text in (changed, original):
-            before = _whole_tables(project)
-            project.update(relpath, text)
-            project.results()
-            solver = project.analysis.solver
-            assert solver is not None
-            if solver.journal is None:
-                continue  # solved from scratch
-            compared += 1
-            after = _whole_tables(project)
-            expected = {}
-            for name in before.keys() | after.keys():
-                old, new = before.get(name, {}), after.get(name, {})
-                differing = {
-                    k
-                    for k in old.keys() | new.keys()
-                    if old.get(k) is not new.get(k)
-                    and old.get(k) != new.get(k)
-                    # An entry a read created empty (a defaultdict) is no change of the facts.
-                    and not (k not in old and new.get(k) in ({}, set(), [], 0))
-                    and not (k not in new and old.get(k) in ({}, set(), [], 0))
-                }
-                if differing:
-                    expected[name] = differing
-            assert solver.journal.changed_entries(solver.facts) == expected, relpath
+        yield relpath, changed
+        yield relpath, original
+
+
+def test_the_journal_of_an_update_names_every_entry_that_changed(tmp_path: Path) -> None:
+    """`Solver.journal` records only what the update writes: the entries it says changed
+    must be exactly those that differ between whole copies of the facts before and after
+    (by value: a function evaluated again gives equal calls in a new list), on random body
+    edits of a project of importing modules."""
+    project = _solved_synthetic_project(tmp_path)
+    compared = 0
+    for relpath, text in _body_edits_and_back(project, seed=11, edits=12):
+        before = _whole_tables(project)
+        project.update(relpath, text)
+        project.results()
+        solver = project.analysis.solver
+        assert solver is not None
+        if solver.journal is None:
+            continue  # solved from scratch
+        compared += 1
+        after = _whole_tables(project)
+        expected = {}
+        for name in before.keys() | after.keys():
+            old, new = before.get(name, {}), after.get(name, {})
+            differing = {
+                k
+                for k in old.keys() | new.keys()
+                if old.get(k) is not new.get(k)
+                and old.get(k) != new.get(k)
+                # An entry a read created empty (a defaultdict) is no change of the facts.
+                and not (k not in old and new.get(k) in ({}, set(), [], 0))
+                and not (k not in new and old.get(k) in ({}, set(), [], 0))
+            }
+            if differing:
+                expected[name] = differing
+        assert solver.journal.changed_entries(solver.facts) == expected, relpath
     assert compared >= 8
 
 
@@ -473,31 +486,19 @@ def test_only_the_evaluators_handed_out_since_a_solve_have_grown_or_read_an_olde
     it. After each of random body edits and its verdicts, an evaluator not handed out holds
     exactly what the solve left (its `settled` size), and every one handed out reads the
     current index."""
-    root = tmp_path / "synthetic"
-    generate(root, 1_000)
-    project = Project.open(root, ProjectOptions(use_cache=False))
-    project.results()
-    rng = random.Random(23)
-    files = sorted(f for f in project.files if project.text(f) is not None)
+    project = _solved_synthetic_project(tmp_path)
     checked = 0
-    for _ in range(10):
-        relpath = rng.choice(files)
-        original = project.text(relpath)
-        assert original is not None
-        changed = rng.choice(BODY_EDITS)(original, rng)
-        if changed is None or changed == original:
-            continue
-        for text in (changed, original):
-            project.update(relpath, text)
-            project.results()
-            solver = project.analysis.solver
-            assert solver is not None
-            facts = solver.facts
-            for key, evaluator in facts.latest_evaluators.items():
-                if key in facts.consulted:
-                    assert evaluator.index is solver.index, key
-                else:
-                    size = solver.settled[key]
-                    assert (len(evaluator.memo), len(evaluator.call_results)) == size, key
-            checked += solver.journal is not None
+    for relpath, text in _body_edits_and_back(project, seed=23, edits=10):
+        project.update(relpath, text)
+        project.results()
+        solver = project.analysis.solver
+        assert solver is not None
+        facts = solver.facts
+        for key, evaluator in facts.latest_evaluators.items():
+            if key in facts.consulted:
+                assert evaluator.index is solver.index, key
+            else:
+                size = solver.settled[key]
+                assert (len(evaluator.memo), len(evaluator.call_results)) == size, key
+        checked += solver.journal is not None
     assert checked >= 8
