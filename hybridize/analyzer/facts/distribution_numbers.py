@@ -25,7 +25,6 @@ from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_ev
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import reassigned_reads, traced_with
 from hybridize.analyzer.facts.predicates import leaf_atoms
-from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.retracing import LiteralVariation
 from hybridize.analyzer.facts.safety import mentions
@@ -87,11 +86,10 @@ def _distribution_constructions(
 
 
 def _derives_from_a_distribution(index: ProjectIndex, class_key: FunctionKey) -> bool:
-    for project_class in index.mro(class_key):
-        for ref in index.base_refs(project_class):
-            if is_ext_ref(ref) and canonical_external(ref[1]).startswith("torch.distributions."):
-                return True
-    return False
+    return any(
+        canonical_external(ref[1]).startswith("torch.distributions.")
+        for ref in index.external_bases(class_key)
+    )
 
 
 def _varying_float_argument(

@@ -176,9 +176,8 @@ def _family_methods(index: ProjectIndex, facts: TensorFacts, klass: ClassKey) ->
     prefixes = index.function_framework(klass).callable_family_base_prefixes
     bases = {
         ext_dotted(ref)
-        for member in index.mro(klass)
-        for ref in index.base_refs(member)
-        if is_ext_ref(ref) and ext_dotted(ref).startswith(prefixes)
+        for ref in index.external_bases(klass)
+        if ext_dotted(ref).startswith(prefixes)
     }
     if not bases:
         return []

@@ -434,6 +434,13 @@ class ProjectIndex:
         self._mro_cache[class_key] = order
         return order
 
+    def external_bases(self, class_key: ClassKey) -> list[Ref]:
+        """The bases from outside the project (framework, library, builtins) of a class and
+        of its project bases, in method-resolution order: what it inherits from outside."""
+        return [
+            ref for key in self.mro(class_key) for ref in self.base_refs(key) if is_ext_ref(ref)
+        ]
+
     def find_method(self, class_key: ClassKey, name: str) -> FunctionKey | None:
         """Function key of `name` looked up through the class and its project bases."""
         cache_key = (class_key, name)
@@ -507,9 +514,7 @@ class ProjectIndex:
         found = self._test_case_cache.get(class_key)
         if found is None:
             found = self._test_case_cache[class_key] = any(
-                is_ext_ref(ref) and ext_dotted(ref).endswith("TestCase")
-                for key in self.mro(class_key)
-                for ref in self.base_refs(key)
+                ext_dotted(ref).endswith("TestCase") for ref in self.external_bases(class_key)
             )
         return found
 

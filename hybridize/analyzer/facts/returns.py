@@ -48,7 +48,7 @@ from hybridize.analyzer.facts.mapped_structures import (
     mapped_structure_position,
 )
 from hybridize.analyzer.facts.predicates import leaf_atoms, made_of, walk_syms
-from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
+from hybridize.analyzer.facts.refs import is_class_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.sort_keys import compared_key_results
 from hybridize.analyzer.facts.values import (
@@ -423,21 +423,15 @@ def _inherited(index: ProjectIndex, evaluator: Evaluator, callee: Sym) -> Iterat
     for atom in evaluator.eval(attr_base(callee)):
         if not is_super_atom(atom):
             continue
-        classes = index.mro(atom[1])
-        if any(index.find_method(key, name) is not None for key in classes[1:]):
+        if any(index.find_method(key, name) is not None for key in index.mro(atom[1])[1:]):
             continue
-        for key in classes:
-            try:
-                refs = index.base_refs(key)
-            except KeyError:
-                continue
-            for ref in refs:
-                info = lookup(ref[1]) if is_ext_ref(ref) else None
-                owner = None if info is None else framework_of_api(info.framework)
-                if info is not None and owner is not None and info.kind == "class":
-                    method = owner.method_of(info.returns, name)
-                    if method is not None:
-                        yield method
+        for ref in index.external_bases(atom[1]):
+            info = lookup(ref[1])
+            owner = None if info is None else framework_of_api(info.framework)
+            if info is not None and owner is not None and info.kind == "class":
+                method = owner.method_of(info.returns, name)
+                if method is not None:
+                    yield method
 
 
 def _none_or_tensor(fn: FunctionSummary, evaluator: Evaluator) -> Iterator[str]:

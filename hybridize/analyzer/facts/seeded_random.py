@@ -216,12 +216,7 @@ def _distribution_classes(
 def _framework_bases(index: ProjectIndex, class_key: ClassKey) -> list[str]:
     """The framework classes a project class derives from, by canonical name (through its
     project bases)."""
-    return [
-        canonical_external(ref[1])
-        for project_class in index.mro(class_key)
-        for ref in index.base_refs(project_class)
-        if is_ext_ref(ref)
-    ]
+    return [canonical_external(ref[1]) for ref in index.external_bases(class_key)]
 
 
 def _has_op_seed(
