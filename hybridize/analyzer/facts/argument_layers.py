@@ -193,6 +193,11 @@ def _called_parameters(
     if key in memo:
         return memo[key]
     solved = _calling(index, facts, key)
+    if not solved.get(key):
+        # Calls no layer its parameters hold, itself or through a callee (the fixed point's
+        # value): no use to find; most functions, skipped before their calls are walked.
+        memo[key] = {}
+        return memo[key]
 
     def calling(target: FunctionKey) -> frozenset[str]:
         return solved.get(target, frozenset())

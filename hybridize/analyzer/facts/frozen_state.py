@@ -282,8 +282,9 @@ def _reads(
                     ref = index.member(module_ref(atom[1]), sym[2])
                     if is_global_ref(ref):
                         yield f"`{sym[1][1]}.{sym[2]}`", (global_state(ref[1], ref[2]), sym)
-            held = _global(index, key, fn, sym[1])
-            if not described and held is not None:
+            # (Only then is the global looked up: `_free_name` held above.)
+            held = None if described else _resolved_global(index, key, sym[1])
+            if held is not None:
                 # A module-level object of no project class (`threading.local()`): its
                 # attribute is state of the global that holds it.
                 yield f"`{sym[1][1]}.{sym[2]}`", (_object_attribute(held, sym[2]), sym)
@@ -328,6 +329,12 @@ def _global(
     """The module global a free name read denotes, if it is one."""
     if not _free_name(index, key, fn, sym):
         return None
+    return _resolved_global(index, key, sym)
+
+
+def _resolved_global(index: ProjectIndex, key: FunctionKey, sym: Sym) -> StateKey | None:
+    """The module global a free name (`_free_name`) of the function's module denotes, if it
+    is one."""
     ref = index.resolve_global(key.file, sym[1])
     return global_state(ref[1], ref[2]) if is_global_ref(ref) else None
 

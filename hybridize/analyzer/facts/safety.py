@@ -176,15 +176,14 @@ def mentions(fn: FunctionSummary, sym: Sym, targets: set[Sym]) -> bool:
 
 def is_eager_only_call(resolved: ResolvedCall) -> bool:
     """An API the tables mark eager-only, or `.numpy()` on a receiver of unknown kind."""
+    if any(info.effect == "eager_only" for info in resolved.api):
+        return True
     callee = resolved.site.callee
-    numpy_method = is_attr(callee) and attr_name(callee) == "numpy" and not resolved.site.args
-    unknown_receiver = all(
-        kind_of(a) in ("?", "boundext") for a in resolved.callee_atoms
-    ) and not any(
+    if not (is_attr(callee) and attr_name(callee) == "numpy" and not resolved.site.args):
+        return False  # the receiver's atoms are read only for a `.numpy()`: few calls are
+    # A `.numpy()` the tables know is judged by them (traced for a PyTorch tensor).
+    return all(kind_of(a) in ("?", "boundext") for a in resolved.callee_atoms) and not any(
         info.name.endswith(".numpy") for info in resolved.api
-    )  # a `.numpy()` the tables know is judged by them (traced for a PyTorch tensor)
-    return any(info.effect == "eager_only" for info in resolved.api) or (
-        numpy_method and unknown_receiver
     )
 
 
@@ -756,17 +755,21 @@ def conflicting_dtype_coercions(ctx: SafetyScan) -> list[Evidence]:
                             atoms.extend(evidence.get(source, ()))
                 partners.setdefault(name, set()).update(dtypes(atoms))
 
-    for sym in list(ctx.evaluator.memo):
-        if is_op(sym) and len(sym[1]) > 1:
-            note(list(sym[1]))
-    for resolved in ctx.facts.calls.get(ctx.key, []):
-        converts = any(info.name.rsplit(".", 1)[-1] in DTYPE_CONVERSIONS for info in resolved.api)
-        if (
-            any(info.tensor_op for info in resolved.api)
-            and not converts
-            and len(resolved.site.args) > 1
-        ):
-            note(list(resolved.site.args))
+    # Only a parameter (not the receiver) meets operands: a function with none has no
+    # operation to read.
+    if any(p.name != ctx.receiver for p in fn.params):
+        for sym in list(ctx.evaluator.memo):
+            if is_op(sym) and len(sym[1]) > 1:
+                note(list(sym[1]))
+        for resolved in ctx.facts.calls.get(ctx.key, []):
+            if (
+                len(resolved.site.args) > 1
+                and any(info.tensor_op for info in resolved.api)
+                and not any(
+                    info.name.rsplit(".", 1)[-1] in DTYPE_CONVERSIONS for info in resolved.api
+                )
+            ):
+                note(list(resolved.site.args))
     found = _leading_literal_conflicts(ctx)
     for name in sorted(met):
         # Only a parameter that meets a float operand can clash with it; one that receives
