@@ -578,7 +578,7 @@ class Project:
         summaries = {r: s for r in near if isinstance(s := self._summary(r), ModuleSummary)}
         with survivors_collectable():  # a server's heap: nothing of this solve is kept
             verdicts, errors = ProjectAnalysis(long_running=False).solve(
-                summaries, self.package, self.options.analysis
+                summaries, self.package, self.options.analysis, files={relpath}
             )
         mine = tuple(v for v in verdicts if v.file == relpath)
         result = AnalysisResult(

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING
 
 from hybridize.analyzer.cycle_collector import no_cyclic_gc, survivors_collectable
@@ -90,12 +90,16 @@ class ProjectAnalysis:
         package: str,
         options: AnalysisOptions,
         progress: ProgressCallback | None = None,
+        files: Collection[str] | None = None,
     ) -> tuple[list[FunctionVerdict], list[FileError]]:
         """The verdicts of every function of `summaries` (by report name, in the order the
         index takes them) and the internal errors met deciding them: the facts re-solved
         from the last solve where only bodies changed (`_facts`), then the verdicts, again
         only where the changed facts reach. `progress` hears of a solve from scratch and the
-        verdicts after it (an incremental one is quick: nothing is reported)."""
+        verdicts after it (an incremental one is quick: nothing is reported). `files` (one
+        solve, not long-running): the verdicts of these files' functions are all that is
+        wanted, the others may be left out (`decide_incrementally`)."""
+        assert files is None or not self.long_running, "a kept memory must hold every verdict"
         from hybridize.analyzer.engine import decide_incrementally
         from hybridize.analyzer.facts.resolve import ProjectIndex
 
@@ -116,6 +120,7 @@ class ProjectAnalysis:
                 self._before,
                 self._edited,
                 progress if self.scratch_solves > scratch_solves else None,
+                files,
             )
             self._before = None
             self.incremental_verdicts += memory.incremental

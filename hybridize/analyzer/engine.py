@@ -135,9 +135,13 @@ def _decide(
     project: ProjectWide | None = None,
     fresh: set[FunctionKey] | None = None,
     progress: ProgressCallback | None = None,
+    files: Collection[str] | None = None,
 ) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
     """The verdicts of every function, or (with `scope` and the `memory` of the last phase)
-    of the functions in `scope` only, a set closed under callees (`verdict_scope`).
+    of the functions in `scope` only, a set closed under callees (`verdict_scope`); with
+    `files`, only of their functions and of the functions that call them, at any depth (what
+    their benefit reads of other verdicts: `_callers_of`), for a result that shows those
+    files alone.
 
     `fresh` (a part of `scope` holding every caller of its members) are the functions whose
     facts or callees changed; the rest of the scope is *settled*: what flows up from callees
@@ -242,9 +246,12 @@ def _decide(
         options,
     )
     unevaluated = _unevaluated(graph, facts.internal_errors)
+    wanted = None if files is None else _callers_of(graph, [k for k in keys if k.file in files])
     for done, key in enumerate(function_keys, 1):
         if progress is not None:
             progress(ProgressStep(Stage.VERDICTS, done, len(function_keys)))
+        if wanted is not None and key not in wanted:
+            continue
         if not candidacy.reported(key):
             continue  # not TensorFlow code: no TensorFlow verdict
         reasons[key] = candidacy.reasons(key)
@@ -370,6 +377,21 @@ def _keeps_verdict(
     return reasons == memory.reasons.get(key)
 
 
+def _callers_of(graph: nx.DiGraph, keys: list[FunctionKey]) -> set[FunctionKey]:
+    """`keys` and every function that calls one of them, at any depth. A verdict's benefit
+    reads other verdicts only up its callers (`BenefitModel.inside_proposed_graphs`: whether
+    they run as graphs), so these verdicts are those of a phase that decides every function."""
+    found = set(keys)
+    stack = list(keys)
+    while stack:
+        key = stack.pop()
+        for caller in graph.predecessors(key) if key in graph else ():
+            if caller not in found:
+                found.add(caller)
+                stack.append(caller)
+    return found
+
+
 def _inside_proposed_graphs(
     benefits: BenefitModel,
     decided: dict[FunctionKey, FunctionVerdict],
@@ -444,6 +466,7 @@ def decide_incrementally(
     before: FactJournal | None,
     edited: Collection[FunctionKey],
     progress: ProgressCallback | None = None,
+    files: Collection[str] | None = None,
 ) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
     """The verdicts after `Solver.update` re-solved the `edited` functions in place, deciding
     again only the functions whose inputs may have changed (`verdict_scope`); every
@@ -451,11 +474,14 @@ def decide_incrementally(
 
     `memory` is what the last phase left, `before` the facts as they were before the
     update (`Solver.journal`). The result equals that of `_decide` over every function.
-    `progress` hears of each function decided."""
+    `progress` hears of each function decided. `files`: a solve from scratch whose result
+    shows only these files decides only what their verdicts need (`_decide`); its memory
+    serves no update."""
     with no_cyclic_gc():
         if memory is None or before is None:
             forget_writers(facts, None)
-            return _decide(index, facts, options, progress=progress)
+            return _decide(index, facts, options, progress=progress, files=files)
+        assert files is None, "an update decides what the edit reaches, every file's"
         changes = compare_facts(before, facts)
         readers = changed_readers(facts, changes)
         forget_writers(facts, readers | changes.keys)

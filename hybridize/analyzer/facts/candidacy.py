@@ -210,7 +210,15 @@ program's mode there (`tf.enable_eager_execution`): the module making one is suc
 
 def _legacy_api_call(_key: FunctionKey, calls: list[ResolvedCall]) -> str:
     """The first API the function calls that only an older major version of its framework
-    has (`legacy_only_name`), as named; empty when none."""
+    has (`legacy_only_name`), as named; empty when none. Nearly every function has none:
+    the calls are put in order only for one that has."""
+    if not any(
+        legacy_only_name(str(atom[1]))
+        for resolved in calls
+        for atom in resolved.callee_atoms
+        if is_ext_atom(atom)
+    ):
+        return ""
     for resolved in sorted(calls, key=lambda r: (r.site.span.start_line, r.site.span.start_col)):
         names = sorted(str(atom[1]) for atom in resolved.callee_atoms if is_ext_atom(atom))
         for name in names:
