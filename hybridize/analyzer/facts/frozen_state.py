@@ -126,9 +126,10 @@ def changing_state_read(
     writes = _writes(index, facts)
     for reader, via, entry in traced_with(index, facts, key):
         for what, state, kinds in _state_reads(index, facts, reader):
-            if not holds(kinds):
+            written = writes.get(state)
+            if not written or not holds(kinds):  # most state is never reassigned
                 continue
-            for write in writes.get(state, ()):
+            for write in written:
                 if write.writer in (key, reader) or not _after_initialisation(
                     index, facts, key, write
                 ):
