@@ -61,6 +61,7 @@ from hybridize.analyzer.facts.frozen_state import (
     forget_writers,
     frozen_state_writes,
 )
+from hybridize.analyzer.facts.graph_breaks import graph_breaks
 from hybridize.analyzer.facts.helper_safety import HelperSafety
 from hybridize.analyzer.facts.nested_compiled import decorated_by_compiler
 from hybridize.analyzer.facts.patched_callees import Patch, changed_patches, read_patches
@@ -177,6 +178,7 @@ def _decide(
     recursive = recursive_functions(part)
     computation = tensor_computation(part, facts, within)
     opaque = opaque_tensor_calls(part, facts, within)
+    breaks = graph_breaks(index, part, facts, within)
     stateful = stateful_computation(index, part, facts, within)
     if project is None:
         project = project_wide(index, facts, keys)
@@ -242,7 +244,7 @@ def _decide(
     reasons: dict[FunctionKey, list[NotCandidate]] = {}
     kept = 0
     phase = VerdictPhase(
-        ProjectFacts(index, facts, helpers, hybrid, traced, project.seeding, variation),
+        ProjectFacts(index, facts, helpers, hybrid, traced, project.seeding, variation, breaks),
         options,
     )
     unevaluated = _unevaluated(graph, facts.internal_errors)

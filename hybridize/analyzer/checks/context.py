@@ -8,7 +8,7 @@ use, and shared.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.facts.effects import EffectSummary
@@ -41,6 +41,9 @@ class ProjectFacts:
     """How the project seeds the global random stream, if it does."""
     variation: LiteralVariation
     """Whether the literals the call sites pass differ between calls."""
+    graph_breaks: Mapping[FunctionKey, bool]
+    """Whether a function, or what it runs, may break the graph where the labelling does not
+    fail it (`facts/graph_breaks.py`)."""
 
 
 @dataclass(slots=True)

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.nested_compiled import nested_compiled_methods
+from hybridize.analyzer.facts.nested_compiled import breaking_method, nested_compiled_methods
 from hybridize.model import Finding
 
 from . import TORCH_ONLY, Check
+
+GRAPH_BREAKING_EFFECTS = frozenset({"HY101", "HY102", "HY103", "HY104", "HY105"})
+"""The side effects Dynamo runs as Python between two graphs (a graph break): printing,
+logging, I/O, Python's `random`, the clock (measured on torch 2.13 for print, logging,
+`random.random` and `time.time`; I/O by `torch.save`'s table entry)."""
 
 
 class NestsCompiledMethods(Check):
@@ -95,5 +100,23 @@ class NestsCompiledMethods(Check):
                 context.framework,
                 context.project.helpers,
                 context.project.compiled,
+                context.project.graph_breaks,
+                own_break=_named_graph_break(context),
             )
         )
+
+
+def _named_graph_break(context: CheckContext) -> str | None:
+    """A graph break the function's own findings name (an eager-only call, a tensor read as a
+    Python value, a side effect Dynamo does not trace), in words, or None; read only for a
+    method bound to an instance."""
+    if not breaking_method(context.function):
+        return None
+    hazards = context.graph_hazards
+    for evidence in [*hazards.eager_only, *hazards.python_values]:
+        return f"it {evidence.message} (line {evidence.span.start_line})"
+    effects = context.effects.effects if context.effects is not None else []
+    for effect in effects:
+        if effect.code in GRAPH_BREAKING_EFFECTS:
+            return f"it {effect.what} (line {effect.span.start_line})"
+    return None

@@ -9,7 +9,7 @@ covered callers (every caller already runs as a graph).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
 import networkx as nx
@@ -110,16 +110,20 @@ def local_tensor_computation(facts: TensorFacts, key: FunctionKey) -> bool:
     return False
 
 
-def local_opaque_tensor_call(facts: TensorFacts, key: FunctionKey) -> bool:
-    """A call in the body of something the analysis cannot see (a model loaded from disk, a
-    callable of unknown kind) applied to tensors: it may well run TensorFlow operations."""
+def opaque_tensor_call_sites(facts: TensorFacts, key: FunctionKey) -> Iterator[ResolvedCall]:
+    """The calls in the body of something the analysis cannot see (a model loaded from disk,
+    a callable of unknown kind) applied to tensors: they may well run framework operations."""
     for resolved in facts.calls.get(key, []):
         unknown_callee = not resolved.targets and not resolved.api and not resolved.receiver_roles
         if unknown_callee and all(map(is_unknown, resolved.callee_atoms)):
             arguments = [*resolved.args, *resolved.kwargs.values()]
             if any(is_tensor_like(a) for atoms in arguments for a in atoms):
-                return True
-    return False
+                yield resolved
+
+
+def local_opaque_tensor_call(facts: TensorFacts, key: FunctionKey) -> bool:
+    """A call in the body of something the analysis cannot see applied to tensors."""
+    return next(opaque_tensor_call_sites(facts, key), None) is not None
 
 
 def opaque_tensor_calls(

@@ -12,22 +12,35 @@ compile (measured on torch 2.13, tests/analyzer/test_hy423_nested_compiled_metho
 method without defaults, a call filling every default, a staticmethod and a free function
 with defaults were fine.
 
+A method compiled on its own fails in a compiled caller's graph in a second way, defaults
+or not: called as `obj.m(x)` or `self.m(x)` (or through functions the caller runs), it loses
+its instance when Dynamo breaks the graph inside it or in what it calls: "TypeError: C.m()
+missing 1 required positional argument" (measured on torch 2.13: `.item()`, `.tolist()`,
+print, logging, the clock, Python's `random`, `nonzero`, `unique`, boolean-mask indexing, a
+tensor in an `if`, `torch._dynamo.graph_break()`). A break in the caller alone, a
+staticmethod, a classmethod, a free function, an attribute write and a module's `forward`
+reached through the module's call were fine. Whether a method may break is
+`facts/graph_breaks.py`'s fact with the breaks its own findings name (eager-only calls,
+tensors read as Python values, printing, logging, I/O, the clock, Python's `random`).
+
 So two decorators must not meet in one graph where the inner one sits on such a method:
 
-- a method with defaults that a compiled function, or one that may be compiled, runs inside
-  its graph (it calls it, directly or through the functions it calls) is left to be inlined:
-  only the outermost function is compiled, and it carries the callee's work;
+- a method with defaults, or one called as a method that may break the graph, that a
+  compiled function, or one that may be compiled, runs inside its graph (it calls it,
+  directly or through the functions it calls) is left to be inlined: only the outermost
+  function is compiled, and it carries the callee's work;
 - a function whose graph would run a method the project already compiles that way (a user's
   own `@torch.compile` on it) is not compiled.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from hybridize.analyzer.facts.callgraph import MAX_FUNCTIONS_RUN, functions_run_by
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.graph_breaks import first_graph_break
 from hybridize.analyzer.facts.helper_safety import HelperSafety
 from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -90,6 +103,12 @@ def may_be_compiled(
     return not (hazards.eager_only or hazards.python_values or hazards.numpy)
 
 
+def breaking_method(fn: FunctionSummary) -> bool:
+    """A method bound to an instance (not a staticmethod or a classmethod), which loses that
+    instance when compiled on its own and broken inside a compiled caller's graph."""
+    return fn.binds_receiver and "classmethod" not in {d.name for d in fn.decorators}
+
+
 def nested_compiled_methods(
     index: ProjectIndex,
     facts: TensorFacts,
@@ -97,10 +116,13 @@ def nested_compiled_methods(
     framework: Framework,
     helpers: HelperSafety,
     compiled: Collection[FunctionKey],
+    breaks: Mapping[FunctionKey, bool],
+    own_break: str | None = None,
 ) -> list[Evidence]:
-    """Why compiling `key` would nest a compiled method with defaults in a graph:
-    it is such a method and a caller that is or may be compiled runs it, or its graph runs
-    such a method the project already compiles."""
+    """Why compiling `key` would nest a compiled method in a graph that fails: it is a
+    method with defaults, or one that may break the graph (`own_break`, what its own
+    findings name, or `breaks`), and a caller that is or may be compiled runs it; or its graph
+    runs such a method the project already compiles."""
     found: list[Evidence] = []
     fn = index.function(key)
     defaults = method_defaults(fn)
@@ -118,19 +140,50 @@ def nested_compiled_methods(
                     fn.span,
                 )
             )
-    inner = _compiled_callee(index, facts, key, framework)
+    elif breaking_method(fn):
+        why = own_break or _graph_break(index, facts, key, breaks)
+        outer = (
+            _compiling_caller(index, facts, key, framework, helpers, compiled, as_method=True)
+            if why is not None
+            else None
+        )
+        if outer is not None:
+            how = "is compiled" if outer in compiled else "may be compiled"
+            found.append(
+                Evidence(
+                    f"`{outer.qualname}`{_where(outer, key)} {how} and calls it as a method "
+                    f"inside its graph: compiled too, this method loses its instance when "
+                    f'Dynamo breaks the graph in it ("missing 1 required positional '
+                    f'argument"), and it may: {why}; inlined there, a decorator of its own '
+                    "adds nothing: only the outermost function is compiled",
+                    fn.span,
+                )
+            )
+    inner = _compiled_callee(index, facts, key, framework, helpers, breaks)
     if inner is not None:
-        inner_defaults = method_defaults(index.function(inner))
+        callee, why = inner
         found.append(
             Evidence(
-                f"it runs `{inner.qualname}`{_where(inner, key)}, a method already decorated "
-                f"with the compiler and with a default for `{inner_defaults[0]}`: compiled, "
-                "its graph would inline that method, and Dynamo fails building the guards "
-                "(it guards the default through the compile wrapper, whose defaults are None)",
+                f"it runs `{callee.qualname}`{_where(callee, key)}, a method already decorated "
+                f"with the compiler {why}",
                 fn.span,
             )
         )
     return found
+
+
+def _graph_break(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, breaks: Mapping[FunctionKey, bool]
+) -> str | None:
+    """Where the function may break the graph although the labelling does not fail it, in
+    words, or None."""
+    if not breaks.get(key, False):
+        return None
+    found = first_graph_break(index, facts, key)
+    if found is None:
+        return None
+    where = "" if found.function == key else f" in `{found.function.qualname}`"
+    return f"it runs {found.what}{where} (line {found.span.start_line})"
 
 
 def _compiling_caller(
@@ -140,15 +193,36 @@ def _compiling_caller(
     framework: Framework,
     helpers: HelperSafety,
     compiled: Collection[FunctionKey],
+    *,
+    as_method: bool = False,
 ) -> FunctionKey | None:
     """The nearest function of the same framework that calls `key` (transitively) and is or
-    may be compiled."""
-    for caller in callers_of(facts, key):
-        if index.function_framework(caller).name != framework.name:
+    may be compiled; `as_method`: through a function that calls it as a method, not as a
+    module's `forward` run by the module's call (which keeps the instance)."""
+    if as_method:
+        direct = [
+            c
+            for c in sorted(facts.callers.get(key, ()), key=str)
+            if _calls_as_method(facts, c, key)
+        ]
+        candidates = [*direct, *(c for d in direct for c in callers_of(facts, d))]
+    else:
+        candidates = callers_of(facts, key)
+    for caller in dict.fromkeys(candidates):
+        if caller == key or index.function_framework(caller).name != framework.name:
             continue
         if may_be_compiled(index, helpers, caller, compiled):
             return caller
     return None
+
+
+def _calls_as_method(facts: TensorFacts, caller: FunctionKey, key: FunctionKey) -> bool:
+    """`caller` calls `key` other than as a module's `forward` through the module's call."""
+    return any(
+        target == key and kind != "layer_call"
+        for resolved in facts.calls.get(caller, [])
+        for kind, target in resolved.targets
+    )
 
 
 def _compiled_callee(
@@ -156,14 +230,38 @@ def _compiled_callee(
     facts: TensorFacts,
     key: FunctionKey,
     framework: Framework,
-) -> FunctionKey | None:
-    """The first function `key` runs (transitively) that is a method with defaults
-    decorated with the compiler."""
+    helpers: HelperSafety,
+    breaks: Mapping[FunctionKey, bool],
+) -> tuple[FunctionKey, str] | None:
+    """The first function `key` runs (transitively) that is decorated with the compiler and
+    is a method with defaults or one called as a method that may break the graph, with why
+    that fails `key`'s graph."""
     for callee in functions_run_by(index, facts, [key])[1:]:
-        if method_defaults(index.function(callee)) and decorated_by_compiler(
-            index, callee, framework
+        function = index.function(callee)
+        if not function.binds_receiver or not decorated_by_compiler(index, callee, framework):
+            continue
+        defaults = method_defaults(function)
+        if defaults:
+            return callee, (
+                f"and with a default for `{defaults[0]}`: compiled, its graph would inline "
+                "that method, and Dynamo fails building the guards (it guards the default "
+                "through the compile wrapper, whose defaults are None)"
+            )
+        if not breaking_method(function) or not any(
+            _calls_as_method(facts, c, callee) for c in facts.callers.get(callee, ())
         ):
-            return callee
+            continue
+        hazards = helpers.hazards(callee)
+        evidence = [*hazards.eager_only, *hazards.python_values]
+        why = (
+            f"it {evidence[0].message}" if evidence else _graph_break(index, facts, callee, breaks)
+        )
+        if why is not None:
+            return callee, (
+                "and called as a method: compiled, its graph would run that method, which "
+                'loses its instance when Dynamo breaks the graph in it ("missing 1 required '
+                f'positional argument"), and it may: {why}'
+            )
     return None
 
 

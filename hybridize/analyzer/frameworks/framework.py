@@ -204,6 +204,11 @@ class Framework:
     compiler converts the test, as AutoGraph does for `tf.function`)."""
     boolean_mask_break: str | None = None
     """Why indexing a tensor with a boolean tensor (`x[x > 0]`) leaves compiled code."""
+    quiet_graph_breaks: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Calls that leave the compiled graph without failing the function (the call runs as
+    Python between two graphs), which the labelling keeps compilable, by canonical name: why.
+    Such a break fails only a method compiled on its own that runs in a compiled caller's
+    graph (`facts/graph_breaks.py`)."""
     double_backward_calls: tuple[tuple[str, str], ...] = ()
     """(API, keyword): calls that, with the keyword True, differentiate their first argument
     twice, which the compiled backward of the function computing it does not support."""
@@ -654,6 +659,7 @@ TORCH = Framework(
     dataset_builder=torch_rules.DATASET_BUILDER,
     tensor_condition_break=torch_rules.TENSOR_CONDITION_BREAKS,
     boolean_mask_break=torch_rules.BOOLEAN_MASK_INDEXING_BREAKS,
+    quiet_graph_breaks=torch_rules.QUIET_GRAPH_BREAK_CALLS,
     value_reading_builtins=torch_rules.VALUE_READING_BUILTINS,
     value_read_failure=torch_rules.VALUE_READ_FAILURE,
     tensor_casts=torch_rules.TENSOR_CASTS,

@@ -1,0 +1,99 @@
+"""Where torch.compile may break a function's graph, in its body or in what it calls.
+
+A graph break is no failure by itself: Dynamo compiles the graph so far, runs the call it
+cannot trace as Python and resumes, so the labelling keeps a function with such a call
+compilable. It fails one arrangement: a method compiled on its own (its class attribute is
+the compile wrapper) and called as `obj.m(x)` or `self.m(x)` inside a compiled caller's
+graph loses its instance when Dynamo breaks inside it ("TypeError: C.m() missing 1 required
+positional argument", torch 2.13; `nested_compiled` and HY423). Whether a method may break
+is this fact.
+
+The breaks the labelling already fails a function for (eager-only calls such as `.item()`,
+a tensor read as a Python value, print, logging, I/O, Python's `random`, the clock: HY301,
+HY303, HY1xx) come with the function's own findings. What this module adds are the breaks it
+does not fail a function for, here or in any project function it runs:
+
+- a call of something the analysis cannot see applied to tensors
+  (`callgraph.local_opaque_tensor_call`: a method of an object of unknown class, such as a
+  module taken from a list, `self.flows[i].inverse(z)`): Dynamo traces into it, and what it
+  meets there may break the graph;
+- a call the framework lists among its quiet graph breaks (`Framework.quiet_graph_breaks`:
+  PyTorch's data-dependent output shapes, `nonzero`, `unique`, and `tolist()` of a float
+  tensor).
+
+The fact flows from callees to callers over the call graph of a verdict phase (`reaching`),
+from a per-function local part, like `opaque_tensor_calls`: an incremental phase works it out
+for its scope only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import networkx as nx
+
+from hybridize.analyzer.facts.callgraph import (
+    TRACED,
+    functions_run_by,
+    local_opaque_tensor_call,
+    opaque_tensor_call_sites,
+    reaching,
+)
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.frameworks import written_name
+from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import attr_name, is_attr
+from hybridize.model import Span
+
+
+@dataclass(frozen=True, slots=True)
+class GraphBreak:
+    """A call that may break the graph, in words that read after "it runs", and where."""
+
+    what: str
+    function: FunctionKey
+    span: Span
+
+
+def quiet_graph_break(index: ProjectIndex, key: FunctionKey, resolved: ResolvedCall) -> str | None:
+    """The canonical name of a call of the framework's quiet graph breaks, or None."""
+    breaks = index.function_framework(key).quiet_graph_breaks
+    return next((info.name for info in resolved.api if info.name in breaks), None)
+
+
+def local_graph_break(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
+    """The function's own body calls something unseen on tensors or a quiet graph break."""
+    if local_opaque_tensor_call(facts, key):
+        return True
+    return any(quiet_graph_break(index, key, r) is not None for r in facts.calls.get(key, []))
+
+
+def graph_breaks(
+    index: ProjectIndex, graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[FunctionKey]
+) -> dict[FunctionKey, bool]:
+    """Whether each function, or a project function it runs, may break the graph where the
+    labelling does not see it (callbacks traced into graphs of their own are not followed)."""
+    local = {k: local_graph_break(index, facts, k) for k in keys if not k.is_module_code}
+    return reaching(graph, local, frozenset({TRACED}))
+
+
+def first_graph_break(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> GraphBreak | None:
+    """The first call, in the function or what it runs (breadth first), that may break the
+    graph: the explanation of a true `graph_breaks` entry."""
+    for run in functions_run_by(index, facts, [key]):
+        for resolved in facts.calls.get(run, []):
+            name = quiet_graph_break(index, run, resolved)
+            if name is not None:
+                reason = index.function_framework(run).quiet_graph_breaks[name]
+                what = f"`{written_name(name)}` ({reason})"
+                return GraphBreak(what, run, resolved.site.span)
+        for resolved in opaque_tensor_call_sites(facts, run):
+            callee = resolved.site.callee
+            shown = f"`.{attr_name(callee)}()`" if is_attr(callee) else "a callable"
+            what = f"{shown} of an object the analysis cannot see, on tensors"
+            return GraphBreak(what, run, resolved.site.span)
+    return None
