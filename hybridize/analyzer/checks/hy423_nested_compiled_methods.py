@@ -24,7 +24,14 @@ class NestsCompiledMethods(Check):
     arguments, and no eager-only call, tensor used as a Python value or NumPy call keeps its
     graph eager), runs inside its graph: it calls the method, directly or through the
     functions it calls (an attribute's method, a submodule's `forward`, an override reached
-    by virtual dispatch). And a function whose graph would run such a method that the
+    by virtual dispatch). Also, defaults or not, a method bound to an instance that such a
+    caller calls as a method (`obj.m(x)`, `self.m(x)`, `super().m(x)`; not a module's
+    `forward` run by the module's call) and that may break the graph, in its body or in
+    what it runs: what its own findings name (an eager-only call such as `.item()`, a tensor
+    read as a Python value, printing, logging, I/O, Python's `random`, the clock), a call of
+    an object the analysis cannot see on tensors (`self.flows[i].inverse(z)`), or one of the
+    framework's quiet graph breaks (`nonzero`, `unique`, `argwhere`, `tolist()`: data the
+    framework adapter holds). And a function whose graph would run such a method that the
     project already decorates with `@torch.compile`.
 
     Why it matters in graph mode
@@ -37,8 +44,13 @@ class NestsCompiledMethods(Check):
     TypeError: object of type 'NoneType' has no len()` (a keyword-only default: "'NoneType'
     object is not subscriptable"), measured on torch 2.13 at the first compile and every
     recompile. A method without defaults, a call filling every default, a staticmethod and a
-    free function were fine (tests/analyzer/test_hy423_nested_compiled_methods.py measures
-    all of it again).
+    free function were fine. And when Dynamo breaks the graph inside such a method called as
+    `obj.m(x)`, the method loses its instance: "TypeError: C.m() missing 1 required
+    positional argument" (measured for every quiet break the framework lists, `.item()`,
+    boolean-mask indexing, a tensor in an `if`, print, logging, `random.random`, `time.time`);
+    a classmethod, a staticmethod, a compiled `forward` run by the module's call, an unbroken
+    method and a break in the caller alone were fine
+    (tests/analyzer/test_hy423_nested_compiled_methods.py measures all of it again).
 
     Example
     -------
@@ -59,7 +71,7 @@ class NestsCompiledMethods(Check):
     Compile only the outermost function (`Pair.log_prob`): the method runs inlined in its
     graph. Where the method is also called eagerly and should be compiled for those calls,
     compile a free function it delegates to (a free function's defaults are guarded as its
-    own), or have the callers pass every argument.
+    own, and it has no instance to lose), or have the callers pass every argument.
 
     Under torch.compile
     -------------------
@@ -72,16 +84,19 @@ class NestsCompiledMethods(Check):
     name = "nests_compiled_methods"
     severity = "error"
     summary = (
-        "A method with defaults would run compiled inside another compiled function's graph: "
-        "Dynamo fails building the guards."
+        "A method with defaults, or one that may break the graph, would run compiled inside "
+        "another compiled function's graph: Dynamo fails building the guards, or the method "
+        "loses its instance."
     )
     unblock = "compile only the outermost function, or a free function the method delegates to"
     fact = "nests_compiled_methods"
     fact_meaning = (
         "(PyTorch) a method with a default that a compiled (or compilable) caller runs inside "
-        "its graph, or a function whose graph runs such a method already decorated with "
-        "`@torch.compile`: Dynamo guards the default through the compile wrapper and fails "
-        "building the guards; only the outermost function is compiled"
+        "its graph, or one such a caller calls as a method that may break the graph, or a "
+        "function whose graph runs such a method already decorated with `@torch.compile`: "
+        "Dynamo guards the default through the compile wrapper and fails building the guards, "
+        "or breaks the graph in the method, which then loses its instance; only the "
+        "outermost function is compiled"
     )
     decision_order = 17
     EXAMPLE_FUNCTION = "Net.f"
