@@ -43,6 +43,7 @@ from hybridize.analyzer.facts.callgraph import (
     covered_callers,
     framework_compiled,
     keras_loop_compiled,
+    local_opaque_tensor_calls,
     opaque_tensor_calls,
     recursive_functions,
     stateful_computation,
@@ -177,8 +178,9 @@ def _decide(
     )
     recursive = recursive_functions(part)
     computation = tensor_computation(part, facts, within)
-    opaque = opaque_tensor_calls(part, facts, within)
-    breaks = graph_breaks(index, part, facts, within)
+    opaque_here = local_opaque_tensor_calls(facts, within)
+    opaque = opaque_tensor_calls(part, opaque_here)
+    breaks = graph_breaks(index, part, facts, opaque_here)
     stateful = stateful_computation(index, part, facts, within)
     if project is None:
         project = project_wide(index, facts, keys)

@@ -126,11 +126,20 @@ def local_opaque_tensor_call(facts: TensorFacts, key: FunctionKey) -> bool:
     return next(opaque_tensor_call_sites(facts, key), None) is not None
 
 
-def opaque_tensor_calls(
-    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[FunctionKey]
+def local_opaque_tensor_calls(
+    facts: TensorFacts, keys: Iterable[FunctionKey]
 ) -> dict[FunctionKey, bool]:
-    """Whether the function, or anything it calls, applies an unknown callable to tensors."""
-    return reaching(graph, {k: local_opaque_tensor_call(facts, k) for k in keys})
+    """Whether each function's own body applies an unknown callable to tensors (read by
+    `opaque_tensor_calls` and by `graph_breaks.graph_breaks`)."""
+    return {k: local_opaque_tensor_call(facts, k) for k in keys}
+
+
+def opaque_tensor_calls(
+    graph: nx.DiGraph, local: dict[FunctionKey, bool]
+) -> dict[FunctionKey, bool]:
+    """Whether the function, or anything it calls, applies an unknown callable to tensors,
+    from `local_opaque_tensor_calls`."""
+    return reaching(graph, local)
 
 
 def _holds_variable(atoms: Iterable[tuple], depth: int = 0) -> bool:

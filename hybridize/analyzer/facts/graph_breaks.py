@@ -28,7 +28,7 @@ for its scope only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import networkx as nx
@@ -36,7 +36,6 @@ import networkx as nx
 from hybridize.analyzer.facts.callgraph import (
     TRACED,
     functions_run_by,
-    local_opaque_tensor_call,
     opaque_tensor_call_sites,
     reaching,
 )
@@ -57,25 +56,30 @@ class GraphBreak:
     span: Span
 
 
-def quiet_graph_break(index: ProjectIndex, key: FunctionKey, resolved: ResolvedCall) -> str | None:
-    """The canonical name of a call of the framework's quiet graph breaks, or None."""
-    breaks = index.function_framework(key).quiet_graph_breaks
+def quiet_graph_break(breaks: Mapping[str, str], resolved: ResolvedCall) -> str | None:
+    """The canonical name of a call of the framework's quiet graph `breaks`, or None."""
     return next((info.name for info in resolved.api if info.name in breaks), None)
 
 
-def local_graph_break(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
-    """The function's own body calls something unseen on tensors or a quiet graph break."""
-    if local_opaque_tensor_call(facts, key):
-        return True
-    return any(quiet_graph_break(index, key, r) is not None for r in facts.calls.get(key, []))
-
-
 def graph_breaks(
-    index: ProjectIndex, graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[FunctionKey]
+    index: ProjectIndex,
+    graph: nx.DiGraph,
+    facts: TensorFacts,
+    opaque: Mapping[FunctionKey, bool],
 ) -> dict[FunctionKey, bool]:
-    """Whether each function, or a project function it runs, may break the graph where the
-    labelling does not see it (callbacks traced into graphs of their own are not followed)."""
-    local = {k: local_graph_break(index, facts, k) for k in keys if not k.is_module_code}
+    """Whether each function of `opaque` (its own unknown calls on tensors:
+    `callgraph.local_opaque_tensor_calls`), or a project function it runs, may break the
+    graph where the labelling does not see it (callbacks traced into graphs of their own are
+    not followed)."""
+    local: dict[FunctionKey, bool] = {}
+    for key, unseen in opaque.items():
+        if key.is_module_code:
+            continue
+        breaks = index.function_framework(key).quiet_graph_breaks
+        local[key] = unseen or bool(
+            breaks
+            and any(quiet_graph_break(breaks, r) is not None for r in facts.calls.get(key, []))
+        )
     return reaching(graph, local, frozenset({TRACED}))
 
 
@@ -85,10 +89,11 @@ def first_graph_break(
     """The first call, in the function or what it runs (breadth first), that may break the
     graph: the explanation of a true `graph_breaks` entry."""
     for run in functions_run_by(index, facts, [key]):
+        breaks = index.function_framework(run).quiet_graph_breaks
         for resolved in facts.calls.get(run, []):
-            name = quiet_graph_break(index, run, resolved)
+            name = quiet_graph_break(breaks, resolved)
             if name is not None:
-                reason = index.function_framework(run).quiet_graph_breaks[name]
+                reason = breaks[name]
                 what = f"`{written_name(name)}` ({reason})"
                 return GraphBreak(what, run, resolved.site.span)
         for resolved in opaque_tensor_call_sites(facts, run):
