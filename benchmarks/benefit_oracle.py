@@ -56,6 +56,13 @@ from hybridize.verify.benefit import (  # noqa: E402
 from hybridize.verify.command_run import install_plugin  # noqa: E402
 from hybridize.verify.rewritten import RewrittenFunction  # noqa: E402
 
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+"""The measured tests run with the frameworks' math libraries on one thread, in both modes:
+an eager ATen op such as `tril_` opens an OpenMP region even on a 5x5 tensor, and on a loaded
+two-core machine its threads spin at the region's barrier (about 6.6 ms of CPU per call,
+measured on gpytorch's `_phi_for_cholesky_`): the eager time then measured the spin, not the
+function (a 211x "speedup" that was the load's)."""
+
 
 def default_changes(work: Path, jobs: int, not_rewritten: Sequence[str]) -> set[str]:
     """The keys the default refactoring (no `--include-low-benefit`) changes, on a third copy."""
@@ -187,6 +194,7 @@ def measure_library(library: Library, args: argparse.Namespace, python: Path) ->
         work / "rewritten",
         [str(site), *oracle.tools_path(python, out), *args.pythonpath, str(plugins)],
         {
+            **ONE_THREAD,
             **library.env,
             "HYBRIDIZE_BENEFIT_TARGETS": str(work / "benefit-targets.json"),
             "HYBRIDIZE_BENEFIT_OUT": str(records),

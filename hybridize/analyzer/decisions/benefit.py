@@ -41,12 +41,12 @@ from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_b
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
-from hybridize.analyzer.facts.values import is_lit_atom
+from hybridize.analyzer.facts.values import is_lit_atom, is_method_atom
 from hybridize.analyzer.facts.varying_shapes import shape_read_as_int, varying_shapes
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise
-from hybridize.analyzer.summaries.ir import CallSite, Loop, Sym
+from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Loop, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_call, is_op, is_seq, kind_of, seq_kind
+from hybridize.analyzer.summaries.syms import is_attr, is_call, is_op, is_seq, kind_of, seq_kind
 from hybridize.model import Benefit as BenefitLevel
 from hybridize.model import FunctionVerdict
 
@@ -174,7 +174,12 @@ class BenefitModel:
         if forward_pass:
             frequency = "repeated"
         if frequency == "tests":
-            return Benefit("none", ("only tests call it",))
+            # A library's API its own tests call: how often its users run it is as unknown as
+            # for one with no call site, and a test calling it says nothing either way.
+            return Benefit(
+                "low",
+                ("only tests call it: how often the library's users run it is unknown", what),
+            )
         if frequency == "once":
             runs = int(self._calls.get(key, 1))
             return Benefit(
@@ -485,10 +490,53 @@ class BenefitModel:
                         continue
                     total += work.get(callee, 0.0)
                     trains = trains or training.get(callee, False)
+                for getter in self._property_reads(n):
+                    if getter not in members:
+                        total += self._work_apart(getter, work, set(members))
             for n in nodes:
                 work[n] = min(total, WORK_CAP)
                 training[n] = trains
         return work, training
+
+    def _property_reads(self, key: FunctionKey) -> set[FunctionKey]:
+        """The project `@property` getters the body reads (`self._c`): each read runs the
+        getter, but a read is no call site, so the call graph has no edge to it and its work
+        would count for nothing (gpytorch's `SmoothedBoxPrior._log_prob` reads three getters
+        of tensor ops each). Found in what the solved body's attribute reads evaluate to: a
+        method of the project that is a property (a method's value is never read as one)."""
+        evaluator = solved_evaluator(self.index, self.facts, key)
+        if evaluator is None:
+            return set()
+        getters: set[FunctionKey] = set()
+        for sym, atoms in evaluator.memo.items():
+            if not is_attr(sym):
+                continue
+            for atom in atoms:
+                if is_method_atom(atom) and _is_property(self.index.function(atom[1])):
+                    getters.add(atom[1])
+        getters.discard(key)
+        return getters
+
+    def _work_apart(
+        self, key: FunctionKey, work: dict[FunctionKey, float], visiting: set[FunctionKey]
+    ) -> float:
+        """The eager time of a function with what it runs (callees, property reads), where
+        the bottom-up pass may not have reached it yet: a getter is no callee of its readers,
+        so its component need not come before theirs. A cycle back counts nothing more."""
+        known = work.get(key)
+        if known is not None:
+            return known
+        if key in visiting:
+            return 0.0
+        visiting.add(key)
+        total, _ = self._local_work(key)
+        for callee, attrs in self.graph.adj.get(key, {}).items():
+            if attrs.get("kind") != TRACED:
+                total += self._work_apart(callee, work, visiting)
+        for getter in self._property_reads(key):
+            total += self._work_apart(getter, work, visiting)
+        visiting.discard(key)
+        return min(total, WORK_CAP)
 
     def _local_work(self, key: FunctionKey) -> tuple[float, bool]:
         """The eager time (microseconds) of the framework work of the body itself, each call
@@ -663,6 +711,12 @@ def _call_cost(resolved: ResolvedCall, costs: CallCosts) -> float:
     if any(info.tensor_op for info in resolved.api):
         return costs.op
     return 0.0
+
+
+def _is_property(function: FunctionSummary) -> bool:
+    """A getter that every read of its attribute runs (`@property`; not `cached_property`,
+    which runs once per instance)."""
+    return any(d.name in ("property", "builtins.property") for d in function.decorators)
 
 
 def _is_layer_entry(api_name: str) -> bool:
