@@ -662,3 +662,31 @@ def test_a_library_function_only_its_tests_call_runs_an_unknown_count() -> None:
     v = verdict(files, "lib.py::scores")
     assert v.benefit == "low", v.benefit_reasons
     assert v.benefit_reasons[0].startswith("only tests call it: how often")
+
+
+INHERITED_DISTRIBUTION = """
+        import torch
+        from torch.distributions import Normal
+
+        class Prior(Normal):
+            def log_prob(self, x):
+                return super().log_prob(x) + super().log_prob(torch.neg(x))
+
+        prior = Prior(torch.zeros(3), torch.ones(3))
+        for _ in range(1000):
+            prior.log_prob(torch.ones(3))
+        """
+"""gpytorch's priors derive from `torch.distributions` classes and call their methods
+(`super().log_prob(...)` in `Prior.log_prob`)."""
+
+
+def test_an_inherited_distribution_method_weighs_its_ops() -> None:
+    """A distribution method a project subclass inherits validates its argument and runs
+    several ops (`CallCosts.distribution_methods`): not one op, nor nothing."""
+    inherited = verdict(INHERITED_DISTRIBUTION, "Prior.log_prob")
+    assert inherited.benefit == "high", inherited.benefit_reasons
+    module = verdict(
+        INHERITED_DISTRIBUTION.replace("Prior(Normal)", "Prior(torch.nn.Module)"), "Prior.log_prob"
+    )
+    assert module.benefit == "low", module.benefit_reasons
+    assert "too little work" in module.benefit_reasons[0]

@@ -41,7 +41,12 @@ from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_b
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
-from hybridize.analyzer.facts.values import is_lit_atom, is_method_atom
+from hybridize.analyzer.facts.values import (
+    is_lit_atom,
+    is_method_atom,
+    is_obj_atom,
+    is_super_atom,
+)
 from hybridize.analyzer.facts.varying_shapes import shape_read_as_int, varying_shapes
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Loop, Sym
@@ -547,17 +552,46 @@ class BenefitModel:
         costs = self.index.function_framework(key).call_costs
         work = 0.0
         training = False
+        evaluator = solved_evaluator(self.index, self.facts, key)
         for resolved in self.facts.calls.get(key, []):
             factor = LOOP_WORK_FACTOR if resolved.site.in_loop else 1
             if any(info.training_update for info in resolved.api):
                 training = True
-            work += _call_cost(resolved, costs) * factor
-        evaluator = solved_evaluator(self.index, self.facts, key)
+            cost = _call_cost(resolved, costs)
+            if not cost and evaluator is not None:
+                cost = self._inherited_distribution_method(evaluator, resolved, costs)
+            work += cost * factor
         if evaluator is not None:
             for sym, atoms in evaluator.memo.items():
                 if is_op(sym) and any(kind_of(a) in ("tensor", "variable") for a in atoms):
                     work += _operator_cost(evaluator, sym, costs)
         return work, training
+
+    def _inherited_distribution_method(
+        self, evaluator: Evaluator, resolved: ResolvedCall, costs: CallCosts
+    ) -> float:
+        """The eager time of a framework distribution's method that a project subclass
+        inherits (`super().log_prob(x)` in gpytorch's `Prior.log_prob`, `self.tails.log_prob`
+        on a prior deriving from `Normal`): the tables resolve no op there, yet the method
+        validates its argument and runs a dozen ops (`CallCosts.distribution_methods`).
+        0 for any other call."""
+        base = costs.distribution_base
+        callee = resolved.site.callee
+        if base is None or resolved.api or resolved.targets or not is_attr(callee):
+            return 0.0
+        method = costs.distribution_methods.get(callee[2])
+        if method is None:
+            return 0.0
+        for atom in evaluator.eval(callee[1]):
+            if is_super_atom(atom):
+                class_key = atom[1]
+            elif is_obj_atom(atom) and atom[2] is not None:
+                class_key = atom[2]
+            else:
+                continue
+            if any(ref[1].startswith(f"{base}.") for ref in self.index.external_bases(class_key)):
+                return method
+        return 0.0
 
     def _traced_per_definition(self, key: FunctionKey) -> Benefit | None:
         """A function defined inside another whose body runs repeatedly, where the framework
