@@ -46,12 +46,24 @@ from hybridize.analyzer.facts.values import (
     is_method_atom,
     is_obj_atom,
     is_super_atom,
+    obj_class,
+    project_key,
+    super_class,
 )
 from hybridize.analyzer.facts.varying_shapes import shape_read_as_int, varying_shapes
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Loop, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_call, is_op, is_seq, kind_of, seq_kind
+from hybridize.analyzer.summaries.syms import (
+    attr_base,
+    attr_name,
+    is_attr,
+    is_call,
+    is_op,
+    is_seq,
+    kind_of,
+    seq_kind,
+)
 from hybridize.model import Benefit as BenefitLevel
 from hybridize.model import FunctionVerdict
 
@@ -517,8 +529,8 @@ class BenefitModel:
             if not is_attr(sym):
                 continue
             for atom in atoms:
-                if is_method_atom(atom) and _is_property(self.index.function(atom[1])):
-                    getters.add(atom[1])
+                if is_method_atom(atom) and _is_property(self.index.function(project_key(atom))):
+                    getters.add(project_key(atom))
         getters.discard(key)
         return getters
 
@@ -579,15 +591,17 @@ class BenefitModel:
         callee = resolved.site.callee
         if base is None or resolved.api or resolved.targets or not is_attr(callee):
             return 0.0
-        method = costs.distribution_methods.get(callee[2])
+        method = costs.distribution_methods.get(attr_name(callee))
         if method is None:
             return 0.0
-        for atom in evaluator.eval(callee[1]):
+        for atom in evaluator.eval(attr_base(callee)):
             if is_super_atom(atom):
-                class_key = atom[1]
-            elif is_obj_atom(atom) and atom[2] is not None:
-                class_key = atom[2]
+                class_key: ClassKey | None = super_class(atom)
+            elif is_obj_atom(atom):
+                class_key = obj_class(atom)
             else:
+                continue
+            if class_key is None:
                 continue
             if any(ref[1].startswith(f"{base}.") for ref in self.index.external_bases(class_key)):
                 return method

@@ -340,6 +340,11 @@ def obj_role(atom: ObjAtom) -> str:
     return atom[1]
 
 
+def super_class(atom: SuperAtom) -> FunctionKey:
+    """The class whose `super()` this is (its MRO after it is searched)."""
+    return atom[1]
+
+
 def obj_class(atom: ObjAtom) -> FunctionKey | None:
     """The project class of an object, None for a framework's own object."""
     return atom[2]
