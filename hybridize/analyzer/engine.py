@@ -23,6 +23,9 @@ from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
 from hybridize.analyzer.checks import applies
 from hybridize.analyzer.checks.context import CheckContext, ProjectFacts
 from hybridize.analyzer.checks.hy407_python_value_returns import HasPythonValueReturns
+from hybridize.analyzer.checks.hy429_returned_arguments_compared_by_identity import (
+    identity_compared_methods,
+)
 from hybridize.analyzer.checks.hy902_internal_error import InternalError
 from hybridize.analyzer.checks.run import run_checks
 from hybridize.analyzer.cycle_collector import no_cyclic_gc
@@ -433,6 +436,9 @@ class ProjectWide:
     variation: LiteralVariation
     built_symbolically: dict[ClassKey, str]
     seeding: GlobalSeeding | None = None
+    identity_compared: dict[str, FunctionKey] = field(default_factory=dict)
+    """The methods whose results an unresolved call compares by identity (HY429): a test
+    edited there changes the verdicts of every method of that name."""
 
     def fingerprint(self) -> tuple[object, ...]:
         return (
@@ -442,6 +448,7 @@ class ProjectWide:
             self.variation.reassigned_globals(),
             self.built_symbolically,
             self.seeding,
+            self.identity_compared,
         )
 
 
@@ -459,6 +466,7 @@ def project_wide(
         variation,
         symbolically_built_classes(index, facts),
         global_seeding(index, facts),
+        identity_compared_methods(index, facts),
     )
 
 

@@ -146,6 +146,10 @@ class FunctionSummary:
     """Values the body hashes as it builds a dict or a set: the keys of a dict display or
     comprehension (`{tag(k): v for k in keys}`), the elements of a set display, each with the
     statement where it first happens. A tensor there raises `TypeError: Tensor is unhashable`."""
+    identity_compared: dict[Sym, Span] = field(default_factory=dict)
+    """Values the body compares by identity with another value (`a is b`, `a is not b`; a
+    comparison with a literal such as `None` is left out), each with the statement where it
+    first happens: a compiled function gives back new objects, never its arguments."""
     stepped_slices: dict[Sym, tuple[Sym, Span]] = field(default_factory=dict)
     """Slices whose step is computed (`x[:, ::stride]`), each with its step and statement: a
     tensor step leaves the result's static rank unknown in a graph."""

@@ -853,6 +853,11 @@ class _ModuleBuilder:
         operands = [self._expr(expr.left, scope)]
         operands.extend(self._expr(c, scope) for c in expr.comparators)
         if any(type(op) in _IDENTITY_TESTS for op in expr.ops):
+            if any(type(op) in _OBJECT_IDENTITY_TESTS for op in expr.ops) and not any(
+                is_lit(operand) for operand in operands
+            ):
+                for operand in operands:
+                    scope.summary.identity_compared.setdefault(operand, self.statement_span)
             return lit_sym("bool", None)
         return op_sym(tuple(operands), "compare")
 
@@ -1095,6 +1100,8 @@ _TRY_STATEMENTS: tuple[type[ast.stmt], ...] = (ast.Try, getattr(ast, "TryStar", 
 
 _IDENTITY_TESTS = frozenset({ast.In, ast.NotIn, ast.Is, ast.IsNot})
 """Comparisons that give a Python bool whatever the operands (no tensor op)."""
+_OBJECT_IDENTITY_TESTS = frozenset({ast.Is, ast.IsNot})
+"""Comparisons of object identity, which a compiled function's new result objects change."""
 
 _DISPLAY_KINDS: dict[type[ast.expr], str] = {ast.List: "list", ast.Tuple: "tuple", ast.Set: "set"}
 

@@ -1,0 +1,215 @@
+"""HY429 returns_arguments_compared_by_identity: a caller asks whether what the function gives
+back is the very object it passed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, cast
+
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
+from hybridize.analyzer.facts.predicates import made_of, walk_syms
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.returns import passed_through
+from hybridize.analyzer.facts.scan_memo import per_function
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import SymKind, attr_name, call_sym, is_attr
+from hybridize.model import Finding
+
+from . import TENSORFLOW_ONLY, Check
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.checks.context import CheckContext
+
+IDENTITY_ASSERTIONS = frozenset({"assertIs", "assertIsNot"})
+"""`unittest.TestCase`'s identity assertions (and absltest's and tf.test's, which inherit them)."""
+IDENTITY_FUNCTIONS = frozenset({"builtins.id", "operator.is_", "operator.is_not"})
+"""Calls whose answer is the identity of their argument."""
+HOLDING_KINDS: frozenset[SymKind] = frozenset({"item", "iter", "cond"})
+"""Values that are the result or one of its elements (not computed from it: a sum is a new
+object whichever way the function runs)."""
+
+
+class ReturnsArgumentsComparedByIdentity(Check):
+    """Returns an argument as given, and a caller compares the result by identity.
+
+    What it detects
+    ---------------
+    A function that may return a parameter's value as given (`return x`, or inside a tuple,
+    list or dict: `return (inputs, corrupt(inputs)), labels`, through locals and branches),
+    one of whose callers (tests included) asks for the identity of the result or of an element
+    of it: `result is x`, `result is not x`, `self.assertIs(result[0], x)`,
+    `assertIsNot`, `id(result)`, `operator.is_`. A comparison with a literal (`is None`) is
+    not one: `None` comes back as `None`.
+
+    Why it matters in graph mode
+    ----------------------------
+    `tf.function` builds its results from the graph's outputs: every tensor, variable,
+    `RaggedTensor`, `SparseTensor` or composite tensor (a tensorflow-gnn `GraphTensor`) it
+    returns is a new Python object, even when the function returns its argument unchanged,
+    and Python attributes set on the argument (Keras' `_keras_mask`) are not on it. Measured
+    under TF 2.21: `f(t) is t` is True eagerly and False compiled, for a tensor, a ragged and
+    a sparse tensor, inside a returned tuple too, and a variable comes back as a tensor. A
+    caller that compares by identity takes another branch, and a test that asserts it fails:
+    tensorflow-gnn's `ContrastiveLossTask.preprocess(inputs)` returns `(inputs,
+    corrupted)`, and `assertIs(gts[0], gt)` failed in 4 tests once it was compiled.
+
+    Example
+    -------
+        def pair(x):
+            return x, tf.reverse(x, [0])
+
+        same, _ = pair(t)
+        assert same is t
+
+    Instead
+    -------
+    Compare values (`tf.reduce_all(a == b)`, `assertAllEqual`), not objects, or leave the
+    function that hands its argument back eager and compile the tensor work it calls.
+
+    Not for torch.compile
+    ---------------------
+    Dynamo gives back the very tensor objects a function returns unchanged, inside tuples
+    too, with their Python attributes (measured under torch 2.13).
+    """
+
+    code = "HY429"
+    frameworks = TENSORFLOW_ONLY
+    name = "returns_arguments_compared_by_identity"
+    severity = "error"
+    summary = (
+        "returns an argument as given, and a caller compares the result by identity (`is`, "
+        "`assertIs`, `id()`): a compiled function returns new objects."
+    )
+    unblock = "compare values, not objects, or leave the function eager"
+    fact = "returns_arguments_compared_by_identity"
+    fact_meaning = (
+        "returns an argument as given, and a caller compares the result by identity: "
+        "tf.function returns new objects"
+    )
+    decision_order = 148
+    EXAMPLE_FUNCTION = "f"
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """One finding naming the first caller that compares the result by identity, for a
+        function not compiled yet that may return a parameter as given."""
+        if not context.changes_on_compiling:
+            return []
+        index, facts, key = context.index, context.facts, context.key
+        given = passed_through(index, facts, key)
+        if not given:
+            return []
+        names = ", ".join(f"`{name}`" for name in sorted(given)[:3])
+        fn = context.function
+        unresolved = identity_compared_methods(index, facts).get(fn.name)
+        if fn.class_qualname is not None and unresolved is not None:
+            return [
+                cls.finding(
+                    f"may return {names} as given, and `{unresolved.qualname}` compares by "
+                    f"identity what a call of a `.{fn.name}()` method it cannot tell apart "
+                    "(its receiver's class is not known) returns: tf.function returns new "
+                    "tensor objects, never its arguments",
+                    fn.span,
+                )
+            ]
+        for caller in sorted(facts.callers.get(key, ()), key=str):
+            if caller == key:
+                continue
+            caller_fn = index.function(caller)
+            calls = facts.calls.get(caller, [])
+            for resolved in calls:
+                if not any(target == key for _, target in callees(index, resolved)):
+                    continue
+                use = _identity_use(caller_fn, calls, call_sym(resolved.index))
+                if use is None:
+                    continue
+                where = "module code" if caller.is_module_code else f"`{caller_fn.qualname}`"
+                return [
+                    cls.finding(
+                        f"may return {names} as given, and {where} (line "
+                        f"{resolved.site.span.start_line}) {use}: tf.function returns new "
+                        "tensor objects, never its arguments",
+                        context.function.span,
+                    )
+                ]
+        return []
+
+
+def identity_compared_methods(index: ProjectIndex, facts: TensorFacts) -> dict[str, FunctionKey]:
+    """The names of methods whose result some function compares by identity where the call
+    reaches no function the analysis knows (`task.preprocess(gt)` on a parameter annotated
+    with an abstract base class, which tensorflow-gnn's parameterised tests pass), each with
+    the first such function (in path order). Any method of that name may be the one called.
+    Memoised per solution; the part of each function is kept across updates
+    (`per_function`), and an incremental phase that sees this table change decides every
+    function again (`ProjectWide`)."""
+    cached = facts.cache.get("identity_compared_methods")
+    if cached is not None:
+        return cast("dict[str, FunctionKey]", cached)
+    found: dict[str, FunctionKey] = {}
+    scanned = per_function(
+        facts, "identity_compared_methods", lambda key, calls: _unresolved_uses(index, key, calls)
+    )
+    for key in sorted(scanned, key=str):
+        for name in scanned[key]:
+            found.setdefault(name, key)
+    facts.cache["identity_compared_methods"] = found
+    return found
+
+
+def _unresolved_uses(
+    index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]
+) -> frozenset[str]:
+    """The method names of the calls in `key` that reach nothing known and whose result the
+    function compares by identity."""
+    fn = index.function(key)
+    if not fn.identity_compared and not any(_asks_identity(resolved) for resolved in calls):
+        return frozenset()
+    return frozenset(
+        attr_name(resolved.site.callee)
+        for resolved in calls
+        if is_attr(resolved.site.callee)
+        and not resolved.targets
+        and not resolved.api
+        and _identity_use(fn, calls, call_sym(resolved.index)) is not None
+    )
+
+
+def _asks_identity(resolved: ResolvedCall) -> bool:
+    """Whether the call asks for an identity (`assertIs`, `id()`), whatever its arguments."""
+    return _identity_call_name(resolved) is not None
+
+
+def _identity_call_name(resolved: ResolvedCall) -> str | None:
+    """The name of the identity assertion or function the call is, as code writes it."""
+    callee = resolved.site.callee
+    if is_attr(callee) and attr_name(callee) in IDENTITY_ASSERTIONS:
+        return attr_name(callee)
+    names = (info.name for info in resolved.api if info.name in IDENTITY_FUNCTIONS)
+    return next((name.removeprefix("builtins.") for name in names), None)
+
+
+def _identity_use(fn: FunctionSummary, calls: Iterable[ResolvedCall], result: Sym) -> str | None:
+    """How `fn` asks for the identity of `result` (a call's result) or of an element of it,
+    in words, if it does."""
+
+    def holds(sym: Sym) -> bool:
+        return any(current == result for current in walk_syms((sym,), follow))
+
+    def follow(current: Sym) -> Iterable[Sym]:
+        kind: SymKind = current[0]
+        if kind in ("local", "name"):
+            return fn.locals.get(current[1], ())
+        return made_of(current) if kind in HOLDING_KINDS else ()
+
+    if any(holds(operand) for operand in fn.identity_compared):
+        return "compares it with `is`"
+    for resolved in calls:
+        site = resolved.site
+        arguments = [*site.args, *(value for _, value in site.kwargs)]
+        if not any(holds(argument) for argument in arguments):
+            continue
+        if _asks_identity(resolved):
+            return f"asks for its identity with `{_identity_call_name(resolved)}`"
+    return None
