@@ -445,6 +445,7 @@ comes near)."""
 
 
 Witness = TypeVar("Witness")
+Starts = TypeVar("Starts")
 
 
 def first_witness_of_runs(
@@ -458,6 +459,24 @@ def first_witness_of_runs(
     (a call that traces, a value differentiated twice, ...) with the functions each one starts
     running; it is kept with those calls across edits (`scan_memo`, under `name`), and the
     whole answer for the facts' life (`facts.cache`)."""
+    return first_witness_of_expanded_runs(index, facts, name, find, _as_given)
+
+
+def _as_given(_key: FunctionKey, starts: list[FunctionKey]) -> list[FunctionKey]:
+    return starts
+
+
+def first_witness_of_expanded_runs(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    name: str,
+    find: Callable[[FunctionKey, list[ResolvedCall]], list[tuple[Witness, Starts]]],
+    expand: Callable[[FunctionKey, Starts], Iterable[FunctionKey]],
+) -> dict[FunctionKey, Witness]:
+    """`first_witness_of_runs` where what a witness starts running is known only once the
+    whole project is (what the callers of the function pass, say): `find` keeps, per
+    function, what its own calls tell, and `expand(key, starts)` makes the functions of it
+    when the answer is combined, from the current facts."""
     cached = facts.cache.get(name)
     if isinstance(cached, dict):
         return cached
@@ -465,7 +484,7 @@ def first_witness_of_runs(
     found = per_function(facts, name, find)
     for key in sorted(found, key=str):
         for witness, starts in found[key]:
-            for target in functions_run_by(index, facts, starts):
+            for target in functions_run_by(index, facts, expand(key, starts)):
                 result.setdefault(target, witness)
     facts.cache[name] = result
     return result

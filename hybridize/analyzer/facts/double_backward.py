@@ -33,15 +33,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hybridize.analyzer.facts.callgraph import first_witness_of_runs
-from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
+from hybridize.analyzer.facts.callgraph import first_witness_of_expanded_runs
+from hybridize.analyzer.facts.differentiated_values import (
+    DifferentiatedValue,
+    backward_inputs,
+    differentiated_value,
+    producers_through_callers,
+)
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import is_boundext_atom, is_obj_atom, obj_role
 from hybridize.analyzer.frameworks.framework import Framework
-from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import SymKind, is_attr, kind_of, lit_sym
+from hybridize.analyzer.summaries.syms import is_attr, kind_of, lit_sym
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,16 +70,21 @@ def double_backward_targets(
 ) -> dict[FunctionKey, SecondDerivative]:
     """Project functions whose result some function differentiates twice, each with the
     first place (in key order) that does it."""
-    return first_witness_of_runs(
-        index, facts, "double_backward", lambda key, calls: _double_backward_of(index, key, calls)
+    return first_witness_of_expanded_runs(
+        index,
+        facts,
+        "double_backward",
+        lambda key, calls: _double_backward_of(index, key, calls),
+        lambda key, value: producers_through_callers(index, facts, key, value),
     )
 
 
 def _double_backward_of(
     index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]
-) -> list[tuple[SecondDerivative, list[FunctionKey]]]:
-    """Each call of this function that differentiates twice, with the project functions it
-    differentiates directly (producers of the value, or the callable handed over)."""
+) -> list[tuple[SecondDerivative, DifferentiatedValue]]:
+    """Each call of this function that differentiates twice, with what it differentiates
+    (the value, its producers and the parameters it comes from; or the callable handed
+    over)."""
     framework = index.function_framework(key)
     if not (
         framework.double_backward_calls
@@ -84,7 +94,7 @@ def _double_backward_of(
         return []
     by_index = {resolved.index: resolved for resolved in calls}
     fn = index.function(key)
-    found: list[tuple[SecondDerivative, list[FunctionKey]]] = []
+    found: list[tuple[SecondDerivative, DifferentiatedValue]] = []
     for resolved in calls:
         line = resolved.site.span.start_line
         asked = _asks_double_backward(resolved, framework.double_backward_calls)
@@ -97,15 +107,16 @@ def _double_backward_of(
             )
             differentiated = site.callee[1] if method else site.args[0] if site.args else None
             if differentiated is not None:
-                producers = sorted(value_producers(index, fn, by_index, differentiated), key=str)
+                inputs = backward_inputs(resolved, framework)
+                value = differentiated_value(index, fn, by_index, differentiated, inputs)
                 found.append(
-                    (SecondDerivative(key, f"`{asked}(..., create_graph=True)`", line), producers)
+                    (SecondDerivative(key, f"`{asked}(..., create_graph=True)`", line), value)
                 )
             continue
         handed = _differentiates_callable_twice(resolved, framework)
         if handed is not None:
-            starts = handed_callables(index, resolved)
-            found.append((SecondDerivative(key, f"`{handed}`", line), starts))
+            starts = tuple(handed_callables(index, resolved))
+            found.append((SecondDerivative(key, f"`{handed}`", line), DifferentiatedValue(starts)))
             continue
         repeated = next(
             (i.name for i in resolved.api if i.name in framework.repeated_backward_calls), None
@@ -117,7 +128,7 @@ def _double_backward_of(
             )
             what = "runs the backward of its result repeatedly"
             where = SecondDerivative(key, f"`{_written(repeated)}`", line, what, reason)
-            found.append((where, handed_callables(index, resolved)))
+            found.append((where, DifferentiatedValue(tuple(handed_callables(index, resolved)))))
     return found
 
 
@@ -162,45 +173,6 @@ def _differentiates_callable_twice(resolved: ResolvedCall, framework: Framework)
 
 def _written(name: str) -> str:
     return name.replace("torch.Tensor.", "Tensor.")
-
-
-def _arguments(site_args: tuple[Sym, ...], kwargs: tuple[tuple[str, Sym], ...]) -> list[Sym]:
-    return [*site_args, *(value for _, value in kwargs)]
-
-
-def value_producers(
-    index: ProjectIndex,
-    fn: FunctionSummary,
-    by_index: dict[int, ResolvedCall],
-    sym: Sym,
-    seen: set[Sym] | None = None,
-) -> set[FunctionKey]:
-    """The project functions whose results a value is computed from, in this function."""
-    seen = set() if seen is None else seen
-    if sym in seen or len(seen) > 200:
-        return set()
-    seen.add(sym)
-    kind: SymKind = sym[0]
-    found: set[FunctionKey] = set()
-    parts: list[Sym] = []
-    if kind in ("local", "name") and sym[1] in fn.locals:
-        parts = list(fn.locals[sym[1]])
-    elif kind == "call" and sym[1] in by_index:
-        resolved = by_index[sym[1]]
-        found = {target for _, target in callees(index, resolved)}
-        site = resolved.site
-        parts = _arguments(site.args, site.kwargs)
-        if is_attr(site.callee):
-            parts.append(site.callee[1])
-    elif kind in ("attr", "item", "iter", "enter"):
-        parts = [sym[1]]
-    elif kind in ("op", "cond"):
-        parts = list(sym[1])
-    elif kind == "seq":
-        parts = list(sym[2])
-    for part in parts:
-        found |= value_producers(index, fn, by_index, part, seen)
-    return found
 
 
 def differentiated_twice(

@@ -33,7 +33,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.callgraph import functions_run_by
-from hybridize.analyzer.facts.double_backward import double_backward_targets, value_producers
+from hybridize.analyzer.facts.differentiated_values import (
+    DifferentiatedValue,
+    backward_inputs,
+    differentiated_value,
+    producers_through_callers,
+)
+from hybridize.analyzer.facts.double_backward import double_backward_targets
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.refs import ext_dotted, is_ext_ref
@@ -64,12 +70,13 @@ class KeptGraphBackward:
 
 @dataclass(frozen=True, slots=True)
 class _Found:
-    """A backward call of one function: the project functions it runs directly and the
-    project classes whose whole external family it runs (expanded over the project when the
-    answer is combined, so that a class added elsewhere is seen after an edit)."""
+    """A backward call of one function: what it differentiates (the project functions it
+    runs directly, and the parameters the value comes from) and the project classes whose
+    whole external family it runs (both expanded over the project when the answer is
+    combined, so that a caller or a class added elsewhere is seen after an edit)."""
 
     where: KeptGraphBackward
-    starts: tuple[FunctionKey, ...]
+    value: DifferentiatedValue
     families: tuple[ClassKey, ...] = ()
 
 
@@ -88,7 +95,7 @@ def kept_graph_targets(
     result: dict[FunctionKey, KeptGraphBackward] = {}
     for key in sorted(found, key=str):
         for item in found[key]:
-            starts = list(item.starts)
+            starts = producers_through_callers(index, facts, key, item.value)
             for klass in item.families:
                 starts.extend(_family_methods(index, facts, klass))
             for target in functions_run_by(index, facts, starts):
@@ -124,9 +131,9 @@ def _found_in(index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]) 
                 continue
             reason = BATCHED if keyword == "is_grads_batched" else DONATED_BUFFERS
             how = f"`{_written(name)}(..., {keyword}=...)`"
-            producers = value_producers(index, fn, by_index, value)
+            inputs = backward_inputs(resolved, framework)
             where = KeptGraphBackward(key, how, line, reason)
-            found.append(_Found(where, tuple(sorted(producers, key=str))))
+            found.append(_Found(where, differentiated_value(index, fn, by_index, value, inputs)))
             continue
         handed = next((i.name for i in resolved.api if i.name in handing), None)
         if handed is None or not resolved.args:
@@ -146,9 +153,8 @@ def _found_in(index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]) 
                 families.add(klass)
         if starts or families:
             where = KeptGraphBackward(key, f"`{_written(handed)}`", line, DONATED_BUFFERS)
-            found.append(
-                _Found(where, tuple(sorted(starts, key=str)), tuple(sorted(families, key=str)))
-            )
+            run = DifferentiatedValue(tuple(sorted(starts, key=str)))
+            found.append(_Found(where, run, tuple(sorted(families, key=str))))
     return found
 
 

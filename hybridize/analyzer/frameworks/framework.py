@@ -233,6 +233,11 @@ class Framework:
     """Calls that run a backward, by canonical name: the keywords that, given as anything but a
     literal False or None, keep its graph or batch it, which a compiled backward with donated
     buffers (or, batched, Inductor's) does not allow."""
+    backward_inputs_arguments: Mapping[str, tuple[int | str, ...]] = field(
+        default_factory=dict, compare=False
+    )
+    """Calls that run a backward, by canonical name: where each takes the tensors it
+    differentiates with respect to (positions or keywords), where the backward ends."""
     callable_family_base_prefixes: tuple[str, ...] = ()
     """Prefixes of the external base classes whose `__call__` runs methods of a project
     subclass the analysis cannot pin down: such an instance handed to a differentiating call
@@ -667,6 +672,7 @@ TORCH = Framework(
     higher_order_gradient_calls=torch_rules.HIGHER_ORDER_GRADIENT_CALLS,
     repeated_backward_calls=torch_rules.REPEATED_BACKWARD_CALLS,
     kept_graph_backward_keywords=torch_rules.KEPT_GRAPH_BACKWARD_KEYWORDS,
+    backward_inputs_arguments=torch_rules.BACKWARD_INPUTS_ARGUMENTS,
     callable_family_base_prefixes=torch_rules.CALLABLE_FAMILY_BASE_PREFIXES,
     compiled_code_tracers=torch_rules.COMPILED_CODE_TRACERS,
     compiled_code_tracer_switches=torch_rules.COMPILED_CODE_TRACER_SWITCHES,

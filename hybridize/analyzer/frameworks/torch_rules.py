@@ -316,6 +316,16 @@ KEPT_GRAPH_BACKWARD_KEYWORDS: Mapping[str, tuple[str, ...]] = {
     "torch.autograd.backward": ("retain_graph", "create_graph"),
     "torch.Tensor.backward": ("retain_graph", "create_graph"),
 }
+#: Where a backward call takes what it differentiates with respect to (``grad``'s ``inputs``,
+#: the second positional argument or the keyword): the backward runs from the output back to
+#: those tensors and no further, so what computed them is not part of it (documented:
+#: ``torch.autograd.grad`` "computes and returns the sum of gradients of outputs with respect
+#: to the inputs"; ``backward(inputs=...)`` accumulates into those only).
+BACKWARD_INPUTS_ARGUMENTS: Mapping[str, tuple[int | str, ...]] = {
+    "torch.autograd.grad": (1, "inputs"),
+    "torch.autograd.backward": ("inputs",),
+    "torch.Tensor.backward": ("inputs",),
+}
 #: Where a project class's instances are handed to a call that differentiates a callable
 #: (``HIGHER_ORDER_GRADIENT_CALLS``, ``REPEATED_BACKWARD_CALLS``) and the class's call is a
 #: framework base's own ``__call__`` (a ``torch.distributions.Transform`` runs ``_call``, which a

@@ -1,0 +1,197 @@
+"""What a differentiated value is computed through: the project functions whose backward runs.
+
+`torch.autograd.grad(out, x, ...)` runs the backward of every operation between `x` and
+`out`; the project functions that produced `out` (and the values it was computed from) run
+their backward in it. Inside one function those are the producers of the value
+(`value_producers`). When the value is computed from a parameter, what the callers pass there
+is differentiated too: normflows 1.7.3's residual flows hand the network's output `g` to
+helpers (`batch_jacobian(g, x)`, an estimator chosen at run time, `estimator_fn(g, x, ...)`),
+which call `torch.autograd.grad(g, x, create_graph=...)` on their parameter; the network's
+compiled `forward` is what runs the kept backward. So the parameters the value is computed
+from are followed to every call site of the function, and the argument there is followed in
+the caller, level by level (`producers_through_callers`).
+
+What the backward differentiates with respect to (`grad`'s `inputs`) ends it: the functions
+that computed `x` are not on the path from `x` to `out`. Those arguments stop the walk in the
+function and, passed from a caller, in the caller. The receiver (`self`) is not followed: an
+object's attributes are its state, not a value its caller computes.
+
+A function's own part (`DifferentiatedValue`) reads only its own calls, so it is kept with
+them across edits (`scan_memo`); the walk over callers is made when the answer is combined,
+from the current call graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hybridize.analyzer.facts.evaluator import (
+    ResolvedCall,
+    TensorFacts,
+    bind_written,
+    callees,
+)
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.frameworks.framework import Framework
+from hybridize.analyzer.summaries.ir import FunctionSummary
+from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import Sym, SymKind, is_attr
+
+MAX_CALLER_LEVELS = 8
+"""How many levels of callers a differentiated parameter is followed up (normflows' flows
+need two: the helper that differentiates, the method that calls it)."""
+
+MAX_CALL_SITES = 200
+"""How many call sites the walk over callers reads at most (a bound no real value comes near)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DifferentiatedValue:
+    """A value a function differentiates, as far as the function itself tells."""
+
+    starts: tuple[FunctionKey, ...]
+    """The project functions whose results it is computed from, in this function."""
+    parameters: tuple[str, ...] = ()
+    """The function's parameters it is computed from (not the receiver): what callers pass
+    there is differentiated too."""
+    inputs: tuple[str, ...] = ()
+    """The function's parameters the backward differentiates with respect to: what callers
+    pass there ends the walk in the caller too."""
+
+
+def differentiated_value(
+    index: ProjectIndex,
+    fn: FunctionSummary,
+    by_index: dict[int, ResolvedCall],
+    value: Sym,
+    inputs: frozenset[Sym] = frozenset(),
+) -> DifferentiatedValue:
+    """What `value`, differentiated with respect to `inputs`, is computed from in `fn`."""
+    parameters: set[str] = set()
+    producers = value_producers(index, fn, by_index, value, set(), inputs, parameters)
+    if fn.binds_receiver and fn.params:
+        parameters.discard(fn.params[0].name)
+    return DifferentiatedValue(
+        tuple(sorted(producers, key=str)),
+        tuple(sorted(parameters)),
+        tuple(sorted(_named_parameters(fn, inputs))),
+    )
+
+
+def _named_parameters(fn: FunctionSummary, syms: frozenset[Sym]) -> set[str]:
+    """The parameters that `syms` name, directly or as a name still bound to the parameter."""
+    names = {p.name for p in fn.params}
+    found: set[str] = set()
+    for sym in syms:
+        kind: SymKind = sym[0]
+        named = kind == "param" and sym[1] in names
+        if named or (kind == "local" and ("param", sym[1]) in fn.locals.get(sym[1], ())):
+            found.add(sym[1])
+    return found
+
+
+def _arguments(site_args: tuple[Sym, ...], kwargs: tuple[tuple[str, Sym], ...]) -> list[Sym]:
+    return [*site_args, *(value for _, value in kwargs)]
+
+
+def value_producers(
+    index: ProjectIndex,
+    fn: FunctionSummary,
+    by_index: dict[int, ResolvedCall],
+    sym: Sym,
+    seen: set[Sym] | None = None,
+    stops: frozenset[Sym] = frozenset(),
+    parameters: set[str] | None = None,
+) -> set[FunctionKey]:
+    """The project functions whose results a value is computed from, in this function; not
+    through `stops`. The parameters it is computed from are added to `parameters`."""
+    seen = set() if seen is None else seen
+    if sym in seen or sym in stops or len(seen) > 200:
+        return set()
+    seen.add(sym)
+    kind: SymKind = sym[0]
+    found: set[FunctionKey] = set()
+    parts: list[Sym] = []
+    if kind in ("local", "name") and sym[1] in fn.locals:
+        parts = list(fn.locals[sym[1]])
+    elif kind == "param" and parameters is not None:
+        parameters.add(sym[1])
+    elif kind == "call" and sym[1] in by_index:
+        resolved = by_index[sym[1]]
+        found = {target for _, target in callees(index, resolved)}
+        site = resolved.site
+        parts = _arguments(site.args, site.kwargs)
+        if is_attr(site.callee):
+            parts.append(site.callee[1])
+    elif kind in ("attr", "item", "iter", "enter"):
+        parts = [sym[1]]
+    elif kind in ("op", "cond"):
+        parts = list(sym[1])
+    elif kind == "seq":
+        parts = list(sym[2])
+    for part in parts:
+        found |= value_producers(index, fn, by_index, part, seen, stops, parameters)
+    return found
+
+
+def producers_through_callers(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, value: DifferentiatedValue
+) -> list[FunctionKey]:
+    """The functions `value` is computed from: its own `starts`, and, for each parameter it
+    is computed from, the producers of what every caller passes there, up the callers."""
+    found: dict[FunctionKey, None] = dict.fromkeys(value.starts)
+    work = [(key, value, 0)]
+    walked: set[tuple[FunctionKey, tuple[str, ...], tuple[str, ...]]] = set()
+    sites = 0
+    while work and sites < MAX_CALL_SITES:
+        callee, part, level = work.pop(0)
+        if not part.parameters or level >= MAX_CALLER_LEVELS:
+            continue
+        if (callee, part.parameters, part.inputs) in walked:
+            continue
+        walked.add((callee, part.parameters, part.inputs))
+        callee_fn = index.function(callee)
+        for caller in sorted(facts.callers.get(callee, ()), key=str):
+            calls = facts.calls.get(caller, [])
+            by_index = {resolved.index: resolved for resolved in calls}
+            caller_fn = index.function(caller)
+            for resolved in calls:
+                for kind, target in callees(index, resolved):
+                    if target != callee:
+                        continue
+                    sites += 1
+                    bound = _bound(callee_fn, resolved, kind)
+                    stops = frozenset(s for name in part.inputs for s in bound.get(name, ()))
+                    for name in part.parameters:
+                        for argument in bound.get(name, ()):
+                            upper = differentiated_value(
+                                index, caller_fn, by_index, argument, stops
+                            )
+                            found.update(dict.fromkeys(upper.starts))
+                            work.append((caller, upper, level + 1))
+    return list(found)
+
+
+def _bound(fn: FunctionSummary, resolved: ResolvedCall, kind: str) -> dict[str, frozenset[Sym]]:
+    """What a call site passes to each parameter of `fn`; a parameter the written arguments
+    do not bind may take an element of what `*x` or `**y` unpacks."""
+    bound = bind_written(fn, resolved.site, kind)
+    star = frozenset(resolved.site.star_values)
+    if star:
+        for param in fn.params:
+            bound.setdefault(param.name, star)
+    return bound
+
+
+def backward_inputs(resolved: ResolvedCall, framework: Framework) -> frozenset[Sym]:
+    """What a backward call differentiates with respect to, as written (`grad(out, x)`: `x`;
+    `Framework.backward_inputs_arguments`): where the backward ends."""
+    site = resolved.site
+    kwargs = dict(site.kwargs)
+    for info in resolved.api:
+        for position in framework.backward_inputs_arguments.get(info.name, ()):
+            if isinstance(position, int) and position < len(site.args):
+                return frozenset({site.args[position]})
+            if isinstance(position, str) and position in kwargs:
+                return frozenset({kwargs[position]})
+    return frozenset()
