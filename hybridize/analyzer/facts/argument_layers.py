@@ -119,12 +119,12 @@ class _LayerUse:
 
 
 def _bound_values(
-    index: ProjectIndex, site: CallSite, kind: str, target: FunctionKey
+    index: ProjectIndex, resolved: ResolvedCall, kind: str, target: FunctionKey
 ) -> dict[str, frozenset[Sym]]:
     """The caller's values a call reaching `target` as `kind` passes to each of its
     parameters: the symbols as written, not their atoms (what holds a layer is read from
     them); a layer's call (`layer_call`) is never one of them."""
-    return bind_written(index.function(target), site, kind)
+    return bind_written(index.function(target), resolved, kind, target)
 
 
 def _layer_uses(
@@ -153,7 +153,7 @@ def _layer_uses(
             inner = calling(target)
             if not inner:
                 continue
-            bound = _bound_values(index, site, kind, target)
+            bound = _bound_values(index, resolved, kind, target)
             for name, values in bound.items():
                 if name not in inner:
                     continue
@@ -260,7 +260,7 @@ def _call_sites(
             for kind, target in callees(index, resolved):
                 if kind == "layer_call" or target != key:
                     continue
-                bound = _bound_values(index, site, kind, target)
+                bound = _bound_values(index, resolved, kind, target)
                 for name, values in bound.items():
                     for value in values:
                         found.append((caller, name, value, site.span.start_line))
@@ -317,7 +317,7 @@ def _built_before(
             inner = _calling(index, facts, target)[target]
             if not inner:
                 continue
-            bound = _bound_values(index, site, kind, target)
+            bound = _bound_values(index, resolved, kind, target)
             if any(
                 name in inner and _resolved_local(fn, value) == origin
                 for name, values in bound.items()

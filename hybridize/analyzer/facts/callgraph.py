@@ -36,7 +36,7 @@ from hybridize.analyzer.facts.values import (
     obj_role,
 )
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
-from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
+from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import is_attr, is_item, is_op, kind_of, lit_sym
 
@@ -488,6 +488,19 @@ def first_witness_of_expanded_runs(
                 result.setdefault(target, witness)
     facts.cache[name] = result
     return result
+
+
+def call_sites(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> Iterator[tuple[FunctionKey, FunctionSummary, ResolvedCall, str]]:
+    """Every call of the function in the project: the caller, its summary, the call, and how
+    it reaches the function (`callees`)."""
+    for caller in sorted(facts.callers.get(key, ()), key=str):
+        caller_fn = index.function(caller)
+        for resolved in facts.calls.get(caller, []):
+            for kind, target in callees(index, resolved):
+                if target == key:
+                    yield caller, caller_fn, resolved, kind
 
 
 def functions_run_by(

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hybridize.analyzer.facts.callgraph import call_sites
 from hybridize.analyzer.facts.evaluator import (
     ResolvedCall,
     TensorFacts,
@@ -151,31 +152,26 @@ def producers_through_callers(
             continue
         walked.add((callee, part.parameters, part.inputs))
         callee_fn = index.function(callee)
-        for caller in sorted(facts.callers.get(callee, ()), key=str):
+        for caller, caller_fn, resolved, kind in call_sites(index, facts, callee):
+            sites += 1
             calls = facts.calls.get(caller, [])
-            by_index = {resolved.index: resolved for resolved in calls}
-            caller_fn = index.function(caller)
-            for resolved in calls:
-                for kind, target in callees(index, resolved):
-                    if target != callee:
-                        continue
-                    sites += 1
-                    bound = _bound(callee_fn, resolved, kind)
-                    stops = frozenset(s for name in part.inputs for s in bound.get(name, ()))
-                    for name in part.parameters:
-                        for argument in bound.get(name, ()):
-                            upper = differentiated_value(
-                                index, caller_fn, by_index, argument, stops
-                            )
-                            found.update(dict.fromkeys(upper.starts))
-                            work.append((caller, upper, level + 1))
+            by_index = {call.index: call for call in calls}
+            bound = _bound(callee_fn, resolved, kind, callee)
+            stops = frozenset(s for name in part.inputs for s in bound.get(name, ()))
+            for name in part.parameters:
+                for argument in bound.get(name, ()):
+                    upper = differentiated_value(index, caller_fn, by_index, argument, stops)
+                    found.update(dict.fromkeys(upper.starts))
+                    work.append((caller, upper, level + 1))
     return list(found)
 
 
-def _bound(fn: FunctionSummary, resolved: ResolvedCall, kind: str) -> dict[str, frozenset[Sym]]:
+def _bound(
+    fn: FunctionSummary, resolved: ResolvedCall, kind: str, target: FunctionKey
+) -> dict[str, frozenset[Sym]]:
     """What a call site passes to each parameter of `fn`; a parameter the written arguments
     do not bind may take an element of what `*x` or `**y` unpacks."""
-    bound = bind_written(fn, resolved.site, kind)
+    bound = bind_written(fn, resolved, kind, target)
     star = frozenset(resolved.site.star_values)
     if star:
         for param in fn.params:

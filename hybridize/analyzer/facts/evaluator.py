@@ -44,6 +44,7 @@ from hybridize.analyzer.facts.values import (
     AtomKind,
     Atoms,
     Dep,
+    PartialConfig,
     atoms_for_return,
     boundext_atom,
     chain_config,
@@ -61,6 +62,7 @@ from hybridize.analyzer.facts.values import (
     is_lit_atom,
     is_numpy_atom,
     is_obj_atom,
+    is_partial_config,
     is_seq_atom,
     is_symbolic_atom,
     is_tup_atom,
@@ -71,6 +73,7 @@ from hybridize.analyzer.facts.values import (
     numpy_atom,
     obj_atom,
     obj_config,
+    partial_config,
     seq_atom,
     shaped_numpy_atom,
     super_atom,
@@ -91,7 +94,7 @@ from hybridize.analyzer.frameworks.framework import (
     is_foreign_library,
 )
 from hybridize.analyzer.frameworks.methods import NOT_TENSOR_MEMBERS
-from hybridize.analyzer.frameworks.python_stdlib import COMMAND_LINE_FLAGS
+from hybridize.analyzer.frameworks.python_stdlib import COMMAND_LINE_FLAGS, PARTIAL_APPLICATIONS
 from hybridize.analyzer.frameworks.shapes import (
     Shape,
     broadcast,
@@ -145,6 +148,9 @@ class ResolvedCall:
     chained: dict[FunctionKey, list[Atoms]] = field(default_factory=dict)
     """Targets a container module calls on another value than the call's arguments (the
     second module of an `nn.Sequential` gets the first one's output): their arguments."""
+    partials: dict[FunctionKey, PartialConfig] = field(default_factory=dict)
+    """Targets the call reaches through a `functools.partial` object: the object, whose
+    arguments come before the call's own (`partial_arguments`)."""
     constructs: bool = False
     """Some target is a class (`callees` then looks up its `__init__`); else the targets are
     the functions the call runs, as they are."""
@@ -622,6 +628,7 @@ class Evaluator:
         roles: list[str] = []
         result: set[Atom] = set()
         chained: dict[FunctionKey, list[Atoms]] = {}
+        partials: dict[FunctionKey, PartialConfig] = {}
         constructs = False
         symbolic_args = False
         if args:
@@ -669,6 +676,9 @@ class Evaluator:
                 elif is_chain_config(config := obj_config(atom)):
                     roles.append(role)
                     result |= self._chain(config[1], args, targets, chained)
+                elif is_partial_config(config):
+                    result |= self._call_partial(config, targets, partials)
+                    constructs = constructs or any(kind == "class" for kind, _ in targets)
                 elif role in ("layer", "model", "loss", "metric"):
                     roles.append(role)
                     result.add(SYMBOLIC if symbolic_args else _layer_output(atom, args))
@@ -749,6 +759,7 @@ class Evaluator:
             kwargs=kwargs,
             result=merge_tensor_specs(cap_atoms(result)),
             chained=chained,
+            partials=partials,
             constructs=constructs,
         )
         return resolved
@@ -797,6 +808,35 @@ class Evaluator:
             current = [frozenset(outputs or {UNKNOWN_ATOM})]
         return current[0] if positions else frozenset({UNKNOWN_ATOM})
 
+    def _call_partial(
+        self,
+        config: PartialConfig,
+        targets: list[tuple[str, FunctionKey]],
+        partials: dict[FunctionKey, PartialConfig],
+    ) -> Atoms:
+        """Calling a `functools.partial` object calls what it wraps, its own arguments first:
+        the project functions, methods, classes and modules it wraps become targets, with the
+        object in `partials` (their parameters bound from both). What they return."""
+        result: set[Atom] = set()
+        for atom in sorted(config[1], key=repr):
+            kind: AtomKind = atom[0]
+            if kind in ("func", "method"):
+                targets.append((kind, atom[1]))
+                partials[atom[1]] = config
+                result |= self.returned(atom[1])
+            elif kind == "class":
+                targets.append(("class", atom[1]))
+                init = self.index.find_method(atom[1], "__init__")
+                if init is not None:
+                    partials[init] = config
+                result.add(obj_atom(self.index.object_role(atom[1]), atom[1]))
+            elif is_obj_atom(atom) and atom[2] is not None:
+                for method in self.index.dispatch(atom[2], self.index.instance_call(atom[2])):
+                    targets.append(("layer_call", method))
+                    partials[method] = config
+                    result |= self.returned(method)
+        return frozenset(result)
+
     def _api_result(
         self,
         info: ApiInfo,
@@ -805,6 +845,10 @@ class Evaluator:
         symbolic_args: bool,
         receiver: Atoms = NO_ATOMS,
     ) -> Atoms:
+        if info.name in PARTIAL_APPLICATIONS:
+            made = partial_object(args, kwargs)
+            if made is not None:
+                return frozenset({made})
         if compiler_named(info.name) is not None:
             # tf.function(g) returns g compiled: calling it reaches g.
             return args[0] if args else frozenset({UNKNOWN_ATOM})
@@ -1273,15 +1317,61 @@ RECEIVER_BINDING_KINDS = frozenset({"method", "layer_call", "class"})
 arguments start after it. `Class.method(obj, x)` (a "func" target) passes it explicitly."""
 
 
-def bind_written(fn: FunctionSummary, site: CallSite, kind: str) -> dict[str, frozenset[Sym]]:
-    """The values a call site passes to each parameter of `fn`, which it reaches as `kind`
-    (`callees`): the symbols as the caller wrote them, not their atoms, for the questions of
-    what a caller passed (which of its parameters, locals or layers)."""
-    return bind_arguments(
+def bind_written(
+    fn: FunctionSummary, resolved: ResolvedCall, kind: str, target: FunctionKey
+) -> dict[str, frozenset[Sym]]:
+    """The values a call passes to each parameter of `fn`, the function `target` it reaches
+    as `kind` (`callees`): the symbols as the caller wrote them, not their atoms, for the
+    questions of what a caller passed (which of its parameters, locals or layers). Through a
+    `functools.partial` object, the parameters the object binds are not the call's: its
+    arguments start after them."""
+    site = resolved.site
+    written: list[frozenset[Sym]] = [frozenset({a}) for a in site.args]
+    partial = resolved.partials.get(target)
+    if partial is not None:
+        written = [frozenset()] * len(partial[2]) + written
+    bound = bind_arguments(
         fn,
-        [frozenset({a}) for a in site.args],
+        written,
         {name: frozenset({value}) for name, value in site.kwargs},
         skip_receiver=kind in RECEIVER_BINDING_KINDS,
+    )
+    if partial is not None:
+        return {name: values for name, values in bound.items() if values}
+    return bound
+
+
+MAX_PARTIAL_ARGUMENTS = 8
+"""How many positional arguments a `functools.partial` object is followed with (a partial
+of a partial made in a loop would otherwise grow without end)."""
+
+
+def partial_object(args: list[Atoms], kwargs: dict[str, Atoms]) -> Atom | None:
+    """What `functools.partial(f, *args, **kwargs)` gives when `f` may be a project function,
+    method, class or module: an object that knows them and its arguments. Arguments that are
+    partial objects themselves are kept as plain objects, so that the value stays bounded;
+    None when nothing it wraps is the project's (an object as before)."""
+    if not args or len(args) - 1 > MAX_PARTIAL_ARGUMENTS:
+        return None
+    wrapped = frozenset(
+        atom
+        for atom in args[0]
+        if atom[0] in ("func", "method", "class")
+        or (is_obj_atom(atom) and atom[2] is not None and obj_config(atom) is None)
+    )
+    if not wrapped:
+        return None
+    bound = tuple(_without_partials(atoms) for atoms in args[1:])
+    keywords = tuple(sorted((name, _without_partials(atoms)) for name, atoms in kwargs.items()))
+    return obj_atom("object", None, partial_config(wrapped, bound, keywords))
+
+
+def _without_partials(atoms: Atoms) -> Atoms:
+    if not any(is_obj_atom(a) and is_partial_config(obj_config(a)) for a in atoms):
+        return atoms
+    return frozenset(
+        obj_atom("object", None) if is_obj_atom(a) and is_partial_config(obj_config(a)) else a
+        for a in atoms
     )
 
 

@@ -776,7 +776,7 @@ class _Values:
         receiver = callee.params[0].name if callee.binds_receiver and callee.params else None
         if param == receiver and kind != "func":
             return CONCRETE  # the bound object (`Class.method(obj, x)` passes it explicitly)
-        bound = bind_written(callee, site, kind)
+        bound = bind_written(callee, resolved, kind, target)
         if param in bound:
             return self.union(bound[param])
         if site.has_star_args:

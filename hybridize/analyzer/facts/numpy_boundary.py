@@ -136,7 +136,7 @@ def parameter_conversions(
             inner = parameter_conversions(index, facts, target, framework, depth + 1)
             if not inner:
                 continue
-            bound = bind_written(callee, site, kind)
+            bound = bind_written(callee, resolved, kind, target)
             for converted in inner:
                 for argument in bound.get(converted.parameter, ()):
                     for name in sorted(_parameters_behind(fn, argument, receiver)):

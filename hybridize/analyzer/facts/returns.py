@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator
 from typing import cast
 
+from hybridize.analyzer.facts.callgraph import call_sites
 from hybridize.analyzer.facts.evaluator import (
     Evaluator,
     ResolvedCall,
@@ -591,7 +592,7 @@ def _passed_by_call(
         given = passed_through(index, facts, target, active)
         if not given:
             continue
-        bound = bind_written(callee, site, kind)
+        bound = bind_written(callee, resolved, kind, target)
         for name, is_tested in given.items():
             for argument in bound.get(name, ()):
                 yield argument, is_tested
@@ -695,8 +696,8 @@ def _returns_given_shapes(index: ProjectIndex, facts: TensorFacts, key: Function
     if not given:
         return False
     kinds: set[str] = set()
-    for caller, caller_fn, resolved, kind in _call_sites(index, facts, key):
-        bound = bind_written(index.function(key), resolved.site, kind)
+    for caller, caller_fn, resolved, kind in call_sites(index, facts, key):
+        bound = bind_written(index.function(key), resolved, kind, key)
         calls = {r.index: r for r in facts.calls.get(caller, [])}
         for name in given:
             for argument in bound.get(name, ()):
@@ -733,8 +734,8 @@ def _returns_given_tensor_shape(
     returned = _returned_whole_or_sliced(fn)
     if not returned:
         return None
-    for caller, caller_fn, resolved, kind in _call_sites(index, facts, key):
-        bound = bind_written(fn, resolved.site, kind)
+    for caller, caller_fn, resolved, kind in call_sites(index, facts, key):
+        bound = bind_written(fn, resolved, kind, key)
         for name in sorted(returned):
             for argument in sorted(bound.get(name, ()), key=repr):
                 source = _tensor_shape_source(
@@ -832,27 +833,14 @@ def _parameter_shape_source(
 ) -> str | None:
     """What `TensorShape` some caller of `key` passes for its parameter `name`, in words."""
     fn = index.function(key)
-    for caller, caller_fn, resolved, kind in _call_sites(index, facts, key):
-        bound = bind_written(fn, resolved.site, kind)
+    for caller, caller_fn, resolved, kind in call_sites(index, facts, key):
+        bound = bind_written(fn, resolved, kind, key)
         for argument in sorted(bound.get(name, ()), key=repr):
             source = _tensor_shape_source(index, facts, caller, argument, depth, seen)
             if source is not None:
                 where = "module code" if caller.is_module_code else f"`{caller_fn.qualname}`"
                 return f"{source} (passed on by {where}, line {resolved.site.span.start_line})"
     return None
-
-
-def _call_sites(
-    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
-) -> Iterator[tuple[FunctionKey, FunctionSummary, ResolvedCall, str]]:
-    """Every call of the function in the project: the caller, its summary, the call, and how
-    it reaches the function (`callees`)."""
-    for caller in sorted(facts.callers.get(key, ()), key=str):
-        caller_fn = index.function(caller)
-        for resolved in facts.calls.get(caller, []):
-            for kind, target in callees(index, resolved):
-                if target == key:
-                    yield caller, caller_fn, resolved, kind
 
 
 STATIC, DYNAMIC = "static", "dynamic"

@@ -1339,11 +1339,18 @@ def _record_evidence(
         skip_receiver = kind in RECEIVER_BINDING_KINDS
         out.callees.append(target)
         chained = resolved.chained.get(target)
-        bound = (
-            bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver)
-            if chained is None
-            else bind_arguments(callee, chained, {}, skip_receiver=skip_receiver)
-        )
+        partial = resolved.partials.get(target)
+        if chained is not None:
+            bound = bind_arguments(callee, chained, {}, skip_receiver=skip_receiver)
+        elif partial is not None:
+            # `functools.partial(f, a, k=b)(x)` calls `f(a, x, k=b)`.
+            args = [*partial[2], *resolved.args]
+            kwargs = {**dict(partial[3]), **resolved.kwargs}
+            bound = bind_arguments(callee, args, kwargs, skip_receiver=skip_receiver)
+        else:
+            bound = bind_arguments(
+                callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver
+            )
         written: dict[str, Atoms] | None = None  # the arguments as written, when a site needs them
         from_outside = caller != target
         for name, atoms in bound.items():
@@ -1358,7 +1365,7 @@ def _record_evidence(
                 out.unknown_kind.append((target, name))
             if literal or unknown:
                 if written is None:
-                    written = bind_written(callee, resolved.site, kind)
+                    written = bind_written(callee, resolved, kind, target)
                 syms = written.get(name, frozenset())
                 # Several arguments collected by `**kwargs` or `*args`: sorted (the
                 # set would name a different one first in every run).

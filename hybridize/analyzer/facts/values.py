@@ -98,7 +98,10 @@ ChainConfig = tuple[Literal["chain"], tuple[Atoms, ...]]
 position, each the atoms of one argument of its constructor."""
 DenseConfig = tuple[Literal["dense"], int]
 """A dense layer (`Dense(units)`): the size of its output's last axis."""
-ObjConfig = ChainConfig | DenseConfig
+PartialConfig = tuple[Literal["partial"], Atoms, tuple[Atoms, ...], tuple[tuple[str, Atoms], ...]]
+"""A `functools.partial` object: the callables it wraps (project functions, methods,
+classes, modules), the positional arguments it prepends and the keywords it adds to a call."""
+ObjConfig = ChainConfig | DenseConfig | PartialConfig
 """What an `ObjAtom`'s optional fourth element knows of a framework object."""
 ObjAtom = (
     tuple[Literal["obj"], str, FunctionKey | None]
@@ -284,6 +287,12 @@ def dense_config(units: int) -> DenseConfig:
     return ("dense", units)
 
 
+def partial_config(
+    wrapped: Atoms, args: tuple[Atoms, ...], kwargs: tuple[tuple[str, Atoms], ...]
+) -> PartialConfig:
+    return ("partial", wrapped, args, kwargs)
+
+
 def lit_atom(type_name: str, value: object = None) -> LitAtom:
     """A Python literal of `type_name` ("int", "str"...); `value` None when computed."""
     return ("lit", type_name, value)
@@ -378,6 +387,11 @@ def is_chain_config(config: ObjConfig | None) -> TypeGuard[ChainConfig]:
 def is_dense_config(config: ObjConfig | None) -> TypeGuard[DenseConfig]:
     """A dense layer's units."""
     return config is not None and config[0] == "dense"
+
+
+def is_partial_config(config: ObjConfig | None) -> TypeGuard[PartialConfig]:
+    """A `functools.partial` object's callables and bound arguments."""
+    return config is not None and config[0] == "partial"
 
 
 def tensor_spec_class(atom: TensorAtom | VariableAtom | NumpyAtom) -> str:

@@ -407,6 +407,12 @@ NAMESPACE_DEFAULTS: dict[str, Behaviour | None] = {
     "zlib": PURE,
 }
 
+#: Calls that make a partial application: ``functools.partial(f, *args, **kwargs)`` gives an
+#: object whose call ``p(*more, **kw)`` calls ``f(*args, *more, **{**kwargs, **kw})``
+#: (documented: "Return a new partial object which when called will behave like func called
+#: with the positional arguments args and keyword arguments keywords").
+PARTIAL_APPLICATIONS: frozenset[str] = frozenset({"functools.partial"})
+
 #: Names that are classes (``kind`` "class"); everything else in STDLIB is a function.
 CLASSES: frozenset[str] = frozenset(
     {f"builtins.{name}" for name in dir(builtins) if isinstance(getattr(builtins, name), type)}
