@@ -14,6 +14,7 @@ from typing import TypeVar
 
 import networkx as nx
 
+from hybridize.analyzer.facts.container_modules import container_forward_methods
 from hybridize.analyzer.facts.evaluator import (
     ResolvedCall,
     TensorFacts,
@@ -439,6 +440,8 @@ def covered_callers(
     return {k: is_covered(k, frozenset()) for k in keys}
 
 
+LAYER_RECEIVERS = frozenset({"layer", "model"})
+
 MAX_FUNCTIONS_RUN = 200
 """How many project functions `functions_run_by` collects (a bound no real model's forward
 comes near)."""
@@ -518,6 +521,12 @@ def functions_run_by(
         seen[key] = None
         for resolved in facts.calls.get(key, []):
             work.extend(target for _, target in callees(index, resolved))
+            if LAYER_RECEIVERS & set(resolved.receiver_roles):
+                # A project container module without a `forward` of its own runs the modules
+                # its constructor gave the framework's container (`container_modules`).
+                for atom in resolved.callee_atoms:
+                    if is_obj_atom(atom) and atom[2] is not None:
+                        work.extend(container_forward_methods(index, atom[2]))
     return list(seen)
 
 

@@ -1,0 +1,91 @@
+"""The modules a project container module runs: a subclass of `nn.Sequential` without a
+`forward` of its own.
+
+Calling such an object runs the framework's `forward`, which calls in turn the modules its
+constructor handed to the base (`super().__init__(*layers)`). Which those are the analysis
+reads from the constructors (the class's and its project bases'): every project module
+class they name, built there (`Linear(before, after)`), chosen there (`normalization =
+LayerNorm if normalize else ...`) or given to a built module (`layer.__class__ =
+MonotonicLinear`). zuko 1.6.0's `MLP(nn.Sequential)` builds its `Linear` layers so, and
+`MonotonicMLP(MLP)` turns them into `MonotonicLinear`s.
+
+Read from the summaries as they are, each time it is asked (only for such a class), so an
+edit of a constructor is seen at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from hybridize.analyzer.facts.refs import ext_dotted, is_ext_ref
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.frameworks import lookup
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+
+MAX_NAMES = 200
+"""How many names the constructors of one container are read for at most."""
+
+
+def container_modules(index: ProjectIndex, class_key: ClassKey) -> list[ClassKey]:
+    """The project module classes an instance of `class_key` runs when called, when it is a
+    container (a framework base that chains the modules it is given, `chains_modules`) with
+    no project method for its call; else none."""
+    if index.layer_role(class_key) is None:
+        return []
+    if index.find_method(class_key, index.instance_call(class_key)) is not None:
+        return []
+    if not any(_chains(ref) for ref in index.external_bases(class_key)):
+        return []
+    found: dict[ClassKey, None] = {}
+    for owner in index.mro(class_key):
+        init = index.find_method(owner, "__init__")
+        if init is None or init.qualname != f"{owner.qualname}.__init__":
+            continue
+        fn = index.function(init)
+        for name in _names(fn):
+            ref = index.resolve_global(init.file, name)
+            if ref[0] == "class" and ref[1] != class_key and index.layer_role(ref[1]):
+                found[ref[1]] = None
+    return list(found)
+
+
+def _chains(ref: tuple) -> bool:
+    if not is_ext_ref(ref):
+        return False
+    info = lookup(ext_dotted(ref))
+    return info is not None and info.chains_modules
+
+
+def _names(fn: FunctionSummary) -> Iterator[str]:
+    """The global names a body reads: in its calls, its locals and what it stores."""
+    roots: list[Sym] = []
+    for site in fn.calls:
+        roots.append(site.callee)
+        roots.extend(site.args)
+        roots.extend(value for _, value in site.kwargs)
+    for values in fn.locals.values():
+        roots.extend(values)
+    roots.extend(store.value for store in fn.stores)
+    seen: set[str] = set()
+    work = roots
+    while work and len(seen) < MAX_NAMES:
+        sym = work.pop()
+        if not isinstance(sym, tuple) or not sym:
+            continue
+        if sym[0] == "name" and isinstance(sym[1], str):
+            if sym[1] not in seen:
+                seen.add(sym[1])
+                yield sym[1]
+            continue
+        work.extend(part for part in sym if isinstance(part, tuple))
+
+
+def container_forward_methods(index: ProjectIndex, class_key: ClassKey) -> list[FunctionKey]:
+    """The methods calling a container's instance runs (`container_modules`): the instance
+    call of each module class it holds, and of their project subclasses."""
+    return [
+        method
+        for module in container_modules(index, class_key)
+        for method in index.dispatch(module, index.instance_call(module))
+    ]
