@@ -22,7 +22,12 @@ class DifferentiatedTwice(Check):
     backward) or `jacobian`/`vjp` with `create_graph=True`. And a callable (a function, or a
     module: its `forward`) handed to `torch.autograd.functional.jacobian` without it, which
     runs the backward once per output over one graph. The project functions it calls are
-    differentiated with it, and reported too.
+    differentiated with it, and reported too. A value computed from a parameter of the
+    function that differentiates it is followed to what each caller passes there (a helper
+    `batch_jacobian(g, x)` reaches the network that computed `g` in its caller), but not
+    into what computed the tensors it is differentiated with respect to; a call of a
+    `functools.partial` object reaches what it wraps, and an `nn.Sequential` subclass the
+    module classes its constructor builds.
 
     Why it matters in graph mode
     ----------------------------

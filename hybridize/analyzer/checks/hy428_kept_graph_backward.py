@@ -23,7 +23,10 @@ class KeptGraphBackward(Check):
     framework base's own `__call__` (a `torch.distributions.Transform`, which runs `_call`):
     the analysis cannot follow which methods run, so the methods of every project class of
     that base are reported. The project functions they call run in the same backward, and are
-    reported too. (HY422 reports a function differentiated twice, or handed to `jacobian` as a
+    reported too; the value is followed through the parameters of the function that runs the
+    backward to what its callers pass (normflows' `estimator_fn(g, x, ..., training)`),
+    through `functools.partial` objects (zuko's `partial(self.f, signal)`) and into the
+    modules an `nn.Sequential` subclass builds, as HY422's is. (HY422 reports a function differentiated twice, or handed to `jacobian` as a
     function or a module; this check leaves those to it.)
 
     Why it matters in graph mode
