@@ -34,6 +34,7 @@ from hybridize.analyzer.facts.values import (
     is_seq_atom,
     is_tup_atom,
     is_variable_atom,
+    obj_class,
     obj_role,
 )
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
@@ -525,8 +526,9 @@ def functions_run_by(
                 # A project container module without a `forward` of its own runs the modules
                 # its constructor gave the framework's container (`container_modules`).
                 for atom in resolved.callee_atoms:
-                    if is_obj_atom(atom) and atom[2] is not None:
-                        work.extend(container_forward_methods(index, atom[2]))
+                    held = obj_class(atom) if is_obj_atom(atom) else None
+                    if held is not None:
+                        work.extend(container_forward_methods(index, held))
     return list(seen)
 
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from hybridize.analyzer.facts.refs import ext_dotted, is_ext_ref
+from hybridize.analyzer.facts.refs import ext_dotted, is_class_ref, is_ext_ref, ref_key
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import is_name, sym_name
 
 MAX_NAMES = 200
 """How many names the constructors of one container are read for at most."""
@@ -45,8 +46,8 @@ def container_modules(index: ProjectIndex, class_key: ClassKey) -> list[ClassKey
         fn = index.function(init)
         for name in _names(fn):
             ref = index.resolve_global(init.file, name)
-            if ref[0] == "class" and ref[1] != class_key and index.layer_role(ref[1]):
-                found[ref[1]] = None
+            if is_class_ref(ref) and ref_key(ref) != class_key and index.layer_role(ref_key(ref)):
+                found[ref_key(ref)] = None
     return list(found)
 
 
@@ -73,10 +74,10 @@ def _names(fn: FunctionSummary) -> Iterator[str]:
         sym = work.pop()
         if not isinstance(sym, tuple) or not sym:
             continue
-        if sym[0] == "name" and isinstance(sym[1], str):
-            if sym[1] not in seen:
-                seen.add(sym[1])
-                yield sym[1]
+        if is_name(sym):
+            if sym_name(sym) not in seen:
+                seen.add(sym_name(sym))
+                yield sym_name(sym)
             continue
         work.extend(part for part in sym if isinstance(part, tuple))
 

@@ -36,7 +36,15 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import Sym, SymKind, is_attr
+from hybridize.analyzer.summaries.syms import (
+    Sym,
+    SymKind,
+    is_attr,
+    is_local,
+    is_param,
+    param_sym,
+    sym_name,
+)
 
 MAX_CALLER_LEVELS = 8
 """How many levels of callers a differentiated parameter is followed up (normflows' flows
@@ -84,10 +92,10 @@ def _named_parameters(fn: FunctionSummary, syms: frozenset[Sym]) -> set[str]:
     names = {p.name for p in fn.params}
     found: set[str] = set()
     for sym in syms:
-        kind: SymKind = sym[0]
-        named = kind == "param" and sym[1] in names
-        if named or (kind == "local" and ("param", sym[1]) in fn.locals.get(sym[1], ())):
-            found.add(sym[1])
+        if (is_param(sym) and sym_name(sym) in names) or (
+            is_local(sym) and param_sym(sym_name(sym)) in fn.locals.get(sym_name(sym), ())
+        ):
+            found.add(sym_name(sym))
     return found
 
 

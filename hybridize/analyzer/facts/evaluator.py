@@ -45,6 +45,7 @@ from hybridize.analyzer.facts.values import (
     Atoms,
     Dep,
     PartialConfig,
+    atom_kind,
     atoms_for_return,
     boundext_atom,
     chain_config,
@@ -56,10 +57,13 @@ from hybridize.analyzer.facts.values import (
     foreign_object,
     func_atom,
     is_chain_config,
+    is_class_atom,
     is_dense_config,
     is_dict_atom,
     is_ext_atom,
+    is_func_atom,
     is_lit_atom,
+    is_method_atom,
     is_numpy_atom,
     is_obj_atom,
     is_partial_config,
@@ -72,8 +76,11 @@ from hybridize.analyzer.facts.values import (
     module_atom,
     numpy_atom,
     obj_atom,
+    obj_class,
     obj_config,
+    partial_args,
     partial_config,
+    partial_wrapped,
     seq_atom,
     shaped_numpy_atom,
     super_atom,
@@ -818,20 +825,19 @@ class Evaluator:
         the project functions, methods, classes and modules it wraps become targets, with the
         object in `partials` (their parameters bound from both). What they return."""
         result: set[Atom] = set()
-        for atom in sorted(config[1], key=repr):
-            kind: AtomKind = atom[0]
-            if kind in ("func", "method"):
-                targets.append((kind, atom[1]))
+        for atom in sorted(partial_wrapped(config), key=repr):
+            if is_func_atom(atom) or is_method_atom(atom):
+                targets.append((atom_kind(atom), atom[1]))
                 partials[atom[1]] = config
                 result |= self.returned(atom[1])
-            elif kind == "class":
-                targets.append(("class", atom[1]))
+            elif is_class_atom(atom):
+                targets.append((atom_kind(atom), atom[1]))
                 init = self.index.find_method(atom[1], "__init__")
                 if init is not None:
                     partials[init] = config
                 result.add(obj_atom(self.index.object_role(atom[1]), atom[1]))
-            elif is_obj_atom(atom) and atom[2] is not None:
-                for method in self.index.dispatch(atom[2], self.index.instance_call(atom[2])):
+            elif is_obj_atom(atom) and (module := obj_class(atom)) is not None:
+                for method in self.index.dispatch(module, self.index.instance_call(module)):
                     targets.append(("layer_call", method))
                     partials[method] = config
                     result |= self.returned(method)
@@ -1329,7 +1335,7 @@ def bind_written(
     written: list[frozenset[Sym]] = [frozenset({a}) for a in site.args]
     partial = resolved.partials.get(target)
     if partial is not None:
-        written = [frozenset()] * len(partial[2]) + written
+        written = [frozenset()] * len(partial_args(partial)) + written
     bound = bind_arguments(
         fn,
         written,
@@ -1356,8 +1362,10 @@ def partial_object(args: list[Atoms], kwargs: dict[str, Atoms]) -> Atom | None:
     wrapped = frozenset(
         atom
         for atom in args[0]
-        if atom[0] in ("func", "method", "class")
-        or (is_obj_atom(atom) and atom[2] is not None and obj_config(atom) is None)
+        if is_func_atom(atom)
+        or is_method_atom(atom)
+        or is_class_atom(atom)
+        or (is_obj_atom(atom) and obj_class(atom) is not None and obj_config(atom) is None)
     )
     if not wrapped:
         return None

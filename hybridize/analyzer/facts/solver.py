@@ -76,6 +76,8 @@ from hybridize.analyzer.facts.values import (
     is_obj_atom,
     is_tup_atom,
     lit_atom,
+    partial_args,
+    partial_keywords,
     seq_atom,
     tup_atom,
 )
@@ -1344,8 +1346,8 @@ def _record_evidence(
             bound = bind_arguments(callee, chained, {}, skip_receiver=skip_receiver)
         elif partial is not None:
             # `functools.partial(f, a, k=b)(x)` calls `f(a, x, k=b)`.
-            args = [*partial[2], *resolved.args]
-            kwargs = {**dict(partial[3]), **resolved.kwargs}
+            args = [*partial_args(partial), *resolved.args]
+            kwargs = {**partial_keywords(partial), **resolved.kwargs}
             bound = bind_arguments(callee, args, kwargs, skip_receiver=skip_receiver)
         else:
             bound = bind_arguments(

@@ -293,6 +293,21 @@ def partial_config(
     return ("partial", wrapped, args, kwargs)
 
 
+def partial_wrapped(config: PartialConfig) -> Atoms:
+    """What a `functools.partial` object calls."""
+    return config[1]
+
+
+def partial_args(config: PartialConfig) -> tuple[Atoms, ...]:
+    """The positional arguments a `functools.partial` object puts before a call's."""
+    return config[2]
+
+
+def partial_keywords(config: PartialConfig) -> dict[str, Atoms]:
+    """The keywords a `functools.partial` object adds to a call (the call's win)."""
+    return dict(config[3])
+
+
 def lit_atom(type_name: str, value: object = None) -> LitAtom:
     """A Python literal of `type_name` ("int", "str"...); `value` None when computed."""
     return ("lit", type_name, value)
