@@ -57,6 +57,7 @@ from hybridize.progress import ProgressCallback, ProgressStep, Stage
 
 if TYPE_CHECKING:
     from hybridize.analyzer.summaries.ir import ModuleSummary
+    from hybridize.analyzer.summaries.statement_edit import EditableSummary
     from hybridize.refactor.plan import RefactorPlan
 
     # The refactoring (and libcst with it, a fifth of a second to import) is loaded the first
@@ -173,6 +174,9 @@ class Project:
         to come (`_summarize_rest_meanwhile`)."""
         self._folder_errors: list[FileError] = []
         self._buffers: set[str] = set()
+        self._editable: dict[str, EditableSummary] = {}
+        """Per editor buffer, its last summary with what the next edit's needs: an edit
+        within one top-level statement summarises only that statement again."""
         self._result: AnalysisResult | None = None
         self._as_opened = True
         """No file changed since `open`: the whole result may come from (and go to) the
@@ -288,6 +292,7 @@ class Project:
         if relpath is None:
             return None
         self._buffers.discard(relpath)
+        self._editable.pop(relpath, None)
         disk = self.base / relpath
         if not disk.is_file():
             self.remove(relpath)
@@ -301,6 +306,7 @@ class Project:
         if relpath is None:
             return None
         self._buffers.discard(relpath)
+        self._editable.pop(relpath, None)
         known = self._raw.pop(relpath, None) is not None
         if self._summaries.pop(relpath, None) is not None or known:
             self._changed()
@@ -470,8 +476,27 @@ class Project:
         if cached is not None:
             return cached
         with self.analysis.collectable():
-            summary = summarize_raw(relpath, raw)
+            if relpath in self._buffers and not is_notebook(relpath):
+                summary = self._summarize_buffer(relpath, raw)
+            else:
+                summary = summarize_raw(relpath, raw)
         self._store(relpath, raw, summary)
+        return summary
+
+    def _summarize_buffer(self, relpath: str, raw: bytes) -> ModuleSummary | FileError:
+        """`summarize_raw` for an editor buffer: from its summary before the edit when the
+        edit stays within one top-level statement (`summarize_buffer`)."""
+        from hybridize.analyzer.summaries.file_summaries import summarize_buffer
+
+        previous = self._editable.pop(relpath, None)
+        if len(raw) > MAX_SOURCE_BYTES:
+            return FileError(relpath, "file too large to be analysed")
+        decoded = decode_file(relpath, raw)
+        if isinstance(decoded, str):
+            return FileError(relpath, decoded)
+        summary, editable = summarize_buffer(relpath, decoded[0], previous)
+        if editable is not None:
+            self._editable[relpath] = editable
         return summary
 
     # -- results ----------------------------------------------------------------------------

@@ -12,7 +12,11 @@ import ast
 from hybridize.analyzer.cycle_collector import no_cyclic_gc
 from hybridize.analyzer.summaries.ir import ModuleSummary
 from hybridize.analyzer.summaries.parse_guard import screen
-from hybridize.analyzer.summaries.summarize import summarize_module
+from hybridize.analyzer.summaries.statement_edit import (
+    EditableSummary,
+    summarize_edited_statement,
+)
+from hybridize.analyzer.summaries.summarize import summarize_laid_out, summarize_module
 from hybridize.model import FileError
 
 PARALLEL_THRESHOLD = 40
@@ -36,6 +40,29 @@ def _summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
         return summarize_module(relpath, text, screened.tree)
     except RecursionError:
         return FileError(relpath, "cannot analyse: the file is nested too deeply")
+
+
+def summarize_buffer(
+    relpath: str, text: str, previous: EditableSummary | None
+) -> tuple[ModuleSummary | FileError, EditableSummary | None]:
+    """An editor buffer's summary, and what the next edit's needs: from `previous` (the
+    buffer's text before) by summarising again only the edited top-level statement when
+    that gives the same (`statement_edit`), else from the whole text."""
+    with no_cyclic_gc():
+        if previous is not None and previous.summary.relpath == relpath:
+            edited = summarize_edited_statement(previous, text)
+            if edited is not None:
+                return edited.summary, edited
+        screened = screen(text)
+        if screened.problem is not None:
+            return FileError(relpath, screened.problem), None
+        if screened.tree is None:
+            return FileError(relpath, _syntax_error_message(text)), None
+        try:
+            laid_out = summarize_laid_out(relpath, text, screened.tree)
+        except RecursionError:
+            return FileError(relpath, "cannot analyse: the file is nested too deeply"), None
+        return laid_out.summary, EditableSummary.of(text, laid_out)
 
 
 def _syntax_error_message(text: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
 from hybridize.analyzer.summaries.definition_lines import IGNORE_MARKER, DefinitionLines, Function
@@ -104,6 +104,51 @@ def summarize_module(relpath: str, text: str, tree: ast.Module) -> ModuleSummary
     return _ModuleBuilder(relpath, text, tree).build(text.count("\n") + 1)
 
 
+@dataclass(frozen=True, slots=True)
+class StatementShare:
+    """What one top-level statement adds to its module's summary, and where it lies: what
+    replacing its summary alone needs (`summaries/statement_edit.py`)."""
+
+    first_line: int
+    """The line after the previous top-level statement's last (1 for the first): the comment
+    and blank lines before a statement, its decorators' `@` among them, go with it."""
+    last_line: int
+    functions: int
+    """How many entries of `ModuleSummary.functions` it adds (they follow the earlier
+    statements' entries, in the walk's order); `classes` likewise."""
+    classes: int
+    lambdas: int
+    """How many lambdas it holds: a lambda's name counts the module's lambdas before it."""
+
+
+@dataclass(frozen=True, slots=True)
+class LaidOutSummary:
+    """A module's summary and each top-level statement's share of it."""
+
+    summary: ModuleSummary
+    statements: tuple[StatementShare, ...] | None
+    """None when a statement's share cannot be told apart: two statements define the same
+    name (the later definition overwrites the earlier's entry in place), or share a line."""
+
+
+def summarize_laid_out(
+    relpath: str,
+    text: str,
+    tree: ast.Module,
+    *,
+    lines: list[str] | None = None,
+    lambdas_before: int = 0,
+    first_line: int = 1,
+) -> LaidOutSummary:
+    """Summarise a file as `summarize_module` does, each top-level statement's share
+    recorded. `tree` may hold only some of the file's statements (`lines` then the whole
+    file's, `lambdas_before` the lambdas of the statements before them, `first_line` where
+    the first begins): their share of the whole file's summary is what it gives."""
+    builder = _ModuleBuilder(relpath, text, tree, lines)
+    builder.lambda_count = lambdas_before
+    return builder.build_laid_out(text.count("\n") + 1, first_line)
+
+
 class _Scope:
     """The function being summarised and the names it binds locally.
 
@@ -136,10 +181,12 @@ class _Scope:
 
 
 class _ModuleBuilder:
-    def __init__(self, relpath: str, text: str, tree: ast.Module) -> None:
+    def __init__(
+        self, relpath: str, text: str, tree: ast.Module, lines: list[str] | None = None
+    ) -> None:
         self.relpath = relpath
         self.tree = tree
-        self.lines = split_lines(text)
+        self.lines = split_lines(text) if lines is None else lines
         self.functions: dict[str, FunctionSummary] = {}
         self.classes: dict[str, ClassSummary] = {}
         self.imports: dict[str, ImportSummary] = {}
@@ -152,6 +199,9 @@ class _ModuleBuilder:
         compound statement's header, the enclosing function)."""
         self.in_fstring = 0
         self.lambda_count = 0
+        self.definitions = 0
+        """Entries put in `functions` and `classes`: more than they hold when a definition
+        overwrote another's (`build_laid_out`)."""
         self.block_count = 0
         self.loop_blocks: set[int] = set()
         self.ignore_comments: DefinitionLines | None = (
@@ -162,19 +212,38 @@ class _ModuleBuilder:
     # ----------------------------------------------------------------- structure
 
     def build(self, line_count: int) -> ModuleSummary:
-        module_code = FunctionSummary(
-            qualname="<module>",
-            name="<module>",
-            line=1,
-            span=Span(1, 0, line_count, 0),
-            class_qualname=None,
-            parent_qualname=None,
-            params=(),
-            decorators=(),
-            binds_receiver=False,
-        )
+        module_code = self._module_code(line_count)
         scope = _Scope(module_code, set())
         self._block(self.tree.body, scope, prefix="", cls=None, module_level=True)
+        return self._summary(module_code, line_count)
+
+    def build_laid_out(self, line_count: int, first_line: int) -> LaidOutSummary:
+        """`build`, each top-level statement's share recorded as it is walked."""
+        module_code = self._module_code(line_count)
+        scope = _Scope(module_code, set())
+        shares: list[StatementShare] = []
+        separate = True
+        for stmt in self.tree.body:
+            functions, classes, lambdas = len(self.functions), len(self.classes), self.lambda_count
+            start = min((stmt.lineno, *(d.lineno for d in _decorators(stmt))))
+            separate = separate and start >= first_line
+            self._statement(stmt, scope, prefix="", cls=None, module_level=True)
+            last_line = stmt.end_lineno or stmt.lineno
+            shares.append(
+                StatementShare(
+                    first_line,
+                    last_line,
+                    len(self.functions) - functions,
+                    len(self.classes) - classes,
+                    self.lambda_count - lambdas,
+                )
+            )
+            first_line = last_line + 1
+        separate = separate and self.definitions == len(self.functions) + len(self.classes)
+        summary = self._summary(module_code, line_count)
+        return LaidOutSummary(summary, tuple(shares) if separate else None)
+
+    def _summary(self, module_code: FunctionSummary, line_count: int) -> ModuleSummary:
         return ModuleSummary(
             relpath=self.relpath,
             imports=self.imports,
@@ -184,6 +253,19 @@ class _ModuleBuilder:
             module_code=module_code,
             all_names=self.all_names,
             line_count=line_count,
+        )
+
+    def _module_code(self, line_count: int) -> FunctionSummary:
+        return FunctionSummary(
+            qualname="<module>",
+            name="<module>",
+            line=1,
+            span=Span(1, 0, line_count, 0),
+            class_qualname=None,
+            parent_qualname=None,
+            params=(),
+            decorators=(),
+            binds_receiver=False,
         )
 
     def take(self, node: ast.AST) -> Span:
@@ -526,6 +608,7 @@ class _ModuleBuilder:
             docstring=ast.get_docstring(node),
         )
         self.functions[qualname] = summary
+        self.definitions += 1
         body = node.body
         local_names = _local_names(body) | {p.name for p in params}
         summary.may_fall_through = _may_fall_through(body)
@@ -564,6 +647,7 @@ class _ModuleBuilder:
             is_lambda=True,
         )
         self.functions[body_summary.qualname] = body_summary
+        self.definitions += 1
         body_scope = _Scope(body_summary, set())
         for stmt in node.body:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -576,6 +660,7 @@ class _ModuleBuilder:
                     stmt, body_scope, prefix=f"{qualname}.", cls=None, module_level=False
                 )
         parent = outer.summary.qualname if outer.summary.qualname != "<module>" else None
+        self.definitions += 1
         self.classes[qualname] = ClassSummary(
             qualname=qualname,
             name=node.name,
@@ -979,6 +1064,7 @@ class _ModuleBuilder:
             is_lambda=True,
         )
         self.functions[qualname] = summary
+        self.definitions += 1
         inner = _Scope(summary, {p.name for p in params})
         for p in params:
             summary.locals.setdefault(p.name, []).append(param_sym(p.name))
@@ -1137,6 +1223,12 @@ walk meets millions of expressions on a large project)."""
 
 
 # --------------------------------------------------------------------- helpers
+
+
+def _decorators(stmt: ast.stmt) -> list[ast.expr]:
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return stmt.decorator_list
+    return []
 
 
 def _arguments(call: ast.Call) -> list[tuple[str | None, ast.expr, bool]]:
