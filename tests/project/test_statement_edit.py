@@ -14,6 +14,7 @@ nothing about the splice.
 from __future__ import annotations
 
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -50,10 +51,21 @@ one; the others keep the count. `{n}` makes each text new, as typing does."""
 
 
 def random_edit(text: str, rng: random.Random, n: int) -> str:
-    """A snippet put at a random line's indentation, or a line replaced by another's."""
+    """A snippet put at a random line's indentation, a line replaced by another's, or a
+    definition's header changed in place: a function renamed, a decorator's or a default's
+    call given another argument (their values index the module code's calls)."""
     lines = text.splitlines(keepends=True)
     if not lines:
         return f"x = {n}\n"
+    headers = [i for i, line in enumerate(lines) if line.lstrip().startswith(("def ", "@"))]
+    if headers and rng.random() < 0.3:
+        index = rng.choice(headers)
+        line = lines[index]
+        if line.lstrip().startswith("def "):
+            lines[index] = re.sub(r"def (\w+)", rf"def \1_{n}", line, count=1)
+        else:
+            lines[index] = line.replace("(", f"(n{n}(), ", 1) if "(" in line else line
+        return "".join(lines)
     index = rng.randrange(len(lines))
     line = lines[index]
     if rng.random() < 0.15:
@@ -123,7 +135,7 @@ def test_random_edits_of_real_files_summarise_as_the_whole_text_does(monkeypatch
                 assert_same_summary(summary, summarize_text(relpath, text))
             else:
                 text, editable = edited, new_editable
-    assert counter.spliced > 200
+    assert counter.spliced > 100
     assert counter.declined > 100
 
 
@@ -164,3 +176,33 @@ def test_an_edit_within_one_function_summarises_only_that_function(monkeypatch) 
     assert again.module_code is summary.module_code
     assert again.functions["g"] != summary.functions["g"]
     assert_same_summary(again, summarize_text("m.py", edited))
+
+
+MODULE_CALLS_BEFORE = """import tensorflow as tf
+
+SIZE = int("8")
+scale = lambda x: x * 2
+
+
+class Serving(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec(shape=[None, SIZE])])
+    def predict(self, x, k=len([1])):
+        return scale(x) * k
+
+
+def after(y=f(lambda z: z)):
+    return y
+"""
+
+
+def test_values_of_module_code_in_an_edited_statement_count_what_comes_before() -> None:
+    """A decorator's and a default's calls are values of the module code, by their index
+    there, and a lambda is named by its number in the module: the statement summarised
+    alone must count the module code's calls and the lambdas of the statements before it."""
+    _, editable = summarize_buffer("m.py", MODULE_CALLS_BEFORE, None)
+    assert editable is not None
+    for old, new in [("predict", "serve"), ("return y", "return -y"), ("* k", "+ k")]:
+        edited = MODULE_CALLS_BEFORE.replace(old, new)
+        again, spliced = summarize_buffer("m.py", edited, editable)
+        assert spliced is not None and spliced.summary is again
+        assert_same_summary(again, summarize_text("m.py", edited))

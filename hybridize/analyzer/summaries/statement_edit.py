@@ -14,7 +14,8 @@ sure, else the caller summarises the whole file:
 - what the statement adds to the module outside its own definitions (module code: its
   decorators' and defaults' calls, the name it binds; imports; `__all__`) and the number of
   lambdas it holds (the next lambdas' names count them) are the same before and after, both
-  versions of it summarised alone;
+  versions of it summarised alone after stand-ins for what the statements before it add to
+  the module code (a decorator's value names a call by its index there) and their lambdas;
 - the names it defines collide with no other statement's (a later definition of the same
   name overwrites an entry in place), and no `# hybridize: ignore` is in the file (whether
   it applies is read from the lines around a definition).
@@ -74,9 +75,9 @@ def summarize_edited_statement(previous: EditableSummary, text: str) -> Editable
     if index == len(statements) or statements[index].first_line > first_changed:
         return None
     share = statements[index]
-    lambdas_before = sum(s.lambdas for s in statements[:index])
-    new = _summarize_statement(text, lines, share, lambdas_before)
-    old = _summarize_statement(previous.text, old_lines, share, lambdas_before)
+    before = _added_up(statements[:index], share.first_line - 1)
+    new = _summarize_statement(text, lines, share, before)
+    old = _summarize_statement(previous.text, old_lines, share, before)
     if new is None or old is None or not _same_outside(old, new):
         return None
     new_share = new.statements[0]  # type: ignore[index]  # checked by _summarize_statement
@@ -84,17 +85,9 @@ def summarize_edited_statement(previous: EditableSummary, text: str) -> Editable
         return None
     summary = previous.summary
     functions = _spliced(
-        summary.functions,
-        sum(s.functions for s in statements[:index]),
-        old.summary.functions,
-        new.summary.functions,
+        summary.functions, before.functions, old.summary.functions, new.summary.functions
     )
-    classes = _spliced(
-        summary.classes,
-        sum(s.classes for s in statements[:index]),
-        old.summary.classes,
-        new.summary.classes,
-    )
+    classes = _spliced(summary.classes, before.classes, old.summary.classes, new.summary.classes)
     if functions is None or classes is None:
         return None
     spliced = replace(summary, functions=functions, classes=classes)
@@ -119,25 +112,32 @@ def _changed_lines(old: list[str], new: list[str]) -> tuple[int, int] | None:
     return first + 1, last + 1
 
 
+def _added_up(shares: tuple[StatementShare, ...], last_line: int) -> StatementShare:
+    """The share of the statements `shares` together, which end at `last_line`."""
+    return StatementShare(
+        1,
+        last_line,
+        sum(s.functions for s in shares),
+        sum(s.classes for s in shares),
+        sum(s.lambdas for s in shares),
+        sum(s.module_calls for s in shares),
+        sum(s.module_loops for s in shares),
+    )
+
+
 def _summarize_statement(
-    text: str, lines: list[str], share: StatementShare, lambdas_before: int
+    text: str, lines: list[str], share: StatementShare, before: StatementShare
 ) -> LaidOutSummary | None:
-    """The share of a module's summary the statement at `share`'s lines gives (None: those
-    lines are not one statement that parses alone and passes the screen)."""
+    """The share of a module's summary the statement at `share`'s lines gives, after the
+    statements `before` (None: those lines are not one statement that parses alone and
+    passes the screen)."""
     region = "\n" * (share.first_line - 1) + "".join(lines[share.first_line - 1 : share.last_line])
     screened = screen(region)
     tree = screened.tree
     if tree is None or screened.problem is not None or len(tree.body) != 1:
         return None
     try:
-        laid_out = summarize_laid_out(
-            "",
-            text,
-            tree,
-            lines=lines,
-            lambdas_before=lambdas_before,
-            first_line=share.first_line,
-        )
+        laid_out = summarize_laid_out("", text, tree, lines=lines, before=before)
     except RecursionError:
         return None
     return laid_out if laid_out.statements is not None else None

@@ -20,6 +20,7 @@ from typing import Any, Literal, cast
 
 from hybridize.analyzer.summaries.definition_lines import IGNORE_MARKER, DefinitionLines, Function
 from hybridize.analyzer.summaries.ir import (
+    NO_SPAN,
     UNKNOWN,
     CallSite,
     ClassSummary,
@@ -119,6 +120,11 @@ class StatementShare:
     classes: int
     lambdas: int
     """How many lambdas it holds: a lambda's name counts the module's lambdas before it."""
+    module_calls: int
+    """How many calls it adds to the module code (its decorators', defaults', a class's
+    bases'): a call's value is its index there (`call_sym`), which a decorator's or a
+    default's value keeps; `module_loops` likewise, for `CallSite.loops`."""
+    module_loops: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,16 +143,21 @@ def summarize_laid_out(
     tree: ast.Module,
     *,
     lines: list[str] | None = None,
-    lambdas_before: int = 0,
-    first_line: int = 1,
+    before: StatementShare | None = None,
 ) -> LaidOutSummary:
     """Summarise a file as `summarize_module` does, each top-level statement's share
     recorded. `tree` may hold only some of the file's statements (`lines` then the whole
-    file's, `lambdas_before` the lambdas of the statements before them, `first_line` where
-    the first begins): their share of the whole file's summary is what it gives."""
+    file's, `before` the share of the statements before them, added up, its `last_line` the
+    line before the first's): their share of the whole file's summary is what it gives, the
+    module code's first `before.module_calls` calls and `module_loops` loops stand-ins."""
     builder = _ModuleBuilder(relpath, text, tree, lines)
-    builder.lambda_count = lambdas_before
-    return builder.build_laid_out(text.count("\n") + 1, first_line)
+    module_code = builder.module_code(text.count("\n") + 1)
+    if before is None:
+        return builder.build_laid_out(module_code, 1)
+    builder.lambda_count = before.lambdas
+    module_code.calls.extend([_STAND_IN_CALL] * before.module_calls)
+    module_code.loops.extend([_STAND_IN_LOOP] * before.module_loops)
+    return builder.build_laid_out(module_code, before.last_line + 1)
 
 
 class _Scope:
@@ -212,19 +223,20 @@ class _ModuleBuilder:
     # ----------------------------------------------------------------- structure
 
     def build(self, line_count: int) -> ModuleSummary:
-        module_code = self._module_code(line_count)
+        module_code = self.module_code(line_count)
         scope = _Scope(module_code, set())
         self._block(self.tree.body, scope, prefix="", cls=None, module_level=True)
         return self._summary(module_code, line_count)
 
-    def build_laid_out(self, line_count: int, first_line: int) -> LaidOutSummary:
-        """`build`, each top-level statement's share recorded as it is walked."""
-        module_code = self._module_code(line_count)
+    def build_laid_out(self, module_code: FunctionSummary, first_line: int) -> LaidOutSummary:
+        """`build` from `module_code`, each top-level statement's share recorded as it is
+        walked (the first begins at `first_line`)."""
         scope = _Scope(module_code, set())
         shares: list[StatementShare] = []
         separate = True
         for stmt in self.tree.body:
             functions, classes, lambdas = len(self.functions), len(self.classes), self.lambda_count
+            calls, loops = len(module_code.calls), len(module_code.loops)
             start = min((stmt.lineno, *(d.lineno for d in _decorators(stmt))))
             separate = separate and start >= first_line
             self._statement(stmt, scope, prefix="", cls=None, module_level=True)
@@ -236,11 +248,13 @@ class _ModuleBuilder:
                     len(self.functions) - functions,
                     len(self.classes) - classes,
                     self.lambda_count - lambdas,
+                    len(module_code.calls) - calls,
+                    len(module_code.loops) - loops,
                 )
             )
             first_line = last_line + 1
         separate = separate and self.definitions == len(self.functions) + len(self.classes)
-        summary = self._summary(module_code, line_count)
+        summary = self._summary(module_code, module_code.span.end_line)
         return LaidOutSummary(summary, tuple(shares) if separate else None)
 
     def _summary(self, module_code: FunctionSummary, line_count: int) -> ModuleSummary:
@@ -255,7 +269,7 @@ class _ModuleBuilder:
             line_count=line_count,
         )
 
-    def _module_code(self, line_count: int) -> FunctionSummary:
+    def module_code(self, line_count: int) -> FunctionSummary:
         return FunctionSummary(
             qualname="<module>",
             name="<module>",
@@ -1159,6 +1173,11 @@ class _ModuleBuilder:
         )
         return call_sym(len(summary.calls) - 1)
 
+
+_STAND_IN_CALL = CallSite(UNKNOWN, (), (), NO_SPAN)
+_STAND_IN_LOOP = Loop(UNKNOWN, NO_SPAN)
+"""What stands for the module code's calls and loops of the statements before those a
+summary of some statements walks (`summarize_laid_out`)."""
 
 _SIMPLE_STATEMENTS = frozenset(
     {
