@@ -33,8 +33,9 @@ With the workspace warm (the large file open, its first diagnostics in, a few ch
 
 The server re-solves the project-wide facts incrementally on a body edit (`Solver.update`)
 and decides again only the verdicts the edit can reach; an edit that moves no line (as these
-do) touches only the edited function (`interface.edited_keys`). What remains per change is
-mostly the edited file's own parse, summary and refactoring plan.
+do) touches only the edited function (`interface.edited_keys`), and the edited file is summarised
+again only in the edited top-level statement (`summaries/statement_edit.py`). What remains per
+change is mostly the verdict phase and the edited file's own parse and refactoring plan.
 
 `--base REV` measures a commit (or branch) beside this checkout in the same run, on the same
 generated project: a detached git worktree of REV, its server started by `--base-python`
