@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from hybridize.analyzer.facts.refs import ext_dotted, is_class_ref, is_ext_ref, ref_key
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks import lookup
-from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.ir import FunctionSummary, function_syms
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import is_name, sym_name
 
@@ -59,27 +59,15 @@ def _chains(ref: tuple) -> bool:
 
 
 def _names(fn: FunctionSummary) -> Iterator[str]:
-    """The global names a body reads: in its calls, its locals and what it stores."""
-    roots: list[Sym] = []
-    for site in fn.calls:
-        roots.append(site.callee)
-        roots.extend(site.args)
-        roots.extend(value for _, value in site.kwargs)
-    for values in fn.locals.values():
-        roots.extend(values)
-    roots.extend(store.value for store in fn.stores)
+    """The global names a body reads (in its calls, locals, stores, returns and loops), each
+    once, at most `MAX_NAMES`."""
     seen: set[str] = set()
-    work = roots
-    while work and len(seen) < MAX_NAMES:
-        sym = work.pop()
-        if not isinstance(sym, tuple) or not sym:
-            continue
-        if is_name(sym):
-            if sym_name(sym) not in seen:
-                seen.add(sym_name(sym))
-                yield sym_name(sym)
-            continue
-        work.extend(part for part in sym if isinstance(part, tuple))
+    for sym in function_syms(fn):
+        if len(seen) >= MAX_NAMES:
+            return
+        if is_name(sym) and sym_name(sym) not in seen:
+            seen.add(sym_name(sym))
+            yield sym_name(sym)
 
 
 def container_forward_methods(index: ProjectIndex, class_key: ClassKey) -> list[FunctionKey]:
