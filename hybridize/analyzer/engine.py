@@ -30,6 +30,7 @@ from hybridize.analyzer.checks.hy902_internal_error import InternalError
 from hybridize.analyzer.checks.run import run_checks
 from hybridize.analyzer.cycle_collector import no_cyclic_gc
 from hybridize.analyzer.decisions.benefit import BenefitModel
+from hybridize.analyzer.decisions.caller_reads import CallerReadCheck, CallerReads, phase_reads
 from hybridize.analyzer.decisions.decide import DecisionInputs, decide
 from hybridize.analyzer.decisions.verdict_scope import (
     affected,
@@ -129,6 +130,8 @@ class VerdictMemory:
     patched: dict[FunctionKey, Patch] | None
     """The project functions the tests patch, as the verdicts kept read them (HY424); None
     when no verdict has read them yet."""
+    caller_reads: CallerReads
+    """What the verdicts read above their direct callers."""
 
 
 def _decide(
@@ -248,11 +251,17 @@ def _decide(
     failed: dict[FunctionKey, FileError] = {}
     reasons: dict[FunctionKey, list[NotCandidate]] = {}
     kept = 0
+    kept_keys: set[FunctionKey] = set()
     phase = VerdictPhase(
         ProjectFacts(index, facts, helpers, hybrid, traced, project.seeding, variation, breaks),
         options,
     )
     unevaluated = _unevaluated(graph, facts.internal_errors)
+    above = (
+        None
+        if memory is None or scope is None
+        else CallerReadCheck(index, facts, helpers, compiled, memory.caller_reads)
+    )
     wanted = None if files is None else _callers_of(graph, [k for k in keys if k.file in files])
     for done, key in enumerate(function_keys, 1):
         if progress is not None:
@@ -264,8 +273,10 @@ def _decide(
         reasons[key] = candidacy.reasons(key)
         if (
             memory is not None
+            and above is not None
             and key in settled
             and _keeps_verdict(key, graph, fresh, memory, covered, traced, reasons[key])
+            and above.unchanged(key)
         ):
             benefit = benefits.estimate(key)
             decided[key] = dataclasses.replace(
@@ -274,6 +285,7 @@ def _decide(
             if key in memory.errors:
                 failed[key] = memory.errors[key]
             kept += 1
+            kept_keys.add(key)
             continue
         evaluation_failure = unevaluated.get(key)
         if evaluation_failure is not None:
@@ -356,6 +368,12 @@ def _decide(
         reasons,
         traced,
         read_patches(facts, memory.patched if memory is not None else None),
+        phase_reads(
+            index,
+            facts,
+            None if memory is None or scope is None else memory.caller_reads,
+            () if scope is None else [k for k in scope if k not in kept_keys],
+        ),
     )
     return verdicts, errors, memory
 

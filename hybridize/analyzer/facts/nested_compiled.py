@@ -36,6 +36,7 @@ So two decorators must not meet in one graph where the inner one sits on such a 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 
 from hybridize.analyzer.facts.callgraph import MAX_FUNCTIONS_RUN, functions_run_by
 from hybridize.analyzer.facts.evaluator import TensorFacts
@@ -47,6 +48,20 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
+
+COMPILING_CALLER_READS = "compiling_caller_reads"
+"""The `facts.cache` entry of the `CompilingCallerRead`s of the verdict phase, by function."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompilingCallerRead:
+    """One answer of `compiling_caller` a verdict read: it names a caller at any depth, so
+    an edit of a caller several levels up may change it while every direct caller of the
+    function is settled (`decisions.caller_reads`)."""
+
+    framework: Framework
+    as_method: bool
+    answer: FunctionKey | None
 
 
 def method_defaults(fn: FunctionSummary) -> list[str]:
@@ -127,7 +142,7 @@ def nested_compiled_methods(
     fn = index.function(key)
     defaults = method_defaults(fn)
     if defaults:
-        outer = _compiling_caller(index, facts, key, framework, helpers, compiled)
+        outer = compiling_caller(index, facts, key, framework, helpers, compiled)
         if outer is not None:
             how = "is compiled" if outer in compiled else "may be compiled"
             found.append(
@@ -143,7 +158,7 @@ def nested_compiled_methods(
     elif breaking_method(fn):
         why = own_break or _graph_break(index, facts, key, breaks)
         outer = (
-            _compiling_caller(index, facts, key, framework, helpers, compiled, as_method=True)
+            compiling_caller(index, facts, key, framework, helpers, compiled, as_method=True)
             if why is not None
             else None
         )
@@ -186,7 +201,7 @@ def _graph_break(
     return f"it runs {found.what}{where} (line {found.span.start_line})"
 
 
-def _compiling_caller(
+def compiling_caller(
     index: ProjectIndex,
     facts: TensorFacts,
     key: FunctionKey,
@@ -199,6 +214,23 @@ def _compiling_caller(
     """The nearest function of the same framework that calls `key` (transitively) and is or
     may be compiled; `as_method`: through a function that calls it as a method, not as a
     module's `forward` run by the module's call (which keeps the instance)."""
+    answer = nearest_compiling_caller(index, facts, key, framework, helpers, compiled, as_method)
+    reads = facts.cache.setdefault(COMPILING_CALLER_READS, {})
+    assert isinstance(reads, dict)
+    reads.setdefault(key, []).append(CompilingCallerRead(framework, as_method, answer))
+    return answer
+
+
+def nearest_compiling_caller(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    framework: Framework,
+    helpers: HelperSafety,
+    compiled: Collection[FunctionKey],
+    as_method: bool,
+) -> FunctionKey | None:
+    """`compiling_caller` without keeping the answer as one the verdict read."""
     if as_method:
         direct = [
             c
