@@ -155,7 +155,8 @@ def _decide(
     facts or callees changed; the rest of the scope is *settled*: what flows up from callees
     is the last phase's, and a settled function whose callers are settled too and whose
     inputs from callers (covered, traced callers, candidacy) are unchanged keeps its verdict
-    (with its benefit estimated again)."""
+    (with its benefit estimated again), when what it read of callers further up is the same
+    too (`caller_reads`)."""
     keys = project_keys(index)
     if scope is None or memory is None:
         graph = None
@@ -391,7 +392,8 @@ def _keeps_verdict(
     when nothing it reads of its callers changed either: no caller is fresh (a check may read
     a caller's calls and values: how it uses the result, what it passes), it is covered or
     not as before, the same callers run traced, and its candidacy (which may follow from its
-    callers: a helper only TF1 code calls) is the same."""
+    callers: a helper only TF1 code calls) is the same. What a check reads of callers further
+    up is compared apart (`caller_reads.CallerReadCheck`)."""
     if key not in memory.decided or covered.get(key) != memory.covered.get(key):
         return False
     callers = list(graph.predecessors(key)) if key in graph else []
