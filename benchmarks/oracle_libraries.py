@@ -327,6 +327,13 @@ LIBRARIES: dict[str, Library] = {
                 "pytz==2026.6",
                 "tzdata==2026.6",
                 "tensorflow-hub==0.16.1",
+                # the MinDiff and counterfactual models log their losses with tf.summary.scalar
+                # (TensorBoard's): without it 87 of their tests fail before any rewrite
+                "tensorboard==2.21.0",
+                "tensorboard-data-server==0.7.2",
+                "markdown==3.11.3",
+                "werkzeug==3.1.9",
+                "markupsafe==3.0.4",
             ),
             ("tensorflow_model_remediation",),
             # MinDiff and counterfactual fairness regularization on Keras 2 (tf_keras): MMD,
