@@ -29,10 +29,8 @@ import bisect
 import dataclasses
 import os
 import re
-import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -168,11 +166,6 @@ class Project:
         self._summaries: dict[str, ModuleSummary | FileError] = {}
         """Per file, its summary or why it has none; a readable file is summarised only when
         a solve needs it (`_summarize_pending`), so a cached whole result needs none."""
-        self._meanwhile: (
-            tuple[list[tuple[str, bytes]], Future[dict[str, ModuleSummary | FileError]]] | None
-        ) = None
-        """The files being summarised while a preliminary result is solved, and their summaries
-        to come (`_summarize_rest_meanwhile`)."""
         self._folder_errors: list[FileError] = []
         self._buffers: set[str] = set()
         self._editable: dict[str, EditableSummary] = {}
@@ -350,55 +343,16 @@ class Project:
         self._ignored.clear()
 
     def _summarize_pending(self) -> None:
-        """Summarise every readable file that has no summary yet (taking first those summarised
-        meanwhile, `_summarize_rest_meanwhile`)."""
-        self._take_meanwhile()
+        """Summarise every readable file that has no summary yet."""
         pending = [(r, raw) for r, raw in sorted(self._raw.items()) if r not in self._summaries]
         if pending:
             self._summaries.update(self._summarize_many(pending))
 
-    def _summarize_rest_meanwhile(self) -> None:
-        """Start summarising, on the worker processes, the files still without a summary, while
-        this thread solves the part of the project a preliminary result needs: the whole
-        solve that follows takes them (`_take_meanwhile`) instead of waiting for them then.
-        Only where the files go to workers anyway (several cores, a large project); quietly
-        (the progress heard is the preliminary solve's)."""
-        from hybridize.analyzer.summaries.file_summaries import PARALLEL_THRESHOLD
-
-        pending = [(r, raw) for r, raw in sorted(self._raw.items()) if r not in self._summaries]
-        jobs = self.options.jobs or os.cpu_count() or 1
-        if self._meanwhile is not None or jobs < 2 or len(pending) < PARALLEL_THRESHOLD:
-            return
-        done: Future[dict[str, ModuleSummary | FileError]] = Future()
-
-        def summarize() -> None:
-            try:
-                done.set_result(self._summarize_many(pending, quiet=True))
-            except BaseException as exc:  # the whole solve summarises them again
-                done.set_exception(exc)
-
-        threading.Thread(target=summarize, name="hybridize-summaries", daemon=True).start()
-        self._meanwhile = (pending, done)
-
-    def _take_meanwhile(self) -> None:
-        """The summaries `_summarize_rest_meanwhile` made, of the files whose bytes are still
-        those it summarised (an edit since replaced the others' summaries' source)."""
-        if self._meanwhile is None:
-            return
-        pending, done = self._meanwhile
-        self._meanwhile = None
-        if done.exception() is not None:
-            return
-        made = done.result()
-        for relpath, raw in pending:
-            if self._raw.get(relpath) is raw and relpath not in self._summaries:
-                self._summaries[relpath] = made[relpath]
-
     def _summarize_many(
-        self, files: list[tuple[str, bytes]], *, quiet: bool = False
+        self, files: list[tuple[str, bytes]]
     ) -> dict[str, ModuleSummary | FileError]:
         """Summaries of many files: from the cache, else on every core for a large project
-        (as `hybridize analyze` does), else here. `quiet`: no progress is told."""
+        (as `hybridize analyze` does), else here."""
         from hybridize.analyzer.summaries.file_summaries import PARALLEL_THRESHOLD
         from hybridize.analyzer.workers import run_isolated
 
@@ -411,9 +365,7 @@ class Project:
             else:
                 missing.append((relpath, raw))
         # Summarising one file (an edit) is quick: only more is worth a progress notice.
-        report = (
-            self._reporter(Stage.SUMMARIES, len(files)) if len(missing) > 1 and not quiet else None
-        )
+        report = self._reporter(Stage.SUMMARIES, len(files)) if len(missing) > 1 else None
         if report is not None:
             report(len(out))
         jobs = self.options.jobs or os.cpu_count() or 1
@@ -650,7 +602,6 @@ class Project:
         if sum(len(self._raw[r]) for r in near) > total * PRELIMINARY_SHARE:
             return None
         summaries = {r: s for r in near if isinstance(s := self._summary(r), ModuleSummary)}
-        self._summarize_rest_meanwhile()
         with survivors_collectable():  # a server's heap: nothing of this solve is kept
             verdicts, errors = ProjectAnalysis(long_running=False).solve(
                 summaries, self.package, self.options.analysis, files={relpath}
