@@ -48,6 +48,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.model import Span
 
 COMPILING_CALLER_READS = "compiling_caller_reads"
 """The `facts.cache` entry of the `CompilingCallerRead`s of the verdict phase, by function."""
@@ -144,14 +145,14 @@ def nested_compiled_methods(
     if defaults:
         outer = compiling_caller(index, facts, key, framework, helpers, compiled)
         if outer is not None:
-            how = "is compiled" if outer in compiled else "may be compiled"
             found.append(
-                Evidence(
-                    f"`{outer.qualname}`{_where(outer, key)} {how} and runs it inside its "
-                    f"graph: compiled too, this method (a default for `{defaults[0]}`) makes "
-                    "Dynamo fail building that graph's guards (it guards the default through "
-                    "the compile wrapper, whose defaults are None); inlined there, a decorator of its own adds nothing: "
-                    "only the outermost function is compiled",
+                _nested_in(
+                    outer,
+                    key,
+                    compiled,
+                    "and runs it inside its graph: compiled too, this method (a default for "
+                    f"`{defaults[0]}`) makes Dynamo fail building that graph's guards (it guards "
+                    "the default through the compile wrapper, whose defaults are None)",
                     fn.span,
                 )
             )
@@ -163,14 +164,14 @@ def nested_compiled_methods(
             else None
         )
         if outer is not None:
-            how = "is compiled" if outer in compiled else "may be compiled"
             found.append(
-                Evidence(
-                    f"`{outer.qualname}`{_where(outer, key)} {how} and calls it as a method "
-                    f"inside its graph: compiled too, this method loses its instance when "
-                    f'Dynamo breaks the graph in it ("missing 1 required positional '
-                    f'argument"), and it may: {why}; inlined there, a decorator of its own '
-                    "adds nothing: only the outermost function is compiled",
+                _nested_in(
+                    outer,
+                    key,
+                    compiled,
+                    "and calls it as a method inside its graph: compiled too, this method loses "
+                    'its instance when Dynamo breaks the graph in it ("missing 1 required '
+                    f'positional argument"), and it may: {why}',
                     fn.span,
                 )
             )
@@ -199,6 +200,19 @@ def _graph_break(
         return None
     where = "" if found.function == key else f" in `{found.function.qualname}`"
     return f"it runs {found.what}{where} (line {found.span.start_line})"
+
+
+def _nested_in(
+    outer: FunctionKey, key: FunctionKey, compiled: Collection[FunctionKey], what: str, span: Span
+) -> Evidence:
+    """Why `key` compiled inside `outer`'s graph fails (`what`), and why its own decorator
+    would add nothing there anyway."""
+    how = "is compiled" if outer in compiled else "may be compiled"
+    return Evidence(
+        f"`{outer.qualname}`{_where(outer, key)} {how} {what}; inlined there, a decorator of its "
+        "own adds nothing: only the outermost function is compiled",
+        span,
+    )
 
 
 def compiling_caller(
