@@ -34,6 +34,7 @@ from hybridize.analyzer.decisions.caller_reads import CallerReadCheck, CallerRea
 from hybridize.analyzer.decisions.decide import DecisionInputs, decide
 from hybridize.analyzer.decisions.verdict_scope import (
     affected,
+    callers_closure,
     changed_readers,
     changed_state,
     compare_facts,
@@ -148,7 +149,7 @@ def _decide(
     """The verdicts of every function, or (with `scope` and the `memory` of the last phase)
     of the functions in `scope` only, a set closed under callees (`verdict_scope`); with
     `files`, only of their functions and of the functions that call them, at any depth (what
-    their benefit reads of other verdicts: `_callers_of`), for a result that shows those
+    their benefit reads of other verdicts: `callers_closure`), for a result that shows those
     files alone.
 
     `fresh` (a part of `scope` holding every caller of its members) are the functions whose
@@ -263,7 +264,10 @@ def _decide(
         if memory is None or scope is None
         else CallerReadCheck(index, facts, helpers, compiled, memory.caller_reads)
     )
-    wanted = None if files is None else _callers_of(graph, [k for k in keys if k.file in files])
+    # a verdict's benefit reads other verdicts only up its callers (whether they run as graphs:
+    # `BenefitModel.inside_proposed_graphs`), so the files' functions and their callers at any
+    # depth get the verdicts of a phase that decides every function
+    wanted = None if files is None else callers_closure(graph, [k for k in keys if k.file in files])
     for done, key in enumerate(function_keys, 1):
         if progress is not None:
             progress(ProgressStep(Stage.VERDICTS, done, len(function_keys)))
@@ -402,21 +406,6 @@ def _keeps_verdict(
     if any((c in traced) != (c in memory.traced) for c in callers):
         return False
     return reasons == memory.reasons.get(key)
-
-
-def _callers_of(graph: nx.DiGraph, keys: list[FunctionKey]) -> set[FunctionKey]:
-    """`keys` and every function that calls one of them, at any depth. A verdict's benefit
-    reads other verdicts only up its callers (`BenefitModel.inside_proposed_graphs`: whether
-    they run as graphs), so these verdicts are those of a phase that decides every function."""
-    found = set(keys)
-    stack = list(keys)
-    while stack:
-        key = stack.pop()
-        for caller in graph.predecessors(key) if key in graph else ():
-            if caller not in found:
-                found.add(caller)
-                stack.append(caller)
-    return found
 
 
 def _inside_proposed_graphs(

@@ -139,19 +139,27 @@ def module_queries_backend(calls: object) -> bool:
     )
 
 
+def callers_closure(graph: nx.DiGraph, start: Iterable[FunctionKey]) -> set[FunctionKey]:
+    """`start` and every function that calls one of them, at any depth (a key the graph does
+    not hold has no callers)."""
+    found = set(start)
+    stack = list(found)
+    while stack:
+        key = stack.pop()
+        for caller in graph.predecessors(key) if key in graph else ():
+            if caller not in found:
+                found.add(caller)
+                stack.append(caller)
+    return found
+
+
 def affected(
     graph: nx.DiGraph, start: Iterable[FunctionKey], extra_down: Iterable[FunctionKey] = ()
 ) -> tuple[set[FunctionKey], set[FunctionKey]]:
     """`up`, `start` and its callers transitively, and the scope: `up` and everything it
     (and `extra_down`) calls. A function of the scope outside `up` calls none of `up`, so
     what flows up from callees (effects, helper hazards, recursion) is unchanged for it."""
-    up = set(start)
-    stack = list(up)
-    while stack:
-        for caller in graph.predecessors(stack.pop()):
-            if caller not in up:
-                up.add(caller)
-                stack.append(caller)
+    up = callers_closure(graph, start)
     down = up | {k for k in extra_down if k in graph}
     stack = list(down)
     while stack:
