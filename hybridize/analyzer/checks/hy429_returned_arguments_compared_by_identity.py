@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
 
-from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
+from hybridize.analyzer.facts.callgraph import call_sites
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.predicates import made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.returns import passed_through
@@ -113,26 +114,21 @@ class ReturnsArgumentsComparedByIdentity(Check):
                     fn.span,
                 )
             ]
-        for caller in sorted(facts.callers.get(key, ()), key=str):
+        for caller, caller_fn, resolved, _ in call_sites(index, facts, key):
             if caller == key:
                 continue
-            caller_fn = index.function(caller)
-            calls = facts.calls.get(caller, [])
-            for resolved in calls:
-                if not any(target == key for _, target in callees(index, resolved)):
-                    continue
-                use = _identity_use(caller_fn, calls, call_sym(resolved.index))
-                if use is None:
-                    continue
-                where = "module code" if caller.is_module_code else f"`{caller_fn.qualname}`"
-                return [
-                    cls.finding(
-                        f"may return {names} as given, and {where} (line "
-                        f"{resolved.site.span.start_line}) {use}: tf.function returns new "
-                        "tensor objects, never its arguments",
-                        context.function.span,
-                    )
-                ]
+            use = _identity_use(caller_fn, facts.calls.get(caller, []), call_sym(resolved.index))
+            if use is None:
+                continue
+            where = "module code" if caller.is_module_code else f"`{caller_fn.qualname}`"
+            return [
+                cls.finding(
+                    f"may return {names} as given, and {where} (line "
+                    f"{resolved.site.span.start_line}) {use}: tf.function returns new "
+                    "tensor objects, never its arguments",
+                    context.function.span,
+                )
+            ]
         return []
 
 
