@@ -228,6 +228,7 @@ def _decide(
         lambda k: is_test_code(index, k),
         in_keras_loops=in_keras_loops,
         flexibly_compiled=flexibly_compiled(index, facts, hybrid),
+        framework_compiled=compiled,
         scope=None if memory is None or scope is None else part,
         previous=None if memory is None else memory.benefits,
     )

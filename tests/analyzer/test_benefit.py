@@ -664,6 +664,54 @@ def test_a_library_function_only_its_tests_call_runs_an_unknown_count() -> None:
     assert v.benefit_reasons[0].startswith("only tests call it: how often")
 
 
+KERAS_STEP_LIBRARY = {
+    "lib.py": """
+        import tensorflow as tf
+
+        class Net(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(4)
+
+            def call(self, x):
+                return self.dense(x)
+
+            def predict_step(self, data):
+                out = super().predict_step(data)
+                return {"logits": out, "probabilities": tf.nn.softmax(out)}
+        """,
+    "lib_test.py": """
+        import tensorflow as tf
+        from lib import Net
+
+        def test_predict_step():
+            assert Net().predict_step(tf.ones((2, 3)))["logits"].shape == (2, 4)
+        """,
+}
+"""A Keras model's `predict_step` that only a test calls directly (tf-models'
+`TwoTowerUpliftModel.predict_step`): the program runs it through `predict`."""
+
+
+def test_a_keras_step_only_tests_call_eagerly_runs_in_keras_s_graph() -> None:
+    """Keras's `predict` runs a model's `predict_step` in a `tf.function` of its own (class
+    4): a test calling it directly is no evidence that the program does, so its eager calls
+    do not make a decorator of its own pay (HY004 stays off: the test's call is eager). A
+    model the tests run eagerly (`run_eagerly=True`) keeps the unknown count."""
+    v = verdict(KERAS_STEP_LIBRARY, "lib.py::Net.predict_step")
+    assert v.passes
+    assert v.benefit == "none", v.benefit_reasons
+    assert "from Keras's `fit`, `evaluate` or `predict`" in v.benefit_reasons[0]
+    assert "only tests call it eagerly" in v.benefit_reasons[0]
+    eager = dict(KERAS_STEP_LIBRARY)
+    eager["lib_test.py"] = eager["lib_test.py"].replace(
+        "def test_predict_step():\n",
+        "def test_predict_step():\n            Net().compile(run_eagerly=True)\n",
+    )
+    v = verdict(eager, "lib.py::Net.predict_step")
+    assert v.benefit == "low", v.benefit_reasons
+    assert v.benefit_reasons[0].startswith("only tests call it: how often")
+
+
 INHERITED_DISTRIBUTION = """
         import torch
         from torch.distributions import Normal

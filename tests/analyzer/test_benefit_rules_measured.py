@@ -249,6 +249,38 @@ def test_keras_fit_runs_a_model_s_call_and_its_layers_inside_a_graph() -> None:
     assert modes[-3:] == [True, True, True] and traced < len(modes)
 
 
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_keras_predict_runs_a_model_s_predict_step_inside_a_graph() -> None:
+    """`predict` wraps the model's `predict_step` in a `tf.function` of its own: the override
+    runs only while tracing, however many batches it predicts, unless the model runs eagerly
+    (the benefit of a step only tests call directly: none)."""
+    import tensorflow as tf
+
+    modes: list[bool] = []
+
+    class Net(tf.keras.Model):
+        def __init__(self) -> None:
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(2)
+
+        def call(self, x: Any) -> Any:
+            return self.dense(x)
+
+        def predict_step(self, data: Any) -> Any:
+            modes.append(tf.executing_eagerly())
+            return super().predict_step(data)
+
+    x = tf.ones((64, 3))
+    Net().predict(x, batch_size=8, verbose=0)  # 8 batches
+    assert modes and not any(modes) and len(modes) < 8, modes
+    eager = Net()
+    eager.compile(run_eagerly=True)
+    modes.clear()
+    eager.predict(x, batch_size=8, verbose=0)
+    assert modes == [True] * 8, modes
+
+
 # -- shapes that change from call to call (retracing classes 2 and 5 of issue 34) ------------
 
 LENGTHS = range(2, 14)

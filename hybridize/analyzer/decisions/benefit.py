@@ -119,6 +119,7 @@ class BenefitModel:
         *,
         in_keras_loops: dict[FunctionKey, bool] | None = None,
         flexibly_compiled: dict[FunctionKey, str] | None = None,
+        framework_compiled: set[FunctionKey] | None = None,
         scope: nx.DiGraph | None = None,
         previous: BenefitModel | None = None,
     ) -> None:
@@ -128,9 +129,12 @@ class BenefitModel:
         whose counts outside `scope` still hold: a function outside `scope` has no caller
         inside it. `flexibly_compiled`: the compiled functions whose decorator serves
         changing shapes with one graph, with the argument that does it
-        (`Framework.flexible_signature_arguments`)."""
+        (`Framework.flexible_signature_arguments`). `framework_compiled`: the methods the
+        framework calls from a graph of its own (`callgraph.framework_compiled`: a Keras
+        model's steps, an optimizer's update hooks)."""
         self.index = index
         self.flexibly_compiled = flexibly_compiled or {}
+        self.framework_compiled = framework_compiled or set()
         self.facts = facts
         self.graph = graph
         self.covered = covered
@@ -185,6 +189,18 @@ class BenefitModel:
         wrapped = self._wraps_flexibly_compiled(key)
         if wrapped is not None:
             return Benefit("none", (wrapped,))
+        if frequency == "tests" and key in self.framework_compiled:
+            # Not covered (HY004) only because tests call it eagerly: a test of a framework
+            # hook says nothing of how the program runs it.
+            return Benefit(
+                "none",
+                (
+                    "the framework calls it from a graph of its own (a model's step from "
+                    f"{framework.graph_training_loops}, an optimizer's update hook from the "
+                    "compiled training step), and only tests call it eagerly: where the "
+                    "program runs it, a decorator of its own changes nothing",
+                ),
+            )
         forward_pass = frequency in ("uncalled", "unknown", "tests") and (
             self._runs_per_forward_pass(key)
         )
