@@ -712,6 +712,59 @@ def test_a_keras_step_only_tests_call_eagerly_runs_in_keras_s_graph() -> None:
     assert v.benefit_reasons[0].startswith("only tests call it: how often")
 
 
+HELPER_OF_A_PROPOSED_LAYER_CALL = {
+    "lib.py": """
+        import tensorflow as tf
+
+        class Generator(tf.keras.layers.Layer):
+            def _decode(self, boxes, scores):
+                for _ in range(3):
+                    boxes = tf.concat([boxes, tf.reshape(scores, [-1, 1])], axis=1)
+                    boxes = tf.nn.relu(tf.matmul(boxes, boxes, transpose_b=True))
+                return boxes
+
+            def __call__(self, boxes, scores):
+                out = self._decode(boxes, scores)
+                for _ in range(4):
+                    out = tf.nn.softmax(tf.matmul(out, out)) + tf.reduce_sum(out)
+                    out = tf.concat([out, tf.sin(out)], axis=0)
+                return out
+        """,
+    "lib_test.py": """
+        import tensorflow as tf
+        from lib import Generator
+
+        def test_decode():
+            assert Generator()._decode(tf.ones((2, 2)), tf.ones((2,))).shape == (2, 2)
+        """,
+}
+"""A layer's helper that only the layer's own `__call__` (predicted to pay) and a test call
+(tf-models' `MultilevelDetectionGenerator._decode_multilevel_outputs_and_pre_nms_top_k`)."""
+
+
+def test_a_low_helper_only_proposed_graphs_call_runs_inside_them() -> None:
+    """With the layer's `__call__` compiled as proposed, the helper runs only inside that
+    graph (class 4): `none`, naming the caller, where "its callers are entry points" left it
+    `low`. A second caller that runs eagerly keeps it `low`."""
+    layer = verdict(HELPER_OF_A_PROPOSED_LAYER_CALL, "lib.py::Generator.__call__")
+    assert layer.benefit == "high", layer.benefit_reasons
+    v = verdict(HELPER_OF_A_PROPOSED_LAYER_CALL, "lib.py::Generator._decode")
+    assert v.benefit == "none", v.benefit_reasons
+    assert "once the proposed changes are made (`Generator.__call__`)" in v.benefit_reasons[0]
+    eager = dict(HELPER_OF_A_PROPOSED_LAYER_CALL)
+    eager["lib.py"] += textwrap.indent(
+        textwrap.dedent(
+            """
+            def decode_eagerly(boxes, scores):
+                return Generator()._decode(boxes, scores)
+            """
+        ),
+        "        ",
+    )
+    v = verdict(eager, "lib.py::Generator._decode")
+    assert v.benefit == "low", v.benefit_reasons
+
+
 INHERITED_DISTRIBUTION = """
         import torch
         from torch.distributions import Normal

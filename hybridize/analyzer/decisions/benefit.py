@@ -297,9 +297,13 @@ class BenefitModel:
         """Additions predicted to pay whose calls, once the proposed changes are made (a kept
         `@tf.function`, or a caller's own addition predicted to pay), run inside those graphs
         but for fewer than MANY_CALLS eager ones: a decorator of their own gains nothing (and
-        a `tf.function` nested in an XLA-compiled one can be much slower). `keys` limits the
-        functions decided (those of the scope). Returns key -> the reason, naming one such
-        caller."""
+        a `tf.function` nested in an XLA-compiled one can be much slower). And additions
+        rated `low` (how often they run unknown, or too little work) that the program calls
+        only inside those graphs: no eager call is left for a decorator of their own to
+        speed up (tf-models' `_decode_multilevel_outputs_and_pre_nms_top_k`, which only the
+        layer's own `__call__`, proposed, calls: "callers are entry points" said nothing of
+        that). `keys` limits the functions decided (those of the scope). Returns key -> the
+        reason, naming one such caller."""
         in_graph = {
             key
             for key, v in verdicts.items()
@@ -312,13 +316,19 @@ class BenefitModel:
         covered: dict[FunctionKey, str] = {}
         for key in verdicts if keys is None else keys:
             v = verdicts[key]
-            if v.transformation != "convert_to_hybrid" or v.benefit != "high":
+            if v.transformation != "convert_to_hybrid" or v.benefit not in ("high", "low"):
                 continue
-            # Most of its calls happen inside graphs; those made eagerly are too few to pay
-            # for its tracing.
-            runs, eager_runs = self._calls.get(key, 0), eager.get(key, 0)
-            if eager_runs >= MANY_CALLS or eager_runs >= runs:
-                continue
+            if v.benefit == "low":
+                # No count of its own to weigh: inside when its callers make no eager call.
+                eager_runs = eager.get(key, 1)
+                if eager_runs != 0 or not any(c in in_graph for c in self._callers(key)):
+                    continue
+            else:
+                # Most of its calls happen inside graphs; those made eagerly are too few to
+                # pay for its tracing.
+                runs, eager_runs = self._calls.get(key, 0), eager.get(key, 0)
+                if eager_runs >= MANY_CALLS or eager_runs >= runs:
+                    continue
             inside = sorted(
                 (
                     c
