@@ -108,6 +108,7 @@ class ProjectIndex:
     _global_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
     _class_role_cache: dict[ClassKey, LayerBase | None] = field(default_factory=dict)
     _mro_cache: dict[ClassKey, list[ClassKey]] = field(default_factory=dict)
+    _base_refs_cache: dict[ClassKey, list[Ref]] = field(default_factory=dict)
     _method_cache: dict[tuple[ClassKey, str], FunctionKey | None] = field(default_factory=dict)
     _dispatch_cache: dict[tuple[ClassKey, str], tuple[FunctionKey, ...]] = field(
         default_factory=dict
@@ -119,6 +120,11 @@ class ProjectIndex:
         default_factory=dict
     )
     _compile_targets: CompileTargets | None = None
+    _import_root_cache: dict[str, PurePosixPath] = field(default_factory=dict)
+    _framework_by_key: dict[FunctionKey, Framework] = field(default_factory=dict)
+    """`function_framework` by key, for this index only (never shared with the next: a
+    module's body may choose its functions' framework, and an edit makes a new index); the
+    verdicts and the fixed point ask tens of thousands of times."""
     _keys: list[FunctionKey] | None = None
     _function_cache: dict[FunctionKey, FunctionSummary] = field(default_factory=dict)
     """`function` by key: the fixed point and the verdicts ask millions of times, and the
@@ -144,6 +150,7 @@ class ProjectIndex:
         self._global_cache = previous._global_cache
         self._class_role_cache = previous._class_role_cache
         self._mro_cache = previous._mro_cache
+        self._base_refs_cache = previous._base_refs_cache
         self._method_cache = previous._method_cache
         self._dispatch_cache = previous._dispatch_cache
         self._direct_subclasses = previous._direct_subclasses
@@ -151,6 +158,7 @@ class ProjectIndex:
         self._module_frameworks_cache = previous._module_frameworks_cache
         self._function_framework_cache = previous._function_framework_cache
         self._compile_targets = previous._compile_targets
+        self._framework_by_key = {}  # read through the caches just replaced
         if all(
             list(self.modules[r].functions) == list(previous.modules[r].functions) for r in changed
         ):
@@ -235,11 +243,15 @@ class ProjectIndex:
         return found
 
     def _import_root(self, importer: str) -> PurePosixPath:
-        """The folder above the importer's outermost package (`__init__.py` chain)."""
-        folder = PurePosixPath(importer).parent
-        while str(folder) not in (".", "", "/") and self._is_package(folder):
-            folder = folder.parent
-        return folder
+        """The folder above the importer's outermost package (`__init__.py` chain), memoised
+        per importer for this index (its modules, and so its packages, never change)."""
+        found = self._import_root_cache.get(importer)
+        if found is None:
+            found = PurePosixPath(importer).parent
+            while str(found) not in (".", "", "/") and self._is_package(found):
+                found = found.parent
+            self._import_root_cache[importer] = found
+        return found
 
     def _is_package(self, folder: PurePosixPath) -> bool:
         init = str(folder / "__init__.py")
@@ -411,12 +423,17 @@ class ProjectIndex:
     # ------------------------------------------------------------- classes
 
     def base_refs(self, class_key: ClassKey) -> list[Ref]:
-        relpath = class_key.file
-        cls = self.klass(class_key)
-        refs = []
-        for base in cls.bases:
-            refs.append(self.resolve_dotted(relpath, base))
-        return refs
+        """What each of the class's bases resolves to, in order (KeyError for a class the
+        project does not have). Memoised with the interface caches (bases and the names they
+        resolve through are the interface's): the method lookups, the class roles and the
+        facts that walk a class's bases ask for the same classes thousands of times. The
+        list is shared: callers do not change it."""
+        found = self._base_refs_cache.get(class_key)
+        if found is None:
+            relpath = class_key.file
+            found = [self.resolve_dotted(relpath, base) for base in self.klass(class_key).bases]
+            self._base_refs_cache[class_key] = found
+        return found
 
     def mro(self, class_key: ClassKey) -> list[ClassKey]:
         """Project classes in method-resolution order (depth-first, left to right, no repeats)."""
@@ -555,6 +572,9 @@ class ProjectIndex:
         """The compile target whose rules judge a function's code, the verdict's included:
         its module's (`compile_targets`), or, in a module that imports more than one
         framework, the one the function itself uses (`_used_framework`)."""
+        known = self._framework_by_key.get(key)
+        if known is not None:
+            return known
         relpath = key.file
         module = self.modules.get(relpath)
         if module is not None and self.mixes_frameworks(relpath):
@@ -563,8 +583,11 @@ class ProjectIndex:
                 used = self._used_framework(relpath, key)
                 found = (module, used or self.compile_targets().framework(relpath))
                 self._function_framework_cache[key] = found
-            return found[1]
-        return self.compile_targets().framework(relpath)
+            known = found[1]
+        else:
+            known = self.compile_targets().framework(relpath)
+        self._framework_by_key[key] = known
+        return known
 
     def mixes_frameworks(self, relpath: str) -> bool:
         """Whether the module's own imports name more than one framework (TensorFlow and
