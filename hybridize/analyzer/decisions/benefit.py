@@ -63,6 +63,7 @@ from hybridize.analyzer.summaries.syms import (
     is_seq,
     kind_of,
     seq_kind,
+    syms_of_kinds,
 )
 from hybridize.model import Benefit as BenefitLevel
 from hybridize.model import FunctionVerdict
@@ -551,10 +552,8 @@ class BenefitModel:
         if evaluator is None:
             return set()
         getters: set[FunctionKey] = set()
-        for sym, atoms in evaluator.memo.items():
-            if not is_attr(sym):
-                continue
-            for atom in atoms:
+        for sym in syms_of_kinds(evaluator.memo, "attr"):
+            for atom in evaluator.memo[sym]:
                 if is_method_atom(atom) and _is_property(self.index.function(project_key(atom))):
                     getters.add(project_key(atom))
         getters.discard(key)
@@ -600,8 +599,8 @@ class BenefitModel:
                 cost = self._inherited_distribution_method(evaluator, resolved, costs)
             work += cost * factor
         if evaluator is not None:
-            for sym, atoms in evaluator.memo.items():
-                if is_op(sym) and any(kind_of(a) in ("tensor", "variable") for a in atoms):
+            for sym in syms_of_kinds(evaluator.memo, "op"):
+                if any(kind_of(a) in ("tensor", "variable") for a in evaluator.memo[sym]):
                     work += _operator_cost(evaluator, sym, costs)
         return work, training
 

@@ -163,6 +163,8 @@ def join_capped(joined: Iterable[Atom], cut: dict[CutEntry, bool], entry: CutEnt
 def merge_tensor_specs(atoms: Atoms) -> Atoms:
     """Collapse many tensor atoms with different shapes into one of unknown shape: a
     function's return, whether the evaluator or the solver builds it."""
+    if len(atoms) <= 4:
+        return atoms  # four tensors at most (most values): nothing to look at
     tensors = [a for a in atoms if is_tensor_atom(a)]
     if len(tensors) <= 4:
         return atoms

@@ -36,7 +36,6 @@ from hybridize.analyzer.summaries.syms import (
     SymKind,
     cond_sym,
     is_attr,
-    is_local,
     is_param,
     kind_of,
     local_sym,
@@ -169,15 +168,16 @@ def bound_in_enclosing_function(index: ProjectIndex, key: FunctionKey, name: str
 def _root_param(fn: FunctionSummary, sym: Sym) -> str | None:
     """The parameter a value is read from (`p`, `p.attr`, `p[i]`), through plain aliases."""
     for _ in range(20):
-        if is_local(sym):
+        kind: SymKind = sym[0]  # read once per step: asked of every value a call mutates
+        if kind == "local":
             values = fn.locals.get(sym[1], [])
             if len(values) != 1:
                 return None
             sym = values[0]
-        elif kind_of(sym) in ("attr", "item", "iter"):
+        elif kind in ("attr", "item", "iter"):
             sym = sym[1]
         else:
-            break
+            return sym[1] if kind == "param" else None
     return sym[1] if is_param(sym) else None
 
 

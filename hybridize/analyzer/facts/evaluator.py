@@ -67,9 +67,7 @@ from hybridize.analyzer.facts.values import (
     is_numpy_atom,
     is_obj_atom,
     is_partial_config,
-    is_seq_atom,
     is_symbolic_atom,
-    is_tup_atom,
     is_unknown_kind,
     lit_atom,
     method_atom,
@@ -1008,11 +1006,14 @@ def _holds_tf_tensor(atoms: Atoms, depth: int = 0) -> bool:
 def _holds_symbolic(atoms: Atoms) -> bool:
     """A Keras symbolic tensor, or a list/tuple holding one (`Concatenate()([a, b])`)."""
     for atom in atoms:
-        if is_symbolic_atom(atom):
+        # The kind read once (not `is_symbolic_atom`, `is_tup_atom`, `is_seq_atom`): this
+        # runs on every argument of every call the fixed point resolves.
+        kind: AtomKind = atom[0]
+        if kind == "symbolic":
             return True
-        if is_tup_atom(atom) and any(SYMBOLIC in part for part in atom[1]):
+        if kind == "tup" and any(SYMBOLIC in part for part in atom[1]):
             return True
-        if is_seq_atom(atom) and SYMBOLIC in atom[2]:
+        if kind == "seq" and SYMBOLIC in atom[2]:
             return True
     return False
 

@@ -43,6 +43,7 @@ from hybridize.analyzer.summaries.syms import (
     is_name,
     local_sym,
     param_sym,
+    syms_of_kinds,
 )
 from hybridize.model import Span
 
@@ -255,11 +256,7 @@ def _reads(
     # Only attribute and name reads can be state: the others are left out before the sort,
     # whose `repr` of every value the evaluator met was most of this walk.
     reads = sorted(
-        {
-            sym
-            for sym in (*evaluator.memo, *_getattr_reads(facts, key))
-            if is_attr(sym) or is_name(sym)
-        },
+        set(syms_of_kinds((*evaluator.memo, *_getattr_reads(facts, key)), "attr", "name")),
         key=repr,
     )
     for sym in reads:

@@ -30,6 +30,7 @@ import networkx as nx
 from hybridize.analyzer.facts.callgraph import components_bottom_up, reaching
 from hybridize.analyzer.facts.effects import FREE, origins
 from hybridize.analyzer.facts.evaluator import (
+    Evaluator,
     ResolvedCall,
     TensorFacts,
     bind_written,
@@ -78,6 +79,7 @@ from hybridize.analyzer.summaries.syms import (
     name_sym,
     param_sym,
     sym_name,
+    syms_of_kinds,
 )
 from hybridize.model import Span
 
@@ -376,6 +378,13 @@ def _layer_library(info: ApiInfo) -> str:
     return owner.layer_library if owner is not None else info.framework
 
 
+def _items(evaluator: Evaluator) -> list[Sym]:
+    """The subscripts (`x[i]`) among the values the function's evaluation met, picked by their
+    kind read once (a body has hundreds of values, and a few subscripts): a list, since
+    evaluating their parts adds to the memo."""
+    return syms_of_kinds(evaluator.memo, "item")
+
+
 def _needs_concrete_value(info: ApiInfo) -> str:
     """Why an API needing a concrete value fails on a symbolic tensor, with what its framework
     offers instead (`Framework.concrete_value_advice`)."""
@@ -421,13 +430,12 @@ def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: Functi
         for loop in index.function(key).loops
     )
     return ranges or any(
-        is_item(sym)
-        and kind_of(sym[2]) not in ("lit", "slice")
+        kind_of(sym[2]) not in ("lit", "slice")
         and any(
             a[0] in PYTHON_SEQUENCE_KINDS or _is_mapping_or_string(a)
             for a in evaluator.eval(sym[1])
         )
-        for sym in list(evaluator.memo)
+        for sym in _items(evaluator)
     )
 
 
@@ -837,8 +845,8 @@ class _Values:
         reason = self.index.function_framework(self.key).boolean_mask_break
         if reason is None:
             return
-        for sym in list(self.evaluator.memo):
-            if not is_item(sym) or kind_of(sym[2]) in ("lit", "slice"):
+        for sym in _items(self.evaluator):
+            if kind_of(sym[2]) in ("lit", "slice"):
                 continue
             bases = self.evaluator.eval(sym[1])
             indexes = self.evaluator.eval(sym[2])
@@ -909,6 +917,8 @@ class _Values:
         breaks under torch.compile), and the configuration of a Keras
         layer (`Dense(int(n))`: Keras validates `units` as a Python int). With `key=`, what
         `max`/`sorted` compare is the key's result: not judged here."""
+        if not resolved.api:
+            return  # a call the tables do not describe (most): nothing to read its operands for
         operands = list(_operands(resolved.site))
         keyed = any(name == "key" for name, _ in resolved.site.kwargs)
         # `float(t)` is a cast under AutoGraph, a read of the value under torch.compile.
@@ -970,8 +980,8 @@ class _Values:
         and no string index. An index known only from a parameter is left out for them:
         dicts and strings are mostly indexed by names, which a parameter of unknown kind
         is more likely to hold than a tensor."""
-        for sym in list(self.evaluator.memo):
-            if not is_item(sym) or kind_of(sym[2]) in ("lit", "slice"):
+        for sym in _items(self.evaluator):
+            if kind_of(sym[2]) in ("lit", "slice"):
                 continue
             bases = self.evaluator.eval(sym[1])
             if not bases:

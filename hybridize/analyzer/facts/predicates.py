@@ -70,8 +70,11 @@ def is_foreign_object(atom: Atom) -> bool:
 
 def is_unknown(atom: Atom) -> bool:
     """A value of unknown kind: ("?",), or a foreign library's object, which is no better
-    known (it is kept apart only to tell that calling its methods runs that library)."""
-    return is_unknown_kind(atom) or is_foreign_object(atom)
+    known (it is kept apart only to tell that calling its methods runs that library).
+    `is_unknown_kind` or `is_foreign_object`, with the kind read once: the solver asks it of
+    every atom of every argument."""
+    kind: AtomKind = atom[0]
+    return kind == "?" or (kind == "ext" and FOREIGN_CALL in atom[1])
 
 
 def is_known_non_tensor(atom: Atom) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from hybridize.analyzer.summaries.syms import UNKNOWN, Sym, is_import
+from hybridize.analyzer.summaries.syms import UNKNOWN, Sym, syms_of_kinds
 from hybridize.model import Span, fast_pickling
 
 NO_SPAN = Span(1, 0, 1, 0)
@@ -250,6 +250,5 @@ def module_imports(module: ModuleSummary) -> Iterator[ImportSummary]:
         yield ImportSummary("*", source, None)
     for fn in (module.module_code, *module.functions.values()):
         for values in fn.locals.values():
-            for value in values:
-                if is_import(value):
-                    yield ImportSummary("", value[1], value[2])
+            for value in syms_of_kinds(values, "import"):
+                yield ImportSummary("", value[1], value[2])
