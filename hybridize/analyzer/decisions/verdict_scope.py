@@ -31,7 +31,7 @@ from typing import Any
 
 import networkx as nx
 
-from hybridize.analyzer.facts.callgraph import TRACED
+from hybridize.analyzer.facts.callgraph import TRACED, forget_derived
 from hybridize.analyzer.facts.candidacy import BACKEND_QUERIES
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -254,7 +254,7 @@ def refresh_edges(
         graph.remove_edges_from([(caller, t) for t in old])
         for target, kind in new.items():
             graph.add_edge(caller, target, kind=kind)
-    graph.graph.pop("components_bottom_up", None)
+    forget_derived(graph)
     return changed, before
 
 

@@ -10,7 +10,7 @@ covered callers (every caller already runs as a graph).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import networkx as nx
 
@@ -27,20 +27,18 @@ from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.facts.values import (
+    AtomKind,
     boundext_role,
     is_boundext_atom,
     is_lit_atom,
     is_obj_atom,
-    is_seq_atom,
-    is_tup_atom,
-    is_variable_atom,
     obj_class,
     obj_role,
 )
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_item, is_op, kind_of, lit_sym
+from hybridize.analyzer.summaries.syms import SymKind, is_attr, kind_of, lit_sym, syms_of_kinds
 
 CREATES_FRAMEWORK_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs framework ops even when the table does not mark them as ops: creating
@@ -102,9 +100,10 @@ def local_tensor_computation(facts: TensorFacts, key: FunctionKey) -> bool:
     evaluator = facts.evaluators.get(key)
     if evaluator is not None:
         for sym, atoms in evaluator.memo.items():
-            if is_op(sym) and any(kind_of(a) in ("tensor", "variable") for a in atoms):
+            kind: SymKind = sym[0]  # read once: this walks every value of every function
+            if kind == "op" and any(kind_of(a) in ("tensor", "variable") for a in atoms):
                 return True
-            if is_item(sym):
+            if kind == "item":
                 # Slicing a tensor is an op; picking an element of a Python tuple is not.
                 base = evaluator.memo.get(sym[1], frozenset())
                 if any(kind_of(a) in ("tensor", "variable") for a in base):
@@ -147,15 +146,12 @@ def opaque_tensor_calls(
 def _holds_variable(atoms: Iterable[tuple], depth: int = 0) -> bool:
     """A `tf.Variable`, or a container of them (`model.trainable_variables`)."""
     for atom in atoms:
-        if is_variable_atom(atom):
+        kind: AtomKind = atom[0]  # read once: asked of every argument of every tensor op
+        if kind == "variable":
             return True
-        if depth < 3 and is_seq_atom(atom) and _holds_variable(atom[2], depth + 1):
+        if depth < 3 and kind == "seq" and _holds_variable(atom[2], depth + 1):
             return True
-        if (
-            depth < 3
-            and is_tup_atom(atom)
-            and any(_holds_variable(part, depth + 1) for part in atom[1])
-        ):
+        if depth < 3 and kind == "tup" and any(_holds_variable(p, depth + 1) for p in atom[1]):
             return True
     return False
 
@@ -186,10 +182,8 @@ def local_stateful_computation(index: ProjectIndex, facts: TensorFacts, key: Fun
                 for a in evaluator.eval(receiver)
             ):
                 return True
-        for sym in evaluator.memo:
-            if is_op(sym) and any(
-                _holds_variable(evaluator.memo.get(operand, ())) for operand in sym[1]
-            ):
+        for sym in syms_of_kinds(evaluator.memo, "op"):
+            if any(_holds_variable(evaluator.memo.get(operand, ())) for operand in sym[1]):
                 return True
     return False
 
@@ -364,16 +358,42 @@ def reaching(
     """Whether each function, or anything it (transitively) calls, has a `local` property;
     edges of a kind in `skip_kinds` are not followed."""
     result = dict(local)
+    following = _callees_following(graph, skip_kinds)
     for nodes in components_bottom_up(graph):
         value = any(local.get(n, False) for n in nodes) or any(
-            result.get(callee, False)
-            for n in nodes
-            for callee, attrs in graph[n].items()
-            if attrs.get("kind") not in skip_kinds
+            result.get(callee, False) for n in nodes for callee in following[n]
         )
         for n in nodes:
             result[n] = value
     return result
+
+
+FOLLOWED_CALLEES = "followed_callees"
+"""`graph.graph` key of `_callees_following`'s lists, by the edge kinds left out."""
+
+
+def _callees_following(
+    graph: nx.DiGraph, skip_kinds: frozenset[str]
+) -> dict[FunctionKey, list[FunctionKey]]:
+    """Each function's callees along the edges not of a kind in `skip_kinds`, as plain lists:
+    made once per graph and kinds left out (every `reaching` walks every edge, and reading
+    them through networkx's views cost more than the walk), dropped with the graph's other
+    derived facts when its edges change (`forget_derived`)."""
+    by_kinds = graph.graph.setdefault(FOLLOWED_CALLEES, {})
+    found = by_kinds.get(skip_kinds)
+    if found is None:
+        found = by_kinds[skip_kinds] = {
+            node: [callee for callee, attrs in edges.items() if attrs.get("kind") not in skip_kinds]
+            for node, edges in graph.adjacency()
+        }
+    return cast(dict[FunctionKey, list[FunctionKey]], found)
+
+
+def forget_derived(graph: nx.DiGraph) -> None:
+    """Drop what is derived from the graph's edges (`components_bottom_up`,
+    `_callees_following`): they changed."""
+    graph.graph.pop("components_bottom_up", None)
+    graph.graph.pop(FOLLOWED_CALLEES, None)
 
 
 def components_bottom_up(graph: nx.DiGraph) -> list[list[FunctionKey]]:
