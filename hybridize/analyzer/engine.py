@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from functools import cache
 from typing import TypeVar
 
 import networkx as nx
@@ -747,11 +748,18 @@ TEST_FILE_PATTERNS = ("test_*.py", "*_test.py", "conftest.py")
 """pytest's default test files (and its fixtures module)."""
 
 
+@cache
+def is_test_file(relpath: str) -> bool:
+    """A file pytest collects as tests (`TEST_FILE_PATTERNS`), by its name alone: memoised,
+    the benefit model asks for every caller of every function."""
+    return any(fnmatchcase(relpath.rsplit("/", 1)[-1], p) for p in TEST_FILE_PATTERNS)
+
+
 def is_test_code(index: ProjectIndex, key: FunctionKey) -> bool:
     """Code that only a test run executes: a test file's functions and module code, a test
     function or method, or anything defined inside one."""
     relpath = key.file
-    if any(fnmatchcase(relpath.rsplit("/", 1)[-1], p) for p in TEST_FILE_PATTERNS):
+    if is_test_file(relpath):
         return True
     if key.is_module_code:
         return False

@@ -122,11 +122,14 @@ class Check:
     INVALID: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: object) -> None:
-        """Read the check's example programs from `check_examples/<code>/`."""
+        """The check's example programs are those of `check_examples/<code>/`, unless it
+        names its own: read when first asked for (`ExamplePrograms`)."""
         super().__init_subclass__(**kwargs)
         if cls.code:
-            cls.VALID = cls.VALID or _examples(cls.code, "valid")
-            cls.INVALID = cls.INVALID or _examples(cls.code, "invalid")
+            for attribute, kind in (("VALID", "valid"), ("INVALID", "invalid")):
+                given = next(vars(k)[attribute] for k in cls.__mro__ if attribute in vars(k))
+                if isinstance(given, ExamplePrograms) or not given:
+                    setattr(cls, attribute, ExamplePrograms(cls.code, kind))
 
     @classmethod
     def finding(
@@ -172,6 +175,22 @@ def _examples(code: str, kind: str) -> tuple[str, ...]:
     """The `kind` ("valid" or "invalid") programs of a check, in their numbered order."""
     files = sorted((EXAMPLES / code).glob(f"{kind}-*.txt"), key=lambda p: int(p.stem.split("-")[1]))
     return tuple(path.read_text(encoding="utf-8") for path in files)
+
+
+class ExamplePrograms:
+    """A check's example programs of one kind (`Check.VALID`, `Check.INVALID`), read from
+    `check_examples/<code>/` when first asked for: the tests and the rule docs read them, an
+    analysis never does, and reading every check's files cost every run its start-up."""
+
+    def __init__(self, code: str, kind: str) -> None:
+        self.code = code
+        self.kind = kind
+        self.programs: tuple[str, ...] | None = None
+
+    def __get__(self, instance: object, owner: type | None = None) -> tuple[str, ...]:
+        if self.programs is None:
+            self.programs = _examples(self.code, self.kind)
+        return self.programs
 
 
 _ADDED: dict[str, type[Check]] = {}

@@ -173,15 +173,37 @@ def shape_read_as_int(
     it (`traced_with`) reads some parameter's axes so (conservative: which argument reaches
     which parameter is not followed)."""
     by_name = {v.parameter: v for v in varying}
-    fn = index.function(key)
+    axes, slices = _shape_reads(index, facts, key)
     own = sorted(
-        {n for n, axis in statically_read_axes(fn) if n in by_name and by_name[n].varies(axis)}
-        | {n for n, _ in statically_read_slices(fn) if n in by_name}
+        {n for n, axis in axes if n in by_name and by_name[n].varies(axis)}
+        | {n for n, _ in slices if n in by_name}
     )
     if own:
         return f"it reads the shape of `{own[0]}` as Python ints"
     for callee_key, _via, _entry in traced_with(index, facts, key):
-        callee = index.function(callee_key)
-        if callee_key != key and (statically_read_axes(callee) or statically_read_slices(callee)):
+        if callee_key != key and any(_shape_reads(index, facts, callee_key)):
+            callee = index.function(callee_key)
             return f"`{callee.qualname}`, which it calls, reads shapes as Python ints"
     return None
+
+
+SHAPE_READS = "varying_shapes_reads"
+"""`facts.cache` key of `_shape_reads`' memo."""
+
+
+def _shape_reads(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
+    """The axes and the slices of shapes the function reads as Python values
+    (`statically_read_axes`, `statically_read_slices`), memoised per function for the
+    analysis (`facts.cache` is emptied on every update): every function traced with a
+    varying one asks again for the helpers it calls."""
+    memo = cast(
+        dict[FunctionKey, tuple[set[tuple[str, int]], set[tuple[str, int]]]],
+        facts.cache.setdefault(SHAPE_READS, {}),
+    )
+    found = memo.get(key)
+    if found is None:
+        fn = index.function(key)
+        found = memo[key] = (statically_read_axes(fn), statically_read_slices(fn))
+    return found
