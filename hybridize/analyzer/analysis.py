@@ -100,11 +100,14 @@ class ProjectAnalysis:
         solve, not long-running): the verdicts of these files' functions are all that is
         wanted, the others may be left out (`decide_incrementally`)."""
         assert files is None or not self.long_running, "a kept memory must hold every verdict"
-        from hybridize.analyzer.engine import decide_incrementally
-        from hybridize.analyzer.facts.resolve import ProjectIndex
-
         started = time.perf_counter()
         with self.collectable():
+            # The project-wide phase's modules make thousands of lasting objects (functions,
+            # classes, tables) and no garbage: collections while they load would walk them
+            # again and again for nothing (`no_cyclic_gc`, as for the facts below).
+            with no_cyclic_gc():
+                from hybridize.analyzer.engine import decide_incrementally
+                from hybridize.analyzer.facts.resolve import ProjectIndex
             index = ProjectIndex(dict(summaries), package)
             scratch_solves = self.scratch_solves
             with no_cyclic_gc():

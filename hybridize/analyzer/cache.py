@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from hybridize.analyzer.cycle_collector import collector_paused
+
 if TYPE_CHECKING:
     # The model's and the summaries' classes (milliseconds of dataclass building each) are
     # imported when a summary or a result is read: a run served by the report cache reads none.
@@ -235,7 +237,11 @@ class SummaryCache:
         if writer is not None:
             import pickle
 
-            writer.write(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+            # Pickling a project's result makes a tuple per object (`__getstate__`) and no
+            # cycle: the collections those would set off walk the whole result for nothing.
+            with collector_paused():
+                data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            writer.write(data)
             writer.commit()
 
 
