@@ -1,38 +1,49 @@
 """An edited file's summary from its previous one: only the edited top-level statement is
-parsed and summarised again, and its share spliced into the module's summary.
+parsed and summarised again, its share spliced into the module's summary, and the
+statements after it moved by the lines the edit added or removed.
 
 Typing changes one function or class body at a time; summarising the whole file again at
 each keystroke was about a third of what an edit cost the language server. The splice must
 give exactly what summarising the whole new text would, so it is taken only when that is
 sure, else the caller summarises the whole file:
 
-- no line is added or removed (every later position stays where it was), and the changed
-  lines lie within one top-level statement's lines (`StatementShare`: from the line after
-  the previous statement to its own last);
+- the changed lines (the new text is the old one with the lines between a common start and
+  a common end replaced, `LineEdit`) lie within one top-level statement's lines
+  (`StatementShare`: from the line after the previous statement to its own last); lines
+  inserted between two statements go with the next one, or with the previous one when that
+  does not parse (an indented line typed after a function's last);
 - those lines of the new text parse alone into one statement, shallow enough (`screen`):
-  the rest of the file, unchanged, then parses as before around it;
+  the rest of the file, unchanged, then parses as before around it, its lines moved by as
+  many as the edit added (`line_shift`: every later position moves, nothing is walked
+  again);
 - what the statement adds to the module outside its own definitions (module code: its
   decorators' and defaults' calls, the name it binds; imports; `__all__`) and the number of
-  lambdas it holds (the next lambdas' names count them) are the same before and after, both
-  versions of it summarised alone after stand-ins for what the statements before it add to
-  the module code (a decorator's value names a call by its index there) and their lambdas;
+  lambdas it holds (the next lambdas' names count them) are the same before and after (at
+  the positions the edit moves them to), both versions of it summarised alone after
+  stand-ins for what the statements before it add to the module code (a decorator's value
+  names a call by its index there) and their lambdas; the version before is the one the
+  last splice made when it edited the same statement (typing edits one statement many
+  times), else summarised again;
 - the names it defines collide with no other statement's (a later definition of the same
   name overwrites an entry in place), and no `# hybridize: ignore` is in the file (whether
   it applies is read from the lines around a definition).
 
 The edited statement's functions then take the place of its old ones in the module's
 `functions` (and `classes`), in the walk's order; every other entry, the module code among
-them, is the previous summary's own object.
+them, is the previous summary's own object when no line moved, else that object with its
+positions moved.
 """
 
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from hybridize.analyzer.summaries.definition_lines import IGNORE_MARKER
 from hybridize.analyzer.summaries.ir import ModuleSummary
+from hybridize.analyzer.summaries.line_shift import LineShift, shifted_class, shifted_function
 from hybridize.analyzer.summaries.parse_guard import screen
 from hybridize.analyzer.summaries.sources import split_lines
 from hybridize.analyzer.summaries.summarize import (
@@ -43,18 +54,46 @@ from hybridize.analyzer.summaries.summarize import (
 
 
 @dataclass(frozen=True, slots=True)
+class EditedStatement:
+    """The top-level statement the last splice summarised again, by its position among the
+    module's statements, and its summary alone (`_summarize_statement`) as the text has it:
+    the next edit of the same statement compares against it instead of summarising the old
+    version again."""
+
+    index: int
+    laid_out: LaidOutSummary
+
+
+@dataclass(frozen=True, slots=True)
 class EditableSummary:
     """A file's summary with what the next edit's splice needs: the text it was made from,
-    its lines, and each top-level statement's share (None: no splice, `LaidOutSummary`)."""
+    its lines, each top-level statement's share (None: no splice, `LaidOutSummary`), and the
+    statement the last splice summarised, if it was one."""
 
     text: str
     lines: list[str]
     summary: ModuleSummary
     statements: tuple[StatementShare, ...] | None
+    edited: EditedStatement | None = None
 
     @classmethod
     def of(cls, text: str, laid_out: LaidOutSummary) -> EditableSummary:
         return cls(text, split_lines(text), laid_out.summary, laid_out.statements)
+
+
+@dataclass(frozen=True, slots=True)
+class LineEdit:
+    """How a text's lines changed: the old lines `first` to `old_last` (1-based, inclusive;
+    none when `old_last` is `first - 1`: lines inserted before `first`) became `delta` more
+    (or fewer) lines; the lines before and after are the same."""
+
+    first: int
+    old_last: int
+    delta: int
+
+    @property
+    def inserted_only(self) -> bool:
+        return self.old_last < self.first
 
 
 def summarize_edited_statement(previous: EditableSummary, text: str) -> EditableSummary | None:
@@ -64,52 +103,128 @@ def summarize_edited_statement(previous: EditableSummary, text: str) -> Editable
     statements = previous.statements
     if statements is None or IGNORE_MARKER in text or IGNORE_MARKER in previous.text:
         return None
-    old_lines = previous.lines
     lines = split_lines(text)
-    changed = _changed_lines(old_lines, lines)
-    line_count = text.count("\n") + 1
-    if changed is None or line_count != previous.summary.line_count:
+    edit = _line_edit(previous.lines, lines)
+    if edit is None or text.count("\n") - previous.text.count("\n") != edit.delta:
+        return None  # unchanged, or a line ends at a lone CR: `line_count` counts LFs
+    for index in _candidate_statements(statements, edit, lines):
+        spliced = _splice(previous, text, lines, edit, index)
+        if spliced is not None:
+            return spliced
+    return None
+
+
+def _line_edit(old: list[str], new: list[str]) -> LineEdit | None:
+    """Which lines of `old` became which of `new` (None: the same lines)."""
+    if old == new:
         return None
-    first_changed, last_changed = changed
-    index = bisect.bisect_left([s.last_line for s in statements], last_changed)
-    if index == len(statements) or statements[index].first_line > first_changed:
-        return None
+    limit = min(len(old), len(new))
+    first = 0
+    while first < limit and new[first] == old[first]:
+        first += 1
+    same_end = 0
+    while same_end < limit - first and new[-1 - same_end] == old[-1 - same_end]:
+        same_end += 1
+    return LineEdit(first + 1, len(old) - same_end, len(new) - len(old))
+
+
+def _candidate_statements(
+    statements: tuple[StatementShare, ...], edit: LineEdit, lines: list[str]
+) -> Iterator[int]:
+    """The statements whose lines hold the edit: the one whose share holds the changed
+    lines; for lines inserted between two statements, the next one and the previous one,
+    the previous first when the first inserted line is indented (it continues a body)."""
+    lasts = [s.last_line for s in statements]
+    if not edit.inserted_only:
+        index = bisect.bisect_left(lasts, edit.old_last)
+        if index < len(statements) and statements[index].first_line <= edit.first:
+            yield index
+        return
+    following = bisect.bisect_left(lasts, edit.first)
+    candidates = []
+    if following < len(statements) and statements[following].first_line <= edit.first:
+        candidates.append(following)
+    if following > 0 and statements[following - 1].last_line == edit.first - 1:
+        inserted = lines[edit.first - 1]
+        indented = inserted[:1] in (" ", "\t") and inserted.strip() != ""
+        candidates.insert(0 if indented else len(candidates), following - 1)
+    yield from candidates
+
+
+def _splice(
+    previous: EditableSummary, text: str, lines: list[str], edit: LineEdit, index: int
+) -> EditableSummary | None:
+    """The summary of `text` with statement `index` summarised again (None: the module
+    docstring's conditions do not hold)."""
+    statements = previous.statements
+    assert statements is not None
     share = statements[index]
+    last_line = share.last_line + edit.delta
+    if last_line < share.first_line:
+        return None
     before = _added_up(statements[:index], share.first_line - 1)
-    new = _summarize_statement(text, lines, share, before)
-    old = _summarize_statement(previous.text, old_lines, share, before)
-    if new is None or old is None or not _same_outside(old, new):
+    new = _summarize_statement(text, lines, share.first_line, last_line, before)
+    if new is None:
+        return None
+    summary = previous.summary
+    new_code = new.summary.module_code
+    shift = LineShift(share.last_line, edit.delta, summary.module_code.span, new_code.span)
+    kept = previous.edited
+    old = (
+        kept.laid_out
+        if kept is not None and kept.index == index
+        else _summarize_statement(
+            previous.text, previous.lines, share.first_line, share.last_line, before
+        )
+    )
+    if old is None or not _same_outside(old, new, shift):
         return None
     new_share = new.statements[0]  # type: ignore[index]  # checked by _summarize_statement
     if new_share.lambdas != share.lambdas:
         return None
-    summary = previous.summary
+    moved = edit.delta != 0
     functions = _spliced(
-        summary.functions, before.functions, old.summary.functions, new.summary.functions
+        summary.functions,
+        before.functions,
+        old.summary.functions,
+        new.summary.functions,
+        (lambda fn: shifted_function(fn, shift)) if moved else None,
     )
-    classes = _spliced(summary.classes, before.classes, old.summary.classes, new.summary.classes)
+    classes = _spliced(
+        summary.classes,
+        before.classes,
+        old.summary.classes,
+        new.summary.classes,
+        (lambda cls: shifted_class(cls, shift)) if moved else None,
+    )
     if functions is None or classes is None:
         return None
-    spliced = replace(summary, functions=functions, classes=classes)
+    module_code = shifted_function(summary.module_code, shift) if moved else summary.module_code
+    spliced = replace(
+        summary,
+        functions=functions,
+        classes=classes,
+        module_code=module_code,
+        line_count=new.summary.line_count,
+    )
     shares = list(statements)
-    shares[index] = replace(share, functions=new_share.functions, classes=new_share.classes)
-    return EditableSummary(text, lines, spliced, tuple(shares))
-
-
-def _changed_lines(old: list[str], new: list[str]) -> tuple[int, int] | None:
-    """The first and last line (1-based) where `new` differs from `old`, which has as many;
-    None when they differ in number, or not at all."""
-    if len(old) != len(new):
-        return None
-    first = 0
-    while first < len(new) and new[first] == old[first]:
-        first += 1
-    if first == len(new):
-        return None
-    last = len(new) - 1
-    while new[last] == old[last]:
-        last -= 1
-    return first + 1, last + 1
+    shares[index] = replace(
+        share,
+        last_line=new_share.last_line,
+        functions=new_share.functions,
+        classes=new_share.classes,
+    )
+    for later in range(index + 1, len(shares)):
+        moved_share = shares[later]
+        shares[later] = replace(
+            moved_share,
+            first_line=moved_share.first_line + edit.delta,
+            last_line=moved_share.last_line + edit.delta,
+        )
+    if index + 1 < len(shares):
+        # Lines the statement no longer ends on (blank, comments) go with the next one.
+        shares[index + 1] = replace(shares[index + 1], first_line=new_share.last_line + 1)
+    return EditableSummary(text, lines, spliced, tuple(shares), EditedStatement(index, new))
 
 
 def _added_up(shares: tuple[StatementShare, ...], last_line: int) -> StatementShare:
@@ -126,12 +241,12 @@ def _added_up(shares: tuple[StatementShare, ...], last_line: int) -> StatementSh
 
 
 def _summarize_statement(
-    text: str, lines: list[str], share: StatementShare, before: StatementShare
+    text: str, lines: list[str], first_line: int, last_line: int, before: StatementShare
 ) -> LaidOutSummary | None:
-    """The share of a module's summary the statement at `share`'s lines gives, after the
-    statements `before` (None: those lines are not one statement that parses alone and
-    passes the screen)."""
-    region = "\n" * (share.first_line - 1) + "".join(lines[share.first_line - 1 : share.last_line])
+    """The share of a module's summary the statement on lines `first_line` to `last_line`
+    gives, after the statements `before` (None: those lines are not one statement that
+    parses alone and passes the screen)."""
+    region = "\n" * (first_line - 1) + "".join(lines[first_line - 1 : last_line])
     screened = screen(region)
     tree = screened.tree
     if tree is None or screened.problem is not None or len(tree.body) != 1:
@@ -143,12 +258,16 @@ def _summarize_statement(
     return laid_out if laid_out.statements is not None else None
 
 
-def _same_outside(old: LaidOutSummary, new: LaidOutSummary) -> bool:
+def _same_outside(old: LaidOutSummary, new: LaidOutSummary, shift: LineShift) -> bool:
     """Whether the two versions of a statement add the same to their module outside their
-    own definitions."""
+    own definitions (the old version's positions where the edit moves them)."""
     a, b = old.summary, new.summary
+    old_code = a.module_code
+    if shift.delta:
+        moved = LineShift(shift.after, shift.delta, old_code.span, b.module_code.span)
+        old_code = shifted_function(old_code, moved)
     return (
-        a.module_code == b.module_code
+        old_code == b.module_code
         and a.imports == b.imports
         and a.star_imports == b.star_imports
         and a.all_names == b.all_names
@@ -159,10 +278,15 @@ _Entry = TypeVar("_Entry")
 
 
 def _spliced(
-    entries: dict[str, _Entry], start: int, old: dict[str, _Entry], new: dict[str, _Entry]
+    entries: dict[str, _Entry],
+    start: int,
+    old: dict[str, _Entry],
+    new: dict[str, _Entry],
+    moved: Callable[[_Entry], _Entry] | None,
 ) -> dict[str, _Entry] | None:
-    """`entries` with `old`, found from position `start` on, replaced by `new`; None when
-    `old` is not there or a name of `new` is another statement's."""
+    """`entries` with `old`, found from position `start` on, replaced by `new`, those after
+    them `moved` (when lines moved); None when `old` is not there or a name of `new` is
+    another statement's."""
     items = list(entries.items())
     end = start + len(old)
     if [name for name, _ in items[start:end]] != list(old):
@@ -172,5 +296,8 @@ def _spliced(
             return None
     spliced = dict(items[:start])
     spliced.update(new)
-    spliced.update(items[end:])
+    if moved is None:
+        spliced.update(items[end:])
+    else:
+        spliced.update((name, moved(entry)) for name, entry in items[end:])
     return spliced

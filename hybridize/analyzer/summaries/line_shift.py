@@ -1,0 +1,132 @@
+"""A summary's positions moved by a line delta: what the summary of a file whose lines after
+an edited top-level statement moved up or down gives, without walking them again.
+
+Every later top-level statement keeps its text, only its lines move, so what it adds to the
+module's summary is the same but for the lines of its positions (columns count code points
+of a line whose text did not change). `shifted_function` and `shifted_class` make that
+summary from the previous one; a position ending before the edit stays, one starting after
+it moves, one enclosing it (the module code's span, a compound statement's header in module
+code that takes it) has its end moved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from hybridize.analyzer.summaries.ir import (
+    CallSite,
+    ClassSummary,
+    DecoratorInfo,
+    FunctionSummary,
+    Loop,
+    StatementLoop,
+    Store,
+)
+from hybridize.model import Span
+
+
+@dataclass(frozen=True, slots=True)
+class LineShift:
+    """The lines after `after` (the edited statement's last, before the edit) moved by
+    `delta`; a span ending after it and `old_module` (the module code's span before) becomes
+    `new_module`."""
+
+    after: int
+    delta: int
+    old_module: Span
+    new_module: Span
+
+    def span(self, span: Span) -> Span:
+        if span.end_line <= self.after:
+            return span
+        if span == self.old_module:
+            return self.new_module
+        if span.start_line > self.after:
+            return Span(
+                span.start_line + self.delta,
+                span.start_col,
+                span.end_line + self.delta,
+                span.end_col,
+            )
+        return Span(span.start_line, span.start_col, span.end_line + self.delta, span.end_col)
+
+    def line(self, line: int) -> int:
+        return line + self.delta if line > self.after else line
+
+
+POSITIONED_FIELDS = frozenset(
+    {
+        "line",
+        "span",
+        "decorators",
+        "calls",
+        "stores",
+        "loops",
+        "statement_loops",
+        "variable_reads",
+        "index_reads",
+        "hashed_values",
+        "identity_compared",
+        "stepped_slices",
+        "name_bindings",
+    }
+)
+"""The fields of `FunctionSummary` that hold positions (`shifted_function` moves each; a test
+checks that every other field holds none)."""
+
+
+def shifted_function(fn: FunctionSummary, shift: LineShift) -> FunctionSummary:
+    """`fn` with its positions moved (a new object: the previous summary stays as it was)."""
+    span = shift.span
+    return replace(
+        fn,
+        line=shift.line(fn.line),
+        span=span(fn.span),
+        decorators=tuple(_shifted_decorator(d, shift) for d in fn.decorators),
+        calls=[_shifted_call(site, shift) for site in fn.calls],
+        stores=[_shifted_store(store, shift) for store in fn.stores],
+        loops=[_shifted_loop(loop, shift) for loop in fn.loops],
+        statement_loops=[_shifted_statement_loop(loop, shift) for loop in fn.statement_loops],
+        variable_reads=[(r, attr, span(s), n) for r, attr, s, n in fn.variable_reads],
+        index_reads={sym: span(s) for sym, s in fn.index_reads.items()},
+        hashed_values={sym: span(s) for sym, s in fn.hashed_values.items()},
+        identity_compared={sym: span(s) for sym, s in fn.identity_compared.items()},
+        stepped_slices={sym: (step, span(s)) for sym, (step, s) in fn.stepped_slices.items()},
+        name_bindings=[(name, span(s)) for name, s in fn.name_bindings],
+    )
+
+
+def shifted_class(cls: ClassSummary, shift: LineShift) -> ClassSummary:
+    return replace(
+        cls,
+        line=shift.line(cls.line),
+        decorators=tuple(_shifted_decorator(d, shift) for d in cls.decorators),
+    )
+
+
+def _shifted_decorator(decorator: DecoratorInfo, shift: LineShift) -> DecoratorInfo:
+    span = shift.span(decorator.span)
+    return decorator if span is decorator.span else replace(decorator, span=span)
+
+
+def _shifted_call(site: CallSite, shift: LineShift) -> CallSite:
+    span = shift.span(site.span)
+    return site if span is site.span else replace(site, span=span)
+
+
+def _shifted_store(store: Store, shift: LineShift) -> Store:
+    span = shift.span(store.span)
+    return store if span is store.span else replace(store, span=span)
+
+
+def _shifted_loop(loop: Loop, shift: LineShift) -> Loop:
+    span = shift.span(loop.span)
+    return loop if span is loop.span else replace(loop, span=span)
+
+
+def _shifted_statement_loop(loop: StatementLoop, shift: LineShift) -> StatementLoop:
+    return replace(
+        loop,
+        span=shift.span(loop.span),
+        rebinds=tuple((name, i, shift.span(s)) for name, i, s in loop.rebinds),
+    )

@@ -1,0 +1,211 @@
+"""Edits that add or remove lines (typing Enter, deleting a line, pasting several) are spliced
+too (`summaries/statement_edit.py`): the edited statement summarised again, every later
+statement's positions moved (`summaries/line_shift.py`), and the result equal, field by
+field and positions included, to the summary of the whole new text.
+
+A property test: random line-inserting and line-deleting edits, chained, over the corpus,
+this tool's own sources and a generated large module, then the same through `Project`,
+whose verdicts (positions, findings, messages) must equal a fresh analysis's. The tests
+count the splices that moved lines: they must be most of the edits, or they would prove
+nothing about the shift.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import sys
+from pathlib import Path
+
+from hybridize.analyzer.summaries import statement_edit
+from hybridize.analyzer.summaries.file_summaries import summarize_buffer, summarize_text
+from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary
+from hybridize.analyzer.summaries.line_shift import POSITIONED_FIELDS
+from hybridize.analyzer.summaries.statement_edit import EditableSummary
+from hybridize.model import Span
+from hybridize.project import Project, ProjectOptions, summarize_raw
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_incremental import _indent, check
+from test_statement_edit import assert_same_summary
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
+from synthetic_project import generate, write_large_module  # noqa: E402
+
+
+def line_edit(text: str, rng: random.Random, n: int) -> str:
+    """A line inserted (blank, or a statement at the indentation of a line near it, as
+    typing Enter then a statement makes), a line deleted, several lines pasted (copied from
+    elsewhere in the file), or a line split in two."""
+    lines = text.splitlines(keepends=True)
+    if not lines:
+        return f"x = {n}\n"
+    at = rng.randrange(len(lines) + 1)
+    near = lines[min(at, len(lines) - 1)]
+    choice = rng.random()
+    if choice < 0.3:
+        indent = _indent(near) if rng.random() < 0.8 else _indent(lines[max(at - 1, 0)])
+        lines.insert(
+            at, indent + rng.choice(["print({n})", "y{n} = {n}", "pass"]).format(n=n) + "\n"
+        )
+    elif choice < 0.45:
+        lines.insert(at, rng.choice(["\n", "    \n", f"# note {n}\n"]))
+    elif choice < 0.75 and at < len(lines):
+        del lines[at : at + rng.choice([1, 1, 1, 2, 3])]
+    elif choice < 0.9:
+        start = rng.randrange(len(lines))
+        lines[at:at] = lines[start : start + rng.randint(2, 6)]
+    elif at < len(lines):
+        line = lines[at]
+        cut = rng.randrange(len(line))
+        lines[at : at + 1] = [line[:cut] + "\n", _indent(line) + line[cut:]]
+    return "".join(lines)
+
+
+class MovedSplices:
+    """Counts the edits `summarize_edited_statement` served while moving lines."""
+
+    def __init__(self) -> None:
+        self.moved = 0
+        self.declined = 0
+        self.original = statement_edit.summarize_edited_statement
+
+    def __call__(self, previous: EditableSummary, text: str) -> EditableSummary | None:
+        result = self.original(previous, text)
+        if result is None:
+            self.declined += 1
+        elif result.summary.line_count != previous.summary.line_count:
+            self.moved += 1
+        return result
+
+
+def _large_module(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    generate(root, 600)
+    return write_large_module(root, 600)
+
+
+def _sources(tmp_path: Path) -> list[Path]:
+    corpus = sorted((REPO / "corpus").rglob("*.py"))
+    own = sorted((REPO / "hybridize").rglob("*.py"))
+    return [_large_module(tmp_path), *corpus[::2], *own[::9]]
+
+
+def test_line_moving_edits_summarise_as_the_whole_text_does(tmp_path: Path, monkeypatch) -> None:
+    counter = MovedSplices()
+    monkeypatch.setattr(
+        "hybridize.analyzer.summaries.file_summaries.summarize_edited_statement", counter
+    )
+    rng = random.Random(36)
+    n = 0
+    for path in _sources(tmp_path):
+        text = path.read_text(encoding="utf-8")
+        relpath = path.name
+        summary, editable = summarize_buffer(relpath, text, None)
+        for _ in range(8):
+            n += 1
+            edited = line_edit(text, rng, n)
+            summary, new_editable = summarize_buffer(relpath, edited, editable)
+            assert_same_summary(summary, summarize_text(relpath, edited))
+            if new_editable is not None:
+                assert new_editable.statements == _fresh_statements(relpath, edited)
+            if rng.random() < 0.3 or new_editable is None:
+                summary, editable = summarize_buffer(relpath, text, new_editable or editable)
+                assert_same_summary(summary, summarize_text(relpath, text))
+            else:
+                text, editable = edited, new_editable
+    assert counter.moved > 150
+    assert counter.declined > 20
+
+
+def _fresh_statements(relpath: str, text: str) -> object:
+    """The statement shares of a fresh summary of `text`: the next edit's splice reads them."""
+    fresh = summarize_buffer(relpath, text, None)[1]
+    return fresh.statements if fresh is not None else None
+
+
+def test_typing_enter_and_deleting_the_line_again_splice_one_statement() -> None:
+    """The common edits: a new line in a function body, then deleted; the statements before
+    the edit keep their objects, the later ones are moved, not walked again."""
+    text = (
+        "import tensorflow as tf\n\n\ndef f(x):\n    return x\n\n\n"
+        "def g(y):\n    z = tf.abs(y)\n    return z\n\n\n@tf.function\ndef h(w):\n    return g(w)\n"
+    )
+    summary, editable = summarize_buffer("m.py", text, None)
+    assert isinstance(summary, ModuleSummary) and editable is not None
+    entered = text.replace("    z = tf.abs(y)\n", "    z = tf.abs(y)\n    print(z)\n")
+    again, spliced = summarize_buffer("m.py", entered, editable)
+    assert isinstance(again, ModuleSummary) and spliced is not None
+    assert_same_summary(again, summarize_text("m.py", entered))
+    assert again.functions["f"] is summary.functions["f"]
+    assert again.functions["h"].line == summary.functions["h"].line + 1
+    assert again.functions["h"].span.start_line == 15
+    assert again.functions["g"].span == Span(8, 0, 11, 12)
+    assert again.module_code.span == Span(1, 0, 17, 0)
+    back, _ = summarize_buffer("m.py", text, spliced)
+    assert_same_summary(back, summarize_text("m.py", text))
+
+
+def test_every_positioned_field_of_a_function_summary_is_moved() -> None:
+    """`line_shift` moves the fields it names; every other field must hold no position, or
+    a new positioned field would keep its old lines after a splice."""
+    unpositioned = {
+        "qualname": str,
+        "name": str,
+        "class_qualname": str,
+        "parent_qualname": str,
+        "params": "Param",
+        "binds_receiver": bool,
+        "returns": "Sym",
+        "rebound_at_returns": "names",
+        "locals": "Sym",
+        "conditions": "Sym",
+        "globals_declared": "names",
+        "nonlocals_declared": "names",
+        "is_generator": bool,
+        "yields": "Sym",
+        "is_lambda": bool,
+        "is_async": bool,
+        "may_fall_through": bool,
+        "ignore_comment": bool,
+        "docstring": str,
+        "has_tensor_methods": bool,
+    }
+    names = {f.name for f in dataclasses.fields(FunctionSummary)}
+    assert names == POSITIONED_FIELDS | unpositioned.keys()
+    assert not POSITIONED_FIELDS & unpositioned.keys()
+
+
+def test_line_moving_edits_through_the_project_decide_as_from_scratch(tmp_path: Path) -> None:
+    counter = MovedSplices()
+    root = tmp_path / "project"
+    generate(root, 800)
+    large = write_large_module(root, 400)
+    relpath = large.relative_to(root).as_posix()
+    project = Project.open(root, ProjectOptions(use_cache=False))
+    project.results()
+    import hybridize.analyzer.summaries.file_summaries as file_summaries
+
+    original = file_summaries.summarize_edited_statement
+    file_summaries.summarize_edited_statement = counter  # type: ignore[assignment]
+    try:
+        rng = random.Random(5)
+        text = large.read_text(encoding="utf-8")
+        for n in range(16):
+            edited = line_edit(text, rng, n)
+            project.update(relpath, edited)
+            project.results()
+            assert_same_summary(
+                project._summaries[relpath], summarize_raw(relpath, project.snapshot()[relpath])
+            )
+            if n % 3 == 2:
+                check(project, f"edit {n}")
+            if isinstance(project._summaries[relpath], ModuleSummary) and rng.random() < 0.7:
+                text = edited  # go on from it, else undo (a broken text always)
+            project.update(relpath, text)
+            project.results()
+        check(project, "after the edits")
+    finally:
+        file_summaries.summarize_edited_statement = original  # type: ignore[assignment]
+    assert counter.moved >= 5, (counter.moved, counter.declined)
