@@ -12,6 +12,7 @@ nothing about the shift.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import random
 import sys
@@ -98,7 +99,7 @@ def test_line_moving_edits_summarise_as_the_whole_text_does(tmp_path: Path, monk
         "hybridize.analyzer.summaries.file_summaries.summarize_edited_statement", counter
     )
     rng = random.Random(36)
-    n = 0
+    n = trees = 0
     for path in _sources(tmp_path):
         text = path.read_text(encoding="utf-8")
         relpath = path.name
@@ -110,6 +111,7 @@ def test_line_moving_edits_summarise_as_the_whole_text_does(tmp_path: Path, monk
             assert_same_summary(summary, summarize_text(relpath, edited))
             if new_editable is not None:
                 assert new_editable.statements == _fresh_statements(relpath, edited)
+                trees += _assert_same_tree(new_editable, edited)
             if rng.random() < 0.3 or new_editable is None:
                 summary, editable = summarize_buffer(relpath, text, new_editable or editable)
                 assert_same_summary(summary, summarize_text(relpath, text))
@@ -117,6 +119,18 @@ def test_line_moving_edits_summarise_as_the_whole_text_does(tmp_path: Path, monk
                 text, editable = edited, new_editable
     assert counter.moved > 150
     assert counter.declined > 20
+    assert trees > 200
+
+
+def _assert_same_tree(editable: EditableSummary, text: str) -> int:
+    """The spliced tree the plan reads equals CPython's tree of the whole text, positions
+    included (1: compared; 0: the editable summary holds none)."""
+    parsed = editable.parsed
+    if parsed is None or parsed.tree is None:
+        return 0
+    expected = ast.dump(ast.parse(text), include_attributes=True)
+    assert ast.dump(parsed.tree, include_attributes=True) == expected
+    return 1
 
 
 def _fresh_statements(relpath: str, text: str) -> object:

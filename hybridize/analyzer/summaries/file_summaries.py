@@ -11,7 +11,7 @@ import ast
 
 from hybridize.analyzer.cycle_collector import no_cyclic_gc
 from hybridize.analyzer.summaries.ir import ModuleSummary
-from hybridize.analyzer.summaries.parse_guard import screen
+from hybridize.analyzer.summaries.parse_guard import keep_parse, screen
 from hybridize.analyzer.summaries.statement_edit import (
     EditableSummary,
     summarize_edited_statement,
@@ -52,6 +52,9 @@ def summarize_buffer(
         if previous is not None and previous.summary.relpath == relpath:
             edited = summarize_edited_statement(previous, text)
             if edited is not None:
+                tree = edited.parsed.tree if edited.parsed is not None else None
+                if tree is not None:  # the plan of the buffer reads it (`take_parse`)
+                    keep_parse(text, tree)
                 return edited.summary, edited
         screened = screen(text)
         if screened.problem is not None:
@@ -62,7 +65,7 @@ def summarize_buffer(
             laid_out = summarize_laid_out(relpath, text, screened.tree)
         except RecursionError:
             return FileError(relpath, "cannot analyse: the file is nested too deeply"), None
-        return laid_out.summary, EditableSummary.of(text, laid_out)
+        return laid_out.summary, EditableSummary.of(text, laid_out, screened.tree)
 
 
 def _syntax_error_message(text: str) -> str:

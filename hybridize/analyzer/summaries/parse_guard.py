@@ -60,6 +60,13 @@ def parse(text: str) -> ast.Module:
     return tree
 
 
+def keep_parse(text: str, tree: ast.Module) -> None:
+    """Keep `tree`, CPython's tree of `text` made otherwise than by `parse` (an edited
+    buffer's, spliced from its previous tree: `statement_edit`), for `take_parse`."""
+    global _last_parsed
+    _last_parsed = (text, tree)
+
+
 def take_parse(text: str) -> ast.Module:
     """The tree `parse` kept of `text` (released: a tree of a large file is a hundred
     thousand objects that the cycle collector would walk again and again while it is kept),

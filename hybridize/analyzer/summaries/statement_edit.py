@@ -32,10 +32,16 @@ The edited statement's functions then take the place of its old ones in the modu
 `functions` (and `classes`), in the walk's order; every other entry, the module code among
 them, is the previous summary's own object when no line moved, else that object with its
 positions moved.
+
+CPython's tree of the whole text is spliced the same way (`ParsedTree`): the edited
+statement's new node in the place of the old one, the later statements' positions moved.
+The refactoring plan of the edited buffer reads it (`parse_guard.keep_parse`) rather than
+parsing the whole file again at each keystroke.
 """
 
 from __future__ import annotations
 
+import ast
 import bisect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -51,6 +57,22 @@ from hybridize.analyzer.summaries.summarize import (
     StatementShare,
     summarize_laid_out,
 )
+
+
+class ParsedTree:
+    """CPython's tree of an editable summary's text, handed on to the next edit's splice,
+    which moves the later statements' positions in place: `take` empties the box, so that an
+    editable summary used again after that has none (its splice then parses nothing more,
+    and the plan parses the whole text itself)."""
+
+    __slots__ = ("tree",)
+
+    def __init__(self, tree: ast.Module | None) -> None:
+        self.tree = tree
+
+    def take(self) -> ast.Module | None:
+        tree, self.tree = self.tree, None
+        return tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +97,14 @@ class EditableSummary:
     summary: ModuleSummary
     statements: tuple[StatementShare, ...] | None
     edited: EditedStatement | None = None
+    parsed: ParsedTree | None = None
+    """The tree of `text`, when the summary was made from one (`tree`)."""
 
     @classmethod
-    def of(cls, text: str, laid_out: LaidOutSummary) -> EditableSummary:
-        return cls(text, split_lines(text), laid_out.summary, laid_out.statements)
+    def of(cls, text: str, laid_out: LaidOutSummary, tree: ast.Module) -> EditableSummary:
+        return cls(
+            text, split_lines(text), laid_out.summary, laid_out.statements, None, ParsedTree(tree)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,20 +189,21 @@ def _splice(
     if last_line < share.first_line:
         return None
     before = _added_up(statements[:index], share.first_line - 1)
-    new = _summarize_statement(text, lines, share.first_line, last_line, before)
-    if new is None:
+    region = _summarize_statement(text, lines, share.first_line, last_line, before)
+    if region is None:
         return None
+    new, node = region
     summary = previous.summary
     new_code = new.summary.module_code
     shift = LineShift(share.last_line, edit.delta, summary.module_code.span, new_code.span)
     kept = previous.edited
-    old = (
-        kept.laid_out
-        if kept is not None and kept.index == index
-        else _summarize_statement(
+    if kept is not None and kept.index == index:
+        old: LaidOutSummary | None = kept.laid_out
+    else:
+        found = _summarize_statement(
             previous.text, previous.lines, share.first_line, share.last_line, before
         )
-    )
+        old = found[0] if found is not None else None
     if old is None or not _same_outside(old, new, shift):
         return None
     new_share = new.statements[0]  # type: ignore[index]  # checked by _summarize_statement
@@ -224,7 +251,25 @@ def _splice(
     if index + 1 < len(shares):
         # Lines the statement no longer ends on (blank, comments) go with the next one.
         shares[index + 1] = replace(shares[index + 1], first_line=new_share.last_line + 1)
-    return EditableSummary(text, lines, spliced, tuple(shares), EditedStatement(index, new))
+    old_tree = previous.parsed.take() if previous.parsed is not None else None
+    tree = _spliced_tree(old_tree, index, node, edit.delta)
+    return EditableSummary(
+        text, lines, spliced, tuple(shares), EditedStatement(index, new), ParsedTree(tree)
+    )
+
+
+def _spliced_tree(
+    tree: ast.Module | None, index: int, node: ast.stmt, delta: int
+) -> ast.Module | None:
+    """`tree` with its statement `index` replaced by `node` and the later statements moved
+    by `delta` lines (in place: the previous tree is not used again)."""
+    if tree is None or index >= len(tree.body):
+        return None
+    later = tree.body[index + 1 :]
+    if delta:
+        for statement in later:
+            ast.increment_lineno(statement, delta)
+    return ast.Module(body=[*tree.body[:index], node, *later], type_ignores=[])
 
 
 def _added_up(shares: tuple[StatementShare, ...], last_line: int) -> StatementShare:
@@ -242,10 +287,10 @@ def _added_up(shares: tuple[StatementShare, ...], last_line: int) -> StatementSh
 
 def _summarize_statement(
     text: str, lines: list[str], first_line: int, last_line: int, before: StatementShare
-) -> LaidOutSummary | None:
+) -> tuple[LaidOutSummary, ast.stmt] | None:
     """The share of a module's summary the statement on lines `first_line` to `last_line`
-    gives, after the statements `before` (None: those lines are not one statement that
-    parses alone and passes the screen)."""
+    gives, after the statements `before`, and its tree (None: those lines are not one
+    statement that parses alone and passes the screen)."""
     region = "\n" * (first_line - 1) + "".join(lines[first_line - 1 : last_line])
     screened = screen(region)
     tree = screened.tree
@@ -255,7 +300,7 @@ def _summarize_statement(
         laid_out = summarize_laid_out("", text, tree, lines=lines, before=before)
     except RecursionError:
         return None
-    return laid_out if laid_out.statements is not None else None
+    return (laid_out, tree.body[0]) if laid_out.statements is not None else None
 
 
 def _same_outside(old: LaidOutSummary, new: LaidOutSummary, shift: LineShift) -> bool:
