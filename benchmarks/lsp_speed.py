@@ -19,11 +19,14 @@ or set. It measures:
 
 With the workspace warm (the large file open, its first diagnostics in, a few changes made):
 
-- `didChange` -> `publishDiagnostics`: an incremental change of one line of the large file,
-  then the time until the diagnostics of that document version arrive (median and p95). The
-  changes insert and take out again a print at the start of a function's first line (each
-  insertion prints another number: a new text, as typing makes), so every change flips that
-  function's HY010, and the benchmark checks that the diagnostics follow it.
+- `didChange` -> `publishDiagnostics`: an incremental change of the large file, then the
+  time until the diagnostics of that document version arrive (median and p95). The changes
+  insert and take out again a print at the start of a function's first line (each insertion
+  prints another number: a new text, as typing makes), so every change flips that function's
+  HY010, and the benchmark checks that the diagnostics follow it. Half of them move lines,
+  as most of a user's edits do: every other insertion is the print on a line of its own
+  (typing it, then Enter), and the change after it deletes that line again; the others
+  stay within the line.
   Each change follows the diagnostics of the one before (as an editor's user pauses between
   edits), so the server analyses it at once: its debounce (`DEBOUNCE_SECONDS`) holds back
   only changes that follow another within that time (a burst);
@@ -32,10 +35,11 @@ With the workspace warm (the large file open, its first diagnostics in, a few ch
   opening the project are separate processes, sampled with it as the process tree's peak).
 
 The server re-solves the project-wide facts incrementally on a body edit (`Solver.update`)
-and decides again only the verdicts the edit can reach; an edit that moves no line (as these
-do) touches only the edited function (`interface.edited_keys`), and the edited file is summarised
-again only in the edited top-level statement (`summaries/statement_edit.py`). What remains per
-change is mostly the verdict phase and the edited file's own parse and refactoring plan.
+and decides again only the verdicts the edit can reach; an edit that moves no line touches
+only the edited function (`interface.edited_keys`), one that moves lines every function of the
+file below it too (their positions changed). The edited file is summarised again only in the
+edited top-level statement, whether lines moved or not (`summaries/statement_edit.py`). What
+remains per change is mostly the verdict phase and the edited file's refactoring plan.
 
 `--base REV` measures a commit (or branch) beside this checkout in the same run, on the same
 generated project: a detached git worktree of REV, its server started by `--base-python`
@@ -83,6 +87,12 @@ def print_call(version: int) -> str:
     """The print a change inserts: another one each time, as typing makes texts never seen
     before (a text seen before could be served by a cache)."""
     return f"print({version}); "
+
+
+def print_line(version: int, column: int) -> str:
+    """The print a change inserts as a line of its own before the body's first (typed, then
+    Enter): every later line of the file moves down one, and back up when it is deleted."""
+    return f"print({version})\n" + " " * column
 
 
 """What each change inserts at the start of the first body line of a function with an HY010,
@@ -205,8 +215,12 @@ def line_change(
     uri: str, version: int, line: int, column: int, removed: str, inserted: str
 ) -> types.DidChangeTextDocumentParams:
     """An incremental change at `line`:`column` replacing `removed` with `inserted` (ASCII
-    text, so UTF-16 columns are characters)."""
-    end = types.Position(line=line, character=column + len(removed))
+    text, so UTF-16 columns are characters; either may hold line breaks)."""
+    removed_lines = removed.split("\n")
+    last = len(removed_lines) - 1
+    end = types.Position(
+        line=line + last, character=(column if last == 0 else 0) + len(removed_lines[-1])
+    )
     return types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
         content_changes=[
@@ -288,11 +302,15 @@ async def measure(
         version = 1
         inserted = ""
         timings: list[float] = []
+        moving: list[float] = []
+        within: list[float] = []
         changes = args.warmup + args.changes + (args.warmup + args.changes) % 2
         for i in range(changes):  # an even number: the function ends as it began
             printing = i % 2 == 0
             version += 1
-            removed, inserted = ("", print_call(version)) if printing else (inserted, "")
+            own_line = i % 4 < 2  # the print on a line of its own, then that line deleted
+            call = print_line(version, column) if own_line else print_call(version)
+            removed, inserted = ("", call) if printing else (inserted, "")
             sent = time.perf_counter()
             client.text_document_did_change(
                 line_change(uri, version, body, column, removed, inserted)
@@ -305,9 +323,12 @@ async def measure(
                 )
             if args.warmup <= i < args.warmup + args.changes:
                 timings.append(arrival - sent)
+                (moving if own_line else within).append(arrival - sent)
         figures["change_median"] = statistics.median(timings)
         figures["change_p95"] = percentile(timings, 0.95)
         figures["change_max"] = max(timings)
+        figures["change_lines_median"] = statistics.median(moving)
+        figures["change_within_median"] = statistics.median(within)
 
         name_line = lines[def_line]
         position = types.Position(line=def_line, character=name_line.index(name) + 1)
@@ -354,6 +375,8 @@ FIGURES = [
     Figure("open", "didOpen -> whole diagnostics", "s"),
     Figure("change_median", "didChange -> diagnostics, median", "ms"),
     Figure("change_p95", "didChange -> diagnostics, p95", "ms"),
+    Figure("change_lines_median", "  of which moving lines, median", "ms"),
+    Figure("change_within_median", "  of which within a line, median", "ms"),
     Figure("code_action_median", "codeAction, median", "ms"),
     Figure("hover_median", "hover, median", "ms"),
     Figure("memory", "server peak memory (VmHWM)", "MiB"),
@@ -379,6 +402,10 @@ def print_alone(figures: dict[str, float]) -> None:
     print(
         f"didChange -> diagnostics, p95:    {figures['change_p95'] * ms:8.0f} ms"
         f"  (target <= 600 ms: {verdict('change_p95')}; max {figures['change_max'] * ms:.0f} ms)"
+    )
+    print(
+        f"  moving lines, median: {figures['change_lines_median'] * ms:.0f} ms; within a line,"
+        f" median: {figures['change_within_median'] * ms:.0f} ms"
     )
     print(
         f"  each change after a pause (no debounce wait; a burst waits "
