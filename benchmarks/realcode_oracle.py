@@ -85,6 +85,7 @@ from oracle_rewrites import rewrites_from_diff  # noqa: E402
 from hybridize.verify.command_run import PLUGIN_MODULE, install_plugin  # noqa: E402
 from hybridize.verify.outcomes import (  # noqa: E402
     Outcome,
+    collected_tests,
     count,
     error_changed,
     newly_failing,
@@ -482,7 +483,7 @@ def run_chunk(run: Run, name: str, files: Sequence[str], targets: Sequence[str])
             f"{TIMED_OUT} {timeout:.0f} s" if status == "timeout" else f"crashed (exit {status})"
         )
         return result
-    collected = _collected(path)
+    collected = collected_tests(path)
     unfinished = [
         file
         for file in files
@@ -501,21 +502,6 @@ def run_chunk(run: Run, name: str, files: Sequence[str], targets: Sequence[str])
         result.file_failures.pop(file, None)
         result.file_failures.update(single.file_failures)
     return result
-
-
-def _collected(path: Path) -> list[str]:
-    """The test ids the plugin says pytest collected (none when it crashed before)."""
-    if not path.exists():
-        return []
-    nodeids: list[str] = []
-    for line in path.read_text(errors="replace").splitlines():
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if record.get("kind") == "collected":
-            nodeids.extend(record["nodeids"])
-    return nodeids
 
 
 def _shadow_error(path: Path) -> str | None:

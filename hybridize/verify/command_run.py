@@ -14,6 +14,11 @@ root as the user would run it in the project's, with:
   to hybridize does not reach a group of its own);
 - no bytecode written: the copy's files are rewritten between runs within the same second, and
   a stale `.pyc` of the same size and time would run the previous round's code.
+
+A run of a real suite takes minutes (tensorflow-gnn's six files: over five on 2 busy cores):
+while it runs, every `CommandSetting.heartbeat_seconds` the caller is told how far it got
+(`RunSoFar`: the tests done and failing, read from the plugin's records as they are written),
+so that a long verification does not look stuck.
 """
 
 from __future__ import annotations
@@ -23,12 +28,12 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hybridize.compiler.protocol import limited_child
-from hybridize.verify.outcomes import PASSED, Outcome, read_outcome_file
+from hybridize.verify.outcomes import PASSED, Outcome, collected_tests, read_outcome_file
 
 PLUGIN_MODULE = "_hybridize_verify_plugin"
 """The plugin's module name in the test run: a name of its own, so that the run needs neither
@@ -67,6 +72,28 @@ class CommandSetting:
     limits: RunLimits
     shadow: Mapping[str, Path] = field(default_factory=dict)
     import_roots: tuple[Path, ...] = ()
+    heartbeat_seconds: float = 60.0
+    """Seconds between two reports of a run still going (`run_command`'s `on_wait`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunSoFar:
+    """How far a run still going got: seconds since it started, the tests collected (0 before
+    pytest has collected them, or for a command that runs no pytest), done and failing."""
+
+    seconds: float
+    collected: int
+    done: int
+    failing: int
+
+    def describe(self) -> str:
+        """The progress line's words: "still running, 120 of 303 tests done (2 failing), 180 s",
+        or the seconds alone before any test is known."""
+        if not self.collected and not self.done:
+            return f"still running, {self.seconds:.0f} s"
+        total = f" of {self.collected}" if self.collected else ""
+        failing = f" ({self.failing} failing)" if self.failing else ""
+        return f"still running, {self.done}{total} tests done{failing}, {self.seconds:.0f} s"
 
 
 @dataclass(slots=True)
@@ -112,10 +139,12 @@ def run_command(
     *,
     select: Sequence[str] = (),
     trace: Path | None = None,
+    on_wait: Callable[[RunSoFar], None] | None = None,
 ) -> CommandRun:
     """Run the command once in the copy as it is now. `select`: only these test ids (the
     plugin deselects the others); `trace`: the JSON list of rewritten functions whose calls
-    each test records."""
+    each test records; `on_wait`: told how far the run got, every `heartbeat_seconds` it
+    goes on."""
     setting.records.mkdir(parents=True, exist_ok=True)
     outcomes_path = setting.records / f"{label}.jsonl"
     log_path = setting.records / f"{label}.log"
@@ -138,10 +167,9 @@ def run_command(
             preexec_fn=limited_child(setting.limits.memory_mib),
         )
         try:
-            status: int | None = process.wait(timeout=setting.limits.seconds)
-        except subprocess.TimeoutExpired:
-            status = None
-            _kill_group(process)
+            status = _wait(process, setting, started, outcomes_path, on_wait)
+            if status is None:
+                _kill_group(process)
         except BaseException:  # interrupted (Ctrl-C, SIGTERM): the run, in a session of its
             _kill_group(process)  # own that no signal to ours reaches, must not outlive it
             raise
@@ -149,6 +177,35 @@ def run_command(
     outcomes, collect_errors = read_outcome_file(outcomes_path)
     output = log_path.read_bytes()[-OUTPUT_TAIL:].decode("utf-8", "replace")
     return CommandRun(status, seconds, outcomes, collect_errors, output, setting.limits.seconds)
+
+
+def _wait(
+    process: subprocess.Popen[bytes],
+    setting: CommandSetting,
+    started: float,
+    outcomes_path: Path,
+    on_wait: Callable[[RunSoFar], None] | None,
+) -> int | None:
+    """The run's exit status, or None when its time limit passed first; `on_wait` is told
+    how far it got every `heartbeat_seconds` meanwhile."""
+    deadline = started + setting.limits.seconds
+    while True:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            return None
+        wait = left if on_wait is None else min(left, setting.heartbeat_seconds)
+        try:
+            return process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            if on_wait is not None and time.perf_counter() < deadline:
+                on_wait(_so_far(outcomes_path, time.perf_counter() - started))
+
+
+def _so_far(outcomes_path: Path, seconds: float) -> RunSoFar:
+    """How far the run got, from the records the plugin has written so far."""
+    outcomes, _ = read_outcome_file(outcomes_path)
+    failing = sum(1 for o in outcomes.values() if o.outcome not in (PASSED, "skipped"))
+    return RunSoFar(seconds, len(collected_tests(outcomes_path)), len(outcomes), failing)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

@@ -81,6 +81,22 @@ def read_outcome_file(path: Path) -> tuple[dict[str, Outcome], dict[str, str]]:
     return read_outcomes(path.read_text(encoding="utf-8", errors="replace").splitlines())
 
 
+def collected_tests(path: Path) -> list[str]:
+    """The test ids the plugin says pytest collected (none when it crashed before, or has not
+    collected yet)."""
+    if not path.exists():
+        return []
+    nodeids: list[str] = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut short by a crash, or being written
+        if record.get("kind") == "collected":
+            nodeids.extend(record["nodeids"])
+    return nodeids
+
+
 @dataclass(frozen=True, slots=True)
 class NewFailure:
     """A test that passed before the rewrite and does not after."""

@@ -46,6 +46,7 @@ from hybridize.verify.command_run import (
     CommandRun,
     CommandSetting,
     RunLimits,
+    RunSoFar,
     install_plugin,
     run_command,
 )
@@ -72,6 +73,9 @@ class VerifyRequest:
     command: str
     per_test: bool
     limits: RunLimits = field(default_factory=RunLimits)
+    heartbeat_seconds: float = 60.0
+    """Seconds between two progress lines of a run still going ("round 2: still running, 120
+    of 303 tests done (2 failing), 180 s")."""
 
     @property
     def what(self) -> str:
@@ -169,6 +173,7 @@ class _Session:
             request.limits,
             shadow=packages,
             import_roots=tuple(dict.fromkeys(p.parent for p in packages.values())),
+            heartbeat_seconds=request.heartbeat_seconds,
         )
         self.result = Verification(request, plan)
         self.per_test = request.per_test
@@ -180,7 +185,12 @@ class _Session:
     ) -> CommandRun:
         self.workspace.apply(plan)
         self.result.runs += 1
-        run = run_command(self.setting, label, select=select, trace=trace)
+        step = label.replace("-", " ")  # "round 2 bisect 3"
+
+        def still_running(so_far: RunSoFar) -> None:
+            self.progress(f"{step}: {so_far.describe()}")
+
+        run = run_command(self.setting, label, select=select, trace=trace, on_wait=still_running)
         self.result.seconds += run.seconds
         return run
 
