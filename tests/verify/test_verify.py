@@ -139,6 +139,76 @@ def _alive(pid: int) -> bool:
         return False
 
 
+ORDER_DEPENDENT = {
+    "mylib/__init__.py": "",
+    "mylib/ops.py": """\
+        import tensorflow as tf
+
+        MODE = {"strict": False}
+
+
+        def scale(x):
+            return tf.reduce_sum(x * 2.0)
+
+
+        def checked(x):
+            y = tf.reduce_sum(x)
+            if MODE["strict"] and y.numpy() < 0:
+                raise ValueError("negative")
+            return y
+        """,
+    "tests/test_a_strict.py": """\
+        import tensorflow as tf
+
+        from mylib import ops
+
+
+        def test_strict_mode():
+            ops.MODE["strict"] = True
+            assert ops.scale(tf.constant([1.0, 2.0])).numpy() == 6.0
+        """,
+    "tests/test_b_checked.py": """\
+        import tensorflow as tf
+
+        from mylib.ops import checked
+
+
+        def test_checked():
+            assert checked(tf.constant([1.0, 2.0])).numpy() == 3.0
+        """,
+    "tests/test_c_noise.py": """\
+        import os
+
+
+        def test_noise():
+            # fails in every bisection step, whatever the changes: as a test drawing unseeded
+            # random data fails now and then
+            assert "bisect" not in os.environ["HYBRIDIZE_VERIFY_OUTCOMES"]
+        """,
+}
+"""`test_checked` fails only after `test_strict_mode` (its `.numpy()` runs in strict mode only):
+alone it passes; `test_noise` fails in the bisection's runs for no change's sake."""
+
+
+def test_tests_failing_only_together_judge_their_bisection_alone(tmp_path: Path) -> None:
+    """A test that fails in the whole run and passes alone, twice, has the changes bisected
+    with the whole command; only that test judges the steps: another test failing in one
+    (zuko's `test_multivariate_transforms`, unseeded) must not get the innocent change ending
+    the prefix (`scale`, first in the plan) dropped."""
+    project = make_project(tmp_path, ORDER_DEPENDENT)
+    done = refactor(tmp_path, project, "--apply", "--verify", TESTS)
+    assert done.returncode == 0, done.stderr
+    assert "bisecting 2 changes for tests/test_b_checked.py::test_checked with the whole" in (
+        done.stderr
+    )
+    assert "dropping mylib/ops.py::checked: tests/test_b_checked.py::test_checked fails" in (
+        done.stderr
+    )
+    assert "dropping mylib/ops.py::scale" not in done.stderr
+    assert decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
+    assert "1 change kept, 1 dropped" in done.stderr
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_a_terminated_verification_kills_its_run_and_removes_its_copy(tmp_path: Path) -> None:
     """The command runs in a session of its own, which no signal to hybridize reaches: on
