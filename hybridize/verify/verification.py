@@ -26,7 +26,8 @@ callee that fail only together the callee goes and the caller, which runs it inl
 one change, so the rounds end. A failing test that passes when run again alone is reported
 as flaky and nothing is dropped for it; the round runs again, and when it fails again with
 nothing to blame (tests that fail only together, in their order), the changes are bisected
-with the whole command.
+with the whole command, judged by those tests alone (another test failing in a step, e.g. one
+drawing unseeded random data, says nothing about them).
 """
 
 from __future__ import annotations
