@@ -1125,3 +1125,22 @@ def namespace_default(name: str) -> Behaviour | None:
 def enclosing_namespace(name: str) -> str | None:
     """The longest namespace of NAMESPACE_DEFAULTS enclosing ``name``."""
     return _longest_namespace(name)
+
+
+SINGULAR_AT_ZERO: frozenset[str] = frozenset(
+    {
+        "tensorflow.norm",
+        "tensorflow.math.reduce_euclidean_norm",
+        "tensorflow.math.sqrt",
+        "tensorflow.math.rsqrt",
+        "tensorflow.math.log",
+        "tensorflow.math.pow",
+        "tensorflow.math.divide",
+        "tensorflow.math.truediv",
+        "tensorflow.math.reciprocal",
+    }
+)
+"""Ops whose value or gradient is not finite at 0 (canonical names): what a small constant
+added to a difference guards (`tf.norm(x - y + eps)`). HY431 reports such a guard that
+Grappler's constant folding may erase (tests/analyzer/test_hy431_folded_epsilon_guards.py
+measures norm, euclidean norm, sqrt, log, pow and divide under TF 2.21)."""

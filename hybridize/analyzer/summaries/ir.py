@@ -110,6 +110,21 @@ class DecoratorInfo:
     span: Span = NO_SPAN
 
 
+@fast_pickling
+@dataclass(frozen=True, slots=True)
+class OffsetSum:
+    """`(a - b) + c` written as one expression: a sum or difference of two operands with one
+    more operand added or subtracted (HY431 asks whether it is a small constant that
+    TensorFlow's constant folding pushes into the inner operation, where it rounds away)."""
+
+    terms: tuple[Sym, Sym]
+    """The inner operation's operands, `a` and `b`."""
+    offset: Sym
+    """The operand added to, or subtracted from, their sum or difference: `c`."""
+    span: Span
+    """The statement that holds the expression."""
+
+
 @dataclass(slots=True)
 class FunctionSummary:
     """What one function body does, symbolically."""
@@ -153,6 +168,9 @@ class FunctionSummary:
     stepped_slices: dict[Sym, tuple[Sym, Span]] = field(default_factory=dict)
     """Slices whose step is computed (`x[:, ::stride]`), each with its step and statement: a
     tensor step leaves the result's static rank unknown in a graph."""
+    offset_sums: dict[Sym, OffsetSum] = field(default_factory=dict)
+    """Sums and differences offset by one more operand in the same expression (`x - y + eps`,
+    `eps + (x - y)`), by the value of the whole expression; the first of equal values kept."""
     globals_declared: frozenset[str] = frozenset()
     nonlocals_declared: frozenset[str] = frozenset()
     is_generator: bool = False

@@ -29,6 +29,7 @@ from hybridize.analyzer.summaries.ir import (
     ImportSummary,
     Loop,
     ModuleSummary,
+    OffsetSum,
     Param,
     StatementLoop,
     Store,
@@ -52,6 +53,7 @@ from hybridize.analyzer.summaries.syms import (
     is_fstr,
     is_lit,
     is_local,
+    is_op,
     is_slice,
     item_sym,
     iter_sym,
@@ -922,6 +924,8 @@ class _ModuleBuilder:
         pair = (self._expr(expr.left, scope), self._expr(expr.right, scope))
         if type(expr.op) is ast.MatMult:
             return op_sym(pair, "matmul")
+        if type(expr.op) in _ADDITIVE:
+            self._offset_sum(expr, pair, scope)
         if type(expr.op) is ast.Mod and (
             (is_lit(pair[0]) and pair[0][1] == "str") or is_fstr(pair[0])
         ):
@@ -930,6 +934,27 @@ class _ModuleBuilder:
             # from x (a new x, a new string).
             return fstr_sym((), (pair[1],))
         return op_sym(pair)
+
+    def _offset_sum(self, expr: ast.BinOp, pair: tuple[Sym, Sym], scope: _Scope) -> None:
+        """Record `(a - b) + c` (either side, `+` or `-`): the operands of an inner sum or
+        difference written in the same expression, and the operand offsetting it."""
+        for inner, offset, inner_sym, offset_sym in (
+            (expr.left, expr.right, pair[0], pair[1]),
+            (expr.right, expr.left, pair[1], pair[0]),
+        ):
+            if (
+                type(inner) is ast.BinOp
+                and type(inner.op) in _ADDITIVE
+                and type(offset) in _OFFSET_EXPRESSIONS
+                and is_op(inner_sym)
+                and len(inner_sym[1]) == 2
+            ):
+                operands = inner_sym[1]
+                scope.summary.offset_sums.setdefault(
+                    op_sym(pair),
+                    OffsetSum((operands[0], operands[1]), offset_sym, self.statement_span),
+                )
+                return
 
     def _unary(self, expr: ast.UnaryOp, scope: _Scope) -> Sym:
         operand = self._expr(expr.operand, scope)
@@ -1203,6 +1228,11 @@ _SIMPLE_STATEMENTS = frozenset(
 _TRY_STATEMENTS: tuple[type[ast.stmt], ...] = (ast.Try, getattr(ast, "TryStar", ast.Try))
 """`try` and, from Python 3.11, `try`/`except*` (the same fields)."""
 
+_ADDITIVE = frozenset({ast.Add, ast.Sub})
+"""The operators of sums and differences (`OffsetSum`)."""
+_OFFSET_EXPRESSIONS = frozenset({ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp})
+"""What may stand for a constant offsetting a sum (`eps`, `1e-8`, `-1e-8`, `self.eps`):
+whether it is one, the solved values tell."""
 _IDENTITY_TESTS = frozenset({ast.In, ast.NotIn, ast.Is, ast.IsNot})
 """Comparisons that give a Python bool whatever the operands (no tensor op)."""
 _OBJECT_IDENTITY_TESTS = frozenset({ast.Is, ast.IsNot})

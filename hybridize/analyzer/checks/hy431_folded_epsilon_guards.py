@@ -1,0 +1,236 @@
+"""HY431 folded_epsilon_guards: a small constant guarding a difference that Grappler's
+constant folding moves into the difference, where it rounds away."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+from hybridize.analyzer.facts.callgraph import call_sites
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_evaluator
+from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.predicates import is_tensor_like
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.safety import mentions
+from hybridize.analyzer.facts.scan_memo import per_module
+from hybridize.analyzer.facts.values import is_lit_atom
+from hybridize.analyzer.frameworks.tensorflow_rules import SINGULAR_AT_ZERO
+from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, OffsetSum, Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import call_sym
+from hybridize.model import Finding, Span
+
+from . import TENSORFLOW_ONLY, Check
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.checks.context import CheckContext
+
+SMALL_OFFSET = 1e-3
+"""The largest constant taken for a guard: the measured range is 1e-12 to 1e-3, and every
+constant in it vanishes next to operands large enough (float32 keeps 24 bits: `b - c == b`
+once `|b| > 2**24 * c`)."""
+
+
+class FoldedEpsilonGuards(Check):
+    """Guards a difference with a small constant that a traced graph moves into it.
+
+    What it detects
+    ---------------
+    A small constant (a Python number of magnitude at most 1e-3: a literal, a module constant,
+    an attribute or a parameter the analysis knows the value of) added to, or subtracted from,
+    a sum or difference of two tensors in one expression, `x - y + eps` or `eps + (x - y)`,
+    whose value reaches an op that is not finite at 0 or whose gradient is not: `tf.norm`,
+    `tf.math.reduce_euclidean_norm`, `tf.sqrt`, `tf.math.rsqrt`, `tf.math.log`, `tf.pow`,
+    `tf.math.divide` (`tf.exp(-tf.norm(x - y + eps, axis=2))`). The value may reach the op in
+    the function, in a caller the function returns it to, or in a function the caller calls on
+    it; every project function that calls one of them (transitively) traces the same
+    expression and is reported too.
+
+    Why it matters in graph mode
+    ----------------------------
+    Grappler's constant folding pass (`ConstantPushDown` in constant_folding.cc) rewrites an
+    Add or Sub that has one constant input and a single-use Add or Sub child so that the
+    constant meets a leaf: `(x - y) + c` becomes `x + (c - y)`. Next to a leaf much larger
+    than it, the constant rounds away, so where `x == y` the guarded value is exactly 0
+    instead of `c`, and the gradient of the norm or square root there is NaN (the value of
+    log or a quotient infinite). Eagerly the difference is taken first and the guard holds.
+    Measured under TF 2.21 (tests/analyzer/test_hy431_folded_epsilon_guards.py): with
+    float32 operands near 1 and `c` = 1e-8, `tf.function` gives a NaN gradient for norm,
+    euclidean norm, sqrt and pow(0.5) and infinities for log and division where eager code is
+    finite; switching `constant_folding` off (`tf.config.optimizer.set_experimental_options`)
+    restores it, switching the arithmetic optimizer off does not. `x + c - y` (the constant
+    added to a leaf, no rewrite), `sqrt(reduce_sum(square(x - y)) + c)` (the child is a Sum)
+    and a difference used twice are left as written, and stay finite; `jit_compile=True`
+    functions are compiled by XLA, which keeps the order. tensorflow-model-remediation's
+    `LaplacianKernel.call` (`tf.norm(x - y + 1e-8, axis=2)`) gave NaN gradients so.
+
+    Example
+    -------
+        _EPSILON = 1e-8
+
+        def laplacian(x, y):
+            return tf.exp(-tf.norm(x - y + _EPSILON, axis=2) / 0.1)
+
+    Instead
+    -------
+    Guard the op rather than the difference: `tf.sqrt(tf.reduce_sum(tf.square(x - y),
+    axis=2) + eps)`, or `tf.maximum(...)`, or hand the constant in as a tensor made outside
+    the function (a captured tensor is not a constant of the graph); or keep the function
+    eager.
+
+    Not for torch.compile
+    ---------------------
+    Inductor does not reassociate floating-point additions; the rule is TensorFlow's.
+    """
+
+    code = "HY431"
+    frameworks = TENSORFLOW_ONLY
+    name = "folded_epsilon_guards"
+    severity = "error"
+    summary = (
+        "guards a difference with a small constant (`tf.norm(x - y + eps)`): traced, "
+        "constant folding moves it into the difference, where it rounds away."
+    )
+    unblock = "guard the op instead (`tf.sqrt(tf.reduce_sum(tf.square(x - y)) + eps)`)"
+    fact = "folded_epsilon_guards"
+    fact_meaning = (
+        "a small constant added to a difference of tensors reaches an op singular at 0: "
+        "Grappler's constant folding moves it into the difference, where it rounds away"
+    )
+    decision_order = 151
+    EXAMPLE_FUNCTION = "f"
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """The guard the function traces (its own, or a callee's), for a function that may
+        be compiled and is not yet."""
+        if not context.changes_on_compiling:
+            return []
+        evidence = folded_guards(context.index, context.facts).get(context.key)
+        return cls.findings([evidence]) if evidence is not None else []
+
+
+@dataclass(frozen=True, slots=True)
+class _Guard:
+    """An `OffsetSum` whose offset is a small constant and whose terms are tensors."""
+
+    value: Sym
+    text: str
+    span: Span
+
+
+def folded_guards(index: ProjectIndex, facts: TensorFacts) -> dict[FunctionKey, Evidence]:
+    """Every function whose graph holds a guard constant folding erases: those whose guard
+    reaches an op singular at 0 (here, in a caller, in a function the caller calls on it),
+    and their callers, transitively. Memoised per solution; which functions write such an
+    expression at all is kept per module (`per_module`), so a project without one costs a
+    look at each changed module."""
+    cached = facts.cache.get("folded_epsilon_guards")
+    if cached is not None:
+        return cast("dict[FunctionKey, Evidence]", cached)
+    writers = per_module(facts, index, "offset_sum_writers", _offset_sum_writers)
+    found: dict[FunctionKey, Evidence] = {}
+    for relpath in sorted(writers):
+        for key in writers[relpath]:
+            for owner, evidence in _erased(index, facts, key):
+                found.setdefault(owner, evidence)
+    work = sorted(found, key=str)
+    while work:
+        key = work.pop()
+        for caller, _, resolved, _ in call_sites(index, facts, key):
+            if caller not in found and not caller.is_module_code:
+                found[caller] = Evidence(
+                    f"{found[key].message} (in `{index.function(key).qualname}`, called at "
+                    f"line {resolved.site.span.start_line})",
+                    resolved.site.span,
+                )
+                work.append(caller)
+    facts.cache["folded_epsilon_guards"] = found
+    return found
+
+
+def _offset_sum_writers(relpath: str, module: ModuleSummary) -> list[FunctionKey]:
+    return [
+        FunctionKey(relpath, qualname)
+        for qualname, fn in module.functions.items()
+        if fn.offset_sums
+    ]
+
+
+def _guards(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[_Guard]:
+    """The function's sums offset by a small constant, both of whose terms may be tensors."""
+    fn = index.function(key)
+    evaluator = get_evaluator(index, facts, key)
+    found = []
+    for value, offset_sum in fn.offset_sums.items():
+        constant = _small_constant(evaluator.eval(offset_sum.offset))
+        if constant is None:
+            continue
+        if all(any(is_tensor_like(a) for a in evaluator.eval(t)) for t in offset_sum.terms):
+            found.append(_Guard(value, _written(offset_sum, constant), offset_sum.span))
+    return found
+
+
+def _small_constant(atoms: object) -> float | None:
+    """The value of a Python number of magnitude at most `SMALL_OFFSET` (not 0), when every
+    value the offset may have is one."""
+    values = []
+    for atom in cast("tuple[tuple, ...]", atoms):
+        if not is_lit_atom(atom) or not isinstance(atom[2], int | float):
+            return None
+        values.append(float(atom[2]))
+    if not values or not all(0 < abs(v) <= SMALL_OFFSET for v in values):
+        return None
+    return values[0]
+
+
+def _written(offset_sum: OffsetSum, constant: float) -> str:
+    return f"a difference of tensors offset by {constant:g} (line {offset_sum.span.start_line})"
+
+
+def _erased(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> Iterator[tuple[FunctionKey, Evidence]]:
+    """The functions where a guard of `key` meets an op singular at 0: `key` itself, a
+    caller it returns the guarded value to, or the caller when it hands it to a project
+    function that applies the op (`key` is reported with them: its own graph computes the
+    rounded value)."""
+    fn = index.function(key)
+    for guard in _guards(index, facts, key):
+        site = _singular_use(fn, facts.calls.get(key, []), guard.value)
+        if site is not None:
+            yield key, _evidence(guard, site)
+            continue
+        if not any(mentions(fn, returned, {guard.value}) for returned in fn.returns):
+            continue
+        for caller, caller_fn, resolved, _ in call_sites(index, facts, key):
+            site = _singular_use(caller_fn, facts.calls.get(caller, []), call_sym(resolved.index))
+            if site is not None:
+                evidence = _evidence(guard, site, f"in `{caller_fn.qualname}`, ")
+                yield key, evidence
+                yield caller, evidence
+
+
+def _singular_use(fn: FunctionSummary, calls: list[ResolvedCall], value: Sym) -> Span | None:
+    """Where the function hands `value` (or a value built from it) to an op singular at 0."""
+    for resolved in calls:
+        if not any(info.name in SINGULAR_AT_ZERO for info in resolved.api):
+            continue
+        site = resolved.site
+        arguments = [*site.args, *(v for _, v in site.kwargs)]
+        if any(mentions(fn, argument, {value}) for argument in arguments):
+            return site.span
+    return None
+
+
+def _evidence(guard: _Guard, site: Span, where: str = "") -> Evidence:
+    """`where`: who applies the op, when another function does."""
+    return Evidence(
+        f"{guard.text} reaches an op not finite at 0 ({where}line {site.start_line}): "
+        "traced, Grappler's constant folding moves the constant into the difference, where "
+        "it rounds away next to a larger operand; where the operands are equal the guard is "
+        "lost (NaN gradients, infinite values), though eagerly it holds",
+        guard.span,
+        (site,),
+    )
