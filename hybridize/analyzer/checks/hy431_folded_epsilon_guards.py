@@ -27,9 +27,10 @@ if TYPE_CHECKING:
     from hybridize.analyzer.checks.context import CheckContext
 
 SMALL_OFFSET = 1e-3
-"""The largest constant taken for a guard: the measured range is 1e-12 to 1e-3, and every
-constant in it vanishes next to operands large enough (float32 keeps 24 bits: `b - c == b`
-once `|b| > 2**24 * c`)."""
+"""The largest constant taken for a guard: the measured range, 1e-12 to 1e-3, in all of which
+compiled results differed (non-finite up to 1e-8 next to operands near 1); any constant
+vanishes next to operands large enough (float32 keeps 24 bits: `y - c == y` once
+`|y| > 2**24 * c`)."""
 
 
 class FoldedEpsilonGuards(Check):
@@ -38,32 +39,35 @@ class FoldedEpsilonGuards(Check):
     What it detects
     ---------------
     A small constant (a Python number of magnitude at most 1e-3: a literal, a module constant,
-    an attribute or a parameter the analysis knows the value of) added to, or subtracted from,
-    a sum or difference of two tensors in one expression, `x - y + eps` or `eps + (x - y)`,
-    whose value reaches an op that is not finite at 0 or whose gradient is not: `tf.norm`,
-    `tf.math.reduce_euclidean_norm`, `tf.sqrt`, `tf.math.rsqrt`, `tf.math.log`, `tf.pow`,
-    `tf.math.divide` (`tf.exp(-tf.norm(x - y + eps, axis=2))`). The value may reach the op in
-    the function, in a caller the function returns it to, or in a function the caller calls on
-    it; every project function that calls one of them (transitively) traces the same
+    an attribute or a parameter default the analysis knows the value of) added to, or
+    subtracted from, a difference of two tensors in one expression, `x - y + eps`,
+    `eps + (x - y)`, `x + y - eps` (not `x + y + eps`), whose value reaches an op that is not
+    finite at 0 or whose gradient is not: `tf.norm`, `tf.math.reduce_euclidean_norm`,
+    `tf.sqrt`, `tf.math.rsqrt`, `tf.math.log`, `tf.pow`, `tf.math.divide`, `tf.math.truediv`,
+    `tf.math.reciprocal` (`tf.exp(-tf.norm(x - y + eps, axis=2))`). The value may meet the op
+    in the function, in a caller it returns the value to, or in a function the caller hands it
+    to; every project function that calls one of them (transitively) traces the same
     expression and is reported too.
 
     Why it matters in graph mode
     ----------------------------
     Grappler's constant folding pass (`ConstantPushDown` in constant_folding.cc) rewrites an
-    Add or Sub that has one constant input and a single-use Add or Sub child so that the
-    constant meets a leaf: `(x - y) + c` becomes `x + (c - y)`. Next to a leaf much larger
-    than it, the constant rounds away, so where `x == y` the guarded value is exactly 0
-    instead of `c`, and the gradient of the norm or square root there is NaN (the value of
-    log or a quotient infinite). Eagerly the difference is taken first and the guard holds.
-    Measured under TF 2.21 (tests/analyzer/test_hy431_folded_epsilon_guards.py): with
-    float32 operands near 1 and `c` = 1e-8, `tf.function` gives a NaN gradient for norm,
-    euclidean norm, sqrt and pow(0.5) and infinities for log and division where eager code is
-    finite; switching `constant_folding` off (`tf.config.optimizer.set_experimental_options`)
-    restores it, switching the arithmetic optimizer off does not. `x + c - y` (the constant
-    added to a leaf, no rewrite), `sqrt(reduce_sum(square(x - y)) + c)` (the child is a Sum)
-    and a difference used twice are left as written, and stay finite; `jit_compile=True`
-    functions are compiled by XLA, which keeps the order. tensorflow-model-remediation's
-    `LaplacianKernel.call` (`tf.norm(x - y + 1e-8, axis=2)`) gave NaN gradients so.
+    Add or Sub with one constant input and a single-use Add or Sub child so that the constant
+    meets a leaf: `(x - y) + c` becomes `x + (c - y)`. Next to a leaf much larger than it the
+    constant rounds away, so where `x == y` the guarded value is exactly 0 instead of `c`: the
+    gradient of the norm or square root is NaN there, log and quotients are infinite. Eagerly
+    the difference is taken first and the guard holds. Measured under TF 2.21 (operands 0.7
+    to 3; tests/analyzer/test_hy431_folded_epsilon_guards.py measures it again): in float32,
+    `tf.function` is non-finite for every op above where eager code is finite for c from 1e-12
+    to 1e-8, and for c from 1e-7 to 1e-3 the square root, power, log and quotient differ
+    beyond rtol 1e-5 (float64: beyond it at 1e-12); `tf.add(tf.subtract(x, y), c)` is the
+    same graph. Switching `constant_folding` off restores the eager result, switching the
+    arithmetic optimizer off does not. Left as written, and as finite as eager code: `x + c -
+    y` (the constant meets a leaf either way), `x + y + c` (the arithmetic optimizer sums it in
+    order), `sqrt(reduce_sum(square(x - y)) + c)`, a difference used twice, a constant made
+    outside the function (a captured input) or a variable, and `jit_compile=True` (XLA keeps
+    the order). tensorflow-model-remediation's `LaplacianKernel.call`
+    (`tf.norm(x - y + 1e-8, axis=2)`) gave NaN gradients so.
 
     Example
     -------
@@ -164,6 +168,8 @@ def _guards(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[_
     evaluator = get_evaluator(index, facts, key)
     found = []
     for value, offset_sum in fn.offset_sums.items():
+        if not offset_sum.differences:
+            continue
         constant = _small_constant(evaluator.eval(offset_sum.offset))
         if constant is None:
             continue

@@ -121,6 +121,9 @@ class OffsetSum:
     """The inner operation's operands, `a` and `b`."""
     offset: Sym
     """The operand added to, or subtracted from, their sum or difference: `c`."""
+    differences: bool
+    """Either operation subtracts (`x - y + c`, `x + y - c`): two additions are left to the
+    arithmetic optimizer, which sums them in order (`AddN`)."""
     span: Span
     """The statement that holds the expression."""
 

@@ -952,7 +952,12 @@ class _ModuleBuilder:
                 operands = inner_sym[1]
                 scope.summary.offset_sums.setdefault(
                     op_sym(pair),
-                    OffsetSum((operands[0], operands[1]), offset_sym, self.statement_span),
+                    OffsetSum(
+                        (operands[0], operands[1]),
+                        offset_sym,
+                        type(inner.op) is ast.Sub or type(expr.op) is ast.Sub,
+                        self.statement_span,
+                    ),
                 )
                 return
 

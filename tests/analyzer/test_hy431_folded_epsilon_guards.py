@@ -1,0 +1,237 @@
+"""HY431: a small constant added to a difference of tensors, guarding an op singular at 0.
+
+The check's examples (hybridize/check_examples/HY431) run through test_check_examples; these
+tests pin which forms are reported (and which are not, the forms measured finite among them),
+and measure the claim on the installed TensorFlow: traced, Grappler's constant folding moves
+the constant into the difference (`(x - y) + c` becomes `x + (c - y)`), where it rounds away,
+so the guarded value is 0 where the operands are equal.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from facts_helpers import verdict
+
+PROGRAM = """
+import tensorflow as tf
+
+_EPSILON = 1e-8
+
+
+class Kernel(tf.keras.layers.Layer):
+    def __init__(self, length=0.1):
+        super().__init__()
+        self.length = length
+
+    def call(self, x, y):
+        return tf.exp(-tf.norm(x - y + _EPSILON, axis=2) / self.length)
+
+
+class Loss:
+    def __init__(self):
+        self.kernel = Kernel()
+
+    def __call__(self, x):
+        return tf.reduce_mean(self.kernel.call(x[:, None, :], x[None, :, :]))
+
+
+def offset(x, y):
+    return x - y + 1e-8
+
+
+def distance(x, y):
+    return tf.sqrt(offset(x, y))
+
+
+def scaled(x, y):
+    return distance(x, y) * 2
+
+
+def first(x, y):
+    return tf.math.log(1e-6 + (x - y))
+
+
+def squares(x, y):
+    return tf.sqrt(tf.reduce_sum(tf.square(x - y), axis=2) + _EPSILON)
+
+
+def leaf(x, y):
+    return tf.norm(x + _EPSILON - y, axis=2)
+
+
+def shift(x, y):
+    return tf.norm(x - y + 0.5, axis=2)
+
+
+def reused(x, y):
+    d = x - y
+    return tf.norm(d + _EPSILON, axis=2) + tf.reduce_sum(d)
+
+
+def captured(x, y, eps):
+    return tf.norm(x - y + eps, axis=2)
+
+
+def summed(x, y):
+    return tf.norm(x + y + 1e-8, axis=2)
+
+
+def summed_less(x, y):
+    return tf.norm(x + y - 1e-8, axis=2)
+
+
+def unguarded(x, y):
+    return tf.exp(x - y + 1e-8)
+
+
+k = Kernel()
+loss = Loss()
+for _ in range(10):
+    k(tf.ones((3, 1, 1)), tf.ones((1, 3, 1)))
+    loss(tf.ones((3, 1)))
+    scaled(tf.ones((3, 1)), tf.ones((3, 1)))
+    first(tf.ones((3, 1)), tf.ones((3, 1)))
+    for fn in (squares, leaf, shift, reused, summed, summed_less, unguarded):
+        fn(tf.ones((3, 1, 1)), tf.ones((1, 3, 1)))
+    captured(tf.ones((3, 1, 1)), tf.ones((1, 3, 1)), tf.constant(1e-8))
+"""
+
+
+def _hy431(qualname: str) -> list[str]:
+    return [f.message for f in verdict(PROGRAM, qualname).findings if f.code == "HY431"]
+
+
+def test_a_guard_reaching_a_norm_blocks_the_function_and_its_callers() -> None:
+    [message] = _hy431("Kernel.call")
+    assert "offset by 1e-08" in message and "constant folding" in message
+    assert not verdict(PROGRAM, "Kernel.call").passes
+    [message] = _hy431("Loss.__call__")
+    assert "`Kernel.call`" in message
+
+
+def test_a_returned_guard_is_reported_where_it_is_written_and_where_it_meets_the_op() -> None:
+    """`offset` computes the rounded value; `distance` takes its square root; `scaled` traces
+    both."""
+    for qualname in ("offset", "distance", "scaled"):
+        [message] = _hy431(qualname)
+        assert "in `distance`" in message, qualname
+
+
+def test_the_constant_may_come_first_and_a_sum_may_subtract_it() -> None:
+    [message] = _hy431("first")
+    assert "offset by 1e-06" in message
+    [message] = _hy431("summed_less")
+    assert "offset by 1e-08" in message
+
+
+def test_the_forms_left_as_written_and_other_values_are_not_reported() -> None:
+    """A sum of squares, a constant added to a leaf, a difference used twice, two additions
+    (left as written, or summed in order: measured finite), a shift of 0.5 (no guard), a
+    tensor constant (a captured input, not a graph constant), and no op singular at 0."""
+    for qualname in ("squares", "leaf", "shift", "reused", "summed", "captured", "unguarded"):
+        assert _hy431(qualname) == [], qualname
+        assert verdict(PROGRAM, qualname).passes, qualname
+
+
+PROBE = """
+import json
+import tensorflow as tf
+
+a = tf.constant([[1.0], [2.0], [3.0], [0.7]])
+b = tf.constant([[1.0], [2.0], [1.5], [0.7]])
+OPS = {
+    "norm": lambda g: tf.norm(g, axis=1),
+    "euclidean_norm": lambda g: tf.math.reduce_euclidean_norm(g, axis=1),
+    "sqrt": tf.sqrt,
+    "pow": lambda g: tf.pow(g, 0.5),
+    "log": tf.math.log,
+    "divide": lambda g: tf.math.divide(1.0, g),
+    "truediv": lambda g: tf.math.truediv(1.0, g),
+    "reciprocal": tf.math.reciprocal,
+    "rsqrt": tf.math.rsqrt,
+}
+FORMS = {
+    "x - y + eps": lambda op: lambda x, y: op(x - y + 1e-8),
+    "eps + (x - y)": lambda op: lambda x, y: op(1e-8 + (x - y)),
+    "x + eps - y": lambda op: lambda x, y: op(x + 1e-8 - y),
+    "d = x - y used twice": lambda op: lambda x, y: used_twice(op, x - y),
+}
+
+
+def used_twice(op, d):
+    return op(d + 1e-8) + 0.0 * tf.reduce_sum(d)
+
+
+def finite(fn):
+    with tf.GradientTape() as tape:
+        tape.watch(a)
+        value = fn(a, b)
+        total = tf.reduce_sum(value)
+    gradient = tape.gradient(total, a)
+    return bool(tf.reduce_all(tf.math.is_finite(value)) and tf.reduce_all(tf.math.is_finite(gradient)))
+
+
+def measure(forms, ops):
+    found = {}
+    for form in forms:
+        for name in ops:
+            make = FORMS[form]
+            found[f"{form} | {name}"] = [finite(make(OPS[name])), finite(tf.function(make(OPS[name])))]
+    return found
+
+
+result = {"default": measure(FORMS, OPS)}
+squares = lambda x, y: tf.sqrt(tf.reduce_sum(tf.square(x - y), axis=1) + 1e-8)
+result["default"]["sqrt(sum(square(x - y)) + eps)"] = [finite(squares), finite(tf.function(squares))]
+jit = FORMS["x - y + eps"](OPS["norm"])
+result["default"]["jit_compile | norm"] = [finite(jit), finite(tf.function(jit, jit_compile=True))]
+negated = -b
+for form, fn in {
+    "x + y + eps": lambda x, y: tf.norm(x + y + 1e-8, axis=1),
+    "x + y - eps": lambda x, y: tf.norm(x + y - (-1e-8), axis=1),
+}.items():
+    found = [finite(lambda x, _: fn(x, negated)), finite(tf.function(lambda x, _: fn(x, negated)))]
+    result["default"][form] = found
+tf.config.optimizer.set_experimental_options({"arithmetic_optimization": False})
+result["arithmetic_optimization off"] = measure(["x - y + eps"], ["norm", "sqrt"])
+tf.config.optimizer.set_experimental_options({"arithmetic_optimization": True, "constant_folding": False})
+result["constant_folding off"] = measure(["x - y + eps"], ["norm", "sqrt"])
+print(json.dumps(result))
+"""
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_constant_folding_erases_a_guard_added_to_a_difference() -> None:
+    """Measured under TF 2.21 (float32, operands near 1, eps 1e-8): eagerly every form is
+    finite; traced, a constant added to a single-use difference is lost before every op
+    singular at 0, and only constant folding does it (the arithmetic optimizer switched off
+    changes nothing); a constant added to a leaf, a sum of squares, a difference used twice
+    and an XLA-compiled function keep the guard."""
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.splitlines()[-1])
+    default = result["default"]
+    ops = ("norm", "euclidean_norm", "sqrt", "pow", "log", "divide", "truediv", "reciprocal")
+    ops += ("rsqrt",)
+    for op in ops:
+        for form in ("x - y + eps", "eps + (x - y)"):
+            assert default[f"{form} | {op}"] == [True, False], (form, op)
+        assert default[f"d = x - y used twice | {op}"] == [True, True], op
+    assert default["x + eps - y | norm"][0] == default["x + eps - y | norm"][1]
+    assert default["sqrt(sum(square(x - y)) + eps)"] == [True, True]
+    assert default["jit_compile | norm"] == [True, True]
+    assert default["x + y + eps"] == [True, True]
+    assert default["x + y - eps"] == [True, False]
+    for op in ("norm", "sqrt"):
+        assert result["arithmetic_optimization off"][f"x - y + eps | {op}"] == [True, False]
+        assert result["constant_folding off"][f"x - y + eps | {op}"] == [True, True]
