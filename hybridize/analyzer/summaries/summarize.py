@@ -60,6 +60,7 @@ from hybridize.analyzer.summaries.syms import (
     lit_sym,
     local_sym,
     name_sym,
+    op_operands,
     op_sym,
     param_sym,
     seq_sym,
@@ -947,9 +948,8 @@ class _ModuleBuilder:
                 and type(inner.op) in _ADDITIVE
                 and type(offset) in _OFFSET_EXPRESSIONS
                 and is_op(inner_sym)
-                and len(inner_sym[1]) == 2
+                and len(operands := op_operands(inner_sym)) == 2
             ):
-                operands = inner_sym[1]
                 scope.summary.offset_sums.setdefault(
                     op_sym(pair),
                     OffsetSum(

@@ -270,6 +270,11 @@ def sym_name(sym: ParamSym | LocalSym | NameSym) -> str:
     return sym[1]
 
 
+def op_operands(op: OpSym) -> tuple[Sym, ...]:
+    """What an operation is computed from, in order (`x - y`: x, y)."""
+    return op[1]
+
+
 def attr_base(attr: AttrSym) -> Sym:
     """The value whose attribute is read (`x` of `x.name`)."""
     return attr[1]
