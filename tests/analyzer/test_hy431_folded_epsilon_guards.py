@@ -9,6 +9,7 @@ so the guarded value is 0 where the operands are equal.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import os
@@ -17,6 +18,8 @@ import sys
 
 import pytest
 from facts_helpers import verdict
+
+from hybridize.project import Project, ProjectOptions
 
 PROGRAM = """
 import tensorflow as tf
@@ -235,3 +238,83 @@ def test_constant_folding_erases_a_guard_added_to_a_difference() -> None:
     for op in ("norm", "sqrt"):
         assert result["arithmetic_optimization off"][f"x - y + eps | {op}"] == [True, False]
         assert result["constant_folding off"][f"x - y + eps | {op}"] == [True, True]
+
+
+KERNEL = """\
+import tensorflow as tf
+
+EPSILON = 1e-8
+
+
+def offset(x, y):
+    return x - y + EPSILON
+
+
+def kernel(x, y):
+    return tf.exp(-tf.norm({guarded}, axis=-1))
+
+
+kernel(tf.ones((3, 2)), tf.ones((3, 2)))
+offset(tf.ones((3, 2)), tf.ones((3, 2)))
+"""
+LOSS = """\
+import tensorflow as tf
+
+from kernel import kernel, offset
+
+
+def loss(x):
+    return tf.reduce_mean(kernel(x, x))
+
+
+def spread(x):
+    return {spread}
+
+
+loss(tf.ones((3, 2)))
+spread(tf.ones((3, 2)))
+"""
+
+
+def _flagged(project: Project) -> set[str]:
+    return {
+        f"{v.file}::{v.qualname}"
+        for v in project.results().functions
+        if any(f.code == "HY431" for f in v.findings)
+    }
+
+
+def test_edits_that_add_or_remove_a_guard_equal_an_analysis_from_scratch() -> None:
+    """The guard's writers are kept per module and the callers found again on each solve:
+    an edit of the kernel reaches the loss, an edit of the loss reaches the kernel's
+    `offset`, as an analysis from scratch finds them."""
+    project = Project.from_texts(
+        {
+            "kernel.py": KERNEL.format(guarded="x - y"),
+            "loss.py": LOSS.format(spread="tf.reduce_sum(offset(x, x))"),
+        },
+        ProjectOptions(use_cache=False),
+    )
+    assert _flagged(project) == set()
+    steps = [
+        (
+            "kernel.py",
+            KERNEL.format(guarded="x - y + EPSILON"),
+            {"kernel.py::kernel", "loss.py::loss"},
+        ),
+        (
+            "loss.py",
+            LOSS.format(spread="tf.sqrt(offset(x, x))"),
+            {"kernel.py::kernel", "loss.py::loss", "kernel.py::offset", "loss.py::spread"},
+        ),
+        ("kernel.py", KERNEL.format(guarded="x - y"), {"kernel.py::offset", "loss.py::spread"}),
+        ("loss.py", LOSS.format(spread="tf.reduce_sum(offset(x, x))"), set()),
+    ]
+    for file, text, flagged in steps:
+        project.update(file, text)
+        assert _flagged(project) == flagged, (file, text)
+        options = dataclasses.replace(project.options, use_cache=False)
+        fresh = Project.from_texts(
+            project.snapshot(), options, package=project.package, long_running=False
+        ).results()
+        assert project.results().functions == fresh.functions, (file, text)
