@@ -19,6 +19,7 @@ from hybridize.analyzer.summaries.ir import (
     DecoratorInfo,
     FunctionSummary,
     Loop,
+    OffsetSum,
     StatementLoop,
     Store,
 )
@@ -68,6 +69,7 @@ POSITIONED_FIELDS = frozenset(
         "hashed_values",
         "identity_compared",
         "stepped_slices",
+        "offset_sums",
         "name_bindings",
     }
 )
@@ -92,6 +94,7 @@ def shifted_function(fn: FunctionSummary, shift: LineShift) -> FunctionSummary:
         hashed_values={sym: span(s) for sym, s in fn.hashed_values.items()},
         identity_compared={sym: span(s) for sym, s in fn.identity_compared.items()},
         stepped_slices={sym: (step, span(s)) for sym, (step, s) in fn.stepped_slices.items()},
+        offset_sums={sym: _shifted_offset_sum(o, shift) for sym, o in fn.offset_sums.items()},
         name_bindings=[(name, span(s)) for name, s in fn.name_bindings],
     )
 
@@ -107,6 +110,11 @@ def shifted_class(cls: ClassSummary, shift: LineShift) -> ClassSummary:
 def _shifted_decorator(decorator: DecoratorInfo, shift: LineShift) -> DecoratorInfo:
     span = shift.span(decorator.span)
     return decorator if span is decorator.span else replace(decorator, span=span)
+
+
+def _shifted_offset_sum(offset_sum: OffsetSum, shift: LineShift) -> OffsetSum:
+    span = shift.span(offset_sum.span)
+    return offset_sum if span is offset_sum.span else replace(offset_sum, span=span)
 
 
 def _shifted_call(site: CallSite, shift: LineShift) -> CallSite:
