@@ -253,6 +253,8 @@ class HelperSafety:
         local = {k: self.local[k] for k in graph.nodes if k in self.local}
         self.relevant.update(reaching(graph, local))
         self._computing: set[FunctionKey] = set()
+        self._hazards: dict[FunctionKey, GraphHazards] = {}
+        """`hazards` by function, for this phase only (never taken over from `previous`)."""
         for component in components_bottom_up(graph):
             if component and component[0] in redo:  # a cycle is fresh as a whole
                 self._summarise(sorted((k for k in component if local.get(k) is not None), key=str))
@@ -312,8 +314,13 @@ class HelperSafety:
     def hazards(self, key: FunctionKey) -> GraphHazards:
         """What fails in the graph of function `key` traced on its own (its parameters that
         may hold tensors are symbolic): through the helpers it calls, and `concrete_args`
-        given a symbolic tensor in its own body."""
-        found = GraphHazards()
+        given a symbolic tensor in its own body. Memoised per function: the summaries are
+        final once made, and HY423 asks again for every caller of every method it weighs
+        (callers share the returned value and do not change it)."""
+        known = self._hazards.get(key)
+        if known is not None:
+            return known
+        found = self._hazards[key] = GraphHazards()
         if not self.relevant.get(key):
             return found
         symbolic_params = self.symbolic_parameters(key)

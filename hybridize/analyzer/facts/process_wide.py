@@ -16,6 +16,7 @@ mu, sigma)`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -29,9 +30,20 @@ def process_wide_assumptions(
     index: ProjectIndex, facts: TensorFacts, framework: Framework
 ) -> list[str]:
     """The assumptions an added decorator of `framework` rests on in this project: one per
-    module whose global state compiling changes and that the project uses."""
+    module whose global state compiling changes and that the project uses. The same for every
+    function of the framework: worked out once per solution (`facts.cache`, emptied on every
+    update), not once per verdict (each walked every module and function again)."""
     if not framework.process_wide_effects:
         return []
+    memo = cast(dict[str, list[str]], facts.cache.setdefault("process_wide_assumptions", {}))
+    known = memo.get(framework.name)
+    if known is not None:
+        return known
+    memo[framework.name] = found = _assumptions(index, facts, framework)
+    return found
+
+
+def _assumptions(index: ProjectIndex, facts: TensorFacts, framework: Framework) -> list[str]:
     modules = tuple(module for module, _ in framework.process_wide_effects)
     used: set[str] = set()
     for found in per_module(
