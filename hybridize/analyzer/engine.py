@@ -27,6 +27,10 @@ from hybridize.analyzer.checks.hy407_python_value_returns import HasPythonValueR
 from hybridize.analyzer.checks.hy429_returned_arguments_compared_by_identity import (
     identity_compared_methods,
 )
+from hybridize.analyzer.checks.hy430_returned_intermediates_differentiated import (
+    NonLeafBackward,
+    first_non_leaf_backward,
+)
 from hybridize.analyzer.checks.hy902_internal_error import InternalError
 from hybridize.analyzer.checks.run import run_checks
 from hybridize.analyzer.cycle_collector import no_cyclic_gc
@@ -450,6 +454,10 @@ class ProjectWide:
     identity_compared: dict[str, FunctionKey] = field(default_factory=dict)
     """The methods whose results an unresolved call compares by identity (HY429): a test
     edited there changes the verdicts of every method of that name."""
+    non_leaf_backward: NonLeafBackward | None = None
+    """The first backward differentiating with respect to tensors its function did not make
+    leaves (HY430): one added or removed changes the verdicts of every function returning
+    tensors computed from one another."""
 
     def fingerprint(self) -> tuple[object, ...]:
         return (
@@ -460,6 +468,7 @@ class ProjectWide:
             self.built_symbolically,
             self.seeding,
             self.identity_compared,
+            self.non_leaf_backward,
         )
 
 
@@ -478,6 +487,7 @@ def project_wide(
         symbolically_built_classes(index, facts),
         global_seeding(index, facts),
         identity_compared_methods(index, facts),
+        first_non_leaf_backward(index, facts),
     )
 
 

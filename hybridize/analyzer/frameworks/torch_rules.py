@@ -326,6 +326,42 @@ BACKWARD_INPUTS_ARGUMENTS: Mapping[str, tuple[int | str, ...]] = {
     "torch.autograd.backward": ("inputs",),
     "torch.Tensor.backward": ("inputs",),
 }
+#: What makes a leaf tensor (no autograd history: a derivative with respect to it is taken at
+#: the leaf, whatever computed the tensors it came from). Tensor methods: ``requires_grad_``
+#: (the ``x.detach().requires_grad_()`` idiom), ``detach`` and the ``new_*`` factories.
+LEAF_TENSOR_METHODS: frozenset[str] = frozenset(
+    {"requires_grad_", "detach", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"}
+)
+#: Methods named so give a module's parameters, leaves: ``parameters()``,
+#: ``named_parameters()`` and the libraries' own (gpytorch's ``hyperparameters()``).
+PARAMETERS_METHOD_SUFFIX = "parameters"
+#: Functions and classes whose result is a new leaf tensor: ``nn.Parameter`` and the factories
+#: (a ``requires_grad=True`` argument makes a leaf of any of them too).
+LEAF_TENSOR_CALLS: frozenset[str] = frozenset(
+    {
+        "torch.nn.Parameter",
+        "torch.nn.parameter.Parameter",
+        "torch.zeros",
+        "torch.ones",
+        "torch.empty",
+        "torch.full",
+        "torch.eye",
+        "torch.arange",
+        "torch.linspace",
+        "torch.rand",
+        "torch.randn",
+        "torch.randint",
+        "torch.tensor",
+        "torch.zeros_like",
+        "torch.ones_like",
+        "torch.empty_like",
+        "torch.full_like",
+        "torch.rand_like",
+        "torch.randn_like",
+        "torch.randint_like",
+    }
+)
+
 #: Where a project class's instances are handed to a call that differentiates a callable
 #: (``HIGHER_ORDER_GRADIENT_CALLS``, ``REPEATED_BACKWARD_CALLS``) and the class's call is a
 #: framework base's own ``__call__`` (a ``torch.distributions.Transform`` runs ``_call``, which a

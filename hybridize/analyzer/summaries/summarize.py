@@ -801,7 +801,9 @@ class _ModuleBuilder:
         elif kind == "unpack":
             for index, element in enumerate(target[1]):
                 if target_kind(element) == "star":
-                    self._bind(element[1], FRESH, scope, span)
+                    # `first, *rest = value`: `rest` is a fresh list of the value's elements.
+                    rest = item_sym(value, slice_index((lit_sym("int", index), NONE)))
+                    self._bind(element[1], rest, scope, span)
                 else:
                     self._bind(element, item_sym(value, lit_sym("int", index)), scope, span)
         elif kind == "star":
