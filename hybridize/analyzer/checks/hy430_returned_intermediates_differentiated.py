@@ -31,12 +31,20 @@ from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
     Sym,
     SymKind,
+    attr_base,
     attr_name,
     is_attr,
+    is_call,
+    is_item,
     is_lit,
+    is_local,
+    is_name,
+    is_op,
+    is_seq,
     lit_value,
     local_sym,
     param_sym,
+    sym_name,
 )
 from hybridize.model import Finding
 
@@ -286,7 +294,7 @@ def _leaves(
     followed.add((key, demands))
     fn = index.function(key)
     if demands.parameters:
-        sites = [(c, f, r, k) for c, f, r, k in call_sites(index, facts, key)]
+        sites = list(call_sites(index, facts, key))
         if fn.class_qualname is not None and fn.name == "forward":
             # `Function.apply(...)` runs a custom `autograd.Function`'s `forward`, passing
             # the context first: the call's arguments bind after it.
@@ -358,7 +366,7 @@ def _applies_in(
         callee = resolved.site.callee
         if not is_attr(callee) or attr_name(callee) != "apply" or resolved.targets:
             continue
-        for atom in get_evaluator(index, facts, key).eval(callee[1]):
+        for atom in get_evaluator(index, facts, key).eval(attr_base(callee)):
             if is_class_atom(atom):
                 found.append((project_key(atom), resolved.index))
     return tuple(found)
@@ -397,7 +405,7 @@ def _context_values(fn: FunctionSummary, demands: _Demands) -> frozenset[Sym]:
         for site in fn.calls:
             callee = site.callee
             saves = is_attr(callee) and attr_name(callee) == "save_for_backward"
-            if saves and _is_context(fn, callee[1], context):
+            if saves and _is_context(fn, attr_base(callee), context):
                 found.update(site.args)
                 found.update(site.star_values)
     for store in fn.stores:
@@ -470,7 +478,7 @@ def _leaf_demands(
                 return None
         elif kind == "op":
             # `[x] + params` joins lists; an operation on tensors makes a tensor with a history.
-            if not any(operand[0] == "seq" for operand in current[1]):
+            if not any(is_seq(operand) for operand in made_of(current)):
                 return None
         elif kind not in ("seq", "cond", "item", "iter", "lit"):
             return None
@@ -480,9 +488,9 @@ def _leaf_demands(
 def _element(item: Sym) -> Sequence[Sym]:
     """What an element read may be: the element itself of a display read at a literal
     position (`g, x = ctx.g, ctx.x` binds `x` to `ctx.x` alone), else the whole base."""
-    base, position = item[1], item[2]
-    if base[0] == "seq" and is_lit(position) and isinstance(lit_value(position), int):
-        elements = base[2]
+    _, base, position = item
+    if is_seq(base) and is_lit(position) and isinstance(lit_value(position), int):
+        elements = made_of(base)
         index = cast("int", lit_value(position))
         if -len(elements) <= index < len(elements):
             return (elements[index],)
@@ -496,17 +504,19 @@ def _passes_through(resolved: ResolvedCall) -> bool:
 
 def _assigns_leaf(fn: FunctionSummary, by_index: dict[int, ResolvedCall], sym: Sym) -> bool:
     """Whether the function assigns the result of a leaf-making call to the local `sym`."""
-    return any(
-        value[0] == "call" and value[1] in by_index and _makes_leaves(by_index[value[1]])
-        for value in local_values(fn, sym)
-    )
+    for value in local_values(fn, sym):
+        kind: SymKind = value[0]
+        if kind == "call" and value[1] in by_index and _makes_leaves(by_index[value[1]]):
+            return True
+    return False
 
 
 def _appended(fn: FunctionSummary, sym: Sym) -> Iterator[Sym]:
     """The elements the body appends to a local list (`args.append(x)`)."""
     for site in fn.calls:
         callee = site.callee
-        if is_attr(callee) and callee[1] == sym and attr_name(callee) == "append" and site.args:
+        appends = is_attr(callee) and attr_base(callee) == sym and attr_name(callee) == "append"
+        if appends and site.args:
             yield site.args[0]
 
 
@@ -541,11 +551,11 @@ def _derived_pair(fn: FunctionSummary) -> str | None:
                 continue
             elements = made_of(display)
             for source in elements:
-                if source[0] != "local" or not _computed(fn, source):
+                if not is_local(source) or not _computed(fn, source):
                     continue
                 for other in elements:
                     if other != source and _computed_from(fn, other, source):
-                        return f"`{source[1]}` and a tensor computed from it"
+                        return f"`{sym_name(source)}` and a tensor computed from it"
     return None
 
 
@@ -553,19 +563,20 @@ def _computed(fn: FunctionSummary, sym: Sym) -> bool:
     """A local holding a floating value computed in the function (a call's result or an
     operation), not only parameters or attributes as given, nor a mask or an index."""
     values = local_values(fn, sym)
-    return any(value[0] in ("call", "op", "item") for value in values) and not all(
+    return any(is_call(value) or is_op(value) or is_item(value) for value in values) and not all(
         _non_differentiable(fn, value) for value in values
     )
 
 
 def _non_differentiable(fn: FunctionSummary, value: Sym) -> bool:
     """A comparison, or a call of a function giving booleans or integers (`x.isnan()`)."""
-    if value[0] == "op":
+    kind: SymKind = value[0]
+    if kind == "op":
         return len(value) > 2 and value[2] == "compare"
-    if value[0] != "call" or value[1] >= len(fn.calls):
+    if kind != "call" or value[1] >= len(fn.calls):
         return False
     callee = fn.calls[value[1]].callee
-    name = attr_name(callee) if is_attr(callee) else callee[1] if callee[0] == "name" else None
+    name = attr_name(callee) if is_attr(callee) else sym_name(callee) if is_name(callee) else None
     return name in NON_DIFFERENTIABLE_RESULTS
 
 
@@ -583,7 +594,7 @@ def _computed_from(fn: FunctionSummary, sym: Sym, source: Sym) -> bool:
         if kind == "call" and current[1] in by_index:
             site = by_index[current[1]]
             parts = [*site.args, *(value for _, value in site.kwargs)]
-            return [*parts, site.callee[1]] if is_attr(site.callee) else parts
+            return [*parts, attr_base(site.callee)] if is_attr(site.callee) else parts
         return made_of(current)
 
     return any(current == source for current in walk_syms(follow(sym), follow))
