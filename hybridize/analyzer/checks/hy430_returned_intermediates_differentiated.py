@@ -263,6 +263,9 @@ def _backwards_in(
     index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]
 ) -> tuple[_Backward, ...]:
     """The function's backward calls given `inputs`, with what those being leaves rests on."""
+    backward_apis = torch_rules.BACKWARD_INPUTS_ARGUMENTS
+    if not any(info.name in backward_apis for resolved in calls for info in resolved.api):
+        return ()  # most functions: no backward call, no framework lookup
     framework = index.function_framework(key)
     if not framework.backward_inputs_arguments:
         return ()
