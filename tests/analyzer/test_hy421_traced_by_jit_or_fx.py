@@ -1,14 +1,17 @@
-"""HY421: a function that runs inside a callable the project traces with torch.jit.trace or FX.
+"""HY421: a function that runs inside a callable the project traces or scripts with
+torch.jit.trace, torch.jit.script or FX.
 
 The check's examples (hybridize/check_examples/HY421) run through test_check_examples; these
 tests pin what counts as traced (the callable, a module's forward, their helpers, across
-files) and what does not (torch.jit.script, torch.export, code no traced callable runs), and
-measure the claim on the installed torch.
+files, a test scripting a module) and what does not (torch.export, code no traced callable
+runs, a scripted module's `__init__`), and measure the claims on the installed torch.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+from pathlib import Path
 
 import pytest
 from facts_helpers import analyse
@@ -94,12 +97,48 @@ def test_without_the_export_the_helpers_pass() -> None:
     assert _hy421({"model.py": MODEL, "export.py": "import torch\n"})["head"] == []
 
 
-@pytest.mark.parametrize(
-    "call", ["torch.jit.script(Net())", "torch.export.export(Net(), (torch.randn(2, 3),))"]
-)
-def test_script_and_export_accept_compiled_code(call: str) -> None:
-    export = EXPORT.replace("torch.jit.trace(Net(), torch.randn(2, 3))", call)
+def test_export_accepts_compiled_code() -> None:
+    export = EXPORT.replace(
+        "torch.jit.trace(Net(), torch.randn(2, 3))",
+        "torch.export.export(Net(), (torch.randn(2, 3),))",
+    )
     assert _hy421({"model.py": MODEL, "export.py": export})["head"] == []
+
+
+SCRIPTING_TEST = """
+import unittest
+
+import torch as th
+from model import Net
+
+
+class TestNet(unittest.TestCase):
+    def test_torchscript(self):
+        mod = Net()
+        jitted = th.jit.script(mod)
+        self.assertEqual(list(jitted(th.randn(2, 3)).shape), [2, 3])
+"""
+
+
+def test_a_test_scripting_a_module_blocks_what_its_forward_runs() -> None:
+    """julius 0.2.8: `th.jit.script(mod)` in a unittest method, the module in a variable."""
+    found = _hy421({"model.py": MODEL, "tests/test_model.py": SCRIPTING_TEST})
+    for qualname in ("Net.forward", "Block.forward", "head", "activation"):
+        assert found[qualname], qualname
+    assert "`TestNet.test_torchscript` scripts it with `torch.jit.script`" in found["head"][0]
+    assert '"undefined value"' in found["head"][0]
+    assert found["untraced"] == []
+
+
+def test_what_only_a_scripted_modules_init_runs_is_not_blocked() -> None:
+    model = MODEL.replace(
+        "        self.lin = nn.Linear(3, 3)\n",
+        "        self.lin = nn.Linear(3, 3)\n        self.scale = untraced(torch.ones(3))\n",
+        1,
+    )
+    found = _hy421({"model.py": model, "tests/test_model.py": SCRIPTING_TEST})
+    assert found["head"]
+    assert found["untraced"] == []
 
 
 def test_fx_symbolic_trace_of_a_function_counts() -> None:
@@ -143,9 +182,9 @@ def test_the_default_onnx_exporter_accepts_compiled_code(arguments: str) -> None
 @pytest.mark.torch
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
-def test_jit_trace_and_fx_refuse_compiled_code_script_and_export_do_not() -> None:
-    """Measured under torch 2.13 (`aot_eager`): tracing compiled code raises; scripting and
-    exporting it work."""
+def test_jit_trace_and_fx_refuse_compiled_code_export_does_not() -> None:
+    """Measured under torch 2.13 (`aot_eager`): tracing compiled code raises; exporting it
+    works (scripting: `test_torchscript_reads_a_compiled_functions_globals_in_torchs_module`)."""
     import warnings
 
     import torch
@@ -203,3 +242,116 @@ def test_the_torchscript_onnx_exporter_refuses_compiled_code() -> None:
         torch._dynamo.reset()
         with pytest.raises(RuntimeError, match=r"jit\.trace a dynamo-optimized function"):
             torch.onnx.export(Net(), (torch.randn(2, 3),), io.BytesIO(), dynamo=False)
+
+
+SCRIPTED = """
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+def helper(x: torch.Tensor) -> torch.Tensor:
+    return F.relu(x) * 2.0
+
+
+@torch.compile(backend="eager")
+def compiled_torch_only(x: torch.Tensor) -> torch.Tensor:
+    return torch.sin(x) * 2.0
+
+
+@torch.compile(backend="eager")
+def compiled(x: torch.Tensor) -> torch.Tensor:
+    return helper(x) + 1.0
+
+
+def calls_compiled(x: torch.Tensor) -> torch.Tensor:
+    return compiled(x) + 1.0
+
+
+class CallsCompiled(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return calls_compiled(x)
+
+
+class CompiledForward(nn.Module):
+    @torch.compile(backend="eager")
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return helper(x)
+
+
+class Inner(nn.Module):
+    @torch.compile(backend="eager")
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return helper(x)
+
+
+class Outer(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = Inner()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.inner(x)
+
+
+class CompiledInInit(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("scale", compiled(torch.ones(3)))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.scale
+
+
+class Guarded(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not torch.jit.is_scripting():
+            return compiled(x)
+        return helper(x)
+
+
+@torch.jit.ignore
+def ignored(x: torch.Tensor) -> torch.Tensor:
+    return compiled(x)
+
+
+class CallsIgnored(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return ignored(x)
+"""
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_torchscript_reads_a_compiled_functions_globals_in_torchs_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Measured under torch 2.13: `torch.jit.script` compiles a module's forward and its
+    callees from source; a compiled one's names are looked up in torch/_dynamo/eval_frame.py,
+    so a project helper is an "undefined value" (a body using only `torch` works by accident);
+    code only `__init__` runs, a call `is_scripting()` rules out and a `@torch.jit.ignore`
+    function are not compiled."""
+    import warnings
+
+    import torch
+    import torch._dynamo
+
+    (tmp_path / "scripted_hy421.py").write_text(SCRIPTED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("scripted_hy421")
+    x = torch.randn(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch._dynamo.reset()
+        for refused in (
+            module.compiled,
+            module.calls_compiled,
+            module.CallsCompiled(),
+            module.CompiledForward(),
+            module.Outer(),
+        ):
+            with pytest.raises(RuntimeError, match="undefined value helper"):
+                torch.jit.script(refused)
+        assert torch.jit.script(module.compiled_torch_only)(x).shape == (3,)
+        for accepted in (module.CompiledInInit(), module.Guarded(), module.CallsIgnored()):
+            assert torch.jit.script(accepted)(x).shape == (3,)

@@ -1,4 +1,4 @@
-"""Project functions that run under a tracer that cannot trace compiled code.
+"""Project functions that run under a tracer or scripter that cannot handle compiled code.
 
 `torch.jit.trace` and FX's `symbolic_trace` run a callable (a function, or a module's
 `forward`) on tracer values and record what it does. A `torch.compile`d function called
@@ -6,14 +6,17 @@ while they do raises: "Detected that you are using FX to torch.jit.trace a dynam
 function. This is not supported at the moment." (measured on torch 2.13, for the compiled
 function traced directly, a function calling it, a module whose `forward` calls it and a
 module with a compiled `forward`; `frameworks.torch_rules.COMPILED_CODE_TRACERS`).
-`torch.jit.script` compiles the wrapped function's source instead and `torch.export`
-traces through Dynamo: both worked (measured), and are not such tracers. An exporter that
+`torch.jit.script` compiles the callable (a module's `forward`) and every function it calls,
+transitively, from their source; a compiled one's globals are read in torch's own module,
+where the project's names are "undefined value"s (measured, same cases). `torch.export`
+traces through Dynamo: it worked (measured), and is not such a tracer. An exporter that
 traces with `torch.jit.trace` unless a keyword selects Dynamo is one when the keyword may be
 False (`torch.onnx.export(..., dynamo=False)`, the TorchScript exporter:
 `frameworks.torch_rules.COMPILED_CODE_TRACER_SWITCHES`).
 
-So a function the traced callable runs, itself or through the project functions it calls,
-transitively, must stay uncompiled while the project traces it.
+So a function the traced or scripted callable runs, itself or through the project functions
+it calls, transitively, must stay uncompiled while the project traces it. The calls may be
+in files the refactoring leaves alone (`--ignore 'tests/*'`): those are analysed as callers.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import is_obj_atom, obj_role
-from hybridize.analyzer.frameworks import written_name
+from hybridize.analyzer.frameworks import torch_rules, written_name
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import kind_of, lit_sym
 
@@ -39,8 +42,14 @@ class TracingCall:
     tracer: str
     """The tracer's canonical name (`torch.jit.trace`)."""
     line: int
+    why: str
+    """Why compiled code fails under it (`Framework.compiled_code_tracers`)."""
     switch: str = ""
     """How the call selects tracing, for a switched exporter (`dynamo=False`); else empty."""
+
+    def verb(self) -> str:
+        """What the call does to the callable: `scripts` (`torch.jit.script`), else `traces`."""
+        return "scripts" if self.tracer.endswith(".script") else "traces"
 
     def written(self) -> str:
         """The tracer as code shows it: `torch.onnx.export(..., dynamo=False)`."""
@@ -82,7 +91,8 @@ def _tracing_calls(
             elif is_obj_atom(atom) and obj_role(atom) in ("layer", "model") and atom[2] is not None:
                 starts.update(index.dispatch(atom[2], index.instance_call(atom[2])))
         if starts:
-            call = TracingCall(key, tracer, resolved.site.span.start_line, switch)
+            why = tracers.get(tracer, torch_rules.JIT_TRACE_OF_COMPILED_CODE)
+            call = TracingCall(key, tracer, resolved.site.span.start_line, why, switch)
             found.append((call, sorted(starts, key=str)))
     return found
 
@@ -100,17 +110,17 @@ def _tracing_switch(resolved: ResolvedCall, keyword: str) -> str:
 
 
 def runs_under_tracers(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
-    """The function runs inside a callable the project traces (`traced_functions`)."""
+    """The function runs inside a callable the project traces or scripts
+    (`traced_functions`)."""
     call = traced_functions(index, facts).get(key)
     if call is None:
         return []
     by = "module code" if call.by.is_module_code else f"`{call.by.qualname}`"
     return [
         Evidence(
-            f"{by} traces it with `{call.written()}` (line {call.line}"
+            f"{by} {call.verb()} it with `{call.written()}` (line {call.line}"
             + ("" if call.by.file == key.file else f" of {call.by.file}")
-            + "): tracing a torch.compile'd function raises (\"Detected that you are using FX "
-            'to torch.jit.trace a dynamo-optimized function")',
+            + f"): {call.why}",
             index.function(key).span,
         )
     ]

@@ -212,9 +212,9 @@ class Framework:
     double_backward_calls: tuple[tuple[str, str], ...] = ()
     """(API, keyword): calls that, with the keyword True, differentiate their first argument
     twice, which the compiled backward of the function computing it does not support."""
-    compiled_code_tracers: frozenset[str] = frozenset()
-    """Calls that trace the callable they are given in a way that fails on compiled code
-    inside it (`torch.jit.trace`)."""
+    compiled_code_tracers: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Calls that trace or script the callable they are given in a way that fails on compiled
+    code inside it (`torch.jit.trace`, `torch.jit.script`), by canonical name: why."""
     compiled_code_tracer_switches: Mapping[str, str] = field(default_factory=dict, compare=False)
     """Calls that trace the callable they are given like `compiled_code_tracers` unless a
     keyword selects another path, by canonical name: the keyword, which given as anything but

@@ -371,16 +371,39 @@ LEAF_TENSOR_CALLS: frozenset[str] = frozenset(
 #: ``MonotonicRQSTransform.bin`` through a ``ComposedTransform``).
 CALLABLE_FAMILY_BASE_PREFIXES: tuple[str, ...] = ("torch.",)
 
-#: Tracers that run a callable on tracer values and fail on compiled code inside it. Measured
-#: (torch 2.13): ``torch.jit.trace`` and ``torch.fx.symbolic_trace`` of a compiled function, of
-#: a function calling one, of a module whose ``forward`` calls one and of a module with a
-#: compiled ``forward`` raised "Detected that you are using FX to torch.jit.trace (symbolically
-#: trace) a dynamo-optimized function. This is not supported at the moment."
-#: ``torch.jit.script`` (it scripts the wrapped function's source) and ``torch.export`` (it
-#: traces through Dynamo) worked, and are not listed.
-COMPILED_CODE_TRACERS: frozenset[str] = frozenset(
-    {"torch.jit.trace", "torch.jit.trace_module", "torch.fx.symbolic_trace"}
+#: Why jit-tracing or FX-tracing compiled code fails (``COMPILED_CODE_TRACERS``).
+JIT_TRACE_OF_COMPILED_CODE = (
+    "tracing a torch.compile'd function raises (\"Detected that you are using FX to "
+    'torch.jit.trace a dynamo-optimized function")'
 )
+#: Why scripting compiled code fails (``COMPILED_CODE_TRACERS``).
+JIT_SCRIPT_OF_COMPILED_CODE = (
+    "TorchScript compiles a torch.compile'd function from its source but looks its global "
+    "names up in torch's own module (torch/_dynamo/eval_frame.py): any project name it uses "
+    '(a helper, `F`) is an "undefined value"'
+)
+#: Compilers of a callable that fail on compiled code inside it, by canonical name: why.
+#: Measured (torch 2.13): ``torch.jit.trace`` and ``torch.fx.symbolic_trace`` of a compiled
+#: function, of a function calling one, of a module whose ``forward`` calls one and of a
+#: module with a compiled ``forward`` raised "Detected that you are using FX to
+#: torch.jit.trace (symbolically trace) a dynamo-optimized function. This is not supported
+#: at the moment." ``torch.jit.script`` compiles the module's ``forward`` and every function
+#: and method it calls, transitively (its submodules' ``forward`` too), from their source; a
+#: compiled one's source is the wrapped function's, but its globals are those of the
+#: wrapper's module, torch/_dynamo/eval_frame.py: scripting a compiled function that calls a
+#: project helper, a module whose ``forward`` calls one, a module with a compiled ``forward``
+#: or compiled method its ``forward`` calls, or one whose submodule's ``forward`` is compiled
+#: raised "undefined value <name>" (julius 0.2.8: ``FFTConv1d.forward``, ``pad_to`` called
+#: by scripted ``fft_conv1d``); a compiled body using only ``torch`` happened to work, a call
+#: under ``if torch.jit.is_scripting()``'s other branch or through a ``@torch.jit.ignore``
+#: function was not compiled (not modelled: such functions are blocked too). ``torch.export``
+#: (it traces through Dynamo) worked, and is not listed.
+COMPILED_CODE_TRACERS: dict[str, str] = {
+    "torch.jit.trace": JIT_TRACE_OF_COMPILED_CODE,
+    "torch.jit.trace_module": JIT_TRACE_OF_COMPILED_CODE,
+    "torch.fx.symbolic_trace": JIT_TRACE_OF_COMPILED_CODE,
+    "torch.jit.script": JIT_SCRIPT_OF_COMPILED_CODE,
+}
 #: Exporters that trace with ``torch.jit.trace`` unless a keyword selects Dynamo, by canonical
 #: name: the keyword. ``torch.onnx.export`` exports through ``torch.export`` (Dynamo) by default
 #: since torch 2.9; ``dynamo=False`` selects the TorchScript exporter, which traces the module
