@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -355,3 +356,21 @@ def test_torchscript_reads_a_compiled_functions_globals_in_torchs_module(
         assert torch.jit.script(module.compiled_torch_only)(x).shape == (3,)
         for accepted in (module.CompiledInInit(), module.Guarded(), module.CallsIgnored()):
             assert torch.jit.script(accepted)(x).shape == (3,)
+
+
+def test_a_scripting_test_the_refactoring_ignores_still_blocks(
+    make_project: Callable[[dict[str, str | bytes]], Path],
+) -> None:
+    """`--ignore 'tests/*'` leaves the tests unrewritten but analysed as callers: their
+    `torch.jit.script` still keeps what the scripted forward runs uncompiled."""
+    from click.testing import CliRunner
+
+    from hybridize.cli import main
+
+    project = make_project({"model.py": MODEL, "tests/test_model.py": SCRIPTING_TEST})
+    options = ["--check", "--no-cache", "--no-config", "--include-low-benefit"]
+    result = CliRunner().invoke(main, ["refactor", str(project), *options, "--ignore", "tests/*"])
+    changed = result.stdout
+    assert "untraced" in changed
+    for qualname in ("Net.forward", "Block.forward", " head", "activation"):
+        assert qualname not in changed, qualname
