@@ -267,3 +267,77 @@ def test_varying_shapes_are_computed_once_per_function_per_solution(
     assert [f for f in found.findings if f.code == "HY014"]
     assert FunctionKey("main.py", "f") in computed
     assert len(computed) == len(set(computed))
+
+
+READS_ITS_RANK = """
+    import tensorflow as tf
+
+    def project(x):
+        rank = {read}
+        if rank is None:
+            raise ValueError("x must have a known rank")
+        y = x
+        for _ in range(8):
+            y = tf.tanh(y * 2.0 + 1.0)
+        return tf.reduce_sum(y)
+
+    def check_rank(t):
+        t = tf.convert_to_tensor(t)
+        dims = t.shape.dims
+        if dims is None:
+            raise ValueError("t must have a known rank")
+        return t
+
+    def via_helper(x):
+        y = check_rank(x)
+        for _ in range(8):
+            y = tf.tanh(y * 2.0 + 1.0)
+        return tf.reduce_sum(y)
+
+    for _ in range(100):
+        project(tf.ones({first}))
+        project(tf.ones({second}))
+        via_helper(tf.ones({first}))
+        via_helper(tf.ones({second}))
+"""
+"""Functions that read a parameter's static rank, themselves (`project`) or in a function
+they call (`via_helper`), called with two shapes (tensorflow-constrained-optimization's
+`_project_distribution_wrt_euclidean_norm`, called with (3,) and (3, 3))."""
+
+RANK_READS = (
+    "x.shape.dims",
+    "x.shape.ndims",
+    "x.get_shape().rank",
+    "x.shape.as_list()",
+    "x.ndim",
+    "len(x.shape)",
+    "x.shape.ndims != 2 or None",
+)
+
+
+def test_a_rank_read_statically_gets_no_reduce_retracing_where_ranks_differ() -> None:
+    """Generalised over (3,) and (3, 3), the trace's rank is unknown: `dims`/`ndims`/`rank`
+    are None there, and the function's own check raises (measured in
+    test_benefit_rules_measured.py). No argument, and no plain decorator by default."""
+    for read in RANK_READS:
+        source = READS_ITS_RANK.format(read=read, first="(3,)", second="(3, 3)")
+        verdicts = analyse(source)
+        for name in ("project", "via_helper"):
+            verdict = verdicts[name]
+            assert verdict.passes, (read, name, verdict.findings)
+            assert not [f for f in verdict.findings if f.code == "HY014"], (read, name)
+            assert verdict.benefit == "low", (read, name, verdict.benefit_reasons)
+            assert "statically" in verdict.benefit_reasons[0], (read, name)
+    source = READS_ITS_RANK.format(read=RANK_READS[0], first="(3,)", second="(3, 3)")
+    assert "reads the rank of `x`" in analyse(source)["project"].benefit_reasons[0]
+
+
+def test_a_rank_read_where_only_sizes_differ_keeps_reduce_retracing() -> None:
+    """Shapes (3,) and (5,): generalised, the axis is None but the rank stays 1, so reading
+    the rank is safe and the argument is still written."""
+    for read in RANK_READS:
+        source = READS_ITS_RANK.format(read=read, first="(3,)", second="(5,)")
+        verdicts = analyse(source)
+        for name in ("project", "via_helper"):
+            (note,) = [f.message for f in verdicts[name].findings if f.code == "HY014"]
+            assert "hence reduce_retracing=True" in note, (read, name)

@@ -343,6 +343,40 @@ def test_reduce_retracing_leaves_an_axis_read_as_an_int_none() -> None:
         generalised(tf.ones([LENGTHS[1], 4]))
 
 
+def _tf_checks_its_rank(x: Any) -> Any:
+    import tensorflow as tf
+
+    if x.shape.dims is None:
+        raise ValueError("x must have a known rank")
+    return tf.reduce_sum(x)
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_reduce_retracing_leaves_the_rank_unknown_where_ranks_differ() -> None:
+    """Why HY014 writes no argument where the trace reads the rank of a parameter whose
+    ranks differ between calls (`statically_read_ranks`): generalised over (3,) and (3, 3)
+    the second trace has an unknown rank, and the function's own check raises
+    (tensorflow-constrained-optimization's "distribution must have a known rank"); over
+    (3,) and (5,) only the axis is None and the rank stays 1."""
+    import tensorflow as tf
+
+    argument = {TENSORFLOW.shape_generalising_argument: True}
+    plain = tf.function(_tf_checks_its_rank)
+    plain(tf.ones((3,)))
+    plain(tf.ones((3, 3)))
+    assert plain.experimental_get_tracing_count() == 2, "a trace per rank, each with its rank"
+    same_rank = tf.function(_tf_checks_its_rank, **argument)
+    same_rank(tf.ones((3,)))
+    same_rank(tf.ones((5,)))
+    same_rank(tf.ones((7,)))
+    assert same_rank.experimental_get_tracing_count() == 2, "the second trace serves (None,)"
+    generalised = tf.function(_tf_checks_its_rank, **argument)
+    generalised(tf.ones((3,)))
+    with pytest.raises(ValueError, match="known rank"):
+        generalised(tf.ones((3, 3)))
+
+
 @pytest.mark.torch
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
 def test_dynamic_true_recompiles_per_size_read_as_an_int() -> None:

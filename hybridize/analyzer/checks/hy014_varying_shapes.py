@@ -28,7 +28,11 @@ class VaryingShapes(Check):
     is information, on a verdict that adds the decorator (elsewhere nothing is written): the
     refactoring adds it with the argument that generalises shapes, `@tf.function(reduce_retracing=True)` or `@torch.compile(dynamic=True)`, and says
     why in the comment above it (unless it writes an inferred `input_signature`, whose `None`
-    axes already do that).
+    axes already do that). Not where the trace would need what the argument leaves unknown:
+    a varying axis read as a Python int (`x.shape[0]`, `len(x)`), or, where the call sites'
+    ranks differ, the rank (`x.shape.ndims`, `x.shape.dims`, `x.shape.as_list()`), here or
+    in a function it calls; generalised over (3,) and (3, 3) the rank is unknown and a check
+    such as `if dims is None: raise` fails (measured, TF 2.21).
 
     Why it matters in graph mode
     ----------------------------

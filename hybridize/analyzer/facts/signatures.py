@@ -295,6 +295,83 @@ def statically_read_axes(fn: FunctionSummary) -> set[tuple[str, int]]:
     return found
 
 
+RANK_READING_SHAPE_MEMBERS = frozenset(
+    {
+        "dims",
+        "ndims",
+        "rank",
+        "as_list",
+        "with_rank",
+        "with_rank_at_least",
+        "with_rank_at_most",
+        "assert_has_rank",
+    }
+)
+"""Members of a static shape (`p.shape.X`, `p.get_shape().X`) that read its rank as a Python
+value: `dims`/`ndims`/`rank` are None, and `as_list()` or a rank assertion raises, where the
+rank is unknown."""
+
+
+def statically_read_ranks(fn: FunctionSummary) -> set[str]:
+    """Tensors whose static rank the body reads as a Python value: `p.shape.ndims`,
+    `p.shape.rank`, `p.shape.dims`, `p.get_shape().as_list()`, `p.shape.with_rank(2)`,
+    `p.ndim`, `len(p.shape)`; each by its parameter's name, "" for a tensor that is not a
+    parameter (a local the body converted). A trace that generalised calls of different ranks
+    (`reduce_retracing`) has an unknown rank there: the value is None, or the call raises."""
+    found: set[str] = set()
+    for sym in _syms_and_tests(fn):
+        if is_attr(sym):
+            if attr_name(sym) == "ndim":
+                found.add(_parameter(fn, sym[1]) or "")
+            elif attr_name(sym) in RANK_READING_SHAPE_MEMBERS:
+                owner = _static_shape_of(fn, sym[1])
+                if owner is not None:
+                    found.add(owner)
+        elif is_call(sym):
+            site = fn.calls[sym[1]]
+            if site.callee == name_sym("len") and len(site.args) == 1:
+                owner = _static_shape_of(fn, site.args[0])
+                if owner is not None:
+                    found.add(owner)
+    return found
+
+
+def _syms_and_tests(fn: FunctionSummary) -> set[Sym]:
+    """Every symbolic value of the function (`function_syms`) and of its `if`/`while` tests,
+    nested ones included: a rank is most often read to test it (`if p.shape.ndims is None`)."""
+    found = set(function_syms(fn))
+    stack = list(fn.conditions)
+    while stack:
+        sym = stack.pop()
+        if not isinstance(sym, tuple) or not sym or sym in found:
+            continue
+        found.add(sym)
+        for part in sym[1:]:
+            if isinstance(part, tuple) and part and isinstance(part[0], str):
+                stack.append(part)
+            elif isinstance(part, tuple):
+                stack.extend(p for p in part if isinstance(p, tuple))
+    return found
+
+
+def _static_shape_of(fn: FunctionSummary, sym: Sym) -> str | None:
+    """Whose static shape `sym` is (`x.shape`, `x.get_shape()`, through one local): the
+    parameter's name, "" for another tensor, None when `sym` is no static shape."""
+    for _ in range(4):
+        if is_local(sym) and len(fn.locals.get(sym[1], [])) == 1:
+            sym = fn.locals[sym[1]][0]
+        elif is_call(sym):
+            callee = fn.calls[sym[1]].callee
+            if is_attr(callee) and callee[2] == "get_shape":
+                return _parameter(fn, callee[1]) or ""
+            return None
+        elif is_attr(sym) and attr_name(sym) == "shape":
+            return _parameter(fn, sym[1]) or ""
+        else:
+            return None
+    return None
+
+
 def _shape_owner(fn: FunctionSummary, sym: Sym) -> str | None:
     """The parameter whose static shape `sym` is (`p.shape`, `p.get_shape()`, `.as_list()`)."""
     for _ in range(4):

@@ -22,7 +22,12 @@ The argument is safe only where no code of the trace needs a varying axis as a P
 varying axes `None`: `range(x.shape[1])` raises TypeError (measured, TF 2.21); under
 `dynamic=True` Dynamo specialises on a size read as an int and recompiles per size anyway.
 Such a function gets neither the argument nor a plain decorator by default
-(`shape_read_as_int`): a plain one would trace once per shape.
+(`shape_read_as_int`): a plain one would trace once per shape. Where the call sites' ranks
+differ, the generalised trace has an unknown rank: a function that reads a varying
+parameter's rank as a Python value (`p.shape.ndims`, `p.shape.dims is None`, `as_list()`;
+`statically_read_ranks`), or calls one that reads a rank, is left alone the same way
+(tensorflow-constrained-optimization's `_project_distribution_wrt_euclidean_norm`, called with
+shapes (3,) and (3, 3), raised "distribution must have a known rank"; measured, TF 2.21).
 """
 
 from __future__ import annotations
@@ -34,7 +39,11 @@ from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callee
 from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.loop_shapes import growth_in_loops
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.signatures import statically_read_axes, statically_read_slices
+from hybridize.analyzer.facts.signatures import (
+    statically_read_axes,
+    statically_read_ranks,
+    statically_read_slices,
+)
 from hybridize.analyzer.facts.values import is_tensor_atom
 from hybridize.analyzer.summaries.ir import Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
@@ -56,6 +65,10 @@ class VaryingShape:
     """The axes whose sizes differ, each counted from the start and from the end (`1` and
     `-2` of a rank-3 shape), where the call sites' shapes of one rank say so; None when not
     known (a loop's growth, ranks that differ): any axis may vary."""
+
+    ranks_differ: bool = False
+    """The call sites pass shapes of different ranks: generalised, the trace's rank is
+    unknown (not only its axes)."""
 
     def varies(self, axis: int) -> bool:
         """Whether the axis read (negative counts from the end) may differ between calls."""
@@ -81,6 +94,7 @@ def _varying_shapes(
 ) -> tuple[VaryingShape, ...]:
     found: dict[str, str] = {}
     axes: dict[str, frozenset[int] | None] = {}
+    ranks_differ: set[str] = set()
     for name, atoms in sorted(facts.param_atoms.get(key, {}).items()):
         shapes = sorted(
             {a[2] for a in atoms if is_tensor_atom(a) and len(a) > 2 and a[2] is not None},
@@ -91,12 +105,17 @@ def _varying_shapes(
             more = ", ..." if len(shapes) > MAX_SHOWN_SHAPES else ""
             found[name] = f"call sites pass shapes {', '.join(shown[:-1])} and {shown[-1]}{more}"
             axes[name] = _differing_axes(shapes)
+            if len({len(s) for s in shapes}) > 1:
+                ranks_differ.add(name)
     for caller in sorted(facts.callers.get(key, ()), key=str):
         if caller == key:
             continue
         for parameter, why in _grown_in_caller_loops(index, facts, caller, key).items():
             found.setdefault(parameter, why)
-    return tuple(VaryingShape(name, found[name], axes.get(name)) for name in sorted(found))
+    return tuple(
+        VaryingShape(name, found[name], axes.get(name), name in ranks_differ)
+        for name in sorted(found)
+    )
 
 
 def _differing_axes(shapes: list[tuple[int | None, ...]]) -> frozenset[int] | None:
@@ -180,10 +199,16 @@ def shape_read_as_int(
     )
     if own:
         return f"it reads the shape of `{own[0]}` as Python ints"
+    ranked = sorted(v.parameter for v in varying if v.ranks_differ)
+    own_ranks = sorted(set(ranked) & statically_read_ranks(fn))
+    if own_ranks:
+        return f"it reads the rank of `{own_ranks[0]}`, which differs between calls, statically"
     for callee_key, _via, _entry in traced_with(index, facts, key):
         if callee_key != key and any(_shape_reads(index, facts, callee_key)):
             callee = index.function(callee_key)
             return f"`{callee.qualname}`, which it calls, reads shapes as Python ints"
+        if callee_key != key and ranked and statically_read_ranks(callee):
+            return f"`{callee.qualname}`, which it calls, reads ranks statically"
     return None
 
 
