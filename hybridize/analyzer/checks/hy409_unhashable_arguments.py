@@ -2,11 +2,167 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.evaluator import TensorFacts, bind_written, callees, get_evaluator
+from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.hashability import unhashable_arguments
-from hybridize.model import Finding
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.values import Atom
+from hybridize.analyzer.summaries.ir import function_syms
+from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import is_item, is_slice, kind_of, param_sym
+from hybridize.model import Finding, Span
 
 from . import TENSORFLOW_ONLY, Check
+
+MAX_DICT_FLOW = 24
+"""How many (function, variable) places a dict argument is followed through, up to the
+callers that pass it and down to the functions they and it pass it to."""
+
+
+INDEXED_NOT_KEYED = frozenset({"tensor", "variable", "numpy", "seq", "tup"})
+"""Values a subscript indexes rather than keys (`x[0]`, `pair[1]`): no dict to sort."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyUse:
+    """A subscript of the dict with a key of one kind: where, in which function."""
+
+    kind: str
+    """What orders the key: "str", "number", "tuple", "None", "class"."""
+    function: str
+    span: Span
+
+
+def _key_kind(atom: Atom) -> str | None:
+    """The family a dict key orders within (keys of different families raise TypeError when
+    `sorted`); None for a key whose order is not known (an object may define `<`)."""
+    kind = atom[0]
+    if kind == "lit":
+        if atom[1] == "str":
+            return "str"
+        if atom[1] in ("int", "float", "bool"):
+            return "number"
+        if atom[1] == "none":
+            return "None"
+        return None
+    if kind == "tup" or (kind == "seq" and atom[1] == "tuple"):
+        return "tuple"
+    if kind == "class":
+        return "class"
+    return None
+
+
+def _key_uses(index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: str) -> list[KeyUse]:
+    """The subscripts `name[k]` in the function, by the kind of each key."""
+    fn = index.function(key)
+    evaluator = None
+    found: list[KeyUse] = []
+    for sym in function_syms(fn):
+        if not is_item(sym) or is_slice(sym[2]):
+            continue
+        base = sym[1]
+        if kind_of(base) not in ("local", "param", "name") or base[1] != name:
+            continue
+        if evaluator is None:
+            evaluator = get_evaluator(index, facts, key)
+        kinds = {_key_kind(atom) for atom in evaluator.eval(sym[2])} - {None}
+        for kind in sorted(k for k in kinds if k is not None):
+            found.append(KeyUse(kind, fn.qualname, fn.span))
+    return found
+
+
+def _passed_on(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: str
+) -> list[tuple[FunctionKey, str]]:
+    """The parameters of project functions that `key` passes its variable `name` to."""
+    found: list[tuple[FunctionKey, str]] = []
+    for resolved in facts.calls.get(key, ()):
+        written = [*resolved.site.args, *(v for _, v in resolved.site.kwargs)]
+        if not any(kind_of(a) in ("local", "param", "name") and a[1] == name for a in written):
+            continue
+        for kind, target in callees(index, resolved):
+            bound = bind_written(index.function(target), resolved, kind, target)
+            for parameter, values in bound.items():
+                if any(kind_of(v) in ("local", "param", "name") and v[1] == name for v in values):
+                    found.append((target, parameter))
+    return found
+
+
+def _passed_in(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, parameter: str
+) -> list[tuple[FunctionKey, str]]:
+    """The variables of the callers of `key` that they pass as its `parameter`."""
+    found: list[tuple[FunctionKey, str]] = []
+    for caller in sorted(facts.callers.get(key, ()), key=str):
+        for resolved in facts.calls.get(caller, ()):
+            for kind, target in callees(index, resolved):
+                if target != key:
+                    continue
+                bound = bind_written(index.function(key), resolved, kind, target)
+                for value in bound.get(parameter, ()):
+                    if kind_of(value) in ("local", "param", "name"):
+                        found.append((caller, value[1]))
+    return found
+
+
+def unordered_dict_keys(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> list[Evidence]:
+    """Parameters that receive a dict whose keys mix kinds that do not order (a string key
+    and a tuple key): the dict is followed to the callers that pass it and to every project
+    function it is passed to, and each subscript's key is typed."""
+    fn = index.function(key)
+    found: list[Evidence] = []
+    evaluator = get_evaluator(index, facts, key)
+    for param in fn.explicit_params:
+        if param.kind in ("vararg", "kwarg"):
+            continue
+        if any(atom[0] in INDEXED_NOT_KEYED for atom in evaluator.eval(param_sym(param.name))):
+            continue  # a tensor or a sequence is indexed, not keyed: nothing is sorted
+        uses = _flow_key_uses(index, facts, key, param.name)
+        kinds = {use.kind: use for use in uses}
+        if len(kinds) < 2:
+            continue
+        first, second = sorted(kinds)[:2]
+        found.append(
+            Evidence(
+                f"`{param.name}` is a dict keyed by a {first} (in `{kinds[first].function}`) "
+                f"and by a {second} (in `{kinds[second].function}`): `tf.function` sorts a "
+                "dict argument's keys to type it, and keys that do not order fail the call "
+                "(\"TypeError: '<' not supported\")",
+                fn.span,
+                tuple(
+                    dict.fromkeys(
+                        use.span for use in (kinds[first], kinds[second]) if use.span != fn.span
+                    )
+                ),
+            )
+        )
+    return found
+
+
+def _flow_key_uses(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: str
+) -> list[KeyUse]:
+    """The key uses of the dict a parameter holds wherever it flows (bounded)."""
+    seen: set[tuple[FunctionKey, str]] = set()
+    work: list[tuple[FunctionKey, str, bool]] = [(key, name, True)]
+    uses: list[KeyUse] = []
+    while work and len(seen) < MAX_DICT_FLOW:
+        place, variable, is_parameter = work.pop(0)
+        if (place, variable) in seen:
+            continue
+        seen.add((place, variable))
+        uses.extend(_key_uses(index, facts, place, variable))
+        work.extend((k, p, True) for k, p in _passed_on(index, facts, place, variable))
+        if is_parameter:
+            for caller, passed in _passed_in(index, facts, place, variable):
+                params = {p.name for p in index.function(caller).params}
+                work.append((caller, passed, passed in params))
+    return uses
 
 
 class HasUnhashableArguments(Check):
@@ -26,7 +182,11 @@ class HasUnhashableArguments(Check):
     method of such a class, the protocol notwithstanding: `self` is part of the key (a
     method is looked up per instance in a dictionary keyed on it). Classes whose hashing
     depends on another base outside the project, or on a decorator keyword that is not a
-    literal, are not claimed.
+    literal, are not claimed. Also a parameter that receives a dict keyed by keys that do not
+    order among themselves: followed to the callers that pass it and every project function
+    it is passed to, the dict is subscripted with keys of two kinds (a string and a tuple, a
+    number, None or a class; tensorflow-constrained-optimization's `memoizer`, keyed by
+    `"global_step"` and by `(DeferredVariable, self)`).
 
     Why it matters in graph mode
     ----------------------------
@@ -39,6 +199,10 @@ class HasUnhashableArguments(Check):
     TF 2.21: sets, mutable dataclasses (and their subclasses), `__eq__`-only classes and
     `tf.Variable` subclasses fail; frozen or `unsafe_hash` dataclasses,
     `eq=False` dataclasses, plain classes (hashed by identity), enums and frozensets work.
+    A dict argument's keys are sorted to type it: keys that do not order (`"global_step"`
+    and `("a", 1)`, a string and an int or None or a class) fail the first call with
+    "TypeError: '<' not supported between instances of 'tuple' and 'str'" (measured, TF
+    2.21; keys all strings, or all tuples of strings, work).
 
     Example
     -------
@@ -59,7 +223,7 @@ class HasUnhashableArguments(Check):
     changes between calls then retraces, as any Python argument does), pass a tuple or
     frozenset instead of a set, pass the fields the function needs (numbers become
     constants; tensors stay inputs), or compile the tensor code below the function that
-    reads the configuration.
+    reads the configuration. For a dict of mixed keys, pass the values the function reads.
 
     Not for torch.compile
     ---------------------
@@ -74,11 +238,15 @@ class HasUnhashableArguments(Check):
     severity = "error"
     summary = (
         "an argument (or `self`) is a set or an unhashable object such as a mutable "
-        "dataclass: tf.function cannot key its traces on it and fails when called."
+        "dataclass, or a dict whose keys do not order: tf.function cannot key its traces "
+        "on it and fails when called."
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_unhashable_arguments"
-    fact_meaning = "an argument `tf.function` cannot key its traces on (a set, a mutable dataclass)"
+    fact_meaning = (
+        "an argument `tf.function` cannot key its traces on (a set, a mutable dataclass, "
+        "a dict of mixed keys)"
+    )
     report_order = 100
     decision_order = 100
 
@@ -87,4 +255,9 @@ class HasUnhashableArguments(Check):
         """What compiling would change: only for a function that may be compiled and is not yet."""
         if not context.changes_on_compiling:
             return []
-        return cls.findings(unhashable_arguments(context.index, context.facts, context.key))
+        return cls.findings(
+            [
+                *unhashable_arguments(context.index, context.facts, context.key),
+                *unordered_dict_keys(context.index, context.facts, context.key),
+            ]
+        )

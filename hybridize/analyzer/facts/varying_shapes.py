@@ -200,9 +200,14 @@ def shape_read_as_int(
     if own:
         return f"it reads the shape of `{own[0]}` as Python ints"
     ranked = sorted(v.parameter for v in varying if v.ranks_differ)
-    own_ranks = sorted(set(ranked) & statically_read_ranks(fn))
+    rank_reads = statically_read_ranks(fn)
+    own_ranks = sorted(set(ranked) & rank_reads)
     if own_ranks:
         return f"it reads the rank of `{own_ranks[0]}`, which differs between calls, statically"
+    if ranked and "" in rank_reads:
+        # A rank read of a tensor the analysis does not tie to one parameter (a parameter
+        # rebound later in the body): maybe the varying one.
+        return f"it reads a rank statically, and the rank of `{ranked[0]}` differs between calls"
     for callee_key, _via, _entry in traced_with(index, facts, key):
         if callee_key != key and any(_shape_reads(index, facts, callee_key)):
             callee = index.function(callee_key)
