@@ -9,7 +9,7 @@ from hybridize.analyzer.facts.evaluator import TensorFacts, bind_written, callee
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.hashability import unhashable_arguments
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom
+from hybridize.analyzer.facts.values import Atom, AtomKind, atom_kind
 from hybridize.analyzer.summaries.ir import function_syms
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import is_item, is_slice, kind_of, param_sym
@@ -39,7 +39,7 @@ class KeyUse:
 def _key_kind(atom: Atom) -> str | None:
     """The family a dict key orders within (keys of different families raise TypeError when
     `sorted`); None for a key whose order is not known (an object may define `<`)."""
-    kind = atom[0]
+    kind: AtomKind = atom[0]
     if kind == "lit":
         if atom[1] == "str":
             return "str"
@@ -120,7 +120,9 @@ def unordered_dict_keys(
     for param in fn.explicit_params:
         if param.kind in ("vararg", "kwarg"):
             continue
-        if any(atom[0] in INDEXED_NOT_KEYED for atom in evaluator.eval(param_sym(param.name))):
+        if any(
+            atom_kind(atom) in INDEXED_NOT_KEYED for atom in evaluator.eval(param_sym(param.name))
+        ):
             continue  # a tensor or a sequence is indexed, not keyed: nothing is sorted
         uses = _flow_key_uses(index, facts, key, param.name)
         kinds = {use.kind: use for use in uses}

@@ -35,6 +35,7 @@ from hybridize.analyzer.summaries.syms import (
     kind_of,
     lit_sym,
     name_sym,
+    sym_name,
 )
 from hybridize.model import SpecTree, TensorSpec
 
@@ -358,11 +359,11 @@ def _static_shape_of(fn: FunctionSummary, sym: Sym) -> str | None:
     """Whose static shape `sym` is (`x.shape`, `x.get_shape()`, through one local): the
     parameter's name, "" for another tensor, None when `sym` is no static shape."""
     for _ in range(4):
-        if is_local(sym) and len(fn.locals.get(sym[1], [])) == 1:
-            sym = fn.locals[sym[1]][0]
+        if is_local(sym) and len(fn.locals.get(sym_name(sym), [])) == 1:
+            sym = fn.locals[sym_name(sym)][0]
         elif is_call(sym):
             callee = fn.calls[sym[1]].callee
-            if is_attr(callee) and callee[2] == "get_shape":
+            if is_attr(callee) and attr_name(callee) == "get_shape":
                 return _parameter(fn, callee[1]) or ""
             return None
         elif is_attr(sym) and attr_name(sym) == "shape":
