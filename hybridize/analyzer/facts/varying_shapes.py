@@ -200,7 +200,7 @@ def shape_read_as_int(
     if own:
         return f"it reads the shape of `{own[0]}` as Python ints"
     ranked = sorted(v.parameter for v in varying if v.ranks_differ)
-    rank_reads = statically_read_ranks(fn)
+    rank_reads = statically_read_ranks(index.function(key)) if ranked else set()
     own_ranks = sorted(set(ranked) & rank_reads)
     if own_ranks:
         return f"it reads the rank of `{own_ranks[0]}`, which differs between calls, statically"
@@ -209,10 +209,13 @@ def shape_read_as_int(
         # rebound later in the body): maybe the varying one.
         return f"it reads a rank statically, and the rank of `{ranked[0]}` differs between calls"
     for callee_key, _via, _entry in traced_with(index, facts, key):
-        if callee_key != key and any(_shape_reads(index, facts, callee_key)):
+        if callee_key == key:
+            continue
+        if any(_shape_reads(index, facts, callee_key)):
             callee = index.function(callee_key)
             return f"`{callee.qualname}`, which it calls, reads shapes as Python ints"
-        if callee_key != key and ranked and statically_read_ranks(callee):
+        if ranked and statically_read_ranks(index.function(callee_key)):
+            callee = index.function(callee_key)
             return f"`{callee.qualname}`, which it calls, reads ranks statically"
     return None
 
