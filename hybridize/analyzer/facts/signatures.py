@@ -323,7 +323,7 @@ def statically_read_ranks(fn: FunctionSummary) -> set[str]:
     for sym in _syms_and_tests(fn):
         if is_attr(sym):
             if attr_name(sym) == "ndim":
-                found.add(_parameter(fn, sym[1]) or "")
+                found.add(_parameter(fn, sym[1]) or _named_parameter(fn, sym[1]) or "")
             elif attr_name(sym) in RANK_READING_SHAPE_MEMBERS:
                 owner = _static_shape_of(fn, sym[1])
                 if owner is not None:
@@ -364,12 +364,21 @@ def _static_shape_of(fn: FunctionSummary, sym: Sym) -> str | None:
         elif is_call(sym):
             callee = fn.calls[sym[1]].callee
             if is_attr(callee) and attr_name(callee) == "get_shape":
-                return _parameter(fn, callee[1]) or ""
+                return _parameter(fn, callee[1]) or _named_parameter(fn, callee[1]) or ""
             return None
         elif is_attr(sym) and attr_name(sym) == "shape":
-            return _parameter(fn, sym[1]) or ""
+            return _parameter(fn, sym[1]) or _named_parameter(fn, sym[1]) or ""
         else:
             return None
+    return None
+
+
+def _named_parameter(fn: FunctionSummary, sym: Sym) -> str | None:
+    """The parameter a name read is, even where the body rebinds it later
+    (`t = tf.expand_dims(t, 1)`): the read is of that parameter's tensor, or of what the body
+    made of it."""
+    if kind_of(sym) in ("local", "param") and any(p.name == sym[1] for p in fn.params):
+        return str(sym[1])
     return None
 
 
