@@ -65,15 +65,17 @@ def test_a_dict_keyed_by_a_string_and_a_tuple_is_refused_naming_both() -> None:
     ("other_key", "expected"),
     [
         ("(Deferred, self)", True),
-        ("3", True),
-        ("None", True),
         ("Deferred", True),
         ('"value"', False),
+        # a number or None indexes a list or a tensor as often: not claimed
+        ("3", False),
+        ("None", False),
     ],
 )
 def test_keys_of_kinds_that_do_not_order_are_refused(other_key: str, expected: bool) -> None:
-    """A string key with a tuple, a number, None or a class key fails; two string keys
-    order."""
+    """A string key with a tuple or a class key fails; two string keys order. A number or
+    None key fails as well (measured below) but is not claimed: it indexes lists and
+    tensors too (tf-models' `model_outputs[0]` on a list of outputs)."""
     source = MEMOIZED.replace("key = (Deferred, self)", f"key = {other_key}")
     assert bool(_hy409(analyse(source)["update_fn"].findings)) is expected, other_key
 

@@ -31,7 +31,7 @@ class KeyUse:
     """A subscript of the dict with a key of one kind: where, in which function."""
 
     kind: str
-    """What orders the key: "str", "number", "tuple", "None", "class"."""
+    """What orders the key: "str", "tuple", "class"."""
     function: str
     span: Span
 
@@ -41,13 +41,9 @@ def _key_kind(atom: Atom) -> str | None:
     `sorted`); None for a key whose order is not known (an object may define `<`)."""
     kind: AtomKind = atom[0]
     if kind == "lit":
-        if atom[1] == "str":
-            return "str"
-        if atom[1] in ("int", "float", "bool"):
-            return "number"
-        if atom[1] == "none":
-            return "None"
-        return None
+        # A number or None indexes a list, a tuple or a tensor (`x[0]`, `x[None]`) as often
+        # as it keys a dict: only a string is taken for a key.
+        return "str" if atom[1] == "str" else None
     if kind == "tup" or (kind == "seq" and atom[1] == "tuple"):
         return "tuple"
     if kind == "class":
@@ -186,8 +182,9 @@ class HasUnhashableArguments(Check):
     depends on another base outside the project, or on a decorator keyword that is not a
     literal, are not claimed. Also a parameter that receives a dict keyed by keys that do not
     order among themselves: followed to the callers that pass it and every project function
-    it is passed to, the dict is subscripted with keys of two kinds (a string and a tuple, a
-    number, None or a class; tensorflow-constrained-optimization's `memoizer`, keyed by
+    it is passed to, the dict is subscripted with keys of two kinds (a string and a tuple or
+    a class; a number or None is not taken for a key, as it indexes lists and tensors as
+    well; tensorflow-constrained-optimization's `memoizer`, keyed by
     `"global_step"` and by `(DeferredVariable, self)`).
 
     Why it matters in graph mode
