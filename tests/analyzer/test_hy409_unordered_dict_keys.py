@@ -110,3 +110,15 @@ def test_tf_function_fails_on_a_dict_of_keys_that_do_not_order() -> None:
             f(x, dict.fromkeys(keys, 1.0))
     for keys in (["a", "b"], [("a", 1), ("b", 2)], [1, 2.5]):
         f(x, dict.fromkeys(keys, 1.0))
+
+
+def test_a_key_taken_from_iterating_the_dict_is_not_typed() -> None:
+    """`for level in boxes: boxes[level]` (tf-models' `MaskRCNNModel._call_box_outputs`):
+    the analysis does not know the dict's keys, only the keys the code writes."""
+    source = MEMOIZED.replace(
+        "        return memoizer[key]",
+        "        for other in memoizer:\n            memoizer[other] = memoizer[other]\n"
+        "        return memoizer[GLOBAL_STEP_KEY]",
+    ).replace("        key = (Deferred, self)\n", "        key = GLOBAL_STEP_KEY\n")
+    assert "for other in memoizer" in source
+    assert not _hy409(analyse(source)["update_fn"].findings)

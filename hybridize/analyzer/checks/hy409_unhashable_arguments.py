@@ -10,9 +10,9 @@ from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.hashability import unhashable_arguments
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom, AtomKind, atom_kind
-from hybridize.analyzer.summaries.ir import function_syms
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_item, is_slice, kind_of, param_sym
+from hybridize.analyzer.summaries.syms import is_item, is_slice, kind_of, param_sym, sym_name
 from hybridize.model import Finding, Span
 
 from . import TENSORFLOW_ONLY, Check
@@ -62,12 +62,32 @@ def _key_uses(index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: s
         base = sym[1]
         if kind_of(base) not in ("local", "param", "name") or base[1] != name:
             continue
+        written = _written_key(fn, sym[2])
+        if written is None:
+            continue
         if evaluator is None:
             evaluator = get_evaluator(index, facts, key)
-        kinds = {_key_kind(atom) for atom in evaluator.eval(sym[2])} - {None}
+        kinds = {_key_kind(atom) for atom in evaluator.eval(written)} - {None}
         for kind in sorted(k for k in kinds if k is not None):
             found.append(KeyUse(kind, fn.qualname, fn.span))
     return found
+
+
+WRITTEN_KEY_KINDS = frozenset({"lit", "seq", "name", "attr"})
+"""Keys written in the code: a literal, a tuple display, a constant (`defaults.STEP_KEY`).
+A key taken from iterating the dict (`for k in d: d[k]`) or computed is not typed: the
+analysis does not know a dict's keys, only what the code writes."""
+
+
+def _written_key(fn: FunctionSummary, sym: Sym) -> Sym | None:
+    """The key as the code writes it, through locals assigned once (`key = (Cls, self)`);
+    None for a key taken from elsewhere."""
+    for _ in range(4):
+        if kind_of(sym) == "local" and len(fn.locals.get(sym_name(sym), [])) == 1:
+            sym = fn.locals[sym_name(sym)][0]
+        else:
+            break
+    return sym if kind_of(sym) in WRITTEN_KEY_KINDS else None
 
 
 def _passed_on(
