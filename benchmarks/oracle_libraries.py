@@ -339,10 +339,9 @@ LIBRARIES: dict[str, Library] = {
             # MinDiff and counterfactual fairness regularization on Keras 2 (tf_keras): MMD,
             # adjusted-MMD and absolute-correlation losses, Gaussian and Laplacian kernels,
             # pairwise losses, and the Keras models whose train step adds them: 11k lines with
-            # its 24 test files in the wheel. Held out: judged only when a change is done
-            # (added 2026-12-05, never run before then).
+            # its 24 test files in the wheel. Held out when added (2026-12-05, run once); tuned
+            # on since (HY431's epsilon guards).
             env={"TF_USE_LEGACY_KERAS": "1"},
-            held_out=True,
         ),
         Library(
             "roma",
@@ -367,15 +366,14 @@ LIBRARIES: dict[str, Library] = {
             # predicates and subsettable contexts, hinge and softmax losses, Lagrangian and
             # proxy-Lagrangian optimizers with their swap-regret eigenvector updates, candidate
             # distributions): 9.9k lines with its 14 test files (96 tests) in the wheel, both
-            # graph and eager. Its optimizers wrap Keras 2 optimizers. Held out: judged only
-            # when a change is done (added 2026-12-05, never run before then).
+            # graph and eager. Its optimizers wrap Keras 2 optimizers. Held out when added
+            # (2026-12-05, run once); tuned on since (HY409's dict keys, HY014's ranks).
             env={"TF_USE_LEGACY_KERAS": "1"},
             # test helpers shipped inside the package
             not_rewritten=(
                 "tensorflow_constrained_optimization/python/graph_and_eager_test_case.py",
                 "tensorflow_constrained_optimization/python/train/test_util.py",
             ),
-            held_out=True,
         ),
         Library(
             "julius",
@@ -390,13 +388,12 @@ LIBRARIES: dict[str, Library] = {
             # digital signal processing in PyTorch (sinc resampling by any fraction, low-pass
             # and high-pass filters, FFT convolution, frequency band splitting, mel
             # frequencies): 1.2k lines. Its 6 test files (46 tests) are in the sdist's tests/
-            # (the wheel has none). Held out: judged only when a change is done (added
-            # 2026-12-05, never run before then).
+            # (the wheel has none). Held out when added (2026-12-05, run once); tuned on since
+            # (HY421's torch.jit.script).
             base=TORCH_BASE_REQUIREMENTS,
             sdist_tests="tests",
             test_timeout=600,
             file_timeout=1200,
-            held_out=True,
         ),
         Library(
             "trfl",
