@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from hybridize.analyzer.checks.context import CheckContext
 from hybridize.analyzer.facts.evaluator import TensorFacts, bind_written, callees, get_evaluator
@@ -51,25 +52,49 @@ def _key_kind(atom: Atom) -> str | None:
     return None
 
 
-def _key_uses(index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: str) -> list[KeyUse]:
-    """The subscripts `name[k]` in the function, by the kind of each key."""
-    fn = index.function(key)
-    evaluator = None
-    found: list[KeyUse] = []
+WRITTEN_KEYS = "hy409_written_keys"
+"""The `facts.cache` entry of each function's subscripts with a written key, by the name of
+what is subscripted: a dict followed through many places asks for the same functions again."""
+
+KEY_USES = "hy409_key_uses"
+"""The `facts.cache` entry of `_key_uses`, by function and variable."""
+
+
+def _written_keys(fn: FunctionSummary) -> dict[str, list[Sym]]:
+    """The keys written in subscripts `name[k]` of the function (not slices), by `name`."""
+    found: dict[str, list[Sym]] = {}
     for sym in function_syms(fn):
         if not is_item(sym) or is_slice(sym[2]):
             continue
         base = sym[1]
-        if kind_of(base) not in ("local", "param", "name") or base[1] != name:
+        if kind_of(base) not in ("local", "param", "name"):
             continue
         written = _written_key(fn, sym[2])
-        if written is None:
-            continue
-        if evaluator is None:
-            evaluator = get_evaluator(index, facts, key)
-        kinds = {_key_kind(atom) for atom in evaluator.eval(written)} - {None}
-        for kind in sorted(k for k in kinds if k is not None):
-            found.append(KeyUse(kind, fn.qualname, fn.span))
+        if written is not None:
+            found.setdefault(base[1], []).append(written)
+    return found
+
+
+def _key_uses(index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: str) -> list[KeyUse]:
+    """The subscripts `name[k]` in the function, by the kind of each key."""
+    memo = cast("dict[tuple[FunctionKey, str], list[KeyUse]]", facts.cache.setdefault(KEY_USES, {}))
+    if (key, name) in memo:
+        return memo[(key, name)]
+    fn = index.function(key)
+    by_name = cast(
+        "dict[FunctionKey, dict[str, list[Sym]]]", facts.cache.setdefault(WRITTEN_KEYS, {})
+    )
+    keys = by_name.get(key)
+    if keys is None:
+        keys = by_name[key] = _written_keys(fn)
+    found: list[KeyUse] = []
+    if name in keys:
+        evaluator = get_evaluator(index, facts, key)
+        for written in keys[name]:
+            kinds = {_key_kind(atom) for atom in evaluator.eval(written)} - {None}
+            for kind in sorted(k for k in kinds if k is not None):
+                found.append(KeyUse(kind, fn.qualname, fn.span))
+    memo[(key, name)] = found
     return found
 
 
@@ -90,11 +115,32 @@ def _written_key(fn: FunctionSummary, sym: Sym) -> Sym | None:
     return sym if kind_of(sym) in WRITTEN_KEY_KINDS else None
 
 
+PASSED = "hy409_passed"
+"""The `facts.cache` entry of `_passed_on` and `_passed_in`, by direction, function and name:
+the flows of a function's parameters and its callers' cross the same places."""
+
+
+def _memo_passed(
+    facts: TensorFacts, direction: str, key: FunctionKey, name: str
+) -> tuple[
+    dict[tuple[str, FunctionKey, str], list[tuple[FunctionKey, str]]], tuple[str, FunctionKey, str]
+]:
+    """The memo of the passing places and this entry's key in it."""
+    memo = cast(
+        "dict[tuple[str, FunctionKey, str], list[tuple[FunctionKey, str]]]",
+        facts.cache.setdefault(PASSED, {}),
+    )
+    return memo, (direction, key, name)
+
+
 def _passed_on(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: str
 ) -> list[tuple[FunctionKey, str]]:
     """The parameters of project functions that `key` passes its variable `name` to."""
-    found: list[tuple[FunctionKey, str]] = []
+    memo, entry = _memo_passed(facts, "on", key, name)
+    if entry in memo:
+        return memo[entry]
+    found: list[tuple[FunctionKey, str]] = memo.setdefault(entry, [])
     for resolved in facts.calls.get(key, ()):
         written = [*resolved.site.args, *(v for _, v in resolved.site.kwargs)]
         if not any(kind_of(a) in ("local", "param", "name") and a[1] == name for a in written):
@@ -111,7 +157,10 @@ def _passed_in(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, parameter: str
 ) -> list[tuple[FunctionKey, str]]:
     """The variables of the callers of `key` that they pass as its `parameter`."""
-    found: list[tuple[FunctionKey, str]] = []
+    memo, entry = _memo_passed(facts, "in", key, parameter)
+    if entry in memo:
+        return memo[entry]
+    found: list[tuple[FunctionKey, str]] = memo.setdefault(entry, [])
     for caller in sorted(facts.callers.get(key, ()), key=str):
         for resolved in facts.calls.get(caller, ()):
             for kind, target in callees(index, resolved):
