@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import shutil
 import statistics
 import sys
@@ -327,8 +328,9 @@ async def measure(
         figures["change_median"] = statistics.median(timings)
         figures["change_p95"] = percentile(timings, 0.95)
         figures["change_max"] = max(timings)
-        figures["change_lines_median"] = statistics.median(moving)
-        figures["change_within_median"] = statistics.median(within)
+        # a short run may measure one kind only (changes go by pairs: typed, then undone)
+        figures["change_lines_median"] = statistics.median(moving) if moving else math.nan
+        figures["change_within_median"] = statistics.median(within) if within else math.nan
 
         name_line = lines[def_line]
         position = types.Position(line=def_line, character=name_line.index(name) + 1)

@@ -61,7 +61,8 @@ def test_percentile_is_the_nearest_rank() -> None:
 
 @pytest.mark.slow
 def test_a_tiny_run_prints_every_figure() -> None:
-    sizes = ["--lines", "1200", "--large", "300", "--changes", "2", "--warmup", "0"]
+    # four changes: a pair that moves a line, then a pair within a line
+    sizes = ["--lines", "1200", "--large", "300", "--changes", "4", "--warmup", "0"]
     finished = subprocess.run(
         [sys.executable, str(BENCHMARKS / "lsp_speed.py"), *sizes, "--requests", "1"],
         capture_output=True,
@@ -85,7 +86,8 @@ def test_a_tiny_run_prints_every_figure() -> None:
 
 @pytest.mark.slow
 def test_a_tiny_run_beside_a_base_commit_prints_ratios(tmp_path: Path) -> None:
-    sizes = ["--lines", "1200", "--large", "300", "--changes", "2", "--warmup", "0"]
+    # four changes: a pair that moves a line, then a pair within a line
+    sizes = ["--lines", "1200", "--large", "300", "--changes", "4", "--warmup", "0"]
     base = ["--base", "HEAD"]
     finished = subprocess.run(
         [sys.executable, str(BENCHMARKS / "lsp_speed.py"), *sizes, "--requests", "1", *base],
