@@ -116,8 +116,9 @@ def _written_key(fn: FunctionSummary, sym: Sym) -> Sym | None:
 
 
 PASSED = "hy409_passed"
-"""The `facts.cache` entry of `_passed_on` and `_passed_in`, by direction, function and name:
-the flows of a function's parameters and its callers' cross the same places."""
+"""The `facts.cache` entry of `_passed_on` (by direction, function and name; `_passed_in` has
+its own, `PASSED_IN`): the flows of a function's parameters and its callers' cross the same
+places."""
 
 
 def _memo_passed(
@@ -157,19 +158,37 @@ def _passed_in(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, parameter: str
 ) -> list[tuple[FunctionKey, str]]:
     """The variables of the callers of `key` that they pass as its `parameter`."""
-    memo, entry = _memo_passed(facts, "in", key, parameter)
-    if entry in memo:
-        return memo[entry]
-    found: list[tuple[FunctionKey, str]] = memo.setdefault(entry, [])
+    memo = cast(
+        "dict[FunctionKey, dict[str, list[tuple[FunctionKey, str]]]]",
+        facts.cache.setdefault(PASSED_IN, {}),
+    )
+    by_parameter = memo.get(key)
+    if by_parameter is None:
+        by_parameter = memo[key] = _passed_in_by_parameter(index, facts, key)
+    return by_parameter.get(parameter, [])
+
+
+PASSED_IN = "hy409_passed_in"
+"""The `facts.cache` entry of `_passed_in_by_parameter`, by function: a dict followed to
+its callers asks for several parameters of one function, whose calls are bound once."""
+
+
+def _passed_in_by_parameter(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> dict[str, list[tuple[FunctionKey, str]]]:
+    """For each parameter of `key`, the variables its callers pass as it, in caller order:
+    every call of `key` bound once for all its parameters."""
+    found: dict[str, list[tuple[FunctionKey, str]]] = {}
     for caller in sorted(facts.callers.get(key, ()), key=str):
         for resolved in facts.calls.get(caller, ()):
             for kind, target in callees(index, resolved):
                 if target != key:
                     continue
                 bound = bind_written(index.function(key), resolved, kind, target)
-                for value in bound.get(parameter, ()):
-                    if kind_of(value) in ("local", "param", "name"):
-                        found.append((caller, value[1]))
+                for parameter, values in bound.items():
+                    for value in values:
+                        if kind_of(value) in ("local", "param", "name"):
+                            found.setdefault(parameter, []).append((caller, value[1]))
     return found
 
 
