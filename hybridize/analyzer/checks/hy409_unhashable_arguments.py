@@ -115,42 +115,47 @@ def _written_key(fn: FunctionSummary, sym: Sym) -> Sym | None:
     return sym if kind_of(sym) in WRITTEN_KEY_KINDS else None
 
 
-PASSED = "hy409_passed"
-"""The `facts.cache` entry of `_passed_on` (by direction, function and name; `_passed_in` has
-its own, `PASSED_IN`): the flows of a function's parameters and its callers' cross the same
-places."""
-
-
-def _memo_passed(
-    facts: TensorFacts, direction: str, key: FunctionKey, name: str
-) -> tuple[
-    dict[tuple[str, FunctionKey, str], list[tuple[FunctionKey, str]]], tuple[str, FunctionKey, str]
-]:
-    """The memo of the passing places and this entry's key in it."""
-    memo = cast(
-        "dict[tuple[str, FunctionKey, str], list[tuple[FunctionKey, str]]]",
-        facts.cache.setdefault(PASSED, {}),
-    )
-    return memo, (direction, key, name)
+PASSED_ON = "hy409_passed_on"
+"""The `facts.cache` entry of `_passed_on_by_name`, by function: the flows of a function's
+variables and its callers' cross the same places, and ask for several variables of one
+function, whose calls are bound once."""
 
 
 def _passed_on(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: str
 ) -> list[tuple[FunctionKey, str]]:
     """The parameters of project functions that `key` passes its variable `name` to."""
-    memo, entry = _memo_passed(facts, "on", key, name)
-    if entry in memo:
-        return memo[entry]
-    found: list[tuple[FunctionKey, str]] = memo.setdefault(entry, [])
+    memo = cast(
+        "dict[FunctionKey, dict[str, list[tuple[FunctionKey, str]]]]",
+        facts.cache.setdefault(PASSED_ON, {}),
+    )
+    by_name = memo.get(key)
+    if by_name is None:
+        by_name = memo[key] = _passed_on_by_name(index, facts, key)
+    return by_name.get(name, [])
+
+
+def _passed_on_by_name(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> dict[str, list[tuple[FunctionKey, str]]]:
+    """For each variable of `key`, the parameters of project functions it is passed to, in
+    call order: every call that passes a variable bound once for all of them."""
+    found: dict[str, list[tuple[FunctionKey, str]]] = {}
     for resolved in facts.calls.get(key, ()):
         written = [*resolved.site.args, *(v for _, v in resolved.site.kwargs)]
-        if not any(kind_of(a) in ("local", "param", "name") and a[1] == name for a in written):
+        names = list(
+            dict.fromkeys(a[1] for a in written if kind_of(a) in ("local", "param", "name"))
+        )
+        if not names:
             continue
         for kind, target in callees(index, resolved):
             bound = bind_written(index.function(target), resolved, kind, target)
-            for parameter, values in bound.items():
-                if any(kind_of(v) in ("local", "param", "name") and v[1] == name for v in values):
-                    found.append((target, parameter))
+            for name in names:
+                for parameter, values in bound.items():
+                    if any(
+                        kind_of(v) in ("local", "param", "name") and v[1] == name for v in values
+                    ):
+                        found.setdefault(name, []).append((target, parameter))
     return found
 
 
