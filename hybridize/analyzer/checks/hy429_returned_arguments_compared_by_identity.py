@@ -182,8 +182,12 @@ def _identity_call_name(resolved: ResolvedCall) -> str | None:
     callee = resolved.site.callee
     if is_attr(callee) and attr_name(callee) in IDENTITY_ASSERTIONS:
         return attr_name(callee)
-    names = (info.name for info in resolved.api if info.name in IDENTITY_FUNCTIONS)
-    return next((name.removeprefix("builtins.") for name in names), None)
+    # A loop rather than a generator: asked of every call of every function (`per_function`),
+    # most of which reach no API or none of these.
+    for info in resolved.api:
+        if info.name in IDENTITY_FUNCTIONS:
+            return info.name.removeprefix("builtins.")
+    return None
 
 
 def _identity_use(fn: FunctionSummary, calls: Iterable[ResolvedCall], result: Sym) -> str | None:
