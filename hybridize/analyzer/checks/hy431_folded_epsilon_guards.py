@@ -15,10 +15,13 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import mentions
 from hybridize.analyzer.facts.scan_memo import per_module
 from hybridize.analyzer.facts.values import is_lit_atom
-from hybridize.analyzer.frameworks.tensorflow_rules import SINGULAR_AT_ZERO
+from hybridize.analyzer.frameworks.tensorflow_rules import (
+    GRAPH_CONSTANT_MAKERS,
+    SINGULAR_AT_ZERO,
+)
 from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, OffsetSum, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import call_sym
+from hybridize.analyzer.summaries.syms import call_sym, is_call
 from hybridize.model import Finding, Span
 
 from . import TENSORFLOW_ONLY, Check
@@ -31,6 +34,11 @@ SMALL_OFFSET = 1e-3
 compiled results differed (non-finite up to 1e-8 next to operands near 1); any constant
 vanishes next to operands large enough (float32 keeps 24 bits: `y - c == y` once
 `|y| > 2**24 * c`)."""
+SMALL_FLOAT64_OFFSET = 1e-11
+"""The largest guard reported where the analysis knows the constant is float64
+(`tf.constant(eps, tf.float64)`): measured, a float64 guard of 1e-12 gives values and
+gradients beyond rtol 1e-5 (finite: 53 bits keep a 1e-12 next to 1 only to about 1e-4 of
+itself), and one of 1e-10 or more the eager result."""
 
 
 class FoldedEpsilonGuards(Check):
@@ -166,11 +174,15 @@ def _guards(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[_
     """The function's sums offset by a small constant, both of whose terms may be tensors."""
     fn = index.function(key)
     evaluator = get_evaluator(index, facts, key)
+    calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
     found = []
     for value, offset_sum in fn.offset_sums.items():
         if not offset_sum.differences:
             continue
-        constant = _small_constant(evaluator.eval(offset_sum.offset))
+        if is_call(offset_sum.offset):
+            constant = _graph_constant(calls.get(offset_sum.offset[1]))
+        else:
+            constant = _small_constant(evaluator.eval(offset_sum.offset))
         if constant is None:
             continue
         if all(any(is_tensor_like(a) for a in evaluator.eval(t)) for t in offset_sum.terms):
@@ -178,17 +190,32 @@ def _guards(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[_
     return found
 
 
-def _small_constant(atoms: object) -> float | None:
-    """The value of a Python number of magnitude at most `SMALL_OFFSET` (not 0), when every
+def _small_constant(atoms: object, largest: float = SMALL_OFFSET) -> float | None:
+    """The value of a Python number of magnitude at most `largest` (not 0), when every
     value the offset may have is one."""
     values = []
     for atom in cast("tuple[tuple, ...]", atoms):
         if not is_lit_atom(atom) or not isinstance(atom[2], int | float):
             return None
         values.append(float(atom[2]))
-    if not values or not all(0 < abs(v) <= SMALL_OFFSET for v in values):
+    if not values or not all(0 < abs(v) <= largest for v in values):
         return None
     return values[0]
+
+
+def _graph_constant(resolved: ResolvedCall | None) -> float | None:
+    """The value of a small Python number made a tensor inside the function
+    (`tf.constant(1e-8)`, `tf.cast(1e-8, x.dtype)`): a constant of the traced graph, which
+    Grappler folds as it does the number (measured; a tensor made outside the function is a
+    captured input, and stays). A float64 one (its dtype written) only below
+    `SMALL_FLOAT64_OFFSET`."""
+    if resolved is None or not resolved.args:
+        return None
+    if not any(info.name in GRAPH_CONSTANT_MAKERS for info in resolved.api):
+        return None
+    dtype = resolved.args[1] if len(resolved.args) > 1 else resolved.kwargs.get("dtype", ())
+    float64 = any(_names_float64(atom) for atom in dtype)
+    return _small_constant(resolved.args[0], SMALL_FLOAT64_OFFSET if float64 else SMALL_OFFSET)
 
 
 def _written(offset_sum: OffsetSum, constant: float) -> str:
@@ -219,7 +246,11 @@ def _erased(
 
 
 def _singular_use(fn: FunctionSummary, calls: list[ResolvedCall], value: Sym) -> Span | None:
-    """Where the function hands `value` (or a value built from it) to an op singular at 0."""
+    """Where the function hands `value` (or a value built from it) to an op singular at 0,
+    or divides by it or raises it to a power below 1 (`/`, `**`)."""
+    for operand, span in fn.singular_operands.items():
+        if mentions(fn, operand, {value}):
+            return span
     for resolved in calls:
         if not any(info.name in SINGULAR_AT_ZERO for info in resolved.api):
             continue
@@ -240,3 +271,18 @@ def _evidence(guard: _Guard, site: Span, where: str = "") -> Evidence:
         guard.span,
         (site,),
     )
+
+
+def _names_float64(atom: tuple) -> bool:
+    """`tf.float64` (`tf.double`) or `"float64"` as a dtype argument."""
+    return atom in _FLOAT64_DTYPES
+
+
+_FLOAT64_DTYPES = frozenset(
+    {
+        ("ext", "tensorflow.float64"),
+        ("ext", "tensorflow.double"),
+        ("lit", "str", "float64"),
+        ("lit", "str", "double"),
+    }
+)

@@ -1144,3 +1144,10 @@ SINGULAR_AT_ZERO: frozenset[str] = frozenset(
 added to a difference guards (`tf.norm(x - y + eps)`). HY431 reports such a guard that
 Grappler's constant folding may erase (tests/analyzer/test_hy431_folded_epsilon_guards.py
 measures norm, euclidean norm, sqrt, log, pow and divide under TF 2.21)."""
+
+GRAPH_CONSTANT_MAKERS: frozenset[str] = frozenset(
+    {"tensorflow.constant", "tensorflow.cast", "tensorflow.convert_to_tensor"}
+)
+"""Calls that make a Python number a tensor (canonical names): inside a traced function the
+tensor is a constant of the graph, folded as the number is (HY431:
+`x - y + tf.constant(1e-8)`, measured to lose the guard; one made outside is captured)."""

@@ -173,7 +173,11 @@ class FunctionSummary:
     tensor step leaves the result's static rank unknown in a graph."""
     offset_sums: dict[Sym, OffsetSum] = field(default_factory=dict)
     """Sums and differences offset by one more operand in the same expression (`x - y + eps`,
-    `eps + (x - y)`), by the value of the whole expression; the first of equal values kept."""
+    `eps + (x - y)`) or through a name bound and read once (`d = x - y` ... `d + eps`), by
+    the value of the whole expression; the first of equal values kept."""
+    singular_operands: dict[Sym, Span] = field(default_factory=dict)
+    """Values the function divides by (`a / b`) or raises to a power below 1 (`b ** 0.5`):
+    where an operator is not finite at 0 (HY431), the statement it is in."""
     globals_declared: frozenset[str] = frozenset()
     nonlocals_declared: frozenset[str] = frozenset()
     is_generator: bool = False

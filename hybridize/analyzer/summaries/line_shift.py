@@ -70,6 +70,7 @@ POSITIONED_FIELDS = frozenset(
         "identity_compared",
         "stepped_slices",
         "offset_sums",
+        "singular_operands",
         "name_bindings",
     }
 )
@@ -95,6 +96,7 @@ def shifted_function(fn: FunctionSummary, shift: LineShift) -> FunctionSummary:
         identity_compared={sym: span(s) for sym, s in fn.identity_compared.items()},
         stepped_slices={sym: (step, span(s)) for sym, (step, s) in fn.stepped_slices.items()},
         offset_sums={sym: _shifted_offset_sum(o, shift) for sym, o in fn.offset_sums.items()},
+        singular_operands={sym: span(s) for sym, s in fn.singular_operands.items()},
         name_bindings=[(name, span(s)) for name, s in fn.name_bindings],
     )
 

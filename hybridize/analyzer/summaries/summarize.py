@@ -39,6 +39,7 @@ from hybridize.analyzer.summaries.sources import split_lines
 from hybridize.analyzer.summaries.syms import (
     FRESH,
     NONE,
+    OpSym,
     attr_sym,
     call_sym,
     class_sym,
@@ -192,6 +193,12 @@ class _Scope:
         self.pending: list[tuple[int, str, tuple[int, ...], int]] = []
         """In-place stores awaiting their reaching values: (store index, name, path, number
         of values the name had then)."""
+        self.differences: dict[str, tuple[OpSym, bool]] = {}
+        """Names assigned a sum or difference (`d = x - y`): its value and whether it
+        subtracts, for an `OffsetSum` written through the name (`tf.norm(d + eps)`)."""
+        self.offset_sums_through_names: list[tuple[str, Sym, OffsetSum]] = []
+        """`d + eps` for such a name: kept when the function is complete if `d` is bound and
+        read once (its difference then has the one use a traced graph folds into)."""
 
 
 class _ModuleBuilder:
@@ -514,6 +521,7 @@ class _ModuleBuilder:
         elif isinstance(small, ast.Assign):
             targets = [self._prepare_target(t, scope) for t in small.targets]
             value = self._expr(small.value, scope)
+            self._note_difference(small, value, scope)
             for target in targets:
                 self._bind(target, value, scope, span)
             if module_level and len(small.targets) == 1:
@@ -635,6 +643,21 @@ class _ModuleBuilder:
             summary.locals.setdefault(p.name, []).append(param_sym(p.name))
         self._block(body, scope, prefix=f"{qualname}.", cls=None)
         self._reaching(scope)
+        if scope.offset_sums_through_names:
+            self._offset_sums_through_names(node, scope)
+
+    def _offset_sums_through_names(self, node: Function, scope: _Scope) -> None:
+        """Keep `d + eps` where `d` is bound once and read once in the function (any nested
+        read counts): the graph's difference then has one use, as in `x - y + eps`; a
+        difference used twice keeps its node, and the constant stays outside (measured)."""
+        names = {name for name, _, _ in scope.offset_sums_through_names}
+        reads = dict.fromkeys(names, 0)
+        for child in ast.walk(node):
+            if type(child) is ast.Name and child.id in names and type(child.ctx) is ast.Load:
+                reads[child.id] += 1
+        for name, value, offset_sum in scope.offset_sums_through_names:
+            if reads[name] == 1 and len(scope.summary.locals.get(name, ())) == 1:
+                scope.summary.offset_sums.setdefault(value, offset_sum)
 
     def _class(self, node: ast.ClassDef, outer: _Scope, *, prefix: str) -> None:
         span = self.take(node)
@@ -929,6 +952,8 @@ class _ModuleBuilder:
             return op_sym(pair, "matmul")
         if type(expr.op) in _ADDITIVE:
             self._offset_sum(expr, pair, scope)
+        elif type(expr.op) in _SINGULAR_OPERATORS:
+            self._singular_operand(expr, pair, scope)
         if type(expr.op) is ast.Mod and (
             (is_lit(pair[0]) and pair[0][1] == "str") or is_fstr(pair[0])
         ):
@@ -937,6 +962,31 @@ class _ModuleBuilder:
             # from x (a new x, a new string).
             return fstr_sym((), (pair[1],))
         return op_sym(pair)
+
+    @staticmethod
+    def _note_difference(small: ast.Assign, value: Sym, scope: _Scope) -> None:
+        """`d = x - y` (or `x + y`): remembered for `d + eps` (`_offset_sum`)."""
+        [target] = small.targets if len(small.targets) == 1 else [None]
+        inner = small.value
+        if (
+            type(target) is ast.Name
+            and type(inner) is ast.BinOp
+            and type(inner.op) in _ADDITIVE
+            and is_op(value)
+            and len(op_operands(value)) == 2
+        ):
+            scope.differences[target.id] = (value, type(inner.op) is ast.Sub)
+
+    def _singular_operand(self, expr: ast.BinOp, pair: tuple[Sym, Sym], scope: _Scope) -> None:
+        """Record what `a / b` divides by and what `a ** p` raises to a power below 1 (not
+        0): operands whose value or gradient is not finite at 0, as `tf.math.divide`'s and
+        `tf.pow`'s are (HY431)."""
+        if type(expr.op) is ast.Div:
+            scope.summary.singular_operands.setdefault(pair[1], self.statement_span)
+        elif type(expr.op) is ast.Pow:
+            power = pair[1][2] if is_lit(pair[1]) else None
+            if type(power) in (int, float) and cast("float", power) < 1 and power != 0:
+                scope.summary.singular_operands.setdefault(pair[0], self.statement_span)
 
     def _offset_sum(self, expr: ast.BinOp, pair: tuple[Sym, Sym], scope: _Scope) -> None:
         """Record `(a - b) + c` (either side, `+` or `-`): the operands of an inner sum or
@@ -960,6 +1010,26 @@ class _ModuleBuilder:
                         type(inner.op) is ast.Sub or type(expr.op) is ast.Sub,
                         self.statement_span,
                     ),
+                )
+                return
+            if (
+                type(inner) is ast.Name
+                and type(offset) in _OFFSET_EXPRESSIONS
+                and inner.id in scope.differences
+            ):
+                difference, subtracts = scope.differences[inner.id]
+                operands = op_operands(difference)
+                scope.offset_sums_through_names.append(
+                    (
+                        inner.id,
+                        op_sym(pair),
+                        OffsetSum(
+                            (operands[0], operands[1]),
+                            offset_sym,
+                            subtracts or type(expr.op) is ast.Sub,
+                            self.statement_span,
+                        ),
+                    )
                 )
                 return
 
@@ -1237,9 +1307,11 @@ _TRY_STATEMENTS: tuple[type[ast.stmt], ...] = (ast.Try, getattr(ast, "TryStar", 
 
 _ADDITIVE = frozenset({ast.Add, ast.Sub})
 """The operators of sums and differences (`OffsetSum`)."""
-_OFFSET_EXPRESSIONS = frozenset({ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp})
-"""What may stand for a constant offsetting a sum (`eps`, `1e-8`, `-1e-8`, `self.eps`):
-whether it is one, the solved values tell."""
+_OFFSET_EXPRESSIONS = frozenset({ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp, ast.Call})
+"""What may stand for a constant offsetting a sum (`eps`, `1e-8`, `-1e-8`, `self.eps`,
+`tf.constant(1e-8)`): whether it is one, the solved values tell."""
+_SINGULAR_OPERATORS = frozenset({ast.Div, ast.Pow})
+"""Operators whose right (`/`) or left (`**` with a power below 1) operand is singular at 0."""
 _IDENTITY_TESTS = frozenset({ast.In, ast.NotIn, ast.Is, ast.IsNot})
 """Comparisons that give a Python bool whatever the operands (no tensor op)."""
 _OBJECT_IDENTITY_TESTS = frozenset({ast.Is, ast.IsNot})
