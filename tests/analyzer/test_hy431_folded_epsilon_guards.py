@@ -93,6 +93,62 @@ def unguarded(x, y):
     return tf.exp(x - y + 1e-8)
 
 
+CAPTURED = tf.constant(1e-8)
+
+
+def made_inside(x, y):
+    return tf.norm(x - y + tf.constant(1e-8), axis=2)
+
+
+def cast_inside(x, y):
+    return tf.sqrt(tf.cast(_EPSILON, x.dtype) + (x - y))
+
+
+def made_outside(x, y):
+    return tf.norm(x - y + CAPTURED, axis=2)
+
+
+def made_inside_float64(x, y):
+    return tf.norm(x - y + tf.constant(1e-8, tf.float64), axis=2)
+
+
+def tiny_float64(x, y):
+    return tf.norm(x - y + tf.constant(1e-12, dtype=tf.float64), axis=2)
+
+
+def inverse(x, y):
+    return 1.0 / (x - y + _EPSILON)
+
+
+def root(x, y):
+    return (x - y + _EPSILON) ** 0.5
+
+
+def squared(x, y):
+    return (x - y + _EPSILON) ** 2
+
+
+def halved(x, y):
+    return (x - y + _EPSILON) / 2.0
+
+
+def through_a_name(x, y):
+    d = x - y
+    return tf.norm(d + _EPSILON, axis=2)
+
+
+def through_two_names(x, y):
+    d = x - y
+    guarded = d + _EPSILON
+    return 1.0 / guarded
+
+
+def rebound(x, y):
+    d = x - y
+    d = d * 2.0
+    return tf.norm(d + _EPSILON, axis=2)
+
+
 k = Kernel()
 loss = Loss()
 for _ in range(10):
@@ -100,7 +156,9 @@ for _ in range(10):
     loss(tf.ones((3, 1)))
     scaled(tf.ones((3, 1)), tf.ones((3, 1)))
     first(tf.ones((3, 1)), tf.ones((3, 1)))
-    for fn in (squares, leaf, shift, reused, summed, summed_less, unguarded):
+    for fn in (squares, leaf, shift, reused, summed, summed_less, unguarded, made_inside,
+               cast_inside, made_outside, made_inside_float64, tiny_float64, inverse, root,
+               squared, halved, through_a_name, through_two_names, rebound):
         fn(tf.ones((3, 1, 1)), tf.ones((1, 3, 1)))
     captured(tf.ones((3, 1, 1)), tf.ones((1, 3, 1)), tf.constant(1e-8))
 """
@@ -142,8 +200,45 @@ def test_the_forms_left_as_written_and_other_values_are_not_reported() -> None:
         assert verdict(PROGRAM, qualname).passes, qualname
 
 
+def test_a_small_number_made_a_tensor_inside_the_function_is_a_graph_constant() -> None:
+    """`tf.constant(1e-8)` or `tf.cast(eps, ...)` inside the traced function is folded as
+    the number is; a float64 one only when it is below 1e-11 (1e-12 measured to differ,
+    1e-8 not); one made outside is a captured input (measured finite)."""
+    for qualname, constant in (
+        ("made_inside", "1e-08"),
+        ("cast_inside", "1e-08"),
+        ("tiny_float64", "1e-12"),
+    ):
+        [message] = _hy431(qualname)
+        assert f"offset by {constant}" in message, qualname
+    for qualname in ("made_outside", "made_inside_float64"):
+        assert _hy431(qualname) == [], qualname
+
+
+def test_division_and_powers_below_one_written_as_operators_are_singular_at_zero() -> None:
+    """`1 / (x - y + eps)` and `(x - y + eps) ** 0.5` lose the guard as `tf.math.divide`
+    and `tf.pow` do; a square, and dividing the guarded value by a number, are finite at 0."""
+    for qualname in ("inverse", "root"):
+        [message] = _hy431(qualname)
+        assert "reaches an op not finite at 0" in message, qualname
+    for qualname in ("squared", "halved"):
+        assert _hy431(qualname) == [], qualname
+
+
+def test_a_difference_bound_to_a_name_read_once_is_the_same_graph() -> None:
+    """`d = x - y` read only in `d + eps` traces to the expression written in one line; read
+    twice (`reused`) its node has two uses and keeps the constant out (measured); a name
+    bound twice is not followed."""
+    [message] = _hy431("through_a_name")
+    assert "offset by 1e-08" in message
+    [message] = _hy431("through_two_names")
+    assert "offset by 1e-08" in message
+    assert _hy431("rebound") == []
+
+
 PROBE = """
 import json
+import numpy as np
 import tensorflow as tf
 
 a = tf.constant([[1.0], [2.0], [3.0], [0.7]])
@@ -164,7 +259,21 @@ FORMS = {
     "eps + (x - y)": lambda op: lambda x, y: op(1e-8 + (x - y)),
     "x + eps - y": lambda op: lambda x, y: op(x + 1e-8 - y),
     "d = x - y used twice": lambda op: lambda x, y: used_twice(op, x - y),
+    "d = x - y used once": lambda op: lambda x, y: used_once(op, x, y),
+    "x - y + tf.constant(eps)": lambda op: lambda x, y: op(x - y + tf.constant(1e-8)),
+    "x - y + captured": lambda op: lambda x, y: op(x - y + CAPTURED),
 }
+CAPTURED = tf.constant(1e-8)
+OPERATORS = {
+    "1 / (x - y + eps)": lambda x, y: 1.0 / (x - y + 1e-8),
+    "(x - y + eps) ** 0.5": lambda x, y: (x - y + 1e-8) ** 0.5,
+    "(x - y + eps) ** 2": lambda x, y: (x - y + 1e-8) ** 2,
+}
+
+
+def used_once(op, x, y):
+    d = x - y
+    return op(d + 1e-8)
 
 
 def used_twice(op, d):
@@ -190,6 +299,23 @@ def measure(forms, ops):
 
 
 result = {"default": measure(FORMS, OPS)}
+for form, fn in OPERATORS.items():
+    result["default"][form] = [finite(fn), finite(tf.function(fn))]
+a64, b64 = tf.cast(a, tf.float64), tf.cast(b, tf.float64)
+for eps in (1e-8, 1e-12):
+    fn = lambda x, y: tf.sqrt(x - y + tf.constant(eps, tf.float64))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(a64)
+        eager = fn(a64, b64)
+        traced = tf.function(fn)(a64, b64)
+    found = [tape.gradient(eager, a64), tape.gradient(traced, a64), eager, traced]
+    close = all(
+        bool(tf.reduce_all(tf.math.is_finite(g))) for g in found
+    ) and bool(
+        np.allclose(found[0], found[1], rtol=1e-5, atol=1e-6)
+        and np.allclose(found[2], found[3], rtol=1e-5, atol=1e-6)
+    )
+    result["default"][f"float64 tf.constant({eps:g})"] = close
 squares = lambda x, y: tf.sqrt(tf.reduce_sum(tf.square(x - y), axis=1) + 1e-8)
 result["default"]["sqrt(sum(square(x - y)) + eps)"] = [finite(squares), finite(tf.function(squares))]
 jit = FORMS["x - y + eps"](OPS["norm"])
@@ -230,6 +356,14 @@ def test_constant_folding_erases_a_guard_added_to_a_difference() -> None:
         for form in ("x - y + eps", "eps + (x - y)"):
             assert default[f"{form} | {op}"] == [True, False], (form, op)
         assert default[f"d = x - y used twice | {op}"] == [True, True], op
+        for form in ("d = x - y used once", "x - y + tf.constant(eps)"):
+            assert default[f"{form} | {op}"] == [True, False], (form, op)
+        assert default[f"x - y + captured | {op}"] == [True, True], op
+    assert default["1 / (x - y + eps)"] == [True, False]
+    assert default["(x - y + eps) ** 0.5"] == [True, False]
+    assert default["(x - y + eps) ** 2"] == [True, True]
+    assert default["float64 tf.constant(1e-08)"] is True
+    assert default["float64 tf.constant(1e-12)"] is False
     assert default["x + eps - y | norm"][0] == default["x + eps - y | norm"][1]
     assert default["sqrt(sum(square(x - y)) + eps)"] == [True, True]
     assert default["jit_compile | norm"] == [True, True]

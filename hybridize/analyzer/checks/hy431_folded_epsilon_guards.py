@@ -47,15 +47,19 @@ class FoldedEpsilonGuards(Check):
     What it detects
     ---------------
     A small constant (a Python number of magnitude at most 1e-3: a literal, a module constant,
-    an attribute or a parameter default the analysis knows the value of) added to, or
-    subtracted from, a difference of two tensors in one expression, `x - y + eps`,
-    `eps + (x - y)`, `x + y - eps` (not `x + y + eps`), whose value reaches an op that is not
-    finite at 0 or whose gradient is not: `tf.norm`, `tf.math.reduce_euclidean_norm`,
-    `tf.sqrt`, `tf.math.rsqrt`, `tf.math.log`, `tf.pow`, `tf.math.divide`, `tf.math.truediv`,
-    `tf.math.reciprocal` (`tf.exp(-tf.norm(x - y + eps, axis=2))`). The value may meet the op
-    in the function, in a caller it returns the value to, or in a function the caller hands it
-    to; every project function that calls one of them (transitively) traces the same
-    expression and is reported too.
+    an attribute or a parameter default the analysis knows the value of, or such a number
+    made a tensor inside the function: `tf.constant(1e-8)`, `tf.cast(eps, x.dtype)`,
+    `tf.convert_to_tensor(eps)`; one whose dtype is written float64 only below 1e-11) added
+    to, or subtracted from, a difference of two tensors in one expression, `x - y + eps`,
+    `eps + (x - y)`, `x + y - eps` (not `x + y + eps`), or through a name bound once and read
+    once (`d = x - y` then `d + eps`), whose value reaches an op that is not finite at 0 or
+    whose gradient is not: `tf.norm`, `tf.math.reduce_euclidean_norm`, `tf.sqrt`,
+    `tf.math.rsqrt`, `tf.math.log`, `tf.pow`, `tf.math.divide`, `tf.math.truediv`,
+    `tf.math.reciprocal`, or the operators `/` (its divisor) and `**` with a power below 1
+    (`tf.exp(-tf.norm(x - y + eps, axis=2))`, `1.0 / (x - y + eps)`). The value may meet the
+    op in the function, in a caller it returns the value to, or in a function the caller
+    hands it to; every project function that calls one of them (transitively) traces the
+    same expression and is reported too.
 
     Why it matters in graph mode
     ----------------------------
@@ -68,13 +72,18 @@ class FoldedEpsilonGuards(Check):
     to 3; tests/analyzer/test_hy431_folded_epsilon_guards.py measures it again): in float32,
     `tf.function` is non-finite for every op above where eager code is finite for c from 1e-12
     to 1e-8, and for c from 1e-7 to 1e-3 the square root, power, log and quotient differ
-    beyond rtol 1e-5 (float64: beyond it at 1e-12); `tf.add(tf.subtract(x, y), c)` is the
-    same graph. Switching `constant_folding` off restores the eager result, switching the
+    beyond rtol 1e-5; `tf.add(tf.subtract(x, y), c)`, `tf.constant(c)` made inside the
+    function, `1.0 / (x - y + c)`, `(x - y + c) ** 0.5` and `d = x - y` read once in
+    `d + c` are the same graph and lose the guard alike. In float64 only a guard of 1e-12
+    differed (finite, beyond rtol 1e-5; 1e-10 and above as eager): a Python number's dtype
+    follows the operands, which the analysis does not know, so it is reported whatever they
+    are; a tensor constant written float64 is reported below 1e-11 only. Switching `constant_folding` off restores the eager result, switching the
     arithmetic optimizer off does not. Left as written, and as finite as eager code: `x + c -
     y` (the constant meets a leaf either way), `x + y + c` (the arithmetic optimizer sums it in
-    order), `sqrt(reduce_sum(square(x - y)) + c)`, a difference used twice, a constant made
-    outside the function (a captured input) or a variable, and `jit_compile=True` (XLA keeps
-    the order). tensorflow-model-remediation's `LaplacianKernel.call`
+    order), `sqrt(reduce_sum(square(x - y)) + c)`, `(x - y + c) ** 2`, a difference used
+    twice (`d = x - y` read in `d + c` and elsewhere: its node has two uses), a constant
+    made outside the function (a captured input) or a variable, and `jit_compile=True` (XLA
+    keeps the order). tensorflow-model-remediation's `LaplacianKernel.call`
     (`tf.norm(x - y + 1e-8, axis=2)`) gave NaN gradients so.
 
     Example
