@@ -103,6 +103,20 @@ def test_backwards_at_leaves_the_function_makes_are_no_hazard() -> None:
     assert all(messages == [] for messages in found.values()), found
 
 
+def test_leaves_made_in_a_generator_expression_are_leaves() -> None:
+    """gpytorch's `jvp` rebinds `x = tuple(xx.requires_grad_(True) for xx in x)` and
+    differentiates with respect to `x`: each element is a leaf, as with the list comprehension."""
+    source = PROGRAM.replace(
+        "return torch.autograd.grad((x * t.factor).sum(), t.scale)[0]",
+        "x = tuple(xx.requires_grad_(True) for xx in (t.scale,))\n"
+        "    return torch.autograd.grad((x[0] * t.factor).sum(), x)[0]",
+    )
+    found = _hy430(source)
+    assert all(messages == [] for messages in found.values()), found
+    computed = source.replace("xx.requires_grad_(True) for xx", "xx * 2 for xx")
+    assert _hy430(computed)["pair"] != []
+
+
 FUNCTION_PROGRAM = """
 import torch
 

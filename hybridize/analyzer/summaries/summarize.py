@@ -1124,7 +1124,11 @@ class _ModuleBuilder:
         if type(expr) is ast.SetComp:
             self._hashed(produced, scope)
         self._comprehension(expr.generators, scope)
-        return seq_sym("list", (produced,)) if type(expr) is ast.ListComp else FRESH
+        # A generator expression is a generator object holding what the list comprehension
+        # would: `tuple(x.requires_grad_() for x in xs)` is a tuple of leaves (gpytorch's
+        # `jvp` differentiates with respect to it), `sum(f(x) for x in xs)` a sum of them.
+        kind = _COMPREHENSION_KINDS.get(type(expr))
+        return FRESH if kind is None else seq_sym(kind, (produced,))
 
     def _dict_comprehension(self, expr: ast.DictComp, scope: _Scope) -> Sym:
         scope.repeated_expressions += 1
@@ -1318,6 +1322,13 @@ _OBJECT_IDENTITY_TESTS = frozenset({ast.Is, ast.IsNot})
 """Comparisons of object identity, which a compiled function's new result objects change."""
 
 _DISPLAY_KINDS: dict[type[ast.expr], str] = {ast.List: "list", ast.Tuple: "tuple", ast.Set: "set"}
+_COMPREHENSION_KINDS: dict[type[ast.expr], str] = {
+    ast.ListComp: "list",
+    ast.GeneratorExp: "generator",
+}
+"""The sequence a comprehension makes: a list, or the generator a generator expression makes
+(as a generator function's call gives, `facts/solver.py`). A set comprehension's set is a
+fresh object of no interest."""
 
 _EXPRESSIONS: dict[type[ast.AST], Any] = {
     ast.Name: _ModuleBuilder._name_expr,

@@ -23,9 +23,11 @@ of values are the solver's hot path. The shapes below give mypy the fields of ea
     ("op", operands, operator)      the same, where the operator matters: "matmul", "compare"
     ("iter", base)                  one element of iterating `base`
     ("enter", base)                 what `with base as x` binds to `x`
-    ("seq", kind, elements)         list/tuple/set display (a fresh object)
+    ("seq", kind, elements)         list/tuple/set display, list comprehension, generator
+                                    expression (kind "generator"): a fresh object
     ("dict", values)                dict display (a fresh object)
-    ("fresh",)                      a fresh Python object of no interest (comprehension)
+    ("fresh",)                      a fresh Python object of no interest (set comprehension,
+                                    starred target, caught exception)
     ("fstr", shown, formatted)      a string formatted from `formatted` (an f-string, or
                                     `"..." % x`); `shown`, those an f-string converts with
                                     `!s` or `!r`
@@ -147,7 +149,8 @@ def enter_sym(base: Sym) -> EnterSym:
 
 
 def seq_sym(kind: str, elements: tuple[Sym, ...]) -> SeqSym:
-    """A "list", "tuple" or "set" display."""
+    """A "list", "tuple" or "set" display, a list comprehension ("list") or a generator
+    expression ("generator")."""
     return ("seq", kind, elements)
 
 
