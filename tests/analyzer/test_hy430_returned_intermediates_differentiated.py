@@ -103,18 +103,45 @@ def test_backwards_at_leaves_the_function_makes_are_no_hazard() -> None:
     assert all(messages == [] for messages in found.values()), found
 
 
+JVP_PROGRAM = """
+import torch
+
+
+def pair(c, w):
+    a = c @ w
+    return a, torch.exp(a)
+
+
+def jvp(f, x, v):
+    x = tuple(xx.requires_grad_(True) for xx in x)
+    v = tuple(vv.requires_grad_(True) for vv in v)
+    y = f(*x)
+    grad_x = torch.autograd.grad(y, x, v, create_graph=True)
+    return torch.autograd.grad(grad_x, v, v)
+
+
+def use(c, w):
+    a, b = pair(c, w)
+    return jvp(torch.exp, (a,), (b * 2,))
+
+
+for _ in range(100):
+    use(torch.randn(3), torch.randn(3, 3))
+"""
+
+
 def test_leaves_made_in_a_generator_expression_are_leaves() -> None:
-    """gpytorch's `jvp` rebinds `x = tuple(xx.requires_grad_(True) for xx in x)` and
-    differentiates with respect to `x`: each element is a leaf, as with the list comprehension."""
-    source = PROGRAM.replace(
-        "return torch.autograd.grad((x * t.factor).sum(), t.scale)[0]",
-        "x = tuple(xx.requires_grad_(True) for xx in (t.scale,))\n"
-        "    return torch.autograd.grad((x[0] * t.factor).sum(), x)[0]",
+    """gpytorch's `jvp` rebinds its parameters to `tuple(xx.requires_grad_(True) for xx in
+    x)` and differentiates with respect to them: leaves, whatever its callers pass (computed
+    tensors here), as with the list comprehension; an element computed from `xx` is none."""
+    assert _hy430(JVP_PROGRAM)["pair"] == []
+    listed = JVP_PROGRAM.replace(
+        "tuple(vv.requires_grad_(True) for vv in v)", "tuple([vv.requires_grad_(True) for vv in v])"
     )
-    found = _hy430(source)
-    assert all(messages == [] for messages in found.values()), found
-    computed = source.replace("xx.requires_grad_(True) for xx", "xx * 2 for xx")
-    assert _hy430(computed)["pair"] != []
+    assert _hy430(listed)["pair"] == []
+    computed = JVP_PROGRAM.replace("vv.requires_grad_(True) for vv", "vv * 2 for vv")
+    [message] = _hy430(computed)["pair"]
+    assert "`jvp` (line 15)" in message
 
 
 FUNCTION_PROGRAM = """

@@ -506,12 +506,32 @@ def _passes_through(resolved: ResolvedCall) -> bool:
 
 
 def _assigns_leaf(fn: FunctionSummary, by_index: dict[int, ResolvedCall], sym: Sym) -> bool:
-    """Whether the function assigns the result of a leaf-making call to the local `sym`."""
-    for value in local_values(fn, sym):
-        kind: SymKind = value[0]
-        if kind == "call" and value[1] in by_index and _makes_leaves(by_index[value[1]]):
-            return True
-    return False
+    """Whether the function assigns leaves to the local `sym`: the result of a leaf-making
+    call, or a sequence of them (`x = tuple(xx.requires_grad_(True) for xx in x)`)."""
+    return any(_all_leaves(by_index, value) for value in local_values(fn, sym))
+
+
+def _all_leaves(by_index: dict[int, ResolvedCall], value: Sym) -> bool:
+    """A leaf-making call's result; a display or comprehension whose every element is one, or
+    `list()`/`tuple()` of such a sequence."""
+    if is_seq(value):
+        return bool(value[2]) and all(_leaf_call(by_index, element) for element in value[2])
+    if not is_call(value) or value[1] not in by_index:
+        return False
+    resolved = by_index[value[1]]
+    if _makes_leaves(resolved):
+        return True
+    args = resolved.site.args
+    return (
+        _passes_through(resolved)
+        and len(args) == 1
+        and is_seq(args[0])
+        and (_all_leaves(by_index, args[0]))
+    )
+
+
+def _leaf_call(by_index: dict[int, ResolvedCall], value: Sym) -> bool:
+    return is_call(value) and value[1] in by_index and _makes_leaves(by_index[value[1]])
 
 
 def _appended(fn: FunctionSummary, sym: Sym) -> Iterator[Sym]:

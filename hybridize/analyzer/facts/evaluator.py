@@ -371,6 +371,11 @@ class Evaluator:
             for atom in self.eval(sym[1]):
                 out.update(iterated_atoms(atom))
             return out
+        if kind == "seq" and sym[1] == "generator":
+            # A generator expression: its elements are in the summary (HY430 follows them to
+            # the leaves they are), but the values' facts still take it for an unknown Python
+            # object; seeing its elements there changes other rules' verdicts, each to judge.
+            return PYTHON_ATOMS
         if (
             kind == "seq"
             and sym[1] in ("tuple", "list")
