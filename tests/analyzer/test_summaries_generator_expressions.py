@@ -1,6 +1,8 @@
 """A generator expression is summarised as the generator it makes: a sequence whose element is
 what the equivalent list comprehension's is, computed from the iterated values (not an unknown
-object), so that `tuple(x.requires_grad_() for x in xs)` is seen to hold leaves."""
+object), so that `tuple(x.requires_grad_() for x in xs)` is seen to hold leaves and
+`any(s < 0 for s in tensors)` to read tensors' values. (The values' facts, `facts/evaluator.py`,
+still take the generator for an unknown Python object.)"""
 
 from __future__ import annotations
 
@@ -33,19 +35,28 @@ def test_a_generator_expression_holds_what_the_list_comprehension_holds() -> Non
     assert listed_call.callee[1] == generated_call.callee[1] == ("name", "x")
 
 
-def test_a_returned_generator_expression_is_a_generator() -> None:
-    """What a generator function's call gives: tf.function cannot return it."""
+def test_any_over_a_generator_expression_of_tensors_is_judged_as_over_the_list() -> None:
+    """`any(s < 0 for s in tensors)` calls `bool` on each symbolic comparison: measured on
+    TF 2.21, a `tf.function` raises OperatorNotAllowedInGraphError (AutoGraph converts `any`
+    over a dataset only), as it does over the list comprehension."""
     source = """
 import tensorflow as tf
 
 
-def squares(xs):
-    return (tf.square(x) for x in xs)
+def check(sigma):
+    sigma = tf.convert_to_tensor(sigma)
+    if any(s < 0 for s in tf.unstack(sigma)):
+        raise ValueError("negative")
+    return sigma * 2
 
 
 for _ in range(100):
-    squares([tf.constant(1.0)])
+    check(tf.constant([1.0, 2.0]))
 """
-    verdict = analyse(source)["squares"]
-    reasons = " ".join([*verdict.failures, *(f.message for f in verdict.findings)])
-    assert "returns a generator, which tf.function cannot return" in reasons
+    listed = source.replace(
+        "any(s < 0 for s in tf.unstack(sigma))", "any([s < 0 for s in tf.unstack(sigma)])"
+    )
+    for program in (source, listed):
+        verdict = analyse(program)["check"]
+        assert not verdict.passes
+        assert [f.code for f in verdict.findings] == ["HY303"]
