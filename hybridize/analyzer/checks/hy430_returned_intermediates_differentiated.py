@@ -514,11 +514,13 @@ def _assigns_leaf(fn: FunctionSummary, by_index: dict[int, ResolvedCall], sym: S
 def _all_leaves(by_index: dict[int, ResolvedCall], value: Sym) -> bool:
     """A leaf-making call's result; a display or comprehension whose every element is one, or
     `list()`/`tuple()` of such a sequence."""
-    if is_seq(value):
-        return bool(value[2]) and all(_leaf_call(by_index, element) for element in value[2])
-    if not is_call(value) or value[1] not in by_index:
+    kind: SymKind = value[0]
+    if kind == "seq":
+        elements = made_of(value)
+        return bool(elements) and all(_leaf_call(by_index, element) for element in elements)
+    resolved = by_index.get(value[1]) if kind == "call" else None
+    if resolved is None:
         return False
-    resolved = by_index[value[1]]
     if _makes_leaves(resolved):
         return True
     args = resolved.site.args
@@ -526,12 +528,14 @@ def _all_leaves(by_index: dict[int, ResolvedCall], value: Sym) -> bool:
         _passes_through(resolved)
         and len(args) == 1
         and is_seq(args[0])
-        and (_all_leaves(by_index, args[0]))
+        and _all_leaves(by_index, args[0])
     )
 
 
 def _leaf_call(by_index: dict[int, ResolvedCall], value: Sym) -> bool:
-    return is_call(value) and value[1] in by_index and _makes_leaves(by_index[value[1]])
+    kind: SymKind = value[0]
+    resolved = by_index.get(value[1]) if kind == "call" else None
+    return resolved is not None and _makes_leaves(resolved)
 
 
 def _appended(fn: FunctionSummary, sym: Sym) -> Iterator[Sym]:
