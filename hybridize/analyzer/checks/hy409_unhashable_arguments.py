@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
+from typing import TypeVar, cast
 
 from hybridize.analyzer.checks.context import CheckContext
 from hybridize.analyzer.facts.evaluator import TensorFacts, bind_written, callees, get_evaluator
@@ -60,6 +61,28 @@ KEY_USES = "hy409_key_uses"
 """The `facts.cache` entry of `_key_uses`, by function and variable."""
 
 
+VARIABLE_KINDS = frozenset({"local", "param", "name"})
+"""Symbolic values that name a variable the dict is held in."""
+
+T = TypeVar("T")
+
+
+def _by_function(
+    facts: TensorFacts,
+    entry: str,
+    key: FunctionKey,
+    compute: Callable[[], dict[str, list[T]]],
+) -> dict[str, list[T]]:
+    """A function's answers for all its variables at once, made on the first question and
+    kept in `facts.cache` under `entry` (cleared with every solve): a dict's flow asks about
+    several variables of the same functions."""
+    memo = cast("dict[FunctionKey, dict[str, list[T]]]", facts.cache.setdefault(entry, {}))
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = compute()
+    return found
+
+
 def _written_keys(fn: FunctionSummary) -> dict[str, list[Sym]]:
     """The keys written in subscripts `name[k]` of the function (not slices), by `name`."""
     found: dict[str, list[Sym]] = {}
@@ -67,7 +90,7 @@ def _written_keys(fn: FunctionSummary) -> dict[str, list[Sym]]:
         if not is_item(sym) or is_slice(sym[2]):
             continue
         base = sym[1]
-        if kind_of(base) not in ("local", "param", "name"):
+        if kind_of(base) not in VARIABLE_KINDS:
             continue
         written = _written_key(fn, sym[2])
         if written is not None:
@@ -81,12 +104,7 @@ def _key_uses(index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: s
     if (key, name) in memo:
         return memo[(key, name)]
     fn = index.function(key)
-    by_name = cast(
-        "dict[FunctionKey, dict[str, list[Sym]]]", facts.cache.setdefault(WRITTEN_KEYS, {})
-    )
-    keys = by_name.get(key)
-    if keys is None:
-        keys = by_name[key] = _written_keys(fn)
+    keys = _by_function(facts, WRITTEN_KEYS, key, lambda: _written_keys(fn))
     found: list[KeyUse] = []
     if name in keys:
         evaluator = get_evaluator(index, facts, key)
@@ -125,14 +143,9 @@ def _passed_on(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: str
 ) -> list[tuple[FunctionKey, str]]:
     """The parameters of project functions that `key` passes its variable `name` to."""
-    memo = cast(
-        "dict[FunctionKey, dict[str, list[tuple[FunctionKey, str]]]]",
-        facts.cache.setdefault(PASSED_ON, {}),
+    return _by_function(facts, PASSED_ON, key, lambda: _passed_on_by_name(index, facts, key)).get(
+        name, []
     )
-    by_name = memo.get(key)
-    if by_name is None:
-        by_name = memo[key] = _passed_on_by_name(index, facts, key)
-    return by_name.get(name, [])
 
 
 def _passed_on_by_name(
@@ -143,18 +156,14 @@ def _passed_on_by_name(
     found: dict[str, list[tuple[FunctionKey, str]]] = {}
     for resolved in facts.calls.get(key, ()):
         written = [*resolved.site.args, *(v for _, v in resolved.site.kwargs)]
-        names = list(
-            dict.fromkeys(a[1] for a in written if kind_of(a) in ("local", "param", "name"))
-        )
+        names = list(dict.fromkeys(a[1] for a in written if kind_of(a) in VARIABLE_KINDS))
         if not names:
             continue
         for kind, target in callees(index, resolved):
             bound = bind_written(index.function(target), resolved, kind, target)
             for name in names:
                 for parameter, values in bound.items():
-                    if any(
-                        kind_of(v) in ("local", "param", "name") and v[1] == name for v in values
-                    ):
+                    if any(kind_of(v) in VARIABLE_KINDS and v[1] == name for v in values):
                         found.setdefault(name, []).append((target, parameter))
     return found
 
@@ -163,14 +172,9 @@ def _passed_in(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, parameter: str
 ) -> list[tuple[FunctionKey, str]]:
     """The variables of the callers of `key` that they pass as its `parameter`."""
-    memo = cast(
-        "dict[FunctionKey, dict[str, list[tuple[FunctionKey, str]]]]",
-        facts.cache.setdefault(PASSED_IN, {}),
-    )
-    by_parameter = memo.get(key)
-    if by_parameter is None:
-        by_parameter = memo[key] = _passed_in_by_parameter(index, facts, key)
-    return by_parameter.get(parameter, [])
+    return _by_function(
+        facts, PASSED_IN, key, lambda: _passed_in_by_parameter(index, facts, key)
+    ).get(parameter, [])
 
 
 PASSED_IN = "hy409_passed_in"
@@ -192,7 +196,7 @@ def _passed_in_by_parameter(
                 bound = bind_written(index.function(key), resolved, kind, target)
                 for parameter, values in bound.items():
                     for value in values:
-                        if kind_of(value) in ("local", "param", "name"):
+                        if kind_of(value) in VARIABLE_KINDS:
                             found.setdefault(parameter, []).append((caller, value[1]))
     return found
 
