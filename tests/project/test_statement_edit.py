@@ -80,10 +80,12 @@ def random_edit(text: str, rng: random.Random, n: int) -> str:
 
 
 class SpliceCounter:
-    """Counts the edits `summarize_edited_statement` served (not None) and declined."""
+    """Counts the edits `summarize_edited_statement` served (not None), those of them that
+    moved lines, and those it declined."""
 
     def __init__(self) -> None:
         self.spliced = 0
+        self.moved = 0
         self.declined = 0
         self.original = statement_edit.summarize_edited_statement
 
@@ -93,6 +95,8 @@ class SpliceCounter:
             self.declined += 1
         else:
             self.spliced += 1
+            if result.summary.line_count != previous.summary.line_count:
+                self.moved += 1
         return result
 
 

@@ -18,7 +18,6 @@ import random
 import sys
 from pathlib import Path
 
-from hybridize.analyzer.summaries import statement_edit
 from hybridize.analyzer.summaries.file_summaries import summarize_buffer, summarize_text
 from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary
 from hybridize.analyzer.summaries.line_shift import POSITIONED_FIELDS
@@ -28,7 +27,7 @@ from hybridize.project import Project, ProjectOptions, summarize_raw
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_incremental import _indent, check
-from test_statement_edit import assert_same_summary
+from test_statement_edit import SpliceCounter, assert_same_summary
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -64,23 +63,6 @@ def line_edit(text: str, rng: random.Random, n: int) -> str:
     return "".join(lines)
 
 
-class MovedSplices:
-    """Counts the edits `summarize_edited_statement` served while moving lines."""
-
-    def __init__(self) -> None:
-        self.moved = 0
-        self.declined = 0
-        self.original = statement_edit.summarize_edited_statement
-
-    def __call__(self, previous: EditableSummary, text: str) -> EditableSummary | None:
-        result = self.original(previous, text)
-        if result is None:
-            self.declined += 1
-        elif result.summary.line_count != previous.summary.line_count:
-            self.moved += 1
-        return result
-
-
 def _large_module(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     generate(root, 600)
@@ -94,7 +76,7 @@ def _sources(tmp_path: Path) -> list[Path]:
 
 
 def test_line_moving_edits_summarise_as_the_whole_text_does(tmp_path: Path, monkeypatch) -> None:
-    counter = MovedSplices()
+    counter = SpliceCounter()
     monkeypatch.setattr(
         "hybridize.analyzer.summaries.file_summaries.summarize_edited_statement", counter
     )
@@ -192,7 +174,7 @@ def test_every_positioned_field_of_a_function_summary_is_moved() -> None:
 
 
 def test_line_moving_edits_through_the_project_decide_as_from_scratch(tmp_path: Path) -> None:
-    counter = MovedSplices()
+    counter = SpliceCounter()
     root = tmp_path / "project"
     generate(root, 800)
     large = write_large_module(root, 400)
