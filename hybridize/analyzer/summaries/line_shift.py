@@ -12,16 +12,12 @@ code that takes it) has its end moved.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Protocol, TypeVar
 
 from hybridize.analyzer.summaries.ir import (
-    CallSite,
     ClassSummary,
-    DecoratorInfo,
     FunctionSummary,
-    Loop,
-    OffsetSum,
     StatementLoop,
-    Store,
 )
 from hybridize.model import Span
 
@@ -85,17 +81,17 @@ def shifted_function(fn: FunctionSummary, shift: LineShift) -> FunctionSummary:
         fn,
         line=shift.line(fn.line),
         span=span(fn.span),
-        decorators=tuple(_shifted_decorator(d, shift) for d in fn.decorators),
-        calls=[_shifted_call(site, shift) for site in fn.calls],
-        stores=[_shifted_store(store, shift) for store in fn.stores],
-        loops=[_shifted_loop(loop, shift) for loop in fn.loops],
+        decorators=tuple(_shifted_span(d, shift) for d in fn.decorators),
+        calls=[_shifted_span(site, shift) for site in fn.calls],
+        stores=[_shifted_span(store, shift) for store in fn.stores],
+        loops=[_shifted_span(loop, shift) for loop in fn.loops],
         statement_loops=[_shifted_statement_loop(loop, shift) for loop in fn.statement_loops],
         variable_reads=[(r, attr, span(s), n) for r, attr, s, n in fn.variable_reads],
         index_reads={sym: span(s) for sym, s in fn.index_reads.items()},
         hashed_values={sym: span(s) for sym, s in fn.hashed_values.items()},
         identity_compared={sym: span(s) for sym, s in fn.identity_compared.items()},
         stepped_slices={sym: (step, span(s)) for sym, (step, s) in fn.stepped_slices.items()},
-        offset_sums={sym: _shifted_offset_sum(o, shift) for sym, o in fn.offset_sums.items()},
+        offset_sums={sym: _shifted_span(o, shift) for sym, o in fn.offset_sums.items()},
         singular_operands={sym: span(s) for sym, s in fn.singular_operands.items()},
         name_bindings=[(name, span(s)) for name, s in fn.name_bindings],
     )
@@ -105,33 +101,23 @@ def shifted_class(cls: ClassSummary, shift: LineShift) -> ClassSummary:
     return replace(
         cls,
         line=shift.line(cls.line),
-        decorators=tuple(_shifted_decorator(d, shift) for d in cls.decorators),
+        decorators=tuple(_shifted_span(d, shift) for d in cls.decorators),
     )
 
 
-def _shifted_decorator(decorator: DecoratorInfo, shift: LineShift) -> DecoratorInfo:
-    span = shift.span(decorator.span)
-    return decorator if span is decorator.span else replace(decorator, span=span)
+class _Spanned(Protocol):
+    @property
+    def span(self) -> Span: ...
 
 
-def _shifted_offset_sum(offset_sum: OffsetSum, shift: LineShift) -> OffsetSum:
-    span = shift.span(offset_sum.span)
-    return offset_sum if span is offset_sum.span else replace(offset_sum, span=span)
+SpannedT = TypeVar("SpannedT", bound=_Spanned)
 
 
-def _shifted_call(site: CallSite, shift: LineShift) -> CallSite:
-    span = shift.span(site.span)
-    return site if span is site.span else replace(site, span=span)
-
-
-def _shifted_store(store: Store, shift: LineShift) -> Store:
-    span = shift.span(store.span)
-    return store if span is store.span else replace(store, span=span)
-
-
-def _shifted_loop(loop: Loop, shift: LineShift) -> Loop:
-    span = shift.span(loop.span)
-    return loop if span is loop.span else replace(loop, span=span)
+def _shifted_span(value: SpannedT, shift: LineShift) -> SpannedT:
+    """A decorator, call site, store, loop or offset sum moved with its statement: the same
+    object when its span does not move (most, above the edit)."""
+    span = shift.span(value.span)
+    return value if span is value.span else replace(value, span=span)  # type: ignore[type-var]
 
 
 def _shifted_statement_loop(loop: StatementLoop, shift: LineShift) -> StatementLoop:
