@@ -21,16 +21,8 @@ import networkx as nx
 
 from hybridize.analyzer import budget
 from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
-from hybridize.analyzer.checks import applies
+from hybridize.analyzer.checks import applies_to, decorator_keepers, project_fact_checks
 from hybridize.analyzer.checks.context import CheckContext, ProjectFacts
-from hybridize.analyzer.checks.hy407_python_value_returns import HasPythonValueReturns
-from hybridize.analyzer.checks.hy429_returned_arguments_compared_by_identity import (
-    identity_compared_methods,
-)
-from hybridize.analyzer.checks.hy430_returned_intermediates_differentiated import (
-    NonLeafBackward,
-    first_non_leaf_backward,
-)
 from hybridize.analyzer.checks.hy902_internal_error import InternalError
 from hybridize.analyzer.checks.run import run_checks
 from hybridize.analyzer.cycle_collector import no_cyclic_gc
@@ -81,15 +73,12 @@ from hybridize.analyzer.facts.process_wide import process_wide_assumptions
 from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.retracing import LiteralVariation
-from hybridize.analyzer.facts.returns import returns_changed_by_removal
-from hybridize.analyzer.facts.safety import symbolically_built_classes
-from hybridize.analyzer.facts.seeded_random import GlobalSeeding, global_seeding
 from hybridize.analyzer.facts.solver import FactJournal, project_keys
 from hybridize.analyzer.facts.speculation import speculate
 from hybridize.analyzer.facts.values import is_unknown_kind
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.options import AnalysisOptions
-from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import kind_of
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
@@ -261,7 +250,7 @@ def _decide(
     kept = 0
     kept_keys: set[FunctionKey] = set()
     phase = VerdictPhase(
-        ProjectFacts(index, facts, helpers, hybrid, traced, project.seeding, variation, breaks),
+        ProjectFacts(index, facts, helpers, hybrid, traced, variation, breaks),
         options,
     )
     unevaluated = _unevaluated(graph, facts.internal_errors)
@@ -449,15 +438,9 @@ class ProjectWide:
     modules: CandidacyModules
     compiled: set[FunctionKey]
     variation: LiteralVariation
-    built_symbolically: dict[ClassKey, str]
-    seeding: GlobalSeeding | None = None
-    identity_compared: dict[str, FunctionKey] = field(default_factory=dict)
-    """The methods whose results an unresolved call compares by identity (HY429): a test
-    edited there changes the verdicts of every method of that name."""
-    non_leaf_backward: NonLeafBackward | None = None
-    """The first backward differentiating with respect to tensors its function did not make
-    leaves (HY430): one added or removed changes the verdicts of every function returning
-    tensors computed from one another."""
+    checks: tuple[tuple[str, object], ...] = ()
+    """Each check's project fact (`Check.project_fact`, `project_fact_checks`), by code: what
+    its findings on one function read anywhere in the project."""
 
     def fingerprint(self) -> tuple[object, ...]:
         return (
@@ -465,10 +448,7 @@ class ProjectWide:
             self.compiled,
             self.variation.written_attributes(),
             self.variation.reassigned_globals(),
-            self.built_symbolically,
-            self.seeding,
-            self.identity_compared,
-            self.non_leaf_backward,
+            self.checks,
         )
 
 
@@ -484,10 +464,7 @@ def project_wide(
         candidacy_modules(index, facts, keys),
         framework_compiled(index, facts, keys),  # only methods can be framework hooks
         variation,
-        symbolically_built_classes(index, facts),
-        global_seeding(index, facts),
-        identity_compared_methods(index, facts),
-        first_non_leaf_backward(index, facts),
+        tuple((check.code, check.project_fact(index, facts)) for check in project_fact_checks()),
     )
 
 
@@ -694,7 +671,7 @@ def keep_reason(
     captures or is given (variables, models, layers: calling one is TensorFlow computation)
     and the graph speeds that up; a call of an unknown callable on tensors (a loaded model) may be
     all the computation there is; `changed_returns` says why removing it would change what a
-    caller gets back (`returns.returns_changed_by_removal`).
+    caller gets (a check's `Check.keeps_decorator`).
     """
     if decorator_args.get("input_signature"):
         return "its input_signature fixes the traced dtypes and shapes on purpose"
@@ -714,15 +691,19 @@ def keep_reason(
     return changed_returns
 
 
-def _removal_changes_returns(
+def _removal_changes(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, framework: Framework
 ) -> str | None:
-    """Why removing the compiler decorator changes what callers get back, where the
-    framework's compiled functions return Python values as tensors (where HY407, the same
-    fact seen from the other side, applies)."""
-    if not applies(HasPythonValueReturns.code, framework.name):
-        return None
-    return returns_changed_by_removal(index, facts, key)
+    """Why removing the compiler decorator changes what the function does for its callers:
+    the first reason of the checks applying to its framework that may keep a decorator
+    (`Check.keeps_decorator`)."""
+    applying = applies_to(framework.name)
+    for check in decorator_keepers():
+        if applying(check.code):
+            reason = check.keeps_decorator(index, facts, key)
+            if reason is not None:
+                return reason
+    return None
 
 
 def enclosing_test(index: ProjectIndex, key: FunctionKey) -> str | None:
@@ -904,7 +885,7 @@ def _verdict(phase: VerdictPhase, function: FunctionInputs) -> FunctionVerdict:
                 function.opaque,
                 function.stateful,
                 function.framework,
-                _removal_changes_returns(index, facts, key, function.framework),
+                _removal_changes(index, facts, key, function.framework),
             )
             if compiled
             else None,

@@ -55,6 +55,9 @@ from hybridize.model import Finding, Severity, Span
 
 if TYPE_CHECKING:
     from hybridize.analyzer.checks.context import CheckContext
+    from hybridize.analyzer.facts.evaluator import TensorFacts
+    from hybridize.analyzer.facts.resolve import ProjectIndex
+    from hybridize.analyzer.summaries.keys import FunctionKey
 
 ALL_FRAMEWORKS: frozenset[str] = frozenset(f.name for f in FRAMEWORKS)
 """For checks that are about the tool, not about a framework (file and internal errors)."""
@@ -65,6 +68,15 @@ TORCH_ONLY: frozenset[str] = frozenset({TORCH.name})
 TENSORFLOW_AND_TORCH: frozenset[str] = frozenset({TENSORFLOW.name, TORCH.name})
 """For checks whose fact means the same under `torch.compile`, by the labelling policy of
 corpus/README.md (each says how in its docstring, section "Under torch.compile")."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallerTable:
+    """A project-wide table of functions a check's detection reads the entry of one function
+    in (`Check.caller_tables`): its `facts.cache` name, and what computes it."""
+
+    name: str
+    compute: Callable[[ProjectIndex, TensorFacts], Mapping[FunctionKey, object]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +127,11 @@ class Check:
     about_addition: ClassVar[bool] = False
     """Its findings are about the decorator the refactoring adds (the argument it writes):
     the decision keeps them only on a verdict that adds one (`decide`)."""
+    caller_tables: ClassVar[tuple[CallerTable, ...]] = ()
+    """The project-wide tables whose entry of a function the detection reads, where the entry
+    may come from a function above the direct callers (a witness several levels up: a tracer
+    call, a test's patch, a value differentiated twice): an incremental phase keeps a verdict only when its entries are the same
+    (`caller_tables`, `decisions/caller_reads.py`)."""
     EXAMPLE_FUNCTION: ClassVar[str] = "f"
     INFER_INPUT_SIGNATURES: ClassVar[bool] = False
     """Run the examples with `--infer-input-signatures` (checks about signatures)."""
@@ -155,8 +172,32 @@ class Check:
     @classmethod
     def detects(cls) -> bool:
         """Whether the check has a detection of its own (overrides `detect`)."""
+        return cls._overrides("detect")
+
+    @classmethod
+    def project_fact(cls, index: ProjectIndex, facts: TensorFacts) -> object:
+        """For a check whose findings on one function read something anywhere in the project
+        (a test that seeds the global random stream, an unresolved call comparing results by
+        identity): that, as a value compared by equality, memoised per solution where the
+        detection reads it too. An incremental verdict phase compares every check's with the
+        last phase's and decides every function again when one changed (`engine.ProjectWide`);
+        the checks that override it are `project_fact_checks`."""
+        return None
+
+    @classmethod
+    def keeps_decorator(
+        cls, index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+    ) -> str | None:
+        """For a check about what compiled functions do differently: why removing the compiler
+        decorator of the compiled function `key` would change what it does for its callers, in
+        words, or None. The engine keeps an existing decorator for the first reason of the
+        checks applying to its framework that override it (`decorator_keepers`)."""
+        return None
+
+    @classmethod
+    def _overrides(cls, name: str) -> bool:
         below = cls.__mro__[: cls.__mro__.index(Check)]
-        return any("detect" in vars(klass) for klass in below)
+        return any(name in vars(klass) for klass in below)
 
     @classmethod
     def documentation(cls) -> str:
@@ -243,6 +284,9 @@ def _forget() -> None:
         fact_checks,
         safety_checks,
         report_fact_fields,
+        project_fact_checks,
+        caller_tables,
+        decorator_keepers,
         _facts_applying,
     ):
         derived.cache_clear()
@@ -303,6 +347,26 @@ def report_fact_fields() -> tuple[str, ...]:
     return tuple(
         check.fact for check in sorted(reported, key=lambda check: check.report_order or 0)
     )
+
+
+@cache
+def project_fact_checks() -> tuple[type[Check], ...]:
+    """The checks with a project fact of their own (override `Check.project_fact`), in code
+    order: the engine's project-wide facts are theirs and its own (`engine.ProjectWide`)."""
+    return tuple(check for check in registry().values() if check._overrides("project_fact"))
+
+
+@cache
+def caller_tables() -> dict[str, CallerTable]:
+    """Every check's `caller_tables` by name, in code order (a table two checks read, once)."""
+    return {table.name: table for check in registry().values() for table in check.caller_tables}
+
+
+@cache
+def decorator_keepers() -> tuple[type[Check], ...]:
+    """The checks that may keep an existing compiler decorator (override
+    `Check.keeps_decorator`), in code order; the engine asks those that apply."""
+    return tuple(check for check in registry().values() if check._overrides("keeps_decorator"))
 
 
 def check_of(code: str) -> type[Check]:

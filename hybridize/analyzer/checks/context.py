@@ -17,7 +17,6 @@ from hybridize.analyzer.facts.helper_safety import GraphHazards, HelperSafety
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.retracing import LiteralVariation, Retraces
 from hybridize.analyzer.facts.safety import SafetyScan
-from hybridize.analyzer.facts.seeded_random import GlobalSeeding
 from hybridize.analyzer.facts.signatures import FunctionSignatures, function_signatures
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary
@@ -37,8 +36,6 @@ class ProjectFacts:
     """The functions already compiled (decorated or wrapped)."""
     traced: Collection[FunctionKey]
     """The functions that run as graphs: compiled, or called only from graphs."""
-    seeding: GlobalSeeding | None
-    """How the project seeds the global random stream, if it does."""
     variation: LiteralVariation
     """Whether the literals the call sites pass differ between calls."""
     graph_breaks: Mapping[FunctionKey, bool]

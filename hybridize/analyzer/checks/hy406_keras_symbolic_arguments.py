@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.safety import keras_symbolic_arguments
+from hybridize.analyzer.facts.safety import keras_symbolic_arguments, symbolically_built_classes
 from hybridize.model import Finding
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.facts.evaluator import TensorFacts
+    from hybridize.analyzer.facts.resolve import ProjectIndex
 
 from . import TENSORFLOW_ONLY, Check
 
@@ -86,3 +92,9 @@ class HasKerasSymbolicArguments(Check):
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:
         return cls.findings(keras_symbolic_arguments(context.scan))
+
+    @classmethod
+    def project_fact(cls, index: ProjectIndex, facts: TensorFacts) -> object:
+        """The Keras classes Keras builds by calling `call` symbolically: a layer added to
+        or dropped from one changes the verdicts of its sub-layers' `call`s anywhere."""
+        return symbolically_built_classes(index, facts)

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.returns import python_value_returns
+from hybridize.analyzer.facts.returns import python_value_returns, returns_changed_by_removal
 from hybridize.model import Finding
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.facts.evaluator import TensorFacts
+    from hybridize.analyzer.facts.resolve import ProjectIndex
+    from hybridize.analyzer.summaries.keys import FunctionKey
 
 from . import TENSORFLOW_ONLY, Check
 
@@ -126,3 +133,11 @@ class HasPythonValueReturns(Check):
         for assumption in assumptions:
             context.assume(assumption)
         return cls.findings(evidence)
+
+    @classmethod
+    def keeps_decorator(
+        cls, index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+    ) -> str | None:
+        """The same fact seen from the other side: a compiled function returning Python
+        values as tensors to a caller that reads them keeps its decorator (HY005)."""
+        return returns_changed_by_removal(index, facts, key)

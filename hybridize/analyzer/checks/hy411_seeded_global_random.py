@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.seeded_random import seeded_random_draws
+from hybridize.analyzer.facts.seeded_random import global_seeding, seeded_random_draws
 from hybridize.model import Finding
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.facts.evaluator import TensorFacts
+    from hybridize.analyzer.facts.resolve import ProjectIndex
 
 from . import TENSORFLOW_AND_TORCH, Check
 
@@ -113,5 +119,11 @@ class DrawsSeededGlobalRandom(Check):
         """What compiling would change: only for a function that may be compiled and is not yet."""
         if not context.changes_on_compiling:
             return []
-        seeding = context.project.seeding
+        seeding = global_seeding(context.index, context.facts)
         return cls.findings(seeded_random_draws(context.index, context.facts, context.key, seeding))
+
+    @classmethod
+    def project_fact(cls, index: ProjectIndex, facts: TensorFacts) -> object:
+        """Where the project seeds the global random stream: a test that starts or stops
+        seeding changes the verdict of every function drawing from it."""
+        return global_seeding(index, facts)

@@ -4,10 +4,10 @@ that runs the function."""
 from __future__ import annotations
 
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.tracing_callers import runs_under_tracers
+from hybridize.analyzer.facts.tracing_callers import runs_under_tracers, traced_functions
 from hybridize.model import Finding
 
-from . import TORCH_ONLY, Check
+from . import TORCH_ONLY, CallerTable, Check
 
 
 class RunsUnderJitOrFxTracing(Check):
@@ -92,6 +92,7 @@ class RunsUnderJitOrFxTracing(Check):
     )
     decision_order = 16
     EXAMPLE_FUNCTION = "f"
+    caller_tables = (CallerTable("tracing_calls", traced_functions),)
 
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.double_backward import differentiated_twice
+from hybridize.analyzer.facts.double_backward import differentiated_twice, double_backward_targets
 from hybridize.model import Finding
 
-from . import TORCH_ONLY, Check
+from . import TORCH_ONLY, CallerTable, Check
 
 
 class DifferentiatedTwice(Check):
@@ -84,6 +84,7 @@ class DifferentiatedTwice(Check):
     )
     decision_order = 15
     EXAMPLE_FUNCTION = "f"
+    caller_tables = (CallerTable("double_backward", double_backward_targets),)
 
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:

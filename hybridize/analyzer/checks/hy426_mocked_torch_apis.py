@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.mocked_torch_apis import mocked_api_calls
+from hybridize.analyzer.facts.mocked_torch_apis import mocked_api_calls, mocked_api_runs
 from hybridize.model import Finding
 
-from . import TORCH_ONLY, Check
+from . import TORCH_ONLY, CallerTable, Check
 
 
 class CallsMockedTorchApis(Check):
@@ -80,6 +80,7 @@ class CallsMockedTorchApis(Check):
     )
     decision_order = 146
     EXAMPLE_FUNCTION = "safe_cholesky"
+    caller_tables = (CallerTable("torch_api_mocks", mocked_api_runs),)
 
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:

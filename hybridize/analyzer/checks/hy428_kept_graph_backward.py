@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.kept_graph_backward import kept_graph_backward
+from hybridize.analyzer.facts.kept_graph_backward import kept_graph_backward, kept_graph_targets
 from hybridize.model import Finding
 
-from . import TORCH_ONLY, Check
+from . import TORCH_ONLY, CallerTable, Check
 
 
 class KeptGraphBackward(Check):
@@ -86,6 +86,7 @@ class KeptGraphBackward(Check):
     )
     decision_order = 15
     EXAMPLE_FUNCTION = "f"
+    caller_tables = (CallerTable("kept_graph_backward", kept_graph_targets),)
 
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:

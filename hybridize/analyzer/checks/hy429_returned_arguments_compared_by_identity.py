@@ -131,6 +131,12 @@ class ReturnsArgumentsComparedByIdentity(Check):
             ]
         return []
 
+    @classmethod
+    def project_fact(cls, index: ProjectIndex, facts: TensorFacts) -> object:
+        """The methods whose results an unresolved call compares by identity: a test edited
+        there changes the verdicts of every method of that name."""
+        return identity_compared_methods(index, facts)
+
 
 def identity_compared_methods(index: ProjectIndex, facts: TensorFacts) -> dict[str, FunctionKey]:
     """The names of methods whose result some function compares by identity where the call
@@ -139,7 +145,7 @@ def identity_compared_methods(index: ProjectIndex, facts: TensorFacts) -> dict[s
     the first such function (in path order). Any method of that name may be the one called.
     Memoised per solution; the part of each function is kept across updates
     (`per_function`), and an incremental phase that sees this table change decides every
-    function again (`ProjectWide`)."""
+    function again (`engine.ProjectWide`, `project_fact`)."""
     cached = facts.cache.get("identity_compared_methods")
     if cached is not None:
         return cast("dict[str, FunctionKey]", cached)

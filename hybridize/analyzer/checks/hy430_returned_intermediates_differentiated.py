@@ -198,6 +198,13 @@ class ReturnedIntermediatesDifferentiated(Check):
             )
         ]
 
+    @classmethod
+    def project_fact(cls, index: ProjectIndex, facts: TensorFacts) -> object:
+        """The first backward differentiating with respect to tensors its function did not
+        make leaves: one added or removed changes the verdicts of every function returning
+        tensors computed from one another."""
+        return first_non_leaf_backward(index, facts)
+
 
 @dataclass(frozen=True, slots=True)
 class NonLeafBackward:
@@ -240,7 +247,7 @@ def first_non_leaf_backward(index: ProjectIndex, facts: TensorFacts) -> NonLeafB
     """The first backward (in key order) that may differentiate with respect to tensors that
     are no leaves. Memoised per solution; each function's part is kept across updates
     (`per_function`), and an incremental phase that sees the answer change decides every
-    function again (`engine.ProjectWide`)."""
+    function again (`engine.ProjectWide`, `project_fact`)."""
     cached = cast("tuple[NonLeafBackward | None] | None", facts.cache.get("non_leaf_backward"))
     if cached is not None:
         return cached[0]

@@ -3,10 +3,10 @@
 An incremental verdict phase keeps the verdict of a settled function (its facts and callees
 unchanged) when none of its direct callers is fresh. Some checks read further up:
 
-- project-wide tables of the functions a witness runs, transitively (`TARGET_TABLES`: a tracer
-  call, a test's patch of a torch API, a value differentiated twice or with its graph kept):
-  the entry of a function may come from, or stop coming from, a witness or a caller passing a
-  value several levels up;
+- project-wide tables of the functions a witness runs, transitively (the checks'
+  `Check.caller_tables`, `checks.caller_tables`: a tracer call, a test's patch of a torch API,
+  a value differentiated twice or with its graph kept): the entry of a function may come from,
+  or stop coming from, a witness or a caller passing a value several levels up;
 - HY423's nearest caller that is or may be compiled, at any depth (`compiling_caller`).
 
 A verdict depends on nothing else of those callers, so instead of deciding again every function
@@ -17,33 +17,21 @@ entries and answers are the same now (`CallerReadCheck`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
-from hybridize.analyzer.facts.double_backward import double_backward_targets
+from hybridize.analyzer.checks import caller_tables
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.helper_safety import HelperSafety
-from hybridize.analyzer.facts.kept_graph_backward import kept_graph_targets
-from hybridize.analyzer.facts.mocked_torch_apis import mocked_api_runs
 from hybridize.analyzer.facts.nested_compiled import (
     COMPILING_CALLER_READS,
     CompilingCallerRead,
     nearest_compiling_caller,
 )
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.tracing_callers import traced_functions
 from hybridize.analyzer.summaries.keys import FunctionKey
 
 TargetTable = Mapping[FunctionKey, object]
-
-TARGET_TABLES: dict[str, Callable[[ProjectIndex, TensorFacts], TargetTable]] = {
-    "tracing_calls": traced_functions,
-    "torch_api_mocks": mocked_api_runs,
-    "double_backward": double_backward_targets,
-    "kept_graph_backward": kept_graph_targets,
-}
-"""The tables whose entry of a function a verdict reads, by their `facts.cache` name, with
-what computes each."""
 
 
 @dataclass(slots=True)
@@ -51,7 +39,7 @@ class CallerReads:
     """What the verdicts of a phase read above their direct callers."""
 
     tables: dict[str, TargetTable] = field(default_factory=dict)
-    """The `TARGET_TABLES` the phase computed (a table it did not compute, no verdict read)."""
+    """The `caller_tables` the phase computed (a table it did not compute, no verdict read)."""
     compiling_callers: dict[FunctionKey, list[CompilingCallerRead]] = field(default_factory=dict)
     """The answers of `compiling_caller` each verdict read."""
 
@@ -66,8 +54,9 @@ def phase_reads(
     verdicts of `before` (whose reads are unchanged, `CallerReadCheck`); `before` is updated
     in place. A table the last phase held is computed again, read now or not: a verdict kept
     read it."""
-    names = [n for n in TARGET_TABLES if n in facts.cache or (before and n in before.tables)]
-    tables = {name: TARGET_TABLES[name](index, facts) for name in names}
+    every = caller_tables()
+    names = [n for n in every if n in facts.cache or (before and n in before.tables)]
+    tables = {name: every[name].compute(index, facts) for name in names}
     found = facts.cache.get(COMPILING_CALLER_READS)
     answers = found if isinstance(found, dict) else {}
     if before is None:
@@ -102,8 +91,9 @@ class CallerReadCheck:
 
     def unchanged(self, key: FunctionKey) -> bool:
         if self._now is None:
+            every = caller_tables()
             self._now = [
-                (old, TARGET_TABLES[name](self.index, self.facts))
+                (old, every[name].compute(self.index, self.facts))
                 for name, old in self.before.tables.items()
             ]
         if any(old.get(key) != now.get(key) for old, now in self._now):

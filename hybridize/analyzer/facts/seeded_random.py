@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from typing import cast
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
@@ -69,7 +70,17 @@ class GlobalSeeding:
 def global_seeding(index: ProjectIndex, facts: TensorFacts) -> GlobalSeeding | None:
     """Where the project makes a framework's global random stream reproducible, if it does:
     a call of a global seed setter in any module (test files included), else a subclass of
-    a test case that seeds in its `setUp`."""
+    a test case that seeds in its `setUp`. Memoised per solution: the engine's project facts
+    and every function's HY411 detection ask it."""
+    cached = facts.cache.get("global_seeding")
+    if isinstance(cached, tuple):
+        return cast("GlobalSeeding | None", cached[0])
+    found = _global_seeding(index, facts)
+    facts.cache["global_seeding"] = (found,)
+    return found
+
+
+def _global_seeding(index: ProjectIndex, facts: TensorFacts) -> GlobalSeeding | None:
     setters = per_function(facts, "global_seed_setters", _seed_setter)
     for relpath in sorted({key.file for key in setters} & index.modules.keys()):
         module = index.modules[relpath]
