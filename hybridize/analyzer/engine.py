@@ -21,7 +21,12 @@ import networkx as nx
 
 from hybridize.analyzer import budget
 from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
-from hybridize.analyzer.checks import applies_to, decorator_keepers, project_fact_checks
+from hybridize.analyzer.checks import (
+    applies_to,
+    decorator_keepers,
+    project_fact_checks,
+    remembering_checks,
+)
 from hybridize.analyzer.checks.context import CheckContext, ProjectFacts
 from hybridize.analyzer.checks.hy902_internal_error import InternalError
 from hybridize.analyzer.checks.run import run_checks
@@ -67,7 +72,6 @@ from hybridize.analyzer.facts.frozen_state import (
 from hybridize.analyzer.facts.graph_breaks import graph_breaks
 from hybridize.analyzer.facts.helper_safety import HelperSafety
 from hybridize.analyzer.facts.nested_compiled import decorated_by_compiler
-from hybridize.analyzer.facts.patched_callees import Patch, changed_patches, read_patches
 from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.process_wide import process_wide_assumptions
 from hybridize.analyzer.facts.refs import is_ext_ref
@@ -122,9 +126,9 @@ class VerdictMemory:
     """Why each function is no candidate (empty: it may be one)."""
     traced: set[FunctionKey]
     """The functions that run as graphs (hybrid or covered)."""
-    patched: dict[FunctionKey, Patch] | None
-    """The project functions the tests patch, as the verdicts kept read them (HY424); None
-    when no verdict has read them yet."""
+    remembered: dict[str, object]
+    """What the verdicts kept read of other functions that an edit elsewhere may change, by
+    the code of the check that read it (`Check.remembered_reads`)."""
     caller_reads: CallerReads
     """What the verdicts read above their direct callers."""
 
@@ -367,7 +371,12 @@ def _decide(
         helpers,
         reasons,
         traced,
-        read_patches(facts, memory.patched if memory is not None else None),
+        {
+            check.code: check.remembered_reads(
+                facts, None if memory is None else memory.remembered.get(check.code)
+            )
+            for check in remembering_checks()
+        },
         phase_reads(
             index,
             facts,
@@ -514,10 +523,12 @@ def decide_incrementally(
             readers,
         )
         graph = memory.graph
-        # A verdict kept reads the tests' patches of what it calls (HY424), which an edit of
-        # another module (a test) may add or remove: the patched functions that changed
-        # are seeds, so their callers are decided again.
-        seeds |= {k for k in changed_patches(index, facts, memory.patched) if k in graph}
+        # A verdict kept may read what an edit of another module changes (a test's patch of
+        # a function it calls): the functions whose entry changed are seeds, so their callers
+        # are decided again (`Check.changed_reads`).
+        for check in remembering_checks():
+            changed = check.changed_reads(index, facts, memory.remembered.get(check.code))
+            seeds |= {k for k in changed if k in graph}
         refresh = set(seeds)
         for key in changes.keys:
             if key in graph:

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -56,6 +56,7 @@ from hybridize.model import Finding, Severity, Span
 if TYPE_CHECKING:
     from hybridize.analyzer.checks.context import CheckContext
     from hybridize.analyzer.facts.evaluator import TensorFacts
+    from hybridize.analyzer.facts.helper_safety import HelperSafety
     from hybridize.analyzer.facts.resolve import ProjectIndex
     from hybridize.analyzer.summaries.keys import FunctionKey
 
@@ -77,6 +78,20 @@ class CallerTable:
 
     name: str
     compute: Callable[[ProjectIndex, TensorFacts], Mapping[FunctionKey, object]]
+
+
+@dataclass(frozen=True, slots=True)
+class CallerAnswers:
+    """Answers a check's detection reads of callers at any depth (the nearest compiled one),
+    recorded per function as a list under a `facts.cache` name (`Check.caller_answers`), with
+    what tells whether one of a function's still holds (given the phase's helper summaries
+    and compiled functions)."""
+
+    name: str
+    holds: Callable[
+        [ProjectIndex, TensorFacts, HelperSafety, Collection[FunctionKey], FunctionKey, object],
+        bool,
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +143,10 @@ class Check:
     """Its findings are about the decorator the refactoring adds (the argument it writes):
     the decision keeps them only on a verdict that adds one (`decide`)."""
     caller_tables: ClassVar[tuple[CallerTable, ...]] = ()
+    caller_answers: ClassVar[tuple[CallerAnswers, ...]] = ()
+    """The answers about callers at any depth the detection records (`CallerAnswers`): an
+    incremental phase keeps a verdict only when each still holds (`caller_answers`,
+    `decisions/caller_reads.py`)."""
     """The project-wide tables whose entry of a function the detection reads, where the entry
     may come from a function above the direct callers (a witness several levels up: a tracer
     call, a test's patch, a value differentiated twice): an incremental phase keeps a verdict only when its entries are the same
@@ -193,6 +212,24 @@ class Check:
         words, or None. The engine keeps an existing decorator for the first reason of the
         checks applying to its framework that override it (`decorator_keepers`)."""
         return None
+
+    @classmethod
+    def remembered_reads(cls, facts: TensorFacts, before: object) -> object:
+        """For a check whose verdicts read something of other functions that an edit of
+        another module may change while a function and its callers stay settled (a test's
+        patch of a function it calls): what this phase's verdicts read, else (none asked)
+        what the verdicts kept from an earlier phase read (`before`). The verdict memory keeps
+        it (`engine.VerdictMemory.remembered`) for `changed_reads`."""
+        return before
+
+    @classmethod
+    def changed_reads(
+        cls, index: ProjectIndex, facts: TensorFacts, remembered: object
+    ) -> Collection[FunctionKey]:
+        """The functions whose entry of what `remembered_reads` kept differs in this solution:
+        an incremental phase decides their callers again. The checks that override it are
+        `remembering_checks`."""
+        return ()
 
     @classmethod
     def _overrides(cls, name: str) -> bool:
@@ -286,7 +323,9 @@ def _forget() -> None:
         report_fact_fields,
         project_fact_checks,
         caller_tables,
+        caller_answers,
         decorator_keepers,
+        remembering_checks,
         _facts_applying,
     ):
         derived.cache_clear()
@@ -363,10 +402,25 @@ def caller_tables() -> dict[str, CallerTable]:
 
 
 @cache
+def caller_answers() -> dict[str, CallerAnswers]:
+    """Every check's `caller_answers` by name, in code order."""
+    return {
+        answers.name: answers for check in registry().values() for answers in check.caller_answers
+    }
+
+
+@cache
 def decorator_keepers() -> tuple[type[Check], ...]:
     """The checks that may keep an existing compiler decorator (override
     `Check.keeps_decorator`), in code order; the engine asks those that apply."""
     return tuple(check for check in registry().values() if check._overrides("keeps_decorator"))
+
+
+@cache
+def remembering_checks() -> tuple[type[Check], ...]:
+    """The checks whose verdicts read what an edit elsewhere may change (override
+    `Check.changed_reads`), in code order."""
+    return tuple(check for check in registry().values() if check._overrides("changed_reads"))
 
 
 def check_of(code: str) -> type[Check]:

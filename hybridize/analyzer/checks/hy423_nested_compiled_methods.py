@@ -2,16 +2,47 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.nested_compiled import breaking_method, nested_compiled_methods
+from hybridize.analyzer.facts.nested_compiled import (
+    COMPILING_CALLER_READS,
+    CompilingCallerRead,
+    breaking_method,
+    nearest_compiling_caller,
+    nested_compiled_methods,
+)
 from hybridize.model import Finding
 
-from . import TORCH_ONLY, Check
+from . import TORCH_ONLY, CallerAnswers, Check
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.facts.evaluator import TensorFacts
+    from hybridize.analyzer.facts.helper_safety import HelperSafety
+    from hybridize.analyzer.facts.resolve import ProjectIndex
+    from hybridize.analyzer.summaries.keys import FunctionKey
 
 GRAPH_BREAKING_EFFECTS = frozenset({"HY101", "HY102", "HY103", "HY104", "HY105"})
 """The side effects Dynamo runs as Python between two graphs (a graph break): printing,
 logging, I/O, Python's `random`, the clock (measured on torch 2.13 for print, logging,
 `random.random` and `time.time`; I/O by `torch.save`'s table entry)."""
+
+
+def _still_nearest(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    helpers: HelperSafety,
+    compiled: Collection[FunctionKey],
+    key: FunctionKey,
+    read: object,
+) -> bool:
+    """Whether an answer of `compiling_caller` a verdict read (it names a caller at any
+    depth, which an edit several levels up may change) is still the nearest compiled caller."""
+    assert isinstance(read, CompilingCallerRead)
+    return read.answer == nearest_compiling_caller(
+        index, facts, key, read.framework, helpers, compiled, read.as_method
+    )
 
 
 class NestsCompiledMethods(Check):
@@ -100,6 +131,7 @@ class NestsCompiledMethods(Check):
     )
     decision_order = 17
     EXAMPLE_FUNCTION = "Net.f"
+    caller_answers = (CallerAnswers(COMPILING_CALLER_READS, _still_nearest),)
 
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:

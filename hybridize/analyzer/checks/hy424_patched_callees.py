@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Collection
+from typing import TYPE_CHECKING, cast
 
 from hybridize.analyzer.checks import TENSORFLOW_ONLY, Check
-from hybridize.analyzer.facts.patched_callees import patched_callee_calls
+from hybridize.analyzer.facts.patched_callees import (
+    Patch,
+    changed_patches,
+    patched_callee_calls,
+    read_patches,
+)
 from hybridize.model import Finding
 
 if TYPE_CHECKING:
     from hybridize.analyzer.checks.context import CheckContext
+    from hybridize.analyzer.facts.evaluator import TensorFacts
+    from hybridize.analyzer.facts.resolve import ProjectIndex
+    from hybridize.analyzer.summaries.keys import FunctionKey
 
 
 class CallsPatchedCallees(Check):
@@ -91,3 +100,16 @@ class CallsPatchedCallees(Check):
         if not context.changes_on_compiling:
             return []
         return cls.findings(patched_callee_calls(context.index, context.facts, context.key))
+
+    @classmethod
+    def remembered_reads(cls, facts: TensorFacts, before: object) -> object:
+        """The project functions the tests patch, as the verdicts kept read them."""
+        return read_patches(facts, cast("dict[FunctionKey, Patch] | None", before))
+
+    @classmethod
+    def changed_reads(
+        cls, index: ProjectIndex, facts: TensorFacts, remembered: object
+    ) -> Collection[FunctionKey]:
+        """A verdict kept reads the tests' patches of what it calls, which an edit of another
+        module (a test) may add, remove or move: the patched functions that changed."""
+        return changed_patches(index, facts, cast("dict[FunctionKey, Patch] | None", remembered))

@@ -7,7 +7,8 @@ unchanged) when none of its direct callers is fresh. Some checks read further up
   `Check.caller_tables`, `checks.caller_tables`: a tracer call, a test's patch of a torch API,
   a value differentiated twice or with its graph kept): the entry of a function may come from,
   or stop coming from, a witness or a caller passing a value several levels up;
-- HY423's nearest caller that is or may be compiled, at any depth (`compiling_caller`).
+- answers about callers at any depth the detections record (the checks' `Check.caller_answers`:
+  HY423's nearest caller that is or may be compiled).
 
 A verdict depends on nothing else of those callers, so instead of deciding again every function
 some fresh function reaches (every settled function: the scope is the fresh functions and their
@@ -20,14 +21,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
-from hybridize.analyzer.checks import caller_tables
+from hybridize.analyzer.checks import caller_answers, caller_tables
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.helper_safety import HelperSafety
-from hybridize.analyzer.facts.nested_compiled import (
-    COMPILING_CALLER_READS,
-    CompilingCallerRead,
-    nearest_compiling_caller,
-)
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.keys import FunctionKey
 
@@ -40,8 +36,8 @@ class CallerReads:
 
     tables: dict[str, TargetTable] = field(default_factory=dict)
     """The `caller_tables` the phase computed (a table it did not compute, no verdict read)."""
-    compiling_callers: dict[FunctionKey, list[CompilingCallerRead]] = field(default_factory=dict)
-    """The answers of `compiling_caller` each verdict read."""
+    answers: dict[str, dict[FunctionKey, list[object]]] = field(default_factory=dict)
+    """The `caller_answers` each verdict read, by their name."""
 
 
 def phase_reads(
@@ -57,17 +53,22 @@ def phase_reads(
     every = caller_tables()
     names = [n for n in every if n in facts.cache or (before and n in before.tables)]
     tables = {name: every[name].compute(index, facts) for name in names}
-    found = facts.cache.get(COMPILING_CALLER_READS)
-    answers = found if isinstance(found, dict) else {}
+    recorded = {name: _recorded(facts, name) for name in caller_answers()}
     if before is None:
-        return CallerReads(tables, dict(answers))
-    kept = before.compiling_callers
-    for key in decided_again:
-        kept.pop(key, None)
-        if key in answers:
-            kept[key] = answers[key]
+        return CallerReads(tables, {name: dict(found) for name, found in recorded.items()})
+    for name, found in recorded.items():
+        kept = before.answers.setdefault(name, {})
+        for key in decided_again:
+            kept.pop(key, None)
+            if key in found:
+                kept[key] = found[key]
     before.tables = tables
     return before
+
+
+def _recorded(facts: TensorFacts, name: str) -> dict[FunctionKey, list[object]]:
+    found = facts.cache.get(name)
+    return found if isinstance(found, dict) else {}
 
 
 class CallerReadCheck:
@@ -98,16 +99,9 @@ class CallerReadCheck:
             ]
         if any(old.get(key) != now.get(key) for old, now in self._now):
             return False
+        answers = caller_answers()
         return all(
-            read.answer
-            == nearest_compiling_caller(
-                self.index,
-                self.facts,
-                key,
-                read.framework,
-                self.helpers,
-                self.compiled,
-                read.as_method,
-            )
-            for read in self.before.compiling_callers.get(key, ())
+            answers[name].holds(self.index, self.facts, self.helpers, self.compiled, key, read)
+            for name, by_key in self.before.answers.items()
+            for read in by_key.get(key, ())
         )
