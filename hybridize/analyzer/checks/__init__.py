@@ -27,6 +27,14 @@ the facts the analysis computed once (the facts modules are their shared machine
 `Evidence`, never findings). The eligibility codes (HY0xx) are outcomes of the decision table
 and the tool's errors (HY9xx) of the engine: both are made through `Check.finding` too.
 
+What the engine's incremental phase must know of a check, the check declares, and the engine
+reads it from the registry (`project_fact_checks`, `caller_tables`, `caller_answers`,
+`remembering_checks`, `decorator_keepers`), never from a check module: what its findings read
+anywhere in the project (`Check.project_fact`), what its detection reads of callers above the
+direct ones (`caller_tables`, `caller_answers`), what a kept verdict read that an edit
+elsewhere may change (`remembered_reads`, `changed_reads`), and why an existing decorator
+stays (`keeps_decorator`).
+
 Each check declares the frameworks (compile targets, `Framework.name`) it applies to: what a
 `print` does under `tf.function` is not what it does under `torch.compile`, so a check written
 from TensorFlow's semantics applies to TensorFlow only until its reasoning is checked against
