@@ -236,6 +236,114 @@ def test_a_difference_bound_to_a_name_read_once_is_the_same_graph() -> None:
     assert _hy431("rebound") == []
 
 
+BOXES = """
+import tensorflow as tf
+
+
+def maximum(a, b):
+    return a + b
+
+
+def iou(boxes, others):
+    y0, x0, y1, x1 = tf.split(boxes, 4, axis=2)
+    p0, q0, p1, q1 = tf.split(others, 4, axis=2)
+    top = tf.math.maximum(y0, tf.transpose(p0, [0, 2, 1]))
+    bottom = tf.math.minimum(y1, tf.transpose(p1, [0, 2, 1]))
+    left = tf.math.maximum(x0, tf.transpose(q0, [0, 2, 1]))
+    right = tf.math.minimum(x1, tf.transpose(q1, [0, 2, 1]))
+    inter = tf.math.maximum(bottom - top, 0) * tf.math.maximum(right - left, 0)
+    area = tf.math.maximum(y1 - y0, 0) * tf.math.maximum(x1 - x0, 0)
+    other = tf.math.maximum(p1 - p0, 0) * tf.math.maximum(q1 - q0, 0)
+    return inter / (area + tf.transpose(other, [0, 2, 1]) - inter + 1e-8)
+
+
+def areas_unclipped(boxes, others):
+    y0, x0, y1, x1 = tf.split(boxes, 4, axis=2)
+    p0, q0, p1, q1 = tf.split(others, 4, axis=2)
+    top = tf.math.maximum(y0, tf.transpose(p0, [0, 2, 1]))
+    bottom = tf.math.minimum(y1, tf.transpose(p1, [0, 2, 1]))
+    left = tf.math.maximum(x0, tf.transpose(q0, [0, 2, 1]))
+    right = tf.math.minimum(x1, tf.transpose(q1, [0, 2, 1]))
+    inter = tf.math.maximum(bottom - top, 0) * tf.math.maximum(right - left, 0)
+    area = (y1 - y0) * (x1 - x0)
+    other = (p1 - p0) * (q1 - q0)
+    return inter / (area + tf.transpose(other, [0, 2, 1]) - inter + 1e-8)
+
+
+def intervals(starts, ends, other_starts, other_ends):
+    inter = tf.nn.relu(tf.minimum(ends, other_ends) - tf.maximum(starts, other_starts))
+    union = tf.nn.relu(ends - starts) + tf.maximum(other_ends - other_starts, 0.0) - inter
+    return inter / (union + 1e-8)
+
+
+def unclipped(starts, ends, other_starts, other_ends):
+    inter = tf.minimum(ends, other_ends) - tf.maximum(starts, other_starts)
+    return inter / (tf.nn.relu(ends - starts) + tf.nn.relu(other_ends - other_starts) - inter + 1e-8)
+
+
+def other_boxes(starts, ends, other_starts, other_ends):
+    inter = tf.nn.relu(tf.minimum(ends, other_ends) - tf.maximum(starts, other_starts))
+    return inter / (tf.nn.relu(ends - starts) + tf.nn.relu(other_ends - starts) - inter + 1e-8)
+
+
+def box_last(starts, ends, other_starts, other_ends):
+    inter = tf.nn.relu(tf.minimum(ends, other_ends) - tf.maximum(starts, other_starts))
+    return inter / (tf.nn.relu(other_ends - other_starts) + inter - tf.nn.relu(ends - starts) + 1e-8)
+
+
+def rebound(starts, ends, other_starts, other_ends):
+    inter = tf.nn.relu(tf.minimum(ends, other_ends) - tf.maximum(starts, other_starts))
+    ends = ends * 2.0
+    return inter / (tf.nn.relu(ends - starts) + tf.nn.relu(other_ends - other_starts) - inter + 1e-8)
+
+
+def not_tensorflow(starts, ends, other_starts, other_ends):
+    inter = tf.nn.relu(tf.minimum(ends, other_ends) - maximum(starts, other_starts))
+    return inter / (tf.nn.relu(ends - starts) + tf.nn.relu(other_ends - other_starts) - inter + 1e-8)
+
+
+def three_terms(a, b, i):
+    return 1.0 / (a + b - i + 1e-8)
+
+
+iou(tf.ones((1, 3, 4)), tf.ones((1, 3, 4)))
+areas_unclipped(tf.ones((1, 3, 4)), tf.ones((1, 3, 4)))
+for fn in (intervals, unclipped, other_boxes, box_last, rebound, not_tensorflow):
+    fn(tf.ones((3,)), tf.ones((3,)), tf.ones((3,)), tf.ones((3,)))
+three_terms(tf.ones((3,)), tf.ones((3,)), tf.ones((3,)))
+"""
+
+
+def test_a_guarded_union_of_boxes_is_not_reported() -> None:
+    """`A + B - I + eps`, `I` the intersection of the boxes whose sizes are `A` and `B`
+    over the same axes, every overlap and extent clipped at 0 (by `tf.maximum` or
+    `tf.nn.relu`; one box transposed): wherever the union is 0 all three terms are, so the
+    constant meets only zeros, however the traced graph groups the sum (measured below)."""
+    for qualname in ("iou", "intervals"):
+        assert [f for f in verdict(BOXES, qualname).findings if f.code == "HY431"] == []
+        assert verdict(BOXES, qualname).passes, qualname
+
+
+def test_a_union_not_shown_to_hold_its_intersection_is_still_reported() -> None:
+    """Areas not clipped (tf-models' `bbox_overlap`: an upside-down box's area is negative,
+    and `A = -B` with `I = 0` is measured to lose the guard), an overlap not clipped (nested
+    intervals make it an area), an extent of another box than the overlap's, a box
+    subtracted instead of the intersection, a bound rebound, a `maximum` that is not
+    TensorFlow's, and three plain tensors (`a + b - i` is 0 at a = b = 0.5, i = 1)."""
+    for qualname in (
+        "areas_unclipped",
+        "unclipped",
+        "other_boxes",
+        "box_last",
+        "rebound",
+        "not_tensorflow",
+        "three_terms",
+    ):
+        findings = [f for f in verdict(BOXES, qualname).findings if f.code == "HY431"]
+        assert len(findings) == 1, qualname
+        assert "offset by 1e-08" in findings[0].message, qualname
+
+
 PROBE = """
 import json
 import numpy as np
@@ -372,6 +480,119 @@ def test_constant_folding_erases_a_guard_added_to_a_difference() -> None:
     for op in ("norm", "sqrt"):
         assert result["arithmetic_optimization off"][f"x - y + eps | {op}"] == [True, False]
         assert result["constant_folding off"][f"x - y + eps | {op}"] == [True, True]
+
+
+PROBE_BOXES = """
+import json
+import numpy as np
+import tensorflow as tf
+
+
+def iou(boxes, gt_boxes):
+    bb_y_min, bb_x_min, bb_y_max, bb_x_max = tf.split(value=boxes, num_or_size_splits=4, axis=2)
+    gt_y_min, gt_x_min, gt_y_max, gt_x_max = tf.split(value=gt_boxes, num_or_size_splits=4, axis=2)
+    i_xmin = tf.math.maximum(bb_x_min, tf.transpose(gt_x_min, [0, 2, 1]))
+    i_xmax = tf.math.minimum(bb_x_max, tf.transpose(gt_x_max, [0, 2, 1]))
+    i_ymin = tf.math.maximum(bb_y_min, tf.transpose(gt_y_min, [0, 2, 1]))
+    i_ymax = tf.math.minimum(bb_y_max, tf.transpose(gt_y_max, [0, 2, 1]))
+    i_area = tf.math.maximum((i_xmax - i_xmin), 0) * tf.math.maximum((i_ymax - i_ymin), 0)
+    bb_area = tf.math.maximum(bb_y_max - bb_y_min, 0) * tf.math.maximum(bb_x_max - bb_x_min, 0)
+    gt_area = tf.math.maximum(gt_y_max - gt_y_min, 0) * tf.math.maximum(gt_x_max - gt_x_min, 0)
+    u_area = bb_area + tf.transpose(gt_area, [0, 2, 1]) - i_area + 1e-8
+    return i_area / u_area
+
+
+def three(a, b, i):
+    return 1.0 / (a + b - i + 1e-8)
+
+
+def two(x, y):
+    return 1.0 / (x - y + 1e-8)
+
+
+def both(fn, *args):
+    # value and gradient of the sum, eager and traced: finite, and whether they agree
+    args = [tf.constant(a, tf.float32) for a in args]
+
+    def run(*xs):
+        with tf.GradientTape() as tape:
+            tape.watch(xs)
+            value = fn(*xs)
+            total = tf.reduce_sum(value)
+        return value, tape.gradient(total, xs)
+
+    found = []
+    for f in (run, tf.function(run)):
+        value, grads = f(*args)
+        found.append([value.numpy(), *(g.numpy() for g in grads)])
+    finite = [all(bool(np.all(np.isfinite(x))) for x in side) for side in found]
+    close = all(np.allclose(e, t, rtol=1e-5, atol=0) for e, t in zip(*found))
+    return finite + [close]
+
+
+def value_only(fn, *args):
+    args = [tf.constant(a, tf.float32) for a in args]
+    return [bool(np.all(np.isfinite(fn(*args).numpy()))), bool(np.all(np.isfinite(tf.function(fn)(*args).numpy())))]
+
+
+rng = np.random.default_rng(0)
+corner = rng.uniform(0, 1, (1, 64, 2))
+size = rng.uniform(0, 0.5, (1, 64, 2))
+random_boxes = np.concatenate([corner, corner + size], axis=2)
+random_boxes[0, :8, 2:] = random_boxes[0, :8, :2]  # points
+random_boxes[0, 8:16, 2] = random_boxes[0, 8:16, 0]  # lines of height 0
+random_boxes[0, 16:24] = random_boxes[0, 16:24][:, [2, 1, 0, 3]]  # upside down: negative area
+random_boxes[0, 24:28] = 0.0  # padding
+random_boxes[0, 28:32] = -1.0  # padding
+
+result = {
+    "iou | zero boxes": both(iou, [[[0.0] * 4]], [[[0.0] * 4]]),
+    "iou | equal points": both(iou, [[[0.5] * 4]], [[[0.5] * 4]]),
+    "iou | equal lines": both(iou, [[[0.2, 0.3, 0.2, 0.9]]], [[[0.2, 0.3, 0.2, 0.9]]]),
+    "iou | upside down, line": both(iou, [[[0.75, 0.25, 0.25, 0.75]]], [[[0.5, 0.5, 0.5, 0.9]]]),
+    "iou | random": both(iou, random_boxes, random_boxes[:, ::-1]),
+    "iou | random, itself": both(iou, random_boxes, random_boxes),
+    "three | all 0": both(three, [0.0], [0.0], [0.0]),
+    "three | sum 0, i 1": both(three, [0.5], [0.5], [1.0]),
+    "three | a 1, b 0, i 1": both(three, [1.0], [0.0], [1.0]),
+    "three | a 0.5, b -0.5, i 0": both(three, [0.5], [-0.5], [0.0]),
+    "two | x = y = 0": both(two, [0.0], [0.0]),
+    "two | x = y = 0.7": both(two, [0.7], [0.7]),
+    "value | iou equal points": value_only(iou, [[[0.5] * 4]], [[[0.5] * 4]]),
+    "value | three, sum 0, i 1": value_only(three, [0.5], [0.5], [1.0]),
+}
+print(json.dumps(result))
+"""
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_constant_folding_keeps_a_guard_of_a_union_of_boxes() -> None:
+    """Measured under TF 2.21 (float32, eps 1e-8; value and gradient, eager and traced):
+    `a + b - i + eps` loses the guard where the sum is 0 and i is not, and also where i is 0
+    and a = -b is not (the traced sum meets the constant with a or b: `AddN`); with every
+    term 0 it keeps it, as `x - y + eps` does at x = y = 0 (lost at x = y = 0.7). An IoU
+    whose overlaps and extents are clipped at 0 (tf-models' `bbox_overlap` with its areas
+    clipped) is finite and as eager (rtol 1e-5) where the union is 0 (boxes of zero size at 0
+    or elsewhere, an upside-down box against a line) and on random boxes with points, lines,
+    upside-down and padded ones among them."""
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE_BOXES], env=env, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.splitlines()[-1])
+    for case in ("zero boxes", "equal points", "equal lines", "upside down, line", "random"):
+        assert result[f"iou | {case}"] == [True, True, True], case
+    assert result["iou | random, itself"] == [True, True, True]
+    assert result["value | iou equal points"] == [True, True]
+    assert result["three | all 0"] == [True, True, True]
+    assert result["three | a 0.5, b -0.5, i 0"] == [True, False, False]
+    assert result["three | sum 0, i 1"] == [True, False, False]
+    assert result["three | a 1, b 0, i 1"] == [True, False, False]
+    assert result["value | three, sum 0, i 1"] == [True, False]
+    assert result["two | x = y = 0"] == [True, True, True]
+    assert result["two | x = y = 0.7"] == [True, False, False]
 
 
 KERNEL = """\

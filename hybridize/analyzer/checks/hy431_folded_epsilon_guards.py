@@ -16,6 +16,7 @@ from hybridize.analyzer.facts.safety import mentions
 from hybridize.analyzer.facts.scan_memo import per_module
 from hybridize.analyzer.facts.values import is_lit_atom
 from hybridize.analyzer.frameworks.tensorflow_rules import (
+    BOX_OVERLAP_OPS,
     GRAPH_CONSTANT_MAKERS,
     SINGULAR_AT_ZERO,
 )
@@ -59,7 +60,12 @@ class FoldedEpsilonGuards(Check):
     (`tf.exp(-tf.norm(x - y + eps, axis=2))`, `1.0 / (x - y + eps)`). The value may meet the
     op in the function, in a caller it returns the value to, or in a function the caller
     hands it to; every project function that calls one of them (transitively) traces the
-    same expression and is reported too.
+    same expression and is reported too. Not reported: the union of two axis-aligned boxes,
+    `A + B - I + eps`, where `I` is the product over the axes of the overlaps
+    `tf.maximum(tf.minimum(hi1, hi2) - tf.maximum(lo1, lo2), 0)` (or `tf.nn.relu`) and `A`,
+    `B` the products of the boxes' extents `tf.maximum(hi - lo, 0)` over the same axes
+    (either box may be transposed by a constant permutation; the coordinates are names the
+    function binds once, or constant subscripts of them).
 
     Why it matters in graph mode
     ----------------------------
@@ -85,6 +91,18 @@ class FoldedEpsilonGuards(Check):
     made outside the function (a captured input) or a variable, and `jit_compile=True` (XLA
     keeps the order). tensorflow-model-remediation's `LaplacianKernel.call`
     (`tf.norm(x - y + 1e-8, axis=2)`) gave NaN gradients so.
+
+    The guard is lost only where the term it lands next to is not 0 while the guarded sum
+    is: `x - y + c` keeps it at x = y = 0 and loses it at x = y = 0.7. In `a + b - i + c`
+    Grappler moves c next to i (`(a + b) + (c - i)`), and the arithmetic optimizer may then
+    sum the three terms in another order (`AddN`): measured, it loses the guard at a = b =
+    0.5, i = 1 and also at a = 0.5, b = -0.5, i = 0 (the traced value is 0). A union of
+    boxes with every extent clipped at 0 has all three terms 0 wherever it is 0 (some
+    overlap is 0, and so is `I`, or each box holds the intersection: `A >= I`, `B >= I`,
+    `A + B - I >= max(A, B)`), and no term exceeds the union elsewhere: measured finite
+    and as eager (rtol 1e-5) where the union is 0 and on random boxes.
+    Unclipped areas (tf-models' `bbox_overlap`) are negative for an upside-down box, whose
+    area may cancel the other's where the intersection is 0: they stay reported.
 
     Example
     -------
@@ -192,11 +210,28 @@ def _guards(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[_
             constant = _graph_constant(calls.get(offset_sum.offset[1]))
         else:
             constant = _small_constant(evaluator.eval(offset_sum.offset))
-        if constant is None:
+        if constant is None or _intersection_of_boxes(offset_sum, calls):
             continue
         if all(any(is_tensor_like(a) for a in evaluator.eval(t)) for t in offset_sum.terms):
             found.append(_Guard(value, _written(offset_sum, constant), offset_sum.span))
     return found
+
+
+def _intersection_of_boxes(offset_sum: OffsetSum, calls: dict[int, ResolvedCall]) -> bool:
+    """`A + B - I + eps` where `I` is the size of the intersection of the boxes whose sizes
+    `A` and `B` are, every extent clipped at 0 (`OffsetSum.intersection`), each call the
+    recognition presumes being the TensorFlow op it must be: wherever the sum is 0 all three
+    terms are, so whichever the traced graph adds `eps` to, it is kept (and elsewhere none
+    exceeds the sum), as eagerly."""
+    if not offset_sum.intersection:
+        return False
+    for index, role in offset_sum.intersection:
+        resolved = calls.get(index)
+        if resolved is None or resolved.targets or not resolved.api:
+            return False
+        if not all(info.name in BOX_OVERLAP_OPS[role] for info in resolved.api):
+            return False
+    return True
 
 
 def _small_constant(atoms: object, largest: float = SMALL_OFFSET) -> float | None:

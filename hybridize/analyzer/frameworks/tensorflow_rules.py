@@ -1145,6 +1145,17 @@ added to a difference guards (`tf.norm(x - y + eps)`). HY431 reports such a guar
 Grappler's constant folding may erase (tests/analyzer/test_hy431_folded_epsilon_guards.py
 measures norm, euclidean norm, sqrt, log, pow and divide under TF 2.21)."""
 
+BOX_OVERLAP_OPS: dict[str, frozenset[str]] = {
+    "maximum": frozenset({"tensorflow.math.maximum"}),
+    "minimum": frozenset({"tensorflow.math.minimum"}),
+    "relu": frozenset({"tensorflow.nn.relu"}),
+    "transpose": frozenset({"tensorflow.transpose"}),
+}
+"""The ops (canonical names) each call of a recognised box intersection
+(`summaries/box_overlaps.py`) must be for HY431 to take `A + B - I` as inclusion-exclusion:
+elementwise maximum and minimum (exact), `relu` (a maximum with 0) and a transpose by a
+permutation (which elementwise ops commute with)."""
+
 GRAPH_CONSTANT_MAKERS: frozenset[str] = frozenset(
     {"tensorflow.constant", "tensorflow.cast", "tensorflow.convert_to_tensor"}
 )

@@ -126,6 +126,12 @@ class OffsetSum:
     arithmetic optimizer, which sums them in order (`AddN`)."""
     span: Span
     """The statement that holds the expression."""
+    intersection: tuple[tuple[int, str], ...] = ()
+    """When `a - b` is `A + B - I`, `I` the size of the intersection of the boxes whose sizes
+    are `A` and `B`, every extent clipped at 0 (`summaries/box_overlaps.py`): the calls that
+    recognition presumes, as
+    (index into `FunctionSummary.calls`, the op it must be: "maximum", "minimum", "relu",
+    "transpose"). Empty otherwise."""
 
 
 @dataclass(slots=True)

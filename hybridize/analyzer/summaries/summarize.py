@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
+from hybridize.analyzer.summaries.box_overlaps import Bindings, intersection_calls
 from hybridize.analyzer.summaries.definition_lines import IGNORE_MARKER, DefinitionLines, Function
 from hybridize.analyzer.summaries.ir import (
     NO_SPAN,
@@ -193,9 +194,15 @@ class _Scope:
         self.pending: list[tuple[int, str, tuple[int, ...], int]] = []
         """In-place stores awaiting their reaching values: (store index, name, path, number
         of values the name had then)."""
-        self.differences: dict[str, tuple[OpSym, bool]] = {}
-        """Names assigned a sum or difference (`d = x - y`): its value and whether it
-        subtracts, for an `OffsetSum` written through the name (`tf.norm(d + eps)`)."""
+        self.differences: dict[str, tuple[OpSym, ast.BinOp]] = {}
+        """Names assigned a sum or difference (`d = x - y`): its value and expression, for an
+        `OffsetSum` written through the name (`tf.norm(d + eps)`)."""
+        self.call_indexes: dict[ast.Call, int] = {}
+        """Each call walked: its index in `summary.calls` (`OffsetSum.intersection`)."""
+        self.subtracted: list[tuple[Sym, OffsetSum, ast.BinOp]] = []
+        """Each `OffsetSum` of a difference `a - b` (its value, the difference): whether `b`
+        is the intersection of boxes `a` sums the sizes of is asked once the function is
+        complete (`_intersections`)."""
         self.offset_sums_through_names: list[tuple[str, Sym, OffsetSum]] = []
         """`d + eps` for such a name: kept when the function is complete if `d` is bound and
         read once (its difference then has the one use a traced graph folds into)."""
@@ -645,6 +652,23 @@ class _ModuleBuilder:
         self._reaching(scope)
         if scope.offset_sums_through_names:
             self._offset_sums_through_names(node, scope)
+        if scope.subtracted:
+            self._intersections(node, scope)
+
+    @staticmethod
+    def _intersections(node: Function, scope: _Scope) -> None:
+        """Mark each kept `OffsetSum` of `A + B - I` whose `I` is the size of the intersection
+        of the boxes whose sizes `A` and `B` are (`box_overlaps`): with the calls presumed."""
+        bindings = Bindings.of(node)
+        offset_sums = scope.summary.offset_sums
+        for value, offset_sum, difference in scope.subtracted:
+            if offset_sums.get(value) is not offset_sum:
+                continue
+            found = intersection_calls(difference.left, difference.right, bindings)
+            if found is None or any(call not in scope.call_indexes for call, _ in found):
+                continue
+            presumed = tuple(sorted({(scope.call_indexes[call], role) for call, role in found}))
+            offset_sums[value] = replace(offset_sum, intersection=presumed)
 
     def _offset_sums_through_names(self, node: Function, scope: _Scope) -> None:
         """Keep `d + eps` where `d` is bound once and read once in the function (any nested
@@ -975,7 +999,7 @@ class _ModuleBuilder:
             and is_op(value)
             and len(op_operands(value)) == 2
         ):
-            scope.differences[target.id] = (value, type(inner.op) is ast.Sub)
+            scope.differences[target.id] = (value, inner)
 
     def _singular_operand(self, expr: ast.BinOp, pair: tuple[Sym, Sym], scope: _Scope) -> None:
         """Record what `a / b` divides by and what `a ** p` raises to a power below 1 (not
@@ -1002,35 +1026,32 @@ class _ModuleBuilder:
                 and is_op(inner_sym)
                 and len(operands := op_operands(inner_sym)) == 2
             ):
-                scope.summary.offset_sums.setdefault(
-                    op_sym(pair),
-                    OffsetSum(
-                        (operands[0], operands[1]),
-                        offset_sym,
-                        type(inner.op) is ast.Sub or type(expr.op) is ast.Sub,
-                        self.statement_span,
-                    ),
+                offset_sum = OffsetSum(
+                    (operands[0], operands[1]),
+                    offset_sym,
+                    type(inner.op) is ast.Sub or type(expr.op) is ast.Sub,
+                    self.statement_span,
                 )
+                kept = scope.summary.offset_sums.setdefault(op_sym(pair), offset_sum)
+                if kept is offset_sum and type(inner.op) is ast.Sub:
+                    scope.subtracted.append((op_sym(pair), offset_sum, inner))
                 return
             if (
                 type(inner) is ast.Name
                 and type(offset) in _OFFSET_EXPRESSIONS
                 and inner.id in scope.differences
             ):
-                difference, subtracts = scope.differences[inner.id]
+                difference, written = scope.differences[inner.id]
                 operands = op_operands(difference)
-                scope.offset_sums_through_names.append(
-                    (
-                        inner.id,
-                        op_sym(pair),
-                        OffsetSum(
-                            (operands[0], operands[1]),
-                            offset_sym,
-                            subtracts or type(expr.op) is ast.Sub,
-                            self.statement_span,
-                        ),
-                    )
+                offset_sum = OffsetSum(
+                    (operands[0], operands[1]),
+                    offset_sym,
+                    type(written.op) is ast.Sub or type(expr.op) is ast.Sub,
+                    self.statement_span,
                 )
+                scope.offset_sums_through_names.append((inner.id, op_sym(pair), offset_sum))
+                if type(written.op) is ast.Sub:
+                    scope.subtracted.append((op_sym(pair), offset_sum, written))
                 return
 
     def _unary(self, expr: ast.UnaryOp, scope: _Scope) -> Sym:
@@ -1264,6 +1285,7 @@ class _ModuleBuilder:
                 )
             elif method == "insert" and len(args) == 2:
                 summary.locals.setdefault(callee[1][1], []).append(seq_sym("list", (args[1],)))
+        scope.call_indexes[call] = len(summary.calls)
         summary.calls.append(
             CallSite(
                 callee=callee,
