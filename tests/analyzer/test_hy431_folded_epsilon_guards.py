@@ -236,6 +236,20 @@ def test_a_difference_bound_to_a_name_read_once_is_the_same_graph() -> None:
     assert _hy431("rebound") == []
 
 
+IOU = """
+def {name}(boxes, others):
+    y0, x0, y1, x1 = tf.split(boxes, 4, axis=2)
+    p0, q0, p1, q1 = tf.split(others, 4, axis=2)
+    top = tf.math.maximum(y0, tf.transpose(p0, [0, 2, 1]))
+    bottom = tf.math.minimum(y1, tf.transpose(p1, [0, 2, 1]))
+    left = tf.math.maximum(x0, tf.transpose(q0, [0, 2, 1]))
+    right = tf.math.minimum(x1, tf.transpose(q1, [0, 2, 1]))
+    inter = tf.math.maximum(bottom - top, 0) * tf.math.maximum(right - left, 0)
+    area = {area}
+    other = {other}
+    return inter / (area + tf.transpose(other, [0, 2, 1]) - inter + 1e-8)
+"""
+
 BOXES = """
 import tensorflow as tf
 
@@ -244,30 +258,10 @@ def maximum(a, b):
     return a + b
 
 
-def iou(boxes, others):
-    y0, x0, y1, x1 = tf.split(boxes, 4, axis=2)
-    p0, q0, p1, q1 = tf.split(others, 4, axis=2)
-    top = tf.math.maximum(y0, tf.transpose(p0, [0, 2, 1]))
-    bottom = tf.math.minimum(y1, tf.transpose(p1, [0, 2, 1]))
-    left = tf.math.maximum(x0, tf.transpose(q0, [0, 2, 1]))
-    right = tf.math.minimum(x1, tf.transpose(q1, [0, 2, 1]))
-    inter = tf.math.maximum(bottom - top, 0) * tf.math.maximum(right - left, 0)
-    area = tf.math.maximum(y1 - y0, 0) * tf.math.maximum(x1 - x0, 0)
-    other = tf.math.maximum(p1 - p0, 0) * tf.math.maximum(q1 - q0, 0)
-    return inter / (area + tf.transpose(other, [0, 2, 1]) - inter + 1e-8)
+{iou}
 
 
-def areas_unclipped(boxes, others):
-    y0, x0, y1, x1 = tf.split(boxes, 4, axis=2)
-    p0, q0, p1, q1 = tf.split(others, 4, axis=2)
-    top = tf.math.maximum(y0, tf.transpose(p0, [0, 2, 1]))
-    bottom = tf.math.minimum(y1, tf.transpose(p1, [0, 2, 1]))
-    left = tf.math.maximum(x0, tf.transpose(q0, [0, 2, 1]))
-    right = tf.math.minimum(x1, tf.transpose(q1, [0, 2, 1]))
-    inter = tf.math.maximum(bottom - top, 0) * tf.math.maximum(right - left, 0)
-    area = (y1 - y0) * (x1 - x0)
-    other = (p1 - p0) * (q1 - q0)
-    return inter / (area + tf.transpose(other, [0, 2, 1]) - inter + 1e-8)
+{areas_unclipped}
 
 
 def intervals(starts, ends, other_starts, other_ends):
@@ -311,7 +305,17 @@ areas_unclipped(tf.ones((1, 3, 4)), tf.ones((1, 3, 4)))
 for fn in (intervals, unclipped, other_boxes, box_last, rebound, not_tensorflow):
     fn(tf.ones((3,)), tf.ones((3,)), tf.ones((3,)), tf.ones((3,)))
 three_terms(tf.ones((3,)), tf.ones((3,)), tf.ones((3,)))
-"""
+""".format(
+    iou=IOU.format(
+        name="iou",
+        area="tf.math.maximum(y1 - y0, 0) * tf.math.maximum(x1 - x0, 0)",
+        other="tf.math.maximum(p1 - p0, 0) * tf.math.maximum(q1 - q0, 0)",
+    ),
+    areas_unclipped=IOU.format(
+        name="areas_unclipped", area="(y1 - y0) * (x1 - x0)", other="(p1 - p0) * (q1 - q0)"
+    ),
+)
+"""`areas_unclipped` is tf-models' `bbox_overlap`."""
 
 
 def test_a_guarded_union_of_boxes_is_not_reported() -> None:

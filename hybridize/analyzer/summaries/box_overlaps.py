@@ -131,26 +131,25 @@ def _extents(
     """A box's size: a product of extents `max(hi - lo, 0)`, each as its two leaves; a
     transpose of the whole applies to every leaf (elementwise ops commute with it; the
     overlaps' explicit transposes of the same leaves show their rank is the permutation's)."""
-    expr = _value(expr, bindings)
-    if type(expr) is ast.BinOp and type(expr.op) is ast.Mult:
-        left = _extents(expr.left, bindings, calls, perms)
-        right = _extents(expr.right, bindings, calls, perms)
-        return None if left is None or right is None else left + right
-    if type(expr) is ast.Call and (transposed := _transposed(expr, calls)) is not None:
-        return _extents(expr.args[0], bindings, calls, (*perms, transposed[0]))
-    clipped = _clipped(expr, bindings, calls)
-    if clipped is None:
-        return None
-    difference = _value(clipped, bindings)
-    if type(difference) is not ast.BinOp or type(difference.op) is not ast.Sub:
-        return None
-    high = _leaf(difference.left, bindings, calls)
-    low = _leaf(difference.right, bindings, calls)
-    if high is None or low is None:
-        return None
-    for perm in reversed(perms):
-        high, low = _transposed_leaf(perm, high), _transposed_leaf(perm, low)
-    return [(high, low)]
+    found: list[tuple[Leaf, Leaf]] = []
+    for factor in _factors(expr, bindings):
+        if type(factor) is ast.Call and (transposed := _transposed(factor, calls)) is not None:
+            inner = _extents(factor.args[0], bindings, calls, (*perms, transposed[0]))
+            if inner is None:
+                return None
+            found += inner
+            continue
+        difference = _clipped_difference(factor, bindings, calls)
+        if difference is None:
+            return None
+        high = _leaf(difference.left, bindings, calls)
+        low = _leaf(difference.right, bindings, calls)
+        if high is None or low is None:
+            return None
+        for perm in reversed(perms):
+            high, low = _transposed_leaf(perm, high), _transposed_leaf(perm, low)
+        found.append((high, low))
+    return found
 
 
 def _overlaps(
@@ -158,22 +157,36 @@ def _overlaps(
 ) -> list[tuple[tuple[Leaf, Leaf], tuple[Leaf, Leaf]]] | None:
     """The intersection's size: a product of `max(min(hi1, hi2) - max(lo1, lo2), 0)`, each as
     its two upper and two lower leaves."""
+    found = []
+    for factor in _factors(expr, bindings):
+        difference = _clipped_difference(factor, bindings, calls)
+        if difference is None:
+            return None
+        highs = _pair(difference.left, MINIMUM, bindings, calls)
+        lows = _pair(difference.right, MAXIMUM, bindings, calls)
+        if highs is None or lows is None:
+            return None
+        found.append((highs, lows))
+    return found
+
+
+def _factors(expr: ast.expr, bindings: Bindings) -> list[ast.expr]:
+    """The factors of a product written with `*` (through names bound once)."""
     expr = _value(expr, bindings)
     if type(expr) is ast.BinOp and type(expr.op) is ast.Mult:
-        left = _overlaps(expr.left, bindings, calls)
-        right = _overlaps(expr.right, bindings, calls)
-        return None if left is None or right is None else left + right
+        return _factors(expr.left, bindings) + _factors(expr.right, bindings)
+    return [expr]
+
+
+def _clipped_difference(
+    expr: ast.expr, bindings: Bindings, calls: list[Obligation]
+) -> ast.BinOp | None:
+    """`a - b` of `maximum(a - b, 0)` (or `relu(a - b)`)."""
     clipped = _clipped(expr, bindings, calls)
-    if clipped is None:
-        return None
-    difference = _value(clipped, bindings)
+    difference = None if clipped is None else _value(clipped, bindings)
     if type(difference) is not ast.BinOp or type(difference.op) is not ast.Sub:
         return None
-    highs = _pair(difference.left, MINIMUM, bindings, calls)
-    lows = _pair(difference.right, MAXIMUM, bindings, calls)
-    if highs is None or lows is None:
-        return None
-    return [(highs, lows)]
+    return difference
 
 
 def _pair(
