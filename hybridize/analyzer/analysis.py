@@ -160,15 +160,21 @@ class ProjectAnalysis:
         )
         if solver is not None and same_interface:
             index.share_interface_caches(solver.index, changed)
-        edited = edited_functions(previous, index.modules, changed) if same_interface else set()
-        if solver is None or not same_interface or not solver.update(index, changed, edited):
+        edit = edited_functions(previous, index.modules, changed) if same_interface else None
+        if (
+            solver is None
+            or edit is None
+            or not solver.update(index, changed, edit.edited, edit.moved)
+        ):
             if progress is not None:
                 progress(ProgressStep(Stage.FACTS, 0, 1))
             solver = Solver(index)
             self.scratch_solves += 1
         elif changed:
             self.incremental_solves += 1
-            self._before, self._edited = solver.journal, edited
+            # A moved function's verdict holds its positions: it is decided again too.
+            assert edit is not None
+            self._before, self._edited = solver.journal, set(edit.edited | edit.moved)
         self._solver, self._solved = solver, dict(index.modules)
         return solver
 

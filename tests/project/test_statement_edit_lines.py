@@ -205,3 +205,66 @@ def test_line_moving_edits_through_the_project_decide_as_from_scratch(tmp_path: 
     finally:
         file_summaries.summarize_edited_statement = original  # type: ignore[assignment]
     assert counter.moved >= 5, (counter.moved, counter.declined)
+
+
+MOVED_MODULE = """\
+import tensorflow as tf
+
+SCALE = 2.0
+
+
+def first(x):
+    y = tf.square(x)
+    return y
+
+
+def second(x):
+    return first(x) * SCALE
+
+
+def third(x):
+    return second(x) + 1.0
+
+
+print(third(tf.ones([2])))
+"""
+
+
+def test_a_line_moving_edit_resets_only_the_edited_function() -> None:
+    """Enter typed in `first`: `second`, `third` and the module code only moved (their
+    summaries are the old ones moved a line down), so the solver evaluates them again but
+    starts only `first` from nothing, and the verdicts still equal a fresh analysis's."""
+    from hybridize.analyzer.summaries.interface import edited_keys
+    from hybridize.analyzer.summaries.keys import FunctionKey
+
+    edited_text = MOVED_MODULE.replace(
+        "    y = tf.square(x)\n", "    y = tf.square(x)\n    z = 1\n"
+    )
+    old = summarize_raw("m.py", MOVED_MODULE.encode())
+    new = summarize_raw("m.py", edited_text.encode())
+    assert isinstance(old, ModuleSummary) and isinstance(new, ModuleSummary)
+    found = edited_keys(old, new)
+    assert found is not None
+    assert found.edited == {FunctionKey("m.py", "first")}
+    assert found.moved == {FunctionKey("m.py", q) for q in ("second", "third", "<module>")}
+
+    project = Project.from_texts({"m.py": MOVED_MODULE}, ProjectOptions(use_cache=False))
+    project.results()
+    project.update("m.py", edited_text)
+    check(project, "Enter typed")
+    solver = project.analysis.solver
+    assert solver is not None and solver.journal is not None, "the edit was solved incrementally"
+    assert FunctionKey("m.py", "first") in solver.journal.reset
+    assert not found.moved & solver.journal.reset
+
+
+def test_a_module_statement_added_with_the_lines_is_no_move() -> None:
+    """A line of module code inserted between two functions changes the module code itself,
+    not only its positions: every function of the module counts as edited."""
+    from hybridize.analyzer.summaries.interface import edited_keys
+
+    edited_text = MOVED_MODULE.replace("\n\ndef second", "\nOTHER = 3\n\ndef second")
+    old = summarize_raw("m.py", MOVED_MODULE.encode())
+    new = summarize_raw("m.py", edited_text.encode())
+    assert isinstance(old, ModuleSummary) and isinstance(new, ModuleSummary)
+    assert edited_keys(old, new) is None

@@ -1195,6 +1195,7 @@ class Solver:
         index: ProjectIndex,
         modules: Collection[str],
         edited: Collection[FunctionKey] | None = None,
+        moved: Collection[FunctionKey] = (),
     ) -> bool:
         """Solve again after the summaries of `modules` changed, re-evaluating only what
         depends on them; False when that is not possible (the caller solves from scratch).
@@ -1202,7 +1203,11 @@ class Solver:
         The caller promises that no other module changed and that name resolution through
         `modules` is unchanged (same files, same module-level names: see `project.py`), and,
         with `edited`, that only those functions of `modules` changed
-        (`interface.edited_keys`; None: any of them may have).
+        (`interface.edited_keys`; None: any of them may have). The `moved` functions of
+        `modules` have the same code, their positions moved by lines added or removed above
+        them: they are evaluated again (what they contribute holds positions: call sites,
+        literal arguments) but keep what they contributed until then, as a function that
+        reads a changed fact does.
         The edited functions, and those that evaluated their code (closures, readers
         of their globals), are reset to nothing, with the functions on a one-step cycle
         with them (a caller that passes them their own results): what those contributed
@@ -1217,14 +1222,18 @@ class Solver:
         facts = self.facts
         journal = self.aggregate.journal = FactJournal(facts)
         try:
-            solved = self._update(index, modules, edited)
+            solved = self._update(index, modules, edited, moved)
         finally:
             self.aggregate.journal = None
         self.journal = journal if solved else None
         return solved
 
     def _update(
-        self, index: ProjectIndex, modules: Collection[str], edited: Collection[FunctionKey] | None
+        self,
+        index: ProjectIndex,
+        modules: Collection[str],
+        edited: Collection[FunctionKey] | None,
+        moved: Collection[FunctionKey],
     ) -> bool:
         facts = self.facts
         journal = self.aggregate.journal
@@ -1298,7 +1307,7 @@ class Solver:
             facts.calls.pop(key, None)
         facts.rounds = 0
         changed = self.aggregate.publish(facts, touched)
-        dirty = sorted([k for k in reset if k in order], key=order.__getitem__)
+        dirty = sorted([k for k in reset.union(moved) if k in order], key=order.__getitem__)
         return self._solve(dirty, changed, incremental=True)
 
     def _writes(self, key: FunctionKey) -> set[Dep]:

@@ -11,9 +11,12 @@ re-evaluate only what depends on the edited module.
 from __future__ import annotations
 
 from collections.abc import Mapping, Set
+from dataclasses import dataclass
 
 from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary
 from hybridize.analyzer.summaries.keys import MODULE_CODE, FunctionKey
+from hybridize.analyzer.summaries.line_shift import LineShift, shifted_class, shifted_function
+from hybridize.model import Span
 
 
 def module_interface(summary: ModuleSummary) -> tuple[object, ...]:
@@ -49,44 +52,108 @@ def _signature(fn: FunctionSummary) -> tuple[object, ...]:
     )
 
 
-def edited_keys(old: ModuleSummary, new: ModuleSummary) -> set[FunctionKey] | None:
-    """The keys of the functions an edit changed, when it changed nothing else of the module
-    (imports, classes, module code, line count); None when it did: then every function of
-    the module counts as edited.
+@dataclass(frozen=True, slots=True)
+class ModuleEdit:
+    """The functions of a module an edit touched: `edited`, whose code changed, and `moved`,
+    whose code is the same but whose lines the edit moved (every position of their summary
+    moved by the lines it added or removed above them)."""
+
+    edited: frozenset[FunctionKey]
+    moved: frozenset[FunctionKey] = frozenset()
+
+
+def edited_keys(old: ModuleSummary, new: ModuleSummary) -> ModuleEdit | None:
+    """The functions an edit changed and those it only moved, when it changed nothing else of
+    the module (imports, classes, module code, but for positions moved by the lines the
+    edit added or removed); None when it did: then every function of the module counts as
+    edited.
 
     A function whose summary is equal, positions and all, reads and contributes exactly what
     it did: its evaluation, facts and verdict stay valid (the solver and the verdict phase
-    still re-examine it when a fact it reads changes). An edit inside one function that
-    moves no line, the common case while typing, then touches one function instead of the
-    whole file; an edit that moves lines changes the positions of every function below it."""
+    still re-examine it when a fact it reads changes). One whose summary is the old one with
+    its lines moved (`line_shift`) has the same code: what it contributes differs only where
+    it holds positions, so it is evaluated and decided again but its facts need not be
+    started from nothing. An edit inside one function that moves no line, the common case
+    while typing, then touches one function instead of the whole file; one that moves lines
+    (Enter, a line deleted, a paste) re-evaluates the functions below it, but resets only the
+    edited one."""
     if (
         old.relpath != new.relpath
         or old.imports != new.imports
         or old.star_imports != new.star_imports
         or old.all_names != new.all_names
-        or old.line_count != new.line_count
-        or old.classes != new.classes
-        or old.module_code != new.module_code
     ):
         return None
-    return {
-        FunctionKey(new.relpath, qualname)
-        for qualname in old.functions.keys() | new.functions.keys()
-        if old.functions.get(qualname) != new.functions.get(qualname)
-    }
+    delta = new.line_count - old.line_count
+    edited: set[FunctionKey] = set()
+    moved: set[FunctionKey] = set()
+    kept_end = 0
+    """The last line of the functions the edit left as they were."""
+    moved_start: int | None = None
+    """The first line of the functions it moved."""
+    everything = LineShift(0, delta, NOWHERE, NOWHERE)
+    for qualname in old.functions.keys() | new.functions.keys():
+        old_fn, new_fn = old.functions.get(qualname), new.functions.get(qualname)
+        key = FunctionKey(new.relpath, qualname)
+        if old_fn == new_fn:
+            if old_fn is not None:
+                kept_end = max(kept_end, old_fn.span.end_line)
+            continue
+        if (
+            delta
+            and old_fn is not None
+            and new_fn is not None
+            and old_fn.line + delta == new_fn.line
+            and shifted_function(old_fn, everything) == new_fn
+        ):
+            moved.add(key)
+            start = min([old_fn.span.start_line, *(d.span.start_line for d in old_fn.decorators)])
+            moved_start = start if moved_start is None else min(moved_start, start)
+            continue
+        edited.add(key)
+    if old.line_count == new.line_count and old.module_code == new.module_code:
+        if old.classes != new.classes or moved:
+            return None
+        return ModuleEdit(frozenset(edited))
+    if not delta or old.classes.keys() != new.classes.keys():
+        return None
+    # Where the lines moved: after the edited statement, whose last line is before the first
+    # moved function and after the last kept one; the module code and the classes must be
+    # the old ones moved there.
+    last = (moved_start - 1) if moved_start is not None else old.line_count
+    ends = [old.functions[k.qualname].span.end_line for k in edited if k.qualname in old.functions]
+    for after in sorted({last, kept_end, *ends}):
+        if not kept_end <= after <= last:
+            continue
+        shift = LineShift(after, delta, old.module_code.span, new.module_code.span)
+        if shifted_function(old.module_code, shift) == new.module_code and all(
+            shifted_class(cls, shift) == new.classes[name] for name, cls in old.classes.items()
+        ):
+            moved.add(FunctionKey(new.relpath, MODULE_CODE))
+            return ModuleEdit(frozenset(edited), frozenset(moved))
+    return None
+
+
+NOWHERE = Span(0, 0, 0, 0)
+"""A span no summary holds: a `LineShift` moving every position."""
 
 
 def edited_functions(
     before: Mapping[str, ModuleSummary], after: Mapping[str, ModuleSummary], changed: Set[str]
-) -> set[FunctionKey]:
-    """The keys of the functions an edit of the `changed` modules touched: those whose
-    summary changed (`edited_keys`), or every function of a module whose other parts
-    changed."""
-    found: set[FunctionKey] = set()
+) -> ModuleEdit:
+    """The functions an edit of the `changed` modules touched: those whose summary changed
+    (`edited_keys`), or every function of a module whose other parts changed; and those
+    whose lines it only moved."""
+    edited: set[FunctionKey] = set()
+    moved: set[FunctionKey] = set()
     for relpath in changed:
         old, new = before[relpath], after[relpath]
-        keys = edited_keys(old, new)
-        if keys is None:
-            keys = {FunctionKey(relpath, q) for q in [MODULE_CODE, *old.functions, *new.functions]}
-        found |= keys
-    return found
+        found = edited_keys(old, new)
+        if found is None:
+            edited |= {
+                FunctionKey(relpath, q) for q in [MODULE_CODE, *old.functions, *new.functions]
+            }
+        else:
+            edited |= found.edited
+            moved |= found.moved
+    return ModuleEdit(frozenset(edited), frozenset(moved))
