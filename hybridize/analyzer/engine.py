@@ -193,8 +193,8 @@ def _decide(
     hybrid = {k for k in function_keys if is_hybrid(index, facts, k, index.function_framework(k))}
     if memory is not None and scope is not None:
         hybrid |= memory.hybrid - scope
-    compiled = project.compiled
-    covered = covered_callers(graph, facts, hybrid, function_keys, compiled)
+    by_framework = project.compiled
+    covered = covered_callers(graph, facts, hybrid, function_keys, by_framework)
     if memory is not None and scope is not None:
         covered = _outside(memory.covered, scope) | covered
     variation = project.variation
@@ -214,7 +214,7 @@ def _decide(
     traced = hybrid | {k for k, v in covered.items() if v}
     loop_compiled = keras_loop_compiled(index, facts, function_keys)
     in_keras_loops = (
-        covered_callers(graph, facts, hybrid, function_keys, compiled | loop_compiled)
+        covered_callers(graph, facts, hybrid, function_keys, by_framework | loop_compiled)
         if loop_compiled
         else {}
     )
@@ -226,7 +226,7 @@ def _decide(
         lambda k: is_test_code(index, k),
         in_keras_loops=in_keras_loops,
         flexibly_compiled=flexibly_compiled(index, facts, hybrid),
-        framework_compiled=compiled,
+        framework_compiled=by_framework,
         scope=None if memory is None or scope is None else part,
         previous=None if memory is None else memory.benefits,
     )
@@ -258,10 +258,11 @@ def _decide(
         options,
     )
     unevaluated = _unevaluated(graph, facts.internal_errors)
+    # what a kept verdict read is asked again of what the detections read (`phase.project`)
     above = (
         None
         if memory is None or scope is None
-        else CallerReadCheck(index, facts, helpers, compiled, memory.caller_reads)
+        else CallerReadCheck(phase.project, memory.caller_reads)
     )
     # a verdict's benefit reads other verdicts only up its callers (whether they run as graphs:
     # `BenefitModel.inside_proposed_graphs`), so the files' functions and their callers at any
@@ -446,6 +447,9 @@ class ProjectWide:
 
     modules: CandidacyModules
     compiled: set[FunctionKey]
+    """The methods a framework compiles by itself (`framework_compiled`: Keras steps,
+    optimizer hooks); the functions the project compiles, by decorator or wrapping, are
+    `ProjectFacts.compiled`."""
     variation: LiteralVariation
     checks: tuple[tuple[str, object], ...] = ()
     """Each check's project fact (`Check.project_fact`, `project_fact_checks`), by code: what

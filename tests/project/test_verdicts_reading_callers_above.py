@@ -49,6 +49,25 @@ for _ in range(100):
     top.run(torch.randn(5))
 """
 
+WRAPPED_CALLER = (
+    NESTED_METHOD.split("class Top")[0]
+    + """\
+mid = Mid()
+
+
+def run():
+    return mid.g()
+
+
+def main():
+    return run() + mid.g()
+
+
+for _ in range(100):
+    main()
+"""
+)
+
 KEPT_GRAPH_HELPERS = """\
 import torch
 
@@ -138,3 +157,19 @@ def test_a_helper_no_longer_in_a_kept_backward_when_its_callers_caller_frees_the
         tmp_path, files, "retain_graph=True)\n    loss.backward()", "retain_graph=False)"
     )
     assert "HY428" not in _codes(project, "inner")
+
+
+def test_a_method_nested_once_a_caller_two_levels_up_is_wrapped_by_the_compiler(
+    tmp_path: Path,
+) -> None:
+    """`run` takes no argument, so the rewrite never compiles it, and `Mid.g` neither: no
+    caller of `Net.f` (a method with a default) may be compiled, no HY423. Once `main` calls
+    `torch.compile(run)`, `run` is compiled (wrapped by a call of the compiler) and runs
+    `Net.f` through `Mid.g`: HY423, though `Net.f`'s caller `Mid.g` did not change and,
+    called eagerly by `main` too, does not run as a graph. The answer kept for `Net.f` holds
+    only if it is the same among the functions compiled by decorator or wrapping, the set
+    the detection reads (not the methods a framework compiles by itself)."""
+    files = {"m.py": WRAPPED_CALLER}
+    assert "HY423" not in _codes(_opened(tmp_path / "before", files), "Net.f")
+    project = _edited(tmp_path, files, "return run() +", "return torch.compile(run)() +")
+    assert "HY423" in _codes(project, "Net.f")

@@ -62,9 +62,8 @@ from hybridize.analyzer.switched_off_checks import disabled_codes
 from hybridize.model import Finding, Severity, Span
 
 if TYPE_CHECKING:
-    from hybridize.analyzer.checks.context import CheckContext
+    from hybridize.analyzer.checks.context import CheckContext, ProjectFacts
     from hybridize.analyzer.facts.evaluator import TensorFacts
-    from hybridize.analyzer.facts.helper_safety import HelperSafety
     from hybridize.analyzer.facts.resolve import ProjectIndex
     from hybridize.analyzer.summaries.keys import FunctionKey
 
@@ -92,14 +91,13 @@ class CallerTable:
 class CallerAnswers:
     """Answers a check's detection reads of callers at any depth (the nearest compiled one),
     recorded per function as a list under a `facts.cache` name (`Check.caller_answers`), with
-    what tells whether one of a function's still holds (given the phase's helper summaries
-    and compiled functions)."""
+    what tells whether one of a function's still holds, given what the phase knows of the
+    project: the same `ProjectFacts` the detections read (its compiled functions are the
+    decorated or wrapped ones, as `CheckContext.project.compiled`), so that an answer kept
+    is the one a detection would give now."""
 
     name: str
-    holds: Callable[
-        [ProjectIndex, TensorFacts, HelperSafety, Collection[FunctionKey], FunctionKey, object],
-        bool,
-    ]
+    holds: Callable[[ProjectFacts, FunctionKey, object], bool]
 
 
 @dataclass(frozen=True, slots=True)

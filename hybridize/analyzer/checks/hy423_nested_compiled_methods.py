@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.checks.context import CheckContext, ProjectFacts
 from hybridize.analyzer.facts.nested_compiled import (
     COMPILING_CALLER_READS,
     CompilingCallerRead,
@@ -18,9 +17,6 @@ from hybridize.model import Finding
 from . import TORCH_ONLY, CallerAnswers, Check
 
 if TYPE_CHECKING:
-    from hybridize.analyzer.facts.evaluator import TensorFacts
-    from hybridize.analyzer.facts.helper_safety import HelperSafety
-    from hybridize.analyzer.facts.resolve import ProjectIndex
     from hybridize.analyzer.summaries.keys import FunctionKey
 
 GRAPH_BREAKING_EFFECTS = frozenset({"HY101", "HY102", "HY103", "HY104", "HY105"})
@@ -29,19 +25,19 @@ logging, I/O, Python's `random`, the clock (measured on torch 2.13 for print, lo
 `random.random` and `time.time`; I/O by `torch.save`'s table entry)."""
 
 
-def _still_nearest(
-    index: ProjectIndex,
-    facts: TensorFacts,
-    helpers: HelperSafety,
-    compiled: Collection[FunctionKey],
-    key: FunctionKey,
-    read: object,
-) -> bool:
+def _still_nearest(project: ProjectFacts, key: FunctionKey, read: object) -> bool:
     """Whether an answer of `compiling_caller` a verdict read (it names a caller at any
-    depth, which an edit several levels up may change) is still the nearest compiled caller."""
+    depth, which an edit several levels up may change) is still the nearest compiled caller,
+    asked as `detect` asks it (the same helpers and compiled functions: decorated or wrapped)."""
     assert isinstance(read, CompilingCallerRead)
     return read.answer == nearest_compiling_caller(
-        index, facts, key, read.framework, helpers, compiled, read.as_method
+        project.index,
+        project.facts,
+        key,
+        read.framework,
+        project.helpers,
+        project.compiled,
+        read.as_method,
     )
 
 

@@ -22,8 +22,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.checks import caller_answers, caller_tables
+from hybridize.analyzer.checks.context import ProjectFacts
 from hybridize.analyzer.facts.evaluator import TensorFacts
-from hybridize.analyzer.facts.helper_safety import HelperSafety
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.keys import FunctionKey
 
@@ -73,20 +73,11 @@ def _recorded(facts: TensorFacts, name: str) -> dict[FunctionKey, list[object]]:
 
 class CallerReadCheck:
     """Whether a settled function read the same above its direct callers as in the last phase
-    (the tables' current entries computed once, when first asked)."""
+    (the tables' current entries computed once, when first asked), asked of what the phase's
+    detections read (`project`: an answer is the same only if a detection would give it now)."""
 
-    def __init__(
-        self,
-        index: ProjectIndex,
-        facts: TensorFacts,
-        helpers: HelperSafety,
-        compiled: Collection[FunctionKey],
-        before: CallerReads,
-    ) -> None:
-        self.index = index
-        self.facts = facts
-        self.helpers = helpers
-        self.compiled = compiled
+    def __init__(self, project: ProjectFacts, before: CallerReads) -> None:
+        self.project = project
         self.before = before
         self._now: list[tuple[TargetTable, TargetTable]] | None = None
 
@@ -94,14 +85,14 @@ class CallerReadCheck:
         if self._now is None:
             every = caller_tables()
             self._now = [
-                (old, every[name].compute(self.index, self.facts))
+                (old, every[name].compute(self.project.index, self.project.facts))
                 for name, old in self.before.tables.items()
             ]
         if any(old.get(key) != now.get(key) for old, now in self._now):
             return False
         answers = caller_answers()
         return all(
-            answers[name].holds(self.index, self.facts, self.helpers, self.compiled, key, read)
+            answers[name].holds(self.project, key, read)
             for name, by_key in self.before.answers.items()
             for read in by_key.get(key, ())
         )
