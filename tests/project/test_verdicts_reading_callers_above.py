@@ -173,3 +173,23 @@ def test_a_method_nested_once_a_caller_two_levels_up_is_wrapped_by_the_compiler(
     assert "HY423" not in _codes(_opened(tmp_path / "before", files), "Net.f")
     project = _edited(tmp_path, files, "return run() +", "return torch.compile(run)() +")
     assert "HY423" in _codes(project, "Net.f")
+
+
+def test_a_method_keeps_its_verdict_when_its_decorated_caller_two_levels_up_is_edited(
+    tmp_path: Path,
+) -> None:
+    """`Top.run` is decorated with `@torch.compile`; it takes no argument, so only its
+    decorator makes it compiled, and it runs `Net.f` (a method with a default) through
+    `Mid.g`: HY423. After an edit of `Top.run`'s body that leaves it compiled, `Net.f`'s direct
+    caller `Mid.g` is settled, and its verdict is kept only if its nearest compiled caller is
+    still `Top.run` when asked of the decorated functions, as the detection asks: the
+    incremental verdicts equal an analysis from scratch, HY423 and all."""
+    files = {
+        "m.py": NESTED_METHOD.replace(
+            "    def run(self, x):", "    @torch.compile\n    def run(self):"
+        )
+        .replace("self.mid.g() * x", "self.mid.g()")
+        .replace("top.run(torch.randn(5))", "top.run()")
+    }
+    project = _edited(tmp_path, files, "return self.mid.g()", "return self.mid.g() + 1.0")
+    assert "HY423" in _codes(project, "Net.f")
