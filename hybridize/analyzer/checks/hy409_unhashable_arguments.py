@@ -11,10 +11,11 @@ from hybridize.analyzer.facts.evaluator import TensorFacts, bind_written, callee
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.hashability import unhashable_arguments
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.scan_memo import per_module
 from hybridize.analyzer.facts.values import Atom, AtomKind, atom_kind
-from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
-from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_item, is_slice, kind_of, param_sym, sym_name
+from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, Sym, function_syms
+from hybridize.analyzer.summaries.keys import MODULE_CODE, FunctionKey
+from hybridize.analyzer.summaries.syms import is_slice, kind_of, param_sym, sym_name, syms_of_kinds
 from hybridize.model import Finding, Span
 
 from . import TENSORFLOW_ONLY, Check
@@ -54,8 +55,10 @@ def _key_kind(atom: Atom) -> str | None:
 
 
 WRITTEN_KEYS = "hy409_written_keys"
-"""The `facts.cache` entry of each function's subscripts with a written key, by the name of
-what is subscripted: a dict followed through many places asks for the same functions again."""
+"""The scan (`scan_memo.per_module`, kept across incremental updates) and the `facts.cache`
+entry of each module's subscripts with a written key, by function and by the name of what is
+subscripted: syntax alone, and a dict followed through many places asks for the same
+functions again."""
 
 KEY_USES = "hy409_key_uses"
 """The `facts.cache` entry of `_key_uses`, by function and variable."""
@@ -83,11 +86,57 @@ def _by_function(
     return found
 
 
+def _module_written_keys(relpath: str, module: ModuleSummary) -> dict[str, dict[str, list[Sym]]]:
+    """`_written_keys` of each function of the module (its module code included) that
+    writes a key, by qualified name."""
+    found: dict[str, dict[str, list[Sym]]] = {}
+    for qualname, fn in ((MODULE_CODE, module.module_code), *module.functions.items()):
+        keys = _written_keys(fn)
+        if keys:
+            found[qualname] = keys
+    return found
+
+
+def _project_written_keys(
+    index: ProjectIndex, facts: TensorFacts
+) -> dict[str, dict[str, dict[str, list[Sym]]]]:
+    """`_module_written_keys` of the modules that write a key, by relpath: caught up with
+    the project once per solve."""
+    found = cast("dict[str, dict[str, dict[str, list[Sym]]]] | None", facts.cache.get(WRITTEN_KEYS))
+    if found is None:
+        found = facts.cache[WRITTEN_KEYS] = per_module(
+            facts, index, WRITTEN_KEYS, _module_written_keys
+        )
+    return found
+
+
+KEY_KINDS = "hy409_key_kinds"
+"""The `facts.cache` entry of `_mixes_key_kinds`."""
+
+
+def _mixes_key_kinds(index: ProjectIndex, facts: TensorFacts) -> bool:
+    """Whether the keys written anywhere in the project are of two kinds or more: a dict's
+    flow meets only keys written in the project, so with fewer no flow mixes them, and none
+    is followed (a flow walks the calls of every function it reaches, for every parameter)."""
+    found = cast("bool | None", facts.cache.get(KEY_KINDS))
+    if found is None:
+        kinds: set[str] = set()
+        for relpath, functions in _project_written_keys(index, facts).items():
+            for qualname, keys in functions.items():
+                key = FunctionKey(relpath, qualname)
+                for name in keys:
+                    kinds.update(use.kind for use in _key_uses(index, facts, key, name))
+            if len(kinds) >= 2:
+                break
+        facts.cache[KEY_KINDS] = found = len(kinds) >= 2
+    return found
+
+
 def _written_keys(fn: FunctionSummary) -> dict[str, list[Sym]]:
     """The keys written in subscripts `name[k]` of the function (not slices), by `name`."""
     found: dict[str, list[Sym]] = {}
-    for sym in function_syms(fn):
-        if not is_item(sym) or is_slice(sym[2]):
+    for sym in syms_of_kinds(function_syms(fn), "item"):
+        if is_slice(sym[2]):
             continue
         base = sym[1]
         if kind_of(base) not in VARIABLE_KINDS:
@@ -104,7 +153,7 @@ def _key_uses(index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: s
     if (key, name) in memo:
         return memo[(key, name)]
     fn = index.function(key)
-    keys = _by_function(facts, WRITTEN_KEYS, key, lambda: _written_keys(fn))
+    keys = _project_written_keys(index, facts).get(key.file, {}).get(key.qualname, {})
     found: list[KeyUse] = []
     if name in keys:
         evaluator = get_evaluator(index, facts, key)
@@ -207,6 +256,8 @@ def unordered_dict_keys(
     """Parameters that receive a dict whose keys mix kinds that do not order (a string key
     and a tuple key): the dict is followed to the callers that pass it and to every project
     function it is passed to, and each subscript's key is typed."""
+    if not _mixes_key_kinds(index, facts):
+        return []
     fn = index.function(key)
     found: list[Evidence] = []
     evaluator = get_evaluator(index, facts, key)
