@@ -4,7 +4,10 @@ only for what an update replaced, and give what a scan from scratch gives."""
 from __future__ import annotations
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, calls_written
-from hybridize.analyzer.facts.scan_memo import per_function
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.scan_memo import of_module, per_function
+from hybridize.analyzer.summaries.file_summaries import summarize_text
+from hybridize.analyzer.summaries.ir import ModuleSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
 
 
@@ -61,3 +64,25 @@ def test_a_function_scan_forgets_removed_functions_and_empty_values() -> None:
     calls_written(facts, [FunctionKey("m.py", "a"), FunctionKey("m.py", "b")])
     values[FunctionKey("m.py", "b")] = []
     assert per_function(facts, "scan", lambda key, calls: values[key]) == {}
+
+
+def test_a_module_scan_computes_the_modules_asked_for_until_one_is_replaced() -> None:
+    def summary(relpath: str, text: str) -> ModuleSummary:
+        found = summarize_text(relpath, text)
+        assert isinstance(found, ModuleSummary)
+        return found
+
+    facts = TensorFacts()
+    index = ProjectIndex({"a.py": summary("a.py", "x = 1\n"), "b.py": summary("b.py", "")})
+    computed: list[str] = []
+
+    def compute(relpath: str, module: ModuleSummary) -> int:
+        computed.append(relpath)
+        return module.line_count
+
+    assert of_module(facts, index, "scan", "a.py", compute) == 2
+    assert of_module(facts, index, "scan", "a.py", compute) == 2
+    assert computed == ["a.py"]  # b.py not asked for, a.py once
+    index.modules["a.py"] = summary("a.py", "x = 1\ny = 2\n")  # an edit: a new summary
+    assert of_module(facts, index, "scan", "a.py", compute) == 3
+    assert computed == ["a.py", "a.py"]

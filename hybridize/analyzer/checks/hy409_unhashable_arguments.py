@@ -11,7 +11,7 @@ from hybridize.analyzer.facts.evaluator import TensorFacts, bind_written, callee
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.hashability import unhashable_arguments
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.scan_memo import per_module
+from hybridize.analyzer.facts.scan_memo import of_module
 from hybridize.analyzer.facts.values import Atom, AtomKind, atom_kind
 from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, Sym, function_syms
 from hybridize.analyzer.summaries.keys import MODULE_CODE, FunctionKey
@@ -55,10 +55,9 @@ def _key_kind(atom: Atom) -> str | None:
 
 
 WRITTEN_KEYS = "hy409_written_keys"
-"""The scan (`scan_memo.per_module`, kept across incremental updates) and the `facts.cache`
-entry of each module's subscripts with a written key, by function and by the name of what is
-subscripted: syntax alone, and a dict followed through many places asks for the same
-functions again."""
+"""The scan (`scan_memo.of_module`, kept across incremental updates) of each module's
+subscripts with a written key, by function and by the name of what is subscripted: syntax
+alone, and a dict followed through many places asks for the same functions again."""
 
 KEY_USES = "hy409_key_uses"
 """The `facts.cache` entry of `_key_uses`, by function and variable."""
@@ -97,17 +96,12 @@ def _module_written_keys(relpath: str, module: ModuleSummary) -> dict[str, dict[
     return found
 
 
-def _project_written_keys(
-    index: ProjectIndex, facts: TensorFacts
-) -> dict[str, dict[str, dict[str, list[Sym]]]]:
-    """`_module_written_keys` of the modules that write a key, by relpath: caught up with
-    the project once per solve."""
-    found = cast("dict[str, dict[str, dict[str, list[Sym]]]] | None", facts.cache.get(WRITTEN_KEYS))
-    if found is None:
-        found = facts.cache[WRITTEN_KEYS] = per_module(
-            facts, index, WRITTEN_KEYS, _module_written_keys
-        )
-    return found
+def _function_written_keys(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> dict[str, list[Sym]]:
+    """`_written_keys` of the function `key`, from its module's scan."""
+    found = of_module(facts, index, WRITTEN_KEYS, key.file, _module_written_keys)
+    return found.get(key.qualname, {})
 
 
 KEY_KINDS = "hy409_key_kinds"
@@ -121,7 +115,8 @@ def _mixes_key_kinds(index: ProjectIndex, facts: TensorFacts) -> bool:
     found = cast("bool | None", facts.cache.get(KEY_KINDS))
     if found is None:
         kinds: set[str] = set()
-        for relpath, functions in _project_written_keys(index, facts).items():
+        for relpath in index.modules:
+            functions = of_module(facts, index, WRITTEN_KEYS, relpath, _module_written_keys)
             for qualname, keys in functions.items():
                 key = FunctionKey(relpath, qualname)
                 for name in keys:
@@ -153,7 +148,7 @@ def _key_uses(index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: s
     if (key, name) in memo:
         return memo[(key, name)]
     fn = index.function(key)
-    keys = _project_written_keys(index, facts).get(key.file, {}).get(key.qualname, {})
+    keys = _function_written_keys(index, facts, key)
     found: list[KeyUse] = []
     if name in keys:
         evaluator = get_evaluator(index, facts, key)

@@ -114,3 +114,23 @@ def per_module(
     scan = _scan(facts, name)
     scan.refresh(index.modules, compute)  # type: ignore[arg-type]
     return scan.found  # type: ignore[return-value]
+
+
+def of_module(
+    facts: TensorFacts,
+    index: ProjectIndex,
+    name: str,
+    relpath: str,
+    compute: Callable[[str, ModuleSummary], T],
+) -> T:
+    """`compute(relpath, module)` of one module of `index`, memoised under `name` by the
+    identity of the module's summary, as `per_module` is, for a caller that may need only a
+    few modules (it stops at the first that answers it)."""
+    scan = _scan(facts, name)
+    module = index.modules[relpath]
+    known = scan.by_key.get(relpath)
+    if known is not None and known[0] is module:
+        return known[1]  # type: ignore[return-value]
+    value = compute(relpath, module)
+    scan.by_key[relpath] = (module, value)
+    return value
