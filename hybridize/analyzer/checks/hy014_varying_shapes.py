@@ -91,7 +91,7 @@ class VaryingShapes(Check):
         if argument is None or not context.changes_on_compiling:
             return []
         found = varying_shapes(context.index, context.facts, context.key)
-        if not found or shape_read_as_int(context.index, context.facts, context.key, found):
+        if not found or shape_read_as_int(context.index, context.facts, context.key):
             return []
         return [cls.finding(argument_note(found, argument), context.function.span)]
 

@@ -707,7 +707,7 @@ class BenefitModel:
         varying = varying_shapes(self.index, self.facts, key)
         if not varying:
             return None
-        why = shape_read_as_int(self.index, self.facts, key, varying)
+        why = shape_read_as_int(self.index, self.facts, key)
         if why is None:
             return None
         names = ", ".join(f"`{v.parameter}` ({v.evidence})" for v in varying)

@@ -183,14 +183,27 @@ def _shape(shape: tuple[int | None, ...]) -> str:
     return f"({inner},)" if len(shape) == 1 else f"({inner})"
 
 
-def shape_read_as_int(
+SHAPES_READ_AS_INTS = "shapes_read_as_ints"
+"""`facts.cache` key of `shape_read_as_int`'s memo."""
+
+
+def shape_read_as_int(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> str | None:
+    """Why the shape-generalising argument cannot be written for `key`'s varying shapes
+    (`varying_shapes`; None when it can, or none varies): the function reads an axis of a
+    varying parameter that may differ between calls as a Python value (`p.shape[i]`,
+    `len(p)`, `p.shape[1:]`), or a project function traced with it (`traced_with`) reads
+    some parameter's axes so (conservative: which argument reaches which parameter is not
+    followed). Memoised per function per solution: HY014 and the benefit model both ask."""
+    memo = cast("dict[FunctionKey, str | None]", facts.cache.setdefault(SHAPES_READ_AS_INTS, {}))
+    if key not in memo:
+        varying = varying_shapes(index, facts, key)
+        memo[key] = _shape_read_as_int(index, facts, key, varying) if varying else None
+    return memo[key]
+
+
+def _shape_read_as_int(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, varying: tuple[VaryingShape, ...]
 ) -> str | None:
-    """Why the shape-generalising argument cannot be written for `key` (None when it can):
-    the function reads an axis of a varying parameter that may differ between calls as a
-    Python value (`p.shape[i]`, `len(p)`, `p.shape[1:]`), or a project function traced with
-    it (`traced_with`) reads some parameter's axes so (conservative: which argument reaches
-    which parameter is not followed)."""
     by_name = {v.parameter: v for v in varying}
     axes, slices = _shape_reads(index, facts, key)
     own = sorted(
