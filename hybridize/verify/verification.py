@@ -8,11 +8,13 @@ round after round on the copy holding the changes still kept:
 - a clean run ends the verification: the changes kept are the verified ones;
 - with `--verify` (pytest), the tests that passed in the baseline and fail now are run again,
   alone and traced (the plugin records which rewritten functions each one ran, and its error's
-  frames name the ones it failed in); a test that names exactly one rewritten function, in its
-  traceback or else among those it ran, and ran no other, drops that change; a test that ran
-  others too (a compiled callee whose trace has finished leaves no frame, so the traceback may
-  name its caller; a caller and a callee may fail only together), or names several, or none,
-  has its culprit found by bisecting those changes (or all of them) with that test alone,
+  frames name the ones it failed in); a test whose traceback names exactly one rewritten
+  function, and that ran no other, drops that change; a test that ran others too (a compiled
+  callee whose trace has finished leaves no frame, so the traceback may name its caller; a
+  caller and a callee may fail only together), or names several, or none (a change it only
+  ran is not thereby its failure: a rewritten function it never ran may fail it, scripted
+  from its source), has its culprit found by bisecting those changes (or all of them, when
+  it still fails without them) with that test alone,
   unless a change it suspects is dropped already in this round (the next round tells whether
   it still fails without it: a round bisects once for the tests that name nothing, not once
   per test, when one cause fails many);
@@ -315,15 +317,18 @@ class _Session:
         tests: dict[str, list[str]] = {}
         suspects: list[tuple[str, list[str]]] = []
         for nodeid in blamed:
-            named, how = blamed[nodeid], "in its traceback"
+            named = [k for k in blamed[nodeid] if k in by_key]
             ran = [k for k in exercised[nodeid] if k in by_key]
-            if not named and len(ran) == 1:
-                named, how = ran, "run by it"
-            named = [k for k in named if k in by_key]
             if len(named) == 1 and set(ran) <= set(named):
                 key = named[0]
-                reasons.setdefault(key, f"{nodeid} fails ({how}): {errors[nodeid]}")
+                reasons.setdefault(key, f"{nodeid} fails (in its traceback): {errors[nodeid]}")
                 tests.setdefault(key, []).append(nodeid)
+            elif not named:
+                # nothing in its error names a change: the one it ran, alone, may be innocent
+                # (a rewritten function it never ran can fail it: scripted from its source,
+                # julius' torch.jit.script tests), so bisecting it first runs the test without
+                # it, and widens the search to every change when the test still fails
+                suspects.append((nodeid, ran))
             elif len(named) == 1:
                 # it ran other rewritten functions too: a compiled callee whose trace has
                 # finished leaves no frame (a tf.function returning an Operation is refused
@@ -332,7 +337,7 @@ class _Session:
                 # them finds the culprit, or of such a pair the callee
                 suspects.append((nodeid, ran if named[0] in ran else [*named, *ran]))
             else:
-                suspects.append((nodeid, named or ran))
+                suspects.append((nodeid, named))
         for nodeid, named in suspects:
             suspected = named or list(by_key)
             if any(key in reasons for key in suspected):

@@ -24,6 +24,7 @@ from verify_projects import (
     NESTED_DEFAULTS,
     PROJECT,
     REFUSED_OUTPUT,
+    SCRIPTED_UNRUN,
     TESTS,
     UNHASHABLE_ARGUMENT,
     decorated,
@@ -128,6 +129,23 @@ def test_tests_naming_no_change_are_bisected_once_a_round(tmp_path: Path) -> Non
     assert "dropping mylib/boxes.py::scaled: tests/test_boxes.py::test_scaled_by_" in done.stderr
     assert "1 change kept, 1 dropped (2 rounds" in done.stderr
     assert decorated((project / "mylib" / "boxes.py").read_text()) == ["doubled"]
+
+
+def test_a_test_naming_no_change_blames_the_one_it_ran_only_if_it_passes_without_it(
+    tmp_path: Path,
+) -> None:
+    """A test whose traceback names no rewritten function and that ran only one is not
+    thereby that one's failure: it may fail on a rewritten function it never ran (scripted
+    from its source, as julius' `torch.jit.script` tests with HY421 off: the innocent `sinc`,
+    which the module's constructor ran, was dropped for them). The blame holds once the test
+    passes without that change; here it does not, and the changes are bisected: `kernel`."""
+    project = make_project(tmp_path, SCRIPTED_UNRUN)
+    done = refactor(tmp_path, project, "--apply", "--verify", TESTS, codes="")
+    assert done.returncode == 0, done.stderr
+    assert "dropping mylib/filters.py::kernel" in done.stderr
+    assert "dropping mylib/filters.py::window" not in done.stderr
+    assert decorated((project / "mylib" / "filters.py").read_text()) == ["window"]
+    assert "1 change kept, 1 dropped" in done.stderr
 
 
 def _alive(pid: int) -> bool:

@@ -81,6 +81,15 @@ def function(func=None, **options):
         return result
 
     return traced
+
+
+def script(func):
+    """As `torch.jit.script` compiles a function from its source without running it, and
+    cannot compile a compiled one (it reads the wrapped function's source but looks its
+    global names up in the wrapper's module): "undefined value"."""
+    if hasattr(func, "__wrapped__"):
+        raise RuntimeError("undefined value in the scripted source")
+    return func
 '''
 
 PROJECT = {
@@ -307,3 +316,38 @@ required positional argument: 'self'`): the traceback's frames name the caller o
 line names the callee. The caller passes without its own change, but its compiled graph would
 run the callee inlined: the callee is the change to drop (and it comes first in the plan, so a
 bisection in plan order would not find it)."""
+
+
+SCRIPTED_UNRUN = {
+    "mylib/__init__.py": "",
+    "mylib/filters.py": """\
+        import tensorflow as tf
+
+
+        def window(x):
+            return tf.reduce_sum(x * 2.0)
+
+
+        def kernel(x):
+            return tf.reduce_sum(x * 3.0)
+        """,
+    "tests/test_filters.py": """\
+        import tensorflow as tf
+
+        from mylib.filters import kernel, window
+
+
+        def test_scripted_kernel():
+            assert window(tf.constant([1.0, 2.0])).numpy() == 6.0
+            tf.script(kernel)
+
+
+        def test_kernel():
+            assert kernel(tf.constant([1.0, 2.0])).numpy() == 9.0
+        """,
+}
+"""Both functions are proposed. `test_scripted_kernel` runs `window` (its body, the only
+rewritten one it enters) and then scripts `kernel` without running it: compiled, scripting
+fails (as julius' `torch.jit.script` of a module whose helper is compiled; the error is raised
+in the stand-in, not in a rewritten frame). Nothing names `kernel`; the one rewritten function
+the test ran, `window`, is innocent: the test still fails without it."""
