@@ -17,7 +17,8 @@ round after round on the copy holding the changes still kept:
   it still fails without them) with that test alone,
   unless a change it suspects is dropped already in this round (the next round tells whether
   it still fails without it: a round bisects once for the tests that name nothing, not once
-  per test, when one cause fails many);
+  per test, when one cause fails many; a test whose suspects an earlier test's bisection
+  found innocent suspects every change, like one naming nothing);
 - with `--verify-entry` (any command, judged by its exit status), the culprit is found by
   bisecting the changes kept, with the whole command.
 
@@ -338,11 +339,18 @@ class _Session:
                 suspects.append((nodeid, ran if named[0] in ran else [*named, *ran]))
             else:
                 suspects.append((nodeid, named))
+        cleared: set[str] = set()  # suspects a bisection found innocent: it failed without them
         for nodeid, named in suspects:
             suspected = named or list(by_key)
+            if cleared.issuperset(suspected):
+                # an earlier test failed without these too and its culprit lay elsewhere: as
+                # for a test naming nothing, every change is suspect
+                suspected = list(by_key)
             if any(key in reasons for key in suspected):
                 continue  # the next round tells whether the test still fails without it
             drop = self.bisect(kept, suspected, nodeid, number, after)
+            if drop.change.key not in suspected:
+                cleared.update(suspected)
             reasons.setdefault(drop.change.key, drop.reason)
             tests.setdefault(drop.change.key, []).extend(drop.tests)
         return [DroppedChange(by_key[k], reasons[k], tuple(tests.get(k, ()))) for k in reasons]

@@ -138,10 +138,14 @@ def test_a_test_naming_no_change_blames_the_one_it_ran_only_if_it_passes_without
     thereby that one's failure: it may fail on a rewritten function it never ran (scripted
     from its source, as julius' `torch.jit.script` tests with HY421 off: the innocent `sinc`,
     which the module's constructor ran, was dropped for them). The blame holds once the test
-    passes without that change; here it does not, and the changes are bisected: `kernel`."""
+    passes without that change; here it does not, and the changes are bisected: `kernel`.
+    The second test that ran only `window` waits for the next round, where it passes: one
+    bisection in all (julius bisected its 12 changes once for each of three such tests)."""
     project = make_project(tmp_path, SCRIPTED_UNRUN)
     done = refactor(tmp_path, project, "--apply", "--verify", TESTS, codes="")
     assert done.returncode == 0, done.stderr
+    assert "round 1: 2 tests newly failing" in done.stderr
+    assert done.stderr.count("bisecting") == 1, done.stderr
     assert "dropping mylib/filters.py::kernel" in done.stderr
     assert "dropping mylib/filters.py::window" not in done.stderr
     assert decorated((project / "mylib" / "filters.py").read_text()) == ["window"]

@@ -342,6 +342,12 @@ SCRIPTED_UNRUN = {
             tf.script(kernel)
 
 
+        def test_scripted_kernel_twice():
+            assert window(tf.constant([2.0, 1.0])).numpy() == 6.0
+            tf.script(kernel)
+            tf.script(kernel)
+
+
         def test_kernel():
             assert kernel(tf.constant([1.0, 2.0])).numpy() == 9.0
         """,
@@ -350,4 +356,5 @@ SCRIPTED_UNRUN = {
 rewritten one it enters) and then scripts `kernel` without running it: compiled, scripting
 fails (as julius' `torch.jit.script` of a module whose helper is compiled; the error is raised
 in the stand-in, not in a rewritten frame). Nothing names `kernel`; the one rewritten function
-the test ran, `window`, is innocent: the test still fails without it."""
+the test ran, `window`, is innocent: the test still fails without it. So does
+`test_scripted_kernel_twice` (julius: three `test_torchscript` tests each ran only `sinc`)."""
