@@ -185,6 +185,21 @@ def scratch_python(out: Path, venv: Path | None, base: tuple[str, ...] = BASE_RE
     return python
 
 
+def shadowed(copy: Path, packages: Iterable[str]) -> list[tuple[str, Path]]:
+    """(import name, folder in the copy) of each package the copy must shadow: a regular
+    package as it is, a namespace package (no `__init__.py`, deel-lip's `deel`, whose
+    `__file__` is None) by its regular subpackages (`deel.lip`)."""
+    names: list[tuple[str, Path]] = []
+    for package in packages:
+        folder = copy / package
+        if (folder / "__init__.py").is_file() or not folder.is_dir():
+            names.append((package, folder))
+            continue
+        subpackages = sorted(sub for sub in folder.iterdir() if (sub / "__init__.py").is_file())
+        names.extend((f"{package}.{sub.name}", sub) for sub in subpackages)
+    return names
+
+
 def venv_folder(out: Path, base: tuple[str, ...]) -> Path:
     """Where the scratch environment of `base` is built: OUT/venv for TensorFlow's (as
     before there were others), OUT/venv-HASH for another."""
@@ -418,7 +433,7 @@ class Run:
         ]
 
     def environ(self, outcomes: Path) -> dict[str, str]:
-        shadow = ",".join(f"{p}={self.copy / p}" for p in self.packages)
+        shadow = ",".join(f"{name}={folder}" for name, folder in shadowed(self.copy, self.packages))
         env = {
             **os.environ,
             **TF_ENV,

@@ -193,6 +193,23 @@ def test_only_the_tests_folder_of_a_source_distribution_is_extracted(tmp_path: P
         extract_folder(archive, "docs", tmp_path / "site" / "docs")
 
 
+def test_a_namespace_package_is_shadowed_by_its_regular_subpackages(tmp_path: Path) -> None:
+    """deel-lip's `deel` has no `__init__.py`: its `__file__` is None, so the run checks that
+    `deel.lip` (and every other regular subpackage) comes from the copy; a regular package is
+    checked as it is."""
+    from realcode_oracle import shadowed
+
+    for relpath in ("deel/lip/__init__.py", "deel/torchlip/__init__.py", "lib/__init__.py"):
+        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relpath).write_text("")
+    (tmp_path / "deel" / "data").mkdir()  # no __init__.py: not a package to import
+    assert shadowed(tmp_path, ("deel", "lib")) == [
+        ("deel.lip", tmp_path / "deel" / "lip"),
+        ("deel.torchlip", tmp_path / "deel" / "torchlip"),
+        ("lib", tmp_path / "lib"),
+    ]
+
+
 def test_each_base_environment_is_its_own_venv(tmp_path: Path) -> None:
     from oracle_libraries import BASE_REQUIREMENTS, LIBRARIES, TORCH_BASE_REQUIREMENTS
     from realcode_oracle import venv_folder
