@@ -296,15 +296,33 @@ def not_tensorflow(starts, ends, other_starts, other_ends):
     return inter / (tf.nn.relu(ends - starts) + tf.nn.relu(other_ends - other_starts) - inter + 1e-8)
 
 
+def reordered(starts, ends, other_starts, other_ends):
+    inter = tf.nn.relu(tf.minimum(ends, other_ends) - tf.maximum(starts, other_starts))
+    return inter / (tf.nn.relu(ends - starts) - inter + tf.nn.relu(other_ends - other_starts) + 1e-8)
+
+
 def three_terms(a, b, i):
     return 1.0 / (a + b - i + 1e-8)
 
 
+def longer(a, i, b):
+    return 1.0 / (a - i + b + 1e-8)
+
+
+def nested(a, i, b):
+    return tf.sqrt(a + (b - i) + 1e-8)
+
+
+def added(a, b, c):
+    return 1.0 / (a + b + c + 1e-8)
+
+
 iou(tf.ones((1, 3, 4)), tf.ones((1, 3, 4)))
 areas_unclipped(tf.ones((1, 3, 4)), tf.ones((1, 3, 4)))
-for fn in (intervals, unclipped, other_boxes, box_last, rebound, not_tensorflow):
+for fn in (intervals, reordered, unclipped, other_boxes, box_last, rebound, not_tensorflow):
     fn(tf.ones((3,)), tf.ones((3,)), tf.ones((3,)), tf.ones((3,)))
-three_terms(tf.ones((3,)), tf.ones((3,)), tf.ones((3,)))
+for fn in (three_terms, longer, nested, added):
+    fn(tf.ones((3,)), tf.ones((3,)), tf.ones((3,)))
 """.format(
     iou=IOU.format(
         name="iou",
@@ -322,8 +340,10 @@ def test_a_guarded_union_of_boxes_is_not_reported() -> None:
     """`A + B - I + eps`, `I` the intersection of the boxes whose sizes are `A` and `B`
     over the same axes, every overlap and extent clipped at 0 (by `tf.maximum` or
     `tf.nn.relu`; one box transposed): wherever the union is 0 all three terms are, so the
-    constant meets only zeros, however the traced graph groups the sum (measured below)."""
-    for qualname in ("iou", "intervals"):
+    constant meets only zeros, however the traced graph groups the sum (measured below),
+    however it is written (`A - I + B + eps`); and a sum of added terms only (`added`:
+    summed as written, measured finite)."""
+    for qualname in ("iou", "intervals", "reordered", "added"):
         assert [f for f in verdict(BOXES, qualname).findings if f.code == "HY431"] == []
         assert verdict(BOXES, qualname).passes, qualname
 
@@ -333,7 +353,9 @@ def test_a_union_not_shown_to_hold_its_intersection_is_still_reported() -> None:
     and `A = -B` with `I = 0` is measured to lose the guard), an overlap not clipped (nested
     intervals make it an area), an extent of another box than the overlap's, a box
     subtracted instead of the intersection, a bound rebound, a `maximum` that is not
-    TensorFlow's, and three plain tensors (`a + b - i` is 0 at a = b = 0.5, i = 1)."""
+    TensorFlow's, and three plain tensors (`a + b - i` is 0 at a = b = 0.5, i = 1), also
+    with the difference inside the sum (`a - i + b + eps`, `a + (b - i) + eps`: regrouped
+    by Grappler, measured to lose the guard at a = 0, i = b = 1)."""
     for qualname in (
         "areas_unclipped",
         "unclipped",
@@ -342,6 +364,8 @@ def test_a_union_not_shown_to_hold_its_intersection_is_still_reported() -> None:
         "rebound",
         "not_tensorflow",
         "three_terms",
+        "longer",
+        "nested",
     ):
         findings = [f for f in verdict(BOXES, qualname).findings if f.code == "HY431"]
         assert len(findings) == 1, qualname
@@ -514,6 +538,18 @@ def two(x, y):
     return 1.0 / (x - y + 1e-8)
 
 
+def longer(a, i, b):
+    return 1.0 / (a - i + b + 1e-8)
+
+
+def nested(a, i, b):
+    return 1.0 / (a + (b - i) + 1e-8)
+
+
+def added(a, b, c):
+    return 1.0 / (a + b + c + 1e-8)
+
+
 def both(fn, *args):
     # value and gradient of the sum, eager and traced: finite, and whether they agree
     args = [tf.constant(a, tf.float32) for a in args]
@@ -564,6 +600,13 @@ result = {
     "two | x = y = 0.7": both(two, [0.7], [0.7]),
     "value | iou equal points": value_only(iou, [[[0.5] * 4]], [[[0.5] * 4]]),
     "value | three, sum 0, i 1": value_only(three, [0.5], [0.5], [1.0]),
+    "value | longer, a 0, i 1, b 1": value_only(longer, [0.0], [1.0], [1.0]),
+    "value | longer, a 1, i 1, b 0": value_only(longer, [1.0], [1.0], [0.0]),
+    "value | longer, all 0": value_only(longer, [0.0], [0.0], [0.0]),
+    "value | nested, a 0, i 1, b 1": value_only(nested, [0.0], [1.0], [1.0]),
+    "value | added, 0, 1, -1": value_only(added, [0.0], [1.0], [-1.0]),
+    "value | added, 1, -1, 0": value_only(added, [1.0], [-1.0], [0.0]),
+    "value | added, 0.5, 0.5, -1": value_only(added, [0.5], [0.5], [-1.0]),
 }
 print(json.dumps(result))
 """
@@ -597,6 +640,13 @@ def test_constant_folding_keeps_a_guard_of_a_union_of_boxes() -> None:
     assert result["value | three, sum 0, i 1"] == [True, False]
     assert result["two | x = y = 0"] == [True, True, True]
     assert result["two | x = y = 0.7"] == [True, False, False]
+    # The difference inside a longer sum: regrouped, the constant meets a non-zero term.
+    for case in ("longer, a 0, i 1, b 1", "longer, a 1, i 1, b 0", "nested, a 0, i 1, b 1"):
+        assert result[f"value | {case}"] == [True, False], case
+    assert result["value | longer, all 0"] == [True, True]
+    # Added terms only: summed as written, the constant meets the whole sum.
+    for case in ("0, 1, -1", "1, -1, 0", "0.5, 0.5, -1"):
+        assert result[f"value | added, {case}"] == [True, True], case
 
 
 KERNEL = """\

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from hybridize.analyzer.facts.callgraph import call_sites
-from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_evaluator
+from hybridize.analyzer.facts.evaluator import Evaluator, ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -51,9 +51,11 @@ class FoldedEpsilonGuards(Check):
     an attribute or a parameter default the analysis knows the value of, or such a number
     made a tensor inside the function: `tf.constant(1e-8)`, `tf.cast(eps, x.dtype)`,
     `tf.convert_to_tensor(eps)`; one whose dtype is written float64 only below 1e-11) added
-    to, or subtracted from, a difference of two tensors in one expression, `x - y + eps`,
-    `eps + (x - y)`, `x + y - eps` (not `x + y + eps`), or through a name bound once and read
-    once (`d = x - y` then `d + eps`), whose value reaches an op that is not finite at 0 or
+    to, or subtracted from, a sum of tensors that subtracts one in one expression, the sum
+    flattened over every `+` and `-` written in it (`x - y + eps`, `eps + (x - y)`,
+    `a - i + b + eps`, `a + (b - i) + eps`), or subtracted from a sum of tensors
+    (`x + y - eps`; not `x + y + eps`, nor `a + b + c + eps`), also through a name bound once
+    and read once (`d = x - y` then `d + eps`), whose value reaches an op that is not finite at 0 or
     whose gradient is not: `tf.norm`, `tf.math.reduce_euclidean_norm`, `tf.sqrt`,
     `tf.math.rsqrt`, `tf.math.log`, `tf.pow`, `tf.math.divide`, `tf.math.truediv`,
     `tf.math.reciprocal`, or the operators `/` (its divisor) and `**` with a power below 1
@@ -64,8 +66,9 @@ class FoldedEpsilonGuards(Check):
     `A + B - I + eps`, where `I` is the product over the axes of the overlaps
     `tf.maximum(tf.minimum(hi1, hi2) - tf.maximum(lo1, lo2), 0)` (or `tf.nn.relu`) and `A`,
     `B` the products of the boxes' extents `tf.maximum(hi - lo, 0)` over the same axes
-    (either box may be transposed by a constant permutation; the coordinates are names the
-    function binds once, or constant subscripts of them).
+    (in any order: `A - I + B + eps`; either box may be transposed by a constant
+    permutation; the coordinates are names the function binds once, or constant subscripts
+    of them).
 
     Why it matters in graph mode
     ----------------------------
@@ -96,7 +99,12 @@ class FoldedEpsilonGuards(Check):
     is: `x - y + c` keeps it at x = y = 0 and loses it at x = y = 0.7. In `a + b - i + c`
     Grappler moves c next to i (`(a + b) + (c - i)`), and the arithmetic optimizer may then
     sum the three terms in another order (`AddN`): measured, it loses the guard at a = b =
-    0.5, i = 1 and also at a = 0.5, b = -0.5, i = 0 (the traced value is 0). A union of
+    0.5, i = 1 and also at a = 0.5, b = -0.5, i = 0 (the traced value is 0). The sum is
+    regrouped whatever its association: `a - i + b + c` and `a + (b - i) + c` lose it at
+    a = 0, i = b = 1 (the traced quotient is infinite, the eager one 1e8), so the shape is
+    the flattened sum, with any subtracted tensor among its terms. A sum of added terms
+    only, `a + b + c + eps`, is summed as written: measured finite at a = -b, c = 0 and at
+    a + b = -c. A union of
     boxes with every extent clipped at 0 has all three terms 0 wherever it is 0 (some
     overlap is 0, and so is `I`, or each box holds the intersection: `A >= I`, `B >= I`,
     `A + B - I >= max(A, B)`), and no term exceeds the union elsewhere: measured finite
@@ -134,7 +142,8 @@ class FoldedEpsilonGuards(Check):
     unblock = "guard the op instead (`tf.sqrt(tf.reduce_sum(tf.square(x - y)) + eps)`)"
     fact = "folded_epsilon_guards"
     fact_meaning = (
-        "a small constant added to a difference of tensors reaches an op singular at 0: "
+        "a small constant added to a sum of tensors that subtracts one reaches an op "
+        "singular at 0: "
         "Grappler's constant folding moves it into the difference, where it rounds away"
     )
     decision_order = 151
@@ -152,7 +161,8 @@ class FoldedEpsilonGuards(Check):
 
 @dataclass(frozen=True, slots=True)
 class _Guard:
-    """An `OffsetSum` whose offset is a small constant and whose terms are tensors."""
+    """An `OffsetSum` whose offset is a small constant, whose terms are tensors and which
+    subtracts a tensor or the constant."""
 
     value: Sym
     text: str
@@ -198,13 +208,14 @@ def _offset_sum_writers(relpath: str, module: ModuleSummary) -> list[FunctionKey
 
 
 def _guards(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[_Guard]:
-    """The function's sums offset by a small constant, both of whose terms may be tensors."""
+    """The function's sums offset by a small constant, both of whose terms may be tensors,
+    that subtract the constant or a term that may be a tensor (`OffsetSum.subtracted`)."""
     fn = index.function(key)
     evaluator = get_evaluator(index, facts, key)
     calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
     found = []
     for value, offset_sum in fn.offset_sums.items():
-        if not offset_sum.differences:
+        if not offset_sum.subtracted:
             continue
         if is_call(offset_sum.offset):
             constant = _graph_constant(calls.get(offset_sum.offset[1]))
@@ -212,9 +223,17 @@ def _guards(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[_
             constant = _small_constant(evaluator.eval(offset_sum.offset))
         if constant is None or _intersection_of_boxes(offset_sum, calls):
             continue
-        if all(any(is_tensor_like(a) for a in evaluator.eval(t)) for t in offset_sum.terms):
+        if _tensors(evaluator, offset_sum.terms) and (
+            offset_sum.offset in offset_sum.subtracted
+            or any(_tensors(evaluator, (t,)) for t in offset_sum.subtracted)
+        ):
             found.append(_Guard(value, _written(offset_sum, constant), offset_sum.span))
     return found
+
+
+def _tensors(evaluator: Evaluator, values: tuple[Sym, ...]) -> bool:
+    """Whether every one of `values` may be a tensor."""
+    return all(any(is_tensor_like(a) for a in evaluator.eval(v)) for v in values)
 
 
 def _intersection_of_boxes(offset_sum: OffsetSum, calls: dict[int, ResolvedCall]) -> bool:

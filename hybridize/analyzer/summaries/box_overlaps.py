@@ -94,9 +94,18 @@ def intersection_calls(
     total = _value(total, bindings)
     if type(total) is not ast.BinOp or type(total.op) is not ast.Add:
         return None
+    return union_calls(total.left, total.right, pushed, bindings)
+
+
+def union_calls(
+    area: ast.expr, other: ast.expr, pushed: ast.expr, bindings: Bindings
+) -> tuple[Obligation, ...] | None:
+    """The calls presumed, when `area + other - pushed` (in any order) is the size of the
+    union of two boxes: `pushed` the size of their intersection, `area` and `other` theirs,
+    over the same axes; else None."""
     calls: list[Obligation] = []
-    first = _extents(total.left, bindings, calls, ())
-    second = _extents(total.right, bindings, calls, ())
+    first = _extents(area, bindings, calls, ())
+    second = _extents(other, bindings, calls, ())
     overlaps = _overlaps(pushed, bindings, calls)
     if first is None or second is None or overlaps is None:
         return None

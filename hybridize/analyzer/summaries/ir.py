@@ -113,17 +113,20 @@ class DecoratorInfo:
 @fast_pickling
 @dataclass(frozen=True, slots=True)
 class OffsetSum:
-    """`(a - b) + c` written as one expression: a sum or difference of two operands with one
-    more operand added or subtracted (HY431 asks whether it is a small constant that
+    """`(a - b) + c` written as one expression: a sum or difference of two operands (either
+    itself a sum or difference of more: `a - i + b + c`) with one more operand added or
+    subtracted (HY431 asks whether it is a small constant that
     TensorFlow's constant folding pushes into the inner operation, where it rounds away)."""
 
     terms: tuple[Sym, Sym]
     """The inner operation's operands, `a` and `b`."""
     offset: Sym
     """The operand added to, or subtracted from, their sum or difference: `c`."""
-    differences: bool
-    """Either operation subtracts (`x - y + c`, `x + y - c`): two additions are left to the
-    arithmetic optimizer, which sums them in order (`AddN`)."""
+    subtracted: tuple[Sym, ...]
+    """What the sum subtracts, flattened over every `+` and `-` of the inner operation (`i`
+    of `a - i + b + c`, `a + (b - i) + c`; `b` of `a - (b - i) + c`), the offset among them
+    when it is subtracted (`x + y - c`). Empty for a sum of added terms (`x + y + c`), which
+    the arithmetic optimizer sums as written (`AddN`): measured finite."""
     span: Span
     """The statement that holds the expression."""
     intersection: tuple[tuple[int, str], ...] = ()

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
-from hybridize.analyzer.summaries.box_overlaps import Bindings, intersection_calls
+from hybridize.analyzer.summaries.box_overlaps import Bindings, intersection_calls, union_calls
 from hybridize.analyzer.summaries.definition_lines import IGNORE_MARKER, DefinitionLines, Function
 from hybridize.analyzer.summaries.ir import (
     NO_SPAN,
@@ -199,10 +199,11 @@ class _Scope:
         `OffsetSum` written through the name (`tf.norm(d + eps)`)."""
         self.call_indexes: dict[ast.Call, int] = {}
         """Each call walked: its index in `summary.calls` (`OffsetSum.intersection`)."""
-        self.subtracted: list[tuple[Sym, OffsetSum, ast.BinOp]] = []
-        """Each `OffsetSum` of a difference `a - b` (its value, the difference): whether `b`
-        is the intersection of boxes `a` sums the sizes of is asked once the function is
-        complete (`_intersections`)."""
+        self.subtracted: list[tuple[Sym, OffsetSum, ast.BinOp, Sym]] = []
+        """Each `OffsetSum` that subtracts (its value, the inner sum and that sum's value):
+        whether the sum is `A + B - I` (in any order), `I` the intersection of the boxes
+        whose sizes are `A` and `B`, is asked once the function is complete
+        (`_intersections`)."""
         self.offset_sums_through_names: list[tuple[str, Sym, OffsetSum]] = []
         """`d + eps` for such a name: kept when the function is complete if `d` is bound and
         read once (its difference then has the one use a traced graph folds into)."""
@@ -657,14 +658,23 @@ class _ModuleBuilder:
 
     @staticmethod
     def _intersections(node: Function, scope: _Scope) -> None:
-        """Mark each kept `OffsetSum` of `A + B - I` whose `I` is the size of the intersection
-        of the boxes whose sizes `A` and `B` are (`box_overlaps`): with the calls presumed."""
+        """Mark each kept `OffsetSum` of `A + B - I` (its terms in any order: `A - I + B`)
+        whose `I` is the size of the intersection of the boxes whose sizes `A` and `B` are
+        (`box_overlaps`): with the calls presumed."""
         bindings = Bindings.of(node)
         offset_sums = scope.summary.offset_sums
-        for value, offset_sum, difference in scope.subtracted:
+        for value, offset_sum, difference, inner in scope.subtracted:
             if offset_sums.get(value) is not offset_sum:
                 continue
-            found = intersection_calls(difference.left, difference.right, bindings)
+            terms = _additive_terms(difference, inner)
+            added = [term for term, _, negated in terms if not negated]
+            subtracted = [term for term, _, negated in terms if negated]
+            if len(added) == 2 and len(subtracted) == 1:
+                found = union_calls(added[0], added[1], subtracted[0], bindings)
+            elif type(difference.op) is ast.Sub:
+                found = intersection_calls(difference.left, difference.right, bindings)
+            else:
+                continue
             if found is None or any(call not in scope.call_indexes for call, _ in found):
                 continue
             presumed = tuple(sorted({(scope.call_indexes[call], role) for call, role in found}))
@@ -1029,12 +1039,14 @@ class _ModuleBuilder:
                 offset_sum = OffsetSum(
                     (operands[0], operands[1]),
                     offset_sym,
-                    type(inner.op) is ast.Sub or type(expr.op) is ast.Sub,
+                    _subtracted_terms(
+                        inner, inner_sym, expr, offset_sym, inner_first=inner is expr.left
+                    ),
                     self.statement_span,
                 )
                 kept = scope.summary.offset_sums.setdefault(op_sym(pair), offset_sum)
-                if kept is offset_sum and type(inner.op) is ast.Sub:
-                    scope.subtracted.append((op_sym(pair), offset_sum, inner))
+                if kept is offset_sum and offset_sum.subtracted:
+                    scope.subtracted.append((op_sym(pair), offset_sum, inner, inner_sym))
                 return
             if (
                 type(inner) is ast.Name
@@ -1046,12 +1058,14 @@ class _ModuleBuilder:
                 offset_sum = OffsetSum(
                     (operands[0], operands[1]),
                     offset_sym,
-                    type(written.op) is ast.Sub or type(expr.op) is ast.Sub,
+                    _subtracted_terms(
+                        written, difference, expr, offset_sym, inner_first=inner is expr.left
+                    ),
                     self.statement_span,
                 )
                 scope.offset_sums_through_names.append((inner.id, op_sym(pair), offset_sum))
-                if type(written.op) is ast.Sub:
-                    scope.subtracted.append((op_sym(pair), offset_sum, written))
+                if offset_sum.subtracted:
+                    scope.subtracted.append((op_sym(pair), offset_sum, written, difference))
                 return
 
     def _unary(self, expr: ast.UnaryOp, scope: _Scope) -> Sym:
@@ -1384,6 +1398,44 @@ walk meets millions of expressions on a large project)."""
 
 
 # --------------------------------------------------------------------- helpers
+
+
+def _subtracted_terms(
+    inner: ast.BinOp, inner_sym: Sym, outer: ast.BinOp, offset: Sym, *, inner_first: bool
+) -> tuple[Sym, ...]:
+    """What the sum `outer` subtracts once `inner`, its operand (first or not), is flattened
+    over every `+` and `-` (`OffsetSum.subtracted`): Grappler's constant folding and the
+    arithmetic optimizer regroup the whole sum, so the constant may meet any of its terms."""
+    subtracts = type(outer.op) is ast.Sub
+    found = [offset] if subtracts and inner_first else []
+    found += [
+        sym
+        for _, sym, negated in _additive_terms(inner, inner_sym, subtracts and not inner_first)
+        if negated
+    ]
+    return tuple(found)
+
+
+def _additive_terms(
+    expr: ast.expr, sym: Sym, negated: bool = False
+) -> list[tuple[ast.expr, Sym, bool]]:
+    """The terms of `expr` (its value `sym`), flattened over every `+` and `-` written in it,
+    each with its value and whether it is subtracted (`a - i + b`: a, i subtracted, b)."""
+    found: list[tuple[ast.expr, Sym, bool]] = []
+    work: list[tuple[ast.expr, Sym, bool]] = [(expr, sym, negated)]
+    while work:
+        node, value, negated = work.pop()
+        if (
+            type(node) is ast.BinOp
+            and type(node.op) in _ADDITIVE
+            and is_op(value)
+            and len(operands := op_operands(value)) == 2
+        ):
+            work.append((node.right, operands[1], negated != (type(node.op) is ast.Sub)))
+            work.append((node.left, operands[0], negated))
+        else:
+            found.append((node, value, negated))
+    return found
 
 
 def _decorators(stmt: ast.stmt) -> list[ast.expr]:
