@@ -35,7 +35,7 @@ try:
 except ImportError:  # pragma: no cover - CPython always builds it
     from hashlib import blake2b
 
-SUMMARY_FORMAT = "36"
+SUMMARY_FORMAT = "37"
 """Bump when the summary dataclasses or the summariser's output change."""
 
 ProjectResult = tuple[list["FunctionVerdict"], list["FileError"]]

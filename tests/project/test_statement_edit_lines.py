@@ -157,6 +157,7 @@ def test_every_positioned_field_of_a_function_summary_is_moved() -> None:
         "rebound_at_returns": "names",
         "locals": "Sym",
         "conditions": "Sym",
+        "asserted": "Sym",
         "globals_declared": "names",
         "nonlocals_declared": "names",
         "is_generator": bool,

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from hybridize.analyzer.checks import TENSORFLOW_ONLY, Check
+from hybridize.analyzer.facts.injected_doubles import (
+    DoubleCall,
+    changed_double_calls,
+    double_call_evidence,
+    read_double_calls,
+)
 from hybridize.analyzer.facts.patched_callees import (
     Patch,
     changed_patches,
@@ -22,7 +29,8 @@ if TYPE_CHECKING:
 
 
 class CallsPatchedCallees(Check):
-    """Calls a project function that a test replaces with a test double.
+    """Calls a project function that a test replaces with a test double, or a recording
+    double that a test puts into the object.
 
     What it detects
     ---------------
@@ -34,6 +42,18 @@ class CallsPatchedCallees(Check):
     The patched function itself is not concerned: replacing a compiled function replaces
     its graph too.
 
+    Or a method that calls `self.a(...)` (or `self.a.m(...)`), itself or through a project
+    function traced with it, where a test puts a recording double: on the attribute of an
+    instance (`model.a = mock.MagicMock()`), or in the constructor's argument that `__init__`
+    stores there (`self.a = original_model`; read directly or through a property returning
+    it), the argument being the double or an object carrying one (`original.call =
+    MagicMock(...)`: calling a Keras layer or model calls its `call`; an instance of a class
+    the test defines whose method calls a mock of the test). Recording: a `unittest.mock`
+    double (`Mock`, `MagicMock`, `create_autospec`, ...) whose records the test reads
+    (`call_args`, `call_count`, `assert_called_with`, ...) or that has a `side_effect`, or a
+    function (a lambda, a class's method) the test defines that keeps its arguments
+    (`seen.append(x)`, `self.calls.append(x)`).
+
     Why it matters in graph mode
     ----------------------------
     Eagerly each call looks the callee up again and meets the double while the patch is
@@ -44,6 +64,15 @@ class CallsPatchedCallees(Check):
     double that returns `mock.sentinel`s or other non-tensor objects fails the trace
     (`TypeError: To be compatible with tf.function, Python functions must return zero or
     more Tensors`). The tests that patch a callee are written for eager code.
+
+    An injected double is a Python callable too: traced, it runs only while tracing
+    (measured under TF 2.21). What it records are symbolic tensors, "out of scope" when the
+    test reads them or compares them (`assert_called_once_with`: TypeError); the calls the
+    graph serves do not reach it (`call_count` 1 after two calls, "Called 0 times" after
+    `reset_mock()`); a `side_effect` that tests a tensor with a Python `if` fails the trace
+    (OperatorNotAllowedInGraphError), and a `side_effect` list gives its first value at
+    every call. tensorflow-model-remediation's `MinDiffModel._compute_single_min_diff_loss`,
+    whose tests put `MagicMock`s on the original model's `call`, failed 6 of them so.
 
     Example
     -------
@@ -73,6 +102,10 @@ class CallsPatchedCallees(Check):
     ---------------------
     Dynamo guards on the identity of the functions it inlined: a patched callee fails the
     guard and the frame recompiles with the double (or runs eagerly), as the eager code does.
+    It does not trace into `unittest.mock`: a mock's call breaks the graph and runs with the
+    real tensors at every call (records, call counts and side effects as eagerly), and a
+    function that appends its arguments to a list is inlined with the append replayed on
+    real tensors (measured on torch 2.13).
     """
 
     code = "HY424"
@@ -81,35 +114,62 @@ class CallsPatchedCallees(Check):
     severity = "error"
     summary = (
         "calls a project function that a test replaces with a double (mock.patch, "
-        "monkeypatch.setattr): a graph keeps the callee it traced."
+        "monkeypatch.setattr), or a recording double a test puts into the object: a graph "
+        "keeps the callee it traced."
     )
     unblock = "leave it eager, or patch the compiled function itself in the tests"
     fact = "calls_patched_callees"
     fact_meaning = (
         "calls a project function a test replaces with a double (`mock.patch`, "
-        "`monkeypatch.setattr`): the graph keeps the callee it traced, and a double returning "
-        "non-tensors fails the trace"
+        "`monkeypatch.setattr`), or a recording double a test puts into the object: the graph "
+        "keeps the callee it traced, a double returning non-tensors fails the trace, and an "
+        "injected one records symbolic tensors"
     )
     decision_order = 145
     EXAMPLE_FUNCTION = "generate"
 
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:
-        """The first call of a patched function in the function's trace, for a function not
-        compiled yet (a compiled one already keeps its callees)."""
+        """The first call of a patched function in the function's trace, else the first call
+        of a recording double a test injects, for a function not compiled yet (a compiled
+        one already keeps its callees)."""
         if not context.changes_on_compiling:
             return []
-        return cls.findings(patched_callee_calls(context.index, context.facts, context.key))
+        index, facts, key = context.index, context.facts, context.key
+        return cls.findings(
+            patched_callee_calls(index, facts, key) or double_call_evidence(index, facts, key)
+        )
 
     @classmethod
     def remembered_reads(cls, facts: TensorFacts, before: object) -> object:
-        """The project functions the tests patch, as the verdicts kept read them."""
-        return read_patches(facts, cast("dict[FunctionKey, Patch] | None", before))
+        """The project functions the tests patch and the methods calling a double the tests
+        inject, as the verdicts kept read them."""
+        kept = cast("DoubleReads | None", before)
+        return DoubleReads(
+            read_patches(facts, kept.patches if kept is not None else None),
+            read_double_calls(facts, kept.doubles if kept is not None else None),
+        )
 
     @classmethod
     def changed_reads(
         cls, index: ProjectIndex, facts: TensorFacts, remembered: object
     ) -> Collection[FunctionKey]:
-        """A verdict kept reads the tests' patches of what it calls, which an edit of another
-        module (a test) may add, remove or move: the patched functions that changed."""
-        return changed_patches(index, facts, cast("dict[FunctionKey, Patch] | None", remembered))
+        """A verdict kept reads the tests' patches of what it calls and the doubles they put
+        into objects, which an edit of another module (a test) may add, remove or move: the
+        patched functions and the methods calling a double whose entry changed."""
+        kept = cast("DoubleReads | None", remembered)
+        if kept is None:
+            return set()
+        return changed_patches(index, facts, kept.patches) | changed_double_calls(
+            index, facts, kept.doubles
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DoubleReads:
+    """What HY424's verdicts read of the tests' doubles, kept between analyses: the patched
+    project functions and the methods calling an injected double (None: not read yet)."""
+
+
+    patches: dict[FunctionKey, Patch] | None
+    doubles: dict[FunctionKey, DoubleCall] | None

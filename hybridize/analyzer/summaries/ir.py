@@ -163,6 +163,8 @@ class FunctionSummary:
     """Every `for` and `while` statement (not comprehensions), innermost first when nested."""
     conditions: list[Sym] = field(default_factory=list)
     """Tests of `if` and `while` statements: a comparison of tensors there is a TF op too."""
+    asserted: list[Sym] = field(default_factory=list)
+    """Tests of `assert` statements: what a test checks (`assert double.call_count == 1`)."""
     variable_reads: list[tuple[Sym, str, Span, int]] = field(default_factory=list)
     """Reads of `model.trainable_variables` and friends: (receiver, attribute, where, number
     of calls the walk had completed when it met the read)."""

@@ -581,7 +581,7 @@ class _ModuleBuilder:
             if small.cause is not None:
                 self._expr(small.cause, scope)
         elif isinstance(small, ast.Assert):
-            self._expr(small.test, scope)
+            summary.asserted.append(self._expr(small.test, scope))
             if small.msg is not None:
                 self._expr(small.msg, scope)
 
