@@ -394,3 +394,51 @@ def test_under_torch_compile_an_injected_double_sees_every_call() -> None:
         recorded(x)
         recorded(x)
     assert len(seen) == 2 and all(v.tolist() == [2.0, 4.0] for v in seen)
+
+
+def test_adding_and_removing_an_injected_double_equals_an_analysis_from_scratch() -> None:
+    """An edit of the test alone adds or removes the double: the methods calling it are
+    decided again (incrementally), as an analysis from scratch decides them."""
+    import dataclasses
+
+    from hybridize.project import Project, ProjectOptions
+
+    template = """
+from unittest import mock
+import tensorflow as tf
+import lib
+
+def test_penalty():
+    original = tf.keras.Sequential()
+    original.call = mock.MagicMock(return_value=tf.ones((2, 1)))
+    lib.Wrapper(original, None).penalty(tf.ones((2, 1)), 1.0)
+    {line}
+"""
+    recording = template.format(line="original.call.assert_called_once()")
+    standing_in = template.format(line="pass")
+    project = Project.from_texts(
+        {"lib.py": LIBRARY, "test_lib.py": standing_in}, ProjectOptions(use_cache=False)
+    )
+
+    def flagged_now() -> set[str]:
+        return {
+            v.qualname
+            for v in project.results().functions
+            if v.file == "lib.py" and any(f.code == "HY424" for f in v.findings)
+        }
+
+    assert flagged_now() == set()
+    for solves, (text, expected) in enumerate(
+        [
+            (recording, {"Wrapper._predict", "Wrapper.penalty", "run"}),
+            (standing_in, set()),
+            (recording, {"Wrapper._predict", "Wrapper.penalty", "run"}),
+        ],
+        start=1,
+    ):
+        project.update("test_lib.py", text)
+        assert flagged_now() == expected, text
+        options = dataclasses.replace(project.options, use_cache=False)
+        fresh = Project.from_texts(project.snapshot(), options, long_running=False).results()
+        assert project.results().functions == fresh.functions, text
+        assert project.analysis.incremental_solves == solves, "the edit was solved from scratch"

@@ -43,7 +43,7 @@ from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.mocked_torch_apis import MOCK_FACTORIES
-from hybridize.analyzer.facts.patched_callees import external_name
+from hybridize.analyzer.facts.patched_callees import describe_test, external_name
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
@@ -173,11 +173,7 @@ def double_call_evidence(
         if call is None:
             continue
         injection = call.injection
-        test = (
-            "module code"
-            if injection.test.is_module_code
-            else f"the test `{index.function(injection.test).qualname}`"
-        )
+        test = describe_test(index, injection.test)
         return [
             Evidence(
                 f"{via}calls `{call.written}`, into which {test} puts a recording "

@@ -30,6 +30,7 @@ from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.patched_callees import (
     MONKEYPATCH_SETATTR,
     OBJECT_PATCHERS,
+    describe_test,
     external_name,
     is_str_literal,
     patching_calls,
@@ -83,11 +84,7 @@ def mocked_api_calls(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) 
     mock = mocked_api_runs(index, facts).get(key)
     if mock is None:
         return []
-    test = (
-        "module code"
-        if mock.test.is_module_code
-        else f"the test `{index.function(mock.test).qualname}`"
-    )
+    test = describe_test(index, mock.test)
     return [
         Evidence(
             f"runs under {test}, which replaces `{mock.api}` with a `unittest.mock` double "

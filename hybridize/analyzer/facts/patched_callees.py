@@ -321,6 +321,12 @@ def _member_target(index: ProjectIndex, atom: Atom, attribute: str) -> FunctionK
     return None
 
 
+def describe_test(index: ProjectIndex, test: FunctionKey) -> str:
+    """How a finding names the test that puts a double in place: "the test `T.test_x`", or
+    "module code"."""
+    return "module code" if test.is_module_code else f"the test `{index.function(test).qualname}`"
+
+
 def patched_callee_calls(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
 ) -> list[Evidence]:
@@ -337,11 +343,7 @@ def patched_callee_calls(
                 if patch is None or target == key:
                     continue
                 name = index.function(target).qualname
-                test = (
-                    "module code"
-                    if patch.test.is_module_code
-                    else f"the test `{index.function(patch.test).qualname}`"
-                )
+                test = describe_test(index, patch.test)
                 span = resolved.site.span if reader == key else entry
                 return [
                     Evidence(
