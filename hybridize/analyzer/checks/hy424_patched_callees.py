@@ -170,6 +170,5 @@ class DoubleReads:
     """What HY424's verdicts read of the tests' doubles, kept between analyses: the patched
     project functions and the methods calling an injected double (None: not read yet)."""
 
-
     patches: dict[FunctionKey, Patch] | None
     doubles: dict[FunctionKey, DoubleCall] | None
