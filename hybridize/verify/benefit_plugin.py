@@ -166,6 +166,68 @@ def in_graph(framework: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> b
     return any(_is_symbolic(leaf) for leaf in _leaves((args, kwargs), 0))
 
 
+TRACING_FRAME = ("func_graph_from_py_func", "func_graph.py")
+"""TensorFlow's function that runs a Python function to build its graph (code name, file): on
+the call stack whenever a `tf.function` traces (a caller's trace, Keras's `predict_function`,
+`get_concrete_function`) and when tf.data traces a `map`/`filter` function; not when Keras
+builds a functional model on symbolic tensors (its scratch graph is built without it), which
+later runs each layer's call eagerly."""
+
+
+GRAPH_FILES = 16
+"""Files kept per in-graph call: of the code between the graph's start and the probe."""
+
+
+def traced_graph() -> tuple[str, list[str]] | None:
+    """The graph a `tf.function` or tf.data is tracing on this thread (the innermost) and the
+    files of the code that reached the probe inside it: its name ("outer",
+    "Dataset_map_lambda", "one_step_on_data"), found as TensorFlow's tracing function on the
+    call stack (`TRACING_FRAME`), and the files of the frames from there to the probe's
+    caller with the traced function's own first (the judge tells a graph a test built from
+    one the library did by them); None: no such trace."""
+    frame = sys._getframe(1)
+    files: list[str] = []
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == TRACING_FRAME[0] and code.co_filename.endswith(TRACING_FRAME[1]):
+            traced = inspect.unwrap(frame.f_locals.get("python_func") or _never)
+            own = getattr(getattr(traced, "__code__", None), "co_filename", None)
+            return str(frame.f_locals.get("name") or "?"), _distinct([own, *reversed(files)])
+        if code.co_filename != __file__:
+            # AutoGraph's converted code runs from a file of its own: the module it came from
+            files.append(str(frame.f_globals.get("__file__") or code.co_filename))
+        frame = frame.f_back
+    return None
+
+
+def _distinct(files: list[str | None]) -> list[str]:
+    kept: list[str] = []
+    for file in files:
+        if file and file not in kept and len(kept) < GRAPH_FILES:
+            kept.append(file)
+    return kept
+
+
+def _running_key() -> str | None:
+    """The probe whose test call (compiled) is under way on this thread, innermost."""
+    running: list[str] = getattr(_state, "running", [])
+    return running[-1] if running else None
+
+
+def graph_call(key: str, graph: tuple[str, list[str]] | None) -> dict[str, Any]:
+    """The record of a call made while a graph is built: `graph` names the function whose
+    trace (TensorFlow) or compilation (Dynamo) ran it and the files of the code that reached
+    the call, None when no such trace is on the stack (a symbolic Keras tensor, a graph built
+    by hand); `own` when that trace is the function's own test call (a recursive call), which
+    is no other function's graph."""
+    record: dict[str, Any] = {"key": key, "in_graph": True, "graph": None}
+    if graph is not None:
+        record["graph"], record["graph_files"] = graph
+        if _running_key() == key:
+            record["own"] = True
+    return record
+
+
 def _leaves(value: Any, depth: int) -> Generator[Any]:
     if depth > SIGNATURE_DEPTH:
         return
@@ -292,14 +354,20 @@ class Probe:
                 )
             return compiled(*args, **kwargs)
         if in_graph(self.framework, args, kwargs):
-            _calls.append({"key": self.key, "in_graph": True})
+            graph = traced_graph() if self.framework == "tensorflow" else None
+            _calls.append(graph_call(self.key, graph))
             return compiled(*args, **kwargs)
         sig = signature(args, kwargs)
         token = self.owners.token(owner) if has_owner else 0
         run_eagerly = functions_run_eagerly(self.framework)
         had_variables = created_variables(compiled)
         before = trace_count(compiled, self.framework)
-        result = compiled(*args, **kwargs)
+        running: list[str] = getattr(_state, "running", [])
+        _state.running = [*running, self.key]
+        try:
+            result = compiled(*args, **kwargs)
+        finally:
+            _state.running = running
         record: dict[str, Any] = {
             "key": self.key,
             "in_graph": False,
@@ -394,11 +462,60 @@ def _never() -> bool:
     return False
 
 
+def _no_note(note: Callable[..., None]) -> None:
+    return None
+
+
+def _compile_time(framework: str) -> Callable[[Callable[..., None]], None]:
+    """Dynamo's `comptime`: the function given is run once while Dynamo compiles the frame
+    the call is in (never when the compiled code runs; nothing in eager), so a probe that a
+    compiled caller inlines can record that it was compiled into the caller's graph."""
+    if framework != "torch" or _torch() is None:
+        return _no_note
+    try:
+        return importlib.import_module("torch._dynamo.comptime").comptime  # type: ignore[no-any-return]
+    except Exception:  # a torch without it: the in-graph calls go unrecorded
+        return _no_note
+
+
+def _compiled_frame(context: Any) -> tuple[str, list[str]]:
+    """The name of the function whose frame Dynamo compiles (the outermost, from `comptime`'s
+    context) and the files of the frames it inlined down to the probe, outermost first, or
+    ("dynamo", []) when its internals differ."""
+    try:
+        tx = context._ComptimeContext__tx
+        files: list[str | None] = []
+        while tx is not None:
+            files.append(tx.f_code.co_filename)
+            tx = getattr(tx, "parent", None)
+        name = context._ComptimeContext__tx.output.root_tx.f_code.co_name
+        return f"dynamo:{name}", _distinct([f for f in reversed(files) if f != __file__])
+    except Exception:
+        return "dynamo", []
+
+
+def record_compiled_into(key: str, context: Any) -> None:
+    """`comptime`'s callback: a caller compiled by the tests or the library, not while a probe
+    times its own call (nested probes record nothing then)."""
+    if _mode() is None:
+        _calls.append(graph_call(key, _compiled_frame(context)))
+
+
+def _compile_note(key: str) -> Callable[[Any], None]:
+    """A function of no free variables for `comptime` (Dynamo refuses closures; it calls a
+    module-level function as it is): it records `key`'s call compiled into a caller."""
+    namespace: dict[str, Any] = {"_record": record_compiled_into, "_KEY": key}
+    exec("def compiled_into(context):\n    _record(_KEY, context)\n", namespace)
+    return namespace["compiled_into"]  # type: ignore[no-any-return]
+
+
 def _function_probe(probe: Probe) -> Callable[..., Any]:
     compiling, compiled = _compiling(probe.framework), probe.compiled
+    comptime, note = _compile_time(probe.framework), _compile_note(probe.key)
 
     def probed(*args: Any, **kwargs: Any) -> Any:
         if compiling():
+            comptime(note)
             return compiled(*args, **kwargs)
         return probe.call(None, False, args, kwargs)
 
@@ -407,9 +524,11 @@ def _function_probe(probe: Probe) -> Callable[..., Any]:
 
 def _method_probe(probe: Probe) -> Callable[..., Any]:
     compiling, compiled = _compiling(probe.framework), probe.compiled
+    comptime, note = _compile_time(probe.framework), _compile_note(probe.key)
 
     def probed(self: Any, *args: Any, **kwargs: Any) -> Any:
         if compiling():  # a torch.compile wrapper is a plain function (Dynamo binds no __get__)
+            comptime(note)
             return compiled(self, *args, **kwargs)
         return probe.call(self, True, args, kwargs)
 

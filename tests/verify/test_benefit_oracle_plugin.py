@@ -271,6 +271,17 @@ def outer(x):
         return y + 1
 
     return inner(x)
+
+
+@tf.function
+def caller(x):
+    # a compiled caller of the library: `heavy` runs inside its graph
+    return heavy(x) + 1
+
+
+def squares(n):
+    # tf.data traces the map function into the dataset's graph
+    return tf.data.Dataset.range(n).map(lambda i: light(tf.ones([3]) * tf.cast(i, tf.float32)))
 """
 
 TESTS = """
@@ -294,6 +305,8 @@ def test_calls():
     layer(tf.ones([2, 4]))
     assert float(tf.function(lambda t: heavy(t))(x)[0, 0]) >= 0
     assert float(ops.outer(tf.ones([1]))[0]) == 2.0
+    assert float(ops.caller(x)[0, 0]) >= 1
+    assert [float(v) for v in ops.squares(2)] == [0.0, 3.0]
     for _ in range(2):
         lazy = ops.LazyLayer()
         lazy(tf.ones([2, 4]))
@@ -382,6 +395,7 @@ def test_plugin_probes_a_tiny_tensorflow_project(tmp_path: Path) -> None:
             read_records(records.glob("*.jsonl")),
         )
     }
+    print([r for r in read_records(records.glob("*.jsonl")) if r.get("in_graph")])
     heavy = found["tinylib/ops.py::heavy"]
     # the `from tinylib.ops import heavy` binding, made after the probe was put in place
     assert (heavy.calls, heavy.in_graph_calls, heavy.signatures, heavy.traces) == (3, 1, 1, 1)
