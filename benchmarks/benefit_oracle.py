@@ -13,13 +13,23 @@ running this reuses): for every library,
    (`hybridize/verify/benefit_plugin.py`), which puts a probe in place of every function given
    a compiler decorator: per call the input signature, the traces it caused, and for a few calls
    per function the time of the same call compiled and eager (the undecorated function),
-   interleaved, medians;
+   interleaved, medians; and every call made while the graph of another function is built,
+   with that graph's name and the files of the code that reached the call: a `tf.function` or
+   tf.data tracing (TensorFlow's tracing function on the stack: a compiled caller, Keras's
+   `predict_function`, a `map` function), or Dynamo compiling a caller that inlines the probe
+   (recorded once per compilation by Dynamo's `comptime`);
 3. judge each change (`hybridize/verify/benefit.py`): faster or slower, traces beyond its
-   distinct input signatures, and why not when it does not pay.
+   distinct input signatures, and why not when it does not pay; and whether the library ran
+   it inside a graph it built (a graph reached through no test's code: a test wrapping the
+   function in its own `tf.function` is no such evidence).
 
 Prints per library the two figures of issue #34: of the default changes measured, how many are
 faster with no excess traces; of every change measured that pays, how many the default set
-holds; then one line per change. Timings are ratios measured side by side in one run; the
+holds, where a change faster on the tests' direct calls that the library also ran inside a
+graph it built gains nothing from its own decorator in real use and is left out of that
+denominator, on the run's evidence only (never on the analysis' prediction), counted on a line
+of its own ("faster on direct calls, but run inside a graph by the library: N"); then one line
+per change. Timings are ratios measured side by side in one run; the
 machine's load moves each figure, not their comparison. Writes OUT/benefit.json.
 """
 
@@ -133,6 +143,8 @@ def _result(
             "default_rate_decided": summary.default_rate_decided,
             "paying": summary.paying,
             "paying_in_default": summary.paying_in_default,
+            "paying_in_graph": summary.paying_in_graph,
+            "paying_in_graph_default": summary.paying_in_graph_default,
             "recall": summary.recall,
         },
         "functions": [f.as_record() for f in functions],
@@ -219,6 +231,12 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f}%"
 
 
+def _library_graph(function: dict[str, Any]) -> str:
+    """How many of the in-graph calls were traced into a graph the library built."""
+    calls = function.get("library_graph_calls", 0)
+    return f", {calls} the library's" if calls else ""
+
+
 def _run_eagerly(function: dict[str, Any]) -> str:
     """The calls made while the tests ran `tf.function`s eagerly, when there are any."""
     calls = function.get("run_eagerly_calls", 0)
@@ -258,11 +276,13 @@ def render_library(result: dict[str, Any]) -> str:
         f"{_percent(s['default_rate_decided'])}",
         f"  paying changes (all safe ones) in the default set: {s['paying_in_default']} of "
         f"{s['paying']} ({_percent(s['recall'])}; target >= 70%)",
+        f"  faster on direct calls, but run inside a graph by the library: "
+        f"{s.get('paying_in_graph', 0)} ({s.get('paying_in_graph_default', 0)} default)",
     ]
     for f in sorted(result["functions"], key=lambda f: (not f["default"], f["key"])):
         lines.append(
             f"  {'D' if f['default'] else ' '} {_ratio(f):>26} calls {f['calls']:>4} "
-            f"(+{f['in_graph_calls']} in graph{_run_eagerly(f)}) signatures {f['signatures']:>3} "
+            f"(+{f['in_graph_calls']} in graph{_library_graph(f)}{_run_eagerly(f)}) signatures {f['signatures']:>3} "
             f"traces {f['traces']:>3}{_variable_traces(f)}  {f['key']}"
             + (f"  [{f['cause']}]" if f["cause"] else "")
         )

@@ -15,11 +15,21 @@ call eagerly is *unmeasured*: only called inside a graph (the decorator adds not
 only while the tests run every `tf.function` as plain Python
 (`tf.config.run_functions_eagerly(True)`: compiled and eager times are then the same code),
 never called, or not reachable by the plugin (a nested definition).
+
+A change *run inside a graph by the library* is one the plugin saw called while the graph of
+another function was being built, a graph the library's code (or the framework's, for it)
+built, not the test's (`library_graph`): a `tf.function` or tf.data tracing it (Keras's
+`predict_function` over `predict_step`, a `map` function, a compiled caller), or Dynamo
+compiling a caller that inlines it. Its decorator gains nothing in real use even when the
+tests' direct eager calls are faster: it is paying on those calls, and reported apart from
+the paying changes the default set should hold (`LibraryBenefit.paying`). The evidence is the
+run's, never the analysis' prediction.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +48,34 @@ LITTLE_WORK_SECONDS = 1e-3
 the compiled call's fixed cost (signature matching, the runtime's dispatch) outweighs it."""
 
 
+TEST_FILE = re.compile(r"(^test_.*|.*_test|^conftest)\.py$")
+"""The name of a test module (pytest's defaults, and `conftest.py`)."""
+
+
+def is_test_code(path: str) -> bool:
+    """Whether a file is a test's, not the library's nor a framework's: a test module's name
+    (as the oracle selects test files) or a module of a `test`/`tests` folder (gpytorch's base
+    test cases), outside an installed distribution (`site-packages` holds the frameworks' own
+    helpers named so, `tensorflow/python/framework/test_util.py`)."""
+    parts = path.replace("\\", "/").split("/")
+    if "site-packages" in parts:
+        return False
+    return bool(TEST_FILE.match(parts[-1])) or bool({"test", "tests"} & set(parts[:-1]))
+
+
+def library_graph(record: Mapping[str, Any]) -> str | None:
+    """The graph an in-graph call was traced into when the library built it: its name, from
+    a plugin record naming a trace (`graph`) that is not the function's own (`own`) and that no
+    test's code reached the call in (`graph_files`: a test wrapping the function in its own
+    `tf.function` shows it can be compiled, not that the library compiles it); else None."""
+    graph = record.get("graph")
+    if not graph or record.get("own"):
+        return None
+    if any(is_test_code(str(f)) for f in record.get("graph_files") or ()):
+        return None
+    return str(graph)
+
+
 @dataclass(frozen=True, slots=True)
 class Change:
     """One rewritten function and whether the default refactoring (`benefit` high) makes it."""
@@ -54,6 +92,10 @@ class FunctionBenefit:
     default: bool
     calls: int = 0
     in_graph_calls: int = 0
+    library_graph_calls: int = 0
+    """In-graph calls traced into a graph the library built (`library_graph`)."""
+    library_graphs: list[str] = field(default_factory=list)
+    """Those graphs' names ("predict_function", "Dataset_map_lambda", "dynamo:forward")."""
     run_eagerly_calls: int = 0
     """Calls made while the tests ran every `tf.function` eagerly: neither counted nor timed."""
     signatures: int = 0
@@ -101,6 +143,16 @@ class FunctionBenefit:
         return self.faster and not self.excess_traces
 
     @property
+    def run_in_graph(self) -> bool:
+        """Seen called inside a graph the library built during the tests (measured)."""
+        return self.library_graph_calls > 0
+
+    @property
+    def paying_in_graph(self) -> bool:
+        """Paying on the tests' direct calls, but run inside a graph by the library."""
+        return self.paying and self.run_in_graph
+
+    @property
     def excess_traces(self) -> bool:
         """More traces on the tests' own calls than distinct signatures among them. The traces
         during the timing repeats (`timing_traces`) are reported, not judged: Dynamo's count
@@ -134,6 +186,9 @@ class FunctionBenefit:
             return "slower compiled"
         if not self.faster:
             return "no measurable difference"
+        if self.run_in_graph:
+            graphs = ", ".join(self.library_graphs[:3])
+            return f"faster on direct calls, but run inside a graph by the library ({graphs})"
         return None
 
     def as_record(self) -> dict[str, Any]:
@@ -142,6 +197,8 @@ class FunctionBenefit:
             "default": self.default,
             "calls": self.calls,
             "in_graph_calls": self.in_graph_calls,
+            "library_graph_calls": self.library_graph_calls,
+            "library_graphs": self.library_graphs,
             "run_eagerly_calls": self.run_eagerly_calls,
             "signatures": self.signatures,
             "traces": self.traces,
@@ -159,6 +216,7 @@ class FunctionBenefit:
             "varying": self.varying,
             "faster": self.faster,
             "paying": self.paying,
+            "paying_in_graph": self.paying_in_graph,
             "excess_traces": self.excess_traces,
             "failure": self.failure,
             "cause": self.cause,
@@ -227,6 +285,11 @@ def judge(changes: Sequence[Change], records: Iterable[Mapping[str, Any]]) -> li
             continue
         if record.get("in_graph"):
             function.in_graph_calls += 1
+            graph = library_graph(record)
+            if graph is not None:
+                function.library_graph_calls += 1
+                if graph not in function.library_graphs:
+                    function.library_graphs.append(graph)
             continue
         if record.get("run_eagerly"):
             function.run_eagerly_calls += 1
@@ -277,8 +340,13 @@ class LibraryBenefit:
     default_retracing: int
     """Default changes that trace more often than they see distinct inputs."""
     paying: int
-    """Changes (of every safe one) measured faster with no excess traces."""
+    """Changes (of every safe one) measured faster with no excess traces, and not run inside
+    a graph by the library (those are `paying_in_graph`): the recall's denominator."""
     paying_in_default: int
+    paying_in_graph: int = 0
+    """Changes faster on the tests' direct calls, but run inside a graph by the library."""
+    paying_in_graph_default: int = 0
+    """Of those, the ones the default set holds."""
 
     @property
     def default_rate(self) -> float | None:
@@ -302,7 +370,8 @@ class LibraryBenefit:
 
 def summarize(functions: Sequence[FunctionBenefit]) -> LibraryBenefit:
     default = [f for f in functions if f.default]
-    paying = [f for f in functions if f.paying]
+    paying = [f for f in functions if f.paying and not f.run_in_graph]
+    in_graph = [f for f in functions if f.paying_in_graph]
     return LibraryBenefit(
         default_changes=len(default),
         default_measured=sum(f.measured for f in default),
@@ -311,6 +380,8 @@ def summarize(functions: Sequence[FunctionBenefit]) -> LibraryBenefit:
         default_retracing=sum(f.measured and f.excess_traces for f in default),
         paying=len(paying),
         paying_in_default=sum(f.default for f in paying),
+        paying_in_graph=len(in_graph),
+        paying_in_graph_default=sum(f.default for f in in_graph),
     )
 
 

@@ -51,6 +51,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Generator
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -185,7 +186,7 @@ def traced_graph() -> tuple[str, list[str]] | None:
     call stack (`TRACING_FRAME`), and the files of the frames from there to the probe's
     caller with the traced function's own first (the judge tells a graph a test built from
     one the library did by them); None: no such trace."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     files: list[str] = []
     while frame is not None:
         code = frame.f_code
@@ -473,7 +474,7 @@ def _compile_time(framework: str) -> Callable[[Callable[..., None]], None]:
     if framework != "torch" or _torch() is None:
         return _no_note
     try:
-        return importlib.import_module("torch._dynamo.comptime").comptime  # type: ignore[no-any-return]
+        return importlib.import_module("torch._dynamo.comptime").comptime
     except Exception:  # a torch without it: the in-graph calls go unrecorded
         return _no_note
 
@@ -506,7 +507,7 @@ def _compile_note(key: str) -> Callable[[Any], None]:
     module-level function as it is): it records `key`'s call compiled into a caller."""
     namespace: dict[str, Any] = {"_record": record_compiled_into, "_KEY": key}
     exec("def compiled_into(context):\n    _record(_KEY, context)\n", namespace)
-    return namespace["compiled_into"]  # type: ignore[no-any-return]
+    return namespace["compiled_into"]
 
 
 def _function_probe(probe: Probe) -> Callable[..., Any]:

@@ -22,6 +22,7 @@ import pytest
 from hybridize.verify.benefit import (
     Change,
     install_benefit_plugin,
+    is_test_code,
     judge,
     module_of,
     read_records,
@@ -170,6 +171,59 @@ def test_summarize_gives_the_default_rate_and_the_share_of_paying_changes_in_the
     assert summary.recall == pytest.approx(1 / 3)
 
 
+def _graph_call(key: str, graph: str, *files: str, **extra: Any) -> dict[str, object]:
+    record = {"kind": "call", "key": key, "in_graph": True, "graph": graph}
+    return record | {"graph_files": list(files)} | extra
+
+
+def test_a_test_module_is_told_from_the_library_and_the_frameworks_helpers() -> None:
+    assert is_test_code("/w/rewritten/sonnet/src/linear_test.py")
+    assert is_test_code("/w/rewritten/tests/unit/test_kernel.py")
+    assert is_test_code("/w/rewritten/tests/conftest.py")
+    assert not is_test_code("/w/rewritten/sonnet/src/linear.py")
+    assert is_test_code("/w/rewritten/gpytorch/test/base_kernel_test_case.py")  # its folder
+    assert not is_test_code("/w/rewritten/official/core/testing_lib.py")
+    assert not is_test_code("/v/lib/python3.11/site-packages/tensorflow/framework/test_util.py")
+
+
+def test_only_a_graph_the_library_built_takes_a_paying_change_out_of_the_recall() -> None:
+    fast = _rounds(0.02, 0.01)
+    lib, keras = "/w/rewritten/lib/model.py", "/v/site-packages/keras/src/trainer.py"
+    records = [
+        # faster on its direct calls; Keras's predict traced it into its own graph
+        _call("predicted", traces=1, **fast),
+        _graph_call("predicted", "predict_function", keras, lib),
+        # faster; in a graph only the test built (a `tf.function(lambda ...)` of a test file)
+        _call("wrapped-by-test", traces=1, **fast),
+        _graph_call("wrapped-by-test", "<lambda>", "/w/rewritten/lib/model_test.py", lib),
+        # faster; called again inside its own trace (recursion), and once in a graph of no
+        # trace (a symbolic Keras tensor, records of an older plugin): no evidence either
+        _call("recursive", traces=1, **fast),
+        _graph_call("recursive", "recursive", lib, own=True),
+        {"kind": "call", "key": "recursive", "in_graph": True},
+        # slower: run in a graph by the library, but not paying in the first place
+        _call("slow", traces=1, **_rounds(0.02, 0.04)),
+        _graph_call("slow", "dynamo:forward", lib),
+        _call("plain", traces=1, **fast),
+    ]
+    keys = ["predicted", "wrapped-by-test", "recursive", "slow", "plain"]
+    found = {f.key: f for f in judge([Change(k, k == "predicted") for k in keys], records)}
+    predicted = found["predicted"]
+    assert predicted.paying and predicted.paying_in_graph
+    assert (predicted.library_graph_calls, predicted.library_graphs) == (1, ["predict_function"])
+    assert (predicted.cause or "").startswith("faster on direct calls, but run inside a graph")
+    for key in ("wrapped-by-test", "recursive", "plain"):
+        assert found[key].paying and not found[key].run_in_graph and found[key].cause is None
+    assert found["recursive"].in_graph_calls == 2
+    assert found["slow"].run_in_graph and not found["slow"].paying_in_graph
+    summary = summarize(list(found.values()))
+    # the recall's denominator: the three paying changes not run in a library's graph
+    assert (summary.paying, summary.paying_in_default, summary.recall) == (3, 0, 0.0)
+    assert (summary.paying_in_graph, summary.paying_in_graph_default) == (1, 1)
+    # the default set's rate stays the tests' measure: `predicted` is faster on their calls
+    assert (summary.default_measured, summary.default_paying) == (1, 1)
+
+
 def test_judge_pools_every_round_in_cpu_time_and_counts_no_difference_apart() -> None:
     """The rounds' CPU ratios decide; the wall ratios (here hit by the load) are reported; a
     change whose rounds straddle 1 is of no measurable difference: not paying, no failure."""
@@ -280,8 +334,8 @@ def caller(x):
 
 
 def squares(n):
-    # tf.data traces the map function into the dataset's graph
-    return tf.data.Dataset.range(n).map(lambda i: light(tf.ones([3]) * tf.cast(i, tf.float32)))
+    # tf.data traces the map function into the dataset's graph (shape [2]: a trace of its own)
+    return tf.data.Dataset.range(n).map(lambda i: light(tf.ones([2]) * tf.cast(i, tf.float32)))
 """
 
 TESTS = """
@@ -306,7 +360,7 @@ def test_calls():
     assert float(tf.function(lambda t: heavy(t))(x)[0, 0]) >= 0
     assert float(ops.outer(tf.ones([1]))[0]) == 2.0
     assert float(ops.caller(x)[0, 0]) >= 1
-    assert [float(v) for v in ops.squares(2)] == [0.0, 3.0]
+    assert [float(v) for v in ops.squares(2)] == [0.0, 2.0]
     for _ in range(2):
         lazy = ops.LazyLayer()
         lazy(tf.ones([2, 4]))
@@ -395,10 +449,13 @@ def test_plugin_probes_a_tiny_tensorflow_project(tmp_path: Path) -> None:
             read_records(records.glob("*.jsonl")),
         )
     }
-    print([r for r in read_records(records.glob("*.jsonl")) if r.get("in_graph")])
     heavy = found["tinylib/ops.py::heavy"]
     # the `from tinylib.ops import heavy` binding, made after the probe was put in place
-    assert (heavy.calls, heavy.in_graph_calls, heavy.signatures, heavy.traces) == (3, 1, 1, 1)
+    assert (heavy.calls, heavy.in_graph_calls, heavy.signatures, heavy.traces) == (3, 2, 1, 1)
+    # of its two in-graph calls, the test's own `tf.function(lambda ...)` is no evidence; the
+    # trace of the library's compiled `caller` is
+    assert (heavy.library_graph_calls, heavy.library_graphs) == (1, ["caller"])
+    assert heavy.run_in_graph
     assert heavy.measured and heavy.timing_traces == 0 and not heavy.excess_traces
     scaled = found["tinylib/ops.py::scaled"]
     assert (scaled.calls, scaled.signatures, scaled.traces) == (3, 1, 3)
@@ -411,6 +468,8 @@ def test_plugin_probes_a_tiny_tensorflow_project(tmp_path: Path) -> None:
     assert not lazy.excess_traces
     light = found["tinylib/ops.py::light"]
     assert (light.calls, light.run_eagerly_calls, light.traces) == (1, 2, 1) and light.measured
+    # tf.data traces the library's map function, which calls it, into the dataset's graph
+    assert light.library_graph_calls == 1 and light.library_graphs[0].startswith("Dataset_map")
     nested = found["tinylib/ops.py::outer.inner"]
     assert (nested.cause or "").startswith("nested definition")
 
@@ -484,8 +543,10 @@ def test_plugin_probes_a_tiny_pytorch_project(tmp_path: Path) -> None:
     found = {f.key: f for f in judge([Change(k, default=True) for k in keys], records_read)}
     forward = found["tinytorch/nets.py::Block.forward"]
     # three calls of its own, one compile; inside `outer`'s graph Dynamo folds the probe's
-    # `is_compiling()` and inlines the original: nothing recorded, no graph break
-    assert (forward.calls, forward.in_graph_calls, forward.signatures) == (3, 0, 1)
+    # `is_compiling()` and inlines the original, no graph break; `comptime` records once,
+    # while Dynamo compiles `outer` (the library's compiled caller)
+    assert (forward.calls, forward.in_graph_calls, forward.signatures) == (3, 1, 1)
+    assert forward.library_graphs == ["dynamo:outer"] and forward.run_in_graph
     assert forward.traces == 1 and forward.measured and not forward.excess_traces
     outer = found["tinytorch/nets.py::outer"]
     assert outer.calls == 1 and outer.measured
