@@ -1034,15 +1034,10 @@ class _ModuleBuilder:
                 and type(inner.op) in _ADDITIVE
                 and type(offset) in _OFFSET_EXPRESSIONS
                 and is_op(inner_sym)
-                and len(operands := op_operands(inner_sym)) == 2
+                and len(op_operands(inner_sym)) == 2
             ):
-                offset_sum = OffsetSum(
-                    (operands[0], operands[1]),
-                    offset_sym,
-                    _subtracted_terms(
-                        inner, inner_sym, expr, offset_sym, inner_first=inner is expr.left
-                    ),
-                    self.statement_span,
+                offset_sum = _offset_sum_of(
+                    inner, inner_sym, expr, offset_sym, inner is expr.left, self.statement_span
                 )
                 kept = scope.summary.offset_sums.setdefault(op_sym(pair), offset_sum)
                 if kept is offset_sum and offset_sum.subtracted:
@@ -1054,14 +1049,8 @@ class _ModuleBuilder:
                 and inner.id in scope.differences
             ):
                 difference, written = scope.differences[inner.id]
-                operands = op_operands(difference)
-                offset_sum = OffsetSum(
-                    (operands[0], operands[1]),
-                    offset_sym,
-                    _subtracted_terms(
-                        written, difference, expr, offset_sym, inner_first=inner is expr.left
-                    ),
-                    self.statement_span,
+                offset_sum = _offset_sum_of(
+                    written, difference, expr, offset_sym, inner is expr.left, self.statement_span
                 )
                 scope.offset_sums_through_names.append((inner.id, op_sym(pair), offset_sum))
                 if offset_sum.subtracted:
@@ -1398,6 +1387,25 @@ walk meets millions of expressions on a large project)."""
 
 
 # --------------------------------------------------------------------- helpers
+
+
+def _offset_sum_of(
+    written: ast.BinOp,
+    written_sym: Sym,
+    outer: ast.BinOp,
+    offset: Sym,
+    inner_first: bool,
+    span: Span,
+) -> OffsetSum:
+    """The offset sum `outer` makes of the two-operand sum or difference `written` (as written
+    in the expression, or bound once to a name the expression reads) and `offset`."""
+    operands = op_operands(written_sym)
+    return OffsetSum(
+        (operands[0], operands[1]),
+        offset,
+        _subtracted_terms(written, written_sym, outer, offset, inner_first=inner_first),
+        span,
+    )
 
 
 def _subtracted_terms(
