@@ -1,0 +1,282 @@
+"""HY432: NumPy arrays computed from a function's parameters, which torch.compile traces
+through torch._numpy.
+
+The check's examples (hybridize/check_examples/HY432) run through test_check_examples; these
+tests pin where the verdict stays silent, and measure each claim of the check's docs on the
+installed PyTorch (Dynamo's backend "eager": the claims are about what Dynamo traces, not
+about Inductor's code).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import textwrap
+
+import pytest
+from facts_helpers import verdict
+
+from hybridize.analyzer.checks import check_of
+
+PROGRAM = """
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+WINDOW = np.hanning(5)
+
+
+def smooth(x, taps):
+    kernel = np.outer(taps, taps)[None, None, ::-1, ::-1]
+    return F.conv2d(x, torch.tensor(kernel.copy(), dtype=x.dtype), padding=1)
+
+
+def scaled(q, k):
+    return q @ k.transpose(-2, -1) / np.sqrt(q.shape[-1])
+
+
+def reversed_index(x):
+    index = np.arange(x.shape[-1])[::-1].copy()
+    return x[..., torch.from_numpy(index)] * 2.0
+
+
+def counted(x, n):
+    return x * np.sqrt(n)
+
+
+def windowed(x):
+    return x * torch.from_numpy(np.asarray(WINDOW))
+
+
+def cumulative(x):
+    return torch.from_numpy(np.cumsum(x.numpy())) * x
+
+
+def padded(x, taps):
+    return torch.tensor(smooth_taps(taps)) * x
+
+
+def smooth_taps(taps):
+    return np.convolve(taps, [0.5, 0.5])
+
+
+def padded_shape(x):
+    return torch.tensor(smooth_taps([float(x.shape[-1])] * 2)).sum() * x
+
+
+for _ in range(100):
+    x = torch.randn(1, 1, 8, 8)
+    smooth(x, [0.25, 0.5, 0.25])
+    scaled(x, x)
+    reversed_index(x)
+    counted(x, 4)
+    windowed(torch.randn(5))
+    cumulative(torch.randn(5))
+    padded(torch.randn(4), [0.25, 0.5, 0.25])
+    padded_shape(torch.randn(4))
+"""
+
+
+def hy432(qualname: str) -> list[str]:
+    v = verdict(textwrap.dedent(PROGRAM), qualname)
+    return [f.message for f in v.findings if f.code == "HY432"]
+
+
+def test_numpy_on_a_list_parameter_blocks_the_function_with_hy432() -> None:
+    v = verdict(textwrap.dedent(PROGRAM), "smooth")
+    assert not v.passes
+    assert "computes_numpy_arrays" in v.failures
+    [finding] = [f for f in v.findings if f.code == "HY432"]
+    assert finding.severity == check_of("HY432").severity == "error"
+    assert finding.span.start_line == 10  # np.outer(taps, taps)
+    assert "`np.outer`" in finding.message and "`taps`" in finding.message
+
+
+def test_numpy_on_a_tensors_values_is_hy432_too() -> None:
+    [message] = hy432("cumulative")
+    assert "`np.cumsum`" in message and "`x`" in message
+
+
+def test_a_helper_computing_numpy_from_what_the_function_passes_is_hy432() -> None:
+    """Dynamo inlines `smooth_taps`: its NumPy code is traced with `padded`."""
+    [message] = hy432("padded")
+    assert "`smooth_taps`" in message and "`taps`" in message
+
+
+@pytest.mark.parametrize(
+    "safe",
+    [
+        "scaled",  # np.sqrt of a static shape: Python ints, the same compiled
+        "reversed_index",  # an index array from a shape, only read
+        "counted",  # NumPy on a Python number (its per-value retrace is HY201's)
+        "windowed",  # a module constant: not computed from the parameters
+        "padded_shape",  # the helper's NumPy gets a list made of a static shape
+    ],
+)
+def test_numpy_on_static_metadata_numbers_and_constants_is_not_concerned(safe: str) -> None:
+    assert hy432(safe) == []
+
+
+def test_an_already_compiled_function_is_not_concerned() -> None:
+    source = textwrap.dedent(PROGRAM).replace(
+        "def smooth(x, taps):", "@torch.compile\ndef smooth(x, taps):"
+    )
+    v = verdict(source, "smooth")
+    assert not any(f.code == "HY432" for f in v.findings)
+
+
+def test_tensorflow_code_is_not_concerned() -> None:
+    """tf.function runs NumPy on Python values at trace time with NumPy's semantics; NumPy on a
+    symbolic tensor is HY302's."""
+    source = textwrap.dedent(
+        """
+        import numpy as np
+        import tensorflow as tf
+
+
+        def smooth(x, taps):
+            kernel = np.outer(taps, taps)[::-1, ::-1, None, None]
+            return tf.nn.conv2d(x, tf.constant(kernel.copy(), tf.float32), 1, "SAME")
+
+
+        for _ in range(100):
+            smooth(tf.random.normal([1, 8, 8, 1]), [0.25, 0.5, 0.25])
+        """
+    )
+    v = verdict(source, "smooth")
+    assert not any(f.code == "HY432" for f in v.findings)
+
+
+def _compiled(fn):  # type: ignore[no-untyped-def]
+    import torch
+
+    torch._dynamo.reset()
+    return torch.compile(fn, backend="eager")
+
+
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_negative_step_slices_are_copies_under_torch_numpy() -> None:
+    """Measured, torch 2.13 / NumPy 2.4: torch has no negative strides, so `a[::-1]` traced
+    is a flip (a copy). A new axis before it raises in aten.flip's meta function (the
+    pytorch-wavelets failure, with filter taps given as a list); a write through it is lost;
+    an in-place update of it raises. Eagerly all three work on views."""
+    import logging
+
+    import numpy as np
+    import torch
+
+    logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)
+    taps = [0.48, 0.84, 0.22, -0.13]
+
+    def prep(h: list[float]) -> torch.Tensor:
+        h_ = np.array(h).ravel()
+        return torch.tensor(np.outer(h_, h_)[None, ::-1, ::-1].copy())
+
+    assert tuple(prep(taps).shape) == (1, 4, 4)
+    with pytest.raises(Exception, match="Dimension out of range"):
+        _compiled(prep)(taps)
+
+    def flip_only(h: list[float]) -> torch.Tensor:  # no new axis: traced alike
+        a = np.outer(np.array(h), np.array(h))
+        return torch.tensor(a[::-1, ::-1].copy())
+
+    assert torch.equal(_compiled(flip_only)(taps), flip_only(taps))
+
+    def write_through(h: list[float]) -> np.ndarray:
+        a = np.array(h, dtype=np.float64)
+        b = a[::-1]
+        b[0] = 100.0
+        return a
+
+    assert write_through([1.0, 2.0, 3.0]).tolist() == [1.0, 2.0, 100.0]
+    assert _compiled(write_through)([1.0, 2.0, 3.0]).tolist() == [1.0, 2.0, 3.0]
+
+    def update_reversed(h: list[float]) -> np.ndarray:
+        a = np.array(h, dtype=np.float64)
+        a[::-1] += np.array([1.0, 0.0, 0.0])
+        return a
+
+    assert update_reversed([1.0, 2.0, 3.0]).tolist() == [1.0, 2.0, 4.0]
+    with pytest.raises(Exception):  # noqa: B017 - Dynamo wraps the fake-tensor error
+        _compiled(update_reversed)([1.0, 2.0, 3.0])
+
+
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_torch_numpy_dtypes_and_result_types_differ() -> None:
+    """Integer true division gives torch's default float32, not float64; a reduction comes
+    back from the compiled function as a 0-d ndarray, not a NumPy scalar."""
+    import numpy as np
+
+    def halves(h: list[int]) -> np.ndarray:
+        return np.array(h) / 2
+
+    assert halves([1, 3]).dtype == np.float64
+    assert _compiled(halves)([1, 3]).dtype == np.float32
+
+    def total(h: list[float]) -> object:
+        return np.sum(np.array(h))
+
+    assert isinstance(total([1.0, 2.0]), np.float64)
+    compiled = _compiled(total)([1.0, 2.0])
+    assert isinstance(compiled, np.ndarray) and compiled.ndim == 0
+    assert not isinstance(compiled, float)
+
+
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_numpy_on_lists_is_specialised_per_value() -> None:
+    """No gain: Dynamo makes the list's values constants of the graph, so each new list is a
+    new graph (4 lists, 4 graphs); an ndarray argument is a graph input (one graph)."""
+    import numpy as np
+    import torch
+    from torch._dynamo.utils import counters
+
+    def prep(h: list[float]) -> torch.Tensor:
+        a = np.array(h)
+        return torch.tensor(np.outer(a, a)[::-1, ::-1].copy())
+
+    counters.clear()
+    compiled = _compiled(prep)
+    for i in range(4):
+        compiled([0.1 * (i + 1), 0.2, 0.3])
+    assert counters["stats"]["unique_graphs"] == 4
+
+    def outer(a: np.ndarray) -> np.ndarray:
+        return np.outer(a, a)
+
+    counters.clear()
+    compiled = _compiled(outer)
+    for i in range(4):
+        compiled(np.arange(4.0) + i)
+    assert counters["stats"]["unique_graphs"] == 1
+
+
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_the_near_misses_compute_alike_compiled() -> None:
+    """NumPy on a static shape, an index array read from a shape, NumPy on a Python number:
+    the same values compiled (what the check leaves quiet)."""
+    import numpy as np
+    import torch
+
+    x = torch.randn(2, 4, 8)
+
+    def scaled(q: torch.Tensor) -> torch.Tensor:
+        return q @ q.transpose(-2, -1) / np.sqrt(q.shape[-1])
+
+    def reversed_index(q: torch.Tensor) -> torch.Tensor:
+        index = np.arange(q.shape[-1])[::-1].copy()
+        return q[..., torch.from_numpy(index)] * 2.0
+
+    def counted(q: torch.Tensor, n: int) -> torch.Tensor:
+        return q * np.sqrt(n)
+
+    for fn, args in ((scaled, (x,)), (reversed_index, (x,)), (counted, (x, 4))):
+        eager, compiled = fn(*args), _compiled(fn)(*args)
+        assert compiled.dtype == eager.dtype
+        assert torch.allclose(compiled, eager)
