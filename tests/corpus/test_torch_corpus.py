@@ -39,6 +39,7 @@ CODES = {
     "has_covered_callers",
     "draws_seeded_global_random",
     "differentiated_twice",
+    "computes_numpy_arrays",
 }
 
 

@@ -79,10 +79,12 @@ class ComputesNumpyArrays(Check):
     - functions `torch._numpy` lacks (`np.polyfit`, `np.pad(mode="reflect")`, string and
       object arrays) break the graph: NumPy runs them, in pieces.
 
-    And compiling such code gains nothing: NumPy on Python values is constant work that
-    Dynamo specialises on (a recompilation per distinct list: 4 lists, 4 graphs), and the
-    warm compiled call of pytorch-wavelets' filter preparation measured 2x slower than
-    eager NumPy.
+    And compiling such code rarely gains: NumPy on Python values is constant work that
+    Dynamo specialises on (a recompilation per distinct list: 4 lists, 4 graphs); the warm
+    compiled call of pytorch-wavelets' filter preparation measured 2x slower than eager
+    NumPy (Inductor), the corpus's `make_windows` 0.45x (docs/benchmarks.md). An ndarray
+    argument is a graph input (one graph for new values of one shape), where heavy NumPy
+    numerics might pay; the verdict blocks it all the same, for the semantics above.
 
     Example
     -------
