@@ -280,3 +280,34 @@ def test_the_near_misses_compute_alike_compiled() -> None:
         eager, compiled = fn(*args), _compiled(fn)(*args)
         assert compiled.dtype == eager.dtype
         assert torch.allclose(compiled, eager)
+
+
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_functions_torch_numpy_lacks_break_the_graph_and_compute_alike() -> None:
+    """`np.polyfit`, `np.pad(mode="reflect")` and string arrays are not in torch._numpy:
+    Dynamo breaks the graph there and NumPy runs them (same values, compiled in pieces);
+    `np.outer` is traced without a break."""
+    import numpy as np
+    from torch._dynamo.utils import counters
+
+    taps = [0.48, 0.84, 0.22, -0.13]
+
+    def fit(h: list[float]) -> np.ndarray:
+        return np.polyfit(np.arange(4.0), np.array(h), 1)
+
+    def pad(h: list[float]) -> np.ndarray:
+        return np.pad(np.array(h), (1, 1), mode="reflect")
+
+    def names(h: list[float]) -> list[str]:
+        return np.array(["a", "bb"])[::-1].tolist()
+
+    def outer(h: list[float]) -> np.ndarray:
+        return np.outer(np.array(h), np.array(h))
+
+    for fn, breaks in ((fit, True), (pad, True), (names, True), (outer, False)):
+        counters.clear()
+        compiled = _compiled(fn)(taps)
+        assert np.array_equal(np.asarray(compiled), np.asarray(fn(taps))), fn.__name__
+        assert (sum(counters["graph_break"].values()) > 0) == breaks, fn.__name__

@@ -54,7 +54,8 @@ class HasNumpyCallsOnParameters(Check):
     Not for torch.compile
     ---------------------
     Dynamo traces NumPy on tensors and arrays through `torch._numpy` (labelling policy,
-    corpus/README.md): not a hazard under torch.compile.
+    corpus/README.md): NumPy never meets a value it cannot read, so not this hazard; but
+    the emulation's semantics differ from NumPy's, which is HY432's concern.
     """
 
     code = "HY302"

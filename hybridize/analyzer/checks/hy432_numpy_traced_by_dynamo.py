@@ -46,19 +46,21 @@ NOT_ARRAY_KEYWORDS = frozenset({"dtype", "axis", "axes", "order", "casting", "co
 
 
 class ComputesNumpyArrays(Check):
-    """Computes NumPy arrays from its arguments, which torch.compile runs as torch ops.
+    """Computes NumPy arrays from its parameters, which torch.compile runs as torch ops.
 
     What it detects
     ---------------
     A call of a NumPy function that computes an array (`np.array`, `np.outer`, `np.stack`,
     `np.mean`, `np.fft.fft`...; not `np.random.*`, HY104's, nor the functions that answer a
-    Python value such as `np.shape` or `np.issubdtype`) on a value that is an array, a
-    tensor, a list or tuple holding floats, arrays or tensors, or a value of a kind the
-    analysis does not know: a parameter, or anything computed from one or read from a
-    global. Python numbers, integers lists (shapes, axes) and static metadata (`x.shape`,
-    `x.ndim`) do not count: NumPy on them gives the same values compiled (`x /
-    np.sqrt(x.shape[-1])`). Also such a call in a project function this one calls (to
-    depth 3): Dynamo inlines it.
+    Python value such as `np.shape` or `np.issubdtype`, nor an array's methods) on an
+    array, a tensor, or a list or tuple holding floats, arrays or tensors, computed from
+    the function's parameters (the receiver's attributes included): `np.array(taps)`,
+    `np.cumsum(x.numpy())`. Python numbers, integer lists (shapes, axes, paddings), values
+    of a kind the analysis does not know, module constants and static metadata (`x.shape`,
+    `x.ndim`, `len(x)`) do not count: NumPy on static metadata and Python numbers gives the
+    same values compiled (`x / np.sqrt(x.shape[-1])`, an index array `np.arange(n)[::-1]`
+    only read). Also a call of a project function (to depth 3) that computes such arrays
+    from what this function passes it, made of its parameters: Dynamo inlines it.
 
     Why it matters in graph mode
     ----------------------------
@@ -111,15 +113,15 @@ class ComputesNumpyArrays(Check):
     name = "computes_numpy_arrays"
     severity = "error"
     summary = (
-        "computes NumPy arrays from its arguments: torch.compile runs them through "
+        "computes NumPy arrays from its parameters: torch.compile runs them through "
         "torch._numpy, whose semantics differ (no negative-stride views, float32 int division, "
         "0-d arrays for scalars), for no gain."
     )
     unblock = "keep NumPy work eager (prepare constants outside), or write it with torch ops"
     fact = "computes_numpy_arrays"
     fact_meaning = (
-        "(PyTorch) a NumPy function computes an array from an argument, a global or a value "
-        "computed from one (not from Python numbers or static shapes): Dynamo traces it "
+        "(PyTorch) a NumPy function computes an array from a parameter's array, tensor or "
+        "list of floats (not from Python numbers or static shapes): Dynamo traces it "
         "through `torch._numpy`, whose results differ from NumPy's (negative-step slices copy, "
         "integer division gives float32, scalars come back as 0-d arrays)"
     )
