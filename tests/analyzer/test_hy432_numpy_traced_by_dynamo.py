@@ -311,3 +311,28 @@ def test_functions_torch_numpy_lacks_break_the_graph_and_compute_alike() -> None
         compiled = _compiled(fn)(taps)
         assert np.array_equal(np.asarray(compiled), np.asarray(fn(taps))), fn.__name__
         assert (sum(counters["graph_break"].values()) > 0) == breaks, fn.__name__
+
+
+@pytest.mark.tensorflow
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_tf_function_runs_numpy_on_python_values_with_numpys_semantics() -> None:
+    """Measured under TF 2.21: tf.function does not trace NumPy; on Python values it runs at
+    trace time, as NumPy: the new-axis flip works, a write through a reversed view is kept,
+    integer division gives float64. Not a hazard there (HY432 is PyTorch's only)."""
+    import numpy as np
+    import tensorflow as tf
+
+    def prep(h: list[float]) -> tuple[tf.Tensor, tf.Tensor]:
+        a = np.array(h)
+        kernel = np.outer(a, a)[None, ::-1, ::-1].copy()
+        b = a[::-1]
+        b[0] = 100.0
+        return tf.constant(kernel * a.sum()), tf.constant(np.array([1, 3]) / 2)
+
+    taps = [0.48, 0.84, 0.22, -0.13]
+    eager_kernel, eager_half = prep(taps)
+    traced_kernel, traced_half = tf.function(prep)(taps)
+    assert traced_kernel.shape == (1, 4, 4)
+    assert np.array_equal(traced_kernel.numpy(), eager_kernel.numpy())
+    assert traced_half.dtype == eager_half.dtype == tf.float64
