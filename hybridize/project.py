@@ -370,6 +370,7 @@ class Project:
             report(len(out))
         jobs = self.options.jobs or os.cpu_count() or 1
         if jobs > 1 and len(missing) >= PARALLEL_THRESHOLD:
+            load_summary_hooks()  # once, here: forked workers inherit the registry
             # One file at a time per worker: a worker that crashes costs only its file.
             failed: set[str] = set()
 
@@ -441,6 +442,7 @@ class Project:
         edit stays within one top-level statement (`summarize_buffer`)."""
         from hybridize.analyzer.summaries.file_summaries import summarize_buffer
 
+        load_summary_hooks()
         previous = self._editable.pop(relpath, None)
         if len(raw) > MAX_SOURCE_BYTES:
             return FileError(relpath, "file too large to be analysed")
@@ -731,6 +733,7 @@ def summarize_raw(relpath: str, raw: bytes) -> ModuleSummary | FileError:
         return FileError(relpath, "file too large to be analysed")
     from hybridize.analyzer.summaries.file_summaries import summarize_text
 
+    load_summary_hooks()
     decoded = decode_file(relpath, raw)
     if isinstance(decoded, str):
         return FileError(relpath, decoded)
@@ -738,6 +741,15 @@ def summarize_raw(relpath: str, raw: bytes) -> ModuleSummary | FileError:
     if is_notebook(relpath) and isinstance(summary, FileError):
         return FileError(relpath, in_cells(summary.message, raw))
     return summary
+
+
+def load_summary_hooks() -> None:
+    """Make the registry's summary hooks the summariser's (`Check.summary_hook`): the checks,
+    imported, name their hooks to it (`summaries.hooks.provide_hooks`); a summary made
+    without them would lack their facts. Only a run that summarises a file imports them."""
+    from hybridize.analyzer.checks import summary_hooks
+
+    summary_hooks()
 
 
 def _summarize_one(item: tuple[str, bytes]) -> ModuleSummary | FileError:

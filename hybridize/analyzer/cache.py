@@ -35,8 +35,11 @@ try:
 except ImportError:  # pragma: no cover - CPython always builds it
     from hashlib import blake2b
 
-SUMMARY_FORMAT = "37"
-"""Bump when the summary dataclasses or the summariser's output change."""
+SUMMARY_FORMAT = "38"
+"""Bump when the summary dataclasses or the summariser's own output change. A check's
+summary hook needs no bump (`summaries/hooks.py`): a hook of this package's checks is part of
+the code `code_fingerprint` hashes, one of a check registered from outside adds its own hash
+(`added_hooks_tag`)."""
 
 ProjectResult = tuple[list["FunctionVerdict"], list["FileError"]]
 
@@ -57,12 +60,20 @@ CODE_PACKAGES = ("hybridize", "hybridize.analyzer", "hybridize.refactor")
 def version_tag() -> bytes:
     """What every entry also depends on: the tool's version and the summaries' format, the
     Python that parsed the files (a syntax error under 3.10 may parse under 3.12), the
-    installed code itself (`code_fingerprint`), and the checks switched off for an experiment
-    (`switched_off_checks`; nothing when none is)."""
+    installed code itself (`code_fingerprint`: its checks' summary hooks among it), the summary
+    hooks of checks registered from outside the package (`added_hooks_tag`; nothing when
+    none is), and the checks switched off for an experiment (`switched_off_checks`; nothing
+    when none is)."""
+    from hybridize.analyzer.summaries.hooks import added_hooks_tag
     from hybridize.analyzer.switched_off_checks import disabled_codes
 
     off = disabled_codes()
-    return _code_tag() + (f"/off:{','.join(sorted(off))}".encode() if off else b"")
+    hooks = added_hooks_tag()
+    return (
+        _code_tag()
+        + (f"/hooks:{hooks}".encode() if hooks else b"")
+        + (f"/off:{','.join(sorted(off))}".encode() if off else b"")
+    )
 
 
 @functools.cache

@@ -53,11 +53,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import hybridize
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, TENSORFLOW, TORCH
+from hybridize.analyzer.summaries.hooks import HookTable, SummaryHook, hook_added, provide_hooks
 from hybridize.analyzer.switched_off_checks import disabled_codes
 from hybridize.model import Finding, Severity, Span
 
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from hybridize.analyzer.checks.context import CheckContext, ProjectFacts
     from hybridize.analyzer.facts.evaluator import TensorFacts
     from hybridize.analyzer.facts.resolve import ProjectIndex
+    from hybridize.analyzer.summaries.ir import FunctionSummary
     from hybridize.analyzer.summaries.keys import FunctionKey
 
 ALL_FRAMEWORKS: frozenset[str] = frozenset(f.name for f in FRAMEWORKS)
@@ -157,6 +159,10 @@ class Check:
     may come from a function above the direct callers (a witness several levels up: a tracer
     call, a test's patch, a value differentiated twice): an incremental phase keeps a verdict only when its entries are the same
     (`caller_tables`, `decisions/caller_reads.py`)."""
+    summary_hook: ClassVar[SummaryHook[Any] | None] = None
+    """For a check whose detection reads a fact of the code as written that the summaries do
+    not record: the nodes it wants and what it records of each (`summaries/hooks.py`), read
+    back with `summary_facts`."""
     EXAMPLE_FUNCTION: ClassVar[str] = "f"
     INFER_INPUT_SIGNATURES: ClassVar[bool] = False
     """Run the examples with `--infer-input-signatures` (checks about signatures)."""
@@ -193,6 +199,11 @@ class Check:
         """This check's findings on the function of `context`; a check that overrides it is
         run by the engine (`detecting`), the others are attached where their facts are."""
         return []
+
+    @classmethod
+    def summary_facts(cls, fn: FunctionSummary) -> tuple[Any, ...]:
+        """What this check's `summary_hook` recorded in `fn` (nothing without one)."""
+        return cls.summary_hook.facts(fn, cls.code) if cls.summary_hook is not None else ()
 
     @classmethod
     def detects(cls) -> bool:
@@ -309,11 +320,13 @@ def registered(check: type[Check]) -> Iterator[type[Check]]:
     if check.code in registry():
         raise ValueError(f"{check.code} is already registered")
     _ADDED[check.code] = check
+    hook_added(check.code, check.summary_hook)
     _forget()
     try:
         yield check
     finally:
         del _ADDED[check.code]
+        hook_added(check.code, None)
         _forget()
 
 
@@ -332,6 +345,7 @@ def _forget() -> None:
         caller_answers,
         decorator_keepers,
         remembering_checks,
+        summary_hooks,
         _facts_applying,
     ):
         derived.cache_clear()
@@ -427,6 +441,18 @@ def remembering_checks() -> tuple[type[Check], ...]:
     """The checks whose verdicts read what an edit elsewhere may change (override
     `Check.changed_reads`), in code order."""
     return tuple(check for check in registry().values() if check._overrides("changed_reads"))
+
+
+@cache
+def summary_hooks() -> HookTable:
+    """The registered checks' summary hooks (`Check.summary_hook`), in code order: what the
+    summariser runs (it asks through `summaries.hooks.current_hooks`)."""
+    return HookTable.of(
+        {code: check.summary_hook for code, check in registry().items() if check.summary_hook}
+    )
+
+
+provide_hooks(summary_hooks)
 
 
 def check_of(code: str) -> type[Check]:

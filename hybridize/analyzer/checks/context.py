@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from hybridize.analyzer.facts.effects import EffectSummary
 from hybridize.analyzer.facts.evaluator import TensorFacts
@@ -21,6 +22,9 @@ from hybridize.analyzer.facts.signatures import FunctionSignatures, function_sig
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.checks import Check
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +85,10 @@ class CheckContext:
     @property
     def function(self) -> FunctionSummary:
         return self.project.index.function(self.key)
+
+    def summary_facts(self, check: type[Check]) -> tuple[Any, ...]:
+        """What `check`'s summary hook recorded in this function (`Check.summary_hook`)."""
+        return check.summary_facts(self.function)
 
     @property
     def scan(self) -> SafetyScan:

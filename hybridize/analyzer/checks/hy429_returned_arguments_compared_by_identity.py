@@ -3,7 +3,9 @@ back is the very object it passed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import ast
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from hybridize.analyzer.facts.callgraph import call_sites
@@ -12,10 +14,11 @@ from hybridize.analyzer.facts.predicates import made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.returns import passed_through
 from hybridize.analyzer.facts.scan_memo import per_function
+from hybridize.analyzer.summaries.hooks import FunctionEnd, SummaryContext, SummaryHook
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import SymKind, attr_name, call_sym, is_attr
-from hybridize.model import Finding
+from hybridize.analyzer.summaries.syms import SymKind, attr_name, call_sym, is_attr, is_lit
+from hybridize.model import Finding, Span
 
 from . import TENSORFLOW_ONLY, Check
 
@@ -29,6 +32,44 @@ IDENTITY_FUNCTIONS = frozenset({"builtins.id", "operator.is_", "operator.is_not"
 HOLDING_KINDS: frozenset[SymKind] = frozenset({"item", "iter", "cond"})
 """Values that are the result or one of its elements (not computed from it: a sum is a new
 object whichever way the function runs)."""
+
+
+_OBJECT_IDENTITY_TESTS = frozenset({ast.Is, ast.IsNot})
+"""Comparisons of object identity, which a compiled function's new result objects change."""
+
+
+@dataclass(frozen=True, slots=True)
+class IdentityComparison:
+    """A value the body compares by identity with another value (`a is b`, `a is not b`; a
+    comparison with a literal such as `None` is left out), with the statement where it is
+    first compared: a compiled function gives back new objects, never its arguments."""
+
+    operand: Sym
+    span: Span
+
+
+def _identity_comparisons(
+    node: ast.Compare, context: SummaryContext
+) -> Iterator[IdentityComparison]:
+    """The operands of a comparison by identity with no literal among them."""
+    if not any(type(op) in _OBJECT_IDENTITY_TESTS for op in node.ops):
+        return
+    operands = [context.value(node.left), *(context.value(c) for c in node.comparators)]
+    if any(is_lit(operand) for operand in operands):
+        return
+    for operand in operands:
+        yield IdentityComparison(operand, context.statement)
+
+
+def _first_of_each(
+    found: Sequence[IdentityComparison], end: FunctionEnd
+) -> Iterator[IdentityComparison]:
+    """Each value compared, once, where it is first compared."""
+    seen: set[Sym] = set()
+    for comparison in found:
+        if comparison.operand not in seen:
+            seen.add(comparison.operand)
+            yield comparison
 
 
 class ReturnsArgumentsComparedByIdentity(Check):
@@ -89,6 +130,7 @@ class ReturnsArgumentsComparedByIdentity(Check):
         "tf.function returns new objects"
     )
     decision_order = 148
+    summary_hook = SummaryHook((ast.Compare,), _identity_comparisons, _first_of_each)
     EXAMPLE_FUNCTION = "f"
 
     @classmethod
@@ -166,7 +208,7 @@ def _unresolved_uses(
     """The method names of the calls in `key` that reach nothing known and whose result the
     function compares by identity."""
     fn = index.function(key)
-    if not fn.identity_compared and not any(_asks_identity(resolved) for resolved in calls):
+    if not _compared(fn) and not any(_asks_identity(resolved) for resolved in calls):
         return frozenset()
     return frozenset(
         attr_name(resolved.site.callee)
@@ -209,7 +251,7 @@ def _identity_use(fn: FunctionSummary, calls: Iterable[ResolvedCall], result: Sy
             return fn.locals.get(current[1], ())
         return made_of(current) if kind in HOLDING_KINDS else ()
 
-    if any(holds(operand) for operand in fn.identity_compared):
+    if any(holds(comparison.operand) for comparison in _compared(fn)):
         return "compares it with `is`"
     for resolved in calls:
         site = resolved.site
@@ -219,3 +261,9 @@ def _identity_use(fn: FunctionSummary, calls: Iterable[ResolvedCall], result: Sy
         if _asks_identity(resolved):
             return f"asks for its identity with `{_identity_call_name(resolved)}`"
     return None
+
+
+def _compared(fn: FunctionSummary) -> tuple[IdentityComparison, ...]:
+    """The values `fn` compares by identity (`IdentityComparison`)."""
+    found: tuple[IdentityComparison, ...] = ReturnsArgumentsComparedByIdentity.summary_facts(fn)
+    return found

@@ -3,8 +3,9 @@ constant folding moves into the difference, where it rounds away."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+import ast
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
 from hybridize.analyzer.facts.callgraph import call_sites
@@ -20,10 +21,12 @@ from hybridize.analyzer.frameworks.tensorflow_rules import (
     GRAPH_CONSTANT_MAKERS,
     SINGULAR_AT_ZERO,
 )
-from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, OffsetSum, Sym
+from hybridize.analyzer.summaries.box_overlaps import Bindings, intersection_calls, union_calls
+from hybridize.analyzer.summaries.hooks import FunctionEnd, SummaryContext, SummaryHook
+from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import call_sym, is_call
-from hybridize.model import Finding, Span
+from hybridize.analyzer.summaries.syms import call_sym, is_call, is_op, op_operands
+from hybridize.model import Finding, Span, fast_pickling
 
 from . import TENSORFLOW_ONLY, Check
 
@@ -40,6 +43,247 @@ SMALL_FLOAT64_OFFSET = 1e-11
 (`tf.constant(eps, tf.float64)`): measured, a float64 guard of 1e-12 gives values and
 gradients beyond rtol 1e-5 (finite: 53 bits keep a 1e-12 next to 1 only to about 1e-4 of
 itself), and one of 1e-10 or more the eager result."""
+
+
+@fast_pickling
+@dataclass(frozen=True, slots=True)
+class OffsetSum:
+    """`(a - b) + c` written as one expression: a sum or difference of two operands (either
+    itself a sum or difference of more: `a - i + b + c`) with one more operand added or
+    subtracted (is it a small constant that TensorFlow's constant folding pushes into the
+    inner operation, where it rounds away?). Recorded by the check's summary hook, for the
+    first expression of each value: written whole (`x - y + eps`, `eps + (x - y)`) or
+    through a name bound and read once (`d = x - y` ... `d + eps`; in a `def` only)."""
+
+    value: Sym
+    """The value of the whole expression."""
+    terms: tuple[Sym, Sym]
+    """The inner operation's operands, `a` and `b`."""
+    offset: Sym
+    """The operand added to, or subtracted from, their sum or difference: `c`."""
+    subtracted: tuple[Sym, ...]
+    """What the sum subtracts, flattened over every `+` and `-` of the inner operation (`i`
+    of `a - i + b + c`, `a + (b - i) + c`; `b` of `a - (b - i) + c`), the offset among them
+    when it is subtracted (`x + y - c`). Empty for a sum of added terms (`x + y + c`), which
+    the arithmetic optimizer sums as written (`AddN`): measured finite."""
+    span: Span
+    """The statement that holds the expression."""
+    intersection: tuple[tuple[int, str], ...] = ()
+    """When `a - b` is `A + B - I`, `I` the size of the intersection of the boxes whose sizes
+    are `A` and `B`, every extent clipped at 0 (`summaries/box_overlaps.py`): the calls that
+    recognition presumes, as (index into `FunctionSummary.calls`, the op it must be:
+    "maximum", "minimum", "relu", "transpose"). Empty otherwise."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Difference:
+    """`d = x - y` (or `x + y`): remembered for `d + eps` within the walk of a function."""
+
+    name: str
+    value: Sym
+    written: ast.BinOp
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Met:
+    """An `OffsetSum` as the walk meets it, with what settling it needs once the function is
+    complete: the inner sum as written and its value, and the name read for it (`d + eps`;
+    "" for a sum written in the expression)."""
+
+    offset_sum: OffsetSum
+    written: ast.BinOp
+    inner: Sym
+    through: str = ""
+
+
+_ADDITIVE = frozenset({ast.Add, ast.Sub})
+"""The operators of sums and differences (`OffsetSum`)."""
+_OFFSET_EXPRESSIONS = frozenset({ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp, ast.Call})
+"""What may stand for a constant offsetting a sum (`eps`, `1e-8`, `-1e-8`, `self.eps`,
+`tf.constant(1e-8)`): whether it is one, the solved values tell."""
+
+
+def _offset_sums_met(
+    node: ast.Assign | ast.BinOp, context: SummaryContext
+) -> Iterator[_Difference | _Met]:
+    """The summary hook's visit: a name bound to a sum or difference, or `(a - b) + c`
+    (either side, `+` or `-`), written in the expression or through such a name."""
+    if type(node) is ast.Assign:
+        [target] = node.targets if len(node.targets) == 1 else [None]
+        inner = node.value
+        if type(target) is ast.Name and type(inner) is ast.BinOp and type(inner.op) in _ADDITIVE:
+            value = context.value(inner)
+            if is_op(value) and len(op_operands(value)) == 2:
+                yield _Difference(target.id, value, inner)
+        return
+    assert type(node) is ast.BinOp
+    if type(node.op) not in _ADDITIVE:
+        return
+    pair = (context.value(node.left), context.value(node.right))
+    whole = context.value(node)
+    for inner, offset, inner_sym, offset_sym in (
+        (node.left, node.right, pair[0], pair[1]),
+        (node.right, node.left, pair[1], pair[0]),
+    ):
+        if (
+            type(inner) is ast.BinOp
+            and type(inner.op) in _ADDITIVE
+            and type(offset) in _OFFSET_EXPRESSIONS
+            and is_op(inner_sym)
+            and len(op_operands(inner_sym)) == 2
+        ):
+            offset_sum = _offset_sum_of(
+                whole, inner, inner_sym, node, offset_sym, inner is node.left, context.statement
+            )
+            yield _Met(offset_sum, inner, inner_sym)
+            return
+        if type(inner) is ast.Name and type(offset) in _OFFSET_EXPRESSIONS:
+            difference = _bound_difference(context.earlier(), inner.id)
+            if difference is not None:
+                offset_sum = _offset_sum_of(
+                    whole,
+                    difference.written,
+                    difference.value,
+                    node,
+                    offset_sym,
+                    inner is node.left,
+                    context.statement,
+                )
+                yield _Met(offset_sum, difference.written, difference.value, inner.id)
+                return
+
+
+def _bound_difference(earlier: Sequence[object], name: str) -> _Difference | None:
+    """The last sum or difference bound to `name` so far."""
+    for value in reversed(earlier):
+        if isinstance(value, _Difference) and value.name == name:
+            return value
+    return None
+
+
+def _offset_sums_kept(found: Sequence[_Difference | _Met], end: FunctionEnd) -> list[OffsetSum]:
+    """The summary hook's finish: the first `OffsetSum` of each value written whole; in a
+    `def`, then those through a name bound once and read once in the function (any nested
+    read counts: the graph's difference then has one use, as in `x - y + eps`; a difference
+    used twice keeps its node, and the constant stays outside: measured); each that
+    subtracts marked when it is `A + B - I` of boxes (`OffsetSum.intersection`)."""
+    kept: dict[Sym, _Met] = {}
+    through: list[_Met] = []
+    for met in found:
+        if isinstance(met, _Met):
+            if met.through:
+                through.append(met)
+            elif met.offset_sum.value not in kept:
+                kept[met.offset_sum.value] = met
+    node = end.definition
+    if node is None:
+        return [met.offset_sum for met in kept.values()]
+    if through:
+        reads = dict.fromkeys({met.through for met in through}, 0)
+        for child in ast.walk(node):
+            if type(child) is ast.Name and child.id in reads and type(child.ctx) is ast.Load:
+                reads[child.id] += 1
+        for met in through:
+            if reads[met.through] == 1 and len(end.bindings(met.through)) == 1:
+                kept.setdefault(met.offset_sum.value, met)
+    bindings: Bindings | None = None
+    settled = []
+    for met in kept.values():
+        offset_sum = met.offset_sum
+        if offset_sum.subtracted:
+            bindings = bindings or Bindings.of(node)
+            presumed = _presumed_intersection(met, bindings, end)
+            if presumed:
+                offset_sum = replace(offset_sum, intersection=presumed)
+        settled.append(offset_sum)
+    return settled
+
+
+def _presumed_intersection(
+    met: _Met, bindings: Bindings, end: FunctionEnd
+) -> tuple[tuple[int, str], ...]:
+    """For `A + B - I` (its terms in any order: `A - I + B`) whose `I` is the size of the
+    intersection of the boxes whose sizes `A` and `B` are (`box_overlaps`): the calls
+    presumed, by their index in the function's calls; else nothing."""
+    difference = met.written
+    terms = _additive_terms(difference, met.inner)
+    added = [term for term, _, negated in terms if not negated]
+    subtracted = [term for term, _, negated in terms if negated]
+    if len(added) == 2 and len(subtracted) == 1:
+        found = union_calls(added[0], added[1], subtracted[0], bindings)
+    elif type(difference.op) is ast.Sub:
+        found = intersection_calls(difference.left, difference.right, bindings)
+    else:
+        return ()
+    if found is None:
+        return ()
+    presumed = set()
+    for call, role in found:
+        index = end.call_index(call)
+        if index is None:
+            return ()
+        presumed.add((index, role))
+    return tuple(sorted(presumed))
+
+
+def _offset_sum_of(
+    value: Sym,
+    written: ast.BinOp,
+    written_sym: Sym,
+    outer: ast.BinOp,
+    offset: Sym,
+    inner_first: bool,
+    span: Span,
+) -> OffsetSum:
+    """The offset sum `outer` (its value `value`) makes of the two-operand sum or difference
+    `written` (as written in the expression, or bound once to a name the expression reads)
+    and `offset`."""
+    operands = op_operands(written_sym)
+    return OffsetSum(
+        value,
+        (operands[0], operands[1]),
+        offset,
+        _subtracted_terms(written, written_sym, outer, offset, inner_first=inner_first),
+        span,
+    )
+
+
+def _subtracted_terms(
+    inner: ast.BinOp, inner_sym: Sym, outer: ast.BinOp, offset: Sym, *, inner_first: bool
+) -> tuple[Sym, ...]:
+    """What the sum `outer` subtracts once `inner`, its operand (first or not), is flattened
+    over every `+` and `-` (`OffsetSum.subtracted`): Grappler's constant folding and the
+    arithmetic optimizer regroup the whole sum, so the constant may meet any of its terms."""
+    subtracts = type(outer.op) is ast.Sub
+    found = [offset] if subtracts and inner_first else []
+    found += [
+        sym
+        for _, sym, negated in _additive_terms(inner, inner_sym, subtracts and not inner_first)
+        if negated
+    ]
+    return tuple(found)
+
+
+def _additive_terms(
+    expr: ast.expr, sym: Sym, negated: bool = False
+) -> list[tuple[ast.expr, Sym, bool]]:
+    """The terms of `expr` (its value `sym`), flattened over every `+` and `-` written in it,
+    each with its value and whether it is subtracted (`a - i + b`: a, i subtracted, b)."""
+    found: list[tuple[ast.expr, Sym, bool]] = []
+    work: list[tuple[ast.expr, Sym, bool]] = [(expr, sym, negated)]
+    while work:
+        node, value, negated = work.pop()
+        if (
+            type(node) is ast.BinOp
+            and type(node.op) in _ADDITIVE
+            and is_op(value)
+            and len(operands := op_operands(value)) == 2
+        ):
+            work.append((node.right, operands[1], negated != (type(node.op) is ast.Sub)))
+            work.append((node.left, operands[0], negated))
+        else:
+            found.append((node, value, negated))
+    return found
 
 
 class FoldedEpsilonGuards(Check):
@@ -147,6 +391,7 @@ class FoldedEpsilonGuards(Check):
         "Grappler's constant folding moves it into the difference, where it rounds away"
     )
     decision_order = 151
+    summary_hook = SummaryHook((ast.Assign, ast.BinOp), _offset_sums_met, _offset_sums_kept)
     EXAMPLE_FUNCTION = "f"
 
     @classmethod
@@ -203,7 +448,7 @@ def _offset_sum_writers(relpath: str, module: ModuleSummary) -> list[FunctionKey
     return [
         FunctionKey(relpath, qualname)
         for qualname, fn in module.functions.items()
-        if fn.offset_sums
+        if _offset_sums(fn)
     ]
 
 
@@ -214,7 +459,8 @@ def _guards(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[_
     evaluator = get_evaluator(index, facts, key)
     calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
     found = []
-    for value, offset_sum in fn.offset_sums.items():
+    for offset_sum in _offset_sums(fn):
+        value = offset_sum.value
         if not offset_sum.subtracted:
             continue
         if is_call(offset_sum.offset):
@@ -349,3 +595,9 @@ _FLOAT64_DTYPES = frozenset(
         ("lit", "str", "double"),
     }
 )
+
+
+def _offset_sums(fn: FunctionSummary) -> tuple[OffsetSum, ...]:
+    """The sums offset by one more operand that `fn` writes (`OffsetSum`)."""
+    found: tuple[OffsetSum, ...] = FoldedEpsilonGuards.summary_facts(fn)
+    return found

@@ -110,33 +110,6 @@ class DecoratorInfo:
     span: Span = NO_SPAN
 
 
-@fast_pickling
-@dataclass(frozen=True, slots=True)
-class OffsetSum:
-    """`(a - b) + c` written as one expression: a sum or difference of two operands (either
-    itself a sum or difference of more: `a - i + b + c`) with one more operand added or
-    subtracted (HY431 asks whether it is a small constant that
-    TensorFlow's constant folding pushes into the inner operation, where it rounds away)."""
-
-    terms: tuple[Sym, Sym]
-    """The inner operation's operands, `a` and `b`."""
-    offset: Sym
-    """The operand added to, or subtracted from, their sum or difference: `c`."""
-    subtracted: tuple[Sym, ...]
-    """What the sum subtracts, flattened over every `+` and `-` of the inner operation (`i`
-    of `a - i + b + c`, `a + (b - i) + c`; `b` of `a - (b - i) + c`), the offset among them
-    when it is subtracted (`x + y - c`). Empty for a sum of added terms (`x + y + c`), which
-    the arithmetic optimizer sums as written (`AddN`): measured finite."""
-    span: Span
-    """The statement that holds the expression."""
-    intersection: tuple[tuple[int, str], ...] = ()
-    """When `a - b` is `A + B - I`, `I` the size of the intersection of the boxes whose sizes
-    are `A` and `B`, every extent clipped at 0 (`summaries/box_overlaps.py`): the calls that
-    recognition presumes, as
-    (index into `FunctionSummary.calls`, the op it must be: "maximum", "minimum", "relu",
-    "transpose"). Empty otherwise."""
-
-
 @dataclass(slots=True)
 class FunctionSummary:
     """What one function body does, symbolically."""
@@ -175,20 +148,16 @@ class FunctionSummary:
     """Values the body hashes as it builds a dict or a set: the keys of a dict display or
     comprehension (`{tag(k): v for k in keys}`), the elements of a set display, each with the
     statement where it first happens. A tensor there raises `TypeError: Tensor is unhashable`."""
-    identity_compared: dict[Sym, Span] = field(default_factory=dict)
-    """Values the body compares by identity with another value (`a is b`, `a is not b`; a
-    comparison with a literal such as `None` is left out), each with the statement where it
-    first happens: a compiled function gives back new objects, never its arguments."""
     stepped_slices: dict[Sym, tuple[Sym, Span]] = field(default_factory=dict)
     """Slices whose step is computed (`x[:, ::stride]`), each with its step and statement: a
     tensor step leaves the result's static rank unknown in a graph."""
-    offset_sums: dict[Sym, OffsetSum] = field(default_factory=dict)
-    """Sums and differences offset by one more operand in the same expression (`x - y + eps`,
-    `eps + (x - y)`) or through a name bound and read once (`d = x - y` ... `d + eps`), by
-    the value of the whole expression; the first of equal values kept."""
     singular_operands: dict[Sym, Span] = field(default_factory=dict)
     """Values the function divides by (`a / b`) or raises to a power below 1 (`b ** 0.5`):
     where an operator is not finite at 0 (HY431), the statement it is in."""
+    summary_facts: dict[str, tuple[object, ...]] = field(default_factory=dict)
+    """What the checks' summary hooks recorded in the function, by check code, each
+    `SummaryHook`'s values (frozen dataclasses) in its order (`summaries/hooks.py`); a code
+    without any is absent."""
     globals_declared: frozenset[str] = frozenset()
     nonlocals_declared: frozenset[str] = frozenset()
     is_generator: bool = False

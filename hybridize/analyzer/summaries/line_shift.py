@@ -11,6 +11,8 @@ code that takes it) has its end moved.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
@@ -63,15 +65,15 @@ POSITIONED_FIELDS = frozenset(
         "variable_reads",
         "index_reads",
         "hashed_values",
-        "identity_compared",
         "stepped_slices",
-        "offset_sums",
         "singular_operands",
         "name_bindings",
+        "summary_facts",
     }
 )
 """The fields of `FunctionSummary` that hold positions (`shifted_function` moves each; a test
-checks that every other field holds none)."""
+checks that every other field holds none). The summary hooks' values (`summary_facts`) are
+moved by their fields typed `Span`, whatever the hook."""
 
 
 def shifted_function(fn: FunctionSummary, shift: LineShift) -> FunctionSummary:
@@ -89,11 +91,13 @@ def shifted_function(fn: FunctionSummary, shift: LineShift) -> FunctionSummary:
         variable_reads=[(r, attr, span(s), n) for r, attr, s, n in fn.variable_reads],
         index_reads={sym: span(s) for sym, s in fn.index_reads.items()},
         hashed_values={sym: span(s) for sym, s in fn.hashed_values.items()},
-        identity_compared={sym: span(s) for sym, s in fn.identity_compared.items()},
         stepped_slices={sym: (step, span(s)) for sym, (step, s) in fn.stepped_slices.items()},
-        offset_sums={sym: _shifted_span(o, shift) for sym, o in fn.offset_sums.items()},
         singular_operands={sym: span(s) for sym, s in fn.singular_operands.items()},
         name_bindings=[(name, span(s)) for name, s in fn.name_bindings],
+        summary_facts={
+            code: tuple(_shifted_fact(value, shift) for value in values)
+            for code, values in fn.summary_facts.items()
+        },
     )
 
 
@@ -111,6 +115,7 @@ class _Spanned(Protocol):
 
 
 SpannedT = TypeVar("SpannedT", bound=_Spanned)
+FactT = TypeVar("FactT")
 
 
 def _shifted_span(value: SpannedT, shift: LineShift) -> SpannedT:
@@ -118,6 +123,30 @@ def _shifted_span(value: SpannedT, shift: LineShift) -> SpannedT:
     object when its span does not move (most, above the edit)."""
     span = shift.span(value.span)
     return value if span is value.span else replace(value, span=span)  # type: ignore[type-var]
+
+
+def _shifted_fact(value: FactT, shift: LineShift) -> FactT:
+    """A summary hook's value with every field typed `Span` moved (the same object when none
+    moves): a hook's positions are moved without being listed."""
+    kind: type = type(value)
+    names = _span_fields(kind)
+    if not names:
+        return value
+    moved = {}
+    for name in names:
+        before = getattr(value, name)
+        after = shift.span(before)
+        if after is not before:
+            moved[name] = after
+    return replace(value, **moved) if moved else value  # type: ignore[type-var]
+
+
+@functools.cache
+def _span_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a dataclass declared with the type `Span` (none for another class)."""
+    if not dataclasses.is_dataclass(kind):
+        return ()
+    return tuple(f.name for f in dataclasses.fields(kind) if f.type in ("Span", Span))
 
 
 def _shifted_statement_loop(loop: StatementLoop, shift: LineShift) -> StatementLoop:

@@ -14,12 +14,13 @@ left to the refactoring, for the few lines it rewrites.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
-from hybridize.analyzer.summaries.box_overlaps import Bindings, intersection_calls, union_calls
 from hybridize.analyzer.summaries.definition_lines import IGNORE_MARKER, DefinitionLines, Function
+from hybridize.analyzer.summaries.hooks import HookTable, SummaryHook, current_hooks
 from hybridize.analyzer.summaries.ir import (
     NO_SPAN,
     UNKNOWN,
@@ -30,7 +31,6 @@ from hybridize.analyzer.summaries.ir import (
     ImportSummary,
     Loop,
     ModuleSummary,
-    OffsetSum,
     Param,
     StatementLoop,
     Store,
@@ -40,7 +40,6 @@ from hybridize.analyzer.summaries.sources import split_lines
 from hybridize.analyzer.summaries.syms import (
     FRESH,
     NONE,
-    OpSym,
     attr_sym,
     call_sym,
     class_sym,
@@ -55,14 +54,12 @@ from hybridize.analyzer.summaries.syms import (
     is_fstr,
     is_lit,
     is_local,
-    is_op,
     is_slice,
     item_sym,
     iter_sym,
     lit_sym,
     local_sym,
     name_sym,
-    op_operands,
     op_sym,
     param_sym,
     seq_sym,
@@ -194,19 +191,10 @@ class _Scope:
         self.pending: list[tuple[int, str, tuple[int, ...], int]] = []
         """In-place stores awaiting their reaching values: (store index, name, path, number
         of values the name had then)."""
-        self.differences: dict[str, tuple[OpSym, ast.BinOp]] = {}
-        """Names assigned a sum or difference (`d = x - y`): its value and expression, for an
-        `OffsetSum` written through the name (`tf.norm(d + eps)`)."""
         self.call_indexes: dict[ast.Call, int] = {}
-        """Each call walked: its index in `summary.calls` (`OffsetSum.intersection`)."""
-        self.subtracted: list[tuple[Sym, OffsetSum, ast.BinOp, Sym]] = []
-        """Each `OffsetSum` that subtracts (its value, the inner sum and that sum's value):
-        whether the sum is `A + B - I` (in any order), `I` the intersection of the boxes
-        whose sizes are `A` and `B`, is asked once the function is complete
-        (`_intersections`)."""
-        self.offset_sums_through_names: list[tuple[str, Sym, OffsetSum]] = []
-        """`d + eps` for such a name: kept when the function is complete if `d` is bound and
-        read once (its difference then has the one use a traced graph folds into)."""
+        """Each call walked: its index in `summary.calls` (`FunctionEnd.call_index`)."""
+        self.facts: dict[str, list[object]] = {}
+        """The values the summary hooks gave in this function so far, by check code."""
 
 
 class _ModuleBuilder:
@@ -237,6 +225,12 @@ class _ModuleBuilder:
             DefinitionLines(tree, self.lines) if IGNORE_MARKER in text else None
         )
         """Only a file that holds the marker somewhere has its definitions' lines read."""
+        hooks = current_hooks()
+        self.hooks = hooks
+        self.expressions = _expression_handlers(hooks)
+        self.values: dict[ast.expr, Sym] = {}
+        """The value of each expression walked (`SummaryContext.value`)."""
+        self.hook_context = _HookContext(self)
 
     # ----------------------------------------------------------------- structure
 
@@ -244,6 +238,7 @@ class _ModuleBuilder:
         module_code = self.module_code(line_count)
         scope = _Scope(module_code, set())
         self._block(self.tree.body, scope, prefix="", cls=None, module_level=True)
+        self._finish(scope, None)
         return self._summary(module_code, line_count)
 
     def build_laid_out(self, module_code: FunctionSummary, first_line: int) -> LaidOutSummary:
@@ -272,6 +267,7 @@ class _ModuleBuilder:
             )
             first_line = last_line + 1
         separate = separate and self.definitions == len(self.functions) + len(self.classes)
+        self._finish(scope, None)
         summary = self._summary(module_code, module_code.span.end_line)
         return LaidOutSummary(summary, tuple(shares) if separate else None)
 
@@ -529,7 +525,6 @@ class _ModuleBuilder:
         elif isinstance(small, ast.Assign):
             targets = [self._prepare_target(t, scope) for t in small.targets]
             value = self._expr(small.value, scope)
-            self._note_difference(small, value, scope)
             for target in targets:
                 self._bind(target, value, scope, span)
             if module_level and len(small.targets) == 1:
@@ -584,6 +579,21 @@ class _ModuleBuilder:
             summary.asserted.append(self._expr(small.test, scope))
             if small.msg is not None:
                 self._expr(small.msg, scope)
+        hooked = self.hooks.by_type.get(type(small))
+        if hooked is not None:
+            self._visit(hooked, small, scope)
+
+    def _visit(
+        self, hooked: tuple[tuple[str, SummaryHook[Any]], ...], node: ast.AST, scope: _Scope
+    ) -> None:
+        """Give the node to the hooks that want its type; keep what they give."""
+        context = self.hook_context
+        context.scope = scope
+        for code, hook in hooked:
+            context.code = code
+            values = list(hook.visit(node, context))
+            if values:
+                scope.facts.setdefault(code, []).extend(values)
 
     def _import(
         self, node: ast.Import | ast.ImportFrom, scope: _Scope, *, module_level: bool
@@ -651,47 +661,20 @@ class _ModuleBuilder:
             summary.locals.setdefault(p.name, []).append(param_sym(p.name))
         self._block(body, scope, prefix=f"{qualname}.", cls=None)
         self._reaching(scope)
-        if scope.offset_sums_through_names:
-            self._offset_sums_through_names(node, scope)
-        if scope.subtracted:
-            self._intersections(node, scope)
+        self._finish(scope, node)
 
-    @staticmethod
-    def _intersections(node: Function, scope: _Scope) -> None:
-        """Mark each kept `OffsetSum` of `A + B - I` (its terms in any order: `A - I + B`)
-        whose `I` is the size of the intersection of the boxes whose sizes `A` and `B` are
-        (`box_overlaps`): with the calls presumed."""
-        bindings = Bindings.of(node)
-        offset_sums = scope.summary.offset_sums
-        for value, offset_sum, difference, inner in scope.subtracted:
-            if offset_sums.get(value) is not offset_sum:
-                continue
-            terms = _additive_terms(difference, inner)
-            added = [term for term, _, negated in terms if not negated]
-            subtracted = [term for term, _, negated in terms if negated]
-            if len(added) == 2 and len(subtracted) == 1:
-                found = union_calls(added[0], added[1], subtracted[0], bindings)
-            elif type(difference.op) is ast.Sub:
-                found = intersection_calls(difference.left, difference.right, bindings)
-            else:
-                continue
-            if found is None or any(call not in scope.call_indexes for call, _ in found):
-                continue
-            presumed = tuple(sorted({(scope.call_indexes[call], role) for call, role in found}))
-            offset_sums[value] = replace(offset_sum, intersection=presumed)
-
-    def _offset_sums_through_names(self, node: Function, scope: _Scope) -> None:
-        """Keep `d + eps` where `d` is bound once and read once in the function (any nested
-        read counts): the graph's difference then has one use, as in `x - y + eps`; a
-        difference used twice keeps its node, and the constant stays outside (measured)."""
-        names = {name for name, _, _ in scope.offset_sums_through_names}
-        reads = dict.fromkeys(names, 0)
-        for child in ast.walk(node):
-            if type(child) is ast.Name and child.id in names and type(child.ctx) is ast.Load:
-                reads[child.id] += 1
-        for name, value, offset_sum in scope.offset_sums_through_names:
-            if reads[name] == 1 and len(scope.summary.locals.get(name, ())) == 1:
-                scope.summary.offset_sums.setdefault(value, offset_sum)
+    def _finish(self, scope: _Scope, node: ast.FunctionDef | ast.AsyncFunctionDef | None) -> None:
+        """Keep in the function's summary what its nodes gave the summary hooks, as each
+        hook's `finish` settles it (`node`: the `def`, None for other code)."""
+        if not scope.facts:
+            return
+        end = _FunctionEnd(scope, node)
+        kept = scope.summary.summary_facts
+        for code, values in scope.facts.items():
+            finish = self.hooks.hooks[code].finish
+            settled = tuple(values if finish is None else finish(tuple(values), end))
+            if settled:
+                kept[code] = settled
 
     def _class(self, node: ast.ClassDef, outer: _Scope, *, prefix: str) -> None:
         span = self.take(node)
@@ -733,6 +716,7 @@ class _ModuleBuilder:
                 self._statement(
                     stmt, body_scope, prefix=f"{qualname}.", cls=None, module_level=False
                 )
+        self._finish(body_scope, None)
         parent = outer.summary.qualname if outer.summary.qualname != "<module>" else None
         self.definitions += 1
         self.classes[qualname] = ClassSummary(
@@ -940,10 +924,11 @@ class _ModuleBuilder:
     def _expr(self, expr: ast.expr | None, scope: _Scope) -> Sym:
         if expr is None:
             return UNKNOWN
-        handler = _EXPRESSIONS.get(type(expr))
+        handler = self.expressions.get(type(expr))
         if handler is None:
             return UNKNOWN
         result: Sym = handler(self, expr, scope)
+        self.values[expr] = result
         return result
 
     def _name_expr(self, expr: ast.Name, scope: _Scope) -> Sym:
@@ -984,9 +969,7 @@ class _ModuleBuilder:
         pair = (self._expr(expr.left, scope), self._expr(expr.right, scope))
         if type(expr.op) is ast.MatMult:
             return op_sym(pair, "matmul")
-        if type(expr.op) in _ADDITIVE:
-            self._offset_sum(expr, pair, scope)
-        elif type(expr.op) in _SINGULAR_OPERATORS:
+        if type(expr.op) in _SINGULAR_OPERATORS:
             self._singular_operand(expr, pair, scope)
         if type(expr.op) is ast.Mod and (
             (is_lit(pair[0]) and pair[0][1] == "str") or is_fstr(pair[0])
@@ -996,20 +979,6 @@ class _ModuleBuilder:
             # from x (a new x, a new string).
             return fstr_sym((), (pair[1],))
         return op_sym(pair)
-
-    @staticmethod
-    def _note_difference(small: ast.Assign, value: Sym, scope: _Scope) -> None:
-        """`d = x - y` (or `x + y`): remembered for `d + eps` (`_offset_sum`)."""
-        [target] = small.targets if len(small.targets) == 1 else [None]
-        inner = small.value
-        if (
-            type(target) is ast.Name
-            and type(inner) is ast.BinOp
-            and type(inner.op) in _ADDITIVE
-            and is_op(value)
-            and len(op_operands(value)) == 2
-        ):
-            scope.differences[target.id] = (value, inner)
 
     def _singular_operand(self, expr: ast.BinOp, pair: tuple[Sym, Sym], scope: _Scope) -> None:
         """Record what `a / b` divides by and what `a ** p` raises to a power below 1 (not
@@ -1021,41 +990,6 @@ class _ModuleBuilder:
             power = pair[1][2] if is_lit(pair[1]) else None
             if type(power) in (int, float) and cast("float", power) < 1 and power != 0:
                 scope.summary.singular_operands.setdefault(pair[0], self.statement_span)
-
-    def _offset_sum(self, expr: ast.BinOp, pair: tuple[Sym, Sym], scope: _Scope) -> None:
-        """Record `(a - b) + c` (either side, `+` or `-`): the operands of an inner sum or
-        difference written in the same expression, and the operand offsetting it."""
-        for inner, offset, inner_sym, offset_sym in (
-            (expr.left, expr.right, pair[0], pair[1]),
-            (expr.right, expr.left, pair[1], pair[0]),
-        ):
-            if (
-                type(inner) is ast.BinOp
-                and type(inner.op) in _ADDITIVE
-                and type(offset) in _OFFSET_EXPRESSIONS
-                and is_op(inner_sym)
-                and len(op_operands(inner_sym)) == 2
-            ):
-                offset_sum = _offset_sum_of(
-                    inner, inner_sym, expr, offset_sym, inner is expr.left, self.statement_span
-                )
-                kept = scope.summary.offset_sums.setdefault(op_sym(pair), offset_sum)
-                if kept is offset_sum and offset_sum.subtracted:
-                    scope.subtracted.append((op_sym(pair), offset_sum, inner, inner_sym))
-                return
-            if (
-                type(inner) is ast.Name
-                and type(offset) in _OFFSET_EXPRESSIONS
-                and inner.id in scope.differences
-            ):
-                difference, written = scope.differences[inner.id]
-                offset_sum = _offset_sum_of(
-                    written, difference, expr, offset_sym, inner is expr.left, self.statement_span
-                )
-                scope.offset_sums_through_names.append((inner.id, op_sym(pair), offset_sum))
-                if offset_sum.subtracted:
-                    scope.subtracted.append((op_sym(pair), offset_sum, written, difference))
-                return
 
     def _unary(self, expr: ast.UnaryOp, scope: _Scope) -> Sym:
         operand = self._expr(expr.operand, scope)
@@ -1078,11 +1012,6 @@ class _ModuleBuilder:
         operands = [self._expr(expr.left, scope)]
         operands.extend(self._expr(c, scope) for c in expr.comparators)
         if any(type(op) in _IDENTITY_TESTS for op in expr.ops):
-            if any(type(op) in _OBJECT_IDENTITY_TESTS for op in expr.ops) and not any(
-                is_lit(operand) for operand in operands
-            ):
-                for operand in operands:
-                    scope.summary.identity_compared.setdefault(operand, self.statement_span)
             return lit_sym("bool", None)
         return op_sym(tuple(operands), "compare")
 
@@ -1214,6 +1143,7 @@ class _ModuleBuilder:
             summary.locals.setdefault(p.name, []).append(param_sym(p.name))
         summary.returns.append(self._expr(expr.body, inner))
         summary.rebound_at_returns.append(frozenset())
+        self._finish(inner, None)
         return def_sym(qualname)
 
     def _element(self, element: ast.expr, scope: _Scope) -> Sym:
@@ -1334,17 +1264,10 @@ _SIMPLE_STATEMENTS = frozenset(
 _TRY_STATEMENTS: tuple[type[ast.stmt], ...] = (ast.Try, getattr(ast, "TryStar", ast.Try))
 """`try` and, from Python 3.11, `try`/`except*` (the same fields)."""
 
-_ADDITIVE = frozenset({ast.Add, ast.Sub})
-"""The operators of sums and differences (`OffsetSum`)."""
-_OFFSET_EXPRESSIONS = frozenset({ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp, ast.Call})
-"""What may stand for a constant offsetting a sum (`eps`, `1e-8`, `-1e-8`, `self.eps`,
-`tf.constant(1e-8)`): whether it is one, the solved values tell."""
 _SINGULAR_OPERATORS = frozenset({ast.Div, ast.Pow})
 """Operators whose right (`/`) or left (`**` with a power below 1) operand is singular at 0."""
 _IDENTITY_TESTS = frozenset({ast.In, ast.NotIn, ast.Is, ast.IsNot})
 """Comparisons that give a Python bool whatever the operands (no tensor op)."""
-_OBJECT_IDENTITY_TESTS = frozenset({ast.Is, ast.IsNot})
-"""Comparisons of object identity, which a compiled function's new result objects change."""
 
 _DISPLAY_KINDS: dict[type[ast.expr], str] = {ast.List: "list", ast.Tuple: "tuple", ast.Set: "set"}
 _COMPREHENSION_KINDS: dict[type[ast.expr], str] = {
@@ -1386,64 +1309,66 @@ _EXPRESSIONS: dict[type[ast.AST], Any] = {
 walk meets millions of expressions on a large project)."""
 
 
+@functools.lru_cache(maxsize=4)
+def _expression_handlers(hooks: HookTable) -> dict[type[ast.AST], Any]:
+    """`_EXPRESSIONS` with the expression types some summary hook wants walked, then given
+    to those hooks: a type no hook wants costs nothing more (made once per set of hooks)."""
+    handlers = dict(_EXPRESSIONS)
+    for node_type, hooked in hooks.by_type.items():
+        walk = handlers.get(node_type)
+        if walk is not None:
+            handlers[node_type] = _hooked_walk(walk, hooked)
+    return handlers
+
+
+def _hooked_walk(walk: Any, hooked: tuple[tuple[str, SummaryHook[Any]], ...]) -> Any:
+    def hooked_walk(builder: _ModuleBuilder, expr: ast.expr, scope: _Scope) -> Sym:
+        value: Sym = walk(builder, expr, scope)
+        builder.values[expr] = value
+        builder._visit(hooked, expr, scope)
+        return value
+
+    return hooked_walk
+
+
+class _HookContext:
+    """`SummaryContext` for the node being given to a hook (one per module walk, pointed
+    at the scope and the hook of each visit)."""
+
+    def __init__(self, builder: _ModuleBuilder) -> None:
+        self.builder = builder
+        self.scope: _Scope | None = None
+        self.code = ""
+
+    @property
+    def statement(self) -> Span:
+        return self.builder.statement_span
+
+    def value(self, expr: ast.expr) -> Sym:
+        return self.builder.values.get(expr, UNKNOWN)
+
+    def earlier(self) -> Sequence[object]:
+        assert self.scope is not None
+        return self.scope.facts.get(self.code, ())
+
+
+class _FunctionEnd:
+    """`FunctionEnd` for a function whose walk is complete."""
+
+    def __init__(
+        self, scope: _Scope, definition: ast.FunctionDef | ast.AsyncFunctionDef | None
+    ) -> None:
+        self.scope = scope
+        self.definition = definition
+
+    def bindings(self, name: str) -> Sequence[Sym]:
+        return self.scope.summary.locals.get(name, ())
+
+    def call_index(self, call: ast.Call) -> int | None:
+        return self.scope.call_indexes.get(call)
+
+
 # --------------------------------------------------------------------- helpers
-
-
-def _offset_sum_of(
-    written: ast.BinOp,
-    written_sym: Sym,
-    outer: ast.BinOp,
-    offset: Sym,
-    inner_first: bool,
-    span: Span,
-) -> OffsetSum:
-    """The offset sum `outer` makes of the two-operand sum or difference `written` (as written
-    in the expression, or bound once to a name the expression reads) and `offset`."""
-    operands = op_operands(written_sym)
-    return OffsetSum(
-        (operands[0], operands[1]),
-        offset,
-        _subtracted_terms(written, written_sym, outer, offset, inner_first=inner_first),
-        span,
-    )
-
-
-def _subtracted_terms(
-    inner: ast.BinOp, inner_sym: Sym, outer: ast.BinOp, offset: Sym, *, inner_first: bool
-) -> tuple[Sym, ...]:
-    """What the sum `outer` subtracts once `inner`, its operand (first or not), is flattened
-    over every `+` and `-` (`OffsetSum.subtracted`): Grappler's constant folding and the
-    arithmetic optimizer regroup the whole sum, so the constant may meet any of its terms."""
-    subtracts = type(outer.op) is ast.Sub
-    found = [offset] if subtracts and inner_first else []
-    found += [
-        sym
-        for _, sym, negated in _additive_terms(inner, inner_sym, subtracts and not inner_first)
-        if negated
-    ]
-    return tuple(found)
-
-
-def _additive_terms(
-    expr: ast.expr, sym: Sym, negated: bool = False
-) -> list[tuple[ast.expr, Sym, bool]]:
-    """The terms of `expr` (its value `sym`), flattened over every `+` and `-` written in it,
-    each with its value and whether it is subtracted (`a - i + b`: a, i subtracted, b)."""
-    found: list[tuple[ast.expr, Sym, bool]] = []
-    work: list[tuple[ast.expr, Sym, bool]] = [(expr, sym, negated)]
-    while work:
-        node, value, negated = work.pop()
-        if (
-            type(node) is ast.BinOp
-            and type(node.op) in _ADDITIVE
-            and is_op(value)
-            and len(operands := op_operands(value)) == 2
-        ):
-            work.append((node.right, operands[1], negated != (type(node.op) is ast.Sub)))
-            work.append((node.left, operands[0], negated))
-        else:
-            found.append((node, value, negated))
-    return found
 
 
 def _decorators(stmt: ast.stmt) -> list[ast.expr]:
