@@ -18,7 +18,7 @@ from hybridize.analyzer.summaries.hooks import FunctionEnd, SummaryContext, Summ
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import SymKind, attr_name, call_sym, is_attr, is_lit
-from hybridize.model import Finding, Span
+from hybridize.model import Finding, Span, fast_pickling
 
 from . import TENSORFLOW_ONLY, Check
 
@@ -38,6 +38,7 @@ _OBJECT_IDENTITY_TESTS = frozenset({ast.Is, ast.IsNot})
 """Comparisons of object identity, which a compiled function's new result objects change."""
 
 
+@fast_pickling
 @dataclass(frozen=True, slots=True)
 class IdentityComparison:
     """A value the body compares by identity with another value (`a is b`, `a is not b`; a
