@@ -23,7 +23,7 @@ from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary
 from hybridize.analyzer.summaries.line_shift import POSITIONED_FIELDS
 from hybridize.analyzer.summaries.statement_edit import EditableSummary
 from hybridize.model import Span
-from hybridize.project import Project, ProjectOptions, summarize_raw
+from hybridize.project import Project, ProjectOptions, load_summary_hooks, summarize_raw
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_incremental import _indent, check
@@ -80,8 +80,9 @@ def test_line_moving_edits_summarise_as_the_whole_text_does(tmp_path: Path, monk
     monkeypatch.setattr(
         "hybridize.analyzer.summaries.file_summaries.summarize_edited_statement", counter
     )
+    load_summary_hooks()  # the checks' hooks record facts with positions (HY429, HY431)
     rng = random.Random(36)
-    n = trees = 0
+    n = trees = hooked = 0
     for path in _sources(tmp_path):
         text = path.read_text(encoding="utf-8")
         relpath = path.name
@@ -91,6 +92,8 @@ def test_line_moving_edits_summarise_as_the_whole_text_does(tmp_path: Path, monk
             edited = line_edit(text, rng, n)
             summary, new_editable = summarize_buffer(relpath, edited, editable)
             assert_same_summary(summary, summarize_text(relpath, edited))
+            if isinstance(summary, ModuleSummary):
+                hooked += sum(1 for fn in summary.functions.values() if fn.summary_facts)
             if new_editable is not None:
                 assert new_editable.statements == _fresh_statements(relpath, edited)
                 trees += _assert_same_tree(new_editable, edited)
@@ -102,6 +105,7 @@ def test_line_moving_edits_summarise_as_the_whole_text_does(tmp_path: Path, monk
     assert counter.moved > 150
     assert counter.declined > 20
     assert trees > 200
+    assert hooked > 100, hooked
 
 
 def _assert_same_tree(editable: EditableSummary, text: str) -> int:
