@@ -39,7 +39,7 @@ SUMMARY_FORMAT = "38"
 """Bump when the summary dataclasses or the summariser's own output change. A check's
 summary hook needs no bump (`summaries/hooks.py`): a hook of this package's checks is part of
 the code `code_fingerprint` hashes, one of a check registered from outside adds its own hash
-(`added_hooks_tag`)."""
+(`hook_tags.added_hooks_tag`)."""
 
 ProjectResult = tuple[list["FunctionVerdict"], list["FileError"]]
 
@@ -64,7 +64,7 @@ def version_tag() -> bytes:
     hooks of checks registered from outside the package (`added_hooks_tag`; nothing when
     none is), and the checks switched off for an experiment (`switched_off_checks`; nothing
     when none is)."""
-    from hybridize.analyzer.summaries.hooks import added_hooks_tag
+    from hybridize.analyzer.summaries.hook_tags import added_hooks_tag
     from hybridize.analyzer.switched_off_checks import disabled_codes
 
     off = disabled_codes()

@@ -58,7 +58,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import hybridize
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, TENSORFLOW, TORCH
-from hybridize.analyzer.summaries.hooks import HookTable, SummaryHook, hook_added, provide_hooks
+from hybridize.analyzer.summaries.hook_tags import hook_added
+from hybridize.analyzer.summaries.hooks import HookTable, SummaryHook, hook_tag, provide_hooks
 from hybridize.analyzer.switched_off_checks import disabled_codes
 from hybridize.model import Finding, Severity, Span
 
@@ -320,7 +321,7 @@ def registered(check: type[Check]) -> Iterator[type[Check]]:
     if check.code in registry():
         raise ValueError(f"{check.code} is already registered")
     _ADDED[check.code] = check
-    hook_added(check.code, check.summary_hook)
+    hook_added(check.code, hook_tag(check.summary_hook) if check.summary_hook else None)
     _forget()
     try:
         yield check

@@ -18,10 +18,8 @@ the project's position (`Span`) is moved by an edit that moves lines (`line_shif
 being listed; a hook of a check of this package is part of the code the cache's key
 fingerprints (`cache.code_fingerprint`: any change of its module makes new keys), and a hook
 of a check registered from outside (`checks.registered`: a plugin's, a test's) adds the
-hash of its code and `version` to the key (`added_hooks_tag`), so a summary cached before a
-hook was added or changed is never read after.
-
-Kept light: the summary cache reads `added_hooks_tag` on every run, the cached ones too.
+hash of its code and `version` to the key (`hook_tags.added_hooks_tag`), so a summary cached
+before a hook was added or changed is never read after.
 """
 
 from __future__ import annotations
@@ -133,25 +131,6 @@ def provide_hooks(provider: Callable[[], HookTable]) -> None:
 def current_hooks() -> HookTable:
     """The hooks the summariser runs: the registry's, once the checks are imported."""
     return _provider() if _provider is not None else NO_HOOKS
-
-
-_ADDED: dict[str, str] = {}
-"""The tags of the hooks of checks registered from outside the package, by code."""
-
-
-def hook_added(code: str, hook: SummaryHook[Any] | None) -> None:
-    """Note (or, `hook` None, forget) the hook of a check registered from outside the
-    package: the summary cache's key includes its tag (`added_hooks_tag`)."""
-    if hook is None:
-        _ADDED.pop(code, None)
-    else:
-        _ADDED[code] = hook_tag(hook)
-
-
-def added_hooks_tag() -> str:
-    """What the cache's key adds for the hooks of checks registered from outside the
-    package ("" for none): each code with the hash of its hook."""
-    return ",".join(f"{code}:{tag}" for code, tag in sorted(_ADDED.items()))
 
 
 def hook_tag(hook: SummaryHook[Any]) -> str:
