@@ -48,6 +48,7 @@ from hybridize.analyzer.decisions.verdict_scope import seeds as scope_seeds
 from hybridize.analyzer.facts.callgraph import (
     build_call_graph,
     covered_callers,
+    eager_model_classes,
     framework_compiled,
     keras_loop_compiled,
     local_opaque_tensor_calls,
@@ -227,6 +228,7 @@ def _decide(
         in_keras_loops=in_keras_loops,
         flexibly_compiled=flexibly_compiled(index, facts, hybrid),
         framework_compiled=by_framework,
+        eager_models=eager_model_classes(index, facts),
         scope=None if memory is None or scope is None else part,
         previous=None if memory is None else memory.benefits,
     )

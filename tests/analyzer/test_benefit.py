@@ -464,16 +464,134 @@ LIBRARY_LAYER = """
 """A library's layers: no code of the project calls them; their users' models do."""
 
 
-def test_a_library_layer_s_call_runs_per_forward_pass_and_pays_by_its_work() -> None:
-    """A layer's `call` runs at every forward pass of the model holding it: how often is the
-    program's to say, not the library's. Its level then follows its work in time: several
-    ops pay a tf.function's overhead, one multiplication does not (class 6)."""
-    heavy = verdict(LIBRARY_LAYER, "Interaction.call")
-    assert heavy.benefit == "high", heavy.benefit_reasons
-    assert "forward pass" in heavy.benefit_reasons[0]
-    light = verdict(LIBRARY_LAYER, "Scale.call")
-    assert light.benefit == "low", light.benefit_reasons
-    assert "too little work" in light.benefit_reasons[0]
+def test_a_keras_layer_s_call_runs_inside_keras_s_graphs() -> None:
+    """A Keras layer's `call` that no code of the project calls eagerly runs where its users'
+    models run it: inside the graphs Keras's `fit`/`evaluate`/`predict` trace (class 4; the
+    benefit oracle found recommenders' `DotInteraction.call` 288 times inside Keras's
+    `train_function`, 4 times called directly): a decorator of its own gains nothing there
+    (measured: tests/analyzer/test_benefit_rules_measured.py). `low`, whatever its work:
+    only direct eager calls would gain."""
+    for qualname in ("Interaction.call", "Scale.call"):
+        v = verdict(LIBRARY_LAYER, qualname)
+        assert v.benefit == "low", (qualname, v.benefit_reasons)
+        assert v.benefit_reasons[0].startswith("already inside a graph"), v.benefit_reasons
+
+
+TORCH_LIBRARY_MODULE = """
+        import torch
+
+        class Interaction(torch.nn.Module):
+            def forward(self, a, b):
+                stacked = torch.cat([a, b], dim=1)
+                scores = torch.matmul(stacked, stacked.transpose(0, 1))
+                upper = torch.triu(scores)
+                kept = torch.softmax(upper, dim=-1)
+                for _ in range(4):
+                    kept = torch.tanh(kept) * torch.sigmoid(kept) + torch.relu(kept)
+                    kept = torch.exp(-kept) * upper - torch.sin(kept)
+                return torch.sum(kept, dim=-1)
+"""
+"""A library's PyTorch module: its users' training loops call `forward` as Python."""
+
+
+def test_a_torch_module_s_forward_runs_per_forward_pass_and_pays_by_its_work() -> None:
+    """PyTorch's training loops run a module's `forward` eagerly (no framework loop compiles
+    it): how often it runs is the program's to say, and its work decides (class 6)."""
+    v = verdict(TORCH_LIBRARY_MODULE, "Interaction.forward")
+    assert v.benefit == "high", v.benefit_reasons
+    assert "forward pass" in v.benefit_reasons[0]
+
+
+def test_a_keras_layer_called_eagerly_in_a_loop_of_the_project_pays_by_its_work() -> None:
+    """Where the project itself calls the layer eagerly in a loop (no graph around it), the
+    decorator speeds up those calls: the work decides, as for any function run in a loop."""
+    source = (
+        LIBRARY_LAYER
+        + """
+        layer = Interaction()
+        for _ in range(100):
+            layer([tf.ones((4, 3)), tf.ones((4, 3))])
+        """
+    )
+    v = verdict(source, "Interaction.call")
+    assert v.benefit == "high", v.benefit_reasons
+    assert "runs in a loop" in v.benefit_reasons[0]
+
+
+def test_a_keras_layer_of_a_model_run_eagerly_is_not_taken_for_a_graph() -> None:
+    """A model the project compiles with `run_eagerly=True` runs its `call` as Python inside
+    `fit`: not inside a graph (its level follows its work)."""
+    source = (
+        LIBRARY_LAYER
+        + """
+        class Net(tf.keras.Model):
+            def call(self, inputs):
+                x = tf.concat(inputs, axis=1)
+                for _ in range(4):
+                    x = tf.tanh(tf.matmul(x, x, transpose_b=True)) + tf.sin(x) * 2.0
+                return tf.reduce_sum(x * tf.exp(-x), axis=-1)
+
+        def main(data):
+            model = Net()
+            model.compile("sgd", "mse", run_eagerly=True)
+            model.fit(data, epochs=100)
+        """
+    )
+    v = verdict(source, "Net.call")
+    assert not v.benefit_reasons[0].startswith("already inside a graph"), v.benefit_reasons
+
+
+NMS_IN_A_LAYER = """
+        import tensorflow as tf
+
+        def _self_suppression(iou, keep, total):
+            scores = tf.reduce_max(iou * tf.expand_dims(keep, -1), axis=1)
+            keep = tf.cast(scores < 0.5, tf.float32) * keep
+            iou = iou * tf.expand_dims(keep, -1) * tf.expand_dims(keep, -2)
+            new_total = tf.reduce_sum(iou, axis=[1, 2])
+            return iou, tf.reduce_any(new_total < total), new_total
+
+        def _loop_body(boxes, iou, idx):
+            iou, _, _ = tf.while_loop(
+                lambda a, more, c: more, _self_suppression, [iou, True, tf.reduce_sum(iou)]
+            )
+            print("blocked: a Python side effect")
+            return boxes, iou, idx + 1
+
+        def suppress(boxes, iou):
+            return tf.while_loop(lambda b, i, idx: idx < 8, _loop_body, [boxes, iou, 0])
+
+        class Detector(tf.keras.layers.Layer):
+            def call(self, boxes, iou):
+                results = []
+                for i in range(boxes.shape[0]):
+                    results.append(suppress(boxes[i], iou[i]))
+                return results
+"""
+"""tf-models' NMS: a helper run as the body of a `tf.while_loop` inside another loop's body
+(blocked), reached only from a detection layer's call."""
+
+
+def test_a_helper_reached_only_from_a_keras_layer_s_call_runs_inside_its_graph() -> None:
+    """A function whose every run comes through a Keras layer's call runs inside the graph
+    Keras traces for that call, however many `tf.while_loop` bodies (blocked from a
+    decorator of their own or not) lie between: its decorator gains nothing, and the reason
+    names the layer's call (not the blocked loop body)."""
+    v = verdict(NMS_IN_A_LAYER, "_self_suppression")
+    assert v.passes, v.failures
+    assert v.benefit == "none", v.benefit_reasons
+    assert "Detector.call" in v.benefit_reasons[0], v.benefit_reasons
+    assert v.benefit_reasons[0].startswith("already inside a graph"), v.benefit_reasons
+    eager = (
+        NMS_IN_A_LAYER
+        + """
+        def main(batches):
+            for boxes, iou in batches:
+                suppress(boxes, iou)
+        """
+    )
+    outside = verdict(eager, "_self_suppression")
+    assert outside.benefit != "none", outside.benefit_reasons
 
 
 OWN_CALL_LAYER = """
@@ -503,13 +621,12 @@ OWN_CALL_LAYER = """
 
 def test_a_layer_s_own_dunder_call_runs_per_forward_pass() -> None:
     """Python runs `type(layer).__call__` for `layer(x)`: where a layer class defines its
-    own, that method, not `call`, is what each forward pass runs (the benefit oracle measured
-    tf-models' `MultilevelDetectionGenerator.__call__` 8.4x faster compiled, which "no call
-    site" had left low). A plain class's `__call__` is not a layer's: how often it runs is
-    unknown."""
+    own, that method, not `call`, is what each forward pass runs, inside the graphs Keras's
+    loops trace as a `call` would (tf-models' `MultilevelDetectionGenerator.__call__`). A
+    plain class's `__call__` is not a layer's: how often it runs is unknown."""
     layer = verdict(OWN_CALL_LAYER, "Detector.__call__")
-    assert layer.benefit == "high", layer.benefit_reasons
-    assert "forward pass" in layer.benefit_reasons[0]
+    assert layer.benefit == "low", layer.benefit_reasons
+    assert layer.benefit_reasons[0].startswith("already inside a graph"), layer.benefit_reasons
     plain = verdict(OWN_CALL_LAYER, "Helper.__call__")
     assert plain.benefit == "low", plain.benefit_reasons
     assert "no call site" in plain.benefit_reasons[0]
@@ -712,7 +829,7 @@ def test_a_keras_step_only_tests_call_eagerly_runs_in_keras_s_graph() -> None:
     assert v.benefit_reasons[0].startswith("only tests call it: how often")
 
 
-HELPER_OF_A_PROPOSED_LAYER_CALL = {
+HELPER_OF_A_LAYER_CALL = {
     "lib.py": """
         import tensorflow as tf
 
@@ -738,20 +855,21 @@ HELPER_OF_A_PROPOSED_LAYER_CALL = {
             assert Generator()._decode(tf.ones((2, 2)), tf.ones((2,))).shape == (2, 2)
         """,
 }
-"""A layer's helper that only the layer's own `__call__` (predicted to pay) and a test call
-(tf-models' `MultilevelDetectionGenerator._decode_multilevel_outputs_and_pre_nms_top_k`)."""
+"""A layer's helper that only the layer's own `__call__` and a test call (tf-models'
+`MultilevelDetectionGenerator._decode_multilevel_outputs_and_pre_nms_top_k`)."""
 
 
-def test_a_low_helper_only_proposed_graphs_call_runs_inside_them() -> None:
-    """With the layer's `__call__` compiled as proposed, the helper runs only inside that
-    graph (class 4): `none`, naming the caller, where "its callers are entry points" left it
-    `low`. A second caller that runs eagerly keeps it `low`."""
-    layer = verdict(HELPER_OF_A_PROPOSED_LAYER_CALL, "lib.py::Generator.__call__")
-    assert layer.benefit == "high", layer.benefit_reasons
-    v = verdict(HELPER_OF_A_PROPOSED_LAYER_CALL, "lib.py::Generator._decode")
+def test_a_low_helper_only_a_layer_s_call_calls_runs_inside_its_graph() -> None:
+    """The layer's `__call__` runs inside the graphs Keras's loops trace (class 4), and so
+    does the helper only it calls: `none`, naming the layer's call, where "its callers are
+    entry points" left it `low`. A second caller that runs eagerly keeps it `low`."""
+    layer = verdict(HELPER_OF_A_LAYER_CALL, "lib.py::Generator.__call__")
+    assert layer.benefit == "low", layer.benefit_reasons
+    assert layer.benefit_reasons[0].startswith("already inside a graph"), layer.benefit_reasons
+    v = verdict(HELPER_OF_A_LAYER_CALL, "lib.py::Generator._decode")
     assert v.benefit == "none", v.benefit_reasons
-    assert "once the proposed changes are made (`Generator.__call__`)" in v.benefit_reasons[0]
-    eager = dict(HELPER_OF_A_PROPOSED_LAYER_CALL)
+    assert "within `Generator.__call__`, a layer's call" in v.benefit_reasons[0]
+    eager = dict(HELPER_OF_A_LAYER_CALL)
     eager["lib.py"] += textwrap.indent(
         textwrap.dedent(
             """

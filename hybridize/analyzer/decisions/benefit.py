@@ -22,7 +22,7 @@ pay: already compiled by a caller, or runs too few times).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -121,6 +121,7 @@ class BenefitModel:
         in_keras_loops: dict[FunctionKey, bool] | None = None,
         flexibly_compiled: dict[FunctionKey, str] | None = None,
         framework_compiled: set[FunctionKey] | None = None,
+        eager_models: Collection[ClassKey] | None = (),
         scope: nx.DiGraph | None = None,
         previous: BenefitModel | None = None,
     ) -> None:
@@ -132,8 +133,11 @@ class BenefitModel:
         changing shapes with one graph, with the argument that does it
         (`Framework.flexible_signature_arguments`). `framework_compiled`: the methods the
         framework calls from a graph of its own (`callgraph.framework_compiled`: a Keras
-        model's steps, an optimizer's update hooks)."""
+        model's steps, an optimizer's update hooks). `eager_models`: the model classes the
+        project asks the framework to run eagerly (`callgraph.eager_model_classes`; None when
+        which is not known)."""
         self.index = index
+        self.eager_models = eager_models
         self.flexibly_compiled = flexibly_compiled or {}
         self.framework_compiled = framework_compiled or set()
         self.facts = facts
@@ -205,6 +209,9 @@ class BenefitModel:
         forward_pass = frequency in ("uncalled", "unknown", "tests") and (
             self._runs_per_forward_pass(key)
         )
+        in_layer_graphs = self._layer_call_in_graphs(key) if forward_pass else None
+        if in_layer_graphs is not None:
+            return Benefit("low", (in_layer_graphs, what))
         if forward_pass:
             frequency = "repeated"
         if frequency == "tests":
@@ -303,14 +310,20 @@ class BenefitModel:
         only inside those graphs: no eager call is left for a decorator of their own to
         speed up (tf-models' `_decode_multilevel_outputs_and_pre_nms_top_k`, which only the
         layer's own `__call__`, proposed, calls: "callers are entry points" said nothing of
-        that). `keys` limits the functions decided (those of the scope). Returns key -> the
-        reason, naming one such caller."""
-        in_graph = {
+        that). A layer's call that the framework's layer library runs inside graphs of its
+        own (`runs_in_layer_graphs`: Keras's `fit` traces it) is such a graph too, safe to
+        decorate or not: tf-models' `nms._self_suppression`, reached through `tf.while_loop`
+        bodies (blocked) only from detection layers' calls, runs inside their graphs. `keys`
+        limits the functions decided (those of the scope). Returns key -> the reason, naming
+        the graph's function."""
+        proposed = {
             key
             for key, v in verdicts.items()
             if (v.facts.is_hybrid and v.transformation != "convert_to_eager")
             or (v.passes and v.transformation == "convert_to_hybrid" and v.benefit == "high")
         }
+        layer_graphs = {k for k in verdicts if k not in proposed and self.runs_in_layer_graphs(k)}
+        in_graph = proposed | layer_graphs
         eager = self._runs_per_program(stops=in_graph, known=self._known_eager)
         self._known_eager = None
         self._eager = eager
@@ -330,21 +343,48 @@ class BenefitModel:
                 runs, eager_runs = self._calls.get(key, 0), eager.get(key, 0)
                 if eager_runs >= MANY_CALLS or eager_runs >= runs:
                     continue
-            inside = sorted(
-                (
-                    c
-                    for c in self._callers(key)
-                    if not self.is_test_code(c) and (c in in_graph or eager.get(c, 1) < MANY_CALLS)
-                ),
-                key=str,
-            )
-            caller = inside[0].qualname if inside else "?"
-            covered[key] = (
-                f"its callers run as graphs once the proposed changes are made (`{caller}`): "
-                f"it runs inside their graphs, and about {int(eager_runs)} eager call"
+            root = self._graph_above(key, in_graph)
+            calls = (
+                f"and about {int(eager_runs)} eager call"
                 f"{'s' if int(eager_runs) != 1 else ''} would not pay for a trace of its own"
             )
+            if root in layer_graphs:
+                loops = self.index.function_framework(root).graph_training_loops
+                covered[key] = (
+                    f"already inside a graph: it runs within `{root.qualname}`, a layer's call "
+                    f"that {loops} trace (a graph of their own), {calls}"
+                )
+            else:
+                caller = "?" if root is None else root.qualname
+                covered[key] = (
+                    "its callers run as graphs once the proposed changes are made "
+                    f"(`{caller}`): it runs inside their graphs, {calls}"
+                )
         return covered
+
+    def _graph_above(self, key: FunctionKey, in_graph: set[FunctionKey]) -> FunctionKey | None:
+        """The nearest function of `in_graph` among the callers of `key` at any depth (tests
+        aside), breadth first and in key order: the graph it runs in, through callers that
+        are not graphs themselves (a `tf.while_loop` body blocked from a decorator of its
+        own)."""
+        seen = {key}
+        level = [key]
+        while level:
+            callers = sorted(
+                {
+                    c
+                    for k in level
+                    for c in self._callers(k)
+                    if c not in seen and not self.is_test_code(c)
+                },
+                key=str,
+            )
+            for caller in callers:
+                if caller in in_graph:
+                    return caller
+            seen.update(callers)
+            level = callers
+        return None
 
     # -- how often -----------------------------------------------------------------------
 
@@ -356,6 +396,32 @@ class BenefitModel:
         if not callers:
             return "uncalled"
         return "tests" if all(map(self.is_test_code, callers)) else "unknown"
+
+    def _layer_call_in_graphs(self, key: FunctionKey) -> str | None:
+        """Why a layer's or model's call that no code of the project calls eagerly in a loop
+        (`_runs_per_forward_pass`, the caller's test) gains nothing from a decorator of its
+        own, where the framework's layer library runs such calls inside graphs of its own
+        (`Framework.layer_calls_in_graphs`: Keras's `fit`/`evaluate`/`predict` trace the
+        model's steps); None where it does not, or where the project asks for its class (or
+        a model whose class is not known) to run eagerly (`eager_models`)."""
+        reason = self.index.function_framework(key).layer_calls_in_graphs
+        if reason is None or self.eager_models is None:
+            return None
+        class_qualname = self.index.function(key).class_qualname
+        if class_qualname is not None and (ClassKey(key.file, class_qualname) in self.eager_models):
+            return None
+        return reason
+
+    def runs_in_layer_graphs(self, key: FunctionKey) -> bool:
+        """Whether the function is a layer's or model's call that runs inside the graphs the
+        framework's layer library builds (`_layer_call_in_graphs`): a root of graphs for its
+        callees, as a proposed change is (`inside_proposed_graphs`), whether or not a
+        decorator of its own is safe (Keras traces it all the same)."""
+        return (
+            self.frequency(key) in ("uncalled", "unknown", "tests")
+            and self._runs_per_forward_pass(key)
+            and self._layer_call_in_graphs(key) is not None
+        )
 
     def _runs_per_forward_pass(self, key: FunctionKey) -> bool:
         """Whether the function is the method that calling a layer or model object runs

@@ -212,7 +212,7 @@ def framework_compiled(
     run eagerly (`compile(run_eagerly=True)`, `model.run_eagerly = True`): Keras calls them as
     plain Python. That model's class and the classes it inherits the steps from are the ones
     concerned; when what is told to run eagerly is not known, every model is."""
-    eager = _eager_model_classes(index, facts)
+    eager = eager_model_classes(index, facts)
     if eager is None:
         return set()
     found = set()
@@ -255,7 +255,7 @@ def _framework_optimizer_role(index: ProjectIndex, class_key: FunctionKey) -> st
     return None
 
 
-def _eager_model_classes(index: ProjectIndex, facts: TensorFacts) -> set[ClassKey] | None:
+def eager_model_classes(index: ProjectIndex, facts: TensorFacts) -> set[ClassKey] | None:
     """The project model classes whose steps Keras runs eagerly: the class of every object
     compiled with `run_eagerly` not False (`.compile(run_eagerly=...)`) or given
     `.run_eagerly = ...`, with the classes it inherits from (its steps may be defined there).
@@ -565,7 +565,7 @@ def keras_loop_compiled(
     `train_step`/`test_step`/`predict_step`, which call the model, so its `call` (and what it
     calls: the layers it holds) runs inside that graph. Not a model the project asks to run
     eagerly (`framework_compiled`'s rule); nothing when that is not known."""
-    eager = _eager_model_classes(index, facts)
+    eager = eager_model_classes(index, facts)
     if eager is None:
         return set()
     wanted = set(keys)

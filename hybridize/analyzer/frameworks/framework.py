@@ -175,6 +175,12 @@ class Framework:
     graph_training_loops: str = "its library's training loops"
     """The library's own loops that trace a model's steps, so its `call` (in messages:
     "Keras's `fit`, `evaluate` or `predict`"; `callgraph.keras_loop_compiled` finds them)."""
+    layer_calls_in_graphs: str | None = None
+    """Why a layer's or model's call (`instance_call_method`, or a layer class's own
+    `__call__`) that no code of the project calls eagerly in a loop gains nothing from a
+    decorator of its own, where the layer library runs such calls inside graphs of its own
+    (Keras's `fit`/`evaluate`/`predict` trace the model's steps); None where layers usually
+    run eagerly (PyTorch's training loops call `forward` as Python)."""
     compiled_function: str = "the compiled function"
     """What its decorator hands on in place of the Python function, in messages ("a compiled
     tf.function")."""
@@ -575,6 +581,7 @@ TENSORFLOW = Framework(
     title="TensorFlow",
     layer_library=tensorflow_rules.LAYER_LIBRARY,
     graph_training_loops=tensorflow_rules.GRAPH_TRAINING_LOOPS,
+    layer_calls_in_graphs=tensorflow_rules.LAYER_CALLS_IN_GRAPHS,
     layer_class_names=tensorflow_rules.LAYER_CLASS_NAMES,
     compiled_function=tensorflow_rules.COMPILED_FUNCTION,
     generator_break=tensorflow_rules.GENERATOR_BREAK,

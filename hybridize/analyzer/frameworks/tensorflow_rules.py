@@ -127,6 +127,21 @@ IMPORT_ALIASES: tuple[str, ...] = ("tf", "tensorflow")
 LAYER_LIBRARY = "Keras"
 #: The loops that trace a model's train/test/predict steps, and so its call.
 GRAPH_TRAINING_LOOPS = "Keras's `fit`, `evaluate` or `predict`"
+#: Why a Keras layer's or model's call gains nothing from a decorator of its own where no code
+#: of the project calls it eagerly in a loop (`Framework.layer_calls_in_graphs`). Keras's
+#: `fit`, `evaluate` and `predict` trace the model's train/test/predict step (`run_eagerly`
+#: False by default, Keras 3 and tf-keras alike), and so every layer call the step reaches; a
+#: custom training loop compiles its step. Measured under TF 2.21 (Keras 3.15 and tf-keras
+#: 2.21, CPU): a fit step of a model whose layer's call carries `@tf.function` took 0.99x and
+#: 1.08x the time of the plain one (A/A 1.03x), a predict batch 1.11x and 1.10x (A/A 1.14x);
+#: the same layer called directly and eagerly ran 1.76x and 2.04x faster decorated
+#: (tests/analyzer/test_benefit_rules_measured.py measures it again).
+LAYER_CALLS_IN_GRAPHS = (
+    "already inside a graph where Keras runs it: `fit`, `evaluate` and `predict` trace the "
+    "model's steps, and so every layer call they reach (as a compiled training step does); "
+    "there a decorator of its own adds a nested function and gains nothing, and only direct "
+    "eager calls (`layer(x)` in a Python loop) would gain, which no code of the project makes"
+)
 #: The Keras base class of each layer role.
 LAYER_CLASS_NAMES: dict[str, str] = {"model": "Model", "layer": "Layer"}
 #: What ``@tf.function`` hands another decorator in place of the Python function.
