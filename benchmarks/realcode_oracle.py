@@ -82,6 +82,7 @@ from oracle_libraries import (  # noqa: E402
 )
 from oracle_rewrites import rewrites_from_diff  # noqa: E402
 
+from hybridize.verify.benefit import TEST_HELPER_GLOBS  # noqa: E402
 from hybridize.verify.command_run import PLUGIN_MODULE, install_plugin  # noqa: E402
 from hybridize.verify.outcomes import (  # noqa: E402
     Outcome,
@@ -96,7 +97,14 @@ from hybridize.verify.report import report_path  # noqa: E402
 from hybridize.verify.rewritten import RewrittenFunction  # noqa: E402
 
 TEST_GLOBS = ("*_test.py", "test_*.py", "*/test_*.py", "conftest.py", "*/conftest.py")
-"""Analysed as callers, never rewritten (`hybridize refactor --ignore`)."""
+"""Test modules: run as tests (`is_test_file`), analysed as callers, never rewritten
+(`hybridize refactor --ignore`)."""
+
+NOT_LIBRARY_GLOBS = (*TEST_GLOBS, *TEST_HELPER_GLOBS)
+"""Test code, analysed as callers and never rewritten in both oracles: test modules and the
+test-helper modules a package ships (`TEST_HELPER_GLOBS`: not run as tests themselves, and
+not counted as the library's changes: Sonnet's `WrappedTFOptimizer.apply` in
+`optimizer_tests.py` counted in the benefit oracle's recall)."""
 
 TF_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
 TIMED_OUT = "timed out after"
@@ -321,9 +329,10 @@ MODES: dict[str, tuple[str, ...]] = {
 
 
 def refactor_options(mode: str, not_rewritten: Sequence[str] = ()) -> list[str]:
-    """The `hybridize refactor` options of a rewrite in `mode`: test files and conftest.py
-    (and `not_rewritten`) analysed as callers, never rewritten."""
-    ignores = [arg for glob in (*TEST_GLOBS, *not_rewritten) for arg in ("--ignore", glob)]
+    """The `hybridize refactor` options of a rewrite in `mode`: test files, conftest.py and
+    test-helper modules (`NOT_LIBRARY_GLOBS`; and `not_rewritten`) analysed as callers, never
+    rewritten."""
+    ignores = [arg for glob in (*NOT_LIBRARY_GLOBS, *not_rewritten) for arg in ("--ignore", glob)]
     return ["--no-config", *MODES[mode], *ignores]
 
 

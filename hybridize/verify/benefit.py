@@ -51,16 +51,30 @@ the compiled call's fixed cost (signature matching, the runtime's dispatch) outw
 TEST_FILE = re.compile(r"(^test_.*|.*_test|^conftest)\.py$")
 """The name of a test module (pytest's defaults, and `conftest.py`)."""
 
+TEST_HELPER_GLOBS = ("*_tests.py", "*_test_utils.py", "testing/*", "*/testing/*")
+"""Test-helper modules a library ships inside its package, by path: base test cases and
+fixtures its test modules import (Sonnet's `optimizers/optimizer_tests.py`,
+`distribute/replicator_test_utils.py`; tf-models' `official/utils/testing/`). Test code, not
+the library's: the oracles leave them unrewritten (`realcode_oracle.refactor_options`) and a
+graph they build is a test's (`is_test_code`)."""
+
+TEST_HELPER_FILE = re.compile(r".*(_tests|_test_utils)\.py$")
+"""The name of a test-helper module (`TEST_HELPER_GLOBS`' file names)."""
+
 
 def is_test_code(path: str) -> bool:
     """Whether a file is a test's, not the library's nor a framework's: a test module's name
-    (as the oracle selects test files) or a module of a `test`/`tests` folder (gpytorch's base
-    test cases), outside an installed distribution (`site-packages` holds the frameworks' own
+    (as the oracle selects test files), a test-helper module's (`TEST_HELPER_GLOBS`) or a
+    module of a `test`/`tests`/`testing` folder (gpytorch's base test cases), outside an installed distribution (`site-packages` holds the frameworks' own
     helpers named so, `tensorflow/python/framework/test_util.py`)."""
     parts = path.replace("\\", "/").split("/")
     if "site-packages" in parts:
         return False
-    return bool(TEST_FILE.match(parts[-1])) or bool({"test", "tests"} & set(parts[:-1]))
+    name = parts[-1]
+    return (
+        bool(TEST_FILE.match(name) or TEST_HELPER_FILE.match(name))
+        or bool({"test", "tests", "testing"} & set(parts[:-1]))
+    )
 
 
 def library_graph(record: Mapping[str, Any]) -> str | None:

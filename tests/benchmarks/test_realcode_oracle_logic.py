@@ -19,7 +19,12 @@ BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 from oracle_rewrites import parse_unified_diff, rewrites_from_diff  # noqa: E402
-from realcode_oracle import TEST_GLOBS, is_test_file, select_test_files  # noqa: E402
+from realcode_oracle import (  # noqa: E402
+    TEST_GLOBS,
+    is_test_file,
+    refactor_options,
+    select_test_files,
+)
 
 from hybridize.refactor.edits import unified_diff  # noqa: E402
 from hybridize.verify.rewritten import function_spans  # noqa: E402
@@ -139,6 +144,29 @@ def test_test_files_are_recognised_like_the_ignore_globs() -> None:
     for path in ["pkg/a_test.py", "pkg/sub/test_b.py", "test_c.py", "pkg/tests.py", "pkg/x.py"]:
         ignored = any(fnmatchcase(path, glob) for glob in TEST_GLOBS)
         assert is_test_file(path) == ignored, path
+
+
+def test_test_helper_modules_are_never_rewritten_nor_run_as_tests() -> None:
+    """A package's test helpers (Sonnet's `optimizer_tests.py` and
+    `replicator_test_utils.py`, tf-models' `official/utils/testing/`) are test code: both
+    oracles' refactorings ignore them, as they do test modules, but they are no test files
+    to run; a library module is neither."""
+    from fnmatch import fnmatchcase
+
+    ignores = refactor_options("default")
+    globs = [ignores[i + 1] for i, arg in enumerate(ignores) if arg == "--ignore"]
+    helpers = [
+        "sonnet/src/optimizers/optimizer_tests.py",
+        "sonnet/src/distribute/replicator_test_utils.py",
+        "official/utils/testing/mock_task.py",
+        "testing/fixtures.py",
+    ]
+    for path in helpers:
+        assert any(fnmatchcase(path, glob) for glob in globs), path
+        assert not is_test_file(path), path
+    for path in ["sonnet/src/optimizers/adam.py", "official/core/testing_lib.py"]:
+        assert not any(fnmatchcase(path, glob) for glob in globs), path
+    assert set(TEST_GLOBS) < set(globs)
 
 
 def test_the_sample_prefers_tests_of_rewritten_modules_and_is_deterministic() -> None:

@@ -183,6 +183,10 @@ def test_a_test_module_is_told_from_the_library_and_the_frameworks_helpers() -> 
     assert not is_test_code("/w/rewritten/sonnet/src/linear.py")
     assert is_test_code("/w/rewritten/gpytorch/test/base_kernel_test_case.py")  # its folder
     assert not is_test_code("/w/rewritten/official/core/testing_lib.py")
+    # test helpers shipped in the package (TEST_HELPER_GLOBS)
+    assert is_test_code("/w/rewritten/sonnet/src/optimizers/optimizer_tests.py")
+    assert is_test_code("/w/rewritten/sonnet/src/distribute/replicator_test_utils.py")
+    assert is_test_code("/w/rewritten/official/utils/testing/mock_task.py")
     assert not is_test_code("/v/lib/python3.11/site-packages/tensorflow/framework/test_util.py")
 
 
