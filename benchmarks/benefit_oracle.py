@@ -186,7 +186,9 @@ def measure_library(library: Library, args: argparse.Namespace, python: Path) ->
             oracle.fnmatchcase(str(p.relative_to(work / "original")), g) for g in library.slow_tests
         )
     )
-    limit = args.tests_limit.get(library.name, args.tests_limit.get("", library.tests_limit))
+    limit = args.tests_limit.get(
+        library.name, args.tests_limit.get("", default_tests_limit(library))
+    )
     selected = oracle.select_test_files(test_files, {f.file for f in done.rewritten}, limit)
     print(
         f"[{library.name}] {len(done.rewritten)} changes ({len(default)} default), "
@@ -225,6 +227,14 @@ def measure_library(library: Library, args: argparse.Namespace, python: Path) ->
         "removed_decorators": [f.key for f in done.rewritten if f.change == "removed"],
         "file_failures": outcomes.file_failures,
     }
+
+
+def default_tests_limit(library: Library) -> int | None:
+    """The test files the benefit oracle runs of a library when `--tests-limit` says nothing:
+    its own limit where it has one (`Library.benefit_tests_limit`), else the safety oracle's."""
+    if library.benefit_tests_limit is not None:
+        return library.benefit_tests_limit
+    return library.tests_limit
 
 
 def _percent(value: float | None) -> str:

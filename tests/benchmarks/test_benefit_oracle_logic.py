@@ -10,7 +10,8 @@ from pathlib import Path
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
-from benefit_oracle import render_library, targets_of  # noqa: E402
+from benefit_oracle import default_tests_limit, render_library, targets_of  # noqa: E402
+from oracle_libraries import LIBRARIES  # noqa: E402
 from realcode_oracle import Run  # noqa: E402
 
 from hybridize.verify.benefit import BENEFIT_PLUGIN_MODULE  # noqa: E402
@@ -25,6 +26,17 @@ def test_targets_are_the_changes_that_add_a_decorator() -> None:
         {"key": "pkg/__init__.py::Layer.call", "module": "pkg", "qualname": "Layer.call"},
         {"key": "pkg/ops.py::step", "module": "pkg.ops", "qualname": "step"},
     ]
+
+
+def test_the_benefit_oracle_runs_a_sample_of_gpytorch_s_tests_and_the_safety_oracle_all() -> None:
+    """gpytorch's 133 test files, each call of a rewritten function timed compiled and eager
+    and compiled again by Inductor per test process, cannot end in a session: the benefit
+    oracle runs a sample by default, the safety oracle every file; elsewhere the two agree."""
+    gpytorch = LIBRARIES["gpytorch"]
+    assert gpytorch.tests_limit is None
+    assert default_tests_limit(gpytorch) == 20
+    for name in ("sonnet", "recommenders", "tf-models"):
+        assert default_tests_limit(LIBRARIES[name]) == LIBRARIES[name].tests_limit
 
 
 def test_the_test_command_loads_the_benefit_plugin_before_the_targets(tmp_path: Path) -> None:
