@@ -71,9 +71,8 @@ def is_test_code(path: str) -> bool:
     if "site-packages" in parts:
         return False
     name = parts[-1]
-    return (
-        bool(TEST_FILE.match(name) or TEST_HELPER_FILE.match(name))
-        or bool({"test", "tests", "testing"} & set(parts[:-1]))
+    return bool(TEST_FILE.match(name) or TEST_HELPER_FILE.match(name)) or bool(
+        {"test", "tests", "testing"} & set(parts[:-1])
     )
 
 
