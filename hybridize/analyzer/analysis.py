@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from hybridize.analyzer.facts.evaluator import TensorFacts
     from hybridize.analyzer.facts.resolve import ProjectIndex
     from hybridize.analyzer.facts.solver import FactJournal, Solver
+    from hybridize.analyzer.summaries.interface import ModuleEdit
     from hybridize.analyzer.summaries.ir import ModuleSummary
-    from hybridize.analyzer.summaries.keys import FunctionKey
     from hybridize.model import FileError, FunctionVerdict
 
 
@@ -57,9 +57,9 @@ class ProjectAnalysis:
         self._memory: VerdictMemory | None = None
         """What the last verdict phase left for the next (`decide_incrementally`)."""
         self._before: FactJournal | None = None
-        self._edited: set[FunctionKey] = set()
-        """The facts before the last incremental solve (what it wrote of them), and the keys
-        of the functions it found edited (no journal: the solve started from scratch, or
+        self._edited: ModuleEdit | None = None
+        """The facts before the last incremental solve (what it wrote of them), and the
+        functions it found edited or moved (no journal: the solve started from scratch, or
         widened, so every verdict is decided again)."""
         self.incremental_solves = 0
         """How many solves were incremental (the rest started from scratch)."""
@@ -145,7 +145,7 @@ class ProjectAnalysis:
 
         solver, previous = self._solver, self._solved
         self._solver, self._solved = None, {}
-        self._before, self._edited = None, set()
+        self._before, self._edited = None, None
         changed = {
             relpath
             for relpath in previous.keys() | index.modules.keys()
@@ -172,9 +172,8 @@ class ProjectAnalysis:
             self.scratch_solves += 1
         elif changed:
             self.incremental_solves += 1
-            # A moved function's verdict holds its positions: it is decided again too.
             assert edit is not None
-            self._before, self._edited = solver.journal, set(edit.edited | edit.moved)
+            self._before, self._edited = solver.journal, edit
         self._solver, self._solved = solver, dict(index.modules)
         return solver
 

@@ -34,6 +34,7 @@ from hybridize.analyzer.cycle_collector import no_cyclic_gc
 from hybridize.analyzer.decisions.benefit import BenefitModel
 from hybridize.analyzer.decisions.caller_reads import CallerReadCheck, CallerReads, phase_reads
 from hybridize.analyzer.decisions.decide import DecisionInputs, decide
+from hybridize.analyzer.decisions.moved_verdicts import cites_lines, moved_state, shifted_verdict
 from hybridize.analyzer.decisions.verdict_scope import (
     affected,
     callers_closure,
@@ -83,7 +84,9 @@ from hybridize.analyzer.facts.speculation import speculate
 from hybridize.analyzer.facts.values import is_unknown_kind
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.options import AnalysisOptions
+from hybridize.analyzer.summaries.interface import ModuleEdit
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.line_shift import LineShift
 from hybridize.analyzer.summaries.syms import kind_of
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
@@ -144,6 +147,7 @@ def _decide(
     fresh: set[FunctionKey] | None = None,
     progress: ProgressCallback | None = None,
     files: Collection[str] | None = None,
+    moved: MovedLines | None = None,
 ) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
     """The verdicts of every function, or (with `scope` and the `memory` of the last phase)
     of the functions in `scope` only, a set closed under callees (`verdict_scope`); with
@@ -156,7 +160,9 @@ def _decide(
     is the last phase's, and a settled function whose callers are settled too and whose
     inputs from callers (covered, traced callers, candidacy) are unchanged keeps its verdict
     (with its benefit estimated again), when what it read of callers further up is the same
-    too (`caller_reads`)."""
+    too (`caller_reads`). After an edit that `moved` lines, a function keeps its verdict, its
+    lines moved, on the same terms, with what changed but those lines for `fresh`
+    (`MovedLines.reusable`)."""
     keys = project_keys(index)
     if scope is None or memory is None:
         graph = None
@@ -302,6 +308,20 @@ def _decide(
                 index, key, EvaluationFailed(evaluation_failure), candidacy.framework(key)
             )
             continue
+        if memory is not None and above is not None and moved is not None:
+            reused = moved.reusable(key, memory)
+            if (
+                reused is not None
+                and _keeps_verdict(key, graph, moved.fresh, memory, covered, traced, reasons[key])
+                and above.unchanged(key)
+            ):
+                benefit = benefits.estimate(key)
+                decided[key] = dataclasses.replace(
+                    reused, benefit=benefit.level, benefit_reasons=benefit.reasons
+                )
+                kept += 1
+                kept_keys.add(key)
+                continue
         try:
             with cpu_budget(budget.VERDICT_SECONDS):
                 function = FunctionInputs(
@@ -388,6 +408,28 @@ def _decide(
         ),
     )
     return verdicts, errors, memory
+
+
+@dataclass(frozen=True, slots=True)
+class MovedLines:
+    """How an edit moved the lines of its files (`ModuleEdit.shifts`, by file) and `fresh`:
+    the functions whose inputs changed by more than those lines, up their callers (`fresh`
+    of the phase with the changes of positions only left out: `FactChanges.unshifted`)."""
+
+    shifts: dict[str, LineShift]
+    fresh: set[FunctionKey]
+
+    def reusable(self, key: FunctionKey, memory: VerdictMemory) -> FunctionVerdict | None:
+        """The last verdict of a function outside `fresh`, its lines moved if the edit moved
+        them, when its words cite no line and it met no error (`moved_verdicts`); None
+        otherwise."""
+        if key in self.fresh or key in memory.errors:
+            return None
+        old = memory.decided.get(key)
+        if old is None or cites_lines(old):
+            return None
+        shift = self.shifts.get(key.file)
+        return old if shift is None else shifted_verdict(old, shift)
 
 
 def _keeps_verdict(
@@ -489,13 +531,16 @@ def decide_incrementally(
     options: AnalysisOptions,
     memory: VerdictMemory | None,
     before: FactJournal | None,
-    edited: Collection[FunctionKey],
+    edit: ModuleEdit | None,
     progress: ProgressCallback | None = None,
     files: Collection[str] | None = None,
 ) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
-    """The verdicts after `Solver.update` re-solved the `edited` functions in place, deciding
-    again only the functions whose inputs may have changed (`verdict_scope`); every
-    function when there is nothing to start from or a project-wide fact changed.
+    """The verdicts after `Solver.update` re-solved the functions of `edit` in place (those
+    it edited, and those whose lines it moved), deciding again only the functions whose
+    inputs may have changed (`verdict_scope`); every function when there is nothing to start
+    from or a project-wide fact changed. A function the edit only moved, whose inputs
+    changed only by the lines it moved, gets its last verdict with its lines moved
+    (`moved_verdicts`).
 
     `memory` is what the last phase left, `before` the facts as they were before the
     update (`Solver.journal`). The result equals that of `_decide` over every function.
@@ -503,11 +548,13 @@ def decide_incrementally(
     shows only these files decides only what their verdicts need (`_decide`); its memory
     serves no update."""
     with no_cyclic_gc():
-        if memory is None or before is None:
+        if memory is None or before is None or edit is None:
             forget_writers(facts, None)
             return _decide(index, facts, options, progress=progress, files=files)
         assert files is None, "an update decides what the edit reaches, every file's"
-        changes = compare_facts(before, facts)
+        shifts = dict(edit.shifts)
+        edited = edit.edited | edit.moved
+        changes = compare_facts(before, facts, shifts)
         readers = changed_readers(facts, changes)
         forget_writers(facts, readers | changes.keys)
         keys = project_keys(index)
@@ -532,9 +579,11 @@ def decide_incrementally(
         # A verdict kept may read what an edit of another module changes (a test's patch of
         # a function it calls): the functions whose entry changed are seeds, so their callers
         # are decided again (`Check.changed_reads`).
+        remembered: set[FunctionKey] = set()
         for check in remembering_checks():
             changed = check.changed_reads(index, facts, memory.remembered.get(check.code))
-            seeds |= {k for k in changed if k in graph}
+            remembered |= {k for k in changed if k in graph}
+        seeds |= remembered
         refresh = set(seeds)
         for key in changes.keys:
             if key in graph:
@@ -543,9 +592,33 @@ def decide_incrementally(
             refresh.update(facts.callers.get(key, ()))
         rewired, dropped = refresh_edges(graph, index, facts, sorted(refresh))
         fresh, scope = affected(graph, seeds | rewired, dropped)
+        moved = None
+        if edit.moved:
+            # What changed but the lines the edit moved: the functions it reaches, up their
+            # callers, are those a moved function's verdict may differ for by more than lines.
+            real = changes.unshifted()
+            real_seeds = scope_seeds(
+                index,
+                facts,
+                keys,
+                edit.edited,
+                real,
+                readers_of(
+                    memory.frozen_reads,
+                    moved_state(
+                        memory.state_writes,
+                        writes,
+                        changed_state(memory.state_writes, writes, edit.edited, differing),
+                        shifts,
+                    ),
+                ),
+                lambda k: before.calls_before(facts, k),
+                readers if real is changes else changed_readers(facts, real),
+            )
+            moved = MovedLines(shifts, callers_closure(graph, real_seeds | remembered | rewired))
         # What the memoised frozen-state reads of the functions kept still say.
         facts.cache["frozen_reads"] = _outside(memory.frozen_reads, scope)
-        return _decide(index, facts, options, scope, memory, project, fresh, progress)
+        return _decide(index, facts, options, scope, memory, project, fresh, progress, moved=moved)
 
 
 _K = TypeVar("_K")

@@ -26,11 +26,12 @@ it decide everything again.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
 
+from hybridize.analyzer.decisions.moved_verdicts import shifted_value
 from hybridize.analyzer.facts.callgraph import TRACED, forget_derived
 from hybridize.analyzer.facts.candidacy import BACKEND_QUERIES
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees
@@ -38,6 +39,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.solver import FactJournal
 from hybridize.analyzer.facts.values import Dep
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.line_shift import LineShift
 
 
 @dataclass(slots=True)
@@ -51,22 +53,49 @@ class FactChanges:
     """The facts an evaluator may read that differ."""
     classes: set[ClassKey]
     """Classes whose stored attributes differ."""
+    shifted: set[FunctionKey] = field(default_factory=set)
+    """The `keys` whose every differing entry is the old one with the lines an edit moved
+    moved (`moved_verdicts.shifted_value`): what they compute is unchanged, only where."""
+
+    def unshifted(self) -> FactChanges:
+        """The changes but those of positions moved by an edit's lines: what changed what a
+        function computes, not only where (`moved_verdicts`)."""
+        if not self.shifted:
+            return self
+        return FactChanges(
+            self.keys - self.shifted,
+            {d for d in self.deps if d[1] not in self.shifted},
+            self.classes - self.shifted,
+        )
 
 
 DEP_KINDS = {"param_atoms": "params", "returns": "ret", "attrs": "attrs"}
 """The tables an evaluator reads during the solve, by the kind of their `Dep`."""
 
 
-def compare_facts(before: FactJournal, facts: TensorFacts) -> FactChanges:
+def compare_facts(
+    before: FactJournal, facts: TensorFacts, shifts: Mapping[str, LineShift] | None = None
+) -> FactChanges:
     """The changes of an update: the entries it wrote that differ now (the journal knows
     which), and the functions it started from nothing (`FactJournal.reset`) or added or
     removed. A function it merely evaluated again, with the facts it reads unchanged, has
-    an equal evaluator (what it reads that changed makes it a reader: `changed_readers`)."""
+    an equal evaluator (what it reads that changed makes it a reader: `changed_readers`).
+    With the lines an edit moved (`shifts`, by file), the keys whose entries differ only so
+    are `FactChanges.shifted` too."""
     keys: set[FunctionKey] = set()
     deps: set[Dep] = set()
     classes: set[ClassKey] = set()
+    unshifted: set[FunctionKey] = set()
     for name, differing in before.changed_entries(facts).items():
         keys |= differing
+        if shifts:
+            table, recorded = getattr(facts, name), before.tables[name]
+            unshifted.update(
+                k
+                for k in differing
+                if isinstance(table, set)
+                or shifted_value(recorded[k], shifts, k.file) != table.get(k)
+            )
         kind = DEP_KINDS.get(name)
         if kind is not None:
             deps.update((kind, k) for k in differing)
@@ -77,7 +106,8 @@ def compare_facts(before: FactJournal, facts: TensorFacts) -> FactChanges:
     for k in before.reset | (old.keys() ^ new.keys()):
         if old.get(k) is not new.get(k):
             keys.add(k)
-    return FactChanges(keys, deps, classes)
+            unshifted.add(k)
+    return FactChanges(keys, deps, classes, keys - unshifted if shifts else set())
 
 
 def changed_readers(facts: TensorFacts, changes: FactChanges) -> set[FunctionKey]:

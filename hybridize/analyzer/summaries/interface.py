@@ -60,6 +60,13 @@ class ModuleEdit:
 
     edited: frozenset[FunctionKey]
     moved: frozenset[FunctionKey] = frozenset()
+    shifts: tuple[tuple[str, LineShift], ...] = ()
+    """How the lines of each module with moved functions moved (`moved` holds a module's
+    functions only with its shift)."""
+
+    def shift_of(self, relpath: str) -> LineShift | None:
+        """How the edit moved the lines of the module `relpath` (None: it moved none)."""
+        return dict(self.shifts).get(relpath)
 
 
 def edited_keys(old: ModuleSummary, new: ModuleSummary) -> ModuleEdit | None:
@@ -130,7 +137,7 @@ def edited_keys(old: ModuleSummary, new: ModuleSummary) -> ModuleEdit | None:
             shifted_class(cls, shift) == new.classes[name] for name, cls in old.classes.items()
         ):
             moved.add(FunctionKey(new.relpath, MODULE_CODE))
-            return ModuleEdit(frozenset(edited), frozenset(moved))
+            return ModuleEdit(frozenset(edited), frozenset(moved), ((new.relpath, shift),))
     return None
 
 
@@ -146,6 +153,7 @@ def edited_functions(
     whose lines it only moved."""
     edited: set[FunctionKey] = set()
     moved: set[FunctionKey] = set()
+    shifts: list[tuple[str, LineShift]] = []
     for relpath in changed:
         old, new = before[relpath], after[relpath]
         found = edited_keys(old, new)
@@ -156,4 +164,7 @@ def edited_functions(
         else:
             edited |= found.edited
             moved |= found.moved
-    return ModuleEdit(frozenset(edited), frozenset(moved))
+            shifts += found.shifts
+    return ModuleEdit(
+        frozenset(edited), frozenset(moved), tuple(sorted(shifts, key=lambda s: s[0]))
+    )

@@ -1,0 +1,133 @@
+"""The verdicts of functions an edit only moved: the old verdict with its lines moved.
+
+An edit that adds or removes lines above a function (`interface.ModuleEdit.moved`: its
+summary is the old one with every position moved by the same number of lines) leaves what
+the function computes as it was, but not where: its call sites, literal arguments and
+findings hold absolute positions. When everything its verdict reads is the old value with
+the lines of the edited file moved (`LineShift`), its verdict is the old one with those lines
+moved: the verdict phase renders it so instead of deciding it again.
+
+Three pieces make that exact:
+
+- `shifted_value` moves the positions of the edited file inside any fact (a call site, a
+  literal argument's site, an atom): an entry of the fact tables equal to its old value so
+  moved changed only by the edit's lines (`verdict_scope.compare_facts` names such keys
+  `shifted`: a function whose inputs changed only so is no reason to decide its callers
+  again);
+- a verdict's structured positions (its function's line and span, its findings' spans, all
+  in its own file) move with `LineShift`, exactly: a line above the edit stays, one below it
+  moves (`shifted_verdict`);
+- a position written into the words of a verdict ("(line 12)", "m.py:12") names no file and
+  may be another file's line: a verdict with such words is decided again (`cites_lines`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Collection, Mapping
+from typing import Any, TypeVar
+
+from hybridize.analyzer.facts.evaluator import LiteralSite
+from hybridize.analyzer.facts.frozen_state import Write
+from hybridize.analyzer.summaries.line_shift import LineShift
+from hybridize.model import Finding, FunctionVerdict, Span
+
+_T = TypeVar("_T")
+
+_LINE_CITATION = re.compile(r"line \d|:\d")
+"""How the words of a finding, failure or reason cite a line: "(line 12)", "(m.py, line
+12)", "m.py:12" (any digit after a colon counts: a false alarm costs a decision, no more)."""
+
+
+def shifted_value(value: _T, shifts: Mapping[str, LineShift], file: str) -> _T:
+    """`value` with every span of a moved file moved as its lines were (`shifts`, by file),
+    the same object where nothing moved. The spans of a value are in `file` (the file of the
+    function whose entry it is), but for a `LiteralSite`'s, which are its caller's, and a
+    `Write`'s, its writer's."""
+    shift = shifts.get(file)
+    return _shifted(value, shifts, shift) if shifts else value
+
+
+def _shifted(value: _T, shifts: Mapping[str, LineShift], shift: LineShift | None) -> _T:
+    if isinstance(value, Span):
+        return value if shift is None else shift.span(value)  # type: ignore[return-value]
+    if isinstance(value, str | int | float | bool | type(None)):
+        return value
+    if isinstance(value, LiteralSite):
+        shift = shifts.get(value.caller.file)
+    elif isinstance(value, Write):
+        shift = shifts.get(value.writer.file)
+    if isinstance(value, tuple | list):
+        items = [_shifted(v, shifts, shift) for v in value]
+        if all(a is b for a, b in zip(items, value, strict=True)):
+            return value
+        if hasattr(value, "_fields"):  # a named tuple
+            return type(value)(*items)
+        return type(value)(items)
+    if isinstance(value, set | frozenset):
+        found = {_shifted(v, shifts, shift) for v in value}
+        return value if found == value else type(value)(found)
+    if isinstance(value, dict):
+        pairs = [(_shifted(k, shifts, shift), _shifted(v, shifts, shift)) for k, v in value.items()]
+        if all(a is k and b is v for (a, b), (k, v) in zip(pairs, value.items(), strict=True)):
+            return value
+        return dict(pairs)  # type: ignore[return-value]
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return value
+    changes = {}
+    for spec in dataclasses.fields(value):
+        if not spec.init:
+            continue
+        old = getattr(value, spec.name)
+        new = _shifted(old, shifts, shift)
+        if new is not old:
+            changes[spec.name] = new
+    return dataclasses.replace(value, **changes) if changes else value
+
+
+def moved_state(
+    before: Mapping[Any, object],
+    now: Mapping[Any, object],
+    states: Collection[object],
+    shifts: Mapping[str, LineShift],
+) -> set[object]:
+    """The `states` (`frozen_state.StateKey`) whose writes differ between `before` and `now`
+    (`frozen_state_writes`) by more than the lines an edit moved (`shifts`)."""
+    return {s for s in states if shifted_value(before.get(s), shifts, "") != now.get(s)}
+
+
+def cites_lines(verdict: FunctionVerdict) -> bool:
+    """Some words of the verdict cite a line (`_LINE_CITATION`): a position whose file they
+    do not name, which `shifted_verdict` cannot move (its benefit's reasons aside: the phase
+    estimates the benefit again)."""
+    facts = verdict.facts
+    words = [
+        facts.input_signature_absence_reason,
+        verdict.passing_precondition,
+        verdict.transformation,
+        *verdict.failures,
+        *verdict.assumptions,
+        *(f.message for f in verdict.findings),
+    ]
+    return any(w is not None and _LINE_CITATION.search(w) for w in words)
+
+
+def shifted_verdict(verdict: FunctionVerdict, shift: LineShift) -> FunctionVerdict:
+    """The verdict of a function an edit moved (`shift`), from its verdict before: its
+    positions (the function's, its findings', all in its own file) moved with the lines.
+    Only for a verdict whose words cite no line (`cites_lines`)."""
+    facts = verdict.facts
+    return dataclasses.replace(
+        verdict,
+        facts=dataclasses.replace(facts, line=shift.line(facts.line), span=shift.span(facts.span)),
+        findings=tuple(_shifted_finding(f, shift) for f in verdict.findings),
+    )
+
+
+def _shifted_finding(finding: Finding, shift: LineShift) -> Finding:
+    return dataclasses.replace(
+        finding,
+        span=shift.span(finding.span),
+        related=tuple(shift.span(s) for s in finding.related),
+    )

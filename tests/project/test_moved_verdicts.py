@@ -1,0 +1,171 @@
+"""A line-moving edit (Enter typed, a line deleted) moves the functions below it: their
+verdicts are the old ones with their lines moved (`decisions/moved_verdicts.py`), unless
+their words cite a line (which names no file), and every verdict still equals a fresh
+analysis's, positions and messages included."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from hybridize.analyzer.decisions.moved_verdicts import (
+    cites_lines,
+    shifted_value,
+    shifted_verdict,
+)
+from hybridize.analyzer.facts.evaluator import LiteralSite
+from hybridize.analyzer.facts.frozen_state import Write
+from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.line_shift import LineShift
+from hybridize.model import Finding, FunctionFacts, FunctionVerdict, Span
+from hybridize.project import Project, ProjectOptions
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_incremental import check
+
+MODULE = """\
+import tensorflow as tf
+
+from pkg.other import scale
+
+SCALE = 2.0
+
+
+def first(x):
+    y = tf.square(x)
+    return y
+
+
+def bump():
+    global SCALE
+    SCALE = SCALE * 2.0
+
+
+def reads_state(x):
+    return tf.reduce_sum(x) * SCALE
+
+
+def prints(x):
+    print("value", x)
+    return tf.abs(x) + 1.0
+
+
+def calls_other(x):
+    return scale(x, 3)
+
+
+class Trainer:
+    def __init__(self):
+        self.factor = 1.0
+
+    def step(self, x):
+        self.factor = self.factor + 1.0
+        return tf.reduce_mean(x) * self.factor
+
+
+for _ in range(3):
+    bump()
+    print(reads_state(tf.ones([2])), prints(tf.ones([2])), calls_other(tf.ones([2])))
+"""
+
+OTHER = """\
+import tensorflow as tf
+
+
+def scale(x, k):
+    return x * tf.cast(k, x.dtype)
+"""
+
+THIRD = """\
+import tensorflow as tf
+
+from pkg import m
+
+
+def uses(x):
+    return tf.reduce_sum(x) * m.SCALE
+
+
+for _ in range(3):
+    m.bump()
+    print(uses(tf.ones([2])))
+"""
+
+ENTER = ("    y = tf.square(x)\n", "    y = tf.square(x)\n    z = 1\n")
+
+
+def _verdicts(project: Project) -> dict[str, FunctionVerdict]:
+    return {v.key: v for v in project.results().functions}
+
+
+def _messages(verdict: FunctionVerdict, code: str) -> list[str]:
+    return [f.message for f in verdict.findings if f.code == code]
+
+
+def test_enter_above_functions_moves_their_verdicts_and_the_lines_their_words_cite() -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/m.py": MODULE,
+        "pkg/other.py": OTHER,
+        "pkg/third.py": THIRD,
+    }
+    project = Project.from_texts(files, ProjectOptions(use_cache=False))
+    before = _verdicts(project)
+    # `bump` reassigns SCALE on line 15: the reads in m.py and in third.py cite it
+    assert any(
+        "(pkg/m.py, line 15)" in m for m in _messages(before["pkg/m.py::reads_state"], "HY408")
+    )
+    assert any("(pkg/m.py, line 15)" in m for m in _messages(before["pkg/third.py::uses"], "HY408"))
+
+    project.update("pkg/m.py", MODULE.replace(*ENTER))
+    check(project, "Enter typed in `first`")
+    after = _verdicts(project)
+    # one line added above them: the write is on line 16, the print one line lower
+    assert any(
+        "(pkg/m.py, line 16)" in m for m in _messages(after["pkg/m.py::reads_state"], "HY408")
+    )
+    assert any("(pkg/m.py, line 16)" in m for m in _messages(after["pkg/third.py::uses"], "HY408"))
+    [printed] = [f for f in after["pkg/m.py::prints"].findings if f.code == "HY101"]
+    [printed_before] = [f for f in before["pkg/m.py::prints"].findings if f.code == "HY101"]
+    assert printed.span.start_line == printed_before.span.start_line + 1
+    assert after["pkg/m.py::Trainer.step"].line == before["pkg/m.py::Trainer.step"].line + 1
+    # Decided again: `first` (edited) and the two verdicts citing line 15; the other moved
+    # functions (bump, prints, calls_other, the Trainer methods) and other.py's keep theirs.
+    assert project.analysis.decided_again <= 3
+
+    project.update("pkg/m.py", MODULE)
+    check(project, "the line deleted again")
+    assert _verdicts(project) == before
+
+
+def test_a_verdict_citing_a_line_is_not_moved() -> None:
+    span = Span(10, 4, 10, 9)
+    facts = FunctionFacts("m.py", "f", 9, Span(9, 0, 11, 0), framework="tensorflow")
+    plain = FunctionVerdict(facts, findings=(Finding("HY101", "print", "warning", "prints", span),))
+    cited = FunctionVerdict(
+        facts, findings=(Finding("HY408", "s", "warning", "reads `S` (m.py, line 3)", span),)
+    )
+    called = FunctionVerdict(facts, assumptions=("the call at other.py:12 passes 3",))
+    assert not cites_lines(plain)
+    assert cites_lines(cited) and cites_lines(called)
+    moved = shifted_verdict(plain, LineShift(5, 2, Span(1, 0, 20, 0), Span(1, 0, 22, 0)))
+    assert moved.line == 11 and moved.span == Span(11, 0, 13, 0)
+    assert moved.findings[0].span == Span(12, 4, 12, 9)
+    above = shifted_verdict(plain, LineShift(12, 2, Span(1, 0, 20, 0), Span(1, 0, 22, 0)))
+    assert above == plain
+
+
+def test_positions_move_only_in_the_file_whose_lines_moved() -> None:
+    """A literal argument's site is in its caller's file, a write in its writer's: only
+    those of the edited file move, whatever the file of the entry holding them."""
+    shifts = {"m.py": LineShift(5, 1, Span(1, 0, 20, 0), Span(1, 0, 21, 0))}
+    here = Span(8, 0, 8, 5)
+    there = Span(8, 0, 8, 5)
+    site_here = LiteralSite(FunctionKey("m.py", "g"), here, ("lit", 3))
+    site_there = LiteralSite(FunctionKey("o.py", "h"), there, ("lit", 3))
+    moved = shifted_value({"k": [site_here, site_there]}, shifts, "o.py")
+    assert moved["k"][0].span == Span(9, 0, 9, 5)
+    assert moved["k"][1] is site_there
+    writes = [Write(FunctionKey("m.py", "bump"), here), Write(FunctionKey("o.py", "f"), there)]
+    assert [w.span for w in shifted_value(writes, shifts, "")] == [Span(9, 0, 9, 5), there]
+    assert shifted_value([site_there], shifts, "o.py") == [site_there]
