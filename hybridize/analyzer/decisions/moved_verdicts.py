@@ -86,6 +86,41 @@ def _shifted(value: _T, shifts: Mapping[str, LineShift], shift: LineShift | None
     return dataclasses.replace(value, **changes) if changes else value
 
 
+def moved_only(old: object, new: object, shifts: Mapping[str, LineShift], file: str) -> bool:
+    """`new` is `old` with the spans of the moved files moved (`shifted_value(old, shifts,
+    file) == new`), found by walking the two together: a part equal in both is not walked
+    (a part of the new facts equal to the old one holds no span the edit moved, or it would
+    hold the span moved)."""
+    return _moved_only(old, new, shifts, shifts.get(file))
+
+
+def _moved_only(
+    old: object, new: object, shifts: Mapping[str, LineShift], shift: LineShift | None
+) -> bool:
+    if old is new or old == new:
+        return True
+    if type(old) is not type(new):
+        return False
+    if isinstance(old, Span):
+        return shift is not None and shift.span(old) == new
+    if isinstance(old, LiteralSite):
+        shift = shifts.get(old.caller.file)
+    elif isinstance(old, Write):
+        shift = shifts.get(old.writer.file)
+    if isinstance(old, tuple | list) and isinstance(new, tuple | list):
+        return len(old) == len(new) and all(
+            _moved_only(a, b, shifts, shift) for a, b in zip(old, new, strict=True)
+        )
+    if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
+        return all(_moved_only(v, new[k], shifts, shift) for k, v in old.items())
+    if dataclasses.is_dataclass(old) and not isinstance(old, type):
+        return all(
+            _moved_only(getattr(old, f.name), getattr(new, f.name), shifts, shift)
+            for f in dataclasses.fields(old)
+        )
+    return _shifted(old, shifts, shift) == new
+
+
 def moved_state(
     before: Mapping[Any, object],
     now: Mapping[Any, object],
@@ -94,7 +129,7 @@ def moved_state(
 ) -> set[object]:
     """The `states` (`frozen_state.StateKey`) whose writes differ between `before` and `now`
     (`frozen_state_writes`) by more than the lines an edit moved (`shifts`)."""
-    return {s for s in states if shifted_value(before.get(s), shifts, "") != now.get(s)}
+    return {s for s in states if not moved_only(before.get(s), now.get(s), shifts, "")}
 
 
 def cites_lines(verdict: FunctionVerdict) -> bool:

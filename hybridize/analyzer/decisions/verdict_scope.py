@@ -31,7 +31,7 @@ from typing import Any
 
 import networkx as nx
 
-from hybridize.analyzer.decisions.moved_verdicts import shifted_value
+from hybridize.analyzer.decisions.moved_verdicts import moved_only
 from hybridize.analyzer.facts.callgraph import TRACED, forget_derived
 from hybridize.analyzer.facts.candidacy import BACKEND_QUERIES
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees
@@ -55,7 +55,7 @@ class FactChanges:
     """Classes whose stored attributes differ."""
     shifted: set[FunctionKey] = field(default_factory=set)
     """The `keys` whose every differing entry is the old one with the lines an edit moved
-    moved (`moved_verdicts.shifted_value`): what they compute is unchanged, only where."""
+    moved (`moved_verdicts.moved_only`): what they compute is unchanged, only where."""
 
     def unshifted(self) -> FactChanges:
         """The changes but those of positions moved by an edit's lines: what changed what a
@@ -94,7 +94,7 @@ def compare_facts(
                 k
                 for k in differing
                 if isinstance(table, set)
-                or shifted_value(recorded[k], shifts, k.file) != table.get(k)
+                or not moved_only(recorded[k], table.get(k), shifts, k.file)
             )
         kind = DEP_KINDS.get(name)
         if kind is not None:
