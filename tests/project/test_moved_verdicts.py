@@ -169,3 +169,46 @@ def test_positions_move_only_in_the_file_whose_lines_moved() -> None:
     writes = [Write(FunctionKey("m.py", "bump"), here), Write(FunctionKey("o.py", "f"), there)]
     assert [w.span for w in shifted_value(writes, shifts, "")] == [Span(9, 0, 9, 5), there]
     assert shifted_value([site_there], shifts, "o.py") == [site_there]
+
+
+def test_a_kept_verdict_still_hears_of_the_state_it_reads() -> None:
+    """Enter typed keeps `reads_state`'s verdict (moved): when `bump` then stops reassigning
+    SCALE, the read is no longer frozen state, as a fresh analysis finds."""
+    files = {"pkg/__init__.py": "", "pkg/m.py": MODULE, "pkg/other.py": OTHER}
+    project = Project.from_texts(files, ProjectOptions(use_cache=False))
+    project.results()
+    entered = MODULE.replace(*ENTER).replace(
+        "print(reads_state", "print(prints(tf.ones([1])), reads_state"
+    )
+    project.update("pkg/m.py", entered)
+    check(project, "Enter typed, a call added")
+    project.update("pkg/m.py", MODULE.replace(*ENTER))
+    check(project, "Enter typed")
+    assert _messages(_verdicts(project)["pkg/m.py::reads_state"], "HY408")
+    quiet = MODULE.replace(*ENTER).replace("    SCALE = SCALE * 2.0\n", "    print(SCALE * 2.0)\n")
+    project.update("pkg/m.py", quiet)
+    check(project, "bump no longer reassigns SCALE")
+    assert not _messages(_verdicts(project)["pkg/m.py::reads_state"], "HY408")
+
+
+def test_a_moved_verdict_kept_still_hears_of_state_written_later() -> None:
+    """`reads_limit` reads LIMIT, which nothing reassigns: Enter typed above it keeps its
+    verdict; when `bump` then reassigns LIMIT too, the read is frozen state (HY408), as a
+    fresh analysis finds: the kept verdict's reads were kept with it."""
+    module = MODULE.replace("SCALE = 2.0\n", "SCALE = 2.0\nLIMIT = 3.0\n").replace(
+        "def prints(x):",
+        "def reads_limit(x):\n    return tf.reduce_sum(x) * LIMIT\n\n\ndef prints(x):",
+    )
+    module = module.replace("print(reads_state(", "print(reads_limit(tf.ones([2])), reads_state(")
+    files = {"pkg/__init__.py": "", "pkg/m.py": module, "pkg/other.py": OTHER}
+    project = Project.from_texts(files, ProjectOptions(use_cache=False))
+    assert not _messages(_verdicts(project)["pkg/m.py::reads_limit"], "HY408")
+    entered = module.replace(*ENTER)
+    project.update("pkg/m.py", entered)
+    check(project, "Enter typed")
+    writes = entered.replace("    global SCALE\n", "    global SCALE, LIMIT\n").replace(
+        "    SCALE = SCALE * 2.0\n", "    SCALE = LIMIT = SCALE * 2.0\n"
+    )
+    project.update("pkg/m.py", writes)
+    check(project, "bump reassigns LIMIT too")
+    assert _messages(_verdicts(project)["pkg/m.py::reads_limit"], "HY408")

@@ -79,8 +79,9 @@ def edited_keys(old: ModuleSummary, new: ModuleSummary) -> ModuleEdit | None:
     it did: its evaluation, facts and verdict stay valid (the solver and the verdict phase
     still re-examine it when a fact it reads changes). One whose summary is the old one with
     its lines moved (`line_shift`) has the same code: what it contributes differs only where
-    it holds positions, so it is evaluated and decided again but its facts need not be
-    started from nothing. An edit inside one function that moves no line, the common case
+    it holds positions, so it is evaluated again but its facts need not be started from
+    nothing, and its verdict is the old one with its lines moved (`moved_verdicts`) unless
+    what it reads changed by more than those lines. An edit inside one function that moves no line, the common case
     while typing, then touches one function instead of the whole file; one that moves lines
     (Enter, a line deleted, a paste) re-evaluates the functions below it, but resets only the
     edited one."""
