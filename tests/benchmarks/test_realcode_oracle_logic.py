@@ -238,6 +238,20 @@ def test_a_namespace_package_is_shadowed_by_its_regular_subpackages(tmp_path: Pa
     ]
 
 
+def test_tests_shipped_as_a_top_level_folder_are_callers_run_with_namespace_packages() -> None:
+    """gpflow's wheel ships its tests as a top-level `tests/` without `__init__.py` (a
+    namespace package; `tests/gpflow` a regular one): the copy holds it beside the package,
+    never rewritten, and pytest must not put `tests/` on sys.path (its default import mode
+    would, and `tests/gpflow` would shadow the package `gpflow`)."""
+    from oracle_libraries import LIBRARIES
+    from realcode_oracle import refactor_options
+
+    gpflow = LIBRARIES["gpflow"]
+    assert gpflow.packages == ("gpflow", "tests") and gpflow.held_out
+    assert "tests/*" in refactor_options("default", gpflow.not_rewritten)
+    assert "consider_namespace_packages=true" in gpflow.env["PYTEST_ADDOPTS"]
+
+
 def test_each_base_environment_is_its_own_venv(tmp_path: Path) -> None:
     from oracle_libraries import BASE_REQUIREMENTS, LIBRARIES, TORCH_BASE_REQUIREMENTS
     from realcode_oracle import venv_folder
