@@ -125,23 +125,34 @@ def select_test_files(
     test_files: Sequence[str], rewritten_files: Iterable[str], limit: int | None
 ) -> list[str]:
     """The test files to run: all, or `limit` of them, deterministically, those that test a
-    rewritten module first (`x/foo_test.py` or `x/test_foo.py` for `x/foo.py`, also in a test
-    tree that mirrors the package below its top folder, `test/x/test_foo.py` for
-    `pkg/x/foo.py`, as gpytorch's sdist does), then those in a folder holding one, then the
-    rest; each group in the order of the SHA-1 of its path."""
+    rewritten module first (`x/foo_test.py` or `x/test_foo.py` for `x/foo.py` or for a private
+    `x/_foo.py`, also in a test tree that mirrors the package below its top folder,
+    `test/x/test_foo.py` for `pkg/x/foo.py`, as gpytorch's and e3nn's sdists do, or that holds
+    the whole package path, `tests/pkg/x/test_foo.py`, as gpflow's wheel does), then those in a
+    folder holding one (or its mirror), then the rest; each group in the order of the SHA-1 of
+    its path."""
     if limit is None or limit >= len(test_files):
         return sorted(test_files)
     rewritten = set(rewritten_files)
     mirrored = {_below_top(f) for f in rewritten}
     folders = {f.rsplit("/", 1)[0] if "/" in f else "" for f in rewritten}
+    mirrored_folders = {_below_top(f) for f in folders if "/" in f}
+
+    def mirrors(path: str, paths: set[str], below_top: set[str]) -> bool:
+        """`path` is one of `paths`, or mirrors one below the top folder, or ends with one."""
+        return (
+            path in paths
+            or ("/" in path and _below_top(path) in below_top)
+            or any(path.endswith(f"/{p}") for p in paths if p)
+        )
 
     def tier(path: str) -> int:
         folder, _, name = path.rpartition("/")
         subject = name.removesuffix("_test.py").removeprefix("test_").removesuffix(".py")
-        tested = f"{folder}/{subject}.py".lstrip("/")
-        if tested in rewritten or _below_top(tested) in mirrored:
-            return 0
-        return 1 if folder in folders else 2
+        for module in (subject, f"_{subject}"):
+            if mirrors(f"{folder}/{module}.py".lstrip("/"), rewritten, mirrored):
+                return 0
+        return 1 if mirrors(folder, folders, mirrored_folders) else 2
 
     ranked = sorted(test_files, key=lambda p: (tier(p), _sha(p)))
     return sorted(ranked[:limit])

@@ -186,6 +186,20 @@ def test_the_sample_prefers_tests_of_rewritten_modules_and_is_deterministic() ->
     assert len(plain) == 5 and plain != sorted(tests[:10])[:5]
 
 
+def test_the_sample_finds_tests_of_private_modules_and_of_whole_package_paths() -> None:
+    """e3nn's sdist tests `e3nn/o3/_rotation.py` in `tests/o3/rotation_test.py`; gpflow's
+    wheel tests `gpflow/kernels/categorical.py` in `tests/gpflow/kernels/test_categorical.py`:
+    both first, then the tests in a mirror of a rewritten module's folder, then the rest."""
+    rewritten = {"e3nn/o3/_rotation.py", "gpflow/kernels/categorical.py"}
+    first = {"tests/o3/rotation_test.py", "tests/gpflow/kernels/test_categorical.py"}
+    mirror = {"tests/o3/irreps_test.py", "tests/gpflow/kernels/test_rbf.py"}
+    rest = {f"tests/math/m{i}_test.py" for i in range(10)} | {"tests/gpflow/test_base.py"}
+    tests = sorted(first | mirror | rest)
+    assert set(select_test_files(tests, rewritten, 2)) == first
+    assert set(select_test_files(tests, rewritten, 4)) == first | mirror
+    assert not set(select_test_files(tests, set(), 4)) >= first  # the tier, not the hash
+
+
 # --- libraries whose tests are in their source distribution -------------------------------------
 
 
