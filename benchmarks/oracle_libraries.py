@@ -33,6 +33,17 @@ TORCH_BASE_REQUIREMENTS = (
 the only version that installs here from a local CPU build)."""
 
 
+TENSORBOARD_REQUIREMENTS = (
+    "tensorboard==2.21.0",
+    "tensorboard-data-server==0.7.2",
+    "markdown==3.11.3",
+    "werkzeug==3.1.9",
+    "markupsafe==3.0.4",
+)
+"""TensorBoard, for the libraries whose code or tests write summaries (`tf.summary.scalar`,
+`image` and the hparams API are TensorBoard's)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Library:
     """A pinned library, the packages of it that are copied and rewritten, and how its tests
@@ -200,11 +211,7 @@ LIBRARIES: dict[str, Library] = {
                 "opencv-python-headless==5.0.0.93",
                 "pytest-mock==3.17.0",
                 # the callbacks write image summaries (tf.summary.image is TensorBoard's)
-                "tensorboard==2.21.0",
-                "tensorboard-data-server==0.7.2",
-                "markdown==3.11.3",
-                "werkzeug==3.1.9",
-                "markupsafe==3.0.4",
+                *TENSORBOARD_REQUIREMENTS,
                 "pillow==13.0.0",
             ),
             # its tests ship in the wheel as a top-level package, `tests`
@@ -338,11 +345,7 @@ LIBRARIES: dict[str, Library] = {
                 "tensorflow-hub==0.16.1",
                 # the MinDiff and counterfactual models log their losses with tf.summary.scalar
                 # (TensorBoard's): without it 87 of their tests fail before any rewrite
-                "tensorboard==2.21.0",
-                "tensorboard-data-server==0.7.2",
-                "markdown==3.11.3",
-                "werkzeug==3.1.9",
-                "markupsafe==3.0.4",
+                *TENSORBOARD_REQUIREMENTS,
             ),
             ("tensorflow_model_remediation",),
             # MinDiff and counterfactual fairness regularization on Keras 2 (tf_keras): MMD,
@@ -409,11 +412,7 @@ LIBRARIES: dict[str, Library] = {
             (
                 "deel-lip==1.5.0",
                 # test_metrics.py and test_models.py import TensorBoard's hparams API
-                "tensorboard==2.21.0",
-                "tensorboard-data-server==0.7.2",
-                "markdown==3.11.3",
-                "werkzeug==3.1.9",
-                "markupsafe==3.0.4",
+                *TENSORBOARD_REQUIREMENTS,
             ),
             ("deel",),
             # k-Lipschitz layers on Keras 2 (tf.keras): spectral and Frobenius dense and
@@ -478,11 +477,7 @@ LIBRARIES: dict[str, Library] = {
                 "fonttools==4.68.0",
                 "pillow==13.0.0",
                 "python-dateutil==4.0.0",
-                "tensorboard==2.21.0",
-                "tensorboard-data-server==0.7.2",
-                "markdown==3.11.3",
-                "werkzeug==3.1.9",
-                "markupsafe==3.0.4",
+                *TENSORBOARD_REQUIREMENTS,
             ),
             # Gaussian processes in TensorFlow 2 on tf.Module and TensorFlow Probability
             # (kernels, mean functions, likelihoods with quadrature, conditionals and
