@@ -123,18 +123,18 @@ class ModuleKeyKinds(NamedTuple):
     evaluated: tuple[tuple[str, str], ...]
 
 
-def _module_key_kinds(relpath: str, module: ModuleSummary) -> ModuleKeyKinds:
-    """`ModuleKeyKinds` of the module, from its `_module_written_keys`."""
+def _module_key_kinds(written: dict[str, dict[str, list[Sym]]]) -> ModuleKeyKinds:
+    """`ModuleKeyKinds` of a module's `_module_written_keys`."""
     literal: set[str] = set()
     evaluated: list[tuple[str, str]] = []
-    for qualname, by_name in _module_written_keys(relpath, module).items():
+    for qualname, by_name in written.items():
         for name, keys in by_name.items():
-            if any(kind_of(written) != "lit" for written in keys):
+            if any(kind_of(key) != "lit" for key in keys):
                 evaluated.append((qualname, name))
             literal.update(
                 kind
-                for written in keys
-                if kind_of(written) == "lit" and (kind := _key_kind(written)) is not None
+                for key in keys
+                if kind_of(key) == "lit" and (kind := _key_kind(key)) is not None
             )
     return ModuleKeyKinds(frozenset(literal), tuple(evaluated))
 
@@ -149,8 +149,14 @@ def _mixes_key_kinds(index: ProjectIndex, facts: TensorFacts) -> bool:
     evaluated, at each solve."""
     found = cast("bool | None", facts.cache.get(KEY_KINDS))
     if found is None:
+
+        def key_kinds(relpath: str, module: ModuleSummary) -> ModuleKeyKinds:
+            return _module_key_kinds(
+                of_module(facts, index, WRITTEN_KEYS, relpath, _module_written_keys)
+            )
+
         modules = {
-            relpath: of_module(facts, index, MODULE_KEY_KINDS, relpath, _module_key_kinds)
+            relpath: of_module(facts, index, MODULE_KEY_KINDS, relpath, key_kinds)
             for relpath in index.modules
         }
         kinds: set[str] = set().union(*(module.literal for module in modules.values()))
