@@ -18,7 +18,7 @@ Either way the verdicts equal those of a fresh analysis of the same summaries
 analysis (`long_running=False`) keeps nothing: it releases the facts as soon as the verdicts
 are made and freezes what survives rather than leaving it to the cycle collector.
 
-This module imports the project-wide phase (networkx, the evaluator's tables: 0.4 s) only
+This module imports the project-wide phase (the checks, the evaluator's tables) only
 when a solve runs: a command whose whole result is in the cache never needs it.
 """
 

@@ -17,8 +17,6 @@ from fnmatch import fnmatchcase
 from functools import cache
 from typing import TypeVar
 
-import networkx as nx
-
 from hybridize.analyzer import budget
 from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
 from hybridize.analyzer.checks import (
@@ -64,6 +62,7 @@ from hybridize.analyzer.facts.candidacy import (
     NotCandidate,
     candidacy_modules,
 )
+from hybridize.analyzer.facts.digraph import DiGraph
 from hybridize.analyzer.facts.effects import EffectAnalysis, EffectSummary
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.frozen_state import (
@@ -106,7 +105,7 @@ class VerdictMemory:
     """What a verdict phase leaves for the next one (`decide_incrementally`): the call graph
     and every project-wide intermediate result a verdict reads of other functions."""
 
-    graph: nx.DiGraph
+    graph: DiGraph
     hybrid: set[FunctionKey]
     covered: dict[FunctionKey, bool]
     candidacy_walks: tuple[set[FunctionKey], set[FunctionKey]]
@@ -434,7 +433,7 @@ class MovedLines:
 
 def _keeps_verdict(
     key: FunctionKey,
-    graph: nx.DiGraph,
+    graph: DiGraph,
     fresh: Collection[FunctionKey],
     memory: VerdictMemory,
     covered: dict[FunctionKey, bool],
@@ -642,7 +641,7 @@ def _within_replaced(table: dict[_K, _V], scope: Collection[_K], new: dict[_K, _
     return table
 
 
-def _unevaluated(graph: nx.DiGraph, failures: dict[FunctionKey, str]) -> dict[FunctionKey, str]:
+def _unevaluated(graph: DiGraph, failures: dict[FunctionKey, str]) -> dict[FunctionKey, str]:
     """The functions the fixed point failed to evaluate, and every function that calls one,
     directly or not (what such a callee does is not known, so neither is what the caller
     does), each with why."""

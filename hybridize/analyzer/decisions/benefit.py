@@ -26,9 +26,8 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-import networkx as nx
-
 from hybridize.analyzer.facts.callgraph import TRACED, components_bottom_up, external_layer_call
+from hybridize.analyzer.facts.digraph import DiGraph
 from hybridize.analyzer.facts.evaluator import (
     Evaluator,
     ResolvedCall,
@@ -114,7 +113,7 @@ class BenefitModel:
         self,
         index: ProjectIndex,
         facts: TensorFacts,
-        graph: nx.DiGraph,
+        graph: DiGraph,
         covered: dict[FunctionKey, bool],
         is_test_code: Callable[[FunctionKey], bool],
         *,
@@ -122,7 +121,7 @@ class BenefitModel:
         flexibly_compiled: dict[FunctionKey, str] | None = None,
         framework_compiled: set[FunctionKey] | None = None,
         eager_models: Collection[ClassKey] | None = (),
-        scope: nx.DiGraph | None = None,
+        scope: DiGraph | None = None,
         previous: BenefitModel | None = None,
     ) -> None:
         """`graph` is the project's call graph. With `scope` (part of it, closed under

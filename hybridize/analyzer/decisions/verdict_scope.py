@@ -29,11 +29,10 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
-
 from hybridize.analyzer.decisions.moved_verdicts import moved_only
 from hybridize.analyzer.facts.callgraph import TRACED, forget_derived
 from hybridize.analyzer.facts.candidacy import BACKEND_QUERIES
+from hybridize.analyzer.facts.digraph import DiGraph
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.solver import FactJournal
@@ -169,7 +168,7 @@ def module_queries_backend(calls: object) -> bool:
     )
 
 
-def callers_closure(graph: nx.DiGraph, start: Iterable[FunctionKey]) -> set[FunctionKey]:
+def callers_closure(graph: DiGraph, start: Iterable[FunctionKey]) -> set[FunctionKey]:
     """`start` and every function that calls one of them, at any depth (a key the graph does
     not hold has no callers)."""
     found = set(start)
@@ -184,7 +183,7 @@ def callers_closure(graph: nx.DiGraph, start: Iterable[FunctionKey]) -> set[Func
 
 
 def affected(
-    graph: nx.DiGraph, start: Iterable[FunctionKey], extra_down: Iterable[FunctionKey] = ()
+    graph: DiGraph, start: Iterable[FunctionKey], extra_down: Iterable[FunctionKey] = ()
 ) -> tuple[set[FunctionKey], set[FunctionKey]]:
     """`up`, `start` and its callers transitively, and the scope: `up` and everything it
     (and `extra_down`) calls. A function of the scope outside `up` calls none of `up`, so
@@ -265,7 +264,7 @@ def callbacks_by_caller(facts: TensorFacts) -> dict[FunctionKey, set[FunctionKey
 
 
 def refresh_edges(
-    graph: nx.DiGraph, index: ProjectIndex, facts: TensorFacts, callers: Iterable[FunctionKey]
+    graph: DiGraph, index: ProjectIndex, facts: TensorFacts, callers: Iterable[FunctionKey]
 ) -> tuple[set[FunctionKey], set[FunctionKey]]:
     """Replace the out-edges of `callers` by those of the current facts; return the callers
     whose edges changed, and the callees they had before."""
@@ -288,10 +287,10 @@ def refresh_edges(
     return changed, before
 
 
-def induced(graph: nx.DiGraph, keys: list[FunctionKey]) -> nx.DiGraph:
+def induced(graph: DiGraph, keys: list[FunctionKey]) -> DiGraph:
     """The part of `graph` on `keys` (in their order), as a graph of its own."""
     members = set(keys)
-    part = nx.DiGraph()
+    part = DiGraph()
     part.add_nodes_from(keys)
     for key in keys:
         for target, attrs in graph[key].items():

@@ -1,4 +1,4 @@
-"""The call graph (networkx) and the facts that follow its edges.
+"""The call graph (`digraph.DiGraph`) and the facts that follow its edges.
 
 Edges come from the solved call sites: plain calls, methods on `self`/`cls`, `super()`, calls
 through module aliases, Keras instance calls (`model(x)` reaches `Model.call`), constructors
@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar, cast
 
-import networkx as nx
-
 from hybridize.analyzer.facts.container_modules import container_forward_methods
+from hybridize.analyzer.facts.digraph import (
+    DiGraph,
+    components_callers_first,
+    strongly_connected_components,
+)
 from hybridize.analyzer.facts.evaluator import (
     ResolvedCall,
     TensorFacts,
@@ -52,9 +55,9 @@ caller's mode (`Dataset.map`): its ops run in that graph, not in the caller."""
 
 def build_call_graph(
     index: ProjectIndex, facts: TensorFacts, keys: Iterable[FunctionKey]
-) -> nx.DiGraph:
+) -> DiGraph:
     """Functions as nodes, caller -> callee edges."""
-    graph = nx.DiGraph()
+    graph = DiGraph()
     graph.add_nodes_from(keys)
     for caller, calls in facts.calls.items():
         for resolved in calls:
@@ -69,10 +72,10 @@ def build_call_graph(
     return graph
 
 
-def recursive_functions(graph: nx.DiGraph) -> set[FunctionKey]:
+def recursive_functions(graph: DiGraph) -> set[FunctionKey]:
     """Functions on a cycle: direct (self-loop) or mutual (a strongly connected component)."""
     found: set[FunctionKey] = set()
-    for component in nx.strongly_connected_components(graph):
+    for component in strongly_connected_components(graph):
         if len(component) > 1:
             found |= component
         else:
@@ -135,9 +138,7 @@ def local_opaque_tensor_calls(
     return {k: local_opaque_tensor_call(facts, k) for k in keys}
 
 
-def opaque_tensor_calls(
-    graph: nx.DiGraph, local: dict[FunctionKey, bool]
-) -> dict[FunctionKey, bool]:
+def opaque_tensor_calls(graph: DiGraph, local: dict[FunctionKey, bool]) -> dict[FunctionKey, bool]:
     """Whether the function, or anything it calls, applies an unknown callable to tensors,
     from `local_opaque_tensor_calls`."""
     return reaching(graph, local)
@@ -189,7 +190,7 @@ def local_stateful_computation(index: ProjectIndex, facts: TensorFacts, key: Fun
 
 
 def stateful_computation(
-    index: ProjectIndex, graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[FunctionKey]
+    index: ProjectIndex, graph: DiGraph, facts: TensorFacts, keys: Iterable[FunctionKey]
 ) -> dict[FunctionKey, bool]:
     """Whether the function, or anything it calls, computes on variables, models or layers."""
     return reaching(graph, {k: local_stateful_computation(index, facts, k) for k in keys})
@@ -333,7 +334,7 @@ def _add_model_classes(
 
 
 def tensor_computation(
-    graph: nx.DiGraph, facts: TensorFacts, keys: Iterable[FunctionKey]
+    graph: DiGraph, facts: TensorFacts, keys: Iterable[FunctionKey]
 ) -> dict[FunctionKey, bool]:
     """Whether a TF op runs in the function or anything it (transitively) calls in user code.
 
@@ -344,7 +345,7 @@ def tensor_computation(
 
 
 def following_calls(
-    graph: nx.DiGraph, facts: TensorFacts, local: dict[FunctionKey, bool]
+    graph: DiGraph, facts: TensorFacts, local: dict[FunctionKey, bool]
 ) -> dict[FunctionKey, bool]:
     """Whether each function, or anything it runs as part of its own execution (calls, and
     callbacks run in its mode), has a `local` property; callbacks that TensorFlow traces
@@ -353,7 +354,7 @@ def following_calls(
 
 
 def reaching(
-    graph: nx.DiGraph, local: dict[FunctionKey, bool], skip_kinds: frozenset[str] = frozenset()
+    graph: DiGraph, local: dict[FunctionKey, bool], skip_kinds: frozenset[str] = frozenset()
 ) -> dict[FunctionKey, bool]:
     """Whether each function, or anything it (transitively) calls, has a `local` property;
     edges of a kind in `skip_kinds` are not followed."""
@@ -373,11 +374,11 @@ FOLLOWED_CALLEES = "followed_callees"
 
 
 def _callees_following(
-    graph: nx.DiGraph, skip_kinds: frozenset[str]
+    graph: DiGraph, skip_kinds: frozenset[str]
 ) -> dict[FunctionKey, list[FunctionKey]]:
     """Each function's callees along the edges not of a kind in `skip_kinds`, as plain lists:
     made once per graph and kinds left out (every `reaching` walks every edge, and reading
-    them through networkx's views cost more than the walk), dropped with the graph's other
+    them through the graph's dicts cost more than the walk), dropped with the graph's other
     derived facts when its edges change (`forget_derived`)."""
     by_kinds = graph.graph.setdefault(FOLLOWED_CALLEES, {})
     found = by_kinds.get(skip_kinds)
@@ -389,14 +390,14 @@ def _callees_following(
     return cast(dict[FunctionKey, list[FunctionKey]], found)
 
 
-def forget_derived(graph: nx.DiGraph) -> None:
+def forget_derived(graph: DiGraph) -> None:
     """Drop what is derived from the graph's edges (`components_bottom_up`,
     `_callees_following`): they changed."""
     graph.graph.pop("components_bottom_up", None)
     graph.graph.pop(FOLLOWED_CALLEES, None)
 
 
-def components_bottom_up(graph: nx.DiGraph) -> list[list[FunctionKey]]:
+def components_bottom_up(graph: DiGraph) -> list[list[FunctionKey]]:
     """The strongly connected components (a cycle, or one function), callees first: a fact
     that flows from callees to callers is complete for every component when it is reached,
     except through the component's own cycle. Computed once per graph (it does not change
@@ -404,22 +405,15 @@ def components_bottom_up(graph: nx.DiGraph) -> list[list[FunctionKey]]:
     cached = graph.graph.get("components_bottom_up")
     if cached is not None:
         return list(cached)
-    condensed = nx.condensation(graph)
-    by_component: dict[int, list[FunctionKey]] = {}
-    for node, comp in condensed.graph["mapping"].items():
-        by_component.setdefault(comp, []).append(node)
     # A cycle's members sorted: the facts iterated over a cycle then name the same first
     # witness in any file order.
-    order = [
-        sorted(by_component[comp], key=str)
-        for comp in reversed(list(nx.topological_sort(condensed)))
-    ]
+    order = [sorted(component, key=str) for component in reversed(components_callers_first(graph))]
     graph.graph["components_bottom_up"] = order
     return list(order)
 
 
 def covered_callers(
-    graph: nx.DiGraph,
+    graph: DiGraph,
     facts: TensorFacts,
     hybrid: set[FunctionKey],
     keys: Iterable[FunctionKey],

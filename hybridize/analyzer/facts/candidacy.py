@@ -35,9 +35,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import networkx as nx
-
 from hybridize.analyzer.facts.callgraph import external_layer_call, following_calls
+from hybridize.analyzer.facts.digraph import DiGraph
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.refs import is_ext_ref
@@ -267,7 +266,7 @@ class Candidacy:
         self,
         index: ProjectIndex,
         facts: TensorFacts,
-        graph: nx.DiGraph,
+        graph: DiGraph,
         keys: Iterable[FunctionKey],
         *,
         modules: CandidacyModules | None = None,

@@ -31,14 +31,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import networkx as nx
-
 from hybridize.analyzer.facts.callgraph import (
     TRACED,
     functions_run_by,
     opaque_tensor_call_sites,
     reaching,
 )
+from hybridize.analyzer.facts.digraph import DiGraph
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks import written_name
@@ -63,7 +62,7 @@ def quiet_graph_break(breaks: Mapping[str, str], resolved: ResolvedCall) -> str 
 
 def graph_breaks(
     index: ProjectIndex,
-    graph: nx.DiGraph,
+    graph: DiGraph,
     facts: TensorFacts,
     opaque: Mapping[FunctionKey, bool],
 ) -> dict[FunctionKey, bool]:

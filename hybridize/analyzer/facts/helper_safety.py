@@ -25,9 +25,8 @@ from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-import networkx as nx
-
 from hybridize.analyzer.facts.callgraph import components_bottom_up, reaching
+from hybridize.analyzer.facts.digraph import DiGraph
 from hybridize.analyzer.facts.effects import FREE, origins
 from hybridize.analyzer.facts.evaluator import (
     Evaluator,
@@ -218,7 +217,7 @@ class HelperSafety:
         self,
         index: ProjectIndex,
         facts: TensorFacts,
-        graph: nx.DiGraph,
+        graph: DiGraph,
         previous: HelperSafety | None = None,
         fresh: Collection[FunctionKey] = (),
     ) -> None:

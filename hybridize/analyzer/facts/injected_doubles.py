@@ -246,7 +246,8 @@ def _injections(
         for position, site in enumerate(fn.calls)
         if external_name(index, key, fn, site.callee) in MOCK_FACTORIES
     }
-    reads = _record_reads(fn)
+    # Only a factory's double is asked whether it records (`recording`).
+    reads = _record_reads(fn) if factories else set()
     doubles: dict[Sym, int] = {}  # a double's value as the function writes it -> its factory
     for name, values in fn.locals.items():
         for value in values:
