@@ -39,16 +39,24 @@ def container_modules(index: ProjectIndex, class_key: ClassKey) -> list[ClassKey
     if not any(_chains(ref) for ref in index.external_bases(class_key)):
         return []
     found: dict[ClassKey, None] = {}
-    for owner in index.mro(class_key):
-        init = index.find_method(owner, "__init__")
-        if init is None or init.qualname != f"{owner.qualname}.__init__":
-            continue
+    for init in own_constructors(index, class_key):
         fn = index.function(init)
         for name in _names(fn):
             ref = index.resolve_global(init.file, name)
             if is_class_ref(ref) and ref_key(ref) != class_key and index.layer_role(ref_key(ref)):
                 found[ref_key(ref)] = None
     return list(found)
+
+
+def own_constructors(index: ProjectIndex, class_key: ClassKey) -> list[FunctionKey]:
+    """The `__init__` methods the class and its project bases define, in method resolution
+    order: what builds an instance's modules."""
+    found = []
+    for owner in index.mro(class_key):
+        init = index.find_method(owner, "__init__")
+        if init is not None and init.qualname == f"{owner.qualname}.__init__":
+            found.append(init)
+    return found
 
 
 def _chains(ref: tuple) -> bool:

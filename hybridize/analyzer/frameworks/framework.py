@@ -275,6 +275,17 @@ class Framework:
     distribution_float_recompiles: str | None = None
     """Why a distribution object built from a Python float that differs between calls
     recompiles at every value (None where the compiler has no such distributions)."""
+    convolved_view_failure: str | None = None
+    """Why a 2-D convolution given a view of a tensor made in the compiled code fails to
+    compile when sizes vary between calls (None where the compiler has no such failure)."""
+    rank_keeping_views: frozenset[str] = frozenset()
+    """Tensor methods and functions (their last name) that give a view of a tensor of the
+    same rank, or one more (`unsqueeze`): what `convolved_view_failure` is about."""
+    view_size_arguments: frozenset[str] = frozenset()
+    """Of `rank_keeping_views`, those whose arguments list the result's sizes or dims, one
+    each (`view`, `reshape`, `permute`): the result's rank is their number."""
+    two_dimensional_convolutions: frozenset[str] = frozenset()
+    """The framework's 2-D convolutions, as functions and module classes (canonical names)."""
     state_recompiles: str | None = None
     """Why reading a Python number the program reassigns between calls wastes the
     compilation, where the compiler guards on such values (None where it freezes them
@@ -692,6 +703,10 @@ TORCH = Framework(
     retrace_verb="recompile",
     state_recompiles=torch_rules.STATE_RECOMPILES,
     distribution_float_recompiles=torch_rules.DISTRIBUTION_FLOAT_RECOMPILES,
+    convolved_view_failure=torch_rules.CONVOLVED_VIEW_FAILURE,
+    rank_keeping_views=torch_rules.RANK_KEEPING_VIEWS,
+    view_size_arguments=torch_rules.VIEW_SIZE_ARGUMENTS,
+    two_dimensional_convolutions=torch_rules.TWO_DIMENSIONAL_CONVOLUTIONS,
     retrace_noun="recompilation",
     process_wide_effects=tuple(sorted(torch_rules.PROCESS_WIDE_EFFECTS.items())),
     global_seed_setters=torch_rules.GLOBAL_SEED_SETTERS,

@@ -234,6 +234,66 @@ DISTRIBUTION_FLOAT_RECOMPILES = (
     "6 values, 7 frames)"
 )
 
+#: A 2-D convolution (``F.conv2d``, ``nn.Conv2d``, their transposed forms) given a view of a
+#: tensor made in the compiled code (a channel slice or ``chunk``/``split``/``narrow`` along
+#: dim 1, a ``permute``/``transpose``, a 4-D ``view``/``reshape``, an ``unsqueeze``) fails to
+#: compile once a size other than the batch is symbolic: the view is saved for the weight's
+#: gradient, Inductor asks for a channels-last copy of it (layout optimisation, 4-D only) and
+#: sorts the copy's symbolic strides with plain comparisons (``ir.get_stride_order``):
+#: ``TypeError: cannot determine truth value of Relational`` (pytorch#185510). Measured on
+#: torch 2.13 CPU (tests/analyzer/test_hy433_convolved_views.py measures it again): fails with
+#: ``dynamic=True`` and under the default automatic dynamic shapes once a second height,
+#: width or channel count arrives; passes with static shapes, a batch-only change, weights
+#: that need no gradient, an op between the view and the convolution (``v * 1.0``), a view
+#: made before the compiled call, ``conv1d``/``conv3d``/``linear``/``matmul``. A channel
+#: slice is dense only when the dims before it have size 1, so it fails at batch 1 and
+#: passes at batch 2; ``permute``/``transpose`` fail at any batch.
+CONVOLVED_VIEW_FAILURE = (
+    "fails to compile under Inductor (InductorError: cannot determine truth value of "
+    "Relational, pytorch#185510; measured on torch 2.13) whenever a size other than the batch "
+    "varies between calls (channels, height or width: dynamic=True, or automatic dynamic "
+    "shapes after a second size) and the convolution's weight needs a gradient; a channel "
+    "slice or chunk fails so at batch 1. Whether the callers pass such sizes is not known "
+    "here, so it is assumed they may"
+)
+
+#: Tensor methods and functions (last name) giving a view of the same rank (or one more):
+#: those measured to fail before a 2-D convolution (CONVOLVED_VIEW_FAILURE).
+RANK_KEEPING_VIEWS = frozenset(
+    {
+        "chunk",
+        "split",
+        "tensor_split",
+        "narrow",
+        "permute",
+        "transpose",
+        "swapaxes",
+        "swapdims",
+        "movedim",
+        "moveaxis",
+        "unsqueeze",
+        "view",
+        "reshape",
+    }
+)
+
+#: Of RANK_KEEPING_VIEWS, those whose arguments are the result's sizes (or dims), one each.
+VIEW_SIZE_ARGUMENTS = frozenset({"view", "reshape", "permute"})
+
+#: The 2-D convolutions that Inductor lays out channels-last (functions and module classes).
+TWO_DIMENSIONAL_CONVOLUTIONS = frozenset(
+    {
+        "torch.conv2d",
+        "torch.conv_transpose2d",
+        "torch.nn.functional.conv2d",
+        "torch.nn.functional.conv_transpose2d",
+        "torch.nn.Conv2d",
+        "torch.nn.ConvTranspose2d",
+        "torch.nn.LazyConv2d",
+        "torch.nn.LazyConvTranspose2d",
+    }
+)
+
 #: Builtins that read a tensor's value into Python, each a graph break (measured, torch 2.13):
 #: ``float(t)``, ``int(t)``, ``bool(t)`` call ``Tensor.item`` (``float(x.sum())`` breaks with
 #: the ``item()`` reason, after which the value is a Python number), and so does branching on
