@@ -167,6 +167,10 @@ class BenefitModel:
         self._known_eager = None if last is None else last._eager
         """The last phase's `_eager` (only its tables are kept, not the model: a chain of
         models would grow with every edit)."""
+        self._instance_calls_of: dict[ClassKey, set[str]] = {}
+        """Class -> the methods calling an instance runs (`_instance_calls`), asked once per
+        class: every function of the project is asked whether it runs inside layer graphs at
+        each phase, and a class's bases do not change within one."""
 
     def estimate(self, key: FunctionKey) -> Benefit:
         """The level and its reasons, most decisive reason first."""
@@ -416,10 +420,11 @@ class BenefitModel:
         framework's layer library builds (`_layer_call_in_graphs`): a root of graphs for its
         callees, as a proposed change is (`inside_proposed_graphs`), whether or not a
         decorator of its own is safe (Keras traces it all the same)."""
+        # cheapest first: most functions are no layer's call, and `frequency` reads callers
         return (
-            self.frequency(key) in ("uncalled", "unknown", "tests")
-            and self._runs_per_forward_pass(key)
+            self._runs_per_forward_pass(key)
             and self._layer_call_in_graphs(key) is not None
+            and self.frequency(key) in ("uncalled", "unknown", "tests")
         )
 
     def _runs_per_forward_pass(self, key: FunctionKey) -> bool:
@@ -432,7 +437,10 @@ class BenefitModel:
         function = self.index.function(key)
         if function.class_qualname is None:
             return False
-        runs = self._instance_calls(ClassKey(key.file, function.class_qualname))
+        class_key = ClassKey(key.file, function.class_qualname)
+        runs = self._instance_calls_of.get(class_key)
+        if runs is None:
+            runs = self._instance_calls_of[class_key] = self._instance_calls(class_key)
         return function.name in runs or (bool(runs) and function.name == "__call__")
 
     def _instance_calls(self, class_key: ClassKey, depth: int = 0) -> set[str]:
