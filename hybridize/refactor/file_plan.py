@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from hybridize.analyzer.checks.hy014_varying_shapes import VaryingShapes
+from hybridize.analyzer.decisions.benefit import eager_use_assumption
 from hybridize.analyzer.frameworks.framework import Framework, framework_named
 from hybridize.analyzer.summaries.summarize import dotted_name
 from hybridize.model import FunctionVerdict
@@ -251,9 +252,12 @@ class _FilePlanner:
         # Every assumption the verdict rests on is written above the decorator: that the
         # parameters are tensors (a speculative verdict), that no caller needs a returned
         # Python value as such (`has_python_value_returns`); and the one an argument rests on.
+        # A public layer of a library proposed for its users' eager calls says so.
+        eager_use = eager_use_assumption(verdict)
+        assumptions = (*verdict.assumptions, *([eager_use] if eager_use else []))
         comment = (
-            assumption_comment(verdict.assumptions, shape_note)
-            if verdict.assumptions or shape_note is not None
+            assumption_comment(assumptions, shape_note)
+            if assumptions or shape_note is not None
             else None
         )
         if comment is not None:

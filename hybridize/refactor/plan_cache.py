@@ -17,6 +17,7 @@ from typing import Any
 
 from hybridize.analyzer.cache import EntryWriter, default_cache_dir, version_tag
 from hybridize.analyzer.checks.hy014_varying_shapes import VaryingShapes
+from hybridize.analyzer.decisions.benefit import eager_use_assumption
 from hybridize.model import FunctionVerdict
 
 PLAN_FORMAT = "3"
@@ -52,6 +53,7 @@ class PlanCache:
                 v.facts.decorator_args,
                 v.framework,
                 VaryingShapes.note_of(v),
+                eager_use_assumption(v),
             )
             digest.update(b"\0" + repr(fingerprint).encode("utf-8", "surrogatepass"))
         return digest.hexdigest()

@@ -14,7 +14,7 @@ import textwrap
 import pytest
 from facts_helpers import case, project_result, verdict
 
-from hybridize.analyzer.decisions.benefit import PAYBACK
+from hybridize.analyzer.decisions.benefit import PAYBACK, eager_use_assumption
 from hybridize.analyzer.frameworks.call_costs import TENSORFLOW_CALL_COSTS
 
 _COSTS = TENSORFLOW_CALL_COSTS
@@ -464,17 +464,142 @@ LIBRARY_LAYER = """
 """A library's layers: no code of the project calls them; their users' models do."""
 
 
-def test_a_keras_layer_s_call_runs_inside_keras_s_graphs() -> None:
-    """A Keras layer's `call` that no code of the project calls eagerly runs where its users'
-    models run it: inside the graphs Keras's `fit`/`evaluate`/`predict` trace (class 4; the
-    benefit oracle found recommenders' `DotInteraction.call` 288 times inside Keras's
-    `train_function`, 4 times called directly): a decorator of its own gains nothing there
-    (measured: tests/analyzer/test_benefit_rules_measured.py). `low`, whatever its work:
-    only direct eager calls would gain."""
+APPLICATION_FIT = """
+        def train(data):
+            model = tf.keras.Sequential([Interaction(), Scale()])
+            model.compile("adam", "mse")
+            model.fit(data, epochs=10)
+"""
+"""An application's own use of its layers: a model handed to Keras's `fit`."""
+
+APPLICATION_LOOP = """
+        def step(model, optimizer, x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean((model(x) - y) ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+        def train(model, optimizer, data):
+            for x, y in data:
+                step(model, optimizer, x, y)
+"""
+"""An application's own training loop: a step taking gradients, called per batch."""
+
+LIBRARY_STEP = """
+        class Trainable(tf.keras.Model):
+            def train_step(self, data):
+                x, y = data
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean((self(x) - y) ** 2)
+                grads = tape.gradient(loss, self.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                return {"loss": loss}
+"""
+"""A library's model class offering a `train_step` to its users' `fit`: code the library
+offers, which runs no model by itself (tensorflow-recommenders' `tfrs.Model`)."""
+
+
+@pytest.mark.parametrize("own_use", [APPLICATION_FIT, APPLICATION_LOOP], ids=["fit", "loop"])
+def test_a_keras_layer_s_call_runs_inside_keras_s_graphs(own_use: str) -> None:
+    """In a project whose own code runs its models (Keras's `fit`, or a training loop of its
+    own), a Keras layer's `call` that no code of the project calls eagerly runs where those
+    models run it: inside the graphs `fit`/`evaluate`/`predict` or the compiled step trace
+    (class 4; the benefit oracle found recommenders' `DotInteraction.call` 288 times inside
+    Keras's `train_function`): a decorator of its own gains nothing there (measured:
+    tests/analyzer/test_benefit_rules_measured.py). `low`, whatever its work."""
     for qualname in ("Interaction.call", "Scale.call"):
-        v = verdict(LIBRARY_LAYER, qualname)
+        v = verdict(LIBRARY_LAYER + own_use, qualname)
         assert v.benefit == "low", (qualname, v.benefit_reasons)
         assert v.benefit_reasons[0].startswith("already inside a graph"), v.benefit_reasons
+
+
+@pytest.mark.parametrize("offered", ["", LIBRARY_STEP], ids=["layers", "with-train-step"])
+def test_a_public_layer_of_a_library_pays_for_its_users_eager_calls(offered: str) -> None:
+    """A library whose own code runs no model (no `fit`, no training loop: a `train_step`
+    offered to its users' `fit` runs none) leaves how its public layers run to its users,
+    outside the project: inside `fit` a decorator costs nothing (measured 0.99x / 1.08x the
+    fit step), called eagerly it pays (1.76x / 2.04x; recommenders' `HardNegativeMining.call`
+    9.91x on its tests' direct calls). So the layer's work decides, and the reason says
+    both sides."""
+    source = LIBRARY_LAYER + offered
+    heavy = verdict(source, "Interaction.call")
+    assert heavy.benefit == "high", heavy.benefit_reasons
+    reason = heavy.benefit_reasons[0]
+    assert reason.startswith("a public layer of a library"), reason
+    assert "pays when called eagerly" in reason and "costs nothing" in reason, reason
+    light = verdict(source, "Scale.call")
+    assert light.benefit == "low", light.benefit_reasons
+    assert "too little work" in light.benefit_reasons[0], light.benefit_reasons
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"lib/layers.py": LIBRARY_LAYER.replace("class Interaction", "class _Interaction")},
+        {"lib/_impl.py": LIBRARY_LAYER.replace("class Interaction", "class _Interaction")},
+        {"lib/_impl.py": LIBRARY_LAYER},
+    ],
+    ids=["private-class", "private-class-private-module", "private-module"],
+)
+def test_a_private_layer_of_a_library_is_no_api_its_users_call(files: dict[str, str]) -> None:
+    """A layer whose class or module is private (a leading underscore) is no name the
+    library's users call: only the library's own code runs it, inside other layers' calls
+    that Keras traces. `low`, as in an application."""
+    (module,) = files
+    qualname = "_Interaction.call" if "_Interaction" in files[module] else "Interaction.call"
+    v = verdict(files, qualname)
+    assert v.benefit == "low", v.benefit_reasons
+    assert v.benefit_reasons[0].startswith("already inside a graph"), v.benefit_reasons
+
+
+def test_the_rewrite_states_that_a_library_layer_assumes_eager_users() -> None:
+    """The decorator added to a public layer of a library says what it assumes in its
+    comment: users calling the layer eagerly, where it pays; in `fit` it costs nothing."""
+    v = verdict(LIBRARY_LAYER, "Interaction.call")
+    note = eager_use_assumption(v)
+    assert note is not None and "eagerly" in note and "costs nothing" in note, note
+    application = verdict(LIBRARY_LAYER + APPLICATION_FIT, "Interaction.call")
+    assert eager_use_assumption(application) is None
+    assert eager_use_assumption(verdict(LIBRARY_LAYER, "Scale.call")) is None
+
+
+FUNCTIONAL_BUILD = """
+        import tensorflow as tf
+
+        class Block(tf.keras.layers.Layer):
+            def call(self, x):
+                for _ in range(4):
+                    x = tf.tanh(tf.matmul(x, x, transpose_b=True)) + tf.sin(x) * 2.0
+                return tf.reduce_sum(x * tf.exp(-x), axis=-1)
+
+        def build(depth):
+            inputs = tf.keras.Input(shape=(8,))
+            x = inputs
+            for _ in range(depth):
+                x = Block()(x)
+            return tf.keras.Model(inputs, x)
+
+        def train(data, depth):
+            model = build(depth)
+            model.compile("adam", "mse")
+            model.fit(data, epochs=10)
+"""
+"""A functional model built in a loop of layer calls on a `keras.Input` (tf-models' YOLO
+and CenterNet backbones), then trained by `fit`."""
+
+
+def test_layer_calls_building_a_functional_model_are_no_eager_runs() -> None:
+    """`x = Block()(x)` on Keras symbolic tensors runs `call` once per build, to record the
+    layer graph, never on data: a loop of such calls is no eager repetition (it said "runs
+    in a loop", `high`). The model then runs in `fit`'s graph: `low`, as any layer call the
+    project does not run eagerly. The same loop on real tensors does run `call` per trip."""
+    built = verdict(FUNCTIONAL_BUILD, "Block.call")
+    assert built.benefit == "low", built.benefit_reasons
+    assert built.benefit_reasons[0].startswith("already inside a graph"), built.benefit_reasons
+    eager = FUNCTIONAL_BUILD.replace("tf.keras.Input(shape=(8,))", "tf.ones((4, 8))")
+    on_data = verdict(eager, "Block.call")
+    assert on_data.benefit == "high", on_data.benefit_reasons
+    assert "runs in a loop" in on_data.benefit_reasons[0], on_data.benefit_reasons
 
 
 TORCH_LIBRARY_MODULE = """
@@ -624,9 +749,12 @@ def test_a_layer_s_own_dunder_call_runs_per_forward_pass() -> None:
     own, that method, not `call`, is what each forward pass runs, inside the graphs Keras's
     loops trace as a `call` would (tf-models' `MultilevelDetectionGenerator.__call__`). A
     plain class's `__call__` is not a layer's: how often it runs is unknown."""
-    layer = verdict(OWN_CALL_LAYER, "Detector.__call__")
+    layer = verdict(OWN_CALL_LAYER + APPLICATION_LOOP, "Detector.__call__")
     assert layer.benefit == "low", layer.benefit_reasons
     assert layer.benefit_reasons[0].startswith("already inside a graph"), layer.benefit_reasons
+    in_library = verdict(OWN_CALL_LAYER, "Detector.__call__")
+    assert in_library.benefit == "high", in_library.benefit_reasons
+    assert in_library.benefit_reasons[0].startswith("a public layer of a library")
     plain = verdict(OWN_CALL_LAYER, "Helper.__call__")
     assert plain.benefit == "low", plain.benefit_reasons
     assert "no call site" in plain.benefit_reasons[0]
@@ -860,15 +988,23 @@ HELPER_OF_A_LAYER_CALL = {
 
 
 def test_a_low_helper_only_a_layer_s_call_calls_runs_inside_its_graph() -> None:
-    """The layer's `__call__` runs inside the graphs Keras's loops trace (class 4), and so
-    does the helper only it calls: `none`, naming the layer's call, where "its callers are
-    entry points" left it `low`. A second caller that runs eagerly keeps it `low`."""
-    layer = verdict(HELPER_OF_A_LAYER_CALL, "lib.py::Generator.__call__")
+    """In a project that runs its models (a training loop of its own), the layer's
+    `__call__` runs inside the graphs that loop and Keras's trace (class 4), and so does the
+    helper only it calls: `none`, naming the layer's call, where "its callers are entry
+    points" left it `low`. In a library the layer's call is proposed (its users may call it
+    eagerly), and the helper runs inside that proposed graph: `none` too. A second caller
+    that runs eagerly keeps it `low`."""
+    application = dict(HELPER_OF_A_LAYER_CALL)
+    application["lib.py"] += APPLICATION_LOOP
+    layer = verdict(application, "lib.py::Generator.__call__")
     assert layer.benefit == "low", layer.benefit_reasons
     assert layer.benefit_reasons[0].startswith("already inside a graph"), layer.benefit_reasons
-    v = verdict(HELPER_OF_A_LAYER_CALL, "lib.py::Generator._decode")
+    v = verdict(application, "lib.py::Generator._decode")
     assert v.benefit == "none", v.benefit_reasons
     assert "within `Generator.__call__`, a layer's call" in v.benefit_reasons[0]
+    library = verdict(HELPER_OF_A_LAYER_CALL, "lib.py::Generator._decode")
+    assert library.benefit == "none", library.benefit_reasons
+    assert "`Generator.__call__`" in library.benefit_reasons[0], library.benefit_reasons
     eager = dict(HELPER_OF_A_LAYER_CALL)
     eager["lib.py"] += textwrap.indent(
         textwrap.dedent(

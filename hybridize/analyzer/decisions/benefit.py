@@ -26,7 +26,13 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from hybridize.analyzer.facts.callgraph import TRACED, components_bottom_up, external_layer_call
+from hybridize.analyzer.facts.callgraph import (
+    TRACED,
+    components_bottom_up,
+    external_layer_call,
+    keras_loop_callers,
+    training_updates,
+)
 from hybridize.analyzer.facts.digraph import DiGraph
 from hybridize.analyzer.facts.evaluator import (
     Evaluator,
@@ -45,12 +51,15 @@ from hybridize.analyzer.facts.values import (
     is_method_atom,
     is_obj_atom,
     is_super_atom,
+    is_symbolic_atom,
+    is_tup_atom,
     obj_class,
     project_key,
     super_class,
 )
 from hybridize.analyzer.facts.varying_shapes import shape_read_as_int, varying_shapes
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise
+from hybridize.analyzer.frameworks.framework import framework_named
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Loop, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
@@ -150,6 +159,13 @@ class BenefitModel:
         self.scope = graph if scope is None else scope
         last = previous if scope is not None else None
         self._work, self._training = self._total_work()
+        self._symbolic_edges: dict[FunctionKey, set[FunctionKey]] = (
+            {} if last is None else dict(last._symbolic_edges)
+        )
+        """caller -> the callees it calls only on Keras symbolic tensors (a functional
+        model's construction: `x = Block(...)(x)` on a `keras.Input`), by caller like
+        `_edge_runs`: those calls run once per build of the model, never on data, and say
+        nothing of how often the callee runs."""
         self._edge_runs: dict[FunctionKey, dict[FunctionKey, float]] = self._runs_per_edge(
             None if last is None else last._edge_runs
         )
@@ -168,6 +184,9 @@ class BenefitModel:
         """The last phase's `_eager` (only its tables are kept, not the model: a chain of
         models would grow with every edit)."""
         self._instance_calls_of: dict[ClassKey, set[str]] = {}
+        self._runs_models: bool | None = None
+        """Whether the project's own code runs models (`_runs_own_models`), asked once per
+        phase and only where a public layer's call is estimated."""
         """Class -> the methods calling an instance runs (`_instance_calls`), asked once per
         class: every function of the project is asked whether it runs inside layer graphs at
         each phase, and a class's bases do not change within one."""
@@ -213,8 +232,11 @@ class BenefitModel:
             self._runs_per_forward_pass(key)
         )
         in_layer_graphs = self._layer_call_in_graphs(key) if forward_pass else None
+        exported = None
         if in_layer_graphs is not None:
-            return Benefit("low", (in_layer_graphs, what))
+            exported = self._exported_layer_call(key)
+            if exported is None:
+                return Benefit("low", (in_layer_graphs, what))
         if forward_pass:
             frequency = "repeated"
         if frequency == "tests":
@@ -264,7 +286,9 @@ class BenefitModel:
             return Benefit("low", (recompiles, what))
         adds = f"the about {overhead:.0f} µs a compiled call adds"
         cadence = (
-            "a layer's call, run at every forward pass of a model holding the layer (the "
+            exported
+            if exported is not None
+            else "a layer's call, run at every forward pass of a model holding the layer (the "
             "program using it decides how often)"
             if forward_pass
             else "runs in a loop"
@@ -415,6 +439,55 @@ class BenefitModel:
             return None
         return reason
 
+    def _exported_layer_call(self, key: FunctionKey) -> str | None:
+        """Why a layer's call that `_layer_call_in_graphs` finds inside the layer library's
+        graphs is worth compiling all the same: the layer is public (no name of its module
+        path or class starts with an underscore; tests aside) and the project's own code runs
+        no model (`_runs_own_models`), so it is a library whose users, outside the project,
+        decide how the layer runs. Inside the layer library's graphs the decorator costs
+        nothing; called eagerly it pays (`Framework.exported_layer_calls`). None otherwise:
+        an application's code shows how its layers run (its `fit`, its loops), and a layer
+        it does not call eagerly runs only in those graphs."""
+        reason = self.index.function_framework(key).exported_layer_calls
+        if reason is None or self.is_test_code(key):
+            return None
+        class_qualname = self.index.function(key).class_qualname
+        if class_qualname is None or not _public_path(key.file, class_qualname):
+            return None
+        if self._runs_models is None:
+            self._runs_models = self._runs_own_models()
+        return None if self._runs_models else reason
+
+    def _runs_own_models(self) -> bool:
+        """Whether the project's own code (tests aside) runs models on data: it calls
+        Keras's `fit`, `evaluate` or `predict`, or it trains in a loop of its own (a training
+        update in a loop, or a call in a loop of a function that applies one, at any depth:
+        `for batch in data: train_step(batch)`). A `train_step` a model class defines for
+        its users' `fit`, an optimizer's update, a custom gradient: code a library offers,
+        which runs no model by itself."""
+        if any(not self.is_test_code(k) for k in keras_loop_callers(self.facts)):
+            return True
+        updates = training_updates(self.facts)
+        trains: set[FunctionKey] = set()
+        level = [k for k in updates if not self.is_test_code(k)]
+        if any(any(updates[k]) for k in level):
+            return True
+        while level:
+            trains.update(level)
+            level = [
+                c
+                for k in level
+                for c in self._callers(k)
+                if c not in trains and not self.is_test_code(c)
+            ]
+            level = list(dict.fromkeys(level))
+        return any(
+            self._edge_run(caller, callee, 0) > 1
+            for callee in trains
+            for caller in self._callers(callee)
+            if not self.is_test_code(caller)
+        )
+
     def runs_in_layer_graphs(self, key: FunctionKey) -> bool:
         """Whether the function is a layer's or model's call that runs inside the graphs the
         framework's layer library builds (`_layer_call_in_graphs`): a root of graphs for its
@@ -477,17 +550,24 @@ class BenefitModel:
             runs = dict(known)
             for caller in self.scope:
                 runs.pop(caller, None)
+                self._symbolic_edges.pop(caller, None)
             callers = [c for c in self.scope if c in self.facts.calls]
         for caller in callers:
             if self.is_test_code(caller):
                 continue
+            symbolic: set[FunctionKey] = set()
+            on_data: set[FunctionKey] = set()
             for resolved in self.facts.calls[caller]:
-                trips = self._trips(caller, resolved.site)
+                built = _symbolic_call(resolved)
+                trips = 0 if built else self._trips(caller, resolved.site)
                 for _kind, target in callees(self.index, resolved):
+                    (symbolic if built else on_data).add(target)
                     out = runs.get(caller)
                     if out is None:
                         out = runs[caller] = {}
                     out[target] = out.get(target, 0) + trips
+            if symbolic - on_data:
+                self._symbolic_edges[caller] = symbolic - on_data
         return runs
 
     def _edge_run(self, caller: FunctionKey, callee: FunctionKey, default: float) -> float:
@@ -524,6 +604,8 @@ class BenefitModel:
                         continue
                     if self.graph[caller][key].get("kind") == TRACED:
                         continue
+                    if key in self._symbolic_edges.get(caller, ()):
+                        continue  # a functional model's construction: no run on data
                     counted = True
                     if caller in stops:
                         continue
@@ -857,6 +939,49 @@ def _call_cost(resolved: ResolvedCall, costs: CallCosts) -> float:
     if any(info.tensor_op for info in resolved.api):
         return costs.op
     return 0.0
+
+
+def eager_use_assumption(verdict: FunctionVerdict) -> str | None:
+    """What a decorator added to a public layer's call of a library (`BenefitModel.
+    _exported_layer_call`) assumes, for the rewrite's comment: that its users also call it
+    eagerly (`Framework.exported_layer_assumption`); None for any other verdict."""
+    if verdict.benefit != "high" or not verdict.benefit_reasons:
+        return None
+    try:
+        framework = framework_named(verdict.framework)
+    except KeyError:
+        return None
+    reason = framework.exported_layer_calls
+    if reason is None or not verdict.benefit_reasons[0].startswith(reason):
+        return None
+    return framework.exported_layer_assumption
+
+
+def _symbolic_call(resolved: ResolvedCall) -> bool:
+    """A call on Keras symbolic tensors: an argument that can only be one (or a list or
+    tuple of them: `Concatenate()([a, b])`). Keras runs such a call once, while it builds a
+    functional model from `keras.Input`s, to record the layer graph, never on data: however
+    many times a loop of the construction runs it, it is no eager run of the callee."""
+    for atoms in (*resolved.args, *resolved.kwargs.values()):
+        if atoms and all(
+            is_symbolic_atom(a)
+            or (
+                is_tup_atom(a)
+                and bool(a[1])
+                and all(part and all(is_symbolic_atom(p) for p in part) for part in a[1])
+            )
+            for a in atoms
+        ):
+            return True
+    return False
+
+
+def _public_path(relpath: str, class_qualname: str) -> bool:
+    """Whether a class is part of its package's public names: no folder, module or class
+    (outer classes included) of its path starts with an underscore (`__init__` aside)."""
+    module = relpath.removesuffix(".py").split("/")
+    names = [*module, *class_qualname.split(".")]
+    return not any(n.startswith("_") and n != "__init__" for n in names)
 
 
 def _is_property(function: FunctionSummary) -> bool:

@@ -9,7 +9,7 @@ covered callers (every caller already runs as a graph).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import TypeVar, cast
 
 from hybridize.analyzer.facts.container_modules import container_forward_methods
@@ -274,6 +274,27 @@ def eager_model_classes(index: ProjectIndex, facts: TensorFacts) -> set[ClassKey
             if not _add_model_classes(index, facts, key, target, eager):
                 return None
     return {base for class_key in eager for base in index.mro(class_key)}
+
+
+def keras_loop_callers(facts: TensorFacts) -> Collection[FunctionKey]:
+    """The functions that call Keras's `Model.fit`/`evaluate`/`predict` (on any receiver)."""
+    return per_function(facts, "keras_loop_calls", _keras_loop_calls).keys()
+
+
+def training_updates(facts: TensorFacts) -> dict[FunctionKey, list[bool]]:
+    """The functions whose body applies a training update (a gradient, an optimizer's
+    update: `ApiInfo.training_update`) -> per such call, whether it sits in a loop of the
+    body (a training loop of its own)."""
+    return per_function(facts, "training_updates", _training_updates)
+
+
+def _training_updates(_key: FunctionKey, calls: list[ResolvedCall]) -> list[bool]:
+    """Per training-update call of a function, whether it sits in a loop."""
+    return [
+        resolved.site.in_loop
+        for resolved in calls
+        if any(info.training_update for info in resolved.api)
+    ]
 
 
 def _keras_loop_calls(_key: FunctionKey, calls: list[ResolvedCall]) -> list[Sym]:

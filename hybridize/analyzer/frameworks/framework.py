@@ -181,6 +181,13 @@ class Framework:
     decorator of its own, where the layer library runs such calls inside graphs of its own
     (Keras's `fit`/`evaluate`/`predict` trace the model's steps); None where layers usually
     run eagerly (PyTorch's training loops call `forward` as Python)."""
+    exported_layer_calls: str | None = None
+    """Why a public layer's call of a library whose own code runs no model (no `fit`, no
+    training loop outside tests) is worth compiling although the layer library traces it
+    inside its own loops: in there the decorator costs nothing, and the library's users may
+    call the layer eagerly, where it pays. None where `layer_calls_in_graphs` is."""
+    exported_layer_assumption: str | None = None
+    """What the rewrite's comment says a decorator added for that reason assumes."""
     compiled_function: str = "the compiled function"
     """What its decorator hands on in place of the Python function, in messages ("a compiled
     tf.function")."""
@@ -593,6 +600,8 @@ TENSORFLOW = Framework(
     layer_library=tensorflow_rules.LAYER_LIBRARY,
     graph_training_loops=tensorflow_rules.GRAPH_TRAINING_LOOPS,
     layer_calls_in_graphs=tensorflow_rules.LAYER_CALLS_IN_GRAPHS,
+    exported_layer_calls=tensorflow_rules.EXPORTED_LAYER_CALLS,
+    exported_layer_assumption=tensorflow_rules.EXPORTED_LAYER_ASSUMPTION,
     layer_class_names=tensorflow_rules.LAYER_CLASS_NAMES,
     compiled_function=tensorflow_rules.COMPILED_FUNCTION,
     generator_break=tensorflow_rules.GENERATOR_BREAK,
