@@ -596,6 +596,20 @@ def test_layer_calls_building_a_functional_model_are_no_eager_runs() -> None:
     built = verdict(FUNCTIONAL_BUILD, "Block.call")
     assert built.benefit == "low", built.benefit_reasons
     assert built.benefit_reasons[0].startswith("already inside a graph"), built.benefit_reasons
+    helper = FUNCTIONAL_BUILD.replace("x = Block()(x)", "x = mix(x)") + textwrap.indent(
+        textwrap.dedent(
+            """
+            def mix(x):
+                for _ in range(4):
+                    x = tf.tanh(tf.matmul(x, x, transpose_b=True)) + tf.sin(x) * 2.0
+                return tf.reduce_sum(x * tf.exp(-x), axis=-1)
+            """
+        ),
+        "        ",
+    )
+    mixed = verdict(helper, "mix")
+    assert mixed.benefit == "low", mixed.benefit_reasons
+    assert "Keras symbolic tensors" in mixed.benefit_reasons[0], mixed.benefit_reasons
     eager = FUNCTIONAL_BUILD.replace("tf.keras.Input(shape=(8,))", "tf.ones((4, 8))")
     on_data = verdict(eager, "Block.call")
     assert on_data.benefit == "high", on_data.benefit_reasons

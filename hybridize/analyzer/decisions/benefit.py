@@ -266,14 +266,14 @@ class BenefitModel:
                 ),
             )
         if frequency == "unknown":
-            return Benefit(
-                "low",
-                (
-                    "its callers are entry points no code of the project calls: how often it "
-                    "runs is unknown",
-                    what,
-                ),
+            built = (
+                "its callers call it on Keras symbolic tensors while building a functional "
+                "model (once per build, never on data) or are entry points no code of the "
+                "project calls"
+                if self._built_symbolically(key)
+                else "its callers are entry points no code of the project calls"
             )
+            return Benefit("low", (f"{built}: how often it runs is unknown", what))
         per_definition = self._traced_per_definition(key)
         if per_definition is not None:
             return per_definition
@@ -533,6 +533,10 @@ class BenefitModel:
             elif is_class_ref(ref) and depth < MAX_BASE_DEPTH:
                 found |= self._instance_calls(ref[1], depth + 1)
         return found
+
+    def _built_symbolically(self, key: FunctionKey) -> bool:
+        """Whether some caller calls the function only on Keras symbolic tensors."""
+        return any(key in self._symbolic_edges.get(c, ()) for c in self._callers(key))
 
     def _callers(self, key: FunctionKey) -> set[FunctionKey]:
         return {c for c in self.graph.predecessors(key) if c != key}
