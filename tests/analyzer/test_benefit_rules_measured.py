@@ -354,7 +354,45 @@ def test_a_keras_layer_s_decorated_call_gains_nothing_inside_fit_but_does_called
     fit = _interleaved_medians(fits, rounds=7)
     eager = _interleaved_medians(direct, rounds=7)
     assert fit["False"] / fit["True"] < PAYBACK, f"fit step plain/decorated {fit}"
+    # `Framework.exported_layer_calls`: inside `fit` the decorator costs nothing either (a
+    # library's public layer is proposed for its users' eager calls on that ground).
+    assert TENSORFLOW.exported_layer_calls
+    assert fit["True"] / fit["False"] < PAYBACK, f"fit step decorated/plain {fit}"
     assert eager["False"] / eager["True"] > 1.0, f"direct eager call plain/decorated {eager}"
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_layer_calls_on_keras_inputs_run_once_per_build_not_per_batch() -> None:
+    """`BenefitModel._symbolic_edges`: `x = Block()(x)` on a `keras.Input`, in a loop of a
+    functional model's construction, runs each block's `call` once, on symbolic tensors;
+    `fit` then runs the calls inside its traced step, a few times per trace and not once per
+    batch. A loop of such calls is no eager repetition of `call`."""
+    import tensorflow as tf
+
+    runs = [0]
+
+    class Block(tf.keras.layers.Layer):
+        def call(self, x: Any) -> Any:
+            runs[0] += 1
+            return tf.tanh(x) * 0.5 + x
+
+    inputs = tf.keras.Input(shape=(8,))
+    x = inputs
+    depth = 3
+    for _ in range(depth):
+        x = Block()(x)
+    model = tf.keras.Model(inputs, x)
+    built = runs[0]
+    assert built == depth, f"{built} runs of `call` while building {depth} blocks"
+    model.compile("sgd", "mse")
+    data = tf.data.Dataset.from_tensor_slices(
+        (tf.random.normal((64, 8)), tf.random.normal((64, 8)))
+    ).batch(2)
+    batches = 32
+    model.fit(data, epochs=1, verbose=0)
+    in_fit = runs[0] - built
+    assert in_fit < batches, f"{in_fit} Python runs of `call` for {batches} batches in `fit`"
 
 
 # -- shapes that change from call to call (retracing classes 2 and 5 of issue 34) ------------
