@@ -294,6 +294,39 @@ def test_speculative_verdict_gets_its_assumption_and_a_second_run_keeps_it(
     assert (code, out) == (0, "")
 
 
+LIBRARY_LAYER = """\
+import tensorflow as tf
+
+
+class Interaction(tf.keras.layers.Layer):
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[0][-1],), initializer="ones")
+
+    def call(self, inputs):
+        stacked = tf.concat(inputs, axis=1) * tf.tile(self.w, [len(inputs)])
+        scores = tf.matmul(stacked, stacked, transpose_b=True)
+        mask = tf.linalg.band_part(tf.ones_like(scores), 0, -1)
+        kept = tf.boolean_mask(scores, tf.cast(mask, tf.bool))
+        return tf.reshape(kept, [tf.shape(scores)[0], -1])
+"""
+
+
+def test_a_library_s_public_layer_is_rewritten_by_default_saying_what_it_assumes(
+    make_project: MakeProject,
+) -> None:
+    """A library that runs no model of its own leaves how its public layers run to its
+    users: the default refactoring decorates a heavy one, and the comment says it assumes
+    eager callers (inside `fit` the decorator costs nothing)."""
+    root = make_project({"layers.py": LIBRARY_LAYER})
+    result = CliRunner().invoke(main, ["refactor", str(root), "--no-cache", "--apply"])
+    assert result.exit_code == 0, result.stderr
+    text = (root / "layers.py").read_text()
+    assert "    @tf.function\n    def call" in text, text
+    (comment,) = [line for line in text.splitlines() if "# hybridize:" in line]
+    assert "users also call this layer eagerly" in comment, comment
+    assert "costs nothing" in comment, comment
+
+
 def test_by_default_only_changes_predicted_to_pay_are_made(make_project: MakeProject) -> None:
     """`loss` runs once (module code): tracing it would cost more than it saves, so the
     default leaves it eager; removing `pack`'s decorator is not gated. The flag, or the

@@ -157,9 +157,8 @@ EXPORTED_LAYER_CALLS = (
 )
 #: What the rewrite's comment says such a decorator assumes.
 EXPORTED_LAYER_ASSUMPTION = (
-    "assumes users also call this layer eagerly (layer(x) outside fit), where it pays; "
-    "inside fit, evaluate or predict Keras already runs it in a graph and the decorator "
-    "costs nothing"
+    "assumes the library's users also call this layer eagerly, where it pays; in fit it "
+    "already runs in a graph and costs nothing"
 )
 #: The Keras base class of each layer role.
 LAYER_CLASS_NAMES: dict[str, str] = {"model": "Model", "layer": "Layer"}
