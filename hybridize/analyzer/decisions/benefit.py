@@ -962,21 +962,19 @@ def eager_use_assumption(verdict: FunctionVerdict) -> str | None:
 
 
 def _symbolic_call(resolved: ResolvedCall) -> bool:
-    """A call on Keras symbolic tensors: an argument that can only be one (or a list or
-    tuple of them: `Concatenate()([a, b])`). Keras runs such a call once, while it builds a
-    functional model from `keras.Input`s, to record the layer graph, never on data: however
-    many times a loop of the construction runs it, it is no eager run of the callee."""
+    """A call on Keras symbolic tensors: an argument that may be one (or a list or tuple
+    holding one: `Concatenate()([a, b])`), as the evaluator takes a layer call's result to be
+    symbolic (and HY406 the function to be building a model). Keras runs such a call once,
+    while it builds a functional model from `keras.Input`s, to record the layer graph, never
+    on data: however many times a loop of the construction runs it, it is no eager run of
+    the callee. (A loop's carried value is often "symbolic or tensor": the fixed point adds
+    what a layer's output is before it knows its input to be symbolic.)"""
     for atoms in (*resolved.args, *resolved.kwargs.values()):
-        if atoms and all(
-            is_symbolic_atom(a)
-            or (
-                is_tup_atom(a)
-                and bool(a[1])
-                and all(part and all(is_symbolic_atom(p) for p in part) for part in a[1])
-            )
-            for a in atoms
-        ):
-            return True
+        for atom in atoms:
+            if is_symbolic_atom(atom) or (
+                is_tup_atom(atom) and any(any(map(is_symbolic_atom, part)) for part in atom[1])
+            ):
+                return True
     return False
 
 
