@@ -962,19 +962,26 @@ def eager_use_assumption(verdict: FunctionVerdict) -> str | None:
 
 
 def _symbolic_call(resolved: ResolvedCall) -> bool:
-    """A call on Keras symbolic tensors: an argument that may be one (or a list or tuple
-    holding one: `Concatenate()([a, b])`), as the evaluator takes a layer call's result to be
-    symbolic (and HY406 the function to be building a model). Keras runs such a call once,
-    while it builds a functional model from `keras.Input`s, to record the layer graph, never
-    on data: however many times a loop of the construction runs it, it is no eager run of
-    the callee. (A loop's carried value is often "symbolic or tensor": the fixed point adds
-    what a layer's output is before it knows its input to be symbolic.)"""
+    """A call on Keras symbolic tensors, which Keras runs once, while it builds a functional
+    model from `keras.Input`s, to record the layer graph, never on data: however many times
+    a loop of the construction runs it, it is no eager run of the callee. A layer's call
+    (`layer(x)`) is one when an argument may be a symbolic tensor (or a list or tuple holding
+    one: `Concatenate()([a, b])`), as the evaluator takes its result to be symbolic: a
+    construction loop's carried value is often "symbolic or tensor", the fixed point adding
+    what a layer's output is before it knows its input symbolic. Any other call only when an
+    argument can be nothing else: a value that may be symbolic also reaches eager code (a
+    functional model's outputs handed to a metric)."""
+    layer_call = bool(resolved.receiver_roles) or any(
+        kind == "layer_call" for kind, _ in resolved.targets
+    )
     for atoms in (*resolved.args, *resolved.kwargs.values()):
-        for atom in atoms:
-            if is_symbolic_atom(atom) or (
-                is_tup_atom(atom) and any(any(map(is_symbolic_atom, part)) for part in atom[1])
-            ):
-                return True
+        symbolic = [
+            is_symbolic_atom(a)
+            or (is_tup_atom(a) and any(any(map(is_symbolic_atom, part)) for part in a[1]))
+            for a in atoms
+        ]
+        if symbolic and (any(symbolic) if layer_call else all(symbolic)):
+            return True
     return False
 
 
