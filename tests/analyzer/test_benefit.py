@@ -488,11 +488,12 @@ APPLICATION_LOOP = """
 LIBRARY_STEP = """
         class Trainable(tf.keras.Model):
             def train_step(self, data):
-                x, y = data
+                features, targets = data
                 with tf.GradientTape() as tape:
-                    loss = tf.reduce_mean((self(x) - y) ** 2)
-                grads = tape.gradient(loss, self.trainable_variables)
-                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    predictions = self(features, training=True)
+                    loss = self.compiled_loss(targets, predictions)
+                gradients = tape.gradient(loss, self.trainable_variables)
+                self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
                 return {"loss": loss}
 """
 """A library's model class offering a `train_step` to its users' `fit`: code the library
