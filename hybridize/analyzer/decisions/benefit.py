@@ -267,9 +267,7 @@ class BenefitModel:
             )
         if frequency == "unknown":
             built = (
-                "its callers call it on Keras symbolic tensors while building a functional "
-                "model (once per build, never on data) or are entry points no code of the "
-                "project calls"
+                framework.symbolic_build_callers
                 if self._built_symbolically(key)
                 else "its callers are entry points no code of the project calls"
             )

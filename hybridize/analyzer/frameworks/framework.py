@@ -186,6 +186,10 @@ class Framework:
     training loop outside tests) is worth compiling although the layer library traces it
     inside its own loops: in there the decorator costs nothing, and the library's users may
     call the layer eagerly, where it pays. None where `layer_calls_in_graphs` is."""
+    symbolic_build_callers: str = "its callers are entry points no code of the project calls"
+    """Why how often a function runs is unknown where some callers call it only on the layer
+    library's symbolic tensors, building a model (Keras's functional API: once per build,
+    never on data)."""
     exported_layer_assumption: str | None = None
     """What the rewrite's comment says a decorator added for that reason assumes."""
     compiled_function: str = "the compiled function"
@@ -602,6 +606,7 @@ TENSORFLOW = Framework(
     layer_calls_in_graphs=tensorflow_rules.LAYER_CALLS_IN_GRAPHS,
     exported_layer_calls=tensorflow_rules.EXPORTED_LAYER_CALLS,
     exported_layer_assumption=tensorflow_rules.EXPORTED_LAYER_ASSUMPTION,
+    symbolic_build_callers=tensorflow_rules.SYMBOLIC_BUILD_CALLERS,
     layer_class_names=tensorflow_rules.LAYER_CLASS_NAMES,
     compiled_function=tensorflow_rules.COMPILED_FUNCTION,
     generator_break=tensorflow_rules.GENERATOR_BREAK,

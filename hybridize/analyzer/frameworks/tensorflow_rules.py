@@ -160,6 +160,13 @@ EXPORTED_LAYER_ASSUMPTION = (
     "assumes the library's users also call this layer eagerly, where it pays; in fit it "
     "already runs in a graph and costs nothing"
 )
+#: How often a function runs that some callers call only on Keras symbolic tensors, while
+#: building a functional model from `keras.Input`s (`Framework.symbolic_build_callers`): each
+#: such call runs once per build, never on data (tests/analyzer/test_benefit_rules_measured.py).
+SYMBOLIC_BUILD_CALLERS = (
+    "its callers call it on Keras symbolic tensors while building a functional model (once "
+    "per build, never on data) or are entry points no code of the project calls"
+)
 #: The Keras base class of each layer role.
 LAYER_CLASS_NAMES: dict[str, str] = {"model": "Model", "layer": "Layer"}
 #: What ``@tf.function`` hands another decorator in place of the Python function.
