@@ -56,6 +56,7 @@ from hybridize.analyzer.facts.values import (
     obj_class,
     project_key,
     super_class,
+    tup_parts,
 )
 from hybridize.analyzer.facts.varying_shapes import shape_read_as_int, varying_shapes
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise
@@ -975,7 +976,7 @@ def _symbolic_call(resolved: ResolvedCall) -> bool:
     for atoms in (*resolved.args, *resolved.kwargs.values()):
         symbolic = [
             is_symbolic_atom(a)
-            or (is_tup_atom(a) and any(any(map(is_symbolic_atom, part)) for part in a[1]))
+            or (is_tup_atom(a) and any(any(map(is_symbolic_atom, p)) for p in tup_parts(a)))
             for a in atoms
         ]
         if symbolic and (any(symbolic) if layer_call else all(symbolic)):

@@ -474,6 +474,11 @@ def is_tup_atom(atom: Atom) -> TypeGuard[TupAtom]:
     return atom[0] == "tup"
 
 
+def tup_parts(atom: TupAtom) -> tuple[Atoms, ...]:
+    """The atoms of each element of a tuple or list display."""
+    return atom[1]
+
+
 def is_dict_atom(atom: Atom) -> TypeGuard[DictAtom]:
     """A dict of `atoms`."""
     return atom[0] == "dict"
