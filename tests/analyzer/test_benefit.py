@@ -617,6 +617,40 @@ def test_layer_calls_building_a_functional_model_are_no_eager_runs() -> None:
     assert "runs in a loop" in on_data.benefit_reasons[0], on_data.benefit_reasons
 
 
+MAYBE_SYMBOLIC = """
+        import tensorflow as tf
+
+        def mix(x):
+            for _ in range(4):
+                x = tf.tanh(tf.matmul(x, x, transpose_b=True)) + tf.sin(x) * 2.0
+            return tf.reduce_sum(x * tf.exp(-x), axis=-1)
+
+        def stack(x, depth):
+            for _ in range(depth):
+                x = mix(x)
+            return x
+
+        def train(data, depth):
+            inputs = tf.keras.Input(shape=(8,))
+            model = tf.keras.Model(inputs, stack(inputs, depth))
+            model.compile("adam", "mse")
+            model.fit(data, epochs=10)
+            for batch in data:
+                stack(batch, depth)
+"""
+"""A helper that builds a functional model and also runs eagerly on data, per batch."""
+
+
+def test_a_plain_call_that_may_be_symbolic_still_runs_on_data() -> None:
+    """Only a layer's call (`layer(x)`) counts as a functional build's when an argument may be
+    a symbolic tensor; a plain function's call needs arguments that can be nothing else: here
+    `stack` runs `mix` on a `keras.Input` once and on every batch, so its loop runs `mix`
+    eagerly, many times."""
+    v = verdict(MAYBE_SYMBOLIC, "mix")
+    assert v.benefit == "high", v.benefit_reasons
+    assert "runs in a loop" in v.benefit_reasons[0], v.benefit_reasons
+
+
 TORCH_LIBRARY_MODULE = """
         import torch
 
