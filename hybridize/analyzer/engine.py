@@ -32,7 +32,12 @@ from hybridize.analyzer.cycle_collector import no_cyclic_gc
 from hybridize.analyzer.decisions.benefit import BenefitModel
 from hybridize.analyzer.decisions.caller_reads import CallerReadCheck, CallerReads, phase_reads
 from hybridize.analyzer.decisions.decide import DecisionInputs, decide
-from hybridize.analyzer.decisions.moved_verdicts import cites_lines, moved_state, shifted_verdict
+from hybridize.analyzer.decisions.moved_verdicts import (
+    cites_lines,
+    moved_state,
+    moved_verdict,
+    rendered_verdict,
+)
 from hybridize.analyzer.decisions.verdict_scope import (
     affected,
     callers_closure,
@@ -111,7 +116,8 @@ class VerdictMemory:
     candidacy_walks: tuple[set[FunctionKey], set[FunctionKey]]
     benefits: BenefitModel
     decided: dict[FunctionKey, FunctionVerdict]
-    """Verdicts before `inside_proposed_graphs`."""
+    """Verdicts before `inside_proposed_graphs`, as decided: the lines their words cite not
+    yet rendered (`moved_verdicts.rendered_verdict`: `final`'s are)."""
     final: dict[FunctionKey, FunctionVerdict]
     errors: dict[FunctionKey, FileError]
     """Internal errors met while deciding, by function."""
@@ -177,7 +183,8 @@ def _decide(
         progress(ProgressStep(Stage.VERDICTS, 0, len(function_keys)))
     effects = EffectAnalysis(index, facts).run(
         [k for k in analysed_keys if k not in settled],
-        None if memory is None or scope is None else _outside(memory.effects, fresh),
+        # the last phase's summaries, which nothing reads after this phase: in place
+        None if memory is None or scope is None else _within_replaced(memory.effects, fresh, {}),
     )
     if memory is None or scope is None:
         graph = build_call_graph(index, facts, keys)
@@ -258,8 +265,19 @@ def _decide(
     decided: dict[FunctionKey, FunctionVerdict] = {}
     failed: dict[FunctionKey, FileError] = {}
     reasons: dict[FunctionKey, list[NotCandidate]] = {}
-    kept = 0
     kept_keys: set[FunctionKey] = set()
+
+    def keep(key: FunctionKey, verdict: FunctionVerdict, error: FileError | None) -> None:
+        """`key` keeps `verdict` of the last phase (and the `error` it met deciding it), with
+        its benefit estimated again: the benefit reads other functions' verdicts."""
+        benefit = benefits.estimate(key)
+        decided[key] = dataclasses.replace(
+            verdict, benefit=benefit.level, benefit_reasons=benefit.reasons
+        )
+        if error is not None:
+            failed[key] = error
+        kept_keys.add(key)
+
     phase = VerdictPhase(
         ProjectFacts(index, facts, helpers, hybrid, traced, variation, breaks),
         options,
@@ -287,17 +305,9 @@ def _decide(
             memory is not None
             and above is not None
             and key in settled
-            and _keeps_verdict(key, graph, fresh, memory, covered, traced, reasons[key])
-            and above.unchanged(key)
+            and _keeps_verdict(key, graph, fresh, memory, covered, traced, reasons[key], above)
         ):
-            benefit = benefits.estimate(key)
-            decided[key] = dataclasses.replace(
-                memory.decided[key], benefit=benefit.level, benefit_reasons=benefit.reasons
-            )
-            if key in memory.errors:
-                failed[key] = memory.errors[key]
-            kept += 1
-            kept_keys.add(key)
+            keep(key, memory.decided[key], memory.errors.get(key))
             continue
         evaluation_failure = unevaluated.get(key)
         if evaluation_failure is not None:
@@ -309,17 +319,10 @@ def _decide(
             continue
         if memory is not None and above is not None and moved is not None:
             reused = moved.reusable(key, memory)
-            if (
-                reused is not None
-                and _keeps_verdict(key, graph, moved.fresh, memory, covered, traced, reasons[key])
-                and above.unchanged(key)
+            if reused is not None and _keeps_verdict(
+                key, graph, moved.fresh, memory, covered, traced, reasons[key], above
             ):
-                benefit = benefits.estimate(key)
-                decided[key] = dataclasses.replace(
-                    reused, benefit=benefit.level, benefit_reasons=benefit.reasons
-                )
-                kept += 1
-                kept_keys.add(key)
+                keep(key, reused, None)  # `reusable`: none met an error
                 continue
         try:
             with cpu_budget(budget.VERDICT_SECONDS):
@@ -363,10 +366,10 @@ def _decide(
         inside = _inside_proposed_graphs(
             benefits, decided, [k for k in function_keys if k in decided], errors
         )
-        final.update((k, decided[k]) for k in function_keys if k in decided)
+        final.update((k, rendered_verdict(decided[k])) for k in function_keys if k in decided)
     else:
         inside = _inside_proposed_graphs(benefits, decided, None, errors)
-        final = dict(decided)
+        final = {k: rendered_verdict(v) for k, v in decided.items()}
     for key, reason in inside.items():
         final[key] = dataclasses.replace(final[key], benefit="none", benefit_reasons=(reason,))
     errors += [failed[k] for k in keys if k in failed]
@@ -387,7 +390,7 @@ def _decide(
         project.fingerprint(),
         dict(_cached(facts, "frozen_reads")),
         _cached(facts, "state_writes"),
-        len(function_keys) - kept,
+        len(function_keys) - len(kept_keys),
         memory is not None and scope is not None,
         effects,
         helpers,
@@ -419,16 +422,15 @@ class MovedLines:
     fresh: set[FunctionKey]
 
     def reusable(self, key: FunctionKey, memory: VerdictMemory) -> FunctionVerdict | None:
-        """The last verdict of a function outside `fresh`, its lines moved if the edit moved
-        them, when its words cite no line and it met no error (`moved_verdicts`); None
-        otherwise."""
+        """The last verdict of a function outside `fresh`, its lines and the lines its words
+        cite moved where the edit moved them, when its words cite no line as digits and it
+        met no error (`moved_verdicts`); None otherwise."""
         if key in self.fresh or key in memory.errors:
             return None
         old = memory.decided.get(key)
         if old is None or cites_lines(old):
             return None
-        shift = self.shifts.get(key.file)
-        return old if shift is None else shifted_verdict(old, shift)
+        return moved_verdict(old, self.shifts, key.file)
 
 
 def _keeps_verdict(
@@ -439,13 +441,14 @@ def _keeps_verdict(
     covered: dict[FunctionKey, bool],
     traced: Collection[FunctionKey],
     reasons: list[NotCandidate],
+    above: CallerReadCheck,
 ) -> bool:
     """A settled function (its facts and callees unchanged) keeps the last phase's verdict
     when nothing it reads of its callers changed either: no caller is fresh (a check may read
     a caller's calls and values: how it uses the result, what it passes), it is covered or
     not as before, the same callers run traced, and its candidacy (which may follow from its
-    callers: a helper only TF1 code calls) is the same. What a check reads of callers further
-    up is compared apart (`caller_reads.CallerReadCheck`)."""
+    callers: a helper only TF1 code calls) is the same, and so is what a check read of
+    callers further up (`above`)."""
     if key not in memory.decided or covered.get(key) != memory.covered.get(key):
         return False
     callers = list(graph.predecessors(key)) if key in graph else []
@@ -453,7 +456,7 @@ def _keeps_verdict(
         return False
     if any((c in traced) != (c in memory.traced) for c in callers):
         return False
-    return reasons == memory.reasons.get(key)
+    return reasons == memory.reasons.get(key) and above.unchanged(key)
 
 
 def _inside_proposed_graphs(
@@ -592,6 +595,9 @@ def decide_incrementally(
         rewired, dropped = refresh_edges(graph, index, facts, sorted(refresh))
         fresh, scope = affected(graph, seeds | rewired, dropped)
         moved = None
+        # the functions whose own inputs changed by more than moved lines: their frozen-state
+        # reads (which hold no position) may have changed
+        reread = seeds
         if edit.moved:
             # What changed but the lines the edit moved: the functions it reaches, up their
             # callers, are those a moved function's verdict may differ for by more than lines.
@@ -615,8 +621,11 @@ def decide_incrementally(
                 readers if real is changes else changed_readers(facts, real),
             )
             moved = MovedLines(shifts, callers_closure(graph, real_seeds | remembered | rewired))
-        # What the memoised frozen-state reads of the functions kept still say.
-        facts.cache["frozen_reads"] = _outside(memory.frozen_reads, scope)
+            reread = real_seeds
+        # What the memoised frozen-state reads of the other functions still say: those of
+        # every function of the scope that keeps its verdict stay remembered with it (a later
+        # change of a state it reads must find it: `readers_of`).
+        facts.cache["frozen_reads"] = _outside(memory.frozen_reads, reread)
         return _decide(index, facts, options, scope, memory, project, fresh, progress, moved=moved)
 
 

@@ -10,9 +10,12 @@ from pathlib import Path
 
 from hybridize.analyzer.decisions.moved_verdicts import (
     cites_lines,
+    moved_verdict,
+    rendered_verdict,
     shifted_value,
     shifted_verdict,
 )
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import LiteralSite
 from hybridize.analyzer.facts.frozen_state import Write
 from hybridize.analyzer.summaries.keys import FunctionKey
@@ -129,9 +132,10 @@ def test_enter_above_functions_moves_their_verdicts_and_the_lines_their_words_ci
     [printed_before] = [f for f in before["pkg/m.py::prints"].findings if f.code == "HY101"]
     assert printed.span.start_line == printed_before.span.start_line + 1
     assert after["pkg/m.py::Trainer.step"].line == before["pkg/m.py::Trainer.step"].line + 1
-    # Decided again: `first` (edited) and the two verdicts citing line 15; the other moved
-    # functions (bump, prints, calls_other, the Trainer methods) and other.py's keep theirs.
-    assert project.analysis.decided_again <= 3
+    # Decided again: `first` (edited) alone; the other moved functions (bump, prints,
+    # calls_other, the Trainer methods) and other.py's keep theirs, and the two verdicts
+    # citing line 15 (m.py's, with the file: `cited_lines`) theirs with the line moved.
+    assert project.analysis.decided_again == 1
 
     project.update("pkg/m.py", MODULE)
     check(project, "the line deleted again")
@@ -153,6 +157,99 @@ def test_a_verdict_citing_a_line_is_not_moved() -> None:
     assert moved.findings[0].span == Span(12, 4, 12, 9)
     above = shifted_verdict(plain, LineShift(12, 2, Span(1, 0, 20, 0), Span(1, 0, 22, 0)))
     assert above == plain
+
+
+def test_a_line_cited_with_its_file_moves_with_that_file() -> None:
+    """A line the words cite with its file (`cited_line`) is no reason to decide again: it
+    moves with the lines of its own file, and reads as its number once published."""
+    span = Span(10, 4, 10, 9)
+    facts = FunctionFacts("m.py", "f", 9, Span(9, 0, 11, 0), framework="tensorflow")
+    message = f"calls `g`, which prints (line {cited_line('o.py', 7)})"
+    verdict = FunctionVerdict(facts, findings=(Finding("HY101", "p", "warning", message, span),))
+    assert not cites_lines(verdict)
+    assert rendered_verdict(verdict).findings[0].message == "calls `g`, which prints (line 7)"
+    in_m = {"m.py": LineShift(5, 2, Span(1, 0, 20, 0), Span(1, 0, 22, 0))}
+    moved = moved_verdict(verdict, in_m, "m.py")
+    assert moved.line == 11
+    assert rendered_verdict(moved).findings[0].message.endswith("(line 7)")
+    in_o = {"o.py": LineShift(3, 2, Span(1, 0, 20, 0), Span(1, 0, 22, 0))}
+    moved = moved_verdict(verdict, in_o, "m.py")
+    assert moved.line == 9
+    assert rendered_verdict(moved).findings[0].message.endswith("(line 9)")
+    above = {"o.py": LineShift(8, 2, Span(1, 0, 20, 0), Span(1, 0, 22, 0))}
+    assert moved_verdict(verdict, above, "m.py") == verdict
+
+
+LOGS = """\
+import logging
+
+import tensorflow as tf
+
+LOG = logging.getLogger(__name__)
+
+
+def first(x):
+    y = tf.square(x)
+    return y
+
+
+def log_value(x):
+    LOG.info("value %s", x)
+    return x
+
+
+def dense(x, units):
+    return tf.reduce_sum(x) * units
+"""
+
+CALLERS = """\
+import tensorflow as tf
+
+from pkg.logs import dense, log_value
+
+
+def step(x):
+    y = tf.square(x)
+    return log_value(y)
+
+
+def spare(x):
+    return x
+
+
+for _ in range(3):
+    step(tf.ones([2]))
+    dense(tf.ones([2]), 16)
+    dense(tf.ones([2]), 32)
+"""
+
+
+def test_verdicts_citing_a_line_of_another_file_move_with_it() -> None:
+    """`step` logs through `log_value` of another file (HY102 names the line of the log
+    there); `dense` is passed different literals from another file (HY201 names the call
+    there). Enter typed in a function above the line each cites moves that line: the
+    verdicts citing it are kept (no caller of theirs changed), the line moved, and every
+    verdict equals a fresh analysis's."""
+    files = {"pkg/__init__.py": "", "pkg/logs.py": LOGS, "pkg/callers.py": CALLERS}
+    project = Project.from_texts(files, ProjectOptions(use_cache=False))
+    before = _verdicts(project)
+    [logged] = _messages(before["pkg/callers.py::step"], "HY102")
+    assert "(line 14)" in logged
+    [retraced] = _messages(before["pkg/logs.py::dense"], "HY201")
+    assert "pkg/callers.py:18" in retraced
+
+    project.update("pkg/logs.py", LOGS.replace(*ENTER))
+    check(project, "Enter typed in `first`, above log_value")
+    assert "(line 15)" in _messages(_verdicts(project)["pkg/callers.py::step"], "HY102")[0]
+    # `first` alone: log_value and dense only moved, and step's verdict moves its words
+    assert project.analysis.decided_again == 1
+
+    spare = CALLERS.replace("    return x\n", "    x = x + 1\n    return x\n")
+    project.update("pkg/callers.py", spare)
+    check(project, "a line added in `spare`, above the calls of dense")
+    assert "pkg/callers.py:19" in _messages(_verdicts(project)["pkg/logs.py::dense"], "HY201")[0]
+    # `spare` alone: the module code's calls only moved, and dense's verdict moves its words
+    assert project.analysis.decided_again == 1
 
 
 def test_positions_move_only_in_the_file_whose_lines_moved() -> None:
@@ -212,3 +309,23 @@ def test_a_moved_verdict_kept_still_hears_of_state_written_later() -> None:
     project.update("pkg/m.py", writes)
     check(project, "bump reassigns LIMIT too")
     assert _messages(_verdicts(project)["pkg/m.py::reads_limit"], "HY408")
+
+
+def test_the_verdicts_kept_keep_their_frozen_state_reads() -> None:
+    """The frozen-state reads remembered after an edit (what finds the readers of a state
+    whose writes a later edit changes) are those a fresh analysis remembers: a verdict kept,
+    moved or settled, keeps its reads, which it did not make again."""
+    files = {"pkg/__init__.py": "", "pkg/m.py": MODULE, "pkg/other.py": OTHER}
+    project = Project.from_texts(files, ProjectOptions(use_cache=False))
+    project.results()
+    entered = MODULE.replace(*ENTER)
+    project.update("pkg/m.py", entered)
+    check(project, "Enter typed")
+    assert project.analysis.decided_again < len(project.results().functions)
+    fresh = Project.from_texts({**files, "pkg/m.py": entered}, ProjectOptions(use_cache=False))
+    fresh.results()
+    kept, made = project.analysis._memory, fresh.analysis._memory
+    assert kept is not None and made is not None
+    assert {k: v for k, v in kept.frozen_reads.items() if v} == {
+        k: v for k, v in made.frozen_reads.items() if v
+    }

@@ -60,7 +60,7 @@ from hybridize.analyzer.facts.values import (
 )
 from hybridize.analyzer.facts.varying_shapes import shape_read_as_int, varying_shapes
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise
-from hybridize.analyzer.frameworks.framework import framework_named
+from hybridize.analyzer.frameworks.framework import framework_named, instance_call_methods
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Loop, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
@@ -184,13 +184,15 @@ class BenefitModel:
         self._known_eager = None if last is None else last._eager
         """The last phase's `_eager` (only its tables are kept, not the model: a chain of
         models would grow with every edit)."""
+        self._call_methods = (*instance_call_methods(), "__call__")
+        """The names of the methods calling a layer object may run (`_runs_per_forward_pass`)."""
         self._instance_calls_of: dict[ClassKey, set[str]] = {}
-        self._runs_models: bool | None = None
-        """Whether the project's own code runs models (`_runs_own_models`), asked once per
-        phase and only where a public layer's call is estimated."""
         """Class -> the methods calling an instance runs (`_instance_calls`), asked once per
         class: every function of the project is asked whether it runs inside layer graphs at
         each phase, and a class's bases do not change within one."""
+        self._runs_models: bool | None = None
+        """Whether the project's own code runs models (`_runs_own_models`), asked once per
+        phase and only where a public layer's call is estimated."""
 
     def estimate(self, key: FunctionKey) -> Benefit:
         """The level and its reasons, most decisive reason first."""
@@ -492,9 +494,11 @@ class BenefitModel:
         framework's layer library builds (`_layer_call_in_graphs`): a root of graphs for its
         callees, as a proposed change is (`inside_proposed_graphs`), whether or not a
         decorator of its own is safe (Keras traces it all the same)."""
-        # cheapest first: most functions are no layer's call, and `frequency` reads callers
+        # cheapest first: most functions are no layer's call (whose name ends its qualname),
+        # and `frequency` reads callers
         return (
-            self._runs_per_forward_pass(key)
+            key.qualname.endswith(self._call_methods)
+            and self._runs_per_forward_pass(key)
             and self._layer_call_in_graphs(key) is not None
             and self.frequency(key) in ("uncalled", "unknown", "tests")
         )

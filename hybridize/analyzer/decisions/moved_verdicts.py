@@ -17,17 +17,21 @@ Three pieces make that exact:
 - a verdict's structured positions (its function's line and span, its findings' spans, all
   in its own file) move with `LineShift`, exactly: a line above the edit stays, one below it
   moves (`shifted_verdict`);
-- a position written into the words of a verdict ("(line 12)", "m.py:12") names no file and
-  may be another file's line: a verdict with such words is decided again (`cites_lines`).
+- a line written into the words of a verdict with its file (`facts/cited_lines.py`) moves
+  with the lines of that file, whichever it is, and is written as digits only when the
+  verdict is published (`rendered_verdict`); a position written as digits ("(line 12)",
+  "m.py:12") names no file and may be another file's line: a verdict with such words is
+  decided again (`cites_lines`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, TypeVar
 
+from hybridize.analyzer.facts import cited_lines
 from hybridize.analyzer.facts.evaluator import LiteralSite
 from hybridize.analyzer.facts.frozen_state import Write
 from hybridize.analyzer.summaries.line_shift import LineShift
@@ -132,31 +136,90 @@ def moved_state(
     return {s for s in states if not moved_only(before.get(s), now.get(s), shifts, "")}
 
 
-def cites_lines(verdict: FunctionVerdict) -> bool:
-    """Some words of the verdict cite a line (`_LINE_CITATION`): a position whose file they
-    do not name, which `shifted_verdict` cannot move (its benefit's reasons aside: the phase
+def _words(verdict: FunctionVerdict) -> list[str | None]:
+    """The words of a verdict that may cite a line (its benefit's reasons aside: the phase
     estimates the benefit again)."""
-    facts = verdict.facts
-    words = [
-        facts.input_signature_absence_reason,
+    return [
+        verdict.facts.input_signature_absence_reason,
         verdict.passing_precondition,
         verdict.transformation,
         *verdict.failures,
         *verdict.assumptions,
         *(f.message for f in verdict.findings),
     ]
-    return any(w is not None and _LINE_CITATION.search(w) for w in words)
+
+
+def cites_lines(verdict: FunctionVerdict) -> bool:
+    """Some words of the verdict cite a line as digits (`_LINE_CITATION`): a position whose
+    file they do not name, which `moved_verdict` cannot move (a `cited_lines.cited_line`
+    it moves)."""
+    return any(
+        w is not None and _LINE_CITATION.search(cited_lines.without_citations(w))
+        for w in _words(verdict)
+    )
 
 
 def shifted_verdict(verdict: FunctionVerdict, shift: LineShift) -> FunctionVerdict:
     """The verdict of a function an edit moved (`shift`), from its verdict before: its
     positions (the function's, its findings', all in its own file) moved with the lines.
-    Only for a verdict whose words cite no line (`cites_lines`)."""
+    Only for a verdict whose words cite no line as digits (`cites_lines`); the lines they
+    cite with their files `moved_verdict` moves."""
     facts = verdict.facts
     return dataclasses.replace(
         verdict,
         facts=dataclasses.replace(facts, line=shift.line(facts.line), span=shift.span(facts.span)),
         findings=tuple(_shifted_finding(f, shift) for f in verdict.findings),
+    )
+
+
+def moved_verdict(
+    verdict: FunctionVerdict, shifts: Mapping[str, LineShift], file: str
+) -> FunctionVerdict:
+    """The verdict of a function of `file` after an edit that moved the lines of `shifts`
+    (by file), from its verdict before: its positions moved (`shifted_verdict`) and the
+    lines its words cite (`cited_lines`), each with the lines of its own file. Only for a
+    verdict whose words cite no line as digits (`cites_lines`)."""
+    shift = shifts.get(file)
+    moved = verdict if shift is None else shifted_verdict(verdict, shift)
+    if not any(w is not None and cited_lines.cites(w) for w in _words(moved)):
+        return moved
+
+    def line(cited: str, number: int) -> int:
+        found = shifts.get(cited)
+        return number if found is None else found.line(number)
+
+    return _with_words(moved, lambda w: cited_lines.moved(w, line))
+
+
+def rendered_verdict(verdict: FunctionVerdict) -> FunctionVerdict:
+    """The verdict as published: the lines its words and its benefit's reasons cite
+    (`cited_lines`) as their numbers alone. The verdict phase keeps the verdict as decided,
+    to move those lines after an edit (`moved_verdict`; the benefit it estimates again)."""
+    if not any(
+        w is not None and cited_lines.cites(w) for w in [*_words(verdict), *verdict.benefit_reasons]
+    ):
+        return verdict
+    return dataclasses.replace(
+        _with_words(verdict, cited_lines.rendered),
+        benefit_reasons=tuple(cited_lines.rendered(r) for r in verdict.benefit_reasons),
+    )
+
+
+def _with_words(verdict: FunctionVerdict, change: Callable[[str], str]) -> FunctionVerdict:
+    facts = verdict.facts
+    reason = facts.input_signature_absence_reason
+    return dataclasses.replace(
+        verdict,
+        facts=facts
+        if reason is None
+        else dataclasses.replace(facts, input_signature_absence_reason=change(reason)),
+        passing_precondition=None
+        if verdict.passing_precondition is None
+        else change(verdict.passing_precondition),
+        transformation=None if verdict.transformation is None else change(verdict.transformation),
+        failures=tuple(change(w) for w in verdict.failures),
+        assumptions=tuple(change(w) for w in verdict.assumptions),
+        findings=tuple(dataclasses.replace(f, message=change(f.message)) for f in verdict.findings),
     )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import (
     RECEIVER_BINDING_KINDS,
     ResolvedCall,
@@ -456,7 +457,12 @@ class EffectAnalysis:
             first = unconditional[0]
             # Through a chain of calls only the deepest line is named: the line of the
             # effect itself, where the reader has to look.
-            where = "" if "(line " in first.what else f" (line {first.span.start_line})"
+            # (in the callee's file: `cited_line`, which an edit that moves it moves)
+            where = (
+                ""
+                if "(line " in first.what
+                else f" (line {cited_line(target.file, first.span.start_line)})"
+            )
             summary.effects.append(
                 Effect(
                     first.code,

@@ -21,6 +21,7 @@ from itertools import compress
 from operator import is_not
 from typing import cast
 
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.effects import bound_in_enclosing_function
 from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts, callees, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
@@ -138,8 +139,8 @@ def changing_state_read(
                 writer = index.function(write.writer)
                 who = "module code" if writer.qualname == MODULE_CODE else f"`{writer.qualname}`"
                 where = write.writer.file
-                text = f"{via}reads {what}, which {who} reassigns ({where}, line "
-                text += f"{write.span.start_line})"
+                line = cited_line(where, write.span.start_line)
+                text = f"{via}reads {what}, which {who} reassigns ({where}, line {line})"
                 return ChangingRead(text, entry)
     return None
 
@@ -162,7 +163,7 @@ def reassigned_reads(
                 (
                     sym,
                     f"{what}, which {who} reassigns ({write.writer.file}, line "
-                    f"{write.span.start_line})",
+                    f"{cited_line(write.writer.file, write.span.start_line)})",
                 )
             )
             break

@@ -232,6 +232,9 @@ class HelperSafety:
         self.relevant: dict[FunctionKey, bool] = {}
         self._returns: dict[FunctionKey, Symbolic] = {}
         if previous is not None:
+            # taken over from the earlier phase, whose tables nothing reads after this one
+            # (`analysis.Analysis.solve` drops its memory before deciding): in place, not a
+            # copy of four tables of the project's size at every edit
             self.summaries = _without(previous.summaries, fresh)
             self.local = _without(previous.local, fresh)
             self.relevant = _without(previous.relevant, fresh)
@@ -1085,11 +1088,10 @@ class _Values:
 
 
 def _without(table: dict[FunctionKey, _T], keys: Collection[FunctionKey]) -> dict[FunctionKey, _T]:
-    """A copy of `table` without `keys`."""
-    kept = dict(table)
+    """`table` without `keys` (changed in place)."""
     for key in keys:
-        kept.pop(key, None)
-    return kept
+        table.pop(key, None)
+    return table
 
 
 def _describe(param: str) -> str:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeGuard
 
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import LiteralSite, ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown
@@ -127,7 +128,8 @@ def retrace_evidence(
         span = min(primary or here, key=lambda s: (s.start_line, s.start_col))
     else:
         first = min(sites, key=lambda s: (s.caller, s.span.start_line))
-        where = f" (the call at {first.caller.file}:{first.span.start_line})"
+        line = cited_line(first.caller.file, first.span.start_line)
+        where = f" (the call at {first.caller.file}:{line})"
     parts = ", ".join(f"`{n}` ({params[n].reason})" for n in sorted(params))
     related = tuple(dict.fromkeys(s for s in here if s != span))
     return Evidence(text.format(parts=parts) + where, span, related)

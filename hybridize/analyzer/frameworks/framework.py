@@ -794,6 +794,12 @@ def named_layer_base(dotted: str) -> LayerBase | None:
     return None
 
 
+def instance_call_methods() -> frozenset[str]:
+    """The methods calling a layer object may run (`LayerBase.call_method`), every
+    framework's."""
+    return frozenset(framework.instance_call_method for framework in FRAMEWORKS)
+
+
 KNOWN_LIBRARY_ROOTS = frozenset({"numpy", "scipy"})
 """Libraries outside the frameworks that the tables describe (their unknown members are
 judged as unknown members of a known library, not as foreign code)."""
