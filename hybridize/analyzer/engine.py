@@ -153,6 +153,7 @@ def _decide(
     progress: ProgressCallback | None = None,
     files: Collection[str] | None = None,
     moved: MovedLines | None = None,
+    classes_unchanged: bool = False,
 ) -> tuple[list[FunctionVerdict], list[FileError], VerdictMemory]:
     """The verdicts of every function, or (with `scope` and the `memory` of the last phase)
     of the functions in `scope` only, a set closed under callees (`verdict_scope`); with
@@ -167,7 +168,8 @@ def _decide(
     (with its benefit estimated again), when what it read of callers further up is the same
     too (`caller_reads`). After an edit that `moved` lines, a function keeps its verdict, its
     lines moved, on the same terms, with what changed but those lines for `fresh`
-    (`MovedLines.reusable`)."""
+    (`MovedLines.reusable`). `classes_unchanged`: the edit changed no class and no import
+    (`BenefitModel`'s)."""
     keys = project_keys(index)
     if scope is None or memory is None:
         graph = None
@@ -243,6 +245,7 @@ def _decide(
         eager_models=eager_model_classes(index, facts),
         scope=None if memory is None or scope is None else part,
         previous=None if memory is None else memory.benefits,
+        classes_unchanged=classes_unchanged,
     )
     errors = (
         []
@@ -626,7 +629,20 @@ def decide_incrementally(
         # every function of the scope that keeps its verdict stay remembered with it (a later
         # change of a state it reads must find it: `readers_of`).
         facts.cache["frozen_reads"] = _outside(memory.frozen_reads, reread)
-        return _decide(index, facts, options, scope, memory, project, fresh, progress, moved=moved)
+        # an edit of a class or of imports is an edit of its module's code (`edited_keys`)
+        unchanged = not any(key.is_module_code for key in edit.edited)
+        return _decide(
+            index,
+            facts,
+            options,
+            scope,
+            memory,
+            project,
+            fresh,
+            progress,
+            moved=moved,
+            classes_unchanged=unchanged,
+        )
 
 
 _K = TypeVar("_K")

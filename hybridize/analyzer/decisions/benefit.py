@@ -133,6 +133,7 @@ class BenefitModel:
         eager_models: Collection[ClassKey] | None = (),
         scope: DiGraph | None = None,
         previous: BenefitModel | None = None,
+        classes_unchanged: bool = False,
     ) -> None:
         """`graph` is the project's call graph. With `scope` (part of it, closed under
         callees, and holding every caller of its members that the edit may have changed) only
@@ -144,7 +145,9 @@ class BenefitModel:
         framework calls from a graph of its own (`callgraph.framework_compiled`: a Keras
         model's steps, an optimizer's update hooks). `eager_models`: the model classes the
         project asks the framework to run eagerly (`callgraph.eager_model_classes`; None when
-        which is not known)."""
+        which is not known). `classes_unchanged`: the edit since `previous` changed no class
+        and no import (no module's code: `interface.edited_keys`), so the layers' calls
+        outside `scope` are those of the last phase (`_layer_calls_among`)."""
         self.index = index
         self.eager_models = eager_models
         self.flexibly_compiled = flexibly_compiled or {}
@@ -184,6 +187,14 @@ class BenefitModel:
         self._known_eager = None if last is None else last._eager
         """The last phase's `_eager` (only its tables are kept, not the model: a chain of
         models would grow with every edit)."""
+        self._layer_calls: set[FunctionKey] | None = None
+        """The layers' calls of the project (`_layer_calls_among`), once asked."""
+        self._known_layer_calls = (
+            last._layer_calls
+            if last is not None and classes_unchanged and last.eager_models == eager_models
+            else None
+        )
+        """The last phase's `_layer_calls`, which hold outside `scope`; None when they may not."""
         self._call_methods = (*instance_call_methods(), "__call__")
         """The names of the methods calling a layer object may run (`_runs_per_forward_pass`)."""
         self._instance_calls_of: dict[ClassKey, set[str]] = {}
@@ -350,7 +361,11 @@ class BenefitModel:
             if (v.facts.is_hybrid and v.transformation != "convert_to_eager")
             or (v.passes and v.transformation == "convert_to_hybrid" and v.benefit == "high")
         }
-        layer_graphs = {k for k in verdicts if k not in proposed and self.runs_in_layer_graphs(k)}
+        layer_graphs = {
+            k
+            for k in self._layer_calls_among(verdicts)
+            if k in verdicts and k not in proposed and self._runs_uncounted(k)
+        }
         in_graph = proposed | layer_graphs
         eager = self._runs_per_program(stops=in_graph, known=self._known_eager)
         self._known_eager = None
@@ -494,14 +509,35 @@ class BenefitModel:
         framework's layer library builds (`_layer_call_in_graphs`): a root of graphs for its
         callees, as a proposed change is (`inside_proposed_graphs`), whether or not a
         decorator of its own is safe (Keras traces it all the same)."""
-        # cheapest first: most functions are no layer's call (whose name ends its qualname),
-        # and `frequency` reads callers
+        return self._is_layer_call(key) and self._runs_uncounted(key)
+
+    def _is_layer_call(self, key: FunctionKey) -> bool:
+        """`runs_in_layer_graphs` but for how often the project calls it: what the function
+        and its classes are, which an edit of another function does not change."""
+        # cheapest first: most functions are no layer's call (whose name ends its qualname)
         return (
             key.qualname.endswith(self._call_methods)
             and self._runs_per_forward_pass(key)
             and self._layer_call_in_graphs(key) is not None
-            and self.frequency(key) in ("uncalled", "unknown", "tests")
         )
+
+    def _runs_uncounted(self, key: FunctionKey) -> bool:
+        """No code of the project calls the function in a counted loop (`frequency`)."""
+        return self.frequency(key) in ("uncalled", "unknown", "tests")
+
+    def _layer_calls_among(self, keys: Iterable[FunctionKey]) -> set[FunctionKey]:
+        """The functions of `keys` that are layers' calls (`_is_layer_call`), and the last
+        phase's outside the scope when they hold there (`classes_unchanged`): asked of the
+        scope's functions, not of every function of the project at every edit."""
+        known = self._known_layer_calls
+        if known is None:
+            found = {k for k in keys if self._is_layer_call(k)}
+        else:
+            found = {k for k in known if k not in self.scope}
+            found.update(k for k in self.scope if self._is_layer_call(k))
+        self._layer_calls = found
+        self._known_layer_calls = None
+        return found
 
     def _runs_per_forward_pass(self, key: FunctionKey) -> bool:
         """Whether the function is the method that calling a layer or model object runs
