@@ -377,7 +377,8 @@ def _decide(
         final = {k: rendered_verdict(v) for k, v in decided.items()}
     for key, reason in inside.items():
         final[key] = dataclasses.replace(final[key], benefit="none", benefit_reasons=(reason,))
-    errors += [failed[k] for k in keys if k in failed]
+    if failed:  # most phases meet none: no pass over every key
+        errors += [failed[k] for k in keys if k in failed]
     order = _report_order(
         final,
         None if memory is None or scope is None else memory.order,
