@@ -42,12 +42,12 @@ def helper(x):
     return y
 
 
-class Deep(Scale):
+class _Deep(Scale):
     def call(self, x):
         return tf.reduce_sum(x) + helper(x)
 
 
-class Other(Plain):
+class _Other(Plain):
     def call(self, x):
         return helper(x) * 3.0
 
@@ -59,12 +59,12 @@ def spare(x):
 TESTS = """\
 import tensorflow as tf
 
-from deep import Deep, Other
+from deep import _Deep, _Other
 
 
 def test_layers():
-    Deep()(tf.ones([4, 4]))
-    Other()(tf.ones([4, 4]))
+    _Deep()(tf.ones([4, 4]))
+    _Other()(tf.ones([4, 4]))
 """
 
 
@@ -78,9 +78,10 @@ def _inside_a_layer_graph(project: Project) -> bool:
 
 
 def test_layer_calls_follow_edits_of_classes_and_of_functions_elsewhere() -> None:
-    """`helper` runs inside Keras's graphs when every caller is a layer's call (`Deep.call`,
-    `Other.call`: tests alone call them); while `Other` derives from a plain class, its call
-    is an eager caller and `helper` is not inside a graph."""
+    """`helper` runs inside Keras's graphs when every caller is a layer's call (`_Deep.call`,
+    `_Other.call`: tests alone call them; private classes, which no user of the project
+    calls, so the rule for a library's public layers does not apply); while `_Other` derives
+    from a plain class, its call is an eager caller and `helper` is not inside a graph."""
     files = {"layers.py": LAYERS, "deep.py": DEEP, "test_deep.py": TESTS}
     project = Project.from_texts(files, ProjectOptions(use_cache=False))
     check(project, "opened")
@@ -98,7 +99,8 @@ def test_layer_calls_follow_edits_of_classes_and_of_functions_elsewhere() -> Non
     assert _inside_a_layer_graph(project)
 
     looped = (
-        DEEP + "\n\ndef train(x):\n    layer = Deep()\n    for _ in range(100):\n        layer(x)\n"
+        DEEP
+        + "\n\ndef train(x):\n    layer = _Deep()\n    for _ in range(100):\n        layer(x)\n"
     )
     project.update("deep.py", looped)
     check(project, "a loop calls Deep's layer eagerly")
