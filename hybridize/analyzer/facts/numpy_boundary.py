@@ -127,12 +127,9 @@ def parameter_conversions(
         if depth >= MAX_HELPER_DEPTH:
             continue
         for kind, target in callees(index, resolved):
-            if target == key:
+            if target == key or not index.has_function(target):
                 continue
-            try:
-                callee = index.function(target)
-            except KeyError:
-                continue
+            callee = index.function(target)
             inner = parameter_conversions(index, facts, target, framework, depth + 1)
             if not inner:
                 continue

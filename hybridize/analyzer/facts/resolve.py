@@ -189,6 +189,16 @@ class ProjectIndex:
         self._function_cache[key] = found
         return found
 
+    def has_function(self, key: FunctionKey) -> bool:
+        """Whether `key` names a function of the project (its module's code included): what
+        `function(key)` answers without a `KeyError`."""
+        if key in self._function_cache:
+            return True
+        module = self.modules.get(key.file)
+        if module is None:
+            return False
+        return key.qualname == MODULE_CODE or key.qualname in module.functions
+
     def owner_key(self, key: FunctionKey) -> FunctionKey:
         """The function whose body runs this function's `def`: where its decorators and
         parameter defaults are evaluated (the enclosing function, else the module)."""

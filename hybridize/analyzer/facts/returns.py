@@ -585,10 +585,9 @@ def _passed_by_call(
     whether the callee tests if it is a tensor."""
     site = resolved.site
     for kind, target in callees(index, resolved):
-        try:
-            callee = index.function(target)
-        except KeyError:
+        if not index.has_function(target):
             continue
+        callee = index.function(target)
         given = passed_through(index, facts, target, active)
         if not given:
             continue

@@ -1341,10 +1341,9 @@ def _record_evidence(
 ) -> None:
     """Arguments of a call become evidence for the callee's parameters."""
     for kind, target in callees(index, resolved):
-        try:
-            callee = index.function(target)
-        except KeyError:
+        if not index.has_function(target):
             continue
+        callee = index.function(target)
         # A method call or a construction binds the receiver; `Class.method(obj, x)` (a
         # "func" target) passes it explicitly.
         skip_receiver = kind in RECEIVER_BINDING_KINDS
