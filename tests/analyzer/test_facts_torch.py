@@ -87,13 +87,17 @@ def test_a_branch_on_a_shape_is_no_hazard():
     assert v.transformation == "convert_to_hybrid"
 
 
-def test_numpy_on_a_tensor_parameter_is_traced_not_eager_only_but_hy432():
+def test_numpy_on_a_tensor_parameter_is_traced_not_eager_only():
     """Dynamo traces the NumPy call through torch._numpy: not tf.function's hazard (a
-    symbolic tensor NumPy cannot read), but NumPy with torch's semantics (HY432)."""
-    body = "def f(x):\n    return torch.from_numpy(np.tanh(x.numpy()))\n"
+    symbolic tensor NumPy cannot read). A cumulative sum computes the same compiled; a true
+    division that may be of integers does not (float32: HY432)."""
+    body = "def f(x):\n    return torch.from_numpy(np.cumsum(x.numpy()))\n"
     v = verdict(torch_program(body), "f")
     assert v.fact("has_numpy_calls_on_parameters") is False
     assert v.fact("has_eager_only_calls") is False
+    assert v.fact("computes_numpy_arrays") is False
+    body = "def f(x):\n    return torch.from_numpy(x.numpy() / 2)\n"
+    v = verdict(torch_program(body), "f")
     assert v.fact("computes_numpy_arrays") is True
     assert v.failures == ("computes_numpy_arrays",)
 

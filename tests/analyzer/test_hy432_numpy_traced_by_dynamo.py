@@ -63,6 +63,54 @@ def padded_shape(x):
     return torch.tensor(smooth_taps([float(x.shape[-1])] * 2)).sum() * x
 
 
+def windows(series, window):
+    starts = range(len(series) - window)
+    inputs = np.stack([series[s:s + window] for s in starts])
+    targets = np.array([series[s + window] for s in starts])
+    return torch.tensor(inputs).unsqueeze(-1), torch.tensor(targets)
+
+
+def written(series):
+    head = series[1:]
+    head[0] = 0.0
+    return torch.tensor(np.cumsum(series.reshape(2, -1).T, axis=0))
+
+
+def centred(series):
+    return torch.tensor(series - series.mean() // 2 + np.sum(series, axis=0) / 2.0)
+
+
+def reversed_series(series):
+    return torch.tensor(series[None, ::-1].copy())
+
+
+def flipped(series):
+    tail = np.flip(series)
+    tail[0] = 0.0
+    return torch.tensor(series)
+
+
+def halves(series):
+    return torch.tensor(series / 2)
+
+
+def divided(series):
+    return torch.tensor(np.divide(series, 2))
+
+
+def total(series):
+    return torch.tensor(series), np.linalg.norm(series)
+
+
+def total_method(series):
+    result = series.sum()
+    return result
+
+
+def doubled_halves(series):
+    return halves(series) * 2
+
+
 for _ in range(100):
     x = torch.randn(1, 1, 8, 8)
     smooth(x, [0.25, 0.5, 0.25])
@@ -73,6 +121,11 @@ for _ in range(100):
     cumulative(torch.randn(5))
     padded(torch.randn(4), [0.25, 0.5, 0.25])
     padded_shape(torch.randn(4))
+    series = np.sin(np.arange(64.0))
+    for f in (windows, written, centred, reversed_series, flipped, halves, divided, total):
+        f(series, 8) if f is windows else f(series)
+    total_method(series)
+    doubled_halves(series)
 """
 
 
@@ -82,6 +135,8 @@ def hy432(qualname: str) -> list[str]:
 
 
 def test_numpy_on_a_list_parameter_blocks_the_function_with_hy432() -> None:
+    """`taps` is a list of floats: Dynamo specialises on its values; the kernel is also
+    reversed after a new axis (one finding for the statement)."""
     v = verdict(textwrap.dedent(PROGRAM), "smooth")
     assert not v.passes
     assert "computes_numpy_arrays" in v.failures
@@ -89,17 +144,31 @@ def test_numpy_on_a_list_parameter_blocks_the_function_with_hy432() -> None:
     assert finding.severity == check_of("HY432").severity == "error"
     assert finding.span.start_line == 10  # np.outer(taps, taps)
     assert "`np.outer`" in finding.message and "`taps`" in finding.message
-
-
-def test_numpy_on_a_tensors_values_is_hy432_too() -> None:
-    [message] = hy432("cumulative")
-    assert "`np.cumsum`" in message and "`x`" in message
+    assert "list of floats" in finding.message
 
 
 def test_a_helper_computing_numpy_from_what_the_function_passes_is_hy432() -> None:
-    """Dynamo inlines `smooth_taps`: its NumPy code is traced with `padded`."""
+    """Dynamo inlines `smooth_taps`: its NumPy code (on the list `taps`) is traced with
+    `padded`."""
     [message] = hy432("padded")
     assert "`smooth_taps`" in message and "`taps`" in message
+
+
+@pytest.mark.parametrize(
+    ("function", "words"),
+    [
+        ("reversed_series", "negative-step slice"),  # a new axis before a reversal: raises
+        ("flipped", "`np.flip`"),  # a write through the flipped view is lost
+        ("halves", "true division (`/`)"),  # of integers: float32 compiled
+        ("divided", "true division (`np.divide`)"),
+        ("total", "returns `np.linalg.norm`"),  # a 0-d ndarray compiled, in the tuple too
+        ("total_method", "returns `ndarray.sum`"),  # through a local
+        ("doubled_halves", "passes `series` to `halves`"),
+    ],
+)
+def test_operations_torch_numpy_computes_otherwise_are_hy432(function: str, words: str) -> None:
+    [message] = hy432(function)
+    assert words in message and "`series`" in message
 
 
 @pytest.mark.parametrize(
@@ -110,9 +179,13 @@ def test_a_helper_computing_numpy_from_what_the_function_passes_is_hy432() -> No
         "counted",  # NumPy on a Python number (its per-value retrace is HY201's)
         "windowed",  # a module constant: not computed from the parameters
         "padded_shape",  # the helper's NumPy gets a list made of a static shape
+        "cumulative",  # a cumulative sum of a tensor's values: the same compiled
+        "windows",  # corpus lstm_sequence's make_windows: slices and stacks of an array
+        "written",  # a write through a positive slice, an axis-wise reduction, a transpose
+        "centred",  # a reduction used inside, floor division, division by a float
     ],
 )
-def test_numpy_on_static_metadata_numbers_and_constants_is_not_concerned(safe: str) -> None:
+def test_numpy_that_computes_the_same_compiled_is_not_concerned(safe: str) -> None:
     assert hy432(safe) == []
 
 
@@ -280,6 +353,111 @@ def test_the_near_misses_compute_alike_compiled() -> None:
         eager, compiled = fn(*args), _compiled(fn)(*args)
         assert compiled.dtype == eager.dtype
         assert torch.allclose(compiled, eager)
+
+
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_what_the_check_flags_on_an_array_parameter_differs_compiled() -> None:
+    """On an ndarray argument (a graph input), measured torch 2.13 / NumPy 2.4: a write
+    through a reversed view (`a[::-1]`, `np.flip`) is lost; true division of integers (`/`,
+    `np.divide`) gives float32; a whole-array reduction returned (alone, in a tuple, through
+    a method) comes back as a 0-d ndarray."""
+    import numpy as np
+
+    def reversed_write(a: np.ndarray) -> np.ndarray:
+        b = a[::-1]
+        b[0] = 100.0
+        return a
+
+    def flipped_write(a: np.ndarray) -> np.ndarray:
+        b = np.flip(a)
+        b[0] = 100.0
+        return a
+
+    for fn in (reversed_write, flipped_write):
+        assert fn(np.arange(3.0)).tolist() == [0.0, 1.0, 100.0]
+        assert _compiled(fn)(np.arange(3.0)).tolist() == [0.0, 1.0, 2.0], fn.__name__
+
+    def halves(a: np.ndarray) -> np.ndarray:
+        return a / 2
+
+    def divided(a: np.ndarray) -> np.ndarray:
+        return np.divide(a, 2)
+
+    for fn in (halves, divided):
+        assert fn(np.arange(4)).dtype == np.float64
+        assert _compiled(fn)(np.arange(4)).dtype == np.float32, fn.__name__
+
+    def norm(a: np.ndarray) -> object:
+        return np.linalg.norm(a)
+
+    def total(a: np.ndarray) -> object:
+        return a * 2, a.sum()
+
+    assert isinstance(norm(np.arange(3.0)), np.float64)
+    assert isinstance(total(np.arange(3.0))[1], np.float64)
+    compiled_norm, (_, compiled_total) = (
+        _compiled(norm)(np.arange(3.0)),
+        _compiled(total)(np.arange(3.0)),
+    )
+    for value in (compiled_norm, compiled_total):
+        assert isinstance(value, np.ndarray) and value.ndim == 0
+
+
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_what_the_check_allows_computes_alike_compiled() -> None:
+    """What HY432 leaves quiet computes the same values and dtypes compiled (measured torch
+    2.13 / NumPy 2.4, on fresh arguments each run): lstm_sequence's `make_windows` (slices
+    of an array stacked), writes through a positive slice, a reshape's transpose and a
+    `ravel`, floor division of integers, division by a float, reductions along an axis or
+    used inside, a cumulative sum of a tensor's values, a reversed copy only read; an
+    ndarray argument is a graph input (one graph for four values)."""
+    import numpy as np
+    import torch
+    from torch._dynamo.utils import counters
+
+    def windows(series: np.ndarray, window: int) -> tuple[torch.Tensor, torch.Tensor]:
+        starts = range(len(series) - window)
+        inputs = np.stack([series[s : s + window] for s in starts])
+        targets = np.array([series[s + window] for s in starts])
+        return torch.tensor(inputs).unsqueeze(-1), torch.tensor(targets)
+
+    def views_written(a: np.ndarray) -> np.ndarray:
+        a[1:][0] = 100.0
+        b = a.reshape(2, 3).T
+        b[0, 1] = 50.0
+        a.ravel()[0] = 10.0
+        return a
+
+    def arithmetic(a: np.ndarray, ints: np.ndarray) -> tuple[np.ndarray, ...]:
+        centred = a - a.mean()
+        return ints // 4, ints / 2.0, np.sum(a.reshape(2, 3), axis=1), centred, a[::-1] * 2
+
+    def cumulative(x: torch.Tensor) -> torch.Tensor:
+        return torch.from_numpy(np.cumsum(x.numpy())) * x
+
+    cases = (
+        (windows, lambda: (np.sin(np.arange(40.0)).astype(np.float32), 5)),
+        (views_written, lambda: (np.arange(6.0),)),
+        (arithmetic, lambda: (np.arange(6.0), np.arange(6))),
+        (cumulative, lambda: (torch.arange(5.0),)),
+    )
+    for fn, arguments in cases:
+        eager, compiled = fn(*arguments()), _compiled(fn)(*arguments())
+        eager_parts = eager if isinstance(eager, tuple) else (eager,)
+        compiled_parts = compiled if isinstance(compiled, tuple) else (compiled,)
+        for e, c in zip(eager_parts, compiled_parts, strict=True):
+            assert type(c) is type(e) and c.dtype == e.dtype, fn.__name__
+            assert np.array_equal(np.asarray(c), np.asarray(e)), fn.__name__
+
+    counters.clear()
+    compiled_windows = _compiled(windows)
+    for i in range(4):
+        compiled_windows(np.sin(np.arange(40.0) + i), 5)
+    assert counters["stats"]["unique_graphs"] == 1
 
 
 @pytest.mark.torch

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import ast
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -19,15 +20,17 @@ from hybridize.analyzer.facts.predicates import (
 from hybridize.analyzer.facts.safety import SHAPE_ONLY_ATTRIBUTES
 from hybridize.analyzer.facts.values import Atom, Atoms, atom_kind
 from hybridize.analyzer.frameworks import lookup
+from hybridize.analyzer.summaries.hooks import SummaryContext, SummaryHook
 from hybridize.analyzer.summaries.syms import (
     attr_base,
     attr_name,
     is_attr,
     is_call,
     is_param,
+    param_sym,
     sym_name,
 )
-from hybridize.model import Finding
+from hybridize.model import Finding, Span, fast_pickling
 
 if TYPE_CHECKING:
     from hybridize.analyzer.checks.context import CheckContext
@@ -44,23 +47,88 @@ a compiled function calls: their NumPy code is traced with it)."""
 NOT_ARRAY_KEYWORDS = frozenset({"dtype", "axis", "axes", "order", "casting", "copy", "ndmin"})
 """Keywords of NumPy functions that never hold the data computed on."""
 
+LIST_OF_DATA = "a list or tuple of data"
+
+REVERSING_FUNCTIONS = frozenset({"flip", "flipud", "fliplr", "rot90"})
+"""NumPy functions answering a view with negative strides (a copy under torch._numpy)."""
+DIVIDING_FUNCTIONS = frozenset({"divide", "true_divide"})
+"""NumPy's true divisions (`/`): of integer arrays, float64 in NumPy, float32 compiled."""
+REDUCTIONS = frozenset(
+    {
+        "all", "amax", "amin", "any", "argmax", "argmin", "average", "count_nonzero",
+        "linalg.norm", "max", "mean", "median", "min", "nanmax", "nanmean", "nanmedian",
+        "nanmin", "nanstd", "nansum", "nanvar", "prod", "ptp", "std", "sum", "trace", "var",
+    }
+)  # fmt: skip
+"""NumPy reductions (functions and array methods): over the whole array, a NumPy scalar
+eagerly, a 0-d ndarray compiled."""
+
+
+@fast_pickling
+@dataclass(frozen=True, slots=True)
+class ReversedSlice:
+    """A subscript with a negative-step slice (`a[::-1]`, `a[None, ::-2]`): its base."""
+
+    operands: tuple[Sym]
+    span: Span
+
+
+@fast_pickling
+@dataclass(frozen=True, slots=True)
+class TrueDivision:
+    """A true division (`a / b`): its operands."""
+
+    operands: tuple[Sym, Sym]
+    span: Span
+
+
+def _negative_step(node: ast.expr) -> bool:
+    if not isinstance(node, ast.Slice) or node.step is None:
+        return False
+    step = node.step
+    if isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub):
+        return isinstance(step.operand, ast.Constant) and isinstance(step.operand.value, int)
+    return isinstance(step, ast.Constant) and isinstance(step.value, int) and step.value < 0
+
+
+def _numpy_operations(
+    node: ast.Subscript | ast.BinOp, context: SummaryContext
+) -> Iterator[ReversedSlice | TrueDivision]:
+    """The negative-step slices and true divisions of the body, with their operands."""
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, ast.Div):
+            operands = (context.value(node.left), context.value(node.right))
+            yield TrueDivision(operands, context.statement)
+        return
+    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if any(_negative_step(part) for part in parts):
+        yield ReversedSlice((context.value(node.value),), context.statement)
+
 
 class ComputesNumpyArrays(Check):
-    """Computes NumPy arrays from its parameters, which torch.compile runs as torch ops.
+    """Computes NumPy arrays from its parameters in ways torch.compile computes otherwise.
 
     What it detects
     ---------------
-    A call of a NumPy function that computes an array (`np.array`, `np.outer`, `np.stack`,
-    `np.mean`, `np.fft.fft`...; not `np.random.*`, HY104's, nor the functions that answer a
-    Python value such as `np.shape` or `np.issubdtype`, nor an array's methods) on an
-    array, a tensor, or a list or tuple holding floats, arrays or tensors, computed from
-    the function's parameters (the receiver's attributes included): `np.array(taps)`,
-    `np.cumsum(x.numpy())`. Python numbers, integer lists (shapes, axes, paddings), values
-    of a kind the analysis does not know, module constants and static metadata (`x.shape`,
-    `x.ndim`, `len(x)`) do not count: NumPy on static metadata and Python numbers gives the
-    same values compiled (`x / np.sqrt(x.shape[-1])`, an index array `np.arange(n)[::-1]`
-    only read). Also a call of a project function (to depth 3) that computes such arrays
-    from what this function passes it, made of its parameters: Dynamo inlines it.
+    NumPy code on data computed from the function's parameters (an array, a tensor's values,
+    a list of floats; the receiver's attributes included) that does one of the operations
+    whose results `torch._numpy` gives otherwise than NumPy (measured, below):
+
+    - a NumPy function (`np.array`, `np.outer`, `np.convolve`...) given a parameter that
+      holds a list or tuple of floats (`np.outer(taps, taps)`);
+    - a negative-step slice (`a[::-1]`, `a[None, ::-2]`) or a flip (`np.flip`, `np.flipud`,
+      `np.fliplr`, `np.rot90`) of such an array;
+    - a true division (`a / b`, `np.divide`, `np.true_divide`) of such an array by anything
+      but a Python float (its dtype is not known: it may hold integers);
+    - a whole-array reduction of it (`np.sum(a)`, `a.mean()`, `np.linalg.norm(a)`; no axis)
+      that the function returns (alone, in a tuple or list, through locals).
+
+    Also a call of a project function (to depth 3) that does one of these with what this
+    function passes it, made of its parameters: Dynamo inlines it. NumPy on static metadata
+    (`x.shape`, `len(x)`), Python numbers and module constants does not count, nor do the
+    operations measured to compute alike: positive slices (written through too), stacking,
+    `reshape`/`.T`/`ravel` views written through, floor division, division by a float,
+    reductions along an axis or used inside, elementwise math, `np.cumsum`.
 
     Why it matters in graph mode
     ----------------------------
@@ -68,25 +136,20 @@ class ComputesNumpyArrays(Check):
     traces each NumPy call through `torch._numpy`, NumPy's API re-implemented with torch
     ops on tensors, and converts the arrays back at the frame's end. The emulation differs
     from NumPy (measured, torch 2.13, NumPy 2.4; tests/analyzer/test_hy432_*.py measures
-    each again):
+    each again, and that what the check allows computes alike):
 
-    - torch has no negative strides, so a negative-step slice (`a[::-1]`) is a copy, not a
-      view: a write through it (`b = a[::-1]; b[0] = 1`) changes `a` eagerly and is lost
-      compiled; `a[::-1] += 1` raises at trace time; a new axis before a negative-step
-      slice (`a[None, ::-1]`, pytorch-wavelets' `np.outer(h, h)[None, ::-1, ::-1]`) raises
-      `IndexError: Dimension out of range` in `aten.flip`'s meta function;
+    - torch has no negative strides, so a negative-step slice or a flip is a copy, not a
+      view: a write through it (`b = a[::-1]; b[0] = 1`, `np.flip`) changes `a` eagerly and
+      is lost compiled; `a[::-1] += 1` raises at trace time; a new axis before a
+      negative-step slice (`a[None, ::-1]`, pytorch-wavelets' `np.outer(h, h)[None, ::-1,
+      ::-1]`) raises `IndexError: Dimension out of range` in `aten.flip`'s meta function;
     - true division of integer arrays gives float32 (torch's default dtype), not float64;
-    - a reduction (`np.sum`, `np.mean`, `np.linalg.norm`) returned from the compiled
-      function is a 0-d `ndarray`, not a NumPy scalar (`isinstance(r, float)` turns False);
-    - functions `torch._numpy` lacks (`np.polyfit`, `np.pad(mode="reflect")`, string and
-      object arrays) break the graph: NumPy runs them, in pieces.
-
-    And compiling such code rarely gains: NumPy on Python values is constant work that
-    Dynamo specialises on (a recompilation per distinct list: 4 lists, 4 graphs); the warm
-    compiled call of pytorch-wavelets' filter preparation measured 2x slower than eager
-    NumPy (Inductor), the corpus's `make_windows` 0.45x (docs/benchmarks.md). An ndarray
-    argument is a graph input (one graph for new values of one shape), where heavy NumPy
-    numerics might pay; the verdict blocks it all the same, for the semantics above.
+    - a whole-array reduction returned from the compiled function is a 0-d `ndarray`, not a
+      NumPy scalar (`isinstance(r, float)` turns False);
+    - a list of floats is specialised on: its values are constants of the graph, and each
+      new list compiles a new graph (4 lists, 4 graphs; an ndarray argument is a graph
+      input: one graph), for no gain (pytorch-wavelets' filter preparation measured 2x
+      slower compiled than eager NumPy).
 
     Example
     -------
@@ -100,7 +163,9 @@ class ComputesNumpyArrays(Check):
     -------
     Leave NumPy code eager: prepare constants (filters, grids, tables) once, outside the
     compiled function, and pass the tensors in; or write the computation with torch ops
-    (`torch.outer(h, h).flip(-2, -1)[None]`), whose semantics are torch's in both modes.
+    (`torch.outer(h, h).flip(-2, -1)[None]`), whose semantics are torch's in both modes;
+    divide by a float (`a / 2.0`) or cast first (`a.astype(np.float64) / 2`); return
+    `float(a.sum())`.
 
     Not for TensorFlow
     ------------------
@@ -113,19 +178,22 @@ class ComputesNumpyArrays(Check):
     name = "computes_numpy_arrays"
     severity = "error"
     summary = (
-        "computes NumPy arrays from its parameters: torch.compile runs them through "
-        "torch._numpy, whose semantics differ (no negative-stride views, float32 int division, "
-        "0-d arrays for scalars), for no gain."
+        "computes NumPy arrays from its parameters in ways torch._numpy, which torch.compile "
+        "runs them through, computes otherwise (negative-step slices and flips are copies, "
+        "integer division gives float32, reductions come back as 0-d arrays, lists of floats "
+        "are specialised on)."
     )
     unblock = "keep NumPy work eager (prepare constants outside), or write it with torch ops"
     fact = "computes_numpy_arrays"
     fact_meaning = (
-        "(PyTorch) a NumPy function computes an array from a parameter's array, tensor or "
-        "list of floats (not from Python numbers or static shapes): Dynamo traces it "
-        "through `torch._numpy`, whose results differ from NumPy's (negative-step slices copy, "
-        "integer division gives float32, scalars come back as 0-d arrays)"
+        "(PyTorch) NumPy code on a parameter's array, tensor values or list of floats does "
+        "what `torch._numpy` (Dynamo's NumPy) computes otherwise: a negative-step slice or "
+        "flip (a copy, not a view), a true division that may be of integers (float32), a "
+        "whole-array reduction returned (a 0-d array), NumPy on a list of floats (specialised "
+        "per value)"
     )
     decision_order = 152
+    summary_hook = SummaryHook((ast.Subscript, ast.BinOp), _numpy_operations)
     EXAMPLE_FUNCTION = "filtered"
 
     @classmethod
@@ -134,14 +202,15 @@ class ComputesNumpyArrays(Check):
         function not compiled yet."""
         if not context.changes_on_compiling:
             return []
-        return cls.findings(
-            c.evidence for c in numpy_computations(context.index, context.facts, context.key)
-        )
+        found = numpy_computations(context.index, context.facts, context.key)
+        lines = {c.evidence.span.start_line: c.evidence for c in reversed(found)}
+        return cls.findings(sorted(lines.values(), key=lambda e: e.span.start_line))  # one per line
 
 
 @dataclass(frozen=True, slots=True)
 class NumpyComputation:
-    """A NumPy call that computes an array from the data of some parameters."""
+    """A NumPy operation whose result differs compiled, on an array computed from some
+    parameters (or a call of a project function doing one with what this function passes)."""
 
     parameters: frozenset[str]
     """The parameters the array is computed from (the receiver included)."""
@@ -151,9 +220,10 @@ class NumpyComputation:
 def numpy_computations(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, depth: int = 0
 ) -> list[NumpyComputation]:
-    """The NumPy calls computing arrays from the parameters' data in `key`'s body, then the
-    calls of project functions that compute some from what this function passes them, made
-    of its own parameters (to MAX_HELPER_DEPTH). Memoised per solution and function."""
+    """The operations of `key`'s body that torch._numpy computes otherwise than NumPy, on
+    arrays computed from the parameters' data (`_differing_operations`), then the calls of
+    project functions that do some on what this function passes them, made of its own
+    parameters (to MAX_HELPER_DEPTH). Memoised per solution and function."""
     cache = cast("dict[FunctionKey, list[NumpyComputation]]", facts.cache.setdefault("hy432", {}))
     known = cache.get(key)
     if known is not None:
@@ -161,24 +231,10 @@ def numpy_computations(
     cache[key] = []  # recursion: a cycle adds nothing
     fn = index.function(key)
     evaluator = get_evaluator(index, facts, key)
-    found: list[NumpyComputation] = []
-    for resolved in facts.calls.get(key, []):
-        computed = _numpy_computation(fn, evaluator, resolved)
-        if computed is not None:
-            function, kind, parameters = computed
-            message = (
-                f"`{function}` computes a NumPy array from {kind} made of "
-                f"{_names(parameters)}: compiled, Dynamo runs it through torch._numpy (torch "
-                "ops emulating NumPy), whose results differ (negative-step slices are copies, "
-                "integer division gives float32, scalars come back as 0-d arrays), and NumPy "
-                "on Python values is specialised per value, with nothing to gain"
-            )
-            found.append(NumpyComputation(parameters, Evidence(message, resolved.site.span)))
-            continue
-        if depth >= MAX_HELPER_DEPTH:
-            continue
+    found = _differing_operations(fn, evaluator, facts.calls.get(key, []))
+    for resolved in facts.calls.get(key, []) if depth < MAX_HELPER_DEPTH else ():
         for kind, target in callees(index, resolved):
-            if target == key or not _is_function(index, target):
+            if target == key or not index.has_function(target):
                 continue
             inner = numpy_computations(index, facts, target, depth + 1)
             if not inner:
@@ -196,8 +252,8 @@ def numpy_computations(
             if passed:
                 message = (
                     f"passes {_names(passed)} to `{callee.qualname}`, which computes NumPy "
-                    "arrays from it: Dynamo inlines the call, and runs its NumPy code through "
-                    "torch._numpy"
+                    "arrays from it in a way torch._numpy does otherwise: Dynamo inlines the "
+                    f"call ({inner[0].evidence.message})"
                 )
                 found.append(NumpyComputation(passed, Evidence(message, resolved.site.span)))
                 break
@@ -209,38 +265,163 @@ def _names(parameters: frozenset[str]) -> str:
     return ", ".join(f"`{name}`" for name in sorted(parameters))
 
 
-def _is_function(index: ProjectIndex, key: FunctionKey) -> bool:
-    try:
-        index.function(key)
-    except KeyError:
-        return False
-    return True
+def _differing_operations(
+    fn: FunctionSummary, evaluator: Evaluator, calls: list[ResolvedCall]
+) -> list[NumpyComputation]:
+    """The function's own operations whose results torch._numpy gives otherwise than NumPy
+    (measured, see the check's docs), on arrays computed from its parameters: NumPy given a
+    parameter's list of floats (specialised per value), a negative-step slice or a flip (a
+    copy, not a view), a true division that may be of integers (float32), a whole-array
+    reduction returned (a 0-d array)."""
+    found: list[NumpyComputation] = []
+
+    def add(parameters: frozenset[str], message: str, span: Span) -> None:
+        if parameters:
+            found.append(NumpyComputation(parameters, Evidence(message, span)))
+
+    returned = _returned_calls(fn)
+    for resolved in calls:
+        computed = _numpy_computation(fn, evaluator, resolved)
+        if computed is None:
+            continue
+        function, arrays = computed
+        span = resolved.site.span
+        name = function.removeprefix("np.")
+        listed = frozenset(
+            p
+            for sym in arrays
+            if not name.startswith("ndarray.")  # the array was computed by a function first
+            for p in _list_parameters(fn, evaluator, sym)
+        )
+        add(
+            listed,
+            f"`{function}` computes a NumPy array from the list of floats {_names(listed)}: "
+            "compiled, Dynamo makes the list's values constants of the graph (a new graph "
+            "for each new list) and runs NumPy through torch._numpy",
+            span,
+        )
+        parameters = frozenset(p for sym in arrays for p in _parameters_of(fn, evaluator, sym))
+        if name in REVERSING_FUNCTIONS:
+            add(parameters, _reversed_message(f"`{function}`", parameters), span)
+        elif name in DIVIDING_FUNCTIONS and not _float_operand(evaluator, resolved.site.args):
+            add(parameters, _division_message(f"`{function}`", parameters), span)
+        elif _reduces_whole(resolved, name) and resolved.index in returned:
+            add(parameters, _reduction_message(function, parameters), span)
+    for operation in ComputesNumpyArrays.summary_facts(fn):
+        arrays = [sym for sym in operation.operands if _is_array(evaluator.eval(sym))]
+        parameters = frozenset(p for sym in arrays for p in _parameters_of(fn, evaluator, sym))
+        if isinstance(operation, ReversedSlice):
+            add(parameters, _reversed_message("a negative-step slice", parameters), operation.span)
+        elif not _float_operand(evaluator, operation.operands):
+            add(parameters, _division_message("`/`", parameters), operation.span)
+    return found
+
+
+def _reversed_message(what: str, parameters: frozenset[str]) -> str:
+    return (
+        f"{what} of a NumPy array computed from {_names(parameters)}: compiled, torch._numpy "
+        "makes it a copy (torch has no negative strides), so a write through it is lost and a "
+        "new axis before it raises IndexError"
+    )
+
+
+def _division_message(what: str, parameters: frozenset[str]) -> str:
+    return (
+        f"true division ({what}) of a NumPy array computed from {_names(parameters)}, which "
+        "may hold integers: compiled, torch._numpy gives float32 where NumPy gives float64"
+    )
+
+
+def _reduction_message(what: str, parameters: frozenset[str]) -> str:
+    return (
+        f"returns `{what}` of a whole NumPy array computed from {_names(parameters)}: "
+        "compiled, it comes back as a 0-d ndarray, not a NumPy scalar"
+    )
 
 
 def _numpy_computation(
     fn: FunctionSummary, evaluator: Evaluator, resolved: ResolvedCall
-) -> tuple[str, str, frozenset[str]] | None:
-    """The NumPy function a call runs and what it computes on, when it computes an array
-    from an array-like value made of the function's parameters (None otherwise)."""
+) -> tuple[str, list[Sym]] | None:
+    """The NumPy function a call runs (`np.outer`; `ndarray.sum` for a method) and the
+    array-like values it computes on that are made of the function's parameters (None when
+    it computes no array from them)."""
     info = next((i for i in resolved.api if i.framework == "numpy"), None)
-    if info is None or info.tensor_op or info.returns != "numpy" or info.effect is not None:
-        return None  # Python answers (`np.shape`), draws (`np.random`, HY104), I/O
+    if info is None or info.tensor_op or info.effect is not None:
+        return None  # draws (`np.random`, HY104), I/O
+    site = resolved.site
     module = lookup(info.name.rpartition(".")[0])
     if module is None or module.kind != "module":
-        return None  # an array's method: the array was computed by a NumPy function first
-    site = resolved.site
+        # an array's method: the receiver is the array computed on
+        if not is_attr(site.callee) or _array_kind(evaluator.eval(attr_base(site.callee))) is None:
+            return None
+        receiver = attr_base(site.callee)
+        if not _parameters_of(fn, evaluator, receiver):
+            return None
+        return "ndarray." + info.name.rpartition(".")[2], [receiver]
+    if info.returns != "numpy":
+        return None  # Python answers (`np.shape`)
     values = [*zip(site.args, resolved.args, strict=False)]
     values.extend(
         (sym, resolved.kwargs.get(keyword, frozenset()))
         for keyword, sym in site.kwargs
         if keyword not in NOT_ARRAY_KEYWORDS
     )
-    for sym, atoms in values:
-        kind = _array_kind(atoms)
-        parameters = _parameters_of(fn, evaluator, sym) if kind is not None else frozenset()
-        if kind is not None and parameters:
-            return "np." + info.name.removeprefix("numpy."), kind, parameters
-    return None
+    arrays = [
+        sym
+        for sym, atoms in values
+        if _array_kind(atoms) is not None and _parameters_of(fn, evaluator, sym)
+    ]
+    return ("np." + info.name.removeprefix("numpy."), arrays) if arrays else None
+
+
+def _list_parameters(fn: FunctionSummary, evaluator: Evaluator, sym: Sym) -> frozenset[str]:
+    """The parameters a value is made of that hold a list or tuple of floats, arrays or
+    tensors (their values come from the caller: Dynamo specialises the graph on them)."""
+    return frozenset(
+        name
+        for name in _parameters_of(fn, evaluator, sym)
+        if _array_kind(evaluator.eval(param_sym(name))) == LIST_OF_DATA
+    )
+
+
+def _is_array(atoms: Atoms) -> bool:
+    """May be a NumPy array (what torch._numpy computes on, compiled)."""
+    return any(atom_kind(atom) == "numpy" for atom in atoms)
+
+
+def _float_operand(evaluator: Evaluator, operands: Iterable[Sym]) -> bool:
+    """Some operand is a Python float: the quotient is float64 in both modes."""
+    return any(
+        (atoms := evaluator.eval(sym))
+        and all(atom_kind(atom) == "lit" and atom[1] == "float" for atom in atoms)
+        for sym in operands
+    )
+
+
+def _reduces_whole(resolved: ResolvedCall, name: str) -> bool:
+    """A reduction over the whole array (no axis given): NumPy answers a NumPy scalar."""
+    site = resolved.site
+    if any(keyword == "axis" for keyword, _ in site.kwargs):
+        return False
+    if name.startswith("ndarray."):
+        return name.removeprefix("ndarray.") in REDUCTIONS and not site.args
+    positional_axis = 3 if name == "linalg.norm" else 2
+    return name in REDUCTIONS and len(site.args) < positional_axis
+
+
+def _returned_calls(fn: FunctionSummary) -> frozenset[int]:
+    """The calls whose results the function returns as they are (alone, in a tuple or a
+    list, through locals and conditionals)."""
+
+    def follow(current: Sym) -> Iterable[Sym]:
+        kind: SymKind = current[0]
+        if kind in ("local", "name"):
+            return local_values(fn, current)
+        if kind in ("seq", "cond"):
+            return made_of(current)
+        return ()
+
+    return frozenset(s[1] for s in walk_syms(fn.returns, follow) if is_call(s))
 
 
 def _parameters_of(fn: FunctionSummary, evaluator: Evaluator, sym: Sym) -> frozenset[str]:
@@ -283,7 +464,7 @@ def _array_kind(atoms: Atoms) -> str | None:
             return "an array" if kind == "numpy" else "a tensor"
     for atom in atoms:
         if atom_kind(atom) in ("seq", "tup") and any(_data_leaf(a) for a in leaf_atoms((atom,))):
-            return "a list or tuple of data"
+            return LIST_OF_DATA
     return None
 
 
