@@ -112,6 +112,20 @@ class Scaled(nn.Module):
     def flattened(self, x):
         return self.fc(self.conv(x).view(x.shape[0], -1))
 
+    def named_half(self, x):
+        c = x.shape[1] // 2
+        return self.conv(x[:, :c])
+
+    def starred_view(self, x):
+        s = (x.shape[0], 2, 2 * x.shape[2], x.shape[3])
+        return self.conv(x.view(*s))
+
+    def starred_reshape(self, x, shape):
+        return self.conv(x.reshape(*shape))
+
+    def indexed_by_name(self, x, c):
+        return self.conv(x[:, c : c + 1] * 2.0)
+
     def unwrapped(self, fn, x):
         while hasattr(fn, "func"):
             fn = fn.func
@@ -133,7 +147,15 @@ def shuffled(x, w, perm):
 
 @pytest.mark.parametrize(
     "qualname",
-    ["Block.forward", "Block.inverse", "Scaled.transposed", "functional"],
+    [
+        "Block.forward",
+        "Block.inverse",
+        "Scaled.transposed",
+        "functional",
+        "Scaled.named_half",  # a slice bounded by a name: a view all the same
+        "Scaled.starred_view",  # sizes unpacked: the rank is not known, it may be 4-D
+        "Scaled.starred_reshape",
+    ],
 )
 def test_views_reaching_a_2d_convolution_block_compiling(qualname: str) -> None:
     """`Block`'s views are made in `Split.forward` (reached through `Merge.inverse`'s
@@ -170,6 +192,7 @@ def test_the_finding_names_the_view_and_the_assumption() -> None:
         "Scaled.flattened",  # a 2-D `view` after the convolution
         "detached",  # the weight needs no gradient
         "shuffled",  # advanced indexing copies
+        "Scaled.indexed_by_name",  # a slice bounded by names, then an op: a new tensor
     ],
 )
 def test_near_misses_are_quiet(qualname: str) -> None:
@@ -233,6 +256,27 @@ def test_views_before_a_2d_convolution_fail_with_symbolic_sizes() -> None:
     }
     for name, (make_view, module, shapes) in passing.items():
         assert _outcome(make_view, module, dynamic=True, shapes=shapes) == "ok", name
+
+    # A slice bounded by a name and sizes unpacked into `view`/`reshape` (4-D, another
+    # layout) fail alike; unpacking the same shape (a no-op view) compiles: the rule cannot
+    # tell the sizes apart and counts every unpacked view.
+    def named(x):  # type: ignore[no-untyped-def]
+        c = x.shape[1] // 2
+        return x[:, :c]
+
+    def starred(x):  # type: ignore[no-untyped-def]
+        sizes = (x.shape[0], 2, 2 * x.shape[2], x.shape[3])
+        return x.view(*sizes)
+
+    def starred_reshape(x):  # type: ignore[no-untyped-def]
+        sizes = [x.shape[0], 2, 2 * x.shape[2], x.shape[3]]
+        return x.reshape(*sizes)
+
+    for make_view in (named, starred, starred_reshape):
+        outcome = _outcome(make_view, conv, dynamic=True, shapes=batch1)
+        assert "cannot determine truth value of Relational" in outcome, (make_view, outcome)
+    conv4 = nn.Conv2d(4, 2, 3, padding=1)
+    assert _outcome(lambda x: x.view(*x.shape), conv4, dynamic=True, shapes=batch1) == "ok"
     # Static shapes, and weights that need no gradient, compile the same view.
     assert _outcome(lambda x: x[:, :2], conv, dynamic=False, shapes=batch1) == "ok"
     frozen = nn.Conv2d(2, 2, 3, padding=1).requires_grad_(False)

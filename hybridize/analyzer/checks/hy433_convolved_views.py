@@ -2,13 +2,50 @@
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
 from hybridize.analyzer.checks.context import CheckContext
 from hybridize.analyzer.facts.convolved_views import convolution_layout, convolved_views
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.model import Finding
+from hybridize.analyzer.summaries.hooks import SummaryContext, SummaryHook
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.model import Finding, fast_pickling
 
 from . import TORCH_ONLY, Check
+
+
+@fast_pickling
+@dataclass(frozen=True, slots=True)
+class BasicSlice:
+    """A subscript written as a basic slice (`x[:, :c]`, `x[..., 1:n]`): its value."""
+
+    subscript: Sym
+
+
+def _basic_element(node: ast.expr) -> bool:
+    """A slice (any bounds), an int literal, `None` (a new axis) or `...`: what indexes a
+    tensor by a view, never by an index tensor."""
+    if isinstance(node, ast.Slice):
+        return True
+    return isinstance(node, ast.Constant) and (
+        node.value is None or node.value is Ellipsis or type(node.value) is int
+    )
+
+
+def _basic_slices(node: ast.Subscript, context: SummaryContext) -> Iterator[BasicSlice]:
+    """The subscripts whose elements are all basic, one of them a slice."""
+    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if any(isinstance(part, ast.Slice) for part in parts) and all(map(_basic_element, parts)):
+        yield BasicSlice(context.value(node))
+
+
+def _slices_of(fn: FunctionSummary) -> frozenset[Sym]:
+    """The values of `fn`'s subscripts written as basic slices."""
+    found: tuple[BasicSlice, ...] = ConvolvesViews.summary_facts(fn)
+    return frozenset(entry.subscript for entry in found)
 
 
 class ConvolvesViews(Check):
@@ -16,9 +53,11 @@ class ConvolvesViews(Check):
 
     What it detects
     ---------------
-    A view of a tensor made in the function or in what it runs (a slice `x[:, :c]`,
-    `chunk`, `split`, `tensor_split`, `narrow`, `permute`, `transpose`, `swapaxes`,
-    `movedim`, `unsqueeze`, a 4-D `view` or `reshape`) and handed on as it is (returned,
+    A view of a tensor made in the function or in what it runs (a basic slice `x[:, :2]`,
+    bounded by names too, `x[:, :c]`; `chunk`, `split`, `tensor_split`, `narrow`, `permute`,
+    `transpose`, `swapaxes`, `movedim`, `unsqueeze`, a 4-D `view` or `reshape`, and one
+    whose sizes are unpacked, `x.view(*shape)`, whose rank is not known) and handed on as it
+    is (returned,
     alone or in a list or tuple, or passed to a convolution, a project function or a module),
     where the same compiled region runs a 2-D convolution (`F.conv2d`, `nn.Conv2d`,
     `F.conv_transpose2d`, `nn.ConvTranspose2d`). The region is the function, the project
@@ -36,7 +75,9 @@ class ConvolvesViews(Check):
     determine truth value of Relational` (pytorch#185510). Measured on torch 2.13 CPU
     (tests/analyzer/test_hy433_convolved_views.py measures it again): with `dynamic=True`, and
     under the default automatic dynamic shapes once a second height, width or (for a chunk)
-    channel count arrives, for every view listed above; a channel slice or chunk is dense,
+    channel count arrives, for every view listed above (a slice bounded by a name and sizes
+    unpacked into `view`/`reshape` alike; unpacking the tensor's own shape, a no-op view,
+    compiles, but the sizes are not known from the code); a channel slice or chunk is dense,
     and so fails, only at batch 1 (batch 2 passes), a `permute`/`transpose` at any batch.
     Static shapes, a batch-only change, weights that need no gradient, a view made before
     the compiled call, `conv1d`, `conv3d`, `linear` and `matmul` pass. normflows' `GlowBlock`
@@ -82,6 +123,7 @@ class ConvolvesViews(Check):
         "once a size other than the batch is symbolic (pytorch#185510)"
     )
     decision_order = 152
+    summary_hook = SummaryHook((ast.Subscript,), _basic_slices)
     EXAMPLE_FUNCTION = "Coupling.forward"
 
     @classmethod
@@ -90,7 +132,7 @@ class ConvolvesViews(Check):
         the views their public methods hand on: a function's region takes them from modules
         it does not call directly (`self.flows[i].inverse(z)`), so an edit of one in another
         module may change its verdict."""
-        return convolution_layout(index, facts)
+        return convolution_layout(index, facts, _slices_of)
 
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:
@@ -98,4 +140,4 @@ class ConvolvesViews(Check):
         that may be compiled and is not."""
         if not context.changes_on_compiling:
             return []
-        return cls.findings(convolved_views(context.index, context.facts, context.key))
+        return cls.findings(convolved_views(context.index, context.facts, context.key, _slices_of))

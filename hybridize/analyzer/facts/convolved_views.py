@@ -1,8 +1,8 @@
 """Views of tensors made in compiled code that may reach a 2-D convolution.
 
 Under torch.compile a 2-D convolution given a view made inside the compiled code (a channel
-slice, `chunk`, `split`, `narrow`, `permute`, `transpose`, a 4-D `view` or `reshape`, an
-`unsqueeze`) fails to compile once a size other than the batch is symbolic
+slice, bounded by names too, `chunk`, `split`, `narrow`, `permute`, `transpose`, a 4-D `view`
+or `reshape` or one with unpacked sizes, an `unsqueeze`) fails to compile once a size other than the batch is symbolic
 (`Framework.convolved_view_failure`; measured on torch 2.13). Whether callers pass varying
 sizes is not known from the code, so such a view reaching such a convolution is the hazard.
 
@@ -26,6 +26,7 @@ a new tensor, not a view, and measured safe.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.container_modules import own_constructors
@@ -65,6 +66,12 @@ MAX_TREE = 60
 """How many module classes one module tree holds at most."""
 
 
+BasicSlices = Callable[[FunctionSummary], Collection[Sym]]
+"""The subscripts of a function that are basic slices as written (every element a slice, an
+int literal, `None` or `...`: `x[:, :c]`), by their values: the summaries keep a slice's
+bounds but not whether a name is a bound or an index (`x[:, perm]` copies)."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Entry:
     via: str
@@ -73,7 +80,9 @@ class _Entry:
     """The statement of the compiled function's own body that brings it into the region."""
 
 
-def convolved_views(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
+def convolved_views(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, slices: BasicSlices
+) -> list[Evidence]:
     """The first view made in the function's region and handed on, when the region also
     runs a 2-D convolution."""
     framework = index.function_framework(key)
@@ -86,7 +95,7 @@ def convolved_views(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -
     if convolution is None:
         return []
     for reader, entry in region.items():
-        found = _handed_on_view(index, facts, framework, reader)
+        found = _handed_on_view(index, facts, framework, reader, slices)
         if found is None:
             continue
         words, span = found
@@ -101,7 +110,7 @@ def convolved_views(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -
 
 
 def convolution_layout(
-    index: ProjectIndex, facts: TensorFacts
+    index: ProjectIndex, facts: TensorFacts, slices: BasicSlices
 ) -> tuple[frozenset[tuple[str, ...]], frozenset[tuple[str, str]]]:
     """What `convolved_views` reads of the project beyond a function's callees, as a value
     compared by equality: for each project module class of a framework with the failure, the
@@ -132,7 +141,7 @@ def convolution_layout(
                 target = FunctionKey(relpath, f"{qualname}.{method}")
                 if not _module_method(index, target, index.function(target)):
                     continue
-                view = _handed_on_view(index, facts, framework, target)
+                view = _handed_on_view(index, facts, framework, target, slices)
                 if view is not None:
                     views.add((str(target), view[0]))
     return frozenset(classes), frozenset(views)
@@ -302,7 +311,11 @@ def _detached(fn: FunctionSummary, sym: Sym, depth: int = 0) -> bool:
 
 
 def _handed_on_view(
-    index: ProjectIndex, facts: TensorFacts, framework: Framework, reader: FunctionKey
+    index: ProjectIndex,
+    facts: TensorFacts,
+    framework: Framework,
+    reader: FunctionKey,
+    slices: BasicSlices,
 ) -> tuple[str, Span] | None:
     """A view the function makes and hands on (returns, or passes to a call), in words,
     with the statement that hands it on (the function's span for a return)."""
@@ -313,7 +326,7 @@ def _handed_on_view(
         name = _view_name(framework, resolved)
         if name is not None:
             made[call_sym(resolved.index)] = f"`{name}` (line {resolved.site.span.start_line})"
-    views = _ViewSyms(fn, made)
+    views = _ViewSyms(fn, made, slices(fn))
     for resolved in resolved_calls:
         if not _takes_tensors_on(index, facts, framework, resolved, reader):
             continue
@@ -433,7 +446,7 @@ def _view_name(framework: Framework, resolved: ResolvedCall) -> str | None:
     if name in framework.view_size_arguments:
         site = resolved.site
         if site.has_star_args:
-            return None
+            return name  # `x.view(*shape)`: the rank is not known, it may be 4-D
         sizes = site.args
         if len(sizes) == 1 and is_seq(sizes[0]):
             sizes = sizes[0][2]
@@ -448,9 +461,10 @@ class _ViewSyms:
     element of one (`a, b = x.chunk(2, 1)`), a slice of a tensor (`x[:, :c]`), and the
     locals bound to any of these."""
 
-    def __init__(self, fn: FunctionSummary, made: dict[Sym, str]) -> None:
+    def __init__(self, fn: FunctionSummary, made: dict[Sym, str], basic: Collection[Sym]) -> None:
         self.fn = fn
         self.made = made
+        self.basic = basic
         self.memo: dict[Sym, str | None] = {}
 
     def made_of(self, sym: Sym, depth: int = 0) -> str | None:
@@ -475,7 +489,9 @@ class _ViewSyms:
         if is_item(sym):
             base, subscript = sym[1], sym[2]
             if is_slice(subscript):
-                if not _sliceable(base) or not all(_bound(b) for b in subscript[1]):
+                if not _sliceable(base):
+                    return None
+                if sym not in self.basic and not all(_bound(b) for b in subscript[1]):
                     return None
                 return "a slice"  # its line is not kept: the statement that hands it on is
             if is_call(base) or is_local(base):
