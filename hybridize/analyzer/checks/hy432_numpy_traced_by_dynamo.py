@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -52,6 +52,11 @@ LIST_OF_DATA = "a list or tuple of data"
 REVERSING_FUNCTIONS = frozenset({"flip", "flipud", "fliplr", "rot90"})
 """NumPy functions answering a view with negative strides (a copy under torch._numpy)."""
 DIVIDING_FUNCTIONS = frozenset({"divide", "true_divide"})
+FLOAT_FUNCTIONS = frozenset(
+    {"sqrt", "cbrt", "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "arctan",
+     "deg2rad", "radians", "float32", "float64"}
+)  # fmt: skip
+"""NumPy functions whose value for Python numbers is a float scalar (`np.sqrt(2)`)."""
 """NumPy's true divisions (`/`): of integer arrays, float64 in NumPy, float32 compiled."""
 REDUCTIONS = frozenset(
     {
@@ -118,8 +123,10 @@ class ComputesNumpyArrays(Check):
       holds a list or tuple of floats (`np.outer(taps, taps)`);
     - a negative-step slice (`a[::-1]`, `a[None, ::-2]`) or a flip (`np.flip`, `np.flipud`,
       `np.fliplr`, `np.rot90`) of such an array;
-    - a true division (`a / b`, `np.divide`, `np.true_divide`) of such an array by anything
-      but a Python float (its dtype is not known: it may hold integers);
+    - a true division (`a / b`, `np.divide`, `np.true_divide`) with such an array as an
+      operand, or a NumPy array and a parameter's tensor (`x / np.arange(1, n)`), where no
+      operand is a float known from the code (`2.0`, `np.sqrt(2)`): the dtypes are not
+      known, they may be integers;
     - a whole-array reduction of it (`np.sum(a)`, `a.mean()`, `np.linalg.norm(a)`; no axis)
       that the function returns (alone, in a tuple or list, through locals).
 
@@ -143,7 +150,8 @@ class ComputesNumpyArrays(Check):
       is lost compiled; `a[::-1] += 1` raises at trace time; a new axis before a
       negative-step slice (`a[None, ::-1]`, pytorch-wavelets' `np.outer(h, h)[None, ::-1,
       ::-1]`) raises `IndexError: Dimension out of range` in `aten.flip`'s meta function;
-    - true division of integer arrays gives float32 (torch's default dtype), not float64;
+    - true division of integer arrays gives float32 (torch's default dtype), not float64,
+      and so does an integer tensor divided by an integer array (float64 eagerly);
     - a whole-array reduction returned from the compiled function is a 0-d `ndarray`, not a
       NumPy scalar (`isinstance(r, float)` turns False);
     - a list of floats is specialised on: its values are constants of the graph, and each
@@ -280,6 +288,7 @@ def _differing_operations(
             found.append(NumpyComputation(parameters, Evidence(message, span)))
 
     returned = _returned_calls(fn)
+    by_index = {resolved.index: resolved for resolved in calls}
     for resolved in calls:
         computed = _numpy_computation(fn, evaluator, resolved)
         if computed is None:
@@ -303,16 +312,23 @@ def _differing_operations(
         parameters = frozenset(p for sym in arrays for p in _parameters_of(fn, evaluator, sym))
         if name in REVERSING_FUNCTIONS:
             add(parameters, _reversed_message(f"`{function}`", parameters), span)
-        elif name in DIVIDING_FUNCTIONS and not _float_operand(evaluator, resolved.site.args):
+        elif name in DIVIDING_FUNCTIONS and _divides_arrays(
+            evaluator, resolved.site.args, by_index
+        ):
             add(parameters, _division_message(f"`{function}`", parameters), span)
         elif _reduces_whole(resolved, name) and resolved.index in returned:
             add(parameters, _reduction_message(function, parameters), span)
     for operation in ComputesNumpyArrays.summary_facts(fn):
-        arrays = [sym for sym in operation.operands if _is_array(evaluator.eval(sym))]
-        parameters = frozenset(p for sym in arrays for p in _parameters_of(fn, evaluator, sym))
-        if isinstance(operation, ReversedSlice):
+        if isinstance(operation, ReversedSlice):  # a tensor has no negative-step slices
+            arrays = [sym for sym in operation.operands if _is_array(evaluator.eval(sym))]
+            parameters = frozenset(p for sym in arrays for p in _parameters_of(fn, evaluator, sym))
             add(parameters, _reversed_message("a negative-step slice", parameters), operation.span)
-        elif not _float_operand(evaluator, operation.operands):
+        elif any(_only_arrays(evaluator.eval(sym)) for sym in operation.operands) and (
+            _divides_arrays(evaluator, operation.operands, by_index)
+        ):  # by a tensor too: an integer tensor by an integer array differs
+            parameters = frozenset(
+                p for sym in operation.operands for p in _parameters_of(fn, evaluator, sym)
+            )
             add(parameters, _division_message("`/`", parameters), operation.span)
     return found
 
@@ -384,17 +400,42 @@ def _list_parameters(fn: FunctionSummary, evaluator: Evaluator, sym: Sym) -> fro
     )
 
 
+def _only_arrays(atoms: Atoms) -> bool:
+    """A NumPy array, never a tensor (a value of both kinds is most often a tensor that a
+    NumPy scalar or array was combined with: `torch.sqrt(s) - bias`)."""
+    return _is_array(atoms) and not any(atom_kind(a) in ("tensor", "variable") for a in atoms)
+
+
 def _is_array(atoms: Atoms) -> bool:
     """May be a NumPy array (what torch._numpy computes on, compiled)."""
     return any(atom_kind(atom) == "numpy" for atom in atoms)
 
 
-def _float_operand(evaluator: Evaluator, operands: Iterable[Sym]) -> bool:
-    """Some operand is a Python float: the quotient is float64 in both modes."""
-    return any(
-        (atoms := evaluator.eval(sym))
-        and all(atom_kind(atom) == "lit" and atom[1] == "float" for atom in atoms)
-        for sym in operands
+def _divides_arrays(
+    evaluator: Evaluator, operands: Sequence[Sym], calls: Mapping[int, ResolvedCall]
+) -> bool:
+    """A true division whose operands may all be integers: none is a float known from the
+    code (the quotient is then float64 in both modes). A tensor operand does not make it
+    torch's division: an integer tensor divided by an integer array gives float64 eagerly,
+    float32 compiled (measured)."""
+    return not any(_float_value(evaluator, sym, calls) for sym in operands)
+
+
+def _float_value(evaluator: Evaluator, sym: Sym, calls: Mapping[int, ResolvedCall]) -> bool:
+    """A Python float (`2.0`), or a NumPy float function of Python numbers (`np.sqrt(2)`:
+    a float64 scalar)."""
+    atoms = evaluator.eval(sym)
+    if atoms and all(atom_kind(atom) == "lit" and atom[1] == "float" for atom in atoms):
+        return True
+    resolved = calls.get(sym[1]) if is_call(sym) else None
+    if resolved is None:
+        return False
+    info = next((i for i in resolved.api if i.framework == "numpy"), None)
+    if info is None or info.name.removeprefix("numpy.") not in FLOAT_FUNCTIONS:
+        return False
+    return bool(resolved.args) and all(
+        arguments and all(atom_kind(a) == "lit" and a[1] in ("int", "float") for a in arguments)
+        for arguments in resolved.args
     )
 
 
