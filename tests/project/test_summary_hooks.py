@@ -217,10 +217,11 @@ def test_a_hooks_tag_follows_its_code() -> None:
 
 
 def test_the_packages_hooks_are_the_registrys() -> None:
-    """HY429 and HY431 record their facts through hooks; the summariser's table is the
-    registry's, by node type."""
+    """HY429, HY431, HY432 and HY433 record their facts through hooks; the summariser's
+    table is the registry's, by node type, in code order."""
     table = summary_hooks()
-    assert {"HY429", "HY431"} <= table.hooks.keys()
+    assert {"HY429", "HY431", "HY432", "HY433"} <= table.hooks.keys()
     assert [code for code, _ in table.by_type[ast.Compare]] == ["HY429"]
-    assert [code for code, _ in table.by_type[ast.BinOp]] == ["HY431"]
+    assert [code for code, _ in table.by_type[ast.BinOp]] == ["HY431", "HY432"]
+    assert [code for code, _ in table.by_type[ast.Subscript]] == ["HY432", "HY433"]
     assert ast.Name not in table.by_type
