@@ -29,6 +29,9 @@ class HasPythonValueReturns(Check):
       graph), or what a Keras metric's `update_state` gives (a `tf.Operation` in a graph
       under Keras 2, tf_keras; None under Keras 3), on a metric object or as
       `super().update_state(...)` in a project metric class;
+    - a TensorFlow Probability distribution, made in it or returned by a project function
+      it calls (a Keras layer's `call` returning `(tfd.Normal(...), state)`), whole or in a
+      returned tuple, list or dict: tf.function gives it back rebuilt from its type spec;
     - `None` on one path and a tensor on another while the body branches on a tensor;
     - a Python value (a number, string or bool, `x.shape[i]`, `x.shape.as_list()`, a NumPy
       value) or a `tf.Variable`, which `tf.function` returns as a tensor, when a caller uses
@@ -68,8 +71,13 @@ class HasPythonValueReturns(Check):
     known an int32 tensor; one with an unknown dimension, as Keras' `build` gets, raises
     "found return value of type TensorShape"), a variable its current value, and other
     objects raise `TypeError: To be compatible with tf.function, Python functions must
-    return zero or more Tensors or ExtensionTypes or None values`. A branch on a tensor
-    becomes `tf.cond`, whose branches must return the same structure, so `None` against a
+    return zero or more Tensors or ExtensionTypes or None values`. A distribution is a
+    composite tensor: it comes back as a new object rebuilt from its type spec, whose
+    `parameters` hold tensors where the body passed None or a Python number (measured with
+    TF 2.21 and TensorFlow Probability 0.25: `Normal(x, 1.0)` comes back with `scale` a
+    tensor, `Deterministic(loc=x)` with `atol` and `rtol`, left None, tensors; tf-agents' PPO
+    policy puts them in its policy info, which then no longer matches its spec). A branch on
+    a tensor becomes `tf.cond`, whose branches must return the same structure, so `None` against a
     tensor raises `ValueError`. A caller that needed the Python value then fails (Keras:
     "Received an invalid value for `units`") or silently prints `tf.Tensor(4, shape=(),
     dtype=int32)` instead of `4`. In a caller running as a graph the compiled function is a

@@ -29,7 +29,7 @@ index, `bool()`, NumPy).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import cast
 
 from hybridize.analyzer.facts.callgraph import call_sites
@@ -48,7 +48,7 @@ from hybridize.analyzer.facts.mapped_structures import (
     callback_parameters,
     mapped_structure_position,
 )
-from hybridize.analyzer.facts.predicates import leaf_atoms, made_of, walk_syms
+from hybridize.analyzer.facts.predicates import leaf_atoms, local_values, made_of, walk_syms
 from hybridize.analyzer.facts.refs import is_class_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.sort_keys import compared_key_results
@@ -155,6 +155,7 @@ def python_value_returns(
     evaluator = get_evaluator(index, facts, key)
     reasons = [
         *_unreturnable(index, facts, key, fn, evaluator),
+        *_rebuilt_returns(index, facts, key, evaluator.framework),
         *_none_or_tensor(fn, evaluator),
         *_unknown_from_callers(index, facts, key, fn),
         *compared_key_results(index, facts, key, fn, evaluator, traced),
@@ -251,6 +252,117 @@ def _unreturnable(
         if reasons:
             yield min(reasons)
             return
+
+
+REBUILT_RETURN_DEPTH = 3
+"""Project calls followed to find a returned distribution (`return self._net(x)` whose
+layer's `call` returns `(tfd.Normal(...), state)`)."""
+
+
+def _rebuilt_returns(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, framework: Framework
+) -> Iterator[str]:
+    """Why the function returns an object tf.function gives back rebuilt from its type spec
+    (`Framework.rebuilt_return_namespaces`: a TensorFlow Probability distribution), made in
+    it or returned by a project function it calls (`REBUILT_RETURN_DEPTH` deep), whole or as
+    an element of a returned tuple, list or dict."""
+    if not framework.rebuilt_return_namespaces:
+        return
+    made = _returned_construction(
+        index, facts, key, framework.rebuilt_return_namespaces, framework.packed_leaves, 0, set()
+    )
+    if made is not None:
+        yield (
+            f"returns a `{_display(made)}`, which tf.function gives back rebuilt from its "
+            "type spec, not as the body built it: its `parameters` hold tensors where the "
+            "body passed None or a Python number (TensorFlow Probability distributions)"
+        )
+
+
+def _returned_construction(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    namespaces: tuple[str, ...],
+    packed: Mapping[str, tuple[int, str]],
+    depth: int,
+    seen: set[FunctionKey],
+) -> str | None:
+    """The class under one of `namespaces` whose object the function may return (see
+    `_rebuilt_returns`), by canonical name; through the calls of `packed` (the leaves they
+    return: `Framework.packed_leaves`)."""
+    seen.add(key)
+    try:
+        fn = index.function(key)
+    except KeyError:
+        return None
+    calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
+
+    def follow(sym: Sym) -> Iterable[Sym]:
+        kind: SymKind = sym[0]
+        if kind in ("seq", "dict", "cond", "item"):
+            return made_of(sym)
+        if is_call(sym) and sym[1] in calls:
+            return _packed_argument(calls[sym[1]], packed)
+        return local_values(fn, sym)
+
+    for sym in walk_syms(fn.returns, follow):
+        if not is_call(sym) or sym[1] not in calls:
+            continue
+        resolved = calls[sym[1]]
+        for atom in resolved.callee_atoms:
+            if is_ext_atom(atom) and atom[1].startswith(namespaces):
+                return atom[1]
+        if depth >= REBUILT_RETURN_DEPTH:
+            continue
+        targets = [target for kind, target in resolved.targets if kind != "class"]
+        targets += _layer_calls_behind(index, facts, key, fn, fn.calls[sym[1]].callee)
+        for target in targets:
+            if target in seen:
+                continue
+            made = _returned_construction(index, facts, target, namespaces, packed, depth + 1, seen)
+            if made is not None:
+                return made
+    return None
+
+
+def _packed_argument(resolved: ResolvedCall, packed: Mapping[str, tuple[int, str]]) -> list[Sym]:
+    """The argument whose leaves the call returns as they are (`Framework.packed_leaves`)."""
+    for info in resolved.api:
+        if info.name in packed:
+            position, keyword = packed[info.name]
+            site = resolved.site
+            given = dict(site.kwargs)
+            if keyword in given:
+                return [given[keyword]]
+            return [site.args[position]] if len(site.args) > position else []
+    return []
+
+
+LAYER_CALL_OVERRIDES = 200
+"""Project classes whose `call` a `super().__call__(...)` may run that are looked into."""
+
+
+def _layer_calls_behind(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, fn: FunctionSummary, callee: Sym
+) -> list[FunctionKey]:
+    """The `call` methods `super().__call__(...)` runs in a project layer's own `__call__`
+    (Keras' `__call__` runs `self.call`): the class's and every project subclass's, since
+    the object may be of any of them (tf-agents' `Network.__call__`)."""
+    if not is_attr(callee) or attr_name(callee) != "__call__":
+        return []
+    if not _calls_super(fn, attr_base(callee)):
+        return []
+    evaluator = get_evaluator(index, facts, key)
+    found: list[FunctionKey] = []
+    for atom in evaluator.eval(attr_base(callee)):
+        if not is_super_atom(atom):
+            continue
+        for class_key in [atom[1], *index.subclasses(atom[1])][:LAYER_CALL_OVERRIDES]:
+            method = index.find_method(class_key, "call")
+            if method is not None and method not in found:
+                found.append(method)
+    return found
 
 
 ITERATOR_KINDS = {

@@ -349,6 +349,18 @@ class Framework:
     """APIs (canonical `ApiInfo.name`) whose result may be neither a tensor nor None in
     compiled code, though their tables file them as giving nothing, each with what the result
     is in words: a compiled function returning it fails while tracing (HY407)."""
+    unread_variable_results: frozenset[str] = frozenset()
+    """Variable methods (canonical `ApiInfo.name`) whose result is an unread variable (HY436):
+    a compiled function first traced with it, outside a graph the caller itself traces,
+    fails to read it."""
+    packed_leaves: Mapping[str, tuple[int, str]] = field(default_factory=dict, compare=False)
+    """APIs (canonical `ApiInfo.name`) whose result holds the leaves of one argument as they
+    are, by its position and keyword (`tf.nest.pack_sequence_as(structure, flat_sequence)`)."""
+    rebuilt_return_namespaces: tuple[str, ...] = ()
+    """Namespaces (canonical, ending in a dot) of the classes whose objects a compiled
+    function returns rebuilt from their type spec instead of as the body built them (HY407):
+    TensorFlow Probability's distributions, whose `parameters` come back as tensors where the
+    body passed None or a Python number."""
     python_configured_layers: frozenset[str] = frozenset()
     """Namespaces whose layer classes validate their constructor's arguments as Python
     values (a Keras `Dense(units)` rejects a tensor)."""
@@ -630,6 +642,9 @@ TENSORFLOW = Framework(
     loop_variable_index_break=tensorflow_rules.LOOP_VARIABLE_INDEX_BREAK,
     graph_operation_namespaces=tensorflow_rules.GRAPH_OPERATION_NAMESPACES,
     non_tensor_results=tensorflow_rules.NON_TENSOR_RESULTS,
+    rebuilt_return_namespaces=tensorflow_rules.REBUILT_RETURN_NAMESPACES,
+    packed_leaves=tensorflow_rules.PACKED_LEAVES,
+    unread_variable_results=tensorflow_rules.UNREAD_VARIABLE_RESULTS,
     python_configured_layers=tensorflow_rules.PYTHON_CONFIGURED_LAYER_NAMESPACES,
     hinted_kind=tensorflow_rules.hinted_kind,
     composite_spec=tensorflow_rules.composite_spec,

@@ -921,6 +921,35 @@ NON_TENSOR_RESULTS: Mapping[str, str] = {
     ),
 }
 
+#: Classes whose objects tf.function returns rebuilt from their type spec (measured with
+#: TensorFlow 2.21 and TensorFlow Probability 0.25: a distribution is an auto-composite
+#: tensor; `Normal(x, 1.0)` comes back with `scale` a tensor, `Deterministic(loc=x)` with its
+#: `atol` and `rtol`, left None, tensors; a project subclass that is no composite tensor
+#: raises TypeError while tracing).
+REBUILT_RETURN_NAMESPACES: tuple[str, ...] = (
+    "tensorflow_probability.distributions.",
+    "tensorflow_probability.python.distributions.",
+)
+
+#: APIs whose result holds one argument's leaves as they are: by position and keyword.
+PACKED_LEAVES: Mapping[str, tuple[int, str]] = {
+    "tensorflow.nest.pack_sequence_as": (1, "flat_sequence"),
+    "keras.tree.pack_sequence_as": (1, "flat_sequence"),
+}
+
+#: Variable methods whose result is an unread variable (`_UnreadVariable`): its reads depend
+#: on the update op. A tf.function first traced with one, called from eager code or from a
+#: `tf.cond`, `tf.while_loop` or `tf.CriticalSection.execute` body, fails to read it
+#: ("TypeError: Can not convert a NoneType into a Tensor or Operation"); called from a
+#: tf.function it traces (measured with TensorFlow 2.21; HY436).
+UNREAD_VARIABLE_RESULTS: frozenset[str] = frozenset(
+    {
+        "tensorflow.Variable.assign",
+        "tensorflow.Variable.assign_add",
+        "tensorflow.Variable.assign_sub",
+    }
+)
+
 #: Namespaces whose layer classes validate their constructor's arguments as Python values
 #: (Keras: `Dense(units)` rejects a tensor).
 PYTHON_CONFIGURED_LAYER_NAMESPACES: frozenset[str] = frozenset({"keras"})

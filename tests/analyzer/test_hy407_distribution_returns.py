@@ -1,0 +1,102 @@
+"""HY407: a returned TensorFlow Probability distribution comes back rebuilt from its type spec.
+
+The examples (hybridize/check_examples/HY407/invalid-6, -7) run through test_check_examples;
+these tests pin the verdicts and measure the claim on the installed TensorFlow and TensorFlow
+Probability (skipped where TensorFlow Probability is not installed: the project's
+environments do not hold it; run it with one that does).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import textwrap
+
+import pytest
+from facts_helpers import analyse
+
+PROJECT = """
+import tensorflow as tf
+import tensorflow_probability as tfp
+
+tfd = tfp.distributions
+
+
+class Head(tf.keras.layers.Layer):
+    def call(self, x, state=()):
+        return tfd.Deterministic(loc=x * 2.0), state
+
+
+class Policy(tf.Module):
+    def __init__(self, head):
+        self._head = head
+
+    def apply_head(self, x):
+        return self._head(x * 2.0)
+
+    def mean(self, x):
+        return tfd.Normal(x * 2.0, 1.0).mean()
+
+
+def make(x):
+    dist = tfd.Normal(x * 2.0, 1.0)
+    return {"dist": dist, "x": x}
+
+
+def run():
+    policy = Policy(Head())
+    for _ in range(10):
+        policy.apply_head(tf.ones([3]))
+        policy.mean(tf.ones([3]))
+        make(tf.ones([3]))
+"""
+
+
+def _hy407(qualname: str) -> list[str]:
+    v = analyse(textwrap.dedent(PROJECT))[qualname]
+    return [f.message for f in v.findings if f.code == "HY407"]
+
+
+@pytest.mark.parametrize(
+    ("qualname", "made"),
+    [
+        ("Head.call", "Deterministic"),
+        ("Policy.apply_head", "Deterministic"),
+        ("make", "Normal"),
+    ],
+)
+def test_a_returned_distribution_blocks_the_function(qualname: str, made: str) -> None:
+    [message] = _hy407(qualname)
+    assert f"distributions.{made}`" in message
+    assert "rebuilt from its type spec" in message
+
+
+def test_a_tensor_computed_from_a_distribution_is_returned_as_such() -> None:
+    assert _hy407("Policy.mean") == []
+
+
+@pytest.mark.tensorflow
+@pytest.mark.slow
+@pytest.mark.skipif(
+    importlib.util.find_spec("tensorflow_probability") is None,
+    reason="TensorFlow Probability absent",
+)
+def test_a_compiled_function_returns_a_distribution_with_other_parameters() -> None:
+    """Measured under TF 2.21, TensorFlow Probability 0.25."""
+    import tensorflow as tf
+    import tensorflow_probability as tfp
+
+    tfd = tfp.distributions
+    x = tf.constant([1.0, 2.0])
+
+    def tensor_parameters(dist: object) -> set[str]:
+        return {k for k, v in dist.parameters.items() if tf.is_tensor(v)}  # type: ignore[attr-defined]
+
+    for make, eager_keys, compiled_keys in (
+        (lambda x: tfd.Deterministic(loc=x), {"loc"}, {"loc", "atol", "rtol"}),
+        (lambda x: tfd.Normal(x, 1.0), {"loc"}, {"loc", "scale"}),
+    ):
+        made = make(x)
+        compiled = tf.function(make)(x)
+        assert type(compiled) is type(made)
+        assert tensor_parameters(made) == eager_keys
+        assert tensor_parameters(compiled) == compiled_keys
