@@ -9,7 +9,7 @@ from hybridize.analyzer.facts.callgraph import call_sites
 from hybridize.analyzer.facts.evaluator import ResolvedCall
 from hybridize.analyzer.facts.predicates import local_values, walk_syms
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
-from hybridize.analyzer.summaries.syms import is_call
+from hybridize.analyzer.summaries.syms import call_sym
 from hybridize.model import Finding
 
 from . import TENSORFLOW_ONLY, Check
@@ -85,7 +85,7 @@ class ReceivesUnreadVariables(Check):
         for caller, caller_fn, resolved, _ in call_sites(context.index, context.facts, context.key):
             if caller in project.traced:
                 continue
-            calls = {r.index: r for r in context.facts.calls.get(caller, [])}
+            calls = {call_sym(r.index): r for r in context.facts.calls.get(caller, [])}
             site = resolved.site
             arguments = [*site.args, *(value for _, value in site.kwargs)]
             method = _update_in(caller_fn, calls, arguments, methods)
@@ -103,15 +103,16 @@ class ReceivesUnreadVariables(Check):
 
 def _update_in(
     fn: FunctionSummary,
-    calls: dict[int, ResolvedCall],
+    calls: dict[Sym, ResolvedCall],
     arguments: Iterable[Sym],
     methods: frozenset[str],
 ) -> str | None:
     """The variable update (of `methods`) some argument is, as it is or through a local."""
     for sym in walk_syms(arguments, lambda current: local_values(fn, current)):
-        if not is_call(sym) or sym[1] not in calls:
+        resolved = calls.get(sym)
+        if resolved is None:
             continue
-        for info in calls[sym[1]].api:
+        for info in resolved.api:
             if info.name in methods:
                 return info.name
     return None

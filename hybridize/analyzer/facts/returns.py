@@ -59,6 +59,7 @@ from hybridize.analyzer.facts.values import (
     UNKNOWN_ATOM,
     Atom,
     AtomKind,
+    ext_name,
     is_dict_atom,
     is_ext_atom,
     is_func_atom,
@@ -72,6 +73,7 @@ from hybridize.analyzer.facts.values import (
     is_tup_atom,
     is_variable_atom,
     obj_role,
+    super_class,
 )
 from hybridize.analyzer.frameworks import lookup, written_name
 from hybridize.analyzer.frameworks.api_info import ApiInfo
@@ -296,27 +298,28 @@ def _returned_construction(
         fn = index.function(key)
     except KeyError:
         return None
-    calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
+    calls = {call_sym(resolved.index): resolved for resolved in facts.calls.get(key, [])}
 
     def follow(sym: Sym) -> Iterable[Sym]:
         kind: SymKind = sym[0]
         if kind in ("seq", "dict", "cond", "item"):
             return made_of(sym)
-        if is_call(sym) and sym[1] in calls:
-            return _packed_argument(calls[sym[1]], packed)
+        if sym in calls:
+            return _packed_argument(calls[sym], packed)
         return local_values(fn, sym)
 
     for sym in walk_syms(fn.returns, follow):
-        if not is_call(sym) or sym[1] not in calls:
+        found = calls.get(sym)
+        if found is None:
             continue
-        resolved = calls[sym[1]]
+        resolved = found
         for atom in resolved.callee_atoms:
-            if is_ext_atom(atom) and atom[1].startswith(namespaces):
-                return atom[1]
+            if is_ext_atom(atom) and ext_name(atom).startswith(namespaces):
+                return ext_name(atom)
         if depth >= REBUILT_RETURN_DEPTH:
             continue
         targets = [target for kind, target in resolved.targets if kind != "class"]
-        targets += _layer_calls_behind(index, facts, key, fn, fn.calls[sym[1]].callee)
+        targets += _layer_calls_behind(index, facts, key, fn, resolved.site.callee)
         for target in targets:
             if target in seen:
                 continue
@@ -358,7 +361,8 @@ def _layer_calls_behind(
     for atom in evaluator.eval(attr_base(callee)):
         if not is_super_atom(atom):
             continue
-        for class_key in [atom[1], *index.subclasses(atom[1])][:LAYER_CALL_OVERRIDES]:
+        owner = super_class(atom)
+        for class_key in [owner, *index.subclasses(owner)][:LAYER_CALL_OVERRIDES]:
             method = index.find_method(class_key, "call")
             if method is not None and method not in found:
                 found.append(method)
