@@ -592,8 +592,9 @@ LIBRARIES: dict[str, Library] = {
 
 DEFAULT_LIBRARIES = ("sonnet", "recommenders", "tf-models", "larq", "tf-explain")
 """The TensorFlow libraries tuned on; the PyTorch ones are judged on request (`--libraries
-gpytorch,normflows,entmax,zuko,pytorch-wavelets`), and so is tensorflow-gnn (its sample of 8 files takes far
-longer than the rest); the held-out ones only when a change is done (`--held-out`)."""
+gpytorch,normflows,entmax,zuko,pytorch-wavelets,torch-optimizer`), and so are tensorflow-gnn
+and tf-agents (their samples of 8 and 10 files take far longer than the rest); the held-out
+ones only when a change is done (`--held-out`)."""
 
 HELD_OUT_LIBRARIES = tuple(name for name, library in LIBRARIES.items() if library.held_out)
 """Kept out of the tuning, at least one per framework: run by `--held-out` (or by name) only
