@@ -313,9 +313,13 @@ def _returned_construction(
         if found is None:
             continue
         resolved = found
-        for atom in resolved.callee_atoms:
-            if is_ext_atom(atom) and ext_name(atom).startswith(namespaces):
-                return ext_name(atom)
+        constructed = sorted(
+            ext_name(atom)
+            for atom in resolved.callee_atoms
+            if is_ext_atom(atom) and ext_name(atom).startswith(namespaces)
+        )
+        if constructed:
+            return constructed[0]
         if depth >= REBUILT_RETURN_DEPTH:
             continue
         targets = [target for kind, target in resolved.targets if kind != "class"]
@@ -358,10 +362,10 @@ def _layer_calls_behind(
         return []
     evaluator = get_evaluator(index, facts, key)
     found: list[FunctionKey] = []
-    for atom in evaluator.eval(attr_base(callee)):
-        if not is_super_atom(atom):
-            continue
-        owner = super_class(atom)
+    owners = sorted(
+        super_class(atom) for atom in evaluator.eval(attr_base(callee)) if is_super_atom(atom)
+    )
+    for owner in owners:
         for class_key in [owner, *index.subclasses(owner)][:LAYER_CALL_OVERRIDES]:
             method = index.find_method(class_key, "call")
             if method is not None and method not in found:
