@@ -91,6 +91,23 @@ def test_a_tensor_indexed_by_numbers_and_a_dict_of_one_key_kind_are_not_refused(
     assert verdicts["update_fn"].passes, verdicts["update_fn"].findings
 
 
+@pytest.mark.parametrize("commonest", ["(1, 2)", '"name"'])
+def test_a_mixed_flow_is_found_whichever_kind_most_places_key_by(commonest: str) -> None:
+    """Only the places from which a flow may meet a key of a kind other than the commonest
+    are followed (`_reaching_rarer_keys`): the flow of `memoizer` still meets both of its
+    kinds, back through the caller that passes it (`Deferred.update`) and down to the
+    method it passes it to (`Deferred.value`), when more unrelated dicts are keyed by a
+    tuple or by a string than by the other; a dict of those keyed by one kind alone is
+    not claimed."""
+    unrelated = "".join(
+        f"\n\ndef table_{i}(table):\n    return table[{commonest}] * 2.0\n" for i in range(3)
+    )
+    verdicts = analyse(MEMOIZED + unrelated)
+    assert _hy409(verdicts["update_fn"].findings)
+    assert _hy409(verdicts["Deferred.value"].findings)
+    assert not any(_hy409(verdicts[f"table_{i}"].findings) for i in range(3))
+
+
 @pytest.mark.tensorflow
 @pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
 def test_tf_function_fails_on_a_dict_of_keys_that_do_not_order() -> None:

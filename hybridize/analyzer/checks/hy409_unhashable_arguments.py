@@ -230,9 +230,14 @@ def _passed_on(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: str
 ) -> list[tuple[FunctionKey, str]]:
     """The parameters of project functions that `key` passes its variable `name` to."""
-    return _by_function(facts, PASSED_ON, key, lambda: _passed_on_by_name(index, facts, key)).get(
-        name, []
-    )
+    return _passed_on_each(index, facts, key).get(name, [])
+
+
+def _passed_on_each(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> dict[str, list[tuple[FunctionKey, str]]]:
+    """`_passed_on` of every variable of `key` (memoised)."""
+    return _by_function(facts, PASSED_ON, key, lambda: _passed_on_by_name(index, facts, key))
 
 
 def _passed_on_by_name(
@@ -299,8 +304,9 @@ def unordered_dict_keys(
     fn = index.function(key)
     found: list[Evidence] = []
     evaluator = get_evaluator(index, facts, key)
+    reaching = _reaching_rarer_keys(index, facts)
     for param in fn.explicit_params:
-        if param.kind in ("vararg", "kwarg"):
+        if param.kind in ("vararg", "kwarg") or (key, param.name) not in reaching:
             continue
         if any(
             atom_kind(atom) in INDEXED_NOT_KEYED for atom in evaluator.eval(param_sym(param.name))
@@ -325,6 +331,55 @@ def unordered_dict_keys(
                 ),
             )
         )
+    return found
+
+
+REACHING_RARER_KEYS = "hy409_reaching_rarer_keys"
+"""The `facts.cache` entry of `_reaching_rarer_keys`."""
+
+
+def _reaching_rarer_keys(index: ProjectIndex, facts: TensorFacts) -> set[tuple[FunctionKey, str]]:
+    """The places (function, variable) from which a dict's flow may meet a key of another
+    kind than the kind most places key by: the places keying so, and every place that
+    passes a variable to one of them or is passed one by it (both ways, as far as they
+    go, whatever `MAX_DICT_FLOW` stops the flow at).
+
+    A flow of mixed keys meets two kinds, so at least one that is not the commonest: one
+    from any other place meets one kind at most, and is not followed. Most parameters are
+    such places (a dict of string keys, or no dict at all), and each flow walks the calls of
+    every function it reaches. Found once per solve, from the few places keying by the
+    rarer kinds back along the edges the flows follow forward (`_passed_on` of a place,
+    and the variables its callers pass to it); a flow's own steps only shrink it."""
+    found = cast("set[tuple[FunctionKey, str]] | None", facts.cache.get(REACHING_RARER_KEYS))
+    if found is not None:
+        return found
+    by_kind: dict[str, set[tuple[FunctionKey, str]]] = {}
+    for relpath in index.modules:
+        written = of_module(facts, index, WRITTEN_KEYS, relpath, _module_written_keys)
+        for qualname, by_name in written.items():
+            key = FunctionKey(relpath, qualname)
+            for name in by_name:
+                for use in _key_uses(index, facts, key, name):
+                    by_kind.setdefault(use.kind, set()).add((key, name))
+    commonest = max(sorted(by_kind), key=lambda kind: len(by_kind[kind]), default=None)
+    found = set().union(*(places for kind, places in by_kind.items() if kind != commonest))
+    work = list(found)
+    while work:
+        place, variable = work.pop()
+        # A flow steps from a variable to the parameters it is passed as (`_passed_on`),
+        # and from a parameter to the variables callers pass as it (`_passed_in`): back
+        # from `place`, the first come from its callers (each caller's variables passed
+        # as this one), the second from the parameters it passes `variable` as.
+        before = [*_passed_on(index, facts, place, variable)]
+        for caller in facts.callers.get(place, ()):
+            for passed, targets in _passed_on_each(index, facts, caller).items():
+                if (place, variable) in targets:
+                    before.append((caller, passed))
+        for step in before:
+            if step not in found:
+                found.add(step)
+                work.append(step)
+    facts.cache[REACHING_RARER_KEYS] = found
     return found
 
 

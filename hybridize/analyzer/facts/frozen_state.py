@@ -177,11 +177,32 @@ def guarded_by_value(kinds: frozenset[str]) -> bool:
 
 def traced_with(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
-) -> Iterator[tuple[FunctionKey, str, Span]]:
+) -> tuple[tuple[FunctionKey, str, Span], ...]:
     """The function and the project functions it calls (to MAX_HELPER_DEPTH), each with
     the words that lead to it ("calls `helper`, which ") and the call in the function's own
     body that leads to it (the function's span for the function itself): a finding about a
-    helper points at the statement that brings it into the trace."""
+    helper points at the statement that brings it into the trace.
+
+    Memoised per function in `facts.cache` (cleared with every solve): six checks ask for
+    the region of every function they decide (HY408, HY411, HY420, HY424, HY433 and the
+    injected doubles), each walking the same calls."""
+    memo = cast(
+        "dict[FunctionKey, tuple[tuple[FunctionKey, str, Span], ...]]",
+        facts.cache.setdefault(TRACED_WITH, {}),
+    )
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = tuple(_traced_with(index, facts, key))
+    return found
+
+
+TRACED_WITH = "traced_with"
+"""The `facts.cache` entry of `traced_with`, by function."""
+
+
+def _traced_with(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> Iterator[tuple[FunctionKey, str, Span]]:
     seen = {key}
     frontier = [(key, "", index.function(key).span)]
     for _ in range(MAX_HELPER_DEPTH + 1):
