@@ -327,6 +327,11 @@ def describe_test(index: ProjectIndex, test: FunctionKey) -> str:
     return "module code" if test.is_module_code else f"the test `{index.function(test).qualname}`"
 
 
+CALLS_PATCHED = "calls_patched"
+"""The `facts.cache` entry of whether a function calls a patched project function: each
+function's region (`traced_with`) asks it of the same helpers."""
+
+
 def patched_callee_calls(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
 ) -> list[Evidence]:
@@ -336,7 +341,17 @@ def patched_callee_calls(
     patched = patched_functions(index, facts)
     if not patched:
         return []
+    calling = cast("dict[FunctionKey, bool]", facts.cache.setdefault(CALLS_PATCHED, {}))
     for reader, via, entry in traced_with(index, facts, key):
+        calls = calling.get(reader)
+        if calls is None:
+            calls = calling[reader] = any(
+                target in patched
+                for resolved in facts.calls.get(reader, [])
+                for _, target in callees(index, resolved)
+            )
+        if not calls:
+            continue
         for resolved in facts.calls.get(reader, []):
             for _, target in callees(index, resolved):
                 patch = patched.get(target)
