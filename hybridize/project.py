@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import os
 import re
 import time
@@ -55,6 +56,7 @@ from hybridize.notebooks import CellMap, Notebook, in_cells
 from hybridize.progress import ProgressCallback, ProgressStep, Stage
 
 if TYPE_CHECKING:
+    from hybridize.analyzer.summaries.hooks import HookTable
     from hybridize.analyzer.summaries.ir import ModuleSummary
     from hybridize.analyzer.summaries.statement_edit import EditableSummary
     from hybridize.refactor.plan import RefactorPlan
@@ -369,8 +371,8 @@ class Project:
         if report is not None:
             report(len(out))
         jobs = self.options.jobs or os.cpu_count() or 1
+        hooks = load_summary_hooks()
         if jobs > 1 and len(missing) >= PARALLEL_THRESHOLD:
-            load_summary_hooks()  # once, here: forked workers inherit the registry
             # One file at a time per worker: a worker that crashes costs only its file.
             failed: set[str] = set()
 
@@ -380,7 +382,7 @@ class Project:
 
             served = len(out)
             summaries = run_isolated(
-                _summarize_one,
+                functools.partial(_summarize_one, hooks),
                 missing,
                 jobs,
                 left_out,
@@ -392,7 +394,7 @@ class Project:
                     self._store(relpath, raw, summary)
         else:
             for relpath, raw in missing:
-                out[relpath] = self._summarize(relpath, raw)
+                out[relpath] = self._summarize(relpath, raw, hooks)
                 if report is not None:
                     report(len(out))
         return out
@@ -424,32 +426,38 @@ class Project:
         does (whose parse the plan of the same text then shares)."""
         return self._cache is not None and self._cache.usable and relpath not in self._buffers
 
-    def _summarize(self, relpath: str, raw: bytes) -> ModuleSummary | FileError:
-        """A file's summary from its bytes, decoded as Python would (the disk's way)."""
+    def _summarize(
+        self, relpath: str, raw: bytes, hooks: HookTable | None = None
+    ) -> ModuleSummary | FileError:
+        """A file's summary from its bytes, decoded as Python would (the disk's way), with
+        the registry's summary hooks (`hooks`, when the caller has them already)."""
         cached = self._cached(relpath, raw)
         if cached is not None:
             return cached
+        if hooks is None:
+            hooks = load_summary_hooks()
         with self.analysis.collectable():
             if relpath in self._buffers and not is_notebook(relpath):
-                summary = self._summarize_buffer(relpath, raw)
+                summary = self._summarize_buffer(relpath, raw, hooks)
             else:
-                summary = summarize_raw(relpath, raw)
+                summary = summarize_raw(relpath, raw, hooks)
         self._store(relpath, raw, summary)
         return summary
 
-    def _summarize_buffer(self, relpath: str, raw: bytes) -> ModuleSummary | FileError:
+    def _summarize_buffer(
+        self, relpath: str, raw: bytes, hooks: HookTable
+    ) -> ModuleSummary | FileError:
         """`summarize_raw` for an editor buffer: from its summary before the edit when the
         edit stays within one top-level statement (`summarize_buffer`)."""
         from hybridize.analyzer.summaries.file_summaries import summarize_buffer
 
-        load_summary_hooks()
         previous = self._editable.pop(relpath, None)
         if len(raw) > MAX_SOURCE_BYTES:
             return FileError(relpath, "file too large to be analysed")
         decoded = decode_file(relpath, raw)
         if isinstance(decoded, str):
             return FileError(relpath, decoded)
-        summary, editable = summarize_buffer(relpath, decoded[0], previous)
+        summary, editable = summarize_buffer(relpath, decoded[0], previous, hooks)
         if editable is not None:
             self._editable[relpath] = editable
         return summary
@@ -727,31 +735,31 @@ def encode_buffer(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def summarize_raw(relpath: str, raw: bytes) -> ModuleSummary | FileError:
-    """A file's summary from its bytes: size limit and decoding as for a file on disk."""
+def summarize_raw(relpath: str, raw: bytes, hooks: HookTable) -> ModuleSummary | FileError:
+    """A file's summary from its bytes: size limit and decoding as for a file on disk; the
+    summary hooks of `hooks` run (the registry's: `load_summary_hooks`)."""
     if len(raw) > MAX_SOURCE_BYTES:
         return FileError(relpath, "file too large to be analysed")
     from hybridize.analyzer.summaries.file_summaries import summarize_text
 
-    load_summary_hooks()
     decoded = decode_file(relpath, raw)
     if isinstance(decoded, str):
         return FileError(relpath, decoded)
-    summary = summarize_text(relpath, decoded[0])
+    summary = summarize_text(relpath, decoded[0], hooks)
     if is_notebook(relpath) and isinstance(summary, FileError):
         return FileError(relpath, in_cells(summary.message, raw))
     return summary
 
 
-def load_summary_hooks() -> None:
-    """Make the registry's summary hooks the summariser's (`Check.summary_hook`): the checks,
-    imported, name their hooks to it (`summaries.hooks.provide_hooks`); a summary made
-    without them would lack their facts. Only a run that summarises a file imports them."""
+def load_summary_hooks() -> HookTable:
+    """The registry's summary hooks (`Check.summary_hook`), which every summary `Project`
+    makes runs: the summariser takes them as an argument (`summarize_text`). Only a run that
+    summarises a file imports the checks for them."""
     from hybridize.analyzer.checks import summary_hooks
 
-    summary_hooks()
+    return summary_hooks()
 
 
-def _summarize_one(item: tuple[str, bytes]) -> ModuleSummary | FileError:
+def _summarize_one(hooks: HookTable, item: tuple[str, bytes]) -> ModuleSummary | FileError:
     """A worker's summary of one file (a worker process exits with its garbage)."""
-    return summarize_raw(*item)
+    return summarize_raw(*item, hooks)

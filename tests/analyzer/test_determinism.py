@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from hybridize.analyzer.analysis import ProjectAnalysis
+from hybridize.analyzer.checks import summary_hooks
 from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.summaries import file_summaries
 from hybridize.analyzer.summaries.file_summaries import summarize_text
@@ -48,7 +49,7 @@ def _summaries() -> list[ModuleSummary]:
     summaries = []
     for path in sorted(CORPUS.rglob("*.py")):
         relpath = path.relative_to(CORPUS).as_posix()
-        summary = summarize_text(relpath, path.read_text(encoding="utf-8"))
+        summary = summarize_text(relpath, path.read_text(encoding="utf-8"), summary_hooks())
         assert isinstance(summary, ModuleSummary), relpath
         summaries.append(summary)
     return summaries

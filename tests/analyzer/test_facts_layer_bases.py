@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from hybridize.analyzer.checks import summary_hooks
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.file_summaries import summarize_text
 from hybridize.analyzer.summaries.keys import ClassKey
@@ -18,7 +19,7 @@ MIXIN = "class Mixin:\n    def describe(self):\n        return 'mixin'\n\n"
 
 
 def _layer_base(source: str, name: str):
-    index = ProjectIndex({"main.py": summarize_text("main.py", source)})
+    index = ProjectIndex({"main.py": summarize_text("main.py", source, summary_hooks())})
     return index.layer_base(ClassKey("main.py", name))
 
 

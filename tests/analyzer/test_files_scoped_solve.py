@@ -8,6 +8,7 @@ from __future__ import annotations
 import textwrap
 
 from hybridize.analyzer.analysis import ProjectAnalysis
+from hybridize.analyzer.checks import summary_hooks
 from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.summaries.file_summaries import summarize_text
 from hybridize.analyzer.summaries.ir import ModuleSummary
@@ -58,7 +59,7 @@ def unrelated(x):
 def _modules() -> dict[str, ModuleSummary]:
     modules = {}
     for relpath, text in (("helper.py", HELPER), ("user.py", USER), ("other.py", OTHER)):
-        summary = summarize_text(relpath, textwrap.dedent(text))
+        summary = summarize_text(relpath, textwrap.dedent(text), summary_hooks())
         assert isinstance(summary, ModuleSummary), relpath
         modules[relpath] = summary
     return modules

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hybridize.analyzer.checks import TENSORFLOW_ONLY, TORCH_ONLY, registry
+from hybridize.analyzer.checks import TENSORFLOW_ONLY, TORCH_ONLY, registry, summary_hooks
 from hybridize.analyzer.facts.evaluator import PYTHON, Evaluator, TensorFacts
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import SafetyScan, eager_only_calls
@@ -299,7 +299,7 @@ def test_a_third_framework_is_served_without_editing_core_modules(monkeypatch):
     assert ones is not None and ones.framework == "toy" and ones.returns == "tensor"
     assert tensor_spec(ones, [], {}) == ("float32", (7,))
     source = "import toy\n\ndef f():\n    y = toy.ones(3)\n    return y.brightness\n"
-    index = ProjectIndex({"main.py": summarize_text("main.py", source)})
+    index = ProjectIndex({"main.py": summarize_text("main.py", source, summary_hooks())})
     assert index.function_framework(FunctionKey("main.py", "f")) is TOY
     evaluator = Evaluator(index, TensorFacts(), FunctionKey("main.py", "f"))
     (y,) = evaluator.eval(index.function(FunctionKey("main.py", "f")).locals["y"][0])
@@ -314,7 +314,7 @@ def test_a_third_frameworks_words_reach_its_messages(monkeypatch):
     layer_library`, `layer_class_names`, `generator_break`), never TensorFlow's."""
     monkeypatch.setattr(framework_module, "FRAMEWORKS", (*FRAMEWORKS, TOY))
     source = "import toy\n\nclass Net(toy.Layer):\n    def call(self, x):\n        yield x\n"
-    index = ProjectIndex({"main.py": summarize_text("main.py", source)})
+    index = ProjectIndex({"main.py": summarize_text("main.py", source, summary_hooks())})
     key = FunctionKey("main.py", "Net.call")
     layer = index.layer_base(key.sibling("Net"))
     assert layer is not None and layer.framework is TOY and layer.call_method == "run"
@@ -331,7 +331,7 @@ def test_a_third_frameworks_words_reach_its_messages(monkeypatch):
 
 def _tensorflow_evaluator() -> Evaluator:
     source = "import tensorflow as tf\n\ndef f():\n    return tf.zeros(3)\n"
-    index = ProjectIndex({"main.py": summarize_text("main.py", source)})
+    index = ProjectIndex({"main.py": summarize_text("main.py", source, summary_hooks())})
     return Evaluator(index, TensorFacts(), FunctionKey("main.py", "f"))
 
 

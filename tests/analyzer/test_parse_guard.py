@@ -14,6 +14,7 @@ import textwrap
 import pytest
 
 from hybridize.analyzer.summaries.file_summaries import summarize_text
+from hybridize.analyzer.summaries.hooks import NO_HOOKS
 from hybridize.analyzer.summaries.ir import ModuleSummary
 from hybridize.analyzer.summaries.parse_guard import (
     MAX_DEPTH,
@@ -48,7 +49,8 @@ SCRIPT = textwrap.dedent(
     """
     import sys
     from hybridize.analyzer.summaries.file_summaries import summarize_text
-    result = summarize_text("deep.py", sys.stdin.read())
+    from hybridize.analyzer.summaries.hooks import NO_HOOKS
+    result = summarize_text("deep.py", sys.stdin.read(), NO_HOOKS)
     print(type(result).__name__, getattr(result, "message", ""))
     """
 )
@@ -81,7 +83,7 @@ def test_deep_input_is_an_error_not_a_crash(name: str) -> None:
     ids=["40-brackets", "60-term-sum", "long-flat-list", "long-comparison", "50-elifs"],
 )
 def test_deep_but_ordinary_code_is_analysed(source: str) -> None:
-    assert isinstance(summarize_text("ok.py", source + "\n"), ModuleSummary)
+    assert isinstance(summarize_text("ok.py", source + "\n", NO_HOOKS), ModuleSummary)
 
 
 def test_depth_counts_each_operand_of_a_boolean_chain() -> None:
@@ -104,6 +106,6 @@ def test_the_token_scan_agrees_with_cpython_on_valid_code() -> None:
 
 
 def test_a_syntax_error_keeps_cpythons_words() -> None:
-    result = summarize_text("bad.py", "def broken(:\n    pass\n")
+    result = summarize_text("bad.py", "def broken(:\n    pass\n", NO_HOOKS)
     assert isinstance(result, FileError)
     assert result.message.startswith("SyntaxError")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from hybridize.analyzer.checks import summary_hooks
 from hybridize.analyzer.summaries.sources import split_lines
 from hybridize.analyzer.summaries.summarize import summarize_module
 from hybridize.model import Span
@@ -46,7 +47,7 @@ def text_at(lines: list[str], span: Span) -> str:
 def check_spans(text: str) -> int:
     """Assert that every span of the summary covers what it records; returns how many
     spans were checked."""
-    summary = summarize_module("m.py", text, ast.parse(text))
+    summary = summarize_module("m.py", text, ast.parse(text), summary_hooks())
     lines = split_lines(text)
     checked = 0
     for fn in summary.functions.values():
@@ -84,7 +85,7 @@ def test_tricky_constructs(name: str) -> None:
 
 def test_code_point_columns_after_non_ascii_text() -> None:
     text = TRICKY["unicode"]
-    calls = summarize_module("m.py", text, ast.parse(text)).module_code.calls
+    calls = summarize_module("m.py", text, ast.parse(text), summary_hooks()).module_code.calls
     # A call is recorded once its arguments are: the inner one first.
     assert [text_at(split_lines(text), c.span) for c in calls] == [
         "naïve()",
@@ -94,10 +95,13 @@ def test_code_point_columns_after_non_ascii_text() -> None:
 
 def test_arguments_keep_source_order_around_a_star() -> None:
     text = "f(a, key=b(), *rest(), **more())\n"
-    call = summarize_module("m.py", text, ast.parse(text)).module_code.calls[-1]
+    call = summarize_module("m.py", text, ast.parse(text), summary_hooks()).module_code.calls[-1]
     assert call.callee == ("name", "f")
     assert [
-        c.callee for c in summarize_module("m.py", text, ast.parse(text)).module_code.calls[:3]
+        c.callee
+        for c in summarize_module("m.py", text, ast.parse(text), summary_hooks()).module_code.calls[
+            :3
+        ]
     ] == [
         ("name", "b"),
         ("name", "rest"),
@@ -109,7 +113,7 @@ def test_arguments_keep_source_order_around_a_star() -> None:
 
 def test_calls_inside_fstrings_take_the_enclosing_span() -> None:
     text = "def f(x):\n    print(f'{x.numpy():.3f} {len(x)}')\n"
-    calls = summarize_module("m.py", text, ast.parse(text)).functions["f"].calls
+    calls = summarize_module("m.py", text, ast.parse(text), summary_hooks()).functions["f"].calls
     assert [c.callee[-1] for c in calls] == ["numpy", "len", "print"]
     statement = Span(2, 4, 2, 38)
     assert calls[0].span == calls[1].span == calls[2].span == statement
@@ -117,13 +121,13 @@ def test_calls_inside_fstrings_take_the_enclosing_span() -> None:
 
 def test_calls_in_an_fstring_joined_to_a_plain_string_are_seen() -> None:
     text = 'def f(x):\n    print("loss " f"{x.numpy():.3f}")\n'
-    calls = summarize_module("m.py", text, ast.parse(text)).functions["f"].calls
+    calls = summarize_module("m.py", text, ast.parse(text), summary_hooks()).functions["f"].calls
     assert ("attr", ("local", "x"), "numpy") in [c.callee for c in calls]
 
 
 def test_match_statement_calls_and_guards() -> None:
     text = "def f(p):\n    match p:\n        case Point(x=0) if ok(p):\n            return g(p)\n"
-    calls = summarize_module("m.py", text, ast.parse(text)).functions["f"].calls
+    calls = summarize_module("m.py", text, ast.parse(text), summary_hooks()).functions["f"].calls
     assert [c.callee for c in calls] == [("name", "ok"), ("name", "g")]
     assert (calls[1].span.start_line, calls[1].span.start_col) == (4, 19)
 
@@ -136,8 +140,12 @@ def test_elif_and_else_holding_an_if_read_alike() -> None:
         "def f(x):\n    if a(x):\n        y = 1\n    else:\n        if b(x):\n            y = 2\n"
         "    return y\n"
     )
-    first = summarize_module("m.py", elif_text, ast.parse(elif_text)).functions["f"]
-    second = summarize_module("m.py", else_text, ast.parse(else_text)).functions["f"]
+    first = summarize_module("m.py", elif_text, ast.parse(elif_text), summary_hooks()).functions[
+        "f"
+    ]
+    second = summarize_module("m.py", else_text, ast.parse(else_text), summary_hooks()).functions[
+        "f"
+    ]
     assert first.locals == second.locals
     assert [c.callee for c in first.calls] == [c.callee for c in second.calls]
 

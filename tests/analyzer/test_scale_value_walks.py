@@ -14,6 +14,7 @@ import textwrap
 import pytest
 from facts_helpers import analyse
 
+from hybridize.analyzer.checks import summary_hooks
 from hybridize.analyzer.facts import helper_safety, safety
 
 
@@ -176,7 +177,7 @@ def test_nested_containers_through_calls_settle() -> None:
         ping(tf.ones([2]), [1, 2])
         """
     )
-    summary = summarize_text("main.py", source)
+    summary = summarize_text("main.py", source, summary_hooks())
     assert isinstance(summary, ModuleSummary)
     facts = solver.solve(ProjectIndex({"main.py": summary}, ""))
     assert facts.converged

@@ -3,6 +3,7 @@ only for what an update replaced, and give what a scan from scratch gives."""
 
 from __future__ import annotations
 
+from hybridize.analyzer.checks import summary_hooks
 from hybridize.analyzer.facts.evaluator import TensorFacts, calls_written
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import of_module, per_function
@@ -68,7 +69,7 @@ def test_a_function_scan_forgets_removed_functions_and_empty_values() -> None:
 
 def test_a_module_scan_computes_the_modules_asked_for_until_one_is_replaced() -> None:
     def summary(relpath: str, text: str) -> ModuleSummary:
-        found = summarize_text(relpath, text)
+        found = summarize_text(relpath, text, summary_hooks())
         assert isinstance(found, ModuleSummary)
         return found
 

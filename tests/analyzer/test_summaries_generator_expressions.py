@@ -10,6 +10,7 @@ import ast
 
 from facts_helpers import analyse
 
+from hybridize.analyzer.checks import summary_hooks
 from hybridize.analyzer.summaries.summarize import summarize_module
 from hybridize.analyzer.summaries.syms import seq_kind
 
@@ -22,7 +23,7 @@ def f(xs):
 
 
 def test_a_generator_expression_holds_what_the_list_comprehension_holds() -> None:
-    fn = summarize_module("m.py", SOURCE, ast.parse(SOURCE)).functions["f"]
+    fn = summarize_module("m.py", SOURCE, ast.parse(SOURCE), summary_hooks()).functions["f"]
     [listed] = fn.locals["listed"]
     [generated] = fn.locals["generated"]
     assert seq_kind(listed) == "list" and seq_kind(generated) == "generator"

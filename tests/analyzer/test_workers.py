@@ -79,10 +79,10 @@ def test_a_file_that_kills_its_worker_is_left_out_of_the_project(
     root = make_project(files)
     summarize = file_summaries.summarize_module
 
-    def crash_on_deadly(relpath: str, text: str, tree: object) -> object:
+    def crash_on_deadly(relpath: str, text: str, tree: object, hooks: object) -> object:
         if relpath == "deadly.py":
             os.kill(os.getpid(), signal.SIGSEGV)
-        return summarize(relpath, text, tree)  # type: ignore[arg-type]
+        return summarize(relpath, text, tree, hooks)  # type: ignore[arg-type]
 
     monkeypatch.setattr(file_summaries, "summarize_module", crash_on_deadly)
     result = Project.open(root, ProjectOptions(use_cache=False, jobs=2)).results()

@@ -18,6 +18,7 @@ import re
 import sys
 from pathlib import Path
 
+from hybridize.analyzer.checks import summary_hooks
 from hybridize.analyzer.summaries import statement_edit
 from hybridize.analyzer.summaries.file_summaries import summarize_buffer, summarize_text
 from hybridize.analyzer.summaries.ir import ModuleSummary
@@ -126,17 +127,19 @@ def test_random_edits_of_real_files_summarise_as_the_whole_text_does(monkeypatch
     for path in _sources():
         text = path.read_text(encoding="utf-8")
         relpath = path.name
-        summary, editable = summarize_buffer(relpath, text, None)
-        assert_same_summary(summary, summarize_text(relpath, text))
+        summary, editable = summarize_buffer(relpath, text, None, summary_hooks())
+        assert_same_summary(summary, summarize_text(relpath, text, summary_hooks()))
         for _ in range(6):
             n += 1
             edited = random_edit(text, rng, n)
-            summary, new_editable = summarize_buffer(relpath, edited, editable)
-            assert_same_summary(summary, summarize_text(relpath, edited))
+            summary, new_editable = summarize_buffer(relpath, edited, editable, summary_hooks())
+            assert_same_summary(summary, summarize_text(relpath, edited, summary_hooks()))
             if rng.random() < 0.5 or new_editable is None:
                 # Undo (as an editor's user does), else go on from the edited text.
-                summary, editable = summarize_buffer(relpath, text, new_editable or editable)
-                assert_same_summary(summary, summarize_text(relpath, text))
+                summary, editable = summarize_buffer(
+                    relpath, text, new_editable or editable, summary_hooks()
+                )
+                assert_same_summary(summary, summarize_text(relpath, text, summary_hooks()))
             else:
                 text, editable = edited, new_editable
     assert counter.spliced > 100
@@ -163,7 +166,9 @@ def test_edits_through_the_project_summarise_and_decide_as_from_scratch(
         project.update(relpath, text)
         project.results()
         raw = project.snapshot()[relpath]
-        assert_same_summary(project._summaries[relpath], summarize_raw(relpath, raw))
+        assert_same_summary(
+            project._summaries[relpath], summarize_raw(relpath, raw, summary_hooks())
+        )
     check(project, "after the edits")
     assert counter.spliced >= 3
 
@@ -171,15 +176,15 @@ def test_edits_through_the_project_summarise_and_decide_as_from_scratch(
 def test_an_edit_within_one_function_summarises_only_that_function(monkeypatch) -> None:
     """The splice's point: the other functions' summaries are the previous objects."""
     text = "import tensorflow as tf\n\n\ndef f(x):\n    return x\n\n\ndef g(y):\n    return y\n"
-    summary, editable = summarize_buffer("m.py", text, None)
+    summary, editable = summarize_buffer("m.py", text, None, summary_hooks())
     assert isinstance(summary, ModuleSummary) and editable is not None
     edited = text.replace("return y", "return tf.abs(y)")
-    again, _ = summarize_buffer("m.py", edited, editable)
+    again, _ = summarize_buffer("m.py", edited, editable, summary_hooks())
     assert isinstance(again, ModuleSummary)
     assert again.functions["f"] is summary.functions["f"]
     assert again.module_code is summary.module_code
     assert again.functions["g"] != summary.functions["g"]
-    assert_same_summary(again, summarize_text("m.py", edited))
+    assert_same_summary(again, summarize_text("m.py", edited, summary_hooks()))
 
 
 MODULE_CALLS_BEFORE = """import tensorflow as tf
@@ -203,10 +208,10 @@ def test_values_of_module_code_in_an_edited_statement_count_what_comes_before() 
     """A decorator's and a default's calls are values of the module code, by their index
     there, and a lambda is named by its number in the module: the statement summarised
     alone must count the module code's calls and the lambdas of the statements before it."""
-    _, editable = summarize_buffer("m.py", MODULE_CALLS_BEFORE, None)
+    _, editable = summarize_buffer("m.py", MODULE_CALLS_BEFORE, None, summary_hooks())
     assert editable is not None
     for old, new in [("predict", "serve"), ("return y", "return -y"), ("* k", "+ k")]:
         edited = MODULE_CALLS_BEFORE.replace(old, new)
-        again, spliced = summarize_buffer("m.py", edited, editable)
+        again, spliced = summarize_buffer("m.py", edited, editable, summary_hooks())
         assert spliced is not None and spliced.summary is again
-        assert_same_summary(again, summarize_text("m.py", edited))
+        assert_same_summary(again, summarize_text("m.py", edited, summary_hooks()))

@@ -18,6 +18,7 @@ import random
 import sys
 from pathlib import Path
 
+from hybridize.analyzer.checks import summary_hooks
 from hybridize.analyzer.summaries.file_summaries import summarize_buffer, summarize_text
 from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary
 from hybridize.analyzer.summaries.line_shift import POSITIONED_FIELDS
@@ -86,20 +87,22 @@ def test_line_moving_edits_summarise_as_the_whole_text_does(tmp_path: Path, monk
     for path in _sources(tmp_path):
         text = path.read_text(encoding="utf-8")
         relpath = path.name
-        summary, editable = summarize_buffer(relpath, text, None)
+        summary, editable = summarize_buffer(relpath, text, None, summary_hooks())
         for _ in range(8):
             n += 1
             edited = line_edit(text, rng, n)
-            summary, new_editable = summarize_buffer(relpath, edited, editable)
-            assert_same_summary(summary, summarize_text(relpath, edited))
+            summary, new_editable = summarize_buffer(relpath, edited, editable, summary_hooks())
+            assert_same_summary(summary, summarize_text(relpath, edited, summary_hooks()))
             if isinstance(summary, ModuleSummary):
                 hooked += sum(1 for fn in summary.functions.values() if fn.summary_facts)
             if new_editable is not None:
                 assert new_editable.statements == _fresh_statements(relpath, edited)
                 trees += _assert_same_tree(new_editable, edited)
             if rng.random() < 0.3 or new_editable is None:
-                summary, editable = summarize_buffer(relpath, text, new_editable or editable)
-                assert_same_summary(summary, summarize_text(relpath, text))
+                summary, editable = summarize_buffer(
+                    relpath, text, new_editable or editable, summary_hooks()
+                )
+                assert_same_summary(summary, summarize_text(relpath, text, summary_hooks()))
             else:
                 text, editable = edited, new_editable
     assert counter.moved > 150
@@ -121,7 +124,7 @@ def _assert_same_tree(editable: EditableSummary, text: str) -> int:
 
 def _fresh_statements(relpath: str, text: str) -> object:
     """The statement shares of a fresh summary of `text`: the next edit's splice reads them."""
-    fresh = summarize_buffer(relpath, text, None)[1]
+    fresh = summarize_buffer(relpath, text, None, summary_hooks())[1]
     return fresh.statements if fresh is not None else None
 
 
@@ -132,19 +135,19 @@ def test_typing_enter_and_deleting_the_line_again_splice_one_statement() -> None
         "import tensorflow as tf\n\n\ndef f(x):\n    return x\n\n\n"
         "def g(y):\n    z = tf.abs(y)\n    return z\n\n\n@tf.function\ndef h(w):\n    return g(w)\n"
     )
-    summary, editable = summarize_buffer("m.py", text, None)
+    summary, editable = summarize_buffer("m.py", text, None, summary_hooks())
     assert isinstance(summary, ModuleSummary) and editable is not None
     entered = text.replace("    z = tf.abs(y)\n", "    z = tf.abs(y)\n    print(z)\n")
-    again, spliced = summarize_buffer("m.py", entered, editable)
+    again, spliced = summarize_buffer("m.py", entered, editable, summary_hooks())
     assert isinstance(again, ModuleSummary) and spliced is not None
-    assert_same_summary(again, summarize_text("m.py", entered))
+    assert_same_summary(again, summarize_text("m.py", entered, summary_hooks()))
     assert again.functions["f"] is summary.functions["f"]
     assert again.functions["h"].line == summary.functions["h"].line + 1
     assert again.functions["h"].span.start_line == 15
     assert again.functions["g"].span == Span(8, 0, 11, 12)
     assert again.module_code.span == Span(1, 0, 17, 0)
-    back, _ = summarize_buffer("m.py", text, spliced)
-    assert_same_summary(back, summarize_text("m.py", text))
+    back, _ = summarize_buffer("m.py", text, spliced, summary_hooks())
+    assert_same_summary(back, summarize_text("m.py", text, summary_hooks()))
 
 
 def test_every_positioned_field_of_a_function_summary_is_moved() -> None:
@@ -198,7 +201,8 @@ def test_line_moving_edits_through_the_project_decide_as_from_scratch(tmp_path: 
             project.update(relpath, edited)
             project.results()
             assert_same_summary(
-                project._summaries[relpath], summarize_raw(relpath, project.snapshot()[relpath])
+                project._summaries[relpath],
+                summarize_raw(relpath, project.snapshot()[relpath], summary_hooks()),
             )
             if n % 3 == 2:
                 check(project, f"edit {n}")
@@ -245,8 +249,8 @@ def test_a_line_moving_edit_resets_only_the_edited_function() -> None:
     edited_text = MOVED_MODULE.replace(
         "    y = tf.square(x)\n", "    y = tf.square(x)\n    z = 1\n"
     )
-    old = summarize_raw("m.py", MOVED_MODULE.encode())
-    new = summarize_raw("m.py", edited_text.encode())
+    old = summarize_raw("m.py", MOVED_MODULE.encode(), summary_hooks())
+    new = summarize_raw("m.py", edited_text.encode(), summary_hooks())
     assert isinstance(old, ModuleSummary) and isinstance(new, ModuleSummary)
     found = edited_keys(old, new)
     assert found is not None
@@ -269,7 +273,7 @@ def test_a_module_statement_added_with_the_lines_is_no_move() -> None:
     from hybridize.analyzer.summaries.interface import edited_keys
 
     edited_text = MOVED_MODULE.replace("\n\ndef second", "\nOTHER = 3\n\ndef second")
-    old = summarize_raw("m.py", MOVED_MODULE.encode())
-    new = summarize_raw("m.py", edited_text.encode())
+    old = summarize_raw("m.py", MOVED_MODULE.encode(), summary_hooks())
+    new = summarize_raw("m.py", edited_text.encode(), summary_hooks())
     assert isinstance(old, ModuleSummary) and isinstance(new, ModuleSummary)
     assert edited_keys(old, new) is None

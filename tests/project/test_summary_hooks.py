@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -31,7 +32,6 @@ from hybridize.analyzer.summaries.hooks import (
     FunctionEnd,
     SummaryContext,
     SummaryHook,
-    current_hooks,
     hook_tag,
 )
 from hybridize.analyzer.summaries.line_shift import LineShift, shifted_function
@@ -159,13 +159,16 @@ def test_a_hooks_facts_reach_its_detection_fresh_and_after_line_moving_edits(
         check(project, "the comparison removed")
         assert _findings(project, "f") == []
     # The registry as before: the summariser runs the package's hooks only.
-    assert "HY996" not in current_hooks().hooks
-    assert "HY996" not in summarize_raw("app.py", APP.encode()).functions["f"].summary_facts
+    assert "HY996" not in summary_hooks().hooks
+    assert (
+        "HY996"
+        not in summarize_raw("app.py", APP.encode(), summary_hooks()).functions["f"].summary_facts
+    )
 
 
 def test_values_of_a_hook_are_moved_by_their_fields_typed_span() -> None:
     with registered(ComparesWithAString):
-        summary = summarize_raw("app.py", APP.encode())
+        summary = summarize_raw("app.py", APP.encode(), summary_hooks())
     fn = summary.functions["f"]
     [before] = ComparesWithAString.summary_facts(fn)
     assert before == StringComparison("train", 1, Span(9, 4, 9, 30))
@@ -183,13 +186,13 @@ def test_a_summary_cached_before_a_hook_is_added_or_changed_is_not_read_after(
 ) -> None:
     cache = SummaryCache.open(tmp_path / "cache")
     raw = APP.encode()
-    without = summarize_raw("app.py", raw)
+    without = summarize_raw("app.py", raw, summary_hooks())
     cache.put(raw, "app.py", without)
     assert cache.get(raw, "app.py") == without
     with registered(ComparesWithAString):
         # Added: the summary cached without its facts is not read.
         assert cache.get(raw, "app.py") is None
-        cache.put(raw, "app.py", summarize_raw("app.py", raw))
+        cache.put(raw, "app.py", summarize_raw("app.py", raw, summary_hooks()))
         cached = cache.get(raw, "app.py")
         assert cached is not None and "HY996" in cached.functions["f"].summary_facts
     assert cache.get(raw, "app.py") == without  # the registry as before: the old key
@@ -214,6 +217,44 @@ def test_a_hooks_tag_follows_its_code() -> None:
     assert hook_tag(hook) == hook_tag(dataclasses.replace(hook))
     assert hook_tag(hook) != hook_tag(dataclasses.replace(hook, finish=None))
     assert hook_tag(hook) != hook_tag(dataclasses.replace(hook, nodes=(ast.BinOp,)))
+
+
+SUMMARISE_BEFORE_THE_CHECKS = """
+import sys
+
+from hybridize.analyzer.summaries.file_summaries import summarize_text
+
+source = sys.stdin.read()
+assert not any(name.startswith("hybridize.analyzer.checks") for name in sys.modules)
+try:
+    summarize_text("app.py", source)
+except TypeError as error:
+    print("refused:", error)
+from hybridize.analyzer.checks import summary_hooks
+
+summary = summarize_text("app.py", source, summary_hooks())
+print(sorted(summary.functions["b"].summary_facts))
+"""
+
+
+def test_a_summary_made_before_the_checks_are_imported_has_their_facts() -> None:
+    """The hooks are the summariser's argument, not a table the checks fill in when they
+    are imported: in a fresh process that has not imported them, summarising without a
+    table fails loudly, and with the registry's gives its hooks' facts (HY429 records the
+    `is` comparison of a call's result with an argument)."""
+    source = "def a(x):\n    return x\n\n\ndef b(y):\n    return a(y) is y\n"
+    done = subprocess.run(
+        [sys.executable, "-c", SUMMARISE_BEFORE_THE_CHECKS],
+        input=source,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    refused, facts = done.stdout.splitlines()
+    assert refused.startswith("refused:") and "hooks" in refused
+    assert facts == "['HY429']"
 
 
 def test_the_packages_hooks_are_the_registrys() -> None:

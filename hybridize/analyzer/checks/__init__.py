@@ -59,7 +59,7 @@ import hybridize
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, TENSORFLOW, TORCH
 from hybridize.analyzer.summaries.hook_tags import hook_added
-from hybridize.analyzer.summaries.hooks import HookTable, SummaryHook, hook_tag, provide_hooks
+from hybridize.analyzer.summaries.hooks import HookTable, SummaryHook, hook_tag
 from hybridize.analyzer.switched_off_checks import disabled_codes
 from hybridize.model import Finding, Severity, Span
 
@@ -447,13 +447,10 @@ def remembering_checks() -> tuple[type[Check], ...]:
 @cache
 def summary_hooks() -> HookTable:
     """The registered checks' summary hooks (`Check.summary_hook`), in code order: what the
-    summariser runs (it asks through `summaries.hooks.current_hooks`)."""
+    summariser runs (`Project` passes them to it: `summarize_text(relpath, text, hooks)`)."""
     return HookTable.of(
         {code: check.summary_hook for code, check in registry().items() if check.summary_hook}
     )
-
-
-provide_hooks(summary_hooks)
 
 
 def check_of(code: str) -> type[Check]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from hybridize.analyzer.cycle_collector import no_cyclic_gc
+from hybridize.analyzer.summaries.hooks import HookTable
 from hybridize.analyzer.summaries.ir import ModuleSummary
 from hybridize.analyzer.summaries.parse_guard import keep_parse, screen
 from hybridize.analyzer.summaries.statement_edit import (
@@ -23,12 +24,14 @@ PARALLEL_THRESHOLD = 40
 """Below this many files a process pool costs more than it saves."""
 
 
-def summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
+def summarize_text(relpath: str, text: str, hooks: HookTable) -> ModuleSummary | FileError:
+    """A file's summary from its text, with the facts of the summary hooks of `hooks` (the
+    registry's: `checks.summary_hooks`), or why it has none."""
     with no_cyclic_gc():
-        return _summarize_text(relpath, text)
+        return _summarize_text(relpath, text, hooks)
 
 
-def _summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
+def _summarize_text(relpath: str, text: str, hooks: HookTable) -> ModuleSummary | FileError:
     # Nesting is measured first: the summary's walk recurses, and so does libcst's native
     # parser when the refactoring later rewrites a line of the file.
     screened = screen(text)
@@ -37,19 +40,21 @@ def _summarize_text(relpath: str, text: str) -> ModuleSummary | FileError:
     if screened.tree is None:
         return FileError(relpath, _syntax_error_message(text))
     try:
-        return summarize_module(relpath, text, screened.tree)
+        return summarize_module(relpath, text, screened.tree, hooks)
     except RecursionError:
         return FileError(relpath, "cannot analyse: the file is nested too deeply")
 
 
 def summarize_buffer(
-    relpath: str, text: str, previous: EditableSummary | None
+    relpath: str, text: str, previous: EditableSummary | None, hooks: HookTable
 ) -> tuple[ModuleSummary | FileError, EditableSummary | None]:
     """An editor buffer's summary, and what the next edit's needs: from `previous` (the
     buffer's text before) by summarising again only the edited top-level statement when
-    that gives the same (`statement_edit`), else from the whole text."""
+    that gives the same (`statement_edit`), else from the whole text. A `previous` made
+    with other summary hooks than `hooks` is not spliced: its other statements' facts
+    are another table's."""
     with no_cyclic_gc():
-        if previous is not None and previous.summary.relpath == relpath:
+        if previous is not None and previous.summary.relpath == relpath and previous.hooks is hooks:
             edited = summarize_edited_statement(previous, text)
             if edited is not None:
                 tree = edited.parsed.tree if edited.parsed is not None else None
@@ -62,10 +67,10 @@ def summarize_buffer(
         if screened.tree is None:
             return FileError(relpath, _syntax_error_message(text)), None
         try:
-            laid_out = summarize_laid_out(relpath, text, screened.tree)
+            laid_out = summarize_laid_out(relpath, text, screened.tree, hooks)
         except RecursionError:
             return FileError(relpath, "cannot analyse: the file is nested too deeply"), None
-        return laid_out.summary, EditableSummary.of(text, laid_out, screened.tree)
+        return laid_out.summary, EditableSummary.of(text, laid_out, screened.tree, hooks)
 
 
 def _syntax_error_message(text: str) -> str:

@@ -10,6 +10,12 @@ the function is complete (`FunctionEnd`), and keeps the result in the function's
 `FunctionSummary.summary_facts`, under the check's code; the check reads them back with
 `Check.summary_facts` (or `CheckContext.summary_facts`).
 
+Which hooks run is an argument of the summariser (`summarize_text(relpath, text, hooks)`,
+a `HookTable`), never a state of this module: the summaries cannot import the checks (which
+import them), and a table looked up here would be empty for a summary made before the
+checks were imported, whose facts would then be silently missing. `Project` passes the
+registry's (`checks.summary_hooks`) to every summary it makes, its workers' included.
+
 What this costs the walk: node types no hook wants cost nothing (the summariser's table of
 expression handlers has a wrapper only for the hooked types, built once per set of hooks);
 the values of the expressions walked are kept for `SummaryContext.value`, one dict store
@@ -117,20 +123,8 @@ class HookTable:
 
 
 NO_HOOKS = HookTable({})
-
-_provider: Callable[[], HookTable] | None = None
-
-
-def provide_hooks(provider: Callable[[], HookTable]) -> None:
-    """Name what gives the current hooks (the check registry, when it is imported: the
-    summaries cannot import the checks, which import them)."""
-    global _provider
-    _provider = provider
-
-
-def current_hooks() -> HookTable:
-    """The hooks the summariser runs: the registry's, once the checks are imported."""
-    return _provider() if _provider is not None else NO_HOOKS
+"""No hooks: a summary without any check's syntactic facts (what a test of the summariser
+alone may ask for; the product passes the registry's, `checks.summary_hooks`)."""
 
 
 def hook_tag(hook: SummaryHook[Any]) -> str:

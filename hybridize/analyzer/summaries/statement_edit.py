@@ -48,6 +48,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from hybridize.analyzer.summaries.definition_lines import IGNORE_MARKER
+from hybridize.analyzer.summaries.hooks import HookTable
 from hybridize.analyzer.summaries.ir import ModuleSummary
 from hybridize.analyzer.summaries.line_shift import LineShift, shifted_class, shifted_function
 from hybridize.analyzer.summaries.parse_guard import screen
@@ -96,14 +97,24 @@ class EditableSummary:
     lines: list[str]
     summary: ModuleSummary
     statements: tuple[StatementShare, ...] | None
+    hooks: HookTable
+    """The summary hooks the summary ran (a splice runs the same on the edited statement)."""
     edited: EditedStatement | None = None
     parsed: ParsedTree | None = None
     """The tree of `text`, when the summary was made from one (`tree`)."""
 
     @classmethod
-    def of(cls, text: str, laid_out: LaidOutSummary, tree: ast.Module) -> EditableSummary:
+    def of(
+        cls, text: str, laid_out: LaidOutSummary, tree: ast.Module, hooks: HookTable
+    ) -> EditableSummary:
         return cls(
-            text, split_lines(text), laid_out.summary, laid_out.statements, None, ParsedTree(tree)
+            text,
+            split_lines(text),
+            laid_out.summary,
+            laid_out.statements,
+            hooks,
+            None,
+            ParsedTree(tree),
         )
 
 
@@ -189,7 +200,7 @@ def _splice(
     if last_line < share.first_line:
         return None
     before = _added_up(statements[:index], share.first_line - 1)
-    region = _summarize_statement(text, lines, share.first_line, last_line, before)
+    region = _summarize_statement(text, lines, share.first_line, last_line, before, previous.hooks)
     if region is None:
         return None
     new, node = region
@@ -201,7 +212,7 @@ def _splice(
         old: LaidOutSummary | None = kept.laid_out
     else:
         found = _summarize_statement(
-            previous.text, previous.lines, share.first_line, share.last_line, before
+            previous.text, previous.lines, share.first_line, share.last_line, before, previous.hooks
         )
         old = found[0] if found is not None else None
     if old is None or not _same_outside(old, new, shift):
@@ -254,7 +265,13 @@ def _splice(
     old_tree = previous.parsed.take() if previous.parsed is not None else None
     tree = _spliced_tree(old_tree, index, node, edit.delta)
     return EditableSummary(
-        text, lines, spliced, tuple(shares), EditedStatement(index, new), ParsedTree(tree)
+        text,
+        lines,
+        spliced,
+        tuple(shares),
+        previous.hooks,
+        EditedStatement(index, new),
+        ParsedTree(tree),
     )
 
 
@@ -286,7 +303,12 @@ def _added_up(shares: tuple[StatementShare, ...], last_line: int) -> StatementSh
 
 
 def _summarize_statement(
-    text: str, lines: list[str], first_line: int, last_line: int, before: StatementShare
+    text: str,
+    lines: list[str],
+    first_line: int,
+    last_line: int,
+    before: StatementShare,
+    hooks: HookTable,
 ) -> tuple[LaidOutSummary, ast.stmt] | None:
     """The share of a module's summary the statement on lines `first_line` to `last_line`
     gives, after the statements `before`, and its tree (None: those lines are not one
@@ -297,7 +319,7 @@ def _summarize_statement(
     if tree is None or screened.problem is not None or len(tree.body) != 1:
         return None
     try:
-        laid_out = summarize_laid_out("", text, tree, lines=lines, before=before)
+        laid_out = summarize_laid_out("", text, tree, hooks, lines=lines, before=before)
     except RecursionError:
         return None
     return (laid_out, tree.body[0]) if laid_out.statements is not None else None

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
 from hybridize.analyzer.summaries.definition_lines import IGNORE_MARKER, DefinitionLines, Function
-from hybridize.analyzer.summaries.hooks import HookTable, SummaryHook, current_hooks
+from hybridize.analyzer.summaries.hooks import HookTable, SummaryHook
 from hybridize.analyzer.summaries.ir import (
     NO_SPAN,
     UNKNOWN,
@@ -102,9 +102,10 @@ def dotted_name(expr: ast.AST | None) -> str | None:
     return None
 
 
-def summarize_module(relpath: str, text: str, tree: ast.Module) -> ModuleSummary:
-    """Summarise one file, given CPython's tree of its text."""
-    return _ModuleBuilder(relpath, text, tree).build(text.count("\n") + 1)
+def summarize_module(relpath: str, text: str, tree: ast.Module, hooks: HookTable) -> ModuleSummary:
+    """Summarise one file, given CPython's tree of its text, running the summary hooks of
+    `hooks` (`summaries/hooks.py`; the registry's: `checks.summary_hooks`)."""
+    return _ModuleBuilder(relpath, text, tree, hooks).build(text.count("\n") + 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +144,7 @@ def summarize_laid_out(
     relpath: str,
     text: str,
     tree: ast.Module,
+    hooks: HookTable,
     *,
     lines: list[str] | None = None,
     before: StatementShare | None = None,
@@ -152,7 +154,7 @@ def summarize_laid_out(
     file's, `before` the share of the statements before them, added up, its `last_line` the
     line before the first's): their share of the whole file's summary is what it gives, the
     module code's first `before.module_calls` calls and `module_loops` loops stand-ins."""
-    builder = _ModuleBuilder(relpath, text, tree, lines)
+    builder = _ModuleBuilder(relpath, text, tree, hooks, lines)
     module_code = builder.module_code(text.count("\n") + 1)
     if before is None:
         return builder.build_laid_out(module_code, 1)
@@ -199,7 +201,12 @@ class _Scope:
 
 class _ModuleBuilder:
     def __init__(
-        self, relpath: str, text: str, tree: ast.Module, lines: list[str] | None = None
+        self,
+        relpath: str,
+        text: str,
+        tree: ast.Module,
+        hooks: HookTable,
+        lines: list[str] | None = None,
     ) -> None:
         self.relpath = relpath
         self.tree = tree
@@ -225,7 +232,6 @@ class _ModuleBuilder:
             DefinitionLines(tree, self.lines) if IGNORE_MARKER in text else None
         )
         """Only a file that holds the marker somewhere has its definitions' lines read."""
-        hooks = current_hooks()
         self.hooks = hooks
         self.expressions = _expression_handlers(hooks)
         self.values: dict[ast.expr, Sym] = {}
