@@ -42,6 +42,7 @@ from hybridize.analyzer.summaries.syms import (
     attr_sym,
     is_attr,
     is_name,
+    kind_of,
     local_sym,
     param_sym,
     syms_of_kinds,
@@ -276,9 +277,15 @@ def _reads(
     selves = {param_sym(receiver), local_sym(receiver)} if receiver else set()
     evaluator = get_evaluator(index, facts, key)
     # Only attribute and name reads can be state: the others are left out before the sort,
-    # whose `repr` of every value the evaluator met was most of this walk.
+    # whose `repr` of every value the evaluator met was most of this walk; and of the
+    # attributes only those of the receiver or of a name (the branches below), not those of
+    # a call's result or of another attribute (`tf.nn.relu`'s `relu`), most of them.
     reads = sorted(
-        set(syms_of_kinds((*evaluator.memo, *_getattr_reads(facts, key)), "attr", "name")),
+        {
+            sym
+            for sym in syms_of_kinds((*evaluator.memo, *_getattr_reads(facts, key)), "attr", "name")
+            if sym[0] == "name" or sym[1] in selves or kind_of(sym[1]) == "name"
+        },
         key=repr,
     )
     for sym in reads:
