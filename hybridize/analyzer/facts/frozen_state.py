@@ -42,7 +42,6 @@ from hybridize.analyzer.summaries.syms import (
     attr_sym,
     is_attr,
     is_name,
-    kind_of,
     local_sym,
     param_sym,
     syms_of_kinds,
@@ -284,7 +283,7 @@ def _reads(
         {
             sym
             for sym in syms_of_kinds((*evaluator.memo, *_getattr_reads(facts, key)), "attr", "name")
-            if sym[0] == "name" or sym[1] in selves or kind_of(sym[1]) == "name"
+            if is_name(sym) or sym[1] in selves or is_name(sym[1])
         },
         key=repr,
     )
