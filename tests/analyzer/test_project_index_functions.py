@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from hybridize.analyzer.checks import summary_hooks
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.file_summaries import summarize_text
 from hybridize.analyzer.summaries.keys import MODULE_CODE, FunctionKey
@@ -23,7 +24,7 @@ SOURCE = "class Net:\n    def forward(self, x):\n        return x\n\n\ndef f(x):
     ],
 )
 def test_has_function_answers_what_function_finds(key: FunctionKey, known: bool) -> None:
-    index = ProjectIndex({"main.py": summarize_text("main.py", SOURCE)})
+    index = ProjectIndex({"main.py": summarize_text("main.py", SOURCE, summary_hooks())})
     assert index.has_function(key) is known
     if known:
         assert index.function(key) is not None
