@@ -155,8 +155,27 @@ def _tf_function_target(frame: FrameType) -> str | None:
         function = owner.python_function
     except Exception:  # a broken object is not what this run is about
         return None
+    return _unwrapped_target(function)
+
+
+_TORCH_COMPILE_WRAPPERS = frozenset({"compile_wrapper", "_fn"})
+"""The names of the function `torch.compile` returns (torch 2.13's `compile_wrapper`, earlier
+`_fn`, both in `torch/_dynamo/eval_frame.py`); it holds the compiled function as `fn`."""
+
+
+def _torch_compile_target(frame: FrameType) -> str | None:
+    """The rewritten function a `torch.compile` wrapper's frame is calling, if any. Dynamo runs
+    the compiled function's frame as its graph, never as Python, so the profile sees no call of
+    it: only of the wrapper, whose closure holds it."""
+    if not frame.f_code.co_filename.endswith(os.path.join("_dynamo", "eval_frame.py")):
+        return None
+    return _unwrapped_target(frame.f_locals.get("fn"))
+
+
+def _unwrapped_target(function: Any) -> str | None:
+    """The rewritten function `function` is, or wraps (bound methods, `functools.wraps`)."""
     seen = 0
-    while seen < 20:
+    while function is not None and seen < 20:
         seen += 1
         inner = getattr(function, "__func__", None) or getattr(function, "__wrapped__", None)
         code = getattr(function, "__code__", None)
@@ -164,8 +183,6 @@ def _tf_function_target(frame: FrameType) -> str | None:
             hit = _target_of_code(code)
             if hit is not None:
                 return hit
-        if inner is None:
-            return None
         function = inner
     return None
 
@@ -177,6 +194,8 @@ def _profile(frame: FrameType, event: str, arg: object) -> None:
     hit = _target_of_code(code)
     if hit is None and code.co_name == "__call__":
         hit = _tf_function_target(frame)
+    elif hit is None and code.co_name in _TORCH_COMPILE_WRAPPERS:
+        hit = _torch_compile_target(frame)
     if hit is not None and hit not in _hits:
         _hits.append(hit)
 

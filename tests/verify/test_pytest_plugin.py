@@ -219,3 +219,85 @@ def test_a_test_file_that_leaves_functions_eager_does_not_make_later_files_eager
         "pkg/b_test.py::test_a_later_file_runs_functions_compiled": "passed",
     }
     assert status == 0
+
+
+TORCH_PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/nets.py": """\
+        import torch
+
+
+        class Density(torch.nn.Module):
+            @torch.compile(backend="eager")
+            def log_prob(self, z, context=None):
+                return (z * 2).sum(1)
+
+
+        class Pair(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.density = Density()
+
+            @torch.compile(backend="eager")
+            def log_prob(self, z):
+                return self.density.log_prob(z) + 1
+
+
+        @torch.compile(backend="eager")
+        def shifted(x):
+            return x + 1
+
+
+        def plain(x):
+            return x - 1
+        """,
+    "pkg/nets_test.py": """\
+        import torch
+
+        from pkg import nets
+
+
+        def test_pair():
+            nets.Pair().log_prob(torch.ones(3, 2))
+
+
+        def test_both():
+            assert nets.shifted(torch.ones(2)).tolist() == [2.0, 2.0]
+            assert nets.plain(torch.ones(2)).tolist() == [0.0, 0.0]
+        """,
+}
+
+
+@pytest.mark.torch
+def test_the_plugin_traces_a_torch_compiled_function_whose_compilation_fails(
+    tmp_path: Path,
+) -> None:
+    """A compiled function that runs runs Dynamo's copy of its code (same file and first
+    line); one whose compilation fails runs no frame of its own: the profile sees only the call
+    of `torch.compile`'s wrapper, which holds it. Measured on torch 2.13: a compiled method
+    calling a compiled method with a default parameter fails building the graph's guards
+    ("object of type 'NoneType' has no len()", HY423), before either body runs (normflows with
+    HY423 off: `TwoIndependent.log_prob` was missing from what its failing test ran, so the
+    bisection searched all 83 changes, not the 3 the test ran). The callee, inlined in the
+    caller's graph, runs no frame nor wrapper of its own: it stays unseen."""
+    root = make_project(tmp_path, TORCH_PACKAGE, "copy")
+    nets = root / "pkg" / "nets.py"
+    spans = {s.qualname: s for s in function_spans(nets.read_text())}
+    targets = [
+        {"key": f"pkg/nets.py::{name}", "path": str(nets), "first_line": spans[name].first_line,
+         "def_line": spans[name].def_line}
+        for name in ("Density.log_prob", "Pair.log_prob", "shifted", "plain")
+    ]  # fmt: skip
+    trace = tmp_path / "targets.json"
+    trace.write_text(json.dumps(targets))
+    _, records = _run_plugin(root, {"HYBRIDIZE_VERIFY_TRACE": str(trace)})
+    tests = {r["nodeid"]: r for r in records if r["kind"] == "test"}
+    assert {n: r["outcome"] for n, r in tests.items()} == {
+        "pkg/nets_test.py::test_pair": "failed",
+        "pkg/nets_test.py::test_both": "passed",
+    }
+    assert "has no len()" in str(tests["pkg/nets_test.py::test_pair"]["error"])
+    assert {n: r["exercised"] for n, r in tests.items()} == {
+        "pkg/nets_test.py::test_pair": ["pkg/nets.py::Pair.log_prob"],
+        "pkg/nets_test.py::test_both": ["pkg/nets.py::shifted", "pkg/nets.py::plain"],
+    }
