@@ -294,10 +294,9 @@ def _returned_construction(
     `_rebuilt_returns`), by canonical name; through the calls of `packed` (the leaves they
     return: `Framework.packed_leaves`)."""
     seen.add(key)
-    try:
-        fn = index.function(key)
-    except KeyError:
+    if not index.has_function(key):
         return None
+    fn = index.function(key)
     calls = {call_sym(resolved.index): resolved for resolved in facts.calls.get(key, [])}
 
     def follow(sym: Sym) -> Iterable[Sym]:
@@ -309,10 +308,9 @@ def _returned_construction(
         return local_values(fn, sym)
 
     for sym in walk_syms(fn.returns, follow):
-        found = calls.get(sym)
-        if found is None:
+        resolved = calls.get(sym)
+        if resolved is None:
             continue
-        resolved = found
         constructed = sorted(
             ext_name(atom)
             for atom in resolved.callee_atoms
