@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.callgraph import call_sites
+from hybridize.analyzer.facts.callgraph import call_sites, calls_by_result
 from hybridize.analyzer.facts.evaluator import ResolvedCall
 from hybridize.analyzer.facts.predicates import local_values, walk_syms
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
-from hybridize.analyzer.summaries.syms import call_sym
 from hybridize.model import Finding
 
 from . import TENSORFLOW_ONLY, Check
@@ -85,7 +84,7 @@ class ReceivesUnreadVariables(Check):
         for caller, caller_fn, resolved, _ in call_sites(context.index, context.facts, context.key):
             if caller in project.traced:
                 continue
-            calls = {call_sym(r.index): r for r in context.facts.calls.get(caller, [])}
+            calls = calls_by_result(context.facts, caller)
             site = resolved.site
             arguments = [*site.args, *(value for _, value in site.kwargs)]
             method = _update_in(caller_fn, calls, arguments, methods)

@@ -41,7 +41,14 @@ from hybridize.analyzer.facts.values import (
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import SymKind, is_attr, kind_of, lit_sym, syms_of_kinds
+from hybridize.analyzer.summaries.syms import (
+    SymKind,
+    call_sym,
+    is_attr,
+    kind_of,
+    lit_sym,
+    syms_of_kinds,
+)
 
 CREATES_FRAMEWORK_STATE = frozenset({"variable", "keras_symbolic"})
 """APIs whose call runs framework ops even when the table does not mark them as ops: creating
@@ -112,6 +119,12 @@ def local_tensor_computation(facts: TensorFacts, key: FunctionKey) -> bool:
                 if any(kind_of(a) in ("tensor", "variable") for a in base):
                     return True
     return False
+
+
+def calls_by_result(facts: TensorFacts, key: FunctionKey) -> dict[Sym, ResolvedCall]:
+    """A function's resolved calls by the sym that stands for each one's result (`call_sym`):
+    which call a value the body computes is."""
+    return {call_sym(resolved.index): resolved for resolved in facts.calls.get(key, [])}
 
 
 def opaque_tensor_call_sites(facts: TensorFacts, key: FunctionKey) -> Iterator[ResolvedCall]:

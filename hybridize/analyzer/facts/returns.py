@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import cast
 
-from hybridize.analyzer.facts.callgraph import call_sites
+from hybridize.analyzer.facts.callgraph import call_sites, calls_by_result
 from hybridize.analyzer.facts.evaluator import (
     Evaluator,
     ResolvedCall,
@@ -297,7 +297,7 @@ def _returned_construction(
     if not index.has_function(key):
         return None
     fn = index.function(key)
-    calls = {call_sym(resolved.index): resolved for resolved in facts.calls.get(key, [])}
+    calls = calls_by_result(facts, key)
 
     def follow(sym: Sym) -> Iterable[Sym]:
         kind: SymKind = sym[0]
