@@ -74,6 +74,89 @@ def test_a_tensor_computed_from_a_distribution_is_returned_as_such() -> None:
     assert _hy407("Policy.mean") == []
 
 
+NETWORKS = """
+import tensorflow as tf
+import tensorflow_probability as tfp
+
+
+class Network(tf.keras.layers.Layer):
+    def __call__(self, inputs, state=()):
+        outputs, new_state = super(Network, self).__call__(inputs, state=state)
+        return outputs, new_state
+
+
+class DistributionNet(Network):
+    def call(self, inputs, state=()):
+        return tfp.distributions.Deterministic(loc=inputs * 2.0), state
+
+
+class QNet(Network):
+    def call(self, inputs, state=()):
+        return inputs * 2.0, state
+
+
+class Agent(tf.Module):
+    def __init__(self, net):
+        self._net = net
+
+    def apply(self, x):
+        return self._net(x * 2.0)
+
+
+class QAgent(tf.Module):
+    def __init__(self, q_net):
+        self._q_net = q_net
+
+    def q_values(self, x):
+        return self._q_net(x * 2.0)
+
+
+class EitherAgent(tf.Module):
+    def __init__(self, net):
+        self._net = net
+
+    def apply(self, x):
+        return self._net(x * 2.0)
+
+
+def run():
+    agent = Agent(DistributionNet())
+    q_agent = QAgent(QNet())
+    either = [EitherAgent(QNet()), EitherAgent(DistributionNet())]
+    for _ in range(10):
+        agent.apply(tf.ones([3]))
+        q_agent.q_values(tf.ones([3]))
+        for e in either:
+            e.apply(tf.ones([3]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("qualname", "blocked"),
+    [
+        # The base's `__call__` runs `self.call` of whatever subclass `self` is: on its own,
+        # any of them, one of which returns a distribution.
+        ("Network.__call__", True),
+        # The attribute holds a `DistributionNet`: its `call` returns the distribution.
+        ("Agent.apply", True),
+        # The attribute only ever holds a `QNet`, whose `call` returns tensors: the same
+        # `__call__` returns no distribution there.
+        ("QAgent.q_values", False),
+        # One of the objects the attribute may hold returns a distribution.
+        ("EitherAgent.apply", True),
+    ],
+)
+def test_a_network_call_returns_a_distribution_only_when_the_bound_class_s_call_does(
+    qualname: str, blocked: bool
+) -> None:
+    messages = [
+        f.message
+        for f in analyse(textwrap.dedent(NETWORKS))[qualname].findings
+        if f.code == "HY407"
+    ]
+    assert any("rebuilt from its type spec" in m for m in messages) is blocked
+
+
 @pytest.mark.tensorflow
 @pytest.mark.slow
 @pytest.mark.skipif(

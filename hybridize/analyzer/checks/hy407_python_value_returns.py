@@ -31,7 +31,10 @@ class HasPythonValueReturns(Check):
       `super().update_state(...)` in a project metric class;
     - a TensorFlow Probability distribution, made in it or returned by a project function
       it calls (a Keras layer's `call` returning `(tfd.Normal(...), state)`), whole or in a
-      returned tuple, list or dict: tf.function gives it back rebuilt from its type spec;
+      returned tuple, list or dict: tf.function gives it back rebuilt from its type spec.
+      Calling a layer object runs the `call` of its class: of the classes the project
+      assigns to what is called (`self._net = QNetwork(...)`), not of every subclass of a
+      base whose own `__call__` runs `super().__call__`;
     - `None` on one path and a tensor on another while the body branches on a tensor;
     - a Python value (a number, string or bool, `x.shape[i]`, `x.shape.as_list()`, a NumPy
       value) or a `tf.Variable`, which `tf.function` returns as a tensor, when a caller uses

@@ -72,6 +72,7 @@ from hybridize.analyzer.facts.values import (
     is_symbolic_atom,
     is_tup_atom,
     is_variable_atom,
+    obj_class,
     obj_role,
     super_class,
 )
@@ -271,7 +272,14 @@ def _rebuilt_returns(
     if not framework.rebuilt_return_namespaces:
         return
     made = _returned_construction(
-        index, facts, key, framework.rebuilt_return_namespaces, framework.packed_leaves, 0, set()
+        index,
+        facts,
+        key,
+        framework.rebuilt_return_namespaces,
+        framework.packed_leaves,
+        0,
+        set(),
+        None,
     )
     if made is not None:
         yield (
@@ -289,10 +297,13 @@ def _returned_construction(
     packed: Mapping[str, tuple[int, str]],
     depth: int,
     seen: set[FunctionKey],
+    receivers: frozenset[ClassKey] | None,
 ) -> str | None:
     """The class under one of `namespaces` whose object the function may return (see
     `_rebuilt_returns`), by canonical name; through the calls of `packed` (the leaves they
-    return: `Framework.packed_leaves`)."""
+    return: `Framework.packed_leaves`). `receivers` are the classes of the object the caller
+    called when the function is the `__call__` that call runs (None when not known: at the
+    start, or reached otherwise)."""
     seen.add(key)
     if not index.has_function(key):
         return None
@@ -321,14 +332,31 @@ def _returned_construction(
         if depth >= REBUILT_RETURN_DEPTH:
             continue
         targets = [target for kind, target in resolved.targets if kind != "class"]
-        targets += _layer_calls_behind(index, facts, key, fn, resolved.site.callee)
+        targets += _layer_calls_behind(index, facts, key, fn, resolved.site.callee, receivers)
+        bound = _called_objects(resolved)
         for target in targets:
             if target in seen:
                 continue
-            made = _returned_construction(index, facts, target, namespaces, packed, depth + 1, seen)
+            made = _returned_construction(
+                index, facts, target, namespaces, packed, depth + 1, seen, bound
+            )
             if made is not None:
                 return made
     return None
+
+
+def _called_objects(resolved: ResolvedCall) -> frozenset[ClassKey] | None:
+    """The project classes of the objects a call calls (`self._network(x)` binding
+    `self._network` to instances of `QNetwork` or `ActorNetwork`): whose `call` the `__call__`
+    it runs reaches through `super().__call__`. None when the call runs something else too
+    (a function or method named directly): its own `super()` is not about those objects."""
+    classes: set[ClassKey] = set()
+    for atom in resolved.callee_atoms:
+        if is_obj_atom(atom) and (class_key := obj_class(atom)) is not None:
+            classes.add(class_key)
+        elif atom[0] in ("func", "method", "class"):
+            return None
+    return frozenset(classes) if classes else None
 
 
 def _packed_argument(resolved: ResolvedCall, packed: Mapping[str, tuple[int, str]]) -> list[Sym]:
@@ -345,15 +373,23 @@ def _packed_argument(resolved: ResolvedCall, packed: Mapping[str, tuple[int, str
 
 
 LAYER_CALL_OVERRIDES = 200
-"""Project classes whose `call` a `super().__call__(...)` may run that are looked into."""
+"""`call` methods a `super().__call__(...)` may run that are looked into, per class."""
 
 
 def _layer_calls_behind(
-    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, fn: FunctionSummary, callee: Sym
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    fn: FunctionSummary,
+    callee: Sym,
+    receivers: frozenset[ClassKey] | None,
 ) -> list[FunctionKey]:
     """The `call` methods `super().__call__(...)` runs in a project layer's own `__call__`
-    (Keras' `__call__` runs `self.call`): the class's and every project subclass's, since
-    the object may be of any of them (tf-agents' `Network.__call__`)."""
+    (Keras' `__call__` runs `self.call`, looked up on the object's class): when the caller's
+    call site binds the object to known classes (`receivers`), the `call` of each of those
+    and of its project subclasses (`ProjectIndex.dispatch`, as the evaluator resolves a
+    layer's call); else of the class and every project subclass, since the object may be of
+    any of them (tf-agents' `Network.__call__` analysed on its own)."""
     if not is_attr(callee) or attr_name(callee) != "__call__":
         return []
     if not _calls_super(fn, attr_base(callee)):
@@ -364,10 +400,14 @@ def _layer_calls_behind(
         super_class(atom) for atom in evaluator.eval(attr_base(callee)) if is_super_atom(atom)
     )
     for owner in owners:
-        for class_key in [owner, *index.subclasses(owner)][:LAYER_CALL_OVERRIDES]:
-            method = index.find_method(class_key, "call")
-            if method is not None and method not in found:
-                found.append(method)
+        if receivers is None:
+            classes = [owner]
+        else:
+            classes = sorted((r for r in receivers if owner in index.mro(r)), key=str)
+        for class_key in classes:
+            for method in index.dispatch(class_key, "call")[:LAYER_CALL_OVERRIDES]:
+                if method not in found:
+                    found.append(method)
     return found
 
 
