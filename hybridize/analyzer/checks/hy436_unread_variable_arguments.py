@@ -9,6 +9,7 @@ from hybridize.analyzer.facts.callgraph import call_sites, calls_by_result
 from hybridize.analyzer.facts.evaluator import ResolvedCall
 from hybridize.analyzer.facts.predicates import local_values, walk_syms
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Finding
 
 from . import TENSORFLOW_ONLY, Check
@@ -81,10 +82,14 @@ class ReceivesUnreadVariables(Check):
         if not methods:
             return []
         project = context.project
+        # A caller calling the function at several sites has its calls indexed once.
+        by_caller: dict[FunctionKey, dict[Sym, ResolvedCall]] = {}
         for caller, caller_fn, resolved, _ in call_sites(context.index, context.facts, context.key):
             if caller in project.traced:
                 continue
-            calls = calls_by_result(context.facts, caller)
+            calls = by_caller.get(caller)
+            if calls is None:
+                calls = by_caller[caller] = calls_by_result(context.facts, caller)
             site = resolved.site
             arguments = [*site.args, *(value for _, value in site.kwargs)]
             method = _update_in(caller_fn, calls, arguments, methods)
