@@ -28,7 +28,9 @@ class HasPythonValueReturns(Check):
       `tf.no_op`, `tf.print` or a `tf.debugging.assert_*` op gives (a `tf.Operation` in a
       graph), or what a Keras metric's `update_state` gives (a `tf.Operation` in a graph
       under Keras 2, tf_keras; None under Keras 3), on a metric object or as
-      `super().update_state(...)` in a project metric class;
+      `super().update_state(...)` in a project metric class; whole or anywhere in a returned
+      tuple, list or dict (a list the body appends, extends or concatenates the ops to, or
+      one a project function it calls returns: tensorflow-lattice's `assert_constraints`);
     - a TensorFlow Probability distribution, made in it or returned by a project function
       it calls (a Keras layer's `call` returning `(tfd.Normal(...), state)`), whole or in a
       returned tuple, list or dict: tf.function gives it back rebuilt from its type spec.

@@ -29,7 +29,7 @@ index, `bool()`, NumPy).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import cast
 
 from hybridize.analyzer.facts.callgraph import call_sites, calls_by_result
@@ -207,8 +207,11 @@ def _unreturnable(
     """Why some returned value cannot be returned from a tf.function at all."""
     calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
     makes_symbolic: bool | None = None  # asked once, when a symbolic value is returned
+    framework = evaluator.framework
     for sym in fn.returns:
-        operation = _operation(fn, sym, calls)
+        operation = _returned_call(
+            index, facts, key, [sym], _graph_operation, framework.packed_leaves, 0, set(), None
+        )
         if operation is not None:
             yield (
                 f"returns what `{operation}` gives, a tf.Operation in a graph: tf.function "
@@ -269,17 +272,20 @@ def _rebuilt_returns(
     (`Framework.rebuilt_return_namespaces`: a TensorFlow Probability distribution), made in
     it or returned by a project function it calls (`REBUILT_RETURN_DEPTH` deep), whole or as
     an element of a returned tuple, list or dict."""
-    if not framework.rebuilt_return_namespaces:
+    namespaces = framework.rebuilt_return_namespaces
+    if not namespaces:
         return
-    made = _returned_construction(
-        index,
-        facts,
-        key,
-        framework.rebuilt_return_namespaces,
-        framework.packed_leaves,
-        0,
-        set(),
-        None,
+
+    def constructed(resolved: ResolvedCall) -> str | None:
+        names = [
+            ext_name(atom)
+            for atom in resolved.callee_atoms
+            if is_ext_atom(atom) and ext_name(atom).startswith(namespaces)
+        ]
+        return min(names) if names else None
+
+    made = _returned_call(
+        index, facts, key, None, constructed, framework.packed_leaves, 0, set(), None
     )
     if made is not None:
         yield (
@@ -289,21 +295,25 @@ def _rebuilt_returns(
         )
 
 
-def _returned_construction(
+def _returned_call(
     index: ProjectIndex,
     facts: TensorFacts,
     key: FunctionKey,
-    namespaces: tuple[str, ...],
+    roots: Iterable[Sym] | None,
+    found: Callable[[ResolvedCall], str | None],
     packed: Mapping[str, tuple[int, str]],
     depth: int,
     seen: set[FunctionKey],
     receivers: frozenset[ClassKey] | None,
 ) -> str | None:
-    """The class under one of `namespaces` whose object the function may return (see
-    `_rebuilt_returns`), by canonical name; through the calls of `packed` (the leaves they
-    return: `Framework.packed_leaves`). `receivers` are the classes of the object the caller
-    called when the function is the `__call__` that call runs (None when not known: at the
-    start, or reached otherwise)."""
+    """What `found` says of a call whose result the function may return (`roots`, or all its
+    returned values), first in walk order: through locals (with what the body appends,
+    inserts or extends a local list with), operators (`asserts + [op]`), conditionals,
+    displays, items, the calls of `packed` (the leaves they return:
+    `Framework.packed_leaves`), and the project functions it calls
+    (`REBUILT_RETURN_DEPTH` deep), whose own returned values are walked. `receivers` are
+    the classes of the object the caller called when the function is the `__call__` that
+    call runs (None when not known: at the start, or reached otherwise)."""
     seen.add(key)
     if not index.has_function(key):
         return None
@@ -312,23 +322,19 @@ def _returned_construction(
 
     def follow(sym: Sym) -> Iterable[Sym]:
         kind: SymKind = sym[0]
-        if kind in ("seq", "dict", "cond", "item"):
+        if kind in ("seq", "dict", "cond", "item", "op"):
             return made_of(sym)
         if sym in calls:
             return _packed_argument(calls[sym], packed)
-        return local_values(fn, sym)
+        return [*local_values(fn, sym), *_appended(fn, sym, LIST_ADDERS)]
 
-    for sym in walk_syms(fn.returns, follow):
+    for sym in walk_syms(fn.returns if roots is None else roots, follow):
         resolved = calls.get(sym)
         if resolved is None:
             continue
-        constructed = sorted(
-            ext_name(atom)
-            for atom in resolved.callee_atoms
-            if is_ext_atom(atom) and ext_name(atom).startswith(namespaces)
-        )
-        if constructed:
-            return constructed[0]
+        what = found(resolved)
+        if what is not None:
+            return what
         if depth >= REBUILT_RETURN_DEPTH:
             continue
         targets = [target for kind, target in resolved.targets if kind != "class"]
@@ -337,9 +343,7 @@ def _returned_construction(
         for target in targets:
             if target in seen:
                 continue
-            made = _returned_construction(
-                index, facts, target, namespaces, packed, depth + 1, seen, bound
-            )
+            made = _returned_call(index, facts, target, None, found, packed, depth + 1, seen, bound)
             if made is not None:
                 return made
     return None
@@ -523,13 +527,12 @@ def _assigned_value(fn: FunctionSummary, sym: Sym) -> Sym:
     return sym
 
 
-def _operation(fn: FunctionSummary, sym: Sym, calls: dict[int, ResolvedCall]) -> str | None:
-    """The op whose result (a graph operation in compiled code, a `tf.Operation`) the returned
-    value is, if any, as its framework writes it (`Framework.graph_operation_namespaces`)."""
-    sym = _assigned_value(fn, sym)
-    if not is_call(sym) or sym[1] not in calls:
-        return None
-    for info in calls[sym[1]].api:
+def _graph_operation(resolved: ResolvedCall) -> str | None:
+    """The op the call is, if its result is a graph operation in compiled code (a
+    `tf.Operation`: `tf.group`, `tf.print`, `tf.debugging.Assert`, `tf.debugging.assert_*`)
+    where eager code gets None, as its framework writes it
+    (`Framework.graph_operation_namespaces`)."""
+    for info in resolved.api:
         if not info.tensor_op or info.returns not in OPERATION_RETURNS:
             continue
         owner = framework_of_api(info.framework)
@@ -1052,13 +1055,18 @@ def _shape_kinds(
 LIST_GROWERS = {"append": 0, "insert": 1}
 """List methods that add an element, with the position of the element among their arguments."""
 
+LIST_ADDERS = {**LIST_GROWERS, "extend": 0}
+"""List methods that add to a list what their argument is or holds (`extend`'s elements)."""
 
-def _appended(fn: FunctionSummary, sym: Sym) -> Iterator[Sym]:
-    """The elements the body appends to a local list (`combined.append(dim)`)."""
+
+def _appended(
+    fn: FunctionSummary, sym: Sym, growers: Mapping[str, int] = LIST_GROWERS
+) -> Iterator[Sym]:
+    """The values the body adds to a local list with `growers` (`combined.append(dim)`)."""
     for site in fn.calls:
         callee = site.callee
-        if is_attr(callee) and attr_base(callee) == sym and attr_name(callee) in LIST_GROWERS:
-            position = LIST_GROWERS[callee[2]]
+        if is_attr(callee) and attr_base(callee) == sym and attr_name(callee) in growers:
+            position = growers[callee[2]]
             if position < len(site.args):
                 yield site.args[position]
 
