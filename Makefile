@@ -20,7 +20,10 @@ $(VENV)/.installed-base: pyproject.toml
 $(VENV)/.installed-all: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,tf,torch]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,tf,torch,tfp]'
+	# tf_keras, which TensorFlow Probability imports, without the `tensorflow` distribution it
+	# names (its files would replace tensorflow-cpu's; see the tfp extra in pyproject.toml).
+	$(BIN)/python -m pip install --quiet --no-deps 'tf-keras==2.21.0'
 	touch $(VENV)/.installed-base $@
 
 # The demo's bench step needs TensorFlow (the analysis does not).
