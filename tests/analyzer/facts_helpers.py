@@ -57,6 +57,11 @@ FACT_FIELDS = frozenset(f.name for f in dataclasses.fields(FunctionFacts))
 DECISION_FIELDS = frozenset(f.name for f in dataclasses.fields(FunctionVerdict))
 
 
+def finding_messages(files: Files, qualname: str, code: str) -> list[str]:
+    """The messages of one function's findings of `code` (`files` dedented, as `analyse`)."""
+    return [f.message for f in verdict(files, qualname).findings if f.code == code]
+
+
 def field_value(v: FunctionVerdict, field: str) -> Any:
     """A field of the verdict's facts or of its decision, a check's fact (`Check.fact`), or a
     derived view: `finding_codes`, `param_kinds`, `has_assumption`, `decorator_arg:NAME`,

@@ -12,10 +12,9 @@ import importlib.util
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
-from facts_helpers import analyse
+from facts_helpers import finding_messages
 
 PROJECT = """
 import tensorflow as tf
@@ -54,9 +53,8 @@ def run():
 """
 
 
-def _hy407(qualname: str) -> list[str]:
-    v = analyse(textwrap.dedent(PROJECT))[qualname]
-    return [f.message for f in v.findings if f.code == "HY407"]
+def _hy407(qualname: str, project: str = PROJECT) -> list[str]:
+    return finding_messages(project, qualname, "HY407")
 
 
 @pytest.mark.parametrize(
@@ -152,11 +150,7 @@ def run():
 def test_a_network_call_returns_a_distribution_only_when_the_bound_class_s_call_does(
     qualname: str, blocked: bool
 ) -> None:
-    messages = [
-        f.message
-        for f in analyse(textwrap.dedent(NETWORKS))[qualname].findings
-        if f.code == "HY407"
-    ]
+    messages = _hy407(qualname, NETWORKS)
     assert any("rebuilt from its type spec" in m for m in messages) is blocked
 
 

@@ -10,10 +10,8 @@ re-measures that on the installed TensorFlow (TF 2.21 when written).
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
-from facts_helpers import analyse
+from facts_helpers import finding_messages
 
 PROJECT = """
 import tensorflow as tf
@@ -83,8 +81,7 @@ def run():
 
 
 def _hy407(qualname: str) -> list[str]:
-    v = analyse(textwrap.dedent(PROJECT))[qualname]
-    return [f.message for f in v.findings if f.code == "HY407"]
+    return finding_messages(PROJECT, qualname, "HY407")
 
 
 @pytest.mark.parametrize(
