@@ -60,10 +60,12 @@ from hybridize.analyzer.facts.values import (
     Atom,
     AtomKind,
     ext_name,
+    is_class_atom,
     is_dict_atom,
     is_ext_atom,
     is_func_atom,
     is_lit_atom,
+    is_method_atom,
     is_numpy_atom,
     is_obj_atom,
     is_python_atom,
@@ -358,7 +360,7 @@ def _called_objects(resolved: ResolvedCall) -> frozenset[ClassKey] | None:
     for atom in resolved.callee_atoms:
         if is_obj_atom(atom) and (class_key := obj_class(atom)) is not None:
             classes.add(class_key)
-        elif atom[0] in ("func", "method", "class"):
+        elif is_func_atom(atom) or is_method_atom(atom) or is_class_atom(atom):
             return None
     return frozenset(classes) if classes else None
 
