@@ -48,6 +48,7 @@ from hybridize.analyzer.facts.values import (
     atom_kind,
     atoms_for_return,
     boundext_atom,
+    canonical,
     chain_config,
     class_atom,
     dense_config,
@@ -153,9 +154,10 @@ class ResolvedCall:
     chained: dict[FunctionKey, list[Atoms]] = field(default_factory=dict)
     """Targets a container module calls on another value than the call's arguments (the
     second module of an `nn.Sequential` gets the first one's output): their arguments."""
-    partials: dict[FunctionKey, PartialConfig] = field(default_factory=dict)
-    """Targets the call reaches through a `functools.partial` object: the object, whose
-    arguments come before the call's own (`partial_arguments`)."""
+    partials: dict[FunctionKey, tuple[PartialConfig, ...]] = field(default_factory=dict)
+    """Targets the call reaches through `functools.partial` objects: the objects (one or
+    several: the callee may be any of them, each binding its own arguments before the
+    call's), in `canonical` order."""
     constructs: bool = False
     """Some target is a class (`callees` then looks up its `__init__`); else the targets are
     the functions the call runs, as they are."""
@@ -638,7 +640,7 @@ class Evaluator:
         roles: list[str] = []
         result: set[Atom] = set()
         chained: dict[FunctionKey, list[Atoms]] = {}
-        partials: dict[FunctionKey, PartialConfig] = {}
+        partials: dict[FunctionKey, list[PartialConfig]] = {}
         constructs = False
         symbolic_args = False
         if args:
@@ -769,7 +771,10 @@ class Evaluator:
             kwargs=kwargs,
             result=merge_tensor_specs(cap_atoms(result)),
             chained=chained,
-            partials=partials,
+            partials={
+                target: tuple(sorted(configs, key=canonical))
+                for target, configs in partials.items()
+            },
             constructs=constructs,
         )
         return resolved
@@ -822,27 +827,35 @@ class Evaluator:
         self,
         config: PartialConfig,
         targets: list[tuple[str, FunctionKey]],
-        partials: dict[FunctionKey, PartialConfig],
+        partials: dict[FunctionKey, list[PartialConfig]],
     ) -> Atoms:
         """Calling a `functools.partial` object calls what it wraps, its own arguments first:
         the project functions, methods, classes and modules it wraps become targets, with the
-        object in `partials` (their parameters bound from both). What they return."""
+        object in `partials` (their parameters bound from both). A callee that may be one of
+        several partial objects of the same function is one target with every object: each
+        binds the parameters its own way (which one is met first must not matter: a set of
+        atoms iterates in another order in every run). What they return."""
         result: set[Atom] = set()
-        for atom in sorted(partial_wrapped(config), key=repr):
+
+        def reached(kind: str, target: FunctionKey, bound: FunctionKey | None) -> None:
+            """`target` is called (as `kind`), `bound` (the function it runs) with `config`."""
+            if (kind, target) not in targets:
+                targets.append((kind, target))
+            if bound is not None:
+                configs = partials.setdefault(bound, [])
+                if config not in configs:
+                    configs.append(config)
+
+        for atom in sorted(partial_wrapped(config), key=canonical):
             if is_func_atom(atom) or is_method_atom(atom):
-                targets.append((atom_kind(atom), atom[1]))
-                partials[atom[1]] = config
+                reached(atom_kind(atom), atom[1], atom[1])
                 result |= self.returned(atom[1])
             elif is_class_atom(atom):
-                targets.append((atom_kind(atom), atom[1]))
-                init = self.index.find_method(atom[1], "__init__")
-                if init is not None:
-                    partials[init] = config
+                reached(atom_kind(atom), atom[1], self.index.find_method(atom[1], "__init__"))
                 result.add(obj_atom(self.index.object_role(atom[1]), atom[1]))
             elif is_obj_atom(atom) and (module := obj_class(atom)) is not None:
                 for method in self.index.dispatch(module, self.index.instance_call(module)):
-                    targets.append(("layer_call", method))
-                    partials[method] = config
+                    reached("layer_call", method, method)
                     result |= self.returned(method)
         return frozenset(result)
 
@@ -1337,9 +1350,25 @@ def bind_written(
     questions of what a caller passed (which of its parameters, locals or layers). Through a
     `functools.partial` object, the parameters the object binds are not the call's: its
     arguments start after them."""
+    configs = resolved.partials.get(target)
+    if not configs:
+        return bind_written_through(fn, resolved, kind, None)
+    # Reached through several partial objects: what the caller wrote may reach a parameter
+    # through any of them.
+    bound: dict[str, frozenset[Sym]] = {}
+    for config in configs:
+        for name, values in bind_written_through(fn, resolved, kind, config).items():
+            bound[name] = bound.get(name, frozenset()) | values
+    return bound
+
+
+def bind_written_through(
+    fn: FunctionSummary, resolved: ResolvedCall, kind: str, partial: PartialConfig | None
+) -> dict[str, frozenset[Sym]]:
+    """`bind_written` of a call that reaches `fn` through the partial object `partial` (None:
+    directly)."""
     site = resolved.site
     written: list[frozenset[Sym]] = [frozenset({a}) for a in site.args]
-    partial = resolved.partials.get(target)
     if partial is not None:
         written = [frozenset()] * len(partial_args(partial)) + written
     bound = bind_arguments(

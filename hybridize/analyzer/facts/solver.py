@@ -37,7 +37,7 @@ from hybridize.analyzer.facts.evaluator import (
     TensorFacts,
     argument_at,
     bind_arguments,
-    bind_written,
+    bind_written_through,
     callback_atoms,
     callees,
     calls_written,
@@ -68,7 +68,9 @@ from hybridize.analyzer.facts.values import (
     AtomKind,
     Atoms,
     Dep,
+    PartialConfig,
     atoms_for_return,
+    canonical,
     dict_atom,
     is_dict_atom,
     is_func_atom,
@@ -1336,6 +1338,46 @@ class Solver:
         return set()
 
 
+def _record_bound(
+    index: ProjectIndex,
+    caller: FunctionKey,
+    resolved: ResolvedCall,
+    kind: str,
+    target: FunctionKey,
+    binding: tuple[dict[str, Atoms], PartialConfig | None],
+    out: Contribution,
+) -> None:
+    """The evidence, literal sites and symbolic arguments of one binding of a call's
+    arguments to the parameters of `target` (through a partial object, if any)."""
+    bound, partial = binding
+    written: dict[str, Atoms] | None = None  # the arguments as written, when a site needs them
+    from_outside = caller != target
+    for name, atoms in bound.items():
+        out.evidence.append((target, name, atoms, from_outside))
+        # The kinds first: most arguments hold no literal at all.
+        kinds = {"?" if is_unknown(a) else a[0] for a in atoms}
+        literal = bool(kinds) and kinds <= _LITERAL_KINDS and all(map(is_primitive, atoms))
+        unknown = not literal and kinds == _UNKNOWN_KINDS
+        if literal:
+            out.primitive.append((target, name))
+        elif unknown:
+            out.unknown_kind.append((target, name))
+        if literal or unknown:
+            if written is None:
+                written = bind_written_through(index.function(target), resolved, kind, partial)
+            syms = written.get(name, frozenset())
+            # Several arguments collected by `**kwargs` or `*args`: sorted (the
+            # set would name a different one first in every run).
+            argument = (
+                next(iter(syms))
+                if len(syms) == 1
+                else seq_sym("tuple", tuple(sorted(syms, key=canonical)))
+            )
+            out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
+        if "symbolic" in kinds and not (kind == "layer_call" and _builds_itself(index, resolved)):
+            out.symbolic.append((target, name))
+
+
 def _record_evidence(
     index: ProjectIndex, caller: FunctionKey, resolved: ResolvedCall, out: Contribution
 ) -> None:
@@ -1349,48 +1391,38 @@ def _record_evidence(
         skip_receiver = kind in RECEIVER_BINDING_KINDS
         out.callees.append(target)
         chained = resolved.chained.get(target)
-        partial = resolved.partials.get(target)
+        configs = resolved.partials.get(target)
+        bindings: list[tuple[dict[str, Atoms], PartialConfig | None]]
         if chained is not None:
-            bound = bind_arguments(callee, chained, {}, skip_receiver=skip_receiver)
-        elif partial is not None:
-            # `functools.partial(f, a, k=b)(x)` calls `f(a, x, k=b)`.
-            args = [*partial_args(partial), *resolved.args]
-            kwargs = {**partial_keywords(partial), **resolved.kwargs}
-            bound = bind_arguments(callee, args, kwargs, skip_receiver=skip_receiver)
+            bindings = [(bind_arguments(callee, chained, {}, skip_receiver=skip_receiver), None)]
+        elif configs:
+            # `functools.partial(f, a, k=b)(x)` calls `f(a, x, k=b)`; a callee that may be one
+            # of several partial objects gets each one's binding.
+            bindings = [
+                (
+                    bind_arguments(
+                        callee,
+                        [*partial_args(partial), *resolved.args],
+                        {**partial_keywords(partial), **resolved.kwargs},
+                        skip_receiver=skip_receiver,
+                    ),
+                    partial,
+                )
+                for partial in configs
+            ]
         else:
             bound = bind_arguments(
                 callee, resolved.args, resolved.kwargs, skip_receiver=skip_receiver
             )
-        written: dict[str, Atoms] | None = None  # the arguments as written, when a site needs them
-        from_outside = caller != target
-        for name, atoms in bound.items():
-            out.evidence.append((target, name, atoms, from_outside))
-            # The kinds first: most arguments hold no literal at all.
-            kinds = {"?" if is_unknown(a) else a[0] for a in atoms}
-            literal = bool(kinds) and kinds <= _LITERAL_KINDS and all(map(is_primitive, atoms))
-            unknown = not literal and kinds == _UNKNOWN_KINDS
-            if literal:
-                out.primitive.append((target, name))
-            elif unknown:
-                out.unknown_kind.append((target, name))
-            if literal or unknown:
-                if written is None:
-                    written = bind_written(callee, resolved, kind, target)
-                syms = written.get(name, frozenset())
-                # Several arguments collected by `**kwargs` or `*args`: sorted (the
-                # set would name a different one first in every run).
-                argument = (
-                    next(iter(syms))
-                    if len(syms) == 1
-                    else seq_sym("tuple", tuple(sorted(syms, key=repr)))
-                )
-                out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
-            if "symbolic" in kinds and not (
-                kind == "layer_call" and _builds_itself(index, resolved)
-            ):
-                out.symbolic.append((target, name))
+            bindings = [(bound, None)]
+        for binding in bindings:
+            _record_bound(index, caller, resolved, kind, target, binding, out)
         for p in param_layout(callee, skip_receiver).params:
-            if p.name not in bound and p.default is not None and _constant(p.default):
+            if (
+                any(p.name not in bound for bound, _ in bindings)
+                and p.default is not None
+                and _constant(p.default)
+            ):
                 # The call takes the default: one more value the parameter receives.
                 out.literal_sites.append((target, p.name, False, resolved.site.span, p.default))
     for info in resolved.api:

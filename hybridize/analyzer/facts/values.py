@@ -287,6 +287,20 @@ def dense_config(units: int) -> DenseConfig:
     return ("dense", units)
 
 
+def canonical(value: object) -> str:
+    """`repr(value)` with every set in it written in sorted order: the same text for the same
+    value in every run, the order to sort atoms by where the result must not depend on how a
+    set iterates. `repr` is not that: a set's repr follows its iteration order, which follows
+    the hashes of its elements, and on Python before 3.12 the hash of `None` (in most atoms:
+    an unknown dtype, shape or class) is its address, which changes from run to run."""
+    if isinstance(value, (frozenset, set)):
+        return "{" + ", ".join(sorted(map(canonical, value))) + "}"
+    if isinstance(value, tuple):
+        inner = ", ".join(map(canonical, value))
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    return repr(value)
+
+
 def partial_config(
     wrapped: Atoms, args: tuple[Atoms, ...], kwargs: tuple[tuple[str, Atoms], ...]
 ) -> PartialConfig:
