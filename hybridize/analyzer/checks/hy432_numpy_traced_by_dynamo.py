@@ -18,7 +18,7 @@ from hybridize.analyzer.facts.predicates import (
     walk_syms,
 )
 from hybridize.analyzer.facts.safety import SHAPE_ONLY_ATTRIBUTES
-from hybridize.analyzer.facts.values import Atom, Atoms, atom_kind
+from hybridize.analyzer.facts.values import Atom, Atoms, atom_kind, canonical
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.summaries.hooks import SummaryContext, SummaryHook
 from hybridize.analyzer.summaries.syms import (
@@ -499,7 +499,7 @@ def _parameters_of(fn: FunctionSummary, evaluator: Evaluator, sym: Sym) -> froze
 def _array_kind(atoms: Atoms) -> str | None:
     """What array-like value `atoms` may hold, in words (None for Python numbers, strings,
     integer lists, dtypes, values of unknown kind and the like)."""
-    for atom in sorted(atoms, key=repr):
+    for atom in sorted(atoms, key=canonical):
         kind = atom_kind(atom)
         if kind in ("numpy", "tensor", "variable"):
             return "an array" if kind == "numpy" else "a tensor"

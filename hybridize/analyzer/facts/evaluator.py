@@ -649,7 +649,10 @@ class Evaluator:
                 if atom[0] not in _PROJECT_CALLABLES:
                     symbolic_args = any(map(_holds_symbolic, args))
                     break
-        for atom in callee_atoms:
+        # The targets, APIs and roles in an order that is the same in every run (a set of
+        # atoms iterates in another: `canonical`), for whatever names the first of them.
+        ordered = callee_atoms if len(callee_atoms) < 2 else sorted(callee_atoms, key=canonical)
+        for atom in ordered:
             kind: AtomKind = atom[0]
             if kind in ("func", "method"):
                 targets.append((kind, atom[1]))

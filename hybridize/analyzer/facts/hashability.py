@@ -38,7 +38,7 @@ from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref, ref_key
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import MAX_NESTING, Atom, AtomKind
+from hybridize.analyzer.facts.values import MAX_NESTING, Atom, AtomKind, canonical
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.frameworks.framework import TENSORFLOW
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
@@ -181,7 +181,7 @@ def unhashable_part(index: ProjectIndex, atom: Atom, depth: int = 0) -> str | No
 
 
 def _first(index: ProjectIndex, atoms: Iterable[Atom], depth: int) -> str | None:
-    for atom in sorted(atoms, key=repr):
+    for atom in sorted(atoms, key=canonical):
         found = unhashable_part(index, atom, depth)
         if found is not None:
             return found

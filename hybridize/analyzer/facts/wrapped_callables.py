@@ -35,7 +35,7 @@ from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.refs import ext_dotted, is_class_ref, is_ext_ref, is_func_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom, AtomKind, is_func_atom
+from hybridize.analyzer.facts.values import Atom, AtomKind, canonical, is_func_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import kind_of, param_sym
@@ -81,7 +81,7 @@ class WrappedCallables:
                 if evaluator is None:
                     evaluator = get_evaluator(self.index, self.facts, self.index.owner_key(key))
                 atoms |= evaluator.eval(param.default)
-            how = self._first(sorted(atoms, key=repr))
+            how = self._first(sorted(atoms, key=canonical))
             if how is not None:
                 yield WrappedArgument(param.name, how)
 
@@ -102,11 +102,13 @@ class WrappedCallables:
         if depth >= MAX_DEPTH:
             return None
         if kind == "seq":
-            return self._first(sorted(atom[2], key=repr), depth + 1)
+            return self._first(sorted(atom[2], key=canonical), depth + 1)
         if kind == "tup":
-            return self._first((a for part in atom[1] for a in sorted(part, key=repr)), depth + 1)
+            return self._first(
+                (a for part in atom[1] for a in sorted(part, key=canonical)), depth + 1
+            )
         if kind == "dict":
-            return self._first(sorted(atom[1], key=repr), depth + 1)
+            return self._first(sorted(atom[1], key=canonical), depth + 1)
         return None
 
     def function_wrapped(self, key: FunctionKey) -> str | None:
@@ -150,7 +152,7 @@ class WrappedCallables:
         """Whether applying the project function `decorator` (called first when it is a
         factory: `@retry(3)`) gives a function carrying `__wrapped__`."""
         returned = self.facts.returns.get(decorator, frozenset())
-        for atom in sorted(returned, key=repr):
+        for atom in sorted(returned, key=canonical):
             if not is_func_atom(atom):
                 continue
             if called and depth < MAX_DEPTH:
