@@ -21,11 +21,13 @@ from facts_helpers import verdict
 
 from hybridize.analyzer.analysis import ProjectAnalysis
 from hybridize.analyzer.checks import summary_hooks
+from hybridize.analyzer.facts.retracing import LiteralVariation, Retraces
 from hybridize.analyzer.facts.values import canonical
 from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.summaries import file_summaries
 from hybridize.analyzer.summaries.file_summaries import summarize_text
 from hybridize.analyzer.summaries.ir import ModuleSummary
+from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import FunctionVerdict
 from hybridize.project import Project, ProjectOptions
 
@@ -412,3 +414,45 @@ def test_canonical_text_does_not_follow_a_sets_iteration_order() -> None:
     assert canonical(atom_a) == canonical(atom_b) == "('seq', 'list', {-1, -2})"
     assert canonical(("lit", "int", None)) == repr(("lit", "int", None))
     assert canonical(("symbolic",)) == "('symbolic',)"
+
+
+CYCLE_OF_LOCALS = """
+def merge(a, b):
+    return a, b
+
+
+def split(state):
+    return state, state
+
+
+def apply(state, updates, params, step):
+    kept, rest = split(state)
+    trainable = merge(params, kept)
+    params, state = step(trainable, rest, state, params, updates)
+    return params, state
+"""
+"""Sonnet's `apply_opt_fn`: `params` is recomputed from `trainable`, made from `params`."""
+
+
+def test_what_a_parameter_receives_does_not_depend_on_which_functions_were_asked_first() -> None:
+    """A walk over locals recomputed from each other reads the cycle as varying, in words
+    naming where it entered the cycle (`params` or `trainable`): a result computed on such a
+    walk kept for later questions made `split`'s answer depend on whether `merge` was asked
+    first. Every question gets what it gets asked alone, in any order."""
+    project = Project.from_texts({"main.py": CYCLE_OF_LOCALS}, ProjectOptions(use_cache=False))
+    project.results()
+    solver = project.analysis.solver
+    assert solver is not None
+    keys = sorted(solver.facts.literal_sites)
+    assert [k.qualname for k in keys] == ["merge", "split"]
+
+    def answers(order: list[FunctionKey]) -> dict[FunctionKey, Retraces]:
+        variation = LiteralVariation(solver.index, solver.facts)
+        return {key: variation.retraces(key) for key in order}
+
+    alone = {key: answers([key])[key] for key in keys}
+    assert all(
+        "recomputed from itself" in r.reason for a in alone.values() for r in a.unknown.values()
+    )
+    assert answers(keys) == alone
+    assert answers(list(reversed(keys))) == alone

@@ -135,23 +135,79 @@ def retrace_evidence(
     return Evidence(text.format(parts=parts) + where, span, related)
 
 
+NO_CYCLE = 1 << 62
+"""`LiteralVariation._low` when the walk met no cycle marker (above every stack position)."""
+PATH_DEPENDENT = -1
+"""`LiteralVariation._low` once the walk read a result that depends on where it was asked
+from (below every stack position: nothing that read it is kept for other questions)."""
+
+
 class LiteralVariation:
-    """Decides, per parameter, whether its literal arguments can differ between calls."""
+    """Decides, per parameter, whether its literal arguments can differ between calls.
+
+    The walk is memoised, and a cycle met on the way (a parameter passed on through recursive
+    calls, a local recomputed from itself) reads as varying, in words that name where the
+    walk entered the cycle. So a result computed on a walk that met a cycle depends on the
+    question the walk started from: kept for other questions, it made a function's verdict
+    (Sonnet's `_merge`: "`params`, recomputed from itself" or "`trainable`, ...") depend on
+    which functions were decided before it. A result is kept for every question
+    (`param_memo`, `value_memo`) only when its walk met no cycle marker (`_low`) and read
+    nothing kept for the current question only (`_scratch`, where the others go)."""
 
     def __init__(self, index: ProjectIndex, facts: TensorFacts) -> None:
         self.index = index
         self.facts = facts
-        self.active: set[tuple[object, ...]] = set()
-        self.param_memo: dict[tuple[FunctionKey, str, bool], Value] = {}
-        self.value_memo: dict[tuple[FunctionKey, Sym], Value] = {}
+        self.active: dict[tuple[object, ...], int] = {}
+        """The markers of the walks in progress, with their positions on the stack."""
+        self._low = NO_CYCLE
+        """The lowest stack position of a marker the current walk met (`NO_CYCLE`: none)."""
+        self.param_memo: dict[tuple[object, ...], Value] = {}
+        """Per (function, parameter, unknown kind): what the parameter holds, for every question."""
+        self.value_memo: dict[tuple[object, ...], Value] = {}
+        """Per (function, symbolic value): what it is, for every question."""
+        self._scratch: dict[tuple[object, ...], Value] = {}
+        """Results that depend on the current question's walk (its cycle markers): cleared
+        when the next question starts."""
         self._written_attributes: set[str] | None = None
         self._reassigned_globals: set[tuple[str, str]] | None = None
+
+    def _enter(self, marker: tuple[object, ...]) -> tuple[int, int]:
+        """Push `marker`; return its position and the enclosing walk's `_low`, for `_leave`."""
+        position = len(self.active)
+        self.active[marker] = position
+        outer, self._low = self._low, NO_CYCLE
+        return position, outer
+
+    def _leave(self, marker: tuple[object, ...], position: int, outer: int) -> bool:
+        """Pop `marker`: whether the result of its walk holds for every question (it met no
+        cycle, and read nothing of the current question's)."""
+        del self.active[marker]
+        independent = self._low == NO_CYCLE
+        self._low = min(outer, self._low)
+        return independent
+
+    def _cut(self, marker: tuple[object, ...]) -> None:
+        """The walk met `marker`, in progress: its result depends on that walk."""
+        self._low = min(self._low, self.active[marker])
+
+    def _recall(
+        self, memo: dict[tuple[object, ...], Value], key: tuple[object, ...]
+    ) -> Value | None:
+        """A kept result, or one of the current question (which then depends on its walk)."""
+        found = memo.get(key)
+        if found is None:
+            found = self._scratch.get(key)
+            if found is not None:
+                self._low = PATH_DEPENDENT
+        return found
 
     # ------------------------------------------------------------------ per parameter
 
     def retracing(self, key: FunctionKey, *, unknown_kind: bool = False) -> dict[str, Retrace]:
         """The parameters of `key` whose literal (or unknown-kind) arguments differ between
         calls, each with the reason and the site that shows it."""
+        if not self.active:
+            self._scratch.clear()  # a new question
         found: dict[str, Retrace] = {}
         # By name: the solver adds a callee's parameters to the table in the order in which
         # their sites were published, which follows string hashing; the finding's spans
@@ -190,11 +246,14 @@ class LiteralVariation:
     def _param(self, key: FunctionKey, param: str, unknown_kind: bool) -> Value:
         """What a parameter of `key` holds, over the sites that call it."""
         memo_key = (key, param, unknown_kind)
-        if memo_key in self.param_memo:
-            return self.param_memo[memo_key]
+        known = self._recall(self.param_memo, memo_key)
+        if known is not None:
+            return known
         if memo_key in self.active:
+            self._cut(memo_key)
             return varies(f"`{param}` is passed on through a cycle of calls")
-        self.active.add(memo_key)
+        position, outer = self._enter(memo_key)
+        independent = False
         try:
             sites = [
                 s
@@ -210,8 +269,8 @@ class LiteralVariation:
                 else:
                     result = self.value(sites[0].caller, sites[0].argument)
         finally:
-            self.active.discard(memo_key)
-        self.param_memo[memo_key] = result
+            independent = self._leave(memo_key, position, outer)
+        (self.param_memo if independent else self._scratch)[memo_key] = result
         return result
 
     # ------------------------------------------------------------------ per value
@@ -221,14 +280,25 @@ class LiteralVariation:
         that long chains of locals are walked once (a cycle met on the way reads as varying,
         the conservative answer)."""
         memo_key = (key, sym)
-        found = self.value_memo.get(memo_key)
+        found = self._recall(self.value_memo, memo_key)
         if found is None:
-            found = self._value(key, sym, depth)
-            self.value_memo[memo_key] = found
+            marker = ("value", key, sym)
+            if marker in self.active:
+                # Asked again inside its own walk: the markers below decide (a local
+                # recomputed from itself reads as varying).
+                return self._value(key, sym, depth)
+            position, outer = self._enter(marker)
+            independent = False
+            try:
+                found = self._value(key, sym, depth)
+            finally:
+                independent = self._leave(marker, position, outer)
+            (self.value_memo if independent else self._scratch)[memo_key] = found
         return found
 
     def _value(self, key: FunctionKey, sym: Sym, depth: int) -> Value:
         if depth > 25:
+            self._low = PATH_DEPENDENT  # cut by the depth it was asked at
             return fixed((key, sym))
         fn = self.index.function(key)
         kind: SymKind = sym[0]
@@ -293,12 +363,13 @@ class LiteralVariation:
             return varies(f"the loop variable `{name}`, new on every iteration")
         marker = ("local", key, name)
         if marker in self.active:
+            self._cut(marker)
             return varies(f"`{name}`, recomputed from itself")
-        self.active.add(marker)
+        position, outer = self._enter(marker)
         try:
             found = [self.value(key, v, depth + 1) for v in values]
         finally:
-            self.active.discard(marker)
+            self._leave(marker, position, outer)
         for value in found:
             if is_varies(value):
                 return value
@@ -387,15 +458,16 @@ class LiteralVariation:
         """Whether what a project function returns can change between its calls."""
         marker = ("returns", key)
         if marker in self.active:
+            self._cut(marker)
             return fixed(marker)
-        self.active.add(marker)
+        position, outer = self._enter(marker)
         try:
             for returned in self.index.function(key).returns:
                 value = self.value(key, returned, depth + 1)
                 if is_varies(value) and not varying_reason(value).startswith("`"):
                     return value
         finally:
-            self.active.discard(marker)
+            self._leave(marker, position, outer)
         return fixed(marker)
 
     def _resolved(self, key: FunctionKey, index: int) -> ResolvedCall | None:
