@@ -50,6 +50,7 @@ from hybridize.analyzer.facts.safety import (
 from hybridize.analyzer.facts.values import (
     PYTHON_SEQUENCE_KINDS,
     Atom,
+    canonical,
     is_boundext_atom,
     is_dataset_atom,
     is_dict_atom,
@@ -453,7 +454,7 @@ def _eager_iteration(
 ) -> ApiInfo | None:
     """The eager-only `__iter__` of what a loop iterates, in the function's framework."""
     framework = index.function_framework(key)
-    for atom in atoms:
+    for atom in sorted(atoms, key=canonical):  # the one named: the same in every run
         role = "dataset" if is_dataset_atom(atom) else atom[1] if is_obj_atom(atom) else None
         info = framework.method_of(role, "__iter__") if role is not None else None
         if info is not None and info.is_eager_only:

@@ -36,7 +36,13 @@ from hybridize.analyzer.facts.refs import (
 )
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
-from hybridize.analyzer.facts.values import Atom, is_class_atom, is_module_atom, project_key
+from hybridize.analyzer.facts.values import (
+    Atom,
+    canonical,
+    is_class_atom,
+    is_module_atom,
+    project_key,
+)
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import is_attr, kind_of
@@ -282,7 +288,8 @@ def _object_target(index: ProjectIndex, facts: TensorFacts, site: PatchSite) -> 
     the patched object, in this solution, that names one."""
     if site.patched_object is None or site.scope is None:
         return None
-    for atom in get_evaluator(index, facts, site.scope).eval(site.patched_object):
+    patched = get_evaluator(index, facts, site.scope).eval(site.patched_object)
+    for atom in sorted(patched, key=canonical):  # "first" in the same order in every run
         found = _member_target(index, atom, site.attribute)
         if found is not None:
             return found
