@@ -371,7 +371,7 @@ def _reaching_rarer_keys(index: ProjectIndex, facts: TensorFacts) -> set[tuple[F
         # from `place`, the first come from its callers (each caller's variables passed
         # as this one), the second from the parameters it passes `variable` as.
         before = [*_passed_on(index, facts, place, variable)]
-        for caller in facts.callers.get(place, ()):
+        for caller in sorted(facts.callers.get(place, ()), key=str):
             for passed, targets in _passed_on_each(index, facts, caller).items():
                 if (place, variable) in targets:
                     before.append((caller, passed))

@@ -19,6 +19,7 @@ from hybridize.analyzer.facts.predicates import leaf_atoms, local_values, made_o
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.facts.values import (
+    canonical,
     is_class_atom,
     is_obj_atom,
     obj_class,
@@ -376,7 +377,7 @@ def _applies_in(
         callee = resolved.site.callee
         if not is_attr(callee) or attr_name(callee) != "apply" or resolved.targets:
             continue
-        for atom in get_evaluator(index, facts, key).eval(attr_base(callee)):
+        for atom in sorted(get_evaluator(index, facts, key).eval(attr_base(callee)), key=canonical):
             if is_class_atom(atom):
                 found.append((project_key(atom), resolved.index))
     return tuple(found)

@@ -32,6 +32,7 @@ from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.facts.values import (
     AtomKind,
     boundext_role,
+    canonical,
     is_boundext_atom,
     is_lit_atom,
     is_obj_atom,
@@ -573,7 +574,7 @@ def functions_run_by(
             if LAYER_RECEIVERS & set(resolved.receiver_roles):
                 # A project container module without a `forward` of its own runs the modules
                 # its constructor gave the framework's container (`container_modules`).
-                for atom in resolved.callee_atoms:
+                for atom in sorted(resolved.callee_atoms, key=canonical):
                     held = obj_class(atom) if is_obj_atom(atom) else None
                     if held is not None:
                         work.extend(container_forward_methods(index, held))

@@ -808,7 +808,7 @@ class Evaluator:
         current = args
         for position, modules in enumerate(positions):
             outputs: set[Atom] = set()
-            for module in modules:
+            for module in modules if len(modules) < 2 else sorted(modules, key=canonical):
                 class_key = module[2] if is_obj_atom(module) else None
                 if class_key is not None and self.index.layer_role(class_key) is not None:
                     for method in self.index.dispatch(

@@ -31,6 +31,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import (
     UNKNOWN_ATOM,
     Atom,
+    canonical,
     is_lit_atom,
     is_module_atom,
     is_obj_atom,
@@ -511,7 +512,7 @@ def _writes_of(
             found.append((global_state(relpath, store.name), Write(writer, store.span)))
         elif store.kind == "attr":
             described = False
-            for atom in evaluator.eval(store.target):
+            for atom in sorted(evaluator.eval(store.target), key=canonical):
                 if is_obj_atom(atom) and atom[2] is not None:
                     described = True
                     for class_key in index.mro(atom[2]):

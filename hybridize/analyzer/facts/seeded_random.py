@@ -39,7 +39,7 @@ from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
-from hybridize.analyzer.facts.values import NONE_ATOM, is_ext_atom
+from hybridize.analyzer.facts.values import NONE_ATOM, canonical, is_ext_atom
 from hybridize.analyzer.frameworks import lookup_parameters, written_name
 from hybridize.analyzer.frameworks.api_info import ApiInfo
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
@@ -211,14 +211,17 @@ def _distribution_classes(
         if constructed is None:
             continue
         found += [i.name for i in constructed.api if i.kind == "class"]
-        found += [canonical_external(a[1]) for a in constructed.callee_atoms if is_ext_atom(a)]
+        found += sorted(
+            canonical_external(a[1]) for a in constructed.callee_atoms if is_ext_atom(a)
+        )
         found += [
             base
             for kind, target in constructed.targets
             if kind == "class"
             for base in _framework_bases(index, target)
         ]
-    for atom in get_evaluator(index, facts, reader).eval(receiver):
+    instances = get_evaluator(index, facts, reader).eval(receiver)
+    for atom in sorted(instances, key=canonical):  # in the same order in every run
         if atom[:2] == ("obj", "instance") and isinstance(atom[2], FunctionKey):
             found += _framework_bases(index, atom[2])
     return found
