@@ -34,7 +34,9 @@ from hybridize.analyzer.decisions.caller_reads import CallerReadCheck, CallerRea
 from hybridize.analyzer.decisions.decide import DecisionInputs, decide
 from hybridize.analyzer.decisions.moved_verdicts import (
     cites_lines,
+    moved_helper_summary,
     moved_state,
+    moved_value,
     moved_verdict,
     rendered_verdict,
 )
@@ -185,10 +187,18 @@ def _decide(
     function_keys = [k for k in analysed_keys if not index.function(k).is_lambda]
     if progress is not None:
         progress(ProgressStep(Stage.VERDICTS, 0, len(function_keys)))
+    # the functions an edit only moved keep their effect and helper summaries, their lines
+    # moved (`MovedLines.moved_summaries`): the others of `fresh` are worked out again
+    only_moved = (
+        set()
+        if memory is None or scope is None or moved is None
+        else moved.moved_summaries(fresh, memory)
+    )
+    again = fresh - only_moved if only_moved else fresh
     effects = EffectAnalysis(index, facts).run(
-        [k for k in analysed_keys if k not in settled],
+        [k for k in analysed_keys if k not in settled and k not in only_moved],
         # the last phase's summaries, which nothing reads after this phase: in place
-        None if memory is None or scope is None else _within_replaced(memory.effects, fresh, {}),
+        None if memory is None or scope is None else _within_replaced(memory.effects, again, {}),
     )
     if memory is None or scope is None:
         graph = build_call_graph(index, facts, keys)
@@ -197,7 +207,7 @@ def _decide(
         graph = memory.graph
         part = induced(graph, within)
     helpers = HelperSafety(
-        index, facts, part, None if memory is None or scope is None else memory.helpers, fresh
+        index, facts, part, None if memory is None or scope is None else memory.helpers, again
     )
     recursive = recursive_functions(part)
     computation = tensor_computation(part, facts, within)
@@ -473,6 +483,23 @@ class MovedLines:
         if old is None or cites_lines(old):
             return None
         return moved_verdict(old, self.shifts, key.file)
+
+    def moved_summaries(
+        self, fresh: Collection[FunctionKey], memory: VerdictMemory
+    ) -> set[FunctionKey]:
+        """The functions of `fresh` outside `self.fresh` (whose facts and callees changed
+        only by the lines the edit moved: what flows up from callees is the last phase's so
+        moved too), with their effect and helper summaries of the last phase (`memory`, whose
+        tables nothing reads after this phase) moved in place: their lines and the lines
+        their words cite (`moved_verdicts.moved_value`, `moved_helper_summary`)."""
+        found = {k for k in fresh if k not in self.fresh and k in memory.effects}
+        effects, helpers = memory.effects, memory.helpers.summaries
+        for key in found:
+            effects[key] = moved_value(effects[key], self.shifts, key.file)
+            summary = helpers.get(key)
+            if summary is not None:
+                helpers[key] = moved_helper_summary(summary, self.shifts, key.file)
+        return found
 
 
 def _keeps_verdict(

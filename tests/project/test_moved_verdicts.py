@@ -329,3 +329,64 @@ def test_the_verdicts_kept_keep_their_frozen_state_reads() -> None:
     assert {k: v for k, v in kept.frozen_reads.items() if v} == {
         k: v for k, v in made.frozen_reads.items() if v
     }
+
+
+HELPERS = """\
+import tensorflow as tf
+
+
+def first(x):
+    y = tf.square(x)
+    return y
+
+
+def to_numpy(x):
+    return x.numpy() * 2.0
+
+
+def twice(x):
+    return to_numpy(x) + 1.0
+"""
+
+HELPER_CALLER = """\
+import tensorflow as tf
+
+from pkg.helpers import to_numpy
+
+
+def step(x):
+    y = tf.square(x)
+    return to_numpy(y)
+
+
+for _ in range(3):
+    step(tf.ones([2]))
+"""
+
+
+def test_a_helper_hazard_cited_by_its_callers_moves_with_the_helper() -> None:
+    """A caller's HY301 names the line of the helper's eager-only call (the helper summary's
+    hazard: `cited_lines`, with the helper's file); Enter typed above the helper moves that
+    line, and the callers' effect and helper summaries are the old ones moved: their
+    verdicts too (only `first` is decided again), equal to a fresh analysis's."""
+    files = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "pkg/caller.py": HELPER_CALLER}
+    project = Project.from_texts(files, ProjectOptions(use_cache=False))
+    before = _verdicts(project)
+    [called] = _messages(before["pkg/caller.py::step"], "HY301")
+    assert "calls `to_numpy` (line 10)" in called
+    [twice] = _messages(before["pkg/helpers.py::twice"], "HY301")
+    assert "calls `to_numpy` (line 10)" in twice
+
+    project.update("pkg/helpers.py", HELPERS.replace(*ENTER))
+    check(project, "Enter typed in `first`, above to_numpy")
+    after = _verdicts(project)
+    assert "calls `to_numpy` (line 11)" in _messages(after["pkg/caller.py::step"], "HY301")[0]
+    [moved] = [f for f in after["pkg/helpers.py::twice"].findings if f.code == "HY301"]
+    [unmoved] = [f for f in before["pkg/helpers.py::twice"].findings if f.code == "HY301"]
+    assert "calls `to_numpy` (line 11)" in moved.message
+    assert moved.span.start_line == unmoved.span.start_line + 1
+    assert project.analysis.decided_again == 1
+
+    project.update("pkg/helpers.py", HELPERS)
+    check(project, "the line deleted again")
+    assert _verdicts(project) == before

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 from hybridize.analyzer.facts import cited_lines
 from hybridize.analyzer.facts.evaluator import LiteralSite
 from hybridize.analyzer.facts.frozen_state import Write
+from hybridize.analyzer.facts.helper_safety import Hazard, HelperSummary
 from hybridize.analyzer.summaries.line_shift import LineShift
 from hybridize.model import Finding, FunctionVerdict, Span
 
@@ -53,27 +54,76 @@ def shifted_value(value: _T, shifts: Mapping[str, LineShift], file: str) -> _T:
     return _shifted(value, shifts, shift) if shifts else value
 
 
-def _shifted(value: _T, shifts: Mapping[str, LineShift], shift: LineShift | None) -> _T:
+def moved_value(value: _T, shifts: Mapping[str, LineShift], file: str) -> _T:
+    """`shifted_value`, and the lines cited in its words (`cited_lines`) moved with the
+    lines of their files: what a value worked out of a function's facts and callees (an
+    effect summary) is after an edit that only moved lines, from its value before."""
+    return _shifted(value, shifts, shifts.get(file), words=True) if shifts else value
+
+
+def moved_helper_summary(
+    summary: HelperSummary, shifts: Mapping[str, LineShift], file: str
+) -> HelperSummary:
+    """A function's helper summary (`helper_safety`) after an edit that only moved lines
+    (`shifts`, by file), from its summary before: its hazards' lines (of `file`) and the
+    lines their words cite moved."""
+    shift = shifts.get(file)
+
+    def hazard(old: Hazard) -> Hazard:
+        line = old.line if shift is None else shift.line(old.line)
+        what = _moved_words(old.what, shifts)
+        return (
+            old if line == old.line and what is old.what else Hazard(what, line, old.python_value)
+        )
+
+    return HelperSummary(
+        summary.returns,
+        {fact: hazard(h) for fact, h in summary.always.items()},
+        {fact: {p: hazard(h) for p, h in by.items()} for fact, by in summary.when.items()},
+    )
+
+
+def _moved_words(words: str, shifts: Mapping[str, LineShift]) -> str:
+    """The words with the lines they cite (`cited_lines`) moved with the lines of their files."""
+    if not cited_lines.cites(words):
+        return words
+
+    def line(cited: str, number: int) -> int:
+        found = shifts.get(cited)
+        return number if found is None else found.line(number)
+
+    moved = cited_lines.moved(words, line)
+    return words if moved == words else moved
+
+
+def _shifted(
+    value: _T, shifts: Mapping[str, LineShift], shift: LineShift | None, words: bool = False
+) -> _T:
     if isinstance(value, Span):
         return value if shift is None else shift.span(value)  # type: ignore[return-value]
-    if isinstance(value, str | int | float | bool | type(None)):
+    if isinstance(value, str):
+        return _moved_words(value, shifts) if words else value  # type: ignore[return-value]
+    if isinstance(value, int | float | bool | type(None)):
         return value
     if isinstance(value, LiteralSite):
         shift = shifts.get(value.caller.file)
     elif isinstance(value, Write):
         shift = shifts.get(value.writer.file)
     if isinstance(value, tuple | list):
-        items = [_shifted(v, shifts, shift) for v in value]
+        items = [_shifted(v, shifts, shift, words) for v in value]
         if all(a is b for a, b in zip(items, value, strict=True)):
             return value
         if hasattr(value, "_fields"):  # a named tuple
             return type(value)(*items)
         return type(value)(items)
     if isinstance(value, set | frozenset):
-        found = {_shifted(v, shifts, shift) for v in value}
+        found = {_shifted(v, shifts, shift, words) for v in value}
         return value if found == value else type(value)(found)
     if isinstance(value, dict):
-        pairs = [(_shifted(k, shifts, shift), _shifted(v, shifts, shift)) for k, v in value.items()]
+        pairs = [
+            (_shifted(k, shifts, shift), _shifted(v, shifts, shift, words))
+            for k, v in value.items()
+        ]
         if all(a is k and b is v for (a, b), (k, v) in zip(pairs, value.items(), strict=True)):
             return value
         return dict(pairs)  # type: ignore[return-value]
@@ -84,7 +134,7 @@ def _shifted(value: _T, shifts: Mapping[str, LineShift], shift: LineShift | None
         if not spec.init:
             continue
         old = getattr(value, spec.name)
-        new = _shifted(old, shifts, shift)
+        new = _shifted(old, shifts, shift, words)
         if new is not old:
             changes[spec.name] = new
     return dataclasses.replace(value, **changes) if changes else value
@@ -183,12 +233,7 @@ def moved_verdict(
     moved = verdict if shift is None else shifted_verdict(verdict, shift)
     if not any(w is not None and cited_lines.cites(w) for w in _words(moved)):
         return moved
-
-    def line(cited: str, number: int) -> int:
-        found = shifts.get(cited)
-        return number if found is None else found.line(number)
-
-    return _with_words(moved, lambda w: cited_lines.moved(w, line))
+    return _with_words(moved, lambda w: _moved_words(w, shifts))
 
 
 def rendered_verdict(verdict: FunctionVerdict) -> FunctionVerdict:

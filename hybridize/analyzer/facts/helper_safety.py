@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from hybridize.analyzer.facts.callgraph import components_bottom_up, reaching
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.digraph import DiGraph
 from hybridize.analyzer.facts.effects import FREE, origins
 from hybridize.analyzer.facts.evaluator import (
@@ -153,6 +154,8 @@ class Hazard:
 
     what: str
     line: int
+    """A line of the function's own file (a line of another file `what` cites with its file:
+    `cited_lines`)."""
     python_value: bool = False
     """A symbolic tensor used where a Python value is needed (reported by HY303, not HY301,
     although the fact is `has_eager_only_calls` all the same)."""
@@ -1052,26 +1055,26 @@ class _Values:
                 continue  # a call of itself adds nothing it does not do already
             name = self.index.function(target).qualname
             for fact, hazard in summary.always.items():
-                yield fact, ALWAYS, _via(name, hazard, line)
+                yield fact, ALWAYS, _via(target, name, hazard, line)
             for fact, by_param in summary.when.items():
                 for param, hazard in by_param.items():
                     condition = self._argument(resolved, kind, target, param)
                     if condition.always or condition.params:
-                        yield fact, condition, _via(name, hazard, line)
+                        yield fact, condition, _via(target, name, hazard, line)
         for target in self._caller_mode_callbacks(resolved):
             summary = self.helpers.summaries.get(target)
             if summary is None or target == self.key:
                 continue
             name = self.index.function(target).qualname
             for fact, hazard in summary.always.items():
-                yield fact, ALWAYS, _via(name, hazard, line)
+                yield fact, ALWAYS, _via(target, name, hazard, line)
             for fact, by_param in summary.when.items():
                 for param, hazard in by_param.items():
                     # The API hands the callback tensors (`tf.map_fn` slices, loop variables):
                     # symbolic in this function's graph; its closure variables are ours.
                     condition = self._closure_value(param) if param.startswith(CLOSURE) else ALWAYS
                     if condition.always or condition.params:
-                        yield fact, condition, _via(name, hazard, line)
+                        yield fact, condition, _via(target, name, hazard, line)
 
     def _caller_mode_callbacks(self, resolved: ResolvedCall) -> Iterator[FunctionKey]:
         """Project functions handed to an API that runs them in the caller's mode: traced
@@ -1102,10 +1105,13 @@ def _describe(param: str) -> str:
     return f"`{param}`"
 
 
-def _via(callee: str, hazard: Hazard, line: int) -> Hazard:
-    """A callee's hazard as the caller's, at the line of the call."""
+def _via(target: FunctionKey, callee: str, hazard: Hazard, line: int) -> Hazard:
+    """A callee's hazard as the caller's, at the line of the call (the callee's line with
+    its file: `cited_line`, which an edit that moves it moves)."""
     return Hazard(
-        f"calls `{callee}` (line {hazard.line}), which {hazard.what}", line, hazard.python_value
+        f"calls `{callee}` (line {cited_line(target.file, hazard.line)}), which {hazard.what}",
+        line,
+        hazard.python_value,
     )
 
 
