@@ -285,8 +285,41 @@ def _spliced_tree(
     later = tree.body[index + 1 :]
     if delta:
         for statement in later:
-            ast.increment_lineno(statement, delta)
+            _move_lines(statement, delta)
     return ast.Module(body=[*tree.body[:index], node, *later], type_ignores=[])
+
+
+_NODE_LINES: dict[type, tuple[bool, tuple[str, ...]]] = {}
+"""Per node type: whether it has lines (`lineno`, `end_lineno`), and the fields that may hold
+child nodes (its `ctx` aside: `Load` and `Store` have no lines)."""
+
+
+def _move_lines(statement: ast.stmt, delta: int) -> None:
+    """`ast.increment_lineno(statement, delta)`, without its generators (`ast.walk`,
+    `iter_child_nodes`): a line-moving edit moves every statement below it, most of a
+    large file's nodes, at every keystroke."""
+    stack: list[ast.AST] = [statement]
+    while stack:
+        node = stack.pop()
+        node_type = type(node)
+        known = _NODE_LINES.get(node_type)
+        if known is None:
+            known = _NODE_LINES[node_type] = (
+                "lineno" in node_type._attributes,
+                tuple(f for f in node_type._fields if f != "ctx"),
+            )
+        has_lines, fields = known
+        if has_lines:
+            node.lineno = getattr(node, "lineno", 0) + delta  # type: ignore[attr-defined]
+            end = getattr(node, "end_lineno", None)
+            if end is not None:
+                node.end_lineno = end + delta  # type: ignore[attr-defined]
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                stack.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
 
 
 def _added_up(shares: tuple[StatementShare, ...], last_line: int) -> StatementShare:
