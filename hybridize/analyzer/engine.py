@@ -55,13 +55,15 @@ from hybridize.analyzer.facts.callgraph import (
     build_call_graph,
     covered_callers,
     eager_model_classes,
+    following_calls,
     framework_compiled,
     keras_loop_compiled,
-    local_opaque_tensor_calls,
+    local_opaque_tensor_call,
+    local_stateful_computation,
+    local_tensor_computation,
     opaque_tensor_calls,
+    reaching,
     recursive_functions,
-    stateful_computation,
-    tensor_computation,
 )
 from hybridize.analyzer.facts.candidacy import (
     Candidacy,
@@ -144,6 +146,41 @@ class VerdictMemory:
     """What the verdicts read above their direct callers."""
     order: dict[str, list[FunctionKey]]
     """The keys of `final` by file, each file's in report order (`_report_order`)."""
+    bodies: dict[FunctionKey, BodyFacts]
+    """What each function's own body does (`_body_facts`): a function whose facts are
+    unchanged, or changed only by the lines an edit moved, keeps it."""
+
+
+@dataclass(frozen=True, slots=True)
+class BodyFacts:
+    """What a function's own body does, its callees aside (`callgraph`'s local facts, which
+    `reaching` carries up the call graph)."""
+
+    computation: bool
+    """Runs a framework operation (`local_tensor_computation`)."""
+    opaque: bool
+    """Applies a callable of unknown kind to tensors (`local_opaque_tensor_call`)."""
+    stateful: bool
+    """Computes on variables, models or layers (`local_stateful_computation`)."""
+
+
+def _body_facts(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    keys: Iterable[FunctionKey],
+    known: dict[FunctionKey, BodyFacts] | None,
+) -> dict[FunctionKey, BodyFacts]:
+    """The `BodyFacts` of `keys`: those `known` (the last phase's table, updated in place,
+    without the functions whose facts changed) kept, the others worked out."""
+    found = {} if known is None else known
+    for key in keys:
+        if key not in found:
+            found[key] = BodyFacts(
+                local_tensor_computation(facts, key),
+                local_opaque_tensor_call(facts, key),
+                local_stateful_computation(index, facts, key),
+            )
+    return found
 
 
 def _decide(
@@ -210,11 +247,17 @@ def _decide(
         index, facts, part, None if memory is None or scope is None else memory.helpers, again
     )
     recursive = recursive_functions(part)
-    computation = tensor_computation(part, facts, within)
-    opaque_here = local_opaque_tensor_calls(facts, within)
+    bodies = _body_facts(
+        index,
+        facts,
+        within,
+        None if memory is None or scope is None else _within_replaced(memory.bodies, again, {}),
+    )
+    computation = following_calls(part, facts, {k: bodies[k].computation for k in within})
+    opaque_here = {k: bodies[k].opaque for k in within}
     opaque = opaque_tensor_calls(part, opaque_here)
     breaks = graph_breaks(index, part, facts, opaque_here)
-    stateful = stateful_computation(index, part, facts, within)
+    stateful = reaching(part, {k: bodies[k].stateful for k in within})
     if project is None:
         project = project_wide(index, facts, keys)
     hybrid = {k for k in function_keys if is_hybrid(index, facts, k, index.function_framework(k))}
@@ -428,6 +471,7 @@ def _decide(
             () if scope is None else [k for k in scope if k not in kept_keys],
         ),
         order,
+        bodies,
     )
     return verdicts, errors, memory
 
