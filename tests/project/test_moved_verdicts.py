@@ -390,3 +390,47 @@ def test_a_helper_hazard_cited_by_its_callers_moves_with_the_helper() -> None:
     project.update("pkg/helpers.py", HELPERS)
     check(project, "the line deleted again")
     assert _verdicts(project) == before
+
+
+BODIES = """\
+import tensorflow as tf
+
+
+def first(x):
+    y = tf.square(x)
+    return y
+
+
+def helper(x):
+    return x
+
+
+def step(x):
+    return helper(x)
+
+
+for _ in range(3):
+    step(tf.ones([2]))
+"""
+
+
+def test_body_facts_kept_across_edits_follow_an_edited_callee() -> None:
+    """What a body does (`engine.BodyFacts`) is kept for the functions an edit leaves or only
+    moves: Enter above `helper` keeps `step` without tensor computation; an edit making
+    `helper` compute gives `step` tensor computation through it, as a fresh analysis does."""
+    files = {"pkg/__init__.py": "", "pkg/m.py": BODIES}
+    project = Project.from_texts(files, ProjectOptions(use_cache=False))
+    assert _verdicts(project)["pkg/m.py::step"].facts.has_tensor_computation is False
+
+    project.update("pkg/m.py", BODIES.replace(*ENTER))
+    check(project, "Enter typed in `first`, above helper and step")
+    assert _verdicts(project)["pkg/m.py::step"].facts.has_tensor_computation is False
+
+    computing = BODIES.replace(*ENTER).replace("    return x\n", "    return tf.abs(x)\n")
+    project.update("pkg/m.py", computing)
+    check(project, "helper computes")
+    assert _verdicts(project)["pkg/m.py::step"].facts.has_tensor_computation is True
+
+    project.update("pkg/m.py", BODIES)
+    check(project, "both edits undone")
+    assert _verdicts(project)["pkg/m.py::step"].facts.has_tensor_computation is False
