@@ -113,6 +113,26 @@ def _fields(node_type: type) -> tuple[str, ...]:
     return fields
 
 
+MODULE_SCOPE = 0
+"""The scope of a module's own code in `Binding.scope` (the others are ids of the nodes that
+open them: the same for a statement an edit only moved)."""
+
+_NAMES_OF_STATEMENT = "_hybridize_names"
+"""The attribute of a top-level statement node that keeps its names (`_statement_names`)."""
+
+
+def _statement_names(statement: ast.stmt, framework: Framework) -> tuple[ModuleNames, int]:
+    """The names of one top-level statement for `framework`, and by how many lines its reads
+    moved since they were read: kept on the statement node, which a spliced tree shares
+    with the last one (moving its lines in place) until it is edited."""
+    kept = getattr(statement, _NAMES_OF_STATEMENT, None)
+    if kept is not None and kept[0] is framework:
+        return kept[2], statement.lineno - kept[1]
+    names = ModuleNames._walk(statement, framework)
+    setattr(statement, _NAMES_OF_STATEMENT, (framework, statement.lineno, names))
+    return names, 0
+
+
 @dataclass(frozen=True, slots=True)
 class Binding:
     """One binding of a name: the scope it binds in (the id of a module, function, class,
@@ -146,11 +166,35 @@ class ModuleNames:
 
     @classmethod
     def of(cls, tree: ast.Module, framework: Framework) -> ModuleNames:
-        names = cls(module=id(tree), framework=framework)
+        """The names of `tree`, from those of each top-level statement: walked once per
+        statement object and framework (`_statement_names`, kept on the statement), so that
+        after an edit of one statement of a spliced tree (`statement_edit`: the others are
+        the same objects, their lines moved) only that one is walked again."""
+        names = cls(module=MODULE_SCOPE, framework=framework)
+        # the order of one walk of the whole tree: its last statement first
+        for statement in reversed(tree.body):
+            part, delta = _statement_names(statement, framework)
+            for name, bindings in part.bound.items():
+                names.bound.setdefault(name, []).extend(bindings)
+            for name, lines in part.reads.items():
+                found = names.reads.setdefault(name, [])
+                found.extend(lines if not delta else [line + delta for line in lines])
+            names.strings.extend(part.strings)
+            names.nonlocal_names.update(part.nonlocal_names)
+            names.framework_star = names.framework_star or part.framework_star
+            names.star_imports.extend(part.star_imports)
+        names._find_aliases(tree)
+        return names
+
+    @classmethod
+    def _walk(cls, statement: ast.stmt, framework: Framework) -> ModuleNames:
+        """The names one top-level statement binds and reads (its module-level ones in
+        `MODULE_SCOPE`)."""
+        names = cls(module=MODULE_SCOPE, framework=framework)
         parent_scope: dict[int, int] = {}
         globals_in: dict[int, set[str]] = {}
         comprehensions: set[int] = set()
-        stack: list[tuple[ast.AST, int]] = [(tree, id(tree))]
+        stack: list[tuple[ast.AST, int]] = [(statement, MODULE_SCOPE)]
         kinds = _NODE_KINDS
         fields_of = _child_fields
         while stack:
@@ -218,12 +262,11 @@ class ModuleNames:
         # `global tf` in a function: its assignments rebind the module's `tf`.
         for name, bindings in names.bound.items():
             names.bound[name] = [
-                Binding(names.module, b.statement, b.target)
+                Binding(MODULE_SCOPE, b.statement, b.target)
                 if name in globals_in.get(b.scope, ())
                 else b
                 for b in bindings
             ]
-        names._find_aliases(tree)
         return names
 
     def _bind(self, name: str, scope: int) -> None:
@@ -316,5 +359,5 @@ def scope_chain(found: FoundFunction, module: ast.Module) -> list[int]:
     for depth, parent in enumerate(reversed(found.parents)):
         if depth == 0 or not isinstance(parent, ast.ClassDef):
             chain.append(id(parent))
-    chain.append(id(module))
+    chain.append(MODULE_SCOPE)
     return chain
