@@ -105,6 +105,12 @@ def _messages(verdict: FunctionVerdict, code: str) -> list[str]:
     return [f.message for f in verdict.findings if f.code == code]
 
 
+def _opened(files: dict[str, str]) -> tuple[Project, dict[str, FunctionVerdict]]:
+    """The project of `files` (a package `pkg`) and its verdicts by key."""
+    project = Project.from_texts({"pkg/__init__.py": "", **files}, ProjectOptions(use_cache=False))
+    return project, _verdicts(project)
+
+
 def test_enter_above_functions_moves_their_verdicts_and_the_lines_their_words_cite() -> None:
     files = {
         "pkg/__init__.py": "",
@@ -230,9 +236,7 @@ def test_verdicts_citing_a_line_of_another_file_move_with_it() -> None:
     there). Enter typed in a function above the line each cites moves that line: the
     verdicts citing it are kept (no caller of theirs changed), the line moved, and every
     verdict equals a fresh analysis's."""
-    files = {"pkg/__init__.py": "", "pkg/logs.py": LOGS, "pkg/callers.py": CALLERS}
-    project = Project.from_texts(files, ProjectOptions(use_cache=False))
-    before = _verdicts(project)
+    project, before = _opened({"pkg/logs.py": LOGS, "pkg/callers.py": CALLERS})
     [logged] = _messages(before["pkg/callers.py::step"], "HY102")
     assert "(line 14)" in logged
     [retraced] = _messages(before["pkg/logs.py::dense"], "HY201")
@@ -369,9 +373,7 @@ def test_a_helper_hazard_cited_by_its_callers_moves_with_the_helper() -> None:
     hazard: `cited_lines`, with the helper's file); Enter typed above the helper moves that
     line, and the callers' effect and helper summaries are the old ones moved: their
     verdicts too (only `first` is decided again), equal to a fresh analysis's."""
-    files = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "pkg/caller.py": HELPER_CALLER}
-    project = Project.from_texts(files, ProjectOptions(use_cache=False))
-    before = _verdicts(project)
+    project, before = _opened({"pkg/helpers.py": HELPERS, "pkg/caller.py": HELPER_CALLER})
     [called] = _messages(before["pkg/caller.py::step"], "HY301")
     assert "calls `to_numpy` (line 10)" in called
     [twice] = _messages(before["pkg/helpers.py::twice"], "HY301")
