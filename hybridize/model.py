@@ -27,6 +27,13 @@ Severity = Literal["ok", "info", "warning", "error"]
 Benefit = Literal["high", "low", "none"]
 """Predicted gain of compiling a function: pays, may pay (or unknown), cannot pay."""
 
+BenefitRule = Literal["library_layer", "exported_layer"]
+"""The rule that rated a benefit on how code outside the project runs the function, which the
+rewrite's comment then states as its assumption (`hybridize/analyzer/decisions/benefit.py`):
+"library_layer", a public layer's call of a library whose own code runs no model;
+"exported_layer", a layer's call of a class the package exports as its public API. Both rate
+the call by its work, assuming its users also call the layer eagerly."""
+
 _Frozen = TypeVar("_Frozen", bound=type)
 
 
@@ -178,6 +185,9 @@ class FunctionVerdict:
     """What compiling the function is predicted to gain (`hybridize/analyzer/decisions/benefit.py`): "high"
     (refactor applies it by default), "low" or "none"; None where nothing was estimated."""
     benefit_reasons: tuple[str, ...] = ()
+    benefit_rule: BenefitRule | None = None
+    """Which rule rated `benefit` on an assumption about code outside the project
+    (`BenefitRule`); None where the project's own code decided."""
 
     # The function the verdict is about: every layer names it (a renderer's lines, the
     # refactoring's edits, the editor's ranges), so its identity reads from the verdict.

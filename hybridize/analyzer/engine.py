@@ -10,7 +10,6 @@ an imported module always reaches the modules that import it.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -29,7 +28,7 @@ from hybridize.analyzer.checks.context import CheckContext, ProjectFacts
 from hybridize.analyzer.checks.hy902_internal_error import InternalError
 from hybridize.analyzer.checks.run import run_checks
 from hybridize.analyzer.cycle_collector import no_cyclic_gc
-from hybridize.analyzer.decisions.benefit import BenefitModel
+from hybridize.analyzer.decisions.benefit import Benefit, BenefitModel
 from hybridize.analyzer.decisions.caller_reads import CallerReadCheck, CallerReads, phase_reads
 from hybridize.analyzer.decisions.decide import DecisionInputs, decide
 from hybridize.analyzer.decisions.moved_verdicts import (
@@ -328,10 +327,7 @@ def _decide(
     def keep(key: FunctionKey, verdict: FunctionVerdict, error: FileError | None) -> None:
         """`key` keeps `verdict` of the last phase (and the `error` it met deciding it), with
         its benefit estimated again: the benefit reads other functions' verdicts."""
-        benefit = benefits.estimate(key)
-        decided[key] = dataclasses.replace(
-            verdict, benefit=benefit.level, benefit_reasons=benefit.reasons
-        )
+        decided[key] = benefits.estimate(key).of(verdict)
         if error is not None:
             failed[key] = error
         kept_keys.add(key)
@@ -397,10 +393,7 @@ def _decide(
                     reasons[key],
                 )
                 verdict = _verdict(phase, function)
-                benefit = benefits.estimate(key)
-                verdict = dataclasses.replace(
-                    verdict, benefit=benefit.level, benefit_reasons=benefit.reasons
-                )
+                verdict = benefits.estimate(key).of(verdict)
         except Exception as exc:
             verdict = _undecided(index, key, exc, candidacy.framework(key))
             failed[key] = FileError(
@@ -429,7 +422,7 @@ def _decide(
         inside = _inside_proposed_graphs(benefits, decided, None, errors)
         final = {k: rendered_verdict(v) for k, v in decided.items()}
     for key, reason in inside.items():
-        final[key] = dataclasses.replace(final[key], benefit="none", benefit_reasons=(reason,))
+        final[key] = Benefit("none", (reason,)).of(final[key])
     if failed:  # most phases meet none: no pass over every key
         errors += [failed[k] for k in keys if k in failed]
     order = _report_order(

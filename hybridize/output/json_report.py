@@ -79,6 +79,7 @@ TRAILING_FUNCTION_KEYS: tuple[str, ...] = (
     "benefit",
     "benefit_reasons",
     "proposed",
+    "benefit_rule",
 )
 """A function object's keys after the facts of the registry's checks."""
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 from hybridize.analyzer.checks import report_fact_fields
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS as COMPILE_TARGETS
-from hybridize.model import DECORATOR_ARG_NAMES
+from hybridize.model import DECORATOR_ARG_NAMES, BenefitRule
 
 _TRISTATE: dict[str, Any] = {"type": ["boolean", "null"]}
 _BOOL: dict[str, Any] = {"type": "boolean"}
@@ -147,6 +147,7 @@ def report_json_schema() -> dict[str, Any]:
                     "benefit": {"enum": ["high", "low", "none", None]},
                     "benefit_reasons": {"type": "array", "items": {"type": "string"}},
                     "proposed": {"type": "boolean"},
+                    "benefit_rule": {"enum": [*get_args(BenefitRule), None]},
                 }
             ),
             "summary": _closed_object(

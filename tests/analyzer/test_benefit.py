@@ -8,6 +8,7 @@ for code already inside a compiled caller.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import textwrap
 
@@ -553,6 +554,113 @@ def test_a_private_layer_of_a_library_is_no_api_its_users_call(files: dict[str, 
     assert v.benefit_reasons[0].startswith("already inside a graph"), v.benefit_reasons
 
 
+APPLICATION_TRAINER = """
+        import tensorflow as tf
+        from pkg.layers import Interaction, Scale
+
+        def train(data):
+            model = tf.keras.Sequential([Interaction(), Scale()])
+            model.compile("adam", "mse")
+            model.fit(data, epochs=10)
+"""
+"""A project's own training, in a module of its own beside its layers' package (tf-models:
+orbit's loops run the tasks' steps)."""
+
+
+@pytest.mark.parametrize(
+    ("init", "all_names"),
+    [
+        ("from pkg.layers import Interaction, Scale\n", ""),
+        ("from .layers import *\n", ""),
+        ("from . import layers\n", ""),
+        ("", '\n__all__ = ["Interaction", "Scale"]\n'),
+    ],
+    ids=["re-exported", "star", "module", "all"],
+)
+def test_an_exported_layer_pays_for_its_users_calls_even_where_the_project_trains(
+    init: str, all_names: str
+) -> None:
+    """A layer class the package exports as its public API (bound by a package's
+    `__init__.py`, or listed in `__all__`) is called by users outside the project, eagerly or
+    in graphs of their own, whatever the project's own code runs: tf-models trains its models
+    through orbit and publishes `official.vision.modeling.layers.MultilevelDetectionGenerator`
+    (16.56x faster compiled on its tests' direct calls). Its work decides, as for a library's
+    layer, rated by the "exported_layer" rule, whose reason names the exported name."""
+    files = {
+        "pkg/__init__.py": init,
+        "pkg/layers.py": textwrap.dedent(LIBRARY_LAYER) + all_names,
+        "train.py": APPLICATION_TRAINER,
+    }
+    heavy = verdict(files, "pkg/layers.py::Interaction.call")
+    assert heavy.benefit == "high", heavy.benefit_reasons
+    assert heavy.benefit_rule == "exported_layer", heavy.benefit_rule
+    reason = heavy.benefit_reasons[0]
+    assert reason.startswith("a layer the package exports as its public API (`pkg."), reason
+    assert "Interaction`)" in reason and "pays when called eagerly" in reason, reason
+    note = eager_use_assumption(heavy)
+    assert note is not None and "eagerly" in note, note
+    light = verdict(files, "pkg/layers.py::Scale.call")
+    assert light.benefit == "low" and light.benefit_rule == "exported_layer", light
+    assert "too little work" in light.benefit_reasons[0], light.benefit_reasons
+
+
+@pytest.mark.parametrize(
+    "init",
+    ["", "from pkg.layers import Scale\n", "from pkg.layers import Interaction as _Interaction\n"],
+    ids=["empty-init", "other-class", "private-name"],
+)
+def test_an_application_s_own_layer_keeps_the_in_graph_rating(init: str) -> None:
+    """A layer no `__init__.py` binds by a public name and no `__all__` lists is the
+    application's own (its module path is importable, as every module's is): its code shows
+    where the layer runs, inside `fit`'s graph, so it is `low` and not proposed."""
+    files = {
+        "pkg/__init__.py": init,
+        "pkg/layers.py": textwrap.dedent(LIBRARY_LAYER),
+        "train.py": APPLICATION_TRAINER,
+    }
+    v = verdict(files, "pkg/layers.py::Interaction.call")
+    assert v.benefit == "low", v.benefit_reasons
+    assert v.benefit_rule is None
+    assert v.benefit_reasons[0].startswith("already inside a graph"), v.benefit_reasons
+
+
+def test_an_exported_subclass_exports_the_call_it_inherits() -> None:
+    """Users calling an exported class run the `call` it inherits from a private base: that
+    base's method is rated as the exported layer's; a subclass overriding it is not."""
+    files = {
+        "pkg/__init__.py": "from pkg.layers import Public, Overriding\n",
+        "pkg/layers.py": textwrap.dedent(LIBRARY_LAYER.replace("class Interaction", "class _Base"))
+        + textwrap.dedent(
+            """
+            class Public(_Base):
+                pass
+
+            class _Other(tf.keras.layers.Layer):
+                def call(self, inputs):
+                    stacked = tf.concat(inputs, axis=1)
+                    scores = tf.matmul(stacked, stacked, transpose_b=True)
+                    ones = tf.ones_like(scores)
+                    mask = tf.linalg.band_part(ones, 0, -1)
+                    kept = tf.boolean_mask(scores, tf.cast(mask, tf.bool))
+                    return tf.reshape(kept, [tf.shape(scores)[0], -1])
+
+            class Overriding(_Other):
+                def call(self, inputs):
+                    return inputs
+            """
+        ),
+        "train.py": APPLICATION_TRAINER.replace("Interaction, Scale", "Public, Scale").replace(
+            "Interaction()", "Public()"
+        ),
+    }
+    inherited = verdict(files, "pkg/layers.py::_Base.call")
+    assert inherited.benefit == "high", inherited.benefit_reasons
+    assert "public API (`pkg.Public`)" in inherited.benefit_reasons[0], inherited.benefit_reasons
+    overridden = verdict(files, "pkg/layers.py::_Other.call")
+    assert overridden.benefit == "low", overridden.benefit_reasons
+    assert overridden.benefit_rule is None
+
+
 def test_the_rewrite_states_that_a_library_layer_assumes_eager_users() -> None:
     """The decorator added to a public layer of a library says what it assumes in its
     comment: users calling the layer eagerly, where it pays; in `fit` it costs nothing."""
@@ -562,6 +670,11 @@ def test_the_rewrite_states_that_a_library_layer_assumes_eager_users() -> None:
     application = verdict(LIBRARY_LAYER + APPLICATION_FIT, "Interaction.call")
     assert eager_use_assumption(application) is None
     assert eager_use_assumption(verdict(LIBRARY_LAYER, "Scale.call")) is None
+    # the rule is the verdict's typed field, not its words: the same reasons without the
+    # rule state nothing, and the rule alone states the assumption
+    assert v.benefit_rule == "library_layer"
+    assert eager_use_assumption(dataclasses.replace(v, benefit_rule=None)) is None
+    assert eager_use_assumption(dataclasses.replace(v, benefit_reasons=("other",))) == note
 
 
 FUNCTIONAL_BUILD = """

@@ -73,6 +73,7 @@ EXPECTED_FUNCTION_KEYS = [
     "benefit",
     "benefit_reasons",
     "proposed",
+    "benefit_rule",
 ]
 EXPECTED_DECORATOR_ARG_KEYS = [
     "input_signature",

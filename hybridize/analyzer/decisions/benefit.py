@@ -21,6 +21,7 @@ pay: already compiled by a caller, or runs too few times).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ from hybridize.analyzer.facts.evaluator import (
     get_evaluator,
     solved_evaluator,
 )
+from hybridize.analyzer.facts.exports import exported_classes, public_path
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
@@ -75,7 +77,7 @@ from hybridize.analyzer.summaries.syms import (
     syms_of_kinds,
 )
 from hybridize.model import Benefit as BenefitLevel
-from hybridize.model import FunctionVerdict
+from hybridize.model import BenefitRule, FunctionVerdict
 
 PAYBACK = 1.25
 """How many times what a compiled call adds (`CallCosts.compiled_overhead`) the eager time it
@@ -114,6 +116,26 @@ class Benefit:
 
     level: BenefitLevel
     reasons: tuple[str, ...]
+    rule: BenefitRule | None = None
+    """The rule that rated it on how code outside the project runs the function (the
+    rewrite's comment states the assumption: `eager_use_assumption`); None where the
+    project's own code decided."""
+
+    def of(self, verdict: FunctionVerdict) -> FunctionVerdict:
+        """`verdict` with this benefit (its level, reasons and rule, all three replaced)."""
+        return dataclasses.replace(
+            verdict, benefit=self.level, benefit_reasons=self.reasons, benefit_rule=self.rule
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class UsersLayerCall:
+    """Why a layer's call found inside the layer library's graphs is rated by its work all
+    the same: its users, outside the project, decide how it runs (`BenefitModel.
+    _exported_layer_call`)."""
+
+    rule: BenefitRule
+    reason: str
 
 
 class BenefitModel:
@@ -202,6 +224,10 @@ class BenefitModel:
         class: every function of the project is asked whether it runs inside layer graphs at
         each phase, and a class's bases do not change within one."""
         self._runs_models: bool | None = None
+        self._exports: dict[ClassKey, str] | None = None
+        """The classes the project exports as its public API (`exports.exported_classes`),
+        asked once per phase and only where a layer's call inside the layer library's graphs
+        is estimated."""
         """Whether the project's own code runs models (`_runs_own_models`), asked once per
         phase and only where a public layer's call is estimated."""
 
@@ -297,8 +323,9 @@ class BenefitModel:
         if recompiles is not None and (training or pays):
             return Benefit("low", (recompiles, what))
         adds = f"the about {overhead:.0f} µs a compiled call adds"
+        rule = None if exported is None else exported.rule
         cadence = (
-            exported
+            exported.reason
             if exported is not None
             else "a layer's call, run at every forward pass of a model holding the layer (the "
             "program using it decides how often)"
@@ -313,6 +340,7 @@ class BenefitModel:
                     "updates): one graph instead of many eager ops",
                     what,
                 ),
+                rule,
             )
         if pays:
             return Benefit(
@@ -321,6 +349,7 @@ class BenefitModel:
                     f"{cadence}, and each call holds {what.removeprefix('only ')}, well over {adds}",
                     *self._retracing_risk(key),
                 ),
+                rule,
             )
         return Benefit(
             "low",
@@ -328,6 +357,7 @@ class BenefitModel:
                 f"{cadence}, but each call holds {what}, against {adds}: too little work "
                 "per call for a graph to save more than its call's fixed overhead",
             ),
+            rule,
         )
 
     def _compiled_overhead(self, key: FunctionKey) -> float:
@@ -455,24 +485,62 @@ class BenefitModel:
             return None
         return reason
 
-    def _exported_layer_call(self, key: FunctionKey) -> str | None:
+    def _exported_layer_call(self, key: FunctionKey) -> UsersLayerCall | None:
         """Why a layer's call that `_layer_call_in_graphs` finds inside the layer library's
-        graphs is worth compiling all the same: the layer is public (no name of its module
-        path or class starts with an underscore; tests aside) and the project's own code runs
-        no model (`_runs_own_models`), so it is a library whose users, outside the project,
-        decide how the layer runs. Inside the layer library's graphs the decorator costs
-        nothing; called eagerly it pays (`Framework.exported_layer_calls`). None otherwise:
-        an application's code shows how its layers run (its `fit`, its loops), and a layer
-        it does not call eagerly runs only in those graphs."""
-        reason = self.index.function_framework(key).exported_layer_calls
-        if reason is None or self.is_test_code(key):
+        graphs is worth compiling all the same: its users, outside the project, call it as
+        they choose. Inside the layer library's graphs the decorator costs nothing; called
+        eagerly it pays. Two rules say the users exist:
+
+        - "exported_layer": the package exports the layer's class (or a project subclass
+          that runs this method) as its public API (`exports.exported_classes`: re-exported
+          by a package's `__init__.py`, listed in `__all__`), whatever the project's own
+          code runs: a library that also trains its models (tf-models, through orbit) still
+          offers the layer to users who call it eagerly or in graphs of their own
+          (`Framework.api_layer_calls`);
+        - "library_layer": the layer is public (no name of its module path or class starts
+          with an underscore) and the project's own code runs no model (`_runs_own_models`),
+          so it is a library (`Framework.exported_layer_calls`).
+
+        Tests aside. None otherwise: an application's code shows how its layers run (its
+        `fit`, its loops), and a layer it does not call eagerly runs only in those graphs."""
+        framework = self.index.function_framework(key)
+        if framework.exported_layer_calls is None or self.is_test_code(key):
             return None
-        class_qualname = self.index.function(key).class_qualname
-        if class_qualname is None or not _public_path(key.file, class_qualname):
+        function = self.index.function(key)
+        class_qualname = function.class_qualname
+        if class_qualname is None:
+            return None
+        exported = self._exported_as(ClassKey(key.file, class_qualname), key, function.name)
+        if exported is not None and framework.api_layer_calls is not None:
+            return UsersLayerCall(
+                "exported_layer",
+                f"a layer the package exports as its public API (`{exported}`): "
+                f"{framework.api_layer_calls}",
+            )
+        if not public_path(key.file, class_qualname):
             return None
         if self._runs_models is None:
             self._runs_models = self._runs_own_models()
-        return None if self._runs_models else reason
+        if self._runs_models:
+            return None
+        return UsersLayerCall("library_layer", framework.exported_layer_calls)
+
+    def _exported_as(self, class_key: ClassKey, key: FunctionKey, method: str) -> str | None:
+        """The public name under which the package exports the class, or a project subclass
+        whose instances run `key` for `method` (one inheriting it), if any (the first in key
+        order)."""
+        if self._exports is None:
+            self._exports = exported_classes(
+                self.index, lambda relpath: self.is_test_code(FunctionKey.module_code(relpath))
+            )
+        exported = self._exports.get(class_key)
+        if exported is not None:
+            return exported
+        for sub in sorted(self.index.subclasses(class_key), key=str):
+            exported = self._exports.get(sub)
+            if exported is not None and self.index.find_method(sub, method) == key:
+                return exported
+        return None
 
     def _runs_own_models(self) -> bool:
         """Whether the project's own code (tests aside) runs models on data: it calls
@@ -985,17 +1053,15 @@ def _call_cost(resolved: ResolvedCall, costs: CallCosts) -> float:
 
 
 def eager_use_assumption(verdict: FunctionVerdict) -> str | None:
-    """What a decorator added to a public layer's call of a library (`BenefitModel.
-    _exported_layer_call`) assumes, for the rewrite's comment: that its users also call it
-    eagerly (`Framework.exported_layer_assumption`); None for any other verdict."""
-    if verdict.benefit != "high" or not verdict.benefit_reasons:
+    """What a decorator added to a layer's call rated by its users' calls (the verdict's
+    `benefit_rule`: `BenefitModel._exported_layer_call`) assumes, for the rewrite's comment:
+    that its users also call it eagerly (`Framework.exported_layer_assumption`); None for any
+    other verdict."""
+    if verdict.benefit != "high" or verdict.benefit_rule is None:
         return None
     try:
         framework = framework_named(verdict.framework)
     except KeyError:
-        return None
-    reason = framework.exported_layer_calls
-    if reason is None or not verdict.benefit_reasons[0].startswith(reason):
         return None
     return framework.exported_layer_assumption
 
@@ -1022,14 +1088,6 @@ def _symbolic_call(resolved: ResolvedCall) -> bool:
         if symbolic and (any(symbolic) if layer_call else all(symbolic)):
             return True
     return False
-
-
-def _public_path(relpath: str, class_qualname: str) -> bool:
-    """Whether a class is part of its package's public names: no folder, module or class
-    (outer classes included) of its path starts with an underscore (`__init__` aside)."""
-    module = relpath.removesuffix(".py").split("/")
-    names = [*module, *class_qualname.split(".")]
-    return not any(n.startswith("_") and n != "__init__" for n in names)
 
 
 def _is_property(function: FunctionSummary) -> bool:

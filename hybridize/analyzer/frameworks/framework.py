@@ -186,6 +186,12 @@ class Framework:
     training loop outside tests) is worth compiling although the layer library traces it
     inside its own loops: in there the decorator costs nothing, and the library's users may
     call the layer eagerly, where it pays. None where `layer_calls_in_graphs` is."""
+    api_layer_calls: str | None = None
+    """Why a layer's call of a class the package exports as its public API (re-exported by a
+    package's `__init__.py`, listed in `__all__`; the reason names it first) is worth compiling although the layer
+    library traces it inside its own loops, whatever the project's own code runs: its users
+    call the exported layer, eagerly or in graphs of their own. None where
+    `layer_calls_in_graphs` is."""
     symbolic_build_callers: str = "its callers are entry points no code of the project calls"
     """Why how often a function runs is unknown where some callers call it only on the layer
     library's symbolic tensors, building a model (Keras's functional API: once per build,
@@ -617,6 +623,7 @@ TENSORFLOW = Framework(
     graph_training_loops=tensorflow_rules.GRAPH_TRAINING_LOOPS,
     layer_calls_in_graphs=tensorflow_rules.LAYER_CALLS_IN_GRAPHS,
     exported_layer_calls=tensorflow_rules.EXPORTED_LAYER_CALLS,
+    api_layer_calls=tensorflow_rules.API_LAYER_CALLS,
     exported_layer_assumption=tensorflow_rules.EXPORTED_LAYER_ASSUMPTION,
     symbolic_build_callers=tensorflow_rules.SYMBOLIC_BUILD_CALLERS,
     layer_class_names=tensorflow_rules.LAYER_CLASS_NAMES,

@@ -155,6 +155,16 @@ EXPORTED_LAYER_CALLS = (
     "when called eagerly (`layer(x)`), and inside `fit` it is already in a graph and costs "
     "nothing"
 )
+#: Why a layer's call of a class the package exports as its public API gains from a decorator
+#: of its own all the same, even where the project also trains models of its own (tf-models:
+#: orbit's loops): the package offers the layer to users outside the project, who call it
+#: eagerly (`layer(x)`) or inside graphs of their own (`Framework.api_layer_calls`); the
+#: measured figures are those of `EXPORTED_LAYER_CALLS`.
+API_LAYER_CALLS = (
+    "users outside the project decide how it runs, whatever the project itself runs: it pays "
+    "when called eagerly (`layer(x)`), and inside `fit` it is already in a graph and costs "
+    "nothing"
+)
 #: What the rewrite's comment says such a decorator assumes.
 EXPORTED_LAYER_ASSUMPTION = (
     "assumes the library's users also call this layer eagerly, where it pays; in fit it "

@@ -1,0 +1,130 @@
+"""The classes a project exports as its public API: what its users import by a name the
+package chose to offer, outside the project.
+
+A package names its API in its `__init__.py`: `from .detection_generator import
+MultilevelDetectionGenerator` in `official/vision/modeling/layers/__init__.py` makes
+`official.vision.modeling.layers.MultilevelDetectionGenerator` a name users write (and
+`tensorflow_models.vision.layers.MultilevelDetectionGenerator` one more step up). A module
+names its API in `__all__`. Any module path without an underscore can be imported, but an
+application's `models/resnet.py` is as importable as a library's: what tells an API apart is
+that the package re-exports it, or lists it.
+
+A class is exported when
+
+- a package's `__init__.py` (of a public package path, no folder starting with an underscore)
+  binds a public name to it: an import (`from .x import C`, `from .x import *` when `C` is
+  public and in `x.__all__` where there is one), or a module-level alias (`C = x.C`);
+- such an `__init__.py` binds a public name to the module defining it (`from . import x`,
+  `from pkg import x`): `pkg.x.C` is an attribute path of the package (public classes of `x`);
+- a module of a public path lists it in `__all__`.
+
+Read from module summaries only (`ProjectIndex`), never by importing the code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import PurePosixPath
+
+from hybridize.analyzer.facts.refs import Ref, is_class_ref, is_module_ref, ref_key
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.summaries.ir import ModuleSummary
+from hybridize.analyzer.summaries.keys import ClassKey
+
+MAX_STAR_DEPTH = 10
+"""How deep the names a star import binds are followed through star imports of the star
+module (a cycle of star imports is an error in the program, not a reason to recurse)."""
+
+
+def public_path(relpath: str, class_qualname: str | None = None) -> bool:
+    """Whether a module (and a class in it) is part of its package's public names: no
+    folder, module or class (outer classes included) of its path starts with an underscore
+    (`__init__` aside)."""
+    names = [
+        *relpath.removesuffix(".py").split("/"),
+        *(class_qualname.split(".") if class_qualname else ()),
+    ]
+    return not any(n.startswith("_") and n != "__init__" for n in names)
+
+
+def exported_classes(
+    index: ProjectIndex, is_test_module: Callable[[str], bool]
+) -> dict[ClassKey, str]:
+    """Class -> the dotted name a package exports it under (the first found, in module
+    order), for every class the project exports as its public API (the module's docstring
+    says which). `is_test_module` (a relpath) leaves out test code."""
+    found: dict[ClassKey, str] = {}
+
+    def add(ref: Ref, dotted: str) -> None:
+        if is_class_ref(ref):
+            if not is_test_module(ref_key(ref).file):
+                found.setdefault(ref_key(ref), dotted)
+        elif (
+            is_module_ref(ref)
+            and PurePosixPath(ref[1]).name != "__init__.py"
+            and not is_test_module(ref[1])
+        ):
+            # a module bound by name: its public classes are attributes of the package (a
+            # package's own `__init__.py` names its exports itself, read in its turn)
+            module = index.modules.get(ref[1])
+            for qualname in () if module is None else _public_classes(module):
+                found.setdefault(ClassKey(ref[1], qualname), f"{dotted}.{qualname}")
+
+    for relpath in sorted(index.modules):
+        module = index.modules[relpath]
+        if is_test_module(relpath) or not public_path(relpath):
+            continue
+        dotted = _dotted(index, relpath)
+        if PurePosixPath(relpath).name == "__init__.py":
+            for name in sorted(_bound_names(index, relpath, module, 0)):
+                if not name.startswith("_"):
+                    ref = index.alias_target(index.resolve_global(relpath, name))
+                    add(ref, f"{dotted}.{name}" if dotted else name)
+        for name in module.all_names or ():
+            ref = index.alias_target(index.resolve_global(relpath, name))
+            if is_class_ref(ref):
+                add(ref, f"{dotted}.{name}" if dotted else name)
+    return found
+
+
+def _public_classes(module: ModuleSummary) -> Iterator[str]:
+    """The module's top-level classes of public names (`__all__` where it has one)."""
+    for qualname, summary in module.classes.items():
+        if summary.parent_qualname is not None or "." in qualname or qualname.startswith("_"):
+            continue
+        if module.all_names is None or qualname in module.all_names:
+            yield qualname
+
+
+def _bound_names(index: ProjectIndex, relpath: str, module: ModuleSummary, depth: int) -> set[str]:
+    """The names a module binds at module level: its imports, its assignments and
+    definitions, and what its star imports of project modules bind (`__all__` where the star
+    module has one)."""
+    names = {*module.imports, *module.module_code.locals}
+    if depth >= MAX_STAR_DEPTH:
+        return names
+    for source in module.star_imports:
+        star = index.find_relative_module(source, relpath) if source.startswith(".") else None
+        star = star if star is not None else index.find_module(source, relpath)
+        star_module = None if star is None else index.modules.get(star)
+        if star is None or star_module is None:
+            continue
+        if star_module.all_names is not None:
+            names.update(star_module.all_names)
+        else:
+            names.update(
+                n
+                for n in _bound_names(index, star, star_module, depth + 1)
+                if not n.startswith("_")
+            )
+    return names
+
+
+def _dotted(index: ProjectIndex, relpath: str) -> str:
+    """The dotted module name of a module (a package by its `__init__.py`), with the analysed
+    folder's own package name in front where it has one (`ProjectIndex.package`)."""
+    parts = relpath.removesuffix(".py").split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    prefix = [index.package] if index.package else []
+    return ".".join([*prefix, *parts])
