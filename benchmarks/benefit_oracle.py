@@ -9,7 +9,9 @@ running this reuses): for every library,
 1. rewrite a copy with `hybridize refactor --apply --include-low-benefit` (every safe change)
    and another with the default refactoring (the changes of benefit "high"), which says which
    changes are in the default set;
-2. run the library's test files on the first copy with the benefit plugin
+2. run the library's test files on the first copy (a sample where the library has a limit:
+   first the tests of every module a default change is in, so that each can be measured,
+   then the safety oracle's sample: `benefit_test_files`) with the benefit plugin
    (`hybridize/verify/benefit_plugin.py`), which puts a probe in place of every function given
    a compiler decorator: per call the input signature, the traces it caused, and for a few calls
    per function the time of the same call compiled and eager (the undecorated function),
@@ -36,10 +38,12 @@ machine's load moves each figure, not their comparison. Writes OUT/benefit.json.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
+import re
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -189,7 +193,9 @@ def measure_library(library: Library, args: argparse.Namespace, python: Path) ->
     limit = args.tests_limit.get(
         library.name, args.tests_limit.get("", default_tests_limit(library))
     )
-    selected = oracle.select_test_files(test_files, {f.file for f in done.rewritten}, limit)
+    selected = benefit_test_files(
+        work / "original", test_files, default, {f.file for f in done.rewritten}, limit
+    )
     print(
         f"[{library.name}] {len(done.rewritten)} changes ({len(default)} default), "
         f"{len(targets)} probed; running {len(selected)} of {len(test_files)} test files ...",
@@ -227,6 +233,80 @@ def measure_library(library: Library, args: argparse.Namespace, python: Path) ->
         "removed_decorators": [f.key for f in done.rewritten if f.change == "removed"],
         "file_failures": outcomes.file_failures,
     }
+
+
+def benefit_test_files(
+    root: Path,
+    test_files: Sequence[str],
+    default_keys: Collection[str],
+    rewritten_files: Collection[str],
+    limit: int | None,
+) -> list[str]:
+    """The test files to run (paths under `root`, the original copy): all when `limit` is
+    None or holds them; else, first, for every module the default refactoring changes, the
+    tests that exercise it, so that each default change can be measured: those named after
+    it (`realcode_oracle.tests_named_after`), or where none is, one test file importing it
+    (`module_imports`), preferring one that names a changed function or class (the first in
+    the order of the SHA-1 of its path); then, up to `limit` files in all, the safety
+    oracle's sample among every rewritten module's tests (`realcode_oracle.rank_test_files`).
+    The default changes' tests are run even past `limit`: a sample of the rewritten modules'
+    tests chosen without them ran none of tf-models' 20 default changes."""
+    if limit is None or limit >= len(test_files):
+        return sorted(test_files)
+    names: dict[str, set[str]] = {}
+    for key in default_keys:
+        file, _, qualname = key.rpartition("::")
+        names.setdefault(file, set()).add(qualname.split(".")[0])
+    ranked = oracle.rank_test_files(test_files, rewritten_files)
+    imports: dict[str, set[str]] = {}
+    required: list[str] = []
+    for module in sorted(names):
+        named = oracle.tests_named_after(test_files, module)
+        if named:
+            required += [t for t in named if t not in required]
+            continue
+        if not imports:
+            imports = {t: module_imports(root / t, t) for t in test_files}
+        dotted = module.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        importing = [t for t in ranked if dotted in imports[t]]
+        mentioning = [t for t in importing if _mentions(root / t, names[module])]
+        chosen = (mentioning or importing)[:1]
+        if not any(t in required for t in mentioning or importing):
+            required += chosen
+    rest = [t for t in ranked if t not in required][: max(0, limit - len(required))]
+    return sorted([*required, *rest])
+
+
+def module_imports(path: Path, relpath: str) -> set[str]:
+    """The dotted names of the modules a Python file imports, at any depth of its code
+    (`from a.b import c` imports `a.b` and, when `c` is a module, `a.b.c`: both are given);
+    relative imports resolved from `relpath`; empty when it does not parse."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    package = relpath.split("/")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package[: len(package) - node.level + 1]
+                base = ".".join([*parent, *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{alias.name}" if base else alias.name for alias in node.names)
+    return found
+
+
+def _mentions(path: Path, names: Collection[str]) -> bool:
+    """Whether the file's text names one of `names` as a whole word."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(re.search(rf"\b{re.escape(name)}\b", text) for name in names)
 
 
 def default_tests_limit(library: Library) -> int | None:

@@ -133,6 +133,20 @@ def select_test_files(
     its path."""
     if limit is None or limit >= len(test_files):
         return sorted(test_files)
+    return sorted(rank_test_files(test_files, rewritten_files)[:limit])
+
+
+def rank_test_files(test_files: Sequence[str], rewritten_files: Iterable[str]) -> list[str]:
+    """Every test file, most relevant first: `select_test_files`' order (those testing a
+    rewritten module by name, then those in a folder holding one or its mirror, then the rest;
+    each group in the order of the SHA-1 of its path)."""
+    tiers = test_tiers(test_files, rewritten_files)
+    return sorted(test_files, key=lambda p: (tiers[p], _sha(p)))
+
+
+def test_tiers(test_files: Sequence[str], rewritten_files: Iterable[str]) -> dict[str, int]:
+    """Test file -> 0 when it tests a rewritten module by name (`select_test_files` says
+    how), 1 when it sits in a folder holding one (or its mirror), 2 otherwise."""
     rewritten = set(rewritten_files)
     mirrored = {_below_top(f) for f in rewritten}
     folders = {f.rsplit("/", 1)[0] if "/" in f else "" for f in rewritten}
@@ -154,8 +168,15 @@ def select_test_files(
                 return 0
         return 1 if mirrors(folder, folders, mirrored_folders) else 2
 
-    ranked = sorted(test_files, key=lambda p: (tier(p), _sha(p)))
-    return sorted(ranked[:limit])
+    return {path: tier(path) for path in test_files}
+
+
+def tests_named_after(test_files: Sequence[str], module: str) -> list[str]:
+    """The test files that test `module` by name (`select_test_files`' first group for that
+    module alone: `x/foo_test.py`, `x/test_foo.py`, their mirrors), in the order of the SHA-1
+    of their paths."""
+    tiers = test_tiers(test_files, [module])
+    return sorted((p for p in test_files if tiers[p] == 0), key=_sha)
 
 
 def _below_top(path: str) -> str:

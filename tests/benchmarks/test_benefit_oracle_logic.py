@@ -10,7 +10,13 @@ from pathlib import Path
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
-from benefit_oracle import default_tests_limit, render_library, targets_of  # noqa: E402
+from benefit_oracle import (  # noqa: E402
+    benefit_test_files,
+    default_tests_limit,
+    module_imports,
+    render_library,
+    targets_of,
+)
 from oracle_libraries import LIBRARIES  # noqa: E402
 from realcode_oracle import Run  # noqa: E402
 
@@ -88,3 +94,57 @@ def test_render_marks_default_changes_and_names_causes() -> None:
     assert "0 of no measurable difference, 0 retracing" in text
     assert "D  0.50x [0.40-0.60]- w0.45x calls   40 (+2 in graph)" in text
     assert "[too little work]" in text
+
+
+def _tree(root: Path, files: dict[str, str]) -> list[str]:
+    for relpath, text in files.items():
+        (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (root / relpath).write_text(text)
+    return sorted(f for f in files if f.endswith("_test.py"))
+
+
+def test_the_sample_holds_the_tests_of_every_default_change(tmp_path: Path) -> None:
+    """tf-models' 10-file sample, chosen among the tests of all 300 rewritten modules, ran
+    none of its 20 default changes: a default change's module brings its tests first (named
+    after it; else one importing it, preferring one naming the changed class), even past the
+    limit, then the sample fills the rest."""
+    tests = _tree(
+        tmp_path,
+        {
+            "pkg/layers.py": "class Dense: ...\n",
+            "pkg/layers_test.py": "from pkg import layers\n",
+            "pkg/ops/nms.py": "def suppress(): ...\n",
+            # no `nms_test.py`: two tests import the module, one calls the changed function
+            "pkg/ops/boxes_test.py": "from pkg.ops import nms\n",
+            "pkg/models/detector_test.py": "from ..ops import nms\nnms.suppress()\n",
+            **{f"pkg/low/m{i}_test.py": "" for i in range(6)},
+            **{f"pkg/other/o{i}_test.py": "" for i in range(6)},
+        },
+    )
+    default = {"pkg/layers.py::Dense.call", "pkg/ops/nms.py::suppress"}
+    rewritten = {"pkg/layers.py", "pkg/ops/nms.py", *(f"pkg/low/m{i}.py" for i in range(6))}
+    picked = benefit_test_files(tmp_path, tests, default, rewritten, 4)
+    assert len(picked) == 4
+    assert {"pkg/layers_test.py", "pkg/models/detector_test.py"} <= set(picked)
+    assert "pkg/ops/boxes_test.py" not in picked  # imports it, names nothing changed
+    # the rest is the safety oracle's sample: tests of the other rewritten modules first
+    assert set(picked) - {"pkg/layers_test.py", "pkg/models/detector_test.py"} <= {
+        f"pkg/low/m{i}_test.py" for i in range(6)
+    }
+    assert picked == benefit_test_files(tmp_path, list(reversed(tests)), default, rewritten, 4)
+    # the default changes' tests even past the limit; every file without one
+    assert benefit_test_files(tmp_path, tests, default, rewritten, 1) == [
+        "pkg/layers_test.py",
+        "pkg/models/detector_test.py",
+    ]
+    assert benefit_test_files(tmp_path, tests, default, rewritten, None) == tests
+
+
+def test_module_imports_resolve_relative_imports(tmp_path: Path) -> None:
+    (tmp_path / "t.py").write_text(
+        "import a.b\nfrom c import d\nfrom . import e\nfrom ..f import g\ndef h():\n    import i\n"
+    )
+    found = module_imports(tmp_path / "t.py", "pkg/sub/t.py")
+    assert {"a.b", "c", "c.d", "pkg.sub", "pkg.sub.e", "pkg.f", "pkg.f.g", "i"} <= found
+    (tmp_path / "bad.py").write_text("def (:\n")
+    assert module_imports(tmp_path / "bad.py", "bad.py") == set()
