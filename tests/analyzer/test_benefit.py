@@ -624,41 +624,40 @@ def test_an_application_s_own_layer_keeps_the_in_graph_rating(init: str) -> None
     assert v.benefit_reasons[0].startswith("already inside a graph"), v.benefit_reasons
 
 
-def test_an_exported_subclass_exports_the_call_it_inherits() -> None:
+@pytest.mark.parametrize(
+    ("exported", "benefit"),
+    [("Public", "high"), ("Overriding", "low")],
+    ids=["inherits", "overrides"],
+)
+def test_an_exported_subclass_exports_the_call_it_inherits(exported: str, benefit: str) -> None:
     """Users calling an exported class run the `call` it inherits from a private base: that
-    base's method is rated as the exported layer's; a subclass overriding it is not."""
+    base's method is rated as the exported layer's. An exported subclass overriding `call`
+    runs its own: the base's stays the application's, inside Keras's graphs."""
     files = {
-        "pkg/__init__.py": "from pkg.layers import Public, Overriding\n",
+        "pkg/__init__.py": f"from pkg.layers import {exported}\n",
         "pkg/layers.py": textwrap.dedent(LIBRARY_LAYER.replace("class Interaction", "class _Base"))
         + textwrap.dedent(
             """
             class Public(_Base):
                 pass
 
-            class _Other(tf.keras.layers.Layer):
-                def call(self, inputs):
-                    stacked = tf.concat(inputs, axis=1)
-                    scores = tf.matmul(stacked, stacked, transpose_b=True)
-                    ones = tf.ones_like(scores)
-                    mask = tf.linalg.band_part(ones, 0, -1)
-                    kept = tf.boolean_mask(scores, tf.cast(mask, tf.bool))
-                    return tf.reshape(kept, [tf.shape(scores)[0], -1])
-
-            class Overriding(_Other):
+            class Overriding(_Base):
                 def call(self, inputs):
                     return inputs
             """
         ),
-        "train.py": APPLICATION_TRAINER.replace("Interaction, Scale", "Public, Scale").replace(
-            "Interaction()", "Public()"
+        "train.py": APPLICATION_TRAINER.replace("Interaction, Scale", f"{exported}, Scale").replace(
+            "Interaction()", f"{exported}()"
         ),
     }
-    inherited = verdict(files, "pkg/layers.py::_Base.call")
-    assert inherited.benefit == "high", inherited.benefit_reasons
-    assert "public API (`pkg.Public`)" in inherited.benefit_reasons[0], inherited.benefit_reasons
-    overridden = verdict(files, "pkg/layers.py::_Other.call")
-    assert overridden.benefit == "low", overridden.benefit_reasons
-    assert overridden.benefit_rule is None
+    base = verdict(files, "pkg/layers.py::_Base.call")
+    assert base.benefit == benefit, base.benefit_reasons
+    if benefit == "high":
+        assert "public API (`pkg.Public`)" in base.benefit_reasons[0], base.benefit_reasons
+        assert base.benefit_rule == "exported_layer"
+    else:
+        assert base.benefit_reasons[0].startswith("already inside a graph"), base.benefit_reasons
+        assert base.benefit_rule is None
 
 
 def test_the_rewrite_states_that_a_library_layer_assumes_eager_users() -> None:

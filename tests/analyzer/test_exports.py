@@ -17,7 +17,6 @@ from hybridize.analyzer.checks import summary_hooks
 from hybridize.analyzer.facts.exports import exported_classes, public_path
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.file_summaries import summarize_text
-from hybridize.analyzer.summaries.keys import ClassKey
 
 LAYERS = textwrap.dedent(
     """
@@ -33,11 +32,13 @@ LAYERS = textwrap.dedent(
 )
 
 
-def exports(files: dict[str, str]) -> dict[str, str]:
-    """`file::Class` -> the dotted name it is exported under."""
+def exports(files: dict[str, str], package: str = "") -> dict[str, str]:
+    """`file::Class` -> the dotted name it is exported under, the files analysed as a folder
+    of `package` (`ProjectIndex.package`)."""
     hooks = summary_hooks()
     index = ProjectIndex(
-        {name: summarize_text(name, textwrap.dedent(text), hooks) for name, text in files.items()}
+        {name: summarize_text(name, textwrap.dedent(text), hooks) for name, text in files.items()},
+        package=package,
     )
     found = exported_classes(index, lambda relpath: relpath.rsplit("/", 1)[-1].endswith("_test.py"))
     return {str(key): dotted for key, dotted in found.items()}
@@ -134,16 +135,11 @@ def test_private_names_and_tests_export_nothing(files: dict[str, str]) -> None:
 
 def test_the_analysed_folder_s_package_name_comes_first() -> None:
     """The analysed folder inside a package (`ProjectIndex.package`) prefixes the names."""
-    hooks = summary_hooks()
-    index = ProjectIndex(
-        {
-            "__init__.py": summarize_text("__init__.py", "from .layers import Dense\n", hooks),
-            "layers.py": summarize_text("layers.py", textwrap.dedent(LAYERS), hooks),
-        },
+    found = exports(
+        {"__init__.py": "from .layers import Dense\n", "layers.py": LAYERS},
         package="tensorflow_recommenders",
     )
-    found = exported_classes(index, lambda relpath: False)
-    assert found == {ClassKey("layers.py", "Dense"): "tensorflow_recommenders.Dense"}
+    assert found == {"layers.py::Dense": "tensorflow_recommenders.Dense"}
 
 
 @pytest.mark.parametrize(
