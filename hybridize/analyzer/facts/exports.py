@@ -26,7 +26,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
-from hybridize.analyzer.facts.refs import Ref, is_class_ref, is_module_ref, ref_key
+from hybridize.analyzer.facts.refs import (
+    Ref,
+    is_class_ref,
+    is_module_ref,
+    module_relpath,
+    ref_key,
+)
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.ir import ModuleSummary
 from hybridize.analyzer.summaries.keys import ClassKey
@@ -59,16 +65,16 @@ def exported_classes(
         if is_class_ref(ref):
             if not is_test_module(ref_key(ref).file):
                 found.setdefault(ref_key(ref), dotted)
-        elif (
-            is_module_ref(ref)
-            and PurePosixPath(ref[1]).name != "__init__.py"
-            and not is_test_module(ref[1])
-        ):
+            return
+        if not is_module_ref(ref):
+            return
+        relpath = module_relpath(ref)
+        if PurePosixPath(relpath).name != "__init__.py" and not is_test_module(relpath):
             # a module bound by name: its public classes are attributes of the package (a
             # package's own `__init__.py` names its exports itself, read in its turn)
-            module = index.modules.get(ref[1])
+            module = index.modules.get(relpath)
             for qualname in () if module is None else _public_classes(module):
-                found.setdefault(ClassKey(ref[1], qualname), f"{dotted}.{qualname}")
+                found.setdefault(ClassKey(relpath, qualname), f"{dotted}.{qualname}")
 
     for relpath in sorted(index.modules):
         module = index.modules[relpath]

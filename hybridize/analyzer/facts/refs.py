@@ -70,6 +70,11 @@ def ref_key(ref: FuncRef | ClassRef) -> FunctionKey:
     return ref[1]
 
 
+def module_relpath(ref: ModuleRef) -> str:
+    """The relpath of the project module a module reference names."""
+    return ref[1]
+
+
 def ext_dotted(ref: ExtRef) -> str:
     """The canonical dotted name of what an external reference names."""
     return ref[1]
