@@ -113,3 +113,58 @@ def test_layer_calls_follow_edits_of_classes_and_of_functions_elsewhere() -> Non
     project.update("layers.py", plain)
     check(project, "Scale is no layer: nor is Deep, in another module")
     assert not _inside_a_layer_graph(project)
+
+
+EXPORTED_LAYER = """\
+import tensorflow as tf
+
+
+class Interaction(tf.keras.layers.Layer):
+    def call(self, inputs):
+        stacked = tf.concat(inputs, axis=1)
+        scores = tf.matmul(stacked, stacked, transpose_b=True)
+        mask = tf.linalg.band_part(tf.ones_like(scores), 0, -1)
+        kept = tf.boolean_mask(scores, tf.cast(mask, tf.bool))
+        return tf.reshape(kept, [tf.shape(scores)[0], -1])
+"""
+
+TRAINER = """\
+import tensorflow as tf
+
+from pkg.layers import Interaction
+
+
+def train(data):
+    model = tf.keras.Sequential([Interaction()])
+    model.compile("adam", "mse")
+    model.fit(data, epochs=10)
+"""
+
+
+def test_an_edit_of_a_package_s_exports_rates_its_layers_again() -> None:
+    """Whether a layer's class is exported lives in another file (`pkg/__init__.py`): an edit
+    binding it there, or unbinding it, rates its call as a fresh analysis does."""
+    files = {"pkg/__init__.py": "", "pkg/layers.py": EXPORTED_LAYER, "train.py": TRAINER}
+    project = Project.from_texts(files, ProjectOptions(use_cache=False))
+    check(project, "opened: no export")
+
+    def rule() -> str | None:
+        [v] = [v for v in project.results().functions if v.qualname == "Interaction.call"]
+        return v.benefit_rule
+
+    assert rule() is None
+    project.update("pkg/__init__.py", "from pkg.layers import Interaction\n")
+    check(project, "exported by the package")
+    assert rule() == "exported_layer"
+    project.update("pkg/__init__.py", "from pkg import layers\n")
+    check(project, "its module exported by name")
+    assert rule() == "exported_layer"
+    project.update("pkg/__init__.py", "")
+    check(project, "no longer exported")
+    assert rule() is None
+    project.update("pkg/layers.py", EXPORTED_LAYER + '\n__all__ = ["Interaction"]\n')
+    check(project, "listed in its module's __all__")
+    assert rule() == "exported_layer"
+    project.update("pkg/layers.py", EXPORTED_LAYER)
+    check(project, "no longer listed")
+    assert rule() is None
