@@ -156,6 +156,11 @@ def test_an_edit_of_a_package_s_exports_rates_its_layers_again() -> None:
     project.update("pkg/__init__.py", "from pkg.layers import Interaction\n")
     check(project, "exported by the package")
     assert rule() == "exported_layer"
+    incremental = project.analysis.incremental_verdicts
+    project.update("train.py", TRAINER.replace("epochs=10", "epochs=20"))
+    check(project, "a function's body edited elsewhere: the exports taken over")
+    assert project.analysis.incremental_verdicts == incremental + 1
+    assert rule() == "exported_layer"
     project.update("pkg/__init__.py", "from pkg import layers\n")
     check(project, "its module exported by name")
     assert rule() == "exported_layer"

@@ -224,10 +224,13 @@ class BenefitModel:
         class: every function of the project is asked whether it runs inside layer graphs at
         each phase, and a class's bases do not change within one."""
         self._runs_models: bool | None = None
-        self._exports: dict[ClassKey, str] | None = None
+        self._exports: dict[ClassKey, str] | None = (
+            last._exports if last is not None and classes_unchanged else None
+        )
         """The classes the project exports as its public API (`exports.exported_classes`),
-        asked once per phase and only where a layer's call inside the layer library's graphs
-        is estimated."""
+        asked only where a layer's call inside the layer library's graphs is estimated, and
+        taken over from the last phase when the edit changed no class, no import and no
+        module's code (`classes_unchanged`: the bindings and `__all__` it reads)."""
         """Whether the project's own code runs models (`_runs_own_models`), asked once per
         phase and only where a public layer's call is estimated."""
 
