@@ -65,21 +65,26 @@ def test_a_run_still_going_reports_the_tests_done_so_far(tmp_path: Path) -> None
 def test_a_run_out_of_time_still_stops_at_its_limit(tmp_path: Path) -> None:
     copy = tmp_path / "copy"
     copy.mkdir()
+    # 4 s: a loaded machine may take over a second to start the command, and the first
+    # heartbeat must still come before the limit
+    limit = 4.0
     setting = CommandSetting(
         f"{sys.executable} -c 'import time; time.sleep(30)'",
         copy,
         tmp_path / "runs",
         install_plugin(tmp_path / "plugin"),
-        RunLimits(1.0),
+        RunLimits(limit),
         heartbeat_seconds=0.3,
     )
     seen: list[RunSoFar] = []
     run = run_command(setting, "baseline", on_wait=seen.append)
-    assert run.timed_out and run.seconds < 10
-    assert seen and all(s.seconds < 1.0 for s in seen)
+    assert run.timed_out and run.seconds < limit + 6
+    # heartbeats only while the run is within its limit (each reads the clock just after the
+    # check, hence the small margin)
+    assert seen and all(s.seconds < limit + 0.5 for s in seen)
     # no test is known yet: the line gives the time alone (rounded to whole seconds; the first
     # heartbeat comes at 0.3 s on an idle machine, later under load)
-    assert re.fullmatch(r"still running, [01] s", seen[0].describe())
+    assert re.fullmatch(r"still running, [0-4] s", seen[0].describe())
 
 
 OPS = """\
