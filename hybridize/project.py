@@ -37,7 +37,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from hybridize.analyzer.analysis import ProjectAnalysis
-from hybridize.analyzer.cache import SummaryCache
+from hybridize.analyzer.cache import SummaryCache, entry_bytes, from_entry_bytes
 from hybridize.analyzer.cycle_collector import survivors_collectable
 from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.summaries.sources import (
@@ -376,10 +376,7 @@ class Project:
         hooks = load_summary_hooks()
         if jobs > 1 and len(missing) >= PARALLEL_THRESHOLD:
             # One file at a time per worker: a worker that crashes costs only its file.
-            failed: set[str] = set()
-
-            def left_out(item: tuple[str, bytes], reason: str) -> FileError:
-                failed.add(item[0])
+            def left_out(item: tuple[str, bytes], reason: str) -> bytes | FileError:
                 return FileError(item[0], f"cannot analyse: {reason}; left out")
 
             served = len(out)
@@ -391,9 +388,16 @@ class Project:
                 on_done=None if report is None else (lambda done: report(served + done)),
             )
             for (relpath, raw), summary in zip(missing, summaries, strict=True):
-                out[relpath] = summary
-                if relpath not in failed:
-                    self._store(relpath, raw, summary)
+                if isinstance(summary, FileError):  # the worker failed: not stored
+                    out[relpath] = summary
+                    continue
+                # The worker's pickle is read here and is the cache's entry as it is: a
+                # project's summaries are not pickled again to be stored (a second of a
+                # 100,000-line project's first analysis).
+                out[relpath] = from_entry_bytes(summary)
+                if self._uses_cache(relpath):
+                    assert self._cache is not None
+                    self._cache.put_pickled(raw, relpath, summary)
         else:
             for relpath, raw in missing:
                 out[relpath] = self._summarize(relpath, raw, hooks)
@@ -762,6 +766,8 @@ def load_summary_hooks() -> HookTable:
     return summary_hooks()
 
 
-def _summarize_one(hooks: HookTable, item: tuple[str, bytes]) -> ModuleSummary | FileError:
-    """A worker's summary of one file (a worker process exits with its garbage)."""
-    return summarize_raw(*item, hooks)
+def _summarize_one(hooks: HookTable, item: tuple[str, bytes]) -> bytes:
+    """A worker's summary of one file, pickled as the summary cache's entry
+    (`entry_bytes`): sent back as it is, and stored as it is (a worker process exits with its
+    garbage)."""
+    return entry_bytes(summarize_raw(*item, hooks))

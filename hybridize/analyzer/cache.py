@@ -166,6 +166,11 @@ class SummaryCache:
     def put(self, raw: bytes, relpath: str, value: ModuleSummary | FileError) -> None:
         self._store("summaries", self.file_digest(raw, relpath), value)
 
+    def put_pickled(self, raw: bytes, relpath: str, data: bytes) -> None:
+        """`put` of a summary already pickled (`entry_bytes`): a summary made in a worker
+        process comes back as its entry, not pickled a second time here."""
+        self._write("summaries", self.file_digest(raw, relpath), data)
+
     # ------------------------------------------------------------------ results
 
     def result_key(
@@ -244,16 +249,34 @@ class SummaryCache:
             return None
 
     def _store(self, kind: str, name: str, value: object) -> None:
+        if self.usable:
+            self._write(kind, name, entry_bytes(value))
+
+    def _write(self, kind: str, name: str, data: bytes) -> None:
         writer = self.entry_writer(kind, name)
         if writer is not None:
-            import pickle
-
-            # Pickling a project's result makes a tuple per object (`__getstate__`) and no
-            # cycle: the collections those would set off walk the whole result for nothing.
-            with collector_paused():
-                data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             writer.write(data)
             writer.commit()
+
+
+def entry_bytes(value: object) -> bytes:
+    """A cache entry's bytes: `value` pickled (`SummaryCache._load` reads them back)."""
+    import pickle  # not needed by a run served by the report cache
+
+    # Pickling a project's result makes a tuple per object (`__getstate__`) and no cycle:
+    # the collections those would set off walk the whole result for nothing.
+    with collector_paused():
+        return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def from_entry_bytes(data: bytes) -> Any:
+    """The value of `entry_bytes` (made by this code: trusted, unlike an entry read from the
+    disk, which `_load` checks)."""
+    import pickle
+
+    # Loading makes many containers and no cycle (as pickling them, above).
+    with collector_paused():
+        return pickle.loads(data)
 
 
 class EntryWriter:
