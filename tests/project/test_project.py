@@ -13,10 +13,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from hybridize.analyzer.cache import SummaryCache
 from hybridize.cli import main
 from hybridize.model import AnalysisResult
 from hybridize.progress import ProgressStep, Stage
-from hybridize.project import Project, ProjectOptions, encode_buffer
+from hybridize.project import (
+    Project,
+    ProjectOptions,
+    encode_buffer,
+    load_summary_hooks,
+    summarize_raw,
+)
 from hybridize.refactor import Selection, apply_plan, plan_refactorings, read_snapshot
 
 MakeProject = Callable[[dict[str, str | bytes]], Path]
@@ -102,6 +109,30 @@ def test_a_large_project_is_summarised_on_several_processes(
     assert project.results().functions == expected.functions
     assert project.results().errors == expected.errors
     assert project.files == ["bad.py", "helpers.py", "main.py"]
+
+
+def test_summaries_made_on_several_processes_are_cached_as_they_came_back(
+    make_project: MakeProject, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A worker's summary comes back pickled as the cache's entry and is stored as it is:
+    each entry reads back as the summary the project solved with, and a second project on
+    the same files is served by them (no file summarised again) with the same verdicts."""
+    monkeypatch.setattr("hybridize.analyzer.summaries.file_summaries.PARALLEL_THRESHOLD", 2)
+    root = make_project({"main.py": MAIN, "helpers.py": HELPERS, "bad.py": "def f(:\n"})
+    cache = SummaryCache.open(tmp_path / "cache")
+    first = Project.open(root, ProjectOptions(jobs=2), long_running=False, cache=cache)
+    result = first.results()
+    hooks = load_summary_hooks()
+    for relpath in first.files:
+        raw = (root / relpath).read_bytes()
+        assert cache.get(raw, relpath) == summarize_raw(relpath, raw, hooks)
+    monkeypatch.setattr(
+        "hybridize.project.summarize_raw", lambda *_: pytest.fail("summarised again")
+    )
+    shutil.rmtree(cache.directory / "results")  # the whole result is not what serves it
+    second = Project.open(root, ProjectOptions(jobs=2), long_running=False, cache=cache)
+    assert second.results().functions == result.functions
+    assert second.results().errors == result.errors
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
