@@ -44,6 +44,19 @@ TENSORBOARD_REQUIREMENTS = (
 `image` and the hparams API are TensorBoard's)."""
 
 
+MATPLOTLIB_REQUIREMENTS = (
+    "matplotlib==3.11.2",
+    "contourpy==1.3.3",
+    "pyparsing==3.3.3",
+    "cycler==0.12.1",
+    "kiwisolver==1.5.1",
+    "fonttools==4.68.0",
+    "pillow==13.0.0",
+    "python-dateutil==4.0.0",
+)
+"""Matplotlib and its dependencies, for the libraries whose code or tests import pyplot."""
+
+
 @dataclass(frozen=True, slots=True)
 class Library:
     """A pinned library, the packages of it that are copied and rewritten, and how its tests
@@ -470,14 +483,7 @@ LIBRARIES: dict[str, Library] = {
                 "decorator==5.2.1",
                 "scipy==1.17.1",
                 # test_monitor.py draws with matplotlib and writes TensorBoard summaries
-                "matplotlib==3.11.2",
-                "contourpy==1.3.3",
-                "pyparsing==3.3.3",
-                "cycler==0.12.1",
-                "kiwisolver==1.5.1",
-                "fonttools==4.68.0",
-                "pillow==13.0.0",
-                "python-dateutil==4.0.0",
+                *MATPLOTLIB_REQUIREMENTS,
                 *TENSORBOARD_REQUIREMENTS,
             ),
             # Gaussian processes in TensorFlow 2 on tf.Module and TensorFlow Probability
@@ -619,14 +625,7 @@ LIBRARIES: dict[str, Library] = {
                 "nflows==0.14",
                 "torchtestcase==2018.2",
                 # nflows.nn.nde.made imports pyplot
-                "matplotlib==3.11.2",
-                "contourpy==1.3.3",
-                "pyparsing==3.3.3",
-                "cycler==0.12.1",
-                "kiwisolver==1.5.1",
-                "fonttools==4.68.0",
-                "pillow==13.0.0",
-                "python-dateutil==4.0.0",
+                *MATPLOTLIB_REQUIREMENTS,
             ),
             ("nflows",),
             # normalizing flows in PyTorch (coupling and autoregressive transforms with MADE,
