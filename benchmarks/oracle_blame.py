@@ -10,7 +10,8 @@ already settles both: a traceback's blame holds only once the test passes withou
 and a test naming several changes or none has its culprit bisected. So the oracle asks it,
 with the oracle's own pytest command on the failing tests, and reads its verify report: the
 changes it dropped are the unsafe rewrites, each with the tests that failed with it; a test
-passing when run again alone is flaky. The analysis and the plan are the ones the oracle's
+passing when run again alone (flaky there, or passing there with every change kept) is counted
+apart as not reproduced: it blames nothing. The analysis and the plan are the ones the oracle's
 rewrite made (same sources, options and cache), checked against the rewrite.
 """
 
@@ -72,6 +73,20 @@ class Blame:
         if self.error:
             return list(nodeids)
         return [n for n in nodeids if n in self.not_judged]
+
+    def not_reproduced(self, nodeids: Iterable[str]) -> list[str]:
+        """The failing tests that did not fail again when the verification ran them: flaky ones
+        (they failed there, then passed run again) and those that passed there with every
+        change kept (named by no dropped change, not already failing without the changes).
+        None when the verification judged nothing."""
+        if self.error:
+            return []
+        failed_again = {test for culprit in self.culprits for test in culprit.tests}
+        return [
+            n
+            for n in nodeids
+            if n in self.flaky or (n not in failed_again and n not in self.not_judged)
+        ]
 
     def plan_differences(self, rewritten: Iterable[str]) -> list[str]:
         """Keys rewritten by the oracle but not planned by the verification, or the other way

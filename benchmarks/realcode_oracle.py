@@ -807,6 +807,7 @@ def judge_rewrite(
     judged = [f.nodeid for f in failures if f.nodeid not in changed_errors]
     verdict = blame(judged) if judged and done.rewritten else Blame()
 
+    not_reproduced = set(verdict.not_reproduced(judged))
     failing_records = [
         {
             **asdict(failure),
@@ -814,12 +815,12 @@ def judge_rewrite(
             if failure.nodeid in after.outcomes
             else "",
             "blamed": verdict.culprits_of(failure.nodeid),
-            "reproduced": failure.nodeid not in verdict.flaky,
+            "reproduced": failure.nodeid not in not_reproduced,
             "error_changed": failure.nodeid in changed_errors,
         }
         for failure in failures
     ]
-    flaky = [n for n in judged if n in verdict.flaky]
+    flaky = [n for n in judged if n in not_reproduced]
     errors = {f.nodeid: f.error for f in failures}
     by_key = {f.key: f for f in done.rewritten}
     return {
@@ -837,7 +838,7 @@ def judge_rewrite(
         "flaky": flaky,
         "error_changes": [f.nodeid for f in failures if f.nodeid in changed_errors],
         "timed_out_after": [asdict(f) for f in timed_out],
-        "unattributed": verdict.unexplained(n for n in judged if n not in verdict.flaky),
+        "unattributed": verdict.unexplained(n for n in judged if n not in not_reproduced),
         "unsafe_functions": [
             {
                 **_function_record(by_key[culprit.key], done.verdicts),

@@ -158,3 +158,39 @@ def test_the_oracle_reports_the_culprits_of_its_blame(tmp_path: Path) -> None:
     assert result["unattributed"] == [] and result["blame"]["plan_differences"] == []
     records = {r["nodeid"]: r for r in result["newly_failing"]}
     assert records["t.py::a"]["blamed"] == ["m.py::f"] and not records["t.py::c"]["reproduced"]
+
+
+def test_a_failing_test_passing_in_the_verification_with_every_change_kept_is_not_reproduced() -> (
+    None
+):
+    """nflows' unseeded round-trip test failed in the whole run and passed when the
+    verification ran it alone with all 44 changes kept: it blames nothing and is counted apart
+    (flaky), like a test that failed there and passed run again; a test the verification could
+    not judge, or that failed with a dropped change, is not."""
+    blame = Blame(
+        [Culprit("m.py::f", "t.py::a fails", ("t.py::a",))],
+        ["m.py::g"],
+        ["t.py::c"],
+        not_judged=["t.py::b"],
+    )
+    tests = ["t.py::a", "t.py::b", "t.py::c", "t.py::d"]
+    assert blame.not_reproduced(tests) == ["t.py::c", "t.py::d"]
+    # a verification that judged nothing says nothing about reproduction
+    assert Blame(error="exit 3: boom").not_reproduced(tests) == []
+
+
+def test_the_oracle_counts_a_test_passing_in_the_verification_apart(tmp_path: Path) -> None:
+    (tmp_path / "rewritten").mkdir()
+    before = ChunkResult({n: Outcome(n, "passed") for n in ("t.py::a", "t.py::d")})
+    after = ChunkResult(
+        {n: Outcome(n, "failed", "AssertionError: tolerance") for n in ("t.py::a", "t.py::d")}
+    )
+
+    def blame(nodeids: list[str]) -> Blame:
+        return Blame([Culprit("m.py::f", "t.py::a fails", ("t.py::a",))], ["m.py::g"])
+
+    done = Rewrite(5, 2, [_function("f"), _function("g")], {}, 1.0)
+    result = judge_rewrite(done, before, after, blame, tmp_path / "rewritten")
+    assert result["flaky"] == ["t.py::d"] and result["unattributed"] == []
+    records = {r["nodeid"]: r for r in result["newly_failing"]}
+    assert records["t.py::a"]["reproduced"] and not records["t.py::d"]["reproduced"]
