@@ -59,7 +59,10 @@ def verified_plan(
     for drop in verification.dropped:
         _progress(f"dropped {drop.change}: {drop.reason}")
     for nodeid in verification.flaky:
-        _progress(f"flaky (failed once, passed alone; nothing dropped for it): {nodeid}")
+        _progress(
+            "flaky (passed when run again, or failed without the changes too; nothing "
+            f"dropped for it): {nodeid}"
+        )
     saved = save_report(verification)
     if saved is not None:
         _progress(f"verify report: {saved}")

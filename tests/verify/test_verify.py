@@ -231,6 +231,72 @@ def test_tests_failing_only_together_judge_their_bisection_alone(tmp_path: Path)
     assert "1 change kept, 1 dropped" in done.stderr
 
 
+def _flaky_test(counter: Path, fails_on: str) -> str:
+    """A test of the safe `scale` that fails by the number of times it has run (kept in
+    `counter`, outside the copy), whatever the code: as a test drawing unseeded random data
+    (normflows' `test_gaussian_pca`) fails now and then. `fails_on`: a condition on `n`."""
+    return f"""\
+        import pathlib
+
+        import tensorflow as tf
+
+        from mylib.ops import scale
+
+        COUNTER = pathlib.Path({str(counter)!r})
+
+
+        def test_scale_flaky():
+            n = int(COUNTER.read_text()) + 1 if COUNTER.exists() else 1
+            COUNTER.write_text(str(n))
+            assert scale(tf.constant([1.0, 2.0])).numpy() == 6.0
+            assert not ({fails_on}), f"run {{n}}"
+        """
+
+
+FLAKY = "tests/test_flaky.py::test_scale_flaky"
+
+
+def test_a_test_failing_without_the_changes_too_blames_nothing(tmp_path: Path) -> None:
+    """A test that passes in the baseline and fails in every run after, whatever the code
+    (alone, traced, on the original code), ran only `scale`: without running it on the
+    original code the verification would drop the innocent `scale` for it. It is flaky: run
+    on the original code it fails too; the unsafe changes are still dropped by their tests."""
+    counter = tmp_path / "runs"
+    files = {**PROJECT, "tests/test_flaky.py": _flaky_test(counter, "n > 1")}
+    project = make_project(tmp_path, files)
+    done = refactor(tmp_path, project, "--apply", "--verify", TESTS)
+    assert done.returncode == 0, done.stderr
+    assert f"round 1: {FLAKY} fails alone without the changes too (flaky)" in done.stderr
+    assert f"{FLAKY} fails in the whole command without the changes too (flaky)" in done.stderr
+    assert "dropping mylib/ops.py::scale" not in done.stderr
+    assert decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
+    assert "1 change kept, 2 dropped" in done.stderr
+    report = json.loads(report_path(project, tmp_path / "cache").read_text())
+    assert report["flaky"] == [FLAKY]
+    assert int(counter.read_text()) > 4  # it did fail after the baseline, more than once
+
+
+def test_a_test_failing_only_in_whole_runs_without_the_changes_too_blames_nothing(
+    tmp_path: Path,
+) -> None:
+    """A test that fails in every second run whatever the code: in each whole run with the
+    changes and passing when run again alone. Twice so, the whole command runs on the original
+    code, where it fails too: flaky, nothing is bisected for it (the old rule bisected the
+    changes with the whole command judged by it, and dropped `scale`)."""
+    counter = tmp_path / "runs"
+    files = {**PROJECT, "tests/test_flaky.py": _flaky_test(counter, "n % 2 == 0")}
+    project = make_project(tmp_path, files)
+    done = refactor(tmp_path, project, "--apply", "--verify", TESTS)
+    assert done.returncode == 0, done.stderr
+    assert f"round 1: {FLAKY} passes when run again alone (flaky)" in done.stderr
+    assert "running the command on the original code" in done.stderr
+    assert f"{FLAKY} fails in the whole command without the changes too (flaky)" in done.stderr
+    assert "bisecting 1 change for tests/test_flaky.py" not in done.stderr
+    assert "dropping mylib/ops.py::scale" not in done.stderr
+    assert decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
+    assert "1 change kept, 2 dropped" in done.stderr
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_a_terminated_verification_kills_its_run_and_removes_its_copy(tmp_path: Path) -> None:
     """The command runs in a session of its own, which no signal to hybridize reaches: on
