@@ -356,7 +356,7 @@ class _Session:
         if failing_again:
             # a test failing without the changes too says nothing about them
             self.progress(
-                f"round {number}: {_count(len(failing_again), 'test')} failing failing_again, running "
+                f"round {number}: {_count(len(failing_again), 'test')} failing again, running "
                 f"{'them' if len(failing_again) > 1 else 'it'} alone on the original code..."
             )
             original = self.run(

@@ -281,6 +281,8 @@ def test_a_test_failing_without_the_changes_too_blames_nothing(tmp_path: Path) -
     original code the verification would drop the innocent `scale` for it. Run alone on the
     original code it fails too: flaky (and failing in the whole command there, set aside)."""
     stderr = _verify_with_flaky_test(tmp_path, "n > 1")
+    # it, test_checked and test_total fail again alone: one run of the three on the original
+    assert "round 1: 3 tests failing again, running them alone on the original code" in stderr
     assert f"round 1: {FLAKY} fails alone without the changes too (flaky)" in stderr
 
 
