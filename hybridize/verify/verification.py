@@ -254,7 +254,9 @@ class _Session:
                 if not together and self._clean(after):
                     break  # each failed without the changes too: flaky, set aside
                 every = [c.key for c in kept.changes]
-                dropped = [self.bisect(kept, every, None, number, after, together=together)]
+                drop = self.bisect(kept, every, None, number, after, together=together)
+                assert drop is not None, "judged by the command, a bisection ends on a change"
+                dropped = [drop]
             unexplained = 0
             for drop in dropped:
                 self.progress(f"round {number}: dropping {drop.change.key}: {drop.reason}")
@@ -337,7 +339,9 @@ class _Session:
         """The changes to drop after a failing round."""
         failures = self._newly_failing(after)
         if not self.per_test or not failures:
-            return [self.bisect(kept, [c.key for c in kept.changes], None, number, after)]
+            drop = self.bisect(kept, [c.key for c in kept.changes], None, number, after)
+            assert drop is not None, "judged by the command, a bisection ends on a change"
+            return [drop]
         rewritten = planned_rewrites(kept.files)
         copy = self.workspace.copy.resolve()
         path_of = {f.file: str((copy / f.file).resolve()) for f in rewritten}
@@ -419,6 +423,12 @@ class _Session:
             if any(key in reasons for key in suspected):
                 continue  # the next round tells whether the test still fails without it
             drop = self.bisect(kept, suspected, nodeid, number, after)
+            if drop is None:
+                self.progress(
+                    f"round {number}: {nodeid} passes alone with every change kept (it failed "
+                    "with the other failing tests only): nothing dropped for it"
+                )
+                continue
             if drop.change.key not in suspected:
                 cleared.update(suspected)
             reasons.setdefault(drop.change.key, drop.reason)
@@ -433,9 +443,14 @@ class _Session:
         number: int,
         failed: CommandRun,
         together: Sequence[str] = (),
-    ) -> DroppedChange:
+    ) -> DroppedChange | None:
         """The change among `suspects` (on top of the other changes kept) with which the judge
-        (the test `nodeid` alone, or the whole command) fails.
+        (the test `nodeid` alone, or the whole command) fails; None when the test, run alone,
+        failed in no step, and passes alone with every change kept too: it failed only with
+        the other tests it ran with (larq's `test_checkpoint[eager]`, after a test whose
+        compiled `scatter_*` failed inside a quantized scope), and no change is its culprit
+        alone (before, the last suspect was dropped unseen: no prefix failing, the search
+        ends on it).
 
         `together`: tests that fail only in the whole command's run (alone they pass); the
         whole command then judges by them alone, not by any test failing: another test failing
@@ -485,6 +500,8 @@ class _Session:
                 high = middle
             else:
                 low = middle
+        if nodeid is not None and last_failure is failed and not fails(candidates):
+            return None  # it passes alone with every change: nothing to blame on it
         culprit = candidates[high - 1]
         change = next(c for c in kept.changes if c.key == culprit)
         if nodeid is not None:

@@ -131,6 +131,57 @@ def test_tests_naming_no_change_are_bisected_once_a_round(tmp_path: Path) -> Non
     assert decorated((project / "mylib" / "boxes.py").read_text()) == ["doubled"]
 
 
+LEFT_DIRTY = {
+    **UNHASHABLE_ARGUMENT,
+    "tests/test_boxes.py": """\
+        import tensorflow as tf
+
+        from mylib.boxes import Scale, doubled, scaled
+
+        STATE = {"busy": False}
+
+
+        def test_scaled_by_two():
+            STATE["busy"] = True
+            assert scaled(tf.constant([1.0, 2.0]), Scale(2.0)).numpy() == 6.0
+            STATE["busy"] = False
+
+
+        def test_a_state_left_clean():
+            assert not STATE["busy"]
+
+
+        def test_doubled():
+            assert doubled(tf.constant([1.0, 2.0])).numpy() == 6.0
+        """,
+}
+"""`test_a_state_left_clean` runs after `test_scaled_by_two` and fails when that one failed
+(it leaves the state busy), as larq's `test_checkpoint[eager]` failed after a test whose
+compiled `scatter_*` failed inside a quantized scope; alone it passes, with every change."""
+
+
+def test_a_test_failing_only_after_another_failing_test_blames_nothing_alone(
+    tmp_path: Path,
+) -> None:
+    """Its bisection, the test alone, fails in no step: before, the search ended on the last
+    suspect unseen and dropped the innocent `doubled`. Now a run with every change confirms
+    that it passes alone: nothing is dropped for it, and `scaled` (HY409's) is dropped by the
+    test whose failure it is."""
+    project = make_project(tmp_path, LEFT_DIRTY)
+    done = refactor(tmp_path, project, "--apply", "--verify", TESTS, codes="HY409")
+    assert done.returncode == 0, done.stderr
+    assert (
+        "round 1: tests/test_boxes.py::test_a_state_left_clean passes alone with every change"
+        in done.stderr
+    )
+    assert "dropping mylib/boxes.py::doubled" not in done.stderr
+    assert "dropping mylib/boxes.py::scaled: tests/test_boxes.py::test_scaled_by_two" in (
+        done.stderr
+    )
+    assert decorated((project / "mylib" / "boxes.py").read_text()) == ["doubled"]
+    assert "1 change kept, 1 dropped" in done.stderr
+
+
 def test_a_test_naming_no_change_blames_the_one_it_ran_only_if_it_passes_without_it(
     tmp_path: Path,
 ) -> None:
