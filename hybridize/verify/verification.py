@@ -491,6 +491,10 @@ class _Session:
         self.progress(
             f"round {number}: bisecting {_count(len(candidates), 'change')} for {judge}..."
         )
+        if nodeid is not None and not others and not fails(candidates):
+            # every change suspect (its failure named none): one run of it alone with them
+            # all tells first whether it fails alone at all, not log2(n) runs at the end
+            return None
         if others and fails([]):
             candidates, others = order, []  # the suspects were not the cause: all are
         low, high = 0, len(candidates)
