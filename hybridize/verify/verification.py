@@ -22,6 +22,11 @@ round after round on the copy holding the changes still kept:
 - with `--verify-entry` (any command, judged by its exit status), the culprit is found by
   bisecting the changes kept, with the whole command.
 
+A bisection judged by a test alone blames a change only once the test has failed alone in one
+of its steps: a test whose failure names no change first runs alone with every change, and a
+search whose every step passed confirms with every change; passing alone, the test failed only
+after the other failing tests it ran with, and nothing is dropped for it.
+
 Bisecting looks for the shortest prefix of the suspects (in the order the test's traceback
 names them, or ran them, the outermost first; all changes: in plan order), on top of the other
 changes kept, with which the judge fails: its last change is dropped, so of a caller and a
