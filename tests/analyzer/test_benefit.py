@@ -880,6 +880,22 @@ def test_a_helper_reached_only_from_a_keras_layer_s_call_runs_inside_its_graph()
     assert outside.benefit != "none", outside.benefit_reasons
 
 
+def test_a_helper_run_per_mapping_entry_of_a_layer_s_call_runs_inside_its_graph() -> None:
+    """The same NMS reached from the layer's call once per feature level (a loop over
+    `sorted(d.keys())`, as tf-models' `_multilevel_propose_rois`): how often it runs is
+    unknown, but every run is inside the graph Keras traces for the layer's call, through
+    the blocked loop body: `none`, naming the layer's call."""
+    source = NMS_IN_A_LAYER.replace(
+        "for i in range(boxes.shape[0]):\n                    results.append(suppress(boxes[i], iou[i]))",
+        "for level in sorted(boxes.keys()):\n"
+        "                    results.append(suppress(boxes[level], iou[level]))",
+    )
+    assert "sorted(boxes.keys())" in source
+    v = verdict(source, "_self_suppression")
+    assert v.benefit == "none", v.benefit_reasons
+    assert "Detector.call" in v.benefit_reasons[0], v.benefit_reasons
+
+
 OWN_CALL_LAYER = """
         import tensorflow as tf
 
@@ -992,6 +1008,118 @@ def test_a_function_reached_only_from_an_uncalled_entry_point_runs_an_unknown_co
     v = verdict(source, "helper")
     assert v.benefit == "low", v.benefit_reasons
     assert "entry points" in v.benefit_reasons[0]
+
+
+_HEAVY_BODY = "\n".join(["                x = tf.sin(x) + 1.0"] * HIGH_WORK)
+
+PER_LEVEL_LOSS = f"""
+        import tensorflow as tf
+
+        class LevelLoss:
+            def __call__(self, outputs, labels):
+                levels = sorted(outputs.keys())
+                losses = []
+                for level in levels:
+                    losses.append(self._level_loss(outputs[level], labels[level]))
+                return tf.add_n(losses)
+
+            def _level_loss(self, x, y):
+{_HEAVY_BODY}
+                return tf.reduce_sum(x - y)
+"""
+"""tf-models' Mask R-CNN RPN losses: a loss object's `__call__` (no framework base) running a
+heavy helper once per feature level, the keys of the dict it is given."""
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "for level in levels:",
+        "for level in outputs:",
+    ],
+)
+def test_a_loop_over_a_mapping_s_entries_runs_as_often_as_its_caller_knows(loop: str) -> None:
+    """A call in a loop over a mapping's entries (`sorted(d.keys())`, a local bound to one,
+    `d.items()`) runs once per entry: a structure the program built (feature levels, heads),
+    not a stream of batches. Where nothing counts its function's runs (a loss object no code
+    of the project calls), the helper's count is as unknown as its caller's: `low`, like the
+    caller, not "runs in a loop". A loop over a name the code does not bind to a mapping's
+    view (`for level in outputs`) keeps counting as unbounded (a dataset, say)."""
+    source = PER_LEVEL_LOSS.replace("for level in levels:", loop)
+    helper = verdict(source, "LevelLoss._level_loss")
+    caller = verdict(source, "LevelLoss.__call__")
+    assert caller.benefit == "low", caller.benefit_reasons
+    if loop == "for level in levels:":
+        assert helper.benefit == "low", helper.benefit_reasons
+        assert helper.benefit_reasons[0].startswith(
+            "it runs once per entry of a mapping in `LevelLoss.__call__`"
+        ), helper.benefit_reasons
+        assert "how often it runs is unknown" in helper.benefit_reasons[0]
+    else:
+        assert helper.benefit == "high", helper.benefit_reasons
+        assert helper.benefit_reasons[0].startswith("runs in a loop"), helper.benefit_reasons
+
+
+@pytest.mark.parametrize(
+    ("driver", "expected"),
+    [
+        # called per batch of a dataset: many runs, each running the helper per entry
+        (
+            """
+        def train(dataset):
+            loss = LevelLoss()
+            for outputs, labels in dataset:
+                loss(outputs, labels)
+        """,
+            "high",
+        ),
+        # called a literal few times: how many per run is the entries' count, unknown
+        (
+            """
+        def evaluate(outputs, labels):
+            loss = LevelLoss()
+            for _ in range(3):
+                loss(outputs, labels)
+        """,
+            "low",
+        ),
+    ],
+)
+def test_a_call_per_mapping_entry_runs_as_often_as_its_caller_times_the_entries(
+    driver: str, expected: str
+) -> None:
+    """The helper run once per entry of a mapping runs at least as often as the function
+    holding the loop: many times when a data loop calls that function (an entry point's
+    loop over a dataset is unbounded whatever calls the entry point), an unknown number of
+    times when it runs a few times (3 runs times an unknown count of entries)."""
+    helper = verdict(PER_LEVEL_LOSS + driver, "LevelLoss._level_loss")
+    assert helper.benefit == expected, helper.benefit_reasons
+
+
+def test_a_function_defined_and_called_per_mapping_entry_serves_an_unknown_count() -> None:
+    """A nested function defined in a body run many times and called once per entry of a
+    mapping: each definition serves an unknown number of calls (`low`, named), neither
+    "many" (a loop the code does not bound) nor "about 1"."""
+    source = """
+        import tensorflow as tf
+
+        def per_step(outputs):
+            @tf.function
+            def total(x):
+                return tf.reduce_sum(tf.sin(x))
+
+            results = []
+            for name, value in outputs.items():
+                results.append(total(value))
+            return results
+
+        def train(dataset):
+            for outputs in dataset:
+                per_step(outputs)
+        """
+    v = verdict(source, "per_step.total")
+    assert v.benefit == "low", v.benefit_reasons
+    assert "once per entry of a mapping" in v.benefit_reasons[0], v.benefit_reasons
 
 
 PROPERTY_READS = """

@@ -173,3 +173,56 @@ def test_an_edit_of_a_package_s_exports_rates_its_layers_again() -> None:
     project.update("pkg/layers.py", EXPORTED_LAYER)
     check(project, "no longer listed")
     assert rule() is None
+
+
+PER_LEVEL = """\
+import tensorflow as tf
+
+
+def level_loss(x):
+    y = tf.abs(x)
+    for _ in range(3):
+        y = tf.matmul(y, y) + tf.reduce_sum(y)
+    return y
+
+
+def total_loss(outputs):
+    losses = []
+    for level in sorted(outputs.keys()):
+        losses.append(level_loss(outputs[level]))
+    return losses
+
+
+def train(dataset):
+    pass
+"""
+
+
+def _level_loss_benefit(project: Project) -> str:
+    [verdict] = [v for v in project.results().functions if v.qualname == "level_loss"]
+    return verdict.benefit
+
+
+def test_calls_per_mapping_entry_follow_edits_of_their_loop() -> None:
+    """A call once per entry of a mapping (`BenefitModel._entry_edges`, kept by caller from
+    the last phase) is counted again when an edit of the caller's body turns its loop into
+    one it cannot bound and back, or makes a data loop call the caller: every verdict
+    equals a fresh analysis's. The counts the rule implies: once per entry of a mapping in a
+    function no code calls, unknown (`low`); once per element of a loop it cannot bound,
+    or per entry in a function a data loop calls, many (`high`)."""
+    unbounded = PER_LEVEL.replace("sorted(outputs.keys())", "outputs")
+    called = PER_LEVEL.replace(
+        "    pass\n", "    for outputs in dataset:\n        total_loss(outputs)\n"
+    )
+    project = Project.from_texts({"losses.py": PER_LEVEL}, ProjectOptions(use_cache=False))
+    check(project, "opened: a loop over a mapping's keys in a function no code calls")
+    assert _level_loss_benefit(project) == "low"
+    project.update("losses.py", unbounded)
+    check(project, "the loop over an iterable it cannot bound")
+    assert _level_loss_benefit(project) == "high"
+    project.update("losses.py", PER_LEVEL)
+    check(project, "back to the mapping's keys")
+    assert _level_loss_benefit(project) == "low"
+    project.update("losses.py", called)
+    check(project, "a data loop calls the function holding the loop over the keys")
+    assert _level_loss_benefit(project) == "high"

@@ -70,6 +70,7 @@ from hybridize.analyzer.summaries.syms import (
     attr_name,
     is_attr,
     is_call,
+    is_local,
     is_op,
     is_seq,
     kind_of,
@@ -106,6 +107,14 @@ the program, not a reason to recurse forever)."""
 
 MANY = math.inf
 """A call count the code does not bound: a loop over a dataset or a `while`, recursion."""
+
+_ENTRY_ORDERINGS = frozenset(
+    f"builtins.{name}" for name in ("sorted", "list", "tuple", "reversed", "enumerate")
+)
+"""Builtins whose result iterates the entries of their argument, one each, in some order."""
+
+ENTRY_WRAPS = 4
+"""How many locals and `_ENTRY_ORDERINGS` calls `_over_mapping_entries` follows."""
 
 Frequency = Literal["repeated", "once", "tests", "uncalled", "unknown"]
 
@@ -192,6 +201,12 @@ class BenefitModel:
         model's construction: `x = Block(...)(x)` on a `keras.Input`), by caller like
         `_edge_runs`: those calls run once per build of the model, never on data, and say
         nothing of how often the callee runs."""
+        self._entry_edges: dict[FunctionKey, set[FunctionKey]] = (
+            {} if last is None else dict(last._entry_edges)
+        )
+        """caller -> the callees it calls in a loop over a mapping's entries (`_trips`), by
+        caller like `_edge_runs`: how many times those run per call of the caller is unknown
+        (`_edge_runs` counts such a loop once)."""
         self._edge_runs: dict[FunctionKey, dict[FunctionKey, float]] = self._runs_per_edge(
             None if last is None else last._edge_runs
         )
@@ -309,9 +324,15 @@ class BenefitModel:
                 ),
             )
         if frequency == "unknown":
+            per_entry = sorted(
+                c.qualname for c in self._callers(key) if key in self._entry_edges.get(c, ())
+            )
             built = (
                 framework.symbolic_build_callers
                 if self._built_symbolically(key)
+                else f"it runs once per entry of a mapping in `{per_entry[0]}`, whose entries "
+                "are as many as the program puts there"
+                if per_entry
                 else "its callers are entry points no code of the project calls"
             )
             return Benefit("low", (f"{built}: how often it runs is unknown", what))
@@ -409,9 +430,10 @@ class BenefitModel:
             if v.transformation != "convert_to_hybrid" or v.benefit not in ("high", "low"):
                 continue
             if v.benefit == "low":
-                # No count of its own to weigh: inside when its callers make no eager call.
+                # No count of its own to weigh: inside when its callers make no eager call
+                # and a graph lies above them (a `tf.while_loop` body's in a layer's call).
                 eager_runs = eager.get(key, 1)
-                if eager_runs != 0 or not any(c in in_graph for c in self._callers(key)):
+                if eager_runs != 0 or self._graph_above(key, in_graph) is None:
                     continue
             else:
                 # Most of its calls happen inside graphs; those made eagerly are too few to
@@ -665,23 +687,29 @@ class BenefitModel:
             for caller in self.scope:
                 runs.pop(caller, None)
                 self._symbolic_edges.pop(caller, None)
+                self._entry_edges.pop(caller, None)
             callers = [c for c in self.scope if c in self.facts.calls]
         for caller in callers:
             if self.is_test_code(caller):
                 continue
             symbolic: set[FunctionKey] = set()
             on_data: set[FunctionKey] = set()
+            entries: set[FunctionKey] = set()
             for resolved in self.facts.calls[caller]:
                 built = _symbolic_call(resolved)
-                trips = 0 if built else self._trips(caller, resolved.site)
+                trips, per_entry = (0, False) if built else self._trips(caller, resolved.site)
                 for _kind, target in callees(self.index, resolved):
                     (symbolic if built else on_data).add(target)
+                    if per_entry:
+                        entries.add(target)
                     out = runs.get(caller)
                     if out is None:
                         out = runs[caller] = {}
                     out[target] = out.get(target, 0) + trips
             if symbolic - on_data:
                 self._symbolic_edges[caller] = symbolic - on_data
+            if entries:
+                self._entry_edges[caller] = entries
         return runs
 
     def _edge_run(self, caller: FunctionKey, callee: FunctionKey, default: float) -> float:
@@ -731,26 +759,64 @@ class BenefitModel:
                         # the edge runs per call of it, at least.
                         unknown = True
                         runs = 1
+                    if runs and key in self._entry_edges.get(caller, ()):
+                        # Once per entry of a mapping: as often as its caller, times the
+                        # entries' unknown count (`_trips`).
+                        unknown = True
                     total += _times(runs, self._edge_run(caller, key, 1))
                 if counted and not (unknown and total < MANY_CALLS):
                     calls[key] = MANY if cyclic and total else total
         return calls
 
-    def _trips(self, caller: FunctionKey, site: CallSite) -> float:
+    def _trips(self, caller: FunctionKey, site: CallSite) -> tuple[float, bool]:
         """How many times a call site runs per call of its function: the product of the trip
-        counts of its enclosing loops, MANY when one is not read from the code."""
+        counts of its enclosing loops, MANY when one is not read from the code; a loop over a
+        mapping's entries (`_over_mapping_entries`) counts once, and the second value says the
+        count is then unknown: such a loop runs once per entry of a structure the program
+        built (feature levels, heads, named outputs), not once per element of a data stream."""
         if not site.in_loop:
-            return 1
+            return 1, False
         if not site.loops:
-            return MANY
+            return MANY, False
         loops = self.index.function(caller).loops
         product = 1.0
+        per_entry = False
         for i in site.loops:
-            trips = self._loop_trips(caller, loops[i]) if 0 <= i < len(loops) else None
+            loop = loops[i] if 0 <= i < len(loops) else None
+            if loop is not None and self._over_mapping_entries(caller, loop.iterable):
+                per_entry = True
+                continue
+            trips = None if loop is None else self._loop_trips(caller, loop)
             if trips is None:
-                return MANY
+                return MANY, per_entry
             product = _times(product, trips)
-        return product
+        return product, per_entry
+
+    def _over_mapping_entries(self, caller: FunctionKey, iterable: Sym, depth: int = 0) -> bool:
+        """Whether a `for` iterates a mapping's entries: `d.keys()`, `d.values()`,
+        `d.items()` (no argument), directly, through a local bound only to one, or wrapped in
+        `sorted`, `list`, `tuple`, `reversed` or `enumerate` (builtins)."""
+        function = self.index.function(caller)
+        if is_local(iterable) and depth < ENTRY_WRAPS:
+            bound = function.locals.get(iterable[1], [])
+            return bool(bound) and all(
+                self._over_mapping_entries(caller, b, depth + 1) for b in bound
+            )
+        if not is_call(iterable) or not 0 <= iterable[1] < len(function.calls):
+            return False
+        site = function.calls[iterable[1]]
+        if site.kwargs or site.has_star_args:
+            return False
+        if is_attr(site.callee):
+            return not site.args and attr_name(site.callee) in ("keys", "values", "items")
+        resolved = self._resolved(caller, iterable[1])
+        return (
+            len(site.args) == 1
+            and resolved is not None
+            and any(i.name in _ENTRY_ORDERINGS for i in resolved.api)
+            and depth < ENTRY_WRAPS
+            and self._over_mapping_entries(caller, site.args[0], depth + 1)
+        )
 
     def _loop_trips(self, caller: FunctionKey, loop: Loop) -> int | None:
         """The trip count of a `for` loop over `range(...)` of literal bounds (module
@@ -926,11 +992,18 @@ class BenefitModel:
         callers = {c for c in self._callers(key) if not self.is_test_code(c)}
         per_definition = self._edge_run(owner, key, 0)
         elsewhere = bool(callers - {owner})
-        if elsewhere or not per_definition:
-            # Called from elsewhere too (returned, stored), or only through what it is
-            # passed to (a loop body, a branch, a map function): its calls per definition
-            # are not in the code.
-            where = "from elsewhere too" if elsewhere else "through what it is passed to"
+        per_entry = key in self._entry_edges.get(owner, ())
+        if elsewhere or per_entry or not per_definition:
+            # Called from elsewhere too (returned, stored), once per entry of a mapping, or
+            # only through what it is passed to (a loop body, a branch, a map function): its
+            # calls per definition are not in the code.
+            where = (
+                "from elsewhere too"
+                if elsewhere
+                else "once per entry of a mapping"
+                if per_entry
+                else "through what it is passed to"
+            )
             return Benefit(
                 "low",
                 (f"{why}; it is called {where}: how many calls each trace serves is unknown",),
