@@ -188,10 +188,10 @@ class Framework:
     call the layer eagerly, where it pays. None where `layer_calls_in_graphs` is."""
     api_layer_calls: str | None = None
     """Why a layer's call of a class the package exports as its public API (re-exported by a
-    package's `__init__.py`, listed in `__all__`; the reason names it first) is worth compiling although the layer
-    library traces it inside its own loops, whatever the project's own code runs: its users
-    call the exported layer, eagerly or in graphs of their own. None where
-    `layer_calls_in_graphs` is."""
+    package's `__init__.py`, listed in `__all__`; the reason names it first) is worth
+    compiling although the layer library traces it inside its own loops, whatever the
+    project's own code runs: its users call the exported layer, eagerly or in graphs of their
+    own. None where `layer_calls_in_graphs` is."""
     symbolic_build_callers: str = "its callers are entry points no code of the project calls"
     """Why how often a function runs is unknown where some callers call it only on the layer
     library's symbolic tensors, building a model (Keras's functional API: once per build,
