@@ -126,7 +126,8 @@ def select_test_files(
 ) -> list[str]:
     """The test files to run: all, or `limit` of them, deterministically, those that test a
     rewritten module first (`x/foo_test.py` or `x/test_foo.py` for `x/foo.py` or for a private
-    `x/_foo.py`, also in a test tree that mirrors the package below its top folder,
+    `x/_foo.py`, or in a `tests/` folder beside it, `x/tests/foo_test.py`, also in a test tree
+    that mirrors the package below its top folder,
     `test/x/test_foo.py` for `pkg/x/foo.py`, as gpytorch's and e3nn's sdists do, or that holds
     the whole package path, `tests/pkg/x/test_foo.py`, as gpflow's wheel does), then those in a
     folder holding one (or its mirror), then the rest; each group in the order of the SHA-1 of
@@ -163,10 +164,15 @@ def test_tiers(test_files: Sequence[str], rewritten_files: Iterable[str]) -> dic
     def tier(path: str) -> int:
         folder, _, name = path.rpartition("/")
         subject = name.removesuffix("_test.py").removeprefix("test_").removesuffix(".py")
-        for module in (subject, f"_{subject}"):
-            if mirrors(f"{folder}/{module}.py".lstrip("/"), rewritten, mirrored):
-                return 0
-        return 1 if mirrors(folder, folders, mirrored_folders) else 2
+        # a `tests/` (or `test/`) folder inside a package tests the modules beside it
+        # (tensorflow-graphics' `image/tests/pyramid_test.py` for `image/pyramid.py`)
+        parent, _, last = folder.rpartition("/")
+        homes = [folder, parent] if last in ("tests", "test") else [folder]
+        for home in homes:
+            for module in (subject, f"_{subject}"):
+                if mirrors(f"{home}/{module}.py".lstrip("/"), rewritten, mirrored):
+                    return 0
+        return 1 if any(mirrors(home, folders, mirrored_folders) for home in homes) else 2
 
     return {path: tier(path) for path in test_files}
 

@@ -200,6 +200,20 @@ def test_the_sample_finds_tests_of_private_modules_and_of_whole_package_paths() 
     assert not set(select_test_files(tests, set(), 4)) >= first  # the tier, not the hash
 
 
+def test_the_sample_finds_tests_in_a_tests_folder_beside_the_modules() -> None:
+    """tensorflow-graphics tests `tensorflow_graphics/image/pyramid.py` in
+    `tensorflow_graphics/image/tests/pyramid_test.py`: first, then the other tests of that
+    `tests/` folder (beside a rewritten module), then the rest."""
+    rewritten = {"tfg/image/pyramid.py"}
+    first = {"tfg/image/tests/pyramid_test.py"}
+    beside = {"tfg/image/tests/matting_test.py"}
+    rest = {f"tfg/math/tests/m{i}_test.py" for i in range(10)}
+    tests = sorted(first | beside | rest)
+    assert set(select_test_files(tests, rewritten, 1)) == first
+    assert set(select_test_files(tests, rewritten, 2)) == first | beside
+    assert not set(select_test_files(tests, set(), 2)) >= first | beside  # the tier, not the hash
+
+
 # --- libraries whose tests are in their source distribution -------------------------------------
 
 
