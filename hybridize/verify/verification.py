@@ -258,10 +258,7 @@ class _Session:
                 together = self.failing_with_changes_only(kept, after, number)
                 if not together and self._clean(after):
                     break  # each failed without the changes too: flaky, set aside
-                every = [c.key for c in kept.changes]
-                drop = self.bisect(kept, every, None, number, after, together=together)
-                assert drop is not None, "judged by the command, a bisection ends on a change"
-                dropped = [drop]
+                dropped = [self.bisect_every_change(kept, number, after, together)]
             unexplained = 0
             for drop in dropped:
                 self.progress(f"round {number}: dropping {drop.change.key}: {drop.reason}")
@@ -344,9 +341,7 @@ class _Session:
         """The changes to drop after a failing round."""
         failures = self._newly_failing(after)
         if not self.per_test or not failures:
-            drop = self.bisect(kept, [c.key for c in kept.changes], None, number, after)
-            assert drop is not None, "judged by the command, a bisection ends on a change"
-            return [drop]
+            return [self.bisect_every_change(kept, number, after)]
         rewritten = planned_rewrites(kept.files)
         copy = self.workspace.copy.resolve()
         path_of = {f.file: str((copy / f.file).resolve()) for f in rewritten}
@@ -439,6 +434,16 @@ class _Session:
             reasons.setdefault(drop.change.key, drop.reason)
             tests.setdefault(drop.change.key, []).extend(drop.tests)
         return [DroppedChange(by_key[k], reasons[k], tuple(tests.get(k, ()))) for k in reasons]
+
+    def bisect_every_change(
+        self, kept: RefactorPlan, number: int, failed: CommandRun, together: Sequence[str] = ()
+    ) -> DroppedChange:
+        """`bisect` over every change kept, judged by the whole command (or by the tests
+        `together` in it): such a search always ends on a change."""
+        every = [c.key for c in kept.changes]
+        drop = self.bisect(kept, every, None, number, failed, together=together)
+        assert drop is not None, "judged by the command, a bisection ends on a change"
+        return drop
 
     def bisect(
         self,
