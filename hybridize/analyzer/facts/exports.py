@@ -110,8 +110,7 @@ def _bound_names(index: ProjectIndex, relpath: str, module: ModuleSummary, depth
     if depth >= MAX_STAR_DEPTH:
         return names
     for source in module.star_imports:
-        star = index.find_relative_module(source, relpath) if source.startswith(".") else None
-        star = star if star is not None else index.find_module(source, relpath)
+        star = index.source_module(source, relpath)
         star_module = None if star is None else index.modules.get(star)
         if star is None or star_module is None:
             continue

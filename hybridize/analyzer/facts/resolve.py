@@ -280,7 +280,9 @@ class ProjectIndex:
                 return candidate
         return None
 
-    def _source_module(self, source: str, importer: str) -> str | None:
+    def source_module(self, source: str, importer: str) -> str | None:
+        """Relpath of the project module an import's source names from `importer` (`.x`
+        relative to it, `a.b` absolute), if any."""
         if source.startswith("."):
             return self.find_relative_module(source, importer)
         return self.find_module(source, importer)
@@ -290,11 +292,11 @@ class ProjectIndex:
     def resolve_import(self, imp: ImportSummary, importer: str, depth: int = 0) -> Ref:
         """What an import binds its local name to."""
         if imp.member is None:
-            relpath = self._source_module(imp.source, importer)
+            relpath = self.source_module(imp.source, importer)
             if relpath is not None:
                 return module_ref(relpath)
             return ext_ref(canonical_external(imp.source))
-        relpath = self._source_module(imp.source, importer)
+        relpath = self.source_module(imp.source, importer)
         if relpath is not None:
             ref = self.resolve_global(relpath, imp.member, depth + 1)
             if ref != UNKNOWN_REF:
@@ -353,7 +355,7 @@ class ProjectIndex:
         if imp is not None:
             return self.resolve_import(imp, relpath, depth)
         for source in module.star_imports:
-            star_module = self._source_module(source, relpath)
+            star_module = self.source_module(source, relpath)
             if star_module is not None:
                 exported = self.modules[star_module]
                 if exported.all_names is not None and name not in exported.all_names:
