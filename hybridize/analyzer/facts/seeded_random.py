@@ -27,6 +27,7 @@ of a project class inheriting the sampler from one; they take no generator.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import cast
@@ -37,7 +38,6 @@ from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.predicates import local_values, walk_syms
 from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.facts.values import NONE_ATOM, canonical, is_ext_atom
 from hybridize.analyzer.frameworks import lookup_parameters, written_name
@@ -46,7 +46,7 @@ from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
 from hybridize.analyzer.frameworks.namespaces import canonical_external
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import NONE, is_attr, is_call
+from hybridize.analyzer.summaries.syms import NONE, is_attr, is_call, is_param, sym_name
 
 GLOBAL_SEED_SETTERS = frozenset(name for f in FRAMEWORKS for name in f.global_seed_setters)
 """Every framework's calls that set its global random seed."""
@@ -264,13 +264,22 @@ def _has_op_seed(
 
 def _may_be_none(index: ProjectIndex, facts: TensorFacts, reader: FunctionKey, value: Sym) -> bool:
     """Whether a seed argument may be None: a parameter defaulting to None (a caller may
-    leave it out), through locals assigned once, or a value some caller passes as None."""
+    leave it out) that reaches the call through any of a local's definitions or a
+    conditional's alternatives, or a value some caller passes as None.
+
+    Every definition counts, not only a local assigned once: `if stateless: seed =
+    tf.convert_to_tensor(seed)` leaves the parameter itself as the seed on the other branch,
+    where it is still None when the caller left it out."""
     fn = index.function(reader)
-    name = parameter_behind(fn, value, None)
-    if name is not None:
-        param = next((p for p in fn.params if p.name == name), None)
-        if param is not None and param.default == NONE:
-            return True
+    defaults_to_none = {p.name for p in fn.params if p.default == NONE}
+    if defaults_to_none:
+
+        def definitions(sym: Sym) -> Sequence[Sym]:
+            return sym[1] if sym[0] == "cond" else local_values(fn, sym)
+
+        for reached in walk_syms((value,), definitions):
+            if is_param(reached) and sym_name(reached) in defaults_to_none:
+                return True
     return NONE_ATOM in get_evaluator(index, facts, reader).eval(value)
 
 
