@@ -114,11 +114,42 @@ def judge_recorded(library: Library, work: Path) -> dict[str, Any]:
     default = {f.key for f in rewrites_from_diff(diff, work / "default")}
     targets = json.loads((work / "benefit-targets.json").read_text())
     changes = [Change(t["key"], t["key"] in default) for t in targets]
-    functions = judge(changes, read_records(sorted((work / "benefit-records").glob("*.jsonl"))))
+    records = read_records(sorted((work / "benefit-records").glob("*.jsonl")))
+    functions = judge(changes, low_benefit_graphs_apart(records, targets, default))
     outcomes: dict[str, Any] = {}
     for path in sorted((work / "logs").glob("*.jsonl")):
         outcomes.update(oracle.read_outcome_file(path)[0])
     return _result(library, functions, default, outcomes, len(targets))
+
+
+def low_benefit_graphs_apart(
+    records: Sequence[dict[str, Any]], targets: Sequence[dict[str, str]], default: Collection[str]
+) -> list[dict[str, Any]]:
+    """The plugin's records, where a call traced into the graph of another change that only
+    `--include-low-benefit` makes is not counted as run inside a graph the library built: the
+    tests run on the low-benefit copy, where that caller is compiled because the rewrite
+    compiled it; the library (and the default copy) runs it eagerly, so the callee's own
+    decorator pays there (tensorflow-graphics' `quaternion.multiply`, a default change, called
+    in `dual_quaternion.multiply`'s graph, a low-benefit one). Such a record keeps the graph's
+    name as `rewrite_graph`, without `graph`: still a call inside a graph, not the library's.
+    A graph of a default change stays: there the default copy runs the call in a graph too.
+    The graph is that change's when it bears the function's name and the change's file is
+    among the files of the frames that reached the call (`graph_files`)."""
+    low_benefit: dict[str, list[str]] = {}
+    for target in targets:
+        if target["key"] not in default:
+            file, _, qualname = target["key"].rpartition("::")
+            low_benefit.setdefault(qualname.rpartition(".")[2], []).append(f"/{file}")
+    kept: list[dict[str, Any]] = []
+    for record in records:
+        graph = str(record.get("graph") or "")
+        files = [str(f).replace("\\", "/") for f in record.get("graph_files") or ()]
+        if record.get("in_graph") and any(
+            f.endswith(changed) for changed in low_benefit.get(graph, ()) for f in files
+        ):
+            record = {**record, "graph": None, "rewrite_graph": graph}
+        kept.append(record)
+    return kept
 
 
 def _result(

@@ -13,6 +13,7 @@ sys.path.insert(0, str(BENCHMARKS))
 from benefit_oracle import (  # noqa: E402
     benefit_test_files,
     default_tests_limit,
+    low_benefit_graphs_apart,
     module_imports,
     render_library,
     targets_of,
@@ -20,7 +21,7 @@ from benefit_oracle import (  # noqa: E402
 from oracle_libraries import LIBRARIES  # noqa: E402
 from realcode_oracle import Run  # noqa: E402
 
-from hybridize.verify.benefit import BENEFIT_PLUGIN_MODULE  # noqa: E402
+from hybridize.verify.benefit import BENEFIT_PLUGIN_MODULE, Change, judge  # noqa: E402
 from hybridize.verify.rewritten import RewrittenFunction  # noqa: E402
 
 
@@ -148,3 +149,43 @@ def test_module_imports_resolve_relative_imports(tmp_path: Path) -> None:
     assert {"a.b", "c", "c.d", "pkg.sub", "pkg.sub.e", "pkg.f", "pkg.f.g", "i"} <= found
     (tmp_path / "bad.py").write_text("def (:\n")
     assert module_imports(tmp_path / "bad.py", "bad.py") == set()
+
+
+def test_a_low_benefit_change_s_graph_is_not_the_library_s() -> None:
+    """tensorflow-graphics' `quaternion.multiply` (default) was seen in the graphs of
+    `dual_quaternion.multiply` and `from_rotation_translation`, which only the low-benefit copy
+    compiles: the library, and the default copy, run them eagerly, so those calls are inside
+    a graph (counted) but not one the library built; a default change's graph, or the
+    library's own (`predict_function`), still is."""
+    copy = "/out/lib/rewritten/pkg"
+    targets = [
+        {"key": "pkg/quaternion.py::multiply", "module": "pkg.quaternion", "qualname": "multiply"},
+        {"key": "pkg/dual.py::multiply", "module": "pkg.dual", "qualname": "multiply"},
+        {"key": "pkg/dual.py::Dual.rotate", "module": "pkg.dual", "qualname": "Dual.rotate"},
+        {"key": "pkg/harmonics.py::pmm", "module": "pkg.harmonics", "qualname": "pmm"},
+        {"key": "pkg/helpers.py::factorial", "module": "pkg.helpers", "qualname": "factorial"},
+    ]
+    default = {"pkg/quaternion.py::multiply", "pkg/harmonics.py::pmm"}
+
+    def call(key: str, graph: str, file: str) -> dict[str, object]:
+        files = [f"{copy}/{file}", "/venv/site-packages/tensorflow/python/eager/api.py"]
+        return {"kind": "call", "key": key, "in_graph": True, "graph": graph, "graph_files": files}
+
+    records = [
+        call("pkg/quaternion.py::multiply", "multiply", "dual.py"),
+        call("pkg/quaternion.py::multiply", "rotate", "dual.py"),
+        # the same name in another file: not that change's graph
+        call("pkg/quaternion.py::multiply", "multiply", "other.py"),
+        call("pkg/helpers.py::factorial", "pmm", "harmonics.py"),
+        call("pkg/helpers.py::factorial", "predict_function", "harmonics.py"),
+    ]
+    kept = low_benefit_graphs_apart(records, targets, default)
+    assert [r.get("rewrite_graph") for r in kept] == ["multiply", "rotate", None, None, None]
+    assert [r["graph"] for r in kept] == [None, None, "multiply", "pmm", "predict_function"]
+    assert records[0]["graph"] == "multiply"  # the plugin's records are left as they were
+    functions = {
+        f.key: f for f in judge([Change(t["key"], t["key"] in default) for t in targets], kept)
+    }
+    multiply = functions["pkg/quaternion.py::multiply"]
+    assert (multiply.in_graph_calls, multiply.library_graph_calls) == (3, 1)
+    assert functions["pkg/helpers.py::factorial"].library_graphs == ["pmm", "predict_function"]
