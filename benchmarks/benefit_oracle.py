@@ -133,8 +133,8 @@ def low_benefit_graphs_apart(
     in `dual_quaternion.multiply`'s graph, a low-benefit one). Such a record keeps the graph's
     name as `rewrite_graph`, without `graph`: still a call inside a graph, not the library's.
     A graph of a default change stays: there the default copy runs the call in a graph too.
-    The graph is that change's when it bears the function's name and the change's file is
-    among the files of the frames that reached the call (`graph_files`)."""
+    The graph is that change's when it bears the function's name (`traced_function`) and the
+    change's file is among the files of the frames that reached the call (`graph_files`)."""
     low_benefit: dict[str, list[str]] = {}
     for target in targets:
         if target["key"] not in default:
@@ -143,13 +143,25 @@ def low_benefit_graphs_apart(
     kept: list[dict[str, Any]] = []
     for record in records:
         graph = str(record.get("graph") or "")
+        function = traced_function(graph)
         files = [str(f).replace("\\", "/") for f in record.get("graph_files") or ()]
         if record.get("in_graph") and any(
-            f.endswith(changed) for changed in low_benefit.get(graph, ()) for f in files
+            f.endswith(changed) for changed in low_benefit.get(function, ()) for f in files
         ):
             record = {**record, "graph": None, "rewrite_graph": graph}
         kept.append(record)
     return kept
+
+
+def traced_function(graph: str) -> str:
+    """The name of the function a recorded graph was traced from: a `tf.function`'s graph
+    bears the function's name, Dynamo's is `dynamo:NAME` (the plugin's), and the frame Dynamo
+    resumes after a graph break in NAME is `torch_dynamo_resume_in_NAME_at_LINE` (torch's
+    `resume_execution`; e3nn's `matrix_to_angles` resumed at line 412)."""
+    name = graph.removeprefix("dynamo:")
+    while resumed := re.fullmatch(r"torch_dynamo_resume_in_(.+)_at_\d+", name):
+        name = resumed.group(1)
+    return name
 
 
 def _result(

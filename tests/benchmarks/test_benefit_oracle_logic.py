@@ -17,6 +17,7 @@ from benefit_oracle import (  # noqa: E402
     module_imports,
     render_library,
     targets_of,
+    traced_function,
 )
 from oracle_libraries import LIBRARIES  # noqa: E402
 from realcode_oracle import Run  # noqa: E402
@@ -189,3 +190,21 @@ def test_a_low_benefit_change_s_graph_is_not_the_library_s() -> None:
     multiply = functions["pkg/quaternion.py::multiply"]
     assert (multiply.in_graph_calls, multiply.library_graph_calls) == (3, 1)
     assert functions["pkg/helpers.py::factorial"].library_graphs == ["pmm", "predict_function"]
+
+
+def test_the_function_a_graph_was_traced_from() -> None:
+    """e3nn's calls were recorded in Dynamo's compilations of other low-benefit changes, one
+    resumed after a graph break (torch 2.13's `resume_execution` names the frame)."""
+    assert traced_function("multiply") == "multiply"
+    assert traced_function("dynamo:quaternion_to_matrix") == "quaternion_to_matrix"
+    resumed = "dynamo:torch_dynamo_resume_in_matrix_to_angles_at_412"
+    assert traced_function(resumed) == "matrix_to_angles"
+    twice = "torch_dynamo_resume_in_torch_dynamo_resume_in_f_at_3_at_7"
+    assert traced_function(twice) == "f"
+    assert traced_function("while_body_1545") == "while_body_1545"
+    targets = [
+        {"key": "pkg/rot.py::matrix_to_angles", "module": "pkg.rot", "qualname": "matrix_to_angles"}
+    ]
+    record = {"key": "pkg/rot.py::xyz", "in_graph": True, "graph": resumed}
+    kept = low_benefit_graphs_apart([{**record, "graph_files": ["/c/pkg/rot.py"]}], targets, ())
+    assert kept[0]["rewrite_graph"] == resumed
