@@ -23,7 +23,8 @@ running this reuses): for every library,
 3. judge each change (`hybridize/verify/benefit.py`): faster or slower, traces beyond its
    distinct input signatures, and why not when it does not pay; and whether the library ran
    it inside a graph it built (a graph reached through no test's code: a test wrapping the
-   function in its own `tf.function` is no such evidence).
+   function in its own `tf.function` is no such evidence; nor is the graph of another change
+   that only the low-benefit copy compiles: `low_benefit_graphs_apart`).
 
 Prints per library the two figures of issue #34: of the default changes measured, how many are
 faster with no excess traces; of every change measured that pays, how many the default set
