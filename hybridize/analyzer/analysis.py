@@ -72,6 +72,9 @@ class ProjectAnalysis:
         """How many verdict phases decided only the functions an edit can reach."""
         self.decided_again = 0
         """How many functions the last verdict phase decided (the others kept theirs)."""
+        self.looked_at = 0
+        """How many functions the last verdict phase looked at (its scope: the others kept
+        their verdicts, or had them moved by the lines an edit moved, untouched)."""
 
     @property
     def solver(self) -> Solver | None:
@@ -128,6 +131,7 @@ class ProjectAnalysis:
             self._before = None
             self.incremental_verdicts += memory.incremental
             self.decided_again = memory.decided_again
+            self.looked_at = memory.looked_at
             if self.long_running:
                 self._memory = memory
             else:

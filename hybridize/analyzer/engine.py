@@ -33,6 +33,7 @@ from hybridize.analyzer.decisions.caller_reads import CallerReadCheck, CallerRea
 from hybridize.analyzer.decisions.decide import DecisionInputs, decide
 from hybridize.analyzer.decisions.moved_verdicts import (
     cites_lines,
+    kept_moved,
     moved_helper_summary,
     moved_state,
     moved_value,
@@ -148,6 +149,9 @@ class VerdictMemory:
     bodies: dict[FunctionKey, BodyFacts]
     """What each function's own body does (`_body_facts`): a function whose facts are
     unchanged, or changed only by the lines an edit moved, keeps it."""
+    looked_at: int = 0
+    """How many functions the phase's scope held (the others kept their verdicts, or had
+    them moved by an edit's lines, without the phase looking at them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,6 +469,7 @@ def _decide(
         ),
         order,
         bodies,
+        len(within),
     )
     return verdicts, errors, memory
 
@@ -509,6 +514,62 @@ class MovedLines:
 
     shifts: dict[str, LineShift]
     fresh: set[FunctionKey]
+    outside: set[FunctionKey] = field(default_factory=set)
+    """The functions the edit only moved that the phase leaves out of its scope: their
+    entries of the last phase's tables moved in place (`narrowed`)."""
+
+    def narrowed(
+        self,
+        graph: DiGraph,
+        memory: VerdictMemory,
+        fresh: set[FunctionKey],
+        scope: set[FunctionKey],
+        start: set[FunctionKey],
+        extra_down: Collection[FunctionKey],
+    ) -> tuple[set[FunctionKey], set[FunctionKey]]:
+        """`fresh` and `scope` (of every change, moved lines among them) narrowed to what
+        changed by more than those lines (`start`, up its callers, and what they call): a
+        function outside it reads nothing that changed but by the lines the edit moved
+        (every caller of one is outside too), so its verdict is its last one moved, benefit
+        and all, as `reusable` would find it, without the phase's work on it. Those
+        (`outside`) have their entries in `memory` moved in place; one whose verdict cannot
+        be moved (it met an error, its words cite a line as digits: `kept_moved`) is
+        decided again, with its callers, as if its facts changed."""
+        start = set(start)
+        while True:
+            _, within = affected(graph, start, extra_down)
+            moved: dict[FunctionKey, tuple[FunctionVerdict, FunctionVerdict]] = {}
+            stay = set()
+            for key in scope - within:
+                decided = memory.decided.get(key)
+                if decided is None:
+                    continue
+                found = (
+                    None
+                    if key in memory.errors or key not in memory.final
+                    else kept_moved(decided, memory.final[key], self.shifts, key.file)
+                )
+                if found is None:
+                    stay.add(key)
+                else:
+                    moved[key] = found
+            if not stay:
+                break
+            start |= stay
+        self.outside.update(scope - within)
+        for key in self.outside:
+            if key in moved:
+                memory.decided[key], memory.final[key] = moved[key]
+            reasons = memory.reasons.get(key)
+            if reasons:
+                memory.reasons[key] = moved_value(reasons, self.shifts, key.file)
+        self._move_summaries(self.outside, memory)
+        for file in {key.file for key in self.outside}:
+            order = memory.order.get(file)
+            if order is not None:
+                final = memory.final
+                order.sort(key=lambda k: (final[k].facts.line, final[k].facts.qualname))
+        return fresh & within, within
 
     def reusable(self, key: FunctionKey, memory: VerdictMemory) -> FunctionVerdict | None:
         """The last verdict of a function outside `fresh`, its lines and the lines its words
@@ -530,13 +591,18 @@ class MovedLines:
         tables nothing reads after this phase) moved in place: their lines and the lines
         their words cite (`moved_verdicts.moved_value`, `moved_helper_summary`)."""
         found = {k for k in fresh if k not in self.fresh and k in memory.effects}
+        self._move_summaries(found, memory)
+        return found
+
+    def _move_summaries(self, keys: Collection[FunctionKey], memory: VerdictMemory) -> None:
         effects, helpers = memory.effects, memory.helpers.summaries
-        for key in found:
+        for key in keys:
+            if key not in effects:
+                continue
             effects[key] = moved_value(effects[key], self.shifts, key.file)
             summary = helpers.get(key)
             if summary is not None:
                 helpers[key] = moved_helper_summary(summary, self.shifts, key.file)
-        return found
 
 
 def _keeps_verdict(
@@ -726,7 +792,9 @@ def decide_incrementally(
                 lambda k: before.calls_before(facts, k),
                 readers if real is changes else changed_readers(facts, real),
             )
-            moved = MovedLines(shifts, callers_closure(graph, real_seeds | remembered | rewired))
+            start = real_seeds | remembered | rewired
+            moved = MovedLines(shifts, callers_closure(graph, start))
+            fresh, scope = moved.narrowed(graph, memory, fresh, scope, start, dropped)
             reread = real_seeds
         # What the memoised frozen-state reads of the other functions still say: those of
         # every function of the scope that keeps its verdict stay remembered with it (a later

@@ -142,10 +142,15 @@ def test_enter_above_functions_moves_their_verdicts_and_the_lines_their_words_ci
     # calls_other, the Trainer methods) and other.py's keep theirs, and the two verdicts
     # citing line 15 (m.py's, with the file: `cited_lines`) theirs with the line moved.
     assert project.analysis.decided_again == 1
+    # and the phase looks at `first` alone (it calls no project function): the functions
+    # only moved, whose inputs changed by nothing but the lines, have their verdicts moved
+    # without being taken into the phase (`MovedLines.narrowed`)
+    assert project.analysis.looked_at == 1
 
     project.update("pkg/m.py", MODULE)
     check(project, "the line deleted again")
     assert _verdicts(project) == before
+    assert project.analysis.looked_at == 1
 
 
 def test_a_verdict_citing_a_line_is_not_moved() -> None:

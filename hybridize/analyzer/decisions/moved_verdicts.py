@@ -236,6 +236,44 @@ def moved_verdict(
     return _with_words(moved, lambda w: _moved_words(w, shifts))
 
 
+def kept_moved(
+    decided: FunctionVerdict, final: FunctionVerdict, shifts: Mapping[str, LineShift], file: str
+) -> tuple[FunctionVerdict, FunctionVerdict] | None:
+    """The verdict as decided and as published (`decided`, `final`: the last phase's) of a
+    function of `file` that an edit only moved and whose verdict is not decided again, not
+    even its benefit (nothing it reads changed by more than the lines of `shifts`): the
+    verdict moved (`moved_verdict`) with the lines its benefit's reasons cite moved too, and
+    the published one rendered from it, with the benefit the phase published
+    (`inside_proposed_graphs` may have replaced it). None when some of their words cite a
+    line as digits (`cites_lines`; for the published benefit: a line nothing can move)."""
+    if cites_lines(decided) or any(
+        _LINE_CITATION.search(cited_lines.without_citations(r)) for r in decided.benefit_reasons
+    ):
+        return None
+    old_rendered = rendered_verdict(decided)
+    replaced = (final.benefit, final.benefit_reasons, final.benefit_rule) != (
+        old_rendered.benefit,
+        old_rendered.benefit_reasons,
+        old_rendered.benefit_rule,
+    )
+    if replaced and any(_LINE_CITATION.search(r) for r in final.benefit_reasons):
+        return None
+    moved = moved_verdict(decided, shifts, file)
+    if any(cited_lines.cites(r) for r in moved.benefit_reasons):
+        moved = dataclasses.replace(
+            moved, benefit_reasons=tuple(_moved_words(r, shifts) for r in moved.benefit_reasons)
+        )
+    published = rendered_verdict(moved)
+    if replaced:
+        published = dataclasses.replace(
+            published,
+            benefit=final.benefit,
+            benefit_reasons=final.benefit_reasons,
+            benefit_rule=final.benefit_rule,
+        )
+    return moved, published
+
+
 def rendered_verdict(verdict: FunctionVerdict) -> FunctionVerdict:
     """The verdict as published: the lines its words and its benefit's reasons cite
     (`cited_lines`) as their numbers alone. The verdict phase keeps the verdict as decided,
