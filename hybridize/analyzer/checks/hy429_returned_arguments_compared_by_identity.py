@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from hybridize.analyzer.facts.callgraph import call_sites
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.predicates import made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -167,7 +168,7 @@ class ReturnsArgumentsComparedByIdentity(Check):
             return [
                 cls.finding(
                     f"may return {names} as given, and {where} (line "
-                    f"{resolved.site.span.start_line}) {use}: tf.function returns new "
+                    f"{cited_line(caller.file, resolved.site.span.start_line)}) {use}: tf.function returns new "
                     "tensor objects, never its arguments",
                     context.function.span,
                 )

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from hybridize.analyzer.facts.callgraph import call_sites
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.differentiated_values import backward_inputs
 from hybridize.analyzer.facts.evaluator import (
     ResolvedCall,
@@ -191,7 +192,7 @@ class ReturnedIntermediatesDifferentiated(Check):
         where = "module code" if backward.by.is_module_code else f"`{backward.by.qualname}`"
         return [
             cls.finding(
-                f"returns {held}, and {where} (line {backward.line}) differentiates with "
+                f"returns {held}, and {where} (line {cited_line(backward.by.file, backward.line)}) differentiates with "
                 "respect to tensors that may be no leaves: compiled, the returned tensors are "
                 "outputs of one autograd node, a tensor computed from another no longer "
                 'depends on it ("appears to not have been used in the graph")',

@@ -250,11 +250,10 @@ def kept_moved(
         _LINE_CITATION.search(cited_lines.without_citations(r)) for r in decided.benefit_reasons
     ):
         return None
-    old_rendered = rendered_verdict(decided)
-    replaced = (final.benefit, final.benefit_reasons, final.benefit_rule) != (
-        old_rendered.benefit,
-        old_rendered.benefit_reasons,
-        old_rendered.benefit_rule,
+    replaced = (
+        final.benefit != decided.benefit
+        or final.benefit_rule != decided.benefit_rule
+        or final.benefit_reasons != tuple(map(cited_lines.rendered, decided.benefit_reasons))
     )
     if replaced and any(_LINE_CITATION.search(r) for r in final.benefit_reasons):
         return None

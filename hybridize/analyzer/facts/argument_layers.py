@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from hybridize.analyzer.facts.call_closure import reach, solve
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import (
     ResolvedCall,
     TensorFacts,
@@ -230,7 +231,7 @@ def _called_parameters(
             )[2]
             message = (
                 f"hands the layers that parameter {_naming(list(use.params))} holds to "
-                f"`{callee.qualname}`, which calls them (line {line}): each distinct layer "
+                f"`{callee.qualname}`, which calls them (line {cited_line(use.target.file, line)}): each distinct layer "
                 "object is a new trace, and one not yet built creates its variables there"
             )
         finding = Evidence(message, use.site.span)

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.container_modules import own_constructors
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
@@ -325,7 +326,9 @@ def _handed_on_view(
     for resolved in resolved_calls:
         name = _view_name(framework, resolved)
         if name is not None:
-            made[call_sym(resolved.index)] = f"`{name}` (line {resolved.site.span.start_line})"
+            made[call_sym(resolved.index)] = (
+                f"`{name}` (line {cited_line(reader.file, resolved.site.span.start_line)})"
+            )
     views = _ViewSyms(fn, made, slices(fn))
     for resolved in resolved_calls:
         if not _takes_tensors_on(index, facts, framework, resolved, reader):

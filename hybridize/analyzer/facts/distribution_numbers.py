@@ -21,6 +21,7 @@ constructor may be a `torch.distributions` class or a project class deriving fro
 
 from __future__ import annotations
 
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import reassigned_reads, traced_with
@@ -51,7 +52,11 @@ def distributions_from_varying_floats(
             why = _varying_float_argument(index, facts, variation, key, reader, resolved)
             if why is None:
                 continue
-            where = "" if reader == key else f" (line {resolved.site.span.start_line})"
+            where = (
+                ""
+                if reader == key
+                else f" (line {cited_line(reader.file, resolved.site.span.start_line)})"
+            )
             return [
                 Evidence(
                     f"{via}builds `{cls}`{where} from {why}: {reason}",

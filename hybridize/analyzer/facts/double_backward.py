@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.callgraph import first_witness_of_expanded_runs
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.differentiated_values import (
     DifferentiatedValue,
     backward_inputs,
@@ -185,7 +186,7 @@ def differentiated_twice(
     by = where.by.qualname
     return [
         Evidence(
-            f"`{by}` {where.what} with {where.how} (line {where.line}): {where.reason}",
+            f"`{by}` {where.what} with {where.how} (line {cited_line(where.by.file, where.line)}): {where.reason}",
             index.function(key).span,
         )
     ]

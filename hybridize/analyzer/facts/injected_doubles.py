@@ -39,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import traced_with
@@ -178,7 +179,7 @@ def double_call_evidence(
             Evidence(
                 f"{via}calls `{call.written}`, into which {test} puts a recording "
                 f"double ({injection.test.file}, line "
-                f"{injection.span.start_line}): traced, the double runs only while tracing, "
+                f"{cited_line(injection.test.file, injection.span.start_line)}): traced, the double runs only while tracing, "
                 "records symbolic tensors that are out of scope when the test reads them, and "
                 "is not called by the calls the graph serves",
                 call.span if reader == key else entry,

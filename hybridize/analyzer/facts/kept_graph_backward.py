@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.callgraph import functions_run_by
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.differentiated_values import (
     DifferentiatedValue,
     backward_inputs,
@@ -231,7 +232,7 @@ def kept_graph_backward(
     return [
         Evidence(
             f"`{where.by.qualname}` runs the backward of its result with {where.how} (line "
-            f"{where.line}): {where.reason}",
+            f"{cited_line(where.by.file, where.line)}): {where.reason}",
             index.function(key).span,
         )
     ]

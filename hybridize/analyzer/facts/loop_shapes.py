@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from typing import cast
 
 from hybridize.analyzer.facts.call_closure import project_calls, reach, solve
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import (
     TF_TENSOR_KINDS,
     Evaluator,
@@ -355,13 +356,14 @@ def _call_finding(
             if distance.get(t, NO_HAZARD) == distance[current] - 1
         )
         steps.append(
-            f"(line {nearer[0].site.span.start_line}), traced in this function's graph, where "
+            f"(line {cited_line(current.file, nearer[0].site.span.start_line)}), traced in this function's graph, where "
             f"calls `{index.function(nearer[1]).qualname}`"
         )
         current = nearer[1]
     own = _own(index, facts, current)[0]
     return Evidence(
-        " ".join(steps) + f" (line {own.span.start_line}), traced in this function's graph, "
+        " ".join(steps)
+        + f" (line {cited_line(current.file, own.span.start_line)}), traced in this function's graph, "
         f"where {own.message}",
         resolved.site.span,
     )

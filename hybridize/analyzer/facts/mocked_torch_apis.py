@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.callgraph import first_witness_of_runs
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.patched_callees import (
@@ -88,7 +89,7 @@ def mocked_api_calls(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) 
     return [
         Evidence(
             f"runs under {test}, which replaces `{mock.api}` with a `unittest.mock` double "
-            f"({mock.test.file}, line {mock.span.start_line}): while it is in place, Dynamo's "
+            f"({mock.test.file}, line {cited_line(mock.test.file, mock.span.start_line)}): while it is in place, Dynamo's "
             "first trace of a torch call in the process fails reading the double's `__name__` "
             "(InternalTorchDynamoError)",
             index.function(key).span,

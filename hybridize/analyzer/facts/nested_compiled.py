@@ -39,6 +39,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.callgraph import MAX_FUNCTIONS_RUN, functions_run_by
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.graph_breaks import first_graph_break
@@ -199,7 +200,7 @@ def _graph_break(
     if found is None:
         return None
     where = "" if found.function == key else f" in `{found.function.qualname}`"
-    return f"it runs {found.what}{where} (line {found.span.start_line})"
+    return f"it runs {found.what}{where} (line {cited_line(found.function.file, found.span.start_line)})"
 
 
 def _nested_in(

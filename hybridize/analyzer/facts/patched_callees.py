@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import cast
 
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import traced_with
@@ -370,7 +371,7 @@ def patched_callee_calls(
                 return [
                     Evidence(
                         f"{via}calls `{name}`, which {test} replaces with a double "
-                        f"({patch.test.file}, line {patch.span.start_line}): a graph keeps the "
+                        f"({patch.test.file}, line {cited_line(patch.test.file, patch.span.start_line)}): a graph keeps the "
                         "callee it traced, so a later patch is not seen, and a double returning "
                         "non-tensors (mock sentinels) fails the trace",
                         span,

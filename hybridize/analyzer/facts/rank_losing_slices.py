@@ -16,6 +16,7 @@ sliced value through locals, arithmetic and calls (shape-preserving in practice)
 
 from __future__ import annotations
 
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import is_tensor_like
@@ -54,7 +55,7 @@ def rank_losing_slices(index: ProjectIndex, facts: TensorFacts, key: FunctionKey
                 found.append(
                     Evidence(
                         f"a Keras layer is called on a value sliced with a tensor step (line "
-                        f"{line}): traced, the slice's static rank is unknown, and the layer "
+                        f"{cited_line(key.file, line)}): traced, the slice's static rank is unknown, and the layer "
                         "cannot build or check its input",
                         site.span,
                     )

@@ -33,6 +33,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import cast
 
 from hybridize.analyzer.facts.callgraph import call_sites, calls_by_result
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import (
     Evaluator,
     ResolvedCall,
@@ -908,7 +909,7 @@ def _returns_given_tensor_shape(
                 where = "module code" if caller.is_module_code else f"`{caller_fn.qualname}`"
                 return (
                     f"returns `{name}` (whole or sliced) as given, and {where} (line "
-                    f"{resolved.site.span.start_line}) passes {source} there: a `TensorShape`, "
+                    f"{cited_line(caller.file, resolved.site.span.start_line)}) passes {source} there: a `TensorShape`, "
                     "which tf.function cannot return with an unknown dimension (TypeError while "
                     "tracing) and returns as a tensor when every dimension is known"
                 )
@@ -1001,7 +1002,7 @@ def _parameter_shape_source(
             source = _tensor_shape_source(index, facts, caller, argument, depth, seen)
             if source is not None:
                 where = "module code" if caller.is_module_code else f"`{caller_fn.qualname}`"
-                return f"{source} (passed on by {where}, line {resolved.site.span.start_line})"
+                return f"{source} (passed on by {where}, line {cited_line(caller.file, resolved.site.span.start_line)})"
     return None
 
 
@@ -1144,7 +1145,7 @@ def _first_python_use(
                 keras = caller not in traced
                 use = _static_use(caller_fn, calls, result, keras, evaluator.framework)
             if use is not None:
-                line = resolved.site.span.start_line
+                line = cited_line(caller.file, resolved.site.span.start_line)
                 where = "" if caller.is_module_code else f"`{caller_fn.qualname}` "
                 return f"{where or 'module code '}(line {line}) {use}"
     return None
@@ -1375,7 +1376,7 @@ def _first_reader(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> 
                 caller_fn, result
             ):
                 where = "module code" if caller.is_module_code else f"`{caller_fn.qualname}`"
-                return f"{where} (line {resolved.site.span.start_line})"
+                return f"{where} (line {cited_line(caller.file, resolved.site.span.start_line)})"
     return None
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.graph_kernel_gaps import kernel_gap
@@ -548,7 +549,7 @@ def stale_variable_reads(ctx: SafetyScan) -> list[Evidence]:
                 found.append(
                     Evidence(
                         f"`{attribute}` is read before the model's first call in this function "
-                        f"(line {first_call.start_line}) and fed to `{callee[2]}`; in the first "
+                        f"(line {cited_line(ctx.key.file, first_call.start_line)}) and fed to `{callee[2]}`; in the first "
                         "trace the model may have no variables yet",
                         span,
                     )

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import cast
 
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import traced_with
@@ -64,7 +65,7 @@ class GlobalSeeding:
     line: int
 
     def describe(self) -> str:
-        return f"{self.how} ({self.relpath}, line {self.line})"
+        return f"{self.how} ({self.relpath}, line {cited_line(self.relpath, self.line)})"
 
 
 def global_seeding(index: ProjectIndex, facts: TensorFacts) -> GlobalSeeding | None:
@@ -132,7 +133,11 @@ def seeded_random_draws(
             resolved = draw.resolved
             if draw.op is not None and _has_op_seed(index, facts, reader, resolved, draw.op):
                 continue
-            where = "" if reader == key else f" (line {resolved.site.span.start_line})"
+            where = (
+                ""
+                if reader == key
+                else f" (line {cited_line(reader.file, resolved.site.span.start_line)})"
+            )
             return [
                 Evidence(
                     f"{via}draws `{_display(draw.name)}`{where} without an op seed while the "

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts
 from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -64,7 +65,7 @@ def compared_key_results(
                 continue
             name = builtin.removeprefix("builtins.")
             line = resolved.site.span.start_line
-            where = f"`{index.function(caller).qualname}` (line {line})"
+            where = f"`{index.function(caller).qualname}` (line {cited_line(caller.file, line)})"
             if text:
                 yield (
                     f"returns a Python value not known to be a number (a str, a dict's key) "

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.callgraph import first_witness_of_runs
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -118,7 +119,7 @@ def runs_under_tracers(index: ProjectIndex, facts: TensorFacts, key: FunctionKey
     by = "module code" if call.by.is_module_code else f"`{call.by.qualname}`"
     return [
         Evidence(
-            f"{by} {call.verb()} it with `{call.written()}` (line {call.line}"
+            f"{by} {call.verb()} it with `{call.written()}` (line {cited_line(call.by.file, call.line)}"
             + ("" if call.by.file == key.file else f" of {call.by.file}")
             + f"): {call.why}",
             index.function(key).span,
