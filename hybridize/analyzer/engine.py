@@ -536,30 +536,30 @@ class MovedLines:
         be moved (it met an error, its words cite a line as digits: `kept_moved`) is
         decided again, with its callers, as if its facts changed."""
         start = set(start)
+        moved: dict[FunctionKey, tuple[FunctionVerdict, FunctionVerdict] | None] = {}
         while True:
             _, within = affected(graph, start, extra_down)
-            moved: dict[FunctionKey, tuple[FunctionVerdict, FunctionVerdict]] = {}
             stay = set()
             for key in scope - within:
                 decided = memory.decided.get(key)
                 if decided is None:
                     continue
-                found = (
-                    None
-                    if key in memory.errors or key not in memory.final
-                    else kept_moved(decided, memory.final[key], self.shifts, key.file)
-                )
-                if found is None:
+                if key not in moved:
+                    moved[key] = (
+                        None
+                        if key in memory.errors or key not in memory.final
+                        else kept_moved(decided, memory.final[key], self.shifts, key.file)
+                    )
+                if moved[key] is None:
                     stay.add(key)
-                else:
-                    moved[key] = found
             if not stay:
                 break
             start |= stay
         self.outside.update(scope - within)
         for key in self.outside:
-            if key in moved:
-                memory.decided[key], memory.final[key] = moved[key]
+            found = moved.get(key)
+            if found is not None:
+                memory.decided[key], memory.final[key] = found
             reasons = memory.reasons.get(key)
             if reasons:
                 memory.reasons[key] = moved_value(reasons, self.shifts, key.file)
@@ -737,7 +737,9 @@ def decide_incrementally(
             return _decide(index, facts, options, project=project, progress=progress)
         writes = frozen_state_writes(index, facts)
         differing = differing_states(facts, memory.state_writes, writes)
-        states = changed_state(memory.state_writes, writes, edited, differing)
+        # the state the edited module code writes (moved module code calls what it called:
+        # its writes differ, if they do, only where they moved, which `differing` finds)
+        states = changed_state(memory.state_writes, writes, edit.edited, differing)
         stale = readers_of(memory.frozen_reads, states)
         seeds = scope_seeds(
             index,
@@ -782,12 +784,8 @@ def decide_incrementally(
                 real,
                 readers_of(
                     memory.frozen_reads,
-                    moved_state(
-                        memory.state_writes,
-                        writes,
-                        changed_state(memory.state_writes, writes, edit.edited, differing),
-                        shifts,
-                    ),
+                    moved_state(memory.state_writes, writes, states, shifts),
+                    stale,
                 ),
                 lambda k: before.calls_before(facts, k),
                 readers if real is changes else changed_readers(facts, real),

@@ -127,17 +127,49 @@ def _shifted(
         if all(a is k and b is v for (a, b), (k, v) in zip(pairs, value.items(), strict=True)):
             return value
         return dict(pairs)  # type: ignore[return-value]
-    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+    names = _field_names(type(value))
+    if names is None:
         return value
     changes = {}
-    for spec in dataclasses.fields(value):
-        if not spec.init:
-            continue
-        old = getattr(value, spec.name)
+    for name in names[0]:
+        old = getattr(value, name)
         new = _shifted(old, shifts, shift, words)
         if new is not old:
-            changes[spec.name] = new
-    return dataclasses.replace(value, **changes) if changes else value
+            changes[name] = new
+    return dataclasses.replace(value, **changes) if changes else value  # type: ignore[type-var]
+
+
+def _replaced(value: _T, **changes: object) -> _T:
+    """`dataclasses.replace` for the frozen verdict values this module moves (a `Finding`, a
+    `FunctionFacts`, a `FunctionVerdict`: no `__post_init__`, every field set by the
+    constructor), without calling the constructor: an edit moves hundreds of verdicts."""
+    kind = type(value)
+    names = _field_names(kind)
+    assert names is not None and names[0] == names[1], kind
+    new = object.__new__(kind)
+    for name in names[1]:
+        object.__setattr__(new, name, changes[name] if name in changes else getattr(value, name))
+    return new
+
+
+_FieldNames = tuple[tuple[str, ...], tuple[str, ...]] | None
+
+_FIELD_NAMES: dict[type, _FieldNames] = {}
+
+
+def _field_names(kind: type) -> _FieldNames:
+    """The names of a dataclass's fields set by its constructor, and of all its fields (None:
+    `kind` is no dataclass): found once per class, not at every value walked."""
+    try:
+        return _FIELD_NAMES[kind]
+    except KeyError:
+        pass
+    found: _FieldNames = None
+    if dataclasses.is_dataclass(kind):
+        fields = dataclasses.fields(kind)
+        found = tuple(f.name for f in fields if f.init), tuple(f.name for f in fields)
+    _FIELD_NAMES[kind] = found
+    return found
 
 
 def moved_only(old: object, new: object, shifts: Mapping[str, LineShift], file: str) -> bool:
@@ -167,10 +199,10 @@ def _moved_only(
         )
     if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
         return all(_moved_only(v, new[k], shifts, shift) for k, v in old.items())
-    if dataclasses.is_dataclass(old) and not isinstance(old, type):
+    names = _field_names(type(old))
+    if names is not None:
         return all(
-            _moved_only(getattr(old, f.name), getattr(new, f.name), shifts, shift)
-            for f in dataclasses.fields(old)
+            _moved_only(getattr(old, name), getattr(new, name), shifts, shift) for name in names[1]
         )
     return _shifted(old, shifts, shift) == new
 
@@ -215,9 +247,9 @@ def shifted_verdict(verdict: FunctionVerdict, shift: LineShift) -> FunctionVerdi
     Only for a verdict whose words cite no line as digits (`cites_lines`); the lines they
     cite with their files `moved_verdict` moves."""
     facts = verdict.facts
-    return dataclasses.replace(
+    return _replaced(
         verdict,
-        facts=dataclasses.replace(facts, line=shift.line(facts.line), span=shift.span(facts.span)),
+        facts=_replaced(facts, line=shift.line(facts.line), span=shift.span(facts.span)),
         findings=tuple(_shifted_finding(f, shift) for f in verdict.findings),
     )
 
@@ -306,7 +338,7 @@ def _with_words(verdict: FunctionVerdict, change: Callable[[str], str]) -> Funct
 
 
 def _shifted_finding(finding: Finding, shift: LineShift) -> Finding:
-    return dataclasses.replace(
+    return _replaced(
         finding,
         span=shift.span(finding.span),
         related=tuple(shift.span(s) for s in finding.related),

@@ -226,11 +226,15 @@ def changed_state(
     return found
 
 
-def readers_of(frozen_reads: object, states: Collection[object]) -> set[FunctionKey]:
+def readers_of(
+    frozen_reads: object, states: Collection[object], among: Collection[FunctionKey] | None = None
+) -> set[FunctionKey]:
     """The functions whose memoised frozen-state reads (`frozen_state._state_reads`) name
-    one of `states`."""
+    one of `states` (`among`: of those functions only, the readers of more states)."""
     if not states or not isinstance(frozen_reads, dict):
         return set()
+    if among is not None:
+        return {r for r in among if any(read[1] in states for read in frozen_reads.get(r, ()))}
     return {
         reader for reader, reads in frozen_reads.items() if any(read[1] in states for read in reads)
     }
