@@ -37,9 +37,10 @@ With the workspace warm (the large file open, its first diagnostics in, a few ch
 The server re-solves the project-wide facts incrementally on a body edit (`Solver.update`)
 and decides again only the verdicts the edit can reach; an edit that moves no line touches
 only the edited function (`interface.edited_keys`), one that moves lines every function of the
-file below it too (their positions changed: they are evaluated again, but only the edited
-function's facts start from nothing, and their verdicts are the old ones with the lines moved
-but where a message cites a line: `decisions/moved_verdicts.py`). The edited file is summarised again only in the
+file below it too (their positions changed: their facts are the old ones with the lines moved,
+not evaluated again, and only the edited function's facts start from nothing; their verdicts
+are the old ones with the lines moved, without the verdict phase looking at them, but where a
+message cites a line as bare digits: `decisions/moved_verdicts.py`). The edited file is summarised again only in the
 edited top-level statement, whether lines moved or not (`summaries/statement_edit.py`). What
 remains per change is mostly the verdict phase and the edited file's refactoring plan.
 

@@ -168,7 +168,7 @@ class ProjectAnalysis:
         if (
             solver is None
             or edit is None
-            or not solver.update(index, changed, edit.edited, edit.moved)
+            or not solver.update(index, changed, edit.edited, edit.moved, dict(edit.shifts))
         ):
             if progress is not None:
                 progress(ProgressStep(Stage.FACTS, 0, 1))

@@ -120,6 +120,10 @@ def test_enter_above_functions_moves_their_verdicts_and_the_lines_their_words_ci
     }
     project = Project.from_texts(files, ProjectOptions(use_cache=False))
     before = _verdicts(project)
+    solver = project.analysis.solver
+    assert solver is not None
+    prints = FunctionKey("pkg/m.py", "prints")
+    evaluator = solver.facts.latest_evaluators[prints]
     # `bump` reassigns SCALE on line 15: the reads in m.py and in third.py cite it
     assert any(
         "(pkg/m.py, line 15)" in m for m in _messages(before["pkg/m.py::reads_state"], "HY408")
@@ -146,6 +150,11 @@ def test_enter_above_functions_moves_their_verdicts_and_the_lines_their_words_ci
     # only moved, whose inputs changed by nothing but the lines, have their verdicts moved
     # without being taken into the phase (`MovedLines.narrowed`)
     assert project.analysis.looked_at == 1
+    # and the solver did not evaluate the moved `prints` again (an evaluation makes a new
+    # evaluator): its contribution is the old one moved, its evaluator reads its new summary
+    assert project.analysis.solver is solver
+    assert solver.facts.latest_evaluators[prints] is evaluator
+    assert evaluator.fn.span.start_line == before["pkg/m.py::prints"].line + 1
 
     project.update("pkg/m.py", MODULE)
     check(project, "the line deleted again")

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from hybridize.analyzer import budget
@@ -86,6 +86,7 @@ from hybridize.analyzer.facts.values import (
 from hybridize.analyzer.frameworks.framework import compiler_named
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.line_shift import LineShift
 from hybridize.analyzer.summaries.syms import (
     UNKNOWN,
     attr_base,
@@ -1198,6 +1199,7 @@ class Solver:
         modules: Collection[str],
         edited: Collection[FunctionKey] | None = None,
         moved: Collection[FunctionKey] = (),
+        shifts: Mapping[str, LineShift] | None = None,
     ) -> bool:
         """Solve again after the summaries of `modules` changed, re-evaluating only what
         depends on them; False when that is not possible (the caller solves from scratch).
@@ -1209,7 +1211,12 @@ class Solver:
         `modules` have the same code, their positions moved by lines added or removed above
         them: they are evaluated again (what they contribute holds positions: call sites,
         literal arguments) but keep what they contributed until then, as a function that
-        reads a changed fact does.
+        reads a changed fact does. With the lines each module moved (`shifts`, by file),
+        a moved function is not evaluated again: its contribution is its last one with its
+        call sites those of its summary now and the lines of its literal sites moved
+        (`_moved_contribution`), which is what evaluating it gives (its values hold no
+        position), and its evaluator reads its summary now; it is evaluated again only if
+        a fact it reads changes.
         The edited functions, and those that evaluated their code (closures, readers
         of their globals), are reset to nothing, with the functions on a one-step cycle
         with them (a caller that passes them their own results): what those contributed
@@ -1224,7 +1231,7 @@ class Solver:
         facts = self.facts
         journal = self.aggregate.journal = FactJournal(facts)
         try:
-            solved = self._update(index, modules, edited, moved)
+            solved = self._update(index, modules, edited, moved, shifts or {})
         finally:
             self.aggregate.journal = None
         self.journal = journal if solved else None
@@ -1236,6 +1243,7 @@ class Solver:
         modules: Collection[str],
         edited: Collection[FunctionKey] | None,
         moved: Collection[FunctionKey],
+        shifts: Mapping[str, LineShift],
     ) -> bool:
         facts = self.facts
         journal = self.aggregate.journal
@@ -1307,10 +1315,40 @@ class Solver:
             touched.returns.discard(key)
             facts.returns.pop(key, None)
             facts.calls.pop(key, None)
+        evaluate = set(reset)
+        for key in moved:
+            if key not in reset and not self._move(index, key, shifts.get(key.file), touched):
+                evaluate.add(key)
         facts.rounds = 0
         changed = self.aggregate.publish(facts, touched)
-        dirty = sorted([k for k in reset.union(moved) if k in order], key=order.__getitem__)
+        dirty = sorted([k for k in evaluate if k in order], key=order.__getitem__)
         return self._solve(dirty, changed, incremental=True)
+
+    def _move(
+        self, index: ProjectIndex, key: FunctionKey, shift: LineShift | None, touched: _Touched
+    ) -> bool:
+        """Put in place of the contribution of `key`, a function an edit only moved
+        (`shift`), its last one moved (`_moved_contribution`); False (evaluate it again)
+        when there is none to move: no shift known, no contribution or evaluator kept, an
+        evaluation that failed or read a missing fact optimistically."""
+        facts = self.facts
+        old = self.aggregate.contributions.get(key)
+        evaluator = facts.latest_evaluators.get(key)
+        if (
+            shift is None
+            or old is None
+            or evaluator is None
+            or key in facts.internal_errors
+            or OPTIMISTIC in self.deps.get(key, ())
+            or not index.has_function(key)
+        ):
+            return False
+        fn = index.function(key)
+        if len(fn.calls) != len(evaluator.fn.calls):
+            return False
+        self.aggregate.replace(key, _moved_contribution(old, fn, shift), touched)
+        evaluator.fn = fn
+        return True
 
     def _writes(self, key: FunctionKey) -> set[Dep]:
         """The facts `key`'s contribution adds to."""
@@ -1336,6 +1374,24 @@ class Solver:
         if kind == "attrs":
             return attr_writers.get(key, set())
         return set()
+
+
+def _moved_contribution(old: Contribution, fn: FunctionSummary, shift: LineShift) -> Contribution:
+    """The contribution of a function an edit only moved (`shift`; `fn` its summary now),
+    from its last one: its resolved calls with the call sites of `fn` (the old ones moved)
+    and its literal sites' spans, its calls' spans, moved. Nothing else of it holds a
+    position (atoms and symbolic values hold none)."""
+    calls = [
+        resolved
+        if resolved.site is fn.calls[resolved.index]
+        else replace(resolved, site=fn.calls[resolved.index])
+        for resolved in old.calls
+    ]
+    literal_sites = [
+        (target, name, unknown, shift.span(span), argument)
+        for target, name, unknown, span, argument in old.literal_sites
+    ]
+    return replace(old, calls=calls, literal_sites=literal_sites)
 
 
 def _record_bound(
