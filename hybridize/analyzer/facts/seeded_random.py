@@ -47,7 +47,7 @@ from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
 from hybridize.analyzer.frameworks.namespaces import canonical_external
 from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import NONE, is_attr, is_call, is_param, sym_name
+from hybridize.analyzer.summaries.syms import NONE, is_attr, is_call, is_param, kind_of, sym_name
 
 GLOBAL_SEED_SETTERS = frozenset(name for f in FRAMEWORKS for name in f.global_seed_setters)
 """Every framework's calls that set its global random seed."""
@@ -280,7 +280,7 @@ def _may_be_none(index: ProjectIndex, facts: TensorFacts, reader: FunctionKey, v
     if defaults_to_none:
 
         def definitions(sym: Sym) -> Sequence[Sym]:
-            return sym[1] if sym[0] == "cond" else local_values(fn, sym)
+            return sym[1] if kind_of(sym) == "cond" else local_values(fn, sym)
 
         for reached in walk_syms((value,), definitions):
             if is_param(reached) and sym_name(reached) in defaults_to_none:
