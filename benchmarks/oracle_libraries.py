@@ -683,6 +683,8 @@ LIBRARIES: dict[str, Library] = {
                 "joblib==1.6.0",
                 "threadpoolctl==3.8.0",
                 "narwhals==2.29.0",
+                # joblib (scikit-learn's) imports it
+                "cloudpickle==3.1.3",
             ),
             ("ignite",),
             # training and evaluation on PyTorch: its metrics (accuracy, precision/recall,
