@@ -61,7 +61,7 @@ from hybridize.analyzer.facts.values import (
     tup_parts,
 )
 from hybridize.analyzer.facts.varying_shapes import shape_read_as_int, varying_shapes
-from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise
+from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise, is_library_kernel
 from hybridize.analyzer.frameworks.framework import framework_named, instance_call_methods
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Loop, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
@@ -193,6 +193,10 @@ class BenefitModel:
         self.is_test_code = is_test_code
         self.scope = graph if scope is None else scope
         last = previous if scope is not None else None
+        self._library_kernels: set[FunctionKey] = set()
+        """Functions whose body runs an op the compiled code calls the same library kernel
+        for (`CallCosts.library_kernel_ops`), counted as no saved work."""
+        self._reads_parameters: dict[FunctionKey, bool] = {}
         self._work, self._training = self._total_work()
         self._symbolic_edges: dict[FunctionKey, set[FunctionKey]] = (
             {} if last is None else dict(last._symbolic_edges)
@@ -346,7 +350,7 @@ class BenefitModel:
         recompiles = self._state_recompiles(key)
         if recompiles is not None and (training or pays):
             return Benefit("low", (recompiles, what))
-        adds = f"the about {overhead:.0f} µs a compiled call adds"
+        adds = f"the about {overhead:.0f} µs a compiled call adds{self._overhead_words(key)}"
         rule = None if exported is None else exported.rule
         cadence = (
             exported.reason
@@ -378,8 +382,9 @@ class BenefitModel:
         return Benefit(
             "low",
             (
-                f"{cadence}, but each call holds {what}, against {adds}: too little work "
-                "per call for a graph to save more than its call's fixed overhead",
+                f"{cadence}, but each call holds {what}{self._work_words(key)}, against "
+                f"{adds}: too little work per call for a graph to save more than its call's "
+                "fixed overhead",
             ),
             rule,
         )
@@ -388,7 +393,68 @@ class BenefitModel:
         """What a compiled call of the function adds (microseconds): the framework's fixed
         overhead and its cost per argument (the receiver of a method aside)."""
         costs = self.index.function_framework(key).call_costs
-        return costs.compiled_overhead(len(self.index.function(key).explicit_params))
+        overhead = costs.compiled_overhead(len(self.index.function(key).explicit_params))
+        if costs.autograd_call and self._with_gradients(key):
+            overhead += costs.autograd_call
+        return overhead
+
+    def _overhead_words(self, key: FunctionKey) -> str:
+        """Why the compiled call's overhead is larger than the framework's fixed one, in
+        words: with gradients, an autograd function of its own (`CallCosts.autograd_call`)."""
+        costs = self.index.function_framework(key).call_costs
+        if costs.autograd_call and self._with_gradients(key):
+            return (
+                " with gradients (it reads parameters, which require grad: the compiled graph "
+                "runs as an autograd function saving what its backward needs)"
+            )
+        return ""
+
+    def _work_words(self, key: FunctionKey) -> str:
+        """What the work estimate leaves out, in words: ops whose compiled call runs the same
+        library kernel (`CallCosts.library_kernel_ops`)."""
+        if key not in self._library_kernels:
+            return ""
+        return (
+            " besides its matrix products (compiled, they call the same library kernel as "
+            "eagerly: only the elementwise work around them is fused, and saved)"
+        )
+
+    def _with_gradients(self, key: FunctionKey, depth: int = 0) -> bool:
+        """Whether a call of the function runs with gradients as the framework's default
+        has it: its body, or a callee's it runs as part of its own execution, reads a
+        parameter (a framework variable) or calls a framework layer or model (which holds
+        parameters). A caller's `no_grad` is not followed (the rating is then the cautious
+        one)."""
+        known = self._reads_parameters.get(key)
+        if known is not None:
+            return known
+        self._reads_parameters[key] = False  # a cycle back adds nothing
+        found = self._reads_parameters_locally(key) or (
+            depth < MAX_BASE_DEPTH
+            and any(
+                attrs.get("kind") != TRACED and self._with_gradients(callee, depth + 1)
+                for callee, attrs in self.graph.adj.get(key, {}).items()
+            )
+        )
+        self._reads_parameters[key] = found
+        return found
+
+    def _reads_parameters_locally(self, key: FunctionKey) -> bool:
+        """The body itself reads a framework variable (`self.weight`) or calls a framework
+        layer or model."""
+        for resolved in self.facts.calls.get(key, []):
+            if external_layer_call(resolved) and any(
+                role in ("layer", "model") for role in resolved.receiver_roles
+            ):
+                return True
+        evaluator = solved_evaluator(self.index, self.facts, key)
+        if evaluator is None:
+            return False
+        return any(
+            kind_of(atom) == "variable"
+            for sym in syms_of_kinds(evaluator.memo, "attr")
+            for atom in evaluator.memo[sym]
+        )
 
     def inside_proposed_graphs(
         self,
@@ -929,6 +995,10 @@ class BenefitModel:
             factor = LOOP_WORK_FACTOR if resolved.site.in_loop else 1
             if any(info.training_update for info in resolved.api):
                 training = True
+            if costs.library_kernel_ops and any(
+                info.tensor_op and is_library_kernel(info.name, costs) for info in resolved.api
+            ):
+                self._library_kernels.add(key)
             cost = _call_cost(resolved, costs)
             if not cost and evaluator is not None:
                 cost = self._inherited_distribution_method(evaluator, resolved, costs)
@@ -936,6 +1006,9 @@ class BenefitModel:
         if evaluator is not None:
             for sym in syms_of_kinds(evaluator.memo, "op"):
                 if any(kind_of(a) in ("tensor", "variable") for a in evaluator.memo[sym]):
+                    if costs.library_kernel_ops and _is_matmul_operator(sym):
+                        self._library_kernels.add(key)
+                        continue
                     work += _operator_cost(evaluator, sym, costs)
         return work, training
 
@@ -1119,6 +1192,8 @@ def _call_cost(resolved: ResolvedCall, costs: CallCosts) -> float:
     op is that op even where the callee may also be a layer (`self._transform(x)`, an
     attribute holding `softplus` on a module)."""
     ops = [info for info in resolved.api if info.tensor_op and not _is_layer_entry(info.name)]
+    if ops and all(is_library_kernel(i.name, costs) for i in ops):
+        return 0.0
     if ops:
         return costs.elementwise if all(is_elementwise(i.name) for i in ops) else costs.op
     if external_layer_call(resolved) or any(kind == "layer_call" for kind, _ in resolved.targets):
@@ -1176,6 +1251,11 @@ def _is_layer_entry(api_name: str) -> bool:
     """A layer's, model's, loss's or metric's own call (`keras.Layer.__call__`, `.call`):
     a layer call, not an op."""
     return api_name.rsplit(".", 1)[-1] in ("__call__", "call", "forward")
+
+
+def _is_matmul_operator(sym: Sym) -> bool:
+    """`a @ b`: a matrix product (`CallCosts.library_kernel_ops`)."""
+    return len(sym) == 3 and sym[2] == "matmul"
 
 
 def _operator_cost(evaluator: Evaluator, sym: Sym, costs: CallCosts) -> float:
