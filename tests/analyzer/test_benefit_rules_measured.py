@@ -620,3 +620,135 @@ def test_a_distribution_method_weighs_many_ops() -> None:
         arguments = (x,) if name == "log_prob" else ()
         measured = _median_microseconds(lambda m=method, a=arguments: m(*a))
         assert measured / op >= 0.5 * figure / costs.elementwise, (name, measured, op)
+
+
+# -- what a compiled call saves and adds, by the work it holds (issue #34, too little work) --
+
+
+def _products(ops: int) -> Callable[[Any, Any], Any]:
+    """`ops` matrix products in a row (`CallCosts.library_kernel_ops`)."""
+
+    def products(x: Any, w: Any) -> Any:
+        for _ in range(ops):
+            x = x @ w
+        return x
+
+    return products
+
+
+def _linears(ops: int) -> Callable[[Any, Any], Any]:
+    """`ops` `F.linear` calls in a row (a linear layer's op: `addmm`/`mm`)."""
+    import torch.nn.functional as F
+
+    def linears(x: Any, w: Any) -> Any:
+        for _ in range(ops):
+            x = F.linear(x, w)
+        return x
+
+    return linears
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_inductor_saves_nothing_on_matrix_products_but_fuses_elementwise_work() -> None:
+    """A chain of matrix products (`@`, `F.linear`) whose eager time the tables weighed, as
+    ops (`CallCosts.op`), at twice PAYBACK times the compiled call's overhead is not faster
+    compiled: Inductor calls the same library kernel for each (an extern kernel) and has
+    nothing to fuse, so the compiled call adds its overhead and saves no work
+    (`CallCosts.library_kernel_ops`, counted as no saved work). A chain of elementwise ops
+    of the same weight is faster: Inductor fuses it into one kernel (measured one thread,
+    8x8, loaded: 0.81x and 0.89x against 8.2x)."""
+    import torch
+    import torch._dynamo as dynamo
+
+    costs = TORCH.call_costs
+    assert {"matmul", "linear", "mm", "bmm", "conv2d", "einsum"} <= costs.library_kernel_ops
+    products = int(2 * PAYBACK * costs.compiled_call / costs.op)
+    elementwise = int(products * costs.op / costs.elementwise)
+    x, w = torch.ones(8, 8), torch.full((8, 8), 0.125)
+    ratios = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, function in (
+            ("products", _products(products)),
+            ("linears", _linears(products)),
+            ("elementwise", _chain(elementwise)),
+        ):
+            dynamo.reset()
+            compiled = torch.compile(function)
+            compiled(x, w), compiled(x, w)  # compiled before timing
+            times = _interleaved_medians(
+                {
+                    "eager": lambda f=function: _median_microseconds(lambda: f(x, w), 3, 20),
+                    "compiled": lambda c=compiled: _median_microseconds(lambda: c(x, w), 3, 20),
+                },
+                rounds=5,
+            )
+            ratios[name] = times["eager"] / times["compiled"]
+    assert ratios["elementwise"] > PAYBACK, ratios
+    for name in ("products", "linears"):
+        assert ratios[name] < PAYBACK, ratios
+        assert ratios[name] < ratios["elementwise"] / 2, ratios
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_a_compiled_call_with_gradients_costs_a_multiple_of_one_without() -> None:
+    """A compiled call of one op whose weight requires grad (a parameter's) runs through
+    AOTAutograd's autograd function, saving what the backward needs: it costs a multiple of
+    the same call without gradients (`CallCosts.autograd_call`; measured 33-45 us against
+    15 us, 2.2x to 3x), while the eager op with gradients costs little more."""
+    import torch
+    import torch._dynamo as dynamo
+
+    costs = TORCH.call_costs
+    assert costs.autograd_call >= costs.compiled_call
+    x = torch.ones(8, 8)
+    weights = {"plain": torch.ones(8, 8), "grad": torch.ones(8, 8, requires_grad=True)}
+    runs: dict[str, Callable[[], float]] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, w in weights.items():
+            dynamo.reset()
+            compiled = torch.compile(_product)
+            compiled(x, w), compiled(x, w)
+            runs[name] = lambda c=compiled, w=w: _median_microseconds(lambda: c(x, w), 3, 50)
+        times = _interleaved_medians(runs, rounds=5)
+    assert times["grad"] >= 1.5 * times["plain"], times
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_a_taped_tf_function_call_costs_a_multiple_of_an_untaped_one() -> None:
+    """A `tf.function` called under a `GradientTape` watching its input is recorded on the
+    tape with its forward function and the intermediates its backward needs: the compiled
+    call costs a multiple of the same call without a tape (measured 1.4x to 2.3x, the tape's
+    own cost aside), more than the eager op gains from running untaped (issue #34's class of
+    thin margins under a tape: tensorflow-graphics' Jacobian tests)."""
+    import tensorflow as tf
+
+    x, w = tf.ones([8, 8]), tf.ones([8, 8])
+    compiled = tf.function(_product)
+    compiled(x, w)
+
+    def taped(function: Callable[[Any, Any], Any]) -> Callable[[], object]:
+        def run() -> object:
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                return function(x, w)
+
+        return run
+
+    def tape_alone() -> None:
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+
+    times = _interleaved_medians(
+        {
+            "compiled": lambda: _median_microseconds(lambda: compiled(x, w), 3, 30),
+            "compiled_taped": lambda: _median_microseconds(taped(compiled), 3, 30),
+            "tape": lambda: _median_microseconds(tape_alone, 3, 30),
+        },
+        rounds=5,
+    )
+    assert times["compiled_taped"] - times["tape"] >= 1.25 * times["compiled"], times
