@@ -346,7 +346,7 @@ class BenefitModel:
         storm = self._varying_shapes_read_as_ints(key)
         if storm is not None:
             return Benefit("low", (storm, what))
-        pays = work >= PAYBACK * overhead
+        pays = self._saved_work(key, work) >= PAYBACK * overhead
         recompiles = self._state_recompiles(key)
         if recompiles is not None and (training or pays):
             return Benefit("low", (recompiles, what))
@@ -398,6 +398,15 @@ class BenefitModel:
             overhead += costs.autograd_call
         return overhead
 
+    def _saved_work(self, key: FunctionKey, work: float) -> float:
+        """The eager time a compiled call saves: the work's, larger with gradients, where each
+        eager op also records its backward (`CallCosts.autograd_work`) while the compiled
+        graph records one node (what it costs is in `_compiled_overhead`)."""
+        costs = self.index.function_framework(key).call_costs
+        if costs.autograd_call and self._with_gradients(key):
+            return work * costs.autograd_work
+        return work
+
     def _overhead_words(self, key: FunctionKey) -> str:
         """Why the compiled call's overhead is larger than the framework's fixed one, in
         words: with gradients, an autograd function of its own (`CallCosts.autograd_call`)."""
@@ -405,7 +414,8 @@ class BenefitModel:
         if costs.autograd_call and self._with_gradients(key):
             return (
                 " with gradients (it reads parameters, which require grad: the compiled graph "
-                "runs as an autograd function saving what its backward needs)"
+                "runs as an autograd function saving what its backward needs, while each eager "
+                f"op records its backward too, about {costs.autograd_work:g}x its time)"
             )
         return ""
 

@@ -71,6 +71,9 @@ class CallCosts:
     some: the compiled graph runs through an autograd function of its own (AOTAutograd's
     wrapper: a forward graph saving what its backward graph needs). 0 where a compiled
     call costs the same with or without gradients."""
+    autograd_work: float = 1.0
+    """How many times its time without gradients an eager op takes with them (it records a
+    node of the backward graph), where `autograd_call` applies."""
 
     def compiled_overhead(self, arguments: int) -> float:
         """What one compiled call of a function taking `arguments` arguments adds."""
@@ -135,6 +138,9 @@ TORCH_CALL_COSTS = CallCosts(
     # measured: a compiled call of one op 15 us without gradients, 33-45 us with a tensor
     # requiring grad among its inputs
     autograd_call=20.0,
+    # measured: 37 elementwise ops with a weight requiring grad 1.7x to 1.8x their time
+    # without (the compiled chain runs as one autograd node)
+    autograd_work=1.5,
 )
 """`torch.compile` on torch 2.13 (CPU)."""
 
