@@ -234,9 +234,11 @@ def nested(calls: str, runs: str, framework: str = "tensorflow") -> str:
                 grads = tape.gradient(loss, model.trainable_variables)
                 optimizer.apply_gradients(zip(grads, model.trainable_variables))""",
                 # a forward pass (a backward pass through a compiled region is a hazard of
-                # its own) of a few layer calls: more eager time than torch.compile's call
-                # overhead (one `nn.Linear` call alone, about 7 us, is less than its 15 us)
+                # its own) of several layer calls: more eager time than torch.compile's call
+                # overhead with gradients (one `nn.Linear` call alone, about 7 us, is less
+                # than its 15 us, 35 us with the layer's parameters requiring grad)
                 """for _ in range(3):
+                    x = torch.tanh(model(x))
                     x = torch.tanh(model(x))
                 loss = ((x - y) ** 2).mean()""",
             )
@@ -1334,3 +1336,107 @@ def test_an_inherited_distribution_method_weighs_its_ops() -> None:
     )
     assert module.benefit == "low", module.benefit_reasons
     assert "too little work" in module.benefit_reasons[0]
+
+
+MATRIX_PRODUCTS = """
+        import torch
+        import torch.nn.functional as F
+
+        def products(x, w):
+            for _ in range(4):
+                x = F.linear(x @ w, w)
+                x = torch.mm(torch.matmul(x, w), w)
+            return torch.relu(x) + 1.0
+
+        x = torch.ones(8, 8)
+        for _ in range(1000):
+            products(x, x)
+        """
+"""Matrix products and a little elementwise glue: Inductor calls the same library kernel for
+each product (`CallCosts.library_kernel_ops`)."""
+
+
+def test_matrix_products_save_no_work_compiled_under_torch() -> None:
+    """The products count for no saved work: too little work, with the class in words. The
+    same calls as elementwise ops (`torch.mul`, `torch.add`, ...) are work Inductor fuses:
+    the same function then pays."""
+    products = verdict(MATRIX_PRODUCTS, "products")
+    assert products.benefit == "low", products.benefit_reasons
+    assert "matrix products" in products.benefit_reasons[0]
+    assert "same library kernel" in products.benefit_reasons[0]
+    fused = MATRIX_PRODUCTS
+    for product in ("F.linear", "torch.mm", "torch.matmul", "torch.bmm"):
+        fused = fused.replace(product, "torch.mul")
+    elementwise = verdict(fused.replace("x @ w", "torch.exp(x) * torch.sin(w) - x"), "products")
+    assert elementwise.benefit == "high", elementwise.benefit_reasons
+
+
+def test_matrix_products_keep_their_weight_under_tensorflow() -> None:
+    """`tf.function` runs a graph's ops without their eager dispatch, matrix products too
+    (TensorFlow's tables hold no library kernels): a loop of products pays there."""
+    source = """
+        import tensorflow as tf
+
+        def products(x, w):
+            for _ in range(4):
+                x = tf.matmul(tf.matmul(x, w), w) @ w
+            return tf.nn.relu(x)
+
+        x = tf.ones((8, 8))
+        for _ in range(1000):
+            products(x, x)
+        """
+    assert not TENSORFLOW_CALL_COSTS.library_kernel_ops
+    v = verdict(source, "products")
+    assert v.benefit == "high", v.benefit_reasons
+
+
+PARAMETER_READS = """
+        import torch
+
+        class Scale(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = torch.nn.Parameter(torch.ones(8))
+
+            def forward(self, x):
+                y = x
+                y = torch.sin(y) * self.scale
+                y = torch.cos(y) * self.scale
+                y = torch.tanh(y) * self.scale
+                y = torch.exp(y) * self.scale
+                y = torch.sin(y) * self.scale
+                y = torch.cos(y) * self.scale
+                y = torch.tanh(y) * self.scale
+                y = torch.exp(y) * self.scale
+                y = torch.sin(y) * self.scale
+                y = torch.cos(y) * self.scale
+                return y
+
+        layer = Scale()
+        for _ in range(1000):
+            layer(torch.ones(8))
+        """
+"""A layer reading a parameter (which requires grad): its calls run with gradients."""
+
+
+def test_a_compiled_call_with_gradients_adds_the_autograd_wrapper() -> None:
+    """Reading a parameter, the compiled call runs as an autograd function of its own
+    (`CallCosts.autograd_call`): twenty elementwise ops no longer pay, the reason says why.
+    The same ops on a buffer (a plain tensor: no gradients) pay; so does the same
+    parameter-reading body with three times the work."""
+    with_gradients = verdict(PARAMETER_READS, "Scale.forward")
+    assert with_gradients.benefit == "low", with_gradients.benefit_reasons
+    assert "with gradients" in with_gradients.benefit_reasons[0]
+    buffer = verdict(
+        PARAMETER_READS.replace("torch.nn.Parameter(torch.ones(8))", "torch.ones(8)"),
+        "Scale.forward",
+    )
+    assert buffer.benefit == "high", buffer.benefit_reasons
+    ops = "\n".join(line for line in PARAMETER_READS.splitlines() if "self.scale\n" in line + "\n")
+    more = PARAMETER_READS.replace(
+        "                return y", f"{ops}\n{ops}\n                return y"
+    )
+    assert more.count("torch.cos(y)") == 3 * PARAMETER_READS.count("torch.cos(y)")
+    heavier = verdict(more, "Scale.forward")
+    assert heavier.benefit == "high", heavier.benefit_reasons
