@@ -19,7 +19,14 @@ Cost classes of the work a body holds (`CallCosts`), from what the tables say of
 * any other framework op (`matmul`, `concat`, `reshape`, reductions, `top_k`): more Python
   in its wrapper (argument conversion, shape checks, name scopes) than an elementwise op;
 * a layer or model call: Keras's `__call__` (input checks, autocasting, name scopes) or a
-  `torch.nn.Module`'s hooks, run once per call eagerly and once per trace in a graph.
+  `torch.nn.Module`'s hooks, run once per call eagerly and once per trace in a graph;
+* under PyTorch, a matrix product (`@`, `mm`, `linear`, `conv*`, `einsum`:
+  `CallCosts.library_kernel_ops`) saves nothing: Inductor calls the same library kernel,
+  and fuses only the elementwise work around it.
+
+With gradients (a PyTorch function reading parameters), the compiled call runs as an
+autograd function of its own (`CallCosts.autograd_call`) and each eager op records its
+backward (`CallCosts.autograd_work`): both sides of the comparison grow, the overhead more.
 
 Measured with TensorFlow 2.21 and torch 2.13 on CPU, tensors of 8x8, medians of interleaved
 repeats on the project's (loaded, 2-core) machine; `tests/analyzer/test_benefit_rules_measured.py`
