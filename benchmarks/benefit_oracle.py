@@ -291,7 +291,9 @@ def benefit_test_files(
     tests that exercise it, so that each default change can be measured: those named after
     it (`realcode_oracle.tests_named_after`), or where none is, one test file importing it
     (`module_imports`), preferring one that names a changed function or class (the first in
-    the order of the SHA-1 of its path); then, up to `limit` files in all, the safety
+    the order of the SHA-1 of its path); then, for each changed function or class that no
+    file chosen names, the first test file naming it (it may call it through another module:
+    a backbone's test building a block); then, up to `limit` files in all, the safety
     oracle's sample among every rewritten module's tests (`realcode_oracle.rank_test_files`).
     The default changes' tests are run even past `limit`: a sample of the rewritten modules'
     tests chosen without them ran none of tf-models' 20 default changes."""
@@ -317,6 +319,12 @@ def benefit_test_files(
         chosen = (mentioning or importing)[:1]
         if not any(t in required for t in mentioning or importing):
             required += chosen
+    # a module's tests may not call every change in it: add, for each changed name no file
+    # chosen so far names, the first test file (in the sample's order) that names it
+    for name in sorted({n for module_names in names.values() for n in module_names}):
+        if any(_mentions(root / t, [name]) for t in required):
+            continue
+        required += [t for t in ranked if _mentions(root / t, [name])][:1]
     rest = [t for t in ranked if t not in required][: max(0, limit - len(required))]
     return sorted([*required, *rest])
 

@@ -116,6 +116,9 @@ class FunctionBenefit:
     variable_traces: int = 0
     """The second traces of first calls that created variables (one per function object)."""
     timed_calls: int = 0
+    replayed_rounds: int = 0
+    """Rounds of its timed calls replayed at the end of a test file while its interval was
+    not settled (`benefit_plugin.Probe.replay`)."""
     timing_traces: int = 0
     speedup: float | None = None
     """The median of its rounds' ratios of eager to compiled CPU time (`interval.median`)."""
@@ -217,6 +220,7 @@ class FunctionBenefit:
             "traces": self.traces,
             "variable_traces": self.variable_traces,
             "timed_calls": self.timed_calls,
+            "replayed_rounds": self.replayed_rounds,
             "timing_traces": self.timing_traces,
             "speedup": self.speedup,
             "interval": None
@@ -295,6 +299,12 @@ def judge(changes: Sequence[Change], records: Iterable[Mapping[str, Any]]) -> li
             continue
         if record.get("kind") == "unreachable":
             function.unreachable = str(record["reason"])
+            continue
+        if record.get("kind") == "replay":  # more rounds of calls timed before: no call
+            if "compiled_seconds" in record:
+                function.replayed_rounds += int(record.get("samples", 0))
+                ratios[function.key].extend(round_ratios(record, "cpu"))
+                wall_ratios[function.key].extend(round_ratios(record, "wall"))
             continue
         if record.get("in_graph"):
             function.in_graph_calls += 1
@@ -423,11 +433,19 @@ BENEFIT_PLUGIN_MODULE = "_hybridize_benefit_plugin"
 """The benefit plugin's module name in the test run (see `command_run.PLUGIN_MODULE`)."""
 
 
+SPEED_BAND_MODULE = "_hybridize_speed_band"
+"""`speed_band`'s module name beside the plugin (standard library only, as the plugin)."""
+
+
 def install_benefit_plugin(folder: Path) -> Path:
-    """Copy the benefit plugin into `folder` as `BENEFIT_PLUGIN_MODULE` (for `PYTHONPATH`)."""
+    """Copy the benefit plugin into `folder` as `BENEFIT_PLUGIN_MODULE` (for `PYTHONPATH`),
+    and `speed_band` beside it as `SPEED_BAND_MODULE`."""
     folder.mkdir(parents=True, exist_ok=True)
     source = Path(__file__).with_name("benefit_plugin.py")
     (folder / f"{BENEFIT_PLUGIN_MODULE}.py").write_bytes(source.read_bytes())
+    # the rule of when a function's rounds are settled, which the plugin imports
+    band = Path(__file__).with_name("speed_band.py")
+    (folder / f"{SPEED_BAND_MODULE}.py").write_bytes(band.read_bytes())
     return folder
 
 

@@ -38,10 +38,13 @@ outcomes.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import gc
 import importlib
+import importlib.abc
+import importlib.machinery
 import inspect
 import itertools
 import json
@@ -51,10 +54,16 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Generator
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
 import pytest
+
+try:  # copied beside the plugin in a library's run (`benefit.install_benefit_plugin`)
+    import _hybridize_speed_band as speed_band
+except ImportError:  # the plugin imported from the package (its own tests)
+    from hybridize.verify import speed_band
 
 _TARGETS_FILE = os.environ.get("HYBRIDIZE_BENEFIT_TARGETS")
 _OUT = os.environ.get("HYBRIDIZE_BENEFIT_OUT")
@@ -68,6 +77,14 @@ ROUNDS = 7
 round's pair is recorded, and the judge builds its interval from the rounds' ratios."""
 SAMPLE_SECONDS = 0.002
 """A sample loops a call shorter than this, so that the clock's resolution stays out of it."""
+EXTEND_SECONDS = 60.0
+"""Seconds of timing per function and process up to which a call's rounds are extended while
+the function's interval is not settled (`speed_band.settled`: decided, or wholly within the
+band): a function the tests call only once or twice still gets enough rounds to decide."""
+LONG_CALL_SECONDS = 0.05
+"""A call at least this long (eager, first timing) is sampled without the untimed call of its
+mode before each sample: what that call settles (the caches the other mode's call left) is
+microseconds, against a sample of tens of milliseconds, and it would double each round."""
 MAX_LOOPS = 50
 SIGNATURE_DEPTH = 4
 SIGNATURE_ITEMS = 32
@@ -341,6 +358,10 @@ class Probe:
         self.timed_signatures: set[str] = set()
         self.timed_calls = 0
         self.seconds = 0.0
+        self.ratios: list[float] = []
+        """Every round's ratio of eager to compiled CPU time so far, in this process."""
+        self.replays: list[_TimedCall] = []
+        """The calls timed since the last replay (`replay`), their inputs held until then."""
 
     def call(
         self, owner: Any, has_owner: bool, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -387,7 +408,10 @@ class Probe:
                 if has_owner
                 else (lambda: self.eager(*args, **kwargs))
             )
-            record.update(self._time(lambda: compiled(*args, **kwargs), eager, compiled))
+            timing = self._time(lambda: compiled(*args, **kwargs), eager, compiled)
+            if run_eagerly and self.replays:  # both modes ran the same Python: not replayed
+                self.replays.pop()
+            record.update(timing)
         _calls.append(record)
         return result
 
@@ -399,32 +423,48 @@ class Probe:
     def _time(
         self, compiled_call: Callable[[], Any], eager_call: Callable[[], Any], compiled: Any
     ) -> dict[str, Any]:
+        """`ROUNDS` rounds of the call (within `BUDGET_SECONDS / 2`), kept for a replay."""
         started = time.perf_counter()
         self.timed_calls += 1
-        samples: dict[str, list[float]] = {"eager": [], "compiled": []}
-        cpu: dict[str, list[float]] = {"eager": [], "compiled": []}
-        calls = {"eager": eager_call, "compiled": compiled_call}
         before = trace_count(compiled, self.framework)
         try:
             _state.mode = "eager"
             _timed(eager_call, 1)
             first = _timed(eager_call, 1)
             loops = max(1, min(MAX_LOOPS, int(SAMPLE_SECONDS / max(first, 1e-9))))
-            for round_ in range(ROUNDS):
-                order = ("eager", "compiled") if round_ % 2 else ("compiled", "eager")
-                for mode in order:
-                    _state.mode = mode
-                    _timed(calls[mode], 1)  # the first call after the other mode's: untimed
-                    wall, used = _sample(calls[mode], loops)
-                    samples[mode].append(wall)
-                    cpu[mode].append(used)
-                if time.perf_counter() - started > BUDGET_SECONDS / 2:
-                    break
+            call = _TimedCall(compiled_call, eager_call, loops, first < LONG_CALL_SECONDS)
+            timing = self._rounds(call, ROUNDS, started + BUDGET_SECONDS / 2)
         except Exception as error:  # the repeated call failed (a consumed iterator...): no timing
             return {"timing_error": f"{type(error).__name__}: {str(error)[:200]}"}
         finally:
             _state.mode = None
             self.seconds += time.perf_counter() - started
+        self.replays.append(call)
+        return timing | {"timing_traces": trace_count(compiled, self.framework) - before}
+
+    def _rounds(self, call: _TimedCall, rounds: int, deadline: float) -> dict[str, Any]:
+        """`rounds` rounds of one eager and one compiled sample (which goes first alternating;
+        each sample after an untimed call of its mode unless the call is long), stopping after
+        the round that passes `deadline` (`time.perf_counter()`); every round's ratio of CPU
+        times is added to the function's ratios."""
+        samples: dict[str, list[float]] = {"eager": [], "compiled": []}
+        cpu: dict[str, list[float]] = {"eager": [], "compiled": []}
+        calls = {"eager": call.eager, "compiled": call.compiled}
+        try:
+            for round_ in range(rounds):
+                order = ("eager", "compiled") if round_ % 2 else ("compiled", "eager")
+                for mode in order:
+                    _state.mode = mode
+                    if call.warm:
+                        _timed(calls[mode], 1)  # the first call after the other mode's: untimed
+                    wall, used = _sample(calls[mode], call.loops)
+                    samples[mode].append(wall)
+                    cpu[mode].append(used)
+                self.ratios.append(cpu["eager"][-1] / max(cpu["compiled"][-1], 1e-12))
+                if time.perf_counter() > deadline:
+                    break
+        finally:
+            _state.mode = None
         return {
             "eager_seconds": _median(samples["eager"]),
             "compiled_seconds": _median(samples["compiled"]),
@@ -434,9 +474,46 @@ class Probe:
             "compiled_samples": samples["compiled"],
             "eager_cpu_samples": cpu["eager"],
             "compiled_cpu_samples": cpu["compiled"],
-            "loops": loops,
-            "timing_traces": trace_count(compiled, self.framework) - before,
+            "loops": call.loops,
         }
+
+    def replay(self) -> list[dict[str, Any]]:
+        """More rounds of the calls timed so far (the same inputs), while the function's
+        ratios in this process are not settled (`speed_band.settled`: decided, or wholly
+        within the band), `speed_band.LOOK_ROUNDS` rounds of each call in turn between two
+        looks, within `EXTEND_SECONDS` of timing per function and process and
+        `speed_band.MAX_RATIOS` ratios; then the calls are let go. One record per call
+        replayed (`kind` "replay": ratios, not calls)."""
+        records: list[dict[str, Any]] = []
+        calls, self.replays = self.replays, []
+        started = time.perf_counter()
+        while calls and not speed_band.settled(speed_band.median_interval(self.ratios)):
+            for call in list(calls):
+                left = EXTEND_SECONDS - self.seconds - (time.perf_counter() - started)
+                if left <= 0 or len(self.ratios) >= speed_band.MAX_RATIOS:
+                    calls = []
+                    break
+                try:
+                    timing = self._rounds(call, speed_band.LOOK_ROUNDS, time.perf_counter() + left)
+                except Exception as error:  # a call that cannot be repeated any more
+                    calls.remove(call)
+                    error_text = f"{type(error).__name__}: {error}"[:200]
+                    records.append({"kind": "replay", "key": self.key, "timing_error": error_text})
+                    continue
+                records.append({"kind": "replay", "key": self.key, **timing})
+        self.seconds += time.perf_counter() - started
+        return records
+
+
+@dataclass(frozen=True, slots=True)
+class _TimedCall:
+    """A test's call as the probe times it: compiled and eager closures over its inputs, the
+    calls per sample, and whether each sample follows an untimed call of its mode."""
+
+    compiled: Callable[[], Any]
+    eager: Callable[[], Any]
+    loops: int
+    warm: bool
 
 
 def _dressed(probed: Callable[..., Any], probe: Probe) -> Callable[..., Any]:
@@ -544,12 +621,160 @@ def _unwrap_descriptor(raw: Any) -> tuple[Any, str]:
     return raw, "method"
 
 
+_probes: dict[str, Probe] = {}
+"""The probes put in place, by key (at the definition or afterwards)."""
+
+
+def _probe_for(key: str, compiled: Any, kind: str) -> Any:
+    """The replacement of one compiled function: a probe of the kind of binding it is
+    ("method", "class", "static", "function"), registered; `compiled` itself when it is no
+    compiled function (no probe)."""
+    framework = framework_of(compiled)
+    if framework is None:
+        return compiled
+    probe = _probes[key] = Probe(key, compiled, framework)
+    if kind == "method":
+        return _method_probe(probe)
+    if kind == "class":
+        return classmethod(_method_probe(probe))
+    if kind == "static":
+        return staticmethod(_function_probe(probe))
+    return _function_probe(probe)
+
+
+def at_definition(key: str, kind: str) -> Callable[[Any], Any]:
+    """The decorator put right above the compiler decorator the rewrite wrote
+    (`_DefinitionProbes`): the module body binds the probe from the start, so references taken
+    at import (a dict of the module's functions, a default argument, `from m import f`) hold
+    it too. `kind` is "method" or "function" (a static method's, under its `staticmethod`)."""
+    return lambda compiled: _probe_for(key, compiled, kind)
+
+
+COMPILER_DECORATORS = frozenset({"function", "compile"})
+"""The last name of a decorator the rewrite writes (`tf.function`, `torch.compile`, with or
+without arguments)."""
+
+
+def _compiler_decorator(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+    return name in COMPILER_DECORATORS
+
+
+def _definition(tree: ast.Module, qualname: str) -> tuple[ast.FunctionDef, bool] | None:
+    """The definition of a module-level function or of a method of module-level classes
+    (`A.B.f`), and whether it is a method; None: nested in a function, or not there."""
+    *owners, name = qualname.split(".")
+    body: list[ast.stmt] = tree.body
+    for owner in owners:
+        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == owner]
+        if not found:
+            return None
+        body = found[-1].body
+    defs = [n for n in body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    named = [n for n in defs if n.name == name]
+    return (named[-1], bool(owners)) if named else None  # type: ignore[return-value]
+
+
+def probed_source(tree: ast.Module, targets: list[dict[str, str]], plugin: str) -> int:
+    """Put `at_definition` above the compiler decorator of each target defined in `tree`
+    (the decorator nearest the `def` of that kind, the one the rewrite wrote), in place;
+    the number of definitions probed."""
+    done = 0
+    for target in targets:
+        found = _definition(tree, target["qualname"])
+        if found is None:
+            continue
+        node, is_method = found
+        at = next(
+            (
+                i
+                for i in range(len(node.decorator_list) - 1, -1, -1)
+                if _compiler_decorator(node.decorator_list[i])
+            ),
+            None,
+        )
+        if at is None:
+            continue
+        above = node.decorator_list[:at]
+        static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in above)
+        kind = "method" if is_method and not static else "function"
+        probe = ast.parse(
+            f"__import__('sys').modules[{plugin!r}].at_definition({target['key']!r}, {kind!r})",
+            mode="eval",
+        ).body
+        ast.copy_location(probe, node.decorator_list[at])
+        ast.fix_missing_locations(probe)
+        node.decorator_list.insert(at, probe)
+        done += 1
+    return done
+
+
+class _ProbingLoader(importlib.machinery.SourceFileLoader):
+    """Loads a target module from its source with `at_definition` above each rewritten
+    definition (never from, nor to, a bytecode cache)."""
+
+    def __init__(self, fullname: str, path: str, targets: list[dict[str, str]]) -> None:
+        super().__init__(fullname, path)
+        self.targets = targets
+
+    def get_code(self, fullname: str) -> Any:
+        path = self.get_filename(fullname)
+        source = self.get_data(path)
+        try:
+            tree = ast.parse(source, path)
+        except SyntaxError:
+            return super().get_code(fullname)
+        if not probed_source(tree, self.targets, __name__):
+            return super().get_code(fullname)
+        return compile(tree, path, "exec", dont_inherit=True)
+
+
+class _DefinitionProbes(importlib.abc.MetaPathFinder):
+    """Finds the rewritten functions' modules first, to load them with `_ProbingLoader`."""
+
+    def __init__(self, targets: list[dict[str, str]]) -> None:
+        self.by_module: dict[str, list[dict[str, str]]] = {}
+        for target in targets:
+            self.by_module.setdefault(target["module"], []).append(target)
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        targets = self.by_module.get(fullname)
+        if not targets:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            return spec
+        spec.loader = _ProbingLoader(fullname, str(spec.origin), targets)
+        return spec
+
+
+def _read_targets() -> list[dict[str, str]]:
+    if not _TARGETS_FILE:
+        return []
+    with open(_TARGETS_FILE, encoding="utf-8") as handle:
+        return list(json.load(handle))
+
+
+def probe_definitions() -> None:
+    """Before any test module, conftest or library module is imported (the plugin is loaded
+    by `-p`): every target module is loaded with its probes at the definitions."""
+    targets = _read_targets()
+    if targets:
+        sys.meta_path.insert(0, _DefinitionProbes(targets))
+
+
 def install(target: dict[str, str]) -> str | None:
-    """Put a probe in place of one rewritten function; the reason it cannot be, or None."""
+    """Put a probe in place of one rewritten function, unless one is there from its
+    definition (`at_definition`); the reason it cannot be, or None."""
+    if target["key"] in _probes:
+        return None
     try:
         module = importlib.import_module(target["module"])
     except Exception as error:
         return f"import failed: {type(error).__name__}: {str(error)[:200]}"
+    if target["key"] in _probes:  # probed at its definition by this import
+        return None
     *owners, name = target["qualname"].split(".")
     holder: Any = module
     for part in owners:
@@ -560,19 +785,9 @@ def install(target: dict[str, str]) -> str | None:
     if raw is None:
         return "not found"
     compiled, kind = _unwrap_descriptor(raw) if isinstance(holder, type) else (raw, "function")
-    framework = framework_of(compiled)
-    if framework is None:
+    if framework_of(compiled) is None:
         return f"not a compiled function ({type(compiled).__name__})"
-    probe = Probe(target["key"], compiled, framework)
-    replacement: Any
-    if kind == "method":
-        replacement = _method_probe(probe)
-    elif kind == "class":
-        replacement = classmethod(_method_probe(probe))
-    elif kind == "static":
-        replacement = staticmethod(_function_probe(probe))
-    else:
-        replacement = _function_probe(probe)
+    replacement = _probe_for(target["key"], compiled, kind)
     setattr(holder, name, replacement)
     if holder is module:  # re-exports bound before the probe: `from .x import f` in a package
         for other in list(sys.modules.values()):
@@ -585,11 +800,7 @@ def install(target: dict[str, str]) -> str | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if not _TARGETS_FILE:
-        return
-    with open(_TARGETS_FILE, encoding="utf-8") as handle:
-        targets = json.load(handle)
-    for target in targets:
+    for target in _read_targets():
         reason = install(target)
         if reason is not None:
             _unreachable.append({"key": target["key"], "reason": reason})
@@ -625,4 +836,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         _write([{"kind": "call", "test": item.nodeid, **c} for c in _calls])
         _calls.clear()
         if nextitem is None or nextitem.path != item.path:
+            replayed = [r for probe in list(_probes.values()) for r in probe.replay()]
+            _write([{"test": item.nodeid, **r} for r in replayed])
             run_functions_as_compiled()
+
+
+probe_definitions()

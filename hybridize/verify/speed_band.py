@@ -20,6 +20,16 @@ above `1 + BAND`; *slower* when the whole interval lies below 1 and the median b
 `1 / (1 + BAND)`; otherwise *no measurable difference* (the interval straddles 1, or the
 difference is within the band), reported apart. `BAND` is the spread that comparing one mode
 with itself (eager against eager, the same method, docs/oracle.md) shows on this machine.
+
+How many rounds (`settled`): a call the tests make only once or twice gives few ratios and a
+wide interval, which says "no measurable difference" of a change that is several times faster.
+The plugin therefore replays such a call (the same inputs) for more rounds, both modes the
+same number, looking at the interval of the function's ratios so far only every `LOOK_ROUNDS`
+rounds, until it is *settled*: decided faster or slower, or lying wholly within the band
+(genuinely equal, also "no measurable difference"), or `MAX_RATIOS` ratios or the plugin's
+time cap per change are reached. Stopping when a verdict is reached, checked at fixed looks, is
+a sequential test: its error rate is somewhat above one fixed look's, which the band (a median
+beyond 10% as well as an interval clear of 1) keeps small.
 """
 
 from __future__ import annotations
@@ -35,6 +45,11 @@ CONFIDENCE = 0.95
 """The nominal coverage sought for the median's interval."""
 MIN_RATIOS = 5
 """The fewest ratios that decide: their range covers the median with 94% (four: 88%)."""
+LOOK_ROUNDS = 7
+"""Rounds between two looks at whether a function's interval is settled (`settled`)."""
+MAX_RATIOS = 63
+"""The most ratios a function's replayed calls are extended to (in one process): nine looks;
+63 ratios put the 95% interval at the 25th and 39th."""
 
 SpeedVerdict = Literal["faster", "slower", "no measurable difference"]
 
@@ -85,6 +100,20 @@ def median_interval(
         samples=n,
         coverage=1 - 2 * _below(n, k),
     )
+
+
+def settled(interval: RatioInterval | None, band: float = BAND) -> bool:
+    """Whether more rounds are not needed: the interval decides (`speed_verdict` faster or
+    slower), or it lies wholly within the band (the two modes are equal to within the noise),
+    or it holds `MAX_RATIOS` ratios. False below `MIN_RATIOS` (or no ratio)."""
+    if interval is None or interval.samples < MIN_RATIOS:
+        return False
+    if (
+        interval.samples >= MAX_RATIOS
+        or speed_verdict(interval, band) != "no measurable difference"
+    ):
+        return True
+    return 1.0 / (1.0 + band) <= interval.low and interval.high <= 1.0 + band
 
 
 def speed_verdict(interval: RatioInterval, band: float = BAND) -> SpeedVerdict:

@@ -142,6 +142,27 @@ def test_the_sample_holds_the_tests_of_every_default_change(tmp_path: Path) -> N
     assert benefit_test_files(tmp_path, tests, default, rewritten, None) == tests
 
 
+def test_the_sample_adds_a_test_naming_a_change_its_module_s_tests_do_not_call(
+    tmp_path: Path,
+) -> None:
+    """tf-models' `nn_blocks_test.py` (named after the module) builds none of its
+    `DepthwiseSeparableConvBlock`s: a test file naming the changed class is added, the first
+    in the sample's order; a name the chosen files already name adds nothing."""
+    tests = _tree(
+        tmp_path,
+        {
+            "pkg/blocks.py": "class Sep: ...\nclass Res: ...\n",
+            "pkg/blocks_test.py": "from pkg import blocks\nblocks.Res()\n",
+            "pkg/backbones/net_test.py": "from pkg.blocks import Sep\nSep()\n",
+            "pkg/backbones/other_test.py": "from pkg import blocks\nblocks.Res()\n",
+            **{f"pkg/other/o{i}_test.py": "" for i in range(6)},
+        },
+    )
+    default = {"pkg/blocks.py::Sep.call", "pkg/blocks.py::Res.call"}
+    picked = benefit_test_files(tmp_path, tests, default, {"pkg/blocks.py"}, 1)
+    assert picked == ["pkg/backbones/net_test.py", "pkg/blocks_test.py"]
+
+
 def test_module_imports_resolve_relative_imports(tmp_path: Path) -> None:
     (tmp_path / "t.py").write_text(
         "import a.b\nfrom c import d\nfrom . import e\nfrom ..f import g\ndef h():\n    import i\n"

@@ -633,3 +633,215 @@ def test_an_instance_collected_leaves_its_token_to_no_other() -> None:
     gc.collect()
     assert owners.token(Layer()) == 2  # a new layer traces anew: a new signature owner
     assert owners.token([]) == 3  # not weakly referable: kept, by its id
+
+
+class _FakeFunction:
+    """What the plugin reads of a `tf.function` (framework-free tests)."""
+
+    def __init__(self) -> None:
+        self.python_function = lambda *args: None
+
+    def __call__(self, *args: Any) -> None:
+        return None
+
+    def experimental_get_tracing_count(self) -> int:
+        return 0
+
+
+def _scripted_probe(monkeypatch: pytest.MonkeyPatch, ratios: list[float]) -> Any:
+    """A probe whose samples give `ratios` in turn (eager CPU time 1e-3 x ratio, compiled
+    1e-3), then 1.0 for ever: the rounds' arithmetic without a clock."""
+    from hybridize.verify import benefit_plugin
+
+    script = iter(ratios)
+    state = {"eager": 0.0}
+
+    def sample(call: Any, loops: int) -> tuple[float, float]:
+        if benefit_plugin._mode() == "eager":
+            state["eager"] = 1e-3 * next(script, 1.0)
+            return state["eager"], state["eager"]
+        return 1e-3, 1e-3
+
+    monkeypatch.setattr(benefit_plugin, "_sample", sample)
+    monkeypatch.setattr(benefit_plugin, "_timed", lambda call, loops: 1e-3)
+    return benefit_plugin.Probe("k", _FakeFunction(), "tensorflow")
+
+
+def test_a_call_timed_once_is_replayed_until_its_interval_decides(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hybridize.verify.speed_band import LOOK_ROUNDS
+
+    # 7 rounds that straddle 1 (a wide interval), then rounds about 3x faster
+    first = [0.6, 3.0, 0.7, 2.8, 0.8, 3.1, 2.9]
+    probe = _scripted_probe(monkeypatch, first + [3.0] * 100)
+    timing = probe._time(lambda: None, lambda: None, probe.compiled)
+    assert timing["samples"] == 7 and len(probe.ratios) == 7
+    replayed = probe.replay()
+    # the interval of the first 7 straddles 1; at 14 ratios it is the 3rd smallest to the
+    # 3rd largest (98.7%; the 4th would give 94.3%), and 3 ratios are below 1: still wide;
+    # at 21, the 6th to the 16th: clear of 1, the median past the band: faster, stop
+    assert [r["kind"] for r in replayed] == ["replay", "replay"]
+    assert replayed[0]["samples"] == LOOK_ROUNDS and len(probe.ratios) == 21
+    call = _call("k", traces=1, **{k: v for k, v in timing.items() if k != "timing_traces"})
+    functions = judge([Change("k", default=True)], [call, *replayed])
+    assert functions[0].calls == 1 and functions[0].replayed_rounds == 2 * LOOK_ROUNDS
+    assert functions[0].interval is not None and functions[0].interval.samples == 21
+    assert functions[0].faster
+    assert probe.replay() == []  # its calls were let go
+
+
+def test_equal_modes_are_not_replayed_and_noise_stops_at_the_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hybridize.verify.speed_band import MAX_RATIOS
+
+    equal = _scripted_probe(monkeypatch, [1.0, 1.02, 0.98, 1.01, 0.99, 1.0, 1.03])
+    equal._time(lambda: None, lambda: None, equal.compiled)
+    assert equal.replay() == []  # within the band: genuinely equal, settled
+    noisy = _scripted_probe(monkeypatch, [0.5, 2.0] * 100)
+    noisy._time(lambda: None, lambda: None, noisy.compiled)
+    noisy._time(lambda: None, lambda: None, noisy.compiled)  # two calls, replayed in turn
+    replayed = noisy.replay()
+    assert len(noisy.ratios) == MAX_RATIOS and len(replayed) == 7
+    # both modes the same number of rounds in every record
+    assert all(len(r["eager_cpu_samples"]) == len(r["compiled_cpu_samples"]) for r in replayed)
+
+
+DEFINITIONS = """
+import tensorflow as tf
+
+
+@tf.function
+def f(x):
+    return x
+
+
+class C:
+    @tf.function(reduce_retracing=True)
+    def m(self, x):
+        return x
+
+    @staticmethod
+    @tf.function
+    def s(x):
+        return x
+
+    @classmethod
+    @tf.function
+    def c(cls, x):
+        return x
+
+
+def outer():
+    @tf.function
+    def inner(x):
+        return x
+
+    return inner
+
+
+TABLE = {"f": f}
+"""
+
+
+def test_the_probe_is_put_at_the_definition_above_the_compiler_decorator() -> None:
+    import ast
+
+    from hybridize.verify.benefit_plugin import probed_source
+
+    tree = ast.parse(DEFINITIONS)
+    names = ["f", "C.m", "C.s", "C.c", "outer.inner", "gone"]
+    targets = [{"key": f"m.py::{n}", "module": "m", "qualname": n} for n in names]
+    assert probed_source(tree, targets, "plug") == 4  # the nested and the missing ones: no
+    text = ast.unparse(tree)
+    probe = "@__import__('sys').modules['plug'].at_definition"
+    assert f"{probe}('m.py::f', 'function')\n@tf.function\ndef f" in text
+    assert f"{probe}('m.py::C.m', 'method')\n    @tf.function(reduce_retracing=True)" in text
+    # under `staticmethod` a plain function; under `classmethod` a method (bound to the class)
+    assert f"@staticmethod\n    {probe}('m.py::C.s', 'function')\n    @tf.function" in text
+    assert f"@classmethod\n    {probe}('m.py::C.c', 'method')\n    @tf.function" in text
+    assert "at_definition('m.py::outer.inner'" not in text
+
+
+REFERENCES_LIBRARY = """
+import tensorflow as tf
+
+
+@tf.function
+def heavy(x):
+    for _ in range(20):
+        x = tf.tanh(tf.matmul(x, x) * 0.01)
+    return x
+
+
+class Ops:
+    @staticmethod
+    @tf.function
+    def twice(x):
+        return heavy(x) * 2
+
+
+# references taken at import, as legacy augment.py's NAME_TO_FUNC: a probe put in place of
+# the module's attribute afterwards would never see these calls
+NAME_TO_FUNC = {"heavy": heavy, "twice": Ops.twice}
+DEFAULT = heavy
+"""
+
+REFERENCES_TESTS = """
+import tensorflow as tf
+from tinyrefs import ops
+
+
+def test_calls_through_references_taken_at_import():
+    x = tf.ones([16, 16])
+    ops.NAME_TO_FUNC["heavy"](x)
+    ops.NAME_TO_FUNC["twice"](x)
+    ops.DEFAULT(x)
+"""
+
+
+@pytest.mark.tensorflow
+def test_plugin_sees_calls_through_references_taken_at_import(tmp_path: Path) -> None:
+    pytest.importorskip("tensorflow")
+    project = tmp_path / "project"
+    (project / "tinyrefs").mkdir(parents=True)
+    (project / "tinyrefs" / "__init__.py").write_text("")
+    (project / "tinyrefs" / "ops.py").write_text(REFERENCES_LIBRARY)
+    (project / "test_refs.py").write_text(REFERENCES_TESTS)
+    plugins = install_benefit_plugin(tmp_path / "plugins")
+    keys = ["tinyrefs/ops.py::heavy", "tinyrefs/ops.py::Ops.twice"]
+    targets = [{"key": k, "module": "tinyrefs.ops", "qualname": k.split("::")[1]} for k in keys]
+    (tmp_path / "targets.json").write_text(json.dumps(targets))
+    records = tmp_path / "records"
+    records.mkdir()
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(project), str(plugins)]),
+        "HYBRIDIZE_BENEFIT_TARGETS": str(tmp_path / "targets.json"),
+        "HYBRIDIZE_BENEFIT_OUT": str(records),
+        "TF_CPP_MIN_LOG_LEVEL": "2",
+    }
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    done = subprocess.run(
+        [*command, "-p", "_hybridize_benefit_plugin", "test_refs.py"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    found = {
+        f.key: f
+        for f in judge(
+            [Change(k, default=True) for k in keys], read_records(records.glob("*.jsonl"))
+        )
+    }
+    heavy, twice = found[keys[0]], found[keys[1]]
+    # two eager calls through the dict and the alias (one signature, one trace), and one
+    # inside `twice`'s trace, a graph of the library's
+    assert (heavy.calls, heavy.signatures, heavy.traces) == (2, 1, 1)
+    assert (heavy.in_graph_calls, heavy.library_graphs) == (1, ["twice"])
+    assert heavy.measured and twice.measured and heavy.unreachable is None
+    assert (twice.calls, twice.signatures, twice.traces) == (1, 1, 1)

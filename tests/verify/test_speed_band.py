@@ -7,9 +7,11 @@ import pytest
 
 from hybridize.verify.speed_band import (
     BAND,
+    MAX_RATIOS,
     MIN_RATIOS,
     RatioInterval,
     median_interval,
+    settled,
     speed_verdict,
 )
 
@@ -70,3 +72,17 @@ def test_an_outlier_among_seven_rounds_leaves_the_verdict_open_and_nine_rounds_d
     nine = median_interval([*seven, 2.02, 1.98])
     assert nine is not None and (nine.low, nine.high) == (1.9, 2.1)
     assert speed_verdict(nine) == "faster"
+
+
+def test_an_interval_is_settled_when_it_decides_or_lies_within_the_band() -> None:
+    assert not settled(None)
+    assert not settled(_interval(3.0, 2.0, 4.0, samples=MIN_RATIOS - 1))  # too few to decide
+    assert settled(_interval(3.0, 2.0, 4.0))  # faster
+    assert settled(_interval(0.5, 0.3, 0.7))  # slower
+    # equal to within the noise: no measurable difference, and more rounds would not change it
+    assert settled(_interval(1.01, 0.95, 1.06))
+    # wide: it straddles 1 and reaches past the band, so more rounds may decide it
+    assert not settled(_interval(1.22, 0.67, 1.61, samples=14))
+    # clear of 1 but not of the band's edge: more rounds may put the median past 1.10 or not
+    assert not settled(_interval(1.08, 1.02, 1.2, samples=14))
+    assert settled(_interval(1.22, 0.67, 1.61, samples=MAX_RATIOS))
