@@ -39,7 +39,6 @@ machine's load moves each figure, not their comparison. Writes OUT/benefit.json.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import re
 import shutil
@@ -55,6 +54,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 import realcode_oracle as oracle  # noqa: E402
+from library_steps import KERAS_COMPILED_STEPS, compiled_step_callers, module_imports  # noqa: E402
 from oracle_libraries import LIBRARIES, Library  # noqa: E402
 from oracle_rewrites import rewrites_from_diff  # noqa: E402
 
@@ -63,6 +63,7 @@ from hybridize.verify.benefit import (  # noqa: E402
     Change,
     FunctionBenefit,
     install_benefit_plugin,
+    is_test_code,
     judge,
     module_of,
     read_records,
@@ -117,6 +118,7 @@ def judge_recorded(library: Library, work: Path) -> dict[str, Any]:
     changes = [Change(t["key"], t["key"] in default) for t in targets]
     records = read_records(sorted((work / "benefit-records").glob("*.jsonl")))
     functions = judge(changes, low_benefit_graphs_apart(records, targets, default))
+    mark_compiled_steps(functions, work / "original", library)
     outcomes: dict[str, Any] = {}
     for path in sorted((work / "logs").glob("*.jsonl")):
         outcomes.update(oracle.read_outcome_file(path)[0])
@@ -163,6 +165,26 @@ def traced_function(graph: str) -> str:
     while resumed := re.fullmatch(r"torch_dynamo_resume_in_(.+)_at_\d+", name):
         name = resumed.group(1)
     return name
+
+
+def mark_compiled_steps(functions: Sequence[FunctionBenefit], root: Path, library: Library) -> None:
+    """Static evidence for the paying changes no graph of the run held: the steps of the
+    library's training loop (Keras's and `Library.compiled_steps`) from which alone its own
+    code calls them (`library_steps.compiled_step_callers`)."""
+    candidates = [f for f in functions if f.paying and not f.run_in_graph]
+    if not candidates:
+        return
+    files = [
+        (p.relative_to(root).as_posix(), p.read_text(encoding="utf-8", errors="replace"))
+        for package in library.packages
+        for p in sorted((root / package).rglob("*.py"))
+        if not is_test_code(p.relative_to(root).as_posix())
+    ]
+    steps = KERAS_COMPILED_STEPS | set(library.compiled_steps)
+    for function in candidates:
+        file, _, qualname = function.key.rpartition("::")
+        found = compiled_step_callers(files, qualname, steps, defined_in=file)
+        function.static_graphs = found or []
 
 
 def _result(
@@ -327,29 +349,6 @@ def benefit_test_files(
         required += [t for t in ranked if _mentions(root / t, [name])][:1]
     rest = [t for t in ranked if t not in required][: max(0, limit - len(required))]
     return sorted([*required, *rest])
-
-
-def module_imports(path: Path, relpath: str) -> set[str]:
-    """The dotted names of the modules a Python file imports, at any depth of its code
-    (`from a.b import c` imports `a.b` and, when `c` is a module, `a.b.c`: both are given);
-    relative imports resolved from `relpath`; empty when it does not parse."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError):
-        return set()
-    package = relpath.split("/")[:-1]
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parent = package[: len(package) - node.level + 1]
-                base = ".".join([*parent, *([base] if base else [])])
-            found.add(base)
-            found.update(f"{base}.{alias.name}" if base else alias.name for alias in node.names)
-    return found
 
 
 def _mentions(path: Path, names: Collection[str]) -> bool:

@@ -109,6 +109,10 @@ class FunctionBenefit:
     """In-graph calls traced into a graph the library built (`library_graph`)."""
     library_graphs: list[str] = field(default_factory=list)
     """Those graphs' names ("predict_function", "Dataset_map_lambda", "dynamo:forward")."""
+    static_graphs: list[str] = field(default_factory=list)
+    """The steps the library's training loop compiles from which, by its code, the library
+    alone calls the function (`Task.train_step`): static evidence, for a path no test runs
+    (set by the oracle, `benchmarks/library_steps.py`)."""
     run_eagerly_calls: int = 0
     """Calls made while the tests ran every `tf.function` eagerly: neither counted nor timed."""
     signatures: int = 0
@@ -160,8 +164,9 @@ class FunctionBenefit:
 
     @property
     def run_in_graph(self) -> bool:
-        """Seen called inside a graph the library built during the tests (measured)."""
-        return self.library_graph_calls > 0
+        """Seen called inside a graph the library built during the tests (measured), or
+        called by the library only from steps its training loop compiles (`static_graphs`)."""
+        return self.library_graph_calls > 0 or bool(self.static_graphs)
 
     @property
     def paying_in_graph(self) -> bool:
@@ -203,7 +208,10 @@ class FunctionBenefit:
         if not self.faster:
             return "no measurable difference"
         if self.run_in_graph:
-            graphs = ", ".join(self.library_graphs[:3])
+            graphs = ", ".join(self.library_graphs[:3]) or "its code calls it only from " + (
+                ", ".join(f"`{s}`" for s in self.static_graphs[:3])
+                + ", which its training loop compiles"
+            )
             return f"faster on direct calls, but run inside a graph by the library ({graphs})"
         return None
 
@@ -215,6 +223,7 @@ class FunctionBenefit:
             "in_graph_calls": self.in_graph_calls,
             "library_graph_calls": self.library_graph_calls,
             "library_graphs": self.library_graphs,
+            "static_graphs": self.static_graphs,
             "run_eagerly_calls": self.run_eagerly_calls,
             "signatures": self.signatures,
             "traces": self.traces,
