@@ -7,11 +7,16 @@ only the standard library and pytest, finds the framework in `sys.modules` (neve
 it), and is copied beside the run as a module of its own (`BENEFIT_PLUGIN_MODULE`).
 
 `$HYBRIDIZE_BENEFIT_TARGETS` is a JSON list of the rewritten functions ({"key", "module",
-"qualname"}). At configure time each is looked up (a module function, or a method of a
-module-level class) and its compiled object (a `tf.function`, or a `torch.compile` wrapper) is
-replaced by a probe, in its module or class and wherever another loaded module holds the same
-object. A function defined inside another one cannot be reached: it is reported as such. On
-each call the probe:
+"qualname"}). The probe is put where the function is defined: when the plugin is loaded (`-p`,
+before any conftest or test module), an import hook (`_DefinitionProbes`) loads each target
+module from its source with one more decorator right above the compiler decorator the rewrite
+wrote (`at_definition`), so the module body binds the probe from the start and every reference
+taken at import holds it too (a dict of the module's functions such as tf-models' legacy
+`augment.NAME_TO_FUNC`, a default argument, a `from m import f` of another module). A module
+already imported, or not loaded from a source file, gets the probe at configure time instead:
+its compiled object (a `tf.function`, or a `torch.compile` wrapper) is replaced in its module
+or class and wherever another loaded module holds the same object. A function defined inside
+another one cannot be reached: it is reported as such. On each call the probe:
 
 - passes straight through when the call is made inside a graph (a `tf.function` being traced, a
   symbolic Keras tensor among the arguments, Dynamo compiling): counted, never timed;
@@ -25,7 +30,10 @@ each call the probe:
   in `ROUNDS` rounds of one eager and one compiled sample side by side (which goes first
   alternating; each sample after an untimed call of its mode, looping calls that are shorter
   than `SAMPLE_SECONDS`), every sample kept in wall time and in the process's CPU time, for
-  the judge's interval (`speed_band`); nested rewritten functions follow the mode being timed
+  the judge's interval (`speed_band`); at the end of each test file, the calls timed so far
+  are replayed (the same inputs) for more rounds while the function's interval is not settled
+  (`Probe.replay`, `speed_band.settled`), so a function the tests call once or twice still
+  gets a verdict; nested rewritten functions follow the mode being timed
   (eager inside the eager sample) and record nothing. The test's own call is never timed: it may trace, and its
   result is the one the test gets.
 
@@ -827,9 +835,26 @@ def run_functions_as_compiled() -> None:
             tf.config.run_functions_eagerly(False)
 
 
+def parse_absl_flags() -> None:
+    """Mark absl's flags parsed (their defaults), once absl is loaded: TensorFlow's flags
+    wrapper parses `sys.argv` the first time a flag is read (`tf.compat.v1.flags`; its
+    distribution `combinations` read `FLAGS.tpu` for every generated test), and pytest's own
+    arguments (`-q`) are no flags of absl's: `UnrecognizedFlagError: Unknown command line
+    flag 'q'` failed every such test of tf-models (`nn_blocks_test.py`'s
+    `DepthwiseSeparableConvBlockTest`) before it called anything, with or without a rewrite.
+    `absltest.main()`, which these tests are written for, parses its own command line."""
+    flags = sys.modules.get("absl.flags")
+    if flags is None:
+        return
+    with contextlib.suppress(Exception):  # an absl without the query: leave it
+        if not flags.FLAGS.is_parsed():
+            flags.FLAGS.mark_as_parsed()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None]:
     _calls.clear()
+    parse_absl_flags()
     try:
         yield
     finally:

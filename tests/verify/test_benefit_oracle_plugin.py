@@ -845,3 +845,29 @@ def test_plugin_sees_calls_through_references_taken_at_import(tmp_path: Path) ->
     assert (heavy.in_graph_calls, heavy.library_graphs) == (1, ["twice"])
     assert heavy.measured and twice.measured and heavy.unreachable is None
     assert (twice.calls, twice.signatures, twice.traces) == (1, 1, 1)
+
+
+def test_absl_flags_are_marked_parsed_so_that_pytest_s_arguments_are_not_read_as_flags(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import types
+
+    from hybridize.verify.benefit_plugin import parse_absl_flags
+
+    class Flags:
+        parsed = False
+
+        def is_parsed(self) -> bool:
+            return self.parsed
+
+        def mark_as_parsed(self) -> None:
+            self.parsed = True
+
+    monkeypatch.delitem(sys.modules, "absl.flags", raising=False)
+    parse_absl_flags()  # no absl loaded: nothing to do, nothing imported
+    assert "absl.flags" not in sys.modules
+    absl = types.ModuleType("absl.flags")
+    absl.FLAGS = Flags()  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "absl.flags", absl)
+    parse_absl_flags()
+    assert absl.FLAGS.parsed  # type: ignore[attr-defined]
