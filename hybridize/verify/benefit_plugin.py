@@ -494,6 +494,7 @@ class Probe:
         replayed (`kind` "replay": ratios, not calls)."""
         records: list[dict[str, Any]] = []
         calls, self.replays = self.replays, []
+        warmed: set[int] = set()
         started = time.perf_counter()
         while calls and not speed_band.settled(speed_band.median_interval(self.ratios)):
             for call in list(calls):
@@ -502,8 +503,17 @@ class Probe:
                     calls = []
                     break
                 try:
+                    if id(call) not in warmed:
+                        # untimed, once per call and mode: after the test's teardown the
+                        # compiled call may trace again (tf-models: a 13 s first replay)
+                        warmed.add(id(call))
+                        for mode, run in (("eager", call.eager), ("compiled", call.compiled)):
+                            _state.mode = mode
+                            _timed(run, 1)
+                        _state.mode = None
                     timing = self._rounds(call, speed_band.LOOK_ROUNDS, time.perf_counter() + left)
                 except Exception as error:  # a call that cannot be repeated any more
+                    _state.mode = None
                     calls.remove(call)
                     error_text = f"{type(error).__name__}: {error}"[:200]
                     records.append({"kind": "replay", "key": self.key, "timing_error": error_text})
