@@ -513,17 +513,25 @@ def test_calls():
 """
 
 
-@pytest.mark.torch
-def test_plugin_probes_a_tiny_pytorch_project(tmp_path: Path) -> None:
-    pytest.importorskip("torch")
+def _tiny_project(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A project of `files` (path -> text, dedented), each folder a package."""
     project = tmp_path / "project"
-    (project / "tinytorch").mkdir(parents=True)
-    (project / "tinytorch" / "__init__.py").write_text("")
-    (project / "tinytorch" / "nets.py").write_text(textwrap.dedent(TORCH_LIBRARY))
-    (project / "test_nets.py").write_text(textwrap.dedent(TORCH_TESTS))
+    for relpath, text in files.items():
+        path = project / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent != project:
+            (path.parent / "__init__.py").touch()
+        path.write_text(textwrap.dedent(text))
+    return project
+
+
+def _run_with_plugin(
+    tmp_path: Path, project: Path, keys: list[str], module: str, test_file: str
+) -> list[dict[str, Any]]:
+    """Run `test_file` of `project` with the benefit plugin probing `keys` (functions of
+    `module`); the plugin's records."""
     plugins = install_benefit_plugin(tmp_path / "plugins")
-    keys = ["tinytorch/nets.py::Block.forward", "tinytorch/nets.py::outer"]
-    targets = [{"key": k, "module": "tinytorch.nets", "qualname": k.split("::")[1]} for k in keys]
+    targets = [{"key": k, "module": module, "qualname": k.split("::")[1]} for k in keys]
     (tmp_path / "targets.json").write_text(json.dumps(targets))
     records = tmp_path / "records"
     records.mkdir()
@@ -532,10 +540,11 @@ def test_plugin_probes_a_tiny_pytorch_project(tmp_path: Path) -> None:
         "PYTHONPATH": os.pathsep.join([str(project), str(plugins)]),
         "HYBRIDIZE_BENEFIT_TARGETS": str(tmp_path / "targets.json"),
         "HYBRIDIZE_BENEFIT_OUT": str(records),
+        "TF_CPP_MIN_LOG_LEVEL": "2",
     }
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     done = subprocess.run(
-        [*command, "-p", "_hybridize_benefit_plugin", "test_nets.py"],
+        [*command, "-p", "_hybridize_benefit_plugin", test_file],
         cwd=project,
         env=env,
         capture_output=True,
@@ -543,7 +552,16 @@ def test_plugin_probes_a_tiny_pytorch_project(tmp_path: Path) -> None:
         timeout=900,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    records_read = read_records(records.glob("*.jsonl"))
+    return read_records(records.glob("*.jsonl"))
+
+
+@pytest.mark.torch
+def test_plugin_probes_a_tiny_pytorch_project(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    files = {"tinytorch/nets.py": TORCH_LIBRARY, "test_nets.py": TORCH_TESTS}
+    project = _tiny_project(tmp_path, files)
+    keys = ["tinytorch/nets.py::Block.forward", "tinytorch/nets.py::outer"]
+    records_read = _run_with_plugin(tmp_path, project, keys, "tinytorch.nets", "test_nets.py")
     found = {f.key: f for f in judge([Change(k, default=True) for k in keys], records_read)}
     forward = found["tinytorch/nets.py::Block.forward"]
     # three calls of its own, one compile; inside `outer`'s graph Dynamo folds the probe's
@@ -804,40 +822,12 @@ def test_calls_through_references_taken_at_import():
 @pytest.mark.tensorflow
 def test_plugin_sees_calls_through_references_taken_at_import(tmp_path: Path) -> None:
     pytest.importorskip("tensorflow")
-    project = tmp_path / "project"
-    (project / "tinyrefs").mkdir(parents=True)
-    (project / "tinyrefs" / "__init__.py").write_text("")
-    (project / "tinyrefs" / "ops.py").write_text(REFERENCES_LIBRARY)
-    (project / "test_refs.py").write_text(REFERENCES_TESTS)
-    plugins = install_benefit_plugin(tmp_path / "plugins")
-    keys = ["tinyrefs/ops.py::heavy", "tinyrefs/ops.py::Ops.twice"]
-    targets = [{"key": k, "module": "tinyrefs.ops", "qualname": k.split("::")[1]} for k in keys]
-    (tmp_path / "targets.json").write_text(json.dumps(targets))
-    records = tmp_path / "records"
-    records.mkdir()
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(project), str(plugins)]),
-        "HYBRIDIZE_BENEFIT_TARGETS": str(tmp_path / "targets.json"),
-        "HYBRIDIZE_BENEFIT_OUT": str(records),
-        "TF_CPP_MIN_LOG_LEVEL": "2",
-    }
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    done = subprocess.run(
-        [*command, "-p", "_hybridize_benefit_plugin", "test_refs.py"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    project = _tiny_project(
+        tmp_path, {"tinyrefs/ops.py": REFERENCES_LIBRARY, "test_refs.py": REFERENCES_TESTS}
     )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    found = {
-        f.key: f
-        for f in judge(
-            [Change(k, default=True) for k in keys], read_records(records.glob("*.jsonl"))
-        )
-    }
+    keys = ["tinyrefs/ops.py::heavy", "tinyrefs/ops.py::Ops.twice"]
+    records = _run_with_plugin(tmp_path, project, keys, "tinyrefs.ops", "test_refs.py")
+    found = {f.key: f for f in judge([Change(k, default=True) for k in keys], records)}
     heavy, twice = found[keys[0]], found[keys[1]]
     # two eager calls through the dict and the alias (one signature, one trace), and one
     # inside `twice`'s trace, a graph of the library's
