@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple, TypeVar, cast
 
@@ -388,20 +389,34 @@ def _flow_key_uses(
 ) -> list[KeyUse]:
     """The key uses of the dict a parameter holds wherever it flows (bounded)."""
     seen: set[tuple[FunctionKey, str]] = set()
-    work: list[tuple[FunctionKey, str, bool]] = [(key, name, True)]
+    # the places each place steps to, asked for as the flow reaches them (a flow stops at
+    # `MAX_DICT_FLOW` places, long before the callers of the places it saw run out)
+    work: deque[Iterator[tuple[FunctionKey, str, bool]]] = deque([iter([(key, name, True)])])
     uses: list[KeyUse] = []
     while work and len(seen) < MAX_DICT_FLOW:
-        place, variable, is_parameter = work.pop(0)
+        step = next(work[0], None)
+        if step is None:
+            work.popleft()
+            continue
+        place, variable, is_parameter = step
         if (place, variable) in seen:
             continue
         seen.add((place, variable))
         uses.extend(_key_uses(index, facts, place, variable))
-        work.extend((k, p, True) for k, p in _passed_on(index, facts, place, variable))
-        if is_parameter:
-            for caller, passed in _passed_in(index, facts, place, variable):
-                params = {p.name for p in index.function(caller).params}
-                work.append((caller, passed, passed in params))
+        work.append(_flow_steps(index, facts, place, variable, is_parameter))
     return uses
+
+
+def _flow_steps(
+    index: ProjectIndex, facts: TensorFacts, place: FunctionKey, variable: str, is_parameter: bool
+) -> Iterator[tuple[FunctionKey, str, bool]]:
+    """Where a dict flows from `variable` of `place` (whether each is a parameter): to the
+    parameters it is passed as, and, from a parameter, to the variables callers pass as it."""
+    for target, parameter in _passed_on(index, facts, place, variable):
+        yield target, parameter, True
+    if is_parameter:
+        for caller, passed in _passed_in(index, facts, place, variable):
+            yield caller, passed, any(p.name == passed for p in index.function(caller).params)
 
 
 class HasUnhashableArguments(Check):

@@ -775,7 +775,7 @@ class Evaluator:
             result=merge_tensor_specs(cap_atoms(result)),
             chained=chained,
             partials={
-                target: tuple(sorted(configs, key=canonical))
+                target: tuple(configs if len(configs) < 2 else sorted(configs, key=canonical))
                 for target, configs in partials.items()
             },
             constructs=constructs,

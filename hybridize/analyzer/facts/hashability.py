@@ -38,7 +38,12 @@ from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref, ref_key
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import MAX_NESTING, Atom, AtomKind, canonical
+from hybridize.analyzer.facts.values import (
+    MAX_NESTING,
+    Atom,
+    AtomKind,
+    first_in_canonical_order,
+)
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.frameworks.framework import TENSORFLOW
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
@@ -181,11 +186,9 @@ def unhashable_part(index: ProjectIndex, atom: Atom, depth: int = 0) -> str | No
 
 
 def _first(index: ProjectIndex, atoms: Iterable[Atom], depth: int) -> str | None:
-    for atom in sorted(atoms, key=canonical):
-        found = unhashable_part(index, atom, depth)
-        if found is not None:
-            return found
-    return None
+    """The unhashable part of the first atom that has one, in the same order in every run
+    (`unhashable_part` is pure)."""
+    return first_in_canonical_order(atoms, lambda atom: unhashable_part(index, atom, depth))
 
 
 def _is_project_class(index: ProjectIndex, key: object) -> bool:

@@ -51,7 +51,7 @@ from hybridize.analyzer.facts.safety import (
 from hybridize.analyzer.facts.values import (
     PYTHON_SEQUENCE_KINDS,
     Atom,
-    canonical,
+    first_in_canonical_order,
     is_boundext_atom,
     is_dataset_atom,
     is_dict_atom,
@@ -457,12 +457,14 @@ def _eager_iteration(
 ) -> ApiInfo | None:
     """The eager-only `__iter__` of what a loop iterates, in the function's framework."""
     framework = index.function_framework(key)
-    for atom in sorted(atoms, key=canonical):  # the one named: the same in every run
+
+    def eager_iter(atom: Atom) -> ApiInfo | None:
         role = "dataset" if is_dataset_atom(atom) else atom[1] if is_obj_atom(atom) else None
         info = framework.method_of(role, "__iter__") if role is not None else None
-        if info is not None and info.is_eager_only:
-            return info
-    return None
+        return info if info is not None and info.is_eager_only else None
+
+    # the one named: the same in every run
+    return first_in_canonical_order(atoms, eager_iter)
 
 
 def _iterates_eagerly(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:

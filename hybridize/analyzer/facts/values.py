@@ -10,7 +10,8 @@ in `atom_bounds.py`. The evaluator (`evaluator.py`) computes atoms; the solver
 
 from __future__ import annotations
 
-from typing import Literal, TypeGuard
+from collections.abc import Callable, Iterable
+from typing import Literal, TypeGuard, TypeVar
 
 from hybridize.analyzer.summaries.keys import FunctionKey
 
@@ -299,6 +300,24 @@ def canonical(value: object) -> str:
         inner = ", ".join(map(canonical, value))
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     return repr(value)
+
+
+_A = TypeVar("_A")
+_R = TypeVar("_R")
+
+
+def first_in_canonical_order(atoms: Iterable[_A], found: Callable[[_A], _R | None]) -> _R | None:
+    """`found(atom)` of the first atom in `canonical` order for which it is not None: what
+    iterating `sorted(atoms, key=canonical)` until the first answer gives, for a pure `found`
+    (asked of every atom, in any order: it may fill no memo that another answer reads). Only
+    the answered atoms are ordered, most sets have none or one, and `canonical` of a nested
+    atom is a walk of all of it."""
+    answered = [(atom, value) for atom in atoms if (value := found(atom)) is not None]
+    if not answered:
+        return None
+    if len(answered) == 1:
+        return answered[0][1]
+    return min(answered, key=lambda pair: canonical(pair[0]))[1]
 
 
 def partial_config(

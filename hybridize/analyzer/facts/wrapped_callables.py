@@ -81,7 +81,7 @@ class WrappedCallables:
                 if evaluator is None:
                     evaluator = get_evaluator(self.index, self.facts, self.index.owner_key(key))
                 atoms |= evaluator.eval(param.default)
-            how = self._first(sorted(atoms, key=canonical))
+            how = self._first(self._may_answer_in_order(atoms, 0))
             if how is not None:
                 yield WrappedArgument(param.name, how)
 
@@ -102,14 +102,41 @@ class WrappedCallables:
         if depth >= MAX_DEPTH:
             return None
         if kind == "seq":
-            return self._first(sorted(atom[2], key=canonical), depth + 1)
+            return self._first(self._may_answer_in_order(atom[2], depth + 1), depth + 1)
         if kind == "tup":
             return self._first(
-                (a for part in atom[1] for a in sorted(part, key=canonical)), depth + 1
+                (a for part in atom[1] for a in self._may_answer_in_order(part, depth + 1)),
+                depth + 1,
             )
         if kind == "dict":
-            return self._first(sorted(atom[1], key=canonical), depth + 1)
+            return self._first(self._may_answer_in_order(atom[1], depth + 1), depth + 1)
         return None
+
+    def _may_answer(self, atom: Atom, depth: int) -> bool:
+        """Whether `carries_wrapped(atom, depth)` may answer: it holds a project function
+        not yet known to be unwrapped (`function_wrapped` memoises its answers in the order
+        asked, a decorator cycle cut where it was entered: one not asked yet keeps its
+        place), or an object of a class that wraps its instances (`_wraps_instances`, which
+        reads nothing else). Every other atom is answered None, and asks nothing new."""
+        kind: AtomKind = atom[0]
+        if kind in ("func", "method"):
+            return atom[1] not in self._functions or self._functions[atom[1]] is not None
+        if kind == "obj":
+            return isinstance(atom[2], FunctionKey) and self._wraps_instances(atom[2])
+        if depth >= MAX_DEPTH:
+            return False
+        if kind == "seq":
+            return any(self._may_answer(a, depth + 1) for a in atom[2])
+        if kind == "tup":
+            return any(self._may_answer(a, depth + 1) for part in atom[1] for a in part)
+        if kind == "dict":
+            return any(self._may_answer(a, depth + 1) for a in atom[1])
+        return False
+
+    def _may_answer_in_order(self, atoms: Iterable[Atom], depth: int) -> list[Atom]:
+        """The atoms `carries_wrapped` may answer, in the same order in every run
+        (`canonical`), which is the order it asks about project functions in."""
+        return sorted((a for a in atoms if self._may_answer(a, depth)), key=canonical)
 
     def function_wrapped(self, key: FunctionKey) -> str | None:
         """Why the function object of `key` (as its `def` binds it) has `__wrapped__`."""
