@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import cache
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from hybridize.analyzer import budget
 from hybridize.analyzer.budget import BudgetExceeded, cpu_budget
@@ -186,6 +186,14 @@ def _body_facts(
     return found
 
 
+class _LastPhase(NamedTuple):
+    """What an incremental phase (`_decide` with a scope and the last phase's memory)
+    starts from."""
+
+    memory: VerdictMemory
+    scope: set[FunctionKey]
+
+
 def _decide(
     index: ProjectIndex,
     facts: TensorFacts,
@@ -215,14 +223,16 @@ def _decide(
     (`MovedLines.reusable`). `classes_unchanged`: the edit changed no class and no import
     (`BenefitModel`'s)."""
     keys = project_keys(index)
-    if scope is None or memory is None:
+    # an incremental phase: the last one's memory, and the scope this one decides
+    last = _LastPhase(memory, scope) if memory is not None and scope is not None else None
+    if last is None:
         graph = None
         within = keys
     else:
-        within = [k for k in keys if k in scope]
-    if fresh is None or memory is None or scope is None:
+        within = [k for k in keys if k in last.scope]
+    if fresh is None or last is None:
         fresh = set(within)
-    settled = set() if memory is None or scope is None else scope - fresh
+    settled = set() if last is None else last.scope - fresh
     analysed_keys = [k for k in within if not k.is_module_code]
     function_keys = [k for k in analysed_keys if not index.function(k).is_lambda]
     if progress is not None:
@@ -230,31 +240,27 @@ def _decide(
     # the functions an edit only moved keep their effect and helper summaries, their lines
     # moved (`MovedLines.moved_summaries`): the others of `fresh` are worked out again
     only_moved = (
-        set()
-        if memory is None or scope is None or moved is None
-        else moved.moved_summaries(fresh, memory)
+        set() if last is None or moved is None else moved.moved_summaries(fresh, last.memory)
     )
     again = fresh - only_moved if only_moved else fresh
     effects = EffectAnalysis(index, facts).run(
         [k for k in analysed_keys if k not in settled and k not in only_moved],
         # the last phase's summaries, which nothing reads after this phase: in place
-        None if memory is None or scope is None else _within_replaced(memory.effects, again, {}),
+        None if last is None else _within_replaced(last.memory.effects, again, {}),
     )
-    if memory is None or scope is None:
+    if last is None:
         graph = build_call_graph(index, facts, keys)
         part = graph
     else:
-        graph = memory.graph
+        graph = last.memory.graph
         part = induced(graph, within)
-    helpers = HelperSafety(
-        index, facts, part, None if memory is None or scope is None else memory.helpers, again
-    )
+    helpers = HelperSafety(index, facts, part, None if last is None else last.memory.helpers, again)
     recursive = recursive_functions(part)
     bodies = _body_facts(
         index,
         facts,
         within,
-        None if memory is None or scope is None else _within_replaced(memory.bodies, again, {}),
+        None if last is None else _within_replaced(last.memory.bodies, again, {}),
     )
     computation = following_calls(part, facts, {k: bodies[k].computation for k in within})
     opaque_here = {k: bodies[k].opaque for k in within}
@@ -264,12 +270,12 @@ def _decide(
     if project is None:
         project = project_wide(index, facts, keys)
     hybrid = {k for k in function_keys if is_hybrid(index, facts, k, index.function_framework(k))}
-    if memory is not None and scope is not None:
-        hybrid |= memory.hybrid - scope
+    if last is not None:
+        hybrid |= last.memory.hybrid - last.scope
     by_framework = project.compiled
     covered = covered_callers(graph, facts, hybrid, function_keys, by_framework)
-    if memory is not None and scope is not None:
-        covered = _outside(memory.covered, scope) | covered
+    if last is not None:
+        covered = _outside(last.memory.covered, last.scope) | covered
     variation = project.variation
     candidacy = Candidacy(
         index,
@@ -278,10 +284,10 @@ def _decide(
         within,
         modules=project.modules,
         known=(set(), set())
-        if memory is None or scope is None
+        if last is None
         else (
-            {k for k in memory.candidacy_walks[0] if k not in scope},
-            {k for k in memory.candidacy_walks[1] if k not in scope},
+            {k for k in last.memory.candidacy_walks[0] if k not in last.scope},
+            {k for k in last.memory.candidacy_walks[1] if k not in last.scope},
         ),
     )
     traced = hybrid | {k for k, v in covered.items() if v}
@@ -301,7 +307,7 @@ def _decide(
         flexibly_compiled=flexibly_compiled(index, facts, hybrid),
         framework_compiled=by_framework,
         eager_models=eager_model_classes(index, facts),
-        scope=None if memory is None or scope is None else part,
+        scope=None if last is None else part,
         previous=None if memory is None else memory.benefits,
         classes_unchanged=classes_unchanged,
     )
@@ -342,11 +348,7 @@ def _decide(
     )
     unevaluated = _unevaluated(graph, facts.internal_errors)
     # what a kept verdict read is asked again of what the detections read (`phase.project`)
-    above = (
-        None
-        if memory is None or scope is None
-        else CallerReadCheck(phase.project, memory.caller_reads)
-    )
+    above = None if last is None else CallerReadCheck(phase.project, last.memory.caller_reads)
     # a verdict's benefit reads other verdicts only up its callers (whether they run as graphs:
     # `BenefitModel.inside_proposed_graphs`), so the files' functions and their callers at any
     # depth get the verdicts of a phase that decides every function
@@ -410,14 +412,14 @@ def _decide(
             )
         decided[key] = verdict
     final: dict[FunctionKey, FunctionVerdict] = {}
-    if memory is not None and scope is not None:
+    if last is not None:
         # The last phase's entries outside the scope, then the new ones: its tables, which
         # nothing reads after this phase, updated in place (O(scope), in the order of a
         # filtered rebuild; a copy of each would be one more table of the project's size
         # for the cycle collector to walk after every edit).
-        decided = _within_replaced(memory.decided, scope, decided)
-        failed = _within_replaced(memory.errors, scope, failed)
-        final = _within_replaced(memory.final, scope, {})
+        decided = _within_replaced(last.memory.decided, last.scope, decided)
+        failed = _within_replaced(last.memory.errors, last.scope, failed)
+        final = _within_replaced(last.memory.final, last.scope, {})
         inside = _inside_proposed_graphs(
             benefits, decided, [k for k in function_keys if k in decided], errors
         )
@@ -431,12 +433,12 @@ def _decide(
         errors += [failed[k] for k in keys if k in failed]
     order = _report_order(
         final,
-        None if memory is None or scope is None else memory.order,
-        None if memory is None or scope is None else scope,
+        None if last is None else last.memory.order,
+        None if last is None else last.scope,
     )
     verdicts = [final[k] for file in sorted(order) for k in order[file]]
-    if memory is not None and scope is not None:
-        reasons = _within_replaced(memory.reasons, scope, reasons)
+    if last is not None:
+        reasons = _within_replaced(last.memory.reasons, last.scope, reasons)
     memory = VerdictMemory(
         graph,
         hybrid,
@@ -450,7 +452,7 @@ def _decide(
         dict(_cached(facts, "frozen_reads")),
         _cached(facts, "state_writes"),
         len(function_keys) - len(kept_keys),
-        memory is not None and scope is not None,
+        last is not None,
         effects,
         helpers,
         reasons,
@@ -464,7 +466,7 @@ def _decide(
         phase_reads(
             index,
             facts,
-            None if memory is None or scope is None else memory.caller_reads,
+            None if last is None else last.memory.caller_reads,
             () if scope is None else [k for k in scope if k not in kept_keys],
         ),
         order,
