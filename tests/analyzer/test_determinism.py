@@ -22,7 +22,7 @@ from facts_helpers import verdict
 from hybridize.analyzer.analysis import ProjectAnalysis
 from hybridize.analyzer.checks import summary_hooks
 from hybridize.analyzer.facts.retracing import LiteralVariation, Retraces
-from hybridize.analyzer.facts.values import canonical
+from hybridize.analyzer.facts.values import canonical, first_in_canonical_order
 from hybridize.analyzer.options import AnalysisOptions
 from hybridize.analyzer.summaries import file_summaries
 from hybridize.analyzer.summaries.file_summaries import summarize_text
@@ -414,6 +414,25 @@ def test_canonical_text_does_not_follow_a_sets_iteration_order() -> None:
     assert canonical(atom_a) == canonical(atom_b) == "('seq', 'list', {-1, -2})"
     assert canonical(("lit", "int", None)) == repr(("lit", "int", None))
     assert canonical(("symbolic",)) == "('symbolic',)"
+
+
+def test_first_answer_in_canonical_order_whatever_the_order_given() -> None:
+    """`first_in_canonical_order` answers what the first atom in `canonical` order that has
+    an answer gives, as a walk of the sorted atoms would, in whatever order the atoms come
+    (a set's)."""
+    atoms = [("lit", "str", "b"), ("lit", "int", 1), ("lit", "str", "a"), ("obj", "x", None)]
+
+    def answer(atom: tuple[object, ...]) -> str | None:
+        return f"a {atom[1]} {atom[2]}" if atom[0] == "lit" and atom[1] == "str" else None
+
+    for order in (atoms, atoms[::-1], atoms[1:] + atoms[:1]):
+        assert first_in_canonical_order(order, answer) == "a str a"
+    assert first_in_canonical_order([atoms[3], atoms[0]], answer) == "a str b"
+    assert first_in_canonical_order([atoms[1], atoms[3]], answer) is None
+
+    # the same first as sorting every atom by `canonical` (what the walks did before)
+    expected = next(a for a in sorted(atoms, key=canonical) if answer(a) is not None)
+    assert first_in_canonical_order(atoms, answer) == answer(expected)
 
 
 CYCLE_OF_LOCALS = """
