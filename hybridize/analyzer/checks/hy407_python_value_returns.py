@@ -37,6 +37,11 @@ class HasPythonValueReturns(Check):
       Calling a layer object runs the `call` of its class: of the classes the project
       assigns to what is called (`self._net = QNetwork(...)`), not of every subclass of a
       base whose own `__call__` runs `super().__call__`;
+    - an instance of a project class TensorFlow converts to a tensor: one registered with
+      `tf.register_tensor_conversion_function(Cls, ...)` anywhere in the project (or a
+      subclass of it: edward2's `RandomVariable`), or defining `__tf_tensor__`, made in it or
+      returned by a project function it calls, whole or in a returned tuple, list or dict:
+      compiled, it comes back as a tensor;
     - `None` on one path and a tensor on another while the body branches on a tensor;
     - a Python value (a number, string or bool, `x.shape[i]`, `x.shape.as_list()`, a NumPy
       value) or a `tf.Variable`, which `tf.function` returns as a tensor, when a caller uses
@@ -81,7 +86,10 @@ class HasPythonValueReturns(Check):
     `parameters` hold tensors where the body passed None or a Python number (measured with
     TF 2.21 and TensorFlow Probability 0.25: `Normal(x, 1.0)` comes back with `scale` a
     tensor, `Deterministic(loc=x)` with `atol` and `rtol`, left None, tensors; tf-agents' PPO
-    policy puts them in its policy info, which then no longer matches its spec). A branch on
+    policy puts them in its policy info, which then no longer matches its spec). An object of a
+    class with a tensor conversion (registered, or `__tf_tensor__`) is converted like a
+    number: the caller gets an `EagerTensor`, and reading the object's attributes
+    (`rv.distribution`) raises `AttributeError` (measured with TF 2.21). A branch on
     a tensor becomes `tf.cond`, whose branches must return the same structure, so `None` against a
     tensor raises `ValueError`. A caller that needed the Python value then fails (Keras:
     "Received an invalid value for `units`") or silently prints `tf.Tensor(4, shape=(),

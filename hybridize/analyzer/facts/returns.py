@@ -53,6 +53,7 @@ from hybridize.analyzer.facts.predicates import leaf_atoms, local_values, made_o
 from hybridize.analyzer.facts.refs import is_class_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.sort_keys import compared_key_results
+from hybridize.analyzer.facts.tensor_conversion import tensor_conversion
 from hybridize.analyzer.facts.values import (
     MAX_NESTING,
     NONE_ATOM,
@@ -252,6 +253,10 @@ def _unreturnable(
                     continue
             if is_obj_atom(atom) and obj_role(atom) in CHANGED_ROLES:
                 reasons.add(f"returns {CHANGED_ROLES[atom[1]]}")
+                continue
+            converted = _converted_instance(index, facts, atom)
+            if converted is not None:
+                reasons.add(converted)
                 continue
             what = _unreturnable_atom(index, atom)
             if what is not None:
@@ -478,6 +483,21 @@ def _makes_symbolic(facts: TensorFacts, key: FunctionKey) -> bool:
         seen.update(following)
         frontier = following
     return False
+
+
+def _converted_instance(index: ProjectIndex, facts: TensorFacts, atom: Atom) -> str | None:
+    """Why a returned instance of a project class TensorFlow converts to a tensor comes back
+    as a tensor (`tensor_conversion`), None for any other value."""
+    if not is_obj_atom(atom) or (class_key := obj_class(atom)) is None:
+        return None
+    how = tensor_conversion(index, facts, class_key)
+    if how is None:
+        return None
+    return (
+        f"returns an instance of `{class_key.qualname}`, {how}: compiled, it comes back "
+        f"as a tensor, without the attributes of a `{class_key.qualname}` a caller reads "
+        "(AttributeError)"
+    )
 
 
 def _unreturnable_atom(index: ProjectIndex, atom: Atom) -> str | None:
