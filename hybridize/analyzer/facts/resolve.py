@@ -52,9 +52,24 @@ from hybridize.analyzer.summaries.ir import (
     module_imports,
 )
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, is_class, is_def, is_name
+from hybridize.analyzer.summaries.syms import (
+    Sym,
+    attr_sym,
+    call_sym,
+    is_attr,
+    is_class,
+    is_def,
+    is_local,
+    is_name,
+    item_sym,
+    name_sym,
+    sym_name,
+)
 
 BUILTIN_NAMES = frozenset(dir(builtins))
+DYNAMIC_GLOBALS = "<globals>"
+"""The name of a `global_ref` standing for the names a module binds dynamically
+(`ProjectIndex.dynamic_globals`)."""
 
 
 def _referenced_names(fn: FunctionSummary) -> set[str]:
@@ -115,6 +130,7 @@ class ProjectIndex:
     )
     _direct_subclasses: dict[ClassKey, list[ClassKey]] | None = None
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
+    _dynamic_globals_cache: dict[str, tuple[Sym, ...]] = field(default_factory=dict)
     _module_frameworks_cache: dict[str, ModuleFrameworks] = field(default_factory=dict)
     _function_framework_cache: dict[FunctionKey, tuple[ModuleSummary, Framework]] = field(
         default_factory=dict
@@ -371,7 +387,49 @@ class ProjectIndex:
                     return ext_ref(candidate)
         if name in BUILTIN_NAMES:
             return ext_ref(f"builtins.{name}")
+        if self.dynamic_globals(relpath):
+            return global_ref(relpath, DYNAMIC_GLOBALS)
         return UNKNOWN_REF
+
+    def dynamic_globals(self, relpath: str) -> tuple[Sym, ...]:
+        """The values a module's code binds to names it computes, as a statement binding
+        them at import (`globals()[name] = value`, through a local holding `globals()` too,
+        or `setattr(sys.modules[__name__], name, value)`: edward2's loop binding each TFP
+        distribution's name to `make_random_variable(cls)`). A name the module defines no
+        other way may be any of them (`DYNAMIC_GLOBALS`)."""
+        cached = self._dynamic_globals_cache.get(relpath)
+        if cached is not None:
+            return cached
+        module = self.modules.get(relpath)
+        if module is None:
+            return ()
+        code = module.module_code
+        builtin = self.resolve_global(relpath, "globals") == ext_ref("builtins.globals")
+        made = {
+            call_sym(i) for i, site in enumerate(code.calls) if site.callee == name_sym("globals")
+        }
+
+        def globals_call(sym: Sym) -> bool:
+            if is_local(sym) or is_name(sym):
+                # A module-level name assigned `globals()` once (`_globals = globals()`).
+                values = code.locals.get(sym_name(sym), [])
+                return len(values) == 1 and values[0] in made
+            return sym in made
+
+        found: list[Sym] = []
+        if builtin:
+            found = [
+                store.value
+                for store in code.stores
+                if store.kind == "item" and globals_call(store.target)
+            ]
+        this_module = item_sym(attr_sym(name_sym("sys"), "modules"), name_sym("__name__"))
+        for site in code.calls:
+            args = site.args
+            if site.callee == name_sym("setattr") and len(args) == 3 and args[0] == this_module:
+                found.append(args[2])
+        self._dynamic_globals_cache[relpath] = tuple(found)
+        return self._dynamic_globals_cache[relpath]
 
     def resolve_dotted(self, relpath: str, dotted: str) -> Ref:
         """Resolve `a.b.c` as written in module `relpath` (annotations, decorators, bases)."""
