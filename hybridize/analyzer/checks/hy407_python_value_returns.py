@@ -42,6 +42,11 @@ class HasPythonValueReturns(Check):
       subclass of it: edward2's `RandomVariable`), or defining `__tf_tensor__`, made in it or
       returned by a project function it calls, whole or in a returned tuple, list or dict:
       compiled, it comes back as a tensor;
+    - what a call of an unresolved callee gives (a name a project module makes at run time),
+      on every path, when a caller in the project (tests count) reads an attribute of the
+      whole result that no tensor has, nor a dict, list or namedtuple (`rv.distribution`):
+      the value is then some object, which tf.function returns as a tensor or cannot return
+      (a safety net: the analysis would otherwise take the call's result for a tensor);
     - `None` on one path and a tensor on another while the body branches on a tensor;
     - a Python value (a number, string or bool, `x.shape[i]`, `x.shape.as_list()`, a NumPy
       value) or a `tf.Variable`, which `tf.function` returns as a tensor, when a caller uses

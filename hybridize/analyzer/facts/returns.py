@@ -93,16 +93,19 @@ from hybridize.analyzer.summaries.syms import (
     call_sym,
     is_attr,
     is_call,
+    is_cond,
     is_fstr,
     is_item,
     is_lit,
     is_local,
+    is_name,
     is_slice,
     kind_of,
     lit_type,
     name_sym,
     param_sym,
     seq_kind,
+    sym_name,
 )
 
 UNRETURNABLE_ROLES = {
@@ -136,6 +139,8 @@ and `json` raise. (`format()`, `str.format` and f-strings without `!s`/`!r` show
 OUTPUT_EFFECTS = frozenset({"print", "logging", "io"})
 STATIC_SHAPE_ATTRIBUTES = frozenset({"shape", "ndim"})
 STATIC_SHAPE_METHODS = frozenset({"as_list", "num_elements"})
+STATIC_TENSOR_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "name", "device", "T"})
+"""What the evaluator gives of any tensor, tabled or not (`Evaluator.attribute`)."""
 PARTLY_STATIC_SHAPE = "a shape list, static where known (Python ints, tensors elsewhere)"
 RANGE = "builtins.range"
 SUPER = name_sym("super")
@@ -195,6 +200,10 @@ def python_value_returns(
         given = _returns_given_tensor_shape(index, facts, key, fn)
         if given is not None:
             findings.append(Evidence(given, fn.span))
+    if not findings:
+        read = _unknown_result_attribute(index, facts, key, fn)
+        if read is not None:
+            findings.append(Evidence(read, fn.span))
     return findings, assumptions
 
 
@@ -1259,6 +1268,100 @@ def _python_use(
         if traced and bases and all(a[0] in PYTHON_SEQUENCE_KINDS for a in bases):
             return "indexes a Python list with it, which needs a Python int in its graph"
     return None
+
+
+STRUCTURE_MEMBERS = frozenset(
+    {"items", "keys", "values", "get", "copy", "count", "index", "_asdict", "_replace", "_fields"}
+    | {"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert"}
+    | {"remove", "reverse", "sort"}
+)
+"""Members of what tf.function gives back as a structure (a dict's, a namedtuple's): read on a
+returned value of unknown type, they tell nothing of a lost object."""
+
+
+def _unknown_result_attribute(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    fn: FunctionSummary,
+) -> str | None:
+    """A safety net for returned values of unknown type (what a call the analysis cannot
+    resolve gives): a caller in the project (tests count) reading an attribute of the result
+    that no tensor has (`Framework.attribute_of`/`method_of` of a tensor) nor a dict or
+    namedtuple (`STRUCTURE_MEMBERS`) shows the value is some other object, which
+    tf.function returns as a tensor (a class with a tensor conversion: edward2's
+    `rv.distribution`) or cannot return (TypeError), both measured under TF 2.21."""
+    if not _returns_unresolved_calls(facts, key, fn):
+        return None
+    for caller in sorted(facts.callers.get(key, ()), key=str):
+        if caller == key:
+            continue
+        caller_fn = index.function(caller)
+        caller_evaluator = get_evaluator(index, facts, caller)
+        framework = caller_evaluator.framework
+        for resolved in facts.calls.get(caller, []):
+            if not any(target == key for _, target in callees(index, resolved)):
+                continue
+            result: Sym = call_sym(resolved.index)
+            for sym in _values_of(caller_fn):
+                if not is_attr(sym) or attr_name(sym) in STRUCTURE_MEMBERS:
+                    continue
+                name = attr_name(sym)
+                if framework.attribute_of("tensor", name) is not None:
+                    continue
+                if framework.method_of("tensor", name) is not None:
+                    continue
+                if name in STATIC_TENSOR_ATTRIBUTES:
+                    continue
+                if not _holds_whole(caller_fn, attr_base(sym), result):
+                    continue
+                line = cited_line(caller.file, resolved.site.span.start_line)
+                where = "module code" if caller.is_module_code else f"`{caller_fn.qualname}`"
+                return (
+                    f"returns a value of unknown type, and {where} (line {line}) reads "
+                    f"`.{name}` of it, which no tensor has: tf.function returns such an "
+                    "object as a tensor (a class with a tensor conversion) or cannot return "
+                    "it (TypeError while tracing)"
+                )
+    return None
+
+
+def _returns_unresolved_calls(facts: TensorFacts, key: FunctionKey, fn: FunctionSummary) -> bool:
+    """Whether every value the function returns (through locals and conditionals) is what a
+    call of an unresolved callee gives: the evaluator guesses a tensor there when tensors are
+    passed, so the returned values' atoms cannot tell. Anything else on some path (a tensor
+    op's result, a structure tf.function gives back as such, which keeps its members, a
+    Python value the other reasons judge) is not."""
+    calls = calls_by_result(facts, key)
+
+    def follow(sym: Sym) -> Iterable[Sym]:
+        return made_of(sym) if is_cond(sym) else local_values(fn, sym)
+
+    leaves = [
+        sym
+        for sym in walk_syms(fn.returns, follow)
+        if not is_cond(sym) and not local_values(fn, sym)
+    ]
+    for sym in leaves:
+        resolved = calls.get(sym)
+        if resolved is None or resolved.api or resolved.targets:
+            return False
+        if not resolved.callee_atoms or any(a != UNKNOWN_ATOM for a in resolved.callee_atoms):
+            return False
+    return bool(leaves)
+
+
+def _holds_whole(fn: FunctionSummary, sym: Sym, result: Sym) -> bool:
+    """Whether `sym` is `result` itself, or a local every value of which is (an element
+    unpacked or indexed from it is a structure's, which tf.function keeps)."""
+
+    def follow(current: Sym) -> Iterable[Sym]:
+        if is_local(current) or is_name(current):
+            values = fn.locals.get(sym_name(current), ())
+            return values if len(values) == 1 else ()
+        return ()
+
+    return any(current == result for current in walk_syms((sym,), follow))
 
 
 def _values_of(fn: FunctionSummary) -> Iterator[Sym]:
