@@ -407,6 +407,9 @@ MESSAGE_MODULES = sorted({*CORE_MODULES, *(CORE / "output").rglob("*.py")})
 
 ONE_FRAMEWORK_MESSAGES: dict[tuple[str, str], str] = {
     ("analyzer/facts/returns.py", ""): "HY407: what tf.function cannot return",
+    ("analyzer/facts/tensor_conversion.py", ""): (
+        "HY407: classes TensorFlow converts to a tensor, which tf.function returns as one"
+    ),
     ("analyzer/facts/hashability.py", ""): "HY409: tf.function's trace keys",
     ("analyzer/facts/loop_shapes.py", ""): "HY410: AutoGraph's tf.while_loop",
     ("analyzer/facts/rank_losing_slices.py", ""): "HY412: Keras layers' static shapes",
