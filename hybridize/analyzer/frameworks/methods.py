@@ -435,7 +435,16 @@ _LAYER_METHODS: dict[str, Behaviour] = {
     ),
     "add_weight": CREATES_VARIABLE,
     "add_variable": CREATES_VARIABLE,
-    "add_loss": GRAPH_EFFECT.with_(note="records a loss tensor on the layer"),
+    # Stores the loss tensor on the layer (a Python list): compiled, the tensor is made in the
+    # function's graph and outlives it (`layer.losses` holds a symbolic tensor, `float()` of it
+    # raises TypeError; Keras 2 and 3, tests/analyzer/test_add_loss_measured.py). Harmless only
+    # when Keras itself runs `call` in its graph, which a decorator on `call` is not.
+    "add_loss": Behaviour(
+        "none",
+        tensor_op=True,
+        mutates_receiver=True,
+        note="stores a loss tensor on the layer (made in the graph when compiled)",
+    ),
     "get_weights": EAGER_NUMPY,
     "set_weights": Behaviour("none", effect="eager_only", note="assigns NumPy values"),
     "get_config": Behaviour("dict"),
