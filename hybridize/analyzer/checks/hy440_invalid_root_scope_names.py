@@ -1,0 +1,194 @@
+"""HY440 has_invalid_root_scope_names: a name TensorFlow checks only at a graph's root."""
+
+from __future__ import annotations
+
+import re
+
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.callgraph import calls_by_result
+from hybridize.analyzer.facts.evaluator import Evaluator, ResolvedCall
+from hybridize.analyzer.facts.refs import is_ext_ref
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.values import is_obj_atom, obj_class
+from hybridize.analyzer.frameworks import lookup_parameters
+from hybridize.analyzer.summaries.ir import Sym
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.model import Finding
+
+from . import TENSORFLOW_ONLY, Check
+
+#: What TensorFlow requires of a name scope opened at the root of a graph (TF 2.21,
+#: `ops._VALID_OP_NAME_REGEX`); inside another scope a leading `_` is allowed.
+ROOT_SCOPE_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+
+#: Keras 2 convolutions whose `call` passes `name=self.__class__.__name__` to
+#: `tf.nn.convolution` (tf_keras 2.21 `Conv.convolution_op`; Keras 3's pass no name, and the
+#: transposed, depthwise and separable ones name no scope: measured).
+_CONV_NAMING_CLASS = frozenset(
+    {"Conv", "Conv1D", "Conv2D", "Conv3D", "Convolution1D", "Convolution2D", "Convolution3D"}
+)
+
+
+class HasInvalidRootScopeNames(Check):
+    """Names an op or a name scope, in its own graph's root scope, with a name TensorFlow
+    accepts only inside another scope, or never.
+
+    What it detects
+    ---------------
+    In the function's own body: an operation's `name=` (by keyword or by position) or a
+    `tf.name_scope(...)` argument that is a string literal not matching
+    `^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$` (`"_loss"`, `"my loss"`), or the `__name__` of a
+    project object's class (`self.__class__.__name__`, `type(self).__name__`) when that
+    class, or a project class deriving from it, is named so (`_Private...`). Also a
+    `super().call(...)` in a class deriving from a Keras convolution (`Conv1D`/`Conv2D`/
+    `Conv3D`): Keras 2's `Conv.call` passes `name=self.__class__.__name__` to
+    `tf.nn.convolution`, so a class of that family named with a leading `_` is such a name.
+
+    Why it matters in graph mode
+    ----------------------------
+    Eagerly no name is checked. A `tf.function` traces its body in a new graph whose scope
+    is the root, where a name scope must match the pattern: `ValueError: '_Private' is not a
+    valid root scope name` while tracing, whether the compiled function is called eagerly or
+    from another tf.function (measured under TF 2.21, tests/analyzer/test_hy440_root_scope_names.py;
+    the same name inside `with tf.name_scope("outer")` passes, and a Keras layer's `__call__`
+    opens the layer's scope first, so only a body run at the root fails). edward2's
+    `Conv2DBatchEnsemble.call`, compiled, fails on its private subclass
+    `_Conv2DBatchEnsembleNoFastWeights` (tf_keras). Keras 3's convolutions pass no name, but
+    which Keras runs is the environment's (`TF_USE_LEGACY_KERAS`), so the check does not
+    tell them apart.
+
+    Example
+    -------
+        def f(x):
+            return tf.add(x, x, name="_double")
+
+    Instead
+    -------
+    Use a name matching the pattern (`name="double"`), or open a valid scope around it
+    (`with tf.name_scope("f"):`), or leave the function eager.
+
+    Not for torch.compile
+    ---------------------
+    About TensorFlow graph names; PyTorch ops have none.
+    """
+
+    code = "HY440"
+    unblock = "use names matching ^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$ (no leading `_`), or open a valid name scope first"
+    frameworks = TENSORFLOW_ONLY
+    name = "has_invalid_root_scope_names"
+    severity = "error"
+    summary = "Names an op or scope, at its graph's root, with a name TensorFlow rejects there."
+    EXAMPLE_FUNCTION = "Net.f"
+    fact = "has_invalid_root_scope_names"
+    fact_meaning = (
+        "an op or name scope named, at the graph's root, with a name TensorFlow rejects there"
+    )
+    decision_order = 132
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        if not context.changes_on_compiling:
+            return []
+        index, key = context.index, context.key
+        calls = calls_by_result(context.facts, key)
+        evaluator = context.scan.evaluator
+        for resolved in context.facts.calls.get(key, []):
+            value = _name_argument(resolved)
+            how = ""
+            names: list[str] = []
+            if value is not None:
+                for atom in evaluator.eval(value):
+                    if atom[0] == "lit" and isinstance(atom[-1], str) and atom[-1]:
+                        names.append(atom[-1])
+                classes = _classes_named_by(value, calls, evaluator)
+                names += [_class_name(c) for c in _with_subclasses(index, classes)]
+            elif context.function.class_qualname is not None and _is_super_call_of_keras_conv(
+                index, key, resolved, calls
+            ):
+                own = ClassKey(key.file, context.function.class_qualname)
+                names = [_class_name(c) for c in _with_subclasses(index, [own])]
+                how = " (Keras 2's `Conv.call` names its convolution after the class)"
+            bad = sorted({n for n in names if not ROOT_SCOPE_NAME.match(n)})
+            if bad:
+                return [
+                    cls.finding(
+                        f"names a scope `{bad[0]}` at its graph's root{how}; TensorFlow rejects "
+                        "it there while tracing (`ValueError: ... is not a valid root scope name`)",
+                        resolved.site.span,
+                    )
+                ]
+        return []
+
+
+def _name_argument(resolved: ResolvedCall) -> Sym | None:
+    """What the call passes as an op's `name` or a name scope's name, if anything."""
+    site = resolved.site
+    for info in resolved.api:
+        if not (info.tensor_op or info.name.endswith("name_scope")):
+            continue
+        value = dict(site.kwargs).get("name")
+        if value is not None:
+            return value
+        params = lookup_parameters(info.name) or ()
+        if "name" in params and params.index("name") < len(site.args):
+            return site.args[params.index("name")]
+    return None
+
+
+def _classes_named_by(
+    value: Sym, calls: dict[Sym, ResolvedCall], evaluator: Evaluator
+) -> list[ClassKey]:
+    """The project classes whose `__name__` the value is: `obj.__class__.__name__`,
+    `type(obj).__name__`."""
+    if value[0] != "attr" or value[2] != "__name__":
+        return []
+    of = value[1]
+    holder: Sym | None = None
+    if of[0] == "attr" and of[2] == "__class__":
+        holder = of[1]
+    else:
+        resolved = calls.get(of)
+        if resolved is not None and any(i.name == "builtins.type" for i in resolved.api):
+            args = resolved.site.args
+            holder = args[0] if len(args) == 1 else None
+    if holder is None:
+        return []
+    found = {obj_class(a) for a in evaluator.eval(holder) if is_obj_atom(a)}
+    return sorted(k for k in found if k is not None)
+
+
+def _is_super_call_of_keras_conv(
+    index: ProjectIndex, key: FunctionKey, resolved: ResolvedCall, calls: dict[Sym, ResolvedCall]
+) -> bool:
+    """`super().call(...)` in a method of a class deriving from a Keras 2 convolution."""
+    callee = resolved.site.callee
+    if callee[0] != "attr" or callee[2] != "call":
+        return False
+    made = calls.get(callee[1])
+    if made is None or made.site.callee != ("name", "super"):
+        return False
+    class_qualname = index.function(key).class_qualname
+    if class_qualname is None:
+        return False
+    for klass in index.mro(ClassKey(key.file, class_qualname)):
+        for ref in index.base_refs(klass):
+            if (
+                is_ext_ref(ref)
+                and "keras" in ref[1]
+                and ref[1].rsplit(".", 1)[-1] in _CONV_NAMING_CLASS
+            ):
+                return True
+    return False
+
+
+def _with_subclasses(index: ProjectIndex, classes: list[ClassKey]) -> list[ClassKey]:
+    found: list[ClassKey] = []
+    for klass in classes:
+        for each in [klass, *index.subclasses(klass)]:
+            if each not in found:
+                found.append(each)
+    return found
+
+
+def _class_name(klass: ClassKey) -> str:
+    return klass.qualname.rsplit(".", 1)[-1]
