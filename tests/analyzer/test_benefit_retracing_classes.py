@@ -341,3 +341,49 @@ def test_a_rank_read_where_only_sizes_differ_keeps_reduce_retracing() -> None:
         for name in ("project", "via_helper"):
             (note,) = [f.message for f in verdicts[name].findings if f.code == "HY014"]
             assert "hence reduce_retracing=True" in note, (read, name)
+
+
+REBINDS_THEN_READS = """
+    import tensorflow as tf
+
+    def rows(x):
+        x = tf.convert_to_tensor(x)
+        total = tf.zeros((4,))
+        for i in range({read}):
+            total = total + tf.tanh(tf.matmul(x[i:i + 1], tf.ones((4, 4))))[0]
+        return total
+
+    def helper(x):
+        x = tf.cast(x, tf.float32)
+        return tf.zeros(({read}, 4))
+
+    def via_helper(x):
+        y = x + helper(x)
+        for _ in range(8):
+            y = tf.tanh(tf.matmul(y, tf.ones((4, 4))))
+        return tf.reduce_sum(y)
+
+    for _ in range(100):
+        rows(tf.ones((8, 4)))
+        rows(tf.ones((3, 4)))
+        via_helper(tf.ones((8, 4)))
+        via_helper(tf.ones((3, 4)))
+"""
+"""`rows` and `helper` rebind their parameter (`x = tf.convert_to_tensor(x)`, edward2's
+`one_hot_minus`) before reading its varying axis as an int."""
+
+
+def test_an_axis_read_through_a_rebound_parameter_gets_no_argument() -> None:
+    """The read is of what the body made of the parameter, whose axes vary alike: relaxed, the
+    axis is None and `range` raises (measured in test_benefit_rules_measured.py). No
+    `reduce_retracing`, and no plain decorator by default."""
+    for read in ("x.shape[0]", "len(x)", "x.get_shape()[0]", "x.shape.as_list()[0]"):
+        verdicts = analyse(REBINDS_THEN_READS.replace("{read}", read))
+        for name in ("rows", "via_helper"):
+            verdict = verdicts[name]
+            assert verdict.passes, (read, name, verdict.findings)
+            assert not [f for f in verdict.findings if f.code == "HY014"], (read, name)
+            assert verdict.benefit == "low", (read, name, verdict.benefit_reasons)
+            assert "Python ints" in verdict.benefit_reasons[0], (read, name)
+    reasons = analyse(REBINDS_THEN_READS.replace("{read}", "x.shape[0]"))["rows"].benefit_reasons
+    assert "rebinds `x`" in reasons[0]

@@ -722,6 +722,13 @@ def test_a_compiled_call_with_gradients_costs_a_multiple_of_one_without() -> Non
     assert eager_ratio >= 1 + (costs.autograd_work - 1) / 2, times
 
 
+def _tf_roll_stack(x: Any, shift: Any) -> Any:
+    import tensorflow as tf
+
+    x = tf.convert_to_tensor(x)
+    return tf.stack([tf.roll(shift, i, axis=-1) for i in range(x.shape[-1])], axis=-2)
+
+
 @pytest.mark.tensorflow
 @pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
 def test_a_taped_tf_function_call_costs_a_multiple_of_an_untaped_one() -> None:
@@ -757,3 +764,22 @@ def test_a_taped_tf_function_call_costs_a_multiple_of_an_untaped_one() -> None:
         rounds=5,
     )
     assert times["compiled_taped"] - times["tape"] >= 1.25 * times["compiled"], times
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_reduce_retracing_leaves_an_axis_of_a_rebound_parameter_none() -> None:
+    """edward2's `one_hot_minus` (a parameter rebound by `tf.convert_to_tensor`, then
+    `range(x.shape[-1])`), in its test's order: two calls at (2, 4, 5), then (2, 3). The
+    plain decorator traces each shape; relaxed, the third trace has `shape[-1]` None."""
+    import tensorflow as tf
+
+    shapes = ([2, 4, 5], [2, 4, 5], [2, 3])
+    plain = tf.function(_tf_roll_stack)
+    for shape in shapes:
+        plain(tf.ones(shape), tf.ones(shape))
+    generalised = tf.function(_tf_roll_stack, **{TENSORFLOW.shape_generalising_argument: True})
+    for shape in shapes[:2]:
+        generalised(tf.ones(shape), tf.ones(shape))
+    with pytest.raises(TypeError, match="NoneType"):
+        generalised(tf.ones(shapes[2]), tf.ones(shapes[2]))

@@ -382,8 +382,35 @@ def _named_parameter(fn: FunctionSummary, sym: Sym) -> str | None:
     return None
 
 
-def _shape_owner(fn: FunctionSummary, sym: Sym) -> str | None:
-    """The parameter whose static shape `sym` is (`p.shape`, `p.get_shape()`, `.as_list()`)."""
+def axes_read_through_rebound_names(fn: FunctionSummary) -> set[str]:
+    """Parameters the body rebinds (`x = tf.convert_to_tensor(x)`) and then reads an axis of
+    as a Python value through the new binding (`x.shape[-1]`, `len(x)`): reads
+    `statically_read_axes` does not tie to the parameter. The axis read may be another of the
+    parameter's (the body may have reshaped it): which one is not known."""
+    found: set[str] = set()
+    for sym in function_syms(fn):
+        if is_item(sym) and is_lit(sym[2]) and isinstance(sym[2][2], int):
+            param = _shape_owner(fn, sym[1], through_rebound=True)
+        elif is_call(sym) and fn.calls[sym[1]].callee == name_sym("len"):
+            args = fn.calls[sym[1]].args
+            param = _named_parameter(fn, args[0]) if len(args) == 1 else None
+        else:
+            continue
+        if param is not None:
+            found.add(param)
+    return found - {name for name, _ in statically_read_axes(fn)}
+
+
+def _shape_owner(fn: FunctionSummary, sym: Sym, *, through_rebound: bool = False) -> str | None:
+    """The parameter whose static shape `sym` is (`p.shape`, `p.get_shape()`, `.as_list()`);
+    `through_rebound`: also a parameter's name the body rebinds (`_named_parameter`)."""
+
+    def owner(tensor: Sym) -> str | None:
+        found = _parameter(fn, tensor)
+        if found is None and through_rebound:
+            found = _named_parameter(fn, tensor)
+        return found
+
     for _ in range(4):
         if is_local(sym) and len(fn.locals.get(sym[1], [])) == 1:
             sym = fn.locals[sym[1]][0]
@@ -394,11 +421,11 @@ def _shape_owner(fn: FunctionSummary, sym: Sym) -> str | None:
             if callee[2] == "as_list":
                 sym = callee[1]
             elif callee[2] == "get_shape":
-                return _parameter(fn, callee[1])
+                return owner(callee[1])
             else:
                 return None
         elif is_attr(sym) and attr_name(sym) == "shape":
-            return _parameter(fn, sym[1])
+            return owner(sym[1])
         else:
             return None
     return None

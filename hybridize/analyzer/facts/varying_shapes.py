@@ -40,6 +40,7 @@ from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.loop_shapes import growth_in_loops
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.signatures import (
+    axes_read_through_rebound_names,
     statically_read_axes,
     statically_read_ranks,
     statically_read_slices,
@@ -212,6 +213,11 @@ def _shape_read_as_int(
     )
     if own:
         return f"it reads the shape of `{own[0]}` as Python ints"
+    rebound = sorted(set(by_name) & axes_read_through_rebound_names(index.function(key)))
+    if rebound:
+        # `x = tf.convert_to_tensor(x)` then `range(x.shape[-1])` (edward2's one_hot_minus):
+        # relaxed, the axis is None and `range(None)` raises TypeError (measured, TF 2.21).
+        return f"it rebinds `{rebound[0]}` and reads its shape as Python ints"
     ranked = sorted(v.parameter for v in varying if v.ranks_differ)
     rank_reads = statically_read_ranks(index.function(key)) if ranked else set()
     own_ranks = sorted(set(ranked) & rank_reads)
@@ -224,7 +230,9 @@ def _shape_read_as_int(
     for callee_key, _via, _entry in traced_with(index, facts, key):
         if callee_key == key:
             continue
-        if any(_shape_reads(index, facts, callee_key)):
+        if any(_shape_reads(index, facts, callee_key)) or axes_read_through_rebound_names(
+            index.function(callee_key)
+        ):
             callee = index.function(callee_key)
             return f"`{callee.qualname}`, which it calls, reads shapes as Python ints"
         if ranked and statically_read_ranks(index.function(callee_key)):
