@@ -19,7 +19,10 @@ class MutationSideEffect(SideEffectCheck):
     function calls a user function that mutates such an object, including one it passes on
     from its own parameters. Objects created inside the call may be mutated freely, and
     graph operations such as `tf.Variable.assign` or Keras `build` writing the layer's
-    weights are not Python side effects.
+    weights are not Python side effects. A Keras layer's `add_loss` is one: it stores the loss
+    tensor on the layer, and compiled (the `call`, or a caller) the tensor belongs to the
+    function's graph once the call returns (`float(layer.losses[0])` raises TypeError; Keras 2
+    and 3, measured in tests/analyzer/test_add_loss_measured.py).
 
     Why it matters in graph mode
     ----------------------------
