@@ -13,11 +13,14 @@ import importlib.util
 import os
 import subprocess
 import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 from facts_helpers import analyse
 
 from hybridize.analyzer.checks.hy440_invalid_root_scope_names import ROOT_SCOPE_NAME
+from hybridize.project import Project, ProjectOptions
 
 PROBE = """
 import tensorflow as tf
@@ -185,3 +188,44 @@ def test_names_not_known_to_fail_do_not_block(qualname: str) -> None:
     """A parameter (unknown: not blocked), valid literals, a public class, and a transposed
     convolution (its `call` names no scope after the class: measured above for Keras 2)."""
     assert _hy440(qualname) == []
+
+
+BASE = """
+import tensorflow as tf
+
+
+class Ensemble(tf.keras.layers.Conv2D):
+    def call(self, inputs):
+        return super().call(inputs * 2.0)
+
+
+for _ in range(10):
+    Ensemble(1, 3)(tf.ones([1, 5, 5, 1]))
+"""
+
+SUBCLASS = """
+from base import Ensemble
+
+
+class NoFastWeights(Ensemble):
+    pass
+"""
+
+
+def test_renaming_a_subclass_in_another_module_decides_the_base_again(tmp_path: Path) -> None:
+    """The finding on `Ensemble.call` reads a subclass's name in a module that neither calls
+    it nor is called by it: a class renamed changes the module's interface, and the language
+    server's incremental verdicts follow the rename as an analysis from scratch does."""
+    (tmp_path / "base.py").write_text(textwrap.dedent(BASE))
+    (tmp_path / "sub.py").write_text(textwrap.dedent(SUBCLASS))
+    project = Project.open(tmp_path, ProjectOptions(use_cache=False))
+
+    def hy440() -> list[str]:
+        [verdict] = [v for v in project.results().functions if v.qualname == "Ensemble.call"]
+        return [f.code for f in verdict.findings if f.code == "HY440"]
+
+    assert hy440() == []
+    project.update(tmp_path / "sub.py", textwrap.dedent(SUBCLASS).replace("NoFast", "_NoFast"))
+    assert hy440() == ["HY440"]
+    project.update(tmp_path / "sub.py", textwrap.dedent(SUBCLASS))
+    assert hy440() == []
