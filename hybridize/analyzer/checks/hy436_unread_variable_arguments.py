@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.callgraph import call_sites, calls_by_result
+from hybridize.analyzer.facts.callgraph import call_sites, calls_by_result, variable_update_in
 from hybridize.analyzer.facts.evaluator import ResolvedCall
-from hybridize.analyzer.facts.predicates import local_values, walk_syms
-from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.ir import Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Finding
 
@@ -92,7 +89,7 @@ class ReceivesUnreadVariables(Check):
                 calls = by_caller[caller] = calls_by_result(context.facts, caller)
             site = resolved.site
             arguments = [*site.args, *(value for _, value in site.kwargs)]
-            method = _update_in(caller_fn, calls, arguments, methods)
+            method = variable_update_in(caller_fn, calls, arguments, methods)
             if method is not None:
                 return [
                     cls.finding(
@@ -103,20 +100,3 @@ class ReceivesUnreadVariables(Check):
                     )
                 ]
         return []
-
-
-def _update_in(
-    fn: FunctionSummary,
-    calls: dict[Sym, ResolvedCall],
-    arguments: Iterable[Sym],
-    methods: frozenset[str],
-) -> str | None:
-    """The variable update (of `methods`) some argument is, as it is or through a local."""
-    for sym in walk_syms(arguments, lambda current: local_values(fn, current)):
-        resolved = calls.get(sym)
-        if resolved is None:
-            continue
-        for info in resolved.api:
-            if info.name in methods:
-                return info.name
-    return None

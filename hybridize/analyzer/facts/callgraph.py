@@ -25,7 +25,7 @@ from hybridize.analyzer.facts.evaluator import (
     get_evaluator,
     solved_evaluator,
 )
-from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown
+from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown, local_values, walk_syms
 from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
@@ -126,6 +126,24 @@ def calls_by_result(facts: TensorFacts, key: FunctionKey) -> dict[Sym, ResolvedC
     """A function's resolved calls by the sym that stands for each one's result (`call_sym`):
     which call a value the body computes is."""
     return {call_sym(resolved.index): resolved for resolved in facts.calls.get(key, [])}
+
+
+def variable_update_in(
+    fn: FunctionSummary,
+    calls: dict[Sym, ResolvedCall],
+    values: Iterable[Sym],
+    methods: frozenset[str],
+) -> str | None:
+    """The variable update (canonical name, of `methods`: `Framework.unread_variable_results`)
+    one of the values is, as it is or through a local (`calls`: `calls_by_result`)."""
+    for sym in walk_syms(values, lambda current: local_values(fn, current)):
+        resolved = calls.get(sym)
+        if resolved is None:
+            continue
+        for info in resolved.api:
+            if info.name in methods:
+                return info.name
+    return None
 
 
 def opaque_tensor_call_sites(facts: TensorFacts, key: FunctionKey) -> Iterator[ResolvedCall]:
