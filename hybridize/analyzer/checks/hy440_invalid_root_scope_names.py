@@ -7,12 +7,13 @@ import re
 from hybridize.analyzer.checks.context import CheckContext
 from hybridize.analyzer.facts.callgraph import calls_by_result
 from hybridize.analyzer.facts.evaluator import Evaluator, ResolvedCall
-from hybridize.analyzer.facts.refs import is_ext_ref
+from hybridize.analyzer.facts.refs import ext_dotted, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import is_obj_atom, obj_class
+from hybridize.analyzer.facts.values import is_lit_atom, is_obj_atom, obj_class
 from hybridize.analyzer.frameworks import lookup_parameters
 from hybridize.analyzer.summaries.ir import Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import attr_base, attr_name, is_attr, lit_value
 from hybridize.model import Finding
 
 from . import TENSORFLOW_ONLY, Check
@@ -20,13 +21,6 @@ from . import TENSORFLOW_ONLY, Check
 #: What TensorFlow requires of a name scope opened at the root of a graph (TF 2.21,
 #: `ops._VALID_OP_NAME_REGEX`); inside another scope a leading `_` is allowed.
 ROOT_SCOPE_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
-
-#: Keras 2 convolutions whose `call` passes `name=self.__class__.__name__` to
-#: `tf.nn.convolution` (tf_keras 2.21 `Conv.convolution_op`; Keras 3's pass no name, and the
-#: transposed, depthwise and separable ones name no scope: measured).
-_CONV_NAMING_CLASS = frozenset(
-    {"Conv", "Conv1D", "Conv2D", "Conv3D", "Convolution1D", "Convolution2D", "Convolution3D"}
-)
 
 
 class HasInvalidRootScopeNames(Check):
@@ -98,12 +92,13 @@ class HasInvalidRootScopeNames(Check):
             names: list[str] = []
             if value is not None:
                 for atom in evaluator.eval(value):
-                    if atom[0] == "lit" and isinstance(atom[-1], str) and atom[-1]:
-                        names.append(atom[-1])
+                    text = lit_value(atom) if is_lit_atom(atom) else None
+                    if isinstance(text, str) and text:
+                        names.append(text)
                 classes = _classes_named_by(value, calls, evaluator)
                 names += [_class_name(c) for c in _with_subclasses(index, classes)]
-            elif context.function.class_qualname is not None and _is_super_call_of_keras_conv(
-                index, key, resolved, calls
+            elif context.function.class_qualname is not None and _is_super_call_of(
+                index, key, resolved, calls, context.framework.class_named_scope_layers
             ):
                 own = ClassKey(key.file, context.function.class_qualname)
                 names = [_class_name(c) for c in _with_subclasses(index, [own])]
@@ -140,12 +135,12 @@ def _classes_named_by(
 ) -> list[ClassKey]:
     """The project classes whose `__name__` the value is: `obj.__class__.__name__`,
     `type(obj).__name__`."""
-    if value[0] != "attr" or value[2] != "__name__":
+    if not is_attr(value) or attr_name(value) != "__name__":
         return []
-    of = value[1]
+    of = attr_base(value)
     holder: Sym | None = None
-    if of[0] == "attr" and of[2] == "__class__":
-        holder = of[1]
+    if is_attr(of) and attr_name(of) == "__class__":
+        holder = attr_base(of)
     else:
         resolved = calls.get(of)
         if resolved is not None and any(i.name == "builtins.type" for i in resolved.api):
@@ -157,14 +152,19 @@ def _classes_named_by(
     return sorted(k for k in found if k is not None)
 
 
-def _is_super_call_of_keras_conv(
-    index: ProjectIndex, key: FunctionKey, resolved: ResolvedCall, calls: dict[Sym, ResolvedCall]
+def _is_super_call_of(
+    index: ProjectIndex,
+    key: FunctionKey,
+    resolved: ResolvedCall,
+    calls: dict[Sym, ResolvedCall],
+    layers: frozenset[str],
 ) -> bool:
-    """`super().call(...)` in a method of a class deriving from a Keras 2 convolution."""
+    """`super().call(...)` in a method of a class deriving from one of `layers` (a Keras 2
+    convolution, `Framework.class_named_scope_layers`)."""
     callee = resolved.site.callee
-    if callee[0] != "attr" or callee[2] != "call":
+    if not is_attr(callee) or attr_name(callee) != "call":
         return False
-    made = calls.get(callee[1])
+    made = calls.get(attr_base(callee))
     if made is None or made.site.callee != ("name", "super"):
         return False
     class_qualname = index.function(key).class_qualname
@@ -172,11 +172,7 @@ def _is_super_call_of_keras_conv(
         return False
     for klass in index.mro(ClassKey(key.file, class_qualname)):
         for ref in index.base_refs(klass):
-            if (
-                is_ext_ref(ref)
-                and "keras" in ref[1]
-                and ref[1].rsplit(".", 1)[-1] in _CONV_NAMING_CLASS
-            ):
+            if is_ext_ref(ref) and ext_dotted(ref) in layers:
                 return True
     return False
 

@@ -9,10 +9,17 @@ from hybridize.analyzer.facts.callgraph import calls_by_result, variable_update_
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.frameworks.framework import TENSORFLOW
-from hybridize.analyzer.summaries.ir import FunctionSummary, function_syms
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import attr_name, is_attr
+from hybridize.analyzer.summaries.syms import (
+    attr_base,
+    attr_name,
+    is_attr,
+    is_local,
+    is_param,
+    sym_name,
+)
 from hybridize.model import Finding
 
 from . import TENSORFLOW_ONLY, Check
@@ -127,8 +134,13 @@ def _receiver_attributes(fn: FunctionSummary, receiver: str) -> set[str]:
     return {
         attr_name(sym)
         for sym in function_syms(fn)
-        if is_attr(sym) and sym[1][0] in ("local", "param") and sym[1][1] == receiver
+        if is_attr(sym) and _is_named(attr_base(sym), receiver)
     }
+
+
+def _is_named(sym: Sym, name: str) -> bool:
+    """The value is the local or parameter `name` (the receiver)."""
+    return (is_local(sym) or is_param(sym)) and sym_name(sym) == name
 
 
 def stored_updates(
@@ -145,20 +157,14 @@ def stored_updates(
 def _stored_updates(
     index: ProjectIndex, facts: TensorFacts
 ) -> dict[tuple[ClassKey, str], tuple[FunctionKey, str]]:
-    methods = TENSORFLOW.unread_variable_results
+    methods = frozenset[str]().union(*(f.unread_variable_results for f in FRAMEWORKS))
     found: dict[tuple[ClassKey, str], tuple[FunctionKey, str]] = {}
     for relpath, module in sorted(index.modules.items()):
         for qualname, fn in sorted(module.functions.items()):
             if fn.class_qualname is None or not fn.binds_receiver or not fn.params:
                 continue
             receiver = fn.params[0].name
-            stores = [
-                s
-                for s in fn.stores
-                if s.kind == "attr"
-                and s.target[0] in ("local", "param")
-                and s.target[1] == receiver
-            ]
+            stores = [s for s in fn.stores if s.kind == "attr" and _is_named(s.target, receiver)]
             if not stores:
                 continue
             key = FunctionKey(relpath, qualname)

@@ -11,6 +11,7 @@ be unknown inside the trace.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
@@ -282,18 +283,23 @@ def statically_read_axes(fn: FunctionSummary) -> set[tuple[str, int]]:
     """(parameter, axis) for every axis the body reads as a Python value: `p.shape[i]`,
     `p.get_shape()[i]`, `p.shape.as_list()[i]`, `n, d = p.shape`, and `len(p)` (axis 0)."""
     found: set[tuple[str, int]] = set()
+    for read, axis in _axis_reads(fn):
+        param = _parameter(fn, read) if axis is None else _shape_owner(fn, read)
+        if param is not None:
+            found.add((param, 0 if axis is None else axis))
+    return found
+
+
+def _axis_reads(fn: FunctionSummary) -> Iterator[tuple[Sym, int | None]]:
+    """What the body indexes with a literal int (a static shape, maybe), with the index; and
+    what it takes `len()` of, with None."""
     for sym in function_syms(fn):
         if is_item(sym) and is_lit(sym[2]) and isinstance(sym[2][2], int):
-            param = _shape_owner(fn, sym[1])
-            if param is not None:
-                found.add((param, sym[2][2]))
+            yield sym[1], sym[2][2]
         elif is_call(sym):
             site = fn.calls[sym[1]]
             if site.callee == name_sym("len") and len(site.args) == 1:
-                param = _parameter(fn, site.args[0])
-                if param is not None:
-                    found.add((param, 0))
-    return found
+                yield site.args[0], None
 
 
 RANK_READING_SHAPE_MEMBERS = frozenset(
@@ -388,14 +394,11 @@ def axes_read_through_rebound_names(fn: FunctionSummary) -> set[str]:
     `statically_read_axes` does not tie to the parameter. The axis read may be another of the
     parameter's (the body may have reshaped it): which one is not known."""
     found: set[str] = set()
-    for sym in function_syms(fn):
-        if is_item(sym) and is_lit(sym[2]) and isinstance(sym[2][2], int):
-            param = _shape_owner(fn, sym[1], through_rebound=True)
-        elif is_call(sym) and fn.calls[sym[1]].callee == name_sym("len"):
-            args = fn.calls[sym[1]].args
-            param = _named_parameter(fn, args[0]) if len(args) == 1 else None
+    for read, axis in _axis_reads(fn):
+        if axis is None:
+            param = _named_parameter(fn, read)
         else:
-            continue
+            param = _shape_owner(fn, read, through_rebound=True)
         if param is not None:
             found.add(param)
     return found - {name for name, _ in statically_read_axes(fn)}

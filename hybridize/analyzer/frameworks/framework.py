@@ -356,6 +356,9 @@ class Framework:
     compiled code, though their tables file them as giving nothing, each with what the result
     is in words: a compiled function returning it fails while tracing (HY407)."""
     unread_variable_results: frozenset[str] = frozenset()
+    class_named_scope_layers: frozenset[str] = frozenset()
+    """Layer classes (canonical names) whose `call` names a scope after the instance's class
+    (HY440: a graph's root rejects a class named `_...`)."""
     """Variable methods (canonical `ApiInfo.name`) whose result is an unread variable (HY436):
     a compiled function first traced with it, outside a graph the caller itself traces,
     fails to read it."""
@@ -652,6 +655,7 @@ TENSORFLOW = Framework(
     rebuilt_return_namespaces=tensorflow_rules.REBUILT_RETURN_NAMESPACES,
     packed_leaves=tensorflow_rules.PACKED_LEAVES,
     unread_variable_results=tensorflow_rules.UNREAD_VARIABLE_RESULTS,
+    class_named_scope_layers=tensorflow_rules.CLASS_NAMED_SCOPE_LAYERS,
     python_configured_layers=tensorflow_rules.PYTHON_CONFIGURED_LAYER_NAMESPACES,
     hinted_kind=tensorflow_rules.hinted_kind,
     composite_spec=tensorflow_rules.composite_spec,

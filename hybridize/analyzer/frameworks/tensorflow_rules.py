@@ -960,6 +960,22 @@ UNREAD_VARIABLE_RESULTS: frozenset[str] = frozenset(
     }
 )
 
+#: Layer classes whose `call` names an op after the instance's class
+#: (`name=self.__class__.__name__`): Keras 2's convolutions pass it to `tf.nn.convolution`,
+#: a scope a graph's root rejects for a class named `_...` (tf_keras 2.21; Keras 3's, and the
+#: transposed, depthwise and separable ones, pass none: measured, HY440).
+CLASS_NAMED_SCOPE_LAYERS: frozenset[str] = frozenset(
+    f"keras.layers.{name}"
+    for name in (
+        "Conv1D",
+        "Conv2D",
+        "Conv3D",
+        "Convolution1D",
+        "Convolution2D",
+        "Convolution3D",
+    )
+)
+
 #: Namespaces whose layer classes validate their constructor's arguments as Python values
 #: (Keras: `Dense(units)` rejects a tensor).
 PYTHON_CONFIGURED_LAYER_NAMESPACES: frozenset[str] = frozenset({"keras"})
