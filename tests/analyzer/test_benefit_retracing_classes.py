@@ -343,32 +343,11 @@ def test_a_rank_read_where_only_sizes_differ_keeps_reduce_retracing() -> None:
             assert "hence reduce_retracing=True" in note, (read, name)
 
 
-REBINDS_THEN_READS = """
-    import tensorflow as tf
-
-    def rows(x):
-        x = tf.convert_to_tensor(x)
-        total = tf.zeros((4,))
-        for i in range({read}):
-            total = total + tf.tanh(tf.matmul(x[i:i + 1], tf.ones((4, 4))))[0]
-        return total
-
-    def helper(x):
-        x = tf.cast(x, tf.float32)
-        return tf.zeros(({read}, 4))
-
-    def via_helper(x):
-        y = x + helper(x)
-        for _ in range(8):
-            y = tf.tanh(tf.matmul(y, tf.ones((4, 4))))
-        return tf.reduce_sum(y)
-
-    for _ in range(100):
-        rows(tf.ones((8, 4)))
-        rows(tf.ones((3, 4)))
-        via_helper(tf.ones((8, 4)))
-        via_helper(tf.ones((3, 4)))
-"""
+REBINDS_THEN_READS = (
+    READS_ITS_ROWS["tf"]
+    .replace("def rows(x):\n", "def rows(x):\n            x = tf.convert_to_tensor(x)\n")
+    .replace("def helper(x):\n", "def helper(x):\n            x = tf.cast(x, tf.float32)\n")
+)
 """`rows` and `helper` rebind their parameter (`x = tf.convert_to_tensor(x)`, edward2's
 `one_hot_minus`) before reading its varying axis as an int."""
 
@@ -377,6 +356,7 @@ def test_an_axis_read_through_a_rebound_parameter_gets_no_argument() -> None:
     """The read is of what the body made of the parameter, whose axes vary alike: relaxed, the
     axis is None and `range` raises (measured in test_benefit_rules_measured.py). No
     `reduce_retracing`, and no plain decorator by default."""
+    assert REBINDS_THEN_READS.count("            x = tf.") == 2, "both functions rebind `x`"
     for read in ("x.shape[0]", "len(x)", "x.get_shape()[0]", "x.shape.as_list()[0]"):
         verdicts = analyse(REBINDS_THEN_READS.replace("{read}", read))
         for name in ("rows", "via_helper"):
