@@ -14,7 +14,7 @@ import textwrap
 import pytest
 
 from hybridize.analyzer.checks import summary_hooks
-from hybridize.analyzer.facts.exports import exported_classes, public_path
+from hybridize.analyzer.facts.exports import exported_classes, exported_functions, public_path
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.file_summaries import summarize_text
 
@@ -155,3 +155,42 @@ def test_the_analysed_folder_s_package_name_comes_first() -> None:
 )
 def test_public_path(relpath: str, qualname: str | None, public: bool) -> None:
     assert public_path(relpath, qualname) is public
+
+
+def test_exported_functions_are_module_level_public_functions_outside_tests() -> None:
+    """`exported_functions`: the module-level functions a package's `__init__.py` binds by a
+    public name (or a module's `__all__` lists), by the rules classes follow; never a method
+    or a nested function (no module attribute), a class, a function of a test module, nor
+    one only a private package binds."""
+    files = {
+        "pkg/__init__.py": "from pkg.ops import area, Box\nfrom pkg.helpers_test import fake\n",
+        "pkg/ops.py": textwrap.dedent(
+            """
+            def area(b):
+                def inner(v):
+                    return v
+                return inner(b)
+
+            class Box:
+                def size(self):
+                    return 1
+
+            def volume(b):
+                return b
+            """
+        ),
+        "pkg/helpers_test.py": "def fake(b):\n    return b\n",
+        "pkg/_hidden/__init__.py": "from pkg.ops import volume\n",
+        "pkg/shapes.py": "__all__ = ['cube']\n\ndef cube(b):\n    return b\n\ndef ball(b):\n    return b\n",
+    }
+    hooks = summary_hooks()
+    index = ProjectIndex(
+        {name: summarize_text(name, textwrap.dedent(text), hooks) for name, text in files.items()}
+    )
+    found = exported_functions(
+        index, lambda relpath: relpath.rsplit("/", 1)[-1].endswith("_test.py")
+    )
+    assert {str(k): v for k, v in found.items()} == {
+        "pkg/ops.py::area": "pkg.area",
+        "pkg/shapes.py::cube": "pkg.shapes.cube",
+    }

@@ -27,6 +27,10 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from hybridize.analyzer.decisions.exported_api import (
+    EXPORTED_FUNCTION_ASSUMPTION,
+    ExportedFunctions,
+)
 from hybridize.analyzer.facts.callgraph import (
     TRACED,
     components_bottom_up,
@@ -45,6 +49,7 @@ from hybridize.analyzer.facts.evaluator import (
 )
 from hybridize.analyzer.facts.exports import exported_classes, public_path
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
+from hybridize.analyzer.facts.graph_breaks import first_graph_break
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
@@ -243,6 +248,14 @@ class BenefitModel:
         class: every function of the project is asked whether it runs inside layer graphs at
         each phase, and a class's bases do not change within one."""
         self._runs_models: bool | None = None
+        self._exported_functions: ExportedFunctions = (
+            last._exported_functions
+            if last is not None and classes_unchanged
+            else ExportedFunctions(index, is_test_code)
+        )
+        """The functions the project exports as its public API (`decisions/exported_api.py`),
+        worked out when first asked, and taken over from the last phase on the terms of
+        `_exports`."""
         self._exports: dict[ClassKey, str] | None = (
             last._exports if last is not None and classes_unchanged else None
         )
@@ -261,7 +274,8 @@ class BenefitModel:
         framework = self.index.function_framework(key)
         overhead = self._compiled_overhead(key)
         what = _work_in_words(work, training, framework.title)
-        if self.covered.get(key, False):
+        users = self._exported_function_call(key)
+        if self.covered.get(key, False) and users is None:
             return Benefit(
                 "none",
                 ("already runs inside a compiled caller: a decorator of its own changes nothing",),
@@ -299,7 +313,9 @@ class BenefitModel:
             exported = self._exported_layer_call(key)
             if exported is None:
                 return Benefit("low", (in_layer_graphs, what))
-        if forward_pass:
+        if exported is None and not forward_pass:
+            exported = users
+        if forward_pass or exported is not None:
             frequency = "repeated"
         if frequency == "tests":
             # A library's API its own tests call: how often its users run it is as unknown as
@@ -350,6 +366,9 @@ class BenefitModel:
         recompiles = self._state_recompiles(key)
         if recompiles is not None and (training or pays):
             return Benefit("low", (recompiles, what))
+        broken = self._graph_break(key) if training or pays else None
+        if broken is not None:
+            return Benefit("low", (broken, what))
         adds = f"the about {overhead:.0f} µs a compiled call adds{self._overhead_words(key)}"
         rule = None if exported is None else exported.rule
         cadence = (
@@ -505,6 +524,9 @@ class BenefitModel:
             v = verdicts[key]
             if v.transformation != "convert_to_hybrid" or v.benefit not in ("high", "low"):
                 continue
+            if v.benefit_rule == "exported_function":
+                # its users call it outside the project's graphs (`decisions/exported_api.py`)
+                continue
             if v.benefit == "low":
                 # No count of its own to weigh: inside when its callers make no eager call
                 # and a graph lies above them (a `tf.while_loop` body's in a layer's call).
@@ -625,6 +647,35 @@ class BenefitModel:
         if self._runs_models:
             return None
         return UsersLayerCall("library_layer", framework.exported_layer_calls)
+
+    def _exported_function_call(self, key: FunctionKey) -> UsersLayerCall | None:
+        """Why a module-level function the package exports as its public API is rated by
+        the work of its users' calls, however the project's own code calls it (rule
+        "exported_function": `decisions/exported_api.py`); None where it is not exported."""
+        if self.is_test_code(key):
+            return None
+        reason = self._exported_functions.reason(key)
+        return None if reason is None else UsersLayerCall("exported_function", reason)
+
+    def _graph_break(self, key: FunctionKey) -> str | None:
+        """Why compiling the function pays less than its work says: it, or a function it runs,
+        makes a call the framework's compiler always breaks the graph at
+        (`Framework.quiet_graph_breaks`: torch.compile's data-dependent Python bools such as
+        `assert torch.allclose(...)`, data-dependent output shapes), so the compiled call runs
+        two graphs and the Python between them, each frame with its own guards, and Dynamo
+        compiles the frame it resumes in anew (measured: tests/analyzer/
+        test_benefit_rules_measured.py). None where no such call is found."""
+        found = first_graph_break(self.index, self.facts, key, unseen=False)
+        if found is None:
+            return None
+        where = f"line {found.span.start_line}"
+        if found.function != key:
+            where += f" of `{found.function.qualname}`, which it runs"
+        return (
+            f"a graph break at {where} ({found.what}): torch.compile runs it as two graphs "
+            "and the Python between them, each with its own guards and call overhead, and "
+            "compiles the frame it resumes in as a function of its own"
+        )
 
     def _exported_as(self, class_key: ClassKey, key: FunctionKey, method: str) -> str | None:
         """The public name under which the package exports the class, or a project subclass
@@ -1220,6 +1271,8 @@ def eager_use_assumption(verdict: FunctionVerdict) -> str | None:
     other verdict."""
     if verdict.benefit != "high" or verdict.benefit_rule is None:
         return None
+    if verdict.benefit_rule == "exported_function":
+        return EXPORTED_FUNCTION_ASSUMPTION
     try:
         framework = framework_named(verdict.framework)
     except KeyError:

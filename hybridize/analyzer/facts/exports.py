@@ -29,13 +29,14 @@ from pathlib import PurePosixPath
 from hybridize.analyzer.facts.refs import (
     Ref,
     is_class_ref,
+    is_func_ref,
     is_module_ref,
     module_relpath,
     ref_key,
 )
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.ir import ModuleSummary
-from hybridize.analyzer.summaries.keys import ClassKey
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 
 MAX_STAR_DEPTH = 10
 """How deep the names a star import binds are followed through star imports of the star
@@ -59,22 +60,55 @@ def exported_classes(
     """Class -> the dotted name a package exports it under (the first found, in module
     order), for every class the project exports as its public API (the module's docstring
     says which). `is_test_module` (a relpath) leaves out test code."""
-    found: dict[ClassKey, str] = {}
+    return _exported(index, is_test_module, is_class_ref, _public_classes)
+
+
+def exported_functions(
+    index: ProjectIndex, is_test_module: Callable[[str], bool]
+) -> dict[FunctionKey, str]:
+    """Module-level function -> the dotted name a package exports it under, by the rules
+    `exported_classes` follows for classes: bound by a public name in a public package's
+    `__init__.py` (`from ._rotation import angles_to_quaternion` in `e3nn/o3/__init__.py`),
+    a public function of a module such an `__init__.py` binds by name (`from . import
+    quaternion` in `tensorflow_graphics/geometry/transformation/__init__.py` makes
+    `...transformation.quaternion.multiply` an attribute path), or listed in `__all__` of a
+    public module. Nested functions and methods are not module attributes: never exported
+    here."""
+    return _exported(index, is_test_module, _is_module_function_ref, _public_functions)
+
+
+def _is_module_function_ref(ref: Ref) -> bool:
+    """A reference to a module-level function (no method, no nested definition)."""
+    return is_func_ref(ref) and "." not in ref_key(ref).qualname
+
+
+def _exported(
+    index: ProjectIndex,
+    is_test_module: Callable[[str], bool],
+    is_wanted: Callable[[Ref], bool],
+    public_of_module: Callable[[ModuleSummary], Iterator[str]],
+) -> dict[FunctionKey, str]:
+    """The definitions `is_wanted` accepts (class or function refs) that the project exports
+    (`exported_classes`), by key, with the dotted name of their first export;
+    `public_of_module` lists a module's public definitions of that kind (for a module bound
+    by name)."""
+    found: dict[FunctionKey, str] = {}
 
     def add(ref: Ref, dotted: str) -> None:
-        if is_class_ref(ref):
-            if not is_test_module(ref_key(ref).file):
-                found.setdefault(ref_key(ref), dotted)
+        if is_wanted(ref):
+            key = ref_key(ref)  # `is_wanted` accepts only function and class refs
+            if not is_test_module(key.file):
+                found.setdefault(key, dotted)
             return
         if not is_module_ref(ref):
             return
         relpath = module_relpath(ref)
         if PurePosixPath(relpath).name != "__init__.py" and not is_test_module(relpath):
-            # a module bound by name: its public classes are attributes of the package (a
-            # package's own `__init__.py` names its exports itself, read in its turn)
+            # a module bound by name: its public definitions are attributes of the package
+            # (a package's own `__init__.py` names its exports itself, read in its turn)
             module = index.modules.get(relpath)
-            for qualname in () if module is None else _public_classes(module):
-                found.setdefault(ClassKey(relpath, qualname), f"{dotted}.{qualname}")
+            for qualname in () if module is None else public_of_module(module):
+                found.setdefault(FunctionKey(relpath, qualname), f"{dotted}.{qualname}")
 
     for relpath in sorted(index.modules):
         module = index.modules[relpath]
@@ -88,7 +122,7 @@ def exported_classes(
                     add(ref, f"{dotted}.{name}" if dotted else name)
         for name in module.all_names or ():
             ref = index.alias_target(index.resolve_global(relpath, name))
-            if is_class_ref(ref):
+            if is_wanted(ref):
                 add(ref, f"{dotted}.{name}" if dotted else name)
     return found
 
@@ -97,6 +131,20 @@ def _public_classes(module: ModuleSummary) -> Iterator[str]:
     """The module's top-level classes of public names (`__all__` where it has one)."""
     for qualname, summary in module.classes.items():
         if summary.parent_qualname is not None or "." in qualname or qualname.startswith("_"):
+            continue
+        if module.all_names is None or qualname in module.all_names:
+            yield qualname
+
+
+def _public_functions(module: ModuleSummary) -> Iterator[str]:
+    """The module's top-level functions of public names (`__all__` where it has one)."""
+    for qualname, summary in module.functions.items():
+        if (
+            summary.class_qualname is not None
+            or summary.parent_qualname is not None
+            or "." in qualname
+            or qualname.startswith("_")
+        ):
             continue
         if module.all_names is None or qualname in module.all_names:
             yield qualname

@@ -18,8 +18,12 @@ does not fail a function for, here or in any project function it runs:
   module taken from a list, `self.flows[i].inverse(z)`): Dynamo traces into it, and what it
   meets there may break the graph;
 - a call the framework lists among its quiet graph breaks (`Framework.quiet_graph_breaks`:
-  PyTorch's data-dependent output shapes, `nonzero`, `unique`, and `tolist()` of a float
-  tensor).
+  PyTorch's data-dependent output shapes, `nonzero`, `unique`, `tolist()` of a float
+  tensor, and the Python bools computed from tensors' values, `allclose`, `equal`).
+
+A compiled function with such a break runs as two graphs and the Python between them, each
+frame with its own guards: the benefit model rates it `low` (`BenefitModel.estimate`, from
+`first_graph_break(..., unseen=False)`).
 
 The fact flows from callees to callers over the call graph of a verdict phase (`reaching`),
 from a per-function local part, like `opaque_tensor_calls`: an incremental phase works it out
@@ -83,10 +87,12 @@ def graph_breaks(
 
 
 def first_graph_break(
-    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, *, unseen: bool = True
 ) -> GraphBreak | None:
     """The first call, in the function or what it runs (breadth first), that may break the
-    graph: the explanation of a true `graph_breaks` entry."""
+    graph: the explanation of a true `graph_breaks` entry. With `unseen` False, only the
+    framework's quiet graph breaks, which do break it (a call of something the analysis
+    cannot see only may)."""
     for run in functions_run_by(index, facts, [key]):
         breaks = index.function_framework(run).quiet_graph_breaks
         for resolved in facts.calls.get(run, []):
@@ -95,7 +101,7 @@ def first_graph_break(
                 reason = breaks[name]
                 what = f"`{written_name(name)}` ({reason})"
                 return GraphBreak(what, run, resolved.site.span)
-        for resolved in opaque_tensor_call_sites(facts, run):
+        for resolved in opaque_tensor_call_sites(facts, run) if unseen else ():
             callee = resolved.site.callee
             shown = f"`.{attr_name(callee)}()`" if is_attr(callee) else "a callable"
             what = f"{shown} of an object the analysis cannot see, on tensors"

@@ -140,6 +140,14 @@ QUIET_GRAPH_BREAK_CALLS: dict[str, str] = {
         )
     },
     "torch.Tensor.tolist": "Dynamo does not support tracing `tolist()` on non-integer tensors",
+    # a Python bool computed from the tensors' values (`assert torch.allclose(...)`: e3nn's
+    # `matrix_to_angles`): measured, two frames with "Data dependent operator" (aten.allclose /
+    # aten.equal "has a non-Tensor output whose value is dependent on the data"); eagerly they
+    # are plain Python bools, so the labelling finds no tensor read as a Python value there
+    **{
+        name: "Data dependent operator (a Python bool computed from the tensors' values)"
+        for name in ("torch.allclose", "torch.Tensor.allclose", "torch.equal", "torch.Tensor.equal")
+    },
 }
 
 #: Why a call into a library the tables do not describe is not known to compile: Dynamo traces
