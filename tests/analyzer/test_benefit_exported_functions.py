@@ -195,7 +195,7 @@ def test_a_graph_break_rates_a_torch_function_low_and_its_callers() -> None:
     assert plain.benefit == "high", plain.benefit_reasons
     broken = verdict(files, "pkg/rotations.py::matrix_to_angles")
     assert broken.benefit == "low", broken.benefit_reasons
-    assert broken.benefit_reasons[0].startswith("a graph break at line 5 (`torch.allclose`"), (
+    assert broken.benefit_reasons[0].startswith("a graph break at line 5: `torch.allclose`"), (
         broken.benefit_reasons
     )
     caller = verdict(files, "pkg/rotations.py::compose")

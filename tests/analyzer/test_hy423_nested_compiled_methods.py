@@ -384,6 +384,10 @@ def test_a_compiled_method_broken_inside_a_compiled_graph_loses_its_instance() -
         "torch.unique_consecutive": lambda z: torch.unique_consecutive(z).sum() + z,
         "torch.Tensor.unique_consecutive": lambda z: z.unique_consecutive().sum() + z,
         "torch.Tensor.tolist": lambda z: z + z.sum(0).tolist()[0],
+        "torch.allclose": lambda z: z * 2 if torch.allclose(z * 2, z) else z,
+        "torch.Tensor.allclose": lambda z: z * 2 if (z * 2).allclose(z) else z,
+        "torch.equal": lambda z: z * 2 if torch.equal(z * 2, z) else z,
+        "torch.Tensor.equal": lambda z: z * 2 if (z * 2).equal(z) else z,
     }
     assert set(bodies) == set(TORCH.quiet_graph_breaks)
     logger = logging.getLogger("hy423-measure")

@@ -57,9 +57,9 @@ class NestsCompiledMethods(Check):
     what it runs: what its own findings name (an eager-only call such as `.item()`, a tensor
     read as a Python value, printing, logging, I/O, Python's `random`, the clock), a call of
     an object the analysis cannot see on tensors (`self.flows[i].inverse(z)`), or one of the
-    framework's quiet graph breaks (`nonzero`, `unique`, `argwhere`, `tolist()`: data the
-    framework adapter holds). And a function whose graph would run such a method that the
-    project already decorates with `@torch.compile`.
+    framework's quiet graph breaks (`nonzero`, `unique`, `argwhere`, `tolist()`, `allclose`,
+    `equal`: data the framework adapter holds). And a function whose graph would run such a
+    method that the project already decorates with `@torch.compile`.
 
     Why it matters in graph mode
     ----------------------------

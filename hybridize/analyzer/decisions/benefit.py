@@ -672,9 +672,9 @@ class BenefitModel:
         if found.function != key:
             where += f" of `{found.function.qualname}`, which it runs"
         return (
-            f"a graph break at {where} ({found.what}): torch.compile runs it as two graphs "
-            "and the Python between them, each with its own guards and call overhead, and "
-            "compiles the frame it resumes in as a function of its own"
+            f"a graph break at {where}: {found.what}; torch.compile runs it as two graphs and "
+            "the Python between them, each with its own guards and call overhead, and compiles "
+            "the frame it resumes in as a function of its own"
         )
 
     def _exported_as(self, class_key: ClassKey, key: FunctionKey, method: str) -> str | None:

@@ -145,7 +145,7 @@ QUIET_GRAPH_BREAK_CALLS: dict[str, str] = {
     # aten.equal "has a non-Tensor output whose value is dependent on the data"); eagerly they
     # are plain Python bools, so the labelling finds no tensor read as a Python value there
     **{
-        name: "Data dependent operator (a Python bool computed from the tensors' values)"
+        name: "Data dependent operator: a Python bool computed from the tensors' values"
         for name in ("torch.allclose", "torch.Tensor.allclose", "torch.equal", "torch.Tensor.equal")
     },
 }
