@@ -224,3 +224,56 @@ def test_calls_per_mapping_entry_follow_edits_of_their_loop() -> None:
     project.update("losses.py", called)
     check(project, "a data loop calls the function holding the loop over the keys")
     assert _level_loss_benefit(project) == "high"
+
+
+GEOMETRY = """\
+import tensorflow as tf
+
+
+def rotate(x):
+    for _ in range(3):
+        x = tf.matmul(x, x) + tf.reduce_sum(tf.sin(x))
+    return x
+"""
+
+GEOMETRY_TESTS = """\
+import tensorflow as tf
+
+from pkg.geometry import rotate
+
+
+def test_rotate():
+    assert rotate(tf.ones((3, 3))) is not None
+"""
+
+
+def test_an_edit_of_a_package_s_exports_rates_its_functions_again() -> None:
+    """Whether a function is exported (rule "exported_function") lives in `pkg/__init__.py`
+    and in the module's own definitions: binding it, binding its module by name, unbinding
+    it, and a new public function in a module bound by name rate them as a fresh analysis
+    does."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/geometry.py": GEOMETRY,
+        "tests/test_geometry.py": GEOMETRY_TESTS,
+    }
+    project = Project.from_texts(files, ProjectOptions(use_cache=False))
+    check(project, "opened: no export")
+
+    def rule(qualname: str = "rotate") -> str | None:
+        [v] = [v for v in project.results().functions if v.qualname == qualname]
+        return v.benefit_rule
+
+    assert rule() is None
+    project.update("pkg/__init__.py", "from pkg.geometry import rotate\n")
+    check(project, "exported by the package")
+    assert rule() == "exported_function"
+    project.update("pkg/__init__.py", "from pkg import geometry\n")
+    check(project, "its module exported by name")
+    assert rule() == "exported_function"
+    project.update("pkg/geometry.py", GEOMETRY + "\n\ndef spin(x):\n    return rotate(x) * 2.0\n")
+    check(project, "a new public function in a module bound by name")
+    assert rule("spin") == "exported_function"
+    project.update("pkg/__init__.py", "")
+    check(project, "no longer exported")
+    assert rule() is None and rule("spin") is None

@@ -665,6 +665,8 @@ class BenefitModel:
         two graphs and the Python between them, each frame with its own guards, and Dynamo
         compiles the frame it resumes in anew (measured: tests/analyzer/
         test_benefit_rules_measured.py). None where no such call is found."""
+        if not self.index.function_framework(key).quiet_graph_breaks:
+            return None
         found = first_graph_break(self.index, self.facts, key, unseen=False)
         if found is None:
             return None
