@@ -665,7 +665,8 @@ class BenefitModel:
         two graphs and the Python between them, each frame with its own guards, and Dynamo
         compiles the frame it resumes in anew (measured: tests/analyzer/
         test_benefit_rules_measured.py). None where no such call is found."""
-        if not self.index.function_framework(key).quiet_graph_breaks:
+        framework = self.index.function_framework(key)
+        if not framework.quiet_graph_breaks:
             return None
         found = first_graph_break(self.index, self.facts, key, unseen=False)
         if found is None:
@@ -674,9 +675,9 @@ class BenefitModel:
         if found.function != key:
             where += f" of `{found.function.qualname}`, which it runs"
         return (
-            f"a graph break at {where}: {found.what}; torch.compile runs it as two graphs and "
-            "the Python between them, each with its own guards and call overhead, and compiles "
-            "the frame it resumes in as a function of its own"
+            f"a graph break at {where}: {found.what}; {framework.idiom} runs it as two graphs "
+            "and the Python between them, each with its own guards and call overhead, and "
+            "compiles the code after the break as a function of its own"
         )
 
     def _exported_as(self, class_key: ClassKey, key: FunctionKey, method: str) -> str | None:
