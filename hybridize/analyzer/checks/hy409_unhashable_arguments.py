@@ -60,6 +60,10 @@ WRITTEN_KEYS = "hy409_written_keys"
 subscripts with a written key, by function and by the name of what is subscripted: syntax
 alone, and a dict followed through many places asks for the same functions again."""
 
+FUNCTION_WRITTEN_KEYS = "hy409_function_written_keys"
+"""Each function's part of `WRITTEN_KEYS` with the summary it was read from, by module
+(`_module_written_keys`): kept across incremental updates."""
+
 KEY_USES = "hy409_key_uses"
 """The `facts.cache` entry of `_key_uses`, by function and variable."""
 
@@ -86,22 +90,47 @@ def _by_function(
     return found
 
 
-def _module_written_keys(relpath: str, module: ModuleSummary) -> dict[str, dict[str, list[Sym]]]:
-    """`_written_keys` of each function of the module (its module code included) that
-    writes a key, by qualified name."""
-    found: dict[str, dict[str, list[Sym]]] = {}
-    for qualname, fn in ((MODULE_CODE, module.module_code), *module.functions.items()):
-        keys = _written_keys(fn)
-        if keys:
-            found[qualname] = keys
-    return found
+def _module_written_keys(
+    facts: TensorFacts,
+) -> Callable[[str, ModuleSummary], dict[str, dict[str, list[Sym]]]]:
+    """`_written_keys` of each function of a module (its module code included) that writes
+    a key, by qualified name: each function's kept while its summary is the same object (an
+    edit that replaces the module's summary keeps those of the statements it left alone), in
+    `FUNCTION_WRITTEN_KEYS`."""
+    memo = cast(
+        "dict[str, dict[str, tuple[FunctionSummary, dict[str, list[Sym]]]]]",
+        facts.scans.setdefault(FUNCTION_WRITTEN_KEYS, {}),
+    )
+
+    def scan(relpath: str, module: ModuleSummary) -> dict[str, dict[str, list[Sym]]]:
+        known = memo.get(relpath, {})
+        parts: dict[str, tuple[FunctionSummary, dict[str, list[Sym]]]] = {}
+        found: dict[str, dict[str, list[Sym]]] = {}
+        for qualname, fn in ((MODULE_CODE, module.module_code), *module.functions.items()):
+            part = known.get(qualname)
+            if part is None or part[0] is not fn:
+                part = (fn, _written_keys(fn))
+            parts[qualname] = part
+            if part[1]:
+                found[qualname] = part[1]
+        memo[relpath] = parts
+        return found
+
+    return scan
+
+
+def _written_by_module(
+    index: ProjectIndex, facts: TensorFacts, relpath: str
+) -> dict[str, dict[str, list[Sym]]]:
+    """The module's `_module_written_keys`, from its scan (`WRITTEN_KEYS`)."""
+    return of_module(facts, index, WRITTEN_KEYS, relpath, _module_written_keys(facts))
 
 
 def _function_written_keys(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
 ) -> dict[str, list[Sym]]:
     """`_written_keys` of the function `key`, from its module's scan."""
-    found = of_module(facts, index, WRITTEN_KEYS, key.file, _module_written_keys)
+    found = _written_by_module(index, facts, key.file)
     return found.get(key.qualname, {})
 
 
@@ -152,9 +181,7 @@ def _mixes_key_kinds(index: ProjectIndex, facts: TensorFacts) -> bool:
     if found is None:
 
         def key_kinds(relpath: str, module: ModuleSummary) -> ModuleKeyKinds:
-            return _module_key_kinds(
-                of_module(facts, index, WRITTEN_KEYS, relpath, _module_written_keys)
-            )
+            return _module_key_kinds(_written_by_module(index, facts, relpath))
 
         modules = {
             relpath: of_module(facts, index, MODULE_KEY_KINDS, relpath, key_kinds)
@@ -356,7 +383,7 @@ def _reaching_rarer_keys(index: ProjectIndex, facts: TensorFacts) -> set[tuple[F
         return found
     by_kind: dict[str, set[tuple[FunctionKey, str]]] = {}
     for relpath in index.modules:
-        written = of_module(facts, index, WRITTEN_KEYS, relpath, _module_written_keys)
+        written = _written_by_module(index, facts, relpath)
         for qualname, by_name in written.items():
             key = FunctionKey(relpath, qualname)
             for name in by_name:

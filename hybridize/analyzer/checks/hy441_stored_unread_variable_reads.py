@@ -9,6 +9,7 @@ from hybridize.analyzer.facts.callgraph import calls_by_result, variable_update_
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
@@ -26,6 +27,12 @@ from . import TENSORFLOW_ONLY, Check
 
 STORED_UPDATES = "hy441_stored_updates"
 """`facts.cache` key of `stored_updates`' memo."""
+
+METHOD_STORES = "hy441_method_stores"
+"""The scan (`scan_memo.per_function`, kept across incremental updates) of each method's
+stores of an update's result (`_method_stores`)."""
+
+_UPDATE_METHODS = frozenset[str]().union(*(f.unread_variable_results for f in FRAMEWORKS))
 
 
 class ReadsStoredUnreadVariables(Check):
@@ -157,21 +164,35 @@ def stored_updates(
 def _stored_updates(
     index: ProjectIndex, facts: TensorFacts
 ) -> dict[tuple[ClassKey, str], tuple[FunctionKey, str]]:
-    methods = frozenset[str]().union(*(f.unread_variable_results for f in FRAMEWORKS))
+    """Each method's stores (`_method_stores`, kept across incremental updates:
+    `per_function`), the first method in path order taken for each (class, attribute)."""
+    scanned = per_function(
+        facts, METHOD_STORES, lambda key, calls: _method_stores(index, facts, key)
+    )
     found: dict[tuple[ClassKey, str], tuple[FunctionKey, str]] = {}
-    for relpath, module in sorted(index.modules.items()):
-        for qualname, fn in sorted(module.functions.items()):
-            if fn.class_qualname is None or not fn.binds_receiver or not fn.params:
-                continue
-            receiver = fn.params[0].name
-            stores = [s for s in fn.stores if s.kind == "attr" and _is_named(s.target, receiver)]
-            if not stores:
-                continue
-            key = FunctionKey(relpath, qualname)
-            calls = calls_by_result(facts, key)
-            for store in stores:
-                update = variable_update_in(fn, calls, [store.value], methods)
-                if update is not None:
-                    klass = ClassKey(relpath, fn.class_qualname)
-                    found.setdefault((klass, store.name), (key, update.rsplit(".", 1)[-1]))
+    for key in sorted(scanned, key=lambda k: (k.file, k.qualname)):
+        for stored, update in scanned[key]:
+            found.setdefault(stored, (key, update))
     return found
+
+
+def _method_stores(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> tuple[tuple[tuple[ClassKey, str], str], ...]:
+    """The (class, attribute) where the method `key` stores what a variable update returns,
+    with the update's method name, in store order."""
+    fn = index.function(key)
+    if fn.class_qualname is None or not fn.binds_receiver or not fn.params:
+        return ()
+    receiver = fn.params[0].name
+    stores = [s for s in fn.stores if s.kind == "attr" and _is_named(s.target, receiver)]
+    if not stores:
+        return ()
+    calls = calls_by_result(facts, key)
+    found: list[tuple[tuple[ClassKey, str], str]] = []
+    for store in stores:
+        update = variable_update_in(fn, calls, [store.value], _UPDATE_METHODS)
+        if update is not None:
+            klass = ClassKey(key.file, fn.class_qualname)
+            found.append(((klass, store.name), update.rsplit(".", 1)[-1]))
+    return tuple(found)
