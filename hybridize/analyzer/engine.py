@@ -229,7 +229,9 @@ def _decide(
         graph = None
         within = keys
     else:
-        within = [k for k in keys if k in last.scope]
+        # the scope in project order, sorted rather than filtered out of every key
+        place = index.key_order()
+        within = sorted((k for k in last.scope if k in place), key=place.__getitem__)
     if fresh is None or last is None:
         fresh = set(within)
     settled = set() if last is None else last.scope - fresh

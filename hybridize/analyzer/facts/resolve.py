@@ -142,6 +142,7 @@ class ProjectIndex:
     module's body may choose its functions' framework, and an edit makes a new index); the
     verdicts and the fixed point ask tens of thousands of times."""
     _keys: list[FunctionKey] | None = None
+    _key_order: dict[FunctionKey, int] | None = None
     _function_cache: dict[FunctionKey, FunctionSummary] = field(default_factory=dict)
     """`function` by key: the fixed point and the verdicts ask millions of times, and the
     summaries of an index never change (an edit makes a new index)."""
@@ -179,6 +180,7 @@ class ProjectIndex:
             list(self.modules[r].functions) == list(previous.modules[r].functions) for r in changed
         ):
             self._keys = previous._keys  # the same functions, and in the same order
+            self._key_order = previous._key_order
 
     def function_keys(self) -> list[FunctionKey]:
         """Every function key of the project (module code first), in project order: made
@@ -192,6 +194,14 @@ class ProjectIndex:
                 for q in [MODULE_CODE, *module.functions]
             ]
         return self._keys
+
+    def key_order(self) -> dict[FunctionKey, int]:
+        """Each function key's place in `function_keys`: a part of the project (an
+        incremental phase's scope) put in project order without a pass over every key.
+        Taken over with the keys; shared: callers do not change it."""
+        if self._key_order is None:
+            self._key_order = {key: i for i, key in enumerate(self.function_keys())}
+        return self._key_order
 
     # ------------------------------------------------------------- lookups by key
 
