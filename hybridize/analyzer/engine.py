@@ -14,6 +14,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import cache
+from itertools import chain
 from typing import NamedTuple, TypeVar
 
 from hybridize.analyzer import budget
@@ -146,6 +147,8 @@ class VerdictMemory:
     """What the verdicts read above their direct callers."""
     order: dict[str, list[FunctionKey]]
     """The keys of `final` by file, each file's in report order (`_report_order`)."""
+    listed: dict[str, list[FunctionVerdict]]
+    """The verdicts of `final` by file, each file's in report order (`_listed`)."""
     bodies: dict[FunctionKey, BodyFacts]
     """What each function's own body does (`_body_facts`): a function whose facts are
     unchanged, or changed only by the lines an edit moved, keeps it."""
@@ -438,7 +441,16 @@ def _decide(
         None if last is None else last.memory.order,
         None if last is None else last.scope,
     )
-    verdicts = [final[k] for file in sorted(order) for k in order[file]]
+    listed = _listed(
+        final,
+        order,
+        None if last is None else last.memory.listed,
+        None
+        if last is None
+        else {k.file for k in last.scope}
+        | ({k.file for k in moved.outside} if moved is not None else set()),
+    )
+    verdicts = list(chain.from_iterable(listed[file] for file in sorted(order)))
     if last is not None:
         reasons = _within_replaced(last.memory.reasons, last.scope, reasons)
     memory = VerdictMemory(
@@ -472,10 +484,33 @@ def _decide(
             () if scope is None else [k for k in scope if k not in kept_keys],
         ),
         order,
+        listed,
         bodies,
         len(within),
     )
     return verdicts, errors, memory
+
+
+def _listed(
+    final: dict[FunctionKey, FunctionVerdict],
+    order: dict[str, list[FunctionKey]],
+    known: dict[str, list[FunctionVerdict]] | None,
+    files: Collection[str] | None,
+) -> dict[str, list[FunctionVerdict]]:
+    """Each file's verdicts in report order (`order`): with the last phase's (`known`, taken
+    over in place), only those of `files` listed again, the only files whose verdicts or
+    order changed (those of the scope, and those whose lines an edit moved outside it); a
+    list of every verdict of a 100k-line project made again cost an edit more than its
+    chain of each file's list."""
+    if known is None or files is None:
+        return {file: [final[k] for k in keys] for file, keys in order.items()}
+    for file in files:
+        keys = order.get(file)
+        if keys is None:
+            known.pop(file, None)
+        else:
+            known[file] = [final[k] for k in keys]
+    return known
 
 
 def _report_order(

@@ -249,7 +249,7 @@ def framework_compiled(
     if eager is None:
         return set()
     found = set()
-    wanted = set(keys)
+    wanted = index.key_set(keys)
     hooks = per_module(facts, index, "framework_hooks", lambda r, m: _framework_hooks(index, r, m))
     for module_hooks in hooks.values():
         for key, class_key, role in module_hooks:

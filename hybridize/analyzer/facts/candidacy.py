@@ -152,13 +152,14 @@ def candidacy_modules(
 ) -> CandidacyModules:
     """The project-wide module sets of `Candidacy`, over every function `keys` names."""
     switching = per_function(facts, "graph_mode_switches", _switches_graph_mode)
-    wanted = set(keys)
-    graph_mode = {k.file for k in switching.keys() & wanted}
+    wanted = index.key_set(keys)
+    graph_mode = {k.file for k in switching if k in wanted}
     legacy_programs: dict[str, str] = {}
     for key, name in sorted(per_function(facts, "legacy_api_calls", _legacy_api_call).items()):
         if key in wanted and (key.is_module_code or name in LEGACY_PROGRAM_SWITCHES):
             legacy_programs.setdefault(key.file, name)
-    modules_in_keys = {k.file for k in wanted}
+    # every module has its module code's key
+    modules_in_keys = index.modules if keys is index.function_keys() else {k.file for k in wanted}
     for relpath, name in sorted(per_module(facts, index, "legacy_imports", _legacy_import).items()):
         if relpath in modules_in_keys:
             legacy_programs.setdefault(relpath, name)

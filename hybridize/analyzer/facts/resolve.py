@@ -11,7 +11,7 @@ then each enclosing folder up to the root; a folder matches only through a `.py`
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath
@@ -202,6 +202,12 @@ class ProjectIndex:
         if self._key_order is None:
             self._key_order = {key: i for i, key in enumerate(self.function_keys())}
         return self._key_order
+
+    def key_set(self, keys: Iterable[FunctionKey]) -> Collection[FunctionKey]:
+        """`keys` as a set to ask membership of: when they are every key of the project
+        (`function_keys`, the list itself), the table of their places, made once per index,
+        not a set of every key made again at each solve."""
+        return self.key_order() if keys is self._keys else set(keys)
 
     # ------------------------------------------------------------- lookups by key
 
