@@ -279,8 +279,13 @@ def _decide(
         hybrid |= last.memory.hybrid - last.scope
     by_framework = project.compiled
     covered = covered_callers(graph, facts, hybrid, function_keys, by_framework)
+    # whether each function of the scope was covered (`_keeps_verdict`), before the last
+    # phase's table, which nothing reads after this phase, is updated in place
+    was_covered: dict[FunctionKey, bool] = {}
     if last is not None:
-        covered = _outside(last.memory.covered, last.scope) | covered
+        old_covered = last.memory.covered
+        was_covered = {k: old_covered[k] for k in last.scope if k in old_covered}
+        covered = _within_replaced(old_covered, last.scope, covered)
     variation = project.variation
     candidacy = Candidacy(
         index,
@@ -295,7 +300,10 @@ def _decide(
             {k for k in last.memory.candidacy_walks[1] if k not in last.scope},
         ),
     )
-    traced = hybrid | {k for k, v in covered.items() if v}
+    if last is None:
+        traced = hybrid | {k for k, v in covered.items() if v}
+    else:  # outside the scope what was traced still is (its hybrid and covered kept)
+        traced = (last.memory.traced - last.scope) | hybrid | {k for k in within if covered.get(k)}
     loop_compiled = keras_loop_compiled(index, facts, function_keys)
     in_keras_loops = (
         covered_callers(graph, facts, hybrid, function_keys, by_framework | loop_compiled)
@@ -370,7 +378,9 @@ def _decide(
             memory is not None
             and above is not None
             and key in settled
-            and _keeps_verdict(key, graph, fresh, memory, covered, traced, reasons[key], above)
+            and _keeps_verdict(
+                key, graph, fresh, memory, covered, was_covered, traced, reasons[key], above
+            )
         ):
             keep(key, memory.decided[key], memory.errors.get(key))
             continue
@@ -385,7 +395,15 @@ def _decide(
         if memory is not None and above is not None and moved is not None:
             reused = moved.reusable(key, memory)
             if reused is not None and _keeps_verdict(
-                key, graph, moved.fresh, memory, covered, traced, reasons[key], above
+                key,
+                graph,
+                moved.fresh,
+                memory,
+                covered,
+                was_covered,
+                traced,
+                reasons[key],
+                above,
             ):
                 keep(key, reused, None)  # `reusable`: none met an error
                 continue
@@ -650,6 +668,7 @@ def _keeps_verdict(
     fresh: Collection[FunctionKey],
     memory: VerdictMemory,
     covered: dict[FunctionKey, bool],
+    was_covered: dict[FunctionKey, bool],
     traced: Collection[FunctionKey],
     reasons: list[NotCandidate],
     above: CallerReadCheck,
@@ -660,7 +679,7 @@ def _keeps_verdict(
     not as before, the same callers run traced, and its candidacy (which may follow from its
     callers: a helper only TF1 code calls) is the same, and so is what a check read of
     callers further up (`above`)."""
-    if key not in memory.decided or covered.get(key) != memory.covered.get(key):
+    if key not in memory.decided or covered.get(key) != was_covered.get(key):
         return False
     callers = list(graph.predecessors(key)) if key in graph else []
     if any(c in fresh for c in callers):
@@ -835,8 +854,9 @@ def decide_incrementally(
             reread = real_seeds
         # What the memoised frozen-state reads of the other functions still say: those of
         # every function of the scope that keeps its verdict stay remembered with it (a later
-        # change of a state it reads must find it: `readers_of`).
-        facts.cache["frozen_reads"] = _outside(memory.frozen_reads, reread)
+        # change of a state it reads must find it: `readers_of`). The last phase's table,
+        # which nothing reads after this, in place.
+        facts.cache["frozen_reads"] = _within_replaced(memory.frozen_reads, reread, {})
         # an edit of a class or of imports is an edit of its module's code (`edited_keys`)
         unchanged = not any(key.is_module_code for key in edit.edited)
         return _decide(
@@ -857,17 +877,10 @@ _K = TypeVar("_K")
 _V = TypeVar("_V")
 
 
-def _outside(table: dict[_K, _V], scope: Collection[_K]) -> dict[_K, _V]:
-    """A copy of `table` without the keys of `scope`."""
-    kept = dict(table)
-    for key in scope:
-        kept.pop(key, None)
-    return kept
-
-
 def _within_replaced(table: dict[_K, _V], scope: Collection[_K], new: dict[_K, _V]) -> dict[_K, _V]:
     """`table` (changed in place) without the keys of `scope`, then with the entries of
-    `new`: what `_outside(table, scope) | new` makes, in the same order, without a copy."""
+    `new`: what a copy of `table` without those keys, updated with `new`, holds, in the same
+    order, without the copy."""
     for key in scope:
         table.pop(key, None)
     table.update(new)

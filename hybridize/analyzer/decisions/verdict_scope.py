@@ -123,7 +123,7 @@ def changed_readers(facts: TensorFacts, changes: FactChanges) -> set[FunctionKey
 def seeds(
     index: ProjectIndex,
     facts: TensorFacts,
-    keys: Iterable[FunctionKey],
+    keys: Sequence[FunctionKey],
     edited: Collection[FunctionKey],
     changes: FactChanges,
     stale_readers: Collection[FunctionKey],
@@ -132,12 +132,11 @@ def seeds(
 ) -> set[FunctionKey]:
     """The functions whose own inputs to the verdict phase may have changed (see the
     module docstring), among `keys` (`readers`: `changed_readers` of `changes`)."""
-    keys = list(keys)
-    known = set(keys)
-    found = known & set(edited)
-    found |= changes.keys & known
-    found |= set(stale_readers) & known
-    found |= readers & known
+    # every key of the project, as a rule: the index's table of them, not a set made anew
+    known = index.key_set(keys)
+    found = {
+        k for part in (edited, changes.keys, stale_readers, readers) for k in part if k in known
+    }
     if changes.classes:
         for key in keys:
             fn = index.function(key)
