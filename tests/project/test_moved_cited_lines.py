@@ -78,9 +78,12 @@ MOVED_CITATIONS = [
     ("HY420", 1, "the line of a helper's distribution"),
     ("HY421", 0, "the line of the tracing call"),
     ("HY422", 0, "the line of the second differentiation"),
+    ("HY425", 0, "the line of the layer call without `training=`"),
     ("HY426", 0, "the line of the test's mock"),
     ("HY428", 0, "the line of the backward that keeps the graph"),
     ("HY429", 0, "the caller's line comparing by identity"),
+    ("HY431", 0, "the lines of the offset sum and of the op not finite at 0"),
+    ("HY431", 2, "the lines of the offset sum and of the op in the caller"),
 ]
 """Examples whose verdicts cite a line of the example (the words above), each through
 `cited_lines`: after Enter above them the phase decides `_spare` alone and moves theirs."""

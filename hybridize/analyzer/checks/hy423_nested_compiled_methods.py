@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hybridize.analyzer.checks.context import CheckContext, ProjectFacts
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.nested_compiled import (
     COMPILING_CALLER_READS,
     CompilingCallerRead,
@@ -156,10 +157,11 @@ def _named_graph_break(context: CheckContext) -> str | None:
     if not breaking_method(context.function):
         return None
     hazards = context.graph_hazards
+    file = context.key.file  # where its own findings and effects are (`cited_line`)
     for evidence in [*hazards.eager_only, *hazards.python_values]:
-        return f"it {evidence.message} (line {evidence.span.start_line})"
+        return f"it {evidence.message} (line {cited_line(file, evidence.span.start_line)})"
     effects = context.effects.effects if context.effects is not None else []
     for effect in effects:
         if effect.code in GRAPH_BREAKING_EFFECTS:
-            return f"it {effect.what} (line {effect.span.start_line})"
+            return f"it {effect.what} (line {cited_line(file, effect.span.start_line)})"
     return None

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hybridize.analyzer.checks import TENSORFLOW_ONLY, Check
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import ResolvedCall
 from hybridize.analyzer.facts.resolve import LAYER_ROLES
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
@@ -335,7 +336,7 @@ class FrozenTrainingFlag(Check):
         return [
             cls.finding(
                 f"`{fn.qualname}` takes no `{training}` and calls {read.reader} without "
-                f"`{training}=` (line {read.site.span.start_line}): the flag is read from "
+                f"`{training}=` (line {cited_line(context.key.file, read.site.span.start_line)}): the flag is read from "
                 "Keras's call context, which a compiled function does not retrace on; it "
                 "keeps the flag of its first call",
                 read.site.span,

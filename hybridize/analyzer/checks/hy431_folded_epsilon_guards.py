@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
 from hybridize.analyzer.facts.callgraph import call_sites
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import Evaluator, ResolvedCall, TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import is_tensor_like
@@ -436,7 +437,7 @@ def folded_guards(index: ProjectIndex, facts: TensorFacts) -> dict[FunctionKey, 
             if caller not in found and not caller.is_module_code:
                 found[caller] = Evidence(
                     f"{found[key].message} (in `{index.function(key).qualname}`, called at "
-                    f"line {resolved.site.span.start_line})",
+                    f"line {cited_line(caller.file, resolved.site.span.start_line)})",
                     resolved.site.span,
                 )
                 work.append(caller)
@@ -473,7 +474,7 @@ def _guards(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[_
             offset_sum.offset in offset_sum.subtracted
             or any(_tensors(evaluator, (t,)) for t in offset_sum.subtracted)
         ):
-            found.append(_Guard(value, _written(offset_sum, constant), offset_sum.span))
+            found.append(_Guard(value, _written(key.file, offset_sum, constant), offset_sum.span))
     return found
 
 
@@ -527,8 +528,9 @@ def _graph_constant(resolved: ResolvedCall | None) -> float | None:
     return _small_constant(resolved.args[0], SMALL_FLOAT64_OFFSET if float64 else SMALL_OFFSET)
 
 
-def _written(offset_sum: OffsetSum, constant: float) -> str:
-    return f"a difference of tensors offset by {constant:g} (line {offset_sum.span.start_line})"
+def _written(file: str, offset_sum: OffsetSum, constant: float) -> str:
+    line = cited_line(file, offset_sum.span.start_line)
+    return f"a difference of tensors offset by {constant:g} (line {line})"
 
 
 def _erased(
@@ -542,14 +544,14 @@ def _erased(
     for guard in _guards(index, facts, key):
         site = _singular_use(fn, facts.calls.get(key, []), guard.value)
         if site is not None:
-            yield key, _evidence(guard, site)
+            yield key, _evidence(guard, key.file, site)
             continue
         if not any(mentions(fn, returned, {guard.value}) for returned in fn.returns):
             continue
         for caller, caller_fn, resolved, _ in call_sites(index, facts, key):
             site = _singular_use(caller_fn, facts.calls.get(caller, []), call_sym(resolved.index))
             if site is not None:
-                evidence = _evidence(guard, site, f"in `{caller_fn.qualname}`, ")
+                evidence = _evidence(guard, caller.file, site, f"in `{caller_fn.qualname}`, ")
                 yield key, evidence
                 yield caller, evidence
 
@@ -570,10 +572,10 @@ def _singular_use(fn: FunctionSummary, calls: list[ResolvedCall], value: Sym) ->
     return None
 
 
-def _evidence(guard: _Guard, site: Span, where: str = "") -> Evidence:
-    """`where`: who applies the op, when another function does."""
+def _evidence(guard: _Guard, file: str, site: Span, where: str = "") -> Evidence:
+    """`where`: who applies the op, when another function does (`site` is in `file`)."""
     return Evidence(
-        f"{guard.text} reaches an op not finite at 0 ({where}line {site.start_line}): "
+        f"{guard.text} reaches an op not finite at 0 ({where}line {cited_line(file, site.start_line)}): "
         "traced, Grappler's constant folding moves the constant into the difference, where "
         "it rounds away next to a larger operand; where the operands are equal the guard is "
         "lost (NaN gradients, infinite values), though eagerly it holds",
