@@ -33,9 +33,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from hybridize.analyzer.facts.callgraph import external_layer_call, following_calls
+from hybridize.analyzer.facts.compile_targets import CompileTargets
 from hybridize.analyzer.facts.digraph import DiGraph
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.predicates import is_tensor_like
@@ -163,14 +164,32 @@ def candidacy_modules(
     for relpath, name in sorted(per_module(facts, index, "legacy_imports", _legacy_import).items()):
         if relpath in modules_in_keys:
             legacy_programs.setdefault(relpath, name)
-    roots = index.compile_targets().reaching
-    return CandidacyModules(
+    fronted, front_end, framework = _module_roots(facts, index.compile_targets())
+    return CandidacyModules(fronted, front_end, graph_mode, legacy_programs, framework)
+
+
+_ROOTS = "candidacy_module_roots"
+"""`facts.scans` entry of `_module_roots`: the compile targets it was read from, and it."""
+
+
+def _module_roots(
+    facts: TensorFacts, targets: CompileTargets
+) -> tuple[set[str], set[str], set[str]]:
+    """The modules reaching a fronted framework's own package, those reaching a front end's,
+    and those reaching any framework (`CompileTargets.reaching`): kept while the compile
+    targets are the same object (an edit that leaves every module's imports as they were
+    keeps them: `ProjectIndex.share_interface_caches`)."""
+    known = facts.scans.get(_ROOTS)
+    if isinstance(known, tuple) and known[0] is targets:
+        return cast("tuple[set[str], set[str], set[str]]", known[1])
+    roots = targets.reaching
+    found = (
         {r for r, packages in roots.items() if any(map(_uses_fronted_itself, packages))},
         {r for r, packages in roots.items() if any(map(_uses_front_end, packages))},
-        graph_mode,
-        legacy_programs,
         {r for r, packages in roots.items() if packages},
     )
+    facts.scans[_ROOTS] = (targets, found)
+    return found
 
 
 def _uses_fronted_itself(root: str) -> bool:

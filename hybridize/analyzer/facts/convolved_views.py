@@ -120,13 +120,14 @@ def convolution_layout(
     of a function in another module whose region takes that class's methods."""
     classes: set[tuple[str, ...]] = set()
     views: set[tuple[str, str]] = set()
+    targets = index.compile_targets()
     for relpath, module in index.modules.items():
+        framework = targets.framework(relpath)
+        if framework.convolved_view_failure is None:
+            continue  # no class of the module counts: not one looked at
         for qualname, summary in module.classes.items():
             class_key = ClassKey(relpath, qualname)
             if index.layer_role(class_key) is None:
-                continue
-            framework = index.compile_targets().framework(relpath)
-            if framework.convolved_view_failure is None:
                 continue
             built = tuple(str(key) for key in _built_modules(index, facts, class_key))
             convolution = next(

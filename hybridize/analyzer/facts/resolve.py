@@ -11,10 +11,11 @@ then each enclosing folder up to the root; a folder matches only through a `.py`
 from __future__ import annotations
 
 import builtins
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath
+from typing import TypeVar, cast
 
 from hybridize.analyzer.facts.compile_targets import CompileTargets, ModuleImport, compile_targets
 from hybridize.analyzer.facts.refs import (
@@ -70,6 +71,8 @@ BUILTIN_NAMES = frozenset(dir(builtins))
 DYNAMIC_GLOBALS = "<globals>"
 """The name of a `global_ref` standing for the names a module binds dynamically
 (`ProjectIndex.dynamic_globals`)."""
+
+T = TypeVar("T")
 
 
 def _referenced_names(fn: FunctionSummary) -> set[str]:
@@ -141,6 +144,8 @@ class ProjectIndex:
     """`function_framework` by key, for this index only (never shared with the next: a
     module's body may choose its functions' framework, and an edit makes a new index); the
     verdicts and the fixed point ask tens of thousands of times."""
+    _interface_memo: dict[str, object] = field(default_factory=dict)
+    """`interface_cached` by name: taken over with the interface."""
     _keys: list[FunctionKey] | None = None
     _key_order: dict[FunctionKey, int] | None = None
     _function_cache: dict[FunctionKey, FunctionSummary] = field(default_factory=dict)
@@ -175,6 +180,7 @@ class ProjectIndex:
         self._module_frameworks_cache = previous._module_frameworks_cache
         self._function_framework_cache = previous._function_framework_cache
         self._compile_targets = previous._compile_targets
+        self._interface_memo = previous._interface_memo
         self._framework_by_key = {}  # read through the caches just replaced
         if all(
             list(self.modules[r].functions) == list(previous.modules[r].functions) for r in changed
@@ -202,6 +208,15 @@ class ProjectIndex:
         if self._key_order is None:
             self._key_order = {key: i for i, key in enumerate(self.function_keys())}
         return self._key_order
+
+    def interface_cached(self, name: str, compute: Callable[[], T]) -> T:
+        """`compute()`, a value read from the project's interface alone (imports,
+        module-level names, classes with their bases and methods, signatures: what
+        `share_interface_caches` takes over), made once under `name` and kept by the next
+        index while the interface stays the same."""
+        if name not in self._interface_memo:
+            self._interface_memo[name] = compute()
+        return cast("T", self._interface_memo[name])
 
     def key_set(self, keys: Iterable[FunctionKey]) -> Collection[FunctionKey]:
         """`keys` as a set to ask membership of: when they are every key of the project

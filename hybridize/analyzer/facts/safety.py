@@ -864,6 +864,19 @@ def _holds_weights(index: ProjectIndex, facts: TensorFacts, class_key: ClassKey)
     return any(is_variable_atom(a) for a in _attribute_atoms(index, facts, class_key))
 
 
+def _built_by_call(index: ProjectIndex) -> list[ClassKey]:
+    """The layer and model classes with a `call` and no `build` (their own or inherited), in
+    project order: the interface alone says which."""
+    return [
+        key
+        for relpath, module in index.modules.items()
+        for qualname in module.classes
+        if index.layer_role(key := ClassKey(relpath, qualname)) is not None
+        and index.find_method(key, "build") is None
+        and index.find_method(key, "call") is not None
+    ]
+
+
 def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[ClassKey, str]:
     """Keras classes whose `call` Keras 3 runs on symbolic tensors to build them.
 
@@ -877,17 +890,10 @@ def symbolically_built_classes(index: ProjectIndex, facts: TensorFacts) -> dict[
         return cached
     result: dict[ClassKey, str] = {}
     work: list[ClassKey] = []
-    for relpath, module in index.modules.items():
-        for qualname in module.classes:
-            key = FunctionKey(relpath, qualname)
-            if (
-                index.layer_role(key) is not None
-                and index.find_method(key, "build") is None
-                and index.find_method(key, "call") is not None
-                and _has_sublayers(index, facts, key)
-            ):
-                result[key] = f"`{qualname}` (it has sub-layers and no `build`)"
-                work.append(key)
+    for key in index.interface_cached("layers_built_by_call", lambda: _built_by_call(index)):
+        if _has_sublayers(index, facts, key):
+            result[key] = f"`{key.qualname}` (it has sub-layers and no `build`)"
+            work.append(key)
     while work:
         parent = work.pop()
         # In sort order: the first parent to reach a class is the one its message names,
