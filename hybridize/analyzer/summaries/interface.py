@@ -103,7 +103,8 @@ def edited_keys(old: ModuleSummary, new: ModuleSummary) -> ModuleEdit | None:
     for qualname in old.functions.keys() | new.functions.keys():
         old_fn, new_fn = old.functions.get(qualname), new.functions.get(qualname)
         key = FunctionKey(new.relpath, qualname)
-        if old_fn == new_fn:
+        # the same object when a statement edit left the function alone (`statement_edit`)
+        if old_fn is new_fn or old_fn == new_fn:
             if old_fn is not None:
                 kept_end = max(kept_end, old_fn.span.end_line)
             continue
