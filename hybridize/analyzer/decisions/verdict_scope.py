@@ -234,8 +234,11 @@ def readers_of(
         return set()
     if among is not None:
         return {r for r in among if any(read[1] in states for read in frozen_reads.get(r, ()))}
+    # most functions read no state: their empty lists are passed over without a generator
     return {
-        reader for reader, reads in frozen_reads.items() if any(read[1] in states for read in reads)
+        reader
+        for reader, reads in frozen_reads.items()
+        if reads and any(read[1] in states for read in reads)
     }
 
 
