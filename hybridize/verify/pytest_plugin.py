@@ -77,16 +77,28 @@ def _in_root(path: str) -> bool:
 _NAMED = re.compile(r"^[\w.]+(Error|Exception|Warning|Exit|Interrupt|Failed|Timeout)\b")
 
 
-_EPILOGUES = ("from user code:", "Set TORCHDYNAMO_VERBOSE=1")
-"""Lines that open what torch.compile appends after its cause (the user frames, advice on
-logging): the cause is the last line before them."""
+_EPILOGUES = (
+    "from user code:",
+    "Set TORCHDYNAMO_VERBOSE=1",
+    "Call arguments received by layer",
+    "Arguments received by",
+)
+"""Lines that open what is appended after an error's cause: torch.compile's user frames and
+advice on logging; Keras' list of a layer call's arguments (tf_keras: "Call arguments received
+by layer 'x' (type X):", Keras 3: "Arguments received by X.call():"), whose last line
+("• training=None") named no cause (edward2's recurrent tests). The cause is the last line
+before them."""
+
+_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+"""Terminal styling (Keras 3 prints a layer's error message in bold)."""
 
 
 def error_line(type_name: str, text: str) -> str:
     """The exception's last line (TensorFlow's graph errors put the cause last, after the user
     frames), led by the exception's type when that line does not name one; torch.compile's
-    epilogue (`_EPILOGUES`) is left out."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    and Keras' epilogues (`_EPILOGUES`) and terminal styling are left out."""
+    plain = _ANSI_ESCAPE.sub("", text)
+    lines = [line.strip() for line in plain.splitlines() if line.strip()]
     ends = [i for i, line in enumerate(lines) if line.startswith(_EPILOGUES)]
     if ends and ends[0] > 0:
         lines = lines[: ends[0]]

@@ -3,8 +3,15 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from hybridize.verify.outcomes import (
     Outcome,
@@ -157,6 +164,60 @@ def test_the_error_line_of_torch_compile_is_its_cause_not_its_epilogue() -> None
     assert error_line("InternalTorchDynamoError", advice_only) == (
         f"InternalTorchDynamoError: {advice_only}"
     )
+
+
+def test_the_error_line_of_a_keras_layer_is_its_cause_not_the_arguments_it_received() -> None:
+    """Keras appends the layer call's arguments after the cause; their last line named no
+    cause ("TypeError: • training=None" for edward2's recurrent tests): tf_keras' and Keras
+    3's wording (measured below), Keras 3 styling the cause in bold."""
+    keras_2 = (
+        "Exception encountered when calling layer 'rnn' (type RNN).\n\nin user code:\n\n"
+        '    File "/copy/pkg/recurrent.py", line 9, in call  *\n        return f(x)\n\n'
+        "    ValueError: tf.function only supports singleton tf.Variables\n\n"
+        "Call arguments received by layer 'rnn' (type RNN):\n"
+        "  \u2022 inputs=tf.Tensor(shape=(2, 3), dtype=float32)\n  \u2022 constants=None"
+    )
+    assert error_line("ValueError", keras_2) == (
+        "ValueError: tf.function only supports singleton tf.Variables"
+    )
+    keras_3 = (
+        "Exception encountered when calling L.call().\n\n\x1b[1mthe cause\x1b[0m\n\n"
+        "Arguments received by L.call():\n  \u2022 training=None"
+    )
+    assert error_line("TypeError", keras_3) == "TypeError: the cause"
+
+
+_KERAS_ERROR = """
+import tensorflow as tf
+
+class Failing(tf.keras.layers.Layer):
+    def call(self, inputs, training=None):
+        raise ValueError("the cause")
+
+try:
+    Failing(name="failing")(tf.ones((2, 3)))
+except ValueError as error:
+    print(repr(str(error)))
+"""
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+@pytest.mark.parametrize("legacy", [False, True], ids=["keras3", "tf_keras"])
+def test_a_keras_layers_error_measured_gives_its_cause(legacy: bool) -> None:
+    """The message a Keras layer's call raises with (TF 2.21: Keras 3.15 and tf_keras 2.21, in
+    a subprocess: TF_USE_LEGACY_KERAS is read when TensorFlow is imported) reduces to the
+    cause."""
+    if importlib.util.find_spec("tf_keras" if legacy else "keras") is None:
+        pytest.skip("this Keras is absent")
+    env = {**os.environ, "TF_USE_LEGACY_KERAS": "1" if legacy else "0", "TF_CPP_MIN_LOG_LEVEL": "3"}
+    done = subprocess.run(
+        [sys.executable, "-c", _KERAS_ERROR], env=env, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    message = ast.literal_eval(done.stdout.strip().splitlines()[-1])  # the repr printed above
+    assert "received by" in message  # Keras appended the call's arguments
+    assert error_line("ValueError", message) == "ValueError: the cause"
 
 
 def test_an_argument_error_names_the_function_by_its_qualified_name() -> None:
