@@ -322,7 +322,9 @@ NESTED_CASES = [
 @pytest.mark.parametrize(("files", "qualname", "expected"), NESTED_CASES)
 def test_a_nested_definition_pays_per_definition(files: str, qualname: str, expected: str) -> None:
     v = verdict(textwrap.dedent(files), qualname)
-    assert v.passes, v.failures
+    # A nested definition is never rewritten under TensorFlow (HY437, defined_in_function);
+    # its benefit is still rated, as the report shows it.
+    assert v.passes == (v.framework == "torch"), v.failures
     assert v.benefit == expected, v.benefit_reasons
     if expected != "high":
         assert "defined inside `train`" in v.benefit_reasons[0]

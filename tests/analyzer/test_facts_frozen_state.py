@@ -3,8 +3,10 @@
 A traced function keeps the Python values and eager tensors it read while tracing; later
 assignments to that attribute or global are not seen by the graph (checked with TensorFlow
 2.21: `THRESHOLD = 0.1` after the first call leaves a compiled function computing with 0.5).
-A `tf.Variable` is read by reference. The fact needs evidence of a reassignment outside
-initialisation somewhere in the project.
+A `tf.Variable` is read by reference: changed in place (`assign`) it stays live, but a new
+object bound to the attribute is not seen either, whatever its kind (a new variable, an object
+TensorFlow converts to a tensor: test_frozen_state_measured.py). The fact needs evidence of a
+reassignment outside initialisation somewhere in the project.
 """
 
 from __future__ import annotations
@@ -192,7 +194,53 @@ CASES = [
         "f",
         True,
     ),
+    case(
+        # edward2's LSTMCellReparameterization: `build` makes a variable, `call_weights` binds
+        # the sample an initializer layer returns (an object converted to a tensor) before
+        # each sequence; the compiled step keeps converting the first sample
+        "attribute-rebound-with-an-object-of-unknown-kind",
+        """
+        import tensorflow as tf
+
+        class Cell(tf.keras.layers.Layer):
+            def __init__(self, initializer):
+                super().__init__()
+                self.initializer = initializer
+
+            def build(self, shape):
+                self.kernel = self.add_weight(shape=(3, 3), name="kernel")
+
+            def call_weights(self):
+                self.kernel = self.initializer(self.kernel.shape, self.dtype)
+
+            def step(self, h):
+                return tf.matmul(h, tf.convert_to_tensor(self.kernel))
+        """,
+        "Cell.step",
+        True,
+    ),
     # --- not frozen -----------------------------------------------------------------------
+    case(
+        # a method binding a variable it makes creates the state (Sonnet's `@once`
+        # `_initialize`, run by the first call): read as initialisation, although binding
+        # a new variable between calls would leave the graph reading the old one (measured)
+        "variable-attribute-bound-to-a-new-variable-by-a-method",
+        """
+        import tensorflow as tf
+
+        class Gate:
+            def __init__(self):
+                self.threshold = tf.Variable(0.5)
+
+            def reset(self, value):
+                self.threshold = tf.Variable(value)
+
+            def apply(self, x):
+                return tf.cast(x > self.threshold, tf.float32) * x
+        """,
+        "Gate.apply",
+        False,
+    ),
     case(
         "variable-attribute-assigned-elsewhere",
         """

@@ -15,11 +15,14 @@ class HasFrozenPythonStateReads(Check):
     What it detects
     ---------------
     A function that reads `self.threshold`, a module global, or an attribute of a
-    module-level object, holding a Python value or a tensor (not a `tf.Variable`), when the
-    project assigns that attribute or global somewhere else after initialisation: in a
-    method other than `__init__` (or a Keras `build`), in a function declaring it `global`,
-    or in module code inside a loop or after a call of the function. Reads in the project
-    functions it calls count too: they are traced with it. A module-level object of no
+    module-level object, when the project binds a new value to that attribute or global
+    somewhere else after initialisation, whatever the value's kind (a Python value, a
+    tensor, an object TensorFlow converts to a tensor, a layer): in a method other than
+    `__init__` (or a Keras `build`), in a function declaring it `global`, or in module code
+    inside a loop or after a call of the function. A write the trace runs itself (in the
+    function or a project function it calls) is not between calls; a method binding a
+    variable it makes (`self.w = tf.Variable(...)`, Sonnet's `@once` `_initialize`) creates
+    the state. Reads in the project functions it calls count too: they are traced with it. A module-level object of no
     project class counts by the global that holds it (a `threading.local()` flag that a
     context manager sets, as larq's `quantized_scope`), and `getattr(obj, "name", default)`
     with a literal name is a read of `obj.name`.
@@ -30,8 +33,11 @@ class HasFrozenPythonStateReads(Check):
     Python number becomes a constant of the graph, an eager tensor a captured constant.
     The cache key holds the function's arguments, not the state it reads, so a later
     `model.threshold = 0.9` or `global THRESHOLD` assignment does not retrace: the graph
-    keeps computing with the old value, silently. A `tf.Variable` is captured by reference
-    and stays live.
+    keeps computing with the old value, silently. An object converted to a tensor (edward2's
+    random variables, which `LSTMCellReparameterization.call_weights` samples anew before
+    each sequence) is embedded as the tensor it gave; a `tf.Variable` is captured by
+    reference: changed with `assign` it stays live, but a new object bound in its place is
+    not read (measured on TF 2.21, tests/analyzer/test_frozen_state_measured.py).
 
     Example
     -------

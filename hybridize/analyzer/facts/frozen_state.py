@@ -1,11 +1,15 @@
 """Python state a function reads while other code reassigns it: frozen at trace time.
 
 A traced function reads `self.threshold` or a module global while tracing, and the graph
-keeps what it saw: a Python value, or an eager tensor, is embedded as a constant. When other
-code assigns a new value between calls, the eager function sees it and the graph does not
-(nothing in the cache key changed, so it does not retrace). A `tf.Variable` read this way is
-captured by reference and stays live; so are objects such as layers, whose own variables
-are what the graph reads.
+keeps what it saw: a Python value, or an eager tensor, is embedded as a constant; an object
+TensorFlow converts to a tensor (`tf.register_tensor_conversion_function`, as edward2's
+random variables) is embedded as the tensor it converted to; a `tf.Variable`, or a layer's
+variables, are captured by reference. When other code binds a new value to the attribute or
+global between calls, the eager function reads the new one and the graph keeps reading the
+old one (nothing in the cache key changed, so it does not retrace), whatever the kind of
+either: a new `tf.Variable` bound in place of the old one is not read either (measured on
+TF 2.21: tests/analyzer/test_frozen_state_measured.py). Only state changed in place stays
+live: `self.w.assign(...)` writes the variable the graph captured.
 
 The fact holds only on evidence: the analysis sees, elsewhere in the project, an assignment
 to that attribute or global after initialisation. Initialisation is the class's `__init__`
@@ -51,10 +55,6 @@ from hybridize.model import Span
 
 INITIALISERS = frozenset({"__init__", "__new__", "__post_init__"})
 """Methods that set an object up before anyone calls it."""
-FROZEN_KINDS = frozenset({"lit", "python", "tensor", "numpy"})
-"""Values a trace embeds as they are (Python values, eager tensors, and containers of only
-those); a variable, a Keras object or a function is read through a reference that stays
-live."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +67,10 @@ class Write:
     """For an attribute of a module-level object of no project class (`_object_attribute`):
     the kinds of the value written (`_leaf_kinds`), which the evaluator cannot tell at the
     read (such an object has no attributes it knows)."""
+    makes_variable: bool = False
+    """The value written is a variable made there (`self.w = tf.Variable(...)`, a layer's
+    `add_weight`): the write creates the state the graph reads by reference, as Sonnet's
+    `@once` `_initialize` does before the first call, rather than changing it between calls."""
 
 
 StateKey = tuple[str, ClassKey | str, str]
@@ -107,7 +111,7 @@ def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: FunctionKey
     """Reads of `self` attributes and module globals holding values a trace freezes, when
     the project reassigns them outside initialisation; in the function or in a project
     function it calls (traced with it)."""
-    read = changing_state_read(index, facts, key, _frozen)
+    read = changing_state_read(index, facts, key)
     if read is None:
         return []
     text = f"{read.text}: a graph keeps the value it saw while tracing"
@@ -127,14 +131,20 @@ def changing_state_read(
     if fn.is_lambda or key.is_module_code:
         return None
     writes = _writes(index, facts)
-    for reader, via, entry in traced_with(index, facts, key):
+    region = traced_with(index, facts, key)
+    traced = {function for function, _, _ in region}
+    for reader, via, entry in region:
         for what, state, kinds in _state_reads(index, facts, reader):
             written = writes.get(state)
             if not written or not holds(kinds):  # most state is never reassigned
                 continue
             for write in written:
-                if write.writer in (key, reader) or not _after_initialisation(
-                    index, facts, key, write
+                # A write the trace runs itself happens while tracing, not between calls
+                # (a Python side effect of the trace: HY107's).
+                if (
+                    write.writer in traced
+                    or write.makes_variable
+                    or not _after_initialisation(index, facts, key, write)
                 ):
                     continue
                 writer = index.function(write.writer)
@@ -259,12 +269,6 @@ UNKNOWN_KIND = UNKNOWN_ATOM[0]
 def _leaf_kinds(atoms: frozenset[Atom]) -> frozenset[str]:
     """The kinds of the values held: atom kinds, a literal's with its type (`lit:int`)."""
     return frozenset(f"lit:{a[1]}" if is_lit_atom(a) else a[0] for a in leaf_atoms(atoms))
-
-
-def _frozen(kinds: frozenset[str]) -> bool:
-    """Every value the state may hold is one a trace embeds: a value of unknown kind may be
-    a variable (`self.w = self.add_weight(...)` through unresolved code), so it is not."""
-    return bool(kinds) and all(k.split(":", 1)[0] in FROZEN_KINDS for k in kinds)
 
 
 def _reads(
@@ -507,6 +511,10 @@ def _writes_of(
     relpath = writer.file
     fn = index.function(writer)
     found: list[tuple[StateKey, Write]] = []
+
+    def _makes_variable(value: Sym) -> bool:
+        return _leaf_kinds(evaluator.eval(value)) == VARIABLE_KINDS
+
     for store in fn.stores:
         if store.kind == "global":
             found.append((global_state(relpath, store.name), Write(writer, store.span)))
@@ -515,8 +523,9 @@ def _writes_of(
             for atom in sorted(evaluator.eval(store.target), key=canonical):
                 if is_obj_atom(atom) and atom[2] is not None:
                     described = True
+                    write = Write(writer, store.span, makes_variable=_makes_variable(store.value))
                     for class_key in index.mro(atom[2]):
-                        found.append((attr_state(class_key, store.name), Write(writer, store.span)))
+                        found.append((attr_state(class_key, store.name), write))
                 elif is_module_atom(atom):
                     described = True
                     found.append((global_state(atom[1], store.name), Write(writer, store.span)))
@@ -529,6 +538,10 @@ def _writes_of(
         # Initialisation or not is decided per reader (`_after_initialisation`).
         found.append((global_state(relpath, name), Write(writer, span)))
     return found
+
+
+VARIABLE_KINDS = frozenset({"variable"})
+"""The kinds of a value that is a variable (`Write.makes_variable`)."""
 
 
 def _in_loop(fn: FunctionSummary, span: Span) -> bool:
