@@ -78,6 +78,13 @@ class Span:
     end_line: int
     end_col: int
 
+    def encloses(self, inner: Span) -> bool:
+        """Whether `inner` lies within this region (its ends included)."""
+        return (self.start_line, self.start_col) <= (inner.start_line, inner.start_col) and (
+            inner.end_line,
+            inner.end_col,
+        ) <= (self.end_line, self.end_col)
+
 
 @fast_pickling
 @dataclass(frozen=True, slots=True)

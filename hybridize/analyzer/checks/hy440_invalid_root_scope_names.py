@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from hybridize.analyzer.checks.context import CheckContext
 from hybridize.analyzer.facts.callgraph import calls_by_result
@@ -11,16 +14,76 @@ from hybridize.analyzer.facts.refs import ext_dotted, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import is_lit_atom, is_obj_atom, obj_class
 from hybridize.analyzer.frameworks import lookup_parameters
+from hybridize.analyzer.summaries.hooks import FunctionEnd, SummaryContext, SummaryHook
 from hybridize.analyzer.summaries.ir import Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import attr_base, attr_name, is_attr, lit_value
-from hybridize.model import Finding
+from hybridize.model import Finding, Span
 
 from . import TENSORFLOW_ONLY, Check
 
 #: What TensorFlow requires of a name scope opened at the root of a graph (TF 2.21,
 #: `ops._VALID_OP_NAME_REGEX`); inside another scope a leading `_` is allowed.
 ROOT_SCOPE_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+#: What it requires of a name inside another scope (`ops._VALID_SCOPE_NAME_REGEX`).
+SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedScope:
+    """A `with ...name_scope("literal"):` block of the function: the call opening it (an
+    index into `FunctionSummary.calls`), its literal name, and the block's body."""
+
+    call: int
+    name: str
+    body: Span
+
+
+def _name_scope_call(node: ast.Call, context: SummaryContext) -> Iterator[bool]:
+    """Marks a function that calls a `name_scope` with a literal name: its blocks are read
+    once the function is walked (`_opened_scopes`)."""
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    if called == "name_scope" and _literal_name(node) is not None:
+        yield True
+
+
+def _literal_name(node: ast.Call) -> str | None:
+    """The literal first argument (or `name=`) of a call, if a string."""
+    given = (
+        node.args[0]
+        if node.args
+        else next((k.value for k in node.keywords if k.arg == "name"), None)
+    )
+    if isinstance(given, ast.Constant) and isinstance(given.value, str):
+        return given.value
+    return None
+
+
+def _opened_scopes(marks: Sequence[object], end: FunctionEnd) -> Iterator[OpenedScope]:
+    """The function's own `with` blocks opened by a call named `name_scope` with a literal
+    name (nested functions' blocks are theirs: their calls have no index here)."""
+    if end.definition is None:
+        return
+    for node in ast.walk(end.definition):
+        if not isinstance(node, ast.With | ast.AsyncWith) or not node.body:
+            continue
+        for item in node.items:
+            call = item.context_expr
+            if not isinstance(call, ast.Call):
+                continue
+            name = _literal_name(call)
+            index = end.call_index(call)
+            if name is None or index is None:
+                continue
+            first, last = node.body[0], node.body[-1]
+            body = Span(
+                first.lineno,
+                first.col_offset,
+                last.end_lineno or last.lineno,
+                last.end_col_offset if last.end_col_offset is not None else 0,
+            )
+            yield OpenedScope(index, name, body)
 
 
 class HasInvalidRootScopeNames(Check):
@@ -78,6 +141,7 @@ class HasInvalidRootScopeNames(Check):
         "an op or name scope named, at the graph's root, with a name TensorFlow rejects there"
     )
     decision_order = 132
+    summary_hook = SummaryHook((ast.Call,), _name_scope_call, _opened_scopes)
 
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:
@@ -86,7 +150,9 @@ class HasInvalidRootScopeNames(Check):
         index, key = context.index, context.key
         calls = calls_by_result(context.facts, key)
         evaluator = context.scan.evaluator
-        for resolved in context.facts.calls.get(key, []):
+        resolved_calls = context.facts.calls.get(key, [])
+        scoped = _valid_scope_bodies(context, resolved_calls)
+        for resolved in resolved_calls:
             value = _name_argument(resolved)
             how = ""
             names: list[str] = []
@@ -103,7 +169,11 @@ class HasInvalidRootScopeNames(Check):
                 own = ClassKey(key.file, context.function.class_qualname)
                 names = [_class_name(c) for c in _with_subclasses(index, [own])]
                 how = " (Keras 2's `Conv.call` names its convolution after the class)"
-            bad = sorted({n for n in names if not ROOT_SCOPE_NAME.match(n)})
+            # Inside a valid scope the function opens, only the inner pattern applies
+            # (measured: `_a` passes inside `tf.name_scope("outer")`).
+            inside = any(body.encloses(resolved.site.span) for body in scoped)
+            pattern = SCOPE_NAME if inside else ROOT_SCOPE_NAME
+            bad = sorted({n for n in names if not pattern.match(n)})
             if bad:
                 return [
                     cls.finding(
@@ -113,6 +183,26 @@ class HasInvalidRootScopeNames(Check):
                     )
                 ]
         return []
+
+
+def _valid_scope_bodies(context: CheckContext, resolved_calls: list[ResolvedCall]) -> list[Span]:
+    """The bodies of the `with` blocks the function opens with a framework name scope whose
+    literal name is valid at the root (`OpenedScope`)."""
+    opened: tuple[OpenedScope, ...] = context.summary_facts(HasInvalidRootScopeNames)
+    if not opened:
+        return []
+    sites = context.function.calls
+    by_span = {resolved.site.span: resolved for resolved in resolved_calls}
+    bodies = []
+    for scope in opened:
+        resolved = by_span.get(sites[scope.call].span) if scope.call < len(sites) else None
+        if (
+            resolved is not None
+            and any(info.name.endswith("name_scope") for info in resolved.api)
+            and ROOT_SCOPE_NAME.match(scope.name)
+        ):
+            bodies.append(scope.body)
+    return bodies
 
 
 def _name_argument(resolved: ResolvedCall) -> Sym | None:

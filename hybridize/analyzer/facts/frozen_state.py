@@ -547,14 +547,7 @@ VARIABLE_KINDS = frozenset({"variable"})
 def _in_loop(fn: FunctionSummary, span: Span) -> bool:
     """Inside a `for` statement of the module, or its target (a comprehension repeats
     nothing around it)."""
-    return any(_inside(span, loop.span) for loop in fn.loops if not loop.comprehension)
-
-
-def _inside(inner: Span, outer: Span) -> bool:
-    return (outer.start_line, outer.start_col) <= (inner.start_line, inner.start_col) and (
-        inner.end_line,
-        inner.end_col,
-    ) <= (outer.end_line, outer.end_col)
+    return any(loop.span.encloses(span) for loop in fn.loops if not loop.comprehension)
 
 
 def _after_initialisation(

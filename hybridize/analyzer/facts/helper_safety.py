@@ -498,13 +498,6 @@ def _reads_tensor_values(index: ProjectIndex, facts: TensorFacts, key: FunctionK
     )
 
 
-def _within(inner: Span, outer: Span) -> bool:
-    return (outer.start_line, outer.start_col) <= (inner.start_line, inner.start_col) and (
-        inner.end_line,
-        inner.end_col,
-    ) <= (outer.end_line, outer.end_col)
-
-
 def _selected(site: CallSite, positions: CallbackArgs) -> Iterator[Sym]:
     """The arguments at `positions` (indices or keywords) of a call."""
     keywords = dict(site.kwargs)
@@ -980,7 +973,7 @@ class _Values:
             if (
                 is_attr(callee)
                 and callee[2] in LIST_GROWERS
-                and _within(resolved.site.span, span)
+                and span.encloses(resolved.site.span)
                 and any(a[0] in PYTHON_SEQUENCE_KINDS for a in self.evaluator.eval(callee[1]))
             ):
                 return True
