@@ -70,6 +70,21 @@ for name in ("Normal", "Logistic"):
     setattr(sys.modules[__name__], name, make_random_variable(getattr(tfp.distributions, name)))
 """
 
+LITERAL = """
+import sys
+
+import tensorflow_probability as tfp
+
+from pkg.rv import make_random_variable
+
+globals()["Normal"] = make_random_variable(tfp.distributions.Normal)
+setattr(sys.modules[__name__], "Logistic", make_random_variable(tfp.distributions.Logistic))
+
+
+def exp(x):
+    return x
+"""
+
 STATIC = """
 import tensorflow as tf
 
@@ -81,7 +96,7 @@ def helper(x):
 LAYERS = """
 import tensorflow as tf
 
-from pkg import direct, rv, static, with_setattr
+from pkg import direct, literal, rv, static, with_setattr
 from pkg.rv import Independent
 
 
@@ -105,6 +120,21 @@ class ThroughSetattr(tf.keras.layers.Layer):
         return with_setattr.Normal(loc=tf.exp(inputs), scale=1.0)
 
 
+class ThroughLiteralKey(tf.keras.layers.Layer):
+    def call(self, inputs):
+        return literal.Normal(loc=tf.exp(inputs), scale=1.0)
+
+
+class ThroughLiteralSetattr(tf.keras.layers.Layer):
+    def call(self, inputs):
+        return literal.Logistic(loc=tf.exp(inputs), scale=1.0)
+
+
+class OtherNameOfLiteralKeys(tf.keras.layers.Layer):
+    def call(self, inputs):
+        return literal.Missing(tf.exp(inputs))
+
+
 class Unknown(tf.keras.layers.Layer):
     def call(self, inputs):
         return static.Missing(tf.exp(inputs))
@@ -121,6 +151,7 @@ FILES = {
     "pkg/direct.py": DIRECT,
     "pkg/with_setattr.py": SETATTR,
     "pkg/static.py": STATIC,
+    "pkg/literal.py": LITERAL,
     "pkg/layers.py": LAYERS,
 }
 
@@ -131,7 +162,14 @@ def _hy407(qualname: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "qualname",
-    ["ThroughAttribute.call", "ThroughImport.call", "ThroughGlobals.call", "ThroughSetattr.call"],
+    [
+        "ThroughAttribute.call",
+        "ThroughImport.call",
+        "ThroughGlobals.call",
+        "ThroughSetattr.call",
+        "ThroughLiteralKey.call",
+        "ThroughLiteralSetattr.call",
+    ],
 )
 def test_a_name_bound_through_globals_resolves_to_the_factory_result(qualname: str) -> None:
     [message] = _hy407(qualname)
@@ -139,8 +177,10 @@ def test_a_name_bound_through_globals_resolves_to_the_factory_result(qualname: s
     assert "comes back as a tensor" in message
 
 
-@pytest.mark.parametrize("qualname", ["Unknown.call", "Sampled.call"])
-def test_a_module_without_dynamic_bindings_and_a_converted_result_are_not_blocked(
+@pytest.mark.parametrize(
+    "qualname", ["Unknown.call", "Sampled.call", "OtherNameOfLiteralKeys.call"]
+)
+def test_a_name_no_dynamic_binding_may_bind_and_a_converted_result_are_not_blocked(
     qualname: str,
 ) -> None:
     assert _hy407(qualname) == []

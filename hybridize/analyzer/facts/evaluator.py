@@ -22,7 +22,7 @@ from hybridize.analyzer.facts.mapped_structures import (
 )
 from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.refs import UNKNOWN_REF, Ref, RefKind, is_ext_ref, module_ref
-from hybridize.analyzer.facts.resolve import DYNAMIC_GLOBALS, ProjectIndex
+from hybridize.analyzer.facts.resolve import ProjectIndex, dynamic_global_name
 from hybridize.analyzer.facts.spec_annotations import spec_annotation_atoms
 from hybridize.analyzer.facts.values import (
     BOOL,
@@ -518,12 +518,13 @@ class Evaluator:
             return frozenset({module_atom(ref[1])})
         if kind == "ext":
             return frozenset({ext_atom(ref[1])})
-        if kind == "global" and ref[2] == DYNAMIC_GLOBALS:
-            # A name the module binds dynamically: any of the values it binds so.
+        dynamic = dynamic_global_name(ref)
+        if dynamic is not None:
+            # A name the module binds dynamically: any of the values it may bind it to.
             own = FunctionKey.module_code(ref[1]) == FunctionKey(self.relpath, self.fn.qualname)
             module_evaluator = self if own else _module_evaluator(self.index, self.facts, ref[1])
             found: set[Atom] = set()
-            for sym in self.index.dynamic_globals(ref[1]):
+            for sym in self.index.dynamic_values(ref[1], dynamic):
                 found |= module_evaluator.eval(sym)
             self.deps |= module_evaluator.deps
             return frozenset(found) if found else frozenset({UNKNOWN_ATOM})

@@ -60,17 +60,32 @@ from hybridize.analyzer.summaries.syms import (
     is_attr,
     is_class,
     is_def,
+    is_lit,
     is_local,
     is_name,
     item_sym,
+    lit_value,
     name_sym,
     sym_name,
 )
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 DYNAMIC_GLOBALS = "<globals>"
-"""The name of a `global_ref` standing for the names a module binds dynamically
-(`ProjectIndex.dynamic_globals`)."""
+"""The prefix of the name of a `global_ref` standing for a name a module binds dynamically
+(`ProjectIndex.dynamic_globals`): `<globals>Normal` for `Normal` (`dynamic_global_ref`)."""
+
+
+def dynamic_global_ref(relpath: str, name: str) -> Ref:
+    """The reference to `name` where module `relpath` may bind it dynamically."""
+    return global_ref(relpath, f"{DYNAMIC_GLOBALS}{name}")
+
+
+def dynamic_global_name(ref: Ref) -> str | None:
+    """The name a `dynamic_global_ref` stands for; None for any other reference."""
+    name = ref[2] if ref[0] == "global" else None
+    if isinstance(name, str) and name.startswith(DYNAMIC_GLOBALS):
+        return name[len(DYNAMIC_GLOBALS) :]
+    return None
 
 T = TypeVar("T")
 
@@ -133,7 +148,7 @@ class ProjectIndex:
     )
     _direct_subclasses: dict[ClassKey, list[ClassKey]] | None = None
     _dotted_cache: dict[tuple[str, str], Ref] = field(default_factory=dict)
-    _dynamic_globals_cache: dict[str, tuple[Sym, ...]] = field(default_factory=dict)
+    _dynamic_globals_cache: dict[str, tuple[tuple[str, Sym], ...]] = field(default_factory=dict)
     _module_frameworks_cache: dict[str, ModuleFrameworks] = field(default_factory=dict)
     _function_framework_cache: dict[FunctionKey, tuple[ModuleSummary, Framework]] = field(
         default_factory=dict
@@ -418,16 +433,22 @@ class ProjectIndex:
                     return ext_ref(candidate)
         if name in BUILTIN_NAMES:
             return ext_ref(f"builtins.{name}")
-        if self.dynamic_globals(relpath):
-            return global_ref(relpath, DYNAMIC_GLOBALS)
+        if self.dynamic_values(relpath, name):
+            return dynamic_global_ref(relpath, name)
         return UNKNOWN_REF
 
-    def dynamic_globals(self, relpath: str) -> tuple[Sym, ...]:
-        """The values a module's code binds to names it computes, as a statement binding
-        them at import (`globals()[name] = value`, through a local holding `globals()` too,
-        or `setattr(sys.modules[__name__], name, value)`: edward2's loop binding each TFP
-        distribution's name to `make_random_variable(cls)`). A name the module defines no
-        other way may be any of them (`DYNAMIC_GLOBALS`)."""
+    def dynamic_values(self, relpath: str, name: str) -> tuple[Sym, ...]:
+        """The values module `relpath` may bind to `name` dynamically: those bound under a
+        literal key equal to it, and those bound under a computed one."""
+        return tuple(value for key, value in self.dynamic_globals(relpath) if key in (name, ""))
+
+    def dynamic_globals(self, relpath: str) -> tuple[tuple[str, Sym], ...]:
+        """The values a module's code binds through `globals()` at import, each with its key
+        where a string literal ("" where computed): `globals()[name] = value`, through a
+        local holding `globals()` too, or `setattr(sys.modules[__name__], name, value)`
+        (edward2's loop binding each TFP distribution's name to `make_random_variable(cls)`).
+        A name the module defines no other way may be any value bound under a computed key,
+        or one bound under its own (`dynamic_values`)."""
         cached = self._dynamic_globals_cache.get(relpath)
         if cached is not None:
             return cached
@@ -447,10 +468,10 @@ class ProjectIndex:
                 return len(values) == 1 and values[0] in made
             return sym in made
 
-        found: list[Sym] = []
+        found: list[tuple[str, Sym]] = []
         if builtin:
             found = [
-                store.value
+                (store.name, store.value)
                 for store in code.stores
                 if store.kind == "item" and globals_call(store.target)
             ]
@@ -458,7 +479,8 @@ class ProjectIndex:
         for site in code.calls:
             args = site.args
             if site.callee == name_sym("setattr") and len(args) == 3 and args[0] == this_module:
-                found.append(args[2])
+                key = lit_value(args[1]) if is_lit(args[1]) else None
+                found.append((key if isinstance(key, str) else "", args[2]))
         self._dynamic_globals_cache[relpath] = tuple(found)
         return self._dynamic_globals_cache[relpath]
 

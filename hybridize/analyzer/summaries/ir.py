@@ -48,6 +48,7 @@ class Store:
     kind: str  # "attr" | "item" | "global" | "nonlocal" | "del_item" | "del_attr" | "inplace"
     target: Sym
     name: str
+    """The attribute or name written; for an item, its key where a string literal (else "")."""
     span: Span
     value: Sym = UNKNOWN
 

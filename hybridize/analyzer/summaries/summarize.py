@@ -821,7 +821,9 @@ class _ModuleBuilder:
             base = self._expr(target.value, scope)
             for part in self._subscript_parts(target.slice):
                 self._slice(part, scope)
-            return ("item", base)
+            key = target.slice
+            literal = key.value if isinstance(key, ast.Constant) else None
+            return ("item", base, literal if isinstance(literal, str) else "")
         self._expr(target, scope)
         return ("none",)
 
@@ -859,7 +861,7 @@ class _ModuleBuilder:
             summary.stores.append(Store("attr", target[1], target[2], where, value))
         elif kind == "item":
             base = target[1]
-            summary.stores.append(Store("item", base, "", where, value))
+            summary.stores.append(Store("item", base, target[2], where, value))
             if is_local(base):
                 summary.locals.setdefault(base[1], []).append(seq_sym("list", (value,)))
 
