@@ -100,6 +100,10 @@ class HasInvalidRootScopeNames(Check):
     `super().call(...)` in a class deriving from a Keras convolution (`Conv1D`/`Conv2D`/
     `Conv3D`): Keras 2's `Conv.call` passes `name=self.__class__.__name__` to
     `tf.nn.convolution`, so a class of that family named with a leading `_` is such a name.
+    Inside a `with ...name_scope("outer"):` block the function opens with a literal name
+    valid at the root, a name is checked against the inner pattern (`^[A-Za-z0-9_.\\/>-]*$`:
+    a leading `_` passes there, a space does not). A scope opened by a helper or a caller is
+    not seen.
 
     Why it matters in graph mode
     ----------------------------
