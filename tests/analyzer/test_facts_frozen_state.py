@@ -376,3 +376,40 @@ def test_the_finding_names_the_writer():
     assert FACT in found.failures
     messages = [f.message for f in found.findings if f.code == "HY408"]
     assert messages and "`set_scale`" in messages[0] and "`SCALE`" in messages[0], messages
+
+
+WRITTEN_IN_THE_TRACE = """
+import FRAMEWORK
+
+
+class Batches:
+    def __init__(self):
+        self.count = 0
+
+    def _advance(self):
+        self.count = self.count + 1
+
+    def step(self, x):
+        self._advance()
+        return x * self.count
+"""
+
+
+def test_a_write_the_trace_runs_is_not_between_calls_for_tf_but_recompiles_torch() -> None:
+    """`step` runs `_advance`, which rebinds `self.count`: a trace runs that write once, while
+    tracing (a side effect, HY107's), so the frozen read is not HY408's; Dynamo guards on the
+    int and sees it change from call to call all the same (the benefit's recompile reason)."""
+    tf_source = WRITTEN_IN_THE_TRACE.replace("FRAMEWORK", "tensorflow as tf")
+    tf_source += "\nb = Batches()\nfor _ in range(3):\n    b.step(tf.ones([2]))\n"
+    assert not verdict(tf_source, "Batches.step").fact(FACT)
+    torch_source = WRITTEN_IN_THE_TRACE.replace("FRAMEWORK", "torch")
+    torch_source = torch_source.replace(
+        "return x * self.count",
+        "y = torch.tanh(torch.exp(torch.sin(x) * 2.0) + torch.cos(x))\n"
+        "        for _ in range(8):\n"
+        "            y = torch.tanh(torch.exp(torch.sin(y) * 2.0) + torch.cos(y))\n"
+        "        return y.sum() * self.count",
+    )
+    torch_source += "\nb = Batches()\nfor _ in range(1000):\n    b.step(torch.ones(256, 256))\n"
+    reasons = verdict(torch_source, "Batches.step").benefit_reasons
+    assert any("recompiles whenever it changes" in r for r in reasons), reasons

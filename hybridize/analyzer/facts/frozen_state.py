@@ -111,7 +111,7 @@ def frozen_state_reads(index: ProjectIndex, facts: TensorFacts, key: FunctionKey
     """Reads of `self` attributes and module globals holding values a trace freezes, when
     the project reassigns them outside initialisation; in the function or in a project
     function it calls (traced with it)."""
-    read = changing_state_read(index, facts, key)
+    read = changing_state_read(index, facts, key, between_calls_only=True)
     if read is None:
         return []
     text = f"{read.text}: a graph keeps the value it saw while tracing"
@@ -123,16 +123,23 @@ def changing_state_read(
     facts: TensorFacts,
     key: FunctionKey,
     holds: Callable[[frozenset[str]], bool] = lambda kinds: True,
+    *,
+    between_calls_only: bool = False,
 ) -> ChangingRead | None:
     """The first read, in the function or a project function it calls, of a `self`
     attribute or module global that the project reassigns outside initialisation and whose
-    values' kinds (`_leaf_kinds`) satisfy `holds`; None when there is none."""
+    values' kinds (`_leaf_kinds`) satisfy `holds`; None when there is none.
+
+    `between_calls_only` (what a trace freezes, HY408): leave out the writes the traced
+    code runs itself (a trace runs them once, while tracing; a compiler that guards on the
+    value, as Dynamo, sees them change between calls all the same) and the writes binding
+    a variable they make (`Write.makes_variable`)."""
     fn = index.function(key)
     if fn.is_lambda or key.is_module_code:
         return None
     writes = _writes(index, facts)
     region = traced_with(index, facts, key)
-    traced = {function for function, _, _ in region}
+    traced = {function for function, _, _ in region} if between_calls_only else {key}
     for reader, via, entry in region:
         for what, state, kinds in _state_reads(index, facts, reader):
             written = writes.get(state)
@@ -140,10 +147,11 @@ def changing_state_read(
                 continue
             for write in written:
                 # A write the trace runs itself happens while tracing, not between calls
-                # (a Python side effect of the trace: HY107's).
+                # (a Python side effect of the trace: HY107's), where only the trace counts.
                 if (
                     write.writer in traced
-                    or write.makes_variable
+                    or write.writer == reader
+                    or (between_calls_only and write.makes_variable)
                     or not _after_initialisation(index, facts, key, write)
                 ):
                     continue
