@@ -82,8 +82,8 @@ def dynamic_global_ref(relpath: str, name: str) -> Ref:
 
 def dynamic_global_name(ref: Ref) -> str | None:
     """The name a `dynamic_global_ref` stands for; None for any other reference."""
-    name = ref[2] if ref[0] == "global" else None
-    if isinstance(name, str) and name.startswith(DYNAMIC_GLOBALS):
+    name = ref[2] if is_global_ref(ref) else None
+    if name is not None and name.startswith(DYNAMIC_GLOBALS):
         return name[len(DYNAMIC_GLOBALS) :]
     return None
 
