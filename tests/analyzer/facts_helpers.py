@@ -117,3 +117,18 @@ def program(body: str) -> str:
     """A module importing NumPy and TensorFlow, `body` (defining `f`), then `f` called once on
     a float tensor of shape (4, 3): the shared frame of the table tests of one function."""
     return TENSOR_PROGRAM_HEADER + body + TENSOR_PROGRAM_CALL
+
+
+def run_probe(source: str, **env: str) -> dict[str, str]:
+    """Run a measuring program in a fresh interpreter (TensorFlow quiet, no GPU, `env` added)
+    and read back its lines `label value...` as {label: "value..."}."""
+    import os
+    import subprocess
+    import sys
+
+    environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": "", **env}
+    done = subprocess.run(
+        [sys.executable, "-c", source], env=environment, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return dict(line.split(" ", 1) for line in done.stdout.splitlines())

@@ -15,12 +15,9 @@ value's kind; it reads a method binding a variable it makes as creating the stat
 from __future__ import annotations
 
 import importlib.util
-import os
-import subprocess
-import sys
 
 import pytest
-from facts_helpers import analyse
+from facts_helpers import analyse, run_probe
 
 PROBE = """
 import numpy as np
@@ -69,12 +66,7 @@ print("assigned_variable", run(tf.Variable(1.0), assign=True))
 @pytest.mark.tensorflow
 @pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
 def test_a_compiled_method_keeps_what_an_attribute_held_when_it_traced() -> None:
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    measured = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    measured = run_probe(PROBE)
     for rebound in ("float", "eager_tensor", "numpy", "convertible", "new_variable"):
         assert measured[rebound] == "1.0:1.0:1", (rebound, measured[rebound])
     assert measured["assigned_variable"] == "1.0:2.0:1"

@@ -15,13 +15,10 @@ nested definition either: the finding fails the verdict.
 from __future__ import annotations
 
 import importlib.util
-import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
-from facts_helpers import analyse
+from facts_helpers import analyse, run_probe
 
 from hybridize.project import Project, ProjectOptions
 from hybridize.refactor.selection import Selection
@@ -50,12 +47,7 @@ print("closure", enclosing())
 @pytest.mark.tensorflow
 @pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
 def test_a_nested_tf_function_freezes_a_closed_over_local_the_enclosing_body_rebinds() -> None:
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    measured = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    measured = run_probe(PROBE)
     assert measured["closure"] == "1.0:1.0:1", "the rebound closure cell is not read again"
 
 
