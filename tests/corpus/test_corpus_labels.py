@@ -47,6 +47,7 @@ CODES = {
     "has_rank_losing_slices",
     "has_loop_carried_shape_changes",
     "draws_seeded_global_random",
+    "is_defined_in_function",
     "no_tensor_computation",
     "has_covered_callers",
     "has_no_primitive_parameters",
