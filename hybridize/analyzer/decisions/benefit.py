@@ -38,6 +38,7 @@ from hybridize.analyzer.facts.callgraph import (
     keras_loop_callers,
     training_updates,
 )
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.digraph import DiGraph
 from hybridize.analyzer.facts.evaluator import (
     Evaluator,
@@ -53,6 +54,7 @@ from hybridize.analyzer.facts.graph_breaks import first_graph_break
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
+from hybridize.analyzer.facts.taped_calls import TapedRun, taped_functions
 from hybridize.analyzer.facts.values import (
     is_lit_atom,
     is_method_atom,
@@ -256,6 +258,8 @@ class BenefitModel:
         """The functions the project exports as its public API (`decisions/exported_api.py`),
         worked out when first asked, and taken over from the last phase on the terms of
         `_exports`."""
+        self._taped: dict[FunctionKey, TapedRun] | None = None
+        """The functions the project records on a gradient tape (`_taped_run`), once asked."""
         self._exports: dict[ClassKey, str] | None = (
             last._exports if last is not None and classes_unchanged else None
         )
@@ -415,7 +419,17 @@ class BenefitModel:
         overhead = costs.compiled_overhead(len(self.index.function(key).explicit_params))
         if costs.autograd_call and self._with_gradients(key):
             overhead += costs.autograd_call
+        if costs.taped_call and self._taped_run(key) is not None:
+            overhead += costs.taped_call
         return overhead
+
+    def _taped_run(self, key: FunctionKey) -> TapedRun | None:
+        """Where the project records the function's calls on a gradient tape
+        (`taped_calls.taped_functions`), if it does: its compiled call then costs
+        `CallCosts.taped_call` more."""
+        if self._taped is None:
+            self._taped = taped_functions(self.index, self.facts)
+        return self._taped.get(key)
 
     def _saved_work(self, key: FunctionKey, work: float) -> float:
         """The eager time a compiled call saves: the work's, larger with gradients, where each
@@ -435,6 +449,14 @@ class BenefitModel:
                 " with gradients (it reads parameters, which require grad: the compiled graph "
                 "runs as an autograd function saving what its backward needs, while each eager "
                 f"op records its backward too, about {costs.autograd_work:g}x its time)"
+            )
+        taped = self._taped_run(key) if costs.taped_call else None
+        if taped is not None:
+            line = cited_line(taped.by.file, taped.line)
+            return (
+                f" recorded on a gradient tape (`{taped.by.qualname}` differentiates it with "
+                f"{taped.how}, line {line}: the tape records the compiled call with a forward "
+                "function that also outputs what its backward needs)"
             )
         return ""
 
@@ -997,7 +1019,10 @@ class BenefitModel:
                 for callee, attrs in self.scope[n].items():
                     if callee in members or attrs.get("kind") == TRACED:
                         continue
-                    total += work.get(callee, 0.0)
+                    runs = (
+                        self._eager_loop_runs(n, callee) if attrs.get("kind") == "callback" else 1
+                    )
+                    total += work.get(callee, 0.0) * runs
                     trains = trains or training.get(callee, False)
                 for getter in self._property_reads(n):
                     if getter not in members:
@@ -1006,6 +1031,27 @@ class BenefitModel:
                 work[n] = min(total, WORK_CAP)
                 training[n] = trains
         return work, training
+
+    def _eager_loop_runs(self, caller: FunctionKey, callback: FunctionKey) -> int:
+        """How many times a function the caller hands to a call in its own mode runs per
+        call of the caller, for the work estimate: LOOP_WORK_FACTOR where the call runs it
+        in a Python loop eagerly (`tf.while_loop`'s body: `Framework.
+        eager_loop_callback_calls`), while the compiled caller runs one graph loop; 1
+        otherwise (a `tf.cond` branch)."""
+        loops = self.index.function_framework(caller).eager_loop_callback_calls
+        if not loops:
+            return 1
+        for resolved in self.facts.calls.get(caller, []):
+            if not any(info.name in loops for info in resolved.api):
+                continue
+            handed = (*resolved.args, *resolved.kwargs.values())
+            if any(
+                kind_of(atom) in ("func", "method") and atom[1] == callback
+                for atoms in handed
+                for atom in atoms
+            ):
+                return LOOP_WORK_FACTOR
+        return 1
 
     def _property_reads(self, key: FunctionKey) -> set[FunctionKey]:
         """The project `@property` getters the body reads (`self._c`): each read runs the

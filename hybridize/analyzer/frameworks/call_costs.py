@@ -82,6 +82,15 @@ class CallCosts:
     """How many times its time without gradients an eager op takes with them (it records a
     node of the backward graph), where `autograd_call` applies."""
 
+    taped_call: float = 0.0
+    """What a compiled call adds when it runs recorded on a gradient tape, as it does in a
+    function the project differentiates (`facts/taped_calls.py`): TensorFlow records a
+    `tf.function` call on the tape with a forward function that also outputs the
+    intermediates its backward needs (a fixed part, and one per intermediate), while the
+    eager ops each record themselves on the tape (less per op): counted as a fixed overhead,
+    the difference at the size where compiling breaks even untaped. 0 where a tape costs the
+    compiled call nothing more (or, as in PyTorch, gradients are `autograd_call`'s)."""
+
     def compiled_overhead(self, arguments: int) -> float:
         """What one compiled call of a function taking `arguments` arguments adds."""
         return self.compiled_call + self.per_argument * max(arguments - 1, 0)
@@ -98,6 +107,13 @@ TENSORFLOW_CALL_COSTS = CallCosts(
     python_operand=30.0,
     op=45.0,
     layer_call=600.0,
+    # measured (8x8, one thread, least of 40 samples, under a tape watching the input): a
+    # tf.function of 1, 5 and 10 elementwise ops +60, +80 and +150 us taped against
+    # untaped (a fixed part and one per intermediate its forward outputs), the eager ops
+    # +6, +18 and +40 us: 10 ops, 0.93x to 1.0x compiled against eager untaped, ran 0.64x
+    # to 0.72x taped, as 180 / (180 + 120) predicts at break-even;
+    # `tests/analyzer/test_benefit_rules_measured.py`
+    taped_call=120.0,
 )
 """`tf.function` on TensorFlow 2.21 (CPU)."""
 

@@ -261,6 +261,26 @@ class Framework:
     )
     """Calls that run a backward, by canonical name: where each takes the tensors it
     differentiates with respect to (positions or keywords), where the backward ends."""
+    taped_gradient_calls: Mapping[str, tuple[int | str, ...]] = field(
+        default_factory=dict, compare=False
+    )
+    """Calls that differentiate their first argument with what a gradient tape recorded, by
+    canonical name: where each takes what it differentiates with respect to (the ops that
+    computed the first argument ran recorded on the tape: `facts/taped_calls.py`). Empty
+    where the framework records gradients without a tape (PyTorch: `CallCosts.autograd_call`)."""
+    gradient_check_calls: frozenset[str] = frozenset()
+    """Calls that run the callable they are given under a gradient tape of their own to
+    differentiate it (`tf.test.compute_gradient(f, x)`)."""
+    tape_watch_calls: frozenset[str] = frozenset()
+    """Calls that make a gradient tape record the ops of the value they are given."""
+    tape_unrecorded: frozenset[str] = frozenset()
+    """Last names of a tensor's attributes that are Python values (`x.dtype`) and of ops a
+    tape does not record (`tf.shape(x)`, `tf.stop_gradient(x)`): a value computed from them
+    is not watched (`facts/taped_calls.py`)."""
+    eager_loop_callback_calls: frozenset[str] = frozenset()
+    """Calls that, run eagerly, call the functions they are given once per iteration of a
+    Python loop (`tf.while_loop`), where compiled code runs one graph loop: their eager work
+    counts as a loop's."""
     callable_family_base_prefixes: tuple[str, ...] = ()
     """Prefixes of the external base classes whose `__call__` runs methods of a project
     subclass the analysis cannot pin down: such an instance handed to a differentiating call
@@ -648,6 +668,11 @@ TENSORFLOW = Framework(
     flexible_wrapper_retraces=tensorflow_rules.FLEXIBLE_WRAPPER_RETRACES,
     compiles_per_definition=tensorflow_rules.NESTED_DEFINITION_RETRACES,
     call_costs=TENSORFLOW_CALL_COSTS,
+    taped_gradient_calls=tensorflow_rules.TAPED_GRADIENT_CALLS,
+    gradient_check_calls=tensorflow_rules.GRADIENT_CHECK_CALLS,
+    tape_watch_calls=tensorflow_rules.TAPE_WATCH_CALLS,
+    tape_unrecorded=tensorflow_rules.TAPE_UNRECORDED,
+    eager_loop_callback_calls=tensorflow_rules.EAGER_LOOP_CALLBACK_CALLS,
     layer_arguments_trace=True,
     loop_variable_index_break=tensorflow_rules.LOOP_VARIABLE_INDEX_BREAK,
     graph_operation_namespaces=tensorflow_rules.GRAPH_OPERATION_NAMESPACES,

@@ -1257,3 +1257,48 @@ GRAPH_CONSTANT_MAKERS: frozenset[str] = frozenset(
 """Calls that make a Python number a tensor (canonical names): inside a traced function the
 tensor is a constant of the graph, folded as the number is (HY431:
 `x - y + tf.constant(1e-8)`, measured to lose the guard; one made outside is captured)."""
+
+TAPED_GRADIENT_CALLS: dict[str, tuple[int | str, ...]] = {
+    "tensorflow.GradientTape.gradient": (1, "sources"),
+    "tensorflow.GradientTape.jacobian": (1, "sources"),
+    "tensorflow.GradientTape.batch_jacobian": (1, "source"),
+}
+"""A tape's methods that differentiate their first argument (`target`), by canonical name:
+where each takes what it differentiates with respect to. The ops that computed the target ran
+recorded on the tape (a `tf.function` among them was recorded as one call with its forward
+function: `CallCosts.taped_call`), and what computed the sources did not need to."""
+
+GRADIENT_CHECK_CALLS: frozenset[str] = frozenset({"tensorflow.test.compute_gradient"})
+"""Calls that run the callable they are given (first argument) under a `GradientTape` of their
+own to differentiate it: `tf.test.compute_gradient(f, x)` (a library's Jacobian tests)."""
+
+TAPE_WATCH_CALLS: frozenset[str] = frozenset({"tensorflow.GradientTape.watch"})
+"""A tape's method that makes it record the ops of the tensor it is given (its first
+argument), as it does those of trainable variables and of the sources it differentiates."""
+
+TAPE_UNRECORDED: frozenset[str] = frozenset(
+    {"dtype", "shape", "ndim", "rank", "name", "device"}
+    | {"shape_n", "size", "argmax", "argmin", "stop_gradient"}
+)
+"""Last names of what a tape does not watch: a tensor's attributes that are Python values
+(`x.dtype`, `x.shape`) and ops without a gradient (`tf.shape(x)`, `tf.size`, `tf.rank`,
+`tf.argmax`: `tf.no_gradient`, integer results) or whose result the tape treats as a
+constant (`tf.stop_gradient`): a helper called on `tf.cast(tf.shape(image), ...)` inside a
+differentiated function is not recorded."""
+
+EAGER_LOOP_CALLBACK_CALLS: frozenset[str] = frozenset(
+    {
+        "tensorflow.while_loop",
+        "tensorflow.compat.v1.while_loop",
+        "tensorflow.map_fn",
+        "tensorflow.compat.v1.map_fn",
+        "tensorflow.scan",
+        "tensorflow.foldl",
+        "tensorflow.foldr",
+    }
+)
+"""Calls that, run eagerly, call the functions they are given as a Python loop, once per
+iteration (`tf.while_loop`'s `cond` and `body`, `map_fn`'s `fn` per element), where a
+compiled caller builds one graph loop: the eager work of those functions is counted as a
+loop's (`benefit.LOOP_WORK_FACTOR`; measured in tests/analyzer/test_benefit_rules_measured.py).
+Not `vectorized_map`, which traces its function once (pfor) eagerly too."""
