@@ -54,7 +54,12 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 import realcode_oracle as oracle  # noqa: E402
-from library_steps import KERAS_COMPILED_STEPS, compiled_step_callers, module_imports  # noqa: E402
+from library_steps import (  # noqa: E402
+    KERAS_COMPILED_STEPS,
+    compiled_step_callers,
+    library_compiled_steps,
+    module_imports,
+)
 from oracle_libraries import LIBRARIES, Library  # noqa: E402
 from oracle_rewrites import rewrites_from_diff  # noqa: E402
 
@@ -169,8 +174,9 @@ def traced_function(graph: str) -> str:
 
 def mark_compiled_steps(functions: Sequence[FunctionBenefit], root: Path, library: Library) -> None:
     """Static evidence for the paying changes no graph of the run held: the steps of the
-    library's training loop (Keras's and `Library.compiled_steps`) from which alone its own
-    code calls them (`library_steps.compiled_step_callers`)."""
+    library's training loop (Keras's, and those its own code compiles:
+    `library_steps.library_compiled_steps`) from which alone its own code calls them
+    (`library_steps.compiled_step_callers`)."""
     candidates = [f for f in functions if f.paying and not f.run_in_graph]
     if not candidates:
         return
@@ -180,7 +186,7 @@ def mark_compiled_steps(functions: Sequence[FunctionBenefit], root: Path, librar
         for p in sorted((root / package).rglob("*.py"))
         if not is_test_code(p.relative_to(root).as_posix())
     ]
-    steps = KERAS_COMPILED_STEPS | set(library.compiled_steps)
+    steps = KERAS_COMPILED_STEPS | library_compiled_steps(files)
     for function in candidates:
         file, _, qualname = function.key.rpartition("::")
         found = compiled_step_callers(files, qualname, steps, defined_in=file)

@@ -4,12 +4,12 @@ library calls only from such steps (no test runs that path, so no probe can see 
 
 The steps: Keras's `Model.fit`/`evaluate`/`predict` wrap `train_step`/`test_step`/
 `predict_step` in a `tf.function` of their own (`make_train_function`; unless the model runs
-eagerly), and a library may have a training loop of its own that does the same
-(`Library.compiled_steps`: tf-models' `base_trainer.Trainer` runs a task's `train_step`
-through orbit's `StandardTrainer`, and its `validation_step` through `StandardEvaluator`, both
-`tf.function`-wrapped by default: `use_tf_function=True`, `train_tf_function` /
-`eval_tf_function` True in `official/core/config_definitions.py`). A `tf.function` called while
-another traces is part of the caller's graph: its decorator adds nothing there.
+eagerly), and a library may have a training loop of its own that does the same, found in its
+code (`library_compiled_steps`): tf-models' orbit `StandardTrainer` passes `self.train_step`
+to `tf.function` (`create_train_loop_fn`, `use_tf_function=True` by default), whose override
+`base_trainer.Trainer.train_step` calls a task's `train_step`, which the library calls from
+nowhere else. A `tf.function` called while another traces is part of the caller's graph: its
+decorator adds nothing there.
 
 The rule (`compiled_step_callers`), for a change to a callable object's method (`__call__`,
 `call`) of a class C: every function of the library's code (test code aside) that names C
@@ -33,6 +33,158 @@ KERAS_COMPILED_STEPS = frozenset({"train_step", "test_step", "predict_step"})
 
 CALLABLE_METHODS = frozenset({"__call__", "call"})
 """Methods of an object called where it is held: its construction site is its call site."""
+
+
+COMPILERS = frozenset({"tf.function", "tensorflow.function"})
+"""How a library's code names `tf.function`, called or as a decorator."""
+
+MAX_STEP_ROUNDS = 8
+"""How many times `library_compiled_steps` widens the compiled code by the steps it found."""
+
+
+def library_compiled_steps(files: Iterable[tuple[str, str]]) -> frozenset[str]:
+    """The names of the methods a library's own code runs only inside `tf.function`s, from
+    its non-test files as (path, source) pairs. Compiled code is:
+
+    - a function a `@tf.function` decorates, or whose reference the code hands to
+      `tf.function`, directly or through locals built on it (`tf.function(self.train_step)`;
+      orbit's `fn = self.train_step ... loop_fn = create_loop_fn(fn) ... tf.function(loop_fn)`:
+      a method by its name, in any class, as `self.train_step` runs an override; a local
+      function by its name in the module);
+    - a function compiled code names (a nested `step_fn` handed to `strategy.run` inside a
+      compiled `eval_step_fn`), and a method it calls on `self`;
+    - a method compiled code references on another object (`self.task.train_step`), where no
+      reference to that name (`x.NAME`) lies outside compiled code and the bodies of methods
+      of that name (`super().NAME(...)`): the library calls it only from compiled code.
+
+    Call methods (`__call__`, `call`: what the evidence is about) are never steps. A name is
+    a step for every class that defines it (the oracle's evidence matches names, as it does
+    Keras's `train_step`)."""
+    trees: list[ast.Module] = []
+    for _path, source in files:
+        try:
+            trees.append(ast.parse(source))
+        except SyntaxError:
+            continue
+    by_name: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    methods: dict[str, list[ast.FunctionDef]] = {}
+    references: dict[str, list[ast.Attribute]] = {}
+    compiled: set[int] = set()
+    handed: set[str] = set()
+    own_class: dict[int, ast.ClassDef] = {}
+    """The class of each method's nodes (nested functions included)."""
+    plain: dict[int, dict[str, list[int]]] = {}
+    """By module: the functions that are no methods (module functions, nested ones), by name."""
+    module_of: dict[int, int] = {}
+    for number, tree in enumerate(trees):
+        in_methods = {id(item) for _cls, item in _methods(tree)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                by_name.setdefault(node.name, []).append(node)
+                module_of[id(node)] = number
+                if id(node) not in in_methods:
+                    plain.setdefault(number, {}).setdefault(node.name, []).append(id(node))
+                if any(_is_compiler(_called(d)) for d in node.decorator_list):
+                    compiled.add(id(node))
+            elif isinstance(node, ast.Attribute):
+                references.setdefault(node.attr, []).append(node)
+        for cls, item in _methods(tree):
+            methods.setdefault(item.name, []).append(item)
+            own_class.update({id(n): cls for n in ast.walk(item)})
+        handed |= _handed_to_compiler(tree)
+    for name in handed - CALLABLE_METHODS:
+        compiled.update(id(f) for f in by_name.get(name, ()))
+    functions = {id(f): f for fs in by_name.values() for f in fs}
+    for _ in range(MAX_STEP_ROUNDS):
+        inside = {id(n) for key in compiled for n in ast.walk(functions[key])}
+        named: set[str] = set()
+        added: set[int] = set()
+        for key in list(compiled):
+            local = plain.get(module_of[key], {})
+            for node in ast.walk(functions[key]):
+                if isinstance(node, ast.Name) and node.id in local:
+                    added.update(local[node.id])  # a function of the module it names
+                elif (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == "self"
+                    and id(node) in own_class
+                ):
+                    # `self.m(...)`: the method of the same class
+                    cls = own_class[id(node)]
+                    added.update(
+                        id(item)
+                        for item in cls.body
+                        if isinstance(item, ast.FunctionDef) and item.name == node.func.attr
+                    )
+        for node in (n for key in compiled for n in ast.walk(functions[key])):
+            if (
+                isinstance(node, ast.Attribute)
+                and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+                and node.attr in methods
+            ):
+                own = {id(n) for m in methods[node.attr] for n in ast.walk(m)}
+                if all(id(r) in inside or id(r) in own for r in references.get(node.attr, ())):
+                    named.add(node.attr)
+        added |= {id(f) for name in named - CALLABLE_METHODS for f in by_name.get(name, ())}
+        added -= {id(m) for name in CALLABLE_METHODS for m in methods.get(name, ())}
+        if added <= compiled:
+            break
+        compiled |= added
+    return frozenset(
+        name
+        for name, items in methods.items()
+        if name not in CALLABLE_METHODS and any(id(m) in compiled for m in items)
+    )
+
+
+def _handed_to_compiler(tree: ast.Module) -> set[str]:
+    """The names of the functions a module hands to `tf.function`, through locals built on
+    them."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        derived: dict[str, set[str]] = {}
+        assigns = [n for n in ast.walk(node) if isinstance(n, ast.Assign) and len(n.targets) == 1]
+        for _ in range(2):  # a local built from another bound later in the body
+            for a in assigns:
+                if isinstance(a.targets[0], ast.Name):
+                    names = _references(a.value, derived)
+                    if names:
+                        derived.setdefault(a.targets[0].id, set()).update(names)
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and _is_compiler(call.func) and call.args:
+                found |= _references(call.args[0], derived)
+    return found
+
+
+def _called(node: ast.expr) -> ast.expr:
+    return node.func if isinstance(node, ast.Call) else node
+
+
+def _is_compiler(node: ast.expr) -> bool:
+    return ast.unparse(node) in COMPILERS
+
+
+def _references(value: ast.expr, derived: dict[str, set[str]]) -> set[str]:
+    """The functions an expression refers to (`self.m`, `obj.m`, `f`: the last name of a
+    reference, as a value or an argument, not a callee), or through locals built on them."""
+    found: set[str] = set()
+    work = [value]
+    while work:
+        node = work.pop()
+        if isinstance(node, ast.Attribute):
+            found.add(node.attr)  # the last name only: `self.task.train_step` is `train_step`
+        elif isinstance(node, ast.Name):
+            found |= derived.get(node.id, {node.id})
+        elif isinstance(node, ast.Call):
+            work.extend(node.args)
+            work.extend(k.value for k in node.keywords)
+        else:
+            work.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, ast.expr))
+    return found
 
 
 def _methods(tree: ast.Module) -> Iterable[tuple[ast.ClassDef, ast.FunctionDef]]:

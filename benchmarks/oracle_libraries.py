@@ -86,10 +86,6 @@ class Library:
     not_rewritten: tuple[str, ...] = ()
     """Globs (relative to the copy) of library files analysed but never rewritten (test
     helpers shipped inside the package)."""
-    compiled_steps: tuple[str, ...] = ()
-    """Methods its own training loop runs as `tf.function`s (beside Keras's `train_step`,
-    `test_step`, `predict_step`): the benefit oracle's static evidence that code reached only
-    from them runs inside the library's graphs (`library_steps.compiled_step_callers`)."""
     held_out: bool = False
     """Kept out of the tuning: not run by default, only when a change is done (`--held-out`,
     or `--libraries NAME`), its results reported apart. At least one library per framework:
@@ -179,10 +175,6 @@ LIBRARIES: dict[str, Library] = {
             test_timeout=120,
             file_timeout=240,
             tests_limit=10,
-            # `base_trainer.Trainer` runs a task's steps through orbit's StandardTrainer and
-            # StandardEvaluator, `tf.function`-wrapped by default (`use_tf_function=True`;
-            # `train_tf_function`/`eval_tf_function` True in official/core/config_definitions.py)
-            compiled_steps=("train_step", "validation_step"),
         ),
         Library(
             "gpytorch",

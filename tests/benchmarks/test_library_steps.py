@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from library_steps import KERAS_COMPILED_STEPS, compiled_step_callers
+from library_steps import KERAS_COMPILED_STEPS, compiled_step_callers, library_compiled_steps
 
 LOSSES = """
 import tensorflow as tf
@@ -97,6 +97,81 @@ def test_no_evidence_when_another_entry_or_a_module_function_builds_it() -> None
         )
         is None
     )
+
+
+RUNNER = """
+import tensorflow as tf
+
+
+class StandardTrainer:
+    def create_train_loop_fn(self):
+        train_step_fn = self.train_step
+        if self.options.use_tf_function:
+            train_step_fn = tf.function(train_step_fn)
+        return loop_fns.create_loop_fn(train_step_fn)
+
+    def train_step(self, iterator):
+        raise NotImplementedError
+
+
+class StandardEvaluator:
+    def create_eval_loop_fn(self):
+        loop_fn = loop_fns.create_tf_while_loop_fn(self.eval_step)
+        return tf.function(loop_fn)
+"""
+"""orbit's runners: the loop's step handed to `tf.function` through locals and a helper."""
+
+TRAINER = """
+from pkg import runner
+
+
+class Trainer(runner.StandardTrainer, runner.StandardEvaluator):
+    def train_step(self, iterator):
+        def step_fn(inputs):
+            logs = self.task.train_step(inputs, model=self.model)
+            self.loss.update_state(logs["loss"])
+
+        self.strategy.run(step_fn, args=(self.next_inputs(iterator),))
+
+    def eval_step(self, iterator):
+        def step_fn(inputs):
+            return self.task.validation_step(inputs, model=self.model)
+
+        return self.strategy.run(step_fn, args=(next(iterator),))
+
+    def next_inputs(self, iterator):
+        return next(iterator)
+
+    def report(self):
+        return self.loss.update_state(0.0)
+"""
+"""tf-models' `base_trainer.Trainer`: the task's steps called only inside the runners' steps;
+`update_state` also called eagerly (`report`)."""
+
+
+def test_the_steps_a_library_compiles_are_found_in_its_code() -> None:
+    files = [("pkg/runner.py", RUNNER), ("pkg/trainer.py", TRAINER), *_files({})]
+    steps = library_compiled_steps(files)
+    assert {"train_step", "eval_step", "validation_step", "next_inputs"} <= steps
+    # referenced outside compiled code too (`report`): not a step; nor a call method
+    assert "update_state" not in steps and "report" not in steps
+    assert not steps & {"__call__", "call"}
+    # the task's methods its compiled steps call on `self` run in the graph too
+    assert {"build_losses", "_box_losses"} <= steps
+    # the derived steps give the evidence the hand list gave
+    found = compiled_step_callers(
+        files, "BoxLoss.__call__", KERAS_COMPILED_STEPS | steps, "pkg/losses/box_losses.py"
+    )
+    assert found == ["DetectionTask.train_step", "DetectionTask.validation_step"]
+
+
+def test_a_step_the_library_also_calls_eagerly_is_no_step() -> None:
+    eager = ("pkg/cli.py", "def evaluate(task, x):\n    return task.validation_step(x, None)\n")
+    files = [("pkg/runner.py", RUNNER), ("pkg/trainer.py", TRAINER), *_files({}), eager]
+    steps = library_compiled_steps(files)
+    assert "validation_step" not in steps and "train_step" in steps
+    # without a runner that compiles, nothing is a step
+    assert library_compiled_steps([("pkg/trainer.py", TRAINER), *_files({})]) == frozenset()
 
 
 @pytest.mark.tensorflow
