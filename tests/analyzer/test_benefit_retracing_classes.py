@@ -44,6 +44,7 @@ TWO_SHAPES = {
             for _ in range(8):
                 y = torch.tanh(torch.mm(y, torch.ones(4, 4)))
                 y = torch.sigmoid(y) * 2.0 + torch.exp(-y)
+                y = torch.sin(y) + torch.cos(y)
             return y.sum()
 
         for _ in range(100):

@@ -421,6 +421,9 @@ class BenefitModel:
             overhead += costs.autograd_call
         if costs.taped_call and self._taped_run(key) is not None:
             overhead += costs.taped_call
+        if costs.generalised_call and varying_shapes(self.index, self.facts, key):
+            # the rewrite writes the shape-generalising argument (`_retracing_risk`)
+            overhead += costs.generalised_call
         return overhead
 
     def _taped_run(self, key: FunctionKey) -> TapedRun | None:
@@ -442,10 +445,13 @@ class BenefitModel:
 
     def _overhead_words(self, key: FunctionKey) -> str:
         """Why the compiled call's overhead is larger than the framework's fixed one, in
-        words: with gradients, an autograd function of its own (`CallCosts.autograd_call`)."""
+        words: with gradients, an autograd function of its own (`CallCosts.autograd_call`);
+        recorded on a tape (`CallCosts.taped_call`); with shapes generalised
+        (`CallCosts.generalised_call`)."""
         costs = self.index.function_framework(key).call_costs
+        words = ""
         if costs.autograd_call and self._with_gradients(key):
-            return (
+            words = (
                 " with gradients (it reads parameters, which require grad: the compiled graph "
                 "runs as an autograd function saving what its backward needs, while each eager "
                 f"op records its backward too, about {costs.autograd_work:g}x its time)"
@@ -453,12 +459,14 @@ class BenefitModel:
         taped = self._taped_run(key) if costs.taped_call else None
         if taped is not None:
             line = cited_line(taped.by.file, taped.line)
-            return (
+            words += (
                 f" recorded on a gradient tape (`{taped.by.qualname}` differentiates it with "
                 f"{taped.how}, line {line}: the tape records the compiled call with a forward "
                 "function that also outputs what its backward needs)"
             )
-        return ""
+        if costs.generalised_call and varying_shapes(self.index, self.facts, key):
+            words += ", its shapes generalised (guards on symbolic sizes at every call)"
+        return words
 
     def _work_words(self, key: FunctionKey) -> str:
         """What the work estimate leaves out, in words: ops whose compiled call runs the same
