@@ -127,16 +127,31 @@ def _recorded_callees(
         sources = frozenset(param_sym(name) for name in names)
         unrecorded = index.function_framework(key).tape_unrecorded
         for resolved in facts.calls.get(key, []):
-            for kind, target in callees(index, resolved):
-                bound = bind_written(index.function(target), resolved, kind, target)
-                passed = frozenset(
-                    name
-                    for name, values in bound.items()
-                    if any(_computed_from(fn, v, sources, unrecorded, set()) for v in values)
-                )
-                if passed:
-                    work.append((target, passed))
+            work.extend(_watched_arguments(index, fn, resolved, (sources, unrecorded)).items())
     return list(watched)
+
+
+def _watched_arguments(
+    index: ProjectIndex,
+    fn: FunctionSummary,
+    resolved: ResolvedCall,
+    ends: tuple[frozenset[Sym], frozenset[str]],
+) -> dict[FunctionKey, frozenset[str]]:
+    """The project functions a call of `fn` runs, each with its parameters the call binds
+    to values computed from the watched `ends[0]` (not through `ends[1]`, what a tape does
+    not record); those given none are left out."""
+    sources, unrecorded = ends
+    found: dict[FunctionKey, frozenset[str]] = {}
+    for kind, target in callees(index, resolved):
+        bound = bind_written(index.function(target), resolved, kind, target)
+        passed = frozenset(
+            name
+            for name, values in bound.items()
+            if any(_computed_from(fn, v, sources, unrecorded, set()) for v in values)
+        )
+        if passed:
+            found[target] = found.get(target, frozenset()) | passed
+    return found
 
 
 MAX_RECORDED = 2000
@@ -201,22 +216,12 @@ def _recorded_producers(
     whose call takes a value computed from `sources` (the tape records them), each with the
     parameters such values bind. `ends`: the sources, and what a tape does not record
     (`Framework.tape_unrecorded`)."""
-    sources, unrecorded = ends
-    if sym in seen or sym in sources or len(seen) > MAX_SYMS:
+    if sym in seen or sym in ends[0] or len(seen) > MAX_SYMS:
         return {}
     seen.add(sym)
     found: dict[FunctionKey, frozenset[str]] = {}
     if is_call(sym) and sym[1] in by_index:
-        resolved = by_index[sym[1]]
-        for kind, target in callees(index, resolved):
-            bound = bind_written(index.function(target), resolved, kind, target)
-            passed = frozenset(
-                name
-                for name, values in bound.items()
-                if any(_computed_from(fn, v, sources, unrecorded, set()) for v in values)
-            )
-            if passed:
-                found[target] = found.get(target, frozenset()) | passed
+        found = _watched_arguments(index, fn, by_index[sym[1]], ends)
     for part in _parts(fn, sym):
         for target, passed in _recorded_producers(index, fn, by_index, part, ends, seen).items():
             found[target] = found.get(target, frozenset()) | passed
