@@ -56,6 +56,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.taped_calls import TapedRun, taped_functions
 from hybridize.analyzer.facts.values import (
+    is_func_atom,
     is_lit_atom,
     is_method_atom,
     is_obj_atom,
@@ -1054,7 +1055,7 @@ class BenefitModel:
                 continue
             handed = (*resolved.args, *resolved.kwargs.values())
             if any(
-                kind_of(atom) in ("func", "method") and atom[1] == callback
+                (is_func_atom(atom) or is_method_atom(atom)) and project_key(atom) == callback
                 for atoms in handed
                 for atom in atoms
             ):

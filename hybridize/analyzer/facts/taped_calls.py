@@ -43,14 +43,25 @@ from hybridize.analyzer.facts.evaluator import (
     callees,
     get_evaluator,
 )
+from hybridize.analyzer.facts.predicates import local_values, made_of
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
-from hybridize.analyzer.facts.values import Atom, is_obj_atom, obj_role
+from hybridize.analyzer.facts.values import (
+    Atom,
+    is_func_atom,
+    is_method_atom,
+    is_obj_atom,
+    obj_class,
+    obj_role,
+    project_key,
+)
 from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
     Sym,
+    attr_base,
     attr_name,
+    call_index,
     is_attr,
     is_call,
     is_local,
@@ -220,8 +231,8 @@ def _recorded_producers(
         return {}
     seen.add(sym)
     found: dict[FunctionKey, frozenset[str]] = {}
-    if is_call(sym) and sym[1] in by_index:
-        found = _watched_arguments(index, fn, by_index[sym[1]], ends)
+    if is_call(sym) and call_index(sym) in by_index:
+        found = _watched_arguments(index, fn, by_index[call_index(sym)], ends)
     for part in _parts(fn, sym):
         for target, passed in _recorded_producers(index, fn, by_index, part, ends, seen).items():
             found[target] = found.get(target, frozenset()) | passed
@@ -251,33 +262,25 @@ def _computed_from(
     seen.add(sym)
     if is_attr(sym) and attr_name(sym) in unrecorded:
         return False
-    if is_call(sym) and 0 <= sym[1] < len(fn.calls):
-        callee = fn.calls[sym[1]].callee
+    if is_call(sym) and 0 <= call_index(sym) < len(fn.calls):
+        callee = fn.calls[call_index(sym)].callee
         if is_attr(callee) and attr_name(callee) in unrecorded:
             return False
     return any(_computed_from(fn, part, sources, unrecorded, seen) for part in _parts(fn, sym))
 
 
 def _parts(fn: FunctionSummary, sym: Sym) -> list[Sym]:
-    """The values a value is computed from, one step back (as `value_producers` walks)."""
-    kind = sym[0]
-    if kind in ("local", "name") and sym[1] in fn.locals:
-        return list(fn.locals[sym[1]])
-    if kind == "call":
-        if not 0 <= sym[1] < len(fn.calls):
+    """The values a value is computed from, one step back: a local's values, a call's
+    arguments and receiver, the parts of anything else (`predicates.made_of`)."""
+    if is_call(sym):
+        if not 0 <= call_index(sym) < len(fn.calls):
             return []
-        site = fn.calls[sym[1]]
+        site = fn.calls[call_index(sym)]
         parts = [*site.args, *(value for _, value in site.kwargs), *site.star_values]
         if is_attr(site.callee):
-            parts.append(site.callee[1])
+            parts.append(attr_base(site.callee))
         return parts
-    if kind in ("attr", "item", "iter", "enter"):
-        return [sym[1]]
-    if kind in ("op", "cond"):
-        return list(sym[1])
-    if kind == "seq":
-        return list(sym[2])
-    return []
+    return [*local_values(fn, sym), *made_of(sym)]
 
 
 def _sources(resolved: ResolvedCall, positions: tuple[int | str, ...]) -> frozenset[Sym]:
@@ -297,10 +300,12 @@ def _callables(index: ProjectIndex, atoms: Iterable[Atom]) -> list[FunctionKey]:
     object (its instance call)."""
     found: set[FunctionKey] = set()
     for atom in atoms:
-        if atom[0] in ("func", "method") and isinstance(atom[1], FunctionKey):
-            found.add(atom[1])
-        elif is_obj_atom(atom) and obj_role(atom) in ("layer", "model") and atom[2] is not None:
-            found.update(index.dispatch(atom[2], index.instance_call(atom[2])))
+        if is_func_atom(atom) or is_method_atom(atom):
+            found.add(project_key(atom))
+        elif is_obj_atom(atom) and obj_role(atom) in ("layer", "model"):
+            held = obj_class(atom)
+            if held is not None:
+                found.update(index.dispatch(held, index.instance_call(held)))
     return sorted(found, key=str)
 
 

@@ -278,6 +278,11 @@ def op_operands(op: OpSym) -> tuple[Sym, ...]:
     return op[1]
 
 
+def call_index(call: CallSym) -> int:
+    """The index of a call's site in its function's `calls`."""
+    return call[1]
+
+
 def attr_base(attr: AttrSym) -> Sym:
     """The value whose attribute is read (`x` of `x.name`)."""
     return attr[1]
