@@ -90,6 +90,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.retracing import LiteralVariation
 from hybridize.analyzer.facts.solver import FactJournal, project_keys
 from hybridize.analyzer.facts.speculation import speculate
+from hybridize.analyzer.facts.taped_calls import taped_functions
 from hybridize.analyzer.facts.values import is_unknown_kind
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.options import AnalysisOptions
@@ -730,6 +731,11 @@ class ProjectWide:
     checks: tuple[tuple[str, object], ...] = ()
     """Each check's project fact (`Check.project_fact`, `project_fact_checks`), by code: what
     its findings on one function read anywhere in the project."""
+    taped: frozenset[tuple[FunctionKey, FunctionKey, str]] = frozenset()
+    """The functions the project records on a gradient tape, with the function that does it
+    and how (`taped_calls.taped_functions`; not its line, which a line-moving edit changes):
+    read by the benefit of each from callers at any depth, or from a test handing it to a
+    gradient check (no call edge leads there)."""
 
     def fingerprint(self) -> tuple[object, ...]:
         return (
@@ -738,6 +744,7 @@ class ProjectWide:
             self.variation.written_attributes(),
             self.variation.reassigned_globals(),
             self.checks,
+            self.taped,
         )
 
 
@@ -754,6 +761,7 @@ def project_wide(
         framework_compiled(index, facts, keys),  # only methods can be framework hooks
         variation,
         tuple((check.code, check.project_fact(index, facts)) for check in project_fact_checks()),
+        frozenset((k, run.by, run.how) for k, run in taped_functions(index, facts).items()),
     )
 
 
