@@ -44,7 +44,7 @@ for _ in range(1000):
 """
 
 TAPED = STEP.replace(
-    '    return normalization(x, y) * 2.0\n',
+    "    return normalization(x, y) * 2.0\n",
     "    with tf.GradientTape() as tape:\n"
     "        tape.watch(x)\n"
     "        out = normalization(x, y) * 2.0\n"
