@@ -76,15 +76,18 @@ def test_taped_calls_follow_edits_of_their_callers() -> None:
     project = Project.from_texts(files, ProjectOptions(use_cache=False))
     check(project, "opened")
     assert _benefit(project) == "high"
-    project.update("step.py", TAPED)
-    check(project, "the step differentiates it")
-    assert _benefit(project) == "low"
-    project.update("step.py", STEP)
-    check(project, "the tape removed")
-    assert _benefit(project) == "high"
-    project.update("test_ops.py", CHECKS)
-    check(project, "a test hands it to a gradient check through a helper")
-    assert _benefit(project) == "low"
-    project.update("test_ops.py", CHECKS.replace("check(normalization,", "check(tf.sin,"))
-    check(project, "the test hands another function")
-    assert _benefit(project) == "high"
+    edits = [
+        ("step.py", TAPED, "the step differentiates it", "low"),
+        ("step.py", STEP, "the tape removed", "high"),
+        ("test_ops.py", CHECKS, "a test hands it to a gradient check through a helper", "low"),
+        (
+            "test_ops.py",
+            CHECKS.replace("check(normalization,", "check(tf.sin,"),
+            "the test hands another function",
+            "high",
+        ),
+    ]
+    for relpath, text, what, level in edits:
+        project.update(relpath, text)
+        check(project, what)
+        assert _benefit(project) == level, what
