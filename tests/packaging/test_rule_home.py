@@ -25,10 +25,11 @@ ENGINE = ANALYZER / "engine.py"
 CHECK_MODULE = re.compile(r"^hybridize\.analyzer\.checks\.hy(\d)\d\d_\w+$")
 """An individual check module, with its family's digit (9: the tool's errors)."""
 TOOL_ERRORS = "9"
-ENGINE_PROJECT_FACTS = frozenset({"modules", "compiled", "variation"})
+ENGINE_PROJECT_FACTS = frozenset({"modules", "compiled", "variation", "taped"})
 """`ProjectWide`'s own facts: candidacy, the framework-compiled functions and the literals'
-variation, which the engine computes for every check (none is a rule's). A new entry here
-must be of the same kind: read by the phase itself, not by one check's detection."""
+variation, which the engine computes for every check (none is a rule's), and the functions
+recorded on a gradient tape, which the benefit estimate reads. A new entry here must be of
+the same kind: read by the phase itself, not by one check's detection."""
 
 
 def imported_check_modules(path: Path) -> list[tuple[int, str]]:
