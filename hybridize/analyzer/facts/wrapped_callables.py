@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
@@ -48,6 +49,11 @@ WRAPPER_UPDATERS = frozenset({"functools.update_wrapper"})
 WRAPPED_ATTRIBUTE = "__wrapped__"
 MAX_DEPTH = 3
 """How deep decorator factories and containers are followed."""
+_MARKING_BODIES = "wrapped_callables_marking_bodies"
+"""The `facts.cache` entry of `WrappedCallables._may_mark`."""
+_WRAPPING_CLASSES = "wrapped_callables_wrapping_classes"
+"""The `facts.cache` entry of `WrappedCallables._wraps_instances`."""
+_UNASKED = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +73,9 @@ class WrappedCallables:
         self.index = index
         self.facts = facts
         self._functions: dict[FunctionKey, str | None] = {}
-        self._classes: dict[ClassKey, bool] = {}
+        self._classes = cast("dict[ClassKey, bool]", facts.cache.setdefault(_WRAPPING_CLASSES, {}))
+        """`_wraps_instances`, which reads nothing but the class's `__init__`: kept for the
+        solve in `facts.cache`, shared by every function's question."""
 
     def received(self, key: FunctionKey) -> Iterator[WrappedArgument]:
         """The function's parameters that a caller (or the default) fills with a callable
@@ -120,7 +128,10 @@ class WrappedCallables:
         reads nothing else). Every other atom is answered None, and asks nothing new."""
         kind: AtomKind = atom[0]
         if kind in ("func", "method"):
-            return atom[1] not in self._functions or self._functions[atom[1]] is not None
+            known = self._functions.get(atom[1], _UNASKED)
+            if known is _UNASKED:
+                return self._may_be_wrapped(atom[1])
+            return known is not None
         if kind == "obj":
             return isinstance(atom[2], FunctionKey) and self._wraps_instances(atom[2])
         if depth >= MAX_DEPTH:
@@ -137,6 +148,26 @@ class WrappedCallables:
         """The atoms `carries_wrapped` may answer, in the same order in every run
         (`canonical`), which is the order it asks about project functions in."""
         return sorted((a for a in atoms if self._may_answer(a, depth)), key=canonical)
+
+    def _may_be_wrapped(self, key: FunctionKey) -> bool:
+        """Whether `function_wrapped(key)` may answer: the function is decorated, or the body
+        defining it calls `update_wrapper` or stores a `__wrapped__` attribute
+        (`_marks_itself`). Any other function is answered None without asking about another
+        (most functions passed as arguments: neither they nor their order are looked at)."""
+        if key.is_module_code or key.file not in self.index.modules:
+            return False
+        fn = self.index.function(key)
+        return bool(fn.decorators) or self._may_mark(self.index.owner_key(key))
+
+    def _may_mark(self, owner: FunctionKey) -> bool:
+        """Whether the body of `owner` calls `update_wrapper` or stores a `__wrapped__`
+        attribute at all (`_sets_wrapped` of any target), memoised per solve in
+        `facts.cache`: it reads the body's resolved calls and stores alone."""
+        memo = cast("dict[FunctionKey, bool]", self.facts.cache.setdefault(_MARKING_BODIES, {}))
+        found = memo.get(owner)
+        if found is None:
+            found = memo[owner] = self._sets_wrapped(owner, lambda sym: True)
+        return found
 
     def function_wrapped(self, key: FunctionKey) -> str | None:
         """Why the function object of `key` (as its `def` binds it) has `__wrapped__`."""
@@ -173,15 +204,13 @@ class WrappedCallables:
             if is_ext_ref(ref) and ext_dotted(ref) in WRAPPING_DECORATORS:
                 return True
         owner = self.index.owner_key(key)
-        return self._sets_wrapped(owner, lambda sym: _names(sym, fn.name))
+        return self._may_mark(owner) and self._sets_wrapped(owner, lambda sym: _names(sym, fn.name))
 
     def _returns_wrapper(self, decorator: FunctionKey, called: bool, depth: int) -> bool:
         """Whether applying the project function `decorator` (called first when it is a
         factory: `@retry(3)`) gives a function carrying `__wrapped__`."""
         returned = self.facts.returns.get(decorator, frozenset())
-        for atom in sorted(returned, key=canonical):
-            if not is_func_atom(atom):
-                continue
+        for atom in sorted(filter(is_func_atom, returned), key=canonical):
             if called and depth < MAX_DEPTH:
                 if self._returns_wrapper(atom[1], False, depth + 1):
                     return True
