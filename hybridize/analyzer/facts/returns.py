@@ -52,6 +52,7 @@ from hybridize.analyzer.facts.mapped_structures import (
 from hybridize.analyzer.facts.predicates import leaf_atoms, local_values, made_of, walk_syms
 from hybridize.analyzer.facts.refs import is_class_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.facts.sort_keys import compared_key_results
 from hybridize.analyzer.facts.tensor_conversion import tensor_conversion
 from hybridize.analyzer.facts.values import (
@@ -221,9 +222,20 @@ def _unreturnable(
     calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
     makes_symbolic: bool | None = None  # asked once, when a symbolic value is returned
     framework = evaluator.framework
+    # the walk for a returned graph operation answers only at a call of one: a project
+    # with none needs no walk (which functions call one: a scan kept across updates)
+    operations = per_function(
+        facts,
+        "graph_operation_calls",
+        lambda _key, calls: any(_graph_operation(resolved) is not None for resolved in calls),
+    )
     for sym in fn.returns:
-        operation = _returned_call(
-            index, facts, key, [sym], _graph_operation, framework.packed_leaves, 0, set(), None
+        operation = (
+            _returned_call(
+                index, facts, key, [sym], _graph_operation, framework.packed_leaves, 0, set(), None
+            )
+            if operations
+            else None
         )
         if operation is not None:
             yield (
@@ -301,6 +313,15 @@ def _rebuilt_returns(
         ]
         return min(names) if names else None
 
+    # The walk below answers only at such a call: a project with none (most) needs no walk.
+    # Which functions make one is a scan of each function's calls, kept across updates.
+    makers = per_function(
+        facts,
+        "rebuilt_return_makers " + " ".join(namespaces),
+        lambda _key, calls: any(constructed(resolved) is not None for resolved in calls),
+    )
+    if not makers:
+        return
     made = _returned_call(
         index, facts, key, None, constructed, framework.packed_leaves, 0, set(), None
     )
