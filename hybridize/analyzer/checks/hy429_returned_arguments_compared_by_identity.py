@@ -256,11 +256,13 @@ def _identity_use(fn: FunctionSummary, calls: Iterable[ResolvedCall], result: Sy
     if any(holds(comparison.operand) for comparison in _compared(fn)):
         return "compares it with `is`"
     for resolved in calls:
+        # the call's own name first: most calls ask for no identity, and their arguments'
+        # walks are then not needed
+        if not _asks_identity(resolved):
+            continue
         site = resolved.site
         arguments = [*site.args, *(value for _, value in site.kwargs)]
-        if not any(holds(argument) for argument in arguments):
-            continue
-        if _asks_identity(resolved):
+        if any(holds(argument) for argument in arguments):
             return f"asks for its identity with `{_identity_call_name(resolved)}`"
     return None
 
