@@ -124,11 +124,14 @@ TF1_ONLY_NAMESPACES: tuple[str, ...] = ("tensorflow.contrib",)
 `tf.contrib.eager`, the `tfe` of TF1's eager mode: `tfe.implicit_gradients`, `tfe.Variable`)."""
 
 
+@functools.lru_cache(maxsize=8192)
 def is_tf1_only_name(name: str) -> bool:
     """Whether the (normalised) name exists in TensorFlow 1 only: under `tf.contrib`, or a
     top-level TF1 spelling TF2 keeps under `tf.compat.v1` alone (`tf.Session`,
     `tf.enable_eager_execution`, `tf.placeholder`, `tf.log`): TF 2.21 raises AttributeError
-    on it, so code naming it runs on TensorFlow 1.x. `tf.compat.v1` names are TF2's."""
+    on it, so code naming it runs on TensorFlow 1.x. `tf.compat.v1` names are TF2's.
+    Memoised: the candidacy asks it of every external callee of every function, and the
+    answer reads the fixed tables alone."""
     if any(name == ns or name.startswith(ns + ".") for ns in TF1_ONLY_NAMESPACES):
         return True
     table = tensorflow_table()
