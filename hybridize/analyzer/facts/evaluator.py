@@ -49,6 +49,7 @@ from hybridize.analyzer.facts.values import (
     atoms_for_return,
     boundext_atom,
     canonical,
+    canonical_atom,
     chain_config,
     class_atom,
     dense_config,
@@ -661,7 +662,9 @@ class Evaluator:
                     break
         # The targets, APIs and roles in an order that is the same in every run (a set of
         # atoms iterates in another: `canonical`), for whatever names the first of them.
-        ordered = callee_atoms if len(callee_atoms) < 2 else sorted(callee_atoms, key=canonical)
+        ordered = (
+            callee_atoms if len(callee_atoms) < 2 else sorted(callee_atoms, key=canonical_atom)
+        )
         for atom in ordered:
             kind: AtomKind = atom[0]
             if kind in ("func", "method"):

@@ -10,6 +10,7 @@ in `atom_bounds.py`. The evaluator (`evaluator.py`) computes atoms; the solver
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import Literal, TypeGuard, TypeVar
 
@@ -294,13 +295,21 @@ def canonical(value: object) -> str:
     set iterates. `repr` is not that: a set's repr follows its iteration order, which follows
     the hashes of its elements, and on Python before 3.12 the hash of `None` (in most atoms:
     an unknown dtype, shape or class) is its address, which changes from run to run."""
-    if isinstance(value, (frozenset, set)):
-        return "{" + ", ".join(sorted(map(canonical, value))) + "}"
+    # most values are strings, then tuples (atoms, keys): tested first (no value is both a
+    # tuple and a set)
+    if type(value) is str:
+        return repr(value)
     if isinstance(value, tuple):
         inner = ", ".join(map(canonical, value))
         return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, (frozenset, set)):
+        return "{" + ", ".join(sorted(map(canonical, value))) + "}"
     return repr(value)
 
+
+canonical_atom = functools.lru_cache(maxsize=4096)(canonical)
+"""`canonical` of an atom, memoised (a few thousand kept): the fixed point orders the same
+callee atoms of a call again at every round it evaluates the call."""
 
 _A = TypeVar("_A")
 _R = TypeVar("_R")
