@@ -30,13 +30,16 @@ _ABSENT = object()
 
 
 class _Scan:
-    """One memoised scan: per key, the object it was computed from and the value; and the
-    keys whose value is not empty (most are), which is what callers iterate."""
+    """One memoised scan: per key, the object it was computed from; and the value of the
+    keys whose value is not empty (most are not: an empty value is not kept), which is what
+    callers iterate."""
 
     __slots__ = ("by_key", "found", "synced")
 
     def __init__(self) -> None:
-        self.by_key: dict[Hashable, tuple[object, object]] = {}
+        self.by_key: dict[Hashable, object] = {}
+        """Key -> the object its value was computed from (one entry per function of the
+        project for a function scan: no pair per entry)."""
         self.found: dict[Hashable, object] = {}
         self.synced: tuple[object, int, int] | None = None
         """For a function scan: the `calls` dict, `calls_epoch` and position in `calls_log`
@@ -69,11 +72,10 @@ class _Scan:
     def _catch_up(
         self, key: Hashable, source: object, compute: Callable[[Any, object], object]
     ) -> None:
-        known = self.by_key.get(key)
-        if known is not None and known[0] is source:
+        if self.by_key.get(key, _ABSENT) is source:
             return
         value = compute(key, source)
-        self.by_key[key] = (source, value)
+        self.by_key[key] = source
         if value:
             self.found[key] = value
         else:
@@ -126,11 +128,16 @@ def of_module(
     """`compute(relpath, module)` of one module of `index`, memoised under `name` by the
     identity of the module's summary, as `per_module` is, for a caller that may need only a
     few modules (it stops at the first that answers it)."""
-    scan = _scan(facts, name)
+    # its own table of (summary, value) pairs (a falsy value is an answer too), apart from
+    # the `_Scan`s of the other two
+    entry = f"{name} (of_module)"
+    scans = facts.scans.get(entry)
+    if not isinstance(scans, dict):
+        scans = facts.scans[entry] = {}
     module = index.modules[relpath]
-    known = scan.by_key.get(relpath)
+    known = scans.get(relpath)
     if known is not None and known[0] is module:
-        return known[1]  # type: ignore[return-value]
+        return known[1]
     value = compute(relpath, module)
-    scan.by_key[relpath] = (module, value)
+    scans[relpath] = (module, value)
     return value
