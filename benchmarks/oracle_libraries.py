@@ -707,6 +707,106 @@ LIBRARIES: dict[str, Library] = {
             held_out=True,
         ),
         Library(
+            "zfit",
+            (
+                "zfit==0.28.0",
+                # its dependencies that the base environment lacks, as pip resolves them
+                "Deprecated==1.3.1",
+                "PyYAML==6.0.4",
+                "annotated-types==0.8.0",
+                "attrs==26.1.0",
+                "awkward==2.14.0",
+                "awkward_cpp==57",
+                "boost-histogram==1.8.1",
+                "click==8.5.1",
+                "cloudpickle==3.1.3",
+                "colorama==0.4.6",
+                "colored==2.3.2",
+                "colorlog==6.12.0",
+                "cramjam==2.14.0",
+                "decorator==5.3.2",
+                "dill==0.4.1",
+                "dm-tree==0.1.10",
+                "dotmap==1.3.30",
+                "frozendict==2.5.1",
+                "fsspec==2026.9.0",
+                "hist==2.12.1",
+                "histoprint==2.7.1",
+                "iminuit==2.33.0",
+                "importlib_metadata==10.2.0",
+                "jacobi==0.9.2",
+                "lazy-importer==0.1.0",
+                "numdifftools==0.11.2",
+                "ordered-set==4.1.0",
+                "pandas==3.1.1",
+                "pydantic==2.14.4",
+                "pydantic_core==2.50.5",
+                "python-dateutil==4.0.0",
+                "scipy==1.17.1",
+                "tabulate==0.10.0",
+                "tensorflow-probability==0.25.0",
+                "texttable==1.7.2",
+                "typing-inspection==0.4.5",
+                "tzdata==2026.6",
+                "uhi==1.2.1",
+                "uproot==5.7.7",
+                "xxhash==4.1.0",
+                "zfit-interface==0.0.3",
+                "zipp==4.1.2",
+                # the tests' conftest.py registers pytest helpers and imports pyplot
+                "pytest-helpers-namespace==2021.12.29",
+                *MATPLOTLIB_REQUIREMENTS,
+            ),
+            ("zfit",),
+            # model fitting for particle physics on TensorFlow 2 and TensorFlow Probability:
+            # parameters, spaces and limits, unbinned and binned PDFs (Gaussian, Crystal Ball,
+            # Voigt, polynomials, KDEs, sums, products, convolutions), numerical integration
+            # and sampling, likelihood losses and constraints, minimizers (Minuit, SciPy, its
+            # own), fit results and uncertainties, serialization; its functions run in its own
+            # `tf.function`s (`z.function`, graph mode by default): 50k lines. Its 110 test
+            # files are in the sdist's tests/; 12 import what is not installed (mplhep, arviz,
+            # asdf, pyhf, numba-stats, scikit-hep-testdata, pytest-cases, ROOT) and fail at
+            # collection, before any rewrite: left out. A sample of 10, the rewritten modules'
+            # tests first. Held out: judged only when a change is done (added 2026-12-06, tenth
+            # session, never run before then).
+            sdist_tests="tests",
+            slow_tests=(
+                "tests/bayesian/test_bayesian_result.py",
+                "tests/fullexample/test_simple_binned.py",
+                "tests/highstats/test_exact_yields.py",
+                "tests/model/kde/test_pdf_kde.py",
+                "tests/model/test_pdf_params_args.py",
+                "tests/serialize/test_hs3_user.py",
+                "tests/test_binnedloss.py",
+                "tests/test_binnedpdf.py",
+                "tests/test_pdf_polynomials.py",
+                "tests/test_pdf_qgauss.py",
+                "tests/test_pdf_sumpdf.py",
+                "tests/test_pdf_template.py",
+            ),
+            test_timeout=240,
+            file_timeout=600,
+            tests_limit=10,
+            held_out=True,
+        ),
+        Library(
+            "tntorch",
+            ("tntorch==1.1.2", "scipy==1.17.1"),
+            ("tntorch",),
+            # tensor networks on PyTorch: tensor-train, Tucker and CP tensors and their
+            # arithmetic, rounding (TT-SVD, TT-EIG), cross approximation, indexing, automata,
+            # derivatives, metrics and interpolation: 7.4k lines. Its 11 test files are in the
+            # sdist's tests/; 3 of them (cross, indexing, ops) import a `util` module the sdist
+            # lacks and fail at collection, before any rewrite: left out. Held out: judged only
+            # when a change is done (added 2026-12-06, tenth session, never run before then).
+            base=TORCH_BASE_REQUIREMENTS,
+            sdist_tests="tests",
+            slow_tests=("tests/test_cross.py", "tests/test_indexing.py", "tests/test_ops.py"),
+            test_timeout=600,
+            file_timeout=1200,
+            held_out=True,
+        ),
+        Library(
             "trfl",
             (
                 "trfl==1.2.0",
