@@ -741,7 +741,6 @@ LIBRARIES: dict[str, Library] = {
                 "pandas==3.1.1",
                 "pydantic==2.14.4",
                 "pydantic_core==2.50.5",
-                "python-dateutil==4.0.0",
                 "scipy==1.17.1",
                 "tabulate==0.10.0",
                 "tensorflow-probability==0.25.0",
