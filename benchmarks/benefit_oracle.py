@@ -244,8 +244,7 @@ def measure_library(library: Library, args: argparse.Namespace, python: Path) ->
     tests = oracle.sdist_tests(python, out, library)
     for label in ("original", "rewritten"):
         oracle.copy_packages(site, work / label, library.packages)
-        if tests is not None:
-            shutil.copytree(tests, work / label / tests.name)
+        oracle.copy_tests(tests, work / label, library)
     not_rewritten = _not_rewritten(library)
     print(f"[{library.name}] rewriting ...", flush=True)
     done = oracle.rewrite(work, args.jobs, not_rewritten)

@@ -292,6 +292,15 @@ def sdist_tests(python: Path, out: Path, library: Library) -> Path | None:
     return tests
 
 
+def copy_tests(tests: Path | None, copy: Path, library: Library) -> None:
+    """Put the source distribution's tests (`sdist_tests`, if any) in a copy, and make the
+    folders its tests expect to find there (`Library.made_folders`)."""
+    if tests is not None:
+        shutil.copytree(tests, copy / tests.name)
+    for folder in library.made_folders:
+        (copy / folder).mkdir(parents=True, exist_ok=True)
+
+
 def extract_folder(archive: Path, name: str, destination: Path) -> None:
     """Extract the folder `name` of a source distribution (below its top folder,
     `gpytorch-1.15.2/`) to `destination`, and nothing else; members that would land outside
@@ -642,8 +651,7 @@ def judge_library(
     modes: list[str] = args.modes
     for label in ("original", *(rewritten_copy(mode) for mode in modes)):
         copy_packages(site, work / label, library.packages)
-        if tests is not None:
-            shutil.copytree(tests, work / label / tests.name)
+        copy_tests(tests, work / label, library)
     print(f"[{library.name}] analysing and rewriting ({', '.join(modes)}) ...", flush=True)
     not_rewritten = list(library.not_rewritten)
     if library.sdist_tests is not None:

@@ -249,6 +249,28 @@ def test_only_the_tests_folder_of_a_source_distribution_is_extracted(tmp_path: P
         extract_folder(archive, "docs", tmp_path / "site" / "docs")
 
 
+def test_a_copy_gets_the_sdist_tests_and_the_folders_they_write_into(tmp_path: Path) -> None:
+    """zfit's conftest.py makes `tests/../docs/images/_generated_by_tests` at configure time:
+    without `docs/images` in the copy (the oracle extracts only `tests/`) every test file
+    stops with an internal error before any test runs."""
+    from oracle_libraries import LIBRARIES, Library
+    from realcode_oracle import copy_tests
+
+    tests = tmp_path / "site" / "tests"
+    tests.mkdir(parents=True)
+    (tests / "test_a.py").write_text("def test_a(): pass")
+    library = Library(
+        "lib", ("lib==1.0",), ("lib",), sdist_tests="tests", made_folders=("docs/images",)
+    )
+    copy_tests(tests, tmp_path / "original", library)
+    assert (tmp_path / "original" / "tests" / "test_a.py").is_file()
+    assert (tmp_path / "original" / "docs" / "images").is_dir()
+    assert not any((tmp_path / "original" / "docs" / "images").iterdir())
+    copy_tests(None, tmp_path / "plain", Library("plain", ("plain==1.0",), ("plain",)))
+    assert not (tmp_path / "plain").exists()
+    assert LIBRARIES["zfit"].made_folders == ("docs/images",)
+
+
 def test_a_namespace_package_is_shadowed_by_its_regular_subpackages(tmp_path: Path) -> None:
     """deel-lip's `deel` has no `__init__.py`: its `__file__` is None, so the run checks that
     `deel.lip` (and every other regular subpackage) comes from the copy; a regular package is
