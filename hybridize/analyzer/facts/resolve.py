@@ -87,6 +87,7 @@ def dynamic_global_name(ref: Ref) -> str | None:
         return name[len(DYNAMIC_GLOBALS) :]
     return None
 
+
 T = TypeVar("T")
 
 
