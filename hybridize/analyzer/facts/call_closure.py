@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Container, Hashable, Iterator
-from typing import TypeVar
+from typing import TypeVar, cast
 
+from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
+from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.keys import FunctionKey
 
@@ -91,3 +93,94 @@ def solve(
                     pending.append(caller)
     solved.update(current)
     return solved
+
+
+NO_HAZARD = 1 << 30
+"""The distance of a function from which no hazard is reached."""
+
+OwnHazards = Callable[[FunctionKey], list[Evidence]]
+"""A function's own hazards (memoised by the caller: asked again for every function reached)."""
+
+
+def traced_hazards(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, own: OwnHazards, memo: str
+) -> list[Evidence]:
+    """The function's own hazards, or those of the project functions it calls: a callee is
+    traced into its caller's graph, where its hazard holds the same way. Memoised per project
+    in `facts.cache[memo]` (and the distances in `memo + "_distance"`).
+
+    Each call of a function that reaches a hazard is a finding; its message follows the
+    fewest calls down to the hazard (`_calls_to_hazard`), so a cycle never explains itself."""
+    found_memo = cast(dict[FunctionKey, list[Evidence]], facts.cache.setdefault(memo, {}))
+    found = found_memo.get(key)
+    if found is not None:
+        return found
+    distance = _calls_to_hazard(index, facts, key, own, memo + "_distance")
+    found = list(own(key))
+    if distance[key] == NO_HAZARD:
+        found_memo[key] = found
+        return found
+    for resolved in facts.calls.get(key, []):
+        if any(f.span == resolved.site.span for f in found):
+            continue
+        for kind, target in callees(index, resolved):
+            if kind == "layer_call" or distance.get(target, NO_HAZARD) == NO_HAZARD:
+                continue
+            found.append(_call_finding(index, facts, resolved, target, distance, own))
+            break
+    found_memo[key] = found
+    return found
+
+
+def _calls_to_hazard(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, own: OwnHazards, memo: str
+) -> dict[FunctionKey, int]:
+    """Per function `key` reaches, the fewest calls down to a function with a hazard of its
+    own (0: itself; NO_HAZARD: none), memoised per project (distances only shrink)."""
+    solved = cast(dict[FunctionKey, int], facts.cache.setdefault(memo, {}))
+    if key in solved:
+        return solved
+    reached, callers = reach(index, facts, key, solved)
+
+    def step(current: FunctionKey, distance: Callable[[FunctionKey], int]) -> int:
+        if own(current):
+            return 0
+        nearest = min(
+            (distance(target) for _, target in project_calls(index, facts, current)),
+            default=NO_HAZARD,
+        )
+        return NO_HAZARD if nearest == NO_HAZARD else nearest + 1
+
+    return solve(reached, callers, NO_HAZARD, step, solved)
+
+
+def _call_finding(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    resolved: ResolvedCall,
+    target: FunctionKey,
+    distance: dict[FunctionKey, int],
+    own: OwnHazards,
+) -> Evidence:
+    """The finding at a call of `target`, a function that reaches a hazard: its message
+    names the call and, along the fewest calls, the hazard at the end."""
+    steps = [f"calls `{index.function(target).qualname}`"]
+    current = target
+    while distance[current] > 0:
+        nearer = next(
+            (r, t)
+            for r, t in project_calls(index, facts, current)
+            if distance.get(t, NO_HAZARD) == distance[current] - 1
+        )
+        steps.append(
+            f"(line {cited_line(current.file, nearer[0].site.span.start_line)}), traced in this function's graph, where "
+            f"calls `{index.function(nearer[1]).qualname}`"
+        )
+        current = nearer[1]
+    first = own(current)[0]
+    return Evidence(
+        " ".join(steps)
+        + f" (line {cited_line(current.file, first.span.start_line)}), traced in this function's graph, "
+        f"where {first.message}",
+        resolved.site.span,
+    )

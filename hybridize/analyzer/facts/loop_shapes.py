@@ -19,17 +19,15 @@ traced inside its caller's graph.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import cast
 
-from hybridize.analyzer.facts.call_closure import project_calls, reach, solve
-from hybridize.analyzer.facts.cited_lines import cited_line
+from hybridize.analyzer.facts.call_closure import traced_hazards
 from hybridize.analyzer.facts.evaluator import (
     TF_TENSOR_KINDS,
     Evaluator,
     ResolvedCall,
     TensorFacts,
-    callees,
     get_evaluator,
 )
 from hybridize.analyzer.facts.evidence import Evidence
@@ -44,7 +42,6 @@ from hybridize.analyzer.summaries.syms import SymKind, is_call, is_op, is_seq, i
 
 MEMO = "loop_shapes"
 OWN = "loop_shapes_own"
-DISTANCE = "loop_shapes_distance"
 MAX_DEPTH = 12
 """How far a value is followed through locals and ops before giving up (no evidence)."""
 LOOP_ITERABLE_KINDS = frozenset({"tensor", "variable"})
@@ -278,33 +275,9 @@ def loop_carried_shape_changes(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
 ) -> list[Evidence]:
     """The function's own hazards, or those of the project functions it calls: a callee is
-    traced into its caller's graph, where its loop fails the same way. Memoised per project.
-
-    Each call of a function that reaches a hazard is a finding; its message follows the
-    fewest calls down to the loop (`_calls_to_hazard`), so a cycle never explains itself."""
-    memo = cast(dict[FunctionKey, list[Evidence]], facts.cache.setdefault(MEMO, {}))
-    found = memo.get(key)
-    if found is not None:
-        return found
-    distance = _calls_to_hazard(index, facts, key)
-    found = list(_own(index, facts, key))
-    if distance[key] == NO_HAZARD:
-        memo[key] = found
-        return found
-    for resolved in facts.calls.get(key, []):
-        if any(f.span == resolved.site.span for f in found):
-            continue
-        for kind, target in callees(index, resolved):
-            if kind == "layer_call" or distance.get(target, NO_HAZARD) == NO_HAZARD:
-                continue
-            found.append(_call_finding(index, facts, resolved, target, distance))
-            break
-    memo[key] = found
-    return found
-
-
-NO_HAZARD = 1 << 30
-"""The distance of a function from which no hazard is reached."""
+    traced into its caller's graph, where its loop fails the same way. Memoised per project
+    (`call_closure.traced_hazards`)."""
+    return traced_hazards(index, facts, key, lambda current: _own(index, facts, current), MEMO)
 
 
 def _own(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
@@ -314,56 +287,3 @@ def _own(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evid
     if found is None:
         found = memo[key] = _own_findings(index, facts, key)
     return found
-
-
-def _calls_to_hazard(
-    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
-) -> dict[FunctionKey, int]:
-    """Per function `key` reaches, the fewest calls down to a function with a hazard of its
-    own (0: itself; NO_HAZARD: none), memoised per project (distances only shrink)."""
-    memo = cast(dict[FunctionKey, int], facts.cache.setdefault(DISTANCE, {}))
-    if key in memo:
-        return memo
-    reached, callers = reach(index, facts, key, memo)
-
-    def step(current: FunctionKey, distance: Callable[[FunctionKey], int]) -> int:
-        if _own(index, facts, current):
-            return 0
-        nearest = min(
-            (distance(target) for _, target in project_calls(index, facts, current)),
-            default=NO_HAZARD,
-        )
-        return NO_HAZARD if nearest == NO_HAZARD else nearest + 1
-
-    return solve(reached, callers, NO_HAZARD, step, memo)
-
-
-def _call_finding(
-    index: ProjectIndex,
-    facts: TensorFacts,
-    resolved: ResolvedCall,
-    target: FunctionKey,
-    distance: dict[FunctionKey, int],
-) -> Evidence:
-    """The finding at a call of `target`, a function that reaches a hazard: its message
-    names the call and, along the fewest calls, the loop at the end."""
-    steps = [f"calls `{index.function(target).qualname}`"]
-    current = target
-    while distance[current] > 0:
-        nearer = next(
-            (r, t)
-            for r, t in project_calls(index, facts, current)
-            if distance.get(t, NO_HAZARD) == distance[current] - 1
-        )
-        steps.append(
-            f"(line {cited_line(current.file, nearer[0].site.span.start_line)}), traced in this function's graph, where "
-            f"calls `{index.function(nearer[1]).qualname}`"
-        )
-        current = nearer[1]
-    own = _own(index, facts, current)[0]
-    return Evidence(
-        " ".join(steps)
-        + f" (line {cited_line(current.file, own.span.start_line)}), traced in this function's graph, "
-        f"where {own.message}",
-        resolved.site.span,
-    )

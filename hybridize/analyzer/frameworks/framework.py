@@ -271,6 +271,9 @@ class Framework:
     gradient_check_calls: frozenset[str] = frozenset()
     """Calls that run the callable they are given under a gradient tape of their own to
     differentiate it (`tf.test.compute_gradient(f, x)`)."""
+    execution_mode_reads: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Calls that tell eager code from the code being compiled, each with what it returns
+    in both (`tf.executing_eagerly()`: True eagerly, False while tf.function traces)."""
     tape_watch_calls: frozenset[str] = frozenset()
     """Calls that make a gradient tape record the ops of the value they are given."""
     tape_unrecorded: frozenset[str] = frozenset()
@@ -671,6 +674,7 @@ TENSORFLOW = Framework(
     taped_gradient_calls=tensorflow_rules.TAPED_GRADIENT_CALLS,
     gradient_check_calls=tensorflow_rules.GRADIENT_CHECK_CALLS,
     tape_watch_calls=tensorflow_rules.TAPE_WATCH_CALLS,
+    execution_mode_reads=tensorflow_rules.EXECUTION_MODE_READS,
     tape_unrecorded=tensorflow_rules.TAPE_UNRECORDED,
     eager_loop_callback_calls=tensorflow_rules.EAGER_LOOP_CALLBACK_CALLS,
     layer_arguments_trace=True,
@@ -752,6 +756,7 @@ TORCH = Framework(
     value_read_failure=torch_rules.VALUE_READ_FAILURE,
     tensor_casts=torch_rules.TENSOR_CASTS,
     double_backward_calls=torch_rules.DOUBLE_BACKWARD_CALLS,
+    execution_mode_reads=torch_rules.EXECUTION_MODE_READS,
     higher_order_gradient_calls=torch_rules.HIGHER_ORDER_GRADIENT_CALLS,
     repeated_backward_calls=torch_rules.REPEATED_BACKWARD_CALLS,
     kept_graph_backward_keywords=torch_rules.KEPT_GRAPH_BACKWARD_KEYWORDS,

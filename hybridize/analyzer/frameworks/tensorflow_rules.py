@@ -1272,6 +1272,16 @@ GRADIENT_CHECK_CALLS: frozenset[str] = frozenset({"tensorflow.test.compute_gradi
 """Calls that run the callable they are given (first argument) under a `GradientTape` of their
 own to differentiate it: `tf.test.compute_gradient(f, x)` (a library's Jacobian tests)."""
 
+EXECUTION_MODE_READS: dict[str, str] = {
+    "tensorflow.executing_eagerly": "True in eager calls, False while tf.function traces",
+    "tensorflow.compat.v1.executing_eagerly": "True in eager calls, False while tf.function traces",
+    "tensorflow.inside_function": "False in eager calls, True while tf.function traces",
+}
+"""Calls whose value tells eager code from code tf.function traces, in the function and in
+every function its trace calls (measured under TF 2.21). Not
+`tf.compat.v1.executing_eagerly_outside_functions()`: True in both (it reads the outermost
+context)."""
+
 TAPE_WATCH_CALLS: frozenset[str] = frozenset({"tensorflow.GradientTape.watch"})
 """A tape's method that makes it record the ops of the tensor it is given (its first
 argument), as it does those of trainable variables and of the sources it differentiates."""

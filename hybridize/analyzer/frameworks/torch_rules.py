@@ -331,6 +331,12 @@ TENSOR_CASTS: frozenset[str] = frozenset()
 #: differentiable backward of it (higher-order gradients). A compiled function whose result
 #: is differentiated so fails: "torch.compile with aot_autograd does not currently support
 #: double backward" (measured: the gradient-penalty critic of corpus/torch/gan).
+EXECUTION_MODE_READS: dict[str, str] = {
+    "torch.compiler.is_compiling": "False in eager calls, True while Dynamo traces",
+}
+"""Calls whose value tells eager code from code Dynamo traces, in the function and in the
+functions it inlines: Dynamo takes it as the constant True (measured on torch 2.13)."""
+
 DOUBLE_BACKWARD_CALLS: tuple[tuple[str, str], ...] = (
     ("torch.autograd.grad", "create_graph"),
     ("torch.Tensor.backward", "create_graph"),
