@@ -137,3 +137,68 @@ def test_the_outermost_context_is_no_switch() -> None:
 
 def test_an_already_compiled_function_is_not_concerned() -> None:
     assert _hy439("compiled") == []
+
+
+WRAPPED = """
+import tensorflow as tf
+
+
+class Registry:
+    def __init__(self, **kwargs):
+        self.kwargs = kwargs
+
+    def __call__(self, func):
+        compiled = tf.function(func)
+
+        def concrete_func(*args, **kwargs):
+            if not tf.executing_eagerly():
+                return func(*args, **kwargs)
+            return compiled(*args, **kwargs)
+
+        return concrete_func
+
+
+def function(func=None, **kwargs):
+    if callable(func):
+        return Registry(**kwargs)(func)
+    return Registry(**kwargs)
+
+
+def plain(func):
+    def inner(*args):
+        return func(*args)
+
+    return inner
+
+
+class Model:
+    @function(wraps="model")
+    def integrand(self, x):
+        return x * 2.0
+
+    @plain
+    def other(self, x):
+        return x * 3.0
+
+    def integrate(self, x):
+        return tf.reduce_sum(self.integrand(x))
+
+    def add(self, x):
+        return tf.reduce_sum(self.other(x))
+
+
+m = Model()
+for _ in range(10):
+    m.integrate(tf.ones([3]))
+    m.add(tf.ones([3]))
+"""
+
+
+def test_a_callee_wrapped_by_a_decorator_reading_the_mode_is_a_read() -> None:
+    """zfit's `z.function`: its wrapper runs the body as is once inside a graph, so a
+    caller compiled switches it (the wrapper runs in the caller's trace)."""
+    verdicts = analyse(WRAPPED)
+    (message,) = [f.message for f in verdicts["Model.integrate"].findings if f.code == "HY439"]
+    assert "calls `Model.integrand`" in message
+    assert "`function`" in message and "Registry.__call__.concrete_func" in message
+    assert not [f for f in verdicts["Model.add"].findings if f.code == "HY439"]

@@ -18,8 +18,10 @@ class BranchesOnExecutionMode(Check):
     A function that calls `tf.executing_eagerly()` (or `tf.compat.v1.executing_eagerly()`),
     `tf.inside_function()` or, under torch, `torch.compiler.is_compiling()`; or that calls a
     project function doing so, directly or through other project functions (a library's
-    own `run.executing_eagerly()` wrapper). The finding names the line and the chain of
-    calls down to the read. What the code does with the value is not compared: code reads
+    own `run.executing_eagerly()` wrapper); or that calls a function a project decorator
+    wraps in a function that does so (the wrapper runs at every call, in the caller's
+    trace: zfit's `@z.function` runs the body as is once in a graph). The finding names
+    the line and the chain of calls down to the read. What the code does with the value is not compared: code reads
     the mode to do something else in one of the two cases. A function already compiled is
     not concerned (its callers already run its graph side), nor
     `tf.compat.v1.executing_eagerly_outside_functions()` (it reads the outermost context:

@@ -9,42 +9,68 @@ callers never ran (zfit's `Parameter.set_value` raises eagerly and adds an asser
 graph; its `z.function` runs the body directly once already in a graph).
 
 A read is any call of the framework's `Framework.execution_mode_reads`; the two sides of the
-branch are not compared (conservative): code reads the mode to do something else.
+branch are not compared (conservative): code reads the mode to do something else. A call of a
+function a project decorator wraps runs the decorator's wrapper first, in the caller's trace:
+a wrapper that reads the mode (zfit's `z.function` runs the body as is when not eager) is a
+read of every function it decorates.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import cast
 
 from hybridize.analyzer.facts.call_closure import traced_hazards
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.refs import is_class_ref, is_func_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.values import Atom, canonical, is_func_atom, is_obj_atom, obj_class
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.summaries.keys import FunctionKey
 
 MEMO = "execution_mode_reads"
 OWN = "execution_mode_reads_own"
+PLAIN = "execution_mode_plain_reads"
+"""`facts.cache` keys: the reads through callees and wrappers, a function's own (its calls
+and its decorators' wrappers), the reads through callees only (what a wrapper reaches)."""
+PLAIN_OWN = "execution_mode_plain_reads_own"
 
 
 def execution_mode_reads(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
 ) -> list[Evidence]:
-    """The function's reads of the execution mode, or its calls of project functions whose
-    trace reads it (each with the chain of calls down to the read). Memoised per project."""
-    return traced_hazards(index, facts, key, lambda current: _own(index, facts, current), MEMO)
+    """The function's reads of the execution mode (in its body, or in the wrapper of a
+    project decorator of it), or its calls of project functions whose trace reads it (each
+    with the chain of calls down to the read). Memoised per project."""
+    return traced_hazards(index, facts, key, lambda current: _own(index, facts, current, OWN), MEMO)
 
 
-def _own(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
-    """The function's own reads of the execution mode, memoised per project."""
-    memo = cast(dict[FunctionKey, list[Evidence]], facts.cache.setdefault(OWN, {}))
+def _plain_reads(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
+    """The reads in the function or in the project functions its trace calls, not through
+    decorators' wrappers (what a wrapper itself reaches). Memoised per project."""
+    return traced_hazards(
+        index, facts, key, lambda current: _own(index, facts, current, PLAIN_OWN), PLAIN
+    )
+
+
+def _own(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, memo_key: str
+) -> list[Evidence]:
+    """The function's own reads (with its decorators' wrappers unless `memo_key` is
+    PLAIN_OWN), memoised per project."""
+    memo = cast(dict[FunctionKey, list[Evidence]], facts.cache.setdefault(memo_key, {}))
     found = memo.get(key)
     if found is None:
-        found = memo[key] = _own_reads(index, facts, key)
+        found = _calls_reading(index, facts, key)
+        if memo_key == OWN:  # a wrapper's reads are solved apart: no solve re-enters its own
+            found = _wrapper_reads(index, facts, key) + found
+        memo[key] = found
     return found
 
 
-def _own_reads(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
+def _calls_reading(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
+    """The function's calls of the framework's `execution_mode_reads`."""
     reads = index.function_framework(key).execution_mode_reads
     if not reads:
         return []
@@ -60,3 +86,80 @@ def _own_reads(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> lis
                 )
             )
     return found
+
+
+def _wrapper_reads(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[Evidence]:
+    """The function's project decorators whose wrapper (run at every call, in the caller's
+    trace) reads the mode, itself or through its callees."""
+    if key.is_module_code or key.file not in index.modules:
+        return []
+    if not index.function_framework(key).execution_mode_reads:
+        return []
+    fn = index.function(key)
+    found = []
+    for decorator in fn.decorators:
+        for wrapper in sorted(set(_wrappers(index, facts, key, decorator.name, decorator.called))):
+            if wrapper == key:
+                continue
+            reached = _plain_reads(index, facts, wrapper)
+            if reached:
+                found.append(
+                    Evidence(
+                        f"its decorator `{decorator.name}` wraps it in "
+                        f"`{index.function(wrapper).qualname}`, run at every call, where "
+                        f"{reached[0].message}",
+                        decorator.span if decorator.span.start_line else fn.span,
+                    )
+                )
+                break
+    return found
+
+
+def _wrappers(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: str, called: bool
+) -> Iterator[FunctionKey]:
+    """The project functions that run at a call of a function decorated by `name` (applied
+    once, or called first when `called`: `@z.function(wraps="model")`): the function the
+    decorator returns, or the `__call__` of the object it returns."""
+    ref = index.resolve_dotted(key.file, name)
+    if is_func_ref(ref):
+        made = facts.returns.get(ref[1], frozenset())
+        yield from _calls_of(index, facts, _applied(index, facts, made) if called else made)
+    elif is_class_ref(ref):
+        if called:
+            call = index.find_method(ref[1], "__call__")
+            if call is not None:
+                yield from _calls_of(index, facts, facts.returns.get(call, frozenset()))
+        else:
+            call = index.find_method(ref[1], "__call__")
+            if call is not None:
+                yield call
+
+
+def _applied(index: ProjectIndex, facts: TensorFacts, decorators: Iterable[Atom]) -> set[Atom]:
+    """What applying each of `decorators` (a project function, or an object of a project
+    class with `__call__`) to a function returns."""
+    made: set[Atom] = set()
+    for atom in sorted(decorators, key=canonical):
+        if is_func_atom(atom):
+            made |= facts.returns.get(atom[1], frozenset())
+        elif is_obj_atom(atom):
+            klass = obj_class(atom)
+            call = index.find_method(klass, "__call__") if klass is not None else None
+            if call is not None:
+                made |= facts.returns.get(call, frozenset())
+    return made
+
+
+def _calls_of(
+    index: ProjectIndex, facts: TensorFacts, values: Iterable[Atom]
+) -> Iterator[FunctionKey]:
+    """The project functions a call of one of `values` runs."""
+    for atom in sorted(values, key=canonical):
+        if is_func_atom(atom):
+            yield atom[1]
+        elif is_obj_atom(atom):
+            klass = obj_class(atom)
+            call = index.find_method(klass, "__call__") if klass is not None else None
+            if call is not None:
+                yield call
