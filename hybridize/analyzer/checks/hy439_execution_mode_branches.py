@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from typing import TYPE_CHECKING, cast
+
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.execution_mode import execution_mode_reads
+from hybridize.analyzer.facts.execution_mode import (
+    WrapperReads,
+    changed_wrapper_reads,
+    execution_mode_reads,
+    read_wrapper_reads,
+)
 from hybridize.model import Finding
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.facts.evaluator import TensorFacts
+    from hybridize.analyzer.facts.resolve import ProjectIndex
+    from hybridize.analyzer.summaries.keys import FunctionKey
 
 from . import TENSORFLOW_AND_TORCH, Check
 
@@ -89,3 +102,18 @@ class BranchesOnExecutionMode(Check):
         if not context.changes_on_compiling:
             return []
         return cls.findings(execution_mode_reads(context.index, context.facts, context.key))
+
+    @classmethod
+    def remembered_reads(cls, facts: TensorFacts, before: object) -> object:
+        """What the decorators' wrappers of the decorated functions read, as the verdicts
+        kept read it."""
+        return read_wrapper_reads(facts, cast("WrapperReads | None", before))
+
+    @classmethod
+    def changed_reads(
+        cls, index: ProjectIndex, facts: TensorFacts, remembered: object
+    ) -> Collection[FunctionKey]:
+        """An edit of a decorator's module (another than the decorated function's) may make
+        or unmake a read in its wrapper: the decorated functions whose wrappers' reads
+        changed."""
+        return changed_wrapper_reads(index, facts, cast("WrapperReads | None", remembered))

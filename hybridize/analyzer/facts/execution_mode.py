@@ -27,6 +27,7 @@ from hybridize.analyzer.facts.refs import is_class_ref, is_func_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom, canonical, is_func_atom, is_obj_atom, obj_class
 from hybridize.analyzer.frameworks import written_name
+from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
 
 MEMO = "execution_mode_reads"
@@ -35,6 +36,12 @@ PLAIN = "execution_mode_plain_reads"
 """`facts.cache` keys: the reads through callees and wrappers, a function's own (its calls
 and its decorators' wrappers), the reads through callees only (what a wrapper reaches)."""
 PLAIN_OWN = "execution_mode_plain_reads_own"
+WRAPPERS = "execution_mode_wrapper_reads"
+"""`facts.cache` key: per decorated function whose wrapper reads were computed, the reads in
+words (what `changed_wrapper_reads` compares after an edit of the decorator's module)."""
+
+WrapperReads = dict[FunctionKey, tuple[str, ...]]
+"""Per function with decorators, what its decorators' wrappers read, in words (() none)."""
 
 
 def execution_mode_reads(
@@ -96,6 +103,45 @@ def _wrapper_reads(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) ->
     if not index.function_framework(key).execution_mode_reads:
         return []
     fn = index.function(key)
+    if not fn.decorators:
+        return []
+    found = _decorator_reads(index, facts, key, fn)
+    memo = cast(WrapperReads, facts.cache.setdefault(WRAPPERS, {}))
+    memo[key] = tuple(evidence.message for evidence in found)
+    return found
+
+
+def read_wrapper_reads(facts: TensorFacts, before: WrapperReads | None) -> WrapperReads | None:
+    """The wrapper reads the verdicts of this solution read: those it computed, else (no
+    verdict asked) those the verdicts kept from an earlier one read (`before`)."""
+    found = facts.cache.get(WRAPPERS)
+    return cast(WrapperReads, found) if found is not None else before
+
+
+def changed_wrapper_reads(
+    index: ProjectIndex, facts: TensorFacts, before: WrapperReads | None
+) -> set[FunctionKey]:
+    """The decorated functions whose wrappers' reads differ between `before` (what the
+    verdicts kept read) and this solution: an edit of the decorator's module, which may
+    leave the decorated function and its callers settled."""
+    if before is None:
+        return set()
+    changed = set()
+    for key, reads in before.items():
+        if not index.has_function(key):
+            continue
+        now = tuple(
+            evidence.message
+            for evidence in _decorator_reads(index, facts, key, index.function(key))
+        )
+        if now != reads:
+            changed.add(key)
+    return changed
+
+
+def _decorator_reads(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, fn: FunctionSummary
+) -> list[Evidence]:
     found = []
     for decorator in fn.decorators:
         for wrapper in sorted(set(_wrappers(index, facts, key, decorator.name, decorator.called))):
