@@ -168,44 +168,44 @@ def _wrappers(
     once, or called first when `called`: `@z.function(wraps="model")`): the function the
     decorator returns, or the `__call__` of the object it returns."""
     ref = index.resolve_dotted(key.file, name)
+    made: Iterable[Atom]
     if is_func_ref(ref):
         made = facts.returns.get(ref[1], frozenset())
-        yield from _calls_of(index, facts, _applied(index, facts, made) if called else made)
+        if called:  # a factory: what it returns is applied
+            made = _applied(facts, index, made)
     elif is_class_ref(ref):
-        if called:
-            call = index.find_method(ref[1], "__call__")
-            if call is not None:
-                yield from _calls_of(index, facts, facts.returns.get(call, frozenset()))
-        else:
-            call = index.find_method(ref[1], "__call__")
-            if call is not None:
-                yield call
+        call = index.find_method(ref[1], "__call__")
+        if call is None:
+            return
+        if not called:
+            yield call  # the decorated name is an object of the class
+            return
+        made = facts.returns.get(call, frozenset())
+    else:
+        return
+    for atom in sorted(made, key=canonical):
+        run = _run_by_calling(index, atom)
+        if run is not None:
+            yield run
 
 
-def _applied(index: ProjectIndex, facts: TensorFacts, decorators: Iterable[Atom]) -> set[Atom]:
+def _applied(facts: TensorFacts, index: ProjectIndex, decorators: Iterable[Atom]) -> set[Atom]:
     """What applying each of `decorators` (a project function, or an object of a project
     class with `__call__`) to a function returns."""
     made: set[Atom] = set()
     for atom in sorted(decorators, key=canonical):
-        if is_func_atom(atom):
-            made |= facts.returns.get(atom[1], frozenset())
-        elif is_obj_atom(atom):
-            klass = obj_class(atom)
-            call = index.find_method(klass, "__call__") if klass is not None else None
-            if call is not None:
-                made |= facts.returns.get(call, frozenset())
+        run = _run_by_calling(index, atom)
+        if run is not None:
+            made |= facts.returns.get(run, frozenset())
     return made
 
 
-def _calls_of(
-    index: ProjectIndex, facts: TensorFacts, values: Iterable[Atom]
-) -> Iterator[FunctionKey]:
-    """The project functions a call of one of `values` runs."""
-    for atom in sorted(values, key=canonical):
-        if is_func_atom(atom):
-            yield atom[1]
-        elif is_obj_atom(atom):
-            klass = obj_class(atom)
-            call = index.find_method(klass, "__call__") if klass is not None else None
-            if call is not None:
-                yield call
+def _run_by_calling(index: ProjectIndex, atom: Atom) -> FunctionKey | None:
+    """The project function a call of the value `atom` runs: the function itself, or the
+    `__call__` of an object of a project class."""
+    if is_func_atom(atom):
+        return atom[1]
+    if is_obj_atom(atom):
+        klass = obj_class(atom)
+        return index.find_method(klass, "__call__") if klass is not None else None
+    return None
