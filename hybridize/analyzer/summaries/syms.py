@@ -278,6 +278,11 @@ def op_operands(op: OpSym) -> tuple[Sym, ...]:
     return op[1]
 
 
+def op_operator(op: OpSym) -> str | None:
+    """The operator where it matters ("matmul", "compare"), None for the others."""
+    return op[2] if len(op) > 2 else None
+
+
 def call_index(call: CallSym) -> int:
     """The index of a call's site in its function's `calls`."""
     return call[1]
