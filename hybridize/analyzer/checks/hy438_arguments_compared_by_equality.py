@@ -13,6 +13,8 @@ from hybridize.analyzer.facts.hashability import (
     DOTTED_NAME,
     hash_status,
     implements_tracing_protocol,
+    is_project_class,
+    receiver_class,
 )
 from hybridize.analyzer.facts.predicates import leaf_atoms, made_of, walk_syms
 from hybridize.analyzer.facts.refs import ext_dotted, is_class_ref, is_ext_ref, ref_key
@@ -133,13 +135,6 @@ def _compared_class(index: ProjectIndex, class_key: ClassKey) -> str | None:
     return f"`{class_key.qualname}` compares with `{owner.qualname}.__eq__`"
 
 
-def _is_project_class(index: ProjectIndex, key: object) -> bool:
-    if not isinstance(key, FunctionKey):
-        return False
-    module = index.modules.get(key.file)
-    return module is not None and key.qualname in module.classes
-
-
 def _compared_object(index: ProjectIndex, atom: Atom) -> str | None:
     """Words for an object `tf.function` looks up by a hand-written `__eq__`, else None."""
     if not is_obj_atom(atom):
@@ -147,7 +142,7 @@ def _compared_object(index: ProjectIndex, atom: Atom) -> str | None:
     class_key = obj_class(atom)
     if (
         class_key is None
-        or not _is_project_class(index, class_key)
+        or not is_project_class(index, class_key)
         or implements_tracing_protocol(index, class_key)
     ):
         return None
@@ -175,13 +170,9 @@ def compared_arguments(context: CheckContext) -> list[Evidence]:
     """The receiver and the parameters `tf.function` would look up by a hand-written `__eq__`."""
     index, key, fn = context.index, context.key, context.function
     found: list[Evidence] = []
-    decorators = {d.name.rsplit(".", 1)[-1] for d in fn.decorators}
-    if (
-        fn.binds_receiver
-        and fn.class_qualname is not None
-        and not decorators & {"classmethod", "staticmethod"}
-    ):
-        what = _compared_class(index, key.sibling(fn.class_qualname))
+    receiver = receiver_class(index, key)
+    if receiver is not None:
+        what = _compared_class(index, receiver)
         if what is not None:
             found.append(
                 Evidence(

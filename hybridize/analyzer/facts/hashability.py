@@ -176,7 +176,7 @@ def unhashable_part(index: ProjectIndex, atom: Atom, depth: int = 0) -> str | No
         return _first(index, atom[1], depth + 1)
     elif (
         kind == "obj"
-        and _is_project_class(index, atom[2])
+        and is_project_class(index, atom[2])
         and not implements_tracing_protocol(index, atom[2])
     ):
         status, reason = hash_status(index, atom[2])
@@ -191,7 +191,8 @@ def _first(index: ProjectIndex, atoms: Iterable[Atom], depth: int) -> str | None
     return first_in_canonical_order(atoms, lambda atom: unhashable_part(index, atom, depth))
 
 
-def _is_project_class(index: ProjectIndex, key: object) -> bool:
+def is_project_class(index: ProjectIndex, key: object) -> bool:
+    """A class of the project (an object atom's class may be None: a framework's)."""
     if not isinstance(key, FunctionKey):
         return False
     relpath, qualname = key
@@ -214,19 +215,28 @@ def _annotated(index: ProjectIndex, key: FunctionKey, annotation: str | None) ->
     return None
 
 
-def unhashable_arguments(
-    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
-) -> list[Evidence]:
-    """Parameters (the receiver of a method too) that may receive an unhashable object."""
+def receiver_class(index: ProjectIndex, key: FunctionKey) -> ClassKey | None:
+    """The class of the receiver `tf.function` keys a method's traces on: the method's class
+    when it binds `self` (not a class or static method), else None."""
     fn = index.function(key)
-    found: list[Evidence] = []
     decorators = {d.name.rsplit(".", 1)[-1] for d in fn.decorators}
     if (
         fn.binds_receiver
         and fn.class_qualname is not None
         and not decorators & {"classmethod", "staticmethod"}
     ):
-        class_key = key.sibling(fn.class_qualname)
+        return key.sibling(fn.class_qualname)
+    return None
+
+
+def unhashable_arguments(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> list[Evidence]:
+    """Parameters (the receiver of a method too) that may receive an unhashable object."""
+    fn = index.function(key)
+    found: list[Evidence] = []
+    class_key = receiver_class(index, key)
+    if class_key is not None:
         status, reason = hash_status(index, class_key)
         if status == "unhashable":
             found.append(
