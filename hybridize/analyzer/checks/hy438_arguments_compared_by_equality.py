@@ -222,9 +222,9 @@ class ArgumentsComparedByEquality(Check):
     test_hy438_equality_measured.py): the class's `__eq__` runs at every call of a compiled
     method (the instance compared with itself), and on the calls of a compiled function
     with such an argument; called from inside another `tf.function` it runs in graph mode,
-    so an `__eq__` that refuses symbolic values raises there (zfit 0.28.0's `Space.__eq__`,
+    so an `__eq__` that refuses symbolic values raises there (zfit 0.28.0's `Limit.__eq__`,
     `equal_limits(allow_graph=False)`: 8 of its `test_limit.py` tests failed with
-    `IllegalInGraphModeError` once `Space._inside` was compiled). Two instances that compare
+    `IllegalInGraphModeError` once `Limit._inside` was compiled). Two instances that compare
     equal share one compiled method when their hashes agree, and one trace as arguments
     whatever their hashes: the second instance's call runs with the first's attributes
     (measured: `b.f(x)` returned `a`'s result, eagerly called too). A plain class compares
