@@ -4,10 +4,10 @@ argument up by the class's own `__eq__`."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import Literal, cast
 
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.evaluator import get_evaluator
+from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.hashability import (
     DOTTED_NAME,
@@ -166,9 +166,38 @@ def _annotated(index: ProjectIndex, key: FunctionKey, annotation: str | None) ->
     return None
 
 
+EQUALITIES = "hy438_equalities"
+"""The `facts.cache` entry of `hand_written_equalities`."""
+
+
+def hand_written_equalities(
+    index: ProjectIndex, facts: TensorFacts
+) -> frozenset[tuple[ClassKey, bool]]:
+    """The project classes whose own body writes an `__eq__` that is not an identity test,
+    each with whether the body writes a `__hash__` too: what the check reads of classes
+    anywhere in the project (a base in another module), memoised per solution. Most
+    projects have none, and then no function is asked about."""
+    found = cast("frozenset[tuple[ClassKey, bool]] | None", facts.cache.get(EQUALITIES))
+    if found is None:
+        classes: set[tuple[ClassKey, bool]] = set()
+        for relpath, module in index.modules.items():
+            for qualname, cls in module.classes.items():
+                body = module.functions.get(f"{qualname}.<body>")
+                assigned = body.locals if body is not None else {}
+                if "__eq__" not in cls.methods and "__eq__" not in assigned:
+                    continue
+                key = ClassKey(relpath, qualname)
+                if _own_equality(index, key) == "hand":
+                    classes.add((key, "__hash__" in cls.methods or "__hash__" in assigned))
+        facts.cache[EQUALITIES] = found = frozenset(classes)
+    return found
+
+
 def compared_arguments(context: CheckContext) -> list[Evidence]:
     """The receiver and the parameters `tf.function` would look up by a hand-written `__eq__`."""
     index, key, fn = context.index, context.key, context.function
+    if not hand_written_equalities(index, context.facts):
+        return []
     found: list[Evidence] = []
     receiver = receiver_class(index, key)
     if receiver is not None:
@@ -284,3 +313,10 @@ class ArgumentsComparedByEquality(Check):
         if not context.changes_on_compiling:
             return []
         return cls.findings(compared_arguments(context))
+
+    @classmethod
+    def project_fact(cls, index: ProjectIndex, facts: TensorFacts) -> object:
+        """The classes with a hand-written `__eq__` (`hand_written_equalities`): an edit of
+        one in another module (a base's, an argument's class) changes the verdicts of the
+        methods and functions that reach it, which no call edge links to the edit."""
+        return hand_written_equalities(index, facts)
