@@ -798,14 +798,18 @@ def test_a_taped_tf_function_call_costs_more_than_an_untaped_one() -> None:
         with tf.GradientTape() as tape:
             tape.watch(x)
 
-    times = _interleaved_medians(
-        {
-            "compiled": lambda: _median_microseconds(lambda: compiled(x, w), 3, 30),
-            "compiled_taped": lambda: _median_microseconds(taped(compiled), 3, 30),
-            "tape": lambda: _median_microseconds(tape_alone, 3, 30),
-        },
-        rounds=5,
-    )
+    runs: dict[str, Callable[[], float]] = {
+        "compiled": lambda: _median_microseconds(lambda: compiled(x, w), 3, 30),
+        "compiled_taped": lambda: _median_microseconds(taped(compiled), 3, 30),
+        "tape": lambda: _median_microseconds(tape_alone, 3, 30),
+    }
+    samples: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(15):
+        for name, run in runs.items():
+            samples[name].append(run())
+    # The least of 15 interleaved samples: a loaded machine only adds time (the medians of 5
+    # rounds measured 1.05x once beside another test run).
+    times = {name: min(values) for name, values in samples.items()}
     # Measured 1.24x (load 2) to 2.3x: the claim is "more than untaped", not how much more.
     assert times["compiled_taped"] - times["tape"] >= 1.1 * times["compiled"], times
 
