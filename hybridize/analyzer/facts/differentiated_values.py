@@ -23,6 +23,7 @@ from the current call graph.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.callgraph import call_sites
@@ -33,6 +34,15 @@ from hybridize.analyzer.facts.evaluator import (
     callees,
 )
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.values import (
+    Atom,
+    is_func_atom,
+    is_method_atom,
+    is_obj_atom,
+    obj_class,
+    obj_role,
+    project_key,
+)
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
@@ -199,3 +209,19 @@ def backward_inputs(resolved: ResolvedCall, framework: Framework) -> frozenset[S
             if isinstance(position, str) and position in kwargs:
                 return frozenset({kwargs[position]})
     return frozenset()
+
+
+def callables_among(index: ProjectIndex, atoms: Iterable[Atom]) -> list[FunctionKey]:
+    """The project functions a value handed to a differentiating call may be: a function or
+    method itself, or a layer or model object (the instance call its class, or a project
+    subclass, dispatches to). Shared by the taped calls (`taped_calls.py`) and the double
+    backward (`double_backward.py`): one answer to "what runs when this value is called"."""
+    found: set[FunctionKey] = set()
+    for atom in atoms:
+        if is_func_atom(atom) or is_method_atom(atom):
+            found.add(project_key(atom))
+        elif is_obj_atom(atom) and obj_role(atom) in ("layer", "model"):
+            held = obj_class(atom)
+            if held is not None:
+                found.update(index.dispatch(held, index.instance_call(held)))
+    return sorted(found, key=str)

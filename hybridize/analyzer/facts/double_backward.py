@@ -38,16 +38,17 @@ from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.differentiated_values import (
     DifferentiatedValue,
     backward_inputs,
+    callables_among,
     differentiated_value,
     producers_through_callers,
 )
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import is_boundext_atom, is_obj_atom, obj_role
+from hybridize.analyzer.facts.values import is_boundext_atom
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, kind_of, lit_sym
+from hybridize.analyzer.summaries.syms import is_attr, lit_sym
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +117,7 @@ def _double_backward_of(
             continue
         handed = _differentiates_callable_twice(resolved, framework)
         if handed is not None:
-            starts = tuple(handed_callables(index, resolved))
+            starts = tuple(callables_among(index, resolved.args[0] if resolved.args else ()))
             found.append((SecondDerivative(key, f"`{handed}`", line), DifferentiatedValue(starts)))
             continue
         repeated = next(
@@ -129,20 +130,9 @@ def _double_backward_of(
             )
             what = "runs the backward of its result repeatedly"
             where = SecondDerivative(key, f"`{_written(repeated)}`", line, what, reason)
-            found.append((where, DifferentiatedValue(tuple(handed_callables(index, resolved)))))
+            starts = tuple(callables_among(index, resolved.args[0] if resolved.args else ()))
+            found.append((where, DifferentiatedValue(starts)))
     return found
-
-
-def handed_callables(index: ProjectIndex, resolved: ResolvedCall) -> list[FunctionKey]:
-    """The project functions a call's first argument may be: a function or method, or a
-    module (its instance call, `forward`)."""
-    starts: set[FunctionKey] = set()
-    for atom in resolved.args[0] if resolved.args else ():
-        if kind_of(atom) in ("func", "method") and isinstance(atom[1], FunctionKey):
-            starts.add(atom[1])
-        elif is_obj_atom(atom) and obj_role(atom) in ("layer", "model") and atom[2] is not None:
-            starts.update(index.dispatch(atom[2], index.instance_call(atom[2])))
-    return sorted(starts, key=str)
 
 
 def _asks_double_backward(resolved: ResolvedCall, calls: tuple[tuple[str, str], ...]) -> str | None:

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.callgraph import call_sites
-from hybridize.analyzer.facts.differentiated_values import MAX_CALLER_LEVELS
+from hybridize.analyzer.facts.differentiated_values import MAX_CALLER_LEVELS, callables_among
 from hybridize.analyzer.facts.evaluator import (
     ResolvedCall,
     TensorFacts,
@@ -46,15 +46,6 @@ from hybridize.analyzer.facts.evaluator import (
 from hybridize.analyzer.facts.predicates import local_values, made_of
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
-from hybridize.analyzer.facts.values import (
-    Atom,
-    is_func_atom,
-    is_method_atom,
-    is_obj_atom,
-    obj_class,
-    obj_role,
-    project_key,
-)
 from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
@@ -208,7 +199,7 @@ def _taped_by(
         if check is not None and site.args:
             where = TapedRun(key, f"`{_written(check)}`", site.span.start_line)
             handed = HandedCallable(
-                tuple(_callables(index, resolved.args[0] if resolved.args else frozenset())),
+                tuple(callables_among(index, resolved.args[0] if resolved.args else frozenset())),
                 tuple(_parameters_named(fn, site.args[0])),
             )
             found.append((where, handed))
@@ -295,20 +286,6 @@ def _sources(resolved: ResolvedCall, positions: tuple[int | str, ...]) -> frozen
     return frozenset()
 
 
-def _callables(index: ProjectIndex, atoms: Iterable[Atom]) -> list[FunctionKey]:
-    """The project functions a value may be: a function or method, or a layer or model
-    object (its instance call)."""
-    found: set[FunctionKey] = set()
-    for atom in atoms:
-        if is_func_atom(atom) or is_method_atom(atom):
-            found.add(project_key(atom))
-        elif is_obj_atom(atom) and obj_role(atom) in ("layer", "model"):
-            held = obj_class(atom)
-            if held is not None:
-                found.update(index.dispatch(held, index.instance_call(held)))
-    return sorted(found, key=str)
-
-
 def _parameters_named(fn: FunctionSummary, sym: Sym) -> list[str]:
     """The parameter `sym` names, directly or as a local still bound to it (the receiver
     aside): what callers pass there is handed over too."""
@@ -347,7 +324,9 @@ def _handed_through_callers(
                 evaluator = get_evaluator(index, facts, caller)
                 for name in wanted:
                     for argument in bound.get(name, ()):
-                        found.update(dict.fromkeys(_callables(index, evaluator.eval(argument))))
+                        found.update(
+                            dict.fromkeys(callables_among(index, evaluator.eval(argument)))
+                        )
                         upper = _parameters_named(caller_fn, argument)
                         if upper:
                             following.append((caller, tuple(upper)))
