@@ -112,3 +112,34 @@ def test_edits_read_only_changed_writers_and_equal_a_combination_from_scratch(
         options = dataclasses.replace(project.options, use_cache=False)
         fresh = Project.from_texts(project.snapshot(), options, long_running=False).results()
         assert result.functions == fresh.functions, relpath
+
+
+def _writes_asked_after_an_edit(fillers: int) -> tuple[int, int]:
+    """How many writers the combination after a within-line edit of `total` asks whether
+    their evaluator changed, in a project of `state.py`, `other.py` and `fillers` modules
+    of their own functions (and how many functions the project has)."""
+    filler = "".join(
+        f"def f{i}(x):\n    y = x + {i}\n    return y * 2\n\n\nf{i}(1.0)\n" for i in range(5)
+    )
+    texts = {"state.py": STATE, "other.py": OTHER}
+    texts.update({f"filler{n}.py": filler for n in range(fillers)})
+    project = Project.from_texts(texts, ProjectOptions(use_cache=False))
+    project.results()
+    project.update("state.py", STATE.replace("+ COUNT", "+ COUNT * 1"))
+    project.results()
+    assert project.analysis.incremental_solves == 1
+    solver = project.analysis.solver
+    assert solver is not None
+    combined = solver.facts.scans[frozen_state.COMBINED_WRITES]
+    assert isinstance(combined, frozen_state.CombinedWrites)
+    return combined.checked, len(solver.index.function_keys())
+
+
+def test_the_writers_asked_after_an_edit_do_not_grow_with_the_project() -> None:
+    """The writers whose part may be stale are found among those whose evaluator changed
+    (`TensorFacts.evaluators_changed`), not by a look at every function of the project: the
+    same edit asks as many in a project ten times the size."""
+    small, small_keys = _writes_asked_after_an_edit(2)
+    large, large_keys = _writes_asked_after_an_edit(20)
+    assert large_keys > 5 * small_keys
+    assert 0 < small == large < small_keys

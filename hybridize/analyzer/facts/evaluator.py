@@ -213,6 +213,16 @@ class TensorFacts:
     """The functions whose evaluator was handed out (`get_evaluator`, `solved_evaluator`)
     since the fixed point last settled: the only evaluators whose memo the analyses after
     it can have grown, which `Solver.update` trims back (not a pass over every function)."""
+    evaluators_changed: set[FunctionKey] = field(default_factory=set)
+    """The functions whose entry of `evaluators` may be another object (or none) than when
+    the set was last taken (`take_changed_evaluators`): an evaluator made
+    (`get_evaluator`), a latest one dropped (`Solver.update`), the entries one made outside
+    the solution (`made_outside_solution`) when `evaluators` is set to the solution's
+    again. What was read through the evaluators (`frozen_state._writes`) is read again of
+    these alone, not checked over every function of the project after each edit."""
+    made_outside_solution: set[FunctionKey] = field(default_factory=set)
+    """The functions whose evaluator `get_evaluator` made with none in `latest_evaluators`:
+    setting `evaluators` to the solution's drops it (`solution_evaluators`)."""
     rounds: int = 0
     converged: bool = True
     """False when the round bounds stopped the fixed point before it settled."""
@@ -229,6 +239,23 @@ class TensorFacts:
     """Functions the analysis failed on, with the error: they get unknown facts."""
     """Derived project-wide facts computed once from the solution (by later stages)."""
     """Set for the last round: parameters nobody passes are then unknown, not empty."""
+
+
+def solution_evaluators(facts: TensorFacts) -> None:
+    """Set `evaluators` to the solution's (`latest_evaluators`), noting the functions whose
+    entry that drops (`TensorFacts.made_outside_solution`) as changed; the others' entries
+    are the latest, whose changes were noted as they were made."""
+    facts.evaluators = dict(facts.latest_evaluators)
+    facts.evaluators_changed |= facts.made_outside_solution
+    facts.made_outside_solution = set()
+
+
+def take_changed_evaluators(facts: TensorFacts) -> set[FunctionKey]:
+    """The functions whose entry of `evaluators` may have changed since the last call
+    (`TensorFacts.evaluators_changed`), forgotten as they are handed over."""
+    changed = facts.evaluators_changed
+    facts.evaluators_changed = set()
+    return changed
 
 
 def calls_written(facts: TensorFacts, keys: Iterable[FunctionKey]) -> None:
@@ -251,6 +278,9 @@ def get_evaluator(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> 
     if evaluator is None:
         evaluator = Evaluator(index, facts, key)
         facts.evaluators[key] = evaluator
+        facts.evaluators_changed.add(key)
+        if key not in facts.latest_evaluators:
+            facts.made_outside_solution.add(key)
     elif evaluator.index is not index:
         # Kept from an earlier solve of the project (`Solver.update`): it reads the current
         # index from now on (an update re-points only the evaluators it hands out).

@@ -27,7 +27,13 @@ from typing import cast
 
 from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.effects import bound_in_enclosing_function
-from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts, callees, get_evaluator
+from hybridize.analyzer.facts.evaluator import (
+    Evaluator,
+    TensorFacts,
+    callees,
+    get_evaluator,
+    take_changed_evaluators,
+)
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.refs import is_global_ref, module_ref
@@ -406,16 +412,29 @@ def _writes(index: ProjectIndex, facts: TensorFacts) -> dict[StateKey, list[Writ
         return cached
     keys = index.function_keys()
     combined = facts.scans.get(COMBINED_WRITES)
+    changed = take_changed_evaluators(facts)
+    evaluators = facts.evaluators
     if not isinstance(combined, CombinedWrites) or (
         combined.keys is not keys and combined.keys != keys
     ):
         combined = facts.scans[COMBINED_WRITES] = CombinedWrites(keys)
+        # every writer, read for the first time: their identities compared in C
+        stale = list(compress(keys, map(is_not, map(evaluators.get, keys), combined.used)))
+        combined.checked = len(keys)
+    else:
+        # The writers whose evaluator is not the one their part was read through: among
+        # those whose evaluator changed since the last combination, and those forgotten
+        # since: after an edit nearly every part is kept, and a pass over every function of
+        # the project (even in C) cost an edit more than the rest of this one.
+        order, used = combined.order, combined.used
+        candidates = changed | combined.forgotten
+        stale = sorted(
+            (k for k in candidates if k in order and evaluators.get(k) is not used[order[k]]),
+            key=order.__getitem__,
+        )
+        combined.checked = len(candidates)
     combined.keys = keys
-    evaluators = facts.evaluators
-    # The writers whose evaluator is not the one their part was read through, found by
-    # comparing identities in C: after an edit nearly every part is kept, and a pass in
-    # Python over every function of the project on every edit cost more than the rest.
-    stale = list(compress(keys, map(is_not, map(evaluators.get, keys), combined.used)))
+    combined.forgotten = set()
     affected: set[StateKey] = set()
     for writer in stale:
         evaluator = get_evaluator(index, facts, writer)
@@ -466,7 +485,18 @@ class CombinedWrites:
     again only the writers whose evaluator changed: per writer the evaluator its part was
     read through, the parts, and per state its writers (in project order)."""
 
-    __slots__ = ("differing", "found", "keys", "order", "parts", "previous", "used", "writers_of")
+    __slots__ = (
+        "checked",
+        "differing",
+        "forgotten",
+        "found",
+        "keys",
+        "order",
+        "parts",
+        "previous",
+        "used",
+        "writers_of",
+    )
 
     def __init__(self, keys: list[FunctionKey]) -> None:
         self.keys = keys
@@ -482,6 +512,12 @@ class CombinedWrites:
         self.differing: tuple[dict[StateKey, list[Write]] | None, set[StateKey]] = (None, set())
         """The writes the combination before the last cached, and the states whose writes
         the last one changed from them."""
+        self.forgotten: set[FunctionKey] = set()
+        """The writers `forget_writers` dropped since the last combination."""
+        self.checked = 0
+        """How many writers the last combination asked whether their evaluator changed
+        (every function of the project the first time; after an edit, those whose evaluator
+        may have: `TensorFacts.evaluators_changed`)."""
 
 
 def differing_states(
@@ -510,6 +546,7 @@ def forget_writers(facts: TensorFacts, writers: Iterable[FunctionKey] | None) ->
         position = combined.order.get(writer)
         if position is not None:
             combined.used[position] = _UNREAD
+            combined.forgotten.add(writer)
 
 
 def _writes_of(

@@ -44,6 +44,7 @@ from hybridize.analyzer.facts.evaluator import (
     get_evaluator,
     iterated_atoms,
     param_layout,
+    solution_evaluators,
 )
 from hybridize.analyzer.facts.mapped_structures import callback_parameter_arguments
 from hybridize.analyzer.facts.predicates import is_primitive, is_unknown
@@ -1044,7 +1045,7 @@ class Solver:
         facts.converged = not left
         # Each function's latest evaluation read only facts that have not changed since: its
         # memo is the solution's view of the function, for the analyses that follow.
-        facts.evaluators = dict(facts.latest_evaluators)
+        solution_evaluators(facts)
         # What each evaluator holds now, so that `update` can forget what the analyses after
         # the solve add to it (an evaluator not evaluated again keeps its earlier size).
         for key in facts.evaluators.keys() if not incremental else evaluated:
@@ -1304,7 +1305,8 @@ class Solver:
         for key in reset:
             self.aggregate.replace(key, None, touched)
             facts.internal_errors.pop(key, None)
-            facts.latest_evaluators.pop(key, None)
+            if facts.latest_evaluators.pop(key, None) is not None:
+                facts.evaluators_changed.add(key)
             self.settled.pop(key, None)
             self._read(key, None)
         gone = direct - set(self.keys)
