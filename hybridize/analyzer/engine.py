@@ -76,6 +76,7 @@ from hybridize.analyzer.facts.digraph import DiGraph
 from hybridize.analyzer.facts.effects import EffectAnalysis, EffectSummary
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.frozen_state import (
+    FROZEN_READS,
     differing_states,
     forget_writers,
     frozen_state_writes,
@@ -482,7 +483,9 @@ def _decide(
         final,
         failed,
         project.fingerprint(),
-        dict(_cached(facts, "frozen_reads")),
+        # the memo itself, not a copy: what is added to it after this phase is read of the
+        # same facts, which the next phase's edit starts from (`decide_incrementally`)
+        _cached(facts, FROZEN_READS),
         _cached(facts, "state_writes"),
         len(function_keys) - len(kept_keys),
         last is not None,
@@ -864,7 +867,7 @@ def decide_incrementally(
         # every function of the scope that keeps its verdict stay remembered with it (a later
         # change of a state it reads must find it: `readers_of`). The last phase's table,
         # which nothing reads after this, in place.
-        facts.cache["frozen_reads"] = _within_replaced(memory.frozen_reads, reread, {})
+        facts.cache[FROZEN_READS] = _within_replaced(memory.frozen_reads, reread, {})
         # an edit of a class or of imports is an edit of its module's code (`edited_keys`)
         unchanged = not any(key.is_module_code for key in edit.edited)
         return _decide(

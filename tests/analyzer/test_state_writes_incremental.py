@@ -8,6 +8,7 @@ import dataclasses
 
 import pytest
 
+from hybridize.analyzer.decisions.verdict_scope import readers_of
 from hybridize.analyzer.facts import frozen_state
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.project import Project, ProjectOptions
@@ -143,3 +144,34 @@ def test_the_writers_asked_after_an_edit_do_not_grow_with_the_project() -> None:
     large, large_keys = _writes_asked_after_an_edit(20)
     assert large_keys > 5 * small_keys
     assert 0 < small == large < small_keys
+
+
+def test_the_readers_of_each_state_stay_those_a_look_at_every_reader_finds() -> None:
+    """The state each function reads is kept by reader with the readers of each state
+    alongside (`StateReads`), which an edit's changed state is looked up in
+    (`verdict_scope.readers_of`) rather than every reader's reads: through edits that move
+    lines, change a writer and undo it (the memo's entries dropped and read again), the
+    readers by state are those a scan of every reader finds, and the verdicts equal a
+    fresh analysis."""
+    moving = STATE.replace("def total(x):\n", "def total(x):\n    print(x)\n")
+    edits = [("state.py", moving), *EDITS, ("state.py", moving), ("state.py", STATE)]
+    project = Project.from_texts(
+        {"state.py": STATE, "other.py": OTHER}, ProjectOptions(use_cache=False)
+    )
+    project.results()
+    for relpath, text in edits:
+        project.update(relpath, text)
+        result = project.results()
+        memory = project.analysis._memory  # type: ignore[union-attr]
+        assert memory is not None
+        reads = memory.frozen_reads
+        assert isinstance(reads, frozen_state.StateReads)
+        states = {read[1] for found in reads.values() for read in found}
+        assert FunctionKey("state.py", "total") in reads.readers(states)
+        for state in states:
+            scanned = {r for r, found in reads.items() if any(x[1] == state for x in found)}
+            assert reads.readers([state]) == scanned, state
+        assert readers_of(reads, states) == reads.readers(states)
+        options = dataclasses.replace(project.options, use_cache=False)
+        fresh = Project.from_texts(project.snapshot(), options, long_running=False).results()
+        assert result.functions == fresh.functions, relpath

@@ -34,6 +34,7 @@ from hybridize.analyzer.facts.callgraph import TRACED, forget_derived
 from hybridize.analyzer.facts.candidacy import BACKEND_QUERIES
 from hybridize.analyzer.facts.digraph import DiGraph
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees
+from hybridize.analyzer.facts.frozen_state import StateReads
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.solver import FactJournal
 from hybridize.analyzer.facts.values import Dep
@@ -234,6 +235,8 @@ def readers_of(
         return set()
     if among is not None:
         return {r for r in among if any(read[1] in states for read in frozen_reads.get(r, ()))}
+    if isinstance(frozen_reads, StateReads):
+        return frozen_reads.readers(states)  # by state: not a look at every reader
     # most functions read no state: their empty lists are passed over without a generator
     return {
         reader

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import compress
 from operator import is_not
-from typing import cast
+from typing import Any, cast
 
 from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.effects import bound_in_enclosing_function
@@ -244,16 +244,15 @@ def _traced_with(
         frontier = following
 
 
-def _state_reads(
-    index: ProjectIndex, facts: TensorFacts, reader: FunctionKey
-) -> list[tuple[str, StateKey, frozenset[str]]]:
+def _state_reads(index: ProjectIndex, facts: TensorFacts, reader: FunctionKey) -> list[StateRead]:
     """The state `reader` reads, with the kinds of the values it may hold, in a fixed order.
 
     Memoised per reader: every function that calls it (to MAX_HELPER_DEPTH) asks again, and
     on a large project the same helpers are read thousands of times (sorting their values
     each time took a third of the verdict phase on TensorFlow's own ops)."""
-    memo = facts.cache.setdefault("frozen_reads", {})
-    assert isinstance(memo, dict)
+    memo = facts.cache.get(FROZEN_READS)
+    if not isinstance(memo, StateReads):
+        memo = facts.cache[FROZEN_READS] = StateReads()
     found = memo.get(reader)
     if found is None:
         evaluator = get_evaluator(index, facts, reader)
@@ -263,6 +262,82 @@ def _state_reads(
             for what, (state, sym) in _reads(index, facts, reader, index.function(reader))
         ]
     return found
+
+
+FROZEN_READS = "frozen_reads"
+"""The `facts.cache` entry of `_state_reads`, by reader (a `StateReads`)."""
+
+StateRead = tuple[str, StateKey, frozenset[str]]
+"""A read of state: its words, the state, the kinds of the values it may give."""
+
+
+class StateReads(dict[FunctionKey, list[StateRead]]):
+    """The state each function reads (`_state_reads`' memo, kept by an incremental verdict
+    phase for the next), with the readers of each state alongside: the functions an edit's
+    changed state reaches (`verdict_scope.readers_of`) are looked up by state, not found by
+    a look at what every function of the project reads. A reader's reads are replaced
+    whole (`memo[reader] = reads`) or dropped (`pop`), never changed in place."""
+
+    __slots__ = ("_readers",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._readers: dict[StateKey, set[FunctionKey]] = {}
+
+    def __setitem__(self, reader: FunctionKey, reads: list[StateRead]) -> None:
+        if reader in self:
+            self._forget(reader)
+        super().__setitem__(reader, reads)
+        for _, state, _ in reads:
+            self._readers.setdefault(state, set()).add(reader)
+
+    def __delitem__(self, reader: FunctionKey) -> None:
+        self._forget(reader)
+        super().__delitem__(reader)
+
+    def pop(self, reader: FunctionKey, default: Any = None) -> Any:
+        if reader not in self:
+            return default
+        self._forget(reader)
+        return super().pop(reader)
+
+    def update(self, *others: Any, **named: Any) -> None:
+        for reader, reads in dict(*others, **named).items():
+            self[reader] = reads
+
+    def setdefault(self, reader: FunctionKey, default: Any = None) -> Any:
+        if reader not in self:
+            self[reader] = default
+        return self[reader]
+
+    def clear(self) -> None:
+        super().clear()
+        self._readers.clear()
+
+    def popitem(self) -> tuple[FunctionKey, list[StateRead]]:
+        reader = next(reversed(self))
+        return reader, self.pop(reader)
+
+    def __ior__(self, other: Any) -> StateReads:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def readers(self, states: Iterable[object]) -> set[FunctionKey]:
+        """The functions whose reads name one of `states`."""
+        found: set[FunctionKey] = set()
+        for state in states:
+            readers = self._readers.get(state)  # type: ignore[call-overload]
+            if readers:
+                found |= readers
+        return found
+
+    def _forget(self, reader: FunctionKey) -> None:
+        for _, state, _ in self[reader]:
+            readers = self._readers.get(state)
+            if readers is not None:
+                readers.discard(reader)
+                if not readers:
+                    del self._readers[state]
 
 
 def _held_kinds(read: frozenset[str], writes: Iterable[Write]) -> frozenset[str]:
