@@ -502,3 +502,69 @@ def test_only_the_evaluators_handed_out_since_a_solve_have_grown_or_read_an_olde
                 assert (len(evaluator.memo), len(evaluator.call_results)) == size, key
         checked += solver.journal is not None
     assert checked >= 8
+
+
+NESTING = """\
+import tensorflow as tf
+
+
+def scale(x):
+    return x * 2.0
+
+
+def run(x):
+    return tf.reduce_sum(scale(x))
+
+
+run(tf.ones((3,)))
+"""
+
+NESTED_EDITS = [
+    # (text, whether the evaluation of `scale` fails: it is then left without an evaluator)
+    (NESTING.replace("x * 2.0", "x * 3.0"), True),
+    (NESTING.replace("x * 2.0", "x * 4.0"), False),
+    (NESTING.replace("scale(x))", "scale(x) + 1.0)"), False),
+    (NESTING.replace("x * 2.0", "x * 3.0"), True),
+    (NESTING, False),
+]
+
+
+def test_the_evaluators_noted_as_changed_hold_every_one_an_update_added_or_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`compare_facts` looks for the functions that gained or lost an evaluator in an update
+    among those noted as changed (`TensorFacts.evaluators_changed`), not over every function
+    of the project: through body edits after which a function's evaluation fails (it has no
+    evaluator) and succeeds again, every function whose evaluator appeared or went since the
+    update began is noted, and the verdicts equal a fresh analysis of the same failure."""
+    from hybridize.analyzer import engine
+
+    evaluate = solver_module._evaluate
+
+    fails = [False]
+
+    def failing(index, facts, key):  # type: ignore[no-untyped-def]
+        if key.qualname == "scale" and fails[0]:
+            raise RuntimeError("a defect of the analysis")
+        return evaluate(index, facts, key)
+
+    monkeypatch.setattr(solver_module, "_evaluate", failing)
+
+    compare = engine.compare_facts
+    compared: list[int] = []
+
+    def checked(before, facts, shifts=None):  # type: ignore[no-untyped-def]
+        gained_or_lost = before.evaluators.keys() ^ facts.evaluators.keys()
+        assert gained_or_lost <= facts.evaluators_changed
+        compared.append(len(gained_or_lost))
+        return compare(before, facts, shifts)
+
+    monkeypatch.setattr(engine, "compare_facts", checked)
+    project = Project.from_texts({"nesting.py": NESTING}, ProjectOptions(use_cache=False))
+    project.results()
+    for text, fail in NESTED_EDITS:
+        fails[0] = fail
+        project.update("nesting.py", text)
+        check(project, text)
+    assert project.analysis.incremental_solves == len(NESTED_EDITS)
+    assert max(compared) > 0, "an evaluator appeared or went"

@@ -103,7 +103,11 @@ def compare_facts(
             classes |= differing
     old, new = before.evaluators, facts.evaluators
     # The functions reset, added or removed: not a pass over every function of the project.
-    for k in before.reset | (old.keys() ^ new.keys()):
+    # One with an evaluator before the update and none now, or the other way round, is one
+    # whose evaluator changed since the verdict phase last took those
+    # (`TensorFacts.evaluators_changed`, which the phase after this takes: `frozen_state`).
+    appeared_or_gone = {k for k in facts.evaluators_changed if (k in old) != (k in new)}
+    for k in before.reset | appeared_or_gone:
         if old.get(k) is not new.get(k):
             keys.add(k)
             unshifted.add(k)
