@@ -568,3 +568,46 @@ def test_the_evaluators_noted_as_changed_hold_every_one_an_update_added_or_dropp
         check(project, text)
     assert project.analysis.incremental_solves == len(NESTED_EDITS)
     assert max(compared) > 0, "an evaluator appeared or went"
+
+
+def test_after_an_edit_the_scans_of_project_facts_look_only_at_what_it_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project-wide facts kept per module (`scan_memo.per_module`) catch up after an
+    edit from the modules it replaced (`TensorFacts.modules_log`), as those kept per
+    function do from the calls it replaced, with no look at every module of the project:
+    through random body edits no module scan walks the project's modules, each looks at
+    the edited module alone, and the verdicts equal a fresh analysis."""
+    from hybridize.analyzer.facts import scan_memo
+
+    project = _solved_synthetic_project(tmp_path)
+    walks: list[int] = []
+    looked_at: list[str] = []
+    refresh, refresh_keys = scan_memo._Scan.refresh, scan_memo._Scan.refresh_keys
+
+    def walking(self, items, compute):  # type: ignore[no-untyped-def]
+        if items is project.analysis.solver.index.modules:  # a module scan's
+            walks.append(len(items))
+        return refresh(self, items, compute)
+
+    def catching_up(self, items, keys, compute):  # type: ignore[no-untyped-def]
+        keys = list(keys)
+        looked_at.extend(k for k in keys if isinstance(k, str))
+        return refresh_keys(self, items, keys, compute)
+
+    monkeypatch.setattr(scan_memo._Scan, "refresh", walking)
+    monkeypatch.setattr(scan_memo._Scan, "refresh_keys", catching_up)
+    updates = 0
+    for relpath, text in _body_edits_and_back(project, seed=41, edits=6):
+        looked_at.clear()
+        walks.clear()
+        project.update(relpath, text)
+        project.results()
+        assert project.analysis.solver is not None
+        if project.analysis.solver.journal is None:
+            continue  # solved from scratch: every scan starts anew
+        updates += 1
+        assert walks == [], "a module scan looked at every module"
+        assert looked_at and set(looked_at) == {relpath}, looked_at
+        check(project, relpath)
+    assert updates >= 5

@@ -235,6 +235,11 @@ class TensorFacts:
     (`scan_memo` catches up from it); cleared, with `calls_epoch` counted up, when it
     outgrows the project."""
     calls_epoch: int = 0
+    modules_log: list[str] = field(default_factory=list)
+    """The modules whose summary an update replaced (`Solver.update`), in order (`scan_memo`'s
+    module scans catch up from it, as function scans do from `calls_log`); cleared, with
+    `modules_epoch` counted up, when it grows long."""
+    modules_epoch: int = 0
     internal_errors: dict[FunctionKey, str] = field(default_factory=dict)
     """Functions the analysis failed on, with the error: they get unknown facts."""
     """Derived project-wide facts computed once from the solution (by later stages)."""
@@ -256,6 +261,20 @@ def take_changed_evaluators(facts: TensorFacts) -> set[FunctionKey]:
     changed = facts.evaluators_changed
     facts.evaluators_changed = set()
     return changed
+
+
+MODULES_LOG_LIMIT = 4096
+"""`TensorFacts.modules_log` is cleared past this many entries (a scan then looks at every
+module once)."""
+
+
+def modules_replaced(facts: TensorFacts, relpaths: Iterable[str]) -> None:
+    """Log that the summaries of `relpaths` were just replaced (`TensorFacts.modules_log`)."""
+    log = facts.modules_log
+    log.extend(relpaths)
+    if len(log) > MODULES_LOG_LIMIT:
+        log.clear()
+        facts.modules_epoch += 1
 
 
 def calls_written(facts: TensorFacts, keys: Iterable[FunctionKey]) -> None:

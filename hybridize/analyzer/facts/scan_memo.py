@@ -43,7 +43,8 @@ class _Scan:
         self.found: dict[Hashable, object] = {}
         self.synced: tuple[object, int, int] | None = None
         """For a function scan: the `calls` dict, `calls_epoch` and position in `calls_log`
-        it last caught up with."""
+        it last caught up with; for a module scan: the `modules_log`, `modules_epoch` and
+        position in it."""
 
     def refresh_keys(
         self,
@@ -112,9 +113,17 @@ def per_module(
     compute: Callable[[str, ModuleSummary], T],
 ) -> dict[str, T]:
     """`compute(relpath, module)` of every module of `index`, for those where it is not
-    empty, memoised under `name` by the identity of the module's summary."""
+    empty, memoised under `name` by the identity of the module's summary: after an update,
+    of the modules it replaced (`TensorFacts.modules_log`), not a look at every module of
+    the project by each of a dozen scans."""
     scan = _scan(facts, name)
-    scan.refresh(index.modules, compute)  # type: ignore[arg-type]
+    synced = scan.synced
+    log = facts.modules_log
+    if synced is not None and synced[0] is log and synced[1] == facts.modules_epoch:
+        scan.refresh_keys(index.modules, log[synced[2] :], compute)  # type: ignore[arg-type]
+    else:
+        scan.refresh(index.modules, compute)  # type: ignore[arg-type]
+    scan.synced = (log, facts.modules_epoch, len(log))
     return scan.found  # type: ignore[return-value]
 
 

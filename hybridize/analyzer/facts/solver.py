@@ -43,6 +43,7 @@ from hybridize.analyzer.facts.evaluator import (
     calls_written,
     get_evaluator,
     iterated_atoms,
+    modules_replaced,
     param_layout,
     solution_evaluators,
 )
@@ -1249,6 +1250,7 @@ class Solver:
         facts = self.facts
         journal = self.aggregate.journal
         assert journal is not None
+        modules_replaced(facts, sorted(modules))
 
         def edited_among(
             keys: list[FunctionKey], order: dict[FunctionKey, int]
