@@ -236,6 +236,11 @@ class BenefitModel:
         self._known_eager = None if last is None else last._eager
         """The last phase's `_eager` (only its tables are kept, not the model: a chain of
         models would grow with every edit)."""
+        self._proposed: set[FunctionKey] | None = None
+        """The functions the proposed changes run as graphs (`inside_proposed_graphs`)."""
+        self._known_proposed = None if last is None else last._proposed
+        """The last phase's `_proposed`, which holds outside `scope` (a verdict there is the
+        last one, or its lines moved)."""
         self._layer_calls: set[FunctionKey] | None = None
         """The layers' calls of the project (`_layer_calls_among`), once asked."""
         self._known_layer_calls = (
@@ -535,12 +540,19 @@ class BenefitModel:
         bodies (blocked) only from detection layers' calls, runs inside their graphs. `keys`
         limits the functions decided (those of the scope). Returns key -> the reason, naming
         the graph's function."""
-        proposed = {
-            key
-            for key, v in verdicts.items()
-            if (v.facts.is_hybrid and v.transformation != "convert_to_eager")
-            or (v.passes and v.transformation == "convert_to_hybrid" and v.benefit == "high")
-        }
+        known, self._known_proposed = self._known_proposed, None
+        if known is None or keys is None:
+            proposed = {key for key, v in verdicts.items() if _runs_as_proposed_graph(v)}
+        else:
+            # the last phase's, the scope's taken out and put back as decided now (its
+            # table, which nothing reads after this phase, in place: O(scope))
+            proposed = known
+            for key in self.scope:
+                proposed.discard(key)
+                verdict = verdicts.get(key)
+                if verdict is not None and _runs_as_proposed_graph(verdict):
+                    proposed.add(key)
+        self._proposed = proposed
         layer_graphs = {
             k
             for k in self._layer_calls_among(verdicts)
@@ -1388,6 +1400,15 @@ def _operator_cost(evaluator: Evaluator, sym: Sym, costs: CallCosts) -> float:
         if atoms and all(kind_of(a) in ("lit", "python") for a in atoms):
             return costs.python_operand
     return costs.elementwise
+
+
+def _runs_as_proposed_graph(verdict: FunctionVerdict) -> bool:
+    """The verdict keeps a compiler decorator, or adds one predicted to pay."""
+    return (verdict.facts.is_hybrid and verdict.transformation != "convert_to_eager") or (
+        verdict.passes
+        and verdict.transformation == "convert_to_hybrid"
+        and verdict.benefit == "high"
+    )
 
 
 def _work_in_words(work: float, training: bool, title: str) -> str:
