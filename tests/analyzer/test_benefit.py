@@ -289,6 +289,21 @@ NESTED_CASES = [
         "high",
     ),
     case(
+        # called in a loop of `train` (HY437 lets it through), but each definition serves 5
+        # calls and `train` runs 1000 times: one trace per 5 calls does not pay
+        "nested-step-defined-per-call-serving-few-calls",
+        nested(
+            """for _ in range(5):
+                step(x, y)""",
+            """
+        for _ in range(1000):
+            train(tf.ones((8, 3)), tf.ones((8, 4)), 1)
+        """,
+        ),
+        "train.step",
+        "none",
+    ),
+    case(
         # returned and called by module code: how many calls each definition serves is not
         # in the code
         "nested-step-returned-and-called-elsewhere",
@@ -322,9 +337,10 @@ NESTED_CASES = [
 @pytest.mark.parametrize(("files", "qualname", "expected"), NESTED_CASES)
 def test_a_nested_definition_pays_per_definition(files: str, qualname: str, expected: str) -> None:
     v = verdict(textwrap.dedent(files), qualname)
-    # A nested definition is never rewritten under TensorFlow (HY437, defined_in_function);
-    # its benefit is still rated, as the report shows it.
-    assert v.passes == (v.framework == "torch"), v.failures
+    # Under TensorFlow a nested definition is rewritten only where `train` calls it in a loop
+    # (HY437, defined_in_function); its benefit is rated either way, as the report shows it.
+    looped = "\n                step(x, y)" in files  # the call in the body of a loop of `train`
+    assert v.passes == (v.framework == "torch" or looped), v.failures
     assert v.benefit == expected, v.benefit_reasons
     if expected != "high":
         assert "defined inside `train`" in v.benefit_reasons[0]
