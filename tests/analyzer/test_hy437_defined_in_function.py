@@ -12,7 +12,10 @@ TF 2.21 (`PROBE`), in one definition called in a loop of its enclosing body:
   every call returns the first value, one trace (frozen);
 - a closed-over list the loop appends to, read by the function (`sum(scales)`): frozen too;
   one the function appends to itself: appended once, while tracing;
-- a closed-over `tf.Variable` the loop changes with `assign_add`: read live.
+- a closed-over `tf.Variable` the loop changes with `assign_add`: read live;
+- an attribute of a closed-over object that a method of its class sets between calls
+  (`schedule.decay()`): frozen, as HY408 finds for `self` attributes and globals' (the
+  closed-over object's attributes are state of its class's instances, facts/frozen_state.py).
 
 In edward2's run, `LSTMCellRank1._sample_weights`'s `sample` (called once per definition)
 compiled failed in the trace lookup of its calls ("The truth value of an array with more than
@@ -91,6 +94,31 @@ def appends_itself():
 
 
 print("appended_by_step", appends_itself())
+
+
+class Schedule:
+    def __init__(self):
+        self.lr = 1.0
+
+    def decay(self):
+        self.lr = self.lr + 1.0
+
+
+def attribute_set_by_a_method():
+    schedule = Schedule()
+
+    @tf.function
+    def step(y):
+        return y * schedule.lr
+
+    seen = []
+    for _ in range(3):
+        seen.append(float(step(tf.constant(1.0))))
+        schedule.decay()
+    return ":".join(str(v) for v in seen) + f":{step.experimental_get_tracing_count()}"
+
+
+print("attribute_set_by_a_method", attribute_set_by_a_method())
 """
 
 
@@ -101,7 +129,12 @@ def test_a_nested_tf_function_in_a_loop_traces_once_per_definition_and_freezes_i
 ):
     measured = run_probe(PROBE)
     assert measured["loop"] == "3 3", "one trace per call of the enclosing function"
-    for rebound in ("rebound_float", "rebound_tensor", "appended_list"):
+    for rebound in (
+        "rebound_float",
+        "rebound_tensor",
+        "appended_list",
+        "attribute_set_by_a_method",
+    ):
         assert measured[rebound] == "1.0:1.0:1.0:1", (rebound, measured[rebound])
     assert measured["assigned_variable"] == "1.0:2.0:3.0:1"
     assert measured["appended_by_step"] == "1:1", "the function's own append runs at its trace"
@@ -381,3 +414,43 @@ def test_a_nested_torch_function_is_not_this_checks() -> None:
     )
     found = analyse(source)["train.step"].findings
     assert not any(f.code == "HY437" for f in found), found
+
+
+def test_a_looped_step_reading_an_attribute_a_method_sets_between_calls_is_hy408s() -> None:
+    """Not the enclosing body's change (HY437 lets the step through) but a method's: the
+    attribute of a closed-over object of a project class is state of that class's instances
+    (HY408), as `self.lr` is for a method."""
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+
+
+        class Schedule:
+            def __init__(self):
+                self.lr = 0.1
+
+            def decay(self):
+                self.lr = self.lr * 0.5
+
+
+        def train(x, epochs):
+            schedule = Schedule()
+
+            def step(y):
+                return tf.reduce_sum(tf.sin(y) * schedule.lr)
+
+            for _ in range(epochs):
+                step(x)
+                schedule.decay()
+
+
+        train(tf.ones([8, 8]), 100)
+        """
+    )
+    v = analyse(source)["train.step"]
+    assert not any(f.code == "HY437" for f in v.findings), v.findings
+    found = [f for f in v.findings if f.code == "HY408"]
+    assert found and "`schedule.lr`" in found[0].message and "`Schedule.decay`" in found[0].message
+    # a method that reads the attribute and sets nothing: no state changes between calls
+    v = analyse(source.replace("self.lr = self.lr * 0.5", "return self.lr * 0.5"))["train.step"]
+    assert v.passes, v.failures

@@ -15,7 +15,8 @@ class HasFrozenPythonStateReads(Check):
     What it detects
     ---------------
     A function that reads `self.threshold`, a module global, or an attribute of a
-    module-level object, when the project binds a new value to that attribute or global
+    module-level object or of a project object a nested function closes over
+    (`schedule.lr` in a `step` defined in `train`), when the project binds a new value to that attribute or global
     somewhere else after initialisation, whatever the value's kind (a Python value, a
     tensor, an object TensorFlow converts to a tensor, a layer): in a method other than
     `__init__` (or a Keras `build`), in a function declaring it `global`, or in module code

@@ -385,9 +385,11 @@ def _reads(
         if is_attr(sym) and attr_base(sym) in selves and class_key is not None:
             if index.find_method(class_key, sym[2]) is None:
                 yield f"`{receiver}.{sym[2]}`", (attr_state(class_key, sym[2]), sym)
-        elif is_attr(sym) and _free_name(index, key, fn, sym[1]):
+        elif is_attr(sym) and _free_name(index, key, fn, sym[1], closures=True):
             # An attribute of a module-level object (`config.temperature`), or a global of
-            # another module (`settings.SCALE`).
+            # another module (`settings.SCALE`); of an object of a project class a nested
+            # function closes over (`schedule.lr` in `train`'s `step`: state of that class's
+            # instances, as an attribute of `self` is).
             described = False
             for atom in evaluator.eval(sym[1]):
                 if (
@@ -403,7 +405,11 @@ def _reads(
                     if is_global_ref(ref):
                         yield f"`{sym[1][1]}.{sym[2]}`", (global_state(ref[1], ref[2]), sym)
             # (Only then is the global looked up: `_free_name` held above.)
-            held = None if described else _resolved_global(index, key, sym[1])
+            held = (
+                None
+                if described or not _free_name(index, key, fn, sym[1])
+                else _resolved_global(index, key, sym[1])
+            )
             if held is not None:
                 # A module-level object of no project class (`threading.local()`): its
                 # attribute is state of the global that holds it.
@@ -434,12 +440,15 @@ def _object_attribute(held: StateKey, attribute: str) -> StateKey:
     return global_state(cast(str, held[1]), f"{held[2]}.{attribute}")  # a global's: a relpath
 
 
-def _free_name(index: ProjectIndex, key: FunctionKey, fn: FunctionSummary, sym: Sym) -> bool:
-    """A name the function reads from its module (a global, an imported module)."""
+def _free_name(
+    index: ProjectIndex, key: FunctionKey, fn: FunctionSummary, sym: Sym, closures: bool = False
+) -> bool:
+    """A name the function reads from its module (a global, an imported module), or with
+    `closures` from an enclosing function too."""
     return (
         is_name(sym)
         and (sym[1] not in fn.locals or sym[1] in fn.globals_declared)
-        and not bound_in_enclosing_function(index, key, sym[1])
+        and (closures or not bound_in_enclosing_function(index, key, sym[1]))
     )
 
 
