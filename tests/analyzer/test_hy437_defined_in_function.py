@@ -13,6 +13,8 @@ TF 2.21 (`PROBE`), in one definition called in a loop of its enclosing body:
 - a closed-over list the loop appends to, read by the function (`sum(scales)`): frozen too;
   one the function appends to itself: appended once, while tracing;
 - a closed-over `tf.Variable` the loop changes with `assign_add`: read live;
+- a nested function handed to `Dataset.map`: tf.data traces it once (its Python body ran once
+  for 5 elements): it already runs in a graph (HY004's covered callers), no decorator needed;
 - an attribute of a closed-over object that a method of its class sets between calls
   (`schedule.decay()`): frozen, as HY408 finds for `self` attributes and globals' (the
   closed-over object's attributes are state of its class's instances, facts/frozen_state.py).
@@ -119,6 +121,20 @@ def attribute_set_by_a_method():
 
 
 print("attribute_set_by_a_method", attribute_set_by_a_method())
+
+
+def mapped():
+    runs = []
+
+    def double(y):
+        runs.append(1)
+        return y * 2.0
+
+    values = tf.data.Dataset.range(5).map(lambda i: tf.cast(i, tf.float32)).map(double)
+    return f"{len(runs)}:{sum(float(v) for v in values)}"
+
+
+print("mapped", mapped())
 """
 
 
@@ -138,6 +154,7 @@ def test_a_nested_tf_function_in_a_loop_traces_once_per_definition_and_freezes_i
         assert measured[rebound] == "1.0:1.0:1.0:1", (rebound, measured[rebound])
     assert measured["assigned_variable"] == "1.0:2.0:3.0:1"
     assert measured["appended_by_step"] == "1:1", "the function's own append runs at its trace"
+    assert measured["mapped"] == "1:20.0", "tf.data traces a map function: its body runs once"
 
 
 SOURCE = """
@@ -454,3 +471,27 @@ def test_a_looped_step_reading_an_attribute_a_method_sets_between_calls_is_hy408
     # a method that reads the attribute and sets nothing: no state changes between calls
     v = analyse(source.replace("self.lr = self.lr * 0.5", "return self.lr * 0.5"))["train.step"]
     assert v.passes, v.failures
+
+
+def test_a_nested_function_handed_to_dataset_map_is_already_in_a_graph() -> None:
+    """tf.data traces what `map` is given (measured above): covered, never proposed."""
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+
+
+        def pipeline(features):
+            scale = 2.0
+
+            def normalise(y):
+                return tf.sin(y) * scale
+
+            return tf.data.Dataset.from_tensor_slices(features).map(normalise)
+
+
+        for _ in range(100):
+            pipeline(tf.ones([8, 8]))
+        """
+    )
+    v = analyse(source)["pipeline.normalise"]
+    assert not v.passes and "has_covered_callers" in v.failures, v.failures
