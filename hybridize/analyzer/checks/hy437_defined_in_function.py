@@ -301,10 +301,7 @@ class DefinedInFunction(Check):
         "Defined inside another function and not called in its loop, or closing over what "
         "that body changes: a decorator there traces again per run, or freezes the change."
     )
-    unblock = (
-        "call it in a loop of the enclosing body without changing what it closes over after "
-        "its `def` (pass what changes as an argument), or define it at module level"
-    )
+    unblock = "call it in a loop of the enclosing body and pass what changes as an argument, or define it outside"
     fact = "is_defined_in_function"
     fact_meaning = (
         "defined inside another function's body, and not called in a loop there, or closing "
