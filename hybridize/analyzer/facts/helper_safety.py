@@ -106,6 +106,14 @@ MAPPING_INDEXING = (
     "indexes a Python dict or string with a value that is a tensor in a graph (`int()` of a "
     "tensor gives a tensor there), which raises TypeError"
 )
+NUMPY_INDEXING = (
+    "indexes a NumPy array with a value that is a tensor in a graph; NumPy cannot convert a "
+    "symbolic tensor"
+)
+NUMPY_STORE = (
+    "stores a value that is a tensor in a graph into a NumPy array; NumPy cannot convert a "
+    "symbolic tensor"
+)
 LIST_GROWERS = frozenset({"append", "extend", "insert"})
 PYTHON_SCALAR_HINTS = frozenset({"int", "float", "bool", "str"})
 """Type hints of parameters that hold Python values: a caller passing a tensor there breaks
@@ -250,6 +258,7 @@ class HelperSafety:
                 any(_may_fail_in_a_graph(resolved) for resolved in facts.calls.get(key, []))
                 or _may_need_python_values(index, facts, key)
                 or _reads_tensor_values(index, facts, key)
+                or _stores_into_numpy(index, facts, key)
                 or _iterates_eagerly(index, facts, key)
                 or _compiles_badly(index, facts, key),
             )
@@ -341,6 +350,15 @@ class HelperSafety:
                 found.python_values.append(Evidence(what, span))
         for span, what in values.eager_iterations():
             found.eager_only.append(Evidence(what, span))
+        for span, condition, what in values.numpy_indexing():
+            if condition.given(symbolic_params):
+                found.numpy.append(Evidence(what, span))
+                break
+        for span, condition, what in values.numpy_item_stores():
+            # a value from a parameter is the function's own finding (`safety`); this is
+            # what an op of the graph gives (`x[:] = tf.gather(...)`)
+            if condition.always and not condition.params:
+                found.numpy.append(Evidence(what, span))
         for what, condition in (*values.tensor_tests(), *values.boolean_masks()):
             if condition.given(symbolic_params):
                 found.python_values.append(Evidence(what, values.fn.span))
@@ -445,11 +463,21 @@ def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: Functi
     return ranges or any(
         kind_of(sym[2]) not in ("lit", "slice")
         and any(
-            a[0] in PYTHON_SEQUENCE_KINDS or _is_mapping_or_string(a)
+            a[0] in PYTHON_SEQUENCE_KINDS or _is_mapping_or_string(a) or is_numpy_atom(a)
             for a in evaluator.eval(sym[1])
         )
         for sym in _items(evaluator)
     )
+
+
+def _stores_into_numpy(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
+    """Whether the function writes an item of a NumPy array (`x[:, 0] = value`): NumPy
+    converts the value, which a symbolic tensor cannot be (`_Values.numpy_item_hazards`)."""
+    stores = [store for store in index.function(key).stores if store.kind == "item"]
+    if not stores:
+        return False
+    evaluator = get_evaluator(index, facts, key)
+    return any(any(is_numpy_atom(a) for a in evaluator.eval(s.target)) for s in stores)
 
 
 def _eager_iteration(
@@ -831,6 +859,8 @@ class _Values:
             summary.add(EAGER_ONLY, condition, Hazard(what, self.fn.line, python_value=True))
         for span, what in self.eager_iterations():
             summary.add(EAGER_ONLY, ALWAYS, Hazard(what, span.start_line))
+        for span, condition, what in (*self.numpy_indexing(), *self.numpy_item_stores()):
+            summary.add(NUMPY, condition, Hazard(what, span.start_line))
         for resolved, name, _ in foreign_library_calls(self.index, self.key, self.calls):
             what = f"calls `{name}`, from a library the analysis has no table for"
             summary.add(EAGER_ONLY, ALWAYS, Hazard(what, resolved.site.span.start_line))
@@ -1010,6 +1040,36 @@ class _Values:
                 yield sym, condition, what.format(container=container)
             else:
                 yield sym, condition, INDEXING if sequence else MAPPING_INDEXING
+
+    def numpy_indexing(self) -> Iterator[tuple[Span, Symbolic, str]]:
+        """NumPy arrays indexed (or sliced) by a value, with when that value is a symbolic
+        tensor: NumPy converts the index, which a symbolic tensor cannot be
+        (`NotImplementedError: Cannot convert a symbolic tf.Tensor to a numpy array`, measured
+        on TF 2.21 for `DATA[idx]` with `DATA` a module's array and `idx` an argument; astroNN's
+        data generators index their arrays with the batch's indices so)."""
+        for sym in _items(self.evaluator):
+            if kind_of(sym[2]) == "lit":
+                continue
+            bases = self.evaluator.eval(sym[1])
+            if not bases or not all(is_numpy_atom(a) for a in bases):
+                continue
+            condition = self.of(sym[2])
+            if condition.always or condition.params:
+                span = self.fn.index_reads.get(sym, self.fn.span)
+                yield span, condition, NUMPY_INDEXING
+
+    def numpy_item_stores(self) -> Iterator[tuple[Span, Symbolic, str]]:
+        """Items of a NumPy array written with a value, with when that value is a symbolic
+        tensor: the helper's side of `safety._numpy_item_stores` (which reports the function's
+        own stores), so a caller that hands the helper its tensors fails with it."""
+        for store in self.fn.stores:
+            if store.kind != "item":
+                continue
+            if not any(is_numpy_atom(a) for a in self.evaluator.eval(store.target)):
+                continue
+            condition = self.of(store.value)
+            if condition.always or condition.params:
+                yield store.span, condition, NUMPY_STORE
 
     def _tensor_key(self, sym: Sym) -> bool:
         """Whether a dict key or string index may be a tensor, and is no string: a name
