@@ -209,3 +209,81 @@ def test_dynamo_never_calls_eq_and_keeps_equal_instances_apart() -> None:
     measured = run_probe(TORCH_PROBE)
     assert measured["method"] == "1.0:3.0:0"
     assert measured["function"] == "1.0:3.0:0"
+
+
+IDENTITY_ANSWER_PROBE = """
+import contextlib
+
+import tensorflow as tf
+
+calls = []
+
+
+class BaseObject:
+    # zfit 0.28.0's BaseObject.__eq__: compares each entry of `_repr`, then answers by identity
+    def __init__(self, scale, entries):
+        self.scale = scale
+        self._repr = entries
+
+    def __hash__(self):
+        return object.__hash__(self)
+
+    def __eq__(self, other):
+        calls.append("self" if other is self else "other")
+        if not isinstance(self, type(other)):
+            return False
+        with contextlib.suppress(AttributeError):
+            for key, own in self._repr.items():
+                if not own == other._repr.get(key):
+                    return False
+        return self is other
+
+    @tf.function
+    def scaled(self, x):
+        return x * self.scale
+
+
+@tf.function
+def scaled(obj, x):
+    return x * obj.scale
+
+
+x = tf.constant(1.0)
+for label, entries in (("python", lambda s: {"scale": s}), ("tensor", lambda s: {"scale": tf.constant(s)})):
+    calls.clear()
+    a, b = BaseObject(1.0, entries(1.0)), BaseObject(3.0, entries(1.0))
+    eager = f"{float(a.scaled(x))}:{float(b.scaled(x))}:{float(a.scaled(x))}"
+    print(label + "_method", eager, ",".join(sorted(set(calls))), len(calls))
+
+    @tf.function
+    def outer(x):
+        return a.scaled(x) + b.scaled(x)
+
+    try:
+        print(label + "_from_graph", float(outer(x)))
+    except Exception as error:
+        print(label + "_from_graph", type(error).__name__)
+    calls.clear()
+    objects = [BaseObject(float(i), entries(1.0)) for i in range(4)]
+    results = ",".join(str(float(scaled(o, x))) for o in objects)
+    print(label + "_arguments", results, ",".join(sorted(set(calls))), scaled.experimental_get_tracing_count())
+"""
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_an_eq_answering_by_identity_shares_nothing_and_raises_only_on_tensors() -> None:
+    measured = run_probe(IDENTITY_ANSWER_PROBE)
+    # A compiled method compares its instance with itself (twice a call, TF 2.21), never
+    # with another: each instance keeps its own compiled method (3.0, not 1.0).
+    method, compared, count = measured["python_method"].split()
+    assert method == "1.0:3.0:1.0" and compared == "self" and int(count) >= 3, measured
+    # Python entries compared in graph mode: nothing raises.
+    assert measured["python_from_graph"] == "4.0", measured
+    # A new argument is compared with the live earlier ones, and never equal to them: one
+    # trace each, each with its own attributes.
+    assert measured["python_arguments"] == "0.0,1.0,2.0,3.0 other 4", measured
+    # Tensor entries: the same comparison of an instance with itself, in graph mode, is a
+    # symbolic tensor tested for truth: the call from a graph fails (HY438 keeps these).
+    assert measured["tensor_method"].startswith("1.0:3.0:1.0 self"), measured
+    assert measured["tensor_from_graph"] == "OperatorNotAllowedInGraphError", measured

@@ -3,7 +3,7 @@ argument up by the class's own `__eq__`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal, cast
 
 from hybridize.analyzer.checks.context import CheckContext
@@ -19,12 +19,21 @@ from hybridize.analyzer.facts.hashability import (
 from hybridize.analyzer.facts.predicates import leaf_atoms, made_of, walk_syms
 from hybridize.analyzer.facts.refs import ext_dotted, is_class_ref, is_ext_ref, ref_key
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom, first_in_canonical_order, is_obj_atom, obj_class
+from hybridize.analyzer.facts.values import (
+    Atom,
+    atom_kind,
+    first_in_canonical_order,
+    is_obj_atom,
+    obj_class,
+)
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS
 from hybridize.analyzer.summaries.ir import FunctionSummary, function_syms
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
+    attr_base,
+    attr_name,
     call_index,
+    is_attr,
     is_call,
     is_lit,
     is_name,
@@ -44,51 +53,102 @@ IDENTITY_CALLS = frozenset({"id", "isinstance", "issubclass", "type", "getattr",
 """Calls an `__eq__` that only tests identity may make: they compare nothing by value and
 never raise on a tensor."""
 
+READING_METHODS = frozenset({"items", "keys", "values", "get", "suppress"})
+"""Methods an `__eq__` answering by identity may call on what it reads: a mapping's reads
+(`self._repr.items()`, `other._repr.get(key)`) and `contextlib.suppress`, none of which runs
+a tensor operation."""
 
-def _is_identity_test(fn: FunctionSummary) -> bool:
-    """An `__eq__` that compares identities only (`return self is other`, `id(self) ==
-    id(other)`, `self.wrapped is getattr(other, "wrapped", None)`, guarded by `isinstance`):
-    what `object.__eq__` does, cheap and never raising. It calls nothing but
-    `IDENTITY_CALLS`, compares by value nothing but `id(...)` results, and returns literals
-    (an `is` test is a bool literal in the summaries) or `NotImplemented`."""
-    names = []
-    for site in fn.calls:
-        if not is_name(site.callee):
-            return False
-        names.append(sym_name(site.callee))
-    if any(name not in IDENTITY_CALLS for name in names):
-        return False
+TENSOR_KINDS = frozenset({"tensor", "variable", "numpy", "symbolic"})
+"""Values whose `==` gives an array or a tensor: in graph mode `not (t == t)` raises
+(`OperatorNotAllowedInGraphError`, measured), a NumPy array of several elements raises too."""
 
-    def of_id(sym: object) -> bool:
-        return isinstance(sym, tuple) and is_call(sym) and names[call_index(sym)] == "id"
 
-    compared = (
-        sym
-        for sym in walk_syms((*function_syms(fn), *fn.conditions), made_of)
-        if is_op(sym) and op_operator(sym) == "compare"
-    )
-    if any(not all(of_id(operand) for operand in op_operands(sym)) for sym in compared):
-        return False
+def _returns_identity(fn: FunctionSummary, of_id: Callable[[object], bool]) -> bool:
+    """Whether every return of `fn` is `False`, `NotImplemented`, an `is`/`in` test (a bool
+    literal of no value in the summaries) or a comparison of `id(...)` results: `True` for no
+    object but itself (a literal `return True` may answer so for another object)."""
     return all(
-        (is_lit(value) and lit_type(value) == "bool")
+        (is_lit(value) and lit_type(value) == "bool" and lit_value(value) is not True)
         or (is_name(value) and sym_name(value) == "NotImplemented")
         or (is_op(value) and all(of_id(operand) for operand in op_operands(value)))
         for value in fn.returns
     )
 
 
+def _is_identity_test(
+    index: ProjectIndex, facts: TensorFacts | None, key: FunctionKey, fn: FunctionSummary
+) -> bool:
+    """An `__eq__` that answers by identity and cannot raise: what `object.__eq__` does.
+
+    Either it compares identities only (`return self is other`, `id(self) == id(other)`,
+    `self.wrapped is getattr(other, "wrapped", None)`, guarded by `isinstance`): it calls
+    nothing but `IDENTITY_CALLS`, compares by value nothing but `id(...)` results, and returns
+    literals (an `is` test is a bool literal in the summaries) or `NotImplemented`.
+
+    Or it compares values first and still answers `True` for no object but itself (zfit's
+    `BaseObject.__eq__`: each entry of a class's `_repr` mapping, then `return self is
+    other`): every return is `False`, `NotImplemented` or an identity test, it calls only
+    `IDENTITY_CALLS` and `READING_METHODS`, no operand it compares may be a tensor or an array
+    (`TENSOR_KINDS`), and it reads no `__dict__` (which compares every attribute the instance
+    holds, tensors included). Measured on TF 2.21: `tf.function` calls it with the instance
+    itself at each call of a compiled method and with the other live arguments when a new one
+    is looked up; it never makes two instances share a trace, and such an `__eq__` neither
+    raises in graph mode nor costs a measurable time."""
+    names = []
+    for site in fn.calls:
+        if is_name(site.callee):
+            names.append(sym_name(site.callee))
+        elif is_attr(site.callee) and attr_name(site.callee) in READING_METHODS:
+            names.append(attr_name(site.callee))
+        else:
+            return False
+    if any(name not in IDENTITY_CALLS and name not in READING_METHODS for name in names):
+        return False
+    methods_only = all(name in IDENTITY_CALLS for name in names)
+
+    def of_id(sym: object) -> bool:
+        return isinstance(sym, tuple) and is_call(sym) and names[call_index(sym)] == "id"
+
+    syms = list(walk_syms((*function_syms(fn), *fn.conditions), made_of))
+    compared = [sym for sym in syms if is_op(sym) and op_operator(sym) == "compare"]
+    by_value = [sym for sym in compared if not all(of_id(operand) for operand in op_operands(sym))]
+    if not by_value and methods_only:
+        return _returns_identity(fn, of_id)
+    if facts is None or not _returns_identity(fn, of_id):
+        return False
+    if any(is_attr(sym) and attr_name(sym) == "__dict__" for sym in syms):
+        return False
+    evaluator = get_evaluator(index, facts, key)
+    # what is compared: the operands, and the mappings whose entries it reads (an entry
+    # iterated out of `.items()` is followed to the mapping, whose values are opened)
+    read = [attr_base(site.callee) for site in fn.calls if is_attr(site.callee)]
+    operands = [operand for sym in by_value for operand in op_operands(sym)]
+    return not any(
+        atom_kind(atom) in TENSOR_KINDS
+        for sym in (*operands, *read)
+        for atom in leaf_atoms(evaluator.eval(sym))
+    )
+
+
 EqualityKind = Literal["hand", "identity", "unknown", "object"]
 
 
-def _own_equality(index: ProjectIndex, class_key: ClassKey) -> EqualityKind | None:
+def _own_equality(
+    index: ProjectIndex, class_key: ClassKey, facts: TensorFacts | None = None
+) -> EqualityKind | None:
     """What the class's own body makes of `__eq__`: "hand" for an `__eq__` written by hand
-    that is not an identity test (or assigned), "identity" for an identity test or a record
-    decorator's generated field comparison, None when the body leaves it as inherited."""
+    that is not an identity test (`_is_identity_test`; without `facts`, one that compares no
+    value) or assigned, "identity" for an identity test or a record decorator's generated
+    field comparison, None when the body leaves it as inherited."""
     cls = index.klass(class_key)
     module = index.modules[class_key.file]
     if "__eq__" in cls.methods:
-        method = module.functions.get(f"{cls.qualname}.__eq__")
-        return "identity" if method is not None and _is_identity_test(method) else "hand"
+        qualname = f"{cls.qualname}.__eq__"
+        method = module.functions.get(qualname)
+        identity = method is not None and _is_identity_test(
+            index, facts, FunctionKey(class_key.file, qualname), method
+        )
+        return "identity" if identity else "hand"
     body = module.functions.get(f"{cls.qualname}.<body>")
     if body is not None and "__eq__" in body.locals:
         return "hand"
@@ -104,18 +164,21 @@ def _own_equality(index: ProjectIndex, class_key: ClassKey) -> EqualityKind | No
 
 
 def equality_of(
-    index: ProjectIndex, class_key: ClassKey, seen: frozenset[ClassKey] = frozenset()
+    index: ProjectIndex,
+    class_key: ClassKey,
+    seen: frozenset[ClassKey] = frozenset(),
+    facts: TensorFacts | None = None,
 ) -> tuple[EqualityKind, ClassKey]:
     """How instances of a project class compare, and the class (itself or a base, in
     method-resolution order) that decides it: "object" when no class up to `object` defines
     `__eq__`, "unknown" when a base outside the project (other than `object`) is reached
     first."""
-    own = _own_equality(index, class_key)
+    own = _own_equality(index, class_key, facts)
     if own is not None:
         return own, class_key
     for ref in index.base_refs(class_key):
         if is_class_ref(ref) and ref_key(ref) not in seen:
-            kind, owner = equality_of(index, ref_key(ref), seen | {class_key})
+            kind, owner = equality_of(index, ref_key(ref), seen | {class_key}, facts)
             if kind != "object":
                 return kind, owner
         elif not (is_ext_ref(ref) and ext_dotted(ref) == "builtins.object"):
@@ -123,10 +186,10 @@ def equality_of(
     return "object", class_key
 
 
-def _compared_class(index: ProjectIndex, class_key: ClassKey) -> str | None:
+def _compared_class(index: ProjectIndex, facts: TensorFacts, class_key: ClassKey) -> str | None:
     """Words for a hashable project class whose instances `tf.function` looks up with a
     hand-written `__eq__`; None otherwise (an unhashable one fails the call: HY409)."""
-    kind, owner = equality_of(index, class_key)
+    kind, owner = equality_of(index, class_key, facts=facts)
     hashes, _ = hash_status(index, class_key)
     if kind != "hand" or hashes == "unhashable":
         return None
@@ -135,7 +198,7 @@ def _compared_class(index: ProjectIndex, class_key: ClassKey) -> str | None:
     return f"`{class_key.qualname}` compares with `{owner.qualname}.__eq__`"
 
 
-def _compared_object(index: ProjectIndex, atom: Atom) -> str | None:
+def _compared_object(index: ProjectIndex, facts: TensorFacts, atom: Atom) -> str | None:
     """Words for an object `tf.function` looks up by a hand-written `__eq__`, else None."""
     if not is_obj_atom(atom):
         return None
@@ -146,21 +209,25 @@ def _compared_object(index: ProjectIndex, atom: Atom) -> str | None:
         or implements_tracing_protocol(index, class_key)
     ):
         return None
-    return _compared_class(index, class_key)
+    return _compared_class(index, facts, class_key)
 
 
-def compared_part(index: ProjectIndex, atoms: Iterable[Atom]) -> str | None:
+def compared_part(index: ProjectIndex, facts: TensorFacts, atoms: Iterable[Atom]) -> str | None:
     """Words for the first object the value may be or hold (inside lists, tuples and dicts,
     which `tf.function` opens) that `tf.function` looks up by a hand-written `__eq__`."""
-    return first_in_canonical_order(leaf_atoms(atoms), lambda atom: _compared_object(index, atom))
+    return first_in_canonical_order(
+        leaf_atoms(atoms), lambda atom: _compared_object(index, facts, atom)
+    )
 
 
-def _annotated(index: ProjectIndex, key: FunctionKey, annotation: str | None) -> str | None:
+def _annotated(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, annotation: str | None
+) -> str | None:
     """A class the annotation names whose instances are looked up by a hand-written `__eq__`."""
     for name in sorted(set(DOTTED_NAME.findall(annotation or ""))):
         ref = index.resolve_dotted(key.file, name)
         if is_class_ref(ref) and not implements_tracing_protocol(index, ref_key(ref)):
-            found = _compared_class(index, ref_key(ref))
+            found = _compared_class(index, facts, ref_key(ref))
             if found is not None:
                 return f"instances of `{name}` by its annotation ({found})"
     return None
@@ -187,7 +254,7 @@ def hand_written_equalities(
                 if "__eq__" not in cls.methods and "__eq__" not in assigned:
                     continue
                 key = ClassKey(relpath, qualname)
-                if _own_equality(index, key) == "hand":
+                if _own_equality(index, key, facts) == "hand":
                     classes.add((key, "__hash__" in cls.methods or "__hash__" in assigned))
         facts.cache[EQUALITIES] = found = frozenset(classes)
     return found
@@ -201,7 +268,7 @@ def compared_arguments(context: CheckContext) -> list[Evidence]:
     found: list[Evidence] = []
     receiver = receiver_class(index, key)
     if receiver is not None:
-        what = _compared_class(index, receiver)
+        what = _compared_class(index, context.facts, receiver)
         if what is not None:
             found.append(
                 Evidence(
@@ -214,9 +281,9 @@ def compared_arguments(context: CheckContext) -> list[Evidence]:
             )
     evaluator = get_evaluator(index, context.facts, key)
     for param in fn.explicit_params:
-        what = compared_part(index, evaluator.eval(param_sym(param.name))) or _annotated(
-            index, key, param.annotation
-        )
+        what = compared_part(
+            index, context.facts, evaluator.eval(param_sym(param.name))
+        ) or _annotated(index, context.facts, key, param.annotation)
         if what is not None:
             found.append(
                 Evidence(
@@ -240,7 +307,13 @@ class ArgumentsComparedByEquality(Check):
     base, and is hashable (a class with `__eq__` and no `__hash__` is HY409's). An `__eq__`
     that only tests identity (`return self is other`, `id(self) == id(other)`) is what
     `object` does and is left alone, as is the field comparison `@dataclass(frozen=True)`
-    or attrs generate. Lists, tuples and dicts are opened, as `tf.function` opens them.
+    or attrs generate. So is an `__eq__` that compares values first but answers `True` for
+    no object but itself (every return `False`, `NotImplemented` or an identity test: zfit
+    0.28.0's `BaseObject.__eq__`, which compares each entry of `_repr`, then returns `self
+    is other`), when it calls nothing but type tests and mapping reads (`items`, `get`,
+    `contextlib.suppress`), no compared value or read mapping may hold a tensor, a variable
+    or an array, and it reads no `__dict__` (every attribute, whatever the instance holds).
+    Lists, tuples and dicts are opened, as `tf.function` opens them.
 
     Why it matters in graph mode
     ----------------------------
@@ -257,7 +330,13 @@ class ArgumentsComparedByEquality(Check):
     equal share one compiled method when their hashes agree, and one trace as arguments
     whatever their hashes: the second instance's call runs with the first's attributes
     (measured: `b.f(x)` returned `a`'s result, eagerly called too). A plain class compares
-    by identity and none of this happens; the eager method never calls `__eq__`.
+    by identity and none of this happens; the eager method never calls `__eq__`. An
+    `__eq__` answering by identity after comparing Python values (zfit's `BaseObject`) is
+    called the same way (with the instance itself at each method call, with the live
+    earlier arguments when a new one is looked up) but answers as `object` does and raises
+    nothing; comparing tensor entries, it raises `OperatorNotAllowedInGraphError` when
+    called from a graph (measured, `test_an_eq_answering_by_identity_shares_nothing_and_
+    raises_only_on_tensors`).
 
     Example
     -------
