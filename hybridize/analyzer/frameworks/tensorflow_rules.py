@@ -118,6 +118,26 @@ than its eager body (tests/analyzer/test_benefit_rules_measured.py measures it a
 #: is global (``tf.config.run_functions_eagerly``, HY109), and ``tf.autograph.experimental.
 #: do_not_convert`` only stops AutoGraph: the function is still traced.
 COMPILE_DISABLERS: frozenset[str] = frozenset()
+
+TRACED_AS_PLAIN_SEQUENCES: dict[str, str] = {"builtins.list": "list", "builtins.tuple": "tuple"}
+"""Bases whose subclasses' instances `tf.function` types as a plain list or tuple of their
+elements (`trace_type_builder.from_value`: `isinstance(value, list)`, a tuple that is no
+named tuple): the traced body receives a plain `list`/`tuple` (measured on TF 2.21, HY442)."""
+
+TRACED_REBUILT_MAPPINGS: frozenset[str] = frozenset(
+    {
+        "builtins.dict",
+        "collections.OrderedDict",
+        "collections.abc.Mapping",
+        "collections.abc.MutableMapping",
+        "typing.Mapping",
+        "typing.MutableMapping",
+        "typing.Dict",
+    }
+)
+"""Bases of the mappings `tf.function` rebuilds for the traced body as `type(x)(pairs)`
+(`default_types.Dict.placeholder_value`; a `defaultdict` as a plain dict): a class whose
+`__init__` cannot take one iterable of pairs fails the trace (measured on TF 2.21, HY442)."""
 #: Names a new ``import tensorflow`` binds, in order of preference (the first is the idiom).
 IMPORT_ALIASES: tuple[str, ...] = ("tf", "tensorflow")
 

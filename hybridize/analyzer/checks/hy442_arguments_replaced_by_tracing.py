@@ -1,0 +1,387 @@
+"""HY442 has_arguments_replaced_by_tracing: `tf.function` hands the traced body another object
+than the one passed (what the object's `__wrapped__` answers, a plain list or tuple for a
+subclass, a mapping rebuilt by its class)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+
+from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.evaluator import get_evaluator
+from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.hashability import (
+    DOTTED_NAME,
+    implements_tracing_protocol,
+    is_project_class,
+    receiver_class,
+)
+from hybridize.analyzer.facts.predicates import leaf_atoms, made_of, walk_syms
+from hybridize.analyzer.facts.refs import ext_dotted, is_class_ref, is_ext_ref, ref_key
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.values import Atom, first_in_canonical_order, is_obj_atom, obj_class
+from hybridize.analyzer.frameworks.tensorflow_rules import (
+    TRACED_AS_PLAIN_SEQUENCES,
+    TRACED_REBUILT_MAPPINGS,
+)
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
+from hybridize.analyzer.summaries.syms import (
+    attr_base,
+    attr_name,
+    call_index,
+    is_attr,
+    is_call,
+    is_item,
+    is_name,
+    item_sym,
+    local_sym,
+    param_sym,
+    sym_name,
+)
+from hybridize.model import Finding
+
+from . import TENSORFLOW_ONLY, Check
+
+MAX_BASES = 12
+"""How many project classes up a class's bases are walked (a cycle or a deep hierarchy)."""
+
+
+def _project_classes(index: ProjectIndex, class_key: ClassKey) -> Iterator[ClassKey]:
+    """The class and its project bases, in method-resolution order (depth first, each once)."""
+    seen: set[ClassKey] = set()
+    work = [class_key]
+    while work and len(seen) < MAX_BASES:
+        key = work.pop(0)
+        if key in seen:
+            continue
+        seen.add(key)
+        yield key
+        work[:0] = [ref_key(ref) for ref in index.base_refs(key) if is_class_ref(ref)]
+
+
+def _outside_bases(index: ProjectIndex, class_key: ClassKey) -> set[str]:
+    """The bases outside the project of the class and its project bases, dotted."""
+    return {
+        ext_dotted(ref)
+        for key in _project_classes(index, class_key)
+        for ref in index.base_refs(key)
+        if is_ext_ref(ref)
+    }
+
+
+def _name_parameter(fn: FunctionSummary) -> str | None:
+    """The parameter of `__getattr__(self, name)` that holds the name looked up."""
+    params = [p.name for p in fn.params]
+    return params[1] if len(params) >= 2 else None
+
+
+def _is_delegation(fn: FunctionSummary, sym: Sym, name: str) -> bool:
+    """`getattr(other, name)` (two arguments) or `super().__getattr__(name)`: the answer is
+    the delegate's, which raises AttributeError for a name it does not have."""
+    if not is_call(sym):
+        return False
+    site = fn.calls[call_index(sym)]
+    if is_name(site.callee) and sym_name(site.callee) == "getattr":
+        return len(site.args) == 2 and not site.kwargs and site.args[1] == local_sym(name)
+    return is_attr(site.callee) and attr_name(site.callee) == "__getattr__"
+
+
+def _getattr_answers(fn: FunctionSummary) -> str | None:
+    """Words for a `__getattr__` that answers every name, `__wrapped__` too, or raises
+    another error than AttributeError for it: one that tests nothing (no `if`, no `in`, no
+    `startswith`), never makes an AttributeError, and returns a value other than a
+    delegate's (`return self._values.get(name)`) or reads an item by the name
+    (`return self[name]`, a KeyError). None for the others: a `__getattr__` that chooses by
+    the name, converts a KeyError, or only delegates answers `__wrapped__` as Python does."""
+    name = _name_parameter(fn)
+    if name is None or fn.conditions:
+        return None
+    if any(is_name(site.callee) and sym_name(site.callee) == "AttributeError" for site in fn.calls):
+        return None
+    looked_up = local_sym(name)
+    syms = walk_syms((*function_syms(fn), *fn.returns), made_of)
+    if any(is_item(sym) and sym == item_sym(made_of(sym)[0], looked_up) for sym in syms):
+        return "reads an item by any name (`self[name]`): a KeyError, not an AttributeError"
+    if any(not _is_delegation(fn, value, name) for value in fn.returns):
+        return "returns a value for any name"
+    return None
+
+
+def _wrapped_by(index: ProjectIndex, class_key: ClassKey) -> str | None:
+    """Words for a project class whose instances answer `__wrapped__`: it stores one, or a
+    `__getattr__` of it or a project base answers every name."""
+    for key in _project_classes(index, class_key):
+        cls = index.klass(key)
+        module = index.modules[key.file]
+        body = module.functions.get(f"{cls.qualname}.<body>")
+        if body is not None and "__wrapped__" in body.locals:
+            return f"`{cls.qualname}` sets `__wrapped__`"
+        for method in cls.methods:
+            fn = module.functions.get(f"{cls.qualname}.{method}")
+            if fn is not None and any(
+                store.kind == "attr" and store.name == "__wrapped__" for store in fn.stores
+            ):
+                return f"`{cls.qualname}.{method}` sets `__wrapped__`"
+        if "__getattr__" in cls.methods:
+            fn = module.functions.get(f"{cls.qualname}.__getattr__")
+            answers = None if fn is None else _getattr_answers(fn)
+            if answers is not None:
+                return f"`{cls.qualname}.__getattr__` {answers}"
+            return None  # its own `__getattr__` decides: a base's is not reached
+    return None
+
+
+def _replaced(index: ProjectIndex, class_key: ClassKey) -> str | None:
+    """Words for what `tf.function` hands the body for an instance of a project class the
+    tracing protocol does not type: its `__wrapped__`, or a rebuilt container."""
+    if implements_tracing_protocol(index, class_key):
+        return None
+    wrapped = _wrapped_by(index, class_key)
+    if wrapped is not None:
+        return (
+            f"{wrapped}: `tf.function` types an object by its `__wrapped__` and hands the "
+            "body that instead (None, another object; a KeyError or a RecursionError fails "
+            "the call)"
+        )
+    return None
+
+
+def _rebuilt_as(index: ProjectIndex, class_key: ClassKey) -> str | None:
+    """The plain container a list or tuple subclass is handed to the body as, or the words
+    for a mapping class `tf.function` cannot rebuild with `type(x)(pairs)`."""
+    outside = _outside_bases(index, class_key)
+    for dotted, plain in TRACED_AS_PLAIN_SEQUENCES.items():
+        if dotted in outside:
+            return plain
+    if outside & TRACED_REBUILT_MAPPINGS and not _takes_one_argument(index, class_key):
+        return "mapping"
+    return None
+
+
+def _takes_one_argument(index: ProjectIndex, class_key: ClassKey) -> bool:
+    """Whether the class's own (or a project base's) `__init__` can be called with one
+    positional argument, as `type(x)(pairs)` calls it: it requires at most one and accepts
+    one (or takes `*args`); True when no project class defines `__init__`."""
+    for key in _project_classes(index, class_key):
+        cls = index.klass(key)
+        if "__init__" not in cls.methods:
+            continue
+        fn = index.modules[key.file].functions.get(f"{cls.qualname}.__init__")
+        if fn is None or any(p.kind == "vararg" for p in fn.params):
+            return True
+        positional = [p for p in fn.params[1:] if p.kind in ("posonly", "normal")]
+        required = [p for p in fn.params[1:] if p.kind != "kwarg" and p.default is None]
+        return (
+            len(required) <= 1
+            and len(positional) >= 1
+            and all(p.kind in ("posonly", "normal") for p in required)
+        )
+    return True
+
+
+def _own_members(index: ProjectIndex, class_key: ClassKey) -> set[str]:
+    """The names the class and its project bases define: methods and class-body names."""
+    found: set[str] = set()
+    for key in _project_classes(index, class_key):
+        cls = index.klass(key)
+        found.update(cls.methods)
+        body = index.modules[key.file].functions.get(f"{cls.qualname}.<body>")
+        if body is not None:
+            found.update(body.locals)
+    return found
+
+
+def _member_reads(fn: FunctionSummary, value: Sym, members: set[str]) -> list[str]:
+    """The members of `members` the function reads on `value` (`value.total`, called too)."""
+    roots = (*function_syms(fn), *(site.callee for site in fn.calls))
+    return sorted(
+        {
+            attr_name(sym)
+            for sym in walk_syms(roots, made_of)
+            if is_attr(sym) and attr_base(sym) == value and attr_name(sym) in members
+        }
+    )
+
+
+def _container_words(
+    index: ProjectIndex, fn: FunctionSummary, class_key: ClassKey, value: Sym
+) -> str | None:
+    """Words for a list/tuple subclass whose members the function reads on `value`, or a
+    mapping class whose `__init__` cannot take the pairs `tf.function` rebuilds it from."""
+    rebuilt = _rebuilt_as(index, class_key)
+    if rebuilt is None:
+        return None
+    if rebuilt == "mapping":
+        return (
+            f"`{class_key.qualname}` is a mapping whose `__init__` needs other arguments: "
+            "`tf.function` rebuilds a mapping argument as `type(x)(pairs)`, which fails"
+        )
+    read = _member_reads(fn, value, _own_members(index, class_key) - _PLAIN_MEMBERS[rebuilt])
+    if not read:
+        return None
+    shown = ", ".join(f"`{name}`" for name in read)
+    return (
+        f"`{class_key.qualname}` subclasses `{rebuilt}` and the function reads {shown} on it: "
+        f"`tf.function` hands the body a plain `{rebuilt}` of the elements, which has none"
+    )
+
+
+_PLAIN_MEMBERS: dict[str, set[str]] = {
+    "list": set(dir(list)),
+    "tuple": set(dir(tuple)),
+}
+"""What a plain list or tuple answers: members a subclass redefines are still there."""
+
+
+def _object_words(
+    index: ProjectIndex, fn: FunctionSummary, class_key: ClassKey, value: Sym
+) -> str | None:
+    """Words for an instance of a project class the body would not receive as passed."""
+    if not is_project_class(index, class_key):
+        return None
+    return _replaced(index, class_key) or _container_words(index, fn, class_key, value)
+
+
+def replaced_arguments(context: CheckContext) -> list[Evidence]:
+    """The receiver and the parameters whose object `tf.function` would replace."""
+    index, key, fn = context.index, context.key, context.function
+    found: list[Evidence] = []
+    receiver = receiver_class(index, key)
+    containers = {*TRACED_AS_PLAIN_SEQUENCES, *TRACED_REBUILT_MAPPINGS}
+    if (
+        receiver is not None
+        and is_project_class(index, receiver)
+        and not _outside_bases(index, receiver) & containers
+    ):
+        # only what `__wrapped__` answers: a list or dict subclass as the receiver is
+        # unhashable before it is typed (measured: TypeError), not this check's
+        what = _replaced(index, receiver)
+        if what is not None:
+            found.append(Evidence(f"the receiver: {what}", fn.span))
+    evaluator = get_evaluator(index, context.facts, key)
+    for param in fn.explicit_params:
+        value = local_sym(param.name)
+        what = first_in_canonical_order(
+            leaf_atoms(evaluator.eval(param_sym(param.name))),
+            functools.partial(_atom_words, index, fn, value=value),
+        ) or _annotated(index, key, fn, param.annotation, value)
+        if what is not None:
+            found.append(Evidence(f"`{param.name}` may receive an object of which {what}", fn.span))
+    return found
+
+
+def _atom_words(index: ProjectIndex, fn: FunctionSummary, atom: Atom, *, value: Sym) -> str | None:
+    """Words for an object atom of a project class the body would not receive as passed."""
+    class_key = obj_class(atom) if is_obj_atom(atom) else None
+    return None if class_key is None else _object_words(index, fn, class_key, value)
+
+
+def _annotated(
+    index: ProjectIndex,
+    key: FunctionKey,
+    fn: FunctionSummary,
+    annotation: str | None,
+    value: Sym,
+) -> str | None:
+    """Words for a project class the annotation names whose instances would be replaced."""
+    for name in sorted(set(DOTTED_NAME.findall(annotation or ""))):
+        ref = index.resolve_dotted(key.file, name)
+        if is_class_ref(ref):
+            found = _object_words(index, fn, ref_key(ref), value)
+            if found is not None:
+                return f"(by its annotation) {found}"
+    return None
+
+
+class ArgumentsReplacedByTracing(Check):
+    """`tf.function` would hand the body another object than the receiver or an argument passed.
+
+    What it detects
+    ---------------
+    A function not compiled yet whose receiver (`self`) or a parameter may receive (from the
+    project's calls or its annotation, alone or inside a list, tuple or dict) an instance of
+    a project class that the tracing protocol (`__tf_tracing_type__`) does not type, and:
+
+    * whose instances answer `__wrapped__`: the class or a project base stores
+      `__wrapped__`, or defines a `__getattr__` that answers every name (returns a value
+      without testing the name and without only delegating to `getattr(other, name)` or
+      `super().__getattr__(name)`) or reads an item by it (`self[name]`, a KeyError);
+    * or that subclasses `list` or `tuple` (not a named tuple) when the function reads on
+      it a member the class defines (a method, a class attribute);
+    * or that is a mapping (`dict`, `Mapping`, `OrderedDict`) whose `__init__` requires
+      other than one positional argument.
+
+    Why it matters in graph mode
+    ----------------------------
+    `tf.function` builds a trace type for each argument (TF 2.21,
+    `trace_type_builder.from_value`), and the body is traced with the placeholder values of
+    those types, not with the objects passed. An object with a `__wrapped__` attribute is
+    typed by what that attribute holds (checked with `hasattr`, before lists and mappings),
+    and the body receives that: measured on TF 2.21, an object with
+    `__wrapped__ = inner` hands the body `inner` (0.0 instead of 2.0 and 3.0, silently), a
+    `__getattr__` answering `self._values.get(name)` hands it None (AttributeError), one
+    reading `self[name]` fails the call with KeyError('__wrapped__'), one returning a new
+    proxy for every name recurses (RecursionError); the receiver of a compiled method too. A
+    list or tuple subclass is typed as a list or tuple of its elements and the body receives
+    a plain `list`/`tuple` (its methods gone: AttributeError); a mapping is rebuilt by
+    `type(x)(pairs)` (a `defaultdict` as a plain dict), so a mapping class whose
+    `__init__` takes other arguments fails the trace with TypeError. Eagerly the function
+    gets the object itself. (tests/analyzer/test_hy442_replaced_arguments_measured.py
+    measures it again.)
+
+    Example
+    -------
+        class Config:
+            def __init__(self, **values):
+                self.__dict__["_values"] = values
+
+            def __getattr__(self, name):
+                return self._values.get(name)
+
+        def scale(x, config):
+            return tf.reduce_sum(x * config.factor)
+
+        scale(tf.ones((4,)), Config(factor=2.0))
+
+    Instead
+    -------
+    Pass the values the function reads (`scale(x, config.factor)`), make `__getattr__`
+    raise AttributeError for names it does not hold (dunder names at least), pass a plain
+    list and call the subclass's methods outside, or compile the tensor code below the
+    function that takes the object.
+
+    Not for torch.compile
+    ---------------------
+    Dynamo traces the object passed, guarding on what it reads: measured on torch 2.13, the
+    `__getattr__` and `__wrapped__` objects, a list subclass's method and a dict subclass's
+    attribute all give the eager results.
+    """
+
+    code = "HY442"
+    name = "has_arguments_replaced_by_tracing"
+    severity = "error"
+    frameworks = TENSORFLOW_ONLY
+    summary = (
+        "the receiver or an argument would reach the traced body as another object: what its "
+        "`__wrapped__` answers (a catch-all `__getattr__`), a plain list/tuple for a subclass, "
+        "a mapping rebuilt by its class."
+    )
+    unblock = (
+        "pass the values the function reads, make `__getattr__` raise AttributeError for "
+        "names it does not hold, or compile the tensor code below"
+    )
+    fact = "has_arguments_replaced_by_tracing"
+    fact_meaning = (
+        "the receiver or an argument would reach the traced body as another object (its "
+        "`__wrapped__`, a plain list or tuple, a rebuilt mapping)"
+    )
+    decision_order = 155
+    EXAMPLE_FUNCTION = "scale"
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """What compiling would change: only for a function that may be compiled and is not yet."""
+        if not context.changes_on_compiling:
+            return []
+        return cls.findings(replaced_arguments(context))
