@@ -277,3 +277,17 @@ def scale(x, config):
 scale(torch.ones(4), Config(factor=2.0))
 """
     assert not _flagged(torch_source)
+
+
+def test_a_getattr_bound_to_a_mapping_lookup_in_the_class_body_counts() -> None:
+    # the attribute-access dict idiom
+    for lookup in ("dict.__getitem__", "dict.get"):
+        source = (
+            HEADER
+            + f"""
+class Config(dict):
+    __getattr__ = {lookup}
+"""
+            + CALLS
+        )
+        assert _flagged(source), lookup

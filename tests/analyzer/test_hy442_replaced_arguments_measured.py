@@ -32,6 +32,14 @@ class AttrDict(dict):  # reads an item by any name: KeyError('__wrapped__')
         return self[name]
 
 
+class ItemDict(dict):  # the attribute-access dict idiom: KeyError('__wrapped__')
+    __getattr__ = dict.__getitem__
+
+
+class GetDict(dict):  # answers `__wrapped__` with None
+    __getattr__ = dict.get
+
+
 class Checked:  # chooses by the name, raises AttributeError: as Python does
     def __init__(self, **values):
         self._values = values
@@ -98,6 +106,8 @@ CASES = (
     ("config", scaled, lambda: Config(scale=2.0)),
     ("attrdict", scaled, lambda: AttrDict(scale=2.0)),
     ("checked", scaled, lambda: Checked(scale=2.0)),
+    ("item_dict", scaled, lambda: ItemDict(scale=2.0)),
+    ("get_dict", scaled, lambda: GetDict(scale=2.0)),
     ("proxy", scaled, Proxy),
     ("wrapper", scaled, lambda: Wrapper(Inner(), 2.0)),
     ("list_subclass_method", total, lambda: Tagged([1.0, 1.0])),
@@ -178,6 +188,9 @@ def test_tf_function_hands_the_body_what_wrapped_answers_and_rebuilt_containers(
     assert measured["config"] == "2.0 AttributeError", measured
     # ... read as an item: the call fails with KeyError('__wrapped__')
     assert measured["attrdict"] == "2.0 KeyError", measured
+    # the same bound in the class body (`__getattr__ = dict.__getitem__` / `dict.get`)
+    assert measured["item_dict"] == "2.0 KeyError", measured
+    assert measured["get_dict"] == "2.0 AttributeError", measured
     # a new proxy for every name: typed by `__wrapped__` without end
     assert measured["proxy"] == "2.0 RecursionError", measured
     # a real `__wrapped__`: the body gets the wrapped object, silently (0.0, not 2.0)
@@ -206,6 +219,8 @@ def test_dynamo_traces_the_objects_as_passed() -> None:
         "config",
         "attrdict",
         "checked",
+        "item_dict",
+        "get_dict",
         "wrapper",
         "list_subclass_method",
         "list_subclass_items",

@@ -108,6 +108,25 @@ def _getattr_answers(fn: FunctionSummary) -> str | None:
     return None
 
 
+ANSWERING_LOOKUPS = {
+    "__getitem__": "reads an item by any name (a KeyError, not an AttributeError)",
+    "get": "returns a value for any name",
+}
+"""Mapping methods a class body binds as its `__getattr__` (`__getattr__ = dict.get`,
+`__getattr__ = dict.__getitem__`, the attribute-access dict idiom), and what each does for
+`__wrapped__`."""
+
+
+def _assigned_getattr(values: list[Sym]) -> str | None:
+    """Words for a `__getattr__` the class body binds to a mapping's lookup, else None."""
+    for value in values:
+        if is_attr(value) and attr_name(value) in ANSWERING_LOOKUPS:
+            base = attr_base(value)
+            shown = f"{sym_name(base)}.{attr_name(value)}" if is_name(base) else attr_name(value)
+            return f"`{shown}`: it {ANSWERING_LOOKUPS[attr_name(value)]}"
+    return None
+
+
 def _wrapped_by(index: ProjectIndex, class_key: ClassKey) -> str | None:
     """Words for a project class whose instances answer `__wrapped__`: it stores one, or a
     `__getattr__` of it or a project base answers every name."""
@@ -117,6 +136,9 @@ def _wrapped_by(index: ProjectIndex, class_key: ClassKey) -> str | None:
         body = module.functions.get(f"{cls.qualname}.<body>")
         if body is not None and "__wrapped__" in body.locals:
             return f"`{cls.qualname}` sets `__wrapped__`"
+        assigned = _assigned_getattr(body.locals.get("__getattr__", []) if body else [])
+        if assigned is not None:
+            return f"`{cls.qualname}.__getattr__` is {assigned}"
         for method in cls.methods:
             fn = module.functions.get(f"{cls.qualname}.{method}")
             if fn is not None and any(
@@ -306,7 +328,9 @@ class ArgumentsReplacedByTracing(Check):
     * whose instances answer `__wrapped__`: the class or a project base stores
       `__wrapped__`, or defines a `__getattr__` that answers every name (returns a value
       without testing the name and without only delegating to `getattr(other, name)` or
-      `super().__getattr__(name)`) or reads an item by it (`self[name]`, a KeyError);
+      `super().__getattr__(name)`) or reads an item by it (`self[name]`, a KeyError), or
+      whose body binds `__getattr__` to a mapping's lookup (`__getattr__ = dict.get`,
+      `__getattr__ = dict.__getitem__`: the attribute-access dict idiom);
     * or that subclasses `list` or `tuple` (not a named tuple) when the function reads on
       it a member the class defines (a method, a class attribute);
     * or that is a mapping (`dict`, `Mapping`, `OrderedDict`) whose `__init__` requires
@@ -325,8 +349,9 @@ class ArgumentsReplacedByTracing(Check):
     proxy for every name recurses (RecursionError); the receiver of a compiled method too. A
     list or tuple subclass is typed as a list or tuple of its elements and the body receives
     a plain `list`/`tuple` (its methods gone: AttributeError); a mapping is rebuilt by
-    `type(x)(pairs)` (a `defaultdict` as a plain dict), so a mapping class whose
-    `__init__` takes other arguments fails the trace with TypeError. Eagerly the function
+    `type(x)(pairs)`, so a mapping class whose `__init__` takes other arguments fails the
+    trace with TypeError (a `defaultdict` arrives as a plain dict and a missing key raises
+    KeyError: measured, not claimed, the keys read are not followed). Eagerly the function
     gets the object itself. (tests/analyzer/test_hy442_replaced_arguments_measured.py
     measures it again.)
 
