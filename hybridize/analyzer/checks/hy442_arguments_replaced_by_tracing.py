@@ -5,7 +5,6 @@ subclass, a mapping rebuilt by its class)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 
 from hybridize.analyzer.checks.context import CheckContext
 from hybridize.analyzer.facts.evaluator import get_evaluator
@@ -43,31 +42,10 @@ from hybridize.model import Finding
 
 from . import TENSORFLOW_ONLY, Check
 
-MAX_BASES = 12
-"""How many project classes up a class's bases are walked (a cycle or a deep hierarchy)."""
-
-
-def _project_classes(index: ProjectIndex, class_key: ClassKey) -> Iterator[ClassKey]:
-    """The class and its project bases, in method-resolution order (depth first, each once)."""
-    seen: set[ClassKey] = set()
-    work = [class_key]
-    while work and len(seen) < MAX_BASES:
-        key = work.pop(0)
-        if key in seen:
-            continue
-        seen.add(key)
-        yield key
-        work[:0] = [ref_key(ref) for ref in index.base_refs(key) if is_class_ref(ref)]
-
 
 def _outside_bases(index: ProjectIndex, class_key: ClassKey) -> set[str]:
     """The bases outside the project of the class and its project bases, dotted."""
-    return {
-        ext_dotted(ref)
-        for key in _project_classes(index, class_key)
-        for ref in index.base_refs(key)
-        if is_ext_ref(ref)
-    }
+    return {ext_dotted(ref) for ref in index.external_bases(class_key) if is_ext_ref(ref)}
 
 
 def _name_parameter(fn: FunctionSummary) -> str | None:
@@ -130,7 +108,7 @@ def _assigned_getattr(values: list[Sym]) -> str | None:
 def _wrapped_by(index: ProjectIndex, class_key: ClassKey) -> str | None:
     """Words for a project class whose instances answer `__wrapped__`: it stores one, or a
     `__getattr__` of it or a project base answers every name."""
-    for key in _project_classes(index, class_key):
+    for key in index.mro(class_key):
         cls = index.klass(key)
         module = index.modules[key.file]
         body = module.functions.get(f"{cls.qualname}.<body>")
@@ -185,7 +163,7 @@ def _takes_one_argument(index: ProjectIndex, class_key: ClassKey) -> bool:
     """Whether the class's own (or a project base's) `__init__` can be called with one
     positional argument, as `type(x)(pairs)` calls it: it requires at most one and accepts
     one (or takes `*args`); True when no project class defines `__init__`."""
-    for key in _project_classes(index, class_key):
+    for key in index.mro(class_key):
         cls = index.klass(key)
         if "__init__" not in cls.methods:
             continue
@@ -205,7 +183,7 @@ def _takes_one_argument(index: ProjectIndex, class_key: ClassKey) -> bool:
 def _own_members(index: ProjectIndex, class_key: ClassKey) -> set[str]:
     """The names the class and its project bases define: methods and class-body names."""
     found: set[str] = set()
-    for key in _project_classes(index, class_key):
+    for key in index.mro(class_key):
         cls = index.klass(key)
         found.update(cls.methods)
         body = index.modules[key.file].functions.get(f"{cls.qualname}.<body>")
