@@ -131,12 +131,16 @@ def _zfit_like(lower: str, answer: str = "self is other") -> str:
     return ZFIT_BASE_OBJECT.replace("LOWER", lower).replace("ANSWER", answer)
 
 
-def test_an_eq_answering_by_identity_after_comparing_python_values_is_harmless() -> None:
+def test_an_eq_answering_by_identity_after_comparing_python_values_spares_the_receiver() -> None:
     # zfit 0.28.0's BaseObject.__eq__: True for no object but itself (no shared trace), and
-    # comparing Python values raises nothing in graph mode (measured)
+    # comparing Python values raises nothing in graph mode (measured): harmless as the
+    # receiver, compared with itself at each call
     verdicts = analyse(_zfit_like("lower"))
-    for qualname in ("Pdf.pdf", "integrate"):
-        assert not any(f.code == "HY438" for f in verdicts[qualname].findings), qualname
+    assert not any(f.code == "HY438" for f in verdicts["Pdf.pdf"].findings)
+    # as an argument it is compared with every live earlier argument when a new one comes,
+    # and each new object is a new trace (zfit's Data made per `pdf(x)` call: a timeout)
+    found = [f for f in verdicts["integrate"].findings if f.code == "HY438"]
+    assert found and "`pdf` may receive" in found[0].message, verdicts["integrate"].findings
 
 
 def test_an_eq_answering_by_identity_after_comparing_tensors_is_kept() -> None:

@@ -186,9 +186,13 @@ def equality_of(
     return "object", class_key
 
 
-def _compared_class(index: ProjectIndex, facts: TensorFacts, class_key: ClassKey) -> str | None:
+def _compared_class(
+    index: ProjectIndex, facts: TensorFacts | None, class_key: ClassKey
+) -> str | None:
     """Words for a hashable project class whose instances `tf.function` looks up with a
-    hand-written `__eq__`; None otherwise (an unhashable one fails the call: HY409)."""
+    hand-written `__eq__`; None otherwise (an unhashable one fails the call: HY409). With
+    `facts` (the receiver), an `__eq__` answering by identity after harmless comparisons is
+    not one (`_is_identity_test`); without (an argument), only a pure identity test."""
     kind, owner = equality_of(index, class_key, facts=facts)
     hashes, _ = hash_status(index, class_key)
     if kind != "hand" or hashes == "unhashable":
@@ -198,7 +202,7 @@ def _compared_class(index: ProjectIndex, facts: TensorFacts, class_key: ClassKey
     return f"`{class_key.qualname}` compares with `{owner.qualname}.__eq__`"
 
 
-def _compared_object(index: ProjectIndex, facts: TensorFacts, atom: Atom) -> str | None:
+def _compared_object(index: ProjectIndex, atom: Atom) -> str | None:
     """Words for an object `tf.function` looks up by a hand-written `__eq__`, else None."""
     if not is_obj_atom(atom):
         return None
@@ -209,25 +213,21 @@ def _compared_object(index: ProjectIndex, facts: TensorFacts, atom: Atom) -> str
         or implements_tracing_protocol(index, class_key)
     ):
         return None
-    return _compared_class(index, facts, class_key)
+    return _compared_class(index, None, class_key)
 
 
-def compared_part(index: ProjectIndex, facts: TensorFacts, atoms: Iterable[Atom]) -> str | None:
+def compared_part(index: ProjectIndex, atoms: Iterable[Atom]) -> str | None:
     """Words for the first object the value may be or hold (inside lists, tuples and dicts,
     which `tf.function` opens) that `tf.function` looks up by a hand-written `__eq__`."""
-    return first_in_canonical_order(
-        leaf_atoms(atoms), lambda atom: _compared_object(index, facts, atom)
-    )
+    return first_in_canonical_order(leaf_atoms(atoms), lambda atom: _compared_object(index, atom))
 
 
-def _annotated(
-    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, annotation: str | None
-) -> str | None:
+def _annotated(index: ProjectIndex, key: FunctionKey, annotation: str | None) -> str | None:
     """A class the annotation names whose instances are looked up by a hand-written `__eq__`."""
     for name in sorted(set(DOTTED_NAME.findall(annotation or ""))):
         ref = index.resolve_dotted(key.file, name)
         if is_class_ref(ref) and not implements_tracing_protocol(index, ref_key(ref)):
-            found = _compared_class(index, facts, ref_key(ref))
+            found = _compared_class(index, None, ref_key(ref))
             if found is not None:
                 return f"instances of `{name}` by its annotation ({found})"
     return None
@@ -254,7 +254,7 @@ def hand_written_equalities(
                 if "__eq__" not in cls.methods and "__eq__" not in assigned:
                     continue
                 key = ClassKey(relpath, qualname)
-                if _own_equality(index, key, facts) == "hand":
+                if _own_equality(index, key) == "hand":
                     classes.add((key, "__hash__" in cls.methods or "__hash__" in assigned))
         facts.cache[EQUALITIES] = found = frozenset(classes)
     return found
@@ -281,9 +281,9 @@ def compared_arguments(context: CheckContext) -> list[Evidence]:
             )
     evaluator = get_evaluator(index, context.facts, key)
     for param in fn.explicit_params:
-        what = compared_part(
-            index, context.facts, evaluator.eval(param_sym(param.name))
-        ) or _annotated(index, context.facts, key, param.annotation)
+        what = compared_part(index, evaluator.eval(param_sym(param.name))) or _annotated(
+            index, key, param.annotation
+        )
         if what is not None:
             found.append(
                 Evidence(
@@ -307,12 +307,17 @@ class ArgumentsComparedByEquality(Check):
     base, and is hashable (a class with `__eq__` and no `__hash__` is HY409's). An `__eq__`
     that only tests identity (`return self is other`, `id(self) == id(other)`) is what
     `object` does and is left alone, as is the field comparison `@dataclass(frozen=True)`
-    or attrs generate. So is an `__eq__` that compares values first but answers `True` for
-    no object but itself (every return `False`, `NotImplemented` or an identity test: zfit
+    or attrs generate. For the receiver, so is an `__eq__` that compares values first but
+    answers `True` for no object but itself (every return `False`, `NotImplemented` or an identity test: zfit
     0.28.0's `BaseObject.__eq__`, which compares each entry of `_repr`, then returns `self
     is other`), when it calls nothing but type tests and mapping reads (`items`, `get`,
     `contextlib.suppress`), no compared value or read mapping may hold a tensor, a variable
     or an array, and it reads no `__dict__` (every attribute, whatever the instance holds).
+    Not for an argument: there it is compared with every live earlier argument when a new
+    one is looked up, and a new object per call (zfit's `Data` made by each `pdf(x)`) is a
+    new trace per call (measured: one trace each; zfit's `test_prior_pdf_normalization_
+    approximate` timed out once `WrapDistribution._unnormalized_pdf(x: ZfitData)` was
+    compiled with the argument narrowing too).
     Lists, tuples and dicts are opened, as `tf.function` opens them.
 
     Why it matters in graph mode
@@ -332,9 +337,8 @@ class ArgumentsComparedByEquality(Check):
     (measured: `b.f(x)` returned `a`'s result, eagerly called too). A plain class compares
     by identity and none of this happens; the eager method never calls `__eq__`. An
     `__eq__` answering by identity after comparing Python values (zfit's `BaseObject`) is
-    called the same way (with the instance itself at each method call, with the live
-    earlier arguments when a new one is looked up) but answers as `object` does and raises
-    nothing; comparing tensor entries, it raises `OperatorNotAllowedInGraphError` when
+    called with the instance itself at each call of a compiled method, answers as
+    `object` does and raises nothing; comparing tensor entries, it raises `OperatorNotAllowedInGraphError` when
     called from a graph (measured, `test_an_eq_answering_by_identity_shares_nothing_and_
     raises_only_on_tensors`).
 

@@ -371,8 +371,8 @@ class ArgumentsReplacedByTracing(Check):
         "a mapping rebuilt by its class."
     )
     unblock = (
-        "pass the values the function reads, make `__getattr__` raise AttributeError for "
-        "names it does not hold, or compile the tensor code below"
+        "pass the values it reads, make `__getattr__` raise AttributeError for other names, or "
+        "compile the code below"
     )
     fact = "has_arguments_replaced_by_tracing"
     fact_meaning = (
