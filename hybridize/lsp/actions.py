@@ -8,7 +8,8 @@ Every edit is computed by the project's planner on the buffer's text (`Project.f
   assumption comment and inferred `input_signature`, remove it, or reconfigure it), with the
   imports it needs;
   titled "(verified by your tests)" when the project's verify report (`hybridize refactor
-  --verify`), newer than the file, lists that change as verified;
+  --verify`), newer than the file, lists that change as verified, and the editor's buffer
+  holds what the disk does (unsaved edits were not tested);
 - `quickfix` "ignore": inserts `# hybridize: ignore` above the function;
 - `source.hybridize`: every planned change of the file at once. A kind of its own rather than
   `source.fixAll`, so that an editor's "fix all on save" does not add decorators unasked.
@@ -23,7 +24,8 @@ from lsprotocol import types
 from hybridize.lsp.diagnostics import name_span
 from hybridize.lsp.positions import Lines, text_edits
 from hybridize.model import FunctionVerdict
-from hybridize.project import FileResult, Project
+from hybridize.notebook_files import is_notebook
+from hybridize.project import FileResult, Project, encode_buffer
 from hybridize.verify.report import verified_functions
 
 SOURCE_ACTION = "source.hybridize"
@@ -58,9 +60,15 @@ def code_actions(
     only = context.only
     actions: list[types.CodeAction] = []
     changes = {c.qualname: c for c in found.plan.changes} if found.plan else {}
-    verified = (
-        verified_functions(project.base, project.base / found.file) if changes else frozenset()
-    )
+    verified = frozenset[str]()
+    if changes:
+        # an open buffer is judged by its own bytes (a notebook's cells are not its file's)
+        buffer = found.file in project.buffers and not is_notebook(found.file)
+        verified = verified_functions(
+            project.base,
+            project.base / found.file,
+            buffer=encode_buffer(found.text) if buffer else None,
+        )
     for verdict in found.verdicts:
         change = changes.get(verdict.qualname)
         if change is None:

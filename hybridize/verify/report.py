@@ -78,12 +78,18 @@ def save_report(verification: Verification, cache_dir: Path | None = None) -> Pa
     return path
 
 
-def verified_functions(project: Path, file: Path, cache_dir: Path | None = None) -> frozenset[str]:
+def verified_functions(
+    project: Path, file: Path, cache_dir: Path | None = None, buffer: bytes | None = None
+) -> frozenset[str]:
     """The qualnames of `file`'s changes the project's verify report verified, if the report
-    is newer than the file (none otherwise, or without a report)."""
+    is newer than the file (none otherwise, or without a report). `buffer`: the bytes an
+    editor holds for the file, when it is open; unsaved edits were not what the tests ran, so
+    a buffer that differs from the disk has nothing verified."""
     path = report_path(project, cache_dir)
     try:
         if os.stat(path).st_mtime_ns <= os.stat(file).st_mtime_ns:
+            return frozenset()
+        if buffer is not None and file.read_bytes() != buffer:
             return frozenset()
         document = json.loads(path.read_text(encoding="utf-8"))
         relpath = file.resolve().relative_to(project.resolve()).as_posix()

@@ -70,6 +70,16 @@ def test_a_quick_fix_is_verified_while_the_report_is_newer_than_the_file(
     assert "hybridize: add @tf.function (scale) (verified by your tests)" in titles
     assert "hybridize: add @tf.function (shift)" in titles  # dropped or never verified
 
+    # An editor's buffer: verified while it holds what the disk does, not with unsaved edits
+    # (they were not what the tests ran).
+    disk = ops.read_text(encoding="utf-8")
+    project.update(ops, disk.replace("x * 2.0", "x * 3.0"))
+    titles = _titles(project, ops)
+    assert "hybridize: add @tf.function (scale)" in titles
+    assert not any("verified" in title for title in titles)
+    project.update(ops, disk)
+    assert "hybridize: add @tf.function (scale) (verified by your tests)" in _titles(project, ops)
+
     future = saved.stat().st_mtime + 10
     os.utime(ops, (future, future))  # edited since: the report says nothing about it
     assert not any("verified" in title for title in _titles(project, ops))
