@@ -157,3 +157,17 @@ def test_a_while_loop_body_counts_as_a_loop_s_work_eagerly() -> None:
     assert LOOP_WORK_FACTOR * body_work >= PAYBACK * _COSTS.compiled_overhead(1)
     looped = verdict(LOOP, "looped")
     assert looped.benefit == "high", looped.benefit_reasons
+
+
+def test_a_project_helper_named_like_an_unrecorded_op_is_recorded() -> None:
+    """What a tape does not record is read from the resolved call (`tf.shape`, a framework
+    op), not from the name written: a project method named `size` computing from the
+    watched tensor passes it on, and the function called on its result is recorded."""
+    helper = (
+        "class Ops:\n    def size(self, x):\n        return x * 2.0\n\n\nOPS = Ops()\n\n\n" + TAPED
+    ).replace("normalization(x, y) * 2.0", "normalization(OPS.size(x), y) * 2.0")
+    v = verdict(_program(helper), "normalization")
+    assert v.benefit == "low", v.benefit_reasons
+    assert "recorded on a gradient tape" in v.benefit_reasons[0]
+    framework_op = helper.replace("OPS.size(x)", "tf.cast(tf.size(x), y.dtype)")
+    assert verdict(_program(framework_op), "normalization").benefit == "high"

@@ -128,28 +128,37 @@ def _recorded_callees(
         watched[key] = names
         sources = frozenset(param_sym(name) for name in names)
         unrecorded = index.function_framework(key).tape_unrecorded
-        for resolved in facts.calls.get(key, []):
-            work.extend(_watched_arguments(index, fn, resolved, (sources, unrecorded)).items())
+        calls = facts.calls.get(key, [])
+        ends = Ends(sources, unrecorded, {resolved.index: resolved for resolved in calls})
+        for resolved in calls:
+            work.extend(_watched_arguments(index, fn, resolved, ends).items())
     return list(watched)
 
 
+@dataclass(frozen=True, slots=True)
+class Ends:
+    """Where a walk back over a function's values stops: the watched values (`sources`),
+    and what a tape does not record (`unrecorded`: `Framework.tape_unrecorded`), read
+    through the function's resolved calls (`calls`, by call index) where it has them."""
+
+    sources: frozenset[Sym]
+    unrecorded: frozenset[str]
+    calls: Mapping[int, ResolvedCall]
+
+
 def _watched_arguments(
-    index: ProjectIndex,
-    fn: FunctionSummary,
-    resolved: ResolvedCall,
-    ends: tuple[frozenset[Sym], frozenset[str]],
+    index: ProjectIndex, fn: FunctionSummary, resolved: ResolvedCall, ends: Ends
 ) -> dict[FunctionKey, frozenset[str]]:
     """The project functions a call of `fn` runs, each with its parameters the call binds
-    to values computed from the watched `ends[0]` (not through `ends[1]`, what a tape does
-    not record); those given none are left out."""
-    sources, unrecorded = ends
+    to values computed from the watched `ends.sources` (not through what a tape does not
+    record); those given none are left out."""
     found: dict[FunctionKey, frozenset[str]] = {}
     for kind, target in callees(index, resolved):
         bound = bind_written(index.function(target), resolved, kind, target)
         passed = frozenset(
             name
             for name, values in bound.items()
-            if any(_computed_from(fn, v, sources, unrecorded, set()) for v in values)
+            if any(_computed_from(fn, v, ends, set()) for v in values)
         )
         if passed:
             found[target] = found.get(target, frozenset()) | passed
@@ -189,9 +198,8 @@ def _taped_by(
         if gradient is not None and site.args:
             where = TapedRun(key, f"`{_written(gradient)}`", site.span.start_line)
             sources = _sources(resolved, taped[gradient]) | watched
-            recorded = _recorded_producers(
-                index, fn, by_index, site.args[0], (sources, framework.tape_unrecorded), set()
-            )
+            ends = Ends(sources, framework.tape_unrecorded, by_index)
+            recorded = _recorded_producers(index, fn, site.args[0], ends, set())
             if recorded:
                 found.append((where, tuple(sorted(recorded.items(), key=lambda r: str(r[0])))))
             continue
@@ -207,25 +215,19 @@ def _taped_by(
 
 
 def _recorded_producers(
-    index: ProjectIndex,
-    fn: FunctionSummary,
-    by_index: dict[int, ResolvedCall],
-    sym: Sym,
-    ends: tuple[frozenset[Sym], frozenset[str]],
-    seen: set[Sym],
+    index: ProjectIndex, fn: FunctionSummary, sym: Sym, ends: Ends, seen: set[Sym]
 ) -> dict[FunctionKey, frozenset[str]]:
     """The project functions the differentiated value is computed from in this function
-    whose call takes a value computed from `sources` (the tape records them), each with the
-    parameters such values bind. `ends`: the sources, and what a tape does not record
-    (`Framework.tape_unrecorded`)."""
-    if sym in seen or sym in ends[0] or len(seen) > MAX_SYMS:
+    whose call takes a value computed from `ends.sources` (the tape records them), each with
+    the parameters such values bind."""
+    if sym in seen or sym in ends.sources or len(seen) > MAX_SYMS:
         return {}
     seen.add(sym)
     found: dict[FunctionKey, frozenset[str]] = {}
-    if is_call(sym) and call_index(sym) in by_index:
-        found = _watched_arguments(index, fn, by_index[call_index(sym)], ends)
+    if is_call(sym) and call_index(sym) in ends.calls:
+        found = _watched_arguments(index, fn, ends.calls[call_index(sym)], ends)
     for part in _parts(fn, sym):
-        for target, passed in _recorded_producers(index, fn, by_index, part, ends, seen).items():
+        for target, passed in _recorded_producers(index, fn, part, ends, seen).items():
             found[target] = found.get(target, frozenset()) | passed
     return found
 
@@ -234,30 +236,39 @@ MAX_SYMS = 200
 """How many values one walk over a function's values visits at most."""
 
 
-def _computed_from(
-    fn: FunctionSummary,
-    sym: Sym,
-    sources: frozenset[Sym],
-    unrecorded: frozenset[str],
-    seen: set[Sym],
-) -> bool:
-    """Whether a value of the function is computed from one of `sources` (a parameter, a
-    local name or an expression as written), not through what a tape does not record
-    (`Framework.tape_unrecorded`: `x.dtype`, `tf.shape(x)`)."""
-    if sym in sources:
+def _computed_from(fn: FunctionSummary, sym: Sym, ends: Ends, seen: set[Sym]) -> bool:
+    """Whether a value of the function is computed from one of `ends.sources` (a parameter,
+    a local name or an expression as written), not through what a tape does not record
+    (`Framework.tape_unrecorded`: `x.dtype`, `tf.shape(x)`; `_unrecorded_call`)."""
+    if sym in ends.sources:
         return True
-    if is_local(sym) and param_sym(sym_name(sym)) in sources:
+    if is_local(sym) and param_sym(sym_name(sym)) in ends.sources:
         return True
     if sym in seen or len(seen) > MAX_SYMS:
         return False
     seen.add(sym)
-    if is_attr(sym) and attr_name(sym) in unrecorded:
+    if is_attr(sym) and attr_name(sym) in ends.unrecorded:
         return False
-    if is_call(sym) and 0 <= call_index(sym) < len(fn.calls):
-        callee = fn.calls[call_index(sym)].callee
-        if is_attr(callee) and attr_name(callee) in unrecorded:
-            return False
-    return any(_computed_from(fn, part, sources, unrecorded, seen) for part in _parts(fn, sym))
+    if is_call(sym) and _unrecorded_call(fn, call_index(sym), ends):
+        return False
+    return any(_computed_from(fn, part, ends, seen) for part in _parts(fn, sym))
+
+
+def _unrecorded_call(fn: FunctionSummary, index: int, ends: Ends) -> bool:
+    """Whether the function's call at `index` is one a tape does not record: by the
+    framework calls the analysis resolved it to (`tf.shape`, `tf.stop_gradient`: each one's
+    last name in `ends.unrecorded`) where it resolved it; a call it resolved to the
+    project's own functions only is recorded as they are, whatever its name (a helper named
+    `size`); a call it did not resolve, by the name written (`x.shape`-like methods)."""
+    if not 0 <= index < len(fn.calls):
+        return False
+    resolved = ends.calls.get(index)
+    if resolved is not None and resolved.api:
+        return all(info.name.rsplit(".", 1)[-1] in ends.unrecorded for info in resolved.api)
+    if resolved is not None and resolved.targets:
+        return False
+    callee = fn.calls[index].callee
+    return is_attr(callee) and attr_name(callee) in ends.unrecorded
 
 
 def _parts(fn: FunctionSummary, sym: Sym) -> list[Sym]:
