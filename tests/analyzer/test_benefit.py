@@ -391,6 +391,33 @@ def test_work_counts_ops_of_the_body_and_its_callees() -> None:
     assert verdict(split.replace(ops, fewer), "chain").benefit == "low"
 
 
+def test_converting_a_tensor_to_a_tensor_is_no_work() -> None:
+    """`tf.convert_to_tensor` of a value that is already a tensor returns it, no op
+    (`CallCosts.pass_through_conversions`): three lines of an op and an operator with a
+    Python number do not pay, with or without such a conversion of the tensor in each; a
+    conversion of a Python number builds a constant at every call: an op's work, and three
+    lines holding one pay."""
+    line = _COSTS.elementwise + _COSTS.python_operand
+    assert 3 * line < PAYBACK * _COSTS.compiled_call
+    assert 3 * (2 * _COSTS.elementwise + _COSTS.op) >= PAYBACK * _COSTS.compiled_call
+    source = """
+        import tensorflow as tf
+
+        def f(x):
+            x = LINE
+            x = LINE
+            x = LINE
+            return x
+
+        for _ in range(100):
+            f(tf.ones((2, 3)))
+        """
+    tensor = verdict(source.replace("LINE", "tf.sin(tf.convert_to_tensor(value=x)) + 1.0"), "f")
+    assert tensor.benefit == "low", tensor.benefit_reasons
+    number = verdict(source.replace("LINE", "tf.sin(x) + tf.convert_to_tensor(0.5)"), "f")
+    assert number.benefit == "high", number.benefit_reasons
+
+
 def test_varying_shapes_are_a_stated_retracing_risk() -> None:
     source = """
         import tensorflow as tf

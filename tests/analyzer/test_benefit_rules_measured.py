@@ -765,6 +765,31 @@ def test_dynamic_true_adds_a_guard_cost_to_every_compiled_call() -> None:
     assert added >= 0.5 * costs.generalised_call / costs.compiled_call * overhead, times
 
 
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_converting_a_tensor_to_a_tensor_runs_no_op() -> None:
+    """`CallCosts.pass_through_conversions`: eagerly, `tf.convert_to_tensor` of a value that
+    is already a tensor returns it (a type check, no op: measured 2.3 us against 9.2 us for
+    `tf.sqrt` of a 3x3 tensor, least of 15 samples), so the benefit estimate counts no work
+    for it; of a Python number it builds a constant at every call, an op's time (8.7 us).
+    Asserted side by side: the pass-through costs under half an elementwise op."""
+    import tensorflow as tf
+
+    costs = TENSORFLOW.call_costs
+    assert "tensorflow.convert_to_tensor" in costs.pass_through_conversions
+    x = tf.ones([3, 3])
+    runs = {
+        "convert": lambda: _median_microseconds(lambda: tf.convert_to_tensor(value=x), 1, 200),
+        "sqrt": lambda: _median_microseconds(lambda: tf.sqrt(x), 1, 200),
+    }
+    samples: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(15):
+        for name, run in runs.items():
+            samples[name].append(run())
+    times = {name: min(values) for name, values in samples.items()}
+    assert times["convert"] < 0.5 * times["sqrt"], times
+
+
 def _tf_roll_stack(x: Any, shift: Any) -> Any:
     import tensorflow as tf
 

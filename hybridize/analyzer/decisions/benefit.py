@@ -69,6 +69,7 @@ from hybridize.analyzer.facts.values import (
     tup_parts,
 )
 from hybridize.analyzer.facts.varying_shapes import shape_read_as_int, varying_shapes
+from hybridize.analyzer.frameworks.api_info import ApiInfo
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise, is_library_kernel
 from hybridize.analyzer.frameworks.framework import framework_named, instance_call_methods
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Loop, Sym
@@ -1325,6 +1326,8 @@ def _call_cost(resolved: ResolvedCall, costs: CallCosts) -> float:
     ops = [info for info in resolved.api if info.tensor_op and not _is_layer_entry(info.name)]
     if ops and all(is_library_kernel(i.name, costs) for i in ops):
         return 0.0
+    if ops and _passes_a_tensor_through(resolved, ops, costs):
+        return 0.0
     if ops:
         return costs.elementwise if all(is_elementwise(i.name) for i in ops) else costs.op
     if external_layer_call(resolved) or any(kind == "layer_call" for kind, _ in resolved.targets):
@@ -1332,6 +1335,16 @@ def _call_cost(resolved: ResolvedCall, costs: CallCosts) -> float:
     if any(info.tensor_op for info in resolved.api):
         return costs.op
     return 0.0
+
+
+def _passes_a_tensor_through(resolved: ResolvedCall, ops: list[ApiInfo], costs: CallCosts) -> bool:
+    """A conversion that returns its argument itself (`CallCosts.pass_through_conversions`)
+    called on a value that can only be a tensor (`tf.convert_to_tensor(value=x)` where `x`
+    is one): no op runs, eagerly or compiled."""
+    if not all(info.name in costs.pass_through_conversions for info in ops):
+        return False
+    value = resolved.args[0] if resolved.args else resolved.kwargs.get("value")
+    return bool(value) and all(kind_of(atom) == "tensor" for atom in value)
 
 
 def eager_use_assumption(verdict: FunctionVerdict) -> str | None:

@@ -97,6 +97,12 @@ class CallCosts:
     shape_generalising_argument`): with symbolic sizes, each call checks its guards on the
     sizes and passes them to the compiled code. 0 where not measured to cost more."""
 
+    pass_through_conversions: frozenset[str] = frozenset()
+    """Conversions (canonical names) that return their argument itself when it is already a
+    tensor, running no op (`tf.convert_to_tensor(x)` on an eager tensor: a type check), so
+    that such a call of a tensor costs no eager time and saves none compiled; given a Python
+    value or a variable they convert it (a constant, a read), an op as any other."""
+
     def compiled_overhead(self, arguments: int) -> float:
         """What one compiled call of a function taking `arguments` arguments adds."""
         return self.compiled_call + self.per_argument * max(arguments - 1, 0)
@@ -120,6 +126,10 @@ TENSORFLOW_CALL_COSTS = CallCosts(
     # to 0.72x taped, as 180 / (180 + 120) predicts at break-even;
     # `tests/analyzer/test_benefit_rules_measured.py`
     taped_call=120.0,
+    # measured (3x3, one thread, least of 15 samples): `tf.convert_to_tensor(x)` of an eager
+    # tensor 2.3 us, 4.6 us with its own dtype given, against `tf.sqrt(x)` 9.2 us and
+    # `tf.convert_to_tensor(0.001, dtype)` 8.7 us: `tests/analyzer/test_benefit_rules_measured.py`
+    pass_through_conversions=frozenset({"tensorflow.convert_to_tensor"}),
 )
 """`tf.function` on TensorFlow 2.21 (CPU)."""
 
