@@ -418,6 +418,51 @@ def test_converting_a_tensor_to_a_tensor_is_no_work() -> None:
     assert number.benefit == "high", number.benefit_reasons
 
 
+PER_INSTANCE = """
+import tensorflow as tf
+
+
+class Holder:
+    def __init__(self, x):
+        self.y = CALL
+
+    def _check(self, x):
+        for _ in range(3):
+            x = tf.sin(x) * tf.cos(x) + tf.exp(x) * 2.0
+        return tf.reduce_sum(x)
+
+
+for _ in range(1000):
+    Holder(tf.ones((3, 2)))
+"""
+"""A method doing ample work that only `__init__` calls, in a program building many
+instances."""
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("self._check(x)", "none"),  # once per instance: a trace per instance, never reused
+        ("[self._check(x) for _ in range(100)][-1]", "high"),  # 100 calls per instance
+    ],
+)
+def test_a_method_only_init_calls_traces_per_instance_under_tf(call: str, expected: str) -> None:
+    """tf.function binds a method to each instance as a function of its own, traced at its
+    first call (`Framework.compiles_per_instance`, measured in test_benefit_rules_measured):
+    called only from `__init__`, once per instance, each call traces."""
+    v = verdict(PER_INSTANCE.replace("CALL", call), "Holder._check")
+    assert v.benefit == expected, v.benefit_reasons
+    if expected == "none":
+        assert "traces a method anew for each instance" in v.benefit_reasons[0]
+
+
+def test_a_method_called_elsewhere_too_is_rated_by_its_loop() -> None:
+    source = PER_INSTANCE.replace("CALL", "self._check(x)").replace(
+        "    Holder(tf.ones((3, 2)))", "    Holder(tf.ones((3, 2)))._check(tf.ones((3, 2)))"
+    )
+    assert verdict(source, "Holder._check").benefit == "high"
+
+
 def test_varying_shapes_are_a_stated_retracing_risk() -> None:
     source = """
         import tensorflow as tf

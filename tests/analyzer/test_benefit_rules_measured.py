@@ -78,6 +78,36 @@ def test_a_nested_tf_function_traces_at_every_call_of_its_enclosing_function() -
     assert module_level.experimental_get_tracing_count() == 1
 
 
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_a_tf_function_method_traces_once_per_instance() -> None:
+    """`Framework.compiles_per_instance`: a `@tf.function` method called once per instance
+    (from `__init__`) traces at every call; more calls of one instance reuse its trace."""
+    import tensorflow as tf
+
+    traces: list[int] = []
+
+    class Holder:
+        def __init__(self, x: object) -> None:
+            self.y = self._check(x)
+
+        @tf.function
+        def _check(self, x: object) -> object:
+            traces.append(1)
+            return tf.reduce_sum(x * 2.0)
+
+    x = tf.ones([3, 2])
+    instances = 5
+    for _ in range(instances):
+        Holder(x)
+    assert TENSORFLOW.compiles_per_instance
+    assert len(traces) == instances
+    holder = Holder(x)
+    for _ in range(5):
+        holder._check(x)
+    assert len(traces) == instances + 1
+
+
 @pytest.mark.torch
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
 def test_a_nested_torch_compile_compiles_once_across_calls_of_its_enclosing_function() -> None:

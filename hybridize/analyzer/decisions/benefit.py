@@ -370,6 +370,9 @@ class BenefitModel:
         per_definition = self._traced_per_definition(key)
         if per_definition is not None:
             return per_definition
+        per_instance = self._traced_per_instance(key)
+        if per_instance is not None:
+            return per_instance
         storm = self._varying_shapes_read_as_ints(key)
         if storm is not None:
             return Benefit("low", (storm, what))
@@ -1223,6 +1226,38 @@ class BenefitModel:
                 f"serves about {int(per_definition)} call{'s' if int(per_definition) != 1 else ''}"
                 f": a trace per definition costs more than it saves (define it once, outside)",
             ),
+        )
+
+    def _traced_per_instance(self, key: FunctionKey) -> Benefit | None:
+        """A method that only `__init__` calls (its class's or a subclass's, tests aside),
+        fewer than MANY_CALLS times per call of it, where the framework traces a method anew
+        for each instance (`Framework.compiles_per_instance`): each instance's first call
+        traces, and an instance calls it only that often (zfit's `BinnedHolder.
+        _check_init_values`, 32 traces in its tests' 32 calls). None where that does not
+        apply."""
+        reason = self.index.function_framework(key).compiles_per_instance
+        function = self.index.function(key)
+        if reason is None or not function.binds_receiver or function.class_qualname is None:
+            return None
+        own = ClassKey(key.file, function.class_qualname)
+        classes = {own, *self.index.subclasses(own)}
+        callers = sorted((c for c in self._callers(key) if not self.is_test_code(c)), key=str)
+        if not callers:
+            return None
+        calls = 0.0
+        for caller in callers:
+            fn = self.index.function(caller)
+            if fn.name != "__init__" or fn.class_qualname is None:
+                return None
+            if ClassKey(caller.file, fn.class_qualname) not in classes:
+                return None
+            calls += self._edge_run(caller, key, 1)
+        if calls >= MANY_CALLS:
+            return None
+        runs = int(calls)
+        return Benefit(
+            "none",
+            (reason.format(init=callers[0].qualname, calls=runs, plural="s" if runs != 1 else ""),),
         )
 
     def _state_recompiles(self, key: FunctionKey) -> str | None:

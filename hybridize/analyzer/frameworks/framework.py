@@ -357,6 +357,11 @@ class Framework:
     calls per run of that function's body: each run of the `def` makes a new compiled
     function, which traces at its first call (None where the compiler keeps what it compiled
     across definitions of the same code). `{owner}` names the enclosing function."""
+    compiles_per_instance: str | None = None
+    """Why a compiled method pays only when it serves many calls per instance: the compiler
+    binds a method to each instance as a compiled function of its own, traced at its first
+    call (None where not measured so). `{init}` names the `__init__` calling it, `{calls}`
+    (and `{plural}`: "s" but for 1) its calls per instance."""
     process_wide_effects: tuple[tuple[str, str], ...] = ()
     """(module, assumption): what compiling anything changes for the whole process, stated
     as an assumption of every rewrite in a project that imports the module."""
@@ -670,6 +675,7 @@ TENSORFLOW = Framework(
     flexible_signature_arguments=tensorflow_rules.FLEXIBLE_SIGNATURE_ARGUMENTS,
     flexible_wrapper_retraces=tensorflow_rules.FLEXIBLE_WRAPPER_RETRACES,
     compiles_per_definition=tensorflow_rules.NESTED_DEFINITION_RETRACES,
+    compiles_per_instance=tensorflow_rules.METHOD_PER_INSTANCE_RETRACES,
     call_costs=TENSORFLOW_CALL_COSTS,
     taped_gradient_calls=tensorflow_rules.TAPED_GRADIENT_CALLS,
     gradient_check_calls=tensorflow_rules.GRADIENT_CHECK_CALLS,

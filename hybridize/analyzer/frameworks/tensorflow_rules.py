@@ -114,6 +114,16 @@ NESTED_DEFINITION_RETRACES = (
 (`Framework.compiles_per_definition`). Measured under TF 2.21: a nested tf.function called
 once per call of its enclosing function traced at every call, about a hundred times slower
 than its eager body (tests/analyzer/test_benefit_rules_measured.py measures it again)."""
+METHOD_PER_INSTANCE_RETRACES = (
+    "a method only `{init}` calls runs about {calls} time{plural} per instance, and "
+    "tf.function traces a method anew for each instance it is called on (a new `self`): each "
+    "instance's first call traces, and a trace costs more than what that many calls save"
+)
+"""Why `@tf.function` on a method called only from its class's `__init__` does not pay
+(`Framework.compiles_per_instance`): tf.function binds a method to each instance as a
+function of its own, traced at its first call. Measured under TF 2.21: 5 instances, 5
+traces (TensorFlow warns of retracing); one instance called 5 times more, one trace
+(tests/analyzer/test_benefit_rules_measured.py measures it again)."""
 #: Decorators that keep one function out of ``tf.function``: none. Running functions eagerly
 #: is global (``tf.config.run_functions_eagerly``, HY109), and ``tf.autograph.experimental.
 #: do_not_convert`` only stops AutoGraph: the function is still traced.
