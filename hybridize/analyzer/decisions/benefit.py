@@ -1379,7 +1379,7 @@ def _passes_a_tensor_through(resolved: ResolvedCall, ops: list[ApiInfo], costs: 
     if not all(info.name in costs.pass_through_conversions for info in ops):
         return False
     value = resolved.args[0] if resolved.args else resolved.kwargs.get("value")
-    return bool(value) and all(kind_of(atom) == "tensor" for atom in value)
+    return value is not None and bool(value) and all(kind_of(a) == "tensor" for a in value)
 
 
 def eager_use_assumption(verdict: FunctionVerdict) -> str | None:
