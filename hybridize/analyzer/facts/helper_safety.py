@@ -106,14 +106,10 @@ MAPPING_INDEXING = (
     "indexes a Python dict or string with a value that is a tensor in a graph (`int()` of a "
     "tensor gives a tensor there), which raises TypeError"
 )
-NUMPY_INDEXING = (
-    "indexes a NumPy array with a value that is a tensor in a graph; NumPy cannot convert a "
-    "symbolic tensor"
-)
-NUMPY_STORE = (
-    "stores a value that is a tensor in a graph into a NumPy array; NumPy cannot convert a "
-    "symbolic tensor"
-)
+NUMPY_INDEXING = "indexes a NumPy array with a value that is a tensor in a graph"
+NUMPY_STORE = "stores a value that is a tensor in a graph into a NumPy array"
+"""What a NumPy array converts (its index, the value stored): a helper's hazard, followed by
+`CONSEQUENCES[NUMPY]` where a caller reports it, as the function's own."""
 LIST_GROWERS = frozenset({"append", "extend", "insert"})
 PYTHON_SCALAR_HINTS = frozenset({"int", "float", "bool", "str"})
 """Type hints of parameters that hold Python values: a caller passing a tensor there breaks
@@ -352,13 +348,13 @@ class HelperSafety:
             found.eager_only.append(Evidence(what, span))
         for span, condition, what in values.numpy_indexing():
             if condition.given(symbolic_params):
-                found.numpy.append(Evidence(what, span))
+                found.numpy.append(Evidence(f"{what}; {CONSEQUENCES[NUMPY]}", span))
                 break
         for span, condition, what in values.numpy_item_stores():
             # a value from a parameter is the function's own finding (`safety`); this is
             # what an op of the graph gives (`x[:] = tf.gather(...)`)
             if condition.always and not condition.params:
-                found.numpy.append(Evidence(what, span))
+                found.numpy.append(Evidence(f"{what}; {CONSEQUENCES[NUMPY]}", span))
         for what, condition in (*values.tensor_tests(), *values.boolean_masks()):
             if condition.given(symbolic_params):
                 found.python_values.append(Evidence(what, values.fn.span))
@@ -477,7 +473,16 @@ def _stores_into_numpy(index: ProjectIndex, facts: TensorFacts, key: FunctionKey
     if not stores:
         return False
     evaluator = get_evaluator(index, facts, key)
-    return any(any(is_numpy_atom(a) for a in evaluator.eval(s.target)) for s in stores)
+    return any(_numpy_array(evaluator.eval(s.target)) for s in stores)
+
+
+def _numpy_array(targets: Collection[Atom]) -> bool:
+    """Whether an item store's target is a NumPy array: one of its values, and no dict or
+    object among the others (a dict of results a NumPy value may also be read into is not
+    one; the list the store itself adds to the target's values is no other value)."""
+    return any(is_numpy_atom(a) for a in targets) and not any(
+        is_dict_atom(a) or is_obj_atom(a) for a in targets
+    )
 
 
 def _eager_iteration(
@@ -1065,7 +1070,7 @@ class _Values:
         for store in self.fn.stores:
             if store.kind != "item":
                 continue
-            if not any(is_numpy_atom(a) for a in self.evaluator.eval(store.target)):
+            if not _numpy_array(self.evaluator.eval(store.target)):
                 continue
             condition = self.of(store.value)
             if condition.always or condition.params:
