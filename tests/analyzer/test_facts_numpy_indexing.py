@@ -96,6 +96,26 @@ MODULE = """
         def batch(self, idx):
             return tf.convert_to_tensor(self.rows(idx)) * 2.0
 
+    class DictGenerator:
+        # astroNN's GeneratorMaster.input_d_checking: a dict of arrays, read by name, then
+        # indexed with the batch's indices into an np.empty batch
+        def __init__(self, inputs):
+            self.inputs = inputs
+
+        def fill(self, inputs, idx):
+            batch = {}
+            for name in inputs.keys():
+                x = np.empty((len(idx), 3))
+                x[:, :] = inputs[name][idx]
+                batch[name] = x
+            return batch
+
+        def batch(self, idx):
+            return tf.reduce_sum(tf.convert_to_tensor(self.fill(self.inputs, idx)["a"]))
+
+        def first(self):
+            return tf.reduce_sum(tf.convert_to_tensor(self.fill(self.inputs, [0, 1])["a"]))
+
     def main():
         order = np.arange(8)
         index_direct(order[:4])
@@ -104,6 +124,8 @@ MODULE = """
         via_store(order[:4])
         via_fill(4)
         Generator(DATA).batch(order[:4])
+        DictGenerator({"a": DATA}).batch(order[:4])
+        DictGenerator({"a": DATA}).first()
 """
 
 
@@ -115,7 +137,9 @@ MODULE = """
         ("via_index", True),  # the helper indexes with what via_index hands it
         ("via_store", True),  # the helper stores an op's result into a NumPy array
         ("via_fill", False),  # NumPy arrays made in the graph's Python: concrete values
-        ("Generator.batch", True),  # astroNN's shape: self.rows(idx) fills from self.inputs[idx]
+        ("Generator.batch", True),  # self.rows(idx) fills from self.inputs[idx]
+        ("DictGenerator.batch", True),  # fills from inputs[name][idx]: idx a tensor
+        ("DictGenerator.first", False),  # the same helper given a Python list: a constant
     ],
 )
 def test_numpy_indexing_blocks_where_the_value_is_symbolic(qualname: str, blocked: bool) -> None:

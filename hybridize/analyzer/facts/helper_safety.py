@@ -49,6 +49,7 @@ from hybridize.analyzer.facts.safety import (
     tensor_data_assignments,
 )
 from hybridize.analyzer.facts.values import (
+    MAX_NESTING,
     PYTHON_SEQUENCE_KINDS,
     Atom,
     first_in_canonical_order,
@@ -1063,6 +1064,20 @@ class _Values:
                 span = self.fn.index_reads.get(sym, self.fn.span)
                 yield span, condition, NUMPY_INDEXING
 
+    def _subscripts(self, sym: Sym) -> Symbolic:
+        """When an index the value is read with (`inputs[name][idx]`, through its items
+        and attributes) is a symbolic tensor. Whatever the indexed value is, the result then
+        cannot go into a NumPy array: a NumPy array or Python list cannot be indexed with
+        it, and a tensor indexed with it gives a symbolic tensor."""
+        found = CONCRETE
+        for _ in range(MAX_NESTING):
+            if kind_of(sym) == "item":
+                found = found | self.of(sym[2])
+            elif kind_of(sym) != "attr":
+                break
+            sym = sym[1]
+        return found
+
     def numpy_item_stores(self) -> Iterator[tuple[Span, Symbolic, str]]:
         """Items of a NumPy array written with a value, with when that value is a symbolic
         tensor: the helper's side of `safety._numpy_item_stores` (which reports the function's
@@ -1072,7 +1087,7 @@ class _Values:
                 continue
             if not _numpy_array(self.evaluator.eval(store.target)):
                 continue
-            condition = self.of(store.value)
+            condition = self.of(store.value) | self._subscripts(store.value)
             if condition.always or condition.params:
                 yield store.span, condition, NUMPY_STORE
 
