@@ -114,13 +114,18 @@ class ProjectAnalysis:
             index = ProjectIndex(dict(summaries), package)
             scratch_solves = self.scratch_solves
             with no_cyclic_gc():
-                solver = self._facts(index, progress)
+                facts = self._facts(index, progress).facts
+            if not self.long_running:
+                # Nothing will be updated: what the solver keeps beside the facts for an
+                # update (each function's contribution, who read which fact) is freed before
+                # the verdicts are made, not after.
+                self._solver, self._solved = None, {}
             self.facts_seconds = time.perf_counter() - started
             memory = self._memory if self._before is not None else None
             self._memory = None
             verdicts, internal, memory = decide_incrementally(
                 index,
-                solver.facts,
+                facts,
                 options,
                 memory,
                 self._before,
@@ -136,8 +141,7 @@ class ProjectAnalysis:
                 self._memory = memory
             else:
                 # Nothing will be updated: free the facts now, not at exit (`release_facts`).
-                release_facts(solver.facts)
-                self._solver, self._solved = None, {}
+                release_facts(facts)
         return verdicts, internal
 
     def _facts(self, index: ProjectIndex, progress: ProgressCallback | None) -> Solver:
@@ -172,7 +176,7 @@ class ProjectAnalysis:
         ):
             if progress is not None:
                 progress(ProgressStep(Stage.FACTS, 0, 1))
-            solver = Solver(index)
+            solver = Solver(index, updatable=self.long_running)
             self.scratch_solves += 1
         elif changed:
             self.incremental_solves += 1

@@ -451,7 +451,15 @@ def _decide(
         final.update((k, rendered_verdict(decided[k])) for k in function_keys if k in decided)
     else:
         inside = _inside_proposed_graphs(benefits, decided, None, errors)
-        final = {k: rendered_verdict(v) for k, v in decided.items()}
+        if facts.updatable:
+            final = {k: rendered_verdict(v) for k, v in decided.items()}
+        else:
+            # Facts never updated (a one-shot analysis): no later phase moves the lines the
+            # decided words cite, so each verdict is kept once, as published (the words of
+            # both forms, kept side by side, were 36 MiB on `keras/src`).
+            for k, v in decided.items():
+                decided[k] = rendered_verdict(v)
+            final = decided
     for key, reason in inside.items():
         final[key] = Benefit("none", (reason,)).of(final[key])
     if failed:  # most phases meet none: no pass over every key

@@ -998,9 +998,11 @@ class Solver:
     only on the facts it read, recorded in `readers`, which is what makes `update` possible.
     """
 
-    def __init__(self, index: ProjectIndex) -> None:
+    def __init__(self, index: ProjectIndex, *, updatable: bool = True) -> None:
+        """Solve the facts of `index`; `updatable`: `update` may follow (a project kept open),
+        else the facts keep nothing that serves only an update (`TensorFacts.updatable`)."""
         self.index = index
-        self.facts = TensorFacts()
+        self.facts = TensorFacts(updatable=updatable)
         self.keys = project_keys(index)
         self.aggregate = Aggregate({key: i for i, key in enumerate(self.keys)})
         self.deps: dict[FunctionKey, set[Dep]] = {}
@@ -1228,7 +1230,7 @@ class Solver:
         history-dependent solution (widened) is never updated.
         """
         self.journal = None
-        if self.widened or not self.facts.converged:
+        if self.widened or not self.facts.converged or not self.facts.updatable:
             return False
         facts = self.facts
         journal = self.aggregate.journal = FactJournal(facts)
