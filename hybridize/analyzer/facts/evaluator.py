@@ -10,9 +10,10 @@ when something it read has changed.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from types import MappingProxyType
+from typing import Any, cast
 
 from hybridize.analyzer.facts.atom_bounds import MAX_ATOMS, cap_atoms, cut_atoms, merge_tensor_specs
 from hybridize.analyzer.facts.mapped_structures import (
@@ -138,24 +139,28 @@ class LiteralSite:
 
 @dataclass(slots=True)
 class ResolvedCall:
-    """A call site with what it reaches: project functions/classes and framework knowledge."""
+    """A call site with what it reaches: project functions/classes and framework knowledge.
+
+    One per call of the project, kept with the solution: what is empty (most calls reach
+    either functions or APIs, pass no keywords, chain nothing) is a shared empty tuple or
+    mapping, not an empty container of its own (`Evaluator.resolve_call`)."""
 
     site: CallSite
     index: int
     callee_atoms: Atoms
-    targets: list[
+    targets: Sequence[
         tuple[str, FunctionKey]
     ]  # (kind, key): ("func"|"method"|"class"|"layer_call", key)
-    api: list[ApiInfo]
-    receiver_roles: list[str]
+    api: Sequence[ApiInfo]
+    receiver_roles: Sequence[str]
     """Roles of framework objects called directly: `layer(x)`, `loss_fn(y, p)`."""
-    args: list[Atoms]
-    kwargs: dict[str, Atoms]
+    args: Sequence[Atoms]
+    kwargs: Mapping[str, Atoms]
     result: Atoms
-    chained: dict[FunctionKey, list[Atoms]] = field(default_factory=dict)
+    chained: Mapping[FunctionKey, list[Atoms]] = field(default_factory=dict)
     """Targets a container module calls on another value than the call's arguments (the
     second module of an `nn.Sequential` gets the first one's output): their arguments."""
-    partials: dict[FunctionKey, tuple[PartialConfig, ...]] = field(default_factory=dict)
+    partials: Mapping[FunctionKey, tuple[PartialConfig, ...]] = field(default_factory=dict)
     """Targets the call reaches through `functools.partial` objects: the objects (one or
     several: the callee may be any of them, each binding its own arguments before the
     call's), in `canonical` order."""
@@ -322,6 +327,9 @@ def solved_evaluator(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) 
     evaluate more of it (`get_evaluator`)."""
     return get_evaluator(index, facts, key) if key in facts.evaluators else None
 
+
+_NOTHING: Mapping[Any, Any] = MappingProxyType({})
+"""The empty mapping of every `ResolvedCall` that has nothing in one (read-only)."""
 
 MAX_SHARED = 1_000_000
 """The most distinct values `TensorFacts.shared` holds before it starts again (a project kept
@@ -876,17 +884,19 @@ class Evaluator:
             site=site,
             index=index,
             callee_atoms=callee_atoms,
-            targets=targets,
-            api=apis,
-            receiver_roles=roles,
-            args=args,
-            kwargs=kwargs,
+            targets=targets or (),
+            api=apis or (),
+            receiver_roles=roles or (),
+            args=args or (),
+            kwargs=kwargs or _NOTHING,
             result=self.share(merge_tensor_specs(cap_atoms(result))),
-            chained=chained,
+            chained=chained or _NOTHING,
             partials={
                 target: tuple(configs if len(configs) < 2 else sorted(configs, key=canonical))
                 for target, configs in partials.items()
-            },
+            }
+            if partials
+            else _NOTHING,
             constructs=constructs,
         )
         return resolved
@@ -1531,7 +1541,11 @@ def _without_partials(atoms: Atoms) -> Atoms:
 
 
 def bind_arguments(
-    fn: FunctionSummary, args: list[Atoms], kwargs: dict[str, Atoms], *, skip_receiver: bool
+    fn: FunctionSummary,
+    args: Sequence[Atoms],
+    kwargs: Mapping[str, Atoms],
+    *,
+    skip_receiver: bool,
 ) -> dict[str, Atoms]:
     """Map call-site arguments to parameter names (positional, keyword, *args, **kwargs)."""
     layout = param_layout(fn, skip_receiver)
@@ -1574,7 +1588,7 @@ def callees(index: ProjectIndex, resolved: ResolvedCall) -> Sequence[tuple[str, 
 
 
 def argument_at(
-    args: list[Atoms], kwargs: dict[str, Atoms], where: tuple[int | str, ...]
+    args: Sequence[Atoms], kwargs: Mapping[str, Atoms], where: tuple[int | str, ...]
 ) -> Atoms | None:
     """The atoms of the first argument present at a position or keyword of `where` (an
     `ApiInfo`'s `callback_args`, say); None when none is. Shared with the solver, which

@@ -14,7 +14,7 @@ its conversions count for the function too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -160,8 +160,8 @@ def _argument(site: CallSite, position: int, keyword: str) -> Sym | None:
 
 
 def _requested_dtype(
-    args: list[frozenset[Atom]],
-    kwargs: dict[str, frozenset[Atom]],
+    args: Sequence[frozenset[Atom]],
+    kwargs: Mapping[str, frozenset[Atom]],
     conversion: DtypeAssertingConversion,
     framework: Framework,
 ) -> str | None:
