@@ -332,6 +332,7 @@ def _whole_tables(project: Project) -> dict[str, dict[str, object]]:
             "consulted",
             "cache",
             "scans",
+            "shared",
             "internal_errors",
         ):
             continue
