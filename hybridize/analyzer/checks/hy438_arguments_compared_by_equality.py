@@ -21,6 +21,7 @@ from hybridize.analyzer.facts.refs import ext_dotted, is_class_ref, is_ext_ref, 
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import (
     Atom,
+    AtomKind,
     atom_kind,
     first_in_canonical_order,
     is_obj_atom,
@@ -218,8 +219,16 @@ def _compared_object(index: ProjectIndex, atom: Atom) -> str | None:
 
 def compared_part(index: ProjectIndex, atoms: Iterable[Atom]) -> str | None:
     """Words for the first object the value may be or hold (inside lists, tuples and dicts,
-    which `tf.function` opens) that `tf.function` looks up by a hand-written `__eq__`."""
-    return first_in_canonical_order(leaf_atoms(atoms), lambda atom: _compared_object(index, atom))
+    which `tf.function` opens) that `tf.function` looks up by a hand-written `__eq__`. Only
+    objects may be one: the leaves of other kinds are left out without a call."""
+    objects: list[Atom] = []
+    for atom in leaf_atoms(atoms):
+        kind: AtomKind = atom[0]
+        if kind == "obj":
+            objects.append(atom)
+    if not objects:
+        return None
+    return first_in_canonical_order(objects, lambda atom: _compared_object(index, atom))
 
 
 def _annotated(index: ProjectIndex, key: FunctionKey, annotation: str | None) -> str | None:

@@ -56,6 +56,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.taped_calls import TapedRun, taped_functions
 from hybridize.analyzer.facts.values import (
+    Atom,
     is_func_atom,
     is_lit_atom,
     is_method_atom,
@@ -1412,14 +1413,18 @@ def _symbolic_call(resolved: ResolvedCall) -> bool:
         kind == "layer_call" for kind, _ in resolved.targets
     )
     for atoms in (*resolved.args, *resolved.kwargs.values()):
-        symbolic = [
-            is_symbolic_atom(a)
-            or (is_tup_atom(a) and any(any(map(is_symbolic_atom, p)) for p in tup_parts(a)))
-            for a in atoms
-        ]
-        if symbolic and (any(symbolic) if layer_call else all(symbolic)):
+        if atoms and (
+            any(map(_may_be_symbolic, atoms)) if layer_call else all(map(_may_be_symbolic, atoms))
+        ):
             return True
     return False
+
+
+def _may_be_symbolic(atom: Atom) -> bool:
+    """A Keras symbolic tensor, or a tuple or list display holding one (`_symbolic_call`)."""
+    return is_symbolic_atom(atom) or (
+        is_tup_atom(atom) and any(any(map(is_symbolic_atom, p)) for p in tup_parts(atom))
+    )
 
 
 def _is_property(function: FunctionSummary) -> bool:

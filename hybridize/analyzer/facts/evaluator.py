@@ -747,9 +747,13 @@ class Evaluator:
 
     def resolve_call(self, index: int) -> ResolvedCall:
         site = self.fn.calls[index]
-        callee_atoms = self.eval(site.callee)
-        args = [self.eval(a) for a in site.args]
-        kwargs = {k: self.eval(v) for k, v in site.kwargs}
+        # the values already evaluated read from the memo in line (most arguments are: a
+        # call is resolved again at every round of the fixed point), an empty one evaluated
+        # again, which gives it back from the memo
+        memo, evaluate = self.memo, self.eval
+        callee_atoms = memo.get(site.callee) or evaluate(site.callee)
+        args = [memo.get(a) or evaluate(a) for a in site.args]
+        kwargs = {k: memo.get(v) or evaluate(v) for k, v in site.kwargs} if site.kwargs else {}
         targets: list[tuple[str, FunctionKey]] = []
         apis: list[ApiInfo] = []
         roles: list[str] = []
@@ -892,7 +896,7 @@ class Evaluator:
             result=self.share(merge_tensor_specs(cap_atoms(result))),
             chained=chained or _NOTHING,
             partials={
-                target: tuple(configs if len(configs) < 2 else sorted(configs, key=canonical))
+                target: tuple(configs if len(configs) < 2 else sorted(configs, key=canonical_atom))
                 for target, configs in partials.items()
             }
             if partials

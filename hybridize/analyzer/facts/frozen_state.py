@@ -234,14 +234,39 @@ def _traced_with(
         following: list[tuple[FunctionKey, str, Span]] = []
         for current, via, entry in frontier:
             yield current, via, entry
-            for resolved in facts.calls.get(current, []):
-                for _, target in callees(index, resolved):
-                    if target not in seen:
-                        seen.add(target)
-                        name = index.function(target).qualname
-                        step = resolved.site.span if current == key else entry
-                        following.append((target, f"{via}calls `{name}`, which ", step))
+            for target, name, span in _first_calls(index, facts, current):
+                if target not in seen:
+                    seen.add(target)
+                    step = span if current == key else entry
+                    following.append((target, f"{via}calls `{name}`, which ", step))
         frontier = following
+
+
+FIRST_CALLS = "frozen_first_calls"
+"""The `facts.cache` entry of `_first_calls`, by function."""
+
+
+def _first_calls(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> list[tuple[FunctionKey, str, Span]]:
+    """The project functions `key` calls, each once, in the order of its first call, with
+    its qualified name and the span of that call: what `_traced_with` reads of a function's
+    calls (a later call of a target already met adds nothing to its walk). Memoised per
+    function: every function whose region reaches it walks its calls again."""
+    memo = cast(
+        "dict[FunctionKey, list[tuple[FunctionKey, str, Span]]]",
+        facts.cache.setdefault(FIRST_CALLS, {}),
+    )
+    found = memo.get(key)
+    if found is None:
+        met: set[FunctionKey] = set()
+        found = memo[key] = []
+        for resolved in facts.calls.get(key, ()):
+            for _, target in callees(index, resolved):
+                if target not in met:
+                    met.add(target)
+                    found.append((target, index.function(target).qualname, resolved.site.span))
+    return found
 
 
 def _state_reads(index: ProjectIndex, facts: TensorFacts, reader: FunctionKey) -> list[StateRead]:
@@ -695,8 +720,30 @@ def _after_initialisation(
         return True
     if _in_loop(writer, write.span):
         return True
-    return any(
-        target == key and resolved.site.span.start_line < write.span.start_line
-        for resolved in facts.calls.get(write.writer, [])
-        for _, target in callees(index, resolved)
+    first = _first_call_lines(index, facts, write.writer).get(key)
+    return first is not None and first < write.span.start_line
+
+
+FIRST_CALL_LINES = "frozen_first_call_lines"
+"""The `facts.cache` entry of `_first_call_lines`, by module code."""
+
+
+def _first_call_lines(
+    index: ProjectIndex, facts: TensorFacts, writer: FunctionKey
+) -> dict[FunctionKey, int]:
+    """The first line at which the code `writer` calls each project function: a module's
+    writes after it run after a call of that function (`_after_initialisation`). Memoised
+    per writer: each write of the module, for each function reading it, asks again."""
+    memo = cast(
+        "dict[FunctionKey, dict[FunctionKey, int]]", facts.cache.setdefault(FIRST_CALL_LINES, {})
     )
+    found = memo.get(writer)
+    if found is None:
+        found = memo[writer] = {}
+        for resolved in facts.calls.get(writer, ()):
+            line = resolved.site.span.start_line
+            for _, target in callees(index, resolved):
+                known = found.get(target)
+                if known is None or line < known:
+                    found[target] = line
+    return found

@@ -187,8 +187,20 @@ def unhashable_part(index: ProjectIndex, atom: Atom, depth: int = 0) -> str | No
 
 def _first(index: ProjectIndex, atoms: Iterable[Atom], depth: int) -> str | None:
     """The unhashable part of the first atom that has one, in the same order in every run
-    (`unhashable_part` is pure)."""
-    return first_in_canonical_order(atoms, lambda atom: unhashable_part(index, atom, depth))
+    (`unhashable_part` is pure). Only a container or an object may have one: the atoms of
+    other kinds (most of them: tensors, literals) are left out without a call."""
+    parts: list[Atom] = []
+    for atom in atoms:
+        kind: AtomKind = atom[0]
+        if kind in _PART_KINDS:
+            parts.append(atom)
+    if not parts:
+        return None
+    return first_in_canonical_order(parts, lambda atom: unhashable_part(index, atom, depth))
+
+
+_PART_KINDS: frozenset[AtomKind] = frozenset({"seq", "tup", "dict", "obj"})
+"""The kinds of atom `unhashable_part` may answer for."""
 
 
 def is_project_class(index: ProjectIndex, key: object) -> bool:

@@ -129,6 +129,10 @@ CHANGED_ROLES = {
 """Objects tf.function does return, but as something else: checked with TensorFlow 2.21."""
 CALLABLE_KINDS = {"func": "a function", "class": "a class", "module": "a module"}
 """(A "method" atom is left out: the tensor analysis gives one for a `@property` read too.)"""
+_MAY_BE_UNRETURNABLE: frozenset[str] = frozenset({*CALLABLE_KINDS, "symbolic", "ext", "obj"})
+"""The kinds of a returned leaf `_unreturnable` may name (`_converted_instance`,
+`_unreturnable_atom`, a symbolic tensor, an object of a changed role): any other is
+returned as it is."""
 OPERATION_RETURNS = frozenset({"none", "object"})
 """What the API tables say a TF op returns when it gives no tensor: in a graph that is a
 `tf.Operation` (eagerly `None`)."""
@@ -267,6 +271,9 @@ def _unreturnable(
         # whose order changes between runs.
         reasons = set()
         for atom in leaf_atoms(returned):
+            kind: AtomKind = atom[0]
+            if kind not in _MAY_BE_UNRETURNABLE:
+                continue  # a tensor, a literal, None (most leaves): nothing below answers
             if is_symbolic_atom(atom):
                 if makes_symbolic is None:
                     makes_symbolic = _makes_symbolic(facts, key)

@@ -1416,8 +1416,11 @@ def _record_bound(
     from_outside = caller != target
     for name, atoms in bound.items():
         out.evidence.append((target, name, atoms, from_outside))
-        # The kinds first: most arguments hold no literal at all.
-        kinds = {"?" if is_unknown(a) else a[0] for a in atoms}
+        # The kinds first: most arguments hold no literal at all. A foreign object (an
+        # "ext" atom) is of unknown kind ("?"); without one, each atom's own kind.
+        kinds = {a[0] for a in atoms}
+        if "ext" in kinds:
+            kinds = {"?" if is_unknown(a) else a[0] for a in atoms}
         literal = bool(kinds) and kinds <= _LITERAL_KINDS and all(map(is_primitive, atoms))
         unknown = not literal and kinds == _UNKNOWN_KINDS
         if literal:

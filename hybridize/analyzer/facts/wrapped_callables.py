@@ -66,6 +66,10 @@ class WrappedArgument:
     `scaled`, which returns a functools.wraps wrapper``)."""
 
 
+_ANSWERING_KINDS: frozenset[AtomKind] = frozenset({"func", "method", "obj", "seq", "tup", "dict"})
+"""The kinds of atom `WrappedCallables._may_answer` may say yes to."""
+
+
 class WrappedCallables:
     """Which project callables carry `__wrapped__` (answers memoised while it is kept)."""
 
@@ -146,8 +150,15 @@ class WrappedCallables:
 
     def _may_answer_in_order(self, atoms: Iterable[Atom], depth: int) -> list[Atom]:
         """The atoms `carries_wrapped` may answer, in the same order in every run
-        (`canonical`), which is the order it asks about project functions in."""
-        return sorted((a for a in atoms if self._may_answer(a, depth)), key=canonical)
+        (`canonical`), which is the order it asks about project functions in. An atom of
+        any other kind than `_ANSWERING_KINDS` is left out at once (most of them: tensors,
+        literals), without a call."""
+        found: list[Atom] = []
+        for atom in atoms:
+            kind: AtomKind = atom[0]
+            if kind in _ANSWERING_KINDS and self._may_answer(atom, depth):
+                found.append(atom)
+        return found if len(found) < 2 else sorted(found, key=canonical)
 
     def _may_be_wrapped(self, key: FunctionKey) -> bool:
         """Whether `function_wrapped(key)` may answer: the function is decorated, or the body
