@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hybridize.analyzer.facts.evaluator import get_evaluator
-from hybridize.analyzer.facts.predicates import leaf_atoms
+from hybridize.analyzer.facts.predicates import holds_leaf
 from hybridize.analyzer.facts.spec_annotations import annotated_spec
 from hybridize.analyzer.facts.values import SPEC
 from hybridize.analyzer.summaries.syms import param_sym
@@ -95,9 +95,9 @@ class PassesTypeSpecs(Check):
             named = annotated_spec(index, key.file, param.annotation)
             if named is not None:
                 reasons.append(f"`{param.name}` is annotated `{named}`")
-            elif SPEC in leaf_atoms(evaluator.eval(param_sym(param.name))):
+            elif holds_leaf(evaluator.eval(param_sym(param.name)), SPEC):
                 reasons.append(f"`{param.name}` may receive one from a caller")
-        if any(SPEC in leaf_atoms(evaluator.eval(sym)) for sym in fn.returns):
+        if any(holds_leaf(evaluator.eval(sym), SPEC) for sym in fn.returns):
             reasons.append("it may return one")
         if not reasons:
             return []

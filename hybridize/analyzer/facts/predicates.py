@@ -101,6 +101,20 @@ def leaf_atoms(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
             yield atom
 
 
+def holds_leaf(atoms: Iterable[Atom], leaf: Atom) -> bool:
+    """Whether `leaf`, an atom of no container kind, is among the `leaf_atoms` of `atoms`:
+    at once when it is one of them or none of them is a container (most values), else
+    through their leaves."""
+    atoms = atoms if isinstance(atoms, frozenset) else frozenset(atoms)
+    if leaf in atoms:
+        return True
+    for atom in atoms:
+        kind: AtomKind = atom[0]
+        if kind in ("seq", "tup", "dict"):
+            return leaf in leaf_atoms(atoms)
+    return False
+
+
 def walk_syms(roots: Iterable[Sym], follow: Callable[[Sym], Iterable[Sym]]) -> Iterator[Sym]:
     """Every value reachable from `roots` along the edges `follow` gives, each once, depth
     first (the last root and the last edge first).
