@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import textwrap
 
 import pytest
@@ -304,6 +305,32 @@ NESTED_CASES = [
         "none",
     ),
     case(
+        # called once per element of a list the body built (astroNN's `median_internal`
+        # over a tensor's unstacked columns): how many calls a trace serves is unknown
+        "nested-step-called-per-element-of-a-comprehension",
+        nested(
+            "return [step(x_, y) for x_ in tf.unstack(x)]",
+            """
+        train(tf.ones((8, 3)), tf.ones((8, 4)), 1)
+        """,
+        ),
+        "train.step",
+        "low",
+    ),
+    case(
+        # the same in a `for` over a list of tensors
+        "nested-step-called-per-element-of-a-list",
+        nested(
+            """for x_ in tf.unstack(x):
+                step(x_, y)""",
+            """
+        train(tf.ones((8, 3)), tf.ones((8, 4)), 1)
+        """,
+        ),
+        "train.step",
+        "low",
+    ),
+    case(
         # returned and called by module code: how many calls each definition serves is not
         # in the code
         "nested-step-returned-and-called-elsewhere",
@@ -339,7 +366,10 @@ def test_a_nested_definition_pays_per_definition(files: str, qualname: str, expe
     v = verdict(textwrap.dedent(files), qualname)
     # Under TensorFlow a nested definition is rewritten only where `train` calls it in a loop
     # (HY437, defined_in_function); its benefit is rated either way, as the report shows it.
-    looped = "\n                step(x, y)" in files  # the call in the body of a loop of `train`
+    # the call in the body of a loop of `train`, or in a comprehension
+    looped = (
+        "\n                step(x" in files or re.search(r"step\(\w+, y\) for ", files) is not None
+    )
     assert v.passes == (v.framework == "torch" or looped), v.failures
     assert v.benefit == expected, v.benefit_reasons
     if expected != "high":
