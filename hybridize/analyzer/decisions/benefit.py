@@ -62,6 +62,7 @@ from hybridize.analyzer.facts.values import (
     is_lit_atom,
     is_method_atom,
     is_obj_atom,
+    is_seq_atom,
     is_super_atom,
     is_symbolic_atom,
     is_tup_atom,
@@ -1522,4 +1523,4 @@ def _times(runs: float, per_run: float) -> float:
 def _built_sequence(atom: Atom) -> bool:
     """A Python list or tuple the program built (not a `range`: its length is a count the
     program gives, like a number of steps)."""
-    return atom[0] == "tup" or (atom[0] == "seq" and atom[1] in ("list", "tuple"))
+    return is_tup_atom(atom) or (is_seq_atom(atom) and seq_kind(atom) in ("list", "tuple"))
