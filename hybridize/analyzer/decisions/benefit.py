@@ -1241,8 +1241,9 @@ class BenefitModel:
         )
 
     def _per_element_of_a_structure(self, owner: FunctionKey, key: FunctionKey) -> bool:
-        """Whether `owner` calls `key` only inside a comprehension or a `for` over a Python
-        list or tuple: once per element of a structure the program built (the columns of
+        """Whether `owner` calls `key` in a loop, and every loop it calls it in is a
+        comprehension or a `for` over a Python list or tuple (a call outside loops adds one
+        call per definition): once per element of a structure the program built (the columns of
         a tensor it unstacked, its layers), whose size the code does not give, not once per
         element of a data stream (a dataset, a `while`). A definition traced per run of
         `owner` then serves that many calls (measured on TF 2.21: astroNN's nested

@@ -469,7 +469,7 @@ def _may_need_python_values(index: ProjectIndex, facts: TensorFacts, key: Functi
 
 def _stores_into_numpy(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
     """Whether the function writes an item of a NumPy array (`x[:, 0] = value`): NumPy
-    converts the value, which a symbolic tensor cannot be (`_Values.numpy_item_hazards`)."""
+    converts the value, which a symbolic tensor cannot be (`_Values.numpy_item_stores`)."""
     stores = [store for store in index.function(key).stores if store.kind == "item"]
     if not stores:
         return False
