@@ -10,7 +10,7 @@ from . import TENSORFLOW_ONLY, Check
 
 
 class HasFrozenPythonStateReads(Check):
-    """Reads an attribute of `self` or a module global that other code reassigns.
+    """Reads an attribute of `self`, of an argument object or a module global that other code reassigns.
 
     What it detects
     ---------------
@@ -23,7 +23,11 @@ class HasFrozenPythonStateReads(Check):
     inside a loop or after a call of the function. A write the trace runs itself (in the
     function or a project function it calls) is not between calls; a method binding a
     variable it makes (`self.w = tf.Variable(...)`, Sonnet's `@once` `_initialize`) creates
-    the state. Reads in the project functions it calls count too: they are traced with it. A module-level object of no
+    the state. Also an attribute of an argument object of a project class (`settings.scale`
+    in `scaled(x, settings)`, a field of an `eq=False` dataclass), and the attributes of
+    `self` that the argument's class reads in `__tf_tensor__` (an object TensorFlow converts
+    inside the trace), under the same evidence: the project assigns the attribute outside
+    initialisation (a setter, another method, a caller). Reads in the project functions it calls count too: they are traced with it. A module-level object of no
     project class counts by the global that holds it (a `threading.local()` flag that a
     context manager sets, as larq's `quantized_scope`), and `getattr(obj, "name", default)`
     with a literal name is a read of `obj.name`.
@@ -38,7 +42,13 @@ class HasFrozenPythonStateReads(Check):
     random variables, which `LSTMCellReparameterization.call_weights` samples anew before
     each sequence) is embedded as the tensor it gave; a `tf.Variable` is captured by
     reference: changed with `assign` it stays live, but a new object bound in its place is
-    not read (measured on TF 2.21, tests/analyzer/test_frozen_state_measured.py).
+    not read (measured on TF 2.21, tests/analyzer/test_frozen_state_measured.py). An
+    argument object that is no list, tuple, dict, named tuple or attrs instance is keyed by
+    identity (a `Weakref` trace type) and the body is traced with the object itself: a later
+    call with the same object, an attribute reassigned, runs the graph with what the trace
+    read (1.0 and 1.0 where eager gives 1.0 and 7.0; a tensor field 2.0 and 2.0 for 2.0 and
+    9.0; an object converted by `__tf_tensor__` 2.0 and 2.0 for 2.0 and 6.0: measured,
+    tests/analyzer/test_python_object_arguments_measured.py).
 
     Example
     -------
@@ -73,8 +83,8 @@ class HasFrozenPythonStateReads(Check):
     name = "has_frozen_python_state_reads"
     severity = "error"
     summary = (
-        "Reads a `self` attribute or a global that other code reassigns: a graph keeps the "
-        "value it saw while tracing."
+        "Reads a `self` attribute, an argument object's attribute or a global that other code "
+        "reassigns: a graph keeps the value it saw while tracing."
     )
     EXAMPLE_FUNCTION = "f"
     fact = "has_frozen_python_state_reads"

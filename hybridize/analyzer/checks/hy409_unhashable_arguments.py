@@ -458,7 +458,9 @@ class HasUnhashableArguments(Check):
     not frozen, a class that defines `__eq__` without `__hash__` or sets `__hash__ = None`,
     or a subclass of one that does not define a `__hash__` again, or a subclass of
     `tf.Variable` (a variable compares by value and never hashes; larq's
-    `QuantizedVariable`), unless the class implements the tracing protocol
+    `QuantizedVariable`), or a dataclass hashed by its fields (`frozen=True` or
+    `unsafe_hash=True`) that the project builds with a tensor, a variable or a NumPy array
+    among the constructor's arguments (hashing it hashes the field, which raises), unless the class implements the tracing protocol
     (`__tf_tracing_type__`), through which tf.function types it without hashing. Also a
     method of such a class, the protocol notwithstanding: `self` is part of the key (a
     method is looked up per instance in a dictionary keyed on it). Classes whose hashing
@@ -480,7 +482,11 @@ class HasUnhashableArguments(Check):
     "unhashable type" for `self`, "Variable is unhashable" for a variable). Measured under
     TF 2.21: sets, mutable dataclasses (and their subclasses), `__eq__`-only classes and
     `tf.Variable` subclasses fail; frozen or `unsafe_hash` dataclasses,
-    `eq=False` dataclasses, plain classes (hashed by identity), enums and frozensets work.
+    `eq=False` dataclasses, plain classes (hashed by identity), enums and frozensets work;
+    a frozen dataclass holding a tensor fails ("Could not generate a generic TraceType for
+    FrozenTensors(w=<tf.Tensor ...>)"), while one of Python scalars, a named tuple or a
+    frozen attrs class holding tensors (both opened field by field) work
+    (tests/analyzer/test_python_object_arguments_measured.py).
     A dict argument's keys are sorted to type it: keys that do not order (`"global_step"`
     and `("a", 1)`, a string and an int or None or a class) fail the first call with
     "TypeError: '<' not supported between instances of 'tuple' and 'str'" (measured, TF

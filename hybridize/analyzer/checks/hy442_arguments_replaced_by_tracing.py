@@ -15,11 +15,13 @@ from hybridize.analyzer.facts.hashability import (
     is_project_class,
     receiver_class,
 )
+from hybridize.analyzer.facts.passed_arguments import passed_arguments
 from hybridize.analyzer.facts.predicates import leaf_atoms, made_of, walk_syms
 from hybridize.analyzer.facts.refs import ext_dotted, is_class_ref, is_ext_ref, ref_key
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atom, first_in_canonical_order, is_obj_atom, obj_class
 from hybridize.analyzer.frameworks.tensorflow_rules import (
+    TRACED_AS_PLAIN_DICTS,
     TRACED_AS_PLAIN_SEQUENCES,
     TRACED_REBUILT_MAPPINGS,
 )
@@ -268,6 +270,41 @@ def replaced_arguments(context: CheckContext) -> list[Evidence]:
         ) or _annotated(index, key, fn, param.annotation, value)
         if what is not None:
             found.append(Evidence(f"`{param.name}` may receive an object of which {what}", fn.span))
+    found.extend(_default_dict_arguments(context))
+    return found
+
+
+def _subscripted(fn: FunctionSummary, name: str) -> bool:
+    """The function reads an item of its parameter `name` (`d[key]`, `d[key] += 1`): a
+    missing key then raises where a `defaultdict` makes the default."""
+    bases = {param_sym(name), local_sym(name)}
+    return any(
+        is_item(sym) and made_of(sym)[0] in bases
+        for sym in walk_syms((*function_syms(fn), *fn.returns), made_of)
+    )
+
+
+def _default_dict_arguments(context: CheckContext) -> list[Evidence]:
+    """Parameters a caller passes a `defaultdict` (made at the call or in a local assigned
+    once) that the function subscripts: the body receives a plain `dict`."""
+    fn = context.function
+    subscripted = [p.name for p in fn.explicit_params if _subscripted(fn, p.name)]
+    if not subscripted:
+        return []
+    passed = passed_arguments(context.index, context.facts, context.key)
+    found: list[Evidence] = []
+    for name in subscripted:
+        made = next((p for p in passed.get(name, ()) if p.made_by & TRACED_AS_PLAIN_DICTS), None)
+        if made is not None:
+            found.append(
+                Evidence(
+                    f"`{name}` may receive a `collections.defaultdict` (from "
+                    f"`{context.index.function(made.caller).qualname}`) and the function reads "
+                    "its items: `tf.function` hands the body a plain `dict` of the same pairs, "
+                    "where a missing key raises KeyError instead of making the default",
+                    fn.span,
+                )
+            )
     return found
 
 
@@ -314,6 +351,10 @@ class ArgumentsReplacedByTracing(Check):
     * or that is a mapping (`dict`, `Mapping`, `OrderedDict`) whose `__init__` requires
       other than one positional argument.
 
+    Also a parameter a caller passes a `collections.defaultdict` (made at the call, or in a
+    local assigned once, followed as written) when the function reads its items (`d[key]`,
+    `d[key] += 1`); not one read only with `.get` or `in`, nor an `OrderedDict`.
+
     Why it matters in graph mode
     ----------------------------
     `tf.function` builds a trace type for each argument (TF 2.21,
@@ -328,8 +369,8 @@ class ArgumentsReplacedByTracing(Check):
     list or tuple subclass is typed as a list or tuple of its elements and the body receives
     a plain `list`/`tuple` (its methods gone: AttributeError); a mapping is rebuilt by
     `type(x)(pairs)`, so a mapping class whose `__init__` takes other arguments fails the
-    trace with TypeError (a `defaultdict` arrives as a plain dict and a missing key raises
-    KeyError: measured, not claimed, the keys read are not followed). Eagerly the function
+    trace with TypeError, and a `defaultdict` arrives as a plain dict: a missing key raises
+    KeyError where eager makes the default. Eagerly the function
     gets the object itself. (tests/analyzer/test_hy442_replaced_arguments_measured.py
     measures it again.)
 

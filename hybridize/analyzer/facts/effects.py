@@ -25,7 +25,9 @@ from hybridize.analyzer.facts.evaluator import (
     callback_atoms,
     callees,
     get_evaluator,
+    iterated_atoms,
 )
+from hybridize.analyzer.facts.passed_arguments import PassedArgument, passed_arguments
 from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.speculation import speculate
@@ -35,12 +37,17 @@ from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Store, Sy
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
     SymKind,
+    call_index,
     cond_sym,
     is_attr,
+    is_call,
     is_param,
+    is_seq,
     kind_of,
     local_sym,
     param_sym,
+    seq_kind,
+    sym_name,
 )
 from hybridize.model import Span
 
@@ -293,7 +300,63 @@ class EffectAnalysis:
                 self._mutation(key, fn, summary, store.target, store.span, "writes an item of")
         for resolved in self.facts.calls.get(key, []):
             self._local_call(key, fn, summary, resolved)
+        self._consumed_iterators(key, fn, summary)
         return summary
+
+    def _consumed_iterators(
+        self, key: FunctionKey, fn: FunctionSummary, summary: EffectSummary
+    ) -> None:
+        """`for v in it` (a comprehension's too), `list(it)`, `sum(it)`... over a Python
+        iterator or generator the function did not create: consumed while tracing, so
+        later calls replay the elements of the first (and the iterator ends early, HY108's
+        `next(it)` hazard for every element). Only values the analysis knows are Python
+        iterators (a generator expression, a generator function's call, `iter`/`zip`/`map`
+        of known elements): a list or a tuple argument is typed element by element and
+        stays live (measured, tests/analyzer/test_python_object_arguments_measured.py)."""
+        by_index = {resolved.index: resolved for resolved in self.facts.calls.get(key, [])}
+        consumed: list[tuple[Sym, Span]] = [(loop.iterable, loop.span) for loop in fn.loops]
+        for resolved in by_index.values():
+            if resolved.site.args and any(info.name in CONSUMING_BUILTINS for info in resolved.api):
+                first, *_ = resolved.site.args
+                consumed.append((first, resolved.site.span))
+        evaluator = get_evaluator(self.index, self.facts, key)
+        for value, span in consumed:
+            for iterated in _iterated(value, by_index):
+                outside = origins(self.index, key, iterated) - {FRESH}
+                if not outside:
+                    continue
+                if any(_python_iterator(atom) for atom in evaluator.eval(iterated)) or any(
+                    self._passed_an_iterator(key, sym_name(origin))
+                    for origin in outside
+                    if is_param(origin)
+                ):
+                    summary.effects.append(
+                        Effect(
+                            "HY108",
+                            f"iterates `{_dotted(iterated)}`, a Python iterator it did not "
+                            "create: consumed while tracing (the same iterator passed again "
+                            "replays the first elements; a new one retraces)",
+                            span,
+                        )
+                    )
+                    return
+
+    def _passed_an_iterator(self, key: FunctionKey, parameter: str) -> bool:
+        """A caller passes the parameter a generator expression or a `zip`/`map`/...
+        iterator, which the evaluator takes for a Python object (`_written_iterator`)."""
+        work = [(key, parameter)]
+        seen = set(work)
+        while work and len(seen) <= MAX_ITERATOR_FLOW:
+            function, name = work.pop()
+            for passed in passed_arguments(self.index, self.facts, function).get(name, ()):
+                if _written_iterator(passed):
+                    return True
+                value = passed.value
+                if is_param(value) and (passed.caller, sym_name(value)) not in seen:
+                    # handed on by a caller that received it (`helper(it)` in `total(it)`)
+                    seen.add((passed.caller, sym_name(value)))
+                    work.append((passed.caller, sym_name(value)))
+        return False
 
     def _in_place(
         self, key: FunctionKey, fn: FunctionSummary, summary: EffectSummary, store: Store
@@ -523,6 +586,78 @@ class EffectAnalysis:
         if kind == "kwonly":
             return _one_of(unpacked)
         return None
+
+
+MAX_ITERATOR_FLOW = 8
+"""How many (function, parameter) places an argument is followed back through callers that
+hand on a parameter of theirs, looking for where it was written."""
+
+WRITTEN_ITERATORS = frozenset(
+    f"builtins.{name}" for name in ("enumerate", "zip", "map", "filter", "reversed")
+)
+"""Builtins whose call makes a Python iterator whatever they are given: as a caller writes
+an argument, they say it is one (`iter(x)` may be a `tf.data` iterator: its elements say)."""
+
+
+def _written_iterator(passed: PassedArgument) -> bool:
+    """A caller writes a generator expression, a call making a Python iterator, or `iter`
+    of a Python sequence (of a `tf.data` dataset, or of a value of unknown kind, it may be
+    an iterator a trace keeps live)."""
+    value = passed.value
+    if is_seq(value) and seq_kind(value) == "generator":
+        return True
+    if passed.made_by & WRITTEN_ITERATORS:
+        return True
+    return (
+        "builtins.iter" in passed.made_by
+        and bool(passed.made_from)
+        and all(kind_of(atom) in ("seq", "tup") for atom in passed.made_from)
+    )
+
+
+CONSUMING_BUILTINS = frozenset(
+    f"builtins.{name}"
+    for name in (
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "dict",
+        "sorted",
+        "sum",
+        "min",
+        "max",
+        "any",
+        "all",
+    )
+)
+"""Builtins that exhaust the iterable they are given."""
+
+LAZY_WRAPPERS = frozenset(
+    f"builtins.{name}" for name in ("enumerate", "zip", "map", "filter", "reversed", "iter")
+)
+"""Builtins whose result iterates the iterables they are given (`for i, v in enumerate(it)`)."""
+
+
+def _iterated(value: Sym, calls: Mapping[int, ResolvedCall]) -> Iterable[Sym]:
+    """The values a `for` (or a consuming builtin) over `value` iterates: `value`, or the
+    arguments of a lazy wrapper around them."""
+    if is_call(value):
+        resolved = calls.get(call_index(value))
+        if resolved is not None and any(info.name in LAZY_WRAPPERS for info in resolved.api):
+            for arg in resolved.site.args:
+                yield from _iterated(arg, calls)
+            return
+    yield value
+
+
+def _python_iterator(atom: tuple) -> bool:
+    """A Python generator, or an iterator (`iter`, `zip`) over elements the analysis knows
+    (an iterator of unknown elements may be a `tf.data` one, which a trace keeps live)."""
+    if not is_seq_atom(atom):
+        return False
+    kind, elements = seq_kind(atom), iterated_atoms(atom)
+    return kind == "generator" or (kind == "iterator" and not all(map(is_unknown, elements)))
 
 
 def _star_parameter_itself(fn: FunctionSummary, target: Sym) -> bool:

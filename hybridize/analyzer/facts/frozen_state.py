@@ -11,6 +11,11 @@ either: a new `tf.Variable` bound in place of the old one is not read either (me
 TF 2.21: tests/analyzer/test_frozen_state_measured.py). Only state changed in place stays
 live: `self.w.assign(...)` writes the variable the graph captured.
 
+An argument object (not a container, named tuple or attrs instance, which `tf.function`
+opens) is keyed by identity and the body traced with it: its attributes are state of its
+class's instances as `self`'s are, and so are the attributes its `__tf_tensor__` reads
+(measured: tests/analyzer/test_python_object_arguments_measured.py).
+
 The fact holds only on evidence: the analysis sees, elsewhere in the project, an assignment
 to that attribute or global after initialisation. Initialisation is the class's `__init__`
 (and a Keras `build`, which runs before the first call), and module code that runs before
@@ -45,16 +50,21 @@ from hybridize.analyzer.facts.values import (
     is_lit_atom,
     is_module_atom,
     is_obj_atom,
+    obj_class,
 )
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
+    AttrSym,
+    LocalSym,
     attr_base,
+    attr_name,
     attr_sym,
     is_attr,
     is_name,
     local_sym,
     param_sym,
+    sym_name,
     syms_of_kinds,
 )
 from hybridize.model import Span
@@ -394,6 +404,7 @@ def _reads(
     class_key = FunctionKey(relpath, fn.class_qualname) if fn.class_qualname else None
     selves = {param_sym(receiver), local_sym(receiver)} if receiver else set()
     evaluator = get_evaluator(index, facts, key)
+    arguments = _argument_syms(fn)
     # Only attribute and name reads can be state: the others are left out before the sort,
     # whose `repr` of every value the evaluator met was most of this walk; and of the
     # attributes only those of the receiver or of a name (the branches below), not those of
@@ -402,12 +413,15 @@ def _reads(
         {
             sym
             for sym in syms_of_kinds((*evaluator.memo, *_getattr_reads(facts, key)), "attr", "name")
-            if is_name(sym) or sym[1] in selves or is_name(sym[1])
+            if is_name(sym) or sym[1] in selves or is_name(sym[1]) or sym[1] in arguments
         },
         key=repr,
     )
+    yield from _converted_argument_reads(index, facts, fn, evaluator)
     for sym in reads:
-        if is_attr(sym) and attr_base(sym) in selves and class_key is not None:
+        if is_attr(sym) and attr_base(sym) in arguments:
+            yield from _argument_attribute_reads(index, fn, evaluator, sym)
+        elif is_attr(sym) and attr_base(sym) in selves and class_key is not None:
             if index.find_method(class_key, sym[2]) is None:
                 yield f"`{receiver}.{sym[2]}`", (attr_state(class_key, sym[2]), sym)
         elif is_attr(sym) and _free_name(index, key, fn, sym[1], closures=True):
@@ -441,6 +455,60 @@ def _reads(
                 yield f"`{sym[1][1]}.{sym[2]}`", (_object_attribute(held, sym[2]), sym)
         elif is_name(sym) and (found := _global(index, key, fn, sym)) is not None:
             yield f"the global `{sym[1]}`", (found, sym)
+
+
+def _argument_syms(fn: FunctionSummary) -> frozenset[Sym]:
+    """The parameters a caller supplies (not the receiver), as the body reads them: the
+    parameter, and the local of its name when the body never binds that name again."""
+    found: set[Sym] = set()
+    for param in fn.explicit_params:
+        found.add(param_sym(param.name))
+        if all(value == param_sym(param.name) for value in fn.locals.get(param.name, ())):
+            found.add(local_sym(param.name))
+    return frozenset(found)
+
+
+def _argument_attribute_reads(
+    index: ProjectIndex, fn: FunctionSummary, evaluator: Evaluator, sym: AttrSym
+) -> Iterator[tuple[str, tuple[StateKey, Sym]]]:
+    """A read of an attribute of an argument object of a project class (not a method):
+    state of that class's instances, as an attribute of `self` is. `tf.function` keys an
+    object argument by identity (TF 2.21 `Weakref`) and traces the body with the object
+    itself, once: what the body read of it is kept for later calls with the same object
+    (measured: tests/analyzer/test_python_object_arguments_measured.py)."""
+    base, attribute = attr_base(sym), attr_name(sym)
+    name = sym_name(cast("LocalSym", base))
+    for atom in sorted(evaluator.eval(base), key=canonical):
+        class_key = obj_class(atom) if is_obj_atom(atom) else None
+        if class_key is not None and index.find_method(class_key, attribute) is None:
+            words = f"`{name}.{attribute}` of the argument `{name}`"
+            yield words, (attr_state(class_key, attribute), sym)
+
+
+TENSOR_CONVERSION = "__tf_tensor__"
+"""The method through which TensorFlow converts an object to a tensor (TF 2.21)."""
+
+
+def _converted_argument_reads(
+    index: ProjectIndex, facts: TensorFacts, fn: FunctionSummary, evaluator: Evaluator
+) -> Iterator[tuple[str, tuple[StateKey, Sym]]]:
+    """The attributes of `self` that `__tf_tensor__` reads, for each argument object of a
+    project class defining it: `tf.function` keys such an object by identity and converts
+    it inside the trace, once, so the graph keeps the tensor it gave (measured on TF 2.21:
+    2.0 and 2.0 where eager gives 2.0 and 6.0 after the attribute changed)."""
+    for param in fn.explicit_params:
+        sym = param_sym(param.name)
+        for atom in sorted(evaluator.eval(sym), key=canonical):
+            class_key = obj_class(atom) if is_obj_atom(atom) else None
+            method = None if class_key is None else index.find_method(class_key, TENSOR_CONVERSION)
+            if method is None:
+                continue
+            for what, state, _ in _state_reads(index, facts, method):
+                yield (
+                    f"{what} (in `{index.function(method).qualname}`, converting the "
+                    f"argument `{param.name}` to a tensor inside the trace)",
+                    (state, sym),
+                )
 
 
 GETATTR = "builtins.getattr"

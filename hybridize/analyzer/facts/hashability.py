@@ -22,6 +22,11 @@ Could not generate a generic TraceType for ... Please verify that it is immutabl
            argument too, unless the class implements the tracing protocol
            (`__tf_tracing_type__`, as larq's does): then tf.function types it without hashing
 
+    also fails: a dataclass hashed by its fields (`frozen=True`, `unsafe_hash=True`) holding
+           a tensor, a variable or a NumPy array: its hash hashes the field, which raises
+           (`unhashable_field_constructions`: the project's constructor calls say which);
+           attrs classes and named tuples are opened field by field, not hashed
+
 The evidence is the parameter's value as the analysis knows it (the arguments of the
 project's calls, its default, its annotation); instances of classes whose hashability
 depends on something outside the project (an external base class, a decorator keyword that
@@ -31,7 +36,7 @@ is not a literal) are not claimed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Literal, cast
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
@@ -162,18 +167,22 @@ def implements_tracing_protocol(index: ProjectIndex, class_key: ClassKey) -> boo
     return any("__tf_tracing_type__" in index.klass(key).methods for key in index.mro(class_key))
 
 
-def unhashable_part(index: ProjectIndex, atom: Atom, depth: int = 0) -> str | None:
-    """Words for the first unhashable object the value may be or contain, else None."""
+def unhashable_part(
+    index: ProjectIndex, atom: Atom, depth: int = 0, tensor_fields: Mapping[ClassKey, str] = {}
+) -> str | None:
+    """Words for the first unhashable object the value may be or contain, else None;
+    `tensor_fields`: the classes hashed by their fields built with a tensor field
+    (`unhashable_field_constructions`)."""
     kind: AtomKind = atom[0]
     if kind == "seq":
         if atom[1] == "set":
             return "a set"
         if atom[1] in OPENED_SEQUENCES and depth < MAX_NESTING:
-            return _first(index, atom[2], depth + 1)
+            return _first(index, atom[2], depth + 1, tensor_fields)
     elif kind == "tup" and depth < MAX_NESTING:
-        return _first(index, (a for part in atom[1] for a in part), depth + 1)
+        return _first(index, (a for part in atom[1] for a in part), depth + 1, tensor_fields)
     elif kind == "dict" and depth < MAX_NESTING:
-        return _first(index, atom[1], depth + 1)
+        return _first(index, atom[1], depth + 1, tensor_fields)
     elif (
         kind == "obj"
         and is_project_class(index, atom[2])
@@ -182,10 +191,17 @@ def unhashable_part(index: ProjectIndex, atom: Atom, depth: int = 0) -> str | No
         status, reason = hash_status(index, atom[2])
         if status == "unhashable":
             return f"an instance of `{atom[2].qualname}` ({reason})"
+        if status == "hashable" and atom[2] in tensor_fields:
+            return field_hash_failure(atom[2], tensor_fields[atom[2]])
     return None
 
 
-def _first(index: ProjectIndex, atoms: Iterable[Atom], depth: int) -> str | None:
+def _first(
+    index: ProjectIndex,
+    atoms: Iterable[Atom],
+    depth: int,
+    tensor_fields: Mapping[ClassKey, str] = {},
+) -> str | None:
     """The unhashable part of the first atom that has one, in the same order in every run
     (`unhashable_part` is pure). Only a container or an object may have one: the atoms of
     other kinds (most of them: tensors, literals) are left out without a call."""
@@ -196,7 +212,9 @@ def _first(index: ProjectIndex, atoms: Iterable[Atom], depth: int) -> str | None
             parts.append(atom)
     if not parts:
         return None
-    return first_in_canonical_order(parts, lambda atom: unhashable_part(index, atom, depth))
+    return first_in_canonical_order(
+        parts, lambda atom: unhashable_part(index, atom, depth, tensor_fields)
+    )
 
 
 _PART_KINDS: frozenset[AtomKind] = frozenset({"seq", "tup", "dict", "obj"})
@@ -212,7 +230,89 @@ def is_project_class(index: ProjectIndex, key: object) -> bool:
     return module is not None and qualname in module.classes
 
 
-def _annotated(index: ProjectIndex, key: FunctionKey, annotation: str | None) -> str | None:
+FIELD_HASH_DECORATOR = "dataclasses.dataclass"
+"""The record decorator whose hash `tf.function` calls: TF 2.21 opens attrs classes (and
+named tuples) field by field (`trace_type_builder.from_value`), but keys a dataclass by
+`hash(instance)`, which a frozen (or `unsafe_hash`) dataclass computes from its fields."""
+
+UNHASHABLE_FIELD_KINDS = frozenset({"tensor", "variable", "numpy"})
+"""Values whose `hash` raises (a tensor, a variable, a NumPy array): as a field of a
+dataclass hashed by its fields they fail `hash(instance)`."""
+
+FIELD_HASHED = "hashability_field_hashed"
+"""The `facts.cache` entry of `unhashable_field_constructions`."""
+
+
+def _hashes_fields(index: ProjectIndex, class_key: ClassKey) -> bool:
+    """Instances of the class hash by their fields: the first class of its project MRO that
+    decides `__hash__` does so by `@dataclasses.dataclass(frozen=True)` (or
+    `unsafe_hash=True`), not by a `__hash__` of its own."""
+    for key in index.mro(class_key):
+        cls = index.klass(key)
+        body = index.modules[key.file].functions.get(f"{cls.qualname}.<body>")
+        if "__hash__" in cls.methods or (body is not None and "__hash__" in body.locals):
+            return False
+        status, _ = own_hash_status(index, key)
+        if status == "hashable":
+            return any(
+                is_ext_ref(ref := index.resolve_dotted(key.file, decorator.name))
+                and ref[1] == FIELD_HASH_DECORATOR
+                for decorator in cls.decorators
+            )
+        if status != "inherits":
+            return False
+    return False
+
+
+def unhashable_field_constructions(index: ProjectIndex, facts: TensorFacts) -> dict[ClassKey, str]:
+    """The classes hashed by their fields (`_hashes_fields`) that the project constructs
+    with a tensor, variable or NumPy array among the arguments, each with words for the
+    first such construction. Once per solve: the project's calls are read only when it has
+    such a class."""
+    found = cast("dict[ClassKey, str] | None", facts.cache.get(FIELD_HASHED))
+    if found is not None:
+        return found
+    found = {}
+    facts.cache[FIELD_HASHED] = found
+    hashed = {
+        key
+        for relpath, module in index.modules.items()
+        for qualname, cls in module.classes.items()
+        if cls.decorators and _hashes_fields(index, key := FunctionKey(relpath, qualname))
+    }
+    if not hashed:
+        return found
+    for caller in sorted(facts.calls, key=str):
+        for resolved in facts.calls[caller]:
+            if not resolved.constructs:
+                continue
+            for kind, target in resolved.targets:
+                if kind != "class" or target not in hashed or target in found:
+                    continue
+                values = (*resolved.args, *resolved.kwargs.values())
+                if any(a[0] in UNHASHABLE_FIELD_KINDS for atoms in values for a in atoms):
+                    line = resolved.site.span.start_line
+                    found[target] = f"{caller.file}, line {line}"
+    return found
+
+
+def field_hash_failure(class_key: ClassKey, where: str) -> str:
+    """Words for a dataclass hashed by its fields that the project builds with a tensor
+    (an array, a variable) in a field (`where`): hashing it raises (measured on TF 2.21:
+    "Could not generate a generic TraceType";
+    tests/analyzer/test_python_object_arguments_measured.py)."""
+    return (
+        f"an instance of `{class_key.qualname}` (a frozen dataclass, hashed by its fields, "
+        f"built with a tensor or array field ({where}), whose hash raises)"
+    )
+
+
+def _annotated(
+    index: ProjectIndex,
+    key: FunctionKey,
+    annotation: str | None,
+    tensor_fields: Mapping[ClassKey, str] = {},
+) -> str | None:
     """An unhashable project class the annotation names (`Spec`, `Sequence[Spec]`,
     `Optional[Spec]`): the parameter is declared to receive its instances."""
     if not annotation:
@@ -224,6 +324,8 @@ def _annotated(index: ProjectIndex, key: FunctionKey, annotation: str | None) ->
             status, reason = hash_status(index, ref[1])
             if status == "unhashable":
                 return f"instances of `{name}` by its annotation ({reason})"
+            if status == "hashable" and ref[1] in tensor_fields:
+                return f"(by its annotation) {field_hash_failure(ref[1], tensor_fields[ref[1]])}"
     return None
 
 
@@ -248,7 +350,16 @@ def unhashable_arguments(
     fn = index.function(key)
     found: list[Evidence] = []
     class_key = receiver_class(index, key)
-    if class_key is not None:
+    tensor_fields = unhashable_field_constructions(index, facts)
+    if class_key is not None and class_key in tensor_fields:
+        found.append(
+            Evidence(
+                f"`self` is {field_hash_failure(class_key, tensor_fields[class_key])}: a "
+                "`tf.function` method keys its traces on `self`",
+                fn.span,
+            )
+        )
+    elif class_key is not None:
         status, reason = hash_status(index, class_key)
         if status == "unhashable":
             found.append(
@@ -262,7 +373,9 @@ def unhashable_arguments(
     evaluator = get_evaluator(index, facts, key)
     for param in fn.explicit_params:
         atoms = evaluator.eval(param_sym(param.name))
-        what = _first(index, atoms, 0) or _annotated(index, key, param.annotation)
+        what = _first(index, atoms, 0, tensor_fields) or _annotated(
+            index, key, param.annotation, tensor_fields
+        )
         if what is None:
             continue
         found.append(

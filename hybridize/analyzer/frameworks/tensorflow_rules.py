@@ -148,6 +148,11 @@ TRACED_REBUILT_MAPPINGS: frozenset[str] = frozenset(
 """Bases of the mappings `tf.function` rebuilds for the traced body as `type(x)(pairs)`
 (`default_types.Dict.placeholder_value`; a `defaultdict` as a plain dict): a class whose
 `__init__` cannot take one iterable of pairs fails the trace (measured on TF 2.21, HY442)."""
+TRACED_AS_PLAIN_DICTS: frozenset[str] = frozenset({"collections.defaultdict"})
+"""Mappings whose instances reach the traced body as a plain `dict` of the same pairs
+(`default_types.Dict.placeholder_value` rebuilds a `defaultdict` without its factory): a
+missing key raises KeyError where eager gives the default (measured on TF 2.21, HY442)."""
+
 #: Names a new ``import tensorflow`` binds, in order of preference (the first is the idiom).
 IMPORT_ALIASES: tuple[str, ...] = ("tf", "tensorflow")
 
