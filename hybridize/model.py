@@ -27,13 +27,15 @@ Severity = Literal["ok", "info", "warning", "error"]
 Benefit = Literal["high", "low", "none"]
 """Predicted gain of compiling a function: pays, may pay (or unknown), cannot pay."""
 
-BenefitRule = Literal["library_layer", "exported_layer", "exported_function"]
+BenefitRule = Literal["library_layer", "exported_layer", "exported_function", "public_function"]
 """The rule that rated a benefit on how code outside the project runs the function, which the
 rewrite's comment then states as its assumption (`hybridize/analyzer/decisions/benefit.py`):
 "library_layer", a public layer's call of a library whose own code runs no model;
 "exported_layer", a layer's call of a class the package exports as its public API;
 "exported_function", a module-level function the package exports as its public API
-(`decisions/exported_api.py`). Each rates the call by its work, assuming its users also call
+(`decisions/exported_api.py`); "public_function", a public function of a public module the
+project imports by that path, where its own code does not count its calls (the same file).
+Each rates the call by its work, assuming its users also call
 it eagerly."""
 
 _Frozen = TypeVar("_Frozen", bound=type)

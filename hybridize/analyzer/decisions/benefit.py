@@ -51,6 +51,7 @@ from hybridize.analyzer.facts.evaluator import (
 from hybridize.analyzer.facts.exports import exported_classes, public_path
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
 from hybridize.analyzer.facts.graph_breaks import first_graph_break
+from hybridize.analyzer.facts.graph_run_callables import GraphRunUse, graph_run_callables
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
@@ -75,7 +76,13 @@ from hybridize.analyzer.facts.varying_shapes import shape_read_as_int, varying_s
 from hybridize.analyzer.frameworks.api_info import ApiInfo
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise, is_library_kernel
 from hybridize.analyzer.frameworks.framework import framework_named, instance_call_methods
-from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Loop, Sym
+from hybridize.analyzer.summaries.ir import (
+    COMPREHENSION_LOOP,
+    CallSite,
+    FunctionSummary,
+    Loop,
+    Sym,
+)
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
     attr_base,
@@ -269,6 +276,9 @@ class BenefitModel:
         worked out when first asked, and taken over from the last phase on the terms of
         `_exports`."""
         self._taped: dict[FunctionKey, TapedRun] | None = None
+        self._graph_runs: dict[FunctionKey, GraphRunUse] | None = None
+        """The functions the project hands to a layer library's graphs (`graph_run_callables`),
+        once asked."""
         """The functions the project records on a gradient tape (`_taped_run`), once asked."""
         self._exports: dict[ClassKey, str] | None = (
             last._exports if last is not None and classes_unchanged else None
@@ -281,14 +291,20 @@ class BenefitModel:
         phase and only where a public layer's call is estimated."""
 
     def estimate(self, key: FunctionKey) -> Benefit:
-        """The level and its reasons, most decisive reason first."""
+        """The level and its reasons, most decisive reason first: by how the project's code
+        and its users call the function (`_estimate_by_calls`), then by what the layer library
+        runs of it inside graphs of its own (`_with_graph_run_use`)."""
+        return self._with_graph_run_use(key, self._estimate_by_calls(key))
+
+    def _estimate_by_calls(self, key: FunctionKey) -> Benefit:
+        """The level and its reasons by the function's calls, most decisive reason first."""
         work = self._work.get(key, 0.0)
         training = self._training.get(key, False)
         frequency = self.frequency(key)
         framework = self.index.function_framework(key)
         overhead = self._compiled_overhead(key)
         what = _work_in_words(work, training, framework.title)
-        users = self._exported_function_call(key)
+        users = self._exported_function_call(key) or self._public_function_call(key, frequency)
         if self.covered.get(key, False) and users is None:
             return Benefit(
                 "none",
@@ -574,7 +590,7 @@ class BenefitModel:
             v = verdicts[key]
             if v.transformation != "convert_to_hybrid" or v.benefit not in ("high", "low"):
                 continue
-            if v.benefit_rule == "exported_function":
+            if v.benefit_rule in ("exported_function", "public_function"):
                 # its users call it outside the project's graphs (`decisions/exported_api.py`)
                 continue
             if v.benefit == "low":
@@ -706,6 +722,41 @@ class BenefitModel:
             return None
         reason = self._exported_functions.reason(key)
         return None if reason is None else UsersLayerCall("exported_function", reason)
+
+    def _public_function_call(
+        self, key: FunctionKey, frequency: Frequency
+    ) -> UsersLayerCall | None:
+        """Why a public function of a public module that the project imports by that path
+        (`exports.imported_functions`) is rated by the work of its users' calls, where the
+        project's own code does not count its calls (only tests call it, no code does, or its
+        callers are entry points: rule "public_function", `decisions/exported_api.py`); None
+        elsewhere: where the project's own code runs it a known number of times, that count
+        stands (no name the package chose says users call it more)."""
+        if frequency not in ("tests", "uncalled", "unknown") or self.is_test_code(key):
+            return None
+        reason = self._exported_functions.imported_reason(key)
+        return None if reason is None else UsersLayerCall("public_function", reason)
+
+    def _with_graph_run_use(self, key: FunctionKey, benefit: Benefit) -> Benefit:
+        """`benefit`, told what the layer library runs of the function inside graphs of its
+        own because the project hands it over (`graph_run_callables`: Keras's
+        `Model.compile(loss=f)` calls `f` inside the train and test steps `fit` and
+        `evaluate` trace, where a decorator changes nothing). Where nothing else of the
+        project calls it a counted number of times and no rule says users call it directly
+        (an exported or imported public function, `benefit.rule`), that use is all that is
+        known of how it runs: `none`, naming the call. Where both hold, the direct calls
+        decide the level (they pay or not by their work; inside Keras' graph the decorator
+        costs nothing) and the reasons add the graph's use."""
+        if self._graph_runs is None:
+            self._graph_runs = graph_run_callables(self.index, self.facts, self.is_test_code)
+        use = self._graph_runs.get(key)
+        if use is None:
+            return benefit
+        framework = self.index.function_framework(use.caller)
+        reason = framework.graph_run_reason.format(call=use.call(), where=f"{use.file}:{use.line}")
+        if benefit.rule is not None or self.frequency(key) in ("repeated", "once"):
+            return dataclasses.replace(benefit, reasons=(*benefit.reasons, f"also {reason}"))
+        return Benefit("none", (reason, *benefit.reasons))
 
     def _graph_break(self, key: FunctionKey) -> str | None:
         """Why compiling the function pays less than its work says: it, or a function it runs,
@@ -1259,8 +1310,10 @@ class BenefitModel:
             if not site.in_loop:
                 continue
             for i in site.loops:
-                if not 0 <= i < len(loops):
+                if i == COMPREHENSION_LOOP:
                     continue  # a comprehension's: it builds a structure of its elements
+                if not 0 <= i < len(loops):
+                    return False  # a `while`: a stream
                 atoms = evaluator.eval(loops[i].iterable)
                 if not any(_built_sequence(a) for a in atoms) or any(
                     is_dataset_atom(a) for a in atoms
@@ -1430,7 +1483,7 @@ def eager_use_assumption(verdict: FunctionVerdict) -> str | None:
     other verdict."""
     if verdict.benefit != "high" or verdict.benefit_rule is None:
         return None
-    if verdict.benefit_rule == "exported_function":
+    if verdict.benefit_rule in ("exported_function", "public_function"):
         return EXPORTED_FUNCTION_ASSUMPTION
     try:
         framework = framework_named(verdict.framework)

@@ -18,6 +18,12 @@ A class is exported when
   `from pkg import x`): `pkg.x.C` is an attribute path of the package (public classes of `x`);
 - a module of a public path lists it in `__all__`.
 
+A module-level function is also public API where it is reached by its module's path
+(`imported_functions`): a public function of a public module that some other module of the
+project (its tests, examples and documentation code included) imports by the absolute path
+users write (`from astroNN.nn.losses import nll` in `tests/test_loss_func.py`). The package
+chose no name for it, but the tests stand in for its users, who import it the same way.
+
 Read from module summaries only (`ProjectIndex`), never by importing the code.
 """
 
@@ -35,7 +41,7 @@ from hybridize.analyzer.facts.refs import (
     ref_key,
 )
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.summaries.ir import ModuleSummary
+from hybridize.analyzer.summaries.ir import ModuleSummary, module_imports
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 
 MAX_STAR_DEPTH = 10
@@ -75,6 +81,43 @@ def exported_functions(
     public module. Nested functions and methods are not module attributes: never exported
     here."""
     return _exported(index, is_test_module, _is_module_function_ref, _public_functions)
+
+
+def imported_functions(
+    index: ProjectIndex, is_test_module: Callable[[str], bool]
+) -> dict[FunctionKey, tuple[str, str]]:
+    """Module-level function -> (its dotted path, the first module importing it by that
+    path), for every public function (no leading underscore) of a public module (no
+    underscore in its path, no test module) that another module imports by its absolute
+    module path (`from pkg.losses import nll`): the way its users reach it. The importer is a
+    test module or a module of a public path; a relative import (`from .losses import nll`)
+    is the package's own wiring, and a private module's import (`pkg/_impl.py`) reaches it
+    for the package only: neither counts. In module order, so the first importer is the
+    same in every run."""
+    found: dict[FunctionKey, tuple[str, str]] = {}
+    for importer in sorted(index.modules):
+        test = is_test_module(importer)
+        if not test and not public_path(importer):
+            continue
+        for imp in module_imports(index.modules[importer]):
+            if imp.member is None or imp.member.startswith("_") or imp.source.startswith("."):
+                continue
+            source = index.source_module(imp.source, importer)
+            if (
+                source is None
+                or source == importer
+                or PurePosixPath(source).name == "__init__.py"
+                or is_test_module(source)
+                or not public_path(source)
+            ):
+                continue
+            ref = index.alias_target(index.resolve_global(source, imp.member))
+            if not _is_module_function_ref(ref):
+                continue
+            key = ref_key(ref)
+            if key.file == source and key.qualname == imp.member and key not in found:
+                found[key] = (f"{imp.source}.{imp.member}", importer)
+    return found
 
 
 def _is_module_function_ref(ref: Ref) -> bool:

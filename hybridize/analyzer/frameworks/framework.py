@@ -198,6 +198,12 @@ class Framework:
     never on data)."""
     exported_layer_assumption: str | None = None
     """What the rewrite's comment says a decorator added for that reason assumes."""
+    graph_run_arguments: Mapping[str, frozenset[str]] = field(default_factory=dict, compare=False)
+    """Method name -> the keyword arguments whose functions the layer library runs inside a
+    graph of its own (Keras's `Model.compile(loss=, metrics=, weighted_metrics=)`: the train
+    and test steps `fit` and `evaluate` trace call them): `facts/graph_run_callables.py`."""
+    graph_run_reason: str = ""
+    """Why such a use gains nothing from a decorator (`{call}` and `{where}` filled in)."""
     compiled_function: str = "the compiled function"
     """What its decorator hands on in place of the Python function, in messages ("a compiled
     tf.function")."""
@@ -656,6 +662,8 @@ TENSORFLOW = Framework(
     exported_layer_calls=tensorflow_rules.EXPORTED_LAYER_CALLS,
     api_layer_calls=tensorflow_rules.API_LAYER_CALLS,
     exported_layer_assumption=tensorflow_rules.EXPORTED_LAYER_ASSUMPTION,
+    graph_run_arguments=tensorflow_rules.GRAPH_RUN_ARGUMENTS,
+    graph_run_reason=tensorflow_rules.GRAPH_RUN_REASON,
     symbolic_build_callers=tensorflow_rules.SYMBOLIC_BUILD_CALLERS,
     layer_class_names=tensorflow_rules.LAYER_CLASS_NAMES,
     compiled_function=tensorflow_rules.COMPILED_FUNCTION,

@@ -200,6 +200,22 @@ API_LAYER_CALLS = (
     "when called eagerly (`layer(x)`), and inside `fit` it is already in a graph and costs "
     "nothing"
 )
+#: Keras `Model.compile` keyword arguments whose functions Keras calls inside the train and
+#: test steps that `fit` and `evaluate` trace (`run_eagerly` False by default): a loss, a
+#: metric function. Measured under TF 2.21 (Keras 3 and tf-keras 2.21): a plain Python loss
+#: and metric passed to `compile` ran their Python body 1 to 3 times (traces) over 3 epochs
+#: of 8 steps, not once per step, and a `@tf.function` loss fitted the same
+#: (tests/analyzer/test_benefit_keras_compile_measured.py). Positional arguments are left
+#: out (`compile`'s order differs between Keras 2 and 3); `Model.add_loss` takes a tensor
+#: (Keras 3), and `fit(callbacks=...)` runs its callbacks eagerly.
+GRAPH_RUN_ARGUMENTS: dict[str, frozenset[str]] = {
+    "compile": frozenset({"loss", "metrics", "weighted_metrics"})
+}
+#: Why a function handed to `Model.compile` gains nothing there from a decorator.
+GRAPH_RUN_REASON = (
+    "run inside Keras' graph by {call} at {where}: `fit` and `evaluate` trace the train and "
+    "test steps that call it, where a decorator of its own changes nothing"
+)
 #: What the rewrite's comment says such a decorator assumes.
 EXPORTED_LAYER_ASSUMPTION = (
     "assumes the library's users also call this layer eagerly, where it pays; in fit it "

@@ -18,6 +18,11 @@ from hybridize.model import Span, fast_pickling
 
 NO_SPAN = Span(1, 0, 1, 0)
 
+WHILE_LOOP = -1
+"""`CallSite.loops`' mark of a `while` loop (a stream: as many trips as its condition allows)."""
+COMPREHENSION_LOOP = -2
+"""`CallSite.loops`' mark of a comprehension (once per element of the structure it walks)."""
+
 
 @fast_pickling
 @dataclass(frozen=True, slots=True)
@@ -37,7 +42,8 @@ class CallSite:
     times per call of the function (how often code runs decides what compiling it saves)."""
     loops: tuple[int, ...] = ()
     """The `for` loops enclosing it, outermost first, as indexes into the function's `loops`;
-    -1 for a `while` loop or a comprehension, whose trip count is not read from the code."""
+    WHILE_LOOP for a `while` loop, COMPREHENSION_LOOP for a comprehension's element, its
+    conditions and its inner iterables: trip counts not read from the code."""
 
 
 @fast_pickling

@@ -22,8 +22,10 @@ from typing import Any, Literal, cast
 from hybridize.analyzer.summaries.definition_lines import IGNORE_MARKER, DefinitionLines, Function
 from hybridize.analyzer.summaries.hooks import HookTable, SummaryHook
 from hybridize.analyzer.summaries.ir import (
+    COMPREHENSION_LOOP,
     NO_SPAN,
     UNKNOWN,
+    WHILE_LOOP,
     CallSite,
     ClassSummary,
     DecoratorInfo,
@@ -437,7 +439,7 @@ class _ModuleBuilder:
             test = self._expr(stmt.test, scope)
             scope.summary.conditions.append(test)
             outer_loops = scope.loops
-            scope.loops = (*outer_loops, -1)
+            scope.loops = (*outer_loops, WHILE_LOOP)
             scope.open_loops.append([])
             try:
                 self._nested(stmt.body, scope, kw, loop=True)
@@ -1076,7 +1078,7 @@ class _ModuleBuilder:
         # Source order: the element first, then the loops that bind its names.
         scope.repeated_expressions += 1
         outer_loops = scope.loops
-        scope.loops = (*outer_loops, -1)
+        scope.loops = (*outer_loops, COMPREHENSION_LOOP)
         try:
             produced = self._expr(expr.elt, scope)
         finally:
@@ -1094,7 +1096,7 @@ class _ModuleBuilder:
     def _dict_comprehension(self, expr: ast.DictComp, scope: _Scope) -> Sym:
         scope.repeated_expressions += 1
         outer_loops = scope.loops
-        scope.loops = (*outer_loops, -1)
+        scope.loops = (*outer_loops, COMPREHENSION_LOOP)
         try:
             self._hashed(self._expr(expr.key, scope), scope)
             value = self._expr(expr.value, scope)
@@ -1164,15 +1166,26 @@ class _ModuleBuilder:
         self.block_count += 1
         outer = scope.path
         scope.path = (*outer, self.block_count)
+        outer_loops = scope.loops
+        repeated = False
         try:
             for generator in generators:
                 target = self._prepare_target(generator.target, scope)
                 iterable = self._expr(generator.iter, scope)
                 scope.summary.loops.append(Loop(iterable, self.statement_span, comprehension=True))
                 self._bind(target, iter_sym(iterable), scope, None)
+                if not repeated:
+                    # What follows runs once per element: the conditions, the iterables of
+                    # the inner `for`s (the first iterable is evaluated once).
+                    repeated = True
+                    scope.repeated_expressions += 1
+                    scope.loops = (*outer_loops, COMPREHENSION_LOOP)
                 for condition in generator.ifs:
                     self._expr(condition, scope)
         finally:
+            if repeated:
+                scope.repeated_expressions -= 1
+            scope.loops = outer_loops
             scope.path = outer
 
     def _formatted(
