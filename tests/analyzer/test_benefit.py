@@ -318,6 +318,22 @@ NESTED_CASES = [
         "low",
     ),
     case(
+        # a `while` loop is a stream (as many trips as its condition allows), not the
+        # elements of a structure: defined once (`train` runs once), called many times
+        "nested-step-called-in-a-while-loop",
+        nested(
+            """n = 0
+            while n < batches:
+                step(x, y)
+                n += 1""",
+            """
+        train(tf.ones((8, 3)), tf.ones((8, 4)), 1000)
+        """,
+        ),
+        "train.step",
+        "high",
+    ),
+    case(
         # the same in a `for` over a list of tensors
         "nested-step-called-per-element-of-a-list",
         nested(
@@ -1298,36 +1314,26 @@ def test_a_property_read_counts_its_getter_s_work() -> None:
 
 
 def test_a_library_function_only_its_tests_call_runs_an_unknown_count() -> None:
-    """A library's function that only its own tests call runs as often as its users call it:
-    as unknown as for one with no call site (`low`), not "cannot pay". In a private module
-    (`_lib.py`) that is all that is known; in a public module the tests import it by its path
-    as users would (rule "public_function", `decisions/exported_api.py`), so its work per call
-    decides: one matmul and a softmax, too little for a graph (`low` all the same)."""
-    test = """
-        import tensorflow as tf
-        from MODULE import scores
+    """A library's API that only its own tests call runs as often as its users call it: as
+    unknown as for one with no call site (`low`, judged by its work), not "cannot pay"."""
+    files = {
+        "lib.py": """
+            import tensorflow as tf
 
-        def test_scores():
-            assert scores(tf.ones([2, 2])).shape == (2, 2)
-        """
-    module = """
-        import tensorflow as tf
+            def scores(x):
+                return tf.nn.softmax(tf.matmul(x, x, transpose_b=True))
+            """,
+        "test_lib.py": """
+            import tensorflow as tf
+            from lib import scores
 
-        def scores(x):
-            return tf.nn.softmax(tf.matmul(x, x, transpose_b=True))
-        """
-    private = verdict(
-        {"_lib.py": module, "test_lib.py": test.replace("MODULE", "_lib")}, "_lib.py::scores"
-    )
-    assert private.benefit == "low", private.benefit_reasons
-    assert private.benefit_rule is None
-    assert private.benefit_reasons[0].startswith("only tests call it: how often")
-    public = verdict(
-        {"lib.py": module, "test_lib.py": test.replace("MODULE", "lib")}, "lib.py::scores"
-    )
-    assert public.benefit == "low", public.benefit_reasons
-    assert public.benefit_rule == "public_function"
-    assert "too little work" in public.benefit_reasons[0], public.benefit_reasons
+            def test_scores():
+                assert scores(tf.ones([2, 2])).shape == (2, 2)
+            """,
+    }
+    v = verdict(files, "lib.py::scores")
+    assert v.benefit == "low", v.benefit_reasons
+    assert v.benefit_reasons[0].startswith("only tests call it: how often")
 
 
 KERAS_STEP_LIBRARY = {

@@ -20,8 +20,8 @@ A class is exported when
 
 A module-level function is also public API where it is reached by its module's path
 (`imported_functions`): a public function of a public module that some other module of the
-project (its tests, examples and documentation code included) imports by the absolute path
-users write (`from astroNN.nn.losses import nll` in `tests/test_loss_func.py`). The package
+project (its tests, examples and documentation code included) imports by the absolute package
+path users write (`from astroNN.nn.losses import nll` in `tests/test_loss_func.py`). The package
 chose no name for it, but the tests stand in for its users, who import it the same way.
 
 Read from module summaries only (`ProjectIndex`), never by importing the code.
@@ -88,8 +88,10 @@ def imported_functions(
 ) -> dict[FunctionKey, tuple[str, str]]:
     """Module-level function -> (its dotted path, the first module importing it by that
     path), for every public function (no leading underscore) of a public module (no
-    underscore in its path, no test module) that another module imports by its absolute
-    module path (`from pkg.losses import nll`): the way its users reach it. The importer is a
+    underscore in its path, no test module) of a package that another module imports by its
+    absolute module path (`from pkg.losses import nll`): the way its users reach it. A
+    top-level module imported by its bare name (`from main import f` in a program's test)
+    is a script's module beside its tests, not a package's path: it does not count. The importer is a
     test module or a module of a public path; a relative import (`from .losses import nll`)
     is the package's own wiring, and a private module's import (`pkg/_impl.py`) reaches it
     for the package only: neither counts. In module order, so the first importer is the
@@ -100,8 +102,13 @@ def imported_functions(
         if not test and not public_path(importer):
             continue
         for imp in module_imports(index.modules[importer]):
-            if imp.member is None or imp.member.startswith("_") or imp.source.startswith("."):
-                continue
+            if (
+                imp.member is None
+                or imp.member.startswith("_")
+                or imp.source.startswith(".")
+                or "." not in imp.source
+            ):
+                continue  # not `from package.module import name`
             source = index.source_module(imp.source, importer)
             if (
                 source is None

@@ -203,8 +203,9 @@ API_LAYER_CALLS = (
 #: Keras `Model.compile` keyword arguments whose functions Keras calls inside the train and
 #: test steps that `fit` and `evaluate` trace (`run_eagerly` False by default): a loss, a
 #: metric function. Measured under TF 2.21 (Keras 3 and tf-keras 2.21): a plain Python loss
-#: and metric passed to `compile` ran their Python body 1 to 3 times (traces) over 3 epochs
-#: of 8 steps, not once per step, and a `@tf.function` loss fitted the same
+#: and metric passed to `compile` ran their Python bodies 3 times (traces) over 3 epochs of 8
+#: batches and an evaluation of 8, 32 times with `run_eagerly=True`; a `@tf.function` loss
+#: traced once and then ran inside Keras's graphs
 #: (tests/analyzer/test_benefit_keras_compile_measured.py). Positional arguments are left
 #: out (`compile`'s order differs between Keras 2 and 3); `Model.add_loss` takes a tensor
 #: (Keras 3), and `fit(callbacks=...)` runs its callbacks eagerly.
