@@ -12,19 +12,13 @@ oracle (docs/oracle.md, "Benefit on held-out libraries, eleventh session"): nine
 
 from __future__ import annotations
 
-import math
 import textwrap
 
 import pytest
 from facts_helpers import verdict
+from test_benefit_exported_functions import HIGH_WORK
 
-from hybridize.analyzer.decisions.benefit import PAYBACK, eager_use_assumption
-from hybridize.analyzer.frameworks.call_costs import TENSORFLOW_CALL_COSTS
-
-_COSTS = TENSORFLOW_CALL_COSTS
-HIGH_WORK = math.ceil(PAYBACK * _COSTS.compiled_call / (_COSTS.elementwise + _COSTS.python_operand))
-"""Lines of `x = tf.sin(x) + 1.0` from which a function of one argument pays (as in
-test_benefit_exported_functions.py)."""
+from hybridize.analyzer.decisions.benefit import eager_use_assumption
 
 LOSSES = (
     "import tensorflow as tf\n\n\n"
