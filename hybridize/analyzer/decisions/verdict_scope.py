@@ -35,6 +35,7 @@ from hybridize.analyzer.facts.candidacy import BACKEND_QUERIES
 from hybridize.analyzer.facts.digraph import DiGraph
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees
 from hybridize.analyzer.facts.frozen_state import StateReads
+from hybridize.analyzer.facts.graph_run_callables import handed_functions
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.solver import FactJournal
 from hybridize.analyzer.facts.values import Dep
@@ -149,6 +150,11 @@ def seeds(
                 class_key = key.sibling(fn.class_qualname)
                 if not changes.classes.isdisjoint(index.mro(class_key)):
                     found.add(key)
+    for key in list(found):
+        # A function handed to Keras's `compile(loss=...)` reads its hander's calls
+        # (`BenefitModel._with_graph_run_use`), before the edit and after it.
+        for calls in (facts.calls.get(key, ()), calls_before(key)):
+            found.update(k for k in handed_functions(index, key, calls) if k in known)
     for key in [k for k in found if k.is_module_code]:
         # A function asks whether its module's code branches on the Keras backend.
         if module_queries_backend(facts.calls.get(key, ())) or module_queries_backend(

@@ -60,6 +60,15 @@ def graph_run_callables(
     return found
 
 
+def handed_functions(index: ProjectIndex, key: FunctionKey, calls: object) -> set[FunctionKey]:
+    """The functions one function's calls (`calls`: its resolved calls, or what stood for
+    them before an edit) hand to a layer library's graphs: their verdicts read that function
+    (`verdict_scope.seeds`)."""
+    if not isinstance(calls, list):
+        return set()
+    return {use.target for use in _handed(index, key, calls)}
+
+
 def _handed(index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]) -> list[GraphRunUse]:
     """The hand-overs of one function's calls."""
     arguments = index.function_framework(key).graph_run_arguments
