@@ -76,3 +76,46 @@ def test_making_and_unmaking_a_hand_over_gives_a_fresh_analysis_s_verdicts(
         project.update(root / "model.py", MODEL.replace("HANDED", handed))
         check(project, f"model.py: {handed}")
         assert _benefit(project) == expected, handed
+
+
+HEAVY = (
+    "import tensorflow as tf\n\n\n"
+    "def nll(x):\n" + "".join("    x = tf.sin(x) + 1.0\n" for _ in range(40)) + "    return x\n"
+)
+
+IMPORTING_TEST = """\
+import tensorflow as tf
+
+from pkg.losses import nll
+
+
+def test_nll():
+    assert nll(tf.ones((3,))) is not None
+"""
+
+
+def test_importing_a_public_function_by_its_path_gives_a_fresh_analysis_s_verdicts(
+    make_project: Callable[[dict[str, str | bytes]], Path],
+) -> None:
+    """`pkg.losses.nll`, called by no code, is `low` ("no call site") until a test imports it
+    by its package path and calls it (`high`: rule "public_function"), and `low` again once
+    the test imports it relatively through a private module instead."""
+    root = make_project(
+        {
+            "pkg/__init__.py": "",
+            "pkg/losses.py": HEAVY,
+            "pkg/_wiring.py": "from .losses import nll\n",
+            "tests/test_nll.py": "def test_nothing():\n    pass\n",
+        }
+    )
+    project = Project.open(root, ProjectOptions(use_cache=False), long_running=True)
+    check(project, "opened")
+    for text, expected in [
+        (IMPORTING_TEST, "high"),
+        (IMPORTING_TEST.replace("pkg.losses", "pkg._wiring"), "low"),
+        (IMPORTING_TEST, "high"),
+    ]:
+        project.update(root / "tests/test_nll.py", text)
+        check(project, "tests/test_nll.py edited")
+        found = {v.qualname: v.benefit for v in project.results().functions}
+        assert found["nll"] == expected, text
