@@ -7,6 +7,8 @@ evaluation of 8: a plain Python loss and metric ran their bodies 3 times (traces
 per batch (32); with `run_eagerly=True` 32 times each (the counter sees eager calls); a
 `@tf.function` loss traced once and was called inside Keras' graphs from then on (its body
 ran once): a decorator of its own adds a nested function to a graph that already holds it.
+tf-keras ran a loss callable given to `add_loss` twice in 24 batches; Keras 3 refuses a
+callable there (a tensor only).
 """
 
 from __future__ import annotations
@@ -56,6 +58,22 @@ for name, given, eager in (
     model.fit(x, y, batch_size=4, epochs=3, verbose=0)
     model.evaluate(x, y, batch_size=4, verbose=0)
     out[name] = dict(counts)
+
+penalties = {"runs": 0}
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+
+def penalty():
+    penalties["runs"] += 1
+    return tf.reduce_mean(tf.square(model.layers[0].kernel))
+
+try:
+    model.add_loss(penalty)
+except ValueError:
+    out["add_loss"] = None  # Keras 3: a tensor only
+else:
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(x, y, batch_size=4, epochs=3, verbose=0)
+    out["add_loss"] = penalties["runs"]
 print(json.dumps(out))
 """
 
@@ -87,3 +105,8 @@ def test_compile_runs_its_loss_and_metrics_inside_keras_graphs(keras: str) -> No
     assert 1 <= runs["plain"]["loss"] <= 4, runs
     assert 1 <= runs["plain"]["metric"] <= 4, runs
     assert runs["decorated"]["decorated_loss"] <= 2, runs
+    if keras == "tf_keras":
+        # a loss callable given to `add_loss` runs per trace of the train step, not per batch
+        assert runs["add_loss"] is not None and 1 <= runs["add_loss"] <= 4, runs
+    else:
+        assert runs["add_loss"] is None, runs  # Keras 3 takes a tensor, not a callable

@@ -200,6 +200,32 @@ def test_a_function_only_keras_compile_runs_is_rated_none(
     ), v.benefit_reasons
 
 
+def test_a_loss_callable_given_to_add_loss_is_rated_none() -> None:
+    """tf-keras calls a zero-argument loss given to `add_loss` inside the train step `fit`
+    traces (measured: test_benefit_keras_compile_measured.py): handed only there (and called
+    by a test), it gains nothing from a decorator (`none`, naming the call)."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/penalty.py": LOSSES.replace("def _private_nll(x):", "def _penalty(x=1.0):"),
+        "pkg/models.py": textwrap.dedent("""
+            import tensorflow as tf
+            from pkg.penalty import _penalty
+
+            def train(x, y):
+                model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
+                model.add_loss(_penalty)
+                model.compile(optimizer="sgd", loss="mse")
+                model.fit(x, y, epochs=3)
+            """),
+        "tests/test_penalty.py": _test_importing("pkg.penalty", "_penalty"),
+    }
+    v = verdict(files, "pkg/penalty.py::_penalty")
+    assert v.benefit == "none", v.benefit_reasons
+    assert v.benefit_reasons[0].startswith(
+        "run inside Keras' graph by `add_loss(...)` at pkg/models.py:7"
+    ), v.benefit_reasons
+
+
 def test_a_compiled_loss_with_direct_api_calls_keeps_its_users_rating() -> None:
     """`nll` is handed to `compile(loss=)` and also imported by its path by the tests: its
     users' direct calls pay (`high`, rated by its work); inside Keras' graph its decorator

@@ -1,12 +1,13 @@
 """The project functions a layer library runs inside graphs of its own because the project
 hands them over: Keras's `Model.compile(loss=f, metrics=[g])` (`Framework.
-graph_run_arguments`). Keras calls the losses and metrics it is given inside the train and
-test steps that `fit` and `evaluate` trace (issue 34's class 4: already running in a graph),
-so for that use a decorator of the function's own changes nothing.
+graph_run_arguments`; tf-keras's `add_loss(f)` of a loss callable). Keras calls the losses
+and metrics it is given inside the train and test steps that `fit` and `evaluate` trace
+(issue 34's class 4: already running in a graph), so for that use a decorator of the
+function's own changes nothing.
 
 A call counts when it is written `receiver.compile(...)` (the method names of
 `graph_run_arguments`), the receiver's method is no project function (a project's own
-`compile` wrapper hands the function on to Keras in its body, found there), and a keyword
+`compile` wrapper hands the function on to Keras in its body, found there), and an argument
 of the method's holds the function itself, or a list, tuple or dict of them (`metrics=[g]`,
 `metrics={"output": [g]}`). Read from the resolved calls only, never by importing the code.
 """
@@ -38,7 +39,10 @@ class GraphRunUse:
     caller: FunctionKey
 
     def call(self) -> str:
-        """The call in words: "`Model.compile(loss=)`"."""
+        """The call in words: "`Model.compile(loss=)`", "`add_loss(...)`" (a positional
+        argument, `keyword` empty)."""
+        if not self.keyword:
+            return f"`{self.method}(...)`"
         return f"`Model.{self.method}({self.keyword}=)`"
 
 
@@ -80,8 +84,15 @@ def _handed(index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]) ->
         if not is_attr(callee) or resolved.targets:
             continue  # not a method call, or the project's own method
         method = attr_name(callee)
-        for keyword in sorted(arguments.get(method, ())):
-            atoms = resolved.kwargs.get(keyword)
+        for where in arguments.get(method, ()):
+            atoms = (
+                resolved.args[where]
+                if isinstance(where, int) and where < len(resolved.args)
+                else resolved.kwargs.get(where)
+                if isinstance(where, str)
+                else None
+            )
+            keyword = where if isinstance(where, str) else ""
             for atom in () if atoms is None else leaf_atoms(atoms):
                 if is_func_atom(atom) or is_method_atom(atom):
                     line = resolved.site.span.start_line

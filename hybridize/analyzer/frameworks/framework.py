@@ -198,10 +198,13 @@ class Framework:
     never on data)."""
     exported_layer_assumption: str | None = None
     """What the rewrite's comment says a decorator added for that reason assumes."""
-    graph_run_arguments: Mapping[str, frozenset[str]] = field(default_factory=dict, compare=False)
-    """Method name -> the keyword arguments whose functions the layer library runs inside a
-    graph of its own (Keras's `Model.compile(loss=, metrics=, weighted_metrics=)`: the train
-    and test steps `fit` and `evaluate` trace call them): `facts/graph_run_callables.py`."""
+    graph_run_arguments: Mapping[str, tuple[int | str, ...]] = field(
+        default_factory=dict, compare=False
+    )
+    """Method name -> the arguments (positions, keywords) whose functions the layer library
+    runs inside a graph of its own (Keras's `Model.compile(loss=, metrics=,
+    weighted_metrics=)`, tf-keras's `add_loss(f)`: the train and test steps `fit` and
+    `evaluate` trace call them): `facts/graph_run_callables.py`."""
     graph_run_reason: str = ""
     """Why such a use gains nothing from a decorator (`{call}` and `{where}` filled in)."""
     compiled_function: str = "the compiled function"

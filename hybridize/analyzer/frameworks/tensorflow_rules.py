@@ -200,19 +200,23 @@ API_LAYER_CALLS = (
     "when called eagerly (`layer(x)`), and inside `fit` it is already in a graph and costs "
     "nothing"
 )
-#: Keras `Model.compile` keyword arguments whose functions Keras calls inside the train and
-#: test steps that `fit` and `evaluate` trace (`run_eagerly` False by default): a loss, a
-#: metric function. Measured under TF 2.21 (Keras 3 and tf-keras 2.21): a plain Python loss
-#: and metric passed to `compile` ran their Python bodies 3 times (traces) over 3 epochs of 8
-#: batches and an evaluation of 8, 32 times with `run_eagerly=True`; a `@tf.function` loss
-#: traced once and then ran inside Keras's graphs
-#: (tests/analyzer/test_benefit_keras_compile_measured.py). Positional arguments are left
-#: out (`compile`'s order differs between Keras 2 and 3); `Model.add_loss` takes a tensor
-#: (Keras 3), and `fit(callbacks=...)` runs its callbacks eagerly.
-GRAPH_RUN_ARGUMENTS: dict[str, frozenset[str]] = {
-    "compile": frozenset({"loss", "metrics", "weighted_metrics"})
+#: Keras methods and the arguments (positions, keywords) whose functions Keras calls inside
+#: the train and test steps that `fit` and `evaluate` trace (`run_eagerly` False by default):
+#: `Model.compile`'s loss and metric functions, and a zero-argument loss callable given to
+#: `add_loss` (tf-keras; Keras 3 takes only a tensor there). Measured under TF 2.21 (Keras 3
+#: and tf-keras 2.21): a plain Python loss and metric passed to `compile` ran their Python
+#: bodies 3 times (traces) over 3 epochs of 8 batches and an evaluation of 8, 32 times with
+#: `run_eagerly=True`; a `@tf.function` loss traced once and then ran inside Keras's graphs;
+#: tf-keras ran an `add_loss` callable twice in 24 batches
+#: (tests/analyzer/test_benefit_keras_compile_measured.py). `compile`'s positional arguments
+#: are left out (their order differs between Keras 2 and 3); `fit(callbacks=...)` runs its
+#: callbacks eagerly.
+GRAPH_RUN_ARGUMENTS: dict[str, tuple[int | str, ...]] = {
+    "compile": ("loss", "metrics", "weighted_metrics"),
+    "add_loss": (0, "losses"),
 }
-#: Why a function handed to `Model.compile` gains nothing there from a decorator.
+#: Why a function handed to `Model.compile` (or `add_loss`) gains nothing there from a
+#: decorator.
 GRAPH_RUN_REASON = (
     "run inside Keras' graph by {call} at {where}: `fit` and `evaluate` trace the train and "
     "test steps that call it, where a decorator of its own changes nothing"
