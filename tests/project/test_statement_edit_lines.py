@@ -172,6 +172,7 @@ def test_every_positioned_field_of_a_function_summary_is_moved() -> None:
         "is_lambda": bool,
         "is_async": bool,
         "may_fall_through": bool,
+        "leading_return": "Sym",
         "ignore_comment": bool,
         "docstring": str,
         "has_tensor_methods": bool,

@@ -213,6 +213,7 @@ class BenefitModel:
         self.scope = graph if scope is None else scope
         last = previous if scope is not None else None
         self._library_kernels: set[FunctionKey] = set()
+        self._set_names: frozenset[str] | None = None
         """Functions whose body runs an op the compiled code calls the same library kernel
         for (`CallCosts.library_kernel_ops`), counted as no saved work."""
         self._reads_parameters: dict[FunctionKey, bool] = {}
@@ -499,7 +500,14 @@ class BenefitModel:
 
     def _work_words(self, key: FunctionKey) -> str:
         """What the work estimate leaves out, in words: ops whose compiled call runs the same
-        library kernel (`CallCosts.library_kernel_ops`)."""
+        library kernel (`CallCosts.library_kernel_ops`); a body returning its argument first
+        (`_returns_before_its_work`)."""
+        guard = self.index.function(key).leading_return
+        if guard is not None and self._returns_before_its_work(key):
+            return (
+                f" (its body first returns `{guard[2]}` under a switch fixed to do so on every "
+                "call: the rest never runs)"
+            )
         if key not in self._library_kernels:
             return ""
         return (
@@ -1090,11 +1098,12 @@ class BenefitModel:
         work: dict[FunctionKey, float] = {}
         training: dict[FunctionKey, bool] = {}
         for nodes in components_bottom_up(self.scope):
-            local = [self._local_work(n) for n in nodes]
+            running = [n for n in nodes if not self._returns_before_its_work(n)]
+            local = [self._local_work(n) for n in running]
             total = sum(w for w, _ in local)
             trains = any(t for _, t in local)
             members = set(nodes)
-            for n in nodes:
+            for n in running:
                 for callee, attrs in self.scope[n].items():
                     if callee in members or attrs.get("kind") == TRACED:
                         continue
@@ -1158,7 +1167,7 @@ class BenefitModel:
         known = work.get(key)
         if known is not None:
             return known
-        if key in visiting:
+        if key in visiting or self._returns_before_its_work(key):
             return 0.0
         visiting.add(key)
         total, _ = self._local_work(key)
@@ -1200,6 +1209,43 @@ class BenefitModel:
                         continue
                     work += _operator_cost(evaluator, sym, costs)
         return work, training
+
+    def _returns_before_its_work(self, key: FunctionKey) -> bool:
+        """The body starts by returning its argument under a switch whose value is fixed and
+        makes it return (`if not DEBUG: return x`, `DEBUG = False` at module level and bound
+        nowhere else: `FunctionSummary.leading_return`): on every call the rest of the body,
+        and what it calls, never runs, so none of it is work a graph could save."""
+        guard = self.index.function(key).leading_return
+        if guard is None:
+            return False
+        evaluator = solved_evaluator(self.index, self.facts, key)
+        if evaluator is None:
+            return False
+        switch, negated, _returned = guard
+        if (attr_name(switch) if is_attr(switch) else switch[1]) in self._names_set_in_code():
+            return False  # `global DEBUG; DEBUG = True`, `config.DEBUG = True`: not fixed
+        atoms = evaluator.eval(switch)
+        if len(atoms) != 1:
+            return False  # unknown, or bound to several values
+        (atom,) = atoms
+        if not is_lit_atom(atom) or atom[1] not in ("bool", "int", "none"):
+            return False
+        if atom[1] != "none" and atom[2] is None:
+            return False  # a computed value
+        return bool(atom[2]) is not negated
+
+    def _names_set_in_code(self) -> frozenset[str]:
+        """The names some function of the project assigns through `global` or as an
+        attribute (`x.NAME = ...`): a switch of one of those names may change between calls
+        (`_returns_before_its_work`), whatever the evaluator reads of its module binding."""
+        if self._set_names is None:
+            self._set_names = frozenset(
+                store.name
+                for key in self.index.function_keys()
+                for store in self.index.function(key).stores
+                if store.kind in ("global", "attr")
+            )
+        return self._set_names
 
     def _inherited_distribution_method(
         self, evaluator: Evaluator, resolved: ResolvedCall, costs: CallCosts

@@ -178,6 +178,11 @@ class FunctionSummary:
     initialisation from a reassignment between calls)."""
     may_fall_through: bool = False
     """The end of the body may be reached: the call then returns None without a `return`."""
+    leading_return: tuple[Sym, bool, str] | None = None
+    """A body that starts (after its docstring) with `if SWITCH: return PARAMETER` or `if not
+    SWITCH: ...`: the switch (a free name, or attributes of one: `DEBUG`, `config.DEBUG`),
+    whether the test negates it, and the parameter returned. Where the switch's value is
+    known, the rest of the body runs or not on every call alike."""
     ignore_comment: bool = False
     docstring: str | None = None
     has_tensor_methods: bool = False

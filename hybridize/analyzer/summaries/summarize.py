@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
@@ -42,6 +42,7 @@ from hybridize.analyzer.summaries.sources import split_lines
 from hybridize.analyzer.summaries.syms import (
     FRESH,
     NONE,
+    attr_base,
     attr_sym,
     call_sym,
     class_sym,
@@ -663,6 +664,7 @@ class _ModuleBuilder:
         body = node.body
         local_names = _local_names(body) | {p.name for p in params}
         summary.may_fall_through = _may_fall_through(body)
+        summary.leading_return = _leading_return(body, local_names, {p.name for p in params})
         scope = _Scope(summary, local_names)
         for p in params:
             scope.kills.setdefault(p.name, {})[len(summary.locals.get(p.name, ()))] = ()
@@ -1491,6 +1493,50 @@ def _local_names(body: Sequence[ast.stmt]) -> set[str]:
             for case in stmt.cases:
                 stack.extend(case.body)
     return names
+
+
+def _leading_return(
+    body: Sequence[ast.stmt], local_names: Collection[str], params: Collection[str]
+) -> tuple[Sym, bool, str] | None:
+    """`FunctionSummary.leading_return` of a function body: its first statement (after the
+    docstring) `if [not] SWITCH: return PARAMETER`, with no `else`, where SWITCH is a free
+    name or attributes of one (no call, no local)."""
+    documented = (
+        bool(body)
+        and type(body[0]) is ast.Expr
+        and type(body[0].value) is ast.Constant
+        and isinstance(body[0].value.value, str)
+    )
+    first = body[1:2] if documented else body[:1]
+    if not first or type(first[0]) is not ast.If or first[0].orelse:
+        return None
+    test, then = first[0].test, first[0].body
+    negated = type(test) is ast.UnaryOp and type(test.op) is ast.Not
+    switch = _free_dotted(test.operand if isinstance(test, ast.UnaryOp) and negated else test)
+    if (
+        switch is None
+        or len(then) != 1
+        or type(then[0]) is not ast.Return
+        or type(then[0].value) is not ast.Name
+        or then[0].value.id not in params
+    ):
+        return None
+    root = switch
+    while is_attr(root):
+        root = attr_base(root)
+    if root[1] in local_names:
+        return None
+    return switch, negated, then[0].value.id
+
+
+def _free_dotted(expr: ast.expr) -> Sym | None:
+    """The value of a name or of attributes of one (`DEBUG`, `config.DEBUG`), else None."""
+    if type(expr) is ast.Name:
+        return name_sym(expr.id)
+    if type(expr) is ast.Attribute:
+        base = _free_dotted(expr.value)
+        return None if base is None else attr_sym(base, expr.attr)
+    return None
 
 
 def _may_fall_through(body: Sequence[ast.stmt]) -> bool:
