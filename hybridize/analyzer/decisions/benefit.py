@@ -213,9 +213,11 @@ class BenefitModel:
         self.scope = graph if scope is None else scope
         last = previous if scope is not None else None
         self._library_kernels: set[FunctionKey] = set()
-        self._set_names: frozenset[str] | None = None
         """Functions whose body runs an op the compiled code calls the same library kernel
         for (`CallCosts.library_kernel_ops`), counted as no saved work."""
+        self._set_names: frozenset[str] | None = None
+        """The names the project assigns through `global` or as attributes, once asked
+        (`_names_set_in_code`)."""
         self._reads_parameters: dict[FunctionKey, bool] = {}
         self._work, self._training = self._total_work()
         self._symbolic_edges: dict[FunctionKey, set[FunctionKey]] = (
