@@ -45,6 +45,7 @@ from hybridize.analyzer.facts.values import (
     AtomKind,
     Atoms,
     Dep,
+    ObjConfig,
     PartialConfig,
     atom_kind,
     atoms_for_return,
@@ -1022,7 +1023,8 @@ class Evaluator:
             return frozenset({empty})
         if info.chains_modules:
             # The modules given to the container, in order (`nn.Sequential(a, b)`).
-            return frozenset({obj_atom(info.returns, None, chain_config(tuple(args)))})
+            positions = tuple(map(_held_modules, args))
+            return frozenset({obj_atom(info.returns, None, chain_config(positions))})
         if info.returns == "layer" and (units_name := units_parameter(info.name)) is not None:
             units = literal_ints(args[0] if args else kwargs.get(units_name))
             if units is not None and len(units) == 1 and units[0] is not None:
@@ -1533,6 +1535,27 @@ def partial_object(args: list[Atoms], kwargs: dict[str, Atoms]) -> Atom | None:
     bound = tuple(_without_partials(atoms) for atoms in args[1:])
     keywords = tuple(sorted((name, _without_partials(atoms)) for name, atoms in kwargs.items()))
     return obj_atom("object", None, partial_config(wrapped, bound, keywords))
+
+
+def _held_modules(atoms: Atoms) -> Atoms:
+    """The modules a container module holds at one position of its chain, without a chain or
+    partial object of their own: calling the container calls a held container module or
+    partial object as an opaque framework layer or object (`_chain`), reading neither. Kept,
+    a container module given itself (`self.skip = nn.Sequential(self.skip, drop)`) nested
+    one level deeper at every round of the fixed point, each level holding every earlier
+    one: ordering the callee's atoms (`canonical`) walked a tree doubling every round, and
+    torch-harmonics' `DownsamplingBlock.forward` ran past its evaluation budget."""
+    if not any(is_obj_atom(a) and _holds_objects(obj_config(a)) for a in atoms):
+        return atoms
+    return frozenset(
+        obj_atom(a[1], obj_class(a)) if is_obj_atom(a) and _holds_objects(obj_config(a)) else a
+        for a in atoms
+    )
+
+
+def _holds_objects(config: ObjConfig | None) -> bool:
+    """An object's config holds other objects (a chain of modules, a partial's arguments)."""
+    return is_chain_config(config) or is_partial_config(config)
 
 
 def _without_partials(atoms: Atoms) -> Atoms:
