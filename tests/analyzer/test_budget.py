@@ -159,3 +159,52 @@ def test_the_step_watch_raises_only_inside_a_step_past_its_time() -> None:
             spin(5)
         watch.idle()
     spin(0.6)  # no timer left running
+
+
+LATE_EVIDENCE_SOURCE = """\
+import tensorflow as tf
+
+
+def runaway(x):
+    return tf.reduce_sum(x * 2.0)
+
+
+def helper(x):
+    return x * 3.0
+
+
+def caller(x):
+    return runaway(helper(x))
+
+
+caller(tf.ones(3))
+"""
+
+
+def test_an_evaluation_cut_by_the_budget_is_not_tried_again_in_the_solve(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`runaway`'s evidence arrives late (what `helper` returns is found after `caller` was
+    first evaluated), so its parameters change after its first evaluation: evaluated again,
+    it would run past the budget again at every such round (torch-harmonics' U-Net blocks,
+    before their values were bounded: 217 s of CPU, 68 s cut once each). Cut once, its facts
+    stay unknown and it is not evaluated again."""
+    from hybridize.analyzer.facts import solver
+
+    real = solver._evaluate
+    runaway_evaluations = [0]
+
+    def evaluate(index: object, facts: object, key: FunctionKey) -> object:
+        if key.qualname == "runaway":
+            runaway_evaluations[0] += 1
+            spin(30)
+        return real(index, facts, key)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(solver, "_evaluate", evaluate)
+    monkeypatch.setattr(budget, "EVALUATION_SECONDS", 0.2)
+    monkeypatch.setattr(budget, "WATCH_INTERVAL", 0.05)
+    result = project_result(LATE_EVIDENCE_SOURCE)
+    assert runaway_evaluations == [1]
+    by_name = {v.qualname: v for v in result.functions}
+    assert any(f.code == "HY902" for f in by_name["runaway"].findings)
+    assert not by_name["caller"].passes

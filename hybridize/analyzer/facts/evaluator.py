@@ -257,6 +257,9 @@ class TensorFacts:
     per-key sources of `scans`) is not kept."""
     internal_errors: dict[FunctionKey, str] = field(default_factory=dict)
     """Functions the analysis failed on, with the error: they get unknown facts."""
+    past_budget: set[FunctionKey] = field(default_factory=set)
+    """Functions whose evaluation ran past its budget in this solve: not evaluated again
+    (`solver._evaluate_guarded`)."""
     """Derived project-wide facts computed once from the solution (by later stages)."""
     """Set for the last round: parameters nobody passes are then unknown, not empty."""
 

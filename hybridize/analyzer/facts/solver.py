@@ -260,7 +260,14 @@ def _evaluate_guarded(
 ) -> tuple[Contribution, set[Dep]]:
     """`_evaluate`, with a defect of the analysis confined to the function it happened in:
     an exception, or an evaluation that runs past its CPU budget (`watch`). The function
-    then contributes nothing and returns what is not known."""
+    then contributes nothing and returns what is not known.
+
+    An evaluation cut by the budget is not tried again in the same solve: the rounds that
+    follow would each run it past the budget again (torch-harmonics' U-Net blocks, before
+    their values were bounded: 217 s of CPU for the analysis, 68 s with each cut once), and
+    its facts stay unknown either way."""
+    if key in facts.past_budget:
+        return Contribution(returns=frozenset({UNKNOWN_ATOM})), {("params", key)}
     try:
         if watch is not None:
             watch.step()
@@ -272,6 +279,7 @@ def _evaluate_guarded(
     except (RecursionError, Exception) as exc:
         if isinstance(exc, BudgetExceeded):
             facts.internal_errors[key] = f"its evaluation {exc}"
+            facts.past_budget.add(key)
         else:
             facts.internal_errors[key] = f"{type(exc).__name__}: {exc} (please report it)"
         return Contribution(returns=frozenset({UNKNOWN_ATOM})), {("params", key)}
@@ -1309,6 +1317,7 @@ class Solver:
         for key in reset:
             self.aggregate.replace(key, None, touched)
             facts.internal_errors.pop(key, None)
+            facts.past_budget.discard(key)
             if facts.latest_evaluators.pop(key, None) is not None:
                 facts.evaluators_changed.add(key)
             self.settled.pop(key, None)
