@@ -253,13 +253,16 @@ def measure_library(library: Library, args: argparse.Namespace, python: Path) ->
     (work / "benefit-targets.json").write_text(json.dumps(targets, indent=1))
     test_folders = [*library.packages, *([library.sdist_tests] if library.sdist_tests else [])]
     test_files = sorted(
-        str(p.relative_to(work / "original").as_posix())
-        for folder in test_folders
-        for p in (work / "original" / folder).rglob("*.py")
-        if oracle.is_test_file(p.name)
-        and not any(
-            oracle.fnmatchcase(str(p.relative_to(work / "original")), g) for g in library.slow_tests
-        )
+        {
+            str(p.relative_to(work / "original").as_posix())
+            for folder in test_folders
+            for p in (work / "original" / folder).rglob("*.py")
+            if oracle.is_test_file(p.name)
+            and not any(
+                oracle.fnmatchcase(str(p.relative_to(work / "original")), g)
+                for g in library.slow_tests
+            )
+        }
     )
     limit = args.tests_limit.get(
         library.name, args.tests_limit.get("", default_tests_limit(library))

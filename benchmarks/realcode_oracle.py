@@ -296,7 +296,10 @@ def copy_tests(tests: Path | None, copy: Path, library: Library) -> None:
     """Put the source distribution's tests (`sdist_tests`, if any) in a copy, and make the
     folders its tests expect to find there (`Library.made_folders`)."""
     if tests is not None:
-        shutil.copytree(tests, copy / tests.name)
+        # at the same place in the copy: a top-level `tests/`, or a package's own folder of
+        # tests and their data (`tf_pwa/tests`, whose YAML files the wheel lacks) over the
+        # wheel's
+        shutil.copytree(tests, copy / str(library.sdist_tests), dirs_exist_ok=True)
     for folder in library.made_folders:
         (copy / folder).mkdir(parents=True, exist_ok=True)
 
@@ -663,10 +666,12 @@ def judge_library(
     rewritten_files = {f.file for rewrite_done in done.values() for f in rewrite_done.rewritten}
     test_folders = [*library.packages, *([library.sdist_tests] if library.sdist_tests else [])]
     test_files = sorted(
-        str(p.relative_to(work / "original").as_posix())
-        for folder in test_folders
-        for p in (work / "original" / folder).rglob("*.py")
-        if is_test_file(p.name)
+        {
+            str(p.relative_to(work / "original").as_posix())
+            for folder in test_folders
+            for p in (work / "original" / folder).rglob("*.py")
+            if is_test_file(p.name)
+        }
     )
     if not args.all_tests:
         test_files = [

@@ -271,6 +271,28 @@ def test_a_copy_gets_the_sdist_tests_and_the_folders_they_write_into(tmp_path: P
     assert LIBRARIES["zfit"].made_folders == ("docs/images",)
 
 
+def test_a_package_folder_of_sdist_tests_goes_over_the_wheels_copy(tmp_path: Path) -> None:
+    """tf-pwa's tests live in `tf_pwa/tests`, whose YAML configs its built wheel lacks: the
+    sdist's folder is put at the same place, over the package copied from the wheel, keeping
+    the package's other files."""
+    from oracle_libraries import LIBRARIES, Library
+    from realcode_oracle import copy_tests
+
+    tests = tmp_path / "site" / "tf_pwa" / "tests"
+    tests.mkdir(parents=True)
+    (tests / "test_a.py").write_text("def test_a(): pass")
+    (tests / "config.yml").write_text("decay: {}")
+    copy = tmp_path / "original"
+    (copy / "tf_pwa" / "tests").mkdir(parents=True)
+    (copy / "tf_pwa" / "amp.py").write_text("x = 1")
+    (copy / "tf_pwa" / "tests" / "test_a.py").write_text("def test_a(): pass")
+    copy_tests(tests, copy, Library("lib", ("lib==1.0",), ("tf_pwa",), sdist_tests="tf_pwa/tests"))
+    assert (copy / "tf_pwa" / "tests" / "config.yml").read_text() == "decay: {}"
+    assert (copy / "tf_pwa" / "amp.py").read_text() == "x = 1"
+    assert not (copy / "tests").exists()
+    assert LIBRARIES["tf-pwa"].sdist_tests == "tf_pwa/tests"
+
+
 def test_a_namespace_package_is_shadowed_by_its_regular_subpackages(tmp_path: Path) -> None:
     """deel-lip's `deel` has no `__init__.py`: its `__file__` is None, so the run checks that
     `deel.lip` (and every other regular subpackage) comes from the copy; a regular package is
