@@ -264,9 +264,15 @@ def replaced_arguments(context: CheckContext) -> list[Evidence]:
     evaluator = get_evaluator(index, context.facts, key)
     for param in fn.explicit_params:
         value = local_sym(param.name)
-        what = first_in_canonical_order(
-            leaf_atoms(evaluator.eval(param_sym(param.name))),
-            functools.partial(_atom_words, index, fn, value=value),
+        # Only an object may be replaced: the other leaves (most: tensors, literals) are left
+        # out without a call.
+        objects = [a for a in leaf_atoms(evaluator.eval(param_sym(param.name))) if is_obj_atom(a)]
+        what = (
+            first_in_canonical_order(
+                objects, functools.partial(_atom_words, index, fn, value=value)
+            )
+            if objects
+            else None
         ) or _annotated(index, key, fn, param.annotation, value)
         if what is not None:
             found.append(Evidence(f"`{param.name}` may receive an object of which {what}", fn.span))

@@ -88,17 +88,26 @@ def leaf_atoms(atoms: Iterable[Atom], depth: int = 0) -> Iterator[Atom]:
     Keras tracks layers kept in a list or dict attribute (`self.blocks = [Dense(8) for _ in
     range(3)]`) as sub-layers, and tf.function converts every leaf of a returned structure:
     both ask what the leaves are."""
+    if depth >= MAX_NESTING:
+        yield from atoms
+        return
     for atom in atoms:
         kind: AtomKind = atom[0]
-        if depth < MAX_NESTING and kind == "seq":
+        # Most atoms are no container: one set test lets them through (asked of every atom
+        # of every returned or compared value).
+        if kind not in _NESTING_KINDS:
+            yield atom
+        elif kind == "seq":
             yield from leaf_atoms(atom[2], depth + 1)
-        elif depth < MAX_NESTING and kind == "tup":
+        elif kind == "tup":
             for part in atom[1]:
                 yield from leaf_atoms(part, depth + 1)
-        elif depth < MAX_NESTING and kind == "dict":
-            yield from leaf_atoms(atom[1], depth + 1)
         else:
-            yield atom
+            yield from leaf_atoms(atom[1], depth + 1)
+
+
+_NESTING_KINDS: frozenset[AtomKind] = frozenset({"seq", "tup", "dict"})
+"""The container kinds `leaf_atoms` looks into."""
 
 
 def holds_leaf(atoms: Iterable[Atom], leaf: Atom) -> bool:
