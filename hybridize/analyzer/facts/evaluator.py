@@ -395,16 +395,11 @@ class Evaluator:
         kind: SymKind = sym[0]
         if kind != "local":
             # Symbolic values are trees; only a local variable can lead back to itself.
-            result = self._eval_capped(sym) if kind in _CAPPED_KINDS else cap_atoms(self._eval(sym))
-            # `share(result)`, inline: asked of every value evaluated.
-            shared = self.facts.shared
-            found = shared.get(result)
-            if found is None:
-                if len(shared) >= MAX_SHARED:
-                    shared.clear()
-                shared[result] = found = result
-            self.memo[sym] = found
-            return found
+            result = self.share(
+                self._eval_capped(sym) if kind in _CAPPED_KINDS else cap_atoms(self._eval(sym))
+            )
+            self.memo[sym] = result
+            return result
         if sym in self.active:
             # A cycle (`ds = ds.batch(2)`): use what the earlier assignments gave so far.
             return self.partial.get(sym, NO_ATOMS)
