@@ -6,8 +6,12 @@ A change is *faster*, *slower* or of *no measurable difference* by the median of
 ratios of eager to compiled CPU time and that median's interval (`speed_band`: the noise band
 and the method). It is a *benefit failure* when it is measured slower, or when it traces more
 often than it sees distinct input signatures (a new trace without a new input: a new Python
-object per call, a graph break); a change of no measurable difference is neither paying nor a
-failure, and is counted apart.
+object per call, a graph break), or when its traces grow with its calls in a test: counted per
+call, a call that traces with a tensor input (shapes, dtypes) the test had already called it
+with is a retrace, however its Python values or instance differ (`TestTraces`: a new Python
+float per iteration, a new object or instance per call, which each are a new recorded
+signature and so escape the per-signature count); a change of no measurable difference is
+neither paying nor a failure, and is counted apart.
 The second trace of a `tf.function`'s first call that created variables is not such a retrace:
 TensorFlow traces that call once creating them and once more to use them, once per function
 object (per instance for a method; `benefit_plugin.created_variables`). A change the tests never
@@ -42,6 +46,16 @@ from hybridize.verify.speed_band import (
     median_interval,
     speed_verdict,
 )
+
+RETRACES_IN_A_TEST = 2
+"""Traces without a new tensor input in one test (`TestTraces.retraces`) from which a change
+retraces per call: one such trace is a second value of a flag or a second instance; more, and
+the traces grow with the calls (a new Python float per iteration, a new object per call)."""
+
+RETRACE_SHARE = 0.25
+"""The least share of a test's repeated calls (`TestTraces.repeats`) that traced for the
+change to retrace per call: several instances each called many times trace once each, a
+small share of their calls (their traces follow the instances, not the calls)."""
 
 LITTLE_WORK_SECONDS = 1e-3
 """An eager call shorter than this that is slower compiled is put down to too little work:
@@ -134,6 +148,9 @@ class FunctionBenefit:
     timing_errors: list[str] = field(default_factory=list)
     varying: list[str] = field(default_factory=list)
     """What differs between its signatures: "shapes", "values", "objects" (empty: one)."""
+    retraces_per_call: TestTraces | None = None
+    """The test whose calls traced most without a new tensor input, where they trace per
+    call (`TestTraces.per_call`); None where no test's did."""
 
     @property
     def measured(self) -> bool:
@@ -179,7 +196,9 @@ class FunctionBenefit:
         during the timing repeats (`timing_traces`) are reported, not judged: Dynamo's count
         is process-wide, and the eager original may call a compiled function that no probe
         replaced (a default argument bound at import, `inv_transform=inv_softplus`)."""
-        return self.traces - self.variable_traces > self.signatures
+        return self.traces - self.variable_traces > self.signatures or (
+            self.retraces_per_call is not None
+        )
 
     @property
     def failure(self) -> bool:
@@ -199,6 +218,12 @@ class FunctionBenefit:
             return "not called by the tests"
         if not self.measured:
             return "not timed: " + (self.timing_errors[0] if self.timing_errors else "no sample")
+        if self.retraces_per_call is not None:
+            t = self.retraces_per_call
+            return (
+                f"retraces per call: {t.retraces} of {t.repeats} calls with a tensor input "
+                f"already seen traced again in {t.test} (new Python objects or values per call)"
+            )
         if self.excess_traces:
             return "retraces beyond its input signatures (new Python objects or graph breaks)"
         if self.slower:
@@ -240,6 +265,14 @@ class FunctionBenefit:
             "speed": self.speed,
             "eager_seconds": self.eager_seconds,
             "varying": self.varying,
+            "retraces_per_call": None
+            if self.retraces_per_call is None
+            else {
+                "test": self.retraces_per_call.test,
+                "calls": self.retraces_per_call.calls,
+                "repeats": self.retraces_per_call.repeats,
+                "retraces": self.retraces_per_call.retraces,
+            },
             "faster": self.faster,
             "paying": self.paying,
             "paying_in_graph": self.paying_in_graph,
@@ -293,6 +326,44 @@ def _strip_values(node: Any) -> Any:
     return node
 
 
+def tensor_signature(signature: str) -> str:
+    """A recorded signature with its Python values reduced to their types: what tells a new
+    tensor input (shape, dtype) from a new Python value, which retraces without one."""
+    try:
+        parsed = json.loads(signature)
+    except (TypeError, json.JSONDecodeError):
+        return str(signature)
+    return json.dumps(_strip_values(parsed))
+
+
+@dataclass(slots=True)
+class TestTraces:
+    """One test's calls of a change: how many repeated a tensor input (shapes, dtypes, Python
+    values' types) the test had called it with before, and how many of those traced."""
+
+    test: str
+    calls: int = 0
+    repeats: int = 0
+    retraces: int = 0
+    seen: set[str] = field(default_factory=set)
+
+    def add(self, signature: str, traces: int) -> None:
+        """A call with its recorded signature and its traces (a first call's second trace
+        creating variables aside)."""
+        self.calls += 1
+        tensors = tensor_signature(signature)
+        if tensors in self.seen:
+            self.repeats += 1
+            self.retraces += traces > 0
+        self.seen.add(tensors)
+
+    @property
+    def per_call(self) -> bool:
+        """Whether the calls trace per call: at least `RETRACES_IN_A_TEST` traces without a
+        new tensor input, a `RETRACE_SHARE` of the calls that repeated one or more."""
+        return self.retraces >= RETRACES_IN_A_TEST and self.retraces >= RETRACE_SHARE * self.repeats
+
+
 def judge(changes: Sequence[Change], records: Iterable[Mapping[str, Any]]) -> list[FunctionBenefit]:
     """Each change's benefit from the plugin's records (of every test process of a library)."""
     by_key = {c.key: FunctionBenefit(c.key, c.default) for c in changes}
@@ -302,6 +373,9 @@ def judge(changes: Sequence[Change], records: Iterable[Mapping[str, Any]]) -> li
     ratios: dict[str, list[float]] = {k: [] for k in by_key}
     wall_ratios: dict[str, list[float]] = {k: [] for k in by_key}
     eager: dict[str, list[float]] = {k: [] for k in by_key}
+    # traces per call: per (process, test), a call that traces with a tensor input the test
+    # had already called the function with is a retrace (a new instance or Python value)
+    tests: dict[str, dict[tuple[str, str], TestTraces]] = {k: {} for k in by_key}
     for record in records:
         function = by_key.get(str(record.get("key")))
         if function is None:
@@ -333,6 +407,11 @@ def judge(changes: Sequence[Change], records: Iterable[Mapping[str, Any]]) -> li
         function.traces += traces
         if record.get("created_variables") and traces >= 2:
             function.variable_traces += 1
+            traces -= 1
+        test = str(record.get("test", ""))
+        process = str(record.get("process", ""))
+        in_test = tests[function.key].setdefault((process, test), TestTraces(test))
+        in_test.add(str(record.get("signature")), traces)
         signatures[function.key].add(
             (
                 str(record.get("process", "")),
@@ -353,6 +432,9 @@ def judge(changes: Sequence[Change], records: Iterable[Mapping[str, Any]]) -> li
             function.unreachable = None  # reached in another process
         function.signatures = len(signatures[key])
         function.varying = _varying(s for _, _, s in signatures[key])
+        retracing = [t for t in tests[key].values() if t.per_call]
+        if retracing:
+            function.retraces_per_call = max(retracing, key=lambda t: (t.retraces, t.test))
         function.interval = median_interval(ratios[key])
         if function.interval is not None:
             function.speedup = function.interval.median

@@ -864,3 +864,66 @@ def test_absl_flags_are_marked_parsed_so_that_pytest_s_arguments_are_not_read_as
     monkeypatch.setitem(sys.modules, "absl.flags", absl)
     parse_absl_flags()
     assert absl.FLAGS.parsed  # type: ignore[attr-defined]
+
+
+TENSOR = '["array", "EagerTensor", "float64", [3, 3], false]'
+
+
+def _valued(key: str, value: float, traces: int, test: str, owner: int = 0) -> dict[str, Any]:
+    """A call with a tensor and a Python float, in `test`, on instance `owner`."""
+    signature = f'[{TENSOR}, ["value", "float", "{value!r}"]]'
+    return {**_call(key, signature, traces, **_rounds(0.02, 0.01)), "test": test, "owner": owner}
+
+
+def test_judge_counts_traces_per_call_not_per_recorded_signature() -> None:
+    """A trace per Python value or per instance is a new recorded signature each time, so
+    traces never exceed signatures; counted per call against the test's tensor inputs, they
+    grow with the calls: retracing (zfit's `_damped_hess0` with `L *= 11` per iteration, 9 of
+    33 such calls traced; `_check_init_values` once per new instance, 10 of 10)."""
+    damping = [1.0, 11.0, 121.0, 11.0, 1.0, 1 / 9, 1.0, 11.0, 1331.0, 121.0, 14641.0, 121.0]
+    seen: set[float] = set()
+    records = []
+    for value in damping:
+        records.append(_valued("per_value", value, int(value not in seen), "t::lm"))
+        seen.add(value)
+    records += [_valued("per_instance", 1.0, 1, "t::binned", owner) for owner in range(1, 6)]
+    found = {
+        f.key: f for f in judge([Change("per_value", True), Change("per_instance", True)], records)
+    }
+    per_value, per_instance = found["per_value"], found["per_instance"]
+    assert per_value.traces == per_value.signatures == 6  # the old count saw no excess
+    assert per_value.retraces_per_call is not None
+    assert (per_value.retraces_per_call.retraces, per_value.retraces_per_call.repeats) == (5, 11)
+    assert per_value.excess_traces and per_value.failure and not per_value.paying
+    assert per_instance.retraces_per_call is not None and per_instance.failure
+    assert (per_instance.cause or "").startswith("retraces per call: 4 of 4 calls")
+    assert summarize(list(found.values())).default_retracing == 2
+
+
+def test_traces_that_follow_inputs_flags_or_instances_are_not_per_call() -> None:
+    """Near misses: a second value of a flag in a test (one trace without a new tensor input);
+    three instances each called six times (2 such traces of 17 repeated calls); parametrized
+    tests with a value each (one trace per test); new shapes per call (a trace per tensor
+    input, which the per-signature count judges)."""
+    flag = [_valued("flag", v, t, "t::modes") for v, t in ((1.0, 1), (0.0, 1), (1.0, 0), (0.0, 0))]
+    layers = [
+        _valued("layer", 1.0, int(i == 0), "t::layers", owner)
+        for owner in (1, 2, 3)
+        for i in range(6)
+    ]
+    params = [_valued("param", v, 1, f"t::param[{v}]") for v in (1.0, 2.0, 3.0)]
+    shapes = [
+        {
+            **_call("shapes", f'[["array", "EagerTensor", "float32", [{n}], false]]', 1),
+            "test": "t::decode",
+            **_rounds(0.02, 0.01),
+        }
+        for n in range(1, 6)
+    ]
+    keys = ["flag", "layer", "param", "shapes"]
+    found = {
+        f.key: f for f in judge([Change(k, True) for k in keys], [*flag, *layers, *params, *shapes])
+    }
+    for key in keys:
+        assert found[key].retraces_per_call is None, key
+        assert not found[key].excess_traces and found[key].paying, key
