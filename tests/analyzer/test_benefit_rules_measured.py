@@ -989,3 +989,100 @@ def test_reduce_retracing_leaves_an_axis_of_a_rebound_parameter_none() -> None:
         generalised(tf.ones(shape), tf.ones(shape))
     with pytest.raises(TypeError, match="NoneType"):
         generalised(tf.ones(shapes[2]), tf.ones(shapes[2]))
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_a_new_python_object_argument_per_call_retraces_a_tf_function() -> None:
+    """`Framework.compiles_per_argument_object`: tf.function keys a Python object argument by
+    identity (a weak reference), so a new object per call (a project class's instance, a
+    generator) traces at every call, each trace far slower than a cached call; one object
+    passed at every call traces once, and a namedtuple of tensors built per call is opened
+    into its tensors (one trace)."""
+    import collections
+
+    import tensorflow as tf
+
+    traces: list[str] = []
+
+    class Data:
+        def __init__(self, x: object) -> None:
+            self.x = x
+
+    Pair = collections.namedtuple("Pair", ["a", "b"])
+
+    @tf.function
+    def pdf(data: Any) -> Any:
+        traces.append("object")
+        return tf.reduce_sum(data.x * 2.0)
+
+    @tf.function
+    def pair(p: Any) -> Any:
+        traces.append("pair")
+        return tf.reduce_sum(p.a * p.b)
+
+    @tf.function
+    def total(items: Any) -> Any:
+        traces.append("generator")
+        return tf.add_n(list(items))
+
+    x = tf.ones([3, 2])
+    calls = 6
+    kept = []  # the objects alive, as a caller holding its results keeps them
+    fresh = time.perf_counter()
+    for _ in range(calls):
+        data = Data(x)
+        kept.append(data)
+        pdf(data)
+    fresh = (time.perf_counter() - fresh) / calls
+    assert traces.count("object") == calls
+    once = Data(x)
+    pdf(once)
+    cached = time.perf_counter()
+    for _ in range(calls):
+        pdf(once)
+    cached = (time.perf_counter() - cached) / calls
+    assert traces.count("object") == calls + 1
+    assert fresh > 3 * cached  # a trace per call against a cache hit (about 20x measured)
+    for _ in range(calls):
+        pair(Pair(x, x))
+    assert traces.count("pair") == 1
+    for _ in range(calls):
+        total(v for v in (x, x))
+    assert traces.count("generator") == calls
+    assert TENSORFLOW.compiles_per_argument_object
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_a_new_python_object_argument_per_call_compiles_once_under_torch_compile() -> None:
+    """Dynamo guards on an object argument's type and the attributes the code reads, not on
+    its identity: a new object per call with the same tensor attributes compiles once (so
+    `Framework.compiles_per_argument_object` is None for PyTorch); a Python number attribute
+    read by the code is guarded by value (a new value: a recompile, `state_recompiles`)."""
+    import torch
+    import torch._dynamo as dynamo
+    from torch._dynamo.testing import CompileCounter
+
+    class Data:
+        def __init__(self, x: torch.Tensor, scale: float = 2.0) -> None:
+            self.x = x
+            self.scale = scale
+
+    dynamo.reset()
+    counter = CompileCounter()
+
+    @torch.compile(backend=counter)
+    def pdf(data: Data) -> torch.Tensor:
+        return (data.x * data.scale).sum()
+
+    x = torch.ones(3, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(6):
+            pdf(Data(x))
+        assert counter.frame_count == 1
+        for scale in (3.0, 4.0):
+            pdf(Data(x, scale))
+    assert counter.frame_count > 1
+    assert TORCH.compiles_per_argument_object is None

@@ -49,6 +49,7 @@ from hybridize.analyzer.facts.evaluator import (
     solved_evaluator,
 )
 from hybridize.analyzer.facts.exports import exported_classes, public_path
+from hybridize.analyzer.facts.fresh_arguments import fresh_argument_sites
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
 from hybridize.analyzer.facts.graph_breaks import first_graph_break
 from hybridize.analyzer.facts.graph_run_callables import GraphRunUse, graph_run_callables
@@ -395,6 +396,9 @@ class BenefitModel:
         per_instance = self._traced_per_instance(key)
         if per_instance is not None:
             return per_instance
+        per_object = self._traced_per_argument_object(key)
+        if per_object is not None:
+            return per_object
         storm = self._varying_shapes_read_as_ints(key)
         if storm is not None:
             return Benefit("low", (storm, what))
@@ -1400,6 +1404,37 @@ class BenefitModel:
         return Benefit(
             "none",
             (reason.format(init=callers[0].qualname, calls=runs, plural="s" if runs != 1 else ""),),
+        )
+
+    def _traced_per_argument_object(self, key: FunctionKey) -> Benefit | None:
+        """Call sites (tests aside) that pass a new Python object at every run, where the
+        framework keys such an argument by identity (`Framework.compiles_per_argument_object`,
+        `fresh_arguments`): each such call traces. `none` when every call site does; `low`,
+        naming them, when some do in a loop or on a path run many times; None otherwise."""
+        reason = self.index.function_framework(key).compiles_per_argument_object
+        if reason is None:
+            return None
+        callers = sorted((c for c in self._callers(key) if not self.is_test_code(c)), key=str)
+        fresh, sites = fresh_argument_sites(self.index, self.facts, key, callers)
+        if not fresh:
+            return None
+        if len(fresh) < sites:
+            fresh = [f for f in fresh if f.in_loop or self._calls.get(f.caller, 0) >= MANY_CALLS]
+            if not fresh:
+                return None  # built anew only where it runs about once: a trace or two
+        where = "; ".join(
+            f"`{f.caller.qualname}` (line {cited_line(f.caller.file, f.span.start_line)}) "
+            f"passes {f.made} as `{f.argument}`"
+            for f in fresh[:3]
+        )
+        if len(fresh) == sites:
+            return Benefit("none", (f"every call builds an object it passes: {where}: {reason}",))
+        return Benefit(
+            "low",
+            (
+                f"{len(fresh)} of its {sites} call sites build an object they pass, at every "
+                f"run (in a loop or on a path run many times): {where}: {reason}",
+            ),
         )
 
     def _state_recompiles(self, key: FunctionKey) -> str | None:

@@ -371,6 +371,11 @@ class Framework:
     binds a method to each instance as a compiled function of its own, traced at its first
     call (None where not measured so). `{init}` names the `__init__` calling it, `{calls}`
     (and `{plural}`: "s" but for 1) its calls per instance."""
+    compiles_per_argument_object: str | None = None
+    """Why a compiled function pays nothing where its callers pass a new Python object per
+    call (an instance of a class hashed by identity, a generator): the compiler keys such an
+    argument by identity and traces anew for each (None where it guards on the object's type
+    and attributes instead: Dynamo)."""
     process_wide_effects: tuple[tuple[str, str], ...] = ()
     """(module, assumption): what compiling anything changes for the whole process, stated
     as an assumption of every rewrite in a project that imports the module."""
@@ -687,6 +692,7 @@ TENSORFLOW = Framework(
     flexible_wrapper_retraces=tensorflow_rules.FLEXIBLE_WRAPPER_RETRACES,
     compiles_per_definition=tensorflow_rules.NESTED_DEFINITION_RETRACES,
     compiles_per_instance=tensorflow_rules.METHOD_PER_INSTANCE_RETRACES,
+    compiles_per_argument_object=tensorflow_rules.ARGUMENT_OBJECT_RETRACES,
     call_costs=TENSORFLOW_CALL_COSTS,
     taped_gradient_calls=tensorflow_rules.TAPED_GRADIENT_CALLS,
     gradient_check_calls=tensorflow_rules.GRADIENT_CHECK_CALLS,

@@ -124,6 +124,18 @@ METHOD_PER_INSTANCE_RETRACES = (
 function of its own, traced at its first call. Measured under TF 2.21: 5 instances, 5
 traces (TensorFlow warns of retracing); one instance called 5 times more, one trace
 (tests/analyzer/test_benefit_rules_measured.py measures it again)."""
+ARGUMENT_OBJECT_RETRACES = (
+    "tf.function keys a Python object argument by its identity: a new object per call traces "
+    "at every call (about 20x the time of a cached call), and keeps each trace while its "
+    "object lives"
+)
+"""Why `@tf.function` does not pay where the callers pass a new Python object per call
+(`Framework.compiles_per_argument_object`): `trace_type_builder.from_value` types an object
+that is no list, tuple, namedtuple, mapping, attrs class or array by a weak reference to it
+(hashed by identity unless its class says otherwise). Measured under TF 2.21: 6 new objects,
+6 traces, each call over 3x (about 20x) a cached one; one object 6 times, one trace; a
+namedtuple of tensors built per call, one trace; a generator expression per call, a trace per
+call (tests/analyzer/test_benefit_rules_measured.py measures it again)."""
 #: Decorators that keep one function out of ``tf.function``: none. Running functions eagerly
 #: is global (``tf.config.run_functions_eagerly``, HY109), and ``tf.autograph.experimental.
 #: do_not_convert`` only stops AutoGraph: the function is still traced.

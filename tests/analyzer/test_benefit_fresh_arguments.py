@@ -1,0 +1,142 @@
+"""A new Python object passed at every call of a compiled function: a trace per call
+(`Framework.compiles_per_argument_object`, `facts/fresh_arguments.py`; measured in
+test_benefit_rules_measured: tf.function keys such an argument by identity)."""
+
+from __future__ import annotations
+
+import pytest
+from facts_helpers import verdict
+
+PROGRAM = """
+import collections
+
+import tensorflow as tf
+
+Pair = collections.namedtuple("Pair", ["a", "b"])
+
+
+class Data:
+    def __init__(self, x):
+        self.x = x
+
+
+class Valued:
+    def __init__(self, x):
+        self.x = x
+
+    def __eq__(self, other):
+        return isinstance(other, Valued)
+
+    def __hash__(self):
+        return 0
+
+
+def pdf(data):
+    x = data.x
+    for _ in range(3):
+        x = tf.sin(x) * tf.cos(x) + tf.exp(x) * 2.0
+    return tf.reduce_sum(x)
+
+
+def make():
+    return Data(tf.ones((3, 2)))
+
+
+def main(xs):
+    LOOP
+"""
+"""`pdf` does ample work, and `main` calls it in a loop: compiled, it pays unless each call
+is a new trace."""
+
+
+@pytest.mark.parametrize(
+    ("loop", "expected"),
+    [
+        # INVALID: a new object at every call (constructed in the call, or bound to a local)
+        ("for x in xs:\n        pdf(Data(x))", "none"),
+        ("for x in xs:\n        data = Data(x)\n        pdf(data)", "none"),
+        # VALID: one object built once, outside the loop, passed at every call
+        ("data = Data(xs[0])\n    for x in xs:\n        pdf(data)", "high"),
+        # VALID: a namedtuple built per call is opened into its tensors (one trace)
+        ("for x in xs:\n        pdf(Pair(x, x))", "high"),
+        # VALID (not claimed): a class defining its own equality and hash
+        ("for x in xs:\n        pdf(Valued(x))", "high"),
+        # VALID (not claimed): what a factory returns may be one object
+        ("for x in xs:\n        pdf(make())", "high"),
+    ],
+)
+def test_a_new_object_per_call_is_a_trace_per_call(loop: str, expected: str) -> None:
+    v = verdict(PROGRAM.replace("LOOP", loop) + "\nmain([tf.ones((3, 2))] * 1000)\n", "pdf")
+    assert v.benefit == expected, v.benefit_reasons
+    if expected == "none":
+        assert "a new `Data` as `data`" in v.benefit_reasons[0], v.benefit_reasons
+        assert "by its identity" in v.benefit_reasons[0]
+
+
+def test_only_the_call_sites_building_an_object_per_call_are_named() -> None:
+    """One caller builds a new object in its loop, another passes the one it keeps: `low`,
+    naming the first (its calls trace each time; the other's trace once)."""
+    loop = (
+        "for x in xs:\n        pdf(Data(x))\n\n\n"
+        "def steady(xs):\n    data = Data(xs[0])\n    for x in xs:\n        pdf(data)"
+    )
+    source = PROGRAM.replace("LOOP", loop) + (
+        "\nmain([tf.ones((3, 2))] * 1000)\nsteady([tf.ones((3, 2))] * 1000)\n"
+    )
+    v = verdict(source, "pdf")
+    assert v.benefit == "low", v.benefit_reasons
+    assert v.benefit_reasons[0].startswith("1 of its 2 call sites"), v.benefit_reasons
+    assert "`main`" in v.benefit_reasons[0] and "`steady`" not in v.benefit_reasons[0]
+
+
+def test_a_generator_expression_per_call_is_a_trace_per_call() -> None:
+    source = """
+import tensorflow as tf
+
+
+def total(items):
+    out = 0.0
+    for item in items:
+        out = out + tf.reduce_sum(tf.sin(item) * tf.cos(item) + tf.exp(item))
+    return out
+
+
+def main(xs):
+    for x in xs:
+        total(v * 2.0 for v in x)
+
+
+main([[tf.ones((3, 2))] * 3] * 1000)
+"""
+    v = verdict(source, "total")
+    assert v.benefit == "none", v.benefit_reasons
+    assert "a new generator" in v.benefit_reasons[0]
+
+
+def test_torch_compile_is_not_concerned() -> None:
+    """Dynamo guards on the object's type and the attributes read, not its identity."""
+    source = """
+import torch
+
+
+class Data:
+    def __init__(self, x):
+        self.x = x
+
+
+def pdf(data):
+    x = data.x
+    for _ in range(3):
+        x = torch.sin(x) * torch.cos(x) + torch.exp(x) * 2.0
+    return x.sum()
+
+
+def main(xs):
+    for x in xs:
+        pdf(Data(x))
+
+
+main([torch.ones(3, 2)] * 1000)
+"""
+    v = verdict(source, "pdf")
+    assert not any("identity" in r for r in v.benefit_reasons), v.benefit_reasons
