@@ -23,7 +23,7 @@ from hybridize.analyzer.facts.predicates import local_values
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import SymKind, is_call
+from hybridize.analyzer.summaries.syms import is_call, is_seq, seq_kind
 from hybridize.model import Span
 
 CUSTOM_TRACE_TYPES = frozenset({"__tf_tracing_type__", "__tf_flatten__"})
@@ -48,7 +48,8 @@ def _identity_keyed(index: ProjectIndex, key: ClassKey) -> bool:
     """Whether `tf.function` keys the class's instances by identity: hashed as `object` is
     (`hash_status` "inherits": no `__eq__`/`__hash__`, no record decorator, every base in
     the project or `object`), and no custom trace type in its project MRO."""
-    if hash_status(index, key)[0] != "inherits" or implements_tracing_protocol(index, key):
+    status, _ = hash_status(index, key)
+    if status != "inherits" or implements_tracing_protocol(index, key):
         return False
     return not any(CUSTOM_TRACE_TYPES & set(index.klass(k).methods) for k in index.mro(key))
 
@@ -58,8 +59,7 @@ def _made_here(
 ) -> str | None:
     """What new object `sym` is wherever it is evaluated, in words; None where it may be an
     object built elsewhere or once."""
-    kind: SymKind = sym[0]
-    if kind == "seq" and sym[1] == "generator":
+    if is_seq(sym) and seq_kind(sym) == "generator":
         return "a new generator"
     if not is_call(sym):
         return None
