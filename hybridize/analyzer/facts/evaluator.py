@@ -1447,7 +1447,9 @@ MAX_LAYOUTS = 100_000
 
 def param_layout(fn: FunctionSummary, skip_receiver: bool) -> ParamLayout:
     """The parameters of `fn` a call binds, by kind (`skip_receiver`: a method called on an
-    object, or a class constructed, leaves out the receiver)."""
+    object, or a class constructed, leaves out the receiver; a staticmethod has none to leave
+    out, however it is reached: `self.damped(hess, L)` binds `hess` to its first parameter)."""
+    skip_receiver = skip_receiver and not (fn.decorators and is_staticmethod(fn))
     key = (id(fn.params), skip_receiver)
     found = _LAYOUTS.get(key)
     if found is not None and found[0] is fn.params:
@@ -1466,6 +1468,12 @@ def param_layout(fn: FunctionSummary, skip_receiver: bool) -> ParamLayout:
         _LAYOUTS.clear()
     _LAYOUTS[key] = (fn.params, layout)
     return layout
+
+
+def is_staticmethod(fn: FunctionSummary) -> bool:
+    """A function its class body declares a `staticmethod` (a function assigned to a class
+    attribute, not defined in its body, is bound to the instance as a method is)."""
+    return fn.class_qualname is not None and any(d.name == "staticmethod" for d in fn.decorators)
 
 
 RECEIVER_BINDING_KINDS = frozenset({"method", "layer_call", "class"})
