@@ -42,14 +42,15 @@ shapes (3,) and (3, 3), raised "distribution must have a known rank"; measured, 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import cast
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees, param_layout
 from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.loop_shapes import growth_in_loops
+from hybridize.analyzer.facts.predicates import local_values, made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.safety import mentions
 from hybridize.analyzer.facts.signatures import (
     axes_read_through_rebound_names,
     statically_read_axes,
@@ -60,8 +61,9 @@ from hybridize.analyzer.facts.values import is_tensor_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, StatementLoop, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
+    is_call,
     is_item,
-    is_param,
+    is_lit,
     is_slice,
     kind_of,
     local_sym,
@@ -216,7 +218,7 @@ def _batches_of_data(
                     if parameter in found:
                         continue
                     source = next(
-                        (p for p in sorted(upstream) if mentions(fn, argument, {param_sym(p)})),
+                        (p for p in sorted(upstream) if _built_from(fn, argument, {param_sym(p)})),
                         None,
                     )
                     if source is not None:
@@ -234,8 +236,11 @@ def _batches_in_caller_loops(
     of the caller's parameters: the loop's target where the loop iterates a value built from
     a parameter (not the parameter itself), or a slice of a parameter bounded by the target."""
     fn = index.function(caller)
-    data = {param_sym(p.name) for p in fn.explicit_params}
-    if not data:
+    # A parameter with a literal default (`batch=64`, `axis=0`) is a setting, not data.
+    data = {
+        param_sym(p.name) for p in fn.explicit_params if p.default is None or not is_lit(p.default)
+    }
+    if not data or not _runs_repeatedly(index, facts, caller, MAX_PASSED_ON):
         return {}
     found: dict[str, str] = {}
     for resolved in facts.calls.get(caller, ()):
@@ -253,36 +258,103 @@ def _batches_in_caller_loops(
             if target != key:
                 continue
             for parameter, argument in _bound(index, key, resolved, kind).items():
-                why = _batch(fn, argument, loops, data)
+                why = _batch(index, facts, caller, argument, loops, data)
                 if why is not None and parameter not in found:
                     found[parameter] = f"`{fn.qualname}` passes {why}"
     return found
 
 
+def _runs_repeatedly(index: ProjectIndex, facts: TensorFacts, key: FunctionKey, depth: int) -> bool:
+    """Whether the function is called inside a loop, or by a function that is (up to `depth`
+    calls up): called once, its batches of one data set take at most two lengths (the full
+    one and the last), a trace each with or without the argument; called again and again,
+    every call's data brings a new last length."""
+    for caller in sorted(facts.callers.get(key, ()), key=str):
+        if caller == key:
+            continue
+        for resolved in facts.calls.get(caller, ()):
+            if resolved.site.in_loop and any(t == key for _, t in callees(index, resolved)):
+                return True
+        if depth > 1 and _runs_repeatedly(index, facts, caller, depth - 1):
+            return True
+    return False
+
+
 def _batch(
-    fn: FunctionSummary, argument: Sym, loops: list[StatementLoop], data: set[Sym]
+    index: ProjectIndex,
+    facts: TensorFacts,
+    caller: FunctionKey,
+    argument: Sym,
+    loops: list[StatementLoop],
+    data: set[Sym],
 ) -> str | None:
     """Why `argument` is a batch of the data (`data`: the caller's parameters) in one of the
     `loops` enclosing the call, in words; None when it is not."""
-    name = argument[1] if kind_of(argument) in ("local", "name") else None
+    fn = index.function(caller)
     for loop in loops:
+        targets = {local_sym(t) for t in loop.targets} | {name_sym(t) for t in loop.targets}
         if (
-            name in loop.targets
-            and not is_param(loop.header)
-            and mentions(fn, loop.header, data)
+            _from_project_generator(index, facts, caller, loop.header, MAX_PASSED_ON)
+            and _built_from(fn, argument, targets)
+            and _built_from(fn, loop.header, data)
+        ):
+            shown = " or ".join(f"`{t}`" for t in sorted(loop.targets))
+            return (
+                f"{shown} (or what it builds from it), a batch of its own data per pass of a "
+                "loop over a generator of the project given its parameters: its length "
+                "follows the data's"
+            )
+        if (
+            is_item(argument)
+            and is_slice(argument[2])
+            and _built_from(fn, argument[1], data)
+            and any(_built_from(fn, bound, targets) for bound in argument[2][1])
         ):
             return (
-                f"`{name}`, a batch of its own data per pass of a loop over a value built from "
-                "its parameters: its length follows the data's"
+                "a slice of its own data bounded by the target of its loop: its length "
+                "follows the data's (the last slice shorter)"
             )
-        if is_item(argument) and is_slice(argument[2]) and mentions(fn, argument[1], data):
-            targets = {local_sym(t) for t in loop.targets} | {name_sym(t) for t in loop.targets}
-            if any(mentions(fn, bound, targets) for bound in argument[2][1]):
-                return (
-                    "a slice of its own data bounded by the target of its loop: its length "
-                    "follows the data's (the last slice shorter)"
-                )
     return None
+
+
+def _built_from(fn: FunctionSummary, sym: Sym, sources: set[Sym]) -> bool:
+    """Whether `sym` is, or is built from, one of `sources` (through locals, calls' arguments,
+    containers and dicts: `{"p": batch}` carries the batch)."""
+
+    def follow(current: Sym) -> Iterable[Sym]:
+        kind = kind_of(current)
+        if kind in ("local", "name"):
+            return local_values(fn, current)
+        if kind == "call":
+            site = fn.calls[current[1]]
+            return (*site.args, *(value for _, value in site.kwargs))
+        return made_of(current)
+
+    return any(current in sources for current in walk_syms((sym,), follow))
+
+
+def _from_project_generator(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, value: Sym, depth: int
+) -> bool:
+    """Whether `value` (of `key`'s body) is what a call of a project generator function
+    returns, directly or through the functions returning it (up to `depth` calls): the
+    caller's own way of cutting its data into batches. A list, a `zip` or a `range` of the
+    caller's parameters is not: their elements are the items the caller was given, or
+    Python numbers (a value per pass, HY201's class)."""
+    if not is_call(value) or depth < 1:
+        return False
+    site = index.function(key).calls[value[1]]
+    for resolved in facts.calls.get(key, ()):
+        if resolved.site is not site and resolved.site != site:
+            continue
+        for _kind, target in callees(index, resolved):
+            callee = index.function(target)
+            if callee.is_generator or any(
+                _from_project_generator(index, facts, target, returned, depth - 1)
+                for returned in callee.returns
+            ):
+                return True
+    return False
 
 
 def _bound(

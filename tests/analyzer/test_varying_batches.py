@@ -1,0 +1,173 @@
+"""Batches of a caller's data are shapes that change from call to call (issue 34, class 2).
+
+`facts/varying_shapes.batches_of_data`: a function called per pass of a loop with a batch a
+project generator cuts from the caller's parameters, or a slice of a parameter bounded by the
+loop's target, takes arrays whose length follows the data -- where the batching caller runs
+again and again (a call in a loop, up the calls), every call brings another last length; what
+a caller builds from such a parameter and passes on varies too (tf-pwa's
+`cal_angle_from_particle`, three calls below its batch loop). The rewrite writes
+`reduce_retracing=True` with the evidence in its comment (HY014). Batches of one data set
+from constants, a batching function run once, and loops over `range` or over the parameters
+themselves are not evidence. test_benefit_batches_measured.py measures the claim on TF 2.21.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from facts_helpers import analyse, project_result
+
+from hybridize.refactor.file_plan import plan_file
+
+HEADER = """
+import numpy as np
+import tensorflow as tf
+
+def angles(p):
+    y = tf.convert_to_tensor(p)
+    for _ in range(8):
+        y = tf.tanh(tf.matmul(y, tf.ones((4, 4))))
+    return tf.reduce_sum(y)
+
+def split(data, batch):
+    for start in range(0, len(data), batch):
+        yield data[start:start + batch]
+"""
+
+PER_BATCH = (
+    HEADER
+    + """
+def process(p, batch=64):
+    out = []
+    for chunk in split(p, batch):
+        out.append(angles(chunk))
+    return out
+
+for n in range(100, 200, 20):
+    process(np.random.normal(size=(n, 4)))
+"""
+)
+"""The tf-pwa pattern: a generator of the project cuts the caller's data into batches; the
+caller runs once per data set of its own size."""
+
+
+def _notes(source: str, qualname: str) -> list[str]:
+    return [f.message for f in analyse(source)[qualname].findings if f.code == "HY014"]
+
+
+def _rewritten(source: str, qualname: str) -> str:
+    result = project_result(source)
+    (chosen,) = [v for v in result.functions if v.qualname == qualname]
+    assert chosen.passes and chosen.benefit == "high", chosen.benefit_reasons
+    plan, notices = plan_file(
+        "main.py", Path("main.py"), textwrap.dedent(source).encode(), [chosen]
+    )
+    assert plan is not None, notices
+    return plan.new_bytes().decode()
+
+
+def test_a_batch_a_project_generator_cuts_from_the_callers_data_gets_reduce_retracing() -> None:
+    (note,) = _notes(PER_BATCH, "angles")
+    assert "`p` (`process` passes `chunk`" in note and "a batch of its own data" in note
+    text = _rewritten(PER_BATCH, "angles")
+    assert "@tf.function(reduce_retracing=True)\ndef angles(p):" in text
+    assert "# hybridize: assumes p (process passes chunk" in text
+
+
+def test_a_slice_of_the_callers_data_bounded_by_the_loop_target_is_a_batch() -> None:
+    source = (
+        HEADER
+        + """
+def process(p, batch=64):
+    out = []
+    for i in range(0, len(p), batch):
+        out.append(angles(p[i:i + batch]))
+    return out
+
+for n in range(100, 200, 20):
+    process(np.random.normal(size=(n, 4)))
+"""
+    )
+    (note,) = _notes(source, "angles")
+    assert "a slice of its own data bounded by the target of its loop" in note
+
+
+def test_what_a_caller_builds_from_a_batch_parameter_varies_down_the_calls() -> None:
+    """A dict built from the batch, passed on (tf-pwa's `struct_momentum` output handed to
+    `cal_angle_from_particle`): the callee's parameter varies too, named with its source."""
+    source = (
+        HEADER
+        + """
+def single(p):
+    data = {"p": p, "q": p * 2.0}
+    return combine(data)
+
+def combine(data):
+    y = tf.convert_to_tensor(data["p"]) + tf.convert_to_tensor(data["q"])
+    for _ in range(8):
+        y = tf.tanh(tf.matmul(y, tf.ones((4, 4))))
+    return tf.reduce_sum(y)
+
+def process(p, batch=64):
+    out = []
+    for chunk in split(p, batch):
+        out.append(single(chunk))
+    return out
+
+for n in range(100, 200, 20):
+    process(np.random.normal(size=(n, 4)))
+"""
+    )
+    (note,) = _notes(source, "combine")
+    assert "`data` (`single` passes it what it builds from its `p`" in note
+    assert "`process` passes `chunk`" in note
+
+
+def test_batches_of_constants_are_not_evidence() -> None:
+    source = (
+        HEADER
+        + """
+def process(batch=64):
+    out = []
+    x = np.ones((256, 4))
+    for chunk in split(x, batch):
+        out.append(angles(chunk))
+    for i in range(0, 256, batch):
+        out.append(angles(x[i:i + batch]))
+    return out
+
+for _ in range(10):
+    process()
+"""
+    )
+    assert _notes(source, "angles") == []
+    assert "@tf.function\ndef angles(p):" in _rewritten(source, "angles")
+
+
+def test_a_batching_function_run_once_is_not_evidence() -> None:
+    """One data set: at most two lengths (the full batch and the last), a trace each with
+    the argument or without."""
+    source = PER_BATCH.replace(
+        "for n in range(100, 200, 20):\n    process(", "if True:\n    process("
+    )
+    assert _notes(source, "angles") == []
+
+
+def test_counts_and_the_callers_own_items_are_not_batches() -> None:
+    """A loop over `range` gives Python ints (HY201's class), a loop over a `zip` of the
+    parameters gives the items the caller was given: neither is cut from the data."""
+    source = (
+        HEADER
+        + """
+def process(xs, ys):
+    out = []
+    for x, y in zip(xs, ys):
+        out.append(angles(x) + angles(y))
+    return out
+
+for _ in range(10):
+    process([np.ones((8, 4))], [np.ones((8, 4))])
+"""
+    )
+    assert _notes(source, "angles") == []
