@@ -121,7 +121,7 @@ for n in range(100, 200, 20):
     )
     (note,) = _notes(source, "combine")
     assert "`data` (`single` passes it what it builds from its `p`" in note
-    assert "`process` passes `chunk`" in note
+    assert "a batch `process` cuts from its data per pass of a loop" in note
 
 
 def test_batches_of_constants_are_not_evidence() -> None:

@@ -24,7 +24,12 @@ class VaryingShapes(Check):
     whose static shapes change between calls: call sites pass different shapes (`[8, 32]`
     here, `[3, 32]` there), or a call inside a loop passes a local that the loop grows from
     itself (`cache = tf.concat([cache, step], axis=1)`: a decoding cache one token longer at
-    every step) or rebinds to a value of data-dependent size (`facts/varying_shapes.py`). It
+    every step) or rebinds to a value of data-dependent size, or passes a batch of its own
+    data (a batch a project generator cuts from a parameter, `for chunk in split(p, 64)`, or
+    `p[i:i + 64]` bounded by the loop's target) where that caller runs again and again, each
+    time with data of another size -- and so down the calls that pass on what they build from
+    such a batch (tf-pwa's `cal_angle_from_particle`: a trace per batch, 5 traces in 5
+    batches, 20x slower plain; 2 with the argument) (`facts/varying_shapes.py`). It
     is information, on a verdict that adds the decorator (elsewhere nothing is written): the
     refactoring adds it with the argument that generalises shapes, `@tf.function(reduce_retracing=True)` or `@torch.compile(dynamic=True)`, and says
     why in the comment above it (unless it writes an inferred `input_signature`, whose `None`

@@ -192,18 +192,24 @@ def batches_of_data(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -
     """The parameters of `key` that receive a batch of a caller's data at a call inside a loop,
     or what a caller builds from such a parameter of its own (up to `MAX_PASSED_ON` calls
     down), with why: their lengths follow the data's, a new one per batch."""
-    return _batches_of_data(index, facts, key, MAX_PASSED_ON)
+    return {
+        name: why
+        for name, (why, _root) in _batches_of_data(index, facts, key, MAX_PASSED_ON).items()
+    }
 
 
 def _batches_of_data(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, depth: int
-) -> dict[str, str]:
-    found: dict[str, str] = {}
+) -> dict[str, tuple[str, str]]:
+    """By parameter: why, and the batching function's words a caller further down repeats."""
+    found: dict[str, tuple[str, str]] = {}
     for caller in sorted(facts.callers.get(key, ()), key=str):
         if caller == key:
             continue
+        owner = index.function(caller).qualname
         for parameter, why in _batches_in_caller_loops(index, facts, caller, key).items():
-            found.setdefault(parameter, why)
+            root = f"a batch `{owner}` cuts from its data per pass of a loop"
+            found.setdefault(parameter, (f"`{owner}` passes {why}", root))
         if depth <= 1:
             continue
         upstream = _batches_of_data(index, facts, caller, depth - 1)
@@ -222,9 +228,10 @@ def _batches_of_data(
                         None,
                     )
                     if source is not None:
+                        root = upstream[source][1]
                         found[parameter] = (
-                            f"`{fn.qualname}` passes it what it builds from its `{source}`, "
-                            f"whose length changes per call: {upstream[source]}"
+                            f"`{owner}` passes it what it builds from its `{source}`, {root}",
+                            root,
                         )
     return found
 
@@ -260,7 +267,7 @@ def _batches_in_caller_loops(
             for parameter, argument in _bound(index, key, resolved, kind).items():
                 why = _batch(index, facts, caller, argument, loops, data)
                 if why is not None and parameter not in found:
-                    found[parameter] = f"`{fn.qualname}` passes {why}"
+                    found[parameter] = why
     return found
 
 
