@@ -61,14 +61,18 @@ from hybridize.analyzer.facts.values import is_tensor_atom
 from hybridize.analyzer.summaries.ir import FunctionSummary, StatementLoop, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
+    call_index,
     is_call,
     is_item,
     is_lit,
     is_slice,
+    item_base,
+    item_index,
     kind_of,
     local_sym,
     name_sym,
     param_sym,
+    slice_bounds,
 )
 
 MAX_SHOWN_SHAPES = 3
@@ -311,11 +315,13 @@ def _batch(
                 "loop over a generator of the project given its parameters: its length "
                 "follows the data's"
             )
+        index_ = item_index(argument) if is_item(argument) else None
         if (
             is_item(argument)
-            and is_slice(argument[2])
-            and _built_from(fn, argument[1], data)
-            and any(_built_from(fn, bound, targets) for bound in argument[2][1])
+            and index_ is not None
+            and is_slice(index_)
+            and _built_from(fn, item_base(argument), data)
+            and any(_built_from(fn, bound, targets) for bound in slice_bounds(index_))
         ):
             return (
                 "a slice of its own data bounded by the target of its loop: its length "
@@ -332,8 +338,8 @@ def _built_from(fn: FunctionSummary, sym: Sym, sources: set[Sym]) -> bool:
         kind = kind_of(current)
         if kind in ("local", "name"):
             return local_values(fn, current)
-        if kind == "call":
-            site = fn.calls[current[1]]
+        if is_call(current):
+            site = fn.calls[call_index(current)]
             return (*site.args, *(value for _, value in site.kwargs))
         return made_of(current)
 
@@ -350,7 +356,7 @@ def _from_project_generator(
     Python numbers (a value per pass, HY201's class)."""
     if not is_call(value) or depth < 1:
         return False
-    site = index.function(key).calls[value[1]]
+    site = index.function(key).calls[call_index(value)]
     for resolved in facts.calls.get(key, ()):
         if resolved.site is not site and resolved.site != site:
             continue

@@ -288,6 +288,21 @@ def call_index(call: CallSym) -> int:
     return call[1]
 
 
+def item_base(item: ItemSym) -> Sym:
+    """The value subscripted (`x` of `x[i]`)."""
+    return item[1]
+
+
+def item_index(item: ItemSym) -> Sym:
+    """The subscript (`i` of `x[i]`; a `SliceIndex` for `x[a:b]`)."""
+    return item[2]
+
+
+def slice_bounds(index: SliceIndex) -> tuple[Sym, ...]:
+    """A slice's bounds as written (lower, upper[, step])."""
+    return index[1]
+
+
 def attr_base(attr: AttrSym) -> Sym:
     """The value whose attribute is read (`x` of `x.name`)."""
     return attr[1]
