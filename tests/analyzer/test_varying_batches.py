@@ -96,9 +96,8 @@ for n in range(100, 200, 20):
 def test_what_a_caller_builds_from_a_batch_parameter_varies_down_the_calls() -> None:
     """A dict built from the batch, passed on (tf-pwa's `struct_momentum` output handed to
     `cal_angle_from_particle`): the callee's parameter varies too, named with its source."""
-    source = (
-        HEADER
-        + """
+    source = PER_BATCH.replace("angles(chunk)", "single(chunk)") + textwrap.dedent(
+        """
 def single(p):
     data = {"p": p, "q": p * 2.0}
     return combine(data)
@@ -108,15 +107,6 @@ def combine(data):
     for _ in range(8):
         y = tf.tanh(tf.matmul(y, tf.ones((4, 4))))
     return tf.reduce_sum(y)
-
-def process(p, batch=64):
-    out = []
-    for chunk in split(p, batch):
-        out.append(single(chunk))
-    return out
-
-for n in range(100, 200, 20):
-    process(np.random.normal(size=(n, 4)))
 """
     )
     (note,) = _notes(source, "combine")
