@@ -23,7 +23,11 @@ class HasNumpyCallsOnParameters(Check):
     `input_signature` (or `reduce_retracing`) leaves an axis `None`; a read of such an axis,
     by index or in a slice, is HY404. Also a project function this one calls, at any depth, that applies NumPy to
     its parameter when this function passes it a value that is a tensor in its graph: the
-    helper is traced inside it. The same holds in every scope that runs inside the graph:
+    helper is traced inside it. Libraries that compute only on Python values count as
+    NumPy does: `math`, `cmath`, `fractions`, `decimal`, `statistics`, SymPy and mpmath
+    (`math.floor(x)`, `fractions.Fraction(x)`, `sympy.cse(expr)`); what they give is a
+    Python value, and of a Python constant (`math.sqrt(2.0)`) or a static shape
+    (`math.sqrt(x.shape[-1])`) they compute at trace time, fine. The same holds in every scope that runs inside the graph:
     a comprehension or generator expression, a lambda or nested function that reads one of
     this function's variables (`lambda: np.mean(x)`), and a callback that `tf.map_fn`,
     `tf.cond`, `tf.scan` and friends run in this function's mode.
@@ -33,8 +37,11 @@ class HasNumpyCallsOnParameters(Check):
     NumPy computes on concrete arrays. Eagerly, a `tf.Tensor` converts to one implicitly;
     while tracing it is symbolic and has no value, so NumPy raises
     `NotImplementedError: Cannot convert a symbolic tf.Tensor to a numpy array`, or, for
-    functions that accept arbitrary objects, silently computes on the wrong thing. Adding
-    `@tf.function` breaks the code.
+    functions that accept arbitrary objects, silently computes on the wrong thing. The
+    Python-value libraries read a number with `__float__` or `__index__`, which an eager
+    tensor answers and a symbolic one does not (TF 2.21: `math.floor(x)` and
+    `fractions.Fraction(x)` raise `TypeError`; `sympy.sympify(x)` a `StagingError`, AutoGraph
+    converting SymPy's own code). Adding `@tf.function` breaks the code.
 
     Example
     -------

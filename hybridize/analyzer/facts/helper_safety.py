@@ -66,6 +66,7 @@ from hybridize.analyzer.facts.values import (
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.api_info import TENSOR_RETURNS, ApiInfo, CallbackArgs
 from hybridize.analyzer.frameworks.framework import framework_of_api
+from hybridize.analyzer.frameworks.python_stdlib import value_library
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, StatementLoop, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
@@ -423,6 +424,13 @@ def _needs_concrete_value(info: ApiInfo) -> str:
     owner = framework_of_api(info.framework)
     advice = owner.concrete_value_advice if owner is not None else None
     return message if advice is None else f"{message}; {advice}"
+
+
+def _value_library_note(name: str) -> str:
+    """Said of a library computing only on Python values (as NumPy, it cannot evaluate a
+    symbolic tensor)."""
+    library = value_library(name)
+    return "" if library is None else f" ({library}: Python values only, as NumPy)"
 
 
 def _may_fail_in_a_graph(resolved: ResolvedCall) -> bool:
@@ -948,8 +956,8 @@ class _Values:
                 for param in sorted(condition.params):
                     # Only what comes from a parameter, as for the function itself.
                     hazard = Hazard(
-                        f"applies `{_display(numpy_name)}` to a value derived from "
-                        f"{_describe(param)}",
+                        f"applies `{_display(numpy_name)}`{_value_library_note(numpy_name)} "
+                        f"to a value derived from {_describe(param)}",
                         line,
                     )
                     yield NUMPY, Symbolic(condition.always, frozenset({param})), hazard

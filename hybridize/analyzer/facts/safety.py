@@ -47,6 +47,7 @@ from hybridize.analyzer.frameworks import (
 )
 from hybridize.analyzer.frameworks.framework import Framework, framework_of_api, is_foreign_library
 from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
+from hybridize.analyzer.frameworks.python_stdlib import value_library
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
@@ -189,10 +190,21 @@ def is_eager_only_call(resolved: ResolvedCall) -> bool:
 
 
 def numpy_function(resolved: ResolvedCall) -> str | None:
-    """The NumPy or SciPy function a call runs (None for TF's NumPy-like ops)."""
+    """The NumPy or SciPy function a call runs (None for TF's NumPy-like ops), or the
+    function of a library that computes only on Python values (`math.floor`, `sympy.cse`:
+    `python_stdlib.VALUE_LIBRARIES`): each needs a concrete value, which a symbolic tensor
+    does not have."""
     if any(info.tensor_op for info in resolved.api):
         return None
-    return next((i.name for i in resolved.api if i.framework in ("numpy", "scipy")), None)
+    return next(
+        (
+            i.name
+            for i in resolved.api
+            if i.framework in ("numpy", "scipy")
+            or (i.returns == "python" and value_library(i.name) is not None)
+        ),
+        None,
+    )
 
 
 def eager_only_calls(ctx: SafetyScan) -> list[Evidence]:
@@ -382,13 +394,18 @@ def numpy_calls_on_parameters(ctx: SafetyScan) -> list[Evidence]:
                 )
             )
             continue
-        if numpy_function(resolved) is not None and any(
+        name = numpy_function(resolved)
+        if name is not None and any(
             ctx.derives_from_parameter(s) for s in _arguments(site.args, site.kwargs)
         ):
+            library = value_library(name)
             found.append(
                 Evidence(
                     "NumPy is applied to a value derived from a parameter; "
-                    "a symbolic tensor cannot be evaluated by NumPy",
+                    "a symbolic tensor cannot be evaluated by NumPy"
+                    if library is None
+                    else f"`{name}` is applied to a value derived from a parameter; {library} "
+                    "computes only on Python values, and a symbolic tensor has no value",
                     site.span,
                 )
             )

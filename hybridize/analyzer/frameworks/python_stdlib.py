@@ -175,6 +175,9 @@ STDLIB: dict[str, Behaviour] = {
     "pickle.load": UNKNOWN.with_(effect="io"),
     "pickle.dumps": PURE,
     "pickle.loads": UNKNOWN,
+    # SymPy computes on Python values (NAMESPACE_DEFAULTS), but the function `lambdify`
+    # builds may compute with tensors (`modules="tensorflow"`): what it gives is unknown.
+    "sympy.lambdify": UNKNOWN,
     "json.dump": IO_NONE,
     "json.load": UNKNOWN.with_(effect="io"),
     "json.dumps": PURE,
@@ -367,6 +370,7 @@ NAMESPACE_DEFAULTS: dict[str, Behaviour | None] = {
     "json": PURE,
     "logging": LOGGING,
     "math": PURE,
+    "mpmath": PURE,
     "matplotlib.pyplot": Behaviour(
         "object", effect="plot", note="draws into matplotlib's global figure state"
     ),
@@ -390,6 +394,8 @@ NAMESPACE_DEFAULTS: dict[str, Behaviour | None] = {
     "string": PURE,
     "struct": PURE,
     "subprocess": IO,
+    "sympy": PURE,
+    "sympy.utilities.lambdify": UNKNOWN,
     "sys": None,
     "tempfile": IO,
     "textwrap": PURE,
@@ -406,6 +412,28 @@ NAMESPACE_DEFAULTS: dict[str, Behaviour | None] = {
     "warnings": LOGGING,
     "zlib": PURE,
 }
+
+#: Libraries that compute only on Python values: their functions read a number with
+#: `__float__`/`__index__` (`math.floor`, `fractions.Fraction`) or take it into their own
+#: object model (`sympy.sympify`), and give back Python values (NAMESPACE_DEFAULTS: PURE).
+#: An eager tensor converts; a symbolic one, what a compiled function's parameter is, does
+#: not (TF 2.21: `math.floor(x)` raises TypeError, `sympy.sympify(x)` a StagingError once
+#: AutoGraph converts SymPy's own code, `fractions.Fraction(x)` a TypeError; tests
+#: `test_facts_python_value_libraries.py`). `sympy.lambdify` is not one: the function it
+#: builds may compute with tensors (`modules="tensorflow"`).
+VALUE_LIBRARIES: frozenset[str] = frozenset(
+    {"math", "cmath", "fractions", "decimal", "statistics", "sympy", "mpmath"}
+)
+NOT_VALUE_LIBRARY_CALLS: frozenset[str] = frozenset({"sympy.lambdify", "sympy.utilities.lambdify"})
+
+
+def value_library(name: str) -> str | None:
+    """The library of VALUE_LIBRARIES a qualified name belongs to (None for none)."""
+    if any(name == n or name.startswith(n + ".") for n in NOT_VALUE_LIBRARY_CALLS):
+        return None
+    root = name.split(".", 1)[0]
+    return root if root in VALUE_LIBRARIES and "." in name else None
+
 
 #: Calls that make a partial application: ``functools.partial(f, *args, **kwargs)`` gives an
 #: object whose call ``p(*more, **kw)`` calls ``f(*args, *more, **{**kwargs, **kw})``

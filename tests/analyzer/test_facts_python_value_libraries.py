@@ -1,0 +1,161 @@
+"""HY302 for libraries that compute only on Python values (math, fractions, SymPy, ...).
+
+`math.floor`, `fractions.Fraction` and SymPy read a number with `__float__`/`__index__` or
+take it into their own object model; an eager tensor converts, a symbolic one (what a
+compiled function's parameter is) does not. tf-pwa 0.2.2's low-benefit rewrite compiled
+`opt_lambdify` (`sympy.cse` of its argument), `reverse_bessel_polynomials` (`math.factorial`
+of its argument) and `Bound.get_y2x` (SymPy's `evalf`): the analysis took what those
+libraries give for possibly a tensor. The first test measures the hazard on the installed
+TensorFlow (and SymPy where installed); the others pin the verdicts and the look-alikes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from facts_helpers import finding_messages, verdict
+
+from hybridize.analyzer.frameworks import lookup
+from hybridize.analyzer.frameworks.python_stdlib import value_library
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_python_value_libraries_fail_on_symbolic_tensors() -> None:
+    import fractions
+    import math
+
+    import tensorflow as tf
+
+    def floored(x: object) -> object:
+        return x * math.floor(x)  # type: ignore[operator, call-overload]
+
+    def factorial(n: object) -> object:
+        return tf.constant(float(math.factorial(n)))  # type: ignore[call-overload]
+
+    def sqrt_constant(x: object) -> object:
+        return x * math.sqrt(2.0)  # type: ignore[operator]
+
+    def fraction(x: object) -> object:
+        return tf.constant(float(fractions.Fraction(x, 2)))  # type: ignore[call-overload]
+
+    # eagerly an eager tensor converts (`__float__`, `__index__`)
+    assert float(floored(tf.constant(2.5))) == 5.0  # type: ignore[arg-type]
+    assert float(factorial(tf.constant(3))) == 6.0  # type: ignore[arg-type]
+    for fn, arg in ((floored, tf.constant(2.5)), (factorial, tf.constant(3))):
+        with pytest.raises(TypeError):
+            tf.function(fn)(arg)
+    with pytest.raises(TypeError):
+        tf.function(fraction)(tf.constant(3))
+    # of a Python constant: computed at trace, a constant of the graph; fine
+    assert float(tf.function(sqrt_constant)(tf.constant(2.0))) == pytest.approx(2 * math.sqrt(2))  # type: ignore[arg-type]
+    if importlib.util.find_spec("sympy") is None:
+        return
+    import sympy
+
+    def symbolic(x: object) -> object:
+        return tf.constant(float(sympy.sympify(x)))
+
+    assert float(symbolic(tf.constant(2.5))) == 2.5  # type: ignore[arg-type]
+    with pytest.raises(Exception):  # noqa: B017 - StagingError: AutoGraph converts SymPy
+        tf.function(symbolic)(tf.constant(2.5))
+
+
+def test_the_tables_name_the_value_libraries() -> None:
+    assert value_library("math.floor") == "math"
+    assert value_library("sympy.cse") == "sympy"
+    assert value_library("fractions.Fraction") == "fractions"
+    # the function lambdify builds may compute with tensors: not a Python value
+    assert value_library("sympy.lambdify") is None
+    info = lookup("sympy.lambdify")
+    assert info is not None and info.returns == "unknown"
+    info = lookup("sympy.Symbol")
+    assert info is not None and info.returns == "python"
+    assert value_library("numpy.floor") is None
+
+
+MODULE = """
+    import fractions
+    import math
+
+    import sympy as sym
+    import tensorflow as tf
+
+    def floored(x):
+        return tf.reduce_sum(x) * math.floor(x)
+
+    def sqrt_constant(x):
+        return tf.reduce_sum(x) * math.sqrt(2.0)
+
+    def shape_root(x):
+        return tf.reduce_sum(x) / math.sqrt(x.shape[-1])
+
+    def fraction_of(x):
+        return tf.reduce_sum(x) * float(fractions.Fraction(x))
+
+    def expand(expr):
+        subs, ret = sym.cse(expr)
+        return tf.constant(float(len(subs)))
+
+    def bessel(n, x):
+        ret = 0
+        for k in range(n + 1):
+            ret += math.factorial(n + k) * x ** (n - k)
+        return ret
+
+    def helper(v):
+        return math.floor(v)
+
+    def via_helper(x):
+        return tf.reduce_sum(x) * helper(x)
+
+    def coefficients(l):
+        return bessel(l, sym.Symbol("x"))
+
+    def main():
+        t = tf.constant([1.0, 2.0])
+        floored(t)
+        sqrt_constant(t)
+        shape_root(t)
+        fraction_of(t)
+        expand(t)
+        bessel(t, t)
+        via_helper(t)
+        coefficients(2)
+"""
+
+
+@pytest.mark.parametrize(
+    ("qualname", "blocked"),
+    [
+        ("floored", True),  # math.floor of its tensor argument
+        ("sqrt_constant", False),  # math.sqrt of a Python constant: a graph constant
+        ("shape_root", False),  # of a static shape: a Python int while tracing
+        ("fraction_of", True),  # fractions.Fraction of its tensor argument
+        ("expand", True),  # sympy.cse of its tensor argument
+        ("bessel", True),  # math.factorial of a value derived from its tensor argument
+        ("via_helper", True),  # the helper applies math.floor to what it is handed
+    ],
+)
+def test_value_libraries_block_where_the_value_is_symbolic(qualname: str, blocked: bool) -> None:
+    v = verdict({"m.py": MODULE}, qualname)
+    assert ("HY302" in {f.code for f in v.findings}) is blocked
+    if blocked:
+        assert not v.passes and "has_numpy_calls_on_parameters" in v.failures
+    else:
+        assert "has_numpy_calls_on_parameters" not in v.failures
+
+
+def test_the_findings_name_the_library() -> None:
+    (message,) = finding_messages({"m.py": MODULE}, "floored", "HY302")
+    assert "`math.floor`" in message and "Python values" in message
+    messages = finding_messages({"m.py": MODULE}, "via_helper", "HY302")
+    assert any("`helper`" in m and "math.floor" in m for m in messages)
+
+
+def test_a_sympy_value_is_no_tensor() -> None:
+    """What SymPy gives is a Python value: a function handed only SymPy values takes no
+    tensor (tf-pwa's `get_bprime_coeff` hands `reverse_bessel_polynomials` a Symbol)."""
+    v = verdict({"m.py": MODULE}, "coefficients")
+    assert "HY001" in {f.code for f in v.findings}
