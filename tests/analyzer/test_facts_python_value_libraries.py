@@ -113,6 +113,20 @@ MODULE = """
     def coefficients(l):
         return bessel(l, sym.Symbol("x"))
 
+    class Bound:
+        # tf-pwa's Bound: the inverse of its bound function, solved by SymPy
+        def __init__(self, a, b):
+            x, y = sym.symbols("x y")
+            self.inv = sym.solve((b - a) * (sym.sin(x) + 1) / 2 + a - y, x)[-1]
+
+        def get_y2x(self, val):
+            y = sym.symbols("y")
+            return tf.constant(complex(self.inv.evalf(subs={y: val})).real)
+
+        def lower_x(self, val):
+            y = sym.symbols("y")
+            return tf.constant(complex(self.inv.evalf(subs={y: 0.0})).real) * val
+
     def main():
         t = tf.constant([1.0, 2.0])
         floored(t)
@@ -123,6 +137,8 @@ MODULE = """
         bessel(t, t)
         via_helper(t)
         coefficients(2)
+        Bound(0.0, 1.0).get_y2x(t)
+        Bound(0.0, 1.0).lower_x(t)
 """
 
 
@@ -136,6 +152,8 @@ MODULE = """
         ("expand", True),  # sympy.cse of its tensor argument
         ("bessel", True),  # math.factorial of a value derived from its tensor argument
         ("via_helper", True),  # the helper applies math.floor to what it is handed
+        ("Bound.get_y2x", True),  # a SymPy object's method (evalf) given its tensor argument
+        ("Bound.lower_x", False),  # evalf of a Python constant: computed at trace
     ],
 )
 def test_value_libraries_block_where_the_value_is_symbolic(qualname: str, blocked: bool) -> None:
@@ -159,3 +177,50 @@ def test_a_sympy_value_is_no_tensor() -> None:
     tensor (tf-pwa's `get_bprime_coeff` hands `reverse_bessel_polynomials` a Symbol)."""
     v = verdict({"m.py": MODULE}, "coefficients")
     assert "HY001" in {f.code for f in v.findings}
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None or importlib.util.find_spec("sympy") is None,
+    reason="PyTorch or SymPy absent",
+)
+def test_dynamo_breaks_the_graph_at_sympy() -> None:
+    """torch.compile does not fail on SymPy of a Python value: it breaks the graph there
+    (correct, slower), as for any library it has no table for."""
+    import warnings
+
+    import sympy
+    import torch
+    from torch._dynamo.utils import counters
+
+    def coefficient(x: torch.Tensor, n: int) -> torch.Tensor:
+        c = float(sympy.factorial(n) / sympy.Integer(2) ** n)
+        return torch.sin(x) * c + torch.cos(x)
+
+    x = torch.randn(8)
+    torch._dynamo.reset()
+    counters.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compiled = torch.compile(coefficient)
+        assert torch.allclose(compiled(x, 3), coefficient(x, 3))
+    assert sum(counters["graph_break"].values()) >= 1
+
+
+TORCH_MODULE = """
+    import sympy
+    import torch
+
+    def uses_sympy(x, n):
+        return torch.sin(x) * float(sympy.factorial(n))
+
+    uses_sympy(torch.ones(3), 3)
+"""
+
+
+def test_under_torch_compile_sympy_is_still_a_library_dynamo_traces_into() -> None:
+    """Tabled as a library of Python values for tf.function, SymPy stays code Dynamo traces
+    into (`Framework.untabled_library_calls`): not proposed, as before."""
+    v = verdict({"m.py": TORCH_MODULE}, "uses_sympy")
+    assert any("no table for" in f.message for f in v.findings if f.code == "HY301")
+    assert "HY302" not in {f.code for f in v.findings}  # HY302 is tf.function's hazard

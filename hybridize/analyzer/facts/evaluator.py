@@ -103,7 +103,11 @@ from hybridize.analyzer.frameworks.framework import (
     is_foreign_library,
 )
 from hybridize.analyzer.frameworks.methods import NOT_TENSOR_MEMBERS
-from hybridize.analyzer.frameworks.python_stdlib import COMMAND_LINE_FLAGS, PARTIAL_APPLICATIONS
+from hybridize.analyzer.frameworks.python_stdlib import (
+    COMMAND_LINE_FLAGS,
+    PARTIAL_APPLICATIONS,
+    value_library,
+)
 from hybridize.analyzer.frameworks.shapes import (
     Shape,
     broadcast,
@@ -845,6 +849,7 @@ class Evaluator:
                     continue
                 apis.append(info)
                 result |= self._api_result(info, args, kwargs, symbolic_args)
+                result.update(self.value_library_object(atom[1], info))
             elif kind == "boundext":
                 info = self.method_of(atom[1], atom[2])
                 if info is None:
@@ -919,6 +924,19 @@ class Evaluator:
             return NO_ATOMS
         if not is_foreign_library(callee):
             return NO_ATOMS
+        return frozenset({ext_atom(foreign_object(callee))})
+
+    @staticmethod
+    def value_library_object(callee: str, info: ApiInfo) -> Atoms:
+        """What calling `callee` of a third-party library of Python values (SymPy, mpmath:
+        `python_stdlib.VALUE_LIBRARIES`) gives besides a Python value: an object still known
+        to be the library's, so that its methods are calls into that library too
+        (`inv = sympy.solve(f - y, x)[-1]`, then `inv.evalf(subs={y: val})`), and returning
+        it from a compiled function is returning an object tf.function cannot return."""
+        if info.returns != "python" or value_library(callee) is None:
+            return NO_ATOMS
+        if not is_foreign_library(callee):
+            return NO_ATOMS  # math, fractions...: numbers, not objects with methods
         return frozenset({ext_atom(foreign_object(callee))})
 
     def _chain(
@@ -1330,6 +1348,8 @@ def _item(atom: Atom, index: Sym) -> Iterable[Atom]:
         # A non-tensor Python value (`x.shape`, a config): its items are no tensors either
         # (a container of tensors is "tensors", never "python").
         return (PYTHON,)
+    if kind == "ext" and value_library(atom[1]) is not None:
+        return (atom,)  # an element of a SymPy value is one (`sympy.solve(f, x)[-1]`)
     return (UNKNOWN_ATOM,)
 
 
@@ -1355,6 +1375,8 @@ def iterated_atoms(atom: Atom) -> Iterable[Atom]:
         return (STR,)
     if kind == "ext" and atom[1].startswith("builtins."):
         return (PYTHON,)
+    if kind == "ext" and value_library(atom[1]) is not None:
+        return (atom,)  # the elements of a SymPy value are SymPy values
     return (UNKNOWN_ATOM,)
 
 

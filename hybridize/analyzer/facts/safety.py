@@ -244,7 +244,9 @@ def foreign_library_calls(
     (`Framework.untabled_library_calls`). A callee that may be such a function is enough:
     the compiler traces whichever it is at run time. Methods of objects such a library made
     count too (`NearestNeighbors(...).fit(x).kneighbors(y)`: the evaluator keeps them as
-    `ext` names under the library, `Evaluator.foreign_result`)."""
+    `ext` names under the library, `Evaluator.foreign_result`). A library the tables know
+    only as one of Python values (SymPy: `python_stdlib.VALUE_LIBRARIES`) is still code the
+    compiler traces into."""
     reason = index.function_framework(key).untabled_library_calls
     if reason is None:
         return
@@ -256,7 +258,9 @@ def foreign_library_calls(
             (
                 a[1]
                 for a in resolved.callee_atoms
-                if is_ext_atom(a) and is_foreign_library(a[1]) and lookup(a[1]) is None
+                if is_ext_atom(a)
+                and is_foreign_library(a[1])
+                and (lookup(a[1]) is None or value_library(a[1]) is not None)
             ),
             default=None,
         )
