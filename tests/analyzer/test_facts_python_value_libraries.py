@@ -79,8 +79,12 @@ MODULE = """
     import fractions
     import math
 
+    import somelib
     import sympy as sym
     import tensorflow as tf
+
+    def scaled_by(x, factor):
+        return tf.reduce_sum(x) * math.sqrt(factor)
 
     def floored(x):
         return tf.reduce_sum(x) * math.floor(x)
@@ -130,6 +134,7 @@ MODULE = """
     def main():
         t = tf.constant([1.0, 2.0])
         floored(t)
+        scaled_by(t, somelib.factor())
         sqrt_constant(t)
         shape_root(t)
         fraction_of(t)
@@ -146,6 +151,9 @@ MODULE = """
     ("qualname", "blocked"),
     [
         ("floored", True),  # math.floor of its tensor argument
+        # of a value of unknown kind (a configuration number, mostly): not claimed, unlike
+        # NumPy, which is applied to data (tf-models' `round_repeats`, `RandomErasing`)
+        ("scaled_by", False),
         ("sqrt_constant", False),  # math.sqrt of a Python constant: a graph constant
         ("shape_root", False),  # of a static shape: a Python int while tracing
         ("fraction_of", True),  # fractions.Fraction of its tensor argument
@@ -224,3 +232,35 @@ def test_under_torch_compile_sympy_is_still_a_library_dynamo_traces_into() -> No
     v = verdict({"m.py": TORCH_MODULE}, "uses_sympy")
     assert any("no table for" in f.message for f in v.findings if f.code == "HY301")
     assert "HY302" not in {f.code for f in v.findings}  # HY302 is tf.function's hazard
+
+
+EXEC_MODULE = """
+    import tensorflow as tf
+
+    def built(x, source):
+        scope = {}
+        exec(source, {"tf": tf}, scope)
+        return scope["f"](x)
+
+    def evaluated(x, text):
+        return tf.reduce_sum(x) * eval(text)
+
+    def plain(x):
+        return tf.reduce_sum(x) * 2.0
+
+    def main():
+        t = tf.constant([1.0, 2.0])
+        built(t, "def f(x):\\n  return x * 2\\n")
+        evaluated(t, "2.0")
+        plain(t)
+"""
+
+
+@pytest.mark.parametrize(
+    ("qualname", "blocked"), [("built", True), ("evaluated", True), ("plain", False)]
+)
+def test_code_built_at_run_time_is_not_known(qualname: str, blocked: bool) -> None:
+    """`exec`/`eval` run code the analysis cannot read: its effects are unknown (HY110)."""
+    v = verdict({"m.py": EXEC_MODULE}, qualname)
+    assert ("HY110" in {f.code for f in v.findings}) is blocked
+    assert ("undeterminable_side_effects" in v.failures) is blocked

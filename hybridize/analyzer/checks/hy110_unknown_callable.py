@@ -20,7 +20,9 @@ class UndeterminableSideEffects(Check):
     caller passes a known function, that function's own effects are checked instead. Also an
     augmented assignment (`v += w`) to a value the function did not create and whose kind is
     unknown: on a list, dict or NumPy array it changes the caller's object in place, on a
-    tensor or a number it only rebinds the local name.
+    tensor or a number it only rebinds the local name. Also a call of `exec` or `eval`: the
+    code it runs is built at run time (tf-pwa's `opt_lambdify` builds a function from a
+    SymPy expression's text and returns it).
 
     Why it matters in graph mode
     ----------------------------

@@ -408,6 +408,15 @@ class EffectAnalysis:
         for info in resolved.api:
             if info.effect == "random" and receiver_fresh:
                 continue  # a generator created in this call: its state is the call's own
+            if info.effect == "unknown_code":
+                summary.undeterminable.append(
+                    Effect(
+                        "HY110",
+                        f"runs code built at run time with `{_short(info.name)}`: what it "
+                        "does is unknown",
+                        site.span,
+                    )
+                )
             if info.effect in EFFECT_CODES:
                 code, verb = EFFECT_CODES[info.effect]
                 summary.effects.append(

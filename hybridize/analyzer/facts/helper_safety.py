@@ -39,7 +39,7 @@ from hybridize.analyzer.facts.evaluator import (
 )
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.graph_kernel_gaps import kernel_gap, may_have_kernel_gap
-from hybridize.analyzer.facts.predicates import is_known_non_tensor, is_tensor_like
+from hybridize.analyzer.facts.predicates import is_known_non_tensor, is_tensor_like, leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import (
     SHAPE_ONLY_ATTRIBUTES,
@@ -951,7 +951,12 @@ class _Values:
             yield EAGER_ONLY, condition, Hazard(what, line, python_value=True)
         numpy_name = numpy_function(resolved)
         if numpy_name is not None:
+            value_lib = value_library(numpy_name) is not None
             for argument in _operands(site):
+                if value_lib and not any(
+                    is_tensor_like(a) for a in leaf_atoms(self.evaluator.eval(argument))
+                ):
+                    continue  # a library of Python values on a value not known as a tensor
                 condition = self.of(argument)
                 for param in sorted(condition.params):
                     # Only what comes from a parameter, as for the function itself.

@@ -399,10 +399,11 @@ def numpy_calls_on_parameters(ctx: SafetyScan) -> list[Evidence]:
             )
             continue
         name = numpy_function(resolved)
+        library = value_library(name) if name is not None else None
         if name is not None and any(
-            ctx.derives_from_parameter(s) for s in _arguments(site.args, site.kwargs)
+            ctx.derives_from_parameter(s) and (library is None or _may_hold_tensor(ctx, s))
+            for s in _arguments(site.args, site.kwargs)
         ):
-            library = value_library(name)
             found.append(
                 Evidence(
                     "NumPy is applied to a value derived from a parameter; "
@@ -415,6 +416,14 @@ def numpy_calls_on_parameters(ctx: SafetyScan) -> list[Evidence]:
             )
     found.extend(_numpy_item_stores(ctx))
     return found
+
+
+def _may_hold_tensor(ctx: SafetyScan, sym: Sym) -> bool:
+    """Whether a value is, or holds, a tensor by the evidence (not merely a value of unknown
+    kind): what a library of Python values is handed. Such libraries are mostly applied to
+    configuration numbers (`math.ceil(multiplier * repeats)`), which a parameter of unknown
+    kind usually is; NumPy is applied to data, so a value of unknown kind counts there."""
+    return any(is_tensor_like(a) for a in leaf_atoms(ctx.evaluator.eval(sym)))
 
 
 def _numpy_item_stores(ctx: SafetyScan) -> list[Evidence]:

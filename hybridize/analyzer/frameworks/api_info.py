@@ -36,7 +36,9 @@ Every value of ``returns`` that names an object with methods is also a *receiver
   stdin), "plot" (draws into matplotlib's figures), "trace_time" (changes global framework
   or interpreter configuration, e.g.
   ``tf.random.set_seed``, ``tf.config.*`` setters, ``np.set_printoptions``);
-* "eager_only" -- cannot work on symbolic tensors (``.numpy()``, ``Model.fit``/``predict``...).
+* "eager_only" -- cannot work on symbolic tensors (``.numpy()``, ``Model.fit``/``predict``...);
+* "unknown_code" -- runs Python code built at run time (``exec``, ``eval``): what it does,
+  effects included, is not known.
 
 ``tf1_graph`` -- the API belongs to TensorFlow 1's graph-and-session model (a placeholder, a
 ``Session`` and its ``run``, ``get_variable`` and variable scopes, graph collections,
@@ -65,7 +67,7 @@ PYTHON_EFFECTS: frozenset[str] = frozenset(
 )
 
 #: All ``effect`` values (besides None).
-EFFECTS: frozenset[str] = PYTHON_EFFECTS | {"graph", "eager_only"}
+EFFECTS: frozenset[str] = PYTHON_EFFECTS | {"graph", "eager_only", "unknown_code"}
 
 #: ``returns`` values that are TensorFlow tensors (or containers of them).
 TENSOR_RETURNS: frozenset[str] = frozenset({"tensor", "tensors", "variable"})

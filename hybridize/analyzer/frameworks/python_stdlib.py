@@ -178,6 +178,9 @@ STDLIB: dict[str, Behaviour] = {
     # SymPy computes on Python values (NAMESPACE_DEFAULTS), but the function `lambdify`
     # builds may compute with tensors (`modules="tensorflow"`): what it gives is unknown.
     "sympy.lambdify": UNKNOWN,
+    # Code built at run time: what it does is not known (HY110), nor what eval gives.
+    "builtins.exec": Behaviour("none", effect="unknown_code"),
+    "builtins.eval": Behaviour("unknown", effect="unknown_code"),
     "json.dump": IO_NONE,
     "json.load": UNKNOWN.with_(effect="io"),
     "json.dumps": PURE,
