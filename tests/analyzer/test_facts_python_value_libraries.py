@@ -264,3 +264,9 @@ def test_code_built_at_run_time_is_not_known(qualname: str, blocked: bool) -> No
     v = verdict({"m.py": EXEC_MODULE}, qualname)
     assert ("HY110" in {f.code for f in v.findings}) is blocked
     assert ("undeterminable_side_effects" in v.failures) is blocked
+
+
+def test_exec_and_eval_are_tabled_as_unknown_code() -> None:
+    for name in ("builtins.exec", "builtins.eval"):
+        info = lookup(name)
+        assert info is not None and info.effect == "unknown_code"

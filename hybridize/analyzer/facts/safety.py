@@ -255,17 +255,17 @@ def foreign_library_calls(
         # receiver may be a tensor or the library's object): the library's code may run.
         # The first name in order: a set's iteration order is not the report's to decide.
         name = min(
-            (
-                a[1]
-                for a in resolved.callee_atoms
-                if is_ext_atom(a)
-                and is_foreign_library(a[1])
-                and (lookup(a[1]) is None or value_library(a[1]) is not None)
-            ),
+            (a[1] for a in resolved.callee_atoms if is_ext_atom(a) and _compiler_traces_into(a[1])),
             default=None,
         )
         if name is not None:
             yield resolved, name, reason
+
+
+def _compiler_traces_into(name: str) -> bool:
+    """A third-party library's name the tables do not describe, or describe only as one of
+    Python values (SymPy): code a compiler tracing Python traces into."""
+    return is_foreign_library(name) and (lookup(name) is None or value_library(name) is not None)
 
 
 def untabled_library_calls(ctx: SafetyScan, calls: list[ResolvedCall]) -> list[Evidence]:
