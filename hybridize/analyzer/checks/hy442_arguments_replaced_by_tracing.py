@@ -13,6 +13,7 @@ from hybridize.analyzer.facts.hashability import (
     DOTTED_NAME,
     implements_tracing_protocol,
     is_project_class,
+    mapping_rebuilt_wrong,
     receiver_class,
 )
 from hybridize.analyzer.facts.passed_arguments import passed_arguments
@@ -150,36 +151,15 @@ def _replaced(index: ProjectIndex, class_key: ClassKey) -> str | None:
 
 
 def _rebuilt_as(index: ProjectIndex, class_key: ClassKey) -> str | None:
-    """The plain container a list or tuple subclass is handed to the body as, or the words
-    for a mapping class `tf.function` cannot rebuild with `type(x)(pairs)`."""
+    """The plain container a list or tuple subclass is handed to the body as, or "mapping"
+    for a mapping class `tf.function` cannot rebuild as it was (`mapping_rebuilt_wrong`)."""
     outside = _outside_bases(index, class_key)
     for dotted, plain in TRACED_AS_PLAIN_SEQUENCES.items():
         if dotted in outside:
             return plain
-    if outside & TRACED_REBUILT_MAPPINGS and not _takes_one_argument(index, class_key):
+    if mapping_rebuilt_wrong(index, class_key) is not None:
         return "mapping"
     return None
-
-
-def _takes_one_argument(index: ProjectIndex, class_key: ClassKey) -> bool:
-    """Whether the class's own (or a project base's) `__init__` can be called with one
-    positional argument, as `type(x)(pairs)` calls it: it requires at most one and accepts
-    one (or takes `*args`); True when no project class defines `__init__`."""
-    for key in index.mro(class_key):
-        cls = index.klass(key)
-        if "__init__" not in cls.methods:
-            continue
-        fn = index.modules[key.file].functions.get(f"{cls.qualname}.__init__")
-        if fn is None or any(p.kind == "vararg" for p in fn.params):
-            return True
-        positional = [p for p in fn.params[1:] if p.kind in ("posonly", "normal")]
-        required = [p for p in fn.params[1:] if p.kind != "kwarg" and p.default is None]
-        return (
-            len(required) <= 1
-            and len(positional) >= 1
-            and all(p.kind in ("posonly", "normal") for p in required)
-        )
-    return True
 
 
 def _own_members(index: ProjectIndex, class_key: ClassKey) -> set[str]:
@@ -216,8 +196,8 @@ def _container_words(
         return None
     if rebuilt == "mapping":
         return (
-            f"`{class_key.qualname}` is a mapping whose `__init__` needs other arguments: "
-            "`tf.function` rebuilds a mapping argument as `type(x)(pairs)`, which fails"
+            f"`{class_key.qualname}` is a mapping `tf.function` rebuilds as `type(x)(pairs)` "
+            f"for the body, not as it was: {mapping_rebuilt_wrong(index, class_key)}"
         )
     read = _member_reads(fn, value, _own_members(index, class_key) - _PLAIN_MEMBERS[rebuilt])
     if not read:
@@ -354,8 +334,11 @@ class ArgumentsReplacedByTracing(Check):
       `__getattr__ = dict.__getitem__`: the attribute-access dict idiom);
     * or that subclasses `list` or `tuple` (not a named tuple) when the function reads on
       it a member the class defines (a method, a class attribute);
-    * or that is a mapping (`dict`, `Mapping`, `OrderedDict`) whose `__init__` requires
-      other than one positional argument.
+    * or that is a mapping (`dict`, `Mapping`, `OrderedDict`) `tf.function` cannot rebuild
+      as it was: the first `__init__` the class or a project base defines requires an
+      argument, takes no positional one, does not hand its positional argument (or
+      `*args`) to the base's `__init__`, or sets an item or attribute of `self` from its
+      parameters (HY407 owns the same classes returned).
 
     Also a parameter a caller passes a `collections.defaultdict` (made at the call, or in a
     local assigned once, followed as written) when the function reads its items (`d[key]`,
@@ -375,7 +358,10 @@ class ArgumentsReplacedByTracing(Check):
     list or tuple subclass is typed as a list or tuple of its elements and the body receives
     a plain `list`/`tuple` (its methods gone: AttributeError); a mapping is rebuilt by
     `type(x)(pairs)`, so a mapping class whose `__init__` takes other arguments fails the
-    trace with TypeError, and a `defaultdict` arrives as a plain dict: a missing key raises
+    trace with TypeError, and one whose first positional parameter means something else
+    (`EulerAngle(alpha=0, beta=0, gamma=0)` setting `self["alpha"] = alpha`) gets the pairs
+    as that parameter (tf-pwa 0.2.2); one forwarding `*args, **kwargs` to `dict` is rebuilt
+    right, and a `defaultdict` arrives as a plain dict: a missing key raises
     KeyError where eager makes the default. Eagerly the function
     gets the object itself. (tests/analyzer/test_hy442_replaced_arguments_measured.py
     measures it again.)

@@ -41,7 +41,8 @@ from typing import Literal, cast
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref, ref_key
+from hybridize.analyzer.facts.predicates import made_of, walk_syms
+from hybridize.analyzer.facts.refs import ext_dotted, is_class_ref, is_ext_ref, ref_key
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import (
     MAX_NESTING,
@@ -52,9 +53,19 @@ from hybridize.analyzer.facts.values import (
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.frameworks.framework import TENSORFLOW
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
+from hybridize.analyzer.frameworks.tensorflow_rules import TRACED_REBUILT_MAPPINGS
 from hybridize.analyzer.summaries.ir import DecoratorInfo, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import NONE, is_lit, lit_type, lit_value, param_sym
+from hybridize.analyzer.summaries.syms import (
+    NONE,
+    attr_name,
+    is_attr,
+    is_lit,
+    lit_type,
+    lit_value,
+    local_sym,
+    param_sym,
+)
 
 DOTTED_NAME = re.compile(r"[A-Za-z_][\w.]*")
 HashStatus = Literal["hashable", "unhashable", "inherits", "unknown"]
@@ -387,3 +398,73 @@ def unhashable_arguments(
             )
         )
     return found
+
+
+def mapping_rebuilt_wrong(index: ProjectIndex, class_key: ClassKey) -> str | None:
+    """Words for a project mapping class (a `dict`, `OrderedDict` or `Mapping` subclass)
+    that `tf.function` cannot rebuild as it was, None for any other class and for one it
+    rebuilds faithfully. TF 2.21 rebuilds a mapping argument as `type(x)(pairs)`
+    (`default_types.Dict.placeholder_value`, a list of pairs) and a returned one both as
+    `type(x)()` filled item by item (`nest.sequence_like`) and as `type(x)(pairs)`
+    (`Dict.from_tensors`, a generator of pairs). Faithful: no project class defines
+    `__init__`, or the first that does requires no argument, takes a positional one (or
+    `*args`) and hands it to the base's `__init__` (`super().__init__(*args, **kwargs)`,
+    `dict.__init__(self, pairs)`), and sets no item or attribute of `self` from its
+    parameters. Measured on TF 2.21 (HY442, HY407): `__init__(self, x)` fails (TypeError);
+    `__init__(self, alpha=0, beta=0)` setting `self["alpha"] = alpha` comes back with
+    `alpha` the generator of pairs and `beta` 0, silently."""
+    outside = {ext_dotted(ref) for ref in index.external_bases(class_key) if is_ext_ref(ref)}
+    if not outside & TRACED_REBUILT_MAPPINGS or implements_tracing_protocol(index, class_key):
+        return None
+    init = next(
+        (
+            index.modules[key.file].functions.get(f"{index.klass(key).qualname}.__init__")
+            for key in index.mro(class_key)
+            if "__init__" in index.klass(key).methods
+        ),
+        None,
+    )
+    if init is None or len(init.params) < 1:
+        return None
+    name = f"`{init.qualname}`"
+    own = init.params[1:]
+    required = [p.name for p in own if p.kind not in ("vararg", "kwarg") and p.default is None]
+    if required:
+        return (
+            f"{name} requires `{required[0]}`: `tf.function` rebuilds the mapping by calling "
+            "its class with no argument or with the pairs alone (TypeError)"
+        )
+    carrier = next((p.name for p in own if p.kind == "vararg"), None) or next(
+        (p.name for p in own if p.kind in ("posonly", "normal")), None
+    )
+    if carrier is None:
+        return (
+            f"{name} takes no positional argument: `tf.function` rebuilds the mapping as "
+            "`type(x)(pairs)` (TypeError)"
+        )
+    forwarded = any(
+        is_attr(site.callee)
+        and attr_name(site.callee) == "__init__"
+        and local_sym(carrier) in (*site.args, *site.star_values)
+        for site in init.calls
+    )
+    if not forwarded:
+        return (
+            f"{name} does not hand its positional argument `{carrier}` to the mapping: "
+            f"`tf.function` rebuilds it as `type(x)(pairs)`, whose `{carrier}` is then the "
+            "pairs (another object, silently, or a TypeError)"
+        )
+    params = {local_sym(p.name) for p in own} | {param_sym(p.name) for p in own}
+    self_syms = {local_sym(init.params[0].name), param_sym(init.params[0].name)}
+    for store in init.stores:
+        if (
+            store.kind in ("attr", "item")
+            and store.target in self_syms
+            and any(sym in params for sym in walk_syms((store.value,), made_of))
+        ):
+            shown = f"`self.{store.name}`" if store.kind == "attr" else "an item of `self`"
+            return (
+                f"{name} sets {shown} from its parameters: the object `tf.function` rebuilds "
+                "from the pairs is not the one made"
+            )
+    return None

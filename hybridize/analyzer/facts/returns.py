@@ -44,6 +44,7 @@ from hybridize.analyzer.facts.evaluator import (
     get_evaluator,
 )
 from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.hashability import is_project_class, mapping_rebuilt_wrong
 from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_layer
 from hybridize.analyzer.facts.mapped_structures import (
     callback_parameters,
@@ -282,7 +283,7 @@ def _unreturnable(
             if is_obj_atom(atom) and obj_role(atom) in CHANGED_ROLES:
                 reasons.add(f"returns {CHANGED_ROLES[atom[1]]}")
                 continue
-            converted = _converted_instance(index, facts, atom)
+            converted = _converted_instance(index, facts, atom) or _rebuilt_mapping(index, atom)
             if converted is not None:
                 reasons.add(converted)
                 continue
@@ -534,6 +535,23 @@ def _converted_instance(index: ProjectIndex, facts: TensorFacts, atom: Atom) -> 
         f"returns an instance of `{class_key.qualname}`, {how}: compiled, it comes back "
         f"as a tensor, without the attributes of a `{class_key.qualname}` a caller reads "
         "(AttributeError)"
+    )
+
+
+def _rebuilt_mapping(index: ProjectIndex, atom: Atom) -> str | None:
+    """Why a returned instance of a project mapping class comes back as another object
+    (`mapping_rebuilt_wrong`), None for any other value."""
+    if not is_obj_atom(atom) or obj_role(atom) != "instance":
+        return None
+    class_key = obj_class(atom)
+    if class_key is None or not is_project_class(index, class_key):
+        return None
+    how = mapping_rebuilt_wrong(index, class_key)
+    if how is None:
+        return None
+    return (
+        f"returns an instance of `{class_key.qualname}`, a mapping: compiled, tf.function "
+        f"gives it back rebuilt by its class from the returned pairs, and {how}"
     )
 
 
