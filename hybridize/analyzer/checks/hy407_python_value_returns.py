@@ -42,6 +42,13 @@ class HasPythonValueReturns(Check):
       subclass of it: edward2's `RandomVariable`), or defining `__tf_tensor__`, made in it or
       returned by a project function it calls, whole or in a returned tuple, list or dict:
       compiled, it comes back as a tensor;
+    - an instance of a project mapping class (a `dict`, `OrderedDict` or `Mapping`
+      subclass) that `tf.function` cannot rebuild as it was, made in it or returned by a
+      project function it calls, whole or in a returned tuple, list or dict: the first
+      `__init__` the class or a project base defines requires an argument, takes no
+      positional one, does not hand its positional argument (or `*args`) to the base's
+      `__init__`, or sets an item or attribute of `self` from its parameters (HY442 owns
+      the same classes as arguments);
     - what a call of an unresolved callee gives (a name a project module makes at run time),
       on every path, when a caller in the project (tests count) reads an attribute of the
       whole result that no tensor has, nor a dict, list or namedtuple (`rv.distribution`):
@@ -94,7 +101,14 @@ class HasPythonValueReturns(Check):
     policy puts them in its policy info, which then no longer matches its spec). An object of a
     class with a tensor conversion (registered, or `__tf_tensor__`) is converted like a
     number: the caller gets an `EagerTensor`, and reading the object's attributes
-    (`rv.distribution`) raises `AttributeError` (measured with TF 2.21). A branch on
+    (`rv.distribution`) raises `AttributeError` (measured with TF 2.21). A returned
+    mapping is rebuilt by calling its class: `type(x)()` filled item by item
+    (`nest.sequence_like`) and `type(x)(pairs)` (`default_types.Dict.from_tensors`), so
+    tf-pwa's `SU2M.__init__(self, x)` fails (TypeError) and `EulerAngle(alpha=0, beta=0,
+    gamma=0)` comes back with `alpha` a generator of the pairs and `beta`, `gamma` 0,
+    silently (measured on TF 2.21, tests/analyzer/test_rebuilt_mappings_measured.py); a
+    class forwarding `*args, **kwargs` to `dict`, a `dict` and an `OrderedDict` come back
+    equal. A branch on
     a tensor becomes `tf.cond`, whose branches must return the same structure, so `None` against a
     tensor raises `ValueError`. A caller that needed the Python value then fails (Keras:
     "Received an invalid value for `units`") or silently prints `tf.Tensor(4, shape=(),
