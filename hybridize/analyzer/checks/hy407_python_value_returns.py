@@ -48,7 +48,7 @@ class HasPythonValueReturns(Check):
       `__init__` the class or a project base defines requires an argument, takes no
       positional one, does not hand its positional argument (or `*args`) to the base's
       `__init__`, or sets an item or attribute of `self` from its parameters (HY442 owns
-      the same classes as arguments);
+      the same classes as arguments, and one returned as a caller gave it);
     - what a call of an unresolved callee gives (a name a project module makes at run time),
       on every path, when a caller in the project (tests count) reads an attribute of the
       whole result that no tensor has, nor a dict, list or namedtuple (`rv.distribution`):

@@ -174,6 +174,7 @@ def python_value_returns(
     reasons = [
         *_unreturnable(index, facts, key, fn, evaluator),
         *_rebuilt_returns(index, facts, key, evaluator.framework),
+        *_rebuilt_mappings(index, facts, key, fn, evaluator),
         *_none_or_tensor(fn, evaluator),
         *_unknown_from_callers(index, facts, key, fn),
         *compared_key_results(index, facts, key, fn, evaluator, traced),
@@ -283,7 +284,7 @@ def _unreturnable(
             if is_obj_atom(atom) and obj_role(atom) in CHANGED_ROLES:
                 reasons.add(f"returns {CHANGED_ROLES[atom[1]]}")
                 continue
-            converted = _converted_instance(index, facts, atom) or _rebuilt_mapping(index, atom)
+            converted = _converted_instance(index, facts, atom)
             if converted is not None:
                 reasons.add(converted)
                 continue
@@ -338,6 +339,54 @@ def _rebuilt_returns(
             f"returns a `{_display(made)}`, which tf.function gives back rebuilt from its "
             "type spec, not as the body built it: its `parameters` hold tensors where the "
             "body passed None or a Python number (TensorFlow Probability distributions)"
+        )
+
+
+def _rebuilt_mappings(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    fn: FunctionSummary,
+    evaluator: Evaluator,
+) -> Iterator[str]:
+    """Why the function returns an instance of a project mapping class tf.function gives
+    back rebuilt by the class, not as it was (`mapping_rebuilt_wrong`), made in it or
+    returned by a project function it calls (`REBUILT_RETURN_DEPTH` deep), whole or in a
+    returned tuple, list or dict. One it returns as a caller gave it is not claimed: the
+    argument is rebuilt on the way in (HY442), and a function that returns a parameter
+    as given may test its type first (tf-pwa's `data_strip` rebuilds every `dict` as a
+    plain one and returns only the other values as given)."""
+    classes = {
+        class_key
+        for sym in fn.returns
+        for atom in leaf_atoms(evaluator.eval(sym))
+        if is_obj_atom(atom)
+        and obj_role(atom) == "instance"
+        and (class_key := obj_class(atom)) is not None
+        and is_project_class(index, class_key)
+    }
+    wrong = {
+        class_key: how
+        for class_key in classes
+        if (how := mapping_rebuilt_wrong(index, class_key)) is not None
+    }
+    if not wrong:
+        return  # the walk below answers only at the construction of such a class
+
+    def constructed(resolved: ResolvedCall) -> str | None:
+        made = sorted(
+            (target for kind, target in resolved.targets if kind == "class" and target in wrong),
+            key=str,
+        )
+        return None if not made else f"`{made[0].qualname}`, a mapping: {wrong[made[0]]}"
+
+    found = _returned_call(
+        index, facts, key, None, constructed, evaluator.framework.packed_leaves, 0, set(), None
+    )
+    if found is not None:
+        yield (
+            "returns what tf.function gives back rebuilt by calling its class (`type(x)()` "
+            f"filled item by item, `type(x)(pairs)`), an instance of {found}"
         )
 
 
@@ -535,23 +584,6 @@ def _converted_instance(index: ProjectIndex, facts: TensorFacts, atom: Atom) -> 
         f"returns an instance of `{class_key.qualname}`, {how}: compiled, it comes back "
         f"as a tensor, without the attributes of a `{class_key.qualname}` a caller reads "
         "(AttributeError)"
-    )
-
-
-def _rebuilt_mapping(index: ProjectIndex, atom: Atom) -> str | None:
-    """Why a returned instance of a project mapping class comes back as another object
-    (`mapping_rebuilt_wrong`), None for any other value."""
-    if not is_obj_atom(atom) or obj_role(atom) != "instance":
-        return None
-    class_key = obj_class(atom)
-    if class_key is None or not is_project_class(index, class_key):
-        return None
-    how = mapping_rebuilt_wrong(index, class_key)
-    if how is None:
-        return None
-    return (
-        f"returns an instance of `{class_key.qualname}`, a mapping: compiled, tf.function "
-        f"gives it back rebuilt by its class from the returned pairs, and {how}"
     )
 
 
