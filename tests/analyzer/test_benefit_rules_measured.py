@@ -874,12 +874,15 @@ def test_a_taped_tf_function_call_costs_more_than_an_untaped_one() -> None:
 def test_a_tape_slows_a_compiled_call_of_break_even_work_as_the_taped_overhead_says() -> None:
     """`CallCosts.taped_call` (`facts/taped_calls.py`): under a tape watching the input, a
     `tf.function` call costs more (a fixed part and a part per intermediate its forward
-    outputs for the backward) than the eager ops gain (each records itself): a chain of 10
-    elementwise ops, as fast compiled as eager untaped (0.93x to 1.0x), ran 0.64x to 0.72x
-    taped (least of 40 samples, one thread each: on the shared machine the medians of an
-    untaped compiled call swung from 710 to 1760 us within minutes). The figure predicts
-    `O / (O + taped_call)` of the untaped ratio at break-even (0.6): asserted that the tape
-    lowers the ratio (at most 0.9 of the untaped one) and not below half the prediction."""
+    outputs for the backward) than the eager ops do (each records itself, less per op). On a
+    chain of 10 elementwise ops (8x8, one thread) the tape added +150 us to the compiled call
+    and +40 us to the eager ops on the development machine: the model's figure is that
+    difference (120 us), what a compiled call loses to eager under a tape. CI's machine
+    measured +102 against +81 us, with the compiled call itself 1.6x the eager chain there,
+    so the ratios' break-even premise does not hold everywhere: asserted on the added costs
+    themselves (least of 100 interleaved samples each), that the tape adds more to the
+    compiled call than to the eager ops, and that the model's figure is not under a third of
+    the difference measured (a figure too small would keep thin margins proposed)."""
     costs = TENSORFLOW.call_costs
     done = subprocess.run(
         [sys.executable, "-c", _TAPED_TIMES],
@@ -890,11 +893,10 @@ def test_a_tape_slows_a_compiled_call_of_break_even_work_as_the_taped_overhead_s
         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
     )
     times = json.loads(done.stdout.strip().splitlines()[-1])
-    untaped = times["eager"] / times["compiled"]
-    taped = times["eager taped"] / times["compiled taped"]
-    predicted = costs.compiled_call / (costs.compiled_call + costs.taped_call)
-    assert taped <= 0.9 * untaped, times
-    assert taped >= 0.5 * predicted * untaped, times
+    compiled_added = times["compiled taped"] - times["compiled"]
+    eager_added = times["eager taped"] - times["eager"]
+    assert compiled_added >= 1.1 * eager_added, times
+    assert compiled_added - eager_added <= 3 * costs.taped_call, times
 
 
 _TAPED_TIMES = """
@@ -932,7 +934,7 @@ runs = {
     "compiled taped": taped(compiled),
 }
 samples = {name: [] for name in runs}
-for _ in range(40):
+for _ in range(100):
     for name, run in runs.items():
         samples[name].append(mean_us(run))
 print(json.dumps({name: min(v) for name, v in samples.items()}))
