@@ -28,6 +28,9 @@ def angles(p):
     y = tf.convert_to_tensor(p)
     for _ in range(8):
         y = tf.tanh(tf.matmul(y, tf.ones((4, 4))))
+        y = tf.sin(y) + tf.cos(y) * tf.exp(-y)
+        y = tf.math.log1p(tf.abs(y)) + tf.square(y) - tf.sigmoid(y)
+        y = tf.math.softplus(y) * tf.math.erf(y) + tf.math.atan(y)
     return tf.reduce_sum(y)
 
 def split(data, batch):
@@ -161,3 +164,47 @@ for _ in range(10):
 """
     )
     assert _notes(source, "angles") == []
+
+
+LIGHT_ANGLES = """    for _ in range(8):
+        y = tf.tanh(tf.matmul(y, tf.ones((4, 4))))
+    return"""
+"""The loop of `angles` with a third of its work: about 0.4 ms a call."""
+
+
+def test_batches_that_do_not_repay_their_traces_are_low() -> None:
+    """Per batch of data, `reduce_retracing=True` still traces twice (`CallCosts.
+    generalised_traces`), each trace costing a fixed part and about `trace_ratio` eager calls
+    of the body (`CallCosts.trace`): over a number of batches the code does not give, taken as
+    MANY_CALLS, a light body's saving does not repay them (`low`, the class and its figures in
+    words); the heavier body of `HEADER` does."""
+    heavy = project_result(PER_BATCH)
+    (angles,) = [v for v in heavy.functions if v.qualname == "angles"]
+    assert angles.benefit == "high", angles.benefit_reasons
+    loop = HEADER[HEADER.index("    for _ in range(8):") : HEADER.index("    return") + 10]
+    light = project_result(PER_BATCH.replace(loop, LIGHT_ANGLES))
+    (angles,) = [v for v in light.functions if v.qualname == "angles"]
+    assert angles.benefit == "low", angles.benefit_reasons
+    reason = angles.benefit_reasons[0]
+    assert reason.startswith("it runs once per batch of data (`p`: `process` passes `chunk`")
+    assert "each trace costs about" in reason and "calls' saving" in reason
+    assert "the 2 traces it makes with reduce_retracing=True cost more than 50 calls save" in (
+        reason
+    )
+
+
+def test_a_known_count_that_does_not_repay_the_trace_is_none() -> None:
+    """A body just over the compiled call's overhead (five `tf.sin(x) + 1.0`: about 260 µs
+    against 180), called a counted number of times (a literal bound, more than MANY_CALLS):
+    its one trace costs more than 60 calls save -- `none`, the count the code's; 6000 calls
+    repay it."""
+    ops = "\n".join(f"    x = tf.sin(x) + {i}.0" for i in range(5))
+    source = f"import tensorflow as tf\n\ndef chain(x):\n{ops}\n    return x\n\n"
+    few = project_result(source + "for _ in range(60):\n    chain(tf.ones((2, 3)))\n")
+    (chain,) = [v for v in few.functions if v.qualname == "chain"]
+    assert chain.benefit == "none", chain.benefit_reasons
+    assert chain.benefit_reasons[0].startswith("runs about 60 times per run of the program")
+    assert "its one trace costs more than those calls save" in chain.benefit_reasons[0]
+    many = project_result(source + "for _ in range(6000):\n    chain(tf.ones((2, 3)))\n")
+    (chain,) = [v for v in many.functions if v.qualname == "chain"]
+    assert chain.benefit == "high", chain.benefit_reasons

@@ -73,7 +73,11 @@ from hybridize.analyzer.facts.values import (
     super_class,
     tup_parts,
 )
-from hybridize.analyzer.facts.varying_shapes import shape_read_as_int, varying_shapes
+from hybridize.analyzer.facts.varying_shapes import (
+    batches_of_data,
+    shape_read_as_int,
+    varying_shapes,
+)
 from hybridize.analyzer.frameworks.api_info import ApiInfo
 from hybridize.analyzer.frameworks.call_costs import CallCosts, is_elementwise, is_library_kernel
 from hybridize.analyzer.frameworks.framework import framework_named, instance_call_methods
@@ -409,6 +413,10 @@ class BenefitModel:
         broken = self._graph_break(key) if training or pays else None
         if broken is not None:
             return Benefit("low", (broken, what))
+        if (training or pays) and exported is None and not forward_pass:
+            unpaid = self._traces_unpaid(key, work, overhead)
+            if unpaid is not None:
+                return dataclasses.replace(unpaid, reasons=(*unpaid.reasons, what))
         adds = f"the about {overhead:.0f} µs a compiled call adds{self._overhead_words(key)}"
         rule = None if exported is None else exported.rule
         cadence = (
@@ -446,6 +454,64 @@ class BenefitModel:
                 "fixed overhead",
             ),
             rule,
+        )
+
+    def _traces_unpaid(self, key: FunctionKey, work: float, overhead: float) -> Benefit | None:
+        """Why compiling a function whose calls pay one by one does not pay for its traces:
+        the calls that share them save less than they cost (`CallCosts.trace`: a trace costs
+        a fixed part and about `trace_ratio` eager calls of the body). Traces: one, or
+        `CallCosts.generalised_traces` where its shapes change from call to call and the
+        rewrite writes the shape-generalising argument (`varying_shapes`). Calls: the count
+        the code gives (`_calls`, a loop's literal bound times its callers'); where it gives
+        none (a loop over a stream, a `while`), the traces are taken as repaid, except for a
+        function given a batch its caller cuts from its data (`batches_of_data`): it runs once
+        per batch, a count that follows the data's size, taken as MANY_CALLS (the fewest calls
+        the model counts as repeated). `none` where the count is the code's (even the
+        argument's fewest traces cost more than the calls save), `low` where it is assumed.
+        None where the calls repay the traces, or the framework's figures are not measured."""
+        costs = self.index.function_framework(key).call_costs
+        runs = self._calls.get(key)
+        saving = self._saved_work(key, work) - overhead
+        if runs is None or saving <= 0 or not (costs.trace_ratio or costs.trace_fixed):
+            return None
+        framework = self.index.function_framework(key)
+        varying = varying_shapes(self.index, self.facts, key)
+        argument = framework.shape_generalising_argument if varying else None
+        traces = costs.generalised_traces if argument is not None else 1
+        batches = batches_of_data(self.index, self.facts, key) if runs == MANY else {}
+        if runs == MANY and not batches:
+            return None  # a loop over a stream: as many calls as the data holds
+        calls = float(MANY_CALLS) if runs == MANY else runs
+        trace = costs.trace(work)
+        if _times(calls, saving) >= traces * trace:
+            return None
+        each = (
+            f"each trace costs about {trace / saving:.0f} calls' saving (about "
+            f"{trace / 1000:.0f} ms against {saving:.0f} µs saved per call)"
+        )
+        made = (
+            f"the {traces} traces it makes with {argument}=True cost"
+            if argument is not None and traces != 1
+            else f"its one trace with {argument}=True costs"
+            if argument is not None
+            else "its one trace costs"
+        )
+        if runs == MANY:
+            parameter, why = sorted(batches.items())[0]
+            return Benefit(
+                "low",
+                (
+                    f"it runs once per batch of data (`{parameter}`: {why}), a number of "
+                    f"batches the code does not give (taken as {MANY_CALLS}); {each}, and "
+                    f"{made} more than {MANY_CALLS} calls save",
+                ),
+            )
+        return Benefit(
+            "none",
+            (
+                f"runs about {int(calls)} times per run of the program; {each}: {made} more "
+                "than those calls save",
+            ),
         )
 
     def _compiled_overhead(self, key: FunctionKey) -> float:

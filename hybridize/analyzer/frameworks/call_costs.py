@@ -103,6 +103,26 @@ class CallCosts:
     that such a call of a tensor costs no eager time and saves none compiled; given a Python
     value or a variable they convert it (a constant, a read), an op as any other."""
 
+    trace_fixed: float = 0.0
+    """What one trace (a `tf.function`'s, a `torch.compile`d frame's compilation) costs
+    beyond the part that grows with the body (`trace_ratio`): building and optimising a graph
+    and instantiating it, or Dynamo's and Inductor's fixed work. 0 where not measured."""
+    trace_ratio: float = 0.0
+    """How many eager calls of the same body one trace costs, in the part that grows with the
+    body (each op is built, shape-inferred and optimised as a graph node, or compiled): a
+    trace of a body of `work` eager microseconds costs `trace(work)`. Compiling pays only when
+    the calls that share a trace save more than that (`decisions/benefit.py`). 0 where not
+    measured."""
+    generalised_traces: int = 1
+    """How many traces a function compiled with the shape-generalising argument
+    (`Framework.shape_generalising_argument`) makes for shapes that change from call to call
+    (per rank): `reduce_retracing=True` traces the first shape, then once with the varying
+    axes None; `dynamic=True` compiles one frame with symbolic sizes."""
+
+    def trace(self, work: float) -> float:
+        """What one trace of a body of `work` eager microseconds costs (microseconds)."""
+        return self.trace_fixed + self.trace_ratio * work
+
     def compiled_overhead(self, arguments: int) -> float:
         """What one compiled call of a function taking `arguments` arguments adds."""
         return self.compiled_call + self.per_argument * max(arguments - 1, 0)
@@ -130,6 +150,16 @@ TENSORFLOW_CALL_COSTS = CallCosts(
     # tensor 2.3 us, 4.6 us with its own dtype given, against `tf.sqrt(x)` 9.2 us and
     # `tf.convert_to_tensor(0.001, dtype)` 8.7 us: `tests/analyzer/test_benefit_rules_measured.py`
     pass_through_conversions=frozenset({"tensorflow.convert_to_tensor"}),
+    # measured (8x8, one thread, least of 3 samples, loaded 2-core machine): the first call
+    # of a tf.function minus a later one, against one eager call of the same body: chains of
+    # 32, 128 and 512 elementwise ops traced in 12 to 23 eager calls' time, and so bodies
+    # calling 8 to 128 project functions of 4 ops each (AutoGraph converts each: 14 to 18);
+    # the retrace with `reduce_retracing=True` (a new length) as long as the first; a body
+    # of 4 ops 5.7 ms (78 eager calls): the fixed part. The least ratio is the figure (a
+    # larger one would demote more): `tests/analyzer/test_trace_cost_measured.py`
+    trace_fixed=5000.0,
+    trace_ratio=12.0,
+    generalised_traces=2,
 )
 """`tf.function` on TensorFlow 2.21 (CPU)."""
 
@@ -183,6 +213,15 @@ TORCH_CALL_COSTS = CallCosts(
     # measured (16x8, one thread, least of 30 samples): a compiled call of one op 14.8 us
     # static, 21.3 us with `dynamic=True`; of 30 ops on two tensors 22.6 against 26.9 us
     generalised_call=5.0,
+    # measured (8x8, one thread, the compiler warmed up by another function): the first
+    # call of a torch.compile'd chain of 4 and 100 elementwise ops 0.20 and 0.39 s more than
+    # a later one with Inductor's on-disk caches warm (a program's second run: 3.4 and 5.6 s
+    # cold), against 5 and 120 us eager: about 0.15 s fixed and 1,700 eager calls per op
+    # (the warm figures, the lesser: a larger one would demote more); `dynamic=True`
+    # compiles one frame for changing lengths: `tests/analyzer/test_trace_cost_measured.py`
+    trace_fixed=150_000.0,
+    trace_ratio=1_500.0,
+    generalised_traces=1,
 )
 """`torch.compile` on torch 2.13 (CPU)."""
 
