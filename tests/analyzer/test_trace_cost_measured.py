@@ -32,9 +32,22 @@ from hybridize.analyzer.frameworks.framework import TENSORFLOW, TORCH
 pytestmark = pytest.mark.slow
 
 
+_SECONDS = """
+import time
+
+def seconds(call, calls=1):
+    start = time.perf_counter()
+    for _ in range(calls):
+        call()
+    return (time.perf_counter() - start) / calls
+"""
+"""The scripts' timer: the mean seconds of `calls` calls."""
+
+
 def _measure(script: str, **env: str) -> dict[str, float]:
+    """The JSON the script prints last, run in a fresh interpreter after `_SECONDS`."""
     done = subprocess.run(
-        [sys.executable, "-c", script],
+        [sys.executable, "-c", _SECONDS + script],
         capture_output=True,
         text=True,
         timeout=900,
@@ -59,12 +72,6 @@ def chain(ops):
             x = x * w[0]
         return x
     return f
-
-def seconds(call, calls=1):
-    start = time.perf_counter()
-    for _ in range(calls):
-        call()
-    return (time.perf_counter() - start) / calls
 
 samples = {k: [] for k in ("eager", "first", "second", "steady", "small trace", "small steady")}
 for _ in range(3):
@@ -121,12 +128,6 @@ def chain(ops):
             x = x * w
         return x
     return f
-
-def seconds(call, calls=1):
-    start = time.perf_counter()
-    for _ in range(calls):
-        call()
-    return (time.perf_counter() - start) / calls
 
 torch.compile(chain(2))(x, w)  # the compiler's own first use
 out = {}
