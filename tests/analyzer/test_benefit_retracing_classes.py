@@ -368,3 +368,20 @@ def test_an_axis_read_through_a_rebound_parameter_gets_no_argument() -> None:
             assert "Python ints" in verdict.benefit_reasons[0], (read, name)
     reasons = analyse(REBINDS_THEN_READS.replace("{read}", "x.shape[0]"))["rows"].benefit_reasons
     assert "rebinds `x`" in reasons[0]
+
+
+def test_a_counted_loop_does_not_repay_a_torch_compile_of_little_work() -> None:
+    """`torch.compile` costs about 0.15 s and 1,500 eager calls per op of its body
+    (`CallCosts.trace`): the same function called 200 times (a literal bound) saves a few
+    milliseconds, and its one frame with `dynamic=True` costs more -- `none`, with the class
+    in words; unbounded (`TWO_SHAPES`), it is proposed."""
+    counted = TWO_SHAPES["torch"].replace(
+        "while True:  # unbounded: the compile is repaid (`CallCosts.trace`)",
+        "for _ in range(100):",
+    )
+    assert counted != TWO_SHAPES["torch"]
+    verdict: FunctionVerdict = analyse(counted)["f"]
+    assert verdict.benefit == "none", verdict.benefit_reasons
+    reason = verdict.benefit_reasons[0]
+    assert reason.startswith("runs about 200 times per run of the program; each trace costs")
+    assert "its one trace with dynamic=True costs more than those calls save" in reason
