@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import TypeVar, cast
 
-from hybridize.analyzer.facts.container_modules import container_forward_methods
 from hybridize.analyzer.facts.digraph import (
     DiGraph,
     components_callers_first,
@@ -32,11 +31,9 @@ from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.facts.values import (
     AtomKind,
     boundext_role,
-    canonical,
     is_boundext_atom,
     is_lit_atom,
     is_obj_atom,
-    obj_class,
     obj_role,
 )
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
@@ -508,8 +505,6 @@ def covered_callers(
     return {k: is_covered(k, frozenset()) for k in keys}
 
 
-LAYER_RECEIVERS = frozenset({"layer", "model"})
-
 MAX_FUNCTIONS_RUN = 200
 """How many project functions `functions_run_by` collects (a bound no real model's forward
 comes near)."""
@@ -588,14 +583,9 @@ def functions_run_by(
             continue
         seen[key] = None
         for resolved in facts.calls.get(key, []):
+            # (A project container module's call reaches the modules it holds among its
+            # callees: `container_modules.instance_call_methods`.)
             work.extend(target for _, target in callees(index, resolved))
-            if LAYER_RECEIVERS & set(resolved.receiver_roles):
-                # A project container module without a `forward` of its own runs the modules
-                # its constructor gave the framework's container (`container_modules`).
-                for atom in sorted(resolved.callee_atoms, key=canonical):
-                    held = obj_class(atom) if is_obj_atom(atom) else None
-                    if held is not None:
-                        work.extend(container_forward_methods(index, held))
     return list(seen)
 
 

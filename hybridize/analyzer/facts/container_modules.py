@@ -86,3 +86,15 @@ def container_forward_methods(index: ProjectIndex, class_key: ClassKey) -> list[
         for module in container_modules(index, class_key)
         for method in index.dispatch(module, index.instance_call(module))
     ]
+
+
+def instance_call_methods(index: ProjectIndex, class_key: ClassKey) -> tuple[FunctionKey, ...]:
+    """The methods calling an instance of a project layer class runs: its instance call (or
+    an override of a project subclass: `ProjectIndex.dispatch`), and, for a container with
+    no instance call of its own (`container_modules`), those of the modules it holds."""
+    runs = index.instance_call(class_key)
+    methods = index.dispatch(class_key, runs)
+    if index.find_method(class_key, runs) is not None:
+        return methods
+    held = [m for m in container_forward_methods(index, class_key) if m not in methods]
+    return (*methods, *held) if held else methods

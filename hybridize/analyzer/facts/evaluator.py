@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any, cast
 
 from hybridize.analyzer.facts.atom_bounds import MAX_ATOMS, cap_atoms, cut_atoms, merge_tensor_specs
+from hybridize.analyzer.facts.container_modules import instance_call_methods
 from hybridize.analyzer.facts.mapped_structures import (
     mapped_structure_argument,
     mapped_structures,
@@ -801,7 +802,7 @@ class Evaluator:
                 if role in ("layer", "model") and class_key is not None and not own_call:
                     # Keras' `__call__` runs `call`, PyTorch's runs `forward`.
                     runs = self.index.instance_call(class_key)
-                    layer_calls = self.index.dispatch(class_key, runs)
+                    layer_calls = instance_call_methods(self.index, class_key)
                     for method in layer_calls:
                         targets.append(("layer_call", method))
                         returned = self.returned(method)
@@ -848,7 +849,10 @@ class Evaluator:
                     result.update(self.foreign_result(atom[1]))
                     continue
                 apis.append(info)
-                result |= self._api_result(info, args, kwargs, symbolic_args)
+                if info.chains_modules and site.star_values:
+                    result |= self._chain_object(info, args, site.star_values)
+                else:
+                    result |= self._api_result(info, args, kwargs, symbolic_args)
                 result.update(self.value_library_object(atom[1], info))
             elif kind == "boundext":
                 info = self.method_of(atom[1], atom[2])
@@ -939,6 +943,20 @@ class Evaluator:
             return NO_ATOMS  # math, fractions...: numbers, not objects with methods
         return frozenset({ext_atom(foreign_object(callee))})
 
+    def _chain_object(self, info: ApiInfo, args: list[Atoms], star_values: Sequence[Sym]) -> Atoms:
+        """A container module given modules unpacked (`nn.Sequential(*layers)`): the
+        positional ones in order, then the unpacked ones, in an order not known, as one
+        position (each may be called on what any other returns)."""
+        unpacked: set[Atom] = set()
+        for value in star_values:
+            for atom in self.eval(value):
+                if kind_of(atom) in ("seq", "tup"):
+                    unpacked.update(iterated_atoms(atom))
+        if not unpacked:
+            unpacked.add(UNKNOWN_ATOM)
+        positions = chained_modules([*args, frozenset(unpacked)])
+        return frozenset({obj_atom(info.returns, None, chain_config(positions))})
+
     def _chain(
         self,
         positions: tuple[Atoms, ...],
@@ -956,9 +974,7 @@ class Evaluator:
             for module in modules if len(modules) < 2 else sorted(modules, key=canonical):
                 class_key = module[2] if is_obj_atom(module) else None
                 if class_key is not None and self.index.layer_role(class_key) is not None:
-                    for method in self.index.dispatch(
-                        class_key, self.index.instance_call(class_key)
-                    ):
+                    for method in instance_call_methods(self.index, class_key):
                         targets.append(("layer_call", method))
                         if position:
                             known = chained.get(method)
@@ -1044,8 +1060,7 @@ class Evaluator:
             return frozenset({empty})
         if info.chains_modules:
             # The modules given to the container, in order (`nn.Sequential(a, b)`).
-            positions = tuple(map(_held_modules, args))
-            return frozenset({obj_atom(info.returns, None, chain_config(positions))})
+            return frozenset({obj_atom(info.returns, None, chain_config(chained_modules(args)))})
         if info.returns == "layer" and (units_name := units_parameter(info.name)) is not None:
             units = literal_ints(args[0] if args else kwargs.get(units_name))
             if units is not None and len(units) == 1 and units[0] is not None:
@@ -1570,20 +1585,55 @@ def partial_object(args: list[Atoms], kwargs: dict[str, Atoms]) -> Atom | None:
     return obj_atom("object", None, partial_config(wrapped, bound, keywords))
 
 
+MAX_CHAIN = 32
+"""How many positions a container module's chain keeps (`chained_modules`); past it the
+modules of the later ones share the last position, each as if called on any output."""
+
+
+def chained_modules(args: Sequence[Atoms]) -> tuple[Atoms, ...]:
+    """The positions of the chain a container module (`nn.Sequential(a, b)`) is built with,
+    from its constructor's arguments: each argument one position, except a container module
+    given alone, whose own positions take its place, as calling it runs them in turn
+    (`nn.Sequential(nn.Sequential(a, b), c)` runs a, b, c). The positions hold no chain or
+    partial object: where one may be given among other values, the modules of its positions
+    are held in its place, as if called on the input (a position of several values may be
+    any of them). Kept as objects, a container module given itself (`self.skip =
+    nn.Sequential(self.skip, drop)`) nested one level deeper at every round of the fixed
+    point, each level holding every earlier one: ordering the callee's atoms (`canonical`)
+    walked a tree doubling every round, and torch-harmonics' `DownsamplingBlock.forward` ran
+    past its evaluation budget; flattened, a chain holds at most `MAX_CHAIN` positions of
+    modules that hold nothing."""
+    positions: list[Atoms] = []
+    for atoms in args:
+        if len(atoms) == 1:
+            (atom,) = atoms
+            config = obj_config(atom) if is_obj_atom(atom) else None
+            if is_chain_config(config):
+                positions.extend(config[1])
+                continue
+        positions.append(_held_modules(atoms))
+    if len(positions) > MAX_CHAIN:
+        last = frozenset().union(*positions[MAX_CHAIN - 1 :])
+        positions[MAX_CHAIN - 1 :] = [last]
+    return tuple(positions)
+
+
 def _held_modules(atoms: Atoms) -> Atoms:
-    """The modules a container module holds at one position of its chain, without a chain or
-    partial object of their own: calling the container calls a held container module or
-    partial object as an opaque framework layer or object (`_chain`), reading neither. Kept,
-    a container module given itself (`self.skip = nn.Sequential(self.skip, drop)`) nested
-    one level deeper at every round of the fixed point, each level holding every earlier
-    one: ordering the callee's atoms (`canonical`) walked a tree doubling every round, and
-    torch-harmonics' `DownsamplingBlock.forward` ran past its evaluation budget."""
+    """The modules one position of a chain holds (`chained_modules`): a chain object's own
+    modules in its place, a partial object as an object of no config (its call is opaque)."""
     if not any(is_obj_atom(a) and _holds_objects(obj_config(a)) for a in atoms):
         return atoms
-    return frozenset(
-        obj_atom(a[1], obj_class(a)) if is_obj_atom(a) and _holds_objects(obj_config(a)) else a
-        for a in atoms
-    )
+    held: set[Atom] = set()
+    for atom in atoms:
+        config = obj_config(atom) if is_obj_atom(atom) else None
+        if is_chain_config(config):
+            for position in config[1]:
+                held |= position
+        elif is_partial_config(config):
+            held.add(obj_atom(atom[1], obj_class(atom)))
+        else:
+            held.add(atom)
+    return frozenset(held)
 
 
 def _holds_objects(config: ObjConfig | None) -> bool:

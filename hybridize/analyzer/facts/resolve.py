@@ -41,6 +41,7 @@ from hybridize.analyzer.frameworks.framework import (
     LayerBase,
     framework_of_api,
     frameworks_using,
+    is_foreign_library,
     named_layer_base,
 )
 from hybridize.analyzer.frameworks.namespaces import canonical_external
@@ -169,6 +170,8 @@ class ProjectIndex:
     summaries of an index never change (an edit makes a new index)."""
     _test_case_cache: dict[ClassKey, bool] = field(default_factory=dict)
     """`is_test_case` by class: every construction of a project class asks (`object_role`)."""
+    _folders: frozenset[str] | None = None
+    """Every folder that holds a module of the project, at any depth (`namespace_package`)."""
 
     def __post_init__(self) -> None:
         # The project order (`project_keys`) is the order of the paths, whatever order the
@@ -330,6 +333,33 @@ class ProjectIndex:
         init = str(folder / "__init__.py")
         return (init[2:] if init.startswith("./") else init) in self.modules
 
+    def namespace_package(self, folder: PurePosixPath) -> str | None:
+        """The module a project folder without an `__init__.py` that holds modules is when
+        imported: a namespace package (PEP 420), named by the `__init__.py` path it does not
+        have. It binds no name of its own; its submodules are its attributes (`member`)."""
+        if self._folders is None:
+            self._folders = frozenset(
+                str(parent) for relpath in self.modules for parent in PurePosixPath(relpath).parents
+            )
+        if str(folder) in (".", "") or str(folder) not in self._folders:
+            return None
+        return None if self._is_package(folder) else str(folder / "__init__.py")
+
+    def find_namespace_package(self, dotted: str, importer: str) -> str | None:
+        """`namespace_package` of `import dotted` from `importer`, searched where
+        `find_module` searches; never for a name of the standard library, a framework or a
+        library the tables know: an installed regular package wins over a namespace one."""
+        if not dotted or not is_foreign_library(dotted):
+            return None
+        if self.package and dotted.startswith(self.package + "."):
+            dotted = dotted[len(self.package) + 1 :]
+        path = PurePosixPath(*dotted.split("."))
+        for folder in (self._import_root(importer), PurePosixPath(".")):
+            found = self.namespace_package(folder / path)
+            if found is not None:
+                return found
+        return None
+
     def find_relative_module(self, source: str, importer: str) -> str | None:
         level = len(source) - len(source.lstrip("."))
         rest = source[level:]
@@ -342,6 +372,17 @@ class ProjectIndex:
             if candidate in self.modules:
                 return candidate
         return None
+
+    def _namespace_member(self, dotted: str, importer: str) -> str | None:
+        """The submodule `from a.b import c` binds when `a.b` is a namespace package (no
+        module of the project): `a/b/c.py`, a package `a/b/c/`, or a namespace folder."""
+        relative = dotted.startswith(".")
+        if not relative and not is_foreign_library(dotted):
+            return None
+        found = self.source_module(dotted, importer)
+        if found is None and not relative:
+            found = self.find_namespace_package(dotted, importer)
+        return found
 
     def source_module(self, source: str, importer: str) -> str | None:
         """Relpath of the project module an import's source names from `importer` (`.x`
@@ -356,10 +397,17 @@ class ProjectIndex:
         """What an import binds its local name to."""
         if imp.member is None:
             relpath = self.source_module(imp.source, importer)
+            if relpath is None:
+                relpath = self.find_namespace_package(imp.source, importer)
             if relpath is not None:
                 return module_ref(relpath)
             return ext_ref(canonical_external(imp.source))
         relpath = self.source_module(imp.source, importer)
+        if relpath is None and imp.source.strip("."):
+            # `from a.b import c` of a namespace package `a.b`: c is its submodule.
+            submodule = self._namespace_member(f"{imp.source}.{imp.member}", importer)
+            if submodule is not None:
+                return module_ref(submodule)
         if relpath is not None:
             ref = self.resolve_global(relpath, imp.member, depth + 1)
             if ref != UNKNOWN_REF:
@@ -386,6 +434,9 @@ class ProjectIndex:
                     candidate = candidate[2:] if candidate.startswith("./") else candidate
                     if candidate in self.modules:
                         return module_ref(candidate)
+                namespace = self.namespace_package(folder / imp.member)
+                if namespace is not None:
+                    return module_ref(namespace)
             return UNKNOWN_REF
         return ext_ref(canonical_external(f"{imp.source}.{imp.member}"))
 
@@ -539,6 +590,9 @@ class ProjectIndex:
                     candidate = candidate[2:] if candidate.startswith("./") else candidate
                     if candidate in self.modules:
                         return module_ref(candidate)
+                namespace = self.namespace_package(package_dir / name)
+                if namespace is not None and PurePosixPath(ref[1]).name == "__init__.py":
+                    return module_ref(namespace)
             return inner
         if is_ext_ref(ref):
             return ext_ref(canonical_external(f"{ref[1]}.{name}"))
@@ -686,7 +740,7 @@ class ProjectIndex:
             found.add(source)
         if imp.member is not None:
             ref = self.resolve_import(imp, importer)
-            if is_module_ref(ref) or is_global_ref(ref):
+            if (is_module_ref(ref) or is_global_ref(ref)) and ref[1] in self.modules:
                 found.add(ref[1])
             elif is_func_ref(ref) or is_class_ref(ref):
                 found.add(ref[1].file)
