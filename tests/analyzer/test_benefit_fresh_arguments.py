@@ -140,3 +140,91 @@ main([torch.ones(3, 2)] * 1000)
 """
     v = verdict(source, "pdf")
     assert not any("identity" in r for r in v.benefit_reasons), v.benefit_reasons
+
+
+BINDINGS = """
+import functools
+
+import tensorflow as tf
+
+
+class Data:
+    def __init__(self, x):
+        self.x = x
+
+
+def work(x):
+    for _ in range(3):
+        x = tf.sin(x) * tf.cos(x) + tf.exp(x) * 2.0
+    return tf.reduce_sum(x)
+
+
+class Model:
+    def pdf(self, data):
+        return work(data.x)
+
+    @staticmethod
+    def static_pdf(data):
+        return work(data.x)
+
+
+def scaled(scale, data):
+    return work(data.x) * scale
+
+
+def all_of(*datas):
+    return work(datas[0].x)
+
+
+def by_name(**parts):
+    return work(parts["data"].x)
+
+
+def main(xs):
+    model = Model()
+    LOOP
+
+
+main([tf.ones((3, 2))] * 1000)
+"""
+"""Each function does ample work and `main` calls it in a loop with a new `Data` per call:
+compiled, every call traces. The words name the parameter the object binds, as the call
+binds it (the evaluator's `bind_written`)."""
+
+
+@pytest.mark.parametrize(
+    ("function", "loop", "parameter"),
+    [
+        # the receiver passed explicitly: the object is the method's second argument
+        ("Model.pdf", "for x in xs:\n        Model.pdf(model, Data(x))", "data"),
+        # a staticmethod called on an instance keeps its first parameter
+        ("Model.static_pdf", "for x in xs:\n        model.static_pdf(Data(x))", "data"),
+        # a partial object's own arguments come before the call's
+        (
+            "scaled",
+            "half = functools.partial(scaled, 0.5)\n    for x in xs:\n        half(Data(x))",
+            "data",
+        ),
+        # gathered by `*args` and `**kwargs`: the parameter that receives it
+        ("all_of", "for x in xs:\n        all_of(Data(x))", "datas"),
+        ("by_name", "for x in xs:\n        by_name(data=Data(x))", "parts"),
+    ],
+)
+def test_the_object_is_named_by_the_parameter_the_call_binds(
+    function: str, loop: str, parameter: str
+) -> None:
+    v = verdict(BINDINGS.replace("LOOP", loop), function)
+    assert v.benefit == "none", v.benefit_reasons
+    assert f"a new `Data` as `{parameter}`" in v.benefit_reasons[0], v.benefit_reasons
+
+
+def test_an_object_a_partial_binds_once_is_not_built_per_call() -> None:
+    """`functools.partial(by_name, data=Data(xs[0]))` builds its `Data` once: calling the
+    partial in a loop passes that one object at every call (one trace); the call's own
+    argument is no new object."""
+    loop = (
+        "once = functools.partial(by_name, data=Data(xs[0]))\n"
+        "    for x in xs:\n        once(other=x)"
+    )
+    v = verdict(BINDINGS.replace("LOOP", loop), "by_name")
+    assert not any("identity" in r for r in v.benefit_reasons), v.benefit_reasons

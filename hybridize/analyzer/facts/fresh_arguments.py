@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, bind_written, callees
 from hybridize.analyzer.facts.hashability import hash_status, implements_tracing_protocol
 from hybridize.analyzer.facts.predicates import local_values
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -106,15 +106,15 @@ def _made_per_run(
 
 
 def _argument_names(
-    index: ProjectIndex, site: CallSite, target: FunctionKey
+    index: ProjectIndex, resolved: ResolvedCall, kind: str, target: FunctionKey
 ) -> list[tuple[str, Sym]]:
-    """The site's arguments with the parameter each binds (its position where unknown)."""
-    params = [p.name for p in index.function(target).explicit_params]
-    positional = [
-        (params[i] if i < len(params) else f"argument {i + 1}", sym)
-        for i, sym in enumerate(site.args)
-    ]
-    return [*positional, *site.kwargs]
+    """The call's arguments with the parameter each binds, as the call binds them
+    (`bind_written`, the evaluator's binding: the receiver left out where the call binds it,
+    a staticmethod's first parameter kept, a `functools.partial` object's own arguments
+    before the call's, `*args` and `**kwargs` by their names), positional ones first;
+    arguments no parameter takes (the call raises) are none."""
+    bound = bind_written(index.function(target), resolved, kind, target)
+    return [(name, sym) for name, syms in bound.items() for sym in sorted(syms, key=repr)]
 
 
 def fresh_argument_sites(
@@ -129,11 +129,12 @@ def fresh_argument_sites(
         by_index = {r.index: r for r in resolved_calls}
         fn = index.function(caller)
         for resolved in resolved_calls:
-            if not any(target == key for _, target in callees(index, resolved)):
+            kind = next((how for how, target in callees(index, resolved) if target == key), None)
+            if kind is None:
                 continue
             sites += 1
             site = resolved.site
-            for name, sym in _argument_names(index, site, key):
+            for name, sym in _argument_names(index, resolved, kind, key):
                 made = _made_per_run(index, fn, by_index, site, sym)
                 if made is not None:
                     found.append(FreshArgument(caller, site.span, name, made, site.in_loop))
