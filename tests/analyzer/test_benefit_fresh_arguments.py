@@ -228,3 +228,20 @@ def test_an_object_a_partial_binds_once_is_not_built_per_call() -> None:
     )
     v = verdict(BINDINGS.replace("LOOP", loop), "by_name")
     assert not any("identity" in r for r in v.benefit_reasons), v.benefit_reasons
+
+
+def test_an_attrs_object_per_call_is_opened_not_keyed_by_identity() -> None:
+    """`tf.function` opens an attrs instance field by field (measured in
+    test_python_object_arguments_measured: even with `__hash__` None), so a new one per call
+    of tensors is the same trace, whatever its `eq`: not claimed."""
+    plain = PROGRAM.replace("LOOP", "for x in xs:\n        pdf(Data(x))")
+    plain += "\nmain([tf.ones((3, 2))] * 1000)\n"
+    record = plain.replace("import collections", "import collections\n\nimport attr").replace(
+        "class Data:\n    def __init__(self, x):\n        self.x = x\n",
+        "@attr.s(eq=False)\nclass Data:\n    x = attr.ib()\n",
+    )
+    assert "attr.ib()" in record
+    v = verdict(record, "pdf")
+    assert not any("identity" in r for r in v.benefit_reasons), v.benefit_reasons
+    identity = verdict(plain, "pdf")
+    assert any("identity" in r for r in identity.benefit_reasons), identity.benefit_reasons

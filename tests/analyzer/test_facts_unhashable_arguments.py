@@ -80,11 +80,45 @@ CASES = [
         "f",
         True,
     ),
+    # An attrs instance is opened field by field as an argument, never hashed (measured in
+    # test_python_object_arguments_measured: `__hash__` None, tensor fields, in a list)
     case(
         "attrs class, not frozen",
         program("@attr.s\nclass Spec:\n    a = attr.ib(default=1)\n", "f(tf.ones((2,)), Spec())"),
         "f",
-        True,
+        False,
+    ),
+    case(
+        "attrs class, not frozen, in a list",
+        program("@attr.s\nclass Spec:\n    a = attr.ib(default=1)\n", "f(tf.ones((2,)), [Spec()])"),
+        "f",
+        False,
+    ),
+    case(
+        "subclass of an attrs class, not frozen",
+        program(
+            "@attr.s\nclass Spec:\n    a = attr.ib(default=1)\n\nclass Sub(Spec):\n    pass\n",
+            "f(tf.ones((2,)), Sub())",
+        ),
+        "f",
+        False,
+    ),
+    case(
+        "frozen attrs class of a tensor",
+        program(
+            "@attr.s(frozen=True)\nclass Spec:\n    a = attr.ib()\n",
+            "f(tf.ones((2,)), Spec(tf.ones((2,))))",
+        ),
+        "f",
+        False,
+    ),
+    case(
+        "annotation names a mutable attrs class",
+        program(
+            "@attr.s\nclass Spec:\n    a = attr.ib(default=1)\n", "", signature="x, spec: Spec"
+        ),
+        "f",
+        False,
     ),
     case("a set", program("", "f(tf.ones((2,)), {1, 2})"), "f", True),
     case(
@@ -217,10 +251,37 @@ class FrozenHead:
         return tf.reduce_sum(x) * float(self.units)
 
 
+@attr.s
+class AttrsHead:
+    units = attr.ib(default=4)
+
+    def apply(self, x):
+        return tf.reduce_sum(x) * float(self.units)
+
+
+@attr.s(frozen=True)
+class FrozenAttrsHead:
+    units = attr.ib(default=4)
+
+    def apply(self, x):
+        return tf.reduce_sum(x) * self.units
+
+
+@attr.s(frozen=True)
+class FrozenAttrsScalarHead:
+    units = attr.ib(default=4)
+
+    def apply(self, x):
+        return tf.reduce_sum(x) * float(self.units)
+
+
 Head().apply(tf.ones((2,)))
 Head.scale(tf.ones((2,)))
 Head.build(tf.ones((2,)))
 FrozenHead().apply(tf.ones((2,)))
+AttrsHead().apply(tf.ones((2,)))
+FrozenAttrsHead(tf.ones((2,))).apply(tf.ones((2,)))
+FrozenAttrsScalarHead().apply(tf.ones((2,)))
 """
 
 
@@ -231,6 +292,11 @@ FrozenHead().apply(tf.ones((2,)))
         ("Head.scale", False),
         ("Head.build", False),
         ("FrozenHead.apply", False),
+        # `self` is hashed even for an attrs class (measured: a mutable one fails with
+        # "unhashable type", a frozen one with a tensor field with "Tensor is unhashable")
+        ("AttrsHead.apply", True),
+        ("FrozenAttrsHead.apply", True),
+        ("FrozenAttrsScalarHead.apply", False),
     ],
 )
 def test_self_is_part_of_the_key(qualname: str, expected: bool) -> None:

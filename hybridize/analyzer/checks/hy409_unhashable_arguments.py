@@ -451,26 +451,29 @@ class HasUnhashableArguments(Check):
 
     What it detects
     ---------------
-    A parameter that may receive (from the project's calls, its default or its annotation)
-    a set, or an instance of a project class whose instances are unhashable, alone or inside
-    a list, tuple or dict value: a `@dataclasses.dataclass` with the default `eq=True,
-    frozen=False` (and no `unsafe_hash`), an attrs `@attr.s`/`@attrs.define` class that is
-    not frozen, a class that defines `__eq__` without `__hash__` or sets `__hash__ = None`,
-    or a subclass of one that does not define a `__hash__` again, or a subclass of
-    `tf.Variable` (a variable compares by value and never hashes; larq's
+    A parameter that may receive (from the project's calls, its default or its annotation) a
+    set, or an instance of a project class whose instances are unhashable, alone or inside a
+    list, tuple or dict value: a `@dataclasses.dataclass` with the default `eq=True,
+    frozen=False` (and no `unsafe_hash`), a class that defines `__eq__` without `__hash__`
+    or sets `__hash__ = None`, or a subclass of one that does not define a `__hash__` again,
+    or a subclass of `tf.Variable` (a variable compares by value and never hashes; larq's
     `QuantizedVariable`), or a dataclass hashed by its fields (`frozen=True` or
     `unsafe_hash=True`) that the project builds with a tensor, a variable or a NumPy array
-    among the constructor's arguments (hashing it hashes the field, which raises), unless the class implements the tracing protocol
-    (`__tf_tracing_type__`), through which tf.function types it without hashing. Also a
-    method of such a class, the protocol notwithstanding: `self` is part of the key (a
-    method is looked up per instance in a dictionary keyed on it). Classes whose hashing
-    depends on another base outside the project, or on a decorator keyword that is not a
-    literal, are not claimed. Also a parameter that receives a dict keyed by keys that do not
-    order among themselves: followed to the callers that pass it and every project function
-    it is passed to, the dict is subscripted with keys of two kinds (a string and a tuple or
-    a class; a number or None is not taken for a key, as it indexes lists and tensors as
-    well; tensorflow-constrained-optimization's `memoizer`, keyed by
-    `"global_step"` and by `(DeferredVariable, self)`).
+    among the constructor's arguments (hashing it hashes the field, which raises), unless
+    the class implements the tracing protocol (`__tf_tracing_type__`), through which
+    tf.function types it without hashing, or is an attrs class (`@attr.s`, `@attrs.define`,
+    `@attrs.frozen`, or a subclass of one), whose instances tf.function opens field by
+    field, never hashing them. Also a method of such a class, the protocol and attrs
+    notwithstanding: `self` is part of the key (a method is looked up per instance in a
+    dictionary keyed on it), so a method of an attrs class that is not frozen, or of a
+    frozen one built with a tensor field, is claimed. Classes whose hashing depends on
+    another base outside the project, or on a decorator keyword that is not a literal, are
+    not claimed. Also a parameter that receives a dict keyed by keys that do not order among
+    themselves: followed to the callers that pass it and every project function it is passed
+    to, the dict is subscripted with keys of two kinds (a string and a tuple or a class; a
+    number or None is not taken for a key, as it indexes lists and tensors as well;
+    tensorflow-constrained-optimization's `memoizer`, keyed by `"global_step"` and by
+    `(DeferredVariable, self)`).
 
     Why it matters in graph mode
     ----------------------------
@@ -484,8 +487,10 @@ class HasUnhashableArguments(Check):
     `tf.Variable` subclasses fail; frozen or `unsafe_hash` dataclasses,
     `eq=False` dataclasses, plain classes (hashed by identity), enums and frozensets work;
     a frozen dataclass holding a tensor fails ("Could not generate a generic TraceType for
-    FrozenTensors(w=<tf.Tensor ...>)"), while one of Python scalars, a named tuple or a
-    frozen attrs class holding tensors (both opened field by field) work
+    FrozenTensors(w=<tf.Tensor ...>)"), while one of Python scalars, a named tuple or an
+    attrs instance, frozen or not, of tensors or scalars (both opened field by field) work;
+    as `self` of a decorated method an attrs instance is hashed: a mutable one fails
+    ("unhashable type"), a frozen one with a tensor field fails ("Tensor is unhashable")
     (tests/analyzer/test_python_object_arguments_measured.py).
     A dict argument's keys are sorted to type it: keys that do not order (`"global_step"`
     and `("a", 1)`, a string and an int or None or a class) fail the first call with

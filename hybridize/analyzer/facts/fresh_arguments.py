@@ -18,7 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, bind_written, callees
-from hybridize.analyzer.facts.hashability import hash_status, implements_tracing_protocol
+from hybridize.analyzer.facts.hashability import (
+    hash_status,
+    implements_tracing_protocol,
+    opened_record,
+)
 from hybridize.analyzer.facts.predicates import local_values
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
@@ -51,6 +55,8 @@ def _identity_keyed(index: ProjectIndex, key: ClassKey) -> bool:
     status, _ = hash_status(index, key)
     if status != "inherits" or implements_tracing_protocol(index, key):
         return False
+    if opened_record(index, key):
+        return False  # an attrs instance is opened field by field, not keyed by identity
     return not any(CUSTOM_TRACE_TYPES & set(index.klass(k).methods) for k in index.mro(key))
 
 

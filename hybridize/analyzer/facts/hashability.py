@@ -24,8 +24,12 @@ Could not generate a generic TraceType for ... Please verify that it is immutabl
 
     also fails: a dataclass hashed by its fields (`frozen=True`, `unsafe_hash=True`) holding
            a tensor, a variable or a NumPy array: its hash hashes the field, which raises
-           (`unhashable_field_constructions`: the project's constructor calls say which);
-           attrs classes and named tuples are opened field by field, not hashed
+           (`unhashable_field_constructions`: the project's constructor calls say which)
+    works: any attrs instance as an argument (frozen or not, `__hash__` None or not, of
+           tensors or scalars, inside a list): `tf.function` opens it field by field, as it
+           does a named tuple, and hashes nothing (`opened_record`); as `self` of a
+           decorated method it is hashed: a mutable attrs class fails, a frozen one holding
+           a tensor fails as a frozen dataclass does
 
 The evidence is the parameter's value as the analysis knows it (the arguments of the
 project's calls, its default, its annotation); instances of classes whose hashability
@@ -178,6 +182,20 @@ def implements_tracing_protocol(index: ProjectIndex, class_key: ClassKey) -> boo
     return any("__tf_tracing_type__" in index.klass(key).methods for key in index.mro(class_key))
 
 
+def opened_record(index: ProjectIndex, class_key: ClassKey) -> bool:
+    """The class or a project base is decorated by a record decorator whose instances
+    `tf.function` opens field by field as arguments (attrs: `RecordDecorator.opened`): such
+    an argument is never hashed, whatever its `__hash__`. The receiver of a method is."""
+    for key in index.mro(class_key):
+        relpath = key.file
+        for decorator in index.klass(key).decorators:
+            ref = index.resolve_dotted(relpath, decorator.name)
+            record = RECORD_DECORATORS.get(ref[1]) if is_ext_ref(ref) else None
+            if record is not None and record.opened:
+                return True
+    return False
+
+
 def unhashable_part(
     index: ProjectIndex, atom: Atom, depth: int = 0, tensor_fields: Mapping[ClassKey, str] = {}
 ) -> str | None:
@@ -198,6 +216,7 @@ def unhashable_part(
         kind == "obj"
         and is_project_class(index, atom[2])
         and not implements_tracing_protocol(index, atom[2])
+        and not opened_record(index, atom[2])
     ):
         status, reason = hash_status(index, atom[2])
         if status == "unhashable":
@@ -241,11 +260,6 @@ def is_project_class(index: ProjectIndex, key: object) -> bool:
     return module is not None and qualname in module.classes
 
 
-FIELD_HASH_DECORATOR = "dataclasses.dataclass"
-"""The record decorator whose hash `tf.function` calls: TF 2.21 opens attrs classes (and
-named tuples) field by field (`trace_type_builder.from_value`), but keys a dataclass by
-`hash(instance)`, which a frozen (or `unsafe_hash`) dataclass computes from its fields."""
-
 UNHASHABLE_FIELD_KINDS = frozenset({"tensor", "variable", "numpy"})
 """Values whose `hash` raises (a tensor, a variable, a NumPy array): as a field of a
 dataclass hashed by its fields they fail `hash(instance)`."""
@@ -256,8 +270,10 @@ FIELD_HASHED = "hashability_field_hashed"
 
 def _hashes_fields(index: ProjectIndex, class_key: ClassKey) -> bool:
     """Instances of the class hash by their fields: the first class of its project MRO that
-    decides `__hash__` does so by `@dataclasses.dataclass(frozen=True)` (or
-    `unsafe_hash=True`), not by a `__hash__` of its own."""
+    decides `__hash__` does so by a record decorator (`@dataclasses.dataclass(frozen=True)`
+    or `unsafe_hash=True`, `@attr.s(frozen=True)`, `@attrs.frozen`), not by a `__hash__` of
+    its own. `tf.function` calls that hash on a dataclass argument, and on the receiver of
+    a method of either (an attrs argument is opened field by field: `opened_record`)."""
     for key in index.mro(class_key):
         cls = index.klass(key)
         body = index.modules[key.file].functions.get(f"{cls.qualname}.<body>")
@@ -267,7 +283,7 @@ def _hashes_fields(index: ProjectIndex, class_key: ClassKey) -> bool:
         if status == "hashable":
             return any(
                 is_ext_ref(ref := index.resolve_dotted(key.file, decorator.name))
-                and ref[1] == FIELD_HASH_DECORATOR
+                and ref[1] in RECORD_DECORATORS
                 for decorator in cls.decorators
             )
         if status != "inherits":
@@ -313,7 +329,7 @@ def field_hash_failure(class_key: ClassKey, where: str) -> str:
     "Could not generate a generic TraceType";
     tests/analyzer/test_python_object_arguments_measured.py)."""
     return (
-        f"an instance of `{class_key.qualname}` (a frozen dataclass, hashed by its fields, "
+        f"an instance of `{class_key.qualname}` (a frozen record class, hashed by its fields, "
         f"built with a tensor or array field ({where}), whose hash raises)"
     )
 
@@ -331,7 +347,7 @@ def _annotated(
     relpath = key.file
     for name in sorted(set(DOTTED_NAME.findall(annotation))):
         ref = index.resolve_dotted(relpath, name)
-        if is_class_ref(ref):
+        if is_class_ref(ref) and not opened_record(index, ref[1]):
             status, reason = hash_status(index, ref[1])
             if status == "unhashable":
                 return f"instances of `{name}` by its annotation ({reason})"

@@ -31,16 +31,25 @@ class RecordDecorator:
     """A literal True there writes a hash whatever `eq` and `frozen` say."""
     hash_false_inherits: bool = False
     """attrs' `hash=False` keeps the inherited `__hash__` (dataclass has no such value)."""
+    opened: bool = False
+    """`tf.function` opens an argument of the class field by field (TF 2.21's
+    `trace_type_builder` types an attrs instance as `tf.nest` does, `attr.has`), never
+    hashing it; a dataclass instance is hashed. The receiver of a method is hashed all the
+    same (measured: tests/analyzer/test_python_object_arguments_measured.py)."""
 
 
 _ATTRS_MUTABLE = RecordDecorator(
-    eq_keywords=("eq", "cmp"), hash_keywords=("hash", "unsafe_hash"), hash_false_inherits=True
+    eq_keywords=("eq", "cmp"),
+    hash_keywords=("hash", "unsafe_hash"),
+    hash_false_inherits=True,
+    opened=True,
 )
 _ATTRS_FROZEN = RecordDecorator(
     frozen=True,
     eq_keywords=("eq", "cmp"),
     hash_keywords=("hash", "unsafe_hash"),
     hash_false_inherits=True,
+    opened=True,
 )
 
 RECORD_DECORATORS: dict[str, RecordDecorator] = {
