@@ -102,6 +102,8 @@ def test_an_installed_package_wins_over_a_namespace_folder_of_its_name() -> None
 
 
 MODULES = """
+from collections import OrderedDict
+
 import torch
 from torch import nn
 
@@ -148,6 +150,18 @@ CONTAINERS = {
     "sequential-unpacked-list": (
         "layers = [nn.ReLU()]\n        layers.append(Leaf())\n"
         "        self.body = nn.Sequential(*layers)",
+        "return self.body(x)",
+    ),
+    "sequential-of-ordered-dict": (
+        "self.body = nn.Sequential(OrderedDict([('leaf', Leaf()), ('relu', nn.ReLU())]))",
+        "return self.body(x)",
+    ),
+    "sequential-appended": (
+        "self.body = nn.Sequential(nn.ReLU())\n        self.body.append(Leaf())",
+        "return self.body(x)",
+    ),
+    "sequential-add-module": (
+        "self.body = nn.Sequential()\n        self.body.add_module('leaf', Leaf())",
         "return self.body(x)",
     ),
     "sequential-subclass": ("self.body = Chain()", "return self.body(x)"),

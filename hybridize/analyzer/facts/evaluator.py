@@ -835,6 +835,17 @@ class Evaluator:
                     result |= self._api_result(called, args, kwargs, symbolic_args)
                 else:
                     result.add(UNKNOWN_ATOM)
+            elif kind == "seq" and atom[1] == "list":
+                # A list is not callable: a module container grown in place (`seq.append(m)`,
+                # `seq.add_module(name, m)` on an `nn.Sequential` attribute) is kept as the list
+                # of what it was given. Calling it runs those modules.
+                for module in sorted(atom[2], key=canonical):
+                    class_key = obj_class(module) if is_obj_atom(module) else None
+                    if class_key is not None and self.index.layer_role(class_key) is not None:
+                        for method in instance_call_methods(self.index, class_key):
+                            targets.append(("layer_call", method))
+                            result |= self.returned(method)
+                result.add(UNKNOWN_ATOM)
             elif kind == "ext" and atom[1] == "builtins.super" and self.class_key:
                 result.add(super_atom(self.class_key))
             elif kind == "ext" and atom[1] in BUILTIN_RESULTS:
@@ -1326,8 +1337,23 @@ BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
     "builtins.abs": _reduce_builtin,
     "builtins.round": _reduce_builtin,
     "builtins.dict": lambda args: frozenset({dict_atom(frozenset({UNKNOWN_ATOM}))}),
+    "collections.OrderedDict": lambda args: frozenset({dict_atom(_paired_values(args))}),
 }
 """What Python's builtins return, by the kinds of their arguments."""
+
+
+def _paired_values(args: list[Atoms]) -> Atoms:
+    """The values of the (key, value) pairs a mapping is built from (`OrderedDict([("a",
+    m)])`): the second part of each pair the first argument holds; unknown where it holds
+    no pairs known (or none is given: it may be filled later)."""
+    values: set[Atom] = set()
+    for container in args[0] if args else ():
+        for pair in iterated_atoms(container) if kind_of(container) in ("seq", "tup") else ():
+            if kind_of(pair) == "tup" and len(pair[1]) == 2:
+                values |= pair[1][1]
+            else:
+                values.add(UNKNOWN_ATOM)
+    return cap_atoms(values) if values else frozenset({UNKNOWN_ATOM})
 
 
 def _module_evaluator(index: ProjectIndex, facts: TensorFacts, relpath: str) -> Evaluator:
@@ -1610,6 +1636,11 @@ def chained_modules(args: Sequence[Atoms]) -> tuple[Atoms, ...]:
             config = obj_config(atom) if is_obj_atom(atom) else None
             if is_chain_config(config):
                 positions.extend(config[1])
+                continue
+            if kind_of(atom) == "dict":
+                # `nn.Sequential(OrderedDict(...))`: the modules are the values, in their
+                # order (not kept: one position).
+                positions.append(_held_modules(atom[1]))
                 continue
         positions.append(_held_modules(atoms))
     if len(positions) > MAX_CHAIN:

@@ -222,13 +222,16 @@ def _record_test_cases(
     evaluator.deps |= owner.deps
 
 
-CONTAINER_GROWERS = frozenset({"append", "appendleft", "add", "insert", "extend", "update"})
+CONTAINER_GROWERS = frozenset(
+    {"append", "appendleft", "add", "insert", "extend", "update", "add_module"}
+)
 
 
 def _grown_attribute(
     evaluator: Evaluator, site: CallSite, selves: tuple[Sym, ...]
 ) -> tuple[str, Atoms] | None:
-    """`self.blocks.append(layer)` (or `extend`, `insert`, `update`): the container kept in
+    """`self.blocks.append(layer)` (or `extend`, `insert`, `update`, a module container's
+    `add_module(name, layer)`): the container kept in
     attribute `blocks` now holds `layer` too, as `items.append(x)` does for a local."""
     callee = site.callee
     if (
