@@ -190,7 +190,7 @@ def opened_record(index: ProjectIndex, class_key: ClassKey) -> bool:
         relpath = key.file
         for decorator in index.klass(key).decorators:
             ref = index.resolve_dotted(relpath, decorator.name)
-            record = RECORD_DECORATORS.get(ref[1]) if is_ext_ref(ref) else None
+            record = RECORD_DECORATORS.get(ext_dotted(ref)) if is_ext_ref(ref) else None
             if record is not None and record.opened:
                 return True
     return False
@@ -283,7 +283,7 @@ def _hashes_fields(index: ProjectIndex, class_key: ClassKey) -> bool:
         if status == "hashable":
             return any(
                 is_ext_ref(ref := index.resolve_dotted(key.file, decorator.name))
-                and ref[1] in RECORD_DECORATORS
+                and ext_dotted(ref) in RECORD_DECORATORS
                 for decorator in cls.decorators
             )
         if status != "inherits":
@@ -347,7 +347,7 @@ def _annotated(
     relpath = key.file
     for name in sorted(set(DOTTED_NAME.findall(annotation))):
         ref = index.resolve_dotted(relpath, name)
-        if is_class_ref(ref) and not opened_record(index, ref[1]):
+        if is_class_ref(ref) and not opened_record(index, ref_key(ref)):
             status, reason = hash_status(index, ref[1])
             if status == "unhashable":
                 return f"instances of `{name}` by its annotation ({reason})"
