@@ -181,3 +181,144 @@ def test_a_keras_layer_call_gets_its_arrays_converted_by_keras_and_is_not_concer
     """Keras converts the NumPy arguments of `call` to the layer's dtype before it runs."""
     v = verdict(textwrap.dedent(KERAS_LAYER), "Scale.call")
     assert not any(f.code == "HY414" for f in v.findings)
+
+
+CONTAINERS = """
+import numpy as np
+import tensorflow as tf
+
+INDEX_FIELDS = ("senders", "receivers")
+
+
+def compatible(data_dicts):
+    results = []
+    for data_dict in data_dicts:
+        result = {}
+        for k, v in data_dict.items():
+            dtype = tf.int32 if k in INDEX_FIELDS else None
+            result[k] = tf.convert_to_tensor(v, dtype)
+        results.append(result)
+    return results
+
+
+def first(pair):
+    return tf.convert_to_tensor(pair[0], dtype=tf.int32)
+
+
+def by_key(inputs):
+    return tf.convert_to_tensor(inputs["ids"], tf.int64)
+
+
+def values(inputs):
+    return [tf.convert_to_tensor(v, tf.float32) for v in inputs.values()]
+
+
+def keys(inputs):
+    return [tf.convert_to_tensor(k, tf.int32) for k in inputs]
+
+
+def whole_list(rows):
+    return tf.convert_to_tensor(rows, tf.int32)
+
+
+def cast_elements(data_dicts):
+    return [tf.cast(v, tf.int32) for d in data_dicts for v in d.values()]
+
+
+def same_dtype(pair):
+    return tf.convert_to_tensor(pair[0], dtype=tf.int64)
+
+
+def public(data_dicts):
+    data_dicts = [dict(d) for d in data_dicts]
+    return compatible(data_dicts)
+
+
+for _ in range(100):
+    compatible([{"senders": np.array([0, 1, 2]), "nodes": np.ones((3, 2))}])
+    first((np.array([1]), 2))
+    by_key({"ids": np.array([1, 2], np.int32)})
+    values({"x": np.ones(3)})
+    keys({1: np.ones(3)})
+    whole_list([np.int64(1), np.int64(2)])
+    cast_elements([{"senders": np.array([0, 1, 2])}])
+    same_dtype((np.array([1]), 2))
+    public([{"senders": np.array([0, 1, 2])}])
+"""
+
+
+@pytest.mark.parametrize(
+    ("function", "dtypes"),
+    [
+        ("compatible", "int64"),  # a list of dicts, `.items()`; int32 on one path
+        ("first", "int64"),  # a tuple's element by a constant index
+        ("by_key", "int32"),  # a dict's value by a constant key, int32 -> int64
+        ("values", "float64"),  # `.values()`
+        ("public", "int64"),  # through a helper, on a list made of the parameter's dicts
+    ],
+)
+def test_a_numpy_value_read_out_of_a_container_parameter_is_hy414(
+    function: str, dtypes: str
+) -> None:
+    """tf.function converts every NumPy leaf of a structured argument to a tensor of its own
+    dtype: the element converted to another dtype raises as the parameter itself would;
+    integer dtypes as float ones (NumPy's default int64 to int32)."""
+    v = verdict(textwrap.dedent(CONTAINERS), function)
+    assert "converts_numpy_arguments_to_other_dtypes" in v.failures
+    [message, *_] = [f.message for f in v.findings if f.code == "HY414"]
+    assert f"the elements of `{v.facts.params[0].name}`" in message
+    assert dtypes in message
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        "keys",  # iterating a dict gives its keys, not the NumPy values
+        "whole_list",  # a list converted as a whole is packed and cast
+        "cast_elements",  # tf.cast converts a tensor of any dtype
+        "same_dtype",  # the element's own dtype is the one requested
+    ],
+)
+def test_elements_converted_alike_eagerly_and_traced_are_not_concerned(function: str) -> None:
+    v = verdict(textwrap.dedent(CONTAINERS), function)
+    assert not any(f.code == "HY414" for f in v.findings)
+    assert "converts_numpy_arguments_to_other_dtypes" not in v.failures
+
+
+UNKNOWN_CALLERS = """
+import tensorflow as tf
+
+
+def to_ids(values):
+    return [tf.convert_to_tensor(v, tf.int32) for v in values]
+
+
+def scaled(x):
+    return tf.convert_to_tensor(x, tf.float32) * 2.0
+
+
+def shown(x):
+    return tf.convert_to_tensor(x, tf.float32) * 2.0
+
+
+shown([1.0, 2.0])
+"""
+
+
+@pytest.mark.parametrize(
+    ("function", "described"),
+    [("to_ids", "the elements of `values`"), ("scaled", "`x`")],
+)
+def test_with_no_caller_known_the_verdict_states_that_none_passes_numpy_values(
+    function: str, described: str
+) -> None:
+    """No caller shows a NumPy value: not blocked (a Python value, a list or a tensor of the
+    requested dtype converts alike in both modes), but the verdict rests on that in words."""
+    v = verdict(textwrap.dedent(UNKNOWN_CALLERS), function)
+    assert "converts_numpy_arguments_to_other_dtypes" not in v.failures
+    assert any("NumPy value of another dtype" in a and described in a for a in v.assumptions)
+
+
+def test_callers_that_show_their_values_need_no_assumption() -> None:
+    v = verdict(textwrap.dedent(UNKNOWN_CALLERS), "shown")
+    assert not any("NumPy value" in a for a in v.assumptions)

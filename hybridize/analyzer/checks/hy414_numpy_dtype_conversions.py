@@ -17,11 +17,22 @@ class ConvertsNumpyArgumentsToOtherDtypes(Check):
 
     What it detects
     ---------------
-    A parameter that some caller fills with a NumPy array (float64 by default, or of a dtype
-    not known) and that the function passes, as it is, to an API converting it to another
-    dtype without a cast: `tf.convert_to_tensor(x, dtype=tf.float32)`, `tf.Variable(x,
-    dtype=...)`; itself, or through project helpers it passes the parameter to (they are
-    traced with it).
+    A parameter that some caller fills with a NumPy value (an array or a scalar, of a dtype
+    other than the one requested, or not known) and that the function passes to an API
+    converting it to another dtype without a cast: `tf.convert_to_tensor(x, dtype=tf.float32)`,
+    `tf.Variable(x, dtype=...)`; itself, or through project helpers it passes the parameter to
+    (they are traced with it). Any pair of dtypes counts: NumPy's default int64 converted to
+    int32 as float64 to float32, int32 to int64. The value may be the parameter as it is, or
+    read out of it: an element of a list or tuple (iterated or subscripted), a value of a dict
+    (subscripted, `.values()`, the value of `.items()`), nested (a list of dicts: graph_nets'
+    `for d in data_dicts: for k, v in d.items(): tf.convert_to_tensor(v, tf.int32 if k in
+    INDEX_FIELDS else None)`); a dtype requested on some paths (None on the others) counts.
+
+    When no caller shows a NumPy value (no caller is known, or one passes a value not
+    known), the verdict does not block: a Python value, a list, or a tensor of the requested
+    dtype converts alike in both modes; it states the assumption that no caller passes a NumPy
+    value of another dtype, for the developer to check (a library's public function whose
+    data may be "lists, NumPy arrays or Tensors").
 
     Why it matters in graph mode
     ----------------------------
@@ -30,8 +41,12 @@ class ConvertsNumpyArgumentsToOtherDtypes(Check):
     so the API receives a float64 tensor, and it converts tensors only to their own dtype:
     `ValueError: Tensor conversion requested dtype float32 for Tensor with dtype float64`
     while tracing (measured under TF 2.21; tests/analyzer/test_hy414_numpy_dtype_conversions.py
-    measures it again). Python numbers and lists of them are no hazard: tf.function passes
-    Python values as they are, and the conversion is the eager one.
+    and test_hy414_conversions_measured.py measure it again, for every pair of int16, int32,
+    int64, float32, float64 and bool, arrays and NumPy scalars). tf.function converts every
+    NumPy leaf of a list, tuple or dict argument the same way, so an element read out of one
+    is refused alike. Python numbers and lists are no hazard: tf.function passes Python values
+    as they are, and a list converted as a whole is packed and cast, even a list of NumPy
+    values.
 
     Example
     -------
@@ -78,6 +93,9 @@ class ConvertsNumpyArgumentsToOtherDtypes(Check):
         already, and its callers see what they see now."""
         if not context.changes_on_compiling:
             return []
-        return cls.findings(
-            numpy_dtype_conversions(context.index, context.facts, context.key, context.framework)
+        evidence, assumptions = numpy_dtype_conversions(
+            context.index, context.facts, context.key, context.framework
         )
+        for assumption in assumptions:
+            context.assume(assumption)
+        return cls.findings(evidence)

@@ -10,6 +10,16 @@ tests/analyzer/test_hy414_numpy_dtype_conversions.py). A Python number or a list
 no hazard: tf.function keeps Python values as they are, and the conversion is the eager one.
 A project helper the function passes the parameter to is traced with it, on the same tensor:
 its conversions count for the function too.
+
+The converted value may also be read out of a container parameter: an element of a list or
+tuple (iterated, or subscripted), a value of a dict (subscripted, `.values()`, the value of
+`.items()`), nested (a list of dicts). tf.function converts every NumPy leaf of a structured
+argument to a tensor of its own dtype, so the element arrives as a tensor too and the
+conversion raises alike. The dtypes are any pair that differ, integers too: NumPy's default
+int64 converted to int32 raises as float64 to float32 does, NumPy scalars (`np.int64(3)`) as
+arrays do. A Python list converted as a whole is no hazard even when its elements are NumPy
+values: the conversion packs and casts them (measured under TF 2.21,
+tests/analyzer/test_hy414_conversions_measured.py).
 """
 
 from __future__ import annotations
@@ -24,16 +34,34 @@ from hybridize.analyzer.facts.evaluator import (
     callees,
 )
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.predicates import made_of, walk_syms
+from hybridize.analyzer.facts.predicates import local_values, made_of
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom, ext_name, is_ext_atom, is_numpy_atom
+from hybridize.analyzer.facts.values import (
+    NONE_ATOM,
+    Atom,
+    atom_kind,
+    ext_name,
+    is_ext_atom,
+    is_numpy_atom,
+)
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.api_info import DtypeAssertingConversion
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.frameworks.shapes import DTYPE_ALIASES, DTYPE_NAMES
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_cond, is_local, is_param, sym_name
+from hybridize.analyzer.summaries.syms import (
+    is_attr,
+    is_call,
+    is_cond,
+    is_item,
+    is_iter,
+    is_lit,
+    is_local,
+    is_param,
+    is_slice,
+    sym_name,
+)
 from hybridize.model import Span
 
 NUMPY_DTYPE_PREFIX = "numpy."
@@ -53,6 +81,11 @@ class Conversion:
     """Where the function converts it, or calls the helper that does."""
     helper: str | None = None
     """The project function that converts it, when not the function itself."""
+    path: tuple[str, ...] = ()
+    """How the converted value is read out of the parameter, the parameter's read first:
+    "item" (subscripted: an element, or a dict's value), "iter" (iterated: an element; a
+    dict's key, which is none of its values), "values" (a dict's values: `.values()`, the
+    value of `.items()`). Empty: the parameter as it is."""
 
 
 MAX_HELPER_DEPTH = 3
@@ -62,26 +95,34 @@ caller, on the caller's tensors)."""
 
 def numpy_dtype_conversions(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, framework: Framework
-) -> list[Evidence]:
-    """Each dtype-asserting conversion of a parameter, in the function or in a project helper
-    it passes the parameter to, that some caller fills with a NumPy array of another dtype
-    than the one requested (or of a dtype not known)."""
+) -> tuple[list[Evidence], list[str]]:
+    """Each dtype-asserting conversion of a parameter (or of a value read out of it), in the
+    function or in a project helper it passes the parameter to, that some caller fills with a
+    NumPy value of another dtype than the one requested (or of a dtype not known); and, for
+    the conversions no caller shows a NumPy value for, the assumption the verdict rests on
+    where some caller's value is not known (or no caller is): that none passes one."""
     if not framework.dtype_asserting_conversions or index.is_layer_call(key):
         # Keras converts the NumPy arguments of a layer's `call` to tensors of the layer's
         # dtype before it runs, eager or traced alike (measured, Keras 3).
-        return []
+        return [], []
     evidence = facts.param_atoms.get(key, {})
     found: list[Evidence] = []
+    unshown: dict[str, set[str]] = {}
     reported: set[tuple[str, Span]] = set()
     for conversion in parameter_conversions(index, facts, key, framework):
-        arrays = sorted(_other_dtypes(evidence.get(conversion.parameter, ()), conversion.dtype))
-        if not arrays or (conversion.parameter, conversion.span) in reported:
+        given = _read_out(evidence.get(conversion.parameter, ()), conversion.path)
+        arrays = sorted(_other_dtypes(given, conversion.dtype))
+        if not arrays:
+            if not given or any(atom_kind(atom) == "?" for atom in given):
+                unshown.setdefault(_described(conversion), set()).add(conversion.dtype)
+            continue
+        if (conversion.parameter, conversion.span) in reported:
             continue
         reported.add((conversion.parameter, conversion.span))
         where = f" (in `{conversion.helper}`)" if conversion.helper else ""
         found.append(
             Evidence(
-                f"`{conversion.api}`{where} converts `{conversion.parameter}` to "
+                f"`{conversion.api}`{where} converts {_described(conversion)} to "
                 f"{conversion.dtype}, and a caller passes a NumPy value of {' or '.join(arrays)} "
                 "for it: eagerly the value is converted, but a traced function receives it as a "
                 f"tensor of its own dtype, which `{conversion.api}` refuses (ValueError while "
@@ -89,7 +130,46 @@ def numpy_dtype_conversions(
                 conversion.span,
             )
         )
-    return found
+    assumptions = (
+        []
+        if found
+        else [
+            f"assumes no caller passes a NumPy value of another dtype than "
+            f"{' or '.join(sorted(dtypes))} for {described} (converted to that dtype by an API "
+            "that refuses a tensor of another dtype: traced, such a NumPy value is one)"
+            for described, dtypes in sorted(unshown.items())
+        ]
+    )
+    return found, assumptions
+
+
+def _described(conversion: Conversion) -> str:
+    """The converted value in words: the parameter, or what is read out of it."""
+    if not conversion.path:
+        return f"`{conversion.parameter}`"
+    return f"the elements of `{conversion.parameter}` (read out of it)"
+
+
+def _read_out(atoms: Iterable[Atom], path: tuple[str, ...]) -> set[Atom]:
+    """The atoms of what `path` reads out of a value of `atoms`: a list's or tuple's
+    elements, a dict's values (not its keys: iterating a dict gives them), a NumPy array's
+    rows or items (NumPy values of its dtype); nothing where the read gives nothing known."""
+    current = set(atoms)
+    for step in path:
+        following: set[Atom] = set()
+        for atom in current:
+            kind = atom_kind(atom)
+            if kind == "numpy" or kind == "?":
+                following.add(atom)
+            elif kind == "seq" and step != "values":
+                following.update(atom[2])
+            elif kind == "tup" and step != "values":
+                for part in atom[1]:
+                    following.update(part)
+            elif kind == "dict" and step in ("item", "values"):
+                following.update(atom[1])
+        current = following
+    return current
 
 
 def parameter_conversions(
@@ -122,8 +202,10 @@ def parameter_conversions(
             requested = _requested_dtype(resolved.args, resolved.kwargs, asserting, framework)
             if value is None or requested is None:
                 continue
-            for name in sorted(_parameters_behind(fn, value, receiver)):
-                found.append(Conversion(name, requested, written_name(info.name), site.span))
+            for name, path in sorted(_parameters_behind(fn, value, receiver)):
+                found.append(
+                    Conversion(name, requested, written_name(info.name), site.span, None, path)
+                )
         if depth >= MAX_HELPER_DEPTH:
             continue
         for kind, target in callees(index, resolved):
@@ -136,7 +218,9 @@ def parameter_conversions(
             bound = bind_written(callee, resolved, kind, target)
             for converted in inner:
                 for argument in bound.get(converted.parameter, ()):
-                    for name in sorted(_parameters_behind(fn, argument, receiver)):
+                    for name, path in sorted(_parameters_behind(fn, argument, receiver)):
+                        if len(path) + len(converted.path) > MAX_READS:
+                            continue
                         found.append(
                             Conversion(
                                 name,
@@ -144,6 +228,7 @@ def parameter_conversions(
                                 converted.api,
                                 site.span,
                                 converted.helper or callee.qualname,
+                                path + converted.path,
                             )
                         )
     if depth == 0:
@@ -166,10 +251,13 @@ def _requested_dtype(
     framework: Framework,
 ) -> str | None:
     """The dtype a conversion asks for, when the call names exactly one (`tf.float32`,
-    `"float32"`, `np.float32`)."""
+    `"float32"`, `np.float32`), on every path or on some where the others pass None (`tf.int32
+    if k in INDEX_FIELDS else None`: None converts to the value's own dtype)."""
     atoms = kwargs.get(conversion.dtype_keyword)
     if atoms is None and conversion.dtype_position < len(args):
         atoms = args[conversion.dtype_position]
+    if atoms:
+        atoms = frozenset(atom for atom in atoms if atom != NONE_ATOM)
     if not atoms:
         return None
     named = framework.dtype_named(atoms)
@@ -198,18 +286,72 @@ def _other_dtypes(atoms: Iterable[Atom], requested: str) -> Iterator[str]:
             yield dtype
 
 
-def _parameters_behind(fn: FunctionSummary, sym: Sym, receiver: str | None) -> set[str]:
-    """The parameters (not the receiver) a value may be as given: through locals, whatever
-    their other values, and conditional expressions; an operation's or a call's result is a
-    new value."""
+MAX_READS = 3
+"""Reads out of a parameter followed to a converted value (a list of dicts of lists)."""
 
-    def follow(current: Sym) -> Iterable[Sym]:
-        if is_local(current):
-            return fn.locals.get(current[1], ())
-        return made_of(current) if is_cond(current) else ()
+SECOND = "item:1"
+"""A subscript `[1]`: of a `(key, value)` pair of `.items()`, the value."""
 
-    return {
-        current[1]
-        for current in walk_syms((sym,), follow)
-        if is_param(current) and sym_name(current) != receiver
-    }
+
+def _parameters_behind(
+    fn: FunctionSummary, sym: Sym, receiver: str | None
+) -> set[tuple[str, tuple[str, ...]]]:
+    """The parameters (not the receiver) a value may be as given, or read out of
+    (`Conversion.path`): through locals (a comprehension's target too), whatever their other
+    values, conditional expressions, subscripts (a slice is the container again), iteration,
+    and a dict's `.values()` and `.items()` iterated; an operation's or another call's result
+    is a new value."""
+    found: set[tuple[str, tuple[str, ...]]] = set()
+    seen: set[tuple[Sym, tuple[str, ...]]] = set()
+    # From the converted value back to the parameters: each read met on the way is put in
+    # front of the reads already met (the path runs from the parameter to the value).
+    stack: list[tuple[Sym, tuple[str, ...]]] = [(sym, ())]
+    while stack:
+        current, path = stack.pop()
+        if (current, path) in seen or len(path) > MAX_READS:
+            continue
+        seen.add((current, path))
+        if is_param(current):
+            if sym_name(current) != receiver:
+                found.add((current[1], tuple("item" if s == SECOND else s for s in path)))
+            continue
+        values = local_values(fn, current)
+        if values:
+            stack.extend((value, path) for value in values)
+        elif is_cond(current):
+            stack.extend((part, path) for part in made_of(current))
+        elif is_item(current):
+            index = current[2]
+            if is_slice(index):
+                stack.append((current[1], path))
+            else:
+                second = is_lit(index) and index[1] == "int" and index[2] == 1
+                stack.append((current[1], (SECOND if second else "item", *path)))
+        elif is_iter(current):
+            view = _dict_view(fn, current[1])
+            if view is None:
+                stack.append((current[1], ("iter", *path)))
+            elif view[1] == "values":
+                stack.append((view[0], ("values", *path)))
+            elif path[:1] == (SECOND,):
+                # `for k, v in d.items()`: `v` is the pair's `[1]`, a value of `d`; the key
+                # (`[0]`) and the pair itself are no value of it.
+                stack.append((view[0], ("values", *path[1:])))
+    return found
+
+
+def _dict_view(fn: FunctionSummary, sym: Sym) -> tuple[Sym, str] | None:
+    """The dict and the method, where `sym` is the result of calling its `.values()` or
+    `.items()` (through a local holding only that)."""
+    if is_local(sym):
+        values = fn.locals.get(sym[1], ())
+        if len(values) != 1:
+            return None
+        sym = values[0]
+    if not is_call(sym) or sym[1] >= len(fn.calls):
+        return None
+    site = fn.calls[sym[1]]
+    callee = site.callee
+    if site.args or site.kwargs or not is_attr(callee) or callee[2] not in ("values", "items"):
+        return None
+    return callee[1], callee[2]

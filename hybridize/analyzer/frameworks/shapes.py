@@ -289,6 +289,10 @@ def numpy_dtype(
     if "dtype" in kwargs:
         return numpy_dtype_of(kwargs["dtype"])
     short = api_name.rsplit(".", 1)[-1]
+    position = NUMPY_DTYPE_POSITIONS.get(short)
+    if position is not None and api_name.count(".") == 1 and len(args) > position:
+        # `np.array([0, 1], np.int32)`, `np.zeros(3, np.int32)`: a dtype given by position.
+        return numpy_dtype_of(args[position])
     if short == "astype" and args:
         return numpy_dtype_of(args[0])
     if short == "numpy" and receiver:
@@ -312,6 +316,11 @@ def numpy_dtype(
         source = receiver if receiver else (args[0] if args else frozenset())
         return _array_dtype(source)
     return None
+
+
+NUMPY_DTYPE_POSITIONS = {"array": 1, "asarray": 1, "zeros": 1, "ones": 1, "empty": 1, "full": 2}
+"""NumPy constructors' positional `dtype` parameter (`np.array(object, dtype)`,
+`np.zeros(shape, dtype)`, `np.full(shape, fill_value, dtype)`), by name."""
 
 
 NUMPY_FLOAT_BITS = {"float16": 16, "float32": 32, "float64": 64}
