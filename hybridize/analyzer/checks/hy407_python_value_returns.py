@@ -49,6 +49,13 @@ class HasPythonValueReturns(Check):
       positional one, does not hand its positional argument (or `*args`) to the base's
       `__init__`, or sets an item or attribute of `self` from its parameters (HY442 owns
       the same classes as arguments, and one returned as a caller gave it);
+    - likewise an instance of a project named tuple class (`collections.namedtuple`,
+      `typing.NamedTuple`, or a subclass) that `tf.function` cannot rebuild as it was: the
+      first `__new__` does not hand its fields to the base's `__new__` unchanged and in
+      order, it or the first `__init__` requires a keyword, or that `__init__` sets an
+      attribute of `self` from its parameters. Any other named tuple (graph_nets'
+      `GraphsTuple`: `__init__(*args, **kwargs)` validating its fields, and methods) is a
+      structure `tf.function` returns, not a plain project class;
     - what a call of an unresolved callee gives (a name a project module makes at run time),
       on every path, when a caller in the project (tests count) reads an attribute of the
       whole result that no tensor has, nor a dict, list or namedtuple (`rv.distribution`):
@@ -108,7 +115,11 @@ class HasPythonValueReturns(Check):
     gamma=0)` comes back with `alpha` a generator of the pairs and `beta`, `gamma` 0,
     silently (measured on TF 2.21, tests/analyzer/test_rebuilt_mappings_measured.py); a
     class forwarding `*args, **kwargs` to `dict`, a `dict` and an `OrderedDict` come back
-    equal. A branch on
+    equal. A returned named tuple is rebuilt as `type(x)(*fields)`: a `__new__` computing a
+    field (`b + 1`) applies it again (silently), one making two fields of one argument or
+    needing a keyword raises TypeError, an attribute `__init__` kept of another argument
+    comes back None; one validating its fields in `__init__(*args, **kwargs)` comes back
+    equal (tests/analyzer/test_rebuilt_namedtuples_measured.py). A branch on
     a tensor becomes `tf.cond`, whose branches must return the same structure, so `None` against a
     tensor raises `ValueError`. A caller that needed the Python value then fails (Keras:
     "Received an invalid value for `units`") or silently prints `tf.Tensor(4, shape=(),

@@ -1,6 +1,6 @@
 """HY442 has_arguments_replaced_by_tracing: `tf.function` hands the traced body another object
 than the one passed (what the object's `__wrapped__` answers, a plain list or tuple for a
-subclass, a mapping rebuilt by its class)."""
+subclass, a mapping or named tuple rebuilt by its class)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from hybridize.analyzer.facts.hashability import (
     implements_tracing_protocol,
     is_project_class,
     mapping_rebuilt_wrong,
+    namedtuple_rebuilt_wrong,
     receiver_class,
 )
 from hybridize.analyzer.facts.passed_arguments import passed_arguments
@@ -159,6 +160,8 @@ def _rebuilt_as(index: ProjectIndex, class_key: ClassKey) -> str | None:
             return plain
     if mapping_rebuilt_wrong(index, class_key) is not None:
         return "mapping"
+    if namedtuple_rebuilt_wrong(index, class_key) is not None:
+        return "namedtuple"
     return None
 
 
@@ -198,6 +201,12 @@ def _container_words(
         return (
             f"`{class_key.qualname}` is a mapping `tf.function` rebuilds as `type(x)(pairs)` "
             f"for the body, not as it was: {mapping_rebuilt_wrong(index, class_key)}"
+        )
+    if rebuilt == "namedtuple":
+        return (
+            f"`{class_key.qualname}` is a named tuple `tf.function` rebuilds as "
+            f"`type(x)(*fields)` for the body, not as it was: "
+            f"{namedtuple_rebuilt_wrong(index, class_key)}"
         )
     read = _member_reads(fn, value, _own_members(index, class_key) - _PLAIN_MEMBERS[rebuilt])
     if not read:
@@ -338,7 +347,14 @@ class ArgumentsReplacedByTracing(Check):
       as it was: the first `__init__` the class or a project base defines requires an
       argument, takes no positional one, does not hand its positional argument (or
       `*args`) to the base's `__init__`, or sets an item or attribute of `self` from its
-      parameters (HY407 owns the same classes returned).
+      parameters (HY407 owns the same classes returned);
+    * or that is a named tuple (`collections.namedtuple`, `typing.NamedTuple`, or a subclass)
+      `tf.function` cannot rebuild as it was: the first `__new__` the class or a project
+      base defines does not hand its fields to the base's `__new__` unchanged and in order,
+      or it or the first `__init__` requires a keyword, or that `__init__` sets an attribute
+      of `self` from its parameters (HY407 owns the same classes returned). One whose
+      `__init__(*args, **kwargs)` only validates the fields (graph_nets' `GraphsTuple`), or
+      that only adds methods, is rebuilt equal.
 
     Also a parameter a caller passes a `collections.defaultdict` (made at the call, or in a
     local assigned once, followed as written) when the function reads its items (`d[key]`,
@@ -362,7 +378,11 @@ class ArgumentsReplacedByTracing(Check):
     (`EulerAngle(alpha=0, beta=0, gamma=0)` setting `self["alpha"] = alpha`) gets the pairs
     as that parameter (tf-pwa 0.2.2); one forwarding `*args, **kwargs` to `dict` is rebuilt
     right, and a `defaultdict` arrives as a plain dict: a missing key raises
-    KeyError where eager makes the default. Eagerly the function
+    KeyError where eager makes the default. A named tuple is rebuilt as `type(x)(*fields)`,
+    from the fields' `TensorSpec`s first: a `__new__` computing a field (`b + 1`) fails on
+    the spec (TypeError), one making two fields of one argument or needing a keyword fails
+    (TypeError), and an attribute `__init__` kept of another argument comes back None
+    (tests/analyzer/test_rebuilt_namedtuples_measured.py). Eagerly the function
     gets the object itself. (tests/analyzer/test_hy442_replaced_arguments_measured.py
     measures it again.)
 

@@ -46,7 +46,13 @@ from typing import Literal, cast
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import made_of, walk_syms
-from hybridize.analyzer.facts.refs import ext_dotted, is_class_ref, is_ext_ref, ref_key
+from hybridize.analyzer.facts.refs import (
+    ext_dotted,
+    is_class_ref,
+    is_ext_ref,
+    is_global_ref,
+    ref_key,
+)
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import (
     MAX_NESTING,
@@ -57,18 +63,26 @@ from hybridize.analyzer.facts.values import (
 from hybridize.analyzer.frameworks import lookup
 from hybridize.analyzer.frameworks.framework import TENSORFLOW
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
-from hybridize.analyzer.frameworks.tensorflow_rules import TRACED_REBUILT_MAPPINGS
-from hybridize.analyzer.summaries.ir import DecoratorInfo, Sym
+from hybridize.analyzer.frameworks.tensorflow_rules import (
+    TRACED_REBUILT_MAPPINGS,
+    TRACED_REBUILT_NAMEDTUPLES,
+)
+from hybridize.analyzer.summaries.ir import DecoratorInfo, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
     NONE,
+    attr_base,
     attr_name,
+    call_index,
     is_attr,
+    is_call,
     is_lit,
+    is_name,
     lit_type,
     lit_value,
     local_sym,
     param_sym,
+    sym_name,
 )
 
 DOTTED_NAME = re.compile(r"[A-Za-z_][\w.]*")
@@ -484,3 +498,135 @@ def mapping_rebuilt_wrong(index: ProjectIndex, class_key: ClassKey) -> str | Non
                 "from the pairs is not the one made"
             )
     return None
+
+
+def is_namedtuple_class(index: ProjectIndex, class_key: ClassKey) -> bool:
+    """A project class made by `collections.namedtuple` or `typing.NamedTuple`, or based on
+    one (directly, or on a module name bound to a `namedtuple(...)` call)."""
+    for key in index.mro(class_key):
+        for ref in index.base_refs(key):
+            if is_ext_ref(ref) and ext_dotted(ref) in TRACED_REBUILT_NAMEDTUPLES:
+                return True
+            if is_global_ref(ref):
+                _, relpath, name = ref
+                if _binds_namedtuple(index, relpath, name):
+                    return True
+    return False
+
+
+def _binds_namedtuple(index: ProjectIndex, relpath: str, name: str) -> bool:
+    """The module binds `name` only to the result of a `namedtuple(...)` call."""
+    module = index.modules.get(relpath)
+    if module is None:
+        return False
+    code = module.module_code
+    values = code.locals.get(name, ())
+    return bool(values) and all(
+        is_call(value)
+        and call_index(value) < len(code.calls)
+        and (callee := _dotted(code.calls[call_index(value)].callee)) is not None
+        and ext_dotted_or_none(index, relpath, callee) in TRACED_REBUILT_NAMEDTUPLES
+        for value in values
+    )
+
+
+def _dotted(sym: Sym) -> str | None:
+    """`a.b.c` for a free name and the attributes read on it, else None."""
+    parts: list[str] = []
+    while is_attr(sym):
+        parts.append(attr_name(sym))
+        sym = attr_base(sym)
+    if not is_name(sym):
+        return None
+    return ".".join([sym_name(sym), *reversed(parts)])
+
+
+def ext_dotted_or_none(index: ProjectIndex, relpath: str, dotted: str) -> str | None:
+    """What a dotted name of a module resolves to outside the project, or None."""
+    ref = index.resolve_dotted(relpath, dotted)
+    return ext_dotted(ref) if is_ext_ref(ref) else None
+
+
+def namedtuple_rebuilt_wrong(index: ProjectIndex, class_key: ClassKey) -> str | None:
+    """Words for a project named tuple class (`is_namedtuple_class`) that `tf.function`
+    cannot rebuild as it was, None for any other class and for one it rebuilds faithfully.
+    TF 2.21 rebuilds a named tuple as `type(x)(*fields)`: an argument from its fields'
+    `TensorSpec`s and then their tensors, a returned one from the graph's outputs
+    (`nest.sequence_like`). So the first `__new__` a project class defines must take the
+    fields by position and hand them to the base's `__new__` unchanged, and the first
+    `__init__` must need no keyword and keep no attribute of its parameters (which the
+    rebuild does not pass again). Measured on TF 2.21 (tests/analyzer/
+    test_rebuilt_namedtuples_measured.py): `__new__(cls, a, b)` passing `b + 1` comes back
+    with `b` incremented again (silently); `__new__(cls, a)` making two fields, or a required
+    keyword, fails (TypeError); `__init__(self, a, b, note=None)` setting `self.note` comes
+    back with `note` None; `__init__(self, *args, **kwargs)` validating the fields
+    (graph_nets' `GraphsTuple`) and added methods come back equal."""
+    if not is_namedtuple_class(index, class_key) or implements_tracing_protocol(index, class_key):
+        return None
+    for method in ("__new__", "__init__"):
+        fn = next(
+            (
+                index.modules[key.file].functions.get(f"{index.klass(key).qualname}.{method}")
+                for key in index.mro(class_key)
+                if method in index.klass(key).methods
+            ),
+            None,
+        )
+        if fn is None or not fn.params:
+            continue
+        name = f"`{fn.qualname}`"
+        own = fn.params[1:]
+        keyword = next((p.name for p in own if p.kind == "kwonly" and p.default is None), None)
+        if keyword is not None:
+            return (
+                f"{name} requires the keyword `{keyword}`: `tf.function` rebuilds the named "
+                "tuple as `type(x)(*fields)` (TypeError)"
+            )
+        if method == "__new__":
+            wrong = _new_changes_fields(fn)
+            if wrong is not None:
+                return (
+                    f"{name} {wrong}: `tf.function` rebuilds the named tuple as "
+                    "`type(x)(*fields)`, calling it again on the fields it made (other "
+                    "values, silently, or a TypeError)"
+                )
+            continue
+        params = {local_sym(p.name) for p in own} | {param_sym(p.name) for p in own}
+        self_syms = {local_sym(fn.params[0].name), param_sym(fn.params[0].name)}
+        for store in fn.stores:
+            if (
+                store.kind == "attr"
+                and store.target in self_syms
+                and any(sym in params for sym in walk_syms((store.value,), made_of))
+            ):
+                return (
+                    f"{name} sets `self.{store.name}` from its parameters: `tf.function` "
+                    "rebuilds the named tuple as `type(x)(*fields)`, which passes the fields "
+                    "alone (the attribute comes back from them, or None)"
+                )
+    return None
+
+
+def _new_changes_fields(fn: FunctionSummary) -> str | None:
+    """How a named tuple's `__new__` does not hand its positional parameters, unchanged and
+    in order, to the base's `__new__` (`super().__new__(cls, a, b)`, `*args`), or None."""
+    positional = [p for p in fn.params[1:] if p.kind in ("posonly", "normal")]
+    star = next((p.name for p in fn.params[1:] if p.kind == "vararg"), None)
+    for site in fn.calls:
+        if not is_attr(site.callee) or attr_name(site.callee) != "__new__":
+            continue
+        passed = site.args[1:]
+        if star is not None and local_sym(star) in site.star_values and not positional:
+            return None
+        # The fields are its leading positional parameters; those after them, left to
+        # their defaults by the rebuild, are not the base's (the `__init__` may keep them).
+        expected = [local_sym(p.name) for p in positional[: len(passed)]]
+        rest = positional[len(passed) :]
+        if (
+            list(passed) == expected
+            and not site.has_star_args
+            and all(p.default is not None for p in rest)
+        ):
+            return None
+        return "does not hand its parameters to the base's `__new__` unchanged and in order"
+    return "does not call the base's `__new__`"

@@ -51,6 +51,9 @@ from hybridize.analyzer.frameworks.shapes import DTYPE_ALIASES, DTYPE_NAMES
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
+    attr_base,
+    attr_name,
+    call_index,
     is_attr,
     is_call,
     is_cond,
@@ -60,6 +63,10 @@ from hybridize.analyzer.summaries.syms import (
     is_local,
     is_param,
     is_slice,
+    item_base,
+    item_index,
+    lit_type,
+    lit_value,
     sym_name,
 )
 from hybridize.model import Span
@@ -83,8 +90,8 @@ class Conversion:
     """The project function that converts it, when not the function itself."""
     path: tuple[str, ...] = ()
     """How the converted value is read out of the parameter, the parameter's read first:
-    "item" (subscripted: an element, or a dict's value), "iter" (iterated: an element; a
-    dict's key, which is none of its values), "values" (a dict's values: `.values()`, the
+    "subscript" (an element, or a dict's value), "iterated" (an element; a dict's key,
+    which is none of its values), "values" (a dict's values: `.values()`, the
     value of `.items()`). Empty: the parameter as it is."""
 
 
@@ -166,7 +173,7 @@ def _read_out(atoms: Iterable[Atom], path: tuple[str, ...]) -> set[Atom]:
             elif kind == "tup" and step != "values":
                 for part in atom[1]:
                     following.update(part)
-            elif kind == "dict" and step in ("item", "values"):
+            elif kind == "dict" and step in (SUBSCRIPT, "values"):
                 following.update(atom[1])
         current = following
     return current
@@ -289,7 +296,11 @@ def _other_dtypes(atoms: Iterable[Atom], requested: str) -> Iterator[str]:
 MAX_READS = 3
 """Reads out of a parameter followed to a converted value (a list of dicts of lists)."""
 
-SECOND = "item:1"
+SUBSCRIPT = "subscript"
+"""A read of `Conversion.path`: an element of a list or tuple, a value of a dict."""
+ITERATED = "iterated"
+"""A read of `Conversion.path`: an element of a list or tuple; a dict's key (no value)."""
+SECOND = "subscript:1"
 """A subscript `[1]`: of a `(key, value)` pair of `.items()`, the value."""
 
 
@@ -313,7 +324,7 @@ def _parameters_behind(
         seen.add((current, path))
         if is_param(current):
             if sym_name(current) != receiver:
-                found.add((current[1], tuple("item" if s == SECOND else s for s in path)))
+                found.add((sym_name(current), tuple(SUBSCRIPT if s == SECOND else s for s in path)))
             continue
         values = local_values(fn, current)
         if values:
@@ -321,16 +332,16 @@ def _parameters_behind(
         elif is_cond(current):
             stack.extend((part, path) for part in made_of(current))
         elif is_item(current):
-            index = current[2]
+            index = item_index(current)
             if is_slice(index):
-                stack.append((current[1], path))
+                stack.append((item_base(current), path))
             else:
-                second = is_lit(index) and index[1] == "int" and index[2] == 1
-                stack.append((current[1], (SECOND if second else "item", *path)))
+                second = is_lit(index) and lit_type(index) == "int" and lit_value(index) == 1
+                stack.append((item_base(current), (SECOND if second else SUBSCRIPT, *path)))
         elif is_iter(current):
-            view = _dict_view(fn, current[1])
+            view = _dict_view(fn, made_of(current)[0])
             if view is None:
-                stack.append((current[1], ("iter", *path)))
+                stack.append((made_of(current)[0], (ITERATED, *path)))
             elif view[1] == "values":
                 stack.append((view[0], ("values", *path)))
             elif path[:1] == (SECOND,):
@@ -344,14 +355,19 @@ def _dict_view(fn: FunctionSummary, sym: Sym) -> tuple[Sym, str] | None:
     """The dict and the method, where `sym` is the result of calling its `.values()` or
     `.items()` (through a local holding only that)."""
     if is_local(sym):
-        values = fn.locals.get(sym[1], ())
+        values = fn.locals.get(sym_name(sym), ())
         if len(values) != 1:
             return None
         sym = values[0]
-    if not is_call(sym) or sym[1] >= len(fn.calls):
+    if not is_call(sym) or call_index(sym) >= len(fn.calls):
         return None
-    site = fn.calls[sym[1]]
+    site = fn.calls[call_index(sym)]
     callee = site.callee
-    if site.args or site.kwargs or not is_attr(callee) or callee[2] not in ("values", "items"):
+    if (
+        site.args
+        or site.kwargs
+        or not is_attr(callee)
+        or attr_name(callee) not in ("values", "items")
+    ):
         return None
-    return callee[1], callee[2]
+    return attr_base(callee), attr_name(callee)

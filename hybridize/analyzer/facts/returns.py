@@ -44,7 +44,11 @@ from hybridize.analyzer.facts.evaluator import (
     get_evaluator,
 )
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.hashability import is_project_class, mapping_rebuilt_wrong
+from hybridize.analyzer.facts.hashability import (
+    is_project_class,
+    mapping_rebuilt_wrong,
+    namedtuple_rebuilt_wrong,
+)
 from hybridize.analyzer.facts.helper_safety import SYMBOLIC_KINDS, configures_layer
 from hybridize.analyzer.facts.mapped_structures import (
     callback_parameters,
@@ -365,11 +369,19 @@ def _rebuilt_mappings(
         and (class_key := obj_class(atom)) is not None
         and is_project_class(index, class_key)
     }
-    wrong = {
-        class_key: how
-        for class_key in classes
-        if (how := mapping_rebuilt_wrong(index, class_key)) is not None
-    }
+    wrong: dict[ClassKey, str] = {}
+    for class_key in classes:
+        mapping = mapping_rebuilt_wrong(index, class_key)
+        if mapping is not None:
+            wrong[class_key] = (
+                "(`type(x)()` filled item by item, `type(x)(pairs)`), an instance of "
+                f"`{class_key.qualname}`, a mapping: {mapping}"
+            )
+        elif (fields := namedtuple_rebuilt_wrong(index, class_key)) is not None:
+            wrong[class_key] = (
+                f"(`type(x)(*fields)`), an instance of `{class_key.qualname}`, a named "
+                f"tuple: {fields}"
+            )
     if not wrong:
         return  # the walk below answers only at the construction of such a class
 
@@ -378,16 +390,13 @@ def _rebuilt_mappings(
             (target for kind, target in resolved.targets if kind == "class" and target in wrong),
             key=str,
         )
-        return None if not made else f"`{made[0].qualname}`, a mapping: {wrong[made[0]]}"
+        return None if not made else wrong[made[0]]
 
     found = _returned_call(
         index, facts, key, None, constructed, evaluator.framework.packed_leaves, 0, set(), None
     )
     if found is not None:
-        yield (
-            "returns what tf.function gives back rebuilt by calling its class (`type(x)()` "
-            f"filled item by item, `type(x)(pairs)`), an instance of {found}"
-        )
+        yield f"returns what tf.function gives back rebuilt by calling its class {found}"
 
 
 def _returned_call(

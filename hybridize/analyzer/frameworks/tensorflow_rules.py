@@ -160,6 +160,15 @@ TRACED_REBUILT_MAPPINGS: frozenset[str] = frozenset(
 """Bases of the mappings `tf.function` rebuilds for the traced body as `type(x)(pairs)`
 (`default_types.Dict.placeholder_value`; a `defaultdict` as a plain dict): a class whose
 `__init__` cannot take one iterable of pairs fails the trace (measured on TF 2.21, HY442)."""
+TRACED_REBUILT_NAMEDTUPLES: frozenset[str] = frozenset(
+    {"collections.namedtuple", "typing.NamedTuple"}
+)
+"""Bases of the named tuples `tf.function` rebuilds as `type(x)(*fields)`, for the traced
+body (from the fields' `TensorSpec`s first, then their tensors) and for a returned one
+(`nest.sequence_like`): a subclass whose `__new__` changes or drops its arguments, needs a
+keyword, or whose `__init__` keeps another argument as an attribute comes back wrong or fails
+(measured on TF 2.21, tests/analyzer/test_rebuilt_namedtuples_measured.py); one whose
+`__init__(*args, **kwargs)` only validates, or adds methods, comes back equal."""
 TRACED_AS_PLAIN_DICTS: frozenset[str] = frozenset({"collections.defaultdict"})
 """Mappings whose instances reach the traced body as a plain `dict` of the same pairs
 (`default_types.Dict.placeholder_value` rebuilds a `defaultdict` without its factory): a

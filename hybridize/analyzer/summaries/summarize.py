@@ -93,6 +93,13 @@ _CONVERSIONS_SHOWN = frozenset({ord("s"), ord("r")})
 """`!s` and `!r` in an f-string (and `{x=}`, which means `!r`)."""
 
 
+def _namedtuple_factory(call: ast.Call) -> str | None:
+    """The dotted name of a `namedtuple(...)` call's callee (`collections.namedtuple`), else
+    None."""
+    name = dotted_name(call.func)
+    return name if name is not None and name.rsplit(".", 1)[-1] == "namedtuple" else None
+
+
 def dotted_name(expr: ast.AST | None) -> str | None:
     """`a.b.c` for a Name/Attribute chain, else None."""
     parts: list[str] = []
@@ -696,6 +703,10 @@ class _ModuleBuilder:
             named = base.value if isinstance(base, ast.Starred) else base
             if (name := dotted_name(named)) is not None:
                 bases.append(name)
+            elif isinstance(named, ast.Call) and (factory := _namedtuple_factory(named)):
+                # `class G(collections.namedtuple("G", FIELDS))`: the factory stands for
+                # the class it makes (tf.function rebuilds such instances by their fields).
+                bases.append(factory)
         for keyword in node.keywords:
             self._expr(keyword.value, outer)
         methods = []
