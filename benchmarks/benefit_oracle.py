@@ -85,8 +85,9 @@ measured on gpytorch's `_phi_for_cholesky_`): the eager time then measured the s
 function (a 211x "speedup" that was the load's)."""
 
 
-def default_changes(work: Path, jobs: int, not_rewritten: Sequence[str]) -> set[str]:
-    """The keys the default refactoring (no `--include-low-benefit`) changes, on a third copy."""
+def default_changes(work: Path, jobs: int, not_rewritten: Sequence[str]) -> list[RewrittenFunction]:
+    """The functions the default refactoring (no `--include-low-benefit`) changes, on a third
+    copy (`work/default`), whose tests measure the default changes."""
     copy = work / "default"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(work / "original", copy)
@@ -102,7 +103,7 @@ def default_changes(work: Path, jobs: int, not_rewritten: Sequence[str]) -> set[
     if done.returncode != 0:
         raise RuntimeError(f"hybridize refactor (default) failed: {done.stderr[-2000:]}")
     (work / "refactor-default.diff").write_text(done.stdout)
-    return {f.key for f in rewrites_from_diff(done.stdout, copy)}
+    return rewrites_from_diff(done.stdout, copy)
 
 
 def targets_of(rewritten: Sequence[RewrittenFunction]) -> list[dict[str, str]]:
@@ -114,20 +115,60 @@ def targets_of(rewritten: Sequence[RewrittenFunction]) -> list[dict[str, str]]:
     ]
 
 
+COPIES = {
+    "default": (
+        "default",
+        "benefit-targets-default.json",
+        "benefit-records-default",
+        "logs-default",
+    ),
+    "low-benefit": ("rewritten", "benefit-targets.json", "benefit-records", "logs"),
+}
+"""Each run of the tests: the copy they run on, the targets probed, where the plugin's records
+and the outcomes go (folders under the library's work folder). `default`: only the default
+changes applied (what `hybridize refactor --apply` makes), which measures the default set;
+`low-benefit`: every safe change (`--include-low-benefit`), which measures which changes pay."""
+
+
 def judge_recorded(library: Library, work: Path) -> dict[str, Any]:
-    """The verdicts from what a run (finished or cut short) left in `work`: its targets, the
-    default refactoring's diff, the plugin's records and the test outcomes."""
+    """The verdicts from what the runs (finished or cut short) left in `work`: their targets,
+    the default refactoring's diff, the plugin's records and the test outcomes. The default
+    changes are judged on the default copy's run where there is one (`default_run`); a
+    library's work folder from before that run judges them on the low-benefit copy's."""
     diff = (work / "refactor-default.diff").read_text()
     default = {f.key for f in rewrites_from_diff(diff, work / "default")}
-    targets = json.loads((work / "benefit-targets.json").read_text())
-    changes = [Change(t["key"], t["key"] in default) for t in targets]
-    records = read_records(sorted((work / "benefit-records").glob("*.jsonl")))
-    functions = judge(changes, low_benefit_graphs_apart(records, targets, default))
-    mark_compiled_steps(functions, work / "original", library)
+    runs = {copy: _recorded_run(work, copy) for copy in COPIES}
+    functions: list[FunctionBenefit] = []
+    probed = 0
+    if runs["low-benefit"] is not None:
+        targets, records, _ = runs["low-benefit"]
+        changes = [Change(t["key"], t["key"] in default) for t in targets]
+        functions = judge(changes, low_benefit_graphs_apart(records, targets, default))
+        probed = len(targets)
+    default_functions: list[FunctionBenefit] | None = None
+    if runs["default"] is not None:
+        targets, records, _ = runs["default"]
+        default_functions = judge([Change(t["key"], True) for t in targets], records)
+        probed = probed or len(targets)
+    for judged in (functions, default_functions or []):
+        mark_compiled_steps(judged, work / "original", library)
+    outcomes = {copy: run[2] for copy, run in runs.items() if run is not None}
+    return _result(library, functions, default_functions, default, outcomes, probed)
+
+
+def _recorded_run(
+    work: Path, copy: str
+) -> tuple[list[dict[str, str]], list[dict[str, Any]], dict[str, Any]] | None:
+    """One run's targets, the plugin's records and the test outcomes, or None: not run."""
+    _, targets_file, records_folder, logs = COPIES[copy]
+    if not (work / targets_file).exists() or not (work / records_folder).is_dir():
+        return None
+    targets = json.loads((work / targets_file).read_text())
+    records = read_records(sorted((work / records_folder).glob("*.jsonl")))
     outcomes: dict[str, Any] = {}
-    for path in sorted((work / "logs").glob("*.jsonl")):
+    for path in sorted((work / logs).glob("*.jsonl")):
         outcomes.update(oracle.read_outcome_file(path)[0])
-    return _result(library, functions, default, outcomes, len(targets))
+    return targets, records, outcomes
 
 
 def low_benefit_graphs_apart(
@@ -196,19 +237,24 @@ def mark_compiled_steps(functions: Sequence[FunctionBenefit], root: Path, librar
 def _result(
     library: Library,
     functions: list[FunctionBenefit],
+    default_functions: list[FunctionBenefit] | None,
     default: set[str],
-    outcomes: dict[str, Any],
+    outcomes: dict[str, dict[str, Any]],
     probed: int,
 ) -> dict[str, Any]:
-    summary = summarize(functions)
+    """The library's figures (`summarize`: the default changes' from the default copy's run
+    when there is one) and every change judged, per run."""
+    summary = summarize(functions, default_functions)
+    every = {name: o for run in outcomes.values() for name, o in run.items()}
     return {
         "library": library.name,
         "requirement": library.requirement,
         "probed": probed,
         "default_keys": sorted(default),
-        "test_files": sorted({oracle.test_file_of(n) for n in outcomes}),
-        "tests": len(outcomes),
-        "passing": oracle.count(outcomes),
+        "copies": sorted(outcomes),
+        "test_files": sorted({oracle.test_file_of(n) for n in every}),
+        "tests": {copy: len(run) for copy, run in sorted(outcomes.items())},
+        "passing": {copy: oracle.count(run) for copy, run in sorted(outcomes.items())},
         "summary": {
             "default_changes": summary.default_changes,
             "default_measured": summary.default_measured,
@@ -224,6 +270,9 @@ def _result(
             "recall": summary.recall,
         },
         "functions": [f.as_record() for f in functions],
+        "default_functions": (
+            None if default_functions is None else [f.as_record() for f in default_functions]
+        ),
     }
 
 
@@ -248,9 +297,16 @@ def measure_library(library: Library, args: argparse.Namespace, python: Path) ->
     not_rewritten = _not_rewritten(library)
     print(f"[{library.name}] rewriting ...", flush=True)
     done = oracle.rewrite(work, args.jobs, not_rewritten)
-    default = default_changes(work, args.jobs, not_rewritten)
+    default_rewritten = default_changes(work, args.jobs, not_rewritten)
+    default = {f.key for f in default_rewritten}
     targets = targets_of(done.rewritten)
-    (work / "benefit-targets.json").write_text(json.dumps(targets, indent=1))
+    default_targets = targets_of(default_rewritten)
+    for _, targets_file, records_folder, logs in COPIES.values():
+        # a copy not run now leaves no earlier run's records to be judged with this one's
+        (work / targets_file).unlink(missing_ok=True)
+        for folder in (records_folder, logs):
+            shutil.rmtree(work / folder, ignore_errors=True)
+    probed = {"default": default_targets, "low-benefit": targets}
     test_folders = [*library.packages, *([library.sdist_tests] if library.sdist_tests else [])]
     test_files = sorted(
         {
@@ -270,42 +326,45 @@ def measure_library(library: Library, args: argparse.Namespace, python: Path) ->
     selected = benefit_test_files(
         work / "original", test_files, default, {f.file for f in done.rewritten}, limit
     )
-    print(
-        f"[{library.name}] {len(done.rewritten)} changes ({len(default)} default), "
-        f"{len(targets)} probed; running {len(selected)} of {len(test_files)} test files ...",
-        flush=True,
-    )
     plugins = work / "plugin"
     install_plugin(plugins)
     install_benefit_plugin(plugins)
-    records = work / "benefit-records"
-    shutil.rmtree(records, ignore_errors=True)
-    records.mkdir(parents=True)
-    shutil.rmtree(work / "logs", ignore_errors=True)
-    run = oracle.Run(
-        "benefit",
-        python,
-        work / "rewritten",
-        [str(site), *oracle.tools_path(python, out), *args.pythonpath, str(plugins)],
-        {
-            **ONE_THREAD,
-            **library.env,
-            "HYBRIDIZE_BENEFIT_TARGETS": str(work / "benefit-targets.json"),
-            "HYBRIDIZE_BENEFIT_OUT": str(records),
-        },
-        library.packages,
-        args.test_timeout or library.test_timeout,
-        args.file_timeout or library.file_timeout,
-        work / "logs",
-        plugins=(BENEFIT_PLUGIN_MODULE,),
-    )
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        outcomes = oracle.collect(oracle.submit_tests(pool, run, selected, args.chunk_files))
+    file_failures: dict[str, Any] = {}
+    for copy in args.copies:
+        folder, targets_file, records_folder, logs = COPIES[copy]
+        (work / targets_file).write_text(json.dumps(probed[copy], indent=1))
+        (work / records_folder).mkdir(parents=True)
+        print(
+            f"[{library.name}] {copy} copy: {len(probed[copy])} changes probed "
+            f"({len(done.rewritten)} changes, {len(default)} default); running "
+            f"{len(selected)} of {len(test_files)} test files ...",
+            flush=True,
+        )
+        run = oracle.Run(
+            f"benefit-{copy}",
+            python,
+            work / folder,
+            [str(site), *oracle.tools_path(python, out), *args.pythonpath, str(plugins)],
+            {
+                **ONE_THREAD,
+                **library.env,
+                "HYBRIDIZE_BENEFIT_TARGETS": str(work / targets_file),
+                "HYBRIDIZE_BENEFIT_OUT": str(work / records_folder),
+            },
+            library.packages,
+            args.test_timeout or library.test_timeout,
+            args.file_timeout or library.file_timeout,
+            work / logs,
+            plugins=(BENEFIT_PLUGIN_MODULE,),
+        )
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            outcomes = oracle.collect(oracle.submit_tests(pool, run, selected, args.chunk_files))
+        file_failures[copy] = outcomes.file_failures
     # judged from the records on disk, as a run cut short is (--judge-only)
     return judge_recorded(library, work) | {
         "changes": len(done.rewritten),
         "removed_decorators": [f.key for f in done.rewritten if f.change == "removed"],
-        "file_failures": outcomes.file_failures,
+        "file_failures": file_failures,
     }
 
 
@@ -415,27 +474,55 @@ def _ratio(function: dict[str, Any]) -> str:
 
 def render_library(result: dict[str, Any]) -> str:
     s = result["summary"]
+    copies = result.get("copies", ["low-benefit"])
+    tests, passing = result["tests"], result["passing"]
+    if not isinstance(tests, dict):  # a result from before the default copy's run
+        tests, passing = {"low-benefit": tests}, {"low-benefit": passing}
+    runs = "; ".join(f"{c} copy {tests[c]} tests ({passing[c]} passing)" for c in sorted(tests))
+    default_from = (
+        "with only the default changes applied"
+        if "default" in copies
+        else "on the low-benefit copy (every safe change applied)"
+    )
     lines = [
-        f"{result['requirement']}: {result['probed']} changes probed, {s['default_changes']} default; "
-        f"{result['tests']} tests ({result['passing']} passing) in {len(result['test_files'])} files",
-        f"  default changes measured faster, no excess traces: {s['default_paying']} of "
-        f"{s['default_measured']} measured ({_percent(s['default_rate'])}; target >= 85%); "
+        f"{result['requirement']}: {result['probed']} changes probed, {s['default_changes']} "
+        f"default; {runs or 'no test run'} in {len(result['test_files'])} files",
+        f"  default changes measured faster, no excess traces ({default_from}): "
+        f"{s['default_paying']} of {s['default_measured']} measured "
+        f"({_percent(s['default_rate'])}; target >= 85%); "
         f"{s['default_no_difference']} of no measurable difference, "
         f"{s['default_retracing']} retracing; of those with a measurable difference: "
         f"{_percent(s['default_rate_decided'])}",
-        f"  paying changes (all safe ones) in the default set: {s['paying_in_default']} of "
-        f"{s['paying']} ({_percent(s['recall'])}; target >= 70%)",
+        (
+            f"  paying changes (all safe ones) in the default set: {s['paying_in_default']} of "
+            f"{s['paying']} ({_percent(s['recall'])}; target >= 70%)"
+            if "low-benefit" in copies
+            else "  paying changes (all safe ones): not measured (the low-benefit copy not run)"
+        ),
         f"  faster on direct calls, but run inside a graph by the library: "
         f"{s.get('paying_in_graph', 0)} ({s.get('paying_in_graph_default', 0)} default)",
     ]
-    for f in sorted(result["functions"], key=lambda f: (not f["default"], f["key"])):
-        lines.append(
-            f"  {'D' if f['default'] else ' '} {_ratio(f):>26} calls {f['calls']:>4} "
-            f"(+{f['in_graph_calls']} in graph{_library_graph(f)}{_run_eagerly(f)}) signatures {f['signatures']:>3} "
-            f"traces {f['traces']:>3}{_variable_traces(f)}  {f['key']}"
-            + (f"  [{f['cause']}]" if f["cause"] else "")
-        )
+    default_functions = result.get("default_functions")
+    if default_functions is not None:
+        lines.append("  default copy (only the default changes applied):")
+        lines += [_function_line(f) for f in sorted(default_functions, key=lambda f: f["key"])]
+    if "low-benefit" in copies:
+        if default_functions is not None:
+            lines.append("  low-benefit copy (every safe change applied):")
+        lines += [
+            _function_line(f)
+            for f in sorted(result["functions"], key=lambda f: (not f["default"], f["key"]))
+        ]
     return "\n".join(lines)
+
+
+def _function_line(f: dict[str, Any]) -> str:
+    return (
+        f"  {'D' if f['default'] else ' '} {_ratio(f):>26} calls {f['calls']:>4} "
+        f"(+{f['in_graph_calls']} in graph{_library_graph(f)}{_run_eagerly(f)}) signatures "
+        f"{f['signatures']:>3} traces {f['traces']:>3}{_variable_traces(f)}  {f['key']}"
+        + (f"  [{f['cause']}]" if f["cause"] else "")
+    )
 
 
 def tests_limits(text: str) -> dict[str, int]:
@@ -463,6 +550,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--file-timeout", type=int, help="seconds per test file")
     parser.add_argument("--chunk-files", type=int, default=6, help="test files per subprocess")
     parser.add_argument(
+        "--copies",
+        default="default,low-benefit",
+        help=(
+            "the copies the tests run on: default (only the default changes applied: the "
+            "default set's figure) and low-benefit (every safe change: the paying changes')"
+        ),
+    )
+    parser.add_argument(
         "--pythonpath",
         action="append",
         default=[],
@@ -479,6 +574,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if unknown:
         parser.error(f"unknown library {unknown[0]!r}; known: {', '.join(LIBRARIES)}")
     args.out = args.out.resolve()
+    args.copies = [c.strip() for c in args.copies.split(",") if c.strip()]
+    if not args.copies or any(c not in COPIES for c in args.copies):
+        parser.error(f"--copies: one or more of {', '.join(COPIES)}")
     return args
 
 

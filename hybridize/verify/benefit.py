@@ -484,8 +484,18 @@ class LibraryBenefit:
         return self.paying_in_default / self.paying if self.paying else None
 
 
-def summarize(functions: Sequence[FunctionBenefit]) -> LibraryBenefit:
-    default = [f for f in functions if f.default]
+def summarize(
+    functions: Sequence[FunctionBenefit],
+    default_functions: Sequence[FunctionBenefit] | None = None,
+) -> LibraryBenefit:
+    """The library's figures: the paying changes and their share in the default set from
+    `functions` (every safe change applied); the default changes' from `default_functions`
+    when given (a run with only the default changes applied, as `refactor` makes by default:
+    a failing low-benefit change cannot stop the tests before they reach a default one), else
+    from the default changes among `functions`."""
+    default = [
+        f for f in (functions if default_functions is None else default_functions) if f.default
+    ]
     paying = [f for f in functions if f.paying and not f.run_in_graph]
     in_graph = [f for f in functions if f.paying_in_graph]
     return LibraryBenefit(

@@ -60,6 +60,7 @@ import os
 import sys
 import threading
 import time
+import types
 import weakref
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
@@ -376,6 +377,10 @@ class Probe:
     ) -> Any:
         """The test's call (owner: the instance of a method, bound here), measured."""
         compiled = self.compiled.__get__(owner, type(owner)) if has_owner else self.compiled
+        if has_owner and self.framework == "tensorflow" and _passes_owner(compiled, self.compiled):
+            # a composite tensor's `tf.function` method takes the instance as an argument
+            # (`MethodType(function, instance)`): traced by its type spec, not per instance
+            args, owner, has_owner, compiled = (owner, *args), None, False, self.compiled
         mode = _mode()
         if mode is not None:  # inside another probe's timing: follow its mode, record nothing
             if mode == "eager":
@@ -631,6 +636,32 @@ def _method_probe(probe: Probe) -> Callable[..., Any]:
     return _dressed(probed, probe)
 
 
+def _passes_owner(bound: Any, compiled: Any) -> bool:
+    """Whether `bound`, what `compiled.__get__(instance, owner)` gave, is the same function
+    with the instance as its first argument (TensorFlow binds a `CompositeTensor` so)."""
+    return isinstance(bound, types.MethodType) and bound.__func__ is compiled
+
+
+class _BoundAsTfFunction:
+    """A probed `tf.function` method in its class, bound as the `tf.function` itself is (its
+    `__get__`, `polymorphic_function.Function.__get__`): looked up on an instance, the probe
+    bound to the instance (the call binds the compiled function to it: per-instance traces);
+    looked up on the class, the probe of the function as it is, every argument the caller
+    passes an input of the call, the first too (`__get__(None, owner)` returns the `Function`:
+    tf-pwa's `Vector3.dot(p, v)`, a `tf.Tensor` as `self`, is traced as an input and never
+    hashed as an instance; a plain method probe bound it and raised "Tensor is unhashable")."""
+
+    def __init__(self, probe: Probe) -> None:
+        method, function = _method_probe(probe), _function_probe(probe)
+        functools.update_wrapper(self, method)  # type: ignore[arg-type]
+        self._probed_method, self._probed_function = method, function
+
+    def __get__(self, instance: Any, owner: Any = None) -> Callable[..., Any]:
+        if instance is None:
+            return self._probed_function
+        return types.MethodType(self._probed_method, instance)
+
+
 def _unwrap_descriptor(raw: Any) -> tuple[Any, str]:
     if isinstance(raw, staticmethod):
         return raw.__func__, "static"
@@ -652,7 +683,7 @@ def _probe_for(key: str, compiled: Any, kind: str) -> Any:
         return compiled
     probe = _probes[key] = Probe(key, compiled, framework)
     if kind == "method":
-        return _method_probe(probe)
+        return _BoundAsTfFunction(probe) if framework == "tensorflow" else _method_probe(probe)
     if kind == "class":
         return classmethod(_method_probe(probe))
     if kind == "static":

@@ -927,3 +927,97 @@ def test_traces_that_follow_inputs_flags_or_instances_are_not_per_call() -> None
     for key in keys:
         assert found[key].retraces_per_call is None, key
         assert not found[key].excess_traces and found[key].paying, key
+
+
+class _TfBinding(_StandInFunction):
+    """A `tf.function` stand-in that binds as `Function.__get__` does: looked up on the class,
+    itself (the first argument an input); on an instance, a function of its own per instance,
+    kept in a cache keyed by the instance (an unhashable one, such as an eager tensor, raises)."""
+
+    def __init__(self, python_function: Any, instance: Any = None) -> None:
+        super().__init__(python_function, instance)
+        self.cache: dict[object, _StandInFunction] = {}
+
+    def __get__(self, instance: Any, owner: Any) -> _StandInFunction:
+        if instance is None:
+            return self
+        if instance not in self.cache:
+            self.cache[instance] = _StandInFunction(self.python_function, instance)
+        return self.cache[instance]
+
+    def __call__(self, *args: Any) -> Any:
+        self.seen.add(repr(args))  # traced by the inputs' values (lists are unhashable)
+        return self.python_function(*args)
+
+
+def test_a_method_probe_binds_as_tf_function_does_on_its_class(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hybridize.verify import benefit_plugin
+
+    package = tmp_path / "standin_vectors"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "ops.py").write_text(
+        "class Vector(list):\n"  # a list: unhashable, as tf-pwa's `Vector3` (a tf.Tensor) is
+        "    def dot(self, other):\n        return sum(a * b for a, b in zip(self, other))\n\n"
+        "class Layer:\n    def call(self, x):\n        return x + 1\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "modules", dict(sys.modules))
+    import standin_vectors.ops as ops  # type: ignore[import-not-found]
+
+    ops.Vector.dot = _TfBinding(ops.Vector.__dict__["dot"])
+    ops.Layer.call = _TfBinding(ops.Layer.__dict__["call"])
+    with pytest.raises(TypeError, match="unhashable"):  # the stand-in hashes as TF does
+        ops.Vector([1]).dot(ops.Vector([1]))
+    monkeypatch.setattr(benefit_plugin, "_calls", [])
+    for qualname in ("Vector.dot", "Layer.call"):
+        key = f"standin_vectors/ops.py::{qualname}"  # the plugin's probes are by key
+        target = {"key": key, "module": "standin_vectors.ops", "qualname": qualname}
+        assert benefit_plugin.install(target) is None
+    # through the class, the "self" is an input of the call: never bound, never hashed
+    v, w = ops.Vector([1.0, 2.0]), ops.Vector([3.0, 4.0])
+    assert ops.Vector.dot(v, w) == 11.0
+    assert list(inspect.signature(ops.Vector.dot).parameters) == ["self", "other"]
+    # on an instance, bound to it as before: each instance an owner of its own traces
+    first, second = ops.Layer(), ops.Layer()
+    assert [first.call(1), first.call(1), second.call(1)] == [2, 2, 2]
+    assert ops.Layer.call(first, 5) == 6  # through the class: the function as it is
+    assert list(inspect.signature(first.call).parameters) == ["x"]
+    calls = benefit_plugin._calls
+    (dot,) = [c for c in calls if c["key"].endswith("::Vector.dot")]
+    assert dot["owner"] == 0 and dot["traces"] == 1 and "timing_error" not in dot
+    layer = [c for c in calls if c["key"].endswith("::Layer.call")]
+    assert [c["owner"] for c in layer] == [1, 1, 2, 0]
+    assert [c["traces"] for c in layer] == [1, 0, 1, 1]
+
+
+@pytest.mark.tensorflow
+def test_a_tf_function_method_called_through_its_class_with_a_tensor_as_self(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tf = pytest.importorskip("tensorflow")
+    from hybridize.verify import benefit_plugin
+
+    package = tmp_path / "tf_vectors"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "ops.py").write_text(
+        "import tensorflow as tf\n\n"
+        "class Vector3(tf.Tensor):\n"  # tf-pwa's: methods called through the class on tensors
+        "    @tf.function\n"
+        "    def dot(self, other):\n        return tf.reduce_sum(self * other, axis=-1)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "modules", dict(sys.modules))
+    import tf_vectors.ops as ops  # type: ignore[import-not-found]
+
+    monkeypatch.setattr(benefit_plugin, "_calls", [])
+    key = "tf_vectors/ops.py::Vector3.dot"
+    target = {"key": key, "module": "tf_vectors.ops", "qualname": "Vector3.dot"}
+    assert benefit_plugin.install(target) is None
+    p = tf.constant([[1.0, 2.0, 3.0]])
+    assert float(ops.Vector3.dot(p, p)[0]) == 14.0
+    (call,) = benefit_plugin._calls
+    assert call["owner"] == 0 and call["traces"] == 1 and "timing_error" not in call
