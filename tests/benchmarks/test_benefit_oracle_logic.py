@@ -4,15 +4,21 @@ tested in tests/verify/test_benefit_oracle_plugin.py)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
+import benefit_oracle  # noqa: E402
 from benefit_oracle import (  # noqa: E402
     benefit_test_files,
     default_tests_limit,
+    judge_recorded,
     low_benefit_graphs_apart,
     module_imports,
     render_library,
@@ -229,3 +235,89 @@ def test_the_function_a_graph_was_traced_from() -> None:
     record = {"key": "pkg/rot.py::xyz", "in_graph": True, "graph": resumed}
     kept = low_benefit_graphs_apart([{**record, "graph_files": ["/c/pkg/rot.py"]}], targets, ())
     assert kept[0]["rewrite_graph"] == resumed
+
+
+def _timed_call(key: str, ratio: float, test: str = "t.py::test") -> dict[str, Any]:
+    """A call as the plugin records it, timed in 7 rounds, each `ratio` times faster."""
+    eager, compiled = [1e-3 * ratio] * 7, [1e-3] * 7
+    return {
+        "kind": "call",
+        "test": test,
+        "key": key,
+        "in_graph": False,
+        "owner": 0,
+        "signature": "[]",
+        "traces": 1,
+        "eager_seconds": eager[0],
+        "compiled_seconds": compiled[0],
+        "eager_samples": eager,
+        "compiled_samples": compiled,
+        "eager_cpu_samples": eager,
+        "compiled_cpu_samples": compiled,
+    }
+
+
+def _recorded(
+    work: Path, targets_file: str, records: str, keys: list[str], calls: list[Any]
+) -> None:
+    targets = [{"key": k, "module": "pkg.ops", "qualname": k.split("::")[1]} for k in keys]
+    (work / targets_file).write_text(json.dumps(targets))
+    (work / records).mkdir(parents=True)
+    (work / records / "benefit-1.jsonl").write_text("".join(json.dumps(c) + "\n" for c in calls))
+
+
+def test_the_default_set_is_judged_on_the_copy_with_only_the_default_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the low-benefit copy a failing low-benefit change stopped the tests before they
+    called the default one (tf-pwa's `SU2M.Boost_z` before `cal_angle_from_particle`): the
+    default figure comes from the default copy's run, the paying changes from the other's."""
+    fast, broken = "pkg/ops.py::fast", "pkg/ops.py::broken"
+    default = [RewrittenFunction("pkg/ops.py", "fast", 3, 2, 4, "added")]
+    monkeypatch.setattr(benefit_oracle, "rewrites_from_diff", lambda diff, root: default)
+    (tmp_path / "refactor-default.diff").write_text("")
+    _recorded(
+        tmp_path,
+        "benefit-targets.json",
+        "benefit-records",
+        [fast, broken],
+        [_timed_call(broken, 2.0)],
+    )
+    library = LIBRARIES["sonnet"]
+    before = judge_recorded(library, tmp_path)["summary"]  # a work folder of one run only
+    assert (before["default_changes"], before["default_measured"]) == (1, 0)
+    assert (before["paying"], before["paying_in_default"]) == (1, 0)
+    _recorded(
+        tmp_path,
+        "benefit-targets-default.json",
+        "benefit-records-default",
+        [fast],
+        [_timed_call(fast, 3.0)],
+    )
+    result = judge_recorded(library, tmp_path)
+    summary = result["summary"]
+    assert (summary["default_changes"], summary["default_measured"]) == (1, 1)
+    assert (summary["default_paying"], summary["default_rate"]) == (1, 1.0)
+    # the paying changes still from the low-benefit copy, where `fast` was never called
+    assert (summary["paying"], summary["paying_in_default"]) == (1, 0)
+    assert result["copies"] == ["default", "low-benefit"]
+    assert [f["key"] for f in result["default_functions"]] == [fast]
+    text = render_library(result)
+    assert "(with only the default changes applied): 1 of 1 measured (100%" in text
+    assert "default copy (only the default changes applied):" in text
+    assert "low-benefit copy (every safe change applied):" in text
+    assert "paying changes (all safe ones) in the default set: 0 of 1" in text
+    # the default copy run alone: no paying figure, said so
+    (tmp_path / "benefit-targets.json").unlink()
+    alone = judge_recorded(library, tmp_path)
+    assert alone["copies"] == ["default"] and alone["summary"]["default_paying"] == 1
+    assert "not measured (the low-benefit copy not run)" in render_library(alone)
+
+
+def test_copies_are_parsed_and_checked() -> None:
+    from benefit_oracle import parse_args
+
+    assert parse_args(["--libraries", "sonnet"]).copies == ["default", "low-benefit"]
+    assert parse_args(["--libraries", "sonnet", "--copies", "default"]).copies == ["default"]
+    with pytest.raises(SystemExit):
+        parse_args(["--libraries", "sonnet", "--copies", "defaults"])

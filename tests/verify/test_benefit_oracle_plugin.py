@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 from typing import Any
 
@@ -991,6 +992,42 @@ def test_a_method_probe_binds_as_tf_function_does_on_its_class(
     layer = [c for c in calls if c["key"].endswith("::Layer.call")]
     assert [c["owner"] for c in layer] == [1, 1, 2, 0]
     assert [c["traces"] for c in layer] == [1, 0, 1, 1]
+
+
+class _CompositeBinding(_TfBinding):
+    """Binds as `Function.__get__` does a `CompositeTensor` instance: the function itself
+    with the instance as its first argument (`MethodType(function, instance)`)."""
+
+    def __get__(self, instance: Any, owner: Any) -> Any:
+        return self if instance is None else types.MethodType(self, instance)
+
+
+def test_a_composite_tensor_s_method_takes_its_instance_as_an_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hybridize.verify import benefit_plugin
+
+    package = tmp_path / "standin_ragged"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "ops.py").write_text(
+        "class Ragged:\n    def __init__(self, n):\n        self.n = n\n\n"
+        "    def total(self):\n        return self.n * 2\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "modules", dict(sys.modules))
+    import standin_ragged.ops as ops  # type: ignore[import-not-found]
+
+    ops.Ragged.total = _CompositeBinding(ops.Ragged.__dict__["total"])
+    monkeypatch.setattr(benefit_plugin, "_calls", [])
+    key = "standin_ragged/ops.py::Ragged.total"
+    target = {"key": key, "module": "standin_ragged.ops", "qualname": "Ragged.total"}
+    assert benefit_plugin.install(target) is None
+    assert [ops.Ragged(1).total(), ops.Ragged(2).total()] == [2, 4]
+    calls = benefit_plugin._calls
+    # inputs of the call, traced by their values (the stand-in's type spec): no owner tokens
+    assert [c["owner"] for c in calls] == [0, 0] and [c["traces"] for c in calls] == [1, 1]
+    assert all("Ragged" in c["signature"] for c in calls)
 
 
 @pytest.mark.tensorflow
