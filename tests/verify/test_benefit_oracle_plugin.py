@@ -8,6 +8,7 @@ and a nested definition."""
 from __future__ import annotations
 
 import gc
+import importlib
 import inspect
 import json
 import os
@@ -602,21 +603,32 @@ class _StandInFunction:
         return self.python_function(*args)
 
 
+def _standin_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str, source: str
+) -> Any:
+    """`package.ops` written from `source` and imported (the package leaves `sys.modules`
+    with the test)."""
+    folder = tmp_path / package
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "ops.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "modules", dict(sys.modules))
+    return importlib.import_module(f"{package}.ops")
+
+
 def test_install_puts_a_probe_that_keeps_the_signature_and_reaches_re_exports(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from hybridize.verify import benefit_plugin
 
-    package = tmp_path / "standin_pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "ops.py").write_text(
+    ops = _standin_module(
+        tmp_path,
+        monkeypatch,
+        "standin_pkg",
         "def _double(x, scale=2):\n    return x * scale\n\n"
-        "class Layer:\n    def call(self, logits, labels=None):\n        return logits + 1\n"
+        "class Layer:\n    def call(self, logits, labels=None):\n        return logits + 1\n",
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(sys, "modules", dict(sys.modules))  # the stand-in package goes with it
-    import standin_pkg.ops as ops  # type: ignore[import-not-found]
 
     ops.double = _StandInFunction(ops._double)
     ops.Layer.call = _StandInFunction(ops.Layer.__dict__["call"])
@@ -951,32 +963,35 @@ class _TfBinding(_StandInFunction):
         return self.python_function(*args)
 
 
+def _install_probes(plugin: Any, package: str, *qualnames: str) -> None:
+    """A probe in place of each `package.ops` function (keyed by file, as the oracle's:
+    the plugin keeps its probes by key for the whole process)."""
+    for qualname in qualnames:
+        key = f"{package}/ops.py::{qualname}"
+        target = {"key": key, "module": f"{package}.ops", "qualname": qualname}
+        assert plugin.install(target) is None
+
+
 def test_a_method_probe_binds_as_tf_function_does_on_its_class(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from hybridize.verify import benefit_plugin
 
-    package = tmp_path / "standin_vectors"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "ops.py").write_text(
+    ops = _standin_module(
+        tmp_path,
+        monkeypatch,
+        "standin_vectors",
         "class Vector(list):\n"  # a list: unhashable, as tf-pwa's `Vector3` (a tf.Tensor) is
         "    def dot(self, other):\n        return sum(a * b for a, b in zip(self, other))\n\n"
-        "class Layer:\n    def call(self, x):\n        return x + 1\n"
+        "class Layer:\n    def call(self, x):\n        return x + 1\n",
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(sys, "modules", dict(sys.modules))
-    import standin_vectors.ops as ops  # type: ignore[import-not-found]
 
     ops.Vector.dot = _TfBinding(ops.Vector.__dict__["dot"])
     ops.Layer.call = _TfBinding(ops.Layer.__dict__["call"])
     with pytest.raises(TypeError, match="unhashable"):  # the stand-in hashes as TF does
         ops.Vector([1]).dot(ops.Vector([1]))
     monkeypatch.setattr(benefit_plugin, "_calls", [])
-    for qualname in ("Vector.dot", "Layer.call"):
-        key = f"standin_vectors/ops.py::{qualname}"  # the plugin's probes are by key
-        target = {"key": key, "module": "standin_vectors.ops", "qualname": qualname}
-        assert benefit_plugin.install(target) is None
+    _install_probes(benefit_plugin, "standin_vectors", "Vector.dot", "Layer.call")
     # through the class, the "self" is an input of the call: never bound, never hashed
     v, w = ops.Vector([1.0, 2.0]), ops.Vector([3.0, 4.0])
     assert ops.Vector.dot(v, w) == 11.0
@@ -1007,22 +1022,17 @@ def test_a_composite_tensor_s_method_takes_its_instance_as_an_input(
 ) -> None:
     from hybridize.verify import benefit_plugin
 
-    package = tmp_path / "standin_ragged"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "ops.py").write_text(
+    ops = _standin_module(
+        tmp_path,
+        monkeypatch,
+        "standin_ragged",
         "class Ragged:\n    def __init__(self, n):\n        self.n = n\n\n"
-        "    def total(self):\n        return self.n * 2\n"
+        "    def total(self):\n        return self.n * 2\n",
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(sys, "modules", dict(sys.modules))
-    import standin_ragged.ops as ops  # type: ignore[import-not-found]
 
     ops.Ragged.total = _CompositeBinding(ops.Ragged.__dict__["total"])
     monkeypatch.setattr(benefit_plugin, "_calls", [])
-    key = "standin_ragged/ops.py::Ragged.total"
-    target = {"key": key, "module": "standin_ragged.ops", "qualname": "Ragged.total"}
-    assert benefit_plugin.install(target) is None
+    _install_probes(benefit_plugin, "standin_ragged", "Ragged.total")
     assert [ops.Ragged(1).total(), ops.Ragged(2).total()] == [2, 4]
     calls = benefit_plugin._calls
     # inputs of the call, traced by their values (the stand-in's type spec): no owner tokens
@@ -1037,23 +1047,18 @@ def test_a_tf_function_method_called_through_its_class_with_a_tensor_as_self(
     tf = pytest.importorskip("tensorflow")
     from hybridize.verify import benefit_plugin
 
-    package = tmp_path / "tf_vectors"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "ops.py").write_text(
+    ops = _standin_module(
+        tmp_path,
+        monkeypatch,
+        "tf_vectors",
         "import tensorflow as tf\n\n"
         "class Vector3(tf.Tensor):\n"  # tf-pwa's: methods called through the class on tensors
         "    @tf.function\n"
-        "    def dot(self, other):\n        return tf.reduce_sum(self * other, axis=-1)\n"
+        "    def dot(self, other):\n        return tf.reduce_sum(self * other, axis=-1)\n",
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(sys, "modules", dict(sys.modules))
-    import tf_vectors.ops as ops  # type: ignore[import-not-found]
 
     monkeypatch.setattr(benefit_plugin, "_calls", [])
-    key = "tf_vectors/ops.py::Vector3.dot"
-    target = {"key": key, "module": "tf_vectors.ops", "qualname": "Vector3.dot"}
-    assert benefit_plugin.install(target) is None
+    _install_probes(benefit_plugin, "tf_vectors", "Vector3.dot")
     p = tf.constant([[1.0, 2.0, 3.0]])
     assert float(ops.Vector3.dot(p, p)[0]) == 14.0
     (call,) = benefit_plugin._calls
