@@ -165,6 +165,8 @@ def _grown_in_caller_loops(
 ) -> dict[str, str]:
     """The parameters of `key` that a call inside a loop of `caller` fills with a local the
     caller's loops grow, with the reason."""
+    if key not in _called_in_loops(index, facts, caller):
+        return {}
     sites = [
         (resolved, kind)
         for resolved in facts.calls.get(caller, ())
@@ -202,10 +204,29 @@ def batches_of_data(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -
     }
 
 
+BATCHES = "batches_of_data"
+"""`facts.cache` key of `_batches_of_data`'s memo, by function and depth: every function's
+varying shapes ask it of their callers again, up to `MAX_PASSED_ON` calls up."""
+
+
 def _batches_of_data(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, depth: int
 ) -> dict[str, tuple[str, str]]:
-    """By parameter: why, and the batching function's words a caller further down repeats."""
+    """By parameter: why, and the batching function's words a caller further down repeats
+    (memoised per solution: read, never changed, by the callers)."""
+    memo = cast(
+        "dict[tuple[FunctionKey, int], dict[str, tuple[str, str]]]",
+        facts.cache.setdefault(BATCHES, {}),
+    )
+    found = memo.get((key, depth))
+    if found is None:
+        found = memo[key, depth] = _batches_of_data_uncached(index, facts, key, depth)
+    return found
+
+
+def _batches_of_data_uncached(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, depth: int
+) -> dict[str, tuple[str, str]]:
     found: dict[str, tuple[str, str]] = {}
     for caller in sorted(facts.callers.get(key, ()), key=str):
         if caller == key:
@@ -246,6 +267,8 @@ def _batches_in_caller_loops(
     """The parameters of `key` that a call inside a `for` loop of `caller` fills with a batch
     of the caller's parameters: the loop's target where the loop iterates a value built from
     a parameter (not the parameter itself), or a slice of a parameter bounded by the target."""
+    if key not in _called_in_loops(index, facts, caller):
+        return {}
     fn = index.function(caller)
     # A parameter with a literal default (`batch=64`, `axis=0`) is a setting, not data.
     data = {
@@ -275,20 +298,46 @@ def _batches_in_caller_loops(
     return found
 
 
+RUNS_REPEATEDLY = "runs_repeatedly"
+"""`facts.cache` key of `_runs_repeatedly`'s memo, by function and depth."""
+CALLED_IN_LOOPS = "called_in_loops"
+"""`facts.cache` key of `_called_in_loops`' memo, by caller."""
+
+
 def _runs_repeatedly(index: ProjectIndex, facts: TensorFacts, key: FunctionKey, depth: int) -> bool:
     """Whether the function is called inside a loop, or by a function that is (up to `depth`
     calls up): called once, its batches of one data set take at most two lengths (the full
     one and the last), a trace each with or without the argument; called again and again,
-    every call's data brings a new last length."""
-    for caller in sorted(facts.callers.get(key, ()), key=str):
-        if caller == key:
-            continue
-        for resolved in facts.calls.get(caller, ()):
-            if resolved.site.in_loop and any(t == key for _, t in callees(index, resolved)):
-                return True
-        if depth > 1 and _runs_repeatedly(index, facts, caller, depth - 1):
-            return True
-    return False
+    every call's data brings a new last length. Memoised per solution: each function's
+    callers ask it again, up to `depth` calls up."""
+    memo = cast("dict[tuple[FunctionKey, int], bool]", facts.cache.setdefault(RUNS_REPEATEDLY, {}))
+    found = memo.get((key, depth))
+    if found is None:
+        found = memo[key, depth] = any(
+            key in _called_in_loops(index, facts, caller)
+            or (depth > 1 and _runs_repeatedly(index, facts, caller, depth - 1))
+            for caller in facts.callers.get(key, ())
+            if caller != key
+        )
+    return found
+
+
+def _called_in_loops(
+    index: ProjectIndex, facts: TensorFacts, caller: FunctionKey
+) -> frozenset[FunctionKey]:
+    """The project functions `caller` calls inside a loop (memoised per solution)."""
+    memo = cast(
+        "dict[FunctionKey, frozenset[FunctionKey]]", facts.cache.setdefault(CALLED_IN_LOOPS, {})
+    )
+    found = memo.get(caller)
+    if found is None:
+        found = memo[caller] = frozenset(
+            target
+            for resolved in facts.calls.get(caller, ())
+            if resolved.site.in_loop
+            for _, target in callees(index, resolved)
+        )
+    return found
 
 
 def _batch(
