@@ -269,21 +269,29 @@ def replaced_arguments(context: CheckContext) -> list[Evidence]:
     return found
 
 
-def _subscripted(fn: FunctionSummary, name: str) -> bool:
-    """The function reads an item of its parameter `name` (`d[key]`, `d[key] += 1`): a
-    missing key then raises where a `defaultdict` makes the default."""
-    bases = {param_sym(name), local_sym(name)}
-    return any(
-        is_item(sym) and made_of(sym)[0] in bases
+def _subscripted_bases(fn: FunctionSummary) -> set[Sym]:
+    """The values whose items the function reads (`d[key]`, `d[key] += 1`), found in one walk
+    for all its parameters: a parameter's missing key then raises where a `defaultdict` makes
+    the default."""
+    return {
+        made_of(sym)[0]
         for sym in walk_syms((*function_syms(fn), *fn.returns), made_of)
-    )
+        if is_item(sym)
+    }
 
 
 def _default_dict_arguments(context: CheckContext) -> list[Evidence]:
     """Parameters a caller passes a `defaultdict` (made at the call or in a local assigned
     once) that the function subscripts: the body receives a plain `dict`."""
     fn = context.function
-    subscripted = [p.name for p in fn.explicit_params if _subscripted(fn, p.name)]
+    if not fn.explicit_params:
+        return []
+    bases = _subscripted_bases(fn)
+    subscripted = [
+        p.name
+        for p in fn.explicit_params
+        if param_sym(p.name) in bases or local_sym(p.name) in bases
+    ]
     if not subscripted:
         return []
     passed = passed_arguments(context.index, context.facts, context.key)

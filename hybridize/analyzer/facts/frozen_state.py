@@ -498,11 +498,14 @@ def _converted_argument_reads(
     2.0 and 2.0 where eager gives 2.0 and 6.0 after the attribute changed)."""
     for param in fn.explicit_params:
         sym = param_sym(param.name)
-        for atom in sorted(evaluator.eval(sym), key=canonical):
+        # The objects converting themselves are found before the sort: most values are not.
+        converting = []
+        for atom in evaluator.eval(sym):
             class_key = obj_class(atom) if is_obj_atom(atom) else None
             method = None if class_key is None else index.find_method(class_key, TENSOR_CONVERSION)
-            if method is None:
-                continue
+            if method is not None:
+                converting.append((atom, method))
+        for _, method in sorted(converting, key=lambda found: canonical(found[0])):
             for what, state, _ in _state_reads(index, facts, method):
                 yield (
                     f"{what} (in `{index.function(method).qualname}`, converting the "
