@@ -333,8 +333,13 @@ def _with_words(verdict: FunctionVerdict, change: Callable[[str], str]) -> Funct
         transformation=None if verdict.transformation is None else change(verdict.transformation),
         failures=tuple(change(w) for w in verdict.failures),
         assumptions=tuple(change(w) for w in verdict.assumptions),
-        findings=tuple(dataclasses.replace(f, message=change(f.message)) for f in verdict.findings),
+        findings=tuple(_with_message(f, change(f.message)) for f in verdict.findings),
     )
+
+
+def _with_message(finding: Finding, message: str) -> Finding:
+    """The finding with `message`: itself where its words stay (most cite no line)."""
+    return finding if message == finding.message else _replaced(finding, message=message)
 
 
 def _shifted_finding(finding: Finding, shift: LineShift) -> Finding:
