@@ -37,6 +37,7 @@ from hybridize.analyzer.summaries.syms import (
     is_call,
     is_item,
     is_name,
+    item_base,
     item_sym,
     local_sym,
     param_sym,
@@ -273,11 +274,9 @@ def _subscripted_bases(fn: FunctionSummary) -> set[Sym]:
     """The values whose items the function reads (`d[key]`, `d[key] += 1`), found in one walk
     for all its parameters: a parameter's missing key then raises where a `defaultdict` makes
     the default."""
-    return {
-        made_of(sym)[0]
-        for sym in walk_syms((*function_syms(fn), *fn.returns), made_of)
-        if is_item(sym)
-    }
+    # `function_syms` gives every value nested in another (what `made_of` would walk down to)
+    # and the returned values: no walk is needed on top of it.
+    return {item_base(sym) for sym in function_syms(fn) if is_item(sym)}
 
 
 def _default_dict_arguments(context: CheckContext) -> list[Evidence]:
