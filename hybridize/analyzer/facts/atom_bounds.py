@@ -29,6 +29,7 @@ from hybridize.analyzer.facts.values import (
     is_tensor_atom,
     is_tup_atom,
     is_unknown_kind,
+    keyed_dict_atom,
     numpy_atom,
     seq_atom,
     tensor_atom,
@@ -59,7 +60,11 @@ def _shrink(atom: Atom, depth: int = 0) -> Atom:
     if kind == "tup":
         parts = tuple(frozenset(_shrink(a, depth + 1) for a in part) for part in atom[1])
         return tup_atom(parts, atom[2])
-    return dict_atom(frozenset(_shrink(a, depth + 1) for a in atom[1]))
+    values = frozenset(_shrink(a, depth + 1) for a in atom[1])
+    if len(atom) > 2:
+        keyed = tuple((k, frozenset(_shrink(a, depth + 1) for a in v)) for k, v in atom[2])
+        return keyed_dict_atom(values, keyed)
+    return dict_atom(values)
 
 
 def collapse_container(container: Atom) -> Atom:

@@ -57,6 +57,7 @@ from hybridize.analyzer.facts.values import (
     class_atom,
     dense_config,
     dict_atom,
+    dict_value_at,
     ext_atom,
     foreign_member,
     foreign_object,
@@ -74,6 +75,7 @@ from hybridize.analyzer.facts.values import (
     is_partial_config,
     is_symbolic_atom,
     is_unknown_kind,
+    keyed_dict_atom,
     lit_atom,
     method_atom,
     module_atom,
@@ -123,6 +125,7 @@ from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
     NONE,
     SymKind,
+    dict_keys,
     is_attr,
     is_iter,
     is_lit,
@@ -476,9 +479,12 @@ class Evaluator:
                 out.update(self.attribute(atom, sym[2]))
             return out
         if kind == "item":
+            index = sym[2]
+            if is_lit(index) and type(index[2]) is str:
+                return self._keyed_item(sym, index[2])
             out = set()
             for atom in self.eval(sym[1]):
-                out.update(_item(atom, sym[2]))
+                out.update(_item(atom, index))
             return out
         if kind == "op":
             return _operation([self.eval(o) for o in sym[1]], sym[2] if len(sym) > 2 else None)
@@ -510,8 +516,27 @@ class Evaluator:
             values: set[Atom] = set()
             for value in sym[1]:
                 values |= self.eval(value)
+            keys = dict_keys(sym)
+            if keys is not None and len(keys) <= MAX_TUPLE:
+                # Keys kept, as a short tuple keeps positions: `{"step": best, "hessian": h}`
+                # read back by `["step"]` is `best`, not also the tensor `h`.
+                keyed = dict(zip(keys, (self.eval(v) for v in sym[1]), strict=True))
+                return (keyed_dict_atom(cap_atoms(values), tuple(keyed.items())),)
             return (dict_atom(cap_atoms(values)),)
         return (UNKNOWN_ATOM,)
+
+    def _keyed_item(self, sym: Sym, key: str) -> Iterable[Atom]:
+        """`base["key"]`: a keyed dict's value at the key (`keyed_dict_atom`). What the function
+        stores into `base` is among its values already (the summary adds each store to the
+        local); every value where the function may write it out of sight (a mutating method,
+        the dict handed to a call, whose callee may store anything)."""
+        base = sym[1]
+        opened = base in handed_on(self.fn)
+        out: set[Atom] = set()
+        for atom in self.eval(base):
+            found = None if opened or atom[0] != "dict" else dict_value_at(atom, key)
+            out.update(_item(atom, sym[2]) if found is None else found)
+        return out
 
     def _param(self, name: str) -> Iterable[Atom]:
         fn = self.fn
@@ -1358,6 +1383,33 @@ def _paired_values(args: list[Atoms]) -> Atoms:
 
 def _module_evaluator(index: ProjectIndex, facts: TensorFacts, relpath: str) -> Evaluator:
     return get_evaluator(index, facts, FunctionKey.module_code(relpath))
+
+
+MUTATING_DICT_METHODS = frozenset({"update", "setdefault", "__setitem__", "clear", "popitem"})
+"""Methods that may write any key of a dict (`pop` only removes one)."""
+_HANDED_ON: dict[int, tuple[FunctionSummary, frozenset[Sym]]] = {}
+MAX_HANDED_ON = 100_000
+
+
+def handed_on(fn: FunctionSummary) -> frozenset[Sym]:
+    """The values `fn` hands to a call or calls a mutating dict method of: what may be written
+    out of the function's sight. Memoised per summary."""
+    kept = _HANDED_ON.get(id(fn))
+    if kept is not None and kept[0] is fn:
+        return kept[1]
+    found: set[Sym] = set()
+    for site in fn.calls:
+        callee = site.callee
+        if is_attr(callee) and callee[2] in MUTATING_DICT_METHODS:
+            found.add(callee[1])
+        found.update(site.args)
+        found.update(v for _, v in site.kwargs)
+        found.update(site.star_values)
+    if len(_HANDED_ON) >= MAX_HANDED_ON:
+        _HANDED_ON.clear()
+    result = frozenset(found)
+    _HANDED_ON[id(fn)] = (fn, result)
+    return result
 
 
 def _item(atom: Atom, index: Sym) -> Iterable[Atom]:

@@ -79,6 +79,7 @@ from hybridize.analyzer.facts.values import (
     is_method_atom,
     is_obj_atom,
     is_tup_atom,
+    keyed_dict_atom,
     lit_atom,
     partial_args,
     partial_keywords,
@@ -965,7 +966,12 @@ def _widen_atom(atom: Atom, depth: int) -> Atom:
     if kind == "seq":
         return seq_atom(atom[1], frozenset(_widen(a, depth + 1) for a in atom[2]))
     if kind == "dict":
-        return dict_atom(frozenset(_widen(a, depth + 1) for a in atom[1]))
+        values = frozenset(_widen(a, depth + 1) for a in atom[1])
+        if len(atom) > 2:
+            # keys kept as a tuple's positions are (`{"step": best}` returned, read by key)
+            keyed = tuple((k, frozenset(_widen(a, depth + 1) for a in v)) for k, v in atom[2])
+            return keyed_dict_atom(values, keyed)
+        return dict_atom(values)
     return atom
 
 

@@ -39,6 +39,8 @@ them are the solver's hot path), whose first element names its kind:
     ("seq", kind, atoms)         a list/tuple/set whose elements are `atoms`
     ("tup", parts, kind)         a short tuple or list display: `parts[i]` holds element i
     ("dict", atoms)              a dict whose values are `atoms`
+    ("dict", atoms, keyed)       a short dict display with string keys: `keyed`, (key, the
+                                 atoms of its value) per key, for a read by a constant key
     ("func", key) ("method", key) ("class", key)
                                  a project function, method or class, by its `FunctionKey`
     ("super", class_key)         what `super()` gives in a method of the project class
@@ -112,7 +114,9 @@ ObjAtom = (
 LitAtom = tuple[Literal["lit"], str, object]
 SeqAtom = tuple[Literal["seq"], str, Atoms]
 TupAtom = tuple[Literal["tup"], tuple[Atoms, ...], str]
-DictAtom = tuple[Literal["dict"], Atoms]
+DictAtom = (
+    tuple[Literal["dict"], Atoms] | tuple[Literal["dict"], Atoms, tuple[tuple[str, Atoms], ...]]
+)
 FuncAtom = tuple[Literal["func"], FunctionKey]
 MethodAtom = tuple[Literal["method"], FunctionKey]
 ClassAtom = tuple[Literal["class"], FunctionKey]
@@ -367,6 +371,22 @@ def tup_atom(parts: tuple[Atoms, ...], kind: str = "tuple") -> TupAtom:
 
 def dict_atom(values: Atoms) -> DictAtom:
     return ("dict", values)
+
+
+def keyed_dict_atom(values: Atoms, keyed: tuple[tuple[str, Atoms], ...]) -> DictAtom:
+    """A dict display whose keys are the string literals of `keyed`, each with the atoms of
+    its value (`values`, their union): what reading it back by a constant key gives."""
+    return ("dict", values, keyed)
+
+
+def dict_value_at(atom: DictAtom, key: str) -> Atoms | None:
+    """The atoms a keyed dict holds at `key` (`keyed_dict_atom`); None where unknown (a
+    dict of unkeyed values, or a key the display does not write)."""
+    if len(atom) > 2:
+        for name, value in atom[2]:
+            if name == key:
+                return value
+    return None
 
 
 def func_atom(key: FunctionKey) -> FuncAtom:

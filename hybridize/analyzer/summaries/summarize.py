@@ -1079,6 +1079,9 @@ class _ModuleBuilder:
             if key is not None:
                 self._hashed(self._expr(key, scope), scope)
             values.append(self._expr(value, scope))
+        keys = [k.value for k in expr.keys if isinstance(k, ast.Constant) and type(k.value) is str]
+        if keys and len(keys) == len(expr.keys):
+            return dict_sym(tuple(values), tuple(str(k) for k in keys))
         return dict_sym(tuple(values))
 
     def _hashed(self, sym: Sym, scope: _Scope) -> None:

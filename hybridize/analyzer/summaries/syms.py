@@ -25,7 +25,9 @@ of values are the solver's hot path. The shapes below give mypy the fields of ea
     ("enter", base)                 what `with base as x` binds to `x`
     ("seq", kind, elements)         list/tuple/set display, list comprehension, generator
                                     expression (kind "generator"): a fresh object
-    ("dict", values)                dict display (a fresh object)
+    ("dict", values)                dict display (a fresh object), or dict comprehension
+    ("dict", values, keys)          a dict display whose keys are all string literals:
+                                    `keys[i]` the key of `values[i]` (read back by key)
     ("fresh",)                      a fresh Python object of no interest (set comprehension,
                                     starred target, caught exception)
     ("fstr", shown, formatted)      a string formatted from `formatted` (an f-string, or
@@ -86,7 +88,10 @@ OpSym = tuple[Literal["op"], tuple[Sym, ...]] | tuple[Literal["op"], tuple[Sym, 
 IterSym = tuple[Literal["iter"], Sym]
 EnterSym = tuple[Literal["enter"], Sym]
 SeqSym = tuple[Literal["seq"], str, tuple[Sym, ...]]
-DictSym = tuple[Literal["dict"], tuple[Sym, ...]]
+DictSym = (
+    tuple[Literal["dict"], tuple[Sym, ...]]
+    | tuple[Literal["dict"], tuple[Sym, ...], tuple[str, ...]]
+)
 FreshSym = tuple[Literal["fresh"]]
 FstrSym = tuple[Literal["fstr"], tuple[Sym, ...], tuple[Sym, ...]]
 DefSym = tuple[Literal["def"], str]
@@ -154,8 +159,15 @@ def seq_sym(kind: str, elements: tuple[Sym, ...]) -> SeqSym:
     return ("seq", kind, elements)
 
 
-def dict_sym(values: tuple[Sym, ...]) -> DictSym:
-    return ("dict", values)
+def dict_sym(values: tuple[Sym, ...], keys: tuple[str, ...] | None = None) -> DictSym:
+    """A dict display of `values`; `keys`, their keys where every key is a string literal
+    (`{"step": best, "L": 1.0}`: a read by a constant key takes that key's value)."""
+    return ("dict", values) if keys is None else ("dict", values, keys)
+
+
+def dict_keys(sym: DictSym) -> tuple[str, ...] | None:
+    """The string keys of a dict display's values, in order; None where not all are known."""
+    return sym[2] if len(sym) > 2 else None
 
 
 def fstr_sym(shown: tuple[Sym, ...], formatted: tuple[Sym, ...]) -> FstrSym:
