@@ -8,7 +8,9 @@ returns (`{"step": (h, chi2, L), "hessian": ...}`, then `step = new_point["step"
 step[2]`), multiplied by 11 or divided by 9 per iteration: a trace per value. A dict display
 with string keys keeps each key's value (`keyed_dict_atom`), so such a read is a Python
 float, not also the dict's tensors; a dict the function hands to a call is read as all its
-values (the callee may store anything at the key). Lists and tuples read by a constant index
+values (the callee may store anything at the key). Whether such a value changes per call is
+decided per key (`LiteralVariation._keyed`): a store at another key leaves it alone. Lists
+and tuples read by a constant index
 (short displays keep positions) and attributes written outside `__init__` were followed
 before. Measured here on the programs the analysis reads.
 """
@@ -61,6 +63,10 @@ def scale_filled(x, rate):
     return x * rate
 
 
+def scale_other(x, rate):
+    return x * rate
+
+
 def fill(d):
     d["rate"] = tf.constant(0.5)
 
@@ -80,6 +86,14 @@ def fixed(x):
     return y
 
 
+def other_key(x):
+    config = {"rate": 0.1, "step": 0}
+    for _ in range(6):
+        y = scale_other(x, config["rate"])
+        config["step"] = config["step"] + 1  # another key: the rate read stays one
+    return y
+
+
 def filled(x):
     d = {"rate": 1.0, "w": tf.ones([2])}
     fill(d)
@@ -89,7 +103,7 @@ def filled(x):
 
 
 def run(x):
-    return minimize(x), updated(x), fixed(x), filled(x)
+    return minimize(x), updated(x), fixed(x), other_key(x), filled(x)
 
 
 run(tf.ones([2]))
@@ -98,11 +112,11 @@ run(tf.ones([2]))
 PROBE = (
     PROGRAM
     + """
-for name in ("damped", "scale", "scale_fixed", "scale_filled"):
+for name in ("damped", "scale", "scale_fixed", "scale_other", "scale_filled"):
     globals()[name] = tf.function(globals()[name])
 x = tf.ones([2])
 run(x)
-for name in ("damped", "scale", "scale_fixed", "scale_filled"):
+for name in ("damped", "scale", "scale_fixed", "scale_other", "scale_filled"):
     print(name, globals()[name].experimental_get_tracing_count())
 # the caller's edit: the same values passed as tensors trace once
 as_tensor = tf.function(lambda x, rate: x * rate)
@@ -123,6 +137,7 @@ def test_a_number_read_back_from_a_container_traces_per_value() -> None:
     assert traces["damped"] >= 3, traces
     assert traces["scale"] == 6, traces  # a new rate per iteration, a trace each
     assert traces["scale_fixed"] == 1, traces  # the same constant: traced once
+    assert traces["scale_other"] == 1, traces  # another key updated
     assert traces["scale_filled"] == 1, traces  # a tensor stored at the key by `fill`
     assert traces["as_tensor"] == 1, traces
 
@@ -137,4 +152,5 @@ def test_the_analysis_follows_numbers_read_back_by_key() -> None:
     assert hy201("step_of"), verdicts["step_of"].findings  # `L = step[2]`, per iteration
     assert hy201("scale") and "`rate`" in hy201("scale")[0], verdicts["scale"].findings
     assert not hy201("scale_fixed"), verdicts["scale_fixed"].findings
+    assert not hy201("scale_other"), verdicts["scale_other"].findings
     assert not hy201("scale_filled"), verdicts["scale_filled"].findings

@@ -26,7 +26,13 @@ from dataclasses import dataclass
 from typing import Literal, TypeGuard
 
 from hybridize.analyzer.facts.cited_lines import cited_line
-from hybridize.analyzer.facts.evaluator import LiteralSite, ResolvedCall, TensorFacts, get_evaluator
+from hybridize.analyzer.facts.evaluator import (
+    LiteralSite,
+    ResolvedCall,
+    TensorFacts,
+    get_evaluator,
+    handed_on,
+)
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import is_tensor_like, is_unknown
 from hybridize.analyzer.facts.refs import is_global_ref
@@ -39,10 +45,15 @@ from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
     SymKind,
     attr_name,
+    dict_keys,
     is_attr,
+    is_dict,
     is_iter,
+    is_lit,
+    is_local,
     local_sym,
     name_sym,
+    seq_sym,
 )
 from hybridize.model import Span
 
@@ -321,6 +332,10 @@ class LiteralVariation:
             shaped = self._shape_of_parameter(key, sym[1])
             if shaped is not None:
                 return shaped
+        if kind == "item" and is_local(sym[1]) and is_lit(sym[2]) and type(sym[2][2]) is str:
+            keyed = self._keyed(key, sym[1][1], sym[2][2], depth)
+            if keyed is not None:
+                return keyed
         if kind in ("attr", "item", "enter"):
             parts = [sym[1], *([sym[2]] if kind == "item" and isinstance(sym[2], tuple) else [])]
             for part in parts:
@@ -378,6 +393,49 @@ class LiteralVariation:
             shown = ", ".join(_show(v) for v in distinct[:3])
             return varies(f"`{name}`, assigned different values ({shown})")
         return distinct[0] if distinct else fixed((key, local_sym(name)))
+
+    def _keyed(self, key: FunctionKey, name: str, item: str, depth: int) -> Value | None:
+        """`name["item"]`, where the local `name` is only ever a dict display with string keys:
+        the values written at that key (by the displays and by `name["item"] = v`), decided
+        as a local's assignments are, so that a store at another key (`d["w"] = d["w"] + 1`)
+        leaves the key read unchanged. None where the dict may change otherwise (another
+        value assigned, a store by a computed key, the dict handed to a call): the base
+        decides."""
+        fn = self.index.function(key)
+        base = local_sym(name)
+        if base in handed_on(fn):
+            return None
+        stores = [s for s in fn.stores if s.kind == "item" and s.target == base]
+        if any(not s.name for s in stores):
+            return None
+        induced = {seq_sym("list", (s.value,)) for s in stores}
+        written = [s.value for s in stores if s.name == item]
+        for value in fn.locals.get(name, ()):
+            if value in induced:
+                continue  # what a store adds to the local: its key is in `stores`
+            keys = dict_keys(value) if is_dict(value) else None
+            if keys is None:
+                return None
+            found = [v for k, v in zip(keys, value[1], strict=True) if k == item]
+            written.extend(found[-1:])
+        marker = ("keyed", key, name, item)
+        shown = f"`{name}[{item!r}]`"
+        if marker in self.active:
+            self._cut(marker)
+            return varies(f"{shown}, recomputed from itself")
+        position, outer = self._enter(marker)
+        try:
+            found = [self.value(key, v, depth + 1) for v in written]
+        finally:
+            self._leave(marker, position, outer)
+        for value in found:
+            if is_varies(value):
+                return value
+        distinct = list(dict.fromkeys(found))
+        if len(distinct) > 1:
+            values = ", ".join(_show(v) for v in distinct[:3])
+            return varies(f"{shown}, assigned different values ({values})")
+        return distinct[0] if distinct else None
 
     def _name(self, key: FunctionKey, name: str, depth: int) -> Value:
         fn = self.index.function(key)
