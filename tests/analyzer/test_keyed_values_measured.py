@@ -44,6 +44,7 @@ def step_of(hess, L):
 
 def minimize(hess):
     L = 1.0
+    step = None  # subscripting None raises: `step[2]` reads only what comes later
     for _ in range(3):
         point = step_of(hess, L)
         step = point["step"]

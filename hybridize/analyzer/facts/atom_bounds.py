@@ -114,7 +114,18 @@ def cap_atoms(atoms: Iterable[Atom]) -> Atoms:
     past MAX_ATOMS atoms. Every value the evaluator computes, and every value the solver
     builds of several (a generator's items, a grown list), is capped alike."""
     result = _shrunk_containers(atoms)
+    if len(result) > MAX_ATOMS:
+        result = unkeyed(result)
     return cut_atoms(result, collapse=False) if len(result) > MAX_ATOMS else result
+
+
+def unkeyed(atoms: Atoms) -> Atoms:
+    """`atoms` with keyed dicts (`keyed_dict_atom`) as plain dicts of their values: what a
+    value too large to keep keys gives up first, before it is cut (zfit's `self.dist_params`,
+    a dict per subclass beside 16 functions, kept its functions)."""
+    if not any(a[0] == "dict" and len(a) > 2 for a in atoms):
+        return atoms
+    return frozenset(dict_atom(a[1]) if a[0] == "dict" and len(a) > 2 else a for a in atoms)
 
 
 def _shrunk_containers(atoms: Iterable[Atom]) -> Atoms:
@@ -157,6 +168,8 @@ def join_capped(joined: Iterable[Atom], cut: dict[CutEntry, bool], entry: CutEnt
     kinds were collapsed too), and those entries only ever get the cut form of their join,
     which grows monotonically over a finite domain."""
     result = _shrunk_containers(joined)
+    if len(result) > MAX_ATOMS:
+        result = unkeyed(result)
     collapsed = cut.get(entry)
     if collapsed is None and len(result) <= MAX_ATOMS:
         return result

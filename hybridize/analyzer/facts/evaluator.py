@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, cast
 
-from hybridize.analyzer.facts.atom_bounds import MAX_ATOMS, cap_atoms, cut_atoms, merge_tensor_specs
+from hybridize.analyzer.facts.atom_bounds import (
+    MAX_ATOMS,
+    cap_atoms,
+    cut_atoms,
+    merge_tensor_specs,
+    unkeyed,
+)
 from hybridize.analyzer.facts.container_modules import instance_call_methods
 from hybridize.analyzer.facts.mapped_structures import (
     mapped_structure_argument,
@@ -483,7 +489,7 @@ class Evaluator:
             if is_lit(index) and type(index[2]) is str:
                 return self._keyed_item(sym, index[2])
             out = set()
-            for atom in self.eval(sym[1]):
+            for atom in self._subscripted(self.eval(sym[1])):
                 out.update(_item(atom, index))
             return out
         if kind == "op":
@@ -525,6 +531,12 @@ class Evaluator:
             return (dict_atom(cap_atoms(values)),)
         return (UNKNOWN_ATOM,)
 
+    def _subscripted(self, atoms: Atoms) -> Atoms:
+        """The values a subscript reads from: `None` left out, since subscripting it raises
+        (a read of `step[2]` after `step = None` sees only what `step` holds later: zfit's
+        loop, where `step` is still only `None` when a cycle of locals reads it back)."""
+        return atoms - {NONE_ATOM} if NONE_ATOM in atoms else atoms
+
     def _keyed_item(self, sym: Sym, key: str) -> Iterable[Atom]:
         """`base["key"]`: a keyed dict's value at the key (`keyed_dict_atom`). What the function
         stores into `base` is among its values already (the summary adds each store to the
@@ -533,7 +545,7 @@ class Evaluator:
         base = sym[1]
         opened = base in handed_on(self.fn)
         out: set[Atom] = set()
-        for atom in self.eval(base):
+        for atom in self._subscripted(self.eval(base)):
             found = None if opened or atom[0] != "dict" else dict_value_at(atom, key)
             out.update(_item(atom, sym[2]) if found is None else found)
         return out
@@ -1170,6 +1182,8 @@ def _cap_union(atoms: set[Atom]) -> Atoms:
     """`cap_atoms` of a union of capped values: their atoms are shrunk already (`_shrunk` maps
     its results to themselves), so only the number of atoms may need a cut."""
     result = frozenset(atoms)
+    if len(result) > MAX_ATOMS:
+        result = unkeyed(result)
     return cut_atoms(result, collapse=False) if len(result) > MAX_ATOMS else result
 
 
