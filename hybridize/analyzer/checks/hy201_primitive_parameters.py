@@ -20,9 +20,13 @@ class HasPrimitiveParameters(Check):
     as a value), a site passes a loop variable or an element of an iteration, a value
     recomputed from a changing source, a parameter of the caller that itself receives
     differing values, a global that a function reassigns, an attribute written outside
-    `__init__`, or `int()`/`float()` of a tensor. The same constant at every call (a module
-    setting, `len(self.layers)`, `beam_width + 1` of a fixed `beam_width`) traces once and is
-    not reported. Booleans and `None` do not count (they have two values at most), nor does
+    `__init__`, or `int()`/`float()` of a tensor. A value read back from a container counts
+    as what was put there: a tuple's or short list's element by a constant index, a dict's
+    value by a constant string key (`params["rate"]`, `step = new_point["step"]` of a dict a
+    function returns), decided per key where the caller stores into the dict by key (unless
+    it hands the dict to a call, which may store anything). The same constant at every call
+    (a module setting, `len(self.layers)`, `beam_width + 1` of a fixed `beam_width`) traces
+    once and is not reported. Booleans and `None` do not count (they have two values at most), nor does
     a parameter with a default that no caller passes. The finding points at the call that
     shows the varying value (a call in another file is named in the message).
 
