@@ -25,6 +25,7 @@ from hybridize.analyzer.facts.values import (
     Atoms,
     dict_atom,
     is_dict_atom,
+    is_keyed_dict,
     is_seq_atom,
     is_tensor_atom,
     is_tup_atom,
@@ -123,9 +124,9 @@ def unkeyed(atoms: Atoms) -> Atoms:
     """`atoms` with keyed dicts (`keyed_dict_atom`) as plain dicts of their values: what a
     value too large to keep keys gives up first, before it is cut (zfit's `self.dist_params`,
     a dict per subclass beside 16 functions, kept its functions)."""
-    if not any(a[0] == "dict" and len(a) > 2 for a in atoms):
+    if not any(map(is_keyed_dict, atoms)):
         return atoms
-    return frozenset(dict_atom(a[1]) if a[0] == "dict" and len(a) > 2 else a for a in atoms)
+    return frozenset(dict_atom(a[1]) if is_keyed_dict(a) else a for a in atoms)
 
 
 def _shrunk_containers(atoms: Iterable[Atom]) -> Atoms:

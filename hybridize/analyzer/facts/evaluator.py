@@ -546,7 +546,7 @@ class Evaluator:
         opened = base in handed_on(self.fn)
         out: set[Atom] = set()
         for atom in self._subscripted(self.eval(base)):
-            found = None if opened or atom[0] != "dict" else dict_value_at(atom, key)
+            found = dict_value_at(atom, key) if not opened and is_dict_atom(atom) else None
             out.update(_item(atom, sym[2]) if found is None else found)
         return out
 

@@ -48,12 +48,17 @@ from hybridize.analyzer.summaries.syms import (
     dict_keys,
     is_attr,
     is_dict,
+    is_item,
     is_iter,
     is_lit,
     is_local,
+    item_base,
+    item_index,
+    lit_value,
     local_sym,
     name_sym,
     seq_sym,
+    sym_name,
 )
 from hybridize.model import Span
 
@@ -332,10 +337,12 @@ class LiteralVariation:
             shaped = self._shape_of_parameter(key, sym[1])
             if shaped is not None:
                 return shaped
-        if kind == "item" and is_local(sym[1]) and is_lit(sym[2]) and type(sym[2][2]) is str:
-            keyed = self._keyed(key, sym[1][1], sym[2][2], depth)
-            if keyed is not None:
-                return keyed
+        if is_item(sym):
+            base, index = item_base(sym), item_index(sym)
+            if is_local(base) and is_lit(index) and type(lit_value(index)) is str:
+                keyed = self._keyed(key, sym_name(base), str(lit_value(index)), depth)
+                if keyed is not None:
+                    return keyed
         if kind in ("attr", "item", "enter"):
             parts = [sym[1], *([sym[2]] if kind == "item" and isinstance(sym[2], tuple) else [])]
             for part in parts:

@@ -379,6 +379,11 @@ def keyed_dict_atom(values: Atoms, keyed: tuple[tuple[str, Atoms], ...]) -> Dict
     return ("dict", values, keyed)
 
 
+def is_keyed_dict(atom: Atom) -> TypeGuard[DictAtom]:
+    """A dict that keeps its keys (`keyed_dict_atom`)."""
+    return is_dict_atom(atom) and len(atom) > 2
+
+
 def dict_value_at(atom: DictAtom, key: str) -> Atoms | None:
     """The atoms a keyed dict holds at `key` (`keyed_dict_atom`); None where unknown (a
     dict of unkeyed values, or a key the display does not write)."""
