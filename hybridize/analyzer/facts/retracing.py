@@ -383,10 +383,17 @@ class LiteralVariation:
         values = fn.locals.get(name, [])
         if any(is_iter(v) for v in values):
             return varies(f"the loop variable `{name}`, new on every iteration")
-        marker = ("local", key, name)
+        found = self._assigned(key, ("local", key, name), f"`{name}`", values, depth)
+        return fixed((key, local_sym(name))) if found is None else found
+
+    def _assigned(
+        self, key: FunctionKey, marker: tuple[object, ...], shown: str, values: list, depth: int
+    ) -> Value | None:
+        """What a name (or a dict's key, `shown`) assigned `values` in function `key` holds
+        across calls: varying if one of them does, or if they differ; None if none."""
         if marker in self.active:
             self._cut(marker)
-            return varies(f"`{name}`, recomputed from itself")
+            return varies(f"{shown}, recomputed from itself")
         position, outer = self._enter(marker)
         try:
             found = [self.value(key, v, depth + 1) for v in values]
@@ -397,9 +404,9 @@ class LiteralVariation:
                 return value
         distinct = list(dict.fromkeys(found))
         if len(distinct) > 1:
-            shown = ", ".join(_show(v) for v in distinct[:3])
-            return varies(f"`{name}`, assigned different values ({shown})")
-        return distinct[0] if distinct else fixed((key, local_sym(name)))
+            listed = ", ".join(_show(v) for v in distinct[:3])
+            return varies(f"{shown}, assigned different values ({listed})")
+        return distinct[0] if distinct else None
 
     def _keyed(self, key: FunctionKey, name: str, item: str, depth: int) -> Value | None:
         """`name["item"]`, where the local `name` is only ever a dict display with string keys:
@@ -425,24 +432,9 @@ class LiteralVariation:
                 return None
             found = [v for k, v in zip(keys, value[1], strict=True) if k == item]
             written.extend(found[-1:])
-        marker = ("keyed", key, name, item)
-        shown = f"`{name}[{item!r}]`"
-        if marker in self.active:
-            self._cut(marker)
-            return varies(f"{shown}, recomputed from itself")
-        position, outer = self._enter(marker)
-        try:
-            found = [self.value(key, v, depth + 1) for v in written]
-        finally:
-            self._leave(marker, position, outer)
-        for value in found:
-            if is_varies(value):
-                return value
-        distinct = list(dict.fromkeys(found))
-        if len(distinct) > 1:
-            values = ", ".join(_show(v) for v in distinct[:3])
-            return varies(f"{shown}, assigned different values ({values})")
-        return distinct[0] if distinct else None
+        return self._assigned(
+            key, ("keyed", key, name, item), f"`{name}[{item!r}]`", written, depth
+        )
 
     def _name(self, key: FunctionKey, name: str, depth: int) -> Value:
         fn = self.index.function(key)
