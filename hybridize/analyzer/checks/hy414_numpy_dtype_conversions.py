@@ -93,9 +93,6 @@ class ConvertsNumpyArgumentsToOtherDtypes(Check):
         already, and its callers see what they see now."""
         if not context.changes_on_compiling:
             return []
-        evidence, assumptions = numpy_dtype_conversions(
-            context.index, context.facts, context.key, context.framework
+        return cls.findings(
+            numpy_dtype_conversions(context.index, context.facts, context.key, context.framework)
         )
-        for assumption in assumptions:
-            context.assume(assumption)
-        return cls.findings(evidence)

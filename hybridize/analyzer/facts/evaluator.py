@@ -709,10 +709,11 @@ class Evaluator:
             if name == "T":
                 return frozenset({atom})
             method = self.method_of(role, name)
-            if method is not None and method.returns in SIZE_RETURNS:
+            if method is not None and (kind == "numpy" or method.returns in SIZE_RETURNS):
                 # A tensor's size (`x.size(0)`, `x.dim()`): an int, not "something unknown
                 # if not called" (a name such as `values` may be an attribute of what a
-                # mis-modelled op returned, and stays unknown).
+                # mis-modelled op returned, and stays unknown). A NumPy array's methods are
+                # ndarray's own (`x.astype(np.float32)`: a float32 array, nothing unknown).
                 return frozenset({boundext_atom(role, name)})
             return frozenset({boundext_atom(role, name), UNKNOWN_ATOM})
         if kind == "obj":

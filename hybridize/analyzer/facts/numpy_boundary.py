@@ -38,6 +38,8 @@ from hybridize.analyzer.facts.predicates import local_values, made_of
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import (
     NONE_ATOM,
+    TENSOR,
+    UNKNOWN_ATOM,
     Atom,
     atom_kind,
     ext_name,
@@ -102,52 +104,55 @@ caller, on the caller's tensors)."""
 
 def numpy_dtype_conversions(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, framework: Framework
-) -> tuple[list[Evidence], list[str]]:
+) -> list[Evidence]:
     """Each dtype-asserting conversion of a parameter (or of a value read out of it), in the
     function or in a project helper it passes the parameter to, that some caller fills with a
-    NumPy value of another dtype than the one requested (or of a dtype not known); and, for
-    the conversions no caller shows a NumPy value for, the assumption the verdict rests on
-    where some caller's value is not known (or no caller is): that none passes one."""
+    NumPy value of another dtype than the one requested (or of a dtype not known), or whose
+    value no caller shows (none is known, or one passes a value of unknown type). Silent
+    where every caller shows Python values, lists, tensors or NumPy values of the requested
+    dtype."""
     if not framework.dtype_asserting_conversions or index.is_layer_call(key):
         # Keras converts the NumPy arguments of a layer's `call` to tensors of the layer's
         # dtype before it runs, eager or traced alike (measured, Keras 3).
-        return [], []
+        return []
     evidence = facts.param_atoms.get(key, {})
     found: list[Evidence] = []
-    unshown: dict[str, set[str]] = {}
     reported: set[tuple[str, Span]] = set()
     for conversion in parameter_conversions(index, facts, key, framework):
-        given = _read_out(evidence.get(conversion.parameter, ()), conversion.path)
-        arrays = sorted(_other_dtypes(given, conversion.dtype))
-        if not arrays:
-            if not given or any(atom_kind(atom) == "?" for atom in given):
-                unshown.setdefault(_described(conversion), set()).add(conversion.dtype)
-            continue
         if (conversion.parameter, conversion.span) in reported:
             continue
-        reported.add((conversion.parameter, conversion.span))
+        given = _read_out(evidence.get(conversion.parameter, ()), conversion.path)
+        arrays = sorted(_other_dtypes(given, conversion.dtype))
         where = f" (in `{conversion.helper}`)" if conversion.helper else ""
-        found.append(
-            Evidence(
-                f"`{conversion.api}`{where} converts {_described(conversion)} to "
-                f"{conversion.dtype}, and a caller passes a NumPy value of {' or '.join(arrays)} "
-                "for it: eagerly the value is converted, but a traced function receives it as a "
-                f"tensor of its own dtype, which `{conversion.api}` refuses (ValueError while "
-                "tracing)",
-                conversion.span,
-            )
+        refused = (
+            "eagerly the value is converted, but a traced function receives it as a tensor "
+            f"of its own dtype, which `{conversion.api}` refuses (ValueError while tracing)"
         )
-    assumptions = (
-        []
-        if found
-        else [
-            f"assumes no caller passes a NumPy value of another dtype than "
-            f"{' or '.join(sorted(dtypes))} for {described} (converted to that dtype by an API "
-            "that refuses a tensor of another dtype: traced, such a NumPy value is one)"
-            for described, dtypes in sorted(unshown.items())
-        ]
-    )
-    return found, assumptions
+        if arrays:
+            message = (
+                f"`{conversion.api}`{where} converts {_described(conversion)} to "
+                f"{conversion.dtype}, and a caller passes a NumPy value of "
+                f"{' or '.join(arrays)} for it: {refused}"
+            )
+        elif not evidence.get(conversion.parameter) or UNKNOWN_ATOM in given:
+            # Safe is a promise: an explicit dtype on an argument's conversion is the idiom
+            # of a function meant to take non-tensors, NumPy values among them, and NumPy's
+            # defaults (float64, int64) are not the dtypes usually requested.
+            shown = (
+                "a caller passes a value of unknown type"
+                if evidence.get(conversion.parameter)
+                else "no caller is known"
+            )
+            message = (
+                f"`{conversion.api}`{where} converts {_described(conversion)} to "
+                f"{conversion.dtype}, and {shown} for it: a NumPy value of another dtype "
+                f"(NumPy's defaults are float64 and int64) would fail, {refused}"
+            )
+        else:
+            continue
+        reported.add((conversion.parameter, conversion.span))
+        found.append(Evidence(message, conversion.span))
+    return found
 
 
 def _described(conversion: Conversion) -> str:
@@ -160,21 +165,28 @@ def _described(conversion: Conversion) -> str:
 def _read_out(atoms: Iterable[Atom], path: tuple[str, ...]) -> set[Atom]:
     """The atoms of what `path` reads out of a value of `atoms`: a list's or tuple's
     elements, a dict's values (not its keys: iterating a dict gives them), a NumPy array's
-    rows or items (NumPy values of its dtype); nothing where the read gives nothing known."""
+    rows or items (NumPy values of its dtype), a tensor's (tensors), a Python value's (Python
+    values); a value of unknown type out of anything else (an object's items, a dict's
+    values iterated as keys are none of its values: nothing)."""
     current = set(atoms)
     for step in path:
         following: set[Atom] = set()
         for atom in current:
             kind = atom_kind(atom)
-            if kind == "numpy" or kind == "?":
+            if kind in ("numpy", "?", "tensor", "variable", "lit", "python"):
                 following.add(atom)
+            elif kind == "dataset":
+                following.add(TENSOR)
             elif kind == "seq" and step != "values":
                 following.update(atom[2])
             elif kind == "tup" and step != "values":
                 for part in atom[1]:
                     following.update(part)
-            elif kind == "dict" and step in (SUBSCRIPT, "values"):
-                following.update(atom[1])
+            elif kind == "dict":
+                if step in (SUBSCRIPT, "values"):
+                    following.update(atom[1])
+            else:
+                following.add(UNKNOWN_ATOM)
         current = following
     return current
 

@@ -295,6 +295,9 @@ def numpy_dtype(
         return numpy_dtype_of(args[position])
     if short == "astype" and args:
         return numpy_dtype_of(args[0])
+    if short in DTYPE_NAMES and api_name.count(".") == 1:
+        # A NumPy scalar type called (`np.float32(2.0)`, `np.int32(3)`): a value of it.
+        return DTYPE_ALIASES.get(short, short)
     if short == "numpy" and receiver:
         return _array_dtype(receiver)
     # `choice(a)` draws elements of `np.array(a)`: its dtype is that of the population
