@@ -28,11 +28,25 @@ class ConvertsNumpyArgumentsToOtherDtypes(Check):
     `for d in data_dicts: for k, v in d.items(): tf.convert_to_tensor(v, tf.int32 if k in
     INDEX_FIELDS else None)`); a dtype requested on some paths (None on the others) counts.
 
-    When no caller shows a NumPy value (no caller is known, or one passes a value not
-    known), the verdict does not block: a Python value, a list, or a tensor of the requested
-    dtype converts alike in both modes; it states the assumption that no caller passes a NumPy
-    value of another dtype, for the developer to check (a library's public function whose
-    data may be "lists, NumPy arrays or Tensors").
+    When no caller shows the value's type (no caller is known in the project, or one passes
+    a value of unknown type: a library's public function, data read from a file), the
+    conversion blocks the function too. Safe is a promise: an explicit dtype on the
+    conversion of an argument is the idiom of a function meant to take non-tensors (graph_nets
+    documents "python lists, numpy arrays, or Tensors"), and NumPy's defaults (float64, int64)
+    are not the dtypes usually requested (float32, int32). It stays silent where every caller
+    shows what it passes: Python values, lists, tensors, or NumPy values of the requested
+    dtype (`x.astype(np.float32)`, `np.asarray(x, dtype=np.float32)`, `np.zeros(3,
+    np.float32)`, `np.float32(2.0)`).
+
+        def to_ids(senders):                          # INVALID: no caller shows `senders`
+            return tf.convert_to_tensor(senders, tf.int32)
+
+        def scale(x):                                 # VALID: every caller shows its value
+            return tf.convert_to_tensor(x, tf.float32) * 2.0
+
+        scale(np.ones(3).astype(np.float32))
+        scale([1.0, 2.0])
+        scale(tf.ones([3]))
 
     Why it matters in graph mode
     ----------------------------
@@ -79,10 +93,10 @@ class ConvertsNumpyArgumentsToOtherDtypes(Check):
     unblock = "cast with tf.cast, or convert the NumPy data to the dtype where it enters"
     fact = "converts_numpy_arguments_to_other_dtypes"
     fact_meaning = (
-        "a parameter some caller fills with a NumPy array, converted as it is to another "
-        "dtype by an API that refuses a tensor of its own dtype (`tf.convert_to_tensor(x, "
-        "dtype=tf.float32)` of a float64 array: traced, the array is a float64 tensor and the "
-        "conversion raises)"
+        "a parameter some caller fills with a NumPy array, or whose value no caller shows, "
+        "converted to another dtype by an API that refuses a tensor of its own dtype "
+        "(`tf.convert_to_tensor(x, dtype=tf.float32)` of a float64 array: traced, the array "
+        "is a float64 tensor and the conversion raises)"
     )
     decision_order = 65
     EXAMPLE_FUNCTION = "f"

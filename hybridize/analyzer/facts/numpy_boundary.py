@@ -20,6 +20,12 @@ int64 converted to int32 raises as float64 to float32 does, NumPy scalars (`np.i
 arrays do. A Python list converted as a whole is no hazard even when its elements are NumPy
 values: the conversion packs and casts them (measured under TF 2.21,
 tests/analyzer/test_hy414_conversions_measured.py).
+
+A conversion whose value no caller shows (no caller is known, or one passes a value of
+unknown type) is reported too: an explicit dtype on an argument's conversion is the idiom of
+a function meant to take non-tensors, NumPy values among them, and NumPy's defaults (float64,
+int64) are not the dtypes usually requested. Callers that show Python values, lists, tensors
+or NumPy values of the requested dtype leave it silent.
 """
 
 from __future__ import annotations
