@@ -328,6 +328,13 @@ def from_int32_elements(values):
     return [tf.convert_to_tensor(v, tf.int32) for v in values]
 
 
+def shift(image, translations):
+    translations = tf.convert_to_tensor(translations, dtype=tf.float32)
+    if len(translations.shape) == 1:
+        translations = translations[None]
+    return image + translations
+
+
 def load(path):
     with open(path) as f:
         return json.load(f)
@@ -344,6 +351,7 @@ for _ in range(100):
     from_float32(np.asarray([1.0], dtype=np.float32))
     from_float32(np.zeros(3, np.float32))
     from_int32_elements([np.array([1, 2], np.int32), np.int32(3)])
+    shift(tf.ones([2]), [-load("pixels.json"), 0])
 """
 
 
@@ -379,6 +387,7 @@ def test_a_conversion_whose_value_no_caller_shows_blocks_the_function(
         "from_tensors",  # a tensor of the requested dtype
         "from_float32",  # NumPy values of the requested dtype (astype, asarray, zeros)
         "from_int32_elements",  # NumPy elements of the requested dtype, a scalar among them
+        "shift",  # a list converted as a whole (its elements are the reassigned local's)
     ],
 )
 def test_callers_that_show_values_converted_alike_are_not_concerned(function: str) -> None:

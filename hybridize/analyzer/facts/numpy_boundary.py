@@ -124,41 +124,72 @@ def numpy_dtype_conversions(
     evidence = facts.param_atoms.get(key, {})
     found: list[Evidence] = []
     reported: set[tuple[str, Span]] = set()
+    unshown: dict[tuple[str, Span], list[Conversion]] = {}
     for conversion in parameter_conversions(index, facts, key, framework):
         if (conversion.parameter, conversion.span) in reported:
             continue
         given = _read_out(evidence.get(conversion.parameter, ()), conversion.path)
         arrays = sorted(_other_dtypes(given, conversion.dtype))
-        where = f" (in `{conversion.helper}`)" if conversion.helper else ""
-        refused = (
-            "eagerly the value is converted, but a traced function receives it as a tensor "
-            f"of its own dtype, which `{conversion.api}` refuses (ValueError while tracing)"
-        )
-        if arrays:
-            message = (
-                f"`{conversion.api}`{where} converts {_described(conversion)} to "
-                f"{conversion.dtype}, and a caller passes a NumPy value of "
-                f"{' or '.join(arrays)} for it: {refused}"
-            )
-        elif not evidence.get(conversion.parameter) or UNKNOWN_ATOM in given:
-            # Safe is a promise: an explicit dtype on an argument's conversion is the idiom
-            # of a function meant to take non-tensors, NumPy values among them, and NumPy's
-            # defaults (float64, int64) are not the dtypes usually requested.
-            shown = (
-                "a caller passes a value of unknown type"
-                if evidence.get(conversion.parameter)
-                else "no caller is known"
-            )
-            message = (
-                f"`{conversion.api}`{where} converts {_described(conversion)} to "
-                f"{conversion.dtype}, and {shown} for it: a NumPy value of another dtype "
-                f"(NumPy's defaults are float64 and int64) would fail, {refused}"
-            )
-        else:
+        if not arrays:
+            if not evidence.get(conversion.parameter) or UNKNOWN_ATOM in given:
+                unshown.setdefault((conversion.parameter, conversion.span), []).append(conversion)
             continue
         reported.add((conversion.parameter, conversion.span))
-        found.append(Evidence(message, conversion.span))
+        found.append(
+            Evidence(
+                f"`{conversion.api}`{_where(conversion)} converts {_described(conversion)} to "
+                f"{conversion.dtype}, and a caller passes a NumPy value of "
+                f"{' or '.join(arrays)} for it: {_refused(conversion)}",
+                conversion.span,
+            )
+        )
+    shortest = _shortest_reads(parameter_conversions(index, facts, key, framework))
+    for place, conversions in unshown.items():
+        unknown = [c for c in conversions if len(c.path) == shortest[place]]
+        if place in reported or not unknown:
+            # Every read the value may be at its shortest is shown (a list a caller passes,
+            # converted as a whole): longer reads of the same name are a reassigned
+            # local's later values (`x = tf.convert_to_tensor(x, ...); x = x[None]`).
+            continue
+        # Safe is a promise: an explicit dtype on an argument's conversion is the idiom of a
+        # function meant to take non-tensors, NumPy values among them, and NumPy's defaults
+        # (float64, int64) are not the dtypes usually requested.
+        conversion = unknown[0]
+        shown = (
+            "a caller passes a value of unknown type"
+            if evidence.get(conversion.parameter)
+            else "no caller is known"
+        )
+        found.append(
+            Evidence(
+                f"`{conversion.api}`{_where(conversion)} converts {_described(conversion)} to "
+                f"{conversion.dtype}, and {shown} for it: a NumPy value of another dtype "
+                f"(NumPy's defaults are float64 and int64) would fail, {_refused(conversion)}",
+                conversion.span,
+            )
+        )
     return found
+
+
+def _shortest_reads(conversions: Iterable[Conversion]) -> dict[tuple[str, Span], int]:
+    """Per parameter and place, the fewest reads out of the parameter a conversion there
+    takes."""
+    shortest: dict[tuple[str, Span], int] = {}
+    for conversion in conversions:
+        place = (conversion.parameter, conversion.span)
+        shortest[place] = min(shortest.get(place, len(conversion.path)), len(conversion.path))
+    return shortest
+
+
+def _where(conversion: Conversion) -> str:
+    return f" (in `{conversion.helper}`)" if conversion.helper else ""
+
+
+def _refused(conversion: Conversion) -> str:
+    return (
+        "eagerly the value is converted, but a traced function receives it as a tensor of "
+        f"its own dtype, which `{conversion.api}` refuses (ValueError while tracing)"
+    )
 
 
 def _described(conversion: Conversion) -> str:
