@@ -56,6 +56,7 @@ from hybridize.analyzer.facts.graph_run_callables import GraphRunUse, graph_run_
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
+from hybridize.analyzer.facts.structured_arguments import elements_of_lists, structure_leaves
 from hybridize.analyzer.facts.taped_calls import TapedRun, taped_functions
 from hybridize.analyzer.facts.values import (
     Atom,
@@ -466,7 +467,10 @@ class BenefitModel:
         none (a loop over a stream, a `while`), the traces are taken as repaid, except for a
         function given a batch its caller cuts from its data (`batches_of_data`): it runs once
         per batch, a count that follows the data's size, taken as MANY_CALLS (the fewest calls
-        the model counts as repeated). `none` where the count is the code's (even the
+        the model counts as repeated); and for a function called once per element of a list
+        of structures (`elements_of_lists`: each element's tensors have sizes of their own):
+        without the argument, any call may trace (low), with it, as per batch. `none` where
+        the count is the code's (even the
         argument's fewest traces cost more than the calls save), `low` where it is assumed.
         None where the calls repay the traces, or the framework's figures are not measured."""
         costs = self.index.function_framework(key).call_costs
@@ -479,10 +483,28 @@ class BenefitModel:
         argument = framework.shape_generalising_argument if varying else None
         traces = costs.generalised_traces if argument is not None else 1
         batches = batches_of_data(self.index, self.facts, key) if runs == MANY else {}
-        if runs == MANY and not batches:
+        elements = (
+            elements_of_lists(self.index, self.facts, key)
+            if runs == MANY and not batches and costs.traces_per_new_shape
+            else {}
+        )
+        if runs == MANY and not batches and not elements:
             return None  # a loop over a stream: as many calls as the data holds
         calls = float(MANY_CALLS) if runs == MANY else runs
         trace = costs.trace(work)
+        if elements and argument is None:
+            parameter, why = sorted(elements.items())[0]
+            return Benefit(
+                "low",
+                (
+                    f"it runs once per element of a list (`{parameter}`: {why}): each element "
+                    "brings tensors of its own sizes, or Python values of its own, and the "
+                    "analysis knows no shapes that vary for the shape-generalising argument, so "
+                    f"a call may trace anew; one trace costs about {trace / saving:.0f} calls' "
+                    f"saving (about {trace / 1000:.0f} ms against {saving:.0f} µs saved per "
+                    "call)",
+                ),
+            )
         if _times(calls, saving) >= traces * trace:
             return None
         each = (
@@ -497,12 +519,13 @@ class BenefitModel:
             else "its one trace costs"
         )
         if runs == MANY:
-            parameter, why = sorted(batches.items())[0]
+            parameter, why = sorted((batches or elements).items())[0]
+            per = "batch of data" if batches else "element of a list"
             return Benefit(
                 "low",
                 (
-                    f"it runs once per batch of data (`{parameter}`: {why}), a number of "
-                    f"batches the code does not give (taken as {MANY_CALLS}); {each}, and "
+                    f"it runs once per {per} (`{parameter}`: {why}), a number of "
+                    f"{'batches' if batches else 'elements'} the code does not give (taken as {MANY_CALLS}); {each}, and "
                     f"{made} more than {MANY_CALLS} calls save",
                 ),
             )
@@ -518,7 +541,10 @@ class BenefitModel:
         """What a compiled call of the function adds (microseconds): the framework's fixed
         overhead and its cost per argument (the receiver of a method aside)."""
         costs = self.index.function_framework(key).call_costs
-        overhead = costs.compiled_overhead(len(self.index.function(key).explicit_params))
+        overhead = costs.compiled_overhead(
+            len(self.index.function(key).explicit_params),
+            structure_leaves(self.index, self.facts, key) if costs.per_leaf else 0,
+        )
         if costs.autograd_call and self._with_gradients(key):
             overhead += costs.autograd_call
         if costs.taped_call and self._taped_run(key) is not None:

@@ -1,0 +1,235 @@
+"""Structured arguments (a dict, list or tuple of tensors) and what they cost a compiled call.
+
+`tf.function` flattens a structured argument into its leaves at every call and computes the
+trace type of each (None leaves too) to find its concrete function: a call given a dict of N
+tensors costs more than one given a tensor (`CallCosts.per_leaf`; measured, TF 2.21).
+`structure_leaves` counts the leaves where the call sites show the structure: a dict or list
+display, a dict the caller fills key by key, nested displays.
+
+A function called once per element of a Python list of such structures
+(`elements_of_lists`: `for data_dict in data_dicts: f(data_dict)`) is given, at every call,
+the tensors of another element: graphs, sequences or samples of their own sizes, or Python
+values of their own. Each new shape or value keys a trace of its own (graph-nets'
+`_populate_number_fields`, called per graph of a batch: 99 traces for 100 calls, 35-100x
+slower compiled; measured, TF 2.21). It is the per-batch class of `varying_shapes.
+batches_of_data` for a list the program builds of its data rather than a batch it cuts.
+Iterating a data pipeline (`for batch in dataset`: fixed batch sizes) is not such a list:
+the iterable must be a list or tuple the caller, or a function calling it, builds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from hybridize.analyzer.facts.evaluator import TensorFacts, callees
+from hybridize.analyzer.facts.predicates import local_values, made_of, walk_syms
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.varying_shapes import _bound, _built_from
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import (
+    attr_base,
+    attr_name,
+    call_index,
+    is_attr,
+    is_call,
+    is_dict,
+    is_item,
+    is_lit,
+    is_param,
+    is_seq,
+    item_base,
+    item_index,
+    kind_of,
+    lit_type,
+    local_sym,
+    name_sym,
+    param_sym,
+    seq_kind,
+)
+
+STRUCTURE_METHODS = frozenset({"get", "items", "values", "keys", "copy"})
+"""Methods of a mapping whose call on a parameter shows that the function takes a dict."""
+
+LIST_DEPTH = 3
+"""How many calls up (callers passing a parameter on) or down (project functions returning
+it) `_python_list` follows an iterable."""
+
+LEAF_DEPTH = 3
+"""How deep `structure_leaves` counts nested displays."""
+
+
+def elements_of_lists(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> dict[str, str]:
+    """The parameters of `key` that a call inside a `for` loop of a caller fills with an
+    element of a Python list of structures (the loop's target, or what the caller builds from
+    it), with why: the list is built by the caller or a function calling it from its data, and
+    `key` reads the parameter as a mapping (`p["nodes"]`, `p.get(...)`, `p.copy()`)."""
+    fn = index.function(key)
+    read = {p.name for p in fn.explicit_params if _read_as_mapping(fn, p.name)}
+    if not read:
+        return {}
+    found: dict[str, str] = {}
+    for caller in sorted(facts.callers.get(key, ()), key=str):
+        if caller == key:
+            continue
+        owner = index.function(caller)
+        for resolved in facts.calls.get(caller, ()):
+            site = resolved.site
+            if not site.in_loop:
+                continue
+            loops = [
+                loop
+                for loop in owner.statement_loops
+                if loop.kind == "for" and loop.targets and loop.span.encloses(site.span)
+            ]
+            for kind, target in callees(index, resolved):
+                if target != key:
+                    continue
+                for parameter, argument in _bound(index, key, resolved, kind).items():
+                    if parameter not in read or parameter in found:
+                        continue
+                    for loop in loops:
+                        targets: set[Sym] = {local_sym(t) for t in loop.targets}
+                        targets |= {name_sym(t) for t in loop.targets}
+                        if _built_from(owner, argument, targets) and _python_list(
+                            index, facts, caller, loop.header, LIST_DEPTH
+                        ):
+                            shown = " or ".join(f"`{t}`" for t in sorted(loop.targets))
+                            found[parameter] = (
+                                f"`{owner.qualname}` passes {shown}, an element of a list of "
+                                "structures built from the program's data, one call per element"
+                            )
+                            break
+    return found
+
+
+def _read_as_mapping(fn: FunctionSummary, name: str) -> bool:
+    """Whether the body reads parameter `name` as a mapping: a mapping method called on it, or
+    an item read with a string key."""
+    # the body reads a parameter as a local whose first value is the parameter
+    parameter = {param_sym(name), local_sym(name)}
+    for site in fn.calls:
+        callee = site.callee
+        if (
+            is_attr(callee)
+            and attr_base(callee) in parameter
+            and attr_name(callee) in STRUCTURE_METHODS
+        ):
+            return True
+    roots = [value for values in fn.locals.values() for value in values]
+    roots += [argument for site in fn.calls for argument in site.args]
+    roots += list(fn.returns)
+    for sym in walk_syms(roots, made_of):
+        if is_item(sym) and item_base(sym) in parameter:
+            index_ = item_index(sym)
+            if is_lit(index_) and lit_type(index_) == "str":
+                return True
+    return False
+
+
+def _python_list(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, value: Sym, depth: int
+) -> bool:
+    """Whether `value` (of `key`'s body) is a Python list or tuple: a display or comprehension
+    of the body, the result of a project function returning one, or a parameter every caller
+    passes one (up to `depth` calls each way)."""
+    fn = index.function(key)
+    params: set[str] = set()
+    calls: list[Sym] = []
+
+    def follow(current: Sym) -> Iterable[Sym]:
+        if kind_of(current) in ("local", "name"):
+            return local_values(fn, current)
+        return ()
+
+    for sym in walk_syms((value,), follow):
+        if is_seq(sym) and seq_kind(sym) in ("list", "tuple"):
+            return True
+        if is_param(sym):
+            params.add(sym[1])
+        elif is_call(sym):
+            calls.append(sym)
+    if depth < 1:
+        return False
+    for call in calls:
+        site = fn.calls[call_index(call)]
+        for resolved in facts.calls.get(key, ()):
+            if resolved.site is not site:
+                continue
+            for _kind, target in callees(index, resolved):
+                callee = index.function(target)
+                if any(
+                    _python_list(index, facts, target, returned, depth - 1)
+                    for returned in callee.returns
+                ):
+                    return True
+    for parameter in sorted(params):
+        passed = _passed(index, facts, key, parameter)
+        if passed and all(
+            _python_list(index, facts, caller, argument, depth - 1) for caller, argument in passed
+        ):
+            return True
+    return False
+
+
+def _passed(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, parameter: str
+) -> list[tuple[FunctionKey, Sym]]:
+    """What each call site of `key` passes its `parameter`, with the calling function."""
+    passed: list[tuple[FunctionKey, Sym]] = []
+    for caller in sorted(facts.callers.get(key, ()), key=str):
+        if caller == key:
+            continue
+        for resolved in facts.calls.get(caller, ()):
+            for kind, target in callees(index, resolved):
+                if target == key:
+                    argument = _bound(index, key, resolved, kind).get(parameter)
+                    if argument is not None:
+                        passed.append((caller, argument))
+    return passed
+
+
+def structure_leaves(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> int:
+    """How many leaves beyond one per parameter the call sites of `key` pass at least: for each
+    explicit parameter every site passes a structure the body shows (a dict or list display, a
+    dict filled key by key, nested displays), the fewest leaves any site passes, less one."""
+    fn = index.function(key)
+    extra = 0
+    for p in fn.explicit_params:
+        counts = [
+            _leaves(index.function(caller), argument, LEAF_DEPTH)
+            for caller, argument in _passed(index, facts, key, p.name)
+        ]
+        if counts and all(count is not None for count in counts):
+            extra += max(min(count for count in counts if count is not None) - 1, 0)
+    return extra
+
+
+def _leaves(fn: FunctionSummary, sym: Sym, depth: int) -> int | None:
+    """The leaves of a structure `fn` builds (a display, nested ones counted leaf by leaf, a
+    local dict with its string-keyed item stores), at least; None where `sym` is not one."""
+    if depth < 1:
+        return None
+    values: Iterable[Sym] = (sym,)
+    stored = 0
+    if kind_of(sym) in ("local", "name"):
+        values = local_values(fn, sym)
+        stored = len({s.name for s in fn.stores if s.kind == "item" and s.target == sym and s.name})
+        # an item store also records the stored value as a one-element list of the local
+        values = [
+            v
+            for v in values
+            if not (is_seq(v) and any(s.kind == "item" and s.value in v[2] for s in fn.stores))
+        ]
+    counts: list[int] = []
+    for value in values:
+        if is_dict(value):
+            elements: tuple[Sym, ...] = value[1]
+        elif is_seq(value) and seq_kind(value) in ("list", "tuple"):
+            elements = value[2]
+        else:
+            return None
+        counts.append(sum(_leaves(fn, e, depth - 1) or 1 for e in elements))
+    if not counts:
+        return None
+    return max(min(counts), stored)
