@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees
 from hybridize.analyzer.facts.predicates import local_values, made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.varying_shapes import _bound, _built_from
+from hybridize.analyzer.facts.varying_shapes import bound_arguments, built_from
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
@@ -46,6 +46,7 @@ from hybridize.analyzer.summaries.syms import (
     name_sym,
     param_sym,
     seq_kind,
+    sym_name,
 )
 
 STRUCTURE_METHODS = frozenset({"get", "items", "values", "keys", "copy"})
@@ -85,13 +86,13 @@ def elements_of_lists(index: ProjectIndex, facts: TensorFacts, key: FunctionKey)
             for kind, target in callees(index, resolved):
                 if target != key:
                     continue
-                for parameter, argument in _bound(index, key, resolved, kind).items():
+                for parameter, argument in bound_arguments(index, key, resolved, kind).items():
                     if parameter not in read or parameter in found:
                         continue
                     for loop in loops:
                         targets: set[Sym] = {local_sym(t) for t in loop.targets}
                         targets |= {name_sym(t) for t in loop.targets}
-                        if _built_from(owner, argument, targets) and _python_list(
+                        if built_from(owner, argument, targets) and _python_list(
                             index, facts, caller, loop.header, LIST_DEPTH
                         ):
                             shown = " or ".join(f"`{t}`" for t in sorted(loop.targets))
@@ -146,7 +147,7 @@ def _python_list(
         if is_seq(sym) and seq_kind(sym) in ("list", "tuple"):
             return True
         if is_param(sym):
-            params.add(sym[1])
+            params.add(sym_name(sym))
         elif is_call(sym):
             calls.append(sym)
     if depth < 1:
@@ -183,7 +184,7 @@ def _passed(
         for resolved in facts.calls.get(caller, ()):
             for kind, target in callees(index, resolved):
                 if target == key:
-                    argument = _bound(index, key, resolved, kind).get(parameter)
+                    argument = bound_arguments(index, key, resolved, kind).get(parameter)
                     if argument is not None:
                         passed.append((caller, argument))
     return passed
@@ -219,17 +220,15 @@ def _leaves(fn: FunctionSummary, sym: Sym, depth: int) -> int | None:
         values = [
             v
             for v in values
-            if not (is_seq(v) and any(s.kind == "item" and s.value in v[2] for s in fn.stores))
+            if not (
+                is_seq(v) and any(s.kind == "item" and s.value in made_of(v) for s in fn.stores)
+            )
         ]
     counts: list[int] = []
     for value in values:
-        if is_dict(value):
-            elements: tuple[Sym, ...] = value[1]
-        elif is_seq(value) and seq_kind(value) in ("list", "tuple"):
-            elements = value[2]
-        else:
+        if not (is_dict(value) or (is_seq(value) and seq_kind(value) in ("list", "tuple"))):
             return None
-        counts.append(sum(_leaves(fn, e, depth - 1) or 1 for e in elements))
+        counts.append(sum(_leaves(fn, e, depth - 1) or 1 for e in made_of(value)))
     if not counts:
         return None
     return max(min(counts), stored)

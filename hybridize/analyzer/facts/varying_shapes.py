@@ -182,7 +182,7 @@ def _grown_in_caller_loops(
     found: dict[str, str] = {}
     owner = index.function(caller).qualname
     for resolved, kind in sites:
-        for parameter, argument in _bound(index, key, resolved, kind).items():
+        for parameter, argument in bound_arguments(index, key, resolved, kind).items():
             name = argument[1] if kind_of(argument) in ("local", "name") else None
             if name in grown and parameter not in found:
                 found[parameter] = f"`{owner}` passes `{name}`, which {grown[name]}"
@@ -245,11 +245,11 @@ def _batches_of_data_uncached(
             for kind, target in callees(index, resolved):
                 if target != key:
                     continue
-                for parameter, argument in _bound(index, key, resolved, kind).items():
+                for parameter, argument in bound_arguments(index, key, resolved, kind).items():
                     if parameter in found:
                         continue
                     source = next(
-                        (p for p in sorted(upstream) if _built_from(fn, argument, {param_sym(p)})),
+                        (p for p in sorted(upstream) if built_from(fn, argument, {param_sym(p)})),
                         None,
                     )
                     if source is not None:
@@ -291,7 +291,7 @@ def _batches_in_caller_loops(
         for kind, target in callees(index, resolved):
             if target != key:
                 continue
-            for parameter, argument in _bound(index, key, resolved, kind).items():
+            for parameter, argument in bound_arguments(index, key, resolved, kind).items():
                 why = _batch(index, facts, caller, argument, loops, data)
                 if why is not None and parameter not in found:
                     found[parameter] = why
@@ -355,8 +355,8 @@ def _batch(
         targets = {local_sym(t) for t in loop.targets} | {name_sym(t) for t in loop.targets}
         if (
             _from_project_generator(index, facts, caller, loop.header, MAX_PASSED_ON)
-            and _built_from(fn, argument, targets)
-            and _built_from(fn, loop.header, data)
+            and built_from(fn, argument, targets)
+            and built_from(fn, loop.header, data)
         ):
             shown = " or ".join(f"`{t}`" for t in sorted(loop.targets))
             return (
@@ -369,8 +369,8 @@ def _batch(
             is_item(argument)
             and index_ is not None
             and is_slice(index_)
-            and _built_from(fn, item_base(argument), data)
-            and any(_built_from(fn, bound, targets) for bound in slice_bounds(index_))
+            and built_from(fn, item_base(argument), data)
+            and any(built_from(fn, bound, targets) for bound in slice_bounds(index_))
         ):
             return (
                 "a slice of its own data bounded by the target of its loop: its length "
@@ -379,7 +379,7 @@ def _batch(
     return None
 
 
-def _built_from(fn: FunctionSummary, sym: Sym, sources: set[Sym]) -> bool:
+def built_from(fn: FunctionSummary, sym: Sym, sources: set[Sym]) -> bool:
     """Whether `sym` is, or is built from, one of `sources` (through locals, calls' arguments,
     containers and dicts: `{"p": batch}` carries the batch)."""
 
@@ -419,7 +419,7 @@ def _from_project_generator(
     return False
 
 
-def _bound(
+def bound_arguments(
     index: ProjectIndex, key: FunctionKey, resolved: ResolvedCall, kind: str
 ) -> dict[str, Sym]:
     """The arguments of a call as written, by the parameter of `key` each binds (positional
