@@ -24,7 +24,11 @@ from collections.abc import Iterable
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees
 from hybridize.analyzer.facts.predicates import local_values, made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.varying_shapes import bound_arguments, built_from
+from hybridize.analyzer.facts.varying_shapes import (
+    bound_arguments,
+    built_from,
+    calls_in_for_loops,
+)
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
@@ -74,33 +78,21 @@ def elements_of_lists(index: ProjectIndex, facts: TensorFacts, key: FunctionKey)
         if caller == key:
             continue
         owner = index.function(caller)
-        for resolved in facts.calls.get(caller, ()):
-            site = resolved.site
-            if not site.in_loop:
+        for loops, parameter, argument in calls_in_for_loops(index, facts, caller, key):
+            if parameter not in read or parameter in found:
                 continue
-            loops = [
-                loop
-                for loop in owner.statement_loops
-                if loop.kind == "for" and loop.targets and loop.span.encloses(site.span)
-            ]
-            for kind, target in callees(index, resolved):
-                if target != key:
-                    continue
-                for parameter, argument in bound_arguments(index, key, resolved, kind).items():
-                    if parameter not in read or parameter in found:
-                        continue
-                    for loop in loops:
-                        targets: set[Sym] = {local_sym(t) for t in loop.targets}
-                        targets |= {name_sym(t) for t in loop.targets}
-                        if built_from(owner, argument, targets) and _python_list(
-                            index, facts, caller, loop.header, LIST_DEPTH
-                        ):
-                            shown = " or ".join(f"`{t}`" for t in sorted(loop.targets))
-                            found[parameter] = (
-                                f"`{owner.qualname}` passes {shown}, an element of a list of "
-                                "structures built from the program's data, one call per element"
-                            )
-                            break
+            for loop in loops:
+                targets: set[Sym] = {local_sym(t) for t in loop.targets}
+                targets |= {name_sym(t) for t in loop.targets}
+                if built_from(owner, argument, targets) and _python_list(
+                    index, facts, caller, loop.header, LIST_DEPTH
+                ):
+                    shown = " or ".join(f"`{t}`" for t in sorted(loop.targets))
+                    found[parameter] = (
+                        f"`{owner.qualname}` passes {shown}, an element of a list of "
+                        "structures built from the program's data, one call per element"
+                    )
+                    break
     return found
 
 

@@ -42,7 +42,7 @@ shapes (3,) and (3, 3), raised "distribution must have a known rank"; measured, 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import cast
 
@@ -277,6 +277,19 @@ def _batches_in_caller_loops(
     if not data or not _runs_repeatedly(index, facts, caller, MAX_PASSED_ON):
         return {}
     found: dict[str, str] = {}
+    for loops, parameter, argument in calls_in_for_loops(index, facts, caller, key):
+        why = _batch(index, facts, caller, argument, loops, data)
+        if why is not None and parameter not in found:
+            found[parameter] = why
+    return found
+
+
+def calls_in_for_loops(
+    index: ProjectIndex, facts: TensorFacts, caller: FunctionKey, key: FunctionKey
+) -> Iterator[tuple[list[StatementLoop], str, Sym]]:
+    """For each call of `key` inside `for` loops of `caller`: the loops enclosing it, and each
+    parameter of `key` with the argument it binds (`bound_arguments`)."""
+    fn = index.function(caller)
     for resolved in facts.calls.get(caller, ()):
         site = resolved.site
         if not site.in_loop:
@@ -289,13 +302,9 @@ def _batches_in_caller_loops(
         if not loops:
             continue
         for kind, target in callees(index, resolved):
-            if target != key:
-                continue
-            for parameter, argument in bound_arguments(index, key, resolved, kind).items():
-                why = _batch(index, facts, caller, argument, loops, data)
-                if why is not None and parameter not in found:
-                    found[parameter] = why
-    return found
+            if target == key:
+                for parameter, argument in bound_arguments(index, key, resolved, kind).items():
+                    yield loops, parameter, argument
 
 
 RUNS_REPEATEDLY = "runs_repeatedly"
