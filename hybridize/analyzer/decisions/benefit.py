@@ -497,10 +497,10 @@ class BenefitModel:
             return Benefit(
                 "low",
                 (
-                    f"it runs once per element of a list (`{parameter}`: {why}): each element "
-                    "brings tensors of its own sizes, or Python values of its own, and the "
-                    "analysis knows no shapes that vary for the shape-generalising argument, so "
-                    f"a call may trace anew; one trace costs about {trace / saving:.0f} calls' "
+                    f"it runs once per element of a list (`{parameter}`: {why}): an element may "
+                    "bring tensors of its own sizes (the analysis does not know them equal), or "
+                    "Python values of its own, and no shape-generalising argument is written "
+                    f"(no shape known to vary), so a call may trace anew; one trace costs about {trace / saving:.0f} calls' "
                     f"saving (about {trace / 1000:.0f} ms against {saving:.0f} µs saved per "
                     "call)",
                 ),

@@ -90,7 +90,7 @@ def elements_of_lists(index: ProjectIndex, facts: TensorFacts, key: FunctionKey)
                     shown = " or ".join(f"`{t}`" for t in sorted(loop.targets))
                     found[parameter] = (
                         f"`{owner.qualname}` passes {shown}, an element of a list of "
-                        "structures built from the program's data, one call per element"
+                        "structures the program builds, one call per element"
                     )
                     break
     return found
