@@ -532,10 +532,12 @@ class Evaluator:
         return (UNKNOWN_ATOM,)
 
     def _subscripted(self, atoms: Atoms) -> Atoms:
-        """The values a subscript reads from: `None` left out, since subscripting it raises
-        (a read of `step[2]` after `step = None` sees only what `step` holds later: zfit's
-        loop, where `step` is still only `None` when a cycle of locals reads it back)."""
-        return atoms - {NONE_ATOM} if NONE_ATOM in atoms else atoms
+        """The values a subscript reads from: `None` left out beside other values, since
+        subscripting it raises (a read of `step[2]` after `step = None` sees only what `step`
+        holds later: zfit's loop). A value that is only `None` is read as before: an empty
+        read there made the incremental solve's results depend on the order of its updates
+        (`tests/project/test_incremental.py`, the corpus' vae edited)."""
+        return atoms - {NONE_ATOM} if NONE_ATOM in atoms and len(atoms) > 1 else atoms
 
     def _keyed_item(self, sym: Sym, key: str) -> Iterable[Atom]:
         """`base["key"]`: a keyed dict's value at the key (`keyed_dict_atom`). What the function
