@@ -235,13 +235,14 @@ TORCH_CALL_COSTS = CallCosts(
     # static, 21.3 us with `dynamic=True`; of 30 ops on two tensors 22.6 against 26.9 us
     generalised_call=5.0,
     # measured (8x8, one thread, the compiler warmed up by another function): the first
-    # call of a torch.compile'd chain of 4 and 100 elementwise ops 0.20 and 0.39 s more than
-    # a later one with Inductor's on-disk caches warm (a program's second run: 3.4 and 5.6 s
-    # cold), against 5 and 120 us eager: about 0.15 s fixed and 1,700 eager calls per op
-    # (the warm figures, the lesser: a larger one would demote more); `dynamic=True`
+    # call of a torch.compile'd chain of 4 and 100 elementwise ops 44 and 84 ms more than a
+    # later one with Inductor's on-disk caches warm (a program's second run: 3.4 and 5.6 s
+    # cold), against 5 and 117 us eager: about 40 ms fixed and 400 eager calls per op (the
+    # warm figures, the lesser: a larger one would demote more; at load 10 the same script
+    # gave 0.20 and 0.39 s, one compile per sample taking the load in full); `dynamic=True`
     # compiles one frame for changing lengths: `tests/analyzer/test_trace_cost_measured.py`
-    trace_fixed=150_000.0,
-    trace_ratio=1_500.0,
+    trace_fixed=40_000.0,
+    trace_ratio=400.0,
     generalised_traces=1,
 )
 """`torch.compile` on torch 2.13 (CPU)."""
