@@ -49,6 +49,9 @@ def minimize(hess):
         point = step_of(hess, L)
         step = point["step"]
         L = step[2]
+        # the next call's argument read back from `step` too: evaluating it reaches `step`
+        # inside its own cycle, while `step` holds only its `None` so far
+        hess = hess + step[0]
     return point["hessian"]
 
 

@@ -489,7 +489,7 @@ class Evaluator:
             if is_lit(index) and type(index[2]) is str:
                 return self._keyed_item(sym, index[2])
             out = set()
-            for atom in self._subscripted(self.eval(sym[1])):
+            for atom in self._subscripted(self.eval(sym[1]), sym[1]):
                 out.update(_item(atom, index))
             return out
         if kind == "op":
@@ -531,13 +531,20 @@ class Evaluator:
             return (dict_atom(cap_atoms(values)),)
         return (UNKNOWN_ATOM,)
 
-    def _subscripted(self, atoms: Atoms) -> Atoms:
-        """The values a subscript reads from: `None` left out beside other values, since
-        subscripting it raises (a read of `step[2]` after `step = None` sees only what `step`
-        holds later: zfit's loop). A value that is only `None` is read as before: an empty
-        read there made the incremental solve's results depend on the order of its updates
-        (`tests/project/test_incremental.py`, the corpus' vae edited)."""
-        return atoms - {NONE_ATOM} if NONE_ATOM in atoms and len(atoms) > 1 else atoms
+    def _subscripted(self, atoms: Atoms, base: Sym) -> Atoms:
+        """The values a subscript of `base` reads from: `None` left out beside other values,
+        since subscripting it raises (a read of `step[2]` after `step = None` sees only what
+        `step` holds later). A value that is only `None` is left out too while `base` is a
+        local read back inside its own cycle (zfit's loop: `step = None` before it, `L =
+        step[2]` in it, `step` still only `None` when the cycle reaches it): what the cycle
+        has so far is not all `base` holds. Outside a cycle a value that is only `None` is read
+        as before: an empty read there made the incremental solve's results depend on the
+        order of its updates (`tests/project/test_incremental.py`, the corpus' vae edited)."""
+        if NONE_ATOM not in atoms:
+            return atoms
+        if len(atoms) > 1 or (base[0] == "local" and base in self.active):
+            return atoms - {NONE_ATOM}
+        return atoms
 
     def _keyed_item(self, sym: Sym, key: str) -> Iterable[Atom]:
         """`base["key"]`: a keyed dict's value at the key (`keyed_dict_atom`). What the function
@@ -547,7 +554,7 @@ class Evaluator:
         base = sym[1]
         opened = base in handed_on(self.fn)
         out: set[Atom] = set()
-        for atom in self._subscripted(self.eval(base)):
+        for atom in self._subscripted(self.eval(base), base):
             found = dict_value_at(atom, key) if not opened and is_dict_atom(atom) else None
             out.update(_item(atom, sym[2]) if found is None else found)
         return out
