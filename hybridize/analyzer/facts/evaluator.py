@@ -135,6 +135,7 @@ from hybridize.analyzer.summaries.syms import (
     is_attr,
     is_iter,
     is_lit,
+    is_local,
     is_slice,
     kind_of,
     local_sym,
@@ -542,7 +543,7 @@ class Evaluator:
         order of its updates (`tests/project/test_incremental.py`, the corpus' vae edited)."""
         if NONE_ATOM not in atoms:
             return atoms
-        if len(atoms) > 1 or (base[0] == "local" and base in self.active):
+        if len(atoms) > 1 or (is_local(base) and base in self.active):
             return atoms - {NONE_ATOM}
         return atoms
 
