@@ -11,7 +11,7 @@ import importlib.util
 import textwrap
 
 import pytest
-from facts_helpers import verdict
+from facts_helpers import analyse, verdict
 
 from hybridize.analyzer.checks import check_of
 
@@ -395,3 +395,98 @@ def test_callers_that_show_values_converted_alike_are_not_concerned(function: st
     assert not any(f.code == "HY414" for f in v.findings), v.findings
     assert "converts_numpy_arguments_to_other_dtypes" not in v.failures
     assert not any("NumPy value" in a for a in v.assumptions)
+
+
+REBOUND = {
+    "pkg/__init__.py": "",
+    "pkg/z/__init__.py": "",
+    # zfit's `zfit.z.numpy`: TensorFlow's NumPy API under a NumPy-like name
+    "pkg/z/numpy.py": "import tensorflow as tf\nfrom tensorflow.experimental.numpy import *\n",
+    "pkg/main.py": """
+import numpy as np
+import tensorflow as tf
+import tensorflow.experimental.numpy as tnp
+import pkg.z.numpy as znp
+
+
+def simpson(lower, num_points):
+    lower = tf.convert_to_tensor(lower, dtype=tf.float64)
+    num_points = tf.convert_to_tensor(num_points, dtype=tf.int32)
+    return lower * tf.cast(num_points, tf.float64)
+
+
+def simpson_integrate(limits, num_points):
+    num_points = znp.asarray(num_points, znp.int32)
+    num_points += num_points % 2 + 1
+    total = []
+    for space in limits:
+        lower, upper = space.limits
+        lower = znp.array(lower)[0, 0]
+        total.append(simpson(lower=lower, num_points=num_points))
+    return total
+
+
+def through_tnp(lower, n):
+    lower = tnp.asarray(lower)
+    return simpson(lower, tnp.asarray(n, tnp.int32))
+
+
+def rebound_after(values, n):
+    out = simpson(values, tf.constant(n))
+    values = tf.constant(values, tf.float64)
+    return out, values
+
+
+def rebound_on_a_branch(values, n, flag):
+    if flag:
+        values = tnp.asarray(values, tnp.float64)
+    return simpson(values, tf.constant(n))
+
+
+def as_numpy(values, n):
+    values = np.asarray(values)
+    return simpson(values, tf.constant(n))
+""",
+}
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        "pkg/main.py::simpson_integrate",  # every argument rebound to a `znp` tensor first
+        "pkg/main.py::through_tnp",  # tf.experimental.numpy builds tensors
+    ],
+)
+def test_a_local_rebound_to_a_tensor_before_the_call_passes_only_the_tensor(
+    function: str,
+) -> None:
+    """The argument is what the last assignment before the call made (a tensor of
+    TensorFlow's NumPy API: measured in test_rebound_arguments_measured.py), not also the
+    parameter the name held before: the function itself converts nothing of its own."""
+    v = analyse(REBOUND)[function]
+    assert not any(f.code == "HY414" for f in v.findings), v.findings
+
+
+@pytest.mark.parametrize(
+    ("function", "described"),
+    [
+        ("pkg/main.py::rebound_after", "`values`"),  # the parameter reaches; rebound after
+        ("pkg/main.py::rebound_on_a_branch", "`values`"),  # rebound on one path only
+    ],
+)
+def test_a_parameter_reaching_the_call_on_some_path_still_counts(
+    function: str, described: str
+) -> None:
+    v = analyse(REBOUND)[function]
+    [message] = [f.message for f in v.findings if f.code == "HY414"]
+    assert described in message
+    assert "(in `simpson`)" in message
+
+
+def test_the_callee_sees_only_the_values_reaching_its_callers_calls() -> None:
+    """`simpson`'s callers pass `znp`/`tnp` tensors, a NumPy array (`as_numpy`) and
+    parameters: only the array is a NumPy value of another dtype, read from `as_numpy`."""
+    v = analyse(REBOUND)["pkg/main.py::simpson"]
+    messages = [f.message for f in v.findings if f.code == "HY414"]
+    assert any("`lower` to float64, and a caller passes a NumPy value" in m for m in messages)
+    assert not any("`num_points`" in m and "NumPy value of" in m for m in messages), messages

@@ -36,7 +36,11 @@ class ConvertsNumpyArgumentsToOtherDtypes(Check):
     are not the dtypes usually requested (float32, int32). It stays silent where every caller
     shows what it passes: Python values, lists, tensors, or NumPy values of the requested
     dtype (`x.astype(np.float32)`, `np.asarray(x, dtype=np.float32)`, `np.zeros(3,
-    np.float32)`, `np.float32(2.0)`).
+    np.float32)`, `np.float32(2.0)`). A caller's argument is what reaches the call: a local
+    rebound before it (`lower = znp.array(lower)[0, 0]; simpson(lower)`) passes the last
+    assignment's value, not also the one the name held before; and a module is judged by
+    what its functions return, not by its name (`tf.experimental.numpy`, and zfit's
+    `zfit.z.numpy` that re-exports it, build tensors).
 
         def to_ids(senders):                          # INVALID: no caller shows `senders`
             return tf.convert_to_tensor(senders, tf.int32)

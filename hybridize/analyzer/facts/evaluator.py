@@ -977,6 +977,26 @@ class Evaluator:
         )
         return resolved
 
+    def reaching_arguments(self, index: int) -> tuple[list[Atoms], dict[str, Atoms]]:
+        """The arguments of the call `index`, a local rebound before the call read as the
+        values that reach it (`CallSite.reaching`): `x = znp.array(x)[0, 0]; f(x)` passes a
+        tensor, not also what `x` held before. (The solution's facts flow every value of a
+        local; the rules that read this ask what one call passes.)"""
+        site = self.fn.calls[index]
+        reaching = dict(site.reaching)
+        values = self.fn.locals
+
+        def evaluate(sym: Sym) -> Atoms:
+            indexes = reaching.get(sym[1]) if is_local(sym) else None
+            if indexes is None:
+                return self.eval(sym)
+            out: set[Atom] = set()
+            for position in indexes:
+                out |= self.eval(values[sym[1]][position])
+            return _cap_union(out)
+
+        return [evaluate(a) for a in site.args], {k: evaluate(v) for k, v in site.kwargs}
+
     def foreign_result(self, callee: str) -> Atoms:
         """What calling `callee`, a function or class of a third-party library the tables do
         not describe, gives besides an unknown value: where the framework's compiler traces

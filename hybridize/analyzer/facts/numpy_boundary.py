@@ -25,19 +25,25 @@ A conversion whose value no caller shows (no caller is known, or one passes a va
 unknown type) is reported too: an explicit dtype on an argument's conversion is the idiom of
 a function meant to take non-tensors, NumPy values among them, and NumPy's defaults (float64,
 int64) are not the dtypes usually requested. Callers that show Python values, lists, tensors
-or NumPy values of the requested dtype leave it silent.
+or NumPy values of the requested dtype leave it silent. A caller's argument is the value
+that reaches the call (`CallSite.reaching`: a local rebound before it passes the last
+assignment's value), and a list built of a parameter's elements or a builtin copy of it
+(`[dict(d) for d in ds]`, `list(xs)`) holds the parameter's values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
 from hybridize.analyzer.facts.evaluator import (
+    RECEIVER_BINDING_KINDS,
     TensorFacts,
+    bind_arguments,
     bind_written,
     callees,
+    solved_evaluator,
 )
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import local_values, made_of
@@ -69,12 +75,15 @@ from hybridize.analyzer.summaries.syms import (
     is_iter,
     is_lit,
     is_local,
+    is_name,
     is_param,
+    is_seq,
     is_slice,
     item_base,
     item_index,
     lit_type,
     lit_value,
+    seq_kind,
     sym_name,
 )
 from hybridize.model import Span
@@ -121,7 +130,7 @@ def numpy_dtype_conversions(
         # Keras converts the NumPy arguments of a layer's `call` to tensors of the layer's
         # dtype before it runs, eager or traced alike (measured, Keras 3).
         return []
-    evidence = facts.param_atoms.get(key, {})
+    evidence = _reaching_evidence(index, facts, key)
     found: list[Evidence] = []
     reported: set[tuple[str, Span]] = set()
     unshown: dict[tuple[str, Span], list[Conversion]] = {}
@@ -169,6 +178,49 @@ def numpy_dtype_conversions(
             )
         )
     return found
+
+
+def _reaching_evidence(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> Mapping[str, Collection[Atom]]:
+    """What callers pass for each parameter (`TensorFacts.param_atoms`), where a caller's
+    argument is a local it rebinds before the call as the values reaching the call
+    (`CallSite.reaching`): zfit's `lower = znp.array(lower)[0, 0]; simpson(lower=lower)`
+    passes a tensor, not also the value `lower` held before (measured,
+    tests/analyzer/test_rebound_arguments_measured.py). The values such a call's locals held
+    before are taken out where no other call passes them."""
+    evidence = facts.param_atoms.get(key, {})
+    if not evidence:
+        return evidence
+    callee = index.function(key)
+    written: dict[str, set[Atom]] = {}
+    reached: dict[str, set[Atom]] = {}
+    for caller in sorted(facts.callers.get(key, ()), key=str):
+        evaluator = solved_evaluator(index, facts, caller)
+        for resolved in facts.calls.get(caller, []):
+            for kind, target in callees(index, resolved):
+                if target != key or target in resolved.chained or target in resolved.partials:
+                    continue
+                skip = kind in RECEIVER_BINDING_KINDS
+                before = bind_arguments(callee, resolved.args, resolved.kwargs, skip_receiver=skip)
+                after = before
+                if resolved.site.reaching and evaluator is not None:
+                    args, kwargs = evaluator.reaching_arguments(resolved.index)
+                    after = bind_arguments(callee, args, kwargs, skip_receiver=skip)
+                    for name, atoms in before.items():
+                        written.setdefault(name, set()).update(atoms)
+                # a value another call passes as it is stays
+                for name, atoms in after.items():
+                    reached.setdefault(name, set()).update(atoms)
+    if not written:
+        return evidence
+    narrowed: dict[str, Collection[Atom]] = dict(evidence)
+    for name, gone in written.items():
+        if name in narrowed:
+            narrowed[name] = frozenset(
+                {*(a for a in narrowed[name] if a not in gone), *reached.get(name, ())}
+            )
+    return narrowed
 
 
 def _shortest_reads(conversions: Iterable[Conversion]) -> dict[tuple[str, Span], int]:
@@ -258,7 +310,7 @@ def parameter_conversions(
             requested = _requested_dtype(resolved.args, resolved.kwargs, asserting, framework)
             if value is None or requested is None:
                 continue
-            for name, path in sorted(_parameters_behind(fn, value, receiver)):
+            for name, path in sorted(_parameters_behind(fn, value, receiver, site)):
                 found.append(
                     Conversion(name, requested, written_name(info.name), site.span, None, path)
                 )
@@ -274,9 +326,9 @@ def parameter_conversions(
             bound = bind_written(callee, resolved, kind, target)
             for converted in inner:
                 for argument in bound.get(converted.parameter, ()):
-                    for name, path in sorted(_parameters_behind(fn, argument, receiver)):
-                        if len(path) + len(converted.path) > MAX_READS:
-                            continue
+                    for name, path in sorted(
+                        _parameters_behind(fn, argument, receiver, resolved.site, converted.path)
+                    ):
                         found.append(
                             Conversion(
                                 name,
@@ -284,7 +336,7 @@ def parameter_conversions(
                                 converted.api,
                                 site.span,
                                 converted.helper or callee.qualname,
-                                path + converted.path,
+                                path,
                             )
                         )
     if depth == 0:
@@ -354,18 +406,29 @@ SECOND = "subscript:1"
 
 
 def _parameters_behind(
-    fn: FunctionSummary, sym: Sym, receiver: str | None
+    fn: FunctionSummary,
+    sym: Sym,
+    receiver: str | None,
+    site: CallSite,
+    read: tuple[str, ...] = (),
 ) -> set[tuple[str, tuple[str, ...]]]:
-    """The parameters (not the receiver) a value may be as given, or read out of
-    (`Conversion.path`): through locals (a comprehension's target too), whatever their other
-    values, conditional expressions, subscripts (a slice is the container again), iteration,
-    and a dict's `.values()` and `.items()` iterated; an operation's or another call's result
-    is a new value."""
+    """The parameters (not the receiver) a value `site` passes may be, or the value `read`
+    reads out of it (a helper's `Conversion.path`), as given or read out of the parameter
+    (`Conversion.path`, `read` at its end): through locals (a comprehension's target too), whatever their
+    other values, conditional expressions, subscripts (a slice is the container again),
+    iteration, and a dict's `.values()` and `.items()` iterated; an operation's or another
+    call's result is a new value. A local rebound before the call is the values reaching it
+    (`CallSite.reaching`: `x = tf.cast(x, tf.int32); f(x)` passes no parameter)."""
     found: set[tuple[str, tuple[str, ...]]] = set()
     seen: set[tuple[Sym, tuple[str, ...]]] = set()
     # From the converted value back to the parameters: each read met on the way is put in
     # front of the reads already met (the path runs from the parameter to the value).
-    stack: list[tuple[Sym, tuple[str, ...]]] = [(sym, ())]
+    reaching = dict(site.reaching).get(sym[1]) if is_local(sym) else None
+    stack: list[tuple[Sym, tuple[str, ...]]] = (
+        [(sym, read)]
+        if reaching is None
+        else [(fn.locals[sym_name(sym)][i], read) for i in reaching]
+    )
     while stack:
         current, path = stack.pop()
         if (current, path) in seen or len(path) > MAX_READS:
@@ -378,6 +441,22 @@ def _parameters_behind(
         values = local_values(fn, current)
         if values:
             stack.extend((value, path) for value in values)
+        elif (
+            is_seq(current)
+            and seq_kind(current) in ("list", "tuple")
+            and path[:1]
+            in (
+                (ITERATED,),
+                (SUBSCRIPT,),
+                (SECOND,),
+            )
+        ):
+            # An element of a list or tuple built here (`[dict(d) for d in ds]`): a read of
+            # it is one of the elements.
+            stack.extend((element, path[1:]) for element in made_of(current))
+        elif is_call(current) and _copied(fn, current) is not None:
+            # `dict(d)`, `list(xs)`, `tuple(xs)`: a copy holds the same values.
+            stack.append((cast("Sym", _copied(fn, current)), path))
         elif is_cond(current):
             stack.extend((part, path) for part in made_of(current))
         elif is_item(current):
@@ -398,6 +477,29 @@ def _parameters_behind(
                 # (`[0]`) and the pair itself are no value of it.
                 stack.append((view[0], ("values", *path[1:])))
     return found
+
+
+COPYING_BUILTINS = frozenset({"dict", "list", "tuple"})
+"""Builtins whose call on one container is a shallow copy: the same elements or values."""
+
+
+def _copied(fn: FunctionSummary, sym: Sym) -> Sym | None:
+    """The container a builtin copies (`dict(d)`, `list(xs)`), where `sym` is such a call
+    of one positional argument."""
+    if not is_call(sym) or call_index(sym) >= len(fn.calls):
+        return None
+    site = fn.calls[call_index(sym)]
+    callee = site.callee
+    if (
+        len(site.args) != 1
+        or site.kwargs
+        or site.has_star_args
+        or not is_name(callee)
+        or sym_name(callee) not in COPYING_BUILTINS
+        or sym_name(callee) in fn.locals
+    ):
+        return None
+    return site.args[0]
 
 
 def _dict_view(fn: FunctionSummary, sym: Sym) -> tuple[Sym, str] | None:

@@ -44,6 +44,11 @@ class CallSite:
     """The `for` loops enclosing it, outermost first, as indexes into the function's `loops`;
     WHILE_LOOP for a `while` loop, COMPREHENSION_LOOP for a comprehension's element, its
     conditions and its inner iterables: trip counts not read from the code."""
+    reaching: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    """For an argument that is a local name rebound before the call (`x = znp.array(x)[0];
+    f(x)`): the indexes into `FunctionSummary.locals[name]` of the values that may reach the
+    call (as `StatementLoop.entry`: the last plain assignment in a block enclosing the call
+    kills the values before it). Absent where every value of the name may reach it."""
 
 
 @fast_pickling

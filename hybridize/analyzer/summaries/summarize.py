@@ -203,6 +203,9 @@ class _Scope:
         self.pending: list[tuple[int, str, tuple[int, ...], int]] = []
         """In-place stores awaiting their reaching values: (store index, name, path, number
         of values the name had then)."""
+        self.pending_calls: list[tuple[int, tuple[str, ...], tuple[int, ...], tuple[int, ...]]] = []
+        """Calls passing locals, awaiting the values that reach them (`CallSite.reaching`):
+        (call index, names, path, number of values each name had then)."""
         self.call_indexes: dict[ast.Call, int] = {}
         """Each call walked: its index in `summary.calls` (`FunctionEnd.call_index`)."""
         self.facts: dict[str, list[object]] = {}
@@ -413,6 +416,32 @@ class _ModuleBuilder:
             syms = tuple(values[i] for i in reaching)
             target = syms[0] if len(syms) == 1 else cond_sym(syms)
             summary.stores[store_index] = replace(store, target=target)
+        for call_index, names, path, counts in scope.pending_calls:
+            found: list[tuple[str, tuple[int, ...]]] = []
+            for name, count in zip(names, counts, strict=True):
+                values = summary.locals.get(name, [])
+                kills = scope.kills.get(name, {})
+                dominating = [i for i, p in kills.items() if i < count and path[: len(p)] == p]
+                if not dominating:
+                    continue
+                start = max(dominating)
+                # Inside a loop the kill is not in, values assigned later in the loop's body
+                # reach through the next iteration; values added without a plain assignment
+                # (`items.append(x)` grows the object the call may keep) reach wherever they
+                # are; later assignments elsewhere rebind the name after the call.
+                loops = [b for b in path if b in self.loop_blocks and b not in kills[start]]
+                later = (
+                    i
+                    for i in range(count, len(values))
+                    if i not in kills or any(b in kills[i] for b in loops)
+                )
+                reached = (*range(start, min(count, len(values))), *later)
+                if reached and len(reached) < len(values):
+                    found.append((name, reached))
+            if found:
+                summary.calls[call_index] = replace(
+                    summary.calls[call_index], reaching=tuple(found)
+                )
 
     def _statement(
         self,
@@ -1256,6 +1285,19 @@ class _ModuleBuilder:
             elif method == "insert" and len(args) == 2:
                 summary.locals.setdefault(callee[1][1], []).append(seq_sym("list", (args[1],)))
         scope.call_indexes[call] = len(summary.calls)
+        passed = tuple(
+            dict.fromkeys(v[1] for v in (*args, *(value for _, value in kwargs)) if is_local(v))
+        )
+        if passed and summary.qualname != "<module>":
+            # Module code's names are globals other functions may rebind: all their values.
+            scope.pending_calls.append(
+                (
+                    len(summary.calls),
+                    passed,
+                    scope.path,
+                    tuple(len(summary.locals.get(name, ())) for name in passed),
+                )
+            )
         summary.calls.append(
             CallSite(
                 callee=callee,
