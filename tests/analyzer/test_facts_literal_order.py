@@ -65,6 +65,15 @@ def test_the_table_knows_the_measured_ops_under_every_spelling() -> None:
         ("tf.maximum(0., x)", "tf.constant(np.ones(3)) if np else None", False),
         # through an op that keeps the dtype
         ("tf.maximum(0., tf.abs(x))", "np.ones(3)", True),
+        # a conversion with a requested dtype returns that dtype, not its input's
+        # (tf-models' `_get_instance_class_ids`; tests/analyzer/test_requested_dtypes_measured)
+        ("tf.where(x > 0, -1, tf.convert_to_tensor(x, tf.int32))", "tf.ones(3)", False),
+        ("tf.where(x > 0, -1, tf.constant(x, tf.int32))", "tf.ones(3)", False),
+        ("tf.where(x > 0, -1, tf.cast(x, tf.int32))", "tf.ones(3)", False),
+        ("tf.where(x > 0, -1, tf.zeros_like(x, tf.int32))", "tf.ones(3)", False),
+        ("tf.where(x > 0, -1., tf.convert_to_tensor(x, tf.float64))", "tf.ones(3)", True),
+        ("tf.where(x > 0, -1., tf.convert_to_tensor(x, dtype=tf.float64))", "tf.ones(3)", True),
+        ("tf.where(x > 0, -1, tf.convert_to_tensor(x, dtype_hint=tf.int32))", "tf.ones(3)", True),
     ],
 )
 def test_leading_literal_against_the_tensor_dtype(body: str, argument: str, expected: bool) -> None:

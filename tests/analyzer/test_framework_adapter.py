@@ -182,6 +182,9 @@ def _ext(name: str) -> frozenset:
     return frozenset({("ext", name)})
 
 
+_FLOAT32 = frozenset({("tensor", "float32", None)})
+
+
 @pytest.mark.parametrize(
     ("framework", "written", "expected"),
     [
@@ -573,3 +576,30 @@ def test_a_frameworks_own_packages_are_not_its_front_ends(root):
     assert TENSORFLOW.uses_itself(root) is is_tensorflow_package(root)
     assert TENSORFLOW.uses("keras") and not TENSORFLOW.uses_itself("keras")
     assert TORCH.uses_itself(root) is TORCH.uses(root)
+
+
+@pytest.mark.parametrize(
+    ("op", "args", "expected"),
+    [
+        # a requested dtype, positionally: the result's, whatever the input's (a float32
+        # tensor, a Python int); measured in test_requested_dtypes_measured.py
+        ("tensorflow.convert_to_tensor", [_FLOAT32, _ext("tensorflow.int32")], "int32"),
+        (
+            "tensorflow.constant",
+            [frozenset({("lit", "int", 3)}), _ext("tensorflow.float32")],
+            "float32",
+        ),
+        ("tensorflow.zeros_like", [_FLOAT32, _ext("tensorflow.int64")], "int64"),
+        ("tensorflow.cast", [_FLOAT32, _ext("tensorflow.int32")], "int32"),
+        # a dtype asked by a value not known: the result's is not known either
+        ("tensorflow.convert_to_tensor", [_FLOAT32, frozenset({("?",)})], None),
+        # none asked: the input's
+        ("tensorflow.convert_to_tensor", [_FLOAT32], "float32"),
+        ("tensorflow.identity", [_FLOAT32], "float32"),
+    ],
+)
+def test_a_requested_dtype_is_the_results(op, args, expected):
+    info = lookup(op)
+    assert info is not None
+    spec = tensor_spec(info, args, {})
+    assert (spec[0] if spec is not None else None) == expected

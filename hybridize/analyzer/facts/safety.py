@@ -686,6 +686,13 @@ def _dtype_parameters(ctx: SafetyScan, sym: Sym, depth: int = 0) -> set[str]:
         if site.kwargs and any(k == "dtype" for k, _ in site.kwargs):
             return set()
         names = [a[1] for a in ctx.evaluator.eval(site.callee) if is_ext_atom(a)]
+        if any(
+            (position := ctx.framework.requested_dtype_position(n)) is not None
+            and position < len(site.args)
+            for n in names
+        ):
+            # `tf.convert_to_tensor(x, tf.int32)`: the dtype asked for, positionally
+            return set()
         if names and all(ctx.framework.keeps_input_dtype(n) for n in names):
             return {p for arg in site.args for p in _dtype_parameters(ctx, arg, depth + 1)}
     return set()

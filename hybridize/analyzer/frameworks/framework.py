@@ -103,6 +103,10 @@ def _never(dotted: str) -> bool:
     return False
 
 
+def _no_position(dotted: str) -> int | None:
+    return None
+
+
 def _no_hint(name: str, written: str) -> str | None:
     return None
 
@@ -495,6 +499,10 @@ class Framework:
     (`tensor_spec`)."""
     keeps_input_dtype: Callable[[str], bool] = _never
     """Whether one of its ops (by canonical name) returns its (first) tensor input's dtype."""
+    requested_dtype_position: Callable[[str], int | None] = _no_position
+    """For an op whose result has the dtype it is asked for (by canonical name:
+    `tf.convert_to_tensor(x, tf.int32)`), the position of that argument (its `dtype=`
+    keyword asks too); None for the others."""
     dtype_named: Callable[[frozenset[Atom]], str | None] = _no_dtype_name
     """The dtype a `dtype=` argument names in its vocabulary (`tf.float32`, `torch.long`), if
     exactly one; None for a value that names none of its dtypes."""
@@ -749,6 +757,7 @@ TENSORFLOW = Framework(
     result_dtype=tensorflow_dtypes.result_dtype,
     dtype_named=tensorflow_dtypes.dtype_named,
     keeps_input_dtype=tensorflow_dtypes.preserves_dtype,
+    requested_dtype_position=tensorflow_dtypes.requested_dtype_position,
     literal_orders=literal_order_table,
     output_shapes=OUTPUT_SHAPES,
 )

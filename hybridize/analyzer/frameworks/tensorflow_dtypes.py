@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from hybridize.analyzer.facts.values import ext_name, is_ext_atom, is_lit_atom
+from hybridize.analyzer.facts.values import NONE_ATOM, ext_name, is_ext_atom, is_lit_atom
 from hybridize.analyzer.summaries.syms import lit_type
 
 from .shapes import DTYPE_ALIASES, DTYPE_NAMES, Atom, argument, common_dtype, literal_type
@@ -33,6 +33,28 @@ def dtype_named(atoms: frozenset[Atom]) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+REQUESTED_DTYPE_POSITIONS = {
+    "constant": 1,
+    "convert_to_tensor": 1,
+    "cast": 1,
+    "saturate_cast": 1,
+    "zeros": 1,
+    "ones": 1,
+    "zeros_like": 1,
+    "ones_like": 1,
+}
+"""Ops whose result has the dtype they are asked for, and the position of that argument
+(`tf.convert_to_tensor(x, tf.int32)`: int32 whatever `x` is, or the call raises). Measured
+under TF 2.21, eagerly and traced, by tests/analyzer/test_requested_dtypes_measured.py."""
+
+
+def requested_dtype_position(api_name: str) -> int | None:
+    """`Framework.requested_dtype_position`: where a TensorFlow op takes the dtype its result
+    has (`REQUESTED_DTYPE_POSITIONS`, by the op's own name: Keras's and TensorFlow's NumPy
+    ops of those names take the dtype there too)."""
+    return REQUESTED_DTYPE_POSITIONS.get(api_name.rsplit(".", 1)[-1])
+
+
 def result_dtype(
     api_name: str,
     args: Sequence[frozenset[Atom]],
@@ -42,6 +64,13 @@ def result_dtype(
     literal it converts, the tensors it keeps the dtype of); None when unknown."""
     short = api_name.rsplit(".", 1)[-1]
     dtype = dtype_named(kwargs["dtype"]) if "dtype" in kwargs else None
+    position = requested_dtype_position(api_name)
+    if dtype is None and position is not None and len(args) > position:
+        # a requested dtype is the result's, whatever the converted value's own; one not
+        # known (a variable) leaves the result's unknown, not the input's
+        dtype = dtype_named(args[position])
+        if dtype is None and any(atom != NONE_ATOM for atom in args[position]):
+            return None
     if short == "SparseTensor":
         values = argument(args, kwargs, 1, "values")
         args = [values] if values is not None else []  # its dtype is that of its values
@@ -55,8 +84,6 @@ def result_dtype(
             dtype = LITERAL_DTYPES.get(only)
         else:
             dtype = common_dtype(args[:1])
-    if dtype is None and short in ("cast", "zeros", "ones", "constant") and len(args) > 1:
-        dtype = dtype_named(args[1])
     if dtype is None and short == "fill" and len(args) > 1:
         literal = {literal_type(a) for a in args[1]}
         dtype = LITERAL_DTYPES.get(literal.pop() or "") if len(literal) == 1 else None
