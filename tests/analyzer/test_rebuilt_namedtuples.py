@@ -173,3 +173,101 @@ def test_a_named_tuple_rebuilt_wrong_blocks(
     assert "type(x)(*fields)" in message
     assert why in message
     assert not v.passes
+
+
+COMPUTED = """
+import collections
+
+import tensorflow as tf
+
+Base = collections.namedtuple("Base", ["x", "y"])
+
+
+class Counted(Base):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        self.n = tf.shape(self.x)[0]
+
+
+class Summed(Base):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        total = self.x + self.y
+        self.total = total
+
+
+class Static(Base):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        self.n = int(self.x.shape[0])
+        self.kind = self.x.dtype
+        self.pair = (self.x, self.y)
+
+
+def take_counted(p, t):
+    return p.x * t
+
+
+def take_summed(p, t):
+    return p.x * t
+
+
+def take_static(p, t):
+    return p.x * t
+
+
+def make_counted(x):
+    return Counted(x * 2.0, x)
+
+
+def make_summed(x):
+    return Summed(x * 2.0, x)
+
+
+for _ in range(100):
+    t = tf.ones([3])
+    take_counted(Counted(t, t), t)
+    take_summed(Summed(t, t), t)
+    take_static(Static(t, t), t)
+    make_counted(t)
+    make_summed(t)
+"""
+
+
+@pytest.fixture(scope="module")
+def computed() -> dict:
+    return analyse(textwrap.dedent(COMPUTED))
+
+
+@pytest.mark.parametrize(
+    ("function", "why"),
+    [
+        ("take_counted", "`Counted.__init__` computes `self.n` from `self.x`"),
+        ("take_summed", "`Summed.__init__` computes `self.total` from `self."),
+    ],
+)
+def test_an_argument_whose_init_computes_from_the_fields_is_hy442(
+    computed: dict, function: str, why: str
+) -> None:
+    """Passed in, the named tuple is rebuilt from its fields' TensorSpecs first: an
+    attribute computed from them raises while tracing (measured)."""
+    v = computed[function]
+    [message] = [f.message for f in v.findings if f.code == "HY442"]
+    assert why in message
+    assert "TensorSpecs" in message
+    assert not v.passes
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        "take_static",  # only what a spec answers as the tensor does: shape, dtype, holding
+        "make_counted",  # returned: rebuilt from the eager outputs, computed as eagerly
+        "make_summed",
+    ],
+)
+def test_attributes_a_spec_answers_or_a_returned_tuple_computes_are_not_concerned(
+    computed: dict, function: str
+) -> None:
+    v = computed[function]
+    assert not any(f.code in ("HY407", "HY442") for f in v.findings), v.findings

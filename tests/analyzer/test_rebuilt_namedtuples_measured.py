@@ -130,3 +130,71 @@ def test_named_tuples_whose_constructor_changes_or_needs_more_come_back_wrong() 
     assert _state(extra)[2] == "n"
     assert _returned(lambda: InitExtra(one, two, note="n")) == (InitExtra, (1.0, 2.0), None)
     assert _passed(extra) == (InitExtra, (1.0, 2.0), None)
+
+
+class OpAttribute(Base):
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__()
+        import tensorflow as tf
+
+        self.n = tf.shape(self.a)[0]
+
+
+class SumAttribute(Base):
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__()
+        self.total = self.a + self.b
+
+
+class EagerAttribute(Base):
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__()
+        self.value = self.a.numpy()  # type: ignore[attr-defined]
+
+
+class StaticAttribute(Base):
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__()
+        self.n = int(self.a.shape[0])  # type: ignore[attr-defined]
+
+
+def _error(fn: typing.Callable[[], object]) -> str | None:
+    try:
+        fn()
+    except (TypeError, AttributeError) as error:
+        return type(error).__name__
+    return None
+
+
+@pytest.mark.parametrize(
+    ("cls", "attribute", "error"),
+    [
+        (OpAttribute, "n", "TypeError"),  # `tf.shape` of a TensorSpec
+        (SumAttribute, "total", "TypeError"),  # `TensorSpec + TensorSpec`
+        (EagerAttribute, "value", "AttributeError"),  # `.numpy()` of a symbolic tensor
+        (StaticAttribute, "n", None),  # a spec's shape is the tensor's
+    ],
+)
+def test_an_init_computing_from_the_fields_fails_for_an_argument_not_for_a_return(
+    cls: type, attribute: str, error: str | None
+) -> None:
+    """`namedtuple_argument_rebuilt_wrong`: passed in, the instance is rebuilt from its
+    fields' TensorSpecs first, where only the spec's own answers (`shape`, `dtype`) work;
+    built in the body and returned, it is rebuilt from the eager outputs and computes its
+    attributes as eagerly (except what cannot run in the body at all, `.numpy()`)."""
+    import tensorflow as tf
+
+    a, b = tf.constant([1.0, 2.0, 3.0]), tf.constant([1.0, 1.0, 1.0])
+    eager = cls(a, b)
+
+    def read(x: object) -> object:
+        return tf.reduce_sum(x.a)  # type: ignore[attr-defined]
+
+    assert _error(lambda: read(eager)) is None
+    assert _error(lambda: tf.function(read)(eager)) == error
+    if cls is EagerAttribute:
+        return
+    returned = tf.function(lambda x: cls(x, x * 0.0))(a)
+    assert type(returned) is cls
+    expected = getattr(cls(a, a * 0.0), attribute)
+    assert tf.reduce_all(tf.equal(getattr(returned, attribute), expected))

@@ -14,7 +14,7 @@ from hybridize.analyzer.facts.hashability import (
     implements_tracing_protocol,
     is_project_class,
     mapping_rebuilt_wrong,
-    namedtuple_rebuilt_wrong,
+    namedtuple_argument_rebuilt_wrong,
     receiver_class,
 )
 from hybridize.analyzer.facts.passed_arguments import passed_arguments
@@ -161,7 +161,7 @@ def _rebuilt_as(index: ProjectIndex, class_key: ClassKey) -> str | None:
             return plain
     if mapping_rebuilt_wrong(index, class_key) is not None:
         return "mapping"
-    if namedtuple_rebuilt_wrong(index, class_key) is not None:
+    if namedtuple_argument_rebuilt_wrong(index, class_key) is not None:
         return "namedtuple"
     return None
 
@@ -207,7 +207,7 @@ def _container_words(
         return (
             f"`{class_key.qualname}` is a named tuple `tf.function` rebuilds as "
             f"`type(x)(*fields)` for the body, not as it was: "
-            f"{namedtuple_rebuilt_wrong(index, class_key)}"
+            f"{namedtuple_argument_rebuilt_wrong(index, class_key)}"
         )
     read = _member_reads(fn, value, _own_members(index, class_key) - _PLAIN_MEMBERS[rebuilt])
     if not read:
@@ -359,9 +359,12 @@ class ArgumentsReplacedByTracing(Check):
       `tf.function` cannot rebuild as it was: the first `__new__` the class or a project
       base defines does not hand its fields to the base's `__new__` unchanged and in order,
       or it or the first `__init__` requires a keyword, or that `__init__` sets an attribute
-      of `self` from its parameters (HY407 owns the same classes returned). One whose
-      `__init__(*args, **kwargs)` only validates the fields (graph_nets' `GraphsTuple`), or
-      that only adds methods, is rebuilt equal.
+      of `self` from its parameters (HY407 owns the same classes returned), or computes
+      one from the fields (`self.n = tf.shape(self.x)[0]`, `self.total = self.x + self.y`:
+      an argument only; a returned one is rebuilt from the eager outputs). One whose
+      `__init__(*args, **kwargs)` only validates the fields (graph_nets' `GraphsTuple`),
+      keeps what a spec answers as the tensor does (`int(self.x.shape[0])`, `self.x.dtype`),
+      or that only adds methods, is rebuilt equal.
 
     Also a parameter a caller passes a `collections.defaultdict` (made at the call, or in a
     local assigned once, followed as written) when the function reads its items (`d[key]`,
@@ -388,8 +391,9 @@ class ArgumentsReplacedByTracing(Check):
     KeyError where eager makes the default. A named tuple is rebuilt as `type(x)(*fields)`,
     from the fields' `TensorSpec`s first: a `__new__` computing a field (`b + 1`) fails on
     the spec (TypeError), one making two fields of one argument or needing a keyword fails
-    (TypeError), and an attribute `__init__` kept of another argument comes back None
-    (tests/analyzer/test_rebuilt_namedtuples_measured.py). Eagerly the function
+    (TypeError), an attribute `__init__` kept of another argument comes back None, and one
+    it computes from the fields fails on the specs (TypeError; `.numpy()` of the symbolic
+    field, AttributeError) (tests/analyzer/test_rebuilt_namedtuples_measured.py). Eagerly the function
     gets the object itself. (tests/analyzer/test_hy442_replaced_arguments_measured.py
     measures it again.)
 

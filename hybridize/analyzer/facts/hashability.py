@@ -45,7 +45,7 @@ from typing import Literal, cast
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.predicates import made_of, walk_syms
+from hybridize.analyzer.facts.predicates import local_values, made_of, walk_syms
 from hybridize.analyzer.facts.refs import (
     ext_dotted,
     is_class_ref,
@@ -76,8 +76,10 @@ from hybridize.analyzer.summaries.syms import (
     call_index,
     is_attr,
     is_call,
+    is_item,
     is_lit,
     is_name,
+    is_op,
     lit_type,
     lit_value,
     local_sym,
@@ -604,6 +606,81 @@ def namedtuple_rebuilt_wrong(index: ProjectIndex, class_key: ClassKey) -> str | 
                     "rebuilds the named tuple as `type(x)(*fields)`, which passes the fields "
                     "alone (the attribute comes back from them, or None)"
                 )
+    return None
+
+
+SPEC_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "name"})
+"""What a field's `TensorSpec` answers as the tensor does (`int(self.x.shape[0])` is the same
+Python value in both rebuilds; measured)."""
+
+
+def namedtuple_argument_rebuilt_wrong(index: ProjectIndex, class_key: ClassKey) -> str | None:
+    """`namedtuple_rebuilt_wrong`, and for an ARGUMENT of the class also an `__init__` that
+    computes an attribute from the fields (`self.n = tf.shape(self.x)[0]`, `self.total =
+    self.x + self.y`, `self.v = self.x.numpy()`). TF 2.21 rebuilds an argument first from its
+    fields' `TensorSpec`s, `type(x)(*specs)`, and then from the symbolic tensors: the
+    computation raises while tracing (TypeError on the specs, AttributeError for `.numpy()`);
+    only what a spec answers as the tensor does (`self.x.shape`, `.dtype`) comes back the
+    same. A named tuple RETURNED is rebuilt from the eager outputs after the call, and
+    computes its attributes as eagerly (measured: tests/analyzer/
+    test_rebuilt_namedtuples_measured.py), so this is no `namedtuple_rebuilt_wrong`."""
+    wrong = namedtuple_rebuilt_wrong(index, class_key)
+    if wrong is not None or not is_namedtuple_class(index, class_key):
+        return wrong
+    if implements_tracing_protocol(index, class_key):
+        return None
+    for key in index.mro(class_key):
+        if "__init__" not in index.klass(key).methods:
+            continue
+        fn = index.modules[key.file].functions.get(f"{index.klass(key).qualname}.__init__")
+        if fn is None or not fn.params:
+            return None
+        self_syms = {local_sym(fn.params[0].name), param_sym(fn.params[0].name)}
+        for store in fn.stores:
+            if store.kind == "attr" and store.target in self_syms:
+                read = _field_computation(fn, store.value, self_syms)
+                if read is not None:
+                    return (
+                        f"`{fn.qualname}` computes `self.{store.name}` from `self.{read}`: "
+                        "`tf.function` rebuilds a named tuple argument as `type(x)(*fields)`, "
+                        "first from its fields' TensorSpecs, and the computation raises "
+                        "while tracing (TypeError)"
+                    )
+        return None
+    return None
+
+
+def _field_computation(fn: FunctionSummary, value: Sym, self_syms: set[Sym]) -> str | None:
+    """The attribute of `self` that `value` computes with (an operation, a call, a method or
+    attribute other than what a TensorSpec answers), or None: `self.x + 1`, `tf.shape(self.x)`,
+    `self.x.numpy()`; not `self.x` as it is, `self.x.shape[0]`, `int(self.x.shape[0])`."""
+    stack: list[tuple[Sym, bool]] = [(value, False)]
+    seen: set[Sym] = set()
+    while stack:
+        sym, computed = stack.pop()
+        if sym in seen:
+            continue
+        seen.add(sym)
+        if is_attr(sym) and attr_base(sym) in self_syms:
+            if computed:
+                return attr_name(sym)
+            continue
+        if is_attr(sym) and attr_name(sym) in SPEC_ATTRIBUTES:
+            continue  # `self.x.shape`: answered by the spec as by the tensor
+        if is_attr(sym):
+            stack.append((attr_base(sym), True))  # `self.x.numpy`
+            continue
+        if is_call(sym) and call_index(sym) < len(fn.calls):
+            site = fn.calls[call_index(sym)]
+            stack.extend((part, True) for part in (site.callee, *site.args))
+            stack.extend((part, True) for _, part in site.kwargs)
+            continue
+        locals_ = local_values(fn, sym)
+        if locals_:
+            stack.extend((part, computed) for part in locals_)
+            continue
+        # an operation or a subscript computes; a display or a conditional holds the value
+        stack.extend((part, computed or is_item(sym) or is_op(sym)) for part in made_of(sym))
     return None
 
 
