@@ -156,6 +156,14 @@ CONTAINERS = {
         "self.body = nn.Sequential(OrderedDict([('leaf', Leaf()), ('relu', nn.ReLU())]))",
         "return self.body(x)",
     ),
+    "sequential-of-keyword-ordered-dict": (
+        "self.body = nn.Sequential(OrderedDict(leaf=Leaf(), relu=nn.ReLU()))",
+        "return self.body(x)",
+    ),
+    "sequential-of-zipped-ordered-dict": (
+        "self.body = nn.Sequential(OrderedDict(zip(['leaf', 'relu'], [Leaf(), nn.ReLU()])))",
+        "return self.body(x)",
+    ),
     "sequential-appended": (
         "self.body = nn.Sequential(nn.ReLU())\n        self.body.append(Leaf())",
         "return self.body(x)",

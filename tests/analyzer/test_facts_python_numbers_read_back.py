@@ -81,6 +81,37 @@ CASES = [
         "Minimizer.step",
         False,
     ),
+    # the dict built with keywords, or copied, reads back by key like the display
+    case(
+        "read-back-keywords",
+        _source().replace(
+            'return {"step": best, "hessian": hess, "gradient": grad}',
+            "return dict(step=best, hessian=hess, gradient=grad)",
+        ),
+        "Minimizer.damped",
+        True,
+    ),
+    case(
+        "read-back-unpacked",
+        _source().replace(
+            'return {"step": best, "hessian": hess, "gradient": grad}',
+            'return {**{"step": best, "hessian": hess}, "gradient": grad}',
+        ),
+        "Minimizer.damped",
+        True,
+    ),
+    case(
+        "tensor-read-back-keywords",
+        _source()
+        .replace("L = 1.0", "L = tf.constant(1.0)")
+        .replace("L *= self.up", "L = L * tf.constant(11.0)")
+        .replace(
+            'return {"step": best, "hessian": hess, "gradient": grad}',
+            "return dict(step=best, hessian=hess, gradient=grad)",
+        ),
+        "Minimizer.step",
+        False,
+    ),
 ]
 
 

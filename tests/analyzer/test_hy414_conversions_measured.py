@@ -111,3 +111,30 @@ def test_a_python_list_converted_whole_is_cast_even_of_numpy_values() -> None:
     for argument in ([0, 1, 2], [np.int64(1), np.int64(2)], [np.array([1]), np.array([2])]):
         assert convert(argument).dtype == tf.int32
         assert _traced(convert, argument) == "int32"
+
+
+@pytest.mark.parametrize("built", ["keywords", "ordered", "zipped", "pairs", "copied", "unpacked"])
+def test_a_mapping_built_without_a_display_is_converted_leaf_by_leaf_alike(built: str) -> None:
+    """`dict(ids=a)`, `OrderedDict(ids=a)`, `dict(zip(...))`, `dict(pairs)`, `dict(d)` and
+    `{**d}` are the same argument to tf.function as the display `{"ids": a}`: its NumPy leaf
+    arrives as a tensor of its own dtype, and the conversion to another is refused traced."""
+    import collections
+
+    import numpy as np
+    import tensorflow as tf
+
+    ids = np.array([1, 2])  # int64
+    made = {
+        "keywords": lambda: dict(ids=ids),
+        "ordered": lambda: collections.OrderedDict(ids=ids),
+        "zipped": lambda: dict(zip(["ids"], [ids], strict=True)),
+        "pairs": lambda: dict([("ids", ids)]),
+        "copied": lambda: dict({"ids": ids}),
+        "unpacked": lambda: {**{"ids": ids}},
+    }[built]()
+
+    def by_key(inputs: dict[str, object]) -> tf.Tensor:
+        return tf.convert_to_tensor(inputs["ids"], tf.int32)
+
+    assert by_key(made).dtype == tf.int32
+    assert _traced(by_key, made) == "ValueError"

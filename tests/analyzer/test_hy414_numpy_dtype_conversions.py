@@ -490,3 +490,51 @@ def test_the_callee_sees_only_the_values_reaching_its_callers_calls() -> None:
     messages = [f.message for f in v.findings if f.code == "HY414"]
     assert any("`lower` to float64, and a caller passes a NumPy value" in m for m in messages)
     assert not any("`num_points`" in m and "NumPy value of" in m for m in messages), messages
+
+
+KEYWORD_BUILT = """
+import collections
+
+import numpy as np
+import tensorflow as tf
+
+
+def by_key(inputs):
+    return tf.convert_to_tensor(inputs["ids"], tf.int32)
+
+
+def main():
+    ids = np.array([1, 2])
+    by_key(BUILT)
+"""
+
+
+@pytest.mark.parametrize(
+    "built",
+    [
+        '{"ids": ids}',  # the display
+        "dict(ids=ids)",
+        "collections.OrderedDict(ids=ids)",
+        'dict(zip(["ids"], [ids]))',
+        'dict([("ids", ids)])',
+        'dict({"ids": ids})',
+        '{**{"ids": ids}}',
+        'dict({"ids": ids.astype(np.float32)}, ids=ids)',  # the keyword overrides
+    ],
+)
+def test_a_mapping_built_with_keywords_pairs_or_a_copy_reads_like_the_display(built: str) -> None:
+    """tf.function converts every NumPy leaf of a dict argument, however the dict was built:
+    the int64 value read back by its key is refused as the display's is (measured in
+    test_hy414_conversions_measured.py)."""
+    v = verdict(textwrap.dedent(KEYWORD_BUILT.replace("BUILT", built)), "by_key")
+    [message] = [f.message for f in v.findings if f.code == "HY414"]
+    assert "a caller passes a NumPy value of int64" in message
+
+
+@pytest.mark.parametrize(
+    "built",
+    ["dict(ids=ids.astype(np.int32))", 'dict({"ids": ids}, ids=[1, 2])'],
+)
+def test_a_mapping_built_with_values_converted_alike_is_not_concerned(built: str) -> None:
+    v = verdict(textwrap.dedent(KEYWORD_BUILT.replace("BUILT", built)), "by_key")
+    assert not any(f.code == "HY414" for f in v.findings), v.findings

@@ -74,6 +74,7 @@ from hybridize.analyzer.facts.values import (
     is_dict_atom,
     is_ext_atom,
     is_func_atom,
+    is_keyed_dict,
     is_lit_atom,
     is_method_atom,
     is_numpy_atom,
@@ -896,6 +897,11 @@ class Evaluator:
                 result.add(UNKNOWN_ATOM)
             elif kind == "ext" and atom[1] == "builtins.super" and self.class_key:
                 result.add(super_atom(self.class_key))
+            elif kind == "ext" and atom[1] in MAPPING_BUILDERS:
+                result.add(_built_mapping(args, kwargs))
+                info = lookup(atom[1])
+                if info is not None:
+                    apis.append(info)
             elif kind == "ext" and atom[1] in BUILTIN_RESULTS:
                 result |= BUILTIN_RESULTS[atom[1]](args)
                 info = lookup(atom[1])
@@ -1406,10 +1412,45 @@ BUILTIN_RESULTS: dict[str, Callable[[list[Atoms]], Atoms]] = {
     "builtins.max": _choose_builtin,
     "builtins.abs": _reduce_builtin,
     "builtins.round": _reduce_builtin,
-    "builtins.dict": lambda args: frozenset({dict_atom(frozenset({UNKNOWN_ATOM}))}),
-    "collections.OrderedDict": lambda args: frozenset({dict_atom(_paired_values(args))}),
 }
 """What Python's builtins return, by the kinds of their arguments."""
+
+
+MAPPING_BUILDERS = frozenset({"builtins.dict", "collections.OrderedDict"})
+"""Mapping constructors read like a dict display (`_built_mapping`)."""
+
+
+def _built_mapping(args: list[Atoms], kwargs: Mapping[str, Atoms]) -> Atom:
+    """What `dict(...)` and `OrderedDict(...)` build, read like the display of the same
+    items: keywords are string keys (`dict(a=x)` is `{"a": x}`, read back by `["a"]`), a
+    mapping is copied (its values, its keys where known), pairs give their second parts
+    (`dict(zip(keys, values))`, `OrderedDict([("a", m)])`); unknown values where nothing
+    shows them (`dict()`, filled later, or a value of unknown kind)."""
+    keyed: dict[str, Atoms] | None = {}
+    values: set[Atom] = set()
+    if args:
+        if len(args[0]) == 1 and is_keyed_dict(only := next(iter(args[0]))):
+            keyed = dict(cast("tuple[tuple[str, Atoms], ...]", only[2]))  # type: ignore[misc]
+            values |= only[1]
+        else:
+            keyed = None  # keys not known
+            for atom in args[0]:
+                if is_dict_atom(atom):
+                    values |= atom[1]
+                else:
+                    values |= _paired_values([frozenset({atom})])
+    for name, atoms in kwargs.items():
+        if keyed is not None:
+            keyed[name] = atoms  # a keyword overrides the copied key
+        values |= atoms
+    if keyed:
+        # every value under its key: a keyword replaces the copied one
+        values = {atom for atoms in keyed.values() for atom in atoms}
+    if not values:
+        values.add(UNKNOWN_ATOM)
+    if keyed and len(keyed) <= MAX_TUPLE:
+        return keyed_dict_atom(cap_atoms(values), tuple(keyed.items()))
+    return dict_atom(cap_atoms(values))
 
 
 def _paired_values(args: list[Atoms]) -> Atoms:

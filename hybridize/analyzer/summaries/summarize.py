@@ -1107,7 +1107,10 @@ class _ModuleBuilder:
         for key, value in zip(expr.keys, expr.values, strict=True):
             if key is not None:
                 self._hashed(self._expr(key, scope), scope)
-            values.append(self._expr(value, scope))
+                values.append(self._expr(value, scope))
+            else:
+                # `{**d}`: d's values (one read of it by a key not known), not d itself
+                values.append(item_sym(self._expr(value, scope), UNKNOWN))
         keys = [k.value for k in expr.keys if isinstance(k, ast.Constant) and type(k.value) is str]
         if keys and len(keys) == len(expr.keys):
             return dict_sym(tuple(values), tuple(str(k) for k in keys))
