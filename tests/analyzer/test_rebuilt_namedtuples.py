@@ -209,11 +209,12 @@ def take_counted(p, t):
 
 
 def take_summed(p, t):
-    return p.x * t
+    y = p.y
+    return y + t
 
 
 def take_static(p, t):
-    return p.x * t
+    return tf.reduce_sum(p.x) * t
 
 
 def make_counted(x):
