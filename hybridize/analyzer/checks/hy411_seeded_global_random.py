@@ -48,8 +48,22 @@ class DrawsSeededGlobalRandom(Check):
 
     So the compiled function draws other numbers, and every eager draw after it shifts:
     a seeded test or an experiment someone reproduces sees other results (an augmentation
-    policy chosen by a draw takes another branch). Keras 3 layers and `keras.random` are
-    seeded by their own seed generators and draw the same compiled.
+    policy chosen by a draw takes another branch).
+
+    An op seed does not settle it. A stateful op keeps its stream in its kernel: eagerly the
+    ops of one (global, op) seed pair share a kernel and continue one stream, while every
+    traced concrete function has kernels of its own. So `uniform([], seed=7)` draws the same
+    numbers compiled only in one trace called alone; every instance of a compiled method
+    (each instance traces its own), every retrace (a new input shape) and every other
+    function tracing the same helper restarts the stream (measured, TF 2.21, with or without
+    a global seed: two layers seeded alike draw the SAME noise compiled, eagerly different;
+    `frameworks.tensorflow_rules.OP_SEEDED_STREAMS_RESTART_PER_TRACE`). Such an op is
+    reported wherever one of those is shown: a method bound to its instance, a parameter
+    whose shape changes between call sites (HY014's evidence), a helper two functions call.
+    A seed that may be None (`seed=self.seed` where the constructor defaults `seed=None`, a
+    parameter defaulting to None) is no op seed. Stateless ops, `tf.random.Generator` draws,
+    `keras.random` with a seed or a `SeedGenerator` and Keras 3's seeded layers keep their
+    state in an argument or a variable and draw the same numbers in every form (measured).
 
     Example
     -------
@@ -58,6 +72,10 @@ class DrawsSeededGlobalRandom(Check):
         def f(x):
             sign = tf.where(tf.random.uniform([]) > 0.5, 1.0, -1.0)
             return x * sign
+
+        class Noise(tf.Module):
+            def call(self, x):
+                return x * tf.random.normal(tf.shape(x), seed=7)
 
     Instead
     -------
@@ -109,7 +127,9 @@ class DrawsSeededGlobalRandom(Check):
     fact_meaning = (
         "a stateful random op without an op seed (a `generator=` under torch), or a "
         "`torch.distributions` sampler drawing with one, in a project that seeds the global "
-        "stream: TensorFlow numbers its ops per graph, Inductor draws with its own kernels"
+        "stream: TensorFlow numbers its ops per graph, Inductor draws with its own kernels; "
+        "or a TensorFlow op with an op seed in a function traced more than once (a method's "
+        "instances, a retrace, a helper of two functions): each trace restarts its stream"
     )
     report_order = 130
     decision_order = 130

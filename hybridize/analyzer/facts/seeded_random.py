@@ -13,8 +13,14 @@ The hazard exists only when the project makes the stream reproducible: it calls 
 seed setter somewhere (tests count), or has a `tf.test.TestCase`, whose `setUp` seeds every
 test. Without a seed the draws are as random compiled as eagerly: nothing a program could
 rely on changes, so there is no finding. Stateless ops, `tf.random.Generator` draws and Keras'
-seeded layers give the same numbers compiled (measured) and are not in the table; an op given
-its own `seed=` is not a hazard either.
+seeded layers give the same numbers compiled (measured) and are not in the table.
+
+An op given its own `seed=` draws as eagerly only in one trace called alone: its stream lives
+in its kernel, which eager ops of one seed share and every traced concrete function has anew.
+So every instance of a compiled method, every retrace and every other function tracing the
+same helper restarts it (measured, with or without a global seed:
+`frameworks.tensorflow_rules.OP_SEEDED_STREAMS_RESTART_PER_TRACE`); such an op is a hazard
+where one of those is shown (`_several_traces`), in any program.
 
 PyTorch's random ops draw from the default generator `torch.manual_seed` seeds; Inductor draws
 with kernels of its own instead, so the same holds there (measured:
@@ -41,11 +47,12 @@ from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function, per_module
 from hybridize.analyzer.facts.values import NONE_ATOM, canonical, is_ext_atom
+from hybridize.analyzer.facts.varying_shapes import varying_shapes
 from hybridize.analyzer.frameworks import lookup_parameters, written_name
 from hybridize.analyzer.frameworks.api_info import ApiInfo
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
 from hybridize.analyzer.frameworks.namespaces import canonical_external
-from hybridize.analyzer.summaries.ir import ModuleSummary, Sym
+from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import NONE, is_attr, is_call, is_param, kind_of, sym_name
 
@@ -123,30 +130,71 @@ def _seeding_cases(
 def seeded_random_draws(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, seeding: GlobalSeeding | None
 ) -> list[Evidence]:
-    """A draw from a global-seeded random op without its own seed, in the function or in a
-    project function traced with it, when the project seeds the global stream."""
+    """A draw whose numbers compiling changes, in the function or in a project function
+    traced with it: one from a global-seeded random op without its own seed, when the project
+    seeds the global stream; or one from an op given its own seed, where that framework's
+    traces restart the seed's stream (TensorFlow) and the function may be traced more than
+    once (`_several_traces`)."""
     fn = index.function(key)
-    if seeding is None or fn.is_lambda or key.is_module_code:
+    if fn.is_lambda or key.is_module_code:
         return []
     for reader, via, entry in traced_with(index, facts, key):
         for draw in _global_draws(index, facts, reader):
             resolved = draw.resolved
-            if draw.op is not None and _has_op_seed(index, facts, reader, resolved, draw.op):
-                continue
             where = (
                 ""
                 if reader == key
                 else f" (line {cited_line(reader.file, resolved.site.span.start_line)})"
             )
-            return [
-                Evidence(
-                    f"{via}draws `{_display(draw.name)}`{where} without an op seed while the "
-                    f"project seeds the global random stream with {seeding.describe()}: "
-                    "compiled, it draws other numbers and shifts the eager draws after it",
-                    resolved.site.span if reader == key else entry,
-                )
-            ]
+            span = resolved.site.span if reader == key else entry
+            if draw.op is None or not _has_op_seed(index, facts, reader, resolved, draw.op):
+                if seeding is None:
+                    continue
+                return [
+                    Evidence(
+                        f"{via}draws `{_display(draw.name)}`{where} without an op seed while "
+                        f"the project seeds the global random stream with "
+                        f"{seeding.describe()}: compiled, it draws other numbers and shifts "
+                        "the eager draws after it",
+                        span,
+                    )
+                ]
+            owner = framework_of_api(draw.op.framework)
+            if owner is None or not owner.op_seeded_streams_restart_per_trace:
+                continue
+            traces = _several_traces(index, facts, key, reader)
+            if traces is not None:
+                return [
+                    Evidence(
+                        f"{via}draws `{_display(draw.name)}`{where} with an op seed, and "
+                        f"{traces}: each trace's op restarts the seed's stream, so compiled "
+                        "they draw the same numbers where eagerly they continue one stream",
+                        span,
+                    )
+                ]
     return []
+
+
+def _several_traces(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, reader: FunctionKey
+) -> str | None:
+    """Why the compiled function, or the helper drawing in its trace, may be traced more than
+    once, in words; None when nothing shows it. Every instance of a class traces its own copy
+    of a compiled method; a parameter whose shape changes between call sites traces again;
+    a helper several functions call is traced into each of them (eagerly, every call of it
+    continues one stream)."""
+    fn = index.function(key)
+    if fn.binds_receiver and fn.class_qualname is not None:
+        return f"every instance of `{fn.class_qualname}` traces its own `{fn.name}`"
+    varying = varying_shapes(index, facts, key)
+    if varying:
+        return f"`{varying[0].parameter}` changes shape ({varying[0].evidence}): it retraces"
+    if reader != key:
+        callers = sorted(facts.callers.get(reader, set()) - {reader}, key=str)
+        if len(callers) > 1:
+            names = " and ".join(f"`{c.qualname}`" for c in callers[:2])
+            return f"{names} both call `{reader.qualname}`, each tracing its own copy"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,16 +324,68 @@ def _may_be_none(index: ProjectIndex, facts: TensorFacts, reader: FunctionKey, v
     tf.convert_to_tensor(seed)` leaves the parameter itself as the seed on the other branch,
     where it is still None when the caller left it out."""
     fn = index.function(reader)
-    defaults_to_none = {p.name for p in fn.params if p.default == NONE}
-    if defaults_to_none:
-
-        def definitions(sym: Sym) -> Sequence[Sym]:
-            return sym[1] if kind_of(sym) == "cond" else local_values(fn, sym)
-
-        for reached in walk_syms((value,), definitions):
-            if is_param(reached) and sym_name(reached) in defaults_to_none:
-                return True
+    if _reaches_none_default(fn, value):
+        return True
+    if any(
+        _attribute_may_be_none(index, fn, reader, reached)
+        for reached in walk_syms((value,), partial(_definitions, fn))
+        if is_attr(reached)
+    ):
+        return True
     return NONE_ATOM in get_evaluator(index, facts, reader).eval(value)
+
+
+def _definitions(fn: FunctionSummary, sym: Sym) -> Sequence[Sym]:
+    """What a value may be in `fn`: a conditional's alternatives, a local's definitions."""
+    return sym[1] if kind_of(sym) == "cond" else local_values(fn, sym)
+
+
+def _reaches_none_default(fn: FunctionSummary, value: Sym) -> bool:
+    """A parameter of `fn` defaulting to None reaches `value` through any definition."""
+    defaults_to_none = {p.name for p in fn.params if p.default == NONE}
+    return bool(defaults_to_none) and any(
+        is_param(reached) and sym_name(reached) in defaults_to_none
+        for reached in walk_syms((value,), partial(_definitions, fn))
+    )
+
+
+def _attribute_may_be_none(
+    index: ProjectIndex, fn: FunctionSummary, reader: FunctionKey, value: Sym
+) -> bool:
+    """An attribute of the receiver (`seed=self.seed`) that a method of its class (through
+    project bases) sets to None or to a parameter defaulting to None (`def __init__(self,
+    seed=None): self.seed = seed`): a layer built without a seed hands the op None."""
+    if fn.class_qualname is None or not fn.binds_receiver or not fn.params:
+        return False
+    if not _is_receiver(value[1], fn):
+        return False
+    name = value[2]
+    for class_key in index.mro(FunctionKey(reader.file, fn.class_qualname)):
+        module = index.modules.get(class_key.file)
+        if module is None:
+            continue
+        for method in module.functions.values():
+            if method.class_qualname != class_key.qualname or not method.binds_receiver:
+                continue
+            for store in method.stores:
+                if (
+                    store.kind == "attr"
+                    and store.name == name
+                    and _is_receiver(store.target, method)
+                    and (store.value == NONE or _reaches_none_default(method, store.value))
+                ):
+                    return True
+    return False
+
+
+def _is_receiver(sym: Sym, method: FunctionSummary) -> bool:
+    """`sym` reads the method's receiver (`self`), which the body does not rebind."""
+    return (
+        kind_of(sym) in ("param", "local")
+        and bool(method.params)
+        and sym[1] == method.params[0].name
+        and all(is_param(v) for v in method.locals.get(method.params[0].name, ()))
+    )
 
 
 def _seeding_test_case(index: ProjectIndex, class_key: ClassKey) -> str | None:

@@ -441,6 +441,10 @@ class Framework:
     """Calls that set its global random seed (`tf.random.set_seed`)."""
     op_seed_argument: str | None = None
     """The argument giving one of its random ops its own seed."""
+    op_seeded_streams_restart_per_trace: bool = False
+    """A random op given its own seed keeps its stream in a kernel of each trace: every
+    instance of a compiled method, every retrace and every other compiled function restarts
+    the stream that eager ops with that seed continue (TensorFlow)."""
     seeded_distribution_samplers: Mapping[str, frozenset[str]] = field(
         default_factory=dict, compare=False
     )
@@ -733,6 +737,7 @@ TENSORFLOW = Framework(
     dtype_asserting_conversions=tensorflow_rules.DTYPE_ASSERTING_CONVERSIONS,
     global_seed_setters=tensorflow_rules.GLOBAL_SEED_SETTERS,
     op_seed_argument=tensorflow_rules.OP_SEED_ARGUMENT,
+    op_seeded_streams_restart_per_trace=tensorflow_rules.OP_SEEDED_STREAMS_RESTART_PER_TRACE,
     seeding_test_cases=tensorflow_rules.SEEDING_TEST_CASES,
     compiled_methods=tensorflow_rules.KERAS_COMPILED_METHODS,
     optimizer_base=tensorflow_rules.is_keras_optimizer,

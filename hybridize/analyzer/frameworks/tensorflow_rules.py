@@ -856,8 +856,32 @@ GLOBAL_SEED_RANDOM_OPS: tuple[str, ...] = (
     "tensorflow.experimental.numpy.random.standard_normal",
     "tensorflow.experimental.numpy.random.uniform",
 )
-#: The argument of those ops that gives an op-level seed (then the draws match compiled).
+#: The argument of those ops that gives an op-level seed (then one trace called alone draws
+#: as the eager op does).
 OP_SEED_ARGUMENT = "seed"
+#: Whether an op given its own seed restarts its stream in every trace. Measured (TF 2.21,
+#: Keras 3.15; tests/analyzer/test_hy411_traces_restart_seeded_streams.py): a stateful op's
+#: stream lives in its kernel; eagerly the ops with one (global, op) seed pair share a kernel
+#: and continue one stream, while every traced concrete function has kernels of its own. So
+#: with `seed=7`, with or without a global seed:
+#:
+#: ======================================= ======= ============== ============ ==========
+#: form                                    alone   two instances  two         a retrace
+#:                                                 of a method    functions   (new shape)
+#: ======================================= ======= ============== ============ ==========
+#: ``uniform``/``normal``/``shuffle``/     same    differ: each   differ:      differs:
+#: ``nn.dropout`` with ``seed=7``                  instance draws both draw    restarts
+#:                                                 the same       the same
+#: ``stateless_uniform(seed=[1, k])``      same    same           same         same
+#: ``Generator.from_seed(5).uniform``      same    same           same         same
+#: ``keras.random.uniform(seed=k)``,       same    same           same         same
+#: a ``SeedGenerator``; ``keras.layers.``
+#: ``Dropout``/``GaussianNoise(seed=k)``
+#: ======================================= ======= ============== ============ ==========
+#:
+#: Without an op seed under a global seed every form differs (the table above); there too
+#: every instance / function draws the same numbers compiled.
+OP_SEEDED_STREAMS_RESTART_PER_TRACE = True
 FUNCTION_OVERRIDES.update(
     {
         name: FUNCTION_OVERRIDES.get(name, TENSOR).with_(global_random=True)
