@@ -87,7 +87,7 @@ class SummaryHook(Generic[FactT]):
 
     `visit(node, context)` gives the values of one node of the types in `nodes` (expression
     types are visited once the walk has given the expression its value, statements of the
-    simple kinds once the statement is walked). `finish(values, end)`, when given, turns the
+    simple kinds and `try` statements once the statement is walked). `finish(values, end)`, when given, turns the
     values the function's nodes gave into those kept (drop, merge, complete them); without
     it they are kept as given. A function none of whose nodes gave a value keeps none.
     Values are frozen dataclasses: hashable, compared by value, cheap to pickle; a field

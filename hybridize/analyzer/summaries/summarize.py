@@ -545,6 +545,9 @@ class _ModuleBuilder:
                 self._nested(stmt.orelse, scope, kw)
             if stmt.finalbody:
                 self._nested(stmt.finalbody, scope, kw)
+            hooked = self.hooks.by_type.get(type(stmt))
+            if hooked is not None:
+                self._visit(hooked, stmt, scope)
         elif isinstance(stmt, ast.Match):
             self._expr(stmt.subject, scope)
             for case in stmt.cases:

@@ -1,0 +1,283 @@
+"""HY443 catches_traced_op_errors: a `try` around a torch op whose error torch.compile raises."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+from hybridize.analyzer.checks import TORCH_ONLY, Check
+from hybridize.analyzer.facts.cited_lines import cited_line
+from hybridize.analyzer.facts.evaluator import get_evaluator
+from hybridize.analyzer.facts.evidence import Evidence
+from hybridize.analyzer.facts.frozen_state import traced_with
+from hybridize.analyzer.facts.predicates import is_tensor_like
+from hybridize.analyzer.facts.values import is_seq_atom, is_tup_atom
+from hybridize.analyzer.frameworks import written_name
+from hybridize.analyzer.summaries.hooks import FunctionEnd, SummaryContext, SummaryHook
+from hybridize.model import Finding, Span, fast_pickling
+
+if TYPE_CHECKING:
+    from hybridize.analyzer.checks.context import CheckContext
+    from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
+    from hybridize.analyzer.facts.resolve import ProjectIndex
+    from hybridize.analyzer.summaries.ir import Sym
+    from hybridize.analyzer.summaries.keys import FunctionKey
+
+CAUGHT_OP_ERRORS = frozenset(
+    {"IndexError", "LookupError", "RuntimeError", "ValueError", "Exception", "BaseException"}
+)
+"""Handlers that catch what a torch op raises on shapes that do not fit (`IndexError` of
+indexing, `RuntimeError` of `matmul`/`reshape`/`cat`, `ValueError` of some functional ops),
+by the name written (a bare `except:` counts too)."""
+
+
+_TRY_STAR: tuple[type[ast.stmt], ...] = (ast.TryStar,) if hasattr(ast, "TryStar") else ()
+
+
+@fast_pickling
+@dataclass(frozen=True, slots=True)
+class GuardedRegion:
+    """The body of a `try` statement whose handlers catch a torch op's error: its lines
+    (its handlers, `else` and `finally` excluded), the exception named, the statement."""
+
+    first_line: int
+    last_line: int
+    caught: str
+    span: Span
+
+
+@fast_pickling
+@dataclass(frozen=True, slots=True)
+class GuardedOperation:
+    """An indexing (`x[...]`) or a matrix product (`a @ b`) inside a guarded region: what
+    it reads, and its statement."""
+
+    what: str
+    operands: tuple[Sym, ...]
+    span: Span
+
+
+def _operations(
+    node: ast.Subscript | ast.BinOp, context: SummaryContext
+) -> Iterator[GuardedOperation]:
+    """Every indexing read and matrix product of the body (those in guarded regions are
+    kept at the function's end)."""
+    if isinstance(node, ast.Subscript):
+        if isinstance(node.ctx, ast.Load):
+            yield GuardedOperation("indexes", (context.value(node.value),), context.statement)
+    elif isinstance(node.op, ast.MatMult):
+        operands = (context.value(node.left), context.value(node.right))
+        yield GuardedOperation("multiplies", operands, context.statement)
+
+
+def _caught(handler: ast.ExceptHandler) -> str | None:
+    """The exception a handler catches that a torch op may raise, as written; None when it
+    catches none of them."""
+    if handler.type is None:
+        return "bare `except`"
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    for name in names:
+        written = name.id if isinstance(name, ast.Name) else getattr(name, "attr", None)
+        if written in CAUGHT_OP_ERRORS:
+            return f"`{written}`"
+    return None
+
+
+def _region(node: ast.Try, _context: SummaryContext) -> Iterator[GuardedRegion]:
+    """A `try` statement whose handlers catch a torch op's error: its body's lines."""
+    caught = next((c for h in node.handlers if (c := _caught(h)) is not None), None)
+    if caught is not None and node.body:
+        last = node.body[-1]
+        yield GuardedRegion(
+            node.body[0].lineno,
+            last.end_lineno or last.lineno,
+            caught,
+            Span(node.lineno, node.col_offset, node.end_lineno or node.lineno,
+                 node.end_col_offset or 0),
+        )  # fmt: skip
+
+
+def _visit(node: ast.AST, context: SummaryContext) -> Iterator[GuardedRegion | GuardedOperation]:
+    if isinstance(node, ast.Subscript | ast.BinOp):
+        yield from _operations(node, context)
+    elif isinstance(node, (ast.Try, *_TRY_STAR)):
+        yield from _region(cast(ast.Try, node), context)
+
+
+def _guarded(
+    values: Sequence[GuardedRegion | GuardedOperation], _end: FunctionEnd
+) -> Iterator[GuardedRegion | GuardedOperation]:
+    """The function's guarded regions, then its operations inside one; nothing for a
+    function without a guarded `try` (most)."""
+    regions = [v for v in values if isinstance(v, GuardedRegion)]
+    if not regions:
+        return
+    yield from regions
+    for value in values:
+        if isinstance(value, GuardedOperation) and any(
+            r.first_line <= value.span.start_line <= r.last_line for r in regions
+        ):
+            yield value
+
+
+class CatchesTracedOpErrors(Check):
+    """Catches the error of a torch operation on a traced tensor, to take another path.
+
+    What it detects
+    ---------------
+    A function with a `try` statement whose body runs a torch operation on a tensor -- an
+    indexing (`x[idx]`), a matrix product (`a @ b`), a torch function or tensor method
+    (`torch.cat`, `x.reshape`, `torch.matmul`...) -- and whose handler catches what such an
+    operation raises on shapes that do not fit: `IndexError`, `LookupError`,
+    `RuntimeError`, `ValueError`, `Exception`, `BaseException`, a bare `except:`, or a
+    tuple naming one. It is the "easier to ask forgiveness" way of broadcasting: index a
+    batch dimension, and on `IndexError` add one (linear-operator's `_x_getitem`). Also a
+    function calling a project function (to depth 3) that has such a `try`: Dynamo traces
+    the callee with it.
+
+    Why it matters in graph mode
+    ----------------------------
+    Dynamo runs the operations on fake tensors while it traces the function; an error of
+    one is raised from the tracer, out of `torch.compile`, and the user's handler never
+    runs. Measured (torch 2.13; tests/analyzer/test_hy443_caught_traced_op_errors_measured.py
+    measures it again): indexing a 2-D tensor at three axes under `except IndexError`, a
+    mismatched `a @ b` under `except RuntimeError`, `x.reshape` under `except Exception`,
+    `torch.cat` under a bare `except:` and `torch.matmul` under `except (IndexError,
+    RuntimeError)` return eagerly what the handler computes; compiled each call raises
+    (`IndexError`, `TorchRuntimeError`), also when the `try` is in a function the compiled
+    one calls. An exception the function's own Python code raises (`raise IndexError`) is
+    caught compiled too, and a `try` whose operations do not fail is not affected: the
+    handler decides nothing then, but the analysis cannot tell which shapes come.
+
+    Example
+    -------
+        def f(x, idx):
+            try:
+                return x[:, idx, :]
+            except IndexError:  # no batch dimension: add one
+                return x.unsqueeze(0)[:, idx, :]
+
+    Instead
+    -------
+    Test the shape instead of catching the error (`if x.dim() < 3: x = x.unsqueeze(0)`):
+    a shape check is read while tracing and picks the same path.
+
+    Under tf.function
+    -----------------
+    Not reported. TensorFlow checks static shapes in Python while the function traces: a
+    mismatched `tf.matmul` under `except ValueError` raises there, the handler runs and the
+    graph holds its path (measured, TF 2.21: the same result as eagerly). Where the shapes are
+    left unknown (an `input_signature` with `None` axes, `reduce_retracing` after a retrace)
+    the kernel raises at run time, out of the graph, and the handler does not run either
+    (measured: `InvalidArgumentError`); that form is not covered yet.
+    """
+
+    code = "HY443"
+    frameworks = TORCH_ONLY
+    name = "catches_traced_op_errors"
+    severity = "error"
+    summary = (
+        "Catches the error of a torch operation on a tensor in a `try` statement: compiled, "
+        "the tracer raises it and the handler never runs."
+    )
+    unblock = "test the shape (`if x.dim() < 3:`) instead of catching the operation's error"
+    fact = "catches_traced_op_errors"
+    fact_meaning = (
+        "(PyTorch) a `try` whose body runs a torch operation on a tensor (indexing, `@`, "
+        "`torch.cat`, `x.reshape`...) and whose handler catches its error (`IndexError`, "
+        "`RuntimeError`, `Exception`, bare...): Dynamo raises it from fake tensors at trace "
+        "time, out of the compiled call"
+    )
+    decision_order = 157
+    summary_hook = SummaryHook((ast.Subscript, ast.BinOp, ast.Try, *_TRY_STAR), _visit, _guarded)
+
+    @classmethod
+    def detect(cls, context: CheckContext) -> list[Finding]:
+        """The first guarded torch operation on a tensor in the function or in a project
+        function traced with it, for a function that may be compiled and is not."""
+        if not context.changes_on_compiling:
+            return []
+        return cls.findings(caught_traced_op_errors(context.index, context.facts, context.key))
+
+
+def caught_traced_op_errors(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> list[Evidence]:
+    """The first torch operation on a tensor inside a guarded `try`, in the function or in a
+    project function traced with it (`traced_with`), as evidence."""
+    for reader, via, entry in traced_with(index, facts, key):
+        recorded = CatchesTracedOpErrors.summary_facts(index.function(reader))
+        regions = [r for r in recorded if isinstance(r, GuardedRegion)]
+        if not regions:
+            continue
+        found = _first_guarded(index, facts, reader, regions, recorded)
+        if found is None:
+            continue
+        what, region, at = found
+        where = "" if reader == key else f" (line {cited_line(reader.file, at.start_line)})"
+        message = (
+            f"{via}{what}{where} in a `try` whose handler catches {region.caught}: compiled, "
+            "Dynamo raises the operation's error while it traces, out of the compiled call, "
+            "and the handler never runs"
+        )
+        return [Evidence(message, at if reader == key else entry)]
+    return []
+
+
+def _first_guarded(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    reader: FunctionKey,
+    regions: list[GuardedRegion],
+    recorded: Sequence[object],
+) -> tuple[str, GuardedRegion, Span] | None:
+    """The first torch operation on a tensor in one of the regions: what it does in words,
+    the region, its statement."""
+    evaluator = get_evaluator(index, facts, reader)
+
+    def region_of(line: int) -> GuardedRegion | None:
+        return next((r for r in regions if r.first_line <= line <= r.last_line), None)
+
+    candidates: list[tuple[int, str, GuardedRegion, Span]] = []
+    for operation in recorded:
+        if not isinstance(operation, GuardedOperation):
+            continue
+        region = region_of(operation.span.start_line)
+        if region is not None and any(
+            is_tensor_like(atom) for sym in operation.operands for atom in evaluator.eval(sym)
+        ):
+            what = f"{operation.what} a tensor"
+            candidates.append((operation.span.start_line, what, region, operation.span))
+    for resolved in facts.calls.get(reader, []):
+        span = resolved.site.span
+        region = region_of(span.start_line)
+        if region is not None and (name := _torch_operation(resolved)) is not None:
+            candidates.append((span.start_line, f"calls `{name}`", region, span))
+    if not candidates:
+        return None
+    _, what, region, span = min(candidates, key=lambda c: c[0])
+    return what, region, span
+
+
+def _torch_operation(resolved: ResolvedCall) -> str | None:
+    """The torch operation a call runs on a tensor that may fail on its shapes, by its
+    written name: a tensor method given arguments (`x.reshape(4, 4)`, `x.sum(dim=2)`), a torch
+    function given a tensor and more (`torch.matmul(a, b)`) or a sequence (`torch.cat([a,
+    b])`). None for any other call: one of a tensor alone (`x.sum()`, `torch.exp(x)`, `x.dim()`)
+    does not depend on shapes fitting."""
+    site = resolved.site
+    given = len(site.args) + len(site.kwargs)
+    for info in resolved.api:
+        if info.framework != "torch" or not info.tensor_op:
+            continue
+        if info.name.startswith("torch.Tensor."):
+            if given:
+                return written_name(info.name)
+        elif any(is_tensor_like(atom) for atoms in resolved.args for atom in atoms) and (
+            given > 1
+            or any(is_seq_atom(a) or is_tup_atom(a) for atoms in resolved.args for a in atoms)
+        ):
+            return written_name(info.name)
+    return None
