@@ -13,7 +13,7 @@ from hybridize.analyzer.facts.evaluator import get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.predicates import is_tensor_like
-from hybridize.analyzer.facts.values import is_seq_atom, is_tup_atom
+from hybridize.analyzer.facts.values import is_seq_atom, is_tensor_atom, is_tup_atom
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.summaries.hooks import FunctionEnd, SummaryContext, SummaryHook
 from hybridize.model import Finding, Span, fast_pickling
@@ -42,10 +42,13 @@ class GuardedRegion:
     """The body of a `try` statement whose handlers catch a torch op's error: its lines
     (its handlers, `else` and `finally` excluded), the exception named, the statement."""
 
-    first_line: int
-    last_line: int
+    body: Span
+    """From the body's first statement to the end of its last."""
     caught: str
     span: Span
+
+    def holds(self, line: int) -> bool:
+        return self.body.start_line <= line <= self.body.end_line
 
 
 @fast_pickling
@@ -90,9 +93,10 @@ def _region(node: ast.Try, _context: SummaryContext) -> Iterator[GuardedRegion]:
     caught = next((c for h in node.handlers if (c := _caught(h)) is not None), None)
     if caught is not None and node.body:
         last = node.body[-1]
+        first = node.body[0]
         yield GuardedRegion(
-            node.body[0].lineno,
-            last.end_lineno or last.lineno,
+            Span(first.lineno, first.col_offset, last.end_lineno or last.lineno,
+                 last.end_col_offset or 0),
             caught,
             Span(node.lineno, node.col_offset, node.end_lineno or node.lineno,
                  node.end_col_offset or 0),
@@ -117,7 +121,7 @@ def _guarded(
     yield from regions
     for value in values:
         if isinstance(value, GuardedOperation) and any(
-            r.first_line <= value.span.start_line <= r.last_line for r in regions
+            r.holds(value.span.start_line) for r in regions
         ):
             yield value
 
@@ -208,6 +212,8 @@ def caught_traced_op_errors(
     """The first torch operation on a tensor inside a guarded `try`, in the function or in a
     project function traced with it (`traced_with`), as evidence."""
     for reader, via, entry in traced_with(index, facts, key):
+        if index.function_framework(reader).name not in CatchesTracedOpErrors.frameworks:
+            continue  # another backend's code (Keras' TensorFlow backend): not Dynamo's
         recorded = CatchesTracedOpErrors.summary_facts(index.function(reader))
         regions = [r for r in recorded if isinstance(r, GuardedRegion)]
         if not regions:
@@ -238,7 +244,7 @@ def _first_guarded(
     evaluator = get_evaluator(index, facts, reader)
 
     def region_of(line: int) -> GuardedRegion | None:
-        return next((r for r in regions if r.first_line <= line <= r.last_line), None)
+        return next((r for r in regions if r.holds(line)), None)
 
     candidates: list[tuple[int, str, GuardedRegion, Span]] = []
     for operation in recorded:
@@ -246,7 +252,7 @@ def _first_guarded(
             continue
         region = region_of(operation.span.start_line)
         if region is not None and any(
-            is_tensor_like(atom) for sym in operation.operands for atom in evaluator.eval(sym)
+            is_tensor_atom(atom) for sym in operation.operands for atom in evaluator.eval(sym)
         ):
             what = f"{operation.what} a tensor"
             candidates.append((operation.span.start_line, what, region, operation.span))
