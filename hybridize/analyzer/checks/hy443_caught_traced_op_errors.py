@@ -15,7 +15,7 @@ from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.values import is_seq_atom, is_tensor_atom, is_tup_atom
 from hybridize.analyzer.frameworks import written_name
-from hybridize.analyzer.summaries.hooks import FunctionEnd, SummaryContext, SummaryHook
+from hybridize.analyzer.summaries.hooks import SummaryContext, SummaryHook
 from hybridize.model import Finding, Span, fast_pickling
 
 if TYPE_CHECKING:
@@ -62,19 +62,6 @@ class GuardedOperation:
     span: Span
 
 
-def _operations(
-    node: ast.Subscript | ast.BinOp, context: SummaryContext
-) -> Iterator[GuardedOperation]:
-    """Every indexing read and matrix product of the body (those in guarded regions are
-    kept at the function's end)."""
-    if isinstance(node, ast.Subscript):
-        if isinstance(node.ctx, ast.Load):
-            yield GuardedOperation("indexes", (context.value(node.value),), context.statement)
-    elif isinstance(node.op, ast.MatMult):
-        operands = (context.value(node.left), context.value(node.right))
-        yield GuardedOperation("multiplies", operands, context.statement)
-
-
 def _caught(handler: ast.ExceptHandler) -> str | None:
     """The exception a handler catches that a torch op may raise, as written; None when it
     catches none of them."""
@@ -88,42 +75,33 @@ def _caught(handler: ast.ExceptHandler) -> str | None:
     return None
 
 
-def _region(node: ast.Try, _context: SummaryContext) -> Iterator[GuardedRegion]:
-    """A `try` statement whose handlers catch a torch op's error: its body's lines."""
-    caught = next((c for h in node.handlers if (c := _caught(h)) is not None), None)
-    if caught is not None and node.body:
-        last = node.body[-1]
-        first = node.body[0]
-        yield GuardedRegion(
-            Span(first.lineno, first.col_offset, last.end_lineno or last.lineno,
-                 last.end_col_offset or 0),
-            caught,
-            Span(node.lineno, node.col_offset, node.end_lineno or node.lineno,
-                 node.end_col_offset or 0),
-        )  # fmt: skip
+def _span(node: ast.stmt | ast.expr, last: ast.stmt | ast.expr | None = None) -> Span:
+    """From the start of `node` to the end of `last` (`node` itself by default)."""
+    end = last if last is not None else node
+    return Span(node.lineno, node.col_offset, end.end_lineno or end.lineno, end.end_col_offset or 0)
 
 
-def _visit(node: ast.AST, context: SummaryContext) -> Iterator[GuardedRegion | GuardedOperation]:
-    if isinstance(node, ast.Subscript | ast.BinOp):
-        yield from _operations(node, context)
-    elif isinstance(node, (ast.Try, *_TRY_STAR)):
-        yield from _region(cast(ast.Try, node), context)
-
-
-def _guarded(
-    values: Sequence[GuardedRegion | GuardedOperation], _end: FunctionEnd
-) -> Iterator[GuardedRegion | GuardedOperation]:
-    """The function's guarded regions, then its operations inside one; nothing for a
-    function without a guarded `try` (most)."""
-    regions = [v for v in values if isinstance(v, GuardedRegion)]
-    if not regions:
+def _guarded(node: ast.AST, context: SummaryContext) -> Iterator[GuardedRegion | GuardedOperation]:
+    """A `try` statement whose handlers catch a torch op's error (visited once walked): its
+    body, then the indexing reads and matrix products in the body with the values the walk
+    gave their operands (not those of functions and classes defined there: their own code).
+    Only `try` statements are visited: most functions have none, and pay nothing."""
+    stmt = cast(ast.Try, node)
+    caught = next((c for h in stmt.handlers if (c := _caught(h)) is not None), None)
+    if caught is None or not stmt.body:
         return
-    yield from regions
-    for value in values:
-        if isinstance(value, GuardedOperation) and any(
-            r.holds(value.span.start_line) for r in regions
-        ):
-            yield value
+    yield GuardedRegion(_span(stmt.body[0], stmt.body[-1]), caught, _span(stmt))
+    stack: list[ast.AST] = list(stmt.body)
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        if isinstance(current, ast.Subscript) and isinstance(current.ctx, ast.Load):
+            yield GuardedOperation("indexes", (context.value(current.value),), _span(current))
+        elif isinstance(current, ast.BinOp) and isinstance(current.op, ast.MatMult):
+            operands = (context.value(current.left), context.value(current.right))
+            yield GuardedOperation("multiplies", operands, _span(current))
+        stack.extend(ast.iter_child_nodes(current))
 
 
 class CatchesTracedOpErrors(Check):
@@ -195,7 +173,7 @@ class CatchesTracedOpErrors(Check):
         "time, out of the compiled call"
     )
     decision_order = 157
-    summary_hook = SummaryHook((ast.Subscript, ast.BinOp, ast.Try, *_TRY_STAR), _visit, _guarded)
+    summary_hook = SummaryHook((ast.Try, *_TRY_STAR), _guarded)
 
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:
