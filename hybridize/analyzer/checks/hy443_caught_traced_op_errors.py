@@ -254,7 +254,7 @@ def _torch_operation(resolved: ResolvedCall) -> str | None:
     site = resolved.site
     given = len(site.args) + len(site.kwargs)
     for info in resolved.api:
-        if info.framework != "torch" or not info.tensor_op:
+        if info.framework not in CatchesTracedOpErrors.frameworks or not info.tensor_op:
             continue
         if info.name.startswith("torch.Tensor."):
             if given:
