@@ -53,6 +53,7 @@ from hybridize.analyzer.facts.fresh_arguments import fresh_argument_sites
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
 from hybridize.analyzer.facts.graph_breaks import first_graph_break
 from hybridize.analyzer.facts.graph_run_callables import GraphRunUse, graph_run_callables
+from hybridize.analyzer.facts.memoized import memoized
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
@@ -1196,7 +1197,7 @@ class BenefitModel:
         work: dict[FunctionKey, float] = {}
         training: dict[FunctionKey, bool] = {}
         for nodes in components_bottom_up(self.scope):
-            running = [n for n in nodes if not self._returns_before_its_work(n)]
+            running = [n for n in nodes if not self._runs_no_work_per_call(n)]
             local = [self._local_work(n) for n in running]
             total = sum(w for w, _ in local)
             trains = any(t for _, t in local)
@@ -1265,7 +1266,7 @@ class BenefitModel:
         known = work.get(key)
         if known is not None:
             return known
-        if key in visiting or self._returns_before_its_work(key):
+        if key in visiting or self._runs_no_work_per_call(key):
             return 0.0
         visiting.add(key)
         total, _ = self._local_work(key)
@@ -1307,6 +1308,12 @@ class BenefitModel:
                         continue
                     work += _operator_cost(evaluator, sym, costs)
         return work, training
+
+    def _runs_no_work_per_call(self, key: FunctionKey) -> bool:
+        """Whether a call of the function runs none of its body's work: it returns first
+        under a fixed switch (`_returns_before_its_work`), or it is memoised and its body runs
+        once per distinct arguments (`facts/memoized.py`)."""
+        return self._returns_before_its_work(key) or memoized(self.index, self.facts, key)
 
     def _returns_before_its_work(self, key: FunctionKey) -> bool:
         """The body starts by returning its argument under a switch whose value is fixed and

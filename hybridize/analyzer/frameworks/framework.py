@@ -370,6 +370,13 @@ class Framework:
     calls per run of that function's body: each run of the `def` makes a new compiled
     function, which traces at its first call (None where the compiler keeps what it compiled
     across definitions of the same code). `{owner}` names the enclosing function."""
+    tensors_hash_by_identity: bool = False
+    """Whether the framework's eager tensors hash (by identity: `torch.Tensor.__hash__` is
+    `id`), so that a memoised function (`python_stdlib.MEMOIZING_DECORATORS`) may receive one
+    and run its body for each new tensor; False where an eager tensor refuses to hash
+    (TensorFlow: "Tensor is unhashable", a `TypeError` at the memoised call), so a memoised
+    function of the project never receives one and its body runs once per distinct Python
+    value (`facts/memoized.py`)."""
     compiles_per_instance: str | None = None
     """Why a compiled method pays only when it serves many calls per instance: the compiler
     binds a method to each instance as a compiled function of its own, traced at its first
@@ -769,6 +776,7 @@ TENSORFLOW = Framework(
 
 TORCH = Framework(
     name="torch",
+    tensors_hash_by_identity=True,
     packages=torch_rules.TORCH_PACKAGES,
     package_prefixes=(),
     decorator=torch_rules.COMPILE_DECORATOR,

@@ -438,6 +438,12 @@ def value_library(name: str) -> str | None:
     return root if root in VALUE_LIBRARIES and "." in name else None
 
 
+#: Decorators that memoise a function (``functools.lru_cache``, ``functools.cache``): a call
+#: with arguments equal to an earlier call's returns the stored result without running the
+#: body (documented: "Decorator to wrap a function with a memoizing callable"); the arguments
+#: must be hashable, the cache's key is built from them.
+MEMOIZING_DECORATORS: frozenset[str] = frozenset({"functools.lru_cache", "functools.cache"})
+
 #: Calls that make a partial application: ``functools.partial(f, *args, **kwargs)`` gives an
 #: object whose call ``p(*more, **kw)`` calls ``f(*args, *more, **{**kwargs, **kw})``
 #: (documented: "Return a new partial object which when called will behave like func called
