@@ -68,6 +68,8 @@ def test_a_memoised_callee_s_work_does_not_make_its_caller_pay(decorator: str) -
     assert plain.benefit == "high", plain.benefit_reasons
     assert cached.benefit == "low", cached.benefit_reasons
     assert "too little work" in cached.benefit_reasons[0]
+    assert "besides `index_table`'s, memoised" in cached.benefit_reasons[0]
+    assert "memoised" not in plain.benefit_reasons[0]
 
 
 def test_a_torch_memoised_callee_of_a_tensor_runs_at_every_new_tensor() -> None:

@@ -53,7 +53,7 @@ from hybridize.analyzer.facts.fresh_arguments import fresh_argument_sites
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
 from hybridize.analyzer.facts.graph_breaks import first_graph_break
 from hybridize.analyzer.facts.graph_run_callables import GraphRunUse, graph_run_callables
-from hybridize.analyzer.facts.memoized import memoized
+from hybridize.analyzer.facts.memoized import memoized, memoized_callee
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
@@ -606,6 +606,12 @@ class BenefitModel:
             return (
                 f" (its body first returns `{guard[2]}` under a switch fixed to do so on every "
                 "call: the rest never runs)"
+            )
+        cached = memoized_callee(self.index, self.facts, self.graph.adj, key, TRACED)
+        if cached is not None:
+            return (
+                f" besides `{cached.qualname}`'s, memoised: its body runs once per distinct "
+                "arguments, not at every call"
             )
         if key not in self._library_kernels:
             return ""

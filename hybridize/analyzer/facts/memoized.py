@@ -21,12 +21,17 @@ calling the helper unmemoised runs faster compiled.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from hybridize.analyzer.facts.evaluator import TensorFacts, solved_evaluator
 from hybridize.analyzer.facts.refs import ext_dotted, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks.python_stdlib import MEMOIZING_DECORATORS
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import kind_of, param_sym
+
+MAX_DEPTH = 3
+"""How many levels of callees `memoized_callee` looks through."""
 
 
 def memoized(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
@@ -53,3 +58,29 @@ def memoized(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> bool:
 def _memoizes(index: ProjectIndex, key: FunctionKey, name: str) -> bool:
     ref = index.resolve_dotted(key.file, name)
     return is_ext_ref(ref) and ext_dotted(ref) in MEMOIZING_DECORATORS
+
+
+def memoized_callee(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    adjacency: Mapping[FunctionKey, Mapping[FunctionKey, Mapping[str, object]]],
+    key: FunctionKey,
+    skip_kind: str,
+) -> FunctionKey | None:
+    """A memoised function the function runs as part of its own execution (its callees, then
+    theirs, a few levels down; not along edges of `skip_kind`), for the reason's words: the
+    first found, else None."""
+    seen = {key}
+    frontier = [key]
+    for _ in range(MAX_DEPTH):
+        following = []
+        for caller in frontier:
+            for callee, attrs in sorted(adjacency.get(caller, {}).items()):
+                if callee in seen or attrs.get("kind") == skip_kind:
+                    continue
+                if memoized(index, facts, callee):
+                    return callee
+                seen.add(callee)
+                following.append(callee)
+        frontier = following
+    return None
