@@ -13,24 +13,13 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from test_benefit_switches_measured import _least_microseconds
 
 pytestmark = pytest.mark.slow
-
-
-def _least_microseconds(runs: dict[str, Callable[[], object]]) -> dict[str, float]:
-    samples: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(15):
-        for name, run in runs.items():
-            start = time.process_time()
-            for _ in range(30):
-                run()
-            samples[name].append((time.process_time() - start) / 30 * 1e6)
-    return {name: min(values) for name, values in samples.items()}
 
 
 def _step(memoise: bool) -> Callable[..., Any]:
