@@ -1091,6 +1091,31 @@ LIBRARIES: dict[str, Library] = {
             held_out=True,
         ),
         Library(
+            "linear-operator",
+            ("linear_operator==0.6.1", "scipy==1.17.1", "mpmath==1.3.0"),
+            ("linear_operator",),
+            # structured linear algebra on PyTorch, GPyTorch's operator library: lazily
+            # evaluated `LinearOperator`s (dense, diagonal, constant-scaled, added-diagonal,
+            # block-diagonal, block-interleaved, Kronecker, Toeplitz, interpolated, low-rank
+            # root, Cholesky, triangular, sums, products, masked, kernel...) with their
+            # matmul, solves, inverse quadratic forms and log-determinants, root
+            # decompositions, indexing and broadcasting, and the numerical routines under
+            # them (batched CG, Lanczos, MINRES, pivoted Cholesky, stochastic trace
+            # estimation, Toeplitz and interpolation helpers), with autograd `Function`s for
+            # their backward: 15.7k lines. Its 47 test files are in the sdist's test/ (5.7k
+            # tests, 26 of them operator suites of 60-300 tests each); the wheel holds only
+            # the base test cases they import, linear_operator/test/. A sample of 8 by
+            # default, those testing a rewritten module first. Held out: judged only when a
+            # change is done (added 2026-12-07, fourteenth session, never run before then).
+            base=TORCH_BASE_REQUIREMENTS,
+            sdist_tests="test",
+            not_rewritten=("linear_operator/test/*",),
+            tests_limit=8,
+            test_timeout=300,
+            file_timeout=1200,
+            held_out=True,
+        ),
+        Library(
             "trfl",
             (
                 "trfl==1.2.0",
