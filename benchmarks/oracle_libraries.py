@@ -1102,7 +1102,7 @@ LIBRARIES: dict[str, Library] = {
             # decompositions, indexing and broadcasting, and the numerical routines under
             # them (batched CG, Lanczos, MINRES, pivoted Cholesky, stochastic trace
             # estimation, Toeplitz and interpolation helpers), with autograd `Function`s for
-            # their backward: 15.7k lines. Its 47 test files are in the sdist's test/ (5.7k
+            # their backward: 15.7k lines. Its 48 test files are in the sdist's test/ (5.7k
             # tests, 26 of them operator suites of 60-300 tests each); the wheel holds only
             # the base test cases they import, linear_operator/test/. A sample of 8 by
             # default, those testing a rewritten module first. Held out: judged only when a
