@@ -276,7 +276,8 @@ NESTED_CASES = [
         "high",
     ),
     case(
-        # each definition serves 100 calls (more than MANY_CALLS): a trace per definition pays
+        # each definition serves 100 calls (more than `CallCosts.many_calls`): a trace per
+        # definition pays
         "nested-step-defined-per-call-serving-many-calls",
         nested(
             """for _ in range(100):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from facts_helpers import analyse
 
-from hybridize.analyzer.frameworks.framework import TENSORFLOW
+from hybridize.analyzer.frameworks.framework import TENSORFLOW, TORCH
 
 BODY = """
 def populate(data_dict):
@@ -96,3 +96,113 @@ def main(xs):
     leaves = "{" + ", ".join(f'"k{i}": x' for i in range(8)) + ', "nodes": x}'
     assert overhead(leaves) == f"{costs.compiled_overhead(1, 8):.0f}"
     assert costs.compiled_overhead(1, 8) > costs.compiled_call
+
+
+RECORDS = """
+import collections
+import dataclasses
+import typing
+
+import attr
+
+Pair8 = collections.namedtuple("Pair8", ["a", "b", "c", "d", "e", "f", "g", "h"])
+
+
+class Typed8(typing.NamedTuple):
+    a: object
+    b: object
+    c: object
+    d: object
+    e: object
+    f: object
+    g: object
+    h: object
+
+
+@attr.s(frozen=True)
+class Attrs8:
+    a = attr.ib()
+    b = attr.ib()
+    c = attr.ib()
+    d = attr.ib()
+    e = attr.ib()
+    f = attr.ib()
+    g = attr.ib()
+    h = attr.ib()
+
+
+@dataclasses.dataclass(frozen=True)
+class Data8:
+    a: object
+    b: object
+    c: object
+    d: object
+    e: object
+    f: object
+    g: object
+    h: object
+"""
+
+
+def _overhead(source: str, function: str = "populate") -> str:
+    reasons = " ".join(analyse(source)[function].benefit_reasons)
+    return reasons.split("the about ")[1].split(" µs a compiled call adds")[0]
+
+
+def test_the_fields_of_a_record_tf_function_opens_add_to_the_compiled_call() -> None:
+    """`tf.function` opens a named tuple (either kind) and an attrs instance field by field, as
+    a tuple: each field a leaf. A dataclass instance is one value (hashed), no leaves."""
+
+    def overhead(argument: str) -> str:
+        main = f"\ndef main(xs):\n    for x in xs:\n        populate({argument})\n"
+        return _overhead(RECORDS + _tf(main))
+
+    costs = TENSORFLOW.call_costs
+    fields = ", ".join(["x"] * 8)
+    for record in ("Pair8", "Typed8", "Attrs8"):
+        assert overhead(f"{record}({fields})") == f"{costs.compiled_overhead(1, 7):.0f}", record
+    keywords = ", ".join(f"{name}=x" for name in "abcdefgh")
+    assert overhead(f"Attrs8({keywords})") == f"{costs.compiled_overhead(1, 7):.0f}"
+    nested = ", ".join(["(x, x)", *["x"] * 7])
+    assert overhead(f"Pair8({nested})") == f"{costs.compiled_overhead(1, 8):.0f}"
+    # not opened: one value
+    assert overhead(f"Data8({fields})") == f"{costs.compiled_call:.0f}"
+
+
+TORCH_READS = """
+import torch
+
+
+def populate(d):
+    x = READS
+    y = torch.sin(x) * torch.cos(x) + torch.exp(x) * torch.tanh(x) - torch.square(x)
+    y = torch.sin(y) * torch.cos(y) + torch.exp(y) * torch.tanh(y) - torch.square(y)
+    y = torch.sigmoid(y) * torch.relu(y) + torch.abs(y) * torch.sqrt(y) - torch.log1p(y)
+    return y
+
+
+def main(xs):
+    while True:
+        for x in xs:
+            populate(ARGUMENT)
+"""
+
+
+def test_under_torch_compile_only_the_leaves_the_body_reads_add_to_the_call() -> None:
+    """Dynamo guards and passes in only the tensors the frame reads: a dict of 8 of which the
+    body reads 5 keys costs 4 leaves beyond the first; read by one key, none (a structure of
+    16 read by one index costs as one tensor, measured). Records count as displays do."""
+    costs = TORCH.call_costs
+    assert costs.leaves_read_only and costs.per_leaf
+    five = " + ".join(f'd["k{i}"]' for i in range(5))
+    display = "{" + ", ".join(f'"k{i}": x' for i in range(8)) + "}"
+    source = TORCH_READS.replace("READS", five).replace("ARGUMENT", display)
+    assert _overhead(source) == f"{costs.compiled_overhead(1, 4):.0f}"
+    one = TORCH_READS.replace("READS", 'd["k0"]').replace("ARGUMENT", display)
+    assert _overhead(one) == f"{costs.compiled_overhead(1, 0):.0f}"
+    fields = " + ".join(f"d.{name}" for name in "abcde")
+    for record in ("Pair8", "Data8"):
+        built = RECORDS + TORCH_READS.replace("READS", fields).replace(
+            "ARGUMENT", f"{record}({', '.join(['x'] * 8)})"
+        )
+        assert _overhead(built) == f"{costs.compiled_overhead(1, 4):.0f}", record

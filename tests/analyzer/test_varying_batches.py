@@ -176,8 +176,8 @@ def test_batches_that_do_not_repay_their_traces_are_low() -> None:
     """Per batch of data, `reduce_retracing=True` still traces twice (`CallCosts.
     generalised_traces`), each trace costing a fixed part and about `trace_ratio` eager calls
     of the body (`CallCosts.trace`): over a number of batches the code does not give, taken as
-    MANY_CALLS, a light body's saving does not repay them (`low`, the class and its figures in
-    words); the heavier body of `HEADER` does."""
+    `CallCosts.many_calls`, a light body's saving does not repay them (`low`, the class and its
+    figures in words); the heavier body of `HEADER` does."""
     heavy = project_result(PER_BATCH)
     (angles,) = [v for v in heavy.functions if v.qualname == "angles"]
     assert angles.benefit == "high", angles.benefit_reasons
@@ -195,8 +195,8 @@ def test_batches_that_do_not_repay_their_traces_are_low() -> None:
 
 def test_a_known_count_that_does_not_repay_the_trace_is_none() -> None:
     """A body just over the compiled call's overhead (five `tf.sin(x) + 1.0`: about 260 µs
-    against 180), called a counted number of times (a literal bound, more than MANY_CALLS):
-    its one trace costs more than 60 calls save -- `none`, the count the code's; 6000 calls
+    against 180), called a counted number of times (a literal bound, more than
+    `CallCosts.many_calls`): its one trace costs more than 60 calls save -- `none`, the count the code's; 6000 calls
     repay it."""
     ops = "\n".join(f"    x = tf.sin(x) + {i}.0" for i in range(5))
     source = f"import tensorflow as tf\n\ndef chain(x):\n{ops}\n    return x\n\n"

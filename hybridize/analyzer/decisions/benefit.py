@@ -121,12 +121,6 @@ WORK_CAP = 10_000_000.0
 """Work (microseconds) is summed over callees: capped, as only the comparison with the
 compiled call's overhead matters."""
 
-MANY_CALLS = 50
-"""Calls per run from which tracing (100-500 ms for a training step, more with XLA) is
-predicted to be paid back by what each graph call saves (a few ms to tens of ms): a step
-run 20 to 40 times (once per epoch) did not pay on the corpus's bench. Calibrated with
-benchmarks/benefit_calibration.py."""
-
 MAX_BASE_DEPTH = 20
 """How deep `_instance_calls` follows project base classes (a cycle of bases is an error in
 the program, not a reason to recurse forever)."""
@@ -366,11 +360,12 @@ class BenefitModel:
             )
         if frequency == "once":
             runs = int(self._calls.get(key, 1))
+            many = framework.call_costs.many_calls
             return Benefit(
                 "none",
                 (
                     f"runs about {runs} time{'s' if runs != 1 else ''} per run of the program "
-                    f"(fewer than {MANY_CALLS}): tracing it (tens to hundreds of milliseconds) "
+                    f"(fewer than {many}): tracing it (tens to hundreds of milliseconds) "
                     "costs more than those calls save",
                     what,
                 ),
@@ -467,12 +462,12 @@ class BenefitModel:
         the code gives (`_calls`, a loop's literal bound times its callers'); where it gives
         none (a loop over a stream, a `while`), the traces are taken as repaid, except for a
         function given a batch its caller cuts from its data (`batches_of_data`): it runs once
-        per batch, a count that follows the data's size, taken as MANY_CALLS (the fewest calls
-        the model counts as repeated); and for a function called once per element of a list
-        of structures (`elements_of_lists`: each element's tensors have sizes of their own):
-        without the argument, any call may trace (low), with it, as per batch. `none` where
-        the count is the code's (even the
-        argument's fewest traces cost more than the calls save), `low` where it is assumed.
+        per batch, a count that follows the data's size, taken as `CallCosts.many_calls` (the
+        fewest calls the model counts as repeated); and for a function called once per
+        element of a list of structures (`elements_of_lists`: each element's tensors have
+        sizes of their own): without the argument, any call may trace (low), with it, as per
+        batch. `none` where the count is the code's (even the argument's fewest traces cost
+        more than the calls save), `low` where it is assumed.
         None where the calls repay the traces, or the framework's figures are not measured."""
         costs = self.index.function_framework(key).call_costs
         runs = self._calls.get(key)
@@ -491,7 +486,7 @@ class BenefitModel:
         )
         if runs == MANY and not batches and not elements:
             return None  # a loop over a stream: as many calls as the data holds
-        calls = float(MANY_CALLS) if runs == MANY else runs
+        calls = float(costs.many_calls) if runs == MANY else runs
         trace = costs.trace(work)
         if elements and argument is None:
             parameter, why = sorted(elements.items())[0]
@@ -526,8 +521,8 @@ class BenefitModel:
                 "low",
                 (
                     f"it runs once per {per} (`{parameter}`: {why}), a number of "
-                    f"{'batches' if batches else 'elements'} the code does not give (taken as {MANY_CALLS}); {each}, and "
-                    f"{made} more than {MANY_CALLS} calls save",
+                    f"{'batches' if batches else 'elements'} the code does not give (taken as "
+                    f"{costs.many_calls}); {each}, and {made} more than {costs.many_calls} calls save",
                 ),
             )
         return Benefit(
@@ -544,7 +539,7 @@ class BenefitModel:
         costs = self.index.function_framework(key).call_costs
         overhead = costs.compiled_overhead(
             len(self.index.function(key).explicit_params),
-            structure_leaves(self.index, self.facts, key) if costs.per_leaf else 0,
+            structure_leaves(self.index, self.facts, key, costs) if costs.per_leaf else 0,
         )
         if costs.autograd_call and self._with_gradients(key):
             overhead += costs.autograd_call
@@ -664,8 +659,8 @@ class BenefitModel:
     ) -> dict[FunctionKey, str]:
         """Additions predicted to pay whose calls, once the proposed changes are made (a kept
         `@tf.function`, or a caller's own addition predicted to pay), run inside those graphs
-        but for fewer than MANY_CALLS eager ones: a decorator of their own gains nothing (and
-        a `tf.function` nested in an XLA-compiled one can be much slower). And additions
+        but for fewer than `CallCosts.many_calls` eager ones: a decorator of their own gains
+        nothing (and a `tf.function` nested in an XLA-compiled one can be much slower). And additions
         rated `low` (how often they run unknown, or too little work) that the program calls
         only inside those graphs: no eager call is left for a decorator of their own to
         speed up (tf-models' `_decode_multilevel_outputs_and_pre_nms_top_k`, which only the
@@ -716,7 +711,7 @@ class BenefitModel:
                 # Most of its calls happen inside graphs; those made eagerly are too few to
                 # pay for its tracing.
                 runs, eager_runs = self._calls.get(key, 0), eager.get(key, 0)
-                if eager_runs >= MANY_CALLS or eager_runs >= runs:
+                if eager_runs >= self._many_calls(key) or eager_runs >= runs:
                     continue
             root = self._graph_above(key, in_graph)
             calls = (
@@ -763,10 +758,15 @@ class BenefitModel:
 
     # -- how often -----------------------------------------------------------------------
 
+    def _many_calls(self, key: FunctionKey) -> int:
+        """How many runs per run of the program count as many for the function's framework
+        (`CallCosts.many_calls`)."""
+        return self.index.function_framework(key).call_costs.many_calls
+
     def frequency(self, key: FunctionKey) -> Frequency:
         runs = self._calls.get(key)
         if runs is not None:
-            return "repeated" if runs >= MANY_CALLS else "once"
+            return "repeated" if runs >= self._many_calls(key) else "once"
         callers = self._callers(key)
         if not callers:
             return "uncalled"
@@ -1108,7 +1108,7 @@ class BenefitModel:
                         # entries' unknown count (`_trips`).
                         unknown = True
                     total += _times(runs, self._edge_run(caller, key, 1))
-                if counted and not (unknown and total < MANY_CALLS):
+                if counted and not (unknown and total < self._many_calls(key)):
                     calls[key] = MANY if cyclic and total else total
         return calls
 
@@ -1389,8 +1389,8 @@ class BenefitModel:
     def _traced_per_definition(self, key: FunctionKey) -> Benefit | None:
         """A function defined inside another whose body runs repeatedly, where the framework
         compiles each definition anew (`Framework.compiles_per_definition`): each run of the
-        enclosing body traces a new compiled function, which pays only if it serves MANY_CALLS
-        calls before the next definition. None where that does not apply (a definition at
+        enclosing body traces a new compiled function, which pays only if it serves
+        `CallCosts.many_calls` calls before the next definition. None where that does not apply (a definition at
         module level, in a class body run once, or in a function that runs about once).
 
         The calls per definition are known when the enclosing function is its only caller
@@ -1436,7 +1436,7 @@ class BenefitModel:
                 "low",
                 (f"{why}; it is called {where}: how many calls each trace serves is unknown",),
             )
-        if per_definition >= MANY_CALLS:
+        if per_definition >= framework.call_costs.many_calls:
             return None
         runs = "many" if definitions == MANY else f"about {int(definitions)}"
         return Benefit(
@@ -1481,8 +1481,8 @@ class BenefitModel:
 
     def _traced_per_instance(self, key: FunctionKey) -> Benefit | None:
         """A method that only `__init__` calls (its class's or a subclass's, tests aside),
-        fewer than MANY_CALLS times per call of it, where the framework traces a method anew
-        for each instance (`Framework.compiles_per_instance`): each instance's first call
+        fewer than `CallCosts.many_calls` times per call of it, where the framework traces a
+        method anew for each instance (`Framework.compiles_per_instance`): each instance's first call
         traces, and an instance calls it only that often (zfit's `BinnedHolder.
         _check_init_values`, 32 traces in its tests' 32 calls). None where that does not
         apply."""
@@ -1503,7 +1503,7 @@ class BenefitModel:
             if ClassKey(caller.file, fn.class_qualname) not in classes:
                 return None
             calls += self._edge_run(caller, key, 1)
-        if calls >= MANY_CALLS:
+        if calls >= self._many_calls(key):
             return None
         runs = int(calls)
         return Benefit(
@@ -1524,7 +1524,8 @@ class BenefitModel:
         if not fresh:
             return None
         if len(fresh) < sites:
-            fresh = [f for f in fresh if f.in_loop or self._calls.get(f.caller, 0) >= MANY_CALLS]
+            many = self._many_calls(key)
+            fresh = [f for f in fresh if f.in_loop or self._calls.get(f.caller, 0) >= many]
             if not fresh:
                 return None  # built anew only where it runs about once: a trace or two
         where = "; ".join(
@@ -1631,7 +1632,8 @@ def _int_estimate(evaluator: Evaluator, sym: Sym) -> int | None:
 
 
 SMALL_OFFSET = 2
-"""`n + 1`, `n - 1`, `n * 2`: estimated as `n` (a trip count is compared with MANY_CALLS)."""
+"""`n + 1`, `n - 1`, `n * 2`: estimated as `n` (a trip count is compared with
+`CallCosts.many_calls`)."""
 
 
 def _call_cost(resolved: ResolvedCall, costs: CallCosts) -> float:

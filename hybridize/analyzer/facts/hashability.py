@@ -516,6 +516,17 @@ def is_namedtuple_class(index: ProjectIndex, class_key: ClassKey) -> bool:
     return False
 
 
+def names_namedtuple(index: ProjectIndex, relpath: str, callee: Sym) -> bool:
+    """Whether `callee`, as written in module `relpath`, names a module binding made by a
+    `namedtuple(...)` call (`NT = collections.namedtuple(...)`, here or imported): a call of
+    it builds a named tuple, though no project class stands for it."""
+    dotted = _dotted(callee)
+    if dotted is None:
+        return False
+    ref = index.resolve_dotted(relpath, dotted)
+    return is_global_ref(ref) and _binds_namedtuple(index, ref[1], ref[2])
+
+
 def _binds_namedtuple(index: ProjectIndex, relpath: str, name: str) -> bool:
     """The module binds `name` only to the result of a `namedtuple(...)` call."""
     module = index.modules.get(relpath)

@@ -22,15 +22,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees
+from hybridize.analyzer.facts.hashability import (
+    is_namedtuple_class,
+    names_namedtuple,
+    opened_record,
+)
 from hybridize.analyzer.facts.predicates import local_values, made_of, walk_syms
+from hybridize.analyzer.facts.refs import ext_dotted, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.varying_shapes import (
     bound_arguments,
     built_from,
     calls_in_for_loops,
 )
+from hybridize.analyzer.frameworks.call_costs import CallCosts
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
-from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
     attr_base,
     attr_name,
@@ -182,25 +189,111 @@ def _passed(
     return passed
 
 
-def structure_leaves(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> int:
+def structure_leaves(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, costs: CallCosts
+) -> int:
     """How many leaves beyond one per parameter the call sites of `key` pass at least: for each
-    explicit parameter every site passes a structure the body shows (a dict or list display, a
-    dict filled key by key, nested displays), the fewest leaves any site passes, less one."""
+    explicit parameter every site passes a structure the caller shows (a dict or list display,
+    a dict filled key by key, a record the framework opens built there: `CallCosts.
+    flattened_records`; nested ones), the fewest leaves any site passes, less one. Where only
+    the leaves the body reads cost (`CallCosts.leaves_read_only`), at most the distinct
+    constant keys, indexes and fields the body reads of the parameter."""
     fn = index.function(key)
     extra = 0
     for p in fn.explicit_params:
+        read = _leaves_read(fn, p.name) if costs.leaves_read_only else None
+        if read is not None and read < 2:
+            continue
         counts = [
-            _leaves(index.function(caller), argument, LEAF_DEPTH)
+            _Leaves(index, facts, caller, costs.flattened_records).count(argument, LEAF_DEPTH)
             for caller, argument in _passed(index, facts, key, p.name)
         ]
         if counts and all(count is not None for count in counts):
-            extra += max(min(count for count in counts if count is not None) - 1, 0)
+            fewest = min(count for count in counts if count is not None)
+            extra += max(min(fewest, read if read is not None else fewest) - 1, 0)
     return extra
 
 
-def _leaves(fn: FunctionSummary, sym: Sym, depth: int) -> int | None:
-    """The leaves of a structure `fn` builds (a display, nested ones counted leaf by leaf, a
-    local dict with its string-keyed item stores), at least; None where `sym` is not one."""
+def _leaves_read(fn: FunctionSummary, name: str) -> int:
+    """How many distinct leaves the body reads of parameter `name` at least: its items read
+    with a constant key or index, its attributes read but not called (a record's fields)."""
+    parameter = {param_sym(name), local_sym(name)}
+    called = {site.callee for site in fn.calls}
+    roots = [value for values in fn.locals.values() for value in values]
+    roots += [part for site in fn.calls for part in (site.callee, *site.args)]
+    roots += [value for site in fn.calls for _, value in site.kwargs]
+    roots += list(fn.returns)
+    read: set[tuple[str, object]] = set()
+    for sym in walk_syms(roots, made_of):
+        if is_item(sym) and item_base(sym) in parameter and is_lit(item_index(sym)):
+            read.add(("item", item_index(sym)))
+        elif is_attr(sym) and attr_base(sym) in parameter and sym not in called:
+            read.add(("attr", attr_name(sym)))
+    return len(read)
+
+
+class _Leaves:
+    """Counts the leaves of the structures one caller builds (`count`)."""
+
+    def __init__(
+        self, index: ProjectIndex, facts: TensorFacts, caller: FunctionKey, records: frozenset[str]
+    ) -> None:
+        self.index = index
+        self.fn = index.function(caller)
+        self.relpath = caller.file
+        self.records = records
+        self.calls = {resolved.index: resolved for resolved in facts.calls.get(caller, ())}
+
+    def count(self, sym: Sym, depth: int) -> int | None:
+        """The leaves of a structure the caller builds (a display, nested ones counted leaf by
+        leaf, a local dict with its string-keyed item stores, a record of `records` built by
+        its constructor, its arguments counted as fields), at least; None where `sym` is not
+        one."""
+        return _leaves(self.fn, sym, depth, self)
+
+    def record_fields(self, sym: Sym) -> tuple[Sym, ...] | None:
+        """The arguments of a constructor call of a record class the compiled call opens into
+        its fields (`CallCosts.flattened_records`), each a field; None for any other value."""
+        if not self.records or not is_call(sym):
+            return None
+        resolved = self.calls.get(call_index(sym))
+        if resolved is None or resolved.api or resolved.site.has_star_args:
+            return None
+        site = resolved.site
+        fields = (*site.args, *(value for _, value in site.kwargs))
+        if not resolved.targets:
+            # a module binding made by `namedtuple(...)`: no project class stands for it
+            known = "namedtuple" in self.records and names_namedtuple(
+                self.index, self.relpath, site.callee
+            )
+            return fields if known else None
+        if not resolved.constructs:
+            return None
+        for how, target in resolved.targets:
+            if how != "class" or record_kind(self.index, target) not in self.records:
+                return None
+        return fields
+
+
+def record_kind(index: ProjectIndex, class_key: ClassKey) -> str | None:
+    """Which record a project class is (`CallCosts.flattened_records`'s names): a named tuple
+    (`collections.namedtuple`, `typing.NamedTuple`, or based on one), an attrs class, a
+    dataclass (a record decorator on it or a project base); None for any other class."""
+    if is_namedtuple_class(index, class_key):
+        return "namedtuple"
+    if opened_record(index, class_key):
+        return "attrs"
+    for key in index.mro(class_key):
+        for decorator in index.klass(key).decorators:
+            ref = index.resolve_dotted(key.file, decorator.name)
+            if is_ext_ref(ref) and ext_dotted(ref) == "dataclasses.dataclass":
+                return "dataclass"
+    return None
+
+
+def _leaves(fn: FunctionSummary, sym: Sym, depth: int, records: _Leaves | None) -> int | None:
+    """The leaves of a structure `fn` builds (`_Leaves.count`), at least; None where `sym` is
+    not one."""
     if depth < 1:
         return None
     values: Iterable[Sym] = (sym,)
@@ -218,9 +311,14 @@ def _leaves(fn: FunctionSummary, sym: Sym, depth: int) -> int | None:
         ]
     counts: list[int] = []
     for value in values:
-        if not (is_dict(value) or (is_seq(value) and seq_kind(value) in ("list", "tuple"))):
+        fields = None if records is None else records.record_fields(value)
+        if fields is not None:
+            parts: Iterable[Sym] = fields
+        elif is_dict(value) or (is_seq(value) and seq_kind(value) in ("list", "tuple")):
+            parts = made_of(value)
+        else:
             return None
-        counts.append(sum(_leaves(fn, e, depth - 1) or 1 for e in made_of(value)))
+        counts.append(sum(_leaves(fn, e, depth - 1, records) or 1 for e in parts))
     if not counts:
         return None
     return max(min(counts), stored)

@@ -126,10 +126,29 @@ class CallCosts:
 
     per_leaf: float = 0.0
     """What each leaf of a structured argument (a dict, list or tuple of tensors, nested or
-    not, None leaves included) adds to a compiled call beyond the first: the call flattens the
-    structure and computes every leaf's trace type to find its concrete function
-    (`facts/structured_arguments.py` counts the leaves the call sites show). 0 where not
+    not, None leaves included; a record of `flattened_records`) adds to a compiled call
+    beyond the first: the call flattens the structure and computes every leaf's trace type to
+    find its concrete function, or checks a guard on each leaf it reads and passes its tensor
+    in (`facts/structured_arguments.py` counts the leaves the call sites show). 0 where not
     measured."""
+    flattened_records: frozenset[str] = frozenset()
+    """The record classes (`"namedtuple"`: `collections.namedtuple` and `typing.NamedTuple`;
+    `"attrs"`; `"dataclass"`) whose instances a compiled call opens into their fields as it
+    opens a tuple, each field a leaf of `per_leaf`; an instance of another class is one
+    value (hashed, or keyed by identity)."""
+    leaves_read_only: bool = False
+    """Whether only the leaves the body reads cost `per_leaf` (a guard and an input each),
+    not every leaf of the structure: counted then from the distinct constant keys, indexes
+    and fields the body reads of the parameter, at most the leaves passed."""
+
+    many_calls: int = 50
+    """How many calls per run of the program count as many (`decisions/benefit.py`): a
+    function run at least this often is `repeated` (its trace taken as repaid by what its
+    calls save, where the code gives no count to weigh them against `trace`), fewer is
+    `once`; the batches assumed for a function given per-batch data whose count the code
+    does not give; the calls a definition, an instance or the eager callers of a function
+    inside a proposed graph must serve for a trace of its own to pay. A count, not a time:
+    where the calls are counted, `trace` and the saving per call decide."""
 
     def trace(self, work: float) -> float:
         """What one trace of a body of `work` eager microseconds costs (microseconds)."""
@@ -178,9 +197,17 @@ TENSORFLOW_CALL_COSTS = CallCosts(
     # measured (8x8, one thread, least of 300 samples of 5 calls, interleaved): a tf.function
     # reading the first leaf of a dict or list of 4, 8 and 16 tensors 47-172 us more than of
     # one tensor (150 us), 11-15 us a leaf beyond the first; nested (dicts, a list, a tuple
-    # and a None) 18-35 us a leaf: `tests/analyzer/test_benefit_rules_measured.py`
+    # and a None) 18-35 us a leaf; a namedtuple, a typing.NamedTuple or an attrs instance of
+    # 16 tensors 11-13 us a leaf, as a list; a dataclass is not opened (hashed: one of tensors
+    # fails to trace): `tests/analyzer/test_benefit_structured_arguments_measured.py`
     per_leaf=12.0,
+    flattened_records=frozenset({"namedtuple", "attrs"}),
     traces_per_new_shape=True,
+    # a training step traces in 100-500 ms (about 5 ms and 12 eager calls per op traced,
+    # `trace`) and saves a few to tens of ms per call: about 50 calls repay it; a step run 20
+    # to 40 times (once per epoch) did not pay on the corpus's bench
+    # (`benchmarks/benefit_calibration.py`)
+    many_calls=50,
 )
 """`tf.function` on TensorFlow 2.21 (CPU)."""
 
@@ -244,6 +271,21 @@ TORCH_CALL_COSTS = CallCosts(
     trace_fixed=40_000.0,
     trace_ratio=400.0,
     generalised_traces=1,
+    # measured (8x8, one thread, least of 150 samples of 5 calls, interleaved): a compiled sum
+    # of 16 tensors given as a list, a dict, a namedtuple, a dataclass or nested containers
+    # 21-23 us per call, as given as 16 arguments (21-22 us), against 14 us for one tensor:
+    # about 0.5 us a leaf read; a list of 16 whose body reads one tensor costs as one tensor
+    # (Dynamo guards and passes in only what the frame reads):
+    # `tests/analyzer/test_benefit_structured_arguments_measured.py`
+    per_leaf=0.5,
+    flattened_records=frozenset({"namedtuple", "attrs", "dataclass"}),
+    leaves_read_only=True,
+    # a frame compiles in about 40 ms and 400 eager calls per op (`trace`), against a saving
+    # of tens of us to a few ms per call of a step: the same 50 calls counted as many as for
+    # `tf.function` (a count of the code's, the traces weighed apart where it is known); a
+    # larger figure, truer to the costlier compile, would demote more and was never
+    # calibrated on torch benches
+    many_calls=50,
 )
 """`torch.compile` on torch 2.13 (CPU)."""
 
