@@ -58,6 +58,7 @@ from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
 from hybridize.analyzer.facts.structured_arguments import elements_of_lists, structure_leaves
+from hybridize.analyzer.facts.switched_branches import untaken_branches
 from hybridize.analyzer.facts.taped_calls import TapedRun, taped_functions
 from hybridize.analyzer.facts.values import (
     Atom,
@@ -104,7 +105,7 @@ from hybridize.analyzer.summaries.syms import (
     syms_of_kinds,
 )
 from hybridize.model import Benefit as BenefitLevel
-from hybridize.model import BenefitRule, FunctionVerdict
+from hybridize.model import BenefitRule, FunctionVerdict, Span
 
 PAYBACK = 1.25
 """How many times what a compiled call adds (`CallCosts.compiled_overhead`) the eager time it
@@ -216,6 +217,8 @@ class BenefitModel:
         self._library_kernels: set[FunctionKey] = set()
         """Functions whose body runs an op the compiled code calls the same library kernel
         for (`CallCosts.library_kernel_ops`), counted as no saved work."""
+        self._untaken_spans: dict[FunctionKey, tuple[Span, ...]] = {}
+        """Function -> the branches of its body no call takes (`_untaken`), once asked."""
         self._set_names: frozenset[str] | None = None
         """The names the project assigns through `global` or as attributes, once asked
         (`_names_set_in_code`)."""
@@ -1212,6 +1215,8 @@ class BenefitModel:
                 for callee, attrs in self.scope[n].items():
                     if callee in members or attrs.get("kind") == TRACED:
                         continue
+                    if self._only_in_untaken_branches(n, callee):
+                        continue
                     runs = (
                         self._eager_loop_runs(n, callee) if attrs.get("kind") == "callback" else 1
                     )
@@ -1277,7 +1282,7 @@ class BenefitModel:
         visiting.add(key)
         total, _ = self._local_work(key)
         for callee, attrs in self.graph.adj.get(key, {}).items():
-            if attrs.get("kind") != TRACED:
+            if attrs.get("kind") != TRACED and not self._only_in_untaken_branches(key, callee):
                 total += self._work_apart(callee, work, visiting)
         for getter in self._property_reads(key):
             total += self._work_apart(getter, work, visiting)
@@ -1294,7 +1299,10 @@ class BenefitModel:
         work = 0.0
         training = False
         evaluator = solved_evaluator(self.index, self.facts, key)
+        untaken = self._untaken(key)
         for resolved in self.facts.calls.get(key, []):
+            if untaken and any(span.encloses(resolved.site.span) for span in untaken):
+                continue  # a branch no call takes (`switched_branches`)
             factor = LOOP_WORK_FACTOR if resolved.site.in_loop else 1
             if any(info.training_update for info in resolved.api):
                 training = True
@@ -1320,6 +1328,30 @@ class BenefitModel:
         under a fixed switch (`_returns_before_its_work`), or it is memoised and its body runs
         once per distinct arguments (`facts/memoized.py`)."""
         return self._returns_before_its_work(key) or memoized(self.index, self.facts, key)
+
+    def _untaken(self, key: FunctionKey) -> tuple[Span, ...]:
+        """The branches of the body that no call of the program takes (`untaken_branches`:
+        every caller passes the parameter switching them one constant)."""
+        known = self._untaken_spans.get(key)
+        if known is None:
+            known = untaken_branches(self.index, self.facts, key, self.is_test_code)
+            self._untaken_spans[key] = known
+        return known
+
+    def _only_in_untaken_branches(self, caller: FunctionKey, callee: FunctionKey) -> bool:
+        """Whether every call of `caller` that reaches `callee` lies in a branch no call of
+        `caller` takes (`_untaken`): the callee's work is never done from there."""
+        untaken = self._untaken(caller)
+        if not untaken:
+            return False
+        sites = [
+            resolved.site
+            for resolved in self.facts.calls.get(caller, ())
+            if any(target == callee for _, target in callees(self.index, resolved))
+        ]
+        return bool(sites) and all(
+            any(span.encloses(site.span) for span in untaken) for site in sites
+        )
 
     def _returns_before_its_work(self, key: FunctionKey) -> bool:
         """The body starts by returning its argument under a switch whose value is fixed and

@@ -2,9 +2,13 @@
 
 `tf.function` flattens a structured argument into its leaves at every call and computes the
 trace type of each (None leaves too) to find its concrete function: a call given a dict of N
-tensors costs more than one given a tensor (`CallCosts.per_leaf`; measured, TF 2.21).
+tensors costs more than one given a tensor (`CallCosts.per_leaf`; measured, TF 2.21). It opens
+a named tuple and an attrs instance field by field as it does a tuple, not a dataclass
+(`CallCosts.flattened_records`). A `torch.compile`d call checks a guard on each tensor the
+frame reads of a structure and passes it in, about what an argument of its own costs, and
+nothing for a leaf it does not read (`CallCosts.leaves_read_only`; measured, torch 2.13).
 `structure_leaves` counts the leaves where the call sites show the structure: a dict or list
-display, a dict the caller fills key by key, nested displays.
+display, a dict the caller fills key by key, a record built by its constructor, nested ones.
 
 A function called once per element of a Python list of such structures
 (`elements_of_lists`: `for data_dict in data_dicts: f(data_dict)`) is given, at every call,

@@ -188,6 +188,11 @@ class FunctionSummary:
     SWITCH: ...`: the switch (a free name, or attributes of one: `DEBUG`, `config.DEBUG`),
     whether the test negates it, and the parameter returned. Where the switch's value is
     known, the rest of the body runs or not on every call alike."""
+    switched_branches: tuple[tuple[str, bool, Span | None, Span | None], ...] = ()
+    """The `if PARAMETER:` and `if not PARAMETER:` statements of the body (a parameter the
+    body never rebinds), each with whether the test negates it, the span of its body and of
+    its `else` (None without one). Where every caller passes the parameter one constant, the
+    same branch runs at every call."""
     ignore_comment: bool = False
     docstring: str | None = None
     has_tensor_methods: bool = False

@@ -324,6 +324,42 @@ class _ModuleBuilder:
         self.last_span = span
         return span
 
+    def _switched_branches(
+        self, body: Sequence[ast.stmt], params: Collection[str]
+    ) -> tuple[tuple[str, bool, Span | None, Span | None], ...]:
+        """`FunctionSummary.switched_branches` of a function body: its `if [not] PARAMETER:`
+        statements at any depth (nested definitions aside) whose parameter the body never
+        rebinds."""
+        found: list[tuple[str, bool, ast.If]] = []
+        stack: list[ast.stmt] = list(body)
+        while stack:
+            stmt = stack.pop()
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            if type(stmt) is ast.If:
+                test = stmt.test
+                negated = type(test) is ast.UnaryOp and type(test.op) is ast.Not
+                operand = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+                if type(operand) is ast.Name and operand.id in params:
+                    found.append((operand.id, negated, stmt))
+            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                stack.extend(getattr(stmt, name, ()))
+        if not found:
+            return ()
+        rebound = _local_names(body)
+        return tuple(
+            (name, negated, self._block_span(stmt.body), self._block_span(stmt.orelse))
+            for name, negated, stmt in sorted(found, key=lambda f: (f[2].lineno, f[2].col_offset))
+            if name not in rebound
+        )
+
+    def _block_span(self, block: Sequence[ast.AST]) -> Span | None:
+        """The span from the first statement of a block to the end of its last."""
+        if not block:
+            return None
+        first, last = self.span(block[0]), self.span(block[-1])
+        return Span(first.start_line, first.start_col, last.end_line, last.end_col)
+
     def span(self, node: Any) -> Span:
         line: int = node.lineno
         end_line: int = node.end_lineno or line
@@ -704,6 +740,7 @@ class _ModuleBuilder:
         local_names = _local_names(body) | {p.name for p in params}
         summary.may_fall_through = _may_fall_through(body)
         summary.leading_return = _leading_return(body, local_names, {p.name for p in params})
+        summary.switched_branches = self._switched_branches(body, {p.name for p in params})
         scope = _Scope(summary, local_names)
         for p in params:
             scope.kills.setdefault(p.name, {})[len(summary.locals.get(p.name, ()))] = ()

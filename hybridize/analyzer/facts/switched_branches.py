@@ -1,0 +1,114 @@
+"""Branches a parameter switches that no call of the program takes: work that never runs.
+
+A function whose body branches on a parameter (`if center_mass:` ... `else:` ...) runs one
+branch per call; where every call site of the program passes that parameter the same constant
+(a literal, a module constant, a value passed on from a caller's parameter that is itself one
+constant everywhere, or the default where a site omits it), every call runs the same branch,
+and the other's work is never done (tf-pwa's `struct_momentum(p, center_mass=True)`, whose one
+caller passes `center_mass=False` on from parameters defaulting to False: the summed momenta and
+their boosts are never computed). `untaken_branches` gives the spans of such branches, for the
+work estimate to leave out (`decisions/benefit.py`). The constant is read as the evaluator
+reads values at each call site; a value it does not know (computed, several, a call with
+`*args`) leaves both branches in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hybridize.analyzer.facts.evaluator import TensorFacts, callees, solved_evaluator
+from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.values import Atom, is_lit_atom
+from hybridize.analyzer.facts.varying_shapes import bound_arguments
+from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.model import Span
+
+
+def untaken_branches(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    is_test_code: Callable[[FunctionKey], bool],
+) -> tuple[Span, ...]:
+    """The spans of the branches of `key`'s `if [not] PARAMETER:` statements
+    (`FunctionSummary.switched_branches`) that no call of the program takes, tests aside:
+    every call site passes the parameter values of one truth (`_truths`)."""
+    fn = index.function(key)
+    if not fn.switched_branches:
+        return ()
+    truths: dict[str, bool | None] = {}
+    untaken: list[Span] = []
+    for name, negated, body, orelse in fn.switched_branches:
+        if name not in truths:
+            truths[name] = _truth(index, facts, key, name, is_test_code)
+        truth = truths[name]
+        if truth is None:
+            continue
+        taken_body = truth is not negated
+        other = orelse if taken_body else body
+        if other is not None:
+            untaken.append(other)
+    return tuple(untaken)
+
+
+def _truth(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    name: str,
+    is_test_code: Callable[[FunctionKey], bool],
+) -> bool | None:
+    """The truth of what every call site of `key` outside tests passes its parameter `name`
+    (or its default, where a site omits it), where all are constants of one truth; None where
+    any is unknown or they differ, or no code of the program calls `key`."""
+    fn = index.function(key)
+    param = next((p for p in fn.params if p.name == name), None)
+    if param is None or param.kind in ("vararg", "kwarg"):
+        return None
+    truths: set[bool] = set()
+    sites = 0
+    for caller in sorted(facts.callers.get(key, ()), key=str):
+        if caller == key or is_test_code(caller):
+            continue
+        evaluator = solved_evaluator(index, facts, caller)
+        if evaluator is None:
+            return None
+        for resolved in facts.calls.get(caller, ()):
+            for kind, target in callees(index, resolved):
+                if target != key:
+                    continue
+                sites += 1
+                if resolved.site.has_star_args:
+                    return None
+                argument = bound_arguments(index, key, resolved, kind).get(name)
+                if argument is None:
+                    if param.default is None:
+                        return None
+                    owner = solved_evaluator(index, facts, index.owner_key(key))
+                    if owner is None:
+                        return None
+                    atoms = owner.eval(param.default)
+                else:
+                    atoms = evaluator.eval(argument)
+                for atom in atoms or (None,):
+                    truth = _constant_truth(atom)
+                    if truth is None:
+                        return None
+                    truths.add(truth)
+                if len(truths) > 1:
+                    return None
+    if not sites or len(truths) != 1:
+        return None
+    return truths.pop()
+
+
+def _constant_truth(atom: Atom | None) -> bool | None:
+    """The truth of a constant's atom (a literal bool, int, str or None whose value is
+    known), None for any other value."""
+    if atom is None or not is_lit_atom(atom) or atom[1] not in ("bool", "int", "str", "none"):
+        return None
+    if atom[1] == "none":
+        return False
+    if atom[2] is None:
+        return None  # a computed value of the type
+    return bool(atom[2])

@@ -1,0 +1,84 @@
+"""Branches no call takes are no work (`facts/switched_branches.py`, issue 34).
+
+A body branching on a parameter runs one branch per call; where every call site of the
+program passes that parameter one constant (a literal, a module constant, a caller's
+parameter that is itself one constant everywhere, or the default where a site omits it), the
+other branch never runs, and the work estimate leaves it out (tf-pwa's `struct_momentum`,
+`center_mass=True` by default, every caller passing False). A value that differs between call
+sites, or is computed, leaves both branches in.
+"""
+
+from __future__ import annotations
+
+import pytest
+from facts_helpers import analyse
+
+SOURCE = """
+import tensorflow as tf
+
+CENTER = False
+
+
+def heavy(p):
+    for _ in range(3):
+        p = tf.sin(p) * tf.cos(p) + tf.exp(p) * tf.tanh(p) - tf.square(p)
+        p = tf.matmul(p, p) + tf.reduce_sum(tf.concat([p, p], 0))
+    return p
+
+
+def struct_momentum(p, center_mass=True):
+    if center_mass:
+        p = heavy(p)
+        p = tf.sin(p) * tf.cos(p) + tf.exp(p) * tf.tanh(p) - tf.square(p)
+    else:
+        p = p + 1.0
+    return p
+
+
+def single(p, center_mass=False):
+    return struct_momentum(p, center_mass=center_mass)
+
+
+def main(data):
+    while True:
+        for p in data:
+            CALLS
+"""
+
+
+def _benefit(calls: str) -> tuple[str, str]:
+    v = analyse(SOURCE.replace("CALLS", calls))["struct_momentum"]
+    return v.benefit, " ".join(v.benefit_reasons)
+
+
+@pytest.mark.parametrize(
+    "calls",
+    [
+        "struct_momentum(p, center_mass=False)",
+        "struct_momentum(p, False)",
+        "struct_momentum(p, center_mass=CENTER)",
+        "struct_momentum(p, center_mass=None)",
+        "single(p)",  # passed on from a parameter whose callers all leave it False
+        "single(p, center_mass=0)",
+    ],
+)
+def test_a_branch_every_caller_switches_off_is_no_work(calls: str) -> None:
+    benefit, reasons = _benefit(calls)
+    assert benefit == "low", reasons
+    assert "too little work per call" in reasons
+
+
+@pytest.mark.parametrize(
+    "calls",
+    [
+        "struct_momentum(p)",  # the default: the heavy branch runs
+        "struct_momentum(p, center_mass=True)",
+        # the callers differ: either branch may run
+        "struct_momentum(p, center_mass=False)\n            struct_momentum(p, True)",
+        "struct_momentum(p, center_mass=len(data) > 2)",  # computed
+        "single(p, center_mass=len(data) > 2)",
+    ],
+)
+def test_a_branch_some_call_may_take_is_work(calls: str) -> None:
+    benefit, reasons = _benefit(calls)
+    assert benefit == "high", reasons
