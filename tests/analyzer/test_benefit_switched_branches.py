@@ -14,6 +14,8 @@ import pytest
 from facts_helpers import analyse
 
 SOURCE = """
+import functools
+
 import tensorflow as tf
 
 CENTER = False
@@ -80,5 +82,22 @@ def test_a_branch_every_caller_switches_off_is_no_work(calls: str) -> None:
     ],
 )
 def test_a_branch_some_call_may_take_is_work(calls: str) -> None:
+    benefit, reasons = _benefit(calls)
+    assert benefit == "high", reasons
+
+
+@pytest.mark.parametrize(
+    "calls",
+    [
+        # a partial object binds the switch where the call site does not show it
+        "functools.partial(struct_momentum, center_mass=True)(p)\n"
+        "            struct_momentum(p, center_mass=False)",
+        "struct_momentum(*[p, True])\n            struct_momentum(p, center_mass=False)",
+        # handed to a call that calls it: the arguments it gets are not in the code
+        "tf.map_fn(struct_momentum, p)\n            struct_momentum(p, center_mass=False)",
+        "list(map(struct_momentum, data))\n            struct_momentum(p, center_mass=False)",
+    ],
+)
+def test_arguments_a_site_does_not_show_leave_both_branches(calls: str) -> None:
     benefit, reasons = _benefit(calls)
     assert benefit == "high", reasons

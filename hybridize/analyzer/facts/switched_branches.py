@@ -9,16 +9,28 @@ caller passes `center_mass=False` on from parameters defaulting to False: the su
 their boosts are never computed). `untaken_branches` gives the spans of such branches, for the
 work estimate to leave out (`decisions/benefit.py`). The constant is read as the evaluator
 reads values at each call site; a value it does not know (computed, several, a call with
-`*args`) leaves both branches in.
+`*args`, through `functools.partial`, a caller handing the function to another call that
+calls it) leaves both branches in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from hybridize.analyzer.facts.evaluator import TensorFacts, callees, solved_evaluator
+from hybridize.analyzer.facts.evaluator import (
+    ResolvedCall,
+    TensorFacts,
+    callees,
+    solved_evaluator,
+)
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.facts.values import Atom, is_lit_atom
+from hybridize.analyzer.facts.values import (
+    Atom,
+    is_func_atom,
+    is_lit_atom,
+    is_method_atom,
+    project_key,
+)
 from hybridize.analyzer.facts.varying_shapes import bound_arguments
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.model import Span
@@ -73,13 +85,16 @@ def _truth(
         evaluator = solved_evaluator(index, facts, caller)
         if evaluator is None:
             return None
+        direct = 0
         for resolved in facts.calls.get(caller, ()):
+            if _hands(resolved, key):
+                return None  # handed to a call that calls it: arguments not in the code
             for kind, target in callees(index, resolved):
                 if target != key:
                     continue
-                sites += 1
-                if resolved.site.has_star_args:
-                    return None
+                direct += 1
+                if resolved.site.has_star_args or key in resolved.partials:
+                    return None  # arguments the site does not show
                 argument = bound_arguments(index, key, resolved, kind).get(name)
                 if argument is None:
                     if param.default is None:
@@ -97,9 +112,23 @@ def _truth(
                     truths.add(truth)
                 if len(truths) > 1:
                     return None
+        if not direct:
+            return None  # called through what it is handed to (a callback): arguments unknown
+        sites += direct
     if not sites or len(truths) != 1:
         return None
     return truths.pop()
+
+
+def _hands(resolved: ResolvedCall, key: FunctionKey) -> bool:
+    """Whether a call is given the function `key` itself as an argument (`tf.map_fn(f, x)`,
+    `map(f, xs)`, a callback stored to be called later)."""
+    handed = (*resolved.args, *resolved.kwargs.values())
+    return any(
+        (is_func_atom(atom) or is_method_atom(atom)) and project_key(atom) == key
+        for atoms in handed
+        for atom in atoms
+    )
 
 
 def _constant_truth(atom: Atom | None) -> bool | None:
