@@ -98,49 +98,28 @@ def main(xs):
     assert costs.compiled_overhead(1, 8) > costs.compiled_call
 
 
-RECORDS = """
+_FIELDS = "".join(f"\n    {name}: object" for name in "abcdefgh")
+_ATTRIBUTES = "".join(f"\n    {name} = attr.ib()" for name in "abcdefgh")
+
+RECORDS = f"""
 import collections
 import dataclasses
 import typing
 
 import attr
 
-Pair8 = collections.namedtuple("Pair8", ["a", "b", "c", "d", "e", "f", "g", "h"])
+Pair8 = collections.namedtuple("Pair8", {list("abcdefgh")!r})
 
 
-class Typed8(typing.NamedTuple):
-    a: object
-    b: object
-    c: object
-    d: object
-    e: object
-    f: object
-    g: object
-    h: object
+class Typed8(typing.NamedTuple):{_FIELDS}
 
 
 @attr.s(frozen=True)
-class Attrs8:
-    a = attr.ib()
-    b = attr.ib()
-    c = attr.ib()
-    d = attr.ib()
-    e = attr.ib()
-    f = attr.ib()
-    g = attr.ib()
-    h = attr.ib()
+class Attrs8:{_ATTRIBUTES}
 
 
 @dataclasses.dataclass(frozen=True)
-class Data8:
-    a: object
-    b: object
-    c: object
-    d: object
-    e: object
-    f: object
-    g: object
-    h: object
+class Data8:{_FIELDS}
 """
 
 
