@@ -101,3 +101,17 @@ def test_a_branch_some_call_may_take_is_work(calls: str) -> None:
 def test_arguments_a_site_does_not_show_leave_both_branches(calls: str) -> None:
     benefit, reasons = _benefit(calls)
     assert benefit == "high", reasons
+
+
+def test_a_function_the_package_exports_keeps_both_branches() -> None:
+    """Users outside the project call an exported function with values the project's own
+    calls do not show: both branches stay work."""
+    files = {
+        "pkg/__init__.py": "from pkg.physics import struct_momentum\n",
+        "pkg/physics.py": SOURCE.replace("CALLS", "struct_momentum(p, center_mass=False)"),
+    }
+    v = analyse(files)["pkg/physics.py::struct_momentum"]
+    assert "too little work per call" not in " ".join(v.benefit_reasons), v.benefit_reasons
+    private = {**files, "pkg/__init__.py": ""}
+    v = analyse(private)["pkg/physics.py::struct_momentum"]
+    assert "too little work per call" in " ".join(v.benefit_reasons), v.benefit_reasons

@@ -223,6 +223,14 @@ class BenefitModel:
         """The names the project assigns through `global` or as attributes, once asked
         (`_names_set_in_code`)."""
         self._reads_parameters: dict[FunctionKey, bool] = {}
+        self._exported_functions: ExportedFunctions = (
+            last._exported_functions
+            if last is not None and classes_unchanged
+            else ExportedFunctions(index, is_test_code)
+        )
+        """The functions the project exports as its public API (`decisions/exported_api.py`),
+        worked out when first asked, and taken over from the last phase on the terms of
+        `_exports`."""
         self._work, self._training = self._total_work()
         self._symbolic_edges: dict[FunctionKey, set[FunctionKey]] = (
             {} if last is None else dict(last._symbolic_edges)
@@ -274,14 +282,6 @@ class BenefitModel:
         class: every function of the project is asked whether it runs inside layer graphs at
         each phase, and a class's bases do not change within one."""
         self._runs_models: bool | None = None
-        self._exported_functions: ExportedFunctions = (
-            last._exported_functions
-            if last is not None and classes_unchanged
-            else ExportedFunctions(index, is_test_code)
-        )
-        """The functions the project exports as its public API (`decisions/exported_api.py`),
-        worked out when first asked, and taken over from the last phase on the terms of
-        `_exports`."""
         self._taped: dict[FunctionKey, TapedRun] | None = None
         self._graph_runs: dict[FunctionKey, GraphRunUse] | None = None
         """The functions the project hands to a layer library's graphs (`graph_run_callables`),
@@ -1331,10 +1331,17 @@ class BenefitModel:
 
     def _untaken(self, key: FunctionKey) -> tuple[Span, ...]:
         """The branches of the body that no call of the program takes (`untaken_branches`:
-        every caller passes the parameter switching them one constant)."""
+        every caller passes the parameter switching them one constant); none in a function
+        the package exports as its public API (`decisions/exported_api.py`), which its users
+        call with values the project does not show."""
         known = self._untaken_spans.get(key)
         if known is None:
             known = untaken_branches(self.index, self.facts, key, self.is_test_code)
+            if known and (
+                self._exported_functions.reason(key) is not None
+                or self._exported_functions.imported_reason(key) is not None
+            ):
+                known = ()  # a public function: its users may pass any value
             self._untaken_spans[key] = known
         return known
 
