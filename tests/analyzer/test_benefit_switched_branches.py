@@ -37,10 +37,6 @@ def struct_momentum(p, center_mass=True):
     return p
 
 
-def single(p, center_mass=False):
-    return struct_momentum(p, center_mass=center_mass)
-
-
 def main(data):
     while True:
         for p in data:
@@ -48,9 +44,18 @@ def main(data):
 """
 
 
+# A caller passing its own parameter on, defined where a case calls it: a function no code
+# calls is an entry point, whose callers may pass anything.
+SINGLE = """
+
+def single(p, center_mass=False):
+    return struct_momentum(p, center_mass=center_mass)
+"""
+
+
 def _benefit(calls: str) -> tuple[str, str]:
-    v = analyse(SOURCE.replace("CALLS", calls))["struct_momentum"]
-    return v.benefit, " ".join(v.benefit_reasons)
+    source = SOURCE.replace("CALLS", calls)
+    return _benefit_of(source + SINGLE if "single(" in calls else source)
 
 
 @pytest.mark.parametrize(
@@ -115,3 +120,61 @@ def test_a_function_the_package_exports_keeps_both_branches() -> None:
     private = {**files, "pkg/__init__.py": ""}
     v = analyse(private)["pkg/physics.py::struct_momentum"]
     assert "too little work per call" in " ".join(v.benefit_reasons), v.benefit_reasons
+
+
+LAYER = """
+import tensorflow as tf
+
+
+def heavy(x):
+    for _ in range(3):
+        x = tf.sin(x) * tf.cos(x) + tf.exp(x) * tf.tanh(x) - tf.square(x)
+        x = tf.matmul(x, x) + tf.reduce_sum(tf.concat([x, x], 0))
+    return x
+
+
+class Noisy(tf.keras.layers.Layer):
+    def _noise(self, x, training):
+        if training:
+            return heavy(x)
+        return x
+
+    def call(self, x, training=False):
+        return self._noise(x, training)
+
+
+def main(data):
+    layer = Noisy()
+    while True:
+        for x in data:
+            layer._noise(x, PASSED)
+"""
+
+
+def test_a_flag_the_layer_library_passes_keeps_both_branches() -> None:
+    """Keras calls a layer's `call` with `training` from its call context (True inside
+    `fit`), not only the default the project's calls leave: `_noise`'s `training` passed on
+    from `call` may be either, whatever the project's own calls pass; where `call` passes a
+    constant, it is one."""
+    kept = analyse(LAYER.replace("PASSED", "False"))["Noisy._noise"]
+    assert "too little work per call" not in " ".join(kept.benefit_reasons)
+    constant = LAYER.replace("PASSED", "False").replace(
+        "self._noise(x, training)", "self._noise(x, False)"
+    )
+    off = analyse(constant)["Noisy._noise"]
+    assert "too little work per call" in " ".join(off.benefit_reasons), off.benefit_reasons
+
+
+def test_a_local_computed_from_a_caller_s_parameter_keeps_both_branches() -> None:
+    single = SINGLE.replace(
+        "def single(p, center_mass=False):\n    return",
+        "def single(p, center_mass=False):\n    flag = not center_mass\n    return",
+    ).replace("center_mass=center_mass)", "center_mass=flag)")
+    assert "flag = not center_mass" in single
+    benefit, reasons = _benefit_of(SOURCE.replace("CALLS", "single(p)") + single)
+    assert benefit == "high", reasons
+
+
+def _benefit_of(source: str) -> tuple[str, str]:
+    v = analyse(source)["struct_momentum"]
+    return v.benefit, " ".join(v.benefit_reasons)

@@ -8,14 +8,16 @@ and the other's work is never done (tf-pwa's `struct_momentum(p, center_mass=Tru
 caller passes `center_mass=False` on from parameters defaulting to False: the summed momenta and
 their boosts are never computed). `untaken_branches` gives the spans of such branches, for the
 work estimate to leave out (`decisions/benefit.py`). The constant is read as the evaluator
-reads values at each call site; a value it does not know (computed, several, a call with
-`*args`, through `functools.partial`, a caller handing the function to another call that
-calls it) leaves both branches in.
+reads values at each call site, a caller's parameter passed on as that caller's own call sites
+pass it; a value it does not know (computed, several, a call with `*args`, through
+`functools.partial`, a caller handing the function to another call that calls it, a caller
+no code calls, a layer's call method, which the layer library calls with arguments of its
+own: Keras passes `training` from the call context) leaves both branches in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 from hybridize.analyzer.facts.evaluator import (
     ResolvedCall,
@@ -23,6 +25,7 @@ from hybridize.analyzer.facts.evaluator import (
     callees,
     solved_evaluator,
 )
+from hybridize.analyzer.facts.predicates import local_values, made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import (
     Atom,
@@ -32,7 +35,9 @@ from hybridize.analyzer.facts.values import (
     project_key,
 )
 from hybridize.analyzer.facts.varying_shapes import bound_arguments
+from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import is_param, sym_name
 from hybridize.model import Span
 
 
@@ -63,20 +68,34 @@ def untaken_branches(
     return tuple(untaken)
 
 
+PASSED_ON_DEPTH = 4
+"""How many callers up `_truth` follows a parameter passed on from a caller's parameter."""
+
+
 def _truth(
     index: ProjectIndex,
     facts: TensorFacts,
     key: FunctionKey,
     name: str,
     is_test_code: Callable[[FunctionKey], bool],
+    depth: int = PASSED_ON_DEPTH,
 ) -> bool | None:
     """The truth of what every call site of `key` outside tests passes its parameter `name`
-    (or its default, where a site omits it), where all are constants of one truth; None where
-    any is unknown or they differ, or no code of the program calls `key`."""
+    (or its default, where a site omits it), where all are constants of one truth; a caller's
+    own parameter passed on is what that caller's call sites pass it, up to `depth` callers
+    up. None where any is unknown or they differ, where no code of the program calls `key`,
+    or where the framework calls it too (a layer's call method, which the layer library runs
+    with its own arguments: Keras passes `training` from the call context)."""
     fn = index.function(key)
     param = next((p for p in fn.params if p.name == name), None)
-    if param is None or param.kind in ("vararg", "kwarg"):
+    if param is None or param.kind in ("vararg", "kwarg") or depth < 1:
         return None
+    framework = index.function_framework(key)
+    if fn.class_qualname is not None and fn.name in (
+        framework.instance_call_method,
+        "__call__",
+    ):
+        return None  # the layer library calls it, with arguments of its own
     truths: set[bool] = set()
     sites = 0
     for caller in sorted(facts.callers.get(key, ()), key=str):
@@ -85,6 +104,7 @@ def _truth(
         evaluator = solved_evaluator(index, facts, caller)
         if evaluator is None:
             return None
+        caller_fn = index.function(caller)
         direct = 0
         for resolved in facts.calls.get(caller, ()):
             if _hands(resolved, key):
@@ -93,23 +113,27 @@ def _truth(
                 if target != key:
                     continue
                 direct += 1
-                if resolved.site.has_star_args or key in resolved.partials:
+                if kind == "layer_call" or resolved.site.has_star_args or key in resolved.partials:
                     return None  # arguments the site does not show
                 argument = bound_arguments(index, key, resolved, kind).get(name)
+                found: set[bool | None]
                 if argument is None:
                     if param.default is None:
                         return None
                     owner = solved_evaluator(index, facts, index.owner_key(key))
                     if owner is None:
                         return None
-                    atoms = owner.eval(param.default)
+                    found = {_constant_truth(atom) for atom in owner.eval(param.default)}
+                elif (passed_on := _passed_on(caller_fn, argument)) is not None:
+                    # a parameter of the caller passed on: what its own callers pass it
+                    found = {_truth(index, facts, caller, passed_on, is_test_code, depth - 1)}
+                elif any(is_param(part) for part in _parts(caller_fn, argument)):
+                    return None  # computed from a caller's parameter
                 else:
-                    atoms = evaluator.eval(argument)
-                for atom in atoms or (None,):
-                    truth = _constant_truth(atom)
-                    if truth is None:
-                        return None
-                    truths.add(truth)
+                    found = {_constant_truth(atom) for atom in evaluator.eval(argument)}
+                if not found or None in found:
+                    return None
+                truths |= {truth for truth in found if truth is not None}
                 if len(truths) > 1:
                     return None
         if not direct:
@@ -118,6 +142,25 @@ def _truth(
     if not sites or len(truths) != 1:
         return None
     return truths.pop()
+
+
+def _passed_on(fn: FunctionSummary, argument: Sym) -> str | None:
+    """The parameter of `fn` an argument is, read as it came (never rebound), else None."""
+    if is_param(argument):
+        return sym_name(argument)
+    values = local_values(fn, argument)
+    if len(values) == 1 and is_param(values[0]) and sym_name(values[0]) == sym_name(argument):
+        return sym_name(argument)
+    return None
+
+
+def _parts(fn: FunctionSummary, argument: Sym) -> Iterator[Sym]:
+    """What an argument is made of, through the values of the locals it reads."""
+
+    def follow(sym: Sym) -> Iterable[Sym]:
+        return (*made_of(sym), *local_values(fn, sym))
+
+    return walk_syms((argument,), follow)
 
 
 def _hands(resolved: ResolvedCall, key: FunctionKey) -> bool:
