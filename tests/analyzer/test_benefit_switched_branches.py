@@ -178,3 +178,14 @@ def test_a_local_computed_from_a_caller_s_parameter_keeps_both_branches() -> Non
 def _benefit_of(source: str) -> tuple[str, str]:
     v = analyse(source)["struct_momentum"]
     return v.benefit, " ".join(v.benefit_reasons)
+
+
+def test_a_decorated_function_keeps_both_branches() -> None:
+    """A decorator may wrap the function and call it with values of its own, or register it
+    where other code (a user's script) calls it: both branches stay work."""
+    register = "REGISTRY = {}\n\n\ndef register(f):\n    REGISTRY[f.__name__] = f\n    return f\n"
+    registered = SOURCE.replace(
+        "def struct_momentum(", register + "\n\n@register\ndef struct_momentum("
+    )
+    benefit, reasons = _benefit_of(registered.replace("CALLS", "struct_momentum(p, False)"))
+    assert benefit == "high", reasons

@@ -1,18 +1,18 @@
 """Branches a parameter switches that no call of the program takes: work that never runs.
 
-A function whose body branches on a parameter (`if center_mass:` ... `else:` ...) runs one
-branch per call; where every call site of the program passes that parameter the same constant
-(a literal, a module constant, a value passed on from a caller's parameter that is itself one
-constant everywhere, or the default where a site omits it), every call runs the same branch,
-and the other's work is never done (tf-pwa's `struct_momentum(p, center_mass=True)`, whose one
-caller passes `center_mass=False` on from parameters defaulting to False: the summed momenta and
-their boosts are never computed). `untaken_branches` gives the spans of such branches, for the
-work estimate to leave out (`decisions/benefit.py`). The constant is read as the evaluator
-reads values at each call site, a caller's parameter passed on as that caller's own call sites
-pass it; a value it does not know (computed, several, a call with `*args`, through
-`functools.partial`, a caller handing the function to another call that calls it, a caller
-no code calls, a layer's call method, which the layer library calls with arguments of its
-own: Keras passes `training` from the call context) leaves both branches in.
+A function whose body branches on a parameter (`if not yxyx:` ... , `if clip:` ...) runs one
+branch per call; where every call site of the program passes that parameter constants of one
+truth (a literal, a module constant, the default where a site omits it, a caller's parameter
+passed on as that caller's own call sites pass it), every call runs the same branch, and the
+other's work is never done (tf-models' `smallest_encompassing_box`, every caller passing
+`yxyx=True` and leaving `clip` False: its format conversions and clipping never run).
+`untaken_branches` gives the spans of such branches, for the work estimate to leave out
+(`decisions/benefit.py`). A value the code does not show leaves both branches in: computed
+(from a parameter too), different at two sites, a call with `*args`, through
+`functools.partial`, the function handed to another call that calls it, a caller no code
+calls, a decorated function (a wrapper or a registry may call it with values of its own), a
+layer's call method (the layer library calls it with arguments of its own: Keras passes
+`training` from the call context).
 """
 
 from __future__ import annotations
@@ -68,6 +68,11 @@ def untaken_branches(
     return tuple(untaken)
 
 
+PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
+"""Decorators that leave the function's callers the project's: any other may wrap it (and
+call it with arguments of its own) or register it where other code calls it (tf-pwa's
+`@ConfigLoader.register_function()`, a method of every config a user's script makes)."""
+
 PASSED_ON_DEPTH = 4
 """How many callers up `_truth` follows a parameter passed on from a caller's parameter."""
 
@@ -96,6 +101,8 @@ def _truth(
         "__call__",
     ):
         return None  # the layer library calls it, with arguments of its own
+    if any(d.name not in PLAIN_DECORATORS for d in fn.decorators):
+        return None  # a wrapper, or a registry that exposes it, may call it with others
     truths: set[bool] = set()
     sites = 0
     for caller in sorted(facts.callers.get(key, ()), key=str):
