@@ -189,3 +189,17 @@ def test_a_decorated_function_keeps_both_branches() -> None:
     )
     benefit, reasons = _benefit_of(registered.replace("CALLS", "struct_momentum(p, False)"))
     assert benefit == "high", reasons
+
+
+def test_a_flag_an_exported_function_passes_on_keeps_both_branches() -> None:
+    """An exported function's users pass its parameter what they like, and so what it passes
+    on to a private helper (keras' `_cudnn_gru`, given `time_major` by `keras.backend.gru`)."""
+    files = {
+        "pkg/__init__.py": "from pkg.physics import single\n",
+        "pkg/physics.py": SOURCE.replace("CALLS", "single(p)") + SINGLE,
+    }
+    v = analyse(files)["pkg/physics.py::struct_momentum"]
+    assert "too little work per call" not in " ".join(v.benefit_reasons), v.benefit_reasons
+    private = {**files, "pkg/__init__.py": ""}
+    v = analyse(private)["pkg/physics.py::struct_momentum"]
+    assert "too little work per call" in " ".join(v.benefit_reasons), v.benefit_reasons

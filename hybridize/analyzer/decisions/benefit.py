@@ -1331,19 +1331,21 @@ class BenefitModel:
 
     def _untaken(self, key: FunctionKey) -> tuple[Span, ...]:
         """The branches of the body that no call of the program takes (`untaken_branches`:
-        every caller passes the parameter switching them one constant); none in a function
-        the package exports as its public API (`decisions/exported_api.py`), which its users
-        call with values the project does not show."""
+        every caller passes the parameter switching them one constant); none switched by a
+        value a function the package exports passes on (`_is_public`)."""
         known = self._untaken_spans.get(key)
         if known is None:
-            known = untaken_branches(self.index, self.facts, key, self.is_test_code)
-            if known and (
-                self._exported_functions.reason(key) is not None
-                or self._exported_functions.imported_reason(key) is not None
-            ):
-                known = ()  # a public function: its users may pass any value
+            known = untaken_branches(
+                self.index, self.facts, key, self.is_test_code, self._is_public
+            )
             self._untaken_spans[key] = known
         return known
+
+    def _is_public(self, key: FunctionKey) -> bool:
+        """Whether the package exports the function as its public API (`decisions/
+        exported_api.py`): its users call it with values the project does not show."""
+        exported = self._exported_functions
+        return exported.reason(key) is not None or exported.imported_reason(key) is not None
 
     def _only_in_untaken_branches(self, caller: FunctionKey, callee: FunctionKey) -> bool:
         """Whether every call of `caller` that reaches `callee` lies in a branch no call of

@@ -12,7 +12,9 @@ other's work is never done (tf-models' `smallest_encompassing_box`, every caller
 `functools.partial`, the function handed to another call that calls it, a caller no code
 calls, a decorated function (a wrapper or a registry may call it with values of its own), a
 layer's call method (the layer library calls it with arguments of its own: Keras passes
-`training` from the call context).
+`training` from the call context), a function the package exports, or one passing on the
+parameter of one (its users pass what they like: keras' `_cudnn_gru` is given `time_major`
+by the exported `keras.backend.gru`).
 """
 
 from __future__ import annotations
@@ -46,10 +48,13 @@ def untaken_branches(
     facts: TensorFacts,
     key: FunctionKey,
     is_test_code: Callable[[FunctionKey], bool],
+    is_public: Callable[[FunctionKey], bool],
 ) -> tuple[Span, ...]:
     """The spans of the branches of `key`'s `if [not] PARAMETER:` statements
     (`FunctionSummary.switched_branches`) that no call of the program takes, tests aside:
-    every call site passes the parameter values of one truth (`_truths`)."""
+    every call site passes the parameter values of one truth (`_truth`). `is_public`: the
+    functions the package exports as its public API, whose users, outside the project, may
+    pass any value (the function itself, or a caller passing its parameter on)."""
     fn = index.function(key)
     if not fn.switched_branches:
         return ()
@@ -57,7 +62,7 @@ def untaken_branches(
     untaken: list[Span] = []
     for name, negated, body, orelse in fn.switched_branches:
         if name not in truths:
-            truths[name] = _truth(index, facts, key, name, is_test_code)
+            truths[name] = _truth(index, facts, key, name, is_test_code, is_public)
         truth = truths[name]
         if truth is None:
             continue
@@ -83,6 +88,7 @@ def _truth(
     key: FunctionKey,
     name: str,
     is_test_code: Callable[[FunctionKey], bool],
+    is_public: Callable[[FunctionKey], bool],
     depth: int = PASSED_ON_DEPTH,
 ) -> bool | None:
     """The truth of what every call site of `key` outside tests passes its parameter `name`
@@ -103,6 +109,8 @@ def _truth(
         return None  # the layer library calls it, with arguments of its own
     if any(d.name not in PLAIN_DECORATORS for d in fn.decorators):
         return None  # a wrapper, or a registry that exposes it, may call it with others
+    if is_public(key):
+        return None  # the package's public API: its users pass what they like
     truths: set[bool] = set()
     sites = 0
     for caller in sorted(facts.callers.get(key, ()), key=str):
@@ -133,7 +141,9 @@ def _truth(
                     found = {_constant_truth(atom) for atom in owner.eval(param.default)}
                 elif (passed_on := _passed_on(caller_fn, argument)) is not None:
                     # a parameter of the caller passed on: what its own callers pass it
-                    found = {_truth(index, facts, caller, passed_on, is_test_code, depth - 1)}
+                    found = {
+                        _truth(index, facts, caller, passed_on, is_test_code, is_public, depth - 1)
+                    }
                 elif any(is_param(part) for part in _parts(caller_fn, argument)):
                     return None  # computed from a caller's parameter
                 else:
