@@ -524,7 +524,10 @@ def names_namedtuple(index: ProjectIndex, relpath: str, callee: Sym) -> bool:
     if dotted is None:
         return False
     ref = index.resolve_dotted(relpath, dotted)
-    return is_global_ref(ref) and _binds_namedtuple(index, ref[1], ref[2])
+    if not is_global_ref(ref):
+        return False
+    _, module, name = ref
+    return _binds_namedtuple(index, module, name)
 
 
 def _binds_namedtuple(index: ProjectIndex, relpath: str, name: str) -> bool:

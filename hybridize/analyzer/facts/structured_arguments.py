@@ -227,13 +227,14 @@ def _leaves_read(fn: FunctionSummary, name: str) -> int:
     roots += [part for site in fn.calls for part in (site.callee, *site.args)]
     roots += [value for site in fn.calls for _, value in site.kwargs]
     roots += list(fn.returns)
-    read: set[tuple[str, object]] = set()
+    keys: set[Sym] = set()
+    fields: set[str] = set()
     for sym in walk_syms(roots, made_of):
         if is_item(sym) and item_base(sym) in parameter and is_lit(item_index(sym)):
-            read.add(("item", item_index(sym)))
+            keys.add(item_index(sym))
         elif is_attr(sym) and attr_base(sym) in parameter and sym not in called:
-            read.add(("attr", attr_name(sym)))
-    return len(read)
+            fields.add(attr_name(sym))
+    return len(keys) + len(fields)
 
 
 class _Leaves:
