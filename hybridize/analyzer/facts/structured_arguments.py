@@ -24,6 +24,7 @@ the iterable must be a list or tuple the caller, or a function calling it, build
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, callees
 from hybridize.analyzer.facts.hashability import (
@@ -176,21 +177,32 @@ def _python_list(
     return False
 
 
+PASSED_BY_PARAMETER = "structure_passed"
+"""`facts.cache` key of `_passed`'s memo, by function."""
+
+
 def _passed(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey, parameter: str
 ) -> list[tuple[FunctionKey, Sym]]:
-    """What each call site of `key` passes its `parameter`, with the calling function."""
-    passed: list[tuple[FunctionKey, Sym]] = []
-    for caller in sorted(facts.callers.get(key, ()), key=str):
-        if caller == key:
-            continue
-        for resolved in facts.calls.get(caller, ()):
-            for kind, target in callees(index, resolved):
-                if target == key:
-                    argument = bound_arguments(index, key, resolved, kind).get(parameter)
-                    if argument is not None:
-                        passed.append((caller, argument))
-    return passed
+    """What each call site of `key` passes its `parameter`, with the calling function (every
+    parameter's found in one pass over the callers' calls, memoised per solution: asked per
+    parameter of every function the benefit model weighs)."""
+    memo = cast(
+        "dict[FunctionKey, dict[str, list[tuple[FunctionKey, Sym]]]]",
+        facts.cache.setdefault(PASSED_BY_PARAMETER, {}),
+    )
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = {}
+        for caller in sorted(facts.callers.get(key, ()), key=str):
+            if caller == key:
+                continue
+            for resolved in facts.calls.get(caller, ()):
+                for kind, target in callees(index, resolved):
+                    if target == key:
+                        for name, argument in bound_arguments(index, key, resolved, kind).items():
+                            found.setdefault(name, []).append((caller, argument))
+    return found.get(parameter, [])
 
 
 def structure_leaves(

@@ -324,13 +324,14 @@ def first_in_canonical_order(atoms: Iterable[_A], found: Callable[[_A], _R | Non
     iterating `sorted(atoms, key=canonical)` until the first answer gives, for a pure `found`
     (asked of every atom, in any order: it may fill no memo that another answer reads). Only
     the answered atoms are ordered, most sets have none or one, and `canonical` of a nested
-    atom is a walk of all of it."""
+    atom is a walk of all of it (memoised: `canonical_atom`; the same large atoms, a class's
+    instances, are ordered again for every function that receives them)."""
     answered = [(atom, value) for atom in atoms if (value := found(atom)) is not None]
     if not answered:
         return None
     if len(answered) == 1:
         return answered[0][1]
-    return min(answered, key=lambda pair: canonical(pair[0]))[1]
+    return min(answered, key=lambda pair: canonical_atom(pair[0]))[1]
 
 
 def partial_config(
