@@ -61,11 +61,15 @@ def _shrink(atom: Atom, depth: int = 0) -> Atom:
     if kind == "tup":
         parts = tuple(frozenset(_shrink(a, depth + 1) for a in part) for part in atom[1])
         return tup_atom(parts, atom[2])
-    values = frozenset(_shrink(a, depth + 1) for a in atom[1])
     if len(atom) > 2:
-        keyed = tuple((k, frozenset(_shrink(a, depth + 1) for a in v)) for k, v in atom[2])
-        return keyed_dict_atom(values, keyed)
-    return dict_atom(values)
+        # a keyed dict's values are its keys' values: each shrunk once, not again per key
+        shrunk = {a: _shrink(a, depth + 1) for a in atom[1]}
+        keyed = tuple(
+            (k, frozenset(shrunk[a] if a in shrunk else _shrink(a, depth + 1) for a in v))
+            for k, v in atom[2]
+        )
+        return keyed_dict_atom(frozenset(shrunk.values()), keyed)
+    return dict_atom(frozenset(_shrink(a, depth + 1) for a in atom[1]))
 
 
 def collapse_container(container: Atom) -> Atom:
