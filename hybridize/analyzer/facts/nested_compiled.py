@@ -39,16 +39,19 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.callgraph import MAX_FUNCTIONS_RUN, functions_run_by
+from hybridize.analyzer.facts.evaluator import callees, solved_evaluator
 from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
-from hybridize.analyzer.facts.graph_breaks import first_graph_break
+from hybridize.analyzer.facts.graph_breaks import first_graph_break, quiet_graph_break
 from hybridize.analyzer.facts.helper_safety import HelperSafety
-from hybridize.analyzer.facts.refs import is_ext_ref
+from hybridize.analyzer.facts.refs import is_ext_ref, is_func_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.framework import Framework
-from hybridize.analyzer.summaries.ir import FunctionSummary
+from hybridize.analyzer.summaries.ir import FunctionSummary, function_syms
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import is_attr, kind_of
 from hybridize.model import Span
 
 COMPILING_CALLER_READS = "compiling_caller_reads"
@@ -159,11 +162,11 @@ def nested_compiled_methods(
             )
     elif breaking_method(fn):
         why = own_break or _graph_break(index, facts, key, breaks)
-        outer = (
-            compiling_caller(index, facts, key, framework, helpers, compiled, as_method=True)
-            if why is not None
-            else None
-        )
+        outer = compiling_caller(index, facts, key, framework, helpers, compiled, as_method=True)
+        if outer is not None and why is None:
+            why = hidden_graph_break(index, facts, key)
+        if why is None:
+            outer = None
         if outer is not None:
             found.append(
                 _nested_in(
@@ -301,7 +304,10 @@ def _compiled_callee(
         hazards = helpers.hazards(callee)
         evidence = [*hazards.eager_only, *hazards.python_values]
         why = (
-            f"it {evidence[0].message}" if evidence else _graph_break(index, facts, callee, breaks)
+            f"it {evidence[0].message}"
+            if evidence
+            else _graph_break(index, facts, callee, breaks)
+            or hidden_graph_break(index, facts, callee)
         )
         if why is not None:
             return callee, (
@@ -315,3 +321,83 @@ def _compiled_callee(
 def _where(other: FunctionKey, key: FunctionKey) -> str:
     """` (file)` when `other` is in another file than `key`."""
     return "" if other.file == key.file else f" ({other.file})"
+
+
+def hidden_graph_break(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> str | None:
+    """A quiet graph break (`Framework.quiet_graph_breaks`) in what the function runs that the
+    call graph does not show, in words, or None: the getter of a `@property` it (or what it
+    runs) reads (`self.shape`), and the wrapper a project decorator puts in place of a function
+    it calls (`@cached` memoizing with `pickle.dumps(kwargs)`, as linear-operator's does).
+    Dynamo traces both: a getter as an attribute read, a decorated function as the wrapper
+    the decorator returned (measured on torch 2.13, tests/analyzer/
+    test_hy423_untraceable_calls_measured.py). Asked only of a method a compiled caller
+    calls as a method, breadth first and bounded like `functions_run_by`."""
+    seen: dict[FunctionKey, None] = {}
+    work = [key]
+    while work and len(seen) < MAX_FUNCTIONS_RUN:
+        run = work.pop(0)
+        if run in seen or not index.has_function(run):
+            continue
+        seen[run] = None
+        breaks = index.function_framework(run).quiet_graph_breaks
+        for resolved in facts.calls.get(run, []):
+            name = quiet_graph_break(breaks, resolved) if breaks else None
+            if name is not None:
+                where = "" if run == key else f" in `{run.qualname}`"
+                line = cited_line(run.file, resolved.site.span.start_line)
+                return f"it runs `{written_name(name)}` ({breaks[name]}){where} (line {line})"
+            work.extend(target for _, target in callees(index, resolved))
+        work.extend(_property_getters(index, facts, run))
+        work.extend(_decorator_wrappers(index, run))
+    return None
+
+
+def _property_getters(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[FunctionKey]:
+    """The `@property` getters of the project the function reads as attributes (a read, not a
+    call: the evaluator gives a read of a property the method atoms of its overrides)."""
+    evaluator = solved_evaluator(index, facts, key)
+    if evaluator is None:
+        return []
+    fn = index.function(key)
+    called = {site.callee for site in fn.calls}
+    found: dict[FunctionKey, None] = {}
+    for sym in [*function_syms(fn), *fn.conditions]:
+        if not is_attr(sym) or sym in called:
+            continue
+        for atom in evaluator.eval(sym):
+            if kind_of(atom) != "method" or not index.has_function(atom[1]):
+                continue
+            getter = index.function(atom[1])
+            if any(d.name.endswith("property") for d in getter.decorators):
+                found[atom[1]] = None
+    return sorted(found, key=str)
+
+
+def _decorator_wrappers(index: ProjectIndex, key: FunctionKey) -> list[FunctionKey]:
+    """The functions a project decorator of `key` defines (the wrapper it returns runs in
+    place of `key`: `def cached(method): def g(self, *args, **kwargs): ...; return g`)."""
+    found: list[FunctionKey] = []
+    for decorator in index.function(key).decorators:
+        ref = index.resolve_dotted(key.file, decorator.name)
+        if not is_func_ref(ref):
+            continue
+        outer = ref[1]
+        found.extend(
+            inner
+            for inner in _nested_functions(index).get(outer, ())
+        )
+    return found
+
+
+def _nested_functions(index: ProjectIndex) -> Mapping[FunctionKey, list[FunctionKey]]:
+    """The functions defined directly inside each project function, by the enclosing one."""
+
+    def compute() -> dict[FunctionKey, list[FunctionKey]]:
+        nested: dict[FunctionKey, list[FunctionKey]] = {}
+        for key in index.function_keys():
+            parent = index.function(key).parent_qualname
+            if parent is not None:
+                nested.setdefault(FunctionKey(key.file, parent), []).append(key)
+        return nested
+
+    return index.interface_cached("nested_functions", compute)

@@ -148,6 +148,34 @@ QUIET_GRAPH_BREAK_CALLS: dict[str, str] = {
         name: "Data dependent operator: a Python bool computed from the tensors' values"
         for name in ("torch.allclose", "torch.Tensor.allclose", "torch.equal", "torch.Tensor.equal")
     },
+    **{
+        # the standard library's C functions Dynamo cannot trace: it marks them skipped, or
+        # has no handler for the C type's methods (`json`'s encoder, `io`'s buffers), and runs
+        # them as Python between two graphs (measured on torch 2.13: a break each, and a
+        # compiled method reaching one inside a compiled caller loses its instance, HY423;
+        # linear-operator's `@cached` memoizes with `pickle.dumps(kwargs)`). Not `copy.deepcopy`
+        # or `struct.pack`, which Dynamo traces (measured: one graph)
+        **dict.fromkeys(
+            (
+                "pickle.dumps",
+                "pickle.loads",
+                "copy.copy",
+                "marshal.dumps",
+                "marshal.loads",
+                "zlib.crc32",
+                "hashlib.md5",
+                "hashlib.sha1",
+                "hashlib.sha256",
+                "os.getpid",
+                "sys.getsizeof",
+            ),
+            "Attempted to call function marked as skipped (a C function Dynamo cannot trace)",
+        ),
+        **dict.fromkeys(
+            ("json.dumps", "json.loads", "io.BytesIO", "io.StringIO"),
+            "Unsupported method call (a C object's method Dynamo cannot trace)",
+        ),
+    },
 }
 
 #: Why a call into a library the tables do not describe is not known to compile: Dynamo traces
