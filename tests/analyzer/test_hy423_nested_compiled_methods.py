@@ -367,10 +367,10 @@ def test_a_compiled_method_broken_inside_a_compiled_graph_loses_its_instance() -
 
     import torch
     import torch._dynamo
+    from test_hy423_untraceable_calls_measured import STDLIB_BREAKS
     from torch import nn
 
     from hybridize.analyzer.frameworks.framework import TORCH
-    from test_hy423_untraceable_calls_measured import STDLIB_BREAKS
 
     def compiled(f):  # type: ignore[no-untyped-def]
         return torch.compile(f, backend="eager")

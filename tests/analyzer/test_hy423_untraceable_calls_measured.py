@@ -65,14 +65,14 @@ def _compiled(f):  # type: ignore[no-untyped-def]
 
 
 def _runs(call) -> str:  # type: ignore[no-untyped-def]
-    """"ok", or the error's type and first line, of `call` compiled on a (3, 2) tensor."""
+    """ "ok", or the error's type and first line, of `call` compiled on a (3, 2) tensor."""
     import torch
     import torch._dynamo
 
     torch._dynamo.reset()
     try:
         _compiled(call)(torch.randn(3, 2))
-    except Exception as error:  # noqa: BLE001 - the measurement reports any failure
+    except Exception as error:
         return f"{type(error).__name__}: {str(error).splitlines()[0]}"
     return "ok"
 
@@ -159,10 +159,10 @@ def test_a_compiled_function_calling_a_compiled_one_fails_only_for_a_broken_meth
 
             c = C()
             functions = [
-                _runs(lambda z: f(z)),  # noqa: B023
-                _runs(lambda z: f(z=z)),  # noqa: B023
-                _runs(lambda z: fd(z)),  # noqa: B023
-                _runs(lambda z: fd(z, 2.0)),  # noqa: B023
+                _runs(lambda z: f(z)),
+                _runs(lambda z: f(z=z)),
+                _runs(lambda z: fd(z)),
+                _runs(lambda z: fd(z, 2.0)),
             ]
             assert functions == ["ok"] * 4, name
             by_position = _runs(lambda z: c.m(z))  # noqa: B023
@@ -177,7 +177,7 @@ def test_a_compiled_function_calling_a_compiled_one_fails_only_for_a_broken_meth
             assert "missing 1 required positional argument" in default_left, name
 
 
-LINEAR_OPERATOR = '''
+LINEAR_OPERATOR = """
 import pickle
 
 import torch
@@ -246,7 +246,7 @@ class Product(Base):
 def test_product():
     op = Product(Kron(Dense(torch.randn(2, 2)), Dense(torch.randn(3, 3))), Dense(torch.randn(6, 6)))
     assert op._matmul(torch.randn(6, 2)).shape == (6, 2)
-'''
+"""
 
 
 @pytest.mark.parametrize(
@@ -277,7 +277,9 @@ def test_a_traced_stdlib_call_or_a_plain_property_keeps_the_method_compilable() 
     """`copy.deepcopy` is traced (measured); a property without a break (Dense's `shape`:
     `_size` not memoized) reads no untraceable call."""
     for body in ("len(copy.deepcopy([1])) * 0 + 6", "self.right.t.shape[0] * 2"):
-        source = LINEAR_OPERATOR.replace("BODY", body).replace("import pickle", "import copy, pickle")
+        source = LINEAR_OPERATOR.replace("BODY", body).replace(
+            "import pickle", "import copy, pickle"
+        )
         found = [f for f in analyse(source)["Kron._matmul"].findings if f.code == "HY423"]
         assert found == [], body
     unmemoized = LINEAR_OPERATOR.replace("BODY", "self.shape[-1]").replace("    @cached\n", "")

@@ -39,9 +39,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.callgraph import MAX_FUNCTIONS_RUN, functions_run_by
-from hybridize.analyzer.facts.evaluator import callees, solved_evaluator
 from hybridize.analyzer.facts.cited_lines import cited_line
-from hybridize.analyzer.facts.evaluator import TensorFacts
+from hybridize.analyzer.facts.evaluator import TensorFacts, callees, solved_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.graph_breaks import first_graph_break, quiet_graph_break
 from hybridize.analyzer.facts.helper_safety import HelperSafety
@@ -352,7 +351,9 @@ def hidden_graph_break(index: ProjectIndex, facts: TensorFacts, key: FunctionKey
     return None
 
 
-def _property_getters(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[FunctionKey]:
+def _property_getters(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> list[FunctionKey]:
     """The `@property` getters of the project the function reads as attributes (a read, not a
     call: the evaluator gives a read of a property the method atoms of its overrides)."""
     evaluator = solved_evaluator(index, facts, key)
@@ -382,10 +383,7 @@ def _decorator_wrappers(index: ProjectIndex, key: FunctionKey) -> list[FunctionK
         if not is_func_ref(ref):
             continue
         outer = ref[1]
-        found.extend(
-            inner
-            for inner in _nested_functions(index).get(outer, ())
-        )
+        found.extend(inner for inner in _nested_functions(index).get(outer, ()))
     return found
 
 
