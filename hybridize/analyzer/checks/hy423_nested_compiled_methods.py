@@ -59,8 +59,12 @@ class NestsCompiledMethods(Check):
     read as a Python value, printing, logging, I/O, Python's `random`, the clock), a call of
     an object the analysis cannot see on tensors (`self.flows[i].inverse(z)`), or one of the
     framework's quiet graph breaks (`nonzero`, `unique`, `argwhere`, `tolist()`, `allclose`,
-    `equal`: data the framework adapter holds). And a function whose graph would run such a
-    method that the project already decorates with `@torch.compile`.
+    `equal`, and the standard library's C functions Dynamo cannot trace: `pickle.dumps`,
+    `copy.copy`, `json.dumps`, `io.BytesIO`, `hashlib`, `zlib`, `marshal`...: data the framework
+    adapter holds), found also behind a `@property` the method reads (`self.shape`) and in the
+    wrapper a project decorator puts in place of a function it runs (a memoizing `@cached`).
+    And a function whose graph would run such a method that the project already decorates
+    with `@torch.compile`.
 
     Why it matters in graph mode
     ----------------------------
@@ -75,10 +79,14 @@ class NestsCompiledMethods(Check):
     free function were fine. And when Dynamo breaks the graph inside such a method called as
     `obj.m(x)`, the method loses its instance: "TypeError: C.m() missing 1 required
     positional argument" (measured for every quiet break the framework lists, `.item()`,
-    boolean-mask indexing, a tensor in an `if`, print, logging, `random.random`, `time.time`);
-    a classmethod, a staticmethod, a compiled `forward` run by the module's call, an unbroken
-    method and a break in the caller alone were fine
-    (tests/analyzer/test_hy423_nested_compiled_methods.py measures all of it again).
+    boolean-mask indexing, a tensor in an `if`, print, logging, `random.random`, `time.time`,
+    `pickle.dumps`; by keyword, `obj.m(z=x)`, it is `self` that is missing); a classmethod, a
+    staticmethod, a free function (broken or not, defaults or not, by position or by keyword),
+    a compiled `forward` run by the module's call, an unbroken method and a break in the
+    caller alone were fine. linear-operator's `MatmulLinearOperator._matmul` failed so, its
+    inner `KroneckerProductLinearOperator._matmul` reading `self.shape`, memoized with
+    `pickle.dumps(kwargs)` (tests/analyzer/test_hy423_nested_compiled_methods.py and
+    test_hy423_untraceable_calls_measured.py measure all of it again).
 
     Example
     -------

@@ -19,7 +19,8 @@ does not fail a function for, here or in any project function it runs:
   meets there may break the graph;
 - a call the framework lists among its quiet graph breaks (`Framework.quiet_graph_breaks`:
   PyTorch's data-dependent output shapes, `nonzero`, `unique`, `tolist()` of a float
-  tensor, and the Python bools computed from tensors' values, `allclose`, `equal`).
+  tensor, the Python bools computed from tensors' values, `allclose`, `equal`, and the
+  standard library's C functions Dynamo cannot trace, `pickle.dumps`, `json.dumps`...).
 
 A compiled function with such a break runs as two graphs and the Python between them, each
 frame with its own guards: the benefit model rates it `low` (`BenefitModel.estimate`, from

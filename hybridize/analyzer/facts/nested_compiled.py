@@ -21,7 +21,11 @@ tensor in an `if`, `torch._dynamo.graph_break()`). A break in the caller alone, 
 staticmethod, a classmethod, a free function, an attribute write and a module's `forward`
 reached through the module's call were fine. Whether a method may break is
 `facts/graph_breaks.py`'s fact with the breaks its own findings name (eager-only calls,
-tensors read as Python values, printing, logging, I/O, the clock, Python's `random`).
+tensors read as Python values, printing, logging, I/O, the clock, Python's `random`), and,
+asked only where a compiled caller calls the method, `hidden_graph_break`: a quiet break
+behind a property the method reads or in a project decorator's wrapper (linear-operator's
+`@cached`, `pickle.dumps(kwargs)`). A free function loses nothing: measured fine with a break,
+defaults or not, by position or by keyword.
 
 So two decorators must not meet in one graph where the inner one sits on such a method:
 
