@@ -284,3 +284,20 @@ def test_a_traced_stdlib_call_or_a_plain_property_keeps_the_method_compilable() 
         assert found == [], body
     unmemoized = LINEAR_OPERATOR.replace("BODY", "self.shape[-1]").replace("    @cached\n", "")
     assert [f for f in analyse(unmemoized)["Kron._matmul"].findings if f.code == "HY423"] == []
+
+
+def test_a_method_called_on_an_object_the_analysis_cannot_see_is_left_to_its_caller() -> None:
+    """linear-operator's `self.left_linear_op._matmul(...)`: the attribute comes from a
+    conversion the analysis cannot follow, so any project method of that name may run there;
+    one that may break is left to the compiled caller."""
+    source = (
+        LINEAR_OPERATOR.replace("BODY", "self.shape[-1]")
+        .replace("import pickle", "import pickle\n\nfrom operator_registry import convert")
+        .replace("self.left_op = left", "self.left_op = convert(left)")
+        .replace("self.right_op = right", "self.right_op = convert(right)")
+    )
+    verdicts = analyse(source)
+    (message,) = [f.message for f in verdicts["Kron._matmul"].findings if f.code == "HY423"]
+    assert "calls `._matmul()` of an object the analysis cannot see" in message
+    assert "it runs `pickle.dumps`" in message
+    assert not [f for f in verdicts["Dense._matmul"].findings if f.code == "HY423"]

@@ -42,20 +42,34 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from hybridize.analyzer.facts.callgraph import MAX_FUNCTIONS_RUN, functions_run_by
+from hybridize.analyzer.facts.callgraph import (
+    MAX_FUNCTIONS_RUN,
+    functions_run_by,
+    opaque_tensor_call_sites,
+)
 from hybridize.analyzer.facts.cited_lines import cited_line
-from hybridize.analyzer.facts.evaluator import TensorFacts, callees, solved_evaluator
+from hybridize.analyzer.facts.evaluator import (
+    ResolvedCall,
+    TensorFacts,
+    callees,
+    solved_evaluator,
+)
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.graph_breaks import first_graph_break, quiet_graph_break
 from hybridize.analyzer.facts.helper_safety import HelperSafety
 from hybridize.analyzer.facts.refs import is_ext_ref, is_func_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary, function_syms
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, kind_of
+from hybridize.analyzer.summaries.syms import attr_name, is_attr, kind_of
 from hybridize.model import Span
+
+UNSEEN_RECEIVER_CALLERS = "unseen_receiver_callers"
+"""The `facts.cache` entry of `_unseen_receiver_callers`: by method name, the functions that
+call a method of that name on an object the analysis cannot see, with tensors."""
 
 COMPILING_CALLER_READS = "compiling_caller_reads"
 """The `facts.cache` entry of the `CompilingCallerRead`s of the verdict phase, by function."""
@@ -166,17 +180,27 @@ def nested_compiled_methods(
     elif breaking_method(fn):
         why = own_break or _graph_break(index, facts, key, breaks)
         outer = compiling_caller(index, facts, key, framework, helpers, compiled, as_method=True)
+        unseen = False
+        if outer is None:
+            outer = _unseen_receiver_caller(index, facts, key, framework, helpers, compiled)
+            unseen = outer is not None
         if outer is not None and why is None:
             why = hidden_graph_break(index, facts, key)
         if why is None:
             outer = None
         if outer is not None:
+            how = (
+                f"and calls `.{fn.name}()` of an object the analysis cannot see (this method, "
+                "of any class overriding it, may be the one that runs)"
+                if unseen
+                else "and calls it as a method"
+            )
             found.append(
                 _nested_in(
                     outer,
                     key,
                     compiled,
-                    "and calls it as a method inside its graph: compiled too, this method loses "
+                    f"{how} inside its graph: compiled too, this method loses "
                     'its instance when Dynamo breaks the graph in it ("missing 1 required '
                     f'positional argument"), and it may: {why}',
                     fn.span,
@@ -327,19 +351,24 @@ def _where(other: FunctionKey, key: FunctionKey) -> str:
 
 
 def hidden_graph_break(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> str | None:
-    """A quiet graph break (`Framework.quiet_graph_breaks`) in what the function runs that the
+    """A quiet graph break (`Framework.quiet_graph_breaks`) in what the method runs that the
     call graph does not show, in words, or None: the getter of a `@property` it (or what it
     runs) reads (`self.shape`), and the wrapper a project decorator puts in place of a function
-    it calls (`@cached` memoizing with `pickle.dumps(kwargs)`, as linear-operator's does).
-    Dynamo traces both: a getter as an attribute read, a decorated function as the wrapper
-    the decorator returned (measured on torch 2.13, tests/analyzer/
-    test_hy423_untraceable_calls_measured.py). Asked only of a method a compiled caller
-    calls as a method, breadth first and bounded like `functions_run_by`."""
+    it calls (`@cached(name="size")` memoizing with `pickle.dumps(kwargs)`, as linear-operator's
+    does: the functions the decorator, or what it calls, defines). Dynamo traces both: a
+    getter as an attribute read, a decorated function as the wrapper the decorator returned
+    (measured on torch 2.13, tests/analyzer/test_hy423_untraceable_calls_measured.py).
+    Methods of the method's own class family only (its bases and subclasses): where a base's
+    getter calls `self._size()`, a sibling class's override does not run for this instance.
+    Asked only of a method a compiled caller calls as a method, breadth first and bounded like
+    `functions_run_by`."""
+    own = index.function(key).class_qualname
+    family = _class_family(index, FunctionKey(key.file, own)) if own is not None else None
     seen: dict[FunctionKey, None] = {}
     work = [key]
     while work and len(seen) < MAX_FUNCTIONS_RUN:
         run = work.pop(0)
-        if run in seen or not index.has_function(run):
+        if run in seen or not index.has_function(run) or not _in_family(index, run, family):
             continue
         seen[run] = None
         breaks = index.function_framework(run).quiet_graph_breaks
@@ -350,9 +379,36 @@ def hidden_graph_break(index: ProjectIndex, facts: TensorFacts, key: FunctionKey
                 line = cited_line(run.file, resolved.site.span.start_line)
                 return f"it runs `{written_name(name)}` ({breaks[name]}){where} (line {line})"
             work.extend(target for _, target in callees(index, resolved))
+            work.extend(_unresolved_self_call(index, run, resolved))
         work.extend(_property_getters(index, facts, run))
-        work.extend(_decorator_wrappers(index, run))
+        work.extend(_decorator_wrappers(index, facts, run))
     return None
+
+
+def _class_family(
+    index: ProjectIndex, class_key: FunctionKey
+) -> tuple[frozenset[FunctionKey], frozenset[FunctionKey]]:
+    """A class's bases and subclasses (itself included), and every class deriving from one
+    of its bases (the family and its relatives)."""
+    bases = index.mro(class_key)
+    family = frozenset([*bases, *index.subclasses(class_key)])
+    relatives = frozenset(c for base in bases for c in index.subclasses(base))
+    return family, relatives
+
+
+def _in_family(
+    index: ProjectIndex,
+    key: FunctionKey,
+    family: tuple[frozenset[FunctionKey], frozenset[FunctionKey]] | None,
+) -> bool:
+    """Not a method of a sibling class (one deriving from a base of the class, outside its
+    line): an attribute object's method, of an unrelated class, is kept."""
+    owner = index.function(key).class_qualname
+    if family is None or owner is None:
+        return True
+    members, relatives = family
+    owner_key = FunctionKey(key.file, owner)
+    return owner_key in members or owner_key not in relatives
 
 
 def _property_getters(
@@ -378,16 +434,21 @@ def _property_getters(
     return sorted(found, key=str)
 
 
-def _decorator_wrappers(index: ProjectIndex, key: FunctionKey) -> list[FunctionKey]:
-    """The functions a project decorator of `key` defines (the wrapper it returns runs in
-    place of `key`: `def cached(method): def g(self, *args, **kwargs): ...; return g`)."""
+def _decorator_wrappers(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> list[FunctionKey]:
+    """The functions a project decorator of `key`, or a project function it calls, defines:
+    the wrapper it returns runs in place of `key` (`def cached(method): def g(self, *args,
+    **kwargs): ...; return g`, or `cached(name=...)` handing over to `_cached`, which defines
+    `g`)."""
     found: list[FunctionKey] = []
+    nested = _nested_functions(index)
     for decorator in index.function(key).decorators:
         ref = index.resolve_dotted(key.file, decorator.name)
         if not is_func_ref(ref):
             continue
-        outer = ref[1]
-        found.extend(inner for inner in _nested_functions(index).get(outer, ()))
+        for maker in functions_run_by(index, facts, [ref[1]]):
+            found.extend(nested.get(maker, ()))
     return found
 
 
@@ -403,3 +464,70 @@ def _nested_functions(index: ProjectIndex) -> Mapping[FunctionKey, list[Function
         return nested
 
     return index.interface_cached("nested_functions", compute)
+
+
+def _unseen_receiver_caller(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    framework: Framework,
+    helpers: HelperSafety,
+    compiled: Collection[FunctionKey],
+) -> FunctionKey | None:
+    """The first function of the same framework, compiled or that may be, that calls a method
+    named like `key` on an object the analysis cannot see, with tensors
+    (`self.left_linear_op._matmul(rhs)`: an attribute set from a conversion of any subclass),
+    which may be `key` at run time; itself excluded."""
+    name = index.function(key).name
+    for caller in _unseen_receiver_callers(facts).get(name, ()):
+        if caller == key or index.function_framework(caller).name != framework.name:
+            continue
+        if may_be_compiled(index, helpers, caller, compiled):
+            return caller
+    return None
+
+
+def _unseen_receiver_callers(facts: TensorFacts) -> Mapping[str, list[FunctionKey]]:
+    """By method name, the functions calling a method of that name on an object the analysis
+    cannot see, with tensors (`callgraph.opaque_tensor_call_sites`), in key order; made once
+    per solution, each function's names kept across updates (`per_function`)."""
+    memo = facts.cache.get(UNSEEN_RECEIVER_CALLERS)
+    if memo is not None:
+        return memo  # type: ignore[return-value]
+    names = per_function(
+        facts, UNSEEN_RECEIVER_CALLERS, lambda key, _calls: _unseen_names(facts, key)
+    )
+    by_name: dict[str, list[FunctionKey]] = {}
+    for caller in sorted(names, key=str):
+        for name in names[caller]:
+            by_name.setdefault(name, []).append(caller)
+    facts.cache[UNSEEN_RECEIVER_CALLERS] = by_name
+    return by_name
+
+
+def _unseen_names(facts: TensorFacts, key: FunctionKey) -> tuple[str, ...]:
+    """The names of the methods the function calls on objects the analysis cannot see."""
+    return tuple(
+        sorted(
+            {
+                attr_name(resolved.site.callee)
+                for resolved in opaque_tensor_call_sites(facts, key)
+                if is_attr(resolved.site.callee)
+            }
+        )
+    )
+
+
+def _unresolved_self_call(
+    index: ProjectIndex, key: FunctionKey, resolved: ResolvedCall
+) -> tuple[FunctionKey, ...]:
+    """A call `self.m()` in a method that the solution left without targets (in a property
+    getter no call site binds, `self._size()` of an abstract base): every override of `m` its
+    class's instances may run (`ProjectIndex.dispatch`)."""
+    callee = resolved.site.callee
+    fn = index.function(key)
+    if resolved.targets or not fn.binds_receiver or fn.class_qualname is None or not fn.params:
+        return ()
+    if not is_attr(callee) or callee[1] != ("local", fn.params[0].name):
+        return ()
+    return index.dispatch(FunctionKey(key.file, fn.class_qualname), attr_name(callee))
