@@ -64,7 +64,7 @@ from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary, function_syms
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import attr_name, is_attr, kind_of
+from hybridize.analyzer.summaries.syms import attr_name, is_attr, kind_of, local_sym
 from hybridize.model import Span
 
 UNSEEN_RECEIVER_CALLERS = "unseen_receiver_callers"
@@ -528,6 +528,6 @@ def _unresolved_self_call(
     fn = index.function(key)
     if resolved.targets or not fn.binds_receiver or fn.class_qualname is None or not fn.params:
         return ()
-    if not is_attr(callee) or callee[1] != ("local", fn.params[0].name):
+    if not is_attr(callee) or callee[1] != local_sym(fn.params[0].name):
         return ()
     return index.dispatch(FunctionKey(key.file, fn.class_qualname), attr_name(callee))
