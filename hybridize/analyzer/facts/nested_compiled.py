@@ -39,7 +39,7 @@ So two decorators must not meet in one graph where the inner one sits on such a 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.callgraph import (
@@ -182,7 +182,11 @@ def nested_compiled_methods(
         outer = compiling_caller(index, facts, key, framework, helpers, compiled, as_method=True)
         unseen = False
         if outer is None:
-            outer = _unseen_receiver_caller(index, facts, key, framework, helpers, compiled)
+            # a method of its name called on an object the analysis cannot see, with tensors
+            # (`self.left_linear_op._matmul(rhs)`: an attribute converted from any subclass)
+            # may be this one at run time
+            unseen_callers = _unseen_receiver_callers(facts).get(fn.name, ())
+            outer = first_compilable(index, helpers, compiled, framework, key, unseen_callers)
             unseen = outer is not None
         if outer is not None and why is None:
             why = hidden_graph_break(index, facts, key)
@@ -285,6 +289,19 @@ def nearest_compiling_caller(
         candidates = [*direct, *(c for d in direct for c in callers_of(facts, d))]
     else:
         candidates = callers_of(facts, key)
+    return first_compilable(index, helpers, compiled, framework, key, candidates)
+
+
+def first_compilable(
+    index: ProjectIndex,
+    helpers: HelperSafety,
+    compiled: Collection[FunctionKey],
+    framework: Framework,
+    key: FunctionKey,
+    candidates: Iterable[FunctionKey],
+) -> FunctionKey | None:
+    """The first of `candidates` (`key` excluded) of the same framework that is or may be
+    compiled."""
     for caller in dict.fromkeys(candidates):
         if caller == key or index.function_framework(caller).name != framework.name:
             continue
@@ -464,27 +481,6 @@ def _nested_functions(index: ProjectIndex) -> Mapping[FunctionKey, list[Function
         return nested
 
     return index.interface_cached("nested_functions", compute)
-
-
-def _unseen_receiver_caller(
-    index: ProjectIndex,
-    facts: TensorFacts,
-    key: FunctionKey,
-    framework: Framework,
-    helpers: HelperSafety,
-    compiled: Collection[FunctionKey],
-) -> FunctionKey | None:
-    """The first function of the same framework, compiled or that may be, that calls a method
-    named like `key` on an object the analysis cannot see, with tensors
-    (`self.left_linear_op._matmul(rhs)`: an attribute set from a conversion of any subclass),
-    which may be `key` at run time; itself excluded."""
-    name = index.function(key).name
-    for caller in _unseen_receiver_callers(facts).get(name, ()):
-        if caller == key or index.function_framework(caller).name != framework.name:
-            continue
-        if may_be_compiled(index, helpers, caller, compiled):
-            return caller
-    return None
 
 
 def _unseen_receiver_callers(facts: TensorFacts) -> Mapping[str, list[FunctionKey]]:
