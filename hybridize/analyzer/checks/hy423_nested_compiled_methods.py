@@ -63,6 +63,9 @@ class NestsCompiledMethods(Check):
     `copy.copy`, `json.dumps`, `io.BytesIO`, `hashlib`, `zlib`, `marshal`...: data the framework
     adapter holds), found also behind a `@property` the method reads (`self.shape`) and in the
     wrapper a project decorator puts in place of a function it runs (a memoizing `@cached`).
+    A call of a method by its name on an object the analysis cannot see, with tensors
+    (`self.left_linear_op._matmul(rhs)`, an attribute converted from any subclass), counts as
+    a call of every project method of that name (special methods aside).
     And a function whose graph would run such a method that the project already decorates
     with `@torch.compile`.
 

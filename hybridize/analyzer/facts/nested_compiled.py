@@ -502,16 +502,15 @@ def _unseen_receiver_callers(facts: TensorFacts) -> Mapping[str, list[FunctionKe
 
 
 def _unseen_names(facts: TensorFacts, key: FunctionKey) -> tuple[str, ...]:
-    """The names of the methods the function calls on objects the analysis cannot see."""
-    return tuple(
-        sorted(
-            {
-                attr_name(resolved.site.callee)
-                for resolved in opaque_tensor_call_sites(facts, key)
-                if is_attr(resolved.site.callee)
-            }
-        )
-    )
+    """The names of the methods the function calls on objects the analysis cannot see; not
+    special methods (`super().__init__(params)` of a library's base class is no project
+    method)."""
+    names = {
+        attr_name(resolved.site.callee)
+        for resolved in opaque_tensor_call_sites(facts, key)
+        if is_attr(resolved.site.callee)
+    }
+    return tuple(sorted(n for n in names if not (n.startswith("__") and n.endswith("__"))))
 
 
 def _unresolved_self_call(
