@@ -126,7 +126,9 @@ def test_a_compiled_function_calling_a_compiled_one_fails_only_for_a_broken_meth
     C call, `.item()`, print, a tensor in an `if`) or not; it is a method or a free function;
     with or without a default; called positionally or by keyword. A free function is fine
     in every case; a method bound to an instance loses it at any break, by position
-    ("missing ... 'z'") or by keyword ("missing ... 'self'"); an unbroken method fails only
+    ("missing ... 'z'") or by keyword ("missing ... 'self'"), or with every argument given
+    by position, shifted, returns a float where eager returns a tensor (silently: a break
+    after which nothing reads `self`); an unbroken method fails only
     where the call leaves a default to the wrapper (HY423's first clause)."""
     import warnings
 
@@ -175,6 +177,15 @@ def test_a_compiled_function_calling_a_compiled_one_fails_only_for_a_broken_meth
             assert by_position.startswith("TypeError:") and "'z'" in by_position, name
             assert by_keyword.startswith("TypeError:") and "'self'" in by_keyword, name
             assert "missing 1 required positional argument" in default_left, name
+            # every argument given by position: shifted one place (the tensor taken for
+            # `self`), it fails or, worse, returns something else silently
+            if name in ("pickle.dumps", "print"):
+                import torch
+
+                shifted = _compiled(lambda z: c.md(z, 2.0))(torch.ones(3, 2))  # noqa: B023
+                assert not isinstance(shifted, torch.Tensor), name  # eager: a (3, 2) tensor
+            else:
+                assert _runs(lambda z: c.md(z, 2.0)) != "ok", name  # noqa: B023
 
 
 LINEAR_OPERATOR = """
