@@ -464,9 +464,10 @@ def _guards(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[_
         value = offset_sum.value
         if not offset_sum.subtracted:
             continue
+        constant = None
         if is_call(offset_sum.offset):
             constant = _graph_constant(calls.get(offset_sum.offset[1]))
-        else:
+        if constant is None:  # also a number a framework's call returns: `K.epsilon()`
             constant = _small_constant(evaluator.eval(offset_sum.offset))
         if constant is None or _intersection_of_boxes(offset_sum, calls):
             continue

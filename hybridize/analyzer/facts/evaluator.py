@@ -113,6 +113,11 @@ from hybridize.analyzer.frameworks.framework import (
     is_foreign_library,
 )
 from hybridize.analyzer.frameworks.methods import NOT_TENSOR_MEMBERS
+from hybridize.analyzer.frameworks.tensorflow_rules import (
+    FLOAT_INFO_CALLS,
+    FLOAT_INFO_SMALL_MEMBERS,
+    SMALL_CONSTANT_GETTERS,
+)
 from hybridize.analyzer.frameworks.python_stdlib import (
     COMMAND_LINE_FLAGS,
     PARTIAL_APPLICATIONS,
@@ -132,8 +137,10 @@ from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
     NONE,
     SymKind,
+    call_index,
     dict_keys,
     is_attr,
+    is_call,
     is_iter,
     is_lit,
     is_local,
@@ -482,6 +489,10 @@ class Evaluator:
         if kind == "param":
             return self._param(sym[1])
         if kind == "attr":
+            if is_call(sym[1]) and sym[2] in FLOAT_INFO_SMALL_MEMBERS["float32"]:
+                small = self._float_info_member(call_index(sym[1]), sym[2])
+                if small is not None:
+                    return (small,)
             out: set[Atom] = set()
             for atom in self.eval(sym[1]):
                 out.update(self.attribute(atom, sym[2]))
@@ -794,6 +805,17 @@ class Evaluator:
             return found
         self.optimistic = True
         return frozenset({UNKNOWN_ATOM}) if self.facts.final else NO_ATOMS
+
+    def _float_info_member(self, index: int, name: str) -> Atom | None:
+        """`np.finfo(dtype).eps` (`tiny`, ...): the number, when the call describes a float
+        type (`FLOAT_INFO_CALLS`), of the type named (float32 when not known)."""
+        resolved = self.resolve_call(index)
+        if not resolved.api or not all(info.name in FLOAT_INFO_CALLS for info in resolved.api):
+            return None
+        dtype = resolved.args[0] if resolved.args else resolved.kwargs.get("dtype", NO_ATOMS)
+        named = {_float_type_named(atom) for atom in dtype}
+        members = FLOAT_INFO_SMALL_MEMBERS[named.pop() if len(named) == 1 else "float32"]
+        return ("lit", "float", members[name])
 
     def call_result(self, index: int) -> Atoms:
         cached = self.call_results.get(index)
@@ -1116,6 +1138,9 @@ class Evaluator:
         symbolic_args: bool,
         receiver: Atoms = NO_ATOMS,
     ) -> Atoms:
+        small = SMALL_CONSTANT_GETTERS.get(info.name)
+        if small is not None:
+            return frozenset({("lit", "float", small)})  # `tf.keras.backend.epsilon()`
         if info.name in PARTIAL_APPLICATIONS:
             made = partial_object(args, kwargs)
             if made is not None:
@@ -1900,3 +1925,14 @@ def callback_atoms(resolved: ResolvedCall, info: ApiInfo) -> Iterator[Atom]:
 
 def resolve_ref_key(ref: Ref) -> str | None:
     return ref[1] if kind_of(ref) in ("func", "class") and ref != UNKNOWN_REF else None
+
+
+def _float_type_named(atom: Atom) -> str:
+    """The float type a dtype argument names (`np.float64`, `tf.float16`, `"float64"`), one
+    of `FLOAT_INFO_SMALL_MEMBERS`; float32 for any other."""
+    if atom[0] == "ext" or (atom[0] == "lit" and atom[1] == "str"):
+        last = str(atom[-1]).rsplit(".", 1)[-1]
+        last = {"double": "float64", "half": "float16", "single": "float32"}.get(last, last)
+        if last in FLOAT_INFO_SMALL_MEMBERS:
+            return last
+    return "float32"

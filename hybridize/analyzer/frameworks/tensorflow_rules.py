@@ -1359,6 +1359,38 @@ GRAPH_CONSTANT_MAKERS: frozenset[str] = frozenset(
 tensor is a constant of the graph, folded as the number is (HY431:
 `x - y + tf.constant(1e-8)`, measured to lose the guard; one made outside is captured)."""
 
+SMALL_CONSTANT_GETTERS: dict[str, float] = {"keras.config.epsilon": 1e-7}
+"""Calls that return a small Python float the framework defines, by canonical name, with the
+value they return unless the program changes it: Keras' fuzz factor
+(`tf.keras.backend.epsilon()`, `keras.config.epsilon()`; `set_epsilon` changes it, and a
+trace freezes whichever it was). Inside a traced function it is a constant of the graph,
+folded as the literal is (HY431: `x - y + K.epsilon()`, measured to lose the guard as
+`1e-7` does)."""
+
+FLOAT_INFO_CALLS: frozenset[str] = frozenset({"numpy.finfo", "tensorflow.experimental.numpy.finfo"})
+"""Calls that describe a float type (`np.finfo(np.float32)`), whose small members
+(`FLOAT_INFO_SMALL_MEMBERS`) are numbers of that type: a guard read from one
+(`x - y + np.finfo(np.float32).eps`) is a constant of the traced graph as a literal is."""
+
+FLOAT_INFO_SMALL_MEMBERS: dict[str, dict[str, float]] = {
+    dtype: {
+        "eps": 2.0**-mantissa,
+        "epsneg": 2.0 ** -(mantissa + 1),
+        "resolution": resolution,
+        "tiny": 2.0**-lowest,
+        "smallest_normal": 2.0**-lowest,
+    }
+    for dtype, mantissa, lowest, resolution in (
+        ("float16", 10, 14, 1e-3),
+        ("float32", 23, 126, 1e-6),
+        ("float64", 52, 1022, 1e-15),
+    )
+}
+"""The small members of what `FLOAT_INFO_CALLS` return, per float type, as NumPy defines
+them (`eps` is 2 to the minus the mantissa's bits, `tiny` the smallest normal number); a
+type the analysis cannot name is taken as float32."""
+
+
 TAPED_GRADIENT_CALLS: dict[str, tuple[int | str, ...]] = {
     "tensorflow.GradientTape.gradient": (1, "sources"),
     "tensorflow.GradientTape.jacobian": (1, "sources"),
