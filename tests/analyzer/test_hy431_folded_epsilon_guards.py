@@ -236,6 +236,104 @@ def test_a_difference_bound_to_a_name_read_once_is_the_same_graph() -> None:
     assert _hy431("rebound") == []
 
 
+GETTERS = """
+import keras
+import numpy as np
+import tensorflow as tf
+from tensorflow.keras import backend as K
+
+EPS = K.epsilon()
+
+
+def jaccard(y_true, y_pred, axis=None):
+    eps = tf.keras.backend.epsilon()
+    intersection = tf.reduce_sum(y_true * y_pred, axis=axis)
+    union = tf.reduce_sum(y_true, axis=axis) + tf.reduce_sum(y_pred, axis=axis)
+    return (intersection + eps) / (union - intersection + eps)
+
+
+def aliased(x, y):
+    return 1.0 / (x - y + K.epsilon())
+
+
+def keras_config(x, y):
+    return tf.sqrt(x - y + keras.config.epsilon())
+
+
+def module_constant(x, y):
+    return 1.0 / (x - y + EPS)
+
+
+def finfo(x, y):
+    return 1.0 / (x - y + np.finfo(np.float32).eps)
+
+
+def finfo_float64(x, y):
+    return tf.math.log(x - y + np.finfo(np.float64).tiny)
+
+
+def tnp_finfo(x, y):
+    eps = tf.experimental.numpy.finfo(tf.float32).eps
+    return 1.0 / (x - y + eps)
+
+
+def finfo_largest(x, y):
+    return 1.0 / (x - y + np.finfo(np.float32).max)
+
+
+def guarded_op(x, y):
+    return tf.sqrt(tf.reduce_sum(tf.square(x - y)) + K.epsilon())
+
+
+class Guarded:
+    def __init__(self, eps=K.epsilon()):
+        self.eps = eps
+
+    def __call__(self, x, y):
+        return 1.0 / (x - y + self.eps)
+
+
+class SetInInit:
+    def __init__(self):
+        self.eps = tf.keras.backend.epsilon()
+
+    def __call__(self, x, y):
+        return 1.0 / (x - y + self.eps)
+
+
+for _ in range(10):
+    jaccard(tf.ones((4,)), tf.ones((4,)))
+    for fn in (aliased, keras_config, module_constant, finfo, finfo_float64, tnp_finfo,
+               finfo_largest, guarded_op, Guarded(), SetInInit()):
+        fn(tf.ones((3,)), tf.ones((3,)))
+"""
+
+
+def test_a_guard_read_from_a_framework_constant_is_a_small_constant() -> None:
+    """Keras' fuzz factor (`tf.keras.backend.epsilon()`, `K.epsilon()`,
+    `keras.config.epsilon()`: 1e-7 unless set) and a float type's `eps` or `tiny`
+    (`np.finfo`, `tf.experimental.numpy.finfo`) guard as the literal does, read in the
+    expression or through a local, a module constant, an attribute set in `__init__` (from
+    a parameter's default, too); nobrainer's `jaccard` is one. `finfo(...).max` is no guard,
+    and the getter guarding the op rather than the difference is fine."""
+    for qualname, constant in (
+        ("jaccard", "1e-07"),
+        ("aliased", "1e-07"),
+        ("keras_config", "1e-07"),
+        ("module_constant", "1e-07"),
+        ("finfo", "1.19209e-07"),
+        ("finfo_float64", "2.22507e-308"),
+        ("tnp_finfo", "1.19209e-07"),
+        ("Guarded.__call__", "1e-07"),
+        ("SetInInit.__call__", "1e-07"),
+    ):
+        messages = [f.message for f in verdict(GETTERS, qualname).findings if f.code == "HY431"]
+        assert len(messages) == 1 and f"offset by {constant} " in messages[0], qualname
+    for qualname in ("finfo_largest", "guarded_op"):
+        assert verdict(GETTERS, qualname).passes, qualname
+        assert not any(f.code == "HY431" for f in verdict(GETTERS, qualname).findings)
+
+
 IOU = """
 def {name}(boxes, others):
     y0, x0, y1, x1 = tf.split(boxes, 4, axis=2)
@@ -610,6 +708,108 @@ result = {
 }
 print(json.dumps(result))
 """
+
+
+PROBE_GETTERS = """
+import json
+import keras
+import numpy as np
+import tensorflow as tf
+from tensorflow.keras import backend as K
+
+EPS = K.epsilon()
+
+
+class Guarded:
+    def __init__(self, eps=K.epsilon()):
+        self.eps = eps
+
+    def __call__(self, x, y):
+        return 1.0 / (x - y + self.eps)
+
+
+GUARDS = {
+    "1e-7": lambda: 1e-7,
+    "tf.keras.backend.epsilon()": lambda: tf.keras.backend.epsilon(),
+    "K.epsilon()": lambda: K.epsilon(),
+    "keras.config.epsilon()": lambda: keras.config.epsilon(),
+    "float32 eps": lambda: float(np.finfo(np.float32).eps),
+    "np.finfo(np.float32).eps": lambda: np.finfo(np.float32).eps,
+    "tnp.finfo(tf.float32).eps": lambda: tf.experimental.numpy.finfo(tf.float32).eps,
+}
+
+
+def quotient(guard):
+    def fn(x, y):
+        return 1.0 / (x - y + guard())
+    return fn
+
+
+def module_constant(x, y):
+    return 1.0 / (x - y + EPS)
+
+
+def jaccard(y_true, y_pred, guard):
+    eps = guard()
+    intersection = tf.reduce_sum(y_true * y_pred)
+    union = tf.reduce_sum(y_true) + tf.reduce_sum(y_pred)
+    return 1.0 - (intersection + eps) / (union - intersection + eps)
+
+
+def values(fn, *args):
+    return [fn(*args).numpy().tolist(), tf.function(fn)(*args).numpy().tolist()]
+
+
+x = tf.constant([0.7, 3.0], tf.float32)
+ones = tf.ones([4], tf.float64)
+result = {"epsilon": K.epsilon()}
+for name, guard in GUARDS.items():
+    result[f"quotient | {name}"] = values(quotient(guard), x, x)
+result["quotient | module constant"] = values(module_constant, x, x)
+result["quotient | self.eps"] = values(Guarded(), x, x)
+for name in ("1e-7", "tf.keras.backend.epsilon()", "keras.config.epsilon()"):
+    result[f"jaccard | {name}"] = values(lambda a, b, g=GUARDS[name]: jaccard(a, b, g), ones, ones)
+tf.config.optimizer.set_experimental_options({"constant_folding": False})
+result["folding off | quotient"] = values(quotient(GUARDS["K.epsilon()"]), x, x)
+result["folding off | jaccard"] = values(lambda a, b: jaccard(a, b, GUARDS["K.epsilon()"]), ones, ones)
+print(json.dumps(result))
+"""
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_constant_folding_erases_a_guard_read_from_a_framework_constant() -> None:
+    """Measured under TF 2.21: Keras' epsilon (1e-7 by default), read from its getter in the
+    function, from a module constant or from an attribute, and a float type's `eps` from
+    `np.finfo` or `tf.experimental.numpy.finfo`, are constants of the traced graph, folded
+    exactly as the literal of their value: `1 / (x - y + eps)` at x = y is eagerly `1 / eps`
+    and traced what the literal gives (float32: 2**23 instead of 1e7 at 0.7, infinite at 3);
+    nobrainer's Jaccard distance of two equal float64 vectors is eagerly 0 and traced
+    -2.2e-16 alike. With constant folding off, the eager values."""
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE_GETTERS], env=env, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["epsilon"] == 1e-7
+    literal = result["quotient | 1e-7"]
+    assert literal[0] == [1e7, 1e7] and literal[1] != literal[0]
+    assert literal[1][1] == float("inf")
+    for name in ("tf.keras.backend.epsilon()", "K.epsilon()", "keras.config.epsilon()"):
+        assert result[f"quotient | {name}"] == literal, name
+    assert result["quotient | module constant"] == literal
+    assert result["quotient | self.eps"] == literal
+    float32_eps = result["quotient | float32 eps"]
+    assert float32_eps[0] == [2.0**23, 2.0**23] and float32_eps[1][1] == float("inf")
+    for name in ("np.finfo(np.float32).eps", "tnp.finfo(tf.float32).eps"):
+        assert result[f"quotient | {name}"] == float32_eps, name
+    jaccard = result["jaccard | 1e-7"]
+    assert jaccard[0] == 0.0 and jaccard[1] != 0.0
+    for name in ("tf.keras.backend.epsilon()", "keras.config.epsilon()"):
+        assert result[f"jaccard | {name}"] == jaccard, name
+    assert result["folding off | quotient"] == [literal[0], literal[0]]
+    assert result["folding off | jaccard"] == [0.0, 0.0]
 
 
 @pytest.mark.tensorflow

@@ -293,9 +293,13 @@ class FoldedEpsilonGuards(Check):
     What it detects
     ---------------
     A small constant (a Python number of magnitude at most 1e-3: a literal, a module constant,
-    an attribute or a parameter default the analysis knows the value of, or such a number
-    made a tensor inside the function: `tf.constant(1e-8)`, `tf.cast(eps, x.dtype)`,
-    `tf.convert_to_tensor(eps)`; one whose dtype is written float64 only below 1e-11) added
+    an attribute or a parameter default the analysis knows the value of, a number the
+    framework defines, read from its getter or kept in any of those: Keras' fuzz factor
+    `tf.keras.backend.epsilon()` or `keras.config.epsilon()`, 1e-7 unless set, a float
+    type's `eps` or `tiny` from `np.finfo(...)` or `tf.experimental.numpy.finfo(...)`; or
+    such a number made a tensor inside the function: `tf.constant(1e-8)`,
+    `tf.cast(eps, x.dtype)`, `tf.convert_to_tensor(eps)`; one whose dtype is written
+    float64 only below 1e-11) added
     to, or subtracted from, a sum of tensors that subtracts one in one expression, the sum
     flattened over every `+` and `-` written in it (`x - y + eps`, `eps + (x - y)`,
     `a - i + b + eps`, `a + (b - i) + eps`), or subtracted from a sum of tensors
@@ -338,7 +342,14 @@ class FoldedEpsilonGuards(Check):
     twice (`d = x - y` read in `d + c` and elsewhere: its node has two uses), a constant
     made outside the function (a captured input) or a variable, and `jit_compile=True` (XLA
     keeps the order). tensorflow-model-remediation's `LaplacianKernel.call`
-    (`tf.norm(x - y + 1e-8, axis=2)`) gave NaN gradients so.
+    (`tf.norm(x - y + 1e-8, axis=2)`) gave NaN gradients so. A framework's constant read in
+    the function (`K.epsilon()`, `np.finfo(np.float32).eps`), from a module constant or an
+    attribute is a Python number there, folded exactly as the literal of its value: measured,
+    `1 / (x - y + K.epsilon())` at x = y gives eagerly 1e7 and traced 2**23 at 0.7, infinity
+    at 3, as `1e-7` does (`np.finfo(np.float32).eps`: 2**23 eagerly, infinite traced at 3);
+    nobrainer's Jaccard distance `1 - (i + eps) / (u - i + eps)` (`eps =
+    tf.keras.backend.epsilon()`) of two equal float64 vectors is eagerly 0 and traced
+    -2.2e-16, as with `1e-7`.
 
     The guard is lost only where the term it lands next to is not 0 while the guarded sum
     is: `x - y + c` keeps it at x = y = 0 and loses it at x = y = 0.7. In `a + b - i + c`

@@ -113,11 +113,6 @@ from hybridize.analyzer.frameworks.framework import (
     is_foreign_library,
 )
 from hybridize.analyzer.frameworks.methods import NOT_TENSOR_MEMBERS
-from hybridize.analyzer.frameworks.tensorflow_rules import (
-    FLOAT_INFO_CALLS,
-    FLOAT_INFO_SMALL_MEMBERS,
-    SMALL_CONSTANT_GETTERS,
-)
 from hybridize.analyzer.frameworks.python_stdlib import (
     COMMAND_LINE_FLAGS,
     PARTIAL_APPLICATIONS,
@@ -131,6 +126,11 @@ from hybridize.analyzer.frameworks.shapes import (
     numpy_dtype,
     numpy_result_dtype,
     numpy_shape,
+)
+from hybridize.analyzer.frameworks.tensorflow_rules import (
+    FLOAT_INFO_CALLS,
+    FLOAT_INFO_SMALL_MEMBERS,
+    SMALL_CONSTANT_GETTERS,
 )
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, ImportSummary, Param, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
