@@ -65,6 +65,7 @@ from hybridize.analyzer.facts.values import (
     dict_atom,
     dict_value_at,
     ext_atom,
+    ext_name,
     foreign_member,
     foreign_object,
     func_atom,
@@ -137,6 +138,8 @@ from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
     NONE,
     SymKind,
+    attr_base,
+    attr_name,
     call_index,
     dict_keys,
     is_attr,
@@ -489,10 +492,9 @@ class Evaluator:
         if kind == "param":
             return self._param(sym[1])
         if kind == "attr":
-            if is_call(sym[1]) and sym[2] in FLOAT_INFO_SMALL_MEMBERS["float32"]:
-                small = self._float_info_member(call_index(sym[1]), sym[2])
-                if small is not None:
-                    return (small,)
+            small = self._float_info_member(sym)
+            if small is not None:
+                return (small,)
             out: set[Atom] = set()
             for atom in self.eval(sym[1]):
                 out.update(self.attribute(atom, sym[2]))
@@ -806,16 +808,22 @@ class Evaluator:
         self.optimistic = True
         return frozenset({UNKNOWN_ATOM}) if self.facts.final else NO_ATOMS
 
-    def _float_info_member(self, index: int, name: str) -> Atom | None:
-        """`np.finfo(dtype).eps` (`tiny`, ...): the number, when the call describes a float
-        type (`FLOAT_INFO_CALLS`), of the type named (float32 when not known)."""
-        resolved = self.resolve_call(index)
+    def _float_info_member(self, sym: Sym) -> Atom | None:
+        """`np.finfo(dtype).eps` (`tiny`, ...), an attribute read: the number, when the call
+        describes a float type (`FLOAT_INFO_CALLS`), of the type named (float32 when not
+        known)."""
+        if not is_attr(sym):
+            return None
+        base, name = attr_base(sym), attr_name(sym)
+        if not is_call(base) or name not in FLOAT_INFO_SMALL_MEMBERS["float32"]:
+            return None
+        resolved = self.resolve_call(call_index(base))
         if not resolved.api or not all(info.name in FLOAT_INFO_CALLS for info in resolved.api):
             return None
         dtype = resolved.args[0] if resolved.args else resolved.kwargs.get("dtype", NO_ATOMS)
         named = {_float_type_named(atom) for atom in dtype}
         members = FLOAT_INFO_SMALL_MEMBERS[named.pop() if len(named) == 1 else "float32"]
-        return ("lit", "float", members[name])
+        return lit_atom("float", members[name])
 
     def call_result(self, index: int) -> Atoms:
         cached = self.call_results.get(index)
@@ -1140,7 +1148,7 @@ class Evaluator:
     ) -> Atoms:
         small = SMALL_CONSTANT_GETTERS.get(info.name)
         if small is not None:
-            return frozenset({("lit", "float", small)})  # `tf.keras.backend.epsilon()`
+            return frozenset({lit_atom("float", small)})  # `tf.keras.backend.epsilon()`
         if info.name in PARTIAL_APPLICATIONS:
             made = partial_object(args, kwargs)
             if made is not None:
@@ -1930,9 +1938,17 @@ def resolve_ref_key(ref: Ref) -> str | None:
 def _float_type_named(atom: Atom) -> str:
     """The float type a dtype argument names (`np.float64`, `tf.float16`, `"float64"`), one
     of `FLOAT_INFO_SMALL_MEMBERS`; float32 for any other."""
-    if atom[0] == "ext" or (atom[0] == "lit" and atom[1] == "str"):
-        last = str(atom[-1]).rsplit(".", 1)[-1]
-        last = {"double": "float64", "half": "float16", "single": "float32"}.get(last, last)
-        if last in FLOAT_INFO_SMALL_MEMBERS:
-            return last
+    for dtype, names in _FLOAT_TYPE_NAMES.items():
+        if atom in names or (is_ext_atom(atom) and ext_name(atom).rsplit(".", 1)[-1] in names):
+            return dtype
     return "float32"
+
+
+_FLOAT_TYPE_NAMES = {
+    "float16": frozenset({"float16", "half", lit_atom("str", "float16"), lit_atom("str", "half")}),
+    "float64": frozenset(
+        {"float64", "double", lit_atom("str", "float64"), lit_atom("str", "double")}
+    ),
+}
+"""The names of the float types other than float32 `_float_type_named` tells, as the last
+part of a dtype's name or a string."""
