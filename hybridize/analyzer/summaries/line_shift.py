@@ -69,6 +69,7 @@ POSITIONED_FIELDS = frozenset(
         "singular_operands",
         "name_bindings",
         "summary_facts",
+        "switched_branches",
     }
 )
 """The fields of `FunctionSummary` that hold positions (`shifted_function` moves each; a test
@@ -94,6 +95,10 @@ def shifted_function(fn: FunctionSummary, shift: LineShift) -> FunctionSummary:
         stepped_slices={sym: (step, span(s)) for sym, (step, s) in fn.stepped_slices.items()},
         singular_operands={sym: span(s) for sym, s in fn.singular_operands.items()},
         name_bindings=[(name, span(s)) for name, s in fn.name_bindings],
+        switched_branches=tuple(
+            (name, negated, _shifted_optional(body, shift), _shifted_optional(orelse, shift))
+            for name, negated, body, orelse in fn.switched_branches
+        ),
         summary_facts={
             code: tuple(_shifted_fact(value, shift) for value in values)
             for code, values in fn.summary_facts.items()
@@ -107,6 +112,11 @@ def shifted_class(cls: ClassSummary, shift: LineShift) -> ClassSummary:
         line=shift.line(cls.line),
         decorators=tuple(_shifted_span(d, shift) for d in cls.decorators),
     )
+
+
+def _shifted_optional(span: Span | None, shift: LineShift) -> Span | None:
+    """A branch's span moved with its statement (`None`: the `if` has no such branch)."""
+    return None if span is None else shift.span(span)
 
 
 class _Spanned(Protocol):
