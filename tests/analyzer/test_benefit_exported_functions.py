@@ -203,3 +203,94 @@ def test_a_graph_break_rates_a_torch_function_low_and_its_callers() -> None:
     assert "of `matrix_to_angles`, which it runs" in caller.benefit_reasons[0], (
         caller.benefit_reasons
     )
+
+
+SPARSE_FORMS = """
+    import torch
+
+    def build(x, i):
+        WORK
+        return torch.sparse_coo_tensor(i, x[0], (4, 4))
+
+    def to_sparse(x):
+        WORK
+        return x.to_sparse_csr()
+
+    def read(s):
+        x = s._values()
+        WORK
+        return x
+
+    def multiply(s, x):
+        WORK
+        return torch.sparse.mm(s, x)
+
+    def caller(x, i):
+        return build(x * 2.0, i) * 2.0
+
+    def dense(x):
+        WORK
+        return x
+
+    def mapping_values(x, table):
+        WORK
+        return x, list(table.values())
+
+    def project_to_sparse(x):
+        WORK
+        return Grid().to_sparse(x)
+
+    class Grid:
+        def to_sparse(self, x):
+            return x
+"""
+"""Work on sparse tensors (building one, reading one's values, a sparse product), a caller
+running such a function, and near misses: the same work dense, a mapping's `.values()`, a
+project class's own `to_sparse`."""
+
+
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [
+        ("build", "torch.sparse_coo_tensor"),
+        ("to_sparse", ".to_sparse_csr"),
+        ("read", "._values"),
+        ("multiply", "torch.sparse.mm"),
+    ],
+)
+def test_sparse_tensor_work_rates_a_torch_function_low(name: str, call: str) -> None:
+    """Dynamo does not trace sparse tensors (measured in test_sparse_benefit_measured.py: a
+    frame given one builds no graph, building one breaks the graph): however much work the
+    function holds, it is `low`, the reason naming the sparse call and its line (`read`'s
+    receiver is a parameter of unknown type: `_values()` exists only on sparse tensors)."""
+    work = "\n        ".join("x = torch.sin(x) * torch.cos(x) + x" for _ in range(40))
+    source = textwrap.dedent(SPARSE_FORMS.replace("WORK", work))
+    files = {"pkg/__init__.py": f"from pkg.ops import {name}\n", "pkg/ops.py": source}
+    lines = source.splitlines()
+    start = next(n for n, text in enumerate(lines) if text.startswith(f"def {name}("))
+    line = next(n for n, text in enumerate(lines[start:], start + 1) if f"{call}(" in text)
+    v = verdict(files, f"pkg/ops.py::{name}")
+    assert v.benefit == "low", v.benefit_reasons
+    assert v.benefit_reasons[0].startswith(f"sparse tensor work at line {line}: "), (
+        v.benefit_reasons
+    )
+    shown = call.removeprefix(".")
+    assert shown in v.benefit_reasons[0] and "Dynamo does not trace" in v.benefit_reasons[0]
+
+
+def test_sparse_tensor_work_near_misses_and_callers() -> None:
+    """A caller running a sparse function is `low`, the reason naming the callee; the same
+    work dense, a mapping's `.values()` and a project class's `to_sparse` still pay."""
+    work = "\n        ".join("x = torch.sin(x) * torch.cos(x) + x" for _ in range(40))
+    names = ("caller", "dense", "mapping_values", "project_to_sparse")
+    files = {
+        "pkg/__init__.py": f"from pkg.ops import {', '.join(names)}\n",
+        "pkg/ops.py": textwrap.dedent(SPARSE_FORMS.replace("WORK", work)),
+    }
+    caller = verdict(files, "pkg/ops.py::caller")
+    assert caller.benefit == "low", caller.benefit_reasons
+    assert "of `build`, which it runs" in caller.benefit_reasons[0], caller.benefit_reasons
+    for name in names[1:]:
+        v = verdict(files, f"pkg/ops.py::{name}")
+        assert v.benefit == "high", (name, v.benefit_reasons)
+        assert not any("sparse tensor work" in r for r in v.benefit_reasons), name

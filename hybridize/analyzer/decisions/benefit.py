@@ -51,7 +51,7 @@ from hybridize.analyzer.facts.evaluator import (
 from hybridize.analyzer.facts.exports import exported_classes, public_path
 from hybridize.analyzer.facts.fresh_arguments import fresh_argument_sites
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
-from hybridize.analyzer.facts.graph_breaks import first_graph_break
+from hybridize.analyzer.facts.graph_breaks import GraphBreak, first_graph_break, first_sparse_call
 from hybridize.analyzer.facts.graph_run_callables import GraphRunUse, graph_run_callables
 from hybridize.analyzer.facts.memoized import memoized, memoized_callee
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
@@ -881,16 +881,24 @@ class BenefitModel:
         `assert torch.allclose(...)`, data-dependent output shapes), so the compiled call runs
         two graphs and the Python between them, each frame with its own guards, and Dynamo
         compiles the frame it resumes in anew (measured: tests/analyzer/
-        test_benefit_rules_measured.py). None where no such call is found."""
+        test_benefit_rules_measured.py). Or it builds or reads a sparse tensor
+        (`Framework.sparse_tensor_calls`), which Dynamo does not trace: a frame given one
+        builds no graph, and building one breaks the graph there (measured: tests/analyzer/
+        test_sparse_benefit_measured.py). None where no such call is found."""
         framework = self.index.function_framework(key)
         if not framework.quiet_graph_breaks:
             return None
+        sparse = first_sparse_call(self.index, self.facts, key)
+        if sparse is not None:
+            return (
+                f"sparse tensor work at {_where(sparse, key)}: {sparse.what}; "
+                f"{framework.idiom} runs the sparse work eagerly behind the compiled call, "
+                "so compiling saves none of it and adds the call's overhead"
+            )
         found = first_graph_break(self.index, self.facts, key, unseen=False)
         if found is None:
             return None
-        where = f"line {found.span.start_line}"
-        if found.function != key:
-            where += f" of `{found.function.qualname}`, which it runs"
+        where = _where(found, key)
         return (
             f"a graph break at {where}: {found.what}; {framework.idiom} runs it as two graphs "
             "and the Python between them, each with its own guards and call overhead, and "
@@ -1809,3 +1817,12 @@ def _built_sequence(atom: Atom) -> bool:
     """A Python list or tuple the program built (not a `range`: its length is a count the
     program gives, like a number of steps)."""
     return is_tup_atom(atom) or (is_seq_atom(atom) and seq_kind(atom) in ("list", "tuple"))
+
+
+def _where(found: GraphBreak, key: FunctionKey) -> str:
+    """Where a call `found` in what `key` runs is, in words: its line, and the function
+    holding it when that is another."""
+    where = f"line {found.span.start_line}"
+    if found.function != key:
+        where += f" of `{found.function.qualname}`, which it runs"
+    return where

@@ -108,3 +108,27 @@ def first_graph_break(
             what = f"{shown} of an object the analysis cannot see, on tensors"
             return GraphBreak(what, run, resolved.site.span)
     return None
+
+
+def first_sparse_call(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> GraphBreak | None:
+    """The first call, in the function or what it runs (breadth first), that builds or reads
+    a sparse tensor (`Framework.sparse_tensor_calls`, or a method only sparse tensors have,
+    `Framework.sparse_only_methods`, on a receiver of unknown type reaching no project
+    function): work torch.compile does not compile (Dynamo does not trace sparse tensors).
+    None where there is none."""
+    for run in functions_run_by(index, facts, [key]):
+        framework = index.function_framework(run)
+        sparse = framework.sparse_tensor_calls
+        if not sparse:
+            continue
+        for resolved in facts.calls.get(run, []):
+            name = next((info.name for info in resolved.api if info.name in sparse), None)
+            callee = resolved.site.callee
+            if name is None and not resolved.api and not resolved.targets and is_attr(callee):
+                name = framework.sparse_only_methods.get(attr_name(callee))
+            if name is not None and name in sparse:
+                what = f"`{written_name(name)}` ({sparse[name]})"
+                return GraphBreak(what, run, resolved.site.span)
+    return None

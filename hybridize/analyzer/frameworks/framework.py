@@ -245,6 +245,15 @@ class Framework:
     Python between two graphs), which the labelling keeps compilable, by canonical name: why.
     Such a break fails only a method compiled on its own that runs in a compiled caller's
     graph (`facts/graph_breaks.py`)."""
+    sparse_tensor_calls: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Calls that build or read sparse tensors, which the compiler does not trace (the sparse
+    work runs eagerly behind the compiled call, and the graph breaks where one is built), by
+    canonical name: why. The labelling keeps the function compilable; the benefit model
+    counts its work as not compiled (`BenefitModel._graph_break`)."""
+    sparse_only_methods: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Methods only sparse tensors have, by name: their canonical name in
+    `sparse_tensor_calls`, which a call of one on a receiver of unknown type reaching no
+    project function is."""
     double_backward_calls: tuple[tuple[str, str], ...] = ()
     """(API, keyword): calls that, with the keyword True, differentiate their first argument
     twice, which the compiled backward of the function computing it does not support."""
@@ -797,6 +806,8 @@ TORCH = Framework(
     tensor_condition_break=torch_rules.TENSOR_CONDITION_BREAKS,
     boolean_mask_break=torch_rules.BOOLEAN_MASK_INDEXING_BREAKS,
     quiet_graph_breaks=torch_rules.QUIET_GRAPH_BREAK_CALLS,
+    sparse_tensor_calls=torch_rules.SPARSE_TENSOR_CALLS,
+    sparse_only_methods=torch_rules.SPARSE_ONLY_METHODS,
     value_reading_builtins=torch_rules.VALUE_READING_BUILTINS,
     value_read_failure=torch_rules.VALUE_READ_FAILURE,
     tensor_casts=torch_rules.TENSOR_CASTS,
