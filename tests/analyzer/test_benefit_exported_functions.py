@@ -243,10 +243,28 @@ SPARSE_FORMS = """
     class Grid:
         def to_sparse(self, x):
             return x
+
+    class Operator:
+        def run(self, x):
+            return self.apply(dense(x))
+
+        def apply(self, x):
+            return x
+
+    class SparseOperator(Operator):
+        def apply(self, x):
+            return torch.sparse.mm(x, x)
+
+    def run_each(x):
+        for _ in range(100000):
+            for operator in (Operator(), SparseOperator()):
+                operator.run(x)
+        return x
 """
 """Work on sparse tensors (building one, reading one's values, a sparse product), a caller
 running such a function, and near misses: the same work dense, a mapping's `.values()`, a
-project class's own `to_sparse`."""
+project class's own `to_sparse`, a base class's method whose call `self.apply(x)` runs the
+sparse work for one subclass's objects only."""
 
 
 @pytest.mark.parametrize(
@@ -280,11 +298,13 @@ def test_sparse_tensor_work_rates_a_torch_function_low(name: str, call: str) -> 
 
 def test_sparse_tensor_work_near_misses_and_callers() -> None:
     """A caller running a sparse function is `low`, the reason naming the callee; the same
-    work dense, a mapping's `.values()` and a project class's `to_sparse` still pay."""
+    work dense, a mapping's `.values()`, a project class's `to_sparse` and a base class's
+    method calling a method one subclass overrides with sparse work still pay."""
     work = "\n        ".join("x = torch.sin(x) * torch.cos(x) + x" for _ in range(40))
-    names = ("caller", "dense", "mapping_values", "project_to_sparse")
+    names = ("caller", "dense", "mapping_values", "project_to_sparse", "Operator.run")
     files = {
-        "pkg/__init__.py": f"from pkg.ops import {', '.join(names)}\n",
+        "pkg/__init__.py": "from pkg.ops import Operator, SparseOperator, "
+        f"{', '.join(names[:-1])}\n",
         "pkg/ops.py": textwrap.dedent(SPARSE_FORMS.replace("WORK", work)),
     }
     caller = verdict(files, "pkg/ops.py::caller")

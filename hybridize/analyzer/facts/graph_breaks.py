@@ -37,13 +37,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.callgraph import (
+    MAX_FUNCTIONS_RUN,
     TRACED,
     functions_run_by,
     opaque_tensor_call_sites,
     reaching,
 )
 from hybridize.analyzer.facts.digraph import DiGraph
-from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.summaries.keys import FunctionKey
@@ -113,12 +114,20 @@ def first_graph_break(
 def first_sparse_call(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
 ) -> GraphBreak | None:
-    """The first call, in the function or what it runs (breadth first), that builds or reads
-    a sparse tensor (`Framework.sparse_tensor_calls`, or a method only sparse tensors have,
-    `Framework.sparse_only_methods`, on a receiver of unknown type reaching no project
+    """The first call, in the function or what it surely runs (breadth first), that builds or
+    reads a sparse tensor (`Framework.sparse_tensor_calls`, or a method only sparse tensors
+    have, `Framework.sparse_only_methods`, on a receiver of unknown type reaching no project
     function): work torch.compile does not compile (Dynamo does not trace sparse tensors).
-    None where there is none."""
-    for run in functions_run_by(index, facts, [key]):
+    None where there is none. A call is followed only where it reaches one function: a method
+    that some subclasses override (`self.matmul(...)` on a base class) may run the sparse
+    work for one subclass's objects only, which says nothing of the others'."""
+    seen: dict[FunctionKey, None] = {}
+    work = [key]
+    while work and len(seen) < MAX_FUNCTIONS_RUN:
+        run = work.pop(0)
+        if run in seen:
+            continue
+        seen[run] = None
         framework = index.function_framework(run)
         sparse = framework.sparse_tensor_calls
         if not sparse:
@@ -131,4 +140,8 @@ def first_sparse_call(
             if name is not None and name in sparse:
                 what = f"`{written_name(name)}` ({sparse[name]})"
                 return GraphBreak(what, run, resolved.site.span)
+        for resolved in facts.calls.get(run, []):
+            targets = callees(index, resolved)
+            if len(targets) == 1:
+                work.append(targets[0][1])
     return None
