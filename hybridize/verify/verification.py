@@ -422,11 +422,17 @@ class _Session:
                 suspected = list(by_key)
             if any(key in reasons for key in suspected):
                 continue  # the next round tells whether the test still fails without it
-            drop = self.bisect(kept, suspected, nodeid, number, after)
+            # bisected without the changes this round drops already: of a caller and a
+            # callee failing only together, another test's bisection may have dropped the
+            # callee; kept in, it would make this one end on the caller (linear-operator's
+            # `RootLinearOperator._matmul` over Kronecker's, two tests of one round)
+            drop = self.bisect(kept, suspected, nodeid, number, after, dropped=frozenset(reasons))
             if drop is None:
                 self.progress(
-                    f"round {number}: {nodeid} passes alone with every change kept (it failed "
-                    "with the other failing tests only): nothing dropped for it"
+                    f"round {number}: {nodeid} passes alone with every change kept"
+                    + (" but those this round drops" if reasons else "")
+                    + " (it failed with the other failing tests only, or with a change dropped "
+                    "for another test): nothing dropped for it"
                 )
                 continue
             if drop.change.key not in suspected:
@@ -453,6 +459,7 @@ class _Session:
         number: int,
         failed: CommandRun,
         together: Sequence[str] = (),
+        dropped: frozenset[str] = frozenset(),
     ) -> DroppedChange | None:
         """The change among `suspects` (on top of the other changes kept) with which the judge
         (the test `nodeid` alone, or the whole command) fails; None when the test, run alone,
@@ -473,8 +480,11 @@ class _Session:
         fail only together (each alone passes: a nested compiled callee whose defaults the
         caller's graph cannot guard, HY423), the later, the callee, is dropped, and the caller
         kept: its graph runs the callee inlined, so compiling the caller alone keeps the
-        speed-up of both."""
-        order = [c.key for c in kept.changes]
+        speed-up of both.
+
+        `dropped`: changes this round drops already (for other tests): left out of every step,
+        as the next round will have them."""
+        order = [c.key for c in kept.changes if c.key not in dropped]
         planned = set(order)
         candidates = [k for k in dict.fromkeys(suspects) if k in planned]
         suspected = set(candidates)

@@ -456,3 +456,45 @@ def test_verify_with_tensorflow_drops_the_numpy_call_under_tf_function(tmp_path:
     assert done.returncode == 0, done.stderr
     assert "no attribute 'numpy'" in done.stderr
     assert decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
+
+
+def test_a_bisection_leaves_out_the_changes_its_round_drops_already() -> None:
+    """Two tests of one round: one fails with a compiled callee alone (its bisection drops the
+    callee), the other only with its compiled caller and that callee together. Bisected with
+    the callee still kept, the second ends on the caller, a change the rules allow, dropped
+    for nothing (linear-operator 0.6.1's `RootLinearOperator._matmul`); without it, the test
+    passes with every other change: nothing is dropped for it."""
+    import types
+
+    from hybridize.verify.verification import _Session
+
+    caller, callee, other = "lo.py::Root._matmul", "lo.py::Kronecker._matmul", "lo.py::f"
+    kept = types.SimpleNamespace(
+        changes=[types.SimpleNamespace(key=k) for k in (caller, callee, other)]
+    )
+
+    class Run:
+        def __init__(self, applied: frozenset[str]) -> None:
+            self.applied = applied
+            self.outcomes: dict[str, object] = {}
+
+        def passes(self, nodeid: str) -> bool:
+            return not {caller, callee} <= self.applied  # the pair fails, each alone passes
+
+        def describe(self) -> str:
+            return "1 failed"
+
+    session = object.__new__(_Session)
+    session.progress = lambda message: None
+    session.replan = lambda applied: applied
+    session.run = lambda plan, label, select=(): Run(plan)
+    failed = Run(frozenset({caller, callee, other}))
+
+    kept_callee = session.bisect(kept, [caller, other], "t.py::test_root", 1, failed)
+    assert kept_callee is not None and kept_callee.change.key == caller  # the premise
+    assert (
+        session.bisect(
+            kept, [caller, other], "t.py::test_root", 1, failed, dropped=frozenset({callee})
+        )
+        is None
+    )
