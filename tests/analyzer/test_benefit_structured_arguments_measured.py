@@ -10,6 +10,9 @@
   passes it in, as it does for an argument of its own: about 0.5 us a leaf against 14 us for a
   call of one tensor (`CallCosts.per_leaf`), a list, dict, namedtuple, dataclass or nested
   containers alike; leaves the body does not read cost nothing (`CallCosts.leaves_read_only`).
+- A parameter's tuple default (`axis=(1, 2, 3, 4)`) is typed element by element at every
+  call as a tuple passed is (`structured_arguments.defaulted_structures`), and a NumPy array
+  argument is converted at the boundary (`CallCosts.numpy_argument`).
 - A `tf.function` called once per element of a list of dicts whose tensors have the element's
   own sizes (graph-nets' `_populate_number_fields`, per graph of a batch) traces at almost
   every call (`CallCosts.traces_per_new_shape`, `facts/structured_arguments.elements_of_lists`).
@@ -103,6 +106,73 @@ def test_each_leaf_of_a_structured_argument_adds_to_a_tf_function_call() -> None
         assert per_leaf >= model / 2, (name, least)
         if name != "nested":  # nested containers cost more again: the model counts less
             assert per_leaf <= 3 * model, (name, least)
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_each_element_of_a_tuple_default_adds_to_a_tf_function_call() -> None:
+    """A parameter's default (`axis=(1, 2, 3, 4)`, nobrainer's Dice) is bound and typed at
+    every call as a tuple passed is: each element a leaf (`structured_arguments.
+    defaulted_structures`). Measured: 17-18 us an element beyond the first against a call
+    of one tensor and one int default (217 us); an int default 45 us (`per_argument`)."""
+    import tensorflow as tf
+
+    def with_default(default: object) -> Callable[[], object]:
+        def body(x: Any, axis: object = default) -> Any:
+            return x * 2.0
+
+        compiled = tf.function(body)
+        return lambda: compiled(tensor)
+
+    tensor = tf.ones((8, 8))
+    elements = 16
+    least = _least_interleaved(
+        {"int": with_default(1), "tuple": with_default(tuple(range(elements)))}
+    )
+    costs = TENSORFLOW.call_costs
+    model = costs.per_leaf / costs.compiled_call
+    per_leaf = (least["tuple"] - least["int"]) / (elements - 1) / least["int"]
+    # the model's share of a call per leaf (12 / 180) is neither more than twice what is
+    # measured (about 0.08 of a 217 us call) nor under a third of it
+    assert model / 2 <= per_leaf <= 3 * model, least
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_a_numpy_argument_adds_its_conversion_to_a_tf_function_call() -> None:
+    """A `tf.function` converts each NumPy argument to a tensor at its boundary
+    (`CallCosts.numpy_argument`): measured 48 us an array of 4 elements (two given) against
+    213 us for the call given tensors; the eager body converting them itself pays about 10 us
+    an array, so a body whose work is near the overhead loses given arrays (nobrainer's
+    `metrics.dice`, 0.86x on its tests' arrays)."""
+    import numpy as np
+    import tensorflow as tf
+
+    def body(a: Any, b: Any) -> Any:
+        a = tf.convert_to_tensor(a)
+        b = tf.convert_to_tensor(b)
+        return a * b
+
+    compiled = tf.function(body)
+    tensor = tf.ones((4,), tf.float64)
+    array = np.ones((4,))
+    least = _least_interleaved(
+        {
+            "tensors": lambda: compiled(tensor, tensor),
+            "arrays": lambda: compiled(array, array),
+            "eager tensors": lambda: body(tensor, tensor),
+            "eager arrays": lambda: body(array, array),
+        }
+    )
+    costs = TENSORFLOW.call_costs
+    model = costs.numpy_argument / costs.compiled_call
+    per_array = (least["arrays"] - least["tensors"]) / 2 / least["tensors"]
+    # the model's share of a call per array (60 / 180) is neither more than twice what is
+    # measured (about 0.23 of a 213 us call) nor under a third of it
+    assert model / 2 <= per_array <= 3 * model, least
+    # the eager body's conversion costs less than the compiled call's
+    eager_per_array = (least["eager arrays"] - least["eager tensors"]) / 2
+    assert eager_per_array < (least["arrays"] - least["tensors"]) / 2, least
 
 
 @pytest.mark.tensorflow

@@ -57,7 +57,11 @@ from hybridize.analyzer.facts.memoized import memoized, memoized_callee
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
-from hybridize.analyzer.facts.structured_arguments import elements_of_lists, structure_leaves
+from hybridize.analyzer.facts.structured_arguments import (
+    defaulted_structures,
+    elements_of_lists,
+    structure_leaves,
+)
 from hybridize.analyzer.facts.switched_branches import untaken_branches
 from hybridize.analyzer.facts.taped_calls import TapedRun, taped_functions
 from hybridize.analyzer.facts.values import (
@@ -66,6 +70,7 @@ from hybridize.analyzer.facts.values import (
     is_func_atom,
     is_lit_atom,
     is_method_atom,
+    is_numpy_atom,
     is_obj_atom,
     is_seq_atom,
     is_super_atom,
@@ -551,7 +556,29 @@ class BenefitModel:
         if costs.generalised_call and varying_shapes(self.index, self.facts, key):
             # the rewrite writes the shape-generalising argument (`_retracing_risk`)
             overhead += costs.generalised_call
+        if costs.numpy_argument:
+            overhead += costs.numpy_argument * len(self._numpy_parameters(key))
         return overhead
+
+    def _numpy_parameters(self, key: FunctionKey) -> list[str]:
+        """The parameters every call site the project shows gives an array-like, at least one
+        a NumPy value (`TensorFacts.param_atoms`: NumPy arrays and scalars, with or without
+        Python lists and tuples), never a tensor nor a value of unknown type: each costs a
+        compiled call its conversion at the boundary (`CallCosts.numpy_argument`). None
+        where no site is known (a library's API: what its users pass is unknown), and for a
+        layer's `call`: Keras converts its NumPy inputs before `call` runs, eager or traced
+        alike (`numpy_boundary`)."""
+        if self.index.is_layer_call(key):
+            return []
+        given = self.facts.param_atoms.get(key, {})
+        found = []
+        for p in self.index.function(key).explicit_params:
+            atoms = given.get(p.name, ())
+            if any(is_numpy_atom(a) for a in atoms) and all(
+                is_numpy_atom(a) or is_seq_atom(a) or is_tup_atom(a) for a in atoms
+            ):
+                found.append(p.name)
+        return found
 
     def _taped_run(self, key: FunctionKey) -> TapedRun | None:
         """Where the project records the function's calls on a gradient tape
@@ -593,6 +620,23 @@ class BenefitModel:
             )
         if costs.generalised_call and varying_shapes(self.index, self.facts, key):
             words += ", its shapes generalised (guards on symbolic sizes at every call)"
+        arrays = self._numpy_parameters(key) if costs.numpy_argument else []
+        if arrays:
+            names = ", ".join(f"`{name}`" for name in arrays)
+            words += (
+                f", given NumPy arrays for {names} by its callers (the compiled call converts "
+                f"each at its boundary, about {costs.numpy_argument:.0f} µs more a call, while its own "
+                "conversion of a tensor saves nothing of the eager one's)"
+            )
+        if costs.per_leaf and not costs.leaves_read_only:
+            defaulted = defaulted_structures(self.index, self.facts, key)
+            if defaulted:
+                name, leaves = sorted(defaulted.items())[0]
+                words += (
+                    f", its default `{name}` a structure of {leaves} Python values (the "
+                    "compiled call binds it and types each of them at every call, about "
+                    f"{costs.per_leaf:.0f} µs each beyond the first)"
+                )
         return words
 
     def _work_words(self, key: FunctionKey) -> str:

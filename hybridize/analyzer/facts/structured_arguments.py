@@ -211,23 +211,53 @@ def structure_leaves(
     """How many leaves beyond one per parameter the call sites of `key` pass at least: for each
     explicit parameter every site passes a structure the caller shows (a dict or list display,
     a dict filled key by key, a record the framework opens built there: `CallCosts.
-    flattened_records`; nested ones), the fewest leaves any site passes, less one. Where only
-    the leaves the body reads cost (`CallCosts.leaves_read_only`), at most the distinct
-    constant keys, indexes and fields the body reads of the parameter."""
+    flattened_records`; nested ones), the fewest leaves any site passes, less one. A parameter
+    no site passes (a library's API no project code calls: `axis=(1, 2, 3, 4)`) has its
+    default at every call the project shows: a tuple or list display counts as passed (a
+    `tf.function` binds the default and computes each element's trace type at every call, as
+    for a tuple passed). Where only the leaves the body reads cost (`CallCosts.
+    leaves_read_only`), at most the distinct constant keys, indexes and fields the body reads
+    of the parameter."""
     fn = index.function(key)
     extra = 0
     for p in fn.explicit_params:
         read = _leaves_read(fn, p.name) if costs.leaves_read_only else None
         if read is not None and read < 2:
             continue
+        passed = _passed(index, facts, key, p.name)
+        if not passed:
+            default = defaulted_structures(index, facts, key).get(p.name)
+            if default is not None:
+                extra += max(min(default, read if read is not None else default) - 1, 0)
+            continue
         counts = [
             _Leaves(index, facts, caller, costs.flattened_records).count(argument, LEAF_DEPTH)
-            for caller, argument in _passed(index, facts, key, p.name)
+            for caller, argument in passed
         ]
         if counts and all(count is not None for count in counts):
             fewest = min(count for count in counts if count is not None)
             extra += max(min(fewest, read if read is not None else fewest) - 1, 0)
     return extra
+
+
+def defaulted_structures(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> dict[str, int]:
+    """The parameters of `key` that no call site passes whose default is a tuple or list
+    display (`axis=(1, 2, 3, 4)`), with the leaves of that default: every call the project
+    shows gets it, and a compiled call binds it and types each element as it does a structure
+    passed (`CallCosts.per_leaf`)."""
+    fn = index.function(key)
+    found: dict[str, int] = {}
+    for p in fn.explicit_params:
+        if p.default is None or not (is_seq(p.default) or is_dict(p.default)):
+            continue
+        if _passed(index, facts, key, p.name):
+            continue
+        leaves = _leaves(fn, p.default, LEAF_DEPTH, None)
+        if leaves is not None and leaves > 1:
+            found[p.name] = leaves
+    return found
 
 
 def _leaves_read(fn: FunctionSummary, name: str) -> int:

@@ -141,6 +141,16 @@ class CallCosts:
     not every leaf of the structure: counted then from the distinct constant keys, indexes
     and fields the body reads of the parameter, at most the leaves passed."""
 
+    numpy_argument: float = 0.0
+    """What a NumPy array given for a parameter adds to a compiled call beyond a tensor: the
+    compiled call converts every NumPy argument to a tensor at its boundary (and types it)
+    before it finds its concrete function. The eager body converts it too, at its
+    `tf.convert_to_tensor` or first op (counted as the op's work, which compiling then does
+    not save: the graph's own conversion of a tensor is none). Counted for a parameter every
+    call site the project shows passes an array-like (NumPy values, with or without Python
+    lists), at least one a NumPy value (`BenefitModel._numpy_parameters`). 0 where not
+    measured."""
+
     many_calls: int = 50
     """How many calls per run of the program count as many (`decisions/benefit.py`): a
     function run at least this often is `repeated` (its trace taken as repaid by what its
@@ -203,6 +213,12 @@ TENSORFLOW_CALL_COSTS = CallCosts(
     per_leaf=12.0,
     flattened_records=frozenset({"namedtuple", "attrs"}),
     traces_per_new_shape=True,
+    # measured (least of 150 samples of 5 calls, interleaved): a tf.function of two
+    # arguments each converted by `tf.convert_to_tensor`, given NumPy arrays of 4 elements
+    # against tensors, 48 us more per array (67 us for one array of two) against 213 us;
+    # the copy of larger arrays more (both ways: the eager conversion copies as much):
+    # `tests/analyzer/test_benefit_structured_arguments_measured.py`
+    numpy_argument=60.0,
     # a training step traces in 100-500 ms (about 5 ms and 12 eager calls per op traced,
     # `trace`) and saves a few to tens of ms per call: about 50 calls repay it; a step run 20
     # to 40 times (once per epoch) did not pay on the corpus's bench
