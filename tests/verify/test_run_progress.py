@@ -13,6 +13,7 @@ import pytest
 
 from hybridize.project import Project, ProjectOptions
 from hybridize.verify.command_run import (
+    CommandRun,
     CommandSetting,
     RunLimits,
     RunSoFar,
@@ -85,6 +86,29 @@ def test_a_run_out_of_time_still_stops_at_its_limit(tmp_path: Path) -> None:
     # no test is known yet: the line gives the time alone (rounded to whole seconds; the first
     # heartbeat comes at 0.3 s on an idle machine, later under load)
     assert re.fullmatch(r"still running, [0-4] s", seen[0].describe())
+
+
+def test_a_run_is_held_to_its_address_space_limit(tmp_path: Path) -> None:
+    """`--verify-memory`: the command runs with an address-space limit (`RLIMIT_AS`), so a run
+    that would take the machine's memory fails on its own; the same allocation under a larger
+    limit succeeds (the limit, not the allocation, fails it)."""
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    allocation = f"{sys.executable} -c 'bytearray(768 * 2**20)'"  # 768 MiB, zeroed lazily
+
+    def run(memory_mib: int) -> CommandRun:
+        setting = CommandSetting(
+            allocation,
+            copy,
+            tmp_path / "runs",
+            install_plugin(tmp_path / "plugin"),
+            RunLimits(120.0, memory_mib),
+        )
+        return run_command(setting, f"baseline-{memory_mib}")
+
+    limited, roomy = run(384), run(4096)
+    assert limited.status not in (0, None) and "MemoryError" in limited.describe()
+    assert roomy.succeeded, roomy.describe()
 
 
 OPS = """\

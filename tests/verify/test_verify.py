@@ -54,6 +54,7 @@ def test_verify_drops_exactly_the_changes_a_test_fails_with(tmp_path: Path) -> N
     assert "dropping mylib/ops.py::checked: tests/test_ops.py::test_checked fails" in shown.stderr
     assert "dropping mylib/ops.py::total" in shown.stderr
     assert "1 change kept, 2 dropped" in shown.stderr
+    assert "round 1" not in shown.stdout and "dropping" not in shown.stdout  # progress: stderr
     # the diff (the default) shows only the verified change, and writes nothing
     assert shown.stdout.count("+@tf.function") == 1 and "+@tf.function\n def scale" in shown.stdout
     assert (project / "mylib" / "ops.py").read_text() == before
@@ -433,6 +434,19 @@ def test_a_baseline_where_every_test_fails_writes_nothing(tmp_path: Path) -> Non
     done = refactor(tmp_path, project, "--apply", "--verify", TESTS)
     assert done.returncode == 3
     assert "fails on the unchanged project" in done.stderr
+    assert (project / "mylib" / "ops.py").read_text() == before
+
+
+def test_a_baseline_over_its_memory_limit_writes_nothing(tmp_path: Path) -> None:
+    """`--verify-memory` reaches the command's runs: over it, the baseline fails."""
+    project = make_project(tmp_path)
+    before = (project / "mylib" / "ops.py").read_text()
+    hungry = f"{sys.executable} -c 'bytearray(768 * 2**20)'"
+    done = refactor(
+        tmp_path, project, "--apply", "--verify-entry", hungry, "--verify-memory", "384"
+    )
+    assert done.returncode == 3
+    assert "fails on the unchanged project" in done.stderr and "MemoryError" in done.stderr
     assert (project / "mylib" / "ops.py").read_text() == before
 
 
