@@ -160,16 +160,19 @@ def _target_of_code(code: Any) -> str | None:
     return _targets.get((_real(code.co_filename), code.co_firstlineno))
 
 
+def _is_tf_function_type(kind: type) -> bool:
+    """Whether `kind` has a `python_function` (`tf.function`'s classes: their `__call__` runs
+    the function they hold)."""
+    known = _tf_call_types.get(kind)
+    if known is None:
+        known = _tf_call_types[kind] = any("python_function" in vars(b) for b in kind.__mro__)
+    return known
+
+
 def _tf_function_target(frame: FrameType) -> str | None:
     """The rewritten function a `tf.function` object's `__call__` frame is calling, if any."""
     owner: Any = frame.f_locals.get("self")
-    kind = type(owner)
-    is_function = _tf_call_types.get(kind)
-    if is_function is None:
-        is_function = _tf_call_types[kind] = any(
-            "python_function" in vars(base) for base in kind.__mro__
-        )
-    if not is_function:
+    if not _is_tf_function_type(type(owner)):
         return None
     try:
         function = owner.python_function
@@ -296,7 +299,6 @@ class _Hook:
     def __init__(self) -> None:
         self.tool: int | None = None
         self.recording = False
-        self._keep: dict[CodeType, bool] = {}
 
     def start(self) -> None:
         """Once, when the targets are loaded: take a tool id, or use the profile hook."""
@@ -338,18 +340,13 @@ class _Hook:
     def started(self, code: CodeType, offset: int) -> object:
         """A function starts (or a generator resumes): record it if it is a rewritten function
         or a compiler's call of one, while a test runs; DISABLE the code object for good if it
-        can be neither."""
-        keep = self._keep.get(code)
-        if keep is False:
-            return _MONITORING.DISABLE
+        can be neither (nothing is kept for it: it reports no more)."""
         hit = _target_of_code(code)
+        keep = hit is not None
         if hit is None and code.co_name in _FRAMEWORK_CALLS:
             frame = sys._getframe(2)  # the function starting (this method's caller: `_started`)
             hit = _framework_target(frame)
-            if keep is None:
-                self._keep[code] = keep = hit is not None or _may_call_a_target(frame)
-        elif keep is None:
-            self._keep[code] = keep = hit is not None
+            keep = hit is not None or _may_call_a_target(frame)
         if self.recording:
             _record(hit)
         return None if keep else _MONITORING.DISABLE
@@ -382,11 +379,10 @@ _FRAMEWORK_CALLS = frozenset({"__call__", *_TORCH_COMPILE_WRAPPERS})
 def _may_call_a_target(frame: FrameType) -> bool:
     """Whether a compiler's call frame's code may call a rewritten function on another call: a
     `tf.function` class's `__call__`, `torch.compile`'s wrapper; not another class's
-    `__call__` (which its starts are then no longer shown)."""
+    `__call__` (whose starts are then no longer reported)."""
     if frame.f_code.co_name in _TORCH_COMPILE_WRAPPERS:
         return frame.f_code.co_filename.endswith(os.path.join("_dynamo", "eval_frame.py"))
-    kind = type(frame.f_locals.get("self"))
-    return any("python_function" in vars(base) for base in kind.__mro__)
+    return _is_tf_function_type(type(frame.f_locals.get("self")))
 
 
 _hook = _Hook()
