@@ -16,7 +16,7 @@ three things that pytest's own output does not give reliably:
   call is recognised by its public `python_function` attribute (the traced body runs as
   AutoGraph's converted copy, not as the original code object). The hook's cost must not grow
   with the code a compiler traces (`_Hook`): a profile hook on every call made Dynamo's
-  compiles 1.3-1.8x slower on this plugin's own test and about 10x on neuraloperator's.
+  compiles 2-2.4x slower on this plugin's own test and about 10x on neuraloperator's.
 
 `$HYBRIDIZE_VERIFY_SELECT` (a file of test ids, one a line) runs only those tests of the
 collection, whatever command collected it: a newly failing test is run again alone, traced, and
