@@ -24,7 +24,9 @@ if [ ${#versions[@]} -eq 0 ]; then
     versions=(3.10 3.12 3.13)
 fi
 
-SUITES=(tests/analyzer tests/refactor tests/project tests/lsp tests/cli)
+# The verify plugin too: it records which functions a test ran with sys.monitoring on 3.12+ and
+# a profile hook before (hybridize/verify/pytest_plugin.py), so each path runs somewhere.
+SUITES=(tests/analyzer tests/refactor tests/project tests/lsp tests/cli tests/verify/test_pytest_plugin.py)
 MARKERS="not tensorflow and not slow"
 
 find_python() {

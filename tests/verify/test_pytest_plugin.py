@@ -280,6 +280,7 @@ def test_the_plugin_traces_a_torch_compiled_function_whose_compilation_fails(
     HY423 off: `TwoIndependent.log_prob` was missing from what its failing test ran, so the
     bisection searched all 83 changes, not the 3 the test ran). The callee, inlined in the
     caller's graph, runs no frame nor wrapper of its own: it stays unseen."""
+    pytest.importorskip("torch")
     root = make_project(tmp_path, TORCH_PACKAGE, "copy")
     nets = root / "pkg" / "nets.py"
     spans = {s.qualname: s for s in function_spans(nets.read_text())}
