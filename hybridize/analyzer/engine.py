@@ -30,7 +30,12 @@ from hybridize.analyzer.checks.hy902_internal_error import InternalError
 from hybridize.analyzer.checks.run import run_checks
 from hybridize.analyzer.cycle_collector import no_cyclic_gc
 from hybridize.analyzer.decisions.benefit import Benefit, BenefitModel
-from hybridize.analyzer.decisions.caller_reads import CallerReadCheck, CallerReads, phase_reads
+from hybridize.analyzer.decisions.caller_reads import (
+    CallerReadCheck,
+    CallerReads,
+    off_graph_readers,
+    phase_reads,
+)
 from hybridize.analyzer.decisions.decide import DecisionInputs, decide
 from hybridize.analyzer.decisions.moved_verdicts import (
     cites_lines,
@@ -844,7 +849,8 @@ def decide_incrementally(
             refresh.update(facts.callback_callers.get(key, ()))
             refresh.update(facts.callers.get(key, ()))
         rewired, dropped = refresh_edges(graph, index, facts, sorted(refresh))
-        fresh, scope = affected(graph, seeds | rewired, dropped)
+        seeds = _with_off_graph_readers(graph, facts, memory.caller_reads, seeds | rewired, seeds)
+        fresh, scope = affected(graph, seeds, dropped)
         moved = None
         # the functions whose own inputs changed by more than moved lines: their frozen-state
         # reads (which hold no position) may have changed
@@ -867,7 +873,9 @@ def decide_incrementally(
                 lambda k: before.calls_before(facts, k),
                 readers if real is changes else changed_readers(facts, real),
             )
-            start = real_seeds | remembered | rewired
+            start = _with_off_graph_readers(
+                graph, facts, memory.caller_reads, real_seeds | remembered | rewired, real_seeds
+            )
             moved = MovedLines(shifts, callers_closure(graph, start))
             fresh, scope = moved.narrowed(graph, memory, fresh, scope, start, dropped)
             reread = real_seeds
@@ -890,6 +898,28 @@ def decide_incrementally(
             moved=moved,
             classes_unchanged=unchanged,
         )
+
+
+def _with_off_graph_readers(
+    graph: DiGraph,
+    facts: TensorFacts,
+    reads: CallerReads,
+    start: set[FunctionKey],
+    changed: Collection[FunctionKey],
+) -> set[FunctionKey]:
+    """`start` with every function whose last verdict read, off the call graph, a function
+    that `start` reaches up the call graph, or a name one of `changed` calls
+    (`off_graph_readers`): as if those reads were call edges, so that the phase decides
+    them, and their callers, again. Until no more is found: such a reader's callers may be
+    read off the graph too."""
+    found = set(start)
+    if not reads.off_graph:
+        return found
+    while True:
+        more = off_graph_readers(reads, facts, callers_closure(graph, found), changed) - found
+        if not more:
+            return found
+        found |= more
 
 
 _K = TypeVar("_K")

@@ -29,11 +29,12 @@ and the tool's errors (HY9xx) of the engine: both are made through `Check.findin
 
 What the engine's incremental phase must know of a check, the check declares, and the engine
 reads it from the registry (`project_fact_checks`, `caller_tables`, `caller_answers`,
-`remembering_checks`, `decorator_keepers`), never from a check module: what its findings read
-anywhere in the project (`Check.project_fact`), what its detection reads of callers above the
-direct ones (`caller_tables`, `caller_answers`), what a kept verdict read that an edit
-elsewhere may change (`remembered_reads`, `changed_reads`), and why an existing decorator
-stays (`keeps_decorator`).
+`off_graph_reads`, `remembering_checks`, `decorator_keepers`), never from a check module:
+what its findings read anywhere in the project (`Check.project_fact`), what its detection
+reads of callers above the direct ones (`caller_tables`, `caller_answers`), of functions the
+call graph does not connect to the function (`off_graph_reads`), what a kept verdict read
+that an edit elsewhere may change (`remembered_reads`, `changed_reads`), and why an existing
+decorator stays (`keeps_decorator`).
 
 Each check declares the frameworks (compile targets, `Framework.name`) it applies to: what a
 `print` does under `tf.function` is not what it does under `torch.compile`, so a check written
@@ -104,6 +105,22 @@ class CallerAnswers:
 
 
 @dataclass(frozen=True, slots=True)
+class OffGraphReads:
+    """What a check's detection reads of functions the call graph does not connect to the
+    function decided (a `@property` getter it reads, the wrapper a project decorator puts in
+    place of a callee, the methods a call by name on an object the analysis cannot see may
+    run: HY423), recorded per function under a `facts.cache` name (`Check.off_graph_reads`):
+    a set of the functions read, and of the names (`str`) whose callers were read. An
+    incremental phase decides a verdict again when a function it read is one an edit reaches
+    (`verdict_scope.callers_closure`), or when a function an edit reaches calls a name it read
+    (`named`: the names a function calls that such a verdict reads the callers of), as it
+    does along the call graph's edges (`engine.decide_incrementally`)."""
+
+    name: str
+    named: Callable[[TensorFacts, FunctionKey], Iterable[str]]
+
+
+@dataclass(frozen=True, slots=True)
 class Variant:
     """A case in which a check's findings take another name or severity than its own (a
     supplied signature that fits the call sites is information, not a warning)."""
@@ -156,6 +173,10 @@ class Check:
     """The answers about callers at any depth the detection records (`CallerAnswers`): an
     incremental phase keeps a verdict only when each still holds (`caller_answers`,
     `decisions/caller_reads.py`)."""
+    off_graph_reads: ClassVar[tuple[OffGraphReads, ...]] = ()
+    """The functions the detection reads that the call graph does not connect to the
+    function (`OffGraphReads`): an incremental phase decides a verdict again when one of them
+    changed (`off_graph_reads`, `decisions/caller_reads.py`)."""
     """The project-wide tables whose entry of a function the detection reads, where the entry
     may come from a function above the direct callers (a witness several levels up: a tracer
     call, a test's patch, a value differentiated twice): an incremental phase keeps a verdict only when its entries are the same
@@ -344,6 +365,7 @@ def _forget() -> None:
         project_fact_checks,
         caller_tables,
         caller_answers,
+        off_graph_reads,
         decorator_keepers,
         remembering_checks,
         summary_hooks,
@@ -428,6 +450,12 @@ def caller_answers() -> dict[str, CallerAnswers]:
     return {
         answers.name: answers for check in registry().values() for answers in check.caller_answers
     }
+
+
+@cache
+def off_graph_reads() -> dict[str, OffGraphReads]:
+    """Every check's `off_graph_reads` by name, in code order."""
+    return {reads.name: reads for check in registry().values() for reads in check.off_graph_reads}
 
 
 @cache

@@ -8,14 +8,16 @@ from hybridize.analyzer.checks.context import CheckContext, ProjectFacts
 from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.nested_compiled import (
     COMPILING_CALLER_READS,
+    OFF_GRAPH_READS,
     CompilingCallerRead,
     breaking_method,
     nearest_compiling_caller,
     nested_compiled_methods,
+    unseen_call_names,
 )
 from hybridize.model import Finding
 
-from . import TORCH_ONLY, CallerAnswers, Check
+from . import TORCH_ONLY, CallerAnswers, Check, OffGraphReads
 
 if TYPE_CHECKING:
     from hybridize.analyzer.summaries.keys import FunctionKey
@@ -140,6 +142,7 @@ class NestsCompiledMethods(Check):
     decision_order = 17
     EXAMPLE_FUNCTION = "Net.f"
     caller_answers = (CallerAnswers(COMPILING_CALLER_READS, _still_nearest),)
+    off_graph_reads = (OffGraphReads(OFF_GRAPH_READS, unseen_call_names),)
 
     @classmethod
     def detect(cls, context: CheckContext) -> list[Finding]:

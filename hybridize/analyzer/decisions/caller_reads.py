@@ -10,6 +10,12 @@ unchanged) when none of its direct callers is fresh. Some checks read further up
 - answers about callers at any depth the detections record (the checks' `Check.caller_answers`:
   HY423's nearest caller that is or may be compiled).
 
+And some read functions the call graph does not connect to the function at all (the checks'
+`Check.off_graph_reads`: HY423's property getters, decorators' wrappers and methods called by
+name on objects the analysis cannot see). Those are kept too (`CallerReads.off_graph`), and an
+incremental phase starts from the verdicts that read a function an edit reaches
+(`off_graph_readers`), as from the callers of one.
+
 A verdict depends on nothing else of those callers, so instead of deciding again every function
 some fresh function reaches (every settled function: the scope is the fresh functions and their
 callees), the phase keeps what was read (`CallerReads`) and keeps a verdict only when its
@@ -18,10 +24,10 @@ entries and answers are the same now (`CallerReadCheck`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from hybridize.analyzer.checks import caller_answers, caller_tables
+from hybridize.analyzer.checks import caller_answers, caller_tables, off_graph_reads
 from hybridize.analyzer.checks.context import ProjectFacts
 from hybridize.analyzer.facts.evaluator import TensorFacts
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -38,6 +44,9 @@ class CallerReads:
     """The `caller_tables` the phase computed (a table it did not compute, no verdict read)."""
     answers: dict[str, dict[FunctionKey, list[object]]] = field(default_factory=dict)
     """The `caller_answers` each verdict read, by their name."""
+    off_graph: dict[FunctionKey, frozenset[FunctionKey | str]] = field(default_factory=dict)
+    """What each verdict read off the call graph (`Check.off_graph_reads`, every check's
+    together): functions, and names whose callers it read."""
 
 
 def phase_reads(
@@ -54,16 +63,58 @@ def phase_reads(
     names = [n for n in every if n in facts.cache or (before and n in before.tables)]
     tables = {name: every[name].compute(index, facts) for name in names}
     recorded = {name: _recorded(facts, name) for name in caller_answers()}
+    off_graph = _off_graph(facts)
     if before is None:
-        return CallerReads(tables, {name: dict(found) for name, found in recorded.items()})
+        answers = {name: dict(found) for name, found in recorded.items()}
+        return CallerReads(tables, answers, off_graph)
     for name, found in recorded.items():
         kept = before.answers.setdefault(name, {})
         for key in decided_again:
             kept.pop(key, None)
             if key in found:
                 kept[key] = found[key]
+    for key in decided_again:
+        before.off_graph.pop(key, None)
+    before.off_graph.update(off_graph)
     before.tables = tables
     return before
+
+
+def _off_graph(facts: TensorFacts) -> dict[FunctionKey, frozenset[FunctionKey | str]]:
+    """What the verdicts of this phase read off the call graph, every check's together."""
+    found: dict[FunctionKey, set[FunctionKey | str]] = {}
+    for name in off_graph_reads():
+        recorded = facts.cache.get(name)
+        if isinstance(recorded, dict):
+            for key, read in recorded.items():
+                found.setdefault(key, set()).update(read)
+    return {key: frozenset(read) for key, read in found.items()}
+
+
+def off_graph_readers(
+    reads: CallerReads,
+    facts: TensorFacts,
+    reached: Collection[FunctionKey],
+    changed: Iterable[FunctionKey],
+) -> set[FunctionKey]:
+    """The functions whose last verdict read, off the call graph, a function of `reached`
+    (an edit reaches it: it, or what it calls, changed), or a name one of `changed` (whose
+    own facts changed) calls now (`OffGraphReads.named`): a call that names it may be new.
+    A name one called before the edit and calls no more was read with its caller, which
+    `reached` holds."""
+    if not reads.off_graph:
+        return set()
+    names = {
+        name
+        for declared in off_graph_reads().values()
+        for key in changed
+        for name in declared.named(facts, key)
+    }
+    return {
+        key
+        for key, read in reads.off_graph.items()
+        if any(item in names if isinstance(item, str) else item in reached for item in read)
+    }
 
 
 def _recorded(facts: TensorFacts, name: str) -> dict[FunctionKey, list[object]]:

@@ -74,6 +74,12 @@ call a method of that name on an object the analysis cannot see, with tensors.""
 COMPILING_CALLER_READS = "compiling_caller_reads"
 """The `facts.cache` entry of the `CompilingCallerRead`s of the verdict phase, by function."""
 
+OFF_GRAPH_READS = "nested_compiled_off_graph_reads"
+"""The `facts.cache` entry of what the verdict phase read off the call graph, by function
+(`checks.OffGraphReads`): the functions `hidden_graph_break` walked (property getters,
+decorators' wrappers, a self-call's overrides), and the method names whose callers on objects
+the analysis cannot see it read (`_unseen_receiver_callers`) with those callers."""
+
 
 @dataclass(frozen=True, slots=True)
 class CompilingCallerRead:
@@ -186,10 +192,11 @@ def nested_compiled_methods(
             # (`self.left_linear_op._matmul(rhs)`: an attribute converted from any subclass)
             # may be this one at run time
             unseen_callers = _unseen_receiver_callers(facts).get(fn.name, ())
+            read_off_graph(facts, key, [fn.name, *unseen_callers])
             outer = first_compilable(index, helpers, compiled, framework, key, unseen_callers)
             unseen = outer is not None
         if outer is not None and why is None:
-            why = hidden_graph_break(index, facts, key)
+            why = hidden_graph_break(index, facts, key, reader=key)
         if why is None:
             outer = None
         if outer is not None:
@@ -210,7 +217,7 @@ def nested_compiled_methods(
                     fn.span,
                 )
             )
-    inner = _compiled_callee(index, facts, key, framework, helpers, breaks)
+    inner = _compiled_callee(index, facts, key, framework, helpers, breaks, reader=key)
     if inner is not None:
         callee, why = inner
         found.append(
@@ -326,10 +333,12 @@ def _compiled_callee(
     framework: Framework,
     helpers: HelperSafety,
     breaks: Mapping[FunctionKey, bool],
+    reader: FunctionKey,
 ) -> tuple[FunctionKey, str] | None:
     """The first function `key` runs (transitively) that is decorated with the compiler and
     is a method with defaults or one called as a method that may break the graph, with why
-    that fails `key`'s graph."""
+    that fails `key`'s graph (`reader`: the verdict reading what this walks off the call
+    graph, `read_off_graph`)."""
     for callee in functions_run_by(index, facts, [key])[1:]:
         function = index.function(callee)
         if not function.binds_receiver or not decorated_by_compiler(index, callee, framework):
@@ -351,7 +360,7 @@ def _compiled_callee(
             f"it {evidence[0].message}"
             if evidence
             else _graph_break(index, facts, callee, breaks)
-            or hidden_graph_break(index, facts, callee)
+            or hidden_graph_break(index, facts, callee, reader=reader)
         )
         if why is not None:
             return callee, (
@@ -367,7 +376,27 @@ def _where(other: FunctionKey, key: FunctionKey) -> str:
     return "" if other.file == key.file else f" ({other.file})"
 
 
-def hidden_graph_break(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> str | None:
+def read_off_graph(
+    facts: TensorFacts, reader: FunctionKey, read: Iterable[FunctionKey | str]
+) -> None:
+    """Keep what `reader`'s verdict read off the call graph (`OFF_GRAPH_READS`): an edit
+    that reaches one of those functions, or makes a call of one of those names, decides it
+    again (`checks.OffGraphReads`)."""
+    reads = facts.cache.setdefault(OFF_GRAPH_READS, {})
+    assert isinstance(reads, dict)
+    reads.setdefault(reader, set()).update(read)
+
+
+def unseen_call_names(facts: TensorFacts, key: FunctionKey) -> tuple[str, ...]:
+    """The method names `key` calls on objects the analysis cannot see, with tensors: a
+    verdict that read the callers of one of them (`OFF_GRAPH_READS`) may change when `key`
+    calls it anew."""
+    return _unseen_names(facts, key)
+
+
+def hidden_graph_break(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, *, reader: FunctionKey
+) -> str | None:
     """A quiet graph break (`Framework.quiet_graph_breaks`) in what the method runs that the
     call graph does not show, in words, or None: the getter of a `@property` it (or what it
     runs) reads (`self.shape`), and the wrapper a project decorator puts in place of a function
@@ -378,10 +407,26 @@ def hidden_graph_break(index: ProjectIndex, facts: TensorFacts, key: FunctionKey
     Methods of the method's own class family only (its bases and subclasses): where a base's
     getter calls `self._size()`, a sibling class's override does not run for this instance.
     Asked only of a method a compiled caller calls as a method, breadth first and bounded like
-    `functions_run_by`."""
+    `functions_run_by`; the functions walked are kept as read by `reader`'s verdict
+    (`read_off_graph`): the getters and wrappers are no call edges, so an edit of one reaches
+    the verdict only so."""
     own = index.function(key).class_qualname
     family = _class_family(index, FunctionKey(key.file, own)) if own is not None else None
     seen: dict[FunctionKey, None] = {}
+    try:
+        return _first_hidden_break(index, facts, key, family, seen)
+    finally:
+        read_off_graph(facts, reader, seen)
+
+
+def _first_hidden_break(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    family: tuple[frozenset[FunctionKey], frozenset[FunctionKey]] | None,
+    seen: dict[FunctionKey, None],
+) -> str | None:
+    """`hidden_graph_break`'s walk, the functions it looked at added to `seen`."""
     work = [key]
     while work and len(seen) < MAX_FUNCTIONS_RUN:
         run = work.pop(0)
