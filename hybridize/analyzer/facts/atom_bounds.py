@@ -1,7 +1,9 @@
 """How sets of atoms (`values.py`) are kept small: what keeps the fixed point finite.
 
 A set holds at most `MAX_ATOMS` atoms, containers nest at most `MAX_NESTING` deep (deeper
-ones collapse to one summary atom), and a join that was cut stays cut (`join_capped`).
+ones collapse to one summary atom), and a join that was cut stays cut (`join_capped`). Past
+the cap a set first gives up what it can without losing a kind of value: its dicts' keys
+(`unkeyed`), then which values each dict held (`merged_dicts`); only then is it cut.
 Both the evaluator, which caps every value it computes, and the solver, which caps the
 project-wide joins, bound values here, so that a value has one bounded form whichever of
 them built it.
@@ -120,7 +122,7 @@ def cap_atoms(atoms: Iterable[Atom]) -> Atoms:
     builds of several (a generator's items, a grown list), is capped alike."""
     result = _shrunk_containers(atoms)
     if len(result) > MAX_ATOMS:
-        result = unkeyed(result)
+        result = merged_dicts(unkeyed(result))
     return cut_atoms(result, collapse=False) if len(result) > MAX_ATOMS else result
 
 
@@ -131,6 +133,21 @@ def unkeyed(atoms: Atoms) -> Atoms:
     if not any(map(is_keyed_dict, atoms)):
         return atoms
     return frozenset(dict_atom(a[1]) if is_keyed_dict(a) else a for a in atoms)
+
+
+def merged_dicts(atoms: Atoms) -> Atoms:
+    """`atoms` (keyed dicts given up already, `unkeyed`) with its dicts as one dict of all
+    their values, when that brings it within MAX_ATOMS (else `atoms`, which is then cut as it
+    was): what a value too large to keep gives up next, before it is cut. A mapping built
+    with `dict(...)` holds the values it is built from, one dict per set of them: zfit's loss
+    `params` (`dict(zip(all_params, params))` beside the mappings its callers pass) grew past
+    the cap on its dicts, and the cut took its generators too, which the functions iterating
+    it advance (HY108: 32 functions lost, all found again so)."""
+    dicts = [a for a in atoms if is_dict_atom(a)]
+    if len(dicts) < 2 or len(atoms) - len(dicts) + 1 > MAX_ATOMS:
+        return atoms
+    values = cap_atoms(frozenset().union(*(a[1] for a in dicts)))
+    return frozenset([*(a for a in atoms if not is_dict_atom(a)), _shrunk(dict_atom(values))])
 
 
 def _shrunk_containers(atoms: Iterable[Atom]) -> Atoms:
@@ -176,6 +193,8 @@ def join_capped(joined: Iterable[Atom], cut: dict[CutEntry, bool], entry: CutEnt
     if len(result) > MAX_ATOMS:
         result = unkeyed(result)
     collapsed = cut.get(entry)
+    if collapsed is None and len(result) > MAX_ATOMS:
+        result = merged_dicts(result)  # the next round's join merges the same
     if collapsed is None and len(result) <= MAX_ATOMS:
         return result
     collapse = bool(collapsed) or sum(map(is_tensor_like, result)) >= MAX_ATOMS

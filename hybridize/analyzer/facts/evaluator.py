@@ -20,6 +20,7 @@ from hybridize.analyzer.facts.atom_bounds import (
     cap_atoms,
     cut_atoms,
     merge_tensor_specs,
+    merged_dicts,
     unkeyed,
 )
 from hybridize.analyzer.facts.container_modules import instance_call_methods
@@ -1253,7 +1254,7 @@ def _cap_union(atoms: set[Atom]) -> Atoms:
     its results to themselves), so only the number of atoms may need a cut."""
     result = frozenset(atoms)
     if len(result) > MAX_ATOMS:
-        result = unkeyed(result)
+        result = merged_dicts(unkeyed(result))
     return cut_atoms(result, collapse=False) if len(result) > MAX_ATOMS else result
 
 
