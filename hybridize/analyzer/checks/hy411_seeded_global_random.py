@@ -5,7 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.seeded_random import global_seeding, seeded_random_draws
+from hybridize.analyzer.facts.seeded_random import (
+    global_seeding,
+    seeded_random_draws,
+    shared_op_seeds,
+)
 from hybridize.model import Finding
 
 if TYPE_CHECKING:
@@ -59,7 +63,14 @@ class DrawsSeededGlobalRandom(Check):
     a global seed: two layers seeded alike draw the SAME noise compiled, eagerly different;
     `frameworks.tensorflow_rules.OP_SEEDED_STREAMS_RESTART_PER_TRACE`). Such an op is
     reported wherever one of those is shown: a method bound to its instance, a parameter
-    whose shape changes between call sites (HY014's evidence), a helper two functions call.
+    whose shape changes between call sites (HY014's evidence), a helper two functions call,
+    and another function of the project outside its trace that writes the same op with the
+    same integer seed and dtype: eagerly the two continue one stream (the second draws the
+    next numbers), compiled each restarts it and they draw the same numbers, and compiling
+    one of them moves the other's eager draws too (measured, TF 2.21, with or without a global
+    seed; another seed, op or dtype shares nothing:
+    tests/analyzer/test_hy411_shared_op_seeds.py). Calls are matched by the op's canonical
+    name and a seed written as an integer literal.
     A seed that may be None (`seed=self.seed` where the constructor defaults `seed=None`, a
     parameter defaulting to None) is no op seed. Stateless ops, `tf.random.Generator` draws,
     `keras.random` with a seed or a `SeedGenerator` and Keras 3's seeded layers keep their
@@ -129,7 +140,8 @@ class DrawsSeededGlobalRandom(Check):
         "`torch.distributions` sampler drawing with one, in a project that seeds the global "
         "stream: TensorFlow numbers its ops per graph, Inductor draws with its own kernels; "
         "or a TensorFlow op with an op seed in a function traced more than once (a method's "
-        "instances, a retrace, a helper of two functions): each trace restarts its stream"
+        "instances, a retrace, a helper of two functions) or written alike in another "
+        "function (one op, seed and dtype): each trace restarts its stream"
     )
     report_order = 130
     decision_order = 130
@@ -145,5 +157,7 @@ class DrawsSeededGlobalRandom(Check):
     @classmethod
     def project_fact(cls, index: ProjectIndex, facts: TensorFacts) -> object:
         """Where the project seeds the global random stream: a test that starts or stops
-        seeding changes the verdict of every function drawing from it."""
-        return global_seeding(index, facts)
+        seeding changes the verdict of every function drawing from it; and the functions
+        drawing with one op, seed and dtype (`shared_op_seeds`): a function that starts
+        drawing so changes the verdicts of the others."""
+        return global_seeding(index, facts), tuple(shared_op_seeds(facts).items())

@@ -54,7 +54,15 @@ from hybridize.analyzer.frameworks.framework import FRAMEWORKS, framework_of_api
 from hybridize.analyzer.frameworks.namespaces import canonical_external
 from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
-from hybridize.analyzer.summaries.syms import NONE, is_attr, is_call, is_param, kind_of, sym_name
+from hybridize.analyzer.summaries.syms import (
+    NONE,
+    is_attr,
+    is_call,
+    is_lit,
+    is_param,
+    kind_of,
+    sym_name,
+)
 
 GLOBAL_SEED_SETTERS = frozenset(name for f in FRAMEWORKS for name in f.global_seed_setters)
 """Every framework's calls that set its global random seed."""
@@ -169,6 +177,16 @@ def seeded_random_draws(
                         f"{via}draws `{_display(draw.name)}`{where} with an op seed, and "
                         f"{traces}: each trace's op restarts the seed's stream, so compiled "
                         "they draw the same numbers where eagerly they continue one stream",
+                        span,
+                    )
+                ]
+            shared = _shared_seed(index, facts, key, draw)
+            if shared is not None:
+                return [
+                    Evidence(
+                        f"{via}draws `{_display(draw.name)}`{where} with an op seed, and "
+                        f"{shared}: eagerly the two continue one stream; compiled, this "
+                        "function's op restarts it, so they draw the same numbers",
                         span,
                     )
                 ]
@@ -297,22 +315,104 @@ def _has_op_seed(
     on the op counter, and are the same compiled. A seed handed on from a parameter that
     defaults to None (`def random_crop(..., seed=None)`), or that a caller passes as None,
     may be None: then the op draws from the global stream like one without a seed."""
-    site = resolved.site
-    if site.has_star_args:
+    if resolved.site.has_star_args:
         return True  # the seed may be among the unpacked arguments: no evidence of a hazard
-    owner = framework_of_api(op.framework)
-    seed_argument = owner.op_seed_argument if owner is not None else None
-    if seed_argument is None:
-        return False
-    given = dict(site.kwargs).get(seed_argument)
-    if given is None:
-        positional = lookup_parameters(op.name) or ()
-        if seed_argument in positional:
-            at = positional.index(seed_argument)
-            given = site.args[at] if at < len(site.args) else None
+    given = _seed_given(resolved, op)
     if given is None or given[:2] == ("lit", "none"):
         return False
     return not _may_be_none(index, facts, reader, given)
+
+
+def _seed_given(resolved: ResolvedCall, op: ApiInfo) -> Sym | None:
+    """What the call passes as the op's seed, by keyword or by position, or None."""
+    owner = framework_of_api(op.framework)
+    seed_argument = owner.op_seed_argument if owner is not None else None
+    return None if seed_argument is None else _argument(resolved, op, seed_argument)
+
+
+def _argument(resolved: ResolvedCall, op: ApiInfo, name: str) -> Sym | None:
+    """What the call passes as the op's parameter `name`, by keyword or by position."""
+    site = resolved.site
+    given = dict(site.kwargs).get(name)
+    if given is None:
+        positional = lookup_parameters(op.name) or ()
+        if name in positional:
+            at = positional.index(name)
+            given = site.args[at] if at < len(site.args) else None
+    return given
+
+
+SeededOp = tuple[str, int, Sym | None]
+"""A random op by canonical name, the integer op seed a call writes for it and the `dtype`
+it writes (None: the op's default). Eagerly, the calls of one op with one seed and one dtype
+share a kernel (measured: the dtype is the kernel's, the shape an input)."""
+
+
+def _literal_seeds(_key: FunctionKey, calls: list[ResolvedCall]) -> tuple[SeededOp, ...]:
+    """The (op, seed) pairs a function's calls draw with: a stateful random op given an
+    integer literal as its op seed (`tf.random.uniform([], seed=7)`)."""
+    found: dict[SeededOp, None] = {}
+    for resolved in calls:
+        op = next((i for i in resolved.api if i.global_random), None)
+        if op is None or resolved.site.has_star_args:
+            continue
+        pair = _seeded_op(resolved, op)
+        if pair is not None:
+            found[pair] = None
+    return tuple(found)
+
+
+def _seeded_op(resolved: ResolvedCall, op: ApiInfo) -> SeededOp | None:
+    """The call's op, integer literal seed and dtype; None without such a seed."""
+    given = _seed_given(resolved, op)
+    if given is None or not is_lit(given) or given[1] != "int" or given[2] is None:
+        return None
+    return (op.name, cast("int", given[2]), _argument(resolved, op, "dtype"))
+
+
+def shared_op_seeds(facts: TensorFacts) -> dict[SeededOp, tuple[FunctionKey, ...]]:
+    """The (op, literal seed) pairs that more than one function of the project draws with,
+    each with those functions in key order: eagerly the ops of one pair share one kernel and
+    continue one stream, compiled every function's op has its own and restarts it
+    (`OP_SEEDED_STREAMS_RESTART_PER_TRACE`). Memoised per solution; each function's pairs are
+    kept across updates (`per_function`)."""
+    memo = facts.cache.get(SHARED_OP_SEEDS)
+    if isinstance(memo, dict):
+        return memo
+    by_pair: dict[SeededOp, list[FunctionKey]] = {}
+    for key, pairs in per_function(facts, SHARED_OP_SEEDS, _literal_seeds).items():
+        for pair in pairs:
+            by_pair.setdefault(pair, []).append(key)
+    shared = {
+        pair: tuple(sorted(keys, key=str))
+        for pair, keys in sorted(by_pair.items(), key=lambda item: repr(item[0]))
+        if len(keys) > 1
+    }
+    facts.cache[SHARED_OP_SEEDS] = shared
+    return shared
+
+
+SHARED_OP_SEEDS = "shared_op_seeds"
+"""The `facts.cache` entry (and `per_function` scan) of `shared_op_seeds`."""
+
+
+def _shared_seed(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, draw: GlobalDraw
+) -> str | None:
+    """Another function drawing with the same op and the same literal op seed as `draw`,
+    outside the trace of `key`, in words; None when there is none."""
+    if draw.op is None or draw.resolved.site.has_star_args:
+        return None
+    pair = _seeded_op(draw.resolved, draw.op)
+    if pair is None:
+        return None
+    others = shared_op_seeds(facts).get(pair, ())
+    traced = {reader for reader, _, _ in traced_with(index, facts, key)}
+    for other in others:
+        if other not in traced:
+            where = "" if other.file == key.file else f" ({other.file})"
+            return f"`{other.qualname}`{where} draws it with the same seed ({pair[1]})"
+    return None
 
 
 def _may_be_none(index: ProjectIndex, facts: TensorFacts, reader: FunctionKey, value: Sym) -> bool:
