@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-from facts_helpers import verdict
+from facts_helpers import run_probe, verdict
 
 FACT = "draws_seeded_global_random"
 
@@ -79,13 +79,11 @@ def test_functions_sharing_an_op_seed(qualname: str, expected: bool) -> None:
 MEASURE = r"""
 import json
 import os
-import sys
 
-os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
 import tensorflow as tf
 
 tf.get_logger().setLevel("ERROR")
-mode = sys.argv[1]
+mode = os.environ["MEASURE_MODE"]
 
 CASES = {
     "same": ("tf.random.uniform([], seed=S)", "tf.random.uniform([], seed=S)"),
@@ -111,32 +109,22 @@ for global_seed in (None, 0):
         if mode == "both":
             g = tf.function(g)
         result[f"{name}|{global_seed}"] = [round(float(h()), 5) for h in (f, g, f, g)]
-print(json.dumps(result))
+print("result", json.dumps(result))
 """
 
 
 @pytest.mark.tensorflow
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
-def test_two_functions_with_one_op_seed_share_a_stream_only_eagerly(tmp_path) -> None:
+def test_two_functions_with_one_op_seed_share_a_stream_only_eagerly() -> None:
     """Measured under TF 2.21, each mode in a process of its own (no kernel shared between
     them): eagerly `g` continues `f`'s stream; compiled (both, or `f` alone) `g` repeats `f`'s
     numbers. With another seed, another op or another dtype the draws are the same in every
     mode."""
     import json
-    import subprocess
-    import sys
 
-    script = tmp_path / "measure.py"
-    script.write_text(MEASURE)
     runs = {
-        mode: json.loads(
-            subprocess.run(
-                [sys.executable, str(script), mode], capture_output=True, text=True, check=True
-            )
-            .stdout.strip()
-            .splitlines()[-1]
-        )
+        mode: json.loads(run_probe(MEASURE, MEASURE_MODE=mode)["result"])
         for mode in ("eager", "first", "both")
     }
     for global_seed in (None, 0):

@@ -24,7 +24,25 @@ import pytest
 from hybridize.model import FunctionVerdict
 from hybridize.project import Project, ProjectOptions
 
-GETTER = """\
+PAIR = """
+
+class Pair(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first = Net()
+
+    def log_prob(self, z):
+        return self.first.f(z) + 1.0
+
+
+pair = Pair()
+for _ in range(100):
+    pair.log_prob(torch.randn(5, 2))
+"""
+"""A caller that may be compiled, running `Net.f` as a method inside its graph."""
+
+GETTER = (
+    """\
 import pickle
 
 import torch
@@ -43,23 +61,12 @@ class Net(nn.Module):
 
     def f(self, z):
         return z @ self.weight / self.size[-1]
-
-
-class Pair(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.first = Net()
-
-    def log_prob(self, z):
-        return self.first.f(z) + 1.0
-
-
-pair = Pair()
-for _ in range(100):
-    pair.log_prob(torch.randn(5, 2))
 """
+    + PAIR
+)
 
-WRAPPER = """\
+WRAPPER = (
+    """\
 import pickle
 
 import torch
@@ -88,21 +95,9 @@ class Net(nn.Module):
 
     def f(self, z):
         return z @ self.weight / self._size()[-1]
-
-
-class Pair(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.first = Net()
-
-    def log_prob(self, z):
-        return self.first.f(z) + 1.0
-
-
-pair = Pair()
-for _ in range(100):
-    pair.log_prob(torch.randn(5, 2))
 """
+    + PAIR
+)
 
 UNSEEN_RECEIVER = """\
 import torch
@@ -195,69 +190,55 @@ def _noted(how: str, line: str) -> str:
     return f"{indent}# a note\n{line}"
 
 
+GETTER_BREAK = '        pickle.dumps({"n": 2})\n'
+GETTER_QUIET = '        len({"n": 2})\n'
+WRAPPER_BREAK = "        key = (method.__name__, args, pickle.dumps(kwargs))\n"
+WRAPPER_QUIET = "        key = (method.__name__, args, tuple(sorted(kwargs)))\n"
+UNSEEN_CALL = "        return self.left_op._matmul(self.right_op._matmul(rhs))\n"
+UNSEEN_ALONE = "        return torch.matmul(rhs, rhs)\n"
+
+EDITS = [
+    # `Net.f` reads `self.size`, whose getter runs `pickle.dumps` (its caller `Pair.log_prob`
+    # may be compiled): HY423; the edit of the getter alone takes the break away, or adds it
+    pytest.param(GETTER, "Net.f", GETTER_BREAK, GETTER_QUIET, id="getter-break-removed"),
+    pytest.param(
+        GETTER.replace(GETTER_BREAK, GETTER_QUIET),
+        "Net.f",
+        GETTER_QUIET,
+        GETTER_BREAK,
+        id="getter-break-added",
+    ),
+    # `Net.f` calls `self._size()`, decorated with the project's `@cached`, whose wrapper
+    # runs `pickle.dumps`: the edit of the wrapper alone takes the break away
+    pytest.param(WRAPPER, "Net.f", WRAPPER_BREAK, WRAPPER_QUIET, id="wrapper-break-removed"),
+    # `Product._matmul` calls `._matmul()` of objects the analysis cannot see, so every
+    # project `_matmul` may run in its graph: `Sparse._matmul` (`nonzero`, a break) gets
+    # HY423; the edit of `Product._matmul` alone stops calling it, or starts
+    pytest.param(
+        UNSEEN_RECEIVER, "Sparse._matmul", UNSEEN_CALL, UNSEEN_ALONE, id="name-call-removed"
+    ),
+    pytest.param(
+        UNSEEN_RECEIVER.replace(UNSEEN_CALL, UNSEEN_ALONE),
+        "Sparse._matmul",
+        UNSEEN_ALONE,
+        UNSEEN_CALL,
+        id="name-call-added",
+    ),
+]
+
+
 @pytest.mark.parametrize("how", [SAME_LINES, MOVED_LINES])
-def test_a_break_removed_from_a_property_getter_clears_the_readers_finding(
-    tmp_path: Path, how: str
+@pytest.mark.parametrize(("text", "qualname", "old", "new"), EDITS)
+def test_an_edit_off_the_call_graph_changes_the_readers_finding(
+    tmp_path: Path, text: str, qualname: str, old: str, new: str, how: str
 ) -> None:
-    """`Net.f` reads `self.size`, whose getter runs `pickle.dumps`: HY423 (its caller
-    `Pair.log_prob` may be compiled). The edit of the getter alone takes the break away."""
-    before = _opened_functions(tmp_path / "before", GETTER)
-    assert _hy423(before, "Net.f")
-    old = '        pickle.dumps({"n": 2})\n'
-    project, _ = _edited(tmp_path, GETTER, old, _noted(how, '        len({"n": 2})\n'))
-    assert not _hy423(project.results().functions, "Net.f")
-
-
-@pytest.mark.parametrize("how", [SAME_LINES, MOVED_LINES])
-def test_a_break_added_to_a_property_getter_gives_the_reader_the_finding(
-    tmp_path: Path, how: str
-) -> None:
-    """The other way: a getter without a break (no HY423 for `Net.f`) edited to run
-    `pickle.dumps`."""
-    quiet = GETTER.replace('pickle.dumps({"n": 2})', 'len({"n": 2})')
-    assert not _hy423(_opened_functions(tmp_path / "before", quiet), "Net.f")
-    old = '        len({"n": 2})\n'
-    project, _ = _edited(tmp_path, quiet, old, _noted(how, '        pickle.dumps({"n": 2})\n'))
-    assert _hy423(project.results().functions, "Net.f")
-
-
-@pytest.mark.parametrize("how", [SAME_LINES, MOVED_LINES])
-def test_a_break_removed_from_a_decorators_wrapper_clears_the_callers_finding(
-    tmp_path: Path, how: str
-) -> None:
-    """`Net.f` calls `self._size()`, decorated with the project's `@cached`, whose wrapper
-    runs `pickle.dumps`: HY423. The edit of the wrapper alone takes the break away."""
-    assert _hy423(_opened_functions(tmp_path / "before", WRAPPER), "Net.f")
-    old = "        key = (method.__name__, args, pickle.dumps(kwargs))\n"
-    new = "        key = (method.__name__, args, tuple(sorted(kwargs)))\n"
-    project, _ = _edited(tmp_path, WRAPPER, old, _noted(how, new))
-    assert not _hy423(project.results().functions, "Net.f")
-
-
-@pytest.mark.parametrize("how", [SAME_LINES, MOVED_LINES])
-def test_a_name_matched_call_removed_clears_the_methods_finding(tmp_path: Path, how: str) -> None:
-    """`Product._matmul` calls `._matmul()` of objects the analysis cannot see, so every
-    project `_matmul` may run in its graph: `Sparse._matmul` (`nonzero`, a break) gets HY423.
-    Once `Product._matmul` calls no such method, no compilable caller runs it."""
-    assert _hy423(_opened_functions(tmp_path / "before", UNSEEN_RECEIVER), "Sparse._matmul")
-    old = "        return self.left_op._matmul(self.right_op._matmul(rhs))\n"
-    new = "        return torch.matmul(rhs, rhs)\n"
-    project, _ = _edited(tmp_path, UNSEEN_RECEIVER, old, _noted(how, new))
-    assert not _hy423(project.results().functions, "Sparse._matmul")
-
-
-@pytest.mark.parametrize("how", [SAME_LINES, MOVED_LINES])
-def test_a_name_matched_call_added_gives_the_method_the_finding(tmp_path: Path, how: str) -> None:
-    """The other way: `Product._matmul` computing on its own (no HY423 for `Sparse._matmul`)
-    edited to call `._matmul()` of its unseen operands."""
-    alone = UNSEEN_RECEIVER.replace(
-        "self.left_op._matmul(self.right_op._matmul(rhs))", "torch.matmul(rhs, rhs)"
-    )
-    assert not _hy423(_opened_functions(tmp_path / "before", alone), "Sparse._matmul")
-    old = "        return torch.matmul(rhs, rhs)\n"
-    new = "        return self.left_op._matmul(self.right_op._matmul(rhs))\n"
-    project, _ = _edited(tmp_path, alone, old, _noted(how, new))
-    assert _hy423(project.results().functions, "Sparse._matmul")
+    """The edit of a function `qualname`'s verdict reads off the call graph gives or takes
+    HY423 (the line with the break, or the name-matched call, is `old` before and `new`
+    after); incrementally as from scratch."""
+    had = bool(_hy423(_opened_functions(tmp_path / "before", text), qualname))
+    assert had is (old in (GETTER_BREAK, WRAPPER_BREAK, UNSEEN_CALL))
+    project, _ = _edited(tmp_path, text, old, _noted(how, new))
+    assert bool(_hy423(project.results().functions, qualname)) is not had
 
 
 def _opened_functions(root: Path, text: str) -> tuple[FunctionVerdict, ...]:

@@ -171,22 +171,21 @@ def seeded_random_draws(
             if owner is None or not owner.op_seeded_streams_restart_per_trace:
                 continue
             traces = _several_traces(index, facts, key, reader)
-            if traces is not None:
+            why = (
+                f"{traces}: each trace's op restarts the seed's stream, so compiled they draw "
+                "the same numbers where eagerly they continue one stream"
+                if traces is not None
+                else None
+            )
+            if why is None and (shared := _shared_seed(index, facts, key, draw)) is not None:
+                why = (
+                    f"{shared}: eagerly the two continue one stream; compiled, this function's "
+                    "op restarts it, so they draw the same numbers"
+                )
+            if why is not None:
                 return [
                     Evidence(
-                        f"{via}draws `{_display(draw.name)}`{where} with an op seed, and "
-                        f"{traces}: each trace's op restarts the seed's stream, so compiled "
-                        "they draw the same numbers where eagerly they continue one stream",
-                        span,
-                    )
-                ]
-            shared = _shared_seed(index, facts, key, draw)
-            if shared is not None:
-                return [
-                    Evidence(
-                        f"{via}draws `{_display(draw.name)}`{where} with an op seed, and "
-                        f"{shared}: eagerly the two continue one stream; compiled, this "
-                        "function's op restarts it, so they draw the same numbers",
+                        f"{via}draws `{_display(draw.name)}`{where} with an op seed, and {why}",
                         span,
                     )
                 ]
