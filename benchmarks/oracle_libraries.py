@@ -57,6 +57,40 @@ MATPLOTLIB_REQUIREMENTS = (
 """Matplotlib and its dependencies, for the libraries whose code or tests import pyplot."""
 
 
+KERAS2_ENGINE_ALIAS = """\
+# Written by the oracle (oracle_libraries.KERAS2_ENGINE_ALIAS): tensorflow-addons 0.23 imports
+# `keras.src.engine.keras_tensor`, Keras 2's path; with TF_USE_LEGACY_KERAS=1 Keras 2 is
+# tf_keras, so `keras.src.engine[.*]` is served from `tf_keras.src.engine[.*]`.
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+
+class _Loader(importlib.abc.Loader):
+    def __init__(self, module):
+        self.module = module
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module):
+        pass
+
+
+class _KerasEngineAlias(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name != "keras.src.engine" and not name.startswith("keras.src.engine."):
+            return None
+        module = importlib.import_module("tf_keras" + name[len("keras") :])
+        return importlib.util.spec_from_loader(name, _Loader(module))
+
+
+sys.meta_path.insert(0, _KerasEngineAlias())
+"""
+"""A `Library.sitecustomize` for tensorflow-addons 0.23 on TF 2.21 with Keras 2 (tf_keras)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Library:
     """A pinned library, the packages of it that are copied and rewritten, and how its tests
@@ -90,6 +124,10 @@ class Library:
     not_rewritten: tuple[str, ...] = ()
     """Globs (relative to the copy) of library files analysed but never rewritten (test
     helpers shipped inside the package)."""
+    sitecustomize: str | None = None
+    """The text of a `sitecustomize.py` written into its site folder (first on every test
+    process' path, so Python runs it at start-up): for a pinned dependency that cannot import
+    on TF 2.21 as it is (`KERAS2_ENGINE_ALIAS`); never a change of the library judged."""
     held_out: bool = False
     """Kept out of the tuning: not run by default, only when a change is done (`--held-out`,
     or `--libraries NAME`), its results reported apart. At least one library per framework:
@@ -1113,6 +1151,42 @@ LIBRARIES: dict[str, Library] = {
             tests_limit=8,
             test_timeout=300,
             file_timeout=1200,
+            held_out=True,
+        ),
+        Library(
+            "onnx-tf",
+            (
+                "onnx-tf==1.10.0",
+                # it requires onnx>=1.10.2: 1.16.2 still has `onnx.mapping`, which it reads
+                "onnx==1.16.2",
+                "pyyaml==6.0.4",
+                # its Hardmax handler calls tfa.seq2seq.hardmax, and every handler module is
+                # imported at `import onnx_tf` (KERAS2_ENGINE_ALIAS makes it import)
+                "tensorflow-addons==0.23.0",
+                "typeguard==2.13.3",
+                # its Bernoulli handler draws from TFP
+                "tensorflow-probability==0.25.0",
+                "cloudpickle==3.1.2",
+                "decorator==5.2.1",
+                "dm-tree==0.1.10",
+                "attrs==26.1.0",
+                # test_onnx_backend's report plugin
+                "tabulate==0.10.0",
+            ),
+            ("onnx_tf", "test"),
+            # The ONNX backend for TensorFlow: ONNX graphs run as TF 2 programs, one handler
+            # class per ONNX op and opset version (arithmetic, convolutions and dilated
+            # pooling, RNNs, reductions, gathers and scatters, resizes, quantisation,
+            # sequences, control flow) turning an ONNX node into TF ops, inside
+            # `tf.Module`s whose `__call__` is a `tf.function` (`run_node`, `prepare`): 12.8k
+            # lines. Its tests are in the wheel (a top-level `test/` package): node-by-node
+            # (`test_node`, 159 tests) and dynamic-shape suites by default; ONNX's own backend
+            # suite (2862 tests, a `prepare` and a trace each) and the model zoo's (downloads)
+            # only with `--all-tests`. Held out: judged only when a change is done (added
+            # 2026-12-07, fifteenth session, never run before then).
+            env={"TF_USE_LEGACY_KERAS": "1"},
+            sitecustomize=KERAS2_ENGINE_ALIAS,
+            slow_tests=("test/backend/test_onnx_backend.py", "test/test_modelzoo.py"),
             held_out=True,
         ),
         Library(

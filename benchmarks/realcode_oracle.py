@@ -258,11 +258,15 @@ def install_library(python: Path, out: Path, library: Library) -> Path:
     site = out / "site" / library.name
     marker = site / ".oracle-requirements"
     wanted = "\n".join(library.requirements)
+    if library.sitecustomize is not None:
+        wanted += "\n" + library.sitecustomize
     if marker.exists() and marker.read_text() == wanted:
         return site
     print(f"installing {' '.join(library.requirements)} ...", flush=True)
     shutil.rmtree(site, ignore_errors=True)
     _pip(python, "--no-deps", "--target", str(site), *library.requirements)
+    if library.sitecustomize is not None:
+        (site / "sitecustomize.py").write_text(library.sitecustomize)
     marker.write_text(wanted)
     return site
 
