@@ -471,3 +471,35 @@ def test_the_sample_finds_the_tests_of_a_tree_that_mirrors_the_package() -> None
     tests = [f"test/kernels/test_k{i}.py" for i in range(8)] + ["test/priors/test_horseshoe.py"]
     picked = select_test_files(tests, {"gpytorch/priors/horseshoe.py"}, 1)
     assert picked == ["test/priors/test_horseshoe.py"]
+
+
+def test_a_library_sitecustomize_is_written_into_its_site_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Library.sitecustomize` lands beside the pinned packages (first on the tests' path, so
+    Python runs it at start-up); changing it reinstalls, as changing a pin does; a library
+    without one gets none, and its marker is the pins alone (no reinstall of the others)."""
+    import realcode_oracle
+    from oracle_libraries import KERAS2_ENGINE_ALIAS, LIBRARIES, Library
+
+    installs: list[tuple[str, ...]] = []
+
+    def pip(python: Path, *args: str) -> None:
+        installs.append(args)
+        Path(args[args.index("--target") + 1]).mkdir(parents=True, exist_ok=True)
+
+    monkeypatch.setattr(realcode_oracle, "_pip", pip)
+    shim = Library("shimmed", ("pkg==1.0",), ("pkg",), sitecustomize="import sys\n")
+    site = realcode_oracle.install_library(Path("python"), tmp_path, shim)
+    assert (site / "sitecustomize.py").read_text() == "import sys\n"
+    realcode_oracle.install_library(Path("python"), tmp_path, shim)
+    assert len(installs) == 1  # reused while the pins and the text are the same
+    changed = Library("shimmed", ("pkg==1.0",), ("pkg",), sitecustomize="import os\n")
+    realcode_oracle.install_library(Path("python"), tmp_path, changed)
+    assert len(installs) == 2 and (site / "sitecustomize.py").read_text() == "import os\n"
+    plain = Library("plain", ("pkg==1.0",), ("pkg",))
+    plain_site = realcode_oracle.install_library(Path("python"), tmp_path, plain)
+    assert not (plain_site / "sitecustomize.py").exists()
+    assert (plain_site / ".oracle-requirements").read_text() == "pkg==1.0"
+    assert LIBRARIES["onnx-tf"].sitecustomize == KERAS2_ENGINE_ALIAS
+    compile(KERAS2_ENGINE_ALIAS, "sitecustomize.py", "exec")
