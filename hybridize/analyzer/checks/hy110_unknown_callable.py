@@ -16,8 +16,10 @@ class UndeterminableSideEffects(Check):
     A call through a parameter (a callback, an activation, a loss function passed in) when
     the analysis cannot tell which function it is at some call site, for example because
     the caller looks it up dynamically with `getattr` or receives it from outside the
-    analysed code; also when the function calls a user function that does this. When every
-    caller passes a known function, that function's own effects are checked instead. Also an
+    analysed code, or a method of an object looked up in a mapping passed in
+    (`handlers[key].get(op).create_variables(...)`: onnx-tf's handler classes, one of which
+    makes `tf.Variable`s); also when the function calls a user function that does this. When
+    every caller passes a known function, that function's own effects are checked instead. Also an
     augmented assignment (`v += w`) to a value the function did not create and whose kind is
     unknown: on a list, dict or NumPy array it changes the caller's object in place, on a
     tensor or a number it only rebinds the local name. Also a call of `exec` or `eval`: the

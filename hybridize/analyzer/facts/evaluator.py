@@ -578,7 +578,7 @@ class Evaluator:
     def _param(self, name: str) -> Iterable[Atom]:
         fn = self.fn
         if fn.binds_receiver and fn.params and fn.params[0].name == name and self.class_key:
-            if "classmethod" in {d.name for d in fn.decorators}:
+            if _is_classmethod(fn):
                 return (class_atom(self.class_key),)
             return (obj_atom(self.index.object_role(self.class_key), self.class_key),)
         evidence = self.facts.param_atoms[self.key].get(name)
@@ -779,6 +779,11 @@ class Evaluator:
         if kind == "class":
             defined = self.index.find_method(atom[1], name)
             if defined is not None:
+                if _is_classmethod(self.index.function(defined)):
+                    # Read off its class (`Class.make`, `cls.make`), a classmethod is bound
+                    # to it: the call's arguments start after `cls`, as an instance's method
+                    # call's start after `self` (a "func" atom would bind the first to `cls`).
+                    return frozenset({method_atom(defined)})
                 return frozenset({func_atom(defined)})
             return frozenset({UNKNOWN_ATOM})
         if kind == "dataset":
@@ -1851,6 +1856,12 @@ def _without_partials(atoms: Atoms) -> Atoms:
         obj_atom("object", None) if is_obj_atom(a) and is_partial_config(obj_config(a)) else a
         for a in atoms
     )
+
+
+def _is_classmethod(fn: FunctionSummary) -> bool:
+    """A method whose receiver is its class (`@classmethod`), whether read off an instance
+    or off the class."""
+    return fn.binds_receiver and any(d.name == "classmethod" for d in fn.decorators)
 
 
 def bind_arguments(
