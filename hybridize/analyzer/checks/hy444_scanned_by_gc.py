@@ -12,7 +12,7 @@ from hybridize.analyzer.facts.differentiated_values import callables_among
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.patched_callees import external_name
-from hybridize.analyzer.facts.refs import is_func_ref, ref_key
+from hybridize.analyzer.facts.refs import is_class_ref, is_func_ref, ref_key
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.summaries.ir import function_syms
@@ -161,7 +161,8 @@ def gc_scanned_runs(index: ProjectIndex, facts: TensorFacts) -> dict[FunctionKey
 def _run_with_registries(
     index: ProjectIndex, facts: TensorFacts, starts: set[FunctionKey]
 ) -> list[FunctionKey]:
-    """The functions `starts` run (`functions_run_by`), and those held in the module-level
+    """The functions `starts` run (`functions_run_by`), the `forward` and `backward` of each
+    autograd `Function` whose `apply` they call, and the functions held in the module-level
     containers they read (`_METHODS = {"broyden1": broyden1}`, looked up by name and
     called: a dispatch the call graph does not follow), transitively."""
     run: list[FunctionKey] = []
@@ -173,31 +174,57 @@ def _run_with_registries(
         ]
         seen.update(fresh)
         run.extend(fresh)
-        pending = {held for key in fresh for held in _registered(index, key)} - seen
+        pending = {
+            held for key in fresh for held in (*_registered(index, key), *_backward(index, key))
+        } - seen
     return run
 
 
 def _registered(index: ProjectIndex, key: FunctionKey) -> set[FunctionKey]:
-    """Project functions held in the module-level containers (dicts, lists, tuples) that the
-    function reads by name, in its own module."""
+    """Project functions held in the containers (dicts, lists, tuples) that the function
+    builds, or reads by name among its own module's globals."""
     module = index.modules.get(key.file)
     if module is None:
         return set()
     module_values = module.module_code.locals
     found: set[FunctionKey] = set()
-    read = [name for sym in function_syms(index.function(key)) if (name := _name_of(sym))]
-    for name in read:
-        for value in module_values.get(name, ()):
-            if not isinstance(value, tuple) or not value or value[0] not in CONTAINERS:
+    fn = index.function(key)
+    read = [name for sym in function_syms(fn) if (name := _name_of(sym))]
+    held_values = [v for name in read for v in module_values.get(name, ())]
+    held_values.extend(v for values in fn.locals.values() for v in values)
+    for value in held_values:
+        if not isinstance(value, tuple) or not value or value[0] not in CONTAINERS:
+            continue
+        for sym in _walk(value):
+            held = _name_of(sym)
+            if held is None:
                 continue
-            for sym in _walk(value):
-                held = _name_of(sym)
-                if held is None:
-                    continue
-                ref = index.resolve_global(key.file, held)
-                if is_func_ref(ref):
-                    found.add(ref_key(ref))
+            ref = index.alias_target(index.resolve_global(key.file, held))
+            if is_func_ref(ref):
+                found.add(ref_key(ref))
     return found
+
+
+def _backward(index: ProjectIndex, key: FunctionKey) -> tuple[FunctionKey, ...]:
+    """The `forward` and `backward` of each project class whose `apply` the function calls
+    (an autograd `Function`: its backward runs when the result is differentiated)."""
+    fn = index.function(key)
+    found: list[FunctionKey] = []
+    for site in fn.calls:
+        callee = site.callee
+        if not (isinstance(callee, tuple) and len(callee) == 3 and callee[0] == "attr"):
+            continue
+        owner = _name_of(callee[1])
+        if callee[2] != "apply" or owner is None:
+            continue
+        ref = index.alias_target(index.resolve_global(key.file, owner))
+        if not is_class_ref(ref):
+            continue
+        for name in ("forward", "backward"):
+            method = index.find_method(ref_key(ref), name)
+            if method is not None:
+                found.append(method)
+    return tuple(found)
 
 
 CONTAINERS = frozenset({"dict", "list", "tuple", "set"})
