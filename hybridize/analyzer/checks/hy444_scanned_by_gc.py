@@ -17,6 +17,15 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.summaries.ir import function_syms
 from hybridize.analyzer.summaries.keys import FunctionKey
+from hybridize.analyzer.summaries.syms import (
+    attr_base,
+    attr_name,
+    is_attr,
+    is_dict,
+    is_name,
+    is_seq,
+    sym_name,
+)
 from hybridize.model import Finding
 
 from . import TORCH_ONLY, Check
@@ -193,7 +202,7 @@ def _registered(index: ProjectIndex, key: FunctionKey) -> set[FunctionKey]:
     held_values = [v for name in read for v in module_values.get(name, ())]
     held_values.extend(v for values in fn.locals.values() for v in values)
     for value in held_values:
-        if not isinstance(value, tuple) or not value or value[0] not in CONTAINERS:
+        if not isinstance(value, tuple) or not value or not (is_dict(value) or is_seq(value)):
             continue
         for sym in _walk(value):
             held = _name_of(sym)
@@ -212,10 +221,10 @@ def _backward(index: ProjectIndex, key: FunctionKey) -> tuple[FunctionKey, ...]:
     found: list[FunctionKey] = []
     for site in fn.calls:
         callee = site.callee
-        if not (isinstance(callee, tuple) and len(callee) == 3 and callee[0] == "attr"):
+        if not (isinstance(callee, tuple) and callee and is_attr(callee)):
             continue
-        owner = _name_of(callee[1])
-        if callee[2] != "apply" or owner is None:
+        owner = _name_of(attr_base(callee))
+        if attr_name(callee) != "apply" or owner is None:
             continue
         ref = index.alias_target(index.resolve_global(key.file, owner))
         if not is_class_ref(ref):
@@ -227,13 +236,9 @@ def _backward(index: ProjectIndex, key: FunctionKey) -> tuple[FunctionKey, ...]:
     return tuple(found)
 
 
-CONTAINERS = frozenset({"dict", "list", "tuple", "set"})
-"""Module-level values that hold functions to be looked up (registries)."""
-
-
 def _name_of(sym: object) -> str | None:
-    if isinstance(sym, tuple) and len(sym) == 2 and sym[0] == "name" and isinstance(sym[1], str):
-        return sym[1]
+    if isinstance(sym, tuple) and sym and is_name(sym):
+        return sym_name(sym)
     return None
 
 
