@@ -79,6 +79,14 @@ def test_a_callable_given_to_hessian_is_differentiated_twice() -> None:
     assert "`curvature`" in message and "hessian" in message
 
 
+def test_a_callable_given_to_gradgradcheck_is_differentiated_twice() -> None:
+    source = PROGRAM.replace("    penalty(data)\n", "").replace(
+        "return hessian(energy, x)", "return torch.autograd.gradgradcheck(energy, (x,))"
+    )
+    [message] = _hy422(source, "energy")
+    assert "`curvature`" in message and "gradgradcheck" in message
+
+
 def test_a_jacobian_runs_the_backward_repeatedly_and_a_first_order_backward_is_no_hazard() -> None:
     [message] = _hy422(PROGRAM, "loss")
     assert "`jacobian_only`" in message and "donated buffers" in message
@@ -159,6 +167,10 @@ def test_a_compiled_backward_cannot_be_differentiated_again() -> None:
             return y.grad
 
         assert torch.allclose(first_order(f), first_order(compiled))
+        x64 = x.double().requires_grad_(True)
+        assert torch.autograd.gradgradcheck(f, (x64,))
+        with pytest.raises(RuntimeError, match="does not currently support double backward"):
+            torch.autograd.gradgradcheck(compiled, (x64,))
         assert torch.allclose(torch.func.hessian(compiled)(x), eager_hessian)
 
 

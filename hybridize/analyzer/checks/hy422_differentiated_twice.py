@@ -19,7 +19,7 @@ class DifferentiatedTwice(Check):
     or `.backward(create_graph=True)` is computed from its result (a gradient penalty, a
     physics-informed loss), or a callable that reaches it is handed to
     `torch.autograd.functional.hessian`, `hvp`, `vhp`, `jvp` (computed as the backward of a
-    backward) or `jacobian`/`vjp` with `create_graph=True`. And a callable (a function, or a
+    backward), `jacobian`/`vjp` with `create_graph=True`, or `torch.autograd.gradgradcheck`. And a callable (a function, or a
     module: its `forward`) handed to `torch.autograd.functional.jacobian` without it, which
     runs the backward once per output over one graph. The project functions it calls are
     differentiated with it, and reported too. A value computed from a parameter of the

@@ -454,6 +454,10 @@ HIGHER_ORDER_GRADIENT_CALLS: tuple[tuple[str, str | None], ...] = (
     ("torch.autograd.functional.jvp", None),
     ("torch.autograd.functional.jacobian", "create_graph"),
     ("torch.autograd.functional.vjp", "create_graph"),
+    # checks the second derivative of the callable numerically against its double backward
+    # (measured, torch 2.13: through a compiled matmul it raises "does not currently support
+    # double backward" where eager passes; xitorch 0.5.1's linear-operator suites call it)
+    ("torch.autograd.gradgradcheck", None),
 )
 
 #: Calls that run the backward of the callable they are given once per output element over
