@@ -56,7 +56,11 @@ class RunsUnderGcScans(Check):
     lists the collector's objects with `gc.get_objects()` (itself or through its callees):
     a test helper `assert_no_memleak(fcn)` that sums the tensors `gc.get_objects()` finds
     before and after `fcn()`, and the test that hands it a closure running the library. The
-    whole function counts (which call comes first is not followed).
+    whole function counts (which call comes first is not followed). What runs follows two
+    dispatches besides calls: an autograd `Function`'s `apply` runs its `forward` and (the
+    result differentiated) its `backward`, and a function that builds or reads (among its
+    module's globals) a dict or list of functions may run any of them (a solver picked by
+    name: `_METHODS = {"broyden1": broyden1}`).
 
     Why it matters in graph mode
     ----------------------------
@@ -171,9 +175,9 @@ def _run_with_registries(
     index: ProjectIndex, facts: TensorFacts, starts: set[FunctionKey]
 ) -> list[FunctionKey]:
     """The functions `starts` run (`functions_run_by`), the `forward` and `backward` of each
-    autograd `Function` whose `apply` they call, and the functions held in the module-level
-    containers they read (`_METHODS = {"broyden1": broyden1}`, looked up by name and
-    called: a dispatch the call graph does not follow), transitively."""
+    autograd `Function` whose `apply` they call, and the functions held in the containers they
+    build or read from their module's globals (`_METHODS = {"broyden1": broyden1}`, looked
+    up by name and called: a dispatch the call graph does not follow), transitively."""
     run: list[FunctionKey] = []
     seen: set[FunctionKey] = set()
     pending = set(starts)
