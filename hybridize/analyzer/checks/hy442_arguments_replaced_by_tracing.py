@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 
 from hybridize.analyzer.checks.context import CheckContext
-from hybridize.analyzer.facts.evaluator import get_evaluator
+from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.hashability import (
     DOTTED_NAME,
@@ -21,6 +21,7 @@ from hybridize.analyzer.facts.passed_arguments import passed_arguments
 from hybridize.analyzer.facts.predicates import leaf_atoms, made_of, walk_syms
 from hybridize.analyzer.facts.refs import ext_dotted, is_class_ref, is_ext_ref, ref_key
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.facts.values import Atom, first_in_canonical_order, is_obj_atom, obj_class
 from hybridize.analyzer.frameworks.tensorflow_rules import (
     TRACED_AS_PLAIN_DICTS,
@@ -279,11 +280,33 @@ def _subscripted_bases(fn: FunctionSummary) -> set[Sym]:
     return {item_base(sym) for sym in function_syms(fn) if is_item(sym)}
 
 
+DEFAULTDICT_MAKERS = "hy442_defaultdict_makers"
+"""The `per_function` scan of `_defaultdict_makers`."""
+
+
+def _defaultdict_makers(facts: TensorFacts) -> dict[FunctionKey, bool]:
+    """The functions with a call of `collections.defaultdict` (`TRACED_AS_PLAIN_DICTS`): the
+    only callers whose arguments `passed_arguments` may find made by one (kept per function
+    across updates: `per_function`)."""
+    return per_function(
+        facts,
+        DEFAULTDICT_MAKERS,
+        lambda key, calls: any(
+            info.name in TRACED_AS_PLAIN_DICTS for resolved in calls for info in resolved.api
+        ),
+    )
+
+
 def _default_dict_arguments(context: CheckContext) -> list[Evidence]:
     """Parameters a caller passes a `defaultdict` (made at the call or in a local assigned
     once) that the function subscripts: the body receives a plain `dict`."""
     fn = context.function
     if not fn.explicit_params:
+        return []
+    # An argument is made by a `defaultdict` call of its caller (`PassedArgument.made_by`):
+    # where no caller makes one (nearly every function), no walk of the body is needed.
+    makers = _defaultdict_makers(context.facts)
+    if not any(caller in makers for caller in context.facts.callers.get(context.key, ())):
         return []
     bases = _subscripted_bases(fn)
     subscripted = [
