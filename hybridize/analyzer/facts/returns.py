@@ -30,6 +30,7 @@ index, `bool()`, NumPy).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from itertools import chain, islice
 from typing import cast
 
 from hybridize.analyzer.facts.callgraph import call_sites, calls_by_result
@@ -175,15 +176,17 @@ def python_value_returns(
         # a returned value (one function in seven of the synthetic project: skipped at once).
         return [], []
     evaluator = get_evaluator(index, facts, key)
-    reasons = [
-        *_unreturnable(index, facts, key, fn, evaluator),
-        *_rebuilt_returns(index, facts, key, evaluator.framework),
-        *_rebuilt_mappings(index, facts, key, fn, evaluator),
-        *_none_or_tensor(fn, evaluator),
-        *_unknown_from_callers(index, facts, key, fn),
-        *compared_key_results(index, facts, key, fn, evaluator, traced),
-    ]
-    findings = [Evidence(reason, fn.span) for reason in reasons[:1]]
+    # Only the first reason is reported: the generators after the one that gives it are
+    # never run (most functions give none, and walk them all).
+    reasons = chain(
+        _unreturnable(index, facts, key, fn, evaluator),
+        _rebuilt_returns(index, facts, key, evaluator.framework),
+        _rebuilt_mappings(index, facts, key, fn, evaluator),
+        _none_or_tensor(fn, evaluator),
+        _unknown_from_callers(index, facts, key, fn),
+        compared_key_results(index, facts, key, fn, evaluator, traced),
+    )
+    findings = [Evidence(reason, fn.span) for reason in islice(reasons, 1)]
     kinds = _python_kinds(fn, evaluator)
     by_index = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
     static = any(
