@@ -493,9 +493,11 @@ class Evaluator:
         if kind == "param":
             return self._param(sym[1])
         if kind == "attr":
-            small = self._float_info_member(sym)
-            if small is not None:
-                return (small,)
+            # (the member's name first: almost no attribute read is `np.finfo(...).eps`)
+            if sym[2] in _FLOAT_INFO_MEMBER_NAMES:
+                small = self._float_info_member(sym)
+                if small is not None:
+                    return (small,)
             out: set[Atom] = set()
             for atom in self.eval(sym[1]):
                 out.update(self.attribute(atom, sym[2]))
@@ -1249,6 +1251,10 @@ rest single atoms that are no containers."""
 
 _PROJECT_CALLABLES = frozenset({"func", "method", "class"})
 """Callee atoms whose call does not depend on whether the arguments are symbolic tensors."""
+
+_FLOAT_INFO_MEMBER_NAMES = frozenset(FLOAT_INFO_SMALL_MEMBERS["float32"])
+"""The members `_float_info_member` answers (`eps`, `tiny`, ...): any other attribute read is
+not asked about (nearly all of them)."""
 
 STR_ATOMS: Atoms = frozenset({STR})
 PYTHON_ATOMS: Atoms = frozenset({PYTHON})
