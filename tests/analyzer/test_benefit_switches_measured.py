@@ -67,3 +67,50 @@ def test_compiling_a_step_whose_check_returns_first_does_not_pay() -> None:
     on_ratio = times["on eager"] / times["on compiled"]
     assert off_ratio < 1.0, times  # two eager ops against a compiled call's overhead
     assert on_ratio > 1.5 * off_ratio, times  # the check's ops are what compiling saves
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(
+    importlib.util.find_spec("tensorflow") is None or importlib.util.find_spec("absl") is None,
+    reason="TensorFlow or absl absent",
+)
+def test_a_step_whose_check_an_absl_flag_switches_off_by_default_does_not_pay() -> None:
+    """The class behind `flag_defaults` (tensorflow-graphics' `linear_rgb.from_srgb`: its
+    `asserts.assert_all_in_range` returns first unless `tfg_add_asserts_to_graph`, defined
+    False, is set): an absl flag holds its `DEFINE_boolean` default until something sets it,
+    and a body reading it at every call runs the check's ops only once it is set. At the
+    default, compiling the step costs more than it saves; set, it saves more."""
+    import tensorflow as tf
+    from absl import flags
+
+    values = flags.FlagValues()
+    flags.DEFINE_boolean("add_checks", False, "Checks every tensor.", flag_values=values)
+    assert values["add_checks"].value is False  # the default, before any parsing
+
+    def check(x: Any) -> Any:
+        if not values["add_checks"].value:
+            return x
+        x = tf.debugging.assert_all_finite(x, "not finite")
+        for _ in range(3):
+            x = tf.identity(tf.sin(x) * tf.cos(x) + tf.exp(x) * 2.0)
+        return x
+
+    def step(x: Any) -> Any:
+        return tf.sin(check(x)) + 1.0
+
+    x = tf.ones([4, 3])
+    default_compiled = tf.function(step)
+    default_compiled(x)  # traced with the flag at its default
+    values["add_checks"].value = True
+    set_compiled = tf.function(step)
+    set_compiled(x)  # traced with the flag set
+    values["add_checks"].value = False
+    default_times = _least_microseconds(
+        {"eager": lambda: step(x), "compiled": lambda: default_compiled(x)}
+    )
+    values["add_checks"].value = True
+    set_times = _least_microseconds({"eager": lambda: step(x), "compiled": lambda: set_compiled(x)})
+    default_ratio = default_times["eager"] / default_times["compiled"]
+    set_ratio = set_times["eager"] / set_times["compiled"]
+    assert default_ratio < 1.0, (default_times, set_times)
+    assert set_ratio > 1.5 * default_ratio, (default_times, set_times)

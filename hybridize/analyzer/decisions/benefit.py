@@ -49,11 +49,12 @@ from hybridize.analyzer.facts.evaluator import (
     solved_evaluator,
 )
 from hybridize.analyzer.facts.exports import exported_classes, public_path
+from hybridize.analyzer.facts.flag_defaults import flag_defaults, flag_read
 from hybridize.analyzer.facts.fresh_arguments import fresh_argument_sites
 from hybridize.analyzer.facts.frozen_state import changing_state_read, guarded_by_value
 from hybridize.analyzer.facts.graph_breaks import GraphBreak, first_graph_break, first_sparse_call
 from hybridize.analyzer.facts.graph_run_callables import GraphRunUse, graph_run_callables
-from hybridize.analyzer.facts.memoized import memoized, memoized_callee
+from hybridize.analyzer.facts.memoized import callee_where, memoized, memoized_callee
 from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex, external_class_role
 from hybridize.analyzer.facts.safety import parameter_behind
@@ -225,6 +226,7 @@ class BenefitModel:
         self._untaken_spans: dict[FunctionKey, tuple[Span, ...]] = {}
         """Function -> the branches of its body no call takes (`_untaken`), once asked."""
         self._set_names: frozenset[str] | None = None
+        self._flag_defaults: dict[str, object] | None = None
         """The names the project assigns through `global` or as attributes, once asked
         (`_names_set_in_code`)."""
         self._reads_parameters: dict[FunctionKey, bool] = {}
@@ -645,9 +647,25 @@ class BenefitModel:
         (`_returns_before_its_work`)."""
         guard = self.index.function(key).leading_return
         if guard is not None and self._returns_before_its_work(key):
+            flagged = self._flag_words(key)
+            if flagged:
+                return f" (its body first returns `{guard[2]}` {flagged})"
             return (
                 f" (its body first returns `{guard[2]}` under a switch fixed to do so on every "
                 "call: the rest never runs)"
+            )
+        switched = callee_where(
+            self.graph.adj,
+            key,
+            TRACED,
+            lambda callee: bool(self._flag_words(callee)) and self._returns_before_its_work(callee),
+        )
+        if switched is not None:
+            guard = self.index.function(switched).leading_return
+            returned = guard[2] if guard is not None else "its argument"
+            return (
+                f" besides `{switched.qualname}`'s, which first returns `{returned}` "
+                f"{self._flag_words(switched)}"
             )
         cached = memoized_callee(self.index, self.facts, self.graph.adj, key, TRACED)
         if cached is not None:
@@ -1426,6 +1444,9 @@ class BenefitModel:
         if evaluator is None:
             return False
         switch, negated, _returned = guard
+        flag = self._flag_switch(key)
+        if flag is not None:
+            return bool(flag[1]) is not negated
         if (attr_name(switch) if is_attr(switch) else switch[1]) in self._names_set_in_code():
             return False  # `global DEBUG; DEBUG = True`, `config.DEBUG = True`: not fixed
         atoms = evaluator.eval(switch)
@@ -1437,6 +1458,40 @@ class BenefitModel:
         if atom[1] != "none" and atom[2] is None:
             return False  # a computed value
         return bool(atom[2]) is not negated
+
+    def _flag_switch(self, key: FunctionKey) -> tuple[str, object] | None:
+        """The command-line flag that switches the function's leading return
+        (`FunctionSummary.leading_return`: `if not FLAGS[NAME].value: return x`) and the
+        default the project defines it with (`facts/flag_defaults.py`), else None. The flag
+        is read at every call and a program may set it (its command line, its tests), so its
+        value is no fixed one: the estimate takes the default as the value, an assumption
+        the reason states (`_work_words`); nothing of safety reads it."""
+        guard = self.index.function(key).leading_return
+        if guard is None:
+            return None
+        evaluator = solved_evaluator(self.index, self.facts, key)
+        if evaluator is None:
+            return None
+        name = flag_read(evaluator, guard[0])
+        if name is None:
+            return None
+        if self._flag_defaults is None:
+            self._flag_defaults = flag_defaults(self.index, self.facts)
+        if name not in self._flag_defaults:
+            return None
+        return name, self._flag_defaults[name]
+
+    def _flag_words(self, key: FunctionKey) -> str:
+        """The assumption `_returns_before_its_work` makes of a flag switching the function's
+        leading return, in words (empty where its switch is no flag)."""
+        flag = self._flag_switch(key)
+        if flag is None:
+            return ""
+        name, default = flag
+        return (
+            f"while the command-line flag `{name}` keeps its default, {default!r} (assumed: a "
+            "program that sets it, or tests that do, run the rest too)"
+        )
 
     def _names_set_in_code(self) -> frozenset[str]:
         """The names some function of the project assigns through `global` or as an

@@ -21,7 +21,7 @@ calling the helper unmemoised runs faster compiled.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, solved_evaluator
 from hybridize.analyzer.facts.refs import ext_dotted, is_ext_ref
@@ -70,6 +70,18 @@ def memoized_callee(
     """A memoised function the function runs as part of its own execution (its callees, then
     theirs, a few levels down; not along edges of `skip_kind`), for the reason's words: the
     first found, else None."""
+    return callee_where(adjacency, key, skip_kind, lambda callee: memoized(index, facts, callee))
+
+
+def callee_where(
+    adjacency: Mapping[FunctionKey, Mapping[FunctionKey, Mapping[str, object]]],
+    key: FunctionKey,
+    skip_kind: str,
+    holds: Callable[[FunctionKey], bool],
+) -> FunctionKey | None:
+    """The first function the function runs as part of its own execution (its callees, then
+    theirs, `MAX_DEPTH` levels down; not along edges of `skip_kind`) for which `holds`, else
+    None: a callee whose work the estimate leaves out, for the reason to name."""
     seen = {key}
     frontier = [key]
     for _ in range(MAX_DEPTH):
@@ -78,7 +90,7 @@ def memoized_callee(
             for callee, attrs in sorted(adjacency.get(caller, {}).items()):
                 if callee in seen or attrs.get("kind") == skip_kind:
                     continue
-                if memoized(index, facts, callee):
+                if holds(callee):
                     return callee
                 seen.add(callee)
                 following.append(callee)

@@ -340,6 +340,22 @@ COMMAND_LINE_FLAGS: frozenset[str] = frozenset(
     }
 )
 
+#: The functions that define a command-line flag with its default, on the modules whose
+#: ``FLAGS`` object is in COMMAND_LINE_FLAGS (TensorFlow's re-export absl's): each is called
+#: ``DEFINE_x(name, default, help, ...)`` (absl's documented signatures; ``DEFINE_enum``'s
+#: third is the values allowed) and registers ``name`` on ``FLAGS`` holding ``default`` until
+#: the command line is parsed or a program assigns ``FLAGS.name`` / ``FLAGS[name].value``.
+FLAG_DEFINITIONS: frozenset[str] = frozenset(
+    {
+        "DEFINE_bool",
+        "DEFINE_boolean",
+        "DEFINE_integer",
+        "DEFINE_float",
+        "DEFINE_string",
+        "DEFINE_enum",
+    }
+)
+
 #: Behaviour of unknown names by enclosing module (longest match wins). None: no guess.
 NAMESPACE_DEFAULTS: dict[str, Behaviour | None] = {
     "absl.flags": PURE,

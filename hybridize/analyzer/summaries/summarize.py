@@ -55,9 +55,11 @@ from hybridize.analyzer.summaries.syms import (
     is_attr,
     is_call,
     is_fstr,
+    is_item,
     is_lit,
     is_local,
     is_slice,
+    item_base,
     item_sym,
     iter_sym,
     lit_sym,
@@ -1611,7 +1613,7 @@ def _leading_return(
         return None
     test, then = first[0].test, first[0].body
     negated = type(test) is ast.UnaryOp and type(test.op) is ast.Not
-    switch = _free_dotted(test.operand if isinstance(test, ast.UnaryOp) and negated else test)
+    switch = _switch_read(test.operand if isinstance(test, ast.UnaryOp) and negated else test)
     if (
         switch is None
         or len(then) != 1
@@ -1621,11 +1623,35 @@ def _leading_return(
     ):
         return None
     root = switch
-    while is_attr(root):
-        root = attr_base(root)
+    while True:
+        if is_attr(root):
+            root = attr_base(root)
+        elif is_item(root):
+            root = item_base(root)
+        else:
+            break
     if root[1] in local_names:
         return None
     return switch, negated, then[0].value.id
+
+
+def _switch_read(expr: ast.expr) -> Sym | None:
+    """The switch of a leading return (`_leading_return`): a name or attributes of one
+    (`DEBUG`, `config.DEBUG`), or a flag read by key and then its attribute
+    (`FLAGS[NAME].value`, absl's flag object of a name: the key a string literal or a free
+    name or attributes of one), else None."""
+    if type(expr) is ast.Attribute and type(expr.value) is ast.Subscript:
+        subscript = expr.value
+        base = _free_dotted(subscript.value)
+        key: Sym | None
+        if type(subscript.slice) is ast.Constant and isinstance(subscript.slice.value, str):
+            key = lit_sym("str", subscript.slice.value)
+        else:
+            key = _free_dotted(subscript.slice)
+        if base is None or key is None:
+            return None
+        return attr_sym(item_sym(base, key), expr.attr)
+    return _free_dotted(expr)
 
 
 def _free_dotted(expr: ast.expr) -> Sym | None:
