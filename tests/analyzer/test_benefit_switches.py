@@ -96,33 +96,12 @@ FLAGGED = {
         ADD_CHECKS = "add_checks"
         flags.DEFINE_boolean(ADD_CHECKS, DEFAULT, "Checks every tensor.", short_name="checks")
         """,
-    "pkg/ops.py": """
-        import tensorflow as tf
-        from absl import flags
-
-        from pkg import flag_names
-
-        FLAGS = flags.FLAGS
-
-
-        def check(x):
-            \"\"\"Checks `x` when the flag is on.\"\"\"
-            if not READ:
-                return x
-            x = tf.debugging.assert_all_finite(x, "not finite")
-            x = tf.identity(tf.sin(x) * tf.cos(x) + tf.exp(x) * 2.0)
-            x = tf.identity(tf.sin(x) * tf.cos(x) + tf.exp(x) * 2.0)
-            return tf.identity(tf.sin(x) * tf.cos(x) + tf.exp(x) * 2.0)
-
-
-        def step(x):
-            x = check(x)
-            return tf.sin(x) + 1.0
-
-
-        for _ in range(100):
-            step(tf.ones((2, 3)))
-        """,
+    "pkg/ops.py": CHECKED.replace(
+        "DEBUG = SWITCH",
+        "from absl import flags\n\n    from pkg import flag_names\n\n    FLAGS = flags.FLAGS",
+    )
+    .replace("TEST", "not READ")
+    .replace("REBIND", ""),
     "tests/test_ops.py": """
         from absl import flags
 

@@ -28,11 +28,12 @@ def _least_microseconds(runs: dict[str, Callable[[], object]]) -> dict[str, floa
     return {name: min(values) for name, values in samples.items()}
 
 
-def _step(debug: bool) -> Callable[[Any], Any]:
+def _step(debug: Callable[[], bool]) -> Callable[[Any], Any]:
+    """A step whose check returns its argument first unless `debug()` (read at every call)."""
     import tensorflow as tf
 
     def check(x: Any) -> Any:
-        if not debug:
+        if not debug():
             return x
         x = tf.debugging.assert_all_finite(x, "not finite")
         for _ in range(3):
@@ -51,7 +52,7 @@ def test_compiling_a_step_whose_check_returns_first_does_not_pay() -> None:
     import tensorflow as tf
 
     x = tf.ones([4, 3])
-    off, on = _step(False), _step(True)
+    off, on = _step(lambda: False), _step(lambda: True)
     off_compiled, on_compiled = tf.function(off), tf.function(on)
     off_compiled(x)
     on_compiled(x)
@@ -87,17 +88,7 @@ def test_a_step_whose_check_an_absl_flag_switches_off_by_default_does_not_pay() 
     flags.DEFINE_boolean("add_checks", False, "Checks every tensor.", flag_values=values)
     assert values["add_checks"].value is False  # the default, before any parsing
 
-    def check(x: Any) -> Any:
-        if not values["add_checks"].value:
-            return x
-        x = tf.debugging.assert_all_finite(x, "not finite")
-        for _ in range(3):
-            x = tf.identity(tf.sin(x) * tf.cos(x) + tf.exp(x) * 2.0)
-        return x
-
-    def step(x: Any) -> Any:
-        return tf.sin(check(x)) + 1.0
-
+    step = _step(lambda: values["add_checks"].value)
     x = tf.ones([4, 3])
     default_compiled = tf.function(step)
     default_compiled(x)  # traced with the flag at its default

@@ -1437,13 +1437,10 @@ class BenefitModel:
         makes it return (`if not DEBUG: return x`, `DEBUG = False` at module level and bound
         nowhere else: `FunctionSummary.leading_return`): on every call the rest of the body,
         and what it calls, never runs, so none of it is work a graph could save."""
-        guard = self.index.function(key).leading_return
-        if guard is None:
+        guarded = self._leading_guard(key)
+        if guarded is None:
             return False
-        evaluator = solved_evaluator(self.index, self.facts, key)
-        if evaluator is None:
-            return False
-        switch, negated, _returned = guard
+        (switch, negated, _returned), evaluator = guarded
         flag = self._flag_switch(key)
         if flag is not None:
             return bool(flag[1]) is not negated
@@ -1459,6 +1456,15 @@ class BenefitModel:
             return False  # a computed value
         return bool(atom[2]) is not negated
 
+    def _leading_guard(self, key: FunctionKey) -> tuple[tuple[Sym, bool, str], Evaluator] | None:
+        """The function's leading return (`FunctionSummary.leading_return`) with its solved
+        evaluator, else None."""
+        guard = self.index.function(key).leading_return
+        if guard is None:
+            return None
+        evaluator = solved_evaluator(self.index, self.facts, key)
+        return None if evaluator is None else (guard, evaluator)
+
     def _flag_switch(self, key: FunctionKey) -> tuple[str, object] | None:
         """The command-line flag that switches the function's leading return
         (`FunctionSummary.leading_return`: `if not FLAGS[NAME].value: return x`) and the
@@ -1466,13 +1472,10 @@ class BenefitModel:
         is read at every call and a program may set it (its command line, its tests), so its
         value is no fixed one: the estimate takes the default as the value, an assumption
         the reason states (`_work_words`); nothing of safety reads it."""
-        guard = self.index.function(key).leading_return
-        if guard is None:
+        guarded = self._leading_guard(key)
+        if guarded is None:
             return None
-        evaluator = solved_evaluator(self.index, self.facts, key)
-        if evaluator is None:
-            return None
-        name = flag_read(evaluator, guard[0])
+        name = flag_read(guarded[1], guarded[0][0])
         if name is None:
             return None
         if self._flag_defaults is None:
