@@ -1,0 +1,111 @@
+"""What a call of plain PyTorch modules saves compiled, against modules of many small ops
+(torch 2.13, CPU, one thread): the measured base of nflows' `MADE.forward` miss (0.79x in the
+oracle, `high` in the model; docs/oracle.md, "Benefit, sixteenth session").
+
+A chain of plain modules (a masked linear's `F.linear` of a masked weight, `relu`,
+`nn.Dropout`), with gradients, spends its eager time in the module calls' dispatch and in
+library kernels the compiled code calls as eager code does: compiling it saves little or
+nothing. A module whose forward runs many small elementwise ops through `torch.fx`-generated
+code (e3nn's tensor products) is what Inductor fuses: compiling it saves several times its
+call. The model's one `layer_call` cost (6 µs a module call) rates both alike; a rule that
+separates them must read what each module's forward does. Least of 9 interleaved samples;
+ratios side by side, with a margin: the plain chain's ratio is under 1.2, and the small ops'
+at least 1.5 times it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+import warnings
+from collections.abc import Callable
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def _least_microseconds(runs: dict[str, Callable[[], object]]) -> dict[str, float]:
+    samples: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(9):
+        for name, run in runs.items():
+            start = time.process_time()
+            for _ in range(30):
+                run()
+            samples[name].append((time.process_time() - start) / 30 * 1e6)
+    return {name: min(values) for name, values in samples.items()}
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_plain_module_calls_save_little_compiled_and_many_small_ops_save_much() -> None:
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    torch.set_num_threads(1)
+
+    class MaskedLinear(nn.Linear):
+        def __init__(self, features: int) -> None:
+            super().__init__(features, features)
+            self.register_buffer("mask", torch.tril(torch.ones(features, features)))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return F.linear(x, self.weight * self.mask, self.bias)
+
+    class Block(nn.Module):
+        def __init__(self, features: int) -> None:
+            super().__init__()
+            self.linear = MaskedLinear(features)
+            self.dropout = nn.Dropout(0.0)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.dropout(F.relu(self.linear(x)))
+
+    class Plain(nn.Module):
+        def __init__(self, features: int) -> None:
+            super().__init__()
+            self.initial = MaskedLinear(features)
+            self.blocks = nn.ModuleList([Block(features) for _ in range(2)])
+            self.final = MaskedLinear(features)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            x = self.initial(x)
+            for block in self.blocks:
+                x = block(x)
+            return self.final(x)
+
+    def small_ops(x: torch.Tensor) -> torch.Tensor:
+        for _ in range(10):
+            x = torch.sin(x) * 0.5 + x * x - 0.25
+        return x
+
+    class SmallOps(nn.Module):
+        def __init__(self, features: int) -> None:
+            super().__init__()
+            self.main = torch.fx.symbolic_trace(small_ops)  # generated code, as e3nn's
+            self.weight = nn.Parameter(torch.ones(features))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.main(x * self.weight)
+
+    x = torch.randn(16, 8)
+    plain, many = Plain(8), SmallOps(8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain_compiled, many_compiled = torch.compile(plain), torch.compile(many)
+        for _ in range(2):
+            plain_compiled(x)
+            many_compiled(x)
+    times = _least_microseconds(
+        {
+            "plain eager": lambda: plain(x),
+            "plain compiled": lambda: plain_compiled(x),
+            "small ops eager": lambda: many(x),
+            "small ops compiled": lambda: many_compiled(x),
+        }
+    )
+    plain_ratio = times["plain eager"] / times["plain compiled"]
+    many_ratio = times["small ops eager"] / times["small ops compiled"]
+    assert plain_ratio < 1.2, times  # module dispatch and library kernels: little to save
+    assert many_ratio > 1.5 * plain_ratio, times  # small ops fused: what compiling saves
