@@ -8,32 +8,20 @@ library kernels the compiled code calls as eager code does: compiling it saves l
 nothing. A module whose forward runs many small elementwise ops through `torch.fx`-generated
 code (e3nn's tensor products) is what Inductor fuses: compiling it saves several times its
 call. The model's one `layer_call` cost (6 µs a module call) rates both alike; a rule that
-separates them must read what each module's forward does. Least of 9 interleaved samples;
-ratios side by side, with a margin: the plain chain's ratio is under 1.2, and the small ops'
+separates them must read what each module's forward does. Ratios side by side (least of 15
+interleaved samples), with a margin: the plain chain's ratio is under 1.2, and the small ops'
 at least 1.5 times it.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import time
 import warnings
-from collections.abc import Callable
 
 import pytest
+from test_benefit_switches_measured import _least_microseconds
 
 pytestmark = pytest.mark.slow
-
-
-def _least_microseconds(runs: dict[str, Callable[[], object]]) -> dict[str, float]:
-    samples: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(9):
-        for name, run in runs.items():
-            start = time.process_time()
-            for _ in range(30):
-                run()
-            samples[name].append((time.process_time() - start) / 30 * 1e6)
-    return {name: min(values) for name, values in samples.items()}
 
 
 @pytest.mark.torch
