@@ -226,9 +226,11 @@ class BenefitModel:
         self._untaken_spans: dict[FunctionKey, tuple[Span, ...]] = {}
         """Function -> the branches of its body no call takes (`_untaken`), once asked."""
         self._set_names: frozenset[str] | None = None
-        self._flag_defaults: dict[str, object] | None = None
         """The names the project assigns through `global` or as attributes, once asked
         (`_names_set_in_code`)."""
+        self._flag_defaults: dict[str, object] | None = None
+        """Command-line flag name -> the default the project defines it with, once asked
+        (`_flag_switch`)."""
         self._reads_parameters: dict[FunctionKey, bool] = {}
         self._exported_functions: ExportedFunctions = (
             last._exported_functions
