@@ -35,9 +35,13 @@ class VaryingShapes(Check):
     why in the comment above it (unless it writes an inferred `input_signature`, whose `None`
     axes already do that). Not where the trace would need what the argument leaves unknown:
     a varying axis read as a Python int (`x.shape[0]`, `len(x)`), or, where the call sites'
-    ranks differ, the rank (`x.shape.ndims`, `x.shape.dims`, `x.shape.as_list()`), here or
-    in a function it calls; generalised over (3,) and (3, 3) the rank is unknown and a check
-    such as `if dims is None: raise` fails (measured, TF 2.21).
+    ranks differ, the rank (`x.shape.ndims`, `x.shape.dims`, `x.shape.as_list()`), or the
+    whole static shape compared or tested (`if x.shape == (0,)`, `x.shape.num_elements()`,
+    `x.shape.is_fully_defined()`), here or in a function it calls; generalised over (3,)
+    and (3, 3) the rank is unknown and a check such as `if dims is None: raise` fails, and
+    generalised over (1,) and (2,) `x.shape == (0,)` is False for an empty `x` too (seqio's
+    `Vocabulary.decode_tf` then runs its general path on no ids and fails; measured, TF
+    2.21, tests/analyzer/test_seqio_rules_measured.py).
 
     Why it matters in graph mode
     ----------------------------

@@ -16,7 +16,11 @@ class HasTensorParameterIteration(Check):
     ---------------
     A `for` statement whose iterable is a parameter that receives a tensor (directly or
     through a local variable bound to it, or wrapped in `enumerate`). Loops over
-    `tf.range(...)`, over Python ranges and over lists of tensors are not affected.
+    `tf.range(...)`, over Python ranges and over lists of tensors are not affected. Also a
+    tensor handed to an op in place of the list of tensors it takes, which the op iterates
+    eagerly (`tf.strings.join(tf.gather(words, ids), " ")`, `tf.add_n(t)`,
+    `tf.dynamic_stitch`, `tf.identity_n`: `Framework.list_inputs`; `tf.concat` and `tf.stack`
+    take a tensor alike in both modes).
 
     Why it matters in graph mode
     ----------------------------
@@ -25,7 +29,12 @@ class HasTensorParameterIteration(Check):
     tensor: with a static first dimension the loop is unrolled into one copy of the body per
     row (huge graphs, a retrace per batch size), and with an unknown first dimension it
     fails with "iterating over `tf.Tensor` is not allowed". Python state carried across
-    iterations (lists, counters) makes AutoGraph's conversion fail too.
+    iterations (lists, counters) makes AutoGraph's conversion fail too. An op taking a list
+    iterates an eager tensor into its rows; traced, `tf.strings.join(t, " ")` raises
+    "Expected list for 'inputs' argument to 'string_join' Op" and `tf.add_n(t)` "Iterating
+    over a symbolic `tf.Tensor` is not allowed" (seqio 0.0.20's
+    `UnigramVocabulary._decode_tf`; measured, TF 2.21,
+    tests/analyzer/test_seqio_rules_measured.py).
 
     Example
     -------

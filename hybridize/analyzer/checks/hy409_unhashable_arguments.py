@@ -466,7 +466,10 @@ class HasUnhashableArguments(Check):
     field, never hashing them. Also a method of such a class, the protocol and attrs
     notwithstanding: `self` is part of the key (a method is looked up per instance in a
     dictionary keyed on it), so a method of an attrs class that is not frozen, or of a
-    frozen one built with a tensor field, is claimed. Classes whose hashing depends on
+    frozen one built with a tensor field, is claimed; and a method of a hashable class that
+    a project subclass whose instances do not hash inherits, or overrides and calls through
+    `super()` (seqio's `Vocabulary.encode_tf`, run on a `SentencePieceVocabulary` that
+    defines `__eq__` alone). Classes whose hashing depends on
     another base outside the project, or on a decorator keyword that is not a literal, are
     not claimed. Also a parameter that receives a dict keyed by keys that do not order among
     themselves: followed to the callers that pass it and every project function it is passed

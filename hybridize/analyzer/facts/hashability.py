@@ -83,6 +83,7 @@ from hybridize.analyzer.summaries.syms import (
     lit_type,
     lit_value,
     local_sym,
+    name_sym,
     param_sym,
     sym_name,
 )
@@ -386,6 +387,43 @@ def receiver_class(index: ProjectIndex, key: FunctionKey) -> ClassKey | None:
     return None
 
 
+def unhashable_receiving_subclass(
+    index: ProjectIndex, key: FunctionKey, class_key: ClassKey
+) -> tuple[str, str] | None:
+    """A project subclass of the method's class whose instances cannot be hashed and that
+    runs the method with `self` one of them: it inherits the method, or overrides it and
+    calls it through `super()`. A method compiled on a hashable base class keys its traces
+    on the subclass instance all the same (seqio 0.0.20: `Vocabulary.encode_tf`, inherited
+    by five vocabularies that define `__eq__` alone, fails with "unhashable type:
+    'SentencePieceVocabulary'"; tests/analyzer/test_unhashable_subclass_receivers_measured.py
+    measures it again). The first such subclass (qualified name) with its reason, or None."""
+    name = key.qualname.rsplit(".", 1)[-1]
+    for subclass in sorted(index.subclasses(class_key), key=str):
+        method = index.find_method(subclass, name)
+        if method != key and (method is None or not _calls_super_method(index, method, name)):
+            continue
+        status, reason = hash_status(index, subclass)
+        if status == "unhashable":
+            return index.klass(subclass).qualname, reason
+    return None
+
+
+def _calls_super_method(index: ProjectIndex, key: FunctionKey, name: str) -> bool:
+    """Whether the method calls `super().name(...)`."""
+    fn = index.function(key)
+    for call in fn.calls:
+        callee = call.callee
+        if is_attr(callee) and attr_name(callee) == name:
+            base = attr_base(callee)
+            if is_call(base) and fn.calls[call_index(base)].callee == SUPER:
+                return True
+    return False
+
+
+SUPER = name_sym("super")
+"""How `super` is written in a summary (the callee of `super()`)."""
+
+
 def unhashable_arguments(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
 ) -> list[Evidence]:
@@ -410,6 +448,16 @@ def unhashable_arguments(
                     f"instances of `{fn.class_qualname}` cannot be hashed ({reason}): "
                     "a `tf.function` method keys its traces on `self` and fails with "
                     '"unhashable type"',
+                    fn.span,
+                )
+            )
+        elif (subclass := unhashable_receiving_subclass(index, key, class_key)) is not None:
+            name, reason = subclass
+            found.append(
+                Evidence(
+                    f"`self` may be an instance of the subclass `{name}`, which cannot be "
+                    f"hashed ({reason}): a `tf.function` method keys its traces on `self` "
+                    'and fails with "unhashable type"',
                     fn.span,
                 )
             )

@@ -642,9 +642,10 @@ def _deferred_calls_of(ctx: SafetyScan, receiver: Sym) -> Span | None:
 
 
 def tensor_parameter_iteration(ctx: SafetyScan) -> list[Evidence]:
-    """A Python `for` over a tensor parameter (not `tf.range`, not a list of tensors)."""
+    """A Python `for` over a tensor parameter (not `tf.range`, not a list of tensors), or a
+    tensor handed to an op in place of the list of tensors it takes (`list_tensor_inputs`)."""
     fn = ctx.fn
-    found = []
+    found = list_tensor_inputs(ctx)
     for loop in fn.loops:
         iterable = _unwrap_iteration(ctx, loop.iterable)
         name = ctx.parameter_behind(iterable)
@@ -660,6 +661,40 @@ def tensor_parameter_iteration(ctx: SafetyScan) -> list[Evidence]:
                         loop.span,
                     )
                 )
+    return found
+
+
+def list_tensor_inputs(ctx: SafetyScan) -> list[Evidence]:
+    """A single tensor passed where an op takes a list of tensors
+    (`Framework.list_inputs`: `tf.strings.join(tf.gather(words, ids), " ")`): eagerly the
+    op iterates the tensor's rows, traced it raises (a symbolic tensor is no list)."""
+    table = ctx.framework.list_inputs
+    if not table:
+        return []
+    found = []
+    for site in ctx.fn.calls:
+        if site.has_star_args:
+            continue
+        names = [a[1] for a in ctx.evaluator.eval(site.callee) if is_ext_atom(a)]
+        for name in names:
+            inputs = table.get(name)
+            if inputs is None:
+                continue
+            keywords = dict(site.kwargs)
+            for position, keyword in inputs:
+                value = site.args[position] if position < len(site.args) else keywords.get(keyword)
+                if value is None:
+                    continue
+                known = [a for a in ctx.evaluator.eval(value) if not is_unknown_kind(a)]
+                if known and all(kind_of(a) in ("tensor", "variable") for a in known):
+                    found.append(
+                        Evidence(
+                            f"passes a tensor as `{keyword}` of `{name}`, which takes a list "
+                            "of tensors: eagerly the op iterates its rows, in a graph it raises",
+                            site.span,
+                        )
+                    )
+            break
     return found
 
 

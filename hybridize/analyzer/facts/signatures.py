@@ -31,11 +31,14 @@ from hybridize.analyzer.summaries.syms import (
     is_item,
     is_lit,
     is_local,
+    is_op,
     is_param,
     is_slice,
     kind_of,
     lit_sym,
     name_sym,
+    op_operands,
+    op_operator,
     sym_name,
 )
 from hybridize.model import SpecTree, TensorSpec
@@ -340,6 +343,37 @@ def statically_read_ranks(fn: FunctionSummary) -> set[str]:
                 owner = _static_shape_of(fn, site.args[0])
                 if owner is not None:
                     found.add(owner)
+    return found
+
+
+WHOLE_SHAPE_TESTS = frozenset({"num_elements", "is_fully_defined"})
+"""Methods of a static shape whose answer depends on every axis: unknown axes make it None
+or False (`TensorShape([None]).num_elements()` is None, `.is_fully_defined()` False),
+wherever the answer goes."""
+
+
+def statically_compared_shapes(fn: FunctionSummary) -> set[str]:
+    """Tensors whose whole static shape the body compares or tests as a Python value:
+    `p.shape == (0,)`, `p.get_shape() != q.shape`, `p.shape.num_elements() == 0`,
+    `p.shape.is_fully_defined()`; each by its parameter's name, "" for a tensor that is not
+    a parameter. A trace that generalised calls of different shapes (`reduce_retracing`)
+    sees `None` axes there: `TensorShape([None]) == (0,)` is False, so the branch taken at
+    the trace is not the one the call's own shape takes eagerly (seqio 0.0.20's
+    `Vocabulary.decode_tf`: `if ids.shape == (0,): return b""`, relaxed to (None,), runs
+    the general path on an empty `ids` and fails; measured, TF 2.21)."""
+    found: set[str] = set()
+    for sym in _syms_and_tests(fn):
+        if is_op(sym) and op_operator(sym) == "compare":
+            for operand in op_operands(sym):
+                owner = _static_shape_of(fn, operand)
+                if owner is not None:
+                    found.add(owner)
+    for site in fn.calls:
+        callee = site.callee
+        if is_attr(callee) and attr_name(callee) in WHOLE_SHAPE_TESTS:
+            owner = _static_shape_of(fn, callee[1])
+            if owner is not None:
+                found.add(owner)
     return found
 
 

@@ -53,6 +53,7 @@ from hybridize.analyzer.facts.predicates import local_values, made_of, walk_syms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.signatures import (
     axes_read_through_rebound_names,
+    statically_compared_shapes,
     statically_read_axes,
     statically_read_ranks,
     statically_read_slices,
@@ -486,6 +487,12 @@ def _shape_read_as_int(
         # `x = tf.convert_to_tensor(x)` then `range(x.shape[-1])` (edward2's one_hot_minus):
         # relaxed, the axis is None and `range(None)` raises TypeError (measured, TF 2.21).
         return f"it rebinds `{rebound[0]}` and reads its shape as Python ints"
+    compared = sorted(set(by_name) & statically_compared_shapes(index.function(key)))
+    if compared:
+        return (
+            f"it compares the static shape of `{compared[0]}` as a Python value, which the "
+            "generalised trace leaves unknown"
+        )
     ranked = sorted(v.parameter for v in varying if v.ranks_differ)
     rank_reads = statically_read_ranks(index.function(key)) if ranked else set()
     own_ranks = sorted(set(ranked) & rank_reads)
@@ -498,8 +505,10 @@ def _shape_read_as_int(
     for callee_key, _via, _entry in traced_with(index, facts, key):
         if callee_key == key:
             continue
-        if any(_shape_reads(index, facts, callee_key)) or axes_read_through_rebound_names(
-            index.function(callee_key)
+        if (
+            any(_shape_reads(index, facts, callee_key))
+            or axes_read_through_rebound_names(index.function(callee_key))
+            or statically_compared_shapes(index.function(callee_key))
         ):
             callee = index.function(callee_key)
             return f"`{callee.qualname}`, which it calls, reads shapes as Python ints"

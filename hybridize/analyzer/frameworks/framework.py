@@ -507,6 +507,12 @@ class Framework:
     """For its layer class (canonical name) constructed with these keyword arguments, that
     reads the training flag (a `Dropout`, a `BatchNormalization`; an `LSTM` with `dropout=`):
     where its call takes `training` positionally; None for a layer that does not read it."""
+    list_inputs: Mapping[str, tuple[tuple[int, str], ...]] = field(
+        default_factory=dict, compare=False
+    )
+    """Ops (by canonical name, `tensorflow.strings.join`) taking a list of tensors
+    where a single tensor works only eagerly: the position and keyword of each such
+    argument."""
     training_flag_reads: frozenset[str] = frozenset()
     """Calls that read the training flag from global state (tf_keras's `learning_phase`)."""
     layer_base_role: Callable[[str], str | None] = _no_layer_base
@@ -773,6 +779,7 @@ TENSORFLOW = Framework(
     training_argument=tensorflow_rules.TRAINING_ARGUMENT,
     training_flag_position=tensorflow_rules.training_flag_position,
     training_flag_reads=tensorflow_rules.TRAINING_FLAG_READS,
+    list_inputs=tensorflow_rules.LIST_INPUTS,
     layer_base_role=tensorflow_rules.keras_base_role,
     result_shape=tensorflow_shapes.result_shape,
     result_dtype=tensorflow_dtypes.result_dtype,

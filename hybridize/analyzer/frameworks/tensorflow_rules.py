@@ -1445,3 +1445,20 @@ iteration (`tf.while_loop`'s `cond` and `body`, `map_fn`'s `fn` per element), wh
 compiled caller builds one graph loop: the eager work of those functions is counted as a
 loop's (`benefit.LOOP_WORK_FACTOR`; measured in tests/analyzer/test_benefit_rules_measured.py).
 Not `vectorized_map`, which traces its function once (pfor) eagerly too."""
+
+
+LIST_INPUTS: dict[str, tuple[tuple[int, str], ...]] = {
+    "tensorflow.strings.join": ((0, "inputs"),),
+    "tensorflow.add_n": ((0, "inputs"),),
+    "tensorflow.math.add_n": ((0, "inputs"),),
+    "tensorflow.dynamic_stitch": ((0, "indices"), (1, "data")),
+    "tensorflow.identity_n": ((0, "input"),),
+}
+"""Ops (by canonical name) that take a list of tensors where a single tensor works
+eagerly only: an eager tensor iterates into its rows, a symbolic one does not
+(`tf.strings.join(t, " ")` raises "Expected list for 'inputs' argument to 'string_join' Op",
+`tf.add_n(t)` "Iterating over a symbolic `tf.Tensor` is not allowed"); the position and
+keyword of each such argument. `tf.concat`, `tf.stack`, `tf.meshgrid` and `tf.unstack` take
+a single tensor alike in both. Measured under TF 2.21 by
+tests/analyzer/test_seqio_rules_measured.py (seqio 0.0.20's `UnigramVocabulary._decode_tf`
+joins `tf.gather(...)`'s tensor)."""
