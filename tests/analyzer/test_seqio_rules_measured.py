@@ -305,8 +305,17 @@ def test_a_tensor_in_place_of_a_list_of_tensors_works_only_eagerly() -> None:
 
 JOINS = """
 import tensorflow as tf
+import tensorflow.compat.v2 as tf2
 
 WORDS = tf.constant(["PAD", "a", "b"])
+
+
+class Unigrams:
+    def __init__(self, words):
+        self.words = tf2.constant(words)
+
+    def decode(self, ids):
+        return tf2.strings.join(tf2.gather(self.words, ids), " ")
 
 
 def join_words(ids):
@@ -326,6 +335,7 @@ def concat_rows(m):
 
 
 join_words(tf.constant([1, 2]))
+Unigrams(["PAD", "a"]).decode(tf.constant([1]))
 sum_rows(tf.ones((2, 2)))
 join_list(tf.constant([1, 2]))
 concat_rows(tf.ones((2, 2)))
@@ -334,8 +344,9 @@ concat_rows(tf.ones((2, 2)))
 
 def test_hy403_claims_a_tensor_passed_where_an_op_takes_a_list() -> None:
     verdicts = analyse(JOINS)
-    # INVALID: a tensor as `inputs` of `tf.strings.join` / `tf.add_n`
-    for qualname in ("join_words", "sum_rows"):
+    # INVALID: a tensor as `inputs` of `tf.strings.join` / `tf.add_n`, in any spelling
+    # (seqio imports `tensorflow.compat.v2 as tf`)
+    for qualname in ("join_words", "sum_rows", "Unigrams.decode"):
         assert "HY403" in _codes(verdicts, qualname), (qualname, verdicts[qualname].findings)
         assert not verdicts[qualname].passes, qualname
     # VALID: a list of tensors; an op that takes a single tensor alike in both modes

@@ -44,6 +44,7 @@ from hybridize.analyzer.frameworks import (
     literal_order_inputs,
     lookup,
     lookup_parameters,
+    normalise,
 )
 from hybridize.analyzer.frameworks.framework import Framework, framework_of_api, is_foreign_library
 from hybridize.analyzer.frameworks.methods import NUMPY_BEHAVIOR_METHODS
@@ -675,7 +676,7 @@ def list_tensor_inputs(ctx: SafetyScan) -> list[Evidence]:
     for site in ctx.fn.calls:
         if site.has_star_args:
             continue
-        names = [a[1] for a in ctx.evaluator.eval(site.callee) if is_ext_atom(a)]
+        names = [normalise(a[1]) for a in ctx.evaluator.eval(site.callee) if is_ext_atom(a)]
         for name in names:
             inputs = table.get(name)
             if inputs is None:
