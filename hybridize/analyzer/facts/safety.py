@@ -686,8 +686,7 @@ def list_tensor_inputs(ctx: SafetyScan) -> list[Evidence]:
                 value = site.args[position] if position < len(site.args) else keywords.get(keyword)
                 if value is None:
                     continue
-                known = [a for a in ctx.evaluator.eval(value) if not is_unknown_kind(a)]
-                if known and all(kind_of(a) in ("tensor", "variable") for a in known):
+                if _made_by_tensor_op(ctx, value):
                     found.append(
                         Evidence(
                             f"passes a tensor as `{keyword}` of `{name}`, which takes a list "
@@ -697,6 +696,23 @@ def list_tensor_inputs(ctx: SafetyScan) -> list[Evidence]:
                     )
             break
     return found
+
+
+def _made_by_tensor_op(ctx: SafetyScan, sym: Sym) -> bool:
+    """Whether the value is, through locals assigned once, the result of a framework op whose
+    tables say it returns one tensor (`tf.gather(...)`): a value the evaluator types as a
+    tensor may still be a list of them (`tf.nest.flatten(losses)` gives its leaves' kind;
+    tf-agents' `tf.add_n(tf.nest.flatten(losses))` is right)."""
+    for _ in range(4):
+        if is_local(sym) and len(ctx.fn.locals.get(sym[1], ())) == 1:
+            sym = ctx.fn.locals[sym[1]][0]
+        else:
+            break
+    if not is_call(sym):
+        return False
+    atoms = ctx.evaluator.eval(ctx.fn.calls[sym[1]].callee)
+    infos = [lookup(normalise(a[1])) if is_ext_atom(a) else None for a in atoms]
+    return bool(infos) and all(info is not None and info.returns == "tensor" for info in infos)
 
 
 FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
