@@ -33,6 +33,8 @@ from . import TORCH_ONLY, Check
 GC_SCANS = frozenset({"gc.get_objects"})
 """The calls that list every object the garbage collector tracks (measured on torch 2.13:
 tests/analyzer/test_torch_rules_measured.py)."""
+_GC_SCAN_LAST_NAMES = frozenset(name.rpartition(".")[2] for name in GC_SCANS)
+"""The last names of `GC_SCANS`: what an attribute call of one is made with."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,4 +278,10 @@ def _scanning(index: ProjectIndex, facts: TensorFacts) -> set[FunctionKey]:
 
 def _scans(index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]) -> bool:
     fn = index.function(key)
-    return any(external_name(index, key, fn, r.site.callee) in GC_SCANS for r in calls)
+    # An attribute call's dotted name ends with its attribute: most call sites are no scan
+    # by that alone, without resolving their head (every call site of the project, cold).
+    return any(
+        (not is_attr(r.site.callee) or r.site.callee[2] in _GC_SCAN_LAST_NAMES)
+        and external_name(index, key, fn, r.site.callee) in GC_SCANS
+        for r in calls
+    )
