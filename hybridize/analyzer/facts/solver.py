@@ -1501,9 +1501,14 @@ def _record_evidence(
         for binding in bindings:
             _record_bound(index, caller, resolved, kind, target, binding, out)
         for p in param_layout(callee, skip_receiver).params:
+            # (the default first: most parameters have none, and the call sites of every
+            # function evaluated pass here at each round of the fixed point)
             if (
-                any(p.name not in bound for bound, _ in bindings)
-                and p.default is not None
+                p.default is not None
+                and (
+                    p.name not in bindings[0][0]
+                    or any(p.name not in bound for bound, _ in bindings[1:])
+                )
                 and _constant(p.default)
             ):
                 # The call takes the default: one more value the parameter receives.
