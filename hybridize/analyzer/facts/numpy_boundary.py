@@ -289,13 +289,31 @@ def parameter_conversions(
 ) -> list[Conversion]:
     """The parameters of `key` that reach a dtype-asserting conversion as they are: in its
     body, or passed to a project function whose parameter does (to MAX_HELPER_DEPTH).
-    Memoised per solution."""
+    Memoised per solution, a helper's by its depth too (each caller of a helper asked its
+    conversions again, and each of its helpers': most of HY414's time on keras/src)."""
+    if depth:
+        helpers = cast(
+            "dict[tuple[FunctionKey, int, str], list[Conversion]]",
+            facts.cache.setdefault("numpy_boundary_helpers", {}),
+        )
+        entry = (key, depth, framework.name)
+        known = helpers.get(entry)
+        if known is None:
+            known = helpers[entry] = _parameter_conversions(index, facts, key, framework, depth)
+        return known
     cache = cast(
         "dict[FunctionKey, list[Conversion]]", facts.cache.setdefault("numpy_boundary", {})
     )
     known = cache.get(key)
-    if known is not None:
-        return known
+    if known is None:
+        known = cache[key] = _parameter_conversions(index, facts, key, framework, depth)
+    return known
+
+
+def _parameter_conversions(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, framework: Framework, depth: int
+) -> list[Conversion]:
+    """`parameter_conversions`, not memoised."""
     conversions = framework.dtype_asserting_conversions
     fn = index.function(key)
     receiver = fn.params[0].name if fn.binds_receiver and fn.params else None
@@ -339,8 +357,6 @@ def parameter_conversions(
                                 path,
                             )
                         )
-    if depth == 0:
-        cache[key] = found
     return found
 
 
