@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import cast
 
-from hybridize.analyzer.facts.evaluator import TensorFacts, callees
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, callees
 from hybridize.analyzer.facts.hashability import (
     is_namedtuple_class,
     names_namedtuple,
@@ -220,6 +220,8 @@ def structure_leaves(
     of the parameter."""
     fn = index.function(key)
     extra = 0
+    # one counter per caller, for all its sites and parameters (each indexes its calls)
+    counters: dict[FunctionKey, _Leaves] = {}
     for p in fn.explicit_params:
         read = _leaves_read(fn, p.name) if costs.leaves_read_only else None
         if read is not None and read < 2:
@@ -230,10 +232,12 @@ def structure_leaves(
             if default is not None:
                 extra += max(min(default, read if read is not None else default) - 1, 0)
             continue
-        counts = [
-            _Leaves(index, facts, caller, costs.flattened_records).count(argument, LEAF_DEPTH)
-            for caller, argument in passed
-        ]
+        counts = []
+        for caller, argument in passed:
+            counter = counters.get(caller)
+            if counter is None:
+                counter = counters[caller] = _Leaves(index, facts, caller, costs.flattened_records)
+            counts.append(counter.count(argument, LEAF_DEPTH))
         if counts and all(count is not None for count in counts):
             fewest = min(count for count in counts if count is not None)
             extra += max(min(fewest, read if read is not None else fewest) - 1, 0)
@@ -289,7 +293,9 @@ class _Leaves:
         self.fn = index.function(caller)
         self.relpath = caller.file
         self.records = records
-        self.calls = {resolved.index: resolved for resolved in facts.calls.get(caller, ())}
+        self.resolved: Iterable[ResolvedCall] = facts.calls.get(caller, ())
+        self.calls: dict[int, ResolvedCall] | None = None
+        """The caller's resolved calls by index, made when a record is first asked for."""
 
     def count(self, sym: Sym, depth: int) -> int | None:
         """The leaves of a structure the caller builds (a display, nested ones counted leaf by
@@ -303,6 +309,8 @@ class _Leaves:
         its fields (`CallCosts.flattened_records`), each a field; None for any other value."""
         if not self.records or not is_call(sym):
             return None
+        if self.calls is None:
+            self.calls = {resolved.index: resolved for resolved in self.resolved}
         resolved = self.calls.get(call_index(sym))
         if resolved is None or resolved.api or resolved.site.has_star_args:
             return None
