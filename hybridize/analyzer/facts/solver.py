@@ -1434,13 +1434,7 @@ def _record_bound(
     from_outside = caller != target
     for name, atoms in bound.items():
         out.evidence.append((target, name, atoms, from_outside))
-        # The kinds first: most arguments hold no literal at all. A foreign object (an
-        # "ext" atom) is of unknown kind ("?"); without one, each atom's own kind.
-        kinds = {a[0] for a in atoms}
-        if "ext" in kinds:
-            kinds = {"?" if is_unknown(a) else a[0] for a in atoms}
-        literal = bool(kinds) and kinds <= _LITERAL_KINDS and all(map(is_primitive, atoms))
-        unknown = not literal and kinds == _UNKNOWN_KINDS
+        literal, unknown, symbolic = _argument_kinds(atoms)
         if literal:
             out.primitive.append((target, name))
         elif unknown:
@@ -1457,8 +1451,32 @@ def _record_bound(
                 else seq_sym("tuple", tuple(sorted(syms, key=canonical)))
             )
             out.literal_sites.append((target, name, unknown, resolved.site.span, argument))
-        if "symbolic" in kinds and not (kind == "layer_call" and _builds_itself(index, resolved)):
+        if symbolic and not (kind == "layer_call" and _builds_itself(index, resolved)):
             out.symbolic.append((target, name))
+
+
+_ARGUMENT_KINDS: dict[Atoms, tuple[bool, bool, bool]] = {}
+"""`_argument_kinds` of the values already seen: the same few shared values are passed at
+most of the call sites the fixed point binds again at every round."""
+MAX_ARGUMENT_KINDS = 100_000
+
+
+def _argument_kinds(atoms: Atoms) -> tuple[bool, bool, bool]:
+    """Whether an argument's value is a literal (every atom a primitive), of unknown kind
+    only, and may be symbolic (memoised: a function of the value alone)."""
+    found = _ARGUMENT_KINDS.get(atoms)
+    if found is None:
+        # The kinds first: most arguments hold no literal at all. A foreign object (an
+        # "ext" atom) is of unknown kind ("?"); without one, each atom's own kind.
+        kinds = {a[0] for a in atoms}
+        if "ext" in kinds:
+            kinds = {"?" if is_unknown(a) else a[0] for a in atoms}
+        literal = bool(kinds) and kinds <= _LITERAL_KINDS and all(map(is_primitive, atoms))
+        unknown = not literal and kinds == _UNKNOWN_KINDS
+        if len(_ARGUMENT_KINDS) >= MAX_ARGUMENT_KINDS:
+            _ARGUMENT_KINDS.clear()
+        found = _ARGUMENT_KINDS[atoms] = (literal, unknown, "symbolic" in kinds)
+    return found
 
 
 def _record_evidence(
