@@ -317,12 +317,20 @@ def _decide(
         if loop_compiled
         else {}
     )
+    test_code: dict[FunctionKey, bool] = {}  # asked for every caller of every function
+
+    def in_tests(key: FunctionKey) -> bool:
+        found = test_code.get(key)
+        if found is None:
+            found = test_code[key] = is_test_code(index, key)
+        return found
+
     benefits = BenefitModel(
         index,
         facts,
         graph,
         covered,
-        lambda k: is_test_code(index, k),
+        in_tests,
         in_keras_loops=in_keras_loops,
         flexibly_compiled=flexibly_compiled(index, facts, hybrid),
         framework_compiled=by_framework,
