@@ -183,6 +183,10 @@ def _taped_by(
     taped, checks = framework.taped_gradient_calls, framework.gradient_check_calls
     if not (taped or checks):
         return []
+    # Most functions call neither (every function of the project is scanned, cold): their
+    # calls are not indexed, nor their watched tensors looked for.
+    if not any(info.name in taped or info.name in checks for r in calls for info in r.api):
+        return []
     fn = index.function(key)
     by_index = {resolved.index: resolved for resolved in calls}
     watched = frozenset(
