@@ -823,10 +823,16 @@ class _Values:
         return sym_name(sym) if is_param(sym) and sym_name(sym) != self.receiver else None
 
     def _argument(
-        self, resolved: ResolvedCall, kind: str, target: FunctionKey, param: str
+        self,
+        resolved: ResolvedCall,
+        kind: str,
+        target: FunctionKey,
+        param: str,
+        written: dict[FunctionKey, dict[str, frozenset[Sym]]] | None = None,
     ) -> Symbolic:
         """What the call passes to `param` of a project callee (for a closure variable of
-        the callee, what that variable is here)."""
+        the callee, what that variable is here; `written`: the call's arguments bound to
+        `target`'s parameters, kept for its other parameters)."""
         site = resolved.site
         callee = self.index.function(target)
         if param.startswith(CLOSURE):
@@ -834,7 +840,11 @@ class _Values:
         receiver = callee.params[0].name if callee.binds_receiver and callee.params else None
         if param == receiver and kind != "func":
             return CONCRETE  # the bound object (`Class.method(obj, x)` passes it explicitly)
-        bound = bind_written(callee, resolved, kind, target)
+        bound = None if written is None else written.get(target)
+        if bound is None:
+            bound = bind_written(callee, resolved, kind, target)
+            if written is not None:
+                written[target] = bound
         if param in bound:
             return self.union(bound[param])
         if site.has_star_args:
@@ -1144,9 +1154,10 @@ class _Values:
             name = self.index.function(target).qualname
             for fact, hazard in summary.always.items():
                 yield fact, ALWAYS, _via(target, name, hazard, line)
+            written: dict[FunctionKey, dict[str, frozenset[Sym]]] = {}  # the call bound once
             for fact, by_param in summary.when.items():
                 for param, hazard in by_param.items():
-                    condition = self._argument(resolved, kind, target, param)
+                    condition = self._argument(resolved, kind, target, param, written)
                     if condition.always or condition.params:
                         yield fact, condition, _via(target, name, hazard, line)
         for target in self._caller_mode_callbacks(resolved):
