@@ -428,6 +428,7 @@ ONE_FRAMEWORK_MESSAGES: dict[tuple[str, str], str] = {
     ("analyzer/facts/wrapped_callables.py", ""): "HY417: tf.function's trace types",
     ("analyzer/facts/nested_compiled.py", ""): "HY423: Dynamo's guards of nested methods",
     ("analyzer/facts/mocked_torch_apis.py", ""): "HY426: Dynamo's table of torch functions",
+    ("analyzer/facts/composite_specs.py", ""): "HY442: TFP's composite type specs (HY407 too)",
 }
 """Messages of facts that only one framework's functions have, by module and definition (""
 for the whole module): each names the check, which the test holds to that one framework."""

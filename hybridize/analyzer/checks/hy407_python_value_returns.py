@@ -56,6 +56,10 @@ class HasPythonValueReturns(Check):
       attribute of `self` from its parameters. Any other named tuple (graph_nets'
       `GraphsTuple`: `__init__(*args, **kwargs)` validating its fields, and methods) is a
       structure `tf.function` returns, not a plain project class;
+    - likewise an instance of a project subclass of a TensorFlow Probability distribution or
+      bijector whose type spec cannot be built: its first `__init__` takes `*args`/`**kwargs`
+      or keeps a parameter under none of the names TFP reads it back by (`self.k`, `self._k`,
+      `parameters[k]`; HY442 owns the same classes as receivers and arguments);
     - what a call of an unresolved callee gives (a name a project module makes at run time),
       on every path, when a caller in the project (tests count) reads an attribute of the
       whole result that no tensor has, nor a dict, list or namedtuple (`rv.distribution`):
@@ -119,7 +123,10 @@ class HasPythonValueReturns(Check):
     field (`b + 1`) applies it again (silently), one making two fields of one argument or
     needing a keyword raises TypeError, an attribute `__init__` kept of another argument
     comes back None; one validating its fields in `__init__(*args, **kwargs)` comes back
-    equal (tests/analyzer/test_rebuilt_namedtuples_measured.py). A branch on
+    equal (tests/analyzer/test_rebuilt_namedtuples_measured.py). A returned distribution
+    whose class's `__init__` keeps a parameter under no name TFP reads back fails the trace
+    ("ValueError: Could not determine an appropriate value for field `centre`",
+    tests/analyzer/test_hy442_composite_specs_measured.py). A branch on
     a tensor becomes `tf.cond`, whose branches must return the same structure, so `None` against a
     tensor raises `ValueError`. A caller that needed the Python value then fails (Keras:
     "Received an invalid value for `units`") or silently prints `tf.Tensor(4, shape=(),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 
 from hybridize.analyzer.checks.context import CheckContext
+from hybridize.analyzer.facts.composite_specs import own_members, unbuildable_composite
 from hybridize.analyzer.facts.evaluator import TensorFacts, get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.hashability import (
@@ -140,9 +141,13 @@ def _wrapped_by(index: ProjectIndex, class_key: ClassKey) -> str | None:
 
 def _replaced(index: ProjectIndex, class_key: ClassKey) -> str | None:
     """Words for what `tf.function` hands the body for an instance of a project class the
-    tracing protocol does not type: its `__wrapped__`, or a rebuilt container."""
+    tracing protocol does not type: its `__wrapped__`, or a rebuilt container; or why it
+    cannot type a composite tensor's."""
     if implements_tracing_protocol(index, class_key):
         return None
+    unbuildable = unbuildable_composite(index, class_key)
+    if unbuildable is not None:
+        return unbuildable
     wrapped = _wrapped_by(index, class_key)
     if wrapped is not None:
         return (
@@ -165,18 +170,6 @@ def _rebuilt_as(index: ProjectIndex, class_key: ClassKey) -> str | None:
     if namedtuple_argument_rebuilt_wrong(index, class_key) is not None:
         return "namedtuple"
     return None
-
-
-def _own_members(index: ProjectIndex, class_key: ClassKey) -> set[str]:
-    """The names the class and its project bases define: methods and class-body names."""
-    found: set[str] = set()
-    for key in index.mro(class_key):
-        cls = index.klass(key)
-        found.update(cls.methods)
-        body = index.modules[key.file].functions.get(f"{cls.qualname}.<body>")
-        if body is not None:
-            found.update(body.locals)
-    return found
 
 
 def _member_reads(fn: FunctionSummary, value: Sym, members: set[str]) -> list[str]:
@@ -210,7 +203,7 @@ def _container_words(
             f"`type(x)(*fields)` for the body, not as it was: "
             f"{namedtuple_argument_rebuilt_wrong(index, class_key)}"
         )
-    read = _member_reads(fn, value, _own_members(index, class_key) - _PLAIN_MEMBERS[rebuilt])
+    read = _member_reads(fn, value, own_members(index, class_key) - _PLAIN_MEMBERS[rebuilt])
     if not read:
         return None
     shown = ", ".join(f"`{name}`" for name in read)
@@ -387,7 +380,18 @@ class ArgumentsReplacedByTracing(Check):
       an argument only; a returned one is rebuilt from the eager outputs). One whose
       `__init__(*args, **kwargs)` only validates the fields (graph_nets' `GraphsTuple`),
       keeps what a spec answers as the tensor does (`int(self.x.shape[0])`, `self.x.dtype`),
-      or that only adds methods, is rebuilt equal.
+      or that only adds methods, is rebuilt equal;
+    * or that subclasses a TensorFlow Probability distribution or bijector that is a
+      composite tensor (the framework tables: the concrete classes of
+      `tfp.distributions` and `tfp.bijectors`, not the abstract `Distribution` and
+      `Bijector`), directly or through project bases (tf-agents'
+      `CosinePenalizedPlackettLuce` -> `PenalizedPlackettLuce` -> `tfd.PlackettLuce`), whose
+      type spec cannot be built: the first `__init__` the class or a project base defines
+      takes `*args`/`**kwargs`, or keeps a parameter under none of the names TFP reads it
+      back by (`self.k` or `self._k` set by a method, a member `k` or `_k` such as a
+      property, a name every distribution answers such as `name`, or handed to the base's
+      `__init__` as `k=k` or by position; `parameters = dict(locals())` keeps them all).
+      HY407 owns the same classes returned.
 
     Also a parameter a caller passes a `collections.defaultdict` (made at the call, or in a
     local assigned once, followed as written) when the function reads its items (`d[key]`,
@@ -418,7 +422,19 @@ class ArgumentsReplacedByTracing(Check):
     it computes from the fields fails on the specs (TypeError; `.numpy()` of the symbolic
     field, AttributeError) (tests/analyzer/test_rebuilt_namedtuples_measured.py). Eagerly the function
     gets the object itself. (tests/analyzer/test_hy442_replaced_arguments_measured.py
-    measures it again.)
+    measures it again.) A TensorFlow Probability distribution or bijector is an
+    auto-composite tensor: `tf.function` flattens it, the receiver of a compiled method too,
+    by its type spec, which TFP builds from the parameters of `type(obj).__init__`, each read
+    back as `obj.k`, `obj._k` or `obj.parameters[k]`. tf-agents'
+    `PenalizedPlackettLuce.__init__(features, num_slots, logits)` hands `logits` on as
+    `scores` and keeps it under no such name, so its compiled `_penalizer_fn` fails:
+    "ValueError: Could not determine an appropriate value for field `logits`" (an `__init__`
+    with `**kwargs`: "*args and **kwargs are not supported"), whatever the parameters hold
+    (tensors, Python numbers, variables); eagerly no spec is built. Measured on TF 2.21 with
+    TFP 0.25: a subclass keeping every parameter (`self._logits`, a property,
+    `parameters = dict(locals())`, `scores=scores` to the base), a direct `tfd.Distribution`
+    or `tfb.Bijector` subclass, a `tf.Module`, a Keras layer, an `ExtensionType` and a plain
+    object holding a distribution work (tests/analyzer/test_hy442_composite_specs_measured.py).
 
     Example
     -------
@@ -438,8 +454,10 @@ class ArgumentsReplacedByTracing(Check):
     -------
     Pass the values the function reads (`scale(x, config.factor)`), make `__getattr__`
     raise AttributeError for names it does not hold (dunder names at least), pass a plain
-    list and call the subclass's methods outside, or compile the tensor code below the
-    function that takes the object.
+    list and call the subclass's methods outside, keep every `__init__` parameter of a
+    distribution subclass (`self._logits = logits`, or TFP's `parameters = dict(locals())`
+    stored as `self._parameters`), or compile the tensor code below the function that
+    takes the object.
 
     Not for torch.compile
     ---------------------
@@ -455,16 +473,17 @@ class ArgumentsReplacedByTracing(Check):
     summary = (
         "the receiver or an argument would reach the traced body as another object: what its "
         "`__wrapped__` answers (a catch-all `__getattr__`), a plain list/tuple for a subclass, "
-        "a mapping rebuilt by its class."
+        "a mapping rebuilt by its class; or a TFP distribution whose type spec cannot be built."
     )
     unblock = (
-        "pass the values it reads, make `__getattr__` raise AttributeError for other names, or "
-        "compile the code below"
+        "pass the values it reads, make `__getattr__` raise AttributeError for other names, keep "
+        "a distribution's `__init__` parameters, or compile the code below"
     )
     fact = "has_arguments_replaced_by_tracing"
     fact_meaning = (
         "the receiver or an argument would reach the traced body as another object (its "
-        "`__wrapped__`, a plain list or tuple, a rebuilt mapping)"
+        "`__wrapped__`, a plain list or tuple, a rebuilt mapping), or fail to (a TFP "
+        "distribution whose type spec its `__init__` parameters cannot rebuild)"
     )
     decision_order = 155
     EXAMPLE_FUNCTION = "scale"

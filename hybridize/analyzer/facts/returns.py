@@ -35,6 +35,7 @@ from typing import cast
 
 from hybridize.analyzer.facts.callgraph import call_sites, calls_by_result
 from hybridize.analyzer.facts.cited_lines import cited_line
+from hybridize.analyzer.facts.composite_specs import unbuildable_composite
 from hybridize.analyzer.facts.evaluator import (
     Evaluator,
     ResolvedCall,
@@ -384,6 +385,11 @@ def _rebuilt_mappings(
             wrong[class_key] = (
                 f"(`type(x)(*fields)`), an instance of `{class_key.qualname}`, a named "
                 f"tuple: {fields}"
+            )
+        elif (spec := unbuildable_composite(index, class_key)) is not None:
+            wrong[class_key] = (
+                f"(from its type spec), an instance of `{class_key.qualname}`, whose spec "
+                f"cannot be built: {spec}"
             )
     if not wrong:
         return  # the walk below answers only at the construction of such a class

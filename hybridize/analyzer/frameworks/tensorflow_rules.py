@@ -1042,6 +1042,54 @@ REBUILT_RETURN_NAMESPACES: tuple[str, ...] = (
     "tensorflow_probability.python.distributions.",
 )
 
+#: Framework classes whose instances are auto-composite tensors (TensorFlow Probability 0.25:
+#: its concrete distributions and bijectors, `tfp.experimental.AutoCompositeTensor`), by
+#: namespace (canonical, ending in a dot). `tf.function` flattens such an argument or receiver
+#: by its type spec, which TFP builds from the `__init__` parameters of the object's class,
+#: each read back as `obj.k`, `obj._k` or `obj.parameters[k]` (`*args`/`**kwargs` rejected):
+#: a project subclass whose `__init__` keeps a parameter under none of those names fails the
+#: call ("ValueError: Could not determine an appropriate value for field `logits`"; measured
+#: on TF 2.21 with TFP 0.25, HY442; tests/analyzer/test_hy442_composite_specs_measured.py).
+AUTO_COMPOSITE_NAMESPACES: tuple[str, ...] = (
+    "tensorflow_probability.distributions.",
+    "tensorflow_probability.python.distributions.",
+    "tensorflow_probability.bijectors.",
+    "tensorflow_probability.python.bijectors.",
+    "tensorflow_probability.experimental.AutoCompositeTensor",
+    "tensorflow_probability.python.internal.auto_composite_tensor.AutoCompositeTensor",
+)
+
+#: Classes of those namespaces that are no composite tensors, by their last name: the
+#: abstract bases (measured: a direct `tfd.Distribution` or `tfb.Bijector` subclass is
+#: passed to a compiled function as a plain object, whatever its `__init__`).
+NOT_AUTO_COMPOSITE: frozenset[str] = frozenset({"Distribution", "Bijector"})
+
+#: What every auto-composite distribution or bijector answers whatever its subclass's
+#: `__init__` keeps (properties of `tfd.Distribution` and `tfb.Bijector`): a parameter of
+#: one of these names is read back from the base.
+AUTO_COMPOSITE_ANSWERS: frozenset[str] = frozenset(
+    {
+        "name",
+        "dtype",
+        "validate_args",
+        "allow_nan_stats",
+        "parameters",
+        "reparameterization_type",
+        "forward_min_event_ndims",
+        "inverse_min_event_ndims",
+        "is_constant_jacobian",
+        "graph_parents",
+    }
+)
+
+
+def is_auto_composite(dotted: str) -> bool:
+    """A framework class (canonical dotted name) whose instances are auto-composite tensors."""
+    return dotted.startswith(AUTO_COMPOSITE_NAMESPACES) and (
+        dotted.rsplit(".", 1)[-1] not in NOT_AUTO_COMPOSITE
+    )
+
+
 #: APIs whose result holds one argument's leaves as they are: by position and keyword.
 PACKED_LEAVES: Mapping[str, tuple[int, str]] = {
     "tensorflow.nest.pack_sequence_as": (1, "flat_sequence"),
