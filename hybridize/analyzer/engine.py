@@ -104,6 +104,7 @@ from hybridize.analyzer.summaries.interface import ModuleEdit
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.line_shift import LineShift
 from hybridize.analyzer.summaries.syms import kind_of
+from hybridize.analyzer.switched_off_checks import disabled_codes
 from hybridize.model import (
     DECORATOR_ARG_NAMES,
     FileError,
@@ -1330,7 +1331,15 @@ def _parameters(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> Pa
 
 def _side_effects(summary: EffectSummary) -> Tristate:
     """`has_python_side_effects`: true with a certain effect, unknown with only effects the
-    analysis cannot determine (the checks HY101-HY110 report them)."""
+    analysis cannot determine (the checks HY101-HY110 report them). An effect whose check is
+    switched off for an experiment (`switched_off_checks`) counts for nothing, as a switched-off
+    safety check's fact reads false: HY110 off must unblock what only HY110 blocks."""
+    off = disabled_codes()
+    if off:
+        # each parameter mutated (`mutated_params`) has its HY107 effect among `effects`
+        if any(e.code not in off for e in summary.effects):
+            return True
+        return None if any(e.code not in off for e in summary.undeterminable) else False
     if summary.has_effects:
         return True
     return None if summary.undeterminable else False

@@ -297,3 +297,62 @@ def ready(x, limit):
     assert not any("tf.function" in a for a in v.assumptions), v.assumptions
     assert v.fact("has_python_value_returns") is False
     assert check_of("HY407") not in detecting("torch")
+
+
+# onnx-tf's `_create_handler_variables_for_node`, reduced: a classmethod calling a method of a
+# handler looked up in the mapping it is passed (HY110), with no TensorFlow operation of its
+# own (HY003). `--verify` with HY110 switched off must be able to see it compiled.
+HANDLER_VARIABLES = """\
+import tensorflow as tf
+
+class Helper:
+    @classmethod
+    def make(cls, handlers, node, init=None, out=None):
+        out = dict() if out is None else out
+        handler = handlers[node.domain].get(node.op_type, None)
+        return handler.create_variables(handlers, node, init, out) if handler else out
+
+    @classmethod
+    def run(cls, handlers, node):
+        return cls.make(handlers, node, tf.ones((2,)), {})
+"""
+
+
+def test_a_switched_off_effect_check_blocks_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # HY110's hazard is a fact of the effect analysis (`has_python_side_effects` unknown), not
+    # a check's own: switched off, that fact must read as if the effect were not there, or the
+    # check still blocks (onnx-tf's handler helper, blocked by HY110 with HY110 off)
+    on = verdict(HANDLER_VARIABLES, "Helper.make")
+    assert set(on.failures) == {"undeterminable_side_effects", "no_tensor_computation"}
+    assert "HY110" in {f.code for f in on.findings}
+    monkeypatch.setenv("HYBRIDIZE_DISABLE_CHECKS", "HY110")
+    off = verdict(HANDLER_VARIABLES, "Helper.make")
+    assert off.facts.has_python_side_effects is False
+    assert "undeterminable_side_effects" not in off.failures
+    assert "HY110" not in {f.code for f in off.findings}
+    assert "no_tensor_computation" in off.failures  # HY003 still on
+    monkeypatch.setenv("HYBRIDIZE_DISABLE_CHECKS", "HY110,HY003")
+    both = verdict(HANDLER_VARIABLES, "Helper.make")
+    assert both.failures == () and both.passes, both.failures
+
+
+def test_a_switched_off_effect_code_leaves_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a list passed in and appended to (HY107) stays an effect with HY110 off, and goes with
+    # HY107 off; the parameter it mutates is its HY107 effect's
+    source = """\
+import tensorflow as tf
+
+def f(x, seen):
+    seen.append(1)
+    return x * 2
+
+f(tf.ones((3,)), [])
+"""
+    monkeypatch.setenv("HYBRIDIZE_DISABLE_CHECKS", "HY110")
+    on = verdict(source, "f")
+    assert on.facts.has_python_side_effects is True
+    assert on.failures == ("has_python_side_effects",)
+    monkeypatch.setenv("HYBRIDIZE_DISABLE_CHECKS", "HY107")
+    off = verdict(source, "f")
+    assert off.facts.has_python_side_effects is False
+    assert off.passes, off.failures

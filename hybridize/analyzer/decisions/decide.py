@@ -18,6 +18,7 @@ from hybridize.analyzer.checks import (
 )
 from hybridize.analyzer.facts.candidacy import NotCandidate
 from hybridize.analyzer.frameworks.framework import Framework
+from hybridize.analyzer.switched_off_checks import disabled_codes
 from hybridize.model import Finding, FunctionFacts, FunctionVerdict, Severity, Span
 
 
@@ -78,7 +79,11 @@ def decide(inputs: DecisionInputs) -> FunctionVerdict:
     # the failures).
     safety = [check.fact for check in safety_checks()]
 
+    off = disabled_codes()
+
     def fail(code: str, finding_code: str | None = None, message: str = "") -> None:
+        if finding_code in off:
+            return  # switched off for an experiment (`switched_off_checks`): blocks nothing
         if code not in failures:
             failures.append(code)
         if finding_code and not any(f.code == finding_code for f in findings):
@@ -110,6 +115,8 @@ def decide(inputs: DecisionInputs) -> FunctionVerdict:
             if facts.check_facts[fact] is True:
                 fail(fact)
         for reason in inputs.not_candidate:
+            if reason.code in off:
+                continue
             fail(reason.failure)
             if not any(f.code == reason.code for f in findings):
                 where = reason.span or span
