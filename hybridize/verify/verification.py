@@ -19,6 +19,8 @@ round after round on the copy holding the changes still kept:
   it still fails without it: a round bisects once for the tests that name nothing, not once
   per test, when one cause fails many; a test whose suspects an earlier test's bisection
   found innocent suspects every change, like one naming nothing);
+  and a test that still fails alone without its culprit (it fails with any one of several
+  changes) has the next one bisected in the same round, until it passes;
 - with `--verify-entry` (any command, judged by its exit status), the culprit is found by
   bisecting the changes kept, with the whole command.
 
@@ -258,7 +260,7 @@ class _Session:
                 together = self.failing_with_changes_only(kept, after, number)
                 if not together and self._clean(after):
                     break  # each failed without the changes too: flaky, set aside
-                dropped = [self.bisect_every_change(kept, number, after, together)]
+                dropped = self.bisect_every_change(kept, number, after, together)
             unexplained = 0
             for drop in dropped:
                 self.progress(f"round {number}: dropping {drop.change.key}: {drop.reason}")
@@ -341,7 +343,7 @@ class _Session:
         """The changes to drop after a failing round."""
         failures = self._newly_failing(after)
         if not self.per_test or not failures:
-            return [self.bisect_every_change(kept, number, after)]
+            return self.bisect_every_change(kept, number, after)
         rewritten = planned_rewrites(kept.files)
         copy = self.workspace.copy.resolve()
         path_of = {f.file: str((copy / f.file).resolve()) for f in rewritten}
@@ -439,17 +441,72 @@ class _Session:
                 cleared.update(suspected)
             reasons.setdefault(drop.change.key, drop.reason)
             tests.setdefault(drop.change.key, []).extend(drop.tests)
+            for more in self.other_culprits(kept, suspected, nodeid, number, reasons):
+                reasons.setdefault(more.change.key, more.reason)
+                tests.setdefault(more.change.key, []).extend(more.tests)
         return [DroppedChange(by_key[k], reasons[k], tuple(tests.get(k, ()))) for k in reasons]
+
+    def other_culprits(
+        self,
+        kept: RefactorPlan,
+        suspected: list[str],
+        nodeid: str,
+        number: int,
+        dropped: dict[str, str],
+    ) -> Iterator[DroppedChange]:
+        """After a bisection for the test `nodeid` found its culprit: the test run alone once
+        more without the changes this round drops; failing still, another culprit is bisected
+        (again and again, until it passes). A test that fails with any one of several changes
+        (xitorch's memory-leak tests: after any compiled call the garbage collector's scan
+        meets a dead `weakref.proxy` Dynamo made) otherwise has one change dropped a round,
+        each round a whole run of the command. Of a
+        caller and a callee that fail only together, the test passes once the callee is
+        dropped: the caller stays, as before."""
+        while True:
+            leaving = frozenset(dropped)
+            plan = self.replan(frozenset(c.key for c in kept.changes if c.key not in leaving))
+            label = f"round-{number}-recheck-{self.result.runs + 1}"
+            self.progress(
+                f"round {number}: running {nodeid} again without the {_count(len(leaving), 'change')} "
+                "this round drops..."
+            )
+            again = self.run(plan, label, select=[nodeid])
+            if again.passes(nodeid):
+                return
+            more = self.bisect(kept, suspected, nodeid, number, again, dropped=leaving)
+            if more is None or more.change.key in leaving:
+                return
+            yield more  # the caller adds it to `dropped` before the next step
 
     def bisect_every_change(
         self, kept: RefactorPlan, number: int, failed: CommandRun, together: Sequence[str] = ()
-    ) -> DroppedChange:
+    ) -> list[DroppedChange]:
         """`bisect` over every change kept, judged by the whole command (or by the tests
-        `together` in it): such a search always ends on a change."""
+        `together` in it): such a search always ends on a change. Judged by `together`, the
+        command runs again without the changes found; while one of those tests still fails,
+        the next culprit is bisected in this round (a test failing after any one of several
+        compiled calls in the tests before it: xitorch's memory-leak tests), rather than one a
+        round, each round two runs of the command and one on the original code first."""
         every = [c.key for c in kept.changes]
         drop = self.bisect(kept, every, None, number, failed, together=together)
         assert drop is not None, "judged by the command, a bisection ends on a change"
-        return drop
+        found = [drop]
+        while together:
+            leaving = frozenset(d.change.key for d in found)
+            if leaving.issuperset(every):
+                break
+            self.progress(
+                f"round {number}: running the command again without the "
+                f"{_count(len(leaving), 'change')} this round drops..."
+            )
+            plan = self.replan(frozenset(k for k in every if k not in leaving))
+            again = self.run(plan, f"round-{number}-recheck-{self.result.runs + 1}")
+            if all(again.passes(t) for t in together):
+                break
+            more = self.bisect(kept, every, None, number, again, together=together, dropped=leaving)
+            assert more is not None, "judged by the command, a bisection ends on a change"
+            found.append(more)
+        return found
 
     def bisect(
         self,

@@ -17,7 +17,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from verify_projects import (
@@ -509,3 +511,89 @@ def test_a_bisection_leaves_out_the_changes_its_round_drops_already() -> None:
         )
         is None
     )
+
+
+def _fake_session(fails_with: Callable[[frozenset[str]], bool]) -> tuple[Any, list[str]]:
+    """A `_Session` whose runs fail (every test in them) when `fails_with(applied)`; and the
+    labels of the runs it made."""
+    import types
+
+    from hybridize.verify.verification import _Session
+
+    labels: list[str] = []
+
+    class Run:
+        def __init__(self, applied: frozenset[str]) -> None:
+            self.applied = applied
+            self.outcomes: dict[str, object] = {}
+
+        def passes(self, nodeid: str) -> bool:
+            return not fails_with(self.applied)
+
+        def describe(self) -> str:
+            return "1 failed"
+
+    def run(plan: frozenset[str], label: str, select: Sequence[str] = ()) -> Run:
+        labels.append(label)
+        return Run(plan)
+
+    session = object.__new__(_Session)
+    session.progress = lambda message: None
+    session.replan = lambda applied: applied
+    session.run = run
+    session.result = types.SimpleNamespace(runs=0)
+    return session, labels
+
+
+def _kept(*keys: str) -> Any:
+    import types
+
+    return types.SimpleNamespace(changes=[types.SimpleNamespace(key=k) for k in keys])
+
+
+def test_a_test_failing_with_any_of_several_changes_has_them_all_dropped_in_one_round() -> None:
+    """xitorch 0.5.1's memory-leak tests fail after any compiled call (the garbage collector's
+    scan meets a dead `weakref.proxy` Dynamo made): a bisection finds one such change, the
+    first in order; the test run again without it still fails, and the next is bisected in
+    the same round, until it passes. The change it does not fail with stays."""
+    a, b, c, d = "s.py::_dot", "s.py::A_fcn", "e.py::_fcn", "i.py::innocent"
+    session, labels = _fake_session(lambda applied: bool(applied & {a, b, c}))
+    kept = _kept(d, a, b, c)
+    failed = session.run(frozenset({a, b, c, d}), "round-1")
+    first = session.bisect(kept, [d, a, b, c], "t.py::test_mem", 1, failed)
+    assert first is not None and first.change.key == a
+    dropped = {a: first.reason}
+    for more in session.other_culprits(kept, [d, a, b, c], "t.py::test_mem", 1, dropped):
+        dropped[more.change.key] = more.reason
+        assert "t.py::test_mem fails with it (bisected)" in more.reason
+    assert list(dropped) == [a, b, c]
+    assert labels[-1].startswith("round-1-recheck-")  # it ends on a run that passed
+
+
+def test_a_caller_kept_with_its_callee_dropped_is_not_bisected_again() -> None:
+    # of a pair failing only together, the callee goes; without it the test passes: no more
+    caller, callee = "lo.py::Root._matmul", "lo.py::Kronecker._matmul"
+    session, labels = _fake_session(lambda applied: {caller, callee} <= applied)
+    kept = _kept(caller, callee)
+    failed = session.run(frozenset({caller, callee}), "round-1")
+    first = session.bisect(kept, [caller, callee], "t.py::test_root", 1, failed)
+    assert first is not None and first.change.key == callee
+    more = list(session.other_culprits(kept, [caller, callee], "t.py::test_root", 1, {callee: ""}))
+    assert more == []
+    assert len([label for label in labels if "recheck" in label]) == 1
+
+
+def test_tests_failing_only_together_have_every_culprit_bisected_in_one_round() -> None:
+    """Tests failing only in the whole command's run (after the tests before them ran any of
+    several compiled changes) have each culprit bisected by the whole command in one round,
+    the command run again without those found until they pass; judged by the command alone
+    (no such tests), one change a round, as before."""
+    a, b, c = "a.py::f", "b.py::g", "c.py::h"
+    session, _ = _fake_session(lambda applied: bool(applied & {a, c}))
+    kept = _kept(a, b, c)
+    failed = session.run(frozenset({a, b, c}), "round-1")
+    found = session.bisect_every_change(kept, 1, failed, together=["t.py::test_mem"])
+    assert [d.change.key for d in found] == [a, c]
+    assert all("run with the other tests (bisected)" in d.reason for d in found)
+    session._clean = lambda run: run.passes("")
+    assert [d.change.key for d in session.bisect_every_change(kept, 1, failed)] == [a]
