@@ -463,10 +463,10 @@ class _Session:
             leaving = frozenset(reasons)
             plan = self.replan(frozenset(k for k in by_key if k not in leaving))
             select = [nodeid for nodeid, _ in deferred]
-            again = self.run(plan, f"round-{number}-deferred", select=select)
+            without = self.run(plan, f"round-{number}-deferred", select=select)
             for nodeid, suspected in deferred:
-                if not again.passes(nodeid):
-                    blame(nodeid, suspected, again)
+                if not without.passes(nodeid):
+                    blame(nodeid, suspected, without)
         return [DroppedChange(by_key[k], reasons[k], tuple(tests.get(k, ()))) for k in reasons]
 
     def other_culprits(
