@@ -538,3 +538,100 @@ def test_a_mapping_built_with_keywords_pairs_or_a_copy_reads_like_the_display(bu
 def test_a_mapping_built_with_values_converted_alike_is_not_concerned(built: str) -> None:
     v = verdict(textwrap.dedent(KEYWORD_BUILT.replace("BUILT", built)), "by_key")
     assert not any(f.code == "HY414" for f in v.findings), v.findings
+
+
+OP_ARGUMENTS = """
+import numpy as np
+import tensorflow as tf
+
+
+def selective_sum(values, partitions, num_partitions):
+    parts = tf.dynamic_partition(values, partitions, num_partitions)
+    return tf.stack([tf.reduce_sum(p) for p in parts])
+
+
+def by_int64_partitions(values, partitions):
+    return tf.reduce_sum(partition(values, partitions, 2))
+
+
+def partition(values, partitions, num_partitions):
+    return tf.dynamic_partition(values, partitions, num_partitions)
+
+
+def counted(values, partitions, num_partitions):
+    return tf.dynamic_partition(values, partitions, num_partitions)
+
+
+def by_literal(values, partitions, num_partitions):
+    return tf.dynamic_partition(values, partitions, num_partitions)
+
+
+def by_int32(values, partitions):
+    return tf.dynamic_partition(values, partitions, 2)
+
+
+def no_caller(values, partitions, num_partitions):
+    return tf.dynamic_partition(values, partitions, num_partitions)
+
+
+def gathered(values, indices):
+    return tf.gather(values, indices)
+
+
+class Agent:
+    def __init__(self, spec):
+        self.num_actions = spec.maximum - spec.minimum + 1
+        self.fixed = 3
+
+    def train(self, values, actions):
+        return selective_sum(values, actions, self.num_actions)
+
+    def train_fixed(self, values, actions):
+        return by_literal(values, actions, self.fixed)
+
+
+for _ in range(100):
+    by_int64_partitions(tf.ones([4]), np.array([0, 1, 0, 1]))
+    by_literal(tf.ones([4]), tf.constant([0, 1, 0, 1]), 2)
+    by_int32(tf.ones([4]), np.array([0, 1, 0, 1], dtype=np.int32))
+    gathered(tf.ones([4]), np.array([0, 1]))
+    counted(tf.ones([4]), tf.constant([0, 1, 0, 1]), np.int64(2))
+"""
+
+
+def _hy414(qualname: str) -> list[str]:
+    v = verdict(textwrap.dedent(OP_ARGUMENTS), qualname)
+    return [f.message for f in v.findings if f.code == "HY414"]
+
+
+def test_an_int64_array_reaching_an_int32_op_input_through_a_helper_blocks() -> None:
+    [message] = _hy414("by_int64_partitions")
+    assert "`partitions`" in message
+    assert "one dtype int32" in message
+    assert "int64" in message
+    assert "`partition`" in message  # the helper that passes it to the op
+
+
+def test_a_numpy_scalar_for_an_op_attribute_blocks() -> None:
+    [message] = _hy414("counted")
+    assert "`num_partitions` as an op attribute" in message
+    assert "NumPy value of int64" in message
+
+
+def test_a_value_of_unknown_type_for_an_op_attribute_blocks() -> None:
+    """tf-agents' `selective_sum(values, actions, self.num_actions)`: a spec's bounds are
+    NumPy values. The method itself is no hazard: tf.function does not convert what it reads
+    off `self`."""
+    [message] = _hy414("selective_sum")
+    assert "`num_partitions` as an op attribute" in message
+    assert "unknown type" in message
+    assert _hy414("Agent.train") == []
+
+
+def test_python_ints_int32_arrays_int64_inputs_and_unknown_callers_are_silent() -> None:
+    """A Python int literal at every call site (or an attribute holding one), an int32 array
+    for the int32 input, an int64 array where the op takes it (tf.gather), and an op argument
+    no caller shows (no sign, as an explicit conversion dtype is, of a function meant to take
+    NumPy values)."""
+    for qualname in ("by_literal", "by_int32", "gathered", "no_caller"):
+        assert _hy414(qualname) == [], qualname

@@ -52,6 +52,23 @@ class ConvertsNumpyArgumentsToOtherDtypes(Check):
         scale([1.0, 2.0])
         scale(tf.ones([3]))
 
+    Op arguments of the same kind count too (`Framework.numpy_refusing_arguments`, measured):
+    an op input of the one dtype int32 (`tf.dynamic_partition`'s `partitions`, `tf.one_hot`'s
+    `depth`) a caller fills with a NumPy value of another dtype (NumPy's default int64), and
+    an op attribute, a value the op needs as a Python int (`tf.dynamic_partition`'s
+    `num_partitions`, `tf.unstack`'s `num`, the `axis` of `tf.stack`, `tf.unstack` and
+    `tf.squeeze`), a caller fills with a NumPy scalar or with a value of unknown type
+    (tf-agents' `selective_sum(values, actions, self.num_actions)`: the count is a spec's
+    NumPy bounds subtracted). Where no caller is known they stay silent (an int argument is
+    no sign of a function meant to take NumPy values), as where every caller passes a Python
+    int, an int32 array for an int32 input, or a tensor; an input taking int64 as well
+    (`tf.gather`'s indices) is not in the table.
+
+        def selective_sum(values, partitions, n):     # INVALID: a NumPy scalar for `n`
+            return tf.dynamic_partition(values, partitions, n)
+
+        selective_sum(tf.ones([4]), tf.constant([0, 1, 0, 1]), np.int64(2))
+
     Why it matters in graph mode
     ----------------------------
     Eagerly the API receives the array and converts it to the dtype it is asked for. A traced
@@ -62,7 +79,10 @@ class ConvertsNumpyArgumentsToOtherDtypes(Check):
     and test_hy414_conversions_measured.py measure it again, for every pair of int16, int32,
     int64, float32, float64 and bool, arrays and NumPy scalars). tf.function converts every
     NumPy leaf of a list, tuple or dict argument the same way, so an element read out of one
-    is refused alike. Python numbers and lists are no hazard: tf.function passes Python values
+    is refused alike. An op input of one dtype refuses the int64 tensor as the conversion does
+    ("TypeError: Input 'partitions' of 'DynamicPartition' Op has type int64 that does not
+    match expected type of int32"), and an attribute refuses any tensor ("TypeError: Expected
+    int for argument 'num_partitions'"; tests/analyzer/test_hy414_op_arguments_measured.py). Python numbers and lists are no hazard: tf.function passes Python values
     as they are, and a list converted as a whole is packed and cast, even a list of NumPy
     values.
 
@@ -94,7 +114,10 @@ class ConvertsNumpyArgumentsToOtherDtypes(Check):
         "converts a NumPy argument to another dtype with an API that refuses a tensor of its "
         "own dtype: traced, the argument is already a tensor and the conversion raises."
     )
-    unblock = "cast with tf.cast, or convert the NumPy data to the dtype where it enters"
+    unblock = (
+        "cast with tf.cast (an op attribute: pass int(n)), or convert the NumPy data to the "
+        "dtype where it enters"
+    )
     fact = "converts_numpy_arguments_to_other_dtypes"
     fact_meaning = (
         "a parameter some caller fills with a NumPy array, or whose value no caller shows, "

@@ -110,7 +110,14 @@ class Conversion:
     "subscript" (an element, or a dict's value), "iterated" (an element; a dict's key,
     which is none of its values), "values" (a dict's values: `.values()`, the
     value of `.items()`). Empty: the parameter as it is."""
+    kind: str = "conversion"
+    """What the API does with it: "conversion" (converts it to `dtype`, asked for), "input"
+    (an op's input of the one dtype `dtype`), "attribute" (an op's attribute: `dtype` is
+    ATTRIBUTE, a Python value)."""
 
+
+ATTRIBUTE = "a Python value"
+"""`Conversion.dtype` of an op's attribute: every NumPy value is of another dtype."""
 
 MAX_HELPER_DEPTH = 3
 """Project helpers followed from a function to the conversion (a helper is traced with its
@@ -126,7 +133,9 @@ def numpy_dtype_conversions(
     value no caller shows (none is known, or one passes a value of unknown type). Silent
     where every caller shows Python values, lists, tensors or NumPy values of the requested
     dtype."""
-    if not framework.dtype_asserting_conversions or index.is_layer_call(key):
+    if (
+        not framework.dtype_asserting_conversions and not framework.numpy_refusing_arguments
+    ) or index.is_layer_call(key):
         # Keras converts the NumPy arguments of a layer's `call` to tensors of the layer's
         # dtype before it runs, eager or traced alike (measured, Keras 3).
         return []
@@ -140,14 +149,13 @@ def numpy_dtype_conversions(
         given = _read_out(evidence.get(conversion.parameter, ()), conversion.path)
         arrays = sorted(_other_dtypes(given, conversion.dtype))
         if not arrays:
-            if not evidence.get(conversion.parameter) or UNKNOWN_ATOM in given:
+            if _unshown_blocks(conversion, bool(evidence.get(conversion.parameter)), given):
                 unshown.setdefault((conversion.parameter, conversion.span), []).append(conversion)
             continue
         reported.add((conversion.parameter, conversion.span))
         found.append(
             Evidence(
-                f"`{conversion.api}`{_where(conversion)} converts {_described(conversion)} to "
-                f"{conversion.dtype}, and a caller passes a NumPy value of "
+                f"{_takes(conversion)}, and a caller passes a NumPy value of "
                 f"{' or '.join(arrays)} for it: {_refused(conversion)}",
                 conversion.span,
             )
@@ -171,9 +179,8 @@ def numpy_dtype_conversions(
         )
         found.append(
             Evidence(
-                f"`{conversion.api}`{_where(conversion)} converts {_described(conversion)} to "
-                f"{conversion.dtype}, and {shown} for it: a NumPy value of another dtype "
-                f"(NumPy's defaults are float64 and int64) would fail, {_refused(conversion)}",
+                f"{_takes(conversion)}, and {shown} for it: {_would_fail(conversion)}, "
+                f"{_refused(conversion)}",
                 conversion.span,
             )
         )
@@ -223,6 +230,21 @@ def _reaching_evidence(
     return narrowed
 
 
+def _unshown_blocks(conversion: Conversion, shown: bool, given: Collection[Atom]) -> bool:
+    """Whether a value no caller shows blocks: for a conversion, when no caller is known or
+    one passes a value of unknown type (an explicit dtype asked of an argument's conversion
+    is the idiom of a function meant to take non-tensors); for an op's attribute, only the
+    latter: eagerly the attribute takes a Python or a NumPy number (a tensor raises in both
+    modes), and a value of unknown type may be NumPy's (tf-agents' `self.num_actions`, of a
+    spec's NumPy bounds), while a parameter no caller shows is no sign of one. An op's input
+    of one dtype is silent then: it takes the tensors a program computes elsewhere."""
+    if conversion.kind == "input":
+        return False
+    if conversion.kind == "attribute":
+        return UNKNOWN_ATOM in given
+    return not shown or UNKNOWN_ATOM in given
+
+
 def _shortest_reads(conversions: Iterable[Conversion]) -> dict[tuple[str, Span], int]:
     """Per parameter and place, the fewest reads out of the parameter a conversion there
     takes."""
@@ -237,7 +259,36 @@ def _where(conversion: Conversion) -> str:
     return f" (in `{conversion.helper}`)" if conversion.helper else ""
 
 
+def _takes(conversion: Conversion) -> str:
+    """What the API does with the value, in words."""
+    api = f"`{conversion.api}`{_where(conversion)}"
+    if conversion.kind == "input":
+        return (
+            f"{api} passes {_described(conversion)} to an op input of the one dtype "
+            f"{conversion.dtype}"
+        )
+    if conversion.kind == "attribute":
+        return f"{api} passes {_described(conversion)} as an op attribute, a Python value"
+    return f"{api} converts {_described(conversion)} to {conversion.dtype}"
+
+
+def _would_fail(conversion: Conversion) -> str:
+    if conversion.kind == "attribute":
+        return "a NumPy scalar (a spec's bounds are NumPy values) would fail"
+    return "a NumPy value of another dtype (NumPy's defaults are float64 and int64) would fail"
+
+
 def _refused(conversion: Conversion) -> str:
+    if conversion.kind == "input":
+        return (
+            "eagerly the op converts the value to its dtype, but a traced function receives "
+            "it as a tensor of its own dtype, which the op refuses (TypeError while tracing)"
+        )
+    if conversion.kind == "attribute":
+        return (
+            "eagerly a NumPy scalar passes for a Python value, but a traced function "
+            "receives it as a tensor, which the op refuses (TypeError while tracing)"
+        )
     return (
         "eagerly the value is converted, but a traced function receives it as a tensor of "
         f"its own dtype, which `{conversion.api}` refuses (ValueError while tracing)"
@@ -332,6 +383,24 @@ def _parameter_conversions(
                 found.append(
                     Conversion(name, requested, written_name(info.name), site.span, None, path)
                 )
+        for info in resolved.api:
+            for refusing in framework.numpy_refusing_arguments.get(info.name, ()):
+                value = _argument(site, refusing.position, refusing.keyword)
+                if value is None:
+                    continue
+                kind = "attribute" if refusing.dtype is None else "input"
+                for name, path in sorted(_parameters_behind(fn, value, receiver, site)):
+                    found.append(
+                        Conversion(
+                            name,
+                            refusing.dtype or ATTRIBUTE,
+                            written_name(info.name),
+                            site.span,
+                            None,
+                            path,
+                            kind,
+                        )
+                    )
         if depth >= MAX_HELPER_DEPTH:
             continue
         for kind, target in callees(index, resolved):
@@ -355,6 +424,7 @@ def _parameter_conversions(
                                 site.span,
                                 converted.helper or callee.qualname,
                                 path,
+                                converted.kind,
                             )
                         )
     return found

@@ -270,3 +270,19 @@ class DtypeAssertingConversion:
     """Where the requested dtype is passed by position."""
     dtype_keyword: str
     """Its keyword."""
+
+
+@dataclass(frozen=True, slots=True)
+class NumpyRefusingArgument:
+    """An op's argument that takes a NumPy value eagerly but refuses the tensor a traced
+    function turns it into (`facts/numpy_boundary.py`): an input of one dtype (`dtype`: the
+    op converts a NumPy value of another dtype eagerly, a tensor of it raises), or an
+    attribute (`dtype` None: the op needs a Python value; a NumPy scalar passes for one
+    eagerly, a tensor raises)."""
+
+    position: int
+    """Where the value is passed by position."""
+    keyword: str
+    """Its keyword."""
+    dtype: str | None
+    """The only dtype the input takes; None for an attribute."""

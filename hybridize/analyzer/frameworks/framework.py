@@ -40,7 +40,7 @@ from . import (
     torch_shapes,
 )
 from ._tables import ApiTable, literal_order_table, tensorflow_table, torch_table
-from .api_info import ApiInfo, DtypeAssertingConversion
+from .api_info import ApiInfo, DtypeAssertingConversion, NumpyRefusingArgument
 from .call_costs import TENSORFLOW_CALL_COSTS, TORCH_CALL_COSTS, CallCosts
 from .members import OwnMembers
 from .output_shapes import OUTPUT_SHAPES, OutputShape
@@ -455,6 +455,11 @@ class Framework:
     """Computations its compiled graph cannot run (`KernelGap`)."""
     global_seed_setters: frozenset[str] = frozenset()
     """Calls that set its global random seed (`tf.random.set_seed`)."""
+    numpy_refusing_arguments: Mapping[str, tuple[NumpyRefusingArgument, ...]] = field(
+        default_factory=dict, compare=False
+    )
+    """Op arguments that take a NumPy value eagerly and refuse a tensor of it, by the op's
+    canonical name (`NumpyRefusingArgument`)."""
     op_seed_argument: str | None = None
     """The argument giving one of its random ops its own seed."""
     op_seeded_streams_restart_per_trace: bool = False
@@ -757,6 +762,7 @@ TENSORFLOW = Framework(
         ),
     ),
     dtype_asserting_conversions=tensorflow_rules.DTYPE_ASSERTING_CONVERSIONS,
+    numpy_refusing_arguments=tensorflow_rules.NUMPY_REFUSING_ARGUMENTS,
     global_seed_setters=tensorflow_rules.GLOBAL_SEED_SETTERS,
     op_seed_argument=tensorflow_rules.OP_SEED_ARGUMENT,
     op_seeded_streams_restart_per_trace=tensorflow_rules.OP_SEEDED_STREAMS_RESTART_PER_TRACE,

@@ -36,6 +36,7 @@ from .api_info import (
     UNKNOWN,
     Behaviour,
     DtypeAssertingConversion,
+    NumpyRefusingArgument,
 )
 
 DATASET = Behaviour("dataset")
@@ -900,6 +901,40 @@ DTYPE_ASSERTING_CONVERSIONS: dict[str, DtypeAssertingConversion] = {
     "tensorflow.convert_to_tensor": DtypeAssertingConversion(0, "value", 1, "dtype"),
     "tensorflow.compat.v1.convert_to_tensor": DtypeAssertingConversion(0, "value", 1, "dtype"),
     "tensorflow.Variable": DtypeAssertingConversion(0, "initial_value", 6, "dtype"),
+}
+
+_INT32_INPUT = "int32"
+
+#: Op arguments that take a NumPy value eagerly but refuse the tensor a traced function turns
+#: it into, by op: inputs of the one dtype int32, which NumPy's default int64 is not (eagerly
+#: the op converts the array or scalar to int32; traced it is an int64 tensor: "TypeError:
+#: Input 'partitions' of 'DynamicPartition' Op has type int64 that does not match expected
+#: type of int32"), and attributes (dtype None: the op needs a Python value, which a NumPy
+#: scalar passes for eagerly; traced it is a tensor: "TypeError: Expected int for argument
+#: 'num_partitions'", or tf.stack's `axis` used as a Python bool). Measured under TF 2.21
+#: (tests/analyzer/test_hy414_op_arguments_measured.py), every entry, with its counterparts:
+#: int64 arrays are fine compiled for `tf.gather`, `tf.gather_nd`, `tf.one_hot`'s indices,
+#: the stateless random ops' seeds, `tf.bitcast`, the segment ops' ids, `tf.sequence_mask`,
+#: `tf.reshape`, `tf.tile`, `tf.transpose`, `tf.scatter_nd`, `tf.boolean_mask`; NumPy scalars
+#: for the `axis` of `tf.concat`, `tf.expand_dims`, `tf.reduce_sum`, `tf.gather`, `tf.cumsum`,
+#: and `tf.math.top_k`'s k, `tf.range`, `tf.linspace`, `tf.fill`. `tf.split`'s
+#: `num_or_size_splits` is left out: a NumPy scalar fails traced, a 1-d array of sizes works,
+#: and the analysis does not know an array's rank.
+NUMPY_REFUSING_ARGUMENTS: dict[str, tuple[NumpyRefusingArgument, ...]] = {
+    "tensorflow.dynamic_partition": (
+        NumpyRefusingArgument(1, "partitions", _INT32_INPUT),
+        NumpyRefusingArgument(2, "num_partitions", None),
+    ),
+    "tensorflow.unstack": (
+        NumpyRefusingArgument(1, "num", None),
+        NumpyRefusingArgument(2, "axis", None),
+    ),
+    "tensorflow.stack": (NumpyRefusingArgument(1, "axis", None),),
+    "tensorflow.squeeze": (NumpyRefusingArgument(1, "axis", None),),
+    "tensorflow.one_hot": (NumpyRefusingArgument(1, "depth", _INT32_INPUT),),
+    "tensorflow.random.categorical": (NumpyRefusingArgument(1, "num_samples", _INT32_INPUT),),
+    "tensorflow.histogram_fixed_width": (NumpyRefusingArgument(2, "nbins", _INT32_INPUT),),
+    "tensorflow.math.bincount": (NumpyRefusingArgument(2, "minlength", _INT32_INPUT),),
 }
 
 #: Calls that set the global seed: with one anywhere in the project, the draws of the ops
