@@ -476,8 +476,8 @@ class ArgumentsReplacedByTracing(Check):
         "a mapping rebuilt by its class; or a TFP distribution whose type spec cannot be built."
     )
     unblock = (
-        "pass the values it reads, make `__getattr__` raise AttributeError for other names, keep "
-        "a distribution's `__init__` parameters, or compile the code below"
+        "pass the values it reads, let `__getattr__` raise AttributeError, keep `__init__` "
+        "parameters readable, or compile below"
     )
     fact = "has_arguments_replaced_by_tracing"
     fact_meaning = (
