@@ -17,9 +17,7 @@ each (a name defined twice with different defaults has none).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts
+from hybridize.analyzer.facts.evaluator import Evaluator, TensorFacts, argument_at
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atoms, ext_name, is_ext_atom, is_lit_atom
 from hybridize.analyzer.frameworks.python_stdlib import COMMAND_LINE_FLAGS, FLAG_DEFINITIONS
@@ -79,8 +77,12 @@ def flag_defaults(index: ProjectIndex, facts: TensorFacts) -> dict[str, object]:
         for resolved in facts.calls.get(key, ()):
             if not any(_defines_flag(info.name) for info in resolved.api):
                 continue
-            name = _one_literal(_argument(resolved.args, resolved.kwargs, 0, "name"))
-            default = _one_literal(_argument(resolved.args, resolved.kwargs, 1, "default"))
+            name = _one_literal(
+                argument_at(resolved.args, resolved.kwargs, (0, "name")) or frozenset()
+            )
+            default = _one_literal(
+                argument_at(resolved.args, resolved.kwargs, (1, "default")) or frozenset()
+            )
             if not isinstance(name, str) or default is _NO_DEFAULT:
                 continue
             short = _one_literal(resolved.kwargs.get("short_name", frozenset()))
@@ -95,14 +97,6 @@ def flag_defaults(index: ProjectIndex, facts: TensorFacts) -> dict[str, object]:
 def _defines_flag(api_name: str) -> bool:
     module, _, member = api_name.rpartition(".")
     return member in FLAG_DEFINITIONS and module in _DEFINING_MODULES
-
-
-def _argument(
-    args: Sequence[Atoms], kwargs: Mapping[str, Atoms], position: int, name: str
-) -> Atoms:
-    if len(args) > position:
-        return args[position]
-    return kwargs.get(name, frozenset())
 
 
 def _one_literal(atoms: Atoms) -> object:

@@ -375,7 +375,7 @@ def _parameter_conversions(
             asserting = conversions.get(info.name)
             if asserting is None:
                 continue
-            value = _argument(site, asserting.position, asserting.keyword)
+            value = site.argument(asserting.position, asserting.keyword)
             requested = _requested_dtype(resolved.args, resolved.kwargs, asserting, framework)
             if value is None or requested is None:
                 continue
@@ -385,7 +385,7 @@ def _parameter_conversions(
                 )
         for info in resolved.api:
             for refusing in framework.numpy_refusing_arguments.get(info.name, ()):
-                value = _argument(site, refusing.position, refusing.keyword)
+                value = site.argument(refusing.position, refusing.keyword)
                 if value is None:
                     continue
                 kind = "attribute" if refusing.dtype is None else "input"
@@ -428,14 +428,6 @@ def _parameter_conversions(
                             )
                         )
     return found
-
-
-def _argument(site: CallSite, position: int, keyword: str) -> Sym | None:
-    """The value a call passes for a parameter, by keyword or position."""
-    for name, value in site.kwargs:
-        if name == keyword:
-            return value
-    return site.args[position] if position < len(site.args) else None
 
 
 def _requested_dtype(

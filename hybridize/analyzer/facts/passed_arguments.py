@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from typing import cast
 
 from hybridize.analyzer.facts.evaluator import TensorFacts, bind_written, callees
+from hybridize.analyzer.facts.predicates import assigned_once
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import Atoms
-from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.ir import Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import call_index, is_call, kind_of, sym_name
+from hybridize.analyzer.summaries.syms import call_index, is_call
 
 MAX_LOCAL_STEPS = 4
 """How many locals assigned once a written argument is followed through."""
@@ -65,7 +66,7 @@ def _passed(
                     continue
                 for parameter, values in bind_written(fn, resolved, kind, target).items():
                     for value in sorted(values, key=repr):
-                        value = _through_locals(caller_fn, value)
+                        value = assigned_once(caller_fn, value, MAX_LOCAL_STEPS)
                         maker = made.get(call_index(value)) if is_call(value) else None
                         found.setdefault(parameter, []).append(
                             PassedArgument(caller, value)
@@ -78,15 +79,3 @@ def _passed(
                             )
                         )
     return found
-
-
-def _through_locals(fn: FunctionSummary, value: Sym) -> Sym:
-    """The value a local assigned once holds, as written (up to `MAX_LOCAL_STEPS`)."""
-    for _ in range(MAX_LOCAL_STEPS):
-        if kind_of(value) != "local":
-            break
-        values = fn.locals.get(sym_name(value), [])
-        if len(values) != 1:
-            break
-        value = values[0]
-    return value

@@ -27,7 +27,7 @@ from hybridize.analyzer.facts.values import (
     is_unknown_kind,
 )
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
-from hybridize.analyzer.summaries.syms import SymKind
+from hybridize.analyzer.summaries.syms import SymKind, is_local, sym_name
 
 
 def is_tensor_like(atom: Atom, depth: int = 0) -> bool:
@@ -155,6 +155,20 @@ def local_values(fn: FunctionSummary, sym: Sym) -> list[Sym] | tuple[()]:
     ):
         return fn.locals.get(sym[1], ())
     return ()
+
+
+def assigned_once(fn: FunctionSummary, sym: Sym, steps: int) -> Sym:
+    """The value a local of `fn` assigned once holds, as written, followed through up to
+    `steps` such locals (`d = defaultdict(float); f(d)` -> the `defaultdict(float)` call);
+    `sym` itself where it is no local, or one assigned more than once."""
+    for _ in range(steps):
+        if not is_local(sym):
+            break
+        values = fn.locals.get(sym_name(sym), ())
+        if len(values) != 1:
+            break
+        sym = values[0]
+    return sym
 
 
 def made_of(sym: Sym) -> Sequence[Sym]:

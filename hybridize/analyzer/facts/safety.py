@@ -18,6 +18,7 @@ from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, get_ev
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.graph_kernel_gaps import kernel_gap
 from hybridize.analyzer.facts.predicates import (
+    assigned_once,
     is_tensor_like,
     is_unknown,
     leaf_atoms,
@@ -681,9 +682,8 @@ def list_tensor_inputs(ctx: SafetyScan) -> list[Evidence]:
             inputs = table.get(name)
             if inputs is None:
                 continue
-            keywords = dict(site.kwargs)
             for position, keyword in inputs:
-                value = site.args[position] if position < len(site.args) else keywords.get(keyword)
+                value = site.argument(position, keyword)
                 if value is None:
                     continue
                 if _made_by_tensor_op(ctx, value):
@@ -703,11 +703,7 @@ def _made_by_tensor_op(ctx: SafetyScan, sym: Sym) -> bool:
     tables say it returns one tensor (`tf.gather(...)`): a value the evaluator types as a
     tensor may still be a list of them (`tf.nest.flatten(losses)` gives its leaves' kind;
     tf-agents' `tf.add_n(tf.nest.flatten(losses))` is right)."""
-    for _ in range(4):
-        if is_local(sym) and len(ctx.fn.locals.get(sym[1], ())) == 1:
-            sym = ctx.fn.locals[sym[1]][0]
-        else:
-            break
+    sym = assigned_once(ctx.fn, sym, steps=4)
     if not is_call(sym):
         return False
     atoms = ctx.evaluator.eval(ctx.fn.calls[sym[1]].callee)

@@ -50,6 +50,14 @@ class CallSite:
     call (as `StatementLoop.entry`: the last plain assignment in a block enclosing the call
     kills the values before it). Absent where every value of the name may reach it."""
 
+    def argument(self, position: int, keyword: str) -> Sym | None:
+        """The value the call passes for a parameter, by keyword or position (None where it
+        passes none: a star argument may still hold it)."""
+        for name, value in self.kwargs:
+            if name == keyword:
+                return value
+        return self.args[position] if position < len(self.args) else None
+
 
 @fast_pickling
 @dataclass(frozen=True, slots=True)
