@@ -1263,6 +1263,26 @@ LIBRARIES: dict[str, Library] = {
             held_out=True,
         ),
         Library(
+            "einops",
+            ("einops==0.8.2",),
+            ("einops",),
+            # tensor rearrangement by patterns (`rearrange`, `reduce`, `repeat`, `pack`,
+            # `unpack`, `einsum`) over any framework's tensors through one backend class per
+            # framework (NumPy, PyTorch, TensorFlow, JAX, ... in `_backends.py`, each importing
+            # its framework lazily from `sys.modules`), the pattern parser and the cached
+            # reduction recipes, PyTorch's TorchScript-able backend and `torch.compile`
+            # registration (`_torch_specific.py`), and the layers of each framework: 3k
+            # lines. Its 7 test files live in the wheel (`einops/tests`, 66 tests); they test
+            # the backends `EINOPS_TEST_BACKENDS` names: NumPy and PyTorch here, the only two
+            # installed. Held out: judged only when a change is done (added 2026-12-07,
+            # seventeenth session, never run before then).
+            base=TORCH_BASE_REQUIREMENTS,
+            env={"EINOPS_TEST_BACKENDS": "numpy,torch"},
+            test_timeout=300,
+            file_timeout=900,
+            held_out=True,
+        ),
+        Library(
             "seqio",
             (
                 "seqio==0.0.20",
