@@ -131,6 +131,38 @@ def test_a_test_scripting_a_module_blocks_what_its_forward_runs() -> None:
     assert found["untraced"] == []
 
 
+MULTI_FRAMEWORK_TEST = """
+import numpy as np
+import tensorflow as tf
+
+
+def test_tensorflow_layer():
+    assert tf.reduce_sum(tf.ones(3)).numpy() == 3.0
+
+
+def test_torch_layers_scripting():
+    import torch
+    from model import Net
+
+    model = Net()
+    scripted = torch.jit.script(model)
+    x = torch.randn(2, 3)
+    np.testing.assert_allclose(model(x).detach(), scripted(x).detach())
+"""
+
+
+def test_a_tensorflow_test_module_scripting_a_torch_module_still_blocks() -> None:
+    """einops 0.8.2's test_layers.py: one test module tests a library's TensorFlow and its
+    PyTorch layers. Importing TensorFlow, it counts as TensorFlow code, yet its
+    `torch.jit.script(model)` scripts the PyTorch module all the same: a tracer call counts
+    whatever the framework of the function making it."""
+    found = _hy421({"model.py": MODEL, "tests/test_layers.py": MULTI_FRAMEWORK_TEST})
+    for qualname in ("Net.forward", "Block.forward", "head", "activation"):
+        assert found[qualname], qualname
+    assert "`test_torch_layers_scripting` scripts it" in found["head"][0]
+    assert found["untraced"] == []
+
+
 def test_what_only_a_scripted_modules_init_runs_is_not_blocked() -> None:
     model = MODEL.replace(
         "        self.lin = nn.Linear(3, 3)\n",

@@ -23,7 +23,9 @@ class RunsUnderJitOrFxTracing(Check):
     or scripted), or a project function it calls, transitively (a helper of the module's
     `forward`, a submodule's `forward`). The call may be anywhere in the project: an export
     script, module code, a test, also in files the refactoring leaves alone (`--ignore
-    'tests/*'`), which are analysed as callers.
+    'tests/*'`), which are analysed as callers, and in code judged as TensorFlow code (a
+    test module testing a library's TensorFlow and PyTorch layers: einops 0.8.2's
+    `torch.jit.trace(model)` in its test_layers.py, which imports TensorFlow too).
 
     Why it matters in graph mode
     ----------------------------

@@ -30,6 +30,7 @@ from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import is_obj_atom, obj_role
 from hybridize.analyzer.frameworks import torch_rules, written_name
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import kind_of, lit_sym
 
@@ -71,10 +72,7 @@ def _tracing_calls(
 ) -> list[tuple[TracingCall, list[FunctionKey]]]:
     """This function's tracer calls, each with the project functions its callable runs
     first: a function or method given, or the method calling a module instance runs."""
-    framework = index.function_framework(key)
-    tracers, switches = framework.compiled_code_tracers, framework.compiled_code_tracer_switches
-    if not tracers and not switches:
-        return []
+    tracers, switches = _every_frameworks_tracers()
     found: list[tuple[TracingCall, list[FunctionKey]]] = []
     for resolved in calls:
         tracer = next((info.name for info in resolved.api if info.name in tracers), None)
@@ -96,6 +94,21 @@ def _tracing_calls(
             call = TracingCall(key, tracer, resolved.site.span.start_line, why, switch)
             found.append((call, sorted(starts, key=str)))
     return found
+
+
+def _every_frameworks_tracers() -> tuple[dict[str, str], dict[str, str]]:
+    """Every framework's compiled-code-averse tracers and switched exporters
+    (`Framework.compiled_code_tracers`, `compiled_code_tracer_switches`). A tracer call is
+    one whatever the framework of the function making it: a test module testing a library's
+    TensorFlow and PyTorch code counts as TensorFlow code (`compile_targets`), and its
+    `torch.jit.script(layer)` still scripts the PyTorch layer (einops 0.8.2's
+    `test_torch_layers_scripting`)."""
+    tracers: dict[str, str] = {}
+    switches: dict[str, str] = {}
+    for framework in FRAMEWORKS:
+        tracers.update(framework.compiled_code_tracers)
+        switches.update(framework.compiled_code_tracer_switches)
+    return tracers, switches
 
 
 def _tracing_switch(resolved: ResolvedCall, keyword: str) -> str:
