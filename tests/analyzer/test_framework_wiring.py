@@ -5,6 +5,9 @@ get verdicts at all are answered by the adapter of the function's module."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+
 import pytest
 from facts_helpers import analyse
 
@@ -81,6 +84,137 @@ def test_compile_target_of_modules_without_a_framework_of_their_own():
     }
     torch_project = compile_targets(_imports(**{"main.py": ["torch"], "alone.py": ["os"]}))
     assert torch_project.framework("alone.py").name == "torch"
+
+
+def test_modules_both_frameworks_reach_without_importing_one_are_shared():
+    """einops 0.8.2: a core module importing no framework, imported by both frameworks'
+    modules or importing a module that imports both, is shared, and so is what only it
+    imports; a module one framework alone reaches is not, nor one importing its own. The
+    targets stay those of precedence."""
+    targets = compile_targets(
+        _imports(
+            **{
+                "backends.py": ["torch", "tensorflow"],  # imports both (lazily, in einops)
+                "core.py": ["backends.py", "parsing.py"],  # reaches both through backends
+                "parsing.py": [],  # only the shared core imports it
+                "torch_layers.py": ["torch", "common.py"],
+                "tf_layers.py": ["tensorflow", "common.py"],
+                "common.py": [],  # imported by both frameworks' modules
+                "torch_only.py": [],
+                "torch_user.py": ["torch", "torch_only.py"],
+            }
+        )
+    )
+    assert targets.shared == {"core.py", "parsing.py", "common.py"}
+    names = {relpath: f.name for relpath, f in targets.frameworks.items()}
+    assert names["core.py"] == names["common.py"] == names["parsing.py"] == "tensorflow"
+    assert names["torch_only.py"] == "torch"
+
+
+SHARED_CORE = {
+    "backends.py": """
+import tensorflow as tf
+
+
+class TorchBackend:
+    def __init__(self):
+        import torch
+
+        self.torch = torch
+
+    def from_numpy(self, x):
+        return self.torch.from_numpy(x) * 2.0
+
+
+def tf_scaled(x):
+    return tf.math.multiply(x, 2.0)
+""",
+    "core.py": """
+from backends import TorchBackend
+
+
+def product(sequence):
+    result = 1
+    for element in sequence:
+        result *= element
+    return result * 2.0
+
+
+def to_tensor(x):
+    return TorchBackend().from_numpy(x)
+""",
+    "main.py": """
+import numpy as np
+import torch
+from core import product, to_tensor
+
+for _ in range(10):
+    product(torch.ones(3).shape)
+    to_tensor(np.ones(3))
+""",
+}
+
+
+def test_code_both_frameworks_share_gets_hy006():
+    """einops 0.8.2's `_product` (its module imports none, and reaches both frameworks) and
+    `TorchBackend.from_numpy` (its module imports both, it names neither): a tf.function
+    there imports TensorFlow into PyTorch users' code and ties the other framework's values
+    to it (measured: `test_a_tf_function_around_code_pytorch_shares_breaks_its_pytorch_callers`)."""
+    verdicts = analyse(SHARED_CORE)
+    for key in ("core.py::product", "core.py::to_tensor", "backends.py::TorchBackend.from_numpy"):
+        codes = [f.code for f in verdicts[key].findings]
+        assert "HY006" in codes, (key, codes)
+        assert not verdicts[key].passes, key
+    # a function naming one framework in the module of both is that framework's code
+    assert "HY006" not in [f.code for f in verdicts["backends.py::tf_scaled"].findings]
+
+
+SHARED_CODE_MEASURED = """
+import torch
+
+
+def product(sequence):
+    result = 1
+    for element in sequence:
+        result *= element
+    return result
+
+
+class TorchBackend:
+    def __init__(self):
+        self.torch = torch
+
+    def from_numpy(self, x):
+        return self.torch.from_numpy(x) * 2.0
+"""
+
+
+@pytest.mark.tensorflow
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(
+    importlib.util.find_spec("tensorflow") is None or importlib.util.find_spec("torch") is None,
+    reason="TensorFlow or PyTorch absent",
+)
+def test_a_tf_function_around_code_pytorch_shares_breaks_its_pytorch_callers(tmp_path, monkeypatch):
+    """Measured (TF 2.21, torch 2.13): the shape product a PyTorch caller gets is a
+    tf.Tensor once traced, not an int; the PyTorch backend's `from_numpy` fails, the NumPy
+    array reaching it as a TensorFlow tensor."""
+    import numpy as np
+    import tensorflow as tf
+    import torch
+
+    (tmp_path / "shared_code_measured.py").write_text(SHARED_CODE_MEASURED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("shared_code_measured")
+    size = torch.ones(2, 3).shape
+    assert module.product(size) == 6 and isinstance(module.product(size), int)
+    traced = tf.function(module.product)(size)
+    assert isinstance(traced, tf.Tensor) and not isinstance(traced, int)
+    backend = module.TorchBackend()
+    assert torch.equal(backend.from_numpy(np.ones(3)), torch.full((3,), 2.0, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"expected np\.ndarray"):
+        tf.function(backend.from_numpy)(np.ones(3))
 
 
 TF_STEP = """

@@ -16,9 +16,13 @@ class NotTensorflowCode(Check):
     branches on
     `keras.backend.backend()` (or `keras.config.backend()`) against another backend
     ("jax", "torch", ...) with `==` or `!=`, itself or at its module's top level; or only
-    such functions call it. A module
-    that imports neither TensorFlow nor Keras gets no verdict at all: it is not TensorFlow
-    code.
+    such functions call it. Also code TensorFlow and PyTorch share: a function of a module
+    that imports no framework while modules of both import it (directly or through other such
+    modules), or that imports modules of both (the core of a multi-framework library:
+    einops' `einops.py`), or a function naming neither framework in a module importing both
+    (einops' backend classes, each importing its framework when made). A module that imports
+    neither TensorFlow nor Keras and reaches neither gets no verdict at all: it is not
+    TensorFlow code.
 
     Why it matters in graph mode
     ----------------------------
@@ -28,6 +32,11 @@ class NotTensorflowCode(Check):
     tensors (or fails on them), and a branch for another backend is decided once, at trace
     time. The code stops being portable, and under the TensorFlow backend Keras already
     compiles what it runs in `fit` (`jit_compile`, `tf.function` of its own train step).
+    Code PyTorch shares is PyTorch's too: the decorator makes its module import TensorFlow,
+    which a PyTorch-only user lacks (einops 0.8.2's whole test suite failed to import), and
+    where both are installed it turns a shape product into a tf.Tensor and hands the PyTorch
+    backend's `torch.from_numpy` a TensorFlow tensor, which it refuses (measured, TF 2.21 and
+    torch 2.13: tests/analyzer/test_framework_wiring.py).
 
     Example
     -------

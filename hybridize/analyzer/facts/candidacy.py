@@ -500,6 +500,14 @@ class Candidacy:
                 "TensorFlow",
                 _is_backend_agnostic,
             )
+        if self.index.is_shared_code(key):
+            return (
+                "code TensorFlow and PyTorch share (its module imports neither and modules of "
+                "both import it, or it imports both and this function names neither): its "
+                "values may be either framework's, and a tf.function would tie it to "
+                "TensorFlow",
+                _is_backend_agnostic,
+            )
         if self._branches_on_backend(key):
             return (
                 "branches on the Keras backend (`keras.backend.backend()`): multi-backend "

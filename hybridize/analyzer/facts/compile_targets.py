@@ -15,6 +15,10 @@ A module's compile target is therefore, in this order:
 4. else the framework the project's modules import (a PyTorch project's stand-alone helper);
 5. else, in a project naming no framework at all, the default target (`DEFAULT_FRAMEWORK`).
 
+A module importing no framework whose step 2 or 3 finds several is `shared` by them: HY006
+keeps its functions as they are (a decorator of either framework would tie the other's
+callers to it, and make the module import it).
+
 Only imports decide (no call graph): the facts that the rules compute depend on the answer,
 so it is known before them, and it changes only when an import does (`module_interface`).
 """
@@ -31,6 +35,7 @@ from hybridize.analyzer.frameworks.framework import (
     Framework,
     first_framework,
     framework_of_imports,
+    frameworks_using,
 )
 
 Value = TypeVar("Value")
@@ -101,6 +106,11 @@ class CompileTargets:
     imports (`reaching_roots`): the modules with verdicts, and whether TensorFlow or Keras."""
     frameworks: dict[str, Framework]
     """Each module's compile target."""
+    shared: frozenset[str] = frozenset()
+    """Modules importing no framework whose target steps 2 or 3 chose among several
+    frameworks (TensorFlow by precedence): the framework-neutral core of a multi-framework
+    library, which TensorFlow and PyTorch modules import alike (einops 0.8.2's `einops.py`,
+    imported by its PyTorch and its TensorFlow layers)."""
 
     def framework(self, relpath: str) -> Framework:
         """The compile target of a module's functions (`DEFAULT_FRAMEWORK` for a module the
@@ -124,7 +134,9 @@ def compile_targets(imports: Mapping[str, Collection[ModuleImport]]) -> CompileT
             for target in imp.loads:
                 if relpath not in itself:
                     importers.setdefault(target, set()).add(relpath)
-    below = _propagate({r: {f} for r, f in itself.items()}, importers)
+    # (each module importing a framework carries every framework it imports: a module shared
+    # by several is found; the first of them stays the target)
+    below = _propagate({r: set(frameworks_using(own[r])) for r in itself}, importers)
     known = {r: f for r in imports if (f := itself.get(r) or first_framework(below.get(r, ())))}
     # Down: what the modules with a target import, and the modules those import in turn, up
     # to the next module with a target.
@@ -132,12 +144,22 @@ def compile_targets(imports: Mapping[str, Collection[ModuleImport]]) -> CompileT
         relpath: {m for imp in loaded for m in imp.loads if m not in known}
         for relpath, loaded in imports.items()
     }
-    by_importers = _propagate({r: {f} for r, f in known.items()}, imported)
+    # (a module importing none carries down every framework it was found under: the modules
+    # only a shared one imports are shared too)
+    by_importers = _propagate(
+        {r: set(frameworks_using(own[r])) if r in itself else below[r] for r in known}, imported
+    )
     project = framework_of_imports(set().union(*own.values())) or DEFAULT_FRAMEWORK
+    shared = frozenset(
+        relpath
+        for relpath in imports
+        if relpath not in itself and len(below.get(relpath) or by_importers.get(relpath) or ()) > 1
+    )
     return CompileTargets(
         reaching,
         {
             relpath: known.get(relpath) or first_framework(by_importers.get(relpath, ())) or project
             for relpath in imports
         },
+        shared,
     )

@@ -788,10 +788,28 @@ class ProjectIndex:
         self._module_frameworks_cache[relpath] = found
         return found
 
+    def is_shared_code(self, key: FunctionKey) -> bool:
+        """Whether the function is code several frameworks share, which no one framework's
+        decorator fits: its module imports none and modules of several import it (or it
+        imports theirs: `CompileTargets.shared`), or its module imports several and the
+        function's code names none of them (einops 0.8.2's `TorchBackend.from_numpy`, in
+        the module holding every framework's backend class, each importing its framework
+        when made)."""
+        relpath = key.file
+        if relpath in self.compile_targets().shared:
+            return True
+        return self.mixes_frameworks(relpath) and not self._used_frameworks(relpath, key)
+
     def _used_framework(self, relpath: str, key: FunctionKey) -> Framework | None:
         """The one framework whose names the function's code refers to (`torch.relu`, `tf.`
         anything, a name imported from either), its enclosing functions' included (a nested
         helper of a PyTorch function is PyTorch code); None when it names none or several."""
+        used = self._used_frameworks(relpath, key)
+        return next(iter(used)) if len(used) == 1 else None
+
+    def _used_frameworks(self, relpath: str, key: FunctionKey) -> set[Framework]:
+        """The frameworks whose names the function's code refers to, or else its nearest
+        enclosing function's that names any (`_used_framework`)."""
         used: set[Framework] = set()
         qualname: str | None = key.qualname
         while qualname is not None and not used:
@@ -805,7 +823,7 @@ class ProjectIndex:
                     root = ref[1].split(".", 1)[0]
                     used.update(frameworks_using((root,)))
             qualname = fn.parent_qualname
-        return next(iter(used)) if len(used) == 1 else None
+        return used
 
     def is_layer_call(self, key: FunctionKey) -> bool:
         """The method that calling an instance of its (framework layer) class runs: a Keras
