@@ -57,6 +57,7 @@ from hybridize.analyzer.frameworks.framework import (
     FRONT_ENDS,
     FRONTED,
     GRAPH_MODE_SWITCHES,
+    TENSORFLOW,
     Framework,
     legacy_only_name,
 )
@@ -131,6 +132,13 @@ AGNOSTIC_CALLERS_ONLY = (
 )
 """HY006 (TensorFlow's alone: Keras is the front end only `TENSORFLOW` has) for a helper
 that only backend-agnostic code calls."""
+SHARED = (
+    "code TensorFlow and PyTorch share (its module imports neither and modules of both "
+    "reach it, or it imports both and this function names neither): its values may be "
+    "either framework's, and a tf.function would tie it to TensorFlow"
+)
+"""HY006 for code judged as TensorFlow's by precedence alone (`ProjectIndex.is_shared_code`):
+a PyTorch function of such code keeps its verdict (HY006 is TensorFlow's alone)."""
 LEGACY_GRAPH_CODE = (
     "builds or runs a TensorFlow 1 graph (placeholders, sessions, variable "
     "scopes, graph collections): it fails inside a tf.function"
@@ -337,7 +345,9 @@ class Candidacy:
         callees TF1 code: module-level code calls everything."""
         agnostic = {k: reason for k in keys if (reason := self._backend_agnostic(k)) is not None}
         self.agnostic = dict(agnostic)
-        functions = {k for k in agnostic if not k.is_module_code}
+        # Keras 3 code only: a helper only code both frameworks share calls may be either's
+        # own code (Keras' TensorFlow backend functions, called through its dispatching ops)
+        functions = {k for k, (m, _) in agnostic.items() if not k.is_module_code and m != SHARED}
         self.agnostic_walk = self._called_only_from(functions, keys, known[1])
         for k in self.agnostic_walk - set(agnostic):
             self.agnostic[k] = (AGNOSTIC_CALLERS_ONLY, _is_backend_agnostic)
@@ -500,14 +510,8 @@ class Candidacy:
                 "TensorFlow",
                 _is_backend_agnostic,
             )
-        if self.index.is_shared_code(key):
-            return (
-                "code TensorFlow and PyTorch share (its module imports neither and modules of "
-                "both import it, or it imports both and this function names neither): its "
-                "values may be either framework's, and a tf.function would tie it to "
-                "TensorFlow",
-                _is_backend_agnostic,
-            )
+        if self.framework(key) is TENSORFLOW and self.index.is_shared_code(key):
+            return (SHARED, _is_backend_agnostic)
         if self._branches_on_backend(key):
             return (
                 "branches on the Keras backend (`keras.backend.backend()`): multi-backend "
