@@ -17,6 +17,11 @@ class HasTensorParameterIteration(Check):
     A `for` statement whose iterable is a parameter that receives a tensor (directly or
     through a local variable bound to it, or wrapped in `enumerate`). Loops over
     `tf.range(...)`, over Python ranges and over lists of tensors are not affected. Also a
+    parameter a caller passes a NumPy array, whatever the other callers pass: `tf.function`
+    converts an array argument to a tensor (m3gnet 0.2.4's `_block_repeat`, `for i, b in
+    enumerate(block_size)` with `2 * np.arange(max_l) + 1`: eager fine, compiled
+    "OperatorNotAllowedInGraphError"; a list of Python ints stays Python; measured, TF 2.21,
+    tests/analyzer/test_m3gnet_rules_measured.py). Also a
     tensor handed to an op in place of the list of tensors it takes, which the op iterates
     eagerly (`tf.strings.join(tf.gather(words, ids), " ")`, `tf.add_n(t)`,
     `tf.dynamic_stitch`, `tf.identity_n`: `Framework.list_inputs`; `tf.concat` and `tf.stack`

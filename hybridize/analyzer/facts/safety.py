@@ -619,7 +619,8 @@ def _unwrap_iteration(ctx: SafetyScan, sym: Sym) -> Sym:
 
 
 def _is_tensor_param(ctx: SafetyScan, sym: Sym) -> bool:
-    return any(kind_of(a) in ("tensor", "variable") for a in ctx.evaluator.eval(sym))
+    """A tensor, or a NumPy array, which `tf.function` takes as a tensor."""
+    return any(kind_of(a) in ("tensor", "variable", "numpy") for a in ctx.evaluator.eval(sym))
 
 
 def _deferred_calls_of(ctx: SafetyScan, receiver: Sym) -> Span | None:
@@ -660,6 +661,18 @@ def tensor_parameter_iteration(ctx: SafetyScan) -> list[Evidence]:
                     Evidence(
                         f"iterates over the tensor parameter `{name}` in Python; "
                         "in a graph this unrolls or fails",
+                        loop.span,
+                    )
+                )
+            # A NumPy array a caller passes is a tensor inside `tf.function` (arrays are
+            # converted at the boundary, not keyed as Python values): that call iterates a
+            # symbolic tensor, whatever the other callers pass (m3gnet's `_block_repeat`).
+            elif any(kind_of(a) == "numpy" for a in known):
+                found.append(
+                    Evidence(
+                        f"iterates over `{name}` in Python, which a caller passes a NumPy "
+                        "array: compiled, the array arrives as a tensor, and in a graph "
+                        "iterating it unrolls or fails",
                         loop.span,
                     )
                 )
