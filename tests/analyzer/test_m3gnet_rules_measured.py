@@ -82,14 +82,12 @@ def block_repeat(array, block_size, repeats):
     return tf.gather(array, tf.concat(indices, axis=0), axis=1)
 
 
-def listed_blocks(array, block_size, repeats):
-    col_index = tf.range(tf.shape(array)[1])
-    indices = []
-    start = 0
-    for i, b in enumerate(block_size):
-        indices.append(tf.tile(col_index[start : start + b], [repeats[i]]))
+def listed_blocks(array, block_size):
+    indices, start = [], 0
+    for b in block_size:
+        indices.append(tf.range(start, start + b))
         start += b
-    return tf.gather(array, tf.concat(indices, axis=0), axis=1)
+    return tf.gather(array, tf.concat(indices, 0), axis=1)
 
 
 def combine(shf, max_n, max_l, use_phi):
@@ -103,7 +101,7 @@ def combine(shf, max_n, max_l, use_phi):
 def run():
     combine(tf.ones((2, 9)), 3, 3, True)
     combine(tf.ones((2, 3)), 3, 3, False)
-    listed_blocks(tf.ones((2, 3)), [1, 1, 1], [3, 3, 3])
+    listed_blocks(tf.ones((2, 3)), [1, 1, 1])
 
 
 run()
