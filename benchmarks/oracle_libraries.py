@@ -1371,7 +1371,7 @@ LIBRARIES: dict[str, Library] = {
             # expressions printed to TF), Gaussian and polynomial envelopes, two- and
             # three-body interaction layers, gated MLPs, atom/bond/state updates, segment
             # aggregations and readouts, the M3GNet model, its energy/force/stress potential
-            # (GradientTape) and trainers: 5.4k lines. Its 16 test files live in the wheel
+            # (GradientTape) and trainers: 5.4k lines. Its 18 test files live in the wheel
             # (`tests/` folders beside the modules); test_model downloads the pretrained
             # potential and fails here before any rewrite. Held out: judged only when a
             # change is done (added 2026-12-07, seventeenth session, never run before).
