@@ -1,0 +1,218 @@
+"""HY445: a compiled method called on an instance made in place, measured again.
+
+`tf.function` binds a method to its instance through a weak reference (TF 2.21:
+`Function.__get__` caches one bound copy per instance in a weak-keyed cache, whose
+`TfMethodTarget` holds `weakref.ref(instance)`): `C().m(x)` frees the temporary before the
+call runs, and the traced body sees `self` None. `torch.compile` of a method gives a plain
+function, bound strongly by Python: every form works there. The analysis tests read the
+verdicts of the same forms.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from facts_helpers import analyse, run_probe
+
+FORMS = """
+import functools
+
+def statement():
+    C().m(x)
+    return "ok"
+
+def argument():
+    return str(float(C().m(x)) + 0)
+
+def returned():
+    return C().m(x)
+
+def partial():
+    return functools.partial(C().m)(x)
+
+def bound():
+    f = C().m
+    return f(x)
+
+def held():
+    c = C()
+    return c.m(x)
+
+def sub_module():
+    return M().m(x)
+
+def layer_call():
+    return L()(x)
+
+def layer_method():
+    return L().m(x)
+
+def run(name, thunk):
+    try:
+        thunk()
+        print(name, "ok")
+    except Exception as error:
+        print(name, type(error).__name__)
+
+for name in ("statement", "argument", "returned", "partial", "bound", "held"):
+    run(name, globals()[name])
+for name in ("sub_module", "layer_call", "layer_method"):
+    if "M" in globals():
+        run(name, globals()[name])
+"""
+
+TF_PROBE = (
+    """
+import tensorflow as tf
+
+x = tf.constant(1.0)
+
+class C:
+    def __init__(self):
+        self.k = 2.0
+
+    @tf.function
+    def m(self, x):
+        return x * self.k
+
+class M(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.k = 2.0
+
+    @tf.function
+    def m(self, x):
+        return x * self.k
+
+class L(tf.keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.k = 2.0
+
+    @tf.function
+    def call(self, x):
+        return x * self.k
+
+    @tf.function
+    def m(self, x):
+        return x * self.k
+"""
+    + FORMS
+)
+
+TORCH_PROBE = (
+    """
+import torch
+
+x = torch.tensor(1.0)
+
+class C:
+    def __init__(self):
+        self.k = 2.0
+
+    @torch.compile(backend="eager")
+    def m(self, x):
+        return x * self.k
+"""
+    + FORMS
+)
+
+TEMPORARY_FORMS = ("statement", "argument", "returned", "partial", "bound")
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_tf_function_methods_lose_a_temporary_instance() -> None:
+    measured = run_probe(TF_PROBE)
+    for form in TEMPORARY_FORMS:
+        assert measured[form] == "AttributeError", (form, measured)
+    assert measured["sub_module"] == "AttributeError", measured
+    assert measured["held"] == "ok", measured
+    assert measured["layer_call"] == "ok", measured
+    assert measured["layer_method"] == "ok", measured
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_torch_compile_methods_keep_a_temporary_instance() -> None:
+    measured = run_probe(TORCH_PROBE)
+    for form in (*TEMPORARY_FORMS, "held"):
+        assert measured[form] == "ok", (form, measured)
+
+
+CALLERS = """
+import functools
+import tensorflow as tf
+
+
+class Scaler:
+    def __init__(self, k=2.0):
+        self.k = k
+
+    def apply(self, x):
+        return tf.reduce_sum(x * self.k)
+
+    def held(self, x):
+        return tf.reduce_sum(x * self.k)
+
+    def other(self, x):
+        return tf.reduce_sum(x + self.k)
+
+
+class Doubler(Scaler):
+    pass
+
+
+class Layer(tf.keras.layers.Layer):
+    def scale(self, x):
+        return tf.reduce_sum(x * 2.0)
+
+
+def temporary(x):
+    return Scaler(2.0).apply(x)
+
+
+def through_partial(x):
+    return functools.partial(Doubler().other)(x)
+
+
+def local(x):
+    s = Scaler()
+    return s.held(x)
+
+
+def layer(x):
+    return Layer().scale(x)
+
+
+for _ in range(50):
+    temporary(tf.ones([3]))
+    through_partial(tf.ones([3]))
+    local(tf.ones([3]))
+    layer(tf.ones([3]))
+"""
+
+
+def test_hy445_claims_methods_read_on_temporaries_only() -> None:
+    verdicts = analyse(CALLERS)
+    codes = {name: {f.code for f in v.findings} for name, v in verdicts.items()}
+    assert "HY445" in codes["Scaler.apply"], codes
+    assert "HY445" in codes["Scaler.other"], codes  # inherited, through functools.partial
+    assert "HY445" not in codes["Scaler.held"], codes
+    assert "HY445" not in codes["Layer.scale"], codes
+    assert "HY445" not in codes["temporary"], codes  # the caller compiled is fine
+
+
+def test_hy445_is_not_reported_for_torch() -> None:
+    source = CALLERS.replace("import tensorflow as tf", "import torch").replace(
+        "tf.reduce_sum", "torch.sum"
+    )
+    source = source.replace("tf.keras.layers.Layer", "torch.nn.Module").replace(
+        "tf.ones([3])", "torch.ones(3)"
+    )
+    verdicts = analyse(source)
+    assert "Scaler.apply" in verdicts, sorted(verdicts)
+    assert all("HY445" not in {f.code for f in v.findings} for v in verdicts.values()), {
+        n: [f.code for f in v.findings] for n, v in verdicts.items()
+    }
