@@ -1,4 +1,6 @@
-"""HY443: a `try` around a torch operation whose error the handler catches to take another path.
+"""HY443: a `try` around a torch operation whose error the handler catches to take another path
+(TensorFlow's form: test_tensorflow_kernel_errors_caught_are_reported, measured in
+test_hy443_tensorflow_measured.py).
 
 Dynamo runs the operations on fake tensors while it traces; an operation's error (a shape that
 does not fit) is raised from the tracer, out of `torch.compile`, and the handler never runs. An
@@ -142,7 +144,10 @@ def test_the_finding_names_the_operation_the_handler_and_the_callee() -> None:
     assert "`torch.matmul`" in message and "`RuntimeError`" in message
 
 
-def test_tensorflow_code_is_not_reported() -> None:
+def test_tensorflow_kernel_errors_caught_are_reported() -> None:
+    """TensorFlow: a handler of a kernel's error (`InvalidArgumentError`, `OpError`,
+    `Exception`) around an op on a tensor; not a handler of `ValueError` alone (no kernel error),
+    nor one around Python work (test_hy443_tensorflow_measured.py measures the forms)."""
     source = """
     import tensorflow as tf
 
@@ -154,9 +159,40 @@ def test_tensorflow_code_is_not_reported() -> None:
             return x
 
 
+    def g(x):
+        try:
+            tf.debugging.assert_positive(x)
+            return x
+        except tf.errors.OpError:
+            return -x
+
+
+    def value_error_only(x):
+        try:
+            return tf.matmul(x, x)
+        except ValueError:
+            return x
+
+
+    def python_work(x, table):
+        try:
+            scale = table["unit"]
+        except Exception:
+            scale = 0.5
+        return x * scale
+
+
     f(tf.ones((2, 3)))
+    g(tf.ones((2, 3)))
+    value_error_only(tf.ones((2, 3)))
+    python_work(tf.ones((2, 3)), {"unit": 1.0})
     """
-    assert verdict(source, "f").fact(FACT) in (False, None)
+    assert verdict(source, "f").fact(FACT) is True
+    (message,) = finding_messages(source, "g", "HY443")
+    assert "`tf.debugging.assert_positive`" in message and "`OpError`" in message
+    assert "when the graph runs" in message
+    assert verdict(source, "value_error_only").fact(FACT) in (False, None)
+    assert verdict(source, "python_work").fact(FACT) in (False, None)
 
 
 MEASURE = """

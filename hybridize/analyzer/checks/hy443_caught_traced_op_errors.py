@@ -1,4 +1,5 @@
-"""HY443 catches_traced_op_errors: a `try` around a torch op whose error torch.compile raises."""
+"""HY443 catches_traced_op_errors: a `try` around a framework op whose error compiled code
+raises elsewhere."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from hybridize.analyzer.checks import TORCH_ONLY, Check
+from hybridize.analyzer.checks import TENSORFLOW_AND_TORCH, Check
 from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
@@ -15,6 +16,7 @@ from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.values import is_seq_atom, is_tensor_atom, is_tup_atom
 from hybridize.analyzer.frameworks import written_name
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.hooks import SummaryContext, SummaryHook
 from hybridize.model import Finding, Span, fast_pickling
 
@@ -22,15 +24,16 @@ if TYPE_CHECKING:
     from hybridize.analyzer.checks.context import CheckContext
     from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
     from hybridize.analyzer.facts.resolve import ProjectIndex
+    from hybridize.analyzer.frameworks.framework import Framework
     from hybridize.analyzer.summaries.ir import Sym
     from hybridize.analyzer.summaries.keys import FunctionKey
 
-CAUGHT_OP_ERRORS = frozenset(
-    {"IndexError", "LookupError", "RuntimeError", "ValueError", "Exception", "BaseException"}
-)
-"""Handlers that catch what a torch op raises on shapes that do not fit (`IndexError` of
-indexing, `RuntimeError` of `matmul`/`reshape`/`cat`, `ValueError` of some functional ops),
-by the name written (a bare `except:` counts too)."""
+CAUGHT_OP_ERRORS: frozenset[str] = frozenset().union(*(f.caught_op_errors for f in FRAMEWORKS))
+"""The handlers any framework's operations' errors are caught by (`Framework.caught_op_errors`),
+by the name written: the `try` statements recorded (a bare `except:` too)."""
+
+BARE = ""
+"""A bare `except:` among a region's caught names."""
 
 
 _TRY_STAR: tuple[type[ast.stmt], ...] = (ast.TryStar,) if hasattr(ast, "TryStar") else ()
@@ -44,7 +47,9 @@ class GuardedRegion:
 
     body: Span
     """From the body's first statement to the end of its last."""
-    caught: str
+    caught: tuple[str, ...]
+    """The names its handlers catch that some framework's operations raise, as written
+    (`BARE` for a bare `except:`)."""
     span: Span
 
     def holds(self, line: int) -> bool:
@@ -62,17 +67,22 @@ class GuardedOperation:
     span: Span
 
 
-def _caught(handler: ast.ExceptHandler) -> str | None:
-    """The exception a handler catches that a torch op may raise, as written; None when it
-    catches none of them."""
+def _caught(handler: ast.ExceptHandler) -> tuple[str, ...]:
+    """The exceptions a handler catches that some framework's operations raise, by the last
+    name written (`BARE` for a bare `except:`)."""
     if handler.type is None:
-        return "bare `except`"
+        return (BARE,)
     names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    found: list[str] = []
     for name in names:
         written = name.id if isinstance(name, ast.Name) else getattr(name, "attr", None)
         if written in CAUGHT_OP_ERRORS:
-            return f"`{written}`"
-    return None
+            found.append(written)
+    return tuple(found)
+
+
+def _in_words(caught: str) -> str:
+    return "bare `except`" if caught == BARE else f"`{caught}`"
 
 
 def _span(node: ast.stmt | ast.expr, last: ast.stmt | ast.expr | None = None) -> Span:
@@ -82,13 +92,13 @@ def _span(node: ast.stmt | ast.expr, last: ast.stmt | ast.expr | None = None) ->
 
 
 def _guarded(node: ast.AST, context: SummaryContext) -> Iterator[GuardedRegion | GuardedOperation]:
-    """A `try` statement whose handlers catch a torch op's error (visited once walked): its
+    """A `try` statement whose handlers catch a framework op's error (visited once walked): its
     body, then the indexing reads and matrix products in the body with the values the walk
     gave their operands (not those of functions and classes defined there: their own code).
     Only `try` statements are visited: most functions have none, and pay nothing."""
     stmt = cast(ast.Try, node)
-    caught = next((c for h in stmt.handlers if (c := _caught(h)) is not None), None)
-    if caught is None or not stmt.body:
+    caught = tuple(dict.fromkeys(c for h in stmt.handlers for c in _caught(h)))
+    if not caught or not stmt.body:
         return
     yield GuardedRegion(_span(stmt.body[0], stmt.body[-1]), caught, _span(stmt))
     stack: list[ast.AST] = list(stmt.body)
@@ -105,7 +115,7 @@ def _guarded(node: ast.AST, context: SummaryContext) -> Iterator[GuardedRegion |
 
 
 class CatchesTracedOpErrors(Check):
-    """Catches the error of a torch operation on a traced tensor, to take another path.
+    """Catches the error of a framework operation on a traced tensor, to take another path.
 
     What it detects
     ---------------
@@ -148,29 +158,43 @@ class CatchesTracedOpErrors(Check):
 
     Under tf.function
     -----------------
-    Not reported. TensorFlow checks static shapes in Python while the function traces: a
-    mismatched `tf.matmul` under `except ValueError` raises there, the handler runs and the
-    graph holds its path (measured, TF 2.21: the same result as eagerly). Where the shapes are
-    left unknown (an `input_signature` with `None` axes, `reduce_retracing` after a retrace)
-    the kernel raises at run time, out of the graph, and the handler does not run either
-    (measured: `InvalidArgumentError`); that form is not covered yet.
+    The same `try` around a TensorFlow operation on a tensor -- an indexing, a `@`, a
+    function given a tensor and more (`tf.gather(x, i)`, `tf.reshape(x, [3, -1])`), a check
+    of a tensor's values given one (`tf.debugging.assert_positive(x)`, `tf.ensure_shape`) --
+    whose handler catches what a kernel raises: `tf.errors.InvalidArgumentError`, `OpError`
+    or another of its subclasses, `Exception`, `BaseException`, a bare `except:`. Eagerly the
+    kernel raises at the call, inside the `try`. Traced, the statement only adds the op to the
+    graph; the kernel runs when the graph runs, after the `try` was traced, and its error
+    leaves the compiled call (measured, TF 2.21: `tf.gather` out of range, `x[i]` with a
+    tensor index, `tf.debugging.assert_positive`, `a @ b` and `tf.reshape` with shapes unknown
+    at trace time all return the handler's value eagerly and raise `InvalidArgumentError`
+    compiled). Where the shapes are known at trace time shape inference raises while tracing
+    (a `ValueError`), which a handler of `ValueError` catches (measured: the same result as
+    eagerly); the analysis cannot tell which shapes come (an `input_signature` with `None`
+    axes, `reduce_retracing` after a retrace), so the kernel's handler is what it reads. A
+    handler of `ValueError`, `IndexError` or `RuntimeError` alone catches no kernel error
+    and is not reported for TensorFlow.
     """
 
     code = "HY443"
-    frameworks = TORCH_ONLY
+    frameworks = TENSORFLOW_AND_TORCH
     name = "catches_traced_op_errors"
     severity = "error"
     summary = (
-        "Catches the error of a torch operation on a tensor in a `try` statement: compiled, "
-        "the tracer raises it and the handler never runs."
+        "Catches the error of a framework operation on a tensor in a `try` statement: "
+        "compiled, it is raised outside the `try` (while tracing, or when the graph runs) and "
+        "the handler never runs."
     )
-    unblock = "test the shape (`if x.dim() < 3:`) instead of catching the operation's error"
+    unblock = (
+        "test the shape or the values (`if x.dim() < 3:`) instead of catching the operation's error"
+    )
     fact = "catches_traced_op_errors"
     fact_meaning = (
-        "(PyTorch) a `try` whose body runs a torch operation on a tensor (indexing, `@`, "
-        "`torch.cat`, `x.reshape`...) and whose handler catches its error (`IndexError`, "
-        "`RuntimeError`, `Exception`, bare...): Dynamo raises it from fake tensors at trace "
-        "time, out of the compiled call"
+        "a `try` whose body runs a framework operation on a tensor (indexing, `@`, "
+        "`torch.cat`, `tf.gather`, `tf.debugging.assert_*`...) and whose handler catches its "
+        "error (`IndexError`, `RuntimeError`, `InvalidArgumentError`, `Exception`, bare...): "
+        "Dynamo raises it from fake tensors at trace time, TensorFlow's kernel when the graph "
+        "runs, out of the `try` in both"
     )
     decision_order = 157
     summary_hook = SummaryHook((ast.Try, *_TRY_STAR), _guarded)
@@ -187,24 +211,31 @@ class CatchesTracedOpErrors(Check):
 def caught_traced_op_errors(
     index: ProjectIndex, facts: TensorFacts, key: FunctionKey
 ) -> list[Evidence]:
-    """The first torch operation on a tensor inside a guarded `try`, in the function or in a
-    project function traced with it (`traced_with`), as evidence."""
+    """The first framework operation on a tensor inside a `try` whose handler catches its
+    error, in the function or in a project function traced with it (`traced_with`), as
+    evidence."""
     for reader, via, entry in traced_with(index, facts, key):
-        if index.function_framework(reader).name not in CatchesTracedOpErrors.frameworks:
-            continue  # another backend's code (Keras' TensorFlow backend): not Dynamo's
+        framework = index.function_framework(reader)
+        if framework.name not in CatchesTracedOpErrors.frameworks:
+            continue
         recorded = CatchesTracedOpErrors.summary_facts(index.function(reader))
-        regions = [r for r in recorded if isinstance(r, GuardedRegion)]
+        regions = [
+            r
+            for r in recorded
+            if isinstance(r, GuardedRegion)
+            and any(c == BARE or c in framework.caught_op_errors for c in r.caught)
+        ]
         if not regions:
             continue
-        found = _first_guarded(index, facts, reader, regions, recorded)
+        found = _first_guarded(index, facts, reader, regions, recorded, framework)
         if found is None:
             continue
         what, region, at = found
+        caught = next(c for c in region.caught if c == BARE or c in framework.caught_op_errors)
         where = "" if reader == key else f" (line {cited_line(reader.file, at.start_line)})"
         message = (
-            f"{via}{what}{where} in a `try` whose handler catches {region.caught}: compiled, "
-            "Dynamo raises the operation's error while it traces, out of the compiled call, "
-            "and the handler never runs"
+            f"{via}{what}{where} in a `try` whose handler catches {_in_words(caught)}: "
+            f"compiled, {framework.op_error_escape}"
         )
         return [Evidence(message, at if reader == key else entry)]
     return []
@@ -216,9 +247,10 @@ def _first_guarded(
     reader: FunctionKey,
     regions: list[GuardedRegion],
     recorded: Sequence[object],
+    framework: Framework,
 ) -> tuple[str, GuardedRegion, Span] | None:
-    """The first torch operation on a tensor in one of the regions: what it does in words,
-    the region, its statement."""
+    """The first framework operation on a tensor in one of the regions: what it does in
+    words, the region, its statement."""
     evaluator = get_evaluator(index, facts, reader)
 
     def region_of(line: int) -> GuardedRegion | None:
@@ -237,7 +269,7 @@ def _first_guarded(
     for resolved in facts.calls.get(reader, []):
         span = resolved.site.span
         region = region_of(span.start_line)
-        if region is not None and (name := _torch_operation(resolved)) is not None:
+        if region is not None and (name := _framework_operation(resolved, framework)) is not None:
             candidates.append((span.start_line, f"calls `{name}`", region, span))
     if not candidates:
         return None
@@ -245,21 +277,27 @@ def _first_guarded(
     return what, region, span
 
 
-def _torch_operation(resolved: ResolvedCall) -> str | None:
-    """The torch operation a call runs on a tensor that may fail on its shapes, by its
-    written name: a tensor method given arguments (`x.reshape(4, 4)`, `x.sum(dim=2)`), a torch
-    function given a tensor and more (`torch.matmul(a, b)`) or a sequence (`torch.cat([a,
-    b])`). None for any other call: one of a tensor alone (`x.sum()`, `torch.exp(x)`, `x.dim()`)
-    does not depend on shapes fitting."""
+def _framework_operation(resolved: ResolvedCall, framework: Framework) -> str | None:
+    """The framework operation a call runs on a tensor that may fail on its inputs, by its
+    written name: a tensor method given arguments (`x.reshape(4, 4)`, `x.sum(dim=2)`), a
+    framework function given a tensor and more (`torch.matmul(a, b)`, `tf.gather(x, i)`) or a
+    sequence (`torch.cat([a, b])`), or a check of a tensor's values given a tensor
+    (`tf.debugging.assert_positive(x)`). None for any other call: one of a tensor alone
+    (`x.sum()`, `torch.exp(x)`, `x.dim()`) does not depend on inputs fitting."""
     site = resolved.site
     given = len(site.args) + len(site.kwargs)
+    tensor_given = any(is_tensor_like(atom) for atoms in resolved.args for atom in atoms)
     for info in resolved.api:
-        if info.framework not in CatchesTracedOpErrors.frameworks or not info.tensor_op:
+        if info.framework != framework.name:
             continue
-        if info.name.startswith("torch.Tensor."):
+        if tensor_given and info.name.startswith(framework.value_checking_calls):
+            return written_name(info.name)
+        if not info.tensor_op:
+            continue
+        if framework.tensor_method_prefix and info.name.startswith(framework.tensor_method_prefix):
             if given:
                 return written_name(info.name)
-        elif any(is_tensor_like(atom) for atoms in resolved.args for atom in atoms) and (
+        elif tensor_given and (
             given > 1
             or any(is_seq_atom(a) or is_tup_atom(a) for atoms in resolved.args for a in atoms)
         ):

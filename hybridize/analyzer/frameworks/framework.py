@@ -310,6 +310,17 @@ class Framework:
     """Prefixes of the external base classes whose `__call__` runs methods of a project
     subclass the analysis cannot pin down: such an instance handed to a differentiating call
     stands for every project class of that base."""
+    caught_op_errors: frozenset[str] = frozenset()
+    """The exceptions, by the last name an `except` clause writes, that catch what the
+    framework's operations raise on inputs that do not fit (shapes, indexes, values), and
+    that its compiled code raises elsewhere than the eager call (HY443)."""
+    tensor_method_prefix: str = ""
+    """The canonical prefix of the tensor class's methods (`torch.Tensor.`)."""
+    value_checking_calls: tuple[str, ...] = ()
+    """Canonical names or prefixes of calls that check a tensor's values and raise when a
+    value fails (`tf.debugging.assert_positive`): given one tensor they may fail (HY443)."""
+    op_error_escape: str = ""
+    """Where a failing operation's error goes in compiled code, in words (HY443)."""
     value_reading_builtins: frozenset[str] = frozenset()
     """Builtins that need the Python value of a tensor argument, and so fail or leave compiled
     code where it is a tensor: `bool(t)`, `max(t, 1)` under AutoGraph, which raise;
@@ -719,6 +730,10 @@ TENSORFLOW = Framework(
     range_loop_break=tensorflow_rules.RANGE_LOOP_BREAK,
     range_comprehension_break=tensorflow_rules.RANGE_COMPREHENSION_BREAK,
     value_reading_builtins=tensorflow_rules.PYTHON_VALUE_BUILTINS,
+    caught_op_errors=tensorflow_rules.CAUGHT_OP_ERRORS,
+    tensor_method_prefix=tensorflow_rules.TENSOR_METHOD_PREFIX,
+    value_checking_calls=tensorflow_rules.VALUE_CHECKING_CALLS,
+    op_error_escape=tensorflow_rules.OP_ERROR_ESCAPE,
     value_read_failure=tensorflow_rules.PYTHON_VALUE_FAILURE,
     tensor_casts=tensorflow_rules.AUTOGRAPH_CASTS,
     tensor_len=tensorflow_rules.AUTOGRAPH_LEN,
@@ -822,6 +837,9 @@ TORCH = Framework(
     sparse_tensor_calls=torch_rules.SPARSE_TENSOR_CALLS,
     sparse_only_methods=torch_rules.SPARSE_ONLY_METHODS,
     value_reading_builtins=torch_rules.VALUE_READING_BUILTINS,
+    caught_op_errors=torch_rules.CAUGHT_OP_ERRORS,
+    tensor_method_prefix=torch_rules.TENSOR_METHOD_PREFIX,
+    op_error_escape=torch_rules.OP_ERROR_ESCAPE,
     value_read_failure=torch_rules.VALUE_READ_FAILURE,
     tensor_casts=torch_rules.TENSOR_CASTS,
     double_backward_calls=torch_rules.DOUBLE_BACKWARD_CALLS,

@@ -1545,3 +1545,43 @@ keyword of each such argument. `tf.concat`, `tf.stack`, `tf.meshgrid` and `tf.un
 a single tensor alike in both. Measured under TF 2.21 by
 tests/analyzer/test_seqio_rules_measured.py (seqio 0.0.20's `UnigramVocabulary._decode_tf`
 joins `tf.gather(...)`'s tensor)."""
+
+
+CAUGHT_OP_ERRORS = frozenset(
+    {
+        "OpError",
+        "InvalidArgumentError",
+        "OutOfRangeError",
+        "FailedPreconditionError",
+        "NotFoundError",
+        "ResourceExhaustedError",
+        "UnimplementedError",
+        "UnknownError",
+        "InternalError",
+        "Exception",
+        "BaseException",
+    }
+)
+"""Handlers that catch what a TensorFlow kernel raises on inputs that do not fit (an index out
+of range, a shape known only at run time, an assertion on values): `tf.errors.OpError` and its
+subclasses, by the last name written (a bare `except:` counts too). HY443: compiled, the kernel
+runs in the graph, after the `try` statement has run (measured on TF 2.21:
+tests/analyzer/test_hy443_caught_traced_op_errors_measured.py)."""
+TENSOR_METHOD_PREFIX = "tensorflow.Tensor."
+VALUE_CHECKING_CALLS = (
+    "tensorflow.debugging.assert_",
+    "tensorflow.debugging.check_numerics",
+    "tensorflow.assert_",
+    "tensorflow.compat.v1.assert_",
+    "tensorflow.compat.v1.debugging.assert_",
+    "tensorflow.ensure_shape",
+    "tensorflow.debugging.Assert",
+    "tensorflow.Assert",
+)
+"""Calls that check a tensor's values (or a shape known at run time only) and raise
+`InvalidArgumentError` when one fails: eagerly at the call, compiled when the graph runs."""
+OP_ERROR_ESCAPE = (
+    "the kernel raises when the graph runs, after the `try` statement was traced (where the "
+    "shapes are known at trace time, shape inference raises a `ValueError` there instead), and "
+    "the handler never runs"
+)

@@ -1104,3 +1104,17 @@ PYTHON_EFFECT_BEHAVIOURS: dict[str, Behaviour] = {
     "builtins.print": PRINT.with_(note=GRAPH_BREAK_CALLS["builtins.print"]),
     "logging.Logger.info": LOGGING.with_(note=GRAPH_BREAK_CALLS["logging.Logger.info"]),
 }
+
+
+CAUGHT_OP_ERRORS = frozenset(
+    {"IndexError", "LookupError", "RuntimeError", "ValueError", "Exception", "BaseException"}
+)
+"""Handlers that catch what a torch op raises on shapes that do not fit (`IndexError` of
+indexing, `RuntimeError` of `matmul`/`reshape`/`cat`, `ValueError` of some functional ops),
+by the name written (a bare `except:` counts too): HY443."""
+TENSOR_METHOD_PREFIX = "torch.Tensor."
+OP_ERROR_ESCAPE = (
+    "Dynamo raises the operation's error while it traces, out of the compiled call, and the "
+    "handler never runs"
+)
+"""HY443, measured on torch 2.13 (tests/analyzer/test_hy443_caught_traced_op_errors_measured.py)."""
