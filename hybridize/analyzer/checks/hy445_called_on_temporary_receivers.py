@@ -157,7 +157,7 @@ def temporary_receivers(
                 line = cited_line(reader.file, read.span.start_line)
                 return [
                     Evidence(
-                        f"{where} (line {line}) calls it on a `{class_key.qualname}` it "
+                        f"{where} (line {line}) calls it on an instance of `{class_key.qualname}` it "
                         "constructs in place and holds nowhere: tf.function binds the instance "
                         "by a weak reference, the temporary is freed before the compiled call "
                         "runs, and the body sees `self` None",
