@@ -216,3 +216,40 @@ def test_hy445_is_not_reported_for_torch() -> None:
     assert all("HY445" not in {f.code for f in v.findings} for v in verdicts.values()), {
         n: [f.code for f in v.findings] for n, v in verdicts.items()
     }
+
+
+SUPER_CALLS = """
+import tensorflow as tf
+
+
+class Base:
+    def __init__(self):
+        self.k = 2.0
+
+    def apply(self, x):
+        return tf.reduce_sum(x * self.k)
+
+
+class Sub(Base):
+    def apply(self, x):
+        return super().apply(x) + 1.0
+
+    def other(self, x):
+        return super(Sub, self).apply(x)
+
+
+for _ in range(60):
+    Sub().other(tf.ones([3]))
+    s = Sub()
+    s.apply(tf.ones([3]))
+"""
+
+
+def test_hy445_takes_no_super_call_for_a_temporary() -> None:
+    """`super().apply(x)` reads the method on a proxy of `self`, which the caller holds; the
+    module code's `Sub().other(...)` is a temporary."""
+    verdicts = analyse(SUPER_CALLS)
+    codes = {name: {f.code for f in v.findings} for name, v in verdicts.items()}
+    assert "HY445" not in codes["Base.apply"], codes
+    assert "HY445" not in codes["Sub.apply"], codes
+    assert "HY445" in codes["Sub.other"], codes
