@@ -612,3 +612,59 @@ def test_after_an_edit_the_scans_of_project_facts_look_only_at_what_it_replaced(
         assert looked_at and set(looked_at) == {relpath}, looked_at
         check(project, relpath)
     assert updates >= 5
+
+
+TEMPORARY_RECEIVER_CLASS = """\
+import tensorflow as tf
+
+
+class Scaler:
+    def __init__(self):
+        self.k = 2.0
+
+    def apply(self, x):
+        return tf.reduce_sum(x * self.k)
+"""
+
+TEMPORARY_RECEIVER_CALLER = """\
+import tensorflow as tf
+
+from scaler import Scaler
+
+
+def held(x):
+    s = Scaler()
+    return s.apply(x)
+
+
+for _ in range(60):
+    held(tf.ones((3,)))
+"""
+
+
+def test_an_edit_making_a_receiver_temporary_decides_the_method_again(tmp_path: Path) -> None:
+    """HY445 reads its callers' attribute reads on constructed objects: an edit of a caller in
+    another module (a held instance made a temporary, and back) or of the class (made a Keras
+    layer) gives the verdicts of a fresh analysis."""
+    (tmp_path / "scaler.py").write_text(TEMPORARY_RECEIVER_CLASS)
+    (tmp_path / "main.py").write_text(TEMPORARY_RECEIVER_CALLER)
+    project = Project.open(tmp_path, ProjectOptions(use_cache=False))
+    check(project, "opened")
+    temporary = TEMPORARY_RECEIVER_CALLER.replace(
+        "    s = Scaler()\n    return s.apply(x)", "    return Scaler().apply(x)"
+    )
+    project.update("main.py", temporary)
+    check(project, "made a temporary")
+    verdicts = {v.qualname: v for v in project.results().functions}
+    assert "HY445" in {f.code for f in verdicts["Scaler.apply"].findings}
+    layer = TEMPORARY_RECEIVER_CLASS.replace(
+        "class Scaler:", "class Scaler(tf.keras.layers.Layer):"
+    )
+    project.update("scaler.py", layer)
+    check(project, "a Keras layer")
+    project.update("scaler.py", TEMPORARY_RECEIVER_CLASS)
+    check(project, "a plain class again")
+    project.update("main.py", TEMPORARY_RECEIVER_CALLER)
+    check(project, "held again")
+    verdicts = {v.qualname: v for v in project.results().functions}
+    assert "HY445" not in {f.code for f in verdicts["Scaler.apply"].findings}
