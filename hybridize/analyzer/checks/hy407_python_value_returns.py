@@ -31,6 +31,10 @@ class HasPythonValueReturns(Check):
       `super().update_state(...)` in a project metric class; whole or anywhere in a returned
       tuple, list or dict (a list the body appends, extends or concatenates the ops to, or
       one a project function it calls returns: tensorflow-lattice's `assert_constraints`);
+    - such an object (of a plain project class, a Keras layer) built by calling the class an
+      instance has, `type(self)(...)` or `self.__class__(...)` (zfit's
+      `BinnedHolder.with_variances`), whole, in a returned tuple, list or dict, or through
+      the locals it is assigned to;
     - a TensorFlow Probability distribution, made in it or returned by a project function
       it calls (a Keras layer's `call` returning `(tfd.Normal(...), state)`), whole or in a
       returned tuple, list or dict: tf.function gives it back rebuilt from its type spec.

@@ -91,7 +91,7 @@ from hybridize.analyzer.facts.values import (
 from hybridize.analyzer.frameworks import lookup, written_name
 from hybridize.analyzer.frameworks.api_info import ApiInfo
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS, Framework, framework_of_api
-from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
+from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
     NONE,
@@ -276,6 +276,10 @@ def _unreturnable(
                 "returns a `tf.TensorShape`: tf.function cannot return one with an unknown "
                 "dimension (TypeError while tracing) and returns a known one as a tensor"
             )
+            return
+        own_class = _instance_of_own_class(index, fn, evaluator, sym)
+        if own_class is not None:
+            yield own_class
             return
         # Every reason is gathered and the first in sort order named: the atoms are a set,
         # whose order changes between runs.
@@ -556,6 +560,58 @@ def _iterator_kinds(atoms: Iterable[Atom], depth: int) -> set[str]:
             for part in atom[1]:
                 found |= _iterator_kinds(part, depth + 1)
     return found
+
+
+def _instance_of_own_class(
+    index: ProjectIndex, fn: FunctionSummary, evaluator: Evaluator, sym: Sym
+) -> str | None:
+    """Why a returned value is a new object of an instance's class, built by calling the class
+    the instance has (`type(self)(...)`, `self.__class__(...)`: zfit's
+    `BinnedHolder.with_variances`), when tf.function cannot return an instance of that class
+    (a plain project class, a Keras layer): whole, or in a returned tuple, list, dict or
+    conditional, or through the locals it is assigned to. The evaluator gives no class for
+    `type(x)`, so the instance would go unseen among the returned atoms."""
+
+    def follow(current: Sym) -> Iterable[Sym]:
+        if kind_of(current) in ("seq", "dict", "cond"):
+            return made_of(current)
+        return local_values(fn, current)
+
+    for value in walk_syms([sym], follow):
+        if not is_call(value):
+            continue
+        callee = fn.calls[value[1]].callee
+        instance: Sym | None = None
+        if is_attr(callee) and attr_name(callee) == "__class__":
+            instance, written = attr_base(callee), "`.__class__(...)`"
+        elif is_call(callee) and _calls_type(fn.calls[callee[1]], evaluator):
+            instance, written = fn.calls[callee[1]].args[0], "`type(...)(...)`"
+        if instance is None:
+            continue
+        whats = sorted(
+            what
+            for atom in evaluator.eval(instance)
+            if kind_of(atom) == "obj" and (what := _unreturnable_atom(index, atom)) is not None
+        )
+        if whats:
+            return (
+                f"returns {whats[0]}, built by calling an instance's class ({written}), "
+                "which tf.function cannot return (TypeError while tracing): only tensors, "
+                "None, composite tensors and structures of them"
+            )
+    return None
+
+
+def _calls_type(site: CallSite, evaluator: Evaluator) -> bool:
+    """Whether the call is `type(x)`: the builtin, given one argument."""
+    return (
+        len(site.args) == 1
+        and not site.kwargs
+        and any(
+            kind_of(atom) == "ext" and atom[1] == "builtins.type"
+            for atom in evaluator.eval(site.callee)
+        )
+    )
 
 
 def _constructs(sym: Sym, calls: dict[int, ResolvedCall], api: str) -> bool:
