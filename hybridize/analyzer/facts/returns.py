@@ -98,6 +98,7 @@ from hybridize.analyzer.summaries.syms import (
     SymKind,
     attr_base,
     attr_name,
+    call_index,
     call_sym,
     is_attr,
     is_call,
@@ -580,12 +581,12 @@ def _instance_of_own_class(
     for value in walk_syms([sym], follow):
         if not is_call(value):
             continue
-        callee = fn.calls[value[1]].callee
+        callee = fn.calls[call_index(value)].callee
         instance: Sym | None = None
         if is_attr(callee) and attr_name(callee) == "__class__":
             instance, written = attr_base(callee), "`.__class__(...)`"
-        elif is_call(callee) and _calls_type(fn.calls[callee[1]], evaluator):
-            instance, written = fn.calls[callee[1]].args[0], "`type(...)(...)`"
+        elif is_call(callee) and _calls_type(site := fn.calls[call_index(callee)], evaluator):
+            instance, written = site.args[0], "`type(...)(...)`"
         if instance is None:
             continue
         whats = sorted(
@@ -608,7 +609,7 @@ def _calls_type(site: CallSite, evaluator: Evaluator) -> bool:
         len(site.args) == 1
         and not site.kwargs
         and any(
-            kind_of(atom) == "ext" and atom[1] == "builtins.type"
+            is_ext_atom(atom) and ext_name(atom) == "builtins.type"
             for atom in evaluator.eval(site.callee)
         )
     )
