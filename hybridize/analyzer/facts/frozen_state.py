@@ -292,8 +292,16 @@ def _state_reads(index: ProjectIndex, facts: TensorFacts, reader: FunctionKey) -
     if found is None:
         evaluator = get_evaluator(index, facts, reader)
         writes = _writes(index, facts)
+        # the kinds are weighed only for state the project reassigns (most is never): of
+        # any other they are left empty (a change of the writes re-reads: `differing_states`)
         found = memo[reader] = [
-            (what, state, _held_kinds(_leaf_kinds(evaluator.eval(sym)), writes.get(state, ())))
+            (
+                what,
+                state,
+                _held_kinds(_leaf_kinds(evaluator.eval(sym)), written)
+                if (written := writes.get(state))
+                else frozenset(),
+            )
             for what, (state, sym) in _reads(index, facts, reader, index.function(reader))
         ]
     return found

@@ -189,6 +189,10 @@ def python_value_returns(
         compared_key_results(index, facts, key, fn, evaluator, traced),
     )
     findings = [Evidence(reason, fn.span) for reason in islice(reasons, 1)]
+    if findings:
+        # every question below is read only when no reason was found (the Python kinds
+        # returned and their callers' uses: a walk of every caller)
+        return findings, []
     kinds = _python_kinds(fn, evaluator)
     by_index = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
     static = any(
@@ -197,7 +201,7 @@ def python_value_returns(
     if static and not kinds:
         kinds.add(PARTLY_STATIC_SHAPE)
     assumptions: list[str] = []
-    if kinds and not findings:
+    if kinds:
         described = " or ".join(sorted(kinds))
         use = _first_python_use(index, facts, key, traced, static)
         if use is not None:

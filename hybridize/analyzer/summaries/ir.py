@@ -265,11 +265,16 @@ def function_syms(fn: FunctionSummary) -> Iterator[Sym]:
     stack.extend(store.value for store in fn.stores)
     stack.extend(loop.iterable for loop in fn.loops)
     seen: set[Sym] = set()
+    add = seen.add
     while stack:
         sym = stack.pop()
-        if sym in seen or not isinstance(sym, tuple) or not sym:
+        if not isinstance(sym, tuple) or not sym:
             continue
-        seen.add(sym)
+        # one hash of the (nested, so hashed whole each time) value, not two (`in`, `add`)
+        size = len(seen)
+        add(sym)
+        if len(seen) == size:
+            continue
         yield sym
         for part in sym[1:]:
             if isinstance(part, tuple) and part and isinstance(part[0], str):
