@@ -390,6 +390,13 @@ infer-input-signatures).
     show_default=True,
     help="Address-space limit of the verify command in MiB (0: none).",
 )
+@click.option(
+    "--verify-max-runs",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Runs of the verify command allowed in all (0: no limit); spent, nothing is written.",
+)
 def refactor(
     path: Path,
     show_diff: bool,
@@ -408,6 +415,7 @@ def refactor(
     verify_entry: str | None,
     verify_timeout: float,
     verify_memory: int,
+    verify_max_runs: int,
 ) -> None:
     """Plan the transformation of every function whose verdict passes (add, remove or
     reconfigure @tf.function) and show it as diffs, write it (--apply) or check it (--check).
@@ -497,7 +505,9 @@ def refactor(
 
         command, limits = verify_command or verify_entry, RunLimits(verify_timeout, verify_memory)
         assert command is not None
-        request = VerifyRequest(command, verify_command is not None, limits)
+        request = VerifyRequest(
+            command, verify_command is not None, limits, max_runs=verify_max_runs
+        )
         plan = verified_plan(project, result, plan, request)
     for notice in plan.notices:
         if notice.level != "ignored" or verbose:

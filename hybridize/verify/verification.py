@@ -21,7 +21,8 @@ round after round on the copy holding the changes still kept:
   suspects an earlier test's bisection found innocent suspects every change, like one naming
   nothing);
   and a test that still fails alone without its culprit (it fails with any one of several
-  changes) has the next one bisected in the same round, until it passes;
+  changes) has the others among its suspects searched together in the same round
+  (`culprits`, below);
 - with `--verify-entry` (any command, judged by its exit status), the culprit is found by
   bisecting the changes kept, with the whole command.
 
@@ -43,9 +44,20 @@ original code. One that passes when run again, or fails on the original code too
 as flaky and nothing is dropped for it; the round runs again, and when it fails again with
 nothing to blame, the whole command runs on the original code: the tests failing there too are
 flaky for good (set aside, like the tests failing in the baseline), and those passing there
-(tests that fail only together, in their order) have the changes bisected with the whole
-command, judged by those tests alone (another test failing in a step, e.g. one drawing
-unseeded random data, says nothing about them).
+(tests that fail only together, in their order) have every change searched with the whole
+command (or with their own test files, when they fail there too: one run tells), judged by
+those tests alone (another test failing in a step, e.g. one drawing unseeded random data,
+says nothing about them): all the culprits in one search, the changes those tests entered
+when run alone traced first.
+
+A search of several culprits (`culprits`) is adaptive group testing: the suspects, in order,
+are taken in groups on top of those accepted; a group the judge passes with is kept whole, a
+failing one is halved down to the change it fails with; where most changes decided were
+culprits, the rest go one at a time. Each decision costs about one run when most suspects
+are culprits, log2(n) when one is; a bisection a culprit cost log2(n) runs each.
+
+`--verify-max-runs` bounds the runs in all: spent, the verification stops with what it had
+dropped and kept so far, and nothing is written.
 """
 
 from __future__ import annotations
@@ -75,6 +87,7 @@ from hybridize.verify.outcomes import (
     borrow_blame,
     functions_named_in_error,
     newly_failing,
+    test_file_of,
 )
 from hybridize.verify.rewritten import planned_rewrites, write_trace_targets
 from hybridize.verify.workspace import Workspace
@@ -96,6 +109,9 @@ class VerifyRequest:
     heartbeat_seconds: float = 60.0
     """Seconds between two progress lines of a run still going ("round 2: still running, 120
     of 303 tests done (2 failing), 180 s")."""
+    max_runs: int = 0
+    """Runs of the command the verification may make, the baseline's included (0: no limit).
+    Spent, it stops: nothing is written, and the message says what was kept and dropped."""
 
     @property
     def what(self) -> str:
@@ -133,8 +149,27 @@ def _count(number: int, noun: str) -> str:
 
 
 class VerificationError(Exception):
-    """The changes could not be verified (the command fails or times out without them):
-    nothing may be written."""
+    """The changes could not be verified (the command fails or times out without them, or
+    the run budget is spent first): nothing may be written."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Judge:
+    """What each step of a search runs and when it fails: the tests `tests` in a run of
+    `select` (a test alone; tests failing only after others, in a run of their files or of
+    the whole command when `select` is empty), or, with no `tests`, the whole command (its
+    exit status, less the tests set aside)."""
+
+    name: str
+    select: tuple[str, ...] = ()
+    tests: tuple[str, ...] = ()
+
+    @classmethod
+    def alone(cls, nodeid: str) -> _Judge:
+        return cls(nodeid, (nodeid,), (nodeid,))
+
+    def failing(self, run: CommandRun) -> list[str]:
+        return [t for t in self.tests if not run.passes(t)]
 
 
 def verify_plan(
@@ -203,10 +238,18 @@ class _Session:
         self.set_aside: set[str] = set()
         """Tests that passed in the baseline and failed in a later run of the whole command on
         the unchanged copy: flaky, they judge nothing any more."""
+        self.kept = plan
+        """The changes kept when the round now running began."""
+        self.exercised: dict[str, list[str]] = {}
+        """The rewritten functions each test run again traced entered, in order (its last
+        traced run): the order in which a search judged by it takes its suspects."""
 
     def run(
         self, plan: RefactorPlan, label: str, select: Sequence[str] = (), trace: Path | None = None
     ) -> CommandRun:
+        budget = self.request.max_runs
+        if budget and self.result.runs >= budget:
+            raise VerificationError(self._budget_spent(budget))
         self.workspace.apply(plan)
         self.result.runs += 1
         step = label.replace("-", " ")  # "round 2 bisect 3"
@@ -217,6 +260,19 @@ class _Session:
         run = run_command(self.setting, label, select=select, trace=trace, on_wait=still_running)
         self.result.seconds += run.seconds
         return run
+
+    def _budget_spent(self, budget: int) -> str:
+        dropped = [d.change.key for d in self.result.dropped]
+        gone = set(dropped)
+        kept = [c.key for c in self.kept.changes if c.key not in gone]
+        listed = ", ".join(dropped[:5]) + (", ..." if len(dropped) > 5 else "")
+        return (
+            f"the run budget (--verify-max-runs {budget}) is spent in round "
+            f"{self.result.rounds}: {_count(len(dropped), 'change')} dropped in the rounds "
+            f"before{f' ({listed})' if dropped else ''}, {_count(len(kept), 'change')} still "
+            "unverified; nothing written (a larger budget, or fewer changes with --select, "
+            "finishes it)"
+        )
 
     def verify(self) -> Verification:
         kept = self.result.plan
@@ -247,6 +303,7 @@ class _Session:
         while kept.changes:
             self.result.rounds += 1
             number = self.result.rounds
+            self.kept = kept
             self.progress(
                 f"round {number}: {_count(len(kept.changes), 'change')}, running {self.request.what}..."
             )
@@ -354,6 +411,10 @@ class _Session:
             f"round {number}: {_count(len(failures), 'test')} newly failing, running them again traced..."
         )
         traced = self.run(kept, f"round-{number}-traced", select=nodeids, trace=trace)
+        for nodeid in nodeids:
+            outcome = traced.outcomes.get(nodeid)
+            if outcome is not None and outcome.exercised is not None:
+                self.exercised[nodeid] = list(outcome.exercised)
         flaky = {
             self._flaky(nodeid, "passes when run again alone", number)
             for nodeid in nodeids
@@ -436,7 +497,10 @@ class _Session:
                 cleared.update(suspected)
             reasons.setdefault(drop.change.key, drop.reason)
             tests.setdefault(drop.change.key, []).extend(drop.tests)
-            for more in self.other_culprits(kept, suspected, nodeid, number, reasons):
+            others = self.other_culprits(
+                kept, suspected, nodeid, number, reasons, drop.change.key in suspected
+            )
+            for more in others:
                 reasons.setdefault(more.change.key, more.reason)
                 tests.setdefault(more.change.key, []).extend(more.tests)
 
@@ -476,60 +540,196 @@ class _Session:
         nodeid: str,
         number: int,
         dropped: dict[str, str],
-    ) -> Iterator[DroppedChange]:
-        """After a bisection for the test `nodeid` found its culprit: the test run alone once
-        more without the changes this round drops; failing still, another culprit is bisected
-        (again and again, until it passes). A test that fails with any one of several changes
-        (xitorch's memory-leak tests: after any compiled call the garbage collector's scan
-        meets a dead `weakref.proxy` Dynamo made) otherwise has one change dropped a round,
-        each round a whole run of the command. Of a
-        caller and a callee that fail only together, the test passes once the callee is
-        dropped: the caller stays, as before."""
-        while True:
-            leaving = frozenset(dropped)
-            plan = self.replan(frozenset(c.key for c in kept.changes if c.key not in leaving))
-            label = f"round-{number}-recheck-{self.result.runs + 1}"
-            self.progress(
-                f"round {number}: running {nodeid} again without the {_count(len(leaving), 'change')} "
-                "this round drops..."
-            )
-            again = self.run(plan, label, select=[nodeid])
-            if again.passes(nodeid):
-                return
-            more = self.bisect(kept, suspected, nodeid, number, again, dropped=leaving)
-            if more is None or more.change.key in leaving:
-                return
-            yield more  # the caller adds it to `dropped` before the next step
+        base_passes: bool = True,
+    ) -> list[DroppedChange]:
+        """After a bisection for the test `nodeid` found its culprit: the other changes among
+        its suspects it fails with, searched together (`culprits`, judged by the test alone,
+        without the changes this round drops); its first step runs the test with them all,
+        and when it passes, that one run ends the search. A test that fails with any one of
+        several changes (xitorch's memory-leak tests: after any compiled call the garbage
+        collector's scan meets a dead `weakref.proxy` Dynamo made) otherwise has one change
+        dropped a round, each round a whole run of the command. Of a caller and a callee
+        that fail only together, the test passes once the callee is dropped: the caller
+        stays, as before. `base_passes`: whether the test passed alone with the changes kept
+        that are not `suspected` (the bisection ran it so)."""
+        return self.culprits(
+            kept,
+            suspected,
+            number,
+            _Judge.alone(nodeid),
+            dropped=frozenset(dropped),
+            base_passes=base_passes,
+        )
 
     def bisect_every_change(
         self, kept: RefactorPlan, number: int, failed: CommandRun, together: Sequence[str] = ()
     ) -> list[DroppedChange]:
-        """`bisect` over every change kept, judged by the whole command (or by the tests
-        `together` in it): such a search always ends on a change. Judged by `together`, the
-        command runs again without the changes found; while one of those tests still fails,
-        the next culprit is bisected in this round (a test failing after any one of several
-        compiled calls in the tests before it: xitorch's memory-leak tests), rather than one a
-        round, each round two runs of the command and one on the original code first."""
+        """The changes the whole command fails with. Judged by its exit status: `bisect` over
+        every change kept, which always ends on a change, one a round. Judged by the tests
+        `together` (they fail in the whole command's run and pass alone): every culprit in
+        this round, searched together (`culprits`), the changes the tests entered when run
+        alone first (in that order), then the others; each step a run of the tests' own files
+        when they fail there too (`narrowed`), else of the whole command (xitorch's
+        memory-leak tests fail after any of several compiled calls in the tests before them:
+        about 5 min a whole run loaded, and before, log2(n) of them a culprit)."""
         every = [c.key for c in kept.changes]
-        drop = self.bisect(kept, every, None, number, failed, together=together)
-        assert drop is not None, "judged by the command, a bisection ends on a change"
-        found = [drop]
-        while together:
-            leaving = frozenset(d.change.key for d in found)
-            if leaving.issuperset(every):
-                break
-            self.progress(
-                f"round {number}: running the command again without the "
-                f"{_count(len(leaving), 'change')} this round drops..."
-            )
-            plan = self.replan(frozenset(k for k in every if k not in leaving))
-            again = self.run(plan, f"round-{number}-recheck-{self.result.runs + 1}")
-            if all(again.passes(t) for t in together):
-                break
-            more = self.bisect(kept, every, None, number, again, together=together, dropped=leaving)
-            assert more is not None, "judged by the command, a bisection ends on a change"
-            found.append(more)
+        if not together:
+            drop = self.bisect(kept, every, None, number, failed)
+            assert drop is not None, "judged by the command, a bisection ends on a change"
+            return [drop]
+        judge = self.narrowed(kept, number, tuple(together))
+        entered = [k for t in together for k in self.exercised.get(t, ()) if k in every]
+        ordered = list(dict.fromkeys(entered + every))
+        # the unchanged code passes (the run on the original code) and every change fails
+        return self.culprits(
+            kept,
+            ordered,
+            number,
+            judge,
+            known_failing=frozenset(every),
+            base_passes=True,
+            likely=frozenset(entered),
+        )
+
+    def narrowed(self, kept: RefactorPlan, number: int, together: tuple[str, ...]) -> _Judge:
+        """The judge of tests failing only in the whole command's run: a run of their own
+        test files (the tests the baseline ran there, in its order) when they fail in it
+        with every change kept (one run to tell), else the whole command."""
+        baseline = self.baseline
+        files = {test_file_of(t) for t in together}
+        select = tuple(
+            n
+            for n in (baseline.outcomes if baseline is not None else {})
+            if test_file_of(n) in files and n not in self.set_aside
+        )
+        name = f"{together[0]}{f' and {len(together) - 1} more' if len(together) > 1 else ''}"
+        whole = _Judge(f"{name} with the whole command", (), together)
+        if baseline is None or not select or len(select) >= len(baseline.outcomes):
+            return whole
+        described = ", ".join(sorted(files))
+        self.progress(
+            f"round {number}: running {described} alone ({_count(len(select), 'test')}) with "
+            "every change kept: do the tests failing only with the others fail there too?"
+        )
+        run = self.run(kept, f"round-{number}-narrowed", select=select)
+        narrow = _Judge(f"{name} with {described}", select, together)
+        if narrow.failing(run):
+            return narrow
+        self.progress(f"round {number}: they pass there: judged by the whole command")
+        return whole
+
+    def culprits(
+        self,
+        kept: RefactorPlan,
+        suspects: Sequence[str],
+        number: int,
+        judge: _Judge,
+        dropped: frozenset[str] = frozenset(),
+        known_failing: frozenset[str] | None = None,
+        base_passes: bool = False,
+        likely: frozenset[str] | None = None,
+    ) -> list[DroppedChange]:
+        """Every change among `suspects` (on top of the other changes kept, less `dropped`)
+        the judge fails with, found by one search (adaptive group testing): the suspects, in
+        order, are taken in groups on top of those accepted so far; a group the judge passes
+        with is accepted whole (one run for many innocent changes), a failing one is split
+        in halves, down to the single change it fails with, which is dropped; once at least
+        half of those decided are culprits (a test failing after any compiled call), the
+        rest go one at a time. As a bisection's shortest failing prefix, of a caller and a
+        callee failing only together the later, the callee, is dropped. The changes accepted
+        end on a run that passed (or are those `base_passes` says pass). `known_failing`: a
+        set of changes the judge is known to fail with (no run for it); `base_passes`:
+        whether it passes with the other changes kept, none of the suspects; if not known,
+        it is run before blaming a change, and failing, every change is suspect. `likely`:
+        the suspects the tests' attribution names (they ran them), weighed apart from the
+        others: many culprits among them do not send the innocent rest one at a time (all
+        the suspects when not given)."""
+        order = [c.key for c in kept.changes if c.key not in dropped]
+        planned = set(order)
+        candidates = [k for k in dict.fromkeys(suspects) if k in planned]
+        accepted = [k for k in order if k not in set(candidates)]
+        likely = frozenset(candidates) if likely is None else likely
+        failed_with: dict[frozenset[str], CommandRun | None] = {}
+        if known_failing is not None:
+            failed_with[known_failing & planned] = None
+        step = 0
+
+        def fails(applied: list[str]) -> bool:
+            nonlocal step
+            if frozenset(applied) in failed_with:
+                return True
+            step += 1
+            plan = self.replan(frozenset(applied))
+            run = self.run(plan, f"round-{number}-group-{step}", select=judge.select)
+            if not self._judge_fails(judge, run):
+                return False
+            failed_with[frozenset(applied)] = run
+            return True
+
+        self.progress(
+            f"round {number}: searching {_count(len(candidates), 'change')} together for "
+            f"{judge.name}..."
+        )
+        found: list[DroppedChange] = []
+        # per part (the likely suspects, the others): changes decided, culprits among them
+        decided, guilty = [0, 0], [0, 0]
+        parts = [[k for k in candidates if k in likely], [k for k in candidates if k not in likely]]
+        pending = [(part, group) for part, group in enumerate(parts) if group]
+        while pending:
+            part, group = pending.pop(0)
+            if len(group) > 1 and guilty[part] >= 2 and 2 * guilty[part] >= decided[part]:
+                # dense (a test failing after any compiled call): one at a time
+                pending[:0] = [(part, [key]) for key in group[1:]]
+                group = group[:1]
+            if not fails(accepted + group):
+                accepted += group
+                decided[part] += len(group)
+                base_passes = True
+                continue
+            if len(group) > 1:
+                half = len(group) // 2
+                pending[:0] = [(part, group[:half]), (part, group[half:])]
+                continue
+            if not base_passes:
+                if fails(accepted):  # the suspects are not the cause: every change is
+                    return self.culprits(
+                        kept, order, number, judge, dropped, base_passes=True, likely=likely
+                    )
+                base_passes = True
+            change = next(c for c in kept.changes if c.key == group[0])
+            failure = failed_with[frozenset(accepted + group)]
+            found.append(self._blamed(change, judge, failure))
+            decided[part] += 1
+            guilty[part] += 1
         return found
+
+    def _judge_fails(self, judge: _Judge, run: CommandRun) -> bool:
+        return bool(judge.failing(run)) if judge.tests else not self._clean(run)
+
+    def _blamed(
+        self, change: PlannedChange, judge: _Judge, failure: CommandRun | None
+    ) -> DroppedChange:
+        """The change dropped for failing `judge` in the run `failure` (None: a run known to
+        fail that this search did not make)."""
+        if not judge.tests:
+            described = failure.describe() if failure is not None else "it fails"
+            return DroppedChange(change, f"the command fails with it (bisected): {described}")
+        failing = (judge.failing(failure) if failure is not None else []) or list(judge.tests)
+        outcome = failure.outcomes.get(failing[0]) if failure is not None else None
+        error = (
+            outcome.error
+            if outcome and outcome.error
+            else (failure.describe() if failure is not None else "it fails")
+        )
+        if judge.tests == judge.select:
+            return DroppedChange(
+                change, f"{failing[0]} fails with it (bisected): {error}", tuple(failing)
+            )
+        return DroppedChange(
+            change,
+            f"{failing[0]} fails with it, run with the other tests (bisected): {error}",
+            tuple(failing),
+        )
 
     def bisect(
         self,
@@ -569,7 +769,12 @@ class _Session:
         candidates = [k for k in dict.fromkeys(suspects) if k in planned]
         suspected = set(candidates)
         others = [k for k in order if k not in suspected]
-        judge = nodeid or (f"{together[0]} with the whole command" if together else "the command")
+        if nodeid is not None:
+            judge = _Judge.alone(nodeid)
+        elif together:
+            judge = _Judge(f"{together[0]} with the whole command", (), tuple(together))
+        else:
+            judge = _Judge("the command")
         step = 0
         last_failure = failed
 
@@ -577,19 +782,14 @@ class _Session:
             nonlocal step, last_failure
             step += 1
             plan = self.replan(frozenset(others + prefix))
-            run = self.run(plan, f"round-{number}-bisect-{step}", select=[nodeid] if nodeid else ())
-            if nodeid:
-                failing = not run.passes(nodeid)
-            elif together:
-                failing = any(not run.passes(t) for t in together)
-            else:
-                failing = not self._clean(run)
+            run = self.run(plan, f"round-{number}-bisect-{step}", select=judge.select)
+            failing = self._judge_fails(judge, run)
             if failing:
                 last_failure = run
             return failing
 
         self.progress(
-            f"round {number}: bisecting {_count(len(candidates), 'change')} for {judge}..."
+            f"round {number}: bisecting {_count(len(candidates), 'change')} for {judge.name}..."
         )
         if nodeid is not None and not others and not fails(candidates):
             # every change suspect (its failure named none): one run of it alone with them
@@ -608,19 +808,4 @@ class _Session:
             return None  # it passes alone with every change: nothing to blame on it
         culprit = candidates[high - 1]
         change = next(c for c in kept.changes if c.key == culprit)
-        if nodeid is not None:
-            outcome = last_failure.outcomes.get(nodeid)
-            error = outcome.error if outcome and outcome.error else last_failure.describe()
-            return DroppedChange(change, f"{nodeid} fails with it (bisected): {error}", (nodeid,))
-        if together:
-            failing = [t for t in together if not last_failure.passes(t)] or list(together)
-            outcome = last_failure.outcomes.get(failing[0])
-            error = outcome.error if outcome and outcome.error else last_failure.describe()
-            return DroppedChange(
-                change,
-                f"{failing[0]} fails with it, run with the other tests (bisected): {error}",
-                tuple(failing),
-            )
-        return DroppedChange(
-            change, f"the command fails with it (bisected): {last_failure.describe()}"
-        )
+        return self._blamed(change, judge, last_failure)

@@ -265,7 +265,8 @@ ORDER_DEPENDENT = {
         def test_noise():
             # fails in every bisection step, whatever the changes: as a test drawing unseeded
             # random data fails now and then
-            assert "bisect" not in os.environ["HYBRIDIZE_VERIFY_OUTCOMES"]
+            outcomes = os.environ["HYBRIDIZE_VERIFY_OUTCOMES"]
+            assert "bisect" not in outcomes and "group" not in outcomes
         """,
 }
 """`test_checked` fails only after `test_strict_mode` (its `.numpy()` runs in strict mode only):
@@ -280,9 +281,12 @@ def test_tests_failing_only_together_judge_their_bisection_alone(tmp_path: Path)
     project = make_project(tmp_path, ORDER_DEPENDENT)
     done = refactor(tmp_path, project, "--apply", "--verify", TESTS)
     assert done.returncode == 0, done.stderr
-    assert "bisecting 2 changes for tests/test_b_checked.py::test_checked with the whole" in (
-        done.stderr
+    assert (
+        "searching 2 changes together for tests/test_b_checked.py::test_checked with the whole"
+        in done.stderr
     )
+    # it passes in its own file alone: the whole command judges
+    assert "running tests/test_b_checked.py alone (1 test)" in done.stderr
     assert "dropping mylib/ops.py::checked: tests/test_b_checked.py::test_checked fails" in (
         done.stderr
     )
@@ -519,9 +523,15 @@ def test_a_bisection_leaves_out_the_changes_its_round_drops_already() -> None:
     )
 
 
-def _fake_session(fails_with: Callable[[frozenset[str]], bool]) -> tuple[Any, list[str]]:
+def _fake_session(
+    fails_with: Callable[[frozenset[str]], bool],
+    *,
+    selects: list[tuple[str, ...]] | None = None,
+    baseline: Sequence[str] = (),
+) -> tuple[Any, list[str]]:
     """A `_Session` whose runs fail (every test in them) when `fails_with(applied)`; and the
-    labels of the runs it made."""
+    labels of the runs it made (each run's selection into `selects`; `baseline`: the tests
+    its baseline ran, in order, each passing)."""
     import types
 
     from hybridize.verify.verification import _Session
@@ -539,8 +549,12 @@ def _fake_session(fails_with: Callable[[frozenset[str]], bool]) -> tuple[Any, li
         def describe(self) -> str:
             return "1 failed"
 
-    def run(plan: frozenset[str], label: str, select: Sequence[str] = ()) -> Run:
+    def run(plan: Any, label: str, select: Sequence[str] = ()) -> Run:
         labels.append(label)
+        if selects is not None:
+            selects.append(tuple(select))
+        if not isinstance(plan, frozenset):  # the plan kept (`_kept`)
+            plan = frozenset(c.key for c in plan.changes)
         return Run(plan)
 
     session = object.__new__(_Session)
@@ -548,6 +562,9 @@ def _fake_session(fails_with: Callable[[frozenset[str]], bool]) -> tuple[Any, li
     session.replan = lambda applied: applied
     session.run = run
     session.result = types.SimpleNamespace(runs=0)
+    session.baseline = types.SimpleNamespace(outcomes=dict.fromkeys(baseline)) if baseline else None
+    session.exercised = {}
+    session.set_aside = set()
     return session, labels
 
 
@@ -560,8 +577,8 @@ def _kept(*keys: str) -> Any:
 def test_a_test_failing_with_any_of_several_changes_has_them_all_dropped_in_one_round() -> None:
     """xitorch 0.5.1's memory-leak tests fail after any compiled call (the garbage collector's
     scan meets a dead `weakref.proxy` Dynamo made): a bisection finds one such change, the
-    first in order; the test run again without it still fails, and the next is bisected in
-    the same round, until it passes. The change it does not fail with stays."""
+    first in order; the others it fails with are searched together in the same round. The
+    change it does not fail with stays."""
     a, b, c, d = "s.py::_dot", "s.py::A_fcn", "e.py::_fcn", "i.py::innocent"
     session, labels = _fake_session(lambda applied: bool(applied & {a, b, c}))
     kept = _kept(d, a, b, c)
@@ -569,11 +586,14 @@ def test_a_test_failing_with_any_of_several_changes_has_them_all_dropped_in_one_
     first = session.bisect(kept, [d, a, b, c], "t.py::test_mem", 1, failed)
     assert first is not None and first.change.key == a
     dropped = {a: first.reason}
+    runs = len(labels)
     for more in session.other_culprits(kept, [d, a, b, c], "t.py::test_mem", 1, dropped):
         dropped[more.change.key] = more.reason
         assert "t.py::test_mem fails with it (bisected)" in more.reason
     assert list(dropped) == [a, b, c]
-    assert labels[-1].startswith("round-1-recheck-")  # it ends on a run that passed
+    # the three left fail together, d alone passes, with it b fails, c fails: 4 runs
+    # (before: a run without the drops and a bisection for each, and a last run: 8)
+    assert len(labels) - runs == 4
 
 
 def test_a_caller_kept_with_its_callee_dropped_is_not_bisected_again() -> None:
@@ -584,16 +604,17 @@ def test_a_caller_kept_with_its_callee_dropped_is_not_bisected_again() -> None:
     failed = session.run(frozenset({caller, callee}), "round-1")
     first = session.bisect(kept, [caller, callee], "t.py::test_root", 1, failed)
     assert first is not None and first.change.key == callee
-    more = list(session.other_culprits(kept, [caller, callee], "t.py::test_root", 1, {callee: ""}))
+    runs = len(labels)
+    more = session.other_culprits(kept, [caller, callee], "t.py::test_root", 1, {callee: ""})
     assert more == []
-    assert len([label for label in labels if "recheck" in label]) == 1
+    assert len(labels) == runs + 1  # one run of the test without the callee: it passes
 
 
-def test_tests_failing_only_together_have_every_culprit_bisected_in_one_round() -> None:
+def test_tests_failing_only_together_have_every_culprit_found_in_one_round() -> None:
     """Tests failing only in the whole command's run (after the tests before them ran any of
-    several compiled changes) have each culprit bisected by the whole command in one round,
-    the command run again without those found until they pass; judged by the command alone
-    (no such tests), one change a round, as before."""
+    several compiled changes) have every culprit found in one round, judged by the whole
+    command's run of them; judged by the command alone (no such tests), one change a round,
+    as before."""
     a, b, c = "a.py::f", "b.py::g", "c.py::h"
     session, _ = _fake_session(lambda applied: bool(applied & {a, c}))
     kept = _kept(a, b, c)
@@ -603,3 +624,87 @@ def test_tests_failing_only_together_have_every_culprit_bisected_in_one_round() 
     assert all("run with the other tests (bisected)" in d.reason for d in found)
     session._clean = lambda run: run.passes("")
     assert [d.change.key for d in session.bisect_every_change(kept, 1, failed)] == [a]
+
+
+def _whole_run_search(
+    keys: list[str], culprits: set[str], entered: Sequence[str] = ()
+) -> tuple[list[str], int]:
+    """The changes a search judged by a test failing only in the whole run drops, and the
+    runs it made; `entered`: the changes that test entered when run alone, traced."""
+    session, labels = _fake_session(lambda applied: bool(applied & culprits))
+    session.exercised = {"t.py::test_mem": list(entered)}
+    failed = session.run(frozenset(keys), "round-1")
+    found = session.bisect_every_change(_kept(*keys), 1, failed, together=["t.py::test_mem"])
+    return [d.change.key for d in found], len(labels) - 1
+
+
+def test_a_whole_run_search_finds_many_culprits_in_fewer_runs_than_a_bisection_each() -> None:
+    """xitorch's memory-leak tests fail in the whole run after any of 10 of its 13 changes:
+    a bisection a culprit (log2(n) runs of the whole command each, and a run to tell
+    whether more remain) costs about 50 runs of 5 min; the search of them all together
+    decides each in about one run once most of those decided are culprits."""
+    keys = [f"m.py::f{i}" for i in range(13)]
+    culprits = set(keys[:10])
+    found, runs = _whole_run_search(keys, culprits)
+    assert found == keys[:10]
+    bisections = len(culprits) * (1 + (len(keys) - 1).bit_length())
+    assert runs <= len(keys) + 3 < bisections
+    # one culprit among many: about log2(n) runs, as a bisection
+    found, runs = _whole_run_search(keys, {keys[6]})
+    assert found == [keys[6]]
+    assert runs <= (len(keys) - 1).bit_length() + 1
+
+
+def test_a_whole_run_search_takes_the_changes_the_failing_tests_entered_first() -> None:
+    """The per-test attribution orders the search: the changes the failing test entered when
+    run alone (traced) first, so the innocent rest pass as one group."""
+    keys = [f"m.py::f{i}" for i in range(16)]
+    culprits = {keys[1], keys[6], keys[11], keys[15]}
+    entered = [keys[15], keys[1], keys[11], keys[6]]
+    plain, plain_runs = _whole_run_search(keys, culprits)
+    ordered, ordered_runs = _whole_run_search(keys, culprits, entered)
+    assert set(plain) == set(ordered) == culprits
+    assert ordered == entered  # found in the order the test entered them
+    assert ordered_runs < plain_runs
+
+
+def test_tests_failing_only_with_others_are_judged_by_their_own_files_when_they_fail_there() -> (
+    None
+):
+    """A test failing only after the tests before it is judged, when it fails there too, by
+    a run of its own file's tests (in the baseline's order), not of the whole command."""
+    a, b = "a.py::f", "b.py::g"
+    mem = ["tests/test_mem.py::test_one", "tests/test_mem.py::test_two"]
+    baseline = ["tests/test_a.py::test_x", *mem, "tests/test_z.py::test_y"]
+    selects: list[tuple[str, ...]] = []
+    session, _ = _fake_session(lambda applied: a in applied, selects=selects, baseline=baseline)
+    failed = session.run(frozenset({a, b}), "round-1")
+    found = session.bisect_every_change(_kept(a, b), 1, failed, together=[mem[1]])
+    assert [d.change.key for d in found] == [a]
+    assert selects[1:] and all(select == tuple(mem) for select in selects[1:])
+    # passing in its file alone, it is judged by the whole command
+    selects.clear()
+    whole = [()] * 10
+
+    def fails_in_whole_runs(applied: frozenset[str]) -> bool:
+        return a in applied and selects[-1] == ()
+
+    session, _ = _fake_session(fails_in_whole_runs, selects=selects, baseline=baseline)
+    selects.append(())
+    failed = session.run(frozenset({a, b}), "round-1")
+    found = session.bisect_every_change(_kept(a, b), 1, failed, together=[mem[1]])
+    assert [d.change.key for d in found] == [a]
+    assert selects[2] == tuple(mem) and selects[3:] == whole[: len(selects) - 3]
+
+
+def test_a_spent_run_budget_writes_nothing_and_says_what_was_dropped(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    before = (project / "mylib" / "ops.py").read_text()
+    done = refactor(tmp_path, project, "--apply", "--verify", TESTS, "--verify-max-runs", "3")
+    assert done.returncode == 3, done.stderr
+    assert "the run budget (--verify-max-runs 3) is spent in round 1" in done.stderr
+    assert "nothing written" in done.stderr
+    assert (project / "mylib" / "ops.py").read_text() == before
+    enough = refactor(tmp_path, project, "--apply", "--verify", TESTS, "--verify-max-runs", "40")
+    assert enough.returncode == 0, enough.stderr
+    assert decorated((project / "mylib" / "ops.py").read_text()) == ["scale"]
