@@ -577,7 +577,7 @@ class _Session:
             drop = self.bisect(kept, every, None, number, failed)
             assert drop is not None, "judged by the command, a bisection ends on a change"
             return [drop]
-        judge = self.narrowed(kept, number, tuple(together))
+        judge, failing = self.narrowed(kept, number, tuple(together), failed)
         entered = [k for t in together for k in self.exercised.get(t, ()) if k in every]
         ordered = list(dict.fromkeys(entered + every))
         # the unchanged code passes (the run on the original code) and every change fails
@@ -586,15 +586,18 @@ class _Session:
             ordered,
             number,
             judge,
-            known_failing=frozenset(every),
+            known_failing=(frozenset(every), failing),
             base_passes=True,
             likely=frozenset(entered),
         )
 
-    def narrowed(self, kept: RefactorPlan, number: int, together: tuple[str, ...]) -> _Judge:
-        """The judge of tests failing only in the whole command's run: a run of their own
-        test files (the tests the baseline ran there, in its order) when they fail in it
-        with every change kept (one run to tell), else the whole command."""
+    def narrowed(
+        self, kept: RefactorPlan, number: int, together: tuple[str, ...], failed: CommandRun
+    ) -> tuple[_Judge, CommandRun]:
+        """The judge of tests failing only in the whole command's run (`failed`): a run of
+        their own test files (the tests the baseline ran there, in its order) when they fail
+        in it with every change kept (one run to tell), else the whole command; and the run
+        that failed with every change."""
         baseline = self.baseline
         files = {test_file_of(t) for t in together}
         select = tuple(
@@ -605,7 +608,7 @@ class _Session:
         name = f"{together[0]}{f' and {len(together) - 1} more' if len(together) > 1 else ''}"
         whole = _Judge(f"{name} with the whole command", (), together)
         if baseline is None or not select or len(select) >= len(baseline.outcomes):
-            return whole
+            return whole, failed
         described = ", ".join(sorted(files))
         self.progress(
             f"round {number}: running {described} alone ({_count(len(select), 'test')}) with "
@@ -614,9 +617,9 @@ class _Session:
         run = self.run(kept, f"round-{number}-narrowed", select=select)
         narrow = _Judge(f"{name} with {described}", select, together)
         if narrow.failing(run):
-            return narrow
+            return narrow, run
         self.progress(f"round {number}: they pass there: judged by the whole command")
-        return whole
+        return whole, failed
 
     def culprits(
         self,
@@ -625,7 +628,7 @@ class _Session:
         number: int,
         judge: _Judge,
         dropped: frozenset[str] = frozenset(),
-        known_failing: frozenset[str] | None = None,
+        known_failing: tuple[frozenset[str], CommandRun] | None = None,
         base_passes: bool = False,
         likely: frozenset[str] | None = None,
     ) -> list[DroppedChange]:
@@ -638,9 +641,10 @@ class _Session:
         rest go one at a time. As a bisection's shortest failing prefix, of a caller and a
         callee failing only together the later, the callee, is dropped. The changes accepted
         end on a run that passed (or are those `base_passes` says pass). `known_failing`: a
-        set of changes the judge is known to fail with (no run for it); `base_passes`:
-        whether it passes with the other changes kept, none of the suspects; if not known,
-        it is run before blaming a change, and failing, every change is suspect. `likely`:
+        set of changes the judge is known to fail with, and the run that did (no run for
+        it); `base_passes`: whether it passes with the other changes kept, none of the
+        suspects; if not known, it is run before blaming a change, and failing, every change
+        is suspect. `likely`:
         the suspects the tests' attribution names (they ran them), weighed apart from the
         others: many culprits among them do not send the innocent rest one at a time (all
         the suspects when not given)."""
@@ -649,9 +653,9 @@ class _Session:
         candidates = [k for k in dict.fromkeys(suspects) if k in planned]
         accepted = [k for k in order if k not in set(candidates)]
         likely = frozenset(candidates) if likely is None else likely
-        failed_with: dict[frozenset[str], CommandRun | None] = {}
+        failed_with: dict[frozenset[str], CommandRun] = {}
         if known_failing is not None:
-            failed_with[known_failing & planned] = None
+            failed_with[known_failing[0] & planned] = known_failing[1]
         step = 0
 
         def fails(applied: list[str]) -> bool:
@@ -706,21 +710,14 @@ class _Session:
     def _judge_fails(self, judge: _Judge, run: CommandRun) -> bool:
         return bool(judge.failing(run)) if judge.tests else not self._clean(run)
 
-    def _blamed(
-        self, change: PlannedChange, judge: _Judge, failure: CommandRun | None
-    ) -> DroppedChange:
-        """The change dropped for failing `judge` in the run `failure` (None: a run known to
-        fail that this search did not make)."""
+    def _blamed(self, change: PlannedChange, judge: _Judge, failure: CommandRun) -> DroppedChange:
+        """The change dropped for failing `judge` in the run `failure`."""
         if not judge.tests:
-            described = failure.describe() if failure is not None else "it fails"
+            described = failure.describe()
             return DroppedChange(change, f"the command fails with it (bisected): {described}")
-        failing = (judge.failing(failure) if failure is not None else []) or list(judge.tests)
-        outcome = failure.outcomes.get(failing[0]) if failure is not None else None
-        error = (
-            outcome.error
-            if outcome and outcome.error
-            else (failure.describe() if failure is not None else "it fails")
-        )
+        failing = judge.failing(failure) or list(judge.tests)
+        outcome = failure.outcomes.get(failing[0])
+        error = outcome.error if outcome and outcome.error else failure.describe()
         if judge.tests == judge.select:
             return DroppedChange(
                 change, f"{failing[0]} fails with it (bisected): {error}", tuple(failing)
