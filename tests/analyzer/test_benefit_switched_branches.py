@@ -10,6 +10,8 @@ sites, or is computed, leaves both branches in.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from facts_helpers import analyse
 
@@ -196,3 +198,133 @@ def test_a_flag_an_exported_function_passes_on_keeps_both_branches() -> None:
     private = {**files, "pkg/__init__.py": ""}
     v = analyse(private)["pkg/physics.py::struct_momentum"]
     assert "too little work per call" in " ".join(v.benefit_reasons), v.benefit_reasons
+
+
+STORED = """
+import tensorflow as tf
+
+
+def heavy(p):
+    for _ in range(3):
+        p = tf.sin(p) * tf.cos(p) + tf.exp(p) * tf.tanh(p) - tf.square(p)
+        p = tf.matmul(p, p) + tf.reduce_sum(tf.concat([p, p], 0))
+    return p
+
+
+class Step:
+    def __init__(self, size, center=False):
+        self.size = size
+        self.center = center
+
+    def run(self, p):
+        if self.center:
+            p = heavy(p)
+            p = tf.sin(p) * tf.cos(p) + tf.exp(p) * tf.tanh(p) - tf.square(p)
+        return p + 1.0
+OTHER
+
+def main(data):
+    step = Step(CONSTRUCT)
+    while True:
+        for p in data:
+            step.run(p)
+"""
+
+
+def _stored(construct: str, other: str = "") -> tuple[str, str]:
+    source = STORED.replace("CONSTRUCT", construct).replace("OTHER", other)
+    v = analyse(source)["Step.run"]
+    return v.benefit, " ".join(v.benefit_reasons)
+
+
+@pytest.mark.parametrize("construct", ["8", "8, center=False", "8, False", "8, center=None"])
+def test_a_branch_on_an_attribute_every_construction_switches_off_is_no_work(
+    construct: str,
+) -> None:
+    """`self.center` is the `__init__` parameter stored there once: what every construction
+    passes (or the default it leaves) decides the branch at every call of `run`."""
+    benefit, reasons = _stored(construct)
+    assert benefit == "low", reasons
+    assert "too little work per call" in reasons
+
+
+def test_a_default_no_construction_of_the_project_overrides_is_assumed() -> None:
+    """`Step` is built by `build`, which the package exports: its users may pass
+    `center=True`. No call of the project passes another value than the default, which, for
+    the estimate only, stands for the value; the reason says so. Known from the project's own
+    constructions, it needs no such words."""
+    build = "\n\ndef build(center=False):\n    return Step(8, center=center)\n"
+    files = {
+        "pkg/__init__.py": "from pkg.steps import build\n",
+        "pkg/steps.py": STORED.replace("OTHER", build).replace("Step(CONSTRUCT)", "build()"),
+    }
+    v = analyse(files)["pkg/steps.py::Step.run"]
+    reasons = " ".join(v.benefit_reasons)
+    assert v.benefit == "low", reasons
+    assert "leaving out the branches on `self.center`" in reasons, reasons
+    assert "assumed" in reasons, reasons
+    benefit, known = _stored("8")
+    assert benefit == "low", known
+    assert "self.center" not in known, known
+    files["pkg/steps.py"] = files["pkg/steps.py"].replace("build()", "build(center=True)")
+    v = analyse(files)["pkg/steps.py::Step.run"]
+    assert v.benefit == "high", v.benefit_reasons
+
+
+@pytest.mark.parametrize(
+    ("construct", "other"),
+    [
+        ("8, center=True", ""),  # the construction takes the heavy side
+        ("8", "\n    def recenter(self):\n        self.center = True\n"),  # assigned again
+    ],
+)
+def test_an_attribute_some_call_may_set_is_work(construct: str, other: str) -> None:
+    benefit, reasons = _stored(construct, other)
+    assert benefit == "high", reasons
+
+
+SIDES = """
+import tensorflow as tf
+
+
+def side(p):
+    return tf.sin(p) * tf.cos(p) + tf.exp(p) * tf.tanh(p) - tf.square(p)
+
+
+def other_side(p):
+    return tf.sin(p) * tf.cos(p) + tf.exp(p) * tf.tanh(p) - tf.square(p)
+
+
+def step(p, mode=None):
+    BODY
+    return p
+
+
+def main(data):
+    while True:
+        for p in data:
+            step(p)
+            step(p, mode=len(data))
+"""
+
+
+def _work_figure(body: str) -> tuple[int, str]:
+    v = analyse(SIDES.replace("BODY", body))["step"]
+    reasons = " ".join(v.benefit_reasons)
+    found = re.search(r"about (\d+) µs of eager", reasons)
+    assert found is not None, reasons
+    return int(found.group(1)), reasons
+
+
+def test_the_sides_of_a_branch_not_known_are_weighted_not_summed() -> None:
+    """`mode` is None at one call site, a number at the other: either side may run, but only
+    one runs per call (a graph holds the side its trace took): the estimate is one side's work, not both
+    summed, and the reason says how it was counted."""
+    one_side, _ = _work_figure("p = side(p)")
+    both, reasons = _work_figure(
+        "if mode is not None:\n        p = side(p)\n    else:\n        p = other_side(p)"
+    )
+    assert abs(both - one_side) <= 1, (both, one_side)
+    assert "by share, not summed" in reasons, reasons
+    guarded, _ = _work_figure("if mode is not None:\n        p = side(p)")
+    assert abs(2 * guarded - one_side) <= 2, (guarded, one_side)

@@ -63,7 +63,7 @@ from hybridize.analyzer.facts.structured_arguments import (
     elements_of_lists,
     structure_leaves,
 )
-from hybridize.analyzer.facts.switched_branches import untaken_branches
+from hybridize.analyzer.facts.switched_branches import Branch, weighted_branches
 from hybridize.analyzer.facts.taped_calls import TapedRun, taped_functions
 from hybridize.analyzer.facts.values import (
     Atom,
@@ -107,6 +107,7 @@ from hybridize.analyzer.summaries.syms import (
     is_op,
     is_seq,
     kind_of,
+    local_sym,
     seq_kind,
     syms_of_kinds,
 )
@@ -223,8 +224,9 @@ class BenefitModel:
         self._library_kernels: set[FunctionKey] = set()
         """Functions whose body runs an op the compiled code calls the same library kernel
         for (`CallCosts.library_kernel_ops`), counted as no saved work."""
-        self._untaken_spans: dict[FunctionKey, tuple[Span, ...]] = {}
-        """Function -> the branches of its body no call takes (`_untaken`), once asked."""
+        self._branches: dict[FunctionKey, tuple[Branch, ...]] = {}
+        """Function -> its switched branches with the share of calls running each
+        (`_weighted`), once asked."""
         self._set_names: frozenset[str] | None = None
         """The names the project assigns through `global` or as attributes, once asked
         (`_names_set_in_code`)."""
@@ -232,6 +234,11 @@ class BenefitModel:
         """Command-line flag name -> the default the project defines it with, once asked
         (`_flag_switch`)."""
         self._reads_parameters: dict[FunctionKey, bool] = {}
+        self._opaque: dict[FunctionKey, bool] = {}
+        self._shares: dict[FunctionKey, dict[FunctionKey, float]] = {}
+        """Caller -> callee -> the share of its calls that run the callee (`_site_shares`)."""
+        """Function -> whether its body calls what the analysis resolves to nothing
+        (`_opaque_calls`), once asked."""
         self._exported_functions: ExportedFunctions = (
             last._exported_functions
             if last is not None and classes_unchanged
@@ -644,6 +651,31 @@ class BenefitModel:
         return words
 
     def _work_words(self, key: FunctionKey) -> str:
+        """What the work estimate leaves out or weighs, in words (`_left_out_words`,
+        `_branch_words`)."""
+        return self._left_out_words(key) + self._branch_words(key)
+
+    def _branch_words(self, key: FunctionKey) -> str:
+        """The body's switched branches the estimate leaves out at a default or weighs
+        (`weighted_branches`), in words; known values (every call passing one) need none."""
+        branches = self._weighted(key)
+        assumed = sorted({b.subject for b in branches if b.assumed})
+        weighed = sorted({b.subject for b in branches if b.weight and b.weight < 1.0})
+        words = []
+        if assumed:
+            words.append(
+                f"leaving out the branches on {_names(assumed)} that its default does not "
+                "take, as no call or construction in the project passes another value "
+                "(assumed: callers outside it may)"
+            )
+        if weighed:
+            words.append(
+                f"counting the two sides of its branches on {_names(weighed)} by share, not "
+                "summed: one side runs per call, and which is not known"
+            )
+        return f" ({'; '.join(words)})" if words else ""
+
+    def _left_out_words(self, key: FunctionKey) -> str:
         """What the work estimate leaves out, in words: ops whose compiled call runs the same
         library kernel (`CallCosts.library_kernel_ops`); a body returning its argument first
         (`_returns_before_its_work`)."""
@@ -1287,12 +1319,13 @@ class BenefitModel:
                 for callee, attrs in self.scope[n].items():
                     if callee in members or attrs.get("kind") == TRACED:
                         continue
-                    if self._only_in_untaken_branches(n, callee):
+                    share = self._edge_share(n, callee)
+                    if not share:
                         continue
                     runs = (
                         self._eager_loop_runs(n, callee) if attrs.get("kind") == "callback" else 1
                     )
-                    total += work.get(callee, 0.0) * runs
+                    total += work.get(callee, 0.0) * runs * share
                     trains = trains or training.get(callee, False)
                 for getter in self._property_reads(n):
                     if getter not in members:
@@ -1354,8 +1387,9 @@ class BenefitModel:
         visiting.add(key)
         total, _ = self._local_work(key)
         for callee, attrs in self.graph.adj.get(key, {}).items():
-            if attrs.get("kind") != TRACED and not self._only_in_untaken_branches(key, callee):
-                total += self._work_apart(callee, work, visiting)
+            share = self._edge_share(key, callee) if attrs.get("kind") != TRACED else 0.0
+            if share:
+                total += self._work_apart(callee, work, visiting) * share
         for getter in self._property_reads(key):
             total += self._work_apart(getter, work, visiting)
         visiting.discard(key)
@@ -1371,11 +1405,12 @@ class BenefitModel:
         work = 0.0
         training = False
         evaluator = solved_evaluator(self.index, self.facts, key)
-        untaken = self._untaken(key)
+        branches = self._weighted(key)
         for resolved in self.facts.calls.get(key, []):
-            if untaken and any(span.encloses(resolved.site.span) for span in untaken):
+            share = _share(branches, resolved.site.span) if branches else 1.0
+            if not share:
                 continue  # a branch no call takes (`switched_branches`)
-            factor = LOOP_WORK_FACTOR if resolved.site.in_loop else 1
+            factor = (LOOP_WORK_FACTOR if resolved.site.in_loop else 1) * share
             if any(info.training_update for info in resolved.api):
                 training = True
             if costs.library_kernel_ops and any(
@@ -1383,6 +1418,14 @@ class BenefitModel:
             ):
                 self._library_kernels.add(key)
             cost = _call_cost(resolved, costs)
+            if costs.module_call is not None and self._reads_whole_module_call(resolved):
+                cost = costs.module_call
+            elif (
+                costs.module_call is not None
+                and not cost
+                and self._opaque_receiver_call(key, resolved)
+            ):
+                cost = costs.layer_call
             if not cost and evaluator is not None:
                 cost = self._inherited_distribution_method(evaluator, resolved, costs)
             work += cost * factor
@@ -1395,22 +1438,63 @@ class BenefitModel:
                     work += _operator_cost(evaluator, sym, costs)
         return work, training
 
+    def _reads_whole_module_call(self, resolved: ResolvedCall) -> bool:
+        """A call of the project's own modules (`layer_call` targets only: no framework op,
+        no framework layer) whose called bodies the analysis reads whole: each of their
+        calls reaches a function of the project or a framework or Python API it knows
+        (`CallCosts.module_call`). A body calling what resolves to nothing (an attribute
+        holding generated code: e3nn's `self._compiled_main(...)`, a `torch.fx` module) has
+        work the estimate does not see, for which the layer call's cost stands."""
+        if resolved.api or not resolved.targets:
+            return False
+        if any(kind != "layer_call" for kind, _ in resolved.targets):
+            return False
+        return not any(self._opaque_calls(target) for _, target in callees(self.index, resolved))
+
+    def _opaque_receiver_call(self, key: FunctionKey, resolved: ResolvedCall) -> bool:
+        """A call of what an attribute of the method's receiver holds that the analysis
+        resolves to nothing (`self._compiled_main_right(y, w)`: e3nn's code generated with
+        `torch.fx`, a module it cannot read): work the estimate does not see, counted as one
+        module call (`CallCosts.layer_call`) where `module_call` counts the calls it reads."""
+        if resolved.targets or resolved.api or resolved.receiver_roles:
+            return False
+        fn = self.index.function(key)
+        callee = resolved.site.callee
+        return (
+            fn.class_qualname is not None
+            and bool(fn.params)
+            and is_attr(callee)
+            and attr_base(callee) == local_sym(fn.params[0].name)
+        )
+
+    def _opaque_calls(self, key: FunctionKey) -> bool:
+        """Whether the body calls something the analysis resolves to nothing."""
+        known = self._opaque.get(key)
+        if known is None:
+            known = any(
+                not resolved.targets and not resolved.api and not resolved.receiver_roles
+                for resolved in self.facts.calls.get(key, ())
+            )
+            self._opaque[key] = known
+        return known
+
     def _runs_no_work_per_call(self, key: FunctionKey) -> bool:
         """Whether a call of the function runs none of its body's work: it returns first
         under a fixed switch (`_returns_before_its_work`), or it is memoised and its body runs
         once per distinct arguments (`facts/memoized.py`)."""
         return self._returns_before_its_work(key) or memoized(self.index, self.facts, key)
 
-    def _untaken(self, key: FunctionKey) -> tuple[Span, ...]:
-        """The branches of the body that no call of the program takes (`untaken_branches`:
-        every caller passes the parameter switching them one constant); none switched by a
-        value a function the package exports passes on (`_is_public`)."""
-        known = self._untaken_spans.get(key)
+    def _weighted(self, key: FunctionKey) -> tuple[Branch, ...]:
+        """The switched branches of the body with the share of calls that run each
+        (`weighted_branches`: none for a side no call takes, half each where which side runs
+        is not known); a value a function the package exports passes on is not known
+        (`_is_public`)."""
+        known = self._branches.get(key)
         if known is None:
-            known = untaken_branches(
+            known = weighted_branches(
                 self.index, self.facts, key, self.is_test_code, self._is_public
             )
-            self._untaken_spans[key] = known
+            self._branches[key] = known
         return known
 
     def _is_public(self, key: FunctionKey) -> bool:
@@ -1419,20 +1503,30 @@ class BenefitModel:
         exported = self._exported_functions
         return exported.reason(key) is not None or exported.imported_reason(key) is not None
 
-    def _only_in_untaken_branches(self, caller: FunctionKey, callee: FunctionKey) -> bool:
-        """Whether every call of `caller` that reaches `callee` lies in a branch no call of
-        `caller` takes (`_untaken`): the callee's work is never done from there."""
-        untaken = self._untaken(caller)
-        if not untaken:
-            return False
-        sites = [
-            resolved.site
-            for resolved in self.facts.calls.get(caller, ())
-            if any(target == callee for _, target in callees(self.index, resolved))
-        ]
-        return bool(sites) and all(
-            any(span.encloses(site.span) for span in untaken) for site in sites
-        )
+    def _edge_share(self, caller: FunctionKey, callee: FunctionKey) -> float:
+        """The share of `caller`'s calls that run `callee`, for the work estimate: that of its
+        most run call site (`_site_shares`); 1 where no site shows it (a callback)."""
+        shares = self._shares.get(caller)
+        if shares is None:
+            shares = self._shares[caller] = self._site_shares(caller)
+        return shares.get(callee, 1.0)
+
+    def _site_shares(self, caller: FunctionKey) -> dict[FunctionKey, float]:
+        """Callee -> the share of `caller`'s calls that run it, where under 1: each call site
+        weighed by the switched branches enclosing it (`_weighted`: none in a branch no call
+        takes) and split between the project functions it may run (a module held in an
+        attribute one of several classes, a method subclasses override: one runs per call,
+        so their work is weighted, not summed); a callee's share is its most run site's."""
+        branches = self._weighted(caller)
+        shares: dict[FunctionKey, float] = {}
+        for resolved in self.facts.calls.get(caller, ()):
+            targets = {target for _, target in callees(self.index, resolved)}
+            if not targets:
+                continue
+            share = (_share(branches, resolved.site.span) if branches else 1.0) / len(targets)
+            for target in targets:
+                shares[target] = max(shares.get(target, 0.0), share)
+        return {callee: share for callee, share in shares.items() if share < 1.0}
 
     def _returns_before_its_work(self, key: FunctionKey) -> bool:
         """The body starts by returning its argument under a switch whose value is fixed and
@@ -1787,6 +1881,22 @@ def _int_estimate(evaluator: Evaluator, sym: Sym) -> int | None:
 SMALL_OFFSET = 2
 """`n + 1`, `n - 1`, `n * 2`: estimated as `n` (a trip count is compared with
 `CallCosts.many_calls`)."""
+
+
+def _names(names: list[str]) -> str:
+    """Names in backticks, joined in words."""
+    quoted = [f"`{name}`" for name in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _share(branches: tuple[Branch, ...], span: Span) -> float:
+    """The share of calls that run what lies at `span`: the product of the weights of the
+    switched branches enclosing it (`weighted_branches`)."""
+    share = 1.0
+    for branch in branches:
+        if branch.span.encloses(span):
+            share *= branch.weight
+    return share
 
 
 def _call_cost(resolved: ResolvedCall, costs: CallCosts) -> float:

@@ -60,6 +60,10 @@ class CallCosts:
     """The eager time of another framework op."""
     layer_call: float
     """The eager time a layer or model call adds around the ops of its body."""
+    module_call: float | None = None
+    """The eager time a call of one of the project's own modules adds around its body's ops
+    where the analysis reads that body whole (`BenefitModel._reads_whole_module_call`): the
+    module call's own dispatch. None where `layer_call` stands for it as for any layer call."""
     distribution_base: str | None = None
     """The namespace of the framework's probability distributions (`torch.distributions`),
     whose methods a project subclass inherits: None where the tables know none."""
@@ -238,6 +242,9 @@ TORCH_CALL_COSTS = CallCosts(
     python_operand=2.0,
     op=1.5,
     layer_call=6.0,
+    # measured (torch 2.13, one thread, 16x8): a project module whose forward is one op
+    # costs 1.2 us more than the op (`tests/analyzer/test_benefit_module_calls_measured.py`)
+    module_call=1.5,
     # measured (one thread, 8x8): `Normal.log_prob` 15 us (20 us validating its argument),
     # `Gamma.log_prob` 12 us, `Normal.rsample` 6 us, `Normal.entropy` 4 us
     distribution_base="torch.distributions",

@@ -196,11 +196,13 @@ class FunctionSummary:
     SWITCH: ...`: the switch (a free name, or attributes of one: `DEBUG`, `config.DEBUG`),
     whether the test negates it, and the parameter returned. Where the switch's value is
     known, the rest of the body runs or not on every call alike."""
-    switched_branches: tuple[tuple[str, bool, Span | None, Span | None], ...] = ()
-    """The `if PARAMETER:` and `if not PARAMETER:` statements of the body (a parameter the
-    body never rebinds), each with whether the test negates it, the span of its body and of
-    its `else` (None without one). Where every caller passes the parameter one constant, the
-    same branch runs at every call."""
+    switched_branches: tuple[tuple[str, bool, bool, Span | None, Span | None], ...] = ()
+    """The `if [not] SUBJECT:` and `if SUBJECT is [not] None:` statements of the body, SUBJECT
+    a parameter the body never rebinds or `self.NAME`, an attribute of the first parameter the
+    body never assigns: each with the subject, whether the test negates it (`not x`, `x is not
+    None`), whether it tests for None rather than truth, the span of its body and of its
+    `else` (None without one). Where the subject's value is the same at every call, the same
+    branch runs at every call."""
     ignore_comment: bool = False
     docstring: str | None = None
     has_tensor_methods: bool = False

@@ -96,8 +96,14 @@ def shifted_function(fn: FunctionSummary, shift: LineShift) -> FunctionSummary:
         singular_operands={sym: span(s) for sym, s in fn.singular_operands.items()},
         name_bindings=[(name, span(s)) for name, s in fn.name_bindings],
         switched_branches=tuple(
-            (name, negated, _shifted_optional(body, shift), _shifted_optional(orelse, shift))
-            for name, negated, body, orelse in fn.switched_branches
+            (
+                name,
+                negated,
+                none_test,
+                _shifted_optional(body, shift),
+                _shifted_optional(orelse, shift),
+            )
+            for name, negated, none_test, body, orelse in fn.switched_branches
         ),
         summary_facts={
             code: tuple(_shifted_fact(value, shift) for value in values)

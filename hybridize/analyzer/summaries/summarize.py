@@ -327,31 +327,35 @@ class _ModuleBuilder:
         return span
 
     def _switched_branches(
-        self, body: Sequence[ast.stmt], params: Collection[str]
-    ) -> tuple[tuple[str, bool, Span | None, Span | None], ...]:
-        """`FunctionSummary.switched_branches` of a function body: its `if [not] PARAMETER:`
-        statements at any depth (nested definitions aside) whose parameter the body never
-        rebinds."""
-        found: list[tuple[str, bool, ast.If]] = []
+        self, body: Sequence[ast.stmt], params: Sequence[str]
+    ) -> tuple[tuple[str, bool, bool, Span | None, Span | None], ...]:
+        """`FunctionSummary.switched_branches` of a function body: its `if [not] SUBJECT:`
+        and `if SUBJECT is [not] None:` statements at any depth (nested definitions aside),
+        SUBJECT a parameter the body never rebinds or an attribute of the first parameter
+        (`self.use_batch_norm`) the body never assigns."""
+        found: list[tuple[str, bool, bool, ast.If]] = []
+        receiver = params[0] if params else None
         stack: list[ast.stmt] = list(body)
         while stack:
             stmt = stack.pop()
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 continue
             if type(stmt) is ast.If:
-                test = stmt.test
-                negated = type(test) is ast.UnaryOp and type(test.op) is ast.Not
-                operand = test.operand if isinstance(test, ast.UnaryOp) and negated else test
-                if type(operand) is ast.Name and operand.id in params:
-                    found.append((operand.id, negated, stmt))
+                switch = _switch_test(stmt.test, params, receiver)
+                if switch is not None:
+                    found.append((*switch, stmt))
             for name in ("body", "orelse", "finalbody", "handlers", "cases"):
                 stack.extend(getattr(stmt, name, ()))
         if not found:
             return ()
-        rebound = _local_names(body)
+        rebound = _local_names(body) | {
+            f"{receiver}.{attr}" for attr in _assigned_attributes(body, receiver)
+        }
         return tuple(
-            (name, negated, self._block_span(stmt.body), self._block_span(stmt.orelse))
-            for name, negated, stmt in sorted(found, key=lambda f: (f[2].lineno, f[2].col_offset))
+            (name, negated, none_test, self._block_span(stmt.body), self._block_span(stmt.orelse))
+            for name, negated, none_test, stmt in sorted(
+                found, key=lambda f: (f[3].lineno, f[3].col_offset)
+            )
             if name not in rebound
         )
 
@@ -742,7 +746,7 @@ class _ModuleBuilder:
         local_names = _local_names(body) | {p.name for p in params}
         summary.may_fall_through = _may_fall_through(body)
         summary.leading_return = _leading_return(body, local_names, {p.name for p in params})
-        summary.switched_branches = self._switched_branches(body, {p.name for p in params})
+        summary.switched_branches = self._switched_branches(body, [p.name for p in params])
         scope = _Scope(summary, local_names)
         for p in params:
             scope.kills.setdefault(p.name, {})[len(summary.locals.get(p.name, ()))] = ()
@@ -1545,6 +1549,59 @@ def _target_value(target: Target) -> Sym:
     if kind == "item":
         return item_sym(target[1], UNKNOWN)
     return UNKNOWN
+
+
+def _switch_test(
+    test: ast.expr, params: Sequence[str], receiver: str | None
+) -> tuple[str, bool, bool] | None:
+    """An `if` test switching on one subject (`_switched_branches`): the subject (a parameter,
+    or `self.NAME` for an attribute of the first parameter), whether the test is negated
+    (`not x`, `x is not None`) and whether it tests for None rather than truth; None for any
+    other test."""
+    negated = type(test) is ast.UnaryOp and type(test.op) is ast.Not
+    operand = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+    none_test = False
+    if (
+        type(operand) is ast.Compare
+        and len(operand.ops) == 1
+        and type(operand.ops[0]) in (ast.Is, ast.IsNot)
+        and type(operand.comparators[0]) is ast.Constant
+        and operand.comparators[0].value is None
+    ):
+        none_test = True
+        negated = negated is not (type(operand.ops[0]) is ast.IsNot)
+        operand = operand.left
+    if type(operand) is ast.Name and operand.id in params:
+        return operand.id, negated, none_test
+    if (
+        type(operand) is ast.Attribute
+        and type(operand.value) is ast.Name
+        and receiver is not None
+        and operand.value.id == receiver
+    ):
+        return f"{receiver}.{operand.attr}", negated, none_test
+    return None
+
+
+def _assigned_attributes(body: Sequence[ast.stmt], receiver: str | None) -> set[str]:
+    """The attributes of `receiver` a function body assigns (nested definitions aside)."""
+    if receiver is None:
+        return set()
+    names: set[str] = set()
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        if (
+            type(node) is ast.Attribute
+            and type(node.ctx) in (ast.Store, ast.Del)
+            and type(node.value) is ast.Name
+            and node.value.id == receiver
+        ):
+            names.add(node.attr)
+        stack.extend(ast.iter_child_nodes(node))
+    return names
 
 
 def _local_names(body: Sequence[ast.stmt]) -> set[str]:
