@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from hybridize.analyzer.facts.evaluator import (
+    Evaluator,
     ResolvedCall,
     TensorFacts,
     callees,
@@ -175,6 +176,37 @@ def _stored_parameter(
     return init, name
 
 
+def _called_by_framework(index: ProjectIndex, key: FunctionKey, fn: FunctionSummary) -> bool:
+    """A layer's call method: the layer library calls it, with arguments of its own (Keras
+    passes `training` from the call context)."""
+    framework = index.function_framework(key)
+    return fn.class_qualname is not None and fn.name in (
+        framework.instance_call_method,
+        "__call__",
+    )
+
+
+def _sites(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    is_test_code: Callable[[FunctionKey], bool],
+) -> Iterator[tuple[FunctionKey, Evaluator | None, ResolvedCall, str | None]]:
+    """Every call of `key` in the program, tests aside: the caller, its solved evaluator, the
+    call and how it reaches `key` (None for a call `key` is handed to, `_hands`)."""
+    for caller in sorted(facts.callers.get(key, ()), key=str):
+        if caller == key or is_test_code(caller):
+            continue
+        evaluator = solved_evaluator(index, facts, caller)
+        for resolved in facts.calls.get(caller, ()):
+            if _hands(resolved, key):
+                yield caller, evaluator, resolved, None
+                continue
+            for kind, target in callees(index, resolved):
+                if target == key:
+                    yield caller, evaluator, resolved, kind
+
+
 def _default_truth(
     index: ProjectIndex,
     facts: TensorFacts,
@@ -195,11 +227,7 @@ def _default_truth(
         return None
     if depth < 1:
         return None
-    framework = index.function_framework(key)
-    if fn.class_qualname is not None and fn.name in (
-        framework.instance_call_method,
-        "__call__",
-    ):
+    if _called_by_framework(index, key, fn):
         return None  # the layer library passes arguments of its own (Keras' `training`)
     owner = solved_evaluator(index, facts, index.owner_key(key))
     if owner is None:
@@ -213,39 +241,25 @@ def _default_truth(
     value = _constant_truth(atom, none_test=none_test)
     if value is None:
         return None
-    for caller in sorted(facts.callers.get(key, ()), key=str):
-        if caller == key or is_test_code(caller):
-            continue
-        evaluator = solved_evaluator(index, facts, caller)
-        if evaluator is None:
+    for caller, evaluator, resolved, kind in _sites(index, facts, key, is_test_code):
+        if kind is None:
+            continue  # called with arguments of its own: they are not the project's
+        if evaluator is None or resolved.site.has_star_args or key in resolved.partials:
             return None
-        caller_fn = index.function(caller)
-        for resolved in facts.calls.get(caller, ()):
-            if _hands(resolved, key):
-                continue  # called with arguments of its own: they are not the project's
-            for kind, target in callees(index, resolved):
-                if target != key:
-                    continue
-                if resolved.site.has_star_args or key in resolved.partials:
-                    return None
-                argument = bound_arguments(index, key, resolved, kind).get(name)
-                if argument is None:
-                    continue
-                passed_on = _passed_on(caller_fn, argument)
-                if passed_on is not None:
-                    if (
-                        _default_truth(
-                            index, facts, caller, passed_on, is_test_code, none_test, depth - 1
-                        )
-                        != value
-                    ):
-                        return None
-                    continue
-                truths = {
-                    _constant_truth(atom, none_test=none_test) for atom in evaluator.eval(argument)
-                }
-                if truths != {value}:
-                    return None
+        argument = bound_arguments(index, key, resolved, kind).get(name)
+        if argument is None:
+            continue
+        passed_on = _passed_on(index.function(caller), argument)
+        if passed_on is not None:
+            found = _default_truth(
+                index, facts, caller, passed_on, is_test_code, none_test, depth - 1
+            )
+            if found != value:
+                return None
+            continue
+        truths = {_constant_truth(atom, none_test=none_test) for atom in evaluator.eval(argument)}
+        if truths != {value}:
+            return None
     return value
 
 
@@ -271,76 +285,62 @@ def _truth(
     param = next((p for p in fn.params if p.name == name), None)
     if param is None or param.kind in ("vararg", "kwarg") or depth < 1:
         return None
-    framework = index.function_framework(key)
-    if fn.class_qualname is not None and fn.name in (
-        framework.instance_call_method,
-        "__call__",
-    ):
+    if _called_by_framework(index, key, fn):
         return None  # the layer library calls it, with arguments of its own
     if any(d.name not in PLAIN_DECORATORS for d in fn.decorators):
         return None  # a wrapper, or a registry that exposes it, may call it with others
     if is_public(key):
         return None  # the package's public API: its users pass what they like
     truths: set[bool] = set()
-    sites = 0
-    for caller in sorted(facts.callers.get(key, ()), key=str):
-        if caller == key or is_test_code(caller):
-            continue
-        evaluator = solved_evaluator(index, facts, caller)
-        if evaluator is None:
-            return None
+    direct: dict[FunctionKey, int] = dict.fromkeys(
+        (c for c in facts.callers.get(key, ()) if c != key and not is_test_code(c)), 0
+    )
+    for caller, evaluator, resolved, kind in _sites(index, facts, key, is_test_code):
+        if evaluator is None or kind is None:
+            return None  # unsolved, or handed to a call that calls it: arguments not in the code
+        direct[caller] += 1
+        if kind == "layer_call" or resolved.site.has_star_args or key in resolved.partials:
+            return None  # arguments the site does not show
         caller_fn = index.function(caller)
-        direct = 0
-        for resolved in facts.calls.get(caller, ()):
-            if _hands(resolved, key):
-                return None  # handed to a call that calls it: arguments not in the code
-            for kind, target in callees(index, resolved):
-                if target != key:
-                    continue
-                direct += 1
-                if kind == "layer_call" or resolved.site.has_star_args or key in resolved.partials:
-                    return None  # arguments the site does not show
-                argument = bound_arguments(index, key, resolved, kind).get(name)
-                found: set[bool | None]
-                if argument is None:
-                    if param.default is None:
-                        return None
-                    owner = solved_evaluator(index, facts, index.owner_key(key))
-                    if owner is None:
-                        return None
-                    found = {
-                        _constant_truth(atom, none_test=none_test)
-                        for atom in owner.eval(param.default)
-                    }
-                elif (passed_on := _passed_on(caller_fn, argument)) is not None:
-                    # a parameter of the caller passed on: what its own callers pass it
-                    found = {
-                        _truth(
-                            index,
-                            facts,
-                            caller,
-                            passed_on,
-                            is_test_code,
-                            is_public,
-                            depth - 1,
-                            none_test=none_test,
-                        )
-                    }
-                elif any(is_param(part) for part in _parts(caller_fn, argument)):
-                    return None  # computed from a caller's parameter
-                else:
-                    found = {
-                        _constant_truth(atom, none_test=none_test)
-                        for atom in evaluator.eval(argument)
-                    }
-                if not found or None in found:
-                    return None
-                truths |= {truth for truth in found if truth is not None}
-                if len(truths) > 1:
-                    return None
-        if not direct:
-            return None  # called through what it is handed to (a callback): arguments unknown
-        sites += direct
+        argument = bound_arguments(index, key, resolved, kind).get(name)
+        found: set[bool | None]
+        if argument is None:
+            if param.default is None:
+                return None
+            owner = solved_evaluator(index, facts, index.owner_key(key))
+            if owner is None:
+                return None
+            found = {
+                _constant_truth(atom, none_test=none_test) for atom in owner.eval(param.default)
+            }
+        elif (passed_on := _passed_on(caller_fn, argument)) is not None:
+            # a parameter of the caller passed on: what its own callers pass it
+            found = {
+                _truth(
+                    index,
+                    facts,
+                    caller,
+                    passed_on,
+                    is_test_code,
+                    is_public,
+                    depth - 1,
+                    none_test=none_test,
+                )
+            }
+        elif any(is_param(part) for part in _parts(caller_fn, argument)):
+            return None  # computed from a caller's parameter
+        else:
+            found = {
+                _constant_truth(atom, none_test=none_test) for atom in evaluator.eval(argument)
+            }
+        if not found or None in found:
+            return None
+        truths |= {truth for truth in found if truth is not None}
+        if len(truths) > 1:
+            return None
+    if not all(direct.values()):
+        return None  # called through what it is handed to (a callback): arguments unknown
+    sites = sum(direct.values())
     if not sites or len(truths) != 1:
         return None
     return truths.pop()
