@@ -367,6 +367,10 @@ MAX_SHARED = 1_000_000
 open across many edits would otherwise keep every value it ever computed)."""
 
 
+_Resolution = tuple[Atoms, list[Atoms], dict[str, Atoms], tuple[Atoms, ...] | None, ResolvedCall]
+"""A call's resolution with what it was resolved on (`Evaluator.resolving`)."""
+
+
 class Evaluator:
     """Evaluates the symbolic values of one function under the current solution."""
 
@@ -384,9 +388,11 @@ class Evaluator:
         "key",
         "memo",
         "method_of",
+        "names",
         "optimistic",
         "partial",
         "relpath",
+        "resolving",
     )
 
     def __init__(self, index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> None:
@@ -399,10 +405,24 @@ class Evaluator:
         self.call_results: dict[int, Atoms] = {}
         self.active: set[Sym] = set()
         self.partial: dict[Sym, Atoms] = {}
-        self.deps: set[Dep] = {("params", key)}
+        own: Dep = ("params", key)
+        self.deps: set[Dep] = {own}
+        """The facts this evaluation read: re-evaluate when one of them changes."""
+        self.names: dict[Dep, set[str]] = {own: set()}
+        """Of the `deps` this evaluation read itself by name (its own parameters, a class's
+        attributes): the names it read. A dep absent here (merged from another evaluator:
+        `read_through`) was read whole. The solver wakes a reader of a class's attributes or
+        of a function's parameters only when a name it read changed (`Solver._sweep`): a
+        method reading `self.units` is not evaluated again because `self.built` changed
+        (on `keras/src` a fifth of the re-evaluations read no name that had changed)."""
         self.optimistic = False
         """Set when a missing fact was read as "nothing yet" rather than "unknown"."""
-        """The facts this evaluation read: re-evaluate when one of them changes."""
+        self.resolving: dict[int, _Resolution] | None = None
+        """While the solver evaluates the function (`solver._evaluate`): per call index, the
+        last resolution and the values it was resolved on. A call whose result a local
+        needs is resolved when the local is evaluated and again in the evaluation's walk
+        over every call (an eighth of `keras/src`'s resolutions): with the same values,
+        and the facts fixed for the evaluation, the resolution is the same."""
         self.class_key = (
             FunctionKey(self.relpath, self.fn.class_qualname) if self.fn.class_qualname else None
         )
@@ -453,6 +473,27 @@ class Evaluator:
                 shared.clear()
             shared[value] = found = value
         return found
+
+    def read_name(self, dep: Dep, name: str) -> None:
+        """This evaluation read the entry `name` of the fact `dep` (`names`)."""
+        deps = self.deps
+        if dep not in deps:
+            deps.add(dep)
+            self.names[dep] = {name}
+            return
+        names = self.names.get(dep)
+        if names is not None:
+            names.add(name)
+
+    def read_through(self, other: Evaluator) -> None:
+        """This evaluation read values `other` evaluated (a default where the `def` runs, a
+        parent's local, a module's global): what `other` read, each read whole (which names
+        it read is not kept: the merge stays a set union)."""
+        names = self.names
+        if not names.keys().isdisjoint(other.deps):
+            for dep in names.keys() & other.deps:
+                del names[dep]
+        self.deps |= other.deps
 
     def _eval_capped(self, sym: Sym) -> Atoms:
         """`cap_atoms(self._eval(sym))` for the kinds of `_CAPPED_KINDS`, whose values are built
@@ -583,6 +624,9 @@ class Evaluator:
             if _is_classmethod(fn):
                 return (class_atom(self.class_key),)
             return (obj_atom(self.index.object_role(self.class_key), self.class_key),)
+        names = self.names.get(("params", self.key))
+        if names is not None:
+            names.add(name)
         evidence = self.facts.param_atoms[self.key].get(name)
         param = next((p for p in fn.params if p.name == name), None)
         out: set[Atom] = set(evidence) if evidence else set()
@@ -608,7 +652,7 @@ class Evaluator:
                 # Defaults are evaluated where the `def` runs, not in the body.
                 owner = get_evaluator(self.index, self.facts, self.index.owner_key(self.key))
                 out |= owner.eval(param.default)
-                self.deps |= owner.deps
+                self.read_through(owner)
         if out:
             return out
         if self.is_layer_build_shape(name):
@@ -681,7 +725,7 @@ class Evaluator:
             if name in parent_fn.locals:
                 parent_evaluator = get_evaluator(self.index, self.facts, parent_key)
                 result = parent_evaluator.eval(local_sym(name))
-                self.deps |= parent_evaluator.deps
+                self.read_through(parent_evaluator)
                 return result
             parent = parent_fn.parent_qualname
         return self.ref_atoms(self.index.resolve_global(self.relpath, name))
@@ -704,7 +748,7 @@ class Evaluator:
             found: set[Atom] = set()
             for sym in self.index.dynamic_values(ref[1], dynamic):
                 found |= module_evaluator.eval(sym)
-            self.deps |= module_evaluator.deps
+            self.read_through(module_evaluator)
             return frozenset(found) if found else frozenset({UNKNOWN_ATOM})
         if kind == "global":
             module_key = FunctionKey.module_code(ref[1])
@@ -712,7 +756,7 @@ class Evaluator:
                 return self.eval(local_sym(ref[2]))
             module_evaluator = _module_evaluator(self.index, self.facts, ref[1])
             result = module_evaluator.eval(local_sym(ref[2]))
-            self.deps |= module_evaluator.deps
+            self.read_through(module_evaluator)
             return result
         return frozenset({UNKNOWN_ATOM})
 
@@ -754,7 +798,7 @@ class Evaluator:
                     return overrides
                 stored: set[Atom] = set()
                 for key in self.index.mro(class_key):
-                    self.deps.add(("attrs", key))
+                    self.read_name(("attrs", key), name)
                     stored |= self.facts.attrs.get(key, {}).get(name, set())
                 if stored:
                     return frozenset(stored) | overrides
@@ -850,6 +894,54 @@ class Evaluator:
         callee_atoms = memo.get(site.callee) or evaluate(site.callee)
         args = [memo.get(a) or evaluate(a) for a in site.args]
         kwargs = {k: memo.get(v) or evaluate(v) for k, v in site.kwargs} if site.kwargs else {}
+        resolving = self.resolving
+        if resolving is not None:
+            last = resolving.get(index)
+            if (
+                last is not None
+                and last[0] == callee_atoms
+                and last[1] == args
+                and last[2] == kwargs
+                and last[3] is not None
+                and last[3] == self._read_besides(site, callee_atoms)
+            ):
+                return last[4]
+            resolved = self._resolve(index, site, callee_atoms, args, kwargs)
+            resolving[index] = (
+                callee_atoms,
+                args,
+                kwargs,
+                self._read_besides(site, callee_atoms),
+                resolved,
+            )
+            return resolved
+        return self._resolve(index, site, callee_atoms, args, kwargs)
+
+    def _read_besides(self, site: CallSite, callee_atoms: Atoms) -> tuple[Atoms, ...] | None:
+        """The values besides the callee's and the arguments' a resolution of `site` may
+        read (a method's receiver, the values unpacked into a container module), as the memo
+        holds them; None when one is not held (a local of a cycle being evaluated)."""
+        syms: list[Sym] = list(site.star_values)
+        if is_attr(site.callee) and any(atom[0] == "boundext" for atom in callee_atoms):
+            syms.append(site.callee[1])
+        if not syms:
+            return ()
+        values: list[Atoms] = []
+        for sym in syms:
+            value = self.memo.get(sym)
+            if value is None:
+                return None
+            values.append(value)
+        return tuple(values)
+
+    def _resolve(
+        self,
+        index: int,
+        site: CallSite,
+        callee_atoms: Atoms,
+        args: list[Atoms],
+        kwargs: dict[str, Atoms],
+    ) -> ResolvedCall:
         targets: list[tuple[str, FunctionKey]] = []
         apis: list[ApiInfo] = []
         roles: list[str] = []
