@@ -572,6 +572,26 @@ class Aggregate:
             _put(table, pair, caller, frozenset(atoms), False)
             touched.add(pair)
 
+    def feeds_widened(self, caller: FunctionKey) -> bool:
+        """Whether the caller's contribution gives to a widened entry (its return, evidence
+        or attributes): publishing it again, equal, may still change that entry (its atoms
+        are joined again with the entry's capped value: `_settle`), so an evaluation on
+        unchanged inputs is not skipped there (`Solver._sweep`)."""
+        wide = self.wide
+        if not wide:
+            return False
+        if ("ret", caller, "") in wide:
+            return True
+        c = self.contributions.get(caller)
+        if c is None:
+            return False
+        for callee, name, _atoms, from_outside in c.evidence:
+            if ("params", callee, name) in wide or (
+                from_outside and ("external", callee, name) in wide
+            ):
+                return True
+        return any(("attrs", class_key, attr) in wide for class_key, attr, _atoms in c.attrs)
+
     # ---------------------------------------------------------------- facts
 
     def start_phase(self) -> None:
@@ -1053,7 +1073,8 @@ class Solver:
         the names (`Evaluator.names`; a fact absent was read whole, as all are by a function
         whose evaluation failed). A sweep wakes a reader of a changed fact only if the reader
         read it whole or read a name that changed: evaluated again on the same inputs, a
-        function gives the same contribution, so the iteration takes the same path."""
+        function gives the same contribution, so the iteration takes the same path (but
+        where it feeds a widened entry: `Aggregate.feeds_widened`)."""
         self.widened = False
         """Some entry of the facts was widened: the solution depends on the whole history of
         the iteration, so an edit is solved again from scratch."""
@@ -1182,7 +1203,11 @@ class Solver:
                         if changed_here is not None:
                             read = self.names.get(reader)
                             found = read.get(dep) if read is not None else None
-                            if found is not None and found.isdisjoint(changed_here):
+                            if (
+                                found is not None
+                                and found.isdisjoint(changed_here)
+                                and not self.aggregate.feeds_widened(reader)
+                            ):
                                 continue
                         reader_position = sign * position_of[reader]
                         if reader_position > position:
