@@ -388,7 +388,6 @@ class Evaluator:
         "key",
         "memo",
         "method_of",
-        "names",
         "optimistic",
         "partial",
         "relpath",
@@ -405,16 +404,7 @@ class Evaluator:
         self.call_results: dict[int, Atoms] = {}
         self.active: set[Sym] = set()
         self.partial: dict[Sym, Atoms] = {}
-        own: Dep = ("params", key)
-        self.deps: set[Dep] = {own}
-        """The facts this evaluation read: re-evaluate when one of them changes."""
-        self.names: dict[Dep, set[str]] = {own: set()}
-        """Of the `deps` this evaluation read itself by name (its own parameters, a class's
-        attributes): the names it read. A dep absent here (merged from another evaluator:
-        `read_through`) was read whole. The solver wakes a reader of a class's attributes or
-        of a function's parameters only when a name it read changed (`Solver._sweep`): a
-        method reading `self.units` is not evaluated again because `self.built` changed
-        (on `keras/src` a fifth of the re-evaluations read no name that had changed)."""
+        self.deps: set[Dep] = {("params", key)}
         self.optimistic = False
         """Set when a missing fact was read as "nothing yet" rather than "unknown"."""
         self.resolving: dict[int, _Resolution] | None = None
@@ -423,6 +413,7 @@ class Evaluator:
         needs is resolved when the local is evaluated and again in the evaluation's walk
         over every call (an eighth of `keras/src`'s resolutions): with the same values,
         and the facts fixed for the evaluation, the resolution is the same."""
+        """The facts this evaluation read: re-evaluate when one of them changes."""
         self.class_key = (
             FunctionKey(self.relpath, self.fn.class_qualname) if self.fn.class_qualname else None
         )
@@ -473,27 +464,6 @@ class Evaluator:
                 shared.clear()
             shared[value] = found = value
         return found
-
-    def read_name(self, dep: Dep, name: str) -> None:
-        """This evaluation read the entry `name` of the fact `dep` (`names`)."""
-        deps = self.deps
-        if dep not in deps:
-            deps.add(dep)
-            self.names[dep] = {name}
-            return
-        names = self.names.get(dep)
-        if names is not None:
-            names.add(name)
-
-    def read_through(self, other: Evaluator) -> None:
-        """This evaluation read values `other` evaluated (a default where the `def` runs, a
-        parent's local, a module's global): what `other` read, each read whole (which names
-        it read is not kept: the merge stays a set union)."""
-        names = self.names
-        if not names.keys().isdisjoint(other.deps):
-            for dep in names.keys() & other.deps:
-                del names[dep]
-        self.deps |= other.deps
 
     def _eval_capped(self, sym: Sym) -> Atoms:
         """`cap_atoms(self._eval(sym))` for the kinds of `_CAPPED_KINDS`, whose values are built
@@ -624,9 +594,6 @@ class Evaluator:
             if _is_classmethod(fn):
                 return (class_atom(self.class_key),)
             return (obj_atom(self.index.object_role(self.class_key), self.class_key),)
-        names = self.names.get(("params", self.key))
-        if names is not None:
-            names.add(name)
         evidence = self.facts.param_atoms[self.key].get(name)
         param = next((p for p in fn.params if p.name == name), None)
         out: set[Atom] = set(evidence) if evidence else set()
@@ -652,7 +619,7 @@ class Evaluator:
                 # Defaults are evaluated where the `def` runs, not in the body.
                 owner = get_evaluator(self.index, self.facts, self.index.owner_key(self.key))
                 out |= owner.eval(param.default)
-                self.read_through(owner)
+                self.deps |= owner.deps
         if out:
             return out
         if self.is_layer_build_shape(name):
@@ -725,7 +692,7 @@ class Evaluator:
             if name in parent_fn.locals:
                 parent_evaluator = get_evaluator(self.index, self.facts, parent_key)
                 result = parent_evaluator.eval(local_sym(name))
-                self.read_through(parent_evaluator)
+                self.deps |= parent_evaluator.deps
                 return result
             parent = parent_fn.parent_qualname
         return self.ref_atoms(self.index.resolve_global(self.relpath, name))
@@ -748,7 +715,7 @@ class Evaluator:
             found: set[Atom] = set()
             for sym in self.index.dynamic_values(ref[1], dynamic):
                 found |= module_evaluator.eval(sym)
-            self.read_through(module_evaluator)
+            self.deps |= module_evaluator.deps
             return frozenset(found) if found else frozenset({UNKNOWN_ATOM})
         if kind == "global":
             module_key = FunctionKey.module_code(ref[1])
@@ -756,7 +723,7 @@ class Evaluator:
                 return self.eval(local_sym(ref[2]))
             module_evaluator = _module_evaluator(self.index, self.facts, ref[1])
             result = module_evaluator.eval(local_sym(ref[2]))
-            self.read_through(module_evaluator)
+            self.deps |= module_evaluator.deps
             return result
         return frozenset({UNKNOWN_ATOM})
 
@@ -798,7 +765,7 @@ class Evaluator:
                     return overrides
                 stored: set[Atom] = set()
                 for key in self.index.mro(class_key):
-                    self.read_name(("attrs", key), name)
+                    self.deps.add(("attrs", key))
                     stored |= self.facts.attrs.get(key, {}).get(name, set())
                 if stored:
                     return frozenset(stored) | overrides

@@ -212,7 +212,7 @@ def _record_test_cases(
         owner = Evaluator(index, facts, index.owner_key(key))
         for name in body.locals:
             owner.memo[name_sym(name)] = body_evaluator.eval(local_sym(name))
-        evaluator.read_through(body_evaluator)
+        evaluator.deps |= body_evaluator.deps
     for decorator in fn.decorators:
         if not decorator.called:
             continue
@@ -231,7 +231,7 @@ def _record_test_cases(
             bound = bind_arguments(fn, case_args, case_kwargs, skip_receiver=fn.binds_receiver)
             for name, atoms in bound.items():
                 out.evidence.append((key, name, atoms, True))
-    evaluator.read_through(owner)
+    evaluator.deps |= owner.deps
 
 
 CONTAINER_GROWERS = frozenset(
@@ -572,26 +572,6 @@ class Aggregate:
             _put(table, pair, caller, frozenset(atoms), False)
             touched.add(pair)
 
-    def feeds_widened(self, caller: FunctionKey) -> bool:
-        """Whether the caller's contribution gives to a widened entry (its return, evidence
-        or attributes): publishing it again, equal, may still change that entry (its atoms
-        are joined again with the entry's capped value: `_settle`), so an evaluation on
-        unchanged inputs is not skipped there (`Solver._sweep`)."""
-        wide = self.wide
-        if not wide:
-            return False
-        if ("ret", caller, "") in wide:
-            return True
-        c = self.contributions.get(caller)
-        if c is None:
-            return False
-        for callee, name, _atoms, from_outside in c.evidence:
-            if ("params", callee, name) in wide or (
-                from_outside and ("external", callee, name) in wide
-            ):
-                return True
-        return any(("attrs", class_key, attr) in wide for class_key, attr, _atoms in c.attrs)
-
     # ---------------------------------------------------------------- facts
 
     def start_phase(self) -> None:
@@ -600,19 +580,12 @@ class Aggregate:
         self.changes.clear()
 
     def publish(
-        self,
-        facts: TensorFacts,
-        touched: _Touched,
-        *,
-        within_round: _Touched | None = None,
-        changed_names: dict[Dep, set[str]] | None = None,
+        self, facts: TensorFacts, touched: _Touched, *, within_round: _Touched | None = None
     ) -> set[Dep]:
         """Write the touched entries into `facts`; return the facts that changed.
         `within_round`: a publication within a round already counted (`Solver._sweep`), which
         leaves the tables no evaluation reads to `publish_unread` at the round's end,
-        collected there; without it, a round of its own. `changed_names` gains, per changed
-        fact of parameters or attributes, the names whose entry changed (what
-        `Evaluator.names` is compared with)."""
+        collected there; without it, a round of its own."""
         if within_round is None:
             facts.rounds += 1
         if self.journal is not None:
@@ -657,19 +630,13 @@ class Aggregate:
                     if (key, name) not in table and entry not in self.wide:
                         if entries is not None:
                             entries.pop(name, None)
-                        if old_atoms:
-                            differs = True
-                            if kind and changed_names is not None:
-                                changed_names.setdefault((kind, key), set()).add(name)
+                        differs = differs or bool(old_atoms)
                         continue
                     if entries is None:
                         entries = target[key] = defaultdict(set)
                     new = self._settle(facts, entry, joined.get((key, name), ()), old_atoms)
                     entries[name] = new
-                    if new != (old_atoms or set()):
-                        differs = True
-                        if kind and changed_names is not None:
-                            changed_names.setdefault((kind, key), set()).add(name)
+                    differs = differs or new != (old_atoms or set())
                 if entries is not None and not entries:
                     del target[key]
                 if kind and differs:
@@ -1068,13 +1035,6 @@ class Solver:
         self.aggregate = Aggregate({key: i for i, key in enumerate(self.keys)})
         self.deps: dict[FunctionKey, set[Dep]] = {}
         self.readers: dict[Dep, set[FunctionKey]] = defaultdict(set)
-        self.names: dict[FunctionKey, dict[Dep, set[str]]] = {}
-        """Per function, of the facts its latest evaluation read, those it read by name and
-        the names (`Evaluator.names`; a fact absent was read whole, as all are by a function
-        whose evaluation failed). A sweep wakes a reader of a changed fact only if the reader
-        read it whole or read a name that changed: evaluated again on the same inputs, a
-        function gives the same contribution, so the iteration takes the same path (but
-        where it feeds a widened entry: `Aggregate.feeds_widened`)."""
         self.widened = False
         """Some entry of the facts was widened: the solution depends on the whole history of
         the iteration, so an edit is solved again from scratch."""
@@ -1184,31 +1144,17 @@ class Solver:
                 pending.discard(key)
                 contribution, deps = _evaluate_guarded(self.index, facts, key, watch)
                 self._read(key, deps)
-                self._read_names(key)
                 touched = _Touched()
                 self.aggregate.replace(key, contribution, touched)
-                names: dict[Dep, set[str]] = {}
-                changed = self.aggregate.publish(
-                    facts, touched, within_round=unread, changed_names=names
-                )
+                changed = self.aggregate.publish(facts, touched, within_round=unread)
                 if not changed:
                     continue
                 # Evaluators made for this round read the facts before the change.
                 facts.evaluators = {}
                 for dep in changed:
-                    changed_here = names.get(dep)
                     for reader in self.readers.get(dep, ()):
                         if reader in pending:
                             continue
-                        if changed_here is not None:
-                            read = self.names.get(reader)
-                            found = read.get(dep) if read is not None else None
-                            if (
-                                found is not None
-                                and found.isdisjoint(changed_here)
-                                and not self.aggregate.feeds_widened(reader)
-                            ):
-                                continue
                         reader_position = sign * position_of[reader]
                         if reader_position > position:
                             pending.add(reader)
@@ -1266,19 +1212,8 @@ class Solver:
                     post.append(key)
         return {key: i for i, key in enumerate(reversed(post))}
 
-    def _read_names(self, key: FunctionKey) -> None:
-        """Record which names of the facts it read `key`'s latest evaluation read
-        (`names`); none when it failed (its deps are then a stand-in, read whole)."""
-        evaluator = self.facts.latest_evaluators.get(key)
-        if evaluator is None or key in self.facts.internal_errors:
-            self.names.pop(key, None)
-        else:
-            self.names[key] = evaluator.names
-
     def _read(self, key: FunctionKey, deps: set[Dep] | None) -> None:
         """Record what `key`'s latest evaluation read (None: the key is gone)."""
-        if deps is None:
-            self.names.pop(key, None)
         for dep in self.deps.pop(key, ()):
             readers = self.readers.get(dep)
             if readers is not None:
