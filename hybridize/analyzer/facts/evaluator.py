@@ -70,6 +70,7 @@ from hybridize.analyzer.facts.values import (
     foreign_member,
     foreign_object,
     func_atom,
+    is_boundext_atom,
     is_chain_config,
     is_class_atom,
     is_dense_config,
@@ -889,7 +890,7 @@ class Evaluator:
         read (a method's receiver, the values unpacked into a container module), as the memo
         holds them; None when one is not held (a local of a cycle being evaluated)."""
         syms: list[Sym] = list(site.star_values)
-        if is_attr(site.callee) and any(atom[0] == "boundext" for atom in callee_atoms):
+        if is_attr(site.callee) and any(map(is_boundext_atom, callee_atoms)):
             syms.append(site.callee[1])
         if not syms:
             return ()
