@@ -70,7 +70,6 @@ from hybridize.analyzer.facts.values import (
     foreign_member,
     foreign_object,
     func_atom,
-    is_boundext_atom,
     is_chain_config,
     is_class_atom,
     is_dense_config,
@@ -368,10 +367,6 @@ MAX_SHARED = 1_000_000
 open across many edits would otherwise keep every value it ever computed)."""
 
 
-_Resolution = tuple[Atoms, list[Atoms], dict[str, Atoms], tuple[Atoms, ...] | None, ResolvedCall]
-"""A call's resolution with what it was resolved on (`Evaluator.resolving`)."""
-
-
 class Evaluator:
     """Evaluates the symbolic values of one function under the current solution."""
 
@@ -392,7 +387,6 @@ class Evaluator:
         "optimistic",
         "partial",
         "relpath",
-        "resolving",
     )
 
     def __init__(self, index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> None:
@@ -408,12 +402,6 @@ class Evaluator:
         self.deps: set[Dep] = {("params", key)}
         self.optimistic = False
         """Set when a missing fact was read as "nothing yet" rather than "unknown"."""
-        self.resolving: dict[int, _Resolution] | None = None
-        """While the solver evaluates the function (`solver._evaluate`): per call index, the
-        last resolution and the values it was resolved on. A call whose result a local
-        needs is resolved when the local is evaluated and again in the evaluation's walk
-        over every call (an eighth of `keras/src`'s resolutions): with the same values,
-        and the facts fixed for the evaluation, the resolution is the same."""
         """The facts this evaluation read: re-evaluate when one of them changes."""
         self.class_key = (
             FunctionKey(self.relpath, self.fn.class_qualname) if self.fn.class_qualname else None
@@ -862,54 +850,6 @@ class Evaluator:
         callee_atoms = memo.get(site.callee) or evaluate(site.callee)
         args = [memo.get(a) or evaluate(a) for a in site.args]
         kwargs = {k: memo.get(v) or evaluate(v) for k, v in site.kwargs} if site.kwargs else {}
-        resolving = self.resolving
-        if resolving is not None:
-            last = resolving.get(index)
-            if (
-                last is not None
-                and last[0] == callee_atoms
-                and last[1] == args
-                and last[2] == kwargs
-                and last[3] is not None
-                and last[3] == self._read_besides(site, callee_atoms)
-            ):
-                return last[4]
-            resolved = self._resolve(index, site, callee_atoms, args, kwargs)
-            resolving[index] = (
-                callee_atoms,
-                args,
-                kwargs,
-                self._read_besides(site, callee_atoms),
-                resolved,
-            )
-            return resolved
-        return self._resolve(index, site, callee_atoms, args, kwargs)
-
-    def _read_besides(self, site: CallSite, callee_atoms: Atoms) -> tuple[Atoms, ...] | None:
-        """The values besides the callee's and the arguments' a resolution of `site` may
-        read (a method's receiver, the values unpacked into a container module), as the memo
-        holds them; None when one is not held (a local of a cycle being evaluated)."""
-        syms: list[Sym] = list(site.star_values)
-        if is_attr(site.callee) and any(map(is_boundext_atom, callee_atoms)):
-            syms.append(site.callee[1])
-        if not syms:
-            return ()
-        values: list[Atoms] = []
-        for sym in syms:
-            value = self.memo.get(sym)
-            if value is None:
-                return None
-            values.append(value)
-        return tuple(values)
-
-    def _resolve(
-        self,
-        index: int,
-        site: CallSite,
-        callee_atoms: Atoms,
-        args: list[Atoms],
-        kwargs: dict[str, Atoms],
-    ) -> ResolvedCall:
         targets: list[tuple[str, FunctionKey]] = []
         apis: list[ApiInfo] = []
         roles: list[str] = []

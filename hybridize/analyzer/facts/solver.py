@@ -135,17 +135,6 @@ def _evaluate(
 ) -> tuple[Contribution, set[Dep]]:
     evaluator = get_evaluator(index, facts, key)
     facts.latest_evaluators[key] = evaluator
-    evaluator.resolving = {}
-    try:
-        return _evaluated(index, facts, key, evaluator)
-    finally:
-        evaluator.resolving = None
-
-
-def _evaluated(
-    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, evaluator: Evaluator
-) -> tuple[Contribution, set[Dep]]:
-    """`_evaluate` with the evaluator of `key` ready (its resolutions kept meanwhile)."""
     fn = evaluator.fn
     out = Contribution()
     for i in range(len(fn.calls)):
