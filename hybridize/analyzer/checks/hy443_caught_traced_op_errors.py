@@ -81,6 +81,26 @@ def _caught(handler: ast.ExceptHandler) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _always_raises(handler: ast.ExceptHandler) -> bool:
+    """Whether every way out of the handler is an exception: its last statement is a `raise`
+    and nothing in it (outside nested functions and classes) returns, breaks or continues.
+    Such a handler takes no other path; it only gives the error another type or message
+    (`raise ValueError(f"...: {e}")`): compiled, the operation's own error leaves the call
+    instead, an error either way (the error-type change on invalid input the oracle counts
+    apart), so it is no recovery to lose."""
+    if not handler.body or not isinstance(handler.body[-1], ast.Raise):
+        return False
+    stack: list[ast.AST] = list(handler.body)
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        if isinstance(current, ast.Return | ast.Break | ast.Continue):
+            return False
+        stack.extend(ast.iter_child_nodes(current))
+    return True
+
+
 def _in_words(caught: str) -> str:
     return "bare `except`" if caught == BARE else f"`{caught}`"
 
@@ -97,7 +117,8 @@ def _guarded(node: ast.AST, context: SummaryContext) -> Iterator[GuardedRegion |
     gave their operands (not those of functions and classes defined there: their own code).
     Only `try` statements are visited: most functions have none, and pay nothing."""
     stmt = cast(ast.Try, node)
-    caught = tuple(dict.fromkeys(c for h in stmt.handlers for c in _caught(h)))
+    recovering = [h for h in stmt.handlers if not _always_raises(h)]
+    caught = tuple(dict.fromkeys(c for h in recovering for c in _caught(h)))
     if not caught or not stmt.body:
         return
     yield GuardedRegion(_span(stmt.body[0], stmt.body[-1]), caught, _span(stmt))
@@ -174,6 +195,12 @@ class CatchesTracedOpErrors(Check):
     axes, `reduce_retracing` after a retrace), so the kernel's handler is what it reads. A
     handler of `ValueError`, `IndexError` or `RuntimeError` alone catches no kernel error
     and is not reported for TensorFlow.
+
+    A handler that always raises (`except InvalidArgumentError as e: raise ValueError(...)`,
+    to give a clearer message) is not reported, for either framework: it takes no other
+    path, and compiled the operation's own error leaves the call instead of the handler's,
+    an error either way on the same invalid input (measured, TF 2.21 and torch 2.13:
+    tests/analyzer/test_hy443_reraising_handlers_measured.py).
     """
 
     code = "HY443"
