@@ -90,15 +90,21 @@ def _always_raises(handler: ast.ExceptHandler) -> bool:
     apart), so it is no recovery to lose."""
     if not handler.body or not isinstance(handler.body[-1], ast.Raise):
         return False
-    stack: list[ast.AST] = list(handler.body)
+    return not any(
+        isinstance(n, ast.Return | ast.Break | ast.Continue) for n in _own_nodes(handler.body)
+    )
+
+
+def _own_nodes(body: Sequence[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of a block, not those of the functions and classes defined in it (their
+    own code, run when called)."""
+    stack: list[ast.AST] = list(body)
     while stack:
         current = stack.pop()
         if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
             continue
-        if isinstance(current, ast.Return | ast.Break | ast.Continue):
-            return False
+        yield current
         stack.extend(ast.iter_child_nodes(current))
-    return True
 
 
 def _in_words(caught: str) -> str:
@@ -122,17 +128,12 @@ def _guarded(node: ast.AST, context: SummaryContext) -> Iterator[GuardedRegion |
     if not caught or not stmt.body:
         return
     yield GuardedRegion(_span(stmt.body[0], stmt.body[-1]), caught, _span(stmt))
-    stack: list[ast.AST] = list(stmt.body)
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
-            continue
+    for current in _own_nodes(stmt.body):
         if isinstance(current, ast.Subscript) and isinstance(current.ctx, ast.Load):
             yield GuardedOperation("indexes", (context.value(current.value),), _span(current))
         elif isinstance(current, ast.BinOp) and isinstance(current.op, ast.MatMult):
             operands = (context.value(current.left), context.value(current.right))
             yield GuardedOperation("multiplies", operands, _span(current))
-        stack.extend(ast.iter_child_nodes(current))
 
 
 class CatchesTracedOpErrors(Check):
