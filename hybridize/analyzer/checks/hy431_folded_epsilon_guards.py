@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, cast
 
 from hybridize.analyzer.facts.callgraph import call_sites
 from hybridize.analyzer.facts.cited_lines import cited_line
-from hybridize.analyzer.facts.evaluator import Evaluator, ResolvedCall, TensorFacts, get_evaluator
+from hybridize.analyzer.facts.evaluator import (
+    Evaluator,
+    ResolvedCall,
+    TensorFacts,
+    argument_at,
+    get_evaluator,
+)
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.predicates import is_tensor_like
 from hybridize.analyzer.facts.resolve import ProjectIndex
@@ -535,8 +541,8 @@ def _graph_constant(resolved: ResolvedCall | None) -> float | None:
         return None
     if not any(info.name in GRAPH_CONSTANT_MAKERS for info in resolved.api):
         return None
-    dtype = resolved.args[1] if len(resolved.args) > 1 else resolved.kwargs.get("dtype", ())
-    float64 = any(_names_float64(atom) for atom in dtype)
+    dtype = argument_at(resolved.args, resolved.kwargs, (1, "dtype"))
+    float64 = dtype is not None and any(_names_float64(atom) for atom in dtype)
     return _small_constant(resolved.args[0], SMALL_FLOAT64_OFFSET if float64 else SMALL_OFFSET)
 
 

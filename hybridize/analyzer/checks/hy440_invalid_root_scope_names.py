@@ -211,16 +211,11 @@ def _valid_scope_bodies(context: CheckContext, resolved_calls: list[ResolvedCall
 
 def _name_argument(resolved: ResolvedCall) -> Sym | None:
     """What the call passes as an op's `name` or a name scope's name, if anything."""
-    site = resolved.site
     for info in resolved.api:
-        if not (info.tensor_op or info.name.endswith("name_scope")):
-            continue
-        value = dict(site.kwargs).get("name")
-        if value is not None:
-            return value
-        params = lookup_parameters(info.name) or ()
-        if "name" in params and params.index("name") < len(site.args):
-            return site.args[params.index("name")]
+        if info.tensor_op or info.name.endswith("name_scope"):
+            value = resolved.site.named_argument("name", lookup_parameters(info.name) or ())
+            if value is not None:
+                return value
     return None
 
 

@@ -200,14 +200,10 @@ def _bound(
 def backward_inputs(resolved: ResolvedCall, framework: Framework) -> frozenset[Sym]:
     """What a backward call differentiates with respect to, as written (`grad(out, x)`: `x`;
     `Framework.backward_inputs_arguments`): where the backward ends."""
-    site = resolved.site
-    kwargs = dict(site.kwargs)
     for info in resolved.api:
-        for position in framework.backward_inputs_arguments.get(info.name, ()):
-            if isinstance(position, int) and position < len(site.args):
-                return frozenset({site.args[position]})
-            if isinstance(position, str) and position in kwargs:
-                return frozenset({kwargs[position]})
+        given = resolved.site.argument_at(framework.backward_inputs_arguments.get(info.name, ()))
+        if given is not None:
+            return frozenset({given})
     return frozenset()
 
 

@@ -429,10 +429,7 @@ class EffectAnalysis:
             for position in info.mutated_args:
                 if info.name == "builtins.next":
                     continue
-                if isinstance(position, str):
-                    mutated = dict(site.kwargs).get(position)
-                else:
-                    mutated = site.args[position] if position < len(site.args) else None
+                mutated = site.argument_at((position,))
                 if mutated is not None:
                     self._mutation(
                         key, fn, summary, mutated, site.span, f"calls `{_short(info.name)}` on"

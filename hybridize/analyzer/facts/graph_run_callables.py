@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, argument_at
 from hybridize.analyzer.facts.predicates import leaf_atoms
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
@@ -85,13 +85,7 @@ def _handed(index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]) ->
             continue  # not a method call, or the project's own method
         method = attr_name(callee)
         for where in arguments.get(method, ()):
-            atoms = (
-                resolved.args[where]
-                if isinstance(where, int) and where < len(resolved.args)
-                else resolved.kwargs.get(where)
-                if isinstance(where, str)
-                else None
-            )
+            atoms = argument_at(resolved.args, resolved.kwargs, (where,))
             keyword = where if isinstance(where, str) else ""
             for atom in () if atoms is None else leaf_atoms(atoms):
                 if is_func_atom(atom) or is_method_atom(atom):

@@ -489,12 +489,8 @@ def _packed_argument(resolved: ResolvedCall, packed: Mapping[str, tuple[int, str
     """The argument whose leaves the call returns as they are (`Framework.packed_leaves`)."""
     for info in resolved.api:
         if info.name in packed:
-            position, keyword = packed[info.name]
-            site = resolved.site
-            given = dict(site.kwargs)
-            if keyword in given:
-                return [given[keyword]]
-            return [site.args[position]] if len(site.args) > position else []
+            given = resolved.site.argument(*packed[info.name])
+            return [] if given is None else [given]
     return []
 
 

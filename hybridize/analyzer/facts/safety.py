@@ -522,13 +522,11 @@ def invalid_name_arguments(ctx: SafetyScan) -> list[Evidence]:
         ops = [info for info in resolved.api if info.tensor_op]
         if not ops:
             continue
-        value: Sym | None = dict(site.kwargs).get("name")
-        if value is None:
-            for info in ops:
-                params = lookup_parameters(info.name) or ()
-                if "name" in params and params.index("name") < len(site.args):
-                    value = site.args[params.index("name")]
-                    break
+        value: Sym | None = None
+        for info in ops:
+            value = site.named_argument("name", lookup_parameters(info.name) or ())
+            if value is not None:
+                break
         if value is None:
             continue
         atoms = ctx.evaluator.eval(value)

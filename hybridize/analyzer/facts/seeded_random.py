@@ -331,14 +331,7 @@ def _seed_given(resolved: ResolvedCall, op: ApiInfo) -> Sym | None:
 
 def _argument(resolved: ResolvedCall, op: ApiInfo, name: str) -> Sym | None:
     """What the call passes as the op's parameter `name`, by keyword or by position."""
-    site = resolved.site
-    given = dict(site.kwargs).get(name)
-    if given is None:
-        positional = lookup_parameters(op.name) or ()
-        if name in positional:
-            at = positional.index(name)
-            given = site.args[at] if at < len(site.args) else None
-    return given
+    return resolved.site.named_argument(name, lookup_parameters(op.name) or ())
 
 
 SeededOp = tuple[str, int, Sym | None]

@@ -123,9 +123,8 @@ def _model(
         classes = {SPEC_CLASSES.get(a[1]) for a in callee if is_ext_atom(a)}
         if len(classes) != 1 or None in classes:
             return None
-        kwargs = dict(site.kwargs)
-        shape_sym = kwargs.get("shape", site.args[0] if site.args else None)
-        dtype_sym = kwargs.get("dtype", site.args[1] if len(site.args) > 1 else None)
+        shape_sym = site.argument(0, "shape")
+        dtype_sym = site.argument(1, "dtype")
         shape = None
         if shape_sym is not None and shape_sym != NONE:
             shape = literal_ints(evaluator.eval(shape_sym))

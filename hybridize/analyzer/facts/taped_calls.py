@@ -291,14 +291,8 @@ def _parts(fn: FunctionSummary, sym: Sym) -> list[Sym]:
 
 def _sources(resolved: ResolvedCall, positions: tuple[int | str, ...]) -> frozenset[Sym]:
     """What a tape's call differentiates with respect to, as written: where the walk ends."""
-    site = resolved.site
-    kwargs = dict(site.kwargs)
-    for position in positions:
-        if isinstance(position, int) and position < len(site.args):
-            return frozenset({site.args[position]})
-        if isinstance(position, str) and position in kwargs:
-            return frozenset({kwargs[position]})
-    return frozenset()
+    given = resolved.site.argument_at(positions)
+    return frozenset() if given is None else frozenset({given})
 
 
 def _parameters_named(fn: FunctionSummary, sym: Sym) -> list[str]:

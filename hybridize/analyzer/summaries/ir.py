@@ -10,7 +10,7 @@ pickle.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from hybridize.analyzer.summaries.syms import UNKNOWN, Sym, syms_of_kinds
@@ -57,6 +57,28 @@ class CallSite:
             if name == keyword:
                 return value
         return self.args[position] if position < len(self.args) else None
+
+    def argument_at(self, where: Iterable[int | str]) -> Sym | None:
+        """The first argument present at a position or keyword of `where`, in its order (an
+        `ApiInfo`'s `callback_args`, say; `evaluator.argument_at` reads the same of a call's
+        atoms); None when none is."""
+        for position in where:
+            if isinstance(position, int):
+                if position < len(self.args):
+                    return self.args[position]
+            else:
+                for name, value in self.kwargs:
+                    if name == position:
+                        return value
+        return None
+
+    def named_argument(self, name: str, parameters: Sequence[str]) -> Sym | None:
+        """The value the call passes for the parameter `name` of a callee whose positional
+        parameters are `parameters` (`frameworks.lookup_parameters`): by keyword, else by
+        position where `name` is one of them."""
+        if name in parameters:
+            return self.argument(parameters.index(name), name)
+        return self.argument_at((name,))
 
 
 @fast_pickling
