@@ -23,11 +23,7 @@ from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.safety import mentions
 from hybridize.analyzer.facts.scan_memo import per_module
 from hybridize.analyzer.facts.values import is_lit_atom
-from hybridize.analyzer.frameworks.tensorflow_rules import (
-    BOX_OVERLAP_OPS,
-    GRAPH_CONSTANT_MAKERS,
-    SINGULAR_AT_ZERO,
-)
+from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.box_overlaps import Bindings, intersection_calls, union_calls
 from hybridize.analyzer.summaries.hooks import FunctionEnd, SummaryContext, SummaryHook
 from hybridize.analyzer.summaries.ir import FunctionSummary, ModuleSummary, Sym
@@ -474,6 +470,7 @@ def _guards(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[_
     """The function's sums offset by a small constant, both of whose terms may be tensors,
     that subtract the constant or a term that may be a tensor (`OffsetSum.subtracted`)."""
     fn = index.function(key)
+    framework = index.function_framework(key)
     evaluator = get_evaluator(index, facts, key)
     calls = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
     found = []
@@ -483,10 +480,10 @@ def _guards(index: ProjectIndex, facts: TensorFacts, key: FunctionKey) -> list[_
             continue
         constant = None
         if is_call(offset_sum.offset):
-            constant = _graph_constant(calls.get(offset_sum.offset[1]))
+            constant = _graph_constant(framework, calls.get(offset_sum.offset[1]))
         if constant is None:  # also a number a framework's call returns: `K.epsilon()`
             constant = _small_constant(evaluator.eval(offset_sum.offset))
-        if constant is None or _intersection_of_boxes(offset_sum, calls):
+        if constant is None or _intersection_of_boxes(framework, offset_sum, calls):
             continue
         if _tensors(evaluator, offset_sum.terms) and (
             offset_sum.offset in offset_sum.subtracted
@@ -501,7 +498,9 @@ def _tensors(evaluator: Evaluator, values: tuple[Sym, ...]) -> bool:
     return all(any(is_tensor_like(a) for a in evaluator.eval(v)) for v in values)
 
 
-def _intersection_of_boxes(offset_sum: OffsetSum, calls: dict[int, ResolvedCall]) -> bool:
+def _intersection_of_boxes(
+    framework: Framework, offset_sum: OffsetSum, calls: dict[int, ResolvedCall]
+) -> bool:
     """`A + B - I + eps` where `I` is the size of the intersection of the boxes whose sizes
     `A` and `B` are, every extent clipped at 0 (`OffsetSum.intersection`), each call the
     recognition presumes being the TensorFlow op it must be: wherever the sum is 0 all three
@@ -513,7 +512,8 @@ def _intersection_of_boxes(offset_sum: OffsetSum, calls: dict[int, ResolvedCall]
         resolved = calls.get(index)
         if resolved is None or resolved.targets or not resolved.api:
             return False
-        if not all(info.name in BOX_OVERLAP_OPS[role] for info in resolved.api):
+        ops = framework.box_overlap_ops.get(role, frozenset())
+        if not all(info.name in ops for info in resolved.api):
             return False
     return True
 
@@ -531,7 +531,7 @@ def _small_constant(atoms: object, largest: float = SMALL_OFFSET) -> float | Non
     return values[0]
 
 
-def _graph_constant(resolved: ResolvedCall | None) -> float | None:
+def _graph_constant(framework: Framework, resolved: ResolvedCall | None) -> float | None:
     """The value of a small Python number made a tensor inside the function
     (`tf.constant(1e-8)`, `tf.cast(1e-8, x.dtype)`): a constant of the traced graph, which
     Grappler folds as it does the number (measured; a tensor made outside the function is a
@@ -539,7 +539,7 @@ def _graph_constant(resolved: ResolvedCall | None) -> float | None:
     `SMALL_FLOAT64_OFFSET`."""
     if resolved is None or not resolved.args:
         return None
-    if not any(info.name in GRAPH_CONSTANT_MAKERS for info in resolved.api):
+    if not any(info.name in framework.graph_constant_makers for info in resolved.api):
         return None
     dtype = argument_at(resolved.args, resolved.kwargs, (1, "dtype"))
     float64 = dtype is not None and any(_names_float64(atom) for atom in dtype)
@@ -560,28 +560,38 @@ def _erased(
     rounded value)."""
     fn = index.function(key)
     for guard in _guards(index, facts, key):
-        site = _singular_use(fn, facts.calls.get(key, []), guard.value)
+        site = _singular_use(index, key, fn, facts.calls.get(key, []), guard.value)
         if site is not None:
             yield key, _evidence(guard, key.file, site)
             continue
         if not any(mentions(fn, returned, {guard.value}) for returned in fn.returns):
             continue
         for caller, caller_fn, resolved, _ in call_sites(index, facts, key):
-            site = _singular_use(caller_fn, facts.calls.get(caller, []), call_sym(resolved.index))
+            site = _singular_use(
+                index, caller, caller_fn, facts.calls.get(caller, []), call_sym(resolved.index)
+            )
             if site is not None:
                 evidence = _evidence(guard, caller.file, site, f"in `{caller_fn.qualname}`, ")
                 yield key, evidence
                 yield caller, evidence
 
 
-def _singular_use(fn: FunctionSummary, calls: list[ResolvedCall], value: Sym) -> Span | None:
-    """Where the function hands `value` (or a value built from it) to an op singular at 0,
-    or divides by it or raises it to a power below 1 (`/`, `**`)."""
+def _singular_use(
+    index: ProjectIndex,
+    key: FunctionKey,
+    fn: FunctionSummary,
+    calls: list[ResolvedCall],
+    value: Sym,
+) -> Span | None:
+    """Where the function hands `value` (or a value built from it) to an op singular at 0
+    (its framework's `singular_at_zero`), or divides by it or raises it to a power below 1
+    (`/`, `**`)."""
     for operand, span in fn.singular_operands.items():
         if mentions(fn, operand, {value}):
             return span
+    singular = index.function_framework(key).singular_at_zero
     for resolved in calls:
-        if not any(info.name in SINGULAR_AT_ZERO for info in resolved.api):
+        if not any(info.name in singular for info in resolved.api):
             continue
         site = resolved.site
         arguments = [*site.args, *(v for _, v in site.kwargs)]

@@ -24,11 +24,7 @@ from hybridize.analyzer.facts.refs import ext_dotted, is_class_ref, is_ext_ref, 
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.scan_memo import per_function
 from hybridize.analyzer.facts.values import Atom, first_in_canonical_order, is_obj_atom, obj_class
-from hybridize.analyzer.frameworks.tensorflow_rules import (
-    TRACED_AS_PLAIN_DICTS,
-    TRACED_AS_PLAIN_SEQUENCES,
-    TRACED_REBUILT_MAPPINGS,
-)
+from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym, function_syms
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
@@ -139,13 +135,13 @@ def _wrapped_by(index: ProjectIndex, class_key: ClassKey) -> str | None:
     return None
 
 
-def _replaced(index: ProjectIndex, class_key: ClassKey) -> str | None:
+def _replaced(index: ProjectIndex, class_key: ClassKey, framework: Framework) -> str | None:
     """Words for what `tf.function` hands the body for an instance of a project class the
     tracing protocol does not type: its `__wrapped__`, or a rebuilt container; or why it
     cannot type a composite tensor's."""
     if implements_tracing_protocol(index, class_key):
         return None
-    unbuildable = unbuildable_composite(index, class_key)
+    unbuildable = unbuildable_composite(index, class_key, framework)
     if unbuildable is not None:
         return unbuildable
     wrapped = _wrapped_by(index, class_key)
@@ -158,14 +154,14 @@ def _replaced(index: ProjectIndex, class_key: ClassKey) -> str | None:
     return None
 
 
-def _rebuilt_as(index: ProjectIndex, class_key: ClassKey) -> str | None:
+def _rebuilt_as(index: ProjectIndex, class_key: ClassKey, framework: Framework) -> str | None:
     """The plain container a list or tuple subclass is handed to the body as, or "mapping"
     for a mapping class `tf.function` cannot rebuild as it was (`mapping_rebuilt_wrong`)."""
     outside = _outside_bases(index, class_key)
-    for dotted, plain in TRACED_AS_PLAIN_SEQUENCES.items():
+    for dotted, plain in framework.traced_as_plain_sequences.items():
         if dotted in outside:
             return plain
-    if mapping_rebuilt_wrong(index, class_key) is not None:
+    if mapping_rebuilt_wrong(index, class_key, framework) is not None:
         return "mapping"
     if namedtuple_argument_rebuilt_wrong(index, class_key) is not None:
         return "namedtuple"
@@ -185,17 +181,17 @@ def _member_reads(fn: FunctionSummary, value: Sym, members: set[str]) -> list[st
 
 
 def _container_words(
-    index: ProjectIndex, fn: FunctionSummary, class_key: ClassKey, value: Sym
+    index: ProjectIndex, fn: FunctionSummary, class_key: ClassKey, value: Sym, framework: Framework
 ) -> str | None:
     """Words for a list/tuple subclass whose members the function reads on `value`, or a
     mapping class whose `__init__` cannot take the pairs `tf.function` rebuilds it from."""
-    rebuilt = _rebuilt_as(index, class_key)
+    rebuilt = _rebuilt_as(index, class_key, framework)
     if rebuilt is None:
         return None
     if rebuilt == "mapping":
         return (
             f"`{class_key.qualname}` is a mapping `tf.function` rebuilds as `type(x)(pairs)` "
-            f"for the body, not as it was: {mapping_rebuilt_wrong(index, class_key)}"
+            f"for the body, not as it was: {mapping_rebuilt_wrong(index, class_key, framework)}"
         )
     if rebuilt == "namedtuple":
         return (
@@ -221,20 +217,22 @@ _PLAIN_MEMBERS: dict[str, set[str]] = {
 
 
 def _object_words(
-    index: ProjectIndex, fn: FunctionSummary, class_key: ClassKey, value: Sym
+    index: ProjectIndex, fn: FunctionSummary, class_key: ClassKey, value: Sym, framework: Framework
 ) -> str | None:
     """Words for an instance of a project class the body would not receive as passed."""
     if not is_project_class(index, class_key):
         return None
-    return _replaced(index, class_key) or _container_words(index, fn, class_key, value)
+    return _replaced(index, class_key, framework) or _container_words(
+        index, fn, class_key, value, framework
+    )
 
 
 def replaced_arguments(context: CheckContext) -> list[Evidence]:
     """The receiver and the parameters whose object `tf.function` would replace."""
-    index, key, fn = context.index, context.key, context.function
+    index, key, fn, framework = context.index, context.key, context.function, context.framework
     found: list[Evidence] = []
     receiver = receiver_class(index, key)
-    containers = {*TRACED_AS_PLAIN_SEQUENCES, *TRACED_REBUILT_MAPPINGS}
+    containers = {*framework.traced_as_plain_sequences, *framework.traced_rebuilt_mappings}
     if (
         receiver is not None
         and is_project_class(index, receiver)
@@ -242,7 +240,7 @@ def replaced_arguments(context: CheckContext) -> list[Evidence]:
     ):
         # only what `__wrapped__` answers: a list or dict subclass as the receiver is
         # unhashable before it is typed (measured: TypeError), not this check's
-        what = _replaced(index, receiver)
+        what = _replaced(index, receiver, framework)
         if what is not None:
             found.append(Evidence(f"the receiver: {what}", fn.span))
     evaluator = get_evaluator(index, context.facts, key)
@@ -253,11 +251,12 @@ def replaced_arguments(context: CheckContext) -> list[Evidence]:
         objects = [a for a in leaf_atoms(evaluator.eval(param_sym(param.name))) if is_obj_atom(a)]
         what = (
             first_in_canonical_order(
-                objects, functools.partial(_atom_words, index, fn, value=value)
+                objects,
+                functools.partial(_atom_words, index, fn, value=value, framework=framework),
             )
             if objects
             else None
-        ) or _annotated(index, key, fn, param.annotation, value)
+        ) or _annotated(index, key, fn, param.annotation, value, framework)
         if what is not None:
             found.append(Evidence(f"`{param.name}` may receive an object of which {what}", fn.span))
     found.extend(_default_dict_arguments(context))
@@ -277,16 +276,15 @@ DEFAULTDICT_MAKERS = "hy442_defaultdict_makers"
 """The `per_function` scan of `_defaultdict_makers`."""
 
 
-def _defaultdict_makers(facts: TensorFacts) -> dict[FunctionKey, bool]:
-    """The functions with a call of `collections.defaultdict` (`TRACED_AS_PLAIN_DICTS`): the
-    only callers whose arguments `passed_arguments` may find made by one (kept per function
-    across updates: `per_function`)."""
+def _defaultdict_makers(facts: TensorFacts, framework: Framework) -> dict[FunctionKey, bool]:
+    """The functions with a call of `collections.defaultdict` (the framework's
+    `traced_as_plain_dicts`): the only callers whose arguments `passed_arguments` may find
+    made by one (kept per function across updates: `per_function`, one scan per framework)."""
+    plain = framework.traced_as_plain_dicts
     return per_function(
         facts,
-        DEFAULTDICT_MAKERS,
-        lambda key, calls: any(
-            info.name in TRACED_AS_PLAIN_DICTS for resolved in calls for info in resolved.api
-        ),
+        f"{DEFAULTDICT_MAKERS}:{framework.name}",
+        lambda key, calls: any(info.name in plain for resolved in calls for info in resolved.api),
     )
 
 
@@ -298,7 +296,10 @@ def _default_dict_arguments(context: CheckContext) -> list[Evidence]:
         return []
     # An argument is made by a `defaultdict` call of its caller (`PassedArgument.made_by`):
     # where no caller makes one (nearly every function), no walk of the body is needed.
-    makers = _defaultdict_makers(context.facts)
+    plain = context.framework.traced_as_plain_dicts
+    if not plain:
+        return []
+    makers = _defaultdict_makers(context.facts, context.framework)
     if not any(caller in makers for caller in context.facts.callers.get(context.key, ())):
         return []
     bases = _subscripted_bases(fn)
@@ -312,7 +313,7 @@ def _default_dict_arguments(context: CheckContext) -> list[Evidence]:
     passed = passed_arguments(context.index, context.facts, context.key)
     found: list[Evidence] = []
     for name in subscripted:
-        made = next((p for p in passed.get(name, ()) if p.made_by & TRACED_AS_PLAIN_DICTS), None)
+        made = next((p for p in passed.get(name, ()) if p.made_by & plain), None)
         if made is not None:
             found.append(
                 Evidence(
@@ -326,10 +327,12 @@ def _default_dict_arguments(context: CheckContext) -> list[Evidence]:
     return found
 
 
-def _atom_words(index: ProjectIndex, fn: FunctionSummary, atom: Atom, *, value: Sym) -> str | None:
+def _atom_words(
+    index: ProjectIndex, fn: FunctionSummary, atom: Atom, *, value: Sym, framework: Framework
+) -> str | None:
     """Words for an object atom of a project class the body would not receive as passed."""
     class_key = obj_class(atom) if is_obj_atom(atom) else None
-    return None if class_key is None else _object_words(index, fn, class_key, value)
+    return None if class_key is None else _object_words(index, fn, class_key, value, framework)
 
 
 def _annotated(
@@ -338,12 +341,13 @@ def _annotated(
     fn: FunctionSummary,
     annotation: str | None,
     value: Sym,
+    framework: Framework,
 ) -> str | None:
     """Words for a project class the annotation names whose instances would be replaced."""
     for name in sorted(set(DOTTED_NAME.findall(annotation or ""))):
         ref = index.resolve_dotted(key.file, name)
         if is_class_ref(ref):
-            found = _object_words(index, fn, ref_key(ref), value)
+            found = _object_words(index, fn, ref_key(ref), value, framework)
             if found is not None:
                 return f"(by its annotation) {found}"
     return None

@@ -1,7 +1,7 @@
 """Project subclasses of auto-composite framework classes whose type spec cannot be built.
 
 TensorFlow Probability 0.25's concrete distributions and bijectors are auto-composite tensors
-(`Framework` data: `tensorflow_rules.AUTO_COMPOSITE_NAMESPACES`): `tf.function` flattens such
+(`Framework.auto_composite`; TensorFlow's from `tensorflow_rules.AUTO_COMPOSITE_NAMESPACES`): `tf.function` flattens such
 a receiver, argument or return value by its type spec, which TFP builds from the `__init__`
 parameters of the object's class, each read back as `obj.k`, `obj._k` or
 `obj.parameters[k]`. A project subclass whose first `__init__` keeps a parameter under none of
@@ -14,10 +14,7 @@ from __future__ import annotations
 
 from hybridize.analyzer.facts.refs import ext_dotted, is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.frameworks.tensorflow_rules import (
-    AUTO_COMPOSITE_ANSWERS,
-    is_auto_composite,
-)
+from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import ClassKey
 from hybridize.analyzer.summaries.syms import (
@@ -81,9 +78,11 @@ def _calls_any(fn: FunctionSummary, names: set[str]) -> bool:
     return any(is_name(site.callee) and sym_name(site.callee) in names for site in fn.calls)
 
 
-def unbuildable_composite(index: ProjectIndex, class_key: ClassKey) -> str | None:
+def unbuildable_composite(
+    index: ProjectIndex, class_key: ClassKey, framework: Framework
+) -> str | None:
     """Words for a project subclass of an auto-composite framework class (a TensorFlow
-    Probability distribution or bijector: `is_auto_composite`) whose type spec cannot be
+    Probability distribution or bijector: `Framework.auto_composite`) whose type spec cannot be
     built: the first `__init__` the class or a project base defines takes `*args` or
     `**kwargs`, or keeps a parameter under none of the names TFP reads it back by (`self.k`,
     `self._k`, a member `k` or `_k` of the class or a project base, a name every such base
@@ -91,7 +90,7 @@ def unbuildable_composite(index: ProjectIndex, class_key: ClassKey) -> str | Non
     `parameters = dict(locals())` on (or calls `setattr`) keeps them all. None for any other
     class."""
     outside = [ext_dotted(ref) for ref in index.external_bases(class_key) if is_ext_ref(ref)]
-    if not any(is_auto_composite(dotted) for dotted in outside):
+    if not any(framework.auto_composite(dotted) for dotted in outside):
         return None
     init_key = index.find_method(class_key, "__init__")
     init = (
@@ -111,7 +110,7 @@ def unbuildable_composite(index: ProjectIndex, class_key: ClassKey) -> str | Non
     if _calls_any(init, {"locals", "setattr", "vars"}):
         return None  # `parameters = dict(locals())` handed on: every parameter kept
     kept = own_members(index, class_key) | _self_attributes(index, class_key)
-    kept |= AUTO_COMPOSITE_ANSWERS
+    kept |= framework.auto_composite_answers
     lost = [
         p.name
         for p in init.params[1:]

@@ -115,6 +115,7 @@ from hybridize.analyzer.frameworks.framework import (
     is_foreign_library,
 )
 from hybridize.analyzer.frameworks.methods import NOT_TENSOR_MEMBERS
+from hybridize.analyzer.frameworks.numpy_rules import FLOAT_INFO_SMALL_MEMBERS
 from hybridize.analyzer.frameworks.python_stdlib import (
     COMMAND_LINE_FLAGS,
     PARTIAL_APPLICATIONS,
@@ -128,11 +129,6 @@ from hybridize.analyzer.frameworks.shapes import (
     numpy_dtype,
     numpy_result_dtype,
     numpy_shape,
-)
-from hybridize.analyzer.frameworks.tensorflow_rules import (
-    FLOAT_INFO_CALLS,
-    FLOAT_INFO_SMALL_MEMBERS,
-    SMALL_CONSTANT_GETTERS,
 )
 from hybridize.analyzer.summaries.ir import CallSite, FunctionSummary, ImportSummary, Param, Sym
 from hybridize.analyzer.summaries.keys import MODULE_CODE, ClassKey, FunctionKey
@@ -818,7 +814,7 @@ class Evaluator:
 
     def _float_info_member(self, sym: Sym) -> Atom | None:
         """`np.finfo(dtype).eps` (`tiny`, ...), an attribute read: the number, when the call
-        describes a float type (`FLOAT_INFO_CALLS`), of the type named (float32 when not
+        describes a float type (`Framework.float_info_calls`), of the type named (float32 when not
         known)."""
         if not is_attr(sym):
             return None
@@ -826,7 +822,8 @@ class Evaluator:
         if not is_call(base) or name not in FLOAT_INFO_SMALL_MEMBERS["float32"]:
             return None
         resolved = self.resolve_call(call_index(base))
-        if not resolved.api or not all(info.name in FLOAT_INFO_CALLS for info in resolved.api):
+        calls = self.framework.float_info_calls
+        if not resolved.api or not all(info.name in calls for info in resolved.api):
             return None
         dtype = resolved.args[0] if resolved.args else resolved.kwargs.get("dtype", NO_ATOMS)
         named = {_float_type_named(atom) for atom in dtype}
@@ -1154,7 +1151,7 @@ class Evaluator:
         symbolic_args: bool,
         receiver: Atoms = NO_ATOMS,
     ) -> Atoms:
-        small = SMALL_CONSTANT_GETTERS.get(info.name)
+        small = self.framework.small_constant_getters.get(info.name)
         if small is not None:
             return frozenset({lit_atom("float", small)})  # `tf.keras.backend.epsilon()`
         if info.name in PARTIAL_APPLICATIONS:

@@ -61,12 +61,9 @@ from hybridize.analyzer.facts.values import (
     first_in_canonical_order,
 )
 from hybridize.analyzer.frameworks import lookup
-from hybridize.analyzer.frameworks.framework import TENSORFLOW
+from hybridize.analyzer.frameworks.framework import Framework, framework_of_api
+from hybridize.analyzer.frameworks.python_stdlib import NAMEDTUPLE_FACTORIES
 from hybridize.analyzer.frameworks.record_classes import RECORD_DECORATORS, RecordDecorator
-from hybridize.analyzer.frameworks.tensorflow_rules import (
-    TRACED_REBUILT_MAPPINGS,
-    TRACED_REBUILT_NAMEDTUPLES,
-)
 from hybridize.analyzer.summaries.ir import DecoratorInfo, FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import ClassKey, FunctionKey
 from hybridize.analyzer.summaries.syms import (
@@ -157,16 +154,15 @@ def own_hash_status(index: ProjectIndex, class_key: ClassKey) -> tuple[HashStatu
     return "inherits", ""
 
 
-def is_tensorflow_variable_class(dotted: str) -> bool:
-    """A TensorFlow variable class (`tf.Variable`, `tf.compat.v1.Variable`...), as the
-    framework tables know it: its instances refuse to hash."""
+def unhashable_variable_class(dotted: str) -> Framework | None:
+    """The framework of a variable class whose instances refuse to hash (`tf.Variable`,
+    `tf.compat.v1.Variable`...: `Framework.unhashable_variables`), as its tables know it;
+    None for any other class."""
     info = lookup(dotted)
-    return (
-        info is not None
-        and info.kind == "class"
-        and info.returns == "variable"
-        and info.framework == TENSORFLOW.name
-    )
+    if info is None or info.kind != "class" or info.returns != "variable":
+        return None
+    owner = framework_of_api(info.framework)
+    return owner if owner is not None and owner.unhashable_variables else None
 
 
 def hash_status(
@@ -185,8 +181,11 @@ def hash_status(
                 return status, f"its base `{base}`: {reason}"
             if status != "inherits":
                 return status, reason
-        elif is_ext_ref(ref) and is_tensorflow_variable_class(ref[1]):
-            return "unhashable", f"its base `{base}` is a TensorFlow variable, which never hashes"
+        elif is_ext_ref(ref) and (owner := unhashable_variable_class(ref[1])) is not None:
+            return (
+                "unhashable",
+                f"its base `{base}` is a {owner.title} variable, which never hashes",
+            )
         elif ref != ("ext", "builtins.object"):
             return "unknown", f"base `{base}` is outside the project"
     return "inherits", ""
@@ -480,7 +479,9 @@ def unhashable_arguments(
     return found
 
 
-def mapping_rebuilt_wrong(index: ProjectIndex, class_key: ClassKey) -> str | None:
+def mapping_rebuilt_wrong(
+    index: ProjectIndex, class_key: ClassKey, framework: Framework
+) -> str | None:
     """Words for a project mapping class (a `dict`, `OrderedDict` or `Mapping` subclass)
     that `tf.function` cannot rebuild as it was, None for any other class and for one it
     rebuilds faithfully. TF 2.21 rebuilds a mapping argument as `type(x)(pairs)`
@@ -494,7 +495,8 @@ def mapping_rebuilt_wrong(index: ProjectIndex, class_key: ClassKey) -> str | Non
     `__init__(self, alpha=0, beta=0)` setting `self["alpha"] = alpha` comes back with
     `alpha` the generator of pairs and `beta` 0, silently."""
     outside = {ext_dotted(ref) for ref in index.external_bases(class_key) if is_ext_ref(ref)}
-    if not outside & TRACED_REBUILT_MAPPINGS or implements_tracing_protocol(index, class_key):
+    rebuilt = framework.traced_rebuilt_mappings
+    if not outside & rebuilt or implements_tracing_protocol(index, class_key):
         return None
     init = next(
         (
@@ -555,7 +557,7 @@ def is_namedtuple_class(index: ProjectIndex, class_key: ClassKey) -> bool:
     one (directly, or on a module name bound to a `namedtuple(...)` call)."""
     for key in index.mro(class_key):
         for ref in index.base_refs(key):
-            if is_ext_ref(ref) and ext_dotted(ref) in TRACED_REBUILT_NAMEDTUPLES:
+            if is_ext_ref(ref) and ext_dotted(ref) in NAMEDTUPLE_FACTORIES:
                 return True
             if is_global_ref(ref):
                 _, relpath, name = ref
@@ -589,7 +591,7 @@ def _binds_namedtuple(index: ProjectIndex, relpath: str, name: str) -> bool:
         is_call(value)
         and call_index(value) < len(code.calls)
         and (callee := _dotted(code.calls[call_index(value)].callee)) is not None
-        and ext_dotted_or_none(index, relpath, callee) in TRACED_REBUILT_NAMEDTUPLES
+        and ext_dotted_or_none(index, relpath, callee) in NAMEDTUPLE_FACTORIES
         for value in values
     )
 

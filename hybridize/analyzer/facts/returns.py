@@ -383,8 +383,9 @@ def _rebuilt_mappings(
         and is_project_class(index, class_key)
     }
     wrong: dict[ClassKey, str] = {}
+    framework = index.function_framework(key)
     for class_key in classes:
-        mapping = mapping_rebuilt_wrong(index, class_key)
+        mapping = mapping_rebuilt_wrong(index, class_key, framework)
         if mapping is not None:
             wrong[class_key] = (
                 "(`type(x)()` filled item by item, `type(x)(pairs)`), an instance of "
@@ -395,7 +396,7 @@ def _rebuilt_mappings(
                 f"(`type(x)(*fields)`), an instance of `{class_key.qualname}`, a named "
                 f"tuple: {fields}"
             )
-        elif (spec := unbuildable_composite(index, class_key)) is not None:
+        elif (spec := unbuildable_composite(index, class_key, framework)) is not None:
             wrong[class_key] = (
                 f"(from its type spec), an instance of `{class_key.qualname}`, whose spec "
                 f"cannot be built: {spec}"

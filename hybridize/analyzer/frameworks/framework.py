@@ -30,6 +30,7 @@ from hybridize.analyzer.facts.values import Atom
 
 from . import (
     members,
+    numpy_rules,
     tensorflow_api,
     tensorflow_dtypes,
     tensorflow_rules,
@@ -490,6 +491,41 @@ class Framework:
     `train_step`, an optimizer's per-variable update hooks)."""
     optimizer_base: Callable[[str], bool] = _never
     """Whether a base class (resolved name) is one of its optimizers."""
+    unhashable_variables: bool = False
+    """Instances of its variable classes (and of project classes based on one) refuse to
+    hash (`tf.Variable`)."""
+    traced_rebuilt_mappings: frozenset[str] = frozenset()
+    """Bases of the mappings its compiler rebuilds for the traced body as `type(x)(pairs)`
+    (and a returned one as `type(x)()` filled item by item), by canonical name (HY442,
+    HY407)."""
+    traced_as_plain_sequences: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Bases whose subclasses' instances its compiler hands the traced body as a plain
+    container of their elements, by canonical name: the container (`list`, `tuple`)."""
+    traced_as_plain_dicts: frozenset[str] = frozenset()
+    """Mappings whose instances reach the traced body as a plain `dict` of the same pairs
+    (`collections.defaultdict`, its factory lost)."""
+    auto_composite: Callable[[str], bool] = _never
+    """Whether a class (canonical name) is one of its auto-composite classes, whose instances
+    the compiler flattens by a type spec built from `__init__`'s named parameters (a
+    TensorFlow Probability distribution or bijector)."""
+    auto_composite_answers: frozenset[str] = frozenset()
+    """Parameter names every auto-composite base answers whatever a subclass keeps."""
+    singular_at_zero: frozenset[str] = frozenset()
+    """Ops whose value or gradient is not finite at 0 (canonical names): what a small
+    constant added to a difference guards (HY431)."""
+    box_overlap_ops: Mapping[str, frozenset[str]] = field(default_factory=dict, compare=False)
+    """The ops each call of a recognised box intersection (`summaries/box_overlaps.py`) must
+    be, by its role (`maximum`, `minimum`, `relu`, `transpose`), for HY431 to take it as
+    inclusion-exclusion."""
+    graph_constant_makers: frozenset[str] = frozenset()
+    """Calls that make a Python number a tensor, a constant of the traced graph folded as the
+    number is (`tf.constant(1e-8)`)."""
+    small_constant_getters: Mapping[str, float] = field(default_factory=dict, compare=False)
+    """Calls that return a small Python float the framework defines, with the value they
+    return unless the program changes it (Keras' `epsilon()`)."""
+    float_info_calls: frozenset[str] = numpy_rules.FLOAT_INFO_CALLS
+    """Calls that describe a float type (`np.finfo(np.float32)`), whose small members
+    (`numpy_rules.FLOAT_INFO_SMALL_MEMBERS`) are numbers of that type."""
     front_end: FrontEnd | None = None
     """A library running on it or on other backends (Keras 3), whose packages it uses."""
     graph_mode_switches: frozenset[str] = frozenset()
@@ -784,6 +820,17 @@ TENSORFLOW = Framework(
     seeding_test_cases=tensorflow_rules.SEEDING_TEST_CASES,
     compiled_methods=tensorflow_rules.KERAS_COMPILED_METHODS,
     optimizer_base=tensorflow_rules.is_keras_optimizer,
+    unhashable_variables=True,
+    traced_rebuilt_mappings=tensorflow_rules.TRACED_REBUILT_MAPPINGS,
+    traced_as_plain_sequences=tensorflow_rules.TRACED_AS_PLAIN_SEQUENCES,
+    traced_as_plain_dicts=tensorflow_rules.TRACED_AS_PLAIN_DICTS,
+    auto_composite=tensorflow_rules.is_auto_composite,
+    auto_composite_answers=tensorflow_rules.AUTO_COMPOSITE_ANSWERS,
+    singular_at_zero=tensorflow_rules.SINGULAR_AT_ZERO,
+    box_overlap_ops=tensorflow_rules.BOX_OVERLAP_OPS,
+    graph_constant_makers=tensorflow_rules.GRAPH_CONSTANT_MAKERS,
+    small_constant_getters=tensorflow_rules.SMALL_CONSTANT_GETTERS,
+    float_info_calls=tensorflow_rules.FLOAT_INFO_CALLS,
     front_end=FrontEnd(
         packages=tensorflow_rules.KERAS_PACKAGES,
         agnostic_namespaces=tensorflow_rules.KERAS_BACKEND_AGNOSTIC_NAMESPACES,

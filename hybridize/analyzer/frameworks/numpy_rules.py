@@ -129,3 +129,27 @@ def namespace_default(name: str) -> Behaviour | None:
         if prefix in NAMESPACE_DEFAULTS:
             return NAMESPACE_DEFAULTS[prefix]
     return None
+
+
+FLOAT_INFO_CALLS: frozenset[str] = frozenset({"numpy.finfo"})
+"""Calls that describe a float type (`np.finfo(np.float32)`), whose small members
+(`FLOAT_INFO_SMALL_MEMBERS`) are numbers of that type (a framework adds its own:
+`Framework.float_info_calls`)."""
+
+FLOAT_INFO_SMALL_MEMBERS: dict[str, dict[str, float]] = {
+    dtype: {
+        "eps": 2.0**-mantissa,
+        "epsneg": 2.0 ** -(mantissa + 1),
+        "resolution": resolution,
+        "tiny": 2.0**-lowest,
+        "smallest_normal": 2.0**-lowest,
+    }
+    for dtype, mantissa, lowest, resolution in (
+        ("float16", 10, 14, 1e-3),
+        ("float32", 23, 126, 1e-6),
+        ("float64", 52, 1022, 1e-15),
+    )
+}
+"""The small members of what a float-info call returns, per float type, as NumPy defines
+them (`eps` is 2 to the minus the mantissa's bits, `tiny` the smallest normal number); a
+type the analysis cannot name is taken as float32."""

@@ -551,3 +551,10 @@ REGEX_STRING_ARGUMENTS = {
 }
 """The position of the string the `re` functions search: given a tensor, they raise
 TypeError ("expected string or bytes-like object")."""
+
+
+NAMEDTUPLE_FACTORIES: frozenset[str] = frozenset({"collections.namedtuple", "typing.NamedTuple"})
+"""What makes a named tuple class, called (`collections.namedtuple("P", "x y")`) or as a base
+(`class P(typing.NamedTuple)`). A framework's compiler may rebuild such a tuple as
+`type(x)(*fields)`: `facts/hashability.namedtuple_rebuilt_wrong` (measured on TF 2.21,
+tests/analyzer/test_rebuilt_namedtuples_measured.py)."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from . import numpy_rules
 from .api_info import (
     GRAPH_EFFECT,
     IO,
@@ -161,15 +162,6 @@ TRACED_REBUILT_MAPPINGS: frozenset[str] = frozenset(
 """Bases of the mappings `tf.function` rebuilds for the traced body as `type(x)(pairs)`
 (`default_types.Dict.placeholder_value`; a `defaultdict` as a plain dict): a class whose
 `__init__` cannot take one iterable of pairs fails the trace (measured on TF 2.21, HY442)."""
-TRACED_REBUILT_NAMEDTUPLES: frozenset[str] = frozenset(
-    {"collections.namedtuple", "typing.NamedTuple"}
-)
-"""Bases of the named tuples `tf.function` rebuilds as `type(x)(*fields)`, for the traced
-body (from the fields' `TensorSpec`s first, then their tensors) and for a returned one
-(`nest.sequence_like`): a subclass whose `__new__` changes or drops its arguments, needs a
-keyword, or whose `__init__` keeps another argument as an attribute comes back wrong or fails
-(measured on TF 2.21, tests/analyzer/test_rebuilt_namedtuples_measured.py); one whose
-`__init__(*args, **kwargs)` only validates, or adds methods, comes back equal."""
 TRACED_AS_PLAIN_DICTS: frozenset[str] = frozenset({"collections.defaultdict"})
 """Mappings whose instances reach the traced body as a plain `dict` of the same pairs
 (`default_types.Dict.placeholder_value` rebuilds a `defaultdict` without its factory): a
@@ -1450,28 +1442,13 @@ trace freezes whichever it was). Inside a traced function it is a constant of th
 folded as the literal is (HY431: `x - y + K.epsilon()`, measured to lose the guard as
 `1e-7` does)."""
 
-FLOAT_INFO_CALLS: frozenset[str] = frozenset({"numpy.finfo", "tensorflow.experimental.numpy.finfo"})
-"""Calls that describe a float type (`np.finfo(np.float32)`), whose small members
-(`FLOAT_INFO_SMALL_MEMBERS`) are numbers of that type: a guard read from one
-(`x - y + np.finfo(np.float32).eps`) is a constant of the traced graph as a literal is."""
-
-FLOAT_INFO_SMALL_MEMBERS: dict[str, dict[str, float]] = {
-    dtype: {
-        "eps": 2.0**-mantissa,
-        "epsneg": 2.0 ** -(mantissa + 1),
-        "resolution": resolution,
-        "tiny": 2.0**-lowest,
-        "smallest_normal": 2.0**-lowest,
-    }
-    for dtype, mantissa, lowest, resolution in (
-        ("float16", 10, 14, 1e-3),
-        ("float32", 23, 126, 1e-6),
-        ("float64", 52, 1022, 1e-15),
-    )
+FLOAT_INFO_CALLS: frozenset[str] = numpy_rules.FLOAT_INFO_CALLS | {
+    "tensorflow.experimental.numpy.finfo"
 }
-"""The small members of what `FLOAT_INFO_CALLS` return, per float type, as NumPy defines
-them (`eps` is 2 to the minus the mantissa's bits, `tiny` the smallest normal number); a
-type the analysis cannot name is taken as float32."""
+"""Calls that describe a float type (`np.finfo(np.float32)`, its TensorFlow NumPy twin),
+whose small members (`numpy_rules.FLOAT_INFO_SMALL_MEMBERS`) are numbers of that type: a guard
+read from one (`x - y + np.finfo(np.float32).eps`) is a constant of the traced graph as a
+literal is."""
 
 
 TAPED_GRADIENT_CALLS: dict[str, tuple[int | str, ...]] = {

@@ -35,7 +35,7 @@ MINIMUM = "minimum"
 RELU = "relu"
 TRANSPOSE = "transpose"
 """The roles a call may play in the recognised expression; the check maps each to the
-framework's ops (`frameworks/tensorflow_rules.BOX_OVERLAP_OPS`)."""
+framework's ops (`Framework.box_overlap_ops`)."""
 
 _MOST_AXES = 4
 """Boxes of up to four axes (intervals, rectangles, cuboids): the matching tries every pairing
