@@ -10,15 +10,11 @@ from hybridize.analyzer.checks.context import CheckContext
 from hybridize.analyzer.frameworks import is_container_mutator
 from hybridize.analyzer.summaries.hooks import FunctionEnd, SummaryContext, SummaryHook
 from hybridize.analyzer.summaries.ir import FunctionSummary
+from hybridize.analyzer.summaries.own_nodes import own_nodes
 from hybridize.analyzer.summaries.syms import is_def
 from hybridize.model import Finding, fast_pickling
 
 from . import TENSORFLOW_ONLY, Check
-
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-"""Nodes whose bodies are scopes of their own: not the enclosing function's code."""
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 @fast_pickling
@@ -46,43 +42,6 @@ def _called_name(node: ast.Call, context: SummaryContext) -> Iterator[str]:
     own body are among these (`_nested_definitions` reads them once the body is walked)."""
     if isinstance(node.func, ast.Name):
         yield node.func.id
-
-
-def _own_nodes(nodes: Sequence[ast.AST]) -> Iterator[tuple[ast.AST, tuple[ast.AST, ...]]]:
-    """Every node of `nodes` and below that is the enclosing function's own code (nested
-    functions, lambdas and classes are entered no further than their node: their decorators,
-    defaults and bases are not walked either), each with the loops and comprehensions around
-    it, outermost first. A `for`'s iterable and `else`, run once, are outside its loop."""
-    stack: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(n, ()) for n in reversed(nodes)]
-    while stack:
-        node, loops = stack.pop()
-        yield node, loops
-        if isinstance(node, _SCOPES):
-            continue
-        children: list[tuple[ast.AST, tuple[ast.AST, ...]]] = []
-        if isinstance(node, ast.For | ast.AsyncFor):
-            inside = (*loops, node)
-            children = [(node.target, inside), (node.iter, loops)]
-            children += [(s, inside) for s in node.body] + [(s, loops) for s in node.orelse]
-        elif isinstance(node, ast.While):
-            inside = (*loops, node)
-            children = [(node.test, inside), *((s, inside) for s in node.body)]
-            children += [(s, loops) for s in node.orelse]
-        elif isinstance(node, _COMPREHENSIONS):
-            inside = (*loops, node)
-            first, *rest = node.generators
-            children = [(first.iter, loops), (first.target, inside)]
-            children += [(c, inside) for c in first.ifs]
-            for generator in rest:
-                children += [(generator.iter, inside), (generator.target, inside)]
-                children += [(c, inside) for c in generator.ifs]
-            if isinstance(node, ast.DictComp):
-                children += [(node.key, inside), (node.value, inside)]
-            else:
-                children += [(node.elt, inside)]
-        else:
-            children = [(child, loops) for child in ast.iter_child_nodes(node)]
-        stack.extend(reversed(children))
 
 
 def _path(node: ast.AST) -> str | None:
@@ -184,7 +143,7 @@ def _nested_definitions(called: Sequence[object], end: FunctionEnd) -> Iterator[
     }
     if not names:
         return
-    own = list(_own_nodes(end.definition.body))
+    own = list(own_nodes(end.definition.body))
     defined: dict[
         str, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, tuple[ast.AST, ...]]]
     ] = {}

@@ -18,6 +18,7 @@ from hybridize.analyzer.facts.values import is_seq_atom, is_tensor_atom, is_tup_
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.hooks import SummaryContext, SummaryHook
+from hybridize.analyzer.summaries.own_nodes import own_code
 from hybridize.model import Finding, Span, fast_pickling
 
 if TYPE_CHECKING:
@@ -91,20 +92,8 @@ def _always_raises(handler: ast.ExceptHandler) -> bool:
     if not handler.body or not isinstance(handler.body[-1], ast.Raise):
         return False
     return not any(
-        isinstance(n, ast.Return | ast.Break | ast.Continue) for n in _own_nodes(handler.body)
+        isinstance(n, ast.Return | ast.Break | ast.Continue) for n in own_code(handler.body)
     )
-
-
-def _own_nodes(body: Sequence[ast.stmt]) -> Iterator[ast.AST]:
-    """The nodes of a block, not those of the functions and classes defined in it (their
-    own code, run when called)."""
-    stack: list[ast.AST] = list(body)
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
-            continue
-        yield current
-        stack.extend(ast.iter_child_nodes(current))
 
 
 def _in_words(caught: str) -> str:
@@ -128,7 +117,7 @@ def _guarded(node: ast.AST, context: SummaryContext) -> Iterator[GuardedRegion |
     if not caught or not stmt.body:
         return
     yield GuardedRegion(_span(stmt.body[0], stmt.body[-1]), caught, _span(stmt))
-    for current in _own_nodes(stmt.body):
+    for current in own_code(stmt.body):
         if isinstance(current, ast.Subscript) and isinstance(current.ctx, ast.Load):
             yield GuardedOperation("indexes", (context.value(current.value),), _span(current))
         elif isinstance(current, ast.BinOp) and isinstance(current.op, ast.MatMult):
