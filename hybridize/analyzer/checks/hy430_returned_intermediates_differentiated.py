@@ -27,7 +27,7 @@ from hybridize.analyzer.facts.values import (
     obj_role,
     project_key,
 )
-from hybridize.analyzer.frameworks import torch_rules
+from hybridize.analyzer.frameworks.framework import Framework
 from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
@@ -272,12 +272,10 @@ def _backwards_in(
     index: ProjectIndex, key: FunctionKey, calls: list[ResolvedCall]
 ) -> tuple[_Backward, ...]:
     """The function's backward calls given `inputs`, with what those being leaves rests on."""
-    backward_apis = torch_rules.BACKWARD_INPUTS_ARGUMENTS
-    if not any(info.name in backward_apis for resolved in calls for info in resolved.api):
-        return ()  # most functions: no backward call, no framework lookup
     framework = index.function_framework(key)
-    if not framework.backward_inputs_arguments:
-        return ()
+    backward_apis = framework.backward_inputs_arguments
+    if not any(info.name in backward_apis for resolved in calls for info in resolved.api):
+        return ()  # most functions: no backward call
     fn = index.function(key)
     by_index = {resolved.index: resolved for resolved in calls}
     found = []
@@ -285,7 +283,7 @@ def _backwards_in(
         inputs = backward_inputs(resolved, framework)
         if inputs:
             line = resolved.site.span.start_line
-            found.append(_Backward(line, _leaf_demands(fn, by_index, inputs)))
+            found.append(_Backward(line, _leaf_demands(fn, by_index, inputs, framework)))
     return tuple(found)
 
 
@@ -394,7 +392,8 @@ def _leaves_in(
 ) -> bool:
     """Whether every tensor `values` of the function `key` may be is a leaf."""
     by_index = {resolved.index: resolved for resolved in facts.calls.get(key, [])}
-    return _leaves(index, facts, key, _leaf_demands(fn, by_index, values), followed)
+    demands = _leaf_demands(fn, by_index, values, index.function_framework(key))
+    return _leaves(index, facts, key, demands, followed)
 
 
 def _methods(index: ProjectIndex, klass: FunctionKey) -> list[FunctionKey]:
@@ -432,7 +431,10 @@ def _is_context(fn: FunctionSummary, sym: Sym, context: Sym) -> bool:
 
 
 def _leaf_demands(
-    fn: FunctionSummary, by_index: dict[int, ResolvedCall], values: Iterable[Sym]
+    fn: FunctionSummary,
+    by_index: dict[int, ResolvedCall],
+    values: Iterable[Sym],
+    framework: Framework,
 ) -> _Demands | None:
     """What every tensor `values` may be or hold being a leaf rests on beyond the function
     (through its locals, displays, operations, elements, the lists it appends to, `list()`
@@ -450,12 +452,12 @@ def _leaf_demands(
     def parts(current: Sym) -> Iterable[Sym]:
         kind: SymKind = current[0]
         if kind in ("local", "name"):
-            if _assigns_leaf(fn, by_index, current):
+            if _assigns_leaf(fn, by_index, current, framework):
                 return ()
             return [*local_values(fn, current), *_appended(fn, current)]
         if kind == "call":
             resolved = by_index.get(current[1])
-            if resolved is None or _makes_leaves(resolved):
+            if resolved is None or _makes_leaves(resolved, framework):
                 return ()
             return [*resolved.site.args, *resolved.site.star_values]
         if kind == "attr":
@@ -479,7 +481,7 @@ def _leaf_demands(
             resolved = by_index.get(current[1])
             if resolved is None:
                 return None
-            if not _makes_leaves(resolved) and not _passes_through(resolved):
+            if not _makes_leaves(resolved, framework) and not _passes_through(resolved):
                 return None
         elif kind == "attr":
             if attr_name(current) == "saved_tensors":
@@ -514,37 +516,41 @@ def _passes_through(resolved: ResolvedCall) -> bool:
     return any(info.name in ("builtins.list", "builtins.tuple") for info in resolved.api)
 
 
-def _assigns_leaf(fn: FunctionSummary, by_index: dict[int, ResolvedCall], sym: Sym) -> bool:
+def _assigns_leaf(
+    fn: FunctionSummary, by_index: dict[int, ResolvedCall], sym: Sym, framework: Framework
+) -> bool:
     """Whether the function assigns leaves to the local `sym`: the result of a leaf-making
     call, or a sequence of them (`x = tuple(xx.requires_grad_(True) for xx in x)`)."""
-    return any(_all_leaves(by_index, value) for value in local_values(fn, sym))
+    return any(_all_leaves(by_index, value, framework) for value in local_values(fn, sym))
 
 
-def _all_leaves(by_index: dict[int, ResolvedCall], value: Sym) -> bool:
+def _all_leaves(by_index: dict[int, ResolvedCall], value: Sym, framework: Framework) -> bool:
     """A leaf-making call's result; a display or comprehension whose every element is one, or
     `list()`/`tuple()` of such a sequence."""
     kind: SymKind = value[0]
     if kind == "seq":
         elements = made_of(value)
-        return bool(elements) and all(_leaf_call(by_index, element) for element in elements)
+        return bool(elements) and all(
+            _leaf_call(by_index, element, framework) for element in elements
+        )
     resolved = by_index.get(value[1]) if kind == "call" else None
     if resolved is None:
         return False
-    if _makes_leaves(resolved):
+    if _makes_leaves(resolved, framework):
         return True
     args = resolved.site.args
     return (
         _passes_through(resolved)
         and len(args) == 1
         and is_seq(args[0])
-        and _all_leaves(by_index, args[0])
+        and _all_leaves(by_index, args[0], framework)
     )
 
 
-def _leaf_call(by_index: dict[int, ResolvedCall], value: Sym) -> bool:
+def _leaf_call(by_index: dict[int, ResolvedCall], value: Sym, framework: Framework) -> bool:
     kind: SymKind = value[0]
     resolved = by_index.get(value[1]) if kind == "call" else None
-    return resolved is not None and _makes_leaves(resolved)
+    return resolved is not None and _makes_leaves(resolved, framework)
 
 
 def _appended(fn: FunctionSummary, sym: Sym) -> Iterator[Sym]:
@@ -556,24 +562,34 @@ def _appended(fn: FunctionSummary, sym: Sym) -> Iterator[Sym]:
             yield site.args[0]
 
 
-def _makes_leaves(resolved: ResolvedCall) -> bool:
-    """A call whose result is a leaf tensor or leaves (`torch_rules.LEAF_TENSOR_METHODS`,
-    `LEAF_TENSOR_CALLS`, a module's `parameters()`, any call given `requires_grad=True`), or a
-    gradient taken without `create_graph` (no graph behind it)."""
+def _makes_leaves(resolved: ResolvedCall, framework: Framework) -> bool:
+    """A call whose result is a leaf tensor or leaves (`Framework.leaf_tensor_methods`,
+    `leaf_tensor_calls`, a module's `parameters()`, any call given `requires_grad=True`), or a
+    gradient taken without `create_graph` (`graphless_gradient_calls`: no graph behind it)."""
     callee = resolved.site.callee
+    suffix = framework.parameters_method_suffix
     if is_attr(callee) and (
-        attr_name(callee) in torch_rules.LEAF_TENSOR_METHODS
-        or attr_name(callee).endswith(torch_rules.PARAMETERS_METHOD_SUFFIX)
+        attr_name(callee) in framework.leaf_tensor_methods
+        or (suffix is not None and attr_name(callee).endswith(suffix))
     ):
         return True
     names = {info.name for info in resolved.api}
     kwargs = dict(resolved.site.kwargs)
-    if names & torch_rules.LEAF_TENSOR_CALLS:
+    if names & framework.leaf_tensor_calls:
         return True
-    if "torch.autograd.grad" in names:
-        create = kwargs.get("create_graph")
+    graphless = next(
+        (
+            framework.graphless_gradient_calls[n]
+            for n in sorted(names)
+            if n in framework.graphless_gradient_calls
+        ),
+        None,
+    )
+    if graphless is not None:
+        create = kwargs.get(graphless)
         return create is None or (is_lit(create) and lit_value(create) in (False, None))
-    requires = kwargs.get("requires_grad")
+    keyword = framework.leaf_making_keyword
+    requires = None if keyword is None else kwargs.get(keyword)
     return requires is not None and is_lit(requires) and lit_value(requires) is True
 
 

@@ -9,7 +9,7 @@ looks each listed function up again and uses its `__name__` as a string: while o
 a mock (a `MagicMock` has no `__name__`; one with a spec, or an autospec, has a `MagicMock`
 there), the compile raises `InternalTorchDynamoError` (`AttributeError: __name__`, or
 `TypeError: attribute name must be string`), at every compile until the table has been built
-once (`torch_rules.OVERRIDE_TABLE_NAMESPACES`; measured on torch 2.13
+once (`Framework.mocked_api_namespaces`: `torch_rules.OVERRIDE_TABLE_NAMESPACES`; measured on torch 2.13
 in tests/analyzer/test_hy426_mocked_torch_apis.py). gpytorch 1.15.2's variational
 test case wraps `torch.linalg.cholesky_ex` in a `MagicMock` around its training step, and
 `NNVariationalStrategy._stochastic_kl_helper`, which the step runs, failed so once compiled.
@@ -38,7 +38,7 @@ from hybridize.analyzer.facts.patched_callees import (
 )
 from hybridize.analyzer.facts.refs import is_ext_ref
 from hybridize.analyzer.facts.resolve import ProjectIndex
-from hybridize.analyzer.frameworks.torch_rules import OVERRIDE_TABLE_NAMESPACES
+from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import is_call, is_local
@@ -171,7 +171,8 @@ def _patched_api(
     else:
         return None
     namespace, _, name = dotted.rpartition(".")
-    if namespace not in OVERRIDE_TABLE_NAMESPACES or name.startswith("_"):
+    mocked = any(namespace in framework.mocked_api_namespaces for framework in FRAMEWORKS)
+    if not mocked or name.startswith("_"):
         return None
     return dotted
 

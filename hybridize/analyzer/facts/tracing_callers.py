@@ -29,7 +29,7 @@ from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import is_obj_atom, obj_role
-from hybridize.analyzer.frameworks import torch_rules, written_name
+from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import kind_of, lit_sym
@@ -72,7 +72,7 @@ def _tracing_calls(
 ) -> list[tuple[TracingCall, list[FunctionKey]]]:
     """This function's tracer calls, each with the project functions its callable runs
     first: a function or method given, or the method calling a module instance runs."""
-    tracers, switches = _every_frameworks_tracers()
+    tracers, switches, reasons = _every_frameworks_tracers()
     found: list[tuple[TracingCall, list[FunctionKey]]] = []
     for resolved in calls:
         tracer = next((info.name for info in resolved.api if info.name in tracers), None)
@@ -90,25 +90,32 @@ def _tracing_calls(
             elif is_obj_atom(atom) and obj_role(atom) in ("layer", "model") and atom[2] is not None:
                 starts.update(index.dispatch(atom[2], index.instance_call(atom[2])))
         if starts:
-            why = tracers.get(tracer, torch_rules.JIT_TRACE_OF_COMPILED_CODE)
+            why = reasons[tracer]
             call = TracingCall(key, tracer, resolved.site.span.start_line, why, switch)
             found.append((call, sorted(starts, key=str)))
     return found
 
 
-def _every_frameworks_tracers() -> tuple[dict[str, str], dict[str, str]]:
+def _every_frameworks_tracers() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """Every framework's compiled-code-averse tracers and switched exporters
-    (`Framework.compiled_code_tracers`, `compiled_code_tracer_switches`). A tracer call is
+    (`Framework.compiled_code_tracers`, `compiled_code_tracer_switches`), and why each fails
+    on compiled code (a switched one: `switched_tracer_failure`). A tracer call is
     one whatever the framework of the function making it: a test module testing a library's
     TensorFlow and PyTorch code counts as TensorFlow code (`compile_targets`), and its
     `torch.jit.script(layer)` still scripts the PyTorch layer (einops 0.8.2's
     `test_torch_layers_scripting`)."""
     tracers: dict[str, str] = {}
     switches: dict[str, str] = {}
+    reasons: dict[str, str] = {}
     for framework in FRAMEWORKS:
         tracers.update(framework.compiled_code_tracers)
         switches.update(framework.compiled_code_tracer_switches)
-    return tracers, switches
+        reasons.update(
+            dict.fromkeys(
+                framework.compiled_code_tracer_switches, framework.switched_tracer_failure
+            )
+        )
+    return tracers, switches, {**reasons, **tracers}
 
 
 def _tracing_switch(resolved: ResolvedCall, keyword: str) -> str:

@@ -266,6 +266,23 @@ class Framework:
     keyword selects another path, by canonical name: the keyword, which given as anything but
     a literal True (or possibly set by `**kwargs`) selects the tracing one
     (`torch.onnx.export(..., dynamo=False)`)."""
+    switched_tracer_failure: str = ""
+    """Why a `compiled_code_tracer_switches` call taking the tracing path fails on compiled
+    code."""
+    mocked_api_namespaces: frozenset[str] = frozenset()
+    leaf_tensor_methods: frozenset[str] = frozenset()
+    """Tensor methods whose result is a leaf tensor, without autograd history (`detach`)."""
+    parameters_method_suffix: str | None = None
+    """The end of the names of methods that give a module's parameters, leaves
+    (`parameters()`, `named_parameters()`)."""
+    leaf_tensor_calls: frozenset[str] = frozenset()
+    """Functions and classes whose result is a new leaf tensor (`nn.Parameter`, factories)."""
+    graphless_gradient_calls: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Calls returning gradients, leaves unless the keyword (by name) keeps their graph."""
+    leaf_making_keyword: str | None = None
+    """The keyword that, a literal True, makes any call's result a leaf (`requires_grad`)."""
+    """Namespaces of the functions whose replacement by a `unittest.mock` double breaks its
+    compiler's first trace in the process (torch's override table: HY426)."""
     higher_order_gradient_calls: tuple[tuple[str, str | None], ...] = ()
     """(API, keyword or None): calls that differentiate the callable they are given twice,
     always (None) or with the keyword True."""
@@ -898,6 +915,13 @@ TORCH = Framework(
     callable_family_base_prefixes=torch_rules.CALLABLE_FAMILY_BASE_PREFIXES,
     compiled_code_tracers=torch_rules.COMPILED_CODE_TRACERS,
     compiled_code_tracer_switches=torch_rules.COMPILED_CODE_TRACER_SWITCHES,
+    switched_tracer_failure=torch_rules.JIT_TRACE_OF_COMPILED_CODE,
+    mocked_api_namespaces=torch_rules.OVERRIDE_TABLE_NAMESPACES,
+    leaf_tensor_methods=torch_rules.LEAF_TENSOR_METHODS,
+    parameters_method_suffix=torch_rules.PARAMETERS_METHOD_SUFFIX,
+    leaf_tensor_calls=torch_rules.LEAF_TENSOR_CALLS,
+    graphless_gradient_calls=torch_rules.GRAPHLESS_GRADIENT_CALLS,
+    leaf_making_keyword=torch_rules.LEAF_MAKING_KEYWORD,
     untabled_library_calls=torch_rules.UNTABLED_LIBRARY_CALLS,
     tensor_data_assignment=torch_rules.TENSOR_DATA_ASSIGNMENT,
     shape_derived_numbers=torch_rules.SHAPE_DERIVED_NUMBERS,

@@ -536,6 +536,10 @@ LEAF_TENSOR_CALLS: frozenset[str] = frozenset(
         "torch.randint_like",
     }
 )
+#: Calls returning gradients, leaves (no graph behind them) unless the keyword keeps the graph.
+GRAPHLESS_GRADIENT_CALLS: Mapping[str, str] = {"torch.autograd.grad": "create_graph"}
+#: The keyword that, a literal True, makes any call's result a leaf.
+LEAF_MAKING_KEYWORD = "requires_grad"
 
 #: Where a project class's instances are handed to a call that differentiates a callable
 #: (``HIGHER_ORDER_GRADIENT_CALLS``, ``REPEATED_BACKWARD_CALLS``) and the class's call is a
