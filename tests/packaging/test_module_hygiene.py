@@ -1,4 +1,4 @@
-"""The package's modules keep to four rules that nothing else would notice breaking.
+"""The package's modules keep to six rules that nothing else would notice breaking.
 
 1. No module uses another module's private name (`from hybridize.x import _y`, `x._y` on an
    imported module, or a private module `_m` from outside its own package). A helper that two
@@ -14,6 +14,14 @@
    text at `::` (`split`, `rsplit`, `partition`, `rpartition`) or joins two values with it
    (`"::".join`, `f"{a}::{b}"`). A hand-made split gets a file whose name holds `::` wrong,
    and a hand-made join is a key the analysis cannot find again.
+5. What a framework does is reached through its `Framework` adapter
+   (`analyzer/frameworks/framework.py`): outside `analyzer/frameworks/`, no module of the
+   framework-free parts imports a framework's own module there (`tensorflow_rules`,
+   `torch_api`, `tensorflow_shapes`, ...). Core code asks the function's framework, so a
+   PyTorch analysis never consults TensorFlow's tables by accident.
+6. No framework is a default: outside `analyzer/frameworks/`, no parameter or class field of
+   the framework-free parts defaults to a framework's name (`framework: str = "tensorflow"`):
+   a caller that forgot to pass one would be analysed as TensorFlow code silently.
 
 The rules are checked on the source text (`ast`), so that nothing is imported to check them.
 Tests are outside the rules: a test poking at a module's internals is testing that module.
@@ -49,6 +57,9 @@ KEY_SEPARATOR = "::"
 SPLITTERS = frozenset({"split", "rsplit", "partition", "rpartition"})
 NOT_FUNCTION_KEYS = frozenset({("hybridize/verify/outcomes.py", "test_file_of")})
 """(file, function) that split other texts at `::` (a pytest node id, `tests/x.py::test_a`)."""
+FRAMEWORK_ADAPTER = "hybridize/analyzer/frameworks"
+"""Where a framework's own modules live, and the only code that may import them (rule 5)."""
+FRAMEWORK_MODULES_PACKAGE = "hybridize.analyzer.frameworks"
 DYNAMIC_IMPORTERS = frozenset({"import_module", "__import__"})
 """Calls that import the module their literal first argument names."""
 
@@ -451,8 +462,83 @@ def key_text_violations(
             )
 
 
+def _in_scope(relative: str, scopes: Iterable[str]) -> bool:
+    return any(relative == scope or relative.startswith(scope + "/") for scope in scopes)
+
+
+def _core(source: ModuleSource) -> bool:
+    """A module of the framework-free parts outside the framework adapter's package."""
+    return _in_scope(source.relative, FRAMEWORK_FREE) and not _in_scope(
+        source.relative, (FRAMEWORK_ADAPTER,)
+    )
+
+
+def _framework_module(dotted: str) -> bool:
+    """A module of the adapter's package named after a framework (`tensorflow_rules`)."""
+    package, _, leaf = dotted.rpartition(".")
+    return package == FRAMEWORK_MODULES_PACKAGE and leaf.partition("_")[0] in FRAMEWORKS
+
+
+def framework_table_violations(
+    modules: Mapping[str, ModuleSource], trees: Mapping[str, ast.Module]
+) -> Iterator[Violation]:
+    """Rule 5: a framework's own module imported by core code, not asked of its `Framework`."""
+    for name, tree in trees.items():
+        source = modules[name]
+        if not _core(source):
+            continue
+        found: set[tuple[int, str]] = set()  # one per statement and module
+        for site in import_sites(tree):
+            for reached in imported_names(site, source):
+                named = f"{reached.module}.{reached.name}" if reached.name else reached.module
+                hit = next((m for m in (named, reached.module) if _framework_module(m)), None)
+                if hit is not None:
+                    found.add((reached.line, hit))
+        for line, hit in sorted(found):
+            yield Violation(
+                "framework-table",
+                f"{source.relative}:{line}",
+                f"imports {hit}: ask the function's `Framework` for it",
+            )
+
+
+def _names_a_framework(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value in FRAMEWORKS
+
+
+def _field_default(value: ast.expr | None) -> ast.expr | None:
+    """A class field's default: the value, or `field(default=...)`'s."""
+    if isinstance(value, ast.Call) and getattr(value.func, "id", None) == "field":
+        return next((k.value for k in value.keywords if k.arg == "default"), None)
+    return value
+
+
+def framework_default_violations(
+    modules: Mapping[str, ModuleSource], trees: Mapping[str, ast.Module]
+) -> Iterator[Violation]:
+    """Rule 6: a parameter or class field of core code defaulting to a framework's name."""
+    for name, tree in trees.items():
+        source = modules[name]
+        if not _core(source):
+            continue
+        found: list[tuple[int, str]] = []
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                defaults = [*node.args.defaults, *node.args.kw_defaults]
+                if any(_names_a_framework(d) for d in defaults):
+                    found.append((node.lineno, "a parameter defaults to a framework's name"))
+            elif isinstance(node, ast.ClassDef):
+                for stmt in node.body:
+                    if isinstance(stmt, ast.AnnAssign) and _names_a_framework(
+                        _field_default(stmt.value)
+                    ):
+                        found.append((stmt.lineno, "a field defaults to a framework's name"))
+        for line, what in sorted(found):
+            yield Violation("framework-default", f"{source.relative}:{line}", what)
+
+
 def check_tree(root: Path, package: str = PACKAGE) -> list[Violation]:
-    """Every violation of the four rules in `package` under `root`."""
+    """Every violation of the six rules in `package` under `root`."""
     modules = modules_of(root, package)
     trees = parsed(modules)
     return [
@@ -460,10 +546,19 @@ def check_tree(root: Path, package: str = PACKAGE) -> list[Violation]:
         *cycle_violations(modules, trees),
         *framework_violations(modules, trees),
         *key_text_violations(modules, trees),
+        *framework_table_violations(modules, trees),
+        *framework_default_violations(modules, trees),
     ]
 
 
-RULES = ("private-name", "import-cycle", "framework-import", "key-text")
+RULES = (
+    "private-name",
+    "import-cycle",
+    "framework-import",
+    "key-text",
+    "framework-table",
+    "framework-default",
+)
 
 
 @pytest.fixture(scope="module")
@@ -655,5 +750,76 @@ def test_a_key_split_or_joined_outside_the_key_type_is_reported(tmp_path: Path) 
             "made by `str(key)` and read by `FunctionKey.parse`",
             "hybridize/user.py:8: joins texts with `::`: a function key is made by `str(key)` "
             "and read by `FunctionKey.parse`",
+        ]
+    }
+
+
+def test_a_framework_module_imported_outside_the_adapter_is_reported(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            "hybridize/__init__.py": "",
+            "hybridize/analyzer/__init__.py": "",
+            "hybridize/analyzer/frameworks/__init__.py": "",
+            "hybridize/analyzer/frameworks/tensorflow_rules.py": "TABLE = {}\n",
+            "hybridize/analyzer/frameworks/torch_api.py": "TABLE = {}\n",
+            "hybridize/analyzer/frameworks/numpy_rules.py": "TABLE = {}\n",
+            # the adapter itself reads them: that is its job
+            "hybridize/analyzer/frameworks/framework.py": (
+                "from . import tensorflow_rules, torch_api\n"
+            ),
+            "hybridize/analyzer/facts/__init__.py": "",
+            "hybridize/analyzer/facts/a.py": (
+                "from hybridize.analyzer.frameworks.tensorflow_rules import TABLE\n"
+                "from hybridize.analyzer.frameworks import torch_api\n"
+                # shared, framework-neutral data is no framework's module
+                "from hybridize.analyzer.frameworks.numpy_rules import TABLE as T\n"
+                "from hybridize.analyzer.frameworks.framework import framework_of_api\n"
+            ),
+            "hybridize/lsp/b.py": (
+                "def f():\n    import hybridize.analyzer.frameworks.torch_api\n"
+            ),
+            # the compiler runs the frameworks: outside the rule's scope
+            "hybridize/compiler/c.py": "from hybridize.analyzer.frameworks import torch_api\n",
+        },
+    )
+    assert rules_broken(root) == {
+        "framework-table": [
+            "hybridize/analyzer/facts/a.py:1: imports "
+            "hybridize.analyzer.frameworks.tensorflow_rules: ask the function's `Framework` for it",
+            "hybridize/analyzer/facts/a.py:2: imports "
+            "hybridize.analyzer.frameworks.torch_api: ask the function's `Framework` for it",
+            "hybridize/lsp/b.py:2: imports "
+            "hybridize.analyzer.frameworks.torch_api: ask the function's `Framework` for it",
+        ]
+    }
+
+
+def test_a_framework_name_as_a_default_is_reported(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            "hybridize/__init__.py": "",
+            "hybridize/analyzer/__init__.py": "",
+            "hybridize/analyzer/a.py": (
+                "from dataclasses import dataclass, field\n"
+                "def f(x, framework='tensorflow'):\n    return x\n"
+                "def g(*, target='torch'):\n    return target\n"
+                "@dataclass\nclass C:\n    framework: str = 'tensorflow'\n"
+                "    other: str = field(default='torch')\n"
+                # a framework's name elsewhere is none of the rule's business
+                "def h(name):\n    return name == 'tensorflow'\n"
+                "def k(title='TensorFlow code'):\n    return title\n"
+            ),
+            # the adapter defines the frameworks: it may name them
+            "hybridize/analyzer/frameworks/framework.py": "def f(name='torch'):\n    return name\n",
+        },
+    )
+    assert rules_broken(root) == {
+        "framework-default": [
+            "hybridize/analyzer/a.py:2: a parameter defaults to a framework's name",
+            "hybridize/analyzer/a.py:4: a parameter defaults to a framework's name",
+            "hybridize/analyzer/a.py:8: a field defaults to a framework's name",
+            "hybridize/analyzer/a.py:9: a field defaults to a framework's name",
         ]
     }
