@@ -1537,7 +1537,7 @@ class BenefitModel:
         if guarded is None:
             return False
         (switch, negated, _returned), evaluator = guarded
-        flag = self._flag_switch(key)
+        flag = self._flag_switch(key, guarded)
         if flag is not None:
             return bool(flag[1]) is not negated
         if (attr_name(switch) if is_attr(switch) else switch[1]) in self._names_set_in_code():
@@ -1561,14 +1561,20 @@ class BenefitModel:
         evaluator = solved_evaluator(self.index, self.facts, key)
         return None if evaluator is None else (guard, evaluator)
 
-    def _flag_switch(self, key: FunctionKey) -> tuple[str, object] | None:
+    def _flag_switch(
+        self,
+        key: FunctionKey,
+        guarded: tuple[tuple[Sym, bool, str], Evaluator] | None = None,
+    ) -> tuple[str, object] | None:
         """The command-line flag that switches the function's leading return
         (`FunctionSummary.leading_return`: `if not FLAGS[NAME].value: return x`) and the
         default the project defines it with (`facts/flag_defaults.py`), else None. The flag
         is read at every call and a program may set it (its command line, its tests), so its
         value is no fixed one: the estimate takes the default as the value, an assumption
-        the reason states (`_work_words`); nothing of safety reads it."""
-        guarded = self._leading_guard(key)
+        the reason states (`_work_words`); nothing of safety reads it. `guarded`: the
+        function's `_leading_guard`, when the caller has looked it up already."""
+        if guarded is None:
+            guarded = self._leading_guard(key)
         if guarded is None:
             return None
         name = flag_read(guarded[1], guarded[0][0])
