@@ -466,11 +466,16 @@ def _in_scope(relative: str, scopes: Iterable[str]) -> bool:
     return any(relative == scope or relative.startswith(scope + "/") for scope in scopes)
 
 
-def _core(source: ModuleSource) -> bool:
-    """A module of the framework-free parts outside the framework adapter's package."""
-    return _in_scope(source.relative, FRAMEWORK_FREE) and not _in_scope(
-        source.relative, (FRAMEWORK_ADAPTER,)
-    )
+def core_modules(
+    modules: Mapping[str, ModuleSource], trees: Mapping[str, ast.Module]
+) -> Iterator[tuple[ModuleSource, ast.Module]]:
+    """The modules of the framework-free parts outside the framework adapter's package, with
+    their trees (rules 5 and 6)."""
+    for name, tree in trees.items():
+        source = modules[name]
+        relative = source.relative
+        if _in_scope(relative, FRAMEWORK_FREE) and not _in_scope(relative, (FRAMEWORK_ADAPTER,)):
+            yield source, tree
 
 
 def _framework_module(dotted: str) -> bool:
@@ -483,10 +488,7 @@ def framework_table_violations(
     modules: Mapping[str, ModuleSource], trees: Mapping[str, ast.Module]
 ) -> Iterator[Violation]:
     """Rule 5: a framework's own module imported by core code, not asked of its `Framework`."""
-    for name, tree in trees.items():
-        source = modules[name]
-        if not _core(source):
-            continue
+    for source, tree in core_modules(modules, trees):
         found: set[tuple[int, str]] = set()  # one per statement and module
         for site in import_sites(tree):
             for reached in imported_names(site, source):
@@ -517,10 +519,7 @@ def framework_default_violations(
     modules: Mapping[str, ModuleSource], trees: Mapping[str, ast.Module]
 ) -> Iterator[Violation]:
     """Rule 6: a parameter or class field of core code defaulting to a framework's name."""
-    for name, tree in trees.items():
-        source = modules[name]
-        if not _core(source):
-            continue
+    for source, tree in core_modules(modules, trees):
         found: list[tuple[int, str]] = []
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -783,14 +782,16 @@ def test_a_framework_module_imported_outside_the_adapter_is_reported(tmp_path: P
             "hybridize/compiler/c.py": "from hybridize.analyzer.frameworks import torch_api\n",
         },
     )
+    imported = [
+        ("hybridize/analyzer/facts/a.py:1", "tensorflow_rules"),
+        ("hybridize/analyzer/facts/a.py:2", "torch_api"),
+        ("hybridize/lsp/b.py:2", "torch_api"),
+    ]
     assert rules_broken(root) == {
         "framework-table": [
-            "hybridize/analyzer/facts/a.py:1: imports "
-            "hybridize.analyzer.frameworks.tensorflow_rules: ask the function's `Framework` for it",
-            "hybridize/analyzer/facts/a.py:2: imports "
-            "hybridize.analyzer.frameworks.torch_api: ask the function's `Framework` for it",
-            "hybridize/lsp/b.py:2: imports "
-            "hybridize.analyzer.frameworks.torch_api: ask the function's `Framework` for it",
+            f"{where}: imports hybridize.analyzer.frameworks.{module}: ask the function's "
+            "`Framework` for it"
+            for where, module in imported
         ]
     }
 
@@ -815,11 +816,10 @@ def test_a_framework_name_as_a_default_is_reported(tmp_path: Path) -> None:
             "hybridize/analyzer/frameworks/framework.py": "def f(name='torch'):\n    return name\n",
         },
     )
+    defaults = [(2, "parameter"), (4, "parameter"), (8, "field"), (9, "field")]
     assert rules_broken(root) == {
         "framework-default": [
-            "hybridize/analyzer/a.py:2: a parameter defaults to a framework's name",
-            "hybridize/analyzer/a.py:4: a parameter defaults to a framework's name",
-            "hybridize/analyzer/a.py:8: a field defaults to a framework's name",
-            "hybridize/analyzer/a.py:9: a field defaults to a framework's name",
+            f"hybridize/analyzer/a.py:{line}: a {what} defaults to a framework's name"
+            for line, what in defaults
         ]
     }
