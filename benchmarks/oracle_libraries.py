@@ -1465,7 +1465,7 @@ LIBRARIES: dict[str, Library] = {
             "megnet",
             (
                 "megnet==1.3.2",
-                # megnet's local_env imports `BrunnerNN_real`, which pymatgen removed after 2024
+                # megnet imports `BrunnerNN_real`: 2024.11.13 and 2025.10.7 have it, 2026.10.24 not
                 "pymatgen==2024.11.13",
                 "monty==2026.10.21",
                 "scikit-learn==1.9.1",
