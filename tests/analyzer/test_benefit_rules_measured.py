@@ -134,6 +134,51 @@ def test_a_nested_torch_compile_compiles_once_across_calls_of_its_enclosing_func
     assert counter.frame_count == 1
 
 
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_a_compiled_forward_compiles_per_parameter_shapes_not_per_instance() -> None:
+    """What a compiled `forward` costs a program that builds nets (nflows' `ResidualNet`,
+    `ConvResidualNet`: "retraces per call" in the benefit oracle, where each call of
+    `coupling_test`'s loop builds a coupling transform, and so a net, of another output
+    width): Dynamo guards the parameters' shapes (static), not the module instance. A new
+    net of a configuration already compiled reuses the compiled code (12 instances, one
+    frame); one of new parameter shapes compiles again, once per configuration; past the
+    recompile limit (8) the forward runs eagerly, compiling no more. A program that builds
+    its nets once and calls them many times compiles once per configuration."""
+    import torch
+    import torch._dynamo as dynamo
+    from torch import nn
+    from torch._dynamo.testing import CompileCounter
+
+    dynamo.reset()
+    counter = CompileCounter()
+
+    class Net(nn.Module):
+        def __init__(self, width: int) -> None:
+            super().__init__()
+            self.hidden = nn.Linear(4, 8)
+            self.out = nn.Linear(8, width)
+
+        @torch.compile(backend=counter)
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.out(torch.relu(self.hidden(x)))
+
+    x = torch.ones(3, 4)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        for _ in range(12):
+            Net(6)(x)
+        assert counter.frame_count == 1
+        for width in range(7, 11):  # four new configurations, each called twice
+            net = Net(width)
+            net(x), net(x)
+        assert counter.frame_count == 5
+        limit = dynamo.config.recompile_limit
+        for width in range(11, 11 + 2 * limit):
+            assert Net(width)(x).shape == (3, width)
+        assert 5 < counter.frame_count <= limit + 1
+
+
 @pytest.mark.tensorflow
 @pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
 def test_a_string_formatted_per_call_retraces_a_tf_function_per_value() -> None:
