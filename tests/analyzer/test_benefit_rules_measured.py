@@ -1030,52 +1030,6 @@ def test_a_while_loop_runs_its_body_per_iteration_eagerly_and_once_traced() -> N
 
 @pytest.mark.tensorflow
 @pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
-def test_an_eager_scan_s_loop_machinery_costs_far_more_than_its_body_s_ops() -> None:
-    """`CallCosts.eager_loop_call`: run eagerly, `tf.scan`, `tf.map_fn` and `tf.while_loop`
-    pay for their loop's machinery in Python (`TensorArray`s slicing the elements and
-    gathering the results, the condition and counters, eager ops at every iteration) beyond
-    their body's ops, which a compiled caller saves with the body's (tf-agents' generalized
-    advantage estimation, a two-op `tf.scan`: 5.5x compiled on its test's call). Measured
-    side by side against one elementwise op: each such call over 3 elements (iterations) of a
-    one-op body costs more than the ops `eager_loop_call` counts for it, 27 (measured, loaded:
-    `tf.scan` 190-230, `tf.map_fn` 365-515, `tf.while_loop` of a tensor counter 59-128)."""
-    import tensorflow as tf
-
-    costs = TENSORFLOW.call_costs
-    assert costs.eager_loop_call > costs.op
-    x = tf.ones([3, 2])
-    zero = tf.zeros([2])
-    start = tf.constant(0)
-
-    def one_op() -> float:
-        return _median_microseconds(lambda: x * 2.0, repeats=1, calls=50)
-
-    def scan() -> float:
-        return _median_microseconds(
-            lambda: tf.scan(lambda acc, e: acc + e, x, initializer=zero), repeats=1, calls=10
-        )
-
-    def map_fn() -> float:
-        return _median_microseconds(lambda: tf.map_fn(lambda e: e * 2.0, x), repeats=1, calls=10)
-
-    def while_loop() -> float:
-        return _median_microseconds(
-            lambda: tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2.0), (start, zero)),
-            repeats=1,
-            calls=10,
-        )
-
-    times = _interleaved_medians(
-        {"op": one_op, "scan": scan, "map_fn": map_fn, "while_loop": while_loop}, rounds=9
-    )
-    # the body's one op runs 3 times: the rest is the loop's own
-    counted = costs.eager_loop_call / costs.elementwise + 3
-    for name in ("scan", "map_fn", "while_loop"):
-        assert times[name] / times["op"] > counted, times
-
-
-@pytest.mark.tensorflow
-@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
 def test_reduce_retracing_leaves_an_axis_of_a_rebound_parameter_none() -> None:
     """edward2's `one_hot_minus` (a parameter rebound by `tf.convert_to_tensor`, then
     `range(x.shape[-1])`), in its test's order: two calls at (2, 4, 5), then (2, 3). The

@@ -1418,8 +1418,6 @@ class BenefitModel:
             ):
                 self._library_kernels.add(key)
             cost = _call_cost(resolved, costs)
-            if costs.eager_loop_call and self._runs_an_eager_loop(key, resolved):
-                cost = costs.eager_loop_call
             if costs.module_call is not None and self._reads_whole_module_call(resolved):
                 cost = costs.module_call
             elif (
@@ -1439,14 +1437,6 @@ class BenefitModel:
                         continue
                     work += _operator_cost(evaluator, sym, costs)
         return work, training
-
-    def _runs_an_eager_loop(self, key: FunctionKey, resolved: ResolvedCall) -> bool:
-        """A call that runs the function it is given as a Python loop when called eagerly
-        (`tf.scan`, `tf.map_fn`, `tf.while_loop`: `Framework.eager_loop_callback_calls`):
-        its loop's machinery (`CallCosts.eager_loop_call`) is eager work a compiled caller
-        saves, beside its callback's (counted as the callback's, `_eager_loop_runs`)."""
-        loops = self.index.function_framework(key).eager_loop_callback_calls
-        return any(info.name in loops for info in resolved.api)
 
     def _reads_whole_module_call(self, resolved: ResolvedCall) -> bool:
         """A call of the project's own modules (`layer_call` targets only: no framework op,

@@ -145,14 +145,6 @@ class CallCosts:
     not every leaf of the structure: counted then from the distinct constant keys, indexes
     and fields the body reads of the parameter, at most the leaves passed."""
 
-    eager_loop_call: float = 0.0
-    """The eager time of a call that runs the function it is given as a Python loop
-    (`Framework.eager_loop_callback_calls`: `tf.scan`, `tf.map_fn`, `tf.while_loop`) beyond
-    its callback's ops: run eagerly, the loop's own machinery (the `TensorArray`s that slice
-    its elements and gather its results, the loop's condition and counters, each an eager op
-    per iteration) runs in Python, where a compiled caller builds one graph loop. 0 where not
-    measured (an `op` stands for the call)."""
-
     numpy_argument: float = 0.0
     """What a NumPy array given for a parameter adds to a compiled call beyond a tensor: the
     compiled call converts every NumPy argument to a tensor at its boundary (and types it)
@@ -231,12 +223,6 @@ TENSORFLOW_CALL_COSTS = CallCosts(
     # the copy of larger arrays more (both ways: the eager conversion copies as much):
     # `tests/analyzer/test_benefit_structured_arguments_measured.py`
     numpy_argument=60.0,
-    # measured (medians of 9 interleaved rounds, loaded 2-core machine): over 3 elements of
-    # a one-op body, an eager `tf.scan` 190-230 elementwise ops' time, `tf.map_fn` 365-515,
-    # a `tf.while_loop` of a tensor counter 59-128; counted as 27, the body's own work apart
-    # (tf-agents' GAE `tf.scan` over 9 steps: 4.8 ms eager, 5.5x compiled):
-    # `tests/analyzer/test_benefit_rules_measured.py`
-    eager_loop_call=600.0,
     # a training step traces in 100-500 ms (about 5 ms and 12 eager calls per op traced,
     # `trace`) and saves a few to tens of ms per call: about 50 calls repay it; a step run 20
     # to 40 times (once per epoch) did not pay on the corpus's bench
