@@ -277,16 +277,19 @@ def test_tests_failing_only_together_judge_their_bisection_alone(tmp_path: Path)
     """A test that fails in the whole run and passes alone, twice, has the changes bisected
     with the whole command; only that test judges the steps: another test failing in one
     (zuko's `test_multivariate_transforms`, unseeded) must not get the innocent change ending
-    the prefix (`scale`, first in the plan) dropped."""
+    the prefix (`scale`, first in the plan) dropped. It passes in its own file alone and
+    fails after the file run before it: those two files judge, the noisy one after them not
+    run."""
     project = make_project(tmp_path, ORDER_DEPENDENT)
     done = refactor(tmp_path, project, "--apply", "--verify", TESTS)
     assert done.returncode == 0, done.stderr
-    assert (
-        "searching 2 changes together for tests/test_b_checked.py::test_checked with the whole"
-        in done.stderr
-    )
-    # it passes in its own file alone: the whole command judges
     assert "running tests/test_b_checked.py alone (1 test)" in done.stderr
+    widened = "running tests/test_a_strict.py, tests/test_b_checked.py with up to 1 file run before"
+    assert widened in done.stderr
+    assert (
+        "searching 2 changes together for tests/test_b_checked.py::test_checked with "
+        "tests/test_a_strict.py, tests/test_b_checked.py"
+    ) in done.stderr
     assert "dropping mylib/ops.py::checked: tests/test_b_checked.py::test_checked fails" in (
         done.stderr
     )
@@ -694,7 +697,68 @@ def test_tests_failing_only_with_others_are_judged_by_their_own_files_when_they_
     failed = session.run(frozenset({a, b}), "round-1")
     found = session.bisect_every_change(_kept(a, b), 1, failed, together=[mem[1]])
     assert [d.change.key for d in found] == [a]
-    assert selects[2] == tuple(mem) and selects[3:] == whole[: len(selects) - 3]
+    # its file alone, then with the one file run before it (all there is before it), then
+    # the whole command
+    assert selects[2] == tuple(mem) and selects[3] == tuple(baseline[:3])
+    assert selects[4:] == whole[: len(selects) - 4]
+
+
+def _files_run(*names: str, tests: int = 2) -> list[str]:
+    return [f"tests/{name}.py::test_{i}" for name in names for i in range(tests)]
+
+
+def test_a_test_failing_only_after_an_earlier_file_is_judged_by_the_files_before_it() -> None:
+    """curvlinops' `test_input_formatting` fails only after `test_activation_hessian.py`
+    ran, two files before its own (3 files, 34 s, against 20 min a whole run): the narrowed
+    run widens from its own file to the files run before it, the window doubled (1, 2, 4),
+    until it fails; the search then runs those files only, never the files run after it."""
+    a, b, c = "a.py::f", "b.py::g", "c.py::h"
+    baseline = _files_run("t0", "t1", "t2_hessian", "t3", "t4", "t5", "t6_formatting", "t7")
+    target = "tests/t6_formatting.py::test_1"
+    selects: list[tuple[str, ...]] = []
+
+    def fails(applied: frozenset[str]) -> bool:
+        ran = selects[-1] or tuple(baseline)
+        return a in applied and any("t2_hessian" in n for n in ran) and target in ran
+
+    session, labels = _fake_session(fails, selects=selects, baseline=baseline)
+    failed = session.run(frozenset({a, b, c}), "round-1")
+    found = session.bisect_every_change(_kept(a, b, c), 1, failed, together=[target])
+    assert [d.change.key for d in found] == [a]
+    assert "run with the other tests (bisected)" in found[0].reason
+    window = [n for n in baseline if n.startswith(("tests/t2", "tests/t3", "tests/t4"))]
+    own = _files_run("t6_formatting")
+    # own file, then 1, 2, 4 files before it: the last (t2 to t6) fails
+    assert selects[1:5] == [
+        tuple(own),
+        tuple(baseline[10:14]),
+        tuple(baseline[8:14]),
+        tuple(baseline[4:14]),
+    ]
+    assert labels[1:5] == [f"round-1-narrowed-{w}" for w in (0, 1, 2, 4)]
+    # every step of the search runs that window: never the whole command, nor t7 after it
+    assert len(selects) > 5 and all(s == tuple(baseline[4:14]) for s in selects[5:])
+    assert set(window) < set(selects[-1])
+
+
+def test_tests_failing_only_after_others_in_two_files_widen_before_each() -> None:
+    """Two failing tests in two files: each file's window of files run before it, together;
+    files outside every window (t0 before, t5 after) are not run."""
+    a, b = "a.py::f", "b.py::g"
+    baseline = _files_run("t0", "t1_state", "t2_x", "t3_x", "t4_y", "t5", tests=1)
+    x, y = "tests/t2_x.py::test_0", "tests/t4_y.py::test_0"
+    selects: list[tuple[str, ...]] = []
+
+    def fails(applied: frozenset[str]) -> bool:
+        ran = selects[-1] or tuple(baseline)
+        return a in applied and "tests/t1_state.py::test_0" in ran
+
+    session, _ = _fake_session(fails, selects=selects, baseline=baseline)
+    failed = session.run(frozenset({a, b}), "round-1")
+    found = session.bisect_every_change(_kept(a, b), 1, failed, together=[x, y])
+    assert [d.change.key for d in found] == [a]
+    assert selects[1:3] == [(x, y), (baseline[1], x, "tests/t3_x.py::test_0", y)]
+    assert selects[3:] and all(s == selects[2] for s in selects[3:])
 
 
 def test_a_spent_run_budget_writes_nothing_and_says_what_was_dropped(tmp_path: Path) -> None:
