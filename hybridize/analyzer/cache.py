@@ -35,7 +35,7 @@ try:
 except ImportError:  # pragma: no cover - CPython always builds it
     from hashlib import blake2b
 
-SUMMARY_FORMAT = "43"
+SUMMARY_FORMAT = "44"
 """Bump when the summary dataclasses or the summariser's own output change. A check's
 summary hook needs no bump (`summaries/hooks.py`): a hook of this package's checks is part of
 the code `code_fingerprint` hashes, one of a check registered from outside adds its own hash

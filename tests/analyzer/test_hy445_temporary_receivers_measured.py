@@ -253,3 +253,141 @@ def test_hy445_takes_no_super_call_for_a_temporary() -> None:
     assert "HY445" not in codes["Base.apply"], codes
     assert "HY445" not in codes["Sub.apply"], codes
     assert "HY445" in codes["Sub.other"], codes
+
+
+RECEIVER_PROBE = """
+import tensorflow as tf
+
+x = tf.constant(1.0)
+
+
+class Base:
+    def m(self, x):
+        return x * 3.0
+
+
+class N(Base):
+    def __init__(self):
+        self.k = 2.0
+
+    @tf.function
+    def no_self(self, x):
+        return x * 2.0
+
+    @tf.function
+    def no_self_nested(self, x):
+        f = lambda a: a * 2.0
+        return sum(f(v) for v in (x,))
+
+    @tf.function
+    def reads_self(self, x):
+        return x * self.k
+
+    @tf.function
+    def lambda_self(self, x):
+        f = lambda a: a * self.k
+        return f(x)
+
+    @tf.function
+    def comprehension_self(self, x):
+        return [v * self.k for v in (x,)][0]
+
+    @tf.function
+    def zero_super(self, x):
+        return super().m(x)
+
+
+for name in (
+    "no_self", "no_self_nested", "reads_self", "lambda_self", "comprehension_self", "zero_super"
+):
+    try:
+        getattr(N(), name)(x)
+        print(name, "ok")
+    except Exception as error:
+        print(name, type(error).__name__)
+"""
+
+RECEIVER_READS = ("reads_self", "lambda_self", "comprehension_self", "zero_super")
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_tf_function_methods_on_a_temporary_fail_only_where_the_body_reads_self() -> None:
+    """A body that never reads its receiver runs compiled on a freed temporary; a read of
+    `self` in the body, a lambda or a comprehension, or a zero-argument `super()` fails."""
+    measured = run_probe(RECEIVER_PROBE)
+    assert measured["no_self"] == "ok", measured
+    assert measured["no_self_nested"] == "ok", measured
+    for form in RECEIVER_READS:
+        assert measured[form] == "AttributeError", (form, measured)
+
+
+RECEIVER_CALLERS = """
+import tensorflow as tf
+
+
+class Base:
+    def m(self, x):
+        return tf.reduce_sum(x * 3.0)
+
+
+class N(Base):
+    def __init__(self):
+        self.k = 2.0
+
+    def no_self(self, x):
+        return tf.reduce_sum(x * 2.0)
+
+    def no_self_nested(self, x):
+        f = lambda a: a * 2.0
+        return tf.reduce_sum(sum(f(v) for v in (x,)))
+
+    def shadowed(self, x):
+        f = lambda self: self * 2.0
+        return tf.reduce_sum(f(x))
+
+    def reads_self(self, x):
+        return tf.reduce_sum(x * self.k)
+
+    def lambda_self(self, x):
+        f = lambda a: a * self.k
+        return tf.reduce_sum(f(x))
+
+    def nested_self(self, x):
+        def g(a):
+            return a * self.k
+
+        return tf.reduce_sum(g(x))
+
+    def comprehension_self(self, x):
+        return tf.reduce_sum([v * self.k for v in (x,)][0])
+
+    def zero_super(self, x):
+        return super().m(x)
+
+
+def run(x):
+    return (
+        N().no_self(x)
+        + N().no_self_nested(x)
+        + N().shadowed(x)
+        + N().reads_self(x)
+        + N().lambda_self(x)
+        + N().nested_self(x)
+        + N().comprehension_self(x)
+        + N().zero_super(x)
+    )
+
+
+for _ in range(50):
+    run(tf.ones([3]))
+"""
+
+
+def test_hy445_claims_only_methods_whose_body_reads_the_receiver() -> None:
+    verdicts = analyse(RECEIVER_CALLERS)
+    codes = {name: {f.code for f in v.findings} for name, v in verdicts.items()}
+    for name in ("no_self", "no_self_nested", "shadowed"):
+        assert "HY445" not in codes[f"N.{name}"], (name, codes)
+    for name in (*RECEIVER_READS, "nested_self"):
+        assert "HY445" in codes[f"N.{name}"], (name, codes)

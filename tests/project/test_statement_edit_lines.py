@@ -176,6 +176,7 @@ def test_every_positioned_field_of_a_function_summary_is_moved() -> None:
         "ignore_comment": bool,
         "docstring": str,
         "has_tensor_methods": bool,
+        "loads_receiver": bool,
     }
     names = {f.name for f in dataclasses.fields(FunctionSummary)}
     assert names == POSITIONED_FIELDS | unpositioned.keys()

@@ -57,7 +57,10 @@ class CalledOnTemporaryReceivers(Check):
     as a statement, an argument or a returned value, `functools.partial(Scaler().apply)`,
     `f = Scaler().apply; f(x)`: the class constructed is a project class whose lookup of the
     name finds the method (the method may be inherited). Not a Keras layer's or model's
-    method (measured: the instance survives the call).
+    method (measured: the instance survives the call), and not a method whose body (its
+    nested functions, lambdas and comprehensions included) never reads its receiver
+    parameter: a zero-argument `super()` reads it (measured: such a method works compiled on
+    a temporary; `FunctionSummary.loads_receiver`).
 
     Why it matters in graph mode
     ----------------------------
@@ -66,7 +69,7 @@ class CalledOnTemporaryReceivers(Check):
     `TfMethodTarget` holds `weakref.ref(instance)`), not as Python's bound methods do. Once
     the attribute is read, nothing holds the temporary: it is freed before the call runs, and
     the traced body sees `self` None: "AttributeError: 'NoneType' object has no attribute
-    ...". Measured (tests/analyzer/test_hy445_temporary_receivers_measured.py measures it
+    ..." (a body that never reads `self` runs fine). Measured (tests/analyzer/test_hy445_temporary_receivers_measured.py measures it
     again): `C().m(x)` as a statement, an argument, a returned value, through
     `functools.partial(C().m)` and through a local holding `C().m` fail on every call, a
     `tf.Module` subclass too; the same instance held by a local (`c = C(); c.m(x)`) and a
@@ -134,6 +137,8 @@ def temporary_receivers(
     fn = index.function(key)
     if fn.class_qualname is None or fn.parent_qualname is not None or not breaking_method(fn):
         return []
+    if not fn.loads_receiver:
+        return []  # the traced body never reads `self`: an instance freed before is not missed
     readers = facts.callers.get(key, set()) | facts.callback_callers.get(key, set())
     for reader in sorted(readers, key=str):
         reads = [

@@ -228,6 +228,12 @@ class FunctionSummary:
     ignore_comment: bool = False
     docstring: str | None = None
     has_tensor_methods: bool = False
+    loads_receiver: bool = False
+    """A method bound to an instance: whether its body reads its receiver parameter (`self`),
+    its nested functions, lambdas and comprehensions included, a zero-argument `super()` (it
+    reads the first argument) or a `match` statement (its patterns are not walked) counting
+    as a read. A compiled method that never reads it does not miss an instance freed before
+    the call (HY445)."""
 
     @property
     def explicit_params(self) -> tuple[Param, ...]:

@@ -212,6 +212,10 @@ class _Scope:
         """Each call walked: its index in `summary.calls` (`FunctionEnd.call_index`)."""
         self.facts: dict[str, list[object]] = {}
         """The values the summary hooks gave in this function so far, by check code."""
+        self.receiver: tuple[str, FunctionSummary] | None = None
+        """The receiver parameter's name of the method whose body this is (nested functions
+        and lambdas included, where they do not bind the name themselves) and that method's
+        summary, whose `loads_receiver` a read of the name sets."""
 
 
 class _ModuleBuilder:
@@ -591,6 +595,8 @@ class _ModuleBuilder:
             if hooked is not None:
                 self._visit(hooked, stmt, scope)
         elif isinstance(stmt, ast.Match):
+            if scope.receiver is not None:  # a value pattern may read it (`case self.k:`)
+                scope.receiver[1].loads_receiver = True
             self._expr(stmt.subject, scope)
             for case in stmt.cases:
                 if case.guard is not None:
@@ -748,6 +754,7 @@ class _ModuleBuilder:
         summary.leading_return = _leading_return(body, local_names, {p.name for p in params})
         summary.switched_branches = self._switched_branches(body, [p.name for p in params])
         scope = _Scope(summary, local_names)
+        scope.receiver = _receiver(summary, outer, local_names)
         for p in params:
             scope.kills.setdefault(p.name, {})[len(summary.locals.get(p.name, ()))] = ()
             summary.locals.setdefault(p.name, []).append(param_sym(p.name))
@@ -802,6 +809,7 @@ class _ModuleBuilder:
         self.functions[body_summary.qualname] = body_summary
         self.definitions += 1
         body_scope = _Scope(body_summary, set())
+        body_scope.receiver = outer.receiver  # a class made in a method may read its `self`
         for stmt in node.body:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._function(stmt, outer, prefix=f"{qualname}.", cls_name=qualname)
@@ -1030,6 +1038,9 @@ class _ModuleBuilder:
         return result
 
     def _name_expr(self, expr: ast.Name, scope: _Scope) -> Sym:
+        receiver = scope.receiver
+        if receiver is not None and (expr.id == receiver[0] or expr.id == "super"):
+            receiver[1].loads_receiver = True
         return self._name(expr.id, scope)
 
     def _constant(self, expr: ast.Constant, scope: _Scope) -> Sym:
@@ -1243,6 +1254,7 @@ class _ModuleBuilder:
         self.functions[qualname] = summary
         self.definitions += 1
         inner = _Scope(summary, {p.name for p in params})
+        inner.receiver = _receiver(summary, scope, inner.local_names)
         for p in params:
             summary.locals.setdefault(p.name, []).append(param_sym(p.name))
         summary.returns.append(self._expr(expr.body, inner))
@@ -1718,6 +1730,23 @@ def _free_dotted(expr: ast.expr) -> Sym | None:
     if type(expr) is ast.Attribute:
         base = _free_dotted(expr.value)
         return None if base is None else attr_sym(base, expr.attr)
+    return None
+
+
+def _receiver(
+    summary: FunctionSummary, outer: _Scope, local_names: set[str]
+) -> tuple[str, FunctionSummary] | None:
+    """The receiver a function's reads of `_Scope.receiver` are about: a method's own first
+    parameter (by position, or its `*args`: it holds the instance), else, in a nested
+    function or lambda that does not bind the name itself, its enclosing method's."""
+    if summary.binds_receiver:
+        first = summary.params[0] if summary.params else None
+        if first is None or first.kind not in ("posonly", "normal", "vararg"):
+            summary.loads_receiver = True  # no parameter to tell its reads by: assumed read
+            return None
+        return (first.name, summary)
+    if outer.receiver is not None and outer.receiver[0] not in local_names:
+        return outer.receiver
     return None
 
 
