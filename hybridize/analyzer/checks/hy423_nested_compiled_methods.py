@@ -15,7 +15,20 @@ from hybridize.analyzer.facts.nested_compiled import (
     nested_compiled_methods,
     unseen_call_names,
 )
-from hybridize.model import Finding
+from hybridize.analyzer.facts.safety import SafetyScan, parameter_behind
+from hybridize.analyzer.summaries.ir import FunctionSummary
+from hybridize.analyzer.summaries.syms import (
+    Sym,
+    attr_base,
+    attr_name,
+    is_attr,
+    is_call,
+    is_fstr,
+    is_item,
+    is_name,
+    sym_name,
+)
+from hybridize.model import Finding, Span
 
 from . import TORCH_ONLY, CallerAnswers, Check, OffGraphReads
 
@@ -64,7 +77,9 @@ class NestsCompiledMethods(Check):
     `equal`, and the standard library's C functions Dynamo cannot trace: `pickle.dumps`,
     `copy.copy`, `json.dumps`, `io.BytesIO`, `hashlib`, `zlib`, `marshal`...: data the framework
     adapter holds), found also behind a `@property` the method reads (`self.shape`) and in the
-    wrapper a project decorator puts in place of a function it runs (a memoizing `@cached`).
+    wrapper a project decorator puts in place of a function it runs (a memoizing `@cached`),
+    or the method's own formatting of a tensor parameter's shape into a string (`raise
+    ValueError(f"got {x.shape}")`, `str(x.shape)`, `%`, `.format`).
     A call of a method by its name on an object the analysis cannot see, with tensors
     (`self.left_linear_op._matmul(rhs)`, an attribute converted from any subclass), counts as
     a call of every project method of that name (special methods aside).
@@ -90,8 +105,14 @@ class NestsCompiledMethods(Check):
     a compiled `forward` run by the module's call, an unbroken method and a break in the
     caller alone were fine. linear-operator's `MatmulLinearOperator._matmul` failed so, its
     inner `KroneckerProductLinearOperator._matmul` reading `self.shape`, memoized with
-    `pickle.dumps(kwargs)` (tests/analyzer/test_hy423_nested_compiled_methods.py and
-    test_hy423_untraceable_calls_measured.py measure all of it again).
+    `pickle.dumps(kwargs)`. A formatted shape breaks only once the sizes are dynamic: the
+    first compile specialises them and builds the string, but after a recompile on other
+    sizes Dynamo cannot build it from the symbolic size ("BUILD_STRING type error");
+    curvlinops' compiled `_check_input_and_preprocess` so lost the argument of its compiled
+    `__check_tensor_and_preprocess` (not the name mangling: a plain name fails the same)
+    after other tests had run it on other sizes (tests/analyzer/
+    test_hy423_nested_compiled_methods.py, test_hy423_untraceable_calls_measured.py and
+    test_hy423_formatted_shapes_measured.py measure all of it again).
 
     Example
     -------
@@ -178,4 +199,70 @@ def _named_graph_break(context: CheckContext) -> str | None:
     for effect in effects:
         if effect.code in GRAPH_BREAKING_EFFECTS:
             return f"it {effect.what} (line {cited_line(file, effect.span.start_line)})"
+    shown = formatted_shape(context.function, context.scan)
+    if shown is not None:
+        parameter, span = shown
+        return (
+            f"it formats the shape of `{parameter}` into a string (line "
+            f"{cited_line(file, span.start_line)}), which breaks the graph once a recompile "
+            "makes the shape dynamic"
+        )
+    return None
+
+
+_FORMATTING_CALLS = frozenset({"str", "repr", "format"})
+"""Builtins that make a string of their argument (`str(x.shape)`), as an f-string, `%` and
+`str.format` do."""
+
+
+def formatted_shape(fn: FunctionSummary, scan: SafetyScan) -> tuple[str, Span] | None:
+    """The first parameter that may hold a tensor whose shape (`x.shape`, `x.shape[0]`,
+    `x.size()`) the function formats into a string (an f-string, `%`, `.format(...)`,
+    `str()`, `repr()`) in a call's argument (`raise ValueError(f"got {x.shape}")`), and the
+    call's span. Measured on torch 2.13: once a recompile has made the size dynamic, Dynamo
+    cannot build such a string from the symbolic size and breaks the graph there."""
+    receiver = scan.receiver
+    calls = fn.calls
+
+    def shape_of(sym: Sym) -> str | None:
+        while is_item(sym):
+            sym = sym[1]
+        if is_call(sym) and 0 <= sym[1] < len(calls):
+            callee = calls[sym[1]].callee
+            if not (is_attr(callee) and attr_name(callee) == "size"):
+                return None
+            sym = attr_base(callee)
+        elif is_attr(sym) and attr_name(sym) == "shape":
+            sym = attr_base(sym)
+        else:
+            return None
+        name = parameter_behind(fn, sym, receiver)
+        return name if name is not None and scan.may_be_tensor_parameter(name) else None
+
+    def formats_shape(sym: Sym, depth: int = 0) -> str | None:
+        if not isinstance(sym, tuple) or not sym or depth > 6:
+            return None
+        if is_fstr(sym):
+            for part in sym[2]:
+                found = shape_of(part) or formats_shape(part, depth + 1)
+                if found is not None:
+                    return found
+            return None
+        if sym[0] in ("op", "seq"):
+            for part in sym[1]:
+                found = formats_shape(part, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    for site in calls:
+        values = [*site.args, *(value for _, value in site.kwargs)]
+        callee = site.callee
+        formatting = (is_name(callee) and sym_name(callee) in _FORMATTING_CALLS) or (
+            is_attr(callee) and attr_name(callee) == "format"
+        )
+        for value in values:
+            found = (shape_of(value) if formatting else None) or formats_shape(value)
+            if found is not None:
+                return found, site.span
     return None
