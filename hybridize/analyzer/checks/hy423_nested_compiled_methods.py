@@ -21,11 +21,18 @@ from hybridize.analyzer.summaries.syms import (
     Sym,
     attr_base,
     attr_name,
+    call_index,
+    fstr_formatted,
     is_attr,
     is_call,
     is_fstr,
     is_item,
     is_name,
+    is_op,
+    is_seq,
+    item_base,
+    op_operands,
+    seq_elements,
     sym_name,
 )
 from hybridize.model import Finding, Span
@@ -226,9 +233,9 @@ def formatted_shape(fn: FunctionSummary, scan: SafetyScan) -> tuple[str, Span] |
 
     def shape_of(sym: Sym) -> str | None:
         while is_item(sym):
-            sym = sym[1]
-        if is_call(sym) and 0 <= sym[1] < len(calls):
-            callee = calls[sym[1]].callee
+            sym = item_base(sym)
+        if is_call(sym) and 0 <= call_index(sym) < len(calls):
+            callee = calls[call_index(sym)].callee
             if not (is_attr(callee) and attr_name(callee) == "size"):
                 return None
             sym = attr_base(callee)
@@ -243,16 +250,16 @@ def formatted_shape(fn: FunctionSummary, scan: SafetyScan) -> tuple[str, Span] |
         if not isinstance(sym, tuple) or not sym or depth > 6:
             return None
         if is_fstr(sym):
-            for part in sym[2]:
+            for part in fstr_formatted(sym):
                 found = shape_of(part) or formats_shape(part, depth + 1)
                 if found is not None:
                     return found
             return None
-        if sym[0] in ("op", "seq"):
-            for part in sym[1]:
-                found = formats_shape(part, depth + 1)
-                if found is not None:
-                    return found
+        parts = op_operands(sym) if is_op(sym) else seq_elements(sym) if is_seq(sym) else ()
+        for part in parts:
+            found = formats_shape(part, depth + 1)
+            if found is not None:
+                return found
         return None
 
     for site in calls:

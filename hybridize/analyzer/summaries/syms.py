@@ -300,6 +300,16 @@ def call_index(call: CallSym) -> int:
     return call[1]
 
 
+def fstr_formatted(fstr: FstrSym) -> tuple[Sym, ...]:
+    """The values a formatted string is built from (`x.shape` of `f"got {x.shape}"`)."""
+    return fstr[2]
+
+
+def seq_elements(seq: SeqSym) -> tuple[Sym, ...]:
+    """A display's elements (`a, b` of `[a, b]`)."""
+    return seq[2]
+
+
 def item_base(item: ItemSym) -> Sym:
     """The value subscripted (`x` of `x[i]`)."""
     return item[1]
