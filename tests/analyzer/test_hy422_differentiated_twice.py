@@ -118,6 +118,88 @@ def test_a_function_already_compiled_is_not_reported() -> None:
     assert _hy422(source, "energy") == []
 
 
+MODEL_PROGRAM = """
+import typing as tp
+
+import torch
+
+
+class Angular(torch.nn.Module):
+    def cos_terms(self, x):
+        return torch.cos(torch.acos(0.95 * x)) ** 2
+
+    def forward(self, x):
+        return self.cos_terms(x)
+
+
+class ANI(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.angular = Angular()
+
+    def forward(self, x):
+        return self.angular(torch.cos(x)).sum(-1)
+
+
+Model = tp.Union[ANI, None]
+
+
+def forces(energies, coordinates, create_graph: bool = False):
+    (g,) = torch.autograd.grad([energies.sum()], [coordinates], create_graph=create_graph)
+    return -g
+
+
+def energies_and_forces(model: Model, coordinates, create_graph: bool = False):
+    energies = model(coordinates)
+    return energies, forces(energies, coordinates, create_graph)
+
+
+def energies_forces_and_hessians(model: Model, coordinates):
+    energies, f = energies_and_forces(model, coordinates, create_graph=True)
+    return torch.autograd.grad(f.sum(), coordinates)
+
+
+for _ in range(100):
+    energies_forces_and_hessians(torch.hub.load("repo", "ani"), torch.randn(4, requires_grad=True))
+"""
+
+
+def test_a_model_parameter_reaches_the_classes_its_annotation_names() -> None:
+    """torchani 2.9.0's `energies_and_forces(model: Model, ...)`: the model is built where
+    the project does not show (downloaded: `torch.hub.load` here), the annotation (a module-level alias of a Union)
+    names the classes whose `forward` its call runs; the flag `create_graph` is a parameter
+    two levels of callers set to True."""
+    for qualname in ("ANI.forward", "Angular.forward", "Angular.cos_terms"):
+        [message] = _hy422(MODEL_PROGRAM, qualname)
+        assert "`forces`" in message and "create_graph=create_graph" in message
+    unannotated = MODEL_PROGRAM.replace("model: Model,", "model,")
+    assert _hy422(unannotated, "Angular.cos_terms") == []
+    optional = MODEL_PROGRAM.replace("Model = tp.Union[ANI, None]", "Model = tp.Optional[ANI]")
+    assert _hy422(optional, "Angular.cos_terms") != []
+
+
+def test_a_create_graph_parameter_counts_where_a_caller_passes_true() -> None:
+    never_true = MODEL_PROGRAM.replace("create_graph=True)\n", "create_graph=False)\n")
+    assert _hy422(never_true, "Angular.cos_terms") == []
+    default_true = never_true.replace(
+        "def forces(energies, coordinates, create_graph: bool = False)",
+        "def forces(energies, coordinates, create_graph: bool = True)",
+    )
+    assert _hy422(default_true, "Angular.cos_terms") != []
+    three_levels = (
+        MODEL_PROGRAM.replace(
+            "energies_and_forces(model, coordinates, create_graph=True)",
+            "energies_and_forces(model, coordinates, create_graph=keep)",
+        )
+        .replace(
+            "def energies_forces_and_hessians(model: Model, coordinates):",
+            "def energies_forces_and_hessians(model: Model, coordinates, keep=False):",
+        )
+        .replace("torch.randn(4, requires_grad=True))", "torch.randn(4, requires_grad=True), True)")
+    )
+    assert _hy422(three_levels, "Angular.cos_terms") == []  # beyond MAX_FLAG_LEVELS
+
+
 @pytest.mark.torch
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
@@ -172,6 +254,60 @@ def test_a_compiled_backward_cannot_be_differentiated_again() -> None:
         with pytest.raises(RuntimeError, match="does not currently support double backward"):
             torch.autograd.gradgradcheck(compiled, (x64,))
         assert torch.allclose(torch.func.hessian(compiled)(x), eager_hessian)
+
+
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch absent")
+def test_a_compiled_method_deep_in_a_model_given_as_a_parameter_breaks_its_hessian() -> None:
+    """Measured under torch 2.13 (`aot_eager`), torchani 2.9.0's shape: a compiled method
+    of a submodule, the model handed to a helper whose `create_graph` flag its caller sets:
+    differentiated again, the gradient raises; with the flag False, one backward matches
+    eager."""
+    import warnings
+
+    import torch
+    import torch._dynamo
+
+    class Angular(torch.nn.Module):
+        def cos_terms(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.cos(torch.acos(0.95 * x)) ** 2
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.cos_terms(x)
+
+    class ANI(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.angular = Angular()
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.angular(torch.cos(x)).sum(-1)
+
+    def forces(model: ANI, x: torch.Tensor, create_graph: bool) -> torch.Tensor:
+        (g,) = torch.autograd.grad([model(x).sum()], [x], create_graph=create_graph)
+        return -g
+
+    def hessian_row(model: ANI) -> torch.Tensor:
+        x = torch.tensor([0.3, 0.7, 1.1], requires_grad=True)
+        (h,) = torch.autograd.grad(forces(model, x, True).sum(), x)
+        return h
+
+    def gradient(model: ANI) -> torch.Tensor:
+        return forces(model, torch.tensor([0.3, 0.7, 1.1], requires_grad=True), False)
+
+    model = ANI()
+    eager_row, eager_gradient = hessian_row(model), gradient(model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch._dynamo.reset()
+        model.angular.cos_terms = torch.compile(  # type: ignore[method-assign]
+            model.angular.cos_terms, backend="aot_eager"
+        )
+        assert torch.allclose(gradient(model), eager_gradient)
+        with pytest.raises(RuntimeError, match="does not currently support double backward"):
+            hessian_row(model)
+    assert eager_row.abs().sum() > 0
 
 
 @pytest.mark.torch

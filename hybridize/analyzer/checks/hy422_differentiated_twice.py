@@ -27,7 +27,12 @@ class DifferentiatedTwice(Check):
     `batch_jacobian(g, x)` reaches the network that computed `g` in its caller), but not
     into what computed the tensors it is differentiated with respect to; a call of a
     `functools.partial` object reaches what it wraps, and an `nn.Sequential` subclass the
-    module classes its constructor builds.
+    module classes its constructor builds. A call of a parameter annotated with project
+    classes (`model: Model`, `Model = tp.Union[ANI, Potential]`, `Optional[...]`) reaches
+    their `forward`: the model a library's helper differentiates is often built where the
+    project does not show (torchani 2.9.0's `energies_and_forces`). A `create_graph` given a
+    parameter of the function (`create_graph=create_graph`) counts when its default is True
+    or a caller, up to two levels up, passes True there.
 
     Why it matters in graph mode
     ----------------------------

@@ -11,6 +11,13 @@ compiled `forward` is what runs the kept backward. So the parameters the value i
 from are followed to every call site of the function, and the argument there is followed in
 the caller, level by level (`producers_through_callers`).
 
+A call of a parameter whose annotation names project classes (torchani 2.9.0's
+`energies_and_forces(model: Model, ...)`, `Model = tp.Union[Potential, ANI, ANIq]`) runs
+the instance call of those classes (a module's `forward`) when the caller is HY422's
+(`through_annotations`): the models its callers pass are built elsewhere (downloaded, in
+torchani's tests), so the annotation is all the project says of them. Python does not check
+it, but a value of another type would reach other code, not less of it.
+
 What the backward differentiates with respect to (`grad`'s `inputs`) ends it: the functions
 that computed `x` are not on the path from `x` to `out`. Those arguments stop the walk in the
 function and, passed from a caller, in the caller. The receiver (`self`) is not followed: an
@@ -33,7 +40,9 @@ from hybridize.analyzer.facts.evaluator import (
     bind_written,
     callees,
 )
+from hybridize.analyzer.facts.refs import is_class_ref, is_global_ref, ref_key
 from hybridize.analyzer.facts.resolve import ProjectIndex
+from hybridize.analyzer.facts.spec_annotations import DOTTED_NAME, MAX_ALIAS_DEPTH, dotted_names
 from hybridize.analyzer.facts.values import (
     Atom,
     is_func_atom,
@@ -76,6 +85,9 @@ class DifferentiatedValue:
     inputs: tuple[str, ...] = ()
     """The function's parameters the backward differentiates with respect to: what callers
     pass there ends the walk in the caller too."""
+    graph_kept_by: str | None = None
+    """The parameter the backward's `create_graph` flag is (`create_graph=create_graph`), when
+    the flag is one: the backward is differentiable where a caller passes True there."""
 
 
 def differentiated_value(
@@ -84,10 +96,13 @@ def differentiated_value(
     by_index: dict[int, ResolvedCall],
     value: Sym,
     inputs: frozenset[Sym] = frozenset(),
+    relpath: str | None = None,
 ) -> DifferentiatedValue:
-    """What `value`, differentiated with respect to `inputs`, is computed from in `fn`."""
+    """What `value`, differentiated with respect to `inputs`, is computed from in `fn`; with
+    `relpath` (the module of `fn`), a call of an annotated parameter reaches the classes the
+    annotation names (`annotated_instance_calls`)."""
     parameters: set[str] = set()
-    producers = value_producers(index, fn, by_index, value, set(), inputs, parameters)
+    producers = value_producers(index, fn, by_index, value, set(), inputs, parameters, relpath)
     if fn.binds_receiver and fn.params:
         parameters.discard(fn.params[0].name)
     return DifferentiatedValue(
@@ -121,9 +136,11 @@ def value_producers(
     seen: set[Sym] | None = None,
     stops: frozenset[Sym] = frozenset(),
     parameters: set[str] | None = None,
+    relpath: str | None = None,
 ) -> set[FunctionKey]:
     """The project functions whose results a value is computed from, in this function; not
-    through `stops`. The parameters it is computed from are added to `parameters`."""
+    through `stops`. The parameters it is computed from are added to `parameters`. With
+    `relpath`, a call of an annotated parameter reaches the classes its annotation names."""
     seen = set() if seen is None else seen
     if sym in seen or sym in stops or len(seen) > 200:
         return set()
@@ -139,6 +156,8 @@ def value_producers(
         resolved = by_index[sym[1]]
         found = {target for _, target in callees(index, resolved)}
         site = resolved.site
+        if relpath is not None:
+            found |= annotated_instance_calls(index, fn, relpath, site.callee)
         parts = _arguments(site.args, site.kwargs)
         if is_attr(site.callee):
             parts.append(site.callee[1])
@@ -149,15 +168,61 @@ def value_producers(
     elif kind == "seq":
         parts = list(sym[2])
     for part in parts:
-        found |= value_producers(index, fn, by_index, part, seen, stops, parameters)
+        found |= value_producers(index, fn, by_index, part, seen, stops, parameters, relpath)
+    return found
+
+
+def annotated_instance_calls(
+    index: ProjectIndex, fn: FunctionSummary, relpath: str, callee: Sym
+) -> set[FunctionKey]:
+    """What calling `callee` runs when it is a parameter of `fn` (or a name still bound to
+    one) annotated with project classes: each class's instance call (`forward` for a
+    module, `__call__` otherwise), through `Optional`/`Union` and module-level aliases."""
+    if is_param(callee) or (
+        is_local(callee) and param_sym(sym_name(callee)) in fn.locals.get(sym_name(callee), ())
+    ):
+        name = sym_name(callee)
+    else:
+        return set()
+    annotation = next((p.annotation for p in fn.params if p.name == name), None)
+    if not annotation:
+        return set()
+    found: set[FunctionKey] = set()
+    for class_key in _annotated_classes(index, relpath, annotation, 0):
+        call = index.instance_call(class_key) if index.layer_base(class_key) else "__call__"
+        found.update(index.dispatch(class_key, call))
+    return found
+
+
+def _annotated_classes(
+    index: ProjectIndex, relpath: str, annotation: str, depth: int
+) -> list[FunctionKey]:
+    """The project classes the names in an annotation refer to, following module-level
+    aliases (`Model = tp.Union[Potential, ANI]`) as `spec_annotations` does for specs."""
+    found: list[FunctionKey] = []
+    for dotted in sorted(set(DOTTED_NAME.findall(annotation))):
+        ref = index.resolve_dotted(relpath, dotted)
+        if is_class_ref(ref):
+            found.append(ref_key(ref))
+        elif is_global_ref(ref) and depth < MAX_ALIAS_DEPTH:
+            module = index.modules.get(ref[1])
+            for value in module.module_code.locals.get(ref[2], []) if module is not None else []:
+                for name in dotted_names(value):
+                    found.extend(_annotated_classes(index, ref[1], name, depth + 1))
     return found
 
 
 def producers_through_callers(
-    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, value: DifferentiatedValue
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    value: DifferentiatedValue,
+    through_annotations: bool = False,
 ) -> list[FunctionKey]:
     """The functions `value` is computed from: its own `starts`, and, for each parameter it
-    is computed from, the producers of what every caller passes there, up the callers."""
+    is computed from, the producers of what every caller passes there, up the callers (with
+    `through_annotations`, a caller's call of an annotated parameter reaches the classes its
+    annotation names)."""
     found: dict[FunctionKey, None] = dict.fromkeys(value.starts)
     work = [(key, value, 0)]
     walked: set[tuple[FunctionKey, tuple[str, ...], tuple[str, ...]]] = set()
@@ -178,7 +243,14 @@ def producers_through_callers(
             stops = frozenset(s for name in part.inputs for s in bound.get(name, ()))
             for name in part.parameters:
                 for argument in bound.get(name, ()):
-                    upper = differentiated_value(index, caller_fn, by_index, argument, stops)
+                    upper = differentiated_value(
+                        index,
+                        caller_fn,
+                        by_index,
+                        argument,
+                        stops,
+                        caller.file if through_annotations else None,
+                    )
                     found.update(dict.fromkeys(upper.starts))
                     work.append((caller, upper, level + 1))
     return list(found)

@@ -17,6 +17,14 @@ Code differentiates a project function's result twice when
 - it hands a callable reaching the function to a call that differentiates the callable twice
   (`hessian(f, x)`, `hvp`, `vhp`, or `jacobian(f, x, create_graph=True)`).
 
+The flag may be a parameter of the function (torchani 2.9.0's `forces(energies, coordinates,
+create_graph=False)` calls `grad([energies.sum()], [coordinates], create_graph=create_graph)`):
+it counts when its default is True or some caller, up to `MAX_FLAG_LEVELS` levels up, passes
+a literal True there (`forces_for_training`, or `energies_and_forces(model, ...,
+create_graph=create_graph)` whose own callers pass True). And the model a function calls may
+be a parameter annotated with project classes (`model: Model`, `Model = tp.Union[ANI,
+...]`): its call reaches those classes' `forward` (`annotated_instance_calls`).
+
 Either way the functions the result is computed through are differentiated twice too, so the
 project functions they call are included, transitively.
 
@@ -31,9 +39,9 @@ handed over stands for its `forward` (`dispatch` of its instance call).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from hybridize.analyzer.facts.callgraph import first_witness_of_expanded_runs
+from hybridize.analyzer.facts.callgraph import call_sites, first_witness_of_expanded_runs
 from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.differentiated_values import (
     DifferentiatedValue,
@@ -42,13 +50,29 @@ from hybridize.analyzer.facts.differentiated_values import (
     differentiated_value,
     producers_through_callers,
 )
-from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
+from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, bind_written
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.resolve import ProjectIndex
 from hybridize.analyzer.facts.values import is_boundext_atom
 from hybridize.analyzer.frameworks.framework import Framework
+from hybridize.analyzer.summaries.ir import FunctionSummary
 from hybridize.analyzer.summaries.keys import FunctionKey
-from hybridize.analyzer.summaries.syms import is_attr, lit_sym
+from hybridize.analyzer.summaries.syms import (
+    Sym,
+    is_attr,
+    is_local,
+    is_param,
+    lit_sym,
+    param_sym,
+    sym_name,
+)
+
+MAX_FLAG_LEVELS = 2
+"""How many levels of callers a `create_graph` flag that is a parameter is followed up
+(torchani: `forces` <- `energies_and_forces(..., create_graph=create_graph)` <-
+`energies_forces_and_hessians`, which passes True)."""
+
+TRUE = lit_sym("bool", True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +101,12 @@ def double_backward_targets(
         facts,
         "double_backward",
         lambda key, calls: _double_backward_of(index, key, calls),
-        lambda key, value: producers_through_callers(index, facts, key, value),
+        lambda key, value: (
+            producers_through_callers(index, facts, key, value, through_annotations=True)
+            if value.graph_kept_by is None
+            or _flag_may_be_true(index, facts, key, value.graph_kept_by, 0)
+            else []
+        ),
     )
 
 
@@ -99,7 +128,7 @@ def _double_backward_of(
     found: list[tuple[SecondDerivative, DifferentiatedValue]] = []
     for resolved in calls:
         line = resolved.site.span.start_line
-        asked = _asks_double_backward(resolved, framework.double_backward_calls)
+        asked, flag = _asks_double_backward(fn, resolved, framework.double_backward_calls)
         if asked is not None:
             site = resolved.site
             # `loss.backward(...)` differentiates its receiver, `grad(out, x, ...)` its first
@@ -110,10 +139,12 @@ def _double_backward_of(
             differentiated = site.callee[1] if method else site.args[0] if site.args else None
             if differentiated is not None:
                 inputs = backward_inputs(resolved, framework)
-                value = differentiated_value(index, fn, by_index, differentiated, inputs)
-                found.append(
-                    (SecondDerivative(key, f"`{asked}(..., create_graph=True)`", line), value)
-                )
+                value = differentiated_value(index, fn, by_index, differentiated, inputs, key.file)
+                how = f"`{asked}(..., create_graph=True)`"
+                if flag is not None:
+                    value = replace(value, graph_kept_by=flag)
+                    how = f"`{asked}(..., create_graph={flag})` (a caller passes True)"
+                found.append((SecondDerivative(key, how, line), value))
             continue
         handed = _differentiates_callable_twice(resolved, framework)
         if handed is not None:
@@ -135,15 +166,62 @@ def _double_backward_of(
     return found
 
 
-def _asks_double_backward(resolved: ResolvedCall, calls: tuple[tuple[str, str], ...]) -> str | None:
+def _asks_double_backward(
+    fn: FunctionSummary, resolved: ResolvedCall, calls: tuple[tuple[str, str], ...]
+) -> tuple[str | None, str | None]:
     """The API a call differentiates its value with, when it keeps the backward
-    differentiable (the keyword set to a literal True); else None."""
+    differentiable (the keyword set to a literal True, or to a parameter defaulting to
+    True), else None; and the parameter of `fn` the keyword is set to otherwise, whose
+    callers decide (`_flag_may_be_true`)."""
     kwargs = dict(resolved.site.kwargs)
     for info in resolved.api:
         for name, keyword in calls:
-            if info.name == name and kwargs.get(keyword) == lit_sym("bool", True):
-                return _written(name)
+            if info.name != name or keyword not in kwargs:
+                continue
+            if kwargs[keyword] == TRUE:
+                return _written(name), None
+            flag = _parameter_named(fn, kwargs[keyword])
+            if flag is not None:
+                if _default(fn, flag) == TRUE:
+                    return _written(name), None
+                return _written(name), flag
+    return None, None
+
+
+def _parameter_named(fn: FunctionSummary, sym: Sym) -> str | None:
+    """The parameter of `fn` a value is (directly, or a name still bound to it only)."""
+    names = {p.name for p in fn.params}
+    if is_param(sym) and sym_name(sym) in names:
+        return sym_name(sym)
+    if is_local(sym) and fn.locals.get(sym_name(sym)) == [param_sym(sym_name(sym))]:
+        return sym_name(sym)
     return None
+
+
+def _default(fn: FunctionSummary, name: str) -> Sym | None:
+    return next((p.default for p in fn.params if p.name == name), None)
+
+
+def _flag_may_be_true(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey, name: str, level: int
+) -> bool:
+    """Some caller of `key` passes a literal True to its parameter `name` (or passes a
+    parameter of its own that defaults to True or whose callers pass True, up to
+    `MAX_FLAG_LEVELS` levels)."""
+    fn = index.function(key)
+    for caller, caller_fn, resolved, kind in call_sites(index, facts, key):
+        for argument in bind_written(fn, resolved, kind, key).get(name, ()):
+            if argument == TRUE:
+                return True
+            upper = _parameter_named(caller_fn, argument)
+            if upper is None:
+                continue
+            if _default(caller_fn, upper) == TRUE or (
+                level + 1 < MAX_FLAG_LEVELS
+                and _flag_may_be_true(index, facts, caller, upper, level + 1)
+            ):
+                return True
+    return False
 
 
 def _differentiates_callable_twice(resolved: ResolvedCall, framework: Framework) -> str | None:

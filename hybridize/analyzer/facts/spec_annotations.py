@@ -96,12 +96,12 @@ def _names_spec(index: ProjectIndex, ref: Ref, depth: int) -> bool:
         return any(
             _names_spec(index, index.resolve_dotted(ref[1], dotted), depth + 1)
             for value in values
-            for dotted in _dotted_names(value)
+            for dotted in dotted_names(value)
         )
     return False
 
 
-def _dotted_names(value: object) -> Iterator[str]:
+def dotted_names(value: object) -> Iterator[str]:
     """The dotted names an alias's value spells (`Union[tf.TensorSpec, Spec]`: `Union`,
     `tf.TensorSpec`, `Spec`): the name and attribute chains among its nested syms."""
     if isinstance(value, tuple) and value and isinstance(value[0], str):
@@ -115,7 +115,7 @@ def _dotted_names(value: object) -> Iterator[str]:
     else:
         return
     for part in parts:
-        yield from _dotted_names(part)
+        yield from dotted_names(part)
 
 
 def _dotted(sym: tuple) -> str | None:
