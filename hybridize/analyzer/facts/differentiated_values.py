@@ -108,11 +108,11 @@ def differentiated_value(
     return DifferentiatedValue(
         tuple(sorted(producers, key=str)),
         tuple(sorted(parameters)),
-        tuple(sorted(_named_parameters(fn, inputs))),
+        tuple(sorted(named_parameters(fn, inputs))),
     )
 
 
-def _named_parameters(fn: FunctionSummary, syms: frozenset[Sym]) -> set[str]:
+def named_parameters(fn: FunctionSummary, syms: frozenset[Sym]) -> set[str]:
     """The parameters that `syms` name, directly or as a name still bound to the parameter."""
     names = {p.name for p in fn.params}
     found: set[str] = set()
@@ -178,12 +178,10 @@ def annotated_instance_calls(
     """What calling `callee` runs when it is a parameter of `fn` (or a name still bound to
     one) annotated with project classes: each class's instance call (`forward` for a
     module, `__call__` otherwise), through `Optional`/`Union` and module-level aliases."""
-    if is_param(callee) or (
-        is_local(callee) and param_sym(sym_name(callee)) in fn.locals.get(sym_name(callee), ())
-    ):
-        name = sym_name(callee)
-    else:
+    names = named_parameters(fn, frozenset({callee}))
+    if not names:
         return set()
+    name = names.pop()
     annotation = next((p.annotation for p in fn.params if p.name == name), None)
     if not annotation:
         return set()

@@ -48,6 +48,7 @@ from hybridize.analyzer.facts.differentiated_values import (
     backward_inputs,
     callables_among,
     differentiated_value,
+    named_parameters,
     producers_through_callers,
 )
 from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts, bind_written
@@ -60,11 +61,7 @@ from hybridize.analyzer.summaries.keys import FunctionKey
 from hybridize.analyzer.summaries.syms import (
     Sym,
     is_attr,
-    is_local,
-    is_param,
     lit_sym,
-    param_sym,
-    sym_name,
 )
 
 MAX_FLAG_LEVELS = 2
@@ -189,13 +186,8 @@ def _asks_double_backward(
 
 
 def _parameter_named(fn: FunctionSummary, sym: Sym) -> str | None:
-    """The parameter of `fn` a value is (directly, or a name still bound to it only)."""
-    names = {p.name for p in fn.params}
-    if is_param(sym) and sym_name(sym) in names:
-        return sym_name(sym)
-    if is_local(sym) and fn.locals.get(sym_name(sym)) == [param_sym(sym_name(sym))]:
-        return sym_name(sym)
-    return None
+    """The parameter of `fn` a value is (directly, or a name that may still hold it)."""
+    return next(iter(named_parameters(fn, frozenset({sym}))), None)
 
 
 def _default(fn: FunctionSummary, name: str) -> Sym | None:
