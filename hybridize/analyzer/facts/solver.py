@@ -201,7 +201,7 @@ def _record_test_cases(
         owner = Evaluator(index, facts, index.owner_key(key))
         for name in body.locals:
             owner.memo[name_sym(name)] = body_evaluator.eval(local_sym(name))
-        evaluator.deps |= body_evaluator.deps
+        evaluator.read_through(body_evaluator)
     for decorator in fn.decorators:
         if not decorator.called:
             continue
@@ -220,7 +220,7 @@ def _record_test_cases(
             bound = bind_arguments(fn, case_args, case_kwargs, skip_receiver=fn.binds_receiver)
             for name, atoms in bound.items():
                 out.evidence.append((key, name, atoms, True))
-    evaluator.deps |= owner.deps
+    evaluator.read_through(owner)
 
 
 CONTAINER_GROWERS = frozenset(
@@ -569,12 +569,19 @@ class Aggregate:
         self.changes.clear()
 
     def publish(
-        self, facts: TensorFacts, touched: _Touched, *, within_round: _Touched | None = None
+        self,
+        facts: TensorFacts,
+        touched: _Touched,
+        *,
+        within_round: _Touched | None = None,
+        changed_names: dict[Dep, set[str]] | None = None,
     ) -> set[Dep]:
         """Write the touched entries into `facts`; return the facts that changed.
         `within_round`: a publication within a round already counted (`Solver._sweep`), which
         leaves the tables no evaluation reads to `publish_unread` at the round's end,
-        collected there; without it, a round of its own."""
+        collected there; without it, a round of its own. `changed_names` gains, per changed
+        fact of parameters or attributes, the names whose entry changed (what
+        `Evaluator.names` is compared with)."""
         if within_round is None:
             facts.rounds += 1
         if self.journal is not None:
@@ -619,13 +626,19 @@ class Aggregate:
                     if (key, name) not in table and entry not in self.wide:
                         if entries is not None:
                             entries.pop(name, None)
-                        differs = differs or bool(old_atoms)
+                        if old_atoms:
+                            differs = True
+                            if kind and changed_names is not None:
+                                changed_names.setdefault((kind, key), set()).add(name)
                         continue
                     if entries is None:
                         entries = target[key] = defaultdict(set)
                     new = self._settle(facts, entry, joined.get((key, name), ()), old_atoms)
                     entries[name] = new
-                    differs = differs or new != (old_atoms or set())
+                    if new != (old_atoms or set()):
+                        differs = True
+                        if kind and changed_names is not None:
+                            changed_names.setdefault((kind, key), set()).add(name)
                 if entries is not None and not entries:
                     del target[key]
                 if kind and differs:
@@ -1024,6 +1037,13 @@ class Solver:
         self.aggregate = Aggregate({key: i for i, key in enumerate(self.keys)})
         self.deps: dict[FunctionKey, set[Dep]] = {}
         self.readers: dict[Dep, set[FunctionKey]] = defaultdict(set)
+        self.names: dict[FunctionKey, dict[Dep, set[str]]] = {}
+        """Per function, of the facts its latest evaluation read, those it read by name and
+        the names (`Evaluator.names`; a fact absent was read whole, as all are by a function
+        whose evaluation failed). Before the final phase a sweep wakes a reader of a changed
+        fact only if the reader read it whole or read a name that changed (`_wakes`):
+        evaluated again on the same inputs, a function gives the same contribution, so the
+        iteration takes the same path."""
         self.widened = False
         """Some entry of the facts was widened: the solution depends on the whole history of
         the iteration, so an edit is solved again from scratch."""
@@ -1133,16 +1153,30 @@ class Solver:
                 pending.discard(key)
                 contribution, deps = _evaluate_guarded(self.index, facts, key, watch)
                 self._read(key, deps)
+                self._read_names(key)
                 touched = _Touched()
                 self.aggregate.replace(key, contribution, touched)
-                changed = self.aggregate.publish(facts, touched, within_round=unread)
+                # Before the final phase a reader of a function's parameters or a class's
+                # attributes wakes only for a name it read (`names`); in the final phase for
+                # any, as before: a value read through another evaluator (a parent's local, a
+                # default) that was missing does not mark the reader optimistic, and becomes
+                # "unknown" there only through such a wake-up (`_wakes`; tensorflow/python/ops'
+                # `_TensorStridedSliceUpdateGrad.Apply`, woken by its `*args`, which it never
+                # reads by name, gave its masks to `tensor_strided_slice_update` that way).
+                names: dict[Dep, set[str]] | None = None if facts.final else {}
+                changed = self.aggregate.publish(
+                    facts, touched, within_round=unread, changed_names=names
+                )
                 if not changed:
                     continue
                 # Evaluators made for this round read the facts before the change.
                 facts.evaluators = {}
                 for dep in changed:
+                    changed_here = names.get(dep) if names is not None else None
                     for reader in self.readers.get(dep, ()):
                         if reader in pending:
+                            continue
+                        if changed_here is not None and not self._wakes(reader, dep, changed_here):
                             continue
                         reader_position = sign * position_of[reader]
                         if reader_position > position:
@@ -1201,8 +1235,27 @@ class Solver:
                     post.append(key)
         return {key: i for i, key in enumerate(reversed(post))}
 
+    def _wakes(self, reader: FunctionKey, dep: Dep, changed: set[str]) -> bool:
+        """Whether a change of the entries `changed` of the fact `dep` (a function's
+        parameters, a class's attributes) wakes `reader`: it read the fact whole, or one of
+        those entries by name (`names`)."""
+        read = self.names.get(reader)
+        found = read.get(dep) if read is not None else None
+        return found is None or not found.isdisjoint(changed)
+
+    def _read_names(self, key: FunctionKey) -> None:
+        """Record which names of the facts it read `key`'s latest evaluation read
+        (`names`); none when it failed (its deps are then a stand-in, read whole)."""
+        evaluator = self.facts.latest_evaluators.get(key)
+        if evaluator is None or key in self.facts.internal_errors:
+            self.names.pop(key, None)
+        else:
+            self.names[key] = evaluator.names
+
     def _read(self, key: FunctionKey, deps: set[Dep] | None) -> None:
         """Record what `key`'s latest evaluation read (None: the key is gone)."""
+        if deps is None:
+            self.names.pop(key, None)
         for dep in self.deps.pop(key, ()):
             readers = self.readers.get(dep)
             if readers is not None:
