@@ -178,6 +178,22 @@ def test_a_model_parameter_reaches_the_classes_its_annotation_names() -> None:
     assert _hy422(optional, "Angular.cos_terms") != []
 
 
+def test_a_submodule_stored_through_typing_cast_keeps_its_class() -> None:
+    """torchani 2.9.0's `self.angular = _parse_angular_term(angular)` returns
+    `typing.cast(_BaseAngular, term)`: `cast` returns its value unchanged (documented), so
+    `self.angular(x)` still runs the term's `forward` and its compiled helper sits under the
+    caller's double backward."""
+    stored = "self.angular = Angular()"
+    assert stored in MODEL_PROGRAM
+    for cast in ("tp.cast(Angular, Angular())", "tp.cast('Angular', Angular())"):
+        source = MODEL_PROGRAM.replace(stored, f"self.angular = {cast}")
+        assert _hy422(source, "Angular.cos_terms") != [], cast
+    # a call that does not return its argument keeps the term out of reach: the rule is the
+    # documented identity of `cast`, not any call around a constructor
+    opaque = MODEL_PROGRAM.replace(stored, "self.angular = tp.get_type_hints(Angular())")
+    assert _hy422(opaque, "Angular.cos_terms") == []
+
+
 def test_a_create_graph_parameter_counts_where_a_caller_passes_true() -> None:
     never_true = MODEL_PROGRAM.replace("create_graph=True)\n", "create_graph=False)\n")
     assert _hy422(never_true, "Angular.cos_terms") == []

@@ -117,6 +117,7 @@ from hybridize.analyzer.frameworks.framework import (
 from hybridize.analyzer.frameworks.methods import NOT_TENSOR_MEMBERS
 from hybridize.analyzer.frameworks.numpy_rules import FLOAT_INFO_SMALL_MEMBERS
 from hybridize.analyzer.frameworks.python_stdlib import (
+    ARGUMENT_RETURNING_CALLS,
     COMMAND_LINE_FLAGS,
     PARTIAL_APPLICATIONS,
     value_library,
@@ -1190,6 +1191,9 @@ class Evaluator:
         small = self.framework.small_constant_getters.get(info.name)
         if small is not None:
             return frozenset({lit_atom("float", small)})  # `tf.keras.backend.epsilon()`
+        returned = ARGUMENT_RETURNING_CALLS.get(info.name)
+        if returned is not None and len(args) > returned:
+            return args[returned]  # `typing.cast(T, value)` is `value`
         if info.name in PARTIAL_APPLICATIONS:
             made = partial_object(args, kwargs)
             if made is not None:

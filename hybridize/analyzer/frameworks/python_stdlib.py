@@ -466,6 +466,13 @@ MEMOIZING_DECORATORS: frozenset[str] = frozenset({"functools.lru_cache", "functo
 #: with the positional arguments args and keyword arguments keywords").
 PARTIAL_APPLICATIONS: frozenset[str] = frozenset({"functools.partial"})
 
+#: Calls that return one of their arguments unchanged, by its position: ``typing.cast(typ,
+#: val)`` "Cast a value to a type. This returns the value unchanged. To the type checker this
+#: signals that the return value has the designated type, but at runtime we intentionally don't
+#: check anything" (documented). The value flows through: `self.term = cast(Base, term)` keeps
+#: the term's class, so a later `self.term(x)` reaches its `forward` / `call`.
+ARGUMENT_RETURNING_CALLS: dict[str, int] = {"typing.cast": 1}
+
 #: Names that are classes (``kind`` "class"); everything else in STDLIB is a function.
 CLASSES: frozenset[str] = frozenset(
     {f"builtins.{name}" for name in dir(builtins) if isinstance(getattr(builtins, name), type)}
