@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-from facts_helpers import run_probe, verdict
+from facts_helpers import finding_messages, run_probe, verdict
 
 FACT = "catches_traced_op_errors"
 
@@ -130,3 +130,217 @@ def test_torch_raises_either_way_on_invalid_input() -> None:
     eager, compiled = measured["invalid"]
     assert eager == "raises-ValueError", measured
     assert compiled.startswith("raises-"), measured
+
+
+# A caller catching the raised type to take another path (safety33y): eagerly it takes its
+# path; compiled, the operation's own error leaves the compiled call and escapes its handler.
+# A caller catching `Exception` (or the operation's own error) takes its path either way.
+
+TF_CALLERS = """
+import tensorflow as tf
+
+
+class PickError(ValueError):
+    pass
+
+
+def pick(x, i):
+    try:
+        return tf.gather(x, i) * 2.0
+    except tf.errors.InvalidArgumentError as error:
+        raise ValueError(f"index out of range: {error}") from error
+
+
+def pick_own(x, i):
+    try:
+        return tf.gather(x, i) * 2.0
+    except tf.errors.InvalidArgumentError as error:
+        raise PickError("index out of range") from error
+
+
+def pick_unrelated(x, i):
+    try:
+        return tf.gather(x, i) * 2.0
+    except tf.errors.InvalidArgumentError as error:
+        raise ValueError("index out of range") from error
+
+
+def pick_broad(x, i):
+    try:
+        return tf.gather(x, i) * 2.0
+    except tf.errors.InvalidArgumentError as error:
+        raise ValueError("index out of range") from error
+
+
+def pick_alone(x, i):
+    try:
+        return tf.gather(x, i) * 2.0
+    except tf.errors.InvalidArgumentError as error:
+        raise ValueError("index out of range") from error
+
+
+def pick_passed_on(x, i):
+    try:
+        return tf.gather(x, i) * 2.0
+    except tf.errors.InvalidArgumentError as error:
+        raise ValueError("index out of range") from error
+
+
+def caller(x, i):
+    try:
+        return pick(x, i)
+    except ValueError:
+        return tf.constant(-1.0)
+
+
+def caller_own(x, i):
+    try:
+        return pick_own(x, i)
+    except PickError:
+        return tf.constant(-1.0)
+
+
+def caller_unrelated(x, i):
+    try:
+        return pick_unrelated(x, i)
+    except KeyError:
+        return tf.constant(-1.0)
+
+
+def caller_broad(x, i):
+    try:
+        return pick_broad(x, i)
+    except Exception:
+        return tf.constant(-1.0)
+
+
+def caller_passing_on(x, i):
+    try:
+        return pick_passed_on(x, i)
+    except ValueError as error:
+        raise RuntimeError("bad index") from error
+
+
+caller(tf.range(4.0), tf.constant(2))
+caller_own(tf.range(4.0), tf.constant(2))
+caller_unrelated(tf.range(4.0), tf.constant(2))
+caller_broad(tf.range(4.0), tf.constant(2))
+caller_passing_on(tf.range(4.0), tf.constant(2))
+pick_alone(tf.range(4.0), tf.constant(2))
+"""
+
+TORCH_CALLERS = """
+import torch
+
+
+def pick(x, i):
+    try:
+        return x[i] * 2
+    except IndexError as error:
+        raise ValueError("index out of range") from error
+
+
+def pick_either(x, i):
+    try:
+        return x[i] * 2
+    except IndexError as error:
+        raise ValueError("index out of range") from error
+
+
+def caller(x, i):
+    try:
+        return pick(x, i)
+    except ValueError:
+        return torch.tensor(-1.0)
+
+
+def caller_either(x, i):
+    try:
+        return pick_either(x, i)
+    except (ValueError, IndexError):
+        return torch.tensor(-1.0)
+
+
+caller(torch.randn(3), torch.tensor(1))
+caller_either(torch.randn(3), torch.tensor(1))
+"""
+
+
+def _callers_probe(forms: str, compile_call: str, pairs: str, numbers: str) -> str:
+    """The forms' definitions, then per pair (function, its caller) the caller given the
+    function eagerly and compiled, on an index in range and one out of it."""
+    definitions = forms.split("\n\n\ncaller(")[0]
+    return (
+        definitions
+        + f"""
+import warnings
+warnings.simplefilter("ignore")
+for name, (f, call) in {pairs}.items():
+    for label, i in {numbers}:
+        out = []
+        for g in (f, {compile_call}):
+            globals()[f.__name__] = g
+            try:
+                out.append("value-%.1f" % float(call(x, i)))
+            except Exception as e:
+                out.append("raises-" + type(e).__name__)
+            globals()[f.__name__] = f
+        print(name + "-" + label, *out)
+"""
+    )
+
+
+TF_CALLERS_PROBE = _callers_probe(
+    TF_CALLERS,
+    "tf.function(f)",
+    '{"same": (pick, caller), "subclass": (pick_own, caller_own), '
+    '"exception": (pick_broad, caller_broad)}',
+    '(("valid", tf.constant(1)), ("invalid", tf.constant(7)))',
+).replace("import warnings", "x = tf.constant([1.0, 2.0, 3.0])\nimport warnings")
+
+TORCH_CALLERS_PROBE = _callers_probe(
+    TORCH_CALLERS,
+    'torch.compile(f, backend="eager")',
+    '{"same": (pick, caller), "either": (pick_either, caller_either)}',
+    '(("valid", torch.tensor(1)), ("invalid", torch.tensor(7)))',
+).replace("import warnings", "x = torch.tensor([1.0, 2.0, 3.0])\nimport warnings")
+
+
+def test_a_caller_catching_the_raised_type_blocks_the_reraising_function() -> None:
+    for callee, caller in (("pick", "caller"), ("pick_own", "caller_own")):
+        assert verdict(TF_CALLERS, callee).fact(FACT) is True, callee
+        (message,) = finding_messages(TF_CALLERS, callee, "HY443")
+        assert f"`{caller}`" in message and "raises `" in message, message
+    assert verdict(TORCH_CALLERS, "pick").fact(FACT) is True
+
+
+def test_a_caller_catching_another_type_or_the_operations_error_keeps_it_accepted() -> None:
+    for callee in ("pick_unrelated", "pick_broad", "pick_alone", "pick_passed_on"):
+        assert verdict(TF_CALLERS, callee).fact(FACT) in (False, None), callee
+    assert verdict(TORCH_CALLERS, "pick_either").fact(FACT) in (False, None)
+
+
+@pytest.mark.tensorflow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
+def test_tensorflow_the_kernel_error_escapes_a_caller_catching_the_raised_type() -> None:
+    measured = {name: value.split() for name, value in run_probe(TF_CALLERS_PROBE).items()}
+    for name in ("same", "subclass", "exception"):
+        assert measured[f"{name}-valid"] == ["value-4.0", "value-4.0"], measured
+    for name in ("same", "subclass"):
+        eager, compiled = measured[f"{name}-invalid"]
+        assert eager == "value--1.0", measured  # the caller's other path
+        assert compiled == "raises-InvalidArgumentError", measured  # escapes its handler
+    # `except Exception` catches the kernel's error too: the same path either way.
+    assert measured["exception-invalid"] == ["value--1.0", "value--1.0"], measured
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch absent")
+def test_torch_the_operations_error_escapes_a_caller_catching_the_raised_type() -> None:
+    measured = {name: value.split() for name, value in run_probe(TORCH_CALLERS_PROBE).items()}
+    assert measured["same-valid"] == ["value-4.0", "value-4.0"], measured
+    eager, compiled = measured["same-invalid"]
+    assert eager == "value--1.0", measured
+    assert compiled.startswith("raises-") and compiled != "raises-ValueError", measured
+    # A caller catching the operation's own error as well takes its path either way.
+    assert measured["either-invalid"] == ["value--1.0", "value--1.0"], measured

@@ -4,16 +4,19 @@ raises elsewhere."""
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from hybridize.analyzer.checks import TENSORFLOW_AND_TORCH, Check
+from hybridize.analyzer.facts.callgraph import call_sites
 from hybridize.analyzer.facts.cited_lines import cited_line
 from hybridize.analyzer.facts.evaluator import get_evaluator
 from hybridize.analyzer.facts.evidence import Evidence
 from hybridize.analyzer.facts.frozen_state import traced_with
 from hybridize.analyzer.facts.predicates import is_tensor_like
+from hybridize.analyzer.facts.refs import is_class_ref, is_ext_ref
 from hybridize.analyzer.facts.values import is_seq_atom, is_tensor_atom, is_tup_atom
 from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
     from hybridize.analyzer.facts.evaluator import ResolvedCall, TensorFacts
     from hybridize.analyzer.facts.resolve import ProjectIndex
     from hybridize.analyzer.frameworks.framework import Framework
-    from hybridize.analyzer.summaries.ir import Sym
+    from hybridize.analyzer.summaries.ir import FunctionSummary, Sym
     from hybridize.analyzer.summaries.keys import FunctionKey
 
 CAUGHT_OP_ERRORS: frozenset[str] = frozenset().union(*(f.caught_op_errors for f in FRAMEWORKS))
@@ -59,6 +62,38 @@ class GuardedRegion:
 
 @fast_pickling
 @dataclass(frozen=True, slots=True)
+class ReraisingRegion:
+    """The body of a `try` statement whose handlers that catch a framework op's error all
+    raise again (`except InvalidArgumentError as e: raise ValueError(...)`): its lines, the
+    op errors caught, and the exceptions the handlers raise, by the dotted name written
+    (`raise ValueError(...)`; not a bare `raise` nor the caught error itself)."""
+
+    body: Span
+    caught: tuple[str, ...]
+    raised: tuple[str, ...]
+    span: Span
+
+    def holds(self, line: int) -> bool:
+        return self.body.start_line <= line <= self.body.end_line
+
+
+@fast_pickling
+@dataclass(frozen=True, slots=True)
+class CatchingRegion:
+    """The body of a `try` statement with a handler that may take another path (does not
+    always raise), and every exception those handlers catch, by the dotted name written
+    (`BARE` for a bare `except:`): what a caller of a re-raising function catches."""
+
+    body: Span
+    caught: tuple[str, ...]
+    span: Span
+
+    def holds(self, line: int) -> bool:
+        return self.body.start_line <= line <= self.body.end_line
+
+
+@fast_pickling
+@dataclass(frozen=True, slots=True)
 class GuardedOperation:
     """An indexing (`x[...]`) or a matrix product (`a @ b`) inside a guarded region: what
     it reads, and its statement."""
@@ -80,6 +115,34 @@ def _caught(handler: ast.ExceptHandler) -> tuple[str, ...]:
         if written in CAUGHT_OP_ERRORS:
             found.append(written)
     return tuple(found)
+
+
+def _written(handler: ast.ExceptHandler) -> tuple[str, ...]:
+    """Every exception a handler catches, by the dotted name written (`BARE` for a bare
+    `except:`)."""
+    if handler.type is None:
+        return (BARE,)
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return tuple(d for d in (_dotted(n) for n in names) if d)
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and (head := _dotted(node.value)):
+        return f"{head}.{node.attr}"
+    return ""
+
+
+def _raised(handler: ast.ExceptHandler) -> Iterator[str]:
+    """The exceptions a handler raises, by the dotted name written: `raise ValueError(...)`,
+    `raise errors.Invalid`; not a bare `raise` or the error the handler caught (`raise e`)."""
+    for node in own_code(handler.body):
+        if not isinstance(node, ast.Raise) or node.exc is None:
+            continue
+        exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        if (name := _dotted(exc)) and name != handler.name:
+            yield name
 
 
 def _always_raises(handler: ast.ExceptHandler) -> bool:
@@ -106,17 +169,31 @@ def _span(node: ast.stmt | ast.expr, last: ast.stmt | ast.expr | None = None) ->
     return Span(node.lineno, node.col_offset, end.end_lineno or end.lineno, end.end_col_offset or 0)
 
 
-def _guarded(node: ast.AST, context: SummaryContext) -> Iterator[GuardedRegion | GuardedOperation]:
+def _guarded(
+    node: ast.AST, context: SummaryContext
+) -> Iterator[GuardedRegion | ReraisingRegion | CatchingRegion | GuardedOperation]:
     """A `try` statement whose handlers catch a framework op's error (visited once walked): its
     body, then the indexing reads and matrix products in the body with the values the walk
     gave their operands (not those of functions and classes defined there: their own code).
     Only `try` statements are visited: most functions have none, and pay nothing."""
     stmt = cast(ast.Try, node)
-    recovering = [h for h in stmt.handlers if not _always_raises(h)]
-    caught = tuple(dict.fromkeys(c for h in recovering for c in _caught(h)))
-    if not caught or not stmt.body:
+    if not stmt.body:
         return
-    yield GuardedRegion(_span(stmt.body[0], stmt.body[-1]), caught, _span(stmt))
+    body = _span(stmt.body[0], stmt.body[-1])
+    recovering = [h for h in stmt.handlers if not _always_raises(h)]
+    if recovering:
+        written = tuple(dict.fromkeys(c for h in recovering for c in _written(h)))
+        yield CatchingRegion(body, written, _span(stmt))
+    caught = tuple(dict.fromkeys(c for h in recovering for c in _caught(h)))
+    reraising = [h for h in stmt.handlers if h not in recovering and _caught(h)]
+    raised = tuple(dict.fromkeys(r for h in reraising for r in _raised(h)))
+    if caught:
+        yield GuardedRegion(body, caught, _span(stmt))
+    elif raised:
+        reraised = tuple(dict.fromkeys(c for h in reraising for c in _caught(h)))
+        yield ReraisingRegion(body, reraised, raised, _span(stmt))
+    else:
+        return
     for current in own_code(stmt.body):
         if isinstance(current, ast.Subscript) and isinstance(current.ctx, ast.Load):
             yield GuardedOperation("indexes", (context.value(current.value),), _span(current))
@@ -248,6 +325,7 @@ def caught_traced_op_errors(
         if found is None:
             continue
         what, region, at = found
+        assert isinstance(region, GuardedRegion)
         caught = next(c for c in region.caught if c == BARE or c in framework.caught_op_errors)
         where = "" if reader == key else f" (line {cited_line(reader.file, at.start_line)})"
         message = (
@@ -255,25 +333,124 @@ def caught_traced_op_errors(
             f"compiled, {framework.op_error_escape}"
         )
         return [Evidence(message, at if reader == key else entry)]
+    return _reraised_to_a_catching_caller(index, facts, key)
+
+
+def _reraised_to_a_catching_caller(
+    index: ProjectIndex, facts: TensorFacts, key: FunctionKey
+) -> list[Evidence]:
+    """A framework operation on a tensor in a `try` whose handlers only raise another
+    exception (`except InvalidArgumentError: raise ValueError(...)`), in the function or one
+    traced with it, where a project caller of the function calls it in a `try` whose handler
+    catches that exception to take another path (`except ValueError: return fallback`) and
+    not the operation's own error: eagerly the caller takes its path; compiled, the
+    operation's error leaves the compiled call instead and escapes the caller's handler
+    (measured, TF 2.21 and torch 2.13: tests/analyzer/test_hy443_reraising_handlers_measured.py).
+    A caller's handler that also catches the operation's error (the same name, `Exception`,
+    a bare `except:`) takes its path either way."""
+    sites = [s for s in call_sites(index, facts, key) if s[0] != key]
+    if not sites:
+        return []
+    for reader, via, entry in traced_with(index, facts, key):
+        framework = index.function_framework(reader)
+        if framework.name not in CatchesTracedOpErrors.frameworks:
+            continue
+        recorded = CatchesTracedOpErrors.summary_facts(index.function(reader))
+        regions = [
+            r
+            for r in recorded
+            if isinstance(r, ReraisingRegion)
+            and any(c == BARE or c in framework.caught_op_errors for c in r.caught)
+        ]
+        if not regions:
+            continue
+        found = _first_guarded(index, facts, reader, regions, recorded, framework)
+        if found is None:
+            continue
+        what, region, at = found
+        assert isinstance(region, ReraisingRegion)
+        catching = _catching_caller(index, reader, region, sites)
+        if catching is None:
+            continue
+        where_op = "" if reader == key else f" (line {cited_line(reader.file, at.start_line)})"
+        caller, line, raised, caught = catching
+        message = (
+            f"{via}{what}{where_op} in a `try` whose handler raises `{raised}` instead, and "
+            f"{caller} (line {line}) calls it in a `try` whose handler catches "
+            f"{_in_words(caught)} to take another path: compiled, the operation's own error "
+            "leaves the call instead and escapes that handler"
+        )
+        return [Evidence(message, at if reader == key else entry)]
     return []
+
+
+ALWAYS_CAUGHT = frozenset({BARE, "Exception", "BaseException"})
+"""What a handler catches that catches any error a compiled call raises (the operation's own
+error compiled, the handler's eagerly): a caller's handler of one takes its path either way."""
+
+
+def _catching_caller(
+    index: ProjectIndex,
+    reader: FunctionKey,
+    region: ReraisingRegion,
+    sites: list[tuple[FunctionKey, FunctionSummary, ResolvedCall, str]],
+) -> tuple[str, str, str, str] | None:
+    """The first call of the function inside a caller's `try` whose handler catches what the
+    region's handlers raise (by its name or a base's: the project class's bases, a builtin
+    exception's) and neither the operation's error the region catches nor everything
+    (`ALWAYS_CAUGHT`): the caller in words, its line, the raised and the caught names."""
+    lineages = {raised: _caught_by(index, reader.file, raised) for raised in region.raised}
+    own_error = {c.rsplit(".", 1)[-1] for c in region.caught}
+    for caller, caller_fn, resolved, _ in sites:
+        line = resolved.site.span.start_line
+        for fact in CatchesTracedOpErrors.summary_facts(caller_fn):
+            if not isinstance(fact, CatchingRegion) or not fact.holds(line):
+                continue
+            names = {c.rsplit(".", 1)[-1] for c in fact.caught}
+            if names & (ALWAYS_CAUGHT | own_error):
+                continue
+            for raised, lineage in lineages.items():
+                hit = next((c for c in fact.caught if c.rsplit(".", 1)[-1] in lineage), None)
+                if hit is not None:
+                    where = "module code" if caller.is_module_code else f"`{caller_fn.qualname}`"
+                    return where, cited_line(caller.file, line), raised, hit
+    return None
+
+
+def _caught_by(index: ProjectIndex, relpath: str, raised: str) -> frozenset[str]:
+    """The names (last part) of the exception `raised` (dotted, as written in `relpath`) and
+    of its bases where known: a project class's bases and the builtin exceptions among them
+    or it, by Python's own hierarchy."""
+    names = {raised.rsplit(".", 1)[-1]}
+    ref = index.resolve_dotted(relpath, raised)
+    if is_class_ref(ref):
+        names |= {k.qualname.rsplit(".", 1)[-1] for k in index.mro(ref[1])}
+        names |= {str(r[1]).rsplit(".", 1)[-1] for r in index.external_bases(ref[1])}
+    elif is_ext_ref(ref):
+        names.add(str(ref[1]).rsplit(".", 1)[-1])
+    for name in list(names):
+        builtin = getattr(builtins, name, None)
+        if isinstance(builtin, type) and issubclass(builtin, BaseException):
+            names |= {c.__name__ for c in builtin.__mro__ if c is not object}
+    return frozenset(names)
 
 
 def _first_guarded(
     index: ProjectIndex,
     facts: TensorFacts,
     reader: FunctionKey,
-    regions: list[GuardedRegion],
+    regions: Sequence[GuardedRegion | ReraisingRegion],
     recorded: Sequence[object],
     framework: Framework,
-) -> tuple[str, GuardedRegion, Span] | None:
+) -> tuple[str, GuardedRegion | ReraisingRegion, Span] | None:
     """The first framework operation on a tensor in one of the regions: what it does in
     words, the region, its statement."""
     evaluator = get_evaluator(index, facts, reader)
 
-    def region_of(line: int) -> GuardedRegion | None:
+    def region_of(line: int) -> GuardedRegion | ReraisingRegion | None:
         return next((r for r in regions if r.holds(line)), None)
 
-    candidates: list[tuple[int, str, GuardedRegion, Span]] = []
+    candidates: list[tuple[int, str, GuardedRegion | ReraisingRegion, Span]] = []
     for operation in recorded:
         if not isinstance(operation, GuardedOperation):
             continue
