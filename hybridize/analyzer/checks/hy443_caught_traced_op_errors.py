@@ -267,7 +267,14 @@ class CatchesTracedOpErrors(Check):
     to give a clearer message) is not reported, for either framework: it takes no other
     path, and compiled the operation's own error leaves the call instead of the handler's,
     an error either way on the same invalid input (measured, TF 2.21 and torch 2.13:
-    tests/analyzer/test_hy443_reraising_handlers_measured.py).
+    tests/analyzer/test_hy443_reraising_handlers_measured.py). Unless a caller in the project
+    calls the function in a `try` whose handler catches the raised exception (by its name, or
+    a base's: a project exception class's bases, a builtin's) to take another path (`except
+    ValueError: return default`): eagerly the caller takes it; compiled, the operation's own
+    error leaves the call and escapes that handler (measured: TF 2.21 raises
+    `InvalidArgumentError`, torch 2.13 `IndexError`). The function is reported then. A caller
+    whose handler also catches the operation's error (the same name, `Exception`, a bare
+    `except:`) takes its path either way, and one that only raises again decides nothing.
     """
 
     code = "HY443"
