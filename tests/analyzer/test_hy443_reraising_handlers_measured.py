@@ -186,9 +186,23 @@ def pick_passed_on(x, i):
         raise ValueError("index out of range") from error
 
 
+def pick_either(x, i):
+    try:
+        return tf.gather(x, i) * 2.0
+    except (ValueError, tf.errors.InvalidArgumentError) as error:
+        raise ValueError("index out of range") from error
+
+
 def caller(x, i):
     try:
         return pick(x, i)
+    except ValueError:
+        return tf.constant(-1.0)
+
+
+def caller_of_either(x, i):
+    try:
+        return pick_either(x, i)
     except ValueError:
         return tf.constant(-1.0)
 
@@ -222,6 +236,7 @@ def caller_passing_on(x, i):
 
 
 caller(tf.range(4.0), tf.constant(2))
+caller_of_either(tf.range(4.0), tf.constant(2))
 caller_own(tf.range(4.0), tf.constant(2))
 caller_unrelated(tf.range(4.0), tf.constant(2))
 caller_broad(tf.range(4.0), tf.constant(2))
@@ -294,7 +309,7 @@ TF_CALLERS_PROBE = _callers_probe(
     TF_CALLERS,
     "tf.function(f)",
     '{"same": (pick, caller), "subclass": (pick_own, caller_own), '
-    '"exception": (pick_broad, caller_broad)}',
+    '"exception": (pick_broad, caller_broad), "either": (pick_either, caller_of_either)}',
     '(("valid", tf.constant(1)), ("invalid", tf.constant(7)))',
 ).replace("import warnings", "x = tf.constant([1.0, 2.0, 3.0])\nimport warnings")
 
@@ -307,7 +322,11 @@ TORCH_CALLERS_PROBE = _callers_probe(
 
 
 def test_a_caller_catching_the_raised_type_blocks_the_reraising_function() -> None:
-    for callee, caller in (("pick", "caller"), ("pick_own", "caller_own")):
+    for callee, caller in (
+        ("pick", "caller"),
+        ("pick_own", "caller_own"),
+        ("pick_either", "caller_of_either"),  # the kernel's error is not a ValueError
+    ):
         assert verdict(TF_CALLERS, callee).fact(FACT) is True, callee
         (message,) = finding_messages(TF_CALLERS, callee, "HY443")
         assert f"`{caller}`" in message and "raises `" in message, message
@@ -324,9 +343,9 @@ def test_a_caller_catching_another_type_or_the_operations_error_keeps_it_accepte
 @pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow absent")
 def test_tensorflow_the_kernel_error_escapes_a_caller_catching_the_raised_type() -> None:
     measured = {name: value.split() for name, value in run_probe(TF_CALLERS_PROBE).items()}
-    for name in ("same", "subclass", "exception"):
+    for name in ("same", "subclass", "exception", "either"):
         assert measured[f"{name}-valid"] == ["value-4.0", "value-4.0"], measured
-    for name in ("same", "subclass"):
+    for name in ("same", "subclass", "either"):
         eager, compiled = measured[f"{name}-invalid"]
         assert eager == "value--1.0", measured  # the caller's other path
         assert compiled == "raises-InvalidArgumentError", measured  # escapes its handler

@@ -404,18 +404,20 @@ def _catching_caller(
 ) -> tuple[str, str, str, str] | None:
     """The first call of the function inside a caller's `try` whose handler catches what the
     region's handlers raise (by its name or a base's: the project class's bases, a builtin
-    exception's) and neither the operation's error the region catches nor everything
-    (`ALWAYS_CAUGHT`): the caller in words, its line, the raised and the caught names."""
+    exception's) and neither everything (`ALWAYS_CAUGHT`) nor each operation error the
+    region's handlers catch (`except (ValueError, InvalidArgumentError): raise ValueError`
+    leaves a caller of `except ValueError` the kernel's `InvalidArgumentError`): the caller in
+    words, its line, the raised and the caught names."""
     lineages = {raised: _caught_by(index, reader.file, raised) for raised in region.raised}
-    own_error = {c.rsplit(".", 1)[-1] for c in region.caught}
+    own_errors = [_caught_by(index, reader.file, c) for c in region.caught]
     for caller, caller_fn, resolved, _ in sites:
         line = resolved.site.span.start_line
         for fact in CatchesTracedOpErrors.summary_facts(caller_fn):
             if not isinstance(fact, CatchingRegion) or not fact.holds(line):
                 continue
             names = {c.rsplit(".", 1)[-1] for c in fact.caught}
-            if names & (ALWAYS_CAUGHT | own_error):
-                continue
+            if names & ALWAYS_CAUGHT or all(names & own for own in own_errors):
+                continue  # catches whatever operation error the function's handlers caught
             for raised, lineage in lineages.items():
                 hit = next((c for c in fact.caught if c.rsplit(".", 1)[-1] in lineage), None)
                 if hit is not None:
