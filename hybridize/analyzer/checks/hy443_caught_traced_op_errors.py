@@ -315,6 +315,42 @@ def caught_traced_op_errors(
     """The first framework operation on a tensor inside a `try` whose handler catches its
     error, in the function or in a project function traced with it (`traced_with`), as
     evidence."""
+    for found in _first_in_regions(index, facts, key, GuardedRegion):
+        region, framework = found.region, found.framework
+        assert isinstance(region, GuardedRegion)
+        caught = next(c for c in region.caught if c == BARE or c in framework.caught_op_errors)
+        message = (
+            f"{found.via}{found.what}{found.where} in a `try` whose handler catches "
+            f"{_in_words(caught)}: compiled, {framework.op_error_escape}"
+        )
+        return [Evidence(message, found.span)]
+    return _reraised_to_a_catching_caller(index, facts, key)
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """The first framework operation on a tensor in a region of one function traced with the
+    analysed one: what it does and where in words, the region, the framework, the span to
+    cite (the operation's in the function itself, else the call leading there)."""
+
+    via: str
+    what: str
+    where: str
+    region: GuardedRegion | ReraisingRegion
+    framework: Framework
+    reader: FunctionKey
+    span: Span
+
+
+def _first_in_regions(
+    index: ProjectIndex,
+    facts: TensorFacts,
+    key: FunctionKey,
+    kind: type[GuardedRegion] | type[ReraisingRegion],
+) -> Iterator[_Found]:
+    """Per function traced with `key` (`traced_with`, itself first), the first framework
+    operation on a tensor in one of its recorded regions of `kind` whose handlers catch an
+    error of its framework's operations."""
     for reader, via, entry in traced_with(index, facts, key):
         framework = index.function_framework(reader)
         if framework.name not in CatchesTracedOpErrors.frameworks:
@@ -323,7 +359,7 @@ def caught_traced_op_errors(
         regions = [
             r
             for r in recorded
-            if isinstance(r, GuardedRegion)
+            if isinstance(r, kind)
             and any(c == BARE or c in framework.caught_op_errors for c in r.caught)
         ]
         if not regions:
@@ -332,15 +368,9 @@ def caught_traced_op_errors(
         if found is None:
             continue
         what, region, at = found
-        assert isinstance(region, GuardedRegion)
-        caught = next(c for c in region.caught if c == BARE or c in framework.caught_op_errors)
         where = "" if reader == key else f" (line {cited_line(reader.file, at.start_line)})"
-        message = (
-            f"{via}{what}{where} in a `try` whose handler catches {_in_words(caught)}: "
-            f"compiled, {framework.op_error_escape}"
-        )
-        return [Evidence(message, at if reader == key else entry)]
-    return _reraised_to_a_catching_caller(index, facts, key)
+        span = at if reader == key else entry
+        yield _Found(via, what, where, region, framework, reader, span)
 
 
 def _reraised_to_a_catching_caller(
@@ -358,36 +388,19 @@ def _reraised_to_a_catching_caller(
     sites = [s for s in call_sites(index, facts, key) if s[0] != key]
     if not sites:
         return []
-    for reader, via, entry in traced_with(index, facts, key):
-        framework = index.function_framework(reader)
-        if framework.name not in CatchesTracedOpErrors.frameworks:
-            continue
-        recorded = CatchesTracedOpErrors.summary_facts(index.function(reader))
-        regions = [
-            r
-            for r in recorded
-            if isinstance(r, ReraisingRegion)
-            and any(c == BARE or c in framework.caught_op_errors for c in r.caught)
-        ]
-        if not regions:
-            continue
-        found = _first_guarded(index, facts, reader, regions, recorded, framework)
-        if found is None:
-            continue
-        what, region, at = found
-        assert isinstance(region, ReraisingRegion)
-        catching = _catching_caller(index, reader, region, sites)
+    for found in _first_in_regions(index, facts, key, ReraisingRegion):
+        assert isinstance(found.region, ReraisingRegion)
+        catching = _catching_caller(index, found.reader, found.region, sites)
         if catching is None:
             continue
-        where_op = "" if reader == key else f" (line {cited_line(reader.file, at.start_line)})"
         caller, line, raised, caught = catching
         message = (
-            f"{via}{what}{where_op} in a `try` whose handler raises `{raised}` instead, and "
-            f"{caller} (line {line}) calls it in a `try` whose handler catches "
+            f"{found.via}{found.what}{found.where} in a `try` whose handler raises `{raised}` "
+            f"instead, and {caller} (line {line}) calls it in a `try` whose handler catches "
             f"{_in_words(caught)} to take another path: compiled, the operation's own error "
             "leaves the call instead and escapes that handler"
         )
-        return [Evidence(message, at if reader == key else entry)]
+        return [Evidence(message, found.span)]
     return []
 
 
