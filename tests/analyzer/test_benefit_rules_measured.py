@@ -804,7 +804,9 @@ def test_a_compiled_call_with_gradients_costs_a_multiple_of_one_without() -> Non
             compiled(x, w), compiled(x, w)
             runs[name] = lambda c=compiled, w=w: _median_microseconds(lambda: c(x, w), 3, 50)
             runs[f"eager {name}"] = lambda w=w: _median_microseconds(lambda: chain(x, w), 3, 20)
-        times = _interleaved_medians(runs, rounds=5)
+        # nine interleaved rounds: with five, one load spike on a loaded 2-core machine once
+        # put the eager plain chain above the eager one with gradients (0.91x)
+        times = _interleaved_medians(runs, rounds=9)
     assert times["grad"] >= 1.5 * times["plain"], times
     eager_ratio = times["eager grad"] / times["eager plain"]
     assert eager_ratio >= 1 + (costs.autograd_work - 1) / 2, times
