@@ -22,6 +22,7 @@ from hybridize.analyzer.frameworks import written_name
 from hybridize.analyzer.frameworks.framework import FRAMEWORKS
 from hybridize.analyzer.summaries.hooks import SummaryContext, SummaryHook
 from hybridize.analyzer.summaries.own_nodes import own_code
+from hybridize.analyzer.summaries.summarize import dotted_name
 from hybridize.model import Finding, Span, fast_pickling
 
 if TYPE_CHECKING:
@@ -123,15 +124,7 @@ def _written(handler: ast.ExceptHandler) -> tuple[str, ...]:
     if handler.type is None:
         return (BARE,)
     names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return tuple(d for d in (_dotted(n) for n in names) if d)
-
-
-def _dotted(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and (head := _dotted(node.value)):
-        return f"{head}.{node.attr}"
-    return ""
+    return tuple(d for d in (dotted_name(n) for n in names) if d)
 
 
 def _raised(handler: ast.ExceptHandler) -> Iterator[str]:
@@ -141,7 +134,7 @@ def _raised(handler: ast.ExceptHandler) -> Iterator[str]:
         if not isinstance(node, ast.Raise) or node.exc is None:
             continue
         exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-        if (name := _dotted(exc)) and name != handler.name:
+        if (name := dotted_name(exc)) and name != handler.name:
             yield name
 
 
